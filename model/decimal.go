@@ -1,0 +1,474 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/cockroachdb/apd/v3"
+)
+
+// Dec is an exact decimal number with Python's decimal semantics: it keeps its
+// exponent, so "0.60" stays "0.60" and 0.1+0.2 is exactly 0.3. A Dec is
+// immutable; the zero value is the integer 0 (printed "0").
+//
+// Arithmetic runs in Python's default decimal context (precision 28,
+// ROUND_HALF_EVEN), which is the one Backend.AI's agent uses.
+type Dec struct {
+	d *apd.Decimal // nil means 0; never mutated once a Dec holds it
+}
+
+// PyContext is Python's default decimal context. apd contexts carry no
+// mutable state, so one value is safe to share between goroutines.
+var PyContext = &apd.Context{
+	Precision:   28,
+	MaxExponent: 999999,
+	MinExponent: -999999,
+	Rounding:    apd.RoundHalfEven,
+	Traps:       apd.InvalidOperation | apd.DivisionByZero | apd.Overflow,
+}
+
+// ErrInvalidDecimal is wrapped by every decimal parse error; it mirrors
+// Python's decimal.InvalidOperation (ConversionSyntax).
+var ErrInvalidDecimal = errors.New("invalid decimal")
+
+// Common constants.
+var (
+	Zero = Dec{}
+	One  = NewDec(1, 0)
+)
+
+// NewDec returns coeff × 10^exp, e.g. NewDec(60, -2) is 0.60.
+func NewDec(coeff int64, exp int32) Dec { return Dec{apd.New(coeff, exp)} }
+
+// DecFromApd wraps a copy of x.
+func DecFromApd(x *apd.Decimal) Dec {
+	var d apd.Decimal
+	d.Set(x)
+	return Dec{&d}
+}
+
+// Apd returns a copy of the value as an apd.Decimal, for packages that need
+// operations Dec does not offer.
+func (x Dec) Apd() *apd.Decimal {
+	var d apd.Decimal
+	if x.d != nil {
+		d.Set(x.d)
+	}
+	return &d
+}
+
+func (x Dec) ptr() *apd.Decimal {
+	if x.d == nil {
+		return &apdZero
+	}
+	return x.d
+}
+
+var apdZero apd.Decimal
+
+// ParseDec parses s the way Python's Decimal(str) does: exact (no rounding),
+// surrounding Unicode whitespace ignored, underscores ignored, Unicode decimal
+// digits accepted, case-insensitive Infinity/Inf/NaN/sNaN.
+func ParseDec(s string) (Dec, error) {
+	a, err := pyNumericASCII(s)
+	if err != nil {
+		return Dec{}, fmt.Errorf("%w: %q", ErrInvalidDecimal, truncForMsg(s))
+	}
+	d, err := parseASCIIDec(a)
+	if err != nil {
+		return Dec{}, fmt.Errorf("%w: %q", ErrInvalidDecimal, truncForMsg(s))
+	}
+	return d, nil
+}
+
+// MustDec parses s and panics on error; for constants and tests.
+func MustDec(s string) Dec {
+	d, err := ParseDec(s)
+	if err != nil {
+		panic(err)
+	}
+	return d
+}
+
+func truncForMsg(s string) string {
+	if len(s) > 64 {
+		return s[:64] + "..."
+	}
+	return s
+}
+
+// pyNumericASCII mirrors CPython's numeric_as_ascii(u, strip_ws=1,
+// ignore_underscores=1): underscores dropped, non-ASCII whitespace becomes a
+// space, Unicode decimal digits become ASCII digits, anything else non-ASCII
+// (and NUL) makes the string invalid; then surrounding whitespace is stripped.
+func pyNumericASCII(s string) (string, error) {
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		switch {
+		case r == '_':
+			continue
+		case r == utf8RuneError:
+			return "", ErrInvalidDecimal
+		case r > 0 && r <= 127:
+			b.WriteRune(r)
+		case isPySpace(r):
+			b.WriteByte(' ')
+		default:
+			if d := unicodeDecimal(r); d >= 0 {
+				b.WriteByte(byte('0' + d))
+				continue
+			}
+			return "", ErrInvalidDecimal
+		}
+	}
+	return strings.TrimFunc(b.String(), func(r rune) bool { return r < 128 && isPySpace(r) }), nil
+}
+
+const utf8RuneError = '\uFFFD'
+
+// isPySpace is Python's str.isspace() / Py_UNICODE_ISSPACE.
+func isPySpace(r rune) bool {
+	switch r {
+	case ' ', '\t', '\n', '\v', '\f', '\r', 0x1c, 0x1d, 0x1e, 0x1f, 0x85, 0xa0, 0x1680,
+		0x2028, 0x2029, 0x202f, 0x205f, 0x3000:
+		return true
+	}
+	return r >= 0x2000 && r <= 0x200a
+}
+
+// IsPySpace reports whether r is whitespace for Python's str.strip().
+func IsPySpace(r rune) bool { return isPySpace(r) }
+
+// unicodeDecimal returns the value of a Unicode decimal digit (category Nd),
+// or -1. Contiguous Nd runs start at a zero and are made of whole runs of
+// ten, so the value is the distance from the run's start modulo ten.
+func unicodeDecimal(r rune) int {
+	if !unicode.Is(unicode.Nd, r) {
+		return -1
+	}
+	z := r
+	for unicode.Is(unicode.Nd, z-1) {
+		z--
+	}
+	return int(r-z) % 10
+}
+
+// parseASCIIDec parses the General Decimal Arithmetic numeric-string syntax
+// (what libmpdec accepts), exactly.
+func parseASCIIDec(s string) (Dec, error) {
+	if s == "" {
+		return Dec{}, ErrInvalidDecimal
+	}
+	neg := false
+	switch s[0] {
+	case '-':
+		neg = true
+		s = s[1:]
+	case '+':
+		s = s[1:]
+	}
+	low := strings.ToLower(s)
+	switch low {
+	case "inf", "infinity":
+		return Dec{&apd.Decimal{Form: apd.Infinite, Negative: neg}}, nil
+	}
+	if strings.HasPrefix(low, "snan") || strings.HasPrefix(low, "nan") {
+		form := apd.NaN
+		rest := low[3:]
+		if low[0] == 's' {
+			form, rest = apd.NaNSignaling, low[4:]
+		}
+		for i := 0; i < len(rest); i++ {
+			if rest[i] < '0' || rest[i] > '9' {
+				return Dec{}, ErrInvalidDecimal
+			}
+		}
+		d := &apd.Decimal{Form: form, Negative: neg}
+		// Python keeps the payload digits (NaN123); leading zeros are dropped.
+		if p := strings.TrimLeft(rest, "0"); p != "" {
+			if _, ok := d.Coeff.SetString(p, 10); !ok {
+				return Dec{}, ErrInvalidDecimal
+			}
+		}
+		return Dec{d}, nil
+	}
+	mant, expPart, hasExp := strings.Cut(low, "e")
+	var exp int64
+	if hasExp {
+		if expPart == "" {
+			return Dec{}, ErrInvalidDecimal
+		}
+		es := expPart
+		if es[0] == '+' || es[0] == '-' {
+			es = es[1:]
+		}
+		if es == "" || !allDigits(es) {
+			return Dec{}, ErrInvalidDecimal
+		}
+		es = strings.TrimLeft(es, "0")
+		if len(es) > 18 {
+			return Dec{}, ErrInvalidDecimal
+		}
+		v, err := strconv.ParseInt(es+"0", 10, 64)
+		if err != nil {
+			return Dec{}, ErrInvalidDecimal
+		}
+		exp = v / 10
+		if expPart[0] == '-' {
+			exp = -exp
+		}
+	}
+	intPart, fracPart, _ := strings.Cut(mant, ".")
+	if intPart == "" && fracPart == "" {
+		return Dec{}, ErrInvalidDecimal
+	}
+	if !allDigits(intPart) || !allDigits(fracPart) {
+		return Dec{}, ErrInvalidDecimal
+	}
+	exp -= int64(len(fracPart))
+	if exp > 1<<31-1 || exp < -(1<<31) {
+		return Dec{}, ErrInvalidDecimal
+	}
+	d := &apd.Decimal{Negative: neg, Exponent: int32(exp)}
+	digits := strings.TrimLeft(intPart+fracPart, "0")
+	if digits != "" {
+		if _, ok := d.Coeff.SetString(digits, 10); !ok {
+			return Dec{}, ErrInvalidDecimal
+		}
+	}
+	return Dec{d}, nil
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// String formats x exactly as Python's str(Decimal) does (the GDA
+// to-scientific-string conversion).
+func (x Dec) String() string {
+	d := x.ptr()
+	var b strings.Builder
+	if d.Negative {
+		b.WriteByte('-')
+	}
+	switch d.Form {
+	case apd.Infinite:
+		b.WriteString("Infinity")
+		return b.String()
+	case apd.NaN, apd.NaNSignaling:
+		if d.Form == apd.NaNSignaling {
+			b.WriteByte('s')
+		}
+		b.WriteString("NaN")
+		if !(d.Coeff.Sign() == 0) {
+			b.WriteString(d.Coeff.String())
+		}
+		return b.String()
+	}
+	digits := d.Coeff.String()
+	exp := int(d.Exponent)
+	adj := exp + len(digits) - 1
+	switch {
+	case exp <= 0 && adj >= -6:
+		if exp == 0 {
+			b.WriteString(digits)
+			break
+		}
+		point := len(digits) + exp
+		if point > 0 {
+			b.WriteString(digits[:point])
+			b.WriteByte('.')
+			b.WriteString(digits[point:])
+		} else {
+			b.WriteString("0.")
+			b.WriteString(strings.Repeat("0", -point))
+			b.WriteString(digits)
+		}
+	default:
+		b.WriteString(digits[:1])
+		if len(digits) > 1 {
+			b.WriteByte('.')
+			b.WriteString(digits[1:])
+		}
+		b.WriteByte('E')
+		if adj >= 0 {
+			b.WriteByte('+')
+		}
+		b.WriteString(strconv.Itoa(adj))
+	}
+	return b.String()
+}
+
+// MarshalJSON writes the decimal as a JSON string in str(Decimal) form.
+func (x Dec) MarshalJSON() ([]byte, error) { return strconv.AppendQuote(nil, x.String()), nil }
+
+// UnmarshalJSON accepts a JSON string (or bare number) in decimal syntax.
+func (x *Dec) UnmarshalJSON(b []byte) error {
+	s := string(b)
+	if uq, err := strconv.Unquote(s); err == nil {
+		s = uq
+	}
+	d, err := ParseDec(s)
+	if err != nil {
+		return err
+	}
+	*x = d
+	return nil
+}
+
+// IsZero reports whether x is ±0 (of any exponent).
+func (x Dec) IsZero() bool { return x.d == nil || (x.d.Form == apd.Finite && (x.d.Coeff.Sign() == 0)) }
+
+// Sign returns -1, 0 or +1 (NaN gives 0).
+func (x Dec) Sign() int {
+	if x.d == nil || x.IsNaN() {
+		return 0
+	}
+	return x.d.Sign()
+}
+
+// IsNaN reports whether x is a quiet or signaling NaN.
+func (x Dec) IsNaN() bool {
+	return x.d != nil && (x.d.Form == apd.NaN || x.d.Form == apd.NaNSignaling)
+}
+
+// IsFinite reports whether x is neither infinite nor NaN.
+func (x Dec) IsFinite() bool { return x.d == nil || x.d.Form == apd.Finite }
+
+// Exponent is the decimal exponent (0.60 has exponent -2).
+func (x Dec) Exponent() int32 { return x.ptr().Exponent }
+
+// Cmp compares numerically: -1, 0, +1. NaNs compare equal to each other and
+// below everything else, so sorting stays total.
+func (x Dec) Cmp(y Dec) int {
+	xn, yn := x.IsNaN(), y.IsNaN()
+	switch {
+	case xn && yn:
+		return 0
+	case xn:
+		return -1
+	case yn:
+		return 1
+	}
+	return x.ptr().Cmp(y.ptr())
+}
+
+// Equal is numeric equality (0.6 equals 0.60). Use Identical for the exact
+// Python string form.
+func (x Dec) Equal(y Dec) bool { return x.Cmp(y) == 0 }
+
+// Identical reports whether x and y print the same (same value and exponent).
+func (x Dec) Identical(y Dec) bool { return x.String() == y.String() }
+
+// Less reports x < y.
+func (x Dec) Less(y Dec) bool { return x.Cmp(y) < 0 }
+
+type binop func(c *apd.Context, d, a, b *apd.Decimal) (apd.Condition, error)
+
+func (x Dec) op(y Dec, f binop) (Dec, error) {
+	var d apd.Decimal
+	if _, err := f(PyContext, &d, x.ptr(), y.ptr()); err != nil {
+		return Dec{}, err
+	}
+	return Dec{&d}, nil
+}
+
+func (x Dec) mustOp(y Dec, f binop) Dec {
+	r, err := x.op(y, f)
+	if err != nil {
+		// Only NaN/Infinity operands or a zero divisor can get here; results
+		// become NaN rather than crashing an operator's console.
+		return Dec{&apd.Decimal{Form: apd.NaN}}
+	}
+	return r
+}
+
+// Add returns x+y in Python's default context.
+func (x Dec) Add(y Dec) Dec { return x.mustOp(y, (*apd.Context).Add) }
+
+// Sub returns x-y.
+func (x Dec) Sub(y Dec) Dec { return x.mustOp(y, (*apd.Context).Sub) }
+
+// Mul returns x*y.
+func (x Dec) Mul(y Dec) Dec { return x.mustOp(y, (*apd.Context).Mul) }
+
+// Quo returns x/y (Python's `/`).
+func (x Dec) Quo(y Dec) (Dec, error) { return x.op(y, (*apd.Context).Quo) }
+
+// QuoInteger returns x//y (truncated toward zero, as Python's Decimal `//`).
+func (x Dec) QuoInteger(y Dec) (Dec, error) { return x.op(y, (*apd.Context).QuoInteger) }
+
+// Rem returns x%y (sign of x, as Python's Decimal `%`).
+func (x Dec) Rem(y Dec) (Dec, error) { return x.op(y, (*apd.Context).Rem) }
+
+// Neg returns -x.
+func (x Dec) Neg() Dec {
+	var d apd.Decimal
+	d.Neg(x.ptr())
+	return Dec{&d}
+}
+
+// Quantize returns x rounded to exponent exp with the given rounding (e.g.
+// apd.RoundDown), like Python's x.quantize(Decimal('1E<exp>'), rounding).
+func (x Dec) Quantize(exp int32, rounding apd.Rounder) (Dec, error) {
+	c := *PyContext
+	c.Rounding = rounding
+	var d apd.Decimal
+	if _, err := c.Quantize(&d, x.ptr(), exp); err != nil {
+		return Dec{}, err
+	}
+	return Dec{&d}, nil
+}
+
+// Normalize strips trailing zeros, like Python's normalize().
+func (x Dec) Normalize() Dec {
+	var d apd.Decimal
+	if _, _, err := PyContext.Reduce(&d, x.ptr()); err != nil {
+		return x
+	}
+	return Dec{&d}
+}
+
+// Int64 returns the integral value of x; an error if x is not an integer
+// that fits.
+func (x Dec) Int64() (int64, error) { return x.ptr().Int64() }
+
+// Float64 is for display only (bar widths), never for accounting.
+func (x Dec) Float64() float64 {
+	f, _ := x.ptr().Float64()
+	return f
+}
+
+// Min returns the smaller of x and y (x when equal, as Python's min).
+func Min(x, y Dec) Dec {
+	if y.Less(x) {
+		return y
+	}
+	return x
+}
+
+// Max returns the larger of x and y (x when equal).
+func Max(x, y Dec) Dec {
+	if x.Less(y) {
+		return y
+	}
+	return x
+}
+
+// Sum adds values left to right starting from integer 0, like Python's sum().
+func Sum(xs ...Dec) Dec {
+	s := Zero
+	for _, x := range xs {
+		s = s.Add(x)
+	}
+	return s
+}

@@ -1,0 +1,80 @@
+package model
+
+import "fmt"
+
+// Opt is an optional measurement. A call that is unsupported or failed leaves
+// it invalid and it shows as N/A, never as 0.
+type Opt[T any] struct {
+	V     T
+	Valid bool
+}
+
+// Some returns a valid Opt holding v.
+func Some[T any](v T) Opt[T] { return Opt[T]{V: v, Valid: true} }
+
+// DeviceKey identifies a device across plugins: the same id ("0") can be a
+// CPU core and a cuda_open GPU at once.
+type DeviceKey struct {
+	Name DeviceName
+	ID   DeviceID
+}
+
+func (k DeviceKey) String() string { return fmt.Sprintf("%s:%s", k.Name, k.ID) }
+
+// Device is one allocatable device of the node: a GPU, a MIG slice, a CPU
+// core or the memory "root" device.
+type Device struct {
+	ID   DeviceID
+	Name DeviceName // plugin: "cuda", "cpu", "mem", ...
+	// Slot is the slot in which the device's capacity is expressed
+	// ("cuda.shares", "cuda.device", "cuda.device:10g-mig", "cpu", "mem").
+	Slot     SlotName
+	SlotType SlotType
+	// Capacity in Slot units: fGPU shares (§4.4), 1 for a whole device, core,
+	// or MIG slice, bytes for mem.
+	Capacity Dec
+	Index    int
+	Model    string
+	UUID     string // without the "GPU-" prefix
+	NUMANode int    // -1 when unknown
+	// Parent is the GPU a MIG slice lives on ("" otherwise).
+	Parent      DeviceID
+	MemoryBytes int64 // device memory, 0 when not applicable
+	Processors  int   // SMs / subprocessors, 0 when not applicable
+	Telemetry   *Telemetry
+}
+
+// Key returns the device's plugin-qualified key.
+func (d *Device) Key() DeviceKey { return DeviceKey{d.Name, d.ID} }
+
+// IsAccelerator reports whether the device is neither a CPU core nor memory.
+func (d *Device) IsAccelerator() bool { return d.Name != "cpu" && d.Name != "mem" }
+
+// IsMIG reports whether the device is a MIG slice.
+func (d *Device) IsMIG() bool { return d.Parent != "" }
+
+// Telemetry is what NVML reports for a device at one moment.
+type Telemetry struct {
+	MemUsed    Opt[uint64] // bytes
+	MemTotal   Opt[uint64] // bytes
+	UtilGPU    Opt[uint32] // percent
+	UtilMem    Opt[uint32] // percent
+	TempC      Opt[uint32]
+	PowerMW    Opt[uint32]
+	PowerCapMW Opt[uint32]
+	MIGMode    Opt[bool]
+	Processes  []Process
+	// Lost is set when the driver reports the GPU as lost or unreachable.
+	Lost bool
+	// Errors names the calls that failed with something other than
+	// "not supported", e.g. "temperature: Unknown Error".
+	Errors []string
+}
+
+// Process is a process using a device, mapped to a kernel where possible.
+type Process struct {
+	PID     uint32
+	UsedMem Opt[uint64]
+	Name    string
+	Kernel  KernelID // "" when unmapped
+}

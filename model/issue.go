@@ -1,0 +1,72 @@
+package model
+
+import "fmt"
+
+// Severity of an Issue.
+type Severity int
+
+// Severities, in increasing order.
+const (
+	SevInfo Severity = iota
+	SevWarning
+	SevError
+)
+
+func (s Severity) String() string {
+	switch s {
+	case SevInfo:
+		return "info"
+	case SevWarning:
+		return "warning"
+	default:
+		return "error"
+	}
+}
+
+// MarshalText makes severities readable in JSON.
+func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// Issue codes. Stable: scripts match on them.
+const (
+	IssueParse          = "parse-error"          // resource.txt does not parse
+	IssueOverCapacity   = "over-capacity"        // a device held beyond its capacity
+	IssueUnknownDevice  = "unknown-device"       // allocation on a device the inventory lacks
+	IssueUnsupported    = "unsupported-resource" // non-zero slot no device provides
+	IssueDeviceSource   = "device-source"        // NVML / mock config problems
+	IssueWatch          = "watch"                // fsnotify overflow, watch limit
+	IssueRootMissing    = "scratch-root-missing" // a scratch root is gone
+	IssuePermission     = "permission-denied"
+	IssueSymlinkEscape  = "symlink-escape" // a symlink pointing out of a root
+	IssueConfig         = "config"         // agent.toml problems
+	IssueDriftNotOwner  = "drift-not-owner"
+	IssueDriftUnowned   = "drift-unowned"
+	IssueDriftMemBeyond = "drift-mem-beyond-host"
+)
+
+// Issue is something an operator should know about, with where it comes
+// from.
+type Issue struct {
+	Severity Severity  `json:"severity"`
+	Code     string    `json:"code"`
+	Message  string    `json:"message"`
+	File     string    `json:"file,omitempty"`
+	Line     int       `json:"line,omitempty"`
+	Device   DeviceKey `json:"-"`
+	Kernel   KernelID  `json:"kernel,omitempty"`
+	Agent    AgentID   `json:"agent,omitempty"`
+}
+
+func (i Issue) String() string {
+	loc := ""
+	if i.File != "" {
+		loc = i.File
+		if i.Line > 0 {
+			loc = fmt.Sprintf("%s:%d", i.File, i.Line)
+		}
+		loc += ": "
+	}
+	return fmt.Sprintf("%s %s: %s%s", i.Severity, i.Code, loc, i.Message)
+}
+
+// Error lets an Issue be returned as an error.
+func (i *Issue) Error() string { return i.String() }

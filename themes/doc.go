@@ -1,0 +1,2 @@
+// Package themes embeds fgtop's colour themes and turns one into styles.
+package themes
