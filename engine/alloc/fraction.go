@@ -1,0 +1,244 @@
+package alloc
+
+import (
+	"fmt"
+
+	"github.com/fgtop/fgtop/model"
+)
+
+// FractionMap is Backend.AI's FractionAllocMap: fractional shares of a
+// device (cuda.shares), computed in hundredths and rounded down to the
+// quantum after placement.
+type FractionMap struct {
+	core
+	strategy Strategy
+	quantum  model.Dec
+}
+
+var _ Map = (*FractionMap)(nil)
+
+// NewFractionMap builds a FractionAllocMap over devs (their order is the
+// dict insertion order Backend.AI sees). A zero quantum means the default
+// 0.01. exclusive lists exclusive slot names or fnmatch patterns.
+func NewFractionMap(devs []DeviceSlot, strategy Strategy, quantum model.Dec, exclusive []string) *FractionMap {
+	if quantum.IsZero() {
+		quantum = defaultQuantum
+	}
+	return &FractionMap{core: newCore(devs, exclusive), strategy: strategy, quantum: quantum}
+}
+
+// Strategy returns the map's allocation strategy.
+func (m *FractionMap) Strategy() Strategy { return m.strategy }
+
+// Quantum returns the map's quantum size.
+func (m *FractionMap) Quantum() model.Dec { return m.quantum }
+
+// Clone returns an independent copy of the map.
+func (m *FractionMap) Clone() Map {
+	n := *m
+	n.core = m.core.clone()
+	return &n
+}
+
+// Allocate is FractionAllocMap.allocate. On any error the map is restored
+// to its state before the call (Backend.AI leaves the restore to its
+// caller, resources.allocate, which does it for every ResourceError).
+func (m *FractionMap) Allocate(req Request, hint *AffinityHint, opts Options) (Allocation, error) {
+	before := m.snapshot()
+	out, err := m.allocate(req, hint, opts)
+	if err != nil {
+		m.restore(before)
+		return nil, err
+	}
+	return out, nil
+}
+
+func (m *FractionMap) allocate(req Request, hint *AffinityHint, opts Options) (Allocation, error) {
+	slots, err := m.precheck(req)
+	if err != nil {
+		return nil, err
+	}
+	minMemory := defaultMinMemory
+	if opts.MinMemory != nil {
+		minMemory = *opts.MinMemory
+	}
+	calculated := make(Allocation, 0, len(slots))
+	for _, s := range slots {
+		var shares []Share
+		var err error
+		if m.strategy == Fill {
+			shares, err = m.fillSlot(s, hint, opts)
+		} else {
+			shares, err = m.evenlySlot(s, hint, opts, minMemory)
+		}
+		if err != nil {
+			return nil, err
+		}
+		calculated = append(calculated, SlotShares{s.Slot, shares})
+	}
+	// Quantum post-rounding: the device's cumulative value and the kernel's
+	// share are each rounded down to a multiple of the quantum, separately.
+	for k, s := range calculated {
+		sum := model.Zero
+		for j, sh := range s.Shares {
+			i := m.byID[sh.Device]
+			cum, err := roundDown(m.alloc[i], m.quantum)
+			if err != nil {
+				return nil, errInvalidAmount(s.Slot, m.alloc[i])
+			}
+			m.alloc[i] = cum
+			got, err := roundDown(sh.Amount, m.quantum)
+			if err != nil {
+				return nil, errInvalidAmount(s.Slot, sh.Amount)
+			}
+			s.Shares[j].Amount = got
+			sum = sum.Add(got)
+		}
+		if sum.IsZero() && slots[k].Amount.Sign() > 0 {
+			return nil, errNotMultiple(s.Slot, slots[k].Amount)
+		}
+	}
+	return calculated, nil
+}
+
+// guard is ensure_slot_not_fragmented: with fragmentation disallowed, the
+// request must split into n equal quantum-multiples D (plus one extra
+// quantum on a few devices) that n devices can hold. It assumes every
+// device has the capacity of the first one.
+func (m *FractionMap) guard(s SlotAmount, devs []devAlloc, tag string) error {
+	if len(devs) == 0 {
+		return errFragmented(s.Slot, tag, s.Amount, devs)
+	}
+	req, q := s.Amount, m.quantum
+	capacity := m.devs[devs[0].idx].Capacity
+	lo, hi := 1, 1
+	if req.Cmp(capacity) > 0 {
+		if capacity.IsZero() {
+			// ceil(req / 0): Python's decimal traps DivisionByZero.
+			return &Error{kind: KindDivisionByZero, Slot: s.Slot,
+				Msg: fmt.Sprintf("[<class 'decimal.DivisionByZero'>] (the first device of %s has no capacity)", s.Slot)}
+		}
+		minN := pyInt(quo(req, capacity))
+		if quo(req, capacity).Cmp(model.NewDec(minN, 0)) > 0 {
+			minN++ // ceil
+		}
+		lo, hi = int(minN), len(devs)
+		if minN > int64(len(devs)) {
+			lo = hi + 1
+		}
+	}
+	for n := lo; n <= hi; n++ {
+		d, err := roundDown(quoInt(req, n), q)
+		if err != nil {
+			return errInvalidAmount(s.Slot, req)
+		}
+		shortfall := req.Sub(d.Mul(model.NewDec(int64(n), 0)))
+		ratio := quo(shortfall, q)
+		extra := pyInt(ratio)
+		if ratio.Cmp(model.NewDec(extra, 0)) > 0 {
+			extra++ // ceil
+		}
+		dq := d.Add(q)
+		var high, low int64
+		for _, dv := range devs {
+			switch {
+			case dv.free.Cmp(dq) >= 0:
+				high++
+			case dv.free.Cmp(d) >= 0:
+				low++
+			}
+		}
+		if high >= extra && high+low >= int64(n) {
+			return nil
+		}
+	}
+	return errFragmented(s.Slot, tag, s.Amount, devs)
+}
+
+// fillSlot is FractionAllocMap._allocate_by_filling for one slot.
+func (m *FractionMap) fillSlot(s SlotAmount, hint *AffinityHint, opts Options) ([]Share, error) {
+	devs := m.ordered(hint, s.Slot)
+	if opts.ForbidFragmentation {
+		if err := m.guard(s, devs, opts.ContextTag); err != nil {
+			return nil, err
+		}
+	}
+	total := model.Zero
+	for _, d := range devs {
+		total = total.Add(d.free)
+	}
+	if total.Less(s.Amount) {
+		return nil, errInsufficient("FractionAllocMap", s.Slot, opts.ContextTag, "amount",
+			s.Amount.String(), total.String())
+	}
+	remaining := s.Amount.Normalize()
+	var shares []Share
+	for _, d := range devs {
+		if d.free.Sign() > 0 {
+			got := pyMin(remaining, d.free)
+			shares = append(shares, Share{d.id, got})
+			m.alloc[d.idx] = m.alloc[d.idx].Add(got)
+			remaining = remaining.Sub(got)
+		}
+		if remaining.Sign() <= 0 {
+			break
+		}
+	}
+	return shares, nil
+}
+
+// evenlySlot is FractionAllocMap._allocate_evenly for one slot.
+func (m *FractionMap) evenlySlot(s SlotAmount, hint *AffinityHint, opts Options, minMemory model.Dec) ([]Share, error) {
+	minMemory = quantize2(minMemory)
+	remaining := s.Amount.Normalize()
+	ordered := m.ordered(hint, s.Slot)
+	if opts.ForbidFragmentation {
+		if err := m.guard(s, ordered, opts.ContextTag); err != nil {
+			return nil, err
+		}
+	}
+	// Devices with less than min_memory free are not considered.
+	devs := ordered[:0:0]
+	for _, d := range ordered {
+		if d.free.Cmp(minMemory) >= 0 {
+			devs = append(devs, d)
+		}
+	}
+	total := model.Zero
+	for _, d := range devs {
+		total = total.Add(d.free)
+	}
+	remQ := quantize2(remaining)
+	if quantize2(total).Less(remQ) {
+		return nil, errInsufficient("FractionAllocMap", s.Slot, opts.ContextTag, "amount",
+			s.Amount.String(), total.String())
+	}
+	if len(devs) == 0 {
+		// Backend.AI reads sorted_dev_allocs[0] here and crashes: the
+		// request rounds to 0.00, so the capacity check above passed.
+		return nil, errIndex(s.Slot, "EVENLY reads the first device with 0.01 free, and there is none "+
+			"(the request rounds to 0.00, so the capacity check passed)")
+	}
+
+	var chosen []Share
+	if remaining.Cmp(devs[0].free) <= 0 {
+		// It fits on one device: best fit from the tail of the order.
+		for k := len(devs) - 1; k >= 0; k-- {
+			if remaining.Cmp(devs[k].free) <= 0 {
+				chosen = []Share{{devs[k].id, remQ}}
+				break
+			}
+		}
+	} else {
+		var err error
+		chosen, err = m.evenlyAcross(s.Slot, devs, remaining, minMemory)
+		if err != nil {
+			return nil, err
+		}
+	}
+	for _, sh := range chosen {
+		i := m.byID[sh.Device]
+		m.alloc[i] = m.alloc[i].Add(sh.Amount)
+	}
+	return chosen, nil
+}

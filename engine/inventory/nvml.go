@@ -1,0 +1,734 @@
+//go:build cgo && linux
+
+package inventory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/NVIDIA/go-nvml/pkg/nvml"
+
+	"github.com/fgtop/fgtop/model"
+)
+
+// newSystemLib returns the machine's NVML; tests replace it.
+var newSystemLib = func() nvml.Interface { return nvml.New() }
+
+// openSystemNVML opens the machine's NVML (see Open).
+func openSystemNVML(opts NVMLOptions, host *Host) (Source, *InitError, error) {
+	s := NewNVML(newSystemLib(), opts, host)
+	return s, s.InitErr(), nil
+}
+
+// NVMLSource reads GPUs through NVML: production passes nvml.New(), tests a
+// go-nvml mock (dgxa100, dgxh100).
+//
+// Per GPU it reads, once: name, UUID, index, total memory, PCI bus id and
+// NUMA node (nvmlDeviceGetNumaNodeId where the driver has it, else sysfs,
+// else -1); and on every Poll: memory used, utilisation, temperature, power
+// and enforced power limit, running compute processes, MIG mode and, with
+// MIG on, the MIG devices as child devices.
+//
+// A call that returns ERROR_NOT_SUPPORTED or ERROR_FUNCTION_NOT_FOUND, or
+// panics (an unimplemented go-nvml mock method: the real library returns
+// errors), leaves its value N/A; any other error is named in
+// Telemetry.Errors. Telemetry.Processes is nil when the process list is
+// N/A and empty when no process runs. ERROR_GPU_IS_LOST marks the GPU lost
+// for good (it needs a reset): it gets an Issue, the source turns degraded,
+// and the GPU is not queried again.
+//
+// If Init fails, the failure is classified (InitErr) and nothing else in
+// NVML is ever called, Shutdown included; Poll then lists the host's
+// devices with Health "unavailable" and the classified Issue.
+type NVMLSource struct {
+	lib     nvml.Interface
+	opts    NVMLOptions
+	host    *Host
+	initErr *InitError
+
+	mu       sync.Mutex
+	closed   bool
+	gpus     []*nvmlGPU
+	static   []model.Issue // enumeration problems found at start
+	countErr bool          // no GPU could be counted
+	detail   string
+	pidNames map[uint32]string
+
+	// failed-Init readings, cached per HostInfo.
+	lastHost *HostInfo
+	last     *Inventory
+}
+
+// nvmlGPU is one GPU: its handle, what never changes, and whether it is
+// lost.
+type nvmlGPU struct {
+	h    nvml.Device
+	dev  model.Device // static fields; Telemetry set per poll
+	uuid string       // NVML's, with "GPU-"
+	lost bool
+}
+
+// NewNVML initialises lib and enumerates its GPUs. It never fails: an Init
+// failure is kept in InitErr and reported by Poll.
+func NewNVML(lib nvml.Interface, opts NVMLOptions, host *Host) *NVMLSource {
+	if opts.IDStyle == "" {
+		opts.IDStyle = IDStyleUUID
+	}
+	if opts.Quantum.IsZero() {
+		opts.Quantum = model.NewDec(1, -2)
+	}
+	if opts.SysRoot == "" {
+		opts.SysRoot = "/sys"
+	}
+	if opts.ProcRoot == "" {
+		opts.ProcRoot = "/proc"
+	}
+	s := &NVMLSource{lib: lib, opts: opts, host: host, pidNames: map[uint32]string{}}
+	ret := callRet(lib.Init)
+	if ret != nvml.SUCCESS {
+		s.initErr = classifyInit(ret)
+		// Stop here: every other NVML entry point, Shutdown included,
+		// aborts the process once Init has failed.
+		return s
+	}
+	s.enumerate()
+	return s
+}
+
+// InitErr returns the classified Init failure, or nil when NVML started.
+func (s *NVMLSource) InitErr() *InitError { return s.initErr }
+
+// classifyInit maps Init's return code to an InitError.
+func classifyInit(ret nvml.Return) *InitError {
+	e := &InitError{Code: int(ret), NVML: retText(ret)}
+	switch ret {
+	case nvml.ERROR_LIBRARY_NOT_FOUND:
+		e.Reason = InitLibraryNotFound
+	case nvml.ERROR_DRIVER_NOT_LOADED:
+		e.Reason = InitDriverNotLoaded
+	case nvml.ERROR_NO_PERMISSION:
+		e.Reason = InitNoPermission
+	case nvml.ERROR_LIB_RM_VERSION_MISMATCH:
+		e.Reason = InitVersionMismatch
+	default:
+		e.Reason = InitOther
+	}
+	return e
+}
+
+// retText is NVML's name for a return code. It uses go-nvml's built-in
+// table, never nvmlErrorString: that is a library call, and after a failed
+// Init a library call kills the process.
+func retText(ret nvml.Return) string {
+	switch ret {
+	case retNotImplemented:
+		return "not implemented"
+	case nvml.ERROR_LIBRARY_NOT_FOUND:
+		return "ERROR_LIBRARY_NOT_FOUND"
+	case nvml.ERROR_DRIVER_NOT_LOADED:
+		return "ERROR_DRIVER_NOT_LOADED"
+	case nvml.ERROR_NO_PERMISSION:
+		return "ERROR_NO_PERMISSION"
+	case nvml.ERROR_LIB_RM_VERSION_MISMATCH:
+		return "ERROR_LIB_RM_VERSION_MISMATCH"
+	}
+	return fmt.Sprintf("NVML error %d", int(ret))
+}
+
+// retNotImplemented stands for a call that panicked. ERROR_FUNCTION_NOT_FOUND
+// is what the real library answers for an entry point the driver lacks, so
+// both read as "not available here".
+const retNotImplemented = nvml.ERROR_FUNCTION_NOT_FOUND
+
+// call runs one NVML call, turning a panic into retNotImplemented: go-nvml's
+// mocks panic for methods a test did not set, and an operator's console must
+// not die of a telemetry read. Real NVML failures are return codes.
+func call[T any](f func() (T, nvml.Return)) (v T, ret nvml.Return) {
+	defer func() {
+		if recover() != nil {
+			var zero T
+			v, ret = zero, retNotImplemented
+		}
+	}()
+	return f()
+}
+
+func callRet(f func() nvml.Return) (ret nvml.Return) {
+	defer func() {
+		if recover() != nil {
+			ret = retNotImplemented
+		}
+	}()
+	return f()
+}
+
+// errText describes a failed call after a successful Init, when the
+// library's own strings are safe to use.
+func errText(ret nvml.Return) string {
+	if ret == retNotImplemented {
+		return "not implemented"
+	}
+	return ret.Error()
+}
+
+// enumerate reads the static part of every GPU, once, after Init.
+func (s *NVMLSource) enumerate() {
+	driver, _ := call(s.lib.SystemGetDriverVersion)
+	version, _ := call(s.lib.SystemGetNVMLVersion)
+	// nvmlDeviceGetNumaNodeId is recent; go-nvml binds symbols lazily, so
+	// calling one an older driver lacks would abort the process. Ask first.
+	hasNUMA := func() (ok bool) {
+		defer func() {
+			if recover() != nil {
+				ok = false
+			}
+		}()
+		ext := s.lib.Extensions()
+		return ext != nil && ext.LookupSymbol("nvmlDeviceGetNumaNodeId") == nil
+	}()
+
+	n, ret := call(s.lib.DeviceGetCount)
+	if ret != nvml.SUCCESS {
+		s.countErr = true
+		s.static = append(s.static, model.Issue{
+			Severity: model.SevError, Code: model.IssueDeviceSource,
+			Message: fmt.Sprintf("NVML started but cannot count the GPUs (%s)", errText(ret)),
+		})
+	}
+	for i := 0; i < n; i++ {
+		h, ret := call(func() (nvml.Device, nvml.Return) { return s.lib.DeviceGetHandleByIndex(i) })
+		if ret != nvml.SUCCESS {
+			s.static = append(s.static, model.Issue{
+				Severity: model.SevError, Code: model.IssueDeviceSource,
+				Message: fmt.Sprintf("GPU at NVML index %d: cannot get a handle (%s); it is not listed", i, errText(ret)),
+			})
+			continue
+		}
+		g := &nvmlGPU{h: h}
+		lost := false
+		uuid, ret := call(h.GetUUID)
+		if ret == nvml.ERROR_GPU_IS_LOST {
+			lost = true
+		}
+		if ret != nvml.SUCCESS && s.opts.IDStyle == IDStyleUUID {
+			s.static = append(s.static, model.Issue{
+				Severity: model.SevError, Code: model.IssueDeviceSource,
+				Message: fmt.Sprintf("GPU at NVML index %d: cannot read its UUID (%s), which is its device id; it is not listed", i, errText(ret)),
+			})
+			continue
+		}
+		g.uuid = uuid
+		idx := i
+		if !lost {
+			if v, ret := call(h.GetIndex); ret == nvml.SUCCESS {
+				idx = v
+			}
+		}
+		var (
+			name     string
+			memTotal uint64
+			numa     = -1
+		)
+		// A GPU lost already is listed (by index) but not asked more: each
+		// call to it can block for seconds.
+		if !lost {
+			name, _ = call(h.GetName)
+			if mem, ret := call(h.GetMemoryInfo); ret == nvml.SUCCESS {
+				memTotal = mem.Total
+			}
+			busID := ""
+			if pci, ret := call(h.GetPciInfo); ret == nvml.SUCCESS {
+				busID = cString(pci.BusId[:])
+			}
+			if hasNUMA {
+				if v, ret := call(h.GetNumaNodeId); ret == nvml.SUCCESS && v >= 0 {
+					numa = v
+				}
+			}
+			if numa < 0 && busID != "" {
+				numa = sysfsNUMANode(s.opts.SysRoot, busID)
+			}
+		}
+		id := model.DeviceID(uuid)
+		if s.opts.IDStyle == IDStyleIndex {
+			id = model.DeviceID(strconv.Itoa(idx))
+		}
+		g.dev = model.Device{
+			ID:          id,
+			Name:        "cuda",
+			Slot:        model.SlotCUDADevice,
+			SlotType:    model.SlotTypeCount,
+			Capacity:    model.One,
+			Index:       idx,
+			Model:       name,
+			UUID:        strings.TrimPrefix(uuid, "GPU-"),
+			NUMANode:    numa,
+			MemoryBytes: clampInt64(memTotal),
+		}
+		if s.opts.Fractional {
+			g.dev.Slot = model.SlotCUDAShares
+			g.dev.Capacity = s.sharesOf(id)
+		}
+		g.lost = lost
+		s.gpus = append(s.gpus, g)
+	}
+	slices.SortStableFunc(s.gpus, func(a, b *nvmlGPU) int { return a.dev.Index - b.dev.Index })
+	s.detail = fmt.Sprintf("NVML %s, driver %s", orNA(version), orNA(driver))
+}
+
+func (s *NVMLSource) sharesOf(id model.DeviceID) model.Dec {
+	if v, ok := s.opts.Shares[id]; ok {
+		return v
+	}
+	if !s.opts.DefaultShares.IsZero() {
+		return s.opts.DefaultShares
+	}
+	return model.One
+}
+
+// Poll reads every GPU's telemetry and MIG devices, and the host's devices.
+func (s *NVMLSource) Poll(ctx context.Context) (*Inventory, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, errors.New("nvml source: poll after Close")
+	}
+	var hi *HostInfo
+	if s.host != nil {
+		hi = s.host.Read()
+	}
+	if s.initErr != nil {
+		if s.last == nil || hi != s.lastHost {
+			s.last = assemble(&accel{
+				source: model.SourceInfo{Kind: KindNVML, Health: HealthUnavailable, Detail: s.initErr.short() + "; host CPU and memory only"},
+				issues: []model.Issue{s.initErr.Issue(model.SevError)},
+			}, hi)
+			s.lastHost = hi
+		}
+		inv := *s.last
+		return &inv, nil
+	}
+
+	a := &accel{
+		slotTypes: model.SlotTypes{},
+		source:    model.SourceInfo{Kind: KindNVML, Health: HealthOK},
+		issues:    slices.Clone(s.static),
+	}
+	if s.opts.Fractional {
+		a.slotTypes[model.SlotCUDAShares] = model.SlotTypeCount
+		a.fractional, a.quantum = true, s.opts.Quantum
+	} else {
+		a.slotTypes[model.SlotCUDADevice] = model.SlotTypeCount
+	}
+	pids := map[uint32]string{}
+	nLost := 0
+	for _, g := range s.gpus {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		devs := s.readGPU(g, pids)
+		if g.lost {
+			nLost++
+			a.issues = append(a.issues, model.Issue{
+				Severity: model.SevError, Code: model.IssueDeviceSource, Device: g.dev.Key(),
+				Message: fmt.Sprintf("GPU %s (index %d) is lost (ERROR_GPU_IS_LOST): it fell off the bus or stopped responding; its kernels cannot use it and it needs a GPU reset or a reboot", g.dev.ID, g.dev.Index),
+			})
+		}
+		for i := range devs {
+			if devs[i].IsMIG() {
+				a.slotTypes[devs[i].Slot] = model.SlotTypeUnique
+			}
+		}
+		a.devices = append(a.devices, devs...)
+	}
+	s.pidNames = pids
+	switch {
+	case s.countErr:
+		a.source.Health = HealthUnavailable
+	case nLost > 0 || len(s.static) > 0:
+		a.source.Health = HealthDegraded
+	}
+	a.source.Detail = fmt.Sprintf("%s: %d GPU(s)", s.detail, len(s.gpus))
+	if nLost > 0 {
+		a.source.Detail += fmt.Sprintf(", %d lost", nLost)
+	}
+	return assemble(a, hi), nil
+}
+
+// probe collects the outcome of a GPU's calls into its Telemetry.
+type probe struct {
+	t *model.Telemetry
+}
+
+// ok records one call's return code and reports whether its value is
+// valid. Not supported / not implemented leaves the value N/A silently;
+// GPU_IS_LOST marks the GPU lost; anything else is an error by name.
+func (p probe) ok(what string, ret nvml.Return) bool {
+	switch ret {
+	case nvml.SUCCESS:
+		return true
+	case nvml.ERROR_NOT_SUPPORTED, nvml.ERROR_FUNCTION_NOT_FOUND:
+		return false
+	case nvml.ERROR_GPU_IS_LOST:
+		p.t.Lost = true
+		return false
+	}
+	p.t.Errors = append(p.t.Errors, what+": "+errText(ret))
+	return false
+}
+
+// readGPU reads one GPU's telemetry and, with MIG on, its MIG devices. It
+// returns the GPU followed by its MIG devices.
+func (s *NVMLSource) readGPU(g *nvmlGPU, pids map[uint32]string) []model.Device {
+	t := &model.Telemetry{}
+	dev := g.dev
+	dev.Telemetry = t
+	if g.lost {
+		t.Lost = true
+		return []model.Device{dev}
+	}
+	p := probe{t}
+	h := g.h
+	if mem, ret := call(h.GetMemoryInfo); p.ok("memory", ret) {
+		t.MemTotal, t.MemUsed = model.Some(mem.Total), model.Some(mem.Used)
+	}
+	if !t.Lost {
+		if u, ret := call(h.GetUtilizationRates); p.ok("utilisation", ret) {
+			t.UtilGPU, t.UtilMem = model.Some(u.Gpu), model.Some(u.Memory)
+		}
+	}
+	if !t.Lost {
+		if v, ret := call(func() (uint32, nvml.Return) { return h.GetTemperature(nvml.TEMPERATURE_GPU) }); p.ok("temperature", ret) {
+			t.TempC = model.Some(v)
+		}
+	}
+	if !t.Lost {
+		if v, ret := call(h.GetPowerUsage); p.ok("power", ret) {
+			t.PowerMW = model.Some(v)
+		}
+	}
+	if !t.Lost {
+		if v, ret := call(h.GetEnforcedPowerLimit); p.ok("power limit", ret) {
+			t.PowerCapMW = model.Some(v)
+		}
+	}
+	var procs []nvml.ProcessInfo
+	if !t.Lost {
+		var ret nvml.Return
+		if procs, ret = call(h.GetComputeRunningProcesses); p.ok("processes", ret) {
+			t.Processes = s.processes(procs, pids)
+		}
+	}
+	migOn := false
+	if !t.Lost {
+		if cur, ret := call(func() (int, nvml.Return) { c, _, r := h.GetMigMode(); return c, r }); p.ok("MIG mode", ret) {
+			migOn = cur == nvml.DEVICE_MIG_ENABLE
+			t.MIGMode = model.Some(migOn)
+		}
+	}
+	out := []model.Device{dev}
+	if migOn && !t.Lost {
+		out = append(out, s.readMIG(g, p, procs, pids)...)
+	}
+	if t.Lost {
+		// Sticky: a lost GPU does not come back without a reset, and each
+		// call to it can block for seconds.
+		g.lost = true
+		out[0].Telemetry = &model.Telemetry{Lost: true, Errors: t.Errors}
+		return out[:1]
+	}
+	return out
+}
+
+// readMIG lists the MIG devices of a GPU with MIG on. It uses the MIG
+// device handles where the driver has them (R470+: "MIG-<uuid>" ids) and
+// otherwise the GPU/compute instance tables, naming a slice by the legacy
+// "MIG-GPU-<uuid>/<gi>/<ci>" form.
+func (s *NVMLSource) readMIG(g *nvmlGPU, p probe, parentProcs []nvml.ProcessInfo, pids map[uint32]string) []model.Device {
+	h := g.h
+	count, ret := call(h.GetMaxMigDeviceCount)
+	switch ret {
+	case nvml.SUCCESS:
+	case nvml.ERROR_NOT_SUPPORTED, nvml.ERROR_FUNCTION_NOT_FOUND:
+		return s.readMIGInstances(g, p, parentProcs, pids)
+	default:
+		p.ok("MIG device count", ret)
+		return nil
+	}
+	var out []model.Device
+	for i := 0; i < count && !p.t.Lost; i++ {
+		mh, ret := call(func() (nvml.Device, nvml.Return) { return h.GetMigDeviceHandleByIndex(i) })
+		switch ret {
+		case nvml.SUCCESS:
+		case nvml.ERROR_NOT_FOUND, nvml.ERROR_INVALID_ARGUMENT:
+			continue // an empty MIG slot
+		default:
+			p.ok(fmt.Sprintf("MIG device %d", i), ret)
+			continue
+		}
+		ct := &model.Telemetry{}
+		cp := probe{ct}
+		uuid, ret := call(mh.GetUUID)
+		if !cp.ok("uuid", ret) {
+			p.t.Lost = p.t.Lost || ct.Lost
+			p.t.Errors = append(p.t.Errors, prefixAll(fmt.Sprintf("MIG device %d ", i), ct.Errors)...)
+			continue
+		}
+		name, _ := call(mh.GetName)
+		child := s.migDevice(g, model.DeviceID(uuid), strings.TrimPrefix(uuid, "MIG-"), i, name, migProfileFromName(name))
+		child.Telemetry = ct
+		if mem, ret := call(mh.GetMemoryInfo); cp.ok("memory", ret) {
+			ct.MemTotal, ct.MemUsed = model.Some(mem.Total), model.Some(mem.Used)
+			child.MemoryBytes = clampInt64(mem.Total)
+		}
+		if procs, ret := call(mh.GetComputeRunningProcesses); cp.ok("processes", ret) {
+			ct.Processes = s.processes(procs, pids)
+		}
+		if ct.Lost {
+			// A MIG slice is lost only with its GPU.
+			p.t.Lost = true
+			break
+		}
+		out = append(out, child)
+	}
+	return out
+}
+
+// migInstance is one compute instance found through the instance tables.
+type migInstance struct {
+	gi, ci   uint32
+	profile  string
+	memBytes int64
+	sms      int
+}
+
+// readMIGInstances is readMIG without MIG device handles: it walks the GPU
+// instance profiles, their instances and their compute instances.
+func (s *NVMLSource) readMIGInstances(g *nvmlGPU, p probe, parentProcs []nvml.ProcessInfo, pids map[uint32]string) []model.Device {
+	h := g.h
+	var found []migInstance
+	for prof := 0; prof < nvml.GPU_INSTANCE_PROFILE_COUNT; prof++ {
+		info, ret := call(func() (nvml.GpuInstanceProfileInfo, nvml.Return) { return h.GetGpuInstanceProfileInfo(prof) })
+		if ret == nvml.ERROR_GPU_IS_LOST {
+			p.t.Lost = true
+			return nil
+		}
+		if ret != nvml.SUCCESS {
+			continue // a profile this GPU does not offer
+		}
+		gis, ret := call(func() ([]nvml.GpuInstance, nvml.Return) { return h.GetGpuInstances(&info) })
+		if ret != nvml.SUCCESS {
+			continue
+		}
+		for _, gi := range gis {
+			giInfo, ret := call(gi.GetInfo)
+			if ret != nvml.SUCCESS {
+				continue
+			}
+			for cprof := 0; cprof < nvml.COMPUTE_INSTANCE_PROFILE_COUNT; cprof++ {
+				ciProf, ret := call(func() (nvml.ComputeInstanceProfileInfo, nvml.Return) {
+					return gi.GetComputeInstanceProfileInfo(cprof, nvml.COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED)
+				})
+				if ret != nvml.SUCCESS {
+					continue
+				}
+				cis, ret := call(func() ([]nvml.ComputeInstance, nvml.Return) { return gi.GetComputeInstances(&ciProf) })
+				if ret != nvml.SUCCESS {
+					continue
+				}
+				for _, ci := range cis {
+					ciInfo, ret := call(ci.GetInfo)
+					if ret != nvml.SUCCESS {
+						continue
+					}
+					found = append(found, migInstance{
+						gi: giInfo.Id, ci: ciInfo.Id,
+						profile:  gpuInstanceProfileName(info),
+						memBytes: clampInt64(info.MemorySizeMB << 20),
+						sms:      int(ciProf.MultiprocessorCount),
+					})
+				}
+			}
+		}
+	}
+	slices.SortFunc(found, func(a, b migInstance) int {
+		if a.gi != b.gi {
+			return int(a.gi) - int(b.gi)
+		}
+		return int(a.ci) - int(b.ci)
+	})
+	out := make([]model.Device, 0, len(found))
+	for i, m := range found {
+		id := fmt.Sprintf("MIG-%s/%d/%d", g.uuid, m.gi, m.ci)
+		child := s.migDevice(g, model.DeviceID(id), strings.TrimPrefix(id, "MIG-"), i, strings.TrimSpace(g.dev.Model+" MIG "+m.profile), m.profile)
+		child.MemoryBytes = m.memBytes
+		child.Processors = m.sms
+		ct := &model.Telemetry{MemTotal: model.Some(uint64(m.memBytes))}
+		if parentProcs != nil {
+			var mine []nvml.ProcessInfo
+			for _, pr := range parentProcs {
+				if pr.GpuInstanceId == m.gi && pr.ComputeInstanceId == m.ci {
+					mine = append(mine, pr)
+				}
+			}
+			ct.Processes = s.processes(mine, pids)
+		}
+		child.Telemetry = ct
+		out = append(out, child)
+	}
+	return out
+}
+
+// migDevice builds a MIG child device of g.
+func (s *NVMLSource) migDevice(g *nvmlGPU, id model.DeviceID, uuid string, index int, name, profile string) model.Device {
+	if profile == "" {
+		profile = "unknown"
+	}
+	return model.Device{
+		ID:       id,
+		Name:     "cuda",
+		Slot:     model.SlotName("cuda.device:" + profile + "-mig"),
+		SlotType: model.SlotTypeUnique,
+		Capacity: model.One,
+		Index:    index,
+		Model:    name,
+		UUID:     uuid,
+		NUMANode: g.dev.NUMANode,
+		Parent:   g.dev.ID,
+	}
+}
+
+// migProfileFromName takes the profile from a MIG device's name,
+// "NVIDIA A100-SXM4-40GB MIG 1g.5gb" giving "1g.5gb". Backend.AI's mock
+// names MIG slots "cuda.device:<profile>-mig"; fgtop uses NVML's profile
+// name in that place.
+func migProfileFromName(name string) string {
+	i := strings.LastIndex(name, "MIG ")
+	if i < 0 {
+		return ""
+	}
+	return strings.TrimSpace(name[i+len("MIG "):])
+}
+
+// gpuInstanceProfileName derives nvidia-smi's profile name ("1g.5gb") from
+// a GPU instance profile: slices, and memory rounded up to whole GB.
+func gpuInstanceProfileName(info nvml.GpuInstanceProfileInfo) string {
+	gb := (info.MemorySizeMB + 1023) / 1024
+	name := fmt.Sprintf("%dg.%dgb", info.SliceCount, gb)
+	switch info.Id {
+	case nvml.GPU_INSTANCE_PROFILE_1_SLICE_REV1, nvml.GPU_INSTANCE_PROFILE_2_SLICE_REV1:
+		name += "+me"
+	case nvml.GPU_INSTANCE_PROFILE_1_SLICE_NO_ME:
+		name += "-me"
+	case nvml.GPU_INSTANCE_PROFILE_1_SLICE_GFX, nvml.GPU_INSTANCE_PROFILE_2_SLICE_GFX, nvml.GPU_INSTANCE_PROFILE_4_SLICE_GFX:
+		name += "+gfx"
+	}
+	return name
+}
+
+// processes converts NVML's process list, naming each process from
+// /proc/<pid>/comm. Names are remembered for as long as the pid stays on a
+// GPU, so a steady state reads no files.
+func (s *NVMLSource) processes(procs []nvml.ProcessInfo, pids map[uint32]string) []model.Process {
+	out := make([]model.Process, 0, len(procs))
+	for _, pr := range procs {
+		mp := model.Process{PID: pr.Pid}
+		// NVML_VALUE_NOT_AVAILABLE (all ones) where the driver cannot
+		// attribute memory (MIG without privileges, some platforms).
+		if pr.UsedGpuMemory != math.MaxUint64 {
+			mp.UsedMem = model.Some(pr.UsedGpuMemory)
+		}
+		name, ok := pids[pr.Pid]
+		if !ok {
+			if name, ok = s.pidNames[pr.Pid]; !ok {
+				if b, err := os.ReadFile(filepath.Join(s.opts.ProcRoot, strconv.FormatUint(uint64(pr.Pid), 10), "comm")); err == nil {
+					name = strings.TrimSpace(string(b))
+				}
+			}
+			pids[pr.Pid] = name
+		}
+		mp.Name = name
+		out = append(out, mp)
+	}
+	return out
+}
+
+// Close shuts NVML down if, and only if, Init succeeded.
+func (s *NVMLSource) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	if s.initErr != nil {
+		return nil
+	}
+	if ret := callRet(s.lib.Shutdown); ret != nvml.SUCCESS && ret != retNotImplemented {
+		return fmt.Errorf("nvml shutdown: %s", errText(ret))
+	}
+	return nil
+}
+
+// sysfsNUMANode reads a PCI device's NUMA node from sysfs; -1 when unknown.
+// NVML writes bus ids as "00000000:3B:00.0", sysfs as "0000:3b:00.0".
+func sysfsNUMANode(sysRoot, busID string) int {
+	id := strings.ToLower(busID)
+	if dom, rest, ok := strings.Cut(id, ":"); ok && len(dom) == 8 {
+		id = dom[4:] + ":" + rest
+	}
+	b, err := os.ReadFile(filepath.Join(sysRoot, "bus/pci/devices", id, "numa_node"))
+	if err != nil {
+		return -1
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || n < 0 {
+		return -1
+	}
+	return n
+}
+
+// cString converts a NUL-terminated C char array.
+func cString(b []int8) string {
+	var sb strings.Builder
+	for _, c := range b {
+		if c == 0 {
+			break
+		}
+		sb.WriteByte(byte(c))
+	}
+	return sb.String()
+}
+
+func clampInt64(v uint64) int64 {
+	if v > math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return int64(v)
+}
+
+func orNA(s string) string {
+	if s == "" {
+		return "N/A"
+	}
+	return s
+}
+
+func prefixAll(prefix string, xs []string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = prefix + x
+	}
+	return out
+}
