@@ -1,5 +1,28 @@
-// Package ui holds the Bubble Tea v2 console: the root app model, panes,
-// dialogs, the key map and styles built from a theme. It renders
-// model.Snapshot values and sends intents to the engine; it never touches
-// files or NVML.
+// Package ui is fgtop's console: a Bubble Tea v2 program that renders the
+// engine's immutable model.Snapshot values and never touches files or
+// NVML.
+//
+// Wiring (cmd): ui.New(engine.Subscribe(ctx), ui.Options{...}) returns the
+// root tea.Model; run it with tea.NewProgram. Each program (each SSH
+// session) builds its own Styles from its own theme, so nothing here is a
+// package-level style or state.
+//
+// How a frame is made:
+//
+//   - Snapshots arrive on the channel; the listener drains it to the newest
+//     one, and Update only queues it. A frame tick (60 per second at most)
+//     adopts the newest queued snapshot: derive computes everything the
+//     views need from it once (derive.go, memoised per immutable kernel and
+//     device usage in cache.go), history records one sample per second of
+//     snapshot time, the kernel table is re-filtered and re-sorted.
+//   - View composes the screen from that derived data with pure
+//     presentation functions (barLayout, deviceColumns, kernelColumns,
+//     computeLayout, formatTelemetry, ...) and caches the frame until the
+//     state changes, because Bubble Tea asks for a view after every message.
+//   - Rows are assembled from plain text and precomputed SGR paints
+//     (styles.go), measured as they are built; every row is exactly the
+//     terminal's width and never cut mid-glyph.
+//
+// The key map is built for a Role (keys.go): a viewer's map has no action
+// that changes the node, so read-only mode neither handles nor lists them.
 package ui

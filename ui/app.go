@@ -1,0 +1,345 @@
+package ui
+
+import (
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/fgtop/fgtop/model"
+	"github.com/fgtop/fgtop/themes"
+)
+
+// Options configure one console program. The zero value is a usable
+// read-write console with an auto-detected theme.
+type Options struct {
+	// ReadOnly builds the viewer key map: no action that changes the node
+	// exists, and a lock mark shows in the header.
+	ReadOnly bool
+	// Theme is the theme to use. Nil picks one: mono when the program's
+	// environment sets NO_COLOR, else dark or light by Background or by
+	// asking the terminal for its background colour.
+	Theme *themes.Theme
+	// Background overrides light/dark detection when Theme is nil: "dark"
+	// or "light"; "" asks the terminal (unreliable over SSH and tmux).
+	Background string
+	// ASCII draws with 7-bit characters only: bars of '#', '=' and '.', '!'
+	// beyond capacity.
+	ASCII bool
+	// Now is the clock for ages and "updated 3s ago"; time.Now when nil.
+	// Tests fix it.
+	Now func() time.Time
+	// NodeName is shown until a snapshot names the node.
+	NodeName string
+	// Thresholds colour telemetry; DefaultThresholds when nil.
+	Thresholds *Thresholds
+}
+
+// frameInterval is how often at most a new snapshot is adopted: the
+// renderer draws at 60 fps, so adopting more often is work nobody sees.
+const frameInterval = time.Second / 60
+
+// tickInterval refreshes ages and expires flash messages.
+const tickInterval = time.Second
+
+type pane uint8
+
+const (
+	paneDevices pane = iota
+	paneKernels
+	paneAgents
+	paneIssues
+	numPanes
+)
+
+func (p pane) title() string {
+	return [...]string{"Devices", "Kernels", "Agents", "Issues"}[p]
+}
+
+type overlay uint8
+
+const (
+	ovNone overlay = iota
+	ovHelp
+	ovDetail
+)
+
+type promptMode uint8
+
+const (
+	promptNone promptMode = iota
+	promptFilter
+	promptCommand
+)
+
+// Messages.
+type (
+	snapshotMsg struct{ snap *model.Snapshot }
+	closedMsg   struct{}
+	frameMsg    struct{}
+	tickMsg     struct{}
+)
+
+// App is the root model. It keeps the last adopted snapshot, what was
+// derived from it, and view state (focus, cursors, filter, history); no
+// other domain state.
+type App struct {
+	opts   Options
+	now    func() time.Time
+	th     Thresholds
+	ch     <-chan *model.Snapshot
+	st     *Styles
+	keys   KeyMap
+	help   help.Model
+	theme  themeChoice
+	width  int
+	height int
+
+	snap       *model.Snapshot
+	pending    *model.Snapshot
+	frameArmed bool
+	closed     bool
+	d          *derived
+	cache      *deriveCache
+	hist       history
+	seenIssues map[string]bool
+
+	focus  pane
+	cursor [numPanes]int
+	offset [numPanes]int
+
+	segByAgent bool
+	follow     bool
+	sortCol    string
+	sortDesc   bool
+	filter     string
+	kview      kernelView
+
+	prompt     promptMode
+	input      string
+	promptPrev string
+
+	overlay overlay
+	detail  detailState
+	helpOff int
+
+	flash flash
+
+	// Cached between frames: the composed frame, the layout and kernel
+	// columns it used (for mouse hits) and the footer help.
+	frame     string
+	frameOK   bool
+	lay       layout
+	kcols     []kernCol
+	shortHelp string
+	helpW     int
+}
+
+// themeChoice remembers how the theme was chosen, so detection results
+// only replace a theme nobody chose explicitly.
+type themeChoice struct {
+	explicit bool
+	noColor  bool
+	dark     bool
+}
+
+// New returns the console's root model. It renders the snapshots received
+// on snapshots (nil: none ever come) and never blocks their sender for
+// long: the channel is drained to the newest snapshot, and at most one is
+// adopted per frame.
+func New(snapshots <-chan *model.Snapshot, opts Options) tea.Model {
+	return newApp(snapshots, opts)
+}
+
+func newApp(snapshots <-chan *model.Snapshot, opts Options) *App {
+	a := &App{
+		opts: opts, now: opts.Now, ch: snapshots, th: DefaultThresholds(),
+		hist: history{}, seenIssues: map[string]bool{}, follow: true, sortCol: "id",
+		help: help.New(),
+	}
+	if a.now == nil {
+		a.now = time.Now
+	}
+	if opts.Thresholds != nil {
+		a.th = *opts.Thresholds
+	}
+	role := RoleOperator
+	if opts.ReadOnly {
+		role = RoleViewer
+	}
+	a.keys = NewKeyMap(role)
+	t := opts.Theme
+	a.theme.dark = opts.Background != "light"
+	if t != nil {
+		a.theme.explicit = true
+	} else {
+		t = themes.Auto(a.theme.dark)
+	}
+	a.setTheme(t)
+	return a
+}
+
+// setTheme rebuilds the program's styles. A theme that fails to parse
+// keeps the current styles (built-in themes always parse).
+func (a *App) setTheme(t *themes.Theme) error {
+	st, err := NewStyles(t, a.opts.ASCII)
+	if err != nil {
+		return err
+	}
+	a.st = st
+	a.shortHelp = ""
+	a.help.Styles = st.Help
+	a.help.Ellipsis = st.G.Ellipsis
+	a.invalidate()
+	return nil
+}
+
+// Init starts listening for snapshots, the clock tick and, when the theme
+// is to be detected, asks the terminal for its background colour.
+func (a *App) Init() tea.Cmd {
+	cmds := []tea.Cmd{a.listen(), tick()}
+	if !a.theme.explicit && a.opts.Background == "" {
+		cmds = append(cmds, tea.RequestBackgroundColor)
+	}
+	return tea.Batch(cmds...)
+}
+
+// listen waits for the next snapshot, then drains whatever else is queued
+// so only the newest is delivered.
+func (a *App) listen() tea.Cmd {
+	ch := a.ch
+	if ch == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		s, ok := <-ch
+		if !ok {
+			return closedMsg{}
+		}
+		for {
+			select {
+			case next, ok := <-ch:
+				if !ok {
+					return snapshotMsg{s}
+				}
+				s = next
+			default:
+				return snapshotMsg{s}
+			}
+		}
+	}
+}
+
+func tick() tea.Cmd {
+	return tea.Tick(tickInterval, func(time.Time) tea.Msg { return tickMsg{} })
+}
+
+func frame() tea.Cmd {
+	return tea.Tick(frameInterval, func(time.Time) tea.Msg { return frameMsg{} })
+}
+
+// adopt makes a snapshot current: derive what the views need once, record
+// history, flash issues that were not there before.
+func (a *App) adopt(s *model.Snapshot) {
+	first := a.snap == nil
+	a.snap = s
+	if a.cache == nil {
+		a.cache = newDeriveCache()
+	}
+	a.d = derive(s, deriveOptions{th: a.th, g: a.st.G}, a.cache)
+	a.hist.observe(s, func(dv *model.Device) (float32, float32) {
+		alloc := float32(0)
+		if r, ok := a.d.devIndex[dv.Key()]; ok {
+			row := &a.d.devs[r]
+			total := 0.0
+			for _, v := range row.kernAmts {
+				total += v
+			}
+			switch {
+			case row.capF > 0:
+				alloc = float32(min(total/row.capF, 1))
+			case total > 0:
+				alloc = 1
+			}
+		}
+		util := float32(nan())
+		if t := dv.Telemetry; t != nil && t.UtilGPU.Valid {
+			util = float32(t.UtilGPU.V) / 100
+		}
+		return alloc, util
+	})
+	a.flashNewIssues(first)
+	a.clampCursors()
+	a.refreshKernels()
+	if a.overlay == ovDetail {
+		a.detail.rebuild(a)
+	}
+	a.invalidate()
+}
+
+// invalidate drops the cached frame: the next View composes a new one.
+func (a *App) invalidate() { a.frameOK = false }
+
+// View draws the console. The frame is cached between state changes,
+// because Bubble Tea asks for a view after every message, also the ones
+// that change nothing visible (snapshots waiting for the next frame).
+func (a *App) View() tea.View {
+	if !a.frameOK {
+		a.frame = a.compose()
+		a.frameOK = true
+	}
+	v := tea.NewView(a.frame)
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
+	v.WindowTitle = "fgtop " + a.nodeName()
+	return v
+}
+
+func (a *App) nodeName() string {
+	if a.snap != nil && a.snap.Node != "" {
+		return a.snap.Node
+	}
+	if a.opts.NodeName != "" {
+		return a.opts.NodeName
+	}
+	return "(node)"
+}
+
+func (a *App) size() (int, int) {
+	w, h := a.width, a.height
+	if w <= 0 {
+		w = 80
+	}
+	if h <= 0 {
+		h = 24
+	}
+	return w, h
+}
+
+// compose assembles the whole screen: exactly h rows, none wider than w.
+func (a *App) compose() string {
+	w, h := a.size()
+	rows := a.rows(w, h)
+	for i, r := range rows {
+		rows[i] = clampLine(r, w) // the safety net; tests check it never cuts
+	}
+	return strings.Join(rows, "\n")
+}
+
+// rows draws the current screen as exactly h rows meant to be w cells.
+func (a *App) rows(w, h int) []string {
+	var rows []string
+	switch a.overlay {
+	case ovHelp:
+		rows = a.viewHelp(w, h)
+	case ovDetail:
+		rows = a.viewDetailScreen(w, h)
+	default:
+		rows = a.viewMain(w, h)
+	}
+	for len(rows) < h {
+		rows = append(rows, "")
+	}
+	return rows[:h]
+}

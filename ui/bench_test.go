@@ -1,0 +1,75 @@
+package ui
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/fgtop/fgtop/ui/internal/fake"
+)
+
+// BenchmarkViewMain16x1000 is the DESIGN.md target (≤ 2 ms): composing the
+// main screen of a 16-GPU node with 1,000 kernels, the kernels pane showing
+// all of them (nothing followed), the frame cache dropped every time so
+// each iteration composes a full frame.
+func BenchmarkViewMain16x1000(b *testing.B) {
+	for _, sz := range [][2]int{{160, 48}, {80, 24}, {240, 70}} {
+		b.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(b *testing.B) {
+			a := testApp(b, sz[0], sz[1], fake.Large(16, 1000), Options{})
+			typeKeys(a, "f") // all kernels, not only the first device's
+			b.ReportAllocs()
+			for b.Loop() {
+				a.invalidate()
+				_ = a.View()
+			}
+		})
+	}
+}
+
+// BenchmarkAdopt16x1000 is the per-snapshot work: deriving rows, figures
+// and bar amounts, history, the kernel view. It runs at most once per
+// frame however fast snapshots come.
+func BenchmarkAdopt16x1000(b *testing.B) {
+	s := fake.Large(16, 1000)
+	a := testApp(b, 160, 48, s, Options{})
+	typeKeys(a, "f")
+	b.ReportAllocs()
+	for b.Loop() {
+		a.adopt(s)
+	}
+}
+
+// BenchmarkAdoptCold16x1000 is the same with nothing memoised: the first
+// snapshot, or one where every kernel changed.
+func BenchmarkAdoptCold16x1000(b *testing.B) {
+	s := fake.Large(16, 1000)
+	a := testApp(b, 160, 48, s, Options{})
+	typeKeys(a, "f")
+	b.ReportAllocs()
+	for b.Loop() {
+		a.cache = nil
+		a.adopt(s)
+	}
+}
+
+// BenchmarkSnapshotToFrame16x1000 is a new snapshot to a composed frame:
+// adopt plus View.
+func BenchmarkSnapshotToFrame16x1000(b *testing.B) {
+	s := fake.Large(16, 1000)
+	a := testApp(b, 160, 48, s, Options{})
+	typeKeys(a, "f")
+	b.ReportAllocs()
+	for b.Loop() {
+		a.adopt(s)
+		_ = a.View()
+	}
+}
+
+// BenchmarkViewCached is View when nothing changed since the last frame:
+// what a message that changes nothing costs.
+func BenchmarkViewCached(b *testing.B) {
+	a := testApp(b, 160, 48, fake.Large(16, 1000), Options{})
+	a.View()
+	for b.Loop() {
+		_ = a.View()
+	}
+}

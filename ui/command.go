@@ -1,0 +1,118 @@
+package ui
+
+import (
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/fgtop/fgtop/themes"
+)
+
+func (a *App) startPrompt(m promptMode, initial string) {
+	a.prompt, a.input = m, initial
+	a.promptPrev = a.filter
+	a.invalidate()
+}
+
+// handlePromptKey edits the filter or command line. The filter applies
+// while typing; Esc restores the one before.
+func (a *App) handlePromptKey(msg tea.KeyPressMsg) tea.Cmd {
+	a.invalidate()
+	switch {
+	case msg.Code == tea.KeyEnter:
+		in := a.input
+		mode := a.prompt
+		a.prompt, a.input = promptNone, ""
+		if mode == promptCommand {
+			return a.runCommand(in)
+		}
+		return nil
+	case msg.Code == tea.KeyEscape:
+		if a.prompt == promptFilter {
+			a.filter = a.promptPrev
+			a.refreshKernels()
+		}
+		a.prompt, a.input = promptNone, ""
+		return nil
+	case msg.Code == tea.KeyBackspace:
+		if a.input == "" {
+			a.prompt = promptNone
+			return nil
+		}
+		a.input = dropLastGrapheme(a.input)
+	case msg.String() == "ctrl+u":
+		a.input = ""
+	case msg.Text != "":
+		a.input += msg.Text
+	default:
+		return nil
+	}
+	if a.prompt == promptFilter {
+		a.filter = a.input
+		a.refreshKernels()
+	}
+	return nil
+}
+
+func dropLastGrapheme(s string) string {
+	w := ansi.StringWidth(s)
+	if w == 0 {
+		return ""
+	}
+	out := ansi.Cut(s, 0, w-1)
+	if out == s { // a zero-width tail: fall back to bytes
+		return s[:len(s)-1]
+	}
+	return out
+}
+
+// runCommand runs a ':' command.
+func (a *App) runCommand(line string) tea.Cmd {
+	f := strings.Fields(line)
+	if len(f) == 0 {
+		return nil
+	}
+	switch f[0] {
+	case "q", "q!", "quit", "exit":
+		return tea.Quit
+	case "sort":
+		if len(f) < 2 {
+			a.flashf(lvlWarn, "usage: :sort COLUMN [asc|desc]; columns: "+strings.Join(a.sortColumns(), " "))
+			return nil
+		}
+		desc := len(f) > 2 && (f[2] == "desc" || f[2] == "d")
+		if strings.HasPrefix(f[1], "-") {
+			f[1], desc = f[1][1:], true
+		}
+		if !a.setSort(f[1], desc) {
+			a.flashf(lvlWarn, "no column "+f[1]+"; columns: "+strings.Join(a.sortColumns(), " "))
+		}
+	case "theme":
+		if len(f) < 2 {
+			a.flashf(lvlInfo, "theme "+a.st.Theme.Name+"; built-in: "+strings.Join(themes.Names(), " "))
+			return nil
+		}
+		t, err := themes.Load(strings.Join(f[1:], " "))
+		if err == nil {
+			err = a.setTheme(t)
+		}
+		if err != nil {
+			a.flashf(lvlCrit, err.Error())
+			return nil
+		}
+		a.theme.explicit = true
+		a.flashf(lvlInfo, "theme "+t.Name)
+	case "filter":
+		a.filter = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "filter"))
+		a.refreshKernels()
+	case "follow":
+		a.follow = !a.follow
+		a.refreshKernels()
+	case "help":
+		a.overlay, a.helpOff = ovHelp, 0
+	default:
+		a.flashf(lvlWarn, "unknown command :"+f[0]+" (try :q, :sort COLUMN, :theme NAME, :filter TEXT)")
+	}
+	return nil
+}

@@ -1,0 +1,333 @@
+package ui
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fgtop/fgtop/model"
+)
+
+// blank is an empty detail line.
+var blank = detailLine{}
+
+// text is a one-span line.
+func text(l level, s string) detailLine { return detailLine{spans: []span{{l, s}}} }
+
+// kv is a line of "key value" pairs, keys dim.
+func kv(pairs ...string) detailLine {
+	var sp []span
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if i > 0 {
+			sp = append(sp, span{lvlDim, "  "})
+		}
+		sp = append(sp, span{lvlDim, pairs[i] + " "}, span{lvlPlain, pairs[i+1]})
+	}
+	return detailLine{spans: sp}
+}
+
+// section is a section heading.
+func section(title string) detailLine { return detailLine{spans: []span{{lvlTitle, title}}} }
+
+// deviceDetail is everything about one device: identity, capacity and
+// every slot held, who holds it (with their resource.txt), telemetry,
+// processes and the kernels they belong to, issues naming it.
+func deviceDetail(d *derived, di int) []detailLine {
+	r := &d.devs[di]
+	dv := r.dev
+	s := d.snap
+	out := []detailLine{
+		{spans: []span{{lvlTitle, r.label}, {lvlDim, "  " + r.key.String()}}},
+	}
+	idl := []string{"model", orDash(dv.Model), "NUMA", numa(dv.NUMANode)}
+	if dv.MemoryBytes > 0 {
+		idl = append(idl, "memory", fmtBytesDec(model.NewDec(dv.MemoryBytes, 0)))
+	}
+	if dv.Processors > 0 {
+		idl = append(idl, "SMs", strconv.Itoa(dv.Processors))
+	}
+	out = append(out, kv(idl...))
+	if dv.UUID != "" {
+		out = append(out, kv("uuid", dv.UUID))
+	}
+	if dv.IsMIG() {
+		out = append(out, kv("MIG instance of", string(dv.Parent)))
+	}
+	owner := r.owner
+	if owner == "" {
+		owner = "-"
+	}
+	capLine := []span{{lvlDim, "capacity "}, {lvlPlain, r.capacity + " " + string(dv.Slot)},
+		{lvlDim, "  held "}}
+	if r.over {
+		capLine = append(capLine, span{lvlCrit, r.held + " (over capacity)"})
+	} else {
+		capLine = append(capLine, span{lvlPlain, r.held})
+	}
+	capLine = append(capLine, span{lvlDim, "  owner "}, span{r.ownerLvl, owner})
+	out = append(out, detailLine{spans: capLine})
+	if r.hasBar {
+		out = append(out, detailLine{bar: r})
+	}
+
+	u := s.Usage[r.key]
+	out = append(out, blank, section("Held per slot"))
+	if u == nil || len(u.Held) == 0 {
+		out = append(out, text(lvlDim, "  nothing"))
+	} else {
+		for _, slot := range u.Held.Names() {
+			out = append(out, detailLine{spans: []span{{lvlDim, "  " + padRight(string(slot), 22)}, {lvlPlain, fmtSlot(slot, u.Held[slot])}}})
+		}
+	}
+	out = append(out, blank, section("Holdings"))
+	if u == nil || len(u.Holdings) == 0 {
+		out = append(out, text(lvlDim, "  no kernel holds anything here"))
+	} else {
+		for _, h := range u.Holdings {
+			path := ""
+			if ki, ok := d.kernelIndex(h.Kernel); ok {
+				path = d.kernels[ki].k.Path
+			}
+			out = append(out, detailLine{spans: []span{
+				{lvlPlain, "  " + shortKernel(h.Kernel)}, {lvlDim, "  " + padRight(string(h.Slot), 14)},
+				{lvlAccent, padLeft(fmtSlot(h.Slot, h.Amount), 6)}, {lvlDim, "  " + string(h.Agent)},
+			}})
+			if path != "" {
+				out = append(out, text(lvlDim, "      "+path))
+			}
+		}
+	}
+	out = append(out, blank, section("Telemetry"))
+	out = append(out, telemetryLines(dv.Telemetry, &r.tele)...)
+	if len(r.children) > 0 {
+		out = append(out, blank, section("MIG instances"))
+		for _, ci := range r.children {
+			c := &d.devs[ci]
+			out = append(out, detailLine{spans: []span{{lvlPlain, "  " + padRight(c.label, 10)},
+				{lvlDim, padRight(c.dev.Model, 28)}, {lvlPlain, c.held + "/" + c.capacity + " " + string(c.dev.Slot)}}})
+		}
+	}
+	out = append(out, issuesAbout(d, func(is *model.Issue) bool { return is.Device == r.key })...)
+	return out
+}
+
+func telemetryLines(t *model.Telemetry, c *teleCells) []detailLine {
+	if t == nil {
+		return []detailLine{text(lvlNA, "  N/A: this device source reports no telemetry")}
+	}
+	out := []detailLine{{spans: []span{
+		{lvlDim, "  util "}, {c.util.lvl, c.util.text},
+		{lvlDim, "  mem-util "}, optU32(t.UtilMem, "%"),
+		{lvlDim, "  mem "}, {c.mem.lvl, c.mem.text},
+		{lvlDim, "  temp "}, {c.temp.lvl, c.temp.text},
+		{lvlDim, "  power "}, {c.power.lvl, c.power.text}, {lvlDim, " of "}, optPower(t.PowerCapMW),
+		{lvlDim, "  MIG "}, optBool(t.MIGMode),
+	}}}
+	if t.Lost {
+		out = append(out, text(lvlCrit, "  the driver reports this GPU as lost"))
+	}
+	for _, e := range t.Errors {
+		out = append(out, text(lvlWarn, "  "+e))
+	}
+	out = append(out, blank, section("Processes"))
+	if len(t.Processes) == 0 {
+		out = append(out, text(lvlDim, "  none"))
+	}
+	for _, p := range t.Processes {
+		k := span{lvlWarn, "not mapped to a kernel"}
+		if p.Kernel != "" {
+			k = span{lvlPlain, "kernel " + shortKernel(p.Kernel)}
+		}
+		mem := naReading
+		if p.UsedMem.Valid {
+			mem = reading{gib(p.UsedMem.V, 1) + "G", lvlPlain}
+		}
+		out = append(out, detailLine{spans: []span{
+			{lvlPlain, "  " + padLeft(strconv.Itoa(int(p.PID)), 7)}, {lvlPlain, "  " + padRight(p.Name, 16)},
+			{mem.lvl, padLeft(mem.text, 7)}, {lvlDim, "  "}, k,
+		}})
+	}
+	return out
+}
+
+func optU32(o model.Opt[uint32], unit string) span {
+	if !o.Valid {
+		return span{lvlNA, "N/A"}
+	}
+	return span{lvlPlain, strconv.Itoa(int(o.V)) + unit}
+}
+
+func optPower(o model.Opt[uint32]) span {
+	if !o.Valid {
+		return span{lvlNA, "N/A"}
+	}
+	return span{lvlPlain, strconv.Itoa(int((o.V+500)/1000)) + "W"}
+}
+
+func optBool(o model.Opt[bool]) span {
+	switch {
+	case !o.Valid:
+		return span{lvlNA, "N/A"}
+	case o.V:
+		return span{lvlPlain, "on"}
+	}
+	return span{lvlPlain, "off"}
+}
+
+// kernelDetail is everything about one kernel: its file, state, what it
+// requested and what it holds on each device, its GPU processes, issues
+// naming it.
+func kernelDetail(d *derived, ki int, now time.Time) []detailLine {
+	kr := &d.kernels[ki]
+	k := kr.k
+	out := []detailLine{
+		{spans: []span{{lvlTitle, string(k.ID)}}},
+		{spans: []span{{lvlDim, "agent "}, {lvlPlain, string(k.Agent)}, {lvlDim, "  state "}, {kr.stateLvl, string(k.State)},
+			{lvlDim, "  seen "}, {lvlPlain, fmtAge(now.Sub(k.Seen)) + " ago"}}},
+		kv("resource.txt", k.Path),
+	}
+	if !k.ModTime.IsZero() {
+		out = append(out, kv("modified", k.ModTime.UTC().Format(time.RFC3339)))
+	}
+	if k.Legacy {
+		out = append(out, text(lvlDim, "pre-24.12 layout (CID first, spaced JSON)"))
+	}
+	if k.Problem != nil {
+		out = append(out, detailLine{spans: []span{{lvlWarn, "problem "}, {lvlPlain, k.Problem.String()}}})
+	}
+	out = append(out, blank, section("Requested (SLOTS)"))
+	if len(k.Slots) == 0 {
+		out = append(out, text(lvlDim, "  nothing"))
+	}
+	for _, slot := range k.Slots.Names() {
+		out = append(out, detailLine{spans: []span{{lvlDim, "  " + padRight(string(slot), 22)}, {lvlPlain, fmtSlot(slot, k.Slots[slot])}}})
+	}
+	out = append(out, blank, section("Allocated per device (*_SHARES)"))
+	if len(k.Alloc) == 0 {
+		out = append(out, text(lvlDim, "  nothing"))
+	}
+	slots := make([]model.SlotName, 0, len(k.Alloc))
+	for slot := range k.Alloc {
+		slots = append(slots, slot)
+	}
+	slices.Sort(slots)
+	for _, slot := range slots {
+		m := k.Alloc[slot]
+		ids := make([]model.DeviceID, 0, len(m))
+		for id := range m {
+			ids = append(ids, id)
+		}
+		var sum model.Dec
+		for _, id := range ids {
+			sum = sum.Add(m[id])
+		}
+		if slot.DeviceName() == "cpu" && len(ids) > 1 {
+			out = append(out, detailLine{spans: []span{{lvlDim, "  " + padRight(string(slot), 22)},
+				{lvlPlain, "cores " + compressIDs(ids)}, {lvlDim, "  total "}, {lvlAccent, fmtSlot(slot, sum)}}})
+			continue
+		}
+		slices.Sort(ids)
+		for _, id := range ids {
+			name := string(id)
+			if di, ok := d.devIndex[model.DeviceKey{Name: slot.DeviceName(), ID: id}]; ok {
+				name = d.devs[di].tag + " (" + string(id) + ")"
+			}
+			out = append(out, detailLine{spans: []span{{lvlDim, "  " + padRight(string(slot), 22)},
+				{lvlAccent, padLeft(fmtSlot(slot, m[id]), 6)}, {lvlDim, "  on "}, {lvlPlain, name}}})
+		}
+	}
+	if len(k.UnifiedDevices) > 0 {
+		var parts []string
+		for _, u := range k.UnifiedDevices {
+			parts = append(parts, u[0]+":"+u[1])
+		}
+		out = append(out, kv("unified devices", strings.Join(parts, ", ")))
+	}
+	out = append(out, blank, section("GPU processes"))
+	found := false
+	for di := range d.devs {
+		dv := d.devs[di].dev
+		if dv.Telemetry == nil {
+			continue
+		}
+		for _, p := range dv.Telemetry.Processes {
+			if p.Kernel != k.ID {
+				continue
+			}
+			found = true
+			mem := "N/A"
+			if p.UsedMem.Valid {
+				mem = gib(p.UsedMem.V, 1) + "G"
+			}
+			out = append(out, detailLine{spans: []span{{lvlPlain, "  " + padRight(d.devs[di].label, 9)},
+				{lvlPlain, padLeft(strconv.Itoa(int(p.PID)), 7) + "  " + padRight(p.Name, 16)}, {lvlPlain, padLeft(mem, 7)}}})
+		}
+	}
+	if !found {
+		out = append(out, text(lvlDim, "  none seen (NVML maps processes where it can)"))
+	}
+	out = append(out, issuesAbout(d, func(is *model.Issue) bool { return is.Kernel == k.ID })...)
+	return out
+}
+
+// issueDetail shows an issue in full, with where it comes from.
+func issueDetail(d *derived, i int) []detailLine {
+	r := &d.issues[i]
+	is := r.is
+	out := []detailLine{
+		{spans: []span{r.sev, {lvlPlain, " " + is.Code}}},
+		{spans: []span{{lvlPlain, is.Message}}},
+	}
+	if r.where != "" {
+		out = append(out, kv("file", r.where))
+	}
+	if is.Device.ID != "" {
+		name := is.Device.String()
+		if di, ok := d.devIndex[is.Device]; ok {
+			name = d.devs[di].label + " (" + name + ")"
+		}
+		out = append(out, kv("device", name))
+	}
+	if is.Kernel != "" {
+		out = append(out, kv("kernel", string(is.Kernel)))
+	}
+	if is.Agent != "" {
+		out = append(out, kv("agent", string(is.Agent)))
+	}
+	return out
+}
+
+func issuesAbout(d *derived, match func(*model.Issue) bool) []detailLine {
+	var out []detailLine
+	for i := range d.issues {
+		if match(d.issues[i].is) {
+			if out == nil {
+				out = append(out, blank, section("Issues"))
+			}
+			out = append(out, detailLine{spans: []span{{lvlPlain, "  "}, d.issues[i].sev, {lvlPlain, " " + d.issues[i].text}}})
+		}
+	}
+	return out
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func numa(n int) string {
+	if n < 0 {
+		return "?"
+	}
+	return strconv.Itoa(n)
+}
+
+func padLeft(s string, w int) string {
+	if n := width(s); n < w {
+		return spaces(w-n) + s
+	}
+	return s
+}

@@ -1,0 +1,51 @@
+package ui
+
+import (
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/fgtop/fgtop/model"
+	"github.com/fgtop/fgtop/themes"
+	"github.com/fgtop/fgtop/ui/internal/fake"
+)
+
+func testStyles(t testing.TB, theme string, ascii bool) *Styles {
+	t.Helper()
+	st, err := NewStyles(themes.MustBuiltin(theme), ascii)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func stripANSI(s string) string { return ansi.Strip(s) }
+
+// fixedNow is the tests' clock: three seconds after the fixture snapshot.
+func fixedNow() time.Time { return fake.T0.Add(3 * time.Second) }
+
+// testApp is an App at a size with a snapshot adopted, driven directly
+// (no program): what the unit tests use.
+func testApp(t testing.TB, w, h int, s *model.Snapshot, opts Options) *App {
+	t.Helper()
+	if opts.Theme == nil {
+		opts.Theme = themes.MustBuiltin(themes.Dark)
+	}
+	if opts.Now == nil {
+		opts.Now = fixedNow
+	}
+	a := newApp(nil, opts)
+	a.Update(teaSize(w, h))
+	if s != nil {
+		feed(a, s)
+	}
+	return a
+}
+
+// feed delivers a snapshot as the program would: queued, then adopted on
+// the frame tick.
+func feed(a *App, s *model.Snapshot) {
+	a.Update(snapshotMsg{s})
+	a.Update(frameMsg{})
+}

@@ -1,0 +1,196 @@
+package ui
+
+import (
+	"charm.land/bubbles/v2/help"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/fgtop/fgtop/themes"
+)
+
+// paint is a style reduced to its SGR prefix, built once per theme. The
+// console's rows are assembled from plain text and paints instead of
+// lipgloss.Style.Render calls, because Render measures and re-wraps its
+// input every time and the main view must draw in well under 2 ms.
+type paint struct{ on string }
+
+// render wraps plain text in the paint.
+func (p paint) render(s string) string {
+	if p.on == "" || s == "" {
+		return s
+	}
+	return p.on + s + ansi.ResetStyle
+}
+
+func paintOf(sp themes.Spec) paint {
+	if sp.IsZero() {
+		return paint{}
+	}
+	var st ansi.Style
+	if sp.Bold {
+		st = st.Bold()
+	}
+	if sp.Faint {
+		st = st.Faint()
+	}
+	if sp.Italic {
+		st = st.Italic(true)
+	}
+	if sp.Underline {
+		st = st.Underline(true)
+	}
+	if sp.Reverse {
+		st = st.Reverse(true)
+	}
+	if sp.FG != nil {
+		st = st.ForegroundColor(sp.FG)
+	}
+	if sp.BG != nil {
+		st = st.BackgroundColor(sp.BG)
+	}
+	return paint{st.String()}
+}
+
+func lipglossOf(sp themes.Spec) lipgloss.Style {
+	st := lipgloss.NewStyle().Bold(sp.Bold).Faint(sp.Faint).Italic(sp.Italic).
+		Underline(sp.Underline).Reverse(sp.Reverse)
+	if sp.FG != nil {
+		st = st.Foreground(sp.FG)
+	}
+	if sp.BG != nil {
+		st = st.Background(sp.BG)
+	}
+	return st
+}
+
+// Glyphs are the characters the console draws with; ASCII mode swaps
+// every one of them for a 7-bit stand-in of the same width.
+type Glyphs struct {
+	Held, HeldAlt, Free, Over string // share bar cells
+	Spark                     []string
+	Branch                    string // MIG instance under its GPU (2 cells)
+	Sep, Rule                 string // vertical and horizontal rules
+	Ellipsis                  string
+	Cursor                    string
+	Lock                      string // the read-only mark
+	Up, Down                  string // sort direction
+	Degree                    string
+	Dot                       string // separates items in a line
+}
+
+func unicodeGlyphs(patterned bool) Glyphs {
+	g := Glyphs{
+		Held: "█", HeldAlt: "█", Free: "░", Over: "█",
+		Spark:  []string{" ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"},
+		Branch: "└ ", Sep: "│", Rule: "─", Ellipsis: "…", Cursor: "▶",
+		Lock: "🔒 read-only", Up: "▲", Down: "▼", Degree: "°C", Dot: "·",
+	}
+	if patterned {
+		// Shapes as well as colours: neighbours alternate, overflow is hatched.
+		g.HeldAlt, g.Over = "▓", "×"
+	}
+	return g
+}
+
+func asciiGlyphs() Glyphs {
+	return Glyphs{
+		Held: "#", HeldAlt: "=", Free: ".", Over: "!",
+		Spark:  []string{" ", ".", ":", "-", "=", "+", "*", "#"},
+		Branch: "`-", Sep: "|", Rule: "-", Ellipsis: "~", Cursor: ">",
+		Lock: "[read-only]", Up: "^", Down: "v", Degree: "C", Dot: "-",
+	}
+}
+
+// Styles is everything the console draws with, built once per program from
+// a theme: never shared between programs, never a package-level global
+// (over SSH each session has its own theme, colour profile and size).
+type Styles struct {
+	Theme *themes.Theme
+	ASCII bool
+
+	Text, Dim, Title, TitleFocused, Accent, Border, Selected, Badge paint
+	OK, Info, Warn, Crit, NA, Free, Over                            paint
+	HelpKey, HelpDesc                                               paint
+	Segments                                                        []paint
+
+	Help help.Styles
+	G    Glyphs
+}
+
+// NewStyles builds the styles of one program.
+func NewStyles(t *themes.Theme, ascii bool) (*Styles, error) {
+	sp, err := t.Parse()
+	if err != nil {
+		return nil, err
+	}
+	s := &Styles{
+		Theme: t, ASCII: ascii,
+		Text: paintOf(sp.Text), Dim: paintOf(sp.Dim), Title: paintOf(sp.Title),
+		TitleFocused: paintOf(sp.TitleFocused), Accent: paintOf(sp.Accent), Border: paintOf(sp.Border),
+		Selected: paintOf(sp.Selected), Badge: paintOf(sp.Badge),
+		OK: paintOf(sp.OK), Info: paintOf(sp.Info), Warn: paintOf(sp.Warn), Crit: paintOf(sp.Crit),
+		NA: paintOf(sp.NA), Free: paintOf(sp.Free), Over: paintOf(sp.Over),
+		HelpKey: paintOf(sp.HelpKey), HelpDesc: paintOf(sp.HelpDesc),
+	}
+	for _, seg := range sp.Segments {
+		s.Segments = append(s.Segments, paintOf(seg))
+	}
+	if ascii {
+		s.G = asciiGlyphs()
+	} else {
+		s.G = unicodeGlyphs(t.Patterned)
+	}
+	hs := help.DefaultStyles(t.Dark)
+	key, desc, sep := lipglossOf(sp.HelpKey), lipglossOf(sp.HelpDesc), lipglossOf(sp.Border)
+	hs.ShortKey, hs.FullKey = key, key
+	hs.ShortDesc, hs.FullDesc = desc, desc
+	hs.ShortSeparator, hs.FullSeparator, hs.Ellipsis = sep, sep, sep
+	s.Help = hs
+	return s, nil
+}
+
+// level is how a value compares with its thresholds.
+type level uint8
+
+const (
+	lvlPlain level = iota
+	lvlOK
+	lvlWarn
+	lvlCrit
+	lvlNA
+	lvlDim
+	lvlAccent
+	lvlTitle
+	lvlBadge
+	lvlInfo
+	lvlFocus
+	lvlBorder
+)
+
+func (s *Styles) level(l level) paint {
+	switch l {
+	case lvlOK:
+		return s.OK
+	case lvlWarn:
+		return s.Warn
+	case lvlCrit:
+		return s.Crit
+	case lvlNA:
+		return s.NA
+	case lvlDim:
+		return s.Dim
+	case lvlAccent:
+		return s.Accent
+	case lvlTitle:
+		return s.Title
+	case lvlBadge:
+		return s.Badge
+	case lvlInfo:
+		return s.Info
+	case lvlFocus:
+		return s.TitleFocused
+	case lvlBorder:
+		return s.Border
+	}
+	return s.Text
+}

@@ -1,0 +1,342 @@
+package ui
+
+import (
+	"image/color"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/fgtop/fgtop/model"
+	"github.com/fgtop/fgtop/themes"
+	"github.com/fgtop/fgtop/ui/internal/fake"
+)
+
+func kernelShorts(a *App) []string {
+	var out []string
+	for _, ki := range a.kview.rows {
+		out = append(out, a.d.kernels[ki].short)
+	}
+	return out
+}
+
+func TestKernelsFollowTheSelectedDevice(t *testing.T) {
+	a := testApp(t, 120, 40, fake.Node(fake.Options{}), Options{})
+	if got := kernelShorts(a); !slices.Equal(got, []string{"7d0e9b3a", "8e4c2a6f"}) {
+		t.Fatalf("GPU0 kernels = %v", got)
+	}
+	typeKeys(a, "j") // GPU1
+	if got := kernelShorts(a); !slices.Equal(got, []string{"c41a8f2d", "d2e3f4a5"}) {
+		t.Fatalf("GPU1 kernels = %v", got)
+	}
+	if !strings.Contains(ansi.Strip(a.View().Content), "ON GPU1") {
+		t.Error("the on-device column is missing")
+	}
+	typeKeys(a, "jjj") // GPU4, in MIG mode: its instances' kernels
+	if got := kernelShorts(a); !slices.Equal(got, []string{"5a6b7c8d"}) {
+		t.Fatalf("GPU4 (MIG) kernels = %v", got)
+	}
+	typeKeys(a, "f")
+	if got := len(a.kview.rows); got != 9 {
+		t.Fatalf("f: %d kernels, want all 9", got)
+	}
+	typeKeys(a, "f")
+	a.Update(keyCode(tea.KeyEnd)) // the cpu/mem line: every kernel
+	if got := len(a.kview.rows); got != 9 {
+		t.Fatalf("cpu line: %d kernels, want all 9", got)
+	}
+}
+
+func TestFilter(t *testing.T) {
+	a := testApp(t, 120, 40, fake.Node(fake.Options{}), Options{})
+	typeKeys(a, "f") // all kernels
+	tests := []struct {
+		filter string
+		want   int
+	}{
+		{"numa0", 5}, {"!numa0", 4}, {"NUMA0", 5}, {"stale", 1}, {"! stale", 8}, {"GPU2", 2}, {"nothing-matches", 0}, {"", 9},
+	}
+	for _, tt := range tests {
+		a.Update(keyRune('/'))
+		a.Update(tea.KeyPressMsg{Code: 'u', Mod: tea.ModCtrl})
+		typeKeys(a, tt.filter)
+		a.Update(keyCode(tea.KeyEnter))
+		if got := len(a.kview.rows); got != tt.want {
+			t.Errorf("/%s: %d rows, want %d", tt.filter, got, tt.want)
+		}
+	}
+	typeKeys(a, "/numa1")
+	a.Update(keyCode(tea.KeyEscape)) // cancel: back to the filter before
+	if a.filter != "" || len(a.kview.rows) != 9 {
+		t.Errorf("esc kept filter %q (%d rows)", a.filter, len(a.kview.rows))
+	}
+	typeKeys(a, "/numa1")
+	a.Update(keyCode(tea.KeyEnter))
+	a.Update(keyCode(tea.KeyEscape)) // esc outside the prompt clears it
+	if a.filter != "" {
+		t.Errorf("esc did not clear filter %q", a.filter)
+	}
+}
+
+func TestSort(t *testing.T) {
+	a := testApp(t, 160, 48, fake.Node(fake.Options{}), Options{})
+	typeKeys(a, "f")
+	run := func(cmd string) {
+		typeKeys(a, ":"+cmd)
+		a.Update(keyCode(tea.KeyEnter))
+	}
+	run("sort age")
+	if got := kernelShorts(a); got[0] != "f0e1d2c3" || got[len(got)-1] != "7d0e9b3a" {
+		t.Errorf("sort age: %v", got)
+	}
+	run("sort shares desc")
+	if got := kernelShorts(a); got[0] != "c41a8f2d" {
+		t.Errorf("sort shares desc: %v", got)
+	}
+	run("sort -state")
+	if got := kernelShorts(a); !a.sortDesc || a.d.kernels[a.kview.rows[len(got)-1]].k.State != model.KernelStale {
+		t.Errorf("sort -state: %v", got)
+	}
+	run("sort nosuch")
+	if !strings.Contains(a.flash.text, "no column nosuch") {
+		t.Errorf("flash = %q", a.flash.text)
+	}
+	before := a.sortCol
+	typeKeys(a, "s")
+	if a.sortCol == before {
+		t.Error("s did not move to the next column")
+	}
+	// Clicking the AGENT header sorts by agent.
+	a.View()
+	r := a.lay.panes[paneKernels]
+	for _, c := range a.kcols {
+		if c.key == "agent" {
+			a.Update(tea.MouseClickMsg{X: r.x + c.x, Y: r.y + 1, Button: tea.MouseLeft})
+		}
+	}
+	if a.sortCol != "agent" {
+		t.Errorf("header click: sort %q", a.sortCol)
+	}
+}
+
+func TestCommands(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	a := testApp(t, 100, 30, fake.Node(fake.Options{}), Options{})
+	run := func(cmd string) tea.Cmd {
+		typeKeys(a, ":"+cmd)
+		_, c := a.Update(keyCode(tea.KeyEnter))
+		return c
+	}
+	run("theme light")
+	if a.st.Theme.Name != "light" {
+		t.Errorf("theme = %s", a.st.Theme.Name)
+	}
+	run("theme nosuch")
+	if a.st.Theme.Name != "light" || a.flash.lvl != lvlCrit {
+		t.Errorf("bad theme: theme %s, flash %q", a.st.Theme.Name, a.flash.text)
+	}
+	run("bogus")
+	if !strings.Contains(a.flash.text, "unknown command") {
+		t.Errorf("flash = %q", a.flash.text)
+	}
+	if c := run("q"); c == nil || c() != tea.Quit() {
+		t.Error(":q does not quit")
+	}
+}
+
+func TestFlashNewIssuesAndExpiry(t *testing.T) {
+	now := fake.T0
+	a := testApp(t, 100, 30, fake.Node(fake.Options{}), Options{Now: func() time.Time { return now }})
+	if a.flash.text != "" {
+		t.Fatalf("first snapshot flashed %q: its issues are not news", a.flash.text)
+	}
+	s2 := fake.Node(fake.Options{Source: "degraded"})
+	feed(a, s2)
+	if !strings.Contains(a.flash.text, "device-source") || a.flash.lvl != lvlCrit {
+		t.Fatalf("new issue flash = %q (level %v)", a.flash.text, a.flash.lvl)
+	}
+	feed(a, fake.Node(fake.Options{Source: "degraded"}))
+	now = now.Add(5 * time.Second)
+	a.Update(tickMsg{})
+	if a.flash.text == "" {
+		t.Fatal("an error flash cleared after 5s")
+	}
+	now = now.Add(4 * time.Second)
+	a.Update(tickMsg{})
+	if a.flash.text != "" {
+		t.Fatalf("flash did not clear itself: %q", a.flash.text)
+	}
+}
+
+// TestBurstAdoptsOncePerFrame: snapshots arriving between frames are only
+// queued; the frame tick adopts the newest one.
+func TestBurstAdoptsOncePerFrame(t *testing.T) {
+	a := testApp(t, 100, 30, nil, Options{})
+	var armed int
+	for i := range 50 {
+		s := fake.Node(fake.Options{})
+		s.Seq = uint64(i)
+		_, cmd := a.Update(snapshotMsg{s})
+		if a.frameArmed {
+			armed++
+		}
+		if a.snap != nil {
+			t.Fatal("a snapshot was adopted before the frame")
+		}
+		_ = cmd
+	}
+	frame := a.View().Content
+	a.Update(frameMsg{})
+	if a.snap == nil || a.snap.Seq != 49 {
+		t.Fatalf("adopted %v, want the newest (49)", a.snap)
+	}
+	if a.View().Content == frame {
+		t.Error("the frame did not change after adoption")
+	}
+}
+
+func TestListenDrainsToNewest(t *testing.T) {
+	ch := make(chan *model.Snapshot, 3)
+	for i := range 3 {
+		ch <- &model.Snapshot{Seq: uint64(i)}
+	}
+	a := newApp(ch, Options{})
+	msg := a.listen()()
+	if s := msg.(snapshotMsg).snap; s.Seq != 2 {
+		t.Fatalf("got seq %d, want the newest", s.Seq)
+	}
+	close(ch)
+	if _, ok := a.listen()().(closedMsg); !ok {
+		t.Fatal("a closed channel is not reported")
+	}
+	a.Update(closedMsg{})
+	if !strings.Contains(ansi.Strip(a.View().Content), "engine stopped") {
+		t.Error("the header does not say the engine stopped")
+	}
+	if newApp(nil, Options{}).listen() != nil {
+		t.Error("a nil channel should not be listened to")
+	}
+}
+
+func TestHistory(t *testing.T) {
+	h := history{}
+	s := fake.Node(fake.Options{})
+	frac := func(*model.Device) (float32, float32) { return 0.5, 0.25 }
+	h.observe(s, frac)
+	h.observe(s, frac) // same second: replaces
+	k := model.DeviceKey{Name: "cuda", ID: fake.GPU(1)}
+	if n := h[k].alloc.n; n != 1 {
+		t.Fatalf("same second: %d samples", n)
+	}
+	s2 := *s
+	s2.Time = s.Time.Add(4 * time.Second)
+	h.observe(&s2, func(*model.Device) (float32, float32) { return 1, 1 })
+	if n := h[k].alloc.n; n != 5 {
+		t.Fatalf("after a 4s gap: %d samples, want 5 (gap filled)", n)
+	}
+	if got := sparkline(&h[k].alloc, 6, unicodeGlyphs(false).Spark); got != " ▄▄▄▄█" {
+		t.Errorf("sparkline = %q", got)
+	}
+	if got := sparkline(nil, 3, asciiGlyphs().Spark); got != "   " {
+		t.Errorf("nil sparkline = %q", got)
+	}
+	var r ring
+	for i := range histLen + 10 {
+		r.push(float32(i))
+	}
+	if r.n != histLen || r.at(0) != 10 || r.last() != float32(histLen+9) {
+		t.Errorf("ring wrap: n=%d first=%v last=%v", r.n, r.at(0), r.last())
+	}
+}
+
+func TestMouse(t *testing.T) {
+	a := testApp(t, 100, 40, fake.Node(fake.Options{}), Options{})
+	a.View()
+	r := a.lay.panes[paneDevices]
+	a.Update(tea.MouseClickMsg{X: 5, Y: r.y + 2 + 2, Button: tea.MouseLeft}) // third device row
+	if a.cursor[paneDevices] != 2 || a.focus != paneDevices {
+		t.Fatalf("click: cursor %d focus %d", a.cursor[paneDevices], a.focus)
+	}
+	a.Update(tea.MouseWheelMsg{X: 5, Y: r.y + 3, Button: tea.MouseWheelDown})
+	if a.cursor[paneDevices] != 3 {
+		t.Fatalf("wheel: cursor %d", a.cursor[paneDevices])
+	}
+	k := a.lay.panes[paneKernels]
+	a.Update(tea.MouseClickMsg{X: 5, Y: k.y + 2, Button: tea.MouseLeft})
+	if a.focus != paneKernels {
+		t.Fatalf("click in kernels: focus %d", a.focus)
+	}
+}
+
+func TestThemeDetection(t *testing.T) {
+	a := testApp(t, 80, 24, nil, Options{Theme: nil})
+	a.opts.Theme = nil
+	a.theme = themeChoice{dark: true}
+	a.Update(tea.BackgroundColorMsg{Color: color.White})
+	if a.st.Theme.Name != themes.Light {
+		t.Errorf("light background: theme %s", a.st.Theme.Name)
+	}
+	a.Update(tea.EnvMsg{"NO_COLOR=1"})
+	if a.st.Theme.Name != themes.Mono {
+		t.Errorf("NO_COLOR: theme %s", a.st.Theme.Name)
+	}
+	a.Update(tea.BackgroundColorMsg{Color: color.Black})
+	if a.st.Theme.Name != themes.Mono {
+		t.Errorf("NO_COLOR then a dark background: theme %s", a.st.Theme.Name)
+	}
+	// An explicit theme wins over both.
+	b := testApp(t, 80, 24, nil, Options{Theme: themes.MustBuiltin(themes.Colorblind)})
+	b.Update(tea.EnvMsg{"NO_COLOR=1"})
+	b.Update(tea.BackgroundColorMsg{Color: color.White})
+	if b.st.Theme.Name != themes.Colorblind {
+		t.Errorf("explicit theme replaced by %s", b.st.Theme.Name)
+	}
+	// Background "light" picks light without asking.
+	c := newApp(nil, Options{Background: "light"})
+	if c.st.Theme.Name != themes.Light {
+		t.Errorf("Background light: theme %s", c.st.Theme.Name)
+	}
+}
+
+func TestDetailFollowsSnapshots(t *testing.T) {
+	a := testApp(t, 100, 40, fake.Node(fake.Options{}), Options{})
+	typeKeys(a, "j") // GPU1
+	a.Update(keyCode(tea.KeyEnter))
+	if a.overlay != ovDetail || a.detail.title != "GPU1" {
+		t.Fatalf("detail %v %q", a.overlay, a.detail.title)
+	}
+	out := ansi.Strip(a.View().Content)
+	for _, want := range []string{"Holdings", "c41a8f2d", "resource.txt", "Processes", "51220", "0.90"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("device detail lacks %q", want)
+		}
+	}
+	s := fake.Node(fake.Options{})
+	s.Kernels = s.Kernels[:0]
+	fake.Finish(s)
+	feed(a, s)
+	if out := ansi.Strip(a.View().Content); !strings.Contains(out, "no kernel holds anything here") {
+		t.Errorf("detail not rebuilt from the new snapshot:\n%s", out)
+	}
+	a.Update(keyCode(tea.KeyEscape))
+	if a.overlay != ovNone {
+		t.Error("esc did not close the detail")
+	}
+}
+
+func TestKernelDetail(t *testing.T) {
+	a := testApp(t, 120, 40, fake.Node(fake.Options{}), Options{})
+	typeKeys(a, "j")
+	a.Update(keyCode(tea.KeyTab))
+	a.Update(keyCode(tea.KeyEnter))
+	out := ansi.Strip(a.View().Content)
+	for _, want := range []string{"c41a8f2d-3e6b-47d9-a0c5-5b8e2f1d9c63", "i-gpu-node01-numa1", "/config/resource.txt",
+		"cuda.shares", "GPU1 (", "0.60", "cores 18-25", "32g", "51220", "drift-not-owner"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("kernel detail lacks %q:\n%s", want, out)
+		}
+	}
+}

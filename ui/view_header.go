@@ -1,0 +1,206 @@
+package ui
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/fgtop/fgtop/model"
+)
+
+// headerPiece is a part of the header line; when the line is too narrow
+// the pieces with the highest drop value go first.
+type headerPiece struct {
+	spans []span
+	drop  int // 0: never dropped
+	right bool
+}
+
+// sourceBadge says where devices come from and how healthy that is.
+func sourceBadge(s *model.Snapshot) span {
+	if s == nil {
+		return span{lvlDim, "waiting for the engine"}
+	}
+	src := s.Source
+	name := src.Kind
+	switch src.Kind {
+	case "nvml":
+		name = "NVML"
+	case "mock":
+		return span{lvlOK, "mock devices"}
+	case "none", "":
+		return span{lvlCrit, "no devices"}
+	}
+	switch src.Health {
+	case "ok", "":
+		return span{lvlOK, name + " ok"}
+	case "degraded":
+		return span{lvlWarn, name + " degraded"}
+	}
+	return span{lvlCrit, name + " " + src.Health}
+}
+
+// sourceProblem is the exact failure to show under the header, or "".
+func sourceProblem(s *model.Snapshot) span {
+	if s == nil || s.Source.Detail == "" {
+		return span{}
+	}
+	switch s.Source.Health {
+	case "ok", "":
+		return span{}
+	case "degraded":
+		return span{lvlWarn, s.Source.Detail}
+	}
+	return span{lvlCrit, s.Source.Detail}
+}
+
+// updatedSpan is the time since the snapshot, turning to a warning when
+// the engine has gone quiet.
+func updatedSpan(s *model.Snapshot, now time.Time) span {
+	if s == nil || s.Time.IsZero() {
+		return span{}
+	}
+	age := now.Sub(s.Time)
+	lvl := lvlDim
+	switch {
+	case age > time.Minute:
+		lvl = lvlCrit
+	case age > 10*time.Second:
+		lvl = lvlWarn
+	}
+	return span{lvl, "updated " + fmtAge(age) + " ago"}
+}
+
+// headerPieces are the header's parts for the current state.
+func (a *App) headerPieces() []headerPiece {
+	s := a.snap
+	ps := []headerPiece{
+		{spans: []span{{lvlAccent, "fgtop"}, {lvlPlain, " "}, {lvlTitle, a.nodeName()}}},
+		{spans: []span{sourceBadge(s)}},
+	}
+	if s != nil {
+		var mode []span
+		if s.Mode != "" {
+			mode = append(mode, span{lvlPlain, s.Mode}, span{lvlDim, " " + a.st.G.Dot + " "})
+		}
+		mode = append(mode, span{lvlPlain, plural(len(s.Agents), "agent")})
+		ps = append(ps, headerPiece{spans: mode, drop: 4})
+		ks := []span{{lvlPlain, plural(len(s.Kernels), "kernel")}}
+		if n := a.d.states.stale + a.d.states.broken; n > 0 {
+			ks = append(ks, span{lvlWarn, " (" + strconv.Itoa(n) + " unreadable)"})
+		}
+		ps = append(ps, headerPiece{spans: ks, drop: 3})
+		if n := len(s.Issues); n > 0 {
+			lvl := lvlWarn
+			if s.Issues[0].Severity == model.SevError {
+				lvl = lvlCrit
+			}
+			ps = append(ps, headerPiece{spans: []span{{lvl, plural(n, "issue")}}, drop: 2})
+		}
+		if u := updatedSpan(s, a.now()); u.text != "" {
+			ps = append(ps, headerPiece{spans: []span{u}, drop: 1, right: true})
+		}
+	}
+	if a.closed {
+		ps = append(ps, headerPiece{spans: []span{{lvlCrit, "engine stopped"}}, right: true})
+	}
+	if a.keys.Role() == RoleViewer {
+		ps = append(ps, headerPiece{spans: []span{{lvlBadge, " " + a.st.G.Lock + " "}}, right: true})
+	}
+	return ps
+}
+
+// viewHeader draws the header: one line, plus the exact device-source
+// failure on a second line when there is one.
+func (a *App) viewHeader(w int) []string {
+	ps := a.headerPieces()
+	const sep = " │ "
+	// The width the pieces need: " │ " between left pieces, a space
+	// between right ones and at least one between the two sides.
+	total := func() int {
+		n, left, right := 0, 0, 0
+		for _, p := range ps {
+			n += spansWidth(p.spans)
+			if p.right {
+				right++
+			} else {
+				left++
+			}
+		}
+		return n + 3*max(left-1, 0) + max(right-1, 0) + 1
+	}
+	var dropped []headerPiece
+	for total() > w {
+		worst := -1
+		for i, p := range ps {
+			if p.drop > 0 && (worst < 0 || p.drop > ps[worst].drop) {
+				worst = i
+			}
+		}
+		if worst < 0 {
+			break
+		}
+		dropped = append([]headerPiece{ps[worst]}, dropped...)
+		ps = append(ps[:worst], ps[worst+1:]...)
+	}
+	l := newLine(paint{})
+	var left, right []headerPiece
+	for _, p := range ps {
+		if p.right {
+			right = append(right, p)
+		} else {
+			left = append(left, p)
+		}
+	}
+	rightW := 0
+	for i, p := range right {
+		rightW += spansWidth(p.spans)
+		if i > 0 {
+			rightW++
+		}
+	}
+	avail := max(w-rightW-1, 0)
+	for i, p := range left {
+		if i > 0 {
+			if l.w+3 > avail {
+				break
+			}
+			l.putW(a.st.Border, a.sepGlyph(sep), 3)
+		}
+		putSpans(l, a.st, p.spans, avail-l.w)
+	}
+	l.gap(w - rightW - l.w)
+	for i, p := range right {
+		if i > 0 {
+			l.gap(1)
+		}
+		putSpans(l, a.st, p.spans, w-l.w)
+	}
+	out := []string{l.finish(w)}
+	// A second line for the exact device-source failure and for what did
+	// not fit on the first (narrow terminals), in that order.
+	var second []span
+	if prob := sourceProblem(a.snap); prob.text != "" {
+		second = append(second, span{lvlDim, "  "}, prob)
+	}
+	for _, p := range dropped {
+		if len(second) > 0 {
+			second = append(second, span{lvlBorder, a.sepGlyph(sep)})
+		} else {
+			second = append(second, span{lvlDim, "  "})
+		}
+		second = append(second, p.spans...)
+	}
+	if len(second) > 0 {
+		l2 := newLine(paint{})
+		putSpans(l2, a.st, second, w)
+		out = append(out, l2.finish(w))
+	}
+	return out
+}
+
+func (a *App) sepGlyph(sep string) string {
+	if a.st.ASCII {
+		return " | "
+	}
+	return sep
+}

@@ -1,0 +1,103 @@
+package ui
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/lipgloss/v2"
+
+	"github.com/fgtop/fgtop/themes"
+)
+
+// helpLines is the help screen's body: the key map's full help (the very
+// bindings that handle keys), then what the bars and commands mean.
+func (a *App) helpLines(w int) []string {
+	st := a.st
+	var out []string
+	role := a.keys.Role()
+	head := []span{{lvlTitle, " Keys"}, {lvlDim, "  role: " + role.String()}}
+	if role == RoleViewer {
+		head = append(head, span{lvlDim, " (read-only: no key changes the node)"})
+	}
+	out = append(out, spansRow(st, head, w), "")
+	for i, row := range a.helpRows(w - 2) {
+		if i > 0 {
+			out = append(out, "")
+		}
+		for _, ln := range strings.Split(a.help.FullHelpView(row), "\n") {
+			ln = " " + ln
+			out = append(out, ln+spaces(w-width(ln)))
+		}
+	}
+	g := st.G
+	legend := func(p paint, glyph string, rest string) string {
+		l := newLine(paint{})
+		l.gap(3)
+		l.putW(p, repeat(glyph, 3), 3)
+		l.put(st.Text, "  "+rest)
+		return l.finish(w)
+	}
+	out = append(out, "", spansRow(st, []span{{lvlTitle, " Share bars"}}, w),
+		legend(st.Segments[0], g.Held, "a kernel's share of the device (a: one colour per agent)"),
+		legend(st.Segments[1%len(st.Segments)], g.HeldAlt, "the next kernel"),
+		legend(st.Free, g.Free, "free capacity"),
+		legend(st.Over, g.Over, "held beyond capacity (the figures turn red)"),
+		spansRow(st, []span{{lvlDim, "   figures are exact decimals: held/capacity in the device's slot units"}}, w),
+		spansRow(st, []span{{lvlDim, "   N/A: the device source could not read a value (never shown as 0)"}}, w),
+		"", spansRow(st, []span{{lvlTitle, " Commands"}}, w))
+	cmds := [][2]string{
+		{":q", "quit"},
+		{":sort COL [asc|desc]", "sort kernels: " + strings.Join(a.sortColumns(), " ")},
+		{":theme NAME|PATH", "switch theme: " + strings.Join(themes.Names(), " ")},
+		{":filter TEXT", "filter kernels, like /TEXT; !TEXT keeps what does not match"},
+		{":follow", "kernels follow the selected device (f toggles)"},
+	}
+	for _, c := range cmds {
+		out = append(out, spansRow(st, []span{{lvlAccent, "   " + padRight(c[0], 22)}, {lvlPlain, c[1]}}, w))
+	}
+	return out
+}
+
+// helpRows packs the key map's help groups into rows of columns that fit
+// w cells: bubbles' FullHelpView puts every group side by side and cuts
+// what does not fit, which at 80 columns would hide quit and help.
+func (a *App) helpRows(w int) [][][]key.Binding {
+	a.help.SetWidth(0)
+	var rows [][][]key.Binding
+	used := 0
+	for _, g := range a.keys.FullHelp() {
+		gw := lipgloss.Width(a.help.FullHelpView([][]key.Binding{g}))
+		sep := width(a.help.FullSeparator)
+		if len(rows) == 0 || used+sep+gw > w {
+			rows = append(rows, [][]key.Binding{g})
+			used = gw
+			continue
+		}
+		rows[len(rows)-1] = append(rows[len(rows)-1], g)
+		used += sep + gw
+	}
+	a.help.SetWidth(w)
+	return rows
+}
+
+func spansRow(st *Styles, sp []span, w int) string {
+	l := newLine(paint{})
+	putSpans(l, st, sp, w)
+	return l.finish(w)
+}
+
+// viewHelp draws the help screen.
+func (a *App) viewHelp(w, h int) []string {
+	rows := a.viewHeader(w)
+	body := a.helpLines(w)
+	visible := max(h-len(rows)-2, 0)
+	a.helpOff = min(a.helpOff, max(len(body)-visible, 0))
+	rows = append(rows, a.titleRow(w, []span{{lvlFocus, " Help "}}, []span{{lvlDim, "esc/? back"}}, len(body), visible, a.helpOff))
+	for i := a.helpOff; i < len(body) && len(rows) < h-1; i++ {
+		rows = append(rows, body[i])
+	}
+	for len(rows) < h-1 {
+		rows = append(rows, "")
+	}
+	return append(rows, a.viewFooter(w))
+}

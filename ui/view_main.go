@@ -1,0 +1,182 @@
+package ui
+
+import "strconv"
+
+// headerHeight is 2 when the device source reports a failure to spell out
+// or the first line could not hold everything.
+func (a *App) headerHeight() int {
+	w, _ := a.size()
+	return len(a.viewHeader(w))
+}
+
+// layoutNow is the layout for the current size and data.
+func (a *App) layoutNow() layout {
+	w, h := a.size()
+	devLines, agLines := 2, 1
+	if a.d != nil {
+		devLines = len(a.d.devs) + 2
+		agLines = 0
+		for i := range a.d.agents {
+			agLines += agentLines(&a.d.agents[i])
+		}
+	}
+	return computeLayout(w, h, a.headerHeight(), devLines, agLines, a.focus)
+}
+
+// viewMain composes header, panes and footer.
+func (a *App) viewMain(w, h int) []string {
+	rows := make([]string, 0, h)
+	rows = append(rows, a.viewHeader(w)...)
+	lay := a.layoutNow()
+	a.lay = lay
+	if !lay.wide {
+		rows = append(rows, a.viewPane(paneDevices, lay.panes[paneDevices], nil)...)
+		shown := paneKernels
+		for p := paneKernels; p < numPanes; p++ {
+			if lay.visible[p] {
+				shown = p
+			}
+		}
+		rows = append(rows, a.viewPane(shown, lay.panes[shown], a.tabsTitle(shown))...)
+	} else {
+		left := append(a.viewPane(paneDevices, lay.panes[paneDevices], nil),
+			a.viewPane(paneKernels, lay.panes[paneKernels], a.kernelsTitle())...)
+		right := append(a.viewPane(paneAgents, lay.panes[paneAgents], a.agentsTitle()),
+			a.viewPane(paneIssues, lay.panes[paneIssues], a.issuesTitle())...)
+		sep := a.st.Border.render(a.st.G.Sep)
+		lw, rw := lay.panes[paneDevices].w, lay.panes[paneAgents].w
+		for i := 0; i < max(len(left), len(right)); i++ {
+			l, r := spaces(lw), spaces(rw)
+			if i < len(left) {
+				l = left[i]
+			}
+			if i < len(right) {
+				r = right[i]
+			}
+			rows = append(rows, l+sep+r)
+		}
+	}
+	for len(rows) < h-1 {
+		rows = append(rows, "")
+	}
+	rows = rows[:h-1]
+	return append(rows, a.viewFooter(w))
+}
+
+// viewPane draws a pane as exactly r.h rows of r.w cells.
+func (a *App) viewPane(p pane, r rect, title []span) []string {
+	var rows []string
+	switch p {
+	case paneKernels:
+		rows = a.viewKernels(r, title)
+	case paneAgents:
+		rows = a.viewAgents(r, title)
+	case paneIssues:
+		rows = a.viewIssues(r, title)
+	default:
+		rows = a.viewDevices(r)
+	}
+	for len(rows) < r.h {
+		rows = append(rows, spaces(r.w))
+	}
+	return rows[:r.h]
+}
+
+// tabsTitle names the three panes that share the bottom area in compact
+// mode, the shown one highlighted, so Tab's cycle is visible.
+func (a *App) tabsTitle(shown pane) []span {
+	var out []span
+	for p := paneKernels; p < numPanes; p++ {
+		if p == shown {
+			switch p {
+			case paneKernels:
+				out = append(out, a.kernelsTitle()...)
+			case paneAgents:
+				out = append(out, a.agentsTitle()...)
+			default:
+				out = append(out, a.issuesTitle()...)
+			}
+			continue
+		}
+		n := 0
+		if a.d != nil {
+			switch p {
+			case paneKernels:
+				n = len(a.kview.rows)
+			case paneAgents:
+				n = len(a.d.agents)
+			default:
+				n = len(a.d.issues)
+			}
+		}
+		lvl := lvlDim
+		if p == paneIssues && n > 0 && a.d.issues[0].is.Severity > 0 {
+			lvl = a.d.issues[0].sev.lvl
+		}
+		out = append(out, span{lvl, " " + p.title() + " " + strconv.Itoa(n) + " "})
+	}
+	return out
+}
+
+// viewFooter is the prompt while typing, else the flash message, else the
+// short help generated from the key map.
+func (a *App) viewFooter(w int) string {
+	st := a.st
+	l := newLine(paint{})
+	switch {
+	case a.prompt != promptNone:
+		lead := "/"
+		if a.prompt == promptCommand {
+			lead = ":"
+		}
+		l.put(st.Accent, lead)
+		in := a.input
+		if width(in)+2 > w {
+			in = st.G.Ellipsis + truncateLeft(in, w-3)
+		}
+		l.put(st.Text, in)
+		l.put(st.Accent, "_")
+	case a.flash.text != "":
+		putSpans(l, st, []span{{a.flash.lvl, a.flash.text}}, w)
+	default:
+		if a.shortHelp == "" || a.helpW != w {
+			a.shortHelp, a.helpW = a.shortHelpLine(w), w
+		}
+		return a.shortHelp
+	}
+	return l.finish(w)
+}
+
+// shortHelpLine is the footer's help: the key map's short bindings, as many
+// as fit, then an ellipsis. (bubbles' ShortHelpView keeps adding items when
+// not even its ellipsis fits, so it can overflow a narrow footer.)
+func (a *App) shortHelpLine(w int) string {
+	st := a.st
+	l := newLine(paint{})
+	const sep = " • "
+	sepG := sep
+	if st.ASCII {
+		sepG = " | "
+	}
+	for i, b := range a.keys.ShortHelp() {
+		h := b.Help()
+		n := width(h.Key) + 1 + width(h.Desc)
+		if i > 0 {
+			n += 3
+		}
+		if l.w+n > w {
+			if l.w+2 <= w {
+				l.gap(1)
+				l.put(st.Border, st.G.Ellipsis)
+			}
+			break
+		}
+		if i > 0 {
+			l.putW(st.Border, sepG, 3)
+		}
+		l.put(st.HelpKey, h.Key)
+		l.gap(1)
+		l.put(st.HelpDesc, h.Desc)
+	}
+	return l.finish(w)
+}

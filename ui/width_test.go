@@ -1,0 +1,151 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/fgtop/fgtop/model"
+	"github.com/fgtop/fgtop/themes"
+	"github.com/fgtop/fgtop/ui/internal/fake"
+)
+
+// screens opens each screen of the console on an app.
+var screens = []struct {
+	name string
+	open func(a *App)
+}{
+	{"main", func(a *App) {}},
+	{"main-agents", func(a *App) { a.Update(keyCode(tea.KeyTab)); a.Update(keyCode(tea.KeyTab)) }},
+	{"main-issues", func(a *App) { a.focus = paneIssues; a.invalidate() }},
+	{"per-agent-bars", func(a *App) { typeKeys(a, "a") }},
+	{"filter-prompt", func(a *App) { typeKeys(a, "/!numa0 a long filter that will not fit anywhere at all") }},
+	{"help", func(a *App) { typeKeys(a, "?") }},
+	{"device-detail", func(a *App) { a.Update(keyCode(tea.KeyEnter)) }},
+	{"kernel-detail", func(a *App) { a.focus = paneKernels; a.Update(keyCode(tea.KeyEnter)) }},
+	{"issue-detail", func(a *App) { a.focus = paneIssues; a.Update(keyCode(tea.KeyEnter)) }},
+	{"flash", func(a *App) { a.flashf(lvlCrit, strings.Repeat("a very long flash message ", 20)) }},
+}
+
+// checkFrame fails when the frame does not have exactly h rows or a row is
+// wider than w cells (measured both ways the brief asks for).
+func checkFrame(t *testing.T, frame string, w, h int) {
+	t.Helper()
+	rows := strings.Split(frame, "\n")
+	if len(rows) != h {
+		t.Fatalf("%d rows, want %d", len(rows), h)
+	}
+	for i, r := range rows {
+		if lw, aw := lipgloss.Width(r), ansi.StringWidth(r); lw > w || aw > w {
+			t.Fatalf("row %d is %d/%d cells wide, more than %d:\n%s", i, lw, aw, w, ansi.Strip(r))
+		}
+	}
+}
+
+// checkRows checks the rows before the safety clamp: every row but the
+// footer fills the width exactly (so side-by-side panes line up), and none
+// is wider, so the clamp never has to cut anything.
+func checkRows(t *testing.T, a *App, w, h int) {
+	t.Helper()
+	rows := a.rows(w, h)
+	for i, r := range rows {
+		rw := ansi.StringWidth(r)
+		if rw > w || (i < len(rows)-1 && rw != w && r != "") {
+			t.Fatalf("row %d is %d cells, want %d:\n%q", i, rw, w, ansi.Strip(r))
+		}
+	}
+}
+
+// checkASCII fails on any character beyond 7 bits outside escape
+// sequences: --ascii is for terminals without them.
+func checkASCII(t *testing.T, frame string) {
+	t.Helper()
+	for i, r := range ansi.Strip(frame) {
+		if r >= 0x80 {
+			t.Fatalf("non-ASCII %q at byte %d in:\n%s", r, i, ansi.Strip(frame))
+		}
+	}
+}
+
+// TestFramesFit renders every screen at many sizes, with every source
+// kind, in unicode and ASCII: no row is ever wider than the terminal.
+func TestFramesFit(t *testing.T) {
+	snaps := map[string]*model.Snapshot{
+		"nvml": fake.Node(fake.Options{}), "degraded": fake.Node(fake.Options{Source: "degraded"}),
+		"mock": fake.Node(fake.Options{Source: "mock"}), "large": fake.Large(16, 300),
+	}
+	sizes := [][2]int{{80, 24}, {200, 50}, {160, 48}, {120, 30}, {100, 20}, {60, 15}, {40, 10}, {159, 40}, {240, 70}}
+	for sname, s := range snaps {
+		for _, sz := range sizes {
+			for _, ascii := range []bool{false, true} {
+				for _, sc := range screens {
+					name := fmt.Sprintf("%s/%dx%d/ascii=%v/%s", sname, sz[0], sz[1], ascii, sc.name)
+					t.Run(name, func(t *testing.T) {
+						a := testApp(t, sz[0], sz[1], s, Options{ASCII: ascii})
+						sc.open(a)
+						checkFrame(t, a.View().Content, sz[0], sz[1])
+						checkRows(t, a, sz[0], sz[1])
+						if ascii {
+							checkASCII(t, a.View().Content)
+						}
+					})
+				}
+			}
+		}
+	}
+}
+
+// TestDeviceColumnsFit checks the pure column chooser at every width.
+func TestDeviceColumnsFit(t *testing.T) {
+	d := derive(fake.Node(fake.Options{}), deriveOptions{th: DefaultThresholds(), g: unicodeGlyphs(false)}, nil)
+	for w := 30; w <= 300; w++ {
+		c := deviceColumns(w, d.devMeas)
+		used := 2 + c.label + 1 + c.bar + 1 + c.figs
+		for _, x := range []int{c.owner, c.util, c.mem, c.temp, c.power, c.sparkA, c.sparkU, c.abbrev, c.model} {
+			if x > 0 {
+				used += 1 + x
+			}
+		}
+		if used > w {
+			t.Fatalf("w=%d: columns take %d cells: %+v", w, used, c)
+		}
+		if c.bar < 4 || c.bar > barMax {
+			t.Fatalf("w=%d: bar %d", w, c.bar)
+		}
+	}
+	if c := deviceColumns(80, d.devMeas); c.util == 0 || c.mem == 0 || c.owner == 0 {
+		t.Errorf("80 columns should still show owner, util and memory: %+v", c)
+	}
+}
+
+func TestKernelColumnsFit(t *testing.T) {
+	d := derive(fake.Node(fake.Options{}), deriveOptions{th: DefaultThresholds(), g: unicodeGlyphs(false)}, nil)
+	for w := 20; w <= 300; w++ {
+		for _, on := range []string{"", "ON GPU0"} {
+			cols := kernelColumns(w, d, d.kernMeas, on)
+			end := 0
+			for _, c := range cols {
+				end = c.x + c.w
+			}
+			if end > w {
+				t.Fatalf("w=%d on=%q: columns end at %d", w, on, end)
+			}
+			if w >= 20 && (len(cols) == 0 || cols[0].key != "id") {
+				t.Fatalf("w=%d: the id column must always show: %+v", w, cols)
+			}
+		}
+	}
+}
+
+func TestThemesRender(t *testing.T) {
+	for _, name := range themes.Names() {
+		t.Run(name, func(t *testing.T) {
+			a := testApp(t, 120, 30, fake.Node(fake.Options{}), Options{Theme: themes.MustBuiltin(name)})
+			checkFrame(t, a.View().Content, 120, 30)
+		})
+	}
+}
