@@ -3,9 +3,12 @@ package model
 import (
 	"errors"
 	"fmt"
+	"math"
+	"math/big"
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/cockroachdb/apd/v3"
 )
@@ -73,6 +76,11 @@ var apdZero apd.Decimal
 // surrounding Unicode whitespace ignored, underscores ignored, Unicode decimal
 // digits accepted, case-insensitive Infinity/Inf/NaN/sNaN.
 func ParseDec(s string) (Dec, error) {
+	// Nearly every value in a resource file is a short plain number; those
+	// skip the Unicode normalisation and allocate at most one apd.Decimal.
+	if d, ok := parseSimpleDec(s); ok {
+		return d, nil
+	}
 	a, err := pyNumericASCII(s)
 	if err != nil {
 		return Dec{}, fmt.Errorf("%w: %q", ErrInvalidDecimal, truncForMsg(s))
@@ -82,6 +90,136 @@ func ParseDec(s string) (Dec, error) {
 		return Dec{}, fmt.Errorf("%w: %q", ErrInvalidDecimal, truncForMsg(s))
 	}
 	return d, nil
+}
+
+// smallInts holds the integers 0..255 (exponent 0). Dec values are
+// immutable, so parses of "1", "2", ... can share them instead of
+// allocating.
+var smallInts = func() (t [256]apd.Decimal) {
+	for i := range t {
+		t[i].Coeff.SetUint64(uint64(i))
+	}
+	return t
+}()
+
+// parseSimpleDec parses [+-]digits[.digits] with at most 19 ASCII digits,
+// the form nearly all resource-file values take. ok is false for anything
+// else (which the general parser then handles).
+func parseSimpleDec(s string) (Dec, bool) {
+	n := len(s)
+	if n == 0 || n > 21 {
+		return Dec{}, false
+	}
+	i := 0
+	neg := false
+	switch s[0] {
+	case '-':
+		neg, i = true, 1
+	case '+':
+		i = 1
+	}
+	var coeff uint64
+	digits, point := 0, -1
+	for ; i < n; i++ {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9':
+			coeff = coeff*10 + uint64(c-'0')
+			digits++
+		case c == '.' && point < 0:
+			point = i
+		default:
+			return Dec{}, false
+		}
+	}
+	if digits == 0 || digits > 19 {
+		return Dec{}, false
+	}
+	exp := 0
+	if point >= 0 {
+		exp = point + 1 - n
+	}
+	if exp == 0 && !neg && coeff < uint64(len(smallInts)) {
+		return Dec{&smallInts[coeff]}, true
+	}
+	d := &apd.Decimal{Negative: neg, Exponent: int32(exp)}
+	d.Coeff.SetUint64(coeff)
+	return Dec{d}, true
+}
+
+// DecFromInt64 returns v with exponent 0, like Python's Decimal(int).
+func DecFromInt64(v int64) Dec {
+	if v >= 0 {
+		return DecFromUint64(uint64(v))
+	}
+	d := &apd.Decimal{Negative: true}
+	d.Coeff.SetUint64(uint64(-(v + 1)) + 1)
+	return Dec{d}
+}
+
+// DecFromUint64 returns v with exponent 0, like Python's Decimal(int).
+func DecFromUint64(v uint64) Dec {
+	if v < uint64(len(smallInts)) {
+		return Dec{&smallInts[v]}
+	}
+	d := &apd.Decimal{}
+	d.Coeff.SetUint64(v)
+	return Dec{d}
+}
+
+// DecFromBigInt returns v with exponent 0, like Python's Decimal(int).
+func DecFromBigInt(v *big.Int) Dec {
+	if v.IsUint64() {
+		return DecFromUint64(v.Uint64())
+	}
+	d := &apd.Decimal{Negative: v.Sign() < 0}
+	var abs big.Int
+	abs.Abs(v)
+	d.Coeff.SetMathBigInt(&abs)
+	return Dec{d}
+}
+
+// DecFromFloat64 returns the exact value of f, like Python's
+// Decimal(float): 0.1 becomes
+// 0.1000000000000000055511151231257827021181583404541015625, an integral
+// float has exponent 0 (1e16 prints as 10000000000000000), -0.0 is "-0",
+// and NaN/±Inf map to NaN/±Infinity.
+func DecFromFloat64(f float64) Dec {
+	switch {
+	case math.IsNaN(f):
+		return Dec{&apd.Decimal{Form: apd.NaN}}
+	case math.IsInf(f, 0):
+		return Dec{&apd.Decimal{Form: apd.Infinite, Negative: f < 0}}
+	}
+	neg := math.Signbit(f)
+	frac, exp := math.Frexp(math.Abs(f))
+	// f = mant × 2^e with an integer mantissa of at most 53 bits.
+	mant := uint64(math.Ldexp(frac, 53))
+	e := exp - 53
+	if mant == 0 {
+		return Dec{&apd.Decimal{Negative: neg}}
+	}
+	for mant&1 == 0 && e < 0 {
+		mant >>= 1
+		e++
+	}
+	d := &apd.Decimal{Negative: neg}
+	if e >= 0 {
+		var c big.Int
+		c.SetUint64(mant)
+		c.Lsh(&c, uint(e))
+		d.Coeff.SetMathBigInt(&c)
+		return Dec{d}
+	}
+	// mant / 2^k == mant × 5^k / 10^k, exactly what Python prints.
+	k := -e
+	var c, p big.Int
+	c.SetUint64(mant)
+	p.Exp(big.NewInt(5), big.NewInt(int64(k)), nil)
+	c.Mul(&c, &p)
+	d.Coeff.SetMathBigInt(&c)
+	d.Exponent = int32(-k)
+	return Dec{d}
 }
 
 // MustDec parses s and panics on error; for constants and tests.
@@ -101,10 +239,12 @@ func truncForMsg(s string) string {
 }
 
 // pyNumericASCII mirrors CPython's numeric_as_ascii(u, strip_ws=1,
-// ignore_underscores=1): underscores dropped, non-ASCII whitespace becomes a
-// space, Unicode decimal digits become ASCII digits, anything else non-ASCII
-// (and NUL) makes the string invalid; then surrounding whitespace is stripped.
+// ignore_underscores=1): surrounding Unicode whitespace is stripped first
+// (so "_ 7" keeps its space and fails), then underscores are dropped,
+// non-ASCII whitespace becomes a space, Unicode decimal digits become ASCII
+// digits, and anything else non-ASCII (and NUL) makes the string invalid.
 func pyNumericASCII(s string) (string, error) {
+	s = TrimPySpace(s)
 	var b strings.Builder
 	b.Grow(len(s))
 	for _, r := range s {
@@ -125,7 +265,7 @@ func pyNumericASCII(s string) (string, error) {
 			return "", ErrInvalidDecimal
 		}
 	}
-	return strings.TrimFunc(b.String(), func(r rune) bool { return r < 128 && isPySpace(r) }), nil
+	return b.String(), nil
 }
 
 const utf8RuneError = '\uFFFD'
@@ -142,6 +282,52 @@ func isPySpace(r rune) bool {
 
 // IsPySpace reports whether r is whitespace for Python's str.strip().
 func IsPySpace(r rune) bool { return isPySpace(r) }
+
+// TrimPySpace is Python's str.strip() with no arguments: it removes
+// leading and trailing Unicode whitespace (including \x1c-\x1f, NEL, NBSP
+// and U+2028, but not U+200B or U+FEFF).
+func TrimPySpace(s string) string {
+	i, j := 0, len(s)
+	for i < j {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if !asciiPySpace[c] {
+				break
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if !isPySpace(r) {
+			break
+		}
+		i += n
+	}
+	for j > i {
+		c := s[j-1]
+		if c < utf8.RuneSelf {
+			if !asciiPySpace[c] {
+				break
+			}
+			j--
+			continue
+		}
+		r, n := utf8.DecodeLastRuneInString(s[i:j])
+		if !isPySpace(r) {
+			break
+		}
+		j -= n
+	}
+	return s[i:j]
+}
+
+// asciiPySpace marks the ASCII characters Python's str.isspace() accepts.
+var asciiPySpace = func() (t [utf8.RuneSelf]bool) {
+	for c := range t {
+		t[c] = isPySpace(rune(c))
+	}
+	return t
+}()
 
 // unicodeDecimal returns the value of a Unicode decimal digit (category Nd),
 // or -1. Contiguous Nd runs start at a zero and are made of whole runs of
@@ -402,7 +588,7 @@ func (x Dec) Sub(y Dec) Dec { return x.mustOp(y, (*apd.Context).Sub) }
 func (x Dec) Mul(y Dec) Dec { return x.mustOp(y, (*apd.Context).Mul) }
 
 // Quo returns x/y (Python's `/`).
-func (x Dec) Quo(y Dec) (Dec, error) { return x.op(y, (*apd.Context).Quo) }
+func (x Dec) Quo(y Dec) (Dec, error) { return pyQuo(x, y) }
 
 // QuoInteger returns x//y (truncated toward zero, as Python's Decimal `//`).
 func (x Dec) QuoInteger(y Dec) (Dec, error) { return x.op(y, (*apd.Context).QuoInteger) }

@@ -7,6 +7,10 @@ import (
 
 // Snapshot is the engine's complete, immutable account of the node at one
 // moment. Everything in it is shared between subscribers: never mutate it.
+//
+// Sharing contract: between two snapshots the engine reuses every
+// *Kernel and *DeviceUsage that did not change (same pointer), and gives a
+// changed one a new pointer. Consumers may cache derived data by pointer.
 type Snapshot struct {
 	Seq  uint64
 	Time time.Time
@@ -18,9 +22,9 @@ type Snapshot struct {
 	Mode string
 	// ConfigPath is the agent.toml in use ("" without one).
 	ConfigPath string
-	Devices    []Device   // inventory order
-	Kernels    []*Kernel  // sorted by ID
-	Agents     []Agent    // config order
+	Devices    []Device  // inventory order
+	Kernels    []*Kernel // sorted by ID
+	Agents     []Agent   // config order
 	Usage      map[DeviceKey]*DeviceUsage
 	Issues     []Issue // sorted by severity (highest first), then code, file
 	// HostMemBytes is the host's total memory (0 when unknown).

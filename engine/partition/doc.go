@@ -1,4 +1,12 @@
-// Package partition computes effective multi-agent partitions (shared,
-// auto-split, manual; BEP-1044 device-based and the slot-based form),
-// validates drafts, builds plans and finds drift.
+// Package partition computes effective multi-agent partitions exactly as
+// the Backend.AI agent does (shared, auto-split, manual; the BEP-1044
+// device-based design and the slot-based form main accepts today), finds
+// drift between a partition and the live kernels, turns an operator's
+// request into a draft, plans the change from config to draft (who gains
+// and loses what, which live kernels are affected, what stays, every
+// validation error), and applies a plan for an Actor through
+// engine/agentconfig's safe writer.
+//
+// Effective, Drift, Draft and Build are pure: they read a config, a draft
+// and a *model.Snapshot and touch no file. Apply is the only writer.
 package partition

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/fgtop/fgtop/engine"
+	"github.com/fgtop/fgtop/themes"
+	"github.com/fgtop/fgtop/ui"
+	"github.com/spf13/cobra"
+)
+
+// consoleFlags are the flags of every interactive console command.
+type consoleFlags struct {
+	theme    string
+	readOnly bool
+	ascii    bool
+}
+
+func (f *consoleFlags) register(cmd *cobra.Command, withReadOnly bool) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.theme, "theme", "", "theme: "+fmt.Sprint(themes.Names())+", light|dark to override detection, or a theme file")
+	fl.BoolVar(&f.ascii, "ascii", false, "draw with 7-bit characters only (terminals without block glyphs)")
+	if withReadOnly {
+		fl.BoolVar(&f.readOnly, "readonly", false, "read-only: no editing or applying action exists")
+	}
+}
+
+// uiOptions turns the flags into console options. An explicit --theme wins
+// over NO_COLOR; without one the console picks mono under NO_COLOR and
+// detects light or dark otherwise.
+func (f *consoleFlags) uiOptions(node string) (ui.Options, error) {
+	opts := ui.Options{ReadOnly: f.readOnly, ASCII: f.ascii, NodeName: node}
+	switch f.theme {
+	case "":
+	case "light", "dark":
+		opts.Background = f.theme
+		t, err := themes.Load(f.theme)
+		if err != nil {
+			return opts, usageErr("--theme %s: %v", f.theme, err)
+		}
+		opts.Theme = t
+	default:
+		t, err := themes.Load(f.theme)
+		if err != nil {
+			return opts, usageErr("--theme %s: %v", f.theme, err)
+		}
+		opts.Theme = t
+	}
+	return opts, nil
+}
+
+// runConsoleUI runs the engine and the interactive console on it until the
+// user quits or a signal arrives.
+func runConsoleUI(ctx context.Context, eopts engine.Options, uopts ui.Options) error {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	eng := engine.New(eopts)
+	errc := make(chan error, 1)
+	go func() { errc <- eng.Run(ctx) }()
+	return runProgram(ctx, eng, uopts, errc)
+}
+
+// runProgram runs the console on a running engine.
+func runProgram(ctx context.Context, eng *engine.Engine, uopts ui.Options, engineErr <-chan error) error {
+	p := tea.NewProgram(ui.New(eng.Subscribe(ctx), uopts), tea.WithContext(ctx))
+	done := make(chan error, 1)
+	go func() {
+		_, err := p.Run()
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil && !errors.Is(err, tea.ErrProgramKilled) && ctx.Err() == nil {
+			return fmt.Errorf("console: %w", err)
+		}
+		return nil
+	case err := <-engineErr:
+		p.Kill()
+		<-done
+		if err != nil {
+			return fmt.Errorf("engine: %w", err)
+		}
+		return nil
+	}
+}
+
+func newWatchCmd() *cobra.Command {
+	var src sourceFlags
+	var cf consoleFlags
+	cmd := &cobra.Command{
+		Use:   "watch",
+		Short: "The console, read-only: no editing or applying action exists",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cf.readOnly = true
+			return consoleOn(cmd.Context(), &src, &cf)
+		},
+	}
+	src.register(cmd)
+	cf.register(cmd, false)
+	return cmd
+}
+
+// consoleOn opens the console on the node the source flags describe.
+func consoleOn(ctx context.Context, src *sourceFlags, cf *consoleFlags) error {
+	eopts, err := src.options()
+	if err != nil {
+		return err
+	}
+	defer closeSource(eopts)
+	uopts, err := cf.uiOptions(eopts.Node)
+	if err != nil {
+		return err
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return runConsoleUI(ctx, eopts, uopts)
+}

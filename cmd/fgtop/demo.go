@@ -1,0 +1,163 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/fgtop/fgtop/engine/demo"
+	"github.com/fgtop/fgtop/engine/report"
+	"github.com/fgtop/fgtop/model"
+	"github.com/spf13/cobra"
+)
+
+// maxDemoSpeed bounds --speed: beyond it the simulated agents write files
+// faster than a 2-core machine can follow, which demonstrates nothing.
+const maxDemoSpeed = 1000
+
+const demoLong = `Open the console on a demo node embedded in fgtop: no GPU and no Backend.AI needed.
+
+The node has 32 cores on 2 NUMA nodes, 256 GiB, and five A100-SXM4-40GB from Backend.AI's
+mock accelerator plugin: four shared as fGPU (fractional mode, 1.00 share each) and one with
+MIG enabled, cut into four slices. Two agents split it with a device-based manual partition.
+Simulated agents create and destroy kernels with Backend.AI's own allocators and write real
+resource.txt files into temporary scratch roots, which fgtop watches as it watches a real
+node. The agent.toml, mock-accelerator.toml and etcd settings are in the same temporary
+directory (printed on stderr) while the demo runs; everything is removed on exit, on
+Ctrl-C (SIGINT), SIGTERM and SIGHUP.
+
+  --seed N       the same seed gives the same kernels, requests and placements
+  --speed X      simulated seconds per real second (default 1)
+  --headless     no console: print the snapshot stream as NDJSON on stdout (schema
+                 fgtop.snapshot/v1, one line per published snapshot); allocation
+                 failures of the simulated agents are logged on stderr`
+
+func newDemoCmd() *cobra.Command {
+	var cf consoleFlags
+	var seed int64
+	var speed float64
+	var headless bool
+	cmd := &cobra.Command{
+		Use:   "demo",
+		Short: "The console on an embedded demo node (no GPU, no Backend.AI needed)",
+		Long:  demoLong,
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if speed <= 0 || speed > maxDemoSpeed {
+				return usageErr("--speed %v: want a number above 0 and at most %d", speed, maxDemoSpeed)
+			}
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			return runDemo(ctx, demoRun{seed: seed, speed: speed, headless: headless, console: &cf,
+				stdout: cmd.OutOrStdout(), stderr: cmd.ErrOrStderr()})
+		},
+	}
+	cf.register(cmd, true)
+	fl := cmd.Flags()
+	fl.Int64Var(&seed, "seed", 1, "seed of the simulated workload")
+	fl.Float64Var(&speed, "speed", 1, "simulated seconds per real second")
+	fl.BoolVar(&headless, "headless", false, "no console: print snapshots as NDJSON on stdout")
+	return cmd
+}
+
+// demoRun is one `fgtop demo` invocation.
+type demoRun struct {
+	seed           int64
+	speed          float64
+	headless       bool
+	console        *consoleFlags
+	stdout, stderr io.Writer
+}
+
+// runDemo starts the demo node, shows it (console or NDJSON) until ctx is
+// done, a signal arrives or the viewer ends, and removes the node's files
+// on every one of those paths.
+func runDemo(ctx context.Context, r demoRun) (err error) {
+	// SIGHUP: the terminal went away. SIGPIPE: stdout was closed under
+	// --headless; with the signal caught, the write fails with EPIPE
+	// instead of killing the process before the files are removed.
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
+	defer stop()
+	opts := demo.Options{Seed: r.seed, Speed: r.speed}
+	if r.headless {
+		opts.OnAction = func(a demo.Action) {
+			if a.Kind == demo.ActFail {
+				fmt.Fprintf(r.stderr, "fgtop demo: %s\n", a)
+			}
+		}
+	}
+	node, err := demo.Start(ctx, opts)
+	if err != nil {
+		if ctx.Err() != nil {
+			// Stopped by a signal during the warm-up; Start removed the files.
+			return nil
+		}
+		return err
+	}
+	defer func() {
+		if cerr := node.Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
+	if r.headless {
+		fmt.Fprintf(r.stderr, "fgtop demo: node files in %s (seed %d, speed %g); stop with Ctrl-C\n", node.Dir, r.seed, r.speed)
+		err = runHeadless(ctx, node, r.stdout)
+	} else {
+		err = runDemoConsole(ctx, node, r.console)
+	}
+	if err == nil {
+		err = node.Err()
+	}
+	return err
+}
+
+// runHeadless prints every snapshot the engine publishes on the demo node
+// as one NDJSON line, until ctx is done or the simulated agents stop.
+func runHeadless(ctx context.Context, node *demo.Node, w io.Writer) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-node.Done():
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	err := followSnapshots(ctx, node.EngineOptions(), func(s *model.Snapshot) error {
+		b, err := report.Marshal(report.FromSnapshot(s), false)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(b)
+		return err
+	})
+	if errors.Is(err, syscall.EPIPE) {
+		// The reader went away (`fgtop demo --headless | head`): a normal end.
+		return nil
+	}
+	return err
+}
+
+// runDemoConsole runs the interactive console on the demo node.
+func runDemoConsole(ctx context.Context, node *demo.Node, cf *consoleFlags) error {
+	uopts, err := cf.uiOptions(demo.NodeName)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-node.Done():
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return runConsoleUI(ctx, node.EngineOptions(), uopts)
+}

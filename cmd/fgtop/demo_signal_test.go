@@ -1,0 +1,221 @@
+//go:build unix
+
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestDemoHelperProcess is not a test: it is the fgtop binary when the
+// demo tests run this test executable as a child process (the os/exec test
+// pattern), so that a real process receives real signals.
+func TestDemoHelperProcess(t *testing.T) {
+	if os.Getenv("FGTOP_DEMO_HELPER") != "1" {
+		t.Skip("helper process for the demo tests")
+	}
+	args := os.Args
+	for i, a := range args {
+		if a == "--" {
+			args = args[i+1:]
+			break
+		}
+	}
+	os.Exit(run(args))
+}
+
+// demoChild starts `fgtop demo ARGS` as a child process with its own
+// TMPDIR, so that the test can see the node's directory appear and go.
+type demoChild struct {
+	cmd    *exec.Cmd
+	tmp    string
+	stdout io.ReadCloser
+	lines  *bufio.Scanner
+	stderr *strings.Builder
+}
+
+func startDemoChild(t *testing.T, args ...string) *demoChild {
+	t.Helper()
+	tmp := t.TempDir()
+	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestDemoHelperProcess$", "--", "demo"}, args...)...)
+	cmd.Env = append(os.Environ(), "FGTOP_DEMO_HELPER=1", "TMPDIR="+tmp)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	c := &demoChild{cmd: cmd, tmp: tmp, stdout: stdout, stderr: &stderr}
+	c.lines = bufio.NewScanner(stdout)
+	c.lines.Buffer(make([]byte, 1<<20), 16<<20)
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	})
+	return c
+}
+
+// snapshotLine is the part of an NDJSON line the tests look at.
+type snapshotLine struct {
+	Schema  string `json:"schema"`
+	Seq     uint64 `json:"seq"`
+	Node    string `json:"node"`
+	Mode    string `json:"mode"`
+	Devices []struct {
+		Key  string `json:"key"`
+		Slot string `json:"slot"`
+	} `json:"devices"`
+	Kernels []struct {
+		ID    string `json:"id"`
+		Agent string `json:"agent"`
+	} `json:"kernels"`
+	Agents []struct {
+		ID   string              `json:"id"`
+		Owns map[string][]string `json:"owns"`
+	} `json:"agents"`
+}
+
+// next reads and decodes the next NDJSON line.
+func (c *demoChild) next(t *testing.T) snapshotLine {
+	t.Helper()
+	done := make(chan bool, 1)
+	go func() { done <- c.lines.Scan() }()
+	select {
+	case ok := <-done:
+		if !ok {
+			t.Fatalf("no line on stdout (%v); stderr:\n%s", c.lines.Err(), c.stderr)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("no line on stdout after 20 s; stderr:\n%s", c.stderr)
+	}
+	var s snapshotLine
+	if err := json.Unmarshal(c.lines.Bytes(), &s); err != nil {
+		t.Fatalf("not a JSON line: %v\n%.200s", err, c.lines.Bytes())
+	}
+	return s
+}
+
+// nodeDirs lists the demo node directories in the child's TMPDIR.
+func (c *demoChild) nodeDirs(t *testing.T) []string {
+	t.Helper()
+	m, err := filepath.Glob(filepath.Join(c.tmp, "fgtop-demo-*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// wait waits for the child to exit and returns its exit code.
+func (c *demoChild) wait(t *testing.T) int {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- c.cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		_ = c.cmd.Process.Kill()
+		t.Fatalf("the demo did not exit; stderr:\n%s", c.stderr)
+	}
+	return c.cmd.ProcessState.ExitCode()
+}
+
+// TestDemoSignalsRemoveFiles runs the demo binary, stops it with a signal
+// and checks that its temporary files are gone.
+func TestDemoSignalsRemoveFiles(t *testing.T) {
+	tests := []struct {
+		name string
+		sig  syscall.Signal
+	}{
+		{"SIGTERM", syscall.SIGTERM},
+		{"SIGINT", syscall.SIGINT},
+		{"SIGHUP", syscall.SIGHUP},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := startDemoChild(t, "--headless", "--speed", "20", "--seed", "3")
+			s := c.next(t)
+			if s.Schema != "fgtop.snapshot/v1" || len(s.Kernels) == 0 {
+				t.Fatalf("first line: schema %q, %d kernels", s.Schema, len(s.Kernels))
+			}
+			if d := c.nodeDirs(t); len(d) != 1 {
+				t.Fatalf("node directories while running: %v", d)
+			}
+			if err := c.cmd.Process.Signal(tt.sig); err != nil {
+				t.Fatal(err)
+			}
+			_, _ = io.Copy(io.Discard, c.stdout)
+			if code := c.wait(t); code != 0 {
+				t.Errorf("exit code %d after %s; stderr:\n%s", code, tt.name, c.stderr)
+			}
+			if d := c.nodeDirs(t); len(d) != 0 {
+				t.Errorf("left behind after %s: %v", tt.name, d)
+			}
+		})
+	}
+}
+
+// TestDemoClosedStdout: `fgtop demo --headless | head -1` ends cleanly and
+// removes its files.
+func TestDemoClosedStdout(t *testing.T) {
+	c := startDemoChild(t, "--headless", "--speed", "50")
+	c.next(t)
+	_ = c.stdout.Close()
+	if code := c.wait(t); code != 0 {
+		t.Errorf("exit code %d; stderr:\n%s", code, c.stderr)
+	}
+	if d := c.nodeDirs(t); len(d) != 0 {
+		t.Errorf("left behind: %v", d)
+	}
+}
+
+// TestDemoHeadlessStream checks the NDJSON stream: one snapshot per line,
+// in order, describing the demo node.
+func TestDemoHeadlessStream(t *testing.T) {
+	c := startDemoChild(t, "--headless", "--speed", "30", "--seed", "8")
+	var last uint64
+	agents := map[string]bool{}
+	for i := 0; i < 8; i++ {
+		s := c.next(t)
+		if s.Seq <= last {
+			t.Fatalf("line %d: seq %d after %d", i, s.Seq, last)
+		}
+		last = s.Seq
+		if s.Node != "fgtop-demo" || s.Mode != "manual" {
+			t.Fatalf("line %d: node %q mode %q", i, s.Node, s.Mode)
+		}
+		for _, k := range s.Kernels {
+			agents[k.Agent] = true
+		}
+		if i == 0 {
+			slots := map[string]int{}
+			for _, d := range s.Devices {
+				slots[d.Slot]++
+			}
+			if slots["cuda.shares"] != 4 || slots["cuda.device:5g-mig"] != 2 || slots["cpu"] != 32 {
+				t.Errorf("devices by slot: %v", slots)
+			}
+			if len(s.Agents) != 2 || len(s.Agents[1].Owns["cuda"]) != 6 || len(s.Agents[0].Owns["cpu"]) != 16 {
+				t.Errorf("agents: %+v", s.Agents)
+			}
+		}
+	}
+	if !agents["i-demo-numa0"] || !agents["i-demo-numa1"] {
+		t.Errorf("kernels only on %v", agents)
+	}
+	_ = c.cmd.Process.Signal(syscall.SIGTERM)
+	_, _ = io.Copy(io.Discard, c.stdout)
+	c.wait(t)
+}

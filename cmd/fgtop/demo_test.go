@@ -1,0 +1,23 @@
+package main
+
+import "testing"
+
+func TestDemoUsageErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"zero speed", []string{"demo", "--speed", "0", "--headless"}},
+		{"negative speed", []string{"demo", "--speed", "-2", "--headless"}},
+		{"speed too high", []string{"demo", "--speed", "5000", "--headless"}},
+		{"bad seed", []string{"demo", "--seed", "x", "--headless"}},
+		{"argument", []string{"demo", "extra"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if code := run(tt.args); code != exitBadUsage {
+				t.Errorf("exit code %d, want %d", code, exitBadUsage)
+			}
+		})
+	}
+}

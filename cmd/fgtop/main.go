@@ -1,0 +1,85 @@
+// Command fgtop is an operator console for GPU nodes that run Backend.AI
+// agents: who holds which share of which GPU, which agent owns which device,
+// and how to change that partition safely.
+//
+// Exit codes: 0 ok, 1 the check found a problem, 2 bad usage or bad input.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes scripts can trust.
+const (
+	exitOK       = 0
+	exitProblem  = 1
+	exitBadUsage = 2
+)
+
+// exitError carries an exit code up to main.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func usageErr(format string, a ...any) error {
+	return &exitError{code: exitBadUsage, err: fmt.Errorf(format, a...)}
+}
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	root := newRootCmd()
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil && ee.err.Error() != "" {
+			fmt.Fprintln(os.Stderr, "fgtop:", ee.err)
+		}
+		return ee.code
+	}
+	// Cobra's own errors are flag and argument problems.
+	fmt.Fprintln(os.Stderr, "fgtop:", err)
+	return exitBadUsage
+}
+
+func newRootCmd() *cobra.Command {
+	var src sourceFlags
+	var cf consoleFlags
+	root := &cobra.Command{
+		Use:   "fgtop",
+		Short: "Operator console for Backend.AI GPU nodes: live fGPU shares, devices, agents and partitions",
+		Long: `fgtop shows, live and exactly, who holds which share of which GPU on a Backend.AI node,
+which agent owns which device, and what is wrong. Without a subcommand it opens the console on
+this node: the agent config is found where Backend.AI looks for it, or given with --config, or
+the kernels are named with --scratch-root. Try it without a node: fgtop demo.`,
+		Args:          cobra.NoArgs,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return consoleOn(cmd.Context(), &src, &cf)
+		},
+	}
+	src.register(root)
+	cf.register(root, true)
+	root.AddCommand(newWatchCmd())
+	root.AddCommand(newSnapshotCmd())
+	root.AddCommand(newCheckCmd(), newPlanCmd(), newApplyCmd(), newRollbackCmd())
+	root.AddCommand(newSimulateCmd())
+	root.AddCommand(newDemoCmd())
+	root.AddCommand(newServeCmd())
+	return root
+}

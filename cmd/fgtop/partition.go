@@ -1,0 +1,507 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"os/user"
+	"strings"
+	"syscall"
+
+	"github.com/fgtop/fgtop/engine"
+	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/engine/inventory"
+	"github.com/fgtop/fgtop/engine/partition"
+	"github.com/fgtop/fgtop/engine/scratch"
+	"github.com/fgtop/fgtop/model"
+	"github.com/spf13/cobra"
+)
+
+// The partition commands: check, plan, apply, rollback. They work on the
+// agent.toml named by --config and the live node (kernels under the
+// scratch roots, devices from --devices).
+
+// changeFlags are the flags that describe a partition change (plan and
+// apply).
+type changeFlags struct {
+	moves []string
+	mode  string
+	cpu   []string
+	mem   []string
+	from  string
+}
+
+func (f *changeFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringArrayVar(&f.moves, "move", nil, "give DEVICE to AGENT, taking it from whoever has it: cuda:ID=AGENT, cpu:3=AGENT, or ID=AGENT when only one plugin has ID (repeatable)")
+	fl.StringVar(&f.mode, "mode", "", "switch allocation-mode: shared, auto-split or manual (manual starts from the partition in effect)")
+	fl.StringArrayVar(&f.cpu, "cpu", nil, "set AGENT's cores: AGENT=0-7,16 (device-based) or AGENT=15, a count (slot-based) (repeatable)")
+	fl.StringArrayVar(&f.mem, "mem", nil, "set AGENT's memory: AGENT=64G (repeatable)")
+	fl.StringVar(&f.from, "from", "", "take mode and allocation tables from DRAFT.toml (agents matched by id); the other flags apply on top")
+}
+
+// request turns the flags into a partition.Request; bad syntax is a usage
+// error (exit 2).
+func (f *changeFlags) request() (partition.Request, error) {
+	var req partition.Request
+	switch f.mode {
+	case "", agentconfig.ModeShared, agentconfig.ModeAutoSplit, agentconfig.ModeManual:
+		req.Mode = f.mode
+	default:
+		return req, usageErr("--mode %q: want shared, auto-split or manual", f.mode)
+	}
+	for _, m := range f.moves {
+		dev, agent, ok := strings.Cut(m, "=")
+		if !ok || dev == "" || agent == "" {
+			return req, usageErr("--move %q: want DEVICE=AGENT, e.g. cuda:GPU-1234=i-node-a", m)
+		}
+		req.Moves = append(req.Moves, partition.Move{Device: dev, Agent: model.AgentID(agent)})
+	}
+	for _, c := range f.cpu {
+		agent, spec, ok := strings.Cut(c, "=")
+		if !ok || agent == "" || spec == "" {
+			return req, usageErr("--cpu %q: want AGENT=0-7,16 (or AGENT=COUNT in the slot-based format)", c)
+		}
+		req.CPU = append(req.CPU, partition.CPUSet{Agent: model.AgentID(agent), Spec: spec})
+	}
+	for _, m := range f.mem {
+		agent, size, ok := strings.Cut(m, "=")
+		if !ok || agent == "" || size == "" {
+			return req, usageErr("--mem %q: want AGENT=SIZE, e.g. i-node-a=64G", m)
+		}
+		b, err := model.ParseFiniteBinarySize(size)
+		if err != nil {
+			return req, usageErr("--mem %q: %v", m, err)
+		}
+		req.Mem = append(req.Mem, partition.MemSet{Agent: model.AgentID(agent), Bytes: b})
+	}
+	if f.from != "" {
+		d, err := agentconfig.Load(f.from)
+		if d == nil {
+			return req, usageErr("--from: %v", err)
+		}
+		// A draft that breaks rules is still a draft: the plan lists them.
+		req.From = d
+	}
+	return req, nil
+}
+
+// nodeState loads the config (which must be given: these commands change or
+// judge one specific file) and takes a one-shot snapshot of the node. A
+// config that breaks the agent's rules is returned with its problems; one
+// that does not load at all is a usage error.
+func nodeState(ctx context.Context, src *sourceFlags, cmdName string) (*agentconfig.Config, *model.Snapshot, error) {
+	if src.config == "" {
+		return nil, nil, usageErr("%s needs --config agent.toml", cmdName)
+	}
+	cfg, err := agentconfig.Load(src.config)
+	if cfg == nil {
+		return nil, nil, usageErr("%v", err)
+	}
+	opts := engine.Options{ConfigPath: cfg.Path, Mode: cfg.Mode}
+	opts.Node, _ = os.Hostname()
+	for _, a := range cfg.Agents {
+		opts.Agents = append(opts.Agents, model.Agent{ID: a.ID, ScratchRoot: a.ScratchRoot})
+	}
+	for _, r := range cfg.ScratchRoots() {
+		opts.Roots = append(opts.Roots, scratch.Root{Path: r.Path, Agent: r.Agent})
+	}
+	if len(src.scratchRoot) > 0 {
+		roots, err := parseRoots(src.scratchRoot)
+		if err != nil {
+			return nil, nil, err
+		}
+		opts.Roots = roots
+	}
+	inv, err := inventory.Open(src.devices, inventory.OpenOptions{MockEtcdPath: src.mockEtcd})
+	if err != nil {
+		return nil, nil, usageErr("--devices %s: %v", src.devices, err)
+	}
+	opts.Inventory = inv
+	defer closeSource(opts)
+	snap, err := engine.Build(ctx, opts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("scan the node: %w", err)
+	}
+	return cfg, snap, nil
+}
+
+func signalContext(cmd *cobra.Command) (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+}
+
+// checkReport is check's --json output.
+type checkReport struct {
+	Config    string               `json:"config"`
+	Status    string               `json:"status"` // ok, drift, invalid
+	Problems  []string             `json:"problems,omitempty"`
+	Drift     []model.Issue        `json:"drift,omitempty"`
+	Notes     []model.Issue        `json:"notes,omitempty"`
+	Partition *partition.Partition `json:"partition,omitempty"`
+}
+
+func newCheckCmd() *cobra.Command {
+	var src sourceFlags
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "check",
+		Short: "Check that the live node matches the agent config's partition (exit 0 ok, 1 drift, 2 invalid config)",
+		Long: `Check the agent config and the live node against each other.
+
+The config is checked with the agent's own rules (domain/backendai.md §5: the
+load-time rules, and the allocator's start-up checks against the node's
+devices). Then every live kernel is compared with the effective partition:
+a kernel holding shares on a device its agent does not own, in manual mode a
+device no agent owns, more memory assigned than the host has, a device held
+beyond its capacity.
+
+Exit status: 0 the live state matches the config; 1 drift (each problem
+names the device and the agent); 2 the config is invalid (every reason is
+listed) or bad usage.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signalContext(cmd)
+			defer stop()
+			cfg, snap, err := nodeState(ctx, &src, "check")
+			if err != nil {
+				return err
+			}
+			return runCheck(cmd.OutOrStdout(), cfg, snap, asJSON)
+		},
+	}
+	src.register(cmd)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
+	return cmd
+}
+
+func runCheck(w io.Writer, cfg *agentconfig.Config, snap *model.Snapshot, asJSON bool) error {
+	rep := checkReport{Config: cfg.Path, Status: "ok"}
+	for _, p := range cfg.Problems {
+		rep.Problems = append(rep.Problems, p.String())
+	}
+	inv := partition.InventoryOf(snap)
+	for _, p := range cfg.ValidateWith(snap.Devices, inv.ValidateOptions()) {
+		rep.Problems = append(rep.Problems, p.String())
+	}
+	if len(rep.Problems) > 0 {
+		rep.Status = "invalid"
+		if asJSON {
+			writeJSON(w, rep)
+		} else {
+			fmt.Fprintf(w, "%s is invalid (%d problem(s)):\n", cfg.Path, len(rep.Problems))
+			for _, p := range rep.Problems {
+				fmt.Fprintf(w, "  %s\n", p)
+			}
+		}
+		return &exitError{code: exitBadUsage, err: fmt.Errorf("invalid agent config %s", cfg.Path)}
+	}
+	part := partition.Effective(cfg, inv)
+	rep.Partition = part
+	failing := 0
+	for _, iss := range partition.Drift(part, snap) {
+		rep.Drift = append(rep.Drift, iss)
+		if iss.Severity >= model.SevWarning {
+			failing++
+		}
+	}
+	for _, iss := range snap.Issues {
+		switch iss.Code {
+		case model.IssueOverCapacity:
+			rep.Drift = append(rep.Drift, iss)
+			failing++
+		case model.IssueDriftNotOwner, model.IssueDriftUnowned, model.IssueDriftMemBeyond:
+			// Drift computes these from the config itself.
+		default:
+			if iss.Severity >= model.SevWarning {
+				rep.Notes = append(rep.Notes, iss)
+			}
+		}
+	}
+	if inv.AcceleratorsUnknown {
+		rep.Notes = append(rep.Notes, model.Issue{Severity: model.SevWarning, Code: model.IssueDeviceSource,
+			Message: "accelerator devices are unknown (" + snap.Source.Detail + "): accelerator device names and IDs in the config were not checked; pass --devices"})
+	}
+	if failing > 0 {
+		rep.Status = "drift"
+	}
+	if asJSON {
+		writeJSON(w, rep)
+	} else {
+		kernels := 0
+		for _, k := range snap.Kernels {
+			if k.Alloc != nil {
+				kernels++
+			}
+		}
+		fmt.Fprintf(w, "%s: %s, %s; %d device(s), %d live kernel(s)\n", cfg.Path, cfg.Format, cfg.Mode, len(snap.Devices), kernels)
+		part.WriteText(w)
+		if len(rep.Drift) > 0 {
+			fmt.Fprintf(w, "drift (%d):\n", len(rep.Drift))
+			for _, iss := range rep.Drift {
+				fmt.Fprintf(w, "  %s %s: %s\n", iss.Severity, iss.Code, iss.Message)
+			}
+		}
+		for _, iss := range rep.Notes {
+			fmt.Fprintf(w, "note: %s\n", iss)
+		}
+		if failing == 0 {
+			fmt.Fprintf(w, "ok: the live state matches the config\n")
+		}
+	}
+	if failing > 0 {
+		return &exitError{code: exitProblem, err: fmt.Errorf("drift: %d problem(s) between %s and the live node", failing, cfg.Path)}
+	}
+	return nil
+}
+
+func writeJSON(w io.Writer, v any) {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		fmt.Fprintf(w, "{\"error\": %q}\n", err.Error())
+		return
+	}
+	w.Write(append(b, '\n'))
+}
+
+// buildPlan loads everything and plans the flags' change.
+func buildPlan(ctx context.Context, src *sourceFlags, ch *changeFlags, cmdName string) (*partition.Plan, error) {
+	req, err := ch.request()
+	if err != nil {
+		return nil, err
+	}
+	cfg, snap, err := nodeState(ctx, src, cmdName)
+	if err != nil {
+		return nil, err
+	}
+	draft, errs := partition.Draft(cfg, partition.InventoryOf(snap), req)
+	return partition.Build(cfg, draft, snap, errs...), nil
+}
+
+func newPlanCmd() *cobra.Command {
+	var src sourceFlags
+	var ch changeFlags
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "plan",
+		Short: "Show what a partition change would do, without writing anything (exit 1 if it is invalid)",
+		Long: `Plan a partition change and print it: the devices that change owner with the
+live kernels still holding them, what each agent gains and loses, what does
+not change, the exact file edits (every other byte of agent.toml stays as it
+is), and every reason the change is invalid, in the agent's own words.
+
+Nothing is written. Exit status: 0 valid (or no change), 1 invalid, 2 bad usage.`,
+		Example: `  fgtop plan --config /etc/backend.ai/agent.toml --move cuda:GPU-1234=i-node-b
+  fgtop plan --config agent.toml --mode manual --cpu i-node-a=0-7,16 --mem i-node-a=64G
+  fgtop plan --config agent.toml --from draft.toml --devices mock-accelerator.toml`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signalContext(cmd)
+			defer stop()
+			p, err := buildPlan(ctx, &src, &ch, "plan")
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				writeJSON(cmd.OutOrStdout(), p)
+			} else {
+				p.WriteText(cmd.OutOrStdout())
+			}
+			if !p.Valid() {
+				return &exitError{code: exitProblem, err: fmt.Errorf("the plan is invalid (%d error(s))", len(p.Errors))}
+			}
+			return nil
+		},
+	}
+	src.register(cmd)
+	ch.register(cmd)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the plan as JSON")
+	return cmd
+}
+
+// stdinIsTerminal reports whether someone can answer a prompt.
+func stdinIsTerminal(in io.Reader) bool {
+	f, ok := in.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// confirm asks on the terminal; without one, --yes is required.
+func confirm(cmd *cobra.Command, yes bool, question string) error {
+	if yes {
+		return nil
+	}
+	if !stdinIsTerminal(cmd.InOrStdin()) {
+		return usageErr("refusing to write without --yes: stdin is not a terminal, so nobody can confirm")
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "%s [y/N] ", question)
+	line, _ := bufio.NewReader(cmd.InOrStdin()).ReadString('\n')
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		return nil
+	}
+	return &exitError{code: exitProblem, err: errors.New("not confirmed: nothing written")}
+}
+
+// cliActor is who runs the command: the CLI is an operator (the file's own
+// permissions decide the rest).
+func cliActor() agentconfig.Actor {
+	name := os.Getenv("SUDO_USER")
+	if name == "" {
+		if u, err := user.Current(); err == nil {
+			name = u.Username
+		}
+	}
+	origin := "cli"
+	if host, err := os.Hostname(); err == nil {
+		origin = "cli@" + host
+	}
+	return agentconfig.Actor{Name: name, Origin: origin, Role: agentconfig.RoleOperator}
+}
+
+// restart says a restart is needed, or runs --restart-cmd with its output
+// shown.
+func restart(cmd *cobra.Command, restartCmd string) error {
+	out := cmd.OutOrStdout()
+	if restartCmd == "" {
+		fmt.Fprintln(out, "restart needed: the agent reads agent.toml only at start-up; restart it (or pass --restart-cmd CMD) for the change to take effect")
+		return nil
+	}
+	fmt.Fprintf(out, "running restart command: %s\n", restartCmd)
+	c := exec.CommandContext(cmd.Context(), "/bin/sh", "-c", restartCmd)
+	c.Stdout, c.Stderr = out, cmd.ErrOrStderr()
+	if err := c.Run(); err != nil {
+		return &exitError{code: exitProblem, err: fmt.Errorf("the config is written, but the restart command failed: %w", err)}
+	}
+	fmt.Fprintln(out, "restart command finished")
+	return nil
+}
+
+func newApplyCmd() *cobra.Command {
+	var src sourceFlags
+	var ch changeFlags
+	var yes, force bool
+	var restartCmd string
+	cmd := &cobra.Command{
+		Use:   "apply",
+		Short: "Apply a partition change to agent.toml: validated, atomic, backed up, journaled (needs --yes when not interactive)",
+		Long: `Plan a partition change (the same flags as plan), show the plan, and write it.
+
+Refuses, leaving the file untouched, when the plan is invalid, when live
+kernels hold a device that would move (unless --force), when the file changed
+on disk since it was read, or without --yes when stdin is not a terminal.
+Otherwise: only the values that change are rewritten; the file is written to
+a temp file in the same directory, synced and renamed over agent.toml; the
+previous version is kept beside it (agent.toml.fgtop-<time>.bak); the result
+is read back and checked against the plan; a journal line is appended
+(agent.toml.fgtop-journal.jsonl). "fgtop rollback" undoes it.
+
+The agent reads agent.toml only at start-up: --restart-cmd CMD runs CMD (with
+sh -c) after a successful apply and shows its output.
+
+Exit status: 0 applied (or nothing to apply), 1 refused or failed, 2 bad usage.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signalContext(cmd)
+			defer stop()
+			p, err := buildPlan(ctx, &src, &ch, "apply")
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			p.WriteText(out)
+			switch {
+			case !p.Valid():
+				return &exitError{code: exitProblem, err: fmt.Errorf("refusing to apply: the plan is invalid (%d error(s)); %s is untouched", len(p.Errors), p.Config)}
+			case !p.Changed():
+				fmt.Fprintln(out, "nothing to apply")
+				return nil
+			case len(p.Affected()) > 0 && !force:
+				return &exitError{code: exitProblem, err: fmt.Errorf("refusing to apply: live kernels hold devices that move (--force applies anyway); %s is untouched", p.Config)}
+			}
+			if err := confirm(cmd, yes, fmt.Sprintf("apply %d change(s) to %s?", len(p.Edits), p.Config)); err != nil {
+				return err
+			}
+			res, err := partition.Apply(p, partition.ApplyOptions{Actor: cliActor(), Force: force})
+			if res != nil {
+				fmt.Fprintf(out, "written: %s (sha256 %s -> %s)\nprevious version: %s\njournal: %s\n", res.Path, shortHash(res.OldHash), shortHash(res.NewHash), res.Backup, res.Journal)
+			}
+			if err != nil {
+				return &exitError{code: exitProblem, err: err}
+			}
+			fmt.Fprintln(out, "verified: the file read back gives the planned partition")
+			return restart(cmd, restartCmd)
+		},
+	}
+	src.register(cmd)
+	ch.register(cmd)
+	fl := cmd.Flags()
+	fl.BoolVar(&yes, "yes", false, "do not ask for confirmation (required when stdin is not a terminal)")
+	fl.BoolVar(&force, "force", false, "apply even when live kernels hold devices that move")
+	fl.StringVar(&restartCmd, "restart-cmd", "", "command to run (sh -c) after applying, e.g. 'systemctl restart backendai-agent'")
+	return cmd
+}
+
+func newRollbackCmd() *cobra.Command {
+	var src sourceFlags
+	var yes, force bool
+	var restartCmd string
+	cmd := &cobra.Command{
+		Use:   "rollback",
+		Short: "Restore agent.toml as it was before the last apply (atomic and journaled; needs --yes when not interactive)",
+		Long: `Restore the version of agent.toml from before the last apply that is still in
+effect (the journal is replayed: an apply pushes, a rollback pops), byte for
+byte, with the same safety as apply: atomic write, a backup of the current
+version, a journal line. Refuses when the file changed since that apply
+(--force restores anyway; the current file is backed up first) or when the
+backup does not match the hash recorded.
+
+Exit status: 0 restored, 1 refused or failed, 2 bad usage.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if src.config == "" {
+				return usageErr("rollback needs --config agent.toml")
+			}
+			out := cmd.OutOrStdout()
+			top, err := agentconfig.Undoable(src.config, "")
+			if err != nil {
+				return &exitError{code: exitProblem, err: err}
+			}
+			fmt.Fprintf(out, "undoing the apply of %s by %s (%s): %s -> restore %s (sha256 %s)\n",
+				top.Time.Format("2006-01-02 15:04:05Z07:00"), top.Actor, top.Origin, shortHash(top.NewHash), top.Backup, shortHash(top.OldHash))
+			if err := confirm(cmd, yes, fmt.Sprintf("restore %s?", src.config)); err != nil {
+				return err
+			}
+			res, err := agentconfig.Rollback(agentconfig.RollbackRequest{Path: src.config, Actor: cliActor(), Force: force})
+			if err != nil {
+				return &exitError{code: exitProblem, err: err}
+			}
+			fmt.Fprintf(out, "restored: %s (sha256 %s)\nversion replaced: %s\njournal: %s\n", res.Path, shortHash(res.NewHash), res.Backup, res.Journal)
+			if len(res.Mismatch) > 0 {
+				return &exitError{code: exitProblem, err: fmt.Errorf("restored, but: %s", strings.Join(res.Mismatch, "; "))}
+			}
+			return restart(cmd, restartCmd)
+		},
+	}
+	src.register(cmd)
+	fl := cmd.Flags()
+	fl.BoolVar(&yes, "yes", false, "do not ask for confirmation (required when stdin is not a terminal)")
+	fl.BoolVar(&force, "force", false, "roll back even when the file changed since the apply")
+	fl.StringVar(&restartCmd, "restart-cmd", "", "command to run (sh -c) after restoring")
+	return cmd
+}
+
+func shortHash(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}

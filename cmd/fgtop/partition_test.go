@@ -1,0 +1,350 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fgtop/fgtop/engine/inventory"
+)
+
+// fixtureDir returns the shared fixture directory: ../shared/fixtures/backendai
+// beside the module root (the directory holding go.mod), or "" when absent.
+func fixtureDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return filepath.Join(dir, "..", "shared", "fixtures", "backendai")
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatalf("no go.mod above %s", dir)
+		}
+		dir = parent
+	}
+}
+
+const (
+	gpu1 = "c59395cd-ac91-4cd3-a1b0-3d2568aa2d01"
+	gpu2 = "c59395cd-ac91-4cd3-a1b0-3d2568aa2d02"
+	gpu3 = "c59395cd-ac91-4cd3-a1b0-3d2568aa2d03"
+	gpu4 = "c59395cd-ac91-4cd3-a1b0-3d2568aa2d04"
+
+	agentA = "i-gpu-node01-numa0"
+	agentB = "i-gpu-node01-numa1"
+)
+
+// node is a temp node: the commented two-agent device-based agent.toml
+// with a scratch root per agent, the mock devices, and this host's cores.
+type node struct {
+	dir      string
+	config   string
+	mock     string
+	etcd     string
+	roots    map[string]string
+	coresA   []string
+	coresB   []string
+	original []byte
+}
+
+func readFixture(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(fixtureDir(t), name))
+	if err != nil {
+		t.Skipf("shared fixture not available: %v", err)
+	}
+	return b
+}
+
+func quoteList(ids []string) string {
+	q := make([]string, len(ids))
+	for i, id := range ids {
+		q[i] = fmt.Sprintf("%q", id)
+	}
+	return "[" + strings.Join(q, ", ") + "]"
+}
+
+// newNode writes the config. The fixture assumes a 32-core host with
+// plenty of memory; the CPU lists are split over this host's cores and mem
+// is made small, so that the only difference from a real node is the
+// kernels each test writes. Every other byte (comments included) is the
+// fixture's.
+func newNode(t *testing.T) *node {
+	t.Helper()
+	n := &node{dir: t.TempDir(), roots: map[string]string{}}
+	n.mock = filepath.Join(n.dir, "mock-accelerator.toml")
+	n.etcd = filepath.Join(n.dir, "mock-accelerator.etcd.json")
+	os.WriteFile(n.mock, readFixture(t, "mock-accelerator.toml"), 0o644)
+	os.WriteFile(n.etcd, readFixture(t, "mock-accelerator.etcd.json"), 0o644)
+
+	src, err := inventory.Open(n.mock, inventory.OpenOptions{MockEtcdPath: n.etcd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv, err := src.Poll(context.Background())
+	src.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cores []string
+	for _, d := range inv.Devices {
+		if d.Name == "cpu" {
+			cores = append(cores, string(d.ID))
+		}
+	}
+	if len(cores) < 2 {
+		t.Skipf("this host has %d usable core(s); the two agents need one each", len(cores))
+	}
+	n.coresA, n.coresB = cores[:len(cores)/2], cores[len(cores)/2:]
+
+	text := string(readFixture(t, "agent.multi-agent.device-based.toml"))
+	for _, a := range []string{agentA, agentB} {
+		n.roots[a] = filepath.Join(n.dir, "scratch-"+a)
+		if err := os.MkdirAll(n.roots[a], 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	replace := func(old, new string) {
+		t.Helper()
+		if strings.Count(text, old) != 1 {
+			t.Fatalf("fixture changed: %q appears %d times", old, strings.Count(text, old))
+		}
+		text = strings.Replace(text, old, new, 1)
+	}
+	replace(`cpu = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15"]`, "cpu = "+quoteList(n.coresA))
+	replace(`cpu = ["16", "17", "18", "19", "20", "21", "22", "23", "24", "25", "26", "27", "28", "29", "30", "31"]`, "cpu = "+quoteList(n.coresB))
+	replace(`mem = "120G"                            # amount`, `mem = "64M"                             # amount`)
+	replace("  cpu = "+quoteList(n.coresB)+"\n  mem = \"120G\"", "  cpu = "+quoteList(n.coresB)+"\n  mem = \"64M\"")
+	replace("  port-range = [30000, 30999]             # keep ranges disjoint\n",
+		"  port-range = [30000, 30999]             # keep ranges disjoint\n  scratch-root = \""+n.roots[agentA]+"\"\n")
+	replace("  port-range = [31000, 31999]\n", "  port-range = [31000, 31999]\n  scratch-root = \""+n.roots[agentB]+"\"\n")
+	n.original = []byte(text)
+	n.config = filepath.Join(n.dir, "agent.toml")
+	if err := os.WriteFile(n.config, n.original, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// addKernel writes a kernel of agent holding shares of gpu, in the
+// resource.txt format of fixtures/backendai/resource.cuda-shares-single.txt
+// (on the agent's own cores).
+func (n *node) addKernel(t *testing.T, agent, id, gpu, shares string) string {
+	t.Helper()
+	cores := n.coresA
+	if agent == agentB {
+		cores = n.coresB
+	}
+	text := string(readFixture(t, "resource.cuda-shares-single.txt"))
+	text = strings.ReplaceAll(text, "c59395cd-ac91-4cd3-a1b0-3d2568aa2d04", gpu)
+	text = strings.ReplaceAll(text, "2e9b6d43-8c1f-4a7e-b5d2-91c0e7f3a6b8", id)
+	text = strings.Replace(text, `"cuda.shares":"0.5"`, `"cuda.shares":"`+shares+`"`, 1)
+	text = strings.Replace(text, ":0.50\n", ":"+shares+"\n", 1)
+	text = strings.Replace(text, "CPU_SHARES=16:1,17:1,18:1,19:1", "CPU_SHARES="+cores[0]+":1", 1)
+	text = strings.Replace(text, `"cpu":"4"`, `"cpu":"1"`, 1)
+	// 16 MiB, not 16 GiB: the test host's memory must not be overbooked.
+	text = strings.Replace(text, `"mem":"17179869184"`, `"mem":"16777216"`, 1)
+	text = strings.Replace(text, "MEM_SHARES=root:16g", "MEM_SHARES=root:16m", 1)
+	dir := filepath.Join(n.roots[agent], id)
+	if err := os.MkdirAll(filepath.Join(dir, "config"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "config", "resource.txt"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func (n *node) args(cmd string, extra ...string) []string {
+	return append([]string{cmd, "--config", n.config, "--devices", n.mock, "--mock-etcd", n.etcd}, extra...)
+}
+
+func (n *node) current(t *testing.T) []byte {
+	t.Helper()
+	b, err := os.ReadFile(n.config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// runCLI runs fgtop with args the way main does, with stdin that is not a
+// terminal, and returns the exit code and everything printed.
+func runCLI(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	root := newRootCmd()
+	var out bytes.Buffer
+	root.SetArgs(args)
+	root.SetOut(&out)
+	root.SetErr(&out)
+	root.SetIn(strings.NewReader(""))
+	err := root.Execute()
+	code := exitOK
+	if err != nil {
+		code = exitBadUsage
+		var ee *exitError
+		if errors.As(err, &ee) {
+			code = ee.code
+		}
+		fmt.Fprintln(&out, "fgtop:", err)
+	}
+	t.Logf("fgtop %s -> %d\n%s", strings.Join(args, " "), code, out.String())
+	return code, out.String()
+}
+
+func wantCode(t *testing.T, got, want int, out string, contains ...string) {
+	t.Helper()
+	if got != want {
+		t.Fatalf("exit %d, want %d:\n%s", got, want, out)
+	}
+	for _, c := range contains {
+		if !strings.Contains(out, c) {
+			t.Errorf("output lacks %q:\n%s", c, out)
+		}
+	}
+}
+
+// TestPartitionScenarios is issue 5's "How it is checked", end to end.
+func TestPartitionScenarios(t *testing.T) {
+	n := newNode(t)
+
+	// check: a kernel of numa0 holds shares on 2d04, which numa1 owns.
+	stray := n.addKernel(t, agentA, "2e9b6d43-8c1f-4a7e-b5d2-91c0e7f3a6b8", gpu4, "0.50")
+	n.addKernel(t, agentB, "5a1c9e3f-0b7d-4e2a-9c6f-1d8b3e5a7c90", gpu2, "0.30")
+	code, out := runCLI(t, n.args("check")...)
+	wantCode(t, code, exitProblem, out, "drift-not-owner",
+		"kernel 2e9b6d43-8c1f-4a7e-b5d2-91c0e7f3a6b8 of agent "+agentA+" holds 0.50 cuda.shares on cuda:"+gpu4+", which agent "+agentA+" does not own (it belongs to "+agentB+")")
+	code, out = runCLI(t, n.args("check", "--json")...)
+	wantCode(t, code, exitProblem, out, `"status": "drift"`)
+
+	// ... and clean once it is gone.
+	if err := os.RemoveAll(stray); err != nil {
+		t.Fatal(err)
+	}
+	code, out = runCLI(t, n.args("check")...)
+	wantCode(t, code, exitOK, out, "ok: the live state matches the config")
+
+	// plan: an unknown device is refused by name.
+	code, out = runCLI(t, n.args("plan", "--move", "cuda:GPU-nope="+agentB)...)
+	wantCode(t, code, exitProblem, out, "Agent "+agentB+": Unknown device ID 'GPU-nope' for 'cuda'. Available: "+gpu1+", "+gpu2+", "+gpu3+", "+gpu4, "INVALID")
+	if !bytes.Equal(n.current(t), n.original) {
+		t.Fatal("plan wrote the file")
+	}
+
+	// apply without --yes and without a terminal: refused, untouched.
+	code, out = runCLI(t, n.args("apply", "--move", "cuda:"+gpu3+"="+agentB)...)
+	wantCode(t, code, exitBadUsage, out, "refusing to write without --yes")
+	if !bytes.Equal(n.current(t), n.original) {
+		t.Fatal("apply without --yes wrote the file")
+	}
+
+	// apply moving a free device: only the device lists change.
+	code, out = runCLI(t, n.args("apply", "--move", "cuda:"+gpu3+"="+agentB, "--yes", "--restart-cmd", "echo agent restarted")...)
+	wantCode(t, code, exitOK, out, "verified: the file read back gives the planned partition", "running restart command: echo agent restarted", "agent restarted\n")
+	after := n.current(t)
+	oldLines, newLines := bytes.Split(n.original, []byte("\n")), bytes.Split(after, []byte("\n"))
+	if len(oldLines) != len(newLines) {
+		t.Fatalf("line count %d -> %d", len(oldLines), len(newLines))
+	}
+	changed := 0
+	for i := range oldLines {
+		if bytes.Equal(oldLines[i], newLines[i]) {
+			continue
+		}
+		changed++
+		if !bytes.HasPrefix(oldLines[i], []byte("  devices = { cuda = [")) || !bytes.HasPrefix(newLines[i], []byte("  devices = { cuda = [")) {
+			t.Errorf("line %d changed:\n- %s\n+ %s", i+1, oldLines[i], newLines[i])
+		}
+	}
+	if changed != 2 {
+		t.Errorf("%d lines changed, want the 2 device lists", changed)
+	}
+	if !bytes.Contains(after, []byte(`devices = { cuda = ["`+gpu2+`", "`+gpu3+`", "`+gpu4+`"] }`)) {
+		t.Errorf("numa1's list is not as planned:\n%s", after)
+	}
+	code, out = runCLI(t, n.args("check")...)
+	wantCode(t, code, exitOK, out)
+
+	// moving a device a live kernel holds: refused without --force,
+	// untouched.
+	code, out = runCLI(t, n.args("apply", "--move", "cuda:"+gpu2+"="+agentA, "--yes")...)
+	wantCode(t, code, exitProblem, out, "kernel 5a1c9e3f-0b7d-4e2a-9c6f-1d8b3e5a7c90 (agent "+agentB+"): 0.30 cuda.shares  <- its agent no longer owns the device", "refusing to apply: live kernels hold devices that move")
+	if !bytes.Equal(n.current(t), after) {
+		t.Fatal("a refused apply changed the file")
+	}
+
+	// rollback restores the original bytes exactly.
+	code, out = runCLI(t, n.args("rollback", "--yes")...)
+	wantCode(t, code, exitOK, out, "restored: ")
+	if !bytes.Equal(n.current(t), n.original) {
+		t.Fatal("rollback did not restore the original bytes")
+	}
+	code, out = runCLI(t, n.args("rollback", "--yes")...)
+	wantCode(t, code, exitProblem, out, "nothing to roll back")
+
+	// a device listed under two agents: check says the config is invalid.
+	dup := bytes.Replace(n.original, []byte(`devices = { cuda = ["`+gpu2+`", `), []byte(`devices = { cuda = ["`+gpu1+`", "`+gpu2+`", `), 1)
+	if bytes.Equal(dup, n.original) {
+		t.Fatal("fixture changed")
+	}
+	os.WriteFile(n.config, dup, 0o640)
+	code, out = runCLI(t, n.args("check")...)
+	wantCode(t, code, exitBadUsage, out, "Device 'cuda:"+gpu1+"' assigned to multiple agents: "+agentA+", "+agentB)
+}
+
+func TestPartitionForceAndJournal(t *testing.T) {
+	n := newNode(t)
+	n.addKernel(t, agentB, "5a1c9e3f-0b7d-4e2a-9c6f-1d8b3e5a7c90", gpu2, "0.30")
+	code, out := runCLI(t, n.args("apply", "--move", "cuda:"+gpu2+"="+agentA, "--yes", "--force")...)
+	wantCode(t, code, exitOK, out, "restart needed")
+	// The kernel now runs on a device its agent gave away: drift.
+	code, out = runCLI(t, n.args("check")...)
+	wantCode(t, code, exitProblem, out, "on cuda:"+gpu2+", which agent "+agentB+" does not own (it belongs to "+agentA+")")
+	journal, err := os.ReadFile(n.config + ".fgtop-journal.jsonl")
+	if err != nil || !bytes.Contains(journal, []byte(`"action":"apply"`)) || !bytes.Contains(journal, []byte(`"forced":true`)) {
+		t.Errorf("journal: %v\n%s", err, journal)
+	}
+}
+
+func TestPartitionUsageErrors(t *testing.T) {
+	n := newNode(t)
+	for _, args := range [][]string{
+		{"check"},
+		n.args("plan", "--move", "nonsense"),
+		n.args("plan", "--mode", "split"),
+		n.args("plan", "--mem", agentA+"=lots"),
+		n.args("plan", "--from", filepath.Join(n.dir, "missing.toml")),
+		{"rollback"},
+	} {
+		code, out := runCLI(t, args...)
+		wantCode(t, code, exitBadUsage, out)
+	}
+	if !bytes.Equal(n.current(t), n.original) {
+		t.Fatal("a usage error wrote the file")
+	}
+}
+
+func TestPartitionModeSwitch(t *testing.T) {
+	n := newNode(t)
+	code, out := runCLI(t, n.args("plan", "--mode", "auto-split")...)
+	wantCode(t, code, exitOK, out, `+ "auto-split"`, "[agents.resource]", "valid, 3 file change(s)")
+	code, out = runCLI(t, n.args("plan", "--move", "cuda:"+gpu1+"="+agentB, "--json")...)
+	wantCode(t, code, exitOK, out, `"device": "cuda:`+gpu1+`"`)
+
+	// --from: a draft file's tables, matched by agent id.
+	draft := filepath.Join(n.dir, "draft.toml")
+	text := fmt.Sprintf("[resource]\nallocation-mode = \"manual\"\n[[agents]]\n[agents.agent]\nid = %q\n[agents.resource]\ncpu = %s\nmem = \"64M\"\ndevices = { cuda = [%q] }\n[[agents]]\n[agents.agent]\nid = %q\n[agents.resource]\ncpu = %s\nmem = \"64M\"\ndevices = { cuda = [%q, %q, %q] }\n",
+		agentA, quoteList(n.coresA), gpu1, agentB, quoteList(n.coresB), gpu2, gpu3, gpu4)
+	os.WriteFile(draft, []byte(text), 0o644)
+	code, out = runCLI(t, n.args("plan", "--from", draft)...)
+	wantCode(t, code, exitOK, out, "cuda:"+gpu3+": "+agentA+" -> "+agentB+"  [free]", "valid, 2 file change(s)")
+}

@@ -1,0 +1,213 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/fgtop/fgtop/engine"
+	"github.com/fgtop/fgtop/engine/demo"
+	sshserve "github.com/fgtop/fgtop/ui/ssh"
+	"github.com/spf13/cobra"
+)
+
+const serveLong = `Serve the console over SSH: one engine for the node, one console per session.
+
+Who may connect is decided by an OpenSSH authorized_keys file. A key whose line carries
+environment="FGTOP_ROLE=operator" is an operator; every other key is a viewer, whose console is
+read-only (the engine refuses a viewer's apply or rollback as well). The file is reloaded when it
+changes: a removed key is refused at once and its open sessions are closed; a key whose role
+changes is closed too and gets its new role when it reconnects. Options that would restrict a
+key in ways fgtop does not enforce (from=, command=, no-pty, ...) make it skip that key.
+
+The host key is created (ed25519, mode 0600) on first start and reused after. Sessions need a
+terminal (ssh -t); commands are refused. Connects, refusals, key reloads and disconnects are
+logged to --log (default: stderr), never into a session.
+
+Colours follow each client: TERM from its terminal, COLORTERM and NO_COLOR when the client sends
+them (ssh -o SetEnv=NO_COLOR=1, or SendEnv COLORTERM); --theme light|dark overrides detection.`
+
+// serveFlags are the flags of `fgtop serve` beyond the source and console
+// flags.
+type serveFlags struct {
+	listen         string
+	authorizedKeys string
+	hostKey        string
+	maxSessions    int
+	idleTimeout    time.Duration
+	logPath        string
+	demo           bool
+	seed           int64
+}
+
+func newServeCmd() *cobra.Command {
+	var src sourceFlags
+	var cf consoleFlags
+	var sf serveFlags
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "The console over SSH, with operator and viewer roles per key",
+		Long:  serveLong,
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := sf.check(cmd); err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			return runServe(ctx, serveRun{src: &src, console: &cf, serve: &sf, stderr: cmd.ErrOrStderr()})
+		},
+	}
+	src.register(cmd)
+	cf.register(cmd, true)
+	fl := cmd.Flags()
+	fl.StringVar(&sf.listen, "listen", "127.0.0.1:2222", "address to listen on (HOST:PORT; 0.0.0.0:2222 for every interface)")
+	fl.StringVar(&sf.authorizedKeys, "authorized-keys", "", "OpenSSH authorized_keys file: who may connect, and as what (required)")
+	fl.StringVar(&sf.hostKey, "host-key", "", "host key file, created with mode 0600 when missing (required)")
+	fl.IntVar(&sf.maxSessions, "max-sessions", sshserve.DefaultMaxSessions, "most sessions at once")
+	fl.DurationVar(&sf.idleTimeout, "idle-timeout", sshserve.DefaultIdleTimeout, "close a session after this long without input (0: never)")
+	fl.StringVar(&sf.logPath, "log", "", "append connects and refusals to this file (default: stderr)")
+	fl.BoolVar(&sf.demo, "demo", false, "serve the embedded demo node instead of this node")
+	fl.Int64Var(&sf.seed, "seed", 1, "with --demo: seed of the simulated workload")
+	return cmd
+}
+
+// check validates the flags that need more than their types.
+func (f *serveFlags) check(cmd *cobra.Command) error {
+	switch {
+	case f.authorizedKeys == "":
+		return usageErr("serve: --authorized-keys FILE is required")
+	case f.hostKey == "":
+		return usageErr("serve: --host-key FILE is required (it is created on first start)")
+	case f.maxSessions < 1:
+		return usageErr("serve: --max-sessions %d: want at least 1", f.maxSessions)
+	case f.idleTimeout < 0:
+		return usageErr("serve: --idle-timeout %s: want 0 (never) or more", f.idleTimeout)
+	}
+	if _, _, err := net.SplitHostPort(f.listen); err != nil {
+		return usageErr("serve: --listen %q: want HOST:PORT", f.listen)
+	}
+	if f.demo {
+		for _, name := range []string{"config", "scratch-root", "devices", "mock-etcd"} {
+			if cmd.Flags().Changed(name) {
+				return usageErr("serve: --demo serves the embedded node: --%s does not apply", name)
+			}
+		}
+	} else if cmd.Flags().Changed("seed") {
+		return usageErr("serve: --seed applies only with --demo")
+	}
+	return nil
+}
+
+// serveRun is one `fgtop serve` invocation.
+type serveRun struct {
+	src     *sourceFlags
+	console *consoleFlags
+	serve   *serveFlags
+	stderr  io.Writer
+	// ready, when set, is told the address once the server listens
+	// (tests listen on port 0).
+	ready func(addr string)
+}
+
+// runServe starts the engine on the node (or the demo node) and serves
+// the console until ctx is done or a signal arrives.
+func runServe(ctx context.Context, r serveRun) (err error) {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	logOut := r.stderr
+	if r.serve.logPath != "" {
+		f, err := os.OpenFile(r.serve.logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o640)
+		if err != nil {
+			return usageErr("serve: --log: %v", err)
+		}
+		defer f.Close()
+		logOut = f
+	}
+	logger := slog.New(slog.NewTextHandler(logOut, nil))
+
+	var eopts engine.Options
+	var nodeDone <-chan struct{}
+	if r.serve.demo {
+		node, err := demo.Start(ctx, demo.Options{Seed: r.serve.seed, Speed: 1})
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if cerr := node.Close(); cerr != nil && err == nil {
+				err = cerr
+			}
+		}()
+		eopts, nodeDone = node.EngineOptions(), node.Done()
+	} else {
+		eopts, err = r.src.options()
+		if err != nil {
+			return err
+		}
+		defer closeSource(eopts)
+	}
+	uopts, err := r.console.uiOptions(eopts.Node)
+	if err != nil {
+		return err
+	}
+
+	eng := engine.New(eopts)
+	engineErr := make(chan error, 1)
+	go func() { engineErr <- eng.Run(ctx) }()
+
+	srv, err := sshserve.New(sshserve.Config{
+		Subscribe: eng.Subscribe, AuthorizedKeys: r.serve.authorizedKeys, HostKey: r.serve.hostKey,
+		MaxSessions: r.serve.maxSessions, IdleTimeout: idleConfig(r.serve.idleTimeout),
+		Logger: logger, UI: uopts,
+	})
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	ln, err := net.Listen("tcp", r.serve.listen)
+	if err != nil {
+		return usageErr("serve: %v", err)
+	}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+	fmt.Fprintf(r.stderr, "fgtop serve: listening on %s (node %s); stop with Ctrl-C\n", ln.Addr(), eopts.Node)
+	if r.ready != nil {
+		r.ready(ln.Addr().String())
+	}
+
+	select {
+	case <-ctx.Done():
+	case <-nodeDone:
+	case e := <-engineErr:
+		if e != nil && !errors.Is(e, context.Canceled) {
+			err = fmt.Errorf("engine: %w", e)
+		}
+	case e := <-serveErr:
+		err = e
+	}
+	if cerr := srv.Close(); cerr != nil && err == nil {
+		err = cerr
+	}
+	cancel()
+	return err
+}
+
+// idleConfig maps the flag (0: never) onto the server's setting (0:
+// default, negative: never).
+func idleConfig(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
+}

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	gossh "golang.org/x/crypto/ssh"
+)
+
+func TestServeFlags(t *testing.T) {
+	dir := t.TempDir()
+	keys := filepath.Join(dir, "authorized_keys")
+	if err := os.WriteFile(keys, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	hk := filepath.Join(dir, "hk")
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"no keys", []string{"serve", "--demo", "--host-key", hk}},
+		{"no host key", []string{"serve", "--demo", "--authorized-keys", keys}},
+		{"bad listen", []string{"serve", "--demo", "--authorized-keys", keys, "--host-key", hk, "--listen", "nowhere"}},
+		{"zero sessions", []string{"serve", "--demo", "--authorized-keys", keys, "--host-key", hk, "--max-sessions", "0"}},
+		{"demo and config", []string{"serve", "--demo", "--authorized-keys", keys, "--host-key", hk, "--config", "agent.toml"}},
+		{"seed without demo", []string{"serve", "--authorized-keys", keys, "--host-key", hk, "--seed", "3"}},
+		{"missing keys file", []string{"serve", "--demo", "--authorized-keys", filepath.Join(dir, "nope"), "--host-key", hk, "--listen", "127.0.0.1:0"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if code := run(tt.args); code != exitBadUsage {
+				t.Fatalf("exit %d, want %d", code, exitBadUsage)
+			}
+		})
+	}
+}
+
+// lockedBuf collects a session's output while the test reads it.
+type lockedBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuf) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuf) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestServeDemo is the issue's check, in process: `fgtop serve --demo` on
+// a loopback port with an operator key and a viewer key; a third key is
+// refused, the viewer gets the read-only console of the demo node, and
+// the log file records both.
+func TestServeDemo(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	dir := t.TempDir()
+	signer := func() gossh.Signer {
+		_, priv, err := ed25519.GenerateKey(rand.Reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := gossh.NewSignerFromKey(priv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	op, viewer, stranger := signer(), signer(), signer()
+	keys := filepath.Join(dir, "authorized_keys")
+	content := `environment="FGTOP_ROLE=operator" ` + string(gossh.MarshalAuthorizedKey(op.PublicKey())) +
+		string(gossh.MarshalAuthorizedKey(viewer.PublicKey()))
+	if err := os.WriteFile(keys, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	logPath := filepath.Join(dir, "serve.log")
+	sf := &serveFlags{listen: "127.0.0.1:0", authorizedKeys: keys, hostKey: filepath.Join(dir, "host_key"),
+		maxSessions: 4, logPath: logPath, demo: true, seed: 1}
+	ctx, cancel := context.WithCancel(context.Background())
+	addrc := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- runServe(ctx, serveRun{src: &sourceFlags{}, console: &consoleFlags{ascii: true, theme: "dark"}, serve: sf,
+			stderr: io.Discard, ready: func(a string) { addrc <- a }})
+	}()
+	defer func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("serve: %v", err)
+			}
+		case <-time.After(15 * time.Second):
+			t.Error("serve did not stop")
+		}
+	}()
+	var addr string
+	select {
+	case addr = <-addrc:
+	case err := <-done:
+		t.Fatalf("serve ended: %v", err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not start")
+	}
+	dial := func(k gossh.Signer) (*gossh.Client, error) {
+		return gossh.Dial("tcp", addr, &gossh.ClientConfig{User: "t", Auth: []gossh.AuthMethod{gossh.PublicKeys(k)},
+			HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: 10 * time.Second})
+	}
+	if _, err := dial(stranger); err == nil || !strings.Contains(err.Error(), "unable to authenticate") {
+		t.Fatalf("third key: %v, want permission denied", err)
+	}
+	c, err := dial(viewer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	sess, err := c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := &lockedBuf{}
+	sess.Stdout = out
+	if err := sess.RequestPty("xterm-256color", 40, 120, gossh.TerminalModes{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.Shell(); err != nil {
+		t.Fatal(err)
+	}
+	// The window title names the demo node; the header carries the mark.
+	deadline := time.Now().Add(20 * time.Second)
+	for !(strings.Contains(out.String(), "fgtop fgtop-demo") && strings.Contains(out.String(), "[read-only]")) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the viewer's console never showed the demo node read-only; got %q", out.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	logged, err := os.ReadFile(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"refused key", "msg=connect", "role=viewer", gossh.FingerprintSHA256(viewer.PublicKey())} {
+		if !strings.Contains(string(logged), want) {
+			t.Errorf("the log lacks %q:\n%s", want, logged)
+		}
+	}
+}

@@ -1,0 +1,936 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/fgtop/fgtop/engine"
+	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/engine/alloc"
+	"github.com/fgtop/fgtop/engine/inventory"
+	"github.com/fgtop/fgtop/engine/partition"
+	"github.com/fgtop/fgtop/engine/placement"
+	"github.com/fgtop/fgtop/engine/report"
+	"github.com/fgtop/fgtop/model"
+	"github.com/spf13/cobra"
+)
+
+const simulateLong = `Run allocation requests through Backend.AI's allocators (re-implemented exactly) and
+show where each one lands.
+
+Requests run in order on an empty node, or on the live state of --config /
+--scratch-root (every kernel's allocation loaded into the alloc maps first).
+
+Devices (--devices):
+  mock-accelerator.toml   the mock plugin's devices, with --mock-etcd settings (fractional
+                          mode: a cuda.shares FractionAllocMap with the etcd quantum_size,
+                          default 0.1; discrete: a cuda.device map; MIG slices as unique slots)
+  devices.json            a device list in the parity corpus's shape, for any capacities:
+                          [{"id": "0", "slot_name": "cuda.shares", "capacity": "1.0",
+                            "numa_node": 0}, ...]   (numa_node may be null; an optional
+                          "slot_type": count|bytes|unique). A *.shares slot makes a
+                          FractionAllocMap (quantum 0.01 unless --quantum), any other a
+                          DiscretePropertyAllocMap. The file may list cpu cores too.
+  auto | nvml             the GPUs of this node
+CPU cores and memory are added only when --cpus / --mem describe a virtual host, or when a
+request names cpu or mem (then they are this machine's), so a simulation of accelerator
+slots never depends on the machine running it. --cpu-numa K spreads the --cpus cores
+over K NUMA nodes in equal blocks.
+
+Allocator settings: --strategy applies to the maps of the device source (the accelerator,
+or every plugin of a devices.json); host cpu is EVENLY and mem FILL, as on the agent.
+--affinity and --allocation-order default to the agent config's (else INTERLEAVED and
+cuda,rocm,tpu,cpu,mem); fragmentation is allowed unless --no-fragmentation.
+
+Requests (--request, repeatable, run in order):
+  cuda.shares=1.2,cpu=2,mem=4g   an allocation request (kernel k1, k2, ... in order; a
+                                 failed request still uses up its number)
+  {"cuda.shares": "1.2"}          the same as a JSON object (the parity corpus's form)
+  free=N  (or free=kN)           release the allocation of the N-th allocation request
+                                 (N counts allocation requests only, so free=2 frees k2)
+A failing step is reported (error kind, message) and the next one runs.
+
+Corpus cases (--case FILE): one case or a list in alloc-cases.json's format; its devices,
+settings and operations are used (flags given explicitly override the settings). --check
+compares every operation with the recorded result (exit 1 on a difference).
+
+Output: a table, or with --json:
+  {"settings": {...},
+   "placements": [{"step": 1, "request": "<as given>", "kernel": "k1",
+                   "allocations": {slot: {device: "amount"}}}
+               | {"step": 2, "request": ..., "kernel": "k2", "error": "InsufficientResource",
+                   "message": ...}
+               | {"step": 3, "request": "free=1", "kernel": "k1", "free": 1,
+                   "released": {slot: {device: "amount"}}}   (or "error" + "message")],
+   "alloc_map": {device: "cumulative amount"},
+   "state": {slot: {device: "cumulative amount"}}}
+alloc_map means what "fgtop snapshot --alloc-map" means (Backend.AI's scan_gpu_alloc_map:
+cuda.shares + cuda.device; for a devices.json of another plugin, its slots): the devices
+some live allocation names, each with the alloc map's cumulative value (Backend.AI's
+alloc_map.allocations, after quantum rounding); a device whose allocations were all freed
+is absent. "state" is the whole cumulative map of every plugin, every device, untouched
+ones "0". --trace adds each step's "state_after". Decimals are strings in Python's
+str(Decimal) form.
+
+Exit status: 0 when the simulation ran (even with failing requests), 1 when --check found a
+difference, 2 on bad usage or bad input.`
+
+// simulateFlags are fgtop simulate's flags.
+type simulateFlags struct {
+	src      sourceFlags
+	agent    string
+	caseFile string
+	caseID   string
+	check    bool
+	strategy string
+	affinity string
+	quantum  string
+	noFrag   bool
+	order    string
+	cpus     int
+	cpuNUMA  int
+	mem      string
+	requests []string
+	asJSON   bool
+	trace    bool
+	compact  bool
+	changed  func(string) bool
+	stdout   io.Writer
+	stderr   io.Writer
+}
+
+func newSimulateCmd() *cobra.Command {
+	f := &simulateFlags{}
+	cmd := &cobra.Command{
+		Use:   "simulate --devices FILE --request SLOTS [--request ...] [--json]",
+		Short: "Placement preview: run allocation requests through Backend.AI's allocators",
+		Long:  simulateLong,
+		Example: `  fgtop simulate --devices mock-accelerator.toml --mock-etcd mock-accelerator.etcd.json \
+      --request cuda.shares=0.2 --request cuda.shares=1.2 --request free=1
+  fgtop simulate --devices devices.json --quantum 0.01 --no-fragmentation --request cuda.shares=0.5 --json
+  fgtop simulate --case alloc-cases.json --check`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			f.changed = cmd.Flags().Changed
+			f.stdout, f.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			return f.run(cmd.Context())
+		},
+	}
+	f.src.register(cmd)
+	fl := cmd.Flags()
+	fl.Lookup("devices").Usage = "device source: a mock-accelerator.toml, a devices.json list, auto or nvml"
+	fl.StringArrayVar(&f.requests, "request", nil, "an allocation request (cuda.shares=1.2,cpu=2,mem=4g) or free=N; repeatable, run in order")
+	fl.StringVar(&f.strategy, "strategy", "evenly", "allocation strategy of the device source's maps: evenly or fill")
+	fl.StringVar(&f.affinity, "affinity", "", "affinity policy: interleaved or prefer-single-node (default: the agent config's, else interleaved)")
+	fl.StringVar(&f.quantum, "quantum", "", "quantum_size of fractional maps (default: the mock's etcd setting, else 0.01)")
+	fl.BoolVar(&f.noFrag, "no-fragmentation", false, "disallow fractional resource fragmentation (allow_fractional_resource_fragmentation = false)")
+	fl.StringVar(&f.order, "allocation-order", "", "comma-separated device plugins (default: the agent config's, else cuda,rocm,tpu,cpu,mem)")
+	fl.IntVar(&f.cpus, "cpus", 0, "simulate a host with this many CPU cores (ids 0..N-1) instead of this machine's")
+	fl.IntVar(&f.cpuNUMA, "cpu-numa", 0, "with --cpus: spread the cores over this many NUMA nodes, in equal blocks (default: all on node 0)")
+	fl.StringVar(&f.mem, "mem", "", "simulate a host with this much memory (binary size, e.g. 256g) instead of this machine's")
+	fl.StringVar(&f.agent, "agent", "", "with --config/--scratch-root: simulate on this agent's partition and kernels (default: the whole node)")
+	fl.StringVar(&f.caseFile, "case", "", "run case(s) in alloc-cases.json's format instead of --devices/--request")
+	fl.StringVar(&f.caseID, "case-id", "", "with --case: run only the case with this id")
+	fl.BoolVar(&f.check, "check", false, "with --case: compare with the recorded results; exit 1 on a difference")
+	fl.BoolVar(&f.asJSON, "json", false, "print JSON instead of a table")
+	fl.BoolVar(&f.trace, "trace", false, "with --json: add the whole state after every step")
+	fl.BoolVar(&f.compact, "compact", false, "with --json: one-line JSON")
+	return cmd
+}
+
+func (f *simulateFlags) run(ctx context.Context) error {
+	if f.caseFile != "" {
+		return f.runCases()
+	}
+	for _, name := range []string{"case-id", "check"} {
+		if f.changed(name) {
+			return usageErr("--%s needs --case", name)
+		}
+	}
+	if len(f.requests) == 0 {
+		return usageErr("simulate needs at least one --request (e.g. --request cuda.shares=0.5), or --case FILE")
+	}
+	sim, err := f.setup(ctx)
+	if err != nil {
+		return err
+	}
+	steps := make([]placement.Step, len(f.requests))
+	for i, r := range f.requests {
+		if steps[i], err = placement.ParseStep(r, sim.types); err != nil {
+			return usageErr("--request %v", err)
+		}
+	}
+	if err := placement.ValidateSteps(steps); err != nil {
+		return usageErr("--request: %v", err)
+	}
+	res, err := placement.Run(sim.node, steps, placement.RunOptions{Trace: f.trace, Live: sim.live})
+	if err != nil {
+		return fmt.Errorf("simulate: %w", err)
+	}
+	return f.render(sim, res, "")
+}
+
+// simulation is what setup prepares.
+type simulation struct {
+	node    *placement.Node
+	live    []alloc.KernelAllocation
+	types   model.SlotTypes
+	source  string
+	kernels int
+}
+
+// setup builds the node the requests run on: its devices, settings and,
+// with --config/--scratch-root, its live allocations.
+func (f *simulateFlags) setup(ctx context.Context) (*simulation, error) {
+	if f.cpuNUMA != 0 && f.cpus == 0 {
+		return nil, usageErr("--cpu-numa needs --cpus")
+	}
+	if f.cpus < 0 || f.cpuNUMA < 0 {
+		return nil, usageErr("--cpus and --cpu-numa must not be negative")
+	}
+	var memBytes model.Dec
+	if f.mem != "" {
+		v, err := model.ParseFiniteBinarySize(f.mem)
+		if err != nil || v.Sign() <= 0 {
+			return nil, usageErr("--mem %q: want a positive binary size such as 256g", f.mem)
+		}
+		memBytes = v
+	}
+	settings, err := f.settings()
+	if err != nil {
+		return nil, err
+	}
+	sim := &simulation{types: model.DefaultSlotTypes(), source: f.src.devices}
+	live := f.src.config != "" || len(f.src.scratchRoot) > 0
+	if live {
+		if isJSONDevices(f.src.devices) {
+			return nil, usageErr("--devices %s: a device list is for simulations on an empty node; with --config/--scratch-root use auto, nvml or a mock-accelerator.toml", f.src.devices)
+		}
+		return f.liveNode(ctx, settings, memBytes, sim)
+	}
+	if f.changed("agent") {
+		return nil, usageErr("--agent needs --config or --scratch-root")
+	}
+
+	// The host's cores and memory take part only when described or asked
+	// for, so that an accelerator-only simulation never depends on the
+	// machine running it.
+	wantsHost := map[model.DeviceName]bool{"cpu": f.cpus > 0, "mem": f.mem != ""}
+	for _, r := range f.requests {
+		st, err := placement.ParseStep(r, nil)
+		if err != nil {
+			continue // reported once the slot types are known
+		}
+		for _, e := range st.Request {
+			switch n := e.Slot.DeviceName(); n {
+			case "cpu", "mem":
+				wantsHost[n] = true
+			}
+		}
+	}
+	var devs []model.Device
+	if isJSONDevices(f.src.devices) {
+		devs, err = f.deviceList(&settings, sim)
+	} else {
+		devs, err = f.sourceDevices(ctx, &settings, sim)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range devs {
+		if d.Name == "cpu" && f.cpus > 0 || d.Name == "mem" && f.mem != "" {
+			return nil, usageErr("--devices %s lists %s devices already; drop --cpus/--mem", f.src.devices, d.Name)
+		}
+		wantsHost[d.Name] = false
+	}
+	if wantsHost["cpu"] || wantsHost["mem"] {
+		var host []model.Device
+		if (wantsHost["cpu"] && f.cpus == 0) || (wantsHost["mem"] && f.mem == "") {
+			host = inventory.NewHost(inventory.HostOptions{}).Read().Devices
+		}
+		for _, d := range replaceHost(host, f.cpus, f.cpuNUMA, memBytes) {
+			if wantsHost[d.Name] {
+				devs = append(devs, d)
+			}
+		}
+	}
+	if len(devs) == 0 {
+		return nil, usageErr("--devices %s: no devices to simulate on", f.src.devices)
+	}
+	sim.node = placement.NewNode(devs, settings)
+	return sim, nil
+}
+
+// deviceList reads --devices as a device list: every plugin it lists
+// follows --strategy, and alloc_map covers its slots.
+func (f *simulateFlags) deviceList(settings *placement.Settings, sim *simulation) ([]model.Device, error) {
+	if f.src.mockEtcd != "" {
+		return nil, usageErr("--mock-etcd applies only to a mock-accelerator.toml")
+	}
+	data, err := os.ReadFile(f.src.devices)
+	if err != nil {
+		return nil, usageErr("--devices: %v", err)
+	}
+	devs, err := placement.ParseDeviceSpecs(data)
+	if err != nil {
+		return nil, usageErr("--devices %s: %v", f.src.devices, err)
+	}
+	settings.PluginStrategy = map[model.DeviceName]alloc.Strategy{}
+	settings.AllocMapSlots = allocMapSlots(devs)
+	for _, d := range devs {
+		settings.PluginStrategy[d.Name] = settings.Strategy
+		sim.types[d.Slot] = d.SlotType
+	}
+	return devs, nil
+}
+
+// sourceDevices reads the accelerators of --devices (a mock file, auto or
+// nvml), without the host's cores and memory.
+func (f *simulateFlags) sourceDevices(ctx context.Context, settings *placement.Settings, sim *simulation) ([]model.Device, error) {
+	src, err := f.openAccelerators()
+	if err != nil {
+		return nil, err
+	}
+	inv, err := src.Poll(ctx)
+	if cerr := src.Close(); cerr != nil {
+		fmt.Fprintln(f.stderr, "fgtop: close device source:", cerr)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("simulate: device inventory: %w", err)
+	}
+	for _, iss := range inv.Issues {
+		if iss.Severity >= model.SevWarning {
+			fmt.Fprintf(f.stderr, "fgtop: %s\n", iss.Message)
+		}
+	}
+	f.inventorySettings(settings, inv, sim)
+	var devs []model.Device
+	for _, d := range inv.Devices {
+		if d.Name == "cpu" || d.Name == "mem" {
+			continue // added by setup, only when wanted
+		}
+		d.Telemetry = nil
+		devs = append(devs, d)
+	}
+	return devs, nil
+}
+
+// liveNode builds the node from the live state of --config/--scratch-root:
+// the snapshot's devices (cores and memory replaced by --cpus/--mem), its
+// kernels' allocations loaded, restricted to --agent's partition.
+func (f *simulateFlags) liveNode(ctx context.Context, settings placement.Settings, memBytes model.Dec, sim *simulation) (*simulation, error) {
+	opts, err := f.src.options()
+	if err != nil {
+		return nil, err
+	}
+	defer closeSource(opts)
+	snap, err := engine.Build(ctx, opts)
+	if err != nil {
+		return nil, fmt.Errorf("simulate: reading the live state: %w", err)
+	}
+	reportProblems(snap)
+	inv, err := opts.Inventory.Poll(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("simulate: device inventory: %w", err)
+	}
+	cfg, err := f.configSettings(&settings)
+	if err != nil {
+		return nil, err
+	}
+	f.inventorySettings(&settings, inv, sim)
+	s := *snap
+	s.Devices = replaceHost(snap.Devices, f.cpus, f.cpuNUMA, memBytes)
+	if cfg != nil {
+		// Each agent's partition as the agent computes it on these devices
+		// (--cpus/--mem included): the devices it owns and its mem share.
+		s.Agents = slices.Clone(snap.Agents)
+		partition.Effective(cfg, partition.InventoryOf(&s)).Fill(s.Agents)
+	}
+	var agent *model.Agent
+	if f.agent != "" {
+		for i := range s.Agents {
+			if string(s.Agents[i].ID) == f.agent {
+				agent = &s.Agents[i]
+			}
+		}
+		if agent == nil {
+			return nil, usageErr("--agent %s: no such agent (have %s)", f.agent, agentIDs(s.Agents))
+		}
+	}
+	st := placement.ForAgent(&s, agent, settings)
+	for _, sk := range st.Skipped {
+		fmt.Fprintf(f.stderr, "fgtop: kernel %s: not loaded: %s\n", sk.Kernel, sk.Skip)
+	}
+	sim.node, sim.live, sim.kernels = st.Node, st.Live, st.Kernels
+	return sim, nil
+}
+
+// openAccelerators opens --devices without the host's CPU cores and memory
+// for a mock file (they are added separately, only when wanted).
+func (f *simulateFlags) openAccelerators() (inventory.Source, error) {
+	switch f.src.devices {
+	case "", "auto", "nvml":
+		src, err := inventory.Open(f.src.devices, inventory.OpenOptions{MockEtcdPath: f.src.mockEtcd})
+		if err != nil {
+			return nil, usageErr("--devices %s: %v", f.src.devices, err)
+		}
+		return src, nil
+	}
+	if _, err := os.Stat(f.src.devices); errors.Is(err, fs.ErrNotExist) {
+		return nil, usageErr("--devices %s: want auto, nvml, a mock-accelerator.toml or a devices.json: %v", f.src.devices, err)
+	}
+	src, err := inventory.NewMock(f.src.devices, f.src.mockEtcd, nil)
+	if err != nil {
+		return nil, usageErr("--devices %s: %v", f.src.devices, err)
+	}
+	return src, nil
+}
+
+// settings reads the allocator flags; defaults that depend on the source
+// are filled in later.
+func (f *simulateFlags) settings() (placement.Settings, error) {
+	var s placement.Settings
+	var err error
+	if s.Strategy, err = alloc.ParseStrategy(f.strategy); err != nil {
+		return s, usageErr("--strategy %q: want evenly or fill", f.strategy)
+	}
+	if f.affinity != "" {
+		if s.Policy, err = alloc.ParseAffinityPolicy(strings.ReplaceAll(f.affinity, "-", "_")); err != nil {
+			return s, usageErr("--affinity %q: want interleaved or prefer-single-node", f.affinity)
+		}
+	}
+	switch strings.ToLower(strings.TrimSpace(f.quantum)) {
+	case "null", "none":
+		// A corpus case's quantum_size of a discrete map, passed as is.
+		f.quantum = ""
+	}
+	if f.quantum != "" {
+		q, err := model.ParseDec(f.quantum)
+		if err != nil || !q.IsFinite() || q.Sign() <= 0 {
+			return s, usageErr("--quantum %q: want a decimal > 0 such as 0.01", f.quantum)
+		}
+		s.Quantum = q
+	}
+	s.ForbidFragmentation = f.noFrag
+	if f.order != "" {
+		s.Order = []model.DeviceName{}
+		for _, n := range strings.Split(f.order, ",") {
+			if n = strings.TrimSpace(n); n != "" {
+				s.Order = append(s.Order, model.DeviceName(n))
+			}
+		}
+	}
+	return s, nil
+}
+
+// configSettings takes affinity-policy and allocation-order from the agent
+// config where no flag set them; it returns the config (nil without
+// --config).
+func (f *simulateFlags) configSettings(s *placement.Settings) (*agentconfig.Config, error) {
+	if f.src.config == "" {
+		return nil, nil
+	}
+	cfg, err := agentconfig.Load(f.src.config)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	if f.affinity == "" && cfg.AffinityPolicy != "" {
+		if p, err := alloc.ParseAffinityPolicy(cfg.AffinityPolicy); err == nil {
+			s.Policy = p
+		}
+	}
+	if f.order == "" && len(cfg.AllocationOrder) > 0 {
+		s.Order = nil
+		for _, n := range cfg.AllocationOrder {
+			s.Order = append(s.Order, model.DeviceName(n))
+		}
+	}
+	return cfg, nil
+}
+
+// inventorySettings takes the quantum and slot types from a device source.
+func (f *simulateFlags) inventorySettings(s *placement.Settings, inv *inventory.Inventory, sim *simulation) {
+	if f.quantum == "" && inv.Fractional && !inv.Quantum.IsZero() {
+		s.Quantum = inv.Quantum
+	}
+	for k, v := range inv.SlotTypes {
+		sim.types[k] = v
+	}
+	sim.source = f.src.devices
+	if inv.Source.Detail != "" {
+		sim.source = inv.Source.Detail
+	}
+}
+
+// replaceHost swaps the CPU cores for a virtual host's (cpus > 0; numa
+// nodes in equal blocks) and the memory for memBytes (non-zero), keeping
+// every other device.
+func replaceHost(devs []model.Device, cpus, numa int, memBytes model.Dec) []model.Device {
+	out := make([]model.Device, 0, len(devs)+cpus+1)
+	for _, d := range devs {
+		if (d.Name == "cpu" && cpus > 0) || (d.Name == "mem" && !memBytes.IsZero()) {
+			continue
+		}
+		out = append(out, d)
+	}
+	for i := 0; i < cpus; i++ {
+		node := 0
+		if numa > 0 {
+			node = i * numa / cpus
+		}
+		out = append(out, model.Device{ID: model.DeviceID(strconv.Itoa(i)), Name: "cpu", Slot: model.SlotCPU,
+			SlotType: model.SlotTypeCount, Capacity: model.One, Index: i, NUMANode: node})
+	}
+	if !memBytes.IsZero() {
+		out = append(out, model.Device{ID: "root", Name: "mem", Slot: model.SlotMem, SlotType: model.SlotTypeBytes,
+			Capacity: memBytes, NUMANode: -1})
+	}
+	return out
+}
+
+// isJSONDevices reports whether --devices names a device list rather than
+// a mock-accelerator.toml: a .json file, or a file whose first non-blank
+// byte opens a JSON array or object.
+func isJSONDevices(path string) bool {
+	switch path {
+	case "", "auto", "nvml":
+		return false
+	}
+	if strings.EqualFold(filepath.Ext(path), ".json") {
+		return true
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer fh.Close()
+	buf := make([]byte, 512)
+	n, _ := fh.Read(buf)
+	b := bytes.TrimLeft(buf[:n], " \t\r\n\ufeff")
+	return len(b) > 0 && (b[0] == '[' || b[0] == '{')
+}
+
+// allocMapSlots are the slots alloc_map sums for a device list besides
+// cuda.shares and cuda.device: none when the list has CUDA devices (the
+// scan_gpu_alloc_map rule), else every non-unique slot it lists (a list of
+// cpu cores or rocm devices then gets a meaningful map).
+func allocMapSlots(devs []model.Device) []model.SlotName {
+	var out []model.SlotName
+	for _, d := range devs {
+		if d.Slot.CountsInAllocMap() {
+			return nil
+		}
+		if d.SlotType != model.SlotTypeUnique && !slices.Contains(out, d.Slot) {
+			out = append(out, d.Slot)
+		}
+	}
+	return out
+}
+
+func agentIDs(as []model.Agent) string {
+	ids := make([]string, len(as))
+	for i, a := range as {
+		ids[i] = string(a.ID)
+	}
+	if len(ids) == 0 {
+		return "none"
+	}
+	return strings.Join(ids, ", ")
+}
+
+// runCases runs --case FILE.
+func (f *simulateFlags) runCases() error {
+	for _, name := range []string{"request", "devices", "mock-etcd", "config", "scratch-root", "agent", "cpus", "cpu-numa", "mem", "allocation-order"} {
+		if f.changed(name) {
+			return usageErr("--case takes its devices and operations from the file; drop --%s", name)
+		}
+	}
+	data, err := os.ReadFile(f.caseFile)
+	if err != nil {
+		return usageErr("--case: %v", err)
+	}
+	cases, err := placement.ParseCases(data)
+	if err != nil {
+		return usageErr("--case %s: %v", f.caseFile, err)
+	}
+	if f.caseID != "" {
+		i := slices.IndexFunc(cases, func(c placement.Case) bool { return c.ID == f.caseID })
+		if i < 0 {
+			return usageErr("--case-id %s: no such case in %s", f.caseID, f.caseFile)
+		}
+		cases = cases[i : i+1]
+	}
+	if len(cases) == 0 {
+		return usageErr("--case %s: no cases", f.caseFile)
+	}
+	flagSettings, err := f.settings()
+	if err != nil {
+		return err
+	}
+	var outs []caseRun
+	for i := range cases {
+		c := &cases[i]
+		devs, s, steps, err := c.Setup()
+		if err != nil {
+			return usageErr("--case %s: %v", f.caseFile, err)
+		}
+		if f.changed("strategy") {
+			s.Strategy = flagSettings.Strategy
+			for n := range s.PluginStrategy {
+				s.PluginStrategy[n] = s.Strategy
+			}
+		}
+		if f.changed("affinity") {
+			s.Policy = flagSettings.Policy
+		}
+		if f.changed("quantum") && !flagSettings.Quantum.IsZero() {
+			s.Quantum = flagSettings.Quantum
+		}
+		if f.changed("no-fragmentation") {
+			s.ForbidFragmentation = f.noFrag
+		}
+		if err := placement.ValidateSteps(steps); err != nil {
+			return usageErr("--case %s: case %s: %v", f.caseFile, c.ID, err)
+		}
+		node := placement.NewNode(devs, s)
+		res, err := placement.Run(node, steps, placement.RunOptions{Trace: f.trace || f.check})
+		if err != nil {
+			return fmt.Errorf("simulate: case %s: %w", c.ID, err)
+		}
+		outs = append(outs, caseRun{c, &simulation{node: node, source: "case " + c.ID}, res})
+	}
+	if f.check {
+		return f.reportCheck(outs)
+	}
+	if len(outs) == 1 {
+		return f.render(outs[0].sim, outs[0].res, outs[0].c.ID)
+	}
+	if f.asJSON {
+		docs := make([]any, len(outs))
+		for i, o := range outs {
+			docs[i] = f.document(o.sim, o.res, o.c.ID)
+		}
+		return f.writeJSON(jsonObj{{"cases", docs}})
+	}
+	for i, o := range outs {
+		if i > 0 {
+			fmt.Fprintln(f.stdout)
+		}
+		if err := f.render(o.sim, o.res, o.c.ID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// caseRun is one case of --case and its simulation.
+type caseRun struct {
+	c   *placement.Case
+	sim *simulation
+	res *placement.Result
+}
+
+// reportCheck prints the comparison of every case with its recorded
+// results; a difference is exit status 1.
+func (f *simulateFlags) reportCheck(runs []caseRun) error {
+	var ops, badOps int
+	var mism []jsonObj
+	for _, r := range runs {
+		ops += len(r.res.Steps)
+		seen := map[int]bool{}
+		for _, m := range r.c.Check(r.res) {
+			if !seen[m.Step] {
+				seen[m.Step] = true
+				badOps++
+			}
+			mism = append(mism, jsonObj{{"case", r.c.ID}, {"op", m.Step}, {"what", m.What}})
+		}
+	}
+	cases := len(runs)
+	if f.asJSON {
+		if mism == nil {
+			mism = []jsonObj{}
+		}
+		if err := f.writeJSON(jsonObj{{"cases", cases}, {"operations", ops}, {"mismatched_operations", badOps}, {"mismatches", mism}}); err != nil {
+			return err
+		}
+	} else {
+		for _, m := range mism {
+			fmt.Fprintf(f.stdout, "%s op #%d: %s\n", m[0].V, m[1].V, m[2].V)
+		}
+		if badOps == 0 {
+			fmt.Fprintf(f.stdout, "%d case(s), %d operation(s): all match the recorded results\n", cases, ops)
+		} else {
+			fmt.Fprintf(f.stdout, "%d case(s), %d operation(s): %d differ from the recorded results\n", cases, ops, badOps)
+		}
+	}
+	if badOps > 0 {
+		return &exitError{code: exitProblem, err: fmt.Errorf("%d operation(s) differ from the recorded results", badOps)}
+	}
+	return nil
+}
+
+// render prints a simulation's result.
+func (f *simulateFlags) render(sim *simulation, res *placement.Result, caseID string) error {
+	if f.asJSON {
+		return f.writeJSON(f.document(sim, res, caseID))
+	}
+	return f.table(sim, res, caseID)
+}
+
+func (f *simulateFlags) writeJSON(v any) error {
+	b, err := report.Marshal(v, !f.compact)
+	if err != nil {
+		return fmt.Errorf("simulate: encoding JSON: %w", err)
+	}
+	_, err = f.stdout.Write(b)
+	return err
+}
+
+// document is the --json form of a simulation.
+func (f *simulateFlags) document(sim *simulation, res *placement.Result, caseID string) jsonObj {
+	s := sim.node.Settings()
+	var maps jsonObj
+	for _, p := range sim.node.Plugins() {
+		class := "DiscretePropertyAllocMap"
+		if p.Fractional {
+			class = "FractionAllocMap"
+		}
+		maps = append(maps, jsonKV{string(p.Name), jsonObj{{"map", class}, {"strategy", p.Strategy.String()}, {"devices", len(p.Devices)}}})
+	}
+	order := s.Order
+	if order == nil {
+		order = placement.DefaultOrder
+	}
+	quantum := s.Quantum
+	if quantum.IsZero() {
+		quantum = placement.DefaultQuantum
+	}
+	settings := jsonObj{
+		{"source", sim.source},
+		{"affinity_policy", s.Policy.String()},
+		{"quantum", quantum.String()},
+		{"allow_fragmentation", !s.ForbidFragmentation},
+		{"allocation_order", order},
+		{"maps", maps},
+	}
+	if sim.kernels > 0 {
+		settings = append(settings, jsonKV{"live_kernels", sim.kernels})
+	}
+	placements := make([]jsonObj, 0, len(res.Steps))
+	for _, r := range res.Steps {
+		p := jsonObj{{"step", r.Index}, {"request", r.Step.Text}, {"kernel", r.Kernel}}
+		if r.Step.IsFree() {
+			p = append(p, jsonKV{"free", r.Step.Free})
+		}
+		switch {
+		case !r.OK():
+			p = append(p, jsonKV{"error", r.ErrKind}, jsonKV{"message", placement.ErrMessage(r.Err)})
+		case r.Step.IsFree():
+			p = append(p, jsonKV{"released", amountsJSON(placement.FlattenAllocation(r.Released))})
+		default:
+			p = append(p, jsonKV{"allocations", amountsJSON(placement.FlattenAllocation(r.Alloc))})
+		}
+		if r.StateAfter != nil {
+			p = append(p, jsonKV{"state_after", amountsJSON(r.StateAfter)})
+		}
+		placements = append(placements, p)
+	}
+	am := jsonObj{}
+	for _, sh := range res.AllocMap {
+		am = append(am, jsonKV{string(sh.Device), sh.Amount.String()})
+	}
+	doc := jsonObj{}
+	if caseID != "" {
+		doc = append(doc, jsonKV{"case", caseID})
+	}
+	return append(doc,
+		jsonKV{"settings", settings},
+		jsonKV{"placements", placements},
+		jsonKV{"alloc_map", am},
+		jsonKV{"state", amountsJSON(res.State)},
+	)
+}
+
+// amountsJSON is {slot: {device: "amount"}} in the allocation's order.
+func amountsJSON(a alloc.Allocation) jsonObj {
+	out := jsonObj{}
+	for _, s := range a {
+		devs := jsonObj{}
+		for _, sh := range s.Shares {
+			devs = append(devs, jsonKV{string(sh.Device), sh.Amount.String()})
+		}
+		out = append(out, jsonKV{string(s.Slot), devs})
+	}
+	return out
+}
+
+// table prints a simulation for people.
+func (f *simulateFlags) table(sim *simulation, res *placement.Result, caseID string) error {
+	w := f.stdout
+	s := sim.node.Settings()
+	if caseID != "" {
+		fmt.Fprintf(w, "case %s\n", caseID)
+	}
+	quantum := s.Quantum
+	if quantum.IsZero() {
+		quantum = placement.DefaultQuantum
+	}
+	var maps []string
+	for _, p := range sim.node.Plugins() {
+		class := "discrete"
+		if p.Fractional {
+			class = "fractional, quantum " + quantum.String()
+		}
+		maps = append(maps, fmt.Sprintf("%s: %d device(s), %s, %s", p.Name, len(p.Devices), class, p.Strategy))
+	}
+	frag := "allowed"
+	if s.ForbidFragmentation {
+		frag = "not allowed"
+	}
+	fmt.Fprintf(w, "source:  %s\n", sim.source)
+	fmt.Fprintf(w, "maps:    %s\n", strings.Join(maps, "; "))
+	fmt.Fprintf(w, "policy:  %s, fragmentation %s", s.Policy, frag)
+	if sim.kernels > 0 {
+		fmt.Fprintf(w, ", %d live kernel(s) loaded", sim.kernels)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w)
+
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "STEP\tREQUEST\tKERNEL\tRESULT")
+	for _, r := range res.Steps {
+		var result string
+		switch {
+		case !r.OK():
+			msg := oneLine(placement.ErrMessage(r.Err))
+			if !strings.HasPrefix(msg, r.ErrKind+":") {
+				msg = r.ErrKind + ": " + msg
+			}
+			result = "✗ " + msg
+		case r.Step.IsFree():
+			result = "released " + amountsText(placement.FlattenAllocation(r.Released), sim.types)
+		default:
+			result = amountsText(placement.FlattenAllocation(r.Alloc), sim.types)
+		}
+		req := r.Step.Text
+		if strings.TrimSpace(req) == "" {
+			req = "(empty)"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", r.Index, req, r.Kernel, result)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "DEVICE\tSLOT\tNUMA\tCAPACITY\tALLOCATED\tFREE")
+	for _, p := range sim.node.Plugins() {
+		cum := map[model.DeviceID]model.Dec{}
+		for _, sl := range p.Map().Allocations() {
+			for _, sh := range sl.Shares {
+				cum[sh.Device] = sh.Amount
+			}
+		}
+		if len(p.Devices) > 16 {
+			capTotal, used := model.Zero, model.Zero
+			for _, d := range p.Devices {
+				capTotal, used = capTotal.Add(d.Capacity), used.Add(cum[d.ID])
+			}
+			slot := p.Devices[0].Slot
+			fmt.Fprintf(tw, "%s (%d devices)\t%s\t\t%s\t%s\t%s\n", p.Name, len(p.Devices), slot,
+				amountText(capTotal, slot, sim.types), amountText(used, slot, sim.types), amountText(capTotal.Sub(used), slot, sim.types))
+			continue
+		}
+		for _, d := range p.Devices {
+			numa := "-"
+			if d.NUMANode >= 0 {
+				numa = strconv.Itoa(d.NUMANode)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", d.ID, d.Slot, numa, amountText(d.Capacity, d.Slot, sim.types),
+				amountText(cum[d.ID], d.Slot, sim.types), amountText(d.Capacity.Sub(cum[d.ID]), d.Slot, sim.types))
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	var am []string
+	for _, sh := range res.AllocMap {
+		am = append(am, fmt.Sprintf("%s: %s", sh.Device, sh.Amount))
+	}
+	fmt.Fprintf(w, "\nalloc_map: {%s}\n", strings.Join(am, ", "))
+	return nil
+}
+
+// amountsText writes an allocation on one line: "cuda.shares 2d02=0.20".
+func amountsText(a alloc.Allocation, types model.SlotTypes) string {
+	if len(a) == 0 {
+		return "nothing (empty request)"
+	}
+	var parts []string
+	for _, s := range a {
+		var devs []string
+		for _, sh := range s.Shares {
+			devs = append(devs, fmt.Sprintf("%s=%s", sh.Device, amountText(sh.Amount, s.Slot, types)))
+		}
+		if len(devs) == 0 {
+			devs = []string{"nothing"}
+		}
+		parts = append(parts, fmt.Sprintf("%s %s", s.Slot, strings.Join(devs, " ")))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// amountText writes an amount, bytes slots as binary sizes.
+func amountText(v model.Dec, slot model.SlotName, types model.SlotTypes) string {
+	if types.TypeOf(slot) == model.SlotTypeBytes && v.Sign() > 0 {
+		return model.FormatBinarySize(v)
+	}
+	return v.String()
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// jsonObj is a JSON object that keeps its key order.
+type jsonObj []jsonKV
+
+type jsonKV struct {
+	K string
+	V any
+}
+
+// MarshalJSON writes the members in order, without HTML escaping.
+func (o jsonObj) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	buf.WriteByte('{')
+	for i, kv := range o {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		if err := enc.Encode(kv.K); err != nil {
+			return nil, err
+		}
+		buf.Truncate(buf.Len() - 1) // Encode's newline
+		buf.WriteByte(':')
+		if err := enc.Encode(kv.V); err != nil {
+			return nil, err
+		}
+		buf.Truncate(buf.Len() - 1)
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
+}

@@ -1,0 +1,36 @@
+//go:build unix
+
+package agentconfig
+
+import (
+	"fmt"
+	"os"
+	"syscall"
+)
+
+// lockJournal takes an exclusive flock on the journal file (creating it),
+// so that two fgtop processes never check-and-write the config at once.
+func lockJournal(path string) (func(), error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open journal: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("lock journal: %w", err)
+	}
+	return func() {
+		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}, nil
+}
+
+// copyOwner gives path the owner of st when we are allowed to (root);
+// otherwise the file stays ours, which is the only owner we can give it.
+func copyOwner(path string, st os.FileInfo) {
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	if !ok || os.Geteuid() != 0 {
+		return
+	}
+	_ = os.Lchown(path, int(sys.Uid), int(sys.Gid))
+}

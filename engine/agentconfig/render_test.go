@@ -1,0 +1,268 @@
+package agentconfig
+
+import (
+	"bytes"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/fgtop/fgtop/model"
+)
+
+// diffLines returns the 0-based indexes of lines that differ; a and b must
+// have as many lines.
+func diffLines(t *testing.T, a, b []byte) []int {
+	t.Helper()
+	la, lb := bytes.Split(a, []byte("\n")), bytes.Split(b, []byte("\n"))
+	if len(la) != len(lb) {
+		t.Fatalf("line count changed: %d -> %d\n%s", len(la), len(lb), b)
+	}
+	var out []int
+	for i := range la {
+		if !bytes.Equal(la[i], lb[i]) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+func TestRenderNoChangeIsIdentity(t *testing.T) {
+	for _, f := range []string{"agent.multi-agent.device-based.toml", "agent.multi-agent.slot-based.toml"} {
+		c := loadTestdata(t, f)
+		out, changes, err := Render(c, c.Clone())
+		if err != nil || len(changes) != 0 || !bytes.Equal(out, c.Raw) {
+			t.Errorf("%s: Render(c, clone) changed the file (%v, %d changes)", f, err, len(changes))
+		}
+	}
+}
+
+// TestRenderMoveKeepsEveryOtherByte moves a GPU between the agents of the
+// commented fixture: only the two device lists change, and only between
+// their brackets.
+func TestRenderMoveKeepsEveryOtherByte(t *testing.T) {
+	c := loadTestdata(t, "agent.multi-agent.device-based.toml")
+	d := c.Clone()
+	d.Agents[0].Alloc.Devices["cuda"] = []model.DeviceID{"c59395cd-ac91-4cd3-a1b0-3d2568aa2d01"}
+	d.Agents[1].Alloc.Devices["cuda"] = []model.DeviceID{"c59395cd-ac91-4cd3-a1b0-3d2568aa2d02", "c59395cd-ac91-4cd3-a1b0-3d2568aa2d03", "c59395cd-ac91-4cd3-a1b0-3d2568aa2d04"}
+	out, changes, err := Render(c, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(changes) != 2 {
+		t.Fatalf("changes = %+v", changes)
+	}
+	lines := diffLines(t, c.Raw, out)
+	if !slices.Equal(lines, []int{47, 59}) {
+		t.Fatalf("changed lines %v, want [47 59]", lines)
+	}
+	ol := bytes.Split(c.Raw, []byte("\n"))
+	nl := bytes.Split(out, []byte("\n"))
+	for _, i := range lines {
+		prefix := "  devices = { cuda = ["
+		if !bytes.HasPrefix(ol[i], []byte(prefix)) || !bytes.HasPrefix(nl[i], []byte(prefix)) ||
+			!bytes.HasSuffix(ol[i], []byte("] }")) || !bytes.HasSuffix(nl[i], []byte("] }")) {
+			t.Errorf("line %d: %q -> %q", i+1, ol[i], nl[i])
+		}
+	}
+	want := `  devices = { cuda = ["c59395cd-ac91-4cd3-a1b0-3d2568aa2d02", "c59395cd-ac91-4cd3-a1b0-3d2568aa2d03", "c59395cd-ac91-4cd3-a1b0-3d2568aa2d04"] }`
+	if string(nl[59]) != want {
+		t.Errorf("line 60 = %q", nl[59])
+	}
+	back, err := Parse(c.Path, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := back.Agents[1].Alloc.Devices["cuda"]; !slices.Equal(got, d.Agents[1].Alloc.Devices["cuda"]) {
+		t.Errorf("read back %v", got)
+	}
+}
+
+func TestRenderModeSwitchRoundTrip(t *testing.T) {
+	c := loadTestdata(t, "agent.multi-agent.device-based.toml")
+	d := c.Clone()
+	d.Mode = ModeAutoSplit
+	for i := range d.Agents {
+		d.Agents[i].Alloc, d.Agents[i].OwnAlloc = nil, false
+	}
+	out, _, err := Render(c, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	auto, err := Parse(c.Path, out)
+	if err != nil {
+		t.Fatalf("auto-split file: %v\n%s", err, out)
+	}
+	if auto.Mode != ModeAutoSplit || auto.Agents[0].Alloc != nil || auto.Agents[1].Alloc != nil {
+		t.Fatalf("auto-split file: mode %s allocs %v %v", auto.Mode, auto.Agents[0].Alloc, auto.Agents[1].Alloc)
+	}
+	for _, keep := range []string{"# AUTO_SPLIT variant", "[agents.container]\n  port-range = [31000, 31999]\n", "agent-sock-port = 6008"} {
+		if !bytes.Contains(out, []byte(keep)) {
+			t.Errorf("lost %q", keep)
+		}
+	}
+	// Back to manual: the tables are written again at the end of each
+	// agent's block, with the block's indentation.
+	back, _, err := Render(auto, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Parse(c.Path, back)
+	if err != nil {
+		t.Fatalf("manual again: %v\n%s", err, back)
+	}
+	for i := range c.Agents {
+		if !slices.Equal(m.Agents[i].Alloc.CPU, c.Agents[i].Alloc.CPU) || !m.Agents[i].Alloc.Mem.Equal(c.Agents[i].Alloc.Mem) ||
+			!slices.Equal(m.Agents[i].Alloc.Devices["cuda"], c.Agents[i].Alloc.Devices["cuda"]) {
+			t.Errorf("agent %d read back as %+v", i, m.Agents[i].Alloc)
+		}
+	}
+	if !bytes.Contains(back, []byte("  port-range = [30000, 30999]             # keep ranges disjoint\n  [agents.resource]\n  cpu = [\"0\"")) {
+		t.Errorf("the new table is not where expected:\n%s", back)
+	}
+}
+
+func TestRenderEdits(t *testing.T) {
+	dev := func(a *Allocation) { a.Devices["cuda"] = []model.DeviceID{"g0", "g2"} }
+	tests := []struct {
+		name   string
+		in     string
+		change func(d *Config)
+		want   string
+	}{
+		{
+			name:   "replace only the value, keep the comment",
+			in:     "[[agents]]\n[agents.agent]\nid = \"a\"\n[agents.resource]\ncpu = [\"0\"]\nmem = \"1G\" # one gig\n[[agents]]\n[agents.agent]\nid = \"b\"\n",
+			change: func(d *Config) { d.Agents[0].Alloc.Mem = model.NewDec(3<<30, 0) },
+			want:   "[[agents]]\n[agents.agent]\nid = \"a\"\n[agents.resource]\ncpu = [\"0\"]\nmem = \"3G\" # one gig\n[[agents]]\n[agents.agent]\nid = \"b\"\n",
+		},
+		{
+			name: "add devices to a table without them",
+			in:   "[[agents]]\n[agents.agent]\nid = \"a\"\n  [agents.resource]\n  cpu = [\"0\"]\n  mem = \"1G\"\n[[agents]]\n[agents.agent]\nid = \"b\"\n",
+			change: func(d *Config) {
+				d.Agents[0].Alloc.Devices = map[model.DeviceName][]model.DeviceID{"cuda": {"g0", "g2"}}
+			},
+			want: "[[agents]]\n[agents.agent]\nid = \"a\"\n  [agents.resource]\n  cpu = [\"0\"]\n  mem = \"1G\"\n  devices = { cuda = [\"g0\", \"g2\"] }\n[[agents]]\n[agents.agent]\nid = \"b\"\n",
+		},
+		{
+			name:   "add a plugin to an inline devices table",
+			in:     "[[agents]]\n[agents.agent]\nid = \"a\"\n[agents.resource]\ncpu = [\"0\"]\ndevices = { cuda = [\"g0\"] }\n[[agents]]\n[agents.agent]\nid = \"b\"\n",
+			change: func(d *Config) { d.Agents[0].Alloc.Devices["rocm"] = []model.DeviceID{"r0"} },
+			want:   "[[agents]]\n[agents.agent]\nid = \"a\"\n[agents.resource]\ncpu = [\"0\"]\ndevices = { cuda = [\"g0\"], rocm = [\"r0\"] }\n[[agents]]\n[agents.agent]\nid = \"b\"\n",
+		},
+		{
+			name:   "devices as a sub-table",
+			in:     "[[agents]]\n[agents.agent]\nid = \"a\"\n[agents.resource]\ncpu = [\"0\"]\n[agents.resource.devices]\ncuda = [\"g0\"] # first\n[[agents]]\n[agents.agent]\nid = \"b\"\n",
+			change: func(d *Config) { dev(d.Agents[0].Alloc) },
+			want:   "[[agents]]\n[agents.agent]\nid = \"a\"\n[agents.resource]\ncpu = [\"0\"]\n[agents.resource.devices]\ncuda = [\"g0\", \"g2\"] # first\n[[agents]]\n[agents.agent]\nid = \"b\"\n",
+		},
+		{
+			name:   "multi-line array is rewritten on one line",
+			in:     "[[agents]]\n[agents.agent]\nid = \"a\"\n[agents.resource]\ncpu = [\n  \"0\", # zero\n  \"1\",\n]\nmem = \"1G\"\n[[agents]]\n[agents.agent]\nid = \"b\"\n",
+			change: func(d *Config) { d.Agents[0].Alloc.CPU = []model.DeviceID{"0"} },
+			want:   "[[agents]]\n[agents.agent]\nid = \"a\"\n[agents.resource]\ncpu = [\"0\"]\nmem = \"1G\"\n[[agents]]\n[agents.agent]\nid = \"b\"\n",
+		},
+		{
+			name: "CRLF and no final newline",
+			in:   "[resource]\r\nallocation-mode = \"auto-split\"\r\n[[agents]]\r\n[agents.agent]\r\nid = \"a\"\r\n[[agents]]\r\n[agents.agent]\r\nid = \"b\"",
+			change: func(d *Config) {
+				d.Agents[1].Alloc, d.Agents[1].OwnAlloc = &Allocation{HasCPU: true, CPU: []model.DeviceID{"1"}}, true
+			},
+			want: "[resource]\r\nallocation-mode = \"auto-split\"\r\n[[agents]]\r\n[agents.agent]\r\nid = \"a\"\r\n[[agents]]\r\n[agents.agent]\r\nid = \"b\"\r\n[agents.resource]\r\ncpu = [\"1\"]\r\n",
+		},
+		{
+			name:   "mode key spelled with an underscore",
+			in:     "[resource]\nallocation_mode = \"shared\"  # mode\nreserved-cpu = 1\n",
+			change: func(d *Config) { d.Mode = ModeAutoSplit },
+			want:   "[resource]\nallocation_mode = \"auto-split\"  # mode\nreserved-cpu = 1\n",
+		},
+		{
+			name:   "mode key added to [resource]",
+			in:     "[resource]\nreserved-cpu = 1 # keep\n\n[container]\nscratch-root = \"/s\"\n",
+			change: func(d *Config) { d.Mode = ModeAutoSplit },
+			want:   "[resource]\nreserved-cpu = 1 # keep\nallocation-mode = \"auto-split\"\n\n[container]\nscratch-root = \"/s\"\n",
+		},
+		{
+			name:   "[resource] created at the end",
+			in:     "[agent]\nid = \"x\"\n",
+			change: func(d *Config) { d.Mode = ModeAutoSplit },
+			want:   "[agent]\nid = \"x\"\n\n[resource]\nallocation-mode = \"auto-split\"\n",
+		},
+		{
+			name: "single agent: allocations table removed",
+			in:   "[resource]\nallocation-mode = \"manual\"\n\n[resource.allocations] # mine\ncpu = 4\n# between\nmem = \"4G\"\n\n# next\n[container]\n",
+			change: func(d *Config) {
+				d.Mode = ModeShared
+				d.Agents[0].Alloc, d.Agents[0].OwnAlloc, d.GlobalAlloc = nil, false, nil
+			},
+			want: "[resource]\nallocation-mode = \"shared\"\n\n\n# next\n[container]\n",
+		},
+		{
+			name: "slot amount changed, quoted key kept",
+			in:   "[[agents]]\n[agents.agent]\nid = \"a\"\n[agents.resource]\ncpu = 15\nmem = \"1G\"\ndevices = { \"cuda.shares\" = \"2.0\" }  # two\n[[agents]]\n[agents.agent]\nid = \"b\"\n[agents.resource]\ncpu = 1\nmem = \"1G\"\ndevices = { \"cuda.shares\" = \"2.0\" }\n",
+			change: func(d *Config) {
+				d.Agents[0].Alloc.Slots["cuda.shares"] = model.MustDec("1.5")
+				d.Agents[0].Alloc.CPUCount = model.NewDec(7, 0)
+			},
+			want: "[[agents]]\n[agents.agent]\nid = \"a\"\n[agents.resource]\ncpu = 7\nmem = \"1G\"\ndevices = { \"cuda.shares\" = \"1.5\" }  # two\n[[agents]]\n[agents.agent]\nid = \"b\"\n[agents.resource]\ncpu = 1\nmem = \"1G\"\ndevices = { \"cuda.shares\" = \"2.0\" }\n",
+		},
+		{
+			name:   "device name removed from an inline table",
+			in:     "[[agents]]\n[agents.agent]\nid = \"a\"\n[agents.resource]\ndevices = { cuda = [\"g0\"], rocm = [\"r0\"] }\n[[agents]]\n[agents.agent]\nid = \"b\"\n",
+			change: func(d *Config) { delete(d.Agents[0].Alloc.Devices, "cuda") },
+			want:   "[[agents]]\n[agents.agent]\nid = \"a\"\n[agents.resource]\ndevices = { rocm = [\"r0\"] }\n[[agents]]\n[agents.agent]\nid = \"b\"\n",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, _ := Parse("agent.toml", []byte(tt.in))
+			if c == nil {
+				t.Fatal("input does not parse")
+			}
+			d := c.Clone()
+			tt.change(d)
+			out, _, err := Render(c, d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(out) != tt.want {
+				t.Errorf("got:\n%q\nwant:\n%q", out, tt.want)
+			}
+		})
+	}
+}
+
+func TestRenderRefusesDottedTables(t *testing.T) {
+	in := "[resource]\nallocation-mode = \"manual\"\n[[agents]]\nagent.id = \"a\"\nresource.cpu = [\"0\"]\nresource.mem = \"1G\"\n[[agents]]\nagent.id = \"b\"\nresource.cpu = [\"1\"]\nresource.mem = \"1G\"\n"
+	c, err := Parse("agent.toml", []byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := c.Clone()
+	d.Mode = ModeShared
+	for i := range d.Agents {
+		d.Agents[i].Alloc, d.Agents[i].OwnAlloc = nil, false
+	}
+	if _, _, err := Render(c, d); !errors.Is(err, ErrUneditable) {
+		t.Errorf("err = %v, want ErrUneditable", err)
+	}
+	// A value change inside the dotted table is a plain value edit.
+	d = c.Clone()
+	d.Agents[1].Alloc.CPU = []model.DeviceID{"1", "2"}
+	out, _, err := Render(c, d)
+	if err != nil || !strings.Contains(string(out), "resource.cpu = [\"1\", \"2\"]\n") {
+		t.Errorf("err %v\n%s", err, out)
+	}
+}
+
+func TestSizeText(t *testing.T) {
+	for in, want := range map[int64]string{120 << 30: "120G", 1 << 40: "1T", 1536 << 20: "1536M", 1000: "1000", 1024: "1K", 64424509441: "64424509441"} {
+		if got := SizeText(model.NewDec(in, 0)); got != want {
+			t.Errorf("SizeText(%d) = %q, want %q", in, got, want)
+		}
+		back, err := model.ParseFiniteBinarySize(SizeText(model.NewDec(in, 0)))
+		if err != nil || !back.Equal(model.NewDec(in, 0)) {
+			t.Errorf("SizeText(%d) reads back as %s, %v", in, back, err)
+		}
+	}
+}

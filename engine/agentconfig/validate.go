@@ -1,0 +1,313 @@
+package agentconfig
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/fgtop/fgtop/model"
+)
+
+// Validate runs the checks the agent makes when its allocator starts
+// (InvalidResourceConfigError, ResourceOverAllocatedError, the slot-based
+// ValueError) against the node's devices, with the agent's wording. With
+// devices nil the inventory is unknown and only the checks that need none
+// run (device exclusivity across agents). The load-time rules are in
+// Problems already; Validate does not repeat them.
+func (c *Config) Validate(devices []model.Device) []Problem {
+	return c.ValidateWith(devices, ValidateOptions{})
+}
+
+// ValidateOptions tune Validate.
+type ValidateOptions struct {
+	// AcceleratorsUnknown says devices lists only the host's cores and
+	// memory because no accelerator source could be read (no NVML, a broken
+	// mock file): names and IDs of other plugins are then not checked,
+	// rather than all reported as unknown.
+	AcceleratorsUnknown bool
+}
+
+// ValidateWith is Validate with options.
+func (c *Config) ValidateWith(devices []model.Device, opts ValidateOptions) []Problem {
+	v := &validator{c: c, devices: devices, partial: opts.AcceleratorsUnknown}
+	v.doc, _ = indexTOML(c.Raw)
+	if devices != nil {
+		v.reserved()
+	}
+	if c.Mode != ModeManual {
+		return v.out
+	}
+	switch c.AllocFormat {
+	case FormatDeviceBased:
+		if c.Format != FormatSingle {
+			if devices != nil {
+				v.unknownDevices()
+			}
+			v.exclusive()
+		}
+	case FormatSlotBased:
+		if devices != nil {
+			v.slotCoverage()
+			v.overAllocated()
+		}
+	}
+	return v.out
+}
+
+type validator struct {
+	c       *Config
+	devices []model.Device
+	partial bool
+	doc     *tomlDoc
+	out     []Problem
+}
+
+func (v *validator) add(at []string, agent model.AgentID, format string, a ...any) {
+	p := Problem{Agent: agent, Message: fmt.Sprintf(format, a...)}
+	if v.doc != nil {
+		p.Line = v.doc.lineOfPath(at)
+	}
+	v.out = append(v.out, p)
+}
+
+// agentPath is where agent i's allocation table is.
+func (v *validator) agentPath(i int, keys ...string) []string {
+	if v.c.Format == FormatSingle || !v.c.Agents[i].OwnAlloc {
+		return append([]string{"resource", "allocations"}, keys...)
+	}
+	return append([]string{arrElem("agents", i), "resource"}, keys...)
+}
+
+// Totals sums device capacities per slot: total_slots.
+func Totals(devices []model.Device) model.ResourceSlot {
+	t := model.ResourceSlot{}
+	for _, d := range devices {
+		t[d.Slot] = t[d.Slot].Add(d.Capacity)
+	}
+	return t
+}
+
+// Reserved returns the config's reserved amount of a slot: reserved-cpu,
+// reserved-mem and reserved-disk apply to cpu, mem and disk; nothing else
+// is reserved.
+func (c *Config) Reserved(slot model.SlotName) model.Dec {
+	switch slot {
+	case model.SlotCPU:
+		return c.ReservedCPU
+	case model.SlotMem:
+		return c.ReservedMem
+	case "disk":
+		return c.ReservedDisk
+	}
+	return model.Zero
+}
+
+// reserved: a reservation larger than the node's total is an
+// InvalidResourceConfigError.
+func (v *validator) reserved() {
+	totals := Totals(v.devices)
+	for _, s := range []struct {
+		slot model.SlotName
+		key  string
+	}{{model.SlotCPU, "reserved-cpu"}, {model.SlotMem, "reserved-mem"}} {
+		total, ok := totals[s.slot]
+		if !ok {
+			continue // the inventory does not know this slot
+		}
+		r := v.c.Reserved(s.slot)
+		if total.Less(r) {
+			v.add([]string{"resource", s.key}, "", "%s (%s) is larger than the node's total %s (%s)", s.key, amount(s.slot, r), s.slot, amount(s.slot, total))
+		}
+	}
+}
+
+// plugins returns device name -> natural-sorted device ids.
+func plugins(devices []model.Device) map[model.DeviceName][]model.DeviceID {
+	out := map[model.DeviceName][]model.DeviceID{}
+	for _, d := range devices {
+		out[d.Name] = append(out[d.Name], d.ID)
+	}
+	for _, ids := range out {
+		SortNatural(ids)
+	}
+	return out
+}
+
+func joinIDs[E ~string](ids []E) string {
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = string(id)
+	}
+	return strings.Join(s, ", ")
+}
+
+// unknownDevices: every device name and ID an agent lists must exist.
+func (v *validator) unknownDevices() {
+	avail := plugins(v.devices)
+	names := make([]model.DeviceName, 0, len(avail))
+	for n := range avail {
+		names = append(names, n)
+	}
+	SortNatural(names)
+	for i, a := range v.c.Agents {
+		if a.Alloc == nil {
+			continue
+		}
+		check := func(name model.DeviceName, ids []model.DeviceID, at []string) {
+			have, ok := avail[name]
+			if !ok && v.partial && name != "cpu" && name != "mem" {
+				return // the accelerator inventory is unknown
+			}
+			if !ok {
+				v.add(at, a.ID, "Agent %s: Unknown device '%s'. Available: %s", a.ID, name, joinIDs(names))
+				return
+			}
+			var unknown []model.DeviceID
+			for _, id := range ids {
+				if !slices.Contains(have, id) {
+					unknown = append(unknown, id)
+				}
+			}
+			if len(unknown) == 0 {
+				return
+			}
+			// The agent stops at the first unknown ID; one line per agent and
+			// plugin, in its words, names the rest too.
+			more := ""
+			if len(unknown) > 1 {
+				more = fmt.Sprintf(" (also unknown: %s)", joinIDs(unknown[1:]))
+			}
+			v.add(at, a.ID, "Agent %s: Unknown device ID '%s' for '%s'. Available: %s%s", a.ID, unknown[0], name, joinIDs(have), more)
+		}
+		if a.Alloc.HasCPU {
+			if _, ok := avail["cpu"]; ok {
+				check("cpu", a.Alloc.CPU, v.agentPath(i, "cpu"))
+			}
+		}
+		for _, n := range a.Alloc.DeviceNames() {
+			check(n, a.Alloc.Devices[n], v.agentPath(i, "devices", string(n)))
+		}
+	}
+}
+
+// exclusive: a device (anything but mem) may be listed by one agent only.
+func (v *validator) exclusive() {
+	type claim struct {
+		agents []model.AgentID
+		at     []string
+	}
+	claims := map[model.DeviceKey]*claim{}
+	var order []model.DeviceKey
+	for i, a := range v.c.Agents {
+		if a.Alloc == nil {
+			continue
+		}
+		take := func(name model.DeviceName, ids []model.DeviceID, at []string) {
+			if name == "mem" {
+				return
+			}
+			for _, id := range ids {
+				k := model.DeviceKey{Name: name, ID: id}
+				cl := claims[k]
+				if cl == nil {
+					cl = &claim{}
+					claims[k] = cl
+					order = append(order, k)
+				}
+				if !slices.Contains(cl.agents, a.ID) {
+					cl.agents = append(cl.agents, a.ID)
+				}
+				cl.at = at
+			}
+		}
+		take("cpu", a.Alloc.CPU, v.agentPath(i, "cpu"))
+		for _, n := range a.Alloc.DeviceNames() {
+			take(n, a.Alloc.Devices[n], v.agentPath(i, "devices", string(n)))
+		}
+	}
+	for _, k := range order {
+		cl := claims[k]
+		if len(cl.agents) > 1 {
+			v.add(cl.at, "", "Device '%s:%s' assigned to multiple agents: %s", k.Name, k.ID, joinIDs(cl.agents))
+		}
+	}
+}
+
+// deviceSlots are the non-cpu/mem slots the loaded plugins expose, sorted.
+func deviceSlots(devices []model.Device) []model.SlotName {
+	var out []model.SlotName
+	for _, d := range devices {
+		if d.Slot == model.SlotCPU || d.Slot == model.SlotMem || slices.Contains(out, d.Slot) {
+			continue
+		}
+		out = append(out, d.Slot)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// slotCoverage: in slot-based manual mode every slot of every loaded plugin
+// must be in each agent's devices (the agent raises ValueError otherwise).
+func (v *validator) slotCoverage() {
+	for i, a := range v.c.Agents {
+		if a.Alloc == nil {
+			continue
+		}
+		for _, s := range deviceSlots(v.devices) {
+			if _, ok := a.Alloc.Slots[s]; !ok {
+				v.add(v.agentPath(i, "devices"), a.ID, "Agent %s: slot '%s' of a loaded plugin is missing from devices (manual mode needs an amount for every slot)", a.ID, s)
+			}
+		}
+	}
+}
+
+// overAllocated is ResourceOverAllocatedError: per slot, the sum over
+// agents of (available_total - max(total - configured, 0)) must not exceed
+// available_total.
+func (v *validator) overAllocated() {
+	totals := Totals(v.devices)
+	slots := append([]model.SlotName{model.SlotCPU, model.SlotMem}, deviceSlots(v.devices)...)
+	for _, s := range slots {
+		total, ok := totals[s]
+		if !ok {
+			continue
+		}
+		avail := total.Sub(v.c.Reserved(s))
+		sum := model.Zero
+		for _, a := range v.c.Agents {
+			conf, ok := SlotAmount(a.Alloc, s)
+			if !ok {
+				continue
+			}
+			sum = sum.Add(avail.Sub(model.Max(total.Sub(conf), model.Zero)))
+		}
+		if avail.Less(sum) {
+			v.add(nil, "", "Resource slot '%s' is over-allocated: the agents are given %s in total, but only %s is available (total %s minus reserved %s)",
+				s, amount(s, sum), amount(s, avail), amount(s, total), amount(s, v.c.Reserved(s)))
+		}
+	}
+}
+
+// SlotAmount returns what a slot-based allocation configures for slot s:
+// cpu, mem, or devices[s].
+func SlotAmount(a *Allocation, s model.SlotName) (model.Dec, bool) {
+	if a == nil {
+		return model.Zero, false
+	}
+	switch s {
+	case model.SlotCPU:
+		return a.CPUCount, a.HasCPU
+	case model.SlotMem:
+		return a.Mem, a.HasMem
+	}
+	d, ok := a.Slots[s]
+	return d, ok
+}
+
+// amount prints a slot amount: bytes as a binary size, others as decimals.
+func amount(s model.SlotName, d model.Dec) string {
+	if s == model.SlotMem || s == "disk" {
+		return model.FormatBinarySize(d)
+	}
+	return d.String()
+}

@@ -1,0 +1,96 @@
+package agentconfig
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/fgtop/fgtop/model"
+)
+
+// node returns cores CPU cores, the given GPUs (1 fGPU each) and mem GiB.
+func node(cores int, gpus []string, memGiB int64) []model.Device {
+	var out []model.Device
+	for _, g := range gpus {
+		out = append(out, model.Device{ID: model.DeviceID(g), Name: "cuda", Slot: model.SlotCUDAShares, Capacity: model.One})
+	}
+	for c := range cores {
+		out = append(out, model.Device{ID: model.DeviceID(fmt.Sprint(c)), Name: "cpu", Slot: model.SlotCPU, Capacity: model.One})
+	}
+	out = append(out, model.Device{ID: "root", Name: "mem", Slot: model.SlotMem, Capacity: model.NewDec(memGiB<<30, 0)})
+	return out
+}
+
+func TestValidate(t *testing.T) {
+	twoAgents := func(mode, a, b string) string {
+		return fmt.Sprintf("[resource]\nallocation-mode = %q\nreserved-cpu = 1\nreserved-mem = \"1G\"\n[[agents]]\n[agents.agent]\nid = \"agent-1\"\n[agents.resource]\n%s\n[[agents]]\n[agents.agent]\nid = \"agent-2\"\n[agents.resource]\n%s\n", mode, a, b)
+	}
+	gpus := []string{"cuda0", "cuda1", "cuda2", "cuda10"}
+	devs := node(4, gpus, 16)
+	tests := []struct {
+		name    string
+		text    string
+		devices []model.Device
+		want    []string
+	}{
+		{"valid", twoAgents("manual", `cpu = ["0", "1"]`+"\nmem = \"4G\"\ndevices = { cuda = [\"cuda0\"] }", `cpu = ["2"]`+"\nmem = \"4G\"\ndevices = { cuda = [\"cuda1\", \"cuda10\"] }"), devs, nil},
+		{"unknown device id", twoAgents("manual", `cpu = ["0"]`+"\nmem = \"4G\"\ndevices = { cuda = [\"cuda99\"] }", `cpu = ["1"]`+"\nmem = \"4G\""), devs,
+			[]string{"line 11: Agent agent-1: Unknown device ID 'cuda99' for 'cuda'. Available: cuda0, cuda1, cuda2, cuda10"}},
+		{"unknown device name", twoAgents("manual", `cpu = ["0"]`+"\nmem = \"4G\"\ndevices = { tpu = [\"t0\"] }", `cpu = ["1"]`+"\nmem = \"4G\""), devs,
+			[]string{"Agent agent-1: Unknown device 'tpu'. Available: cpu, cuda, mem"}},
+		{"unknown core", twoAgents("manual", `cpu = ["0", "7"]`+"\nmem = \"4G\"", `cpu = ["1"]`+"\nmem = \"4G\""), devs,
+			[]string{"Agent agent-1: Unknown device ID '7' for 'cpu'. Available: 0, 1, 2, 3"}},
+		{"several unknown cores, one line", twoAgents("manual", `cpu = ["0", "7", "8"]`+"\nmem = \"4G\"", `cpu = ["1"]`+"\nmem = \"4G\""), devs,
+			[]string{"Agent agent-1: Unknown device ID '7' for 'cpu'. Available: 0, 1, 2, 3 (also unknown: 8)"}},
+		{"device twice", twoAgents("manual", `cpu = ["0"]`+"\nmem = \"4G\"\ndevices = { cuda = [\"cuda1\"] }", `cpu = ["1"]`+"\nmem = \"4G\"\ndevices = { cuda = [\"cuda1\"] }"), devs,
+			[]string{"Device 'cuda:cuda1' assigned to multiple agents: agent-1, agent-2"}},
+		{"core twice, no inventory", twoAgents("manual", `cpu = ["0", "1"]`+"\nmem = \"4G\"", `cpu = ["1"]`+"\nmem = \"4G\""), nil,
+			[]string{"Device 'cpu:1' assigned to multiple agents: agent-1, agent-2"}},
+		{"mem is shared, not exclusive", twoAgents("manual", `cpu = ["0"]`+"\nmem = \"40G\"", `cpu = ["1"]`+"\nmem = \"40G\""), devs, nil},
+		{"not checked outside manual", "[resource]\nallocation-mode = \"auto-split\"\n[[agents]]\n[agents.agent]\nid = \"a\"\n[[agents]]\n[agents.agent]\nid = \"b\"\n", devs, nil},
+		{"reserved above total", "[resource]\nreserved-cpu = 8\n", devs, []string{"reserved-cpu (8) is larger than the node's total cpu (4)"}},
+		{"slot-based missing slot", twoAgents("manual", "cpu = 1\nmem = \"4G\"", "cpu = 1\nmem = \"4G\""), devs,
+			[]string{"Agent agent-1: slot 'cuda.shares' of a loaded plugin is missing from devices", "Agent agent-2: slot 'cuda.shares'"}},
+		{"slot-based over-allocated", twoAgents("manual", "cpu = 4\nmem = \"4G\"\ndevices = { \"cuda.shares\" = \"3\" }", "cpu = 3\nmem = \"4G\"\ndevices = { \"cuda.shares\" = \"2\" }"), devs,
+			[]string{"Resource slot 'cpu' is over-allocated: the agents are given 5 in total, but only 3 is available", "Resource slot 'cuda.shares' is over-allocated: the agents are given 5 in total, but only 4 is available"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Parse("agent.toml", []byte(tt.text))
+			if err != nil {
+				t.Fatalf("Parse: %v", err)
+			}
+			var got []string
+			for _, p := range c.Validate(tt.devices) {
+				got = append(got, p.String())
+			}
+			if len(got) != len(tt.want) {
+				t.Fatalf("Validate:\n  %s\nwant %q", strings.Join(got, "\n  "), tt.want)
+			}
+			for i, w := range tt.want {
+				if !strings.Contains(got[i], w) {
+					t.Errorf("problem %d = %q, want it to contain %q", i, got[i], w)
+				}
+			}
+		})
+	}
+}
+
+func TestValidateAcceleratorsUnknown(t *testing.T) {
+	c, err := Parse("agent.toml", []byte("[resource]\nallocation-mode = \"manual\"\n[[agents]]\n[agents.agent]\nid = \"a\"\n[agents.resource]\ncpu = [\"0\", \"9\"]\nmem = \"1G\"\ndevices = { cuda = [\"g0\"] }\n[[agents]]\n[agents.agent]\nid = \"b\"\n[agents.resource]\ncpu = [\"1\"]\nmem = \"1G\"\ndevices = { cuda = [\"g0\"] }\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostOnly := node(4, nil, 16)
+	var got []string
+	for _, p := range c.ValidateWith(hostOnly, ValidateOptions{AcceleratorsUnknown: true}) {
+		got = append(got, p.Message)
+	}
+	want := []string{"Agent a: Unknown device ID '9' for 'cpu'. Available: 0, 1, 2, 3", "Device 'cuda:g0' assigned to multiple agents: a, b"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if len(c.Validate(hostOnly)) != 4 {
+		t.Errorf("without the option cuda is an unknown device: %v", c.Validate(hostOnly))
+	}
+}

@@ -1,0 +1,546 @@
+package agentconfig
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Role is what an actor may do to the config.
+type Role string
+
+// Roles. Anything but an operator or an admin is refused a write: a role
+// that is missing or unknown counts as a viewer.
+const (
+	RoleViewer   Role = "viewer"
+	RoleOperator Role = "operator"
+	RoleAdmin    Role = "admin"
+)
+
+// Actor is who changes the config and from where; the journal records it.
+type Actor struct {
+	Name string `json:"name"`
+	// Origin says where the change comes from: "cli", "console",
+	// "ssh:203.0.113.7:51234".
+	Origin string `json:"origin"`
+	Role   Role   `json:"role"`
+}
+
+// CanWrite reports whether the actor may change the config.
+func (a Actor) CanWrite() bool { return a.Role == RoleOperator || a.Role == RoleAdmin }
+
+// Errors the writer refuses with; the file is untouched after each.
+var (
+	// ErrNotAllowed: the actor is a viewer (or has no known role).
+	ErrNotAllowed = errors.New("not allowed")
+	// ErrChangedOnDisk: the file is not the one the change was planned on.
+	ErrChangedOnDisk = errors.New("the config changed on disk since it was loaded")
+	// ErrNothingToRollBack: the journal records no apply still in effect.
+	ErrNothingToRollBack = errors.New("nothing to roll back")
+)
+
+// Step names a point in the writer's sequence, for fault injection.
+type Step string
+
+// Steps, in the order Commit passes them.
+const (
+	StepLocked      Step = "locked"       // the journal lock is held, nothing written
+	StepBackup      Step = "backup"       // the backup copy is written and synced
+	StepTempPartial Step = "temp-partial" // half of the new bytes are in the temp file
+	StepTempWritten Step = "temp-written" // every byte is in the temp file, not synced
+	StepTempSynced  Step = "temp-synced"  // the temp file is synced and closed
+	StepRenamed     Step = "renamed"      // the temp file replaced the config
+	StepDirSynced   Step = "dir-synced"   // the directory entry is synced
+	StepJournaled   Step = "journaled"    // the journal record is appended and synced
+)
+
+// Steps lists every Step in order.
+var Steps = []Step{StepLocked, StepBackup, StepTempPartial, StepTempWritten, StepTempSynced, StepRenamed, StepDirSynced, StepJournaled}
+
+// Hooks let tests stop the writer between steps.
+type Hooks struct {
+	// Fault is called at each step; an error makes the writer return it at
+	// once and leave everything as a crash at that point would (no clean-up).
+	Fault func(Step) error
+}
+
+func (h *Hooks) at(s Step) error {
+	if h == nil || h.Fault == nil {
+		return nil
+	}
+	if err := h.Fault(s); err != nil {
+		return fmt.Errorf("stopped at %s: %w", s, err)
+	}
+	return nil
+}
+
+// JournalRecord is one line of the journal (JSON lines).
+type JournalRecord struct {
+	Time   time.Time `json:"time"`
+	Action string    `json:"action"` // "apply" or "rollback"
+	Actor  string    `json:"actor"`
+	Origin string    `json:"origin"`
+	Role   Role      `json:"role"`
+	Config string    `json:"config"`
+	// OldHash and NewHash are the sha256 of the file before and after.
+	OldHash string `json:"old_hash"`
+	NewHash string `json:"new_hash"`
+	// Backup is the copy of the previous version (OldHash).
+	Backup string `json:"backup"`
+	Forced bool   `json:"forced,omitempty"`
+	// Result is "ok", or "mismatch" when the file read back did not give
+	// what was planned (Mismatch says how).
+	Result   string          `json:"result"`
+	Mismatch []string        `json:"mismatch,omitempty"`
+	Plan     json.RawMessage `json:"plan,omitempty"`
+	// Undoes is, for a rollback, the time of the apply it undid.
+	Undoes *time.Time `json:"undoes,omitempty"`
+}
+
+// JournalPath is where the journal of config path lives: beside it
+// (beside the file a symlink points to, when Commit resolves one).
+func JournalPath(path string) string { return path + ".fgtop-journal.jsonl" }
+
+// CommitRequest is one change of the config file.
+type CommitRequest struct {
+	Path string
+	// BaseHash is the hash of the file the change was planned on; the
+	// write is refused when the file on disk differs.
+	BaseHash string
+	Data     []byte
+	Actor    Actor
+	// Plan is recorded in the journal as JSON.
+	Plan   any
+	Forced bool
+	// Verify checks the file as read back; it returns what does not match
+	// the plan (nil when it all does).
+	Verify func(*Config) []string
+	// Assume is the allocation format to read the result with when the
+	// file does not tell (see ParseAssuming).
+	Assume Format
+	// Journal is the journal's path ("" = JournalPath of the resolved Path).
+	Journal string
+	Now     func() time.Time
+	Hooks   *Hooks
+}
+
+// CommitResult says what a write did.
+type CommitResult struct {
+	// Path is the file written (symlinks resolved).
+	Path    string
+	Backup  string
+	OldHash string
+	NewHash string
+	Journal string
+	// Mismatch lists how the file read back differs from the plan; empty
+	// when it matches.
+	Mismatch []string
+	Record   JournalRecord
+}
+
+// Commit writes req.Data as the config, safely:
+//
+//   - refused for an actor who is not an operator (ErrNotAllowed);
+//   - refused when the file on disk is not the one planned on
+//     (ErrChangedOnDisk), checked under an exclusive lock on the journal so
+//     two writers cannot interleave;
+//   - the previous version is kept as a timestamped copy beside the config;
+//   - the new bytes go to a temp file in the same directory, which is
+//     synced, then renamed over the config, and the directory is synced: a
+//     crash at any point leaves either the old file or the new one;
+//   - the file is read back and checked (req.Verify); a mismatch is
+//     reported in the result and the journal, never hidden;
+//   - a journal record (time, actor, origin, hashes, backup, plan) is
+//     appended and synced.
+func Commit(req CommitRequest) (*CommitResult, error) {
+	if !req.Actor.CanWrite() {
+		return nil, fmt.Errorf("%w: %s (role %q) may not change the agent config", ErrNotAllowed, actorName(req.Actor), req.Actor.Role)
+	}
+	path, err := filepath.EvalSymlinks(req.Path)
+	if err != nil {
+		return nil, fmt.Errorf("resolve agent config path: %w", err)
+	}
+	if req.Journal == "" {
+		// Beside the real file, like the backups, whichever link names it.
+		req.Journal = JournalPath(path)
+	}
+	unlock, err := lockJournal(req.Journal)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if err := req.Hooks.at(StepLocked); err != nil {
+		return nil, err
+	}
+	old, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read agent config: %w", err)
+	}
+	if h := hashOf(old); h != req.BaseHash {
+		return nil, fmt.Errorf("%w: %s is now sha256 %s, the plan was made on %s; load it again and re-plan", ErrChangedOnDisk, req.Path, short(h), short(req.BaseHash))
+	}
+	return commitLocked(path, old, req, "apply", nil)
+}
+
+// commitLocked does the write; the journal lock is held and old is the
+// file's current content.
+func commitLocked(path string, old []byte, req CommitRequest, action string, undoes *time.Time) (*CommitResult, error) {
+	now := time.Now
+	if req.Now != nil {
+		now = req.Now
+	}
+	t := now().UTC()
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("stat agent config: %w", err)
+	}
+	res := &CommitResult{Path: path, OldHash: hashOf(old), NewHash: hashOf(req.Data), Journal: req.Journal}
+	res.Backup, err = writeBackup(path, old, st, t)
+	if err != nil {
+		return nil, err
+	}
+	if err := req.Hooks.at(StepBackup); err != nil {
+		return nil, err
+	}
+	if err := replaceFile(path, req.Data, st, req.Hooks); err != nil {
+		return nil, err
+	}
+
+	// Read back what is on disk now: that, not what we meant to write, is
+	// what the agent will read at its next start.
+	back, err := os.ReadFile(path)
+	switch {
+	case err != nil:
+		res.Mismatch = append(res.Mismatch, fmt.Sprintf("cannot read the file back: %v", err))
+	case !bytes.Equal(back, req.Data):
+		res.Mismatch = append(res.Mismatch, fmt.Sprintf("the file read back (sha256 %s) is not what was written (sha256 %s)", short(hashOf(back)), short(res.NewHash)))
+	default:
+		cfg, perr := ParseAssuming(req.Path, back, req.Assume)
+		switch {
+		case cfg == nil:
+			res.Mismatch = append(res.Mismatch, fmt.Sprintf("the file read back does not load: %v", perr))
+		case req.Verify != nil:
+			res.Mismatch = append(res.Mismatch, req.Verify(cfg)...)
+		}
+	}
+
+	rec := JournalRecord{
+		Time: t, Action: action, Actor: req.Actor.Name, Origin: req.Actor.Origin, Role: req.Actor.Role,
+		Config: path, OldHash: res.OldHash, NewHash: res.NewHash, Backup: res.Backup, Forced: req.Forced,
+		Result: "ok", Mismatch: res.Mismatch, Undoes: undoes,
+	}
+	if len(res.Mismatch) > 0 {
+		rec.Result = "mismatch"
+	}
+	if req.Plan != nil {
+		b, err := json.Marshal(req.Plan)
+		if err != nil {
+			return res, fmt.Errorf("written, but the plan cannot be journaled: %w", err)
+		}
+		rec.Plan = b
+	}
+	res.Record = rec
+	if err := appendJournal(req.Journal, rec); err != nil {
+		return res, fmt.Errorf("the config is written (backup %s) but the journal is not: %w", res.Backup, err)
+	}
+	if err := req.Hooks.at(StepJournaled); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// writeBackup keeps old beside path as <name>.fgtop-<UTC time>.bak, synced.
+func writeBackup(path string, old []byte, st os.FileInfo, t time.Time) (string, error) {
+	stamp := t.Format("20060102T150405.000000000Z")
+	for i := 0; ; i++ {
+		name := fmt.Sprintf("%s.fgtop-%s.bak", path, stamp)
+		if i > 0 {
+			name = fmt.Sprintf("%s.fgtop-%s-%d.bak", path, stamp, i)
+		}
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, st.Mode().Perm())
+		if errors.Is(err, os.ErrExist) && i < 100 {
+			continue
+		}
+		if err != nil {
+			return "", fmt.Errorf("back up agent config: %w", err)
+		}
+		if err := writeSync(f, old); err != nil {
+			os.Remove(name)
+			return "", fmt.Errorf("back up agent config: %w", err)
+		}
+		copyOwner(name, st)
+		return name, nil
+	}
+}
+
+// writeSync writes data, syncs and closes f.
+func writeSync(f *os.File, data []byte) error {
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// replaceFile puts data at path atomically: temp file in the same
+// directory, synced, renamed over path, directory synced. The file keeps
+// path's permissions (and owner, when we may set it).
+func replaceFile(path string, data []byte, st os.FileInfo, hooks *Hooks) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".fgtop-tmp-*")
+	if err != nil {
+		return fmt.Errorf("write agent config: %w", err)
+	}
+	tmp := f.Name()
+	crashed := false
+	defer func() {
+		if !crashed {
+			os.Remove(tmp) // no-op once renamed
+		}
+	}()
+	if err := f.Chmod(st.Mode().Perm()); err != nil {
+		f.Close()
+		return fmt.Errorf("write agent config: %w", err)
+	}
+	n := len(data) / 2
+	if _, err := f.Write(data[:n]); err != nil {
+		f.Close()
+		return fmt.Errorf("write agent config: %w", err)
+	}
+	if err := hooks.at(StepTempPartial); err != nil {
+		crashed = true // a torn temp file, left as a crash would leave it
+		return err
+	}
+	if _, err := f.Write(data[n:]); err != nil {
+		f.Close()
+		return fmt.Errorf("write agent config: %w", err)
+	}
+	if err := hooks.at(StepTempWritten); err != nil {
+		crashed = true
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("sync agent config: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write agent config: %w", err)
+	}
+	copyOwner(tmp, st)
+	if err := hooks.at(StepTempSynced); err != nil {
+		crashed = true
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("replace agent config: %w", err)
+	}
+	if err := hooks.at(StepRenamed); err != nil {
+		crashed = true
+		return err
+	}
+	if err := syncDir(dir); err != nil {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	if err := hooks.at(StepDirSynced); err != nil {
+		crashed = true
+		return err
+	}
+	return nil
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+func appendJournal(path string, rec JournalRecord) error {
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// ReadJournal returns the journal's records, oldest first. A missing
+// journal is empty; a line that does not parse (a torn last write) is
+// skipped and counted in bad.
+func ReadJournal(path string) (recs []JournalRecord, bad int, err error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, 0, nil
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("read journal: %w", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
+	for sc.Scan() {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		var r JournalRecord
+		if json.Unmarshal(line, &r) != nil {
+			bad++
+			continue
+		}
+		recs = append(recs, r)
+	}
+	if err := sc.Err(); err != nil && !errors.Is(err, io.EOF) {
+		return recs, bad, fmt.Errorf("read journal: %w", err)
+	}
+	return recs, bad, nil
+}
+
+// RollbackRequest undoes the last apply still in effect.
+type RollbackRequest struct {
+	Path    string
+	Actor   Actor
+	Journal string // "" = JournalPath(Path)
+	// Force rolls back even when the file changed since that apply (the
+	// change is kept in the backup Rollback makes).
+	Force bool
+	Now   func() time.Time
+	Hooks *Hooks
+}
+
+// Undoable returns the apply that rollback would undo: the journal is
+// replayed as a stack (an apply pushes, a rollback pops).
+func Undoable(path, journal string) (*JournalRecord, error) {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return nil, fmt.Errorf("resolve agent config path: %w", err)
+	}
+	if journal == "" {
+		journal = JournalPath(real)
+	}
+	recs, _, err := ReadJournal(journal)
+	if err != nil {
+		return nil, err
+	}
+	var stack []JournalRecord
+	for _, r := range recs {
+		if r.Config != real {
+			continue
+		}
+		switch r.Action {
+		case "apply":
+			stack = append(stack, r)
+		case "rollback":
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+		}
+	}
+	if len(stack) == 0 {
+		return nil, fmt.Errorf("%w: the journal %s records no apply of %s still in effect", ErrNothingToRollBack, journal, real)
+	}
+	r := stack[len(stack)-1]
+	return &r, nil
+}
+
+// Rollback restores the version before the last apply still in effect,
+// byte for byte, with the same safety as Commit (atomic write, backup of
+// the current version, journal record). It refuses when the file changed
+// since that apply, unless forced, and when the backup is missing or does
+// not hash to what was recorded.
+func Rollback(req RollbackRequest) (*CommitResult, error) {
+	if !req.Actor.CanWrite() {
+		return nil, fmt.Errorf("%w: %s (role %q) may not change the agent config", ErrNotAllowed, actorName(req.Actor), req.Actor.Role)
+	}
+	path, err := filepath.EvalSymlinks(req.Path)
+	if err != nil {
+		return nil, fmt.Errorf("resolve agent config path: %w", err)
+	}
+	if req.Journal == "" {
+		// Beside the real file, like the backups, whichever link names it.
+		req.Journal = JournalPath(path)
+	}
+	unlock, err := lockJournal(req.Journal)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if err := req.Hooks.at(StepLocked); err != nil {
+		return nil, err
+	}
+	top, err := Undoable(req.Path, req.Journal)
+	if err != nil {
+		return nil, err
+	}
+	cur, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read agent config: %w", err)
+	}
+	if h := hashOf(cur); h != top.NewHash && !req.Force {
+		return nil, fmt.Errorf("%w: %s is sha256 %s, not the %s the apply of %s wrote; --force rolls back anyway (the current file is backed up first)",
+			ErrChangedOnDisk, req.Path, short(h), short(top.NewHash), top.Time.Format(time.RFC3339))
+	}
+	prev, err := os.ReadFile(top.Backup)
+	if err != nil {
+		return nil, fmt.Errorf("read backup of the previous version: %w", err)
+	}
+	if h := hashOf(prev); h != top.OldHash {
+		return nil, fmt.Errorf("backup %s is sha256 %s, not the %s recorded: refusing to restore it", top.Backup, short(h), short(top.OldHash))
+	}
+	creq := CommitRequest{Path: req.Path, Data: prev, Actor: req.Actor, Forced: req.Force, Journal: req.Journal, Now: req.Now, Hooks: req.Hooks,
+		Plan: map[string]any{"restores": top.OldHash, "backup": top.Backup, "undoes_apply_of": top.Time}}
+	t := top.Time
+	return commitLocked(path, cur, creq, "rollback", &t)
+}
+
+func hashOf(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// HashOf returns the sha256 hex digest Config.Hash uses.
+func HashOf(b []byte) string { return hashOf(b) }
+
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
+
+func actorName(a Actor) string {
+	n := a.Name
+	if n == "" {
+		n = "an unnamed actor"
+	}
+	if a.Origin != "" {
+		n += " (" + a.Origin + ")"
+	}
+	return strings.TrimSpace(n)
+}

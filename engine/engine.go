@@ -1,0 +1,336 @@
+// Package engine owns fgtop's live account of the node: who holds how much
+// of which device. One goroutine owns the state; scratch events and
+// inventory polls are applied to it incrementally (one kernel's file changed:
+// only that kernel's contribution is subtracted and re-added), and every
+// change publishes an immutable *model.Snapshot to any number of
+// subscribers through latest-wins channels, so a slow subscriber skips
+// frames and never blocks the engine.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/fgtop/fgtop/engine/inventory"
+	"github.com/fgtop/fgtop/engine/resourcefile"
+	"github.com/fgtop/fgtop/engine/scratch"
+	"github.com/fgtop/fgtop/model"
+)
+
+// Options configure an Engine.
+type Options struct {
+	// Roots are the scratch roots to follow, each with its agent.
+	Roots []scratch.Root
+	// Agents known from the agent config, with their partitions; agents of
+	// Roots that are missing here are added.
+	Agents []model.Agent
+	// Inventory is the device source; nil means no devices are known.
+	Inventory inventory.Source
+	// PollEvery is the inventory poll interval (default 1 s).
+	PollEvery  time.Duration
+	Node       string
+	Mode       string
+	ConfigPath string
+	// Issues to show from the start (for example agent.toml warnings).
+	Issues []model.Issue
+	// Clock is injectable for tests (default time.Now).
+	Clock func() time.Time
+	// Watch tunes the scratch watcher.
+	Watch scratch.Options
+	// Partition, when set, is called with every new set of devices. It
+	// returns the agents with their partitions filled in (Owns, Mem) and the
+	// issues that depend only on the partition and the devices (a device no
+	// agent owns, mem assigned beyond the host's). Kernel-level drift (a
+	// kernel on a device its agent does not own) is then checked live, per
+	// kernel, from the agents' Owns.
+	Partition func(inv *inventory.Inventory) ([]model.Agent, []model.Issue)
+}
+
+// Engine is the live allocation account. Create it with New, start it with
+// Run, read it with Subscribe or Latest.
+type Engine struct {
+	opts   Options
+	latest atomic.Pointer[model.Snapshot]
+	ready  chan struct{}
+
+	mu   sync.Mutex
+	subs map[*subscriber]struct{}
+}
+
+type subscriber struct {
+	ch chan *model.Snapshot
+}
+
+// New returns an engine; nothing runs until Run.
+func New(opts Options) *Engine {
+	if opts.PollEvery <= 0 {
+		opts.PollEvery = time.Second
+	}
+	return &Engine{opts: opts, ready: make(chan struct{}), subs: map[*subscriber]struct{}{}}
+}
+
+// Latest returns the last published snapshot (nil before the first).
+func (e *Engine) Latest() *model.Snapshot { return e.latest.Load() }
+
+// Ready is closed once the initial scan of every root is published.
+func (e *Engine) Ready() <-chan struct{} { return e.ready }
+
+// Subscribe returns a channel that always offers the newest snapshot: when
+// the reader is slow, older snapshots are dropped, never queued. The latest
+// snapshot, if any, is offered at once. The subscription ends (and the
+// channel is closed) when ctx is done.
+func (e *Engine) Subscribe(ctx context.Context) <-chan *model.Snapshot {
+	sub := &subscriber{ch: make(chan *model.Snapshot, 1)}
+	e.mu.Lock()
+	e.subs[sub] = struct{}{}
+	if s := e.latest.Load(); s != nil {
+		sub.ch <- s
+	}
+	e.mu.Unlock()
+	go func() {
+		<-ctx.Done()
+		e.mu.Lock()
+		delete(e.subs, sub)
+		close(sub.ch)
+		e.mu.Unlock()
+	}()
+	return sub.ch
+}
+
+// publish stores snap and offers it to every subscriber without blocking.
+func (e *Engine) publish(snap *model.Snapshot) {
+	e.latest.Store(snap)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for sub := range e.subs {
+		select {
+		case sub.ch <- snap:
+			continue
+		default:
+		}
+		// Full: drop the stale snapshot, then offer the new one. The engine
+		// is the only sender, so the second send cannot block.
+		select {
+		case <-sub.ch:
+		default:
+		}
+		select {
+		case sub.ch <- snap:
+		default:
+		}
+	}
+}
+
+// Subscribers returns the number of live subscriptions.
+func (e *Engine) Subscribers() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.subs)
+}
+
+// parser returns the parse function for the watcher, for a node whose slot
+// types are types.
+func parser(types model.SlotTypes) scratch.ParseFunc[*resourcefile.Spec] {
+	return func(path string, data []byte) (*resourcefile.Spec, error) {
+		spec, err := resourcefile.Parse(data, types)
+		if err != nil {
+			var pe *resourcefile.ParseError
+			if errors.As(err, &pe) {
+				pe.File = path
+			}
+			return nil, err
+		}
+		return spec, nil
+	}
+}
+
+type invResult struct {
+	inv *inventory.Inventory
+	err error
+}
+
+// Run follows the scratch roots and the inventory until ctx is done. It
+// returns nil on cancellation, or the error that stopped it.
+func (e *Engine) Run(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	st := newState(&e.opts)
+	types := model.DefaultSlotTypes()
+	if e.opts.Inventory != nil {
+		inv, err := e.opts.Inventory.Poll(ctx)
+		if err != nil {
+			st.srcIssues["inventory"] = model.Issue{Severity: model.SevError, Code: model.IssueDeviceSource, Message: fmt.Sprintf("device inventory: %v", err)}
+		} else {
+			st.setInventory(inv)
+			if inv.SlotTypes != nil {
+				types = inv.SlotTypes
+			}
+		}
+	}
+
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	batches := make(chan []scratch.Event[*resourcefile.Spec], 16)
+	w, err := scratch.NewWatcher(e.opts.Roots, parser(types), e.opts.Watch)
+	if err != nil {
+		return fmt.Errorf("start scratch watcher: %w", err)
+	}
+	watchErr := make(chan error, 1)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		watchErr <- w.Run(ctx, batches)
+	}()
+
+	invCh := make(chan invResult, 1)
+	if e.opts.Inventory != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t := time.NewTicker(e.opts.PollEvery)
+			defer t.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-t.C:
+					inv, err := e.opts.Inventory.Poll(ctx)
+					select {
+					case invCh <- invResult{inv, err}:
+					case <-ctx.Done():
+						return
+					}
+				}
+			}
+		}()
+	}
+
+	pendingRoots := map[string]bool{}
+	for _, r := range e.opts.Roots {
+		pendingRoots[r.Path] = true
+	}
+	markReady := func() {
+		select {
+		case <-e.ready:
+		default:
+			close(e.ready)
+		}
+	}
+	if len(pendingRoots) == 0 {
+		e.publish(st.snapshot())
+		markReady()
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case err := <-watchErr:
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("scratch watcher: %w", err)
+		case r := <-invCh:
+			if r.err != nil {
+				st.srcIssues["inventory"] = model.Issue{Severity: model.SevError, Code: model.IssueDeviceSource, Message: fmt.Sprintf("device inventory: %v", r.err)}
+				st.issuesDirty = true
+			} else {
+				delete(st.srcIssues, "inventory")
+				st.setInventory(r.inv)
+			}
+			e.publish(st.snapshot())
+		case batch := <-batches:
+			// Drain whatever else is queued so a burst costs one snapshot.
+			for more := true; more; {
+				for _, ev := range batch {
+					st.applyEvent(ev)
+					// A root counts as scanned once it resynced, or once it
+					// turned out missing or unreadable (it never will).
+					switch {
+					case ev.Kind == scratch.Resynced, ev.Kind == scratch.RootMissing,
+						ev.Kind == scratch.Problem && ev.Kernel == "" && ev.Issue != nil && ev.Issue.Code == model.IssuePermission:
+						delete(pendingRoots, ev.Root)
+					}
+				}
+				select {
+				case batch = <-batches:
+				default:
+					more = false
+				}
+			}
+			e.publish(st.snapshot())
+			if len(pendingRoots) == 0 {
+				markReady()
+			}
+		}
+	}
+}
+
+// applyEvent folds one watcher event into the state.
+func (st *state) applyEvent(ev scratch.Event[*resourcefile.Spec]) {
+	switch ev.Kind {
+	case scratch.KernelUpdated:
+		err := ev.Err
+		if err != nil && errors.Is(err, fs.ErrNotExist) {
+			st.upsertKernel(ev.Root, ev.Agent, ev.Kernel, ev.Path, nil, nil, ev.ModTime, true)
+			return
+		}
+		st.upsertKernel(ev.Root, ev.Agent, ev.Kernel, ev.Path, ev.Value, err, ev.ModTime, false)
+	case scratch.KernelPending:
+		st.upsertKernel(ev.Root, ev.Agent, ev.Kernel, ev.Path, nil, nil, ev.ModTime, true)
+	case scratch.KernelRemoved:
+		st.removeKernel(ev.Kernel)
+	case scratch.Resynced:
+		st.resync(ev.Root, ev.Present)
+		delete(st.srcIssues, "root:"+ev.Root)
+		st.issuesDirty = true
+	case scratch.RootMissing:
+		st.srcIssues["root:"+ev.Root] = model.Issue{Severity: model.SevError, Code: model.IssueRootMissing, File: ev.Root, Agent: ev.Agent,
+			Message: fmt.Sprintf("scratch root %s of agent %s is missing; waiting for it to come back", ev.Root, ev.Agent)}
+		st.issuesDirty = true
+	case scratch.RootRestored:
+		delete(st.srcIssues, "root:"+ev.Root)
+		st.issuesDirty = true
+	case scratch.Problem:
+		if ev.Issue != nil {
+			key := "watch:" + ev.Issue.Code + ":" + ev.Issue.File
+			st.srcIssues[key] = *ev.Issue
+			st.issuesDirty = true
+		}
+	}
+}
+
+// Build computes a snapshot from a one-off scan: the same accounting as the
+// live engine, without watching. It is what `fgtop snapshot` prints and what
+// tests compare the live engine against.
+func Build(ctx context.Context, opts Options) (*model.Snapshot, error) {
+	st := newState(&opts)
+	types := model.DefaultSlotTypes()
+	if opts.Inventory != nil {
+		inv, err := opts.Inventory.Poll(ctx)
+		if err != nil {
+			st.srcIssues["inventory"] = model.Issue{Severity: model.SevError, Code: model.IssueDeviceSource, Message: fmt.Sprintf("device inventory: %v", err)}
+		} else {
+			st.setInventory(inv)
+			if inv.SlotTypes != nil {
+				types = inv.SlotTypes
+			}
+		}
+	}
+	workers := opts.Watch.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	for _, ev := range scratch.Scan(ctx, opts.Roots, parser(types), workers) {
+		st.applyEvent(ev)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return st.snapshot(), nil
+}

@@ -1,0 +1,329 @@
+package partition
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/model"
+)
+
+// Request is a partition change as an operator states it (the CLI's plan
+// and apply flags; the console's editor builds the same).
+type Request struct {
+	// From is a draft agent.toml whose mode and allocation tables replace
+	// the current ones (matched by agent id); nil when none.
+	From *agentconfig.Config
+	// Mode switches allocation-mode ("" keeps it). Switching to manual
+	// starts from the partition in effect (auto-split's deal; shared starts
+	// from the auto-split deal too), so a mode switch alone changes nothing
+	// about who owns what.
+	Mode string
+	// Moves give each device to an agent, taking it from whoever had it.
+	Moves []Move
+	// CPU sets agents' core lists (device-based) or counts (slot-based).
+	CPU []CPUSet
+	// Mem sets agents' memory in bytes.
+	Mem []MemSet
+}
+
+// Move gives Device ("cuda:<id>", or a bare id that only one plugin has)
+// to Agent.
+type Move struct {
+	Device string
+	Agent  model.AgentID
+}
+
+// CPUSet sets an agent's cores: IDs in the device-based format, Count in
+// the slot-based one (the CLI's "0-7,16" or "15").
+type CPUSet struct {
+	Agent model.AgentID
+	Spec  string
+}
+
+// MemSet sets an agent's memory.
+type MemSet struct {
+	Agent model.AgentID
+	Bytes model.Dec
+}
+
+// Empty reports whether the request changes nothing.
+func (r Request) Empty() bool {
+	return r.From == nil && r.Mode == "" && len(r.Moves) == 0 && len(r.CPU) == 0 && len(r.Mem) == 0
+}
+
+// Draft applies req to a copy of cur and returns it, with the reasons it
+// could not apply parts of the request (unknown agents, --move in the
+// slot-based format, ...). The draft keeps cur's bytes so Render can edit
+// them; validating it is Build's job.
+func Draft(cur *agentconfig.Config, inv Inventory, req Request) (*agentconfig.Config, []string) {
+	d := cur.Clone()
+	var errs []string
+	fail := func(format string, a ...any) { errs = append(errs, fmt.Sprintf(format, a...)) }
+	agentIdx := func(id model.AgentID) int {
+		for i, a := range d.Agents {
+			if a.ID == id {
+				return i
+			}
+		}
+		fail("unknown agent '%s'; the config's agents are: %s", id, joinAgents(d.AgentIDs()))
+		return -1
+	}
+
+	if f := req.From; f != nil {
+		seen := map[model.AgentID]bool{}
+		for _, fa := range f.Agents {
+			i := agentIdx(fa.ID)
+			if i < 0 {
+				continue
+			}
+			seen[fa.ID] = true
+			d.Agents[i].Alloc = fa.Alloc.Clone()
+			d.Agents[i].OwnAlloc = fa.Alloc != nil
+		}
+		for _, a := range d.Agents {
+			if !seen[a.ID] && len(d.Agents) > 1 {
+				fail("the draft %s does not mention agent '%s'; fgtop does not remove agents", f.Path, a.ID)
+			}
+		}
+		d.Mode = f.Mode
+		if !f.FormatGuessed {
+			d.AllocFormat = f.AllocFormat
+		}
+		if d.Format != agentconfig.FormatSingle {
+			d.GlobalAlloc = f.GlobalAlloc.Clone()
+			if f.Format == agentconfig.FormatSingle {
+				d.GlobalAlloc = nil
+			}
+		} else if len(d.Agents) == 1 {
+			d.GlobalAlloc = d.Agents[0].Alloc
+		}
+	}
+
+	if req.Mode != "" && req.Mode != d.Mode {
+		switch req.Mode {
+		case agentconfig.ModeManual:
+			materialize(d, inv)
+		case agentconfig.ModeShared, agentconfig.ModeAutoSplit:
+			for i := range d.Agents {
+				d.Agents[i].Alloc, d.Agents[i].OwnAlloc = nil, false
+			}
+			d.GlobalAlloc = nil
+		default:
+			fail("unknown mode %q: want shared, auto-split or manual", req.Mode)
+		}
+		if req.Mode == agentconfig.ModeManual || req.Mode == agentconfig.ModeShared || req.Mode == agentconfig.ModeAutoSplit {
+			d.Mode = req.Mode
+		}
+	}
+
+	needManual := func(what string) bool {
+		if d.Mode != agentconfig.ModeManual {
+			fail("%s needs allocation-mode manual (it is %s): add --mode manual; the partition in effect is the starting point", what, d.Mode)
+			return false
+		}
+		return true
+	}
+	alloc := func(i int) *agentconfig.Allocation {
+		if d.Agents[i].Alloc == nil {
+			d.Agents[i].Alloc = &agentconfig.Allocation{}
+		}
+		d.Agents[i].OwnAlloc = true
+		return d.Agents[i].Alloc
+	}
+
+	for _, mv := range req.Moves {
+		if d.AllocFormat == agentconfig.FormatSlotBased {
+			fail("--move %s=%s: devices are not exclusive in the slot-based format; only the device-based format (BEP-1044) assigns devices to agents", mv.Device, mv.Agent)
+			continue
+		}
+		if !needManual(fmt.Sprintf("--move %s=%s", mv.Device, mv.Agent)) {
+			continue
+		}
+		key, ok := resolveDevice(mv.Device, d, inv, fail)
+		if !ok {
+			continue
+		}
+		if key.Name == "mem" {
+			fail("--move %s: memory is split by amount, not moved; use --mem AGENT=SIZE", mv.Device)
+			continue
+		}
+		to := agentIdx(mv.Agent)
+		if to < 0 {
+			continue
+		}
+		for i := range d.Agents {
+			if a := d.Agents[i].Alloc; a != nil && i != to {
+				if key.Name == "cpu" {
+					if slices.Contains(a.CPU, key.ID) {
+						alloc(i).CPU = slices.DeleteFunc(slices.Clone(a.CPU), func(x model.DeviceID) bool { return x == key.ID })
+					}
+				} else if slices.Contains(a.Devices[key.Name], key.ID) {
+					a = alloc(i)
+					a.Devices[key.Name] = slices.DeleteFunc(slices.Clone(a.Devices[key.Name]), func(x model.DeviceID) bool { return x == key.ID })
+				}
+			}
+		}
+		a := alloc(to)
+		if key.Name == "cpu" {
+			if !slices.Contains(a.CPU, key.ID) {
+				a.CPU = append(slices.Clone(a.CPU), key.ID)
+				agentconfig.SortNatural(a.CPU)
+			}
+			a.HasCPU = true
+			continue
+		}
+		if a.Devices == nil {
+			a.Devices = map[model.DeviceName][]model.DeviceID{}
+		}
+		if !slices.Contains(a.Devices[key.Name], key.ID) {
+			l := append(slices.Clone(a.Devices[key.Name]), key.ID)
+			agentconfig.SortNatural(l)
+			a.Devices[key.Name] = l
+		}
+	}
+
+	for _, cs := range req.CPU {
+		if !needManual("--cpu " + string(cs.Agent) + "=" + cs.Spec) {
+			continue
+		}
+		i := agentIdx(cs.Agent)
+		if i < 0 {
+			continue
+		}
+		if d.AllocFormat == agentconfig.FormatSlotBased {
+			n, err := model.ParseDec(cs.Spec)
+			if iv, ierr := n.Int64(); err != nil || ierr != nil || iv < 0 || !n.IsFinite() {
+				fail("--cpu %s=%s: the slot-based format takes a core count, e.g. --cpu %s=15", cs.Agent, cs.Spec, cs.Agent)
+				continue
+			}
+			a := alloc(i)
+			a.HasCPU, a.CPUCount, a.CPU = true, n, nil
+			continue
+		}
+		ids, err := ParseIDRanges(cs.Spec)
+		if err != nil {
+			fail("--cpu %s=%s: %v", cs.Agent, cs.Spec, err)
+			continue
+		}
+		agentconfig.SortNatural(ids)
+		a := alloc(i)
+		a.HasCPU, a.CPU = true, slices.Compact(ids)
+	}
+
+	for _, ms := range req.Mem {
+		if !needManual("--mem " + string(ms.Agent)) {
+			continue
+		}
+		i := agentIdx(ms.Agent)
+		if i < 0 {
+			continue
+		}
+		a := alloc(i)
+		a.HasMem, a.Mem = true, ms.Bytes
+	}
+	if d.Format == agentconfig.FormatSingle && len(d.Agents) == 1 {
+		d.GlobalAlloc = d.Agents[0].Alloc
+	}
+	return d, errs
+}
+
+// resolveDevice reads "name:id" or a bare id. An id no plugin has is
+// still returned when the plugin is named, so that the validation names it
+// with the agent's wording ("Unknown device ID ...").
+func resolveDevice(spec string, d *agentconfig.Config, inv Inventory, fail func(string, ...any)) (model.DeviceKey, bool) {
+	if k, ok := ParseKey(spec); ok {
+		// Unknown plugins and ids go through too: the validation names them
+		// ("Unknown device 'tpu'", "Unknown device ID ...").
+		return k, true
+	}
+	var found []model.DeviceKey
+	for _, dev := range inv.Devices {
+		if string(dev.ID) == spec {
+			found = append(found, dev.Key())
+		}
+	}
+	if len(inv.Devices) == 0 {
+		// No inventory: look in the config's own lists.
+		for _, a := range d.Agents {
+			if a.Alloc == nil {
+				continue
+			}
+			if slices.Contains(a.Alloc.CPU, model.DeviceID(spec)) {
+				found = appendKey(found, model.DeviceKey{Name: "cpu", ID: model.DeviceID(spec)})
+			}
+			for n, ids := range a.Alloc.Devices {
+				if slices.Contains(ids, model.DeviceID(spec)) {
+					found = appendKey(found, model.DeviceKey{Name: n, ID: model.DeviceID(spec)})
+				}
+			}
+		}
+	}
+	switch len(found) {
+	case 1:
+		return found[0], true
+	case 0:
+		fail("Unknown device '%s': no device on this node has that ID; name it as PLUGIN:ID (e.g. cuda:%s)", spec, spec)
+	default:
+		names := make([]string, len(found))
+		for i, k := range found {
+			names[i] = Key(k)
+		}
+		fail("device '%s' is ambiguous: %s; name it as PLUGIN:ID", spec, strings.Join(names, ", "))
+	}
+	return model.DeviceKey{}, false
+}
+
+func appendKey(ks []model.DeviceKey, k model.DeviceKey) []model.DeviceKey {
+	if slices.Contains(ks, k) {
+		return ks
+	}
+	return append(ks, k)
+}
+
+// materialize turns the partition in effect into explicit manual tables,
+// so that switching to manual changes nothing by itself. From shared, the
+// starting point is the auto-split deal (manual has to be exclusive).
+func materialize(d *agentconfig.Config, inv Inventory) {
+	src := d.Clone()
+	if src.Mode == agentconfig.ModeShared {
+		src.Mode = agentconfig.ModeAutoSplit
+	}
+	p := Effective(src, inv)
+	all, _ := pluginIDs(inv.Devices)
+	for i := range d.Agents {
+		ap := p.Agent(d.Agents[i].ID)
+		if ap.Owns == nil {
+			// One agent: it has everything.
+			ap.Owns = all
+		}
+		a := &agentconfig.Allocation{HasCPU: true, HasMem: true, Mem: ap.Mem}
+		if d.AllocFormat == agentconfig.FormatSlotBased {
+			a.CPUCount = ap.Capacity[model.SlotCPU]
+			a.Slots = map[model.SlotName]model.Dec{}
+			for s, v := range ap.Capacity {
+				if s != model.SlotCPU && s != model.SlotMem {
+					a.Slots[s] = v
+				}
+			}
+		} else {
+			a.CPU = slices.Clone(ap.Owns["cpu"])
+			if a.CPU == nil {
+				a.CPU = []model.DeviceID{}
+			}
+			a.Devices = map[model.DeviceName][]model.DeviceID{}
+			for n, ids := range ap.Owns {
+				if n != "cpu" && len(ids) > 0 {
+					a.Devices[n] = slices.Clone(ids)
+				}
+			}
+		}
+		d.Agents[i].Alloc, d.Agents[i].OwnAlloc = a, true
+	}
+	if d.Format == agentconfig.FormatSingle {
+		d.GlobalAlloc = d.Agents[0].Alloc
+	} else {
+		d.GlobalAlloc = nil
+	}
+}

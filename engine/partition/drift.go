@@ -1,0 +1,197 @@
+package partition
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/model"
+)
+
+// Drift compares live allocations with the partition and returns what does
+// not match, each issue naming the device and the agent:
+//
+//   - IssueDriftNotOwner: a kernel holds something on a device its agent's
+//     (exclusive) partition does not include;
+//   - IssueDriftUnowned: in manual mode, a device no agent owns (warning for
+//     accelerators, info for CPU cores);
+//   - IssueDriftMemBeyond: the mem assigned to the agents adds up to more
+//     than the host has;
+//   - IssueOverCapacity: in the slot-based format, an agent's kernels hold
+//     more of a slot than the capacity its partition reports.
+//
+// Per-device over-capacity (all agents together) is the engine's own check.
+// Drift is pure: it reads p and s and changes neither.
+func Drift(p *Partition, s *model.Snapshot) []model.Issue {
+	var out []model.Issue
+	if p == nil || s == nil {
+		return nil
+	}
+	if p.Exclusive {
+		out = append(out, notOwner(p, s)...)
+	}
+	if p.Exclusive && p.Effective == agentconfig.ModeManual {
+		for _, k := range p.Unowned {
+			sev := model.SevWarning
+			what := "no agent can allocate it"
+			if k.Name == "cpu" {
+				sev = model.SevInfo
+				what = "no agent's kernels run on it"
+			}
+			out = append(out, model.Issue{Severity: sev, Code: model.IssueDriftUnowned, Device: k,
+				Message: fmt.Sprintf("%s is owned by no agent (manual mode): %s", Key(k), what)})
+		}
+	}
+	if p.Mode == agentconfig.ModeManual && !p.MemTotal.IsZero() {
+		sum := model.Zero
+		var parts []string
+		for _, a := range p.Agents {
+			sum = sum.Add(a.Mem)
+			parts = append(parts, fmt.Sprintf("%s %s", a.ID, model.FormatBinarySize(a.Mem)))
+		}
+		if p.MemTotal.Less(sum) {
+			out = append(out, model.Issue{Severity: model.SevWarning, Code: model.IssueDriftMemBeyond,
+				Device: model.DeviceKey{Name: "mem", ID: "root"},
+				Message: fmt.Sprintf("mem assigned to the agents (%s; %s in all) is more than the host's %s on mem:root",
+					strings.Join(parts, ", "), model.FormatBinarySize(sum), model.FormatBinarySize(p.MemTotal))})
+		}
+	}
+	if !p.Exclusive && p.Format == agentconfig.FormatSlotBased && p.Mode != agentconfig.ModeShared {
+		out = append(out, agentOverCapacity(p, s)...)
+	}
+	slices.SortStableFunc(out, func(a, b model.Issue) int {
+		if c := cmp.Compare(b.Severity, a.Severity); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.Code, b.Code); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(Key(a.Device), Key(b.Device)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Kernel, b.Kernel)
+	})
+	return out
+}
+
+// heldOn is what one kernel holds on one device, slot by slot.
+type heldOn struct {
+	slots   []model.SlotName
+	amounts []model.Dec
+}
+
+// kernelHoldings returns, per device, what the kernel holds there (amounts
+// > 0 only), devices sorted.
+func kernelHoldings(k *model.Kernel) ([]model.DeviceKey, map[model.DeviceKey]*heldOn) {
+	m := map[model.DeviceKey]*heldOn{}
+	var keys []model.DeviceKey
+	slots := make([]model.SlotName, 0, len(k.Alloc))
+	for s := range k.Alloc {
+		slots = append(slots, s)
+	}
+	slices.Sort(slots)
+	for _, s := range slots {
+		for id, v := range k.Alloc[s] {
+			if v.Sign() <= 0 {
+				continue
+			}
+			key := model.DeviceKey{Name: s.DeviceName(), ID: id}
+			h := m[key]
+			if h == nil {
+				h = &heldOn{}
+				m[key] = h
+				keys = append(keys, key)
+			}
+			h.slots = append(h.slots, s)
+			h.amounts = append(h.amounts, v)
+		}
+	}
+	slices.SortFunc(keys, func(a, b model.DeviceKey) int { return cmp.Compare(Key(a), Key(b)) })
+	return keys, m
+}
+
+func (h *heldOn) String() string {
+	parts := make([]string, len(h.slots))
+	for i := range h.slots {
+		parts[i] = amount(h.slots[i], h.amounts[i]) + " " + string(h.slots[i])
+	}
+	return strings.Join(parts, " + ")
+}
+
+func amount(s model.SlotName, d model.Dec) string {
+	if s == model.SlotMem || model.DefaultSlotTypes().TypeOf(s) == model.SlotTypeBytes {
+		return model.FormatBinarySize(d)
+	}
+	return d.String()
+}
+
+func notOwner(p *Partition, s *model.Snapshot) []model.Issue {
+	var out []model.Issue
+	for _, k := range s.Kernels {
+		ap := p.Agent(k.Agent)
+		if ap == nil || k.Alloc == nil {
+			continue
+		}
+		keys, held := kernelHoldings(k)
+		for _, key := range keys {
+			if key.Name == "mem" || ap.OwnsDevice(key) {
+				continue
+			}
+			owner := "no agent owns it"
+			if o := p.Owners(key); len(o) > 0 {
+				owner = "it belongs to " + joinAgents(o)
+			}
+			out = append(out, model.Issue{Severity: model.SevError, Code: model.IssueDriftNotOwner,
+				Device: key, Kernel: k.ID, Agent: k.Agent, File: k.Path,
+				Message: fmt.Sprintf("kernel %s of agent %s holds %s on %s, which agent %s does not own (%s)",
+					k.ID, k.Agent, held[key], Key(key), k.Agent, owner)})
+		}
+	}
+	return out
+}
+
+// agentOverCapacity: per agent and slot, what its kernels hold against the
+// capacity its slot-based partition reports.
+func agentOverCapacity(p *Partition, s *model.Snapshot) []model.Issue {
+	held := map[model.AgentID]model.ResourceSlot{}
+	for _, k := range s.Kernels {
+		if k.Alloc == nil {
+			continue
+		}
+		h := held[k.Agent]
+		if h == nil {
+			h = model.ResourceSlot{}
+			held[k.Agent] = h
+		}
+		for slot, m := range k.Alloc {
+			for _, v := range m {
+				h[slot] = h[slot].Add(v)
+			}
+		}
+	}
+	var out []model.Issue
+	for _, a := range p.Agents {
+		h := held[a.ID]
+		for _, slot := range h.Names() {
+			capa, ok := a.Capacity[slot]
+			if !ok || !capa.Less(h[slot]) {
+				continue
+			}
+			out = append(out, model.Issue{Severity: model.SevWarning, Code: model.IssueOverCapacity, Agent: a.ID,
+				Device: model.DeviceKey{Name: slot.DeviceName()},
+				Message: fmt.Sprintf("agent %s's kernels hold %s %s, more than the %s its partition reports (slot-based %s)",
+					a.ID, amount(slot, h[slot]), slot, amount(slot, capa), p.Mode)})
+		}
+	}
+	return out
+}
+
+func joinAgents(ids []model.AgentID) string {
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = string(id)
+	}
+	return strings.Join(s, ", ")
+}

@@ -1,0 +1,423 @@
+package partition
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/model"
+)
+
+// Plan is what applying a draft would do: the file edits, who gains and
+// loses what, which devices change owner and which live kernels still hold
+// them, what stays as it is, and every reason the draft is invalid.
+type Plan struct {
+	Config string `json:"config"`
+	// BaseHash is the hash of the file the plan was made on.
+	BaseHash string             `json:"base_hash"`
+	NewHash  string             `json:"new_hash,omitempty"`
+	Format   agentconfig.Format `json:"format"`
+	ModeFrom string             `json:"mode_from"`
+	ModeTo   string             `json:"mode_to"`
+	// Agents says per agent what it gains and loses.
+	Agents []AgentDelta `json:"agents"`
+	// Moves are the devices whose owners change.
+	Moves []DeviceMove `json:"moves,omitempty"`
+	// Strained are slot-based agents whose kernels hold more than their new
+	// capacity.
+	Strained []Strain `json:"strained,omitempty"`
+	// Unchanged says, in words, what stays as it is.
+	Unchanged []string `json:"unchanged,omitempty"`
+	// Edits are the file changes.
+	Edits []agentconfig.Change `json:"edits,omitempty"`
+	// Errors make the plan invalid; Warnings and Notes do not.
+	Errors   []string `json:"errors,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
+	Notes    []string `json:"notes,omitempty"`
+
+	// Current and Next are the effective partitions before and after.
+	Current *Partition `json:"-"`
+	Next    *Partition `json:"-"`
+	// NewRaw is the file as it would be written.
+	NewRaw []byte `json:"-"`
+
+	inv    Inventory
+	assume agentconfig.Format
+}
+
+// AgentDelta is one agent's change.
+type AgentDelta struct {
+	Agent  model.AgentID `json:"agent"`
+	Gains  []string      `json:"gains,omitempty"`
+	Losses []string      `json:"losses,omitempty"`
+	// MemFrom and MemTo are its memory before and after (bytes).
+	MemFrom model.Dec `json:"mem_from"`
+	MemTo   model.Dec `json:"mem_to"`
+	// Capacity lists the slots whose capacity changes.
+	Capacity []SlotChange `json:"capacity,omitempty"`
+}
+
+// SlotChange is a capacity before and after.
+type SlotChange struct {
+	Slot model.SlotName `json:"slot"`
+	From model.Dec      `json:"from"`
+	To   model.Dec      `json:"to"`
+}
+
+// DeviceMove is a device whose owners change.
+type DeviceMove struct {
+	Device string          `json:"device"`
+	Key    model.DeviceKey `json:"-"`
+	From   []model.AgentID `json:"from"`
+	To     []model.AgentID `json:"to"`
+	// Holders are the live kernels holding the device; Stranded says which
+	// of them belong to an agent that will not own it.
+	Holders []Holder `json:"holders,omitempty"`
+}
+
+// Holder is one kernel's hold on a device.
+type Holder struct {
+	Kernel   model.KernelID `json:"kernel"`
+	Agent    model.AgentID  `json:"agent"`
+	Slot     model.SlotName `json:"slot"`
+	Amount   model.Dec      `json:"amount"`
+	Stranded bool           `json:"stranded"`
+}
+
+// Strain is a slot-based agent holding more than its planned capacity.
+type Strain struct {
+	Agent    model.AgentID  `json:"agent"`
+	Slot     model.SlotName `json:"slot"`
+	Held     model.Dec      `json:"held"`
+	Capacity model.Dec      `json:"capacity"`
+}
+
+// Valid reports whether the plan has no errors.
+func (p *Plan) Valid() bool { return len(p.Errors) == 0 }
+
+// Changed reports whether applying the plan would change the file.
+func (p *Plan) Changed() bool { return len(p.Edits) > 0 }
+
+// Affected returns the live kernels the plan would leave on devices their
+// agent no longer owns (or above their agent's capacity), one line each.
+// Applying such a plan needs force.
+func (p *Plan) Affected() []string {
+	var out []string
+	for _, m := range p.Moves {
+		for _, h := range m.Holders {
+			if h.Stranded {
+				out = append(out, fmt.Sprintf("kernel %s of agent %s holds %s %s on %s, which moves to %s",
+					h.Kernel, h.Agent, amount(h.Slot, h.Amount), h.Slot, m.Device, agentsOrNone(m.To)))
+			}
+		}
+	}
+	for _, s := range p.Strained {
+		out = append(out, fmt.Sprintf("agent %s's kernels hold %s %s, more than its planned %s",
+			s.Agent, amount(s.Slot, s.Held), s.Slot, amount(s.Slot, s.Capacity)))
+	}
+	return out
+}
+
+func agentsOrNone(ids []model.AgentID) string {
+	if len(ids) == 0 {
+		return "no agent"
+	}
+	return joinAgents(ids)
+}
+
+// Build plans the change from cur to draft on the node in snap. It is
+// pure: it renders the draft into the bytes that would be written, reads
+// them back, validates them with the agent's rules (load time, and
+// allocator start against the snapshot's devices) and compares the
+// effective partitions before and after. Draft-construction errors (from
+// Draft) can be passed in extra and are listed first.
+func Build(cur, draft *agentconfig.Config, snap *model.Snapshot, extra ...string) *Plan {
+	inv := InventoryOf(snap)
+	p := &Plan{Config: cur.Path, BaseHash: cur.Hash, Format: draft.AllocFormat, ModeFrom: cur.Mode, ModeTo: draft.Mode,
+		inv: inv, assume: draft.AllocFormat}
+	p.Errors = append(p.Errors, extra...)
+	for _, pr := range cur.Problems {
+		p.Warnings = append(p.Warnings, "the current config breaks a rule: "+pr.String())
+	}
+	p.Current = Effective(cur, inv)
+
+	raw, edits, err := agentconfig.Render(cur, draft)
+	next := draft
+	if err != nil {
+		p.Errors = append(p.Errors, err.Error())
+	} else {
+		p.NewRaw, p.Edits, p.NewHash = raw, edits, agentconfig.HashOf(raw)
+		n, perr := agentconfig.ParseAssuming(cur.Path, raw, draft.AllocFormat)
+		if n == nil {
+			p.Errors = append(p.Errors, fmt.Sprintf("the edited file would not load: %v", perr))
+		} else {
+			next = n
+			for _, pr := range n.Problems {
+				p.Errors = append(p.Errors, pr.String())
+			}
+		}
+	}
+	for _, pr := range next.ValidateWith(inv.Devices, inv.ValidateOptions()) {
+		p.Errors = append(p.Errors, pr.String())
+	}
+	if inv.AcceleratorsUnknown && len(inv.Devices) > 0 {
+		detail := inv.Source.Detail
+		if detail == "" {
+			detail = "no accelerator source"
+		}
+		p.Warnings = append(p.Warnings, "accelerator devices are unknown ("+detail+"): accelerator names and IDs are not checked; pass --devices")
+	}
+	p.Next = Effective(next, inv)
+	p.Notes = append(p.Notes, p.Next.Notes...)
+	if len(inv.Devices) == 0 {
+		p.Warnings = append(p.Warnings, "no device inventory: device names and IDs are not checked")
+	}
+	p.compare(snap)
+	if p.Changed() {
+		p.Notes = append(p.Notes, "the agent reads agent.toml only at start-up: restart it after applying (apply --restart-cmd CMD runs a command for that)")
+	}
+	return p
+}
+
+// compare fills Agents, Moves, Strained and Unchanged from Current and
+// Next.
+func (p *Plan) compare(snap *model.Snapshot) {
+	cur, next := p.Current, p.Next
+	// Every device either partition or the node knows, but mem (split by
+	// amount).
+	var keys []model.DeviceKey
+	seen := map[model.DeviceKey]bool{}
+	addKey := func(k model.DeviceKey) {
+		if k.Name != "mem" && !seen[k] {
+			seen[k] = true
+			keys = append(keys, k)
+		}
+	}
+	for _, d := range p.inv.Devices {
+		addKey(d.Key())
+	}
+	for _, part := range []*Partition{cur, next} {
+		for _, a := range part.Agents {
+			for n, ids := range a.Owns {
+				for _, id := range ids {
+					addKey(model.DeviceKey{Name: n, ID: id})
+				}
+			}
+		}
+	}
+	slices.SortStableFunc(keys, func(a, b model.DeviceKey) int {
+		if c := agentconfig.NaturalCompare(string(a.Name), string(b.Name)); c != 0 {
+			return c
+		}
+		return agentconfig.NaturalCompare(string(a.ID), string(b.ID))
+	})
+
+	holders := map[model.DeviceKey][]Holder{}
+	if snap != nil {
+		for _, k := range snap.Kernels {
+			dks, held := kernelHoldings(k)
+			for _, dk := range dks {
+				h := held[dk]
+				for i := range h.slots {
+					holders[dk] = append(holders[dk], Holder{Kernel: k.ID, Agent: k.Agent, Slot: h.slots[i], Amount: h.amounts[i]})
+				}
+			}
+		}
+	}
+
+	deltas := map[model.AgentID]*AgentDelta{}
+	for _, a := range next.Agents {
+		d := &AgentDelta{Agent: a.ID, MemTo: a.Mem}
+		if ca := cur.Agent(a.ID); ca != nil {
+			d.MemFrom = ca.Mem
+		}
+		deltas[a.ID] = d
+	}
+	kept := map[model.AgentID]map[model.DeviceName][]model.DeviceID{}
+	orphans := map[model.DeviceName][]model.DeviceID{}
+	var orphanNames []model.DeviceName
+	for _, k := range keys {
+		before, after := cur.Owners(k), next.Owners(k)
+		if slices.Equal(before, after) {
+			for _, id := range after {
+				if kept[id] == nil {
+					kept[id] = map[model.DeviceName][]model.DeviceID{}
+				}
+				kept[id][k.Name] = append(kept[id][k.Name], k.ID)
+			}
+			continue
+		}
+		if len(after) == 0 && len(before) > 0 && next.Exclusive {
+			if _, ok := orphans[k.Name]; !ok {
+				orphanNames = append(orphanNames, k.Name)
+			}
+			orphans[k.Name] = append(orphans[k.Name], k.ID)
+		}
+		m := DeviceMove{Device: Key(k), Key: k, From: before, To: after}
+		for _, h := range holders[k] {
+			h.Stranded = !slices.Contains(after, h.Agent)
+			m.Holders = append(m.Holders, h)
+		}
+		p.Moves = append(p.Moves, m)
+		for _, id := range after {
+			if d := deltas[id]; d != nil && !slices.Contains(before, id) {
+				d.Gains = append(d.Gains, Key(k))
+			}
+		}
+		for _, id := range before {
+			if d := deltas[id]; d != nil && !slices.Contains(after, id) {
+				d.Losses = append(d.Losses, Key(k))
+			}
+		}
+	}
+
+	for _, n := range orphanNames {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%s %s will be owned by no agent: no kernel can be placed there", n, IDRanges(orphans[n])))
+	}
+
+	// Capacities (the slot-based format's whole partition) and strain.
+	held := map[model.AgentID]model.ResourceSlot{}
+	if snap != nil {
+		for _, k := range snap.Kernels {
+			h := held[k.Agent]
+			if h == nil {
+				h = model.ResourceSlot{}
+				held[k.Agent] = h
+			}
+			for slot, m := range k.Alloc {
+				for _, v := range m {
+					h[slot] = h[slot].Add(v)
+				}
+			}
+		}
+	}
+	for _, a := range next.Agents {
+		d := deltas[a.ID]
+		ca := cur.Agent(a.ID)
+		for _, s := range a.Capacity.Names() {
+			var from model.Dec
+			if ca != nil {
+				from = ca.Capacity[s]
+			}
+			if !from.Equal(a.Capacity[s]) {
+				d.Capacity = append(d.Capacity, SlotChange{Slot: s, From: from, To: a.Capacity[s]})
+			}
+		}
+		if !next.Exclusive && next.Mode != agentconfig.ModeShared {
+			for _, s := range held[a.ID].Names() {
+				if c, ok := a.Capacity[s]; ok && c.Less(held[a.ID][s]) {
+					before := model.Zero
+					if ca != nil {
+						before = ca.Capacity[s]
+					}
+					if !c.Equal(before) {
+						p.Strained = append(p.Strained, Strain{Agent: a.ID, Slot: s, Held: held[a.ID][s], Capacity: c})
+					}
+				}
+			}
+		}
+		p.Agents = append(p.Agents, *d)
+	}
+
+	// What does not change, in words.
+	if p.ModeFrom == p.ModeTo {
+		p.Unchanged = append(p.Unchanged, fmt.Sprintf("allocation-mode stays %s", p.ModeTo))
+	}
+	for _, a := range next.Agents {
+		var parts []string
+		if kept[a.ID] != nil && next.Exclusive && cur.Exclusive {
+			names := make([]model.DeviceName, 0, len(kept[a.ID]))
+			for n := range kept[a.ID] {
+				names = append(names, n)
+			}
+			agentconfig.SortNatural(names)
+			for _, n := range names {
+				parts = append(parts, fmt.Sprintf("%s %s", n, IDRanges(kept[a.ID][n])))
+			}
+		}
+		if next.Format == agentconfig.FormatSlotBased && next.Mode != agentconfig.ModeShared {
+			// The slot-based partition is capacities: say which stay.
+			if ca := cur.Agent(a.ID); ca != nil {
+				for _, s := range a.Capacity.Names() {
+					if v, ok := ca.Capacity[s]; ok && s != model.SlotMem && v.Equal(a.Capacity[s]) {
+						parts = append(parts, fmt.Sprintf("%s %s", s, amount(s, a.Capacity[s])))
+					}
+				}
+			}
+		}
+		if d := deltas[a.ID]; d.MemFrom.Equal(d.MemTo) && !d.MemTo.IsZero() {
+			parts = append(parts, "mem "+model.FormatBinarySize(d.MemTo))
+		}
+		if len(parts) > 0 {
+			p.Unchanged = append(p.Unchanged, fmt.Sprintf("%s keeps %s", a.ID, strings.Join(parts, "; ")))
+		}
+	}
+	if !next.Exclusive && !cur.Exclusive {
+		p.Unchanged = append(p.Unchanged, "every agent keeps every device (not exclusive)")
+	}
+	slices.SortStableFunc(p.Strained, func(a, b Strain) int {
+		if c := cmp.Compare(a.Agent, b.Agent); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Slot, b.Slot)
+	})
+}
+
+// Verify compares a config read back from disk with the plan's partition
+// and returns every difference (nil when it matches).
+func (p *Plan) Verify(c *agentconfig.Config) []string {
+	var out []string
+	for _, pr := range c.Problems {
+		out = append(out, "the written file breaks a rule: "+pr.String())
+	}
+	got := Effective(c, p.inv)
+	want := p.Next
+	if got.Mode != want.Mode {
+		out = append(out, fmt.Sprintf("allocation-mode is %s, planned %s", got.Mode, want.Mode))
+	}
+	if got.Format != want.Format {
+		out = append(out, fmt.Sprintf("the file reads as %s, planned %s", got.Format, want.Format))
+	}
+	if len(got.Agents) != len(want.Agents) {
+		return append(out, fmt.Sprintf("%d agents, planned %d", len(got.Agents), len(want.Agents)))
+	}
+	for i, w := range want.Agents {
+		g := got.Agents[i]
+		if g.ID != w.ID {
+			out = append(out, fmt.Sprintf("agent #%d is %s, planned %s", i, g.ID, w.ID))
+			continue
+		}
+		if !g.Mem.Equal(w.Mem) {
+			out = append(out, fmt.Sprintf("agent %s: mem %s, planned %s", g.ID, g.Mem, w.Mem))
+		}
+		if (g.Owns == nil) != (w.Owns == nil) {
+			out = append(out, fmt.Sprintf("agent %s: device ownership differs from the plan", g.ID))
+			continue
+		}
+		names := map[model.DeviceName]bool{}
+		for n := range g.Owns {
+			names[n] = true
+		}
+		for n := range w.Owns {
+			names[n] = true
+		}
+		sorted := make([]model.DeviceName, 0, len(names))
+		for n := range names {
+			sorted = append(sorted, n)
+		}
+		agentconfig.SortNatural(sorted)
+		for _, n := range sorted {
+			if !slices.Equal(g.Owns[n], w.Owns[n]) {
+				out = append(out, fmt.Sprintf("agent %s: %s is %s, planned %s", g.ID, n, IDRanges(g.Owns[n]), IDRanges(w.Owns[n])))
+			}
+		}
+		for _, s := range w.Capacity.Names() {
+			if !g.Capacity[s].Equal(w.Capacity[s]) {
+				out = append(out, fmt.Sprintf("agent %s: %s capacity %s, planned %s", g.ID, s, g.Capacity[s], w.Capacity[s]))
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,253 @@
+package partition
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/model"
+)
+
+func TestPlan(t *testing.T) {
+	held := kernel("2e9b6d43-8c1f-4a7e-b5d2-91c0e7f3a6b8", agentB, gpu4, "0.50")
+	type move struct {
+		device   string
+		from, to []model.AgentID
+		stranded int
+	}
+	tests := []struct {
+		name      string
+		fixture   string
+		req       Request
+		kernels   []*model.Kernel
+		errors    []string // substrings, in order
+		moves     []move
+		edits     int
+		affected  int
+		unchanged []string
+		gains     map[model.AgentID][]string
+	}{
+		{
+			name:    "move a free device",
+			fixture: "agent.multi-agent.device-based.toml",
+			req:     Request{Moves: []Move{{Device: "cuda:" + gpu3, Agent: agentB}}},
+			kernels: []*model.Kernel{held},
+			moves:   []move{{"cuda:" + gpu3, []model.AgentID{agentA}, []model.AgentID{agentB}, 0}},
+			edits:   2,
+			unchanged: []string{"allocation-mode stays manual", "i-gpu-node01-numa0 keeps cpu 0-15; cuda " + gpu1 + "; mem 120g",
+				"i-gpu-node01-numa1 keeps cpu 16-31; cuda " + gpu2 + ", " + gpu4 + "; mem 120g"},
+			gains: map[model.AgentID][]string{agentB: {"cuda:" + gpu3}},
+		},
+		{
+			name:     "move a held device",
+			fixture:  "agent.multi-agent.device-based.toml",
+			req:      Request{Moves: []Move{{Device: gpu4, Agent: agentA}}}, // bare id: only cuda has it
+			kernels:  []*model.Kernel{held},
+			moves:    []move{{"cuda:" + gpu4, []model.AgentID{agentB}, []model.AgentID{agentA}, 1}},
+			edits:    2,
+			affected: 1,
+		},
+		{
+			name:    "unknown device ID is refused by name",
+			fixture: "agent.multi-agent.device-based.toml",
+			req:     Request{Moves: []Move{{Device: "cuda:cuda99", Agent: agentA}}},
+			errors:  []string{"Agent i-gpu-node01-numa0: Unknown device ID 'cuda99' for 'cuda'. Available: " + gpu1 + ", " + gpu2 + ", " + gpu3 + ", " + gpu4},
+			moves:   []move{{"cuda:cuda99", nil, []model.AgentID{agentA}, 0}},
+			edits:   1,
+		},
+		{
+			name:    "unknown plugin",
+			fixture: "agent.multi-agent.device-based.toml",
+			req:     Request{Moves: []Move{{Device: "tpu:0", Agent: agentA}}},
+			errors:  []string{"Agent i-gpu-node01-numa0: Unknown device 'tpu'. Available: cpu, cuda, mem"},
+			moves:   []move{{"tpu:0", nil, []model.AgentID{agentA}, 0}},
+			edits:   1,
+		},
+		{
+			name:    "bare id nobody has",
+			fixture: "agent.multi-agent.device-based.toml",
+			req:     Request{Moves: []Move{{Device: "nope", Agent: agentA}}},
+			errors:  []string{"Unknown device 'nope': no device on this node has that ID"},
+		},
+		{
+			name:    "unknown agent",
+			fixture: "agent.multi-agent.device-based.toml",
+			req:     Request{Moves: []Move{{Device: "cuda:" + gpu1, Agent: "ghost"}}},
+			errors:  []string{"unknown agent 'ghost'; the config's agents are: i-gpu-node01-numa0, i-gpu-node01-numa1"},
+		},
+		{
+			name:    "cores given to two agents",
+			fixture: "agent.multi-agent.device-based.toml",
+			req:     Request{CPU: []CPUSet{{Agent: agentA, Spec: "0-16"}}},
+			errors:  []string{"Device 'cpu:16' assigned to multiple agents: i-gpu-node01-numa0, i-gpu-node01-numa1"},
+			moves:   []move{{"cpu:16", []model.AgentID{agentB}, []model.AgentID{agentA, agentB}, 0}},
+			edits:   1,
+		},
+		{
+			name:    "cpu and mem",
+			fixture: "agent.multi-agent.device-based.toml",
+			req:     Request{CPU: []CPUSet{{Agent: agentA, Spec: "0-7"}}, Mem: []MemSet{{Agent: agentB, Bytes: model.NewDec(64<<30, 0)}}},
+			moves:   []move{{"cpu:8", []model.AgentID{agentA}, nil, 0}, {"cpu:9", []model.AgentID{agentA}, nil, 0}, {"cpu:10", []model.AgentID{agentA}, nil, 0}, {"cpu:11", []model.AgentID{agentA}, nil, 0}, {"cpu:12", []model.AgentID{agentA}, nil, 0}, {"cpu:13", []model.AgentID{agentA}, nil, 0}, {"cpu:14", []model.AgentID{agentA}, nil, 0}, {"cpu:15", []model.AgentID{agentA}, nil, 0}},
+			edits:   2,
+		},
+		{
+			name:    "mode switch to auto-split re-deals by natural order",
+			fixture: "agent.multi-agent.device-based.toml",
+			req:     Request{Mode: "auto-split"},
+			kernels: []*model.Kernel{held},
+			moves:   []move{{"cuda:" + gpu2, []model.AgentID{agentB}, []model.AgentID{agentA}, 0}, {"cuda:" + gpu3, []model.AgentID{agentA}, []model.AgentID{agentB}, 0}},
+			edits:   3,
+		},
+		{
+			name:    "no change",
+			fixture: "agent.multi-agent.device-based.toml",
+			req:     Request{Moves: []Move{{Device: "cuda:" + gpu1, Agent: agentA}}},
+			edits:   0,
+		},
+		{
+			name:    "move in the slot-based format",
+			fixture: "agent.multi-agent.slot-based.toml",
+			req:     Request{Moves: []Move{{Device: "cuda:" + gpu1, Agent: "i-gpu-node01-a"}}},
+			errors:  []string{"devices are not exclusive in the slot-based format"},
+		},
+		{
+			name:    "slot-based cpu count and mem",
+			fixture: "agent.multi-agent.slot-based.toml",
+			req:     Request{CPU: []CPUSet{{Agent: "i-gpu-node01-a", Spec: "10"}}, Mem: []MemSet{{Agent: "i-gpu-node01-a", Bytes: model.NewDec(100<<30, 0)}}},
+			edits:   2,
+		},
+		{
+			name:    "slot-based over-allocation",
+			fixture: "agent.multi-agent.slot-based.toml",
+			req:     Request{CPU: []CPUSet{{Agent: "i-gpu-node01-a", Spec: "30"}}},
+			errors:  []string{"Resource slot 'cpu' is over-allocated"},
+			edits:   1,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := loadFixture(t, tt.fixture)
+			snap := snapshot(fixtureDevices(), tt.kernels...)
+			d, errs := Draft(c, InventoryOf(snap), tt.req)
+			p := Build(c, d, snap, errs...)
+			if len(p.Errors) != len(tt.errors) {
+				t.Fatalf("errors = %q, want %d like %q", p.Errors, len(tt.errors), tt.errors)
+			}
+			for i, w := range tt.errors {
+				if !strings.Contains(p.Errors[i], w) {
+					t.Errorf("error %d = %q, want %q", i, p.Errors[i], w)
+				}
+			}
+			if len(p.Moves) != len(tt.moves) {
+				t.Fatalf("moves = %+v, want %+v", p.Moves, tt.moves)
+			}
+			for i, w := range tt.moves {
+				m := p.Moves[i]
+				stranded := 0
+				for _, h := range m.Holders {
+					if h.Stranded {
+						stranded++
+					}
+				}
+				if m.Device != w.device || !slices.Equal(m.From, w.from) || !slices.Equal(m.To, w.to) || stranded != w.stranded {
+					t.Errorf("move %d = %s %v->%v stranded %d, want %+v", i, m.Device, m.From, m.To, stranded, w)
+				}
+			}
+			if len(p.Edits) != tt.edits {
+				t.Errorf("edits = %+v, want %d", p.Edits, tt.edits)
+			}
+			if got := len(p.Affected()); got != tt.affected {
+				t.Errorf("affected = %q, want %d", p.Affected(), tt.affected)
+			}
+			for _, u := range tt.unchanged {
+				if !slices.Contains(p.Unchanged, u) {
+					t.Errorf("unchanged %q missing from %q", u, p.Unchanged)
+				}
+			}
+			for id, g := range tt.gains {
+				for _, a := range p.Agents {
+					if a.Agent == id && !slices.Equal(a.Gains, g) {
+						t.Errorf("%s gains %v, want %v", id, a.Gains, g)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestPlanModeManualKeepsPartition: switching auto-split -> manual writes
+// out the deal in effect, so nobody gains or loses anything.
+func TestPlanModeManualKeepsPartition(t *testing.T) {
+	c := parseConfig(t, "# comment\n[resource]\nallocation-mode = \"auto-split\" # was\nreserved-mem = \"8G\"\n\n[[agents]]\n  [agents.agent]\n  id = \"a\"\n\n[[agents]]\n  [agents.agent]\n  id = \"b\"\n")
+	snap := snapshot(fixtureDevices())
+	d, errs := Draft(c, InventoryOf(snap), Request{Mode: "manual"})
+	p := Build(c, d, snap, errs...)
+	if !p.Valid() || len(p.Moves) != 0 {
+		t.Fatalf("errors %q moves %+v", p.Errors, p.Moves)
+	}
+	want := "# comment\n[resource]\nallocation-mode = \"manual\" # was\nreserved-mem = \"8G\"\n\n[[agents]]\n  [agents.agent]\n  id = \"a\"\n" +
+		"  [agents.resource]\n  cpu = [\"0\", \"1\", \"2\", \"3\", \"4\", \"5\", \"6\", \"7\", \"8\", \"9\", \"10\", \"11\", \"12\", \"13\", \"14\", \"15\"]\n  mem = \"124G\"\n  devices = { cuda = [\"" + gpu1 + "\", \"" + gpu2 + "\"] }\n" +
+		"\n[[agents]]\n  [agents.agent]\n  id = \"b\"\n" +
+		"  [agents.resource]\n  cpu = [\"16\", \"17\", \"18\", \"19\", \"20\", \"21\", \"22\", \"23\", \"24\", \"25\", \"26\", \"27\", \"28\", \"29\", \"30\", \"31\"]\n  mem = \"124G\"\n  devices = { cuda = [\"" + gpu3 + "\", \"" + gpu4 + "\"] }\n"
+	if string(p.NewRaw) != want {
+		t.Errorf("got:\n%s\nwant:\n%s", p.NewRaw, want)
+	}
+	// Then a move on top, in the same request.
+	d, errs = Draft(c, InventoryOf(snap), Request{Mode: "manual", Moves: []Move{{Device: "cuda:" + gpu2, Agent: "b"}}})
+	p = Build(c, d, snap, errs...)
+	if !p.Valid() || len(p.Moves) != 1 || p.Moves[0].Device != "cuda:"+gpu2 {
+		t.Fatalf("errors %q moves %+v", p.Errors, p.Moves)
+	}
+}
+
+func TestPlanMoveNeedsManual(t *testing.T) {
+	c := parseConfig(t, twoAgents("auto-split", "", ""))
+	snap := snapshot(fixtureDevices())
+	d, errs := Draft(c, InventoryOf(snap), Request{Moves: []Move{{Device: "cuda:" + gpu1, Agent: "b"}}})
+	p := Build(c, d, snap, errs...)
+	if p.Valid() || !strings.Contains(p.Errors[0], "needs allocation-mode manual (it is auto-split): add --mode manual") {
+		t.Errorf("errors %q", p.Errors)
+	}
+}
+
+func TestPlanFromDraftFile(t *testing.T) {
+	c := loadFixture(t, "agent.multi-agent.device-based.toml")
+	snap := snapshot(fixtureDevices())
+	draft := parseConfig(t, "[resource]\nallocation-mode = \"manual\"\n[[agents]]\n[agents.agent]\nid = \"i-gpu-node01-numa0\"\n[agents.resource]\ncpu = [\"0\"]\nmem = \"1G\"\ndevices = { cuda = [\""+gpu1+"\", \""+gpu2+"\", \""+gpu3+"\"] }\n[[agents]]\n[agents.agent]\nid = \"i-gpu-node01-numa1\"\n[agents.resource]\ncpu = [\"1\"]\nmem = \"1G\"\ndevices = { cuda = [\""+gpu4+"\"] }\n")
+	d, errs := Draft(c, InventoryOf(snap), Request{From: draft})
+	p := Build(c, d, snap, errs...)
+	if !p.Valid() {
+		t.Fatal(p.Errors)
+	}
+	// cpu, mem and devices of both agents: six values.
+	if len(p.Edits) != 6 {
+		t.Errorf("edits %+v", p.Edits)
+	}
+	next, err := agentconfig.Parse(c.Path, p.NewRaw)
+	if err != nil || next.Agents[0].Alloc.Devices["cuda"][2] != gpu3 {
+		t.Errorf("read back %v %+v", err, next.Agents[0].Alloc)
+	}
+}
+
+func TestPlanSingleAgent(t *testing.T) {
+	c := parseConfig(t, "[agent]\nid = \"solo\"\n\n[resource]\nallocation-mode = \"manual\"\nreserved-cpu = 1\n\n[resource.allocations]  # the only agent\ncpu = 8\nmem = \"16G\"\ndevices = { \"cuda.shares\" = \"2\" }\n")
+	snap := snapshot(fixtureDevices())
+	p := plan(t, c, snap, Request{CPU: []CPUSet{{Agent: "solo", Spec: "12"}}})
+	if !p.Valid() || len(p.Edits) != 1 || p.Edits[0].Key != "resource.allocations.cpu" || p.Edits[0].New != "12" {
+		t.Fatalf("errors %q edits %+v", p.Errors, p.Edits)
+	}
+	if got := p.Next.Agent("solo").Capacity[model.SlotCPU]; !got.Equal(model.NewDec(12, 0)) {
+		t.Errorf("cpu capacity %s", got)
+	}
+	p = plan(t, c, snap, Request{Mode: "shared"})
+	if !p.Valid() || !strings.Contains(string(p.NewRaw), "allocation-mode = \"shared\"") || strings.Contains(string(p.NewRaw), "allocations") {
+		t.Fatalf("errors %q\n%s", p.Errors, p.NewRaw)
+	}
+}
+
+func TestRequestEmpty(t *testing.T) {
+	if !(Request{}).Empty() || (Request{Mode: "manual"}).Empty() {
+		t.Error("Empty")
+	}
+}

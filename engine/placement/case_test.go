@@ -1,0 +1,63 @@
+package placement
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// corpusPath walks up to the module root and returns the shared fixture.
+func corpusPath(t testing.TB, name string) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return filepath.Join(dir, "..", "shared", "fixtures", name)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatalf("no go.mod above the test directory")
+		}
+		dir = parent
+	}
+}
+
+func loadCorpus(t testing.TB) []Case {
+	t.Helper()
+	b, err := os.ReadFile(corpusPath(t, "alloc-cases.json"))
+	if err != nil {
+		t.Fatalf("reading the parity corpus: %v", err)
+	}
+	cs, err := ParseCases(b)
+	if err != nil {
+		t.Fatalf("parsing the parity corpus: %v", err)
+	}
+	return cs
+}
+
+// TestCorpusThroughSimulation runs every case of alloc-cases.json as a
+// simulation (Case.Setup, Run with Trace) and checks every operation with
+// Case.Check: allocations, error kinds and the full state after each step.
+func TestCorpusThroughSimulation(t *testing.T) {
+	cases := loadCorpus(t)
+	ops, bad := 0, 0
+	for _, c := range cases {
+		devs, s, steps, err := c.Setup()
+		if err != nil {
+			t.Fatalf("%s: %v", c.ID, err)
+		}
+		res, err := Run(NewNode(devs, s), steps, RunOptions{Trace: true})
+		if err != nil {
+			t.Fatalf("%s: %v", c.ID, err)
+		}
+		ops += len(steps)
+		for _, m := range c.Check(res) {
+			bad++
+			t.Errorf("%s: %s", c.ID, m)
+		}
+	}
+	t.Logf("%d cases, %d operations, %d mismatches", len(cases), ops, bad)
+}

@@ -1,0 +1,276 @@
+package placement
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/fgtop/fgtop/engine/alloc"
+	"github.com/fgtop/fgtop/model"
+)
+
+// Planner answers placement previews on one snapshot of a live node. Build
+// it once per snapshot (the cost grows with the number of kernels), then
+// call Preview for each request (the cost grows with the number of devices
+// only). A Planner is not safe for concurrent use.
+type Planner struct {
+	settings Settings
+	agents   []*AgentState
+}
+
+// AgentState is one agent's side of the node as its allocator sees it.
+type AgentState struct {
+	Agent model.Agent
+	// Node holds the alloc maps of the agent's partition with its kernels'
+	// live allocations loaded.
+	Node *Node
+	// Kernels is the number of kernels whose allocations were loaded.
+	Kernels int
+	// Skipped are live allocations that could not be loaded: a kernel
+	// holding a device outside the agent's partition (drift), a device the
+	// inventory does not list, or an amount under another slot.
+	Skipped []KernelSkip
+	// Live is what was loaded (the kernels' sum, as one allocation), for
+	// Node.AllocMap and RunOptions.Live.
+	Live []alloc.KernelAllocation
+}
+
+// KernelSkip is a Skip with the kernel it belongs to.
+type KernelSkip struct {
+	Kernel model.KernelID
+	Skip
+}
+
+// NewPlanner builds one Node per agent of the snapshot: the devices its
+// partition owns (Agent.OwnsDevice; a nil Owns means every device; the mem
+// device's capacity becomes the agent's Mem share when it has one), loaded
+// with the allocations of its own kernels (those in state ok or stale,
+// which keep their last good allocation). Like Backend.AI, an agent's maps
+// know nothing of other agents' kernels, even on a device they share. A
+// snapshot without agents is treated as one agent ("") with every device
+// and every kernel.
+func NewPlanner(s *model.Snapshot, settings Settings) *Planner {
+	p := &Planner{settings: settings}
+	agents := s.Agents
+	if len(agents) == 0 {
+		agents = []model.Agent{{}}
+	}
+	all := len(s.Agents) == 0
+	for _, a := range agents {
+		p.agents = append(p.agents, buildAgent(s, a, settings, all))
+	}
+	return p
+}
+
+// ForAgent builds the state of one agent of a snapshot, as NewPlanner does;
+// a nil agent means the whole node (every device, every kernel).
+func ForAgent(s *model.Snapshot, agent *model.Agent, settings Settings) *AgentState {
+	if agent == nil {
+		return buildAgent(s, model.Agent{}, settings, true)
+	}
+	return buildAgent(s, *agent, settings, false)
+}
+
+func buildAgent(s *model.Snapshot, a model.Agent, settings Settings, everything bool) *AgentState {
+	devs := make([]model.Device, 0, len(s.Devices))
+	var plugins []model.DeviceName
+	for _, d := range s.Devices {
+		if !slices.Contains(plugins, d.Name) {
+			plugins = append(plugins, d.Name)
+		}
+		if !everything && !a.OwnsDevice(d.Key()) {
+			continue
+		}
+		if d.Name == "mem" && !everything && a.Mem.Sign() > 0 {
+			d.Capacity = a.Mem // a SlotPartition replaces the capacity
+		}
+		d.Telemetry = nil
+		devs = append(devs, d)
+	}
+	// The map class is the plugin's, whatever the partition gives the
+	// agent: an agent without any of a fractional plugin's devices still
+	// has an (empty) FractionAllocMap.
+	frac := make(map[model.DeviceName]bool, len(plugins))
+	for n, f := range settings.PluginFractional {
+		frac[n] = f
+	}
+	for _, d := range s.Devices {
+		if _, set := settings.PluginFractional[d.Name]; !set && d.Slot.MajorType() == "shares" {
+			frac[d.Name] = true
+		}
+	}
+	settings.PluginFractional = frac
+	st := &AgentState{Agent: a, Node: newNode(devs, plugins, settings)}
+	var ids []model.KernelID
+	var as []model.Allocations
+	for _, k := range s.Kernels {
+		if (!everything && k.Agent != a.ID) || k.Alloc == nil {
+			continue
+		}
+		ids = append(ids, k.ID)
+		as = append(as, k.Alloc)
+	}
+	loaded, skipped := st.Node.LoadAll(as)
+	st.Kernels = len(as)
+	if len(loaded) > 0 {
+		st.Live = []alloc.KernelAllocation{loaded}
+	}
+	for i, sks := range skipped {
+		for _, sk := range sks {
+			st.Skipped = append(st.Skipped, KernelSkip{ids[i], sk})
+		}
+	}
+	return st
+}
+
+// Agents returns the per-agent states, in the snapshot's agent order.
+func (p *Planner) Agents() []*AgentState { return p.agents }
+
+// Preview is where one request would land on each agent.
+type Preview struct {
+	Request alloc.Request
+	Agents  []AgentPreview
+}
+
+// Placeable returns the agents that could take the request.
+func (p *Preview) Placeable() []model.AgentID {
+	var out []model.AgentID
+	for _, a := range p.Agents {
+		if a.OK() {
+			out = append(out, a.Agent)
+		}
+	}
+	return out
+}
+
+// AgentPreview is the outcome of a request on one agent.
+type AgentPreview struct {
+	Agent model.AgentID
+	// Alloc is where the request would land (nil when it cannot).
+	Alloc alloc.KernelAllocation
+	// ErrKind is the Python exception class name Backend.AI would raise
+	// (InsufficientResource, FractionalResourceFragmented,
+	// NotMultipleOfQuantum, ...), "" on success.
+	ErrKind string
+	// Err is the allocator's error; Reason says it in an operator's words.
+	Err    error
+	Reason string
+	// Free is, per slot the request names, the agent's free capacity
+	// (capacity − allocation, over the devices of that slot that have any).
+	Free []SlotAmount
+	// Stranded is, per fractional slot the request names, the free shares
+	// no request of this size can use (see Stranded).
+	Stranded []StrandedSlot
+}
+
+// OK reports whether the agent could take the request.
+func (a *AgentPreview) OK() bool { return a.Err == nil }
+
+// SlotAmount is an amount of one slot.
+type SlotAmount struct {
+	Slot   model.SlotName
+	Amount model.Dec
+}
+
+// Preview places req on every agent, each on a copy of its own maps.
+func (p *Planner) Preview(req alloc.Request) *Preview {
+	out := &Preview{Request: req, Agents: make([]AgentPreview, len(p.agents))}
+	for i, st := range p.agents {
+		out.Agents[i] = st.Preview(req)
+	}
+	return out
+}
+
+// Preview places req on a copy of the agent's maps.
+func (st *AgentState) Preview(req alloc.Request) AgentPreview {
+	ap := AgentPreview{Agent: st.Agent.ID}
+	var seen []model.SlotName
+	for _, e := range req {
+		if slices.Contains(seen, e.Slot) {
+			continue
+		}
+		seen = append(seen, e.Slot)
+		if e.Amount.Sign() <= 0 {
+			continue
+		}
+		if sl, ok := st.Node.Stranded(e.Slot, e.Amount); ok {
+			ap.Free = append(ap.Free, SlotAmount{e.Slot, sl.Free})
+			ap.Stranded = append(ap.Stranded, sl)
+		} else {
+			ap.Free = append(ap.Free, SlotAmount{e.Slot, st.Node.FreeOf(e.Slot)})
+		}
+	}
+	got, err := st.Node.Try(req)
+	if err != nil {
+		ap.Err = err
+		ap.ErrKind = errKind(err)
+		ap.Reason = st.reason(req, ap.ErrKind, ap.Free)
+	} else {
+		ap.Alloc = got
+	}
+	return ap
+}
+
+// reason words a failure for an operator.
+func (st *AgentState) reason(req alloc.Request, kind string, free []SlotAmount) string {
+	for _, e := range req {
+		if p := st.Node.Plugin(e.Slot.DeviceName()); p != nil && len(p.Devices) == 0 && e.Amount.Sign() > 0 {
+			return fmt.Sprintf("owns no %s devices", e.Slot.DeviceName())
+		}
+	}
+	switch kind {
+	case alloc.KindInsufficientResource:
+		for _, e := range req {
+			if e.Amount.Sign() <= 0 {
+				continue
+			}
+			for _, f := range free {
+				if f.Slot == e.Slot && f.Amount.Less(e.Amount) {
+					return fmt.Sprintf("insufficient %s: %s free, %s requested", e.Slot, f.Amount, e.Amount)
+				}
+			}
+		}
+		return "insufficient resources"
+	case alloc.KindFractionalResourceFragmented:
+		return "fragmented: enough shares are free in total, but not on few enough devices to place it without fragmentation"
+	case alloc.KindNotMultipleOfQuantum:
+		return fmt.Sprintf("below the quantum (%s): the request rounds down to nothing", st.Node.settings.quantum())
+	case alloc.KindInvalidResourceCombination:
+		return "asks for two exclusive slots at once"
+	case alloc.KindInvalidResourceArgument:
+		return "a unique slot (MIG slice) must be asked for exactly 1"
+	case alloc.KindKeyError:
+		return "the node has no such device plugin"
+	case alloc.KindValueError:
+		return "a requested device plugin is missing from allocation-order"
+	case alloc.KindIndexError:
+		return "the request rounds to 0.00 and no device has 0.01 free: Backend.AI's allocator crashes (IndexError)"
+	}
+	return kind
+}
+
+// FreeOf returns the free capacity of a slot: the sum over its devices of
+// capacity − allocation, counting only devices with something free.
+func (n *Node) FreeOf(slot model.SlotName) model.Dec {
+	p := n.Plugin(slot.DeviceName())
+	if p == nil {
+		return model.Zero
+	}
+	total := model.Zero
+	al := p.m.Allocations()
+	for _, s := range al {
+		if s.Slot != slot {
+			continue
+		}
+		for _, sh := range s.Shares {
+			if f := n.capacity(p, sh.Device).Sub(sh.Amount); f.Sign() > 0 {
+				total = total.Add(f)
+			}
+		}
+	}
+	return total
+}
+
+// capacity returns a device's capacity in its plugin's map.
+func (n *Node) capacity(p *Plugin, id model.DeviceID) model.Dec {
+	return p.capOf[id]
+}

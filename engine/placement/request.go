@@ -1,0 +1,107 @@
+package placement
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/fgtop/fgtop/engine/alloc"
+	"github.com/fgtop/fgtop/model"
+)
+
+// ParseStep reads one step as written on the command line:
+//
+//   - "slot=amount[,slot=amount...]" is an allocation request, e.g.
+//     "cuda.shares=1.2,cpu=2,mem=4g". Amounts are decimals kept exactly as
+//     written ("0.20" stays 0.20); a slot of type bytes (mem) also takes a
+//     binary size ("4g", "512m"). Slots keep their order; a slot given
+//     twice is an error. An empty text is an empty request.
+//   - A JSON object of slot → amount ({"cuda.shares": "0.2"}, the parity
+//     corpus's form) is the same request, in key order.
+//   - "free=N" or "free=kN" releases the allocation of the N-th allocation
+//     request (1-based, counting allocation requests only).
+//
+// types gives the slot types (nil means model.DefaultSlotTypes).
+func ParseStep(text string, types model.SlotTypes) (Step, error) {
+	if types == nil {
+		types = model.DefaultSlotTypes()
+	}
+	st := Step{Text: text}
+	trimmed := strings.TrimSpace(text)
+	if trimmed == "" {
+		return st, nil
+	}
+	if k, v, ok := strings.Cut(trimmed, "="); ok && strings.EqualFold(strings.TrimSpace(k), "free") {
+		v = strings.TrimSpace(v)
+		num := strings.TrimPrefix(strings.TrimPrefix(v, "k"), "K")
+		n, err := strconv.Atoi(num)
+		if err != nil || n < 1 || num != strconv.Itoa(n) {
+			return st, fmt.Errorf("%q: free wants the 1-based number of an earlier allocation request (free=1 or free=k1)", text)
+		}
+		st.Free = n
+		return st, nil
+	}
+	var pairs [][2]string
+	if strings.HasPrefix(trimmed, "{") {
+		kvs, err := decodeRawRequest([]byte(trimmed))
+		if err != nil {
+			return st, fmt.Errorf("%q: %w", text, err)
+		}
+		pairs = kvs
+	} else {
+		for _, part := range strings.Split(trimmed, ",") {
+			k, v, ok := strings.Cut(part, "=")
+			k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+			if !ok || k == "" || v == "" {
+				return st, fmt.Errorf("%q: want slot=amount[,slot=amount...] (e.g. cuda.shares=0.5,cpu=2,mem=4g) or free=N", text)
+			}
+			pairs = append(pairs, [2]string{k, v})
+		}
+	}
+	seen := map[model.SlotName]bool{}
+	for _, kv := range pairs {
+		slot, v := model.SlotName(kv[0]), kv[1]
+		if slot == "" {
+			return st, fmt.Errorf("%q: empty slot name", text)
+		}
+		if seen[slot] {
+			return st, fmt.Errorf("%q: slot %s given twice", text, slot)
+		}
+		seen[slot] = true
+		amt, err := parseAmount(slot, v, types)
+		if err != nil {
+			return st, fmt.Errorf("%q: %w", text, err)
+		}
+		st.Request = append(st.Request, alloc.SlotAmount{Slot: slot, Amount: amt})
+	}
+	return st, nil
+}
+
+// parseAmount reads a slot amount: a binary size for bytes slots (plain
+// numbers are bytes), an exact decimal otherwise. NaN and infinities are
+// refused.
+func parseAmount(slot model.SlotName, v string, types model.SlotTypes) (model.Dec, error) {
+	var amt model.Dec
+	var err error
+	if types.TypeOf(slot) == model.SlotTypeBytes {
+		amt, err = model.ParseFiniteBinarySize(v)
+	} else {
+		amt, err = model.ParseDec(v)
+	}
+	if err != nil {
+		return model.Dec{}, fmt.Errorf("%s=%s: %w", slot, v, err)
+	}
+	if !amt.IsFinite() {
+		return model.Dec{}, fmt.Errorf("%s=%s: not a finite amount", slot, v)
+	}
+	return amt, nil
+}
+
+// FormatRequest writes a request the way ParseStep reads it.
+func FormatRequest(r alloc.Request) string {
+	parts := make([]string, len(r))
+	for i, e := range r {
+		parts[i] = string(e.Slot) + "=" + e.Amount.String()
+	}
+	return strings.Join(parts, ",")
+}

@@ -1,0 +1,288 @@
+// Package report turns snapshots into the documented machine-readable forms
+// that scripts rely on: the full snapshot (schema fgtop.snapshot/v1) and
+// Backend.AI's gpu_alloc_map.
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"time"
+
+	"github.com/fgtop/fgtop/model"
+)
+
+// Schema names the JSON layout SnapshotJSON writes. A change that removes or
+// renames a field bumps the version; added fields do not.
+const Schema = "fgtop.snapshot/v1"
+
+// Snapshot is the fgtop.snapshot/v1 document. Decimals are strings in
+// Python's str(Decimal) form; absent measurements are null; every list has
+// a stable order (devices in inventory order, kernels by id, agents in
+// config order, issues by severity).
+type Snapshot struct {
+	Schema       string            `json:"schema"`
+	Seq          uint64            `json:"seq"`
+	Time         string            `json:"time"`
+	Node         string            `json:"node"`
+	Mode         string            `json:"mode,omitempty"`
+	Config       string            `json:"config,omitempty"`
+	Source       model.SourceInfo  `json:"source"`
+	HostMemBytes int64             `json:"host_mem_bytes,omitempty"`
+	Devices      []Device          `json:"devices"`
+	Unknown      []Usage           `json:"unknown_devices"`
+	Kernels      []Kernel          `json:"kernels"`
+	Agents       []Agent           `json:"agents"`
+	Issues       []Issue           `json:"issues"`
+	AllocMap     map[string]string `json:"alloc_map"`
+}
+
+// Device is one device with what is held on it.
+type Device struct {
+	Key        string            `json:"key"`
+	Plugin     string            `json:"plugin"`
+	ID         string            `json:"id"`
+	Slot       string            `json:"slot"`
+	SlotType   string            `json:"slot_type"`
+	Capacity   model.Dec         `json:"capacity"`
+	Held       map[string]string `json:"held"`
+	Total      model.Dec         `json:"total"`
+	Free       model.Dec         `json:"free"`
+	Kernels    int               `json:"kernels"`
+	Index      int               `json:"index"`
+	Model      string            `json:"model,omitempty"`
+	UUID       string            `json:"uuid,omitempty"`
+	NUMANode   *int              `json:"numa_node"`
+	Parent     string            `json:"parent,omitempty"`
+	MemoryB    int64             `json:"memory_bytes,omitempty"`
+	Processors int               `json:"processors,omitempty"`
+	Telemetry  *Telemetry        `json:"telemetry,omitempty"`
+}
+
+// Usage is what is held on a device the inventory does not list.
+type Usage struct {
+	Key     string            `json:"key"`
+	Held    map[string]string `json:"held"`
+	Kernels int               `json:"kernels"`
+}
+
+// Telemetry mirrors model.Telemetry with null for N/A.
+type Telemetry struct {
+	MemUsed    *uint64   `json:"mem_used_bytes"`
+	MemTotal   *uint64   `json:"mem_total_bytes"`
+	UtilGPU    *uint32   `json:"util_gpu_pct"`
+	UtilMem    *uint32   `json:"util_mem_pct"`
+	TempC      *uint32   `json:"temp_c"`
+	PowerMW    *uint32   `json:"power_mw"`
+	PowerCapMW *uint32   `json:"power_cap_mw"`
+	MIGMode    *bool     `json:"mig_mode"`
+	Lost       bool      `json:"lost,omitempty"`
+	Errors     []string  `json:"errors,omitempty"`
+	Processes  []Process `json:"processes"`
+}
+
+// Process is a process on a device.
+type Process struct {
+	PID     uint32  `json:"pid"`
+	UsedMem *uint64 `json:"used_mem_bytes"`
+	Name    string  `json:"name,omitempty"`
+	Kernel  string  `json:"kernel,omitempty"`
+}
+
+// Kernel is one kernel and its allocation.
+type Kernel struct {
+	ID          string                       `json:"id"`
+	Agent       string                       `json:"agent"`
+	Path        string                       `json:"path"`
+	State       string                       `json:"state"`
+	Slots       map[string]string            `json:"slots"`
+	Allocations map[string]map[string]string `json:"allocations"`
+	ModTime     string                       `json:"mod_time,omitempty"`
+	Legacy      bool                         `json:"legacy,omitempty"`
+	Problem     *Issue                       `json:"problem,omitempty"`
+}
+
+// Agent is one agent with its partition and holdings.
+type Agent struct {
+	ID          string              `json:"id"`
+	ScratchRoot string              `json:"scratch_root,omitempty"`
+	Kernels     int                 `json:"kernels"`
+	Held        map[string]string   `json:"held"`
+	Owns        map[string][]string `json:"owns"`
+	Mem         *model.Dec          `json:"mem_bytes,omitempty"`
+}
+
+// Issue is a model.Issue with the device spelled out.
+type Issue struct {
+	Severity string `json:"severity"`
+	Code     string `json:"code"`
+	Message  string `json:"message"`
+	File     string `json:"file,omitempty"`
+	Line     int    `json:"line,omitempty"`
+	Device   string `json:"device,omitempty"`
+	Kernel   string `json:"kernel,omitempty"`
+	Agent    string `json:"agent,omitempty"`
+}
+
+func slotMap(r model.ResourceSlot) map[string]string {
+	out := make(map[string]string, len(r))
+	for k, v := range r {
+		out[string(k)] = v.String()
+	}
+	return out
+}
+
+func opt[T any](o model.Opt[T]) *T {
+	if !o.Valid {
+		return nil
+	}
+	v := o.V
+	return &v
+}
+
+func issue(i model.Issue) Issue {
+	out := Issue{Severity: i.Severity.String(), Code: i.Code, Message: i.Message, File: i.File, Line: i.Line,
+		Kernel: string(i.Kernel), Agent: string(i.Agent)}
+	if i.Device.ID != "" {
+		out.Device = i.Device.String()
+	}
+	return out
+}
+
+// FromSnapshot builds the v1 document.
+func FromSnapshot(s *model.Snapshot) *Snapshot {
+	out := &Snapshot{
+		Schema: Schema, Seq: s.Seq, Time: s.Time.UTC().Format(time.RFC3339Nano), Node: s.Node, Mode: s.Mode,
+		Config: s.ConfigPath, Source: s.Source, HostMemBytes: s.HostMemBytes,
+		Devices: []Device{}, Unknown: []Usage{}, Kernels: []Kernel{}, Agents: []Agent{}, Issues: []Issue{},
+		AllocMap: AllocMap(s),
+	}
+	known := map[model.DeviceKey]bool{}
+	for i := range s.Devices {
+		d := &s.Devices[i]
+		known[d.Key()] = true
+		u := s.Usage[d.Key()]
+		total := u.Total()
+		dev := Device{
+			Key: d.Key().String(), Plugin: string(d.Name), ID: string(d.ID), Slot: string(d.Slot), SlotType: string(d.SlotType),
+			Capacity: d.Capacity, Held: map[string]string{}, Total: total, Free: d.Capacity.Sub(total),
+			Index: d.Index, Model: d.Model, UUID: d.UUID, Parent: string(d.Parent), MemoryB: d.MemoryBytes, Processors: d.Processors,
+		}
+		if d.NUMANode >= 0 {
+			n := d.NUMANode
+			dev.NUMANode = &n
+		}
+		if u != nil {
+			dev.Held = slotMap(u.Held)
+			dev.Kernels = countKernels(u)
+		}
+		if t := d.Telemetry; t != nil {
+			tj := &Telemetry{MemUsed: opt(t.MemUsed), MemTotal: opt(t.MemTotal), UtilGPU: opt(t.UtilGPU), UtilMem: opt(t.UtilMem),
+				TempC: opt(t.TempC), PowerMW: opt(t.PowerMW), PowerCapMW: opt(t.PowerCapMW), MIGMode: opt(t.MIGMode),
+				Lost: t.Lost, Errors: t.Errors, Processes: []Process{}}
+			for _, p := range t.Processes {
+				tj.Processes = append(tj.Processes, Process{PID: p.PID, UsedMem: opt(p.UsedMem), Name: p.Name, Kernel: string(p.Kernel)})
+			}
+			dev.Telemetry = tj
+		}
+		out.Devices = append(out.Devices, dev)
+	}
+	var unknown []model.DeviceKey
+	for k := range s.Usage {
+		if !known[k] {
+			unknown = append(unknown, k)
+		}
+	}
+	slices.SortFunc(unknown, func(a, b model.DeviceKey) int {
+		if a.String() < b.String() {
+			return -1
+		}
+		if a.String() > b.String() {
+			return 1
+		}
+		return 0
+	})
+	for _, k := range unknown {
+		u := s.Usage[k]
+		out.Unknown = append(out.Unknown, Usage{Key: k.String(), Held: slotMap(u.Held), Kernels: countKernels(u)})
+	}
+	for _, k := range s.Kernels {
+		kj := Kernel{ID: string(k.ID), Agent: string(k.Agent), Path: k.Path, State: string(k.State),
+			Slots: slotMap(k.Slots), Allocations: map[string]map[string]string{}, Legacy: k.Legacy}
+		if !k.ModTime.IsZero() {
+			kj.ModTime = k.ModTime.UTC().Format(time.RFC3339Nano)
+		}
+		for slot, devs := range k.Alloc {
+			m := make(map[string]string, len(devs))
+			for id, v := range devs {
+				m[string(id)] = v.String()
+			}
+			kj.Allocations[string(slot)] = m
+		}
+		if k.Problem != nil {
+			p := issue(*k.Problem)
+			kj.Problem = &p
+		}
+		out.Kernels = append(out.Kernels, kj)
+	}
+	for _, a := range s.Agents {
+		aj := Agent{ID: string(a.ID), ScratchRoot: a.ScratchRoot, Kernels: a.Kernels, Held: slotMap(a.Held)}
+		if a.Owns != nil {
+			aj.Owns = map[string][]string{}
+			for name, ids := range a.Owns {
+				l := make([]string, len(ids))
+				for i, id := range ids {
+					l[i] = string(id)
+				}
+				aj.Owns[string(name)] = l
+			}
+		}
+		if !a.Mem.IsZero() {
+			m := a.Mem
+			aj.Mem = &m
+		}
+		out.Agents = append(out.Agents, aj)
+	}
+	for _, i := range s.Issues {
+		out.Issues = append(out.Issues, issue(i))
+	}
+	return out
+}
+
+func countKernels(u *model.DeviceUsage) int {
+	n := 0
+	var last model.KernelID
+	for i, h := range u.Holdings {
+		if i == 0 || h.Kernel != last {
+			n++
+			last = h.Kernel
+		}
+	}
+	return n
+}
+
+// AllocMap is Backend.AI's scan_gpu_alloc_map result for the snapshot's
+// kernels: device id → str(Decimal) of cuda.shares + cuda.device.
+func AllocMap(s *model.Snapshot) map[string]string {
+	m := s.AllocMap()
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[string(k)] = v.String()
+	}
+	return out
+}
+
+// Marshal encodes v as indented JSON without HTML escaping, ending in a
+// newline.
+func Marshal(v any, indent bool) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if indent {
+		enc.SetIndent("", "  ")
+	}
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}

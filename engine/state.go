@@ -1,0 +1,584 @@
+package engine
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/fgtop/fgtop/engine/inventory"
+	"github.com/fgtop/fgtop/engine/resourcefile"
+	"github.com/fgtop/fgtop/model"
+)
+
+// kstate is the engine's private record of one kernel.
+type kstate struct {
+	pub *model.Kernel
+	// contrib is what the kernel currently counts for: its last good
+	// allocation (kept while the file is torn or malformed), or nil.
+	contrib model.Allocations
+	root    string
+}
+
+// devAcc accumulates everything held on one device key.
+type devAcc struct {
+	key   model.DeviceKey
+	held  model.ResourceSlot
+	count map[model.SlotName]int
+	// holdings is sorted by (kernel, slot). Once published it is shared
+	// with readers, so the next change copies it first.
+	holdings []model.Holding
+	shared   bool
+	dirty    bool
+	pub      *model.DeviceUsage
+}
+
+type agentAcc struct {
+	base    model.Agent
+	held    model.ResourceSlot
+	kernels int
+}
+
+// state is owned by the engine's single state goroutine (or by Build for a
+// one-shot snapshot); nothing in it is safe for concurrent use.
+type state struct {
+	node       string
+	mode       string
+	configPath string
+	now        func() time.Time
+
+	inv       *inventory.Inventory
+	devIndex  map[model.DeviceKey]int
+	partition func(inv *inventory.Inventory) ([]model.Agent, []model.Issue)
+
+	kernels     map[model.KernelID]*kstate
+	kernelList  []*model.Kernel
+	listShared  bool
+	dev         map[model.DeviceKey]*devAcc
+	agents      []*agentAcc
+	agentIdx    map[model.AgentID]int
+	rootAgent   map[string]model.AgentID
+	fileIssues  map[model.KernelID]model.Issue
+	kernIssues  map[model.KernelID][]model.Issue
+	devIssues   map[model.DeviceKey][]model.Issue
+	srcIssues   map[string]model.Issue // watcher and config problems, by key
+	issuesDirty bool
+	issues      []model.Issue
+	seq         uint64
+	usage       map[model.DeviceKey]*model.DeviceUsage
+}
+
+func newState(o *Options) *state {
+	s := &state{
+		node: o.Node, mode: o.Mode, configPath: o.ConfigPath, now: o.Clock,
+		kernels:    map[model.KernelID]*kstate{},
+		dev:        map[model.DeviceKey]*devAcc{},
+		agentIdx:   map[model.AgentID]int{},
+		rootAgent:  map[string]model.AgentID{},
+		fileIssues: map[model.KernelID]model.Issue{},
+		kernIssues: map[model.KernelID][]model.Issue{},
+		devIssues:  map[model.DeviceKey][]model.Issue{},
+		srcIssues:  map[string]model.Issue{},
+		devIndex:   map[model.DeviceKey]int{},
+		partition:  o.Partition,
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	for _, a := range o.Agents {
+		s.addAgent(a)
+	}
+	for _, r := range o.Roots {
+		s.rootAgent[r.Path] = r.Agent
+		if _, ok := s.agentIdx[r.Agent]; !ok {
+			s.addAgent(model.Agent{ID: r.Agent, ScratchRoot: r.Path})
+		}
+	}
+	for _, iss := range o.Issues {
+		s.srcIssues["opt:"+iss.Code+":"+iss.Message] = iss
+	}
+	s.issuesDirty = true
+	return s
+}
+
+func (s *state) addAgent(a model.Agent) {
+	s.agentIdx[a.ID] = len(s.agents)
+	s.agents = append(s.agents, &agentAcc{base: a, held: model.ResourceSlot{}})
+}
+
+// setInventory installs a new device reading. Derived device issues are
+// recomputed for every device when the set of devices changes.
+func (s *state) setInventory(inv *inventory.Inventory) {
+	old := s.inv
+	s.inv = inv
+	changed := old == nil || len(old.Devices) != len(inv.Devices)
+	if !changed {
+		for i := range inv.Devices {
+			if old.Devices[i].Key() != inv.Devices[i].Key() || !old.Devices[i].Capacity.Equal(inv.Devices[i].Capacity) {
+				changed = true
+				break
+			}
+		}
+	}
+	if changed {
+		s.devIndex = make(map[model.DeviceKey]int, len(inv.Devices))
+		for i := range inv.Devices {
+			s.devIndex[inv.Devices[i].Key()] = i
+		}
+		if s.partition != nil {
+			s.applyPartition(inv)
+		}
+		for _, acc := range s.dev {
+			acc.dirty = true
+			s.checkDevice(acc)
+		}
+		for id, ks := range s.kernels {
+			s.checkKernel(id, ks)
+		}
+	}
+	s.issuesDirty = true
+}
+
+// applyPartition recomputes the agents' partitions for a new device set.
+func (s *state) applyPartition(inv *inventory.Inventory) {
+	agents, issues := s.partition(inv)
+	for _, a := range agents {
+		if i, ok := s.agentIdx[a.ID]; ok {
+			s.agents[i].base.Owns = a.Owns
+			s.agents[i].base.Mem = a.Mem
+		}
+	}
+	for k := range s.srcIssues {
+		if len(k) > 10 && k[:10] == "partition:" {
+			delete(s.srcIssues, k)
+		}
+	}
+	for i, iss := range issues {
+		s.srcIssues[fmt.Sprintf("partition:%d", i)] = iss
+	}
+}
+
+// upsertKernel applies one read of a kernel's resource.txt: a parsed spec, a
+// parse error, or "no file yet" (spec and err both nil with pending set).
+func (s *state) upsertKernel(root string, agent model.AgentID, id model.KernelID, path string, spec *resourcefile.Spec, err error, mod time.Time, pending bool) {
+	ks := s.kernels[id]
+	now := s.now()
+	if ks == nil {
+		ks = &kstate{root: root}
+		s.kernels[id] = ks
+	}
+	k := &model.Kernel{ID: id, Agent: agent, Path: path, ModTime: mod, Seen: now}
+	if ks.pub != nil {
+		k.Seen = ks.pub.Seen
+		k.Slots, k.UnifiedDevices, k.Legacy = ks.pub.Slots, ks.pub.UnifiedDevices, ks.pub.Legacy
+	}
+	var contrib model.Allocations
+	switch {
+	case pending:
+		k.State = model.KernelPending
+		delete(s.fileIssues, id)
+	case err == nil && spec != nil:
+		k.State = model.KernelOK
+		k.Slots, k.Legacy = spec.Slots, spec.Legacy
+		k.UnifiedDevices = unifiedPairs(spec.UnifiedDevices)
+		contrib = spec.Alloc
+		delete(s.fileIssues, id)
+	default:
+		iss := fileIssue(path, id, agent, err)
+		if ks.contrib != nil {
+			k.State = model.KernelStale
+			contrib = ks.contrib
+			iss.Message += " (keeping its last good allocation)"
+		} else {
+			k.State = model.KernelBroken
+		}
+		k.Problem = &iss
+		s.fileIssues[id] = iss
+	}
+	k.Alloc = contrib
+	if ks.pub != nil && ks.pub.Agent != agent {
+		s.subtract(ks.pub.Agent, id, ks.contrib)
+		ks.contrib = nil
+		s.agentKernels(ks.pub.Agent, -1)
+		s.agentKernels(agent, +1)
+	} else if ks.pub == nil {
+		s.agentKernels(agent, +1)
+	}
+	s.subtract(agent, id, ks.contrib)
+	s.add(agent, id, contrib)
+	ks.contrib = contrib
+	ks.root = root
+	ks.pub = k
+	s.putKernel(k)
+	s.checkKernel(id, ks)
+	s.issuesDirty = true
+}
+
+// removeKernel drops a kernel and its contribution.
+func (s *state) removeKernel(id model.KernelID) {
+	ks := s.kernels[id]
+	if ks == nil {
+		return
+	}
+	s.subtract(ks.pub.Agent, id, ks.contrib)
+	s.agentKernels(ks.pub.Agent, -1)
+	delete(s.kernels, id)
+	delete(s.fileIssues, id)
+	delete(s.kernIssues, id)
+	s.dropKernel(id)
+	s.issuesDirty = true
+}
+
+// resync drops every kernel under root that a full rescan did not find.
+func (s *state) resync(root string, present []model.KernelID) {
+	keep := make(map[model.KernelID]bool, len(present))
+	for _, id := range present {
+		keep[id] = true
+	}
+	var gone []model.KernelID
+	for id, ks := range s.kernels {
+		if ks.root == root && !keep[id] {
+			gone = append(gone, id)
+		}
+	}
+	for _, id := range gone {
+		s.removeKernel(id)
+	}
+}
+
+func (s *state) agentKernels(a model.AgentID, d int) {
+	if i, ok := s.agentIdx[a]; ok {
+		s.agents[i].kernels += d
+	}
+}
+
+func (s *state) acc(k model.DeviceKey) *devAcc {
+	a := s.dev[k]
+	if a == nil {
+		a = &devAcc{key: k, held: model.ResourceSlot{}, count: map[model.SlotName]int{}}
+		s.dev[k] = a
+	}
+	return a
+}
+
+func (s *state) add(agent model.AgentID, id model.KernelID, al model.Allocations) {
+	s.apply(agent, id, al, +1)
+}
+
+func (s *state) subtract(agent model.AgentID, id model.KernelID, al model.Allocations) {
+	s.apply(agent, id, al, -1)
+}
+
+// apply adds (sign +1) or removes (-1) one kernel's allocation: totals per
+// device and slot, the device's holding list, the agent's total. The cost is
+// proportional to the kernel's own entries, not to the number of kernels
+// (apart from one copy of a touched device's holding list per publish).
+func (s *state) apply(agent model.AgentID, id model.KernelID, al model.Allocations, sign int) {
+	var ag *agentAcc
+	if i, ok := s.agentIdx[agent]; ok {
+		ag = s.agents[i]
+	}
+	for slot, devs := range al {
+		name := slot.DeviceName()
+		for dev, amt := range devs {
+			a := s.acc(model.DeviceKey{Name: name, ID: dev})
+			if a.shared {
+				a.holdings = slices.Clone(a.holdings)
+				a.shared = false
+			}
+			h := model.Holding{Kernel: id, Agent: agent, Slot: slot, Amount: amt}
+			i, found := slices.BinarySearchFunc(a.holdings, h, cmpHolding)
+			if sign > 0 {
+				a.held[slot] = a.held[slot].Add(amt)
+				a.count[slot]++
+				if found {
+					a.holdings[i] = h
+				} else {
+					a.holdings = slices.Insert(a.holdings, i, h)
+				}
+				if ag != nil {
+					ag.held[slot] = ag.held[slot].Add(amt)
+				}
+			} else {
+				a.count[slot]--
+				if a.count[slot] <= 0 {
+					delete(a.count, slot)
+					delete(a.held, slot)
+				} else {
+					a.held[slot] = a.held[slot].Sub(amt)
+				}
+				if found {
+					a.holdings = slices.Delete(a.holdings, i, i+1)
+				}
+				if ag != nil {
+					ag.held[slot] = ag.held[slot].Sub(amt)
+				}
+			}
+			a.dirty = true
+			s.checkDevice(a)
+		}
+	}
+}
+
+func cmpHolding(a, b model.Holding) int {
+	if c := cmp.Compare(a.Kernel, b.Kernel); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Slot, b.Slot)
+}
+
+// checkDevice recomputes the issues derived from one device's totals.
+func (s *state) checkDevice(a *devAcc) {
+	var out []model.Issue
+	if len(a.holdings) > 0 {
+		i, known := s.devIndex[a.key]
+		switch {
+		case !known:
+			sev := model.SevError
+			msg := fmt.Sprintf("%d kernel allocation(s) on %s, which the device inventory does not list", len(a.holdings), a.key)
+			switch {
+			case s.inv == nil || (a.key.Name == "cuda" && s.inv.Source.Health == "unavailable"):
+				sev = model.SevWarning
+				msg += " (the device source is unavailable, so this may be a device it cannot see)"
+			case !s.hasPlugin(a.key.Name):
+				sev = model.SevWarning
+				msg += fmt.Sprintf(" (the inventory lists no %s devices at all)", a.key.Name)
+			}
+			out = append(out, model.Issue{Severity: sev, Code: model.IssueUnknownDevice, Message: msg, Device: a.key})
+		default:
+			d := &s.inv.Devices[i]
+			if total := sumHeld(a.held); d.Capacity.Less(total) {
+				out = append(out, model.Issue{Severity: model.SevError, Code: model.IssueOverCapacity, Device: a.key,
+					Message: fmt.Sprintf("%s is held beyond its capacity: %s of %s", a.key, total, d.Capacity)})
+			}
+		}
+	}
+	if len(out) == 0 {
+		if _, had := s.devIssues[a.key]; had {
+			delete(s.devIssues, a.key)
+			s.issuesDirty = true
+		}
+		return
+	}
+	s.devIssues[a.key] = out
+	s.issuesDirty = true
+}
+
+// hasPlugin reports whether the inventory lists any device of the plugin.
+func (s *state) hasPlugin(name model.DeviceName) bool {
+	if s.inv == nil {
+		return false
+	}
+	for i := range s.inv.Devices {
+		if s.inv.Devices[i].Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func sumHeld(r model.ResourceSlot) model.Dec {
+	t := model.Zero
+	for _, n := range r.Names() {
+		t = t.Add(r[n])
+	}
+	return t
+}
+
+// checkKernel recomputes the issues derived from one kernel: slots no
+// device provides, devices its agent's partition does not own.
+func (s *state) checkKernel(id model.KernelID, ks *kstate) {
+	var out []model.Issue
+	k := ks.pub
+	if s.inv != nil && s.inv.SlotTypes != nil {
+		for _, slot := range sortedSlots(ks.contrib) {
+			if _, ok := s.inv.SlotTypes[slot]; ok {
+				continue
+			}
+			for _, v := range ks.contrib[slot] {
+				if !v.IsZero() {
+					out = append(out, model.Issue{Severity: model.SevWarning, Code: model.IssueUnsupported, Kernel: id, Agent: k.Agent, File: k.Path,
+						Message: fmt.Sprintf("kernel %s holds %s, a slot no device on this node provides (Backend.AI: UnsupportedResource)", short(id), slot)})
+					break
+				}
+			}
+		}
+	}
+	if i, ok := s.agentIdx[k.Agent]; ok && s.agents[i].base.Owns != nil {
+		ag := &s.agents[i].base
+		for _, key := range k.Devices() {
+			if !ag.OwnsDevice(key) {
+				out = append(out, model.Issue{Severity: model.SevError, Code: model.IssueDriftNotOwner, Kernel: id, Agent: k.Agent, Device: key, File: k.Path,
+					Message: fmt.Sprintf("kernel %s of agent %s holds %s, which its agent's partition does not own", short(id), k.Agent, key)})
+			}
+		}
+	}
+	if len(out) == 0 {
+		delete(s.kernIssues, id)
+		return
+	}
+	s.kernIssues[id] = out
+}
+
+func sortedSlots(a model.Allocations) []model.SlotName {
+	out := make([]model.SlotName, 0, len(a))
+	for k := range a {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func short(id model.KernelID) string {
+	if len(id) > 8 {
+		return string(id[:8])
+	}
+	return string(id)
+}
+
+func (s *state) putKernel(k *model.Kernel) {
+	if s.listShared {
+		s.kernelList = slices.Clone(s.kernelList)
+		s.listShared = false
+	}
+	i, found := slices.BinarySearchFunc(s.kernelList, k.ID, cmpKernelID)
+	if found {
+		s.kernelList[i] = k
+	} else {
+		s.kernelList = slices.Insert(s.kernelList, i, k)
+	}
+}
+
+func (s *state) dropKernel(id model.KernelID) {
+	i, found := slices.BinarySearchFunc(s.kernelList, id, cmpKernelID)
+	if !found {
+		return
+	}
+	if s.listShared {
+		s.kernelList = slices.Clone(s.kernelList)
+		s.listShared = false
+	}
+	s.kernelList = slices.Delete(s.kernelList, i, i+1)
+}
+
+func cmpKernelID(k *model.Kernel, id model.KernelID) int { return cmp.Compare(k.ID, id) }
+
+func unifiedPairs(v any) [][2]string {
+	list, ok := v.([]any)
+	if !ok {
+		return nil
+	}
+	var out [][2]string
+	for _, x := range list {
+		p, ok := x.([]any)
+		if !ok || len(p) != 2 {
+			continue
+		}
+		a, _ := p[0].(string)
+		b, _ := p[1].(string)
+		out = append(out, [2]string{a, b})
+	}
+	return out
+}
+
+func fileIssue(path string, id model.KernelID, agent model.AgentID, err error) model.Issue {
+	iss := model.Issue{Severity: model.SevError, Code: model.IssueParse, File: path, Kernel: id, Agent: agent, Message: err.Error()}
+	var pe *resourcefile.ParseError
+	if errors.As(err, &pe) {
+		iss.Line = pe.Line
+		iss.Message = pe.Kind + ": " + pe.Msg
+		if pe.Torn {
+			iss.Severity = model.SevWarning
+		}
+	}
+	return iss
+}
+
+// snapshot publishes the current state as an immutable Snapshot.
+func (s *state) snapshot() *model.Snapshot {
+	s.seq++
+	snap := &model.Snapshot{
+		Seq: s.seq, Time: s.now(), Node: s.node, Mode: s.mode, ConfigPath: s.configPath,
+		Kernels: s.kernelList,
+	}
+	s.listShared = true
+	if s.inv != nil {
+		snap.Devices = s.inv.Devices
+		snap.Source = s.inv.Source
+		snap.HostMemBytes = s.inv.HostMemBytes
+	} else {
+		snap.Source = model.SourceInfo{Kind: "none", Health: "unavailable", Detail: "no device source"}
+	}
+	usage := make(map[model.DeviceKey]*model.DeviceUsage, len(s.dev))
+	for k, a := range s.dev {
+		if len(a.holdings) == 0 {
+			delete(s.dev, k)
+			continue
+		}
+		if a.dirty || a.pub == nil {
+			held := make(model.ResourceSlot, len(a.held))
+			for sl, v := range a.held {
+				held[sl] = v
+			}
+			a.pub = &model.DeviceUsage{Key: k, Held: held, Holdings: a.holdings}
+			a.shared = true
+			a.dirty = false
+		}
+		usage[k] = a.pub
+	}
+	snap.Usage = usage
+	snap.Agents = make([]model.Agent, len(s.agents))
+	for i, a := range s.agents {
+		ag := a.base
+		ag.Kernels = a.kernels
+		ag.Held = make(model.ResourceSlot, len(a.held))
+		for sl, v := range a.held {
+			if !v.IsZero() {
+				ag.Held[sl] = v
+			}
+		}
+		snap.Agents[i] = ag
+	}
+	if s.issuesDirty {
+		s.issues = s.collectIssues()
+		s.issuesDirty = false
+	}
+	snap.Issues = s.issues
+	return snap
+}
+
+func (s *state) collectIssues() []model.Issue {
+	var out []model.Issue
+	if s.inv != nil {
+		out = append(out, s.inv.Issues...)
+	}
+	for _, iss := range s.srcIssues {
+		out = append(out, iss)
+	}
+	for _, iss := range s.fileIssues {
+		out = append(out, iss)
+	}
+	for _, l := range s.kernIssues {
+		out = append(out, l...)
+	}
+	for _, l := range s.devIssues {
+		out = append(out, l...)
+	}
+	slices.SortFunc(out, func(a, b model.Issue) int {
+		if c := cmp.Compare(b.Severity, a.Severity); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.Code, b.Code); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.Device.String(), b.Device.String()); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.File, b.File); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Message, b.Message)
+	})
+	return out
+}

@@ -1,0 +1,154 @@
+package sshserve
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strings"
+
+	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/fgtop/fgtop/engine/agentconfig"
+)
+
+// RoleEnv is the environment option of an authorized_keys line that gives
+// its key a role: environment="FGTOP_ROLE=operator". Keys without it are
+// viewers.
+const RoleEnv = "FGTOP_ROLE"
+
+// Key is one authorized key.
+type Key struct {
+	// Fingerprint is OpenSSH's SHA256 fingerprint ("SHA256:...").
+	Fingerprint string
+	// Comment is the line's comment, usually who the key belongs to.
+	Comment string
+	// Role is agentconfig.RoleOperator or agentconfig.RoleViewer.
+	Role agentconfig.Role
+	// Line is the line of the file the key is on (1-based).
+	Line int
+}
+
+// KeySet is the parsed content of one authorized_keys file. It is never
+// changed after parsing: a reload makes a new one.
+type KeySet struct {
+	byWire map[string]Key // key: the key's wire form (PublicKey.Marshal)
+}
+
+// harmlessOptions are authorized_keys options that restrict what fgtop
+// serve never offers anyway (forwarding, user rc files), so a key carrying
+// them is accepted as is. Any other option (from=, command=, no-pty,
+// expiry-time=, ...) would restrict the key in a way this server does not
+// enforce: such a key is skipped rather than accepted with fewer
+// restrictions than its owner wrote.
+var harmlessOptions = map[string]bool{
+	"restrict": true, "no-port-forwarding": true, "no-agent-forwarding": true,
+	"no-x11-forwarding": true, "no-user-rc": true,
+}
+
+// ParseAuthorizedKeys reads an authorized_keys file's content. Lines it
+// cannot use are skipped, each with a warning naming the line; a bad line
+// never hides the good ones.
+func ParseAuthorizedKeys(data []byte) (*KeySet, []string) {
+	ks := &KeySet{byWire: map[string]Key{}}
+	var warns []string
+	for i, raw := range bytes.Split(data, []byte("\n")) {
+		n := i + 1
+		line := bytes.TrimSpace(raw)
+		if len(line) == 0 || line[0] == '#' {
+			continue
+		}
+		pub, comment, opts, rest, err := gossh.ParseAuthorizedKey(line)
+		if err != nil || len(bytes.TrimSpace(rest)) != 0 {
+			warns = append(warns, fmt.Sprintf("line %d: not an OpenSSH public key: skipped", n))
+			continue
+		}
+		role, ok, w := roleOf(opts)
+		if w != "" {
+			warns = append(warns, fmt.Sprintf("line %d: %s", n, w))
+		}
+		if !ok {
+			continue
+		}
+		wire := string(pub.Marshal())
+		fp := gossh.FingerprintSHA256(pub)
+		if prev, dup := ks.byWire[wire]; dup {
+			// OpenSSH uses the first line that matches; so do we.
+			warns = append(warns, fmt.Sprintf("line %d: key %s repeats line %d: this line is ignored", n, fp, prev.Line))
+			continue
+		}
+		ks.byWire[wire] = Key{Fingerprint: fp, Comment: comment, Role: role, Line: n}
+	}
+	return ks, warns
+}
+
+// roleOf reads the options of one line: the role, whether the key may be
+// used at all, and a warning ("" for none).
+func roleOf(opts []string) (agentconfig.Role, bool, string) {
+	var roles []string
+	for _, o := range opts {
+		name, val, hasVal := strings.Cut(o, "=")
+		name = strings.ToLower(name)
+		switch {
+		case name == "environment" && hasVal:
+			env := strings.Trim(val, `"`)
+			if k, v, _ := strings.Cut(env, "="); k == RoleEnv {
+				roles = append(roles, v)
+			}
+		case harmlessOptions[name]:
+		default:
+			return "", false, fmt.Sprintf("option %q is not enforced by fgtop serve: key skipped", name)
+		}
+	}
+	switch {
+	case len(roles) == 0:
+		return agentconfig.RoleViewer, true, ""
+	case len(roles) > 1:
+		// Conflicting or repeated: grant the least, and say so.
+		for _, r := range roles {
+			if r != string(agentconfig.RoleOperator) {
+				return agentconfig.RoleViewer, true, fmt.Sprintf("%s given %d times: key is a viewer", RoleEnv, len(roles))
+			}
+		}
+		return agentconfig.RoleOperator, true, ""
+	case roles[0] == string(agentconfig.RoleOperator):
+		return agentconfig.RoleOperator, true, ""
+	case roles[0] == string(agentconfig.RoleViewer):
+		return agentconfig.RoleViewer, true, ""
+	default:
+		return agentconfig.RoleViewer, true, fmt.Sprintf("%s=%q is not a role (operator or viewer): key is a viewer", RoleEnv, roles[0])
+	}
+}
+
+// LoadAuthorizedKeys reads and parses an authorized_keys file.
+func LoadAuthorizedKeys(path string) (*KeySet, []string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("authorized keys: %w", err)
+	}
+	ks, warns := ParseAuthorizedKeys(data)
+	return ks, warns, nil
+}
+
+// Lookup returns the entry of a key, if the set holds it.
+func (ks *KeySet) Lookup(pub gossh.PublicKey) (Key, bool) {
+	if ks == nil || pub == nil {
+		return Key{}, false
+	}
+	k, ok := ks.byWire[string(pub.Marshal())]
+	return k, ok
+}
+
+// Counts returns how many operator and viewer keys the set holds.
+func (ks *KeySet) Counts() (operators, viewers int) {
+	if ks == nil {
+		return 0, 0
+	}
+	for _, k := range ks.byWire {
+		if k.Role == agentconfig.RoleOperator {
+			operators++
+		} else {
+			viewers++
+		}
+	}
+	return operators, viewers
+}

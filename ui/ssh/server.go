@@ -1,0 +1,578 @@
+package sshserve
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/ssh"
+	"charm.land/wish/v2"
+	bm "charm.land/wish/v2/bubbletea"
+	"github.com/fsnotify/fsnotify"
+	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/model"
+	"github.com/fgtop/fgtop/ui"
+)
+
+// Defaults of Config.
+const (
+	DefaultMaxSessions = 32
+	DefaultIdleTimeout = 30 * time.Minute
+	DefaultKeysPoll    = 2 * time.Second
+	// handshakeTimeout bounds how long a connection may sit unauthenticated,
+	// so half-open connections cannot pile up.
+	handshakeTimeout = 20 * time.Second
+	// keysSettle lets a burst of writes to authorized_keys (an editor
+	// truncating, then writing) end before the file is read.
+	keysSettle = 100 * time.Millisecond
+	// cutGrace is how long a session that is being closed gets to restore
+	// the client's terminal and print why, before its connection is closed
+	// regardless (a client that stopped reading cannot hold it open).
+	cutGrace = 2 * time.Second
+)
+
+// Config configures a Server.
+type Config struct {
+	// Subscribe returns a new subscription to the engine's snapshots, ended
+	// when ctx is done (engine.Engine.Subscribe). It is called once per
+	// session. Required.
+	Subscribe func(ctx context.Context) <-chan *model.Snapshot
+	// AuthorizedKeys is the path of the OpenSSH authorized_keys file.
+	// Required; it must exist at start.
+	AuthorizedKeys string
+	// HostKey is the path of the host key, created (mode 0600) when missing.
+	// Required.
+	HostKey string
+	// MaxSessions is the most sessions at once; 0 means DefaultMaxSessions.
+	MaxSessions int
+	// IdleTimeout closes a session that sent no input for this long; 0
+	// means DefaultIdleTimeout, a negative value none. Output does not
+	// count: the console redraws every second by itself.
+	IdleTimeout time.Duration
+	// KeysPoll is how often authorized_keys is re-read besides file-change
+	// notifications (which miss changes behind a symlink, or fail when the
+	// inotify limit is reached); 0 means DefaultKeysPoll.
+	KeysPoll time.Duration
+	// Logger receives connects, refusals, reloads and session ends; nil
+	// discards them. Nothing is ever logged into a session.
+	Logger *slog.Logger
+	// UI is the template of every session's console options. A viewer's
+	// session is always read-only; UI.ReadOnly makes every session a
+	// viewer, in the engine too, whatever its key says.
+	UI ui.Options
+}
+
+// Identity is who a session is: what the engine's journal records about
+// it.
+type Identity struct {
+	// User is the SSH user name the client gave. The client chooses it
+	// freely: the key fingerprint is what identifies the person.
+	User        string
+	Fingerprint string
+	// Comment is the authorized_keys comment of the key.
+	Comment string
+	// Remote is the client's address (host:port).
+	Remote string
+	Role   agentconfig.Role
+}
+
+// Actor is the identity as the engine's apply and rollback paths take it.
+// The engine refuses a viewer's actor itself.
+func (id Identity) Actor() agentconfig.Actor {
+	return agentconfig.Actor{
+		Name:   fmt.Sprintf("%s (%s)", id.User, id.Fingerprint),
+		Origin: "ssh:" + id.Remote,
+		Role:   id.Role,
+	}
+}
+
+// Server serves the console over SSH.
+type Server struct {
+	cfg  Config
+	log  *slog.Logger
+	srv  *ssh.Server
+	idle time.Duration
+
+	ctx    context.Context // ends when the server closes
+	cancel context.CancelFunc
+	start  sync.Once
+	wg     sync.WaitGroup
+
+	mu       sync.Mutex
+	keys     *KeySet
+	keysData []byte
+	sessions map[ssh.Session]*session
+	closed   bool
+}
+
+// session is one live console.
+type session struct {
+	id      Identity
+	wire    string           // the key's wire form, to find it in a new KeySet
+	keyRole agentconfig.Role // the role authorized_keys gives the key
+	start   time.Time
+	ctx     context.Context
+	cancel  context.CancelFunc
+	conn    *gossh.ServerConn
+
+	lastInput atomic.Int64 // unix nanoseconds
+	idle      *time.Timer
+
+	mu     sync.Mutex
+	prog   *tea.Program
+	reason string // why the server ends the session; "" while it does not
+}
+
+// New checks the configuration, loads the keys and the host key (creating
+// it on first start) and returns a server ready to Serve.
+func New(cfg Config) (*Server, error) {
+	if cfg.Subscribe == nil {
+		return nil, errors.New("sshserve: no snapshot source (Config.Subscribe)")
+	}
+	if cfg.AuthorizedKeys == "" {
+		return nil, errors.New("sshserve: no authorized_keys file")
+	}
+	if cfg.HostKey == "" {
+		return nil, errors.New("sshserve: no host key file")
+	}
+	if cfg.MaxSessions <= 0 {
+		cfg.MaxSessions = DefaultMaxSessions
+	}
+	if cfg.KeysPoll <= 0 {
+		cfg.KeysPoll = DefaultKeysPoll
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, sessions: map[ssh.Session]*session{}}
+	if s.log == nil {
+		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	switch {
+	case cfg.IdleTimeout == 0:
+		s.idle = DefaultIdleTimeout
+	case cfg.IdleTimeout > 0:
+		s.idle = cfg.IdleTimeout
+	}
+	data, err := os.ReadFile(cfg.AuthorizedKeys)
+	if err != nil {
+		return nil, fmt.Errorf("sshserve: authorized keys: %w", err)
+	}
+	s.setKeys(data)
+	pem, created, err := LoadOrCreateHostKey(cfg.HostKey)
+	if err != nil {
+		return nil, fmt.Errorf("sshserve: %w", err)
+	}
+	if created {
+		s.log.Info("host key created", "path", cfg.HostKey)
+	}
+	s.srv, err = wish.NewServer(
+		wish.WithHostKeyPEM(pem),
+		wish.WithPublicKeyAuth(s.authorize),
+		// The first middleware listed runs last: the gate decides, then the
+		// console runs.
+		wish.WithMiddleware(bm.MiddlewareWithProgramHandler(s.program), s.gate),
+		func(srv *ssh.Server) error {
+			srv.HandshakeTimeout = handshakeTimeout
+			srv.ConnectionFailedCallback = s.connFailed
+			return nil
+		},
+	)
+	if err != nil {
+		return nil, fmt.Errorf("sshserve: %w", err)
+	}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	return s, nil
+}
+
+// ListenAndServe listens on addr and serves until Close.
+func (s *Server) ListenAndServe(addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("sshserve: %w", err)
+	}
+	return s.Serve(ln)
+}
+
+// Serve serves on ln until Close. It starts following the authorized_keys
+// file. After Close it returns nil.
+func (s *Server) Serve(ln net.Listener) error {
+	s.start.Do(func() {
+		s.wg.Add(1)
+		go s.watchKeys()
+	})
+	s.log.Info("listening", "addr", ln.Addr().String(), "max_sessions", s.cfg.MaxSessions, "idle_timeout", s.idle.String())
+	err := s.srv.Serve(ln)
+	if errors.Is(err, ssh.ErrServerClosed) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("sshserve: %w", err)
+	}
+	return nil
+}
+
+// Close tells every session the server is going away, gives them a moment
+// to restore their terminals, then closes the listener and all
+// connections.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	live := make([]*session, 0, len(s.sessions))
+	for _, ls := range s.sessions {
+		live = append(live, ls)
+	}
+	s.mu.Unlock()
+	for _, ls := range live {
+		s.cut(ls, "fgtop serve is shutting down")
+	}
+	deadline := time.Now().Add(cutGrace)
+	for s.SessionCount() > 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	s.cancel()
+	err := s.srv.Close()
+	s.wg.Wait()
+	if err != nil {
+		return fmt.Errorf("sshserve: %w", err)
+	}
+	return nil
+}
+
+// SessionCount returns the number of live sessions.
+func (s *Server) SessionCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.sessions)
+}
+
+// Sessions returns who is connected now.
+func (s *Server) Sessions() []Identity {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Identity, 0, len(s.sessions))
+	for _, ls := range s.sessions {
+		out = append(out, ls.id)
+	}
+	return out
+}
+
+// authorize is the public-key callback. It runs once per key the client
+// offers, on state shared by the connection, so it only answers "is this
+// key known"; the role is looked up when the session starts.
+func (s *Server) authorize(ctx ssh.Context, pub ssh.PublicKey) bool {
+	s.mu.Lock()
+	_, ok := s.keys.Lookup(pub)
+	s.mu.Unlock()
+	if !ok {
+		s.log.Info("refused key", "user", ctx.User(), "remote", addrString(ctx.RemoteAddr()), "key", gossh.FingerprintSHA256(pub))
+	}
+	return ok
+}
+
+// connFailed logs a connection that did not get through the handshake:
+// no authorized key, wrong protocol, handshake timeout.
+func (s *Server) connFailed(conn net.Conn, err error) {
+	s.log.Info("refused connection", "remote", addrString(conn.RemoteAddr()), "err", err.Error())
+}
+
+// refuse ends a session before any console starts, telling the client
+// why on its stderr.
+func (s *Server) refuse(sess ssh.Session, id Identity, why string) {
+	s.log.Info("refused session", "user", id.User, "key", id.Fingerprint, "remote", id.Remote, "role", string(id.Role), "why", why)
+	fmt.Fprintf(sess.Stderr(), "fgtop serve: %s\r\n", why)
+	_ = sess.Exit(1)
+}
+
+// gate is the middleware that admits a session: a terminal, a key still
+// authorized, room under the session limit. It registers the session for
+// the console (next) and unregisters it when the console ends.
+func (s *Server) gate(next ssh.Handler) ssh.Handler {
+	return func(sess ssh.Session) {
+		id := Identity{User: sess.User(), Remote: addrString(sess.RemoteAddr()), Role: agentconfig.RoleViewer}
+		pub := sess.PublicKey()
+		if pub != nil {
+			id.Fingerprint = gossh.FingerprintSHA256(pub)
+		}
+		if _, _, ok := sess.Pty(); !ok {
+			s.refuse(sess, id, "the console needs a terminal: connect with `ssh -t` (no command, no -T)")
+			return
+		}
+		if len(sess.Command()) > 0 || sess.Subsystem() != "" {
+			s.refuse(sess, id, "fgtop serve runs no commands: connect without one")
+			return
+		}
+		ls, why := s.admit(sess, pub, id)
+		if ls == nil {
+			s.refuse(sess, id, why)
+			return
+		}
+		pty, _, _ := sess.Pty()
+		s.log.Info("connect", "user", ls.id.User, "key", ls.id.Fingerprint, "comment", ls.id.Comment,
+			"remote", ls.id.Remote, "role", string(ls.id.Role), "term", pty.Term,
+			"size", fmt.Sprintf("%dx%d", pty.Window.Width, pty.Window.Height))
+		defer s.release(sess, ls)
+		next(sess)
+	}
+}
+
+// admit registers a session if its key is still authorized and the limit
+// allows, under the same lock a key reload takes, so a key removed at the
+// same moment either refuses this session or closes it.
+func (s *Server) admit(sess ssh.Session, pub ssh.PublicKey, id Identity) (*session, string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, "the server is shutting down"
+	}
+	k, ok := s.keys.Lookup(pub)
+	if !ok {
+		return nil, "this key is not (or no longer) authorized"
+	}
+	if len(s.sessions) >= s.cfg.MaxSessions {
+		return nil, fmt.Sprintf("too many sessions (the limit is %d): try again later", s.cfg.MaxSessions)
+	}
+	id.Role, id.Comment = k.Role, k.Comment
+	if s.cfg.UI.ReadOnly {
+		id.Role = agentconfig.RoleViewer
+	}
+	ls := &session{id: id, wire: string(pub.Marshal()), keyRole: k.Role, start: time.Now()}
+	ls.ctx, ls.cancel = context.WithCancel(sess.Context())
+	ls.conn, _ = sess.Context().Value(ssh.ContextKeyConn).(*gossh.ServerConn)
+	ls.lastInput.Store(time.Now().UnixNano())
+	if s.idle > 0 {
+		ls.idle = time.AfterFunc(s.idle, func() { s.checkIdle(ls) })
+	}
+	s.sessions[sess] = ls
+	return ls, ""
+}
+
+// release unregisters a session that ended and says why it ended, on the
+// client's terminal (after the console restored it) and in the log.
+func (s *Server) release(sess ssh.Session, ls *session) {
+	s.mu.Lock()
+	delete(s.sessions, sess)
+	s.mu.Unlock()
+	if ls.idle != nil {
+		ls.idle.Stop()
+	}
+	ls.cancel()
+	ls.mu.Lock()
+	reason := ls.reason
+	ls.mu.Unlock()
+	end := "quit"
+	if reason != "" {
+		end = reason
+		fmt.Fprintf(sess.Stderr(), "\r\nfgtop serve: %s\r\n", reason)
+		_ = sess.Exit(1)
+	}
+	s.log.Info("disconnect", "user", ls.id.User, "key", ls.id.Fingerprint, "remote", ls.id.Remote,
+		"role", string(ls.id.Role), "duration", time.Since(ls.start).Round(time.Millisecond).String(), "end", end)
+}
+
+// program builds the console of an admitted session: its own
+// subscription, its own options (read-only for a viewer), the size and
+// colour profile of the client's terminal (bm.MakeOptions), and input
+// that counts toward the idle timeout.
+func (s *Server) program(sess ssh.Session) *tea.Program {
+	s.mu.Lock()
+	ls := s.sessions[sess]
+	s.mu.Unlock()
+	if ls == nil {
+		return nil
+	}
+	opts := s.cfg.UI
+	opts.ReadOnly = !ls.id.Actor().CanWrite()
+	m := ui.New(s.cfg.Subscribe(ls.ctx), opts)
+	popts := append(bm.MakeOptions(sess),
+		tea.WithContext(ls.ctx),
+		// The server's signals are not the session's business.
+		tea.WithoutSignalHandler(),
+		// Listed after MakeOptions' own WithInput, so it replaces it.
+		tea.WithInput(inputClock{r: sess, ls: ls}),
+	)
+	p := tea.NewProgram(m, popts...)
+	ls.mu.Lock()
+	ls.prog = p
+	cut := ls.reason != ""
+	ls.mu.Unlock()
+	if cut {
+		p.Quit() // cut between admission and now
+	}
+	return p
+}
+
+// inputClock passes a session's input to its console and notes when the
+// person last typed (or the terminal last answered a query).
+type inputClock struct {
+	r  io.Reader
+	ls *session
+}
+
+func (c inputClock) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if n > 0 {
+		c.ls.lastInput.Store(time.Now().UnixNano())
+	}
+	return n, err //nolint:wrapcheck // the reader's own errors, unchanged
+}
+
+// checkIdle ends a session idle for the timeout, or looks again when the
+// rest of the timeout has passed.
+func (s *Server) checkIdle(ls *session) {
+	idleFor := time.Since(time.Unix(0, ls.lastInput.Load()))
+	if idleFor >= s.idle {
+		s.cut(ls, fmt.Sprintf("no input for %s: session closed", s.idle))
+		return
+	}
+	ls.idle.Reset(s.idle - idleFor)
+}
+
+// cut ends a session for a reason: the console quits (restoring the
+// client's terminal), the reason is shown after it, and the connection is
+// closed after a grace period whatever the client does.
+func (s *Server) cut(ls *session, reason string) {
+	ls.mu.Lock()
+	if ls.reason != "" {
+		ls.mu.Unlock()
+		return
+	}
+	ls.reason = reason
+	p := ls.prog
+	ls.mu.Unlock()
+	s.log.Info("closing session", "user", ls.id.User, "key", ls.id.Fingerprint, "remote", ls.id.Remote, "why", reason)
+	if p != nil {
+		p.Quit()
+	}
+	time.AfterFunc(cutGrace, func() {
+		ls.cancel()
+		if ls.conn != nil {
+			_ = ls.conn.Close()
+		}
+	})
+}
+
+// setKeys parses a new authorized_keys content and makes it current.
+// Sessions whose key is gone, or whose key's role changed, are cut: a
+// removed key must not keep watching, and a demoted operator must not keep
+// an operator's console.
+func (s *Server) setKeys(data []byte) {
+	ks, warns := ParseAuthorizedKeys(data)
+	for _, w := range warns {
+		s.log.Warn("authorized keys", "path", s.cfg.AuthorizedKeys, "problem", w)
+	}
+	ops, viewers := ks.Counts()
+	s.log.Info("authorized keys loaded", "path", s.cfg.AuthorizedKeys, "operators", ops, "viewers", viewers)
+	var cuts []*session
+	var whys []string
+	s.mu.Lock()
+	s.keys, s.keysData = ks, data
+	for _, ls := range s.sessions {
+		k, ok := ks.byWire[ls.wire]
+		switch {
+		case !ok:
+			cuts, whys = append(cuts, ls), append(whys, "your key was removed from authorized_keys")
+		case k.Role != ls.keyRole:
+			cuts, whys = append(cuts, ls), append(whys, fmt.Sprintf("your key's role changed to %s: reconnect", k.Role))
+		}
+	}
+	s.mu.Unlock()
+	for i, ls := range cuts {
+		s.cut(ls, whys[i])
+	}
+}
+
+// reloadKeys re-reads authorized_keys and applies it if it changed. A
+// file that cannot be read counts as empty: every key is refused until it
+// can, rather than keys someone meant to remove staying valid.
+func (s *Server) reloadKeys() {
+	data, err := os.ReadFile(s.cfg.AuthorizedKeys)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) || len(s.currentKeysData()) > 0 {
+			s.log.Error("authorized keys unreadable: refusing every key", "path", s.cfg.AuthorizedKeys, "err", err.Error())
+		}
+		data = []byte{}
+	}
+	if bytes.Equal(data, s.currentKeysData()) {
+		return
+	}
+	s.setKeys(data)
+}
+
+func (s *Server) currentKeysData() []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.keysData
+}
+
+// watchKeys follows authorized_keys: notifications on its directory (so
+// an editor's or `mv`'s replacement is seen too) settled for a moment,
+// plus a periodic re-read as a safety net.
+func (s *Server) watchKeys() {
+	defer s.wg.Done()
+	path := filepath.Clean(s.cfg.AuthorizedKeys)
+	var events <-chan fsnotify.Event
+	var errs <-chan error
+	w, err := fsnotify.NewWatcher()
+	if err == nil {
+		err = w.Add(filepath.Dir(path))
+	}
+	if err != nil {
+		s.log.Warn("authorized keys: no change notifications, polling only", "path", path, "every", s.cfg.KeysPoll.String(), "err", err.Error())
+	} else {
+		events, errs = w.Events, w.Errors
+	}
+	if w != nil {
+		defer w.Close()
+	}
+	poll := time.NewTicker(s.cfg.KeysPoll)
+	defer poll.Stop()
+	settle := time.NewTimer(time.Hour)
+	settle.Stop()
+	defer settle.Stop()
+	for {
+		select {
+		case <-s.ctx.Done():
+			return
+		case ev, ok := <-events:
+			if !ok {
+				events = nil
+				continue
+			}
+			if filepath.Clean(ev.Name) == path {
+				settle.Reset(keysSettle)
+			}
+		case err, ok := <-errs:
+			if !ok {
+				errs = nil
+				continue
+			}
+			s.log.Warn("authorized keys: change notifications", "err", err.Error())
+		case <-settle.C:
+			s.reloadKeys()
+		case <-poll.C:
+			s.reloadKeys()
+		}
+	}
+}
+
+func addrString(a net.Addr) string {
+	if a == nil {
+		return ""
+	}
+	return a.String()
+}

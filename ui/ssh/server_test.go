@@ -1,0 +1,579 @@
+package sshserve
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/fgtop/fgtop/model"
+	"github.com/fgtop/fgtop/ui"
+	"github.com/fgtop/fgtop/ui/internal/fake"
+)
+
+// waitFor bounds every wait of these tests: generous for a loaded 2-core
+// machine, short enough that a hang fails fast.
+const waitFor = 10 * time.Second
+
+// publisher is a stand-in for the engine: latest-wins subscriptions, one
+// per session, closed when the session's context ends.
+type publisher struct {
+	mu     sync.Mutex
+	latest *model.Snapshot
+	subs   map[chan *model.Snapshot]bool
+}
+
+func newPublisher(first *model.Snapshot) *publisher {
+	return &publisher{latest: first, subs: map[chan *model.Snapshot]bool{}}
+}
+
+func (p *publisher) Subscribe(ctx context.Context) <-chan *model.Snapshot {
+	ch := make(chan *model.Snapshot, 1)
+	p.mu.Lock()
+	p.subs[ch] = true
+	if p.latest != nil {
+		ch <- p.latest
+	}
+	p.mu.Unlock()
+	go func() {
+		<-ctx.Done()
+		p.mu.Lock()
+		delete(p.subs, ch)
+		close(ch)
+		p.mu.Unlock()
+	}()
+	return ch
+}
+
+func (p *publisher) Publish(s *model.Snapshot) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.latest = s
+	for ch := range p.subs {
+		select { // latest wins: drop what the session has not taken yet
+		case <-ch:
+		default:
+		}
+		ch <- s
+	}
+}
+
+func (p *publisher) count() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.subs)
+}
+
+// syncBuf is a log sink tests read while the server writes.
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuf) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuf) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// fixture is a running server with an operator key, a viewer key and a
+// key nobody authorized.
+type fixture struct {
+	srv                        *Server
+	addr                       string
+	pub                        *publisher
+	log                        *syncBuf
+	keysPath, hostKeyPath      string
+	operator, viewer, stranger gossh.Signer
+	viewerPriv                 ed25519.PrivateKey
+	hostKey                    gossh.PublicKey
+}
+
+func newSigner(t *testing.T) gossh.Signer {
+	t.Helper()
+	s, _ := newKey(t)
+	return s
+}
+
+func newKey(t *testing.T) (gossh.Signer, ed25519.PrivateKey) {
+	t.Helper()
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := gossh.NewSignerFromKey(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, priv
+}
+
+func authLine(s gossh.Signer, opts, comment string) string {
+	line := strings.TrimSpace(string(gossh.MarshalAuthorizedKey(s.PublicKey())))
+	if opts != "" {
+		line = opts + " " + line
+	}
+	return line + " " + comment + "\n"
+}
+
+// writeAtomic replaces a file the way a careful operator does (write a
+// temp file, rename it over), so the reload never sees a half file.
+func writeAtomic(t *testing.T, path, data string) {
+	t.Helper()
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func startServer(t *testing.T, tweak func(*Config)) *fixture {
+	t.Helper()
+	dir := t.TempDir()
+	f := &fixture{
+		pub: newPublisher(fake.Node(fake.Options{})), log: &syncBuf{},
+		keysPath: filepath.Join(dir, "authorized_keys"), hostKeyPath: filepath.Join(dir, "host_ed25519"),
+		operator: newSigner(t), stranger: newSigner(t),
+	}
+	f.viewer, f.viewerPriv = newKey(t)
+	writeAtomic(t, f.keysPath,
+		"# fgtop serve keys\n"+
+			authLine(f.operator, `environment="FGTOP_ROLE=operator"`, "olga@ops")+
+			authLine(f.viewer, "", "victor@watch"))
+	cfg := Config{
+		Subscribe: f.pub.Subscribe, AuthorizedKeys: f.keysPath, HostKey: f.hostKeyPath,
+		IdleTimeout: -1, KeysPoll: time.Hour, // the notification path is under test
+		Logger: slog.New(slog.NewTextHandler(f.log, nil)),
+		UI:     ui.Options{ASCII: true, Background: "dark", Now: func() time.Time { return fake.T0 }},
+	}
+	if tweak != nil {
+		tweak(&cfg)
+	}
+	srv, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	t.Cleanup(func() {
+		if err := srv.Close(); err != nil {
+			t.Error(err)
+		}
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	})
+	f.srv, f.addr = srv, ln.Addr().String()
+	pemBytes, err := os.ReadFile(f.hostKeyPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hk, err := gossh.ParsePrivateKey(pemBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.hostKey = hk.PublicKey()
+	return f
+}
+
+func (f *fixture) dial(user string, key gossh.Signer) (*gossh.Client, error) {
+	return gossh.Dial("tcp", f.addr, &gossh.ClientConfig{
+		User: user, Auth: []gossh.AuthMethod{gossh.PublicKeys(key)},
+		HostKeyCallback: gossh.FixedHostKey(f.hostKey), Timeout: waitFor,
+	})
+}
+
+// console is one client session with a terminal.
+type console struct {
+	sess   *gossh.Session
+	scr    *term
+	stderr *term
+	in     io.WriteCloser
+	done   chan error
+}
+
+const termW, termH = 120, 40
+
+func (f *fixture) open(t *testing.T, user string, key gossh.Signer, env map[string]string) *console {
+	t.Helper()
+	c, err := f.dial(user, key)
+	if err != nil {
+		t.Fatalf("dial as %s: %v", user, err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	sess, err := c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range env {
+		if err := sess.Setenv(k, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := sess.RequestPty("xterm-256color", termH, termW, gossh.TerminalModes{}); err != nil {
+		t.Fatal(err)
+	}
+	con := &console{sess: sess, scr: newTerm(termW, termH), stderr: newTerm(termW, termH), done: make(chan error, 1)}
+	sess.Stdout, sess.Stderr = con.scr, con.stderr
+	if con.in, err = sess.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.Shell(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { con.done <- sess.Wait() }()
+	return con
+}
+
+// waitScreen waits until the screen shows every want, or fails the test
+// with the screen it saw last.
+func (c *console) waitScreen(t *testing.T, want ...string) string {
+	t.Helper()
+	deadline := time.Now().Add(waitFor)
+	for {
+		scr := c.scr.screen()
+		missing := ""
+		for _, w := range want {
+			if !strings.Contains(scr, w) {
+				missing = w
+				break
+			}
+		}
+		if missing == "" {
+			return scr
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("screen never showed %q; last screen:\n%s", missing, scr)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// waitEnd waits for the server to end the session.
+func (c *console) waitEnd(t *testing.T) error {
+	t.Helper()
+	select {
+	case err := <-c.done:
+		return err
+	case <-time.After(waitFor):
+		t.Fatalf("the session did not end; stderr %q", c.stderr.raw())
+		return nil
+	}
+}
+
+func (c *console) press(t *testing.T, keys string) {
+	t.Helper()
+	if _, err := io.WriteString(c.in, keys); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func waitUntil(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(waitFor)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestUnknownKeyRefused(t *testing.T) {
+	f := startServer(t, nil)
+	_, err := f.dial("mallory", f.stranger)
+	if err == nil || !strings.Contains(err.Error(), "unable to authenticate") {
+		t.Fatalf("a key not in authorized_keys: got %v, want an authentication failure", err)
+	}
+	fp := gossh.FingerprintSHA256(f.stranger.PublicKey())
+	waitUntil(t, "the refusal in the log", func() bool {
+		l := f.log.String()
+		return strings.Contains(l, "refused key") && strings.Contains(l, fp) && strings.Contains(l, "refused connection")
+	})
+	if f.srv.SessionCount() != 0 {
+		t.Fatal("a refused key holds a session")
+	}
+}
+
+func TestRolesShapeTheConsole(t *testing.T) {
+	f := startServer(t, nil)
+	tests := []struct {
+		name    string
+		key     gossh.Signer
+		header  []string // on the main screen
+		help    []string // in the help overlay
+		helpNot string
+		roleLog string
+	}{
+		{name: "viewer", key: f.viewer, header: []string{"[read-only]"},
+			help: []string{"read-only: no key changes the node"}, helpNot: "edit partition", roleLog: "role=viewer"},
+		{name: "operator", key: f.operator, header: []string{"gpu-node01"},
+			help: []string{"edit partition"}, helpNot: "read-only", roleLog: "role=operator"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := f.open(t, tt.name, tt.key, nil)
+			scr := c.waitScreen(t, append([]string{"gpu-node01"}, tt.header...)...)
+			if tt.name == "operator" && strings.Contains(scr, "[read-only]") {
+				t.Fatalf("the operator's console is read-only:\n%s", scr)
+			}
+			c.press(t, "?")
+			scr = c.waitScreen(t, tt.help...)
+			if strings.Contains(scr, tt.helpNot) {
+				t.Fatalf("%s help shows %q:\n%s", tt.name, tt.helpNot, scr)
+			}
+			c.press(t, "q")
+			if err := c.waitEnd(t); err != nil {
+				t.Fatalf("quit: %v", err)
+			}
+			fp := gossh.FingerprintSHA256(tt.key.PublicKey())
+			waitUntil(t, "connect and disconnect in the log", func() bool {
+				l := f.log.String()
+				return strings.Contains(l, "msg=connect user="+tt.name+" key="+fp) &&
+					strings.Contains(l, tt.roleLog) && strings.Contains(l, "msg=disconnect user="+tt.name)
+			})
+		})
+	}
+	if strings.Contains(f.log.String(), "\x1b") {
+		t.Fatal("the log holds terminal output")
+	}
+}
+
+func TestTwoSessionsSeeTheSameLiveChange(t *testing.T) {
+	f := startServer(t, nil)
+	a := f.open(t, "olga", f.operator, nil)
+	b := f.open(t, "victor", f.viewer, nil)
+	a.waitScreen(t, "gpu-node01")
+	b.waitScreen(t, "gpu-node01")
+	if n := f.pub.count(); n != 2 {
+		t.Fatalf("%d subscriptions, want one per session", n)
+	}
+	next := fake.Node(fake.Options{})
+	next.Seq++
+	next.Node = "gpu-node77"
+	f.pub.Publish(next)
+	a.waitScreen(t, "gpu-node77")
+	b.waitScreen(t, "gpu-node77", "[read-only]")
+}
+
+func TestRevokedKeyIsCutOff(t *testing.T) {
+	f := startServer(t, nil)
+	op := f.open(t, "olga", f.operator, nil)
+	v := f.open(t, "victor", f.viewer, nil)
+	op.waitScreen(t, "gpu-node01")
+	v.waitScreen(t, "[read-only]")
+	// The viewer's line goes; the operator's stays.
+	writeAtomic(t, f.keysPath, authLine(f.operator, `environment="FGTOP_ROLE=operator"`, "olga@ops"))
+	err := v.waitEnd(t)
+	var exit *gossh.ExitError
+	if !errors.As(err, &exit) || exit.ExitStatus() != 1 {
+		t.Fatalf("revoked session ended with %v, want exit status 1", err)
+	}
+	if got := v.stderr.raw(); !strings.Contains(got, "your key was removed from authorized_keys") {
+		t.Fatalf("the revoked session was not told why: %q", got)
+	}
+	if _, err := f.dial("victor", f.viewer); err == nil {
+		t.Fatal("a removed key can still connect")
+	}
+	// The operator's session goes on, live.
+	next := fake.Node(fake.Options{})
+	next.Node = "gpu-node02"
+	f.pub.Publish(next)
+	op.waitScreen(t, "gpu-node02")
+	if n := f.srv.SessionCount(); n != 1 {
+		t.Fatalf("%d sessions, want the operator's only", n)
+	}
+	waitUntil(t, "the cut in the log", func() bool {
+		return strings.Contains(f.log.String(), `why="your key was removed from authorized_keys"`)
+	})
+}
+
+func TestDemotedOperatorIsCutOff(t *testing.T) {
+	f := startServer(t, nil)
+	op := f.open(t, "olga", f.operator, nil)
+	op.waitScreen(t, "gpu-node01")
+	writeAtomic(t, f.keysPath, authLine(f.operator, "", "olga@ops"))
+	op.waitEnd(t)
+	if got := op.stderr.raw(); !strings.Contains(got, "role changed to viewer") {
+		t.Fatalf("stderr %q", got)
+	}
+	// Reconnecting gives the viewer's console.
+	again := f.open(t, "olga", f.operator, nil)
+	again.waitScreen(t, "[read-only]")
+}
+
+func TestLimits(t *testing.T) {
+	t.Run("no pty", func(t *testing.T) {
+		f := startServer(t, nil)
+		c, err := f.dial("victor", f.viewer)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		sess, err := c.NewSession()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stderr bytes.Buffer
+		sess.Stderr = &stderr
+		err = sess.Run("")
+		var exit *gossh.ExitError
+		if !errors.As(err, &exit) || exit.ExitStatus() != 1 || !strings.Contains(stderr.String(), "the console needs a terminal") {
+			t.Fatalf("no pty: err %v, stderr %q", err, stderr.String())
+		}
+		waitUntil(t, "the refusal in the log", func() bool {
+			return strings.Contains(f.log.String(), `msg="refused session" user=victor`)
+		})
+	})
+	t.Run("max sessions", func(t *testing.T) {
+		f := startServer(t, func(c *Config) { c.MaxSessions = 1 })
+		first := f.open(t, "olga", f.operator, nil)
+		first.waitScreen(t, "gpu-node01")
+		second := f.open(t, "victor", f.viewer, nil)
+		second.waitEnd(t)
+		if got := second.stderr.raw(); !strings.Contains(got, "too many sessions (the limit is 1)") {
+			t.Fatalf("stderr %q", got)
+		}
+		first.press(t, "q")
+		first.waitEnd(t)
+		waitUntil(t, "the slot to free", func() bool { return f.srv.SessionCount() == 0 })
+		f.open(t, "victor", f.viewer, nil).waitScreen(t, "[read-only]")
+	})
+	t.Run("idle timeout", func(t *testing.T) {
+		f := startServer(t, func(c *Config) { c.IdleTimeout = 300 * time.Millisecond })
+		c := f.open(t, "victor", f.viewer, nil)
+		c.waitEnd(t)
+		if got := c.stderr.raw(); !strings.Contains(got, "no input for 300ms") {
+			t.Fatalf("stderr %q", got)
+		}
+	})
+	t.Run("command", func(t *testing.T) {
+		f := startServer(t, nil)
+		c, err := f.dial("victor", f.viewer)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		sess, err := c.NewSession()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sess.RequestPty("xterm", 24, 80, gossh.TerminalModes{}); err != nil {
+			t.Fatal(err)
+		}
+		out, err := sess.CombinedOutput("cat /etc/passwd")
+		if err == nil || !strings.Contains(string(out), "runs no commands") {
+			t.Fatalf("a command: err %v, output %q", err, out)
+		}
+	})
+}
+
+func TestNoColorFromTheClient(t *testing.T) {
+	f := startServer(t, nil)
+	plain := f.open(t, "victor", f.viewer, map[string]string{"NO_COLOR": "1"})
+	colour := f.open(t, "olga", f.operator, map[string]string{"COLORTERM": "truecolor"})
+	plain.waitScreen(t, "gpu-node01")
+	colour.waitScreen(t, "gpu-node01")
+	// Each program has its own profile: the NO_COLOR session gets no
+	// colour sequences at all, its neighbour gets 24-bit ones.
+	hasColour := func(s string) bool {
+		return strings.Contains(s, "\x1b[38;") || strings.Contains(s, "\x1b[48;") || strings.Contains(s, ";38;") || strings.Contains(s, ";48;")
+	}
+	waitUntil(t, "colour in the COLORTERM session", func() bool { return hasColour(colour.scr.raw()) })
+	if raw := plain.scr.raw(); hasColour(raw) {
+		i := strings.Index(raw, "38;")
+		t.Fatalf("NO_COLOR session got colours: %q", raw[max(i-20, 0):min(i+20, len(raw))])
+	}
+}
+
+func TestHostKeyCreatedOnceAndReused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "hostkey")
+	first, created, err := LoadOrCreateHostKey(path)
+	if err != nil || !created {
+		t.Fatalf("first start: created %v, err %v", created, err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Fatalf("host key mode %04o, want 0600", fi.Mode().Perm())
+	}
+	again, created, err := LoadOrCreateHostKey(path)
+	if err != nil || created || !bytes.Equal(first, again) {
+		t.Fatalf("second start: created %v, err %v, same key %v", created, err, bytes.Equal(first, again))
+	}
+	if err := os.Chmod(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := LoadOrCreateHostKey(path); err == nil || !strings.Contains(err.Error(), "chmod 600") {
+		t.Fatalf("a world-readable host key: err %v", err)
+	}
+}
+
+func TestNewRefusesMissingInputs(t *testing.T) {
+	dir := t.TempDir()
+	keys := filepath.Join(dir, "authorized_keys")
+	if err := os.WriteFile(keys, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sub := newPublisher(nil).Subscribe
+	tests := []struct {
+		name string
+		cfg  Config
+		want string
+	}{
+		{"no source", Config{AuthorizedKeys: keys, HostKey: filepath.Join(dir, "hk")}, "no snapshot source"},
+		{"no keys file", Config{Subscribe: sub, AuthorizedKeys: filepath.Join(dir, "missing"), HostKey: filepath.Join(dir, "hk")}, "no such file"},
+		{"no host key path", Config{Subscribe: sub, AuthorizedKeys: keys}, "no host key"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := New(tt.cfg); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestReadOnlyServerMakesOperatorsViewers(t *testing.T) {
+	f := startServer(t, func(c *Config) { c.UI.ReadOnly = true })
+	c := f.open(t, "olga", f.operator, nil)
+	c.waitScreen(t, "[read-only]")
+	ids := f.srv.Sessions()
+	if len(ids) != 1 || ids[0].Role != "viewer" || ids[0].Actor().CanWrite() {
+		t.Fatalf("sessions %+v: want one viewer", ids)
+	}
+	// A reload that leaves the key's role alone does not cut the session.
+	writeAtomic(t, f.keysPath, authLine(f.operator, `environment="FGTOP_ROLE=operator"`, "olga@ops, renamed"))
+	waitUntil(t, "the reload", func() bool { return strings.Contains(f.log.String(), "operators=1 viewers=0") })
+	select {
+	case err := <-c.done:
+		t.Fatalf("the session ended on a reload that kept its role: %v", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+}
