@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/fgtop/fgtop/engine/inventory"
@@ -51,6 +52,7 @@ type state struct {
 	inv       *inventory.Inventory
 	devIndex  map[model.DeviceKey]int
 	partition func(inv *inventory.Inventory) ([]model.Agent, []model.Issue)
+	strs      map[string]string
 
 	kernels     map[model.KernelID]*kstate
 	kernelList  []*model.Kernel
@@ -82,6 +84,7 @@ func newState(o *Options) *state {
 		srcIssues:  map[string]model.Issue{},
 		devIndex:   map[model.DeviceKey]int{},
 		partition:  o.Partition,
+		strs:       map[string]string{},
 	}
 	if s.now == nil {
 		s.now = time.Now
@@ -140,6 +143,37 @@ func (s *state) setInventory(inv *inventory.Inventory) {
 	s.issuesDirty = true
 }
 
+// intern returns a canonical copy of str. Parsed names are substrings of
+// the whole file's text; keeping them would keep every file in memory.
+func (s *state) intern(str string) string {
+	if v, ok := s.strs[str]; ok {
+		return v
+	}
+	c := strings.Clone(str)
+	s.strs[c] = c
+	return c
+}
+
+func (s *state) internSlots(r model.ResourceSlot) model.ResourceSlot {
+	out := make(model.ResourceSlot, len(r))
+	for k, v := range r {
+		out[model.SlotName(s.intern(string(k)))] = v
+	}
+	return out
+}
+
+func (s *state) internAlloc(a model.Allocations) model.Allocations {
+	out := make(model.Allocations, len(a))
+	for slot, devs := range a {
+		m := make(map[model.DeviceID]model.Dec, len(devs))
+		for id, v := range devs {
+			m[model.DeviceID(s.intern(string(id)))] = v
+		}
+		out[model.SlotName(s.intern(string(slot)))] = m
+	}
+	return out
+}
+
 // applyPartition recomputes the agents' partitions for a new device set.
 func (s *state) applyPartition(inv *inventory.Inventory) {
 	agents, issues := s.partition(inv)
@@ -180,9 +214,9 @@ func (s *state) upsertKernel(root string, agent model.AgentID, id model.KernelID
 		delete(s.fileIssues, id)
 	case err == nil && spec != nil:
 		k.State = model.KernelOK
-		k.Slots, k.Legacy = spec.Slots, spec.Legacy
+		k.Slots, k.Legacy = s.internSlots(spec.Slots), spec.Legacy
 		k.UnifiedDevices = unifiedPairs(spec.UnifiedDevices)
-		contrib = spec.Alloc
+		contrib = s.internAlloc(spec.Alloc)
 		delete(s.fileIssues, id)
 	default:
 		iss := fileIssue(path, id, agent, err)
@@ -283,18 +317,27 @@ func (s *state) apply(agent model.AgentID, id model.KernelID, al model.Allocatio
 		name := slot.DeviceName()
 		for dev, amt := range devs {
 			a := s.acc(model.DeviceKey{Name: name, ID: dev})
-			if a.shared {
+			// Every kernel holds mem:root and most hold cores: per-kernel
+			// lists there would make each change cost O(kernels). Cores
+			// and memory keep totals and counts; accelerators keep lists.
+			track := name != "cpu" && name != "mem"
+			if track && a.shared {
 				a.holdings = slices.Clone(a.holdings)
 				a.shared = false
 			}
 			h := model.Holding{Kernel: id, Agent: agent, Slot: slot, Amount: amt}
-			i, found := slices.BinarySearchFunc(a.holdings, h, cmpHolding)
+			i, found := 0, false
+			if track {
+				i, found = slices.BinarySearchFunc(a.holdings, h, cmpHolding)
+			}
 			if sign > 0 {
 				a.held[slot] = a.held[slot].Add(amt)
 				a.count[slot]++
-				if found {
+				switch {
+				case !track:
+				case found:
 					a.holdings[i] = h
-				} else {
+				default:
 					a.holdings = slices.Insert(a.holdings, i, h)
 				}
 				if ag != nil {
@@ -316,9 +359,17 @@ func (s *state) apply(agent model.AgentID, id model.KernelID, al model.Allocatio
 				}
 			}
 			a.dirty = true
-			s.checkDevice(a)
 		}
 	}
+}
+
+// entries is the number of (kernel, slot) entries held on the device.
+func (a *devAcc) entries() int {
+	n := 0
+	for _, c := range a.count {
+		n += c
+	}
+	return n
 }
 
 func cmpHolding(a, b model.Holding) int {
@@ -331,12 +382,12 @@ func cmpHolding(a, b model.Holding) int {
 // checkDevice recomputes the issues derived from one device's totals.
 func (s *state) checkDevice(a *devAcc) {
 	var out []model.Issue
-	if len(a.holdings) > 0 {
+	if n := a.entries(); n > 0 {
 		i, known := s.devIndex[a.key]
 		switch {
 		case !known:
 			sev := model.SevError
-			msg := fmt.Sprintf("%d kernel allocation(s) on %s, which the device inventory does not list", len(a.holdings), a.key)
+			msg := fmt.Sprintf("%d kernel allocation(s) on %s, which the device inventory does not list", n, a.key)
 			switch {
 			case s.inv == nil || (a.key.Name == "cuda" && s.inv.Source.Health == "unavailable"):
 				sev = model.SevWarning
@@ -512,7 +563,10 @@ func (s *state) snapshot() *model.Snapshot {
 	}
 	usage := make(map[model.DeviceKey]*model.DeviceUsage, len(s.dev))
 	for k, a := range s.dev {
-		if len(a.holdings) == 0 {
+		if a.dirty {
+			s.checkDevice(a)
+		}
+		if a.entries() == 0 {
 			delete(s.dev, k)
 			continue
 		}

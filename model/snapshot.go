@@ -51,7 +51,9 @@ type DeviceUsage struct {
 	Key DeviceKey
 	// Held is the total per slot over all kernels.
 	Held ResourceSlot
-	// Holdings, sorted by kernel then slot.
+	// Holdings, sorted by kernel then slot. Only accelerators carry them:
+	// CPU cores and memory keep totals only (every kernel holds memory, so a
+	// list there would make every change cost O(kernels)).
 	Holdings []Holding
 }
 
