@@ -63,16 +63,22 @@ const pyEmax = 999999
 // is an integral Dec with exponent 0 (or Infinity). Errors are
 // *BinarySizeError.
 func ParseBinarySize(s string) (Dec, error) {
-	return parseBinarySize(s, true)
+	return parseBinarySize(s, true, nil)
+}
+
+// ParseBinarySize is the package-level ParseBinarySize, taking storage
+// from a.
+func (a *DecArena) ParseBinarySize(s string) (Dec, error) {
+	return parseBinarySize(s, true, a)
 }
 
 // ParseFiniteBinarySize is BinarySize.finite_from_str: infinity is a
 // ValueError.
 func ParseFiniteBinarySize(s string) (Dec, error) {
-	return parseBinarySize(s, false)
+	return parseBinarySize(s, false, nil)
 }
 
-func parseBinarySize(orig string, allowInf bool) (Dec, error) {
+func parseBinarySize(orig string, allowInf bool, a *DecArena) (Dec, error) {
 	fail := func(kind, msg string) (Dec, error) {
 		return Dec{}, &BinarySizeError{Kind: kind, Input: orig, Msg: msg}
 	}
@@ -82,7 +88,7 @@ func parseBinarySize(orig string, allowInf bool) (Dec, error) {
 		}
 		return Dec{&apd.Decimal{Form: apd.Infinite}}, nil
 	}
-	if d, ok := parseSimpleSize(orig); ok {
+	if d, ok := parseSimpleSize(orig, a); ok {
 		return d, nil
 	}
 	expr := TrimPySpace(orig)
@@ -165,7 +171,7 @@ func isInfinityWord(s string) bool {
 // parseSimpleSize handles the forms the agent itself writes ("4g", "1.5g",
 // "117.74m", "1073741824") with integer arithmetic only. ok is false for
 // anything else, including products that need decimal rounding.
-func parseSimpleSize(s string) (Dec, bool) {
+func parseSimpleSize(s string, a *DecArena) (Dec, bool) {
 	n := len(s)
 	if n == 0 || n > 20 {
 		return Dec{}, false
@@ -205,7 +211,12 @@ func parseSimpleSize(s string) (Dec, bool) {
 	if frac > 0 {
 		v /= pow10u64[frac]
 	}
-	return DecFromUint64(v), true
+	if v < uint64(len(smallInts)) {
+		return Dec{&smallInts[v]}, true
+	}
+	d := a.alloc()
+	d.Coeff.SetUint64(v)
+	return Dec{d}, true
 }
 
 var pow10u64 = func() (t [20]uint64) {
@@ -402,7 +413,8 @@ func numDigits(c *big.Int) int64 {
 		return n
 	}
 	var d apd.Decimal
-	d.Coeff.SetMathBigInt(c)
+	// apd coefficients are never negative.
+	d.Coeff.SetMathBigInt(new(big.Int).Abs(c))
 	return d.NumDigits()
 }
 
@@ -448,7 +460,7 @@ func truncToInt(x Dec) (*big.Int, string, string) {
 // scaled value needs more than 28 digits.
 func FormatBinarySizeSpec(bytes Dec, spec string) (string, error) {
 	fail := func(kind, msg string) (string, error) {
-		return "", &BinarySizeError{Kind: kind, Input: bytes.String(), Msg: msg}
+		return "", &BinarySizeError{Kind: kind, Input: shortString(bytes), Msg: msg}
 	}
 	if utf8.RuneCountInString(spec) != 1 {
 		return fail("ValueError", "format-string for BinarySize can be only one character.")
@@ -494,6 +506,16 @@ func FormatBinarySizeSpec(bytes Dec, spec string) (string, error) {
 		return fail("InvalidOperation", "[<class 'decimal.InvalidOperation'>]")
 	}
 	return TrimPySpace(v + unit), nil
+}
+
+// shortString is x.String() for messages, without printing a huge
+// integer in full.
+func shortString(x Dec) string {
+	d := x.ptr()
+	if d.Form == apd.Finite && d.Coeff.BitLen() > 256 {
+		return fmt.Sprintf("<%d-digit number>", d.NumDigits())
+	}
+	return x.String()
 }
 
 // smallNonNegInt returns x as a uint64 when it is a non-negative integer
@@ -561,6 +583,11 @@ func formatSmallAuto(v uint64) (string, error) {
 // the quotient in the 28-digit context; an integral quotient is quantized
 // to units, any other to hundredths and normalised.
 func quantizeScaled(n *big.Int, shift uint) (string, error) {
+	// A quotient of 10^28 or more cannot be quantized to units in a
+	// 28-digit context (2^94 > 10^28); skip the long division.
+	if n.BitLen()-int(shift) > 94 {
+		return "", errors.New("quotient exceeds the context precision")
+	}
 	var num, den, q apd.Decimal
 	num.Coeff.SetMathBigInt(new(big.Int).Abs(n))
 	num.Negative = n.Sign() < 0

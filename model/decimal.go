@@ -76,16 +76,50 @@ var apdZero apd.Decimal
 // surrounding Unicode whitespace ignored, underscores ignored, Unicode decimal
 // digits accepted, case-insensitive Infinity/Inf/NaN/sNaN.
 func ParseDec(s string) (Dec, error) {
+	return (*DecArena)(nil).ParseDec(s)
+}
+
+// DecArena hands out the storage behind parsed Decs from shared blocks, so
+// a parser that reads many values makes one allocation instead of one per
+// value. The zero value is ready to use; a nil *DecArena allocates each
+// value separately. It is not safe for concurrent use. The Decs it returns
+// are as immutable as any other (each keeps its block reachable).
+type DecArena struct {
+	free   []apd.Decimal
+	blocks int
+}
+
+func (a *DecArena) alloc() *apd.Decimal {
+	if a == nil {
+		return new(apd.Decimal)
+	}
+	if len(a.free) == 0 {
+		// A resource file needs five or so; a parser that needs more gets
+		// larger blocks.
+		n := 8
+		if a.blocks > 0 {
+			n = 32
+		}
+		a.blocks++
+		a.free = make([]apd.Decimal, n)
+	}
+	d := &a.free[0]
+	a.free = a.free[1:]
+	return d
+}
+
+// ParseDec is the package-level ParseDec, taking storage from a.
+func (a *DecArena) ParseDec(s string) (Dec, error) {
 	// Nearly every value in a resource file is a short plain number; those
 	// skip the Unicode normalisation and allocate at most one apd.Decimal.
-	if d, ok := parseSimpleDec(s); ok {
+	if d, ok := parseSimpleDec(s, a); ok {
 		return d, nil
 	}
-	a, err := pyNumericASCII(s)
+	ascii, err := pyNumericASCII(s)
 	if err != nil {
 		return Dec{}, fmt.Errorf("%w: %q", ErrInvalidDecimal, truncForMsg(s))
 	}
-	d, err := parseASCIIDec(a)
+	d, err := parseASCIIDec(ascii)
 	if err != nil {
 		return Dec{}, fmt.Errorf("%w: %q", ErrInvalidDecimal, truncForMsg(s))
 	}
@@ -105,7 +139,7 @@ var smallInts = func() (t [256]apd.Decimal) {
 // parseSimpleDec parses [+-]digits[.digits] with at most 19 ASCII digits,
 // the form nearly all resource-file values take. ok is false for anything
 // else (which the general parser then handles).
-func parseSimpleDec(s string) (Dec, bool) {
+func parseSimpleDec(s string, a *DecArena) (Dec, bool) {
 	n := len(s)
 	if n == 0 || n > 21 {
 		return Dec{}, false
@@ -142,7 +176,8 @@ func parseSimpleDec(s string) (Dec, bool) {
 	if exp == 0 && !neg && coeff < uint64(len(smallInts)) {
 		return Dec{&smallInts[coeff]}, true
 	}
-	d := &apd.Decimal{Negative: neg, Exponent: int32(exp)}
+	d := a.alloc()
+	d.Negative, d.Exponent = neg, int32(exp)
 	d.Coeff.SetUint64(coeff)
 	return Dec{d}, true
 }

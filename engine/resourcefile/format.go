@@ -3,6 +3,7 @@ package resourcefile
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -17,10 +18,13 @@ import (
 // the Extra lines and CID last, as the agent appends it. Every line ends
 // with "\n".
 //
-// Where Backend.AI's writer would raise (see FormatStrict), Format still
-// writes the value in a form its reader takes back: UNIFIED_DEVICES as the
-// JSON it holds, a size as plain bytes (or "<n>E+<e> b" past Python's
-// 4300-digit int limit), an infinite size as "inf".
+// Where Backend.AI's writer would raise on a parsed spec (see
+// FormatStrict), Format still writes the value in a form its reader takes
+// back: UNIFIED_DEVICES as the JSON it holds, a size as plain bytes (or
+// "<d.ddd>E+<n> b" past Python's 4300-digit int limit), an infinite size
+// as "inf". (A hand-built spec can hold sizes no file can: a NaN or
+// negative-infinite one is written as "nan" or "-inf", which the reader
+// rejects.)
 func (s *Spec) Format() []byte {
 	b, _ := s.format(false)
 	return b
@@ -142,15 +146,26 @@ func sizeFallback(v model.Dec) string {
 	case !v.IsFinite():
 		return "-inf"
 	}
-	if v.Exponent() == 0 {
-		// Every parsed size is an integer with exponent 0.
-		if str := v.String(); len(strings.TrimPrefix(str, "-")) <= 4300 {
-			return str
+	str := v.String()
+	if v.Exponent() != 0 {
+		n, err := v.Quantize(0, apd.RoundDown)
+		if err != nil {
+			return str + " b"
 		}
-	} else if n, err := v.Quantize(0, apd.RoundDown); err == nil && len(n.String()) <= 4300 {
-		return n.String()
+		str = n.String()
 	}
-	return v.Normalize().String() + " b"
+	digits := strings.TrimPrefix(str, "-")
+	if len(digits) <= 4300 {
+		return str
+	}
+	// Past Python's int() digit limit, write d.dddE+n with a " b" unit,
+	// which goes through Decimal instead.
+	mant := strings.TrimRight(digits, "0")
+	sci := str[:len(str)-len(digits)] + mant[:1]
+	if len(mant) > 1 {
+		sci += "." + mant[1:]
+	}
+	return sci + "E+" + strconv.Itoa(len(digits)-1) + " b"
 }
 
 // orderedKeys returns the keys of m: those in order first (once each,

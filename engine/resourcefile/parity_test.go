@@ -159,6 +159,21 @@ func TestParity(t *testing.T) {
 			spec, err := ParseOptions{AllowTorn: true}.Parse(data, c.types)
 			checkExpected(t, spec, err, c.expected)
 
+			// FiguresOnly reads the same figures and fails the same way.
+			fspec, ferr := ParseOptions{AllowTorn: true, FiguresOnly: true}.Parse(data, c.types)
+			if (err == nil) != (ferr == nil) || err != nil && err.Error() != ferr.Error() {
+				t.Fatalf("FiguresOnly disagrees: %v vs %v", ferr, err)
+			}
+			if spec != nil {
+				if fspec.Mounts != nil || fspec.Extra != nil || fspec.CID != "" || fspec.DeviceOrder != nil {
+					t.Errorf("FiguresOnly kept writer data")
+				}
+				fspec.Mounts, fspec.Extra, fspec.CID, fspec.DeviceOrder = spec.Mounts, spec.Extra, spec.CID, spec.DeviceOrder
+				if !bytes.Equal(fspec.Format(), spec.Format()) || canon(allocTree(fspec)) != canon(allocTree(spec)) {
+					t.Errorf("FiguresOnly figures differ")
+				}
+			}
+
 			// The strict entry point agrees with Python on every complete
 			// file and reports the others as torn.
 			sspec, serr := Parse(data, c.types)
@@ -287,6 +302,9 @@ func compare(t *testing.T, what, got, want string) {
 // {device: {slot: {device id: str(Decimal)}}}.
 func allocTree(spec *Spec) ordered {
 	var tree ordered
+	if len(spec.DeviceOrder) != len(spec.AllocOrder) {
+		tree = append(tree, orderedMember{"!order", fmt.Sprint(len(spec.DeviceOrder))})
+	}
 	for _, slot := range spec.AllocOrder {
 		dev := string(slot.DeviceName())
 		var ids ordered

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/fgtop/fgtop/model"
 )
@@ -16,6 +17,12 @@ type ParseOptions struct {
 	// AllowTorn reads an empty file, or one whose last line has no "\n",
 	// exactly as Backend.AI would, instead of reporting it as torn.
 	AllowTorn bool
+	// FiguresOnly leaves out what only the writer needs: Mounts, Extra,
+	// CID and DeviceOrder stay empty (MOUNTS is still checked as
+	// Backend.AI checks it). Those hold most of a file's bytes, so a
+	// caller that only wants the figures (Slots, Alloc, UnifiedDevices)
+	// saves copying them.
+	FiguresOnly bool
 }
 
 // Parse reads a resource.txt with Backend.AI's reader semantics (see the
@@ -59,7 +66,10 @@ func (o ParseOptions) Parse(data []byte, types model.SlotTypes) (*Spec, error) {
 	if !utf8.Valid(data) {
 		return nil, utf8Error(data)
 	}
-	return parseText(string(data), types)
+	// The text is a view of data, not a copy: nothing the spec keeps may
+	// point into it (data belongs to the caller, who may reuse it). What
+	// the spec keeps is copied or interned on the way out.
+	return parseText(unsafe.String(unsafe.SliceData(data), len(data)), data, types, o.FiguresOnly)
 }
 
 // utf8Error reports the first byte that is not UTF-8, the way the agent's
@@ -84,12 +94,15 @@ func utf8Error(data []byte) *ParseError {
 type kv struct {
 	key, val string
 	line     int
+	valOff   int // offset of val in the text
 }
 
-// share is one parsed *_SHARES entry.
+// share is one parsed *_SHARES entry; id points into the file's text
+// until internIDs replaces it (and sets common for a shared constant).
 type share struct {
-	id  model.DeviceID
-	amt model.Dec
+	id     string
+	amt    model.Dec
+	common bool
 }
 
 // slotShares is one slot's entries, shares[start:end].
@@ -101,15 +114,23 @@ type slotShares struct {
 
 const sharesSuffix = "_SHARES"
 
-func parseText(text string, types model.SlotTypes) (*Spec, error) {
+// emptyList is UnifiedDevices when the line is missing, empty or "[]". It
+// is shared: boxing a fresh []any{} would allocate for every file.
+var emptyList any = []any{}
+
+// parseText parses text; data holds the same bytes, for word-at-a-time
+// scans. Strings taken from text must be copied before the spec keeps
+// them.
+func parseText(text string, data []byte, types model.SlotTypes, figuresOnly bool) (*Spec, error) {
 	// Split on "\n" only and keep each key's first position with its last
 	// value, as the Python dict does.
-	var kvBuf [32]kv
+	var kvBuf [20]kv
 	kvs := kvBuf[:0]
 	var index map[string]int
 	line := 0
 	for pos := 0; pos <= len(text); {
 		line++
+		start := pos
 		l := text[pos:]
 		if n := strings.IndexByte(l, '\n'); n >= 0 {
 			l = l[:n]
@@ -120,23 +141,26 @@ func parseText(text string, types model.SlotTypes) (*Spec, error) {
 		if strings.IndexByte(l, '=') < 0 {
 			continue
 		}
-		l = stripLine(l)
+		l, lead := stripLine(l)
 		eq := strings.IndexByte(l, '=')
 		k, v := l[:eq], l[eq+1:]
+		off := start + lead + eq + 1
 		if i, ok := findKey(kvs, &index, k); ok {
-			kvs[i].val, kvs[i].line = v, line
+			kvs[i].val, kvs[i].line, kvs[i].valOff = v, line, off
 			continue
 		}
-		kvs = append(kvs, kv{key: k, val: v, line: line})
+		kvs = append(kvs, kv{key: k, val: v, line: line, valOff: off})
 	}
 
 	spec := &Spec{Types: types}
+	var arena model.DecArena
 	mountsAt, scratchAt, slotsAt, unifiedAt := -1, -1, -1, -1
 	nExtra := 0
-	var sharesBuf [64]share
+	var sharesBuf [24]share
 	shares := sharesBuf[:0]
 	var slotBuf [8]slotShares
 	slots := slotBuf[:0]
+	var slotIndex map[model.SlotName]int
 	for i := range kvs {
 		switch k := kvs[i].key; k {
 		case "MOUNTS":
@@ -148,14 +172,13 @@ func parseText(text string, types model.SlotTypes) (*Spec, error) {
 		case "UNIFIED_DEVICES":
 			unifiedAt = i
 		case "CID":
-			spec.CID = kvs[i].val
 		default:
 			if !strings.HasSuffix(k, sharesSuffix) {
 				nExtra++
 				continue
 			}
 			var err *ParseError
-			shares, slots, err = parseShares(&kvs[i], types, shares, slots)
+			shares, slots, err = parseShares(&kvs[i], types, &arena, shares, slots, &slotIndex)
 			if err != nil {
 				return nil, err
 			}
@@ -165,11 +188,13 @@ func parseText(text string, types model.SlotTypes) (*Spec, error) {
 	if mountsAt < 0 {
 		return nil, missingKey("MOUNTS")
 	}
-	mounts, err := parseMounts(&kvs[mountsAt])
+	mounts, err := parseMounts(&kvs[mountsAt], data, !figuresOnly)
 	if err != nil {
 		return nil, err
 	}
-	spec.Mounts = mounts
+	if !figuresOnly {
+		spec.Mounts = mounts
+	}
 
 	if scratchAt < 0 {
 		return nil, missingKey("SCRATCH_SIZE")
@@ -180,7 +205,7 @@ func parseText(text string, types model.SlotTypes) (*Spec, error) {
 	}
 	spec.ScratchSize = size
 
-	spec.UnifiedDevices = []any{}
+	spec.UnifiedDevices = emptyList
 	if unifiedAt >= 0 {
 		if v := kvs[unifiedAt].val; v != "" && v != "[]" {
 			u, jerr := parseJSONDocument(v)
@@ -195,37 +220,81 @@ func parseText(text string, types model.SlotTypes) (*Spec, error) {
 	if slotsAt < 0 {
 		return nil, missingKey("SLOTS")
 	}
-	spaced, perr := parseSlots(&kvs[slotsAt], spec)
+	spaced, perr := parseSlots(&kvs[slotsAt], spec, &arena)
 	if perr != nil {
 		return nil, perr
 	}
 	spec.Legacy = spaced || len(kvs) > 0 && kvs[0].key == "CID"
 
-	buildAlloc(spec, shares, slots)
-	if nExtra > 0 {
-		spec.Extra = make([]KV, 0, nExtra)
-		for i := range kvs {
-			switch k := kvs[i].key; k {
-			case "MOUNTS", "SCRATCH_SIZE", "SLOTS", "UNIFIED_DEVICES", "CID":
-			default:
-				if !strings.HasSuffix(k, sharesSuffix) {
-					spec.Extra = append(spec.Extra, KV{Key: k, Value: kvs[i].val})
-				}
-			}
-		}
+	buildAlloc(spec, shares, slots, !figuresOnly)
+	if !figuresOnly {
+		keepWriterLines(spec, kvs, nExtra)
 	}
 	return spec, nil
 }
 
-// stripLine is str.strip(), with a shortcut for the usual line that starts
-// and ends with a visible ASCII character.
-func stripLine(l string) string {
-	if l != "" {
-		if a, z := l[0], l[len(l)-1]; a > ' ' && a < utf8.RuneSelf && z > ' ' && z < utf8.RuneSelf {
-			return l
+// keepWriterLines copies CID and the Extra lines (keys once, in
+// first-appearance order, with their last values) into one string.
+func keepWriterLines(spec *Spec, kvs []kv, nExtra int) {
+	extra := func(k string) bool {
+		switch k {
+		case "MOUNTS", "SCRATCH_SIZE", "SLOTS", "UNIFIED_DEVICES":
+			return false
+		}
+		return !strings.HasSuffix(k, sharesSuffix)
+	}
+	n := 0
+	for i := range kvs {
+		if extra(kvs[i].key) {
+			n += len(kvs[i].key) + len(kvs[i].val)
 		}
 	}
-	return model.TrimPySpace(l)
+	var b strings.Builder
+	b.Grow(n)
+	for i := range kvs {
+		if extra(kvs[i].key) {
+			b.WriteString(kvs[i].key)
+			b.WriteString(kvs[i].val)
+		}
+	}
+	kept := b.String()
+	take := func(l int) string {
+		s := kept[:l]
+		kept = kept[l:]
+		return s
+	}
+	if nExtra > 0 {
+		spec.Extra = make([]KV, 0, nExtra)
+	}
+	for i := range kvs {
+		if k := kvs[i].key; extra(k) {
+			key, val := take(len(k)), take(len(kvs[i].val))
+			if k == "CID" {
+				spec.CID = val
+				continue
+			}
+			spec.Extra = append(spec.Extra, KV{Key: key, Value: val})
+		}
+	}
+}
+
+// stripLine is str.strip(), with a shortcut for the usual line that starts
+// and ends with a visible ASCII character; lead is how many bytes it
+// removed at the front.
+func stripLine(l string) (s string, lead int) {
+	if l != "" {
+		if a, z := l[0], l[len(l)-1]; a > ' ' && a < utf8.RuneSelf && z > ' ' && z < utf8.RuneSelf {
+			return l, 0
+		}
+	}
+	for lead < len(l) {
+		r, n := utf8.DecodeRuneInString(l[lead:])
+		if !model.IsPySpace(r) {
+			break
+		}
+		lead += n
+	}
+	return model.TrimPySpace(l[lead:]), lead
 }
 
 // findKey finds k among kvs, indexing them in a map once there are many
@@ -272,16 +341,16 @@ func truncate(s string) string {
 	return s
 }
 
-// parseShares reads one *_SHARES line: the slot is the key without the
-// suffix, lower-cased; entries split on "," then at the first ":"; empty
-// ids or amounts are skipped; a repeated id keeps its first position and
-// takes the later amount. A slot already seen keeps its position and takes
-// this line's entries.
-func parseShares(e *kv, types model.SlotTypes, shares []share, slots []slotShares) ([]share, []slotShares, *ParseError) {
+// parseShares reads one *_SHARES line into shares and slots: the slot is
+// the key without the suffix, lower-cased; entries split on "," then at
+// the first ":"; empty ids or amounts are skipped; a repeated id keeps its
+// first position and takes the later amount. A slot already in slots keeps
+// its position and takes this line's entries. index is findSlot's.
+func parseShares(e *kv, types model.SlotTypes, arena *model.DecArena, shares []share, slots []slotShares, index *map[model.SlotName]int) ([]share, []slotShares, *ParseError) {
 	slot := slotNameFromKey(e.key[:len(e.key)-len(sharesSuffix)])
 	isBytes := types[slot] == model.SlotTypeBytes
 	start := len(shares)
-	var ids map[model.DeviceID]int
+	var ids map[string]int
 	rest := e.val
 	for {
 		entry := rest
@@ -294,14 +363,14 @@ func parseShares(e *kv, types model.SlotTypes, shares []share, slots []slotShare
 			var amt model.Dec
 			var err error
 			if isBytes {
-				amt, err = model.ParseBinarySize(raw)
+				amt, err = arena.ParseBinarySize(raw)
 			} else {
-				amt, err = model.ParseDec(raw)
+				amt, err = arena.ParseDec(raw)
 			}
 			if err != nil {
 				return nil, nil, shareError(e, entry[:c], raw, err)
 			}
-			id := internID(entry[:c])
+			id := entry[:c]
 			if i, ok := findID(shares[start:], &ids, id); ok {
 				shares[start+i].amt = amt
 			} else {
@@ -312,17 +381,40 @@ func parseShares(e *kv, types model.SlotTypes, shares []share, slots []slotShare
 			break
 		}
 	}
-	for i := range slots {
-		if slots[i].slot == slot {
-			slots[i].start, slots[i].end = start, len(shares)
-			return shares, slots, nil
-		}
+	if i, ok := findSlot(slots, index, slot); ok {
+		slots[i].start, slots[i].end = start, len(shares)
+		return shares, slots, nil
 	}
 	device, _, _ := strings.Cut(string(slot), ".")
 	return shares, append(slots, slotShares{slot: slot, device: device, start: start, end: len(shares)}), nil
 }
 
-func findID(s []share, index *map[model.DeviceID]int, id model.DeviceID) (int, bool) {
+// findSlot looks a slot up in slots, switching to a map once there are
+// many (a hostile file can have thousands). A slot it does not find is
+// recorded as the next one.
+func findSlot(slots []slotShares, index *map[model.SlotName]int, slot model.SlotName) (int, bool) {
+	if *index == nil {
+		if len(slots) < 16 {
+			for i := range slots {
+				if slots[i].slot == slot {
+					return i, true
+				}
+			}
+			return 0, false
+		}
+		*index = make(map[model.SlotName]int, 2*len(slots))
+		for i := range slots {
+			(*index)[slots[i].slot] = i
+		}
+	}
+	i, ok := (*index)[slot]
+	if !ok {
+		(*index)[slot] = len(slots)
+	}
+	return i, ok
+}
+
+func findID(s []share, index *map[string]int, id string) (int, bool) {
 	if *index == nil {
 		if len(s) < 16 {
 			for i := range s {
@@ -332,7 +424,7 @@ func findID(s []share, index *map[model.DeviceID]int, id model.DeviceID) (int, b
 			}
 			return 0, false
 		}
-		*index = make(map[model.DeviceID]int, 2*len(s))
+		*index = make(map[string]int, 2*len(s))
 		for i := range s {
 			(*index)[s[i].id] = i
 		}
@@ -354,47 +446,126 @@ func shareError(e *kv, id, raw string, err error) *ParseError {
 		Msg: fmt.Sprintf("%s: device %q: %q is not a decimal ([<class 'decimal.ConversionSyntax'>])", e.key, truncate(id), truncate(raw))}
 }
 
-// buildAlloc fills Alloc, AllocOrder and DeviceOrder, grouping the slots
-// by device in the order Python's nested dicts iterate them.
-func buildAlloc(spec *Spec, shares []share, slots []slotShares) {
+// buildAlloc fills Alloc and AllocOrder (and DeviceOrder, for the
+// writer, with withOrder), grouping the slots by device in the order
+// Python's nested dicts iterate them.
+func buildAlloc(spec *Spec, shares []share, slots []slotShares, withOrder bool) {
 	spec.Alloc = make(model.Allocations, len(slots))
 	spec.AllocOrder = make([]model.SlotName, 0, len(slots))
-	spec.DeviceOrder = make(map[model.SlotName][]model.DeviceID, len(slots))
-	n := 0
-	for _, s := range slots {
-		n += s.end - s.start
+	var ids []model.DeviceID
+	if withOrder {
+		spec.DeviceOrder = make(map[model.SlotName][]model.DeviceID, len(slots))
+		n := 0
+		for _, s := range slots {
+			n += s.end - s.start
+		}
+		ids = make([]model.DeviceID, 0, n)
 	}
-	ids := make([]model.DeviceID, 0, n)
-	done := make([]bool, len(slots))
+	internIDs(shares, slots)
+	var doneBuf [16]bool
+	done := doneBuf[:0]
+	if len(slots) > len(doneBuf) {
+		done = make([]bool, len(slots))
+	} else {
+		done = doneBuf[:len(slots)]
+	}
+	var byDevice map[string][]int
+	if len(slots) > 16 {
+		// Hostile files can have thousands of slots: group through a map.
+		byDevice = make(map[string][]int)
+		for j, s := range slots {
+			byDevice[s.device] = append(byDevice[s.device], j)
+		}
+	}
+	add := func(s slotShares) {
+		m := make(map[model.DeviceID]model.Dec, s.end-s.start)
+		first := len(ids)
+		for _, sh := range shares[s.start:s.end] {
+			m[model.DeviceID(sh.id)] = sh.amt
+			if withOrder {
+				ids = append(ids, model.DeviceID(sh.id))
+			}
+		}
+		spec.Alloc[s.slot] = m
+		spec.AllocOrder = append(spec.AllocOrder, s.slot)
+		if withOrder {
+			spec.DeviceOrder[s.slot] = ids[first:len(ids):len(ids)]
+		}
+	}
 	for i := range slots {
 		if done[i] {
 			continue
 		}
+		if byDevice != nil {
+			for _, j := range byDevice[slots[i].device] {
+				done[j] = true
+				add(slots[j])
+			}
+			continue
+		}
 		for j := i; j < len(slots); j++ {
-			if done[j] || slots[j].device != slots[i].device {
-				continue
+			if !done[j] && slots[j].device == slots[i].device {
+				done[j] = true
+				add(slots[j])
 			}
-			done[j] = true
-			s := slots[j]
-			m := make(map[model.DeviceID]model.Dec, s.end-s.start)
-			first := len(ids)
-			for _, sh := range shares[s.start:s.end] {
-				m[sh.id] = sh.amt
-				ids = append(ids, sh.id)
-			}
-			spec.Alloc[s.slot] = m
-			spec.AllocOrder = append(spec.AllocOrder, s.slot)
-			spec.DeviceOrder[s.slot] = ids[first:len(ids):len(ids)]
 		}
 	}
 }
 
-func parseMounts(e *kv) ([]Mount, *ParseError) {
+// internIDs replaces the device ids of the live entries, which point into
+// the file's text, with strings the spec may keep: well-known ids are
+// shared constants, the rest are copied into one string.
+func internIDs(shares []share, slots []slotShares) {
+	n := 0
+	for _, s := range slots {
+		for k := s.start; k < s.end; k++ {
+			if id, ok := commonID(shares[k].id); ok {
+				shares[k].id, shares[k].common = string(id), true
+			} else {
+				n += len(shares[k].id)
+			}
+		}
+	}
+	if n == 0 {
+		return
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, s := range slots {
+		for k := s.start; k < s.end; k++ {
+			if !shares[k].common {
+				b.WriteString(shares[k].id)
+			}
+		}
+	}
+	packed := b.String()
+	for _, s := range slots {
+		for k := s.start; k < s.end; k++ {
+			if !shares[k].common {
+				l := len(shares[k].id)
+				shares[k].id = packed[:l]
+				packed = packed[l:]
+			}
+		}
+	}
+}
+
+// parseMounts reads MOUNTS; keep says the result is kept, so its strings
+// must not point into the file's text.
+func parseMounts(e *kv, data []byte, keep bool) ([]Mount, *ParseError) {
 	v := e.val
 	if v == "" {
 		return []Mount{}, nil
 	}
-	out := make([]Mount, 0, strings.Count(v, ",")+1)
+	raw := data[e.valOff : e.valOff+len(v)]
+	var out []Mount
+	if keep {
+		v = strings.Clone(v)
+		out = make([]Mount, 0, strings.Count(v, ",")+1)
+	}
+	if fast, ok := scanMounts(v, raw, out, keep); ok {
+		return fast, nil
+	}
 	for {
 		entry, rest, more := strings.Cut(v, ",")
 		if entry != "" {
@@ -402,7 +573,9 @@ func parseMounts(e *kv) ([]Mount, *ParseError) {
 			if msg != "" {
 				return nil, &ParseError{Line: e.line, Kind: "ValueError", Msg: fmt.Sprintf("MOUNTS entry %q: %s", truncate(entry), msg)}
 			}
-			out = append(out, m)
+			if keep {
+				out = append(out, m)
+			}
 		}
 		if !more {
 			return out, nil
@@ -435,7 +608,8 @@ func slotNameFromKey(k string) model.SlotName {
 	return model.SlotName(pyLower(strings.Clone(k)))
 }
 
-// internSlot returns the well-known slot names without allocating.
+// internSlot returns the well-known slot names without allocating and
+// copies the others.
 func internSlot(b []byte) model.SlotName {
 	switch string(b) {
 	case "cpu":
@@ -458,8 +632,7 @@ func internSlot(b []byte) model.SlotName {
 	return model.SlotName(b)
 }
 
-// internSlotString is internSlot for a string, copying names it does not
-// know.
+// internSlotString is internSlot for a string.
 func internSlotString(s string) model.SlotName {
 	switch s {
 	case "cpu":
@@ -482,26 +655,25 @@ var smallIDs = func() (t [256]model.DeviceID) {
 	return t
 }()
 
-// internID returns common device ids without allocating and copies the
-// others, so the spec does not keep the file's text alive.
-func internID(s string) model.DeviceID {
+// commonID returns the shared constant for "root" and "0".."255".
+func commonID(s string) (model.DeviceID, bool) {
 	switch {
 	case s == "root":
-		return "root"
+		return "root", true
 	case len(s) == 1 && s[0] >= '0' && s[0] <= '9':
-		return smallIDs[s[0]-'0']
-	case len(s) <= 3 && s[0] >= '1' && s[0] <= '9':
+		return smallIDs[s[0]-'0'], true
+	case len(s) <= 3 && len(s) > 1 && s[0] >= '1' && s[0] <= '9':
 		v := 0
 		for i := 0; i < len(s); i++ {
 			c := s[i]
 			if c < '0' || c > '9' {
-				return model.DeviceID(strings.Clone(s))
+				return "", false
 			}
 			v = v*10 + int(c-'0')
 		}
 		if v < len(smallIDs) {
-			return smallIDs[v]
+			return smallIDs[v], true
 		}
 	}
-	return model.DeviceID(strings.Clone(s))
+	return "", false
 }

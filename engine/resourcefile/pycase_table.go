@@ -1,13 +1,12 @@
 package resourcefile
 
-// Code generated from CPython 3.11 str.upper() output. DO NOT EDIT.
-
-// The table holds the unconditional full mappings of Unicode 14.0's
-// SpecialCasing.txt, as CPython 3.11 applies them.
-
 // pyUpperSpecial lists the characters whose Python upper case differs from
-// Go's unicode.ToUpper: the full (multi-character) upper-case mappings.
-// Every other character maps alike in CPython 3.11 and Go 1.26.
+// Go's unicode.ToUpper: the unconditional full (multi-character) mappings
+// of Unicode 14.0's SpecialCasing.txt, as CPython 3.11 applies them. The
+// table was made by comparing CPython 3.11's str.upper() with Go 1.26's
+// unicode.ToUpper over every code point; every other character maps alike
+// (and str.lower() differs from unicode.ToLower only for U+0130 and the
+// final sigma, which pyLower handles).
 var pyUpperSpecial = map[rune]string{
 	0x00DF: "SS",
 	0x0149: "\u02bcN",

@@ -25,7 +25,7 @@ type slotValue struct {
 // AttributeError, as obj.items() fails), and each value then goes through
 // Python's Decimal() in order; null values are dropped. spaced reports
 // json.dumps-style whitespace.
-func parseSlots(e *kv, spec *Spec) (spaced bool, perr *ParseError) {
+func parseSlots(e *kv, spec *Spec, arena *model.DecArena) (spaced bool, perr *ParseError) {
 	doc := e.val
 	jsonErr := func(err *jsonError) *ParseError {
 		return &ParseError{Line: e.line, Kind: "JSONDecodeError", Msg: "SLOTS: " + err.message(doc)}
@@ -68,7 +68,7 @@ func parseSlots(e *kv, spec *Spec) (spaced bool, perr *ParseError) {
 		if m.kind == 'z' {
 			continue
 		}
-		d, kind, msg := m.decimal()
+		d, kind, msg := m.decimal(arena)
 		if kind != "" {
 			return false, &ParseError{Line: e.line, Kind: kind, Msg: "SLOTS[" + strconv.Quote(truncate(m.key)) + "]: " + msg}
 		}
@@ -222,10 +222,10 @@ func (p *jsonParser) slotValue(v *slotValue) *jsonError {
 
 // decimal is Python's Decimal(value) for a decoded JSON value; kind is the
 // exception class on failure.
-func (v *slotValue) decimal() (d model.Dec, kind, msg string) {
+func (v *slotValue) decimal(arena *model.DecArena) (d model.Dec, kind, msg string) {
 	switch v.kind {
 	case 's':
-		d, err := model.ParseDec(v.raw)
+		d, err := arena.ParseDec(v.raw)
 		if err != nil {
 			return model.Dec{}, "InvalidOperation", strconv.Quote(truncate(v.raw)) + " is not a decimal ([<class 'decimal.ConversionSyntax'>])"
 		}

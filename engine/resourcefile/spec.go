@@ -26,7 +26,8 @@ type Spec struct {
 	// within a device its slots as first seen.
 	AllocOrder []model.SlotName
 	// DeviceOrder lists each slot's device ids in line order (an id given
-	// twice keeps its first position and its last amount).
+	// twice keeps its first position and its last amount). The writer
+	// appends ids it lacks in sorted order.
 	DeviceOrder map[model.SlotName][]model.DeviceID
 	// UnifiedDevices is whatever UNIFIED_DEVICES decoded to: normally a
 	// []any of []any{device, slot} string pairs; nil, bool, int64, uint64,
