@@ -138,7 +138,10 @@ func (e *Engine) Subscribers() int {
 // types are types.
 func parser(types model.SlotTypes) scratch.ParseFunc[*resourcefile.Spec] {
 	return func(path string, data []byte) (*resourcefile.Spec, error) {
-		spec, err := resourcefile.Parse(data, types)
+		// The engine keeps figures only (slots, allocations), never writes
+		// the file back: skipping mounts and plugin lines halves the parse
+		// and the memory kept per kernel. Errors are the same as a full parse.
+		spec, err := resourcefile.ParseOptions{FiguresOnly: true}.Parse(data, types)
 		if err != nil {
 			var pe *resourcefile.ParseError
 			if errors.As(err, &pe) {
