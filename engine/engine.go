@@ -166,15 +166,7 @@ func (e *Engine) Run(ctx context.Context) error {
 	st := newState(&e.opts)
 	types := model.DefaultSlotTypes()
 	if e.opts.Inventory != nil {
-		inv, err := e.opts.Inventory.Poll(ctx)
-		if err != nil {
-			st.srcIssues["inventory"] = model.Issue{Severity: model.SevError, Code: model.IssueDeviceSource, Message: fmt.Sprintf("device inventory: %v", err)}
-		} else {
-			st.setInventory(inv)
-			if inv.SlotTypes != nil {
-				types = inv.SlotTypes
-			}
-		}
+		types = st.takeInventory(e.opts.Inventory.Poll(ctx))
 	}
 
 	var wg sync.WaitGroup
@@ -239,13 +231,8 @@ func (e *Engine) Run(ctx context.Context) error {
 			}
 			return fmt.Errorf("scratch watcher: %w", err)
 		case r := <-invCh:
-			if r.err != nil {
-				st.srcIssues["inventory"] = model.Issue{Severity: model.SevError, Code: model.IssueDeviceSource, Message: fmt.Sprintf("device inventory: %v", r.err)}
-				st.issuesDirty = true
-			} else {
-				delete(st.srcIssues, "inventory")
-				st.setInventory(r.inv)
-			}
+			// Slot types are fixed at start: the watcher parses with them.
+			st.takeInventory(r.inv, r.err)
 			e.publish(st.snapshot())
 		case batch := <-batches:
 			// Drain whatever else is queued so a burst costs one snapshot.
@@ -315,15 +302,7 @@ func Build(ctx context.Context, opts Options) (*model.Snapshot, error) {
 	st := newState(&opts)
 	types := model.DefaultSlotTypes()
 	if opts.Inventory != nil {
-		inv, err := opts.Inventory.Poll(ctx)
-		if err != nil {
-			st.srcIssues["inventory"] = model.Issue{Severity: model.SevError, Code: model.IssueDeviceSource, Message: fmt.Sprintf("device inventory: %v", err)}
-		} else {
-			st.setInventory(inv)
-			if inv.SlotTypes != nil {
-				types = inv.SlotTypes
-			}
-		}
+		types = st.takeInventory(opts.Inventory.Poll(ctx))
 	}
 	workers := opts.Watch.Workers
 	if workers <= 0 {

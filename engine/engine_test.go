@@ -309,6 +309,14 @@ func TestLiveEngineConvergesToRescan(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "completed file converges", 10*time.Second, converged)
+	waitFor(t, "the parse issue clears once the file is whole", 5*time.Second, func() error {
+		for _, iss := range eng.Latest().Issues {
+			if iss.Code == model.IssueParse && iss.File == pathC {
+				return fmt.Errorf("issue still shown: %v", iss)
+			}
+		}
+		return nil
+	})
 
 	if err := os.RemoveAll(filepath.Join(root, kernelB)); err != nil {
 		t.Fatal(err)

@@ -211,13 +211,13 @@ func (s *state) upsertKernel(root string, agent model.AgentID, id model.KernelID
 	switch {
 	case pending:
 		k.State = model.KernelPending
-		delete(s.fileIssues, id)
+		s.setFileIssue(id, nil)
 	case err == nil && spec != nil:
 		k.State = model.KernelOK
 		k.Slots, k.Legacy = s.internSlots(spec.Slots), spec.Legacy
 		k.UnifiedDevices = unifiedPairs(spec.UnifiedDevices)
 		contrib = s.internAlloc(spec.Alloc)
-		delete(s.fileIssues, id)
+		s.setFileIssue(id, nil)
 	default:
 		iss := fileIssue(path, id, agent, err)
 		if ks.contrib != nil {
@@ -228,7 +228,7 @@ func (s *state) upsertKernel(root string, agent model.AgentID, id model.KernelID
 			k.State = model.KernelBroken
 		}
 		k.Problem = &iss
-		s.fileIssues[id] = iss
+		s.setFileIssue(id, &iss)
 	}
 	k.Alloc = contrib
 	if ks.pub != nil && ks.pub.Agent != agent {
@@ -246,7 +246,6 @@ func (s *state) upsertKernel(root string, agent model.AgentID, id model.KernelID
 	ks.pub = k
 	s.putKernel(k)
 	s.checkKernel(id, ks)
-	s.issuesDirty = true
 }
 
 // removeKernel drops a kernel and its contribution.
@@ -258,10 +257,9 @@ func (s *state) removeKernel(id model.KernelID) {
 	s.subtract(ks.pub.Agent, id, ks.contrib)
 	s.agentKernels(ks.pub.Agent, -1)
 	delete(s.kernels, id)
-	delete(s.fileIssues, id)
-	delete(s.kernIssues, id)
+	s.setFileIssue(id, nil)
+	putIssues(s, s.kernIssues, id, nil)
 	s.dropKernel(id)
-	s.issuesDirty = true
 }
 
 // resync drops every kernel under root that a full rescan did not find.
@@ -405,15 +403,59 @@ func (s *state) checkDevice(a *devAcc) {
 			}
 		}
 	}
+	putIssues(s, s.devIssues, a.key, out)
+}
+
+// putIssues stores the issues derived for key in m and marks the issue
+// list dirty only when they changed: most file changes leave every issue as
+// it was, and re-sorting all issues per change would be wasted work.
+func putIssues[K comparable](s *state, m map[K][]model.Issue, key K, out []model.Issue) {
+	old, had := m[key]
 	if len(out) == 0 {
-		if _, had := s.devIssues[a.key]; had {
-			delete(s.devIssues, a.key)
+		if had {
+			delete(m, key)
 			s.issuesDirty = true
 		}
 		return
 	}
-	s.devIssues[a.key] = out
+	if had && slices.Equal(old, out) {
+		return
+	}
+	m[key] = out
 	s.issuesDirty = true
+}
+
+// setFileIssue records (iss != nil) or clears the parse issue of a kernel.
+func (s *state) setFileIssue(id model.KernelID, iss *model.Issue) {
+	old, had := s.fileIssues[id]
+	switch {
+	case iss == nil && had:
+		delete(s.fileIssues, id)
+	case iss != nil && (!had || old != *iss):
+		s.fileIssues[id] = *iss
+	default:
+		return
+	}
+	s.issuesDirty = true
+}
+
+// takeInventory installs the result of an inventory poll: the devices, or
+// the error as an issue. It returns the slot types to parse files with.
+func (s *state) takeInventory(inv *inventory.Inventory, err error) model.SlotTypes {
+	if err != nil {
+		s.srcIssues["inventory"] = model.Issue{Severity: model.SevError, Code: model.IssueDeviceSource, Message: fmt.Sprintf("device inventory: %v", err)}
+		s.issuesDirty = true
+		return model.DefaultSlotTypes()
+	}
+	if _, had := s.srcIssues["inventory"]; had {
+		delete(s.srcIssues, "inventory")
+		s.issuesDirty = true
+	}
+	s.setInventory(inv)
+	if inv.SlotTypes != nil {
+		return inv.SlotTypes
+	}
+	return model.DefaultSlotTypes()
 }
 
 // hasPlugin reports whether the inventory lists any device of the plugin.
@@ -465,11 +507,7 @@ func (s *state) checkKernel(id model.KernelID, ks *kstate) {
 			}
 		}
 	}
-	if len(out) == 0 {
-		delete(s.kernIssues, id)
-		return
-	}
-	s.kernIssues[id] = out
+	putIssues(s, s.kernIssues, id, out)
 }
 
 func sortedSlots(a model.Allocations) []model.SlotName {
