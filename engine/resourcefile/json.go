@@ -384,7 +384,7 @@ func (p *jsonParser) object() (any, *jsonError) {
 		if err != nil {
 			return err
 		}
-		if i, ok := findMember(out, &index, key); ok {
+		if i, ok := indexOf(out, &index, key, func(m Member) string { return m.Key }); ok {
 			out[i].Value = v
 			return nil
 		}
@@ -398,30 +398,6 @@ func (p *jsonParser) object() (any, *jsonError) {
 		out = Object{}
 	}
 	return out, nil
-}
-
-// findMember looks key up in out, switching to a map once out is large so
-// that a document with many keys stays linear.
-func findMember(out Object, index *map[string]int, key string) (int, bool) {
-	if *index == nil && len(out) < 16 {
-		for i := range out {
-			if out[i].Key == key {
-				return i, true
-			}
-		}
-		return 0, false
-	}
-	if *index == nil {
-		*index = make(map[string]int, 2*len(out))
-		for i, m := range out {
-			(*index)[m.Key] = i
-		}
-	}
-	i, ok := (*index)[key]
-	if !ok {
-		(*index)[key] = len(out)
-	}
-	return i, ok
 }
 
 // members walks an object at p.i (a '{'), calling member with each key

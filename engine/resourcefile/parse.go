@@ -145,7 +145,7 @@ func parseText(text string, data []byte, types model.SlotTypes, figuresOnly bool
 		eq := strings.IndexByte(l, '=')
 		k, v := l[:eq], l[eq+1:]
 		off := start + lead + eq + 1
-		if i, ok := findKey(kvs, &index, k); ok {
+		if i, ok := indexOf(kvs, &index, k, func(e kv) string { return e.key }); ok {
 			kvs[i].val, kvs[i].line, kvs[i].valOff = v, line, off
 			continue
 		}
@@ -297,30 +297,6 @@ func stripLine(l string) (s string, lead int) {
 	return model.TrimPySpace(l[lead:]), lead
 }
 
-// findKey finds k among kvs, indexing them in a map once there are many
-// (a hostile file can have thousands of keys).
-func findKey(kvs []kv, index *map[string]int, k string) (int, bool) {
-	if *index == nil {
-		if len(kvs) < 32 {
-			for i := range kvs {
-				if kvs[i].key == k {
-					return i, true
-				}
-			}
-			return 0, false
-		}
-		*index = make(map[string]int, 2*len(kvs))
-		for i := range kvs {
-			(*index)[kvs[i].key] = i
-		}
-	}
-	i, ok := (*index)[k]
-	if !ok {
-		(*index)[k] = len(kvs)
-	}
-	return i, ok
-}
-
 func missingKey(k string) *ParseError {
 	return &ParseError{Kind: "KeyError", Msg: fmt.Sprintf("'%s' (the file has no %s= line)", k, k)}
 }
@@ -371,7 +347,7 @@ func parseShares(e *kv, types model.SlotTypes, arena *model.DecArena, shares []s
 				return nil, nil, shareError(e, entry[:c], raw, err)
 			}
 			id := entry[:c]
-			if i, ok := findID(shares[start:], &ids, id); ok {
+			if i, ok := indexOf(shares[start:], &ids, id, func(e share) string { return e.id }); ok {
 				shares[start+i].amt = amt
 			} else {
 				shares = append(shares, share{id: id, amt: amt})
@@ -381,7 +357,7 @@ func parseShares(e *kv, types model.SlotTypes, arena *model.DecArena, shares []s
 			break
 		}
 	}
-	if i, ok := findSlot(slots, index, slot); ok {
+	if i, ok := indexOf(slots, index, slot, func(e slotShares) model.SlotName { return e.slot }); ok {
 		slots[i].start, slots[i].end = start, len(shares)
 		return shares, slots, nil
 	}
@@ -392,49 +368,6 @@ func parseShares(e *kv, types model.SlotTypes, arena *model.DecArena, shares []s
 // findSlot looks a slot up in slots, switching to a map once there are
 // many (a hostile file can have thousands). A slot it does not find is
 // recorded as the next one.
-func findSlot(slots []slotShares, index *map[model.SlotName]int, slot model.SlotName) (int, bool) {
-	if *index == nil {
-		if len(slots) < 16 {
-			for i := range slots {
-				if slots[i].slot == slot {
-					return i, true
-				}
-			}
-			return 0, false
-		}
-		*index = make(map[model.SlotName]int, 2*len(slots))
-		for i := range slots {
-			(*index)[slots[i].slot] = i
-		}
-	}
-	i, ok := (*index)[slot]
-	if !ok {
-		(*index)[slot] = len(slots)
-	}
-	return i, ok
-}
-
-func findID(s []share, index *map[string]int, id string) (int, bool) {
-	if *index == nil {
-		if len(s) < 16 {
-			for i := range s {
-				if s[i].id == id {
-					return i, true
-				}
-			}
-			return 0, false
-		}
-		*index = make(map[string]int, 2*len(s))
-		for i := range s {
-			(*index)[s[i].id] = i
-		}
-	}
-	i, ok := (*index)[id]
-	if !ok {
-		(*index)[id] = len(s)
-	}
-	return i, ok
-}
 
 func shareError(e *kv, id, raw string, err error) *ParseError {
 	var be *model.BinarySizeError

@@ -116,7 +116,7 @@ func (p *jsonParser) slotMembers(out []slotValue) ([]slotValue, *jsonError) {
 		if err := p.slotValue(&v); err != nil {
 			return nil, err
 		}
-		if i, ok := findSlotKey(out, &index, key); ok {
+		if i, ok := indexOf(out, &index, key, func(v slotValue) string { return v.key }); ok {
 			v.key = out[i].key
 			out[i] = v
 		} else {
@@ -137,28 +137,6 @@ func (p *jsonParser) slotMembers(out []slotValue) ([]slotValue, *jsonError) {
 			return nil, p.fail("unexpected character")
 		}
 	}
-}
-
-func findSlotKey(out []slotValue, index *map[string]int, key string) (int, bool) {
-	if *index == nil {
-		if len(out) < 16 {
-			for i := range out {
-				if out[i].key == key {
-					return i, true
-				}
-			}
-			return 0, false
-		}
-		*index = make(map[string]int, 2*len(out))
-		for i := range out {
-			(*index)[out[i].key] = i
-		}
-	}
-	i, ok := (*index)[key]
-	if !ok {
-		(*index)[key] = len(out)
-	}
-	return i, ok
 }
 
 // slotValue scans one value into v without boxing scalars.
