@@ -158,20 +158,27 @@ func (a *App) deviceHeader(c devCols, w int) string {
 	return l.finish(w)
 }
 
-// deviceRow draws one accelerator.
-func (a *App) deviceRow(r *devRow, c devCols, w int, selected, marked bool) string {
-	st := a.st
+// rowStart begins a list row: the selection background when highlighted,
+// then the cursor mark (or its blank) in the first two cells.
+func (a *App) rowStart(highlighted, marked bool) *line {
 	base := paint{}
-	if selected {
-		base = st.Selected
+	if highlighted {
+		base = a.st.Selected
 	}
 	l := newLine(base)
 	if marked {
-		l.putW(st.Accent, st.G.Cursor, 1)
+		l.putW(a.st.Accent, a.st.G.Cursor, 1)
 		l.gap(1)
 	} else {
 		l.gap(2)
 	}
+	return l
+}
+
+// deviceRow draws one accelerator.
+func (a *App) deviceRow(r *devRow, c devCols, w int, selected, marked bool) string {
+	st := a.st
+	l := a.rowStart(selected, marked)
 	label := r.label
 	if r.child {
 		label = st.G.Branch + label
@@ -262,17 +269,7 @@ func (a *App) deviceRow(r *devRow, c devCols, w int, selected, marked bool) stri
 func (a *App) hostRow(c devCols, w int, selected, marked bool) string {
 	st := a.st
 	h := &a.d.host
-	base := paint{}
-	if selected {
-		base = st.Selected
-	}
-	l := newLine(base)
-	if marked {
-		l.putW(st.Accent, st.G.Cursor, 1)
-		l.gap(1)
-	} else {
-		l.gap(2)
-	}
+	l := a.rowStart(selected, marked)
 	if !h.hasCPU && !h.hasMem {
 		l.put(st.Dim, "no cpu or memory devices")
 		return l.finish(w)

@@ -173,18 +173,8 @@ func (a *App) viewKernels(r rect, title []span) []string {
 func (a *App) kernelRow(i int, cols []kernCol, w int, now time.Time) string {
 	st := a.st
 	kr := &a.d.kernels[a.kview.rows[i]]
-	base := paint{}
 	selected := i == a.cursor[paneKernels]
-	if selected && a.focus == paneKernels {
-		base = st.Selected
-	}
-	l := newLine(base)
-	if selected {
-		l.putW(st.Accent, st.G.Cursor, 1)
-		l.gap(1)
-	} else {
-		l.gap(2)
-	}
+	l := a.rowStart(selected && a.focus == paneKernels, selected)
 	ell := st.G.Ellipsis
 	for n, c := range cols {
 		if n > 0 {

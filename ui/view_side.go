@@ -23,17 +23,7 @@ func (a *App) viewAgents(r rect, title []span) []string {
 	for i := a.offset[paneAgents]; i < n && len(out) < r.h; i++ {
 		ag := &a.d.agents[i]
 		sel := i == a.cursor[paneAgents]
-		base := paint{}
-		if sel && a.focus == paneAgents {
-			base = st.Selected
-		}
-		l := newLine(base)
-		if sel {
-			l.putW(st.Accent, st.G.Cursor, 1)
-			l.gap(1)
-		} else {
-			l.gap(2)
-		}
+		l := a.rowStart(sel && a.focus == paneAgents, sel)
 		putSpans(l, st, ag.header, r.w-l.w)
 		out = append(out, l.finish(r.w))
 		for _, ln := range ag.lines {
@@ -83,17 +73,7 @@ func (a *App) viewIssues(r rect, title []span) []string {
 	for i := a.offset[paneIssues]; i < n && len(out) < r.h; i++ {
 		is := &a.d.issues[i]
 		sel := i == a.cursor[paneIssues]
-		base := paint{}
-		if sel && a.focus == paneIssues {
-			base = st.Selected
-		}
-		l := newLine(base)
-		if sel {
-			l.putW(st.Accent, st.G.Cursor, 1)
-			l.gap(1)
-		} else {
-			l.gap(2)
-		}
+		l := a.rowStart(sel && a.focus == paneIssues, sel)
 		spans := []span{is.sev, {lvlPlain, " " + is.text}}
 		if is.where != "" {
 			spans = append(spans, span{lvlDim, "  " + is.where})
