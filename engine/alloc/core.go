@@ -94,6 +94,18 @@ func (c *core) clone() core {
 func (c *core) snapshot() []model.Dec { return slices.Clone(c.alloc) }
 func (c *core) restore(s []model.Dec) { copy(c.alloc, s) }
 
+// atomically runs an allocation and puts the map back as it was if it
+// fails, so a failed request never leaves a partial allocation behind.
+func (c *core) atomically(f func() (Allocation, error)) (Allocation, error) {
+	before := c.snapshot()
+	out, err := f()
+	if err != nil {
+		c.restore(before)
+		return nil, err
+	}
+	return out, nil
+}
+
 // Devices returns the devices in insertion order.
 func (c *core) Devices() []DeviceSlot { return slices.Clone(c.devs) }
 

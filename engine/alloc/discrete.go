@@ -41,13 +41,7 @@ func (m *DiscreteMap) Clone() Map {
 // restored to its state before the call. opts.ForbidFragmentation and
 // opts.MinMemory do not apply to discrete maps.
 func (m *DiscreteMap) Allocate(req Request, hint *AffinityHint, opts Options) (Allocation, error) {
-	before := m.snapshot()
-	out, err := m.allocate(req, hint, opts)
-	if err != nil {
-		m.restore(before)
-		return nil, err
-	}
-	return out, nil
+	return m.atomically(func() (Allocation, error) { return m.allocate(req, hint, opts) })
 }
 
 func (m *DiscreteMap) allocate(req Request, hint *AffinityHint, opts Options) (Allocation, error) {

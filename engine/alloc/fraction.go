@@ -44,13 +44,7 @@ func (m *FractionMap) Clone() Map {
 // to its state before the call (Backend.AI leaves the restore to its
 // caller, resources.allocate, which does it for every ResourceError).
 func (m *FractionMap) Allocate(req Request, hint *AffinityHint, opts Options) (Allocation, error) {
-	before := m.snapshot()
-	out, err := m.allocate(req, hint, opts)
-	if err != nil {
-		m.restore(before)
-		return nil, err
-	}
-	return out, nil
+	return m.atomically(func() (Allocation, error) { return m.allocate(req, hint, opts) })
 }
 
 func (m *FractionMap) allocate(req Request, hint *AffinityHint, opts Options) (Allocation, error) {
