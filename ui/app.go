@@ -7,6 +7,8 @@ import (
 	"charm.land/bubbles/v2/help"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/engine/partition"
 	"github.com/fgtop/fgtop/model"
 	"github.com/fgtop/fgtop/themes"
 )
@@ -34,6 +36,12 @@ type Options struct {
 	NodeName string
 	// Thresholds colour telemetry; DefaultThresholds when nil.
 	Thresholds *Thresholds
+	// Actor is who sits at this console (user, origin, role); the
+	// partition desk journals writes under it and refuses a viewer's.
+	Actor agentconfig.Actor
+	// Desk edits the node's partition; nil when there is no agent config
+	// to edit (then the console has no editor).
+	Desk *partition.Desk
 }
 
 // frameInterval is how often at most a new snapshot is adopted: the

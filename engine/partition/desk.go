@@ -1,0 +1,302 @@
+package partition
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/model"
+)
+
+// Refusals of the Desk; nothing is written after any of them.
+var (
+	// ErrBusy: another operator holds the draft (open with takeOver to
+	// take it from them).
+	ErrBusy = errors.New("another operator is editing the partition")
+	// ErrStale: the config changed since the draft's base was loaded (an
+	// apply or rollback by someone else, or an edit on disk); review the
+	// plan against the new file before applying.
+	ErrStale = errors.New("the config changed since this draft was planned")
+	// ErrTakenOver: another operator took the draft over; this session
+	// may no longer plan or apply.
+	ErrTakenOver = errors.New("the draft was taken over by another operator")
+	// ErrClosed: the session was closed.
+	ErrClosed = errors.New("the edit session is closed")
+)
+
+// DeskOptions configure a Desk.
+type DeskOptions struct {
+	// Config is the agent.toml the desk edits.
+	Config string
+	// Snapshot returns the latest live snapshot (the engine's Latest); plans
+	// are made against it. It may return nil before the first scan.
+	Snapshot func() *model.Snapshot
+	// Journal is the journal path ("" = beside the config).
+	Journal string
+	Now     func() time.Time
+	// Hooks stop the writer between steps (tests).
+	Hooks *agentconfig.Hooks
+}
+
+// Desk is where one node's partition is edited: one per process (the local
+// console, or the SSH server with all its sessions). It lends the draft to
+// one operator at a time and tells everyone else who holds it and since
+// when; it plans drafts against the live snapshot and applies them for the
+// session's Actor, refusing viewers whatever a UI sends. Every apply or
+// rollback through the desk, and any change of the file on disk, makes the
+// other drafts stale: their plans must be reviewed against the new file
+// before they can be applied.
+type Desk struct {
+	opts DeskOptions
+
+	mu     sync.Mutex
+	holder *Session
+	// gen counts writes made through the desk; last says who made the
+	// latest and when.
+	gen  uint64
+	last Hold
+	// version changes whenever anything a viewer sees changes (holder,
+	// writes), so a UI can poll it cheaply.
+	version uint64
+}
+
+// Hold says who did something and when: who holds the draft and since
+// when, or who wrote the config last.
+type Hold struct {
+	Actor agentconfig.Actor
+	Since time.Time
+}
+
+// String reads "alice (ssh:203.0.113.7:51234) since 14:02:03".
+func (h Hold) String() string {
+	s := nameOf(h.Actor)
+	if h.Actor.Origin != "" {
+		s += " (" + h.Actor.Origin + ")"
+	}
+	return s + " since " + h.Since.Local().Format("15:04:05")
+}
+
+// NewDesk returns a desk for opts.Config.
+func NewDesk(opts DeskOptions) *Desk {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Snapshot == nil {
+		opts.Snapshot = func() *model.Snapshot { return nil }
+	}
+	return &Desk{opts: opts}
+}
+
+// Path is the config the desk edits.
+func (d *Desk) Path() string { return d.opts.Config }
+
+// Holder reports who holds the draft and since when.
+func (d *Desk) Holder() (Hold, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.holder == nil {
+		return Hold{}, false
+	}
+	return Hold{Actor: d.holder.actor, Since: d.holder.since}, true
+}
+
+// LastWrite reports the latest apply or rollback made through the desk.
+func (d *Desk) LastWrite() (Hold, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.last, d.gen > 0
+}
+
+// Version changes whenever the holder changes or the desk writes.
+func (d *Desk) Version() uint64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.version
+}
+
+// Open lends the draft to actor. A viewer is refused (ErrNotAllowed). While
+// another session holds the draft, Open fails with ErrBusy naming the
+// holder, unless takeOver is set: then that session loses the draft (its
+// further calls fail with ErrTakenOver) and actor gets it. The session's
+// base is the config as it is on disk now.
+func (d *Desk) Open(actor agentconfig.Actor, takeOver bool) (*Session, error) {
+	if !actor.CanWrite() {
+		return nil, fmt.Errorf("%w: %s (role %q) may not edit the partition", agentconfig.ErrNotAllowed, nameOf(actor), actor.Role)
+	}
+	base, err := agentconfig.Load(d.opts.Config)
+	if base == nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if h := d.holder; h != nil {
+		if !takeOver {
+			return nil, fmt.Errorf("%w: %s holds the draft since %s", ErrBusy, nameOf(h.actor), h.since.Local().Format("15:04:05"))
+		}
+		h.lostTo = &Hold{Actor: actor, Since: d.opts.Now()}
+	}
+	s := &Session{desk: d, actor: actor, since: d.opts.Now(), base: base, gen: d.gen}
+	d.holder = s
+	d.version++
+	return s, nil
+}
+
+// Session is one operator's hold of the draft.
+type Session struct {
+	desk  *Desk
+	actor agentconfig.Actor
+	since time.Time
+
+	// Guarded by desk.mu.
+	base   *agentconfig.Config
+	gen    uint64
+	lostTo *Hold
+	closed bool
+}
+
+// Actor is who holds the session.
+func (s *Session) Actor() agentconfig.Actor { return s.actor }
+
+// Base is the config the session's drafts start from.
+func (s *Session) Base() *agentconfig.Config {
+	s.desk.mu.Lock()
+	defer s.desk.mu.Unlock()
+	return s.base
+}
+
+// check says why the session may not plan or apply now: closed, taken
+// over, or stale. Called with desk.mu held.
+func (s *Session) check() error {
+	switch {
+	case s.closed:
+		return ErrClosed
+	case s.lostTo != nil:
+		return fmt.Errorf("%w: %s", ErrTakenOver, s.lostTo)
+	}
+	if s.gen != s.desk.gen {
+		return fmt.Errorf("%w: %s wrote it at %s", ErrStale, nameOf(s.desk.last.Actor), s.desk.last.Since.Local().Format("15:04:05"))
+	}
+	raw, err := os.ReadFile(s.desk.opts.Config)
+	if err != nil {
+		return fmt.Errorf("%w: read %s: %v", ErrStale, s.desk.opts.Config, err)
+	}
+	if sum := sha256.Sum256(raw); hex.EncodeToString(sum[:]) != s.base.Hash {
+		return fmt.Errorf("%w: %s was changed on disk", ErrStale, s.desk.opts.Config)
+	}
+	return nil
+}
+
+// Check reports why the session's drafts may not be applied now (nil when
+// they may): closed, taken over, or stale (errors.Is ErrStale).
+func (s *Session) Check() error {
+	s.desk.mu.Lock()
+	defer s.desk.mu.Unlock()
+	return s.check()
+}
+
+// Plan turns a request into a plan against the session's base and the
+// latest snapshot. It works on a stale base too (the plan shows what would
+// have happened); Apply refuses it until Review.
+func (s *Session) Plan(req Request) *Plan {
+	base := s.Base()
+	snap := s.desk.opts.Snapshot()
+	if snap == nil {
+		snap = &model.Snapshot{}
+	}
+	draft, errs := Draft(base, InventoryOf(snap), req)
+	return Build(base, draft, snap, errs...)
+}
+
+// Review reloads the base from disk so the next Plan is made on the file
+// as it is now; it clears staleness (not a take-over).
+func (s *Session) Review() error {
+	base, err := agentconfig.Load(s.desk.opts.Config)
+	if base == nil {
+		return err
+	}
+	s.desk.mu.Lock()
+	defer s.desk.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	if s.lostTo != nil {
+		return fmt.Errorf("%w: %s", ErrTakenOver, s.lostTo)
+	}
+	s.base, s.gen = base, s.desk.gen
+	return nil
+}
+
+// Apply writes the plan for the session's actor (see Apply). It is refused
+// when the session is stale, taken over or closed, or when the plan was not
+// made on the session's current base. After a write the session's base is
+// the new file, and every other session is stale.
+func (s *Session) Apply(p *Plan, force bool) (*ApplyResult, error) {
+	d := s.desk
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	if p.BaseHash != s.base.Hash {
+		return nil, fmt.Errorf("%w: the plan was made on an earlier version of the file; review it", ErrStale)
+	}
+	res, err := Apply(p, ApplyOptions{Actor: s.actor, Force: force, Journal: d.opts.Journal, Now: d.opts.Now, Hooks: d.opts.Hooks})
+	if res != nil {
+		d.wrote(s)
+	}
+	return res, err
+}
+
+// Rollback restores the config as it was before the last apply still in
+// effect (agentconfig.Rollback), for the session's actor.
+func (s *Session) Rollback(force bool) (*agentconfig.CommitResult, error) {
+	d := s.desk
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if s.closed {
+		return nil, ErrClosed
+	}
+	if s.lostTo != nil {
+		return nil, fmt.Errorf("%w: %s", ErrTakenOver, s.lostTo)
+	}
+	res, err := agentconfig.Rollback(agentconfig.RollbackRequest{Path: d.opts.Config, Actor: s.actor, Journal: d.opts.Journal,
+		Force: force, Now: d.opts.Now, Hooks: d.opts.Hooks})
+	if res != nil {
+		d.wrote(s)
+	}
+	return res, err
+}
+
+// wrote records a write by s: other sessions go stale, s is rebased on the
+// new file. Called with d.mu held.
+func (d *Desk) wrote(s *Session) {
+	d.gen++
+	d.last = Hold{Actor: s.actor, Since: d.opts.Now()}
+	d.version++
+	// An unreadable result keeps the old base: the next check then reports
+	// the file as changed, which is the truth.
+	if base, _ := agentconfig.Load(d.opts.Config); base != nil {
+		s.base = base
+	}
+	s.gen = d.gen
+}
+
+// Close gives the draft back; closing twice is harmless.
+func (s *Session) Close() {
+	d := s.desk
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if s.closed {
+		return
+	}
+	s.closed = true
+	if d.holder == s {
+		d.holder = nil
+		d.version++
+	}
+}

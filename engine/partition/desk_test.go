@@ -1,0 +1,172 @@
+package partition
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/model"
+)
+
+func newTestDesk(t *testing.T, path string, snap *model.Snapshot) *Desk {
+	t.Helper()
+	clock := time.Date(2026, 11, 21, 14, 2, 3, 0, time.Local)
+	var mu sync.Mutex
+	return NewDesk(DeskOptions{Config: path, Snapshot: func() *model.Snapshot { return snap },
+		Now: func() time.Time { mu.Lock(); defer mu.Unlock(); clock = clock.Add(time.Second); return clock }})
+}
+
+func TestDeskRefusesViewers(t *testing.T) {
+	c := loadFixture(t, "agent.multi-agent.device-based.toml")
+	d := newTestDesk(t, c.Path, snapshot(fixtureDevices()))
+	for _, role := range []agentconfig.Role{agentconfig.RoleViewer, ""} {
+		if _, err := d.Open(agentconfig.Actor{Name: "v", Role: role}, true); !errors.Is(err, agentconfig.ErrNotAllowed) {
+			t.Errorf("role %q: Open = %v, want ErrNotAllowed", role, err)
+		}
+	}
+	if _, held := d.Holder(); held {
+		t.Error("a refused viewer holds the draft")
+	}
+}
+
+func TestDeskOneEditorAtATime(t *testing.T) {
+	c := loadFixture(t, "agent.multi-agent.device-based.toml")
+	d := newTestDesk(t, c.Path, snapshot(fixtureDevices()))
+	bob := agentconfig.Actor{Name: "bob", Origin: "ssh:192.0.2.9:4022", Role: agentconfig.RoleOperator}
+
+	v0 := d.Version()
+	alice, err := d.Open(operator, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, held := d.Holder()
+	if !held || h.Actor.Name != "alice" || h.String() != "alice (cli) since 14:02:04" || d.Version() == v0 {
+		t.Fatalf("holder %v %v, version %d", h, held, d.Version())
+	}
+	if _, err := d.Open(bob, false); !errors.Is(err, ErrBusy) || !strings.Contains(err.Error(), "alice holds the draft since 14:02:04") {
+		t.Fatalf("second Open = %v, want ErrBusy naming alice", err)
+	}
+
+	// Bob takes over: alice's session may no longer apply, and her Close
+	// does not release bob's hold.
+	p := alice.Plan(Request{Moves: []Move{{Device: "cuda:" + gpu3, Agent: agentB}}})
+	bs, err := d.Open(bob, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := alice.Apply(p, false); !errors.Is(err, ErrTakenOver) || !strings.Contains(err.Error(), "bob (ssh:192.0.2.9:4022)") {
+		t.Errorf("apply after take-over = %v", err)
+	}
+	if b, _ := os.ReadFile(c.Path); string(b) != string(c.Raw) {
+		t.Error("a refused apply changed the file")
+	}
+	alice.Close()
+	if h, _ := d.Holder(); h.Actor.Name != "bob" {
+		t.Errorf("holder after alice's close: %v", h)
+	}
+	bs.Close()
+	bs.Close()
+	if _, held := d.Holder(); held {
+		t.Error("draft still held after the holder closed")
+	}
+	if _, err := bs.Apply(p, false); !errors.Is(err, ErrClosed) {
+		t.Errorf("apply after close = %v", err)
+	}
+}
+
+// Two desks on one file are two processes (a console and the CLI, or two
+// servers): a write by one makes the other's draft stale until reviewed.
+func TestDeskStaleAfterAnotherApply(t *testing.T) {
+	c := loadFixture(t, "agent.multi-agent.device-based.toml")
+	snap := snapshot(fixtureDevices())
+	d1 := newTestDesk(t, c.Path, snap)
+	d2 := newTestDesk(t, c.Path, snap)
+	bob := agentconfig.Actor{Name: "bob", Origin: "cli", Role: agentconfig.RoleOperator}
+
+	alice, err := d1.Open(operator, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := Request{Moves: []Move{{Device: "cuda:" + gpu3, Agent: agentB}}}
+	old := alice.Plan(req)
+	if !old.Valid() || !old.Changed() {
+		t.Fatalf("plan: %+v", old.Errors)
+	}
+	if err := alice.Check(); err != nil {
+		t.Fatalf("fresh session: %v", err)
+	}
+
+	bs, err := d2.Open(bob, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bs.Apply(bs.Plan(Request{Mem: []MemSet{{Agent: agentA, Bytes: model.NewDec(64<<30, 0)}}}), false); err != nil {
+		t.Fatal(err)
+	}
+
+	if err := alice.Check(); !errors.Is(err, ErrStale) || !strings.Contains(err.Error(), "changed on disk") {
+		t.Fatalf("Check after bob's apply = %v, want stale", err)
+	}
+	afterBob, _ := os.ReadFile(c.Path)
+	if _, err := alice.Apply(old, false); !errors.Is(err, ErrStale) {
+		t.Fatalf("stale apply = %v", err)
+	}
+	if b, _ := os.ReadFile(c.Path); string(b) != string(afterBob) {
+		t.Fatal("a stale apply changed the file")
+	}
+
+	// Reviewing rebases the draft: the same request, planned again, keeps
+	// bob's change and adds alice's.
+	if err := alice.Review(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := alice.Apply(old, false); !errors.Is(err, ErrStale) || !strings.Contains(err.Error(), "earlier version") {
+		t.Fatalf("apply of a plan made before the review = %v", err)
+	}
+	res, err := alice.Apply(alice.Plan(req), false)
+	if err != nil || !res.Verified {
+		t.Fatalf("apply after review: %v %+v", err, res)
+	}
+	final, err := agentconfig.Load(c.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := final.Agent(agentA).Alloc.Mem; got.Cmp(model.NewDec(64<<30, 0)) != 0 {
+		t.Errorf("bob's mem change lost: %s", got)
+	}
+	if ids := final.Agent(agentB).Alloc.Devices["cuda"]; !containsID(ids, gpu3) {
+		t.Errorf("alice's move missing: %v", ids)
+	}
+	if w, ok := d1.LastWrite(); !ok || w.Actor.Name != "alice" {
+		t.Errorf("last write %v %v", w, ok)
+	}
+
+	// The session stays current after its own write, and a rollback goes
+	// through it too (journaled for alice).
+	if err := alice.Check(); err != nil {
+		t.Errorf("after own apply: %v", err)
+	}
+	if _, err := alice.Rollback(false); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(c.Path); string(b) != string(afterBob) {
+		t.Error("rollback did not restore the file as bob left it")
+	}
+	recs, _, _ := agentconfig.ReadJournal(agentconfig.JournalPath(c.Path))
+	if n := len(recs); n != 3 || recs[2].Actor != "alice" || recs[2].Action != "rollback" {
+		t.Errorf("journal: %d records, last %+v", n, recs[n-1])
+	}
+}
+
+func containsID(ids []model.DeviceID, id string) bool {
+	for _, x := range ids {
+		if string(x) == id {
+			return true
+		}
+	}
+	return false
+}
