@@ -341,11 +341,16 @@ func (e *editor) alloc(path []string, old, want *Allocation) {
 	}
 	switch {
 	case want.HasCPU && e.format == FormatSlotBased:
-		if !old.HasCPU || !old.CPUCount.Equal(want.CPUCount) || old.CPU != nil {
+		// A list where a count belongs is rewritten, unless the draft
+		// still carries that same list (rendering a config onto itself
+		// changes nothing, whatever it holds).
+		if !old.HasCPU || !old.CPUCount.Equal(want.CPUCount) || (old.CPU != nil && want.CPU == nil) {
 			e.set(at("cpu"), nil, want.CPUCount.String())
 		}
 	case want.HasCPU:
-		if !old.HasCPU || !slices.Equal(old.CPU, want.CPU) || old.CPU == nil {
+		// nil CPU means the old value was not a list (a count, or a
+		// value of the wrong type): a draft that sets a list rewrites it.
+		if !old.HasCPU || !slices.Equal(old.CPU, want.CPU) || (old.CPU == nil) != (want.CPU == nil) {
 			e.set(at("cpu"), nil, tomlStrings(want.CPU))
 		}
 	case old.HasCPU:
