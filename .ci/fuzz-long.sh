@@ -4,7 +4,9 @@
 # the corpus it grew is kept under the package's testdata/fuzz/TARGET so
 # `go test` replays it from then on. Exec counts go to FUZZLOG.
 #
-#   FUZZTIME=10m bash .ci/fuzz-long.sh [FuzzName ...]
+#   FUZZTIME=10m bash .ci/fuzz-long.sh [FuzzName|pkgdir/FuzzName ...]
+#
+# e.g. `bash .ci/fuzz-long.sh engine/agentconfig/FuzzParse FuzzParseDec`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export GOTOOLCHAIN=local
@@ -12,12 +14,14 @@ fuzztime="${FUZZTIME:-10m}"
 log="${FUZZLOG:-fuzz-long.log}"
 cache="$(go env GOCACHE)/fuzz"
 while read -r pkg dir target; do
-	if (($#)) && [[ " $* " != *" $target "* ]]; then continue; fi
+	rel="${dir#"$PWD"/}"
+	if (($#)) && [[ " $* " != *" $target "* && " $* " != *" $rel/$target "* ]]; then continue; fi
+	out="$log.${rel//\//_}.$target.out"
 	echo "== $pkg $target ($fuzztime) $(date -u +%FT%TZ)" | tee -a "$log"
-	if ! nice -n 19 go test -run='^$' -fuzz="^${target}\$" -fuzztime="$fuzztime" -parallel=1 "$pkg" >"$log.$target.out" 2>&1; then
-		echo "FINDING or failure in $pkg $target: see $log.$target.out (a crasher is kept under testdata/fuzz)" | tee -a "$log"
+	if ! nice -n 19 go test -run='^$' -fuzz="^${target}\$" -fuzztime="$fuzztime" -parallel=1 -timeout=0 "$pkg" >"$out" 2>&1; then
+		echo "FINDING or failure in $pkg $target: see $out (a crasher is kept under testdata/fuzz)" | tee -a "$log"
 	fi
-	grep -E '^(fuzz: elapsed|ok|FAIL|---)' "$log.$target.out" | tail -n 3 | tee -a "$log"
+	grep -E '^(fuzz: elapsed|ok|FAIL|---)' "$out" | tail -n 3 | tee -a "$log"
 	src="$cache/$pkg/$target"
 	if [[ -d "$src" ]]; then
 		mkdir -p "$dir/testdata/fuzz/$target"
