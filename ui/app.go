@@ -134,6 +134,15 @@ type App struct {
 
 	flash flash
 
+	// The partition editor, when this console has it open; the dialog
+	// over the screen; what the desk says about who holds the draft and
+	// the last write, refreshed when its version changes.
+	ed        *editor
+	dlg       *dialog
+	deskVer   uint64
+	deskHold  []span
+	deskWrite []span
+
 	// Cached between frames: the composed frame, the layout and kernel
 	// columns it used (for mouse hits) and the footer help.
 	frame     string
@@ -185,6 +194,7 @@ func newApp(snapshots <-chan *model.Snapshot, opts Options) *App {
 		t = themes.Auto(a.theme.dark)
 	}
 	a.setTheme(t)
+	a.refreshDesk()
 	return a
 }
 
@@ -344,7 +354,14 @@ func (a *App) rows(w, h int) []string {
 	case ovDetail:
 		rows = a.viewDetailScreen(w, h)
 	default:
-		rows = a.viewMain(w, h)
+		if a.ed != nil {
+			rows = a.viewEditor(w, h)
+		} else {
+			rows = a.viewMain(w, h)
+			if a.dlg != nil {
+				rows = a.overlayDialog(rows, w, h)
+			}
+		}
 	}
 	for len(rows) < h {
 		rows = append(rows, "")

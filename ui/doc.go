@@ -25,4 +25,18 @@
 //
 // The key map is built for a Role (keys.go): a viewer's map has no action
 // that changes the node, so read-only mode neither handles nor lists them.
+// Bindings carry a scope (main screen, editor grid, plan, journal), so the
+// help and the footer list only the keys that work where the user is.
+//
+// The partition editor (editor*.go, dialog.go; `e`, operators only) edits a
+// partition.Request through the Options.Desk's session: every edit re-plans,
+// the grid shows the plan's Next partition (so auto-split is previewed), p
+// shows the plan, A applies through a dialog whose default is Cancel and
+// which asks for the affected agent's id when live kernels would be
+// stranded. On each tick the session is checked: a write by anyone else or
+// a replaced agent.toml makes the draft stale until p reviews it, and a
+// take-over ends it. Every console sharing the desk shows who holds the
+// draft. With no desk (no agent.toml) `e` says why there is nothing to
+// edit. The program holds the draft while editing: call Close on the model
+// (it has a Close method) after the program ends to give it back.
 package ui

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"slices"
+
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 )
@@ -50,6 +52,33 @@ const (
 	actSortReverse
 	// Operator-only actions below: they change the node.
 	actEditPartition
+	// The partition editor's actions (operators only).
+	actEdPrevAgent
+	actEdNextAgent
+	actEdToAgent
+	actEdMode
+	actEdEdit
+	actEdUndo
+	actEdReset
+	actEdPlan
+	actEdApply
+	actEdJournal
+)
+
+// scope is where a binding works: the main screen, the partition editor's
+// grid, its plan view or its journal view. One key may do different things
+// in different scopes (enter opens a detail on the main screen and edits a
+// field in the editor); within one scope a key does one thing.
+type scope uint8
+
+const (
+	scMain scope = 1 << iota
+	scEditor
+	scPlan
+	scJournal
+
+	scEditing = scEditor | scPlan | scJournal
+	scAll     = scMain | scEditing
 )
 
 // Help groups, in the order the full help shows them.
@@ -58,6 +87,7 @@ const (
 	grpView    = "view"
 	grpGeneral = "general"
 	grpOperate = "operate"
+	grpEdit    = "edit partition"
 )
 
 // binding ties a key.Binding to the action it triggers. Mutating bindings
@@ -67,7 +97,8 @@ type binding struct {
 	key      key.Binding
 	group    string
 	mutating bool
-	short    bool // shown in the one-line footer help
+	scope    scope // where the binding works
+	short    scope // where it shows in the one-line footer help
 }
 
 // KeyMap is the console's key bindings for one role. The same value
@@ -81,16 +112,26 @@ type KeyMap struct {
 // NewKeyMap builds the key map for a role.
 func NewKeyMap(role Role) KeyMap {
 	b := func(act action, group string, short bool, keys []string, helpKey, desc string) binding {
-		return binding{act: act, group: group, short: short,
+		sh := scope(0)
+		if short {
+			sh = scMain
+		}
+		return binding{act: act, group: group, scope: scMain, short: sh,
 			key: key.NewBinding(key.WithKeys(keys...), key.WithHelp(helpKey, desc))}
 	}
+	// in widens a binding to more scopes, short in the listed ones.
+	in := func(bd binding, sc, short scope) binding {
+		bd.scope |= sc
+		bd.short |= short
+		return bd
+	}
 	all := []binding{
-		b(actUp, grpMove, false, []string{"k", "up"}, "k/up", "up"),
-		b(actDown, grpMove, false, []string{"j", "down"}, "j/down", "down"),
-		b(actTop, grpMove, false, []string{"g", "home"}, "g", "top"),
-		b(actBottom, grpMove, false, []string{"G", "end"}, "G", "bottom"),
-		b(actPageUp, grpMove, false, []string{"pgup", "ctrl+u"}, "pgup", "page up"),
-		b(actPageDown, grpMove, false, []string{"pgdown", "ctrl+d"}, "pgdn", "page down"),
+		in(b(actUp, grpMove, false, []string{"k", "up"}, "k/up", "up"), scEditing, 0),
+		in(b(actDown, grpMove, false, []string{"j", "down"}, "j/down", "down"), scEditing, 0),
+		in(b(actTop, grpMove, false, []string{"g", "home"}, "g", "top"), scEditing, 0),
+		in(b(actBottom, grpMove, false, []string{"G", "end"}, "G", "bottom"), scEditing, 0),
+		in(b(actPageUp, grpMove, false, []string{"pgup", "ctrl+u"}, "pgup", "page up"), scEditing, 0),
+		in(b(actPageDown, grpMove, false, []string{"pgdown", "ctrl+d"}, "pgdn", "page down"), scEditing, 0),
 		b(actNextPane, grpMove, true, []string{"tab"}, "tab", "next pane"),
 		b(actPrevPane, grpMove, false, []string{"shift+tab"}, "shift+tab", "previous pane"),
 		b(actDetail, grpView, true, []string{"enter"}, "enter", "detail"),
@@ -100,19 +141,50 @@ func NewKeyMap(role Role) KeyMap {
 		b(actFollow, grpView, false, []string{"f"}, "f", "kernels: follow device / all"),
 		b(actSegments, grpView, false, []string{"a"}, "a", "bars: per kernel / per agent"),
 		b(actCommand, grpGeneral, true, []string{":"}, ":", "command (:sort :theme :q)"),
-		b(actBack, grpGeneral, false, []string{"esc"}, "esc", "back / clear"),
-		b(actHelp, grpGeneral, true, []string{"?"}, "?", "help"),
+		in(b(actBack, grpGeneral, false, []string{"esc"}, "esc", "back / clear"), scEditing, scEditing),
+		in(b(actHelp, grpGeneral, true, []string{"?"}, "?", "help"), scEditing, scEditing),
 		b(actQuit, grpGeneral, true, []string{"q", "ctrl+c"}, "q", "quit"),
 	}
+	// While editing, q is an ordinary letter (no draft is lost to a slip);
+	// ctrl+c still quits.
+	quitEd := b(actQuit, grpGeneral, false, []string{"ctrl+c"}, "ctrl+c", "quit")
+	quitEd.scope = scEditing
+	all = append(all, quitEd)
+
 	operator := []binding{
 		b(actEditPartition, grpOperate, true, []string{"e"}, "e", "edit partition"),
 	}
+	ed := func(act action, sc, short scope, keys []string, helpKey, desc string) binding {
+		return binding{act: act, group: grpEdit, scope: sc, short: short,
+			key: key.NewBinding(key.WithKeys(keys...), key.WithHelp(helpKey, desc))}
+	}
+	digits := []string{"1", "2", "3", "4", "5", "6", "7", "8", "9"}
+	operator = append(operator,
+		ed(actEdPrevAgent, scEditor, scEditor, []string{"left", "h"}, "←/h", "device to previous agent"),
+		ed(actEdNextAgent, scEditor, scEditor, []string{"right", "l"}, "→/l", "device to next agent"),
+		ed(actEdToAgent, scEditor, 0, digits, "1-9", "device to agent N"),
+		ed(actEdMode, scEditor, scEditor, []string{"m"}, "m", "mode shared/auto-split/manual"),
+		ed(actEdEdit, scEditor, scEditor, []string{"enter"}, "enter", "edit cpu/mem row"),
+		ed(actEdUndo, scEditor, scEditor, []string{"u"}, "u", "undo"),
+		ed(actEdReset, scEditor, 0, []string{"r"}, "r", "reset draft"),
+		ed(actEdPlan, scEditor|scJournal, scEditor, []string{"p"}, "p", "plan / review"),
+		ed(actEdApply, scEditor|scPlan, scEditor|scPlan, []string{"A"}, "A", "apply…"),
+		ed(actEdJournal, scEditor|scPlan, 0, []string{"J"}, "J", "journal"),
+	)
 	for i := range operator {
 		operator[i].mutating = true
 	}
 	km := KeyMap{role: role, bindings: all}
 	if role == RoleOperator {
 		km.bindings = append(km.bindings, operator...)
+		return km
+	}
+	// A viewer never enters the editor: its map keeps only the main
+	// screen's bindings, so no editing scope exists in it at all.
+	km.bindings = slices.DeleteFunc(km.bindings, func(b binding) bool { return b.scope&scMain == 0 })
+	for i := range km.bindings {
+		km.bindings[i].scope &= scMain
+		km.bindings[i].short &= scMain
 	}
 	return km
 }
@@ -120,10 +192,13 @@ func NewKeyMap(role Role) KeyMap {
 // Role returns the role the key map was built for.
 func (k KeyMap) Role() Role { return k.role }
 
-// lookup returns the action bound to a key press.
-func (k KeyMap) lookup(msg tea.KeyPressMsg) action {
+// lookup returns the action bound to a key press on the main screen.
+func (k KeyMap) lookup(msg tea.KeyPressMsg) action { return k.lookupIn(scMain, msg) }
+
+// lookupIn returns the action bound to a key press in a scope.
+func (k KeyMap) lookupIn(sc scope, msg tea.KeyPressMsg) action {
 	for _, b := range k.bindings {
-		if key.Matches(msg, b.key) {
+		if b.scope&sc != 0 && key.Matches(msg, b.key) {
 			return b.act
 		}
 	}
@@ -150,24 +225,29 @@ func (k KeyMap) Mutating() []key.Binding {
 	return out
 }
 
-// ShortHelp is the footer's one-line help (help.KeyMap).
-func (k KeyMap) ShortHelp() []key.Binding {
+// ShortHelp is the main screen's one-line footer help (help.KeyMap).
+func (k KeyMap) ShortHelp() []key.Binding { return k.shortHelpIn(scMain) }
+
+func (k KeyMap) shortHelpIn(sc scope) []key.Binding {
 	var out []key.Binding
 	for _, b := range k.bindings {
-		if b.short {
+		if b.short&sc != 0 {
 			out = append(out, b.key)
 		}
 	}
 	return out
 }
 
-// FullHelp is the help screen, one column per group (help.KeyMap).
-func (k KeyMap) FullHelp() [][]key.Binding {
+// FullHelp is the main screen's help, one column per group (help.KeyMap).
+func (k KeyMap) FullHelp() [][]key.Binding { return k.fullHelpIn(scMain) }
+
+// fullHelpIn is the help of one scope: only the bindings that work there.
+func (k KeyMap) fullHelpIn(sc scope) [][]key.Binding {
 	var out [][]key.Binding
-	for _, g := range []string{grpMove, grpView, grpGeneral, grpOperate} {
+	for _, g := range []string{grpEdit, grpMove, grpView, grpGeneral, grpOperate} {
 		var col []key.Binding
 		for _, b := range k.bindings {
-			if b.group == g {
+			if b.group == g && b.scope&sc != 0 {
 				col = append(col, b.key)
 			}
 		}

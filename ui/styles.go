@@ -2,6 +2,7 @@ package ui
 
 import (
 	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/textinput"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -76,6 +77,11 @@ type Glyphs struct {
 	Up, Down                  string // sort direction
 	Degree                    string
 	Dot                       string // separates items in a line
+	// Corners of a dialog box.
+	CornerTL, CornerTR, CornerBL, CornerBR string
+	// Owned marks a device's owner in the partition editor; Gained and
+	// Lost mark what the draft changes.
+	Owned, Gained, Lost string
 }
 
 func unicodeGlyphs(patterned bool) Glyphs {
@@ -84,6 +90,8 @@ func unicodeGlyphs(patterned bool) Glyphs {
 		Spark:  []string{" ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"},
 		Branch: "└ ", Sep: "│", Rule: "─", Ellipsis: "…", Cursor: "▶",
 		Lock: "🔒 read-only", Up: "▲", Down: "▼", Degree: "°C", Dot: "·",
+		CornerTL: "┌", CornerTR: "┐", CornerBL: "└", CornerBR: "┘",
+		Owned: "■", Gained: "+", Lost: "×",
 	}
 	if patterned {
 		// Shapes as well as colours: neighbours alternate, overflow is hatched.
@@ -98,6 +106,8 @@ func asciiGlyphs() Glyphs {
 		Spark:  []string{" ", ".", ":", "-", "=", "+", "*", "#"},
 		Branch: "`-", Sep: "|", Rule: "-", Ellipsis: "~", Cursor: ">",
 		Lock: "[read-only]", Up: "^", Down: "v", Degree: "C", Dot: "-",
+		CornerTL: "+", CornerTR: "+", CornerBL: "+", CornerBR: "+",
+		Owned: "#", Gained: "+", Lost: "x",
 	}
 }
 
@@ -114,7 +124,9 @@ type Styles struct {
 	Segments                                                        []paint
 
 	Help help.Styles
-	G    Glyphs
+	// Input styles the editor's text fields and typed confirmations.
+	Input textinput.Styles
+	G     Glyphs
 }
 
 // NewStyles builds the styles of one program.
@@ -146,6 +158,16 @@ func NewStyles(t *themes.Theme, ascii bool) (*Styles, error) {
 	hs.ShortDesc, hs.FullDesc = desc, desc
 	hs.ShortSeparator, hs.FullSeparator, hs.Ellipsis = sep, sep, sep
 	s.Help = hs
+	in := textinput.DefaultStyles(t.Dark)
+	for _, ss := range []*textinput.StyleState{&in.Focused, &in.Blurred} {
+		ss.Text, ss.Prompt = lipglossOf(sp.Text), lipglossOf(sp.Accent)
+		ss.Placeholder, ss.Suggestion = lipglossOf(sp.Dim), lipglossOf(sp.Dim)
+	}
+	// A steady cursor: a blinking one would redraw the frame twice a second
+	// for nothing, and make frames depend on timing.
+	in.Cursor.Blink = false
+	in.Cursor.Color = sp.Accent.FG
+	s.Input = in
 	return s, nil
 }
 

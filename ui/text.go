@@ -34,7 +34,8 @@ func narrowGlyph(r rune) bool {
 	switch {
 	case r >= 0x2500 && r <= 0x259f: // box drawing, block elements
 		return true
-	case r == 0xb0, r == 0xb7, r == 0xd7, r == 0x2026, r == 0x25b2, r == 0x25b6, r == 0x25bc:
+	case r == 0xb0, r == 0xb7, r == 0xd7, r == 0x2026, r == 0x25b2, r == 0x25b6, r == 0x25bc,
+		r == 0x25a0, r == 0x2190, r == 0x2192: // ■ ← → of the partition editor
 		return true
 	}
 	return false

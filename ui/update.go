@@ -35,6 +35,10 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tickMsg:
 		a.expireFlash()
 		a.invalidate() // ages and "updated ... ago" move on
+		if d := a.opts.Desk; d != nil && d.Version() != a.deskVer {
+			a.refreshDesk()
+		}
+		a.checkEditor()
 		return a, tick()
 	case tea.EnvMsg:
 		if !a.theme.explicit && themes.NoColor(msg.Getenv) {
@@ -60,8 +64,21 @@ func (a *App) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	if a.prompt != promptNone {
 		return a, a.handlePromptKey(msg)
 	}
-	act := a.keys.lookup(msg)
+	if a.dlg != nil {
+		return a.handleDialogKey(msg)
+	}
+	if a.ed != nil && a.overlay == ovNone {
+		return a.handleEditorKey(msg)
+	}
+	// Over the editor, the help screen takes the editor's keys: q there is
+	// a letter, not quit, as in the editor itself.
+	sc := scMain
+	if a.ed != nil {
+		sc = a.helpScope()
+	}
+	act := a.keys.lookupIn(sc, msg)
 	if act == actQuit {
+		a.closeEditor()
 		return a, tea.Quit
 	}
 	a.invalidate()
@@ -129,9 +146,7 @@ func (a *App) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		a.sortDesc = !a.sortDesc
 		a.refreshKernels()
 	case actEditPartition:
-		// Operator-only placeholder: partition editing (plan/apply) comes
-		// with the partition engine.
-		a.flashf(lvlInfo, "partition editing is not available yet: it comes with plan/apply")
+		a.startEditor(false)
 	}
 	return a, nil
 }
@@ -259,6 +274,23 @@ func (a *App) handleWheel(m tea.Mouse) {
 		a.invalidate()
 		return
 	}
+	if a.dlg != nil {
+		return
+	}
+	if ed := a.ed; ed != nil {
+		switch ed.view {
+		case edPlan:
+			ed.planOff = max(ed.planOff+delta, 0)
+		case edJournal:
+			ed.jourOff = max(ed.jourOff+delta, 0)
+		default:
+			if ed.input == nil {
+				a.moveEdCursor(delta)
+			}
+		}
+		a.invalidate()
+		return
+	}
 	p, ok := a.lay.paneAt(m.X, m.Y)
 	if !ok {
 		return
@@ -273,7 +305,7 @@ func (a *App) handleWheel(m tea.Mouse) {
 // handleClick focuses the pane under the pointer and selects the row, or
 // sorts by the kernel column whose header was clicked.
 func (a *App) handleClick(m tea.Mouse) {
-	if m.Button != tea.MouseLeft || a.overlay != ovNone || a.prompt != promptNone {
+	if m.Button != tea.MouseLeft || a.overlay != ovNone || a.prompt != promptNone || a.ed != nil || a.dlg != nil {
 		return
 	}
 	p, ok := a.lay.paneAt(m.X, m.Y)

@@ -100,6 +100,14 @@ func (a *App) headerPieces() []headerPiece {
 			ps = append(ps, headerPiece{spans: []span{u}, drop: 1, right: true})
 		}
 	}
+	// Every console sharing the desk, viewers too, says who holds the
+	// partition draft and that a written agent.toml waits for a restart.
+	if a.deskHold != nil {
+		ps = append(ps, headerPiece{spans: a.deskHold, drop: 3})
+	}
+	if a.deskWrite != nil {
+		ps = append(ps, headerPiece{spans: a.deskWrite, drop: 5})
+	}
 	if a.closed {
 		ps = append(ps, headerPiece{spans: []span{{lvlCrit, "engine stopped"}}, right: true})
 	}

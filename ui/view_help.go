@@ -30,6 +30,9 @@ func (a *App) helpLines(w int) []string {
 		}
 	}
 	g := st.G
+	if a.ed != nil {
+		return append(out, a.editorHelp(w)...)
+	}
 	legend := func(p paint, glyph string, rest string) string {
 		l := newLine(paint{})
 		l.gap(3)
@@ -65,7 +68,7 @@ func (a *App) helpRows(w int) [][][]key.Binding {
 	a.help.SetWidth(0)
 	var rows [][][]key.Binding
 	used := 0
-	for _, g := range a.keys.FullHelp() {
+	for _, g := range a.keys.fullHelpIn(a.helpScope()) {
 		gw := lipgloss.Width(a.help.FullHelpView([][]key.Binding{g}))
 		sep := width(a.help.FullSeparator)
 		if len(rows) == 0 || used+sep+gw > w {
@@ -100,4 +103,36 @@ func (a *App) viewHelp(w, h int) []string {
 		rows = append(rows, "")
 	}
 	return append(rows, a.viewFooter(w))
+}
+
+// helpScope is the scope whose keys the help screen lists: the editor's
+// view while it is open (context-sensitive help), else the main screen's.
+func (a *App) helpScope() scope {
+	if a.ed == nil {
+		return scMain
+	}
+	switch a.ed.view {
+	case edPlan:
+		return scPlan
+	case edJournal:
+		return scJournal
+	}
+	return scEditor
+}
+
+// editorHelp explains the editor's marks and rules under its keys.
+func (a *App) editorHelp(w int) []string {
+	st := a.st
+	g := st.G
+	row := func(lvl level, s string) string { return spansRow(st, []span{{lvl, s}}, w) }
+	return []string{"", row(lvlTitle, " Partition editor"),
+		row(lvlPlain, "   "+g.Owned+"  the agent owns the device in the draft     "+g.Gained+g.Owned+" it gains it     "+g.Lost+"  it loses it"),
+		row(lvlPlain, "   LIVE: what kernels hold on the device now; a move away from them is marked !"),
+		row(lvlPlain, "   moves, cpu and mem need allocation-mode manual (m); auto-split shows the deal it would make"),
+		row(lvlPlain, "   cpu takes core ranges (0-7,16); mem a size (120G); what does not parse never enters the draft"),
+		row(lvlPlain, "   apply opens a dialog whose default is Cancel; when live kernels would be left on devices"),
+		row(lvlPlain, "   their agent loses, it asks you to type that agent's id"),
+		row(lvlPlain, "   one operator edits at a time; another apply makes your draft STALE until you review it (p)"),
+		row(lvlDim, "   the agents read agent.toml only at start-up: restart them after an apply"),
+	}
 }

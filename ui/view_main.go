@@ -150,33 +150,4 @@ func (a *App) viewFooter(w int) string {
 // shortHelpLine is the footer's help: the key map's short bindings, as many
 // as fit, then an ellipsis. (bubbles' ShortHelpView keeps adding items when
 // not even its ellipsis fits, so it can overflow a narrow footer.)
-func (a *App) shortHelpLine(w int) string {
-	st := a.st
-	l := newLine(paint{})
-	const sep = " • "
-	sepG := sep
-	if st.ASCII {
-		sepG = " | "
-	}
-	for i, b := range a.keys.ShortHelp() {
-		h := b.Help()
-		n := width(h.Key) + 1 + width(h.Desc)
-		if i > 0 {
-			n += 3
-		}
-		if l.w+n > w {
-			if l.w+2 <= w {
-				l.gap(1)
-				l.put(st.Border, st.G.Ellipsis)
-			}
-			break
-		}
-		if i > 0 {
-			l.putW(st.Border, sepG, 3)
-		}
-		l.put(st.HelpKey, h.Key)
-		l.gap(1)
-		l.put(st.HelpDesc, h.Desc)
-	}
-	return l.finish(w)
-}
+func (a *App) shortHelpLine(w int) string { return a.shortHelpFor(a.keys.ShortHelp(), w) }

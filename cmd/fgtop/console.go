@@ -10,6 +10,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/fgtop/fgtop/engine"
+	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/engine/partition"
 	"github.com/fgtop/fgtop/themes"
 	"github.com/fgtop/fgtop/ui"
 	"github.com/spf13/cobra"
@@ -63,14 +65,43 @@ func runConsoleUI(ctx context.Context, eopts engine.Options, uopts ui.Options) e
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	eng := engine.New(eopts)
+	withDesk(&uopts, eopts.ConfigPath, eng)
 	errc := make(chan error, 1)
 	go func() { errc <- eng.Run(ctx) }()
 	return runProgram(ctx, eng, uopts, errc)
 }
 
+// withDesk gives the local console its partition desk (one per process:
+// plans are made against the engine's latest snapshot) and its actor: the
+// user at the terminal, an operator unless the console is read-only. With
+// no agent.toml there is nothing to edit and no desk.
+func withDesk(uopts *ui.Options, config string, eng *engine.Engine) {
+	uopts.Actor = consoleActor(uopts.ReadOnly)
+	if config != "" && uopts.Desk == nil {
+		uopts.Desk = partition.NewDesk(partition.DeskOptions{Config: config, Snapshot: eng.Latest})
+	}
+}
+
+// consoleActor is who sits at the local console: the sudo user or the
+// login, origin "console".
+func consoleActor(readOnly bool) agentconfig.Actor {
+	a := cliActor()
+	a.Origin = "console"
+	if readOnly {
+		a.Role = agentconfig.RoleViewer
+	}
+	return a
+}
+
 // runProgram runs the console on a running engine.
 func runProgram(ctx context.Context, eng *engine.Engine, uopts ui.Options, engineErr <-chan error) error {
-	p := tea.NewProgram(ui.New(eng.Subscribe(ctx), uopts), tea.WithContext(ctx))
+	m := ui.New(eng.Subscribe(ctx), uopts)
+	// The model holds the partition draft while editing: give it back
+	// however the program ends.
+	if c, ok := m.(interface{ Close() }); ok {
+		defer c.Close()
+	}
+	p := tea.NewProgram(m, tea.WithContext(ctx))
 	done := make(chan error, 1)
 	go func() {
 		_, err := p.Run()

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -95,6 +97,29 @@ func NewDesk(opts DeskOptions) *Desk {
 // Path is the config the desk edits.
 func (d *Desk) Path() string { return d.opts.Config }
 
+// JournalPath is where the desk's applies and rollbacks are journaled.
+func (d *Desk) JournalPath() string {
+	if d.opts.Journal != "" {
+		return d.opts.Journal
+	}
+	return agentconfig.JournalPath(d.opts.Config)
+}
+
+// Journal returns the last n records of the desk's journal, newest first
+// (all of them when n <= 0), and how many lines could not be read. A
+// missing journal is no error: nothing was applied yet.
+func (d *Desk) Journal(n int) ([]agentconfig.JournalRecord, int, error) {
+	recs, bad, err := agentconfig.ReadJournal(d.JournalPath())
+	if err != nil {
+		return nil, bad, fmt.Errorf("journal %s: %w", d.JournalPath(), err)
+	}
+	if n > 0 && len(recs) > n {
+		recs = recs[len(recs)-n:]
+	}
+	slices.Reverse(recs)
+	return recs, bad, nil
+}
+
 // Holder reports who holds the draft and since when.
 func (d *Desk) Holder() (Hold, bool) {
 	d.mu.Lock()
@@ -161,6 +186,14 @@ type Session struct {
 
 // Actor is who holds the session.
 func (s *Session) Actor() agentconfig.Actor { return s.actor }
+
+// Holds reports whether the session holds the draft now (not closed, not
+// taken over).
+func (s *Session) Holds() bool {
+	s.desk.mu.Lock()
+	defer s.desk.mu.Unlock()
+	return s.desk.holder == s
+}
 
 // Base is the config the session's drafts start from.
 func (s *Session) Base() *agentconfig.Config {
@@ -244,6 +277,14 @@ func (s *Session) Apply(p *Plan, force bool) (*ApplyResult, error) {
 	}
 	if p.BaseHash != s.base.Hash {
 		return nil, fmt.Errorf("%w: the plan was made on an earlier version of the file; review it", ErrStale)
+	}
+	// The plan was made a while ago (a person read it): kernels may have
+	// started on a device that moves since then, and a force covers only
+	// the ones that were shown.
+	if snap := d.opts.Snapshot(); snap != nil && p.Valid() {
+		if late := p.Unconfirmed(snap, force); len(late) > 0 && (force || len(p.Affected()) == 0) {
+			return nil, fmt.Errorf("%w since the plan was made; review it:\n  %s", ErrLiveKernels, strings.Join(late, "\n  "))
+		}
 	}
 	res, err := Apply(p, ApplyOptions{Actor: s.actor, Force: force, Journal: d.opts.Journal, Now: d.opts.Now, Hooks: d.opts.Hooks})
 	if res != nil {

@@ -170,3 +170,105 @@ func containsID(ids []model.DeviceID, id string) bool {
 	}
 	return false
 }
+
+func TestDeskJournal(t *testing.T) {
+	c := loadFixture(t, "agent.multi-agent.device-based.toml")
+	d := newTestDesk(t, c.Path, snapshot(fixtureDevices()))
+	if recs, bad, err := d.Journal(5); err != nil || bad != 0 || len(recs) != 0 {
+		t.Fatalf("empty journal: %v %d %v", recs, bad, err)
+	}
+	if d.JournalPath() != agentconfig.JournalPath(c.Path) {
+		t.Errorf("journal path %s", d.JournalPath())
+	}
+	s, err := d.Open(operator, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, gib := range []int64{64, 96} {
+		if _, err := s.Apply(s.Plan(Request{Mem: []MemSet{{Agent: agentA, Bytes: model.NewDec(gib<<30, 0)}}}), false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all, _, err := d.Journal(0)
+	if err != nil || len(all) != 2 {
+		t.Fatalf("journal: %d records, %v", len(all), err)
+	}
+	// Newest first: the second apply starts from the first one's result.
+	if all[0].OldHash != all[1].NewHash || all[0].Actor != "alice" {
+		t.Errorf("order: %+v", all)
+	}
+	last, _, _ := d.Journal(1)
+	if len(last) != 1 || last[0].NewHash != all[0].NewHash {
+		t.Errorf("Journal(1) = %+v", last)
+	}
+
+	custom := NewDesk(DeskOptions{Config: c.Path, Journal: c.Path + ".custom"})
+	if custom.JournalPath() != c.Path+".custom" {
+		t.Errorf("custom journal path %s", custom.JournalPath())
+	}
+}
+
+func TestSessionHolds(t *testing.T) {
+	c := loadFixture(t, "agent.multi-agent.device-based.toml")
+	d := newTestDesk(t, c.Path, snapshot(fixtureDevices()))
+	a, err := d.Open(operator, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !a.Holds() {
+		t.Fatal("the opener does not hold the draft")
+	}
+	b, err := d.Open(agentconfig.Actor{Name: "bob", Role: agentconfig.RoleOperator}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Holds() || !b.Holds() {
+		t.Errorf("after the take-over: alice %v, bob %v", a.Holds(), b.Holds())
+	}
+	b.Close()
+	if b.Holds() {
+		t.Error("a closed session holds the draft")
+	}
+}
+
+// A force confirms the kernels the operator was shown: a kernel that
+// starts on a moving device while the dialog is open stops the apply.
+func TestDeskApplyRechecksLiveKernels(t *testing.T) {
+	c := loadFixture(t, "agent.multi-agent.device-based.toml")
+	var mu sync.Mutex
+	snap := snapshot(fixtureDevices())
+	setSnap := func(s *model.Snapshot) { mu.Lock(); snap = s; mu.Unlock() }
+	d := NewDesk(DeskOptions{Config: c.Path, Snapshot: func() *model.Snapshot { mu.Lock(); defer mu.Unlock(); return snap }})
+	s, err := d.Open(operator, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := Request{Moves: []Move{{Device: "cuda:" + gpu3, Agent: agentB}}}
+
+	free := s.Plan(req)
+	if len(free.Affected()) != 0 {
+		t.Fatalf("gpu3 is not free: %v", free.Affected())
+	}
+	setSnap(snapshot(fixtureDevices(), kernel("late", agentA, gpu3, "0.25")))
+	if _, err := s.Apply(free, false); !errors.Is(err, ErrLiveKernels) || !strings.Contains(err.Error(), "since the plan was made") || !strings.Contains(err.Error(), "kernel late") {
+		t.Fatalf("apply of a plan that became unsafe = %v", err)
+	}
+
+	held := s.Plan(req)
+	if len(held.Affected()) != 1 {
+		t.Fatalf("affected %v", held.Affected())
+	}
+	setSnap(snapshot(fixtureDevices(), kernel("late", agentA, gpu3, "0.25"), kernel("later", agentA, gpu3, "0.50")))
+	if _, err := s.Apply(held, true); !errors.Is(err, ErrLiveKernels) || !strings.Contains(err.Error(), "kernel later") || strings.Contains(err.Error(), "kernel late ") {
+		t.Fatalf("forced apply with an unconfirmed kernel = %v", err)
+	}
+	if b, _ := os.ReadFile(c.Path); string(b) != string(c.Raw) {
+		t.Fatal("a refused apply changed the file")
+	}
+	// The kernel the operator confirmed is still there, the later one has
+	// ended (an amount change of a confirmed kernel is no news either).
+	setSnap(snapshot(fixtureDevices(), kernel("late", agentA, gpu3, "0.30")))
+	if res, err := s.Apply(held, true); err != nil || !res.Verified {
+		t.Fatalf("forced apply of the confirmed kernels: %v", err)
+	}
+}

@@ -120,6 +120,54 @@ func (p *Plan) Affected() []string {
 	return out
 }
 
+// Unconfirmed returns what applying the plan now would affect, against a
+// newer snapshot, beyond what confirmed covers: kernels that started
+// holding a moving device (or pushed an agent over its planned capacity)
+// after the plan was made. confirmed is false when nobody confirmed the
+// plan's own list (no force): then everything affected now is returned.
+// A force confirms the kernels the operator was shown, not ones that came
+// later.
+func (p *Plan) Unconfirmed(snap *model.Snapshot, confirmed bool) []string {
+	q := *p
+	q.Agents, q.Moves, q.Strained, q.Unchanged = nil, nil, nil, nil
+	q.compare(snap)
+	shown := map[string]bool{}
+	if confirmed {
+		for k := range p.affectedKeys() {
+			shown[k] = true
+		}
+	}
+	var out []string
+	for k, line := range q.affectedKeys() {
+		if !shown[k] {
+			out = append(out, line)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// affectedKeys maps each affected hold (kernel on device, or strained
+// agent and slot) to its Affected line.
+func (p *Plan) affectedKeys() map[string]string {
+	out := map[string]string{}
+	lines := p.Affected()
+	i := 0
+	for _, m := range p.Moves {
+		for _, h := range m.Holders {
+			if h.Stranded {
+				out["k\x00"+string(h.Kernel)+"\x00"+m.Device] = lines[i]
+				i++
+			}
+		}
+	}
+	for _, st := range p.Strained {
+		out["s\x00"+string(st.Agent)+"\x00"+string(st.Slot)] = lines[i]
+		i++
+	}
+	return out
+}
+
 func agentsOrNone(ids []model.AgentID) string {
 	if len(ids) == 0 {
 		return "no agent"

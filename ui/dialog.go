@@ -1,0 +1,271 @@
+package ui
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/fgtop/fgtop/engine/partition"
+)
+
+type dialogKind uint8
+
+const (
+	dlgApply    dialogKind = iota // apply the draft's plan
+	dlgDiscard                    // leave the editor, losing the draft
+	dlgTakeOver                   // take the draft from another operator
+)
+
+// dialog is a modal question with two buttons, Cancel and OK. Cancel has
+// the focus when it opens, so an Enter pressed by reflex does nothing
+// (k9s's delete dialog, nvitop's signal box). With expect set, OK does
+// nothing until the typed text equals it (k9s's ShowConfirmAck).
+type dialog struct {
+	kind  dialogKind
+	title string
+	body  [][]span
+	// ask says what to type, right above the field; foot comes after it.
+	// Neither is cut on a small screen (the body is).
+	ask     [][]span
+	foot    [][]span
+	okLabel string
+	// focusOK is false while Cancel has the focus.
+	focusOK bool
+	expect  string
+	input   *textinput.Model
+	// note says why OK did nothing.
+	note string
+
+	plan *partition.Plan // dlgApply: the plan being confirmed
+}
+
+// confirmed reports whether OK may act: no typed confirmation asked, or
+// the text typed matches.
+func (d *dialog) confirmed() bool {
+	return d.expect == "" || (d.input != nil && d.input.Value() == d.expect)
+}
+
+// handleDialogKey handles a key while a dialog is open: tab (or ←/→ when
+// there is nothing to type) moves between the buttons, enter presses the
+// focused one, esc cancels; other keys go to the confirmation field.
+func (a *App) handleDialogKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	d := a.dlg
+	a.invalidate()
+	s := msg.String()
+	switch s {
+	case "ctrl+c":
+		a.closeEditor()
+		return a, tea.Quit
+	case "esc":
+		a.dlg = nil
+		return a, nil
+	case "tab", "shift+tab":
+		d.focusOK = !d.focusOK
+		return a, nil
+	case "left", "right", "h", "l":
+		if d.input == nil {
+			d.focusOK = s == "right" || s == "l"
+			return a, nil
+		}
+	case "enter":
+		if !d.focusOK {
+			a.dlg = nil
+			return a, nil
+		}
+		if !d.confirmed() {
+			d.note = "type " + d.expect + " exactly to apply (esc cancels)"
+			return a, nil
+		}
+		a.dlg = nil
+		a.dialogOK(d)
+		return a, nil
+	}
+	if d.input == nil {
+		return a, nil
+	}
+	ti, cmd := d.input.Update(msg)
+	d.input = &ti
+	d.note = ""
+	return a, cmd
+}
+
+// dialogOK does what the dialog asked about.
+func (a *App) dialogOK(d *dialog) {
+	switch d.kind {
+	case dlgApply:
+		if a.ed != nil {
+			a.doApply(d.plan, d.expect != "")
+		}
+	case dlgDiscard:
+		a.closeEditor()
+	case dlgTakeOver:
+		a.startEditor(true)
+	}
+}
+
+// dialogHints is the dialog's key line.
+func (d *dialog) hints() string {
+	if d.input != nil {
+		return "tab: switch button · enter: press it · esc: cancel"
+	}
+	return "tab/←/→: switch button · enter: press it · esc: cancel"
+}
+
+// dialogLines draws the dialog as a box of at most w cells and h rows.
+// When the body is too long for the screen it is cut, never the
+// confirmation field or the buttons.
+func (a *App) dialogLines(w, h int) []string {
+	st := a.st
+	d := a.dlg
+	bw := min(w, 84)
+	inner := bw - 4
+	wrap := func(dst []string, sp []span) []string {
+		for _, row := range wrapWords(sp, inner) {
+			l := newLine(paint{})
+			putSpans(l, st, row, inner)
+			dst = append(dst, l.finish(inner))
+		}
+		return dst
+	}
+	var body, tail, foot []string
+	for _, sp := range d.body {
+		body = wrap(body, sp)
+	}
+	for _, sp := range d.ask {
+		tail = wrap(tail, sp)
+	}
+	if d.input != nil {
+		d.input.SetWidth(max(inner-4, 8))
+		l := newLine(paint{})
+		v := d.input.View()
+		l.putW(paint{}, v, width(v))
+		tail = append(tail, clampLine(l.finish(inner), inner))
+		if d.input.Value() != "" && !d.confirmed() {
+			tail = wrap(tail, []span{{lvlDim, "does not match yet"}})
+		} else if d.confirmed() {
+			tail = wrap(tail, []span{{lvlOK, "matches: Apply is armed"}})
+		}
+	}
+	if d.note != "" {
+		tail = wrap(tail, []span{{lvlWarn, d.note}})
+	}
+	for _, sp := range d.foot {
+		foot = wrap(foot, sp)
+	}
+	// Buttons: the focused one reversed and marked, so it shows in mono too.
+	button := func(label string, focused bool) (paint, string) {
+		if focused {
+			return st.Selected, st.G.Cursor + " " + label + " "
+		}
+		return st.Text, "  " + label + " "
+	}
+	bl := newLine(paint{})
+	cp, ct := button("Cancel", !d.focusOK)
+	okp, okt := button(d.okLabel, d.focusOK)
+	if d.focusOK && !d.confirmed() {
+		okp = st.Dim
+	}
+	bl.put(cp, "["+ct+"]")
+	bl.gap(3)
+	bl.put(okp, "["+okt+"]")
+	buttons := []string{spaces(inner), bl.finish(inner)}
+	buttons = wrap(buttons, []span{{lvlDim, d.hints()}})
+
+	room := h - 2 // the box's borders
+	if len(body)+len(tail)+len(foot)+len(buttons) > room {
+		foot = nil
+	}
+	if over := len(body) + len(tail) + len(buttons) - room; over > 0 {
+		keep := max(len(body)-over-1, 0)
+		more := len(body) - keep
+		body = wrap(body[:keep], []span{{lvlDim, st.G.Ellipsis + " " + plural(more, "more line") + " (esc, then p: the whole plan)"}})
+	}
+	lines := append(append(append(body, tail...), foot...), buttons...)
+
+	g := st.G
+	var out []string
+	top := newLine(paint{})
+	top.put(st.Border, g.CornerTL+g.Rule)
+	title := truncate(" "+d.title+" ", inner, g.Ellipsis)
+	top.put(st.TitleFocused, title)
+	top.put(st.Border, repeat(g.Rule, bw-3-width(title))+g.CornerTR)
+	out = append(out, top.finish(bw))
+	for _, b := range lines {
+		l := newLine(paint{})
+		l.put(st.Border, g.Sep)
+		l.gap(1)
+		l.putW(paint{}, b, inner)
+		l.gap(1)
+		l.put(st.Border, g.Sep)
+		out = append(out, l.finish(bw))
+	}
+	bot := newLine(paint{})
+	bot.put(st.Border, g.CornerBL+repeat(g.Rule, bw-2)+g.CornerBR)
+	out = append(out, bot.finish(bw))
+	return out
+}
+
+// overlayDialog draws the open dialog over rows (h rows of w cells),
+// centred; the rows it covers are replaced whole.
+func (a *App) overlayDialog(rows []string, w, h int) []string {
+	box := a.dialogLines(max(w-2, 20), h-1)
+	bw := 0
+	if len(box) > 0 {
+		bw = width(box[0])
+	}
+	top := max((h-len(box))/2, 0)
+	left := max((w-bw)/2, 0)
+	for i, b := range box {
+		y := top + i
+		if y >= h-1 { // the footer stays
+			break
+		}
+		rows[y] = spaces(left) + b + spaces(w-left-bw)
+	}
+	return rows
+}
+
+// wrapWords breaks a line of spans into rows of at most w cells at spaces
+// where it can (a word longer than a row is cut), continuation rows
+// indented by 4.
+func wrapWords(spans []span, w int) [][]span {
+	if w <= 8 || spansWidth(spans) <= w {
+		return [][]span{spans}
+	}
+	var out [][]span
+	var cur []span
+	used := 0
+	newRow := func() {
+		out = append(out, cur)
+		cur, used = []span{{lvlPlain, "    "}}, 4
+	}
+	for _, sp := range spans {
+		for _, tok := range strings.SplitAfter(sp.text, " ") {
+			for tok != "" {
+				tw := width(tok)
+				switch {
+				case used+width(strings.TrimRight(tok, " ")) <= w:
+					if used+tw > w { // the word fits, its space does not
+						tok = strings.TrimRight(tok, " ")
+					}
+					cur = append(cur, span{sp.lvl, tok})
+					used += width(tok)
+					tok = ""
+				case used > 4 || (used > 0 && len(out) == 0):
+					newRow()
+				default: // a word longer than a whole row
+					head := ansi.Cut(tok, 0, w-used)
+					cur = append(cur, span{sp.lvl, head})
+					tok = ansi.Cut(tok, width(head), tw)
+					newRow()
+				}
+			}
+		}
+	}
+	if len(cur) > 0 {
+		out = append(out, cur)
+	}
+	return out
+}

@@ -1,0 +1,864 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/engine/partition"
+	"github.com/fgtop/fgtop/model"
+)
+
+// The partition editor (operators only; `e`). The draft is a
+// partition.Request, the same one the CLI's plan and apply flags build; every
+// edit pushes the previous request on the undo stack and re-plans through
+// the desk's session, so what the grid shows is always what Plan says the
+// file would give (the auto-split preview is simply the plan's Next
+// partition). The UI writes nothing itself: Session.Apply does, for the
+// console's Actor, and refuses stale drafts and viewers whatever is shown.
+
+// edView is what the editor shows.
+type edView uint8
+
+const (
+	edGrid edView = iota
+	edPlan
+	edJournal
+)
+
+// edRowKind is what an editor row edits.
+type edRowKind uint8
+
+const (
+	rowDevice edRowKind = iota
+	rowCPU
+	rowMem
+)
+
+// edRow is one selectable row of the grid: a device, or an agent's cpu or
+// mem.
+type edRow struct {
+	kind  edRowKind
+	key   model.DeviceKey // rowDevice
+	agent int             // rowCPU, rowMem: index into plan.Next.Agents
+	dev   int             // index into derived.devs, or -1
+}
+
+// journalRows is how many journal records the journal view shows.
+const journalRows = 50
+
+// editor is the open partition editor: the desk session, the draft and its
+// plan, and the editor's own view state.
+type editor struct {
+	sess *partition.Session
+	req  partition.Request
+	undo []partition.Request
+	plan *partition.Plan
+	// planSnap is the snapshot the plan's holders were read from; a newer
+	// one re-plans on the next tick.
+	planSnap *model.Snapshot
+
+	view   edView
+	rows   []edRow
+	cursor int
+	off    int
+	// planOff and jourOff scroll the plan and journal views.
+	planOff int
+	jourOff int
+
+	// input is the cpu or mem field being typed, on row inputRow.
+	input    *textinput.Model
+	inputRow int
+	inputErr string
+
+	// stale says why the draft may not be applied until reviewed; lost
+	// says why the session is gone (taken over, closed).
+	stale string
+	lost  string
+	// result is what the last apply did, shown under the grid.
+	result []span
+
+	journal    []agentconfig.JournalRecord
+	journalBad int
+	journalErr string
+}
+
+// agentShort names the plan's agents as the rest of the console does.
+func (ed *editor) agentShorts() []string {
+	if ed.plan == nil || ed.plan.Next == nil {
+		return nil
+	}
+	ags := make([]model.Agent, len(ed.plan.Next.Agents))
+	for i, a := range ed.plan.Next.Agents {
+		ags[i].ID = a.ID
+	}
+	short := agentShortNames(ags)
+	out := make([]string, len(ags))
+	for i, a := range ags {
+		out[i] = short[a.ID]
+	}
+	return out
+}
+
+// dirty reports whether the draft changes anything.
+func (ed *editor) dirty() bool { return !ed.req.Empty() }
+
+// cloneRequest copies a request's slices so the undo stack never shares
+// them with the draft.
+func cloneRequest(r partition.Request) partition.Request {
+	r.Moves = slices.Clone(r.Moves)
+	r.CPU = slices.Clone(r.CPU)
+	r.Mem = slices.Clone(r.Mem)
+	return r
+}
+
+// deskAvailable says why the console has no editor, or "".
+func (a *App) noEditorReason() string {
+	if a.opts.Desk == nil {
+		return "no agent.toml to edit: this console watches scratch roots only (start fgtop with --config FILE to edit the partition)"
+	}
+	return ""
+}
+
+// startEditor opens the editor (e). While another operator holds the
+// draft it asks, in a dialog whose default is Cancel, whether to take it
+// over.
+func (a *App) startEditor(takeOver bool) {
+	if why := a.noEditorReason(); why != "" {
+		a.flashf(lvlInfo, why)
+		return
+	}
+	sess, err := a.opts.Desk.Open(a.opts.Actor, takeOver)
+	switch {
+	case errors.Is(err, partition.ErrBusy):
+		h, _ := a.opts.Desk.Holder()
+		a.dlg = &dialog{kind: dlgTakeOver, title: "The partition draft is taken",
+			body: [][]span{
+				{{lvlWarn, h.String()}, {lvlPlain, " is editing the partition."}},
+				{},
+				{{lvlPlain, "Take the draft over? They lose it: their changes that are not applied are gone, and their apply is refused."}},
+			},
+			okLabel: "Take over"}
+		a.refreshDesk()
+		return
+	case err != nil:
+		a.flashf(lvlCrit, "cannot edit the partition: "+firstLine(err.Error()))
+		return
+	}
+	a.ed = &editor{sess: sess}
+	a.replan()
+	a.refreshDesk()
+	a.flashf(lvlInfo, "editing "+a.opts.Desk.Path()+": the draft is yours until you leave (esc)")
+}
+
+// closeEditor gives the draft back.
+func (a *App) closeEditor() {
+	if a.ed == nil {
+		return
+	}
+	a.ed.sess.Close()
+	a.ed = nil
+	a.dlg = nil
+	a.refreshDesk()
+	a.invalidate()
+}
+
+// Close releases what the console holds outside itself: the partition
+// draft, when this console is editing. Call it when the program has ended
+// (an SSH session that drops never sends its program another message);
+// calling it twice is harmless.
+func (a *App) Close() { a.closeEditor() }
+
+// replan re-plans the draft against the session's base and the latest
+// snapshot, and rebuilds the grid's rows.
+func (a *App) replan() {
+	ed := a.ed
+	ed.plan = ed.sess.Plan(ed.req)
+	ed.planSnap = a.snap
+	ed.rows = a.editorRows()
+	ed.cursor = min(ed.cursor, max(len(ed.rows)-1, 0))
+	a.invalidate()
+}
+
+// editorRows lists the grid's rows: every accelerator of the node (MIG
+// instances under their GPU), then any device the partitions name that
+// the node does not have, then each agent's cpu and mem.
+func (a *App) editorRows() []edRow {
+	ed := a.ed
+	var rows []edRow
+	seen := map[model.DeviceKey]bool{}
+	if a.d != nil {
+		for i := range a.d.devs {
+			rows = append(rows, edRow{kind: rowDevice, key: a.d.devs[i].key, dev: i})
+			seen[a.d.devs[i].key] = true
+		}
+	}
+	var extra []model.DeviceKey
+	for _, part := range []*partition.Partition{ed.plan.Current, ed.plan.Next} {
+		if part == nil {
+			continue
+		}
+		for _, ap := range part.Agents {
+			for n, ids := range ap.Owns {
+				if n == "cpu" || n == "mem" {
+					continue
+				}
+				for _, id := range ids {
+					k := model.DeviceKey{Name: n, ID: id}
+					if !seen[k] {
+						seen[k] = true
+						extra = append(extra, k)
+					}
+				}
+			}
+		}
+	}
+	slices.SortFunc(extra, func(x, y model.DeviceKey) int {
+		return agentconfig.NaturalCompare(partition.Key(x), partition.Key(y))
+	})
+	for _, k := range extra {
+		rows = append(rows, edRow{kind: rowDevice, key: k, dev: -1})
+	}
+	if ed.plan.Next != nil {
+		for i := range ed.plan.Next.Agents {
+			rows = append(rows, edRow{kind: rowCPU, agent: i, dev: -1})
+		}
+		for i := range ed.plan.Next.Agents {
+			rows = append(rows, edRow{kind: rowMem, agent: i, dev: -1})
+		}
+	}
+	return rows
+}
+
+// edit replaces the draft with next (the previous one goes on the undo
+// stack) and re-plans.
+func (a *App) edit(next partition.Request) {
+	ed := a.ed
+	ed.undo = append(ed.undo, cloneRequest(ed.req))
+	ed.req = next
+	ed.result = nil
+	a.replan()
+}
+
+// manualOnly says why a device, cpu or mem edit cannot be made in the
+// draft's mode, or "".
+func (ed *editor) manualOnly(what string) string {
+	p := ed.plan
+	if p.Format == agentconfig.FormatSlotBased && what == "move" {
+		return "slot-based format: devices are not exclusive, so they cannot be moved; set the agents' cpu counts and mem instead"
+	}
+	if p.ModeTo != agentconfig.ModeManual {
+		return what + " needs allocation-mode manual (the draft is " + p.ModeTo + "): press m until it says manual; the partition in effect is the starting point"
+	}
+	return ""
+}
+
+// moveSelected gives the selected device to agent index to (clamped);
+// delta != 0 moves it relative to its current owner instead.
+func (a *App) moveSelected(to, delta int) {
+	ed := a.ed
+	if ed.cursor >= len(ed.rows) || ed.rows[ed.cursor].kind != rowDevice {
+		a.flashf(lvlInfo, "select a device row to move it (cpu and mem rows are edited with enter)")
+		return
+	}
+	if why := ed.manualOnly("moving a device"); why != "" {
+		a.flashf(lvlWarn, why)
+		return
+	}
+	n := len(ed.plan.Next.Agents)
+	k := ed.rows[ed.cursor].key
+	if delta != 0 {
+		cur := -1
+		for i := range ed.plan.Next.Agents {
+			if ed.plan.Next.Agents[i].OwnsDevice(k) {
+				cur = i
+				break
+			}
+		}
+		switch {
+		case cur < 0 && delta > 0:
+			to = 0
+		case cur < 0:
+			to = n - 1
+		default:
+			to = cur + delta
+		}
+	}
+	if to < 0 || to >= n {
+		if delta == 0 {
+			a.flashf(lvlInfo, "there is no agent "+strconv.Itoa(to+1)+": the config has "+plural(n, "agent"))
+		}
+		return
+	}
+	target := ed.plan.Next.Agents[to].ID
+	if owners := ed.plan.Next.Owners(k); len(owners) == 1 && owners[0] == target {
+		return
+	}
+	spec := partition.Key(k)
+	next := cloneRequest(ed.req)
+	next.Moves = slices.DeleteFunc(next.Moves, func(m partition.Move) bool { return m.Device == spec })
+	// Moving a device back to where the file has it drops the move, so the
+	// draft says only what changes.
+	if owners := ed.plan.Current.Owners(k); !(next.Mode == "" && len(owners) == 1 && owners[0] == target) {
+		next.Moves = append(next.Moves, partition.Move{Device: spec, Agent: target})
+	}
+	a.edit(next)
+}
+
+// cycleMode switches the draft's mode: shared, auto-split, manual. Leaving
+// manual drops the draft's moves and cpu/mem edits (they only exist in
+// manual; u brings them back).
+func (a *App) cycleMode() {
+	ed := a.ed
+	modes := []string{agentconfig.ModeShared, agentconfig.ModeAutoSplit, agentconfig.ModeManual}
+	i := slices.Index(modes, ed.plan.ModeTo)
+	nextMode := modes[(i+1)%len(modes)]
+	next := cloneRequest(ed.req)
+	next.Mode = nextMode
+	if nextMode == ed.sess.Base().Mode {
+		next.Mode = ""
+	}
+	dropped := nextMode != agentconfig.ModeManual && (len(next.Moves)+len(next.CPU)+len(next.Mem) > 0)
+	if nextMode != agentconfig.ModeManual {
+		next.Moves, next.CPU, next.Mem = nil, nil, nil
+	}
+	a.edit(next)
+	msg := "mode " + nextMode
+	switch nextMode {
+	case agentconfig.ModeAutoSplit:
+		msg += ": the grid previews the auto-split deal"
+	case agentconfig.ModeShared:
+		msg += ": every agent sees every device"
+	default:
+		msg += ": the partition in effect is the starting point"
+	}
+	if dropped {
+		msg += "; device moves and cpu/mem edits dropped (u undoes)"
+	}
+	a.flashf(lvlInfo, msg)
+}
+
+// startInput opens the text field of the selected cpu or mem row.
+func (a *App) startInput() tea.Cmd {
+	ed := a.ed
+	if ed.cursor >= len(ed.rows) {
+		return nil
+	}
+	r := ed.rows[ed.cursor]
+	if r.kind == rowDevice {
+		a.flashf(lvlInfo, "enter edits the cpu and mem rows; move a device with ←/→ or its agent's number")
+		return nil
+	}
+	what := "editing cpu"
+	if r.kind == rowMem {
+		what = "editing mem"
+	}
+	if why := ed.manualOnly(what); why != "" {
+		a.flashf(lvlWarn, why)
+		return nil
+	}
+	ti := textinput.New()
+	ti.Prompt = ""
+	ti.SetStyles(a.st.Input)
+	ti.CharLimit = 256
+	ti.SetValue(a.fieldValue(r))
+	ti.CursorEnd()
+	ti.Validate = a.fieldValidator(r)
+	ed.input, ed.inputRow, ed.inputErr = &ti, ed.cursor, ""
+	return ti.Focus()
+}
+
+// fieldValue is what a cpu or mem row holds in the draft, as typed.
+func (a *App) fieldValue(r edRow) string {
+	ap := &a.ed.plan.Next.Agents[r.agent]
+	if r.kind == rowMem {
+		if ap.Mem.IsZero() {
+			return ""
+		}
+		return model.FormatBinarySize(ap.Mem)
+	}
+	if a.ed.plan.Format == agentconfig.FormatSlotBased {
+		return ap.Capacity[model.SlotCPU].String()
+	}
+	if ap.Owns == nil {
+		return ""
+	}
+	return partition.IDRanges(ap.Owns["cpu"])
+}
+
+// fieldValidator checks a cpu or mem field as it is typed; what it refuses
+// never enters the draft.
+func (a *App) fieldValidator(r edRow) textinput.ValidateFunc {
+	if r.kind == rowMem {
+		total := a.ed.plan.Next.MemTotal
+		return func(s string) error {
+			v, err := model.ParseFiniteBinarySize(strings.TrimSpace(s))
+			if err != nil {
+				return errors.New("not a size: write e.g. 120G or 96GiB")
+			}
+			if v.Sign() <= 0 {
+				return errors.New("mem must be above zero")
+			}
+			if !total.IsZero() && total.Less(v) {
+				return fmt.Errorf("more than the node's %s", model.FormatBinarySize(total))
+			}
+			return nil
+		}
+	}
+	if a.ed.plan.Format == agentconfig.FormatSlotBased {
+		return func(s string) error {
+			n, err := strconv.Atoi(strings.TrimSpace(s))
+			if err != nil || n < 0 {
+				return errors.New("the slot-based format takes a core count, e.g. 15")
+			}
+			return nil
+		}
+	}
+	cores := map[model.DeviceID]bool{}
+	if a.snap != nil {
+		for _, d := range a.snap.Devices {
+			if d.Name == "cpu" {
+				cores[d.ID] = true
+			}
+		}
+	}
+	return func(s string) error {
+		ids, err := partition.ParseIDRanges(s)
+		if err != nil {
+			return err
+		}
+		if len(cores) == 0 {
+			return nil
+		}
+		var unknown []model.DeviceID
+		for _, id := range ids {
+			if !cores[id] {
+				unknown = append(unknown, id)
+			}
+		}
+		if len(unknown) > 0 {
+			return fmt.Errorf("no core %s on this node (it has %d)", partition.IDRanges(unknown), len(cores))
+		}
+		return nil
+	}
+}
+
+// commitInput puts a valid field into the draft; an invalid one stays
+// open with its error.
+func (a *App) commitInput() {
+	ed := a.ed
+	ti := ed.input
+	val := strings.TrimSpace(ti.Value())
+	if err := ti.Validate(val); err != nil {
+		ed.inputErr = err.Error()
+		a.invalidate()
+		return
+	}
+	r := ed.rows[ed.inputRow]
+	ed.input = nil
+	if val == a.fieldValue(r) {
+		return
+	}
+	id := ed.plan.Next.Agents[r.agent].ID
+	next := cloneRequest(ed.req)
+	if r.kind == rowMem {
+		v, _ := model.ParseFiniteBinarySize(val)
+		next.Mem = slices.DeleteFunc(next.Mem, func(m partition.MemSet) bool { return m.Agent == id })
+		next.Mem = append(next.Mem, partition.MemSet{Agent: id, Bytes: v})
+	} else {
+		next.CPU = slices.DeleteFunc(next.CPU, func(c partition.CPUSet) bool { return c.Agent == id })
+		next.CPU = append(next.CPU, partition.CPUSet{Agent: id, Spec: val})
+	}
+	a.edit(next)
+}
+
+// inputKey handles a key while a field is open: enter sets it, esc
+// cancels, anything else edits the text (and is validated at once).
+func (a *App) inputKey(msg tea.KeyPressMsg) tea.Cmd {
+	ed := a.ed
+	a.invalidate()
+	switch msg.String() {
+	case "enter":
+		a.commitInput()
+		return nil
+	case "esc":
+		ed.input, ed.inputErr = nil, ""
+		return nil
+	case "ctrl+c":
+		return tea.Quit
+	}
+	ti, cmd := ed.input.Update(msg)
+	ed.input = &ti
+	ed.inputErr = ""
+	if ti.Err != nil {
+		ed.inputErr = ti.Err.Error()
+	}
+	return cmd
+}
+
+// undoEdit restores the draft before the last edit.
+func (a *App) undoEdit() {
+	ed := a.ed
+	if len(ed.undo) == 0 {
+		a.flashf(lvlInfo, "nothing to undo")
+		return
+	}
+	ed.req = ed.undo[len(ed.undo)-1]
+	ed.undo = ed.undo[:len(ed.undo)-1]
+	a.replan()
+}
+
+// resetDraft empties the draft (u brings it back).
+func (a *App) resetDraft() {
+	if !a.ed.dirty() {
+		a.flashf(lvlInfo, "the draft is empty: the grid shows the file as it is")
+		return
+	}
+	a.edit(partition.Request{})
+	a.flashf(lvlInfo, "draft reset to the file as it is (u undoes)")
+}
+
+// review rebases a stale draft on the file as it is now and shows the
+// recomputed plan: the only way out of staleness.
+func (a *App) review() {
+	ed := a.ed
+	if ed.stale != "" {
+		if err := ed.sess.Review(); err != nil {
+			a.sessionError(err)
+			return
+		}
+		ed.stale = ""
+		a.replan()
+		a.flashf(lvlInfo, "reviewed: the plan is recomputed on agent.toml as it is now")
+	}
+	ed.view, ed.planOff = edPlan, 0
+}
+
+// askApply opens the apply dialog, default Cancel; a plan that strands live
+// kernels also needs the affected agent's id typed.
+func (a *App) askApply() {
+	ed := a.ed
+	p := ed.plan
+	switch {
+	case ed.lost != "":
+		a.flashf(lvlCrit, "not applied: "+ed.lost)
+		return
+	case ed.stale != "":
+		a.flashf(lvlWarn, "the draft is stale ("+ed.stale+"): press p to review the recomputed plan before applying")
+		return
+	case !p.Valid():
+		a.flashf(lvlCrit, "the plan is invalid ("+plural(len(p.Errors), "error")+"): "+firstLine(p.Errors[0])+" (p shows them all)")
+		return
+	case !p.Changed():
+		a.flashf(lvlInfo, "the draft changes nothing: there is nothing to apply")
+		return
+	}
+	d := &dialog{kind: dlgApply, title: "Apply the draft", okLabel: "Apply", plan: p}
+	d.body = append(d.body, []span{{lvlPlain, "Write " + plural(len(p.Edits), "change") + " to "}, {lvlAccent, p.Config}, {lvlPlain, "?"}})
+	for _, ag := range p.Agents {
+		var parts []string
+		if len(ag.Gains) > 0 {
+			parts = append(parts, "gains "+strings.Join(ag.Gains, ", "))
+		}
+		if len(ag.Losses) > 0 {
+			parts = append(parts, "loses "+strings.Join(ag.Losses, ", "))
+		}
+		if !ag.MemFrom.Equal(ag.MemTo) {
+			parts = append(parts, "mem "+memOrNone(ag.MemFrom)+" → "+memOrNone(ag.MemTo))
+		}
+		if len(parts) > 0 {
+			d.body = append(d.body, []span{{lvlPlain, "  " + string(ag.Agent) + ": "}, {lvlDim, strings.Join(parts, "; ")}})
+		}
+	}
+	if p.ModeFrom != p.ModeTo {
+		d.body = append(d.body, []span{{lvlPlain, "  allocation-mode " + p.ModeFrom + " → " + p.ModeTo}})
+	}
+	if aff := p.Affected(); len(aff) > 0 {
+		d.expect = affectedAgents(p)
+		d.body = append(d.body, []span{}, []span{{lvlCrit, "Live kernels are affected"}, {lvlPlain, " (they keep running where they are until they end):"}})
+		for _, l := range aff {
+			d.body = append(d.body, []span{{lvlWarn, "  " + l}})
+		}
+		d.body = append(d.body, []span{})
+		d.ask = [][]span{{{lvlPlain, "To apply anyway, type the id of the agent whose kernels are affected: "}, {lvlAccent, d.expect}}}
+		ti := textinput.New()
+		ti.Prompt = "> "
+		ti.SetStyles(a.st.Input)
+		ti.CharLimit = 512
+		ti.Focus()
+		d.input = &ti
+	}
+	d.foot = append(d.foot, []span{}, []span{{lvlDim, "The agents read agent.toml only at start-up: restart them afterwards."}})
+	a.dlg = d
+}
+
+// affectedAgents is what the typed confirmation asks for: the ids of the
+// agents whose live kernels the plan strands (they lose the devices those
+// kernels hold, or capacity below what they hold), space-separated. The
+// losing agent is asked rather than the gaining one because it always
+// exists (a device can move to no agent) and its kernels are the ones at
+// stake.
+func affectedAgents(p *partition.Plan) string {
+	var ids []string
+	add := func(id model.AgentID) {
+		if !slices.Contains(ids, string(id)) {
+			ids = append(ids, string(id))
+		}
+	}
+	for _, m := range p.Moves {
+		for _, h := range m.Holders {
+			if h.Stranded {
+				add(h.Agent)
+			}
+		}
+	}
+	for _, s := range p.Strained {
+		add(s.Agent)
+	}
+	slices.Sort(ids)
+	return strings.Join(ids, " ")
+}
+
+// doApply applies the plan the dialog confirmed and reports the outcome.
+func (a *App) doApply(p *partition.Plan, force bool) {
+	ed := a.ed
+	res, err := ed.sess.Apply(p, force)
+	a.refreshDesk()
+	switch {
+	case res == nil:
+		a.sessionError(err)
+		msg := "not applied: " + firstLine(err.Error())
+		ed.result = []span{{lvlCrit, msg}}
+		a.flashf(lvlCrit, msg)
+		return
+	case err != nil:
+		ed.result = []span{{lvlCrit, "written, but the file read back does not give the planned partition: " + strings.Join(res.Mismatch, "; ")},
+			{lvlPlain, " · previous version in " + res.Backup + " (J: journal)"}}
+		a.flashf(lvlCrit, "written but verification mismatch: "+firstLine(strings.Join(res.Mismatch, "; ")))
+	default:
+		ed.result = []span{{lvlOK, "applied " + a.now().Format("15:04:05") + ": " + plural(len(p.Edits), "change") + " written and verified"},
+			{lvlWarn, " · restart the agents: they read agent.toml only at start-up"},
+			{lvlDim, " · backup " + res.Backup}}
+		a.flashf(lvlOK, "applied and verified ("+plural(len(p.Edits), "change")+"); restart the agents to take effect")
+	}
+	// The session's base is the new file: the draft is done.
+	ed.req, ed.undo = partition.Request{}, nil
+	ed.view = edGrid
+	a.replan()
+	if ed.view == edJournal {
+		a.loadJournal()
+	}
+}
+
+// sessionError marks the draft stale or lost after a refusal.
+func (a *App) sessionError(err error) {
+	ed := a.ed
+	switch {
+	case err == nil:
+	case errors.Is(err, partition.ErrStale):
+		ed.stale = a.staleReason(err)
+	case errors.Is(err, partition.ErrTakenOver), errors.Is(err, partition.ErrClosed):
+		ed.lost = firstLine(err.Error())
+	}
+	a.invalidate()
+}
+
+// staleReason is why the draft is stale, naming the config by its base
+// name (the full path is in the editor's title).
+func (a *App) staleReason(err error) string {
+	s := strings.TrimPrefix(firstLine(err.Error()), partition.ErrStale.Error()+": ")
+	if d := a.opts.Desk; d != nil {
+		s = strings.ReplaceAll(s, d.Path(), filepath.Base(d.Path()))
+	}
+	return s
+}
+
+// checkEditor runs on the clock tick: a draft goes stale when the file
+// changed (another apply, an edit or a replacement on disk), lost when
+// another operator took it over; a newer snapshot re-plans (live holders).
+func (a *App) checkEditor() {
+	ed := a.ed
+	if ed == nil || ed.lost != "" {
+		return
+	}
+	err := ed.sess.Check()
+	switch {
+	case err == nil:
+	case errors.Is(err, partition.ErrStale):
+		reason := a.staleReason(err)
+		if ed.stale == "" {
+			a.flashf(lvlWarn, "the draft is STALE: "+reason+"; p reviews the recomputed plan")
+		}
+		ed.stale = reason
+		a.invalidate()
+	default:
+		a.sessionError(err)
+		a.flashf(lvlCrit, "you no longer hold the draft: "+ed.lost)
+		ed.input = nil
+		if a.dlg != nil && a.dlg.kind == dlgApply {
+			a.dlg = nil
+		}
+	}
+	if ed.lost == "" && a.snap != ed.planSnap {
+		a.replan()
+	}
+}
+
+// loadJournal reads the last records of the desk's journal.
+func (a *App) loadJournal() {
+	ed := a.ed
+	recs, bad, err := a.opts.Desk.Journal(journalRows)
+	ed.journal, ed.journalBad, ed.journalErr = recs, bad, ""
+	if err != nil {
+		ed.journalErr = err.Error()
+	}
+}
+
+// refreshDesk re-reads who holds the draft and the desk's last write, for
+// the header of every console sharing the desk.
+func (a *App) refreshDesk() {
+	d := a.opts.Desk
+	if d == nil {
+		return
+	}
+	a.deskVer = d.Version()
+	a.deskHold = nil
+	if h, ok := d.Holder(); ok {
+		lvl := lvlWarn
+		who := h.Actor.Name
+		if a.ed != nil && a.ed.sess.Holds() {
+			lvl, who = lvlAccent, "you"
+		}
+		a.deskHold = []span{{lvl, "draft: " + who + " since " + h.Since.Local().Format("15:04")}}
+	}
+	a.deskWrite = nil
+	if w, ok := d.LastWrite(); ok {
+		a.deskWrite = []span{{lvlWarn, "agent.toml written " + w.Since.Local().Format("15:04") + " by " + w.Actor.Name + ": restart agents"}}
+	}
+	a.invalidate()
+}
+
+// handleEditorKey handles a key while the editor is open (no prompt, no
+// help overlay).
+func (a *App) handleEditorKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	ed := a.ed
+	if ed.input != nil {
+		return a, a.inputKey(msg)
+	}
+	sc := scEditor
+	switch ed.view {
+	case edPlan:
+		sc = scPlan
+	case edJournal:
+		sc = scJournal
+	}
+	act := a.keys.lookupIn(sc, msg)
+	if act == actQuit {
+		a.closeEditor()
+		return a, tea.Quit
+	}
+	a.invalidate()
+	if ed.view != edGrid {
+		switch act {
+		case actBack:
+			ed.view = edGrid
+		case actHelp:
+			a.overlay, a.helpOff = ovHelp, 0
+		case actEdApply:
+			a.askApply()
+		case actEdJournal:
+			ed.view, ed.jourOff = edJournal, 0
+			a.loadJournal()
+		case actEdPlan:
+			a.review()
+		default:
+			off := &ed.planOff
+			if ed.view == edJournal {
+				off = &ed.jourOff
+			}
+			a.scrollOverlay(off, act)
+		}
+		return a, nil
+	}
+	if ed.lost != "" && act != actBack && act != actHelp && act != actEdJournal {
+		a.flashf(lvlCrit, "you no longer hold the draft ("+ed.lost+"): esc leaves")
+		return a, nil
+	}
+	switch act {
+	case actBack:
+		if ed.dirty() && ed.lost == "" {
+			a.dlg = &dialog{kind: dlgDiscard, title: "Leave the editor",
+				body:    [][]span{{{lvlPlain, "Discard the draft (" + plural(len(ed.plan.Edits), "file change") + " not applied) and leave?"}}},
+				okLabel: "Discard"}
+			return a, nil
+		}
+		a.closeEditor()
+	case actHelp:
+		a.overlay, a.helpOff = ovHelp, 0
+	case actUp:
+		a.moveEdCursor(-1)
+	case actDown:
+		a.moveEdCursor(1)
+	case actTop:
+		a.moveEdCursor(-1 << 30)
+	case actBottom:
+		a.moveEdCursor(1 << 30)
+	case actPageUp:
+		a.moveEdCursor(-max(a.edVisible()-1, 1))
+	case actPageDown:
+		a.moveEdCursor(max(a.edVisible()-1, 1))
+	case actEdPrevAgent:
+		a.moveSelected(0, -1)
+	case actEdNextAgent:
+		a.moveSelected(0, 1)
+	case actEdToAgent:
+		if n, err := strconv.Atoi(msg.String()); err == nil {
+			a.moveSelected(n-1, 0)
+		}
+	case actEdMode:
+		a.cycleMode()
+	case actEdEdit:
+		return a, a.startInput()
+	case actEdUndo:
+		a.undoEdit()
+	case actEdReset:
+		a.resetDraft()
+	case actEdPlan:
+		a.review()
+	case actEdApply:
+		a.askApply()
+	case actEdJournal:
+		ed.view, ed.jourOff = edJournal, 0
+		a.loadJournal()
+	}
+	return a, nil
+}
+
+func (a *App) moveEdCursor(delta int) {
+	ed := a.ed
+	if len(ed.rows) == 0 {
+		return
+	}
+	ed.cursor = min(max(ed.cursor+delta, 0), len(ed.rows)-1)
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return strings.TrimRight(s[:i], ": ")
+	}
+	return s
+}
+
+func memOrNone(d model.Dec) string {
+	if d.IsZero() {
+		return "not partitioned"
+	}
+	return model.FormatBinarySize(d)
+}

@@ -1,0 +1,684 @@
+package ui
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+
+	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/engine/partition"
+	"github.com/fgtop/fgtop/model"
+	"github.com/fgtop/fgtop/themes"
+	"github.com/fgtop/fgtop/ui/internal/fake"
+)
+
+var (
+	alice = agentconfig.Actor{Name: "alice", Origin: "console", Role: agentconfig.RoleOperator}
+	bob   = agentconfig.Actor{Name: "bob", Origin: "ssh:192.0.2.9:4022", Role: agentconfig.RoleOperator}
+)
+
+// fixtureConfig copies the device-based two-agent fixture into a temp dir.
+func fixtureConfig(t testing.TB) string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "engine", "partition", "testdata", "agent.multi-agent.device-based.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "agent.toml")
+	if err := os.WriteFile(path, raw, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func testDesk(path string, snap *model.Snapshot) *partition.Desk {
+	return partition.NewDesk(partition.DeskOptions{Config: path, Snapshot: func() *model.Snapshot { return snap },
+		Now: func() time.Time { return fake.T0.Add(3 * time.Second) }})
+}
+
+// freeNode is the fixture node with GPU3 (...2d04) free: the one kernel
+// holding it is gone.
+func freeNode() *model.Snapshot {
+	s := fake.Node(fake.Options{})
+	s.Kernels = slices.DeleteFunc(slices.Clone(s.Kernels), func(k *model.Kernel) bool {
+		return k.ID == "3f2a6c1e-5b7d-4e8a-9f0c-1d2e3a4b5c6d"
+	})
+	fake.Finish(s)
+	return s
+}
+
+// editing is an operator's console on the fixture with the editor open.
+func editing(t *testing.T, desk *partition.Desk, snap *model.Snapshot, who agentconfig.Actor) *App {
+	t.Helper()
+	a := testApp(t, 120, 40, snap, Options{Actor: who, Desk: desk})
+	typeKeys(a, "e")
+	if a.ed == nil {
+		t.Fatalf("e did not open the editor:\n%s", screen(a))
+	}
+	return a
+}
+
+func screen(a *App) string { return ansi.Strip(a.View().Content) }
+
+func mustRead(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// changedLines lists the lines of after that differ from before (same
+// line count expected: the editor edits values in place).
+func changedLines(t *testing.T, before, after string) []string {
+	t.Helper()
+	b, a := strings.Split(before, "\n"), strings.Split(after, "\n")
+	if len(a) != len(b) {
+		t.Fatalf("line count %d -> %d", len(b), len(a))
+	}
+	var out []string
+	for i := range a {
+		if a[i] != b[i] {
+			out = append(out, strings.TrimSpace(a[i]))
+		}
+	}
+	return out
+}
+
+func press(a *App, keys ...tea.KeyPressMsg) {
+	for _, k := range keys {
+		a.Update(k)
+	}
+}
+
+var (
+	enter    = keyCode(tea.KeyEnter)
+	esc      = keyCode(tea.KeyEscape)
+	tab      = keyCode(tea.KeyTab)
+	clearIn  = tea.KeyPressMsg{Code: 'u', Mod: tea.ModCtrl}
+	ctrlC    = tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
+	agentNum = func(n int) tea.KeyPressMsg { return keyRune(rune('0' + n)) }
+)
+
+func TestEditorMoveFreeDeviceAndApply(t *testing.T) {
+	path := fixtureConfig(t)
+	before := mustRead(t, path)
+	snap := freeNode()
+	desk := testDesk(path, snap)
+	a := editing(t, desk, snap, alice)
+
+	typeKeys(a, "jjj") // GPU3, ...2d04: numa1's, free
+	press(a, agentNum(1))
+	if got := a.ed.req.Moves; len(got) != 1 || got[0].Agent != fake.Agent0 || !strings.HasSuffix(got[0].Device, "2d04") {
+		t.Fatalf("draft moves %+v", got)
+	}
+	if v := screen(a); !strings.Contains(v, "valid: 2 file changes") || strings.Contains(v, "live kernels affected") {
+		t.Fatalf("status:\n%s", v)
+	}
+
+	// The dialog opens on Cancel: Enter right away closes it and writes
+	// nothing.
+	typeKeys(a, "A")
+	if a.dlg == nil || a.dlg.focusOK {
+		t.Fatalf("apply dialog %+v", a.dlg)
+	}
+	if v := screen(a); !strings.Contains(v, "▶ Cancel") {
+		t.Fatalf("Cancel is not the focused button:\n%s", v)
+	}
+	press(a, enter)
+	if a.dlg != nil || mustRead(t, path) != before {
+		t.Fatal("Enter on the fresh dialog applied or kept it open")
+	}
+	if !a.ed.dirty() {
+		t.Fatal("cancel lost the draft")
+	}
+
+	typeKeys(a, "A")
+	press(a, tab, enter)
+	after := mustRead(t, path)
+	if after == before {
+		t.Fatalf("not applied: %s\n%s", a.flash.text, screen(a))
+	}
+	for _, l := range changedLines(t, before, after) {
+		if !strings.HasPrefix(l, "devices = {") {
+			t.Errorf("a line other than a device list changed: %q", l)
+		}
+	}
+	if n := len(changedLines(t, before, after)); n != 2 {
+		t.Errorf("%d lines changed, want the two device lists", n)
+	}
+	if !strings.Contains(a.flash.text, "applied and verified") || a.ed.dirty() {
+		t.Errorf("flash %q, dirty %v", a.flash.text, a.ed.dirty())
+	}
+	v := screen(a)
+	for _, want := range []string{"restart the agents", "agent.toml written", "no change"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("screen lacks %q:\n%s", want, v)
+		}
+	}
+	recs, _, err := agentconfig.ReadJournal(agentconfig.JournalPath(path))
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("journal %v %v", recs, err)
+	}
+	if r := recs[0]; r.Actor != "alice" || r.Origin != "console" || r.Action != "apply" || r.Result != "ok" || r.Forced {
+		t.Errorf("journal record %+v", r)
+	}
+
+	// The journal view lists it.
+	typeKeys(a, "J")
+	if v := screen(a); !strings.Contains(v, "Journal") || !strings.Contains(v, "alice") || !strings.Contains(v, shortHash(recs[0].NewHash)) {
+		t.Errorf("journal view:\n%s", v)
+	}
+	press(a, esc)
+	if a.ed.view != edGrid {
+		t.Error("esc did not leave the journal view")
+	}
+}
+
+func TestEditorHeldDeviceNeedsTypedAgentID(t *testing.T) {
+	path := fixtureConfig(t)
+	before := mustRead(t, path)
+	snap := fake.Node(fake.Options{})
+	a := editing(t, testDesk(path, snap), snap, alice)
+
+	typeKeys(a, "jj") // GPU2, ...2d03: numa0's, kernel 9a1b2c3d of numa0 holds 0.20
+	press(a, agentNum(2))
+	if v := screen(a); !strings.Contains(v, "moves away from them") {
+		t.Fatalf("the held device is not marked:\n%s", v)
+	}
+	typeKeys(a, "A")
+	d := a.dlg
+	if d == nil || d.expect != string(fake.Agent0) || d.input == nil {
+		t.Fatalf("dialog %+v", d)
+	}
+	press(a, tab, enter) // OK without typing
+	if a.dlg == nil || !strings.Contains(screen(a), "exactly to apply") || mustRead(t, path) != before {
+		t.Fatalf("OK without the typed id did something:\n%s", screen(a))
+	}
+	typeKeys(a, string(fake.Agent1)) // the wrong agent
+	press(a, enter)
+	if a.dlg == nil || mustRead(t, path) != before {
+		t.Fatal("the wrong agent id applied")
+	}
+	press(a, clearIn)
+	typeKeys(a, string(fake.Agent0))
+	if !strings.Contains(screen(a), "Apply is armed") {
+		t.Errorf("no sign the id matches:\n%s", screen(a))
+	}
+	press(a, enter)
+	if mustRead(t, path) == before {
+		t.Fatalf("not applied with the right id: %s", a.flash.text)
+	}
+	recs, _, _ := agentconfig.ReadJournal(agentconfig.JournalPath(path))
+	if len(recs) != 1 || !recs[0].Forced {
+		t.Errorf("journal %+v: want one forced apply", recs)
+	}
+}
+
+func TestEditorUndoReset(t *testing.T) {
+	path := fixtureConfig(t)
+	snap := fake.Node(fake.Options{})
+	a := editing(t, testDesk(path, snap), snap, alice)
+	typeKeys(a, "jjj")
+	press(a, agentNum(1)) // GPU3 to numa0
+	typeKeys(a, "k")
+	press(a, agentNum(2)) // GPU2 to numa1
+	if n := len(a.ed.req.Moves); n != 2 {
+		t.Fatalf("%d moves", n)
+	}
+	typeKeys(a, "u")
+	if m := a.ed.req.Moves; len(m) != 1 || !strings.HasSuffix(m[0].Device, "2d04") {
+		t.Fatalf("after u: %+v", m)
+	}
+	typeKeys(a, "r")
+	if a.ed.dirty() || len(a.ed.plan.Edits) != 0 {
+		t.Fatalf("after r: %+v", a.ed.req)
+	}
+	typeKeys(a, "u") // r is undoable too
+	if len(a.ed.req.Moves) != 1 {
+		t.Fatalf("u after r: %+v", a.ed.req)
+	}
+	// Moving a device back where the file has it leaves nothing to apply.
+	typeKeys(a, "j")
+	press(a, agentNum(2))
+	if a.ed.dirty() {
+		t.Errorf("moving back left %+v", a.ed.req)
+	}
+	// → and ← move between neighbours.
+	press(a, keyCode(tea.KeyLeft))
+	if m := a.ed.req.Moves; len(m) != 1 || m[0].Agent != fake.Agent0 {
+		t.Errorf("← gave %+v", m)
+	}
+}
+
+func TestEditorInvalidCPUNeverEntersTheDraft(t *testing.T) {
+	path := fixtureConfig(t)
+	snap := fake.Node(fake.Options{})
+	a := editing(t, testDesk(path, snap), snap, alice)
+	cpuRow := slices.IndexFunc(a.ed.rows, func(r edRow) bool { return r.kind == rowCPU && r.agent == 0 })
+	a.ed.cursor = cpuRow
+	press(a, enter)
+	if a.ed.input == nil || a.ed.input.Value() != "0-15" {
+		t.Fatalf("cpu field %+v", a.ed.input)
+	}
+	for _, bad := range []string{"0-7,x-", "0-99", "7-3"} {
+		press(a, clearIn)
+		typeKeys(a, bad)
+		if a.ed.inputErr == "" || !strings.Contains(screen(a), a.ed.inputErr) {
+			t.Errorf("%q: no error shown (%q)", bad, a.ed.inputErr)
+		}
+		press(a, enter)
+		if a.ed.input == nil || len(a.ed.req.CPU) != 0 {
+			t.Fatalf("%q entered the draft: %+v", bad, a.ed.req)
+		}
+	}
+	press(a, clearIn)
+	typeKeys(a, "0-7")
+	press(a, enter)
+	if a.ed.input != nil || len(a.ed.req.CPU) != 1 || a.ed.req.CPU[0].Spec != "0-7" || a.ed.req.CPU[0].Agent != fake.Agent0 {
+		t.Fatalf("valid cpu: %+v", a.ed.req)
+	}
+	if !strings.Contains(screen(a), "(was 0-15") {
+		t.Errorf("the change is not marked:\n%s", screen(a))
+	}
+
+	// mem: a size, not above the node's.
+	memRow := slices.IndexFunc(a.ed.rows, func(r edRow) bool { return r.kind == rowMem && r.agent == 1 })
+	a.ed.cursor = memRow
+	press(a, enter, clearIn)
+	typeKeys(a, "12Q")
+	press(a, enter)
+	if a.ed.input == nil || len(a.ed.req.Mem) != 0 {
+		t.Fatal("a bad size entered the draft")
+	}
+	press(a, clearIn)
+	typeKeys(a, "96G")
+	press(a, enter)
+	if len(a.ed.req.Mem) != 1 || a.ed.req.Mem[0].Bytes.Cmp(model.NewDec(96<<30, 0)) != 0 {
+		t.Fatalf("mem: %+v", a.ed.req.Mem)
+	}
+	// esc in a field cancels it without touching the draft.
+	press(a, enter, clearIn)
+	typeKeys(a, "1G")
+	press(a, esc)
+	if a.ed.input != nil || a.ed.req.Mem[0].Bytes.Cmp(model.NewDec(96<<30, 0)) != 0 {
+		t.Fatal("esc in the field changed the draft")
+	}
+}
+
+// TestEditorStaleAfterAnotherApply: a second desk on the same file is
+// another process (the CLI, another server); its apply makes the draft
+// stale, and apply is refused until the recomputed plan is reviewed.
+func TestEditorStaleAfterAnotherApply(t *testing.T) {
+	path := fixtureConfig(t)
+	snap := freeNode()
+	a := editing(t, testDesk(path, snap), snap, alice)
+	typeKeys(a, "jjj")
+	press(a, agentNum(1))
+
+	other := testDesk(path, snap)
+	bs, err := other.Open(bob, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bs.Apply(bs.Plan(partition.Request{Mem: []partition.MemSet{{Agent: fake.Agent1, Bytes: model.NewDec(64<<30, 0)}}}), false); err != nil {
+		t.Fatal(err)
+	}
+	afterBob := mustRead(t, path)
+
+	a.Update(tickMsg{})
+	if a.ed.stale == "" || !strings.Contains(screen(a), "STALE") {
+		t.Fatalf("not stale after bob's apply:\n%s", screen(a))
+	}
+	typeKeys(a, "A")
+	if a.dlg != nil || !strings.Contains(a.flash.text, "review") {
+		t.Fatalf("apply of a stale draft: dialog %v, flash %q", a.dlg != nil, a.flash.text)
+	}
+	// Even a plan confirmed before the staleness was seen is refused.
+	a.doApply(a.ed.plan, false)
+	if mustRead(t, path) != afterBob || !strings.Contains(a.flash.text, "not applied") {
+		t.Fatalf("stale apply wrote; flash %q", a.flash.text)
+	}
+
+	typeKeys(a, "p") // review: rebase and show the recomputed plan
+	if a.ed.stale != "" || a.ed.view != edPlan {
+		t.Fatalf("after p: stale %q view %d", a.ed.stale, a.ed.view)
+	}
+	if v := screen(a); !strings.Contains(v, "2d04") {
+		t.Errorf("the recomputed plan lacks the move:\n%s", v)
+	}
+	typeKeys(a, "A")
+	press(a, tab, enter)
+	final, err := agentconfig.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := final.Agent(fake.Agent1).Alloc.Mem; got.Cmp(model.NewDec(64<<30, 0)) != 0 {
+		t.Errorf("bob's change lost: mem %s", got)
+	}
+	if ids := final.Agent(fake.Agent0).Alloc.Devices["cuda"]; !slices.Contains(ids, fake.GPU(4)) {
+		t.Errorf("alice's move missing: %v", ids)
+	}
+}
+
+// TestEditorConfigReplaced: agent.toml replaced on disk while a draft is
+// edited shows as stale, with the reason.
+func TestEditorConfigReplaced(t *testing.T) {
+	path := fixtureConfig(t)
+	snap := fake.Node(fake.Options{})
+	a := editing(t, testDesk(path, snap), snap, alice)
+	tmp := path + ".new"
+	if err := os.WriteFile(tmp, []byte(strings.Replace(mustRead(t, path), `mem = "120G"`, `mem = "100G"`, 1)), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+	a.Update(tickMsg{})
+	if v := screen(a); !strings.Contains(v, "STALE") || !strings.Contains(v, "changed on disk") {
+		t.Fatalf("replaced file not shown as stale:\n%s", v)
+	}
+	typeKeys(a, "p")
+	if a.ed.stale != "" {
+		t.Fatal("review did not clear the staleness")
+	}
+	if got := a.ed.plan.Current.Agent(fake.Agent0).Mem; got.Cmp(model.NewDec(100<<30, 0)) != 0 {
+		t.Errorf("the review did not rebase on the new file: mem %s", got)
+	}
+}
+
+func TestEditorTakeOver(t *testing.T) {
+	path := fixtureConfig(t)
+	snap := fake.Node(fake.Options{})
+	desk := testDesk(path, snap) // one desk, two consoles: the SSH server's case
+	al := editing(t, desk, snap, alice)
+	viewer := testApp(t, 120, 40, snap, Options{ReadOnly: true, Actor: agentconfig.Actor{Name: "vic", Role: agentconfig.RoleViewer}, Desk: desk})
+	if v := screen(viewer); !strings.Contains(v, "draft: alice since") {
+		t.Errorf("a viewer does not see who holds the draft:\n%s", v)
+	}
+
+	b := testApp(t, 120, 40, snap, Options{Actor: bob, Desk: desk})
+	typeKeys(b, "e")
+	if b.ed != nil || b.dlg == nil || b.dlg.kind != dlgTakeOver {
+		t.Fatalf("bob's e: editor %v dialog %+v", b.ed != nil, b.dlg)
+	}
+	if v := screen(b); !strings.Contains(v, "alice (console) since") {
+		t.Errorf("the dialog does not say who holds the draft:\n%s", v)
+	}
+	press(b, enter) // default Cancel
+	if b.ed != nil || b.dlg != nil {
+		t.Fatal("Enter on the take-over dialog took over")
+	}
+	if h, _ := desk.Holder(); h.Actor.Name != "alice" {
+		t.Fatalf("holder %v", h)
+	}
+	typeKeys(b, "e")
+	press(b, tab, enter)
+	if b.ed == nil {
+		t.Fatalf("take-over failed: %s", b.flash.text)
+	}
+	if h, _ := desk.Holder(); h.Actor.Name != "bob" {
+		t.Fatalf("holder %v", h)
+	}
+
+	al.Update(tickMsg{})
+	if al.ed.lost == "" || !strings.Contains(screen(al), "no longer hold the draft") {
+		t.Fatalf("alice was not told:\n%s", screen(al))
+	}
+	typeKeys(al, "jj")
+	typeKeys(al, "A")
+	if al.dlg != nil {
+		t.Error("alice can still open the apply dialog")
+	}
+	press(al, esc) // leaving: no discard question for a lost draft
+	if al.ed != nil {
+		t.Fatal("esc did not leave the lost editor")
+	}
+	if h, _ := desk.Holder(); h.Actor.Name != "bob" {
+		t.Errorf("alice leaving released bob's hold: %v", h)
+	}
+	viewer.Update(tickMsg{})
+	if v := screen(viewer); !strings.Contains(v, "draft: bob since") {
+		t.Errorf("viewer header after the take-over:\n%s", v)
+	}
+	b.Close()
+	if _, held := desk.Holder(); held {
+		t.Error("Close did not give the draft back")
+	}
+}
+
+func TestEditorLeaveAsksWhenDirty(t *testing.T) {
+	path := fixtureConfig(t)
+	snap := fake.Node(fake.Options{})
+	desk := testDesk(path, snap)
+	a := editing(t, desk, snap, alice)
+	typeKeys(a, "jjj")
+	press(a, agentNum(1))
+	press(a, esc)
+	if a.dlg == nil || a.dlg.kind != dlgDiscard {
+		t.Fatal("esc with a draft did not ask")
+	}
+	press(a, enter) // Cancel
+	if a.ed == nil || !a.ed.dirty() {
+		t.Fatal("Enter on the discard dialog discarded")
+	}
+	press(a, esc, tab, enter)
+	if a.ed != nil {
+		t.Fatal("discard did not leave")
+	}
+	if _, held := desk.Holder(); held {
+		t.Error("leaving did not give the draft back")
+	}
+	// q is a letter in the editor, not quit; ctrl+c quits and releases.
+	typeKeys(a, "e")
+	typeKeys(a, "q")
+	if a.ed == nil {
+		t.Fatal("q left the editor")
+	}
+	_, cmd := a.Update(ctrlC)
+	if cmd == nil || a.ed != nil {
+		t.Fatal("ctrl+c did not quit and release")
+	}
+}
+
+func TestEditorModeSwitchPreview(t *testing.T) {
+	path := fixtureConfig(t)
+	snap := fake.Node(fake.Options{})
+	a := editing(t, testDesk(path, snap), snap, alice)
+	typeKeys(a, "m") // manual -> shared
+	if a.ed.plan.ModeTo != agentconfig.ModeShared {
+		t.Fatalf("mode %s", a.ed.plan.ModeTo)
+	}
+	typeKeys(a, "m") // -> auto-split: the grid previews the deal
+	p := a.ed.plan
+	if p.ModeTo != agentconfig.ModeAutoSplit || !p.Next.Exclusive {
+		t.Fatalf("mode %s", p.ModeTo)
+	}
+	if v := screen(a); !strings.Contains(v, "manual → auto-split") || !strings.Contains(v, "preview") {
+		t.Errorf("no preview shown:\n%s", v)
+	}
+	// The preview is the deal: the first agent gets the first cores.
+	if got := partition.IDRanges(p.Next.Agent(fake.Agent0).Owns["cpu"]); got != "0-15" {
+		t.Errorf("auto-split cpu of numa0 = %s", got)
+	}
+	press(a, agentNum(2))
+	if len(a.ed.req.Moves) != 0 || !strings.Contains(a.flash.text, "manual") {
+		t.Errorf("a move outside manual: %+v, flash %q", a.ed.req.Moves, a.flash.text)
+	}
+	typeKeys(a, "m") // back to manual: nothing left to change
+	if a.ed.dirty() {
+		t.Errorf("back to the file's mode, the draft is %+v", a.ed.req)
+	}
+}
+
+// TestEditorKeysAndHelp: the editor's keys exist for operators only, and
+// its help lists them (and only while editing).
+func TestEditorKeysAndHelp(t *testing.T) {
+	path := fixtureConfig(t)
+	snap := fake.Node(fake.Options{})
+	desk := testDesk(path, snap)
+	viewer := testApp(t, 120, 40, snap, Options{ReadOnly: true, Actor: agentconfig.Actor{Name: "vic", Role: agentconfig.RoleViewer}, Desk: desk})
+	typeKeys(viewer, "e")
+	if viewer.ed != nil || viewer.dlg != nil {
+		t.Fatal("a viewer opened the editor")
+	}
+	if _, held := desk.Holder(); held {
+		t.Fatal("a viewer holds the draft")
+	}
+	typeKeys(viewer, "?")
+	for _, desc := range []string{"edit partition", "device to next agent", "apply", "undo"} {
+		if strings.Contains(screen(viewer), desc) {
+			t.Errorf("viewer help lists %q", desc)
+		}
+	}
+
+	a := editing(t, desk, snap, alice)
+	typeKeys(a, "?")
+	help := screen(a)
+	for _, desc := range []string{"device to next agent", "apply…", "undo", "reset draft", "plan / review", "journal", "mode shared/auto-split/manual"} {
+		if !strings.Contains(help, desc) {
+			t.Errorf("editor help lacks %q:\n%s", desc, help)
+		}
+	}
+	if strings.Contains(help, "sort column") {
+		t.Error("editor help lists main-screen keys")
+	}
+	press(a, esc)
+	if a.overlay != ovNone || a.ed == nil {
+		t.Fatal("esc from the help did not return to the editor")
+	}
+
+	// An operator without a desk is told why there is no editor.
+	b := testApp(t, 120, 40, snap, Options{Actor: alice})
+	typeKeys(b, "e")
+	if b.ed != nil || !strings.Contains(b.flash.text, "no agent.toml to edit") {
+		t.Errorf("no desk: %q", b.flash.text)
+	}
+	// An operator console whose actor has no role is refused by the desk.
+	c := testApp(t, 120, 40, snap, Options{Actor: agentconfig.Actor{Name: "x"}, Desk: desk})
+	typeKeys(c, "e")
+	if c.ed != nil || !strings.Contains(c.flash.text, "not allowed") {
+		t.Errorf("roleless actor: %q", c.flash.text)
+	}
+}
+
+// TestEditorFits checks every editor screen at small and large sizes:
+// exactly h rows, none wider than w.
+func TestEditorFits(t *testing.T) {
+	path := fixtureConfig(t)
+	snap := fake.Node(fake.Options{})
+	for _, sz := range [][2]int{{80, 24}, {120, 40}, {60, 16}, {200, 60}} {
+		a := editing(t, testDesk(path, snap), snap, alice)
+		a.Update(teaSize(sz[0], sz[1]))
+		typeKeys(a, "jj")
+		press(a, agentNum(2))
+		for _, k := range []string{"", "A", "\x1b", "p", "J"} {
+			switch k {
+			case "\x1b":
+				press(a, esc)
+			case "":
+			default:
+				typeKeys(a, k)
+			}
+			checkFrame(t, a.View().Content, sz[0], sz[1])
+			if v := screen(a); k == "A" && (!strings.Contains(v, "Cancel") || !strings.Contains(v, "> ") || !strings.Contains(v, string(fake.Agent0))) {
+				t.Errorf("%dx%d: the dialog's field or buttons are cut:\n%s", sz[0], sz[1], screen(a))
+			}
+		}
+		a.Close()
+	}
+}
+
+func TestWrapWords(t *testing.T) {
+	in := []span{{lvlPlain, "kernel c638c90c of agent i-demo-numa0 holds 0.90 "}, {lvlWarn, "cuda.shares on cuda:5e3d9a41-02c7-4f1b-9d86-0c1a2b3ca103"}}
+	for _, w := range []int{20, 33, 50, 200} {
+		rows := wrapWords(in, w)
+		var all string
+		for i, r := range rows {
+			if n := spansWidth(r); n > w {
+				t.Errorf("w=%d: row %d is %d wide", w, i, n)
+			}
+			for j, sp := range r {
+				if i > 0 && j == 0 {
+					continue // the indent
+				}
+				all += sp.text
+			}
+		}
+		if strings.ReplaceAll(all, " ", "") != strings.ReplaceAll(in[0].text+in[1].text, " ", "") {
+			t.Errorf("w=%d: text lost: %q", w, all)
+		}
+		if w == 50 && !strings.HasSuffix(strings.TrimRight(spansText(rows[0]), " "), "holds 0.90") {
+			t.Errorf("w=50: first row %q does not end at a word", spansText(rows[0]))
+		}
+	}
+}
+
+func spansText(sp []span) string {
+	var b strings.Builder
+	for _, s := range sp {
+		b.WriteString(s.text)
+	}
+	return b.String()
+}
+
+// TestEditorProgram drives the real program (teatest): open the editor,
+// move a free device, apply through the dialog, and see the flash.
+func TestEditorProgram(t *testing.T) {
+	path := fixtureConfig(t)
+	before := mustRead(t, path)
+	snap := freeNode()
+	desk := testDesk(path, snap)
+	ch := make(chan *model.Snapshot, 1)
+	ch <- snap
+	tm := teatest.NewTestModel(t, New(ch, Options{Actor: alice, Desk: desk, Now: fixedNow, Theme: themes.MustBuiltin(themes.Mono)}),
+		teatest.WithInitialTermSize(100, 30))
+	wait := func(what string) {
+		t.Helper()
+		teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte(what)) },
+			teatest.WithDuration(5*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
+	}
+	wait("gpu-node01")
+	tm.Type("e")
+	wait("Partition")
+	tm.Type("jjj1A")
+	wait("Apply the draft")
+	tm.Send(tab)
+	tm.Send(enter)
+	wait("applied and verified")
+	if err := tm.Quit(); err != nil {
+		t.Fatal(err)
+	}
+	m := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(*App)
+	m.Close()
+	if mustRead(t, path) == before {
+		t.Error("the file was not written")
+	}
+	if _, held := desk.Holder(); held {
+		t.Error("the draft is still held after Close")
+	}
+}
+
+// BenchmarkEditorReplan is what a keypress (and a tick with a new
+// snapshot) costs while editing: plan the draft and rebuild the grid.
+func BenchmarkEditorReplan(b *testing.B) {
+	path := fixtureConfig(b)
+	snap := fake.Node(fake.Options{})
+	a := testApp(b, 120, 40, snap, Options{Actor: alice, Desk: testDesk(path, snap)})
+	typeKeys(a, "e")
+	typeKeys(a, "jj2")
+	b.ReportAllocs()
+	for b.Loop() {
+		a.replan()
+		a.View()
+	}
+}
