@@ -14,6 +14,7 @@ import (
 
 	"github.com/fgtop/fgtop/engine"
 	"github.com/fgtop/fgtop/engine/demo"
+	"github.com/fgtop/fgtop/engine/partition"
 	sshserve "github.com/fgtop/fgtop/ui/ssh"
 	"github.com/spf13/cobra"
 )
@@ -26,6 +27,11 @@ read-only (the engine refuses a viewer's apply or rollback as well). The file is
 changes: a removed key is refused at once and its open sessions are closed; a key whose role
 changes is closed too and gets its new role when it reconnects. Options that would restrict a
 key in ways fgtop does not enforce (from=, command=, no-pty, ...) make it skip that key.
+
+With an agent config (--config, found in Backend.AI's usual places, or the demo node's), operators
+can edit the partition: one at a time; the others see who holds the draft and since when, and an
+apply by one makes another's draft stale. The journal beside agent.toml records each apply and
+rollback with the SSH user, the key's fingerprint and the remote address.
 
 The host key is created (ed25519, mode 0600) on first start and reused after. Sessions need a
 terminal (ssh -t); commands are refused. Connects, refusals, key reloads and disconnects are
@@ -117,6 +123,8 @@ type serveRun struct {
 	// ready, when set, is told the address once the server listens
 	// (tests listen on port 0).
 	ready func(addr string)
+	// configured, when set, is shown the server's configuration (tests).
+	configured func(sshserve.Config)
 }
 
 // runServe starts the engine on the node (or the demo node) and serves
@@ -137,6 +145,12 @@ func runServe(ctx context.Context, r serveRun) (err error) {
 		logOut = f
 	}
 	logger := slog.New(slog.NewTextHandler(logOut, nil))
+	// The SSH library reports what it recovers from (a panicking handler,
+	// a channel it could not accept) through slog's default logger: to
+	// --log as well, not to the terminal the server was started from.
+	prevDefault := slog.Default()
+	slog.SetDefault(logger)
+	defer slog.SetDefault(prevDefault)
 
 	var eopts engine.Options
 	var nodeDone <-chan struct{}
@@ -164,14 +178,24 @@ func runServe(ctx context.Context, r serveRun) (err error) {
 	}
 
 	eng := engine.New(eopts)
+	if eopts.ConfigPath != "" {
+		// One desk for the whole server: every session edits the same
+		// agent.toml, so the draft is lent to one operator at a time and an
+		// apply through one session makes the others' drafts stale.
+		uopts.Desk = partition.NewDesk(partition.DeskOptions{Config: eopts.ConfigPath, Snapshot: eng.Latest})
+	}
 	engineErr := make(chan error, 1)
 	go func() { engineErr <- eng.Run(ctx) }()
 
-	srv, err := sshserve.New(sshserve.Config{
+	scfg := sshserve.Config{
 		Subscribe: eng.Subscribe, AuthorizedKeys: r.serve.authorizedKeys, HostKey: r.serve.hostKey,
 		MaxSessions: r.serve.maxSessions, IdleTimeout: idleConfig(r.serve.idleTimeout),
 		Logger: logger, UI: uopts,
-	})
+	}
+	if r.configured != nil {
+		r.configured(scfg)
+	}
+	srv, err := sshserve.New(scfg)
 	if err != nil {
 		return usageErr("%v", err)
 	}

@@ -1,19 +1,18 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	gossh "golang.org/x/crypto/ssh"
+
+	sshserve "github.com/fgtop/fgtop/ui/ssh"
+	"github.com/fgtop/fgtop/ui/ssh/sshtest"
 )
 
 func TestServeFlags(t *testing.T) {
@@ -44,58 +43,28 @@ func TestServeFlags(t *testing.T) {
 	}
 }
 
-// lockedBuf collects a session's output while the test reads it.
-type lockedBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuf) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuf) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // TestServeDemo is the issue's check, in process: `fgtop serve --demo` on
 // a loopback port with an operator key and a viewer key; a third key is
-// refused, the viewer gets the read-only console of the demo node, and
-// the log file records both.
+// refused, the viewer gets the read-only console of the demo node, every
+// session shares one partition desk on the demo's agent.toml, and the log
+// file records the refusal and the connect.
 func TestServeDemo(t *testing.T) {
 	t.Setenv("TMPDIR", t.TempDir())
 	dir := t.TempDir()
-	signer := func() gossh.Signer {
-		_, priv, err := ed25519.GenerateKey(rand.Reader)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := gossh.NewSignerFromKey(priv)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
-	op, viewer, stranger := signer(), signer(), signer()
-	keys := filepath.Join(dir, "authorized_keys")
-	content := `environment="FGTOP_ROLE=operator" ` + string(gossh.MarshalAuthorizedKey(op.PublicKey())) +
-		string(gossh.MarshalAuthorizedKey(viewer.PublicKey()))
-	if err := os.WriteFile(keys, []byte(content), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	keys := sshtest.NewKeys(t)
+	keysPath := filepath.Join(dir, "authorized_keys")
+	sshtest.WriteAtomic(t, keysPath, keys.AuthorizedKeys())
 	logPath := filepath.Join(dir, "serve.log")
-	sf := &serveFlags{listen: "127.0.0.1:0", authorizedKeys: keys, hostKey: filepath.Join(dir, "host_key"),
+	hostKeyPath := filepath.Join(dir, "host_key")
+	sf := &serveFlags{listen: "127.0.0.1:0", authorizedKeys: keysPath, hostKey: hostKeyPath,
 		maxSessions: 4, logPath: logPath, demo: true, seed: 1}
 	ctx, cancel := context.WithCancel(context.Background())
 	addrc := make(chan string, 1)
+	cfgc := make(chan sshserve.Config, 1)
 	done := make(chan error, 1)
 	go func() {
 		done <- runServe(ctx, serveRun{src: &sourceFlags{}, console: &consoleFlags{ascii: true, theme: "dark"}, serve: sf,
-			stderr: io.Discard, ready: func(a string) { addrc <- a }})
+			stderr: io.Discard, ready: func(a string) { addrc <- a }, configured: func(c sshserve.Config) { cfgc <- c }})
 	}()
 	defer func() {
 		cancel()
@@ -116,14 +85,20 @@ func TestServeDemo(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("serve did not start")
 	}
-	dial := func(k gossh.Signer) (*gossh.Client, error) {
-		return gossh.Dial("tcp", addr, &gossh.ClientConfig{User: "t", Auth: []gossh.AuthMethod{gossh.PublicKeys(k)},
-			HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: 10 * time.Second})
+	cfg := <-cfgc
+	if d := cfg.UI.Desk; d == nil || filepath.Base(d.Path()) != "agent.toml" {
+		t.Fatalf("the server's desk %v: want one on the demo node's agent.toml", d)
+	} else if _, err := os.Stat(d.Path()); err != nil {
+		t.Fatalf("the desk's config: %v", err)
 	}
-	if _, err := dial(stranger); err == nil || !strings.Contains(err.Error(), "unable to authenticate") {
+	hostKey := sshtest.HostKey(t, hostKeyPath)
+	dial := func(k gossh.Signer) (*gossh.Client, error) {
+		return sshtest.Dial(addr, "t", k, hostKey, 10*time.Second)
+	}
+	if _, err := dial(keys.Stranger); err == nil || !strings.Contains(err.Error(), "unable to authenticate") {
 		t.Fatalf("third key: %v, want permission denied", err)
 	}
-	c, err := dial(viewer)
+	c, err := dial(keys.Viewer)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +107,7 @@ func TestServeDemo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := &lockedBuf{}
+	out := &sshtest.Buffer{}
 	sess.Stdout = out
 	if err := sess.RequestPty("xterm-256color", 40, 120, gossh.TerminalModes{}); err != nil {
 		t.Fatal(err)
@@ -152,9 +127,12 @@ func TestServeDemo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"refused key", "msg=connect", "role=viewer", gossh.FingerprintSHA256(viewer.PublicKey())} {
+	for _, want := range []string{"refused key", keys.Stranger.Fingerprint(), "msg=connect", "role=viewer", keys.Viewer.Fingerprint()} {
 		if !strings.Contains(string(logged), want) {
 			t.Errorf("the log lacks %q:\n%s", want, logged)
 		}
+	}
+	if strings.Contains(string(logged), "\x1b") {
+		t.Error("the log holds terminal output")
 	}
 }

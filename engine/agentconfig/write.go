@@ -30,9 +30,14 @@ const (
 type Actor struct {
 	Name string `json:"name"`
 	// Origin says where the change comes from: "cli", "console",
-	// "ssh:203.0.113.7:51234".
+	// "ssh:203.0.113.7:51234 SHA256:...".
 	Origin string `json:"origin"`
 	Role   Role   `json:"role"`
+	// Key is the fingerprint of the SSH key the actor authenticated with
+	// ("SHA256:..."), "" when the change did not come over SSH. The name an
+	// SSH client gives is its own choice; the key is what identifies the
+	// person, so the journal keeps it in a field of its own.
+	Key string `json:"key,omitempty"`
 }
 
 // CanWrite reports whether the actor may change the config.
@@ -90,7 +95,9 @@ type JournalRecord struct {
 	Actor  string    `json:"actor"`
 	Origin string    `json:"origin"`
 	Role   Role      `json:"role"`
-	Config string    `json:"config"`
+	// Key is the actor's SSH key fingerprint (Actor.Key), when it has one.
+	Key    string `json:"key,omitempty"`
+	Config string `json:"config"`
 	// OldHash and NewHash are the sha256 of the file before and after.
 	OldHash string `json:"old_hash"`
 	NewHash string `json:"new_hash"`
@@ -234,7 +241,7 @@ func commitLocked(path string, old []byte, req CommitRequest, action string, und
 	}
 
 	rec := JournalRecord{
-		Time: t, Action: action, Actor: req.Actor.Name, Origin: req.Actor.Origin, Role: req.Actor.Role,
+		Time: t, Action: action, Actor: req.Actor.Name, Origin: req.Actor.Origin, Role: req.Actor.Role, Key: req.Actor.Key,
 		Config: path, OldHash: res.OldHash, NewHash: res.NewHash, Backup: res.Backup, Forced: req.Forced,
 		Result: "ok", Mismatch: res.Mismatch, Undoes: undoes,
 	}

@@ -161,7 +161,9 @@ func (d *Desk) Open(actor agentconfig.Actor, takeOver bool) (*Session, error) {
 	defer d.mu.Unlock()
 	if h := d.holder; h != nil {
 		if !takeOver {
-			return nil, fmt.Errorf("%w: %s holds the draft since %s", ErrBusy, nameOf(h.actor), h.since.Local().Format("15:04:05"))
+			// The name alone is what the client claimed; the origin
+			// (address, key) says who it really is.
+			return nil, fmt.Errorf("%w: the draft is held by %s", ErrBusy, Hold{Actor: h.actor, Since: h.since})
 		}
 		h.lostTo = &Hold{Actor: actor, Since: d.opts.Now()}
 	}

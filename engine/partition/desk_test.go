@@ -47,7 +47,7 @@ func TestDeskOneEditorAtATime(t *testing.T) {
 	if !held || h.Actor.Name != "alice" || h.String() != "alice (cli) since 14:02:04" || d.Version() == v0 {
 		t.Fatalf("holder %v %v, version %d", h, held, d.Version())
 	}
-	if _, err := d.Open(bob, false); !errors.Is(err, ErrBusy) || !strings.Contains(err.Error(), "alice holds the draft since 14:02:04") {
+	if _, err := d.Open(bob, false); !errors.Is(err, ErrBusy) || !strings.Contains(err.Error(), "the draft is held by alice (cli) since 14:02:04") {
 		t.Fatalf("second Open = %v, want ErrBusy naming alice", err)
 	}
 

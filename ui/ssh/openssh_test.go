@@ -1,7 +1,6 @@
 package sshserve
 
 import (
-	"encoding/pem"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	gossh "golang.org/x/crypto/ssh"
+	"github.com/fgtop/fgtop/ui/ssh/sshtest"
 )
 
 // TestOpenSSHClientInTmux drives the server with the real OpenSSH client
@@ -26,19 +25,12 @@ func TestOpenSSHClientInTmux(t *testing.T) {
 	f := startServer(t, nil)
 	dir := t.TempDir()
 	keyFile := filepath.Join(dir, "id_viewer")
-	block, err := gossh.MarshalPrivateKey(f.viewerPriv, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(keyFile, pem.EncodeToMemory(block), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	f.viewer.WritePrivate(t, keyFile)
 	known := filepath.Join(dir, "known_hosts")
-	host, port, _ := strings.Cut(f.addr, ":")
-	line := fmt.Sprintf("[%s]:%s %s", host, port, gossh.MarshalAuthorizedKey(f.hostKey))
-	if err := os.WriteFile(known, []byte(line), 0o600); err != nil {
+	if err := os.WriteFile(known, []byte(sshtest.KnownHosts(f.addr, f.hostKey)), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	host, port, _ := strings.Cut(f.addr, ":")
 	sock := "fgtop-test-" + filepath.Base(dir) // a tmux server of our own
 	tmux := func(args ...string) (string, error) {
 		out, err := exec.Command("tmux", append([]string{"-L", sock}, args...)...).CombinedOutput()

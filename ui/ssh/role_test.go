@@ -9,7 +9,7 @@ import (
 
 	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/engine/partition"
-	gossh "golang.org/x/crypto/ssh"
+	"github.com/fgtop/fgtop/ui/ssh/sshtest"
 )
 
 // TestEngineRefusesAViewersActor calls the engine's write paths directly
@@ -68,8 +68,8 @@ func TestEngineRefusesAViewersActor(t *testing.T) {
 			t.Fatalf("journal: %d records, %v", len(recs), err)
 		}
 		r := recs[0]
-		if r.Actor != "olga (SHA256:operatorkey)" || r.Origin != "ssh:127.0.0.1:40002" || r.Role != agentconfig.RoleOperator {
-			t.Fatalf("journal record: actor %q origin %q role %q", r.Actor, r.Origin, r.Role)
+		if r.Actor != "olga" || r.Origin != "ssh:127.0.0.1:40002 SHA256:operatorkey" || r.Key != "SHA256:operatorkey" || r.Role != agentconfig.RoleOperator {
+			t.Fatalf("journal record: actor %q origin %q key %q role %q", r.Actor, r.Origin, r.Key, r.Role)
 		}
 		if _, err := agentconfig.Rollback(agentconfig.RollbackRequest{Path: path, Actor: operator.Actor()}); err != nil {
 			t.Fatalf("rollback by an operator: %v", err)
@@ -81,7 +81,7 @@ func TestEngineRefusesAViewersActor(t *testing.T) {
 }
 
 func TestParseAuthorizedKeys(t *testing.T) {
-	op, vw, other := newSigner(t), newSigner(t), newSigner(t)
+	op, vw, other := sshtest.NewKey(t), sshtest.NewKey(t), sshtest.NewKey(t)
 	tests := []struct {
 		name     string
 		file     string
@@ -90,44 +90,44 @@ func TestParseAuthorizedKeys(t *testing.T) {
 	}{
 		{
 			name: "roles",
-			file: authLine(op, `environment="FGTOP_ROLE=operator"`, "o") + authLine(vw, "", "v"),
+			file: op.AuthLine(`environment="FGTOP_ROLE=operator"`, "o") + vw.AuthLine("", "v"),
 			wantRole: map[string]agentconfig.Role{
-				fp(op): agentconfig.RoleOperator, fp(vw): agentconfig.RoleViewer,
+				op.Fingerprint(): agentconfig.RoleOperator, vw.Fingerprint(): agentconfig.RoleViewer,
 			},
 		},
 		{
 			name:     "harmless options and other env",
-			file:     authLine(op, `restrict,environment="LANG=C",environment="FGTOP_ROLE=operator"`, "o"),
-			wantRole: map[string]agentconfig.Role{fp(op): agentconfig.RoleOperator},
+			file:     op.AuthLine(`restrict,environment="LANG=C",environment="FGTOP_ROLE=operator"`, "o"),
+			wantRole: map[string]agentconfig.Role{op.Fingerprint(): agentconfig.RoleOperator},
 		},
 		{
 			name:     "unknown role is a viewer",
-			file:     authLine(op, `environment="FGTOP_ROLE=opertor"`, "o"),
-			wantRole: map[string]agentconfig.Role{fp(op): agentconfig.RoleViewer},
+			file:     op.AuthLine(`environment="FGTOP_ROLE=opertor"`, "o"),
+			wantRole: map[string]agentconfig.Role{op.Fingerprint(): agentconfig.RoleViewer},
 			warn:     "is not a role",
 		},
 		{
 			name:     "conflicting roles give the lesser",
-			file:     authLine(op, `environment="FGTOP_ROLE=operator",environment="FGTOP_ROLE=viewer"`, "o"),
-			wantRole: map[string]agentconfig.Role{fp(op): agentconfig.RoleViewer},
+			file:     op.AuthLine(`environment="FGTOP_ROLE=operator",environment="FGTOP_ROLE=viewer"`, "o"),
+			wantRole: map[string]agentconfig.Role{op.Fingerprint(): agentconfig.RoleViewer},
 			warn:     "given 2 times",
 		},
 		{
 			name:     "restrictions not enforced skip the key",
-			file:     authLine(op, `from="10.0.0.0/8"`, "o") + authLine(vw, "", "v"),
-			wantRole: map[string]agentconfig.Role{fp(vw): agentconfig.RoleViewer},
+			file:     op.AuthLine(`from="10.0.0.0/8"`, "o") + vw.AuthLine("", "v"),
+			wantRole: map[string]agentconfig.Role{vw.Fingerprint(): agentconfig.RoleViewer},
 			warn:     `option "from" is not enforced`,
 		},
 		{
 			name:     "bad line skipped, others kept",
-			file:     "ssh-ed25519 not-base64 x\n" + authLine(vw, "", "v"),
-			wantRole: map[string]agentconfig.Role{fp(vw): agentconfig.RoleViewer},
+			file:     "ssh-ed25519 not-base64 x\n" + vw.AuthLine("", "v"),
+			wantRole: map[string]agentconfig.Role{vw.Fingerprint(): agentconfig.RoleViewer},
 			warn:     "line 1: not an OpenSSH public key",
 		},
 		{
 			name:     "first line wins",
-			file:     authLine(vw, "", "v") + authLine(vw, `environment="FGTOP_ROLE=operator"`, "v2"),
-			wantRole: map[string]agentconfig.Role{fp(vw): agentconfig.RoleViewer},
+			file:     vw.AuthLine("", "v") + vw.AuthLine(`environment="FGTOP_ROLE=operator"`, "v2"),
+			wantRole: map[string]agentconfig.Role{vw.Fingerprint(): agentconfig.RoleViewer},
 			warn:     "repeats line 1",
 		},
 	}
@@ -139,9 +139,9 @@ func TestParseAuthorizedKeys(t *testing.T) {
 				fp   string
 				key  func() (Key, bool)
 			}{
-				{"op", fp(op), func() (Key, bool) { return ks.Lookup(op.PublicKey()) }},
-				{"vw", fp(vw), func() (Key, bool) { return ks.Lookup(vw.PublicKey()) }},
-				{"other", fp(other), func() (Key, bool) { return ks.Lookup(other.PublicKey()) }},
+				{"op", op.Fingerprint(), func() (Key, bool) { return ks.Lookup(op.PublicKey()) }},
+				{"vw", vw.Fingerprint(), func() (Key, bool) { return ks.Lookup(vw.PublicKey()) }},
+				{"other", other.Fingerprint(), func() (Key, bool) { return ks.Lookup(other.PublicKey()) }},
 			} {
 				got, ok := k.key()
 				want, wantOK := tt.wantRole[k.fp]
@@ -155,8 +155,4 @@ func TestParseAuthorizedKeys(t *testing.T) {
 			}
 		})
 	}
-}
-
-func fp(s interface{ PublicKey() gossh.PublicKey }) string {
-	return gossh.FingerprintSHA256(s.PublicKey())
 }

@@ -11,6 +11,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -69,9 +70,12 @@ type Config struct {
 	// Logger receives connects, refusals, reloads and session ends; nil
 	// discards them. Nothing is ever logged into a session.
 	Logger *slog.Logger
-	// UI is the template of every session's console options. A viewer's
-	// session is always read-only; UI.ReadOnly makes every session a
-	// viewer, in the engine too, whatever its key says.
+	// UI is the template of every session's console options. Each session
+	// gets its own copy with its own Actor (UI.Actor is ignored); UI.Desk,
+	// when set, is shared by every session, so the draft is lent to one
+	// operator at a time and an apply by one makes the others' drafts
+	// stale. A viewer's session is always read-only; UI.ReadOnly makes
+	// every session a viewer, in the engine too, whatever its key says.
 	UI ui.Options
 }
 
@@ -89,14 +93,17 @@ type Identity struct {
 	Role   agentconfig.Role
 }
 
-// Actor is the identity as the engine's apply and rollback paths take it.
+// Actor is the identity as the engine's desk, apply and rollback paths
+// take it: the name the client gave, an origin that carries the address
+// and the key (what others see next to the name while this session holds
+// the draft), and the key again as a field of its own for the journal.
 // The engine refuses a viewer's actor itself.
 func (id Identity) Actor() agentconfig.Actor {
-	return agentconfig.Actor{
-		Name:   fmt.Sprintf("%s (%s)", id.User, id.Fingerprint),
-		Origin: "ssh:" + id.Remote,
-		Role:   id.Role,
+	origin := "ssh:" + id.Remote
+	if id.Fingerprint != "" {
+		origin += " " + id.Fingerprint
 	}
+	return agentconfig.Actor{Name: id.User, Origin: origin, Role: id.Role, Key: id.Fingerprint}
 }
 
 // Server serves the console over SSH.
@@ -110,6 +117,10 @@ type Server struct {
 	cancel context.CancelFunc
 	start  sync.Once
 	wg     sync.WaitGroup
+
+	// newModel builds a session's console (ui.New); tests look at the
+	// options each session gets through it.
+	newModel func(<-chan *model.Snapshot, ui.Options) tea.Model
 
 	mu       sync.Mutex
 	keys     *KeySet
@@ -134,6 +145,7 @@ type session struct {
 	mu     sync.Mutex
 	prog   *tea.Program
 	reason string // why the server ends the session; "" while it does not
+	ended  string // how the console ended, for the log: quit, client gone, failed
 }
 
 // New checks the configuration, loads the keys and the host key (creating
@@ -154,7 +166,8 @@ func New(cfg Config) (*Server, error) {
 	if cfg.KeysPoll <= 0 {
 		cfg.KeysPoll = DefaultKeysPoll
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, sessions: map[ssh.Session]*session{}}
+	s := &Server{cfg: cfg, log: cfg.Logger, sessions: map[ssh.Session]*session{},
+		newModel: func(sub <-chan *model.Snapshot, o ui.Options) tea.Model { return ui.New(sub, o) }}
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -181,7 +194,7 @@ func New(cfg Config) (*Server, error) {
 		wish.WithPublicKeyAuth(s.authorize),
 		// The first middleware listed runs last: the gate decides, then the
 		// console runs.
-		wish.WithMiddleware(bm.MiddlewareWithProgramHandler(s.program), s.gate),
+		wish.WithMiddleware(s.console, s.gate),
 		func(srv *ssh.Server) error {
 			srv.HandshakeTimeout = handshakeTimeout
 			srv.ConnectionFailedCallback = s.connFailed
@@ -232,6 +245,7 @@ func (s *Server) Close() error {
 		return nil
 	}
 	s.closed = true
+	s.log.Info("shutting down", "sessions", len(s.sessions))
 	live := make([]*session, 0, len(s.sessions))
 	for _, ls := range s.sessions {
 		live = append(live, ls)
@@ -372,9 +386,11 @@ func (s *Server) release(sess ssh.Session, ls *session) {
 	}
 	ls.cancel()
 	ls.mu.Lock()
-	reason := ls.reason
+	reason, end := ls.reason, ls.ended
 	ls.mu.Unlock()
-	end := "quit"
+	if end == "" {
+		end = "quit"
+	}
 	if reason != "" {
 		end = reason
 		fmt.Fprintf(sess.Stderr(), "\r\nfgtop serve: %s\r\n", reason)
@@ -382,6 +398,69 @@ func (s *Server) release(sess ssh.Session, ls *session) {
 	}
 	s.log.Info("disconnect", "user", ls.id.User, "key", ls.id.Fingerprint, "remote", ls.id.Remote,
 		"role", string(ls.id.Role), "duration", time.Since(ls.start).Round(time.Millisecond).String(), "end", end)
+}
+
+// console runs an admitted session's console, as wish's bubbletea
+// middleware does (the window follows the client's size changes; the
+// program is killed on the way out so the client's terminal is restored),
+// except that how a console failed goes to the server's log: wish's would
+// go to the process's stderr, past --log.
+func (s *Server) console(next ssh.Handler) ssh.Handler {
+	return func(sess ssh.Session) {
+		p := s.program(sess)
+		if p == nil {
+			next(sess)
+			return
+		}
+		_, winch, _ := sess.Pty()
+		ctx, cancel := context.WithCancel(sess.Context())
+		go func() {
+			// Its own goroutine: a panic here must end this session, not
+			// the server.
+			defer func() {
+				if r := recover(); r != nil {
+					s.log.Error("panic in a session's window handler", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+					p.Quit()
+				}
+			}()
+			for {
+				select {
+				case <-ctx.Done():
+					p.Quit()
+					return
+				case w := <-winch:
+					p.Send(tea.WindowSizeMsg{Width: w.Width, Height: w.Height})
+				}
+			}
+		}()
+		// A program killed because its session ended (the client went
+		// away, or the server cut it) is a normal end: the disconnect line
+		// says why. A panic is reported as killed too, and is not one.
+		_, err := p.Run()
+		ended := "quit"
+		switch {
+		case err != nil && (!errors.Is(err, tea.ErrProgramKilled) || errors.Is(err, tea.ErrProgramPanic)):
+			ended = "console failed"
+			fp := ""
+			if pub := sess.PublicKey(); pub != nil {
+				fp = gossh.FingerprintSHA256(pub)
+			}
+			s.log.Error("console failed", "user", sess.User(), "key", fp, "remote", addrString(sess.RemoteAddr()), "err", err.Error())
+		case err != nil:
+			ended = "client gone"
+		}
+		s.mu.Lock()
+		ls := s.sessions[sess]
+		s.mu.Unlock()
+		if ls != nil {
+			ls.mu.Lock()
+			ls.ended = ended
+			ls.mu.Unlock()
+		}
+		p.Kill()
+		cancel()
+		next(sess)
+	}
 }
 
 // program builds the console of an admitted session: its own
@@ -395,9 +474,7 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	if ls == nil {
 		return nil
 	}
-	opts := s.cfg.UI
-	opts.ReadOnly = !ls.id.Actor().CanWrite()
-	m := ui.New(s.cfg.Subscribe(ls.ctx), opts)
+	m := s.newModel(s.cfg.Subscribe(ls.ctx), s.sessionOptions(ls.id))
 	popts := append(bm.MakeOptions(sess),
 		tea.WithContext(ls.ctx),
 		// The server's signals are not the session's business.
@@ -414,6 +491,16 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 		p.Quit() // cut between admission and now
 	}
 	return p
+}
+
+// sessionOptions are the console options of one session: the template,
+// with the session's actor, read-only unless the actor may write. The
+// desk is the template's, the same for every session.
+func (s *Server) sessionOptions(id Identity) ui.Options {
+	opts := s.cfg.UI
+	opts.Actor = id.Actor()
+	opts.ReadOnly = !opts.Actor.CanWrite()
+	return opts
 }
 
 // inputClock passes a session's input to its console and notes when the

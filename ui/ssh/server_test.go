@@ -3,8 +3,6 @@ package sshserve
 import (
 	"bytes"
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
 	"errors"
 	"io"
 	"log/slog"
@@ -16,11 +14,13 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/fgtop/fgtop/model"
 	"github.com/fgtop/fgtop/ui"
 	"github.com/fgtop/fgtop/ui/internal/fake"
+	"github.com/fgtop/fgtop/ui/ssh/sshtest"
 )
 
 // waitFor bounds every wait of these tests: generous for a loaded 2-core
@@ -76,90 +76,30 @@ func (p *publisher) count() int {
 	return len(p.subs)
 }
 
-// syncBuf is a log sink tests read while the server writes.
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuf) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuf) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
 // fixture is a running server with an operator key, a viewer key and a
 // key nobody authorized.
 type fixture struct {
 	srv                        *Server
 	addr                       string
 	pub                        *publisher
-	log                        *syncBuf
+	log                        *sshtest.Buffer
 	keysPath, hostKeyPath      string
-	operator, viewer, stranger gossh.Signer
-	viewerPriv                 ed25519.PrivateKey
+	operator, viewer, stranger sshtest.Key
 	hostKey                    gossh.PublicKey
 }
 
-func newSigner(t *testing.T) gossh.Signer {
-	t.Helper()
-	s, _ := newKey(t)
-	return s
-}
-
-func newKey(t *testing.T) (gossh.Signer, ed25519.PrivateKey) {
-	t.Helper()
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := gossh.NewSignerFromKey(priv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s, priv
-}
-
-func authLine(s gossh.Signer, opts, comment string) string {
-	line := strings.TrimSpace(string(gossh.MarshalAuthorizedKey(s.PublicKey())))
-	if opts != "" {
-		line = opts + " " + line
-	}
-	return line + " " + comment + "\n"
-}
-
-// writeAtomic replaces a file the way a careful operator does (write a
-// temp file, rename it over), so the reload never sees a half file.
-func writeAtomic(t *testing.T, path, data string) {
-	t.Helper()
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(data), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func startServer(t *testing.T, tweak func(*Config)) *fixture {
+// startServer starts a server on a loopback port; tweak changes its
+// config, and hooks the server before it serves.
+func startServer(t *testing.T, tweak func(*Config), hooks ...func(*Server)) *fixture {
 	t.Helper()
 	dir := t.TempDir()
+	keys := sshtest.NewKeys(t)
 	f := &fixture{
-		pub: newPublisher(fake.Node(fake.Options{})), log: &syncBuf{},
+		pub: newPublisher(fake.Node(fake.Options{})), log: &sshtest.Buffer{},
 		keysPath: filepath.Join(dir, "authorized_keys"), hostKeyPath: filepath.Join(dir, "host_ed25519"),
-		operator: newSigner(t), stranger: newSigner(t),
+		operator: keys.Operator, viewer: keys.Viewer, stranger: keys.Stranger,
 	}
-	f.viewer, f.viewerPriv = newKey(t)
-	writeAtomic(t, f.keysPath,
-		"# fgtop serve keys\n"+
-			authLine(f.operator, `environment="FGTOP_ROLE=operator"`, "olga@ops")+
-			authLine(f.viewer, "", "victor@watch"))
+	sshtest.WriteAtomic(t, f.keysPath, keys.AuthorizedKeys())
 	cfg := Config{
 		Subscribe: f.pub.Subscribe, AuthorizedKeys: f.keysPath, HostKey: f.hostKeyPath,
 		IdleTimeout: -1, KeysPoll: time.Hour, // the notification path is under test
@@ -172,6 +112,9 @@ func startServer(t *testing.T, tweak func(*Config)) *fixture {
 	srv, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, h := range hooks {
+		h(srv)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -188,27 +131,17 @@ func startServer(t *testing.T, tweak func(*Config)) *fixture {
 		}
 	})
 	f.srv, f.addr = srv, ln.Addr().String()
-	pemBytes, err := os.ReadFile(f.hostKeyPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hk, err := gossh.ParsePrivateKey(pemBytes)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.hostKey = hk.PublicKey()
+	f.hostKey = sshtest.HostKey(t, f.hostKeyPath)
 	return f
 }
 
 func (f *fixture) dial(user string, key gossh.Signer) (*gossh.Client, error) {
-	return gossh.Dial("tcp", f.addr, &gossh.ClientConfig{
-		User: user, Auth: []gossh.AuthMethod{gossh.PublicKeys(key)},
-		HostKeyCallback: gossh.FixedHostKey(f.hostKey), Timeout: waitFor,
-	})
+	return sshtest.Dial(f.addr, user, key, f.hostKey, waitFor)
 }
 
 // console is one client session with a terminal.
 type console struct {
+	client *gossh.Client
 	sess   *gossh.Session
 	scr    *term
 	stderr *term
@@ -237,7 +170,7 @@ func (f *fixture) open(t *testing.T, user string, key gossh.Signer, env map[stri
 	if err := sess.RequestPty("xterm-256color", termH, termW, gossh.TerminalModes{}); err != nil {
 		t.Fatal(err)
 	}
-	con := &console{sess: sess, scr: newTerm(termW, termH), stderr: newTerm(termW, termH), done: make(chan error, 1)}
+	con := &console{client: c, sess: sess, scr: newTerm(termW, termH), stderr: newTerm(termW, termH), done: make(chan error, 1)}
 	sess.Stdout, sess.Stderr = con.scr, con.stderr
 	if con.in, err = sess.StdinPipe(); err != nil {
 		t.Fatal(err)
@@ -323,7 +256,7 @@ func TestRolesShapeTheConsole(t *testing.T) {
 	f := startServer(t, nil)
 	tests := []struct {
 		name    string
-		key     gossh.Signer
+		key     sshtest.Key
 		header  []string // on the main screen
 		help    []string // in the help overlay
 		helpNot string
@@ -350,11 +283,12 @@ func TestRolesShapeTheConsole(t *testing.T) {
 			if err := c.waitEnd(t); err != nil {
 				t.Fatalf("quit: %v", err)
 			}
-			fp := gossh.FingerprintSHA256(tt.key.PublicKey())
+			fp := tt.key.Fingerprint()
 			waitUntil(t, "connect and disconnect in the log", func() bool {
 				l := f.log.String()
 				return strings.Contains(l, "msg=connect user="+tt.name+" key="+fp) &&
-					strings.Contains(l, tt.roleLog) && strings.Contains(l, "msg=disconnect user="+tt.name)
+					strings.Contains(l, tt.roleLog) && strings.Contains(l, "msg=disconnect user="+tt.name) &&
+					strings.Contains(l, "end=quit")
 			})
 		})
 	}
@@ -378,6 +312,16 @@ func TestTwoSessionsSeeTheSameLiveChange(t *testing.T) {
 	f.pub.Publish(next)
 	a.waitScreen(t, "gpu-node77")
 	b.waitScreen(t, "gpu-node77", "[read-only]")
+	// A client that goes away without quitting is logged as such; its
+	// neighbour goes on.
+	_ = a.client.Close()
+	waitUntil(t, "the client's departure in the log", func() bool {
+		return strings.Contains(f.log.String(), `msg=disconnect user=olga`) && strings.Contains(f.log.String(), `end="client gone"`)
+	})
+	last := fake.Node(fake.Options{})
+	last.Node = "gpu-node78"
+	f.pub.Publish(last)
+	b.waitScreen(t, "gpu-node78")
 }
 
 func TestRevokedKeyIsCutOff(t *testing.T) {
@@ -387,7 +331,7 @@ func TestRevokedKeyIsCutOff(t *testing.T) {
 	op.waitScreen(t, "gpu-node01")
 	v.waitScreen(t, "[read-only]")
 	// The viewer's line goes; the operator's stays.
-	writeAtomic(t, f.keysPath, authLine(f.operator, `environment="FGTOP_ROLE=operator"`, "olga@ops"))
+	sshtest.WriteAtomic(t, f.keysPath, f.operator.AuthLine(`environment="FGTOP_ROLE=operator"`, "olga@ops"))
 	err := v.waitEnd(t)
 	var exit *gossh.ExitError
 	if !errors.As(err, &exit) || exit.ExitStatus() != 1 {
@@ -416,7 +360,7 @@ func TestDemotedOperatorIsCutOff(t *testing.T) {
 	f := startServer(t, nil)
 	op := f.open(t, "olga", f.operator, nil)
 	op.waitScreen(t, "gpu-node01")
-	writeAtomic(t, f.keysPath, authLine(f.operator, "", "olga@ops"))
+	sshtest.WriteAtomic(t, f.keysPath, f.operator.AuthLine("", "olga@ops"))
 	op.waitEnd(t)
 	if got := op.stderr.raw(); !strings.Contains(got, "role changed to viewer") {
 		t.Fatalf("stderr %q", got)
@@ -569,11 +513,93 @@ func TestReadOnlyServerMakesOperatorsViewers(t *testing.T) {
 		t.Fatalf("sessions %+v: want one viewer", ids)
 	}
 	// A reload that leaves the key's role alone does not cut the session.
-	writeAtomic(t, f.keysPath, authLine(f.operator, `environment="FGTOP_ROLE=operator"`, "olga@ops, renamed"))
+	sshtest.WriteAtomic(t, f.keysPath, f.operator.AuthLine(`environment="FGTOP_ROLE=operator"`, "olga@ops, renamed"))
 	waitUntil(t, "the reload", func() bool { return strings.Contains(f.log.String(), "operators=1 viewers=0") })
 	select {
 	case err := <-c.done:
 		t.Fatalf("the session ended on a reload that kept its role: %v", err)
 	case <-time.After(300 * time.Millisecond):
+	}
+}
+
+// panicky is a console that fails while drawing.
+type panicky struct{}
+
+func (panicky) Init() tea.Cmd                         { return nil }
+func (p panicky) Update(tea.Msg) (tea.Model, tea.Cmd) { return p, nil }
+func (panicky) View() tea.View                        { panic("the console broke") }
+
+// TestConsoleFailureIsLoggedNotShown: a console that fails ends its own
+// session only; the failure is one line in the server's log, and the
+// other session goes on. (Bubble Tea itself prints the panic's stack to
+// the process's stderr: the service's journal, not a session.)
+func TestConsoleFailureIsLoggedNotShown(t *testing.T) {
+	f := startServer(t, nil, func(s *Server) {
+		next := s.newModel
+		s.newModel = func(sub <-chan *model.Snapshot, o ui.Options) tea.Model {
+			if o.Actor.Name == "crash" {
+				return panicky{}
+			}
+			return next(sub, o)
+		}
+	})
+	ok := f.open(t, "olga", f.operator, nil)
+	ok.waitScreen(t, "gpu-node01")
+	bad := f.open(t, "crash", f.viewer, nil)
+	bad.waitEnd(t)
+	waitUntil(t, "the failure in the log", func() bool {
+		l := f.log.String()
+		return strings.Contains(l, `msg="console failed" user=crash key=`+f.viewer.Fingerprint()) && strings.Contains(l, "panic")
+	})
+	if strings.Contains(bad.scr.raw()+bad.stderr.raw(), "the console broke") {
+		t.Fatal("the failure was shown in the session")
+	}
+	next := fake.Node(fake.Options{})
+	next.Node = "gpu-node03"
+	f.pub.Publish(next)
+	ok.waitScreen(t, "gpu-node03")
+}
+
+// sizeSpy passes everything to the console and notes the window sizes it
+// is told.
+type sizeSpy struct {
+	tea.Model
+	sizes chan<- tea.WindowSizeMsg
+}
+
+func (s sizeSpy) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if w, ok := msg.(tea.WindowSizeMsg); ok {
+		select {
+		case s.sizes <- w:
+		default:
+		}
+	}
+	m, cmd := s.Model.Update(msg)
+	return sizeSpy{Model: m, sizes: s.sizes}, cmd
+}
+
+func TestWindowFollowsTheClient(t *testing.T) {
+	sizes := make(chan tea.WindowSizeMsg, 16)
+	f := startServer(t, nil, func(s *Server) {
+		next := s.newModel
+		s.newModel = func(sub <-chan *model.Snapshot, o ui.Options) tea.Model {
+			return sizeSpy{Model: next(sub, o), sizes: sizes}
+		}
+	})
+	c := f.open(t, "victor", f.viewer, nil)
+	c.waitScreen(t, "gpu-node01")
+	if err := c.sess.WindowChange(30, 100); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.After(waitFor)
+	for {
+		select {
+		case w := <-sizes:
+			if w.Width == 100 && w.Height == 30 {
+				return
+			}
+		case <-deadline:
+			t.Fatal("the console was never told the new window size 100x30")
+		}
 	}
 }

@@ -1,0 +1,48 @@
+package agentconfig
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestJournalRecordsTheKey: an apply and its rollback by an SSH actor carry
+// the key fingerprint as a field of its own, and a journal line without
+// one (written by the CLI, or by an fgtop that predates the field) still
+// reads, with no key.
+func TestJournalRecordsTheKey(t *testing.T) {
+	c, next := setup(t)
+	ssh := Actor{Name: "olga", Origin: "ssh:203.0.113.7:51234 SHA256:olgakey", Role: RoleOperator, Key: "SHA256:olgakey"}
+	now := clock()
+	if _, err := Commit(CommitRequest{Path: c.Path, BaseHash: c.Hash, Data: next, Actor: ssh, Now: now}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Rollback(RollbackRequest{Path: c.Path, Actor: ssh, Now: now}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Commit(CommitRequest{Path: c.Path, BaseHash: c.Hash, Data: next, Actor: operator, Now: now}); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(JournalPath(c.Path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	if len(lines) != 3 || !strings.Contains(lines[0], `"key":"SHA256:olgakey"`) || strings.Contains(lines[2], `"key"`) {
+		t.Fatalf("journal lines:\n%s", raw)
+	}
+	recs, bad, err := ReadJournal(JournalPath(c.Path))
+	if err != nil || bad != 0 || len(recs) != 3 {
+		t.Fatalf("journal: %v, %d bad, %d records", err, bad, len(recs))
+	}
+	for i, want := range []struct{ action, actor, key string }{
+		{"apply", "olga", "SHA256:olgakey"}, {"rollback", "olga", "SHA256:olgakey"}, {"apply", "alice", ""},
+	} {
+		if r := recs[i]; r.Action != want.action || r.Actor != want.actor || r.Key != want.key {
+			t.Errorf("record %d: %s by %s key %q, want %+v", i, r.Action, r.Actor, r.Key, want)
+		}
+	}
+	if recs[0].Origin != ssh.Origin {
+		t.Errorf("origin %q", recs[0].Origin)
+	}
+}
