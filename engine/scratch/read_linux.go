@@ -185,7 +185,11 @@ func readFD(fd int, buf []byte, stat bool) (fileRead, error) {
 			return fileRead{}, errNotRegular
 		}
 		res.modTime = time.Unix(st.Mtim.Unix())
+		if st.Size > maxFileSize {
+			return fileRead{}, errTooLarge
+		}
 	}
+	sized := stat
 	if cap(buf) < minReadBuf {
 		buf = make([]byte, 0, minReadBuf)
 	}
@@ -195,7 +199,21 @@ func readFD(fd int, buf []byte, stat bool) (fileRead, error) {
 			if len(buf) >= maxFileSize {
 				return fileRead{}, errTooLarge
 			}
-			buf = slices.Grow(buf, len(buf))
+			grow := len(buf)
+			if !sized {
+				// Larger than a real resource.txt: ask for the size once,
+				// so that a runaway file is refused without reading it and
+				// a large one is read with one allocation.
+				sized = true
+				var st syscall.Stat_t
+				if err := ignoringEINTR(func() error { return syscall.Fstat(fd, &st) }); err == nil {
+					if st.Size > maxFileSize {
+						return fileRead{}, errTooLarge
+					}
+					grow = max(grow, int(st.Size)+1-len(buf))
+				}
+			}
+			buf = slices.Grow(buf, grow)
 		}
 		want := cap(buf) - len(buf)
 		n, err := syscall.Read(fd, buf[len(buf):cap(buf)])

@@ -421,6 +421,12 @@ func (w *Watcher[T]) resync(ctx context.Context, roots []*rootState, useSkip, wa
 		}
 		batches[i] = t.appendEvents(batches[i], finished)
 		t.close()
+		if rs.quiet && !rs.degraded {
+			// The warning that sent this root to periodic rescans is out of
+			// date: say so under the same code and file, which replaces it.
+			batches[i] = append(batches[i], w.problem(rs, model.SevInfo,
+				"every inotify watch is set again: changes are followed live, no more periodic rescans"))
+		}
 		rs.quiet = false
 	}
 	return batches
@@ -441,16 +447,36 @@ func (w *Watcher[T]) dropKernel(rs *rootState, kid string, k *kstate) {
 // about it is dropped (its watches too), and the event is sent on a change
 // of status only, so polling does not repeat it.
 func (w *Watcher[T]) rootUnavailable(rs *rootState, t *scanTarget[T]) []Event[T] {
-	w.forget(rs)
+	var out []Event[T]
 	st := rootDenied
 	if t.missing {
 		st = rootMissing
+		// A root that does not exist holds no kernels, which is what a
+		// re-scan says; an unlistable one keeps its kernels' figures.
+		out = w.removedKernels(rs)
 	}
+	w.forget(rs)
 	if rs.status == st {
-		return nil
+		return out
 	}
 	rs.status = st
-	return []Event[T]{*t.listEv}
+	return append(out, *t.listEv)
+}
+
+// removedKernels reports every kernel known under a root as removed (the
+// root itself is gone), in kernel order.
+func (w *Watcher[T]) removedKernels(rs *rootState) []Event[T] {
+	kids := make([]string, 0, len(rs.kernels))
+	for kid := range rs.kernels {
+		kids = append(kids, kid)
+	}
+	slices.Sort(kids)
+	out := make([]Event[T], 0, len(kids)+1)
+	for _, kid := range kids {
+		out = append(out, Event[T]{Kind: KernelRemoved, Root: rs.root.Path, Agent: rs.root.Agent,
+			Kernel: model.KernelID(kid), Path: resourcePath(rs.path, kid)})
+	}
+	return out
 }
 
 // syncKernel brings one kernel's watches in line with its directories and
@@ -578,13 +604,18 @@ func (w *Watcher[T]) handleFS(ctx context.Context, ev fsnotify.Event) [][]Event[
 // polling for its return. Its return is noticed by polling rather than
 // right away because a root recreated at once would race with inotify's
 // teardown of the old root's watch.
+//
+// Its kernels are reported removed first: while the root is gone they hold
+// nothing (a re-scan finds none), and they come back with the root's
+// rescan.
 func (w *Watcher[T]) rootGone(rs *rootState) []Event[T] {
+	out := w.removedKernels(rs)
 	w.forget(rs)
 	rs.status = rootMissing
 	rs.degraded = false
-	return []Event[T]{{Kind: RootMissing, Root: rs.root.Path, Agent: rs.root.Agent, Path: rs.path,
+	return append(out, Event[T]{Kind: RootMissing, Root: rs.root.Path, Agent: rs.root.Agent, Path: rs.path,
 		Issue: &model.Issue{Severity: model.SevError, Code: model.IssueRootMissing, File: rs.path, Agent: rs.root.Agent,
-			Message: "scratch root was removed or renamed; watching for it to return"}}}
+			Message: "scratch root was removed or renamed; watching for it to return"}})
 }
 
 // handleWatchError handles an error from fsnotify. An overflow means events

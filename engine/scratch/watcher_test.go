@@ -8,11 +8,14 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/fgtop/fgtop/model"
 )
 
 // fast is the options the tests use: short timers, so waits are short.
@@ -219,6 +222,20 @@ func TestWatcherRootRemovedAndRestored(t *testing.T) {
 		t.Fatal(err)
 	}
 	i := r.waitEvent("root missing", armed, isKind(RootMissing, ""))
+	// By then each of its kernels was reported removed (RemoveAll is not
+	// atomic, so some may go before the root does): while the root is gone
+	// they hold nothing, as a re-scan would say.
+	for _, id := range []string{a, b} {
+		var last Event[string]
+		for _, e := range r.snapshot()[armed : i+1] {
+			if string(e.Kernel) == id {
+				last = e
+			}
+		}
+		if last.Kind != KernelRemoved {
+			t.Errorf("kernel %s: last event before root-missing is %s, want kernel-removed", id[:8], evString(last))
+		}
+	}
 	// The new root is built aside and renamed into place, so the poll sees
 	// it whole (the test then knows exactly which Resynced to expect).
 	staging := filepath.Join(base, "staging")
@@ -247,6 +264,9 @@ func TestWatcherRootRemovedAndRestored(t *testing.T) {
 		t.Fatal(err)
 	}
 	i = r.waitEvent("root renamed away", k, isKind(RootMissing, ""))
+	if n := count(r.snapshot()[k:i], 0, isKind(KernelRemoved, "")); n != 3 {
+		t.Errorf("root renamed away: %d kernels reported removed, want 3", n)
+	}
 	if err := os.Rename(root+".moved", root); err != nil {
 		t.Fatal(err)
 	}
@@ -371,9 +391,11 @@ func TestWatcherWatchLimit(t *testing.T) {
 	mkKernel(t, root, a, "a")
 	pb := mkKernel(t, root, b, "b")
 	unwatchable := filepath.Join(root, b)
+	var limited atomic.Bool
+	limited.Store(true)
 	r := startWatcher(t, []Root{{Path: root}}, fast, func(w *Watcher[string]) {
 		w.s.fault = func(op faultOp, p string) error {
-			if op == faultWatch && strings.HasPrefix(p, unwatchable) {
+			if op == faultWatch && strings.HasPrefix(p, unwatchable) && limited.Load() {
 				return syscall.ENOSPC
 			}
 			return nil
@@ -389,6 +411,14 @@ func TestWatcherWatchLimit(t *testing.T) {
 	if n := count(evs, 0, isIssue("watch", "")); n != 1 {
 		t.Errorf("watch limit reported %d times, want once: %v", n, evStrings(evs))
 	}
+	// Room for watches again: the next fallback rescan sets them all and
+	// replaces the warning with a notice; then changes are seen live.
+	limited.Store(false)
+	j := r.waitEvent("watches set again", i+1, func(e Event[string]) bool {
+		return isIssue("watch", "")(e) && e.Issue.Severity == model.SevInfo && strings.Contains(e.Issue.Message, "set again")
+	})
+	writeFile(t, pb, "b3")
+	r.waitEvent("change seen live", j, isUpdate(b, "b3"))
 }
 
 // TestWatcherNoInotify: the watcher works by rescans when no watch can be
