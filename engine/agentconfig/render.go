@@ -351,7 +351,7 @@ func (e *editor) alloc(path []string, old, want *Allocation) {
 		// nil CPU means the old value was not a list (a count, or a
 		// value of the wrong type): a draft that sets a list rewrites it.
 		if !old.HasCPU || !slices.Equal(old.CPU, want.CPU) || (old.CPU == nil) != (want.CPU == nil) {
-			e.set(at("cpu"), nil, tomlStrings(want.CPU))
+			setList(e, at("cpu"), want.CPU)
 		}
 	case old.HasCPU:
 		if kv := e.doc.kv(at("cpu")); kv != nil {
@@ -397,7 +397,7 @@ func (e *editor) alloc(path []string, old, want *Allocation) {
 	for _, n := range want.DeviceNames() {
 		ids := want.Devices[n]
 		if o, ok := old.Devices[n]; !ok || !slices.Equal(o, ids) {
-			e.set(at("devices", string(n)), nil, tomlStrings(ids))
+			setList(e, at("devices", string(n)), ids)
 		}
 	}
 	for _, n := range old.DeviceNames() {

@@ -157,10 +157,24 @@ func TestRenderEdits(t *testing.T) {
 			want:   "[[agents]]\n[agents.agent]\nid = \"a\"\n[agents.resource]\ncpu = [\"0\"]\n[agents.resource.devices]\ncuda = [\"g0\", \"g2\"] # first\n[[agents]]\n[agents.agent]\nid = \"b\"\n",
 		},
 		{
-			name:   "multi-line array is rewritten on one line",
+			name:   "multi-line array keeps the lines and comments of the elements that stay",
 			in:     "[[agents]]\n[agents.agent]\nid = \"a\"\n[agents.resource]\ncpu = [\n  \"0\", # zero\n  \"1\",\n]\nmem = \"1G\"\n[[agents]]\n[agents.agent]\nid = \"b\"\n",
 			change: func(d *Config) { d.Agents[0].Alloc.CPU = []model.DeviceID{"0"} },
-			want:   "[[agents]]\n[agents.agent]\nid = \"a\"\n[agents.resource]\ncpu = [\"0\"]\nmem = \"1G\"\n[[agents]]\n[agents.agent]\nid = \"b\"\n",
+			want:   "[[agents]]\n[agents.agent]\nid = \"a\"\n[agents.resource]\ncpu = [\n  \"0\", # zero\n]\nmem = \"1G\"\n[[agents]]\n[agents.agent]\nid = \"b\"\n",
+		},
+		{
+			name: "MIG slices listed one per line with comments: one moves out, one moves in",
+			in: "[[agents]]\n[agents.agent]\nid = \"a\"\n[agents.resource]\ndevices = { cuda = [\n    \"g1\",\n    # the MIG GPU\n    \"MIG-x/4/0\",   # 3g.20gb\n    'MIG-x/5/0'    # 2g.10gb\n  ] }\n" +
+				"[[agents]]\n[agents.agent]\nid = \"b\"\n",
+			change: func(d *Config) { d.Agents[0].Alloc.Devices["cuda"] = []model.DeviceID{"MIG-x/4/0", "MIG-x/5/0", "g2"} },
+			want: "[[agents]]\n[agents.agent]\nid = \"a\"\n[agents.resource]\ndevices = { cuda = [\n    # the MIG GPU\n    \"MIG-x/4/0\",   # 3g.20gb\n    'MIG-x/5/0',    # 2g.10gb\n    \"g2\",\n  ] }\n" +
+				"[[agents]]\n[agents.agent]\nid = \"b\"\n",
+		},
+		{
+			name:   "CRLF multi-line array keeps CRLF",
+			in:     "[[agents]]\r\n[agents.agent]\r\nid = \"a\"\r\n[agents.resource]\r\ncpu = [\r\n  \"0\", # zero\r\n  \"1\",\r\n]\r\n[[agents]]\r\n[agents.agent]\r\nid = \"b\"\r\n",
+			change: func(d *Config) { d.Agents[0].Alloc.CPU = []model.DeviceID{"1", "2"} },
+			want:   "[[agents]]\r\n[agents.agent]\r\nid = \"a\"\r\n[agents.resource]\r\ncpu = [\r\n  \"1\",\r\n  \"2\",\r\n]\r\n[[agents]]\r\n[agents.agent]\r\nid = \"b\"\r\n",
 		},
 		{
 			name: "CRLF and no final newline",

@@ -65,7 +65,15 @@ type Desk struct {
 	// version changes whenever anything a viewer sees changes (holder,
 	// writes), so a UI can poll it cheaply.
 	version uint64
+	// ext is the draft record as last read (another process's holder),
+	// read at most every recordTTL.
+	ext     *draftRecord
+	extRead time.Time
 }
+
+// recordTTL bounds how often the consoles sharing a desk read the draft
+// record: each asks about once a second, an SSH server has dozens.
+const recordTTL = 500 * time.Millisecond
 
 // Hold says who did something and when: who holds the draft and since
 // when, or who wrote the config last.
@@ -124,10 +132,38 @@ func (d *Desk) Journal(n int) ([]agentconfig.JournalRecord, int, error) {
 func (d *Desk) Holder() (Hold, bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.holder == nil {
-		return Hold{}, false
+	if d.holder != nil {
+		return Hold{Actor: d.holder.actor, Since: d.holder.since}, true
 	}
-	return Hold{Actor: d.holder.actor, Since: d.holder.since}, true
+	if r := d.external(); r != nil {
+		return Hold{Actor: r.Actor, Since: r.Since}, true
+	}
+	return Hold{}, false
+}
+
+// external returns the live holder recorded by another process (nil when
+// none), re-reading the record when the cached copy is old; a change of
+// holder bumps the version. Called with d.mu held.
+func (d *Desk) external() *draftRecord {
+	if now := time.Now(); now.Sub(d.extRead) >= recordTTL {
+		d.extRead = now
+		r := readRecord(DraftRecordPath(d.opts.Config))
+		if !r.live() || (d.holder != nil && r.Token == d.holder.token) {
+			r = nil
+		}
+		if tokenOf(r) != tokenOf(d.ext) {
+			d.version++
+		}
+		d.ext = r
+	}
+	return d.ext
+}
+
+func tokenOf(r *draftRecord) string {
+	if r == nil {
+		return ""
+	}
+	return r.Token
 }
 
 // LastWrite reports the latest apply or rollback made through the desk.
@@ -141,6 +177,7 @@ func (d *Desk) LastWrite() (Hold, bool) {
 func (d *Desk) Version() uint64 {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.external()
 	return d.version
 }
 
@@ -159,16 +196,28 @@ func (d *Desk) Open(actor agentconfig.Actor, takeOver bool) (*Session, error) {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if h := d.holder; h != nil {
-		if !takeOver {
-			// The name alone is what the client claimed; the origin
-			// (address, key) says who it really is.
-			return nil, fmt.Errorf("%w: the draft is held by %s", ErrBusy, Hold{Actor: h.actor, Since: h.since})
-		}
-		h.lostTo = &Hold{Actor: actor, Since: d.opts.Now()}
+	// The name alone is what the client claimed; the origin (address,
+	// key) says who it really is.
+	h := d.holder
+	if h != nil && !takeOver {
+		return nil, fmt.Errorf("%w: the draft is held by %s", ErrBusy, Hold{Actor: h.actor, Since: h.since})
 	}
-	s := &Session{desk: d, actor: actor, since: d.opts.Now(), base: base, gen: d.gen}
-	d.holder = s
+	now := d.opts.Now()
+	host, _ := os.Hostname()
+	s := &Session{desk: d, actor: actor, since: now, base: base, gen: d.gen, token: newToken()}
+	err = updateRecord(DraftRecordPath(d.opts.Config), func(cur *draftRecord) (*draftRecord, error) {
+		if cur.live() && !takeOver && (h == nil || cur.Token != h.token) {
+			return nil, fmt.Errorf("%w: the draft is held by %s", ErrBusy, Hold{Actor: cur.Actor, Since: cur.Since})
+		}
+		return &draftRecord{Token: s.token, Actor: actor, Since: now, PID: os.Getpid(), Host: host}, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if h != nil {
+		h.lostTo = &Hold{Actor: actor, Since: now}
+	}
+	d.holder, d.ext, d.extRead = s, nil, time.Time{}
 	d.version++
 	return s, nil
 }
@@ -184,6 +233,8 @@ type Session struct {
 	gen    uint64
 	lostTo *Hold
 	closed bool
+	// token names the session in the draft record.
+	token string
 }
 
 // Actor is who holds the session.
@@ -204,14 +255,48 @@ func (s *Session) Base() *agentconfig.Config {
 	return s.base
 }
 
-// check says why the session may not plan or apply now: closed, taken
-// over, or stale. Called with desk.mu held.
-func (s *Session) check() error {
+// gone says why the session no longer holds the draft (nil while it
+// does): closed, or taken over here or by another process. A record that
+// went missing or void (deleted by hand, or damaged) is claimed again.
+// Called with desk.mu held.
+func (s *Session) gone() error {
 	switch {
 	case s.closed:
 		return ErrClosed
 	case s.lostTo != nil:
 		return fmt.Errorf("%w: %s", ErrTakenOver, s.lostTo)
+	}
+	d := s.desk
+	path := DraftRecordPath(d.opts.Config)
+	if r := readRecord(path); r != nil && r.Token == s.token {
+		return nil
+	}
+	host, _ := os.Hostname()
+	err := updateRecord(path, func(cur *draftRecord) (*draftRecord, error) {
+		switch {
+		case cur != nil && cur.Token == s.token:
+			return nil, nil
+		case cur.live():
+			s.lostTo = &Hold{Actor: cur.Actor, Since: cur.Since}
+			return nil, nil
+		}
+		return &draftRecord{Token: s.token, Actor: s.actor, Since: s.since, PID: os.Getpid(), Host: host}, nil
+	})
+	if s.lostTo != nil {
+		if d.holder == s {
+			d.holder = nil
+			d.version++
+		}
+		return fmt.Errorf("%w: %s", ErrTakenOver, s.lostTo)
+	}
+	return err
+}
+
+// check says why the session may not plan or apply now: closed, taken
+// over, or stale. Called with desk.mu held.
+func (s *Session) check() error {
+	if err := s.gone(); err != nil {
+		return err
 	}
 	if s.gen != s.desk.gen {
 		return fmt.Errorf("%w: %s wrote it at %s", ErrStale, nameOf(s.desk.last.Actor), s.desk.last.Since.Local().Format("15:04:05"))
@@ -256,11 +341,8 @@ func (s *Session) Review() error {
 	}
 	s.desk.mu.Lock()
 	defer s.desk.mu.Unlock()
-	if s.closed {
-		return ErrClosed
-	}
-	if s.lostTo != nil {
-		return fmt.Errorf("%w: %s", ErrTakenOver, s.lostTo)
+	if err := s.gone(); err != nil {
+		return err
 	}
 	s.base, s.gen = base, s.desk.gen
 	return nil
@@ -301,11 +383,8 @@ func (s *Session) Rollback(force bool) (*agentconfig.CommitResult, error) {
 	d := s.desk
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if s.closed {
-		return nil, ErrClosed
-	}
-	if s.lostTo != nil {
-		return nil, fmt.Errorf("%w: %s", ErrTakenOver, s.lostTo)
+	if err := s.gone(); err != nil {
+		return nil, err
 	}
 	res, err := agentconfig.Rollback(agentconfig.RollbackRequest{Path: d.opts.Config, Actor: s.actor, Journal: d.opts.Journal,
 		Force: force, Now: d.opts.Now, Hooks: d.opts.Hooks})
@@ -342,4 +421,13 @@ func (s *Session) Close() {
 		d.holder = nil
 		d.version++
 	}
+	// Only its own record is cleared: after a take-over the record names
+	// the new holder. An error leaves a record that names this process,
+	// which becomes void when the process ends.
+	_ = updateRecord(DraftRecordPath(d.opts.Config), func(cur *draftRecord) (*draftRecord, error) {
+		if cur != nil && cur.Token == s.token {
+			return &draftRecord{}, nil
+		}
+		return nil, nil
+	})
 }

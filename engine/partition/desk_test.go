@@ -2,7 +2,9 @@ package partition
 
 import (
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -78,13 +80,12 @@ func TestDeskOneEditorAtATime(t *testing.T) {
 	}
 }
 
-// Two desks on one file are two processes (a console and the CLI, or two
-// servers): a write by one makes the other's draft stale until reviewed.
+// An apply from outside the desk (the CLI's `fgtop apply`, which takes no
+// draft) makes the console's draft stale until reviewed.
 func TestDeskStaleAfterAnotherApply(t *testing.T) {
 	c := loadFixture(t, "agent.multi-agent.device-based.toml")
 	snap := snapshot(fixtureDevices())
 	d1 := newTestDesk(t, c.Path, snap)
-	d2 := newTestDesk(t, c.Path, snap)
 	bob := agentconfig.Actor{Name: "bob", Origin: "cli", Role: agentconfig.RoleOperator}
 
 	alice, err := d1.Open(operator, false)
@@ -100,11 +101,7 @@ func TestDeskStaleAfterAnotherApply(t *testing.T) {
 		t.Fatalf("fresh session: %v", err)
 	}
 
-	bs, err := d2.Open(bob, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := bs.Apply(bs.Plan(Request{Mem: []MemSet{{Agent: agentA, Bytes: model.NewDec(64<<30, 0)}}}), false); err != nil {
+	if _, err := Apply(plan(t, c, snap, Request{Mem: []MemSet{{Agent: agentA, Bytes: model.NewDec(64<<30, 0)}}}), ApplyOptions{Actor: bob}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -157,7 +154,7 @@ func TestDeskStaleAfterAnotherApply(t *testing.T) {
 		t.Error("rollback did not restore the file as bob left it")
 	}
 	recs, _, _ := agentconfig.ReadJournal(agentconfig.JournalPath(c.Path))
-	if n := len(recs); n != 3 || recs[2].Actor != "alice" || recs[2].Action != "rollback" {
+	if n := len(recs); n != 3 || recs[2].Actor != "alice" || recs[2].Action != "rollback" || recs[0].Actor != "bob" {
 		t.Errorf("journal: %d records, last %+v", n, recs[n-1])
 	}
 }
@@ -270,5 +267,84 @@ func TestDeskApplyRechecksLiveKernels(t *testing.T) {
 	setSnap(snapshot(fixtureDevices(), kernel("late", agentA, gpu3, "0.30")))
 	if res, err := s.Apply(held, true); err != nil || !res.Verified {
 		t.Fatalf("forced apply of the confirmed kernels: %v", err)
+	}
+}
+
+// Two desks on one config are two processes (two operators each running
+// fgtop on the node, or two servers): the draft record beside the config
+// makes one editor at a time hold between them too.
+func TestDeskOneEditorAcrossProcesses(t *testing.T) {
+	c := loadFixture(t, "agent.multi-agent.device-based.toml")
+	snap := snapshot(fixtureDevices())
+	d1, d2 := newTestDesk(t, c.Path, snap), newTestDesk(t, c.Path, snap)
+	bob := agentconfig.Actor{Name: "bob", Origin: "console", Role: agentconfig.RoleOperator}
+
+	alice, err := d1.Open(operator, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d2.Open(bob, false); !errors.Is(err, ErrBusy) || !strings.Contains(err.Error(), "held by alice (cli)") {
+		t.Fatalf("Open in the other process = %v, want ErrBusy naming alice", err)
+	}
+	if h, held := d2.Holder(); !held || h.Actor.Name != "alice" {
+		t.Fatalf("the other process sees holder %v %v", h, held)
+	}
+
+	bs, err := d2.Open(bob, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := alice.Plan(Request{Moves: []Move{{Device: "cuda:" + gpu3, Agent: agentB}}})
+	if _, err := alice.Apply(p, false); !errors.Is(err, ErrTakenOver) || !strings.Contains(err.Error(), "bob (console)") {
+		t.Fatalf("apply after a take-over from another process = %v", err)
+	}
+	if b, _ := os.ReadFile(c.Path); string(b) != string(c.Raw) {
+		t.Fatal("a refused apply changed the file")
+	}
+	d1.extRead = time.Time{} // skip the read cache
+	if h, held := d1.Holder(); !held || h.Actor.Name != "bob" {
+		t.Fatalf("alice's process sees holder %v %v after the take-over", h, held)
+	}
+	alice.Close() // must not clear bob's record
+	d1.extRead = time.Time{}
+	if h, _ := d1.Holder(); h.Actor.Name != "bob" {
+		t.Fatalf("holder after alice's close: %v", h)
+	}
+	bs.Close()
+	d1.extRead = time.Time{}
+	if _, held := d1.Holder(); held {
+		t.Fatal("the draft is still held after bob closed")
+	}
+}
+
+// A record left by a process that died does not hold the draft.
+func TestDeskRecordOfADeadProcessIsVoid(t *testing.T) {
+	c := loadFixture(t, "agent.multi-agent.device-based.toml")
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Skip("no `true` to get a dead pid from:", err)
+	}
+	host, _ := os.Hostname()
+	dead := fmt.Sprintf(`{"token":"t0","actor":{"name":"ghost","origin":"console","role":"operator"},"since":"2026-11-21T03:00:00Z","pid":%d,"host":%q}`, cmd.Process.Pid, host)
+	if err := os.WriteFile(DraftRecordPath(c.Path), []byte(dead), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	d := newTestDesk(t, c.Path, snapshot(fixtureDevices()))
+	if _, held := d.Holder(); held {
+		t.Fatal("a dead process holds the draft")
+	}
+	s, err := d.Open(operator, false)
+	if err != nil {
+		t.Fatalf("Open over a dead record = %v", err)
+	}
+	defer s.Close()
+	// A record of a live process elsewhere (another host) is respected.
+	other := strings.Replace(dead, fmt.Sprintf("%q}", host), `"other-host"}`, 1)
+	s.Close()
+	if err := os.WriteFile(DraftRecordPath(c.Path), []byte(other), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := newTestDesk(t, c.Path, snapshot(fixtureDevices())).Open(operator, false); !errors.Is(err, ErrBusy) || !strings.Contains(err.Error(), "ghost") {
+		t.Fatalf("Open over another host's record = %v", err)
 	}
 }

@@ -353,8 +353,13 @@ func (p *Plan) compare(snap *model.Snapshot) {
 				d.Capacity = append(d.Capacity, SlotChange{Slot: s, From: from, To: a.Capacity[s]})
 			}
 		}
-		if !next.Exclusive && next.Mode != agentconfig.ModeShared {
+		if next.Mode != agentconfig.ModeShared {
 			for _, s := range held[a.ID].Names() {
+				// Device-based partitions move devices (and cores),
+				// which Moves covers; mem is an amount there too.
+				if next.Exclusive && s != model.SlotMem {
+					continue
+				}
 				if c, ok := a.Capacity[s]; ok && c.Less(held[a.ID][s]) {
 					before := model.Zero
 					if ca != nil {

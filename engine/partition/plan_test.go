@@ -49,6 +49,23 @@ func TestPlan(t *testing.T) {
 			affected: 1,
 		},
 		{
+			// Device-based partitions split mem by amount: cutting it below
+			// what the agent's live kernels hold strands them like a move.
+			name:     "mem cut below what live kernels hold",
+			fixture:  "agent.multi-agent.device-based.toml",
+			req:      Request{Mem: []MemSet{{Agent: agentB, Bytes: model.NewDec(8<<30, 0)}}},
+			kernels:  []*model.Kernel{memKernel("m1", agentB, 6<<30), memKernel("m2", agentB, 4<<30), memKernel("m3", agentA, 64<<30)},
+			edits:    1,
+			affected: 1,
+		},
+		{
+			name:    "mem cut that live kernels still fit in",
+			fixture: "agent.multi-agent.device-based.toml",
+			req:     Request{Mem: []MemSet{{Agent: agentB, Bytes: model.NewDec(16<<30, 0)}}},
+			kernels: []*model.Kernel{memKernel("m1", agentB, 6<<30), memKernel("m2", agentB, 4<<30)},
+			edits:   1,
+		},
+		{
 			name:    "unknown device ID is refused by name",
 			fixture: "agent.multi-agent.device-based.toml",
 			req:     Request{Moves: []Move{{Device: "cuda:cuda99", Agent: agentA}}},
@@ -250,4 +267,10 @@ func TestRequestEmpty(t *testing.T) {
 	if !(Request{}).Empty() || (Request{Mode: "manual"}).Empty() {
 		t.Error("Empty")
 	}
+}
+
+// memKernel is a live kernel of agent holding bytes of host memory.
+func memKernel(id string, agent model.AgentID, bytes int64) *model.Kernel {
+	return &model.Kernel{ID: model.KernelID(id), Agent: agent, State: model.KernelOK,
+		Alloc: model.Allocations{model.SlotMem: {"root": model.NewDec(bytes, 0)}}}
 }
