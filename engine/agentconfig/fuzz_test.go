@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/fgtop/fgtop/model"
+	toml "github.com/pelletier/go-toml/v2"
 )
 
 // FuzzParse feeds the loader arbitrary bytes: it must never panic, a
@@ -45,6 +49,37 @@ func FuzzParse(f *testing.F) {
 		out, changes, err := Render(c, c.Clone())
 		if err == nil && (len(changes) != 0 || !bytes.Equal(out, raw)) {
 			t.Fatalf("Render(c, c) changed the file: %+v", changes)
+		}
+	})
+}
+
+// FuzzReflowList checks the comment-keeping rewrite of one-per-line lists:
+// whatever the old array text, a rewrite it accepts must read back as
+// exactly the new list.
+func FuzzReflowList(f *testing.F) {
+	f.Add("[\n  \"0\", # zero\n  \"1\",\n]", "1,2")
+	f.Add("[\n    \"g1\",\n    # the MIG GPU\n    \"MIG-x/4/0\",   # 3g.20gb\n    'MIG-x/5/0'    # 2g.10gb\n  ]", "MIG-x/5/0,g2,MIG-x/4/0")
+	f.Add("[\r\n  \"a\\\"b\",\r\n]", "a\"b,c")
+	f.Fuzz(func(t *testing.T, old, csv string) {
+		if !utf8.ValidString(csv) {
+			return // a TOML file is UTF-8: no device id is anything else
+		}
+		ids := strings.Split(csv, ",")
+		out, ok := reflowList(old, ids)
+		if !ok {
+			return
+		}
+		var doc struct {
+			X []string `toml:"x"`
+		}
+		if err := toml.Unmarshal([]byte("x = "+out+"\n"), &doc); err != nil {
+			if toml.Unmarshal([]byte("x = "+old+"\n"), &doc) != nil {
+				return // the old text was not valid TOML either
+			}
+			t.Fatalf("rewrite of %q does not parse: %v\n%s", old, err, out)
+		}
+		if !slices.Equal(doc.X, ids) {
+			t.Fatalf("rewrite of %q reads %q, want %q\n%s", old, doc.X, ids, out)
 		}
 	})
 }
