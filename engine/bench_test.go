@@ -47,7 +47,7 @@ func loadedState(b *testing.B, n int) (*state, []*resourcefile.Spec) {
 // immutable snapshot published. The target is ≤ 1 ms, the same at 100 and
 // at 10,000 kernels.
 func BenchmarkUpdate(b *testing.B) {
-	for _, n := range []int{100, 1000, 10000} {
+	for _, n := range []int{100, 1000, 10000, 50000} {
 		b.Run(fmt.Sprintf("kernels=%d", n), func(b *testing.B) {
 			st, specs := loadedState(b, n)
 			b.ReportAllocs()

@@ -135,13 +135,16 @@ func (e *Engine) Subscribers() int {
 }
 
 // parser returns the parse function for the watcher, for a node whose slot
-// types are types.
-func parser(types model.SlotTypes) scratch.ParseFunc[*resourcefile.Spec] {
+// types are types. The specs it returns share names and repeated values
+// through sh (read-only, as the state treats them), so the state keeps
+// their Slots and Alloc as they are.
+func parser(types model.SlotTypes, sh *resourcefile.Shared) scratch.ParseFunc[*resourcefile.Spec] {
+	// The engine keeps figures only (slots, allocations), never writes the
+	// file back: skipping mounts and plugin lines halves the parse and the
+	// memory kept per kernel. Errors are the same as a full parse.
+	opts := resourcefile.ParseOptions{FiguresOnly: true, Shared: sh}
 	return func(path string, data []byte) (*resourcefile.Spec, error) {
-		// The engine keeps figures only (slots, allocations), never writes
-		// the file back: skipping mounts and plugin lines halves the parse
-		// and the memory kept per kernel. Errors are the same as a full parse.
-		spec, err := resourcefile.ParseOptions{FiguresOnly: true}.Parse(data, types)
+		spec, err := opts.Parse(data, types)
 		if err != nil {
 			var pe *resourcefile.ParseError
 			if errors.As(err, &pe) {
@@ -172,7 +175,7 @@ func (e *Engine) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	batches := make(chan []scratch.Event[*resourcefile.Spec], 16)
-	w, err := scratch.NewWatcher(e.opts.Roots, parser(types), e.opts.Watch)
+	w, err := scratch.NewWatcher(e.opts.Roots, parser(types, resourcefile.NewShared()), e.opts.Watch)
 	if err != nil {
 		return fmt.Errorf("start scratch watcher: %w", err)
 	}
@@ -263,6 +266,13 @@ func (e *Engine) Run(ctx context.Context) error {
 
 // applyEvent folds one watcher event into the state.
 func (st *state) applyEvent(ev scratch.Event[*resourcefile.Spec]) {
+	if ev.Kernel != "" && ev.Kind != scratch.Problem {
+		// A kernel's watcher Problem holds until the kernel's next event.
+		if _, ok := st.srcIssues[kernelProblemKey(ev.Kernel)]; ok {
+			delete(st.srcIssues, kernelProblemKey(ev.Kernel))
+			st.issuesDirty = true
+		}
+	}
 	switch ev.Kind {
 	case scratch.KernelUpdated:
 		err := ev.Err
@@ -289,15 +299,29 @@ func (st *state) applyEvent(ev scratch.Event[*resourcefile.Spec]) {
 	case scratch.Problem:
 		if ev.Issue != nil {
 			key := "watch:" + ev.Issue.Code + ":" + ev.Issue.File
+			if ev.Kernel != "" {
+				// The kernel's current state (symlink, permission denied),
+				// replacing its earlier one until its next event.
+				key = kernelProblemKey(ev.Kernel)
+			}
 			st.srcIssues[key] = *ev.Issue
 			st.issuesDirty = true
 		}
 	}
 }
 
+// kernelProblemKey is where a kernel-scoped watcher Problem (a symlink,
+// permission denied) is kept: one per kernel, replaced by the next.
+func kernelProblemKey(id model.KernelID) string { return "kernel:" + string(id) }
+
 // Build computes a snapshot from a one-off scan: the same accounting as the
 // live engine, without watching. It is what `fgtop snapshot` prints and what
 // tests compare the live engine against.
+//
+// Each file is folded into the state as soon as it is parsed (in listing
+// order, the order Backend.AI's own scan adds them up in), while the other
+// files are still being read: the scan never holds more than a few chunks
+// of parsed files, and the folding runs on whichever core is free.
 func Build(ctx context.Context, opts Options) (*model.Snapshot, error) {
 	st := newState(&opts)
 	types := model.DefaultSlotTypes()
@@ -308,11 +332,13 @@ func Build(ctx context.Context, opts Options) (*model.Snapshot, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	for _, ev := range scratch.Scan(ctx, opts.Roots, parser(types), workers) {
-		st.applyEvent(ev)
-	}
+	// Kernels arrive in listing order, not by id: the sorted lists are
+	// sorted once, when the snapshot is taken.
+	st.bulk = true
+	scratch.ScanEach(ctx, opts.Roots, parser(types, resourcefile.NewShared()), workers, st.applyEvent)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	st.bulk = false
 	return st.snapshot(), nil
 }

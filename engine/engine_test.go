@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -410,5 +412,60 @@ func TestReadyWithMissingRoot(t *testing.T) {
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestBuildStreamedEqualsSorted checks Build, which folds files in listing
+// order as they are read (appending, sorting once), against folding the
+// same tree's events in kernel order into a state that keeps its lists
+// sorted at every step: the same kernels, holdings (in order), totals and
+// issues.
+func TestBuildStreamedEqualsSorted(t *testing.T) {
+	root, opts := fixtureTree(t)
+	files := [][]byte{readFixture(t, "resource.cpu-only.txt"), readFixture(t, "resource.cuda-shares-single.txt"),
+		readFixture(t, "resource.cuda-shares-split.txt"), []byte("SLOTS={broken\n")}
+	for i := range 300 {
+		id := fmt.Sprintf("%08x-0000-4000-8000-%012x", i*7919%100003, i)
+		if i%17 == 0 {
+			if err := os.MkdirAll(filepath.Join(root, id), 0o755); err != nil { // pending
+				t.Fatal(err)
+			}
+			continue
+		}
+		writeKernel(t, root, id, files[i%len(files)])
+	}
+	got, err := Build(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	st := newState(&opts)
+	types := st.takeInventory(opts.Inventory.Poll(context.Background()))
+	for _, ev := range scratch.Scan(context.Background(), opts.Roots, parser(types, nil), 1) {
+		st.applyEvent(ev)
+	}
+	want := st.snapshot()
+
+	if err := equalToRescan(got, want); err != nil {
+		t.Fatal(err)
+	}
+	for i := range want.Kernels {
+		if got.Kernels[i].ID != want.Kernels[i].ID || got.Kernels[i].Path != want.Kernels[i].Path {
+			t.Fatalf("kernel %d: %s, want %s", i, got.Kernels[i].ID, want.Kernels[i].ID)
+		}
+	}
+	for k, u := range want.Usage {
+		same := func(a, b model.Holding) bool {
+			return a.Kernel == b.Kernel && a.Agent == b.Agent && a.Slot == b.Slot && a.Amount.String() == b.Amount.String()
+		}
+		if !slices.EqualFunc(got.Usage[k].Holdings, u.Holdings, same) {
+			t.Fatalf("device %s: holdings\n%v\nwant\n%v", k, got.Usage[k].Holdings, u.Holdings)
+		}
+	}
+	if !reflect.DeepEqual(got.Issues, want.Issues) {
+		t.Fatalf("issues:\n%v\nwant\n%v", got.Issues, want.Issues)
+	}
+	if n := len(got.Issues); n < 300/len(files) {
+		t.Fatalf("%d issues; the broken files are missing", n)
 	}
 }

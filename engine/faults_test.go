@@ -1,7 +1,6 @@
 package engine_test
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/fgtop/fgtop/engine/enginetest"
@@ -22,9 +21,6 @@ func TestFaults(t *testing.T) {
 			phases := sc.Run(t)
 			if len(phases) < 2 {
 				t.Fatalf("%d phases", len(phases))
-			}
-			if bugs := enginetest.KnownBugs(t); len(bugs) > 0 {
-				t.Skipf("everything else passed; known bugs, reported, not fixed yet: %s", strings.Join(bugs, "; "))
 			}
 		})
 	}

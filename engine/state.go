@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/fgtop/fgtop/engine/inventory"
@@ -27,9 +26,12 @@ type devAcc struct {
 	key   model.DeviceKey
 	held  model.ResourceSlot
 	count map[model.SlotName]int
-	// holdings is sorted by (kernel, slot). Once published it is shared
-	// with readers, so the next change copies it first.
+	// holdings is sorted by (kernel, slot), except in bulk mode, where
+	// new kernels' entries are appended and unsorted says so until the
+	// next snapshot sorts them. Once published it is shared with readers,
+	// so the next change copies it first.
 	holdings []model.Holding
+	unsorted bool
 	shared   bool
 	dirty    bool
 	pub      *model.DeviceUsage
@@ -52,23 +54,29 @@ type state struct {
 	inv       *inventory.Inventory
 	devIndex  map[model.DeviceKey]int
 	partition func(inv *inventory.Inventory) ([]model.Agent, []model.Issue)
-	strs      map[string]string
 
-	kernels     map[model.KernelID]*kstate
-	kernelList  []*model.Kernel
-	listShared  bool
-	dev         map[model.DeviceKey]*devAcc
-	agents      []*agentAcc
-	agentIdx    map[model.AgentID]int
-	rootAgent   map[string]model.AgentID
-	fileIssues  map[model.KernelID]model.Issue
-	kernIssues  map[model.KernelID][]model.Issue
-	devIssues   map[model.DeviceKey][]model.Issue
-	srcIssues   map[string]model.Issue // watcher and config problems, by key
-	issuesDirty bool
-	issues      []model.Issue
-	seq         uint64
-	usage       map[model.DeviceKey]*model.DeviceUsage
+	// bulk is set while a one-shot scan folds kernels in listing order:
+	// new kernels are appended to the sorted lists (kernelList, each
+	// device's holdings) and sorted once by the next snapshot, instead of
+	// inserted in place (quadratic for 10,000 kernels in random order).
+	bulk bool
+
+	kernels      map[model.KernelID]*kstate
+	kernelList   []*model.Kernel
+	listUnsorted bool
+	listShared   bool
+	dev          map[model.DeviceKey]*devAcc
+	agents       []*agentAcc
+	agentIdx     map[model.AgentID]int
+	rootAgent    map[string]model.AgentID
+	fileIssues   map[model.KernelID]model.Issue
+	kernIssues   map[model.KernelID][]model.Issue
+	devIssues    map[model.DeviceKey][]model.Issue
+	srcIssues    map[string]model.Issue // watcher and config problems, by key
+	issuesDirty  bool
+	issues       []model.Issue
+	seq          uint64
+	usage        map[model.DeviceKey]*model.DeviceUsage
 }
 
 func newState(o *Options) *state {
@@ -84,7 +92,6 @@ func newState(o *Options) *state {
 		srcIssues:  map[string]model.Issue{},
 		devIndex:   map[model.DeviceKey]int{},
 		partition:  o.Partition,
-		strs:       map[string]string{},
 	}
 	if s.now == nil {
 		s.now = time.Now
@@ -143,37 +150,6 @@ func (s *state) setInventory(inv *inventory.Inventory) {
 	s.issuesDirty = true
 }
 
-// intern returns a canonical copy of str. Parsed names are substrings of
-// the whole file's text; keeping them would keep every file in memory.
-func (s *state) intern(str string) string {
-	if v, ok := s.strs[str]; ok {
-		return v
-	}
-	c := strings.Clone(str)
-	s.strs[c] = c
-	return c
-}
-
-func (s *state) internSlots(r model.ResourceSlot) model.ResourceSlot {
-	out := make(model.ResourceSlot, len(r))
-	for k, v := range r {
-		out[model.SlotName(s.intern(string(k)))] = v
-	}
-	return out
-}
-
-func (s *state) internAlloc(a model.Allocations) model.Allocations {
-	out := make(model.Allocations, len(a))
-	for slot, devs := range a {
-		m := make(map[model.DeviceID]model.Dec, len(devs))
-		for id, v := range devs {
-			m[model.DeviceID(s.intern(string(id)))] = v
-		}
-		out[model.SlotName(s.intern(string(slot)))] = m
-	}
-	return out
-}
-
 // applyPartition recomputes the agents' partitions for a new device set.
 func (s *state) applyPartition(inv *inventory.Inventory) {
 	agents, issues := s.partition(inv)
@@ -195,10 +171,15 @@ func (s *state) applyPartition(inv *inventory.Inventory) {
 
 // upsertKernel applies one read of a kernel's resource.txt: a parsed spec, a
 // parse error, or "no file yet" (spec and err both nil with pending set).
+// The spec's Slots and Alloc are kept as they are (and published): the
+// caller must not change them afterwards (specs parsed with a
+// resourcefile.Shared share them). Their strings are safe to keep: the
+// parser copies or shares every name it keeps.
 func (s *state) upsertKernel(root string, agent model.AgentID, id model.KernelID, path string, spec *resourcefile.Spec, err error, mod time.Time, pending bool) {
 	ks := s.kernels[id]
 	now := s.now()
-	if ks == nil {
+	isNew := ks == nil
+	if isNew {
 		ks = &kstate{root: root}
 		s.kernels[id] = ks
 	}
@@ -214,9 +195,9 @@ func (s *state) upsertKernel(root string, agent model.AgentID, id model.KernelID
 		s.setFileIssue(id, nil)
 	case err == nil && spec != nil:
 		k.State = model.KernelOK
-		k.Slots, k.Legacy = s.internSlots(spec.Slots), spec.Legacy
+		k.Slots, k.Legacy = spec.Slots, spec.Legacy
 		k.UnifiedDevices = unifiedPairs(spec.UnifiedDevices)
-		contrib = s.internAlloc(spec.Alloc)
+		contrib = spec.Alloc
 		s.setFileIssue(id, nil)
 	default:
 		iss := fileIssue(path, id, agent, err)
@@ -239,12 +220,15 @@ func (s *state) upsertKernel(root string, agent model.AgentID, id model.KernelID
 	} else if ks.pub == nil {
 		s.agentKernels(agent, +1)
 	}
+	// A kernel that counted for nothing holds no entry in any holding
+	// list: its entries can be appended without a search.
+	fresh := ks.contrib == nil
 	s.subtract(agent, id, ks.contrib)
-	s.add(agent, id, contrib)
+	s.apply(agent, id, contrib, +1, fresh)
 	ks.contrib = contrib
 	ks.root = root
 	ks.pub = k
-	s.putKernel(k)
+	s.putKernel(k, isNew)
 	s.checkKernel(id, ks)
 }
 
@@ -294,19 +278,16 @@ func (s *state) acc(k model.DeviceKey) *devAcc {
 	return a
 }
 
-func (s *state) add(agent model.AgentID, id model.KernelID, al model.Allocations) {
-	s.apply(agent, id, al, +1)
-}
-
 func (s *state) subtract(agent model.AgentID, id model.KernelID, al model.Allocations) {
-	s.apply(agent, id, al, -1)
+	s.apply(agent, id, al, -1, false)
 }
 
 // apply adds (sign +1) or removes (-1) one kernel's allocation: totals per
 // device and slot, the device's holding list, the agent's total. The cost is
 // proportional to the kernel's own entries, not to the number of kernels
 // (apart from one copy of a touched device's holding list per publish).
-func (s *state) apply(agent model.AgentID, id model.KernelID, al model.Allocations, sign int) {
+// fresh says the kernel holds no entry in any holding list yet.
+func (s *state) apply(agent model.AgentID, id model.KernelID, al model.Allocations, sign int, fresh bool) {
 	var ag *agentAcc
 	if i, ok := s.agentIdx[agent]; ok {
 		ag = s.agents[i]
@@ -324,8 +305,10 @@ func (s *state) apply(agent model.AgentID, id model.KernelID, al model.Allocatio
 				a.shared = false
 			}
 			h := model.Holding{Kernel: id, Agent: agent, Slot: slot, Amount: amt}
+			appendOnly := track && sign > 0 && fresh && s.bulk
 			i, found := 0, false
-			if track {
+			if track && !appendOnly {
+				a.sortHoldings()
 				i, found = slices.BinarySearchFunc(a.holdings, h, cmpHolding)
 			}
 			if sign > 0 {
@@ -333,6 +316,11 @@ func (s *state) apply(agent model.AgentID, id model.KernelID, al model.Allocatio
 				a.count[slot]++
 				switch {
 				case !track:
+				case appendOnly:
+					if n := len(a.holdings); n > 0 && cmpHolding(a.holdings[n-1], h) >= 0 {
+						a.unsorted = true
+					}
+					a.holdings = append(a.holdings, h)
 				case found:
 					a.holdings[i] = h
 				default:
@@ -358,6 +346,15 @@ func (s *state) apply(agent model.AgentID, id model.KernelID, al model.Allocatio
 			}
 			a.dirty = true
 		}
+	}
+}
+
+// sortHoldings restores the order of a holding list that bulk appends left
+// unsorted. The list is not shared then: appending cloned it.
+func (a *devAcc) sortHoldings() {
+	if a.unsorted {
+		slices.SortFunc(a.holdings, cmpHolding)
+		a.unsorted = false
 	}
 }
 
@@ -484,7 +481,7 @@ func sumHeld(r model.ResourceSlot) model.Dec {
 func (s *state) checkKernel(id model.KernelID, ks *kstate) {
 	var out []model.Issue
 	k := ks.pub
-	if s.inv != nil && s.inv.SlotTypes != nil {
+	if s.inv != nil && s.inv.SlotTypes != nil && !knownSlots(ks.contrib, s.inv.SlotTypes) {
 		for _, slot := range sortedSlots(ks.contrib) {
 			if _, ok := s.inv.SlotTypes[slot]; ok {
 				continue
@@ -510,6 +507,17 @@ func (s *state) checkKernel(id model.KernelID, ks *kstate) {
 	putIssues(s, s.kernIssues, id, out)
 }
 
+// knownSlots reports whether every slot of a is one of types: the usual
+// case, checked without sorting anything.
+func knownSlots(a model.Allocations, types model.SlotTypes) bool {
+	for slot := range a {
+		if _, ok := types[slot]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
 func sortedSlots(a model.Allocations) []model.SlotName {
 	out := make([]model.SlotName, 0, len(a))
 	for k := range a {
@@ -526,11 +534,21 @@ func short(id model.KernelID) string {
 	return string(id)
 }
 
-func (s *state) putKernel(k *model.Kernel) {
+// putKernel puts k in the kernel list, sorted by id; isNew says k.ID is
+// not in the list (in bulk mode it is then appended).
+func (s *state) putKernel(k *model.Kernel, isNew bool) {
 	if s.listShared {
 		s.kernelList = slices.Clone(s.kernelList)
 		s.listShared = false
 	}
+	if isNew && s.bulk {
+		if n := len(s.kernelList); n > 0 && s.kernelList[n-1].ID >= k.ID {
+			s.listUnsorted = true
+		}
+		s.kernelList = append(s.kernelList, k)
+		return
+	}
+	s.sortKernels()
 	i, found := slices.BinarySearchFunc(s.kernelList, k.ID, cmpKernelID)
 	if found {
 		s.kernelList[i] = k
@@ -539,7 +557,21 @@ func (s *state) putKernel(k *model.Kernel) {
 	}
 }
 
+// sortKernels restores the order of a kernel list that bulk appends left
+// unsorted; the list must not be shared.
+func (s *state) sortKernels() {
+	if s.listUnsorted {
+		slices.SortFunc(s.kernelList, func(a, b *model.Kernel) int { return cmp.Compare(a.ID, b.ID) })
+		s.listUnsorted = false
+	}
+}
+
 func (s *state) dropKernel(id model.KernelID) {
+	if s.listUnsorted && s.listShared {
+		s.kernelList = slices.Clone(s.kernelList)
+		s.listShared = false
+	}
+	s.sortKernels()
 	i, found := slices.BinarySearchFunc(s.kernelList, id, cmpKernelID)
 	if !found {
 		return
@@ -587,6 +619,13 @@ func fileIssue(path string, id model.KernelID, agent model.AgentID, err error) m
 // snapshot publishes the current state as an immutable Snapshot.
 func (s *state) snapshot() *model.Snapshot {
 	s.seq++
+	if s.listUnsorted {
+		if s.listShared {
+			s.kernelList = slices.Clone(s.kernelList)
+			s.listShared = false
+		}
+		s.sortKernels()
+	}
 	snap := &model.Snapshot{
 		Seq: s.seq, Time: s.now(), Node: s.node, Mode: s.mode, ConfigPath: s.configPath,
 		Kernels: s.kernelList,
@@ -609,6 +648,7 @@ func (s *state) snapshot() *model.Snapshot {
 			continue
 		}
 		if a.dirty || a.pub == nil {
+			a.sortHoldings()
 			held := make(model.ResourceSlot, len(a.held))
 			for sl, v := range a.held {
 				held[sl] = v

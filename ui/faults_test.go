@@ -103,22 +103,18 @@ func TestFaultsRendered(t *testing.T) {
 				return
 			}
 			phases := sc.Run(t)
-			bugs := enginetest.KnownBugs(t)
 			for _, ph := range phases {
 				check, ok := renderedChecks[sc.Name+"/"+ph.Name]
 				if !ok {
 					t.Fatalf("no console check for phase %s/%s", sc.Name, ph.Name)
 				}
-				check(t, newFaultConsole(t, ph.Snap), ph, bugs)
-			}
-			if len(bugs) > 0 {
-				t.Skipf("everything else passed; known bugs, reported, not fixed yet: %s", strings.Join(bugs, "; "))
+				check(t, newFaultConsole(t, ph.Snap), ph)
 			}
 		})
 	}
 }
 
-type renderedCheck func(t *testing.T, c *faultConsole, ph enginetest.Phase, bugs []string)
+type renderedCheck func(t *testing.T, c *faultConsole, ph enginetest.Phase)
 
 // kernelsHeader is the header's kernel count.
 func kernelsHeader(s *model.Snapshot) string { return kernelCount(len(s.Kernels)) }
@@ -130,112 +126,99 @@ func kernelCount(n int) string {
 	return fmt.Sprintf("│ %d kernels", n)
 }
 
-func hasBug(bugs []string, bug string) bool {
-	for _, b := range bugs {
-		if b == bug {
-			return true
-		}
-	}
-	return false
-}
-
 // renderedChecks are the console checks per scenario/phase.
 var renderedChecks = map[string]renderedCheck{
-	"root-removed-and-recreated/before": func(t *testing.T, c *faultConsole, ph enginetest.Phase, _ []string) {
+	"root-removed-and-recreated/before": func(t *testing.T, c *faultConsole, ph enginetest.Phase) {
 		f := c.allKernels()
 		mustContain(t, "before", f, kernelsHeader(ph.Snap), "00000001", "00000002", "00000003")
 		mustNotContain(t, "before", f, "ERR scratch-root-missing")
 	},
-	"root-removed-and-recreated/root-missing": func(t *testing.T, c *faultConsole, ph enginetest.Phase, _ []string) {
+	"root-removed-and-recreated/root-missing": func(t *testing.T, c *faultConsole, ph enginetest.Phase) {
 		f := c.allKernels()
 		mustContain(t, "root missing", f, kernelCount(1), "ERR scratch-root-missing", "00000003")
 		mustNotContain(t, "root missing: its kernels are gone", f, "00000001 ", "00000002 ")
 		d := c.issueDetail(model.IssueRootMissing, ph.Root, model.DeviceKey{})
 		mustContain(t, "root-missing detail", d, ph.Root, "is missing", "agent-a")
 	},
-	"root-removed-and-recreated/root-back": func(t *testing.T, c *faultConsole, ph enginetest.Phase, _ []string) {
+	"root-removed-and-recreated/root-back": func(t *testing.T, c *faultConsole, ph enginetest.Phase) {
 		f := c.allKernels()
 		mustContain(t, "root back", f, kernelsHeader(ph.Snap), "00000001", "00000004", "00000003")
 		mustNotContain(t, "root back", f, "ERR scratch-root-missing", "00000002 ")
 	},
-	"kernel-dir-symlinked-outside/before": func(t *testing.T, c *faultConsole, ph enginetest.Phase, _ []string) {
+	"kernel-dir-symlinked-outside/before": func(t *testing.T, c *faultConsole, ph enginetest.Phase) {
 		mustContain(t, "before", c.allKernels(), "00000001", "00000002")
 	},
-	"kernel-dir-symlinked-outside/symlinked": func(t *testing.T, c *faultConsole, ph enginetest.Phase, _ []string) {
+	"kernel-dir-symlinked-outside/symlinked": func(t *testing.T, c *faultConsole, ph enginetest.Phase) {
 		f := c.allKernels()
 		mustContain(t, "symlinked", f, "ERR symlink-escape", kernelCount(1))
 		mustNotContain(t, "symlinked: never followed", f, "00000001 ", "00000bad", "0.90", "0.95")
 		d := c.issueDetail(model.IssueSymlinkEscape, ph.Path, model.DeviceKey{})
 		mustContain(t, "symlink detail", d, ph.Path, "outside the scratch root", "not followed", string(ph.Kernel))
 	},
-	"kernel-dir-symlinked-outside/fixed": func(t *testing.T, c *faultConsole, ph enginetest.Phase, bugs []string) {
+	"kernel-dir-symlinked-outside/fixed": func(t *testing.T, c *faultConsole, ph enginetest.Phase) {
 		f := c.allKernels()
 		mustContain(t, "fixed", f, "00000001", kernelCount(2))
-		if !hasBug(bugs, enginetest.BugStaleKernelIssue) {
-			mustNotContain(t, "fixed", f, "ERR symlink-escape")
-		}
+		mustNotContain(t, "fixed", f, "ERR symlink-escape")
 	},
-	"resource-100MB/before": func(t *testing.T, c *faultConsole, ph enginetest.Phase, _ []string) {
+	"resource-100MB/before": func(t *testing.T, c *faultConsole, ph enginetest.Phase) {
 		mustContain(t, "before", c.kernelRow(enginetest.KernelIDOf(1)), " ok")
 	},
-	"resource-100MB/huge": func(t *testing.T, c *faultConsole, ph enginetest.Phase, _ []string) {
+	"resource-100MB/huge": func(t *testing.T, c *faultConsole, ph enginetest.Phase) {
 		mustContain(t, "huge file: kernel row", c.kernelRow(ph.Kernel), "stale", "0.40")
 		mustContain(t, "huge file", c.frame(), "(1 unreadable)")
 		d := c.issueDetail(model.IssueParse, ph.Path, model.DeviceKey{})
 		mustContain(t, "huge file detail", d, ph.Path, "too large", "last good")
 	},
-	"resource-100MB/fixed": func(t *testing.T, c *faultConsole, ph enginetest.Phase, _ []string) {
+	"resource-100MB/fixed": func(t *testing.T, c *faultConsole, ph enginetest.Phase) {
 		mustContain(t, "fixed", c.kernelRow(ph.Kernel), " ok", "0.45")
 		mustNotContain(t, "fixed", c.frame(), "ERR parse-error", "unreadable")
 	},
-	"resource-nul-bytes/before": func(t *testing.T, c *faultConsole, ph enginetest.Phase, _ []string) {
+	"resource-nul-bytes/before": func(t *testing.T, c *faultConsole, ph enginetest.Phase) {
 		mustContain(t, "before", c.kernelRow(enginetest.KernelIDOf(1)), " ok", "0.30")
 	},
-	"resource-nul-bytes/nul": func(t *testing.T, c *faultConsole, ph enginetest.Phase, _ []string) {
+	"resource-nul-bytes/nul": func(t *testing.T, c *faultConsole, ph enginetest.Phase) {
 		mustContain(t, "NUL: kernel row", c.kernelRow(ph.Kernel), "stale", "0.30")
 		mustContain(t, "NUL", c.frame(), "ERR parse-error")
 		d := c.issueDetail(model.IssueParse, ph.Path, model.DeviceKey{})
 		mustContain(t, "NUL detail", d, ph.Path+":", `\x00`, "last good")
 	},
-	"resource-nul-bytes/nul-only": func(t *testing.T, c *faultConsole, ph enginetest.Phase, _ []string) {
+	"resource-nul-bytes/nul-only": func(t *testing.T, c *faultConsole, ph enginetest.Phase) {
 		mustContain(t, "NUL-only: kernel row", c.kernelRow(ph.Kernel), "broken")
 		d := c.issueDetail(model.IssueParse, ph.Path, model.DeviceKey{})
 		mustContain(t, "NUL-only detail", d, ph.Path)
 	},
-	"resource-nul-bytes/fixed": func(t *testing.T, c *faultConsole, ph enginetest.Phase, _ []string) {
+	"resource-nul-bytes/fixed": func(t *testing.T, c *faultConsole, ph enginetest.Phase) {
 		f := c.allKernels()
 		mustContain(t, "fixed", f, kernelCount(2))
 		mustNotContain(t, "fixed", f, "ERR parse-error", " stale", " broken")
 	},
-	"permission-denied/before": func(t *testing.T, c *faultConsole, ph enginetest.Phase, _ []string) {
+	"permission-denied/before": func(t *testing.T, c *faultConsole, ph enginetest.Phase) {
 		mustNotContain(t, "before", c.frame(), "ERR permission-denied")
 	},
-	"permission-denied/denied-file": func(t *testing.T, c *faultConsole, ph enginetest.Phase, _ []string) {
+	"permission-denied/denied-file": func(t *testing.T, c *faultConsole, ph enginetest.Phase) {
 		mustContain(t, "denied file: kernel keeps its figures", c.kernelRow(ph.Kernel), "0.30")
 		mustContain(t, "denied", c.frame(), "ERR permission-denied")
 		d := c.issueDetail(model.IssuePermission, ph.Path, model.DeviceKey{})
 		mustContain(t, "denied file detail", d, ph.Path, "permission denied", "last known figures")
 	},
-	"permission-denied/denied-dir": func(t *testing.T, c *faultConsole, ph enginetest.Phase, _ []string) {
+	"permission-denied/denied-dir": func(t *testing.T, c *faultConsole, ph enginetest.Phase) {
 		if c.kernelRow(ph.Kernel) == "" {
 			t.Errorf("kernel behind the locked directory is not listed:\n%s", c.frame())
 		}
 		d := c.issueDetail(model.IssuePermission, ph.Path, model.DeviceKey{})
 		mustContain(t, "denied dir detail", d, ph.Path, "permission denied")
 	},
-	"permission-denied/fixed": func(t *testing.T, c *faultConsole, ph enginetest.Phase, bugs []string) {
+	"permission-denied/fixed": func(t *testing.T, c *faultConsole, ph enginetest.Phase) {
 		mustContain(t, "fixed", c.kernelRow(enginetest.KernelIDOf(1)), "0.35", " ok")
-		if !hasBug(bugs, enginetest.BugStaleKernelIssue) {
-			mustNotContain(t, "fixed", c.frame(), "ERR permission-denied")
-		}
+		mustNotContain(t, "fixed", c.frame(), "ERR permission-denied")
 		mustNotContain(t, "fixed: watches set again", c.frame(), "WRN watch")
 	},
-	"nvml-gpu-lost/healthy": func(t *testing.T, c *faultConsole, ph enginetest.Phase, _ []string) {
+	"nvml-gpu-lost/healthy": func(t *testing.T, c *faultConsole, ph enginetest.Phase) {
 		f := c.frame()
 		mustContain(t, "healthy", deviceRow(f, "GPU3"), "40%", "43°C", "130W")
 		mustNotContain(t, "healthy", f, "LOST")
 	},
-	"nvml-gpu-lost/lost": func(t *testing.T, c *faultConsole, ph enginetest.Phase, _ []string) {
+	"nvml-gpu-lost/lost": func(t *testing.T, c *faultConsole, ph enginetest.Phase) {
 		f := c.frame()
 		mustContain(t, "lost GPU row", deviceRow(f, "GPU3"), "LOST", "0.50/1")
 		mustNotContain(t, "lost GPU row shows no readings", deviceRow(f, "GPU3"), "40%", "43°C")
@@ -248,7 +231,7 @@ var renderedChecks = map[string]renderedCheck{
 		d := c.issueDetail(model.IssueDeviceSource, "", ph.Device)
 		mustContain(t, "lost detail", d, "ERROR_GPU_IS_LOST", string(ph.Device.ID), "GPU3")
 	},
-	"nvml-gpu-lost/after": func(t *testing.T, c *faultConsole, ph enginetest.Phase, _ []string) {
+	"nvml-gpu-lost/after": func(t *testing.T, c *faultConsole, ph enginetest.Phase) {
 		f := c.frame()
 		mustContain(t, "after: the lost GPU's account goes on", deviceRow(f, "GPU3"), "LOST", "0.75/1")
 		mustContain(t, "after", deviceRow(f, "GPU5"), "0.40/1", "60%")

@@ -7,9 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -155,15 +153,9 @@ func RootRemoved(t *testing.T) []Phase {
 	}
 }
 
-// BugStaleKernelIssue names a bug in engine.go (applyEvent): a
-// kernel-scoped Problem (symlink, permission denied) is stored under
-// "watch:<code>:<file>" in srcIssues and nothing ever deletes it, so the
-// issue stays after the kernel reads fine again (or is gone).
-const BugStaleKernelIssue = "engine: kernel-scoped watcher issues (symlink-escape, permission-denied) are never cleared"
-
-// issueCleared waits briefly for the issue with code and file to go. If it
-// stays, the state is recorded as BugStaleKernelIssue (see KnownBugs) and
-// the last snapshot is returned.
+// issueCleared waits briefly for the issue with code and file to go: a
+// kernel's symlink or permission issue must clear once the kernel reads
+// fine again. It returns the last snapshot.
 func issueCleared(t *testing.T, l *Live, s *model.Snapshot, code, file string) *model.Snapshot {
 	t.Helper()
 	deadline := time.Now().Add(2 * time.Second)
@@ -173,39 +165,11 @@ func issueCleared(t *testing.T, l *Live, s *model.Snapshot, code, file string) *
 			return s
 		}
 		if time.Now().After(deadline) {
-			knownBug(t, BugStaleKernelIssue, fmt.Errorf("%s issue naming %s still shown after the fix", code, file))
+			t.Errorf("%s issue naming %s still shown after the fix", code, file)
 			return s
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-}
-
-var (
-	bugsMu sync.Mutex
-	bugs   = map[testing.TB][]string{}
-)
-
-// knownBug records that a check failed because of a bug reported and not
-// yet fixed in a file the test's author may not change. The test goes on;
-// KnownBugs then marks it skipped rather than failed. Once the bug is
-// fixed the check passes and nothing is recorded.
-func knownBug(t testing.TB, bug string, err error) {
-	t.Helper()
-	t.Logf("KNOWN BUG (%s): %v", bug, err)
-	bugsMu.Lock()
-	defer bugsMu.Unlock()
-	if !slices.Contains(bugs[t], bug) {
-		bugs[t] = append(bugs[t], bug)
-	}
-}
-
-// KnownBugs returns the known bugs t ran into (and forgets them).
-func KnownBugs(t testing.TB) []string {
-	bugsMu.Lock()
-	defer bugsMu.Unlock()
-	b := bugs[t]
-	delete(bugs, t)
-	return b
 }
 
 func kernelIDs(s *model.Snapshot) []string {

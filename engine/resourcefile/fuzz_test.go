@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -39,9 +40,18 @@ func FuzzParse(f *testing.F) {
 	types := model.DefaultSlotTypes()
 	types["cuda.mem"] = model.SlotTypeBytes
 
+	// Shared by every input, so inputs meet values other inputs left.
+	common := NewShared()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		spec, err := ParseOptions{AllowTorn: true}.Parse(data, types)
 		fspec, ferr := ParseOptions{AllowTorn: true, FiguresOnly: true}.Parse(data, types)
+		hspec, herr := ParseOptions{AllowTorn: true, FiguresOnly: true, Shared: common}.Parse(data, types)
+		if (err == nil) != (herr == nil) || err != nil && err.Error() != herr.Error() {
+			t.Fatalf("Shared: %v, full: %v", herr, err)
+		}
+		if err == nil && (slotsString(hspec) != slotsString(spec) || fmt.Sprint(hspec.Alloc) != fmt.Sprint(spec.Alloc)) {
+			t.Fatalf("Shared figures differ: %s %v, want %s %v", slotsString(hspec), hspec.Alloc, slotsString(spec), spec.Alloc)
+		}
 		sspec, serr := Parse(data, types)
 		if (err == nil) != (ferr == nil) || err != nil && err.Error() != ferr.Error() {
 			t.Fatalf("FiguresOnly: %v, full: %v", ferr, err)

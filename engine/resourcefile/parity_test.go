@@ -151,6 +151,9 @@ func TestParity(t *testing.T) {
 		path = filepath.Join(sharedDir(t), "fixtures", "resource-cases.json")
 	}
 	cases := loadCases(t, path)
+	// One Shared for every case, as the engine has one for every file:
+	// values shared by one case must be right for any other.
+	shared := NewShared()
 	pass := 0
 	torn := map[string]bool{}
 	for _, c := range cases {
@@ -171,6 +174,22 @@ func TestParity(t *testing.T) {
 				fspec.Mounts, fspec.Extra, fspec.CID, fspec.DeviceOrder = spec.Mounts, spec.Extra, spec.CID, spec.DeviceOrder
 				if !bytes.Equal(fspec.Format(), spec.Format()) || canon(allocTree(fspec)) != canon(allocTree(spec)) {
 					t.Errorf("FiguresOnly figures differ")
+				}
+			}
+
+			// With a Shared, the first parse fills it and the second takes
+			// the shared values: both read what the plain parse reads.
+			for pass := range 2 {
+				sh, sherr := ParseOptions{AllowTorn: true, FiguresOnly: true, Shared: shared}.Parse(data, c.types)
+				if (err == nil) != (sherr == nil) || err != nil && err.Error() != sherr.Error() {
+					t.Fatalf("Shared parse %d disagrees: %v vs %v", pass, sherr, err)
+				}
+				if spec == nil {
+					continue
+				}
+				sh.Mounts, sh.Extra, sh.CID, sh.DeviceOrder = spec.Mounts, spec.Extra, spec.CID, spec.DeviceOrder
+				if !bytes.Equal(sh.Format(), spec.Format()) || canon(allocTree(sh)) != canon(allocTree(spec)) {
+					t.Errorf("Shared parse %d: figures differ", pass)
 				}
 			}
 

@@ -23,6 +23,12 @@ type ParseOptions struct {
 	// caller that only wants the figures (Slots, Alloc, UnifiedDevices)
 	// saves copying them.
 	FiguresOnly bool
+	// Shared, when set, is shared by the specs parsed with it: one copy of
+	// each device id and slot name, and the values of repeated lines (see
+	// Shared). A caller that holds many specs (the engine: one GPU id and
+	// a few presets in thousands of files) keeps each once. Without it
+	// every spec has its own copies.
+	Shared *Shared
 }
 
 // Parse reads a resource.txt with Backend.AI's reader semantics (see the
@@ -69,7 +75,7 @@ func (o ParseOptions) Parse(data []byte, types model.SlotTypes) (*Spec, error) {
 	// The text is a view of data, not a copy: nothing the spec keeps may
 	// point into it (data belongs to the caller, who may reuse it). What
 	// the spec keeps is copied or interned on the way out.
-	return parseText(unsafe.String(unsafe.SliceData(data), len(data)), data, types, o.FiguresOnly)
+	return parseText(unsafe.String(unsafe.SliceData(data), len(data)), data, types, &o)
 }
 
 // utf8Error reports the first byte that is not UTF-8, the way the agent's
@@ -105,11 +111,15 @@ type share struct {
 	common bool
 }
 
-// slotShares is one slot's entries, shares[start:end].
+// slotShares is one slot's entries, shares[start:end], parsed from val;
+// or, when m is set, the map a Shared already holds for the same line.
 type slotShares struct {
 	slot       model.SlotName
 	device     string
 	start, end int
+	bytes      bool   // the amounts are binary sizes
+	val        string // the line's value, a view of the text (never kept)
+	m          map[model.DeviceID]model.Dec
 }
 
 const sharesSuffix = "_SHARES"
@@ -121,7 +131,8 @@ var emptyList any = []any{}
 // parseText parses text; data holds the same bytes, for word-at-a-time
 // scans. Strings taken from text must be copied before the spec keeps
 // them.
-func parseText(text string, data []byte, types model.SlotTypes, figuresOnly bool) (*Spec, error) {
+func parseText(text string, data []byte, types model.SlotTypes, o *ParseOptions) (*Spec, error) {
+	figuresOnly := o.FiguresOnly
 	// Split on "\n" only and keep each key's first position with its last
 	// value, as the Python dict does.
 	var kvBuf [20]kv
@@ -178,7 +189,7 @@ func parseText(text string, data []byte, types model.SlotTypes, figuresOnly bool
 				continue
 			}
 			var err *ParseError
-			shares, slots, err = parseShares(&kvs[i], types, &arena, shares, slots, &slotIndex)
+			shares, slots, err = parseShares(&kvs[i], types, o.Shared, figuresOnly, &arena, shares, slots, &slotIndex)
 			if err != nil {
 				return nil, err
 			}
@@ -220,13 +231,13 @@ func parseText(text string, data []byte, types model.SlotTypes, figuresOnly bool
 	if slotsAt < 0 {
 		return nil, missingKey("SLOTS")
 	}
-	spaced, perr := parseSlots(&kvs[slotsAt], spec, &arena)
+	spaced, perr := parseSlots(&kvs[slotsAt], spec, &arena, o.Shared)
 	if perr != nil {
 		return nil, perr
 	}
 	spec.Legacy = spaced || len(kvs) > 0 && kvs[0].key == "CID"
 
-	buildAlloc(spec, shares, slots, !figuresOnly)
+	buildAlloc(spec, shares, slots, !figuresOnly, o.Shared)
 	if !figuresOnly {
 		keepWriterLines(spec, kvs, nExtra)
 	}
@@ -322,10 +333,24 @@ func truncate(s string) string {
 // the first ":"; empty ids or amounts are skipped; a repeated id keeps its
 // first position and takes the later amount. A slot already in slots keeps
 // its position and takes this line's entries. index is findSlot's.
-func parseShares(e *kv, types model.SlotTypes, arena *model.DecArena, shares []share, slots []slotShares, index *map[model.SlotName]int) ([]share, []slotShares, *ParseError) {
-	slot := slotNameFromKey(e.key[:len(e.key)-len(sharesSuffix)])
+func parseShares(e *kv, types model.SlotTypes, sh *Shared, figuresOnly bool, arena *model.DecArena, shares []share, slots []slotShares, index *map[model.SlotName]int) ([]share, []slotShares, *ParseError) {
+	slot := slotNameFromKey(e.key[:len(e.key)-len(sharesSuffix)], sh)
 	isBytes := types[slot] == model.SlotTypeBytes
 	start := len(shares)
+	// Only the figures-only parse shares lines: a full parse also
+	// records each slot's device order, which the shared map lacks.
+	if sh != nil && figuresOnly {
+		if m := sh.line(lineKey{slot: slot, bytes: isBytes, val: e.val}); m != nil {
+			next := slotShares{slot: slot, start: start, end: start, bytes: isBytes, val: e.val, m: m}
+			if i, ok := indexOf(slots, index, slot, func(e slotShares) model.SlotName { return e.slot }); ok {
+				next.device = slots[i].device
+				slots[i] = next
+				return shares, slots, nil
+			}
+			next.device, _, _ = strings.Cut(string(slot), ".")
+			return shares, append(slots, next), nil
+		}
+	}
 	var ids map[string]int
 	rest := e.val
 	for {
@@ -359,10 +384,11 @@ func parseShares(e *kv, types model.SlotTypes, arena *model.DecArena, shares []s
 	}
 	if i, ok := indexOf(slots, index, slot, func(e slotShares) model.SlotName { return e.slot }); ok {
 		slots[i].start, slots[i].end = start, len(shares)
+		slots[i].bytes, slots[i].val, slots[i].m = isBytes, e.val, nil
 		return shares, slots, nil
 	}
 	device, _, _ := strings.Cut(string(slot), ".")
-	return shares, append(slots, slotShares{slot: slot, device: device, start: start, end: len(shares)}), nil
+	return shares, append(slots, slotShares{slot: slot, device: device, start: start, end: len(shares), bytes: isBytes, val: e.val}), nil
 }
 
 // findSlot looks a slot up in slots, switching to a map once there are
@@ -382,7 +408,7 @@ func shareError(e *kv, id, raw string, err error) *ParseError {
 // buildAlloc fills Alloc and AllocOrder (and DeviceOrder, for the
 // writer, with withOrder), grouping the slots by device in the order
 // Python's nested dicts iterate them.
-func buildAlloc(spec *Spec, shares []share, slots []slotShares, withOrder bool) {
+func buildAlloc(spec *Spec, shares []share, slots []slotShares, withOrder bool, sh *Shared) {
 	spec.Alloc = make(model.Allocations, len(slots))
 	spec.AllocOrder = make([]model.SlotName, 0, len(slots))
 	var ids []model.DeviceID
@@ -394,7 +420,7 @@ func buildAlloc(spec *Spec, shares []share, slots []slotShares, withOrder bool) 
 		}
 		ids = make([]model.DeviceID, 0, n)
 	}
-	internIDs(shares, slots)
+	internIDs(shares, slots, sh)
 	var doneBuf [16]bool
 	done := doneBuf[:0]
 	if len(slots) > len(doneBuf) {
@@ -411,6 +437,11 @@ func buildAlloc(spec *Spec, shares []share, slots []slotShares, withOrder bool) 
 		}
 	}
 	add := func(s slotShares) {
+		if s.m != nil {
+			spec.Alloc[s.slot] = s.m
+			spec.AllocOrder = append(spec.AllocOrder, s.slot)
+			return
+		}
 		m := make(map[model.DeviceID]model.Dec, s.end-s.start)
 		first := len(ids)
 		for _, sh := range shares[s.start:s.end] {
@@ -421,6 +452,9 @@ func buildAlloc(spec *Spec, shares []share, slots []slotShares, withOrder bool) 
 		}
 		spec.Alloc[s.slot] = m
 		spec.AllocOrder = append(spec.AllocOrder, s.slot)
+		if sh != nil && !withOrder {
+			sh.putLine(lineKey{slot: s.slot, bytes: s.bytes, val: s.val}, m)
+		}
 		if withOrder {
 			spec.DeviceOrder[s.slot] = ids[first:len(ids):len(ids)]
 		}
@@ -447,14 +481,18 @@ func buildAlloc(spec *Spec, shares []share, slots []slotShares, withOrder bool) 
 
 // internIDs replaces the device ids of the live entries, which point into
 // the file's text, with strings the spec may keep: well-known ids are
-// shared constants, the rest are copied into one string.
-func internIDs(shares []share, slots []slotShares) {
+// shared constants, the rest come from sh or, without it, are copied into
+// one string.
+func internIDs(shares []share, slots []slotShares, sh *Shared) {
 	n := 0
 	for _, s := range slots {
 		for k := s.start; k < s.end; k++ {
-			if id, ok := commonID(shares[k].id); ok {
+			switch id, ok := commonID(shares[k].id); {
+			case ok:
 				shares[k].id, shares[k].common = string(id), true
-			} else {
+			case sh != nil:
+				shares[k].id, shares[k].common = sh.name(shares[k].id), true
+			default:
 				n += len(shares[k].id)
 			}
 		}
@@ -519,7 +557,7 @@ func parseMounts(e *kv, data []byte, keep bool) ([]Mount, *ParseError) {
 
 // slotNameFromKey is SlotName(key.lower()), interned so that the spec
 // does not keep the file's text alive.
-func slotNameFromKey(k string) model.SlotName {
+func slotNameFromKey(k string, sh *Shared) model.SlotName {
 	var buf [48]byte
 	if len(k) <= len(buf) {
 		ascii := true
@@ -535,15 +573,19 @@ func slotNameFromKey(k string) model.SlotName {
 			buf[i] = c
 		}
 		if ascii {
-			return internSlot(buf[:len(k)])
+			return internSlot(buf[:len(k)], sh)
 		}
 	}
-	return model.SlotName(pyLower(strings.Clone(k)))
+	l := pyLower(strings.Clone(k))
+	if sh != nil {
+		l = sh.name(l)
+	}
+	return model.SlotName(l)
 }
 
-// internSlot returns the well-known slot names without allocating and
-// copies the others.
-func internSlot(b []byte) model.SlotName {
+// internSlot returns the well-known slot names without allocating, and the
+// others from sh or copied.
+func internSlot(b []byte, sh *Shared) model.SlotName {
 	switch string(b) {
 	case "cpu":
 		return model.SlotCPU
@@ -562,11 +604,16 @@ func internSlot(b []byte) model.SlotName {
 	case "tpu.device":
 		return "tpu.device"
 	}
+	if sh != nil {
+		// A copy, not a view of b: b is the caller's stack buffer, and
+		// handing sh a view would move it to the heap on every call.
+		return model.SlotName(sh.name(string(b)))
+	}
 	return model.SlotName(b)
 }
 
-// internSlotString is internSlot for a string.
-func internSlotString(s string) model.SlotName {
+// internSlotString is internSlot for a string s that must not be kept.
+func internSlotString(s string, sh *Shared) model.SlotName {
 	switch s {
 	case "cpu":
 		return model.SlotCPU
@@ -576,6 +623,9 @@ func internSlotString(s string) model.SlotName {
 		return model.SlotCUDAShares
 	case "cuda.device":
 		return model.SlotCUDADevice
+	}
+	if sh != nil {
+		return model.SlotName(sh.name(s))
 	}
 	return model.SlotName(strings.Clone(s))
 }

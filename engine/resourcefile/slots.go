@@ -25,8 +25,14 @@ type slotValue struct {
 // AttributeError, as obj.items() fails), and each value then goes through
 // Python's Decimal() in order; null values are dropped. spaced reports
 // json.dumps-style whitespace.
-func parseSlots(e *kv, spec *Spec, arena *model.DecArena) (spaced bool, perr *ParseError) {
+func parseSlots(e *kv, spec *Spec, arena *model.DecArena, sh *Shared) (spaced bool, perr *ParseError) {
 	doc := e.val
+	if sh != nil {
+		if v := sh.slotsOf(doc); v != nil {
+			spec.Slots, spec.SlotOrder = v.slots, v.order
+			return v.spaced, nil
+		}
+	}
 	jsonErr := func(err *jsonError) *ParseError {
 		return &ParseError{Line: e.line, Kind: "JSONDecodeError", Msg: "SLOTS: " + err.message(doc)}
 	}
@@ -72,9 +78,12 @@ func parseSlots(e *kv, spec *Spec, arena *model.DecArena) (spaced bool, perr *Pa
 		if kind != "" {
 			return false, &ParseError{Line: e.line, Kind: kind, Msg: "SLOTS[" + strconv.Quote(truncate(m.key)) + "]: " + msg}
 		}
-		name := internSlotString(m.key)
+		name := internSlotString(m.key, sh)
 		spec.Slots[name] = d
 		spec.SlotOrder = append(spec.SlotOrder, name)
+	}
+	if sh != nil {
+		sh.putSlots(doc, &sharedSlots{slots: spec.Slots, order: spec.SlotOrder, spaced: p.spaced})
 	}
 	return p.spaced, nil
 }

@@ -49,6 +49,115 @@ func Scan[T any](ctx context.Context, roots []Root, parse ParseFunc[T], workers 
 	return out
 }
 
+// ScanEach is Scan without collecting: each kernel's event is handed to
+// emit as soon as its chunk of the listing is read and parsed, and dropped
+// by the scanner after emit returns, so a caller that folds events into its
+// own state never has more than a few chunks of parsed files in memory
+// (Scan holds every parsed file until the end). It reads exactly what Scan
+// reads, with the same checks (openat2 RESOLVE_BENEATH, symlinks reported
+// and never followed) and the same events; only the order differs.
+//
+// emit is never called concurrently, but it may be called from any of the
+// scan's goroutines. Kernel events come first, root by root in the order
+// given, each root's in its listing order (the order a readdir, and so
+// Backend.AI's own scan, meets them); then, root by root, the root-level
+// event of a root that could not be listed (RootMissing or Problem) or,
+// when the scan finished, the root's Resynced (Present in listing order).
+// A root whose listing fails part-way keeps the kernel events already
+// emitted. It reports whether the scan finished (false when ctx was
+// cancelled: emit is not called again after it sees the cancellation, and
+// no Resynced follows).
+func ScanEach[T any](ctx context.Context, roots []Root, parse ParseFunc[T], workers int, emit func(Event[T])) bool {
+	s := &scanner[T]{parse: parse, workers: workers}
+	return s.scanEach(ctx, roots, emit)
+}
+
+func (s *scanner[T]) scanEach(ctx context.Context, roots []Root, emit func(Event[T])) bool {
+	targets := make([]*scanTarget[T], len(roots))
+	for i, r := range roots {
+		targets[i] = &scanTarget[T]{root: r, path: cleanRoot(r.Path)}
+	}
+	o := &inOrder[T]{emit: func(c *chunk[T]) {
+		t := c.t
+		for i := range c.res {
+			if ctx.Err() != nil {
+				return
+			}
+			r := &c.res[i]
+			if r.has {
+				emit(r.ev)
+			}
+			if r.status != kGone {
+				t.present = append(t.present, model.KernelID(c.kids[i]))
+			}
+		}
+		// The parsed values are the caller's now: let them go with the
+		// caller's state, not with the chunk.
+		c.res = nil
+	}}
+	finished := s.run(ctx, targets, o.add, func(c *chunk[T], i int) {
+		c.res[i] = s.readKernel(c.t.root, c.t.path, c.t.dir, c.kids[i], readOpts{})
+	}, o.done)
+	finished = finished && ctx.Err() == nil
+	for _, t := range targets {
+		switch {
+		case ctx.Err() != nil:
+		case t.listEv != nil:
+			emit(*t.listEv)
+		case finished:
+			emit(Event[T]{Kind: Resynced, Root: t.root.Path, Agent: t.root.Agent, Path: t.path, Present: t.present})
+		}
+		t.close()
+	}
+	return finished
+}
+
+// inOrder hands finished chunks on in listing order, whichever goroutine
+// finished them: a chunk done early waits for the ones listed before it.
+// The goroutine that finishes the next chunk in line emits it and every
+// waiting chunk after it; the others only mark theirs done and go back to
+// reading, so emitting never holds up more than one reader.
+type inOrder[T any] struct {
+	emit func(*chunk[T])
+
+	mu       sync.Mutex
+	chunks   []*chunk[T] // in listing order
+	finished []bool
+	next     int  // the first chunk not emitted yet
+	emitting bool // a goroutine is emitting; it will see newly finished chunks
+}
+
+// add registers a listed chunk (the lister calls it, in listing order,
+// before any worker sees the chunk).
+func (o *inOrder[T]) add(c *chunk[T]) {
+	o.mu.Lock()
+	c.seq = len(o.chunks)
+	o.chunks = append(o.chunks, c)
+	o.finished = append(o.finished, false)
+	o.mu.Unlock()
+}
+
+// done marks c finished and emits whatever is now next in line.
+func (o *inOrder[T]) done(c *chunk[T]) {
+	o.mu.Lock()
+	o.finished[c.seq] = true
+	if o.emitting {
+		o.mu.Unlock()
+		return
+	}
+	o.emitting = true
+	for o.next < len(o.chunks) && o.finished[o.next] {
+		c := o.chunks[o.next]
+		o.chunks[o.next] = nil
+		o.next++
+		o.mu.Unlock()
+		o.emit(c)
+		o.mu.Lock()
+	}
+	o.emitting = false
+	o.mu.Unlock()
+}
+
 // cleanRoot is the form of a root path used in every path the package
 // builds (and so in every Event.Path and fsnotify event name).
 func cleanRoot(p string) string {
@@ -121,8 +230,10 @@ type scanTarget[T any] struct {
 	missing bool      // the root does not exist
 	chunks  []*chunk[T]
 	// entries is every kernel listed, sorted by id; set when the scan is
-	// over.
+	// over (not by ScanEach).
 	entries []entry[T]
+	// present is ScanEach's list of the kernels found, in listing order.
+	present []model.KernelID
 }
 
 // chunk is a run of kernel ids from a root's listing, read by one worker.
@@ -131,6 +242,7 @@ type chunk[T any] struct {
 	kids []string
 	ks   []*kstate // the watcher's state of each kernel; nil for Scan
 	res  []kernelResult[T]
+	seq  int // position in the listing (ScanEach only)
 }
 
 // entry is one kernel of a finished scan.
@@ -154,8 +266,20 @@ const chunkQueue = 256
 // 2-core machine this hides the listing (about a tenth of the reading
 // cost at 10,000 kernels) behind the reads. prep, if set, runs on the
 // calling goroutine for each chunk before any worker sees it. It reports
-// whether every kernel was processed (false when ctx was cancelled).
+// whether every kernel was processed (false when ctx was cancelled). When
+// it returns, every target's entries are sorted (finish).
 func (s *scanner[T]) stream(ctx context.Context, targets []*scanTarget[T], prep func(*chunk[T]), fn func(*chunk[T], int)) bool {
+	ok := s.run(ctx, targets, prep, fn, nil)
+	for _, t := range targets {
+		t.finish()
+	}
+	return ok
+}
+
+// run is stream without the final sort; after, if set, is called for each
+// chunk once all its kernels are processed, on the goroutine that
+// processed it (never for a chunk cut short by ctx).
+func (s *scanner[T]) run(ctx context.Context, targets []*scanTarget[T], prep func(*chunk[T]), fn func(*chunk[T], int), after func(*chunk[T])) bool {
 	done := ctx.Done()
 	var stopped atomic.Bool
 	process := func(c *chunk[T]) {
@@ -167,6 +291,9 @@ func (s *scanner[T]) stream(ctx context.Context, targets []*scanTarget[T], prep 
 			default:
 			}
 			fn(c, i)
+		}
+		if after != nil {
+			after(c)
 		}
 	}
 	workers := s.nworkers()
@@ -206,9 +333,6 @@ func (s *scanner[T]) stream(ctx context.Context, targets []*scanTarget[T], prep 
 			process(c)
 		}
 		wg.Wait()
-	}
-	for _, t := range targets {
-		t.finish()
 	}
 	return !stopped.Load() && ctx.Err() == nil
 }

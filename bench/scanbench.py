@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""The whole-process scan benchmark of BENCHMARKS.md, in one run: the bare
+read floor (bench/readfloor), `fgtop snapshot --alloc-map` and the Python
+re-scan (bench/pyscan.py) over the same tree, interleaved, RUNS times each,
+after warming the page cache. For each program: median and best wall time
+(ms resolution, from wait4), median CPU (user+sys) and the largest peak
+RSS; then the ratios of the medians, against DESIGN.md's targets.
+
+    go build -o /tmp/fgtop ./cmd/fgtop && go build -o /tmp/readfloor ./bench/readfloor
+    python3 bench/scanbench.py TREE [--runs 9] [--fgtop /tmp/fgtop] [--floor /tmp/readfloor]
+"""
+import argparse
+import glob
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def run(argv):
+    # Peak RSS comes from /usr/bin/time: a child forked from this Python
+    # process would report Python's own pages as its peak. Wall and CPU
+    # come from here (GNU time rounds to 10 ms).
+    with tempfile.NamedTemporaryFile("r") as rss:
+        t = time.perf_counter()
+        p = subprocess.Popen(["/usr/bin/time", "-f", "%M", "-o", rss.name] + argv, stdout=subprocess.DEVNULL)
+        _, status, ru = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - t
+        if status != 0:
+            sys.exit(f"{argv[0]} failed: status {status}")
+        return wall, ru.ru_utime + ru.ru_stime, int(rss.read().split()[-1]) / 1024
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("tree")
+    ap.add_argument("--runs", type=int, default=9)
+    ap.add_argument("--fgtop", default="/tmp/fgtop")
+    ap.add_argument("--floor", default="/tmp/readfloor")
+    ap.add_argument("--fixtures", default=os.path.join(HERE, "..", "..", "shared", "fixtures", "backendai"))
+    a = ap.parse_args()
+    for f in glob.glob(os.path.join(a.tree, "*", "config", "resource.txt")):
+        with open(f, "rb") as fh:
+            fh.read()
+    progs = {
+        "floor": [a.floor, a.tree],
+        "fgtop": [a.fgtop, "snapshot", "--scratch-root", "a=" + a.tree,
+                  "--devices", os.path.join(a.fixtures, "mock-accelerator.toml"),
+                  "--mock-etcd", os.path.join(a.fixtures, "mock-accelerator.etcd.json"), "--alloc-map"],
+        "python": [sys.executable, os.path.join(HERE, "pyscan.py"), a.tree],
+    }
+    n = len(os.listdir(a.tree))
+    print(f"tree {a.tree}: {n} entries; {os.cpu_count()} cores; load average before {os.getloadavg()[0]:.2f}")
+    res = {k: [] for k in progs}
+    for _ in range(a.runs):
+        for k, argv in progs.items():
+            res[k].append(run(argv))
+    print(f"load average after {os.getloadavg()[0]:.2f}")
+    med = {}
+    for k, rs in res.items():
+        walls = [r[0] for r in rs]
+        med[k] = statistics.median(walls)
+        print(f"{k:7s} wall median {med[k]*1000:6.1f} ms, best {min(walls)*1000:6.1f} ms; "
+              f"cpu median {statistics.median(r[1] for r in rs)*1000:6.1f} ms; peak RSS max {max(r[2] for r in rs):5.1f} MiB")
+    print(f"fgtop/floor {med['fgtop']/med['floor']:.2f} (target <= 1.5); "
+          f"python/fgtop {med['python']/med['fgtop']:.2f} (target >= 3.5)")
+
+
+if __name__ == "__main__":
+    main()
