@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# Regenerates the PNG screenshots in this directory from the real binary.
+#
+#   bash screenshots/generate.sh            # all of them
+#   bash screenshots/generate.sh main-80x24 # only the named ones
+#
+# Each shot runs `fgtop demo --seed 1` in a detached tmux session of a fixed
+# size, types the keys a person would, waits (by polling the pane, not by
+# sleeping) until the screen shows what the shot is about, captures the pane
+# with its colours (`capture-pane -e -p`) and renders that ANSI text to PNG
+# with charmbracelet/freeze. freeze is pinned in the separate tools module
+# (tools/go.mod) so the main go.mod does not carry it.
+#
+# The demo is simulated in real time, so two runs give the same kind of
+# screen but not the same figures: the seed fixes the workload, not the
+# moment of the capture.
+#
+# Needs: go, tmux, perl (Debian's perl-base). Output: screenshots/*.png, and
+# the captured ANSI text next to each PNG under $KEEP_ANSI if that is set.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export GOTOOLCHAIN=local
+
+work=$(mktemp -d)
+sock="fgtop-shots-$$"
+tm() { tmux -L "$sock" -f /dev/null "$@"; }
+cleanup() { tm kill-server 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+
+echo "building fgtop and freeze"
+if [[ -n "${FGTOP_BIN:-}" ]]; then
+	cp "$FGTOP_BIN" "$work/fgtop" # a binary built elsewhere (FGTOP_BIN=path)
+else
+	go build -o "$work/fgtop" ./cmd/fgtop
+fi
+(cd tools && go build -o "$work/freeze" github.com/charmbracelet/freeze)
+
+# freeze v0.2.2 draws SGR 38/48 (256 and RGB colours), 30-37, 90-97 and
+# 100-107, but ignores 39/49 (back to the default colours) and 40-47, and
+# starts every line unstyled, while tmux's capture carries the style from
+# one line to the next and uses 39/49 freely. This filter tracks the colours
+# and writes them out explicitly after every change and at every line start,
+# with the default colours given as "r;g;b". Bold, faint and reverse are not
+# drawn by freeze at all; the themes used here do not depend on them.
+cat >"$work/norm.pl" <<'EOF'
+use strict; use warnings;
+my ($FG, $BG) = @ARGV;
+my ($fg, $bg) = ("2;$FG", undef);
+sub sgr { my $s = "\e[0m\e[38;${fg}m"; $s .= "\e[48;${bg}m" if defined $bg; $s }
+while (my $line = <STDIN>) {
+  chomp $line;
+  my $out = sgr();
+  while ($line =~ /\G(?:\e\[([0-9;:]*)m|([^\e]+)|(\e[^m]*m?))/gc) {
+    if (defined $2) { $out .= $2; next }
+    next if defined $3;
+    my @p = split /[;:]/, ($1 eq '' ? '0' : $1);
+    while (@p) {
+      my $v = shift @p;
+      if    ($v == 0)                { ($fg, $bg) = ("2;$FG", undef) }
+      elsif ($v == 39)               { $fg = "2;$FG" }
+      elsif ($v == 49)               { $bg = undef }
+      elsif ($v >= 30 && $v <= 37)   { $fg = "5;" . ($v - 30) }
+      elsif ($v >= 90 && $v <= 97)   { $fg = "5;" . ($v - 90 + 8) }
+      elsif ($v >= 40 && $v <= 47)   { $bg = "5;" . ($v - 40) }
+      elsif ($v >= 100 && $v <= 107) { $bg = "5;" . ($v - 100 + 8) }
+      elsif ($v == 38 || $v == 48) {
+        my $k = shift(@p) // 0;
+        my $c = $k == 5 ? "5;" . (shift(@p) // 0) : "2;" . join(';', splice(@p, 0, 3));
+        if ($v == 38) { $fg = $c } else { $bg = $c }
+      }
+    }
+    $out .= sgr();
+  }
+  print "$out\n";
+}
+EOF
+
+# wait_for RE [SECONDS]: poll the pane until a line matches RE (extended regex).
+wait_for() {
+	local re=$1 limit=${2:-60} i
+	for ((i = 0; i < limit * 5; i++)); do
+		if tm capture-pane -p -t shot 2>/dev/null | grep -Eq -- "$re"; then return 0; fi
+		sleep 0.2
+	done
+	echo "timed out waiting for /$re/ in:" >&2
+	tm capture-pane -p -t shot >&2 || true
+	return 1
+}
+
+# settle: wait until the bottom line shows the key hints again: a flash
+# about a torn resource.txt (the demo's agents write some files in two
+# pieces on purpose, as a slow agent does) replaces them for 6 s.
+settle() {
+	local i
+	for ((i = 0; i < 400; i++)); do
+		if ! tm capture-pane -p -t shot | tail -n 1 | grep -Eq -- "new issue"; then return 0; fi
+		sleep 0.1
+	done
+}
+
+# shot NAME COLS ROWS THEME "DEMO FLAGS" KEY... : one screenshot. A KEY
+# "wait:RE" waits for RE on the screen instead of typing. THEME is dark or
+# light: it picks the default colours freeze paints with.
+shot() {
+	local name=$1 cols=$2 rows=$3 theme=$4 flags=$5
+	shift 5
+	if ((${#only[@]})) && [[ " ${only[*]} " != *" $name "* ]]; then return 0; fi
+	echo "shot $name (${cols}x$rows, $theme)"
+	tm kill-server 2>/dev/null || true
+	# shellcheck disable=SC2086 # flags are words on purpose
+	tm new-session -d -s shot -x "$cols" -y "$rows" \
+		"TERM=tmux-256color exec $work/fgtop demo --seed 1 --speed 2 $flags"
+	wait_for '[0-9]+\.[0-9]{2}/1\.00' 60
+	# Let the simulated agents fill the node a little (a few kernels per GPU
+	# and some history in the ALLOC column) before any key is typed.
+	wait_for '│ ([6-9]|[1-9][0-9]) kernels' 60
+	wait_for ' ([5-9]|[1-9][0-9])s ok' 60
+	local k
+	for k in "$@"; do
+		case $k in
+		wait:*) wait_for "${k#wait:}" 30 ;;
+		*) tm send-keys -t shot "$k" ;;
+		esac
+	done
+	settle
+	local fg bg
+	case $theme in
+	dark) fg="208;208;208" bg="23;23;23" ;;
+	light) fg="38;38;38" bg="250;250;250" ;;
+	esac
+	tm capture-pane -e -p -t shot >"$work/$name.ansi"
+	perl "$work/norm.pl" "$fg" "$bg" <"$work/$name.ansi" >"$work/$name.norm"
+	[[ -n "${KEEP_ANSI:-}" ]] && cp "$work/$name.ansi" "$KEEP_ANSI/"
+	# An explicit size keeps freeze at scale 1 (it renders 4x when sizing
+	# itself). JetBrains Mono (embedded in freeze) advances 0.6 em per cell
+	# and its ascent + descent is 1.32 em: with that line height the block
+	# glyphs of the bars and the ALLOC history fill exactly one cell, as in
+	# a terminal, instead of overlapping the rows above and below.
+	local fs=16 pad=24 lh=1.32
+	local w h
+	w=$(awk -v c="$cols" -v f=$fs -v p=$pad 'BEGIN { printf "%d", c * f * 0.6 + 2 * p + 4 }')
+	h=$(awk -v r="$rows" -v f=$fs -v p=$pad -v l=$lh 'BEGIN { printf "%d", (r + 0.5) * f * l + 2 * p }')
+	"$work/freeze" --language ansi --font.ligatures=false --font.size "$fs" \
+		--line-height "$lh" --padding "$pad" --background "#$(printf '%02x%02x%02x' ${bg//;/ })" \
+		--width "$w" --height "$h" -o "screenshots/$name.png" <"$work/$name.norm" >/dev/null
+	chmod 644 "screenshots/$name.png"
+	tm kill-server 2>/dev/null || true
+}
+
+only=("$@")
+
+# The main screen, wide, with the kernel list showing every kernel (f).
+shot main-wide 200 60 dark "" f 'wait:^─ Kernels [0-9]'
+# The main screen in a classic 80x24 terminal: the compact layout.
+shot main-80x24 80 24 dark ""
+# The device detail: Enter on the selected device (GPU0).
+shot device-detail 120 36 dark "" Enter 'wait:Holdings|Held per slot'
+# The help screen.
+shot help 120 36 dark "" '?' 'wait:Share bars'
+# The light theme, for light terminals.
+shot light 120 36 light "--theme light" f 'wait:^─ Kernels [0-9]'
+
+ls -l screenshots/*.png
