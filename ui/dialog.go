@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/textinput"
@@ -37,6 +38,8 @@ type dialog struct {
 	input   *textinput.Model
 	// note says why OK did nothing.
 	note string
+	// quit: the Discard dialog came from ctrl+c, and OK quits too.
+	quit bool
 
 	plan *partition.Plan // dlgApply: the plan being confirmed
 }
@@ -44,22 +47,39 @@ type dialog struct {
 // confirmed reports whether OK may act: no typed confirmation asked, or
 // the text typed matches.
 func (d *dialog) confirmed() bool {
-	return d.expect == "" || (d.input != nil && d.input.Value() == d.expect)
+	if d.expect == "" {
+		return true
+	}
+	if d.input == nil {
+		return false
+	}
+	// Several ids: any order, any spacing, each once.
+	got, want := strings.Fields(d.input.Value()), strings.Fields(d.expect)
+	slices.Sort(got)
+	slices.Sort(want)
+	return slices.Equal(got, want)
 }
 
 // handleDialogKey handles a key while a dialog is open: tab (or ←/→ when
 // there is nothing to type) moves between the buttons, enter presses the
 // focused one, esc cancels; other keys go to the confirmation field.
+// Typing the expected id never moves the focus: Apply is pressed only by
+// choosing it (tab) and then Enter, and the dialog says so.
 func (a *App) handleDialogKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	d := a.dlg
 	a.invalidate()
 	s := msg.String()
 	switch s {
 	case "ctrl+c":
-		a.closeEditor()
-		return a, tea.Quit
-	case "esc":
 		a.dlg = nil
+		if d.kind == dlgDiscard && d.quit {
+			// The second ctrl+c: quit, as asked.
+			a.closeEditor()
+			return a, tea.Quit
+		}
+		return a, a.quit()
+	case "esc":
+		a.cancelDialog(d)
 		return a, nil
 	case "tab", "shift+tab":
 		d.focusOK = !d.focusOK
@@ -71,7 +91,7 @@ func (a *App) handleDialogKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 	case "enter":
 		if !d.focusOK {
-			a.dlg = nil
+			a.cancelDialog(d)
 			return a, nil
 		}
 		if !d.confirmed() {
@@ -79,8 +99,7 @@ func (a *App) handleDialogKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			return a, nil
 		}
 		a.dlg = nil
-		a.dialogOK(d)
-		return a, nil
+		return a, a.dialogOK(d)
 	}
 	if d.input == nil {
 		return a, nil
@@ -91,8 +110,23 @@ func (a *App) handleDialogKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	return a, cmd
 }
 
+// cancelDialog closes a dialog without doing what it asked, and says so:
+// a dialog that just vanishes leaves the operator unsure whether Enter
+// applied.
+func (a *App) cancelDialog(d *dialog) {
+	a.dlg = nil
+	msg := "cancelled: nothing written"
+	switch d.kind {
+	case dlgDiscard:
+		msg += "; the draft is kept"
+	case dlgTakeOver:
+		msg += "; the draft stays with its holder"
+	}
+	a.flashf(lvlInfo, msg)
+}
+
 // dialogOK does what the dialog asked about.
-func (a *App) dialogOK(d *dialog) {
+func (a *App) dialogOK(d *dialog) tea.Cmd {
 	switch d.kind {
 	case dlgApply:
 		if a.ed != nil {
@@ -100,9 +134,14 @@ func (a *App) dialogOK(d *dialog) {
 		}
 	case dlgDiscard:
 		a.closeEditor()
+		if d.quit {
+			return tea.Quit
+		}
+		a.flashf(lvlInfo, "draft discarded: nothing written")
 	case dlgTakeOver:
 		a.startEditor(true)
 	}
+	return nil
 }
 
 // dialogHints is the dialog's key line.
@@ -142,10 +181,13 @@ func (a *App) dialogLines(w, h int) []string {
 		v := d.input.View()
 		l.putW(paint{}, v, width(v))
 		tail = append(tail, clampLine(l.finish(inner), inner))
-		if d.input.Value() != "" && !d.confirmed() {
+		switch {
+		case d.input.Value() != "" && !d.confirmed():
 			tail = wrap(tail, []span{{lvlDim, "does not match yet"}})
-		} else if d.confirmed() {
-			tail = wrap(tail, []span{{lvlOK, "matches: Apply is armed"}})
+		case d.confirmed() && d.focusOK:
+			tail = wrap(tail, []span{{lvlOK, "matches: Enter applies"}})
+		case d.confirmed():
+			tail = wrap(tail, []span{{lvlOK, "matches: "}, {lvlAccent, "tab"}, {lvlOK, " to " + d.okLabel + ", then Enter"}, {lvlDim, " (Enter now cancels)"}})
 		}
 	}
 	if d.note != "" {

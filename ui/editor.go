@@ -73,10 +73,12 @@ type editor struct {
 	planOff int
 	jourOff int
 
-	// input is the cpu or mem field being typed, on row inputRow.
-	input    *textinput.Model
-	inputRow int
-	inputErr string
+	// input is the cpu or mem field being typed, on row inputRow;
+	// inputCheck is what its text means, re-checked on every key.
+	input      *textinput.Model
+	inputRow   int
+	inputCheck fieldCheck
+	checkField func(string) fieldCheck
 
 	// stale says why the draft may not be applied until reviewed; lost
 	// says why the session is gone (taken over, closed).
@@ -105,6 +107,59 @@ func (ed *editor) agentShorts() []string {
 		out[i] = short[a.ID]
 	}
 	return out
+}
+
+// changeSummary says what the draft changes against the file it is based
+// on, in an operator's terms: the mode, the accelerators that move, the
+// agents whose cpu or mem changes. It counts the plan, not the keys
+// pressed: an edit undone by a later one is no change.
+func (ed *editor) changeSummary() string {
+	p := ed.plan
+	if p == nil || p.Current == nil || p.Next == nil {
+		return "no change"
+	}
+	var parts []string
+	if p.ModeFrom != p.ModeTo {
+		parts = append(parts, "mode "+p.ModeFrom+" → "+p.ModeTo)
+	}
+	devs := 0
+	for _, m := range p.Moves {
+		if m.Key.Name != "cpu" && m.Key.Name != "mem" {
+			devs++
+		}
+	}
+	switch {
+	case p.Current.Exclusive && !p.Next.Exclusive:
+		// Every device "changes owner" when the partition is shared: the
+		// count would say nothing.
+		parts = append(parts, "every device shared by every agent")
+	case devs > 0:
+		parts = append(parts, plural(devs, "device move"))
+	}
+	cpu, mem := 0, 0
+	for i := range p.Next.Agents {
+		n := &p.Next.Agents[i]
+		c := p.Current.Agent(n.ID)
+		if c == nil {
+			continue
+		}
+		if cpuText(p, n) != cpuText(p, c) {
+			cpu++
+		}
+		if !c.Mem.Equal(n.Mem) {
+			mem++
+		}
+	}
+	if cpu > 0 {
+		parts = append(parts, "cpu of "+plural(cpu, "agent"))
+	}
+	if mem > 0 {
+		parts = append(parts, "mem of "+plural(mem, "agent"))
+	}
+	if len(parts) == 0 {
+		return "no change"
+	}
+	return strings.Join(parts, ", ")
 }
 
 // dirty reports whether the draft changes anything.
@@ -370,8 +425,9 @@ func (a *App) startInput() tea.Cmd {
 	ti.CharLimit = 256
 	ti.SetValue(a.fieldValue(r))
 	ti.CursorEnd()
-	ti.Validate = a.fieldValidator(r)
-	ed.input, ed.inputRow, ed.inputErr = &ti, ed.cursor, ""
+	check := a.fieldChecker(r)
+	ti.Validate = func(s string) error { return check(s).err }
+	ed.input, ed.inputRow, ed.inputCheck, ed.checkField = &ti, ed.cursor, check(ti.Value()), check
 	return ti.Focus()
 }
 
@@ -393,32 +449,55 @@ func (a *App) fieldValue(r edRow) string {
 	return partition.IDRanges(ap.Owns["cpu"])
 }
 
-// fieldValidator checks a cpu or mem field as it is typed; what it refuses
+// fieldCheck is what a cpu or mem field's text means, worked out as it is
+// typed: hint says how it is read ("= 512 MiB"), warn what is allowed but
+// likely a slip (a size with no unit is bytes), err why it is refused.
+type fieldCheck struct {
+	hint, warn string
+	err        error
+}
+
+// spans is the check as shown after the field.
+func (c fieldCheck) spans() []span {
+	var out []span
+	if c.hint != "" {
+		out = append(out, span{lvlAccent, c.hint})
+	}
+	if c.err != nil {
+		if len(out) > 0 {
+			out = append(out, span{lvlDim, " · "})
+		}
+		return append(out, span{lvlCrit, c.err.Error()})
+	}
+	if c.warn != "" {
+		if len(out) > 0 {
+			out = append(out, span{lvlDim, " · "})
+		}
+		out = append(out, span{lvlWarn, c.warn})
+	}
+	return out
+}
+
+// fieldChecker checks a cpu or mem field as it is typed; what it refuses
 // never enters the draft.
-func (a *App) fieldValidator(r edRow) textinput.ValidateFunc {
+func (a *App) fieldChecker(r edRow) func(string) fieldCheck {
 	if r.kind == rowMem {
 		total := a.ed.plan.Next.MemTotal
-		return func(s string) error {
-			v, err := model.ParseFiniteBinarySize(strings.TrimSpace(s))
-			if err != nil {
-				return errors.New("not a size: write e.g. 120G or 96GiB")
-			}
-			if v.Sign() <= 0 {
-				return errors.New("mem must be above zero")
-			}
-			if !total.IsZero() && total.Less(v) {
-				return fmt.Errorf("more than the node's %s", model.FormatBinarySize(total))
-			}
-			return nil
+		var align model.Dec
+		if b := a.ed.sess.Base(); b != nil {
+			align = b.MemoryAlignSize
+		}
+		return func(s string) fieldCheck {
+			return checkMem(strings.TrimSpace(s), total, align)
 		}
 	}
 	if a.ed.plan.Format == agentconfig.FormatSlotBased {
-		return func(s string) error {
+		return func(s string) fieldCheck {
 			n, err := strconv.Atoi(strings.TrimSpace(s))
 			if err != nil || n < 0 {
-				return errors.New("the slot-based format takes a core count, e.g. 15")
+				return fieldCheck{err: errors.New("the slot-based format takes a core count, e.g. 15")}
 			}
-			return nil
+			return fieldCheck{hint: "= " + plural(n, "core")}
 		}
 	}
 	cores := map[model.DeviceID]bool{}
@@ -429,14 +508,129 @@ func (a *App) fieldValidator(r edRow) textinput.ValidateFunc {
 			}
 		}
 	}
-	return func(s string) error {
-		ids, err := partition.ParseIDRanges(s)
-		if err != nil {
-			return err
+	return func(s string) fieldCheck { return checkCPU(s, cores) }
+}
+
+// checkMem reads a mem field: a size not above the node's memory, not
+// below the config's memory-align-size (the agent cannot align less), in
+// whole bytes. A bare number is bytes, which is allowed but is rarely what
+// was meant: it is said so.
+func checkMem(s string, total, align model.Dec) fieldCheck {
+	if s == "" {
+		return fieldCheck{err: errors.New("a size is needed: write e.g. 120G or 96GiB")}
+	}
+	v, err := model.ParseFiniteBinarySize(s)
+	if err != nil {
+		return fieldCheck{err: errors.New("not a size: write e.g. 120G or 96GiB")}
+	}
+	num, unit := splitSize(s)
+	// The size parser drops a fraction of a byte ("0.3K" reads as 307):
+	// what is written must be whole bytes, or the file would not say what
+	// was typed.
+	if exact, ok := exactBytes(num, unit); ok {
+		if rem, err := exact.Rem(model.One); err != nil || !rem.IsZero() {
+			return fieldCheck{err: fmt.Errorf("%s is not a whole number of bytes (%s)", s, exact.String())}
 		}
-		if len(cores) == 0 {
-			return nil
+	}
+	c := fieldCheck{hint: "= " + humanBytes(v)}
+	switch {
+	case v.Sign() <= 0:
+		c.err = errors.New("mem must be above zero")
+	case !align.IsZero() && v.Less(align):
+		c.err = fmt.Errorf("below the config's memory-align-size %s", humanBytes(align))
+	case !total.IsZero() && total.Less(v):
+		c.err = fmt.Errorf("more than the node's %s", humanBytes(total))
+	case unit == "":
+		c.warn = "no unit: that is bytes (write " + num + "G for GiB)"
+	}
+	return c
+}
+
+// splitSize splits a size as typed into its number and its unit, both
+// trimmed ("96 GiB" -> "96", "GiB").
+func splitSize(s string) (num, unit string) {
+	i := strings.IndexFunc(s, func(r rune) bool { return !(r >= '0' && r <= '9' || r == '.' || r == '_') })
+	if i < 0 {
+		return s, ""
+	}
+	return strings.TrimSpace(s[:i]), strings.TrimSpace(s[i:])
+}
+
+// exactBytes is num × unit without any rounding, when both are plain (a
+// decimal and one of b, k, m, g, t, p, e with an optional "ib"/"b").
+func exactBytes(num, unit string) (model.Dec, bool) {
+	d, err := model.ParseDec(strings.ReplaceAll(num, "_", ""))
+	if err != nil {
+		return model.Dec{}, false
+	}
+	u := strings.ToLower(unit)
+	u = strings.TrimSuffix(strings.TrimSuffix(u, "ib"), "b")
+	pow := 0
+	switch u {
+	case "":
+	case "k", "m", "g", "t", "p", "e":
+		pow = strings.Index("kmgtpe", u) + 1
+	default:
+		return model.Dec{}, false
+	}
+	for range pow {
+		d = d.Mul(model.NewDec(1024, 0))
+	}
+	return d, true
+}
+
+// humanBytes says a byte count the way an operator reads it: "120 bytes",
+// "512 MiB", with the exact count when the short form rounds.
+func humanBytes(v model.Dec) string {
+	if v.Less(model.NewDec(1024, 0)) {
+		if v.Equal(model.One) {
+			return "1 byte"
 		}
+		return v.String() + " bytes"
+	}
+	s := model.FormatBinarySize(v)
+	unit := s[len(s)-1:]
+	out := s[:len(s)-1] + " " + strings.ToUpper(unit) + "iB"
+	if back, err := model.ParseFiniteBinarySize(s); err != nil || !back.Equal(v) {
+		out += " (" + v.String() + " bytes)"
+	}
+	return out
+}
+
+// checkCPU reads a cpu field: core ranges, each core once, every core on
+// this node (when the node's cores are known).
+func checkCPU(s string, cores map[model.DeviceID]bool) fieldCheck {
+	parts := strings.Split(s, ",")
+	for i, part := range parts {
+		if strings.TrimSpace(part) == "" {
+			where := "an empty part"
+			switch {
+			case len(parts) == 1:
+				return fieldCheck{err: errors.New("no cores: write ranges such as 0-7,16")}
+			case i == len(parts)-1:
+				where = "a trailing comma"
+			case i == 0:
+				where = "a leading comma"
+			}
+			return fieldCheck{err: fmt.Errorf("%s in the list: remove it", where)}
+		}
+	}
+	ids, err := partition.ParseIDRanges(s)
+	if err != nil {
+		return fieldCheck{err: err}
+	}
+	seen := make(map[model.DeviceID]bool, len(ids))
+	var twice []model.DeviceID
+	for _, id := range ids {
+		if seen[id] && !slices.Contains(twice, id) {
+			twice = append(twice, id)
+		}
+		seen[id] = true
+	}
+	if len(twice) > 0 {
+		return fieldCheck{err: fmt.Errorf("core %s listed twice", partition.IDRanges(twice))}
+	}
+	if len(cores) > 0 {
 		var unknown []model.DeviceID
 		for _, id := range ids {
 			if !cores[id] {
@@ -444,10 +638,10 @@ func (a *App) fieldValidator(r edRow) textinput.ValidateFunc {
 			}
 		}
 		if len(unknown) > 0 {
-			return fmt.Errorf("no core %s on this node (it has %d)", partition.IDRanges(unknown), len(cores))
+			return fieldCheck{err: fmt.Errorf("no core %s on this node (it has %d)", partition.IDRanges(unknown), len(cores))}
 		}
-		return nil
 	}
+	return fieldCheck{hint: "= " + plural(len(ids), "core")}
 }
 
 // commitInput puts a valid field into the draft; an invalid one stays
@@ -456,8 +650,8 @@ func (a *App) commitInput() {
 	ed := a.ed
 	ti := ed.input
 	val := strings.TrimSpace(ti.Value())
-	if err := ti.Validate(val); err != nil {
-		ed.inputErr = err.Error()
+	if c := ed.checkField(val); c.err != nil {
+		ed.inputCheck = c
 		a.invalidate()
 		return
 	}
@@ -489,17 +683,15 @@ func (a *App) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 		a.commitInput()
 		return nil
 	case "esc":
-		ed.input, ed.inputErr = nil, ""
+		ed.input = nil
 		return nil
 	case "ctrl+c":
-		return tea.Quit
+		ed.input = nil
+		return a.quit()
 	}
 	ti, cmd := ed.input.Update(msg)
 	ed.input = &ti
-	ed.inputErr = ""
-	if ti.Err != nil {
-		ed.inputErr = ti.Err.Error()
-	}
+	ed.inputCheck = ed.checkField(ti.Value())
 	return cmd
 }
 
@@ -587,7 +779,11 @@ func (a *App) askApply() {
 			d.body = append(d.body, []span{{lvlWarn, "  " + l}})
 		}
 		d.body = append(d.body, []span{})
-		d.ask = [][]span{{{lvlPlain, "To apply anyway, type the id of the agent whose kernels are affected: "}, {lvlAccent, d.expect}}}
+		ask := "To apply anyway, type the id of the agent whose kernels are affected: "
+		if strings.Contains(d.expect, " ") {
+			ask = "To apply anyway, type the ids of the agents whose kernels are affected, separated by spaces: "
+		}
+		d.ask = [][]span{{{lvlPlain, ask}, {lvlAccent, d.expect}}}
 		ti := textinput.New()
 		ti.Prompt = "> "
 		ti.SetStyles(a.st.Input)
@@ -652,9 +848,6 @@ func (a *App) doApply(p *partition.Plan, force bool) {
 	ed.req, ed.undo = partition.Request{}, nil
 	ed.view = edGrid
 	a.replan()
-	if ed.view == edJournal {
-		a.loadJournal()
-	}
 }
 
 // sessionError marks the draft stale or lost after a refusal.
@@ -761,10 +954,13 @@ func (a *App) handleEditorKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	}
 	act := a.keys.lookupIn(sc, msg)
 	if act == actQuit {
-		a.closeEditor()
-		return a, tea.Quit
+		return a, a.quit()
 	}
 	a.invalidate()
+	if act == actNone && msg.String() == "q" {
+		a.flashf(lvlInfo, "q does not quit in the editor: esc leaves it, ctrl+c quits")
+		return a, nil
+	}
 	if ed.view != edGrid {
 		switch act {
 		case actBack:
@@ -794,9 +990,7 @@ func (a *App) handleEditorKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	switch act {
 	case actBack:
 		if ed.dirty() && ed.lost == "" {
-			a.dlg = &dialog{kind: dlgDiscard, title: "Leave the editor",
-				body:    [][]span{{{lvlPlain, "Discard the draft (" + plural(len(ed.plan.Edits), "file change") + " not applied) and leave?"}}},
-				okLabel: "Discard"}
+			a.askDiscard(false)
 			return a, nil
 		}
 		a.closeEditor()
@@ -839,6 +1033,34 @@ func (a *App) handleEditorKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		a.loadJournal()
 	}
 	return a, nil
+}
+
+// askDiscard asks, default Cancel, whether to drop the draft and leave
+// the editor, or quit the console when the question comes from ctrl+c.
+func (a *App) askDiscard(quit bool) {
+	ed := a.ed
+	d := &dialog{kind: dlgDiscard, title: "Leave the editor", okLabel: "Discard", quit: quit,
+		body: [][]span{{{lvlPlain, "Discard the draft (" + ed.changeSummary() + ": " + plural(len(ed.plan.Edits), "file change") + " not applied) and leave?"}}}}
+	if quit {
+		d.title, d.okLabel = "Quit fgtop", "Discard and quit"
+		d.body = [][]span{{{lvlPlain, "Discard the draft (" + ed.changeSummary() + ": " + plural(len(ed.plan.Edits), "file change") + " not applied) and quit?"}},
+			{}, {{lvlDim, "ctrl+c again quits at once."}}}
+	}
+	a.dlg = d
+}
+
+// quit is ctrl+c (and q outside the editor): it quits, giving the draft
+// back, except that a draft that changes something is not dropped by one
+// key: the Discard question comes first (default Cancel), and a second
+// ctrl+c answers it.
+func (a *App) quit() tea.Cmd {
+	if ed := a.ed; ed != nil && ed.dirty() && ed.lost == "" {
+		a.askDiscard(true)
+		a.invalidate()
+		return nil
+	}
+	a.closeEditor()
+	return tea.Quit
 }
 
 func (a *App) moveEdCursor(delta int) {

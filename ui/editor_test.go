@@ -211,7 +211,7 @@ func TestEditorHeldDeviceNeedsTypedAgentID(t *testing.T) {
 	}
 	press(a, clearIn)
 	typeKeys(a, string(fake.Agent0))
-	if !strings.Contains(screen(a), "Apply is armed") {
+	if !strings.Contains(screen(a), "matches: Enter applies") {
 		t.Errorf("no sign the id matches:\n%s", screen(a))
 	}
 	press(a, enter)
@@ -221,6 +221,62 @@ func TestEditorHeldDeviceNeedsTypedAgentID(t *testing.T) {
 	recs, _, _ := agentconfig.ReadJournal(agentconfig.JournalPath(path))
 	if len(recs) != 1 || !recs[0].Forced {
 		t.Errorf("journal %+v: want one forced apply", recs)
+	}
+}
+
+// TestEditorTypedConfirmationIsHonest: typing the matching id does not
+// move the focus off Cancel, and the dialog says what Enter does then;
+// Enter cancels, and says so. With two agents affected the prompt asks for
+// their ids, plural, and takes them in any order.
+func TestEditorTypedConfirmationIsHonest(t *testing.T) {
+	path := fixtureConfig(t)
+	before := mustRead(t, path)
+	snap := fake.Node(fake.Options{})
+	a := editing(t, testDesk(path, snap), snap, alice)
+	press(a, agentNum(2)) // GPU0, held by numa0, to numa1
+	typeKeys(a, "j")
+	press(a, agentNum(1)) // GPU1, held by numa1, to numa0
+	typeKeys(a, "A")
+	d := a.dlg
+	if d == nil || d.focusOK {
+		t.Fatalf("dialog %+v", d)
+	}
+	v := screen(a)
+	if !strings.Contains(v, "type the ids of the agents") || !strings.Contains(v, "separated by spaces") {
+		t.Errorf("two affected agents, singular prompt:\n%s", v)
+	}
+	if d.expect != string(fake.Agent0)+" "+string(fake.Agent1) {
+		t.Fatalf("expect %q", d.expect)
+	}
+	typeKeys(a, string(fake.Agent1)+"  "+string(fake.Agent0)) // any order, any spacing
+	v = screen(a)
+	if !strings.Contains(v, "matches: tab to Apply, then Enter") || strings.Contains(v, "Apply is armed") || !strings.Contains(v, "▶ Cancel") {
+		t.Errorf("matching id with Cancel focused:\n%s", v)
+	}
+	press(a, enter)
+	if a.dlg != nil || mustRead(t, path) != before {
+		t.Fatal("Enter on Cancel applied or kept the dialog")
+	}
+	if !strings.Contains(a.flash.text, "cancelled: nothing written") || !strings.Contains(screen(a), "cancelled: nothing written") {
+		t.Errorf("the cancel is silent: flash %q", a.flash.text)
+	}
+	// esc says the same; so does Cancel on the discard and take-over
+	// dialogs (they are checked in their own tests).
+	typeKeys(a, "A")
+	press(a, esc)
+	if !strings.Contains(a.flash.text, "cancelled: nothing written") {
+		t.Errorf("esc: flash %q", a.flash.text)
+	}
+	// The way that applies: type, tab, Enter.
+	typeKeys(a, "A")
+	typeKeys(a, string(fake.Agent0)+" "+string(fake.Agent1))
+	press(a, tab)
+	if !strings.Contains(screen(a), "matches: Enter applies") {
+		t.Errorf("Apply focused:\n%s", screen(a))
+	}
+	press(a, enter)
+	if mustRead(t, path) == before {
+		t.Fatalf("not applied: %s", a.flash.text)
 	}
 }
 
@@ -273,8 +329,8 @@ func TestEditorInvalidCPUNeverEntersTheDraft(t *testing.T) {
 	for _, bad := range []string{"0-7,x-", "0-99", "7-3"} {
 		press(a, clearIn)
 		typeKeys(a, bad)
-		if a.ed.inputErr == "" || !strings.Contains(screen(a), a.ed.inputErr) {
-			t.Errorf("%q: no error shown (%q)", bad, a.ed.inputErr)
+		if e := a.ed.inputCheck.err; e == nil || !strings.Contains(screen(a), e.Error()) {
+			t.Errorf("%q: no error shown (%v)", bad, e)
 		}
 		press(a, enter)
 		if a.ed.input == nil || len(a.ed.req.CPU) != 0 {
@@ -325,12 +381,14 @@ func TestEditorStaleAfterAnotherApply(t *testing.T) {
 	typeKeys(a, "jjj")
 	press(a, agentNum(1))
 
-	other := testDesk(path, snap)
-	bs, err := other.Open(bob, false)
+	// Bob applies from the CLI, which takes no draft (two desks share the
+	// draft record, so a second console could not have opened one).
+	cur, err := agentconfig.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := bs.Apply(bs.Plan(partition.Request{Mem: []partition.MemSet{{Agent: fake.Agent1, Bytes: model.NewDec(64<<30, 0)}}}), false); err != nil {
+	draft, errs := partition.Draft(cur, partition.InventoryOf(snap), partition.Request{Mem: []partition.MemSet{{Agent: fake.Agent1, Bytes: model.NewDec(64<<30, 0)}}})
+	if _, err := partition.Apply(partition.Build(cur, draft, snap, errs...), partition.ApplyOptions{Actor: bob}); err != nil {
 		t.Fatal(err)
 	}
 	afterBob := mustRead(t, path)
@@ -418,6 +476,9 @@ func TestEditorTakeOver(t *testing.T) {
 	if b.ed != nil || b.dlg != nil {
 		t.Fatal("Enter on the take-over dialog took over")
 	}
+	if !strings.Contains(b.flash.text, "cancelled: nothing written") {
+		t.Errorf("cancelled take-over: flash %q", b.flash.text)
+	}
 	if h, _ := desk.Holder(); h.Actor.Name != "alice" {
 		t.Fatalf("holder %v", h)
 	}
@@ -470,6 +531,9 @@ func TestEditorLeaveAsksWhenDirty(t *testing.T) {
 	press(a, enter) // Cancel
 	if a.ed == nil || !a.ed.dirty() {
 		t.Fatal("Enter on the discard dialog discarded")
+	}
+	if !strings.Contains(a.flash.text, "cancelled: nothing written") {
+		t.Errorf("cancelled discard: flash %q", a.flash.text)
 	}
 	press(a, esc, tab, enter)
 	if a.ed != nil {
@@ -680,5 +744,320 @@ func BenchmarkEditorReplan(b *testing.B) {
 	for b.Loop() {
 		a.replan()
 		a.View()
+	}
+}
+
+// TestEditorFieldsSayWhatTheyRead: the cpu and mem fields show, as they
+// are typed, how the text is read; a size with no unit is bytes (said, not
+// refused), a size below memory-align-size or of a fraction of a byte is
+// refused, and so are a core listed twice and an empty part of a list.
+func TestEditorFieldsSayWhatTheyRead(t *testing.T) {
+	path := fixtureConfig(t)
+	snap := fake.Node(fake.Options{})
+	a := editing(t, testDesk(path, snap), snap, alice)
+	field := func(kind edRowKind, text string) (fieldCheck, string) {
+		t.Helper()
+		a.ed.cursor = slices.IndexFunc(a.ed.rows, func(r edRow) bool { return r.kind == kind && r.agent == 0 })
+		press(a, enter, clearIn)
+		typeKeys(a, text)
+		if a.ed.input == nil {
+			t.Fatalf("%q: the field is not open", text)
+		}
+		row := ""
+		for _, l := range strings.Split(screen(a), "\n") {
+			if strings.HasPrefix(l, "▶") {
+				row = l
+			}
+		}
+		return a.ed.inputCheck, row
+	}
+	cases := []struct {
+		kind              edRowKind
+		text              string
+		shows, warn, errs string
+	}{
+		{kind: rowMem, text: "120", shows: "= 120 bytes", errs: "below the config's memory-align-size 16 MiB"},
+		{kind: rowMem, text: "536870912", shows: "= 512 MiB", warn: "no unit: that is bytes"},
+		{kind: rowMem, text: "0.5G", shows: "= 512 MiB"},
+		{kind: rowMem, text: "96GiB", shows: "= 96 GiB"},
+		{kind: rowMem, text: "1M", errs: "below the config's memory-align-size"},
+		{kind: rowMem, text: "0.3K", errs: "not a whole number of bytes"},
+		{kind: rowMem, text: "12Q", errs: "not a size"},
+		{kind: rowCPU, text: "0-7", shows: "= 8 cores"},
+		{kind: rowCPU, text: "0-7,", errs: "a trailing comma"},
+		{kind: rowCPU, text: "0,,3", errs: "an empty part"},
+		{kind: rowCPU, text: "0-3,2", errs: "core 2 listed twice"},
+		{kind: rowCPU, text: "0-3,2-5", errs: "core 2-3 listed twice"},
+	}
+	for _, c := range cases {
+		chk, row := field(c.kind, c.text)
+		switch {
+		case c.errs != "":
+			if chk.err == nil || !strings.Contains(chk.err.Error(), c.errs) || !strings.Contains(row, c.errs) {
+				t.Errorf("%q: error %v, row %q; want %q shown", c.text, chk.err, row, c.errs)
+			}
+			press(a, enter)
+			if a.ed.input == nil || a.ed.dirty() {
+				t.Errorf("%q was refused but entered the draft: %+v", c.text, a.ed.req)
+			}
+		default:
+			if chk.err != nil || !strings.Contains(row, c.shows) || (c.warn != "" && !strings.Contains(row, c.warn)) {
+				t.Errorf("%q: check %+v, row %q; want %q and warning %q", c.text, chk, row, c.shows, c.warn)
+			}
+			if c.warn == "" && strings.Contains(row, "no unit") {
+				t.Errorf("%q: warned %q", c.text, row)
+			}
+		}
+		if c.shows != "" && !strings.Contains(row, c.shows) {
+			t.Errorf("%q: row %q does not say %q", c.text, row, c.shows)
+		}
+		press(a, esc)
+	}
+	// A bare number is allowed (a warning is not a refusal).
+	field(rowMem, "536870912")
+	press(a, enter)
+	if len(a.ed.req.Mem) != 1 || a.ed.req.Mem[0].Bytes.Cmp(model.NewDec(512<<20, 0)) != 0 {
+		t.Fatalf("bare bytes: %+v", a.ed.req.Mem)
+	}
+}
+
+// TestEditorPlanViewReviews: the plan view's STALE banner says p reviews
+// and recomputes; p there does it.
+func TestEditorPlanViewReviews(t *testing.T) {
+	path := fixtureConfig(t)
+	snap := freeNode()
+	a := editing(t, testDesk(path, snap), snap, alice)
+	typeKeys(a, "jjj")
+	press(a, agentNum(1))
+	typeKeys(a, "p")
+	if a.ed.view != edPlan {
+		t.Fatal("p did not show the plan")
+	}
+	// Someone changes the file on disk (an editor, another tool).
+	tmp := path + ".new"
+	if err := os.WriteFile(tmp, []byte(strings.Replace(mustRead(t, path), `mem = "120G"`, `mem = "64G"`, 1)), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+	a.Update(tickMsg{})
+	if v := screen(a); a.ed.stale == "" || !strings.Contains(v, "p reviews and recomputes") {
+		t.Fatalf("plan view not stale:\n%s", v)
+	}
+	a.flash = flash{}
+	a.invalidate()
+	if !strings.Contains(screen(a), "p plan") {
+		t.Errorf("the plan view's footer does not offer p:\n%s", screen(a))
+	}
+	typeKeys(a, "p")
+	if a.ed.stale != "" || a.ed.view != edPlan {
+		t.Fatalf("p in the plan view: stale %q, view %d", a.ed.stale, a.ed.view)
+	}
+	if got := a.ed.plan.Current.Agent(fake.Agent0).Mem; got.Cmp(model.NewDec(64<<30, 0)) != 0 {
+		t.Errorf("not recomputed on the file as it is now: mem %s", got)
+	}
+}
+
+// TestEditorHelpKeepsTheEditorsFooter: ? inside the editor lists the
+// editor's keys, footer included.
+func TestEditorHelpKeepsTheEditorsFooter(t *testing.T) {
+	path := fixtureConfig(t)
+	snap := fake.Node(fake.Options{})
+	a := editing(t, testDesk(path, snap), snap, alice)
+	a.flash = flash{}
+	typeKeys(a, "?")
+	lines := strings.Split(screen(a), "\n")
+	foot := lines[len(lines)-1]
+	if strings.Contains(foot, "filter") || strings.Contains(foot, "detail") || !strings.Contains(foot, "A apply") || !strings.Contains(foot, "esc back") {
+		t.Errorf("help footer over the editor: %q", foot)
+	}
+}
+
+// TestEditorFooterAndQuit: the footer keeps apply, plan, undo, leaving
+// and quit at 120 and 80 columns; q says it is not quit; ctrl+c with a
+// draft asks (default Cancel) and a second ctrl+c quits.
+func TestEditorFooterAndQuit(t *testing.T) {
+	path := fixtureConfig(t)
+	snap := fake.Node(fake.Options{})
+	desk := testDesk(path, snap)
+	for _, w := range []int{120, 80} {
+		a := editing(t, desk, snap, alice)
+		a.Update(teaSize(w, 24))
+		a.flash = flash{}
+		lines := strings.Split(screen(a), "\n")
+		foot := lines[len(lines)-1]
+		for _, want := range []string{"A apply", "p plan", "u undo", "esc back", "ctrl+c quit"} {
+			if !strings.Contains(foot, want) {
+				t.Errorf("%d columns: footer %q lacks %q", w, foot, want)
+			}
+		}
+		if w == 120 && !strings.Contains(foot, "enter edit cpu/mem") {
+			t.Errorf("120 columns: footer %q", foot)
+		}
+		a.Close()
+	}
+	a := editing(t, desk, snap, alice)
+	typeKeys(a, "q")
+	if a.ed == nil || !strings.Contains(a.flash.text, "ctrl+c quits") {
+		t.Fatalf("q: editor %v, flash %q", a.ed != nil, a.flash.text)
+	}
+	typeKeys(a, "jjj")
+	press(a, agentNum(1))
+	_, cmd := a.Update(ctrlC)
+	if cmd != nil || a.dlg == nil || a.dlg.kind != dlgDiscard || a.dlg.focusOK || a.ed == nil {
+		t.Fatalf("ctrl+c with a draft: cmd %v, dialog %+v", cmd != nil, a.dlg)
+	}
+	press(a, enter) // Cancel
+	if a.ed == nil || !a.ed.dirty() || !strings.Contains(a.flash.text, "cancelled") {
+		t.Fatalf("cancelled quit lost the draft; flash %q", a.flash.text)
+	}
+	a.Update(ctrlC)
+	_, cmd = a.Update(ctrlC)
+	if cmd == nil || a.ed != nil {
+		t.Fatal("a second ctrl+c did not quit")
+	}
+	if _, held := desk.Holder(); held {
+		t.Error("quitting kept the draft")
+	}
+	// ctrl+c inside a field asks too.
+	a = editing(t, desk, snap, alice)
+	typeKeys(a, "jjj")
+	press(a, agentNum(1))
+	a.ed.cursor = slices.IndexFunc(a.ed.rows, func(r edRow) bool { return r.kind == rowMem })
+	press(a, enter)
+	if _, cmd := a.Update(ctrlC); cmd != nil || a.dlg == nil || a.dlg.kind != dlgDiscard {
+		t.Fatalf("ctrl+c in a field quit at once")
+	}
+	a.Close()
+}
+
+// TestEditorStatusSaysWhatTheDraftChanges: the status counts the draft's
+// changes against the file, not the keys pressed; A applies is offered
+// only when there is something to apply; shared mode is not "N devices".
+func TestEditorStatusSaysWhatTheDraftChanges(t *testing.T) {
+	path := fixtureConfig(t)
+	snap := freeNode()
+	a := editing(t, testDesk(path, snap), snap, alice)
+	status := func() string {
+		lines := strings.Split(screen(a), "\n")
+		return strings.Join(lines[len(lines)-4:len(lines)-1], "\n")
+	}
+	typeKeys(a, "jjj")
+	for range 10 { // ten presses, one device moved
+		press(a, keyCode(tea.KeyLeft))
+		press(a, keyCode(tea.KeyRight))
+	}
+	press(a, agentNum(1))
+	if s := status(); !strings.Contains(s, "draft: 1 device move ") || strings.Contains(s, "edits") || !strings.Contains(s, "A applies") {
+		t.Errorf("one move after many presses:\n%s", s)
+	}
+	press(a, agentNum(2)) // back where the file has it
+	if s := status(); strings.Contains(s, "A applies") || !strings.Contains(s, "draft: no change") {
+		t.Errorf("no change:\n%s", s)
+	}
+	typeKeys(a, "m") // shared
+	if s := status(); !strings.Contains(s, "every device shared by every agent") || strings.Contains(s, "changing owner") {
+		t.Errorf("shared mode:\n%s", s)
+	}
+	a.ed.lost = "taken over by bob"
+	a.invalidate()
+	if s := status(); strings.Contains(s, "A applies") {
+		t.Errorf("lost session offers apply:\n%s", s)
+	}
+}
+
+// TestEditorMarksKernelsLeftBehind: after an apply moves a held device,
+// its row still shows the old agent's kernels, marked !; so does a device
+// the file gives to one agent while another's kernels hold it. The result
+// line (with the backup path) wraps instead of being cut.
+func TestEditorMarksKernelsLeftBehind(t *testing.T) {
+	path := fixtureConfig(t)
+	snap := fake.Node(fake.Options{})
+	a := editing(t, testDesk(path, snap), snap, alice)
+	row := func(label string) string {
+		for _, l := range strings.Split(screen(a), "\n") {
+			if strings.Contains(l, label) && strings.Contains(l, "held by") {
+				return l
+			}
+		}
+		t.Fatalf("no row %q:\n%s", label, screen(a))
+		return ""
+	}
+	if r := row("GPU0"); strings.Contains(r, "!") {
+		t.Errorf("numa0's kernels on numa0's GPU0 marked: %q", r)
+	}
+	if r := row("GPU2"); !strings.Contains(r, "! not their agent's device") {
+		t.Errorf("numa1's kernel on numa0's GPU2 not marked: %q", r)
+	}
+	press(a, agentNum(2)) // GPU0 to numa1
+	typeKeys(a, "A")
+	typeKeys(a, string(fake.Agent0))
+	press(a, tab, enter)
+	if a.ed.dirty() || !strings.Contains(a.flash.text, "applied") {
+		t.Fatalf("not applied: %q", a.flash.text)
+	}
+	if r := row("GPU0"); !strings.Contains(r, "! not their agent's device") {
+		t.Errorf("numa0's kernels left on GPU0 after the apply not marked: %q", r)
+	}
+	v := screen(a)
+	if !strings.Contains(strings.ReplaceAll(v, "\n", ""), filepath.Base(filepath.Dir(path))) {
+		t.Errorf("the backup path is cut:\n%s", v)
+	}
+	lines := strings.Split(v, "\n")
+	res := strings.Join(lines[len(lines)-3:len(lines)-1], " ")
+	if !strings.Contains(res, "backup") || strings.Contains(res, "…") {
+		t.Errorf("result rows: %q", res)
+	}
+}
+
+// TestEditorPlanWrapKeepsMarkers: a "+ [...]" line of the plan diff that
+// wraps keeps its + on the continuation rows.
+func TestEditorPlanWrapKeepsMarkers(t *testing.T) {
+	path := fixtureConfig(t)
+	snap := fake.Node(fake.Options{})
+	a := editing(t, testDesk(path, snap), snap, alice)
+	a.Update(teaSize(80, 40))
+	typeKeys(a, "jjj")
+	press(a, agentNum(1))
+	typeKeys(a, "p")
+	var plus []int
+	lines := strings.Split(screen(a), "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(strings.TrimSpace(l), "+ ") {
+			plus = append(plus, i)
+		}
+	}
+	cont := 0
+	for _, i := range plus {
+		if i > 0 && slices.Contains(plus, i-1) {
+			cont++
+		}
+	}
+	if cont == 0 {
+		t.Fatalf("no wrapped + line kept its marker at 80 columns:\n%s", screen(a))
+	}
+	for i, l := range lines {
+		if strings.HasPrefix(l, "      ") && strings.TrimSpace(l) != "" && i > 0 && slices.Contains(plus, i-1) && !slices.Contains(plus, i) {
+			t.Errorf("row %d continues a + line without the marker: %q", i, l)
+		}
+	}
+}
+
+// TestEditorHelpWrapsAt80: the editor's notes in the help wrap, none is
+// cut with an ellipsis.
+func TestEditorHelpWrapsAt80(t *testing.T) {
+	path := fixtureConfig(t)
+	snap := fake.Node(fake.Options{})
+	a := editing(t, testDesk(path, snap), snap, alice)
+	a.Update(teaSize(80, 24))
+	for _, l := range a.helpLines(80) {
+		if tr := strings.TrimRight(ansi.Strip(l), " "); strings.HasSuffix(tr, "…") && !strings.HasSuffix(tr, "apply…") {
+			t.Errorf("cut help line: %q", ansi.Strip(l))
+		}
+	}
+	all := ansi.Strip(strings.Join(a.helpLines(80), " "))
+	if !strings.Contains(all, "restart them after an apply") {
+		t.Errorf("the last note is missing")
 	}
 }

@@ -61,7 +61,69 @@ func (a *App) viewEditorFooter(w int) string {
 	case a.ed.view == edJournal:
 		sc = scJournal
 	}
-	return a.shortHelpFor(a.keys.shortHelpIn(sc), w)
+	return a.footerLine(a.keys.footerIn(sc), w)
+}
+
+// footerLine draws footer items in their order, leaving out, when the
+// line is too narrow for all, the least important first (the highest
+// prio, the last of equals), so apply, plan, undo and leaving show at any
+// width where they fit at all.
+func (a *App) footerLine(items []footItem, w int) string {
+	st := a.st
+	itemW := func(it footItem) int { return width(it.key) + 1 + width(it.desc) }
+	keep := make([]bool, len(items))
+	total := -3
+	for i, it := range items {
+		keep[i] = true
+		total += 3 + itemW(it)
+	}
+	dropped := false
+	for {
+		need := total
+		if dropped {
+			need += 2 // " …"
+		}
+		if need <= w {
+			break
+		}
+		worst := -1
+		for i, it := range items {
+			if keep[i] && (worst < 0 || it.prio >= items[worst].prio) {
+				worst = i
+			}
+		}
+		if worst < 0 {
+			break
+		}
+		keep[worst], dropped = false, true
+		total -= 3 + itemW(items[worst])
+	}
+	l := newLine(paint{})
+	sepG := " • "
+	if st.ASCII {
+		sepG = " | "
+	}
+	first := true
+	for i, it := range items {
+		if !keep[i] {
+			continue
+		}
+		if l.w+itemW(it)+3 > w && !first {
+			break
+		}
+		if !first {
+			l.putW(st.Border, sepG, 3)
+		}
+		first = false
+		l.put(st.HelpKey, it.key)
+		l.gap(1)
+		l.put(st.HelpDesc, it.desc)
+	}
+	if dropped && l.w+2 <= w {
+		l.gap(1)
+		l.put(st.Border, st.G.Ellipsis)
+	}
+	return clampLine(l.finish(w), w)
 }
 
 // modeSpans says the draft's mode, with the file's when they differ.
@@ -230,16 +292,37 @@ func (a *App) gridDeviceRow(r edRow, cols edCols, w int, sel, stranded bool) str
 			who = append(who, ag+"×"+strconv.Itoa(counts[ag]))
 		}
 		lvl := lvlPlain
-		if stranded {
+		foreign := !stranded && a.foreignHolders(r.key, dr)
+		if stranded || foreign {
 			lvl = lvlCrit
 		}
 		live = []span{{lvl, dr.held + "/" + dr.capacity + " held by " + strings.Join(who, ", ")}}
-		if stranded {
+		switch {
+		case stranded:
 			live = append(live, span{lvlCrit, " ! moves away from them"})
+		case foreign:
+			live = append(live, span{lvlCrit, " ! not their agent's device"})
 		}
 	}
 	putSpans(l, st, live, cols.live)
 	return l.finish(w)
+}
+
+// foreignHolders reports whether kernels of an agent that does not own
+// the device in the draft hold it: what an apply leaves behind (they run
+// on until they end) or a file that disagrees with the kernels.
+func (a *App) foreignHolders(k model.DeviceKey, dr *devRow) bool {
+	next := a.ed.plan.Next
+	if next == nil || !next.Exclusive {
+		return false
+	}
+	for _, ki := range dr.kernels {
+		ap := next.Agent(a.d.kernels[ki].k.Agent)
+		if ap != nil && !ap.OwnsDevice(k) {
+			return true
+		}
+	}
+	return false
 }
 
 // gridAgentRow draws an agent's cpu or mem, or the field being typed.
@@ -255,12 +338,14 @@ func (a *App) gridAgentRow(i int, r edRow, shorts []string, cols edCols, w int, 
 	l.cell(st.Text, strconv.Itoa(r.agent+1)+" "+shorts[r.agent], max(cols.label-5, 4), false, st.G.Ellipsis)
 	room := w - l.w - 1
 	if ed.input != nil && ed.inputRow == i {
-		ed.input.SetWidth(max(min(room-2, 40), 8))
+		// As wide as the text (plus the cursor), so what it means shows
+		// right after it.
+		ed.input.SetWidth(max(min(room-2, 40, width(ed.input.Value())+1), 8))
 		v := ed.input.View()
 		l.putW(paint{}, v, width(v))
-		if ed.inputErr != "" {
+		if sp := ed.inputCheck.spans(); len(sp) > 0 {
 			l.gap(2)
-			putSpans(l, st, []span{{lvlCrit, ed.inputErr}}, w-l.w)
+			putSpans(l, st, sp, w-l.w)
 		}
 		return clampLine(l.finish(w), w)
 	}
@@ -323,7 +408,7 @@ func (a *App) editorStatus(w int) []string {
 	case !p.Changed():
 		first = []span{{lvlDim, "no change: the grid shows agent.toml as it is"}}
 	default:
-		first = []span{{lvlOK, "valid"}, {lvlPlain, ": " + plural(len(p.Edits), "file change") + ", " + plural(len(p.Moves), "device") + " changing owner"}}
+		first = []span{{lvlOK, "valid"}, {lvlPlain, ": " + plural(len(p.Edits), "file change")}}
 		if len(p.Affected()) > 0 {
 			first = append(first, span{lvlWarn, "; live kernels affected: apply asks for the agent id"})
 		}
@@ -332,16 +417,33 @@ func (a *App) editorStatus(w int) []string {
 		}
 	}
 	var second []span
-	switch {
-	case ed.result != nil:
-		second = ed.result
-	case len(ed.undo) > 0:
-		second = []span{{lvlDim, plural(len(ed.undo), "edit") + " (u undoes the last, r resets) · p shows the plan · A applies"}}
+	if ed.lost == "" && (ed.dirty() || len(ed.undo) > 0) {
+		second = []span{{lvlPlain, "draft: " + ed.changeSummary()}}
+		keys := " · u undoes"
+		if ed.dirty() {
+			keys += ", r resets, p plan"
+		}
+		if ed.stale == "" && p.Valid() && p.Changed() {
+			keys += ", A applies"
+		}
+		second = append(second, span{lvlDim, keys})
 	}
-	legend := []span{{lvlDim, g.Owned + " owner  " + g.Gained + g.Owned + " gains  " + g.Lost + " loses  " + g.Dot + " not its device · 1-9 or ←/→ move the selected device · m mode · enter edits cpu/mem"}}
-	return []string{spansRow(a.st, append([]span{{lvlPlain, " "}}, first...), w),
-		spansRow(a.st, append([]span{{lvlPlain, " "}}, second...), w),
-		spansRow(a.st, append([]span{{lvlPlain, " "}}, legend...), w)}
+	legend := []span{{lvlDim, g.Owned + " owner  " + g.Gained + g.Owned + " gains  " + g.Lost + " loses  " + g.Dot + " not its device  ! another agent's kernels on it · 1-9 or ←/→ move the selected device · m mode · enter edits cpu/mem"}}
+	lines := [][]span{first, second, legend}
+	if ed.result != nil {
+		// The result (with the backup's path) may take the legend's row too
+		// rather than be cut.
+		rows := wrapWords(ed.result, w-1)
+		lines[1] = rows[0]
+		if len(rows) > 1 {
+			lines[2] = rows[1]
+		}
+	}
+	out := make([]string, len(lines))
+	for i, sp := range lines {
+		out[i] = spansRow(a.st, append([]span{{lvlPlain, " "}}, sp...), w)
+	}
+	return out
 }
 
 // planLines is the plan as the CLI prints it, coloured: errors first and
@@ -405,7 +507,20 @@ func (a *App) viewPlan(w, h int) []string {
 	ed := a.ed
 	var body []string
 	for _, sp := range a.planLines() {
-		for _, row := range wrapWords(sp, w-2) {
+		rows := wrapWords(sp, w-2)
+		// A wrapped "+ [...]" or "- [...]" keeps its marker on every row, so
+		// a continuation is not read as context.
+		mark := ""
+		if len(sp) == 1 {
+			if t := strings.TrimLeft(sp[0].text, " "); strings.HasPrefix(t, "+ ") || strings.HasPrefix(t, "- ") {
+				mark = t[:1]
+			}
+		}
+		for i, row := range rows {
+			if i > 0 && mark != "" && len(row) > 0 {
+				row = append([]span{{row[0].lvl, "  " + mark + " "}}, row[1:]...)
+				row[0].lvl = sp[0].lvl
+			}
 			body = append(body, spansRow(a.st, append([]span{{lvlPlain, " "}}, row...), w))
 		}
 	}

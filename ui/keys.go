@@ -99,6 +99,11 @@ type binding struct {
 	mutating bool
 	scope    scope // where the binding works
 	short    scope // where it shows in the one-line footer help
+	// footKey and footDesc, when set, are what the editor's footer says
+	// (shorter than the help's words); footPrio orders what it keeps when
+	// the line is too narrow for all: 0 first.
+	footKey, footDesc string
+	footPrio          int
 }
 
 // KeyMap is the console's key bindings for one role. The same value
@@ -147,9 +152,18 @@ func NewKeyMap(role Role) KeyMap {
 	}
 	// While editing, q is an ordinary letter (no draft is lost to a slip);
 	// ctrl+c still quits.
-	quitEd := b(actQuit, grpGeneral, false, []string{"ctrl+c"}, "ctrl+c", "quit")
-	quitEd.scope = scEditing
+	quitEd := b(actQuit, grpGeneral, false, []string{"ctrl+c"}, "ctrl+c", "quit (asks first with a draft)")
+	quitEd.scope, quitEd.short = scEditing, scEditing
+	quitEd.footDesc, quitEd.footPrio = "quit", 2
 	all = append(all, quitEd)
+	for i := range all {
+		switch all[i].act {
+		case actBack:
+			all[i].footDesc, all[i].footPrio = "back", 1
+		case actHelp:
+			all[i].footPrio = 4
+		}
+	}
 
 	operator := []binding{
 		b(actEditPartition, grpOperate, true, []string{"e"}, "e", "edit partition"),
@@ -159,16 +173,21 @@ func NewKeyMap(role Role) KeyMap {
 			key: key.NewBinding(key.WithKeys(keys...), key.WithHelp(helpKey, desc))}
 	}
 	digits := []string{"1", "2", "3", "4", "5", "6", "7", "8", "9"}
+	foot := func(bd binding, k, desc string, prio int) binding {
+		bd.footKey, bd.footDesc, bd.footPrio = k, desc, prio
+		return bd
+	}
 	operator = append(operator,
-		ed(actEdPrevAgent, scEditor, scEditor, []string{"left", "h"}, "←/h", "device to previous agent"),
-		ed(actEdNextAgent, scEditor, scEditor, []string{"right", "l"}, "→/l", "device to next agent"),
+		// ← and → show as one footer item.
+		foot(ed(actEdPrevAgent, scEditor, scEditor, []string{"left", "h"}, "←/h", "device to previous agent"), "←/→", "move device", 3),
+		ed(actEdNextAgent, scEditor, 0, []string{"right", "l"}, "→/l", "device to next agent"),
 		ed(actEdToAgent, scEditor, 0, digits, "1-9", "device to agent N"),
-		ed(actEdMode, scEditor, scEditor, []string{"m"}, "m", "mode shared/auto-split/manual"),
-		ed(actEdEdit, scEditor, scEditor, []string{"enter"}, "enter", "edit cpu/mem row"),
-		ed(actEdUndo, scEditor, scEditor, []string{"u"}, "u", "undo"),
+		foot(ed(actEdMode, scEditor, scEditor, []string{"m"}, "m", "mode shared/auto-split/manual"), "", "mode", 4),
+		foot(ed(actEdEdit, scEditor, scEditor, []string{"enter"}, "enter", "edit cpu/mem row"), "", "edit cpu/mem", 3),
+		foot(ed(actEdUndo, scEditor, scEditor, []string{"u"}, "u", "undo"), "", "", 1),
 		ed(actEdReset, scEditor, 0, []string{"r"}, "r", "reset draft"),
-		ed(actEdPlan, scEditor|scJournal, scEditor, []string{"p"}, "p", "plan / review"),
-		ed(actEdApply, scEditor|scPlan, scEditor|scPlan, []string{"A"}, "A", "apply…"),
+		foot(ed(actEdPlan, scEditing, scEditor|scPlan, []string{"p"}, "p", "plan / review"), "", "plan", 0),
+		foot(ed(actEdApply, scEditor|scPlan, scEditor|scPlan, []string{"A"}, "A", "apply…"), "", "", 0),
 		ed(actEdJournal, scEditor|scPlan, 0, []string{"J"}, "J", "journal"),
 	)
 	for i := range operator {
@@ -236,6 +255,37 @@ func (k KeyMap) shortHelpIn(sc scope) []key.Binding {
 		}
 	}
 	return out
+}
+
+// footItem is one key of a footer line.
+type footItem struct {
+	key, desc string
+	prio      int
+}
+
+// footerIn is the footer of an editing scope: the editor's own keys first,
+// then leaving, help and quit, each with its footer words.
+func (k KeyMap) footerIn(sc scope) []footItem {
+	var eds, rest []footItem
+	for _, b := range k.bindings {
+		if b.short&sc == 0 {
+			continue
+		}
+		h := b.key.Help()
+		it := footItem{key: h.Key, desc: h.Desc, prio: b.footPrio}
+		if b.footKey != "" {
+			it.key = b.footKey
+		}
+		if b.footDesc != "" {
+			it.desc = b.footDesc
+		}
+		if b.group == grpEdit {
+			eds = append(eds, it)
+		} else {
+			rest = append(rest, it)
+		}
+	}
+	return append(eds, rest...)
 }
 
 // FullHelp is the main screen's help, one column per group (help.KeyMap).

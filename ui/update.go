@@ -78,8 +78,7 @@ func (a *App) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	}
 	act := a.keys.lookupIn(sc, msg)
 	if act == actQuit {
-		a.closeEditor()
-		return a, tea.Quit
+		return a, a.quit()
 	}
 	a.invalidate()
 	switch a.overlay {

@@ -102,7 +102,16 @@ func (a *App) viewHelp(w, h int) []string {
 	for len(rows) < h-1 {
 		rows = append(rows, "")
 	}
-	return append(rows, a.viewFooter(w))
+	return append(rows, a.helpFooter(w))
+}
+
+// helpFooter is the help screen's footer: over the editor, the editor's
+// own (its keys still work from here, and the main screen's do not).
+func (a *App) helpFooter(w int) string {
+	if a.ed != nil {
+		return a.viewEditorFooter(w)
+	}
+	return a.viewFooter(w)
 }
 
 // helpScope is the scope whose keys the help screen lists: the editor's
@@ -120,19 +129,24 @@ func (a *App) helpScope() scope {
 	return scEditor
 }
 
-// editorHelp explains the editor's marks and rules under its keys.
+// editorHelp explains the editor's marks and rules under its keys,
+// wrapped (not cut) to the screen.
 func (a *App) editorHelp(w int) []string {
 	st := a.st
 	g := st.G
-	row := func(lvl level, s string) string { return spansRow(st, []span{{lvl, s}}, w) }
-	return []string{"", row(lvlTitle, " Partition editor"),
-		row(lvlPlain, "   "+g.Owned+"  the agent owns the device in the draft     "+g.Gained+g.Owned+" it gains it     "+g.Lost+"  it loses it"),
-		row(lvlPlain, "   LIVE: what kernels hold on the device now; a move away from them is marked !"),
-		row(lvlPlain, "   moves, cpu and mem need allocation-mode manual (m); auto-split shows the deal it would make"),
-		row(lvlPlain, "   cpu takes core ranges (0-7,16); mem a size (120G); what does not parse never enters the draft"),
-		row(lvlPlain, "   apply opens a dialog whose default is Cancel; when live kernels would be left on devices"),
-		row(lvlPlain, "   their agent loses, it asks you to type that agent's id"),
-		row(lvlPlain, "   one operator edits at a time; another apply makes your draft STALE until you review it (p)"),
-		row(lvlDim, "   the agents read agent.toml only at start-up: restart them after an apply"),
+	out := []string{"", spansRow(st, []span{{lvlTitle, " Partition editor"}}, w)}
+	note := func(lvl level, s string) {
+		for _, row := range wrapWords([]span{{lvl, s}}, w-3) {
+			out = append(out, spansRow(st, append([]span{{lvlPlain, "   "}}, row...), w))
+		}
 	}
+	note(lvlPlain, g.Owned+"  the agent owns the device in the draft   "+g.Gained+g.Owned+" it gains it   "+g.Lost+"  it loses it")
+	note(lvlPlain, "LIVE: what kernels hold on the device now; ! marks kernels of an agent that will not own it (a move away from them, or left after an apply)")
+	note(lvlPlain, "moves, cpu and mem need allocation-mode manual (m); auto-split shows the deal it would make")
+	note(lvlPlain, "cpu takes core ranges (0-7,16), each core once; mem a size with a unit (120G, 96GiB; a bare number is bytes), not below the config's memory-align-size; the field says how it reads what you type, and what does not parse never enters the draft")
+	note(lvlPlain, "apply opens a dialog whose default is Cancel; when live kernels would be left on devices their agent loses, it asks you to type that agent's id (tab to Apply, then Enter)")
+	note(lvlPlain, "one operator edits at a time; another apply makes your draft STALE until you review it (p)")
+	note(lvlPlain, "q is a letter here; esc leaves, ctrl+c quits (with a draft it asks first)")
+	note(lvlDim, "the agents read agent.toml only at start-up: restart them after an apply")
+	return out
 }

@@ -101,7 +101,7 @@ func runProgram(ctx context.Context, eng *engine.Engine, uopts ui.Options, engin
 	if c, ok := m.(interface{ Close() }); ok {
 		defer c.Close()
 	}
-	p := tea.NewProgram(m, tea.WithContext(ctx))
+	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithFPS(ui.FrameRate))
 	done := make(chan error, 1)
 	go func() {
 		_, err := p.Run()

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/fgtop/fgtop/engine/partition"
 	"github.com/fgtop/fgtop/model"
 	"github.com/fgtop/fgtop/ui"
+	"github.com/fgtop/fgtop/ui/ssh/sshtest"
 )
 
 // agentConfigCopy copies the device-based agent.toml fixture (two agents,
@@ -155,5 +157,76 @@ func TestSessionsShareOneDesk(t *testing.T) {
 	olga.Close()
 	if _, err := desk.Open(actors["oscar"], false); err != nil {
 		t.Fatalf("oscar's Open after olga closed: %v", err)
+	}
+}
+
+// crashOnZ is the real console, except that Z makes it panic: a console
+// that breaks while its operator holds the draft.
+type crashOnZ struct{ *ui.App }
+
+func (c crashOnZ) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if k, ok := msg.(tea.KeyPressMsg); ok && k.String() == "Z" {
+		panic("the console broke while editing")
+	}
+	_, cmd := c.App.Update(msg)
+	return c, cmd
+}
+
+// TestEndedSessionGivesTheDraftBack: an operator opens the editor over
+// real SSH (so the desk lends the draft to that session), then the
+// session ends in each way a session can end; the draft must be free
+// again within a bounded time, or nobody can edit the partition until the
+// server restarts.
+func TestEndedSessionGivesTheDraftBack(t *testing.T) {
+	ends := []struct {
+		name string
+		idle time.Duration
+		end  func(t *testing.T, f *fixture, c *console)
+	}{
+		{name: "client gone", end: func(t *testing.T, f *fixture, c *console) { _ = c.client.Close() }},
+		{name: "quit", end: func(t *testing.T, f *fixture, c *console) { c.press(t, "\x03") }},
+		{name: "idle timeout", idle: 1500 * time.Millisecond, end: func(t *testing.T, f *fixture, c *console) { c.waitEnd(t) }},
+		{name: "key revoked", end: func(t *testing.T, f *fixture, c *console) {
+			sshtest.WriteAtomic(t, f.keysPath, f.viewer.AuthLine("", "victor@ops"))
+		}},
+		{name: "server shutdown", end: func(t *testing.T, f *fixture, c *console) {
+			if err := f.srv.Close(); err != nil {
+				t.Error(err)
+			}
+		}},
+		{name: "console panic", end: func(t *testing.T, f *fixture, c *console) { c.press(t, "Z") }},
+	}
+	for _, tc := range ends {
+		t.Run(tc.name, func(t *testing.T) {
+			path, _ := agentConfigCopy(t)
+			host := fixtureHost()
+			desk := partition.NewDesk(partition.DeskOptions{Config: path, Snapshot: func() *model.Snapshot { return host }})
+			f := startServer(t, func(c *Config) {
+				c.UI.Desk = desk
+				if tc.idle > 0 {
+					c.IdleTimeout = tc.idle
+				}
+			}, func(s *Server) {
+				next := s.newModel
+				s.newModel = func(sub <-chan *model.Snapshot, o ui.Options) tea.Model {
+					return crashOnZ{next(sub, o).(*ui.App)}
+				}
+			})
+			c := f.open(t, "olga", f.operator.Signer, nil)
+			c.waitScreen(t, "gpu-node01")
+			c.press(t, "e")
+			c.waitScreen(t, "Partition", "draft: you")
+			if h, held := desk.Holder(); !held || h.Actor.Name != "olga" {
+				t.Fatalf("after e: holder %v, held %v; want olga", h, held)
+			}
+			tc.end(t, f, c)
+			waitUntil(t, "the draft given back", func() bool { _, held := desk.Holder(); return !held })
+			// Someone else can edit now.
+			s, err := desk.Open(agentconfig.Actor{Name: "oscar", Role: agentconfig.RoleOperator}, false)
+			if err != nil {
+				t.Fatalf("another operator after the session ended: %v", err)
+			}
+			s.Close()
+		})
 	}
 }

@@ -407,11 +407,19 @@ func (s *Server) release(sess ssh.Session, ls *session) {
 // go to the process's stderr, past --log.
 func (s *Server) console(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
-		p := s.program(sess)
+		p, m := s.program(sess)
 		if p == nil {
 			next(sess)
 			return
 		}
+		// The console may hold the partition draft: it is given back
+		// however the session ends (quit, client gone, idle or revoked cut,
+		// shutdown, a panic in the console), before the session is released.
+		// A dropped client never sends its program another message, so only
+		// this can give the draft back.
+		var closeOnce sync.Once
+		release := func() { closeOnce.Do(func() { s.closeModel(sess, m) }) }
+		defer release()
 		_, winch, _ := sess.Pty()
 		ctx, cancel := context.WithCancel(sess.Context())
 		go func() {
@@ -459,20 +467,40 @@ func (s *Server) console(next ssh.Handler) ssh.Handler {
 		}
 		p.Kill()
 		cancel()
+		release()
 		next(sess)
 	}
 }
 
-// program builds the console of an admitted session: its own
+// closeModel gives back what a session's console holds outside itself
+// (ui.App.Close: the partition draft). It runs after the program ended,
+// so no Update runs beside it. A console broken enough to panic here
+// must not take the server down.
+func (s *Server) closeModel(sess ssh.Session, m tea.Model) {
+	c, ok := m.(interface{ Close() })
+	if !ok {
+		return
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("panic closing a session's console", "user", sess.User(), "remote", addrString(sess.RemoteAddr()),
+				"panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+		}
+	}()
+	c.Close()
+}
+
+// program builds the console of an admitted session, and returns it with
+// its model (to Close once it ended): its own
 // subscription, its own options (read-only for a viewer), the size and
 // colour profile of the client's terminal (bm.MakeOptions), and input
 // that counts toward the idle timeout.
-func (s *Server) program(sess ssh.Session) *tea.Program {
+func (s *Server) program(sess ssh.Session) (*tea.Program, tea.Model) {
 	s.mu.Lock()
 	ls := s.sessions[sess]
 	s.mu.Unlock()
 	if ls == nil {
-		return nil
+		return nil, nil
 	}
 	m := s.newModel(s.cfg.Subscribe(ls.ctx), s.sessionOptions(ls.id))
 	popts := append(bm.MakeOptions(sess),
@@ -481,6 +509,7 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 		tea.WithoutSignalHandler(),
 		// Listed after MakeOptions' own WithInput, so it replaces it.
 		tea.WithInput(inputClock{r: sess, ls: ls}),
+		tea.WithFPS(ui.FrameRate),
 	)
 	p := tea.NewProgram(m, popts...)
 	ls.mu.Lock()
@@ -490,7 +519,7 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	if cut {
 		p.Quit() // cut between admission and now
 	}
-	return p
+	return p, m
 }
 
 // sessionOptions are the console options of one session: the template,
