@@ -427,6 +427,9 @@ Exit status: 0 applied (or nothing to apply), 1 refused or failed, 2 bad usage.`
 			case len(p.Affected()) > 0 && !force:
 				return &exitError{code: exitProblem, err: fmt.Errorf("refusing to apply: live kernels hold devices that move (--force applies anyway); %s is untouched", p.Config)}
 			}
+			if h, held := partition.DraftHolder(p.Config); held {
+				fmt.Fprintf(cmd.ErrOrStderr(), "note: %s is editing the partition in a console; applying makes that draft stale (it must be reviewed before it can be applied)\n", h)
+			}
 			if err := confirm(cmd, yes, fmt.Sprintf("apply %d change(s) to %s?", len(p.Edits), p.Config)); err != nil {
 				return err
 			}

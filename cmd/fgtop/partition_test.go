@@ -10,7 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/engine/inventory"
+	"github.com/fgtop/fgtop/engine/partition"
 )
 
 // fixtureDir returns the shared fixture directory: ../shared/fixtures/backendai
@@ -347,4 +349,21 @@ func TestPartitionModeSwitch(t *testing.T) {
 	os.WriteFile(draft, []byte(text), 0o644)
 	code, out = runCLI(t, n.args("plan", "--from", draft)...)
 	wantCode(t, code, exitOK, out, "cuda:"+gpu3+": "+agentA+" -> "+agentB+"  [free]", "valid, 2 file change(s)")
+}
+
+// An apply from the CLI while an operator holds the console's draft goes
+// ahead (the CLI takes no draft) but says whose draft it makes stale.
+func TestPartitionApplyNamesTheDraftHolder(t *testing.T) {
+	n := newNode(t)
+	desk := partition.NewDesk(partition.DeskOptions{Config: n.config})
+	s, err := desk.Open(agentconfig.Actor{Name: "alice", Origin: "console", Role: agentconfig.RoleOperator}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	code, out := runCLI(t, n.args("apply", "--move", "cuda:"+gpu3+"="+agentB, "--yes")...)
+	wantCode(t, code, exitOK, out, "note: alice (console) since", "applying makes that draft stale")
+	if err := s.Check(); !errors.Is(err, partition.ErrStale) {
+		t.Errorf("the console's draft after the CLI apply: %v, want stale", err)
+	}
 }

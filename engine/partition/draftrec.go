@@ -22,6 +22,16 @@ import (
 // DraftRecordPath is where the draft record of a config lives.
 func DraftRecordPath(config string) string { return config + ".fgtop-draft" }
 
+// DraftHolder reports who holds the draft of config in any process: for
+// the CLI, which takes no draft but should say whose draft it makes stale.
+func DraftHolder(config string) (Hold, bool) {
+	r := readRecord(DraftRecordPath(config))
+	if !r.live() {
+		return Hold{}, false
+	}
+	return Hold{Actor: r.Actor, Since: r.Since}, true
+}
+
 // draftRecord is the file's content; empty when nobody holds the draft.
 type draftRecord struct {
 	Token string            `json:"token"`
