@@ -157,6 +157,14 @@ shot main-80x24 80 24 dark ""
 shot device-detail 120 36 dark "" Enter 'wait:Holdings|Held per slot'
 # The help screen.
 shot help 120 36 dark "" '?' 'wait:Share bars'
+# The partition editor (e): GPU0 moved to agent 2 and GPU1 to agent 1, not
+# yet applied, so the grid shows the draft (+■ gains, × loses, ! kernels on
+# a device that moves away from their agent) and the plan's summary. 32
+# rows: the grid of the demo's 8 devices and 2 agents needs about 22, the
+# rest would be blank. The last wait lets the "editing ..." flash give the
+# bottom line back to the editor's key hints.
+shot editor 160 32 dark "" e 'wait:^─ Partition' 2 Down 1 'wait:draft: 2 device moves' \
+	'wait:^←/→ move device'
 # The light theme, for light terminals.
 shot light 120 36 light "--theme light" f 'wait:^─ Kernels [0-9]'
 

@@ -113,6 +113,8 @@ type App struct {
 	snap       *model.Snapshot
 	pending    *model.Snapshot
 	frameArmed bool
+	// adoptedAt is when the last snapshot was adopted (frame pacing).
+	adoptedAt time.Time
 	closed     bool
 	d          *derived
 	cache      *deriveCache
@@ -259,8 +261,15 @@ func tick() tea.Cmd {
 	return tea.Tick(tickInterval, func(time.Time) tea.Msg { return tickMsg{} })
 }
 
-func frame() tea.Cmd {
-	return tea.Tick(frameInterval, func(time.Time) tea.Msg { return frameMsg{} })
+// frame ends the current frame after d.
+func frame(d time.Duration) tea.Cmd {
+	return tea.Tick(d, func(time.Time) tea.Msg { return frameMsg{} })
+}
+
+// adoptNow adopts s and starts a frame.
+func (a *App) adoptNow(s *model.Snapshot) {
+	a.adoptedAt = a.now()
+	a.adopt(s)
 }
 
 // adopt makes a snapshot current: derive what the views need once, record

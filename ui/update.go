@@ -6,9 +6,10 @@ import (
 	"github.com/fgtop/fgtop/themes"
 )
 
-// Update handles one message. Snapshots are only queued here; the newest
-// is adopted on the next frame tick, so a burst costs one derivation and
-// one composition per frame, not one per snapshot.
+// Update handles one message. A snapshot is adopted at most once per
+// frame: the first after a quiet frame at once, a burst's newest at the
+// frame's end, so a burst costs one derivation and one composition per
+// frame, not one per snapshot.
 func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
@@ -16,18 +17,27 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		a.clampCursors()
 		a.invalidate()
 	case snapshotMsg:
-		a.pending = msg.snap
 		cmds := []tea.Cmd{a.listen()}
+		// The first snapshot after a quiet frame is adopted at once (a
+		// file write reaches the screen a frame sooner); those that follow
+		// within the frame wait for its end, and only the newest counts.
+		since := a.now().Sub(a.adoptedAt)
+		if !a.frameArmed && since >= frameInterval {
+			a.pending = nil
+			a.adoptNow(msg.snap)
+			return a, tea.Batch(cmds...)
+		}
+		a.pending = msg.snap
 		if !a.frameArmed {
 			a.frameArmed = true
-			cmds = append(cmds, frame())
+			cmds = append(cmds, frame(min(frameInterval, frameInterval-since)))
 		}
 		return a, tea.Batch(cmds...)
 	case frameMsg:
 		a.frameArmed = false
 		if s := a.pending; s != nil {
 			a.pending = nil
-			a.adopt(s)
+			a.adoptNow(s)
 		}
 	case closedMsg:
 		a.closed = true

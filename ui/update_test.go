@@ -3,6 +3,7 @@ package ui
 import (
 	"image/color"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -171,30 +172,39 @@ func TestFlashNewIssuesAndExpiry(t *testing.T) {
 	}
 }
 
-// TestBurstAdoptsOncePerFrame: snapshots arriving between frames are only
-// queued; the frame tick adopts the newest one.
+// TestBurstAdoptsOncePerFrame: the first snapshot after a quiet frame is
+// adopted at once; the rest of a burst within the frame is queued and the
+// frame's end adopts the newest one.
 func TestBurstAdoptsOncePerFrame(t *testing.T) {
-	a := testApp(t, 100, 30, nil, Options{})
-	var armed int
+	now := fake.T0
+	a := testApp(t, 100, 30, nil, Options{Now: func() time.Time { return now }})
 	for i := range 50 {
 		s := fake.Node(fake.Options{})
-		s.Seq = uint64(i)
-		_, cmd := a.Update(snapshotMsg{s})
-		if a.frameArmed {
-			armed++
+		s.Seq, s.Node = uint64(i), "gpu-node-"+strconv.Itoa(i)
+		a.Update(snapshotMsg{s})
+		if a.snap == nil || a.snap.Seq != 0 {
+			t.Fatalf("after snapshot %d the console shows %v, want the first (0) until the frame ends", i, a.snap)
 		}
-		if a.snap != nil {
-			t.Fatal("a snapshot was adopted before the frame")
+		if i > 0 && !a.frameArmed {
+			t.Fatal("a queued snapshot armed no frame")
 		}
-		_ = cmd
+		now = now.Add(frameInterval / 100)
 	}
 	frame := a.View().Content
 	a.Update(frameMsg{})
-	if a.snap == nil || a.snap.Seq != 49 {
-		t.Fatalf("adopted %v, want the newest (49)", a.snap)
+	if a.snap.Seq != 49 || a.pending != nil {
+		t.Fatalf("adopted %d, want the newest (49)", a.snap.Seq)
 	}
 	if a.View().Content == frame {
 		t.Error("the frame did not change after adoption")
+	}
+	// A snapshot after a quiet frame is on screen without waiting.
+	now = now.Add(frameInterval)
+	s := fake.Node(fake.Options{})
+	s.Seq = 50
+	a.Update(snapshotMsg{s})
+	if a.snap.Seq != 50 || a.frameArmed {
+		t.Fatalf("after a quiet frame: shows %d, frame armed %v", a.snap.Seq, a.frameArmed)
 	}
 }
 
