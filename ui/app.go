@@ -114,7 +114,7 @@ type App struct {
 	pending    *model.Snapshot
 	frameArmed bool
 	// adoptedAt is when the last snapshot was adopted (frame pacing).
-	adoptedAt time.Time
+	adoptedAt  time.Time
 	closed     bool
 	d          *derived
 	cache      *deriveCache
