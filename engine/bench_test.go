@@ -13,7 +13,7 @@ import (
 
 // loadedState returns a state holding n kernels parsed from the fixtures,
 // spread over the fixture node's four GPUs, and the two specs it alternates.
-func loadedState(b *testing.B, n int) (*state, []*resourcefile.Spec) {
+func loadedState(b testing.TB, n int) (*state, []*resourcefile.Spec) {
 	b.Helper()
 	inv, err := mockSource(b).Poll(context.Background())
 	if err != nil {
@@ -50,11 +50,18 @@ func BenchmarkUpdate(b *testing.B) {
 	for _, n := range []int{100, 1000, 10000, 50000} {
 		b.Run(fmt.Sprintf("kernels=%d", n), func(b *testing.B) {
 			st, specs := loadedState(b, n)
+			// Each kernel alternates between the two specs, so that every
+			// update is a real change whatever n is (with specs[i%2] and an
+			// even n, a kernel always got the same spec back: after the
+			// first n updates nothing changed at all).
+			turn := make([]uint8, n)
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				id := model.KernelID(fmt.Sprintf("%08x-0000-4000-8000-000000000000", (i*7919)%n))
-				st.upsertKernel("/r", "a", id, "/r/x", specs[i%2], nil, time.Time{}, false)
+				j := (i * 7919) % n
+				turn[j] ^= 1
+				id := model.KernelID(fmt.Sprintf("%08x-0000-4000-8000-000000000000", j))
+				st.upsertKernel("/r", "a", id, "/r/x", specs[turn[j]], nil, time.Time{}, false)
 				st.snapshot()
 			}
 		})

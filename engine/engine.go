@@ -332,13 +332,9 @@ func Build(ctx context.Context, opts Options) (*model.Snapshot, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	// Kernels arrive in listing order, not by id: the sorted lists are
-	// sorted once, when the snapshot is taken.
-	st.bulk = true
 	scratch.ScanEach(ctx, opts.Roots, parser(types, resourcefile.NewShared()), workers, st.applyEvent)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	st.bulk = false
 	return st.snapshot(), nil
 }

@@ -115,12 +115,13 @@ func TestBuildFixtureAllocMap(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("alloc map = %v, want %v", got, want)
 	}
-	if len(snap.Kernels) != 3 {
-		t.Fatalf("kernels = %d, want 3", len(snap.Kernels))
+	if n := len(snap.Kernels()); n != 3 || snap.NumKernels() != 3 {
+		t.Fatalf("kernels = %d (NumKernels %d), want 3", n, snap.NumKernels())
 	}
-	u := snap.Usage[model.DeviceKey{Name: "cuda", ID: "c59395cd-ac91-4cd3-a1b0-3d2568aa2d02"}]
-	if u == nil || u.Total().String() != "0.60" || len(u.Holdings) != 1 || u.Holdings[0].Kernel != kernelC {
-		t.Fatalf("usage of 2d02 = %+v", u)
+	key02 := model.DeviceKey{Name: "cuda", ID: "c59395cd-ac91-4cd3-a1b0-3d2568aa2d02"}
+	u := snap.Usage[key02]
+	if hs := snap.Holdings(key02); u == nil || u.Total().String() != "0.60" || len(hs) != 1 || hs[0].Kernel != kernelC {
+		t.Fatalf("usage of 2d02 = %+v, holdings %+v", u, hs)
 	}
 	mem := snap.Usage[model.DeviceKey{Name: "mem", ID: "root"}]
 	if mem == nil || mem.Total().String() != fmt.Sprint(int64(4+16+32)<<30) {
@@ -177,11 +178,12 @@ func TestBuildIssues(t *testing.T) {
 // kernels in the same states with the same allocations, the same totals per
 // device, per agent and in the alloc map (numerically).
 func equalToRescan(live, full *model.Snapshot) error {
-	if len(live.Kernels) != len(full.Kernels) {
-		return fmt.Errorf("kernels: live %d, re-scan %d", len(live.Kernels), len(full.Kernels))
+	lk, fk := live.Kernels(), full.Kernels()
+	if len(lk) != len(fk) {
+		return fmt.Errorf("kernels: live %d, re-scan %d", len(lk), len(fk))
 	}
-	for i := range live.Kernels {
-		a, b := live.Kernels[i], full.Kernels[i]
+	for i := range lk {
+		a, b := lk[i], fk[i]
 		if a.ID != b.ID || a.State != b.State || a.Agent != b.Agent {
 			return fmt.Errorf("kernel %d: live %s/%s, re-scan %s/%s", i, a.ID, a.State, b.ID, b.State)
 		}
@@ -197,8 +199,8 @@ func equalToRescan(live, full *model.Snapshot) error {
 		if l == nil {
 			return fmt.Errorf("device %s missing live", k)
 		}
-		if !l.Total().Equal(u.Total()) || len(l.Holdings) != len(u.Holdings) {
-			return fmt.Errorf("device %s: live %s (%d holdings), re-scan %s (%d)", k, l.Total(), len(l.Holdings), u.Total(), len(u.Holdings))
+		if lh, fh := live.Holdings(k), full.Holdings(k); !l.Total().Equal(u.Total()) || len(lh) != len(fh) {
+			return fmt.Errorf("device %s: live %s (%d holdings), re-scan %s (%d)", k, l.Total(), len(lh), u.Total(), len(fh))
 		}
 		for s, v := range u.Held {
 			if !l.Held[s].Equal(v) {
@@ -449,17 +451,18 @@ func TestBuildStreamedEqualsSorted(t *testing.T) {
 	if err := equalToRescan(got, want); err != nil {
 		t.Fatal(err)
 	}
-	for i := range want.Kernels {
-		if got.Kernels[i].ID != want.Kernels[i].ID || got.Kernels[i].Path != want.Kernels[i].Path {
-			t.Fatalf("kernel %d: %s, want %s", i, got.Kernels[i].ID, want.Kernels[i].ID)
+	gk, wk := got.Kernels(), want.Kernels()
+	for i := range wk {
+		if gk[i].ID != wk[i].ID || gk[i].Path != wk[i].Path {
+			t.Fatalf("kernel %d: %s, want %s", i, gk[i].ID, wk[i].ID)
 		}
 	}
-	for k, u := range want.Usage {
+	for k := range want.Usage {
 		same := func(a, b model.Holding) bool {
 			return a.Kernel == b.Kernel && a.Agent == b.Agent && a.Slot == b.Slot && a.Amount.String() == b.Amount.String()
 		}
-		if !slices.EqualFunc(got.Usage[k].Holdings, u.Holdings, same) {
-			t.Fatalf("device %s: holdings\n%v\nwant\n%v", k, got.Usage[k].Holdings, u.Holdings)
+		if !slices.EqualFunc(got.Holdings(k), want.Holdings(k), same) {
+			t.Fatalf("device %s: holdings\n%v\nwant\n%v", k, got.Holdings(k), want.Holdings(k))
 		}
 	}
 	if !reflect.DeepEqual(got.Issues, want.Issues) {

@@ -206,11 +206,11 @@ func TestSoak(t *testing.T) {
 		return live.Converged(s)
 	})
 	converge := time.Since(writerEnd)
-	if got, want := len(final.Kernels), res.Live+2; got != want {
+	if got, want := final.NumKernels(), res.Live+2; got != want {
 		t.Errorf("live kernels %d, the writer left %d (+2 of the test's)", got, want)
 	}
 	// The console shows the converged state.
-	wantHeader := fmt.Sprintf("%d kernels", len(final.Kernels))
+	wantHeader := fmt.Sprintf("%d kernels", final.NumKernels())
 	frame := con.waitFrame(t, 20*time.Second, func(f string) bool { return strings.Contains(f, wantHeader) && strings.Contains(f, "soak-node") })
 	stopSub()
 	con.wait(t)
@@ -228,7 +228,7 @@ func TestSoak(t *testing.T) {
 	t.Logf("SOAK FIGURES: kernels %d initial, %d at the end; writer: %d ops in %.1fs (%.0f ops/s: %d creates, %d rewrites (%d torn), %d deletes); "+
 		"snapshots published %d, console frames %d (%d different); overflow recovered in %v (seq %d); converged %v after the writer stopped; "+
 		"goroutines %d before, %d after; fds %d before, %d after; peak heap %.1f MiB (sampled), peak RSS %s",
-		p.Kernels+1, len(final.Kernels), res.Ops, res.Seconds, float64(res.Ops)/res.Seconds, res.Creates, res.Rewrites, res.Torn, res.Deletes,
+		p.Kernels+1, final.NumKernels(), res.Ops, res.Seconds, float64(res.Ops)/res.Seconds, res.Creates, res.Rewrites, res.Torn, res.Deletes,
 		final.Seq, frames, changed, overflowRecovery.Round(time.Millisecond), overflowSnap.Seq, converge.Round(time.Millisecond),
 		goroutinesBefore, gAfter, fdsBefore, fdAfter, float64(heapPeak)/(1<<20), peakRSS())
 }

@@ -26,13 +26,11 @@ type devAcc struct {
 	key   model.DeviceKey
 	held  model.ResourceSlot
 	count map[model.SlotName]int
-	// holdings is sorted by (kernel, slot), except in bulk mode, where
-	// new kernels' entries are appended and unsorted says so until the
-	// next snapshot sorts them. Once published it is shared with readers,
-	// so the next change copies it first.
-	holdings []model.Holding
-	unsorted bool
-	shared   bool
+	// holdings lists each kernel's entries on an accelerator (CPU cores and
+	// memory keep totals only). A persistent sequence: a snapshot shares
+	// all but the changed chunk with the previous one, so a change costs
+	// O(1) in the number of kernels on the device.
+	holdings model.HoldingSeqBuilder
 	dirty    bool
 	pub      *model.DeviceUsage
 }
@@ -55,28 +53,22 @@ type state struct {
 	devIndex  map[model.DeviceKey]int
 	partition func(inv *inventory.Inventory) ([]model.Agent, []model.Issue)
 
-	// bulk is set while a one-shot scan folds kernels in listing order:
-	// new kernels are appended to the sorted lists (kernelList, each
-	// device's holdings) and sorted once by the next snapshot, instead of
-	// inserted in place (quadratic for 10,000 kernels in random order).
-	bulk bool
-
-	kernels      map[model.KernelID]*kstate
-	kernelList   []*model.Kernel
-	listUnsorted bool
-	listShared   bool
-	dev          map[model.DeviceKey]*devAcc
-	agents       []*agentAcc
-	agentIdx     map[model.AgentID]int
-	rootAgent    map[string]model.AgentID
-	fileIssues   map[model.KernelID]model.Issue
-	kernIssues   map[model.KernelID][]model.Issue
-	devIssues    map[model.DeviceKey][]model.Issue
-	srcIssues    map[string]model.Issue // watcher and config problems, by key
-	issuesDirty  bool
-	issues       []model.Issue
-	seq          uint64
-	usage        map[model.DeviceKey]*model.DeviceUsage
+	kernels map[model.KernelID]*kstate
+	// kernelList is the published kernel list: a persistent sequence, so
+	// that a snapshot shares all but one chunk with the previous one
+	// (a change costs O(1) in the number of kernels, not a copy of them all).
+	kernelList  model.KernelSeqBuilder
+	dev         map[model.DeviceKey]*devAcc
+	agents      []*agentAcc
+	agentIdx    map[model.AgentID]int
+	rootAgent   map[string]model.AgentID
+	fileIssues  map[model.KernelID]model.Issue
+	kernIssues  map[model.KernelID][]model.Issue
+	devIssues   map[model.DeviceKey][]model.Issue
+	srcIssues   map[string]model.Issue // watcher and config problems, by key
+	issuesDirty bool
+	issues      []model.Issue
+	seq         uint64
 }
 
 func newState(o *Options) *state {
@@ -220,15 +212,12 @@ func (s *state) upsertKernel(root string, agent model.AgentID, id model.KernelID
 	} else if ks.pub == nil {
 		s.agentKernels(agent, +1)
 	}
-	// A kernel that counted for nothing holds no entry in any holding
-	// list: its entries can be appended without a search.
-	fresh := ks.contrib == nil
 	s.subtract(agent, id, ks.contrib)
-	s.apply(agent, id, contrib, +1, fresh)
+	s.apply(agent, id, contrib, +1)
 	ks.contrib = contrib
 	ks.root = root
 	ks.pub = k
-	s.putKernel(k, isNew)
+	s.kernelList.Put(k)
 	s.checkKernel(id, ks)
 }
 
@@ -243,7 +232,7 @@ func (s *state) removeKernel(id model.KernelID) {
 	delete(s.kernels, id)
 	s.setFileIssue(id, nil)
 	putIssues(s, s.kernIssues, id, nil)
-	s.dropKernel(id)
+	s.kernelList.Delete(id)
 }
 
 // resync drops every kernel under root that a full rescan did not find.
@@ -279,52 +268,27 @@ func (s *state) acc(k model.DeviceKey) *devAcc {
 }
 
 func (s *state) subtract(agent model.AgentID, id model.KernelID, al model.Allocations) {
-	s.apply(agent, id, al, -1, false)
+	s.apply(agent, id, al, -1)
 }
 
 // apply adds (sign +1) or removes (-1) one kernel's allocation: totals per
-// device and slot, the device's holding list, the agent's total. The cost is
-// proportional to the kernel's own entries, not to the number of kernels
-// (apart from one copy of a touched device's holding list per publish).
-// fresh says the kernel holds no entry in any holding list yet.
-func (s *state) apply(agent model.AgentID, id model.KernelID, al model.Allocations, sign int, fresh bool) {
+// device and slot, the device's holdings, the agent's total. The cost is
+// proportional to the kernel's own entries, not to the number of kernels.
+func (s *state) apply(agent model.AgentID, id model.KernelID, al model.Allocations, sign int) {
 	var ag *agentAcc
 	if i, ok := s.agentIdx[agent]; ok {
 		ag = s.agents[i]
 	}
 	for slot, devs := range al {
 		name := slot.DeviceName()
+		track := model.CarriesHoldings(name)
 		for dev, amt := range devs {
 			a := s.acc(model.DeviceKey{Name: name, ID: dev})
-			// Every kernel holds mem:root and most hold cores: per-kernel
-			// lists there would make each change cost O(kernels). Cores
-			// and memory keep totals and counts; accelerators keep lists.
-			track := name != "cpu" && name != "mem"
-			if track && a.shared {
-				a.holdings = slices.Clone(a.holdings)
-				a.shared = false
-			}
-			h := model.Holding{Kernel: id, Agent: agent, Slot: slot, Amount: amt}
-			appendOnly := track && sign > 0 && fresh && s.bulk
-			i, found := 0, false
-			if track && !appendOnly {
-				a.sortHoldings()
-				i, found = slices.BinarySearchFunc(a.holdings, h, cmpHolding)
-			}
 			if sign > 0 {
 				a.held[slot] = a.held[slot].Add(amt)
 				a.count[slot]++
-				switch {
-				case !track:
-				case appendOnly:
-					if n := len(a.holdings); n > 0 && cmpHolding(a.holdings[n-1], h) >= 0 {
-						a.unsorted = true
-					}
-					a.holdings = append(a.holdings, h)
-				case found:
-					a.holdings[i] = h
-				default:
-					a.holdings = slices.Insert(a.holdings, i, h)
+				if track {
+					a.holdings.Put(model.Holding{Kernel: id, Agent: agent, Slot: slot, Amount: amt})
 				}
 				if ag != nil {
 					ag.held[slot] = ag.held[slot].Add(amt)
@@ -337,8 +301,8 @@ func (s *state) apply(agent model.AgentID, id model.KernelID, al model.Allocatio
 				} else {
 					a.held[slot] = a.held[slot].Sub(amt)
 				}
-				if found {
-					a.holdings = slices.Delete(a.holdings, i, i+1)
+				if track {
+					a.holdings.Delete(id, slot)
 				}
 				if ag != nil {
 					ag.held[slot] = ag.held[slot].Sub(amt)
@@ -349,15 +313,6 @@ func (s *state) apply(agent model.AgentID, id model.KernelID, al model.Allocatio
 	}
 }
 
-// sortHoldings restores the order of a holding list that bulk appends left
-// unsorted. The list is not shared then: appending cloned it.
-func (a *devAcc) sortHoldings() {
-	if a.unsorted {
-		slices.SortFunc(a.holdings, cmpHolding)
-		a.unsorted = false
-	}
-}
-
 // entries is the number of (kernel, slot) entries held on the device.
 func (a *devAcc) entries() int {
 	n := 0
@@ -365,13 +320,6 @@ func (a *devAcc) entries() int {
 		n += c
 	}
 	return n
-}
-
-func cmpHolding(a, b model.Holding) int {
-	if c := cmp.Compare(a.Kernel, b.Kernel); c != 0 {
-		return c
-	}
-	return cmp.Compare(a.Slot, b.Slot)
 }
 
 // checkDevice recomputes the issues derived from one device's totals.
@@ -534,57 +482,6 @@ func short(id model.KernelID) string {
 	return string(id)
 }
 
-// putKernel puts k in the kernel list, sorted by id; isNew says k.ID is
-// not in the list (in bulk mode it is then appended).
-func (s *state) putKernel(k *model.Kernel, isNew bool) {
-	if s.listShared {
-		s.kernelList = slices.Clone(s.kernelList)
-		s.listShared = false
-	}
-	if isNew && s.bulk {
-		if n := len(s.kernelList); n > 0 && s.kernelList[n-1].ID >= k.ID {
-			s.listUnsorted = true
-		}
-		s.kernelList = append(s.kernelList, k)
-		return
-	}
-	s.sortKernels()
-	i, found := slices.BinarySearchFunc(s.kernelList, k.ID, cmpKernelID)
-	if found {
-		s.kernelList[i] = k
-	} else {
-		s.kernelList = slices.Insert(s.kernelList, i, k)
-	}
-}
-
-// sortKernels restores the order of a kernel list that bulk appends left
-// unsorted; the list must not be shared.
-func (s *state) sortKernels() {
-	if s.listUnsorted {
-		slices.SortFunc(s.kernelList, func(a, b *model.Kernel) int { return cmp.Compare(a.ID, b.ID) })
-		s.listUnsorted = false
-	}
-}
-
-func (s *state) dropKernel(id model.KernelID) {
-	if s.listUnsorted && s.listShared {
-		s.kernelList = slices.Clone(s.kernelList)
-		s.listShared = false
-	}
-	s.sortKernels()
-	i, found := slices.BinarySearchFunc(s.kernelList, id, cmpKernelID)
-	if !found {
-		return
-	}
-	if s.listShared {
-		s.kernelList = slices.Clone(s.kernelList)
-		s.listShared = false
-	}
-	s.kernelList = slices.Delete(s.kernelList, i, i+1)
-}
-
-func cmpKernelID(k *model.Kernel, id model.KernelID) int { return cmp.Compare(k.ID, id) }
-
 func unifiedPairs(v any) [][2]string {
 	list, ok := v.([]any)
 	if !ok {
@@ -619,18 +516,10 @@ func fileIssue(path string, id model.KernelID, agent model.AgentID, err error) m
 // snapshot publishes the current state as an immutable Snapshot.
 func (s *state) snapshot() *model.Snapshot {
 	s.seq++
-	if s.listUnsorted {
-		if s.listShared {
-			s.kernelList = slices.Clone(s.kernelList)
-			s.listShared = false
-		}
-		s.sortKernels()
-	}
 	snap := &model.Snapshot{
 		Seq: s.seq, Time: s.now(), Node: s.node, Mode: s.mode, ConfigPath: s.configPath,
-		Kernels: s.kernelList,
 	}
-	s.listShared = true
+	snap.SetKernelSeq(s.kernelList.Seq())
 	if s.inv != nil {
 		snap.Devices = s.inv.Devices
 		snap.Source = s.inv.Source
@@ -648,13 +537,14 @@ func (s *state) snapshot() *model.Snapshot {
 			continue
 		}
 		if a.dirty || a.pub == nil {
-			a.sortHoldings()
 			held := make(model.ResourceSlot, len(a.held))
 			for sl, v := range a.held {
 				held[sl] = v
 			}
-			a.pub = &model.DeviceUsage{Key: k, Held: held, Holdings: a.holdings}
-			a.shared = true
+			a.pub = &model.DeviceUsage{Key: k, Held: held}
+			if a.holdings.Len() > 0 {
+				a.pub.SetHoldingSeq(a.holdings.Seq())
+			}
 			a.dirty = false
 		}
 		usage[k] = a.pub

@@ -6,11 +6,22 @@ import (
 )
 
 // Snapshot is the engine's complete, immutable account of the node at one
-// moment. Everything in it is shared between subscribers: never mutate it.
+// moment. Everything in it is shared between subscribers: never mutate it,
+// nor any slice or map its methods return. Snapshots are read by many
+// goroutines at once; their lazy views (Kernels, Holdings) are built
+// once, race-free, on first use.
 //
 // Sharing contract: between two snapshots the engine reuses every
 // *Kernel and *DeviceUsage that did not change (same pointer), and gives a
-// changed one a new pointer. Consumers may cache derived data by pointer.
+// changed one a new pointer. Consumers may cache derived data by pointer: a
+// device's Holdings change only with its *DeviceUsage.
+//
+// Cost contract: publishing a snapshot costs the engine O(1) in the number
+// of kernels: the kernel list and each device's holdings are persistent
+// sequences (KernelSeq, HoldingSeq) that share all but one chunk with the
+// previous snapshot's. A reader pays O(n) once per snapshot (or device) it
+// reads a flat view of (Kernels, Holdings); Kernel, NumKernels,
+// NumHoldings and KernelSeq().Each build none.
 type Snapshot struct {
 	Seq  uint64
 	Time time.Time
@@ -22,13 +33,14 @@ type Snapshot struct {
 	Mode string
 	// ConfigPath is the agent.toml in use ("" without one).
 	ConfigPath string
-	Devices    []Device  // inventory order
-	Kernels    []*Kernel // sorted by ID
-	Agents     []Agent   // config order
+	Devices    []Device // inventory order
+	Agents     []Agent  // config order
 	Usage      map[DeviceKey]*DeviceUsage
 	Issues     []Issue // sorted by severity (highest first), then code, file
 	// HostMemBytes is the host's total memory (0 when unknown).
 	HostMemBytes int64
+
+	kernels *KernelSeq // sorted by ID; nil is empty
 }
 
 // SourceInfo says where the device inventory comes from.
@@ -51,11 +63,36 @@ type DeviceUsage struct {
 	Key DeviceKey
 	// Held is the total per slot over all kernels.
 	Held ResourceSlot
-	// Holdings, sorted by kernel then slot. Only accelerators carry them:
-	// CPU cores and memory keep totals only (every kernel holds memory, so a
-	// list there would make every change cost O(kernels)).
-	Holdings []Holding
+
+	holdings *HoldingSeq // nil is none
 }
+
+// Holdings returns what each kernel holds on the device, sorted by kernel
+// then slot. Only accelerators carry holdings (CarriesHoldings): CPU cores
+// and memory keep totals only. The slice is built on first use and shared
+// by every reader: never modify it.
+func (u *DeviceUsage) Holdings() []Holding {
+	if u == nil {
+		return nil
+	}
+	return u.holdings.Slice()
+}
+
+// NumHoldings is the number of holdings, without building the slice.
+func (u *DeviceUsage) NumHoldings() int {
+	if u == nil {
+		return 0
+	}
+	return u.holdings.Len()
+}
+
+// SetHoldings sets the holdings (in any order). It is for building a
+// usage before it is shared: tests, fakes, tools.
+func (u *DeviceUsage) SetHoldings(hs []Holding) { u.holdings = NewHoldingSeq(hs) }
+
+// SetHoldingSeq sets the holdings from a published sequence; like
+// SetHoldings, only before the usage is shared.
+func (u *DeviceUsage) SetHoldingSeq(q *HoldingSeq) { u.holdings = q }
 
 // Total returns what counts against the device's capacity: the sum over
 // every slot held on it. For a CUDA GPU that is cuda.shares + cuda.device,
@@ -85,35 +122,44 @@ func (s *Snapshot) Device(k DeviceKey) *Device {
 	return nil
 }
 
+// Kernels returns the kernels sorted by ID. The slice is built on first
+// use and shared by every reader of the snapshot: never modify it.
+func (s *Snapshot) Kernels() []*Kernel { return s.kernels.Slice() }
+
+// NumKernels is the number of kernels.
+func (s *Snapshot) NumKernels() int { return s.kernels.Len() }
+
 // Kernel returns the kernel with the id, or nil.
-func (s *Snapshot) Kernel(id KernelID) *Kernel {
-	i, ok := slices.BinarySearchFunc(s.Kernels, id, func(k *Kernel, id KernelID) int {
-		switch {
-		case k.ID < id:
-			return -1
-		case k.ID > id:
-			return 1
-		}
-		return 0
-	})
-	if !ok {
-		return nil
-	}
-	return s.Kernels[i]
-}
+func (s *Snapshot) Kernel(id KernelID) *Kernel { return s.kernels.Get(id) }
+
+// KernelSeq returns the kernels as the engine keeps them (nil when there
+// are none).
+func (s *Snapshot) KernelSeq() *KernelSeq { return s.kernels }
+
+// Holdings returns the device's holdings (DeviceUsage.Holdings); nil for a
+// device nothing is held on.
+func (s *Snapshot) Holdings(k DeviceKey) []Holding { return s.Usage[k].Holdings() }
+
+// SetKernels sets the kernels (in any order; of equal IDs the last counts).
+// It is for building a snapshot before it is shared: tests, fakes, tools.
+func (s *Snapshot) SetKernels(ks []*Kernel) { s.kernels = NewKernelSeq(ks) }
+
+// SetKernelSeq sets the kernels from a published sequence; like
+// SetKernels, only before the snapshot is shared.
+func (s *Snapshot) SetKernelSeq(q *KernelSeq) { s.kernels = q }
 
 // AllocMap is what Backend.AI's scan_gpu_alloc_map returns for these
 // kernels: per device id, the sum of cuda.shares and cuda.device; devices no
 // kernel lists are absent.
 func (s *Snapshot) AllocMap() map[DeviceID]Dec {
 	out := map[DeviceID]Dec{}
-	for _, k := range s.Kernels {
+	s.kernels.Each(func(k *Kernel) {
 		for _, slot := range []SlotName{SlotCUDAShares, SlotCUDADevice} {
 			for id, v := range k.Alloc[slot] {
 				out[id] = out[id].Add(v)
 			}
 		}
-	}
+	})
 	return out
 }
 

@@ -106,7 +106,7 @@ func (c *deriveCache) usage(u *model.DeviceUsage) *usageCached {
 	uc := &usageCached{gen: c.gen}
 	var sums []model.Dec
 	agentPos := map[model.AgentID]int{}
-	for _, h := range u.Holdings {
+	for _, h := range u.Holdings() {
 		v := h.Amount.Float64()
 		if n := len(uc.kernOf); n > 0 && uc.kernOf[n-1] == h.Kernel {
 			uc.kernAmts[n-1] += v

@@ -124,7 +124,7 @@ func derive(s *model.Snapshot, o deriveOptions, c *deriveCache) *derived {
 		c = newDeriveCache()
 	}
 	c.begin()
-	defer c.end(len(s.Kernels), len(s.Usage))
+	defer c.end(s.NumKernels(), len(s.Usage))
 	d := &derived{
 		snap: s, devIndex: map[model.DeviceKey]int{},
 		agentIdx: map[model.AgentID]int{}, g: o.g,

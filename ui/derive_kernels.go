@@ -11,10 +11,10 @@ import (
 // deriveKernels formats each kernel's row (memoised per kernel value)
 // and finds the slot columns the table needs.
 func (d *derived) deriveKernels(short map[model.AgentID]string, c *deriveCache) {
-	s := d.snap
-	d.kernels = make([]kernRow, len(s.Kernels))
-	cached := make([]*kernCached, len(s.Kernels))
-	for i, k := range s.Kernels {
+	ks := d.snap.Kernels()
+	d.kernels = make([]kernRow, len(ks))
+	cached := make([]*kernCached, len(ks))
+	for i, k := range ks {
 		kc := c.kernel(k)
 		cached[i] = kc
 		for _, sv := range kc.slots {
@@ -31,9 +31,9 @@ func (d *derived) deriveKernels(short map[model.AgentID]string, c *deriveCache) 
 		}
 		return strings.Compare(string(a), string(b))
 	})
-	vals := make([]string, len(s.Kernels)*len(d.slotCols))
-	fl := make([]float64, len(s.Kernels)*len(d.slotCols))
-	for i, k := range s.Kernels {
+	vals := make([]string, len(ks)*len(d.slotCols))
+	fl := make([]float64, len(ks)*len(d.slotCols))
+	for i, k := range ks {
 		kc := cached[i]
 		r := kernRow{k: k, short: kc.short, agent: short[k.Agent], stateLvl: kc.stateLvl}
 		if r.agent == "" {
@@ -51,7 +51,7 @@ func (d *derived) deriveKernels(short map[model.AgentID]string, c *deriveCache) 
 
 // kernelIndex finds a kernel in the snapshot's id-sorted list.
 func (d *derived) kernelIndex(id model.KernelID) (int, bool) {
-	return slices.BinarySearchFunc(d.snap.Kernels, id, func(k *model.Kernel, id model.KernelID) int {
+	return slices.BinarySearchFunc(d.snap.Kernels(), id, func(k *model.Kernel, id model.KernelID) int {
 		return strings.Compare(string(k.ID), string(id))
 	})
 }

@@ -81,10 +81,10 @@ func deviceDetail(d *derived, di int) []detailLine {
 		}
 	}
 	out = append(out, blank, section("Holdings"))
-	if u == nil || len(u.Holdings) == 0 {
+	if hs := u.Holdings(); len(hs) == 0 {
 		out = append(out, text(lvlDim, "  no kernel holds anything here"))
 	} else {
-		for _, h := range u.Holdings {
+		for _, h := range hs {
 			path := ""
 			if ki, ok := d.kernelIndex(h.Kernel); ok {
 				path = d.kernels[ki].k.Path

@@ -48,9 +48,9 @@ func testDesk(path string, snap *model.Snapshot) *partition.Desk {
 // holding it is gone.
 func freeNode() *model.Snapshot {
 	s := fake.Node(fake.Options{})
-	s.Kernels = slices.DeleteFunc(slices.Clone(s.Kernels), func(k *model.Kernel) bool {
+	s.SetKernels(slices.DeleteFunc(slices.Clone(s.Kernels()), func(k *model.Kernel) bool {
 		return k.ID == "3f2a6c1e-5b7d-4e8a-9f0c-1d2e3a4b5c6d"
-	})
+	}))
 	fake.Finish(s)
 	return s
 }

@@ -117,7 +117,7 @@ func TestFaultsRendered(t *testing.T) {
 type renderedCheck func(t *testing.T, c *faultConsole, ph enginetest.Phase)
 
 // kernelsHeader is the header's kernel count.
-func kernelsHeader(s *model.Snapshot) string { return kernelCount(len(s.Kernels)) }
+func kernelsHeader(s *model.Snapshot) string { return kernelCount(s.NumKernels()) }
 
 func kernelCount(n int) string {
 	if n == 1 {

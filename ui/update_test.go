@@ -325,7 +325,7 @@ func TestDetailFollowsSnapshots(t *testing.T) {
 		}
 	}
 	s := fake.Node(fake.Options{})
-	s.Kernels = s.Kernels[:0]
+	s.SetKernels(nil)
 	fake.Finish(s)
 	feed(a, s)
 	if out := ansi.Strip(a.View().Content); !strings.Contains(out, "no kernel holds anything here") {

@@ -84,7 +84,7 @@ func (a *App) headerPieces() []headerPiece {
 		}
 		mode = append(mode, span{lvlPlain, plural(len(s.Agents), "agent")})
 		ps = append(ps, headerPiece{spans: mode, drop: 4})
-		ks := []span{{lvlPlain, plural(len(s.Kernels), "kernel")}}
+		ks := []span{{lvlPlain, plural(s.NumKernels(), "kernel")}}
 		if n := a.d.states.stale + a.d.states.broken; n > 0 {
 			ks = append(ks, span{lvlWarn, " (" + strconv.Itoa(n) + " unreadable)"})
 		}

@@ -68,7 +68,7 @@ func main() {
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
 		fmt.Fprintf(os.Stderr, "build %v, alloc map %v: %d kernels, %d bytes out; heap in use %.1f MiB, sys %.1f MiB, %d GCs\n",
-			d, dm, len(s.Kernels), len(b), float64(ms.HeapInuse)/(1<<20), float64(ms.Sys)/(1<<20), ms.NumGC)
+			d, dm, s.NumKernels(), len(b), float64(ms.HeapInuse)/(1<<20), float64(ms.Sys)/(1<<20), ms.NumGC)
 		if *heap != "" && i == *n-1 {
 			f, err := os.Create(*heap)
 			if err != nil {
@@ -102,7 +102,7 @@ func liveMemory(opts engine.Options) {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	fmt.Printf("live engine: %d kernels ready in %v; heap in use %.1f MiB (live objects %.1f MiB); RSS %s, peak %s\n",
-		len(eng.Latest().Kernels), d.Round(time.Millisecond), float64(ms.HeapInuse)/(1<<20), float64(ms.HeapAlloc)/(1<<20),
+		eng.Latest().NumKernels(), d.Round(time.Millisecond), float64(ms.HeapInuse)/(1<<20), float64(ms.HeapAlloc)/(1<<20),
 		procStatus("VmRSS"), procStatus("VmHWM"))
 }
 

@@ -234,7 +234,7 @@ func runCheck(w io.Writer, cfg *agentconfig.Config, snap *model.Snapshot, asJSON
 		writeJSON(w, rep)
 	} else {
 		kernels := 0
-		for _, k := range snap.Kernels {
+		for _, k := range snap.Kernels() {
 			if k.Alloc != nil {
 				kernels++
 			}

@@ -116,7 +116,7 @@ func oneShotGC() {
 
 // reportProblems lists, on stderr, the files that were skipped.
 func reportProblems(s *model.Snapshot) {
-	for _, k := range s.Kernels {
+	for _, k := range s.Kernels() {
 		if k.Problem != nil && (k.State == model.KernelBroken || k.State == model.KernelStale) {
 			fmt.Fprintf(os.Stderr, "fgtop: skipped %s\n", k.Problem)
 		}

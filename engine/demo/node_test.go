@@ -359,7 +359,7 @@ func runWithEngine(t *testing.T, opts Options, d, every time.Duration) {
 		time.Sleep(every)
 		s := agreeAfterPause(t, n, eng)
 		checks++
-		for _, k := range s.Kernels {
+		for _, k := range s.Kernels() {
 			kernels[k.ID] = true
 		}
 		if len(s.Agents) != 2 || s.Mode != modeManual {

@@ -293,11 +293,12 @@ func (l *Live) Converged(s *model.Snapshot) error {
 // same alloc map, the same totals per device and slot (and holdings), and
 // the same per-agent totals.
 func Diff(live, full *model.Snapshot) error {
-	if len(live.Kernels) != len(full.Kernels) {
-		return fmt.Errorf("kernels: live %d, re-scan %d%s", len(live.Kernels), len(full.Kernels), kernelSetDiff(live, full))
+	lk, fk := live.Kernels(), full.Kernels()
+	if len(lk) != len(fk) {
+		return fmt.Errorf("kernels: live %d, re-scan %d%s", len(lk), len(fk), kernelSetDiff(live, full))
 	}
-	for i := range live.Kernels {
-		a, b := live.Kernels[i], full.Kernels[i]
+	for i := range lk {
+		a, b := lk[i], fk[i]
 		if a.ID != b.ID || a.State != b.State || a.Agent != b.Agent || a.Path != b.Path {
 			return fmt.Errorf("kernel %d: live %s/%s/%s, re-scan %s/%s/%s", i, a.ID, a.Agent, a.State, b.ID, b.Agent, b.State)
 		}
@@ -328,11 +329,12 @@ func Diff(live, full *model.Snapshot) error {
 		if x, y := fmtSlots(l.Held), fmtSlots(u.Held); x != y {
 			return fmt.Errorf("device %s held: live %s, re-scan %s", k, x, y)
 		}
-		if len(l.Holdings) != len(u.Holdings) {
-			return fmt.Errorf("device %s: live %d holdings, re-scan %d", k, len(l.Holdings), len(u.Holdings))
+		lh, fh := live.Holdings(k), full.Holdings(k)
+		if len(lh) != len(fh) {
+			return fmt.Errorf("device %s: live %d holdings, re-scan %d", k, len(lh), len(fh))
 		}
-		for i := range u.Holdings {
-			a, b := l.Holdings[i], u.Holdings[i]
+		for i := range fh {
+			a, b := lh[i], fh[i]
 			if a.Kernel != b.Kernel || a.Slot != b.Slot || a.Amount.String() != b.Amount.String() {
 				return fmt.Errorf("device %s holding %d: live %+v, re-scan %+v", k, i, a, b)
 			}
@@ -355,11 +357,11 @@ func Diff(live, full *model.Snapshot) error {
 
 func kernelSetDiff(live, full *model.Snapshot) string {
 	in := map[model.KernelID]bool{}
-	for _, k := range full.Kernels {
+	for _, k := range full.Kernels() {
 		in[k.ID] = true
 	}
 	var extra, missing []string
-	for _, k := range live.Kernels {
+	for _, k := range live.Kernels() {
 		if !in[k.ID] {
 			extra = append(extra, string(k.ID))
 		}

@@ -122,7 +122,7 @@ func RootRemoved(t *testing.T) []Phase {
 			return fmt.Errorf("no scratch-root-missing error naming %s: %v", root, s.Issues)
 		}
 		if s.Kernel(model.KernelID(k1)) != nil || s.Kernel(model.KernelID(k2)) != nil {
-			return fmt.Errorf("kernels of the removed root still counted: %v", s.Kernels)
+			return fmt.Errorf("kernels of the removed root still counted: %v", kernelIDs(s))
 		}
 		if s.Kernel(model.KernelID(k3)) == nil {
 			return fmt.Errorf("the other root's kernel is gone")
@@ -174,7 +174,7 @@ func issueCleared(t *testing.T, l *Live, s *model.Snapshot, code, file string) *
 
 func kernelIDs(s *model.Snapshot) []string {
 	var out []string
-	for _, k := range s.Kernels {
+	for _, k := range s.Kernels() {
 		out = append(out, string(k.ID)[:8]+"/"+string(k.State))
 	}
 	return out

@@ -129,7 +129,7 @@ func amount(s model.SlotName, d model.Dec) string {
 
 func notOwner(p *Partition, s *model.Snapshot) []model.Issue {
 	var out []model.Issue
-	for _, k := range s.Kernels {
+	for _, k := range s.Kernels() {
 		ap := p.Agent(k.Agent)
 		if ap == nil || k.Alloc == nil {
 			continue
@@ -156,7 +156,7 @@ func notOwner(p *Partition, s *model.Snapshot) []model.Issue {
 // capacity its slot-based partition reports.
 func agentOverCapacity(p *Partition, s *model.Snapshot) []model.Issue {
 	held := map[model.AgentID]model.ResourceSlot{}
-	for _, k := range s.Kernels {
+	for _, k := range s.Kernels() {
 		if k.Alloc == nil {
 			continue
 		}

@@ -47,7 +47,9 @@ func kernel(id string, agent model.AgentID, gpu string, amount string) *model.Ke
 }
 
 func snapshot(devs []model.Device, ks ...*model.Kernel) *model.Snapshot {
-	return &model.Snapshot{Devices: devs, Kernels: ks}
+	s := &model.Snapshot{Devices: devs}
+	s.SetKernels(ks)
+	return s
 }
 
 // loadFixture copies a testdata file into a temp dir and loads it.

@@ -264,7 +264,7 @@ func (p *Plan) compare(snap *model.Snapshot) {
 
 	holders := map[model.DeviceKey][]Holder{}
 	if snap != nil {
-		for _, k := range snap.Kernels {
+		for _, k := range snap.Kernels() {
 			dks, held := kernelHoldings(k)
 			for _, dk := range dks {
 				h := held[dk]
@@ -328,7 +328,7 @@ func (p *Plan) compare(snap *model.Snapshot) {
 	// Capacities (the slot-based format's whole partition) and strain.
 	held := map[model.AgentID]model.ResourceSlot{}
 	if snap != nil {
-		for _, k := range snap.Kernels {
+		for _, k := range snap.Kernels() {
 			h := held[k.Agent]
 			if h == nil {
 				h = model.ResourceSlot{}

@@ -55,6 +55,7 @@ func benchNode(kernels, agents int) *model.Snapshot {
 		}
 		s.Agents = append(s.Agents, ag)
 	}
+	var ks []*model.Kernel
 	// Small kernels: 0.05 share on one GPU each and 1 GiB, in turn, so
 	// that a GPU holds at most 0.60 with 160 kernels; the first 32 also
 	// hold a core each (half of each agent's cores stay free).
@@ -68,10 +69,11 @@ func benchNode(kernels, agents int) *model.Snapshot {
 		if k < 32 {
 			al["cpu"] = map[model.DeviceID]model.Dec{model.DeviceID(fmt.Sprint(a*64/agents + k/agents)): model.One}
 		}
-		s.Kernels = append(s.Kernels, &model.Kernel{
+		ks = append(ks, &model.Kernel{
 			ID: model.KernelID(fmt.Sprintf("k%05d", k)), Agent: model.AgentID(fmt.Sprintf("agent-%d", a)), State: model.KernelOK, Alloc: al,
 		})
 	}
+	s.SetKernels(ks)
 	return s
 }
 

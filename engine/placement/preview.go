@@ -102,7 +102,7 @@ func buildAgent(s *model.Snapshot, a model.Agent, settings Settings, everything 
 	st := &AgentState{Agent: a, Node: newNode(devs, plugins, settings)}
 	var ids []model.KernelID
 	var as []model.Allocations
-	for _, k := range s.Kernels {
+	for _, k := range s.Kernels() {
 		if (!everything && k.Agent != a.ID) || k.Alloc == nil {
 			continue
 		}

@@ -25,23 +25,24 @@ func twoAgentNode() *model.Snapshot {
 		devs = append(devs, core(i, i/4))
 	}
 	devs = append(devs, memDev(fmt.Sprint(64*gib)))
-	return &model.Snapshot{
+	s := &model.Snapshot{
 		Devices: devs,
 		Agents: []model.Agent{
 			{ID: "a1", Owns: map[model.DeviceName][]model.DeviceID{"cuda": {"A", "B"}, "cpu": {"0", "1", "2", "3"}}, Mem: model.NewDec(32*gib, 0)},
 			{ID: "a2", Owns: map[model.DeviceName][]model.DeviceID{"cuda": {"C", "D"}, "cpu": {"4", "5", "6", "7"}}, Mem: model.NewDec(32*gib, 0)},
 		},
-		Kernels: []*model.Kernel{
-			{ID: "k-a1", Agent: "a1", State: model.KernelOK, Alloc: model.Allocations{
-				"cuda.shares": {"A": dec("0.70"), "B": dec("0.70")},
-				"cpu":         {"0": dec("1"), "1": dec("1")},
-				"mem":         {"root": model.NewDec(8*gib, 0)},
-			}},
-			{ID: "k-a2", Agent: "a2", State: model.KernelOK, Alloc: model.Allocations{"cuda.shares": {"C": dec("0.30")}}},
-			{ID: "k-broken", Agent: "a2", State: model.KernelBroken},
-			{ID: "k-dr", Agent: "a2", State: model.KernelStale, Alloc: model.Allocations{"cuda.shares": {"A": dec("0.10")}}},
-		},
 	}
+	s.SetKernels([]*model.Kernel{
+		{ID: "k-a1", Agent: "a1", State: model.KernelOK, Alloc: model.Allocations{
+			"cuda.shares": {"A": dec("0.70"), "B": dec("0.70")},
+			"cpu":         {"0": dec("1"), "1": dec("1")},
+			"mem":         {"root": model.NewDec(8*gib, 0)},
+		}},
+		{ID: "k-a2", Agent: "a2", State: model.KernelOK, Alloc: model.Allocations{"cuda.shares": {"C": dec("0.30")}}},
+		{ID: "k-broken", Agent: "a2", State: model.KernelBroken},
+		{ID: "k-dr", Agent: "a2", State: model.KernelStale, Alloc: model.Allocations{"cuda.shares": {"A": dec("0.10")}}},
+	})
+	return s
 }
 
 func req(t testing.TB, s string) alloc.Request {

@@ -174,7 +174,7 @@ func FromSnapshot(s *model.Snapshot) *Snapshot {
 		}
 		if u != nil {
 			dev.Held = slotMap(u.Held)
-			dev.Kernels = countKernels(u)
+			dev.Kernels = countKernels(s.Holdings(d.Key()))
 		}
 		if t := d.Telemetry; t != nil {
 			tj := &Telemetry{MemUsed: opt(t.MemUsed), MemTotal: opt(t.MemTotal), UtilGPU: opt(t.UtilGPU), UtilMem: opt(t.UtilMem),
@@ -204,9 +204,9 @@ func FromSnapshot(s *model.Snapshot) *Snapshot {
 	})
 	for _, k := range unknown {
 		u := s.Usage[k]
-		out.Unknown = append(out.Unknown, Usage{Key: k.String(), Held: slotMap(u.Held), Kernels: countKernels(u)})
+		out.Unknown = append(out.Unknown, Usage{Key: k.String(), Held: slotMap(u.Held), Kernels: countKernels(s.Holdings(k))})
 	}
-	for _, k := range s.Kernels {
+	for _, k := range s.Kernels() {
 		kj := Kernel{ID: string(k.ID), Agent: string(k.Agent), Path: k.Path, State: string(k.State),
 			Slots: slotMap(k.Slots), Allocations: map[string]map[string]string{}, Legacy: k.Legacy}
 		if !k.ModTime.IsZero() {
@@ -249,10 +249,11 @@ func FromSnapshot(s *model.Snapshot) *Snapshot {
 	return out
 }
 
-func countKernels(u *model.DeviceUsage) int {
+// countKernels counts the kernels in a holding list (sorted by kernel).
+func countKernels(hs []model.Holding) int {
 	n := 0
 	var last model.KernelID
-	for i, h := range u.Holdings {
+	for i, h := range hs {
 		if i == 0 || h.Kernel != last {
 			n++
 			last = h.Kernel

@@ -61,8 +61,8 @@ func loadSnapshot(seq int) *model.Snapshot {
 			t.TempC = model.Some(uint32(40 + (seq+i)%45))
 		}
 	}
-	if len(s.Kernels) > 0 {
-		k := s.Kernels[0]
+	if s.NumKernels() > 0 {
+		k := s.Kernels()[0]
 		shares := model.Allocations{}
 		for slot, devs := range k.Alloc {
 			shares[slot] = map[model.DeviceID]model.Dec{}

@@ -122,6 +122,7 @@ func Node(o Options) *model.Snapshot {
 		// A kernel whose resource.txt is not written yet.
 		{"f0e1d2c3-b4a5-4968-8776-655443322110", Agent0, 4 * time.Second, nil, model.KernelPending},
 	}
+	var kerns []*model.Kernel
 	for _, kk := range ks {
 		kern := &model.Kernel{
 			ID: model.KernelID(kk.id), Agent: kk.agent,
@@ -134,9 +135,9 @@ func Node(o Options) *model.Snapshot {
 				Message: "CUDA.SHARES_SHARES: invalid decimal \"0.3\\x00\" (file torn while being written?)",
 				File:    kern.Path, Line: 5, Kernel: kern.ID}
 		}
-		s.Kernels = append(s.Kernels, kern)
+		kerns = append(kerns, kern)
 	}
-	sortSlice(s.Kernels)
+	s.SetKernels(kerns)
 	Finish(s)
 
 	ka := s.Kernel("c41a8f2d-3e6b-47d9-a0c5-5b8e2f1d9c63")
@@ -294,7 +295,8 @@ func Finish(s *model.Snapshot) {
 		s.Agents[i].Kernels = 0
 		agents[s.Agents[i].ID] = &s.Agents[i]
 	}
-	for _, k := range s.Kernels {
+	holdings := map[model.DeviceKey][]model.Holding{}
+	for _, k := range s.Kernels() {
 		a := agents[k.Agent]
 		if a != nil {
 			a.Kernels++
@@ -311,20 +313,15 @@ func Finish(s *model.Snapshot) {
 					s.Usage[key] = u
 				}
 				u.Held[slot] = u.Held[slot].Add(v)
-				u.Holdings = append(u.Holdings, model.Holding{Kernel: k.ID, Agent: k.Agent, Slot: slot, Amount: v})
+				holdings[key] = append(holdings[key], model.Holding{Kernel: k.ID, Agent: k.Agent, Slot: slot, Amount: v})
 				if a != nil {
 					a.Held[slot] = a.Held[slot].Add(v)
 				}
 			}
 		}
 	}
-	for _, u := range s.Usage {
-		slices.SortFunc(u.Holdings, func(a, b model.Holding) int {
-			if c := cmpStr(string(a.Kernel), string(b.Kernel)); c != 0 {
-				return c
-			}
-			return cmpStr(string(a.Slot), string(b.Slot))
-		})
+	for key, hs := range holdings {
+		s.Usage[key].SetHoldings(hs)
 	}
 }
 
@@ -373,8 +370,4 @@ func cutLast(s string) (string, string) {
 		}
 	}
 	return s, ""
-}
-
-func sortSlice(ks []*model.Kernel) {
-	slices.SortFunc(ks, func(a, b *model.Kernel) int { return cmpStr(string(a.ID), string(b.ID)) })
 }

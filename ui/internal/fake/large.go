@@ -46,6 +46,7 @@ func Large(gpus, kernels int) *model.Snapshot {
 	}
 	states := []model.KernelState{model.KernelOK, model.KernelOK, model.KernelOK, model.KernelOK,
 		model.KernelOK, model.KernelOK, model.KernelOK, model.KernelStale, model.KernelOK, model.KernelPending}
+	kerns := make([]*model.Kernel, 0, kernels)
 	for i := 0; i < kernels; i++ {
 		g := i % gpus
 		id := model.KernelID(fmt.Sprintf("%08x-%04x-4%03x-8%03x-%012x", uint32(i)*2654435761, i&0xffff, i%4096, (i*7)%4096, i))
@@ -61,15 +62,13 @@ func Large(gpus, kernels int) *model.Snapshot {
 		if st == model.KernelPending {
 			a = nil
 		}
-		s.Kernels = append(s.Kernels, &model.Kernel{
+		kerns = append(kerns, &model.Kernel{
 			ID: id, Agent: s.Agents[(g % 2)].ID, Alloc: a, State: st, Slots: slotsOf(a),
 			Path: "/var/lib/backend.ai/scratches/" + string(id) + "/config/resource.txt",
 			Seen: T0.Add(-time.Duration(i) * 37 * time.Second),
 		})
 	}
-	sortKernels(s)
+	s.SetKernels(kerns)
 	Finish(s)
 	return s
 }
-
-func sortKernels(s *model.Snapshot) { sortSlice(s.Kernels) }
