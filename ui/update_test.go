@@ -350,3 +350,19 @@ func TestKernelDetail(t *testing.T) {
 		}
 	}
 }
+
+// TestHeaderSidesNeverTouch: at every width the right-hand "updated 3s
+// ago" keeps two spaces from whatever the left side ends with.
+func TestHeaderSidesNeverTouch(t *testing.T) {
+	for w := 40; w <= 200; w++ {
+		a := testApp(t, w, 30, fake.Node(fake.Options{}), Options{})
+		line := stripANSI(strings.SplitN(a.View().Content, "\n", 2)[0])
+		i := strings.Index(line, "updated")
+		if i < 0 {
+			continue // dropped at this width
+		}
+		if i < 2 || line[i-2:i] != "  " {
+			t.Fatalf("width %d: %q", w, line)
+		}
+	}
+}

@@ -123,7 +123,9 @@ func (a *App) viewHeader(w int) []string {
 	ps := a.headerPieces()
 	const sep = " │ "
 	// The width the pieces need: " │ " between left pieces, a space
-	// between right ones and at least one between the two sides.
+	// between right ones and at least sideGap between the two sides, so
+	// "since 15:21" and "updated 0s ago" never read as one phrase.
+	const sideGap = 2
 	total := func() int {
 		n, left, right := 0, 0, 0
 		for _, p := range ps {
@@ -134,7 +136,7 @@ func (a *App) viewHeader(w int) []string {
 				left++
 			}
 		}
-		return n + 3*max(left-1, 0) + max(right-1, 0) + 1
+		return n + 3*max(left-1, 0) + max(right-1, 0) + sideGap
 	}
 	var dropped []headerPiece
 	for total() > w {
@@ -166,7 +168,7 @@ func (a *App) viewHeader(w int) []string {
 			rightW++
 		}
 	}
-	avail := max(w-rightW-1, 0)
+	avail := max(w-rightW-sideGap, 0)
 	for i, p := range left {
 		if i > 0 {
 			if l.w+3 > avail {

@@ -27,7 +27,8 @@ MIG enabled, cut into four slices. Two agents split it with a device-based manua
 Simulated agents create and destroy kernels with Backend.AI's own allocators and write real
 resource.txt files into temporary scratch roots, which fgtop watches as it watches a real
 node. The agent.toml, mock-accelerator.toml and etcd settings are in the same temporary
-directory (printed on stderr) while the demo runs; everything is removed on exit, on
+directory while the demo runs (printed on stderr with --headless; the editor, e, shows the
+agent.toml path); everything is removed on exit, on
 Ctrl-C (SIGINT), SIGTERM and SIGHUP.
 
   --seed N       the same seed gives the same kernels, requests and placements
