@@ -169,33 +169,44 @@ type CommitResult struct {
 //   - a journal record (time, actor, origin, hashes, backup, plan) is
 //     appended and synced.
 func Commit(req CommitRequest) (*CommitResult, error) {
-	if !req.Actor.CanWrite() {
-		return nil, fmt.Errorf("%w: %s (role %q) may not change the agent config", ErrNotAllowed, actorName(req.Actor), req.Actor.Role)
-	}
-	path, err := filepath.EvalSymlinks(req.Path)
-	if err != nil {
-		return nil, fmt.Errorf("resolve agent config path: %w", err)
-	}
-	if req.Journal == "" {
-		// Beside the real file, like the backups, whichever link names it.
-		req.Journal = JournalPath(path)
-	}
-	unlock, err := lockJournal(req.Journal)
+	path, old, unlock, err := begin(req.Actor, req.Path, &req.Journal, req.Hooks)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	if err := req.Hooks.at(StepLocked); err != nil {
-		return nil, err
-	}
-	old, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("read agent config: %w", err)
-	}
 	if h := hashOf(old); h != req.BaseHash {
 		return nil, fmt.Errorf("%w: %s is now sha256 %s, the plan was made on %s; load it again and re-plan", ErrChangedOnDisk, req.Path, short(h), short(req.BaseHash))
 	}
 	return commitLocked(path, old, req, "apply", nil)
+}
+
+// begin is the start every write shares: refuse an actor who may not
+// write, resolve the config's real path, default the journal beside it,
+// take the journal lock (released by unlock) and read the file as it is.
+func begin(actor Actor, reqPath string, journal *string, hooks *Hooks) (path string, cur []byte, unlock func(), err error) {
+	if !actor.CanWrite() {
+		return "", nil, nil, fmt.Errorf("%w: %s (role %q) may not change the agent config", ErrNotAllowed, actor, actor.Role)
+	}
+	if path, err = filepath.EvalSymlinks(reqPath); err != nil {
+		return "", nil, nil, fmt.Errorf("resolve agent config path: %w", err)
+	}
+	if *journal == "" {
+		// Beside the real file, like the backups, whichever link names it.
+		*journal = JournalPath(path)
+	}
+	if unlock, err = lockJournal(*journal); err != nil {
+		return "", nil, nil, err
+	}
+	if err = hooks.at(StepLocked); err == nil {
+		if cur, err = os.ReadFile(path); err != nil {
+			err = fmt.Errorf("read agent config: %w", err)
+		}
+	}
+	if err != nil {
+		unlock()
+		return "", nil, nil, err
+	}
+	return path, cur, unlock, nil
 }
 
 // commitLocked does the write; the journal lock is held and old is the
@@ -482,32 +493,14 @@ func Undoable(path, journal string) (*JournalRecord, error) {
 // since that apply, unless forced, and when the backup is missing or does
 // not hash to what was recorded.
 func Rollback(req RollbackRequest) (*CommitResult, error) {
-	if !req.Actor.CanWrite() {
-		return nil, fmt.Errorf("%w: %s (role %q) may not change the agent config", ErrNotAllowed, actorName(req.Actor), req.Actor.Role)
-	}
-	path, err := filepath.EvalSymlinks(req.Path)
-	if err != nil {
-		return nil, fmt.Errorf("resolve agent config path: %w", err)
-	}
-	if req.Journal == "" {
-		// Beside the real file, like the backups, whichever link names it.
-		req.Journal = JournalPath(path)
-	}
-	unlock, err := lockJournal(req.Journal)
+	path, cur, unlock, err := begin(req.Actor, req.Path, &req.Journal, req.Hooks)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	if err := req.Hooks.at(StepLocked); err != nil {
-		return nil, err
-	}
 	top, err := Undoable(req.Path, req.Journal)
 	if err != nil {
 		return nil, err
-	}
-	cur, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("read agent config: %w", err)
 	}
 	if h := hashOf(cur); h != top.NewHash && !req.Force {
 		return nil, fmt.Errorf("%w: %s is sha256 %s, not the %s the apply of %s wrote; --force rolls back anyway (the current file is backed up first)",
@@ -541,7 +534,8 @@ func short(h string) string {
 	return h
 }
 
-func actorName(a Actor) string {
+// String names the actor for messages: "alice (ssh:203.0.113.7:51234 SHA256:…)".
+func (a Actor) String() string {
 	n := a.Name
 	if n == "" {
 		n = "an unnamed actor"

@@ -49,7 +49,7 @@ type ApplyResult struct {
 // (Verified false, Mismatch listing it) and the journal, with an error.
 func Apply(p *Plan, opts ApplyOptions) (*ApplyResult, error) {
 	if !opts.Actor.CanWrite() {
-		return nil, fmt.Errorf("%w: %s (role %q) may not apply a partition", agentconfig.ErrNotAllowed, nameOf(opts.Actor), opts.Actor.Role)
+		return nil, fmt.Errorf("%w: %s (role %q) may not apply a partition", agentconfig.ErrNotAllowed, opts.Actor, opts.Actor.Role)
 	}
 	if !p.Valid() {
 		return nil, fmt.Errorf("%w:\n  %s", ErrInvalidPlan, strings.Join(p.Errors, "\n  "))
@@ -75,11 +75,4 @@ func Apply(p *Plan, opts ApplyOptions) (*ApplyResult, error) {
 			strings.Join(res.Mismatch, "\n  "), res.Backup)
 	}
 	return out, err
-}
-
-func nameOf(a agentconfig.Actor) string {
-	if a.Name == "" {
-		return "an unnamed actor"
-	}
-	return a.Name
 }

@@ -84,11 +84,7 @@ type Hold struct {
 
 // String reads "alice (ssh:203.0.113.7:51234) since 14:02:03".
 func (h Hold) String() string {
-	s := nameOf(h.Actor)
-	if h.Actor.Origin != "" {
-		s += " (" + h.Actor.Origin + ")"
-	}
-	return s + " since " + h.Since.Local().Format("15:04:05")
+	return h.Actor.String() + " since " + h.Since.Local().Format("15:04:05")
 }
 
 // NewDesk returns a desk for opts.Config.
@@ -188,7 +184,7 @@ func (d *Desk) Version() uint64 {
 // base is the config as it is on disk now.
 func (d *Desk) Open(actor agentconfig.Actor, takeOver bool) (*Session, error) {
 	if !actor.CanWrite() {
-		return nil, fmt.Errorf("%w: %s (role %q) may not edit the partition", agentconfig.ErrNotAllowed, nameOf(actor), actor.Role)
+		return nil, fmt.Errorf("%w: %s (role %q) may not edit the partition", agentconfig.ErrNotAllowed, actor, actor.Role)
 	}
 	base, err := agentconfig.Load(d.opts.Config)
 	if base == nil {
@@ -299,7 +295,7 @@ func (s *Session) check() error {
 		return err
 	}
 	if s.gen != s.desk.gen {
-		return fmt.Errorf("%w: %s wrote it at %s", ErrStale, nameOf(s.desk.last.Actor), s.desk.last.Since.Local().Format("15:04:05"))
+		return fmt.Errorf("%w: %s wrote it at %s", ErrStale, s.desk.last.Actor, s.desk.last.Since.Local().Format("15:04:05"))
 	}
 	raw, err := os.ReadFile(s.desk.opts.Config)
 	if err != nil {
