@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"github.com/fgtop/fgtop/internal/testfix"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -18,34 +19,9 @@ import (
 	"github.com/fgtop/fgtop/model"
 )
 
-// fixtures returns the shared fixture directory (../shared/fixtures/backendai
-// beside the module root).
-func fixtures(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("module root not found")
-		}
-		dir = parent
-	}
-	p := filepath.Join(dir, "..", "shared", "fixtures", "backendai")
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("shared fixtures not available: %v", err)
-	}
-	return p
-}
-
 func readFixture(t testing.TB, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(fixtures(t), name))
+	b, err := os.ReadFile(filepath.Join(testfix.Dir(t, "backendai"), name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +49,7 @@ func writeKernel(t testing.TB, root, id string, data []byte) string {
 
 func mockSource(t testing.TB) inventory.Source {
 	t.Helper()
-	fx := fixtures(t)
+	fx := testfix.Dir(t, "backendai")
 	src, err := inventory.NewMock(filepath.Join(fx, "mock-accelerator.toml"), filepath.Join(fx, "mock-accelerator.etcd.json"), nil)
 	if err != nil {
 		t.Fatal(err)

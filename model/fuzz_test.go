@@ -3,8 +3,8 @@ package model
 import (
 	"encoding/json"
 	"errors"
+	"github.com/fgtop/fgtop/internal/testfix"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -13,21 +13,11 @@ import (
 // ../shared/fixtures/resource-cases.json, as fuzz seeds (none when the
 // corpus is absent).
 func caseValues(f *testing.F) []string {
-	dir, err := os.Getwd()
+	p, err := testfix.Path("resource-cases.json")
 	if err != nil {
 		return nil
 	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return nil
-		}
-		dir = parent
-	}
-	raw, err := os.ReadFile(filepath.Join(dir, "..", "shared", "fixtures", "resource-cases.json"))
+	raw, err := os.ReadFile(p)
 	if err != nil {
 		return nil
 	}

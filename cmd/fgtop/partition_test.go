@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/fgtop/fgtop/internal/testfix"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,26 +15,6 @@ import (
 	"github.com/fgtop/fgtop/engine/inventory"
 	"github.com/fgtop/fgtop/engine/partition"
 )
-
-// fixtureDir returns the shared fixture directory: ../shared/fixtures/backendai
-// beside the module root (the directory holding go.mod), or "" when absent.
-func fixtureDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "..", "shared", "fixtures", "backendai")
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatalf("no go.mod above %s", dir)
-		}
-		dir = parent
-	}
-}
 
 const (
 	gpu1 = "c59395cd-ac91-4cd3-a1b0-3d2568aa2d01"
@@ -60,7 +41,7 @@ type node struct {
 
 func readFixture(t *testing.T, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(fixtureDir(t), name))
+	b, err := os.ReadFile(filepath.Join(testfix.Dir(t, "backendai"), name))
 	if err != nil {
 		t.Skipf("shared fixture not available: %v", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/fgtop/fgtop/internal/testfix"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,25 +36,6 @@ func runSim(t *testing.T, args ...string) (string, string, int) {
 		fmt.Fprintln(&errb, "fgtop:", err)
 	}
 	return out.String(), errb.String(), code
-}
-
-// simFixtures returns ../shared/fixtures beside the module root.
-func simFixtures(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "..", "shared", "fixtures")
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatalf("no go.mod above %s", dir)
-		}
-		dir = parent
-	}
 }
 
 func writeFile(t *testing.T, dir, name, content string) string {
@@ -267,7 +249,7 @@ func requestText(t *testing.T, raw json.RawMessage) string {
 // order), and the final alloc_map with the last state_after restricted to
 // the devices that hold something.
 func TestSimulateCorpusThroughCLI(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(simFixtures(t), "alloc-cases.json"))
+	data, err := os.ReadFile(filepath.Join(testfix.Dir(t), "alloc-cases.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -375,7 +357,7 @@ func TestSimulateCorpusThroughCLI(t *testing.T) {
 // TestSimulateCaseCheck runs the whole corpus with --case --check, and a
 // case whose recorded result was tampered with.
 func TestSimulateCaseCheck(t *testing.T) {
-	corpus := filepath.Join(simFixtures(t), "alloc-cases.json")
+	corpus := filepath.Join(testfix.Dir(t), "alloc-cases.json")
 	out, errOut, code := runSim(t, "simulate", "--case", corpus, "--check")
 	if code != 0 || !strings.Contains(out, "all match") {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
@@ -559,7 +541,7 @@ func TestSimulateDiscreteMock(t *testing.T) {
 // TestSimulateLiveState loads a scratch root's kernels into the maps
 // before the requests run.
 func TestSimulateLiveState(t *testing.T) {
-	fx := simFixtures(t)
+	fx := testfix.Dir(t)
 	toml := filepath.Join(fx, "backendai", "mock-accelerator.toml")
 	etcd := filepath.Join(fx, "backendai", "mock-accelerator.etcd.json")
 	split, err := os.ReadFile(filepath.Join(fx, "backendai", "resource.cuda-shares-split.txt"))

@@ -2,33 +2,11 @@ package alloc
 
 import (
 	"fmt"
-	"syscall"
+	"github.com/fgtop/fgtop/internal/testfix"
 	"testing"
-	"time"
 
 	"github.com/fgtop/fgtop/model"
 )
-
-// cpuClock reports the process's CPU time per operation as "cpu-ns/op"
-// next to the wall-clock ns/op: on a shared, loaded machine the wall time
-// includes waiting for a core, the CPU time does not. Call the returned
-// function after the loop.
-func cpuClock(b *testing.B) func() {
-	start := cpuNow()
-	return func() {
-		if b.N > 0 {
-			b.ReportMetric(float64((cpuNow()-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
-		}
-	}
-}
-
-func cpuNow() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // benchGPUMap is 16 one-share GPUs, 8 per NUMA node, with some kernels
 // already placed on both nodes.
@@ -58,7 +36,7 @@ func BenchmarkFractionEvenly(b *testing.B) {
 	r := req("cuda.shares", "1.2")
 	hint := &AffinityHint{Policy: Interleaved}
 	b.ReportAllocs()
-	defer cpuClock(b)()
+	defer testfix.CPUClock(b)()
 	for b.Loop() {
 		m := base.Clone()
 		if _, err := m.Allocate(r, hint, Options{}); err != nil {
@@ -73,7 +51,7 @@ func BenchmarkFractionEvenlyNoFrag(b *testing.B) {
 	r := req("cuda.shares", "1.2")
 	hint := &AffinityHint{Policy: Interleaved}
 	b.ReportAllocs()
-	defer cpuClock(b)()
+	defer testfix.CPUClock(b)()
 	for b.Loop() {
 		m := base.Clone()
 		if _, err := m.Allocate(r, hint, Options{ForbidFragmentation: true}); err != nil {
@@ -96,7 +74,7 @@ func BenchmarkDiscreteCPU(b *testing.B) {
 	r := req("cpu", "8")
 	hint := &AffinityHint{Policy: Interleaved, Devices: []HintDevice{{Name: "cuda", ID: "GPU-09", NUMANode: intp(1)}}}
 	b.ReportAllocs()
-	defer cpuClock(b)()
+	defer testfix.CPUClock(b)()
 	for b.Loop() {
 		m := base.Clone()
 		if _, err := m.Allocate(r, hint, Options{}); err != nil {

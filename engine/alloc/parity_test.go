@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/fgtop/fgtop/internal/testfix"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/fgtop/fgtop/model"
@@ -167,29 +167,9 @@ func sameOrder(a, b [][3]string) bool {
 	return true
 }
 
-// fixturePath walks up from the test's directory to the module root (the
-// directory holding go.mod) and returns ../shared/fixtures/<name> from there.
-func fixturePath(t testing.TB, name string) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "..", "shared", "fixtures", name)
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatalf("no go.mod above %s", dir)
-		}
-		dir = parent
-	}
-}
-
 func loadCases(t testing.TB) []fixtureCase {
 	t.Helper()
-	b, err := os.ReadFile(fixturePath(t, "alloc-cases.json"))
+	b, err := os.ReadFile(testfix.Dir(t, "alloc-cases.json"))
 	if err != nil {
 		t.Fatalf("reading the parity corpus: %v", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/fgtop/fgtop/internal/testfix"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -25,30 +26,9 @@ import (
 	"github.com/fgtop/fgtop/model"
 )
 
-// Fixtures returns the shared fixture directory (../shared/fixtures/backendai
-// beside the module root), skipping the test where it is not there.
-func Fixtures(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("module root not found")
-		}
-		dir = parent
-	}
-	p := filepath.Join(dir, "..", "shared", "fixtures", "backendai")
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("shared fixtures not available: %v", err)
-	}
-	return p
-}
+// Fixtures returns the shared fixture directory of Backend.AI's files
+// (../shared/fixtures/backendai beside the module root).
+func Fixtures(t testing.TB) string { return testfix.Dir(t, "backendai") }
 
 // MockDevices are the GPU ids of the fixtures' mock-accelerator.toml.
 var MockDevices = []model.DeviceID{

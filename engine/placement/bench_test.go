@@ -2,33 +2,12 @@ package placement
 
 import (
 	"fmt"
-	"syscall"
+	"github.com/fgtop/fgtop/internal/testfix"
 	"testing"
-	"time"
 
 	"github.com/fgtop/fgtop/engine/alloc"
 	"github.com/fgtop/fgtop/model"
 )
-
-// cpuClock reports the process's CPU time per operation ("cpu-ns/op") next
-// to ns/op: on a shared, loaded machine the wall time includes waiting for
-// a core. Call the returned function after the loop.
-func cpuClock(b *testing.B) func() {
-	start := cpuNow()
-	return func() {
-		if b.N > 0 {
-			b.ReportMetric(float64((cpuNow()-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
-		}
-	}
-}
-
-func cpuNow() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // benchNode is a node of 16 one-share GPUs (8 per NUMA node), 64 cores and
 // 512 GiB, with kernels live kernels spread over the GPUs; agents > 1
@@ -100,7 +79,7 @@ func BenchmarkPreview(b *testing.B) {
 				b.Fatalf("unexpected preview: %s", outcome(pv.Agents[0]))
 			}
 			b.ReportAllocs()
-			done := cpuClock(b)
+			done := testfix.CPUClock(b)
 			for b.Loop() {
 				p.Preview(r)
 			}
@@ -115,7 +94,7 @@ func BenchmarkTry(b *testing.B) {
 	st := ForAgent(benchNode(160, 1), nil, Settings{})
 	r := alloc.Request{{Slot: model.SlotCUDAShares, Amount: dec("1.2")}}
 	b.ReportAllocs()
-	done := cpuClock(b)
+	done := testfix.CPUClock(b)
 	for b.Loop() {
 		if _, err := st.Node.Try(r); err != nil {
 			b.Fatal(err)
@@ -131,7 +110,7 @@ func BenchmarkNewPlanner(b *testing.B) {
 		b.Run(fmt.Sprintf("kernels=%d", kernels), func(b *testing.B) {
 			s := benchNode(kernels, 2)
 			b.ReportAllocs()
-			done := cpuClock(b)
+			done := testfix.CPUClock(b)
 			for b.Loop() {
 				NewPlanner(s, Settings{})
 			}

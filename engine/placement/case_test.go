@@ -1,33 +1,14 @@
 package placement
 
 import (
+	"github.com/fgtop/fgtop/internal/testfix"
 	"os"
-	"path/filepath"
 	"testing"
 )
 
-// corpusPath walks up to the module root and returns the shared fixture.
-func corpusPath(t testing.TB, name string) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "..", "shared", "fixtures", name)
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatalf("no go.mod above the test directory")
-		}
-		dir = parent
-	}
-}
-
 func loadCorpus(t testing.TB) []Case {
 	t.Helper()
-	b, err := os.ReadFile(corpusPath(t, "alloc-cases.json"))
+	b, err := os.ReadFile(testfix.Dir(t, "alloc-cases.json"))
 	if err != nil {
 		t.Fatalf("reading the parity corpus: %v", err)
 	}
