@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fgtop/fgtop/engine/agentconfig"
@@ -63,10 +64,16 @@ type Desk struct {
 	gen  uint64
 	last Hold
 	// version changes whenever anything a viewer sees changes (holder,
-	// writes), so a UI can poll it cheaply.
-	version uint64
-	// ext is the draft record as last read (another process's holder),
-	// read at most every recordTTL.
+	// writes), so a UI can poll it cheaply; it is read without d.mu, which
+	// an apply holds across its write.
+	version atomic.Uint64
+	// ownToken is the record token of holder ("" when none).
+	ownToken atomic.Value
+
+	// extMu guards ext, the draft record as last read (another process's
+	// holder), read at most every recordTTL. It is never held across
+	// anything but that read.
+	extMu   sync.Mutex
 	ext     *draftRecord
 	extRead time.Time
 }
@@ -139,20 +146,40 @@ func (d *Desk) Holder() (Hold, bool) {
 
 // external returns the live holder recorded by another process (nil when
 // none), re-reading the record when the cached copy is old; a change of
-// holder bumps the version. Called with d.mu held.
+// holder bumps the version.
 func (d *Desk) external() *draftRecord {
+	d.extMu.Lock()
+	defer d.extMu.Unlock()
 	if now := time.Now(); now.Sub(d.extRead) >= recordTTL {
 		d.extRead = now
 		r := readRecord(DraftRecordPath(d.opts.Config))
-		if !r.live() || (d.holder != nil && r.Token == d.holder.token) {
+		if own, _ := d.ownToken.Load().(string); !r.live() || (own != "" && r.Token == own) {
 			r = nil
 		}
 		if tokenOf(r) != tokenOf(d.ext) {
-			d.version++
+			d.version.Add(1)
 		}
 		d.ext = r
 	}
 	return d.ext
+}
+
+// forgetExternal drops the cached record so the next read is fresh.
+func (d *Desk) forgetExternal() {
+	d.extMu.Lock()
+	d.ext, d.extRead = nil, time.Time{}
+	d.extMu.Unlock()
+}
+
+// setHolder records who holds the draft here. Called with d.mu held.
+func (d *Desk) setHolder(s *Session) {
+	d.holder = s
+	tok := ""
+	if s != nil {
+		tok = s.token
+	}
+	d.ownToken.Store(tok)
+	d.version.Add(1)
 }
 
 func tokenOf(r *draftRecord) string {
@@ -171,10 +198,8 @@ func (d *Desk) LastWrite() (Hold, bool) {
 
 // Version changes whenever the holder changes or the desk writes.
 func (d *Desk) Version() uint64 {
-	d.mu.Lock()
-	defer d.mu.Unlock()
 	d.external()
-	return d.version
+	return d.version.Load()
 }
 
 // Open lends the draft to actor. A viewer is refused (ErrNotAllowed). While
@@ -213,8 +238,8 @@ func (d *Desk) Open(actor agentconfig.Actor, takeOver bool) (*Session, error) {
 	if h != nil {
 		h.lostTo = &Hold{Actor: actor, Since: now}
 	}
-	d.holder, d.ext, d.extRead = s, nil, time.Time{}
-	d.version++
+	d.setHolder(s)
+	d.forgetExternal()
 	return s, nil
 }
 
@@ -280,8 +305,7 @@ func (s *Session) gone() error {
 	})
 	if s.lostTo != nil {
 		if d.holder == s {
-			d.holder = nil
-			d.version++
+			d.setHolder(nil)
 		}
 		return fmt.Errorf("%w: %s", ErrTakenOver, s.lostTo)
 	}
@@ -395,7 +419,7 @@ func (s *Session) Rollback(force bool) (*agentconfig.CommitResult, error) {
 func (d *Desk) wrote(s *Session) {
 	d.gen++
 	d.last = Hold{Actor: s.actor, Since: d.opts.Now()}
-	d.version++
+	d.version.Add(1)
 	// An unreadable result keeps the old base: the next check then reports
 	// the file as changed, which is the truth.
 	if base, _ := agentconfig.Load(d.opts.Config); base != nil {
@@ -414,8 +438,7 @@ func (s *Session) Close() {
 	}
 	s.closed = true
 	if d.holder == s {
-		d.holder = nil
-		d.version++
+		d.setHolder(nil)
 	}
 	// Only its own record is cleared: after a take-over the record names
 	// the new holder. An error leaves a record that names this process,

@@ -301,17 +301,17 @@ func TestDeskOneEditorAcrossProcesses(t *testing.T) {
 	if b, _ := os.ReadFile(c.Path); string(b) != string(c.Raw) {
 		t.Fatal("a refused apply changed the file")
 	}
-	d1.extRead = time.Time{} // skip the read cache
+	d1.forgetExternal() // skip the read cache
 	if h, held := d1.Holder(); !held || h.Actor.Name != "bob" {
 		t.Fatalf("alice's process sees holder %v %v after the take-over", h, held)
 	}
 	alice.Close() // must not clear bob's record
-	d1.extRead = time.Time{}
+	d1.forgetExternal()
 	if h, _ := d1.Holder(); h.Actor.Name != "bob" {
 		t.Fatalf("holder after alice's close: %v", h)
 	}
 	bs.Close()
-	d1.extRead = time.Time{}
+	d1.forgetExternal()
 	if _, held := d1.Holder(); held {
 		t.Fatal("the draft is still held after bob closed")
 	}
@@ -346,5 +346,45 @@ func TestDeskRecordOfADeadProcessIsVoid(t *testing.T) {
 	}
 	if _, err := newTestDesk(t, c.Path, snapshot(fixtureDevices())).Open(operator, false); !errors.Is(err, ErrBusy) || !strings.Contains(err.Error(), "ghost") {
 		t.Fatalf("Open over another host's record = %v", err)
+	}
+}
+
+// Every console polls Version once a second; an apply (which holds the
+// desk across its write and fsyncs) must not stall them.
+func TestDeskVersionDuringApply(t *testing.T) {
+	c := loadFixture(t, "agent.multi-agent.device-based.toml")
+	inWrite, release := make(chan struct{}), make(chan struct{})
+	d := NewDesk(DeskOptions{Config: c.Path, Snapshot: func() *model.Snapshot { return snapshot(fixtureDevices()) },
+		Hooks: &agentconfig.Hooks{Fault: func(s agentconfig.Step) error {
+			if s == agentconfig.StepTempWritten {
+				close(inWrite)
+				<-release
+			}
+			return nil
+		}}})
+	s, err := d.Open(operator, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.Apply(s.Plan(Request{Moves: []Move{{Device: "cuda:" + gpu3, Agent: agentB}}}), false)
+		done <- err
+	}()
+	<-inWrite
+	before := d.Version()
+	got := make(chan uint64, 1)
+	go func() { got <- d.Version() }()
+	select {
+	case <-got:
+	case <-time.After(2 * time.Second):
+		t.Fatal("Version blocked while an apply was writing")
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if d.Version() == before {
+		t.Error("the write did not change the version")
 	}
 }
