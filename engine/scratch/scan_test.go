@@ -213,16 +213,16 @@ func TestScanSymlinks(t *testing.T) {
 	}
 }
 
-// TestScanInjectedErrors drives the error classification with injected
-// errors: the tests run as root, where chmod does not stop reads
-// (TestPermissionReal covers real permission bits as an unprivileged user).
-func TestScanInjectedErrors(t *testing.T) {
+// faultyTree is two roots whose scanner fails to read kernel 2's file in
+// r1 (denied) and to list r2, both with EACCES.
+func faultyTree(t *testing.T) (s *scanner[string], r1, r2, denied string) {
+	t.Helper()
 	base := t.TempDir()
-	r1, r2 := filepath.Join(base, "r1"), filepath.Join(base, "r2")
+	r1, r2 = filepath.Join(base, "r1"), filepath.Join(base, "r2")
 	mkKernel(t, r1, kid(1), "one")
-	denied := mkKernel(t, r1, kid(2), "two")
+	denied = mkKernel(t, r1, kid(2), "two")
 	mkKernel(t, r2, kid(3), "three")
-	s := &scanner[string]{parse: parseText, workers: 2, fault: func(op faultOp, p string) error {
+	s = &scanner[string]{parse: parseText, workers: 2, fault: func(op faultOp, p string) error {
 		switch {
 		case op == faultRead && p == denied:
 			return syscall.EACCES
@@ -231,6 +231,14 @@ func TestScanInjectedErrors(t *testing.T) {
 		}
 		return nil
 	}}
+	return s, r1, r2, denied
+}
+
+// TestScanInjectedErrors drives the error classification with injected
+// errors: the tests run as root, where chmod does not stop reads
+// (TestPermissionReal covers real permission bits as an unprivileged user).
+func TestScanInjectedErrors(t *testing.T) {
+	s, r1, r2, denied := faultyTree(t)
 	targets := []*scanTarget[string]{{root: Root{Path: r1}, path: r1}, {root: Root{Path: r2}, path: r2}}
 	finished := s.stream(context.Background(), targets, nil, func(c *chunk[string], i int) {
 		c.res[i] = s.readKernel(c.t.root, c.t.path, c.t.dir, c.kids[i], readOpts{})

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -161,20 +160,7 @@ func TestScanEachListingOrder(t *testing.T) {
 // TestScanEachInjectedErrors is TestScanInjectedErrors for ScanEach: a
 // file that cannot be read and a root that cannot be listed are reported.
 func TestScanEachInjectedErrors(t *testing.T) {
-	base := t.TempDir()
-	r1, r2 := filepath.Join(base, "r1"), filepath.Join(base, "r2")
-	mkKernel(t, r1, kid(1), "one")
-	denied := mkKernel(t, r1, kid(2), "two")
-	mkKernel(t, r2, kid(3), "three")
-	s := &scanner[string]{parse: parseText, workers: 2, fault: func(op faultOp, p string) error {
-		switch {
-		case op == faultRead && p == denied:
-			return syscall.EACCES
-		case op == faultList && p == r2:
-			return syscall.EACCES
-		}
-		return nil
-	}}
+	s, r1, r2, denied := faultyTree(t)
 	roots := []Root{{Path: r1}, {Path: r2}}
 	evs, _ := scanEach(t, context.Background(), s, roots)
 	checkOrder(t, evs)
