@@ -16,7 +16,7 @@ import (
 )
 
 func splitFixture(b *testing.B) []byte {
-	data, err := os.ReadFile(filepath.Join(sharedDir(b), "fixtures", "backendai", "resource.cuda-shares-split.txt"))
+	data, err := os.ReadFile(filepath.Join(fixturesDir(b), "backendai", "resource.cuda-shares-split.txt"))
 	if err != nil {
 		b.Skipf("fixture: %v", err)
 	}

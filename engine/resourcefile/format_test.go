@@ -12,7 +12,7 @@ import (
 )
 
 func fixturePaths(t testing.TB) []string {
-	paths, err := filepath.Glob(filepath.Join(sharedDir(t), "fixtures", "backendai", "resource.*.txt"))
+	paths, err := filepath.Glob(filepath.Join(fixturesDir(t), "backendai", "resource.*.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func currentLayout(t *testing.T, data []byte) []byte {
 
 // TestFixtureValues spot-checks what the split-share sample reads as.
 func TestFixtureValues(t *testing.T) {
-	path := filepath.Join(sharedDir(t), "fixtures", "backendai", "resource.cuda-shares-split.txt")
+	path := filepath.Join(fixturesDir(t), "backendai", "resource.cuda-shares-split.txt")
 	spec, err := ReadFile(path, model.DefaultSlotTypes())
 	if errors.Is(err, os.ErrNotExist) {
 		t.Skip("fixture absent")

@@ -18,15 +18,15 @@ import (
 // SCRATCH_SIZE, names whose upper case folds differently) while SLOTS and
 // MOUNTS survive exactly.
 func FuzzParse(f *testing.F) {
-	shared := sharedDir(f)
-	if paths, _ := filepath.Glob(filepath.Join(shared, "fixtures", "backendai", "resource.*.txt")); len(paths) > 0 {
+	fx := fixturesDir(f)
+	if paths, _ := filepath.Glob(filepath.Join(fx, "backendai", "resource.*.txt")); len(paths) > 0 {
 		for _, p := range paths {
 			if data, err := os.ReadFile(p); err == nil {
 				f.Add(data)
 			}
 		}
 	}
-	if raw, err := os.ReadFile(filepath.Join(shared, "fixtures", "resource-cases.json")); err == nil {
+	if raw, err := os.ReadFile(filepath.Join(fx, "resource-cases.json")); err == nil {
 		var cases []struct{ Input string }
 		if json.Unmarshal(raw, &cases) == nil {
 			for _, c := range cases {

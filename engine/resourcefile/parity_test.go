@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fgtop/fgtop/internal/testfix"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -25,23 +26,11 @@ var tornCases = map[string]string{
 	"cr-only":                        "ends in \\r; Python raises KeyError 'MOUNTS'",
 }
 
-// sharedDir finds ../shared next to the module root (the directory with
-// go.mod), walking up from the test's working directory.
-func sharedDir(t testing.TB) string {
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "..", "shared")
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test directory")
-		}
-		dir = parent
-	}
+// fixturesDir is the repo's copy of the shared fixtures
+// (testdata/fixtures at the module root).
+func fixturesDir(t testing.TB) string {
+	t.Helper()
+	return testfix.Dir(t)
 }
 
 // ordered is a JSON object with its key order.
@@ -148,7 +137,7 @@ func loadCases(t testing.TB, path string) []parityCase {
 func TestParity(t *testing.T) {
 	path := os.Getenv("FGTOP_RESOURCE_CASES")
 	if path == "" {
-		path = filepath.Join(sharedDir(t), "fixtures", "resource-cases.json")
+		path = filepath.Join(fixturesDir(t), "resource-cases.json")
 	}
 	cases := loadCases(t, path)
 	// One Shared for every case, as the engine has one for every file:

@@ -1,6 +1,8 @@
 // Package testfix is shared by the tests and benchmarks of every package:
-// it finds the shared fixtures (../shared/fixtures beside the module root,
-// where Backend.AI's own results are kept) and reports CPU time next to wall
+// it finds the fixtures (testdata/fixtures at the module root: Backend.AI's
+// own results, copied from ../shared/fixtures so that a plain clone tests
+// itself), finds Backend.AI's config-loader oracle (../shared/oracle, the
+// one thing that stays outside the repo), and reports CPU time next to wall
 // time in benchmarks. Nothing outside _test.go files imports it.
 package testfix
 
@@ -14,17 +16,16 @@ import (
 	"time"
 )
 
-// Path returns ../shared/fixtures/<parts...> beside the module root (the
-// directory holding go.mod, found upwards from the working directory), or
-// an error when there is no module root or no such fixture.
-func Path(parts ...string) (string, error) {
+// ModuleRoot returns the directory holding go.mod, found upwards from the
+// working directory.
+func ModuleRoot() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", err
 	}
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
+			return dir, nil
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
@@ -32,11 +33,44 @@ func Path(parts ...string) (string, error) {
 		}
 		dir = parent
 	}
-	p := filepath.Join(append([]string{dir, "..", "shared", "fixtures"}, parts...)...)
+}
+
+// Path returns testdata/fixtures/<parts...> under the module root, or an
+// error when there is no module root or no such fixture.
+func Path(parts ...string) (string, error) {
+	root, err := ModuleRoot()
+	if err != nil {
+		return "", err
+	}
+	p := filepath.Join(append([]string{root, "testdata", "fixtures"}, parts...)...)
 	if _, err := os.Stat(p); err != nil {
-		return "", fmt.Errorf("shared fixture: %w", err)
+		return "", fmt.Errorf("fixture: %w", err)
 	}
 	return p, nil
+}
+
+// OracleEnv names the variable that, when set to 1, makes a missing oracle
+// a test failure instead of a skip (.ci/run sets it).
+const OracleEnv = "FGTOP_REQUIRE_ORACLE"
+
+// Oracle returns the path of Backend.AI's config-loader oracle,
+// ../shared/oracle/backendai/check-agent-config beside the module root. It
+// is Backend.AI's code and stays outside the repo: where it is absent (a
+// plain clone) the test is skipped with the reason, unless OracleEnv is 1.
+func Oracle(t testing.TB) string {
+	t.Helper()
+	root, err := ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(root, "..", "shared", "oracle", "backendai", "check-agent-config")
+	if _, err := os.Stat(p); err != nil {
+		if os.Getenv(OracleEnv) == "1" {
+			t.Fatalf("Backend.AI oracle required (%s=1) but missing: %v", OracleEnv, err)
+		}
+		t.Skipf("Backend.AI oracle not found (%v): a plain clone skips the differential tests; CI runs them", err)
+	}
+	return p
 }
 
 // Dir is Path for a test: it fails the test when the fixture is missing.
