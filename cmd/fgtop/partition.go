@@ -33,8 +33,9 @@ type changeFlags struct {
 	moves []string
 	mode  string
 	cpu   []string
-	mem   []string
-	from  string
+	mem    []string
+	from   string
+	format string
 }
 
 func (f *changeFlags) register(cmd *cobra.Command) {
@@ -44,12 +45,18 @@ func (f *changeFlags) register(cmd *cobra.Command) {
 	fl.StringArrayVar(&f.cpu, "cpu", nil, "set AGENT's cores: AGENT=0-7,16 (device-based) or AGENT=15, a count (slot-based) (repeatable)")
 	fl.StringArrayVar(&f.mem, "mem", nil, "set AGENT's memory: AGENT=64G (repeatable)")
 	fl.StringVar(&f.from, "from", "", "take mode and allocation tables from DRAFT.toml (agents matched by id); the other flags apply on top")
+	fl.StringVar(&f.format, "format", "", "allocation format of tables fgtop writes into a file that has none: slot-based (default, Backend.AI main's) or device-based (the BEP-1044 draft: main cannot load it); a file's existing tables keep their format")
 }
 
 // request turns the flags into a partition.Request; bad syntax is a usage
 // error (exit 2).
 func (f *changeFlags) request() (partition.Request, error) {
 	var req partition.Request
+	format, err := agentconfig.ParseFormat(f.format)
+	if err != nil {
+		return req, usageErr("--format: %v", err)
+	}
+	req.Format = format
 	switch f.mode {
 	case "", agentconfig.ModeShared, agentconfig.ModeAutoSplit, agentconfig.ModeManual:
 		req.Mode = f.mode

@@ -55,8 +55,9 @@ type Config struct {
 	// FormatDeviceBased (a single-agent file has one too).
 	AllocFormat Format
 	// FormatGuessed is set when no allocation table tells the format (a
-	// shared or auto-split file): fgtop then reads it as device-based
-	// (BEP-1044), which Backend.AI main does not implement.
+	// shared or auto-split file): fgtop then reads it as Backend.AI main's
+	// slot-based form, the only one main loads, unless told otherwise
+	// (ParseAssuming).
 	FormatGuessed bool
 	// Mode is [resource] allocation-mode ("shared" when unset).
 	Mode            string
@@ -260,8 +261,8 @@ func Parse(path string, raw []byte) (*Config, error) {
 // ParseAssuming is Parse for a file whose allocation format is known from
 // elsewhere: when no allocation table tells the format (a shared or
 // auto-split file reads the same in both designs), assume is used instead
-// of the device-based default. fgtop uses it to re-read a file it rendered
-// from a slot-based one.
+// of the slot-based default (Backend.AI main's form). fgtop uses it to
+// re-read a file it rendered for an explicit --format device-based.
 func ParseAssuming(path string, raw []byte, assume Format) (*Config, error) {
 	var doc map[string]any
 	if err := toml.Unmarshal(raw, &doc); err != nil {
@@ -511,7 +512,7 @@ func tableShape(t map[string]any) shape {
 // device-based table makes the file device-based (the slot-shaped ones then
 // get the BEP's "Old ... format detected" errors); otherwise any slot-based
 // table makes it slot-based; with no telling table it is the assumed format
-// or device-based by default, and guessed.
+// or, by default, main's slot-based one, and guessed.
 func (l *loader) detectFormat(tables []map[string]any) (Format, bool) {
 	slot := false
 	for _, t := range tables {
@@ -525,10 +526,11 @@ func (l *loader) detectFormat(tables []map[string]any) (Format, bool) {
 	if slot {
 		return FormatSlotBased, false
 	}
-	if l.assume == FormatSlotBased || l.assume == FormatDeviceBased {
+	if l.assume == FormatDeviceBased {
 		return l.assume, true
 	}
-	return FormatDeviceBased, true
+	// Main's form: the one Backend.AI main loads.
+	return FormatSlotBased, true
 }
 
 // looksDecimal reports whether s reads as a number ("0.5", "2", "1e3"),

@@ -157,6 +157,8 @@ type CommitResult struct {
 // Commit writes req.Data as the config, safely:
 //
 //   - refused for an actor who is not an operator (ErrNotAllowed);
+//   - refused when the new bytes would not load (ErrWouldNotLoad: see
+//     ValidateRendered);
 //   - refused when the file on disk is not the one planned on
 //     (ErrChangedOnDisk), checked under an exclusive lock on the journal so
 //     two writers cannot interleave;
@@ -176,6 +178,12 @@ func Commit(req CommitRequest) (*CommitResult, error) {
 	defer unlock()
 	if h := hashOf(old); h != req.BaseHash {
 		return nil, fmt.Errorf("%w: %s is now sha256 %s, the plan was made on %s; load it again and re-plan", ErrChangedOnDisk, req.Path, short(h), short(req.BaseHash))
+	}
+	if _, probs, err := ValidateRendered(req.Path, req.Data, req.Assume); err != nil || len(probs) > 0 {
+		if err == nil {
+			err = &InvalidError{Path: req.Path, Problems: probs}
+		}
+		return nil, fmt.Errorf("%w, so it is not written: %w", ErrWouldNotLoad, err)
 	}
 	return commitLocked(path, old, req, "apply", nil)
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cockroachdb/apd/v3"
 	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/model"
 )
@@ -26,6 +27,12 @@ type Request struct {
 	CPU []CPUSet
 	// Mem sets agents' memory in bytes.
 	Mem []MemSet
+	// Format asks for an allocation format. "" keeps the file's, and a
+	// file that does not say (no allocation tables) gets Backend.AI main's
+	// slot-based form; FormatDeviceBased writes the BEP-1044 draft form,
+	// which main cannot load, so it is only ever written when asked for.
+	// Tables already in the file are never converted.
+	Format agentconfig.Format
 }
 
 // Move gives Device ("cuda:<id>", or a bare id that only one plugin has)
@@ -50,7 +57,7 @@ type MemSet struct {
 
 // Empty reports whether the request changes nothing.
 func (r Request) Empty() bool {
-	return r.From == nil && r.Mode == "" && len(r.Moves) == 0 && len(r.CPU) == 0 && len(r.Mem) == 0
+	return r.From == nil && r.Mode == "" && len(r.Moves) == 0 && len(r.CPU) == 0 && len(r.Mem) == 0 && r.Format == ""
 }
 
 // Draft applies req to a copy of cur and returns it, with the reasons it
@@ -88,8 +95,12 @@ func Draft(cur *agentconfig.Config, inv Inventory, req Request) (*agentconfig.Co
 			}
 		}
 		d.Mode = f.Mode
-		if !f.FormatGuessed {
-			d.AllocFormat = f.AllocFormat
+		if !f.FormatGuessed && f.AllocFormat != d.AllocFormat {
+			if !cur.FormatGuessed && f.Mode == agentconfig.ModeManual {
+				fail("%s", convertRefusal("the draft "+f.Path, f.AllocFormat, cur.AllocFormat))
+			} else {
+				d.AllocFormat = f.AllocFormat
+			}
 		}
 		if d.Format != agentconfig.FormatSingle {
 			d.GlobalAlloc = f.GlobalAlloc.Clone()
@@ -98,6 +109,21 @@ func Draft(cur *agentconfig.Config, inv Inventory, req Request) (*agentconfig.Co
 			}
 		} else if len(d.Agents) == 1 {
 			d.GlobalAlloc = d.Agents[0].Alloc
+		}
+	}
+
+	if req.Format != "" && req.Format != d.AllocFormat {
+		// Tables the file keeps would have to be converted, which fgtop
+		// does not do; a file without any (or whose tables this change
+		// drops) takes the format asked for.
+		keeps := d.Mode == agentconfig.ModeManual && (req.Mode == "" || req.Mode == agentconfig.ModeManual)
+		switch {
+		case req.Format != agentconfig.FormatSlotBased && req.Format != agentconfig.FormatDeviceBased:
+			fail("unknown format %q: want slot-based or device-based", req.Format)
+		case !cur.FormatGuessed && keeps:
+			fail("%s", convertRefusal("--format", req.Format, d.AllocFormat))
+		default:
+			d.AllocFormat = req.Format
 		}
 	}
 
@@ -229,6 +255,13 @@ func Draft(cur *agentconfig.Config, inv Inventory, req Request) (*agentconfig.Co
 	return d, errs
 }
 
+// convertRefusal says why a change asking for format want is refused on a
+// file whose allocation tables are in format have.
+func convertRefusal(who string, want, have agentconfig.Format) string {
+	return fmt.Sprintf("%s asks for the %s format, but the file's allocation tables are %s: fgtop keeps a file's format and does not convert its tables; "+
+		"switch to auto-split first (--mode auto-split drops the tables), then --mode manual --format %s", who, want, have, want)
+}
+
 // resolveDevice reads "name:id" or a bare id. An id no plugin has is
 // still returned when the plugin is named, so that the validation names it
 // with the agent's wording ("Unknown device ID ...").
@@ -300,11 +333,13 @@ func materialize(d *agentconfig.Config, inv Inventory) {
 		}
 		a := &agentconfig.Allocation{HasCPU: true, HasMem: true, Mem: ap.Mem}
 		if d.AllocFormat == agentconfig.FormatSlotBased {
+			// Every slot of every plugin gets an amount: the agent refuses
+			// to start in manual mode when one is missing from devices.
 			a.CPUCount = ap.Capacity[model.SlotCPU]
 			a.Slots = map[model.SlotName]model.Dec{}
 			for s, v := range ap.Capacity {
 				if s != model.SlotCPU && s != model.SlotMem {
-					a.Slots[s] = v
+					a.Slots[s] = roundDownShares(v)
 				}
 			}
 		} else {
@@ -326,4 +361,19 @@ func materialize(d *agentconfig.Config, inv Inventory) {
 	} else {
 		d.GlobalAlloc = nil
 	}
+}
+
+// roundDownShares cuts a fractional split (auto-split divides shares
+// unrounded: 4 over 3 agents is 1.333...) to hundredths, rounding down so
+// the agents' amounts never add up to more than the node has: what an
+// operator would write, and never a ResourceOverAllocatedError.
+func roundDownShares(v model.Dec) model.Dec {
+	if v.Exponent() >= -2 {
+		return v
+	}
+	r, err := v.Quantize(-2, apd.RoundDown)
+	if err != nil {
+		return v
+	}
+	return r
 }

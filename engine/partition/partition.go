@@ -162,9 +162,9 @@ const NoteNotExclusive = "slot-based format: devices are NOT exclusive. Every ag
 // noteGuessed says the format came from a guess.
 func noteGuessed(f agentconfig.Format) string {
 	if f == agentconfig.FormatSlotBased {
-		return "the file has no allocation tables, so it does not say which multi-agent design it follows; fgtop reads it as slot-based (Backend.AI main), as it was before; BEP-1044 would deal devices out exclusively"
+		return "the file has no allocation tables, so it does not say which multi-agent design it follows; fgtop reads it as Backend.AI main's slot-based form (the only one main loads); the BEP-1044 draft would deal devices out exclusively"
 	}
-	return "the file has no allocation tables, so it does not say which multi-agent design it follows; fgtop reads it as BEP-1044 device-based (exclusive devices). Backend.AI main (slot-based) would not make devices exclusive"
+	return "the file has no allocation tables, so it does not say which multi-agent design it follows; this is the BEP-1044 device-based reading (exclusive devices), as --format device-based asks; Backend.AI main (slot-based) does not make devices exclusive"
 }
 
 // Effective computes the partition cfg gives on the node, per

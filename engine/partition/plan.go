@@ -197,15 +197,22 @@ func Build(cur, draft *agentconfig.Config, snap *model.Snapshot, extra ...string
 		p.Errors = append(p.Errors, err.Error())
 	} else {
 		p.NewRaw, p.Edits, p.NewHash = raw, edits, agentconfig.HashOf(raw)
-		n, perr := agentconfig.ParseAssuming(cur.Path, raw, draft.AllocFormat)
+		n, probs, perr := agentconfig.ValidateRendered(cur.Path, raw, draft.AllocFormat)
 		if n == nil {
 			p.Errors = append(p.Errors, fmt.Sprintf("the edited file would not load: %v", perr))
 		} else {
 			next = n
-			for _, pr := range n.Problems {
+			for _, pr := range probs {
 				p.Errors = append(p.Errors, pr.String())
 			}
 		}
+	}
+	if cur.IsDraftFormat() || next.IsDraftFormat() {
+		// First, so nobody misses it.
+		p.Warnings = append([]string{draftFormatLine(cur, next)}, p.Warnings...)
+	}
+	if cur.FormatGuessed && next.Mode == agentconfig.ModeManual && cur.Mode != agentconfig.ModeManual {
+		p.Notes = append(p.Notes, manualStartNote(next.AllocFormat))
 	}
 	for _, pr := range next.ValidateWith(inv.Devices, inv.ValidateOptions()) {
 		p.Errors = append(p.Errors, pr.String())
@@ -227,6 +234,28 @@ func Build(cur, draft *agentconfig.Config, snap *model.Snapshot, extra ...string
 		p.Notes = append(p.Notes, "the agent reads agent.toml only at start-up: restart it after applying (apply --restart-cmd CMD runs a command for that)")
 	}
 	return p
+}
+
+// draftFormatLine is the plan's warning about the BEP-1044 form: the
+// shared sentence, and whether the file is in that form or is being put
+// into it.
+func draftFormatLine(cur, next *agentconfig.Config) string {
+	switch {
+	case !cur.IsDraftFormat():
+		return agentconfig.DraftFormatWarning + " (this plan writes the BEP-1044 device-based form because --format device-based asks for it; without it fgtop writes main's slot-based form)"
+	case !next.IsDraftFormat():
+		return agentconfig.DraftFormatWarning + " (as it is now; after this plan it has no allocation tables, which main loads)"
+	}
+	return agentconfig.DraftFormatWarning + " (the file is in the BEP-1044 device-based form, and this plan keeps it)"
+}
+
+// manualStartNote says what the agents get when manual mode starts from a
+// file without allocation tables.
+func manualStartNote(f agentconfig.Format) string {
+	if f == agentconfig.FormatDeviceBased {
+		return "manual starts from the auto-split deal, in the BEP-1044 device-based form (--format device-based): each agent lists the cores and devices auto-split gives it, and an even share of the memory"
+	}
+	return "manual starts from an even split, in Backend.AI main's slot-based form: each agent gets cpu, mem and every plugin slot (devices) as auto-split divides them (fractional shares rounded down to 0.01), so it starts and reports the same capacity; --cpu and --mem change it"
 }
 
 // compare fills Agents, Moves, Strained and Unchanged from Current and

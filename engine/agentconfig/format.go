@@ -1,0 +1,52 @@
+package agentconfig
+
+import (
+	"errors"
+	"fmt"
+)
+
+// DraftFormatWarning is what fgtop says wherever a file in the BEP-1044
+// device-based form is shown (check, plan, the console's header and
+// editor): Backend.AI main refuses it, so an agent started on it does not
+// start. One sentence everywhere, so operators and scripts can match it.
+const DraftFormatWarning = "BEP-1044 draft format: Backend.AI main cannot load this file"
+
+// IsDraftFormat reports whether the file is in the BEP-1044 device-based
+// form: its allocation tables say so. A file without allocation tables
+// loads in main whatever it was read as, so it never is.
+func (c *Config) IsDraftFormat() bool {
+	return c != nil && c.AllocFormat == FormatDeviceBased && !c.FormatGuessed
+}
+
+// ParseFormat reads a --format value: "slot-based" (Backend.AI main's
+// form) or "device-based" (the BEP-1044 draft); "" is no preference.
+func ParseFormat(s string) (Format, error) {
+	switch Format(s) {
+	case "":
+		return "", nil
+	case FormatSlotBased, FormatDeviceBased:
+		return Format(s), nil
+	}
+	return "", fmt.Errorf("format %q: want slot-based (Backend.AI main) or device-based (the BEP-1044 draft, which main cannot load)", s)
+}
+
+// ErrWouldNotLoad is wrapped when fgtop refuses to write a file that would
+// break the agent's load rules: the agent would not start on it.
+var ErrWouldNotLoad = errors.New("the file would not load")
+
+// ValidateRendered is the one check every file fgtop is about to write
+// goes through: the plan's rendering (partition.Build) and Commit, before
+// anything touches the disk. raw is read back with the format it was
+// rendered in (a file without allocation tables does not say), and the
+// agent's load rules are applied. It returns the file as it would load,
+// nil with err when it would not load at all, and every rule it breaks.
+//
+// Stricter whole-file checks (main's full schema) belong here, so that no
+// write path can skip them.
+func ValidateRendered(path string, raw []byte, format Format) (*Config, []Problem, error) {
+	c, err := ParseAssuming(path, raw, format)
+	if c == nil {
+		return nil, nil, err
+	}
+	return c, c.Problems, nil
+}
