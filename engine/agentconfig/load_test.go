@@ -132,12 +132,12 @@ id = "b"
 		{"global allocations outside manual", "[resource]\nallocation-mode = \"shared\"\n[resource.allocations]\ncpu = 1\nmem = \"1G\"\n",
 			[]string{`[resource.allocations] is only allowed in manual mode`}, FormatSlotBased},
 		{"manual without tables", agents("manual", "", ""),
-			[]string{"Agent a: manual mode needs [agents.resource]", "Agent b: manual mode needs [agents.resource]"}, FormatDeviceBased},
-		{"one [[agents]] entry", "[[agents]]\n[agents.agent]\nid = \"a\"\n", []string{"[[agents]] has exactly one entry"}, FormatDeviceBased},
-		{"duplicate ids", strings.ReplaceAll(agents("shared", "", ""), `id = "b"`, `id = "a"`), []string{`duplicate agent id "a"`}, FormatDeviceBased},
-		{"bad mode", agents("split", "", ""), []string{`allocation-mode "split": want shared, auto-split or manual`}, FormatDeviceBased},
-		{"bad affinity", "[resource]\naffinity-policy = \"packed\"\n", []string{`affinity-policy "packed"`}, FormatDeviceBased},
-		{"negative reserved", "[resource]\nreserved-cpu = -1\n", []string{"reserved-cpu must not be negative"}, FormatDeviceBased},
+			[]string{"Agent a: manual mode needs [agents.resource]", "Agent b: manual mode needs [agents.resource]"}, FormatSlotBased},
+		{"one [[agents]] entry", "[[agents]]\n[agents.agent]\nid = \"a\"\n", []string{"[[agents]] has exactly one entry"}, FormatSlotBased},
+		{"duplicate ids", strings.ReplaceAll(agents("shared", "", ""), `id = "b"`, `id = "a"`), []string{`duplicate agent id "a"`}, FormatSlotBased},
+		{"bad mode", agents("split", "", ""), []string{`allocation-mode "split": want shared, auto-split or manual`}, FormatSlotBased},
+		{"bad affinity", "[resource]\naffinity-policy = \"packed\"\n", []string{`affinity-policy "packed"`}, FormatSlotBased},
+		{"negative reserved", "[resource]\nreserved-cpu = -1\n", []string{"reserved-cpu must not be negative"}, FormatSlotBased},
 		{"slot-based valid", agents("manual", "[agents.resource]\ncpu = 4\nmem = \"1G\"\ndevices = { \"cuda.shares\" = \"1.0\" }", "[agents.resource]\ncpu = 4\nmem = \"1G\"\ndevices = { \"cuda.shares\" = 1.5 }"), nil, FormatSlotBased},
 		{"slot-based negative", agents("manual", "[agents.resource]\ncpu = -4\nmem = \"1G\"\ndevices = { \"cuda.shares\" = \"-1\" }", "[agents.resource]\ncpu = 4\nmem = \"1G\"\ndevices = { \"cuda.shares\" = \"1\" }"),
 			[]string{"Agent a: cpu must not be negative", `Agent a: devices["cuda.shares"] must not be negative`}, FormatSlotBased},
@@ -200,12 +200,13 @@ func TestFormatGuessed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.AllocFormat != FormatDeviceBased || !c.FormatGuessed {
-		t.Errorf("default: %s guessed=%v", c.AllocFormat, c.FormatGuessed)
+	// Main's form when the file does not say: the only one main loads.
+	if c.AllocFormat != FormatSlotBased || !c.FormatGuessed || c.IsDraftFormat() {
+		t.Errorf("default: %s guessed=%v draft=%v", c.AllocFormat, c.FormatGuessed, c.IsDraftFormat())
 	}
-	c, _ = ParseAssuming("agent.toml", []byte(text), FormatSlotBased)
-	if c.AllocFormat != FormatSlotBased || !c.FormatGuessed {
-		t.Errorf("assumed slot-based: %s guessed=%v", c.AllocFormat, c.FormatGuessed)
+	c, _ = ParseAssuming("agent.toml", []byte(text), FormatDeviceBased)
+	if c.AllocFormat != FormatDeviceBased || !c.FormatGuessed || c.IsDraftFormat() {
+		t.Errorf("assumed device-based: %s guessed=%v draft=%v", c.AllocFormat, c.FormatGuessed, c.IsDraftFormat())
 	}
 }
 

@@ -180,6 +180,7 @@ func TestRenderEdits(t *testing.T) {
 			name: "CRLF and no final newline",
 			in:   "[resource]\r\nallocation-mode = \"auto-split\"\r\n[[agents]]\r\n[agents.agent]\r\nid = \"a\"\r\n[[agents]]\r\n[agents.agent]\r\nid = \"b\"",
 			change: func(d *Config) {
+				d.AllocFormat = FormatDeviceBased
 				d.Agents[1].Alloc, d.Agents[1].OwnAlloc = &Allocation{HasCPU: true, CPU: []model.DeviceID{"1"}}, true
 			},
 			want: "[resource]\r\nallocation-mode = \"auto-split\"\r\n[[agents]]\r\n[agents.agent]\r\nid = \"a\"\r\n[[agents]]\r\n[agents.agent]\r\nid = \"b\"\r\n[agents.resource]\r\ncpu = [\"1\"]\r\n",

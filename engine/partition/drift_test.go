@@ -56,14 +56,21 @@ func TestDrift(t *testing.T) {
 			want:    []want{{model.IssueDriftMemBeyond, "mem:root", "", "i-gpu-node01-numa0 120g, i-gpu-node01-numa1 120g; 240g in all) is more than the host's 200g"}},
 		},
 		{
-			name: "auto-split deal",
+			name: "auto-split deal (BEP-1044 reading)",
 			cfg: func(t *testing.T) *agentconfig.Config {
-				return parseConfig(t, twoAgents("auto-split", "", ""))
+				return parseConfigAs(t, twoAgents("auto-split", "", ""), agentconfig.FormatDeviceBased)
 			},
 			devices: devs,
 			// a gets 2d01, 2d02 (natural order); b holds 2d01.
 			kernels: []*model.Kernel{kernel("k1", "b", gpu1, "0.2")},
 			want:    []want{{model.IssueDriftNotOwner, "cuda:" + gpu1, "b", "(it belongs to a)"}},
+		},
+		{
+			// Main's reading of the same file: devices are not exclusive.
+			name:    "auto-split deal (main's reading)",
+			cfg:     func(t *testing.T) *agentconfig.Config { return parseConfig(t, twoAgents("auto-split", "", "")) },
+			devices: devs,
+			kernels: []*model.Kernel{kernel("k1", "b", gpu1, "0.2")},
 		},
 		{
 			name:    "shared: nothing is drift",

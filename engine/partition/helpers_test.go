@@ -72,11 +72,18 @@ func loadFixture(t *testing.T, name string) *agentconfig.Config {
 
 func parseConfig(t *testing.T, text string) *agentconfig.Config {
 	t.Helper()
+	return parseConfigAs(t, text, "")
+}
+
+// parseConfigAs is parseConfig reading a file without allocation tables
+// in format f ("" is the default, main's slot-based form).
+func parseConfigAs(t *testing.T, text string, f agentconfig.Format) *agentconfig.Config {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "agent.toml")
 	if err := os.WriteFile(path, []byte(text), 0o640); err != nil {
 		t.Fatal(err)
 	}
-	c, err := agentconfig.Load(path)
+	c, err := agentconfig.ParseAssuming(path, []byte(text), f)
 	if c == nil {
 		t.Fatalf("load: %v", err)
 	}

@@ -128,7 +128,7 @@ func TestEffectiveDeviceBased(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := parseConfig(t, tt.text)
+			c := parseConfigAs(t, tt.text, agentconfig.FormatDeviceBased)
 			p := Effective(c, inv)
 			if len(p.Agents) != len(tt.want) {
 				t.Fatalf("%d agents", len(p.Agents))

@@ -193,15 +193,42 @@ func TestPlan(t *testing.T) {
 	}
 }
 
-// TestPlanModeManualKeepsPartition: switching auto-split -> manual writes
-// out the deal in effect, so nobody gains or loses anything.
+// TestPlanModeManualKeepsPartition: switching auto-split -> manual on a
+// file without allocation tables writes main's slot-based form unless the
+// BEP-1044 form is asked for; either way it writes out the split in
+// effect, so nobody gains or loses anything.
 func TestPlanModeManualKeepsPartition(t *testing.T) {
-	c := parseConfig(t, "# comment\n[resource]\nallocation-mode = \"auto-split\" # was\nreserved-mem = \"8G\"\n\n[[agents]]\n  [agents.agent]\n  id = \"a\"\n\n[[agents]]\n  [agents.agent]\n  id = \"b\"\n")
+	const text = "# comment\n[resource]\nallocation-mode = \"auto-split\" # was\nreserved-mem = \"8G\"\n\n[[agents]]\n  [agents.agent]\n  id = \"a\"\n\n[[agents]]\n  [agents.agent]\n  id = \"b\"\n"
+	c := parseConfig(t, text)
 	snap := snapshot(fixtureDevices())
 	d, errs := Draft(c, InventoryOf(snap), Request{Mode: "manual"})
 	p := Build(c, d, snap, errs...)
-	if !p.Valid() || len(p.Moves) != 0 {
-		t.Fatalf("errors %q moves %+v", p.Errors, p.Moves)
+	if !p.Valid() || len(p.Moves) != 0 || p.Format != agentconfig.FormatSlotBased {
+		t.Fatalf("errors %q moves %+v format %s", p.Errors, p.Moves, p.Format)
+	}
+	// 32 cores - 1 reserved = 31: 16 + 15; 4 shares: 2 each.
+	slot := "# comment\n[resource]\nallocation-mode = \"manual\" # was\nreserved-mem = \"8G\"\n\n[[agents]]\n  [agents.agent]\n  id = \"a\"\n" +
+		"  [agents.resource]\n  cpu = 16\n  mem = \"124G\"\n  devices = { \"cuda.shares\" = \"2\" }\n" +
+		"\n[[agents]]\n  [agents.agent]\n  id = \"b\"\n" +
+		"  [agents.resource]\n  cpu = 15\n  mem = \"124G\"\n  devices = { \"cuda.shares\" = \"2\" }\n"
+	if string(p.NewRaw) != slot {
+		t.Errorf("got:\n%s\nwant:\n%s", p.NewRaw, slot)
+	}
+	if !slices.ContainsFunc(p.Notes, func(n string) bool { return strings.Contains(n, "even split, in Backend.AI main's slot-based form") }) {
+		t.Errorf("notes %q do not say what manual starts from", p.Notes)
+	}
+	for _, w := range p.Warnings {
+		if strings.Contains(w, agentconfig.DraftFormatWarning) {
+			t.Errorf("a slot-based plan warns %q", w)
+		}
+	}
+
+	c = parseConfig(t, text)
+	d, errs = Draft(c, InventoryOf(snap), Request{Mode: "manual", Format: agentconfig.FormatDeviceBased})
+	p = Build(c, d, snap, errs...)
+	// Devices become exclusive: that is the BEP-1044 form's point.
+	if !p.Valid() || p.Format != agentconfig.FormatDeviceBased {
+		t.Fatalf("errors %q format %s", p.Errors, p.Format)
 	}
 	want := "# comment\n[resource]\nallocation-mode = \"manual\" # was\nreserved-mem = \"8G\"\n\n[[agents]]\n  [agents.agent]\n  id = \"a\"\n" +
 		"  [agents.resource]\n  cpu = [\"0\", \"1\", \"2\", \"3\", \"4\", \"5\", \"6\", \"7\", \"8\", \"9\", \"10\", \"11\", \"12\", \"13\", \"14\", \"15\"]\n  mem = \"124G\"\n  devices = { cuda = [\"" + gpu1 + "\", \"" + gpu2 + "\"] }\n" +
@@ -210,10 +237,15 @@ func TestPlanModeManualKeepsPartition(t *testing.T) {
 	if string(p.NewRaw) != want {
 		t.Errorf("got:\n%s\nwant:\n%s", p.NewRaw, want)
 	}
+	if len(p.Warnings) == 0 || !strings.HasPrefix(p.Warnings[0], agentconfig.DraftFormatWarning) {
+		t.Errorf("a device-based plan does not say main cannot load it: %q", p.Warnings)
+	}
 	// Then a move on top, in the same request.
-	d, errs = Draft(c, InventoryOf(snap), Request{Mode: "manual", Moves: []Move{{Device: "cuda:" + gpu2, Agent: "b"}}})
+	d, errs = Draft(c, InventoryOf(snap), Request{Mode: "manual", Format: agentconfig.FormatDeviceBased, Moves: []Move{{Device: "cuda:" + gpu2, Agent: "b"}}})
 	p = Build(c, d, snap, errs...)
-	if !p.Valid() || len(p.Moves) != 1 || p.Moves[0].Device != "cuda:"+gpu2 {
+	if !p.Valid() || !slices.ContainsFunc(p.Moves, func(m DeviceMove) bool {
+		return m.Device == "cuda:"+gpu2 && slices.Equal(m.To, []model.AgentID{"b"})
+	}) {
 		t.Fatalf("errors %q moves %+v", p.Errors, p.Moves)
 	}
 }
@@ -221,7 +253,7 @@ func TestPlanModeManualKeepsPartition(t *testing.T) {
 func TestPlanMoveNeedsManual(t *testing.T) {
 	c := parseConfig(t, twoAgents("auto-split", "", ""))
 	snap := snapshot(fixtureDevices())
-	d, errs := Draft(c, InventoryOf(snap), Request{Moves: []Move{{Device: "cuda:" + gpu1, Agent: "b"}}})
+	d, errs := Draft(c, InventoryOf(snap), Request{Format: agentconfig.FormatDeviceBased, Moves: []Move{{Device: "cuda:" + gpu1, Agent: "b"}}})
 	p := Build(c, d, snap, errs...)
 	if p.Valid() || !strings.Contains(p.Errors[0], "needs allocation-mode manual (it is auto-split): add --mode manual") {
 		t.Errorf("errors %q", p.Errors)
