@@ -318,6 +318,10 @@ func (l *loader) load(doc map[string]any) error {
 	globalTbl := table(resource, "allocations")
 
 	rawAgents, hasAgents := doc["agents"]
+	if l, isList := rawAgents.([]any); isList && len(l) == 0 {
+		// agents = [] is main's single-agent form, like no agents at all.
+		hasAgents = false
+	}
 	if !hasAgents {
 		ag := AgentConfig{ScratchRoot: resolvePath(l.base, c.ScratchRoot)}
 		if id, ok := str(table(doc, "agent"), "id"); ok {

@@ -161,9 +161,14 @@ func (e *editor) set(path, alts []string, value string) {
 			e.newTable(path[:j+1], nested(path[j+1:], value))
 			return
 		default:
-			// A table implied by dotted keys or by deeper headers: a new
-			// [header] for the next level down is safe when nothing else
-			// defines it.
+			// A table made by dotted keys (resource.cpu = 4): one more
+			// dotted key-value beside them.
+			if kvs := e.doc.dottedKVs(path[:j]); len(kvs) > 0 {
+				e.insertDotted(kvs[len(kvs)-1], path, j, value)
+				return
+			}
+			// A table implied by deeper headers: a new [header] for the
+			// next level down is safe when nothing else defines it.
 			if j < len(path)-1 {
 				e.newTable(path[:j+1], nested(path[j+1:], value))
 				return
@@ -194,6 +199,24 @@ func (e *editor) insertInSection(t *tableLoc, line string, path []string) {
 		pre = e.doc.nl
 	}
 	e.add(at, at, pre+ind+line+e.doc.nl, path)
+}
+
+// insertDotted writes path = value as a dotted key-value on a line of its
+// own after last, a dotted key-value of the table path[:j] (so in the same
+// section, with the same indentation): "resource.mem = ..." beside
+// "resource.cpu = 4".
+func (e *editor) insertDotted(last *kvLoc, path []string, j int, value string) {
+	raw := e.doc.raw
+	keys := make([]string, 0, j-len(last.sect))
+	for _, k := range path[len(last.sect):j] {
+		keys = append(keys, tomlKey(k))
+	}
+	at := lineEnd(raw, last.end)
+	pre := ""
+	if at == len(raw) && at > 0 && raw[at-1] != '\n' {
+		pre = e.doc.nl
+	}
+	e.add(at, at, pre+indentAt(raw, last.start)+strings.Join(keys, ".")+"."+nested(path[j:], value)+e.doc.nl, path)
 }
 
 func (e *editor) insertInInline(t *tableLoc, kv string, path []string) {
@@ -265,21 +288,15 @@ func (e *editor) deleteTable(path []string) {
 		return
 	}
 	secs := e.doc.subSections(path)
-	if len(secs) == 0 {
-		if e.doc.table(path) != nil {
-			e.fail("%w: %s is defined with dotted keys; remove it by hand", ErrUneditable, pathString(path))
-		}
-		return
-	}
 	for _, t := range secs {
 		e.add(t.headerStart, e.doc.sectionEnd(t), "", t.path)
 	}
-	// Keys written with dotted paths elsewhere (resource.cpu = ... under
-	// [[agents]]) would survive: refuse rather than leave half a table.
-	for _, kv := range e.doc.kvs {
-		if len(kv.path) > len(path) && slices.Equal(kv.path[:len(path)], path) && !inSections(kv, secs) && !kv.inline {
-			e.fail("%w: %s is set with a dotted key; remove it by hand", ErrUneditable, pathString(kv.path))
-			return
+	// Keys written with dotted paths (resource.cpu = ... under [[agents]])
+	// go too, each with its line: a key-value has a line of its own in a
+	// section.
+	for _, kv := range e.doc.dottedKVs(path) {
+		if !inSections(kv, secs) {
+			e.deleteKV(kv)
 		}
 	}
 }
@@ -335,6 +352,12 @@ func (e *editor) alloc(path []string, old, want *Allocation) {
 	}
 	at := func(k ...string) []string { return append(slices.Clone(path), k...) }
 	if e.doc.table(path) == nil && e.doc.kv(path) == nil && e.created[pathKey(path)] == nil {
+		if parent := e.doc.table(path[:len(path)-1]); parent != nil && parent.kind == tableInline {
+			// An agent written as an inline table (agents = [ {...} ]): the
+			// new table is one inline value inside it.
+			e.set(path, nil, inlineAlloc(want, e.format))
+			return
+		}
 		// A new table: its header goes at the end of its agent's block and
 		// every key below joins it.
 		e.newTable(path, "")
@@ -369,6 +392,12 @@ func (e *editor) alloc(path []string, old, want *Allocation) {
 		}
 	}
 	if e.format == FormatSlotBased {
+		devs := at("devices")
+		if e.doc.kv(devs) == nil && e.doc.table(devs) == nil && e.created[pathKey(devs)] == nil && len(want.Slots) > 0 {
+			// No devices table yet: write it whole, one inline table.
+			e.set(devs, nil, slotTable(want))
+			return
+		}
 		for _, s := range want.SlotNames() {
 			v := want.Slots[s]
 			if o, ok := old.Slots[s]; !ok || !o.Equal(v) {
@@ -407,6 +436,42 @@ func (e *editor) alloc(path []string, old, want *Allocation) {
 			}
 		}
 	}
+}
+
+// slotTable writes a slot-based devices table inline:
+// { "cuda.shares" = "2.0" }.
+func slotTable(a *Allocation) string {
+	parts := make([]string, 0, len(a.Slots))
+	for _, s := range a.SlotNames() {
+		parts = append(parts, tomlKey(string(s))+" = "+tomlString(a.Slots[s].String()))
+	}
+	return "{ " + strings.Join(parts, ", ") + " }"
+}
+
+// inlineAlloc writes a whole allocation table inline, in format f.
+func inlineAlloc(a *Allocation, f Format) string {
+	var parts []string
+	if a.HasCPU {
+		if f == FormatSlotBased {
+			parts = append(parts, "cpu = "+a.CPUCount.String())
+		} else {
+			parts = append(parts, "cpu = "+tomlStrings(a.CPU))
+		}
+	}
+	if a.HasMem {
+		parts = append(parts, "mem = "+tomlString(SizeText(a.Mem)))
+	}
+	if f == FormatSlotBased && len(a.Slots) > 0 {
+		parts = append(parts, "devices = "+slotTable(a))
+	}
+	if f != FormatSlotBased && len(a.Devices) > 0 {
+		devs := make([]string, 0, len(a.Devices))
+		for _, n := range a.DeviceNames() {
+			devs = append(devs, tomlKey(string(n))+" = "+tomlStrings(a.Devices[n]))
+		}
+		parts = append(parts, "devices = { "+strings.Join(devs, ", ")+" }")
+	}
+	return "{ " + strings.Join(parts, ", ") + " }"
 }
 
 // apply returns the edited bytes and the list of changes.

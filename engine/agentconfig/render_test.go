@@ -2,7 +2,6 @@ package agentconfig
 
 import (
 	"bytes"
-	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -247,8 +246,116 @@ func TestRenderEdits(t *testing.T) {
 	}
 }
 
-func TestRenderRefusesDottedTables(t *testing.T) {
-	in := "[resource]\nallocation-mode = \"manual\"\n[[agents]]\nagent.id = \"a\"\nresource.cpu = [\"0\"]\nresource.mem = \"1G\"\n[[agents]]\nagent.id = \"b\"\nresource.cpu = [\"1\"]\nresource.mem = \"1G\"\n"
+// TestRenderEveryForm: the edits fgtop makes (drop the tables, write
+// them, change a value) work on every TOML form of the same file, and
+// leave every other byte as it is.
+func TestRenderEveryForm(t *testing.T) {
+	tail := "\n[resource]\nallocation-mode = \"manual\" # m\n"
+	tests := []struct {
+		name string
+		in   string
+		// dropped is in after auto-split drops the tables; cpu is in with
+		// agent b's cpu changed to 3.
+		dropped, cpu string
+	}{
+		{
+			name:    "sub-tables",
+			in:      "[[agents]]\n[agents.agent]\nid = \"a\"\n[agents.resource]\ncpu = 1\nmem = \"1G\"\ndevices = { \"cuda.shares\" = \"2\" }\n[[agents]]\n[agents.agent]\nid = \"b\" # b\n[agents.resource]\ncpu = 1\nmem = \"1G\"\n[agents.resource.devices]\n\"cuda.shares\" = \"2\"\n" + tail,
+			dropped: "[[agents]]\n[agents.agent]\nid = \"a\"\n[[agents]]\n[agents.agent]\nid = \"b\" # b\n" + tail,
+			cpu:     "[[agents]]\n[agents.agent]\nid = \"a\"\n[agents.resource]\ncpu = 1\nmem = \"1G\"\ndevices = { \"cuda.shares\" = \"2\" }\n[[agents]]\n[agents.agent]\nid = \"b\" # b\n[agents.resource]\ncpu = 3\nmem = \"1G\"\n[agents.resource.devices]\n\"cuda.shares\" = \"2\"\n" + tail,
+		},
+		{
+			name:    "inline resource tables",
+			in:      "[[agents]]\nagent = { id = \"a\" }\nresource = { cpu = 1, mem = \"1G\", devices = { \"cuda.shares\" = \"2\" } }\n[[agents]]\nagent = { id = \"b\" }\nresource = { cpu = 1, mem = \"1G\", devices = { \"cuda.shares\" = \"2\" } } # b\n" + tail,
+			dropped: "[[agents]]\nagent = { id = \"a\" }\n[[agents]]\nagent = { id = \"b\" }\n" + tail,
+			cpu:     "[[agents]]\nagent = { id = \"a\" }\nresource = { cpu = 1, mem = \"1G\", devices = { \"cuda.shares\" = \"2\" } }\n[[agents]]\nagent = { id = \"b\" }\nresource = { cpu = 3, mem = \"1G\", devices = { \"cuda.shares\" = \"2\" } } # b\n" + tail,
+		},
+		{
+			name:    "dotted keys",
+			in:      "[[agents]]\nagent.id = \"a\"\nresource.cpu = 1\nresource.mem = \"1G\"\nresource.devices.\"cuda.shares\" = \"2\"\n[[agents]]\nagent . id = \"b\"\nresource . cpu = 1 # b\nresource . mem = \"1G\"\nresource . devices . \"cuda.shares\" = \"2\"\n" + tail,
+			dropped: "[[agents]]\nagent.id = \"a\"\n[[agents]]\nagent . id = \"b\"\n" + tail,
+			cpu:     "[[agents]]\nagent.id = \"a\"\nresource.cpu = 1\nresource.mem = \"1G\"\nresource.devices.\"cuda.shares\" = \"2\"\n[[agents]]\nagent . id = \"b\"\nresource . cpu = 3 # b\nresource . mem = \"1G\"\nresource . devices . \"cuda.shares\" = \"2\"\n" + tail,
+		},
+		{
+			name:    "array, one line",
+			in:      "agents = [{ agent = { id = \"a\" }, resource = { cpu = 1, mem = \"1G\", devices = { \"cuda.shares\" = \"2\" } } }, { agent = { id = \"b\" }, resource = { cpu = 1, mem = \"1G\", devices = { \"cuda.shares\" = \"2\" } } }]\n" + tail,
+			dropped: "agents = [{ agent = { id = \"a\" } }, { agent = { id = \"b\" } }]\n" + tail,
+			cpu:     "agents = [{ agent = { id = \"a\" }, resource = { cpu = 1, mem = \"1G\", devices = { \"cuda.shares\" = \"2\" } } }, { agent = { id = \"b\" }, resource = { cpu = 3, mem = \"1G\", devices = { \"cuda.shares\" = \"2\" } } }]\n" + tail,
+		},
+		{
+			name:    "array, multi-line with comments",
+			in:      "agents = [\n  # agent a\n  { agent = { id = \"a\" }, resource = { cpu = 1, mem = \"1G\", devices = { \"cuda.shares\" = \"2\" } } },\n  # agent b\n  { agent = { id = \"b\" }, resource = { mem = \"1G\", cpu = 1, devices = { \"cuda.shares\" = \"2\" } } },\n]  # end\n" + tail,
+			dropped: "agents = [\n  # agent a\n  { agent = { id = \"a\" } },\n  # agent b\n  { agent = { id = \"b\" } },\n]  # end\n" + tail,
+			cpu:     "agents = [\n  # agent a\n  { agent = { id = \"a\" }, resource = { cpu = 1, mem = \"1G\", devices = { \"cuda.shares\" = \"2\" } } },\n  # agent b\n  { agent = { id = \"b\" }, resource = { mem = \"1G\", cpu = 3, devices = { \"cuda.shares\" = \"2\" } } },\n]  # end\n" + tail,
+		},
+		{
+			name:    "snake_case mode key",
+			in:      "[[agents]]\n[agents.agent]\nid = \"a\"\n[agents.resource]\ncpu = 1\nmem = \"1G\"\n[[agents]]\n[agents.agent]\nid = \"b\"\n[agents.resource]\ncpu = 1\nmem = \"1G\"\n\n[resource]\nallocation_mode = \"manual\" # m\n",
+			dropped: "[[agents]]\n[agents.agent]\nid = \"a\"\n[[agents]]\n[agents.agent]\nid = \"b\"\n\n[resource]\nallocation_mode = \"auto-split\" # m\n",
+			cpu:     "[[agents]]\n[agents.agent]\nid = \"a\"\n[agents.resource]\ncpu = 1\nmem = \"1G\"\n[[agents]]\n[agents.agent]\nid = \"b\"\n[agents.resource]\ncpu = 3\nmem = \"1G\"\n\n[resource]\nallocation_mode = \"manual\" # m\n",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Parse("agent.toml", []byte(tt.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.AllocFormat != FormatSlotBased || len(c.Agents) != 2 {
+				t.Fatalf("read as %s with %d agents", c.AllocFormat, len(c.Agents))
+			}
+			want := tt.dropped
+			if !strings.Contains(tt.in, "allocation_mode") {
+				want = strings.Replace(tt.dropped, `allocation-mode = "manual"`, `allocation-mode = "auto-split"`, 1)
+			}
+			d := c.Clone()
+			d.Mode = ModeAutoSplit
+			for i := range d.Agents {
+				d.Agents[i].Alloc, d.Agents[i].OwnAlloc = nil, false
+			}
+			out, _, err := Render(c, d)
+			if err != nil || string(out) != want {
+				t.Fatalf("auto-split: err %v\ngot:\n%s\nwant:\n%s", err, out, want)
+			}
+			// And back: manual writes the tables in the form the agent
+			// entry is written in.
+			back, err := Parse("agent.toml", out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := back.Clone()
+			m.Mode = ModeManual
+			for i := range m.Agents {
+				m.Agents[i].Alloc, m.Agents[i].OwnAlloc = c.Agents[i].Alloc.Clone(), true
+			}
+			again, _, err := Render(back, m)
+			if err != nil {
+				t.Fatalf("manual: %v", err)
+			}
+			r, err := Parse("agent.toml", again)
+			if err != nil || r.Mode != ModeManual || r.AllocFormat != FormatSlotBased {
+				t.Fatalf("manual: %v\n%s", err, again)
+			}
+			for i := range r.Agents {
+				if got, want := r.Agents[i].Alloc, c.Agents[i].Alloc; got == nil || !got.CPUCount.Equal(want.CPUCount) || !got.Mem.Equal(want.Mem) || !slices.Equal(got.SlotNames(), want.SlotNames()) {
+					t.Errorf("manual: agent %d is %+v, want %+v\n%s", i, got, want, again)
+				}
+			}
+
+			d = c.Clone()
+			d.Agents[1].Alloc.CPUCount = model.NewDec(3, 0)
+			out, _, err = Render(c, d)
+			if err != nil || string(out) != tt.cpu {
+				t.Errorf("cpu: err %v\ngot:\n%s\nwant:\n%s", err, out, tt.cpu)
+			}
+		})
+	}
+}
+
+// TestRenderDottedTables: a table made of dotted keys can be dropped,
+// changed and extended (a key joins its siblings as one more dotted line).
+func TestRenderDottedTables(t *testing.T) {
+	in := "[resource]\nallocation-mode = \"manual\"\n[[agents]]\nagent.id = \"a\"\nresource.cpu = [\"0\"]\nresource.mem = \"1G\"\n[[agents]]\nagent.id = \"b\"\n  resource.cpu = [\"1\"] # b\n  resource.mem = \"1G\"\n"
 	c, err := Parse("agent.toml", []byte(in))
 	if err != nil {
 		t.Fatal(err)
@@ -258,15 +365,23 @@ func TestRenderRefusesDottedTables(t *testing.T) {
 	for i := range d.Agents {
 		d.Agents[i].Alloc, d.Agents[i].OwnAlloc = nil, false
 	}
-	if _, _, err := Render(c, d); !errors.Is(err, ErrUneditable) {
-		t.Errorf("err = %v, want ErrUneditable", err)
+	out, _, err := Render(c, d)
+	if want := "[resource]\nallocation-mode = \"shared\"\n[[agents]]\nagent.id = \"a\"\n[[agents]]\nagent.id = \"b\"\n"; err != nil || string(out) != want {
+		t.Errorf("drop: err %v\n%s", err, out)
 	}
 	// A value change inside the dotted table is a plain value edit.
 	d = c.Clone()
 	d.Agents[1].Alloc.CPU = []model.DeviceID{"1", "2"}
-	out, _, err := Render(c, d)
-	if err != nil || !strings.Contains(string(out), "resource.cpu = [\"1\", \"2\"]\n") {
+	out, _, err = Render(c, d)
+	if err != nil || !strings.Contains(string(out), "resource.cpu = [\"1\", \"2\"] # b\n") {
 		t.Errorf("err %v\n%s", err, out)
+	}
+	// A new key joins the dotted ones, indented like them.
+	d = c.Clone()
+	d.Agents[1].Alloc.Devices = map[model.DeviceName][]model.DeviceID{"cuda": {"g1"}}
+	out, _, err = Render(c, d)
+	if want := "  resource.mem = \"1G\"\n  resource.devices = { cuda = [\"g1\"] }\n"; err != nil || !strings.HasSuffix(string(out), want) {
+		t.Errorf("add: err %v\n%s", err, out)
 	}
 }
 

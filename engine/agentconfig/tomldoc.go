@@ -31,6 +31,10 @@ type kvLoc struct {
 	end      int // just past the value
 	inline   bool
 	kind     unstable.Kind
+	// sect is the path of the [section] (or root) whose text holds the
+	// key-value; for an inline one, of the section holding the outermost
+	// key-value around it.
+	sect []string
 }
 
 // tableLoc is a table: a [header] section, an inline table value, or a
@@ -130,7 +134,7 @@ func indexTOML(raw []byte) (d *tomlDoc, err error) {
 			d.headers = append(d.headers, t)
 			cur = t
 		case unstable.KeyValue:
-			d.addKV(cur, cur.path, e, false)
+			d.addKV(cur, cur.path, cur.path, e, false)
 		}
 	}
 	if err := p.Error(); err != nil {
@@ -176,7 +180,7 @@ func (d *tomlDoc) implyParents(path []string) {
 
 // addKV records a key-value found in table t (whose path is base), and
 // recurses into an inline-table value.
-func (d *tomlDoc) addKV(t *tableLoc, base []string, e *unstable.Node, inline bool) {
+func (d *tomlDoc) addKV(t *tableLoc, sect, base []string, e *unstable.Node, inline bool) {
 	parts, _ := keyParts(e.Key())
 	var lastKey *unstable.Node
 	it := e.Key()
@@ -187,7 +191,7 @@ func (d *tomlDoc) addKV(t *tableLoc, base []string, e *unstable.Node, inline boo
 	path := append(slices.Clone(base), parts...)
 	start := int(e.Raw.Offset)
 	end := start + int(e.Raw.Length)
-	loc := &kvLoc{path: path, start: start, end: end, inline: inline, kind: v.Kind,
+	loc := &kvLoc{path: path, start: start, end: end, inline: inline, kind: v.Kind, sect: sect,
 		valStart: valueStart(d.raw, int(lastKey.Raw.Offset+lastKey.Raw.Length))}
 	d.kvs[pathKey(path)] = loc
 	if len(parts) > 1 {
@@ -200,8 +204,34 @@ func (d *tomlDoc) addKV(t *tableLoc, base []string, e *unstable.Node, inline boo
 		c := v.Children()
 		for c.Next() {
 			if n := c.Node(); n.Kind == unstable.KeyValue {
-				d.addKV(it, path, n, true)
+				d.addKV(it, sect, path, n, true)
 			}
+		}
+	}
+	if v.Kind == unstable.Array {
+		// agents = [ { ... }, { ... } ]: each inline table is an instance
+		// of the array, named like an [[agents]] one so that edits and
+		// messages address both forms alike.
+		last := path[len(path)-1]
+		parent := path[:len(path)-1]
+		c := v.Children()
+		for i := 0; c.Next(); {
+			n := c.Node()
+			if n.Kind == unstable.Comment {
+				continue
+			}
+			if n.Kind == unstable.InlineTable {
+				ep := append(slices.Clone(parent), arrElem(last, i))
+				et := &tableLoc{path: ep, kind: tableInline, open: int(n.Raw.Offset) + 1, lastEnd: -1}
+				d.tables[pathKey(ep)] = et
+				cc := n.Children()
+				for cc.Next() {
+					if kv := cc.Node(); kv.Kind == unstable.KeyValue {
+						d.addKV(et, sect, ep, kv, true)
+					}
+				}
+			}
+			i++
 		}
 	}
 }
@@ -290,6 +320,20 @@ func (d *tomlDoc) sectionEnd(t *tableLoc) int {
 		return lineEnd(d.raw, t.lastEnd)
 	}
 	return t.headerEnd
+}
+
+// dottedKVs returns the key-values written with dotted keys in [section]
+// text (not inside an inline table) that define keys below path, in file
+// order: the text of a table made by dotted keys.
+func (d *tomlDoc) dottedKVs(path []string) []*kvLoc {
+	var out []*kvLoc
+	for _, kv := range d.kvs {
+		if !kv.inline && len(kv.path) > len(path) && slices.Equal(kv.path[:len(path)], path) {
+			out = append(out, kv)
+		}
+	}
+	slices.SortFunc(out, func(a, b *kvLoc) int { return a.start - b.start })
+	return out
 }
 
 // subSections returns the header sections at or below path, in file order.
