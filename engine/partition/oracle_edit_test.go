@@ -147,7 +147,10 @@ func TestEditsKeepMainLoading(t *testing.T) {
 		var history []string
 		trail := []string{cs.ID}
 		wroteAny := false
-		for step := range 3 + rng.IntN(4) {
+		// Random steps, then always the chain that lost main's form once:
+		// auto-split drops the tables, manual writes them again.
+		n := 3 + rng.IntN(4)
+		for step := range n + 2 {
 			before, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatal(err)
@@ -158,6 +161,12 @@ func TestEditsKeepMainLoading(t *testing.T) {
 				break
 			}
 			req, what := randomRequest(rng, cur, snap, history)
+			switch step {
+			case n:
+				req, what = Request{Mode: agentconfig.ModeAutoSplit}, "--mode auto-split"
+			case n + 1:
+				req, what = Request{Mode: agentconfig.ModeManual}, "--mode manual"
+			}
 			trail = append(trail, what)
 			d, errs := Draft(cur, inv, req)
 			p := Build(cur, d, snap, errs...)
