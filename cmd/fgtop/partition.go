@@ -99,15 +99,36 @@ func (f *changeFlags) request() (partition.Request, error) {
 	return req, nil
 }
 
-// nodeState loads the config (which must be given: these commands change or
-// judge one specific file) and takes a one-shot snapshot of the node. A
-// config that breaks the agent's rules is returned with its problems; one
-// that does not load at all is a usage error.
-func nodeState(ctx context.Context, src *sourceFlags, cmdName string) (*agentconfig.Config, *model.Snapshot, error) {
-	if src.config == "" {
-		return nil, nil, usageErr("%s needs --config agent.toml", cmdName)
+// configPath is the agent.toml a partition command works on: --config, or
+// the first of Backend.AI's usual places that exists (as the agent itself
+// and `fgtop snapshot` look). None is a usage error naming every place.
+func configPath(src *sourceFlags, cmdName string) (string, error) {
+	if src.config != "" {
+		return src.config, nil
 	}
-	cfg, err := agentconfig.Load(src.config)
+	path, err := agentconfig.Find()
+	if err != nil {
+		return "", usageErr("%s: %v\npoint it at the file with --config FILE", cmdName, err)
+	}
+	return path, nil
+}
+
+// configHelp is what the help of check, plan, apply and rollback says about
+// finding agent.toml.
+const configHelp = `Without --config, agent.toml is looked for where Backend.AI's agent looks:
+$BACKEND_CONFIG_FILE, ./agent.toml, ~/.config/backend.ai/agent.toml,
+/etc/backend.ai/agent.toml (the first that exists).`
+
+// nodeState loads the config (--config, or found in Backend.AI's usual
+// places) and takes a one-shot snapshot of the node. A config that breaks
+// the agent's rules is returned with its problems; one that does not load
+// at all is a usage error.
+func nodeState(ctx context.Context, src *sourceFlags, cmdName string) (*agentconfig.Config, *model.Snapshot, error) {
+	path, err := configPath(src, cmdName)
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg, err := agentconfig.Load(path)
 	if cfg == nil {
 		return nil, nil, usageErr("%v", err)
 	}
@@ -170,7 +191,9 @@ beyond its capacity.
 
 Exit status: 0 the live state matches the config; 1 drift (each problem
 names the device and the agent); 2 the config is invalid (every reason is
-listed) or bad usage.`,
+listed) or bad usage.
+
+` + configHelp,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signalContext(cmd)
@@ -302,7 +325,14 @@ live kernels still holding them, what each agent gains and loses, what does
 not change, the exact file edits (every other byte of agent.toml stays as it
 is), and every reason the change is invalid, in the agent's own words.
 
-Nothing is written. Exit status: 0 valid (or no change), 1 invalid, 2 bad usage.`,
+An edit keeps the file's format. A file without allocation tables (shared,
+auto-split) gets Backend.AI main's slot-based form when manual mode writes
+them (cpu = a core count, devices = { "cuda.shares" = "2.0" }); the BEP-1044
+device-based form, which main cannot load, only with --format device-based.
+
+Nothing is written. Exit status: 0 valid (or no change), 1 invalid, 2 bad usage.
+
+` + configHelp,
 		Example: `  fgtop plan --config /etc/backend.ai/agent.toml --move cuda:GPU-1234=i-node-b
   fgtop plan --config agent.toml --mode manual --cpu i-node-a=0-7,16 --mem i-node-a=64G
   fgtop plan --config agent.toml --from draft.toml --devices mock-accelerator.toml`,
@@ -414,7 +444,9 @@ is read back and checked against the plan; a journal line is appended
 The agent reads agent.toml only at start-up: --restart-cmd CMD runs CMD (with
 sh -c) after a successful apply and shows its output.
 
-Exit status: 0 applied (or nothing to apply), 1 refused or failed, 2 bad usage.`,
+Exit status: 0 applied (or nothing to apply), 1 refused or failed, 2 bad usage.
+
+` + configHelp,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signalContext(cmd)
@@ -474,23 +506,29 @@ version, a journal line. Refuses when the file changed since that apply
 (--force restores anyway; the current file is backed up first) or when the
 backup does not match the hash recorded.
 
-Exit status: 0 restored, 1 refused or failed, 2 bad usage.`,
+The journal is keyed on the file's resolved path, so any spelling of it
+(relative, absolute, through a symlink) finds the applies made with another.
+
+Exit status: 0 restored, 1 refused or failed, 2 bad usage.
+
+` + configHelp,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if src.config == "" {
-				return usageErr("rollback needs --config agent.toml")
+			config, err := configPath(&src, "rollback")
+			if err != nil {
+				return err
 			}
 			out := cmd.OutOrStdout()
-			top, err := agentconfig.Undoable(src.config, "")
+			top, err := agentconfig.Undoable(config, "")
 			if err != nil {
 				return &exitError{code: exitProblem, err: err}
 			}
 			fmt.Fprintf(out, "undoing the apply of %s by %s (%s): %s -> restore %s (sha256 %s)\n",
 				top.Time.Format("2006-01-02 15:04:05Z07:00"), top.Actor, top.Origin, shortHash(top.NewHash), top.Backup, shortHash(top.OldHash))
-			if err := confirm(cmd, yes, fmt.Sprintf("restore %s?", src.config)); err != nil {
+			if err := confirm(cmd, yes, fmt.Sprintf("restore %s?", config)); err != nil {
 				return err
 			}
-			res, err := agentconfig.Rollback(agentconfig.RollbackRequest{Path: src.config, Actor: cliActor(), Force: force})
+			res, err := agentconfig.Rollback(agentconfig.RollbackRequest{Path: config, Actor: cliActor(), Force: force})
 			if err != nil {
 				return &exitError{code: exitProblem, err: err}
 			}

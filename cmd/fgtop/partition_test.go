@@ -348,3 +348,71 @@ func TestPartitionApplyNamesTheDraftHolder(t *testing.T) {
 		t.Errorf("the console's draft after the CLI apply: %v, want stale", err)
 	}
 }
+
+// TestRollbackAcrossPathSpellings: the journal is keyed on the config's
+// resolved path, so an apply made through one spelling of the path is
+// undone through any other (relative, absolute, a symlink), byte for byte.
+func TestRollbackAcrossPathSpellings(t *testing.T) {
+	n := newNode(t)
+	t.Chdir(n.dir)
+	link := filepath.Join(n.dir, "link.toml")
+	if err := os.Symlink("agent.toml", link); err != nil {
+		t.Fatal(err)
+	}
+	dev := func(config string, extra ...string) []string {
+		return append([]string{"--config", config, "--devices", n.mock, "--mock-etcd", n.etcd}, extra...)
+	}
+	for _, tc := range []struct{ apply, rollback string }{
+		{"agent.toml", n.config},
+		{n.config, "./agent.toml"},
+		{"link.toml", filepath.Join(n.dir, ".", "agent.toml")},
+	} {
+		code, out := runCLI(t, append([]string{"apply"}, dev(tc.apply, "--move", "cuda:"+gpu3+"="+agentB, "--yes")...)...)
+		wantCode(t, code, exitOK, out, "verified", agentconfig.DraftFormatWarning)
+		if bytes.Equal(n.current(t), n.original) {
+			t.Fatalf("apply via %s changed nothing", tc.apply)
+		}
+		code, out = runCLI(t, append([]string{"rollback"}, dev(tc.rollback, "--yes")...)...)
+		wantCode(t, code, exitOK, out, "restored: "+n.config)
+		if !bytes.Equal(n.current(t), n.original) {
+			t.Fatalf("rollback via %s of an apply via %s did not restore the bytes", tc.rollback, tc.apply)
+		}
+		if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+			t.Fatalf("the symlink was replaced: %v", err)
+		}
+	}
+}
+
+// TestPartitionFindsTheConfig: without --config, check, plan, apply and
+// rollback use the agent.toml Backend.AI's agent would (here through
+// $BACKEND_CONFIG_FILE, the first place it looks).
+func TestPartitionFindsTheConfig(t *testing.T) {
+	n := newNode(t)
+	t.Setenv("BACKEND_CONFIG_FILE", n.config)
+	t.Chdir(t.TempDir())
+	flags := []string{"--devices", n.mock, "--mock-etcd", n.etcd}
+	code, out := runCLI(t, append([]string{"check"}, flags...)...)
+	if code == exitBadUsage {
+		t.Fatalf("check without --config: %s", out)
+	}
+	code, out = runCLI(t, append([]string{"plan", "--move", "cuda:" + gpu3 + "=" + agentB}, flags...)...)
+	wantCode(t, code, exitOK, out, "valid, 2 file change(s)")
+	code, out = runCLI(t, append([]string{"apply", "--move", "cuda:" + gpu3 + "=" + agentB, "--yes"}, flags...)...)
+	wantCode(t, code, exitOK, out, "written: "+n.config)
+	code, out = runCLI(t, "rollback", "--yes")
+	wantCode(t, code, exitOK, out, "restored: "+n.config)
+	if !bytes.Equal(n.current(t), n.original) {
+		t.Fatal("rollback did not restore the bytes")
+	}
+	t.Setenv("BACKEND_CONFIG_FILE", "")
+	t.Setenv("HOME", t.TempDir())
+	_, findErr := agentconfig.Find()
+	for _, cmd := range []string{"check", "plan", "apply", "rollback"} {
+		if findErr != nil { // /etc/backend.ai/agent.toml may exist on a real node
+			code, out := runCLI(t, cmd)
+			wantCode(t, code, exitBadUsage, out, "no agent.toml found; looked in:")
+		}
+		code, out := runCLI(t, cmd, "--help")
+		wantCode(t, code, exitOK, out, "/etc/backend.ai/agent.toml")
+	}
+}

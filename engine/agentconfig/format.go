@@ -3,6 +3,7 @@ package agentconfig
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 )
 
 // DraftFormatWarning is what fgtop says wherever a file in the BEP-1044
@@ -49,4 +50,22 @@ func ValidateRendered(path string, raw []byte, format Format) (*Config, []Proble
 		return nil, nil, err
 	}
 	return c, c.Problems, nil
+}
+
+// ResolvePath is the one name fgtop gives a config file: absolute, with
+// every symlink resolved. The journal, the backups and the draft record
+// are keyed on it, so that `--config rel/agent.toml`, `--config
+// /abs/agent.toml` and a link to either are the same file. When the file
+// cannot be resolved (it does not exist) the absolute path is returned
+// with the error.
+func ResolvePath(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return filepath.Clean(path), fmt.Errorf("resolve agent config path: %w", err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return abs, fmt.Errorf("resolve agent config path: %w", err)
+	}
+	return real, nil
 }

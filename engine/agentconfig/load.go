@@ -240,13 +240,18 @@ func (e *InvalidError) Error() string {
 	return b.String()
 }
 
-// Load reads and decodes path.
+// Load reads and decodes path. The Config's Path is the file's resolved
+// name (ResolvePath): absolute, symlinks resolved.
 func Load(path string) (*Config, error) {
-	raw, err := os.ReadFile(path)
+	real, err := ResolvePath(path)
 	if err != nil {
 		return nil, fmt.Errorf("read agent config: %w", err)
 	}
-	return Parse(path, raw)
+	raw, err := os.ReadFile(real)
+	if err != nil {
+		return nil, fmt.Errorf("read agent config: %w", err)
+	}
+	return Parse(real, raw)
 }
 
 // Parse decodes raw as the agent.toml at path. A file that is not TOML, or

@@ -195,8 +195,8 @@ func begin(actor Actor, reqPath string, journal *string, hooks *Hooks) (path str
 	if !actor.CanWrite() {
 		return "", nil, nil, fmt.Errorf("%w: %s (role %q) may not change the agent config", ErrNotAllowed, actor, actor.Role)
 	}
-	if path, err = filepath.EvalSymlinks(reqPath); err != nil {
-		return "", nil, nil, fmt.Errorf("resolve agent config path: %w", err)
+	if path, err = ResolvePath(reqPath); err != nil {
+		return "", nil, nil, err
 	}
 	if *journal == "" {
 		// Beside the real file, like the backups, whichever link names it.
@@ -463,9 +463,9 @@ type RollbackRequest struct {
 // Undoable returns the apply that rollback would undo: the journal is
 // replayed as a stack (an apply pushes, a rollback pops).
 func Undoable(path, journal string) (*JournalRecord, error) {
-	real, err := filepath.EvalSymlinks(path)
+	real, err := ResolvePath(path)
 	if err != nil {
-		return nil, fmt.Errorf("resolve agent config path: %w", err)
+		return nil, err
 	}
 	if journal == "" {
 		journal = JournalPath(real)

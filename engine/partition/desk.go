@@ -94,8 +94,13 @@ func (h Hold) String() string {
 	return h.Actor.String() + " since " + h.Since.Local().Format("15:04:05")
 }
 
-// NewDesk returns a desk for opts.Config.
+// NewDesk returns a desk for opts.Config, named by its resolved path (the
+// draft record and the journal are keyed on it, whichever spelling found
+// the file).
 func NewDesk(opts DeskOptions) *Desk {
+	if real, err := agentconfig.ResolvePath(opts.Config); err == nil {
+		opts.Config = real
+	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}

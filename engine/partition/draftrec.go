@@ -25,6 +25,9 @@ func DraftRecordPath(config string) string { return config + ".fgtop-draft" }
 // DraftHolder reports who holds the draft of config in any process: for
 // the CLI, which takes no draft but should say whose draft it makes stale.
 func DraftHolder(config string) (Hold, bool) {
+	if real, err := agentconfig.ResolvePath(config); err == nil {
+		config = real // the record is keyed like the desk's
+	}
 	r := readRecord(DraftRecordPath(config))
 	if !r.live() {
 		return Hold{}, false
