@@ -199,6 +199,12 @@ func (f *simulateFlags) setup(ctx context.Context) (*simulation, error) {
 	if f.cpus < 0 || f.cpuNUMA < 0 {
 		return nil, usageErr("--cpus and --cpu-numa must not be negative")
 	}
+	if f.cpus > maxSimCPUs {
+		return nil, usageErr("--cpus %d: at most %d cores (the largest hosts today have a few hundred; each core is a device of the simulation)", f.cpus, maxSimCPUs)
+	}
+	if f.cpuNUMA > max(f.cpus, 1) {
+		return nil, usageErr("--cpu-numa %d: more NUMA nodes than the %d cores of --cpus", f.cpuNUMA, f.cpus)
+	}
 	var memBytes model.Dec
 	if f.mem != "" {
 		v, err := model.ParseFiniteBinarySize(f.mem)
@@ -472,6 +478,11 @@ func (f *simulateFlags) inventorySettings(s *placement.Settings, inv *inventory.
 		sim.source = inv.Source.Detail
 	}
 }
+
+// maxSimCPUs bounds --cpus: far above any real host, and small enough that
+// the simulated node (one device per core) stays a fraction of a second
+// and a few MiB.
+const maxSimCPUs = 4096
 
 // replaceHost swaps the CPU cores for a virtual host's (cpus > 0; numa
 // nodes in equal blocks) and the memory for memBytes (non-zero), keeping

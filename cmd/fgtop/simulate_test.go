@@ -8,8 +8,10 @@ import (
 	"github.com/fgtop/fgtop/internal/testfix"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fgtop/fgtop/engine/alloc"
 	"github.com/fgtop/fgtop/engine/placement"
@@ -513,11 +515,25 @@ func TestSimulateVirtualHost(t *testing.T) {
 		{"--cpu-numa", "2"},
 		{"--mem", "lots"},
 		{"--cpus", "-1"},
+		{"--cpus", "4097"},
+		{"--cpus", "10000000"},
+		{"--cpus", "4", "--cpu-numa", "5"},
 	} {
 		args := append([]string{"simulate", "--devices", toml, "--request", "cpu=1"}, bad...)
+		start := time.Now()
 		if _, _, code := runSim(t, args...); code != exitBadUsage {
 			t.Errorf("%v: exit %d, want 2", bad, code)
 		}
+		// Refused before anything is built (it once took 58 s and 12 GB).
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("%v: refused after %v", bad, d)
+		}
+	}
+	// The bound itself is allowed.
+	args := append(slices.Clone(base[:len(base)-1]), "--request", "cpu=1")
+	args[slices.Index(args, "--cpus")+1] = "4096"
+	if _, out, code := runSim(t, args...); code != 0 {
+		t.Errorf("--cpus 4096: exit %d\n%s", code, out)
 	}
 }
 
