@@ -37,6 +37,9 @@ type Options struct {
 	Node       string
 	Mode       string
 	ConfigPath string
+	// DraftFormat: the config is in the BEP-1044 device-based form
+	// (Snapshot.DraftFormat).
+	DraftFormat bool
 	// Issues to show from the start (for example agent.toml warnings).
 	Issues []model.Issue
 	// Clock is injectable for tests (default time.Now).

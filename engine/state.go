@@ -46,6 +46,7 @@ type agentAcc struct {
 type state struct {
 	node       string
 	mode       string
+	draftFmt   bool
 	configPath string
 	now        func() time.Time
 
@@ -73,7 +74,7 @@ type state struct {
 
 func newState(o *Options) *state {
 	s := &state{
-		node: o.Node, mode: o.Mode, configPath: o.ConfigPath, now: o.Clock,
+		node: o.Node, mode: o.Mode, draftFmt: o.DraftFormat, configPath: o.ConfigPath, now: o.Clock,
 		kernels:    map[model.KernelID]*kstate{},
 		dev:        map[model.DeviceKey]*devAcc{},
 		agentIdx:   map[model.AgentID]int{},
@@ -517,7 +518,7 @@ func fileIssue(path string, id model.KernelID, agent model.AgentID, err error) m
 func (s *state) snapshot() *model.Snapshot {
 	s.seq++
 	snap := &model.Snapshot{
-		Seq: s.seq, Time: s.now(), Node: s.node, Mode: s.mode, ConfigPath: s.configPath,
+		Seq: s.seq, Time: s.now(), Node: s.node, Mode: s.mode, ConfigPath: s.configPath, DraftFormat: s.draftFmt,
 	}
 	snap.SetKernelSeq(s.kernelList.Seq())
 	if s.inv != nil {

@@ -33,10 +33,13 @@ type Snapshot struct {
 	Mode string
 	// ConfigPath is the agent.toml in use ("" without one).
 	ConfigPath string
-	Devices    []Device // inventory order
-	Agents     []Agent  // config order
-	Usage      map[DeviceKey]*DeviceUsage
-	Issues     []Issue // sorted by severity (highest first), then code, file
+	// DraftFormat says the agent.toml is in the BEP-1044 device-based
+	// form, which Backend.AI main cannot load: every screen says so.
+	DraftFormat bool     `json:",omitempty"`
+	Devices     []Device // inventory order
+	Agents      []Agent  // config order
+	Usage       map[DeviceKey]*DeviceUsage
+	Issues      []Issue // sorted by severity (highest first), then code, file
 	// HostMemBytes is the host's total memory (0 when unknown).
 	HostMemBytes int64
 

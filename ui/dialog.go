@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/engine/partition"
 )
 
@@ -17,6 +18,7 @@ const (
 	dlgApply    dialogKind = iota // apply the draft's plan
 	dlgDiscard                    // leave the editor, losing the draft
 	dlgTakeOver                   // take the draft from another operator
+	dlgFormat                     // which format manual mode writes tables in
 )
 
 // dialog is a modal question with two buttons, Cancel and OK. Cancel has
@@ -42,6 +44,12 @@ type dialog struct {
 	quit bool
 
 	plan *partition.Plan // dlgApply: the plan being confirmed
+	// cancelLabel names the left button ("Cancel" when empty). In
+	// dlgFormat the left button is a choice too: main's slot-based form,
+	// the default; only esc cancels there.
+	cancelLabel string
+	// next is dlgFormat's draft, to which the chosen format is added.
+	next partition.Request
 }
 
 // confirmed reports whether OK may act: no typed confirmation asked, or
@@ -90,6 +98,11 @@ func (a *App) handleDialogKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			return a, nil
 		}
 	case "enter":
+		if !d.focusOK && d.kind == dlgFormat {
+			a.dlg = nil
+			a.chooseFormat(d.next, agentconfig.FormatSlotBased)
+			return a, nil
+		}
 		if !d.focusOK {
 			a.cancelDialog(d)
 			return a, nil
@@ -121,6 +134,8 @@ func (a *App) cancelDialog(d *dialog) {
 		msg += "; the draft is kept"
 	case dlgTakeOver:
 		msg += "; the draft stays with its holder"
+	case dlgFormat:
+		msg = "cancelled: the mode is unchanged"
 	}
 	a.flashf(lvlInfo, msg)
 }
@@ -140,6 +155,8 @@ func (a *App) dialogOK(d *dialog) tea.Cmd {
 		a.flashf(lvlInfo, "draft discarded: nothing written")
 	case dlgTakeOver:
 		a.startEditor(true)
+	case dlgFormat:
+		a.chooseFormat(d.next, agentconfig.FormatDeviceBased)
 	}
 	return nil
 }
@@ -204,7 +221,11 @@ func (a *App) dialogLines(w, h int) []string {
 		return st.Text, "  " + label + " "
 	}
 	bl := newLine(paint{})
-	cp, ct := button("Cancel", !d.focusOK)
+	cancel := d.cancelLabel
+	if cancel == "" {
+		cancel = "Cancel"
+	}
+	cp, ct := button(cancel, !d.focusOK)
 	okp, okt := button(d.okLabel, d.focusOK)
 	if d.focusOK && !d.confirmed() {
 		okp = st.Dim

@@ -377,12 +377,19 @@ func (a *App) cycleMode() {
 	nextMode := modes[(i+1)%len(modes)]
 	next := cloneRequest(ed.req)
 	next.Mode = nextMode
-	if nextMode == ed.sess.Base().Mode {
+	base := ed.sess.Base()
+	if nextMode == base.Mode {
 		next.Mode = ""
 	}
 	dropped := nextMode != agentconfig.ModeManual && (len(next.Moves)+len(next.CPU)+len(next.Mem) > 0)
 	if nextMode != agentconfig.ModeManual {
-		next.Moves, next.CPU, next.Mem = nil, nil, nil
+		// The format only matters for tables manual writes.
+		next.Moves, next.CPU, next.Mem, next.Format = nil, nil, nil, ""
+	}
+	if next.Mode == agentconfig.ModeManual && base.FormatGuessed && next.Format == "" {
+		// The file does not say which format: ask, main's by default.
+		a.askFormat(next)
+		return
 	}
 	a.edit(next)
 	msg := "mode " + nextMode
@@ -398,6 +405,35 @@ func (a *App) cycleMode() {
 		msg += "; device moves and cpu/mem edits dropped (u undoes)"
 	}
 	a.flashf(lvlInfo, msg)
+}
+
+// askFormat asks which format manual mode writes the allocation tables of
+// a file that has none in: Backend.AI main's slot-based form (the left
+// button, focused: Enter takes it) or the BEP-1044 device-based draft.
+func (a *App) askFormat(next partition.Request) {
+	a.dlg = &dialog{kind: dlgFormat, title: "Manual mode: which format?", next: next,
+		cancelLabel: "Main's slot-based", okLabel: "BEP-1044 device-based",
+		body: [][]span{
+			{{lvlPlain, "agent.toml has no allocation tables, so it does not say which format to write them in."}},
+			{},
+			{{lvlAccent, "Main's slot-based"}, {lvlPlain, " (cpu = a core count, devices = { \"cuda.shares\" = \"2.0\" }): what Backend.AI main loads. Each agent starts from an even split."}},
+			{{lvlWarn, "BEP-1044 device-based"}, {lvlPlain, " (cpu = [core ids], devices = { cuda = [ids] }): " + agentconfig.DraftFormatWarning + "; only the unmerged PR #8463 loads it."}},
+		},
+	}
+}
+
+// chooseFormat switches the draft to manual in format f.
+func (a *App) chooseFormat(next partition.Request, f agentconfig.Format) {
+	if a.ed == nil {
+		return
+	}
+	next.Format = f
+	a.edit(next)
+	if f == agentconfig.FormatDeviceBased {
+		a.flashf(lvlWarn, "mode manual, BEP-1044 device-based: "+agentconfig.DraftFormatWarning)
+		return
+	}
+	a.flashf(lvlInfo, "mode manual, main's slot-based form: each agent starts from an even split")
 }
 
 // startInput opens the text field of the selected cpu or mem row.

@@ -1061,3 +1061,71 @@ func TestEditorHelpWrapsAt80(t *testing.T) {
 		t.Errorf("the last note is missing")
 	}
 }
+
+// TestEditorAsksFormat: switching to manual on a file without allocation
+// tables asks which format to write them in, main's slot-based form by
+// default (Enter), the BEP-1044 form only when chosen, and the editor says
+// plainly that main cannot load the latter.
+func TestEditorAsksFormat(t *testing.T) {
+	text := "[resource]\nallocation-mode = \"auto-split\" # split\nreserved-cpu = 0\n[[agents]]\n[agents.agent]\nid = \"" + string(fake.Agent0) +
+		"\"\n[[agents]]\n[agents.agent]\nid = \"" + string(fake.Agent1) + "\"\n"
+	path := filepath.Join(t.TempDir(), "agent.toml")
+	if err := os.WriteFile(path, []byte(text), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	snap := freeNode()
+	a := editing(t, testDesk(path, snap), snap, alice)
+	typeKeys(a, "m") // auto-split -> manual: the question
+	if a.dlg == nil || a.dlg.kind != dlgFormat || a.dlg.focusOK || a.ed.plan.ModeTo != agentconfig.ModeAutoSplit {
+		t.Fatalf("no format question:\n%s", screen(a))
+	}
+	if v := screen(a); !strings.Contains(v, "Main's slot-based") || !strings.Contains(v, "BEP-1044 device-based") {
+		t.Errorf("the question does not name both formats:\n%s", v)
+	}
+	press(a, esc)
+	if a.dlg != nil || a.ed.plan.ModeTo != agentconfig.ModeAutoSplit || a.ed.dirty() {
+		t.Fatalf("esc changed the draft: %+v", a.ed.req)
+	}
+
+	typeKeys(a, "m")
+	press(a, enter) // the default: main's form
+	p := a.ed.plan
+	if p.ModeTo != agentconfig.ModeManual || p.Format != agentconfig.FormatSlotBased || p.DraftFormat || !p.Valid() {
+		t.Fatalf("enter: mode %s format %s draft %v errors %q", p.ModeTo, p.Format, p.DraftFormat, p.Errors)
+	}
+	if !strings.Contains(string(p.NewRaw), "cpu = 16\n") || !strings.Contains(string(p.NewRaw), `"cuda.shares" = "2.00" }`) || strings.Contains(screen(a), agentconfig.DraftFormatWarning) {
+		t.Errorf("slot-based manual:\n%s\n%s", p.NewRaw, screen(a))
+	}
+
+	press(a, keyRune('u'))
+	typeKeys(a, "m")
+	press(a, tab, enter) // the BEP-1044 form, chosen
+	p = a.ed.plan
+	if p.ModeTo != agentconfig.ModeManual || p.Format != agentconfig.FormatDeviceBased || !p.DraftFormat {
+		t.Fatalf("device-based: mode %s format %s draft %v", p.ModeTo, p.Format, p.DraftFormat)
+	}
+	if v := screen(a); !strings.Contains(v, agentconfig.DraftFormatWarning) {
+		t.Errorf("the editor does not say main cannot load it:\n%s", v)
+	}
+	if b := mustRead(t, path); b != text {
+		t.Errorf("the file changed without an apply:\n%s", b)
+	}
+}
+
+// TestHeaderSaysDraftFormat: a console on a BEP-1044 file says so in its
+// header, on every screen.
+func TestHeaderSaysDraftFormat(t *testing.T) {
+	snap := fake.Node(fake.Options{})
+	a := testApp(t, 160, 30, snap, Options{})
+	if strings.Contains(screen(a), agentconfig.DraftFormatWarning) {
+		t.Fatal("a slot-based node warns")
+	}
+	for _, w := range []int{80, 160} {
+		snap = fake.Node(fake.Options{})
+		snap.DraftFormat = true
+		a = testApp(t, w, 30, snap, Options{})
+		if v := screen(a); !strings.Contains(strings.Join(strings.SplitN(v, "\n", 3)[:2], "\n"), agentconfig.DraftFormatWarning) {
+			t.Errorf("header at width %d:\n%s", w, v)
+		}
+	}
+}

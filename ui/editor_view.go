@@ -130,13 +130,23 @@ func (a *App) footerLine(items []footItem, w int) string {
 func (ed *editor) modeSpans() []span {
 	p := ed.plan
 	if p.ModeFrom == p.ModeTo {
-		return []span{{lvlDim, "mode "}, {lvlPlain, p.ModeTo}}
+		return append([]span{{lvlDim, "mode "}, {lvlPlain, p.ModeTo}, {lvlDim, " · "}}, ed.formatSpans()...)
 	}
 	out := []span{{lvlDim, "mode "}, {lvlPlain, p.ModeFrom + " → "}, {lvlAccent, p.ModeTo}}
 	if p.ModeTo == agentconfig.ModeAutoSplit {
 		out = append(out, span{lvlDim, " (preview of the deal)"})
 	}
-	return out
+	return append(append(out, span{lvlDim, " · "}), ed.formatSpans()...)
+}
+
+// formatSpans says the draft's format, and plainly when it is one
+// Backend.AI main cannot load.
+func (ed *editor) formatSpans() []span {
+	p := ed.plan
+	if p.DraftFormat {
+		return []span{{lvlCrit, agentconfig.DraftFormatWarning}}
+	}
+	return []span{{lvlDim, string(p.Format)}}
 }
 
 // edCols are the grid's column widths.

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -117,8 +118,8 @@ func (a *App) headerPieces() []headerPiece {
 	return ps
 }
 
-// viewHeader draws the header: one line, plus the exact device-source
-// failure on a second line when there is one.
+// viewHeader draws the header: one line, plus a second one for the
+// BEP-1044 warning and the exact device-source failure when there are.
 func (a *App) viewHeader(w int) []string {
 	ps := a.headerPieces()
 	const sep = " │ "
@@ -189,8 +190,17 @@ func (a *App) viewHeader(w int) []string {
 	// A second line for the exact device-source failure and for what did
 	// not fit on the first (narrow terminals), in that order.
 	var second []span
+	if a.snap != nil && a.snap.DraftFormat {
+		// First on a line of its own, whole on any width: an agent
+		// restarted on this file does not start.
+		second = append(second, span{lvlDim, "  "}, span{lvlCrit, agentconfig.DraftFormatWarning})
+	}
 	if prob := sourceProblem(a.snap); prob.text != "" {
-		second = append(second, span{lvlDim, "  "}, prob)
+		if len(second) > 0 {
+			second = append(second, span{lvlBorder, a.sepGlyph(sep)}, prob)
+		} else {
+			second = append(second, span{lvlDim, "  "}, prob)
+		}
 	}
 	for _, p := range dropped {
 		if len(second) > 0 {

@@ -61,7 +61,10 @@ func (f *sourceFlags) options() (engine.Options, error) {
 		opts.Issues = append(opts.Issues, problems...)
 	}
 	if cfg != nil {
-		opts.ConfigPath, opts.Mode = cfg.Path, cfg.Mode
+		opts.ConfigPath, opts.Mode, opts.DraftFormat = cfg.Path, cfg.Mode, cfg.IsDraftFormat()
+		if cfg.IsDraftFormat() {
+			opts.Issues = append(opts.Issues, model.Issue{Severity: model.SevWarning, Code: model.IssueConfig, File: cfg.Path, Message: agentconfig.DraftFormatWarning})
+		}
 		for _, a := range cfg.Agents {
 			opts.Agents = append(opts.Agents, model.Agent{ID: a.ID, ScratchRoot: a.ScratchRoot})
 		}

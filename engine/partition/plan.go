@@ -19,8 +19,12 @@ type Plan struct {
 	BaseHash string             `json:"base_hash"`
 	NewHash  string             `json:"new_hash,omitempty"`
 	Format   agentconfig.Format `json:"format"`
-	ModeFrom string             `json:"mode_from"`
-	ModeTo   string             `json:"mode_to"`
+	// DraftFormat says the file is, or would be, in the BEP-1044
+	// device-based form, which Backend.AI main cannot load
+	// (agentconfig.DraftFormatWarning is among the Warnings then).
+	DraftFormat bool   `json:"draft_format,omitempty"`
+	ModeFrom    string `json:"mode_from"`
+	ModeTo      string `json:"mode_to"`
 	// Agents says per agent what it gains and loses.
 	Agents []AgentDelta `json:"agents"`
 	// Moves are the devices whose owners change.
@@ -208,6 +212,7 @@ func Build(cur, draft *agentconfig.Config, snap *model.Snapshot, extra ...string
 		}
 	}
 	if cur.IsDraftFormat() || next.IsDraftFormat() {
+		p.DraftFormat = true
 		// First, so nobody misses it.
 		p.Warnings = append([]string{draftFormatLine(cur, next)}, p.Warnings...)
 	}
