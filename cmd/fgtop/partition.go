@@ -30,9 +30,9 @@ import (
 // changeFlags are the flags that describe a partition change (plan and
 // apply).
 type changeFlags struct {
-	moves []string
-	mode  string
-	cpu   []string
+	moves  []string
+	mode   string
+	cpu    []string
 	mem    []string
 	from   string
 	format string
