@@ -83,3 +83,71 @@ func FuzzReflowList(f *testing.F) {
 		}
 	})
 }
+
+// FuzzRenderEdits feeds the editor arbitrary agent.toml files in any TOML
+// form and makes the edits fgtop offers: drop every allocation table
+// (auto-split), write them again (manual), change one agent's cpu and mem.
+// Render may refuse (ErrUneditable, up front); what it renders must load,
+// in the mode and with the values asked for.
+func FuzzRenderEdits(f *testing.F) {
+	for _, s := range []string{
+		"[[agents]]\n[agents.agent]\nid = \"a\"\n[agents.resource]\ncpu = 1\nmem = \"1G\"\n[[agents]]\n[agents.agent]\nid = \"b\"\n[agents.resource]\ncpu = 1\nmem = \"1G\"\n[resource]\nallocation-mode = \"manual\"\n",
+		"agents = [{ agent = { id = \"a\" }, resource = { cpu = 1, mem = \"1G\" } }, { agent = { id = \"b\" }, resource = { cpu = 1, mem = \"1G\" } }]\n[resource]\nallocation-mode = \"manual\"\n",
+		"agents = [\n  # a\n  { agent = { id = \"a\" } },\n  { agent = { id = \"b\" } },\n]\n[resource]\nallocation_mode = \"auto-split\"\n",
+		"[resource]\nallocation-mode = \"manual\"\n[[agents]]\nagent.id = \"a\"\nresource.cpu = 1\nresource.mem = \"1G\"\nresource.devices.\"cuda.shares\" = \"2\"\n[[agents]]\nagent . id = \"b\"\nresource . cpu = 1\nresource . mem = \"1G\"\n",
+		"[[agents]]\nagent = { id = \"a\" }\nresource = { cpu = 1, mem = \"1G\" }\n[[agents]]\nagent = { id = \"b\" }\nresource = { cpu = 1, mem = \"1G\" }\n[resource]\nallocation-mode = \"manual\"\n",
+		"[resource]\nallocation-mode = \"manual\"\n[resource.allocations]\ncpu = 1\nmem = \"1G\"\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		c, _ := Parse("agent.toml", raw)
+		if c == nil || c.AllocFormat != FormatSlotBased {
+			return
+		}
+		check := func(what string, d *Config, mode string) *Config {
+			out, _, err := Render(c, d)
+			if err != nil {
+				return nil // refused before anything is written
+			}
+			n, _ := ParseAssuming("agent.toml", out, FormatSlotBased)
+			if n == nil {
+				t.Fatalf("%s: the rendered file does not load:\n%s\n--- from:\n%s", what, out, raw)
+			}
+			if n.Mode != mode || len(n.Agents) != len(c.Agents) {
+				t.Fatalf("%s: mode %s with %d agents, want %s with %d:\n%s", what, n.Mode, len(n.Agents), mode, len(c.Agents), out)
+			}
+			return n
+		}
+		d := c.Clone()
+		d.Mode = ModeAutoSplit
+		for i := range d.Agents {
+			d.Agents[i].Alloc, d.Agents[i].OwnAlloc = nil, false
+		}
+		d.GlobalAlloc = nil
+		if n := check("auto-split", d, ModeAutoSplit); n != nil {
+			for _, a := range n.Agents {
+				if a.OwnAlloc && c.Format != FormatSingle {
+					t.Fatalf("auto-split kept a table:\n%s", n.Raw)
+				}
+			}
+		}
+		d = c.Clone()
+		d.Mode = ModeManual
+		want := &Allocation{HasCPU: true, CPUCount: model.NewDec(3, 0), HasMem: true, Mem: model.NewDec(1<<30, 0),
+			Slots: map[model.SlotName]model.Dec{"cuda.shares": model.NewDec(15, -1)}}
+		for i := range d.Agents {
+			d.Agents[i].Alloc, d.Agents[i].OwnAlloc = want.Clone(), true
+		}
+		if c.Format == FormatSingle {
+			d.GlobalAlloc = d.Agents[0].Alloc
+		}
+		if n := check("manual", d, ModeManual); n != nil {
+			for _, a := range n.Agents {
+				if a.Alloc == nil || !a.Alloc.CPUCount.Equal(want.CPUCount) || !a.Alloc.Mem.Equal(want.Mem) || !a.Alloc.Slots["cuda.shares"].Equal(model.NewDec(15, -1)) {
+					t.Fatalf("manual: agent %s reads %+v:\n%s\n--- from:\n%s", a.ID, a.Alloc, n.Raw, raw)
+				}
+			}
+		}
+	})
+}

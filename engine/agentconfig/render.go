@@ -94,7 +94,9 @@ type editor struct {
 	// created are tables Render inserts, by path, so keys for the same new
 	// table go under one header.
 	created map[string]*newTable
-	errs    []error
+	// emptyInline are the edits that fill an empty inline table, by path.
+	emptyInline map[string]int
+	errs        []error
 }
 
 type edit struct {
@@ -102,6 +104,9 @@ type edit struct {
 	text       string
 	seq        int
 	key        string
+	// header: the edit inserts a new [table]. At one offset it goes after
+	// every other insertion, which belongs to the section before it.
+	header bool
 }
 
 type newTable struct {
@@ -125,6 +130,10 @@ func (e *editor) add(start, end int, text string, path []string) {
 // the key is added to the nearest table that holds it (nested inline tables
 // for the missing levels), or a new table is made.
 func (e *editor) set(path, alts []string, value string) {
+	if t := e.doc.table(path); t != nil && e.doc.kv(path, alts...) == nil {
+		e.fail("%w: %s is a table in this file, where a value belongs; fix it by hand", ErrUneditable, pathString(path))
+		return
+	}
 	if kv := e.doc.kv(path, alts...); kv != nil {
 		if string(e.doc.raw[kv.valStart:kv.end]) != value {
 			e.add(kv.valStart, kv.end, value, path)
@@ -224,10 +233,26 @@ func (e *editor) insertInInline(t *tableLoc, kv string, path []string) {
 		e.add(t.lastEnd, t.lastEnd, ", "+kv, path)
 		return
 	}
+	// An empty table ({}): every key goes into one insertion, so they
+	// are separated by commas.
+	k := pathKey(t.path)
+	if i, ok := e.emptyInline[k]; ok {
+		ed := &e.edits[i]
+		tail := ""
+		if strings.HasSuffix(ed.text, " ") {
+			ed.text, tail = strings.TrimSuffix(ed.text, " "), " "
+		}
+		ed.text += ", " + kv + tail
+		return
+	}
 	text := " " + kv
 	if t.open < len(e.doc.raw) && e.doc.raw[t.open] == '}' {
 		text += " "
 	}
+	if e.emptyInline == nil {
+		e.emptyInline = map[string]int{}
+	}
+	e.emptyInline[k] = len(e.edits)
 	e.add(t.open, t.open, text, path)
 }
 
@@ -488,12 +513,15 @@ func (e *editor) apply() ([]byte, []Change, error) {
 				b.WriteString(nt.ind + kv + e.doc.nl)
 			}
 		}
-		e.edits[nt.seq] = edit{start: nt.at, end: nt.at, text: b.String(), seq: nt.seq, key: pathString(nt.path)}
+		e.edits[nt.seq] = edit{start: nt.at, end: nt.at, text: b.String(), seq: nt.seq, key: pathString(nt.path), header: true}
 	}
 	edits := slices.Clone(e.edits)
 	sort.SliceStable(edits, func(i, j int) bool {
 		if edits[i].start != edits[j].start {
 			return edits[i].start < edits[j].start
+		}
+		if edits[i].header != edits[j].header {
+			return !edits[i].header
 		}
 		return edits[i].seq < edits[j].seq
 	})

@@ -328,7 +328,9 @@ func (d *tomlDoc) sectionEnd(t *tableLoc) int {
 func (d *tomlDoc) dottedKVs(path []string) []*kvLoc {
 	var out []*kvLoc
 	for _, kv := range d.kvs {
-		if !kv.inline && len(kv.path) > len(path) && slices.Equal(kv.path[:len(path)], path) {
+		// The key's own section is above the table: the dots make it.
+		if !kv.inline && len(kv.path) > len(path) && slices.Equal(kv.path[:len(path)], path) &&
+			len(kv.sect) < len(path) && slices.Equal(kv.sect, path[:len(kv.sect)]) {
 			out = append(out, kv)
 		}
 	}
