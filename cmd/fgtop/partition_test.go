@@ -304,6 +304,7 @@ func TestPartitionUsageErrors(t *testing.T) {
 		{"check"},
 		n.args("plan", "--move", "nonsense"),
 		n.args("plan", "--mode", "split"),
+		n.args("plan", "--format", "bep"),
 		n.args("plan", "--mem", agentA+"=lots"),
 		n.args("plan", "--from", filepath.Join(n.dir, "missing.toml")),
 		{"rollback"},

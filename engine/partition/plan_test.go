@@ -1,6 +1,7 @@
 package partition
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -305,4 +306,51 @@ func TestRequestEmpty(t *testing.T) {
 func memKernel(id string, agent model.AgentID, bytes int64) *model.Kernel {
 	return &model.Kernel{ID: model.KernelID(id), Agent: agent, State: model.KernelOK,
 		Alloc: model.Allocations{model.SlotMem: {"root": model.NewDec(bytes, 0)}}}
+}
+
+// TestFormatIsKept: an edit keeps the file's format; tables already in the
+// file are never converted, and asking for that is refused up front, with
+// the way to do it.
+func TestFormatIsKept(t *testing.T) {
+	snap := snapshot(fixtureDevices())
+	slot := loadFixture(t, "agent.multi-agent.slot-based.toml")
+	dev := loadFixture(t, "agent.multi-agent.device-based.toml")
+	tests := []struct {
+		name  string
+		cfg   *agentconfig.Config
+		req   Request
+		valid bool
+		want  string // in an error, or the plan's format when valid
+	}{
+		{"slot-based keeps slot-based", slot, Request{CPU: []CPUSet{{Agent: "i-gpu-node01-a", Spec: "8"}}}, true, "slot-based"},
+		{"device-based keeps device-based", dev, Request{Moves: []Move{{Device: "cuda:" + gpu3, Agent: agentB}}}, true, "device-based"},
+		{"no converting slot tables", slot, Request{Format: agentconfig.FormatDeviceBased}, false, "--format asks for the device-based format, but the file's allocation tables are slot-based"},
+		{"no converting device tables", dev, Request{Format: agentconfig.FormatSlotBased, Mode: agentconfig.ModeManual}, false, "switch to auto-split first"},
+		{"dropping the tables takes any format", slot, Request{Format: agentconfig.FormatDeviceBased, Mode: agentconfig.ModeAutoSplit}, true, "device-based"},
+		{"a device-based draft on slot tables", slot, Request{From: dev}, false, "the draft " + dev.Path + " asks for the device-based format"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, errs := Draft(tt.cfg, InventoryOf(snap), tt.req)
+			p := Build(tt.cfg, d, snap, errs...)
+			if p.Valid() != tt.valid {
+				t.Fatalf("valid %v, errors %q", p.Valid(), p.Errors)
+			}
+			if tt.valid {
+				if string(p.Format) != tt.want {
+					t.Errorf("format %s, want %s", p.Format, tt.want)
+				}
+				if tt.want == "device-based" && tt.cfg == dev && (!p.DraftFormat || !strings.HasPrefix(p.Warnings[0], agentconfig.DraftFormatWarning)) {
+					t.Errorf("a device-based file's plan does not say main cannot load it: %q", p.Warnings)
+				}
+				return
+			}
+			if !slices.ContainsFunc(p.Errors, func(e string) bool { return strings.Contains(e, tt.want) }) {
+				t.Errorf("errors %q, want one saying %q", p.Errors, tt.want)
+			}
+			if _, err := Apply(p, ApplyOptions{Actor: operator}); !errors.Is(err, ErrInvalidPlan) {
+				t.Errorf("apply: %v", err)
+			}
+		})
+	}
 }
