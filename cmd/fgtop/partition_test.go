@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"github.com/fgtop/fgtop/internal/testfix"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -415,5 +416,51 @@ func TestPartitionFindsTheConfig(t *testing.T) {
 		}
 		code, out := runCLI(t, cmd, "--help")
 		wantCode(t, code, exitOK, out, "/etc/backend.ai/agent.toml")
+	}
+}
+
+// TestSlotBasedAutoSplitManualStaysMainsForm is issue 11's reproduction:
+// main's slot-based fixture (scaled to this host), apply --mode auto-split,
+// then apply --mode manual. The tables manual writes are main's form, with
+// every plugin slot, and Backend.AI main's own loader accepts the file.
+func TestSlotBasedAutoSplitManualStaysMainsForm(t *testing.T) {
+	n := newNode(t)
+	text := string(readFixture(t, "agent.multi-agent.slot-based.toml"))
+	for old, new := range map[string]string{
+		"reserved-cpu = 2":      "reserved-cpu = 0",
+		"reserved-mem = \"8G\"": "reserved-mem = \"0\"",
+		"cpu = 15                                 # integer core COUNT (required)": "cpu = 1",
+		"  cpu = 15\n": "  cpu = 1\n",
+		"mem = \"120G\"                             # binary size (required)": "mem = \"64M\"",
+		"  mem = \"120G\"\n": "  mem = \"64M\"\n",
+	} {
+		if !strings.Contains(text, old) {
+			t.Fatalf("fixture changed: no %q", old)
+		}
+		text = strings.Replace(text, old, new, 1)
+	}
+	if err := os.WriteFile(n.config, []byte(text), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	code, out := runCLI(t, n.args("apply", "--mode", "auto-split", "--yes")...)
+	wantCode(t, code, exitOK, out, "verified")
+	code, out = runCLI(t, n.args("apply", "--mode", "manual", "--yes")...)
+	wantCode(t, code, exitOK, out, "verified", "even split, in Backend.AI main's slot-based form")
+	if strings.Contains(out, agentconfig.DraftFormatWarning) {
+		t.Errorf("the plan warns of the draft format:\n%s", out)
+	}
+	c, err := agentconfig.Load(n.config)
+	if err != nil || c.AllocFormat != agentconfig.FormatSlotBased || c.FormatGuessed || c.Mode != agentconfig.ModeManual {
+		t.Fatalf("after manual: %v, %s guessed=%v mode %s\n%s", err, c.AllocFormat, c.FormatGuessed, c.Mode, n.current(t))
+	}
+	for _, a := range c.Agents {
+		if _, ok := a.Alloc.Slots["cuda.shares"]; !ok || !a.Alloc.HasCPU || !a.Alloc.HasMem {
+			t.Errorf("agent %s: %+v", a.ID, a.Alloc)
+		}
+	}
+	oracle := testfix.Oracle(t)
+	res, err := exec.Command(oracle, n.config).Output()
+	if err != nil || !strings.Contains(string(res), `"ok": true`) {
+		t.Fatalf("Backend.AI main rejects the file: %v\n%s\n%s", err, res, n.current(t))
 	}
 }
