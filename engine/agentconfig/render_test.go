@@ -185,6 +185,14 @@ func TestRenderEdits(t *testing.T) {
 			want: "[resource]\r\nallocation-mode = \"auto-split\"\r\n[[agents]]\r\n[agents.agent]\r\nid = \"a\"\r\n[[agents]]\r\n[agents.agent]\r\nid = \"b\"\r\n[agents.resource]\r\ncpu = [\"1\"]\r\n",
 		},
 		{
+			// Main reads the kebab one (the other is an unknown key): so
+			// does fgtop, and it edits that one.
+			name:   "both spellings of the mode key",
+			in:     "[resource]\nallocation_mode = \"manual\"\nallocation-mode = \"shared\"  # counts\n",
+			change: func(d *Config) { d.Mode = ModeAutoSplit },
+			want:   "[resource]\nallocation_mode = \"manual\"\nallocation-mode = \"auto-split\"  # counts\n",
+		},
+		{
 			name:   "mode key spelled with an underscore",
 			in:     "[resource]\nallocation_mode = \"shared\"  # mode\nreserved-cpu = 1\n",
 			change: func(d *Config) { d.Mode = ModeAutoSplit },
