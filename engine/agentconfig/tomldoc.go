@@ -199,14 +199,7 @@ func (d *tomlDoc) addKV(t *tableLoc, sect, base []string, e *unstable.Node, inli
 	}
 	t.lastEnd, t.lastKV = end, loc
 	if v.Kind == unstable.InlineTable {
-		it := &tableLoc{path: path, kind: tableInline, open: int(v.Raw.Offset) + 1, lastEnd: -1}
-		d.tables[pathKey(path)] = it
-		c := v.Children()
-		for c.Next() {
-			if n := c.Node(); n.Kind == unstable.KeyValue {
-				d.addKV(it, sect, path, n, true)
-			}
-		}
+		d.addInline(sect, path, v)
 	}
 	if v.Kind == unstable.Array {
 		// agents = [ { ... }, { ... } ]: each inline table is an instance
@@ -221,17 +214,21 @@ func (d *tomlDoc) addKV(t *tableLoc, sect, base []string, e *unstable.Node, inli
 				continue
 			}
 			if n.Kind == unstable.InlineTable {
-				ep := append(slices.Clone(parent), arrElem(last, i))
-				et := &tableLoc{path: ep, kind: tableInline, open: int(n.Raw.Offset) + 1, lastEnd: -1}
-				d.tables[pathKey(ep)] = et
-				cc := n.Children()
-				for cc.Next() {
-					if kv := cc.Node(); kv.Kind == unstable.KeyValue {
-						d.addKV(et, sect, ep, kv, true)
-					}
-				}
+				d.addInline(sect, append(slices.Clone(parent), arrElem(last, i)), n)
 			}
 			i++
+		}
+	}
+}
+
+// addInline records the inline table v at path and its key-values.
+func (d *tomlDoc) addInline(sect, path []string, v *unstable.Node) {
+	it := &tableLoc{path: path, kind: tableInline, open: int(v.Raw.Offset) + 1, lastEnd: -1}
+	d.tables[pathKey(path)] = it
+	c := v.Children()
+	for c.Next() {
+		if n := c.Node(); n.Kind == unstable.KeyValue {
+			d.addKV(it, sect, path, n, true)
 		}
 	}
 }
