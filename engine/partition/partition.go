@@ -164,7 +164,7 @@ func noteGuessed(f agentconfig.Format) string {
 	if f == agentconfig.FormatSlotBased {
 		return "the file has no allocation tables, so it does not say which multi-agent design it follows; fgtop reads it as Backend.AI main's slot-based form (the only one main loads); the BEP-1044 draft would deal devices out exclusively"
 	}
-	return "the file has no allocation tables, so it does not say which multi-agent design it follows; this is the BEP-1044 device-based reading (exclusive devices), as --format device-based asks; Backend.AI main (slot-based) does not make devices exclusive"
+	return "the file has no allocation tables, so it does not say which multi-agent design it follows; this is the BEP-1044 device-based reading (exclusive devices: the file's format before this change, or --format device-based); Backend.AI main does not make devices exclusive, and fgtop reads a file without tables as main's slot-based form when it loads it again"
 }
 
 // Effective computes the partition cfg gives on the node, per
