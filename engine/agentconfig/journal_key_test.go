@@ -46,3 +46,31 @@ func TestJournalRecordsTheKey(t *testing.T) {
 		t.Errorf("origin %q", recs[0].Origin)
 	}
 }
+
+// TestJournalOldRelativeRecords: a journal written by an fgtop that
+// recorded the config path as given (relative) still rolls back: in the
+// file's own journal, a relative record of the same name is that file.
+func TestJournalOldRelativeRecords(t *testing.T) {
+	c, next := setup(t)
+	if _, err := Commit(CommitRequest{Path: c.Path, BaseHash: c.Hash, Data: next, Actor: operator, Now: clock()}); err != nil {
+		t.Fatal(err)
+	}
+	j := JournalPath(c.Path)
+	raw, err := os.ReadFile(j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := strings.ReplaceAll(string(raw), `"config":"`+c.Path+`"`, `"config":"agent.toml"`)
+	if old == string(raw) {
+		t.Fatalf("the record does not name %s:\n%s", c.Path, raw)
+	}
+	if err := os.WriteFile(j, []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Rollback(RollbackRequest{Path: c.Path, Actor: operator, Now: clock()}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(c.Path); string(b) != string(c.Raw) {
+		t.Error("the bytes are not restored")
+	}
+}

@@ -476,7 +476,10 @@ func Undoable(path, journal string) (*JournalRecord, error) {
 	}
 	var stack []JournalRecord
 	for _, r := range recs {
-		if r.Config != real {
+		if r.Config != real && !(!filepath.IsAbs(r.Config) && filepath.Base(r.Config) == filepath.Base(real)) {
+			// Records name the resolved path; older fgtops wrote the
+			// path as given, which in the file's own journal is the same
+			// file when its name matches.
 			continue
 		}
 		switch r.Action {
