@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -72,7 +73,10 @@ the kernels are named with --scratch-root. Try it without a node: fgtop demo.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return consoleOn(cmd.Context(), &src, &cf)
 		},
+		// --version prints what `fgtop version` prints.
+		Version: strings.TrimSuffix(readBuildInfo().text(), "\n"),
 	}
+	root.SetVersionTemplate("{{.Version}}\n")
 	src.register(root)
 	cf.register(root, true)
 	root.AddCommand(newWatchCmd())
@@ -81,5 +85,6 @@ the kernels are named with --scratch-root. Try it without a node: fgtop demo.`,
 	root.AddCommand(newSimulateCmd())
 	root.AddCommand(newDemoCmd())
 	root.AddCommand(newServeCmd())
+	root.AddCommand(newVersionCmd())
 	return root
 }
