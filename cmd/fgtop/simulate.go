@@ -60,6 +60,9 @@ Requests (--request, repeatable, run in order):
   free=N  (or free=kN)           release the allocation of the N-th allocation request
                                  (N counts allocation requests only, so free=2 frees k2)
 A failing step is reported (error kind, message) and the next one runs.
+Amounts must be above 0: Backend.AI drops a slot of 0 or less from a request, so such a
+request would "succeed" with nothing allocated; fgtop refuses it as a likely mistake
+(exit 2), as it does an amount too large for Backend.AI's 28-digit decimals.
 
 Corpus cases (--case FILE): one case or a list in alloc-cases.json's format; its devices,
 settings and operations are used (flags given explicitly override the settings). --check
@@ -170,6 +173,9 @@ func (f *simulateFlags) run(ctx context.Context) error {
 		if steps[i], err = placement.ParseStep(r, sim.types); err != nil {
 			return usageErr("--request %v", err)
 		}
+		if err := steps[i].CheckAmounts(); err != nil {
+			return usageErr("--request %q: %v", r, err)
+		}
 	}
 	if err := placement.ValidateSteps(steps); err != nil {
 		return usageErr("--request: %v", err)
@@ -177,6 +183,14 @@ func (f *simulateFlags) run(ctx context.Context) error {
 	res, err := placement.Run(sim.node, steps, placement.RunOptions{Trace: f.trace, Live: sim.live})
 	if err != nil {
 		return fmt.Errorf("simulate: %w", err)
+	}
+	for _, r := range res.Steps {
+		// Only an amount beyond Backend.AI's decimal precision gets here
+		// (NaN and infinities are refused when parsed): bad input, not a
+		// placement answer.
+		if r.ErrKind == alloc.KindInvalidOperation {
+			return usageErr("--request %q: %s", r.Step.Text, placement.ErrMessage(r.Err))
+		}
 	}
 	return f.render(sim, res, "")
 }
@@ -276,7 +290,7 @@ func (f *simulateFlags) setup(ctx context.Context) (*simulation, error) {
 // follows --strategy, and alloc_map covers its slots.
 func (f *simulateFlags) deviceList(settings *placement.Settings, sim *simulation) ([]model.Device, error) {
 	if f.src.mockEtcd != "" {
-		return nil, usageErr("--mock-etcd applies only to a mock-accelerator.toml")
+		return nil, usageErr("--mock-etcd %s: the mock plugin's settings apply only to a mock-accelerator.toml, not to the device list --devices %s", f.src.mockEtcd, f.src.devices)
 	}
 	data, err := os.ReadFile(f.src.devices)
 	if err != nil {
@@ -379,11 +393,14 @@ func (f *simulateFlags) liveNode(ctx context.Context, settings placement.Setting
 // openAccelerators opens --devices without the host's CPU cores and memory
 // for a mock file (they are added separately, only when wanted).
 func (f *simulateFlags) openAccelerators() (inventory.Source, error) {
+	if err := f.src.checkMockEtcd(); err != nil {
+		return nil, err
+	}
 	switch f.src.devices {
 	case "", "auto", "nvml":
-		src, err := inventory.Open(f.src.devices, inventory.OpenOptions{MockEtcdPath: f.src.mockEtcd})
+		src, err := inventory.Open(f.src.devices, inventory.OpenOptions{})
 		if err != nil {
-			return nil, usageErr("--devices %s: %v", f.src.devices, err)
+			return nil, f.src.deviceErr(err)
 		}
 		return src, nil
 	}
@@ -392,7 +409,7 @@ func (f *simulateFlags) openAccelerators() (inventory.Source, error) {
 	}
 	src, err := inventory.NewMock(f.src.devices, f.src.mockEtcd, nil)
 	if err != nil {
-		return nil, usageErr("--devices %s: %v", f.src.devices, err)
+		return nil, f.src.deviceErr(err)
 	}
 	return src, nil
 }
@@ -815,7 +832,7 @@ func (f *simulateFlags) table(sim *simulation, res *placement.Result, caseID str
 		switch {
 		case !r.OK():
 			msg := oneLine(placement.ErrMessage(r.Err))
-			if !strings.HasPrefix(msg, r.ErrKind+":") {
+			if !strings.HasPrefix(msg, r.ErrKind+":") && !pythonKind(r.ErrKind) {
 				msg = r.ErrKind + ": " + msg
 			}
 			result = "✗ " + msg
@@ -872,6 +889,17 @@ func (f *simulateFlags) table(sim *simulation, res *placement.Result, caseID str
 	}
 	fmt.Fprintf(w, "\nalloc_map: {%s}\n", strings.Join(am, ", "))
 	return nil
+}
+
+// pythonKind reports whether an error kind names an exception of Python
+// itself rather than one of Backend.AI's resource errors: the table shows
+// only its plain message (the JSON keeps the kind, as parity data).
+func pythonKind(kind string) bool {
+	switch kind {
+	case alloc.KindValueError, alloc.KindKeyError, alloc.KindIndexError, alloc.KindInvalidOperation, alloc.KindDivisionByZero:
+		return true
+	}
+	return false
 }
 
 // amountsText writes an allocation on one line: "cuda.shares 2d02=0.20".

@@ -83,12 +83,36 @@ func (f *sourceFlags) options() (engine.Options, error) {
 			opts.Agents = nil
 		}
 	}
+	if err := f.checkMockEtcd(); err != nil {
+		return opts, err
+	}
 	src, err := inventory.Open(f.devices, inventory.OpenOptions{MockEtcdPath: f.mockEtcd})
 	if err != nil {
-		return opts, usageErr("--devices %s: %v", f.devices, err)
+		return opts, f.deviceErr(err)
 	}
 	opts.Inventory = src
 	return opts, nil
+}
+
+// checkMockEtcd refuses --mock-etcd where no mock file is read.
+func (f *sourceFlags) checkMockEtcd() error {
+	switch f.devices {
+	case "", "auto", "nvml":
+		if f.mockEtcd != "" {
+			return usageErr("--mock-etcd %s: the mock plugin's settings apply only with --devices PATH-to-mock-accelerator.toml, not --devices %s", f.mockEtcd, f.devices)
+		}
+	}
+	return nil
+}
+
+// deviceErr names the flag a device-source error comes from: the settings
+// file of --mock-etcd, or --devices.
+func (f *sourceFlags) deviceErr(err error) error {
+	var se *inventory.MockSettingsError
+	if errors.As(err, &se) {
+		return usageErr("--mock-etcd: %v", se.Err)
+	}
+	return usageErr("--devices %s: %v", f.devices, err)
 }
 
 // loadConfig reads an agent.toml for watching. A file that breaks the

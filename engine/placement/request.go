@@ -77,6 +77,31 @@ func ParseStep(text string, types model.SlotTypes) (Step, error) {
 	return st, nil
 }
 
+// CheckAmounts refuses a request an operator cannot have meant: a
+// negative amount, a zero one, or no slot at all. Backend.AI's allocator
+// quietly drops slots of 0 or less, so such a request "succeeds" with
+// nothing allocated, which hides the typo; the command line refuses it
+// instead. (Corpus cases keep Backend.AI's behaviour: they are facts about
+// the allocator, not an operator's input.) A free step passes.
+func (s Step) CheckAmounts() error {
+	if s.IsFree() {
+		return nil
+	}
+	if len(s.Request) == 0 {
+		return fmt.Errorf("an empty request asks for nothing; want slot=amount[,slot=amount...] such as cuda.shares=0.5")
+	}
+	for _, e := range s.Request {
+		switch e.Amount.Sign() {
+		case -1:
+			return fmt.Errorf("%s: a negative amount (%s); want an amount above 0", e.Slot, e.Amount)
+		case 0:
+			return fmt.Errorf("%s: 0 asks for nothing (Backend.AI drops a slot of 0 or less from a request); give an amount above 0, or leave %s out",
+				e.Slot, e.Slot)
+		}
+	}
+	return nil
+}
+
 // parseAmount reads a slot amount: a binary size for bytes slots (plain
 // numbers are bytes), an exact decimal otherwise. NaN and infinities are
 // refused.
