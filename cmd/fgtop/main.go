@@ -89,5 +89,11 @@ the kernels are named with --scratch-root. Try it without a node: fgtop demo.`,
 	root.AddCommand(newDemoCmd())
 	root.AddCommand(newServeCmd())
 	root.AddCommand(newVersionCmd())
+	root.AddCommand(newManCmd())
+	// Our own completion command (cobra's default one is added only at
+	// Execute, so the manual would not see it), with ids from the node.
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.AddCommand(newCompletionCmd())
+	registerCompletions(root)
 	return root
 }
