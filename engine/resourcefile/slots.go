@@ -323,7 +323,7 @@ func decFromSequence(seq []any) (model.Dec, string, string) {
 	if form == apd.Finite {
 		// Python accepts exponents up to about ±10^18; apd stores an int32.
 		if exp > math.MaxInt32 || exp < math.MinInt32 {
-			return model.Dec{}, "InvalidOperation", "[<class 'decimal.InvalidOperation'>] (exponent out of fgtop's range)"
+			return model.Dec{}, "InvalidOperation", "the exponent is out of range"
 		}
 		d.Exponent = int32(exp)
 	}
