@@ -24,6 +24,9 @@ func TestErrorsInOwnWords(t *testing.T) {
 	etcd := filepath.Join(fx, "mock-accelerator.etcd.json")
 	dir := t.TempDir()
 	badJSON := writeFile(t, dir, "bad.json", "{bad")
+	badTOML := writeFile(t, dir, "bad.toml", "x = [")
+	// The agent.toml Backend.AI's search finds first.
+	t.Setenv("BACKEND_CONFIG_FILE", badTOML)
 	list := writeFile(t, dir, "devices.json", `[{"id": "0", "slot_name": "cuda.shares", "capacity": "1.0", "numa_node": 0}]`)
 	sim := func(requests ...string) []string {
 		args := []string{"simulate", "--devices", mock, "--mock-etcd", etcd}
@@ -67,6 +70,10 @@ func TestErrorsInOwnWords(t *testing.T) {
 			exitBadUsage, []string{"--mock-etcd " + etcd, "device list"}},
 		{"bad mock file still --devices", []string{"simulate", "--devices", badJSON + ".toml", "--request", "cuda.shares=1"},
 			exitBadUsage, []string{"--devices " + badJSON + ".toml"}},
+		{"missing --config", []string{"snapshot", "--config", filepath.Join(dir, "nope.toml")}, exitBadUsage, []string{"--config:", "nope.toml"}},
+		{"--config not TOML", []string{"snapshot", "--config", badTOML}, exitBadUsage, []string{"--config:", "bad.toml"}},
+		{"--config not TOML, simulate", []string{"simulate", "--config", badTOML, "--devices", mock, "--request", "cuda.shares=1"}, exitBadUsage, []string{"--config:", "bad.toml"}},
+		{"found agent.toml not TOML", []string{"snapshot"}, exitBadUsage, []string{"bad.toml", "name another with --config"}},
 		{"bad --mem", []string{"simulate", "--devices", list, "--mem", "-5g", "--request", "cuda.shares=1"},
 			exitBadUsage, []string{`--mem "-5g"`}},
 	}

@@ -460,7 +460,7 @@ func (f *simulateFlags) configSettings(s *placement.Settings) (*agentconfig.Conf
 	}
 	cfg, err := agentconfig.Load(f.src.config)
 	if err != nil {
-		return nil, usageErr("%v", err)
+		return nil, usageErr("--config: %v", err)
 	}
 	if f.affinity == "" && cfg.AffinityPolicy != "" {
 		if p, err := alloc.ParseAffinityPolicy(cfg.AffinityPolicy); err == nil {

@@ -44,7 +44,7 @@ func (f *sourceFlags) options() (engine.Options, error) {
 	case f.config != "":
 		c, problems, err := loadConfig(f.config)
 		if err != nil {
-			return opts, err
+			return opts, usageErr("--config: %v", err)
 		}
 		cfg = c
 		opts.Issues = append(opts.Issues, problems...)
@@ -55,7 +55,7 @@ func (f *sourceFlags) options() (engine.Options, error) {
 		}
 		c, problems, err := loadConfig(path)
 		if err != nil {
-			return opts, err
+			return opts, usageErr("%v\n(fgtop found this agent.toml where Backend.AI looks for one; name another with --config FILE)", err)
 		}
 		cfg = c
 		opts.Issues = append(opts.Issues, problems...)
@@ -117,7 +117,8 @@ func (f *sourceFlags) deviceErr(err error) error {
 
 // loadConfig reads an agent.toml for watching. A file that breaks the
 // partition rules is still watched (its kernels are real), with every
-// problem shown as an issue; a file that is not TOML at all is bad input.
+// problem shown as an issue; a file that is not TOML at all is bad input
+// (the error names the file; the caller says where the path came from).
 func loadConfig(path string) (*agentconfig.Config, []model.Issue, error) {
 	c, err := agentconfig.Load(path)
 	var inv *agentconfig.InvalidError
@@ -131,7 +132,7 @@ func loadConfig(path string) (*agentconfig.Config, []model.Issue, error) {
 		}
 		return c, out, nil
 	default:
-		return nil, nil, usageErr("%v", err)
+		return nil, nil, err
 	}
 }
 
