@@ -44,8 +44,9 @@ func TestErrorsInOwnWords(t *testing.T) {
 		// Negative and zero amounts: Backend.AI drops them, fgtop refuses.
 		{"negative shares", sim("cuda.shares=-1"), exitBadUsage, []string{`--request "cuda.shares=-1"`, "negative"}},
 		{"negative memory", sim("cuda.shares=0.5,mem=-1g"), exitBadUsage, []string{`--request "cuda.shares=0.5,mem=-1g"`, "mem: a negative amount"}},
-		{"zero shares", sim("cuda.shares=0"), exitBadUsage, []string{`--request "cuda.shares=0"`, "asks for nothing", "leave cuda.shares out"}},
-		{"zero beside a real slot", sim("cuda.shares=0.5,cpu=0"), exitBadUsage, []string{`--request "cuda.shares=0.5,cpu=0"`, "cpu: 0 asks for nothing"}},
+		// Zeros only: it runs, allocates nothing, and says so.
+		{"zero shares", sim("cuda.shares=0"), exitOK, []string{`fgtop: --request "cuda.shares=0" asks for nothing`, "nothing (empty request)"}},
+		{"zeros only, JSON form", sim(`{"cuda.shares": "0", "cuda.device": "0"}`), exitOK, []string{"asks for nothing"}},
 		{"empty request", sim(""), exitBadUsage, []string{`--request ""`, "empty request"}},
 		{"negative in JSON form", sim(`{"cuda.shares": "-0.5"}`), exitBadUsage, []string{"--request", "negative"}},
 		// Amounts Backend.AI's decimals cannot carry.
@@ -119,5 +120,19 @@ func TestSimulateJSONKeepsKinds(t *testing.T) {
 		if p.Error != w.kind || !strings.Contains(p.Message, w.msg) || strings.Contains(p.Message, w.kind) || strings.Contains(p.Message, "'") {
 			t.Errorf("step %d: error %q message %q, want kind %s and plain words %q", i+1, p.Error, p.Message, w.kind, w.msg)
 		}
+	}
+}
+
+// TestSimulateZeroBesideASlot: a 0 next to a real amount is how Backend.AI's
+// own requests look; it runs quietly and allocates the rest.
+func TestSimulateZeroBesideASlot(t *testing.T) {
+	fx := testfix.Dir(t, "backendai")
+	out, errOut, code := runSim(t, "simulate", "--devices", filepath.Join(fx, "mock-accelerator.toml"),
+		"--mock-etcd", filepath.Join(fx, "mock-accelerator.etcd.json"), "--request", `{"cuda.device": "0", "cuda.shares": "0.5"}`)
+	if code != exitOK || errOut != "" {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	if !strings.Contains(out, "cuda.shares ") || strings.Contains(out, "nothing") || strings.Contains(out, "✗") {
+		t.Errorf("the request did not allocate its shares:\n%s", out)
 	}
 }

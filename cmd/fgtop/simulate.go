@@ -60,9 +60,11 @@ Requests (--request, repeatable, run in order):
   free=N  (or free=kN)           release the allocation of the N-th allocation request
                                  (N counts allocation requests only, so free=2 frees k2)
 A failing step is reported (error kind, message) and the next one runs.
-Amounts must be above 0: Backend.AI drops a slot of 0 or less from a request, so such a
-request would "succeed" with nothing allocated; fgtop refuses it as a likely mistake
-(exit 2), as it does an amount too large for Backend.AI's 28-digit decimals.
+Amounts: Backend.AI drops a slot of 0 or less from a request. A negative amount would
+thus "succeed" with nothing allocated, so fgtop refuses it (exit 2), as it does an empty
+request and an amount too large for Backend.AI's 28-digit decimals. A 0 beside other slots
+is normal (Backend.AI's requests carry one for every unused slot); a request of zeros only
+runs, with a warning that it allocates nothing.
 
 Corpus cases (--case FILE): one case or a list in alloc-cases.json's format; its devices,
 settings and operations are used (flags given explicitly override the settings). --check
@@ -175,6 +177,9 @@ func (f *simulateFlags) run(ctx context.Context) error {
 		}
 		if err := steps[i].CheckAmounts(); err != nil {
 			return usageErr("--request %q: %v", r, err)
+		}
+		if steps[i].AsksForNothing() {
+			fmt.Fprintf(f.stderr, "fgtop: --request %q asks for nothing: Backend.AI drops amounts of 0, so this step allocates nothing\n", r)
 		}
 	}
 	if err := placement.ValidateSteps(steps); err != nil {

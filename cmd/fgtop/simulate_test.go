@@ -420,7 +420,7 @@ func TestSimulateSteps(t *testing.T) {
 			steps: []step{{"", "k1"}}, allocMap: "[[" + seedB + " 0.02]]"},
 		{name: "JSON request", requests: []string{`{"cuda.shares": "0.5"}`, "free=k1"},
 			steps: []step{{"", "k1"}, {"", "k1"}}, allocMap: "[]"},
-		{name: "zero request", requests: []string{"cuda.shares=0"}, code: exitBadUsage},
+		{name: "zero request", requests: []string{"cuda.shares=0"}, steps: []step{{"", "k1"}}, allocMap: "[]"},
 		{name: "unknown plugin", requests: []string{"rocm.shares=1"}, steps: []step{{"KeyError", "k1"}}, allocMap: "[]"},
 		{name: "free of a later request", requests: []string{"free=1", "cuda.shares=1"}, code: exitBadUsage},
 		{name: "free=0", requests: []string{"cuda.shares=1", "free=0"}, code: exitBadUsage},
