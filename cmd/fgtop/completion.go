@@ -142,13 +142,21 @@ func registerCompletions(root *cobra.Command) {
 		"strategy":     words("evenly", "fill"),
 		"affinity":     words("interleaved", "prefer-single-node"),
 	}
+	agentValued := map[string]bool{"cpu": true, "mem": true, "move": true}
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		for name, fn := range byFlag {
-			if f := c.Flags().Lookup(name); f != nil && f.Value.Type() != "bool" && f.Value.Type() != "int" {
-				// Registering twice fails; every command has its own flags.
-				_ = c.RegisterFlagCompletionFunc(name, fn)
+			f := c.Flags().Lookup(name)
+			if f == nil || f.Value.Type() == "bool" || f.Value.Type() == "int" {
+				continue
 			}
+			// The partition flags AGENT=VALUE repeat; simulate's --mem of
+			// the same name is a size, which has nothing to complete.
+			if agentValued[name] && f.Value.Type() != "stringArray" {
+				continue
+			}
+			// Registering twice fails; every command has its own flags.
+			_ = c.RegisterFlagCompletionFunc(name, fn)
 		}
 		for _, s := range c.Commands() {
 			walk(s)
@@ -250,12 +258,21 @@ func flagString(cmd *cobra.Command, name string) string {
 }
 
 // agentIDsFor reads the agent ids of the config named by --config (or
-// found where Backend.AI looks), plus the agents --scratch-root names.
+// found where Backend.AI looks, when no --scratch-root is given either),
+// plus the agents --scratch-root names.
 // Any error just means fewer completions.
 func agentIDsFor(cmd *cobra.Command) []string {
 	var ids []string
+	var roots []string
+	if f := cmd.Flags().Lookup("scratch-root"); f != nil {
+		if sv, ok := f.Value.(interface{ GetSlice() []string }); ok {
+			roots = sv.GetSlice()
+		}
+	}
 	path := flagString(cmd, "config")
-	if path == "" {
+	if path == "" && len(roots) == 0 {
+		// As the commands do: Backend.AI's places only when neither a
+		// config nor scratch roots are named.
 		path, _ = agentconfig.Find()
 	}
 	if path != "" {
@@ -267,16 +284,12 @@ func agentIDsFor(cmd *cobra.Command) []string {
 			}
 		}
 	}
-	if f := cmd.Flags().Lookup("scratch-root"); f != nil {
-		if sv, ok := f.Value.(interface{ GetSlice() []string }); ok {
-			for _, v := range sv.GetSlice() {
-				agent, _, ok := strings.Cut(v, "=")
-				if !ok {
-					agent = filepath.Base(filepath.Clean(v))
-				}
-				ids = append(ids, agent)
-			}
+	for _, v := range roots {
+		agent, _, ok := strings.Cut(v, "=")
+		if !ok {
+			agent = filepath.Base(filepath.Clean(v))
 		}
+		ids = append(ids, agent)
 	}
 	slices.Sort(ids)
 	return slices.Compact(ids)

@@ -84,6 +84,7 @@ func TestCompleteCommand(t *testing.T) {
 		{"missing config: nothing, quietly", []string{"plan", "--config", "/nonexistent/agent.toml", "--cpu", ""}, nil},
 		{"bad device source: nothing, quietly", []string{"plan", "--config", f.config, "--devices", "/nonexistent.toml", "--move", ""}, nil},
 		{"modes", []string{"plan", "--mode", ""}, []string{"shared", "auto-split", "manual"}},
+		{"simulate --mem is a size: no agents", []string{"simulate", "--config", f.config, "--mem", ""}, nil},
 		{"shells", []string{"completion", ""}, []string{"bash", "fish", "zsh"}},
 	}
 	for _, tt := range tests {
