@@ -70,12 +70,17 @@ func suffixed(ids []string, prefix, suffix string) []string {
 // script does.
 func TestCompleteCommand(t *testing.T) {
 	f := newCompletionFixture(t)
+	// A user theme beside the built-in ones, and no other.
+	xdg := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", xdg)
+	writeFile(t, filepath.Join(xdg, "fgtop", "themes"), "mine.toml", "")
 	tests := []struct {
 		name string
 		args []string
 		want []string
 	}{
-		{"themes", []string{"watch", "--theme", ""}, themes.Names()},
+		{"themes", []string{"watch", "--theme", ""}, append(themes.Names(), "mine")},
+		{"a theme file", []string{"watch", "--theme", "./"}, []string{"toml"}},
 		{"agents for --cpu", []string{"plan", "--config", f.config, "--cpu", ""}, suffixed(f.agents, "", "=")},
 		{"agents for --agent", []string{"simulate", "--config", f.config, "--agent", ""}, f.agents},
 		{"devices for --move", []string{"apply", "--config", f.config, "--devices", f.mock, "--mock-etcd", f.etcd, "--move", ""}, suffixed(f.devices, "", "=")},
@@ -164,7 +169,8 @@ comp() {
 	}
 	cmd := exec.Command(bash, "--norc", "--noprofile", "-c", script.String())
 	cmd.Dir = cwd
-	cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "HOME="+t.TempDir(), "BACKEND_CONFIG_FILE=")
+	cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "HOME="+t.TempDir(),
+		"XDG_CONFIG_HOME="+t.TempDir(), "BACKEND_CONFIG_FILE=")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("bash: %v\n%s", err, out)
