@@ -506,7 +506,7 @@ func fileIssue(path string, id model.KernelID, agent model.AgentID, err error) m
 	var pe *resourcefile.ParseError
 	if errors.As(err, &pe) {
 		iss.Line = pe.Line
-		iss.Message = pe.Kind + ": " + pe.Msg
+		iss.Message = pe.Reason()
 		if pe.Torn {
 			iss.Severity = model.SevWarning
 		}

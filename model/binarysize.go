@@ -29,8 +29,35 @@ type BinarySizeError struct {
 	Msg   string
 }
 
+// Error says what is wrong in plain words; Kind and Msg keep Python's
+// class and message for parity checks, and never reach an operator.
 func (e *BinarySizeError) Error() string {
-	return fmt.Sprintf("%v %q: %s: %s", ErrInvalidBinarySize, truncForMsg(e.Input), e.Kind, e.Msg)
+	return fmt.Sprintf("%v %q: %s", ErrInvalidBinarySize, truncForMsg(e.Input), e.Reason())
+}
+
+// Reason is the failure in fgtop's words, without Python's exception text.
+func (e *BinarySizeError) Reason() string {
+	switch {
+	case e.Kind == "OverflowError" && strings.Contains(e.Msg, "Infinity"), e.Msg == "infinite values are not allowed":
+		return "infinite sizes are not allowed"
+	case e.Kind == "Overflow", e.Kind == "OverflowError":
+		return "too large"
+	case e.Kind == "InvalidOperation", strings.Contains(e.Msg, "NaN"):
+		return "not a number"
+	case e.Kind == "IndexError":
+		return "1024^9 bytes or more cannot be written with a unit"
+	case strings.HasPrefix(e.Msg, "('Unconvertible value'"):
+		return "want a whole number of bytes, or a number with a binary unit k, m, g, t, p or e (1k = 1024 bytes), such as 4g or 512m"
+	case e.Msg == "Fractional bytes are not allowed":
+		return "a size without a unit must be a whole number of bytes, such as 1073741824 (or give a unit: 1g)"
+	case strings.HasPrefix(e.Msg, "Exceeds the limit"):
+		return fmt.Sprintf("more than %d digits", pyIntMaxDigits)
+	case strings.HasPrefix(e.Msg, "('Unsupported scale unit.'"):
+		return "unknown unit; want one of k, m, g, t, p, e, z, y"
+	case strings.HasPrefix(e.Msg, "format-string"):
+		return "the unit must be one character"
+	}
+	return e.Msg
 }
 
 // Unwrap makes errors.Is(err, ErrInvalidBinarySize) hold.

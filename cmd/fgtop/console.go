@@ -132,6 +132,9 @@ func newWatchCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cf.readOnly = true
+			if err := requireTerminal("fgtop watch", "fgtop snapshot --json (add --follow for a stream)"); err != nil {
+				return err
+			}
 			return consoleOn(cmd.Context(), &src, &cf)
 		},
 	}

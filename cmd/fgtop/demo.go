@@ -51,6 +51,11 @@ func newDemoCmd() *cobra.Command {
 			if speed <= 0 || speed > maxDemoSpeed {
 				return usageErr("--speed %v: want a number above 0 and at most %d", speed, maxDemoSpeed)
 			}
+			if !headless {
+				if err := requireTerminal("fgtop demo", "fgtop demo --headless (snapshots as NDJSON)"); err != nil {
+					return err
+				}
+			}
 			ctx := cmd.Context()
 			if ctx == nil {
 				ctx = context.Background()

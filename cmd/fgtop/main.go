@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -70,9 +71,15 @@ the kernels are named with --scratch-root. Try it without a node: fgtop demo.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := requireTerminal("fgtop", "fgtop snapshot --json (add --follow for a stream)"); err != nil {
+				return err
+			}
 			return consoleOn(cmd.Context(), &src, &cf)
 		},
+		// --version prints what `fgtop version` prints.
+		Version: strings.TrimSuffix(readBuildInfo().text(), "\n"),
 	}
+	root.SetVersionTemplate("{{.Version}}\n")
 	src.register(root)
 	cf.register(root, true)
 	root.AddCommand(newWatchCmd())
@@ -81,5 +88,12 @@ the kernels are named with --scratch-root. Try it without a node: fgtop demo.`,
 	root.AddCommand(newSimulateCmd())
 	root.AddCommand(newDemoCmd())
 	root.AddCommand(newServeCmd())
+	root.AddCommand(newVersionCmd())
+	root.AddCommand(newManCmd())
+	// Our own completion command (cobra's default one is added only at
+	// Execute, so the manual would not see it), with ids from the node.
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.AddCommand(newCompletionCmd())
+	registerCompletions(root)
 	return root
 }

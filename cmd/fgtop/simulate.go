@@ -60,6 +60,11 @@ Requests (--request, repeatable, run in order):
   free=N  (or free=kN)           release the allocation of the N-th allocation request
                                  (N counts allocation requests only, so free=2 frees k2)
 A failing step is reported (error kind, message) and the next one runs.
+Amounts: Backend.AI drops a slot of 0 or less from a request. A negative amount would
+thus "succeed" with nothing allocated, so fgtop refuses it (exit 2), as it does an empty
+request and an amount too large for Backend.AI's 28-digit decimals. A 0 beside other slots
+is normal (Backend.AI's requests carry one for every unused slot); a request of zeros only
+runs, with a warning that it allocates nothing.
 
 Corpus cases (--case FILE): one case or a list in alloc-cases.json's format; its devices,
 settings and operations are used (flags given explicitly override the settings). --check
@@ -170,6 +175,12 @@ func (f *simulateFlags) run(ctx context.Context) error {
 		if steps[i], err = placement.ParseStep(r, sim.types); err != nil {
 			return usageErr("--request %v", err)
 		}
+		if err := steps[i].CheckAmounts(); err != nil {
+			return usageErr("--request %q: %v", r, err)
+		}
+		if steps[i].AsksForNothing() {
+			fmt.Fprintf(f.stderr, "fgtop: --request %q asks for nothing: Backend.AI drops amounts of 0, so this step allocates nothing\n", r)
+		}
 	}
 	if err := placement.ValidateSteps(steps); err != nil {
 		return usageErr("--request: %v", err)
@@ -177,6 +188,14 @@ func (f *simulateFlags) run(ctx context.Context) error {
 	res, err := placement.Run(sim.node, steps, placement.RunOptions{Trace: f.trace, Live: sim.live})
 	if err != nil {
 		return fmt.Errorf("simulate: %w", err)
+	}
+	for _, r := range res.Steps {
+		// Only an amount beyond Backend.AI's decimal precision gets here
+		// (NaN and infinities are refused when parsed): bad input, not a
+		// placement answer.
+		if r.ErrKind == alloc.KindInvalidOperation {
+			return usageErr("--request %q: %s", r.Step.Text, placement.ErrMessage(r.Err))
+		}
 	}
 	return f.render(sim, res, "")
 }
@@ -282,7 +301,7 @@ func (f *simulateFlags) setup(ctx context.Context) (*simulation, error) {
 // follows --strategy, and alloc_map covers its slots.
 func (f *simulateFlags) deviceList(settings *placement.Settings, sim *simulation) ([]model.Device, error) {
 	if f.src.mockEtcd != "" {
-		return nil, usageErr("--mock-etcd applies only to a mock-accelerator.toml")
+		return nil, usageErr("--mock-etcd %s: the mock plugin's settings apply only to a mock-accelerator.toml, not to the device list --devices %s", f.src.mockEtcd, f.src.devices)
 	}
 	data, err := os.ReadFile(f.src.devices)
 	if err != nil {
@@ -385,11 +404,14 @@ func (f *simulateFlags) liveNode(ctx context.Context, settings placement.Setting
 // openAccelerators opens --devices without the host's CPU cores and memory
 // for a mock file (they are added separately, only when wanted).
 func (f *simulateFlags) openAccelerators() (inventory.Source, error) {
+	if err := f.src.checkMockEtcd(); err != nil {
+		return nil, err
+	}
 	switch f.src.devices {
 	case "", "auto", "nvml":
-		src, err := inventory.Open(f.src.devices, inventory.OpenOptions{MockEtcdPath: f.src.mockEtcd})
+		src, err := inventory.Open(f.src.devices, inventory.OpenOptions{})
 		if err != nil {
-			return nil, usageErr("--devices %s: %v", f.src.devices, err)
+			return nil, f.src.deviceErr(err)
 		}
 		return src, nil
 	}
@@ -398,7 +420,7 @@ func (f *simulateFlags) openAccelerators() (inventory.Source, error) {
 	}
 	src, err := inventory.NewMock(f.src.devices, f.src.mockEtcd, nil)
 	if err != nil {
-		return nil, usageErr("--devices %s: %v", f.src.devices, err)
+		return nil, f.src.deviceErr(err)
 	}
 	return src, nil
 }
@@ -449,7 +471,7 @@ func (f *simulateFlags) configSettings(s *placement.Settings) (*agentconfig.Conf
 	}
 	cfg, err := agentconfig.Load(f.src.config)
 	if err != nil {
-		return nil, usageErr("%v", err)
+		return nil, usageErr("--config: %v", err)
 	}
 	if f.affinity == "" && cfg.AffinityPolicy != "" {
 		if p, err := alloc.ParseAffinityPolicy(cfg.AffinityPolicy); err == nil {
@@ -826,7 +848,7 @@ func (f *simulateFlags) table(sim *simulation, res *placement.Result, caseID str
 		switch {
 		case !r.OK():
 			msg := oneLine(placement.ErrMessage(r.Err))
-			if !strings.HasPrefix(msg, r.ErrKind+":") {
+			if !strings.HasPrefix(msg, r.ErrKind+":") && !pythonKind(r.ErrKind) {
 				msg = r.ErrKind + ": " + msg
 			}
 			result = "✗ " + msg
@@ -883,6 +905,17 @@ func (f *simulateFlags) table(sim *simulation, res *placement.Result, caseID str
 	}
 	fmt.Fprintf(w, "\nalloc_map: {%s}\n", strings.Join(am, ", "))
 	return nil
+}
+
+// pythonKind reports whether an error kind names an exception of Python
+// itself rather than one of Backend.AI's resource errors: the table shows
+// only its plain message (the JSON keeps the kind, as parity data).
+func pythonKind(kind string) bool {
+	switch kind {
+	case alloc.KindValueError, alloc.KindKeyError, alloc.KindIndexError, alloc.KindInvalidOperation, alloc.KindDivisionByZero:
+		return true
+	}
+	return false
 }
 
 // amountsText writes an allocation on one line: "cuda.shares 2d02=0.20".

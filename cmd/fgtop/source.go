@@ -44,7 +44,7 @@ func (f *sourceFlags) options() (engine.Options, error) {
 	case f.config != "":
 		c, problems, err := loadConfig(f.config)
 		if err != nil {
-			return opts, err
+			return opts, usageErr("--config: %v", err)
 		}
 		cfg = c
 		opts.Issues = append(opts.Issues, problems...)
@@ -55,7 +55,7 @@ func (f *sourceFlags) options() (engine.Options, error) {
 		}
 		c, problems, err := loadConfig(path)
 		if err != nil {
-			return opts, err
+			return opts, usageErr("%v\n(fgtop found this agent.toml where Backend.AI looks for one; name another with --config FILE)", err)
 		}
 		cfg = c
 		opts.Issues = append(opts.Issues, problems...)
@@ -86,17 +86,42 @@ func (f *sourceFlags) options() (engine.Options, error) {
 			opts.Agents = nil
 		}
 	}
+	if err := f.checkMockEtcd(); err != nil {
+		return opts, err
+	}
 	src, err := inventory.Open(f.devices, inventory.OpenOptions{MockEtcdPath: f.mockEtcd})
 	if err != nil {
-		return opts, usageErr("--devices %s: %v", f.devices, err)
+		return opts, f.deviceErr(err)
 	}
 	opts.Inventory = src
 	return opts, nil
 }
 
+// checkMockEtcd refuses --mock-etcd where no mock file is read.
+func (f *sourceFlags) checkMockEtcd() error {
+	switch f.devices {
+	case "", "auto", "nvml":
+		if f.mockEtcd != "" {
+			return usageErr("--mock-etcd %s: the mock plugin's settings apply only with --devices PATH-to-mock-accelerator.toml, not --devices %s", f.mockEtcd, f.devices)
+		}
+	}
+	return nil
+}
+
+// deviceErr names the flag a device-source error comes from: the settings
+// file of --mock-etcd, or --devices.
+func (f *sourceFlags) deviceErr(err error) error {
+	var se *inventory.MockSettingsError
+	if errors.As(err, &se) {
+		return usageErr("--mock-etcd: %v", se.Err)
+	}
+	return usageErr("--devices %s: %v", f.devices, err)
+}
+
 // loadConfig reads an agent.toml for watching. A file that breaks the
 // partition rules is still watched (its kernels are real), with every
-// problem shown as an issue; a file that is not TOML at all is bad input.
+// problem shown as an issue; a file that is not TOML at all is bad input
+// (the error names the file; the caller says where the path came from).
 func loadConfig(path string) (*agentconfig.Config, []model.Issue, error) {
 	c, err := agentconfig.Load(path)
 	var inv *agentconfig.InvalidError
@@ -110,7 +135,7 @@ func loadConfig(path string) (*agentconfig.Config, []model.Issue, error) {
 		}
 		return c, out, nil
 	default:
-		return nil, nil, usageErr("%v", err)
+		return nil, nil, err
 	}
 }
 

@@ -40,15 +40,19 @@ type Error struct {
 	kind string
 	// Slot is the slot being allocated, when the failure concerns one.
 	Slot model.SlotName
-	// Msg is the human-readable detail, worded as Backend.AI words it.
+	// Msg is the human-readable detail: Backend.AI's own message for its
+	// resource errors (InsufficientResource and the other ResourceError
+	// kinds), fgtop's plain words where Python itself raises (ValueError,
+	// KeyError, IndexError, InvalidOperation, DivisionByZero), so that no
+	// interpreter text reaches an operator; Kind keeps the class name.
 	Msg string
 }
 
 // Kind returns the Python exception class name, e.g. "InsufficientResource".
 func (e *Error) Kind() string { return e.kind }
 
-// Error returns the message the way Python's str(e) renders it where
-// Backend.AI defines that rendering.
+// Error returns the message: Backend.AI's str(e) where Backend.AI defines
+// the rendering, else fgtop's plain words (see Msg).
 func (e *Error) Error() string { return e.Msg }
 
 // Is makes errors.Is(err, ErrInsufficientResource) (and the other sentinels)
@@ -148,16 +152,20 @@ func errIndex(slot model.SlotName, why string) *Error {
 	return &Error{
 		kind: KindIndexError,
 		Slot: slot,
-		Msg:  fmt.Sprintf("list index out of range (Backend.AI's FractionAllocMap fails here for %s: %s)", slot, why),
+		Msg:  fmt.Sprintf("Backend.AI's FractionAllocMap crashes here for %s (%s)", slot, why),
 	}
 }
 
+// errInvalidAmount is where Python's decimal raises InvalidOperation: a
+// NaN or infinite amount, or a finite one too large to round to the
+// quantum within the context's 28 significant digits.
 func errInvalidAmount(slot model.SlotName, v model.Dec) *Error {
-	return &Error{
-		kind: KindInvalidOperation,
-		Slot: slot,
-		Msg:  fmt.Sprintf("[<class 'decimal.InvalidOperation'>] (amount %s for %s is not a finite number)", v, slot),
+	msg := fmt.Sprintf("amount %s for %s is not a number", v, slot)
+	if v.IsFinite() {
+		msg = fmt.Sprintf("amount %s for %s is too large: rounded to the quantum it needs more than the %d significant digits Backend.AI's decimals keep",
+			v, slot, model.PyContext.Precision)
 	}
+	return &Error{kind: KindInvalidOperation, Slot: slot, Msg: msg}
 }
 
 // pyRepr renders a string the way Python's repr() does for the plain ASCII

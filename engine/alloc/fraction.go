@@ -110,7 +110,7 @@ func (m *FractionMap) guard(s SlotAmount, devs []devAlloc, tag string) error {
 		if capacity.IsZero() {
 			// ceil(req / 0): Python's decimal traps DivisionByZero.
 			return &Error{kind: KindDivisionByZero, Slot: s.Slot,
-				Msg: fmt.Sprintf("[<class 'decimal.DivisionByZero'>] (the first device of %s has no capacity)", s.Slot)}
+				Msg: fmt.Sprintf("the first device of %s has no capacity: the fragmentation check divides by it", s.Slot)}
 		}
 		minN := pyInt(quo(req, capacity))
 		if quo(req, capacity).Cmp(model.NewDec(minN, 0)) > 0 {

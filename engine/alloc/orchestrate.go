@@ -64,8 +64,8 @@ func Allocate(computers map[model.DeviceName]Map, req Request, order []model.Dev
 	}
 	for _, n := range names {
 		if !slices.Contains(order, n) {
-			return nil, &Error{kind: KindValueError, Msg: fmt.Sprintf("%s is not in list (allocation order %v)",
-				pyRepr(string(n)), order)}
+			return nil, &Error{kind: KindValueError, Msg: fmt.Sprintf("device plugin %s is not in the allocation order (%s)",
+				n, joinNames(order))}
 		}
 	}
 	slices.SortStableFunc(names, func(a, b model.DeviceName) int {
@@ -73,8 +73,7 @@ func Allocate(computers map[model.DeviceName]Map, req Request, order []model.Dev
 	})
 	for _, n := range names {
 		if computers[n] == nil {
-			return nil, &Error{kind: KindKeyError, Msg: fmt.Sprintf("%s (no alloc map for device %s)",
-				pyRepr(string(n)), n)}
+			return nil, &Error{kind: KindKeyError, Msg: fmt.Sprintf("no %s devices here: no alloc map for device plugin %s", n, n)}
 		}
 	}
 	saved := make([][]model.Dec, len(names))
@@ -164,4 +163,13 @@ func CloneAll(computers map[model.DeviceName]Map) map[model.DeviceName]Map {
 		out[n] = m.Clone()
 	}
 	return out
+}
+
+// joinNames writes device names as "cuda, rocm, cpu".
+func joinNames(ns []model.DeviceName) string {
+	out := make([]string, len(ns))
+	for i, n := range ns {
+		out[i] = string(n)
+	}
+	return strings.Join(out, ", ")
 }

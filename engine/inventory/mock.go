@@ -28,7 +28,8 @@ type MockSource struct {
 }
 
 // NewMock reads a mock-accelerator.toml and, if etcdJSONPath is not empty,
-// the plugin's etcd settings (see ParseMockSettings); without them the
+// the plugin's etcd settings (see ParseMockSettings; a failure there is a
+// *MockSettingsError); without them the
 // plugin's defaults apply (discrete mode). host supplies the CPU and memory
 // devices; nil means none.
 func NewMock(tomlPath, etcdJSONPath string, host *Host) (*MockSource, error) {
@@ -39,11 +40,24 @@ func NewMock(tomlPath, etcdJSONPath string, host *Host) (*MockSource, error) {
 	settings := DefaultMockSettings()
 	if etcdJSONPath != "" {
 		if settings, err = LoadMockSettings(etcdJSONPath); err != nil {
-			return nil, err
+			return nil, &MockSettingsError{Path: etcdJSONPath, Err: err}
 		}
 	}
 	return NewMockFromConfig(cfg, settings, host), nil
 }
+
+// MockSettingsError is a failure reading the mock plugin's etcd settings
+// file rather than the mock-accelerator.toml, so that the command line can
+// name the flag the file came from (--mock-etcd, not --devices).
+type MockSettingsError struct {
+	// Path is the settings file.
+	Path string
+	// Err is the read or parse error; it names the file already.
+	Err error
+}
+
+func (e *MockSettingsError) Error() string { return e.Err.Error() }
+func (e *MockSettingsError) Unwrap() error { return e.Err }
 
 // NewMockFromConfig builds a MockSource from parsed files (the demo node
 // uses embedded ones). settings nil means the plugin's defaults.

@@ -77,6 +77,45 @@ func ParseStep(text string, types model.SlotTypes) (Step, error) {
 	return st, nil
 }
 
+// CheckAmounts refuses a request an operator cannot have meant: a
+// negative amount, or no slot at all (an empty --request, often an unset
+// shell variable). Backend.AI's allocator quietly drops slots of 0 or
+// less, so a negative amount would "succeed" with nothing allocated and
+// hide the typo. Zero amounts pass: Backend.AI's own requests carry them
+// for the slots they do not use ({"cuda.device": "0", "cuda.shares":
+// "0.5"}); see AsksForNothing for a request of zeros only. Corpus cases
+// are not checked: they are facts about the allocator, not an operator's
+// input. A free step passes.
+func (s Step) CheckAmounts() error {
+	if s.IsFree() {
+		return nil
+	}
+	if len(s.Request) == 0 {
+		return fmt.Errorf("an empty request asks for nothing; want slot=amount[,slot=amount...] such as cuda.shares=0.5")
+	}
+	for _, e := range s.Request {
+		if e.Amount.Sign() < 0 {
+			return fmt.Errorf("%s: a negative amount (%s); want an amount above 0", e.Slot, e.Amount)
+		}
+	}
+	return nil
+}
+
+// AsksForNothing reports whether an allocation step names slots but every
+// amount is 0: Backend.AI drops them all and allocates nothing, which an
+// operator should be told.
+func (s Step) AsksForNothing() bool {
+	if s.IsFree() || len(s.Request) == 0 {
+		return false
+	}
+	for _, e := range s.Request {
+		if e.Amount.Sign() != 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // parseAmount reads a slot amount: a binary size for bytes slots (plain
 // numbers are bytes), an exact decimal otherwise. NaN and infinities are
 // refused.

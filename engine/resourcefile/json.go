@@ -449,6 +449,23 @@ func (p *jsonParser) members(member func(key string) *jsonError) *jsonError {
 	}
 }
 
+// jsonTypeName names a decoded value's JSON type, for messages.
+func jsonTypeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case int64, uint64, float64:
+		return "a number"
+	case string:
+		return "a string"
+	case []any:
+		return "an array"
+	}
+	return "a value"
+}
+
 // pyTypeName is the Python type orjson gives a decoded value.
 func pyTypeName(v any) string {
 	switch v.(type) {

@@ -111,8 +111,8 @@ func slashBeforeSlashOrDot(b []byte) bool {
 	return false
 }
 
-// parseMount is Mount.from_str. On failure it returns the ValueError
-// message Python would give.
+// parseMount is Mount.from_str. On failure it returns why, in fgtop's
+// words, where Python raises ValueError.
 func parseMount(s string) (Mount, string) {
 	c1 := strings.IndexByte(s, ':')
 	c2 := -1
@@ -122,24 +122,24 @@ func parseMount(s string) (Mount, string) {
 		}
 	}
 	if c2 < 0 {
-		return Mount{}, fmt.Sprintf("not enough values to unpack (expected 3, got %d)", strings.Count(s, ":")+1)
+		return Mount{}, fmt.Sprintf("want SOURCE:TARGET:PERMISSION, found %d part(s)", strings.Count(s, ":")+1)
 	}
 	perm := s[c2+1:]
 	if strings.IndexByte(perm, ':') >= 0 {
-		return Mount{}, "too many values to unpack (expected 3)"
+		return Mount{}, "want SOURCE:TARGET:PERMISSION, found more than 3 parts"
 	}
 	m := Mount{Type: MountBind}
 	source, abs, parts := posixPath(s[:c1])
 	if !abs {
 		if parts != 1 {
-			return Mount{}, fmt.Sprintf("('Mount source must be an absolute path if it is not a volume name.', PosixPath(%s))", pyRepr(source))
+			return Mount{}, fmt.Sprintf("source %q must be an absolute path or a volume name", source)
 		}
 		m.Type = MountVolume
 	}
 	m.Source = source
 	target, abs, _ := posixPath(s[c1+1 : c2])
 	if !abs {
-		return Mount{}, fmt.Sprintf("('Mount target must be an absolute path.', PosixPath(%s))", pyRepr(target))
+		return Mount{}, fmt.Sprintf("target %q must be an absolute path", target)
 	}
 	m.Target = target
 	switch perm {
@@ -150,7 +150,7 @@ func parseMount(s string) (Mount, string) {
 	case "wd":
 		m.Permission = "wd"
 	default:
-		return Mount{}, fmt.Sprintf("%s is not a valid MountPermission", pyRepr(perm))
+		return Mount{}, fmt.Sprintf("permission %q is not ro, rw or wd", perm)
 	}
 	return m, ""
 }

@@ -92,7 +92,7 @@ func utf8Error(data []byte) *ParseError {
 	return &ParseError{
 		Line: bytes.Count(data[:i], []byte{'\n'}) + 1,
 		Kind: "UnicodeDecodeError",
-		Msg:  fmt.Sprintf("'utf-8' codec can't decode byte 0x%02x in position %d", data[i], i),
+		Msg:  fmt.Sprintf("byte 0x%02x at offset %d is not UTF-8", data[i], i),
 	}
 }
 
@@ -309,14 +309,14 @@ func stripLine(l string) (s string, lead int) {
 }
 
 func missingKey(k string) *ParseError {
-	return &ParseError{Kind: "KeyError", Msg: fmt.Sprintf("'%s' (the file has no %s= line)", k, k)}
+	return &ParseError{Kind: "KeyError", Msg: fmt.Sprintf("the file has no %s= line", k)}
 }
 
 func binarySizeError(e *kv, what string, err error) *ParseError {
 	kind, msg := "ValueError", err.Error()
 	var be *model.BinarySizeError
 	if errors.As(err, &be) {
-		kind, msg = be.Kind, be.Msg
+		kind, msg = be.Kind, be.Reason()
 	}
 	return &ParseError{Line: e.line, Kind: kind, Msg: fmt.Sprintf("%s %q: %s", what, truncate(e.val), msg)}
 }
@@ -399,10 +399,10 @@ func shareError(e *kv, id, raw string, err error) *ParseError {
 	var be *model.BinarySizeError
 	if errors.As(err, &be) {
 		return &ParseError{Line: e.line, Kind: be.Kind,
-			Msg: fmt.Sprintf("%s: device %q: size %q: %s", e.key, truncate(id), truncate(raw), be.Msg)}
+			Msg: fmt.Sprintf("%s: device %q: size %q: %s", e.key, truncate(id), truncate(raw), be.Reason())}
 	}
 	return &ParseError{Line: e.line, Kind: "InvalidOperation",
-		Msg: fmt.Sprintf("%s: device %q: %q is not a decimal ([<class 'decimal.ConversionSyntax'>])", e.key, truncate(id), truncate(raw))}
+		Msg: fmt.Sprintf("%s: device %q: %q is not a decimal", e.key, truncate(id), truncate(raw))}
 }
 
 // buildAlloc fills Alloc and AllocOrder (and DeviceOrder, for the

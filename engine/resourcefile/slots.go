@@ -50,7 +50,7 @@ func parseSlots(e *kv, spec *Spec, arena *model.DecArena, sh *Shared) (spaced bo
 			return false, jsonErr(err)
 		}
 		return false, &ParseError{Line: e.line, Kind: "AttributeError",
-			Msg: "SLOTS: '" + pyTypeName(v) + "' object has no attribute 'items'"}
+			Msg: "SLOTS: want a JSON object of slot amounts, found " + jsonTypeName(v)}
 	}
 	var buf [16]slotValue
 	members, err := p.slotMembers(buf[:0])
@@ -75,6 +75,9 @@ func parseSlots(e *kv, spec *Spec, arena *model.DecArena, sh *Shared) (spaced bo
 			continue
 		}
 		d, kind, msg := m.decimal(arena)
+		if kind != "" && m.kind == 'a' {
+			msg = "a list is read as a (sign, digits, exponent) decimal: " + msg
+		}
 		if kind != "" {
 			return false, &ParseError{Line: e.line, Kind: kind, Msg: "SLOTS[" + strconv.Quote(truncate(m.key)) + "]: " + msg}
 		}
@@ -214,7 +217,7 @@ func (v *slotValue) decimal(arena *model.DecArena) (d model.Dec, kind, msg strin
 	case 's':
 		d, err := arena.ParseDec(v.raw)
 		if err != nil {
-			return model.Dec{}, "InvalidOperation", strconv.Quote(truncate(v.raw)) + " is not a decimal ([<class 'decimal.ConversionSyntax'>])"
+			return model.Dec{}, "InvalidOperation", strconv.Quote(truncate(v.raw)) + " is not a decimal"
 		}
 		return d, "", ""
 	case 'i':
@@ -230,7 +233,7 @@ func (v *slotValue) decimal(arena *model.DecArena) (d model.Dec, kind, msg strin
 	case 'a':
 		return decFromSequence(v.arr)
 	}
-	return model.Dec{}, "TypeError", "conversion from dict to Decimal is not supported"
+	return model.Dec{}, "TypeError", "an object is not an amount"
 }
 
 // pyLong classifies a decoded value as a Python int for the C API's
@@ -266,7 +269,7 @@ func decFromSequence(seq []any) (model.Dec, string, string) {
 	case !ok:
 		return model.Dec{}, "ValueError", errSign
 	case overflow:
-		return model.Dec{}, "OverflowError", "Python int too large to convert to C long"
+		return model.Dec{}, "OverflowError", "the sign is too large"
 	case sign != 0 && sign != 1:
 		return model.Dec{}, "ValueError", errSign
 	}
@@ -289,7 +292,7 @@ func decFromSequence(seq []any) (model.Dec, string, string) {
 		case !ok:
 			return model.Dec{}, "ValueError", "exponent must be an integer"
 		case overflow:
-			return model.Dec{}, "OverflowError", "Python int too large to convert to C ssize_t"
+			return model.Dec{}, "OverflowError", "the exponent is too large"
 		}
 		exp = e
 	}
@@ -304,7 +307,7 @@ func decFromSequence(seq []any) (model.Dec, string, string) {
 		case !ok:
 			return model.Dec{}, "ValueError", errDigits
 		case overflow:
-			return model.Dec{}, "OverflowError", "Python int too large to convert to C long"
+			return model.Dec{}, "OverflowError", "the sign is too large"
 		case dv < 0 || dv > 9:
 			return model.Dec{}, "ValueError", errDigits
 		}
@@ -320,7 +323,7 @@ func decFromSequence(seq []any) (model.Dec, string, string) {
 	if form == apd.Finite {
 		// Python accepts exponents up to about ±10^18; apd stores an int32.
 		if exp > math.MaxInt32 || exp < math.MinInt32 {
-			return model.Dec{}, "InvalidOperation", "[<class 'decimal.InvalidOperation'>] (exponent out of fgtop's range)"
+			return model.Dec{}, "InvalidOperation", "the exponent is out of range"
 		}
 		d.Exponent = int32(exp)
 	}

@@ -73,7 +73,8 @@ func (s *Spec) UnifiedPairs() [][2]string {
 }
 
 // ParseError is a resource.txt that Backend.AI's reader would reject, or
-// one fgtop will not trust yet (a torn write).
+// one fgtop will not trust yet (a torn write). Kind keeps the Python
+// class for parity checks; Msg and Error are in fgtop's own words.
 type ParseError struct {
 	// File is the path, when known.
 	File string
@@ -85,14 +86,24 @@ type ParseError struct {
 	// JSONDecodeError, AttributeError, TypeError, OverflowError, Overflow),
 	// "UnicodeDecodeError" for bytes that are not UTF-8, or "Torn".
 	Kind string
-	Msg  string
+	// Msg says what is wrong, without Python's exception text.
+	Msg string
 	// Torn is set for an empty file or one whose last line has no "\n":
 	// most likely a write in progress.
 	Torn bool
 }
 
-// Error formats the error as "path:line: Kind: msg", leaving out the
-// parts that are unknown.
+// Reason is the message for an operator: what is wrong and, unless the
+// file is only still being written, that the agent cannot read it either.
+func (e *ParseError) Reason() string {
+	if e.Torn {
+		return e.Msg
+	}
+	return e.Msg + " (Backend.AI's agent cannot read this file either)"
+}
+
+// Error formats the error as "path:line: reason", leaving out the parts
+// that are unknown.
 func (e *ParseError) Error() string {
 	var b []byte
 	if e.File != "" {
@@ -106,9 +117,7 @@ func (e *ParseError) Error() string {
 	if len(b) > 0 {
 		b = append(b, ' ')
 	}
-	b = append(b, e.Kind...)
-	b = append(b, ": "...)
-	b = append(b, e.Msg...)
+	b = append(b, e.Reason()...)
 	return string(b)
 }
 

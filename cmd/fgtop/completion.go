@@ -1,0 +1,321 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/engine/inventory"
+	"github.com/fgtop/fgtop/themes"
+	"github.com/spf13/cobra"
+)
+
+// completionTimeout bounds the device lookup behind a completion: a Tab
+// must answer at once, even where NVML is slow to start.
+const completionTimeout = 2 * time.Second
+
+// bashFallback follows cobra's bash script: stand-ins for the two helpers
+// of the bash-completion package that the script calls, defined only where
+// that package is not loaded, so that completion works on a bare bash too.
+const bashFallback = `
+# Stand-ins for bash-completion's helpers, only where that package is absent.
+if ! declare -F _get_comp_words_by_ref >/dev/null 2>&1; then
+_get_comp_words_by_ref()
+{
+    # Words split at blanks only, as "-n =:" asks: --move cuda:0=a is one word.
+    local line=${COMP_LINE:0:COMP_POINT}
+    local -a ws
+    read -r -a ws <<<"$line"
+    if [[ -z $line || $line == *[[:space:]] ]]; then
+        ws+=("")
+    fi
+    words=("${ws[@]}")
+    cword=$((${#ws[@]} - 1))
+    cur=${ws[cword]}
+    prev=
+    if ((cword > 0)); then
+        prev=${ws[cword - 1]}
+    fi
+}
+fi
+if ! declare -F _filedir >/dev/null 2>&1; then
+_filedir()
+{
+    local IFS=$'\n' f re
+    local -a found
+    found=($(compgen -d -- "$cur"))
+    if [[ ${1-} != -d ]]; then
+        re="\\.(${1%|})\$"
+        for f in $(compgen -f -- "$cur"); do
+            if [[ ! -d $f ]] && [[ -z ${1%|} || $f =~ $re ]]; then
+                found+=("$f")
+            fi
+        done
+    fi
+    compopt -o filenames 2>/dev/null
+    COMPREPLY+=("${found[@]}")
+}
+fi
+`
+
+func newCompletionCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "completion bash|zsh|fish",
+		Short: "Shell completion script: subcommands, flags, theme names, agent and device ids",
+		Long: `Print a completion script for bash, zsh or fish. It completes subcommands and flags,
+--theme names, --devices and the files flags take, and agent and device ids (for --agent,
+--move, --cpu, --mem) read from the agent.toml and device source the command line names
+(or Backend.AI's usual agent.toml); the script asks fgtop itself, which answers quietly and
+within two seconds even when a file is missing.
+
+Install (as root for every user, or into your own directories):
+  bash:  fgtop completion bash > /etc/bash_completion.d/fgtop
+         (or: echo 'source <(fgtop completion bash)' >> ~/.bashrc)
+  zsh:   fgtop completion zsh > "${fpath[1]}/_fgtop"      (then start a new shell)
+  fish:  fgtop completion fish > ~/.config/fish/completions/fgtop.fish`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return usageErr("completion needs a shell: fgtop completion bash|zsh|fish")
+		},
+	}
+	shells := []struct {
+		name string
+		gen  func(c *cobra.Command) error
+	}{
+		{"bash", func(c *cobra.Command) error {
+			if err := c.Root().GenBashCompletionV2(c.OutOrStdout(), true); err != nil {
+				return err
+			}
+			_, err := io.WriteString(c.OutOrStdout(), bashFallback)
+			return err
+		}},
+		{"zsh", func(c *cobra.Command) error { return c.Root().GenZshCompletion(c.OutOrStdout()) }},
+		{"fish", func(c *cobra.Command) error { return c.Root().GenFishCompletion(c.OutOrStdout(), true) }},
+	}
+	for _, sh := range shells {
+		gen := sh.gen
+		cmd.AddCommand(&cobra.Command{
+			Use:   sh.name,
+			Short: "Print the " + sh.name + " completion script",
+			Args:  cobra.NoArgs,
+			RunE:  func(c *cobra.Command, _ []string) error { return gen(c) },
+		})
+	}
+	return cmd
+}
+
+// registerCompletions gives every command's flags their completions: fixed
+// words, files of the right kind, and ids read from the node.
+func registerCompletions(root *cobra.Command) {
+	words := func(ws ...string) cobra.CompletionFunc {
+		return func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			return ws, cobra.ShellCompDirectiveNoFileComp
+		}
+	}
+	files := func(exts ...string) cobra.CompletionFunc {
+		return func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			return exts, cobra.ShellCompDirectiveFilterFileExt
+		}
+	}
+	dirs := func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		return nil, cobra.ShellCompDirectiveFilterDirs
+	}
+	byFlag := map[string]cobra.CompletionFunc{
+		"theme":        completeTheme,
+		"devices":      completeDeviceSource,
+		"config":       files("toml"),
+		"from":         files("toml"),
+		"mock-etcd":    files("json"),
+		"case":         files("json"),
+		"scratch-root": dirs,
+		"agent":        completeAgents(""),
+		"cpu":          completeAgents("="),
+		"mem":          completeAgents("="),
+		"move":         completeMove,
+		"mode":         words("shared", "auto-split", "manual"),
+		"strategy":     words("evenly", "fill"),
+		"affinity":     words("interleaved", "prefer-single-node"),
+	}
+	agentValued := map[string]bool{"cpu": true, "mem": true, "move": true}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for name, fn := range byFlag {
+			f := c.Flags().Lookup(name)
+			if f == nil || f.Value.Type() == "bool" || f.Value.Type() == "int" {
+				continue
+			}
+			// The partition flags AGENT=VALUE repeat; simulate's --mem of
+			// the same name is a size, which has nothing to complete.
+			if agentValued[name] && f.Value.Type() != "stringArray" {
+				continue
+			}
+			// Registering twice fails; every command has its own flags.
+			_ = c.RegisterFlagCompletionFunc(name, fn)
+		}
+		for _, s := range c.Commands() {
+			walk(s)
+		}
+	}
+	walk(root)
+}
+
+// completeTheme offers the built-in theme names and user themes; a value
+// that looks like a path completes as a file.
+func completeTheme(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	if strings.ContainsAny(toComplete, "/.~") {
+		return []string{"toml"}, cobra.ShellCompDirectiveFilterFileExt
+	}
+	names := themes.Names()
+	if dir := themes.UserDir(); dir != "" {
+		if ents, err := os.ReadDir(dir); err == nil {
+			for _, e := range ents {
+				if n, ok := strings.CutSuffix(e.Name(), ".toml"); ok && e.Type().IsRegular() && !slices.Contains(names, n) {
+					names = append(names, n)
+				}
+			}
+		}
+	}
+	return names, cobra.ShellCompDirectiveNoFileComp
+}
+
+// completeDeviceSource offers auto and nvml, then mock-accelerator.toml or
+// devices.json files. Cobra cannot mix words with the shell's file
+// completion, so before anything is typed the files of the current
+// directory are listed here.
+func completeDeviceSource(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	if toComplete == "" {
+		out := []string{"auto", "nvml"}
+		if ents, err := os.ReadDir("."); err == nil {
+			for _, e := range ents {
+				if ext := filepath.Ext(e.Name()); e.Type().IsRegular() && (ext == ".toml" || ext == ".json") {
+					out = append(out, e.Name())
+				}
+			}
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	}
+	var out []string
+	for _, w := range []string{"auto", "nvml"} {
+		if strings.HasPrefix(w, toComplete) {
+			out = append(out, w)
+		}
+	}
+	if len(out) > 0 {
+		return out, cobra.ShellCompDirectiveNoFileComp
+	}
+	return []string{"toml", "json"}, cobra.ShellCompDirectiveFilterFileExt
+}
+
+// completeAgents offers the agent ids of the config the command line
+// names, each followed by suffix ("=" for --cpu AGENT=...).
+func completeAgents(suffix string) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		dir := cobra.ShellCompDirectiveNoFileComp
+		if suffix != "" {
+			if strings.Contains(toComplete, suffix) {
+				// Past the agent: the value is the user's to type.
+				return nil, dir
+			}
+			dir |= cobra.ShellCompDirectiveNoSpace
+		}
+		var out []string
+		for _, id := range agentIDsFor(cmd) {
+			out = append(out, id+suffix)
+		}
+		return out, dir
+	}
+}
+
+// completeMove completes --move DEVICE=AGENT: plugin-qualified device ids
+// first, then, after "=", the agents.
+func completeMove(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	if dev, _, ok := strings.Cut(toComplete, "="); ok {
+		var out []string
+		for _, id := range agentIDsFor(cmd) {
+			out = append(out, dev+"="+id)
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	}
+	var out []string
+	for _, d := range deviceIDsFor(cmd) {
+		out = append(out, d+"=")
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+}
+
+// flagString reads a string flag of cmd, "" when it has none.
+func flagString(cmd *cobra.Command, name string) string {
+	if f := cmd.Flags().Lookup(name); f != nil {
+		return f.Value.String()
+	}
+	return ""
+}
+
+// agentIDsFor reads the agent ids of the config named by --config (or
+// found where Backend.AI looks, when no --scratch-root is given either),
+// plus the agents --scratch-root names.
+// Any error just means fewer completions.
+func agentIDsFor(cmd *cobra.Command) []string {
+	var ids []string
+	var roots []string
+	if f := cmd.Flags().Lookup("scratch-root"); f != nil {
+		if sv, ok := f.Value.(interface{ GetSlice() []string }); ok {
+			roots = sv.GetSlice()
+		}
+	}
+	path := flagString(cmd, "config")
+	if path == "" && len(roots) == 0 {
+		// As the commands do: Backend.AI's places only when neither a
+		// config nor scratch roots are named.
+		path, _ = agentconfig.Find()
+	}
+	if path != "" {
+		// Load returns the config with its problems when it breaks a rule:
+		// its agents are still the ones to complete.
+		if cfg, _ := agentconfig.Load(path); cfg != nil {
+			for _, a := range cfg.Agents {
+				ids = append(ids, string(a.ID))
+			}
+		}
+	}
+	for _, v := range roots {
+		agent, _, ok := strings.Cut(v, "=")
+		if !ok {
+			agent = filepath.Base(filepath.Clean(v))
+		}
+		ids = append(ids, agent)
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids)
+}
+
+// deviceIDsFor lists PLUGIN:ID for every device of the source --devices
+// and --mock-etcd name, host cores included.
+func deviceIDsFor(cmd *cobra.Command) []string {
+	spec := flagString(cmd, "devices")
+	src, err := inventory.Open(spec, inventory.OpenOptions{MockEtcdPath: flagString(cmd, "mock-etcd")})
+	if err != nil {
+		return nil
+	}
+	defer src.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), completionTimeout)
+	defer cancel()
+	inv, err := src.Poll(ctx)
+	if err != nil || inv == nil {
+		return nil
+	}
+	var out []string
+	for _, d := range inv.Devices {
+		if d.Name == "mem" {
+			continue // memory moves with --mem, not --move
+		}
+		out = append(out, fmt.Sprintf("%s:%s", d.Name, d.ID))
+	}
+	return out
+}

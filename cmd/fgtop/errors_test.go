@@ -1,0 +1,138 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fgtop/fgtop/internal/testfix"
+)
+
+// pythonText is what must never reach an operator: Python's exception
+// classes and messages, which fgtop keeps only as parity data (the "error"
+// kind of simulate --json).
+var pythonText = []string{"<class", "ValueError", "KeyError", "InvalidOperation", "IndexError", "DivisionByZero",
+	"is not in list", "Unconvertible value", "Traceback", "decimal."}
+
+// TestErrorsInOwnWords runs the command line with bad input: each case has
+// the exit code, words the message must hold (the flag and the value it is
+// about), and none of Python's exception text.
+func TestErrorsInOwnWords(t *testing.T) {
+	fx := testfix.Dir(t, "backendai")
+	mock := filepath.Join(fx, "mock-accelerator.toml")
+	etcd := filepath.Join(fx, "mock-accelerator.etcd.json")
+	dir := t.TempDir()
+	badJSON := writeFile(t, dir, "bad.json", "{bad")
+	badTOML := writeFile(t, dir, "bad.toml", "x = [")
+	// The agent.toml Backend.AI's search finds first.
+	t.Setenv("BACKEND_CONFIG_FILE", badTOML)
+	list := writeFile(t, dir, "devices.json", `[{"id": "0", "slot_name": "cuda.shares", "capacity": "1.0", "numa_node": 0}]`)
+	sim := func(requests ...string) []string {
+		args := []string{"simulate", "--devices", mock, "--mock-etcd", etcd}
+		for _, r := range requests {
+			args = append(args, "--request", r)
+		}
+		return args
+	}
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want []string
+	}{
+		// Negative and zero amounts: Backend.AI drops them, fgtop refuses.
+		{"negative shares", sim("cuda.shares=-1"), exitBadUsage, []string{`--request "cuda.shares=-1"`, "negative"}},
+		{"negative memory", sim("cuda.shares=0.5,mem=-1g"), exitBadUsage, []string{`--request "cuda.shares=0.5,mem=-1g"`, "mem: a negative amount"}},
+		// Zeros only: it runs, allocates nothing, and says so.
+		{"zero shares", sim("cuda.shares=0"), exitOK, []string{`fgtop: --request "cuda.shares=0" asks for nothing`, "nothing (empty request)"}},
+		{"zeros only, JSON form", sim(`{"cuda.shares": "0", "cuda.device": "0"}`), exitOK, []string{"asks for nothing"}},
+		{"empty request", sim(""), exitBadUsage, []string{`--request ""`, "empty request"}},
+		{"negative in JSON form", sim(`{"cuda.shares": "-0.5"}`), exitBadUsage, []string{"--request", "negative"}},
+		// Amounts Backend.AI's decimals cannot carry.
+		{"huge finite shares", sim("cuda.shares=1e30"), exitBadUsage, []string{`--request "cuda.shares=1e30"`, "too large", "28 significant digits"}},
+		{"huge integer shares", sim("cuda.shares=99999999999999999999999999999"), exitBadUsage, []string{"--request", "too large"}},
+		{"memory with an exponent", sim("mem=1e400"), exitBadUsage, []string{`--request "mem=1e400"`, "whole number of bytes"}},
+		{"memory with a bad unit", sim("mem=4x"), exitBadUsage, []string{`--request "mem=4x"`, "binary unit"}},
+		{"NaN", sim("cuda.shares=NaN"), exitBadUsage, []string{`--request "cuda.shares=NaN"`, "not a finite amount"}},
+		// A plugin the node lacks is an answer, in plain words.
+		{"plugin not in the order", sim("foo=1"), exitOK, []string{"device plugin foo is not in the allocation order (cuda, rocm, tpu, cpu, mem)"}},
+		{"plugin without devices", sim("rocm.device=1"), exitOK, []string{"no rocm devices here"}},
+		// Each error names the flag its file came from.
+		{"missing mock-etcd file", []string{"simulate", "--devices", mock, "--mock-etcd", filepath.Join(dir, "nope.json"), "--request", "cuda.shares=1"},
+			exitBadUsage, []string{"--mock-etcd", "nope.json"}},
+		{"bad mock-etcd JSON", []string{"simulate", "--devices", mock, "--mock-etcd", badJSON, "--request", "cuda.shares=1"},
+			exitBadUsage, []string{"--mock-etcd", "bad.json"}},
+		{"bad mock-etcd JSON, snapshot", []string{"snapshot", "--scratch-root", dir, "--devices", mock, "--mock-etcd", badJSON},
+			exitBadUsage, []string{"--mock-etcd", "bad.json"}},
+		{"mock-etcd without a mock file", []string{"snapshot", "--scratch-root", dir, "--devices", "auto", "--mock-etcd", etcd},
+			exitBadUsage, []string{"--mock-etcd " + etcd, "not --devices auto"}},
+		{"mock-etcd with a device list", []string{"simulate", "--devices", list, "--mock-etcd", etcd, "--request", "cuda.shares=1"},
+			exitBadUsage, []string{"--mock-etcd " + etcd, "device list"}},
+		{"bad mock file still --devices", []string{"simulate", "--devices", badJSON + ".toml", "--request", "cuda.shares=1"},
+			exitBadUsage, []string{"--devices " + badJSON + ".toml"}},
+		{"missing --config", []string{"snapshot", "--config", filepath.Join(dir, "nope.toml")}, exitBadUsage, []string{"--config:", "nope.toml"}},
+		{"--config not TOML", []string{"snapshot", "--config", badTOML}, exitBadUsage, []string{"--config:", "bad.toml"}},
+		{"--config not TOML, simulate", []string{"simulate", "--config", badTOML, "--devices", mock, "--request", "cuda.shares=1"}, exitBadUsage, []string{"--config:", "bad.toml"}},
+		{"found agent.toml not TOML", []string{"snapshot"}, exitBadUsage, []string{"bad.toml", "name another with --config"}},
+		{"bad --mem", []string{"simulate", "--devices", list, "--mem", "-5g", "--request", "cuda.shares=1"},
+			exitBadUsage, []string{`--mem "-5g"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out := runCLI(t, tt.args...)
+			wantCode(t, code, tt.code, out, tt.want...)
+			for _, p := range pythonText {
+				if strings.Contains(out, p) {
+					t.Errorf("output shows Python's %q:\n%s", p, out)
+				}
+			}
+			// The message starts with the flag, not with another one.
+			if flag, _, _ := strings.Cut(tt.want[0], " "); tt.code == exitBadUsage && strings.HasPrefix(flag, "--") &&
+				!strings.Contains(out, "fgtop: "+flag) {
+				t.Errorf("the message does not start with %s:\n%s", flag, out)
+			}
+		})
+	}
+}
+
+// TestSimulateJSONKeepsKinds: the JSON form keeps Backend.AI's exception
+// class as the parity datum, with the message in plain words beside it.
+func TestSimulateJSONKeepsKinds(t *testing.T) {
+	fx := testfix.Dir(t, "backendai")
+	out, errOut, code := runSim(t, "simulate", "--devices", filepath.Join(fx, "mock-accelerator.toml"),
+		"--mock-etcd", filepath.Join(fx, "mock-accelerator.etcd.json"), "--json", "--request", "foo=1", "--request", "rocm.device=1")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var doc struct {
+		Placements []struct{ Error, Message string }
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	want := []struct{ kind, msg string }{{"ValueError", "not in the allocation order"}, {"KeyError", "no rocm devices"}}
+	if len(doc.Placements) != len(want) {
+		t.Fatalf("%d placements, want %d:\n%s", len(doc.Placements), len(want), out)
+	}
+	for i, w := range want {
+		p := doc.Placements[i]
+		if p.Error != w.kind || !strings.Contains(p.Message, w.msg) || strings.Contains(p.Message, w.kind) || strings.Contains(p.Message, "'") {
+			t.Errorf("step %d: error %q message %q, want kind %s and plain words %q", i+1, p.Error, p.Message, w.kind, w.msg)
+		}
+	}
+}
+
+// TestSimulateZeroBesideASlot: a 0 next to a real amount is how Backend.AI's
+// own requests look; it runs quietly and allocates the rest.
+func TestSimulateZeroBesideASlot(t *testing.T) {
+	fx := testfix.Dir(t, "backendai")
+	out, errOut, code := runSim(t, "simulate", "--devices", filepath.Join(fx, "mock-accelerator.toml"),
+		"--mock-etcd", filepath.Join(fx, "mock-accelerator.etcd.json"), "--request", `{"cuda.device": "0", "cuda.shares": "0.5"}`)
+	if code != exitOK || errOut != "" {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	if !strings.Contains(out, "cuda.shares ") || strings.Contains(out, "nothing") || strings.Contains(out, "✗") {
+		t.Errorf("the request did not allocate its shares:\n%s", out)
+	}
+}

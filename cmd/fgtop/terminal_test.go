@@ -1,0 +1,84 @@
+//go:build unix
+
+package main
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestConsoleWithoutTerminal starts each console command as a child in a
+// new session (no controlling terminal, so no /dev/tty), with stdin
+// /dev/null and stdout a pipe, as cron or `ssh host fgtop watch` would:
+// it must exit 2 and say what to run instead, in fgtop's words.
+func TestConsoleWithoutTerminal(t *testing.T) {
+	root := t.TempDir()
+	tests := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"watch", []string{"watch", "--scratch-root", root}, []string{"fgtop watch is an interactive console", "fgtop snapshot --json", "ssh -t HOST fgtop watch"}},
+		{"console", []string{"--scratch-root", root}, []string{"fgtop is an interactive console", "fgtop snapshot --json", "ssh -t HOST fgtop"}},
+		{"demo", []string{"demo"}, []string{"fgtop demo is an interactive console", "fgtop demo --headless", "ssh -t HOST fgtop demo"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestDemoHelperProcess$", "--"}, tt.args...)...)
+			cmd.Env = append(os.Environ(), "FGTOP_DEMO_HELPER=1", "TMPDIR="+t.TempDir())
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+			var stdout, stderr strings.Builder
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != exitBadUsage {
+				t.Fatalf("fgtop %s: %v, want exit %d\nstderr: %s", strings.Join(tt.args, " "), err, exitBadUsage, stderr.String())
+			}
+			msg := stderr.String()
+			for _, w := range tt.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, msg)
+				}
+			}
+			if strings.Contains(strings.ToLower(msg), "bubbletea") || strings.Contains(msg, "TTY") {
+				t.Errorf("stderr shows the library's error:\n%s", msg)
+			}
+			if stdout.Len() > 0 {
+				t.Errorf("stdout got %q, want nothing", stdout.String())
+			}
+		})
+	}
+}
+
+// TestCheckTerminal covers the two ways to lack a terminal with pipes.
+func TestCheckTerminal(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	opened := false
+	spyTTY := func() (*os.File, *os.File, error) { opened = true; return nil, nil, errors.New("unreachable") }
+
+	err = checkTerminal(r, w, spyTTY, "fgtop watch", "fgtop snapshot --json")
+	if err == nil || !strings.Contains(err.Error(), "output is not a terminal") {
+		t.Errorf("output to a pipe: %v", err)
+	}
+	if opened {
+		t.Error("opened /dev/tty although the output already rules the console out")
+	}
+	var ee *exitError
+	if !errors.As(err, &ee) || ee.code != exitBadUsage {
+		t.Errorf("error %v is not a usage error", err)
+	}
+	// The /dev/tty branch needs a terminal on stdout, which a test cannot
+	// fake without a pty: TestConsoleWithoutTerminal covers it end to end.
+	if isTerminal(r) || isTerminal(nil) {
+		t.Error("a pipe or nil counts as a terminal")
+	}
+}

@@ -1,0 +1,41 @@
+package placement
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestCheckAmounts(t *testing.T) {
+	tests := []struct {
+		in      string
+		err     string // "" when accepted
+		nothing bool
+	}{
+		{"cuda.shares=0.5", "", false},
+		{"cuda.shares=-1", "cuda.shares: a negative amount (-1)", false},
+		{"cuda.shares=0.5,mem=-1g", "mem: a negative amount", false},
+		{`{"cuda.shares": "-0.01"}`, "negative", false},
+		{"", "an empty request", false},
+		{"{}", "an empty request", false},
+		{"cuda.shares=0", "", true},
+		{`{"cuda.shares": "0", "cuda.device": "0"}`, "", true},
+		{`{"cuda.device": "0", "cuda.shares": "0.5"}`, "", false},
+		{"free=1", "", false},
+	}
+	for _, tt := range tests {
+		st, err := ParseStep(tt.in, nil)
+		if err != nil {
+			t.Fatalf("ParseStep(%q): %v", tt.in, err)
+		}
+		err = st.CheckAmounts()
+		switch {
+		case tt.err == "" && err != nil:
+			t.Errorf("%q: refused: %v", tt.in, err)
+		case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
+			t.Errorf("%q: error %v, want one containing %q", tt.in, err, tt.err)
+		}
+		if got := st.AsksForNothing(); got != tt.nothing {
+			t.Errorf("%q: AsksForNothing = %v, want %v", tt.in, got, tt.nothing)
+		}
+	}
+}
