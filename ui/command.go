@@ -55,6 +55,20 @@ func (a *App) handlePromptKey(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
+// themeLoaded adopts the theme `:theme` loaded, or says why it could not.
+func (a *App) themeLoaded(msg themeLoadedMsg) {
+	err := msg.err
+	if err == nil {
+		err = a.setTheme(msg.t)
+	}
+	if err != nil {
+		a.flashf(lvlCrit, err.Error())
+		return
+	}
+	a.theme.explicit = true
+	a.flashf(lvlInfo, "theme "+msg.t.Name)
+}
+
 func dropLastGrapheme(s string) string {
 	w := ansi.StringWidth(s)
 	if w == 0 {
@@ -93,16 +107,15 @@ func (a *App) runCommand(line string) tea.Cmd {
 			a.flashf(lvlInfo, "theme "+a.st.Theme.Name+"; built-in: "+strings.Join(themes.Names(), " "))
 			return nil
 		}
-		t, err := themes.Load(strings.Join(f[1:], " "))
-		if err == nil {
-			err = a.setTheme(t)
+		// Loading may read a file: never inside Update.
+		load, arg := a.opts.LoadTheme, strings.Join(f[1:], " ")
+		if load == nil {
+			load = themes.Load
 		}
-		if err != nil {
-			a.flashf(lvlCrit, err.Error())
-			return nil
+		return func() tea.Msg {
+			t, err := load(arg)
+			return themeLoadedMsg{t: t, err: err}
 		}
-		a.theme.explicit = true
-		a.flashf(lvlInfo, "theme "+t.Name)
 	case "filter":
 		a.filter = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "filter"))
 		a.refreshKernels()

@@ -38,7 +38,9 @@ terminal (ssh -t); commands are refused. Connects, refusals, key reloads and dis
 logged to --log (default: stderr), never into a session.
 
 Colours follow each client: TERM from its terminal, COLORTERM and NO_COLOR when the client sends
-them (ssh -o SetEnv=NO_COLOR=1, or SendEnv COLORTERM); --theme light|dark overrides detection.`
+them (ssh -o SetEnv=NO_COLOR=1, or SendEnv COLORTERM); --theme light|dark overrides detection.
+In a session, :theme NAME picks a built-in theme or one of --theme-dir: never a path, so nothing a
+viewer types makes the server read a file.`
 
 // serveFlags are the flags of `fgtop serve` beyond the source and console
 // flags.
@@ -49,6 +51,7 @@ type serveFlags struct {
 	maxSessions    int
 	idleTimeout    time.Duration
 	logPath        string
+	themeDir       string
 	demo           bool
 	seed           int64
 }
@@ -81,6 +84,7 @@ func newServeCmd() *cobra.Command {
 	fl.StringVar(&sf.hostKey, "host-key", "", "host key file, created with mode 0600 when missing (required)")
 	fl.IntVar(&sf.maxSessions, "max-sessions", sshserve.DefaultMaxSessions, "most sessions at once")
 	fl.DurationVar(&sf.idleTimeout, "idle-timeout", sshserve.DefaultIdleTimeout, "close a session after this long without input (0: never)")
+	fl.StringVar(&sf.themeDir, "theme-dir", "", "directory of theme files (NAME.toml) sessions may pick with :theme NAME (default: built-in themes only; a session never names a path)")
 	fl.StringVar(&sf.logPath, "log", "", "append connects and refusals to this file (default: stderr)")
 	fl.BoolVar(&sf.demo, "demo", false, "serve the embedded demo node instead of this node")
 	fl.Int64Var(&sf.seed, "seed", 1, "with --demo: seed of the simulated workload")
@@ -98,6 +102,11 @@ func (f *serveFlags) check(cmd *cobra.Command) error {
 		return usageErr("serve: --max-sessions %d: want at least 1", f.maxSessions)
 	case f.idleTimeout < 0:
 		return usageErr("serve: --idle-timeout %s: want 0 (never) or more", f.idleTimeout)
+	}
+	if f.themeDir != "" {
+		if st, err := os.Stat(f.themeDir); err != nil || !st.IsDir() {
+			return usageErr("serve: --theme-dir %s: not a directory", f.themeDir)
+		}
 	}
 	if _, _, err := net.SplitHostPort(f.listen); err != nil {
 		return usageErr("serve: --listen %q: want HOST:PORT", f.listen)
@@ -190,7 +199,7 @@ func runServe(ctx context.Context, r serveRun) (err error) {
 	scfg := sshserve.Config{
 		Subscribe: eng.Subscribe, AuthorizedKeys: r.serve.authorizedKeys, HostKey: r.serve.hostKey,
 		MaxSessions: r.serve.maxSessions, IdleTimeout: idleConfig(r.serve.idleTimeout),
-		Logger: logger, UI: uopts,
+		ThemeDir: r.serve.themeDir, Logger: logger, UI: uopts,
 	}
 	if r.configured != nil {
 		r.configured(scfg)

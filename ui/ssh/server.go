@@ -25,6 +25,7 @@ import (
 
 	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/model"
+	"github.com/fgtop/fgtop/themes"
 	"github.com/fgtop/fgtop/ui"
 )
 
@@ -67,6 +68,10 @@ type Config struct {
 	// notifications (which miss changes behind a symlink, or fail when the
 	// inotify limit is reached); 0 means DefaultKeysPoll.
 	KeysPoll time.Duration
+	// ThemeDir is a directory of theme files (NAME.toml) the server's
+	// owner offers to sessions: `:theme NAME` takes a built-in theme or
+	// one of these, and never a path ("" offers the built-in ones only).
+	ThemeDir string
 	// Logger receives connects, refusals, reloads and session ends; nil
 	// discards them. Nothing is ever logged into a session.
 	Logger *slog.Logger
@@ -529,6 +534,10 @@ func (s *Server) sessionOptions(id Identity) ui.Options {
 	opts := s.cfg.UI
 	opts.Actor = id.Actor()
 	opts.ReadOnly = !opts.Actor.CanWrite()
+	// Whatever the template says: over SSH a theme is a name, so nothing
+	// a session types makes the server read a file of its choice.
+	dir := s.cfg.ThemeDir
+	opts.LoadTheme = func(arg string) (*themes.Theme, error) { return themes.LoadNamed(arg, dir) }
 	return opts
 }
 
