@@ -2,6 +2,7 @@ package sshserve
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -64,6 +65,17 @@ type Config struct {
 	// means DefaultIdleTimeout, a negative value none. Output does not
 	// count: the console redraws every second by itself.
 	IdleTimeout time.Duration
+	// NoSessionTimeout closes a connection that holds no console for this
+	// long (it authenticated and opened none, or all of its sessions were
+	// refused or ended); 0 means DefaultNoSessionTimeout.
+	NoSessionTimeout time.Duration
+	// ConnIdleTimeout closes a connection on which nothing moved for this
+	// long; 0 means DefaultConnIdleTimeout, a negative value none.
+	ConnIdleTimeout time.Duration
+	// MaxConnTime is the longest a connection lives; its sessions are
+	// told and closed a moment before. 0 means DefaultMaxConnTime, a
+	// negative value none.
+	MaxConnTime time.Duration
 	// KeysPoll is how often authorized_keys is re-read besides file-change
 	// notifications (which miss changes behind a symlink, or fail when the
 	// inotify limit is reached); 0 means DefaultKeysPoll.
@@ -117,6 +129,8 @@ type Server struct {
 	log  *slog.Logger
 	srv  *ssh.Server
 	idle time.Duration
+	// Connection limits (see limits.go).
+	noSession, connIdle, maxConn time.Duration
 
 	ctx    context.Context // ends when the server closes
 	cancel context.CancelFunc
@@ -146,6 +160,8 @@ type session struct {
 
 	lastInput atomic.Int64 // unix nanoseconds
 	idle      *time.Timer
+	maxTimer  *time.Timer // the connection's lifetime
+	cs        *connState  // the connection's counts
 
 	mu     sync.Mutex
 	prog   *tea.Program
@@ -182,6 +198,9 @@ func New(cfg Config) (*Server, error) {
 	case cfg.IdleTimeout > 0:
 		s.idle = cfg.IdleTimeout
 	}
+	s.noSession = cmp.Or(max(cfg.NoSessionTimeout, 0), DefaultNoSessionTimeout)
+	s.connIdle = orDefault(cfg.ConnIdleTimeout, DefaultConnIdleTimeout)
+	s.maxConn = orDefault(cfg.MaxConnTime, DefaultMaxConnTime)
 	data, err := os.ReadFile(cfg.AuthorizedKeys)
 	if err != nil {
 		return nil, fmt.Errorf("sshserve: authorized keys: %w", err)
@@ -202,7 +221,13 @@ func New(cfg Config) (*Server, error) {
 		wish.WithMiddleware(s.console, s.gate),
 		func(srv *ssh.Server) error {
 			srv.HandshakeTimeout = handshakeTimeout
+			srv.IdleTimeout = s.connIdle
+			srv.MaxTimeout = s.maxConn
+			srv.ConnCallback = s.onConn
 			srv.ConnectionFailedCallback = s.connFailed
+			// Only sessions, behind the limits; every other channel type
+			// (forwarding) is refused by having no handler.
+			srv.ChannelHandlers = map[string]ssh.ChannelHandler{"session": s.sessionChannel}
 			return nil
 		},
 	)
@@ -322,7 +347,11 @@ func (s *Server) refuse(sess ssh.Session, id Identity, why string) {
 // the console (next) and unregisters it when the console ends.
 func (s *Server) gate(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
-		id := Identity{User: sess.User(), Remote: addrString(sess.RemoteAddr()), Role: agentconfig.RoleViewer}
+		// However the session ends, its window changes are read until the
+		// library is done with them (see drainWindows).
+		_, winch, _ := sess.Pty()
+		defer drainWindows(winch)
+		id := Identity{User: agentconfig.CleanName(sess.User()), Remote: addrString(sess.RemoteAddr()), Role: agentconfig.RoleViewer}
 		pub := sess.PublicKey()
 		if pub != nil {
 			id.Fingerprint = gossh.FingerprintSHA256(pub)
@@ -376,6 +405,16 @@ func (s *Server) admit(sess ssh.Session, pub ssh.PublicKey, id Identity) (*sessi
 	if s.idle > 0 {
 		ls.idle = time.AfterFunc(s.idle, func() { s.checkIdle(ls) })
 	}
+	ls.cs = connStateOf(sess.Context())
+	ls.cs.admitted()
+	if s.maxConn > 0 && ls.cs != nil {
+		// Closed cleanly (terminal restored, reason shown) before the
+		// connection's hard deadline closes it.
+		left := time.Until(ls.cs.start.Add(s.maxConn)) - 2*cutGrace
+		ls.maxTimer = time.AfterFunc(max(left, 0), func() {
+			s.cut(ls, fmt.Sprintf("connections last at most %s: reconnect", s.maxConn))
+		})
+	}
 	s.sessions[sess] = ls
 	return ls, ""
 }
@@ -389,6 +428,10 @@ func (s *Server) release(sess ssh.Session, ls *session) {
 	if ls.idle != nil {
 		ls.idle.Stop()
 	}
+	if ls.maxTimer != nil {
+		ls.maxTimer.Stop()
+	}
+	ls.cs.released()
 	ls.cancel()
 	ls.mu.Lock()
 	reason, end := ls.reason, ls.ended
@@ -693,6 +736,18 @@ func (s *Server) watchKeys() {
 			s.reloadKeys()
 		}
 	}
+}
+
+// orDefault maps a duration setting onto its value: 0 is the default, a
+// negative value none (0 to the SSH library).
+func orDefault(d, def time.Duration) time.Duration {
+	switch {
+	case d == 0:
+		return def
+	case d < 0:
+		return 0
+	}
+	return d
 }
 
 func addrString(a net.Addr) string {
