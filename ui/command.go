@@ -1,13 +1,19 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/fgtop/fgtop/themes"
 )
+
+// maxPromptRunes is the longest filter or command line: far more than a
+// kernel id, a path or a command needs.
+const maxPromptRunes = 256
 
 func (a *App) startPrompt(m promptMode, initial string) {
 	a.prompt, a.input = m, initial
@@ -44,7 +50,18 @@ func (a *App) handlePromptKey(msg tea.KeyPressMsg) tea.Cmd {
 	case msg.String() == "ctrl+u":
 		a.input = ""
 	case msg.Text != "":
-		a.input += msg.Text
+		// Typed (or pasted) text beyond the limit is dropped: a 1 MB
+		// filter cost 25 s of CPU, re-filtering at every key.
+		room := maxPromptRunes - utf8.RuneCountInString(a.input)
+		if room <= 0 {
+			a.flashf(lvlWarn, fmt.Sprintf("the prompt takes at most %d characters", maxPromptRunes))
+			return nil
+		}
+		text := msg.Text
+		if utf8.RuneCountInString(text) > room {
+			text = string([]rune(text)[:room])
+		}
+		a.input += text
 	default:
 		return nil
 	}
