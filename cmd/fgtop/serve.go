@@ -134,6 +134,8 @@ type serveRun struct {
 	ready func(addr string)
 	// configured, when set, is shown the server's configuration (tests).
 	configured func(sshserve.Config)
+	// demoNode, when set, is shown the demo node (tests).
+	demoNode func(*demo.Node)
 }
 
 // runServe starts the engine on the node (or the demo node) and serves
@@ -163,6 +165,7 @@ func runServe(ctx context.Context, r serveRun) (err error) {
 
 	var eopts engine.Options
 	var nodeDone <-chan struct{}
+	var nodeErr func() error
 	if r.serve.demo {
 		node, err := demo.Start(ctx, demo.Options{Seed: r.serve.seed, Speed: 1})
 		if err != nil {
@@ -173,7 +176,10 @@ func runServe(ctx context.Context, r serveRun) (err error) {
 				err = cerr
 			}
 		}()
-		eopts, nodeDone = node.EngineOptions(), node.Done()
+		eopts, nodeDone, nodeErr = node.EngineOptions(), node.Done(), node.Err
+		if r.demoNode != nil {
+			r.demoNode(node)
+		}
 	} else {
 		eopts, err = r.src.options()
 		if err != nil {
@@ -219,9 +225,18 @@ func runServe(ctx context.Context, r serveRun) (err error) {
 		r.ready(ln.Addr().String())
 	}
 
+wait:
 	select {
 	case <-ctx.Done():
 	case <-nodeDone:
+		// The simulated agents stopped on an error of their own (too many
+		// open files under a connection flood, a full disk): the sessions
+		// keep the node as it was, and the server stays up for them.
+		if e := nodeErr(); e != nil && ctx.Err() == nil {
+			logger.Error("demo node stopped: serving its last state", "err", e.Error())
+			nodeDone = nil
+			goto wait
+		}
 	case e := <-engineErr:
 		if e != nil && !errors.Is(e, context.Canceled) {
 			err = fmt.Errorf("engine: %w", e)

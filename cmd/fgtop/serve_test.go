@@ -11,6 +11,7 @@ import (
 
 	gossh "golang.org/x/crypto/ssh"
 
+	"github.com/fgtop/fgtop/engine/demo"
 	sshserve "github.com/fgtop/fgtop/ui/ssh"
 	"github.com/fgtop/fgtop/ui/ssh/sshtest"
 )
@@ -134,5 +135,74 @@ func TestServeDemo(t *testing.T) {
 	}
 	if strings.Contains(string(logged), "\x1b") {
 		t.Error("the log holds terminal output")
+	}
+}
+
+// TestServeDemoOutlivesItsNode: when the demo's simulated agents stop on
+// an error of their own (issue 16: too many open files under a connection
+// flood), `fgtop serve --demo` used to exit, dropping every session. It
+// now logs the error and goes on serving the node's last state.
+func TestServeDemoOutlivesItsNode(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	dir := t.TempDir()
+	keys := sshtest.NewKeys(t)
+	keysPath := filepath.Join(dir, "authorized_keys")
+	sshtest.WriteAtomic(t, keysPath, keys.AuthorizedKeys())
+	logPath := filepath.Join(dir, "serve.log")
+	sf := &serveFlags{listen: "127.0.0.1:0", authorizedKeys: keysPath, hostKey: filepath.Join(dir, "host_key"),
+		maxSessions: 4, logPath: logPath, demo: true, seed: 1}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	nodec := make(chan *demo.Node, 1)
+	addrc := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- runServe(ctx, serveRun{src: &sourceFlags{}, console: &consoleFlags{ascii: true, theme: "dark"}, serve: sf,
+			stderr: io.Discard, ready: func(a string) { addrc <- a }, demoNode: func(n *demo.Node) { nodec <- n }})
+	}()
+	var node *demo.Node
+	select {
+	case node = <-nodec:
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not start its demo node")
+	}
+	select {
+	case <-addrc:
+	case err := <-done:
+		t.Fatalf("serve ended: %v", err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not start")
+	}
+	// Every scratch root becomes a file: the agents' next write fails.
+	for _, r := range node.Roots {
+		if err := os.RemoveAll(r.Path); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(r.Path, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	select {
+	case <-node.Done():
+	case <-time.After(30 * time.Second):
+		t.Fatal("the demo node did not stop")
+	}
+	if node.Err() == nil {
+		t.Fatal("the demo node stopped without an error")
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("serve exited when its demo node stopped: %v", err)
+	case <-time.After(time.Second):
+	}
+	logged, _ := os.ReadFile(logPath)
+	if !strings.Contains(string(logged), "demo node stopped: serving its last state") {
+		t.Fatalf("the log does not say the node stopped:\n%s", logged)
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(15 * time.Second):
+		t.Fatal("serve did not stop")
 	}
 }

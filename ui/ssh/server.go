@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"net"
-	"os"
 	"path/filepath"
 	"runtime/debug"
 	"sync"
@@ -141,9 +140,16 @@ type Server struct {
 	// options each session gets through it.
 	newModel func(<-chan *model.Snapshot, ui.Options) tea.Model
 
+	// readKeys reads authorized_keys (ReadAuthorizedKeys); tests make it
+	// fail.
+	readKeys func(string) ([]byte, error)
+
 	mu       sync.Mutex
 	keys     *KeySet
 	keysData []byte
+	// keysErr is why authorized_keys cannot be read now (nil when it
+	// can): new logins are refused until it can, live sessions go on.
+	keysErr  error
 	sessions map[ssh.Session]*session
 	closed   bool
 }
@@ -187,7 +193,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.KeysPoll <= 0 {
 		cfg.KeysPoll = DefaultKeysPoll
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, sessions: map[ssh.Session]*session{},
+	s := &Server{cfg: cfg, log: cfg.Logger, sessions: map[ssh.Session]*session{}, readKeys: ReadAuthorizedKeys,
 		newModel: func(sub <-chan *model.Snapshot, o ui.Options) tea.Model { return ui.New(sub, o) }}
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -201,9 +207,9 @@ func New(cfg Config) (*Server, error) {
 	s.noSession = cmp.Or(max(cfg.NoSessionTimeout, 0), DefaultNoSessionTimeout)
 	s.connIdle = orDefault(cfg.ConnIdleTimeout, DefaultConnIdleTimeout)
 	s.maxConn = orDefault(cfg.MaxConnTime, DefaultMaxConnTime)
-	data, err := os.ReadFile(cfg.AuthorizedKeys)
+	data, err := s.readKeys(cfg.AuthorizedKeys)
 	if err != nil {
-		return nil, fmt.Errorf("sshserve: authorized keys: %w", err)
+		return nil, fmt.Errorf("sshserve: %w", err)
 	}
 	s.setKeys(data)
 	pem, created, err := LoadOrCreateHostKey(cfg.HostKey)
@@ -321,9 +327,18 @@ func (s *Server) Sessions() []Identity {
 func (s *Server) authorize(ctx ssh.Context, pub ssh.PublicKey) bool {
 	s.mu.Lock()
 	_, ok := s.keys.Lookup(pub)
+	keysErr := s.keysErr
 	s.mu.Unlock()
+	user := agentconfig.CleanName(ctx.User())
+	if keysErr != nil {
+		// The file cannot be read now: whether this key is still in it is
+		// unknown, so it gets no new login.
+		s.log.Info("refused key", "user", user, "remote", addrString(ctx.RemoteAddr()), "key", gossh.FingerprintSHA256(pub),
+			"why", "authorized keys cannot be read now")
+		return false
+	}
 	if !ok {
-		s.log.Info("refused key", "user", ctx.User(), "remote", addrString(ctx.RemoteAddr()), "key", gossh.FingerprintSHA256(pub))
+		s.log.Info("refused key", "user", user, "remote", addrString(ctx.RemoteAddr()), "key", gossh.FingerprintSHA256(pub))
 	}
 	return ok
 }
@@ -355,6 +370,9 @@ func (s *Server) gate(next ssh.Handler) ssh.Handler {
 		pub := sess.PublicKey()
 		if pub != nil {
 			id.Fingerprint = gossh.FingerprintSHA256(pub)
+			// The role the key has, so that a refusal is logged with the
+			// role it refused (admit looks again, under its lock).
+			id.Role, id.Comment = s.keyRole(pub)
 		}
 		if _, _, ok := sess.Pty(); !ok {
 			s.refuse(sess, id, "the console needs a terminal: connect with `ssh -t` (no command, no -T)")
@@ -378,6 +396,21 @@ func (s *Server) gate(next ssh.Handler) ssh.Handler {
 	}
 }
 
+// keyRole returns the role and comment a key has now (a viewer when the
+// key is unknown or the server read-only).
+func (s *Server) keyRole(pub ssh.PublicKey) (agentconfig.Role, string) {
+	s.mu.Lock()
+	k, ok := s.keys.Lookup(pub)
+	s.mu.Unlock()
+	if !ok {
+		return agentconfig.RoleViewer, ""
+	}
+	if s.cfg.UI.ReadOnly {
+		return agentconfig.RoleViewer, k.Comment
+	}
+	return k.Role, k.Comment
+}
+
 // admit registers a session if its key is still authorized and the limit
 // allows, under the same lock a key reload takes, so a key removed at the
 // same moment either refuses this session or closes it.
@@ -386,6 +419,9 @@ func (s *Server) admit(sess ssh.Session, pub ssh.PublicKey, id Identity) (*sessi
 	defer s.mu.Unlock()
 	if s.closed {
 		return nil, "the server is shutting down"
+	}
+	if s.keysErr != nil {
+		return nil, "authorized keys cannot be read now: try again later"
 	}
 	k, ok := s.keys.Lookup(pub)
 	if !ok {
@@ -665,15 +701,40 @@ func (s *Server) setKeys(data []byte) {
 }
 
 // reloadKeys re-reads authorized_keys and applies it if it changed. A
-// file that cannot be read counts as empty: every key is refused until it
-// can, rather than keys someone meant to remove staying valid.
+// file that is gone counts as empty: every key is refused and every
+// session closed, as someone removing the file means. A file that is there
+// but cannot be read now (too many open files under a connection flood,
+// an I/O error, unsafe permissions) refuses new logins until it can be,
+// and leaves live sessions alone: cutting them would tell their owners
+// their key was removed, which nobody did.
 func (s *Server) reloadKeys() {
-	data, err := os.ReadFile(s.cfg.AuthorizedKeys)
-	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) || len(s.currentKeysData()) > 0 {
-			s.log.Error("authorized keys unreadable: refusing every key", "path", s.cfg.AuthorizedKeys, "err", err.Error())
+	data, err := s.readKeys(s.cfg.AuthorizedKeys)
+	switch {
+	case err == nil:
+		s.mu.Lock()
+		was := s.keysErr
+		s.keysErr = nil
+		s.mu.Unlock()
+		if was != nil {
+			s.log.Info("authorized keys readable again: accepting logins", "path", s.cfg.AuthorizedKeys)
 		}
+	case errors.Is(err, fs.ErrNotExist):
+		if len(s.currentKeysData()) > 0 {
+			s.log.Error("authorized keys removed: refusing every key", "path", s.cfg.AuthorizedKeys, "err", err.Error())
+		}
+		s.mu.Lock()
+		s.keysErr = nil
+		s.mu.Unlock()
 		data = []byte{}
+	default:
+		s.mu.Lock()
+		was := s.keysErr
+		s.keysErr = err
+		s.mu.Unlock()
+		if was == nil || was.Error() != err.Error() {
+			s.log.Error("authorized keys unreadable: refusing new logins, keeping live sessions", "path", s.cfg.AuthorizedKeys, "err", err.Error())
+		}
+		return
 	}
 	if bytes.Equal(data, s.currentKeysData()) {
 		return
