@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fgtop/fgtop/internal/safefile"
 	"github.com/fgtop/fgtop/model"
 	toml "github.com/pelletier/go-toml/v2"
 )
@@ -241,7 +242,7 @@ func (e *InvalidError) Error() string {
 
 // Load reads and decodes path.
 func Load(path string) (*Config, error) {
-	raw, err := os.ReadFile(path)
+	raw, err := safefile.ReadFile(path, MaxConfigSize)
 	if err != nil {
 		return nil, fmt.Errorf("read agent config: %w", err)
 	}
