@@ -115,9 +115,9 @@ type JournalRecord struct {
 	Action string `json:"action"`
 	// Intends is, for an intent, the action it announces.
 	Intends string `json:"intends,omitempty"`
-	Actor  string    `json:"actor"`
-	Origin string    `json:"origin"`
-	Role   Role      `json:"role"`
+	Actor   string `json:"actor"`
+	Origin  string `json:"origin"`
+	Role    Role   `json:"role"`
 	// Key is the actor's SSH key fingerprint (Actor.Key), when it has one.
 	Key    string `json:"key,omitempty"`
 	Config string `json:"config"`
