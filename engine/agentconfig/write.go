@@ -248,7 +248,7 @@ func commitLocked(path string, old []byte, req CommitRequest, action string, und
 		return nil, fmt.Errorf("stat agent config: %w", err)
 	}
 	res := &CommitResult{Path: path, OldHash: hashOf(old), NewHash: hashOf(req.Data), Journal: req.Journal}
-	removeStaleTemps(path, time.Now())
+	RemoveStaleTemps(path, time.Now())
 	res.Backup, err = writeBackup(path, old, st, t)
 	if err != nil {
 		return nil, err
@@ -622,11 +622,12 @@ func Rollback(req RollbackRequest) (*CommitResult, error) {
 	return commitLocked(path, cur, creq, "rollback", &t)
 }
 
-// removeStaleTemps removes the temp files of path that a crashed write
+// RemoveStaleTemps removes the temp files of path that a crashed write
 // left behind (".NAME.fgtop-tmp-*"): regular files only (a link is left
-// alone), older than before, the start of this write. It runs under the
-// journal lock, so no other writer of path has a temp file in progress.
-func removeStaleTemps(path string, before time.Time) {
+// alone), older than before, the start of this write. Call it under the
+// lock that writers of path take, so no other writer of path has a temp
+// file in progress.
+func RemoveStaleTemps(path string, before time.Time) {
 	dir, prefix := filepath.Dir(path), "."+filepath.Base(path)+".fgtop-tmp-"
 	ents, err := os.ReadDir(dir)
 	if err != nil {
