@@ -147,60 +147,146 @@ func (c filteredChannel) Accept() (gossh.Channel, <-chan *gossh.Request, error) 
 		return ch, reqs, err //nolint:wrapcheck // the library's own error, for the library
 	}
 	out := make(chan *gossh.Request)
-	go limitRequests(reqs, out)
-	return ch, out, nil
+	lc := &limitedChannel{Channel: ch, ready: make(chan struct{})}
+	go limitRequests(reqs, out, lc.ready)
+	return lc, out, nil
+}
+
+// readyRequest is the request a session's handler "sends" on its own
+// channel (ssh.Session passes SendRequest to the channel) to say it has
+// read the pty's size: limitedChannel takes it, it never reaches the
+// client.
+const readyRequest = "fgtop-ready@fgtop"
+
+// limitedChannel is a session's channel, which takes readyRequest.
+type limitedChannel struct {
+	gossh.Channel
+	once  sync.Once
+	ready chan struct{}
+}
+
+func (c *limitedChannel) SendRequest(name string, wantReply bool, payload []byte) (bool, error) {
+	if name == readyRequest {
+		c.once.Do(func() { close(c.ready) })
+		return true, nil
+	}
+	return c.Channel.SendRequest(name, wantReply, payload) //nolint:wrapcheck // the channel's own error
+}
+
+// resizesReady tells a session's request filter that its handler is done
+// reading the pty's size (ssh.Session.Pty), so resizes may pass now: the
+// library writes the size of each resize without a lock, while Pty reads
+// it.
+func resizesReady(sess ssh.Session) {
+	_, _ = sess.SendRequest(readyRequest, false, nil)
 }
 
 // limitRequests passes a session's requests on, capping every window size
 // and refusing env requests beyond the limits. It ends, closing out, when
 // the channel's requests end.
 //
-// Resizes that come before the console starts are held back, the newest
-// only, until the shell (or exec) request has been passed on: the library
-// keeps the pty's first size in a one-slot buffer that nobody reads
-// before then, and a second resize would block its request loop for good
-// (the session hung, and its goroutines stayed after the client left).
-func limitRequests(in <-chan *gossh.Request, out chan<- *gossh.Request) {
+// The pty request is held back (answered here) until the shell or exec
+// request comes, and resizes before then are folded into it; resizes after
+// it are held (the newest only) until ready is closed: the library keeps
+// the pty's size in a one-slot buffer nobody reads before the console
+// starts, so a second resize blocked its request loop for good (the
+// session hung, and its goroutines stayed after the client left), and it
+// writes a resize's size while the starting console reads it.
+func limitRequests(in <-chan *gossh.Request, out chan<- *gossh.Request, ready <-chan struct{}) {
 	defer close(out)
 	envs, envBytes := 0, 0
 	started := false
-	var held *gossh.Request
-	for req := range in {
+	var pty, held *gossh.Request
+	var readyCh <-chan struct{} // ready, once the shell request is passed on
+	answer := func(req *gossh.Request, ok bool) {
+		if req.WantReply {
+			_ = req.Reply(ok, nil)
+			req.WantReply = false
+		}
+	}
+	for {
+		var req *gossh.Request
+		select {
+		case r, ok := <-in:
+			if !ok {
+				return
+			}
+			req = r
+		case <-readyCh:
+			readyCh = nil
+			if held != nil {
+				out <- held
+				held = nil
+			}
+			continue
+		}
 		switch req.Type {
 		case "env":
 			envs++
 			envBytes += len(req.Payload)
 			if envs > maxEnv || envBytes > maxEnvBytes {
-				if req.WantReply {
-					_ = req.Reply(false, nil)
-				}
+				answer(req, false)
 				continue
 			}
 		case "pty-req":
 			req.Payload = capPtyRequest(req.Payload)
+			if !started {
+				if pty != nil { // one terminal per session, as the library says
+					answer(req, false)
+					continue
+				}
+				answer(req, true)
+				pty = req
+				continue
+			}
 		case "window-change":
 			req.Payload = capWindowPayload(req.Payload)
-			if !started {
-				if req.WantReply { // RFC 4254 says false; answer a client that asks anyway
-					_ = req.Reply(true, nil)
-					req.WantReply = false
-				}
+			switch {
+			case !started && pty != nil:
+				pty.Payload = setPtyWindow(pty.Payload, req.Payload)
+				answer(req, true) // RFC 4254 says no reply; answer one who asks
+				continue
+			case started && readyCh != nil:
+				answer(req, true)
 				held = req
 				continue
 			}
 		case "shell", "exec":
-			out <- req
 			if !started {
 				started = true
-				if held != nil {
-					out <- held
-					held = nil
+				if pty != nil {
+					out <- pty
+					pty = nil
+					readyCh = ready
 				}
 			}
-			continue
 		}
 		out <- req
 	}
+}
+
+// setPtyWindow returns a pty-req payload with the size of a window-change
+// payload, in a copy; either one too short leaves it as it is.
+func setPtyWindow(p, win []byte) []byte {
+	off, ok := ptyWindowAt(p)
+	if !ok || len(win) < 16 {
+		return p
+	}
+	q := append([]byte(nil), p...)
+	copy(q[off:off+16], win[:16])
+	return q
+}
+
+// ptyWindowAt returns where the window size starts in a pty-req payload.
+func ptyWindowAt(p []byte) (int, bool) {
+	if len(p) < 4 {
+		return 0, false
+	}
+	n := uint64(binary.BigEndian.Uint32(p))
+	if uint64(len(p)) < 4+n+16 {
+		return 0, false
+	}
+	return 4 + int(n), true
 }
 
 // capPtyRequest caps the size in a pty-req payload (RFC 4254 6.2: string
@@ -208,15 +294,11 @@ func limitRequests(in <-chan *gossh.Request, out chan<- *gossh.Request) {
 // A payload too short to hold them is passed as is: the library refuses
 // it.
 func capPtyRequest(p []byte) []byte {
-	if len(p) < 4 {
+	off, ok := ptyWindowAt(p)
+	if !ok {
 		return p
 	}
-	n := binary.BigEndian.Uint32(p)
-	if uint64(len(p)) < 4+uint64(n)+16 {
-		return p
-	}
-	off := 4 + int(n)
-	return append(append(p[:off:off], capWindowPayload(p[off:off+16])...), p[off+16:]...)
+	return setPtyWindow(p, capWindowPayload(p[off:off+16]))
 }
 
 // capWindowPayload caps a window-change payload (RFC 4254 6.7: uint32

@@ -76,17 +76,13 @@ func TestHugeWindowIsCapped(t *testing.T) {
 	if err := sess.RequestPty("xterm-256color", 100000, 100000, gossh.TerminalModes{}); err != nil {
 		t.Fatal(err)
 	}
-	// Resizes before the shell are held and applied once it starts.
-	if err := sess.WindowChange(100000, 99999); err != nil {
-		t.Fatal(err)
-	}
-	if err := sess.WindowChange(150, 300); err != nil {
-		t.Fatal(err)
-	}
 	if err := sess.Shell(); err != nil {
 		t.Fatal(err)
 	}
 	waitSize(t, sizes, MaxWidth, MaxHeight)
+	if err := sess.WindowChange(150, 300); err != nil {
+		t.Fatal(err)
+	}
 	waitSize(t, sizes, 300, 150)
 	if err := sess.WindowChange(100000, 100000); err != nil {
 		t.Fatal(err)
@@ -228,7 +224,8 @@ func TestMaxConnTimeClosesSessionsCleanly(t *testing.T) {
 
 // TestRefusedSessionsLeakNothing: a refused session's resizes were never
 // read, so the library's request loop blocked for good and each refused
-// session left goroutines behind.
+// session left goroutines behind. Resizes before the shell request (which
+// hung the session itself) are part of it.
 func TestRefusedSessionsLeakNothing(t *testing.T) {
 	f := startServer(t, func(c *Config) { c.MaxSessions = 1 })
 	first := f.open(t, "olga", f.operator, nil)
@@ -278,4 +275,37 @@ func TestRefusedSessionsLeakNothing(t *testing.T) {
 	if !strings.Contains(f.log.String(), "too many sessions") {
 		t.Fatal("the sessions were not refused for the limit")
 	}
+}
+
+// TestResizesBeforeTheShellAreKept: resizes sent before the shell request
+// are folded into the pty request, so the console starts at the newest
+// size (capped) and the session does not hang.
+func TestResizesBeforeTheShellAreKept(t *testing.T) {
+	f, sizes := spySizes(t, nil)
+	c, err := f.dial("victor", f.viewer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	sess, err := c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess.Stdout = newTerm(MaxWidth, MaxHeight)
+	if err := sess.RequestPty("xterm", 24, 80, gossh.TerminalModes{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, hw := range [][2]int{{30, 100}, {100000, 99999}, {45, 130}} {
+		if err := sess.WindowChange(hw[0], hw[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := sess.Shell(); err != nil {
+		t.Fatal(err)
+	}
+	waitSize(t, sizes, 130, 45)
+	if err := sess.WindowChange(100000, 99999); err != nil {
+		t.Fatal(err)
+	}
+	waitSize(t, sizes, MaxWidth, MaxHeight)
 }

@@ -366,6 +366,7 @@ func (s *Server) gate(next ssh.Handler) ssh.Handler {
 		// library is done with them (see drainWindows).
 		_, winch, _ := sess.Pty()
 		defer drainWindows(winch)
+		defer resizesReady(sess) // refused, or the console failed to start
 		id := Identity{User: agentconfig.CleanName(sess.User()), Remote: addrString(sess.RemoteAddr()), Role: agentconfig.RoleViewer}
 		pub := sess.PublicKey()
 		if pub != nil {
@@ -505,6 +506,8 @@ func (s *Server) console(next ssh.Handler) ssh.Handler {
 		release := func() { closeOnce.Do(func() { s.closeModel(sess, m) }) }
 		defer release()
 		_, winch, _ := sess.Pty()
+		// Every read of the pty's size is done: resizes may come now.
+		resizesReady(sess)
 		ctx, cancel := context.WithCancel(sess.Context())
 		go func() {
 			// Its own goroutine: a panic here must end this session, not
