@@ -40,7 +40,14 @@ logged to --log (default: stderr), never into a session.
 Colours follow each client: TERM from its terminal, COLORTERM and NO_COLOR when the client sends
 them (ssh -o SetEnv=NO_COLOR=1, or SendEnv COLORTERM); --theme light|dark overrides detection.
 In a session, :theme NAME picks a built-in theme or one of --theme-dir: never a path, so nothing a
-viewer types makes the server read a file.`
+viewer types makes the server read a file.
+
+Limits: a session's window is capped at 500x200 cells; a connection holds at most 4 sessions and
+64 environment variables per session; one with no console is closed after a minute, one where
+nothing moves after 5 minutes, and any after 24 hours (its sessions are told first).
+authorized_keys is refused, as by sshd's StrictModes, when group or others may write it or a
+directory above it; RSA keys under 2048 bits are skipped. When the file cannot be read for a
+moment (too many open files), new logins are refused and live sessions go on.`
 
 // serveFlags are the flags of `fgtop serve` beyond the source and console
 // flags.
