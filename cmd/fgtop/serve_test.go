@@ -44,21 +44,28 @@ func TestServeFlags(t *testing.T) {
 	}
 }
 
+// demoServeFlags are the flags of `fgtop serve --demo` on a loopback
+// port, with an operator and a viewer key and a log file, all in a temp
+// dir.
+func demoServeFlags(t *testing.T) (*serveFlags, sshtest.Keys) {
+	t.Helper()
+	t.Setenv("TMPDIR", t.TempDir())
+	dir := t.TempDir()
+	keys := sshtest.NewKeys(t)
+	keysPath := filepath.Join(dir, "authorized_keys")
+	sshtest.WriteAtomic(t, keysPath, keys.AuthorizedKeys())
+	return &serveFlags{listen: "127.0.0.1:0", authorizedKeys: keysPath, hostKey: filepath.Join(dir, "host_key"),
+		maxSessions: 4, logPath: filepath.Join(dir, "serve.log"), demo: true, seed: 1}, keys
+}
+
 // TestServeDemo is the issue's check, in process: `fgtop serve --demo` on
 // a loopback port with an operator key and a viewer key; a third key is
 // refused, the viewer gets the read-only console of the demo node, every
 // session shares one partition desk on the demo's agent.toml, and the log
 // file records the refusal and the connect.
 func TestServeDemo(t *testing.T) {
-	t.Setenv("TMPDIR", t.TempDir())
-	dir := t.TempDir()
-	keys := sshtest.NewKeys(t)
-	keysPath := filepath.Join(dir, "authorized_keys")
-	sshtest.WriteAtomic(t, keysPath, keys.AuthorizedKeys())
-	logPath := filepath.Join(dir, "serve.log")
-	hostKeyPath := filepath.Join(dir, "host_key")
-	sf := &serveFlags{listen: "127.0.0.1:0", authorizedKeys: keysPath, hostKey: hostKeyPath,
-		maxSessions: 4, logPath: logPath, demo: true, seed: 1}
+	sf, keys := demoServeFlags(t)
+	logPath, hostKeyPath := sf.logPath, sf.hostKey
 	ctx, cancel := context.WithCancel(context.Background())
 	addrc := make(chan string, 1)
 	cfgc := make(chan sshserve.Config, 1)
@@ -143,14 +150,8 @@ func TestServeDemo(t *testing.T) {
 // flood), `fgtop serve --demo` used to exit, dropping every session. It
 // now logs the error and goes on serving the node's last state.
 func TestServeDemoOutlivesItsNode(t *testing.T) {
-	t.Setenv("TMPDIR", t.TempDir())
-	dir := t.TempDir()
-	keys := sshtest.NewKeys(t)
-	keysPath := filepath.Join(dir, "authorized_keys")
-	sshtest.WriteAtomic(t, keysPath, keys.AuthorizedKeys())
-	logPath := filepath.Join(dir, "serve.log")
-	sf := &serveFlags{listen: "127.0.0.1:0", authorizedKeys: keysPath, hostKey: filepath.Join(dir, "host_key"),
-		maxSessions: 4, logPath: logPath, demo: true, seed: 1}
+	sf, _ := demoServeFlags(t)
+	logPath := sf.logPath
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	nodec := make(chan *demo.Node, 1)

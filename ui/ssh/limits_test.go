@@ -45,6 +45,29 @@ func waitSize(t *testing.T, sizes <-chan tea.WindowSizeMsg, w, h int) {
 	}
 }
 
+// client dials the server, closing the connection when the test ends.
+func (f *fixture) client(t *testing.T, user string, key gossh.Signer) *gossh.Client {
+	t.Helper()
+	c, err := f.dial(user, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// session dials the server and opens a session with nothing requested
+// yet.
+func (f *fixture) session(t *testing.T, user string, key gossh.Signer) (*gossh.Client, *gossh.Session) {
+	t.Helper()
+	c := f.client(t, user, key)
+	sess, err := c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, sess
+}
+
 func heapInUse() uint64 {
 	runtime.GC()
 	var ms runtime.MemStats
@@ -59,15 +82,7 @@ func heapInUse() uint64 {
 func TestHugeWindowIsCapped(t *testing.T) {
 	f, sizes := spySizes(t, nil)
 	before := heapInUse()
-	c, err := f.dial("victor", f.viewer)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	sess, err := c.NewSession()
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, sess := f.session(t, "victor", f.viewer)
 	scr := newTerm(MaxWidth, MaxHeight)
 	sess.Stdout, sess.Stderr = scr, scr
 	if _, err := sess.StdinPipe(); err != nil {
@@ -106,15 +121,7 @@ func TestHugeWindowIsCapped(t *testing.T) {
 // to 879 MB; a session now gets maxEnv of them, within maxEnvBytes.
 func TestEnvRequestsAreBounded(t *testing.T) {
 	f := startServer(t, nil)
-	c, err := f.dial("victor", f.viewer)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	sess, err := c.NewSession()
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, sess := f.session(t, "victor", f.viewer)
 	ok := 0
 	for i := range 3 * maxEnv {
 		if sess.Setenv(fmt.Sprintf("V%d", i), "x") == nil {
@@ -144,11 +151,7 @@ func TestEnvRequestsAreBounded(t *testing.T) {
 // channels; it now holds MaxChannels, and gets another once one closes.
 func TestChannelsPerConnectionAreBounded(t *testing.T) {
 	f := startServer(t, nil)
-	c, err := f.dial("victor", f.viewer)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := f.client(t, "victor", f.viewer)
 	var open []*gossh.Session
 	for range MaxChannels {
 		s, err := c.NewSession()
@@ -157,7 +160,7 @@ func TestChannelsPerConnectionAreBounded(t *testing.T) {
 		}
 		open = append(open, s)
 	}
-	_, err = c.NewSession()
+	_, err := c.NewSession()
 	var oce *gossh.OpenChannelError
 	if !errors.As(err, &oce) || oce.Reason != gossh.ResourceShortage {
 		t.Fatalf("session %d: err %v, want a refusal", MaxChannels+1, err)
@@ -176,11 +179,7 @@ func TestChannelsPerConnectionAreBounded(t *testing.T) {
 // opens no session escaped both the session limit and the idle timeout.
 func TestConnectionWithoutSessionIsClosed(t *testing.T) {
 	f := startServer(t, func(c *Config) { c.NoSessionTimeout = 300 * time.Millisecond })
-	idle, err := f.dial("victor", f.viewer)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer idle.Close()
+	idle := f.client(t, "victor", f.viewer)
 	gone := make(chan error, 1)
 	go func() { gone <- idle.Wait() }()
 	// A connection with a console is not closed, however long it lasts.
@@ -237,14 +236,7 @@ func TestRefusedSessionsLeakNothing(t *testing.T) {
 	base := settle()
 	const n = 20
 	for i := range n {
-		c, err := f.dial("victor", f.viewer)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sess, err := c.NewSession()
-		if err != nil {
-			t.Fatal(err)
-		}
+		c, sess := f.session(t, "victor", f.viewer)
 		if err := sess.RequestPty("xterm", 24, 80, gossh.TerminalModes{}); err != nil {
 			t.Fatal(err)
 		}
@@ -282,15 +274,7 @@ func TestRefusedSessionsLeakNothing(t *testing.T) {
 // size (capped) and the session does not hang.
 func TestResizesBeforeTheShellAreKept(t *testing.T) {
 	f, sizes := spySizes(t, nil)
-	c, err := f.dial("victor", f.viewer)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	sess, err := c.NewSession()
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, sess := f.session(t, "victor", f.viewer)
 	sess.Stdout = newTerm(MaxWidth, MaxHeight)
 	if err := sess.RequestPty("xterm", 24, 80, gossh.TerminalModes{}); err != nil {
 		t.Fatal(err)
