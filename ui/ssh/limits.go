@@ -39,9 +39,9 @@ const (
 	// sessions were all refused or ended.
 	DefaultNoSessionTimeout = time.Minute
 	// DefaultConnIdleTimeout closes a connection on which nothing at all
-	// moved for this long. A live console writes every second, so only a
-	// connection with no console, or a client that stopped reading (its
-	// writes block), reaches it.
+	// moved for this long. A connection with a live console is kept
+	// moving (a keepalive every third of it), so only one with no console,
+	// or a client that stopped reading (its writes block), reaches it.
 	DefaultConnIdleTimeout = 5 * time.Minute
 	// DefaultMaxConnTime is the longest any connection lives. Sessions are
 	// told, and closed cleanly, a little before.
@@ -73,11 +73,37 @@ func (s *Server) onConn(ctx ssh.Context, c net.Conn) net.Conn {
 		_ = c.Close()
 	})
 	ctx.SetValue(connStateKey{}, cs)
-	go func() {
-		<-ctx.Done() // the connection closed
-		cs.idle.Stop()
-	}()
+	go s.keepAlive(ctx, cs)
 	return c
+}
+
+// keepAlive runs for a connection's life. While it holds a console, it
+// sends a keepalive request now and then, so that a console whose screen
+// does not change (and whose user does not type) is not taken for an
+// idle connection; a client that stopped reading still is, as the write
+// blocks.
+func (s *Server) keepAlive(ctx ssh.Context, cs *connState) {
+	defer cs.idle.Stop()
+	if s.connIdle <= 0 {
+		<-ctx.Done()
+		return
+	}
+	tick := time.NewTicker(s.connIdle / 3)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done(): // the connection closed
+			return
+		case <-tick.C:
+			cs.mu.Lock()
+			live := cs.live > 0
+			cs.mu.Unlock()
+			if sc, ok := ctx.Value(ssh.ContextKeyConn).(*gossh.ServerConn); ok && live {
+				// No reply wanted: the write alone moves the idle clock.
+				_, _, _ = sc.SendRequest("keepalive@openssh.com", false, nil)
+			}
+		}
+	}
 }
 
 func connStateOf(ctx ssh.Context) *connState {

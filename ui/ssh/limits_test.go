@@ -293,3 +293,32 @@ func TestResizesBeforeTheShellAreKept(t *testing.T) {
 	}
 	waitSize(t, sizes, MaxWidth, MaxHeight)
 }
+
+// TestConnIdleTimeout: a connection on which nothing moves is closed; one
+// with a console is kept moving even when its screen never changes (the
+// tests' clock is fixed, so nothing is redrawn).
+func TestConnIdleTimeout(t *testing.T) {
+	f := startServer(t, func(c *Config) {
+		c.ConnIdleTimeout = 600 * time.Millisecond
+		c.NoSessionTimeout = time.Hour
+	})
+	live := f.open(t, "olga", f.operator, nil)
+	live.waitScreen(t, "gpu-node01")
+	idle := f.client(t, "victor", f.viewer)
+	gone := make(chan error, 1)
+	go func() { gone <- idle.Wait() }()
+	select {
+	case <-gone:
+	case <-time.After(waitFor):
+		t.Fatal("an idle connection was not closed")
+	}
+	time.Sleep(time.Second)
+	select {
+	case err := <-live.done:
+		t.Fatalf("a live console's connection was closed as idle: %v", err)
+	default:
+	}
+	if f.srv.SessionCount() != 1 {
+		t.Fatal("the live session is gone")
+	}
+}
