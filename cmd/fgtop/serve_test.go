@@ -34,6 +34,8 @@ func TestServeFlags(t *testing.T) {
 		{"demo and config", []string{"serve", "--demo", "--authorized-keys", keys, "--host-key", hk, "--config", "agent.toml"}},
 		{"seed without demo", []string{"serve", "--authorized-keys", keys, "--host-key", hk, "--seed", "3"}},
 		{"missing keys file", []string{"serve", "--demo", "--authorized-keys", filepath.Join(dir, "nope"), "--host-key", hk, "--listen", "127.0.0.1:0"}},
+		{"missing theme dir", []string{"serve", "--demo", "--authorized-keys", keys, "--host-key", hk, "--theme-dir", filepath.Join(dir, "nope")}},
+		{"theme dir a file", []string{"serve", "--demo", "--authorized-keys", keys, "--host-key", hk, "--theme-dir", keys}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -66,6 +68,7 @@ func demoServeFlags(t *testing.T) (*serveFlags, sshtest.Keys) {
 func TestServeDemo(t *testing.T) {
 	sf, keys := demoServeFlags(t)
 	logPath, hostKeyPath := sf.logPath, sf.hostKey
+	sf.themeDir = t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	addrc := make(chan string, 1)
 	cfgc := make(chan sshserve.Config, 1)
@@ -94,6 +97,9 @@ func TestServeDemo(t *testing.T) {
 		t.Fatal("serve did not start")
 	}
 	cfg := <-cfgc
+	if cfg.ThemeDir != sf.themeDir {
+		t.Fatalf("the server's theme dir %q, want --theme-dir %q", cfg.ThemeDir, sf.themeDir)
+	}
 	if d := cfg.UI.Desk; d == nil || filepath.Base(d.Path()) != "agent.toml" {
 		t.Fatalf("the server's desk %v: want one on the demo node's agent.toml", d)
 	} else if _, err := os.Stat(d.Path()); err != nil {
