@@ -12,7 +12,12 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/fgtop/fgtop/internal/safefile"
 )
+
+// MaxFileSize is the largest theme file read: a full theme is about 1 kB.
+const MaxFileSize = 64 << 10
 
 //go:embed files/*.toml
 var files embed.FS
@@ -108,6 +113,68 @@ func Load(nameOrPath string) (*Theme, error) {
 	return Builtin(nameOrPath)
 }
 
+// LoadNamed returns a theme by name only, for someone who may not name
+// files (a viewer over SSH): NAME.toml from dir, a directory the server's
+// owner chose ("" for none), when it is there, else the built-in theme
+// NAME. A path, or anything but letters, digits, '-' and '_', is refused
+// before any file is touched, so what the caller types can never make
+// fgtop read a file outside dir; and an error says only what is wrong with
+// the name, not what the server's file system holds.
+func LoadNamed(name, dir string) (*Theme, error) {
+	if !validName(name) {
+		return nil, fmt.Errorf("%w %q: only a theme's name, not a path (%s)", ErrUnknown, name, strings.Join(NamesIn(dir), ", "))
+	}
+	if dir != "" {
+		p := filepath.Join(dir, name+".toml")
+		b, err := safefile.ReadFile(p, MaxFileSize)
+		switch {
+		case err == nil:
+			t, perr := Parse(b, name)
+			if perr != nil {
+				return nil, fmt.Errorf("theme %s: %w", name, perr)
+			}
+			return t, nil
+		case !errors.Is(err, fs.ErrNotExist):
+			return nil, fmt.Errorf("theme %s: cannot be read: %w", name, unpathed(err))
+		}
+	}
+	if _, err := files.ReadFile("files/" + name + ".toml"); err != nil {
+		return nil, fmt.Errorf("%w %q (%s)", ErrUnknown, name, strings.Join(NamesIn(dir), ", "))
+	}
+	return Builtin(name)
+}
+
+// NamesIn returns the names LoadNamed accepts: the built-in themes and
+// those of dir ("" for none), sorted, without repeats.
+func NamesIn(dir string) []string {
+	out := Names()
+	if dir != "" {
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			n, ok := strings.CutSuffix(e.Name(), ".toml")
+			if ok && validName(n) && e.Type().IsRegular() && !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// unpathed is an error without the path it names: the kind of failure
+// only.
+func unpathed(err error) error {
+	switch {
+	case errors.Is(err, safefile.ErrNotRegular):
+		return safefile.ErrNotRegular
+	case errors.Is(err, safefile.ErrTooLarge):
+		return safefile.ErrTooLarge
+	case errors.Is(err, fs.ErrPermission):
+		return fs.ErrPermission
+	}
+	return errors.New("read error")
+}
+
 // UserDir is where user themes live: $XDG_CONFIG_HOME/fgtop/themes, or
 // ~/.config/fgtop/themes; "" when neither can be determined.
 func UserDir() string {
@@ -122,9 +189,11 @@ func UserDir() string {
 	return filepath.Join(base, "fgtop", "themes")
 }
 
-// LoadFile reads a theme file; see Load.
+// LoadFile reads a theme file; see Load. Only a regular file of at most
+// MaxFileSize bytes is read (never a device or a FIFO), and no error quotes
+// the file's content.
 func LoadFile(path string) (*Theme, error) {
-	b, err := os.ReadFile(path)
+	b, err := safefile.ReadFile(path, MaxFileSize)
 	if err != nil {
 		return nil, fmt.Errorf("theme: %w", err)
 	}
@@ -144,7 +213,7 @@ func Parse(b []byte, defaultName string) (*Theme, error) {
 	}
 	// A first, lenient pass only to find the base theme.
 	if _, err := toml.NewDecoder(bytes.NewReader(b)).Decode(&head); err != nil {
-		return nil, err
+		return nil, tomlError(err)
 	}
 	base := head.Inherit
 	if base == "" {
@@ -176,7 +245,7 @@ func Parse(b []byte, defaultName string) (*Theme, error) {
 func decodeStrict(b []byte, v any) error {
 	md, err := toml.NewDecoder(bytes.NewReader(b)).Decode(v)
 	if err != nil {
-		return err
+		return tomlError(err)
 	}
 	if und := md.Undecoded(); len(und) > 0 {
 		keys := make([]string, len(und))
@@ -186,6 +255,17 @@ func decodeStrict(b []byte, v any) error {
 		return fmt.Errorf("unknown key(s): %s", strings.Join(keys, ", "))
 	}
 	return nil
+}
+
+// tomlError reduces a TOML decode error to where it is: the decoder's own
+// message quotes the text it found ('found "hunter2"'), and a theme path
+// may name a file holding a secret.
+func tomlError(err error) error {
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("not valid TOML at line %d, column %d", pe.Position.Line, pe.Position.Col)
+	}
+	return errors.New("not a theme: a key has a value of the wrong type")
 }
 
 func isPath(s string) bool {

@@ -1,7 +1,7 @@
 package themes
 
 import (
-	"fmt"
+	"errors"
 	"image/color"
 	"strconv"
 	"strings"
@@ -66,24 +66,26 @@ func ParseSpec(s string) (Spec, error) {
 	return sp, nil
 }
 
-// parseColor reads "#rgb", "#rrggbb" or an ANSI index.
+// parseColor reads "#rgb", "#rrggbb" or an ANSI index. Its errors do not
+// quote the value: it comes from a file, and an error must never show a
+// file's content (a theme path pointed at a secret would print it).
 func parseColor(s string) (color.Color, error) {
 	if hex, ok := strings.CutPrefix(s, "#"); ok {
 		if len(hex) == 3 {
 			hex = string([]byte{hex[0], hex[0], hex[1], hex[1], hex[2], hex[2]})
 		}
 		if len(hex) != 6 {
-			return nil, fmt.Errorf("colour %q: want #rgb or #rrggbb", s)
+			return nil, errors.New("a colour is #rgb or #rrggbb")
 		}
 		v, err := strconv.ParseUint(hex, 16, 32)
 		if err != nil {
-			return nil, fmt.Errorf("colour %q: not hexadecimal", s)
+			return nil, errors.New("a #colour is hexadecimal")
 		}
 		return ansi.TrueColor(uint32(v)), nil
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 0 || n > 255 {
-		return nil, fmt.Errorf("%q is neither a colour (#rrggbb, 0-255) nor an attribute (bold, faint, italic, underline, reverse)", s)
+		return nil, errors.New("not a colour (#rrggbb, 0-255) or an attribute (bold, faint, italic, underline, reverse)")
 	}
 	if n < 16 {
 		return ansi.BasicColor(n), nil

@@ -42,6 +42,11 @@ type Options struct {
 	// Desk edits the node's partition; nil when there is no agent config
 	// to edit (then the console has no editor).
 	Desk *partition.Desk
+	// LoadTheme loads what `:theme ARG` names, off the Update loop. Nil
+	// means themes.Load: a name, or any theme file the local user may
+	// read. A console served over SSH gets a loader that takes names only
+	// (themes.LoadNamed), so nothing a viewer types reads a file.
+	LoadTheme func(arg string) (*themes.Theme, error)
 }
 
 // FrameRate is the renderer's frame rate: pass tea.WithFPS(FrameRate) to
@@ -90,9 +95,14 @@ const (
 // Messages.
 type (
 	snapshotMsg struct{ snap *model.Snapshot }
-	closedMsg   struct{}
-	frameMsg    struct{}
-	tickMsg     struct{}
+	// themeLoadedMsg is the result of `:theme ARG`, loaded in a Cmd.
+	themeLoadedMsg struct {
+		t   *themes.Theme
+		err error
+	}
+	closedMsg struct{}
+	frameMsg  struct{}
+	tickMsg   struct{}
 )
 
 // App is the root model. It keeps the last adopted snapshot, what was

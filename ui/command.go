@@ -1,13 +1,19 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/fgtop/fgtop/themes"
 )
+
+// maxPromptRunes is the longest filter or command line: far more than a
+// kernel id, a path or a command needs.
+const maxPromptRunes = 256
 
 func (a *App) startPrompt(m promptMode, initial string) {
 	a.prompt, a.input = m, initial
@@ -44,7 +50,18 @@ func (a *App) handlePromptKey(msg tea.KeyPressMsg) tea.Cmd {
 	case msg.String() == "ctrl+u":
 		a.input = ""
 	case msg.Text != "":
-		a.input += msg.Text
+		// Typed (or pasted) text beyond the limit is dropped: a 1 MB
+		// filter cost 25 s of CPU, re-filtering at every key.
+		room := maxPromptRunes - utf8.RuneCountInString(a.input)
+		if room <= 0 {
+			a.flashf(lvlWarn, fmt.Sprintf("the prompt takes at most %d characters", maxPromptRunes))
+			return nil
+		}
+		text := msg.Text
+		if utf8.RuneCountInString(text) > room {
+			text = string([]rune(text)[:room])
+		}
+		a.input += text
 	default:
 		return nil
 	}
@@ -53,6 +70,20 @@ func (a *App) handlePromptKey(msg tea.KeyPressMsg) tea.Cmd {
 		a.refreshKernels()
 	}
 	return nil
+}
+
+// themeLoaded adopts the theme `:theme` loaded, or says why it could not.
+func (a *App) themeLoaded(msg themeLoadedMsg) {
+	err := msg.err
+	if err == nil {
+		err = a.setTheme(msg.t)
+	}
+	if err != nil {
+		a.flashf(lvlCrit, err.Error())
+		return
+	}
+	a.theme.explicit = true
+	a.flashf(lvlInfo, "theme "+msg.t.Name)
 }
 
 func dropLastGrapheme(s string) string {
@@ -93,16 +124,15 @@ func (a *App) runCommand(line string) tea.Cmd {
 			a.flashf(lvlInfo, "theme "+a.st.Theme.Name+"; built-in: "+strings.Join(themes.Names(), " "))
 			return nil
 		}
-		t, err := themes.Load(strings.Join(f[1:], " "))
-		if err == nil {
-			err = a.setTheme(t)
+		// Loading may read a file: never inside Update.
+		load, arg := a.opts.LoadTheme, strings.Join(f[1:], " ")
+		if load == nil {
+			load = themes.Load
 		}
-		if err != nil {
-			a.flashf(lvlCrit, err.Error())
-			return nil
+		return func() tea.Msg {
+			t, err := load(arg)
+			return themeLoadedMsg{t: t, err: err}
 		}
-		a.theme.explicit = true
-		a.flashf(lvlInfo, "theme "+t.Name)
 	case "filter":
 		a.filter = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "filter"))
 		a.refreshKernels()

@@ -39,6 +39,9 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			a.pending = nil
 			a.adoptNow(s)
 		}
+	case themeLoadedMsg:
+		a.themeLoaded(msg)
+		a.invalidate()
 	case closedMsg:
 		a.closed = true
 		a.flashf(lvlCrit, "the engine stopped publishing: this is the last snapshot it sent")

@@ -129,6 +129,12 @@ func TestCommands(t *testing.T) {
 	run := func(cmd string) tea.Cmd {
 		typeKeys(a, ":"+cmd)
 		_, c := a.Update(keyCode(tea.KeyEnter))
+		// :theme loads in a Cmd (it may read a file): run it, as the
+		// program would, and hand its message back.
+		if c != nil && strings.HasPrefix(cmd, "theme") {
+			a.Update(c())
+			return nil
+		}
 		return c
 	}
 	run("theme light")

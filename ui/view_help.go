@@ -48,10 +48,14 @@ func (a *App) helpLines(w int) []string {
 		spansRow(st, []span{{lvlDim, "   figures are exact decimals: held/capacity in the device's slot units"}}, w),
 		spansRow(st, []span{{lvlDim, "   N/A: the device source could not read a value (never shown as 0)"}}, w),
 		"", spansRow(st, []span{{lvlTitle, " Commands"}}, w))
+	themeCmd := ":theme NAME|PATH"
+	if a.opts.LoadTheme != nil { // served: names only
+		themeCmd = ":theme NAME"
+	}
 	cmds := [][2]string{
 		{":q", "quit"},
 		{":sort COL [asc|desc]", "sort kernels: " + strings.Join(a.sortColumns(), " ")},
-		{":theme NAME|PATH", "switch theme: " + strings.Join(themes.Names(), " ")},
+		{themeCmd, "switch theme: " + strings.Join(themes.Names(), " ")},
 		{":filter TEXT", "filter kernels, like /TEXT; !TEXT keeps what does not match"},
 		{":follow", "kernels follow the selected device (f toggles)"},
 	}

@@ -38,7 +38,16 @@ terminal (ssh -t); commands are refused. Connects, refusals, key reloads and dis
 logged to --log (default: stderr), never into a session.
 
 Colours follow each client: TERM from its terminal, COLORTERM and NO_COLOR when the client sends
-them (ssh -o SetEnv=NO_COLOR=1, or SendEnv COLORTERM); --theme light|dark overrides detection.`
+them (ssh -o SetEnv=NO_COLOR=1, or SendEnv COLORTERM); --theme light|dark overrides detection.
+In a session, :theme NAME picks a built-in theme or one of --theme-dir: never a path, so nothing a
+viewer types makes the server read a file.
+
+Limits: a session's window is capped at 500x200 cells; a connection holds at most 4 sessions and
+64 environment variables per session; one with no console is closed after a minute, one where
+nothing moves after 5 minutes, and any after 24 hours (its sessions are told first).
+authorized_keys is refused, as by sshd's StrictModes, when group or others may write it or a
+directory above it; RSA keys under 2048 bits are skipped. When the file cannot be read for a
+moment (too many open files), new logins are refused and live sessions go on.`
 
 // serveFlags are the flags of `fgtop serve` beyond the source and console
 // flags.
@@ -49,6 +58,7 @@ type serveFlags struct {
 	maxSessions    int
 	idleTimeout    time.Duration
 	logPath        string
+	themeDir       string
 	demo           bool
 	seed           int64
 }
@@ -81,6 +91,7 @@ func newServeCmd() *cobra.Command {
 	fl.StringVar(&sf.hostKey, "host-key", "", "host key file, created with mode 0600 when missing (required)")
 	fl.IntVar(&sf.maxSessions, "max-sessions", sshserve.DefaultMaxSessions, "most sessions at once")
 	fl.DurationVar(&sf.idleTimeout, "idle-timeout", sshserve.DefaultIdleTimeout, "close a session after this long without input (0: never)")
+	fl.StringVar(&sf.themeDir, "theme-dir", "", "directory of theme files (NAME.toml) sessions may pick with :theme NAME (default: built-in themes only; a session never names a path)")
 	fl.StringVar(&sf.logPath, "log", "", "append connects and refusals to this file (default: stderr)")
 	fl.BoolVar(&sf.demo, "demo", false, "serve the embedded demo node instead of this node")
 	fl.Int64Var(&sf.seed, "seed", 1, "with --demo: seed of the simulated workload")
@@ -98,6 +109,11 @@ func (f *serveFlags) check(cmd *cobra.Command) error {
 		return usageErr("serve: --max-sessions %d: want at least 1", f.maxSessions)
 	case f.idleTimeout < 0:
 		return usageErr("serve: --idle-timeout %s: want 0 (never) or more", f.idleTimeout)
+	}
+	if f.themeDir != "" {
+		if st, err := os.Stat(f.themeDir); err != nil || !st.IsDir() {
+			return usageErr("serve: --theme-dir %s: not a directory", f.themeDir)
+		}
 	}
 	if _, _, err := net.SplitHostPort(f.listen); err != nil {
 		return usageErr("serve: --listen %q: want HOST:PORT", f.listen)
@@ -125,6 +141,8 @@ type serveRun struct {
 	ready func(addr string)
 	// configured, when set, is shown the server's configuration (tests).
 	configured func(sshserve.Config)
+	// demoNode, when set, is shown the demo node (tests).
+	demoNode func(*demo.Node)
 }
 
 // runServe starts the engine on the node (or the demo node) and serves
@@ -154,6 +172,7 @@ func runServe(ctx context.Context, r serveRun) (err error) {
 
 	var eopts engine.Options
 	var nodeDone <-chan struct{}
+	var nodeErr func() error
 	if r.serve.demo {
 		node, err := demo.Start(ctx, demo.Options{Seed: r.serve.seed, Speed: 1})
 		if err != nil {
@@ -164,7 +183,10 @@ func runServe(ctx context.Context, r serveRun) (err error) {
 				err = cerr
 			}
 		}()
-		eopts, nodeDone = node.EngineOptions(), node.Done()
+		eopts, nodeDone, nodeErr = node.EngineOptions(), node.Done(), node.Err
+		if r.demoNode != nil {
+			r.demoNode(node)
+		}
 	} else {
 		eopts, err = r.src.options()
 		if err != nil {
@@ -190,7 +212,7 @@ func runServe(ctx context.Context, r serveRun) (err error) {
 	scfg := sshserve.Config{
 		Subscribe: eng.Subscribe, AuthorizedKeys: r.serve.authorizedKeys, HostKey: r.serve.hostKey,
 		MaxSessions: r.serve.maxSessions, IdleTimeout: idleConfig(r.serve.idleTimeout),
-		Logger: logger, UI: uopts,
+		ThemeDir: r.serve.themeDir, Logger: logger, UI: uopts,
 	}
 	if r.configured != nil {
 		r.configured(scfg)
@@ -210,9 +232,18 @@ func runServe(ctx context.Context, r serveRun) (err error) {
 		r.ready(ln.Addr().String())
 	}
 
+wait:
 	select {
 	case <-ctx.Done():
 	case <-nodeDone:
+		// The simulated agents stopped on an error of their own (too many
+		// open files under a connection flood, a full disk): the sessions
+		// keep the node as it was, and the server stays up for them.
+		if e := nodeErr(); e != nil && ctx.Err() == nil {
+			logger.Error("demo node stopped: serving its last state", "err", e.Error())
+			nodeDone = nil
+			goto wait
+		}
 	case e := <-engineErr:
 		if e != nil && !errors.Is(e, context.Canceled) {
 			err = fmt.Errorf("engine: %w", e)

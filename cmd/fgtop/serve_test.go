@@ -11,6 +11,7 @@ import (
 
 	gossh "golang.org/x/crypto/ssh"
 
+	"github.com/fgtop/fgtop/engine/demo"
 	sshserve "github.com/fgtop/fgtop/ui/ssh"
 	"github.com/fgtop/fgtop/ui/ssh/sshtest"
 )
@@ -33,6 +34,8 @@ func TestServeFlags(t *testing.T) {
 		{"demo and config", []string{"serve", "--demo", "--authorized-keys", keys, "--host-key", hk, "--config", "agent.toml"}},
 		{"seed without demo", []string{"serve", "--authorized-keys", keys, "--host-key", hk, "--seed", "3"}},
 		{"missing keys file", []string{"serve", "--demo", "--authorized-keys", filepath.Join(dir, "nope"), "--host-key", hk, "--listen", "127.0.0.1:0"}},
+		{"missing theme dir", []string{"serve", "--demo", "--authorized-keys", keys, "--host-key", hk, "--theme-dir", filepath.Join(dir, "nope")}},
+		{"theme dir a file", []string{"serve", "--demo", "--authorized-keys", keys, "--host-key", hk, "--theme-dir", keys}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -43,21 +46,29 @@ func TestServeFlags(t *testing.T) {
 	}
 }
 
+// demoServeFlags are the flags of `fgtop serve --demo` on a loopback
+// port, with an operator and a viewer key and a log file, all in a temp
+// dir.
+func demoServeFlags(t *testing.T) (*serveFlags, sshtest.Keys) {
+	t.Helper()
+	t.Setenv("TMPDIR", t.TempDir())
+	dir := t.TempDir()
+	keys := sshtest.NewKeys(t)
+	keysPath := filepath.Join(dir, "authorized_keys")
+	sshtest.WriteAtomic(t, keysPath, keys.AuthorizedKeys())
+	return &serveFlags{listen: "127.0.0.1:0", authorizedKeys: keysPath, hostKey: filepath.Join(dir, "host_key"),
+		maxSessions: 4, logPath: filepath.Join(dir, "serve.log"), demo: true, seed: 1}, keys
+}
+
 // TestServeDemo is the issue's check, in process: `fgtop serve --demo` on
 // a loopback port with an operator key and a viewer key; a third key is
 // refused, the viewer gets the read-only console of the demo node, every
 // session shares one partition desk on the demo's agent.toml, and the log
 // file records the refusal and the connect.
 func TestServeDemo(t *testing.T) {
-	t.Setenv("TMPDIR", t.TempDir())
-	dir := t.TempDir()
-	keys := sshtest.NewKeys(t)
-	keysPath := filepath.Join(dir, "authorized_keys")
-	sshtest.WriteAtomic(t, keysPath, keys.AuthorizedKeys())
-	logPath := filepath.Join(dir, "serve.log")
-	hostKeyPath := filepath.Join(dir, "host_key")
-	sf := &serveFlags{listen: "127.0.0.1:0", authorizedKeys: keysPath, hostKey: hostKeyPath,
-		maxSessions: 4, logPath: logPath, demo: true, seed: 1}
+	sf, keys := demoServeFlags(t)
+	logPath, hostKeyPath := sf.logPath, sf.hostKey
+	sf.themeDir = t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	addrc := make(chan string, 1)
 	cfgc := make(chan sshserve.Config, 1)
@@ -86,6 +97,9 @@ func TestServeDemo(t *testing.T) {
 		t.Fatal("serve did not start")
 	}
 	cfg := <-cfgc
+	if cfg.ThemeDir != sf.themeDir {
+		t.Fatalf("the server's theme dir %q, want --theme-dir %q", cfg.ThemeDir, sf.themeDir)
+	}
 	if d := cfg.UI.Desk; d == nil || filepath.Base(d.Path()) != "agent.toml" {
 		t.Fatalf("the server's desk %v: want one on the demo node's agent.toml", d)
 	} else if _, err := os.Stat(d.Path()); err != nil {
@@ -134,5 +148,68 @@ func TestServeDemo(t *testing.T) {
 	}
 	if strings.Contains(string(logged), "\x1b") {
 		t.Error("the log holds terminal output")
+	}
+}
+
+// TestServeDemoOutlivesItsNode: when the demo's simulated agents stop on
+// an error of their own (issue 16: too many open files under a connection
+// flood), `fgtop serve --demo` used to exit, dropping every session. It
+// now logs the error and goes on serving the node's last state.
+func TestServeDemoOutlivesItsNode(t *testing.T) {
+	sf, _ := demoServeFlags(t)
+	logPath := sf.logPath
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	nodec := make(chan *demo.Node, 1)
+	addrc := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- runServe(ctx, serveRun{src: &sourceFlags{}, console: &consoleFlags{ascii: true, theme: "dark"}, serve: sf,
+			stderr: io.Discard, ready: func(a string) { addrc <- a }, demoNode: func(n *demo.Node) { nodec <- n }})
+	}()
+	var node *demo.Node
+	select {
+	case node = <-nodec:
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not start its demo node")
+	}
+	select {
+	case <-addrc:
+	case err := <-done:
+		t.Fatalf("serve ended: %v", err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not start")
+	}
+	// Every scratch root becomes a file: the agents' next write fails.
+	for _, r := range node.Roots {
+		if err := os.RemoveAll(r.Path); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(r.Path, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	select {
+	case <-node.Done():
+	case <-time.After(30 * time.Second):
+		t.Fatal("the demo node did not stop")
+	}
+	if node.Err() == nil {
+		t.Fatal("the demo node stopped without an error")
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("serve exited when its demo node stopped: %v", err)
+	case <-time.After(time.Second):
+	}
+	logged, _ := os.ReadFile(logPath)
+	if !strings.Contains(string(logged), "demo node stopped: serving its last state") {
+		t.Fatalf("the log does not say the node stopped:\n%s", logged)
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(15 * time.Second):
+		t.Fatal("serve did not stop")
 	}
 }

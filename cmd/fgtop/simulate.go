@@ -22,6 +22,7 @@ import (
 	"github.com/fgtop/fgtop/engine/partition"
 	"github.com/fgtop/fgtop/engine/placement"
 	"github.com/fgtop/fgtop/engine/report"
+	"github.com/fgtop/fgtop/internal/safefile"
 	"github.com/fgtop/fgtop/model"
 	"github.com/spf13/cobra"
 )
@@ -303,7 +304,7 @@ func (f *simulateFlags) deviceList(settings *placement.Settings, sim *simulation
 	if f.src.mockEtcd != "" {
 		return nil, usageErr("--mock-etcd %s: the mock plugin's settings apply only to a mock-accelerator.toml, not to the device list --devices %s", f.src.mockEtcd, f.src.devices)
 	}
-	data, err := os.ReadFile(f.src.devices)
+	data, err := safefile.ReadFile(f.src.devices, inventory.MaxMockFileSize)
 	if err != nil {
 		return nil, usageErr("--devices: %v", err)
 	}
@@ -543,7 +544,7 @@ func isJSONDevices(path string) bool {
 	if strings.EqualFold(filepath.Ext(path), ".json") {
 		return true
 	}
-	fh, err := os.Open(path)
+	fh, err := safefile.Open(path, false)
 	if err != nil {
 		return false
 	}
@@ -589,7 +590,7 @@ func (f *simulateFlags) runCases() error {
 			return usageErr("--case takes its devices and operations from the file; drop --%s", name)
 		}
 	}
-	data, err := os.ReadFile(f.caseFile)
+	data, err := safefile.ReadFile(f.caseFile, inventory.MaxMockFileSize)
 	if err != nil {
 		return usageErr("--case: %v", err)
 	}

@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fgtop/fgtop/internal/safefile"
 	"github.com/fgtop/fgtop/model"
 	toml "github.com/pelletier/go-toml/v2"
 )
@@ -247,7 +248,7 @@ func Load(path string) (*Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read agent config: %w", err)
 	}
-	raw, err := os.ReadFile(real)
+	raw, err := safefile.ReadFile(real, MaxConfigSize)
 	if err != nil {
 		return nil, fmt.Errorf("read agent config: %w", err)
 	}

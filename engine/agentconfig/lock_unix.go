@@ -6,12 +6,16 @@ import (
 	"fmt"
 	"os"
 	"syscall"
+
+	"github.com/fgtop/fgtop/internal/safefile"
 )
 
 // lockJournal takes an exclusive flock on the journal file (creating it),
 // so that two fgtop processes never check-and-write the config at once.
 func lockJournal(path string) (func(), error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	// Never through a symlink: whoever may write the config's directory
+	// could otherwise make root create or lock any file.
+	f, err := safefile.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600, true)
 	if err != nil {
 		return nil, fmt.Errorf("open journal: %w", err)
 	}

@@ -13,7 +13,23 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/fgtop/fgtop/internal/safefile"
 )
+
+// Journal actions.
+const (
+	ActionApply    = "apply"
+	ActionRollback = "rollback"
+	ActionIntent   = "intent"
+)
+
+// MaxConfigSize is the largest agent.toml read: real ones are a few kB.
+const MaxConfigSize = 16 << 20
+
+// backupPerm is the most a backup of the config may allow: owner
+// read-write, group read.
+const backupPerm = 0o640
 
 // Role is what an actor may do to the config.
 type Role string
@@ -63,13 +79,14 @@ const (
 	StepTempPartial Step = "temp-partial" // half of the new bytes are in the temp file
 	StepTempWritten Step = "temp-written" // every byte is in the temp file, not synced
 	StepTempSynced  Step = "temp-synced"  // the temp file is synced and closed
+	StepIntent      Step = "intent"       // the intent record is journaled, the config not yet replaced
 	StepRenamed     Step = "renamed"      // the temp file replaced the config
 	StepDirSynced   Step = "dir-synced"   // the directory entry is synced
 	StepJournaled   Step = "journaled"    // the journal record is appended and synced
 )
 
 // Steps lists every Step in order.
-var Steps = []Step{StepLocked, StepBackup, StepTempPartial, StepTempWritten, StepTempSynced, StepRenamed, StepDirSynced, StepJournaled}
+var Steps = []Step{StepLocked, StepBackup, StepTempPartial, StepTempWritten, StepTempSynced, StepIntent, StepRenamed, StepDirSynced, StepJournaled}
 
 // Hooks let tests stop the writer between steps.
 type Hooks struct {
@@ -90,11 +107,17 @@ func (h *Hooks) at(s Step) error {
 
 // JournalRecord is one line of the journal (JSON lines).
 type JournalRecord struct {
-	Time   time.Time `json:"time"`
-	Action string    `json:"action"` // "apply" or "rollback"
-	Actor  string    `json:"actor"`
-	Origin string    `json:"origin"`
-	Role   Role      `json:"role"`
+	Time time.Time `json:"time"`
+	// Action is "apply" or "rollback"; or "intent", written (and synced)
+	// before the config is replaced, so that a write killed between the
+	// rename and its record still leaves a trace. The record that
+	// completes an intent has the same Time, Config and hashes.
+	Action string `json:"action"`
+	// Intends is, for an intent, the action it announces.
+	Intends string `json:"intends,omitempty"`
+	Actor   string `json:"actor"`
+	Origin  string `json:"origin"`
+	Role    Role   `json:"role"`
 	// Key is the actor's SSH key fingerprint (Actor.Key), when it has one.
 	Key    string `json:"key,omitempty"`
 	Config string `json:"config"`
@@ -206,7 +229,7 @@ func begin(actor Actor, reqPath string, journal *string, hooks *Hooks) (path str
 		return "", nil, nil, err
 	}
 	if err = hooks.at(StepLocked); err == nil {
-		if cur, err = os.ReadFile(path); err != nil {
+		if cur, err = safefile.ReadFile(path, MaxConfigSize); err != nil {
 			err = fmt.Errorf("read agent config: %w", err)
 		}
 	}
@@ -225,11 +248,15 @@ func commitLocked(path string, old []byte, req CommitRequest, action string, und
 		now = req.Now
 	}
 	t := now().UTC()
+	// The name is the client's free choice (an SSH user name): it is
+	// journaled and printed, so it carries no terminal controls.
+	req.Actor = req.Actor.Clean()
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("stat agent config: %w", err)
 	}
 	res := &CommitResult{Path: path, OldHash: hashOf(old), NewHash: hashOf(req.Data), Journal: req.Journal}
+	RemoveStaleTemps(path, time.Now())
 	res.Backup, err = writeBackup(path, old, st, t)
 	if err != nil {
 		return nil, err
@@ -237,13 +264,24 @@ func commitLocked(path string, old []byte, req CommitRequest, action string, und
 	if err := req.Hooks.at(StepBackup); err != nil {
 		return nil, err
 	}
-	if err := replaceFile(path, req.Data, st, req.Hooks); err != nil {
+	intent := JournalRecord{
+		Time: t, Action: ActionIntent, Intends: action, Actor: req.Actor.Name, Origin: req.Actor.Origin, Role: req.Actor.Role,
+		Key: req.Actor.Key, Config: path, OldHash: res.OldHash, NewHash: res.NewHash, Backup: res.Backup, Forced: req.Forced, Undoes: undoes,
+		Result: "pending",
+	}
+	announce := func() error {
+		if err := appendJournal(req.Journal, intent); err != nil {
+			return fmt.Errorf("journal the intent (nothing changed; backup %s): %w", res.Backup, err)
+		}
+		return nil
+	}
+	if err := replaceFile(path, req.Data, st, req.Hooks, announce); err != nil {
 		return nil, err
 	}
 
 	// Read back what is on disk now: that, not what we meant to write, is
 	// what the agent will read at its next start.
-	back, err := os.ReadFile(path)
+	back, err := safefile.ReadFile(path, MaxConfigSize)
 	switch {
 	case err != nil:
 		res.Mismatch = append(res.Mismatch, fmt.Sprintf("cannot read the file back: %v", err))
@@ -292,11 +330,22 @@ func writeBackup(path string, old []byte, st os.FileInfo, t time.Time) (string, 
 		if i > 0 {
 			name = fmt.Sprintf("%s.fgtop-%s-%d.bak", path, stamp, i)
 		}
-		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, st.Mode().Perm())
+		// O_EXCL|O_NOFOLLOW: a name someone placed (a symlink) is never
+		// written through. The copy is at most 0640, whatever the config's
+		// mode: a world-writable config must not leave world-writable
+		// copies that a rollback would restore.
+		perm := st.Mode().Perm() & backupPerm
+		f, err := safefile.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm, true)
 		if errors.Is(err, os.ErrExist) && i < 100 {
 			continue
 		}
 		if err != nil {
+			return "", fmt.Errorf("back up agent config: %w", err)
+		}
+		// The umask may have taken bits, never added any: set exactly.
+		if err := f.Chmod(perm); err != nil {
+			f.Close()
+			os.Remove(name)
 			return "", fmt.Errorf("back up agent config: %w", err)
 		}
 		if err := writeSync(f, old); err != nil {
@@ -323,8 +372,10 @@ func writeSync(f *os.File, data []byte) error {
 
 // replaceFile puts data at path atomically: temp file in the same
 // directory, synced, renamed over path, directory synced. The file keeps
-// path's permissions (and owner, when we may set it).
-func replaceFile(path string, data []byte, st os.FileInfo, hooks *Hooks) error {
+// path's permissions (and owner, when we may set it). announce runs just
+// before the rename (the journal's intent record): when it fails nothing
+// is replaced.
+func replaceFile(path string, data []byte, st os.FileInfo, hooks *Hooks, announce func() error) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".fgtop-tmp-*")
 	if err != nil {
@@ -370,6 +421,15 @@ func replaceFile(path string, data []byte, st os.FileInfo, hooks *Hooks) error {
 		crashed = true
 		return err
 	}
+	if announce != nil {
+		if err := announce(); err != nil {
+			return err
+		}
+	}
+	if err := hooks.at(StepIntent); err != nil {
+		crashed = true
+		return err
+	}
 	if err := os.Rename(tmp, path); err != nil {
 		return fmt.Errorf("replace agent config: %w", err)
 	}
@@ -401,7 +461,7 @@ func appendJournal(path string, rec JournalRecord) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := safefile.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600, true)
 	if err != nil {
 		return err
 	}
@@ -416,11 +476,19 @@ func appendJournal(path string, rec JournalRecord) error {
 	return f.Close()
 }
 
-// ReadJournal returns the journal's records, oldest first. A missing
-// journal is empty; a line that does not parse (a torn last write) is
-// skipped and counted in bad.
+// ReadJournal returns the journal's records, oldest first, without the
+// intents that their apply or rollback completed: an intent left is a
+// write that was interrupted between announcing itself and recording its
+// end. A missing journal is empty; a line that does not parse (a torn last
+// write) is skipped and counted in bad.
 func ReadJournal(path string) (recs []JournalRecord, bad int, err error) {
-	f, err := os.Open(path)
+	recs, bad, err = readJournal(path)
+	return dropCompletedIntents(recs), bad, err
+}
+
+// readJournal returns every record, intents included.
+func readJournal(path string) (recs []JournalRecord, bad int, err error) {
+	f, err := safefile.Open(path, true)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, 0, nil
 	}
@@ -440,6 +508,8 @@ func ReadJournal(path string) (recs []JournalRecord, bad int, err error) {
 			bad++
 			continue
 		}
+		// Whoever could write the journal could put anything in a name.
+		r.Actor, r.Origin, r.Key = CleanName(r.Actor), cleanLong(r.Origin), CleanName(r.Key)
 		recs = append(recs, r)
 	}
 	if err := sc.Err(); err != nil && !errors.Is(err, io.EOF) {
@@ -470,11 +540,34 @@ func Undoable(path, journal string) (*JournalRecord, error) {
 	if journal == "" {
 		journal = JournalPath(real)
 	}
-	recs, _, err := ReadJournal(journal)
+	recs, _, err := readJournal(journal)
 	if err != nil {
 		return nil, err
 	}
 	var stack []JournalRecord
+	settle := func(r JournalRecord) {
+		switch r.Action {
+		case ActionApply:
+			stack = append(stack, r)
+		case ActionRollback:
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+		}
+	}
+	// An intent whose completing record never came was killed between
+	// its journal line and the end of the write: the write took place if
+	// the file went on to be what it wrote (the next write started from
+	// it, or it is the file on disk now), and counts as its action then.
+	var pending *JournalRecord
+	unrecorded := func(now string) {
+		if pending != nil && pending.NewHash == now {
+			r := *pending
+			r.Action, r.Result = r.Intends, "unrecorded"
+			settle(r)
+		}
+		pending = nil
+	}
 	for _, r := range recs {
 		if r.Config != real && !(!filepath.IsAbs(r.Config) && filepath.Base(r.Config) == filepath.Base(real)) {
 			// Records name the resolved path; older fgtops wrote the
@@ -483,12 +576,20 @@ func Undoable(path, journal string) (*JournalRecord, error) {
 			continue
 		}
 		switch r.Action {
-		case "apply":
-			stack = append(stack, r)
-		case "rollback":
-			if len(stack) > 0 {
-				stack = stack[:len(stack)-1]
+		case ActionIntent:
+			unrecorded(r.OldHash)
+			p := r
+			pending = &p
+		case ActionApply, ActionRollback:
+			if pending != nil && keyOf(*pending, pending.Intends) == keyOf(r, r.Action) {
+				pending = nil
 			}
+			settle(r)
+		}
+	}
+	if pending != nil {
+		if cur, err := safefile.ReadFile(real, MaxConfigSize); err == nil {
+			unrecorded(hashOf(cur))
 		}
 	}
 	if len(stack) == 0 {
@@ -517,7 +618,9 @@ func Rollback(req RollbackRequest) (*CommitResult, error) {
 		return nil, fmt.Errorf("%w: %s is sha256 %s, not the %s the apply of %s wrote; --force rolls back anyway (the current file is backed up first)",
 			ErrChangedOnDisk, req.Path, short(h), short(top.NewHash), top.Time.Format(time.RFC3339))
 	}
-	prev, err := os.ReadFile(top.Backup)
+	// The backup's path comes from the journal: a regular file, not a
+	// link someone placed in its stead.
+	prev, err := safefile.ReadFileNoFollow(top.Backup, MaxConfigSize)
 	if err != nil {
 		return nil, fmt.Errorf("read backup of the previous version: %w", err)
 	}
@@ -528,6 +631,57 @@ func Rollback(req RollbackRequest) (*CommitResult, error) {
 		Plan: map[string]any{"restores": top.OldHash, "backup": top.Backup, "undoes_apply_of": top.Time}}
 	t := top.Time
 	return commitLocked(path, cur, creq, "rollback", &t)
+}
+
+// RemoveStaleTemps removes the temp files of path that a crashed write
+// left behind (".NAME.fgtop-tmp-*"): regular files only (a link is left
+// alone), older than before, the start of this write. Call it under the
+// lock that writers of path take, so no other writer of path has a temp
+// file in progress.
+func RemoveStaleTemps(path string, before time.Time) {
+	dir, prefix := filepath.Dir(path), "."+filepath.Base(path)+".fgtop-tmp-"
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if !strings.HasPrefix(e.Name(), prefix) || !e.Type().IsRegular() {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		if st, err := os.Lstat(p); err == nil && st.Mode().IsRegular() && st.ModTime().Before(before) {
+			_ = os.Remove(p)
+		}
+	}
+}
+
+// dropCompletedIntents returns the records without the intents that a
+// record completed (same time, action, config and hashes).
+func dropCompletedIntents(recs []JournalRecord) []JournalRecord {
+	done := map[intentKey]bool{}
+	for _, r := range recs {
+		if r.Action != ActionIntent {
+			done[keyOf(r, r.Action)] = true
+		}
+	}
+	out := make([]JournalRecord, 0, len(recs))
+	for _, r := range recs {
+		if r.Action == ActionIntent && done[keyOf(r, r.Intends)] {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// intentKey is what an intent and the record completing it share.
+type intentKey struct {
+	t                         time.Time
+	action, config, old, next string
+}
+
+func keyOf(r JournalRecord, action string) intentKey {
+	return intentKey{r.Time.UTC(), action, r.Config, r.OldHash, r.NewHash}
 }
 
 func hashOf(b []byte) string {
@@ -547,6 +701,7 @@ func short(h string) string {
 
 // String names the actor for messages: "alice (ssh:203.0.113.7:51234 SHA256:…)".
 func (a Actor) String() string {
+	a = a.Clean()
 	n := a.Name
 	if n == "" {
 		n = "an unnamed actor"

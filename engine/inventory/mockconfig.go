@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"math"
 	"math/big"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/fgtop/fgtop/internal/safefile"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -98,9 +98,13 @@ func (d MockDevice) MIGSlot() model.SlotName {
 	return model.SlotName("cuda.device:" + profile + "-mig")
 }
 
+// MaxMockFileSize is the largest mock device file or settings file read
+// (regular files only, never a device or a FIFO).
+const MaxMockFileSize = 16 << 20
+
 // LoadMockConfig reads and validates a mock-accelerator.toml.
 func LoadMockConfig(path string) (*MockConfig, error) {
-	b, err := os.ReadFile(path)
+	b, err := safefile.ReadFile(path, MaxMockFileSize)
 	if err != nil {
 		return nil, fmt.Errorf("read mock accelerator config: %w", err)
 	}
@@ -517,7 +521,7 @@ func floorHundredths(f float64) model.Dec {
 
 // LoadMockSettings reads the mock plugin's etcd settings from a JSON file.
 func LoadMockSettings(path string) (*MockSettings, error) {
-	b, err := os.ReadFile(path)
+	b, err := safefile.ReadFile(path, MaxMockFileSize)
 	if err != nil {
 		return nil, fmt.Errorf("read mock plugin settings: %w", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/internal/safefile"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -216,6 +217,8 @@ func (d *Desk) Open(actor agentconfig.Actor, takeOver bool) (*Session, error) {
 	if !actor.CanWrite() {
 		return nil, fmt.Errorf("%w: %s (role %q) may not edit the partition", agentconfig.ErrNotAllowed, actor, actor.Role)
 	}
+	// The name is shown to the other sessions and written to the record.
+	actor = actor.Clean()
 	base, err := agentconfig.Load(d.opts.Config)
 	if base == nil {
 		return nil, err
@@ -326,7 +329,7 @@ func (s *Session) check() error {
 	if s.gen != s.desk.gen {
 		return fmt.Errorf("%w: %s wrote it at %s", ErrStale, s.desk.last.Actor, s.desk.last.Since.Local().Format("15:04:05"))
 	}
-	raw, err := os.ReadFile(s.desk.opts.Config)
+	raw, err := safefile.ReadFile(s.desk.opts.Config, agentconfig.MaxConfigSize)
 	if err != nil {
 		return fmt.Errorf("%w: read %s: %v", ErrStale, s.desk.opts.Config, err)
 	}

@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/internal/safefile"
 )
 
 // The draft record makes "one editor at a time" hold across processes: two
@@ -65,17 +67,18 @@ func (r *draftRecord) live() bool {
 
 // updateRecord reads the record under an exclusive lock, lets fn decide,
 // and writes what fn returns (nil: leave the file as it is; an empty
-// record: nobody holds the draft). The file is created when missing.
+// record: nobody holds the draft). The file is created when missing. It
+// is opened without following a symlink, as a regular file only (whoever
+// may write the config's directory must not make fgtop empty or write
+// another file), and replaced by a temp file and a rename, so a reader
+// never sees half a record.
 func updateRecord(path string, fn func(cur *draftRecord) (*draftRecord, error)) error {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o640)
+	start := time.Now()
+	f, unlock, err := openLockedRecord(path)
 	if err != nil {
 		return fmt.Errorf("draft record: %w", err)
 	}
 	defer f.Close()
-	unlock, err := lockFile(f)
-	if err != nil {
-		return fmt.Errorf("draft record %s: %w", path, err)
-	}
 	defer unlock()
 	cur, err := decodeRecord(f)
 	if err != nil {
@@ -87,24 +90,80 @@ func updateRecord(path string, fn func(cur *draftRecord) (*draftRecord, error)) 
 	}
 	var b []byte
 	if next.Token != "" {
-		if b, err = json.Marshal(next); err != nil {
+		rec := *next
+		rec.Actor = rec.Actor.Clean()
+		if b, err = json.Marshal(&rec); err != nil {
 			return err
 		}
 	}
-	if err := f.Truncate(0); err != nil {
-		return fmt.Errorf("draft record %s: %w", path, err)
-	}
-	if _, err := f.WriteAt(b, 0); err != nil {
+	agentconfig.RemoveStaleTemps(path, start)
+	if err := writeRecord(path, b); err != nil {
 		return fmt.Errorf("draft record %s: %w", path, err)
 	}
 	return nil
 }
 
-// readRecord reads the record without locking: a reader sees the old or
-// the new content of a write that is a few bytes (a torn read decodes as
-// nobody and is corrected on the next read).
+// openLockedRecord opens the record (creating it) and locks it. A writer
+// replaces the file, so the file locked may no longer be the one the path
+// names once the lock is ours: then it is opened again, and the lock is
+// always on the current record.
+func openLockedRecord(path string) (*os.File, func(), error) {
+	for range 100 {
+		f, err := safefile.OpenFile(path, os.O_RDWR|os.O_CREATE, recordPerm, true)
+		if err != nil {
+			return nil, nil, err
+		}
+		unlock, err := lockFile(f)
+		if err != nil {
+			f.Close()
+			return nil, nil, fmt.Errorf("%s: %w", path, err)
+		}
+		st, err1 := f.Stat()
+		now, err2 := os.Lstat(path)
+		if err1 == nil && err2 == nil && os.SameFile(st, now) {
+			return f, unlock, nil
+		}
+		unlock()
+		f.Close()
+	}
+	return nil, nil, fmt.Errorf("%s: replaced again and again while locking it", path)
+}
+
+// recordPerm is the draft record's mode: it names who edits, nothing
+// secret, but nobody else writes it.
+const recordPerm = 0o640
+
+// writeRecord replaces the record with b: a temp file beside it, synced,
+// renamed over it.
+func writeRecord(path string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".fgtop-tmp-*")
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	err = tmp.Chmod(recordPerm)
+	if err == nil {
+		_, err = tmp.Write(b)
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(name, path)
+	}
+	if err != nil {
+		_ = os.Remove(name)
+	}
+	return err
+}
+
+// readRecord reads the record without locking: a writer renames a whole
+// new record into place, so a reader sees the old one or the new one.
 func readRecord(path string) *draftRecord {
-	f, err := os.Open(path)
+	f, err := safefile.Open(path, true)
 	if err != nil {
 		return nil
 	}
@@ -128,5 +187,8 @@ func decodeRecord(f *os.File) (*draftRecord, error) {
 	if json.Unmarshal(b, &r) != nil || r.Token == "" {
 		return nil, nil
 	}
+	// Whoever could write the record could put anything in the name that
+	// consoles and `fgtop apply` print.
+	r.Actor = r.Actor.Clean()
 	return &r, nil
 }

@@ -2,14 +2,22 @@ package sshserve
 
 import (
 	"bytes"
+	"crypto/rsa"
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/internal/safefile"
 )
+
+// MinRSABits is the smallest RSA key accepted, as OpenSSH 9's
+// RequiredRSASize and NIST: shorter keys are skipped, with a warning.
+const MinRSABits = 2048
 
 // RoleEnv is the environment option of an authorized_keys line that gives
 // its key a role: environment="FGTOP_ROLE=operator". Keys without it are
@@ -62,6 +70,11 @@ func ParseAuthorizedKeys(data []byte) (*KeySet, []string) {
 			warns = append(warns, fmt.Sprintf("line %d: not an OpenSSH public key: skipped", n))
 			continue
 		}
+		if bits, weak := weakRSA(pub); weak {
+			warns = append(warns, fmt.Sprintf("line %d: RSA key %s has %d bits, fewer than %d: skipped (use an ed25519 key, or RSA of %d bits or more)",
+				n, gossh.FingerprintSHA256(pub), bits, MinRSABits, MinRSABits))
+			continue
+		}
 		role, ok, w := roleOf(opts)
 		if w != "" {
 			warns = append(warns, fmt.Sprintf("line %d: %s", n, w))
@@ -79,6 +92,23 @@ func ParseAuthorizedKeys(data []byte) (*KeySet, []string) {
 		ks.byWire[wire] = Key{Fingerprint: fp, Comment: comment, Role: role, Line: n}
 	}
 	return ks, warns
+}
+
+// weakRSA reports an RSA key shorter than MinRSABits, and its size.
+func weakRSA(pub gossh.PublicKey) (int, bool) {
+	if pub.Type() != gossh.KeyAlgoRSA {
+		return 0, false
+	}
+	cp, ok := pub.(gossh.CryptoPublicKey)
+	if !ok {
+		return 0, false
+	}
+	k, ok := cp.CryptoPublicKey().(*rsa.PublicKey)
+	if !ok {
+		return 0, false
+	}
+	bits := k.N.BitLen()
+	return bits, bits < MinRSABits
 }
 
 // roleOf reads the options of one line: the role, whether the key may be
@@ -119,14 +149,87 @@ func roleOf(opts []string) (agentconfig.Role, bool, string) {
 	}
 }
 
-// LoadAuthorizedKeys reads and parses an authorized_keys file.
+// LoadAuthorizedKeys reads (ReadAuthorizedKeys) and parses an
+// authorized_keys file.
 func LoadAuthorizedKeys(path string) (*KeySet, []string, error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadAuthorizedKeys(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("authorized keys: %w", err)
+		return nil, nil, err
 	}
 	ks, warns := ParseAuthorizedKeys(data)
 	return ks, warns, nil
+}
+
+// MaxKeysFileSize is the largest authorized_keys file read: thousands of
+// keys.
+const MaxKeysFileSize = 4 << 20
+
+// ErrInsecureKeys is wrapped when authorized_keys, or a directory above
+// it, may be changed by someone other than its owner and root.
+var ErrInsecureKeys = errors.New("authorized keys: unsafe permissions")
+
+// ReadAuthorizedKeys reads an authorized_keys file as sshd's StrictModes
+// does: refused when the file or a directory above it is writable by
+// group or others (a world-writable directory with the sticky bit, such as
+// /tmp, is allowed: only an entry's owner may replace the entry), or is
+// owned by someone other than root and the server's user; and only a
+// regular file of at most MaxKeysFileSize bytes, opened without blocking.
+func ReadAuthorizedKeys(path string) ([]byte, error) {
+	if err := checkKeysPath(path); err != nil {
+		return nil, err
+	}
+	data, err := safefile.ReadFile(path, MaxKeysFileSize)
+	if err != nil {
+		return nil, fmt.Errorf("authorized keys: %w", err)
+	}
+	return data, nil
+}
+
+// checkKeysPath checks the modes and owners of path and of every
+// directory above it.
+func checkKeysPath(path string) error {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return fmt.Errorf("authorized keys: %w", err)
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return fmt.Errorf("authorized keys: %w", err)
+	}
+	if err := checkOwnerMode(abs, st, false); err != nil {
+		return err
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return fmt.Errorf("authorized keys: %w", err)
+	}
+	for dir := filepath.Dir(real); ; dir = filepath.Dir(dir) {
+		dst, err := os.Stat(dir)
+		if err != nil {
+			return fmt.Errorf("authorized keys: %w", err)
+		}
+		if err := checkOwnerMode(dir, dst, true); err != nil {
+			return err
+		}
+		if parent := filepath.Dir(dir); parent == dir {
+			return nil
+		}
+	}
+}
+
+func checkOwnerMode(path string, st os.FileInfo, isDir bool) error {
+	perm := st.Mode().Perm()
+	if perm&0o022 != 0 && !(isDir && st.Mode()&os.ModeSticky != 0) {
+		what := "the file"
+		if isDir {
+			what = "its directory " + path
+		}
+		return fmt.Errorf("%w: %s is writable by group or others (mode %04o): chmod go-w %s", ErrInsecureKeys, what, perm, path)
+	}
+	if uid, ok := ownerOf(st); ok && uid != 0 && uid != os.Geteuid() {
+		return fmt.Errorf("%w: %s is owned by uid %d, neither root nor this server's user", ErrInsecureKeys, path, uid)
+	}
+	return nil
 }
 
 // Lookup returns the entry of a key, if the set holds it.

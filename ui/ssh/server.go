@@ -2,6 +2,7 @@ package sshserve
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,7 +10,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"net"
-	"os"
 	"path/filepath"
 	"runtime/debug"
 	"sync"
@@ -25,6 +25,7 @@ import (
 
 	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/model"
+	"github.com/fgtop/fgtop/themes"
 	"github.com/fgtop/fgtop/ui"
 )
 
@@ -63,10 +64,25 @@ type Config struct {
 	// means DefaultIdleTimeout, a negative value none. Output does not
 	// count: the console redraws every second by itself.
 	IdleTimeout time.Duration
+	// NoSessionTimeout closes a connection that holds no console for this
+	// long (it authenticated and opened none, or all of its sessions were
+	// refused or ended); 0 means DefaultNoSessionTimeout.
+	NoSessionTimeout time.Duration
+	// ConnIdleTimeout closes a connection on which nothing moved for this
+	// long; 0 means DefaultConnIdleTimeout, a negative value none.
+	ConnIdleTimeout time.Duration
+	// MaxConnTime is the longest a connection lives; its sessions are
+	// told and closed a moment before. 0 means DefaultMaxConnTime, a
+	// negative value none.
+	MaxConnTime time.Duration
 	// KeysPoll is how often authorized_keys is re-read besides file-change
 	// notifications (which miss changes behind a symlink, or fail when the
 	// inotify limit is reached); 0 means DefaultKeysPoll.
 	KeysPoll time.Duration
+	// ThemeDir is a directory of theme files (NAME.toml) the server's
+	// owner offers to sessions: `:theme NAME` takes a built-in theme or
+	// one of these, and never a path ("" offers the built-in ones only).
+	ThemeDir string
 	// Logger receives connects, refusals, reloads and session ends; nil
 	// discards them. Nothing is ever logged into a session.
 	Logger *slog.Logger
@@ -112,6 +128,8 @@ type Server struct {
 	log  *slog.Logger
 	srv  *ssh.Server
 	idle time.Duration
+	// Connection limits (see limits.go).
+	noSession, connIdle, maxConn time.Duration
 
 	ctx    context.Context // ends when the server closes
 	cancel context.CancelFunc
@@ -122,9 +140,16 @@ type Server struct {
 	// options each session gets through it.
 	newModel func(<-chan *model.Snapshot, ui.Options) tea.Model
 
+	// readKeys reads authorized_keys (ReadAuthorizedKeys); tests make it
+	// fail.
+	readKeys func(string) ([]byte, error)
+
 	mu       sync.Mutex
 	keys     *KeySet
 	keysData []byte
+	// keysErr is why authorized_keys cannot be read now (nil when it
+	// can): new logins are refused until it can, live sessions go on.
+	keysErr  error
 	sessions map[ssh.Session]*session
 	closed   bool
 }
@@ -141,6 +166,8 @@ type session struct {
 
 	lastInput atomic.Int64 // unix nanoseconds
 	idle      *time.Timer
+	maxTimer  *time.Timer // the connection's lifetime
+	cs        *connState  // the connection's counts
 
 	mu     sync.Mutex
 	prog   *tea.Program
@@ -166,7 +193,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.KeysPoll <= 0 {
 		cfg.KeysPoll = DefaultKeysPoll
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, sessions: map[ssh.Session]*session{},
+	s := &Server{cfg: cfg, log: cfg.Logger, sessions: map[ssh.Session]*session{}, readKeys: ReadAuthorizedKeys,
 		newModel: func(sub <-chan *model.Snapshot, o ui.Options) tea.Model { return ui.New(sub, o) }}
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -177,9 +204,12 @@ func New(cfg Config) (*Server, error) {
 	case cfg.IdleTimeout > 0:
 		s.idle = cfg.IdleTimeout
 	}
-	data, err := os.ReadFile(cfg.AuthorizedKeys)
+	s.noSession = cmp.Or(max(cfg.NoSessionTimeout, 0), DefaultNoSessionTimeout)
+	s.connIdle = orDefault(cfg.ConnIdleTimeout, DefaultConnIdleTimeout)
+	s.maxConn = orDefault(cfg.MaxConnTime, DefaultMaxConnTime)
+	data, err := s.readKeys(cfg.AuthorizedKeys)
 	if err != nil {
-		return nil, fmt.Errorf("sshserve: authorized keys: %w", err)
+		return nil, fmt.Errorf("sshserve: %w", err)
 	}
 	s.setKeys(data)
 	pem, created, err := LoadOrCreateHostKey(cfg.HostKey)
@@ -197,7 +227,13 @@ func New(cfg Config) (*Server, error) {
 		wish.WithMiddleware(s.console, s.gate),
 		func(srv *ssh.Server) error {
 			srv.HandshakeTimeout = handshakeTimeout
+			srv.IdleTimeout = s.connIdle
+			srv.MaxTimeout = s.maxConn
+			srv.ConnCallback = s.onConn
 			srv.ConnectionFailedCallback = s.connFailed
+			// Only sessions, behind the limits; every other channel type
+			// (forwarding) is refused by having no handler.
+			srv.ChannelHandlers = map[string]ssh.ChannelHandler{"session": s.sessionChannel}
 			return nil
 		},
 	)
@@ -291,9 +327,18 @@ func (s *Server) Sessions() []Identity {
 func (s *Server) authorize(ctx ssh.Context, pub ssh.PublicKey) bool {
 	s.mu.Lock()
 	_, ok := s.keys.Lookup(pub)
+	keysErr := s.keysErr
 	s.mu.Unlock()
+	user := agentconfig.CleanName(ctx.User())
+	if keysErr != nil {
+		// The file cannot be read now: whether this key is still in it is
+		// unknown, so it gets no new login.
+		s.log.Info("refused key", "user", user, "remote", addrString(ctx.RemoteAddr()), "key", gossh.FingerprintSHA256(pub),
+			"why", "authorized keys cannot be read now")
+		return false
+	}
 	if !ok {
-		s.log.Info("refused key", "user", ctx.User(), "remote", addrString(ctx.RemoteAddr()), "key", gossh.FingerprintSHA256(pub))
+		s.log.Info("refused key", "user", user, "remote", addrString(ctx.RemoteAddr()), "key", gossh.FingerprintSHA256(pub))
 	}
 	return ok
 }
@@ -317,10 +362,18 @@ func (s *Server) refuse(sess ssh.Session, id Identity, why string) {
 // the console (next) and unregisters it when the console ends.
 func (s *Server) gate(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
-		id := Identity{User: sess.User(), Remote: addrString(sess.RemoteAddr()), Role: agentconfig.RoleViewer}
+		// However the session ends, its window changes are read until the
+		// library is done with them (see drainWindows).
+		_, winch, _ := sess.Pty()
+		defer drainWindows(winch)
+		defer resizesReady(sess) // refused, or the console failed to start
+		id := Identity{User: agentconfig.CleanName(sess.User()), Remote: addrString(sess.RemoteAddr()), Role: agentconfig.RoleViewer}
 		pub := sess.PublicKey()
 		if pub != nil {
 			id.Fingerprint = gossh.FingerprintSHA256(pub)
+			// The role the key has, so that a refusal is logged with the
+			// role it refused (admit looks again, under its lock).
+			id.Role, id.Comment = s.keyRole(pub)
 		}
 		if _, _, ok := sess.Pty(); !ok {
 			s.refuse(sess, id, "the console needs a terminal: connect with `ssh -t` (no command, no -T)")
@@ -344,6 +397,21 @@ func (s *Server) gate(next ssh.Handler) ssh.Handler {
 	}
 }
 
+// keyRole returns the role and comment a key has now (a viewer when the
+// key is unknown or the server read-only).
+func (s *Server) keyRole(pub ssh.PublicKey) (agentconfig.Role, string) {
+	s.mu.Lock()
+	k, ok := s.keys.Lookup(pub)
+	s.mu.Unlock()
+	if !ok {
+		return agentconfig.RoleViewer, ""
+	}
+	if s.cfg.UI.ReadOnly {
+		return agentconfig.RoleViewer, k.Comment
+	}
+	return k.Role, k.Comment
+}
+
 // admit registers a session if its key is still authorized and the limit
 // allows, under the same lock a key reload takes, so a key removed at the
 // same moment either refuses this session or closes it.
@@ -352,6 +420,9 @@ func (s *Server) admit(sess ssh.Session, pub ssh.PublicKey, id Identity) (*sessi
 	defer s.mu.Unlock()
 	if s.closed {
 		return nil, "the server is shutting down"
+	}
+	if s.keysErr != nil {
+		return nil, "authorized keys cannot be read now: try again later"
 	}
 	k, ok := s.keys.Lookup(pub)
 	if !ok {
@@ -371,6 +442,16 @@ func (s *Server) admit(sess ssh.Session, pub ssh.PublicKey, id Identity) (*sessi
 	if s.idle > 0 {
 		ls.idle = time.AfterFunc(s.idle, func() { s.checkIdle(ls) })
 	}
+	ls.cs = connStateOf(sess.Context())
+	ls.cs.admitted()
+	if s.maxConn > 0 && ls.cs != nil {
+		// Closed cleanly (terminal restored, reason shown) before the
+		// connection's hard deadline closes it.
+		left := time.Until(ls.cs.start.Add(s.maxConn)) - 2*cutGrace
+		ls.maxTimer = time.AfterFunc(max(left, 0), func() {
+			s.cut(ls, fmt.Sprintf("connections last at most %s: reconnect", s.maxConn))
+		})
+	}
 	s.sessions[sess] = ls
 	return ls, ""
 }
@@ -384,6 +465,10 @@ func (s *Server) release(sess ssh.Session, ls *session) {
 	if ls.idle != nil {
 		ls.idle.Stop()
 	}
+	if ls.maxTimer != nil {
+		ls.maxTimer.Stop()
+	}
+	ls.cs.released()
 	ls.cancel()
 	ls.mu.Lock()
 	reason, end := ls.reason, ls.ended
@@ -421,6 +506,8 @@ func (s *Server) console(next ssh.Handler) ssh.Handler {
 		release := func() { closeOnce.Do(func() { s.closeModel(sess, m) }) }
 		defer release()
 		_, winch, _ := sess.Pty()
+		// Every read of the pty's size is done: resizes may come now.
+		resizesReady(sess)
 		ctx, cancel := context.WithCancel(sess.Context())
 		go func() {
 			// Its own goroutine: a panic here must end this session, not
@@ -529,6 +616,10 @@ func (s *Server) sessionOptions(id Identity) ui.Options {
 	opts := s.cfg.UI
 	opts.Actor = id.Actor()
 	opts.ReadOnly = !opts.Actor.CanWrite()
+	// Whatever the template says: over SSH a theme is a name, so nothing
+	// a session types makes the server read a file of its choice.
+	dir := s.cfg.ThemeDir
+	opts.LoadTheme = func(arg string) (*themes.Theme, error) { return themes.LoadNamed(arg, dir) }
 	return opts
 }
 
@@ -613,15 +704,40 @@ func (s *Server) setKeys(data []byte) {
 }
 
 // reloadKeys re-reads authorized_keys and applies it if it changed. A
-// file that cannot be read counts as empty: every key is refused until it
-// can, rather than keys someone meant to remove staying valid.
+// file that is gone counts as empty: every key is refused and every
+// session closed, as someone removing the file means. A file that is there
+// but cannot be read now (too many open files under a connection flood,
+// an I/O error, unsafe permissions) refuses new logins until it can be,
+// and leaves live sessions alone: cutting them would tell their owners
+// their key was removed, which nobody did.
 func (s *Server) reloadKeys() {
-	data, err := os.ReadFile(s.cfg.AuthorizedKeys)
-	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) || len(s.currentKeysData()) > 0 {
-			s.log.Error("authorized keys unreadable: refusing every key", "path", s.cfg.AuthorizedKeys, "err", err.Error())
+	data, err := s.readKeys(s.cfg.AuthorizedKeys)
+	switch {
+	case err == nil:
+		s.mu.Lock()
+		was := s.keysErr
+		s.keysErr = nil
+		s.mu.Unlock()
+		if was != nil {
+			s.log.Info("authorized keys readable again: accepting logins", "path", s.cfg.AuthorizedKeys)
 		}
+	case errors.Is(err, fs.ErrNotExist):
+		if len(s.currentKeysData()) > 0 {
+			s.log.Error("authorized keys removed: refusing every key", "path", s.cfg.AuthorizedKeys, "err", err.Error())
+		}
+		s.mu.Lock()
+		s.keysErr = nil
+		s.mu.Unlock()
 		data = []byte{}
+	default:
+		s.mu.Lock()
+		was := s.keysErr
+		s.keysErr = err
+		s.mu.Unlock()
+		if was == nil || was.Error() != err.Error() {
+			s.log.Error("authorized keys unreadable: refusing new logins, keeping live sessions", "path", s.cfg.AuthorizedKeys, "err", err.Error())
+		}
+		return
 	}
 	if bytes.Equal(data, s.currentKeysData()) {
 		return
@@ -684,6 +800,18 @@ func (s *Server) watchKeys() {
 			s.reloadKeys()
 		}
 	}
+}
+
+// orDefault maps a duration setting onto its value: 0 is the default, a
+// negative value none (0 to the SSH library).
+func orDefault(d, def time.Duration) time.Duration {
+	switch {
+	case d == 0:
+		return def
+	case d < 0:
+		return 0
+	}
+	return d
 }
 
 func addrString(a net.Addr) string {

@@ -1,0 +1,362 @@
+package sshserve
+
+import (
+	"encoding/binary"
+	"fmt"
+	"net"
+	"sync"
+	"time"
+
+	"charm.land/ssh"
+	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/fgtop/fgtop/engine/agentconfig"
+)
+
+// Limits on what one client may make the server hold. Every one of them
+// was an attack in issue 16: a 100000x100000 pty ran the server out of
+// memory in the screen buffer, 20,000 env requests of 30 kB took it to
+// 879 MB, 20,000 channels on one connection, and authenticated
+// connections that open no session held their place forever.
+const (
+	// MaxWidth and MaxHeight cap a session's window, at the pty request
+	// and at every resize: the console renders at most this many cells,
+	// whatever the client claims. 500x200 is more than a 4K screen shows
+	// with a readable font (3840x2160 in 8x16 cells is 480x135), so no
+	// real terminal is cut; it bounds the screen buffers of one session
+	// (see TestHugeWindowIsCapped for what one costs).
+	MaxWidth, MaxHeight = 500, 200
+	// MaxChannels is the most session channels one connection may hold
+	// open at once; each is a console or its refusal.
+	MaxChannels = 4
+	// maxEnv and maxEnvBytes bound a session's env requests: the
+	// console reads a handful (TERM, COLORTERM, NO_COLOR); more are
+	// refused.
+	maxEnv      = 64
+	maxEnvBytes = 16 << 10
+	// DefaultNoSessionTimeout closes a connection that holds no console
+	// for this long: one that authenticated and opened nothing, or whose
+	// sessions were all refused or ended.
+	DefaultNoSessionTimeout = time.Minute
+	// DefaultConnIdleTimeout closes a connection on which nothing at all
+	// moved for this long. A connection with a live console is kept
+	// moving (a keepalive every third of it), so only one with no console,
+	// or a client that stopped reading (its writes block), reaches it.
+	DefaultConnIdleTimeout = 5 * time.Minute
+	// DefaultMaxConnTime is the longest any connection lives. Sessions are
+	// told, and closed cleanly, a little before.
+	DefaultMaxConnTime = 24 * time.Hour
+)
+
+// connStateKey finds a connection's connState in its ssh.Context.
+type connStateKey struct{}
+
+// connState is what the server counts per connection.
+type connState struct {
+	conn    net.Conn
+	start   time.Time
+	timeout time.Duration
+
+	mu       sync.Mutex
+	channels int
+	live     int // admitted sessions
+	idle     *time.Timer
+}
+
+// onConn registers a new connection (before its handshake): it is closed
+// when it holds no console for the no-session timeout.
+func (s *Server) onConn(ctx ssh.Context, c net.Conn) net.Conn {
+	cs := &connState{conn: c, start: time.Now(), timeout: s.noSession}
+	cs.idle = time.AfterFunc(s.noSession, func() {
+		s.log.Info("closing connection", "remote", addrString(c.RemoteAddr()), "why",
+			fmt.Sprintf("no console for %s", s.noSession))
+		_ = c.Close()
+	})
+	ctx.SetValue(connStateKey{}, cs)
+	go s.keepAlive(ctx, cs)
+	return c
+}
+
+// keepAlive runs for a connection's life. While it holds a console, it
+// sends a keepalive request now and then, so that a console whose screen
+// does not change (and whose user does not type) is not taken for an
+// idle connection; a client that stopped reading still is, as the write
+// blocks.
+func (s *Server) keepAlive(ctx ssh.Context, cs *connState) {
+	defer cs.idle.Stop()
+	if s.connIdle <= 0 {
+		<-ctx.Done()
+		return
+	}
+	tick := time.NewTicker(s.connIdle / 3)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done(): // the connection closed
+			return
+		case <-tick.C:
+			cs.mu.Lock()
+			live := cs.live > 0
+			cs.mu.Unlock()
+			if sc, ok := ctx.Value(ssh.ContextKeyConn).(*gossh.ServerConn); ok && live {
+				// No reply wanted: the write alone moves the idle clock.
+				_, _, _ = sc.SendRequest("keepalive@openssh.com", false, nil)
+			}
+		}
+	}
+}
+
+func connStateOf(ctx ssh.Context) *connState {
+	cs, _ := ctx.Value(connStateKey{}).(*connState)
+	return cs
+}
+
+// admitted notes a console started on the connection.
+func (cs *connState) admitted() {
+	if cs == nil {
+		return
+	}
+	cs.mu.Lock()
+	cs.live++
+	cs.idle.Stop()
+	cs.mu.Unlock()
+}
+
+// released notes a console ended; the last one restarts the no-session
+// clock.
+func (cs *connState) released() {
+	if cs == nil {
+		return
+	}
+	cs.mu.Lock()
+	cs.live--
+	if cs.live == 0 {
+		cs.idle.Reset(cs.timeout)
+	}
+	cs.mu.Unlock()
+}
+
+// sessionChannel is the "session" channel handler: the library's own,
+// behind a limit on channels per connection and a filter on the channel's
+// requests.
+func (s *Server) sessionChannel(srv *ssh.Server, conn *gossh.ServerConn, nc gossh.NewChannel, ctx ssh.Context) {
+	cs := connStateOf(ctx)
+	if cs != nil {
+		cs.mu.Lock()
+		over := cs.channels >= MaxChannels
+		if !over {
+			cs.channels++
+		}
+		cs.mu.Unlock()
+		if over {
+			s.log.Info("refused channel", "user", agentconfig.CleanName(conn.User()), "remote", addrString(conn.RemoteAddr()),
+				"why", fmt.Sprintf("more than %d sessions on one connection", MaxChannels))
+			_ = nc.Reject(gossh.ResourceShortage, fmt.Sprintf("at most %d sessions per connection", MaxChannels))
+			return
+		}
+		defer func() {
+			cs.mu.Lock()
+			cs.channels--
+			cs.mu.Unlock()
+		}()
+	}
+	ssh.DefaultSessionHandler(srv, conn, filteredChannel{NewChannel: nc}, ctx)
+}
+
+// filteredChannel hands the session handler its channel's requests
+// through limitRequests.
+type filteredChannel struct{ gossh.NewChannel }
+
+func (c filteredChannel) Accept() (gossh.Channel, <-chan *gossh.Request, error) {
+	ch, reqs, err := c.NewChannel.Accept()
+	if err != nil {
+		return ch, reqs, err //nolint:wrapcheck // the library's own error, for the library
+	}
+	out := make(chan *gossh.Request)
+	lc := &limitedChannel{Channel: ch, ready: make(chan struct{})}
+	go limitRequests(reqs, out, lc.ready)
+	return lc, out, nil
+}
+
+// readyRequest is the request a session's handler "sends" on its own
+// channel (ssh.Session passes SendRequest to the channel) to say it has
+// read the pty's size: limitedChannel takes it, it never reaches the
+// client.
+const readyRequest = "fgtop-ready@fgtop"
+
+// limitedChannel is a session's channel, which takes readyRequest.
+type limitedChannel struct {
+	gossh.Channel
+	once  sync.Once
+	ready chan struct{}
+}
+
+func (c *limitedChannel) SendRequest(name string, wantReply bool, payload []byte) (bool, error) {
+	if name == readyRequest {
+		c.once.Do(func() { close(c.ready) })
+		return true, nil
+	}
+	return c.Channel.SendRequest(name, wantReply, payload) //nolint:wrapcheck // the channel's own error
+}
+
+// resizesReady tells a session's request filter that its handler is done
+// reading the pty's size (ssh.Session.Pty), so resizes may pass now: the
+// library writes the size of each resize without a lock, while Pty reads
+// it.
+func resizesReady(sess ssh.Session) {
+	_, _ = sess.SendRequest(readyRequest, false, nil)
+}
+
+// limitRequests passes a session's requests on, capping every window size
+// and refusing env requests beyond the limits. It ends, closing out, when
+// the channel's requests end.
+//
+// The pty request is held back (answered here) until the shell or exec
+// request comes, and resizes before then are folded into it; resizes after
+// it are held (the newest only) until ready is closed: the library keeps
+// the pty's size in a one-slot buffer nobody reads before the console
+// starts, so a second resize blocked its request loop for good (the
+// session hung, and its goroutines stayed after the client left), and it
+// writes a resize's size while the starting console reads it.
+func limitRequests(in <-chan *gossh.Request, out chan<- *gossh.Request, ready <-chan struct{}) {
+	defer close(out)
+	envs, envBytes := 0, 0
+	started := false
+	var pty, held *gossh.Request
+	var readyCh <-chan struct{} // ready, once the shell request is passed on
+	answer := func(req *gossh.Request, ok bool) {
+		if req.WantReply {
+			_ = req.Reply(ok, nil)
+			req.WantReply = false
+		}
+	}
+	for {
+		var req *gossh.Request
+		select {
+		case r, ok := <-in:
+			if !ok {
+				return
+			}
+			req = r
+		case <-readyCh:
+			readyCh = nil
+			if held != nil {
+				out <- held
+				held = nil
+			}
+			continue
+		}
+		switch req.Type {
+		case "env":
+			envs++
+			envBytes += len(req.Payload)
+			if envs > maxEnv || envBytes > maxEnvBytes {
+				answer(req, false)
+				continue
+			}
+		case "pty-req":
+			req.Payload = capPtyRequest(req.Payload)
+			if !started {
+				if pty != nil { // one terminal per session, as the library says
+					answer(req, false)
+					continue
+				}
+				answer(req, true)
+				pty = req
+				continue
+			}
+		case "window-change":
+			req.Payload = capWindowPayload(req.Payload)
+			switch {
+			case !started && pty != nil:
+				pty.Payload = setPtyWindow(pty.Payload, req.Payload)
+				answer(req, true) // RFC 4254 says no reply; answer one who asks
+				continue
+			case started && readyCh != nil:
+				answer(req, true)
+				held = req
+				continue
+			}
+		case "shell", "exec":
+			if !started {
+				started = true
+				if pty != nil {
+					out <- pty
+					pty = nil
+					readyCh = ready
+				}
+			}
+		}
+		out <- req
+	}
+}
+
+// setPtyWindow returns a pty-req payload with the size of a window-change
+// payload, in a copy; either one too short leaves it as it is.
+func setPtyWindow(p, win []byte) []byte {
+	off, ok := ptyWindowAt(p)
+	if !ok || len(win) < 16 {
+		return p
+	}
+	q := append([]byte(nil), p...)
+	copy(q[off:off+16], win[:16])
+	return q
+}
+
+// ptyWindowAt returns where the window size starts in a pty-req payload.
+func ptyWindowAt(p []byte) (int, bool) {
+	if len(p) < 4 {
+		return 0, false
+	}
+	n := uint64(binary.BigEndian.Uint32(p))
+	if uint64(len(p)) < 4+n+16 {
+		return 0, false
+	}
+	return 4 + int(n), true
+}
+
+// capPtyRequest caps the size in a pty-req payload (RFC 4254 6.2: string
+// TERM, uint32 columns, rows, width and height in pixels, string modes).
+// A payload too short to hold them is passed as is: the library refuses
+// it.
+func capPtyRequest(p []byte) []byte {
+	off, ok := ptyWindowAt(p)
+	if !ok {
+		return p
+	}
+	return setPtyWindow(p, capWindowPayload(p[off:off+16]))
+}
+
+// capWindowPayload caps a window-change payload (RFC 4254 6.7: uint32
+// columns, rows, width and height in pixels), in a copy. Pixel sizes are
+// zeroed when the cells are capped: they no longer describe the window.
+func capWindowPayload(p []byte) []byte {
+	if len(p) < 16 {
+		return p
+	}
+	w, h := binary.BigEndian.Uint32(p), binary.BigEndian.Uint32(p[4:])
+	if w <= MaxWidth && h <= MaxHeight {
+		return p
+	}
+	q := append([]byte(nil), p...)
+	binary.BigEndian.PutUint32(q, min(w, MaxWidth))
+	binary.BigEndian.PutUint32(q[4:], min(h, MaxHeight))
+	binary.BigEndian.PutUint32(q[8:], 0)
+	binary.BigEndian.PutUint32(q[12:], 0)
+	return q
+}
+
+// drainWindows reads a session's window changes until the library closes
+// the channel. Without a reader the library's request loop blocks on the
+// next resize (its buffer holds one), and that session's goroutines and
+// buffers stay forever: a refused session, or one whose console ended
+// while the client still sent resizes, leaked them.
+func drainWindows(winch <-chan ssh.Window) {
+	if winch == nil {
+		return
+	}
+	go func() {
+		for range winch { //nolint:revive // draining
+		}
+	}()
+}
