@@ -159,25 +159,25 @@ func (j *judge) mark() int { return len(j.errs) }
 type kind int
 
 const (
-	kAny      kind = iota // anything (plugins)
-	kTable                // a table whose content is not checked here
-	kStr                  // str (or str | None: TOML has no null)
-	kInt                  // lax int with optional bounds
-	kFloat                // lax float with optional bounds
-	kBool                 // lax bool
-	kSize                 // BinarySize
-	kEnum                 // a StrEnum: exact value
-	kHostPort             // HostPortPair
-	kHostPorts            // HostPortPair | list[HostPortPair]
-	kPortRange            // tuple[int, int] through int()
-	kPath                 // a Path (a string)
-	kDir                  // an AutoDirectoryPath: created at start-up
-	kFile                 // a FilePath: an existing file
-	kAffinity             // affinity-policy: a name, upper-cased
-	kUID                  // UserID / GroupID
-	kStrList              // list[str] / set[str]
-	kStrMap               // Mapping[str, str]
-	kModel                // a nested model
+	kAny       kind = iota // anything (plugins)
+	kTable                 // a table whose content is not checked here
+	kStr                   // str (or str | None: TOML has no null)
+	kInt                   // lax int with optional bounds
+	kFloat                 // lax float with optional bounds
+	kBool                  // lax bool
+	kSize                  // BinarySize
+	kEnum                  // a StrEnum: exact value
+	kHostPort              // HostPortPair
+	kHostPorts             // HostPortPair | list[HostPortPair]
+	kPortRange             // tuple[int, int] through int()
+	kPath                  // a Path (a string)
+	kDir                   // an AutoDirectoryPath: created at start-up
+	kFile                  // a FilePath: an existing file
+	kAffinity              // affinity-policy: a name, upper-cased
+	kUID                   // UserID / GroupID
+	kStrList               // list[str] / set[str]
+	kStrMap                // Mapping[str, str]
+	kModel                 // a nested model
 )
 
 // field is one pydantic field.
