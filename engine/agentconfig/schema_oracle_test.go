@@ -1,0 +1,175 @@
+package agentconfig
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/fgtop/fgtop/internal/testfix"
+)
+
+// mutationPools are values substituted for a key's value: each pool mixes
+// what main accepts with what it refuses, in the spellings operators write.
+var mutationPools = map[string][]string{
+	"cpu":                         {`2`, `"2"`, `2.0`, `2.5`, `true`, `-1`, `["0", "1"]`, `"1.0"`, `" 3 "`, `"1_0"`, `0`, `"0x2"`, `1e0`, `"1."`, `[]`},
+	"mem":                         {`"4G"`, `"4g"`, `"4GiB"`, `"4 GiB"`, `4294967296`, `"1.5"`, `"1.0"`, `4294967296.0`, `"-1G"`, `"0"`, `"lots"`, `"1.5G"`, `"8B"`, `"8 b"`, `true`, `"1e3k"`, `"4GB"`, `" 4g "`, `"4_096M"`, `"inf"`, `"1.5k"`},
+	"agent-sock-port":             {`6010`, `"6010"`, `1023`, `1024`, `65535`, `65536`, `6010.0`, `6010.5`, `"0x10"`, `true`, `"6_010"`, `" 6010 "`},
+	"allocation-mode":             {`"manual"`, `"shared"`, `"auto-split"`, `"Manual"`, `"auto_split"`, `1`, `"manual "`},
+	"reserved-cpu":                {`1`, `-1`, `"1"`, `1.5`, `0`, `1000000`, `"2.0"`},
+	"reserved-mem":                {`"1G"`, `0`, `"1.0"`, `"-1G"`, `"64T"`, `1.5`, `"512m"`},
+	"port-range":                  {`[30000, 31000]`, `[30000, 31000, 32000]`, `["30000", "31000"]`, `[30000.5, 31000]`, `"30000-31000"`, `[true, 2]`, `[31000, 30000]`, `["3e4", 1]`},
+	"affinity-policy":             {`"interleaved"`, `"PACKED"`, `0`, `2`, `true`, `"prefer_single_node"`, `"Interleaved "`},
+	"id":                          {`"x"`, `1`, `""`, `"i-a"`, `"i-b"`, `"I-A"`},
+	"kernel-creation-concurrency": {`0`, `1`, `32`, `33`, `"4"`},
+	"scratch-type":                {`"hostdir"`, `"memory"`, `"k8s-nfs"`, `"nope"`, `"HOSTDIR"`},
+	"rpc-listen-addr":             {`"0.0.0.0:6001"`, `"169.254.1.1:6001"`, `{ host = "0.0.0.0", port = 70000 }`, `["0.0.0.0", "6001"]`, `"6001"`, `["a", 1, 2]`, `{ host = "fe80::1", port = 6001 }`, `"[::1]:6001"`},
+	"backend":                     {`"docker"`, `"Docker"`, `"kubernetes"`, `"dummy"`, `1`},
+	"scaling-group-type":          {`"compute"`, `"storage"`, `"COMPUTE"`},
+	"devices":                     {`{ "cuda.shares" = "2.0" }`, `{ "cuda.shares" = 2 }`, `{ "cuda.shares" = "-0.5" }`, `{ "cuda.shares" = "nan" }`, `{ "cuda.shares" = " 1.5 " }`, `{ "cuda.shares" = true }`, `{ cuda = ["cuda0"] }`, `{ cuda = "x" }`, `{ cuda = "0.5" }`, `{ cuda = 2 }`, `{}`, `{ cuda.shares = "1" }`, `{ "cuda.shares" = "1e0", "cuda.mem" = "1" }`, `{ cpu = ["0"] }`, `"cuda"`},
+}
+
+var mutKeyRe = regexp.MustCompile(`^(\s*)([A-Za-z_-]+)(\s*=\s*)(.*)$`)
+
+// mutate makes one variant of a case's text: a value from a pool, a key
+// spelled the other way (or both ways), a line dropped, the mode switched.
+func mutate(r *rand.Rand, text string) string {
+	lines := strings.Split(text, "\n")
+	n := 1 + r.IntN(3)
+	for range n {
+		i := r.IntN(len(lines))
+		m := mutKeyRe.FindStringSubmatch(lines[i])
+		if m == nil {
+			continue
+		}
+		key := strings.ReplaceAll(m[2], "_", "-")
+		switch op := r.IntN(10); {
+		case op < 6:
+			if pool, ok := mutationPools[key]; ok {
+				lines[i] = m[1] + m[2] + m[3] + pool[r.IntN(len(pool))]
+			}
+		case op < 8:
+			other := strings.ReplaceAll(m[2], "-", "_")
+			if other == m[2] {
+				other = strings.ReplaceAll(m[2], "_", "-")
+			}
+			if r.IntN(2) == 0 {
+				lines[i] = m[1] + other + m[3] + m[4]
+			} else if other != m[2] {
+				// Both spellings in one table: the kebab one wins.
+				alt := m[4]
+				if pool, ok := mutationPools[key]; ok {
+					alt = pool[r.IntN(len(pool))]
+				}
+				lines[i] = lines[i] + "\n" + m[1] + other + m[3] + alt
+			}
+		case op < 9:
+			lines[i] = ""
+		default:
+			lines[i] = m[1] + m[2] + m[3] + mutationPools["allocation-mode"][r.IntN(3)]
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+type oracleLine struct {
+	File   string `json:"file"`
+	OK     bool   `json:"ok"`
+	Errors []struct {
+		Loc, Msg, Type string
+	} `json:"errors"`
+}
+
+// runOracle runs Backend.AI's loader on every file in one process.
+func runOracle(t *testing.T, oracle, schema string, files []string) map[string]oracleLine {
+	t.Helper()
+	list := filepath.Join(t.TempDir(), "files.txt")
+	if err := os.WriteFile(list, []byte(strings.Join(files, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(oracle, "--schema", schema, "--files-from", list)
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); err != nil && (!ok || ee.ExitCode() > 1) {
+		t.Fatalf("oracle %s: %v\n%s", schema, err, stderr.String())
+	}
+	got := map[string]oracleLine{}
+	sc := bufio.NewScanner(&out)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var l oracleLine
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			t.Fatalf("oracle output: %v: %s", err, sc.Text())
+		}
+		got[l.File] = l
+	}
+	if len(got) != len(files) {
+		t.Fatalf("oracle %s answered %d of %d files\n%s", schema, len(got), len(files), stderr.String())
+	}
+	return got
+}
+
+// TestJudgeAgainstOracle generates variants of the fixture cases (fixed
+// seed) and requires fgtop's verdicts to be Backend.AI's own loader's, for
+// main and for PR #8463, on every one.
+func TestJudgeAgainstOracle(t *testing.T) {
+	oracle := testfix.Oracle(t)
+	cs := loadConfigCases(t)
+	seed := uint64(11)
+	if s := os.Getenv("FGTOP_ORACLE_SEED"); s != "" {
+		fmt.Sscan(s, &seed)
+	}
+	r := rand.New(rand.NewPCG(seed, 8463))
+	dir := t.TempDir()
+	const variants = 600
+	texts := map[string]string{}
+	var files []string
+	seen := map[string]bool{}
+	for i := 0; len(files) < variants && i < variants*4; i++ {
+		c := cs[r.IntN(len(cs))]
+		text := mutate(r, c.Input)
+		if seen[text] {
+			continue
+		}
+		seen[text] = true
+		p := filepath.Join(dir, fmt.Sprintf("v%03d-%s.toml", len(files), c.ID))
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, p)
+		texts[p] = text
+	}
+	mainV := runOracle(t, oracle, "main", files)
+	draftV := runOracle(t, oracle, "pr8463", files)
+	agree := 0
+	for _, p := range files {
+		v := Judge([]byte(texts[p]))
+		ok := true
+		if v.Main != mainV[p].OK {
+			ok = false
+			t.Errorf("%s: main: fgtop ok=%v, Backend.AI ok=%v %+v; fgtop: %v\n%s", filepath.Base(p), v.Main, mainV[p].OK, mainV[p].Errors, v.MainErrors, texts[p])
+		}
+		if v.Draft != draftV[p].OK {
+			ok = false
+			t.Errorf("%s: pr8463: fgtop ok=%v, PR #8463 ok=%v %+v; fgtop: %v\n%s", filepath.Base(p), v.Draft, draftV[p].OK, draftV[p].Errors, v.DraftErrors, texts[p])
+		}
+		if ok {
+			agree++
+		}
+	}
+	accepted := 0
+	for _, p := range files {
+		if mainV[p].OK {
+			accepted++
+		}
+	}
+	t.Logf("oracle differential: %d variants, %d agree under both schemas; main accepts %d", len(files), agree, accepted)
+}
