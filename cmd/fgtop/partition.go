@@ -16,7 +16,6 @@ import (
 
 	"github.com/fgtop/fgtop/engine"
 	"github.com/fgtop/fgtop/engine/agentconfig"
-	"github.com/fgtop/fgtop/engine/inventory"
 	"github.com/fgtop/fgtop/engine/partition"
 	"github.com/fgtop/fgtop/engine/scratch"
 	"github.com/fgtop/fgtop/model"
@@ -119,9 +118,9 @@ func nodeState(ctx context.Context, src *sourceFlags, cmdName string) (*agentcon
 		}
 		opts.Roots = roots
 	}
-	inv, err := inventory.Open(src.devices, inventory.OpenOptions{MockEtcdPath: src.mockEtcd})
+	inv, err := src.openInventory()
 	if err != nil {
-		return nil, nil, usageErr("--devices %s: %v", src.devices, err)
+		return nil, nil, err
 	}
 	opts.Inventory = inv
 	defer closeSource(opts)

@@ -78,9 +78,14 @@ type Config struct {
 	GlobalAlloc *Allocation
 	// Warnings are problems that do not stop fgtop from watching.
 	Warnings []string
-	// Problems are the rules of domain/backendai.md §5 the file breaks when
-	// it is loaded; Parse also returns them as an *InvalidError.
+	// Problems are why the agent would refuse to load the file (from
+	// Verdict: main's reasons, or the BEP-1044 draft's for a file in its
+	// device-based format); Parse also returns them as an *InvalidError.
+	// A file only the draft loads has none, and a DraftOnlyNote warning.
 	Problems []Problem
+	// Verdict is whether Backend.AI main and the BEP-1044 draft load the
+	// file, with their reasons and main's warnings (unknown keys).
+	Verdict *Verdict
 }
 
 // AgentConfig is one agent: [agent] for a single-agent file, or one
@@ -281,6 +286,7 @@ func ParseAssuming(path string, raw []byte, assume Format) (*Config, error) {
 	if err := l.load(doc); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	c.judged(Judge(raw))
 	if len(c.Problems) > 0 {
 		return c, &InvalidError{Path: path, Problems: c.Problems}
 	}
@@ -317,6 +323,10 @@ func (l *loader) load(doc map[string]any) error {
 	globalTbl := table(resource, "allocations")
 
 	rawAgents, hasAgents := doc["agents"]
+	if list, ok := rawAgents.([]any); ok && len(list) == 0 {
+		// agents = [] is the single-agent form to the agent too.
+		hasAgents = false
+	}
 	if !hasAgents {
 		ag := AgentConfig{ScratchRoot: resolvePath(l.base, c.ScratchRoot)}
 		if id, ok := str(table(doc, "agent"), "id"); ok {
@@ -381,12 +391,55 @@ func (l *loader) load(doc map[string]any) error {
 		if ag.Resource != nil {
 			ag.Alloc = l.alloc(ag.Resource, []string{arrElem("agents", i), "resource"}, ag.ID, "Agent "+string(ag.ID))
 			ag.OwnAlloc = true
+			inherit(ag.Alloc, ag.Resource, c.GlobalAlloc)
 		} else {
 			ag.Alloc = c.GlobalAlloc.Clone()
 		}
 	}
 	l.modeRules()
 	return nil
+}
+
+// inherit lays an agent's own allocation table over [resource.allocations]
+// the way the agent merges them: keys the agent's table does not set come
+// from the global table (in main only devices can, as cpu and mem are
+// required in every table; the draft's cpu is optional).
+func inherit(own *Allocation, t map[string]any, global *Allocation) {
+	if global == nil {
+		return
+	}
+	if _, ok := t["devices"]; !ok {
+		g := global.Clone()
+		own.Slots, own.Devices = g.Slots, g.Devices
+	}
+	if _, ok := t["cpu"]; !ok && global.HasCPU {
+		own.HasCPU, own.CPU, own.CPUCount = true, slices.Clone(global.CPU), global.CPUCount
+	}
+}
+
+// draftRefusedLead heads the problems of a device-based file that neither
+// loader takes.
+const draftRefusedLead = "Backend.AI main cannot load this file (it is in the BEP-1044 draft's device-based format), and the draft (PR #8463) refuses it too:"
+
+// judged takes the loaders' verdict: the problems reported are the ones of
+// the loader the file is written for.
+func (c *Config) judged(v *Verdict) {
+	c.Verdict = v
+	for _, w := range v.Warnings {
+		c.Warnings = append(c.Warnings, w.String())
+	}
+	switch {
+	case v.Main:
+		c.Problems = nil
+	case v.Draft:
+		c.Problems = nil
+		c.Warnings = append(c.Warnings, DraftOnlyNote+" (it is in the device-based format of the unmerged PR #8463: cpu = [core IDs], devices = { cuda = [device IDs] }; main takes cpu = N and devices = { \"cuda.shares\" = \"2.0\" })")
+	case c.AllocFormat == FormatDeviceBased && !c.FormatGuessed:
+		c.Problems = append([]Problem{{Message: draftRefusedLead}},
+			v.DraftErrors...)
+	default:
+		c.Problems = slices.Clone(v.MainErrors)
+	}
 }
 
 // globals reads [resource].

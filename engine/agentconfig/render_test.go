@@ -3,6 +3,7 @@ package agentconfig
 import (
 	"bytes"
 	"errors"
+	"github.com/fgtop/fgtop/internal/testfix"
 	"slices"
 	"strings"
 	"testing"
@@ -248,7 +249,7 @@ func TestRenderEdits(t *testing.T) {
 
 func TestRenderRefusesDottedTables(t *testing.T) {
 	in := "[resource]\nallocation-mode = \"manual\"\n[[agents]]\nagent.id = \"a\"\nresource.cpu = [\"0\"]\nresource.mem = \"1G\"\n[[agents]]\nagent.id = \"b\"\nresource.cpu = [\"1\"]\nresource.mem = \"1G\"\n"
-	c, err := Parse("agent.toml", []byte(in))
+	c, err := Parse("agent.toml", []byte(testfix.AgentTOML(in)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package agentconfig
 
 import (
 	"fmt"
+	"github.com/fgtop/fgtop/internal/testfix"
 	"strings"
 	"testing"
 
@@ -56,7 +57,7 @@ func TestValidate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := Parse("agent.toml", []byte(tt.text))
+			c, err := Parse("agent.toml", []byte(testfix.AgentTOML(tt.text)))
 			if err != nil {
 				t.Fatalf("Parse: %v", err)
 			}
@@ -77,7 +78,7 @@ func TestValidate(t *testing.T) {
 }
 
 func TestValidateAcceleratorsUnknown(t *testing.T) {
-	c, err := Parse("agent.toml", []byte("[resource]\nallocation-mode = \"manual\"\n[[agents]]\n[agents.agent]\nid = \"a\"\n[agents.resource]\ncpu = [\"0\", \"9\"]\nmem = \"1G\"\ndevices = { cuda = [\"g0\"] }\n[[agents]]\n[agents.agent]\nid = \"b\"\n[agents.resource]\ncpu = [\"1\"]\nmem = \"1G\"\ndevices = { cuda = [\"g0\"] }\n"))
+	c, err := Parse("agent.toml", []byte(testfix.AgentTOML("[resource]\nallocation-mode = \"manual\"\n[[agents]]\n[agents.agent]\nid = \"a\"\n[agents.resource]\ncpu = [\"0\", \"9\"]\nmem = \"1G\"\ndevices = { cuda = [\"g0\"] }\n[[agents]]\n[agents.agent]\nid = \"b\"\n[agents.resource]\ncpu = [\"1\"]\nmem = \"1G\"\ndevices = { cuda = [\"g0\"] }\n")))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package partition
 
 import (
 	"fmt"
+	"github.com/fgtop/fgtop/internal/testfix"
 	"os"
 	"path/filepath"
 	"testing"
@@ -73,7 +74,7 @@ func loadFixture(t *testing.T, name string) *agentconfig.Config {
 func parseConfig(t *testing.T, text string) *agentconfig.Config {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "agent.toml")
-	if err := os.WriteFile(path, []byte(text), 0o640); err != nil {
+	if err := os.WriteFile(path, []byte(testfix.AgentTOML(text)), 0o640); err != nil {
 		t.Fatal(err)
 	}
 	c, err := agentconfig.Load(path)
