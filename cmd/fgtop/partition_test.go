@@ -164,6 +164,14 @@ func (n *node) current(t *testing.T) []byte {
 // terminal, and returns the exit code and everything printed.
 func runCLI(t *testing.T, args ...string) (int, string) {
 	t.Helper()
+	code, out := runCLIQuiet(t, args...)
+	t.Logf("fgtop %s -> %d\n%s", strings.Join(args, " "), code, out)
+	return code, out
+}
+
+// runCLIQuiet is runCLI without logging the output.
+func runCLIQuiet(t *testing.T, args ...string) (int, string) {
+	t.Helper()
 	root := newRootCmd()
 	var out bytes.Buffer
 	root.SetArgs(args)
@@ -180,7 +188,6 @@ func runCLI(t *testing.T, args ...string) (int, string) {
 		}
 		fmt.Fprintln(&out, "fgtop:", err)
 	}
-	t.Logf("fgtop %s -> %d\n%s", strings.Join(args, " "), code, out.String())
 	return code, out.String()
 }
 
