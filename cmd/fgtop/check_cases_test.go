@@ -13,8 +13,8 @@ import (
 // checkCase is what this test needs of a testdata/fixtures/config-cases.json
 // entry: the file and Backend.AI's verdicts.
 type checkCase struct {
-	ID     string `json:"id"`
-	Input  string `json:"input"`
+	ID     string            `json:"id"`
+	Input  string            `json:"input"`
 	Main   struct{ OK bool } `json:"main"`
 	PR8463 struct{ OK bool } `json:"pr8463"`
 	// MainStartup is null when main rejects the file.

@@ -95,6 +95,10 @@ type AgentConfig struct {
 	// IDSet is false when the file sets no id: Backend.AI then makes up
 	// "agent-<uuid4>" at every start.
 	IDSet bool
+	// InheritedID is the [agent] id that an [[agents]] entry without its
+	// own id runs under ("" when there is none). Entries sharing it are one
+	// agent to the allocator (the last one counts).
+	InheritedID model.AgentID
 	// ScratchRoot resolved against the config's directory when relative.
 	ScratchRoot string
 	// Resource is [agents.resource] (or [resource.allocations] for a single
@@ -365,6 +369,9 @@ func (l *loader) load(doc map[string]any) error {
 			ag.ID, ag.IDSet = model.AgentID(id), true
 		} else {
 			ag.ID = model.AgentID(fmt.Sprintf("agents[%d]", i))
+			if id, ok := str(table(doc, "agent"), "id"); ok {
+				ag.InheritedID = model.AgentID(id)
+			}
 			c.Warnings = append(c.Warnings, fmt.Sprintf("agents[%d] has no [agents.agent] id: Backend.AI makes up agent-<uuid4> at every start; set it", i))
 		}
 		if seen[ag.ID] {
@@ -483,9 +490,9 @@ func (l *loader) globals(resource map[string]any) {
 		switch {
 		case err != nil:
 			l.problem(at("reserved-cpu"), "", "[resource] reserved-cpu: %v", err)
-		case n.Sign() < 0:
-			l.problem(at("reserved-cpu"), "", "[resource] reserved-cpu must not be negative")
 		default:
+			// The agent sets no lower bound: a negative reservation adds
+			// to what the agents may be given.
 			c.ReservedCPU = n
 		}
 	}
@@ -504,8 +511,6 @@ func (l *loader) globals(resource map[string]any) {
 			switch {
 			case err != nil:
 				l.problem(at(s.key), "", "[resource] %s: %v", s.key, err)
-			case n.Sign() < 0:
-				l.problem(at(s.key), "", "[resource] %s must not be negative", s.key)
 			default:
 				*s.dst = n
 			}
@@ -836,16 +841,25 @@ func idList(xs []any) ([]model.DeviceID, error) {
 	return out, nil
 }
 
-// intValue reads an integer count: a TOML integer or a string of one.
+// intValue reads an integer count the way the agent's pydantic schema
+// does (lax int): integers, true/false, integral floats (2.0) and strings
+// of integers ("2", " 2 ", "2.0", "1_000").
 func intValue(v any) (model.Dec, error) {
 	switch x := v.(type) {
 	case int64:
 		return model.NewDec(x, 0), nil
+	case bool, float64:
+		f, err := laxInt(x)
+		if err != nil {
+			return model.Dec{}, err
+		}
+		return model.NewDec(int64(f), 0), nil
 	case string:
-		d, err := model.ParseDec(x)
-		if err == nil && d.IsFinite() {
-			if i, err := d.Int64(); err == nil {
-				return model.NewDec(i, 0), nil
+		s := strings.TrimSpace(x)
+		if laxIntRe.MatchString(s) {
+			s, _, _ = strings.Cut(strings.ReplaceAll(s, "_", ""), ".")
+			if d, err := model.ParseDec(s); err == nil {
+				return d, nil
 			}
 		}
 		return model.Dec{}, fmt.Errorf("%q is not an integer", x)
@@ -853,15 +867,10 @@ func intValue(v any) (model.Dec, error) {
 	return model.Dec{}, fmt.Errorf("want an integer, not %s", tomlType(v))
 }
 
-// sizeValue reads a BinarySize: an integer of bytes or a size string.
+// sizeValue reads a BinarySize as Backend.AI main does: an integer of
+// bytes (true is 1) or a size string.
 func sizeValue(v any) (model.Dec, error) {
-	switch x := v.(type) {
-	case int64:
-		return model.NewDec(x, 0), nil
-	case string:
-		return model.ParseFiniteBinarySize(x)
-	}
-	return model.Dec{}, fmt.Errorf("want a size such as \"64G\", not %s", tomlType(v))
+	return (&judge{schema: SchemaMain}).size(v)
 }
 
 // decValue reads a Decimal amount: a string, an integer or a float (a TOML

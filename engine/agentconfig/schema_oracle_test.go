@@ -85,16 +85,22 @@ type oracleLine struct {
 	Errors []struct {
 		Loc, Msg, Type string
 	} `json:"errors"`
+	Startup *struct {
+		OK    bool `json:"ok"`
+		Error *struct {
+			Type, Msg string
+		} `json:"error"`
+	} `json:"startup"`
 }
 
 // runOracle runs Backend.AI's loader on every file in one process.
-func runOracle(t *testing.T, oracle, schema string, files []string) map[string]oracleLine {
+func runOracle(t *testing.T, oracle, schema string, files []string, extra ...string) map[string]oracleLine {
 	t.Helper()
 	list := filepath.Join(t.TempDir(), "files.txt")
 	if err := os.WriteFile(list, []byte(strings.Join(files, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(oracle, "--schema", schema, "--files-from", list)
+	cmd := exec.Command(oracle, append([]string{"--schema", schema, "--files-from", list}, extra...)...)
 	var out, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &stderr
 	err := cmd.Run()
@@ -172,4 +178,35 @@ func TestJudgeAgainstOracle(t *testing.T) {
 		}
 	}
 	t.Logf("oracle differential: %d variants, %d agree under both schemas; main accepts %d", len(files), agree, accepted)
+
+	// Start-up: main's own ResourceAllocator on the fixture node (four
+	// mock GPUs of 1.00 cuda.shares) with a small host and a large one.
+	for _, h := range []struct {
+		spec  string
+		cores int
+		memG  int64
+	}{{"cores=2,mem=4G,cuda.shares=4x1.00", 2, 4}, {"cores=256,mem=2048G,cuda.shares=4x1.00", 256, 2048}} {
+		got := runOracle(t, oracle, "main", files, "--node", h.spec)
+		devs := node(h.cores, []string{"cuda0", "cuda1", "cuda2", "cuda3"}, h.memG)
+		agreeStart, n := 0, 0
+		for _, p := range files {
+			o := got[p]
+			if o.Startup == nil {
+				continue
+			}
+			n++
+			c, err := Parse(p, []byte(texts[p]))
+			if err != nil {
+				t.Errorf("%s: main loads it, fgtop's Parse: %v", filepath.Base(p), err)
+				continue
+			}
+			probs := c.Validate(devs)
+			if (len(probs) == 0) != o.Startup.OK {
+				t.Errorf("%s on %s: start-up: fgtop %v, Backend.AI main ok=%v %+v\n%s", filepath.Base(p), h.spec, probs, o.Startup.OK, o.Startup.Error, texts[p])
+				continue
+			}
+			agreeStart++
+		}
+		t.Logf("oracle start-up differential on %s: %d/%d agree", h.spec, agreeStart, n)
+	}
 }

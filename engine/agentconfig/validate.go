@@ -280,7 +280,7 @@ func (v *validator) overAllocated() {
 		}
 		avail := total.Sub(v.c.Reserved(s))
 		sum := model.Zero
-		for _, a := range v.c.Agents {
+		for _, a := range v.c.allocatorAgents() {
 			conf, ok := SlotAmount(a.Alloc, s)
 			if !ok {
 				continue
@@ -311,6 +311,26 @@ func (v *validator) zeroAvailable() {
 			v.add([]string{"resource", key}, "", "nothing of slot '%s' is left for the agents (total %s minus reserved %s is 0): in manual mode the agent stops at start-up (DivisionByZero); lower %s", s, amount(s, total), amount(s, v.c.Reserved(s)), key)
 		}
 	}
+}
+
+// allocatorAgents are the agents the allocator keeps: it keys them by id,
+// so entries that run under the same inherited [agent] id are one agent,
+// the last of them.
+func (c *Config) allocatorAgents() []AgentConfig {
+	last := map[model.AgentID]int{}
+	for i, a := range c.Agents {
+		if !a.IDSet && a.InheritedID != "" {
+			last[a.InheritedID] = i
+		}
+	}
+	var out []AgentConfig
+	for i, a := range c.Agents {
+		if !a.IDSet && a.InheritedID != "" && last[a.InheritedID] != i {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
 }
 
 // SlotAmount returns what a slot-based allocation configures for slot s:
