@@ -175,10 +175,10 @@ assigned than the host has, a device held beyond its capacity.
 --host-cpus and --host-mem check a config written for another node here.
 
 Exit status: 0 the agent loads the file and the live state matches; 1
-drift (each problem names the device and the agent), or a BEP-1044 draft
-file that breaks the draft's own start-up checks; 2 the agent would not
+drift (each problem names the device and the agent); 2 the agent would not
 load the file, or would stop at start-up on this node (every reason is
-listed), or bad usage.`,
+listed), or bad usage. A file only the BEP-1044 draft loads is said to be
+so and judged by the draft's rules.`,
 		Example: `  fgtop check --config /etc/backend.ai/agent.toml
   fgtop check --config agent.toml --devices mock-accelerator.toml --host-cpus 0-63 --host-mem 512g`,
 		Args: cobra.NoArgs,
@@ -205,6 +205,9 @@ func runCheck(w io.Writer, cfg *agentconfig.Config, snap *model.Snapshot, asJSON
 	startup := cfg.ValidateWith(snap.Devices, inv.ValidateOptions())
 	warnings := func() {
 		for _, s := range rep.Warnings {
+			if v.DraftOnly() && strings.HasPrefix(s, agentconfig.DraftOnlyNote) {
+				continue // the headline says it
+			}
 			fmt.Fprintf(w, "warning: %s\n", s)
 		}
 	}
@@ -240,6 +243,23 @@ func runCheck(w io.Writer, cfg *agentconfig.Config, snap *model.Snapshot, asJSON
 			warnings()
 		}
 		return &exitError{code: exitBadUsage, err: fmt.Errorf("%s: the agent would not start on this node", cfg.Path)}
+	case v.DraftOnly() && len(startup) > 0:
+		// Main cannot load the file, and an agent built from the draft
+		// would stop at start-up: no agent starts with it.
+		rep.Status = "wont-start"
+		for _, p := range startup {
+			rep.Problems = append(rep.Problems, p.String())
+		}
+		if asJSON {
+			writeJSON(w, rep)
+		} else {
+			fmt.Fprintf(w, "%s: %s, and even the BEP-1044 draft (PR #8463) would stop at start-up on this node (%d problem(s)):\n", cfg.Path, agentconfig.DraftOnlyNote, len(rep.Problems))
+			for _, p := range rep.Problems {
+				fmt.Fprintf(w, "  %s\n", p)
+			}
+			fmt.Fprintf(w, "  (node: %s)\n", nodeSummary(snap))
+		}
+		return &exitError{code: exitBadUsage, err: fmt.Errorf("%s: no agent would start with it on this node", cfg.Path)}
 	}
 	part := partition.Effective(cfg, inv)
 	rep.Partition = part
@@ -267,18 +287,11 @@ func runCheck(w io.Writer, cfg *agentconfig.Config, snap *model.Snapshot, asJSON
 		rep.Notes = append(rep.Notes, model.Issue{Severity: model.SevWarning, Code: model.IssueDeviceSource,
 			Message: "accelerator devices are unknown (" + snap.Source.Detail + "): accelerator device names and IDs in the config were not checked; pass --devices"})
 	}
-	if v.DraftOnly() {
-		rep.Status = "draft-only"
-		// The draft's own start-up checks (unknown device IDs, a device in
-		// two agents): the draft agent would stop, main cannot load the
-		// file at all.
-		for _, p := range startup {
-			rep.Problems = append(rep.Problems, p.String())
-			failing++
-		}
-	}
-	if failing > 0 && !v.DraftOnly() {
+	switch {
+	case failing > 0:
 		rep.Status = "drift"
+	case v.DraftOnly():
+		rep.Status = "draft-only"
 	}
 	if asJSON {
 		writeJSON(w, rep)
@@ -287,9 +300,6 @@ func runCheck(w io.Writer, cfg *agentconfig.Config, snap *model.Snapshot, asJSON
 			fmt.Fprintf(w, "%s: %s. Only the unmerged BEP-1044 draft (PR #8463) loads it; an agent running Backend.AI main refuses it at its next start:\n", cfg.Path, agentconfig.DraftOnlyNote)
 			for _, p := range v.MainErrors {
 				fmt.Fprintf(w, "  main: %s\n", p)
-			}
-			for _, p := range rep.Problems {
-				fmt.Fprintf(w, "  BEP-1044 draft start-up: %s\n", p)
 			}
 		}
 		warnings()
@@ -312,7 +322,7 @@ func runCheck(w io.Writer, cfg *agentconfig.Config, snap *model.Snapshot, asJSON
 		}
 		if failing == 0 {
 			if v.DraftOnly() {
-				fmt.Fprintf(w, "not loadable by Backend.AI main; otherwise the live state matches the config\n")
+				fmt.Fprintf(w, "the live state matches the config, but Backend.AI main cannot load it (BEP-1044 draft format)\n")
 			} else {
 				fmt.Fprintf(w, "ok: Backend.AI main loads this file, the agent starts on this node (%s), and the live state matches the config\n", nodeSummary(snap))
 			}

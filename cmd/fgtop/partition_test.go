@@ -221,7 +221,7 @@ func TestPartitionScenarios(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out = runCLI(t, n.args("check")...)
-	wantCode(t, code, exitOK, out, "ok: the live state matches the config")
+	wantCode(t, code, exitOK, out, "the live state matches the config", "BEP-1044 draft format: Backend.AI main cannot load this file")
 
 	// plan: an unknown device is refused by name.
 	code, out = runCLI(t, n.args("plan", "--move", "cuda:GPU-nope="+agentB)...)
