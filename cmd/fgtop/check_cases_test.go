@@ -87,3 +87,24 @@ func TestCheckConfigCases(t *testing.T) {
 	}
 	t.Logf("config-cases: fgtop check exit codes agree on %d/%d (both hosts); main start-up verdict agrees on %d/%d", agree, len(cases), startupAgree, startupCases)
 }
+
+// TestCheckOtherNode: the shared fixture written for a 64-core node passes
+// `check` here with that node's cores and memory given, fails with a small
+// one, and bad host flags are usage errors.
+func TestCheckOtherNode(t *testing.T) {
+	fix := testfix.Dir(t, "backendai")
+	empty := t.TempDir()
+	base := []string{"--config", filepath.Join(fix, "agent.multi-agent.slot-based.toml"),
+		"--devices", filepath.Join(fix, "mock-accelerator.toml"), "--mock-etcd", filepath.Join(fix, "mock-accelerator.etcd.json"),
+		"--scratch-root", empty}
+	code, out := runCLI(t, append([]string{"check"}, append(base, "--host-cpus", "0-63", "--host-mem", "512g")...)...)
+	wantCode(t, code, exitOK, out, "Backend.AI main loads this file", "64 cores, 512g memory, 4 cuda")
+	code, out = runCLI(t, append([]string{"check"}, append(base, "--host-cpus", "0-3", "--host-mem", "64g")...)...)
+	wantCode(t, code, exitBadUsage, out, "the agent would stop at start-up on this node", "ResourceOverAllocatedError", "4 cores, 64g memory")
+	code, out = runCLI(t, append([]string{"plan", "--mode", "auto-split"}, append(base, "--host-cpus", "0-63", "--host-mem", "512g")...)...)
+	wantCode(t, code, exitOK, out)
+	for _, bad := range [][]string{{"--host-cpus", "7-3"}, {"--host-cpus", "x"}, {"--host-mem", "lots"}, {"--host-mem", "0"}} {
+		code, out = runCLI(t, append([]string{"check"}, append(base, bad...)...)...)
+		wantCode(t, code, exitBadUsage, out, bad[0])
+	}
+}

@@ -77,3 +77,39 @@ func TestJudgeConfigCases(t *testing.T) {
 	}
 	t.Logf("config-cases agreeing: main %d/%d, pr8463 %d/%d", agreeMain, len(cs), agreeDraft, len(cs))
 }
+
+// FuzzJudge: the whole-file verdict never panics, is the same on every
+// run over the same bytes, is the one Parse reports, and a file main loads
+// always gives a Config whose start-up checks run.
+func FuzzJudge(f *testing.F) {
+	for _, c := range loadConfigCases(f) {
+		f.Add([]byte(c.Input))
+	}
+	f.Add([]byte("agents = []\n[etcd]\n[agent]\nbackend = \"docker\"\n[container]\n[resource]\n"))
+	f.Add([]byte("[agent]\nmode = 'dummy'\nrpc-listen-addr = \"[fe80::1]:6001\"\n[container]\nport-range = [1, \"2\"]\n[resource]\nreserved-mem = \"1.0\"\n[etcd]\naddr = [{ host = \"a\", port = 1 }, { host = \"b\", port = 2 }]\n"))
+	devs := node(4, []string{"cuda0", "cuda1"}, 16)
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		v := Judge(raw)
+		w := Judge(raw)
+		if v.Main != w.Main || v.Draft != w.Draft || len(v.MainErrors) != len(w.MainErrors) || len(v.DraftErrors) != len(w.DraftErrors) {
+			t.Fatalf("verdict not stable: %+v vs %+v", v, w)
+		}
+		if !v.Main && len(v.MainErrors) == 0 || !v.Draft && len(v.DraftErrors) == 0 {
+			t.Fatalf("a rejection without a reason: %+v", v)
+		}
+		c, err := Parse("agent.toml", raw)
+		if c == nil {
+			if v.Main || v.Draft {
+				t.Fatalf("a file a loader takes does not parse: %v", err)
+			}
+			return
+		}
+		if c.Verdict == nil || c.Verdict.Main != v.Main || c.Verdict.Draft != v.Draft {
+			t.Fatalf("Parse's verdict %+v, Judge's %+v", c.Verdict, v)
+		}
+		if (v.Main || v.Draft) && len(c.Problems) > 0 {
+			t.Fatalf("a loadable file has problems: %v", c.Problems)
+		}
+		c.Validate(devs)
+	})
+}
