@@ -126,6 +126,8 @@ type judge struct {
 	errs   []Problem
 	warns  []Problem
 	mode   string
+	// ids are the [[agents]] entries' own ids ("" when unset), for messages.
+	ids []string
 }
 
 func (j *judge) main() bool { return j.schema == SchemaMain }
@@ -134,11 +136,37 @@ func (j *judge) main() bool { return j.schema == SchemaMain }
 func (j *judge) fail(path []string, format string, a ...any) {
 	msg := fmt.Sprintf(format, a...)
 	if len(path) > 0 {
-		msg = pathString(path) + ": " + msg
+		msg = j.where(path) + ": " + msg
 	}
 	p := Problem{Message: msg}
 	if j.doc != nil && len(path) > 0 {
 		p.Line = j.doc.lineOfPath(path)
+	}
+	j.errs = append(j.errs, p)
+}
+
+// where renders a key path for a message, naming the agent of an
+// [[agents]] entry by its id when it has one.
+func (j *judge) where(path []string) string {
+	s := pathString(path)
+	if name, idx, ok := strings.Cut(path[0], arrSep); ok && name == "agents" {
+		if i, err := strconv.Atoi(idx); err == nil && i < len(j.ids) && j.ids[i] != "" {
+			s += fmt.Sprintf(" (agent %q)", j.ids[i])
+		}
+	}
+	return s
+}
+
+// failMissing records a missing key or table: the message names it, so the
+// path is not repeated in front.
+func (j *judge) failMissing(path []string, format string, a ...any) {
+	p := Problem{Message: fmt.Sprintf(format, a...)}
+	if j.doc != nil {
+		// Point at the enclosing table, which exists.
+		p.Line = j.doc.lineOfPath(path[:len(path)-1])
+	}
+	if len(path) > 1 {
+		p.Message = j.where(path[:len(path)-1]) + ": " + p.Message
 	}
 	j.errs = append(j.errs, p)
 }
@@ -230,7 +258,15 @@ func (j *judge) fields(m *schemaModel, path []string, t map[string]any) map[stri
 			break
 		}
 		if !found && f.req {
-			j.fail(append(slices.Clone(path), f.spellings()[0]), "required, but missing")
+			at := append(slices.Clone(path), f.spellings()[0])
+			switch {
+			case f.kind == kModel && len(path) == 0:
+				j.failMissing(at, "the [%s] table is missing, and the agent requires it", f.spellings()[0])
+			case f.kind == kModel:
+				j.failMissing(at, "the [%s] table is missing, and the agent requires it", pathString(at))
+			default:
+				j.failMissing(at, "%s is missing, and the agent requires it", f.spellings()[0])
+			}
 		}
 	}
 	if j.main() {
@@ -653,7 +689,11 @@ func describe(v any) string {
 	case int64:
 		return strconv.FormatInt(x, 10)
 	case float64:
-		return strconv.FormatFloat(x, 'g', -1, 64) + " (a float)"
+		f := strconv.FormatFloat(x, 'f', -1, 64)
+		if !strings.ContainsAny(f, ".naN") {
+			f += ".0"
+		}
+		return f + " (a float)"
 	case bool:
 		return strconv.FormatBool(x)
 	}

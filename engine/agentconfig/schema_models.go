@@ -50,6 +50,13 @@ func (j *judge) unified(doc map[string]any) {
 		{name: "resource", kind: kModel, req: true, sub: (*judge).resource},
 		{name: "agents", kind: kAny},
 	}}
+	if list, ok := doc["agents"].([]any); ok {
+		for _, x := range list {
+			t, _ := x.(map[string]any)
+			id, _ := table(t, "agent")["id"].(string)
+			j.ids = append(j.ids, id)
+		}
+	}
 	start := j.mark()
 	got := j.fields(top, nil, doc)
 	agentsOK := true
@@ -341,9 +348,9 @@ func (j *judge) slotAllocation(path []string, t map[string]any) bool {
 	mem, _ := j.size(t["mem"])
 	switch {
 	case cpu < 0:
-		j.fail(at("cpu"), "must not be negative")
+		j.fail(at("cpu"), "%s: a core count must not be negative", describe(t["cpu"]))
 	case mem.Sign() < 0:
-		j.fail(at("mem"), "must not be negative")
+		j.fail(at("mem"), "%s: memory must not be negative", describe(t["mem"]))
 	case negDevice:
 		j.fail(at("devices"), "device amounts must not be negative")
 	}
