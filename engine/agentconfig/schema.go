@@ -202,6 +202,9 @@ const (
 	kDir                   // an AutoDirectoryPath: created at start-up
 	kFile                  // a FilePath: an existing file
 	kAffinity              // affinity-policy: a name, upper-cased
+	kCIEnum                // a case-insensitive StrEnum (log levels)
+	kEnumList              // a list of StrEnum values
+	kLevelMap              // a table of logger name -> log level
 	kUID                   // UserID / GroupID
 	kStrList               // list[str] / set[str]
 	kStrMap                // Mapping[str, str]
@@ -236,6 +239,14 @@ func (f *field) spellings() []string {
 		out = append(slices.Clone(out), f.name)
 	}
 	return out
+}
+
+// fieldsQuiet is fields for a model that drops unknown keys silently.
+func (j *judge) fieldsQuiet(m *schemaModel, path []string, t map[string]any) map[string]any {
+	n := len(j.warns)
+	got := j.fields(m, path, t)
+	j.warns = j.warns[:n]
+	return got
 }
 
 // fields validates t against fs and returns the values found by field
@@ -387,6 +398,33 @@ func (j *judge) value(f *field, path []string, v any) {
 		case bool:
 		default:
 			j.fail(path, "%s is not an affinity policy: want INTERLEAVED or PREFER_SINGLE_NODE", describe(v))
+		}
+	case kCIEnum:
+		if s, ok := v.(string); !ok || !slices.ContainsFunc(f.enum, func(e string) bool { return strings.EqualFold(e, s) }) {
+			j.fail(path, "%s is not one of %s", describe(v), quoteAll(f.enum))
+		}
+	case kEnumList:
+		list, ok := v.([]any)
+		if !ok {
+			j.fail(path, "must be a list of %s, not %s", quoteAll(f.enum), describe(v))
+			return
+		}
+		for _, x := range list {
+			if s, ok := x.(string); !ok || !slices.Contains(f.enum, s) {
+				j.fail(path, "%s is not one of %s", describe(x), quoteAll(f.enum))
+				return
+			}
+		}
+	case kLevelMap:
+		t, ok := v.(map[string]any)
+		if !ok {
+			j.fail(path, "must be a table of logger name -> level, not %s", describe(v))
+			return
+		}
+		for _, k := range sortedKeys(t) {
+			if s, ok := t[k].(string); !ok || !slices.ContainsFunc(logLevels, func(e string) bool { return strings.EqualFold(e, s) }) {
+				j.fail(append(slices.Clone(path), k), "%s is not one of %s", describe(t[k]), quoteAll(logLevels))
+			}
 		}
 	case kDir:
 		s, ok := v.(string)

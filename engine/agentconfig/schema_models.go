@@ -5,6 +5,7 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/fgtop/fgtop/model"
@@ -20,10 +21,27 @@ var portBounds = struct{ lo, hi *float64 }{bound(1), bound(65535)}
 
 func (j *judge) unified(doc map[string]any) {
 	top := &schemaModel{name: "the top level", fields: []field{
-		{name: "pyroscope", kind: kTable},
-		{name: "logging", kind: kTable},
-		{name: "otel", kind: kTable},
-		{name: "service_discovery", kind: kTable},
+		{name: "pyroscope", kind: kModel, sub: func(j *judge, p []string, t map[string]any) bool {
+			return j.model(&schemaModel{name: "pyroscope", fields: []field{
+				{name: "enabled", kind: kBool},
+				{name: "app_name", kind: kStr},
+				{name: "server_addr", kind: kStr},
+				{name: "sample_rate", kind: kInt},
+			}}, p, t)
+		}},
+		{name: "logging", kind: kModel, sub: (*judge).logging},
+		{name: "otel", kind: kModel, sub: func(j *judge, p []string, t map[string]any) bool {
+			fs := []field{
+				{name: "enabled", kind: kBool},
+				{name: "log_level", kind: kStr},
+				{name: "endpoint", kind: kStr},
+			}
+			if j.main() {
+				fs = append(fs, field{name: "max_queue_size", kind: kInt}, field{name: "max_export_batch_size", kind: kInt})
+			}
+			return j.model(&schemaModel{name: "otel", fields: fs}, p, t)
+		}},
+		{name: "service_discovery", kind: kModel, sub: (*judge).serviceDiscovery},
 		{name: "debug", kind: kModel, sub: (*judge).debug},
 		{name: "etcd", kind: kModel, req: true, sub: (*judge).etcd},
 		{name: "container_logs", kind: kModel, sub: (*judge).containerLogs},
@@ -42,7 +60,7 @@ func (j *judge) unified(doc map[string]any) {
 			}}, p, t)
 		}},
 		{name: "plugins", kind: kAny},
-		{name: "redis", kind: kTable},
+		{name: "redis", kind: kModel, sub: func(j *judge, p []string, t map[string]any) bool { return j.redis(p, t, true) }},
 		{name: "agent", kind: kModel, req: true, sub: (*judge).agentTable},
 		{name: "container", kind: kModel, req: true, sub: func(j *judge, p []string, t map[string]any) bool {
 			return j.container(p, t, true)
@@ -86,6 +104,174 @@ type schemaModel struct {
 func (j *judge) model(m *schemaModel, path []string, t map[string]any) bool {
 	start := j.mark()
 	j.fields(m, path, t)
+	return j.mark() == start
+}
+
+// logLevels are LogLevel's values (matched case-insensitively).
+var logLevels = []string{"CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG", "TRACE", "NOTSET"}
+
+func (j *judge) logging(path []string, t map[string]any) bool {
+	formats := []string{"simple", "verbose"}
+	sub := func(name string, fs ...field) func(j *judge, p []string, t map[string]any) bool {
+		return func(j *judge, p []string, t map[string]any) bool {
+			return j.model(&schemaModel{name: name, fields: fs}, p, t)
+		}
+	}
+	return j.model(&schemaModel{name: "logging", fields: []field{
+		{name: "version", kind: kInt},
+		{name: "level", kind: kCIEnum, enum: logLevels},
+		{name: "disable_existing_loggers", kind: kBool},
+		{name: "handlers", kind: kTable},
+		{name: "loggers", kind: kTable},
+		{name: "drivers", kind: kEnumList, enum: []string{"console", "logstash", "file", "graylog"}},
+		{name: "console", kind: kModel, sub: sub("logging.console",
+			field{name: "colored", kind: kBool},
+			field{name: "format", kind: kCIEnum, enum: formats})},
+		{name: "file", kind: kModel, sub: func(j *judge, p []string, t map[string]any) bool {
+			ok := sub("logging.file",
+				field{name: "path", kind: kDir, req: true},
+				field{name: "filename", kind: kStr, req: true},
+				field{name: "backup_count", kind: kInt},
+				field{name: "rotation_size", kind: kAny},
+				field{name: "format", kind: kCIEnum, enum: formats})(j, p, t)
+			if _, set := firstOf(t, "rotation-size", "rotation_size"); !set && ok {
+				// Backend.AI's default, ByteSize("10MB"), raises when it is
+				// built: the agent only starts with the size written out.
+				j.fail(p, "rotation-size must be set (e.g. rotation-size = \"10M\"): the agent's own default for it fails to load")
+				return false
+			}
+			return ok
+		}},
+		{name: "logstash", kind: kModel, sub: sub("logging.logstash",
+			field{name: "endpoint", kind: kModel, req: true, sub: sub("logging.logstash.endpoint",
+				field{name: "host", kind: kStr, req: true},
+				field{name: "port", kind: kInt, req: true, gt: bound(0), le: bound(65535)})},
+			field{name: "protocol", kind: kEnum, enum: []string{"zmq.push", "zmq.pub", "tcp", "udp"}},
+			field{name: "ssl_enabled", kind: kBool},
+			field{name: "ssl_verify", kind: kBool})},
+		{name: "graylog", kind: kModel, sub: sub("logging.graylog",
+			field{name: "host", kind: kStr, req: true},
+			field{name: "port", kind: kInt, req: true},
+			field{name: "level", kind: kCIEnum, enum: logLevels},
+			field{name: "localname", kind: kStr},
+			field{name: "fqdn", kind: kStr},
+			field{name: "ssl_verify", kind: kBool},
+			field{name: "ca_certs", kind: kStr},
+			field{name: "keyfile", kind: kStr},
+			field{name: "certfile", kind: kStr})},
+		{name: "pkg_ns", kind: kLevelMap},
+	}}, path, t)
+}
+
+func (j *judge) serviceDiscovery(path []string, t map[string]any) bool {
+	if !j.main() {
+		return j.model(&schemaModel{name: "service-discovery", fields: []field{
+			{name: "type", kind: kEnum, enum: []string{"etcd", "redis"}},
+		}}, path, t)
+	}
+	ok := j.model(&schemaModel{name: "service-discovery", fields: []field{
+		{name: "type", kind: kEnum, enum: []string{"etcd", "redis"}},
+		{name: "instance_id", kind: kStr},
+		{name: "service_group", kind: kStr},
+		{name: "display_name", kind: kStr},
+		{name: "extra_labels", kind: kStrMap},
+		{name: "endpoints", kind: kAny},
+	}}, path, t)
+	v, has := firstOf(t, "endpoints")
+	if !has {
+		return ok
+	}
+	list, isList := v.([]any)
+	at := append(slices.Clone(path), "endpoints")
+	if !isList {
+		j.fail(at, "must be a list of endpoint tables, not %s", describe(v))
+		return false
+	}
+	for i, x := range list {
+		e, isTable := x.(map[string]any)
+		p := append(slices.Clone(at), strconv.Itoa(i))
+		if !isTable {
+			j.fail(p, "must be a table, not %s", describe(x))
+			ok = false
+			continue
+		}
+		ok = j.model(&schemaModel{name: pathString(p), fields: []field{
+			{name: "role", kind: kStr, req: true},
+			{name: "scope", kind: kStr, req: true},
+			{name: "address", kind: kStr, req: true},
+			{name: "port", kind: kInt, req: true},
+			{name: "protocol", kind: kStr, req: true},
+			{name: "metadata", kind: kStrMap},
+		}}, p, e) && ok
+	}
+	return ok
+}
+
+// redis is RedisConfig (top=true) or one of its override-configs.
+func (j *judge) redis(path []string, t map[string]any, top bool) bool {
+	fs := []field{
+		{name: "addr", kind: kHostPort},
+		{name: "sentinel", kind: kAny},
+		{name: "service_name", alias: []string{"service_name", "service-name"}, kind: kStr},
+		{name: "password", kind: kStr},
+		{name: "sentinel_password", alias: []string{"sentinel_password", "sentinel-password"}, kind: kStr},
+		{name: "request_timeout", alias: []string{"request_timeout", "request-timeout"}, kind: kInt},
+		{name: "redis_helper_config", alias: []string{"redis_helper_config", "redis-helper-config"}, kind: kModel, sub: func(j *judge, p []string, t map[string]any) bool {
+			return j.model(&schemaModel{name: "redis-helper-config", fields: []field{
+				{name: "socket_timeout", alias: []string{"socket_timeout", "socket-timeout"}, kind: kFloat},
+				{name: "socket_connect_timeout", alias: []string{"socket_connect_timeout", "socket-connect-timeout"}, kind: kFloat},
+				{name: "reconnect_poll_timeout", alias: []string{"reconnect_poll_timeout", "reconnect-poll-timeout"}, kind: kFloat},
+				{name: "connection_ready_timeout", alias: []string{"connection_ready_timeout", "connection-ready-timeout"}, kind: kFloat},
+			}}, p, t)
+		}},
+		{name: "use_tls", alias: []string{"use_tls", "use-tls"}, kind: kBool},
+		{name: "tls_skip_verify", alias: []string{"tls_skip_verify", "tls-skip-verify"}, kind: kBool},
+	}
+	if top {
+		fs = append(fs, field{name: "override_configs", alias: []string{"override_configs", "override-configs"}, kind: kAny})
+	}
+	// Redis' settings are not agent.toml's own schema: unknown keys there
+	// are dropped without a warning.
+	start := j.mark()
+	got := j.fieldsQuiet(&schemaModel{name: "redis", fields: fs}, path, t)
+	if v, ok := got["sentinel"]; ok {
+		at := append(slices.Clone(path), "sentinel")
+		switch x := v.(type) {
+		case string:
+			for _, part := range strings.Split(x, ",") {
+				h, p, ok := strings.Cut(strings.TrimSpace(part), ":")
+				if _, err := pyInt(p); !ok || err != nil || strings.Contains(p, ":") {
+					j.fail(at, "%q: want HOST:PORT,HOST:PORT", x)
+					break
+				}
+				_ = h
+			}
+		case []any:
+			for _, e := range x {
+				if _, err := hostPort(e); err != nil {
+					j.fail(at, "%v", err)
+					break
+				}
+			}
+		default:
+			j.fail(at, "must be a list of HOST:PORT or a \"HOST:PORT,HOST:PORT\" string, not %s", describe(v))
+		}
+	}
+	if v, ok := got["override_configs"]; ok {
+		at := append(slices.Clone(path), "override-configs")
+		o, isTable := v.(map[string]any)
+		if !isTable {
+			j.fail(at, "must be a table, not %s", describe(v))
+		}
+		for _, k := range sortedKeys(o) {
+			sub, isTable := o[k].(map[string]any)
+			if !isTable {
+				j.fail(append(slices.Clone(at), k), "must be a table, not %s", describe(o[k]))
+				continue
+			}
+			j.redis(append(slices.Clone(at), k), sub, false)
+		}
+	}
 	return j.mark() == start
 }
 

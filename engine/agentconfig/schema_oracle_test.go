@@ -36,12 +36,54 @@ var mutationPools = map[string][]string{
 	"devices":                     {`{ "cuda.shares" = "2.0" }`, `{ "cuda.shares" = 2 }`, `{ "cuda.shares" = "-0.5" }`, `{ "cuda.shares" = "nan" }`, `{ "cuda.shares" = " 1.5 " }`, `{ "cuda.shares" = true }`, `{ cuda = ["cuda0"] }`, `{ cuda = "x" }`, `{ cuda = "0.5" }`, `{ cuda = 2 }`, `{}`, `{ cuda.shares = "1" }`, `{ "cuda.shares" = "1e0", "cuda.mem" = "1" }`, `{ cpu = ["0"] }`, `"cuda"`},
 }
 
+// extraLines are key-values inserted under a table header, and whole
+// tables appended: the rest of the file, which the agent validates too.
+var extraLines = map[string][]string{
+	"[etcd]": {`addr = "127.0.0.1:2379"`, `addr = "2379"`, `addr = [{ host = "a", port = 1 }, { host = "b", port = 2 }]`, `addr = { host = "a", port = 0 }`,
+		`namespace = 1`, `user = "u"`, `password = 2`, `addr = ["a", "2379"]`, `addr = ["a", 1, 2]`},
+	"[agent]": {`id = "x"`, `id = 5`, `mode = "docker"`, `backend = "k8s"`, `ipc-base-path = "/tmp/ipc"`, `ipc-base-path = 1`,
+		`event-loop = "uvloop"`, `event-loop = "trio"`, `aiomonitor-port = 70000`, `aiomonitor-termui-port = "38200"`, `ssl-enabled = "yes"`,
+		`ssl-enabled = "maybe"`, `ssl-cert = "/nonexistent/cert.pem"`, `public-host = 1`, `allow-compute-plugins = ["ai.backend.accelerator.mock"]`,
+		`allow-compute-plugins = "mock"`, `kernel-creation-concurrency = 0`, `force-terminate-abusing-containers = 2`, `scaling-group-type = "gpu"`,
+		`sync-container-lifecycles = { enabled = true, interval = -1 }`, `utilization-metric = { node = { interval = 0 } }`, `rpc-listen-addr = "169.254.0.1:6001"`,
+		`service-addr = "0.0.0.0:6003"`, `initial-resource-group-name = "default"`, `initial-resource-group-name = 3`, `metadata-server-port = 0`},
+	"[container]": {`kernel-uid = 1000`, `kernel-uid = "nosuchuser-fgtop"`, `kernel-uid = "root"`, `kernel-gid = 1.5`, `scratch-size = "10G"`, `scratch-size = "lots"`,
+		`stats-type = "cgroup"`, `stats-type = "proc"`, `sandbox-type = "jail"`, `jail-args = ["a"]`, `jail-args = "a"`, `port-reuse-cooldown-sec = -1`,
+		`bind-host = 1`, `kernel-host = "0.0.0.0"`, `krunner-volumes = { a = "b" }`, `krunner-volumes = { a = 1 }`, `swarm-enabled = "no"`, `scratch-type = "memory"`},
+	"[resource]": {`memory-align-size = "16M"`, `memory-align-size = 1.5`, `allocation-order = ["cuda", "cpu"]`, `allocation-order = "cuda"`,
+		`reserved-disk = "8G"`, `reserved-disk = "-1"`, `affinity-policy = 1`},
+}
+
+var extraTables = []string{
+	"[debug]\nenabled = 7\nlog-stats = 1\n", "[debug]\nheartbeat-interval = \"x\"\n", "[debug.coredump]\nbackup-count = 0\n",
+	"[container-logs]\nmax-length = \"10M\"\ndriver = \"journald\"\n", "[container-logs]\nchunk-size = \"64K\"\n", "[api]\npull-timeout = -1\n",
+	"[api]\npush-timeout = 5\n", "[kernel-lifecycles]\ninit-polling-attempt = \"ten\"\n", "[logging]\nlevel = 1\n", "[redis]\naddr = 1\n",
+	"[plugins]\ncuda = 1\n",
+	"[logging]\ndrivers = [\"file\"]\n[logging.file]\npath = \"/tmp/fgtop-log\"\nfilename = \"a.log\"\n", "[logging]\nlevel = \"debug\"\npkg-ns = { \"\" = \"warning\" }\n",
+	"[logging.console]\nformat = \"SIMPLE\"\n", "[logging]\ndrivers = [\"Console\"]\n", "[logging.file]\nfilename = \"a.log\"\n",
+	"[redis]\naddr = \"127.0.0.1:6379\"\nsentinel = \"a:1,b:2\"\n", "[redis]\nsentinel = \"a\"\n", "[redis]\nredis-helper-config = { socket-timeout = \"x\" }\n",
+	"[service-discovery]\nendpoints = [{ role = \"main\", scope = \"x\", address = \"a\", port = \"1\", protocol = \"http\" }]\n",
+	"[service-discovery]\nendpoints = [{ role = \"main\" }]\n", "[logging.logstash]\nendpoint = { host = \"a\", port = 0 }\n", "[otel]\nmax-queue-size = \"big\"\n", "[otel]\nenabled = true\n", "[service-discovery]\ntype = \"etcd\"\n", "[pyroscope]\nenabled = \"x\"\n",
+}
+
 var mutKeyRe = regexp.MustCompile(`^(\s*)([A-Za-z_-]+)(\s*=\s*)(.*)$`)
 
 // mutate makes one variant of a case's text: a value from a pool, a key
 // spelled the other way (or both ways), a line dropped, the mode switched.
 func mutate(r *rand.Rand, text string) string {
 	lines := strings.Split(text, "\n")
+	if r.IntN(3) == 0 {
+		// Somewhere else in the file.
+		if r.IntN(3) == 0 {
+			return text + "\n" + extraTables[r.IntN(len(extraTables))]
+		}
+		for i, l := range lines {
+			if pool, ok := extraLines[strings.TrimSpace(l)]; ok && r.IntN(2) == 0 {
+				lines[i] = l + "\n" + pool[r.IntN(len(pool))]
+				return strings.Join(lines, "\n")
+			}
+		}
+	}
 	n := 1 + r.IntN(3)
 	for range n {
 		i := r.IntN(len(lines))
