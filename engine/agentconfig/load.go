@@ -272,8 +272,8 @@ func Parse(path string, raw []byte) (*Config, error) {
 // of the device-based default. fgtop uses it to re-read a file it rendered
 // from a slot-based one.
 func ParseAssuming(path string, raw []byte, assume Format) (*Config, error) {
-	var doc map[string]any
-	if err := toml.Unmarshal(raw, &doc); err != nil {
+	doc, err := decodeAgentTOML(agentText(raw))
+	if err != nil {
 		var de *toml.DecodeError
 		if errors.As(err, &de) {
 			row, col := de.Position()

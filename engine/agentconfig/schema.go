@@ -89,9 +89,18 @@ func (v *Verdict) Rejected() bool { return v != nil && !v.Main && !v.Draft }
 // It never fails: a file that is not TOML is rejected by both.
 func Judge(raw []byte) *Verdict {
 	v := &Verdict{}
-	var doc map[string]any
 	var idx *tomlDoc
-	if err := toml.Unmarshal(raw, &doc); err != nil {
+	text := agentText(raw)
+	doc, err := decodeAgentTOML(text)
+	if err == nil {
+		if line, err10 := toml10(text); err10 != nil {
+			p := Problem{Line: line, Message: "not valid TOML for the agent's parser: " + err10.Error()}
+			v.MainErrors = []Problem{p}
+			v.DraftErrors = []Problem{p}
+			return v
+		}
+	}
+	if err != nil {
 		msg := err.Error()
 		var de *toml.DecodeError
 		line := 0

@@ -66,6 +66,20 @@ var extraTables = []string{
 	"[service-discovery]\nendpoints = [{ role = \"main\" }]\n", "[logging.logstash]\nendpoint = { host = \"a\", port = 0 }\n", "[otel]\nmax-queue-size = \"big\"\n", "[otel]\nenabled = true\n", "[service-discovery]\ntype = \"etcd\"\n", "[pyroscope]\nenabled = \"x\"\n",
 }
 
+// tomlEdges are TOML corners where two parsers may disagree; each is put
+// under [container] of a file main loads (as an unknown key, so only TOML
+// itself decides).
+var tomlEdges = []string{
+	"x = nan", "x = +inf", "x = -0.0", "x = 1979-05-27T07:32:00Z", "x = 1979-05-27", "x = 07:32:00", "x = 1979-05-27 07:32:00",
+	"x = 9223372036854775807", "x = 9223372036854775808", "x = -9223372036854775809", "x = 01", "x = 1__0", "x = 0x_1", "x = 1_000",
+	"x = 0b102", "x = 1e400", "x = .5", "x = 5.", `x = "\q"`, `x = "\u00e9"`, `x = "\U0001F600"`, `x = "\uD800"`,
+	"x = \"a\tb\"", "x = \"a\x01b\"", "x = 'a\x7fb'", "x = \"\"\"\na\\\n   b\"\"\"", "x = '''a\nb'''", `x = [1, "a", { b = 1 }]`,
+	`"" = 1`, "'' = 1", "é = 1", "x.y = 1\nx.z = 2", "x = { a = 1 }\nx.b = 2", "x = { a = 1, }", "x = [\n1,\n2,\n]", "x = [1,,2]",
+	"x = 1 # comment \x01", "x = true\r\ny = 1", "x = 1\ry = 2", `x = "\r"`, "x = 1979-05-27T07:32:00.999999999+07:00", "x = 1979-05-27T25:00:00Z",
+	"x = 2021-02-29", "x = 0o8", "x = -0", "x = +0x1", "x = 1.2e+3", "x = 1e", `x = "\e"`, `x = "\x41"`, "[container.y]\nz = 1", "x = inf\ny = -nan",
+	"\ufeffx = 1", "x = \"\ufeff\"", "x = 1\n[container]\n", "x = [ ]", "x = []\n[[container.x]]", "a.b.c = 1\na.b = 2",
+}
+
 var mutKeyRe = regexp.MustCompile(`^(\s*)([A-Za-z_-]+)(\s*=\s*)(.*)$`)
 
 // mutate makes one variant of a case's text: a value from a pool, a key
@@ -189,6 +203,26 @@ func TestJudgeAgainstOracle(t *testing.T) {
 		}
 		seen[text] = true
 		p := filepath.Join(dir, fmt.Sprintf("v%03d-%s.toml", len(files), c.ID))
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, p)
+		texts[p] = text
+	}
+	// TOML corners, and a BOM, CRLF and CR line ends on a whole file.
+	base := ""
+	for _, c := range cs {
+		if c.Main.OK && strings.Contains(c.Input, "[container]\n") {
+			base = c.Input
+			break
+		}
+	}
+	edges := []string{"\ufeff" + base, strings.ReplaceAll(base, "\n", "\r\n"), strings.ReplaceAll(base, "\n", "\r")}
+	for _, e := range tomlEdges {
+		edges = append(edges, strings.Replace(base, "[container]\n", "[container]\n"+e+"\n", 1))
+	}
+	for i, text := range edges {
+		p := filepath.Join(dir, fmt.Sprintf("toml-edge-%02d.toml", i))
 		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
