@@ -87,6 +87,9 @@ func FuzzJudge(f *testing.F) {
 	}
 	f.Add([]byte("agents = []\n[etcd]\n[agent]\nbackend = \"docker\"\n[container]\n[resource]\n"))
 	f.Add([]byte("[agent]\nmode = 'dummy'\nrpc-listen-addr = \"[fe80::1]:6001\"\n[container]\nport-range = [1, \"2\"]\n[resource]\nreserved-mem = \"1.0\"\n[etcd]\naddr = [{ host = \"a\", port = 1 }, { host = \"b\", port = 2 }]\n"))
+	for _, e := range []string{"x = \"\\e\"\n", "x = { a = 1, }\n", "x = {\na = 1 }\n", "x = 99999999999999999999\ny = -1e999\n", "[a]\rb = 1\r\n", "x = '''\n''''\n"} {
+		f.Add([]byte(e))
+	}
 	devs := node(4, []string{"cuda0", "cuda1"}, 16)
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		v := Judge(raw)
