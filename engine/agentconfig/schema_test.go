@@ -116,3 +116,19 @@ func FuzzJudge(f *testing.F) {
 		c.Validate(devs)
 	})
 }
+
+// BenchmarkJudge is the whole-file verdict of the slot-based fixture (both
+// schemas), what every Parse now adds.
+func BenchmarkJudge(b *testing.B) {
+	raw, err := os.ReadFile(testfix.Dir(b, "backendai", "agent.multi-agent.slot-based.toml"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer testfix.CPUClock(b)()
+	b.ReportAllocs()
+	for b.Loop() {
+		if v := Judge(raw); !v.Main {
+			b.Fatal(v.MainErrors)
+		}
+	}
+}
