@@ -211,55 +211,38 @@ func runCheck(w io.Writer, cfg *agentconfig.Config, snap *model.Snapshot, asJSON
 			fmt.Fprintf(w, "warning: %s\n", s)
 		}
 	}
+	// refuse reports a file the agent would not start with: exit 2.
+	refuse := func(status, headline string, problems []agentconfig.Problem, node bool, err error) error {
+		rep.Status = status
+		for _, p := range problems {
+			rep.Problems = append(rep.Problems, p.String())
+		}
+		if asJSON {
+			writeJSON(w, rep)
+		} else {
+			fmt.Fprintf(w, "%s: %s (%d problem(s)):\n", cfg.Path, headline, len(rep.Problems))
+			for _, p := range rep.Problems {
+				fmt.Fprintf(w, "  %s\n", p)
+			}
+			if node {
+				fmt.Fprintf(w, "  (node: %s)\n", nodeSummary(snap))
+			}
+			warnings()
+		}
+		return &exitError{code: exitBadUsage, err: err}
+	}
 	switch {
 	case !v.Main && !v.Draft:
-		rep.Status = "invalid"
-		for _, p := range cfg.Problems {
-			rep.Problems = append(rep.Problems, p.String())
-		}
-		if asJSON {
-			writeJSON(w, rep)
-		} else {
-			fmt.Fprintf(w, "%s: the agent will not start: Backend.AI refuses to load this file (%d problem(s)):\n", cfg.Path, len(rep.Problems))
-			for _, p := range rep.Problems {
-				fmt.Fprintf(w, "  %s\n", p)
-			}
-			warnings()
-		}
-		return &exitError{code: exitBadUsage, err: fmt.Errorf("%s: the agent would refuse to load it", cfg.Path)}
+		return refuse("invalid", "the agent will not start: Backend.AI refuses to load this file", cfg.Problems, false,
+			fmt.Errorf("%s: the agent would refuse to load it", cfg.Path))
 	case v.Main && len(startup) > 0:
-		rep.Status = "wont-start"
-		for _, p := range startup {
-			rep.Problems = append(rep.Problems, p.String())
-		}
-		if asJSON {
-			writeJSON(w, rep)
-		} else {
-			fmt.Fprintf(w, "%s: Backend.AI main loads this file, but the agent would stop at start-up on this node (%d problem(s)):\n", cfg.Path, len(rep.Problems))
-			for _, p := range rep.Problems {
-				fmt.Fprintf(w, "  %s\n", p)
-			}
-			fmt.Fprintf(w, "  (node: %s)\n", nodeSummary(snap))
-			warnings()
-		}
-		return &exitError{code: exitBadUsage, err: fmt.Errorf("%s: the agent would not start on this node", cfg.Path)}
+		return refuse("wont-start", "Backend.AI main loads this file, but the agent would stop at start-up on this node", startup, true,
+			fmt.Errorf("%s: the agent would not start on this node", cfg.Path))
 	case v.DraftOnly() && len(startup) > 0:
 		// Main cannot load the file, and an agent built from the draft
 		// would stop at start-up: no agent starts with it.
-		rep.Status = "wont-start"
-		for _, p := range startup {
-			rep.Problems = append(rep.Problems, p.String())
-		}
-		if asJSON {
-			writeJSON(w, rep)
-		} else {
-			fmt.Fprintf(w, "%s: %s, and even the BEP-1044 draft (PR #8463) would stop at start-up on this node (%d problem(s)):\n", cfg.Path, agentconfig.DraftOnlyNote, len(rep.Problems))
-			for _, p := range rep.Problems {
-				fmt.Fprintf(w, "  %s\n", p)
-			}
-			fmt.Fprintf(w, "  (node: %s)\n", nodeSummary(snap))
-		}
-		return &exitError{code: exitBadUsage, err: fmt.Errorf("%s: no agent would start with it on this node", cfg.Path)}
+		return refuse("wont-start", agentconfig.DraftOnlyNote+", and even the BEP-1044 draft (PR #8463) would stop at start-up on this node", startup, true,
+			fmt.Errorf("%s: no agent would start with it on this node", cfg.Path))
 	}
 	part := partition.Effective(cfg, inv)
 	rep.Partition = part

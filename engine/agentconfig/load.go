@@ -855,9 +855,7 @@ func intValue(v any) (model.Dec, error) {
 		}
 		return model.NewDec(int64(f), 0), nil
 	case string:
-		s := strings.TrimSpace(x)
-		if laxIntRe.MatchString(s) {
-			s, _, _ = strings.Cut(strings.ReplaceAll(s, "_", ""), ".")
+		if s, ok := intText(laxIntRe, x); ok {
 			if d, err := model.ParseDec(s); err == nil {
 				return d, nil
 			}

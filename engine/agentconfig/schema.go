@@ -572,6 +572,27 @@ func zeroFractionOnly(s string) bool {
 // single underscores, and a fraction of zeros only.
 var laxIntRe = regexp.MustCompile(`^[+-]?[0-9]+(_[0-9]+)*(\.0+)?$`)
 
+// pyIntRe is the string form Python's int() accepts (base 10).
+var pyIntRe = regexp.MustCompile(`^[+-]?[0-9]+(_[0-9]+)*$`)
+
+// intText returns the digits of x when re accepts it (spaces around it
+// ignored, underscores and a zero fraction dropped).
+func intText(re *regexp.Regexp, x string) (string, bool) {
+	s := strings.TrimSpace(x)
+	if !re.MatchString(s) {
+		return "", false
+	}
+	s, _, _ = strings.Cut(strings.ReplaceAll(s, "_", ""), ".")
+	return s, true
+}
+
+func boolInt(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // laxInt is pydantic's lax int: integers, booleans, integral floats and
 // strings of integers.
 func laxInt(v any) (float64, error) {
@@ -579,10 +600,7 @@ func laxInt(v any) (float64, error) {
 	case int64:
 		return float64(x), nil
 	case bool:
-		if x {
-			return 1, nil
-		}
-		return 0, nil
+		return float64(boolInt(x)), nil
 	case float64:
 		if math.IsInf(x, 0) || math.IsNaN(x) {
 			return 0, fmt.Errorf("%v is not a finite number", x)
@@ -592,11 +610,8 @@ func laxInt(v any) (float64, error) {
 		}
 		return x, nil
 	case string:
-		s := strings.TrimSpace(x)
-		if laxIntRe.MatchString(s) {
-			s, _, _ = strings.Cut(strings.ReplaceAll(s, "_", ""), ".")
-			f, err := strconv.ParseFloat(s, 64)
-			if err == nil {
+		if s, ok := intText(laxIntRe, x); ok {
+			if f, err := strconv.ParseFloat(s, 64); err == nil {
 				return f, nil
 			}
 		}
@@ -612,20 +627,15 @@ func pyInt(v any) (int64, error) {
 	case int64:
 		return x, nil
 	case bool:
-		if x {
-			return 1, nil
-		}
-		return 0, nil
+		return boolInt(x), nil
 	case float64:
 		if math.IsInf(x, 0) || math.IsNaN(x) {
 			return 0, fmt.Errorf("%v is not a finite number", x)
 		}
 		return int64(x), nil
 	case string:
-		s := strings.TrimSpace(x)
-		if regexp.MustCompile(`^[+-]?[0-9]+(_[0-9]+)*$`).MatchString(s) {
-			n, err := strconv.ParseInt(strings.ReplaceAll(s, "_", ""), 10, 64)
-			if err == nil {
+		if s, ok := intText(pyIntRe, x); ok {
+			if n, err := strconv.ParseInt(s, 10, 64); err == nil {
 				return n, nil
 			}
 		}
@@ -642,10 +652,7 @@ func laxFloat(v any) (float64, error) {
 	case float64:
 		return x, nil
 	case bool:
-		if x {
-			return 1, nil
-		}
-		return 0, nil
+		return float64(boolInt(x)), nil
 	case string:
 		s := strings.ReplaceAll(strings.TrimSpace(x), "_", "")
 		if f, err := strconv.ParseFloat(s, 64); err == nil {

@@ -267,18 +267,22 @@ func (v *validator) slotCoverage() {
 	}
 }
 
+// eachSlot calls f for every slot the node has, cpu and mem first, with
+// its total and available total (total minus reserved).
+func (v *validator) eachSlot(f func(s model.SlotName, total, avail model.Dec)) {
+	totals := Totals(v.devices)
+	for _, s := range append([]model.SlotName{model.SlotCPU, model.SlotMem}, deviceSlots(v.devices)...) {
+		if total, ok := totals[s]; ok {
+			f(s, total, total.Sub(v.c.Reserved(s)))
+		}
+	}
+}
+
 // overAllocated is ResourceOverAllocatedError: per slot, the sum over
 // agents of (available_total - max(total - configured, 0)) must not exceed
 // available_total.
 func (v *validator) overAllocated() {
-	totals := Totals(v.devices)
-	slots := append([]model.SlotName{model.SlotCPU, model.SlotMem}, deviceSlots(v.devices)...)
-	for _, s := range slots {
-		total, ok := totals[s]
-		if !ok {
-			continue
-		}
-		avail := total.Sub(v.c.Reserved(s))
+	v.eachSlot(func(s model.SlotName, total, avail model.Dec) {
 		sum := model.Zero
 		for _, a := range v.c.allocatorAgents() {
 			conf, ok := SlotAmount(a.Alloc, s)
@@ -291,7 +295,7 @@ func (v *validator) overAllocated() {
 			v.add(nil, "", "Resource slot '%s' is over-allocated: the agents are given %s in total, but only %s is available (total %s minus reserved %s; each agent's amount counts at most the total): the agent stops at start-up (ResourceOverAllocatedError)",
 				s, amount(s, sum), amount(s, avail), amount(s, total), amount(s, v.c.Reserved(s)))
 		}
-	}
+	})
 }
 
 // zeroAvailable: in manual mode the agent divides each agent's amount by
@@ -299,18 +303,12 @@ func (v *validator) overAllocated() {
 // factors, so an available total of zero (reserved-cpu = the number of
 // cores) stops it at start-up with DivisionByZero.
 func (v *validator) zeroAvailable() {
-	totals := Totals(v.devices)
-	slots := append([]model.SlotName{model.SlotCPU, model.SlotMem}, deviceSlots(v.devices)...)
-	for _, s := range slots {
-		total, ok := totals[s]
-		if !ok {
-			continue
-		}
-		if avail := total.Sub(v.c.Reserved(s)); avail.IsZero() {
+	v.eachSlot(func(s model.SlotName, total, avail model.Dec) {
+		if avail.IsZero() {
 			key := map[model.SlotName]string{model.SlotCPU: "reserved-cpu", model.SlotMem: "reserved-mem"}[s]
 			v.add([]string{"resource", key}, "", "nothing of slot '%s' is left for the agents (total %s minus reserved %s is 0): in manual mode the agent stops at start-up (DivisionByZero); lower %s", s, amount(s, total), amount(s, v.c.Reserved(s)), key)
 		}
-	}
+	})
 }
 
 // allocatorAgents are the agents the allocator keeps: it keys them by id,
