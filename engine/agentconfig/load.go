@@ -304,7 +304,11 @@ type loader struct {
 	doc    *tomlDoc
 }
 
-// problem records a broken rule at the key path (nil: no position).
+// problem records what the typed reading of a value ran into. Parse then
+// replaces Problems with the loaders' verdict (judged): the rules
+// themselves live in schema.go, one place; these calls only mark values
+// the loader could not type. (Left in place for the edits branch's merge;
+// they can go once it has landed.)
 func (l *loader) problem(at []string, agent model.AgentID, format string, a ...any) {
 	p := Problem{Agent: agent, Message: fmt.Sprintf(format, a...)}
 	if l.doc != nil {
@@ -346,7 +350,6 @@ func (l *loader) load(doc map[string]any) error {
 			c.GlobalAlloc = l.alloc(globalTbl, []string{"resource", "allocations"}, ag.ID, "[resource.allocations]")
 			c.Agents[0].Alloc, c.Agents[0].OwnAlloc = c.GlobalAlloc, true
 		}
-		l.modeRules()
 		return nil
 	}
 	list, ok := rawAgents.([]any)
@@ -403,7 +406,6 @@ func (l *loader) load(doc map[string]any) error {
 			ag.Alloc = c.GlobalAlloc.Clone()
 		}
 	}
-	l.modeRules()
 	return nil
 }
 
@@ -741,87 +743,6 @@ func (l *loader) mem(t map[string]any, a *Allocation, at []string, agent model.A
 	default:
 		a.Mem = n
 	}
-}
-
-// modeRules are the checks that depend on allocation-mode.
-func (l *loader) modeRules() {
-	c := l.c
-	multi := c.Format != FormatSingle
-	if c.Mode != ModeManual {
-		if c.GlobalAlloc != nil {
-			l.problem([]string{"resource", "allocations"}, "", "[resource.allocations] is only allowed in manual mode (allocation-mode is %q)", c.Mode)
-		}
-		for i, a := range c.Agents {
-			if multi && a.OwnAlloc {
-				l.problem([]string{arrElem("agents", i), "resource"}, a.ID, "Agent %s: [agents.resource] is only allowed in manual mode (allocation-mode is %q)", a.ID, c.Mode)
-			}
-		}
-		return
-	}
-	for i, a := range c.Agents {
-		at := []string{"resource", "allocations"}
-		if multi {
-			at = []string{arrElem("agents", i), "resource"}
-		}
-		who := "Agent " + string(a.ID)
-		if a.Alloc == nil {
-			if multi {
-				l.problem([]string{arrElem("agents", i)}, a.ID, "%s: manual mode needs [agents.resource] with cpu and mem", who)
-			} else {
-				l.problem(nil, a.ID, "manual mode needs [resource.allocations] with cpu and mem")
-			}
-			continue
-		}
-		switch c.AllocFormat {
-		case FormatDeviceBased:
-			if len(a.Alloc.CPU) == 0 {
-				// An integer cpu already got the "Old integer format" error.
-				if _, isInt := a.Resource["cpu"].(int64); !isInt {
-					l.problem(sub(at, "cpu"), a.ID, "%s: manual mode needs a non-empty cpu list", who)
-				}
-			}
-			if !a.Alloc.HasMem || a.Alloc.Mem.Sign() <= 0 {
-				l.problem(sub(at, "mem"), a.ID, "%s: manual mode needs mem > 0", who)
-			}
-		case FormatSlotBased:
-			if !a.Alloc.HasCPU {
-				l.problem(at, a.ID, "%s: manual mode needs cpu (a core count)", who)
-			}
-			if !a.Alloc.HasMem {
-				l.problem(at, a.ID, "%s: manual mode needs mem", who)
-			}
-		}
-	}
-	if c.AllocFormat == FormatSlotBased && multi {
-		// All agents must declare the same set of device slot keys.
-		var first []model.SlotName
-		for i, a := range c.Agents {
-			if a.Alloc == nil {
-				continue
-			}
-			names := a.Alloc.SlotNames()
-			if i == 0 || first == nil {
-				first = names
-				continue
-			}
-			if !slices.Equal(first, names) {
-				l.problem([]string{arrElem("agents", i), "resource", "devices"}, a.ID,
-					"all agents must declare the same devices keys: %s has %s, %s has %s",
-					c.Agents[0].ID, slotList(first), a.ID, slotList(names))
-			}
-		}
-	}
-}
-
-func slotList(ns []model.SlotName) string {
-	if len(ns) == 0 {
-		return "none"
-	}
-	s := make([]string, len(ns))
-	for i, n := range ns {
-		s[i] = string(n)
-	}
-	return strings.Join(s, ", ")
 }
 
 // idList turns a TOML array into device ids: strings as they are, integers
