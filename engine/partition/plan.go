@@ -175,24 +175,6 @@ func agentsOrNone(ids []model.AgentID) string {
 	return joinAgents(ids)
 }
 
-// formatLoss refuses an edit that turns a file Backend.AI main loads into
-// one only the unmerged BEP-1044 draft loads, unless the device-based
-// format was asked for (the draft's format is then not a guess). An agent
-// running main would not start with the written file.
-func formatLoss(cur, draft, next *agentconfig.Config) []string {
-	if cur.Verdict == nil || next.Verdict == nil || !cur.Verdict.Main || !next.Verdict.DraftOnly() {
-		return nil
-	}
-	if draft.AllocFormat == agentconfig.FormatDeviceBased && !draft.FormatGuessed {
-		return nil
-	}
-	out := []string{"the edited file would be in the BEP-1044 draft's device-based format, which Backend.AI main cannot load (the current file loads): the agent would not start after the edit"}
-	for _, pr := range next.Verdict.MainErrors {
-		out = append(out, "  main: "+pr.String())
-	}
-	return out
-}
-
 // Build plans the change from cur to draft on the node in snap. It is
 // pure: it renders the draft into the bytes that would be written, reads
 // them back, validates them with the agent's rules (load time, and
@@ -223,7 +205,6 @@ func Build(cur, draft *agentconfig.Config, snap *model.Snapshot, extra ...string
 			for _, pr := range n.Problems {
 				p.Errors = append(p.Errors, pr.String())
 			}
-			p.Errors = append(p.Errors, formatLoss(cur, draft, n)...)
 		}
 	}
 	for _, pr := range next.ValidateWith(inv.Devices, inv.ValidateOptions()) {
