@@ -304,7 +304,9 @@ func (v *validator) overAllocated() {
 // cores) stops it at start-up with DivisionByZero.
 func (v *validator) zeroAvailable() {
 	v.eachSlot(func(s model.SlotName, total, avail model.Dec) {
-		if avail.IsZero() {
+		// Only a reservation empties a slot; a plugin reporting a slot of
+		// zero capacity is not a config problem.
+		if avail.IsZero() && v.c.Reserved(s).Sign() > 0 {
 			key := map[model.SlotName]string{model.SlotCPU: "reserved-cpu", model.SlotMem: "reserved-mem"}[s]
 			v.add([]string{"resource", key}, "", "nothing of slot '%s' is left for the agents (total %s minus reserved %s is 0): in manual mode the agent stops at start-up (DivisionByZero); lower %s", s, amount(s, total), amount(s, v.c.Reserved(s)), key)
 		}
