@@ -2,6 +2,7 @@ package ui
 
 import (
 	"bytes"
+	"github.com/fgtop/fgtop/internal/testfix"
 	"os"
 	"path/filepath"
 	"slices"
@@ -1069,6 +1070,7 @@ func TestEditorHelpWrapsAt80(t *testing.T) {
 func TestEditorAsksFormat(t *testing.T) {
 	text := "[resource]\nallocation-mode = \"auto-split\" # split\nreserved-cpu = 0\n[[agents]]\n[agents.agent]\nid = \"" + string(fake.Agent0) +
 		"\"\n[[agents]]\n[agents.agent]\nid = \"" + string(fake.Agent1) + "\"\n"
+	text = testfix.AgentTOML(text)
 	path := filepath.Join(t.TempDir(), "agent.toml")
 	if err := os.WriteFile(path, []byte(text), 0o640); err != nil {
 		t.Fatal(err)

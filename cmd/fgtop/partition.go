@@ -16,7 +16,6 @@ import (
 
 	"github.com/fgtop/fgtop/engine"
 	"github.com/fgtop/fgtop/engine/agentconfig"
-	"github.com/fgtop/fgtop/engine/inventory"
 	"github.com/fgtop/fgtop/engine/partition"
 	"github.com/fgtop/fgtop/engine/scratch"
 	"github.com/fgtop/fgtop/model"
@@ -147,9 +146,9 @@ func nodeState(ctx context.Context, src *sourceFlags, cmdName string) (*agentcon
 		}
 		opts.Roots = roots
 	}
-	inv, err := inventory.Open(src.devices, inventory.OpenOptions{MockEtcdPath: src.mockEtcd})
+	inv, err := src.openInventory()
 	if err != nil {
-		return nil, nil, usageErr("--devices %s: %v", src.devices, err)
+		return nil, nil, err
 	}
 	opts.Inventory = inv
 	defer closeSource(opts)
@@ -166,12 +165,21 @@ func signalContext(cmd *cobra.Command) (context.Context, context.CancelFunc) {
 
 // checkReport is check's --json output.
 type checkReport struct {
-	Config    string               `json:"config"`
-	Status    string               `json:"status"` // ok, drift, invalid
-	Problems  []string             `json:"problems,omitempty"`
-	Drift     []model.Issue        `json:"drift,omitempty"`
-	Notes     []model.Issue        `json:"notes,omitempty"`
-	Partition *partition.Partition `json:"partition,omitempty"`
+	Config string `json:"config"`
+	// Status: ok, drift, invalid (neither Backend.AI main nor the BEP-1044
+	// draft loads the file), wont-start (main loads it, but the agent would
+	// stop at start-up on this node), draft-only (only the unmerged
+	// BEP-1044 draft loads it).
+	Status string `json:"status"`
+	// LoadsOnMain and LoadsOnDraft are the verdicts of Backend.AI main's
+	// config loader and of PR #8463's.
+	LoadsOnMain  bool                 `json:"loads_on_main"`
+	LoadsOnDraft bool                 `json:"loads_on_bep1044_draft"`
+	Problems     []string             `json:"problems,omitempty"`
+	Warnings     []string             `json:"warnings,omitempty"`
+	Drift        []model.Issue        `json:"drift,omitempty"`
+	Notes        []model.Issue        `json:"notes,omitempty"`
+	Partition    *partition.Partition `json:"partition,omitempty"`
 }
 
 func newCheckCmd() *cobra.Command {
@@ -179,21 +187,30 @@ func newCheckCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "check",
-		Short: "Check that the live node matches the agent config's partition (exit 0 ok, 1 drift, 2 invalid config)",
+		Short: "Check that the agent loads and starts with agent.toml, and that the live node matches it (exit 0 ok, 1 drift, 2 the agent would not start)",
 		Long: `Check the agent config and the live node against each other.
 
-The config is checked with the agent's own rules (domain/backendai.md §5: the
-load-time rules, and the allocator's start-up checks against the node's
-devices). Then every live kernel is compared with the effective partition:
-a kernel holding shares on a device its agent does not own, in manual mode a
-device no agent owns, more memory assigned than the host has, a device held
-beyond its capacity.
+The whole file is judged the way Backend.AI main's agent loads it (its
+schema and load rules: required tables, spellings, types, modes), then the
+start-up checks the agent makes against the node's devices (a slot missing
+from a manual agent's devices, over-allocation, a reservation larger than
+the node). A file in the BEP-1044 draft's device-based format, which only
+the unmerged PR #8463 loads, is said to be so. Then every live kernel is
+compared with the effective partition: a kernel holding shares on a device
+its agent does not own, in manual mode a device no agent owns, more memory
+assigned than the host has, a device held beyond its capacity.
 
-Exit status: 0 the live state matches the config; 1 drift (each problem
-names the device and the agent); 2 the config is invalid (every reason is
-listed) or bad usage.
+--host-cpus and --host-mem check a config written for another node here.
+
+Exit status: 0 the agent loads the file and the live state matches; 1
+drift (each problem names the device and the agent); 2 the agent would not
+load the file, or would stop at start-up on this node (every reason is
+listed), or bad usage. A file only the BEP-1044 draft loads is said to be
+so and judged by the draft's rules.
 
 ` + configHelp,
+		Example: `  fgtop check --config /etc/backend.ai/agent.toml
+  fgtop check --config agent.toml --devices mock-accelerator.toml --host-cpus 0-63 --host-mem 512g`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signalContext(cmd)
@@ -211,25 +228,51 @@ listed) or bad usage.
 }
 
 func runCheck(w io.Writer, cfg *agentconfig.Config, snap *model.Snapshot, asJSON bool) error {
-	rep := checkReport{Config: cfg.Path, Status: "ok"}
-	for _, p := range cfg.Problems {
-		rep.Problems = append(rep.Problems, p.String())
-	}
+	rep := checkReport{Config: cfg.Path, Status: "ok", Warnings: cfg.Warnings}
+	v := cfg.Verdict
+	rep.LoadsOnMain, rep.LoadsOnDraft = v.Main, v.Draft
 	inv := partition.InventoryOf(snap)
-	for _, p := range cfg.ValidateWith(snap.Devices, inv.ValidateOptions()) {
-		rep.Problems = append(rep.Problems, p.String())
+	startup := cfg.ValidateWith(snap.Devices, inv.ValidateOptions())
+	warnings := func() {
+		for _, s := range rep.Warnings {
+			if v.DraftOnly() && strings.HasPrefix(s, agentconfig.DraftFormatWarning) {
+				continue // the headline says it
+			}
+			fmt.Fprintf(w, "warning: %s\n", s)
+		}
 	}
-	if len(rep.Problems) > 0 {
-		rep.Status = "invalid"
+	// refuse reports a file the agent would not start with: exit 2.
+	refuse := func(status, headline string, problems []agentconfig.Problem, node bool, err error) error {
+		rep.Status = status
+		for _, p := range problems {
+			rep.Problems = append(rep.Problems, p.String())
+		}
 		if asJSON {
 			writeJSON(w, rep)
 		} else {
-			fmt.Fprintf(w, "%s is invalid (%d problem(s)):\n", cfg.Path, len(rep.Problems))
+			fmt.Fprintf(w, "%s: %s (%d problem(s)):\n", cfg.Path, headline, len(rep.Problems))
 			for _, p := range rep.Problems {
 				fmt.Fprintf(w, "  %s\n", p)
 			}
+			if node {
+				fmt.Fprintf(w, "  (node: %s)\n", nodeSummary(snap))
+			}
+			warnings()
 		}
-		return &exitError{code: exitBadUsage, err: fmt.Errorf("invalid agent config %s", cfg.Path)}
+		return &exitError{code: exitBadUsage, err: err}
+	}
+	switch {
+	case !v.Main && !v.Draft:
+		return refuse("invalid", "the agent will not start: Backend.AI refuses to load this file", cfg.Problems, false,
+			fmt.Errorf("%s: the agent would refuse to load it", cfg.Path))
+	case v.Main && len(startup) > 0:
+		return refuse("wont-start", "Backend.AI main loads this file, but the agent would stop at start-up on this node", startup, true,
+			fmt.Errorf("%s: the agent would not start on this node", cfg.Path))
+	case v.DraftOnly() && len(startup) > 0:
+		// Main cannot load the file, and an agent built from the draft
+		// would stop at start-up: no agent starts with it.
+		return refuse("wont-start", agentconfig.DraftFormatWarning+", and even the BEP-1044 draft (PR #8463) would stop at start-up on this node", startup, true,
+			fmt.Errorf("%s: no agent would start with it on this node", cfg.Path))
 	}
 	part := partition.Effective(cfg, inv)
 	rep.Partition = part
@@ -257,12 +300,22 @@ func runCheck(w io.Writer, cfg *agentconfig.Config, snap *model.Snapshot, asJSON
 		rep.Notes = append(rep.Notes, model.Issue{Severity: model.SevWarning, Code: model.IssueDeviceSource,
 			Message: "accelerator devices are unknown (" + snap.Source.Detail + "): accelerator device names and IDs in the config were not checked; pass --devices"})
 	}
-	if failing > 0 {
+	switch {
+	case failing > 0:
 		rep.Status = "drift"
+	case v.DraftOnly():
+		rep.Status = "draft-only"
 	}
 	if asJSON {
 		writeJSON(w, rep)
 	} else {
+		if v.DraftOnly() {
+			fmt.Fprintf(w, "%s: %s. Only the unmerged BEP-1044 draft (PR #8463) loads it; an agent running Backend.AI main refuses it at its next start:\n", cfg.Path, agentconfig.DraftFormatWarning)
+			for _, p := range v.MainErrors {
+				fmt.Fprintf(w, "  main: %s\n", p)
+			}
+		}
+		warnings()
 		kernels := 0
 		for _, k := range snap.Kernels() {
 			if k.Alloc != nil {
@@ -281,13 +334,41 @@ func runCheck(w io.Writer, cfg *agentconfig.Config, snap *model.Snapshot, asJSON
 			fmt.Fprintf(w, "note: %s\n", iss)
 		}
 		if failing == 0 {
-			fmt.Fprintf(w, "ok: the live state matches the config\n")
+			if v.DraftOnly() {
+				fmt.Fprintf(w, "the live state matches the config, but Backend.AI main cannot load it (BEP-1044 draft format)\n")
+			} else {
+				fmt.Fprintf(w, "ok: Backend.AI main loads this file, the agent starts on this node (%s), and the live state matches the config\n", nodeSummary(snap))
+			}
 		}
 	}
 	if failing > 0 {
 		return &exitError{code: exitProblem, err: fmt.Errorf("drift: %d problem(s) between %s and the live node", failing, cfg.Path)}
 	}
 	return nil
+}
+
+// nodeSummary says which node the start-up checks ran against.
+func nodeSummary(snap *model.Snapshot) string {
+	cores := 0
+	var other []string
+	counted := map[model.DeviceName]int{}
+	for _, d := range snap.Devices {
+		switch d.Slot {
+		case model.SlotCPU:
+			cores++
+		case model.SlotMem:
+		default:
+			if counted[d.Name] == 0 {
+				other = append(other, string(d.Name))
+			}
+			counted[d.Name]++
+		}
+	}
+	s := fmt.Sprintf("%d cores, %s memory", cores, model.FormatBinarySize(model.NewDec(snap.HostMemBytes, 0)))
+	for _, n := range other {
+		s += fmt.Sprintf(", %d %s", counted[model.DeviceName(n)], n)
+	}
+	return s
 }
 
 func writeJSON(w io.Writer, v any) {

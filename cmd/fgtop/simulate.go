@@ -129,12 +129,19 @@ func newSimulateCmd() *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f.changed = cmd.Flags().Changed
+			if f.src.hostCPUs != "" || f.src.hostMem != "" {
+				return usageErr("simulate does not take --host-cpus/--host-mem: use --cpus N")
+			}
 			f.stdout, f.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
 			return f.run(cmd.Context())
 		},
 	}
 	f.src.register(cmd)
 	fl := cmd.Flags()
+	// simulate has its own --cpus and --mem-like requests; the host
+	// override of the other commands would only be ignored here.
+	_ = fl.MarkHidden("host-cpus")
+	_ = fl.MarkHidden("host-mem")
 	fl.Lookup("devices").Usage = "device source: a mock-accelerator.toml, a devices.json list, auto or nvml"
 	fl.StringArrayVar(&f.requests, "request", nil, "an allocation request (cuda.shares=1.2,cpu=2,mem=4g) or free=N; repeatable, run in order")
 	fl.StringVar(&f.strategy, "strategy", "evenly", "allocation strategy of the device source's maps: evenly or fill")

@@ -24,6 +24,8 @@ type sourceFlags struct {
 	scratchRoot []string
 	devices     string
 	mockEtcd    string
+	hostCPUs    string
+	hostMem     string
 }
 
 func (f *sourceFlags) register(cmd *cobra.Command) {
@@ -32,6 +34,43 @@ func (f *sourceFlags) register(cmd *cobra.Command) {
 	fl.StringArrayVar(&f.scratchRoot, "scratch-root", nil, "scratch root to watch, as DIR or AGENT=DIR (repeatable; overrides the config)")
 	fl.StringVar(&f.devices, "devices", "auto", "device source: auto, nvml, or a mock-accelerator.toml path")
 	fl.StringVar(&f.mockEtcd, "mock-etcd", "", "the mock plugin's etcd settings as JSON (allocation_mode, unit_mem, ...)")
+	fl.StringVar(&f.hostCPUs, "host-cpus", "", "use these CPU cores instead of this host's, e.g. 0-63 (to check a config written for another node)")
+	fl.StringVar(&f.hostMem, "host-mem", "", "use this much memory instead of this host's, e.g. 512g (to check a config written for another node)")
+}
+
+// openInventory opens the --devices source, with the host's cores and
+// memory replaced by --host-cpus and --host-mem when given.
+func (f *sourceFlags) openInventory() (inventory.Source, error) {
+	var host inventory.HostOptions
+	if f.hostCPUs != "" {
+		cpus, err := inventory.ParseCPUList(f.hostCPUs)
+		if err != nil {
+			return nil, usageErr("--host-cpus %q: %v (want a list such as 0-63 or 0-7,16)", f.hostCPUs, err)
+		}
+		if len(cpus) == 0 {
+			return nil, usageErr("--host-cpus %q: the list is empty", f.hostCPUs)
+		}
+		host.CPUs = cpus
+	}
+	if f.hostMem != "" {
+		b, err := model.ParseFiniteBinarySize(f.hostMem)
+		if err != nil {
+			return nil, usageErr("--host-mem %q: %v (want a size such as 512g)", f.hostMem, err)
+		}
+		n, err := b.Int64()
+		if err != nil || n <= 0 {
+			return nil, usageErr("--host-mem %q: want a positive size such as 512g", f.hostMem)
+		}
+		host.MemBytes = n
+	}
+	if err := f.checkMockEtcd(); err != nil {
+		return nil, err
+	}
+	src, err := inventory.Open(f.devices, inventory.OpenOptions{MockEtcdPath: f.mockEtcd, Host: host})
+	if err != nil {
+		return nil, f.deviceErr(err)
+	}
+	return src, nil
 }
 
 // options resolves the flags into engine options: which roots, which
@@ -86,12 +125,9 @@ func (f *sourceFlags) options() (engine.Options, error) {
 			opts.Agents = nil
 		}
 	}
-	if err := f.checkMockEtcd(); err != nil {
-		return opts, err
-	}
-	src, err := inventory.Open(f.devices, inventory.OpenOptions{MockEtcdPath: f.mockEtcd})
+	src, err := f.openInventory()
 	if err != nil {
-		return opts, f.deviceErr(err)
+		return opts, err
 	}
 	opts.Inventory = src
 	return opts, nil

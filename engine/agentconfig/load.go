@@ -80,9 +80,14 @@ type Config struct {
 	GlobalAlloc *Allocation
 	// Warnings are problems that do not stop fgtop from watching.
 	Warnings []string
-	// Problems are the rules of domain/backendai.md §5 the file breaks when
-	// it is loaded; Parse also returns them as an *InvalidError.
+	// Problems are why the agent would refuse to load the file (from
+	// Verdict: main's reasons, or the BEP-1044 draft's for a file in its
+	// device-based format); Parse also returns them as an *InvalidError.
+	// A file only the draft loads has none, and a DraftFormatWarning warning.
 	Problems []Problem
+	// Verdict is whether Backend.AI main and the BEP-1044 draft load the
+	// file, with their reasons and main's warnings (unknown keys).
+	Verdict *Verdict
 }
 
 // AgentConfig is one agent: [agent] for a single-agent file, or one
@@ -92,6 +97,10 @@ type AgentConfig struct {
 	// IDSet is false when the file sets no id: Backend.AI then makes up
 	// "agent-<uuid4>" at every start.
 	IDSet bool
+	// InheritedID is the [agent] id that an [[agents]] entry without its
+	// own id runs under ("" when there is none). Entries sharing it are one
+	// agent to the allocator (the last one counts).
+	InheritedID model.AgentID
 	// ScratchRoot resolved against the config's directory when relative.
 	ScratchRoot string
 	// Resource is [agents.resource] (or [resource.allocations] for a single
@@ -270,8 +279,8 @@ func Parse(path string, raw []byte) (*Config, error) {
 // of the slot-based default (Backend.AI main's form). fgtop uses it to
 // re-read a file it rendered for an explicit --format device-based.
 func ParseAssuming(path string, raw []byte, assume Format) (*Config, error) {
-	var doc map[string]any
-	if err := toml.Unmarshal(raw, &doc); err != nil {
+	doc, err := decodeAgentTOML(agentText(raw))
+	if err != nil {
 		var de *toml.DecodeError
 		if errors.As(err, &de) {
 			row, col := de.Position()
@@ -288,6 +297,7 @@ func ParseAssuming(path string, raw []byte, assume Format) (*Config, error) {
 	if err := l.load(doc); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	c.judged(Judge(raw))
 	if len(c.Problems) > 0 {
 		return c, &InvalidError{Path: path, Problems: c.Problems}
 	}
@@ -301,7 +311,11 @@ type loader struct {
 	doc    *tomlDoc
 }
 
-// problem records a broken rule at the key path (nil: no position).
+// problem records what the typed reading of a value ran into. Parse then
+// replaces Problems with the loaders' verdict (judged): the rules
+// themselves live in schema.go, one place; these calls only mark values
+// the loader could not type. (Left in place for the edits branch's merge;
+// they can go once it has landed.)
 func (l *loader) problem(at []string, agent model.AgentID, format string, a ...any) {
 	p := Problem{Agent: agent, Message: fmt.Sprintf(format, a...)}
 	if l.doc != nil {
@@ -343,7 +357,6 @@ func (l *loader) load(doc map[string]any) error {
 			c.GlobalAlloc = l.alloc(globalTbl, []string{"resource", "allocations"}, ag.ID, "[resource.allocations]")
 			c.Agents[0].Alloc, c.Agents[0].OwnAlloc = c.GlobalAlloc, true
 		}
-		l.modeRules()
 		return nil
 	}
 	list, ok := rawAgents.([]any)
@@ -366,6 +379,9 @@ func (l *loader) load(doc map[string]any) error {
 			ag.ID, ag.IDSet = model.AgentID(id), true
 		} else {
 			ag.ID = model.AgentID(fmt.Sprintf("agents[%d]", i))
+			if id, ok := str(table(doc, "agent"), "id"); ok {
+				ag.InheritedID = model.AgentID(id)
+			}
 			c.Warnings = append(c.Warnings, fmt.Sprintf("agents[%d] has no [agents.agent] id: Backend.AI makes up agent-<uuid4> at every start; set it", i))
 		}
 		if seen[ag.ID] {
@@ -392,12 +408,54 @@ func (l *loader) load(doc map[string]any) error {
 		if ag.Resource != nil {
 			ag.Alloc = l.alloc(ag.Resource, []string{arrElem("agents", i), "resource"}, ag.ID, "Agent "+string(ag.ID))
 			ag.OwnAlloc = true
+			inherit(ag.Alloc, ag.Resource, c.GlobalAlloc)
 		} else {
 			ag.Alloc = c.GlobalAlloc.Clone()
 		}
 	}
-	l.modeRules()
 	return nil
+}
+
+// inherit lays an agent's own allocation table over [resource.allocations]
+// the way the agent merges them: keys the agent's table does not set come
+// from the global table (in main only devices can, as cpu and mem are
+// required in every table; the draft's cpu is optional).
+func inherit(own *Allocation, t map[string]any, global *Allocation) {
+	if global == nil {
+		return
+	}
+	if _, ok := t["devices"]; !ok {
+		g := global.Clone()
+		own.Slots, own.Devices = g.Slots, g.Devices
+	}
+	if _, ok := t["cpu"]; !ok && global.HasCPU {
+		own.HasCPU, own.CPU, own.CPUCount = true, slices.Clone(global.CPU), global.CPUCount
+	}
+}
+
+// draftRefusedLead heads the problems of a device-based file that neither
+// loader takes.
+const draftRefusedLead = "Backend.AI main cannot load this file (it is in the BEP-1044 draft's device-based format), and the draft (PR #8463) refuses it too:"
+
+// judged takes the loaders' verdict: the problems reported are the ones of
+// the loader the file is written for.
+func (c *Config) judged(v *Verdict) {
+	c.Verdict = v
+	for _, w := range v.Warnings {
+		c.Warnings = append(c.Warnings, w.String())
+	}
+	switch {
+	case v.Main:
+		c.Problems = nil
+	case v.Draft:
+		c.Problems = nil
+		c.Warnings = append(c.Warnings, DraftFormatWarning+" (it is in the device-based format of the unmerged PR #8463: cpu = [core IDs], devices = { cuda = [device IDs] }; main takes cpu = N and devices = { \"cuda.shares\" = \"2.0\" })")
+	case c.AllocFormat == FormatDeviceBased && !c.FormatGuessed:
+		c.Problems = append([]Problem{{Message: draftRefusedLead}},
+			v.DraftErrors...)
+	default:
+		c.Problems = slices.Clone(v.MainErrors)
+	}
 }
 
 // globals reads [resource].
@@ -441,9 +499,9 @@ func (l *loader) globals(resource map[string]any) {
 		switch {
 		case err != nil:
 			l.problem(at("reserved-cpu"), "", "[resource] reserved-cpu: %v", err)
-		case n.Sign() < 0:
-			l.problem(at("reserved-cpu"), "", "[resource] reserved-cpu must not be negative")
 		default:
+			// The agent sets no lower bound: a negative reservation adds
+			// to what the agents may be given.
 			c.ReservedCPU = n
 		}
 	}
@@ -462,8 +520,6 @@ func (l *loader) globals(resource map[string]any) {
 			switch {
 			case err != nil:
 				l.problem(at(s.key), "", "[resource] %s: %v", s.key, err)
-			case n.Sign() < 0:
-				l.problem(at(s.key), "", "[resource] %s must not be negative", s.key)
 			default:
 				*s.dst = n
 			}
@@ -697,87 +753,6 @@ func (l *loader) mem(t map[string]any, a *Allocation, at []string, agent model.A
 	}
 }
 
-// modeRules are the checks that depend on allocation-mode.
-func (l *loader) modeRules() {
-	c := l.c
-	multi := c.Format != FormatSingle
-	if c.Mode != ModeManual {
-		if c.GlobalAlloc != nil {
-			l.problem([]string{"resource", "allocations"}, "", "[resource.allocations] is only allowed in manual mode (allocation-mode is %q)", c.Mode)
-		}
-		for i, a := range c.Agents {
-			if multi && a.OwnAlloc {
-				l.problem([]string{arrElem("agents", i), "resource"}, a.ID, "Agent %s: [agents.resource] is only allowed in manual mode (allocation-mode is %q)", a.ID, c.Mode)
-			}
-		}
-		return
-	}
-	for i, a := range c.Agents {
-		at := []string{"resource", "allocations"}
-		if multi {
-			at = []string{arrElem("agents", i), "resource"}
-		}
-		who := "Agent " + string(a.ID)
-		if a.Alloc == nil {
-			if multi {
-				l.problem([]string{arrElem("agents", i)}, a.ID, "%s: manual mode needs [agents.resource] with cpu and mem", who)
-			} else {
-				l.problem(nil, a.ID, "manual mode needs [resource.allocations] with cpu and mem")
-			}
-			continue
-		}
-		switch c.AllocFormat {
-		case FormatDeviceBased:
-			if len(a.Alloc.CPU) == 0 {
-				// An integer cpu already got the "Old integer format" error.
-				if _, isInt := a.Resource["cpu"].(int64); !isInt {
-					l.problem(sub(at, "cpu"), a.ID, "%s: manual mode needs a non-empty cpu list", who)
-				}
-			}
-			if !a.Alloc.HasMem || a.Alloc.Mem.Sign() <= 0 {
-				l.problem(sub(at, "mem"), a.ID, "%s: manual mode needs mem > 0", who)
-			}
-		case FormatSlotBased:
-			if !a.Alloc.HasCPU {
-				l.problem(at, a.ID, "%s: manual mode needs cpu (a core count)", who)
-			}
-			if !a.Alloc.HasMem {
-				l.problem(at, a.ID, "%s: manual mode needs mem", who)
-			}
-		}
-	}
-	if c.AllocFormat == FormatSlotBased && multi {
-		// All agents must declare the same set of device slot keys.
-		var first []model.SlotName
-		for i, a := range c.Agents {
-			if a.Alloc == nil {
-				continue
-			}
-			names := a.Alloc.SlotNames()
-			if i == 0 || first == nil {
-				first = names
-				continue
-			}
-			if !slices.Equal(first, names) {
-				l.problem([]string{arrElem("agents", i), "resource", "devices"}, a.ID,
-					"all agents must declare the same devices keys: %s has %s, %s has %s",
-					c.Agents[0].ID, slotList(first), a.ID, slotList(names))
-			}
-		}
-	}
-}
-
-func slotList(ns []model.SlotName) string {
-	if len(ns) == 0 {
-		return "none"
-	}
-	s := make([]string, len(ns))
-	for i, n := range ns {
-		s[i] = string(n)
-	}
-	return strings.Join(s, ", ")
-}
-
 // idList turns a TOML array into device ids: strings as they are, integers
 // as decimal strings (the BEP turns numbers into strings).
 func idList(xs []any) ([]model.DeviceID, error) {
@@ -795,16 +770,23 @@ func idList(xs []any) ([]model.DeviceID, error) {
 	return out, nil
 }
 
-// intValue reads an integer count: a TOML integer or a string of one.
+// intValue reads an integer count the way the agent's pydantic schema
+// does (lax int): integers, true/false, integral floats (2.0) and strings
+// of integers ("2", " 2 ", "2.0", "1_000").
 func intValue(v any) (model.Dec, error) {
 	switch x := v.(type) {
 	case int64:
 		return model.NewDec(x, 0), nil
+	case bool, float64:
+		f, err := laxInt(x)
+		if err != nil {
+			return model.Dec{}, err
+		}
+		return model.NewDec(int64(f), 0), nil
 	case string:
-		d, err := model.ParseDec(x)
-		if err == nil && d.IsFinite() {
-			if i, err := d.Int64(); err == nil {
-				return model.NewDec(i, 0), nil
+		if s, ok := intText(laxIntRe, x); ok {
+			if d, err := model.ParseDec(s); err == nil {
+				return d, nil
 			}
 		}
 		return model.Dec{}, fmt.Errorf("%q is not an integer", x)
@@ -812,15 +794,10 @@ func intValue(v any) (model.Dec, error) {
 	return model.Dec{}, fmt.Errorf("want an integer, not %s", tomlType(v))
 }
 
-// sizeValue reads a BinarySize: an integer of bytes or a size string.
+// sizeValue reads a BinarySize as Backend.AI main does: an integer of
+// bytes (true is 1) or a size string.
 func sizeValue(v any) (model.Dec, error) {
-	switch x := v.(type) {
-	case int64:
-		return model.NewDec(x, 0), nil
-	case string:
-		return model.ParseFiniteBinarySize(x)
-	}
-	return model.Dec{}, fmt.Errorf("want a size such as \"64G\", not %s", tomlType(v))
+	return (&judge{schema: SchemaMain}).size(v)
 }
 
 // decValue reads a Decimal amount: a string, an integer or a float (a TOML

@@ -2,6 +2,7 @@ package agentconfig
 
 import (
 	"errors"
+	"github.com/fgtop/fgtop/internal/testfix"
 	"os"
 	"path/filepath"
 	"slices"
@@ -59,7 +60,7 @@ func TestLoadFixtures(t *testing.T) {
 }
 
 func TestLoadSingleAgent(t *testing.T) {
-	c, err := Parse("/etc/backend.ai/agent.toml", []byte(`
+	c, err := Parse("/etc/backend.ai/agent.toml", []byte(testfix.AgentTOML(`
 [agent]
 id = "i-single"
 [container]
@@ -70,7 +71,7 @@ allocation-mode = "manual"
 cpu = 8
 mem = "64G"
 devices = { "cuda.shares" = "1.5" }
-`))
+`)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,49 +111,49 @@ id = "b"
 	}{
 		{"valid device-based", agents("manual", okDev, strings.ReplaceAll(okDev, `"0"`, `"1"`)), nil, FormatDeviceBased},
 		{"cpu as integer in device-based", agents("manual", okDev, "[agents.resource]\ncpu = 4\nmem = \"1G\"\ndevices = { cuda = [\"g1\"] }"),
-			[]string{"line 15: Agent b: Old integer format detected for 'cpu'"}, FormatDeviceBased},
+			[]string{draftRefusedLead, "line 15: agents[1].resource.cpu (agent \"b\"): Old integer format detected"}, FormatDeviceBased},
 		{"dotted devices key", agents("manual", okDev, "[agents.resource]\ncpu = [\"1\"]\nmem = \"1G\"\ndevices = { \"cuda.mem\" = [\"x\"] }"),
-			[]string{"Agent b: Old slot-based format detected: key 'cuda.mem' contains '.'"}, FormatDeviceBased},
+			[]string{draftRefusedLead, "line 17: agents[1].resource.devices.\"cuda.mem\" (agent \"b\"): Old slot-based format detected: key 'cuda.mem' contains '.'"}, FormatDeviceBased},
 		{"unquoted dotted devices key", agents("manual", okDev, "[agents.resource]\ncpu = [\"1\"]\nmem = \"1G\"\ndevices = { cuda.mem = \"0.5\" }"),
-			[]string{"Agent b: Old slot-based format detected: key 'cuda.mem' contains '.'"}, FormatDeviceBased},
+			[]string{draftRefusedLead, "line 17: agents[1].resource.devices.cuda (agent \"b\"): must be a list of device IDs, not a table"}, FormatDeviceBased},
 		{"decimal-looking device value", agents("manual", okDev, "[agents.resource]\ncpu = [\"1\"]\nmem = \"1G\"\ndevices = { cuda = \"0.5\" }"),
-			[]string{"Agent b: Old slot-based format detected: devices.cuda = \"0.5\" is an amount"}, FormatDeviceBased},
+			[]string{draftRefusedLead, "agents[1].resource.devices.cuda (agent \"b\"): Old slot-based format detected: \"0.5\" is an amount"}, FormatDeviceBased},
 		{"numeric device value", agents("manual", okDev, "[agents.resource]\ncpu = [\"1\"]\nmem = \"1G\"\ndevices = { cuda = 2 }"),
-			[]string{"Agent b: Old slot-based format detected: devices.cuda = 2 is an amount"}, FormatDeviceBased},
+			[]string{draftRefusedLead, "agents[1].resource.devices.cuda (agent \"b\"): Old slot-based format detected: 2 is an amount"}, FormatDeviceBased},
 		{"single id string accepted", agents("manual", okDev, "[agents.resource]\ncpu = [\"1\"]\nmem = \"1G\"\ndevices = { cuda = \"g1\" }"), nil, FormatDeviceBased},
 		{"cpu inside devices", agents("manual", okDev, "[agents.resource]\ncpu = [\"1\"]\nmem = \"1G\"\ndevices = { cuda = [\"g1\"], cpu = [\"2\"] }"),
-			[]string{"Agent b: 'cpu' is not allowed in devices"}, FormatDeviceBased},
+			[]string{draftRefusedLead, "agents[1].resource.devices.cpu (agent \"b\"): CPU cores go in cpu"}, FormatDeviceBased},
 		{"empty cpu in manual", agents("manual", okDev, "[agents.resource]\ncpu = []\nmem = \"1G\"\ndevices = { cuda = [\"g1\"] }"),
-			[]string{"Agent b: manual mode needs a non-empty cpu list"}, FormatDeviceBased},
+			[]string{draftRefusedLead, "line 15: agents[1].resource.cpu (agent \"b\"): manual mode needs a non-empty cpu list"}, FormatDeviceBased},
 		{"zero mem in manual", agents("manual", okDev, "[agents.resource]\ncpu = [\"1\"]\nmem = \"0\"\ndevices = { cuda = [\"g1\"] }"),
-			[]string{"Agent b: manual mode needs mem > 0"}, FormatDeviceBased},
+			[]string{draftRefusedLead, "agents[1].resource.mem (agent \"b\"): manual mode needs mem greater than 0"}, FormatDeviceBased},
 		{"numbers become strings", agents("manual", okDev, "[agents.resource]\ncpu = [1, 2]\nmem = \"1G\""), nil, FormatDeviceBased},
 		{"allocations outside manual", agents("auto-split", okDev, ""),
-			[]string{`Agent a: [agents.resource] is only allowed in manual mode (allocation-mode is "auto-split")`}, FormatDeviceBased},
+			[]string{draftRefusedLead, `line 7: agents[0].resource (agent "a"): allocation tables are only allowed in manual mode, and allocation-mode is "auto-split"`}, FormatDeviceBased},
 		{"global allocations outside manual", "[resource]\nallocation-mode = \"shared\"\n[resource.allocations]\ncpu = 1\nmem = \"1G\"\n",
-			[]string{`[resource.allocations] is only allowed in manual mode`}, FormatSlotBased},
+			[]string{`resource.allocations: allocation tables are only allowed in manual mode`}, FormatSlotBased},
 		{"manual without tables", agents("manual", "", ""),
-			[]string{"Agent a: manual mode needs [agents.resource]", "Agent b: manual mode needs [agents.resource]"}, FormatSlotBased},
-		{"one [[agents]] entry", "[[agents]]\n[agents.agent]\nid = \"a\"\n", []string{"[[agents]] has exactly one entry"}, FormatSlotBased},
+			[]string{`agents[0] (agent "a"): manual mode needs cpu and mem for every agent, and [agents.resource] for agent "a" is missing`}, FormatSlotBased},
+		{"one [[agents]] entry", "[[agents]]\n[agents.agent]\nid = \"a\"\n", []string{"agents: has exactly one entry"}, FormatSlotBased},
 		{"duplicate ids", strings.ReplaceAll(agents("shared", "", ""), `id = "b"`, `id = "a"`), []string{`duplicate agent id "a"`}, FormatSlotBased},
-		{"bad mode", agents("split", "", ""), []string{`allocation-mode "split": want shared, auto-split or manual`}, FormatSlotBased},
-		{"bad affinity", "[resource]\naffinity-policy = \"packed\"\n", []string{`affinity-policy "packed"`}, FormatSlotBased},
-		{"negative reserved", "[resource]\nreserved-cpu = -1\n", []string{"reserved-cpu must not be negative"}, FormatSlotBased},
+		{"bad mode", agents("split", "", ""), []string{`line 2: resource.allocation-mode: "split" is not one of "shared", "auto-split", "manual"`}, FormatSlotBased},
+		{"bad affinity", "[resource]\naffinity-policy = \"packed\"\n", []string{`resource.affinity-policy: "packed" is not an affinity policy`}, FormatSlotBased},
+		{"negative reserved", "[resource]\nreserved-cpu = -1\n", nil, FormatSlotBased},
 		{"slot-based valid", agents("manual", "[agents.resource]\ncpu = 4\nmem = \"1G\"\ndevices = { \"cuda.shares\" = \"1.0\" }", "[agents.resource]\ncpu = 4\nmem = \"1G\"\ndevices = { \"cuda.shares\" = 1.5 }"), nil, FormatSlotBased},
 		{"slot-based negative", agents("manual", "[agents.resource]\ncpu = -4\nmem = \"1G\"\ndevices = { \"cuda.shares\" = \"-1\" }", "[agents.resource]\ncpu = 4\nmem = \"1G\"\ndevices = { \"cuda.shares\" = \"1\" }"),
-			[]string{"Agent a: cpu must not be negative", `Agent a: devices["cuda.shares"] must not be negative`}, FormatSlotBased},
+			[]string{"line 8: agents[0].resource.cpu (agent \"a\"): -4: a core count must not be negative"}, FormatSlotBased},
 		{"slot-based different device keys", agents("manual", "[agents.resource]\ncpu = 4\nmem = \"1G\"\ndevices = { \"cuda.shares\" = \"1\" }", "[agents.resource]\ncpu = 4\nmem = \"1G\""),
-			[]string{"all agents must declare the same devices keys: a has cuda.shares, b has none"}, FormatSlotBased},
+			[]string{`agents[1].resource.devices (agent "b"): every agent must list the same devices slots: agent "a" has cuda.shares, agent "b" has none`}, FormatSlotBased},
 		{"slot-based missing mem", agents("manual", "[agents.resource]\ncpu = 4", "[agents.resource]\ncpu = 4\nmem = \"1G\""),
-			[]string{"Agent a: manual mode needs mem"}, FormatSlotBased},
+			[]string{"line 7: agents[0].resource (agent \"a\"): mem is missing, and the agent requires it"}, FormatSlotBased},
 		{"slot-based unquoted slot", agents("manual", "[agents.resource]\ncpu = 4\nmem = \"1G\"\ndevices = { cuda.shares = \"1\" }", "[agents.resource]\ncpu = 4\nmem = \"1G\"\ndevices = { \"cuda.shares\" = \"1\" }"),
-			[]string{`devices key cuda.shares is not quoted`}, FormatSlotBased},
+			[]string{`agents[0].resource.devices.cuda (agent "a"): must be a decimal amount such as "2.0", not a table (TOML reads the unquoted dotted key`}, FormatSlotBased},
 		{"bad mem", agents("manual", "[agents.resource]\ncpu = [\"0\"]\nmem = \"lots\"", strings.ReplaceAll(okDev, `"0"`, `"1"`)),
-			[]string{"Agent a: mem: invalid binary size", "Agent a: manual mode needs mem > 0"}, FormatDeviceBased},
+			[]string{draftRefusedLead, `line 9: agents[0].resource.mem (agent "a"): "lots" is not a size`}, FormatDeviceBased},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := Parse("agent.toml", []byte(tt.text))
+			c, err := Parse("agent.toml", []byte(testfix.AgentTOML(tt.text)))
 			if c == nil {
 				t.Fatalf("Parse: %v", err)
 			}
@@ -196,6 +197,7 @@ func TestParseErrors(t *testing.T) {
 
 func TestFormatGuessed(t *testing.T) {
 	text := "[resource]\nallocation-mode = \"auto-split\"\n[[agents]]\n[agents.agent]\nid = \"a\"\n[[agents]]\n[agents.agent]\nid = \"b\"\n"
+	text = testfix.AgentTOML(text)
 	c, err := Parse("agent.toml", []byte(text))
 	if err != nil {
 		t.Fatal(err)
@@ -211,7 +213,7 @@ func TestFormatGuessed(t *testing.T) {
 }
 
 func TestInheritGlobalAllocations(t *testing.T) {
-	c, err := Parse("agent.toml", []byte(`
+	c, err := Parse("agent.toml", []byte(testfix.AgentTOML(`
 [resource]
 allocation-mode = "manual"
 [resource.allocations]
@@ -228,7 +230,7 @@ id = "b"
 cpu = 3
 mem = "3G"
 devices = { "cuda.shares" = "1" }
-`))
+`)))
 	if err != nil {
 		t.Fatal(err)
 	}

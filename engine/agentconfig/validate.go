@@ -48,6 +48,7 @@ func (c *Config) ValidateWith(devices []model.Device, opts ValidateOptions) []Pr
 	case FormatSlotBased:
 		if devices != nil {
 			v.slotCoverage()
+			v.zeroAvailable()
 			v.overAllocated()
 		}
 	}
@@ -116,7 +117,7 @@ func (v *validator) reserved() {
 		}
 		r := v.c.Reserved(s.slot)
 		if total.Less(r) {
-			v.add([]string{"resource", s.key}, "", "%s (%s) is larger than the node's total %s (%s)", s.key, amount(s.slot, r), s.slot, amount(s.slot, total))
+			v.add([]string{"resource", s.key}, "", "%s (%s) is larger than the node's total %s (%s): the agent stops at start-up (InvalidResourceConfigError)", s.key, amount(s.slot, r), s.slot, amount(s.slot, total))
 		}
 	}
 }
@@ -206,7 +207,12 @@ func (v *validator) exclusive() {
 			if name == "mem" {
 				return
 			}
+			listed := map[model.DeviceID]bool{}
 			for _, id := range ids {
+				if listed[id] {
+					v.add(at, a.ID, "Agent %s: device '%s:%s' is listed twice", a.ID, name, id)
+				}
+				listed[id] = true
 				k := model.DeviceKey{Name: name, ID: id}
 				cl := claims[k]
 				if cl == nil {
@@ -255,8 +261,19 @@ func (v *validator) slotCoverage() {
 		}
 		for _, s := range deviceSlots(v.devices) {
 			if _, ok := a.Alloc.Slots[s]; !ok {
-				v.add(v.agentPath(i, "devices"), a.ID, "Agent %s: slot '%s' of a loaded plugin is missing from devices (manual mode needs an amount for every slot)", a.ID, s)
+				v.add(v.agentPath(i, "devices"), a.ID, "Agent %s: slot '%s' of a loaded plugin is missing from devices: in manual mode every agent needs an amount for every slot, e.g. devices = { \"%s\" = \"1.0\" } (the agent stops at start-up with ValueError)", a.ID, s, s)
 			}
+		}
+	}
+}
+
+// eachSlot calls f for every slot the node has, cpu and mem first, with
+// its total and available total (total minus reserved).
+func (v *validator) eachSlot(f func(s model.SlotName, total, avail model.Dec)) {
+	totals := Totals(v.devices)
+	for _, s := range append([]model.SlotName{model.SlotCPU, model.SlotMem}, deviceSlots(v.devices)...) {
+		if total, ok := totals[s]; ok {
+			f(s, total, total.Sub(v.c.Reserved(s)))
 		}
 	}
 }
@@ -265,16 +282,9 @@ func (v *validator) slotCoverage() {
 // agents of (available_total - max(total - configured, 0)) must not exceed
 // available_total.
 func (v *validator) overAllocated() {
-	totals := Totals(v.devices)
-	slots := append([]model.SlotName{model.SlotCPU, model.SlotMem}, deviceSlots(v.devices)...)
-	for _, s := range slots {
-		total, ok := totals[s]
-		if !ok {
-			continue
-		}
-		avail := total.Sub(v.c.Reserved(s))
+	v.eachSlot(func(s model.SlotName, total, avail model.Dec) {
 		sum := model.Zero
-		for _, a := range v.c.Agents {
+		for _, a := range v.c.allocatorAgents() {
 			conf, ok := SlotAmount(a.Alloc, s)
 			if !ok {
 				continue
@@ -282,10 +292,45 @@ func (v *validator) overAllocated() {
 			sum = sum.Add(avail.Sub(model.Max(total.Sub(conf), model.Zero)))
 		}
 		if avail.Less(sum) {
-			v.add(nil, "", "Resource slot '%s' is over-allocated: the agents are given %s in total, but only %s is available (total %s minus reserved %s)",
+			v.add(nil, "", "Resource slot '%s' is over-allocated: the agents are given %s in total, but only %s is available (total %s minus reserved %s; each agent's amount counts at most the total): the agent stops at start-up (ResourceOverAllocatedError)",
 				s, amount(s, sum), amount(s, avail), amount(s, total), amount(s, v.c.Reserved(s)))
 		}
+	})
+}
+
+// zeroAvailable: in manual mode the agent divides each agent's amount by
+// the slot's available total (total minus reserved) for the stats scaling
+// factors, so an available total of zero (reserved-cpu = the number of
+// cores) stops it at start-up with DivisionByZero.
+func (v *validator) zeroAvailable() {
+	v.eachSlot(func(s model.SlotName, total, avail model.Dec) {
+		// Only a reservation empties a slot; a plugin reporting a slot of
+		// zero capacity is not a config problem.
+		if avail.IsZero() && v.c.Reserved(s).Sign() > 0 {
+			key := map[model.SlotName]string{model.SlotCPU: "reserved-cpu", model.SlotMem: "reserved-mem"}[s]
+			v.add([]string{"resource", key}, "", "nothing of slot '%s' is left for the agents (total %s minus reserved %s is 0): in manual mode the agent stops at start-up (DivisionByZero); lower %s", s, amount(s, total), amount(s, v.c.Reserved(s)), key)
+		}
+	})
+}
+
+// allocatorAgents are the agents the allocator keeps: it keys them by id,
+// so entries that run under the same inherited [agent] id are one agent,
+// the last of them.
+func (c *Config) allocatorAgents() []AgentConfig {
+	last := map[model.AgentID]int{}
+	for i, a := range c.Agents {
+		if !a.IDSet && a.InheritedID != "" {
+			last[a.InheritedID] = i
+		}
 	}
+	var out []AgentConfig
+	for i, a := range c.Agents {
+		if !a.IDSet && a.InheritedID != "" && last[a.InheritedID] != i {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
 }
 
 // SlotAmount returns what a slot-based allocation configures for slot s:

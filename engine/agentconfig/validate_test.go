@@ -2,6 +2,7 @@ package agentconfig
 
 import (
 	"fmt"
+	"github.com/fgtop/fgtop/internal/testfix"
 	"strings"
 	"testing"
 
@@ -51,12 +52,16 @@ func TestValidate(t *testing.T) {
 		{"reserved above total", "[resource]\nreserved-cpu = 8\n", devs, []string{"reserved-cpu (8) is larger than the node's total cpu (4)"}},
 		{"slot-based missing slot", twoAgents("manual", "cpu = 1\nmem = \"4G\"", "cpu = 1\nmem = \"4G\""), devs,
 			[]string{"Agent agent-1: slot 'cuda.shares' of a loaded plugin is missing from devices", "Agent agent-2: slot 'cuda.shares'"}},
+		{"device twice in one agent", twoAgents("manual", `cpu = ["0", "0"]`+"\nmem = \"4G\"\ndevices = { cuda = [\"cuda1\", \"cuda1\"] }", `cpu = ["1"]`+"\nmem = \"4G\""), devs,
+			[]string{"Agent agent-1: device 'cpu:0' is listed twice", "Agent agent-1: device 'cuda:cuda1' is listed twice"}},
+		{"slot-based no cpu left", strings.Replace(twoAgents("manual", "cpu = 1\nmem = \"4G\"\ndevices = { \"cuda.shares\" = \"1\" }", "cpu = 1\nmem = \"4G\"\ndevices = { \"cuda.shares\" = \"1\" }"), "reserved-cpu = 1", "reserved-cpu = 4", 1), devs,
+			[]string{"nothing of slot 'cpu' is left for the agents (total 4 minus reserved 4 is 0): in manual mode the agent stops at start-up (DivisionByZero)"}},
 		{"slot-based over-allocated", twoAgents("manual", "cpu = 4\nmem = \"4G\"\ndevices = { \"cuda.shares\" = \"3\" }", "cpu = 3\nmem = \"4G\"\ndevices = { \"cuda.shares\" = \"2\" }"), devs,
 			[]string{"Resource slot 'cpu' is over-allocated: the agents are given 5 in total, but only 3 is available", "Resource slot 'cuda.shares' is over-allocated: the agents are given 5 in total, but only 4 is available"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := Parse("agent.toml", []byte(tt.text))
+			c, err := Parse("agent.toml", []byte(testfix.AgentTOML(tt.text)))
 			if err != nil {
 				t.Fatalf("Parse: %v", err)
 			}
@@ -77,7 +82,7 @@ func TestValidate(t *testing.T) {
 }
 
 func TestValidateAcceleratorsUnknown(t *testing.T) {
-	c, err := Parse("agent.toml", []byte("[resource]\nallocation-mode = \"manual\"\n[[agents]]\n[agents.agent]\nid = \"a\"\n[agents.resource]\ncpu = [\"0\", \"9\"]\nmem = \"1G\"\ndevices = { cuda = [\"g0\"] }\n[[agents]]\n[agents.agent]\nid = \"b\"\n[agents.resource]\ncpu = [\"1\"]\nmem = \"1G\"\ndevices = { cuda = [\"g0\"] }\n"))
+	c, err := Parse("agent.toml", []byte(testfix.AgentTOML("[resource]\nallocation-mode = \"manual\"\n[[agents]]\n[agents.agent]\nid = \"a\"\n[agents.resource]\ncpu = [\"0\", \"9\"]\nmem = \"1G\"\ndevices = { cuda = [\"g0\"] }\n[[agents]]\n[agents.agent]\nid = \"b\"\n[agents.resource]\ncpu = [\"1\"]\nmem = \"1G\"\ndevices = { cuda = [\"g0\"] }\n")))
 	if err != nil {
 		t.Fatal(err)
 	}

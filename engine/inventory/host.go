@@ -35,6 +35,13 @@ type HostOptions struct {
 	// Refresh is how often topology and MemTotal are re-read; zero means
 	// DefaultHostRefresh, negative means on every Read.
 	Refresh time.Duration
+	// CPUs, when non-nil, replaces the host's usable cores (--host-cpus):
+	// a config written for another node is then judged against that
+	// node's cores. /sys and the affinity mask are not read; every core is
+	// on NUMA node 0.
+	CPUs []int
+	// MemBytes, when positive, replaces MemTotal (--host-mem).
+	MemBytes int64
 
 	// now is the clock (tests).
 	now func() time.Time
@@ -120,7 +127,11 @@ func (h *Host) Read() *HostInfo {
 		}
 		h.topoAt = now
 	}
-	aff, err := h.opts.Affinity()
+	var aff []int
+	var err error
+	if h.opts.CPUs == nil {
+		aff, err = h.opts.Affinity()
+	}
 	affErr := ""
 	if err != nil {
 		// Without the mask every online CPU counts, as the agent's own
@@ -195,6 +206,14 @@ func (h *Host) build(aff []int, affErr string) *HostInfo {
 func (h *Host) readTopo() *hostTopo {
 	t := &hostTopo{nodeOf: map[int]int{}}
 	sys := h.opts.SysRoot
+	if h.opts.CPUs != nil {
+		t.online = slices.Compact(slices.Sorted(slices.Values(h.opts.CPUs)))
+		t.memBytes = h.opts.MemBytes
+		if t.memBytes <= 0 {
+			t.memBytes, _ = readMemTotal(filepath.Join(h.opts.ProcRoot, "meminfo"))
+		}
+		return t
+	}
 
 	onlinePath := filepath.Join(sys, "devices/system/cpu/online")
 	online, err := readCPUList(onlinePath)
@@ -250,6 +269,9 @@ func (h *Host) readTopo() *hostTopo {
 
 	memPath := filepath.Join(h.opts.ProcRoot, "meminfo")
 	mem, err := readMemTotal(memPath)
+	if h.opts.MemBytes > 0 {
+		mem, err = h.opts.MemBytes, nil
+	}
 	if err != nil {
 		t.issues = append(t.issues, model.Issue{
 			Severity: model.SevWarning, Code: model.IssueDeviceSource, File: memPath,

@@ -281,3 +281,25 @@ func TestHostReal(t *testing.T) {
 		t.Errorf("schedAffinity = %v, %v", aff, err)
 	}
 }
+
+// TestHostOverride: --host-cpus and --host-mem replace what /sys, /proc and
+// the affinity mask say, so a config for another node can be judged here.
+func TestHostOverride(t *testing.T) {
+	env := hostLayout{online: "0-1", nodes: map[int]string{0: "0", 1: "1"}, memKB: 4 << 20}.write(t)
+	env.aff = []int{0}
+	h := NewHost(HostOptions{SysRoot: env.sys, ProcRoot: env.proc, CPUs: []int{5, 0, 1, 2, 3, 4, 5}, MemBytes: 512 << 30,
+		Affinity: func() ([]int, error) { t.Error("the affinity mask was read despite the override"); return nil, nil }})
+	info := h.Read()
+	if got := cpus(info); got != "0@0 1@0 2@0 3@0 4@0 5@0" {
+		t.Errorf("cores %s", got)
+	}
+	if info.MemBytes != 512<<30 || info.Devices[len(info.Devices)-1].Capacity.String() != fmt.Sprint(int64(512<<30)) {
+		t.Errorf("memory %d %v", info.MemBytes, info.Devices[len(info.Devices)-1])
+	}
+	// Memory alone: the real cores (online ∩ affinity) stay.
+	h = NewHost(HostOptions{SysRoot: env.sys, ProcRoot: env.proc, MemBytes: 1 << 30, Affinity: func() ([]int, error) { return []int{1}, nil }})
+	info = h.Read()
+	if got := cpus(info); got != "1@1" || info.MemBytes != 1<<30 {
+		t.Errorf("cores %s, memory %d", got, info.MemBytes)
+	}
+}

@@ -2,6 +2,7 @@ package partition
 
 import (
 	"fmt"
+	"github.com/fgtop/fgtop/internal/testfix"
 	"os"
 	"path/filepath"
 	"testing"
@@ -80,6 +81,7 @@ func parseConfig(t *testing.T, text string) *agentconfig.Config {
 func parseConfigAs(t *testing.T, text string, f agentconfig.Format) *agentconfig.Config {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "agent.toml")
+	text = testfix.AgentTOML(text)
 	if err := os.WriteFile(path, []byte(text), 0o640); err != nil {
 		t.Fatal(err)
 	}

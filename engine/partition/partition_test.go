@@ -2,6 +2,7 @@ package partition
 
 import (
 	"fmt"
+	"github.com/fgtop/fgtop/internal/testfix"
 	"slices"
 	"strings"
 	"testing"
@@ -196,7 +197,7 @@ func TestEffectiveSlotBased(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := agentconfig.ParseAssuming("agent.toml", []byte(tt.text), agentconfig.FormatSlotBased)
+			c, err := agentconfig.ParseAssuming("agent.toml", []byte(testfix.AgentTOML(tt.text)), agentconfig.FormatSlotBased)
 			if err != nil {
 				t.Fatal(err)
 			}

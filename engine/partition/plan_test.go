@@ -2,6 +2,7 @@ package partition
 
 import (
 	"errors"
+	"github.com/fgtop/fgtop/internal/testfix"
 	"slices"
 	"strings"
 	"testing"
@@ -199,8 +200,10 @@ func TestPlan(t *testing.T) {
 // BEP-1044 form is asked for; either way it writes out the split in
 // effect, so nobody gains or loses anything.
 func TestPlanModeManualKeepsPartition(t *testing.T) {
-	const text = "# comment\n[resource]\nallocation-mode = \"auto-split\" # was\nreserved-mem = \"8G\"\n\n[[agents]]\n  [agents.agent]\n  id = \"a\"\n\n[[agents]]\n  [agents.agent]\n  id = \"b\"\n"
-	c := parseConfig(t, text)
+	in := "# comment\n[resource]\nallocation-mode = \"auto-split\" # was\nreserved-mem = \"8G\"\n\n[[agents]]\n  [agents.agent]\n  id = \"a\"\n\n[[agents]]\n  [agents.agent]\n  id = \"b\"\n"
+	// The tables every agent.toml needs follow, untouched by the edit.
+	rest := strings.TrimPrefix(testfix.AgentTOML(in), in)
+	c := parseConfig(t, in)
 	snap := snapshot(fixtureDevices())
 	d, errs := Draft(c, InventoryOf(snap), Request{Mode: "manual"})
 	p := Build(c, d, snap, errs...)
@@ -211,7 +214,7 @@ func TestPlanModeManualKeepsPartition(t *testing.T) {
 	slot := "# comment\n[resource]\nallocation-mode = \"manual\" # was\nreserved-mem = \"8G\"\n\n[[agents]]\n  [agents.agent]\n  id = \"a\"\n" +
 		"  [agents.resource]\n  cpu = 16\n  mem = \"124G\"\n  devices = { \"cuda.shares\" = \"2\" }\n" +
 		"\n[[agents]]\n  [agents.agent]\n  id = \"b\"\n" +
-		"  [agents.resource]\n  cpu = 15\n  mem = \"124G\"\n  devices = { \"cuda.shares\" = \"2\" }\n"
+		"  [agents.resource]\n  cpu = 15\n  mem = \"124G\"\n  devices = { \"cuda.shares\" = \"2\" }\n" + rest
 	if string(p.NewRaw) != slot {
 		t.Errorf("got:\n%s\nwant:\n%s", p.NewRaw, slot)
 	}
@@ -224,7 +227,7 @@ func TestPlanModeManualKeepsPartition(t *testing.T) {
 		}
 	}
 
-	c = parseConfig(t, text)
+	c = parseConfig(t, in)
 	d, errs = Draft(c, InventoryOf(snap), Request{Mode: "manual", Format: agentconfig.FormatDeviceBased})
 	p = Build(c, d, snap, errs...)
 	// Devices become exclusive: that is the BEP-1044 form's point.
@@ -234,7 +237,7 @@ func TestPlanModeManualKeepsPartition(t *testing.T) {
 	want := "# comment\n[resource]\nallocation-mode = \"manual\" # was\nreserved-mem = \"8G\"\n\n[[agents]]\n  [agents.agent]\n  id = \"a\"\n" +
 		"  [agents.resource]\n  cpu = [\"0\", \"1\", \"2\", \"3\", \"4\", \"5\", \"6\", \"7\", \"8\", \"9\", \"10\", \"11\", \"12\", \"13\", \"14\", \"15\"]\n  mem = \"124G\"\n  devices = { cuda = [\"" + gpu1 + "\", \"" + gpu2 + "\"] }\n" +
 		"\n[[agents]]\n  [agents.agent]\n  id = \"b\"\n" +
-		"  [agents.resource]\n  cpu = [\"16\", \"17\", \"18\", \"19\", \"20\", \"21\", \"22\", \"23\", \"24\", \"25\", \"26\", \"27\", \"28\", \"29\", \"30\", \"31\"]\n  mem = \"124G\"\n  devices = { cuda = [\"" + gpu3 + "\", \"" + gpu4 + "\"] }\n"
+		"  [agents.resource]\n  cpu = [\"16\", \"17\", \"18\", \"19\", \"20\", \"21\", \"22\", \"23\", \"24\", \"25\", \"26\", \"27\", \"28\", \"29\", \"30\", \"31\"]\n  mem = \"124G\"\n  devices = { cuda = [\"" + gpu3 + "\", \"" + gpu4 + "\"] }\n" + rest
 	if string(p.NewRaw) != want {
 		t.Errorf("got:\n%s\nwant:\n%s", p.NewRaw, want)
 	}

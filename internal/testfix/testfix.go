@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -102,4 +103,41 @@ func cpuNow() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// AgentTOML completes an agent.toml fragment with the tables Backend.AI's
+// agent requires of every file ([etcd], [agent] with backend, [container],
+// [resource]) where the fragment lacks them, so a test can state only what
+// it is about. Missing tables are appended, so line numbers in the
+// fragment stay as they are.
+func AgentTOML(fragment string) string {
+	has := func(header string) bool {
+		for _, l := range strings.Split(fragment, "\n") {
+			if strings.TrimSpace(l) == header {
+				return true
+			}
+		}
+		return false
+	}
+	out := fragment
+	if !strings.HasSuffix(out, "\n") && out != "" {
+		out += "\n"
+	}
+	if !has("[etcd]") {
+		out += "[etcd]\nnamespace = \"local\"\n"
+	}
+	switch {
+	case !has("[agent]"):
+		out += "[agent]\nbackend = \"docker\"\n"
+	case !strings.Contains(fragment, "backend"):
+		// After the [agent] header; the lines below it shift by one.
+		out = strings.Replace(out, "[agent]\n", "[agent]\nbackend = \"docker\"\n", 1)
+	}
+	if !has("[container]") {
+		out += "[container]\n"
+	}
+	if !has("[resource]") {
+		out += "[resource]\n"
+	}
+	return out
 }

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"github.com/fgtop/fgtop/internal/testfix"
+)
+
+// checkCase is what this test needs of a testdata/fixtures/config-cases.json
+// entry: the file and Backend.AI's verdicts.
+type checkCase struct {
+	ID     string            `json:"id"`
+	Input  string            `json:"input"`
+	Main   struct{ OK bool } `json:"main"`
+	PR8463 struct{ OK bool } `json:"pr8463"`
+	// MainStartup is null when main rejects the file.
+	MainStartup *struct {
+		OK bool `json:"ok"`
+	} `json:"main_startup"`
+}
+
+// draftOnlyRe is what the output must say about a file only the BEP-1044
+// draft loads (fixtures README, "What fgtop is checked for").
+var draftOnlyRe = regexp.MustCompile(`(?i)\bmain\b|bep-1044|not loadable`)
+
+// TestCheckConfigCases runs `fgtop check` on every fixture case, on the
+// fixture node (the mock GPUs) with a small host and a large one, and
+// requires the exit code Backend.AI's verdicts call for: 2 exactly when
+// neither loader takes the file or main's agent would not start on the
+// node; a draft-only file is not exit 2 and says that main cannot load it.
+func TestCheckConfigCases(t *testing.T) {
+	b, err := os.ReadFile(testfix.Dir(t, "config-cases.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []checkCase
+	if err := json.Unmarshal(b, &cases); err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) < 200 {
+		t.Fatalf("%d cases, want the fixture's 208", len(cases))
+	}
+	fix := testfix.Dir(t, "backendai")
+	mock, etcd := filepath.Join(fix, "mock-accelerator.toml"), filepath.Join(fix, "mock-accelerator.etcd.json")
+	hosts := []struct{ name, cpus, mem string }{{"small", "0-1", "4g"}, {"large", "0-255", "2t"}}
+	agree, startupAgree, startupCases := 0, 0, 0
+	for _, c := range cases {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "agent.toml")
+		if err := os.WriteFile(path, []byte(c.Input), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		empty := filepath.Join(dir, "scratches")
+		if err := os.Mkdir(empty, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		wont := c.MainStartup != nil && !c.MainStartup.OK
+		want2 := (!c.Main.OK && !c.PR8463.OK) || (c.Main.OK && wont)
+		draftOnly := !c.Main.OK && c.PR8463.OK
+		ok := true
+		for _, h := range hosts {
+			code, out := runCLIQuiet(t, "check", "--config", path, "--devices", mock, "--mock-etcd", etcd,
+				"--scratch-root", empty, "--host-cpus", h.cpus, "--host-mem", h.mem)
+			if (code == exitBadUsage) != want2 {
+				ok = false
+				t.Errorf("%s on the %s host: exit %d; Backend.AI: main ok=%v, pr8463 ok=%v, main start-up ok=%v; want exit 2 = %v\n%s",
+					c.ID, h.name, code, c.Main.OK, c.PR8463.OK, !wont, want2, out)
+			}
+			if draftOnly && !draftOnlyRe.MatchString(out) {
+				ok = false
+				t.Errorf("%s on the %s host: a file only the BEP-1044 draft loads, but the output does not say main cannot load it:\n%s", c.ID, h.name, out)
+			}
+			if c.MainStartup != nil && h.name == "small" {
+				startupCases++
+				if (code == exitBadUsage) == wont {
+					startupAgree++
+				}
+			}
+		}
+		if ok {
+			agree++
+		}
+	}
+	t.Logf("config-cases: fgtop check exit codes agree on %d/%d (both hosts); main start-up verdict agrees on %d/%d", agree, len(cases), startupAgree, startupCases)
+}
+
+// TestCheckOtherNode: the shared fixture written for a 64-core node passes
+// `check` here with that node's cores and memory given, fails with a small
+// one, and bad host flags are usage errors.
+func TestCheckOtherNode(t *testing.T) {
+	fix := testfix.Dir(t, "backendai")
+	empty := t.TempDir()
+	base := []string{"--config", filepath.Join(fix, "agent.multi-agent.slot-based.toml"),
+		"--devices", filepath.Join(fix, "mock-accelerator.toml"), "--mock-etcd", filepath.Join(fix, "mock-accelerator.etcd.json"),
+		"--scratch-root", empty}
+	code, out := runCLI(t, append([]string{"check"}, append(base, "--host-cpus", "0-63", "--host-mem", "512g")...)...)
+	wantCode(t, code, exitOK, out, "Backend.AI main loads this file", "64 cores, 512g memory, 4 cuda")
+	code, out = runCLI(t, append([]string{"check"}, append(base, "--host-cpus", "0-3", "--host-mem", "64g")...)...)
+	wantCode(t, code, exitBadUsage, out, "the agent would stop at start-up on this node", "ResourceOverAllocatedError", "4 cores, 64g memory")
+	code, out = runCLI(t, append([]string{"plan", "--mode", "auto-split"}, append(base, "--host-cpus", "0-63", "--host-mem", "512g")...)...)
+	wantCode(t, code, exitOK, out)
+	for _, bad := range [][]string{{"--host-cpus", "7-3"}, {"--host-cpus", "x"}, {"--host-mem", "lots"}, {"--host-mem", "0"}} {
+		code, out = runCLI(t, append([]string{"check"}, append(base, bad...)...)...)
+		wantCode(t, code, exitBadUsage, out, bad[0])
+	}
+}
