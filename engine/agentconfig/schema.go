@@ -55,7 +55,6 @@ func (s Schema) String() string {
 	return "Backend.AI main"
 }
 
-
 // Verdict is whether Backend.AI's agent loads a file, under main's schema
 // and under the BEP-1044 draft's, with the reasons in fgtop's words.
 type Verdict struct {
