@@ -63,6 +63,9 @@ type DeviceUsage struct {
 	Key DeviceKey
 	// Held is the total per slot over all kernels.
 	Held ResourceSlot
+	// Kernels is the number of kernels holding anything on the device, CPU
+	// cores and memory included.
+	Kernels int
 
 	holdings *HoldingSeq // nil is none
 }
