@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fgtop/fgtop/engine/resourcefile"
+	"github.com/fgtop/fgtop/engine/scratch"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -30,12 +31,12 @@ func loadedState(b testing.TB, n int) (*state, []*resourcefile.Spec) {
 		}
 		return s
 	}
-	st := newState(&Options{Node: "bench", Clock: func() time.Time { return time.Unix(0, 0) }})
+	st := newState(&Options{Node: "bench", Roots: []scratch.Root{{Path: "/r", Agent: "a"}}, Clock: func() time.Time { return time.Unix(0, 0) }})
 	st.setInventory(inv)
 	// Each kernel gets its own parsed spec, as from its own file.
 	for i := 0; i < n; i++ {
 		id := model.KernelID(fmt.Sprintf("%08x-0000-4000-8000-000000000000", i))
-		st.upsertKernel("/r", "a", id, "/r/x", parse(i), nil, time.Time{}, false)
+		st.upsertKernel(kernelRead{root: "/r", id: id, path: "/r/x", spec: parse(i)})
 	}
 	specs := []*resourcefile.Spec{parse(0), parse(1)}
 	st.snapshot()
@@ -61,7 +62,7 @@ func BenchmarkUpdate(b *testing.B) {
 				j := (i * 7919) % n
 				turn[j] ^= 1
 				id := model.KernelID(fmt.Sprintf("%08x-0000-4000-8000-000000000000", j))
-				st.upsertKernel("/r", "a", id, "/r/x", specs[turn[j]], nil, time.Time{}, false)
+				st.upsertKernel(kernelRead{root: "/r", id: id, path: "/r/x", spec: specs[turn[j]]})
 				st.snapshot()
 			}
 		})
