@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -74,6 +75,9 @@ type Options struct {
 	// RestartEvery is how often the agent processes are looked for
 	// (default 5s; also after every config change).
 	RestartEvery time.Duration
+	// NoProcs: the agents are not processes on this host (the demo's
+	// simulated agents); their restart state is not looked for.
+	NoProcs bool
 	// TornSettle is how long a resource.txt whose last line has no newline
 	// must stay unchanged before it is read as Backend.AI reads it
 	// (default 2s; Build reads it at once).
@@ -232,22 +236,20 @@ func (e *Engine) Run(ctx context.Context) error {
 
 	cfgCh := make(chan configRead, 1)
 	restartCh := make(chan model.Restart, 1)
+	var kick chan struct{}
 	if e.opts.FollowConfig && e.opts.ConfigPath != "" {
-		kick := make(chan struct{}, 1)
-		wg.Add(2)
+		kick = make(chan struct{}, 1)
+		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			e.followConfig(ctx, cfgCh, kick)
 		}()
-		go func() {
-			defer wg.Done()
-			e.watchRestart(ctx, restartCh, kick)
-		}()
-	} else if e.opts.ConfigPath != "" {
+	}
+	if e.opts.ConfigPath != "" && !e.opts.NoProcs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			e.watchRestart(ctx, restartCh, nil)
+			e.watchRestart(ctx, restartCh, kick)
 		}()
 	}
 	settle := stoppedTimer()
@@ -378,8 +380,12 @@ func (st *state) applyEvent(ev scratch.Event[*kread]) {
 		delete(st.srcIssues, "root:"+ev.Root)
 		st.issuesDirty = true
 	case scratch.RootMissing:
+		what := "is missing; waiting for it to come back"
+		if fi, err := os.Stat(ev.Root); err == nil && !fi.IsDir() {
+			what = "is not a directory; waiting for a directory there"
+		}
 		st.srcIssues["root:"+ev.Root] = model.Issue{Severity: model.SevError, Code: model.IssueRootMissing, File: ev.Root, Agent: ev.Agent,
-			Message: fmt.Sprintf("scratch root %s of agent %s is missing; waiting for it to come back", ev.Root, ev.Agent)}
+			Message: fmt.Sprintf("scratch root %s of agent %s %s", ev.Root, ev.Agent, what)}
 		st.issuesDirty = true
 	case scratch.RootRestored:
 		delete(st.srcIssues, "root:"+ev.Root)

@@ -66,9 +66,11 @@ func (e *Engine) followConfig(ctx context.Context, out chan configRead, kick cha
 			v, err := ParseConfigView(path, raw)
 			e.sendConfig(ctx, out, configRead{view: v, err: err})
 		}
-		select {
-		case kick <- struct{}{}:
-		default:
+		if kick != nil {
+			select {
+			case kick <- struct{}{}:
+			default:
+			}
 		}
 	}
 	// The file may have changed between the caller's read and the watch.

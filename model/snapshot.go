@@ -3,6 +3,8 @@ package model
 import (
 	"slices"
 	"time"
+
+	"github.com/cockroachdb/apd/v3"
 )
 
 // Snapshot is the engine's complete, immutable account of the node at one
@@ -151,9 +153,10 @@ func (s *Snapshot) SetKernels(ks []*Kernel) { s.kernels = NewKernelSeq(ks) }
 // SetKernels, only before the snapshot is shared.
 func (s *Snapshot) SetKernelSeq(q *KernelSeq) { s.kernels = q }
 
-// AllocMap is what Backend.AI's scan_gpu_alloc_map returns for these
-// kernels: per device id, the sum of cuda.shares and cuda.device; devices no
-// kernel lists are absent.
+// AllocMap is what Backend.AI's scan_gpu_alloc_map returned for these
+// kernels before September 2026 (the absolute map, for older agents): per
+// device id, the sum of cuda.shares and cuda.device; devices no kernel lists
+// are absent.
 func (s *Snapshot) AllocMap() map[DeviceID]Dec {
 	out := map[DeviceID]Dec{}
 	s.kernels.Each(func(k *Kernel) {
@@ -164,6 +167,55 @@ func (s *Snapshot) AllocMap() map[DeviceID]Dec {
 		}
 	})
 	return out
+}
+
+// AllocRatio is Backend.AI's current gpu_alloc_map (PR #14327, 26.4 and
+// 26.8 backports) before it is quantized: per device id, the sum over every
+// slot under the cuda device (shares, whole devices, MIG slots) of each
+// kernel's amount on it divided by the device's capacity for that slot, in
+// Python's 28-digit context; the raw amount where that capacity is unknown
+// or not positive. Devices no kernel lists under cuda are absent; so are
+// cpu and mem. QuantizeAllocRatio gives the value upstream prints.
+func (s *Snapshot) AllocRatio() map[DeviceID]Dec {
+	capOf := map[DeviceID]map[SlotName]Dec{}
+	for i := range s.Devices {
+		d := &s.Devices[i]
+		if d.Name != "cuda" || d.Capacity.Sign() <= 0 {
+			continue
+		}
+		if capOf[d.ID] == nil {
+			capOf[d.ID] = map[SlotName]Dec{}
+		}
+		capOf[d.ID][d.Slot] = d.Capacity
+	}
+	out := map[DeviceID]Dec{}
+	s.kernels.Each(func(k *Kernel) {
+		for slot, devs := range k.Alloc {
+			if slot.DeviceName() != "cuda" {
+				continue
+			}
+			for id, v := range devs {
+				if c, ok := capOf[id][slot]; ok {
+					if q, err := v.Quo(c); err == nil {
+						v = q
+					}
+				}
+				out[id] = out[id].Add(v)
+			}
+		}
+	})
+	return out
+}
+
+// QuantizeAllocRatio rounds an AllocRatio value as upstream prints it:
+// four decimal places (Decimal.quantize(Decimal("0.0001")), Python's
+// default ROUND_HALF_EVEN), so 1/3 is "0.3333" and 0.25 is "0.2500".
+func QuantizeAllocRatio(v Dec) Dec {
+	q, err := v.Quantize(-4, apd.RoundHalfEven)
+	if err != nil {
+		return v
+	}
+	return q
 }
 
 func sortKeys(ks []DeviceKey) {
