@@ -21,19 +21,19 @@ const Schema = "fgtop.snapshot/v1"
 // a stable order (devices in inventory order, kernels by id, agents in
 // config order, issues by severity).
 type Snapshot struct {
-	Schema       string            `json:"schema"`
-	Seq          uint64            `json:"seq"`
-	Time         string            `json:"time"`
-	Node         string            `json:"node"`
-	Mode         string            `json:"mode,omitempty"`
-	Config       string            `json:"config,omitempty"`
-	Source       model.SourceInfo  `json:"source"`
-	HostMemBytes int64             `json:"host_mem_bytes,omitempty"`
-	Devices      []Device          `json:"devices"`
-	Unknown      []Usage           `json:"unknown_devices"`
-	Kernels      []Kernel          `json:"kernels"`
-	Agents       []Agent           `json:"agents"`
-	Issues       []Issue           `json:"issues"`
+	Schema       string           `json:"schema"`
+	Seq          uint64           `json:"seq"`
+	Time         string           `json:"time"`
+	Node         string           `json:"node"`
+	Mode         string           `json:"mode,omitempty"`
+	Config       string           `json:"config,omitempty"`
+	Source       model.SourceInfo `json:"source"`
+	HostMemBytes int64            `json:"host_mem_bytes,omitempty"`
+	Devices      []Device         `json:"devices"`
+	Unknown      []Usage          `json:"unknown_devices"`
+	Kernels      []Kernel         `json:"kernels"`
+	Agents       []Agent          `json:"agents"`
+	Issues       []Issue          `json:"issues"`
 	// AllocMap is the absolute map (agents before September 2026);
 	// AllocMapRatio the current per-device ratio (AllocRatio).
 	AllocMap      map[string]string `json:"alloc_map"`
