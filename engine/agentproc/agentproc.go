@@ -80,7 +80,8 @@ func (f *Finder) Find(config string) (procs []Process, hidden int, err error) {
 			continue
 		}
 		args := strings.Split(strings.TrimRight(string(raw), "\x00"), "\x00")
-		if !isAgent(args) && !slices.Contains(args, config) {
+		if !isAgent(args) && !(slices.Contains(args, config) && mentionsBackendAI(args)) {
+			// An editor or a pager with agent.toml open is no agent.
 			continue
 		}
 		runs, ok := f.runs(dir, args, config)
@@ -109,6 +110,17 @@ func isAgent(args []string) bool {
 			return true
 		}
 		if (a == "ag" || a == "agent") && i+1 < len(args) && args[i+1] == "start-server" {
+			return true
+		}
+	}
+	return false
+}
+
+// mentionsBackendAI reports whether a command line names Backend.AI at all
+// (a wrapper script, a pex or a pants target of the agent).
+func mentionsBackendAI(args []string) bool {
+	for _, a := range args {
+		if strings.Contains(strings.ToLower(a), "backend") {
 			return true
 		}
 	}
