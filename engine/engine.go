@@ -246,10 +246,14 @@ func (e *Engine) Run(ctx context.Context) error {
 		}()
 	}
 	if e.opts.ConfigPath != "" && !e.opts.NoProcs {
+		// The first look is part of the first snapshot: a follower's first
+		// line is then complete, not followed at once by the restart state.
+		first := e.restartStatus()
+		st.setRestart(first)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			e.watchRestart(ctx, restartCh, kick)
+			e.watchRestart(ctx, restartCh, kick, first)
 		}()
 	}
 	settle := stoppedTimer()

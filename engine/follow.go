@@ -118,9 +118,8 @@ func (e *Engine) sendConfig(ctx context.Context, out chan configRead, r configRe
 	}
 }
 
-// watchRestart looks for the agent processes every RestartEvery and after
-// every kick (a config change), and sends what it finds when it changes.
-func (e *Engine) watchRestart(ctx context.Context, out chan model.Restart, kick <-chan struct{}) {
+// restartStatus looks for the agent processes of the config once.
+func (e *Engine) restartStatus() model.Restart {
 	search := e.opts.ProcSearchPaths
 	if search == nil {
 		search = agentconfig.SearchPaths()
@@ -130,17 +129,20 @@ func (e *Engine) watchRestart(ctx context.Context, out chan model.Restart, kick 
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs
 	}
-	var last model.Restart
-	sent := false
+	fi, err := os.Stat(path)
+	if err != nil {
+		return model.Restart{State: model.RestartUnknown, Detail: "cannot tell: " + err.Error()}
+	}
+	return f.Status(path, fi.ModTime())
+}
+
+// watchRestart looks for the agent processes every RestartEvery and after
+// every kick (a config change), and sends what it finds when it differs
+// from last (what the engine started with).
+func (e *Engine) watchRestart(ctx context.Context, out chan model.Restart, kick <-chan struct{}, last model.Restart) {
 	check := func() {
-		var r model.Restart
-		fi, err := os.Stat(path)
-		if err != nil {
-			r = model.Restart{State: model.RestartUnknown, Detail: "cannot tell: " + err.Error()}
-		} else {
-			r = f.Status(path, fi.ModTime())
-		}
-		if sent && r.State == last.State && r.Detail == last.Detail && slices.Equal(r.PIDs, last.PIDs) {
+		r := e.restartStatus()
+		if r.State == last.State && r.Detail == last.Detail && slices.Equal(r.PIDs, last.PIDs) {
 			return
 		}
 		select {
@@ -149,11 +151,10 @@ func (e *Engine) watchRestart(ctx context.Context, out chan model.Restart, kick 
 		}
 		select {
 		case out <- r:
-			last, sent = r, true
+			last = r
 		case <-ctx.Done():
 		}
 	}
-	check()
 	t := time.NewTicker(e.opts.RestartEvery)
 	defer t.Stop()
 	for {

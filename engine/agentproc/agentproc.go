@@ -117,10 +117,15 @@ func isAgent(args []string) bool {
 }
 
 // mentionsBackendAI reports whether a command line names Backend.AI at all
-// (a wrapper script, a pex or a pants target of the agent).
+// (a wrapper script, a pex or a pants target of the agent). fgtop itself,
+// pointed at the file, is no agent.
 func mentionsBackendAI(args []string) bool {
+	if len(args) > 0 && strings.HasPrefix(filepath.Base(args[0]), "fgtop") {
+		return false
+	}
 	for _, a := range args {
-		if strings.Contains(strings.ToLower(a), "backend") {
+		l := strings.ToLower(a)
+		if strings.Contains(l, "backend.ai") || strings.Contains(l, "ai.backend") {
 			return true
 		}
 	}
@@ -183,8 +188,17 @@ func same(a, b string) bool {
 	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
 }
 
-// bootTime reads btime from <root>/stat.
+// bootTime is when the system booted: now less <root>/uptime (to 10 ms),
+// or btime of <root>/stat (whole seconds: a process started just after a
+// file was written could seem to have started before it).
 func bootTime(root string) (time.Time, error) {
+	if raw, err := os.ReadFile(filepath.Join(root, "uptime")); err == nil {
+		if f := strings.Fields(string(raw)); len(f) > 0 {
+			if up, err := strconv.ParseFloat(f[0], 64); err == nil && up > 0 {
+				return time.Now().Add(-time.Duration(up * float64(time.Second))), nil
+			}
+		}
+	}
 	f, err := os.Open(filepath.Join(root, "stat"))
 	if err != nil {
 		return time.Time{}, fmt.Errorf("read boot time: %w", err)
