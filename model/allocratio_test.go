@@ -48,7 +48,7 @@ func TestAllocRatio(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			s := &Snapshot{Devices: c.devices}
+			s := &Snapshot{Devices: c.devices, Usage: usageOf(c.kernels)}
 			s.SetKernels(c.kernels)
 			got := map[DeviceID]string{}
 			for id, v := range s.AllocRatio() {
@@ -59,4 +59,23 @@ func TestAllocRatio(t *testing.T) {
 			}
 		})
 	}
+}
+
+// usageOf sums the kernels' allocations per device, as the engine does.
+func usageOf(ks []*Kernel) map[DeviceKey]*DeviceUsage {
+	out := map[DeviceKey]*DeviceUsage{}
+	for _, k := range ks {
+		for slot, devs := range k.Alloc {
+			for id, v := range devs {
+				key := DeviceKey{Name: slot.DeviceName(), ID: id}
+				u := out[key]
+				if u == nil {
+					u = &DeviceUsage{Key: key, Held: ResourceSlot{}}
+					out[key] = u
+				}
+				u.Held[slot] = u.Held[slot].Add(v)
+			}
+		}
+	}
+	return out
 }

@@ -177,34 +177,39 @@ func (s *Snapshot) AllocMap() map[DeviceID]Dec {
 // or not positive. Devices no kernel lists under cuda are absent; so are
 // cpu and mem. QuantizeAllocRatio gives the value upstream prints.
 func (s *Snapshot) AllocRatio() map[DeviceID]Dec {
-	capOf := map[DeviceID]map[SlotName]Dec{}
-	for i := range s.Devices {
-		d := &s.Devices[i]
-		if d.Name != "cuda" || d.Capacity.Sign() <= 0 {
+	out := map[DeviceID]Dec{}
+	for k, u := range s.Usage {
+		if k.Name != "cuda" || len(u.Held) == 0 {
 			continue
 		}
-		if capOf[d.ID] == nil {
-			capOf[d.ID] = map[SlotName]Dec{}
-		}
-		capOf[d.ID][d.Slot] = d.Capacity
+		out[k.ID] = s.DeviceAllocRatio(k.ID)
 	}
-	out := map[DeviceID]Dec{}
-	s.kernels.Each(func(k *Kernel) {
-		for slot, devs := range k.Alloc {
-			if slot.DeviceName() != "cuda" {
-				continue
-			}
-			for id, v := range devs {
-				if c, ok := capOf[id][slot]; ok {
-					if q, err := v.Quo(c); err == nil {
-						v = q
-					}
+	return out
+}
+
+// DeviceAllocRatio is one device's AllocRatio value: per slot under cuda,
+// what the kernels hold on it over the device's capacity for the slot (the
+// raw amount where that is unknown or not positive), summed.
+func (s *Snapshot) DeviceAllocRatio(id DeviceID) Dec {
+	u := s.Usage[DeviceKey{Name: "cuda", ID: id}]
+	if u == nil {
+		return Zero
+	}
+	total := Zero
+	for _, slot := range u.Held.Names() {
+		v := u.Held[slot]
+		for i := range s.Devices {
+			d := &s.Devices[i]
+			if d.Name == "cuda" && d.ID == id && d.Slot == slot && d.Capacity.Sign() > 0 {
+				if q, err := v.Quo(d.Capacity); err == nil {
+					v = q
 				}
-				out[id] = out[id].Add(v)
+				break
 			}
 		}
-	})
-	return out
+		total = total.Add(v)
+	}
+	return total
 }
 
 // QuantizeAllocRatio rounds an AllocRatio value as upstream prints it:
