@@ -11,10 +11,8 @@ package recovery
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"unicode/utf8"
 
 	"github.com/fgtop/fgtop/model"
@@ -30,26 +28,6 @@ const MaxSize = 1 << 20
 // one call, so an empty one is being written (or was truncated).
 var ErrEmpty = errors.New("empty file (still being written?)")
 
-// raw mirrors the fields fgtop keeps. Pointers and json.RawMessage tell a
-// null or a missing field from a present one.
-type raw struct {
-	ID       *string `json:"id"`
-	AgentID  *string `json:"agent_id"`
-	ImageRef *struct {
-		Name         *string `json:"name"`
-		Project      *string `json:"project"`
-		Tag          *string `json:"tag"`
-		Registry     *string `json:"registry"`
-		Architecture *string `json:"architecture"`
-	} `json:"image_ref"`
-	Ownership *struct {
-		SessionID      *string `json:"session_id"`
-		OwnerUserID    *string `json:"owner_user_id"`
-		OwnerProjectID *string `json:"owner_project_id"`
-	} `json:"ownership_data"`
-	SessionType *string `json:"session_type"`
-}
-
 // Parse reads one recovery.json. path is kept in the record and used in
 // errors.
 func Parse(path string, data []byte) (*model.KernelRecord, error) {
@@ -62,33 +40,20 @@ func Parse(path string, data []byte) (*model.KernelRecord, error) {
 	if !utf8.Valid(data) {
 		return nil, fmt.Errorf("%s: not UTF-8", path)
 	}
-	if err := ensureObject(data); err != nil {
+	f, err := scanRecord(data)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	var r raw
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&r); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, describe(err))
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("%s: extra data after the JSON object", path)
-	}
 	switch {
-	case r.ID == nil || *r.ID == "":
+	case !f.hasID || f.id == "":
 		return nil, fmt.Errorf("%s: no kernel id (\"id\")", path)
-	case r.AgentID == nil || *r.AgentID == "":
+	case !f.hasAgent || f.agent == "":
 		return nil, fmt.Errorf("%s: no owning agent (\"agent_id\")", path)
 	}
-	rec := &model.KernelRecord{Path: path, KernelID: model.KernelID(*r.ID), AgentID: model.AgentID(*r.AgentID),
-		SessionType: deref(r.SessionType)}
-	if o := r.Ownership; o != nil {
-		rec.SessionID, rec.OwnerUserID, rec.OwnerProjectID = deref(o.SessionID), deref(o.OwnerUserID), deref(o.OwnerProjectID)
-	}
-	if im := r.ImageRef; im != nil {
-		rec.Image = canonical(deref(im.Registry), deref(im.Project), deref(im.Name), deref(im.Tag))
-		rec.Architecture = deref(im.Architecture)
-	}
-	return rec, nil
+	return &model.KernelRecord{Path: path, KernelID: model.KernelID(f.id), AgentID: model.AgentID(f.agent),
+		SessionType: f.sessionType, SessionID: f.owner.session, OwnerUserID: f.owner.user, OwnerProjectID: f.owner.project,
+		Image:        canonical(f.image.registry, f.image.project, f.image.name, f.image.tag),
+		Architecture: f.image.arch}, nil
 }
 
 // canonical spells an image reference as Backend.AI's ImageRef.canonical
@@ -108,37 +73,4 @@ func canonical(registry, project, name, tag string) string {
 		s += ":" + tag
 	}
 	return s
-}
-
-func deref(p *string) string {
-	if p == nil {
-		return ""
-	}
-	return *p
-}
-
-// ensureObject rejects a top-level value that is not an object (json
-// decodes null into a struct without complaint).
-func ensureObject(data []byte) error {
-	t := bytes.TrimLeft(data, " \t\r\n")
-	if len(t) == 0 || t[0] != '{' {
-		return errors.New("not a JSON object")
-	}
-	return nil
-}
-
-// describe turns a decoding error into words an operator can act on.
-func describe(err error) error {
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		return fmt.Errorf("field %q is a JSON %s, want %s", te.Field, te.Value, te.Type)
-	}
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return fmt.Errorf("not valid JSON at byte %d: %v", se.Offset, err)
-	}
-	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-		return errors.New("truncated JSON (still being written?)")
-	}
-	return err
 }
