@@ -435,5 +435,8 @@ func Build(ctx context.Context, opts Options) (*model.Snapshot, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if opts.ConfigPath != "" && !opts.NoProcs {
+		st.setRestart((&Engine{opts: opts}).restartStatus())
+	}
 	return st.snapshot(), nil
 }

@@ -402,3 +402,73 @@ func (l *live) wait(t *testing.T, what string, d time.Duration, cond func(*model
 }
 
 func scratchOpts() scratch.Options { return scratch.Options{Debounce: 5 * time.Millisecond} }
+
+// writeFakeProc makes a /proc tree holding one agent process running
+// config, started `start`.
+func writeFakeProc(t *testing.T, dir, config string, start time.Time) {
+	t.Helper()
+	boot := start.Add(-time.Hour).Truncate(time.Second)
+	files := map[string]string{
+		"stat":         fmt.Sprintf("cpu 1 2 3\nbtime %d\n", boot.Unix()),
+		"1/stat":       "1 (init) S 0 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 1 0 0",
+		"1/cmdline":    "/sbin/init\x00",
+		"4242/cmdline": "python3\x00-m\x00ai.backend.agent.server\x00-f\x00" + config + "\x00",
+		"4242/stat":    fmt.Sprintf("4242 (python3) S 1 4242 4242 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 %d 0 0", start.Sub(boot)/(10*time.Millisecond)),
+	}
+	for rel, content := range files {
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		// Replace, so a reader never sees half a file.
+		if err := os.WriteFile(p+".tmp", []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(p+".tmp", p); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestRestartPending: an agent process that started before agent.toml
+// last changed is "restart pending" (with an issue); once it restarts, it
+// is current.
+func TestRestartPending(t *testing.T) {
+	config, _ := sharedConfig(t)
+	fi, err := os.Stat(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proc := t.TempDir()
+	writeFakeProc(t, proc, config, fi.ModTime().Add(-time.Minute))
+	opts := viewOptions(t, config)
+	opts.NoProcs, opts.ProcRoot, opts.RestartEvery = false, proc, 50*time.Millisecond
+
+	snap, err := Build(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range snap.Agents {
+		if a.Restart.State != model.RestartPending || fmt.Sprint(a.Restart.PIDs) != "[4242]" {
+			t.Errorf("one-shot: agent %s: %+v", a.ID, a.Restart)
+		}
+	}
+	if len(issuesWith(snap, model.IssueRestartPending)) != 1 {
+		t.Errorf("issues %v", snap.Issues)
+	}
+
+	l := startLive(t, opts)
+	l.wait(t, "pending", time.Second, func(s *model.Snapshot) error {
+		if s.Agents[0].Restart.State != model.RestartPending {
+			return fmt.Errorf("%+v", s.Agents[0].Restart)
+		}
+		return nil
+	})
+	writeFakeProc(t, proc, config, fi.ModTime().Add(time.Minute))
+	l.wait(t, "current after the restart", 2*time.Second, func(s *model.Snapshot) error {
+		if s.Agents[0].Restart.State != model.RestartCurrent || len(issuesWith(s, model.IssueRestartPending)) != 0 {
+			return fmt.Errorf("%+v %v", s.Agents[0].Restart, s.Issues)
+		}
+		return nil
+	})
+}
