@@ -202,6 +202,10 @@ func TestSnapshotAllocMapForms(t *testing.T) {
 	if code != exitBadUsage || !strings.Contains(stderr, "absolute") {
 		t.Errorf("--alloc-map=relative: exit %d, %s", code, stderr)
 	}
+	code, _, stderr = runFgtop(t, append(args, "--alloc-map", "absolute")...)
+	if code != exitBadUsage || !strings.Contains(stderr, "--alloc-map=absolute, with '='") {
+		t.Errorf("--alloc-map absolute: exit %d, %s", code, stderr)
+	}
 
 	// devices[].kernels counts the kernels on cpu and mem devices too.
 	code, stdout, _ := runFgtop(t, append(args, "--json")...)

@@ -48,7 +48,13 @@ func newSnapshotCmd() *cobra.Command {
                          dead pipe
 
 Exit status: 0 on success, even when issues are reported; 2 on bad usage.`,
-		Args: cobra.NoArgs,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 && (args[0] == allocAbsolute || args[0] == allocRatio) && cmd.Flags().Changed("alloc-map") {
+				// pflag takes an optional value only after '='.
+				return usageErr("write --alloc-map=%s, with '='", args[0])
+			}
+			return cobra.NoArgs(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			switch allocMap {
 			case "", allocRatio, allocAbsolute:
