@@ -472,3 +472,16 @@ func TestRestartPending(t *testing.T) {
 		return nil
 	})
 }
+
+func TestCmpDeviceKey(t *testing.T) {
+	keys := []model.DeviceKey{{}, {Name: "cuda"}, {Name: "cuda", ID: "0"}, {Name: "cuda2", ID: "0"}, {Name: "cuda", ID: "01"},
+		{Name: "cpu", ID: "10"}, {Name: "cpu", ID: "9"}, {Name: "c", ID: "pu:1"}, {Name: "mem", ID: "root"}, {ID: "x"}}
+	for _, a := range keys {
+		for _, b := range keys {
+			want := strings.Compare(a.String(), b.String())
+			if got := cmpDeviceKey(a, b); got != want {
+				t.Errorf("cmpDeviceKey(%q, %q) = %d, want %d", a, b, got, want)
+			}
+		}
+	}
+}

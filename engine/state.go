@@ -721,7 +721,7 @@ func (s *state) collectIssues() []model.Issue {
 		if c := cmp.Compare(a.Code, b.Code); c != 0 {
 			return c
 		}
-		if c := cmp.Compare(a.Device.String(), b.Device.String()); c != 0 {
+		if c := cmpDeviceKey(a.Device, b.Device); c != 0 {
 			return c
 		}
 		if c := cmp.Compare(a.File, b.File); c != 0 {
@@ -730,4 +730,35 @@ func (s *state) collectIssues() []model.Issue {
 		return cmp.Compare(a.Message, b.Message)
 	})
 	return out
+}
+
+// cmpDeviceKey orders device keys as their String() forms ("name:id")
+// compare, without building them: the issue sort runs on most changes,
+// and formatting both keys per comparison was most of an update's
+// allocations.
+func cmpDeviceKey(a, b model.DeviceKey) int {
+	pa := [3]string{string(a.Name), ":", string(a.ID)}
+	pb := [3]string{string(b.Name), ":", string(b.ID)}
+	i, j := 0, 0 // part
+	x, y := 0, 0 // offset in the part
+	for {
+		for i < 3 && x == len(pa[i]) {
+			i, x = i+1, 0
+		}
+		for j < 3 && y == len(pb[j]) {
+			j, y = j+1, 0
+		}
+		switch {
+		case i == 3 && j == 3:
+			return 0
+		case i == 3:
+			return -1
+		case j == 3:
+			return 1
+		}
+		if c := cmp.Compare(pa[i][x], pb[j][y]); c != 0 {
+			return c
+		}
+		x, y = x+1, y+1
+	}
 }
