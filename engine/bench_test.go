@@ -9,6 +9,7 @@ import (
 
 	"github.com/fgtop/fgtop/engine/resourcefile"
 	"github.com/fgtop/fgtop/engine/scratch"
+	"github.com/fgtop/fgtop/internal/testfix"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -62,6 +63,7 @@ func BenchmarkUpdate(b *testing.B) {
 			turn := make([]uint8, n)
 			b.ReportAllocs()
 			b.ResetTimer()
+			defer testfix.CPUClock(b)()
 			for i := 0; i < b.N; i++ {
 				j := (i * 7919) % n
 				turn[j] ^= 1
