@@ -78,19 +78,37 @@ func recordCompanion() scratch.Companion[*kread] {
 	}}
 }
 
-// rootAgentsOf lists, per scratch root, the agents whose kernels live there
-// (several when agents share a root, which Backend.AI allows): the root's
-// own agent first, then every configured agent with that root.
-func rootAgentsOf(roots []scratch.Root, agents []model.Agent) map[string][]model.AgentID {
-	out := map[string][]model.AgentID{}
+// rootAgents says, per scratch root, whose kernels may live there.
+type rootAgents struct {
+	// agents of each root: its own agent first, then every configured
+	// agent with that root (several when agents share a root, which
+	// Backend.AI allows).
+	agents map[string][]model.AgentID
+	// fallback is a root's own agent where that agent is not in the
+	// config (a --scratch-root that overrides the config's roots: its agent
+	// is a name fgtop made up, or one the config lacks). Any configured
+	// agent's record is believed there, and a kernel without a record is
+	// the root's own, as before records existed.
+	fallback map[string]model.AgentID
+}
+
+func rootAgentsOf(roots []scratch.Root, agents []model.Agent) rootAgents {
+	out := rootAgents{agents: map[string][]model.AgentID{}, fallback: map[string]model.AgentID{}}
 	for _, r := range roots {
 		list := []model.AgentID{r.Agent}
+		own := slices.ContainsFunc(agents, func(a model.Agent) bool { return a.ID == r.Agent })
 		for _, a := range agents {
-			if a.ScratchRoot != "" && samePath(a.ScratchRoot, r.Path) && !slices.Contains(list, a.ID) {
+			if slices.Contains(list, a.ID) {
+				continue
+			}
+			if !own || (a.ScratchRoot != "" && samePath(a.ScratchRoot, r.Path)) {
 				list = append(list, a.ID)
 			}
 		}
-		out[r.Path] = list
+		if !own && len(agents) > 0 {
+			out.fallback[r.Path] = r.Agent
+		}
+		out.agents[r.Path] = list
 	}
 	return out
 }
@@ -110,7 +128,7 @@ type attribution struct {
 // second. A record that contradicts the root, or a root shared by several
 // agents with no record, is reported, never guessed.
 func (s *state) attribute(id model.KernelID, root, path string, rec *model.KernelRecord, recErr error, pending bool) attribution {
-	agents := s.rootAgents[root]
+	agents := s.rootAgents.agents[root]
 	var out attribution
 	if recErr != nil && !errors.Is(recErr, fs.ErrNotExist) {
 		out.issues = append(out.issues, model.Issue{Severity: model.SevWarning, Code: model.IssueRecord, Kernel: id,
@@ -132,6 +150,8 @@ func (s *state) attribute(id model.KernelID, root, path string, rec *model.Kerne
 		out.issues = append(out.issues, model.Issue{Severity: model.SevError, Code: model.IssueAgentConflict, Kernel: id, Agent: rec.AgentID, File: rec.Path,
 			Message: fmt.Sprintf("kernel %s: its recovery.json names agent %s, %s, but it lies in scratch root %s of %s; not attributed to either",
 				short(id), rec.AgentID, why, root, joinIDs(agents))})
+	case s.rootAgents.fallback[root] != "":
+		out.agent, out.by = s.rootAgents.fallback[root], model.AgentByRoot
 	case len(agents) == 1:
 		out.agent, out.by = agents[0], model.AgentByRoot
 	default:

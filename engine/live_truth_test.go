@@ -485,3 +485,30 @@ func TestCmpDeviceKey(t *testing.T) {
 		}
 	}
 }
+
+// TestOverriddenRootFallback: a --scratch-root that overrides the config's
+// roots (its agent is a made-up name) believes any configured agent's
+// record, and keeps a kernel without one as the root's own.
+func TestOverriddenRootFallback(t *testing.T) {
+	config, _ := sharedConfig(t)
+	root := t.TempDir()
+	const withRec, without = "77777777-7777-4777-8777-777777777777", "88888888-8888-4888-8888-888888888888"
+	writeKernel(t, root, withRec, gpuKernel(t, gpu02, "0.30", "20"))
+	writeRecord(t, root, withRec, numa1)
+	writeKernel(t, root, without, gpuKernel(t, gpu01, "0.30", "2"))
+	opts := viewOptions(t, config)
+	opts.Roots, opts.RootsOverridden = []scratch.Root{{Path: root, Agent: "made-up"}}, true
+	snap, err := Build(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := kernelOf(t, snap, withRec); k.Agent != numa1 || k.AgentBy != model.AgentByRecord {
+		t.Errorf("with a record: %q by %q", k.Agent, k.AgentBy)
+	}
+	if k := kernelOf(t, snap, without); k.Agent != "made-up" || k.AgentBy != model.AgentByRoot {
+		t.Errorf("without a record: %q by %q", k.Agent, k.AgentBy)
+	}
+	if c := issuesWith(snap, model.IssueAgentConflict); len(c) != 0 {
+		t.Errorf("conflicts %v", c)
+	}
+}

@@ -78,7 +78,7 @@ type state struct {
 	srcIssues  map[string]model.Issue // watcher and config problems, by key
 	attrIssues map[model.KernelID][]model.Issue
 	// rootAgents lists the agents of each scratch root (Roots' paths).
-	rootAgents map[string][]model.AgentID
+	rootAgents rootAgents
 	roots      []scratch.Root
 	// configured: the agents come from an agent.toml (not made up from
 	// --scratch-root names).

@@ -84,13 +84,25 @@ func addRecord(t *testing.T, kernelDir, agent string) {
 // check exits 0 (it reported false drift-not-owner and exited 1).
 func TestCheckSharedRoot(t *testing.T) {
 	n := newNode(t)
-	n.shareRoot(t)
+	shared := n.shareRoot(t)
 	ka := n.addKernel(t, agentA, "0b7e4c2a-1f3d-4a5b-9c8e-7d6f5e4a3b21", gpu1, "0.50")
 	kb := n.addKernel(t, agentB, "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d", gpu2, "0.30")
 	addRecord(t, ka, agentA)
 	addRecord(t, kb, agentB)
 	code, out := runCLI(t, n.args("check")...)
 	wantCode(t, code, exitOK, out, "ok: the live state matches the config")
+
+	// The same tree named with a bare --scratch-root (the config's root
+	// moved, say): the records still say whose each kernel is.
+	moved := filepath.Join(n.dir, "elsewhere")
+	if err := os.Rename(shared, moved); err != nil {
+		t.Fatal(err)
+	}
+	code, out = runCLI(t, n.args("check", "--scratch-root", moved)...)
+	wantCode(t, code, exitOK, out, "ok: the live state matches the config", "2 live kernel(s)")
+	if err := os.Rename(moved, shared); err != nil {
+		t.Fatal(err)
+	}
 
 	code, stdout, _ := runFgtop(t, n.args("snapshot", "--json")...)
 	if code != 0 {
