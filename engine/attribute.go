@@ -141,6 +141,10 @@ func (s *state) attribute(id model.KernelID, root, path string, rec *model.Kerne
 		// No agent.toml: the roots' agents are names fgtop made up, and the
 		// record is the only word of the agent itself.
 		out.agent, out.by = rec.AgentID, model.AgentByRecord
+	case rec != nil && !s.isAgent(rec.AgentID) && s.madeUpOf(agents) != "":
+		// The agent's id is made up at each start: whatever the record
+		// says, the root's only such agent is the one.
+		out.agent, out.by = s.madeUpOf(agents), model.AgentByRecord
 	case rec != nil:
 		why := "which agent.toml does not list"
 		if _, known := s.agentIdx[rec.AgentID]; known {
@@ -163,6 +167,34 @@ func (s *state) attribute(id model.KernelID, root, path string, rec *model.Kerne
 		}
 	}
 	return out
+}
+
+// madeUpOf returns the only agent of agents whose id the config does not
+// set, or "" when there is none or more than one.
+func (s *state) madeUpOf(agents []model.AgentID) model.AgentID {
+	var found model.AgentID
+	for _, a := range agents {
+		if s.madeUp[a] {
+			if found != "" {
+				return ""
+			}
+			found = a
+		}
+	}
+	return found
+}
+
+func (s *state) isAgent(id model.AgentID) bool {
+	_, ok := s.agentIdx[id]
+	return ok
+}
+
+func idSet(ids []model.AgentID) map[model.AgentID]bool {
+	m := make(map[model.AgentID]bool, len(ids))
+	for _, id := range ids {
+		m[id] = true
+	}
+	return m
 }
 
 // recordPath is the recovery.json beside a resource.txt path.

@@ -23,6 +23,10 @@ type ConfigView struct {
 	Roots  []scratch.Root
 	// Issues are the file's problems and warnings.
 	Issues []model.Issue
+	// MadeUpIDs are the agents the file gives no id: Backend.AI makes up
+	// "agent-<uuid4>" for them at every start, so their kernels' records
+	// name an id the file does not know.
+	MadeUpIDs []model.AgentID
 	// Partition computes the agents' partitions and the partition-level
 	// drift for a device set (Options.Partition).
 	Partition func(inv *inventory.Inventory) ([]model.Agent, []model.Issue)
@@ -57,6 +61,9 @@ func ParseConfigView(path string, raw []byte) (*ConfigView, error) {
 	v := &ConfigView{Path: c.Path, Mode: c.Mode, Issues: issues}
 	for _, a := range c.Agents {
 		v.Agents = append(v.Agents, model.Agent{ID: a.ID, ScratchRoot: a.ScratchRoot})
+		if !a.IDSet {
+			v.MadeUpIDs = append(v.MadeUpIDs, a.ID)
+		}
 	}
 	for _, r := range c.ScratchRoots() {
 		v.Roots = append(v.Roots, scratch.Root{Path: r.Path, Agent: r.Agent})
@@ -75,6 +82,7 @@ func (v *ConfigView) Apply(o *Options) {
 	o.Agents = slices.Clone(v.Agents)
 	o.ConfigIssues = slices.Clone(v.Issues)
 	o.Partition = v.Partition
+	o.MadeUpIDs = slices.Clone(v.MadeUpIDs)
 	o.FollowConfig = true
 }
 
@@ -150,6 +158,7 @@ func (s *state) setConfig(v *ConfigView) {
 		}
 	}
 	s.rootAgents = rootAgentsOf(s.roots, v.Agents)
+	s.madeUp = idSet(v.MadeUpIDs)
 	s.rootsChanged(v)
 
 	// Move kernels whose agent changes off their old agent while its

@@ -54,6 +54,8 @@ type Options struct {
 	// ConfigIssues are the agent.toml's own problems; they are replaced
 	// when the file is read again (FollowConfig).
 	ConfigIssues []model.Issue
+	// MadeUpIDs are agents the config gives no id (ConfigView.MadeUpIDs).
+	MadeUpIDs []model.AgentID
 	// FollowConfig watches ConfigPath: a change on disk (editors and fgtop
 	// replace it by rename) is read again and replaces the mode, the
 	// agents' partitions and the config issues for every subscriber. A

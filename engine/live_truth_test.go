@@ -512,3 +512,27 @@ func TestOverriddenRootFallback(t *testing.T) {
 		t.Errorf("conflicts %v", c)
 	}
 }
+
+// TestMadeUpAgentID: an agent.toml without an agent id (Backend.AI makes up
+// agent-<uuid4> at every start): the records name that made-up id, and the
+// kernel is still the agent's.
+func TestMadeUpAgentID(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "scratches")
+	config := filepath.Join(dir, "agent.toml")
+	text := fmt.Sprintf("[agent]\nbackend = \"docker\"\n\n[container]\nscratch-root = %q\n\n[resource]\nallocation-mode = \"shared\"\n", root)
+	if err := os.WriteFile(config, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const id = "99999999-9999-4999-8999-999999999999"
+	writeKernel(t, root, id, gpuKernel(t, gpu02, "0.30", "20"))
+	writeRecord(t, root, id, "agent-3f1c0a2e-5b7d-4e9f-8a6c-2d4b1e0f9c73")
+	snap, err := Build(context.Background(), viewOptions(t, config))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := kernelOf(t, snap, id)
+	if len(snap.Agents) != 1 || k.Agent != snap.Agents[0].ID || k.AgentBy != model.AgentByRecord || len(issuesWith(snap, model.IssueAgentConflict)) != 0 {
+		t.Fatalf("kernel %q by %q, agents %+v, issues %v", k.Agent, k.AgentBy, snap.Agents, snap.Issues)
+	}
+}

@@ -79,6 +79,8 @@ type state struct {
 	attrIssues map[model.KernelID][]model.Issue
 	// rootAgents lists the agents of each scratch root (Roots' paths).
 	rootAgents rootAgents
+	// madeUp: agents whose id the config does not set.
+	madeUp map[model.AgentID]bool
 	roots      []scratch.Root
 	// configured: the agents come from an agent.toml (not made up from
 	// --scratch-root names).
@@ -111,6 +113,7 @@ func newState(o *Options) *state {
 		partition:       o.Partition,
 		configured:      len(o.Agents) > 0 || o.ConfigPath != "",
 		rootAgents:      rootAgentsOf(o.Roots, o.Agents),
+		madeUp:          idSet(o.MadeUpIDs),
 		roots:           o.Roots,
 		settle:          o.TornSettle,
 		rootsFromConfig: o.FollowConfig && !o.RootsOverridden,
