@@ -81,7 +81,7 @@ type state struct {
 	rootAgents rootAgents
 	// madeUp: agents whose id the config does not set.
 	madeUp map[model.AgentID]bool
-	roots      []scratch.Root
+	roots  []scratch.Root
 	// configured: the agents come from an agent.toml (not made up from
 	// --scratch-root names).
 	configured      bool
