@@ -80,7 +80,7 @@ func (f *Finder) Find(config string) (procs []Process, hidden int, err error) {
 			continue
 		}
 		args := strings.Split(strings.TrimRight(string(raw), "\x00"), "\x00")
-		if !isAgent(args) && !(slices.Contains(args, config) && mentionsBackendAI(args)) {
+		if !isAgent(args) && !(slices.Contains(args, config) && mentionsBackendAI(args, config)) {
 			// An editor or a pager with agent.toml open is no agent.
 			continue
 		}
@@ -119,11 +119,14 @@ func isAgent(args []string) bool {
 // mentionsBackendAI reports whether a command line names Backend.AI at all
 // (a wrapper script, a pex or a pants target of the agent). fgtop itself,
 // pointed at the file, is no agent.
-func mentionsBackendAI(args []string) bool {
+func mentionsBackendAI(args []string, config string) bool {
 	if len(args) > 0 && strings.HasPrefix(filepath.Base(args[0]), "fgtop") {
 		return false
 	}
 	for _, a := range args {
+		if a == config {
+			continue // /etc/backend.ai/agent.toml names Backend.AI, not the program
+		}
 		l := strings.ToLower(a)
 		if strings.Contains(l, "backend.ai") || strings.Contains(l, "ai.backend") {
 			return true

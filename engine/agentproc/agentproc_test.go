@@ -52,7 +52,10 @@ func (f *fakeProc) proc(pid int, after time.Duration, cwd string, args ...string
 }
 
 func TestStatus(t *testing.T) {
-	etc := t.TempDir()
+	etc := filepath.Join(t.TempDir(), "backend.ai")
+	if err := os.Mkdir(etc, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	config := filepath.Join(etc, "agent.toml")
 	if err := os.WriteFile(config, []byte("[agent]\n"), 0o644); err != nil {
 		t.Fatal(err)
