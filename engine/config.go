@@ -3,7 +3,6 @@ package engine
 import (
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 
 	"github.com/fgtop/fgtop/engine/agentconfig"
@@ -37,16 +36,17 @@ type ConfigView struct {
 // problem as an issue; a file that cannot be read or is not TOML at all is
 // an error.
 func LoadConfigView(path string) (*ConfigView, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	return ParseConfigView(path, raw)
+	// agentconfig.Load, not a read of our own: it is the one place that
+	// decides how agent.toml is opened and how large it may be.
+	return configViewOf(agentconfig.Load(path))
 }
 
 // ParseConfigView is LoadConfigView on bytes already read.
 func ParseConfigView(path string, raw []byte) (*ConfigView, error) {
-	c, err := agentconfig.Parse(path, raw)
+	return configViewOf(agentconfig.Parse(path, raw))
+}
+
+func configViewOf(c *agentconfig.Config, err error) (*ConfigView, error) {
 	var inv *agentconfig.InvalidError
 	var issues []model.Issue
 	switch {

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -55,17 +54,9 @@ func (e *Engine) followConfig(ctx context.Context, out chan configRead, kick cha
 			return
 		}
 	}
-	var last []byte
 	read := func() {
-		raw, err := os.ReadFile(path)
-		if err != nil {
-			last = nil
-			e.sendConfig(ctx, out, configRead{err: err})
-		} else if last == nil || !bytes.Equal(raw, last) {
-			last = raw
-			v, err := ParseConfigView(path, raw)
-			e.sendConfig(ctx, out, configRead{view: v, err: err})
-		}
+		v, err := LoadConfigView(path)
+		e.sendConfig(ctx, out, configRead{view: v, err: err})
 		if kick != nil {
 			select {
 			case kick <- struct{}{}:
