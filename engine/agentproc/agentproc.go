@@ -220,28 +220,41 @@ func bootTime(root string) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("read boot time: no btime line in %s", filepath.Join(root, "stat"))
 }
 
-// startTime reads a process's start time from its stat file (field 22,
-// clock ticks after boot). The command name (field 2) may hold spaces and
-// parentheses, so fields are counted from the last ')'.
+// startTime reads a process's start time from its stat file.
 func startTime(dir string, boot time.Time) (time.Time, error) {
 	raw, err := os.ReadFile(filepath.Join(dir, "stat"))
 	if err != nil {
 		return time.Time{}, err
 	}
+	ticks, err := startTicks(raw)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return boot.Add(time.Duration(ticks) * (time.Second / clockTicks)), nil
+}
+
+// startTicks parses field 22 of /proc/<pid>/stat (clock ticks after boot).
+// The command name (field 2) may hold spaces and parentheses, so fields
+// are counted from the last ')'.
+func startTicks(raw []byte) (uint64, error) {
 	i := bytes.LastIndexByte(raw, ')')
 	if i < 0 {
-		return time.Time{}, errors.New("malformed stat")
+		return 0, errors.New("malformed stat: no command name")
 	}
 	fields := strings.Fields(string(raw[i+1:]))
-	// fields[0] is field 3 (state); start time is field 22.
+	// fields[0] is field 3 (state); the start time is field 22.
 	if len(fields) < 20 {
-		return time.Time{}, errors.New("malformed stat")
+		return 0, errors.New("malformed stat: too few fields")
 	}
 	ticks, err := strconv.ParseUint(fields[19], 10, 64)
 	if err != nil {
-		return time.Time{}, fmt.Errorf("malformed stat: %w", err)
+		return 0, fmt.Errorf("malformed stat: %w", err)
 	}
-	return boot.Add(time.Duration(ticks) * (time.Second / clockTicks)), nil
+	// Beyond a century of uptime it is garbage, and would overflow below.
+	if ticks > 100*365*24*3600*clockTicks {
+		return 0, errors.New("malformed stat: start time out of range")
+	}
+	return ticks, nil
 }
 
 // Status tells whether the agents of config run the file as it is now:
