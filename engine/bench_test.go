@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/fgtop/fgtop/engine/resourcefile"
+	"github.com/fgtop/fgtop/engine/scratch"
+	"github.com/fgtop/fgtop/internal/testfix"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -30,17 +32,21 @@ func loadedState(b testing.TB, n int) (*state, []*resourcefile.Spec) {
 		}
 		return s
 	}
-	st := newState(&Options{Node: "bench", Clock: func() time.Time { return time.Unix(0, 0) }})
+	st := newState(&Options{Node: "bench", Roots: []scratch.Root{{Path: "/r", Agent: "a"}}, Clock: func() time.Time { return time.Unix(0, 0) }})
 	st.setInventory(inv)
 	// Each kernel gets its own parsed spec, as from its own file.
 	for i := 0; i < n; i++ {
 		id := model.KernelID(fmt.Sprintf("%08x-0000-4000-8000-000000000000", i))
-		st.upsertKernel("/r", "a", id, "/r/x", parse(i), nil, time.Time{}, false)
+		st.upsertKernel(kernelRead{root: "/r", id: id, path: "/r/x", spec: parse(i), rec: benchRecord, recKnown: true})
 	}
 	specs := []*resourcefile.Spec{parse(0), parse(1)}
 	st.snapshot()
 	return st, specs
 }
+
+// benchRecord is every bench kernel's recovery.json: attribution by the
+// record is part of the update's cost.
+var benchRecord = &model.KernelRecord{AgentID: "a", SessionType: "batch", Image: "cr.backend.ai/stable/python:3.12"}
 
 // BenchmarkUpdate measures engine time for one changed resource.txt: the
 // kernel's old contribution subtracted, the new one added, and a new
@@ -57,11 +63,12 @@ func BenchmarkUpdate(b *testing.B) {
 			turn := make([]uint8, n)
 			b.ReportAllocs()
 			b.ResetTimer()
+			defer testfix.CPUClock(b)()
 			for i := 0; i < b.N; i++ {
 				j := (i * 7919) % n
 				turn[j] ^= 1
 				id := model.KernelID(fmt.Sprintf("%08x-0000-4000-8000-000000000000", j))
-				st.upsertKernel("/r", "a", id, "/r/x", specs[turn[j]], nil, time.Time{}, false)
+				st.upsertKernel(kernelRead{root: "/r", id: id, path: "/r/x", spec: specs[turn[j]], rec: benchRecord, recKnown: true})
 				st.snapshot()
 			}
 		})

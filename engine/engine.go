@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -53,7 +54,45 @@ type Options struct {
 	// kernel on a device its agent does not own) is then checked live, per
 	// kernel, from the agents' Owns.
 	Partition func(inv *inventory.Inventory) ([]model.Agent, []model.Issue)
+	// ConfigIssues are the agent.toml's own problems; they are replaced
+	// when the file is read again (FollowConfig).
+	ConfigIssues []model.Issue
+	// MadeUpIDs are agents the config gives no id (ConfigView.MadeUpIDs).
+	MadeUpIDs []model.AgentID
+	// FollowConfig watches ConfigPath: a change on disk (editors and fgtop
+	// replace it by rename) is read again and replaces the mode, the
+	// agents' partitions and the config issues for every subscriber. A
+	// file that cannot be used keeps the last good partition, with an issue.
+	FollowConfig bool
+	// RootsOverridden says Roots do not come from the config
+	// (--scratch-root): a config naming other roots is then no news.
+	RootsOverridden bool
+	// ConfigDebounce is how long the config must stay quiet after a change
+	// before it is read (default 50ms).
+	ConfigDebounce time.Duration
+	// ProcRoot is where /proc is mounted (default "/proc"), to find the
+	// agent processes and whether they run the file as it is (restart
+	// pending). Tests point it at a fake tree.
+	ProcRoot string
+	// ProcSearchPaths are where an agent started without -f finds its
+	// agent.toml (default agentconfig.SearchPaths()).
+	ProcSearchPaths []string
+	// RestartEvery is how often the agent processes are looked for
+	// (default 5s; also after every config change).
+	RestartEvery time.Duration
+	// NoProcs: the agents are not processes on this host (the demo's
+	// simulated agents); their restart state is not looked for.
+	NoProcs bool
+	// TornSettle is how long a resource.txt whose last line has no newline
+	// must stay unchanged before it is read as Backend.AI reads it
+	// (default 2s; Build reads it at once).
+	TornSettle time.Duration
 }
+
+// defaultTornSettle is how long a file without a final newline must stay
+// unchanged before it counts: the agent writes resource.txt in well under
+// a second, so a file still torn after 2 s is what it is.
+const defaultTornSettle = 2 * time.Second
 
 // Engine is the live allocation account. Create it with New, start it with
 // Run, read it with Subscribe or Latest.
@@ -74,6 +113,15 @@ type subscriber struct {
 func New(opts Options) *Engine {
 	if opts.PollEvery <= 0 {
 		opts.PollEvery = time.Second
+	}
+	if opts.TornSettle <= 0 {
+		opts.TornSettle = defaultTornSettle
+	}
+	if opts.ConfigDebounce <= 0 {
+		opts.ConfigDebounce = 50 * time.Millisecond
+	}
+	if opts.RestartEvery <= 0 {
+		opts.RestartEvery = 5 * time.Second
 	}
 	return &Engine{opts: opts, ready: make(chan struct{}), subs: map[*subscriber]struct{}{}}
 }
@@ -137,28 +185,6 @@ func (e *Engine) Subscribers() int {
 	return len(e.subs)
 }
 
-// parser returns the parse function for the watcher, for a node whose slot
-// types are types. The specs it returns share names and repeated values
-// through sh (read-only, as the state treats them), so the state keeps
-// their Slots and Alloc as they are.
-func parser(types model.SlotTypes, sh *resourcefile.Shared) scratch.ParseFunc[*resourcefile.Spec] {
-	// The engine keeps figures only (slots, allocations), never writes the
-	// file back: skipping mounts and plugin lines halves the parse and the
-	// memory kept per kernel. Errors are the same as a full parse.
-	opts := resourcefile.ParseOptions{FiguresOnly: true, Shared: sh}
-	return func(path string, data []byte) (*resourcefile.Spec, error) {
-		spec, err := opts.Parse(data, types)
-		if err != nil {
-			var pe *resourcefile.ParseError
-			if errors.As(err, &pe) {
-				pe.File = path
-			}
-			return nil, err
-		}
-		return spec, nil
-	}
-}
-
 type invResult struct {
 	inv *inventory.Inventory
 	err error
@@ -177,11 +203,12 @@ func (e *Engine) Run(ctx context.Context) error {
 
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	batches := make(chan []scratch.Event[*resourcefile.Spec], 16)
+	batches := make(chan []scratch.Event[*kread], 16)
 	w, err := scratch.NewWatcher(e.opts.Roots, parser(types, resourcefile.NewShared()), e.opts.Watch)
 	if err != nil {
 		return fmt.Errorf("start scratch watcher: %w", err)
 	}
+	w.SetCompanion(recordCompanion())
 	watchErr := make(chan error, 1)
 	wg.Add(1)
 	go func() {
@@ -212,6 +239,37 @@ func (e *Engine) Run(ctx context.Context) error {
 		}()
 	}
 
+	cfgCh := make(chan configRead, 1)
+	restartCh := make(chan model.Restart, 1)
+	var kick chan struct{}
+	if e.opts.FollowConfig && e.opts.ConfigPath != "" {
+		kick = make(chan struct{}, 1)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e.followConfig(ctx, cfgCh, kick)
+		}()
+	}
+	if e.opts.ConfigPath != "" && !e.opts.NoProcs {
+		// The first look is part of the first snapshot: a follower's first
+		// line is then complete, not followed at once by the restart state.
+		first := e.restartStatus()
+		st.setRestart(first)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e.watchRestart(ctx, restartCh, kick, first)
+		}()
+	}
+	settle := stoppedTimer()
+	defer settle.Stop()
+	armSettle := func() {
+		settle.Stop()
+		if due := st.nextTornDue(); !due.IsZero() {
+			settle.Reset(max(time.Until(due), 0))
+		}
+	}
+
 	pendingRoots := map[string]bool{}
 	for _, r := range e.opts.Roots {
 		pendingRoots[r.Path] = true
@@ -240,6 +298,22 @@ func (e *Engine) Run(ctx context.Context) error {
 			// Slot types are fixed at start: the watcher parses with them.
 			st.takeInventory(r.inv, r.err)
 			e.publish(st.snapshot())
+		case cr := <-cfgCh:
+			if cr.err != nil {
+				st.configFailed(e.opts.ConfigPath, cr.err)
+			} else {
+				st.setConfig(cr.view)
+			}
+			e.publish(st.snapshot())
+		case r := <-restartCh:
+			if st.setRestart(r) {
+				e.publish(st.snapshot())
+			}
+		case <-settle.C:
+			if st.promoteTorn(time.Now()) {
+				e.publish(st.snapshot())
+			}
+			armSettle()
 		case batch := <-batches:
 			// Drain whatever else is queued so a burst costs one snapshot.
 			for more := true; more; {
@@ -259,6 +333,7 @@ func (e *Engine) Run(ctx context.Context) error {
 					more = false
 				}
 			}
+			armSettle()
 			e.publish(st.snapshot())
 			if len(pendingRoots) == 0 {
 				markReady()
@@ -268,7 +343,7 @@ func (e *Engine) Run(ctx context.Context) error {
 }
 
 // applyEvent folds one watcher event into the state.
-func (st *state) applyEvent(ev scratch.Event[*resourcefile.Spec]) {
+func (st *state) applyEvent(ev scratch.Event[*kread]) {
 	if ev.Kernel != "" && ev.Kind != scratch.Problem {
 		// A kernel's watcher Problem holds until the kernel's next event.
 		if _, ok := st.srcIssues[kernelProblemKey(ev.Kernel)]; ok {
@@ -278,14 +353,35 @@ func (st *state) applyEvent(ev scratch.Event[*resourcefile.Spec]) {
 	}
 	switch ev.Kind {
 	case scratch.KernelUpdated:
-		err := ev.Err
-		if err != nil && errors.Is(err, fs.ErrNotExist) {
-			st.upsertKernel(ev.Root, ev.Agent, ev.Kernel, ev.Path, nil, nil, ev.ModTime, true)
+		delete(st.tornDue, ev.Kernel)
+		r := kernelRead{root: ev.Root, id: ev.Kernel, path: ev.Path, err: ev.Err, mod: ev.ModTime}
+		if v := ev.Value; v != nil {
+			r.spec, r.rec, r.recErr, r.recKnown = v.spec, v.rec, v.recErr, true
+		}
+		if r.err != nil && errors.Is(r.err, fs.ErrNotExist) {
+			r.err, r.pending = nil, true
+			st.upsertKernel(r)
 			return
 		}
-		st.upsertKernel(ev.Root, ev.Agent, ev.Kernel, ev.Path, ev.Value, err, ev.ModTime, false)
+		var torn *resourcefile.Spec
+		if ev.Value != nil && r.err != nil {
+			torn = ev.Value.torn
+		}
+		if torn != nil && st.settle <= 0 {
+			// A one-shot read: no later read can complete the file.
+			r.spec, r.err, r.settled = torn, nil, true
+			torn = nil
+		}
+		st.upsertKernel(r)
+		if torn != nil {
+			st.kernels[ev.Kernel].torn = torn
+			st.tornDue[ev.Kernel] = time.Now().Add(st.settle)
+		} else if ks := st.kernels[ev.Kernel]; ks != nil {
+			ks.torn = nil
+		}
 	case scratch.KernelPending:
-		st.upsertKernel(ev.Root, ev.Agent, ev.Kernel, ev.Path, nil, nil, ev.ModTime, true)
+		delete(st.tornDue, ev.Kernel)
+		st.upsertKernel(kernelRead{root: ev.Root, id: ev.Kernel, path: ev.Path, mod: ev.ModTime, pending: true})
 	case scratch.KernelRemoved:
 		st.removeKernel(ev.Kernel)
 	case scratch.Resynced:
@@ -293,8 +389,12 @@ func (st *state) applyEvent(ev scratch.Event[*resourcefile.Spec]) {
 		delete(st.srcIssues, "root:"+ev.Root)
 		st.issuesDirty = true
 	case scratch.RootMissing:
+		what := "is missing; waiting for it to come back"
+		if fi, err := os.Stat(ev.Root); err == nil && !fi.IsDir() {
+			what = "is not a directory; waiting for a directory there"
+		}
 		st.srcIssues["root:"+ev.Root] = model.Issue{Severity: model.SevError, Code: model.IssueRootMissing, File: ev.Root, Agent: ev.Agent,
-			Message: fmt.Sprintf("scratch root %s of agent %s is missing; waiting for it to come back", ev.Root, ev.Agent)}
+			Message: fmt.Sprintf("scratch root %s of agent %s %s", ev.Root, ev.Agent, what)}
 		st.issuesDirty = true
 	case scratch.RootRestored:
 		delete(st.srcIssues, "root:"+ev.Root)
@@ -326,6 +426,7 @@ func kernelProblemKey(id model.KernelID) string { return "kernel:" + string(id) 
 // files are still being read: the scan never holds more than a few chunks
 // of parsed files, and the folding runs on whichever core is free.
 func Build(ctx context.Context, opts Options) (*model.Snapshot, error) {
+	opts.TornSettle = 0
 	st := newState(&opts)
 	types := model.DefaultSlotTypes()
 	if opts.Inventory != nil {
@@ -335,9 +436,12 @@ func Build(ctx context.Context, opts Options) (*model.Snapshot, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	scratch.ScanEach(ctx, opts.Roots, parser(types, resourcefile.NewShared()), workers, st.applyEvent)
+	scratch.ScanEachWith(ctx, opts.Roots, parser(types, resourcefile.NewShared()), recordCompanion(), workers, st.applyEvent)
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if opts.ConfigPath != "" && !opts.NoProcs {
+		st.setRestart((&Engine{opts: opts}).restartStatus())
 	}
 	return st.snapshot(), nil
 }

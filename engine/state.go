@@ -9,6 +9,7 @@ import (
 
 	"github.com/fgtop/fgtop/engine/inventory"
 	"github.com/fgtop/fgtop/engine/resourcefile"
+	"github.com/fgtop/fgtop/engine/scratch"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -19,6 +20,13 @@ type kstate struct {
 	// allocation (kept while the file is torn or malformed), or nil.
 	contrib model.Allocations
 	root    string
+	// rec and recErr: the kernel's recovery.json as last read.
+	rec     *model.KernelRecord
+	recErr  error
+	pending bool
+	// torn is the current file read as Backend.AI reads it (its last line
+	// has no newline), counted once it stays unchanged for the settle time.
+	torn *resourcefile.Spec
 }
 
 // devAcc accumulates everything held on one device key.
@@ -26,6 +34,8 @@ type devAcc struct {
 	key   model.DeviceKey
 	held  model.ResourceSlot
 	count map[model.SlotName]int
+	// kernels holding anything on the device.
+	kernels int
 	// holdings lists each kernel's entries on an accelerator (CPU cores and
 	// memory keep totals only). A persistent sequence: a snapshot shares
 	// all but the changed chunk with the previous one, so a change costs
@@ -58,15 +68,30 @@ type state struct {
 	// kernelList is the published kernel list: a persistent sequence, so
 	// that a snapshot shares all but one chunk with the previous one
 	// (a change costs O(1) in the number of kernels, not a copy of them all).
-	kernelList  model.KernelSeqBuilder
-	dev         map[model.DeviceKey]*devAcc
-	agents      []*agentAcc
-	agentIdx    map[model.AgentID]int
-	rootAgent   map[string]model.AgentID
-	fileIssues  map[model.KernelID]model.Issue
-	kernIssues  map[model.KernelID][]model.Issue
-	devIssues   map[model.DeviceKey][]model.Issue
-	srcIssues   map[string]model.Issue // watcher and config problems, by key
+	kernelList model.KernelSeqBuilder
+	dev        map[model.DeviceKey]*devAcc
+	agents     []*agentAcc
+	agentIdx   map[model.AgentID]int
+	rootAgent  map[string]model.AgentID
+	fileIssues map[model.KernelID]model.Issue
+	kernIssues map[model.KernelID][]model.Issue
+	devIssues  map[model.DeviceKey][]model.Issue
+	srcIssues  map[string]model.Issue // watcher and config problems, by key
+	attrIssues map[model.KernelID][]model.Issue
+	// rootAgents lists the agents of each scratch root (Roots' paths).
+	rootAgents rootAgents
+	// madeUp: agents whose id the config does not set.
+	madeUp map[model.AgentID]bool
+	roots  []scratch.Root
+	// configured: the agents come from an agent.toml (not made up from
+	// --scratch-root names).
+	configured      bool
+	rootsFromConfig bool
+	// settle is how long a file without a final newline must stay
+	// unchanged before it counts (0: at once, for one-shot snapshots).
+	settle      time.Duration
+	tornDue     map[model.KernelID]time.Time
+	restart     map[model.AgentID]model.Restart
 	issuesDirty bool
 	issues      []model.Issue
 	seq         uint64
@@ -75,16 +100,24 @@ type state struct {
 func newState(o *Options) *state {
 	s := &state{
 		node: o.Node, mode: o.Mode, draftFmt: o.DraftFormat, configPath: o.ConfigPath, now: o.Clock,
-		kernels:    map[model.KernelID]*kstate{},
-		dev:        map[model.DeviceKey]*devAcc{},
-		agentIdx:   map[model.AgentID]int{},
-		rootAgent:  map[string]model.AgentID{},
-		fileIssues: map[model.KernelID]model.Issue{},
-		kernIssues: map[model.KernelID][]model.Issue{},
-		devIssues:  map[model.DeviceKey][]model.Issue{},
-		srcIssues:  map[string]model.Issue{},
-		devIndex:   map[model.DeviceKey]int{},
-		partition:  o.Partition,
+		kernels:         map[model.KernelID]*kstate{},
+		dev:             map[model.DeviceKey]*devAcc{},
+		agentIdx:        map[model.AgentID]int{},
+		rootAgent:       map[string]model.AgentID{},
+		fileIssues:      map[model.KernelID]model.Issue{},
+		kernIssues:      map[model.KernelID][]model.Issue{},
+		devIssues:       map[model.DeviceKey][]model.Issue{},
+		srcIssues:       map[string]model.Issue{},
+		attrIssues:      map[model.KernelID][]model.Issue{},
+		tornDue:         map[model.KernelID]time.Time{},
+		devIndex:        map[model.DeviceKey]int{},
+		partition:       o.Partition,
+		configured:      len(o.Agents) > 0 || o.ConfigPath != "",
+		rootAgents:      rootAgentsOf(o.Roots, o.Agents),
+		madeUp:          idSet(o.MadeUpIDs),
+		roots:           o.Roots,
+		settle:          o.TornSettle,
+		rootsFromConfig: o.FollowConfig && !o.RootsOverridden,
 	}
 	if s.now == nil {
 		s.now = time.Now
@@ -101,6 +134,7 @@ func newState(o *Options) *state {
 	for _, iss := range o.Issues {
 		s.srcIssues["opt:"+iss.Code+":"+iss.Message] = iss
 	}
+	s.setConfigIssues(o.ConfigIssues)
 	s.issuesDirty = true
 	return s
 }
@@ -162,28 +196,58 @@ func (s *state) applyPartition(inv *inventory.Inventory) {
 	}
 }
 
+// kernelRead is one read of a kernel's config directory.
+type kernelRead struct {
+	root string
+	id   model.KernelID
+	path string
+	spec *resourcefile.Spec
+	err  error
+	mod  time.Time
+	// pending: the kernel directory exists, resource.txt does not (yet).
+	pending bool
+	// settled: spec is a file without a final newline, read as
+	// Backend.AI reads it once it stayed unchanged.
+	settled bool
+	// recKnown: the read saw recovery.json (rec) or why there is none.
+	recKnown bool
+	rec      *model.KernelRecord
+	recErr   error
+}
+
 // upsertKernel applies one read of a kernel's resource.txt: a parsed spec, a
-// parse error, or "no file yet" (spec and err both nil with pending set).
+// parse error, or "no file yet" (pending).
 // The spec's Slots and Alloc are kept as they are (and published): the
 // caller must not change them afterwards (specs parsed with a
 // resourcefile.Shared share them). Their strings are safe to keep: the
 // parser copies or shares every name it keeps.
-func (s *state) upsertKernel(root string, agent model.AgentID, id model.KernelID, path string, spec *resourcefile.Spec, err error, mod time.Time, pending bool) {
+func (s *state) upsertKernel(r kernelRead) {
+	id, path, spec, err := r.id, r.path, r.spec, r.err
 	ks := s.kernels[id]
 	now := s.now()
 	isNew := ks == nil
 	if isNew {
-		ks = &kstate{root: root}
+		ks = &kstate{root: r.root}
 		s.kernels[id] = ks
 	}
-	k := &model.Kernel{ID: id, Agent: agent, Path: path, ModTime: mod, Seen: now}
+	if r.recKnown {
+		ks.rec, ks.recErr = r.rec, r.recErr
+	}
+	ks.pending = r.pending
+	at := s.attribute(id, r.root, path, ks.rec, ks.recErr, r.pending)
+	agent := at.agent
+	if _, ok := s.agentIdx[agent]; !ok && agent != "" {
+		s.addAgent(model.Agent{ID: agent, ScratchRoot: r.root})
+	}
+	putIssues(s, s.attrIssues, id, at.issues)
+	k := &model.Kernel{ID: id, Agent: agent, AgentBy: at.by, Record: ks.rec, Path: path, ModTime: r.mod, Seen: now}
 	if ks.pub != nil {
 		k.Seen = ks.pub.Seen
 		k.Slots, k.UnifiedDevices, k.Legacy = ks.pub.Slots, ks.pub.UnifiedDevices, ks.pub.Legacy
 	}
 	var contrib model.Allocations
 	switch {
-	case pending:
+	case r.pending:
 		k.State = model.KernelPending
 		s.setFileIssue(id, nil)
 	case err == nil && spec != nil:
@@ -191,7 +255,14 @@ func (s *state) upsertKernel(root string, agent model.AgentID, id model.KernelID
 		k.Slots, k.Legacy = spec.Slots, spec.Legacy
 		k.UnifiedDevices = unifiedPairs(spec.UnifiedDevices)
 		contrib = spec.Alloc
-		s.setFileIssue(id, nil)
+		if r.settled {
+			iss := model.Issue{Severity: model.SevWarning, Code: model.IssueNoFinalNewline, File: path, Kernel: id, Agent: agent,
+				Message: "the last line has no newline; read as Backend.AI reads it (the file stopped changing)"}
+			k.Problem = &iss
+			s.setFileIssue(id, &iss)
+		} else {
+			s.setFileIssue(id, nil)
+		}
 	default:
 		iss := fileIssue(path, id, agent, err)
 		if ks.contrib != nil {
@@ -216,10 +287,43 @@ func (s *state) upsertKernel(root string, agent model.AgentID, id model.KernelID
 	s.subtract(agent, id, ks.contrib)
 	s.apply(agent, id, contrib, +1)
 	ks.contrib = contrib
-	ks.root = root
+	ks.root = r.root
 	ks.pub = k
 	s.kernelList.Put(k)
 	s.checkKernel(id, ks)
+}
+
+// promoteTorn counts every file without a final newline whose settle time
+// is over, as Backend.AI reads it. It reports whether anything changed.
+func (s *state) promoteTorn(now time.Time) bool {
+	changed := false
+	for id, due := range s.tornDue {
+		if now.Before(due) {
+			continue
+		}
+		delete(s.tornDue, id)
+		ks := s.kernels[id]
+		if ks == nil || ks.torn == nil {
+			continue
+		}
+		spec := ks.torn
+		ks.torn = nil
+		s.upsertKernel(kernelRead{root: ks.root, id: id, path: ks.pub.Path, spec: spec, mod: ks.pub.ModTime, settled: true})
+		changed = true
+	}
+	return changed
+}
+
+// nextTornDue is when the next file without a final newline settles (zero
+// when none waits).
+func (s *state) nextTornDue() time.Time {
+	var next time.Time
+	for _, due := range s.tornDue {
+		if next.IsZero() || due.Before(next) {
+			next = due
+		}
+	}
+	return next
 }
 
 // removeKernel drops a kernel and its contribution.
@@ -231,8 +335,10 @@ func (s *state) removeKernel(id model.KernelID) {
 	s.subtract(ks.pub.Agent, id, ks.contrib)
 	s.agentKernels(ks.pub.Agent, -1)
 	delete(s.kernels, id)
+	delete(s.tornDue, id)
 	s.setFileIssue(id, nil)
 	putIssues(s, s.kernIssues, id, nil)
+	putIssues(s, s.attrIssues, id, nil)
 	s.kernelList.Delete(id)
 }
 
@@ -285,6 +391,9 @@ func (s *state) apply(agent model.AgentID, id model.KernelID, al model.Allocatio
 		track := model.CarriesHoldings(name)
 		for dev, amt := range devs {
 			a := s.acc(model.DeviceKey{Name: name, ID: dev})
+			if firstSlotOn(al, slot, name, dev) {
+				a.kernels += sign
+			}
 			if sign > 0 {
 				a.held[slot] = a.held[slot].Add(amt)
 				a.count[slot]++
@@ -312,6 +421,21 @@ func (s *state) apply(agent model.AgentID, id model.KernelID, al model.Allocatio
 			a.dirty = true
 		}
 	}
+}
+
+// firstSlotOn reports whether slot is the first of al's slots (in name
+// order) that lists device dev of plugin name, so that a kernel holding two
+// slots on one device (cuda.shares and cuda.device) counts once there. Most
+// kernels hold one slot per plugin, which needs no comparison at all.
+func firstSlotOn(al model.Allocations, slot model.SlotName, name model.DeviceName, dev model.DeviceID) bool {
+	for other, devs := range al {
+		if other < slot && other.DeviceName() == name {
+			if _, ok := devs[dev]; ok {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // entries is the number of (kernel, slot) entries held on the device.
@@ -542,7 +666,7 @@ func (s *state) snapshot() *model.Snapshot {
 			for sl, v := range a.held {
 				held[sl] = v
 			}
-			a.pub = &model.DeviceUsage{Key: k, Held: held}
+			a.pub = &model.DeviceUsage{Key: k, Held: held, Kernels: a.kernels}
 			if a.holdings.Len() > 0 {
 				a.pub.SetHoldingSeq(a.holdings.Seq())
 			}
@@ -555,6 +679,9 @@ func (s *state) snapshot() *model.Snapshot {
 	for i, a := range s.agents {
 		ag := a.base
 		ag.Kernels = a.kernels
+		if r, ok := s.restart[ag.ID]; ok {
+			ag.Restart = r
+		}
 		ag.Held = make(model.ResourceSlot, len(a.held))
 		for sl, v := range a.held {
 			if !v.IsZero() {
@@ -585,6 +712,9 @@ func (s *state) collectIssues() []model.Issue {
 	for _, l := range s.kernIssues {
 		out = append(out, l...)
 	}
+	for _, l := range s.attrIssues {
+		out = append(out, l...)
+	}
 	for _, l := range s.devIssues {
 		out = append(out, l...)
 	}
@@ -595,7 +725,7 @@ func (s *state) collectIssues() []model.Issue {
 		if c := cmp.Compare(a.Code, b.Code); c != 0 {
 			return c
 		}
-		if c := cmp.Compare(a.Device.String(), b.Device.String()); c != 0 {
+		if c := cmpDeviceKey(a.Device, b.Device); c != 0 {
 			return c
 		}
 		if c := cmp.Compare(a.File, b.File); c != 0 {
@@ -604,4 +734,35 @@ func (s *state) collectIssues() []model.Issue {
 		return cmp.Compare(a.Message, b.Message)
 	})
 	return out
+}
+
+// cmpDeviceKey orders device keys as their String() forms ("name:id")
+// compare, without building them: the issue sort runs on most changes,
+// and formatting both keys per comparison was most of an update's
+// allocations.
+func cmpDeviceKey(a, b model.DeviceKey) int {
+	pa := [3]string{string(a.Name), ":", string(a.ID)}
+	pb := [3]string{string(b.Name), ":", string(b.ID)}
+	i, j := 0, 0 // part
+	x, y := 0, 0 // offset in the part
+	for {
+		for i < 3 && x == len(pa[i]) {
+			i, x = i+1, 0
+		}
+		for j < 3 && y == len(pb[j]) {
+			j, y = j+1, 0
+		}
+		switch {
+		case i == 3 && j == 3:
+			return 0
+		case i == 3:
+			return -1
+		case j == 3:
+			return 1
+		}
+		if c := cmp.Compare(pa[i][x], pb[j][y]); c != 0 {
+			return c
+		}
+		x, y = x+1, y+1
+	}
 }

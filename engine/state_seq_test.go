@@ -7,10 +7,12 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/fgtop/fgtop/engine/resourcefile"
+	"github.com/fgtop/fgtop/engine/scratch"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -72,7 +74,7 @@ func TestStateSnapshotsPersistent(t *testing.T) {
 	for _, seed := range []uint64{1, 2} {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 5))
-			st := newState(&Options{Node: "t", Clock: func() time.Time { return time.Unix(0, 0) }})
+			st := newState(&Options{Node: "t", Roots: []scratch.Root{{Path: "/r0", Agent: "a0"}, {Path: "/r1", Agent: "a1"}}, Clock: func() time.Time { return time.Unix(0, 0) }})
 			gpus := []model.DeviceID{"g0", "g1", "g2"}
 			spec := func() *resourcefile.Spec {
 				a := model.Allocations{
@@ -97,10 +99,10 @@ func TestStateSnapshotsPersistent(t *testing.T) {
 					delete(live, id)
 				case r < 3:
 					// Torn or malformed: stale when it parsed before.
-					st.upsertKernel("/r", agent, id, "/r/x", nil, errors.New("bad"), time.Time{}, false)
+					st.upsertKernel(kernelRead{root: "/" + strings.Replace(string(agent), "a", "r", 1), id: id, path: "/r/x", err: errors.New("bad")})
 					live[id] = true
 				default:
-					st.upsertKernel("/r", agent, id, "/r/x", spec(), nil, time.Time{}, false)
+					st.upsertKernel(kernelRead{root: "/" + strings.Replace(string(agent), "a", "r", 1), id: id, path: "/r/x", spec: spec()})
 					live[id] = true
 				}
 				if rng.IntN(3) > 0 {
@@ -152,7 +154,7 @@ func TestUpdateCostFlat(t *testing.T) {
 		runtime.ReadMemStats(&before)
 		for i := 0; i < changes; i++ {
 			id := model.KernelID(fmt.Sprintf("%08x-0000-4000-8000-000000000000", (i*7919)%n))
-			st.upsertKernel("/r", "a", id, "/r/x", specs[i%2], nil, time.Time{}, false)
+			st.upsertKernel(kernelRead{root: "/r", id: id, path: "/r/x", spec: specs[i%2]})
 			st.snapshot()
 		}
 		runtime.ReadMemStats(&after)

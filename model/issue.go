@@ -41,6 +41,20 @@ const (
 	IssueDriftNotOwner  = "drift-not-owner"
 	IssueDriftUnowned   = "drift-unowned"
 	IssueDriftMemBeyond = "drift-mem-beyond-host"
+	// IssueAgentConflict: a kernel's recovery.json names an agent whose
+	// scratch root does not hold it.
+	IssueAgentConflict = "agent-conflict"
+	// IssueUnattributed: no record says whose a kernel in a scratch root
+	// that several agents share is.
+	IssueUnattributed = "agent-unattributed"
+	// IssueRecord: a recovery.json that cannot be read or parsed.
+	IssueRecord = "recovery-record"
+	// IssueNoFinalNewline: a resource.txt whose last line has no newline,
+	// unchanged for the settle time, read as Backend.AI reads it.
+	IssueNoFinalNewline = "no-final-newline"
+	// IssueRestartPending: an agent runs an older agent.toml than the one
+	// on disk.
+	IssueRestartPending = "restart-pending"
 )
 
 // Issue is something an operator should know about, with where it comes

@@ -49,6 +49,46 @@ type Kernel struct {
 	Problem *Issue
 	// Legacy is true for the pre-24.12 layout (CID first, spaced JSON).
 	Legacy bool
+	// Record is what the kernel's recovery.json says; nil when it has none
+	// (agents before Backend.AI 25.12, or not written yet) or it does not
+	// parse.
+	Record *KernelRecord
+	// AgentBy says how Agent was found: AgentByRecord, AgentByRoot, or
+	// AgentByNone when it could not be told (Agent is then "").
+	AgentBy AgentBasis
+}
+
+// AgentBasis says how a kernel was attributed to its agent.
+type AgentBasis string
+
+// Attribution bases, in the order they are tried.
+const (
+	// AgentByRecord: the agent_id of the kernel's recovery.json.
+	AgentByRecord AgentBasis = "recovery.json"
+	// AgentByRoot: the only agent whose scratch root holds the kernel.
+	AgentByRoot AgentBasis = "scratch-root"
+	// AgentByNone: neither tells (a shared root and no record, or a record
+	// that contradicts the root); an Issue says why.
+	AgentByNone AgentBasis = "none"
+)
+
+// KernelRecord is what Backend.AI's recovery.json (KernelRecoveryScratchData)
+// carries that fgtop shows: who owns the kernel and what runs in it.
+type KernelRecord struct {
+	// Path of the recovery.json.
+	Path string
+	// KernelID is the record's id (the directory name, when all is well).
+	KernelID KernelID
+	// AgentID is the agent that owns the kernel: the truth when several
+	// agents share one scratch root.
+	AgentID        AgentID
+	SessionID      string
+	SessionType    string
+	OwnerUserID    string // "" when null
+	OwnerProjectID string // "" when null
+	// Image is the canonical image reference (registry/project/name:tag).
+	Image        string
+	Architecture string
 }
 
 // Devices returns the devices the kernel holds anything on, by key.
@@ -80,6 +120,35 @@ type Agent struct {
 	// Held is the sum of its kernels' allocations per slot.
 	Held    ResourceSlot
 	Kernels int
+	// Restart says whether the agent's process runs the agent.toml on disk.
+	Restart Restart
+}
+
+// RestartState says whether an agent's process has loaded the agent.toml
+// that is on disk (the agent reads it only at start).
+type RestartState string
+
+// Restart states.
+const (
+	// RestartUnknown: fgtop cannot tell (no config, /proc not readable, ...);
+	// Restart.Detail says why.
+	RestartUnknown RestartState = "cannot-tell"
+	// RestartCurrent: the process started after the file last changed.
+	RestartCurrent RestartState = "current"
+	// RestartPending: the process started before the file last changed, so
+	// it runs an older partition than the file says.
+	RestartPending RestartState = "restart-pending"
+	// RestartNotRunning: no agent process for the file was found in a
+	// readable /proc.
+	RestartNotRunning RestartState = "not-running"
+)
+
+// Restart is what fgtop found about an agent's process.
+type Restart struct {
+	State  RestartState
+	Detail string
+	// PIDs of the agent processes found for the config file.
+	PIDs []int
 }
 
 // OwnsDevice reports whether the agent's partition includes the device.

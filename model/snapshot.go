@@ -3,6 +3,8 @@ package model
 import (
 	"slices"
 	"time"
+
+	"github.com/cockroachdb/apd/v3"
 )
 
 // Snapshot is the engine's complete, immutable account of the node at one
@@ -66,6 +68,9 @@ type DeviceUsage struct {
 	Key DeviceKey
 	// Held is the total per slot over all kernels.
 	Held ResourceSlot
+	// Kernels is the number of kernels holding anything on the device, CPU
+	// cores and memory included.
+	Kernels int
 
 	holdings *HoldingSeq // nil is none
 }
@@ -151,9 +156,10 @@ func (s *Snapshot) SetKernels(ks []*Kernel) { s.kernels = NewKernelSeq(ks) }
 // SetKernels, only before the snapshot is shared.
 func (s *Snapshot) SetKernelSeq(q *KernelSeq) { s.kernels = q }
 
-// AllocMap is what Backend.AI's scan_gpu_alloc_map returns for these
-// kernels: per device id, the sum of cuda.shares and cuda.device; devices no
-// kernel lists are absent.
+// AllocMap is what Backend.AI's scan_gpu_alloc_map returned for these
+// kernels before September 2026 (the absolute map, for older agents): per
+// device id, the sum of cuda.shares and cuda.device; devices no kernel lists
+// are absent.
 func (s *Snapshot) AllocMap() map[DeviceID]Dec {
 	out := map[DeviceID]Dec{}
 	s.kernels.Each(func(k *Kernel) {
@@ -164,6 +170,60 @@ func (s *Snapshot) AllocMap() map[DeviceID]Dec {
 		}
 	})
 	return out
+}
+
+// AllocRatio is Backend.AI's current gpu_alloc_map (PR #14327, 26.4 and
+// 26.8 backports) before it is quantized: per device id, the sum over every
+// slot under the cuda device (shares, whole devices, MIG slots) of each
+// kernel's amount on it divided by the device's capacity for that slot, in
+// Python's 28-digit context; the raw amount where that capacity is unknown
+// or not positive. Devices no kernel lists under cuda are absent; so are
+// cpu and mem. QuantizeAllocRatio gives the value upstream prints.
+func (s *Snapshot) AllocRatio() map[DeviceID]Dec {
+	out := map[DeviceID]Dec{}
+	for k, u := range s.Usage {
+		if k.Name != "cuda" || len(u.Held) == 0 {
+			continue
+		}
+		out[k.ID] = s.DeviceAllocRatio(k.ID)
+	}
+	return out
+}
+
+// DeviceAllocRatio is one device's AllocRatio value: per slot under cuda,
+// what the kernels hold on it over the device's capacity for the slot (the
+// raw amount where that is unknown or not positive), summed.
+func (s *Snapshot) DeviceAllocRatio(id DeviceID) Dec {
+	u := s.Usage[DeviceKey{Name: "cuda", ID: id}]
+	if u == nil {
+		return Zero
+	}
+	total := Zero
+	for _, slot := range u.Held.Names() {
+		v := u.Held[slot]
+		for i := range s.Devices {
+			d := &s.Devices[i]
+			if d.Name == "cuda" && d.ID == id && d.Slot == slot && d.Capacity.Sign() > 0 {
+				if q, err := v.Quo(d.Capacity); err == nil {
+					v = q
+				}
+				break
+			}
+		}
+		total = total.Add(v)
+	}
+	return total
+}
+
+// QuantizeAllocRatio rounds an AllocRatio value as upstream prints it:
+// four decimal places (Decimal.quantize(Decimal("0.0001")), Python's
+// default ROUND_HALF_EVEN), so 1/3 is "0.3333" and 0.25 is "0.2500".
+func QuantizeAllocRatio(v Dec) Dec {
+	q, err := v.Quantize(-4, apd.RoundHalfEven)
+	if err != nil {
+		return v
+	}
+	return q
 }
 
 func sortKeys(ks []DeviceKey) {

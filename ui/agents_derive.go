@@ -26,6 +26,16 @@ func (d *derived) deriveAgents(short map[model.AgentID]string) {
 		if r.drift > 0 {
 			r.header = append(r.header, span{lvlWarn, "  drift " + strconv.Itoa(r.drift)})
 		}
+		// Whether the agent runs the partition shown (it reads agent.toml
+		// only at start); nothing without a config.
+		switch a.Restart.State {
+		case model.RestartPending:
+			r.header = append(r.header, span{lvlWarn, "  restart pending"})
+		case model.RestartUnknown:
+			r.header = append(r.header, span{lvlDim, "  restart: cannot tell"})
+		case model.RestartNotRunning:
+			r.header = append(r.header, span{lvlDim, "  not running"})
+		}
 		if a.Owns == nil {
 			r.lines = append(r.lines, d.sharedLine(a))
 		} else {

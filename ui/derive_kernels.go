@@ -39,6 +39,11 @@ func (d *derived) deriveKernels(short map[model.AgentID]string, c *deriveCache) 
 		if r.agent == "" {
 			r.agent = string(k.Agent)
 		}
+		if k.Agent == "" && k.AgentBy == model.AgentByNone {
+			// A record that contradicts its root, or a shared root without
+			// a record: an issue says which.
+			r.agent = "?"
+		}
 		n := len(d.slotCols)
 		r.slotVals, r.slotF = vals[i*n:(i+1)*n:(i+1)*n], fl[i*n:(i+1)*n:(i+1)*n]
 		for _, sv := range kc.slots {

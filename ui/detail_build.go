@@ -80,6 +80,9 @@ func deviceDetail(d *derived, di int) []detailLine {
 			out = append(out, detailLine{spans: []span{{lvlDim, "  " + padRight(string(slot), 22)}, {lvlPlain, fmtSlot(slot, u.Held[slot])}}})
 		}
 	}
+	if dv.Name == "cuda" {
+		out = append(out, allocMapLines(s, u, dv.ID)...)
+	}
 	out = append(out, blank, section("Holdings"))
 	if hs := u.Holdings(); len(hs) == 0 {
 		out = append(out, text(lvlDim, "  no kernel holds anything here"))
@@ -91,7 +94,7 @@ func deviceDetail(d *derived, di int) []detailLine {
 			}
 			out = append(out, detailLine{spans: []span{
 				{lvlPlain, "  " + shortKernel(h.Kernel)}, {lvlDim, "  " + padRight(string(h.Slot), 14)},
-				{lvlAccent, padLeft(fmtSlot(h.Slot, h.Amount), 6)}, {lvlDim, "  " + string(h.Agent)},
+				{lvlAccent, padLeft(fmtSlot(h.Slot, h.Amount), 6)}, {lvlDim, "  " + agentOrUnknown(h.Agent)},
 			}})
 			if path != "" {
 				out = append(out, text(lvlDim, "      "+path))
@@ -110,6 +113,39 @@ func deviceDetail(d *derived, di int) []detailLine {
 	}
 	out = append(out, issuesAbout(d, func(is *model.Issue) bool { return is.Device == r.key })...)
 	return out
+}
+
+// allocMapLines are the device's entries in Backend.AI's gpu_alloc_map, in
+// both forms agents report: the current per-device ratio (as printed, and
+// exactly), and the absolute sum older agents report.
+func allocMapLines(s *model.Snapshot, u *model.DeviceUsage, id model.DeviceID) []detailLine {
+	out := []detailLine{blank, section("Backend.AI gpu_alloc_map")}
+	if u == nil || len(u.Held) == 0 {
+		return append(out, text(lvlDim, "  absent: nothing is held here"))
+	}
+	ratio := s.DeviceAllocRatio(id)
+	out = append(out, detailLine{spans: []span{{lvlDim, "  " + padRight("ratio (current)", 18)},
+		{lvlPlain, model.QuantizeAllocRatio(ratio).String()}, {lvlDim, "  exact " + ratio.String()}}})
+	abs, any := model.Zero, false
+	for _, slot := range []model.SlotName{model.SlotCUDAShares, model.SlotCUDADevice} {
+		if v, ok := u.Held[slot]; ok {
+			abs, any = abs.Add(v), true
+		}
+	}
+	absText := "absent (no cuda.shares or cuda.device held)"
+	if any {
+		absText = abs.String()
+	}
+	out = append(out, detailLine{spans: []span{{lvlDim, "  " + padRight("absolute (< 26.4)", 18)}, {lvlPlain, absText}}})
+	return out
+}
+
+// agentOrUnknown names a kernel's agent, or says that it cannot be told.
+func agentOrUnknown(a model.AgentID) string {
+	if a == "" {
+		return "agent unknown"
+	}
+	return string(a)
 }
 
 func telemetryLines(t *model.Telemetry, c *teleCells) []detailLine {

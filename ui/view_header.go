@@ -2,6 +2,7 @@ package ui
 
 import (
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/fgtop/fgtop/engine/agentconfig"
@@ -54,6 +55,49 @@ func sourceProblem(s *model.Snapshot) span {
 	return span{lvlCrit, s.Source.Detail}
 }
 
+// sourceWarnings are the problems with fgtop's own sources that change
+// what every number means, shown under the header rather than only in the
+// issue list: a scratch root that is missing or not a directory (its
+// kernels are not counted at all), an agent.toml on disk that cannot be
+// used (the partition shown is the last good one).
+func sourceWarnings(s *model.Snapshot) []span {
+	if s == nil {
+		return nil
+	}
+	var out []span
+	var roots []string
+	for _, iss := range s.Issues {
+		switch {
+		case iss.Code == model.IssueRootMissing:
+			roots = append(roots, iss.Message)
+		case iss.Code == model.IssueConfig && iss.Severity == model.SevError && strings.Contains(iss.Message, "cannot be used"):
+			out = append(out, span{lvlCrit, iss.Message})
+		}
+	}
+	switch len(roots) {
+	case 0:
+	case 1:
+		out = append(out, span{lvlCrit, roots[0]})
+	default:
+		out = append(out, span{lvlCrit, strconv.Itoa(len(roots)) + " scratch roots missing or not directories: their kernels are not counted"})
+	}
+	return out
+}
+
+// restartPending is the header's "restart pending" when the agent.toml on
+// disk is newer than the agent process that runs it.
+func restartPending(s *model.Snapshot) span {
+	if s == nil {
+		return span{}
+	}
+	for _, a := range s.Agents {
+		if a.Restart.State == model.RestartPending {
+			return span{lvlWarn, "restart pending"}
+		}
+	}
+	return span{}
+}
+
 // updatedSpan is the time since the snapshot, turning to a warning when
 // the engine has gone quiet.
 func updatedSpan(s *model.Snapshot, now time.Time) span {
@@ -96,6 +140,9 @@ func (a *App) headerPieces() []headerPiece {
 				lvl = lvlCrit
 			}
 			ps = append(ps, headerPiece{spans: []span{{lvl, plural(n, "issue")}}, drop: 2})
+		}
+		if r := restartPending(s); r.text != "" {
+			ps = append(ps, headerPiece{spans: []span{r}, drop: 2})
 		}
 		if u := updatedSpan(s, a.now()); u.text != "" {
 			ps = append(ps, headerPiece{spans: []span{u}, drop: 1, right: true})
@@ -201,6 +248,14 @@ func (a *App) viewHeader(w int) []string {
 		} else {
 			second = append(second, span{lvlDim, "  "}, prob)
 		}
+	}
+	for _, wsp := range sourceWarnings(a.snap) {
+		if len(second) > 0 {
+			second = append(second, span{lvlBorder, a.sepGlyph(" │ ")})
+		} else {
+			second = append(second, span{lvlDim, "  "})
+		}
+		second = append(second, wsp)
 	}
 	for _, p := range dropped {
 		if len(second) > 0 {

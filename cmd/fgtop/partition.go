@@ -135,6 +135,10 @@ func nodeState(ctx context.Context, src *sourceFlags, cmdName string) (*agentcon
 	opts.Node, _ = os.Hostname()
 	for _, a := range cfg.Agents {
 		opts.Agents = append(opts.Agents, model.Agent{ID: a.ID, ScratchRoot: a.ScratchRoot})
+		if !a.IDSet {
+			// Records name the id Backend.AI made up for it (attribution).
+			opts.MadeUpIDs = append(opts.MadeUpIDs, a.ID)
+		}
 	}
 	for _, r := range cfg.ScratchRoots() {
 		opts.Roots = append(opts.Roots, scratch.Root{Path: r.Path, Agent: r.Agent})

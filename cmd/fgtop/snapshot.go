@@ -1,14 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"os/signal"
 	"runtime"
 	"runtime/debug"
 	"syscall"
+	"time"
 
 	"github.com/fgtop/fgtop/engine"
 	"github.com/fgtop/fgtop/engine/report"
@@ -18,26 +21,56 @@ import (
 
 func newSnapshotCmd() *cobra.Command {
 	var src sourceFlags
-	var asJSON, allocMap, follow, compact bool
+	var asJSON, follow, compact bool
+	var allocMap string
+	var heartbeat time.Duration
 	cmd := &cobra.Command{
 		Use:   "snapshot",
 		Short: "Print the node's allocation once (--json, --alloc-map) or as one JSON line per change (--follow)",
 		Long: `Print the node's allocation account.
 
-  --json        the whole snapshot, schema "fgtop.snapshot/v1" (decimals as strings
-                in Python's str(Decimal) form, stable order)
-  --alloc-map   exactly what Backend.AI's scan_gpu_alloc_map returns: device id ->
-                cuda.shares + cuda.device; a file that does not parse is skipped and
-                reported on stderr instead of truncating the map
-  --follow      keep watching; one JSON line per change (with --json or --alloc-map)
+  --json                 the whole snapshot, schema "fgtop.snapshot/v1" (decimals as
+                         strings in Python's str(Decimal) form, stable order)
+  --alloc-map            Backend.AI's gpu_alloc_map as agents report it since September
+                         2026 (PR #14327; 26.4 and 26.8 backports): device id -> the sum,
+                         over every slot under the cuda device (shares, whole devices, MIG
+                         slots), of the amount held divided by that device's capacity for
+                         the slot (the raw amount where it is unknown), quantized to four
+                         places ("0.2500")
+  --alloc-map=absolute   the map older agents report: device id -> cuda.shares +
+                         cuda.device, unnormalised
+                         With either map, a file that does not parse is skipped and
+                         reported on stderr instead of truncating the map.
+  --follow               keep watching; one JSON line per real change, nothing while
+                         nothing changes (with --json or --alloc-map)
+  --heartbeat DUR        with --follow: also a line {"heartbeat":true,...} after DUR
+                         without a change, so a reader can tell a quiet node from a
+                         dead pipe
 
 Exit status: 0 on success, even when issues are reported; 2 on bad usage.`,
-		Args: cobra.NoArgs,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 && (args[0] == allocAbsolute || args[0] == allocRatio) && cmd.Flags().Changed("alloc-map") {
+				// pflag takes an optional value only after '='.
+				return usageErr("write --alloc-map=%s, with '='", args[0])
+			}
+			return cobra.NoArgs(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if asJSON && allocMap {
+			switch allocMap {
+			case "", allocRatio, allocAbsolute:
+			default:
+				return usageErr("--alloc-map=%s: want --alloc-map (the current ratio) or --alloc-map=absolute", allocMap)
+			}
+			if asJSON && allocMap != "" {
 				return usageErr("--json and --alloc-map are exclusive")
 			}
-			if !asJSON && !allocMap {
+			if heartbeat != 0 && !follow {
+				return usageErr("--heartbeat needs --follow")
+			}
+			if heartbeat < 0 {
+				return usageErr("--heartbeat %s: want a positive duration", heartbeat)
+			}
+			if !asJSON && allocMap == "" {
 				asJSON = true
 			}
 			opts, err := src.options()
@@ -50,12 +83,7 @@ Exit status: 0 on success, even when issues are reported; 2 on bad usage.`,
 			render := func(s *model.Snapshot, indent bool) error {
 				// Only the form asked for is built: the full report costs
 				// as much as the scan's state folding at 10,000 kernels.
-				var v any
-				if allocMap {
-					v = report.AllocMap(s)
-				} else {
-					v = report.FromSnapshot(s)
-				}
+				v := snapshotValue(s, allocMap)
 				b, err := report.Marshal(v, indent)
 				if err != nil {
 					return err
@@ -72,13 +100,15 @@ Exit status: 0 on success, even when issues are reported; 2 on bad usage.`,
 				reportProblems(s)
 				return render(s, !compact)
 			}
-			return followSnapshots(ctx, opts, func(s *model.Snapshot) error { return render(s, false) })
+			return followChanges(ctx, opts, os.Stdout, allocMap, heartbeat)
 		},
 	}
 	src.register(cmd)
 	fl := cmd.Flags()
 	fl.BoolVar(&asJSON, "json", false, "print the whole snapshot (schema fgtop.snapshot/v1); the default")
-	fl.BoolVar(&allocMap, "alloc-map", false, "print Backend.AI's gpu_alloc_map JSON")
+	fl.StringVar(&allocMap, "alloc-map", "", "print Backend.AI's gpu_alloc_map JSON: the current per-device ratio, or =absolute for older agents")
+	fl.Lookup("alloc-map").NoOptDefVal = allocRatio
+	fl.DurationVar(&heartbeat, "heartbeat", 0, "with --follow: a marked heartbeat line after this long without a change")
 	fl.BoolVar(&follow, "follow", false, "keep watching and print one JSON line per change")
 	fl.BoolVar(&compact, "compact", false, "one-line JSON")
 	return cmd
@@ -114,33 +144,138 @@ func oneShotGC() {
 	}, struct{}{})
 }
 
-// reportProblems lists, on stderr, the files that were skipped.
+// The --alloc-map forms.
+const (
+	allocRatio    = "ratio"
+	allocAbsolute = "absolute"
+)
+
+// snapshotValue is what snapshot prints: the full report, or one of the
+// alloc maps. Only the form asked for is built: the full report costs as
+// much as the scan's state folding at 10,000 kernels.
+func snapshotValue(s *model.Snapshot, allocMap string) any {
+	switch allocMap {
+	case allocRatio:
+		return report.AllocMap(s)
+	case allocAbsolute:
+		return report.AllocMapAbsolute(s)
+	}
+	return report.FromSnapshot(s)
+}
+
+// reportProblems lists, on stderr, the files that were skipped, and those
+// counted with a warning (no final newline).
 func reportProblems(s *model.Snapshot) {
 	for _, k := range s.Kernels() {
-		if k.Problem != nil && (k.State == model.KernelBroken || k.State == model.KernelStale) {
+		switch {
+		case k.Problem == nil:
+		case k.State == model.KernelBroken || k.State == model.KernelStale:
 			fmt.Fprintf(os.Stderr, "fgtop: skipped %s\n", k.Problem)
+		case k.State == model.KernelOK:
+			fmt.Fprintf(os.Stderr, "fgtop: %s\n", k.Problem)
 		}
 	}
+}
+
+// followChanges prints one JSON line per real change of what the form
+// shows (the snapshot's sequence number and time aside), nothing while
+// nothing changes, and with heartbeat > 0 a marked heartbeat line after
+// that long without one.
+func followChanges(ctx context.Context, opts engine.Options, w io.Writer, allocMap string, heartbeat time.Duration) error {
+	var last []byte
+	var lastSeq uint64
+	var tick <-chan time.Time
+	var hb *time.Ticker
+	if heartbeat > 0 {
+		hb = time.NewTicker(heartbeat)
+		defer hb.Stop()
+		tick = hb.C
+	}
+	emit := func(s *model.Snapshot) error {
+		lastSeq = s.Seq
+		v := snapshotValue(s, allocMap)
+		key := v
+		if full, ok := v.(*report.Snapshot); ok {
+			// Seq and time change with every publication (an inventory
+			// poll publishes every second); they are not news.
+			c := *full
+			c.Seq, c.Time = 0, ""
+			key = &c
+		}
+		kb, err := report.Marshal(key, false)
+		if err != nil {
+			return err
+		}
+		if last != nil && bytes.Equal(kb, last) {
+			return nil
+		}
+		last = kb
+		b := kb
+		if _, ok := v.(*report.Snapshot); ok {
+			if b, err = report.Marshal(v, false); err != nil {
+				return err
+			}
+		}
+		if hb != nil {
+			hb.Reset(heartbeat)
+		}
+		_, err = w.Write(b)
+		return err
+	}
+	beat := func(now time.Time) error {
+		b, err := report.Marshal(map[string]any{"heartbeat": true, "time": now.UTC().Format(time.RFC3339Nano), "seq": lastSeq}, false)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(b)
+		return err
+	}
+	return followSnapshotsTick(ctx, opts, emit, tick, beat)
 }
 
 // followSnapshots runs the live engine and calls emit for every snapshot it
 // publishes after the initial scan.
 func followSnapshots(ctx context.Context, opts engine.Options, emit func(*model.Snapshot) error) error {
+	return followSnapshotsTick(ctx, opts, emit, nil, nil)
+}
+
+// followSnapshotsTick is followSnapshots that also calls beat on every
+// tick. Nothing is emitted before the initial scan of every root is
+// published: the first line is the node as it is, not a partial scan.
+func followSnapshotsTick(ctx context.Context, opts engine.Options, emit func(*model.Snapshot) error, tick <-chan time.Time, beat func(time.Time) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	eng := engine.New(opts)
 	errc := make(chan error, 1)
 	go func() { errc <- eng.Run(ctx) }()
 	sub := eng.Subscribe(ctx)
+	ready := eng.Ready()
+	var done uint64 // the last sequence number emitted
 	for {
 		select {
 		case err := <-errc:
 			return err
+		case <-ready:
+			ready = nil
+			if s := eng.Latest(); s != nil {
+				done = s.Seq
+				if err := emit(s); err != nil {
+					return err
+				}
+			}
 		case s, ok := <-sub:
 			if !ok {
 				return nil
 			}
+			if ready != nil || s.Seq <= done {
+				continue
+			}
+			done = s.Seq
 			if err := emit(s); err != nil {
+				return err
+			}
+		case now := <-tick:
+			if err := beat(now); err != nil {
 				return err
 			}
 		}

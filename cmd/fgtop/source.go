@@ -3,15 +3,15 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/fgtop/fgtop/engine"
 	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/engine/inventory"
-	"github.com/fgtop/fgtop/engine/partition"
 	"github.com/fgtop/fgtop/engine/scratch"
 	"github.com/fgtop/fgtop/model"
 	"github.com/spf13/cobra"
@@ -78,42 +78,24 @@ func (f *sourceFlags) openInventory() (inventory.Source, error) {
 func (f *sourceFlags) options() (engine.Options, error) {
 	opts := engine.Options{}
 	opts.Node, _ = os.Hostname()
-	var cfg *agentconfig.Config
-	switch {
-	case f.config != "":
-		c, problems, err := loadConfig(f.config)
-		if err != nil {
-			return opts, usageErr("--config: %v", err)
-		}
-		cfg = c
-		opts.Issues = append(opts.Issues, problems...)
-	case len(f.scratchRoot) == 0:
-		path, err := agentconfig.Find()
+	path, found := f.config, false
+	if path == "" && len(f.scratchRoot) == 0 {
+		p, err := agentconfig.Find()
 		if err != nil {
 			return opts, usageErr("%v\npoint fgtop at it with --config FILE, or at the kernels with --scratch-root DIR; or try `fgtop demo`", err)
 		}
-		c, problems, err := loadConfig(path)
-		if err != nil {
-			return opts, usageErr("%v\n(fgtop found this agent.toml where Backend.AI looks for one; name another with --config FILE)", err)
-		}
-		cfg = c
-		opts.Issues = append(opts.Issues, problems...)
+		path, found = p, true
 	}
-	if cfg != nil {
-		opts.ConfigPath, opts.Mode, opts.DraftFormat = cfg.Path, cfg.Mode, cfg.IsDraftFormat()
-		if cfg.IsDraftFormat() {
-			opts.Issues = append(opts.Issues, model.Issue{Severity: model.SevWarning, Code: model.IssueConfig, File: cfg.Path, Message: agentconfig.DraftFormatWarning})
+	if path != "" {
+		v, err := engine.LoadConfigView(path)
+		if err != nil {
+			if found {
+				return opts, usageErr("%v\n(fgtop found this agent.toml where Backend.AI looks for one; name another with --config FILE)", err)
+			}
+			return opts, usageErr("--config: %v", err)
 		}
-		for _, a := range cfg.Agents {
-			opts.Agents = append(opts.Agents, model.Agent{ID: a.ID, ScratchRoot: a.ScratchRoot})
-		}
-		for _, r := range cfg.ScratchRoots() {
-			opts.Roots = append(opts.Roots, scratch.Root{Path: r.Path, Agent: r.Agent})
-		}
-		for _, w := range cfg.Warnings {
-			opts.Issues = append(opts.Issues, model.Issue{Severity: model.SevWarning, Code: model.IssueConfig, File: cfg.Path, Message: w})
-		}
-		opts.Partition = partitionHook(cfg, opts.Agents)
+		v.Apply(&opts)
+		opts.Roots = v.Roots
 	}
 	if len(f.scratchRoot) > 0 {
 		roots, err := parseRoots(f.scratchRoot)
@@ -121,10 +103,12 @@ func (f *sourceFlags) options() (engine.Options, error) {
 			return opts, err
 		}
 		opts.Roots = roots
-		if cfg == nil {
+		opts.RootsOverridden = true
+		if path == "" {
 			opts.Agents = nil
 		}
 	}
+	warnRoots(os.Stderr, &opts)
 	src, err := f.openInventory()
 	if err != nil {
 		return opts, err
@@ -154,43 +138,26 @@ func (f *sourceFlags) deviceErr(err error) error {
 	return usageErr("--devices %s: %v", f.devices, err)
 }
 
-// loadConfig reads an agent.toml for watching. A file that breaks the
-// partition rules is still watched (its kernels are real), with every
-// problem shown as an issue; a file that is not TOML at all is bad input
-// (the error names the file; the caller says where the path came from).
-func loadConfig(path string) (*agentconfig.Config, []model.Issue, error) {
-	c, err := agentconfig.Load(path)
-	var inv *agentconfig.InvalidError
-	switch {
-	case err == nil:
-		return c, nil, nil
-	case c != nil && errors.As(err, &inv):
-		var out []model.Issue
-		for _, p := range inv.Problems {
-			out = append(out, model.Issue{Severity: model.SevError, Code: model.IssueConfig, File: path, Line: p.Line, Agent: p.Agent, Message: p.Message})
+// warnRoots says on w which scratch roots do not exist or are not
+// directories: a mistyped --scratch-root would otherwise show an empty
+// node, with the reason only in the JSON's issues.
+func warnRoots(w io.Writer, opts *engine.Options) {
+	for _, r := range opts.Roots {
+		fi, err := os.Stat(r.Path)
+		var msg string
+		switch {
+		case err != nil && errors.Is(err, fs.ErrNotExist):
+			msg = fmt.Sprintf("scratch root %s (agent %s) does not exist", r.Path, r.Agent)
+		case err != nil:
+			msg = fmt.Sprintf("scratch root %s (agent %s): %v", r.Path, r.Agent, err)
+		case !fi.IsDir():
+			msg = fmt.Sprintf("scratch root %s (agent %s) is not a directory", r.Path, r.Agent)
+		default:
+			continue
 		}
-		return c, out, nil
-	default:
-		return nil, nil, err
-	}
-}
-
-// partitionHook computes the agents' effective partitions for each new
-// device set, and the drift that depends only on the partition.
-func partitionHook(cfg *agentconfig.Config, agents []model.Agent) func(*inventory.Inventory) ([]model.Agent, []model.Issue) {
-	return func(inv *inventory.Inventory) ([]model.Agent, []model.Issue) {
-		pinv := partition.Inventory{Devices: inv.Devices, HostMem: model.NewDec(inv.HostMemBytes, 0), Source: inv.Source,
-			AcceleratorsUnknown: inv.Source.Kind == inventory.KindNone || inv.Source.Health == inventory.HealthUnavailable}
-		p := partition.Effective(cfg, pinv)
-		out := slices.Clone(agents)
-		p.Fill(out)
-		var issues []model.Issue
-		for _, pr := range cfg.ValidateWith(inv.Devices, pinv.ValidateOptions()) {
-			issues = append(issues, model.Issue{Severity: model.SevError, Code: model.IssueConfig, File: cfg.Path, Line: pr.Line, Agent: pr.Agent, Message: pr.Message})
-		}
-		// Only the partition-level drift: kernels are checked live.
-		issues = append(issues, partition.Drift(p, &model.Snapshot{Devices: inv.Devices, HostMemBytes: inv.HostMemBytes})...)
-		return out, issues
+		// The engine reports it too (an issue, in the console's header),
+		// and follows the root should it appear.
+		fmt.Fprintf(w, "fgtop: warning: %s\n", msg)
 	}
 }
 

@@ -215,7 +215,10 @@ func setup(ctx context.Context, dir string, opts Options) (*Node, error) {
 func (n *Node) Source() inventory.Source { return n.src }
 
 // EngineOptions returns engine options for watching the node: its scratch
-// roots, its agents with their manual partitions, its inventory.
+// roots, its agents with their manual partitions, its inventory. The
+// engine follows the node's agent.toml as it follows a real one, so an
+// apply made in the demo's console shows there at once. The simulated
+// agents are not processes on this host: no restart state is looked for.
 func (n *Node) EngineOptions() engine.Options {
 	opts := engine.Options{
 		Roots:      append([]scratch.Root(nil), n.Roots...),
@@ -223,10 +226,14 @@ func (n *Node) EngineOptions() engine.Options {
 		Node:       NodeName,
 		Mode:       modeManual,
 		ConfigPath: n.ConfigPath,
+		NoProcs:    true,
 	}
 	for i := range n.parts {
 		p := &n.parts[i]
 		opts.Agents = append(opts.Agents, model.Agent{ID: p.id, ScratchRoot: p.root, Owns: p.owns(), Mem: p.mem})
+	}
+	if v, err := engine.LoadConfigView(n.ConfigPath); err == nil {
+		v.Apply(&opts)
 	}
 	return opts
 }

@@ -21,20 +21,23 @@ const Schema = "fgtop.snapshot/v1"
 // a stable order (devices in inventory order, kernels by id, agents in
 // config order, issues by severity).
 type Snapshot struct {
-	Schema       string            `json:"schema"`
-	Seq          uint64            `json:"seq"`
-	Time         string            `json:"time"`
-	Node         string            `json:"node"`
-	Mode         string            `json:"mode,omitempty"`
-	Config       string            `json:"config,omitempty"`
-	Source       model.SourceInfo  `json:"source"`
-	HostMemBytes int64             `json:"host_mem_bytes,omitempty"`
-	Devices      []Device          `json:"devices"`
-	Unknown      []Usage           `json:"unknown_devices"`
-	Kernels      []Kernel          `json:"kernels"`
-	Agents       []Agent           `json:"agents"`
-	Issues       []Issue           `json:"issues"`
-	AllocMap     map[string]string `json:"alloc_map"`
+	Schema       string           `json:"schema"`
+	Seq          uint64           `json:"seq"`
+	Time         string           `json:"time"`
+	Node         string           `json:"node"`
+	Mode         string           `json:"mode,omitempty"`
+	Config       string           `json:"config,omitempty"`
+	Source       model.SourceInfo `json:"source"`
+	HostMemBytes int64            `json:"host_mem_bytes,omitempty"`
+	Devices      []Device         `json:"devices"`
+	Unknown      []Usage          `json:"unknown_devices"`
+	Kernels      []Kernel         `json:"kernels"`
+	Agents       []Agent          `json:"agents"`
+	Issues       []Issue          `json:"issues"`
+	// AllocMap is the absolute map (agents before September 2026);
+	// AllocMapRatio the current per-device ratio (AllocRatio).
+	AllocMap      map[string]string `json:"alloc_map"`
+	AllocMapRatio map[string]string `json:"alloc_map_ratio"`
 }
 
 // Device is one device with what is held on it.
@@ -100,6 +103,16 @@ type Kernel struct {
 	ModTime     string                       `json:"mod_time,omitempty"`
 	Legacy      bool                         `json:"legacy,omitempty"`
 	Problem     *Issue                       `json:"problem,omitempty"`
+	// AgentBy says how the agent was found: "recovery.json",
+	// "scratch-root", or "none" (agent is then "").
+	AgentBy string `json:"agent_by,omitempty"`
+	// From the kernel's recovery.json; absent without one.
+	SessionID      string `json:"session_id,omitempty"`
+	SessionType    string `json:"session_type,omitempty"`
+	OwnerUserID    string `json:"owner_user_id,omitempty"`
+	OwnerProjectID string `json:"owner_project_id,omitempty"`
+	Image          string `json:"image,omitempty"`
+	Architecture   string `json:"architecture,omitempty"`
 }
 
 // Agent is one agent with its partition and holdings.
@@ -110,6 +123,16 @@ type Agent struct {
 	Held        map[string]string   `json:"held"`
 	Owns        map[string][]string `json:"owns"`
 	Mem         *model.Dec          `json:"mem_bytes,omitempty"`
+	// Restart says whether the agent's process runs the agent.toml on
+	// disk; absent without a config.
+	Restart *Restart `json:"restart,omitempty"`
+}
+
+// Restart is model.Restart.
+type Restart struct {
+	State  string `json:"state"`
+	Detail string `json:"detail,omitempty"`
+	PIDs   []int  `json:"pids,omitempty"`
 }
 
 // Issue is a model.Issue with the device spelled out.
@@ -155,7 +178,7 @@ func FromSnapshot(s *model.Snapshot) *Snapshot {
 		Schema: Schema, Seq: s.Seq, Time: s.Time.UTC().Format(time.RFC3339Nano), Node: s.Node, Mode: s.Mode,
 		Config: s.ConfigPath, Source: s.Source, HostMemBytes: s.HostMemBytes,
 		Devices: []Device{}, Unknown: []Usage{}, Kernels: []Kernel{}, Agents: []Agent{}, Issues: []Issue{},
-		AllocMap: AllocMap(s),
+		AllocMap: AllocMapAbsolute(s), AllocMapRatio: AllocMap(s),
 	}
 	known := map[model.DeviceKey]bool{}
 	for i := range s.Devices {
@@ -174,7 +197,7 @@ func FromSnapshot(s *model.Snapshot) *Snapshot {
 		}
 		if u != nil {
 			dev.Held = slotMap(u.Held)
-			dev.Kernels = countKernels(s.Holdings(d.Key()))
+			dev.Kernels = u.Kernels
 		}
 		if t := d.Telemetry; t != nil {
 			tj := &Telemetry{MemUsed: opt(t.MemUsed), MemTotal: opt(t.MemTotal), UtilGPU: opt(t.UtilGPU), UtilMem: opt(t.UtilMem),
@@ -204,11 +227,15 @@ func FromSnapshot(s *model.Snapshot) *Snapshot {
 	})
 	for _, k := range unknown {
 		u := s.Usage[k]
-		out.Unknown = append(out.Unknown, Usage{Key: k.String(), Held: slotMap(u.Held), Kernels: countKernels(s.Holdings(k))})
+		out.Unknown = append(out.Unknown, Usage{Key: k.String(), Held: slotMap(u.Held), Kernels: u.Kernels})
 	}
 	for _, k := range s.Kernels() {
 		kj := Kernel{ID: string(k.ID), Agent: string(k.Agent), Path: k.Path, State: string(k.State),
-			Slots: slotMap(k.Slots), Allocations: map[string]map[string]string{}, Legacy: k.Legacy}
+			Slots: slotMap(k.Slots), Allocations: map[string]map[string]string{}, Legacy: k.Legacy, AgentBy: string(k.AgentBy)}
+		if r := k.Record; r != nil {
+			kj.SessionID, kj.SessionType, kj.OwnerUserID, kj.OwnerProjectID = r.SessionID, r.SessionType, r.OwnerUserID, r.OwnerProjectID
+			kj.Image, kj.Architecture = r.Image, r.Architecture
+		}
 		if !k.ModTime.IsZero() {
 			kj.ModTime = k.ModTime.UTC().Format(time.RFC3339Nano)
 		}
@@ -227,6 +254,9 @@ func FromSnapshot(s *model.Snapshot) *Snapshot {
 	}
 	for _, a := range s.Agents {
 		aj := Agent{ID: string(a.ID), ScratchRoot: a.ScratchRoot, Kernels: a.Kernels, Held: slotMap(a.Held)}
+		if a.Restart.State != "" {
+			aj.Restart = &Restart{State: string(a.Restart.State), Detail: a.Restart.Detail, PIDs: a.Restart.PIDs}
+		}
 		if a.Owns != nil {
 			aj.Owns = map[string][]string{}
 			for name, ids := range a.Owns {
@@ -249,22 +279,21 @@ func FromSnapshot(s *model.Snapshot) *Snapshot {
 	return out
 }
 
-// countKernels counts the kernels in a holding list (sorted by kernel).
-func countKernels(hs []model.Holding) int {
-	n := 0
-	var last model.KernelID
-	for i, h := range hs {
-		if i == 0 || h.Kernel != last {
-			n++
-			last = h.Kernel
-		}
+// AllocMap is Backend.AI's current gpu_alloc_map for the snapshot's
+// kernels (PR #14327): device id → the per-device ratio quantized to four
+// places, e.g. "0.2500" (model.Snapshot.AllocRatio).
+func AllocMap(s *model.Snapshot) map[string]string {
+	m := s.AllocRatio()
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[string(k)] = model.QuantizeAllocRatio(v).String()
 	}
-	return n
+	return out
 }
 
-// AllocMap is Backend.AI's scan_gpu_alloc_map result for the snapshot's
-// kernels: device id → str(Decimal) of cuda.shares + cuda.device.
-func AllocMap(s *model.Snapshot) map[string]string {
+// AllocMapAbsolute is the map agents before September 2026 report: device
+// id → str(Decimal) of cuda.shares + cuda.device.
+func AllocMapAbsolute(s *model.Snapshot) map[string]string {
 	m := s.AllocMap()
 	out := make(map[string]string, len(m))
 	for k, v := range m {

@@ -23,6 +23,20 @@ type Root struct {
 // path, for error messages.
 type ParseFunc[T any] func(path string, data []byte) (T, error)
 
+// Companion is a second file a kernel's config directory may hold
+// (Backend.AI's recovery.json), read beside resource.txt on every read of
+// it, with the same refusal of symlinks, and watched like it: a change to
+// either file brings a KernelUpdated.
+type Companion[T any] struct {
+	// Name is the file's name in <kernel>/config/.
+	Name string
+	// Fold gets ParseFunc's result for resource.txt and the companion's
+	// bytes, or the error reading it (one that errors.Is fs.ErrNotExist
+	// when there is none), and returns the event's Value. It runs where
+	// ParseFunc runs, and data, like ParseFunc's, must not be retained.
+	Fold func(v T, path string, data []byte, err error) T
+}
+
 // EventKind says what an Event reports.
 type EventKind int
 

@@ -221,7 +221,7 @@ func readFD(fd int, buf []byte, stat bool) (fileRead, error) {
 			continue
 		}
 		if err != nil {
-			if err == syscall.EISDIR {
+			if err == syscall.EISDIR || (err == syscall.EAGAIN && !isRegular(fd)) {
 				return fileRead{}, errNotRegular
 			}
 			return fileRead{}, err
@@ -231,8 +231,22 @@ func readFD(fd int, buf []byte, stat bool) (fileRead, error) {
 			break
 		}
 	}
+	if len(buf) == 0 && !stat && !isRegular(fd) {
+		// A FIFO without a writer reads as empty (it was opened
+		// O_NONBLOCK); only an empty read pays for the fstat that tells.
+		return fileRead{}, errNotRegular
+	}
 	res.data, res.size = buf, int64(len(buf))
 	return res, nil
+}
+
+// isRegular reports whether fd is a regular file (false when fstat fails).
+func isRegular(fd int) bool {
+	var st syscall.Stat_t
+	if err := ignoringEINTR(func() error { return syscall.Fstat(fd, &st) }); err != nil {
+		return false
+	}
+	return st.Mode&syscall.S_IFMT == syscall.S_IFREG
 }
 
 func ignoringEINTR(fn func() error) error {

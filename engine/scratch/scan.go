@@ -72,6 +72,13 @@ func ScanEach[T any](ctx context.Context, roots []Root, parse ParseFunc[T], work
 	return s.scanEach(ctx, roots, emit)
 }
 
+// ScanEachWith is ScanEach that also reads each kernel's companion file
+// (Companion) beside its resource.txt.
+func ScanEachWith[T any](ctx context.Context, roots []Root, parse ParseFunc[T], comp Companion[T], workers int, emit func(Event[T])) bool {
+	s := &scanner[T]{parse: parse, workers: workers, comp: comp}
+	return s.scanEach(ctx, roots, emit)
+}
+
 func (s *scanner[T]) scanEach(ctx context.Context, roots []Root, emit func(Event[T])) bool {
 	targets := make([]*scanTarget[T], len(roots))
 	for i, r := range roots {
@@ -183,6 +190,7 @@ type faultFunc func(op faultOp, path string) error
 // scanner reads kernels; Scan and the Watcher share it.
 type scanner[T any] struct {
 	parse   ParseFunc[T]
+	comp    Companion[T]
 	workers int
 	fault   faultFunc
 }
@@ -517,15 +525,46 @@ func (s *scanner[T]) readKernel(r Root, rootPath string, rd *rootDir, kid string
 	switch {
 	case err == nil:
 		res.status = kConfig
+		var cdata []byte
+		var cerr error
+		if s.comp.Fold != nil {
+			cb := bufPool.Get().(*[]byte)
+			defer putBuf(cb)
+			var cr fileRead
+			cr, cerr = rd.readFile(kid+"/config/"+s.comp.Name+"\x00", *cb, false)
+			if cap(cr.data) > cap(*cb) {
+				*cb = cr.data[:0]
+			}
+			cdata = cr.data
+		}
 		if o.hash || o.prev != nil {
 			// Content, not mtime/size: an fstat would cost more than hashing
 			// 3 KB, and content equality cannot be fooled by a coarse clock.
-			res.hashed, res.hash = true, maphash.Bytes(hashSeed, fr.data)
+			// The companion's content (or its absence) is part of it.
+			if s.comp.Fold == nil {
+				res.hash = maphash.Bytes(hashSeed, fr.data)
+			} else {
+				var h maphash.Hash
+				h.SetSeed(hashSeed)
+				_, _ = h.Write(fr.data)
+				_ = h.WriteByte(0)
+				if cerr != nil {
+					_, _ = h.WriteString(cerr.Error())
+				} else {
+					_ = h.WriteByte(1)
+					_, _ = h.Write(cdata)
+				}
+				res.hash = h.Sum64()
+			}
+			res.hashed = true
 			if o.prev != nil && *o.prev == res.hash {
 				return res
 			}
 		}
 		v, perr := s.parse(path, fr.data)
+		if s.comp.Fold != nil {
+			v = s.comp.Fold(v, rootPath+"/"+kid+"/config/"+s.comp.Name, cdata, cerr)
+		}
 		res.has, res.ev = true, base
 		res.ev.Kind, res.ev.Value, res.ev.Err = KernelUpdated, v, perr
 		res.ev.ModTime, res.ev.Size = fr.modTime, fr.size

@@ -129,6 +129,10 @@ func NewWatcher[T any](roots []Root, parse ParseFunc[T], opts Options) (*Watcher
 	return w, nil
 }
 
+// SetCompanion makes the watcher read a companion file beside every
+// resource.txt (see Companion). It must be called before Run.
+func (w *Watcher[T]) SetCompanion(c Companion[T]) { w.s.comp = c }
+
 // Run sends the initial scan (one batch per root, in the order given), then
 // a batch for each debounced set of changes, rescan or root event. It
 // returns nil when ctx is cancelled, after closing its inotify instance and
@@ -593,8 +597,10 @@ func (w *Watcher[T]) handleFS(ctx context.Context, ev fsnotify.Event) [][]Event[
 	if !isKernelID(kid) {
 		return nil
 	}
-	switch rest {
-	case "", "config", "config/resource.txt":
+	switch {
+	case rest == "", rest == "config", rest == "config/resource.txt":
+		w.markDirty(rs, kid, time.Now())
+	case w.s.comp.Fold != nil && strings.HasPrefix(rest, "config/") && rest[len("config/"):] == w.s.comp.Name:
 		w.markDirty(rs, kid, time.Now())
 	}
 	return nil

@@ -1,0 +1,299 @@
+// Package agentproc finds the Backend.AI agent processes that run an
+// agent.toml, in /proc, and tells whether they started before the file last
+// changed: the agent reads its config only at start, so such a process runs
+// an older partition than the file says ("restart pending").
+//
+// A process is an agent process when its command line runs Backend.AI's
+// agent (the ai.backend.agent module, or `backend.ai ag start-server`).
+// It runs the file when its config argument (-f/--config) resolves, from
+// its working directory, to the file; without one, when the file is where
+// the agent's own search finds one (./agent.toml in its working directory,
+// or one of the usual places). The root of /proc is a parameter so tests
+// use a fake tree.
+package agentproc
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fgtop/fgtop/model"
+)
+
+// clockTicks is USER_HZ, the unit of /proc/<pid>/stat's start time: 100 on
+// every Linux architecture Go supports (the kernel fixes it for user space).
+const clockTicks = 100
+
+// Process is one agent process found for a config file.
+type Process struct {
+	PID   int
+	Start time.Time
+	Args  []string
+}
+
+// Finder looks for agent processes under a /proc tree.
+type Finder struct {
+	// ProcRoot is the proc file system's mount point ("/proc" when empty).
+	ProcRoot string
+	// SearchPaths are where an agent started without -f looks for
+	// agent.toml, besides its working directory.
+	SearchPaths []string
+}
+
+func (f *Finder) root() string {
+	if f.ProcRoot == "" {
+		return "/proc"
+	}
+	return f.ProcRoot
+}
+
+// Find returns the agent processes that run config (an absolute path), by
+// start time. It fails only when /proc itself cannot be read; processes
+// that vanish or cannot be inspected while it looks are skipped, and
+// hidden reports how many agent processes could not be inspected.
+func (f *Finder) Find(config string) (procs []Process, hidden int, err error) {
+	root := f.root()
+	boot, err := bootTime(root)
+	if err != nil {
+		return nil, 0, err
+	}
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list %s: %w", root, err)
+	}
+	self := os.Getpid()
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid <= 0 || pid == self {
+			continue
+		}
+		dir := filepath.Join(root, e.Name())
+		raw, err := os.ReadFile(filepath.Join(dir, "cmdline"))
+		if err != nil || len(raw) == 0 {
+			continue
+		}
+		args := strings.Split(strings.TrimRight(string(raw), "\x00"), "\x00")
+		if !isAgent(args) && !(slices.Contains(args, config) && mentionsBackendAI(args, config)) {
+			// An editor or a pager with agent.toml open is no agent.
+			continue
+		}
+		runs, ok := f.runs(dir, args, config)
+		if !ok {
+			hidden++
+			continue
+		}
+		if !runs {
+			continue
+		}
+		start, err := startTime(dir, boot)
+		if err != nil {
+			hidden++
+			continue
+		}
+		procs = append(procs, Process{PID: pid, Start: start, Args: args})
+	}
+	slices.SortFunc(procs, func(a, b Process) int { return a.Start.Compare(b.Start) })
+	return procs, hidden, nil
+}
+
+// isAgent reports whether a command line runs Backend.AI's agent server.
+func isAgent(args []string) bool {
+	for i, a := range args {
+		if strings.Contains(a, "ai.backend.agent") {
+			return true
+		}
+		if (a == "ag" || a == "agent") && i+1 < len(args) && args[i+1] == "start-server" {
+			return true
+		}
+	}
+	return false
+}
+
+// mentionsBackendAI reports whether a command line names Backend.AI at all
+// (a wrapper script, a pex or a pants target of the agent). fgtop itself,
+// pointed at the file, is no agent.
+func mentionsBackendAI(args []string, config string) bool {
+	if len(args) > 0 && strings.HasPrefix(filepath.Base(args[0]), "fgtop") {
+		return false
+	}
+	for _, a := range args {
+		if a == config {
+			continue // /etc/backend.ai/agent.toml names Backend.AI, not the program
+		}
+		l := strings.ToLower(a)
+		if strings.Contains(l, "backend.ai") || strings.Contains(l, "ai.backend") {
+			return true
+		}
+	}
+	return false
+}
+
+// configArg returns the -f/--config argument, if any.
+func configArg(args []string) (string, bool) {
+	for i, a := range args {
+		switch {
+		case a == "-f" || a == "--config":
+			if i+1 < len(args) {
+				return args[i+1], true
+			}
+		case strings.HasPrefix(a, "--config="):
+			return a[len("--config="):], true
+		case strings.HasPrefix(a, "-f") && len(a) > 2 && !strings.HasPrefix(a, "--"):
+			return a[2:], true
+		}
+	}
+	return "", false
+}
+
+// runs reports whether the process runs config; ok is false when it cannot
+// be told (its working directory is unreadable and the path is relative).
+func (f *Finder) runs(dir string, args []string, config string) (runs, ok bool) {
+	arg, has := configArg(args)
+	if has && filepath.IsAbs(arg) {
+		return same(filepath.Clean(arg), config), true
+	}
+	cwd, err := os.Readlink(filepath.Join(dir, "cwd"))
+	if err != nil {
+		if has || slices.Contains(args, config) {
+			return slices.Contains(args, config), !has
+		}
+		return false, false
+	}
+	if has {
+		return same(filepath.Join(cwd, arg), config), true
+	}
+	if slices.Contains(args, config) {
+		return true, true
+	}
+	// No -f: the agent takes the first agent.toml its search finds.
+	for _, p := range append([]string{filepath.Join(cwd, "agent.toml")}, f.SearchPaths...) {
+		if _, err := os.Stat(p); err == nil {
+			return same(p, config), true
+		}
+	}
+	return false, true
+}
+
+// same compares two paths, through symlinks where both exist.
+func same(a, b string) bool {
+	if a == b {
+		return true
+	}
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
+}
+
+// bootTime is when the system booted: now less <root>/uptime (to 10 ms),
+// or btime of <root>/stat (whole seconds: a process started just after a
+// file was written could seem to have started before it).
+func bootTime(root string) (time.Time, error) {
+	if raw, err := os.ReadFile(filepath.Join(root, "uptime")); err == nil {
+		if f := strings.Fields(string(raw)); len(f) > 0 {
+			if up, err := strconv.ParseFloat(f[0], 64); err == nil && up > 0 {
+				return time.Now().Add(-time.Duration(up * float64(time.Second))), nil
+			}
+		}
+	}
+	f, err := os.Open(filepath.Join(root, "stat"))
+	if err != nil {
+		return time.Time{}, fmt.Errorf("read boot time: %w", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "btime "); ok {
+			n, err := strconv.ParseInt(strings.TrimSpace(rest), 10, 64)
+			if err != nil {
+				return time.Time{}, fmt.Errorf("read boot time: btime %q: %w", rest, err)
+			}
+			return time.Unix(n, 0), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("read boot time: no btime line in %s", filepath.Join(root, "stat"))
+}
+
+// startTime reads a process's start time from its stat file.
+func startTime(dir string, boot time.Time) (time.Time, error) {
+	raw, err := os.ReadFile(filepath.Join(dir, "stat"))
+	if err != nil {
+		return time.Time{}, err
+	}
+	ticks, err := startTicks(raw)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return boot.Add(time.Duration(ticks) * (time.Second / clockTicks)), nil
+}
+
+// startTicks parses field 22 of /proc/<pid>/stat (clock ticks after boot).
+// The command name (field 2) may hold spaces and parentheses, so fields
+// are counted from the last ')'.
+func startTicks(raw []byte) (uint64, error) {
+	i := bytes.LastIndexByte(raw, ')')
+	if i < 0 {
+		return 0, errors.New("malformed stat: no command name")
+	}
+	fields := strings.Fields(string(raw[i+1:]))
+	// fields[0] is field 3 (state); the start time is field 22.
+	if len(fields) < 20 {
+		return 0, errors.New("malformed stat: too few fields")
+	}
+	ticks, err := strconv.ParseUint(fields[19], 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("malformed stat: %w", err)
+	}
+	// Beyond a century of uptime it is garbage, and would overflow below.
+	if ticks > 100*365*24*3600*clockTicks {
+		return 0, errors.New("malformed stat: start time out of range")
+	}
+	return ticks, nil
+}
+
+// Status tells whether the agents of config run the file as it is now:
+// changed is when the file last changed (its modification time).
+func (f *Finder) Status(config string, changed time.Time) model.Restart {
+	procs, hidden, err := f.Find(config)
+	if err != nil {
+		return model.Restart{State: model.RestartUnknown, Detail: "cannot tell whether the agent runs this agent.toml: " + err.Error()}
+	}
+	if len(procs) == 0 {
+		if hidden > 0 {
+			return model.Restart{State: model.RestartUnknown,
+				Detail: fmt.Sprintf("cannot tell: %d agent process(es) in %s could not be inspected", hidden, f.root())}
+		}
+		if !f.seesOthers() {
+			return model.Restart{State: model.RestartUnknown,
+				Detail: fmt.Sprintf("cannot tell: other users' processes are hidden in %s (hidepid?)", f.root())}
+		}
+		return model.Restart{State: model.RestartNotRunning, Detail: "no Backend.AI agent process running " + config + " was found"}
+	}
+	r := model.Restart{State: model.RestartCurrent}
+	for _, p := range procs {
+		r.PIDs = append(r.PIDs, p.PID)
+	}
+	first := procs[0]
+	if first.Start.Before(changed) {
+		r.State = model.RestartPending
+		r.Detail = fmt.Sprintf("agent process %d started %s, before agent.toml changed (%s): it runs the partition it read then; restart it to apply the file",
+			first.PID, first.Start.Format(time.DateTime), changed.Format(time.DateTime))
+	} else {
+		r.Detail = fmt.Sprintf("agent process %d started %s, after agent.toml last changed (%s)",
+			first.PID, first.Start.Format(time.DateTime), changed.Format(time.DateTime))
+	}
+	return r
+}
+
+// seesOthers reports whether this process can see processes of other
+// users: pid 1 is always there unless /proc hides them.
+func (f *Finder) seesOthers() bool {
+	_, err := os.Stat(filepath.Join(f.root(), "1", "stat"))
+	return err == nil
+}

@@ -1,0 +1,245 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/engine/inventory"
+	"github.com/fgtop/fgtop/engine/partition"
+	"github.com/fgtop/fgtop/engine/scratch"
+	"github.com/fgtop/fgtop/model"
+)
+
+// ConfigView is what the engine takes from an agent.toml: the mode, the
+// agents and their scratch roots, the problems of the file, and the hook
+// that computes the partition for a set of devices.
+type ConfigView struct {
+	Path   string
+	Mode   string
+	Agents []model.Agent
+	Roots  []scratch.Root
+	// Issues are the file's problems and warnings.
+	Issues []model.Issue
+	// MadeUpIDs are the agents the file gives no id: Backend.AI makes up
+	// "agent-<uuid4>" for them at every start, so their kernels' records
+	// name an id the file does not know.
+	MadeUpIDs []model.AgentID
+	// DraftFormat: the file is in the BEP-1044 device-based form, which
+	// Backend.AI main cannot load (Snapshot.DraftFormat).
+	DraftFormat bool
+	// Partition computes the agents' partitions and the partition-level
+	// drift for a device set (Options.Partition).
+	Partition func(inv *inventory.Inventory) ([]model.Agent, []model.Issue)
+}
+
+// LoadConfigView reads an agent.toml for watching. A file that breaks the
+// partition rules is still watched (its kernels are real), with every
+// problem as an issue; a file that cannot be read or is not TOML at all is
+// an error.
+func LoadConfigView(path string) (*ConfigView, error) {
+	// agentconfig.Load, not a read of our own: it is the one place that
+	// decides how agent.toml is opened and how large it may be.
+	return configViewOf(agentconfig.Load(path))
+}
+
+// ParseConfigView is LoadConfigView on bytes already read.
+func ParseConfigView(path string, raw []byte) (*ConfigView, error) {
+	return configViewOf(agentconfig.Parse(path, raw))
+}
+
+func configViewOf(c *agentconfig.Config, err error) (*ConfigView, error) {
+	var inv *agentconfig.InvalidError
+	var issues []model.Issue
+	switch {
+	case err == nil:
+	case c != nil && errors.As(err, &inv):
+		for _, p := range inv.Problems {
+			issues = append(issues, model.Issue{Severity: model.SevError, Code: model.IssueConfig, File: c.Path, Line: p.Line, Agent: p.Agent, Message: p.Message})
+		}
+	default:
+		return nil, err
+	}
+	v := &ConfigView{Path: c.Path, Mode: c.Mode, Issues: issues, DraftFormat: c.IsDraftFormat()}
+	for _, a := range c.Agents {
+		v.Agents = append(v.Agents, model.Agent{ID: a.ID, ScratchRoot: a.ScratchRoot})
+		if !a.IDSet {
+			v.MadeUpIDs = append(v.MadeUpIDs, a.ID)
+		}
+	}
+	for _, r := range c.ScratchRoots() {
+		v.Roots = append(v.Roots, scratch.Root{Path: r.Path, Agent: r.Agent})
+	}
+	for _, w := range c.Warnings {
+		v.Issues = append(v.Issues, model.Issue{Severity: model.SevWarning, Code: model.IssueConfig, File: c.Path, Message: w})
+	}
+	v.Partition = partitionHook(c, v.Agents)
+	return v, nil
+}
+
+// Apply sets the options' config fields from the view: the engine starts
+// with it and follows the file from there (FollowConfig).
+func (v *ConfigView) Apply(o *Options) {
+	o.ConfigPath, o.Mode, o.DraftFormat = v.Path, v.Mode, v.DraftFormat
+	o.Agents = slices.Clone(v.Agents)
+	o.ConfigIssues = slices.Clone(v.Issues)
+	o.Partition = v.Partition
+	o.MadeUpIDs = slices.Clone(v.MadeUpIDs)
+	o.FollowConfig = true
+}
+
+// partitionHook computes the agents' effective partitions for each new
+// device set, and the drift that depends only on the partition.
+func partitionHook(cfg *agentconfig.Config, agents []model.Agent) func(*inventory.Inventory) ([]model.Agent, []model.Issue) {
+	return func(inv *inventory.Inventory) ([]model.Agent, []model.Issue) {
+		pinv := partition.Inventory{Devices: inv.Devices, HostMem: model.NewDec(inv.HostMemBytes, 0), Source: inv.Source,
+			AcceleratorsUnknown: inv.Source.Kind == inventory.KindNone || inv.Source.Health == inventory.HealthUnavailable}
+		p := partition.Effective(cfg, pinv)
+		out := slices.Clone(agents)
+		p.Fill(out)
+		var issues []model.Issue
+		for _, pr := range cfg.ValidateWith(inv.Devices, pinv.ValidateOptions()) {
+			issues = append(issues, model.Issue{Severity: model.SevError, Code: model.IssueConfig, File: cfg.Path, Line: pr.Line, Agent: pr.Agent, Message: pr.Message})
+		}
+		// Only the partition-level drift: kernels are checked live.
+		issues = append(issues, partition.Drift(p, &model.Snapshot{Devices: inv.Devices, HostMemBytes: inv.HostMemBytes})...)
+		return out, issues
+	}
+}
+
+// setConfigIssues replaces the issues that come from the agent.toml itself.
+func (s *state) setConfigIssues(issues []model.Issue) {
+	for k := range s.srcIssues {
+		if len(k) > 4 && k[:4] == "cfg:" {
+			delete(s.srcIssues, k)
+		}
+	}
+	for i, iss := range issues {
+		s.srcIssues[fmt.Sprintf("cfg:%d", i)] = iss
+	}
+	s.issuesDirty = true
+}
+
+// configFailed shows that the agent.toml on disk cannot be used (the last
+// good one stays in force), or clears that (err nil).
+func (s *state) configFailed(path string, err error) {
+	const key = "cfgreload"
+	if err == nil {
+		if _, ok := s.srcIssues[key]; ok {
+			delete(s.srcIssues, key)
+			s.issuesDirty = true
+		}
+		return
+	}
+	s.srcIssues[key] = model.Issue{Severity: model.SevError, Code: model.IssueConfig, File: path,
+		Message: fmt.Sprintf("agent.toml changed on disk and cannot be used (%v); still showing the partition last read", err)}
+	s.issuesDirty = true
+}
+
+// setConfig installs a new reading of the agent.toml: mode, agents, their
+// partitions and the config's issues, then re-attributes and re-checks
+// every kernel. Roots cannot change while the watcher runs: a changed set
+// of scratch roots is shown as an issue.
+func (s *state) setConfig(v *ConfigView) {
+	s.mode, s.draftFmt = v.Mode, v.DraftFormat
+	s.configured = true
+	s.setConfigIssues(v.Issues)
+	s.configFailed(v.Path, nil)
+	s.partition = v.Partition
+
+	// Agents: the config's, in its order, then any root's agent it lacks.
+	agents := slices.Clone(v.Agents)
+	have := map[model.AgentID]bool{}
+	for _, a := range agents {
+		have[a.ID] = true
+	}
+	for _, r := range s.roots {
+		if !have[r.Agent] {
+			have[r.Agent] = true
+			agents = append(agents, model.Agent{ID: r.Agent, ScratchRoot: r.Path})
+		}
+	}
+	s.rootAgents = rootAgentsOf(s.roots, v.Agents)
+	s.madeUp = idSet(v.MadeUpIDs)
+	s.rootsChanged(v)
+
+	// Move kernels whose agent changes off their old agent while its
+	// account still exists, then rebuild every agent's account.
+	type move struct {
+		ks *kstate
+		at attribution
+	}
+	moves := make([]move, 0, len(s.kernels))
+	for id, ks := range s.kernels {
+		at := s.attribute(id, ks.root, ks.pub.Path, ks.rec, ks.recErr, ks.pending)
+		if at.agent != ks.pub.Agent {
+			s.apply(ks.pub.Agent, id, ks.contrib, -1)
+		}
+		moves = append(moves, move{ks, at})
+	}
+	s.agents, s.agentIdx = nil, map[model.AgentID]int{}
+	for _, a := range agents {
+		s.addAgent(a)
+	}
+	for _, m := range moves {
+		ks, id := m.ks, m.ks.pub.ID
+		putIssues(s, s.attrIssues, id, m.at.issues)
+		if m.at.agent != ks.pub.Agent || m.at.by != ks.pub.AgentBy {
+			k := *ks.pub
+			moved := k.Agent != m.at.agent
+			k.Agent, k.AgentBy = m.at.agent, m.at.by
+			ks.pub = &k
+			s.kernelList.Put(ks.pub)
+			if moved {
+				s.apply(k.Agent, id, ks.contrib, +1)
+				s.agentKernels(k.Agent, +1)
+				continue
+			}
+		}
+		s.agentAdd(ks.pub.Agent, ks.contrib)
+		s.agentKernels(ks.pub.Agent, +1)
+	}
+	if s.inv != nil && s.partition != nil {
+		s.applyPartition(s.inv)
+	}
+	for id, ks := range s.kernels {
+		s.checkKernel(id, ks)
+	}
+	s.issuesDirty = true
+}
+
+// agentAdd adds a kernel's allocation to its agent's account only.
+func (s *state) agentAdd(agent model.AgentID, al model.Allocations) {
+	i, ok := s.agentIdx[agent]
+	if !ok {
+		return
+	}
+	ag := s.agents[i]
+	for slot, devs := range al {
+		for _, amt := range devs {
+			ag.held[slot] = ag.held[slot].Add(amt)
+		}
+	}
+}
+
+// rootsChanged notes a config whose scratch roots differ from the ones
+// being watched: following new roots needs a restart of fgtop.
+func (s *state) rootsChanged(v *ConfigView) {
+	const key = "cfgroots"
+	watched := map[string]bool{}
+	for _, r := range s.roots {
+		watched[r.Path] = true
+	}
+	var added []string
+	for _, r := range v.Roots {
+		if !watched[r.Path] {
+			added = append(added, r.Path)
+		}
+	}
+	delete(s.srcIssues, key)
+	if len(added) > 0 && s.rootsFromConfig {
+		s.srcIssues[key] = model.Issue{Severity: model.SevWarning, Code: model.IssueConfig, File: v.Path,
+			Message: fmt.Sprintf("agent.toml now names scratch root(s) %v that fgtop does not watch; restart fgtop to follow them", added)}
+	}
+}

@@ -1,0 +1,186 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/engine/agentproc"
+	"github.com/fgtop/fgtop/model"
+	"github.com/fsnotify/fsnotify"
+)
+
+// configRead is one re-read of the agent.toml: a view, or why not.
+type configRead struct {
+	view *ConfigView
+	err  error
+}
+
+func stoppedTimer() *time.Timer {
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	return t
+}
+
+// followConfig watches the agent.toml's directory (and, when the path is a
+// symlink, its target's) and sends a new reading after each change has
+// been quiet for ConfigDebounce. Directories, not the file: editors and
+// fgtop's own apply replace the file by rename, which ends a watch on the
+// file itself. kick is signalled after every reading, for the restart
+// check.
+func (e *Engine) followConfig(ctx context.Context, out chan configRead, kick chan<- struct{}) {
+	path := filepath.Clean(e.opts.ConfigPath)
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		e.sendConfig(ctx, out, configRead{err: fmt.Errorf("cannot watch it for changes: %w", err)})
+		return
+	}
+	defer w.Close()
+	names := map[string]bool{path: true}
+	dirs := []string{filepath.Dir(path)}
+	if real, err := filepath.EvalSymlinks(path); err == nil && real != path {
+		names[real] = true
+		if d := filepath.Dir(real); d != dirs[0] {
+			dirs = append(dirs, d)
+		}
+	}
+	for _, d := range dirs {
+		if err := w.Add(d); err != nil {
+			e.sendConfig(ctx, out, configRead{err: fmt.Errorf("cannot watch %s for changes: %w", d, err)})
+			return
+		}
+	}
+	read := func() {
+		v, err := LoadConfigView(path)
+		e.sendConfig(ctx, out, configRead{view: v, err: err})
+		if kick != nil {
+			select {
+			case kick <- struct{}{}:
+			default:
+			}
+		}
+	}
+	// The file may have changed between the caller's read and the watch.
+	read()
+	debounce := stoppedTimer()
+	defer debounce.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok := <-w.Events:
+			if !ok {
+				return
+			}
+			if names[filepath.Clean(ev.Name)] {
+				debounce.Reset(e.opts.ConfigDebounce)
+			}
+		case err, ok := <-w.Errors:
+			if !ok {
+				return
+			}
+			// An overflow may have eaten the event: read again to be sure.
+			_ = err
+			debounce.Reset(e.opts.ConfigDebounce)
+		case <-debounce.C:
+			read()
+		}
+	}
+}
+
+func (e *Engine) sendConfig(ctx context.Context, out chan configRead, r configRead) {
+	// Latest wins: a reading not yet taken is replaced.
+	for {
+		select {
+		case out <- r:
+			return
+		case <-ctx.Done():
+			return
+		default:
+		}
+		select {
+		case <-out:
+		default:
+		}
+	}
+}
+
+// restartStatus looks for the agent processes of the config once.
+func (e *Engine) restartStatus() model.Restart {
+	search := e.opts.ProcSearchPaths
+	if search == nil {
+		search = agentconfig.SearchPaths()
+	}
+	f := &agentproc.Finder{ProcRoot: e.opts.ProcRoot, SearchPaths: search}
+	path := filepath.Clean(e.opts.ConfigPath)
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return model.Restart{State: model.RestartUnknown, Detail: "cannot tell: " + err.Error()}
+	}
+	return f.Status(path, fi.ModTime())
+}
+
+// watchRestart looks for the agent processes every RestartEvery and after
+// every kick (a config change), and sends what it finds when it differs
+// from last (what the engine started with).
+func (e *Engine) watchRestart(ctx context.Context, out chan model.Restart, kick <-chan struct{}, last model.Restart) {
+	check := func() {
+		r := e.restartStatus()
+		if r.State == last.State && r.Detail == last.Detail && slices.Equal(r.PIDs, last.PIDs) {
+			return
+		}
+		select {
+		case <-out:
+		default:
+		}
+		select {
+		case out <- r:
+			last = r
+		case <-ctx.Done():
+		}
+	}
+	t := time.NewTicker(e.opts.RestartEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			check()
+		case <-kick:
+			check()
+		}
+	}
+}
+
+// setRestart records the agents' restart state; every agent of the config
+// shares the process. It reports whether anything changed.
+func (s *state) setRestart(r model.Restart) bool {
+	if s.restart == nil {
+		s.restart = map[model.AgentID]model.Restart{}
+	}
+	changed := false
+	for _, a := range s.agents {
+		if old, ok := s.restart[a.base.ID]; !ok || old.State != r.State || old.Detail != r.Detail {
+			changed = true
+		}
+		s.restart[a.base.ID] = r
+	}
+	const key = "restart"
+	_, had := s.srcIssues[key]
+	if r.State == model.RestartPending {
+		s.srcIssues[key] = model.Issue{Severity: model.SevWarning, Code: model.IssueRestartPending, File: s.configPath, Message: r.Detail}
+		s.issuesDirty = true
+	} else if had {
+		delete(s.srcIssues, key)
+		s.issuesDirty = true
+	}
+	return changed
+}

@@ -1,0 +1,76 @@
+// Package recovery reads Backend.AI's per-kernel recovery.json
+// (KernelRecoveryScratchData, domain/backendai.md §1.7): the record in
+// <scratch-root>/<kernel-id>/config/recovery.json that names the agent
+// owning the kernel, its session and owners, and its image.
+//
+// The file is outside input: it is parsed strictly enough that a record
+// Backend.AI itself would reject (not an object, a missing or mistyped id
+// or agent_id) is an error, and leniently about everything fgtop does not
+// use, so a newer agent's extra fields never break attribution.
+package recovery
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/fgtop/fgtop/model"
+)
+
+// FileName is the record's name in a kernel's config directory.
+const FileName = "recovery.json"
+
+// MaxSize bounds what is parsed: real records are about 1 KiB.
+const MaxSize = 1 << 20
+
+// ErrEmpty is returned for an empty file: the agent writes the record in
+// one call, so an empty one is being written (or was truncated).
+var ErrEmpty = errors.New("empty file (still being written?)")
+
+// Parse reads one recovery.json. path is kept in the record and used in
+// errors.
+func Parse(path string, data []byte) (*model.KernelRecord, error) {
+	if len(data) > MaxSize {
+		return nil, fmt.Errorf("%s: %d bytes, more than a recovery record can be", path, len(data))
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, fmt.Errorf("%s: %w", path, ErrEmpty)
+	}
+	if !utf8.Valid(data) {
+		return nil, fmt.Errorf("%s: not UTF-8", path)
+	}
+	f, err := scanRecord(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	switch {
+	case !f.hasID || f.id == "":
+		return nil, fmt.Errorf("%s: no kernel id (\"id\")", path)
+	case !f.hasAgent || f.agent == "":
+		return nil, fmt.Errorf("%s: no owning agent (\"agent_id\")", path)
+	}
+	return &model.KernelRecord{Path: path, KernelID: model.KernelID(f.id), AgentID: model.AgentID(f.agent),
+		SessionType: f.sessionType, SessionID: f.owner.session, OwnerUserID: f.owner.user, OwnerProjectID: f.owner.project,
+		Image:        canonical(f.image.registry, f.image.project, f.image.name, f.image.tag),
+		Architecture: f.image.arch}, nil
+}
+
+// canonical spells an image reference as Backend.AI's ImageRef.canonical
+// does: registry/project/name:tag, without the parts that are empty.
+func canonical(registry, project, name, tag string) string {
+	if name == "" {
+		return ""
+	}
+	s := name
+	if project != "" {
+		s = project + "/" + s
+	}
+	if registry != "" {
+		s = registry + "/" + s
+	}
+	if tag != "" {
+		s += ":" + tag
+	}
+	return s
+}
