@@ -59,6 +59,9 @@ type state struct {
 	draftFmt   bool
 	configPath string
 	now        func() time.Time
+	// affinity and order are the config's [resource] settings.
+	affinity string
+	order    []model.DeviceName
 
 	inv       *inventory.Inventory
 	devIndex  map[model.DeviceKey]int
@@ -100,6 +103,7 @@ type state struct {
 func newState(o *Options) *state {
 	s := &state{
 		node: o.Node, mode: o.Mode, draftFmt: o.DraftFormat, configPath: o.ConfigPath, now: o.Clock,
+		affinity: o.AffinityPolicy, order: o.AllocationOrder,
 		kernels:         map[model.KernelID]*kstate{},
 		dev:             map[model.DeviceKey]*devAcc{},
 		agentIdx:        map[model.AgentID]int{},
@@ -645,10 +649,12 @@ func (s *state) snapshot() *model.Snapshot {
 		Seq: s.seq, Time: s.now(), Node: s.node, Mode: s.mode, ConfigPath: s.configPath, DraftFormat: s.draftFmt,
 	}
 	snap.SetKernelSeq(s.kernelList.Seq())
+	snap.Allocator.AffinityPolicy, snap.Allocator.AllocationOrder = s.affinity, s.order
 	if s.inv != nil {
 		snap.Devices = s.inv.Devices
 		snap.Source = s.inv.Source
 		snap.HostMemBytes = s.inv.HostMemBytes
+		snap.Allocator.Fractional, snap.Allocator.Quantum = s.inv.Fractional, s.inv.Quantum
 	} else {
 		snap.Source = model.SourceInfo{Kind: "none", Health: "unavailable", Detail: "no device source"}
 	}

@@ -44,6 +44,8 @@ type Snapshot struct {
 	Issues      []Issue // sorted by severity (highest first), then code, file
 	// HostMemBytes is the host's total memory (0 when unknown).
 	HostMemBytes int64
+	// Allocator is how the agents allocate (placement settings).
+	Allocator Allocator
 
 	kernels *KernelSeq // sorted by ID; nil is empty
 }
