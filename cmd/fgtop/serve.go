@@ -61,6 +61,9 @@ type serveFlags struct {
 	themeDir       string
 	demo           bool
 	seed           int64
+	// metricsListen, when set, also serves the engine's Prometheus
+	// metrics there (fgtop exporter's endpoint).
+	metricsListen string
 }
 
 func newServeCmd() *cobra.Command {
@@ -95,6 +98,7 @@ func newServeCmd() *cobra.Command {
 	fl.StringVar(&sf.logPath, "log", "", "append connects and refusals to this file (default: stderr)")
 	fl.BoolVar(&sf.demo, "demo", false, "serve the embedded demo node instead of this node")
 	fl.Int64Var(&sf.seed, "seed", 1, "with --demo: seed of the simulated workload")
+	fl.StringVar(&sf.metricsListen, "metrics-listen", "", "also serve Prometheus metrics (GET /metrics, as fgtop exporter) on this HOST:PORT")
 	return cmd
 }
 
@@ -117,6 +121,11 @@ func (f *serveFlags) check(cmd *cobra.Command) error {
 	}
 	if _, _, err := net.SplitHostPort(f.listen); err != nil {
 		return usageErr("serve: --listen %q: want HOST:PORT", f.listen)
+	}
+	if f.metricsListen != "" {
+		if err := checkListen("serve: --metrics-listen", f.metricsListen); err != nil {
+			return err
+		}
 	}
 	if f.demo {
 		for _, name := range []string{"config", "scratch-root", "devices", "mock-etcd"} {
@@ -141,6 +150,8 @@ type serveRun struct {
 	ready func(addr string)
 	// configured, when set, is shown the server's configuration (tests).
 	configured func(sshserve.Config)
+	// metricsReady, when set, is told the metrics address (tests).
+	metricsReady func(addr string)
 	// demoNode, when set, is shown the demo node (tests).
 	demoNode func(*demo.Node)
 }
@@ -208,6 +219,19 @@ func runServe(ctx context.Context, r serveRun) (err error) {
 	}
 	engineErr := make(chan error, 1)
 	go func() { engineErr <- eng.Run(ctx) }()
+	var metricsErr <-chan error
+	if r.serve.metricsListen != "" {
+		ms, err := startMetrics(r.serve.metricsListen, "serve: --metrics-listen", eng.Latest, eopts.Node)
+		if err != nil {
+			return err
+		}
+		defer ms.shutdown()
+		metricsErr = ms.errc
+		fmt.Fprintf(r.stderr, "fgtop serve: metrics on http://%s/metrics\n", ms.addr)
+		if r.metricsReady != nil {
+			r.metricsReady(ms.addr)
+		}
+	}
 
 	scfg := sshserve.Config{
 		Subscribe: eng.Subscribe, AuthorizedKeys: r.serve.authorizedKeys, HostKey: r.serve.hostKey,
@@ -249,6 +273,8 @@ wait:
 			err = fmt.Errorf("engine: %w", e)
 		}
 	case e := <-serveErr:
+		err = e
+	case e := <-metricsErr:
 		err = e
 	}
 	if cerr := srv.Close(); cerr != nil && err == nil {
