@@ -1,9 +1,9 @@
 // Package metrics turns the engine's latest snapshot into Prometheus
 // metrics: a prometheus.Collector that reads whatever snapshot the engine
-// published last, so a scrape costs a walk over devices and agents (and
-// one pass over the kernels for the per-agent amounts), never a scan of the
-// scratch roots. The series, their units and labels are listed in
-// docs (/work/notes/metrics.md while unmerged) and in Names.
+// published last, so a scrape costs a walk over devices and agents (and a
+// count of the kernels by state), never a scan of the scratch roots: the
+// per-agent amounts come from the engine's own incremental split
+// (DeviceUsage.ByAgent). Names lists the series.
 package metrics
 
 import (
@@ -298,36 +298,22 @@ func collectTelemetry(ch chan<- prometheus.Metric, d *model.Device, t *model.Tel
 	gauge(ch, descProcs, float64(len(t.Processes)), l...)
 }
 
-// agentDevKey is one (agent, slot, device) amount.
-type agentDevKey struct {
-	agent model.AgentID
-	slot  model.SlotName
-	dev   model.DeviceID
-}
-
 func (c *Collector) collectAgents(ch chan<- prometheus.Metric, s *model.Snapshot, node string) {
-	states := map[model.KernelState]int{}
-	held := map[agentDevKey]model.Dec{}
-	var order []agentDevKey
+	var states [4]int
 	s.KernelSeq().Each(func(k *model.Kernel) {
-		states[k.State]++
-		// The same kernels placement.buildAgent loads: any with a
-		// (last good) allocation.
-		for slot, devs := range k.Alloc {
-			for id, v := range devs {
-				key := agentDevKey{k.Agent, slot, id}
-				prev, ok := held[key]
-				if !ok {
-					order = append(order, key)
-					held[key] = v
-					continue
-				}
-				held[key] = prev.Add(v)
-			}
+		switch k.State {
+		case model.KernelOK:
+			states[0]++
+		case model.KernelStale:
+			states[1]++
+		case model.KernelBroken:
+			states[2]++
+		case model.KernelPending:
+			states[3]++
 		}
 	})
-	for _, st := range kernelStates {
-		gauge(ch, descKernels, float64(states[st]), node, string(st))
+	for i, st := range kernelStates {
+		gauge(ch, descKernels, float64(states[i]), node, string(st))
 	}
 	agents := make(map[model.AgentID]*model.Agent, len(s.Agents))
 	for i := range s.Agents {
@@ -346,15 +332,22 @@ func (c *Collector) collectAgents(ch chan<- prometheus.Metric, s *model.Snapshot
 			gauge(ch, descRestart, 1, node, id, string(a.Restart.State))
 		}
 	}
-	for _, k := range order {
-		v := held[k]
-		if v.IsZero() {
-			continue
-		}
-		plugin := k.slot.DeviceName()
-		gauge(ch, descAgentDevHeld, f(v), node, string(k.agent), string(plugin), string(k.dev), string(k.slot))
-		if a := agents[k.agent]; a != nil && !a.OwnsDevice(model.DeviceKey{Name: plugin, ID: k.dev}) {
-			gauge(ch, descDrift, f(v), node, string(k.agent), string(plugin), string(k.dev), string(k.slot))
+	// Per agent and device, from the engine's own split of each device's
+	// totals (kept incrementally): no walk over the kernels.
+	for key, u := range s.Usage {
+		plugin, dev := string(key.Name), string(key.ID)
+		for agent, held := range u.ByAgent {
+			a := agents[agent]
+			drift := a != nil && !a.OwnsDevice(key)
+			for sl, v := range held {
+				if v.IsZero() {
+					continue
+				}
+				gauge(ch, descAgentDevHeld, f(v), node, string(agent), plugin, dev, string(sl))
+				if drift {
+					gauge(ch, descDrift, f(v), node, string(agent), plugin, dev, string(sl))
+				}
+			}
 		}
 	}
 }
