@@ -83,14 +83,22 @@ func (f *exporterFlags) check(cmd *cobra.Command) error {
 	if cmd.Flags().Changed("node") && !validNodeName(f.node) {
 		return usageErr("exporter: --node %q: want a non-empty name of printable characters", f.node)
 	}
-	if f.demo {
-		for _, name := range []string{"config", "scratch-root", "devices", "mock-etcd", "host-cpus", "host-mem"} {
-			if cmd.Flags().Changed(name) {
-				return usageErr("exporter: --demo serves the embedded node: --%s does not apply", name)
-			}
+	return checkDemoFlags(cmd, "exporter", f.demo, "config", "scratch-root", "devices", "mock-etcd", "host-cpus", "host-mem")
+}
+
+// checkDemoFlags refuses, for a command with --demo and --seed, the
+// source flags that --demo replaces, and --seed without --demo.
+func checkDemoFlags(cmd *cobra.Command, command string, demo bool, source ...string) error {
+	if !demo {
+		if cmd.Flags().Changed("seed") {
+			return usageErr("%s: --seed applies only with --demo", command)
 		}
-	} else if cmd.Flags().Changed("seed") {
-		return usageErr("exporter: --seed applies only with --demo")
+		return nil
+	}
+	for _, name := range source {
+		if cmd.Flags().Changed(name) {
+			return usageErr("%s: --demo serves the embedded node: --%s does not apply", command, name)
+		}
 	}
 	return nil
 }

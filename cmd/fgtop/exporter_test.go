@@ -106,6 +106,29 @@ func snapshotJSON(t *testing.T, args ...string) *report.Snapshot {
 	return &r
 }
 
+// liveOnly drops from a live exporter's samples the issues only a live
+// engine can have and a one-shot snapshot cannot: the watcher's (code
+// watch) and the config follower's (a config error beyond the snapshot's
+// own), which appear when the machine runs out of inotify instances
+// (other test processes can hold all 128). Every other series is compared.
+func liveOnly(t *testing.T, ss []promtest.Sample, snap *report.Snapshot) []promtest.Sample {
+	t.Helper()
+	want := map[string]int{}
+	for _, i := range snap.Issues {
+		want[i.Code+"/"+i.Severity]++
+	}
+	out := ss[:0:0]
+	for _, s := range ss {
+		key := s.Labels["code"] + "/" + s.Labels["severity"]
+		if s.Name == "fgtop_issues" && (s.Labels["code"] == "watch" || s.Labels["code"] == "config") && s.Value > float64(want[key]) {
+			t.Logf("the live engine has %s %s issue(s) the one-shot snapshot has not (inotify limits?): not compared", s.Text(), key)
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
 // populate gives the two-agent node kernels, taking turns between the
 // agents, each on one of its own GPUs (A owns gpu1 and gpu3, B gpu2 and
 // gpu4).
@@ -138,7 +161,7 @@ func TestExporterEqualsSnapshotJSON(t *testing.T) {
 	addr := startExporter(t, src, &exporterFlags{listen: "127.0.0.1:0"})
 	body, ss := scrapeUntil(t, addr, okKernels(k))
 	snap := snapshotJSON(t, "--config", n.config, "--devices", n.mock, "--mock-etcd", n.etcd)
-	if diffs := promtest.CompareSnapshot(ss, snap); len(diffs) > 0 {
+	if diffs := promtest.CompareSnapshot(liveOnly(t, ss, snap), snap); len(diffs) > 0 {
 		t.Fatalf("exporter and snapshot --json disagree:\n%s", strings.Join(diffs, "\n"))
 	}
 	if len(promtest.Select(ss, "fgtop_drift_held")) == 0 {
@@ -284,7 +307,7 @@ func TestPrometheusScrapesThreeExporters(t *testing.T) {
 			return len(ok) == 1 && ok[0].Value == float64(m.k)
 		})
 		ss := promtest.FromVector(v)
-		if diffs := promtest.CompareSnapshot(ss, snap); len(diffs) > 0 {
+		if diffs := promtest.CompareSnapshot(liveOnly(t, ss, snap), snap); len(diffs) > 0 {
 			t.Errorf("%s through Prometheus disagrees with its snapshot --json:\n%s", m.name, strings.Join(diffs, "\n"))
 		}
 		for _, s := range ss {

@@ -127,16 +127,7 @@ func (f *serveFlags) check(cmd *cobra.Command) error {
 			return err
 		}
 	}
-	if f.demo {
-		for _, name := range []string{"config", "scratch-root", "devices", "mock-etcd"} {
-			if cmd.Flags().Changed(name) {
-				return usageErr("serve: --demo serves the embedded node: --%s does not apply", name)
-			}
-		}
-	} else if cmd.Flags().Changed("seed") {
-		return usageErr("serve: --seed applies only with --demo")
-	}
-	return nil
+	return checkDemoFlags(cmd, "serve", f.demo, "config", "scratch-root", "devices", "mock-etcd")
 }
 
 // serveRun is one `fgtop serve` invocation.

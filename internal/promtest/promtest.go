@@ -21,7 +21,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -81,7 +80,7 @@ type Server struct {
 	Dir     string
 	targets []Target
 	api     v1.API
-	logs    *syncBuffer
+	logPath string
 }
 
 // ScrapeInterval is how often the test server scrapes its targets.
@@ -107,15 +106,22 @@ func Start(t testing.TB, targets []Target) *Server {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := &Server{URL: "http://127.0.0.1:" + strconv.Itoa(port), Dir: dir, targets: targets, logs: &syncBuffer{}}
+		s := &Server{URL: "http://127.0.0.1:" + strconv.Itoa(port), Dir: dir, targets: targets,
+			logPath: filepath.Join(dir, fmt.Sprintf("prometheus-%d.log", attempt))}
+		logf, err := os.Create(s.logPath)
+		if err != nil {
+			t.Fatal(err)
+		}
 		cmd := exec.Command(bin,
 			"--config.file="+cfg,
 			"--storage.tsdb.path="+filepath.Join(dir, "data"),
 			"--web.listen-address=127.0.0.1:"+strconv.Itoa(port),
 			"--storage.tsdb.retention.time=1h",
 			"--log.level=warn")
-		cmd.Stdout, cmd.Stderr = s.logs, s.logs
-		if err := cmd.Start(); err != nil {
+		cmd.Stdout, cmd.Stderr = logf, logf
+		err = cmd.Start()
+		logf.Close() // the child has its own descriptor
+		if err != nil {
 			t.Fatalf("start prometheus: %v", err)
 		}
 		exited := make(chan error, 1)
@@ -124,16 +130,16 @@ func Start(t testing.TB, targets []Target) *Server {
 			_ = cmd.Process.Kill()
 			<-exited
 			if t.Failed() {
-				t.Logf("prometheus log:\n%s", s.logs.String())
+				t.Logf("prometheus log:\n%s", s.Logs())
 			}
 		})
 		if err := s.waitReady(exited); err != nil {
 			lastErr = err
 			_ = cmd.Process.Kill()
-			if strings.Contains(s.logs.String(), "address already in use") {
+			if strings.Contains(s.Logs(), "address already in use") {
 				continue // the free port was taken meanwhile: another one
 			}
-			t.Fatalf("prometheus did not start: %v\n%s", err, s.logs.String())
+			t.Fatalf("prometheus did not start: %v\n%s", err, s.Logs())
 		}
 		client, err := api.NewClient(api.Config{Address: s.URL})
 		if err != nil {
@@ -198,8 +204,20 @@ func (s *Server) waitReady(exited <-chan error) error {
 // API returns a client of the server's HTTP API.
 func (s *Server) API() v1.API { return s.api }
 
-// Logs returns what prometheus printed so far.
-func (s *Server) Logs() string { return s.logs.String() }
+// maxLog is how much of the end of prometheus's log Logs returns.
+const maxLog = 64 << 10
+
+// Logs returns the end of what prometheus printed so far.
+func (s *Server) Logs() string {
+	b, err := os.ReadFile(s.logPath)
+	if err != nil {
+		return fmt.Sprintf("(log unreadable: %v)", err)
+	}
+	if len(b) > maxLog {
+		b = b[len(b)-maxLog:]
+	}
+	return string(b)
+}
 
 // WaitUp waits until every target has been scraped successfully (up ==
 // 1), or fails the test when ctx ends first.
@@ -228,33 +246,9 @@ func (s *Server) WaitQuery(t testing.TB, ctx context.Context, query string, ok f
 		}
 		select {
 		case <-ctx.Done():
-			t.Fatalf("query %s: still not as wanted when the time ran out: last %v (err %v)\nprometheus log:\n%s", query, last, lastErr, s.logs.String())
+			t.Fatalf("query %s: still not as wanted when the time ran out: last %v (err %v)\nprometheus log:\n%s", query, last, lastErr, s.Logs())
 			return nil
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for the process's writes and the
-// test's reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	// Keep the log bounded: a chatty server in a long test must not eat
-	// the machine's memory.
-	if b.b.Len() > 1<<20 {
-		return len(p), nil
-	}
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }

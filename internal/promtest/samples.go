@@ -215,8 +215,16 @@ func CompareSnapshot(samples []Sample, snap *report.Snapshot) []string {
 			eqInt("issues "+k[0]+" "+k[1], s, n)
 		}
 	}
-	if got := len(Select(samples, "fgtop_issues", "node", node)); got != len(issues) {
-		bad("fgtop_issues: %d series, snapshot --json has %d (code, severity) pairs", got, len(issues))
+	if got := Select(samples, "fgtop_issues", "node", node); len(got) != len(issues) {
+		var have []string
+		for _, s := range got {
+			have = append(have, s.Labels["code"]+"/"+s.Labels["severity"])
+		}
+		var want []string
+		for _, i := range snap.Issues {
+			want = append(want, i.Code+"/"+i.Severity+": "+i.Message)
+		}
+		bad("fgtop_issues: %d series %v, snapshot --json has %d (code, severity) pairs: %v", len(got), have, len(issues), want)
 	}
 	al := snap.Allocator
 	if _, ok := one("fgtop_allocator_info", "allocation_mode", al.AllocationMode, "quantum_size", al.QuantumSize,
