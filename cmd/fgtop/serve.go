@@ -47,7 +47,10 @@ Limits: a session's window is capped at 500x200 cells; a connection holds at mos
 nothing moves after 5 minutes, and any after 24 hours (its sessions are told first).
 authorized_keys is refused, as by sshd's StrictModes, when group or others may write it or a
 directory above it; RSA keys under 2048 bits are skipped. When the file cannot be read for a
-moment (too many open files), new logins are refused and live sessions go on.`
+moment (too many open files), new logins are refused and live sessions go on.
+
+--metrics-listen HOST:PORT also serves the engine's Prometheus metrics there (GET /metrics), the
+series of fgtop exporter, from the same engine as the sessions.`
 
 // serveFlags are the flags of `fgtop serve` beyond the source and console
 // flags.
