@@ -205,14 +205,7 @@ func TestFollowConfig(t *testing.T) {
 	writeKernel(t, root, id, gpuKernel(t, gpu03, "0.20", "5"))
 	writeRecord(t, root, id, numa0)
 	l := startLive(t, viewOptions(t, config))
-	owns := func(s *model.Snapshot, agent model.AgentID, dev string) bool {
-		for _, a := range s.Agents {
-			if a.ID == agent {
-				return a.OwnsDevice(model.DeviceKey{Name: "cuda", ID: model.DeviceID(dev)})
-			}
-		}
-		return false
-	}
+	owns := ownsCUDA
 	l.wait(t, "initial partition", 2*time.Second, func(s *model.Snapshot) error {
 		if !owns(s, numa0, gpu03) || owns(s, numa1, gpu03) {
 			return fmt.Errorf("agents %+v", s.Agents)
@@ -551,14 +544,7 @@ func TestFollowConfigWithoutInotify(t *testing.T) {
 	t.Cleanup(func() { newConfigWatcher = saved })
 	config, _ := sharedConfig(t)
 	l := startLive(t, viewOptions(t, config))
-	owns := func(s *model.Snapshot, agent model.AgentID, dev string) bool {
-		for _, a := range s.Agents {
-			if a.ID == agent {
-				return a.OwnsDevice(model.DeviceKey{Name: "cuda", ID: model.DeviceID(dev)})
-			}
-		}
-		return false
-	}
+	owns := ownsCUDA
 	noConfigErr := func(s *model.Snapshot) error {
 		for _, iss := range issuesWith(s, model.IssueConfig) {
 			if strings.Contains(iss.Message, "cannot be used") {
@@ -591,4 +577,14 @@ func TestFollowConfigWithoutInotify(t *testing.T) {
 		}
 		return noConfigErr(s)
 	})
+}
+
+// ownsCUDA reports whether agent owns the cuda device dev in s.
+func ownsCUDA(s *model.Snapshot, agent model.AgentID, dev string) bool {
+	for _, a := range s.Agents {
+		if a.ID == agent {
+			return a.OwnsDevice(model.DeviceKey{Name: "cuda", ID: model.DeviceID(dev)})
+		}
+	}
+	return false
 }
