@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -34,9 +33,23 @@ func stoppedTimer() *time.Timer {
 // check.
 func (e *Engine) followConfig(ctx context.Context, out chan configRead, kick chan<- struct{}) {
 	path := filepath.Clean(e.opts.ConfigPath)
-	w, err := fsnotify.NewWatcher()
+	read := func() {
+		v, err := LoadConfigView(path)
+		e.sendConfig(ctx, out, configRead{view: v, err: err})
+		if kick != nil {
+			select {
+			case kick <- struct{}{}:
+			default:
+			}
+		}
+	}
+	w, err := newConfigWatcher()
 	if err != nil {
-		e.sendConfig(ctx, out, configRead{err: fmt.Errorf("cannot watch it for changes: %w", err)})
+		// No inotify instance left (fs.inotify.max_user_instances, shared
+		// with every other watcher of this user): the file is polled, so
+		// the partition shown still follows it, just less promptly. It is
+		// not an error of the file itself.
+		e.pollConfig(ctx, path, read)
 		return
 	}
 	defer w.Close()
@@ -50,18 +63,9 @@ func (e *Engine) followConfig(ctx context.Context, out chan configRead, kick cha
 	}
 	for _, d := range dirs {
 		if err := w.Add(d); err != nil {
-			e.sendConfig(ctx, out, configRead{err: fmt.Errorf("cannot watch %s for changes: %w", d, err)})
+			// Out of inotify watches, or the directory went away: poll.
+			e.pollConfig(ctx, path, read)
 			return
-		}
-	}
-	read := func() {
-		v, err := LoadConfigView(path)
-		e.sendConfig(ctx, out, configRead{view: v, err: err})
-		if kick != nil {
-			select {
-			case kick <- struct{}{}:
-			default:
-			}
 		}
 	}
 	// The file may have changed between the caller's read and the watch.
@@ -88,6 +92,51 @@ func (e *Engine) followConfig(ctx context.Context, out chan configRead, kick cha
 			debounce.Reset(e.opts.ConfigDebounce)
 		case <-debounce.C:
 			read()
+		}
+	}
+}
+
+// newConfigWatcher is fsnotify.NewWatcher; tests replace it to take the
+// polling path.
+var newConfigWatcher = fsnotify.NewWatcher
+
+// configPoll is how often agent.toml is looked at when it cannot be
+// watched: well inside the 1 s in which a change must reach the consoles.
+const configPoll = 400 * time.Millisecond
+
+// pollConfig follows agent.toml without inotify: it reads the file again
+// whenever what lstat and stat say about it (the link, and the file it
+// leads to: identity, size, time) changes.
+func (e *Engine) pollConfig(ctx context.Context, path string, read func()) {
+	type look struct {
+		l, f os.FileInfo
+	}
+	same := func(a, b os.FileInfo) bool {
+		if a == nil || b == nil {
+			return a == nil && b == nil
+		}
+		return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime()) && a.Mode() == b.Mode()
+	}
+	get := func() look {
+		var lk look
+		lk.l, _ = os.Lstat(path)
+		lk.f, _ = os.Stat(path)
+		return lk
+	}
+	last := get()
+	read()
+	tick := time.NewTicker(configPoll)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			now := get()
+			if !same(now.l, last.l) || !same(now.f, last.f) {
+				last = now
+				read()
+			}
 		}
 	}
 }

@@ -6,11 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/fgtop/fgtop/engine/scratch"
 	"github.com/fgtop/fgtop/model"
+	"github.com/fsnotify/fsnotify"
 )
 
 const (
@@ -203,14 +205,7 @@ func TestFollowConfig(t *testing.T) {
 	writeKernel(t, root, id, gpuKernel(t, gpu03, "0.20", "5"))
 	writeRecord(t, root, id, numa0)
 	l := startLive(t, viewOptions(t, config))
-	owns := func(s *model.Snapshot, agent model.AgentID, dev string) bool {
-		for _, a := range s.Agents {
-			if a.ID == agent {
-				return a.OwnsDevice(model.DeviceKey{Name: "cuda", ID: model.DeviceID(dev)})
-			}
-		}
-		return false
-	}
+	owns := ownsCUDA
 	l.wait(t, "initial partition", 2*time.Second, func(s *model.Snapshot) error {
 		if !owns(s, numa0, gpu03) || owns(s, numa1, gpu03) {
 			return fmt.Errorf("agents %+v", s.Agents)
@@ -535,4 +530,61 @@ func TestMadeUpAgentID(t *testing.T) {
 	if len(snap.Agents) != 1 || k.Agent != snap.Agents[0].ID || k.AgentBy != model.AgentByRecord || len(issuesWith(snap, model.IssueAgentConflict)) != 0 {
 		t.Fatalf("kernel %q by %q, agents %+v, issues %v", k.Agent, k.AgentBy, snap.Agents, snap.Issues)
 	}
+}
+
+// TestFollowConfigWithoutInotify: with no inotify instance to be had
+// (fs.inotify.max_user_instances used up by other watchers of the user), a
+// change of agent.toml still reaches the snapshot within 1 s, by polling,
+// and the file is not reported as unusable.
+func TestFollowConfigWithoutInotify(t *testing.T) {
+	saved := newConfigWatcher
+	newConfigWatcher = func() (*fsnotify.Watcher, error) {
+		return nil, fmt.Errorf("couldn't initialize inotify: %w", syscall.EMFILE)
+	}
+	t.Cleanup(func() { newConfigWatcher = saved })
+	config, _ := sharedConfig(t)
+	l := startLive(t, viewOptions(t, config))
+	owns := ownsCUDA
+	noConfigErr := func(s *model.Snapshot) error {
+		for _, iss := range issuesWith(s, model.IssueConfig) {
+			if strings.Contains(iss.Message, "cannot be used") {
+				return fmt.Errorf("config reported unusable: %v", iss)
+			}
+		}
+		return nil
+	}
+	l.wait(t, "initial partition", 2*time.Second, func(s *model.Snapshot) error {
+		if !owns(s, numa0, gpu03) {
+			return fmt.Errorf("agents %+v", s.Agents)
+		}
+		return noConfigErr(s)
+	})
+	orig, _ := os.ReadFile(config)
+	moved := strings.Replace(string(orig), `devices = { cuda = ["`+gpu01+`", "`+gpu03+`"] }`, `devices = { cuda = ["`+gpu01+`"] }`, 1)
+	moved = strings.Replace(moved, `devices = { cuda = ["`+gpu02+`", "`+gpu04+`"] }`, `devices = { cuda = ["`+gpu02+`", "`+gpu03+`", "`+gpu04+`"] }`, 1)
+	if moved == string(orig) {
+		t.Fatal("fixture changed: device lists")
+	}
+	if err := os.WriteFile(config+".tmp", []byte(moved), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(config+".tmp", config); err != nil {
+		t.Fatal(err)
+	}
+	l.wait(t, "the moved device", time.Second, func(s *model.Snapshot) error {
+		if owns(s, numa0, gpu03) || !owns(s, numa1, gpu03) {
+			return fmt.Errorf("agents %+v", s.Agents)
+		}
+		return noConfigErr(s)
+	})
+}
+
+// ownsCUDA reports whether agent owns the cuda device dev in s.
+func ownsCUDA(s *model.Snapshot, agent model.AgentID, dev string) bool {
+	for _, a := range s.Agents {
+		if a.ID == agent {
+			return a.OwnsDevice(model.DeviceKey{Name: "cuda", ID: model.DeviceID(dev)})
+		}
+	}
+	return false
 }

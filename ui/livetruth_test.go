@@ -28,6 +28,11 @@ func TestSourceWarningsAndRestart(t *testing.T) {
 	if strings.Contains(got, "some other") {
 		t.Errorf("warnings %q hold an ordinary config issue", got)
 	}
+	// A file the agent refuses is said under the header, counted, not
+	// only in the issue list.
+	if !strings.Contains(got, "agent.toml has 1 error(s): the agent will not start") {
+		t.Errorf("warnings %q do not say the agent.toml has errors", got)
+	}
 	if r := restartPending(s); r.text != "restart pending" {
 		t.Errorf("restart span %+v", r)
 	}

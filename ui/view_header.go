@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -66,13 +67,22 @@ func sourceWarnings(s *model.Snapshot) []span {
 	}
 	var out []span
 	var roots []string
+	cfgErrs := 0
 	for _, iss := range s.Issues {
 		switch {
 		case iss.Code == model.IssueRootMissing:
 			roots = append(roots, iss.Message)
 		case iss.Code == model.IssueConfig && iss.Severity == model.SevError && strings.Contains(iss.Message, "cannot be used"):
 			out = append(out, span{lvlCrit, iss.Message})
+		case iss.Code == model.IssueConfig && iss.Severity == model.SevError:
+			cfgErrs++
 		}
+	}
+	if cfgErrs > 0 {
+		// The agent refuses to load (or to start with) this file at its
+		// next restart: as loud as the draft-format warning, and not
+		// only in the issue list.
+		out = append(out, span{lvlCrit, fmt.Sprintf("agent.toml has %d error(s): the agent will not start with it (see Issues)", cfgErrs)})
 	}
 	switch len(roots) {
 	case 0:

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // withSide folds the companion into the test value: "text|side" or
@@ -80,4 +81,32 @@ func TestFIFONotRegular(t *testing.T) {
 	if got == nil || got.Err == nil || !strings.Contains(got.Err.Error(), "not a regular file") {
 		t.Fatalf("events %+v", evs)
 	}
+}
+
+// TestRootFIFONoBlock: a scratch root path that names a FIFO (a mistyped
+// --scratch-root) is a root that is not a directory, reported at once; the
+// scan must not block in open(2) waiting for a writer.
+func TestRootFIFONoBlock(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "root")
+	if err := syscall.Mkfifo(root, 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	done := make(chan []Event[string], 1)
+	go func() { done <- Scan(context.Background(), []Root{{Path: root, Agent: "a"}}, parseText, 1) }()
+	var evs []Event[string]
+	select {
+	case evs = <-done:
+	case <-time.After(5 * time.Second):
+		// Unblock the leaked open so the test binary can exit.
+		if f, err := os.OpenFile(root, os.O_WRONLY, 0); err == nil {
+			f.Close()
+		}
+		t.Fatal("Scan blocked opening a FIFO scratch root")
+	}
+	for _, ev := range evs {
+		if ev.Kind == RootMissing {
+			return
+		}
+	}
+	t.Fatalf("no RootMissing event for a FIFO root: %+v", evs)
 }

@@ -21,7 +21,9 @@ type rootDir struct {
 }
 
 func openRoot(path string) (*rootDir, error) {
-	f, err := os.Open(path)
+	// O_DIRECTORY: a path that names a FIFO (a mistyped --scratch-root)
+	// fails with ENOTDIR instead of blocking in open(2) for a writer.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, err
 	}
