@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/fsnotify/fsnotify"
 	"io"
 	"log/slog"
 	"net"
@@ -100,9 +101,20 @@ func startServer(t *testing.T, tweak func(*Config), hooks ...func(*Server)) *fix
 		operator: keys.Operator, viewer: keys.Viewer, stranger: keys.Stranger,
 	}
 	sshtest.WriteAtomic(t, f.keysPath, keys.AuthorizedKeys())
+	// The notification path is under test; where this machine has no
+	// inotify instance left (other processes hold the 128 a user may
+	// have), the server polls instead, and so must the test, or a reload
+	// test would wait for an hour.
+	keysPoll := time.Hour
+	if w, err := fsnotify.NewWatcher(); err != nil {
+		t.Logf("no inotify instance (%v): authorized_keys reloads are tested through polling", err)
+		keysPoll = 200 * time.Millisecond
+	} else {
+		w.Close()
+	}
 	cfg := Config{
 		Subscribe: f.pub.Subscribe, AuthorizedKeys: f.keysPath, HostKey: f.hostKeyPath,
-		IdleTimeout: -1, KeysPoll: time.Hour, // the notification path is under test
+		IdleTimeout: -1, KeysPoll: keysPoll,
 		Logger: slog.New(slog.NewTextHandler(f.log, nil)),
 		UI:     ui.Options{ASCII: true, Background: "dark", Now: func() time.Time { return fake.T0 }},
 	}
