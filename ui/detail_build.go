@@ -136,7 +136,7 @@ func allocMapLines(s *model.Snapshot, u *model.DeviceUsage, id model.DeviceID) [
 	if any {
 		absText = abs.String()
 	}
-	out = append(out, detailLine{spans: []span{{lvlDim, "  " + padRight("absolute (< 26.4)", 18)}, {lvlPlain, absText}}})
+	out = append(out, detailLine{spans: []span{{lvlDim, "  " + padRight("absolute (old)", 18)}, {lvlPlain, absText}}})
 	return out
 }
 
