@@ -33,15 +33,30 @@ func Drift(p *Partition, s *model.Snapshot) []model.Issue {
 		out = append(out, notOwner(p, s)...)
 	}
 	if p.Exclusive && p.Effective == agentconfig.ModeManual {
+		// Cores no agent lists are one note, not one per core: a config
+		// written for a smaller share of a 128-core node would otherwise
+		// bury every other line.
+		var cores []model.DeviceID
+		var firstCore model.DeviceKey
 		for _, k := range p.Unowned {
-			sev := model.SevWarning
-			what := "no agent can allocate it"
 			if k.Name == "cpu" {
-				sev = model.SevInfo
-				what = "no agent's kernels run on it"
+				if len(cores) == 0 {
+					firstCore = k
+				}
+				cores = append(cores, k.ID)
+				continue
 			}
-			out = append(out, model.Issue{Severity: sev, Code: model.IssueDriftUnowned, Device: k,
-				Message: fmt.Sprintf("%s is owned by no agent (manual mode): %s", Key(k), what)})
+			out = append(out, model.Issue{Severity: model.SevWarning, Code: model.IssueDriftUnowned, Device: k,
+				Message: fmt.Sprintf("%s is owned by no agent (manual mode): no agent can allocate it", Key(k))})
+		}
+		switch len(cores) {
+		case 0:
+		case 1:
+			out = append(out, model.Issue{Severity: model.SevInfo, Code: model.IssueDriftUnowned, Device: firstCore,
+				Message: fmt.Sprintf("%s is owned by no agent (manual mode): no agent's kernels run on it", Key(firstCore))})
+		default:
+			out = append(out, model.Issue{Severity: model.SevInfo, Code: model.IssueDriftUnowned, Device: firstCore,
+				Message: fmt.Sprintf("cpu %s (%d cores) are owned by no agent (manual mode): no agent's kernels run on them", IDRanges(cores), len(cores))})
 		}
 	}
 	if p.Mode == agentconfig.ModeManual && !p.MemTotal.IsZero() {

@@ -50,6 +50,13 @@ func TestDrift(t *testing.T) {
 			want:    []want{{model.IssueDriftUnowned, "cuda:extra", "", "cuda:extra is owned by no agent (manual mode)"}},
 		},
 		{
+			// One note for every core no agent lists, in ranges.
+			name:    "unowned cores in manual mode",
+			cfg:     manualDev,
+			devices: hostDevices(48, []string{gpu1, gpu2, gpu3, gpu4}, 256),
+			want:    []want{{model.IssueDriftUnowned, "cpu:32", "", "cpu 32-47 (16 cores) are owned by no agent (manual mode)"}},
+		},
+		{
 			name:    "mem beyond the host",
 			cfg:     manualDev,
 			devices: hostDevices(32, []string{gpu1, gpu2, gpu3, gpu4}, 200),

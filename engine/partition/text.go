@@ -253,8 +253,18 @@ func (p *Partition) WriteText(w io.Writer) error {
 		}
 		fmt.Fprintf(b, "  %s: %s\n", a.ID, strings.Join(parts, "; "))
 	}
+	// One line per device kind, in the ranges the config itself is
+	// written in ("cpu 32-63"), however many there are.
+	var kinds []model.DeviceName
+	unowned := map[model.DeviceName][]model.DeviceID{}
 	for _, k := range p.Unowned {
-		fmt.Fprintf(b, "  (no agent): %s\n", Key(k))
+		if _, ok := unowned[k.Name]; !ok {
+			kinds = append(kinds, k.Name)
+		}
+		unowned[k.Name] = append(unowned[k.Name], k.ID)
+	}
+	for _, n := range kinds {
+		fmt.Fprintf(b, "  (no agent): %s %s\n", n, IDRanges(unowned[n]))
 	}
 	for _, n := range p.Notes {
 		fmt.Fprintf(b, "  note: %s\n", n)
