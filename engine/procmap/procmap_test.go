@@ -178,7 +178,7 @@ func TestResolve(t *testing.T) {
 	f := newFakeProc(t)
 	f.uptime(500_000)
 	f.proc(100, "python3", 1000, "0::/system.slice/docker-"+idA+".scope\n")                              // v2, docker (systemd)
-	f.proc(101, "train", 2000, "12:memory:/docker/"+idB+"\n1:name=systemd:/docker/"+idB+"\n")             // v1, docker (cgroupfs)
+	f.proc(101, "train", 2000, "12:memory:/docker/"+idB+"\n1:name=systemd:/docker/"+idB+"\n")            // v1, docker (cgroupfs)
 	f.proc(102, "triton", 3000, "0::/kubepods.slice/kubepods-pod1.slice/cri-containerd-"+idA+".scope\n") // v2, containerd
 	f.proc(103, "Xorg", 50, "0::/system.slice/display-manager.service\n")                                // host
 	f.proc(104, "late", 600_000, "0::/docker/"+idB+"\n")                                                 // started after the listing
