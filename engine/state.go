@@ -29,6 +29,8 @@ type kstate struct {
 	torn *resourcefile.Spec
 	// cid is the container id of its CID= line, normalised.
 	cid string
+	// useEpoch is the device epoch its use was computed in.
+	useEpoch uint64
 }
 
 // devAcc accumulates everything held on one device key.
@@ -107,6 +109,11 @@ type state struct {
 	joinDirty bool
 	// listed: some device lists its processes.
 	listed bool
+	// devSig is each device's devState; devEpoch counts its changes (and
+	// changes of the device set): a kernel without processes whose use was
+	// computed in this epoch reads the same until its idle mark is due.
+	devSig   string
+	devEpoch uint64
 	// agg is, per kernel, what its processes use per device.
 	agg map[model.KernelID]map[model.DeviceKey]*procAgg
 	// useDirty: kernels whose use must be recomputed; useAll: all of them.
@@ -198,6 +205,7 @@ func (s *state) setInventory(inv *inventory.Inventory) {
 		for id, ks := range s.kernels {
 			s.checkKernel(id, ks)
 		}
+		s.devEpoch++
 	}
 	s.issuesDirty = true
 	s.joinDirty, s.useAll = true, true

@@ -55,9 +55,11 @@ func (s *state) join() {
 	agg := map[model.KernelID]map[model.DeviceKey]*procAgg{}
 	var out []model.Device
 	s.listed = false
+	sig := make([]byte, len(devs))
 	for i := range devs {
 		t := devs[i].Telemetry
 		s.listed = s.listed || t != nil && t.Processes != nil
+		sig[i] = devState(t)
 		if t == nil || len(t.Processes) == 0 {
 			continue
 		}
@@ -110,6 +112,11 @@ func (s *state) join() {
 		out[i].Telemetry = &nt
 	}
 	s.joined = out
+	if string(sig) != s.devSig {
+		// Which devices list processes changed: every kernel's use may.
+		s.devSig = string(sig)
+		s.devEpoch++
+	}
 	for id := range s.agg {
 		s.useDirty[id] = true
 	}
@@ -117,6 +124,18 @@ func (s *state) join() {
 		s.useDirty[id] = true
 	}
 	s.agg = agg
+}
+
+// devState is what a kernel without processes on a device reads of it:
+// whether it lists processes at all, and whether it is lost.
+func devState(t *model.Telemetry) byte {
+	switch {
+	case t == nil || t.Processes == nil:
+		return 0
+	case t.Lost:
+		return 1
+	}
+	return 2
 }
 
 // devices is what a snapshot publishes: the inventory's devices with their
@@ -139,7 +158,9 @@ func (s *state) updateUses() {
 	if s.useAll {
 		s.useAll = false
 		for id, ks := range s.kernels {
-			s.updateUse(id, ks, now)
+			if s.useDirty[id] || s.agg[id] != nil || ks.useEpoch != s.devEpoch || s.idleDue(ks.pub.Use, now) {
+				s.updateUse(id, ks, now)
+			}
 		}
 		clear(s.useDirty)
 		return
@@ -152,7 +173,14 @@ func (s *state) updateUses() {
 	clear(s.useDirty)
 }
 
+// idleDue reports whether a use at 0 % crosses the idle mark by now: the
+// one change time alone makes to a kernel without processes.
+func (s *state) idleDue(u *model.KernelUse, now time.Time) bool {
+	return u != nil && !u.Idle && !u.IdleSince.IsZero() && s.idleAfter > 0 && now.Sub(u.IdleSince) >= s.idleAfter
+}
+
 func (s *state) updateUse(id model.KernelID, ks *kstate, now time.Time) {
+	ks.useEpoch = s.devEpoch
 	old := ks.pub.Use
 	u := s.kernelUse(id, ks, now)
 	if u.Equal(old) {

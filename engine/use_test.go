@@ -10,6 +10,7 @@ import (
 
 	"github.com/fgtop/fgtop/engine/inventory"
 	"github.com/fgtop/fgtop/engine/resourcefile"
+	"github.com/fgtop/fgtop/engine/scratch"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -131,7 +132,10 @@ func TestProcessesToKernels(t *testing.T) {
 		t.Errorf("kernel B use (at 0 %%, not yet idle): %+v, idle kernels %d", u, s.IdleKernels)
 	}
 
-	// The live path: the state after IdleAfter at 0 % marks B idle.
+	// The live path: B's process is gone (it holds the GPU and runs
+	// nothing); after IdleAfter at 0 % B is marked idle, by time alone.
+	busy := src.procs[gpu04]
+	src.procs[gpu04] = nil
 	st := newState(&opts)
 	st.takeInventory(src.Poll(context.Background()))
 	for _, k := range s.Kernels() {
@@ -149,10 +153,11 @@ func TestProcessesToKernels(t *testing.T) {
 	now = now.Add(time.Minute)
 	st.takeInventory(src.Poll(context.Background()))
 	s = st.snapshot()
-	if s.IdleKernels != 1 || !s.Kernel(kernelB).Use.Idle || s.Kernel(kernelC).Use.Idle {
+	if s.IdleKernels != 1 || !s.Kernel(kernelB).Use.Idle || s.Kernel(kernelB).Use.Procs != 0 || s.Kernel(kernelC).Use.Idle {
 		t.Errorf("after 10 min: idle %d, B %+v", s.IdleKernels, s.Kernel(kernelB).Use)
 	}
 	// B gets busy: no longer idle, and its clock starts again.
+	src.procs[gpu04] = busy
 	src.procs[gpu04][0].SMUtil = model.Some[uint32](12)
 	now = now.Add(time.Second)
 	st.takeInventory(src.Poll(context.Background()))
@@ -182,4 +187,41 @@ func specOf(t *testing.T, path string) *resourcefile.Spec {
 		t.Fatal(err)
 	}
 	return spec
+}
+
+// BenchmarkPollUses is one inventory poll's process join and use update
+// on a node of 10,000 kernels holding GPU shares, 8 GPUs listing their
+// processes (one per 100 kernels): the steady state of a big node.
+func BenchmarkPollUses(b *testing.B) {
+	const kernels, gpus = 10_000, 8
+	devs := make([]model.Device, gpus)
+	for g := range devs {
+		devs[g] = model.Device{ID: model.DeviceID(fmt.Sprintf("GPU-%d", g)), Name: "cuda", Slot: model.SlotCUDAShares, Capacity: model.MustDec("100")}
+	}
+	now := time.Unix(1700000000, 0)
+	opts := Options{Clock: func() time.Time { return now }, Roots: []scratch.Root{{Path: "/r", Agent: "a"}}}
+	st := newState(&opts)
+	inv := func() *inventory.Inventory {
+		out := &inventory.Inventory{Devices: append([]model.Device(nil), devs...), SlotTypes: model.DefaultSlotTypes()}
+		for g := range out.Devices {
+			var ps []model.Process
+			for k := g; k < kernels; k += 100 * gpus {
+				ps = append(ps, model.Process{PID: uint32(1000 + k), Container: fmt.Sprintf("%064x", k), UsedMem: model.Some[uint64](1 << 30), SMUtil: model.Some[uint32](uint32(k % 7))})
+			}
+			out.Devices[g].Telemetry = &model.Telemetry{Processes: ps, ProcUtil: model.Some(true)}
+		}
+		return out
+	}
+	st.takeInventory(inv(), nil)
+	for k := 0; k < kernels; k++ {
+		spec := &resourcefile.Spec{Alloc: model.Allocations{model.SlotCUDAShares: {devs[k%gpus].ID: model.MustDec("0.01")}}, CID: fmt.Sprintf("%064x", k)}
+		st.upsertKernel(kernelRead{root: "/r", id: model.KernelID(fmt.Sprintf("k%05d", k)), path: "/r/x", spec: spec})
+	}
+	st.snapshot()
+	b.ReportAllocs()
+	for b.Loop() {
+		now = now.Add(time.Second)
+		st.takeInventory(inv(), nil)
+		st.snapshot()
+	}
 }
