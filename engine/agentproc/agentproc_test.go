@@ -144,34 +144,3 @@ func TestStartTimeOfThisProcess(t *testing.T) {
 	}
 }
 
-func FuzzStartTicks(f *testing.F) {
-	f.Add([]byte("4242 (python3 (x) y) S 1 4242 4242 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 360000 100 10"))
-	f.Add([]byte("1 (init) S"))
-	f.Add([]byte(")"))
-	f.Fuzz(func(t *testing.T, raw []byte) {
-		ticks, err := startTicks(raw)
-		if err == nil && ticks > 100*365*24*3600*clockTicks {
-			t.Fatalf("accepted %d ticks", ticks)
-		}
-	})
-}
-
-func TestStartTicks(t *testing.T) {
-	cases := []struct {
-		in   string
-		want uint64
-		err  bool
-	}{
-		{"1 (a b) c) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 12345 0 0", 12345, false},
-		{"1 (x) S 1 1", 0, true},
-		{"no paren", 0, true},
-		{"1 (x) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 -5 0 0", 0, true},
-		{"1 (x) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 99999999999999999 0 0", 0, true},
-	}
-	for _, c := range cases {
-		got, err := startTicks([]byte(c.in))
-		if (err != nil) != c.err || got != c.want {
-			t.Errorf("%q: %d, %v", c.in, got, err)
-		}
-	}
-}
