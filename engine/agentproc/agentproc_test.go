@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fgtop/fgtop/internal/testfix"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -27,13 +28,7 @@ func newFakeProc(t *testing.T) *fakeProc {
 
 func (f *fakeProc) write(rel, content string) {
 	f.t.Helper()
-	p := filepath.Join(f.root, rel)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		f.t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		f.t.Fatal(err)
-	}
+	testfix.WriteFile(f.t, f.root, rel, content)
 }
 
 // proc adds a process started `after` boot, running args in cwd.
@@ -143,4 +138,3 @@ func TestStartTimeOfThisProcess(t *testing.T) {
 		t.Fatalf("start %v, boot %v, now %v", start, boot, time.Now())
 	}
 }
-

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fgtop/fgtop/internal/testfix"
 )
 
 const (
@@ -149,13 +151,7 @@ func newFakeProc(t *testing.T) *fakeProc {
 
 func (f *fakeProc) write(rel, content string) {
 	f.t.Helper()
-	p := filepath.Join(f.root, rel)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		f.t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		f.t.Fatal(err)
-	}
+	testfix.WriteFile(f.t, f.root, rel, content)
 }
 
 func statLine(pid int, comm string, start uint64) string {
