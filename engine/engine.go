@@ -87,6 +87,10 @@ type Options struct {
 	// NoProcs: the agents are not processes on this host (the demo's
 	// simulated agents); their restart state is not looked for.
 	NoProcs bool
+	// IdleAfter is how long a kernel must hold an accelerator at 0 %
+	// utilisation before it is marked holding but idle (default
+	// DefaultIdleAfter; negative: never).
+	IdleAfter time.Duration
 	// TornSettle is how long a resource.txt whose last line has no newline
 	// must stay unchanged before it is read as Backend.AI reads it
 	// (default 2s; Build reads it at once).

@@ -27,6 +27,10 @@ type kstate struct {
 	// torn is the current file read as Backend.AI reads it (its last line
 	// has no newline), counted once it stays unchanged for the settle time.
 	torn *resourcefile.Spec
+	// cid is the container id of its CID= line, normalised.
+	cid string
+	// useEpoch is the device epoch its use was computed in.
+	useEpoch uint64
 }
 
 // devAcc accumulates everything held on one device key.
@@ -121,6 +125,28 @@ type state struct {
 	issuesDirty bool
 	issues      []model.Issue
 	seq         uint64
+
+	// GPU processes -> kernels (use.go).
+	// cids maps a container id to the kernel whose CID= line names it.
+	cids map[string]model.KernelID
+	// joined is the inventory's devices with processes joined to kernels
+	// (nil: the inventory's own, no process anywhere).
+	joined    []model.Device
+	joinDirty bool
+	// listed: some device lists its processes.
+	listed bool
+	// devSig is each device's devState; devEpoch counts its changes (and
+	// changes of the device set): a kernel without processes whose use was
+	// computed in this epoch reads the same until its idle mark is due.
+	devSig   string
+	devEpoch uint64
+	// agg is, per kernel, what its processes use per device.
+	agg map[model.KernelID]map[model.DeviceKey]*procAgg
+	// useDirty: kernels whose use must be recomputed; useAll: all of them.
+	useDirty  map[model.KernelID]bool
+	useAll    bool
+	idleAfter time.Duration
+	idleCount int
 }
 
 func newState(o *Options) *state {
@@ -145,6 +171,12 @@ func newState(o *Options) *state {
 		roots:           o.Roots,
 		settle:          o.TornSettle,
 		rootsFromConfig: o.FollowConfig && !o.RootsOverridden,
+		cids:            map[string]model.KernelID{},
+		useDirty:        map[model.KernelID]bool{},
+		idleAfter:       o.IdleAfter,
+	}
+	if s.idleAfter == 0 {
+		s.idleAfter = DefaultIdleAfter
 	}
 	if s.now == nil {
 		s.now = time.Now
@@ -200,8 +232,10 @@ func (s *state) setInventory(inv *inventory.Inventory) {
 		for id, ks := range s.kernels {
 			s.checkKernel(id, ks)
 		}
+		s.devEpoch++
 	}
 	s.issuesDirty = true
+	s.joinDirty, s.useAll = true, true
 }
 
 // applyPartition recomputes the agents' partitions for a new device set.
@@ -271,6 +305,7 @@ func (s *state) upsertKernel(r kernelRead) {
 	if ks.pub != nil {
 		k.Seen = ks.pub.Seen
 		k.Slots, k.UnifiedDevices, k.Legacy = ks.pub.Slots, ks.pub.UnifiedDevices, ks.pub.Legacy
+		k.Use = ks.pub.Use
 	}
 	var contrib model.Allocations
 	switch {
@@ -282,6 +317,7 @@ func (s *state) upsertKernel(r kernelRead) {
 		k.Slots, k.Legacy = spec.Slots, spec.Legacy
 		k.UnifiedDevices = unifiedPairs(spec.UnifiedDevices)
 		contrib = spec.Alloc
+		s.setContainer(id, ks, spec.CID)
 		if r.settled {
 			iss := model.Issue{Severity: model.SevWarning, Code: model.IssueNoFinalNewline, File: path, Kernel: id, Agent: agent,
 				Message: "the last line has no newline; read as Backend.AI reads it (the file stopped changing)"}
@@ -303,6 +339,10 @@ func (s *state) upsertKernel(r kernelRead) {
 		s.setFileIssue(id, &iss)
 	}
 	k.Alloc = contrib
+	k.Container = ks.cid
+	if s.listed {
+		s.useDirty[id] = true
+	}
 	if ks.pub != nil && ks.pub.Agent != agent {
 		s.subtract(ks.pub.Agent, id, ks.contrib)
 		ks.contrib = nil
@@ -361,6 +401,16 @@ func (s *state) removeKernel(id model.KernelID) {
 	}
 	s.subtract(ks.pub.Agent, id, ks.contrib)
 	s.agentKernels(ks.pub.Agent, -1)
+	if ks.cid != "" {
+		if s.cids[ks.cid] == id {
+			delete(s.cids, ks.cid)
+		}
+		s.joinDirty = true
+	}
+	if u := ks.pub.Use; u != nil && u.Idle {
+		s.idleCount--
+	}
+	delete(s.useDirty, id)
 	delete(s.kernels, id)
 	delete(s.tornDue, id)
 	s.setFileIssue(id, nil)
@@ -684,10 +734,17 @@ func (s *state) snapshot() *model.Snapshot {
 	snap := &model.Snapshot{
 		Seq: s.seq, Time: s.now(), Node: s.node, Mode: s.mode, ConfigPath: s.configPath, DraftFormat: s.draftFmt,
 	}
+	if s.joinDirty {
+		s.join()
+	}
+	if s.useAll || len(s.useDirty) > 0 {
+		s.updateUses()
+	}
+	snap.IdleKernels, snap.IdleAfter = s.idleCount, max(s.idleAfter, 0)
 	snap.SetKernelSeq(s.kernelList.Seq())
 	snap.Allocator.AffinityPolicy, snap.Allocator.AllocationOrder = s.affinity, s.order
 	if s.inv != nil {
-		snap.Devices = s.inv.Devices
+		snap.Devices = s.devices()
 		snap.Source = s.inv.Source
 		snap.HostMemBytes = s.inv.HostMemBytes
 		snap.Allocator.Fractional, snap.Allocator.Quantum = s.inv.Fractional, s.inv.Quantum

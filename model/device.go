@@ -64,6 +64,11 @@ type Telemetry struct {
 	PowerCapMW Opt[uint32]
 	MIGMode    Opt[bool]
 	Processes  []Process
+	// ProcUtil says whether the processes carry the driver's per-process
+	// utilisation samples (Process.SMUtil): true where NVML has them,
+	// false where it does not (memory only: MIG, older GPUs or drivers),
+	// invalid when processes are not listed.
+	ProcUtil Opt[bool]
 	// Lost is set when the driver reports the GPU as lost or unreachable.
 	Lost bool
 	// Errors names the calls that failed with something other than
@@ -73,8 +78,48 @@ type Telemetry struct {
 
 // Process is a process using a device, mapped to a kernel where possible.
 type Process struct {
+	// PID is the host PID NVML reports.
 	PID     uint32
 	UsedMem Opt[uint64]
+	// SMUtil and MemUtil are the driver's per-process utilisation samples
+	// (percent of the device), averaged over the last poll; invalid where
+	// the driver gives none (Telemetry.ProcUtil).
+	SMUtil  Opt[uint32]
+	MemUtil Opt[uint32]
 	Name    string
-	Kernel  KernelID // "" when unmapped
+	// Start is the process's start time in clock ticks after boot
+	// (/proc/<pid>/stat): with PID it names the process for good.
+	Start uint64
+	// Container is the container id /proc/<pid>/cgroup names ("" for a
+	// host process, or when it could not be read).
+	Container string
+	// Kernel is the kernel whose resource.txt CID= line names Container;
+	// "" when none does.
+	Kernel KernelID
+	// Owner says whose the process is (set by the engine's join).
+	Owner ProcOwner
+	// Detail says why Owner is ProcUnknown.
+	Detail string
 }
+
+// ProcOwner says whose a GPU process is.
+type ProcOwner string
+
+// Process owners.
+const (
+	// ProcUnjoined: the process was read but not yet joined with the
+	// kernels (an inventory reading on its own).
+	ProcUnjoined ProcOwner = ""
+	// ProcKernel: a Backend.AI kernel's (Process.Kernel).
+	ProcKernel ProcOwner = "kernel"
+	// ProcForeign: not Backend.AI's: a host process, or a container no
+	// kernel's resource.txt names.
+	ProcForeign ProcOwner = "not-backendai"
+	// ProcGone: it exited before /proc could be read.
+	ProcGone ProcOwner = "gone"
+	// ProcReused: its PID was taken by a newer process while it was read;
+	// it is credited to nobody.
+	ProcReused ProcOwner = "pid-reused"
+	// ProcUnknown: /proc could not be read for it (Detail says why).
+	ProcUnknown ProcOwner = "unknown"
+)

@@ -56,6 +56,73 @@ type Kernel struct {
 	// AgentBy says how Agent was found: AgentByRecord, AgentByRoot, or
 	// AgentByNone when it could not be told (Agent is then "").
 	AgentBy AgentBasis
+	// Container is the container id of the resource.txt CID= line ("" until
+	// the agent appends it, and on agents that write none).
+	Container string
+	// Use is what the kernel's GPU processes use of what it holds; nil
+	// when it holds no accelerator and runs no GPU process, or when no
+	// device source lists processes.
+	Use *KernelUse
+}
+
+// KernelUse is a kernel's allocated against used: per device, its share
+// beside what its processes use, and whether it holds devices it does not
+// use ("holding but idle").
+type KernelUse struct {
+	// Procs is the number of its GPU processes, on any device.
+	Procs int
+	// MemUsed is the GPU memory of its processes, bytes; invalid when no
+	// process's memory is known.
+	MemUsed Opt[uint64]
+	// Util is the utilisation of its busiest device by its processes,
+	// percent; invalid when it cannot be told for every device it holds.
+	Util Opt[uint32]
+	// MemOnly: it runs processes on a device whose driver gives no
+	// per-process utilisation, so only their memory is known.
+	MemOnly bool
+	// Devices are the accelerators it holds or runs processes on, in
+	// device key order.
+	Devices []DeviceUse
+	// IdleSince is when its utilisation was last seen to turn 0 % (zero
+	// while it is not known to be 0 %, or it holds no accelerator).
+	IdleSince time.Time
+	// Idle: holding but idle: it holds an accelerator and its utilisation
+	// has been 0 % since IdleSince, for at least the configured time.
+	Idle bool
+}
+
+// DeviceUse is one kernel on one device: what it holds beside what its
+// processes use.
+type DeviceUse struct {
+	Device DeviceKey
+	// Held is its amount on the device over every slot (fGPU shares,
+	// whole devices), Capacity the device's in the device's slot (zero
+	// when the inventory does not list the device).
+	Held     Dec
+	Capacity Dec
+	Procs    int
+	MemUsed  Opt[uint64]
+	// Util is its processes' utilisation of the device, percent.
+	Util Opt[uint32]
+}
+
+// Equal reports whether two uses read the same.
+func (u *KernelUse) Equal(o *KernelUse) bool {
+	if u == nil || o == nil {
+		return u == o
+	}
+	if u.Procs != o.Procs || u.MemUsed != o.MemUsed || u.Util != o.Util || u.MemOnly != o.MemOnly ||
+		!u.IdleSince.Equal(o.IdleSince) || u.Idle != o.Idle || len(u.Devices) != len(o.Devices) {
+		return false
+	}
+	for i := range u.Devices {
+		a, b := &u.Devices[i], &o.Devices[i]
+		if a.Device != b.Device || !a.Held.Equal(b.Held) || !a.Capacity.Equal(b.Capacity) || a.Procs != b.Procs ||
+			a.MemUsed != b.MemUsed || a.Util != b.Util {
+			return false
+		}
+	}
+	return true
 }
 
 // AgentBasis says how a kernel was attributed to its agent.

@@ -46,6 +46,12 @@ type Snapshot struct {
 	HostMemBytes int64
 	// Allocator is how the agents allocate (placement settings).
 	Allocator Allocator
+	// IdleKernels is the number of kernels holding but idle (Kernel.Use.Idle):
+	// holding an accelerator at 0 % utilisation for at least IdleAfter.
+	IdleKernels int
+	// IdleAfter is how long a kernel must stay at 0 % to count as idle
+	// (0 when idle marking is off).
+	IdleAfter time.Duration
 
 	kernels *KernelSeq // sorted by ID; nil is empty
 }

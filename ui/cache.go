@@ -21,6 +21,8 @@ type kernCached struct {
 	short    string
 	stateLvl level
 	slots    []slotVal
+	// who: owner, session and use cells.
+	who kernWho
 	// Devices column and filter haystack, valid for tagSig and devIdx.
 	tagSig uint64
 	devIdx []int
@@ -76,7 +78,7 @@ func (c *deriveCache) kernel(k *model.Kernel) *kernCached {
 		kc.gen = c.gen
 		return kc
 	}
-	kc := &kernCached{gen: c.gen, short: shortKernel(k.ID)}
+	kc := &kernCached{gen: c.gen, short: shortKernel(k.ID), who: newKernWho(k)}
 	switch k.State {
 	case model.KernelStale:
 		kc.stateLvl = lvlWarn

@@ -89,6 +89,8 @@ type kernRow struct {
 	nDevs    int
 	stateLvl level
 	search   string // lower-case haystack for the filter
+	// w is its owner, session and use cells (shared with the cache).
+	w *kernWho
 }
 
 // agentRow is one agent: header and partition lines.

@@ -35,7 +35,7 @@ func (d *derived) deriveKernels(short map[model.AgentID]string, c *deriveCache) 
 	fl := make([]float64, len(ks)*len(d.slotCols))
 	for i, k := range ks {
 		kc := cached[i]
-		r := kernRow{k: k, short: kc.short, agent: short[k.Agent], stateLvl: kc.stateLvl}
+		r := kernRow{k: k, short: kc.short, agent: short[k.Agent], stateLvl: kc.stateLvl, w: &kc.who}
 		if r.agent == "" {
 			r.agent = string(k.Agent)
 		}
@@ -119,7 +119,9 @@ func (d *derived) deriveDeviceKernels(c *deriveCache) {
 			b.WriteString(d.devs[di].tag)
 		}
 		r.devs, r.nDevs = b.String(), len(devsOf[ki])
-		r.search = strings.ToLower(string(r.k.ID) + " " + string(r.k.Agent) + " " + string(r.k.State) + " " + r.devs)
+		w := r.w
+		r.search = strings.ToLower(string(r.k.ID)+" "+string(r.k.Agent)+" "+string(r.k.State)+" "+r.devs) +
+			" " + w.fUser + " " + w.fProject + " " + w.fSession + " " + w.fType + " " + w.fImage
 		kc.tagSig, kc.devIdx, kc.devs, kc.search = d.tagSig, devsOf[ki], r.devs, r.search
 	}
 }

@@ -171,20 +171,55 @@ func telemetryLines(t *model.Telemetry, c *teleCells) []detailLine {
 		out = append(out, text(lvlDim, "  none"))
 	}
 	for _, p := range t.Processes {
-		k := span{lvlWarn, "not mapped to a kernel"}
-		if p.Kernel != "" {
-			k = span{lvlPlain, "kernel " + shortKernel(p.Kernel)}
-		}
 		mem := naReading
 		if p.UsedMem.Valid {
 			mem = reading{gib(p.UsedMem.V, 1) + "G", lvlPlain}
 		}
 		out = append(out, detailLine{spans: []span{
 			{lvlPlain, "  " + padLeft(strconv.Itoa(int(p.PID)), 7)}, {lvlPlain, "  " + padRight(p.Name, 16)},
-			{mem.lvl, padLeft(mem.text, 7)}, {lvlDim, "  "}, k,
+			{mem.lvl, padLeft(mem.text, 7)}, optU32Pad(p.SMUtil, "%", 5), {lvlDim, "  "}, processOwner(p),
 		}})
 	}
+	if len(t.Processes) > 0 && t.ProcUtil.Valid && !t.ProcUtil.V {
+		out = append(out, text(lvlNA, "  per-process utilisation N/A here (MIG, or the driver has none): memory only"))
+	}
 	return out
+}
+
+// processOwner says whose a GPU process is.
+func processOwner(p model.Process) span {
+	switch p.Owner {
+	case model.ProcKernel:
+		return span{lvlPlain, "kernel " + shortKernel(p.Kernel)}
+	case model.ProcForeign:
+		if p.Container != "" {
+			return span{lvlWarn, "not Backend.AI's: container " + cut12(p.Container) + " no kernel names"}
+		}
+		return span{lvlWarn, "not Backend.AI's: host process"}
+	case model.ProcGone:
+		return span{lvlDim, "exited before /proc could be read"}
+	case model.ProcReused:
+		return span{lvlDim, "PID reused by a newer process: credited to nobody"}
+	case model.ProcUnknown:
+		return span{lvlNA, "cannot tell: " + orDash(p.Detail)}
+	}
+	if p.Kernel != "" {
+		return span{lvlPlain, "kernel " + shortKernel(p.Kernel)}
+	}
+	return span{lvlWarn, "not mapped to a kernel"}
+}
+
+func cut12(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
+}
+
+func optU32Pad(o model.Opt[uint32], unit string, w int) span {
+	sp := optU32(o, unit)
+	sp.text = padLeft(sp.text, w)
+	return sp
 }
 
 func optU32(o model.Opt[uint32], unit string) span {
@@ -232,6 +267,8 @@ func kernelDetail(d *derived, ki int, now time.Time) []detailLine {
 	if k.Problem != nil {
 		out = append(out, detailLine{spans: []span{{lvlWarn, "problem "}, {lvlPlain, k.Problem.String()}}})
 	}
+	out = append(out, ownerLines(k)...)
+	out = append(out, useLines(d, k, now)...)
 	out = append(out, blank, section("Requested (SLOTS)"))
 	if len(k.Slots) == 0 {
 		out = append(out, text(lvlDim, "  nothing"))
@@ -297,11 +334,16 @@ func kernelDetail(d *derived, ki int, now time.Time) []detailLine {
 				mem = gib(p.UsedMem.V, 1) + "G"
 			}
 			out = append(out, detailLine{spans: []span{{lvlPlain, "  " + padRight(d.devs[di].label, 9)},
-				{lvlPlain, padLeft(strconv.Itoa(int(p.PID)), 7) + "  " + padRight(p.Name, 16)}, {lvlPlain, padLeft(mem, 7)}}})
+				{lvlPlain, padLeft(strconv.Itoa(int(p.PID)), 7) + "  " + padRight(p.Name, 16)}, {lvlPlain, padLeft(mem, 7)},
+				optU32Pad(p.SMUtil, "%", 5)}})
 		}
 	}
 	if !found {
-		out = append(out, text(lvlDim, "  none seen (NVML maps processes where it can)"))
+		msg := "  none seen (NVML maps processes where it can)"
+		if k.Container == "" {
+			msg = "  none mapped: resource.txt has no CID= line yet, so its container is unknown"
+		}
+		out = append(out, text(lvlDim, msg))
 	}
 	out = append(out, issuesAbout(d, func(is *model.Issue) bool { return is.Kernel == k.ID })...)
 	return out
@@ -366,4 +408,60 @@ func padLeft(s string, w int) string {
 		return spaces(w-n) + s
 	}
 	return s
+}
+
+// ownerLines say whose the kernel is, from its recovery.json, and which
+// container it runs in (its CID= line).
+func ownerLines(k *model.Kernel) []detailLine {
+	var out []detailLine
+	if r := k.Record; r != nil {
+		out = append(out, kv("owner user", orDash(r.OwnerUserID), "project", orDash(r.OwnerProjectID)),
+			kv("session", orDash(r.SessionID), "type", orDash(r.SessionType)),
+			kv("image", orDash(r.Image), "arch", orDash(r.Architecture)))
+	} else {
+		out = append(out, text(lvlDim, "no recovery.json: owner and session unknown (agents before 25.12 write none)"))
+	}
+	if k.Container != "" {
+		out = append(out, kv("container", k.Container))
+	}
+	return out
+}
+
+// useLines are the kernel's allocated against used: per device its share
+// beside what its processes use, and whether it holds but idles.
+func useLines(d *derived, k *model.Kernel, now time.Time) []detailLine {
+	u := k.Use
+	if u == nil {
+		return nil
+	}
+	out := []detailLine{blank, section("Allocated against used")}
+	for _, du := range u.Devices {
+		name := du.Device.String()
+		if di, ok := d.devIndex[du.Device]; ok {
+			name = d.devs[di].label
+		}
+		held := du.Held.String() + "/" + du.Capacity.String()
+		if du.Held.Sign() == 0 {
+			held = "nothing held"
+		}
+		mem := "-"
+		if du.MemUsed.Valid {
+			mem = gib(du.MemUsed.V, 1) + "G"
+		}
+		procs := strconv.Itoa(du.Procs) + " proc"
+		if du.Procs != 1 {
+			procs += "s"
+		}
+		out = append(out, detailLine{spans: []span{{lvlPlain, "  " + padRight(name, 9)}, {lvlDim, "held "}, {lvlAccent, padRight(held, 12)},
+			{lvlDim, " used "}, {lvlPlain, padLeft(mem, 6)}, optU32Pad(du.Util, "%", 5), {lvlDim, "  " + procs}}})
+	}
+	switch {
+	case u.Idle:
+		out = append(out, text(lvlWarn, "  holding but idle: 0 % since "+u.IdleSince.UTC().Format("15:04:05")+" ("+fmtAge(now.Sub(u.IdleSince))+")"))
+	case !u.IdleSince.IsZero():
+		out = append(out, text(lvlDim, "  at 0 % for "+fmtAge(now.Sub(u.IdleSince))+" (marked idle after --idle-after)"))
+	case u.MemOnly:
+		out = append(out, text(lvlNA, "  utilisation N/A: the driver gives its processes' memory only"))
+	}
+	return out
 }

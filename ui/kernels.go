@@ -30,7 +30,9 @@ func (a *App) sortColumns() []string {
 			cols = append(cols, slotKey(s))
 		}
 	}
-	return append(cols, "devices", "age", "state")
+	// The owner and use columns come last, so s cycles through the older
+	// ones in the order it always did.
+	return append(cols, "devices", "age", "state", "user", "type", "session", "util", "gmem")
 }
 
 // slotKey is a slot column's name in :sort and the s key's cycle.
@@ -83,10 +85,10 @@ func (a *App) refreshKernels() {
 			base[i] = i
 		}
 	}
-	needle, invert := parseFilter(a.filter)
+	filter := compileFilter(a.filter)
 	rows := base[:0:0]
 	for _, ki := range base {
-		if needle == "" || strings.Contains(d.kernels[ki].search, needle) != invert {
+		if filter.match(&d.kernels[ki]) {
 			rows = append(rows, ki)
 		}
 	}
@@ -115,16 +117,6 @@ func (a *App) refreshKernels() {
 	if a.cursor[paneKernels] >= len(rows) {
 		a.cursor[paneKernels] = max(len(rows)-1, 0)
 	}
-}
-
-// parseFilter lower-cases the filter and reads a leading '!' as "rows that
-// do not match".
-func parseFilter(f string) (needle string, invert bool) {
-	f = strings.TrimSpace(f)
-	if rest, ok := strings.CutPrefix(f, "!"); ok {
-		return strings.ToLower(strings.TrimSpace(rest)), true
-	}
-	return strings.ToLower(f), false
 }
 
 func stateRank(s model.KernelState) int {
@@ -159,6 +151,25 @@ func (a *App) kernelCmp(on map[int]int, onF []float64) func(x, y int) int {
 		return func(x, y int) int { return ks[y].k.Seen.Compare(ks[x].k.Seen) }
 	case "state":
 		return func(x, y int) int { return cmp.Compare(stateRank(ks[x].k.State), stateRank(ks[y].k.State)) }
+	case "user":
+		return func(x, y int) int { return cmp.Compare(ks[x].w.fUser, ks[y].w.fUser) }
+	case "type":
+		return func(x, y int) int { return cmp.Compare(ks[x].w.fType, ks[y].w.fType) }
+	case "session":
+		return func(x, y int) int { return cmp.Compare(ks[x].w.fSession, ks[y].w.fSession) }
+	case "util":
+		// Idle first when ascending: what an operator hunts for.
+		return func(x, y int) int {
+			if ix, iy := ks[x].w.idle, ks[y].w.idle; ix != iy {
+				if ix {
+					return -1
+				}
+				return 1
+			}
+			return cmp.Compare(ks[x].w.utilF, ks[y].w.utilF)
+		}
+	case "gmem":
+		return func(x, y int) int { return cmp.Compare(ks[x].w.gmemF, ks[y].w.gmemF) }
 	case "id", "":
 		return func(x, y int) int { return 0 }
 	}

@@ -62,6 +62,19 @@ func (a *App) helpLines(w int) []string {
 	for _, c := range cmds {
 		out = append(out, spansRow(st, []span{{lvlAccent, "   " + padRight(c[0], 22)}, {lvlPlain, c[1]}}, w))
 	}
+	out = append(out, "", spansRow(st, []span{{lvlTitle, " Filter"}}, w),
+		spansRow(st, []span{{lvlDim, "   words must all match (id, agent, state, devices, owner, session, image); !word inverts one"}}, w))
+	for _, f := range filterHelp() {
+		out = append(out, spansRow(st, []span{{lvlAccent, "   " + padRight(f[0], 22)}, {lvlPlain, f[1]}}, w))
+	}
+	out = append(out, "", spansRow(st, []span{{lvlTitle, " Kernel columns"}}, w))
+	for _, c := range [][2]string{
+		{"USER TYPE SESSION", "owner user id, session type and id (recovery.json; - without one)"},
+		{"UTIL", "its GPU processes' utilisation of its busiest GPU; idle: held at 0 % for --idle-after; N/A: memory only"},
+		{"GMEM", "GPU memory of its processes (mapped by container: /proc/PID/cgroup against the CID= line)"},
+	} {
+		out = append(out, spansRow(st, []span{{lvlAccent, "   " + padRight(c[0], 22)}, {lvlPlain, c[1]}}, w))
+	}
 	return out
 }
 

@@ -3,6 +3,8 @@ package ui
 import (
 	"strconv"
 	"time"
+
+	"github.com/fgtop/fgtop/model"
 )
 
 // kernMeasures are the widths of a snapshot's kernel cells, measured once
@@ -10,10 +12,14 @@ import (
 type kernMeasures struct {
 	agent, devs, on int
 	slots           []int
+	// who: some kernel has a record (owner, session); use: some kernel's
+	// use is known; gmem is the GMEM column's width.
+	who, use bool
+	gmem     int
 }
 
 func (d *derived) kernMeasures() kernMeasures {
-	m := kernMeasures{agent: 5, devs: 7, slots: make([]int, len(d.slotCols))}
+	m := kernMeasures{agent: 5, devs: 7, slots: make([]int, len(d.slotCols)), gmem: 4}
 	for c, s := range d.slotCols {
 		m.slots[c] = len(slotHeader(s)) + 1
 	}
@@ -21,6 +27,11 @@ func (d *derived) kernMeasures() kernMeasures {
 		r := &d.kernels[i]
 		m.agent = max(m.agent, width(r.agent))
 		m.devs = max(m.devs, width(r.devs))
+		m.who = m.who || r.k.Record != nil
+		if r.k.Use != nil {
+			m.use = true
+			m.gmem = max(m.gmem, len(r.w.gmem))
+		}
 		for c, v := range r.slotVals {
 			m.slots[c] = max(m.slots[c], len(v))
 		}
@@ -61,29 +72,54 @@ func kernelColumns(w int, d *derived, m kernMeasures, onTitle string) []kernCol 
 	var cs []cand
 	add := func(prio int, c kernCol) { c.slot = max(c.slot, -1); cs = append(cs, cand{c, prio}) }
 	add(0, kernCol{key: "id", title: "ID", w: 8, slot: -1})
-	add(4, kernCol{key: "agent", title: "AGENT", w: m.agent, slot: -1})
+	add(6, kernCol{key: "agent", title: "AGENT", w: m.agent, slot: -1})
 	if onTitle != "" {
 		add(2, kernCol{key: "on", title: onTitle, w: max(m.on, width(onTitle)+1), right: true, slot: -1})
 	}
-	for c, s := range d.slotCols {
-		prio := 9 + c
-		switch slotKey(s) {
-		case "shares":
+	slotCol := func(c int, s model.SlotName) {
+		prio := 15 + c
+		switch {
+		case slotKey(s) == "shares":
 			prio = 3
-		case "cpu":
-			prio = 6
-		case "mem":
-			prio = 7
+		case s.IsAccelerator():
+			prio = 8
+		case slotKey(s) == "cpu":
+			prio = 11
+		case slotKey(s) == "mem":
+			prio = 12
 		}
 		add(prio, kernCol{key: slotKey(s), title: slotHeader(s), w: m.slots[c], right: true, slot: c})
 	}
-	add(5, kernCol{key: "devices", title: "DEVICES", w: 7, slot: -1})
-	add(8, kernCol{key: "age", title: "AGE", w: 6, right: true, slot: -1})
+	for c, s := range d.slotCols {
+		if slotRank(s) <= 2 {
+			slotCol(c, s)
+		}
+	}
+	// Whether it uses what it holds and whose it is, right after what it
+	// holds: the questions an operator brings to a busy node.
+	if m.use {
+		add(4, kernCol{key: "util", title: "UTIL", w: 4, right: true, slot: -1})
+		add(7, kernCol{key: "gmem", title: "GMEM", w: m.gmem, right: true, slot: -1})
+	}
+	if m.who {
+		add(5, kernCol{key: "user", title: "USER", w: 8, slot: -1})
+		add(10, kernCol{key: "type", title: "TYPE", w: 5, slot: -1})
+	}
+	for c, s := range d.slotCols {
+		if slotRank(s) > 2 {
+			slotCol(c, s)
+		}
+	}
+	add(9, kernCol{key: "devices", title: "DEVICES", w: 7, slot: -1})
+	add(13, kernCol{key: "age", title: "AGE", w: 6, right: true, slot: -1})
+	if m.who {
+		add(14, kernCol{key: "session", title: "SESSION", w: 8, slot: -1})
+	}
 	add(1, kernCol{key: "state", title: "STATE", w: 7, slot: -1})
 
 	used := 2 - 1 // the cursor mark, minus the first gap
 	keep := make([]bool, len(cs))
-	for prio := 0; prio <= 9+len(d.slotCols); prio++ {
+	for prio := 0; prio <= 15+len(d.slotCols); prio++ {
 		for i, c := range cs {
 			if c.prio == prio && used+1+c.col.w <= w {
 				keep[i] = true
@@ -118,6 +154,12 @@ func (a *App) viewKernels(r rect, title []span) []string {
 	var info []span
 	if a.filter != "" {
 		info = append(info, span{lvlAccent, "/" + a.filter})
+	}
+	if a.d != nil && a.d.snap.IdleKernels > 0 {
+		if len(info) > 0 {
+			info = append(info, span{lvlDim, " "})
+		}
+		info = append(info, span{lvlWarn, strconv.Itoa(a.d.snap.IdleKernels) + " idle"})
 	}
 	visible := max(r.h-2, 0)
 	out = append(out, a.titleRow(r.w, title, info, total, visible, a.offset[paneKernels]))
@@ -193,6 +235,16 @@ func (a *App) kernelRow(i int, cols []kernCol, w int, now time.Time) string {
 			l.cell(st.Dim, fmtAge(now.Sub(kr.k.Seen)), c.w, true, "")
 		case "state":
 			l.cell(st.level(kr.stateLvl), string(kr.k.State), c.w, false, "")
+		case "user":
+			l.cell(st.Text, kr.w.user, c.w, false, "")
+		case "type":
+			l.cell(st.Dim, kr.w.stype, c.w, false, "")
+		case "session":
+			l.cell(st.Dim, kr.w.session, c.w, false, "")
+		case "util":
+			l.cell(st.level(kr.w.utilLvl), kr.w.util, c.w, true, "")
+		case "gmem":
+			l.cell(st.Text, kr.w.gmem, c.w, true, "")
 		default:
 			if c.slot >= 0 {
 				l.cell(st.Text, kr.slotVals[c.slot], c.w, true, ell)

@@ -139,6 +139,7 @@ func newWatchCmd() *cobra.Command {
 		},
 	}
 	src.register(cmd)
+	src.registerLive(cmd)
 	cf.register(cmd, false)
 	return cmd
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/fgtop/fgtop/engine/demo"
 	"github.com/fgtop/fgtop/engine/report"
@@ -33,6 +34,8 @@ Ctrl-C (SIGINT), SIGTERM and SIGHUP.
 
   --seed N       the same seed gives the same kernels, requests and placements
   --speed X      simulated seconds per real second (default 1)
+  --idle-after D mark a kernel holding but idle after D at 0 % GPU (default 30s here,
+                 as demo kernels live seconds to a minute; 10m elsewhere)
   --headless     no console: print the snapshot stream as NDJSON on stdout (schema
                  fgtop.snapshot/v1, one line per published snapshot); allocation
                  failures of the simulated agents are logged on stderr`
@@ -42,6 +45,7 @@ func newDemoCmd() *cobra.Command {
 	var seed int64
 	var speed float64
 	var headless bool
+	var idleAfter time.Duration
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "The console on an embedded demo node (no GPU, no Backend.AI needed)",
@@ -56,11 +60,15 @@ func newDemoCmd() *cobra.Command {
 					return err
 				}
 			}
+			idle, err := idleAfterOption(idleAfter)
+			if err != nil {
+				return err
+			}
 			ctx := cmd.Context()
 			if ctx == nil {
 				ctx = context.Background()
 			}
-			return runDemo(ctx, demoRun{seed: seed, speed: speed, headless: headless, console: &cf,
+			return runDemo(ctx, demoRun{seed: seed, speed: speed, headless: headless, console: &cf, idleAfter: idle,
 				stdout: cmd.OutOrStdout(), stderr: cmd.ErrOrStderr()})
 		},
 	}
@@ -69,11 +77,17 @@ func newDemoCmd() *cobra.Command {
 	fl.Int64Var(&seed, "seed", 1, "seed of the simulated workload")
 	fl.Float64Var(&speed, "speed", 1, "simulated seconds per real second")
 	fl.BoolVar(&headless, "headless", false, "no console: print snapshots as NDJSON on stdout")
+	registerIdleAfter(fl, &idleAfter, demoIdleAfter)
 	return cmd
 }
 
+// demoIdleAfter is --idle-after's default in the demo: its kernels live
+// seconds to a minute, so 10 minutes would never show the mark.
+const demoIdleAfter = 30 * time.Second
+
 // demoRun is one `fgtop demo` invocation.
 type demoRun struct {
+	idleAfter      time.Duration
 	seed           int64
 	speed          float64
 	headless       bool
@@ -113,9 +127,9 @@ func runDemo(ctx context.Context, r demoRun) (err error) {
 	}()
 	if r.headless {
 		fmt.Fprintf(r.stderr, "fgtop demo: node files in %s (seed %d, speed %g); stop with Ctrl-C\n", node.Dir, r.seed, r.speed)
-		err = runHeadless(ctx, node, r.stdout)
+		err = runHeadless(ctx, node, r.idleAfter, r.stdout)
 	} else {
-		err = runDemoConsole(ctx, node, r.console)
+		err = runDemoConsole(ctx, node, r.idleAfter, r.console)
 	}
 	if err == nil {
 		err = node.Err()
@@ -125,7 +139,7 @@ func runDemo(ctx context.Context, r demoRun) (err error) {
 
 // runHeadless prints every snapshot the engine publishes on the demo node
 // as one NDJSON line, until ctx is done or the simulated agents stop.
-func runHeadless(ctx context.Context, node *demo.Node, w io.Writer) error {
+func runHeadless(ctx context.Context, node *demo.Node, idleAfter time.Duration, w io.Writer) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {
@@ -135,7 +149,9 @@ func runHeadless(ctx context.Context, node *demo.Node, w io.Writer) error {
 		case <-ctx.Done():
 		}
 	}()
-	err := followSnapshots(ctx, node.EngineOptions(), func(s *model.Snapshot) error {
+	opts := node.EngineOptions()
+	opts.IdleAfter = idleAfter
+	err := followSnapshots(ctx, opts, func(s *model.Snapshot) error {
 		b, err := report.Marshal(report.FromSnapshot(s), false)
 		if err != nil {
 			return err
@@ -151,7 +167,7 @@ func runHeadless(ctx context.Context, node *demo.Node, w io.Writer) error {
 }
 
 // runDemoConsole runs the interactive console on the demo node.
-func runDemoConsole(ctx context.Context, node *demo.Node, cf *consoleFlags) error {
+func runDemoConsole(ctx context.Context, node *demo.Node, idleAfter time.Duration, cf *consoleFlags) error {
 	uopts, err := cf.uiOptions(demo.NodeName)
 	if err != nil {
 		return err
@@ -165,5 +181,7 @@ func runDemoConsole(ctx context.Context, node *demo.Node, cf *consoleFlags) erro
 		case <-ctx.Done():
 		}
 	}()
-	return runConsoleUI(ctx, node.EngineOptions(), uopts)
+	opts := node.EngineOptions()
+	opts.IdleAfter = idleAfter
+	return runConsoleUI(ctx, opts, uopts)
 }

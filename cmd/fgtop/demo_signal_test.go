@@ -75,12 +75,24 @@ type snapshotLine struct {
 	Node    string `json:"node"`
 	Mode    string `json:"mode"`
 	Devices []struct {
-		Key  string `json:"key"`
-		Slot string `json:"slot"`
+		Key       string `json:"key"`
+		Slot      string `json:"slot"`
+		Telemetry *struct {
+			Processes []struct {
+				PID       uint32 `json:"pid"`
+				Container string `json:"container"`
+				Kernel    string `json:"kernel"`
+				Owner     string `json:"owner"`
+			} `json:"processes"`
+		} `json:"telemetry"`
 	} `json:"devices"`
 	Kernels []struct {
-		ID    string `json:"id"`
-		Agent string `json:"agent"`
+		ID          string `json:"id"`
+		Agent       string `json:"agent"`
+		Container   string `json:"container"`
+		OwnerUserID string `json:"owner_user_id"`
+		SessionID   string `json:"session_id"`
+		SessionType string `json:"session_type"`
 	} `json:"kernels"`
 	Agents []struct {
 		ID   string              `json:"id"`
@@ -182,13 +194,37 @@ func TestDemoClosedStdout(t *testing.T) {
 }
 
 // TestDemoHeadlessStream checks the NDJSON stream: one snapshot per line,
-// in order, describing the demo node.
+// in order, describing the demo node; its GPU processes carry the ids of
+// live kernels (whose container they run in), and its kernels their owner
+// and session.
 func TestDemoHeadlessStream(t *testing.T) {
 	c := startDemoChild(t, "--headless", "--speed", "30", "--seed", "8")
 	var last uint64
 	agents := map[string]bool{}
+	mapped, owned := 0, 0
 	for i := 0; i < 8; i++ {
 		s := c.next(t)
+		containers := map[string]string{}
+		for _, k := range s.Kernels {
+			containers[k.ID] = k.Container
+			if k.OwnerUserID != "" && k.SessionID != "" && k.SessionType != "" {
+				owned++
+			}
+		}
+		for _, d := range s.Devices {
+			if d.Telemetry == nil {
+				continue
+			}
+			for _, p := range d.Telemetry.Processes {
+				if p.Owner != "kernel" {
+					continue
+				}
+				mapped++
+				if cid, live := containers[p.Kernel]; !live || cid != p.Container {
+					t.Errorf("line %d: process %d credited to %q (live %v, its container %q, the process's %q)", i, p.PID, p.Kernel, live, cid, p.Container)
+				}
+			}
+		}
 		if s.Seq <= last {
 			t.Fatalf("line %d: seq %d after %d", i, s.Seq, last)
 		}
@@ -214,6 +250,9 @@ func TestDemoHeadlessStream(t *testing.T) {
 	}
 	if !agents["i-demo-numa0"] || !agents["i-demo-numa1"] {
 		t.Errorf("kernels only on %v", agents)
+	}
+	if mapped == 0 || owned == 0 {
+		t.Errorf("%d processes mapped to kernels, %d kernels with owner and session", mapped, owned)
 	}
 	_ = c.cmd.Process.Signal(syscall.SIGTERM)
 	_, _ = io.Copy(io.Discard, c.stdout)

@@ -12,6 +12,9 @@ func TestDemoUsageErrors(t *testing.T) {
 		{"speed too high", []string{"demo", "--speed", "5000", "--headless"}},
 		{"bad seed", []string{"demo", "--seed", "x", "--headless"}},
 		{"argument", []string{"demo", "extra"}},
+		{"negative idle-after", []string{"demo", "--idle-after", "-5s", "--headless"}},
+		{"snapshot negative idle-after", []string{"snapshot", "--idle-after", "-1m", "--scratch-root", "/nonexistent"}},
+		{"idle-after on plan", []string{"plan", "--idle-after", "1m"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -81,6 +81,7 @@ the kernels are named with --scratch-root. Try it without a node: fgtop demo.`,
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
 	src.register(root)
+	src.registerLive(root)
 	cf.register(root, true)
 	root.AddCommand(newWatchCmd())
 	root.AddCommand(newSnapshotCmd())

@@ -104,6 +104,7 @@ Exit status: 0 on success, even when issues are reported; 2 on bad usage.`,
 		},
 	}
 	src.register(cmd)
+	src.registerLive(cmd)
 	fl := cmd.Flags()
 	fl.BoolVar(&asJSON, "json", false, "print the whole snapshot (schema fgtop.snapshot/v1); the default")
 	fl.StringVar(&allocMap, "alloc-map", "", "print Backend.AI's gpu_alloc_map JSON: the current per-device ratio, or =absolute for older agents")

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/fgtop/fgtop/engine"
 	"github.com/fgtop/fgtop/engine/agentconfig"
@@ -15,6 +16,7 @@ import (
 	"github.com/fgtop/fgtop/engine/scratch"
 	"github.com/fgtop/fgtop/model"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // sourceFlags are the data-source flags every command that looks at a node
@@ -26,6 +28,9 @@ type sourceFlags struct {
 	mockEtcd    string
 	hostCPUs    string
 	hostMem     string
+	idleAfter   time.Duration
+	// live: the command follows the node (registerLive).
+	live bool
 }
 
 func (f *sourceFlags) register(cmd *cobra.Command) {
@@ -36,6 +41,30 @@ func (f *sourceFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.mockEtcd, "mock-etcd", "", "the mock plugin's etcd settings as JSON (allocation_mode, unit_mem, ...)")
 	fl.StringVar(&f.hostCPUs, "host-cpus", "", "use these CPU cores instead of this host's, e.g. 0-63 (to check a config written for another node)")
 	fl.StringVar(&f.hostMem, "host-mem", "", "use this much memory instead of this host's, e.g. 512g (to check a config written for another node)")
+}
+
+// registerLive adds the flags of commands that follow the node live
+// (console, watch, snapshot, serve, exporter): --idle-after.
+func (f *sourceFlags) registerLive(cmd *cobra.Command) {
+	f.live = true
+	registerIdleAfter(cmd.Flags(), &f.idleAfter, engine.DefaultIdleAfter)
+}
+
+// registerIdleAfter adds --idle-after: how long a kernel holds a GPU at 0 %
+// before it is marked holding but idle.
+func registerIdleAfter(fl *pflag.FlagSet, v *time.Duration, def time.Duration) {
+	fl.DurationVar(v, "idle-after", def, "mark a kernel \"holding but idle\" after this long at 0 % GPU utilisation (0: never)")
+}
+
+// idleAfterOption turns --idle-after into engine.Options.IdleAfter.
+func idleAfterOption(d time.Duration) (time.Duration, error) {
+	switch {
+	case d < 0:
+		return 0, usageErr("--idle-after %v: want a duration of 0 (never) or more, such as 10m", d)
+	case d == 0:
+		return -1, nil
+	}
+	return d, nil
 }
 
 // openInventory opens the --devices source, with the host's cores and
@@ -78,6 +107,13 @@ func (f *sourceFlags) openInventory() (inventory.Source, error) {
 func (f *sourceFlags) options() (engine.Options, error) {
 	opts := engine.Options{}
 	opts.Node, _ = os.Hostname()
+	if f.live {
+		idle, err := idleAfterOption(f.idleAfter)
+		if err != nil {
+			return opts, err
+		}
+		opts.IdleAfter = idle
+	}
 	path, found := f.config, false
 	if path == "" && len(f.scratchRoot) == 0 {
 		p, err := agentconfig.Find()

@@ -14,8 +14,6 @@ package agentproc
 
 import (
 	"bufio"
-	"bytes"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -24,12 +22,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fgtop/fgtop/engine/procmap"
 	"github.com/fgtop/fgtop/model"
 )
 
-// clockTicks is USER_HZ, the unit of /proc/<pid>/stat's start time: 100 on
-// every Linux architecture Go supports (the kernel fixes it for user space).
-const clockTicks = 100
+// clockTicks is USER_HZ, the unit of /proc/<pid>/stat's start time.
+const clockTicks = procmap.ClockTicks
 
 // Process is one agent process found for a config file.
 type Process struct {
@@ -233,28 +231,11 @@ func startTime(dir string, boot time.Time) (time.Time, error) {
 	return boot.Add(time.Duration(ticks) * (time.Second / clockTicks)), nil
 }
 
-// startTicks parses field 22 of /proc/<pid>/stat (clock ticks after boot).
-// The command name (field 2) may hold spaces and parentheses, so fields
-// are counted from the last ')'.
+// startTicks parses field 22 of /proc/<pid>/stat (clock ticks after boot)
+// with procmap.ParseStat, which GPU process mapping shares.
 func startTicks(raw []byte) (uint64, error) {
-	i := bytes.LastIndexByte(raw, ')')
-	if i < 0 {
-		return 0, errors.New("malformed stat: no command name")
-	}
-	fields := strings.Fields(string(raw[i+1:]))
-	// fields[0] is field 3 (state); the start time is field 22.
-	if len(fields) < 20 {
-		return 0, errors.New("malformed stat: too few fields")
-	}
-	ticks, err := strconv.ParseUint(fields[19], 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("malformed stat: %w", err)
-	}
-	// Beyond a century of uptime it is garbage, and would overflow below.
-	if ticks > 100*365*24*3600*clockTicks {
-		return 0, errors.New("malformed stat: start time out of range")
-	}
-	return ticks, nil
+	st, err := procmap.ParseStat(raw)
+	return st.StartTicks, err
 }
 
 // Status tells whether the agents of config run the file as it is now:

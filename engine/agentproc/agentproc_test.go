@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fgtop/fgtop/internal/testfix"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -27,13 +28,7 @@ func newFakeProc(t *testing.T) *fakeProc {
 
 func (f *fakeProc) write(rel, content string) {
 	f.t.Helper()
-	p := filepath.Join(f.root, rel)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		f.t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		f.t.Fatal(err)
-	}
+	testfix.WriteFile(f.t, f.root, rel, content)
 }
 
 // proc adds a process started `after` boot, running args in cwd.
@@ -141,37 +136,5 @@ func TestStartTimeOfThisProcess(t *testing.T) {
 	}
 	if start.Before(boot) || start.After(time.Now().Add(time.Second)) {
 		t.Fatalf("start %v, boot %v, now %v", start, boot, time.Now())
-	}
-}
-
-func FuzzStartTicks(f *testing.F) {
-	f.Add([]byte("4242 (python3 (x) y) S 1 4242 4242 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 360000 100 10"))
-	f.Add([]byte("1 (init) S"))
-	f.Add([]byte(")"))
-	f.Fuzz(func(t *testing.T, raw []byte) {
-		ticks, err := startTicks(raw)
-		if err == nil && ticks > 100*365*24*3600*clockTicks {
-			t.Fatalf("accepted %d ticks", ticks)
-		}
-	})
-}
-
-func TestStartTicks(t *testing.T) {
-	cases := []struct {
-		in   string
-		want uint64
-		err  bool
-	}{
-		{"1 (a b) c) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 12345 0 0", 12345, false},
-		{"1 (x) S 1 1", 0, true},
-		{"no paren", 0, true},
-		{"1 (x) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 -5 0 0", 0, true},
-		{"1 (x) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 99999999999999999 0 0", 0, true},
-	}
-	for _, c := range cases {
-		got, err := startTicks([]byte(c.in))
-		if (err != nil) != c.err || got != c.want {
-			t.Errorf("%q: %d, %v", c.in, got, err)
-		}
 	}
 }

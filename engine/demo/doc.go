@@ -39,6 +39,20 @@
 // directory removed. Arrivals are steered so that 50-80 % of the fGPU
 // shares are held most of the time.
 //
+// Once its container exists (the CID line), a kernel also gets its
+// recovery.json (owner user and project from a population of 14 users in 4
+// projects, its own session, a session type and an image) and its GPU
+// processes: none for about one GPU kernel in five (it holds the GPU and
+// does not use it), else one or two per device, busy or at 0 %, some of
+// which finish their work early and leave the GPU held but idle. Each
+// process has a /proc/<pid> entry in the fake host tree (stat with its
+// start time, cgroup naming the kernel's container as docker's systemd
+// driver on cgroup v2 writes it), and the node's device source lists the
+// processes the way NVML does, named through that /proc by the same code
+// that names real ones; they end when the kernel terminates. Two GPU
+// processes are not Backend.AI's: a display server on the host and a
+// container run by hand.
+//
 // Two rare, realistic events show what fgtop is for:
 //
 //   - A slow write: resource.txt reaches the disk in two pieces, half a

@@ -98,6 +98,14 @@ type Node struct {
 
 	closeOnce sync.Once
 	closeErr  error
+
+	// The host's GPU processes (procs.go): a fake /proc under the node's
+	// directory, the process table, the owners kernels are drawn from,
+	// and the device source that lists the processes.
+	procRoot string
+	procs    *procTable
+	owners   owners
+	gsrc     *gpuSource
 }
 
 // Start creates the demo node in a new temporary directory, simulates the
@@ -136,6 +144,7 @@ func Start(ctx context.Context, opts Options) (*Node, error) {
 			}
 			acts = append(acts, a)
 		}
+		n.procs.vnow.Store(int64(n.sim.now()))
 		n.report(acts)
 		acts = acts[:0]
 	}
@@ -207,12 +216,25 @@ func setup(ctx context.Context, dir string, opts Options) (*Node, error) {
 		return nil, err
 	}
 	n.sim = newSim(opts.Seed, agents, knownSlots(inv))
+	n.procRoot = hostOpts.ProcRoot
+	n.procs = &procTable{procs: map[uint32]*demoProc{}, byKernel: map[model.KernelID][]uint32{}, nextPID: firstPID}
+	n.owners = newOwners(opts.Seed)
+	n.gsrc = &gpuSource{Source: n.src, n: n, reader: inventory.NewProcessReader(n.procRoot)}
+	var gpus []model.DeviceID
+	for _, d := range inv.Devices {
+		if d.Name == "cuda" && !d.IsMIG() {
+			gpus = append(gpus, d.ID)
+		}
+	}
+	if err := n.startForeign(gpus); err != nil {
+		return nil, err
+	}
 	return n, nil
 }
 
-// Source returns the node's device inventory: the mock GPUs and the
-// simulated host's 32 cores and 256 GiB.
-func (n *Node) Source() inventory.Source { return n.src }
+// Source returns the node's device inventory: the mock GPUs, with the
+// processes running on them, and the simulated host's 32 cores and 256 GiB.
+func (n *Node) Source() inventory.Source { return n.gsrc }
 
 // EngineOptions returns engine options for watching the node: its scratch
 // roots, its agents with their manual partitions, its inventory. The
@@ -222,7 +244,7 @@ func (n *Node) Source() inventory.Source { return n.src }
 func (n *Node) EngineOptions() engine.Options {
 	opts := engine.Options{
 		Roots:      append([]scratch.Root(nil), n.Roots...),
-		Inventory:  n.src,
+		Inventory:  n.gsrc,
 		Node:       NodeName,
 		Mode:       modeManual,
 		ConfigPath: n.ConfigPath,
@@ -333,6 +355,7 @@ func (n *Node) run(ctx context.Context) {
 				acts = append(acts, a)
 			}
 		}
+		n.procs.vnow.Store(int64(n.sim.now()))
 		next := n.base.Add(time.Duration(n.sim.step+1-n.baseStep) * stepWall)
 		if err != nil {
 			n.err = err
@@ -375,6 +398,7 @@ func (n *Node) exec(a Action) error {
 	kdir := filepath.Join(n.root(k.agent), string(k.id))
 	cfgDir := filepath.Join(kdir, "config")
 	rtxt := filepath.Join(cfgDir, "resource.txt")
+	n.procs.vnow.Store(int64(a.At))
 	var err error
 	switch a.Kind {
 	case ActCreate:
@@ -410,8 +434,24 @@ func (n *Node) exec(a Action) error {
 				err = appendFile(rtxt, full[len(base):])
 			}
 		}
+		// The kernel's record (recovery.json), then its processes start
+		// in the new container.
+		var rec []byte
+		if err == nil {
+			if rec, err = n.recordText(k); err == nil {
+				err = os.WriteFile(filepath.Join(cfgDir, "recovery.json"), rec, 0o644)
+			}
+		}
+		if err == nil {
+			err = n.startProcs(k)
+		}
+	case ActTerminate:
+		// The container stops: its processes end.
+		err = n.stopProcs(k.id)
 	case ActDestroy:
-		err = os.RemoveAll(kdir)
+		if err = n.stopProcs(k.id); err == nil {
+			err = os.RemoveAll(kdir)
+		}
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		// Someone removed the kernel's directory under the agent; the

@@ -533,26 +533,7 @@ func (s *sim) normalize(want model.ResourceSlot) alloc.Request {
 }
 
 // uuid draws a version-4 UUID in canonical form: a kernel id.
-func (s *sim) uuid() model.KernelID {
-	var b [16]byte
-	for i := 0; i < 16; i += 8 {
-		v := s.rng.Uint64()
-		for j := 0; j < 8; j++ {
-			b[i+j] = byte(v >> (8 * j))
-		}
-	}
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	const hx = "0123456789abcdef"
-	out := make([]byte, 0, 36)
-	for i, c := range b {
-		if i == 4 || i == 6 || i == 8 || i == 10 {
-			out = append(out, '-')
-		}
-		out = append(out, hx[c>>4], hx[c&15])
-	}
-	return model.KernelID(out)
-}
+func (s *sim) uuid() model.KernelID { return model.KernelID(uuidFrom(s.rng)) }
 
 // hex draws n random bytes as lower-case hex.
 func (s *sim) hex(n int) string {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 
+	"github.com/fgtop/fgtop/engine/procmap"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -60,7 +61,7 @@ type NVMLSource struct {
 	static   []model.Issue // enumeration problems found at start
 	countErr bool          // no GPU could be counted
 	detail   string
-	pidNames map[uint32]string
+	procs    *ProcessReader
 
 	// failed-Init readings, cached per HostInfo.
 	lastHost *HostInfo
@@ -74,6 +75,9 @@ type nvmlGPU struct {
 	dev  model.Device // static fields; Telemetry set per poll
 	uuid string       // NVML's, with "GPU-"
 	lost bool
+	// lastSample is the newest per-process utilisation sample seen (the
+	// driver's microsecond timestamp): the next poll asks for newer ones.
+	lastSample uint64
 }
 
 // NewNVML initialises lib and enumerates its GPUs. It never fails: an Init
@@ -91,7 +95,7 @@ func NewNVML(lib nvml.Interface, opts NVMLOptions, host *Host) *NVMLSource {
 	if opts.ProcRoot == "" {
 		opts.ProcRoot = "/proc"
 	}
-	s := &NVMLSource{lib: lib, opts: opts, host: host, pidNames: map[uint32]string{}}
+	s := &NVMLSource{lib: lib, opts: opts, host: host, procs: NewProcessReader(opts.ProcRoot)}
 	ret := callRet(lib.Init)
 	if ret != nvml.SUCCESS {
 		s.initErr = classifyInit(ret)
@@ -331,13 +335,13 @@ func (s *NVMLSource) Poll(ctx context.Context) (*Inventory, error) {
 	} else {
 		a.slotTypes[model.SlotCUDADevice] = model.SlotTypeCount
 	}
-	pids := map[uint32]string{}
+	defer s.procs.EndPoll()
 	nLost := 0
 	for _, g := range s.gpus {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		devs := s.readGPU(g, pids)
+		devs := s.readGPU(g)
 		if g.lost {
 			nLost++
 			a.issues = append(a.issues, model.Issue{
@@ -352,7 +356,6 @@ func (s *NVMLSource) Poll(ctx context.Context) (*Inventory, error) {
 		}
 		a.devices = append(a.devices, devs...)
 	}
-	s.pidNames = pids
 	switch {
 	case s.countErr:
 		a.source.Health = HealthUnavailable
@@ -390,7 +393,7 @@ func (p probe) ok(what string, ret nvml.Return) bool {
 
 // readGPU reads one GPU's telemetry and, with MIG on, its MIG devices. It
 // returns the GPU followed by its MIG devices.
-func (s *NVMLSource) readGPU(g *nvmlGPU, pids map[uint32]string) []model.Device {
+func (s *NVMLSource) readGPU(g *nvmlGPU) []model.Device {
 	t := &model.Telemetry{}
 	dev := g.dev
 	dev.Telemetry = t
@@ -426,8 +429,9 @@ func (s *NVMLSource) readGPU(g *nvmlGPU, pids map[uint32]string) []model.Device 
 	var procs []nvml.ProcessInfo
 	if !t.Lost {
 		var ret nvml.Return
+		mark := s.procs.Mark()
 		if procs, ret = call(h.GetComputeRunningProcesses); p.ok("processes", ret) {
-			t.Processes = s.processes(procs, pids)
+			t.Processes = s.processes(procs, mark)
 		}
 	}
 	migOn := false
@@ -437,9 +441,17 @@ func (s *NVMLSource) readGPU(g *nvmlGPU, pids map[uint32]string) []model.Device 
 			t.MIGMode = model.Some(migOn)
 		}
 	}
+	if t.Processes != nil && !t.Lost {
+		if migOn {
+			// The driver samples no per-process utilisation under MIG.
+			t.ProcUtil = model.Some(false)
+		} else {
+			s.sampleProcesses(g, p, t)
+		}
+	}
 	out := []model.Device{dev}
 	if migOn && !t.Lost {
-		out = append(out, s.readMIG(g, p, procs, pids)...)
+		out = append(out, s.readMIG(g, p, procs)...)
 	}
 	if t.Lost {
 		// Sticky: a lost GPU does not come back without a reset, and each
@@ -455,13 +467,13 @@ func (s *NVMLSource) readGPU(g *nvmlGPU, pids map[uint32]string) []model.Device 
 // device handles where the driver has them (R470+: "MIG-<uuid>" ids) and
 // otherwise the GPU/compute instance tables, naming a slice by the legacy
 // "MIG-GPU-<uuid>/<gi>/<ci>" form.
-func (s *NVMLSource) readMIG(g *nvmlGPU, p probe, parentProcs []nvml.ProcessInfo, pids map[uint32]string) []model.Device {
+func (s *NVMLSource) readMIG(g *nvmlGPU, p probe, parentProcs []nvml.ProcessInfo) []model.Device {
 	h := g.h
 	count, ret := call(h.GetMaxMigDeviceCount)
 	switch ret {
 	case nvml.SUCCESS:
 	case nvml.ERROR_NOT_SUPPORTED, nvml.ERROR_FUNCTION_NOT_FOUND:
-		return s.readMIGInstances(g, p, parentProcs, pids)
+		return s.readMIGInstances(g, p, parentProcs)
 	default:
 		p.ok("MIG device count", ret)
 		return nil
@@ -492,8 +504,10 @@ func (s *NVMLSource) readMIG(g *nvmlGPU, p probe, parentProcs []nvml.ProcessInfo
 			ct.MemTotal, ct.MemUsed = model.Some(mem.Total), model.Some(mem.Used)
 			child.MemoryBytes = clampInt64(mem.Total)
 		}
+		mark := s.procs.Mark()
 		if procs, ret := call(mh.GetComputeRunningProcesses); cp.ok("processes", ret) {
-			ct.Processes = s.processes(procs, pids)
+			ct.Processes = s.processes(procs, mark)
+			ct.ProcUtil = model.Some(false)
 		}
 		if ct.Lost {
 			// A MIG slice is lost only with its GPU.
@@ -515,7 +529,7 @@ type migInstance struct {
 
 // readMIGInstances is readMIG without MIG device handles: it walks the GPU
 // instance profiles, their instances and their compute instances.
-func (s *NVMLSource) readMIGInstances(g *nvmlGPU, p probe, parentProcs []nvml.ProcessInfo, pids map[uint32]string) []model.Device {
+func (s *NVMLSource) readMIGInstances(g *nvmlGPU, p probe, parentProcs []nvml.ProcessInfo) []model.Device {
 	h := g.h
 	var found []migInstance
 	for prof := 0; prof < nvml.GPU_INSTANCE_PROFILE_COUNT; prof++ {
@@ -582,7 +596,9 @@ func (s *NVMLSource) readMIGInstances(g *nvmlGPU, p probe, parentProcs []nvml.Pr
 					mine = append(mine, pr)
 				}
 			}
-			ct.Processes = s.processes(mine, pids)
+			// The parent's listing, already read under its own mark.
+			ct.Processes = s.processes(mine, procmap.Mark{})
+			ct.ProcUtil = model.Some(false)
 		}
 		child.Telemetry = ct
 		out = append(out, child)
@@ -637,31 +653,67 @@ func gpuInstanceProfileName(info nvml.GpuInstanceProfileInfo) string {
 	return name
 }
 
-// processes converts NVML's process list, naming each process from
-// /proc/<pid>/comm. Names are remembered for as long as the pid stays on a
-// GPU, so a steady state reads no files.
-func (s *NVMLSource) processes(procs []nvml.ProcessInfo, pids map[uint32]string) []model.Process {
-	out := make([]model.Process, 0, len(procs))
-	for _, pr := range procs {
-		mp := model.Process{PID: pr.Pid}
+// processes converts NVML's process list (taken at mark), naming each
+// process from /proc (ProcessReader).
+func (s *NVMLSource) processes(procs []nvml.ProcessInfo, mark procmap.Mark) []model.Process {
+	raw := make([]RawProcess, len(procs))
+	for i, pr := range procs {
+		raw[i].PID = pr.Pid
 		// NVML_VALUE_NOT_AVAILABLE (all ones) where the driver cannot
 		// attribute memory (MIG without privileges, some platforms).
 		if pr.UsedGpuMemory != math.MaxUint64 {
-			mp.UsedMem = model.Some(pr.UsedGpuMemory)
+			raw[i].UsedMem = model.Some(pr.UsedGpuMemory)
 		}
-		name, ok := pids[pr.Pid]
-		if !ok {
-			if name, ok = s.pidNames[pr.Pid]; !ok {
-				if b, err := os.ReadFile(filepath.Join(s.opts.ProcRoot, strconv.FormatUint(uint64(pr.Pid), 10), "comm")); err == nil {
-					name = strings.TrimSpace(string(b))
-				}
-			}
-			pids[pr.Pid] = name
-		}
-		mp.Name = name
-		out = append(out, mp)
 	}
-	return out
+	return s.procs.Read(raw, mark)
+}
+
+// sampleProcesses adds the driver's per-process utilisation samples to a
+// GPU's processes (nvmlDeviceGetProcessUtilization, Maxwell and newer).
+// The driver returns a sample only for processes that used the GPU in the
+// sample period, and ERROR_NOT_FOUND when none did: a listed process
+// without a sample is at 0 %. A driver without the call leaves the
+// processes with their memory only (ProcUtil false).
+func (s *NVMLSource) sampleProcesses(g *nvmlGPU, p probe, t *model.Telemetry) {
+	samples, ret := call(func() ([]nvml.ProcessUtilizationSample, nvml.Return) {
+		return g.h.GetProcessUtilization(g.lastSample)
+	})
+	switch {
+	case ret == nvml.SUCCESS, ret == nvml.ERROR_NOT_FOUND:
+	case ret == nvml.ERROR_INSUFFICIENT_SIZE && len(samples) == 0:
+		// go-nvml's answer when the size query found no samples.
+	default:
+		p.ok("process utilisation", ret)
+		t.ProcUtil = model.Some(false)
+		return
+	}
+	type acc struct{ sm, mem, n uint64 }
+	per := make(map[uint32]*acc, len(samples))
+	for _, sm := range samples {
+		if sm.TimeStamp <= g.lastSample {
+			continue
+		}
+		a := per[sm.Pid]
+		if a == nil {
+			a = &acc{}
+			per[sm.Pid] = a
+		}
+		a.sm += uint64(min(sm.SmUtil, 100))
+		a.mem += uint64(min(sm.MemUtil, 100))
+		a.n++
+	}
+	for _, sm := range samples {
+		g.lastSample = max(g.lastSample, sm.TimeStamp)
+	}
+	for i := range t.Processes {
+		pr := &t.Processes[i]
+		var smv, memv uint32
+		if a := per[pr.PID]; a != nil {
+			smv, memv = uint32((a.sm+a.n/2)/a.n), uint32((a.mem+a.n/2)/a.n)
+		}
+		pr.SMUtil, pr.MemUtil = model.Some(smv), model.Some(memv)
+	}
+	t.ProcUtil = model.Some(true)
 }
 
 // Close shuts NVML down if, and only if, Init succeeded.

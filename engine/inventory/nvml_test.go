@@ -137,7 +137,9 @@ func TestNVMLMockServers(t *testing.T) {
 func TestNVMLTelemetry(t *testing.T) {
 	m := newDGX(t, "dgxa100")
 	dir := t.TempDir()
-	writeFile(t, dir, "proc/4242/comm", "python3\n")
+	writeFile(t, dir, "proc/uptime", "5000.00 100.00\n")
+	writeFile(t, dir, "proc/4242/stat", statLine(4242, "python3", 360000))
+	writeFile(t, dir, "proc/4242/cgroup", "0::/system.slice/docker-"+cidA+".scope\n")
 	writeFile(t, dir, "sys/bus/pci/devices/0000:3b:00.0/numa_node", "1\n")
 	d := m.devs[2]
 	d.GetUtilizationRatesFunc = func() (nvml.Utilization, nvml.Return) { return nvml.Utilization{Gpu: 87, Memory: 0}, nvml.SUCCESS }
@@ -177,9 +179,10 @@ func TestNVMLTelemetry(t *testing.T) {
 		UtilGPU: model.Some[uint32](87), UtilMem: model.Some[uint32](0), TempC: model.Some[uint32](0),
 		PowerMW: model.Some[uint32](251_000), PowerCapMW: model.Some[uint32](400_000), MIGMode: model.Some(false),
 		Processes: []model.Process{
-			{PID: 4242, UsedMem: model.Some[uint64](3 << 30), Name: "python3"},
-			{PID: 7}, // memory not attributable: N/A; no /proc entry: no name
+			{PID: 4242, UsedMem: model.Some[uint64](3 << 30), Name: "python3", Start: 360000, Container: cidA},
+			{PID: 7, Owner: model.ProcGone}, // memory not attributable: N/A; no /proc entry: gone
 		},
+		ProcUtil: model.Some(false), // the mock has no per-process samples: memory only
 	}
 	if !reflect.DeepEqual(*g, want) {
 		t.Errorf("telemetry\n got %+v\nwant %+v", *g, want)

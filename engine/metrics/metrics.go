@@ -71,6 +71,8 @@ var (
 		"node", "allocation_mode", "quantum_size", "affinity_policy", "allocation_order")
 	descHostMem      = desc("fgtop_host_memory_bytes", "The host's total memory in bytes.", "node")
 	descKernels      = desc("fgtop_kernels", "Kernels found under the scratch roots, by state (ok, stale, broken, pending).", "node", "state")
+	descIdle         = desc("fgtop_idle_kernels", "Kernels holding an accelerator but idle: its processes at 0 % utilisation for at least idle_after_seconds (per node, never per kernel).", "node")
+	descIdleAfter    = desc("fgtop_idle_after_seconds", "How long a kernel must stay at 0 % to count as idle (0: idle marking is off).", "node")
 	descIssues       = desc("fgtop_issues", "Current issues by code and severity (only codes present).", "node", "code", "severity")
 	descIssuesBySev  = desc("fgtop_issues_by_severity", "Current issues by severity (info, warning, error; always all three).", "node", "severity")
 	descDeviceInfo   = desc("fgtop_device_info", "One device of the inventory (accelerator, MIG slice, CPU core, memory): slot, slot type, position in the inventory order, plugin index, NUMA node, model, UUID, parent GPU (always 1).", "node", "plugin", "device", "slot", "slot_type", "position", "index", "numa_node", "model", "uuid", "parent")
@@ -101,7 +103,7 @@ var (
 
 var allDescs = []*prometheus.Desc{
 	descBuildInfo, descSeq, descTimestamp, descAge, descNodeInfo, descSourceInfo, descAllocator, descHostMem,
-	descKernels, descIssues, descIssuesBySev, descDeviceInfo, descCapacity, descHeld, descFree, descDevKernels,
+	descKernels, descIdle, descIdleAfter, descIssues, descIssuesBySev, descDeviceInfo, descCapacity, descHeld, descFree, descDevKernels,
 	descAllocRatio, descOwner, descOverCap, descAgentInfo, descAgentKernels, descAgentHeld, descAgentMem,
 	descAgentDevHeld, descRestart, descDrift, descUtil, descMemUtil, descMemUsed, descMemTotal, descTemp,
 	descPower, descPowerCap, descLost, descProcs,
@@ -315,6 +317,8 @@ func (c *Collector) collectAgents(ch chan<- prometheus.Metric, s *model.Snapshot
 	for i, st := range kernelStates {
 		gauge(ch, descKernels, float64(states[i]), node, string(st))
 	}
+	gauge(ch, descIdle, float64(s.IdleKernels), node)
+	gauge(ch, descIdleAfter, s.IdleAfter.Seconds(), node)
 	agents := make(map[model.AgentID]*model.Agent, len(s.Agents))
 	for i := range s.Agents {
 		a := &s.Agents[i]

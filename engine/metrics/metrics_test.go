@@ -327,3 +327,16 @@ func TestPromtoolCheckMetrics(t *testing.T) {
 		t.Fatalf("promtool check metrics: %v\n%s", err, out)
 	}
 }
+
+// TestIdleKernels: the node's count of kernels holding but idle, and the
+// setting it is counted with, come from the snapshot, one series each per
+// node (never per kernel).
+func TestIdleKernels(t *testing.T) {
+	snap := &model.Snapshot{Seq: 1, Time: time.Unix(1700000000, 0), Node: "n", IdleKernels: 3, IdleAfter: 10 * time.Minute}
+	ss := samples(t, exposition(t, New(Options{Latest: fixed(snap), Node: "n"})))
+	for name, want := range map[string]string{"fgtop_idle_kernels": "3", "fgtop_idle_after_seconds": "600"} {
+		if got := promtest.Select(ss, name); len(got) != 1 || !decIs(got[0], want) || len(got[0].Labels) != 1 {
+			t.Errorf("%s: %v, want one series {node} = %s", name, got, want)
+		}
+	}
+}

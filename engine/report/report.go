@@ -32,11 +32,15 @@ type Snapshot struct {
 	// Allocator is how the agents allocate: what a placement preview run
 	// away from the node needs besides devices and holdings.
 	Allocator Allocator `json:"allocator"`
-	Devices   []Device  `json:"devices"`
-	Unknown   []Usage   `json:"unknown_devices"`
-	Kernels   []Kernel  `json:"kernels"`
-	Agents    []Agent   `json:"agents"`
-	Issues    []Issue   `json:"issues"`
+	// IdleKernels counts the kernels holding but idle: holding an
+	// accelerator at 0 % for at least IdleAfterS seconds (0: marking off).
+	IdleKernels int      `json:"idle_kernels"`
+	IdleAfterS  float64  `json:"idle_after_s"`
+	Devices     []Device `json:"devices"`
+	Unknown     []Usage  `json:"unknown_devices"`
+	Kernels     []Kernel `json:"kernels"`
+	Agents      []Agent  `json:"agents"`
+	Issues      []Issue  `json:"issues"`
 	// AllocMap is the absolute map (agents before September 2026);
 	// AllocMapRatio the current per-device ratio (AllocRatio).
 	AllocMap      map[string]string `json:"alloc_map"`
@@ -112,14 +116,27 @@ type Telemetry struct {
 	Lost       bool      `json:"lost,omitempty"`
 	Errors     []string  `json:"errors,omitempty"`
 	Processes  []Process `json:"processes"`
+	// ProcUtil: the processes carry per-process utilisation samples (true),
+	// or memory only (false); null when processes are not listed.
+	ProcUtil *bool `json:"proc_util"`
 }
 
 // Process is a process on a device.
 type Process struct {
 	PID     uint32  `json:"pid"`
 	UsedMem *uint64 `json:"used_mem_bytes"`
+	// SMUtil and MemUtil: per-process utilisation samples, null where
+	// the driver gives none.
+	SMUtil  *uint32 `json:"sm_util_pct"`
+	MemUtil *uint32 `json:"mem_util_pct"`
 	Name    string  `json:"name,omitempty"`
-	Kernel  string  `json:"kernel,omitempty"`
+	// StartTicks: start time in clock ticks after boot (/proc/<pid>/stat).
+	StartTicks uint64 `json:"start_ticks,omitempty"`
+	Container  string `json:"container,omitempty"`
+	Kernel     string `json:"kernel,omitempty"`
+	// Owner: "kernel", "not-backendai", "gone", "pid-reused", "unknown".
+	Owner  string `json:"owner,omitempty"`
+	Detail string `json:"detail,omitempty"`
 }
 
 // Kernel is one kernel and its allocation.
@@ -143,6 +160,35 @@ type Kernel struct {
 	OwnerProjectID string `json:"owner_project_id,omitempty"`
 	Image          string `json:"image,omitempty"`
 	Architecture   string `json:"architecture,omitempty"`
+	// Container is the CID= line's container id.
+	Container string `json:"container,omitempty"`
+	// Use is allocated against used; absent when nothing lists processes
+	// for the devices it holds.
+	Use *KernelUse `json:"use,omitempty"`
+}
+
+// KernelUse is model.KernelUse: what a kernel's GPU processes use beside
+// what it holds.
+type KernelUse struct {
+	Procs   int     `json:"procs"`
+	MemUsed *uint64 `json:"mem_used_bytes"`
+	// UtilPct is its busiest device's utilisation by its processes; null
+	// when it cannot be told (MemOnly: the driver gives memory only).
+	UtilPct   *uint32     `json:"util_pct"`
+	MemOnly   bool        `json:"mem_only,omitempty"`
+	Idle      bool        `json:"idle"`
+	IdleSince string      `json:"idle_since,omitempty"`
+	Devices   []DeviceUse `json:"devices"`
+}
+
+// DeviceUse is one device in a KernelUse.
+type DeviceUse struct {
+	Device   string    `json:"device"`
+	Held     model.Dec `json:"held"`
+	Capacity model.Dec `json:"capacity"`
+	Procs    int       `json:"procs"`
+	MemUsed  *uint64   `json:"mem_used_bytes"`
+	UtilPct  *uint32   `json:"util_pct"`
 }
 
 // Agent is one agent with its partition and holdings.
@@ -207,6 +253,7 @@ func FromSnapshot(s *model.Snapshot) *Snapshot {
 	out := &Snapshot{
 		Schema: Schema, Seq: s.Seq, Time: s.Time.UTC().Format(time.RFC3339Nano), Node: s.Node, Mode: s.Mode,
 		Config: s.ConfigPath, Source: s.Source, HostMemBytes: s.HostMemBytes, Allocator: AllocatorOf(s.Allocator),
+		IdleKernels: s.IdleKernels, IdleAfterS: s.IdleAfter.Seconds(),
 		Devices: []Device{}, Unknown: []Usage{}, Kernels: []Kernel{}, Agents: []Agent{}, Issues: []Issue{},
 		AllocMap: AllocMapAbsolute(s), AllocMapRatio: AllocMap(s),
 	}
@@ -232,9 +279,10 @@ func FromSnapshot(s *model.Snapshot) *Snapshot {
 		if t := d.Telemetry; t != nil {
 			tj := &Telemetry{MemUsed: opt(t.MemUsed), MemTotal: opt(t.MemTotal), UtilGPU: opt(t.UtilGPU), UtilMem: opt(t.UtilMem),
 				TempC: opt(t.TempC), PowerMW: opt(t.PowerMW), PowerCapMW: opt(t.PowerCapMW), MIGMode: opt(t.MIGMode),
-				Lost: t.Lost, Errors: t.Errors, Processes: []Process{}}
+				Lost: t.Lost, Errors: t.Errors, Processes: []Process{}, ProcUtil: opt(t.ProcUtil)}
 			for _, p := range t.Processes {
-				tj.Processes = append(tj.Processes, Process{PID: p.PID, UsedMem: opt(p.UsedMem), Name: p.Name, Kernel: string(p.Kernel)})
+				tj.Processes = append(tj.Processes, Process{PID: p.PID, UsedMem: opt(p.UsedMem), SMUtil: opt(p.SMUtil), MemUtil: opt(p.MemUtil),
+					Name: p.Name, StartTicks: p.Start, Container: p.Container, Kernel: string(p.Kernel), Owner: string(p.Owner), Detail: p.Detail})
 			}
 			dev.Telemetry = tj
 		}
@@ -268,6 +316,19 @@ func FromSnapshot(s *model.Snapshot) *Snapshot {
 		}
 		if !k.ModTime.IsZero() {
 			kj.ModTime = k.ModTime.UTC().Format(time.RFC3339Nano)
+		}
+		kj.Container = k.Container
+		if u := k.Use; u != nil {
+			uj := &KernelUse{Procs: u.Procs, MemUsed: opt(u.MemUsed), UtilPct: opt(u.Util), MemOnly: u.MemOnly, Idle: u.Idle,
+				Devices: make([]DeviceUse, len(u.Devices))}
+			if !u.IdleSince.IsZero() {
+				uj.IdleSince = u.IdleSince.UTC().Format(time.RFC3339Nano)
+			}
+			for i, d := range u.Devices {
+				uj.Devices[i] = DeviceUse{Device: d.Device.String(), Held: d.Held, Capacity: d.Capacity, Procs: d.Procs,
+					MemUsed: opt(d.MemUsed), UtilPct: opt(d.Util)}
+			}
+			kj.Use = uj
 		}
 		for slot, devs := range k.Alloc {
 			m := make(map[string]string, len(devs))

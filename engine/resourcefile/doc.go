@@ -81,7 +81,7 @@
 //     integer or a number with a unit.
 //
 // ParseOptions{FiguresOnly: true} skips keeping what only the writer needs
-// (mounts, plugin lines, CID, device order) after checking MOUNTS as
+// (mounts, plugin lines, device order; CID is kept) after checking MOUNTS as
 // usual: the same figures and errors for about a quarter of the
 // allocation and half the time.
 package resourcefile

@@ -157,8 +157,11 @@ func TestParity(t *testing.T) {
 				t.Fatalf("FiguresOnly disagrees: %v vs %v", ferr, err)
 			}
 			if spec != nil {
-				if fspec.Mounts != nil || fspec.Extra != nil || fspec.CID != "" || fspec.DeviceOrder != nil {
+				if fspec.Mounts != nil || fspec.Extra != nil || fspec.DeviceOrder != nil {
 					t.Errorf("FiguresOnly kept writer data")
+				}
+				if fspec.CID != spec.CID {
+					t.Errorf("FiguresOnly CID %q, full parse %q", fspec.CID, spec.CID)
 				}
 				fspec.Mounts, fspec.Extra, fspec.CID, fspec.DeviceOrder = spec.Mounts, spec.Extra, spec.CID, spec.DeviceOrder
 				if !bytes.Equal(fspec.Format(), spec.Format()) || canon(allocTree(fspec)) != canon(allocTree(spec)) {

@@ -17,11 +17,12 @@ type ParseOptions struct {
 	// AllowTorn reads an empty file, or one whose last line has no "\n",
 	// exactly as Backend.AI would, instead of reporting it as torn.
 	AllowTorn bool
-	// FiguresOnly leaves out what only the writer needs: Mounts, Extra,
-	// CID and DeviceOrder stay empty (MOUNTS is still checked as
+	// FiguresOnly leaves out what only the writer needs: Mounts, Extra
+	// and DeviceOrder stay empty (MOUNTS is still checked as
 	// Backend.AI checks it). Those hold most of a file's bytes, so a
 	// caller that only wants the figures (Slots, Alloc, UnifiedDevices)
-	// saves copying them.
+	// saves copying them. CID is kept: it names the kernel's container,
+	// which GPU processes are mapped by.
 	FiguresOnly bool
 	// Shared, when set, is shared by the specs parsed with it: one copy of
 	// each device id and slot name, and the values of repeated lines (see
@@ -165,7 +166,7 @@ func parseText(text string, data []byte, types model.SlotTypes, o *ParseOptions)
 
 	spec := &Spec{Types: types}
 	var arena model.DecArena
-	mountsAt, scratchAt, slotsAt, unifiedAt := -1, -1, -1, -1
+	mountsAt, scratchAt, slotsAt, unifiedAt, cidAt := -1, -1, -1, -1, -1
 	nExtra := 0
 	var sharesBuf [24]share
 	shares := sharesBuf[:0]
@@ -183,6 +184,7 @@ func parseText(text string, data []byte, types model.SlotTypes, o *ParseOptions)
 		case "UNIFIED_DEVICES":
 			unifiedAt = i
 		case "CID":
+			cidAt = i
 		default:
 			if !strings.HasSuffix(k, sharesSuffix) {
 				nExtra++
@@ -240,6 +242,8 @@ func parseText(text string, data []byte, types model.SlotTypes, o *ParseOptions)
 	buildAlloc(spec, shares, slots, !figuresOnly, o.Shared)
 	if !figuresOnly {
 		keepWriterLines(spec, kvs, nExtra)
+	} else if cidAt >= 0 {
+		spec.CID = strings.Clone(kvs[cidAt].val)
 	}
 	return spec, nil
 }

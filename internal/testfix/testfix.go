@@ -141,3 +141,17 @@ func AgentTOML(fragment string) string {
 	}
 	return out
 }
+
+// WriteFile writes content to dir/rel, making the directories between,
+// and returns the path: fake /proc and /sys trees in tests.
+func WriteFile(t testing.TB, dir, rel, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

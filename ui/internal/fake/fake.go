@@ -153,8 +153,105 @@ func Node(o Options) *model.Snapshot {
 	)
 
 	telemetry(s, o.Source)
+	if o.Source != "mock" {
+		uses(s)
+	}
 	sortIssues(s.Issues)
 	return s
+}
+
+// Owners of the fixture's kernels (recovery.json), by kernel id prefix.
+var records = map[string]struct{ user, project, session, typ, image string }{
+	"1b9e0c44": {"ed3a25b5-014e-43a4-bc1e-7de34e150625", "1257967d-0ffa-42bb-af65-1b74af04ec9a", "11471295-3f56-42cf-8e38-6e0c29204abf", "interactive", "cr.backend.ai/stable/python:3.11-ubuntu22.04"},
+	"3f2a6c1e": {"ed3a25b5-014e-43a4-bc1e-7de34e150625", "1257967d-0ffa-42bb-af65-1b74af04ec9a", "5b0e7c1d-2a3f-4e6b-9c8d-7f1a2b3c4d5e", "interactive", "cr.backend.ai/stable/python-pytorch:2.4-py311-cuda12.4"},
+	"c41a8f2d": {"9a7b6c5d-4e3f-4a2b-8c1d-0e9f8a7b6c5d", "1257967d-0ffa-42bb-af65-1b74af04ec9a", "21e330bf-e15a-47a9-9183-df27ccd257b6", "batch", "cr.backend.ai/stable/ngc-pytorch:24.08-pytorch2.5-py310-cuda12.6"},
+	"7d0e9b3a": {"4c3b2a19-8f7e-4d6c-9b5a-3e2d1c0b9a8f", "6d5c4b3a-2f1e-4d0c-8b9a-7f6e5d4c3b2a", "3e2d1c0b-9a8f-47e6-b5d4-c3b2a1908f7e", "batch", "cr.backend.ai/stable/python-tensorflow:2.15-py311-cuda12.3"},
+	"8e4c2a6f": {"4c3b2a19-8f7e-4d6c-9b5a-3e2d1c0b9a8f", "6d5c4b3a-2f1e-4d0c-8b9a-7f6e5d4c3b2a", "3e2d1c0b-9a8f-47e6-b5d4-c3b2a1908f7e", "batch", "cr.backend.ai/stable/python-tensorflow:2.15-py311-cuda12.3"},
+	"9a1b2c3d": {"ed3a25b5-014e-43a4-bc1e-7de34e150625", "1257967d-0ffa-42bb-af65-1b74af04ec9a", "8f7e6d5c-4b3a-4291-8e0d-9c8b7a6f5e4d", "inference", "cr.backend.ai/stable/vllm:0.6.3-cuda12.4"},
+	"d2e3f4a5": {"9a7b6c5d-4e3f-4a2b-8c1d-0e9f8a7b6c5d", "1257967d-0ffa-42bb-af65-1b74af04ec9a", "0f1e2d3c-4b5a-4697-8877-665544332211", "interactive", "cr.backend.ai/stable/python-pytorch:2.4-py311-cuda12.4"},
+	// 5a6b7c8d (the MIG kernel) runs on an agent older than recovery.json.
+}
+
+// CID returns the container id the fixture gives a kernel (its CID= line).
+func CID(id model.KernelID) string {
+	return strings.Repeat(strings.ReplaceAll(string(id), "-", "")[:16], 4)
+}
+
+// uses fills what the engine derives from the processes: kernels' owners
+// (records), containers, allocated against used and holding but idle.
+func uses(s *model.Snapshot) {
+	type u struct {
+		procs  int
+		memGiB int64
+		util   int // -1: memory only
+		idle   time.Duration
+	}
+	table := map[string]u{
+		"7d0e9b3a": {1, 18, 55, 0}, "8e4c2a6f": {1, 20, 42, 0}, "c41a8f2d": {2, 45, 64, 0},
+		"3f2a6c1e": {0, 0, 0, 34 * time.Minute}, "9a1b2c3d": {0, 0, 0, 3 * time.Minute}, "d2e3f4a5": {0, 0, 0, 31 * time.Minute},
+	}
+	s.IdleAfter = 10 * time.Minute
+	var ks []*model.Kernel
+	for _, k := range s.Kernels() {
+		nk := *k
+		p := string(k.ID)[:8]
+		if r, ok := records[p]; ok {
+			nk.Record = &model.KernelRecord{Path: strings.TrimSuffix(k.Path, "resource.txt") + "recovery.json", KernelID: k.ID, AgentID: k.Agent,
+				SessionID: r.session, SessionType: r.typ, OwnerUserID: r.user, OwnerProjectID: r.project, Image: r.image, Architecture: "x86_64"}
+			nk.AgentBy = model.AgentByRecord
+		}
+		if k.State != model.KernelPending {
+			nk.Container = CID(k.ID)
+		}
+		if x, ok := table[p]; ok {
+			use := &model.KernelUse{Procs: x.procs}
+			if x.procs > 0 {
+				use.MemUsed = model.Some(uint64(x.memGiB * gib))
+			}
+			if x.util >= 0 {
+				use.Util = model.Some(uint32(x.util))
+			}
+			for _, key := range k.Devices() {
+				if key.Name != "cuda" {
+					continue
+				}
+				d := model.DeviceUse{Device: key, Capacity: model.MustDec("1.00"), Util: use.Util}
+				for _, m := range k.Alloc {
+					d.Held = d.Held.Add(m[key.ID])
+				}
+				if x.procs > 0 {
+					d.Procs, d.MemUsed = 1, model.Some(uint64(x.memGiB*gib/int64(x.procs)))
+				}
+				use.Devices = append(use.Devices, d)
+			}
+			if x.idle > 0 {
+				use.IdleSince = T0.Add(-x.idle)
+				use.Idle = x.idle >= s.IdleAfter
+				if use.Idle {
+					s.IdleKernels++
+				}
+			}
+			nk.Use = use
+		}
+		ks = append(ks, &nk)
+	}
+	s.SetKernels(ks)
+	for i := range s.Devices {
+		t := s.Devices[i].Telemetry
+		if t == nil || t.Processes == nil {
+			continue
+		}
+		t.ProcUtil = model.Some(true)
+		for j := range t.Processes {
+			p := &t.Processes[j]
+			p.Start = uint64(360000 + p.PID)
+			if p.Kernel != "" {
+				p.Owner, p.Container = model.ProcKernel, CID(p.Kernel)
+			} else {
+				p.Owner = model.ProcForeign
+			}
+		}
+	}
 }
 
 func telemetry(s *model.Snapshot, source string) {
@@ -177,13 +274,13 @@ func telemetry(s *model.Snapshot, source string) {
 	}
 	procs := map[model.DeviceID][]model.Process{
 		GPU(1): {
-			{PID: 48113, Name: "python3", UsedMem: model.Some(uint64(18 * gib)), Kernel: "7d0e9b3a-1c4f-4a2b-8e6d-0f9a8b7c6d5e"},
-			{PID: 48877, Name: "torchrun", UsedMem: model.Some(uint64(20 * gib)), Kernel: "8e4c2a6f-0b9d-4c7e-a1f3-5e2d4c6b8a0f"},
+			{PID: 48113, Name: "python3", UsedMem: model.Some(uint64(18 * gib)), SMUtil: model.Some[uint32](55), Kernel: "7d0e9b3a-1c4f-4a2b-8e6d-0f9a8b7c6d5e"},
+			{PID: 48877, Name: "torchrun", UsedMem: model.Some(uint64(20 * gib)), SMUtil: model.Some[uint32](42), Kernel: "8e4c2a6f-0b9d-4c7e-a1f3-5e2d4c6b8a0f"},
 		},
-		GPU(2): {{PID: 51220, Name: "python3", UsedMem: model.Some(uint64(31 * gib)), Kernel: "c41a8f2d-3e6b-47d9-a0c5-5b8e2f1d9c63"}},
+		GPU(2): {{PID: 51220, Name: "python3", UsedMem: model.Some(uint64(31 * gib)), SMUtil: model.Some[uint32](64), Kernel: "c41a8f2d-3e6b-47d9-a0c5-5b8e2f1d9c63"}},
 		GPU(3): {
-			{PID: 51221, Name: "python3", UsedMem: model.Some(uint64(14 * gib)), Kernel: "c41a8f2d-3e6b-47d9-a0c5-5b8e2f1d9c63"},
-			{PID: 60001, Name: "nvidia-smi", UsedMem: model.Opt[uint64]{}},
+			{PID: 51221, Name: "python3", UsedMem: model.Some(uint64(14 * gib)), SMUtil: model.Some[uint32](12), Kernel: "c41a8f2d-3e6b-47d9-a0c5-5b8e2f1d9c63"},
+			{PID: 60001, Name: "nvidia-smi", UsedMem: model.Opt[uint64]{}, SMUtil: model.Some[uint32](0)},
 		},
 	}
 	for i := range s.Devices {

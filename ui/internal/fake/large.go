@@ -62,11 +62,27 @@ func Large(gpus, kernels int) *model.Snapshot {
 		if st == model.KernelPending {
 			a = nil
 		}
-		kerns = append(kerns, &model.Kernel{
+		k := &model.Kernel{
 			ID: id, Agent: s.Agents[(g % 2)].ID, Alloc: a, State: st, Slots: slotsOf(a),
 			Path: "/var/lib/backend.ai/scratches/" + string(id) + "/config/resource.txt",
 			Seen: T0.Add(-time.Duration(i) * 37 * time.Second),
-		})
+			Record: &model.KernelRecord{KernelID: id, AgentID: s.Agents[(g % 2)].ID,
+				SessionID:   fmt.Sprintf("%08x-5e55-4000-8000-%012x", i/2, i/2),
+				SessionType: []string{"interactive", "batch", "inference"}[i%3],
+				OwnerUserID: fmt.Sprintf("%08x-0000-4000-8000-%012x", 0xa11ce000+i%40, i%40), OwnerProjectID: fmt.Sprintf("%08x-0000-4000-8000-000000000000", 0xb0b0+i%4),
+				Image: "cr.backend.ai/stable/python-pytorch:2.4-py311-cuda12.4"},
+		}
+		if st != model.KernelPending {
+			k.Container = CID(id)
+			if i%3 != 2 {
+				k.Use = &model.KernelUse{Procs: 1, MemUsed: model.Some(uint64(int64(1+i%20) * gib)), Util: model.Some(uint32(i * 7 % 101))}
+				if k.Use.Util.V == 0 {
+					k.Use.Procs, k.Use.IdleSince, k.Use.Idle = 0, T0.Add(-time.Hour), true
+					s.IdleKernels++
+				}
+			}
+		}
+		kerns = append(kerns, k)
 	}
 	s.SetKernels(kerns)
 	Finish(s)
