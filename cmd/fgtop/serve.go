@@ -61,6 +61,7 @@ type serveFlags struct {
 	themeDir       string
 	demo           bool
 	seed           int64
+	node           string
 }
 
 func newServeCmd() *cobra.Command {
@@ -95,6 +96,7 @@ func newServeCmd() *cobra.Command {
 	fl.StringVar(&sf.logPath, "log", "", "append connects and refusals to this file (default: stderr)")
 	fl.BoolVar(&sf.demo, "demo", false, "serve the embedded demo node instead of this node")
 	fl.Int64Var(&sf.seed, "seed", 1, "with --demo: seed of the simulated workload")
+	fl.StringVar(&sf.node, "node", "", "the node's name in its snapshots (default: the host name; the demo's own name with --demo): what fgtop fleet shows")
 	return cmd
 }
 
@@ -193,6 +195,9 @@ func runServe(ctx context.Context, r serveRun) (err error) {
 			return err
 		}
 		defer closeSource(eopts)
+	}
+	if r.serve.node != "" {
+		eopts.Node = r.serve.node
 	}
 	uopts, err := r.console.uiOptions(eopts.Node)
 	if err != nil {
