@@ -2,19 +2,23 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/fgtop/fgtop/engine/alloc"
 	"github.com/fgtop/fgtop/engine/fleet"
 	"github.com/fgtop/fgtop/engine/report"
 	"github.com/fgtop/fgtop/internal/safefile"
+	"github.com/fgtop/fgtop/ui"
 	"github.com/spf13/cobra"
 )
 
@@ -308,6 +312,7 @@ func printFit(w io.Writer, r fleet.JSONFitReport) {
 					parts = append(parts, fmt.Sprintf("%s %s on %s", a, slot, d))
 				}
 			}
+			slices.Sort(parts)
 			agent := ""
 			if n.Fit.Agent != "" {
 				agent = " agent " + n.Fit.Agent + ":"
@@ -321,5 +326,19 @@ func printFit(w io.Writer, r fleet.JSONFitReport) {
 
 // runFleetConsole runs the fleet console until the user quits.
 func runFleetConsole(ctx context.Context, src *fleetSource, f *fleetFlags) error {
-	return fmt.Errorf("fleet console: not yet")
+	if err := requireTerminal("fgtop fleet", "fgtop fleet --once --json"); err != nil {
+		return err
+	}
+	uo, err := f.console.uiOptions("")
+	if err != nil {
+		return err
+	}
+	n := len(src.tracker.Latest().Nodes)
+	m := ui.NewFleet(src.tracker.Subscribe(ctx), ui.FleetOptions{Theme: uo.Theme, Background: uo.Background, ASCII: uo.ASCII,
+		Settings: src.settings, Source: fmt.Sprintf("ssh: %d hosts", n)})
+	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithFPS(ui.FrameRate))
+	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) && ctx.Err() == nil {
+		return fmt.Errorf("fleet console: %w", err)
+	}
+	return nil
 }

@@ -119,6 +119,8 @@ type Tracker struct {
 	nodes  []Node
 	index  map[string]int
 	seq    uint64
+	// dirty: something not worth an immediate publication changed.
+	dirty bool
 
 	mu     sync.Mutex
 	latest *Fleet
@@ -194,28 +196,29 @@ func (t *Tracker) Run(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case e := <-t.events:
-			changed := t.apply(e)
+			urgent := t.apply(e)
 			// Drain what is queued before publishing: 100 nodes changing at
 			// once make one publication, not 100.
 			for more := true; more; {
 				select {
 				case e := <-t.events:
-					changed = t.apply(e) || changed
+					urgent = t.apply(e) || urgent
 				default:
 					more = false
 				}
 			}
-			if changed {
+			if urgent {
 				t.publish()
 			}
 		case <-tick.C:
-			if t.age() {
+			if t.age() || t.dirty {
 				t.publish()
 			}
 		}
 	}
 }
 
+// apply records an event and says whether it is worth publishing now.
 func (t *Tracker) apply(e Event) bool {
 	i, ok := t.index[e.Addr]
 	if !ok {
@@ -242,9 +245,14 @@ func (t *Tracker) apply(e Event) bool {
 		n.State, n.Reason = Live, ""
 	case e.Alive:
 		n.LastSeen = at
-		if n.Snap != nil {
+		if n.Snap != nil && n.State != Live {
 			n.State, n.Reason = Live, ""
+			return true
 		}
+		// Only "last seen" moved: published with the next tick, so 100
+		// nodes' heartbeats make one publication a second, not 50.
+		t.dirty = true
+		return false
 	default:
 		return false
 	}
@@ -277,6 +285,7 @@ func (t *Tracker) age() bool {
 }
 
 func (t *Tracker) publish() {
+	t.dirty = false
 	t.seq++
 	f := &Fleet{Seq: t.seq, Time: t.opts.Now(), Nodes: slices.Clone(t.nodes)}
 	t.mu.Lock()

@@ -65,6 +65,7 @@ type JSONNode struct {
 type JSONDevice struct {
 	Device   string    `json:"device"`
 	Plugin   string    `json:"plugin"`
+	Parent   string    `json:"parent,omitempty"`
 	Slot     string    `json:"slot"`
 	Held     model.Dec `json:"held"`
 	Capacity model.Dec `json:"capacity"`
@@ -107,12 +108,12 @@ func nodeJSON(n *Node) JSONNode {
 		return j
 	}
 	s := n.Sum
-	j.Slot, j.GPUs, j.Pieces, j.Kernels, j.Issues = string(s.Slot), len(s.Devices), s.Pieces, s.Kernels, s.Issues
+	j.Slot, j.GPUs, j.Pieces, j.Kernels, j.Issues = string(s.Slot), s.GPUs, s.Pieces, s.Kernels, s.Issues
 	if s.Slot != "" {
 		j.Held, j.Capacity, j.Free, j.Largest = ptr(s.Held), ptr(s.Capacity), ptr(s.Free), ptr(s.Largest)
 	}
 	for _, d := range s.Devices {
-		j.Devices = append(j.Devices, JSONDevice{Device: string(d.Device), Plugin: string(d.Plugin), Slot: string(d.Slot), Held: d.Held, Capacity: d.Capacity, Free: d.Free})
+		j.Devices = append(j.Devices, JSONDevice{Device: string(d.Device), Plugin: string(d.Plugin), Parent: string(d.Parent), Slot: string(d.Slot), Held: d.Held, Capacity: d.Capacity, Free: d.Free})
 	}
 	return j
 }

@@ -12,8 +12,10 @@ import (
 // Device is one accelerator of a node as the fleet shows it: amounts are
 // exact decimals in the device's own slot.
 type Device struct {
-	Device   model.DeviceID
-	Plugin   model.DeviceName
+	Device model.DeviceID
+	Plugin model.DeviceName
+	// Parent is the GPU of a MIG slice ("" otherwise).
+	Parent   model.DeviceID
 	Slot     model.SlotName
 	Held     model.Dec
 	Capacity model.Dec
@@ -25,6 +27,8 @@ type Summary struct {
 	// Devices are the node's accelerators (CPU cores and memory aside), in
 	// inventory order.
 	Devices []Device
+	// GPUs counts the devices that are not MIG slices.
+	GPUs int
 	// Slot is the slot the node's GPUs are counted in (cuda.shares on an
 	// fGPU node, cuda.device on a discrete one); "" without GPUs.
 	Slot model.SlotName
@@ -66,7 +70,10 @@ func Summarize(s *model.Snapshot, base Settings) Summary {
 			continue
 		}
 		held := s.Usage[d.Key()].Total()
-		sum.Devices = append(sum.Devices, Device{Device: d.ID, Plugin: d.Name, Slot: d.Slot, Held: held, Capacity: d.Capacity, Free: d.Capacity.Sub(held)})
+		sum.Devices = append(sum.Devices, Device{Device: d.ID, Plugin: d.Name, Parent: d.Parent, Slot: d.Slot, Held: held, Capacity: d.Capacity, Free: d.Capacity.Sub(held)})
+		if !d.IsMIG() {
+			sum.GPUs++
+		}
 		if d.SlotType == model.SlotTypeUnique || d.IsMIG() {
 			continue
 		}

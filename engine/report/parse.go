@@ -123,6 +123,9 @@ func (r *Snapshot) Model() (*model.Snapshot, error) {
 			if mk.ModTime, err = time.Parse(time.RFC3339Nano, k.ModTime); err != nil {
 				return nil, fmt.Errorf("kernel %s: mod_time: %w", k.ID, err)
 			}
+			// When the node first saw the kernel is not in the document;
+			// its file's time is the closest it says.
+			mk.Seen = mk.ModTime
 		}
 		if len(k.Allocations) > 0 {
 			mk.Alloc = model.Allocations{}

@@ -125,4 +125,3 @@ func TestStreamCommands(t *testing.T) {
 		}
 	}
 }
-
