@@ -44,7 +44,7 @@ func (m *Fleet) fleetCols(w int) ([]fleetCol, int) {
 		cols[4].title = "FITS<="
 	}
 	if m.fitReq != nil {
-		cols = append(cols, fleetCol{"fit", "FIT " + m.fitText, 24, false, 1})
+		cols = append(cols, fleetCol{"fit", "FIT " + m.fitText, 16, false, 0})
 	}
 	used := func() int {
 		n := 2 + nameMin // cursor and gap, the name
@@ -323,27 +323,34 @@ func (m *Fleet) fitCell(n *fleet.Node) (level, string) {
 		return lvlDim, "…"
 	}
 	if f.OK {
-		return lvlOK, "fits " + placementText(f)
+		g := f
+		g.Agent = "" // the detail pane names it; the cell has no room
+		return lvlOK, "fits " + placementText(g, deviceLabels(n.Snap))
 	}
 	if len(f.Short) > 0 {
 		var parts []string
 		for _, s := range f.Short {
-			parts = append(parts, fmt.Sprintf("%s short %s", s.Slot, s.Amount))
+			parts = append(parts, fmt.Sprintf("%s short %s", s.Slot, fmtSlot(s.Slot, s.Amount)))
 		}
 		return lvlCrit, "no: " + strings.Join(parts, ", ")
 	}
 	return lvlCrit, "no: " + f.ErrKind
 }
 
-// placementText is "agent a: 0=1.5 1=1.0" (the accelerator slots first).
-func placementText(f fleet.Fit) string {
+// placementText is "agent: GPU0=1.5 GPU1=1.0": the accelerator slots,
+// devices named as the node's console names them.
+func placementText(f fleet.Fit, labels map[model.DeviceID]string) string {
 	var parts []string
 	for _, s := range f.Placement {
 		if !s.Slot.IsAccelerator() {
 			continue
 		}
 		for _, sh := range s.Shares {
-			parts = append(parts, fmt.Sprintf("%s=%s", sh.Device, sh.Amount))
+			name := labels[sh.Device]
+			if name == "" {
+				name = string(sh.Device)
+			}
+			parts = append(parts, fmt.Sprintf("%s=%s", name, sh.Amount))
 		}
 	}
 	out := strings.Join(parts, " ")
@@ -371,10 +378,11 @@ func (m *Fleet) viewDetail(w int, now time.Time) []string {
 	if n.Reason != "" {
 		out = append(out, spansRow(st, []span{{lv, "  " + n.Reason}}, w))
 	}
+	var labels map[model.DeviceID]string
 	if n.Snap != nil {
+		labels = deviceLabels(n.Snap)
 		var sp []span
 		sp = append(sp, span{lvlDim, "  "})
-		labels := deviceLabels(n.Snap)
 		for i, d := range n.Sum.Devices {
 			if i > 0 {
 				sp = append(sp, span{lvlDim, "  "})
@@ -400,7 +408,7 @@ func (m *Fleet) viewDetail(w int, now time.Time) []string {
 	if m.fitReq != nil {
 		if f, ok := m.fits[n.Addr]; ok {
 			if f.OK {
-				out = append(out, spansRow(st, []span{{lvlOK, "  " + m.fitText + " fits: " + placementText(f)}}, w))
+				out = append(out, spansRow(st, []span{{lvlOK, "  " + m.fitText + " fits: " + placementText(f, labels)}}, w))
 			} else {
 				out = append(out, spansRow(st, []span{{lvlCrit, "  " + m.fitText + ": " + f.Reason}}, w))
 			}
