@@ -65,6 +65,7 @@ type Fleet struct {
 	rows   []int // indices into fl.Nodes, filtered and sorted
 	cursor int
 	offset int
+	moved  bool // the user moved the cursor: it follows that node
 
 	sortCol  string
 	sortDesc bool
@@ -167,7 +168,9 @@ func (m *Fleet) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // adopt makes a fleet state current and feeds the opened node's console.
 func (m *Fleet) adopt(f *fleet.Fleet) {
 	var sel string
-	if m.cursor < len(m.rows) && m.fl != nil {
+	if m.cursor < len(m.rows) && m.fl != nil && m.moved {
+		// The cursor follows the node the user chose; before any choice
+		// it stays on the first row while names arrive and re-sort.
 		sel = m.fl.Nodes[m.rows[m.cursor]].Addr
 	}
 	m.fl = f
@@ -294,7 +297,12 @@ func (m *Fleet) key(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	page := max(m.visibleRows()-1, 1)
-	switch m.keys.lookupIn(scFleet, msg) {
+	act := m.keys.lookupIn(scFleet, msg)
+	switch act {
+	case actUp, actDown, actTop, actBottom, actPageUp, actPageDown:
+		m.moved = true
+	}
+	switch act {
 	case actQuit:
 		return tea.Quit
 	case actHelp:
