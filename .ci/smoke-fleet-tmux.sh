@@ -55,16 +55,16 @@ chmod 600 "$work/authorized_keys"
 hosts=()
 : >"$work/known_hosts"
 for i in 1 2 3; do
-	port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 	mkdir -p "$work/n$i"
-	"$work/fgtop" serve --demo --seed "$i" --node "gpu-node0$i" --listen "127.0.0.1:$port" \
+	"$work/fgtop" serve --demo --seed "$i" --node "gpu-node0$i" --listen 127.0.0.1:0 \
 		--authorized-keys "$work/authorized_keys" --host-key "$work/n$i/host_key" --log "$work/n$i/log" 2>/dev/null &
 	pids+=($!)
 	end=$((SECONDS + limit))
-	until [[ -s "$work/n$i/host_key" ]] && grep -q listening "$work/n$i/log" 2>/dev/null; do
+	until [[ -s "$work/n$i/host_key" ]] && grep -q 'msg=listening' "$work/n$i/log" 2>/dev/null; do
 		((SECONDS < end)) || fail "serve $i did not start"
 		sleep 0.1
 	done
+	port=$(grep -o 'msg=listening addr=127.0.0.1:[0-9]*' "$work/n$i/log" | head -1 | sed 's/.*://')
 	echo "[127.0.0.1]:$port $(ssh-keygen -y -f "$work/n$i/host_key")" >>"$work/known_hosts"
 	hosts+=("127.0.0.1:$port")
 done
