@@ -355,8 +355,10 @@ func (a *App) nodeName() string {
 	return "(node)"
 }
 
-func (a *App) size() (int, int) {
-	w, h := a.width, a.height
+func (a *App) size() (int, int) { return termSize(a.width, a.height) }
+
+// termSize is the size to draw at: 80x24 until the terminal said.
+func termSize(w, h int) (int, int) {
 	if w <= 0 {
 		w = 80
 	}

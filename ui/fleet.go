@@ -2,11 +2,9 @@ package ui
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"charm.land/bubbles/v2/help"
 	tea "charm.land/bubbletea/v2"
@@ -354,42 +352,34 @@ func (m *Fleet) resort() {
 	m.rebuild(sel)
 }
 
-// promptKey edits the filter or command line.
+// promptKey edits the filter or command line (editPrompt, as the node
+// console's).
 func (m *Fleet) promptKey(msg tea.KeyPressMsg) tea.Cmd {
-	switch {
-	case msg.Code == tea.KeyEnter:
-		in, mode := m.input, m.prompt
+	in, what := editPrompt(m.input, msg)
+	switch what {
+	case promptAccepted:
+		mode := m.prompt
 		m.prompt, m.input = promptNone, ""
 		if mode == promptCommand {
 			return m.command(in)
 		}
 		return nil
-	case msg.Code == tea.KeyEscape:
+	case promptCancelled:
 		if m.prompt == promptFilter {
 			m.filter = m.promptPrev
 			m.resort()
 		}
 		m.prompt, m.input = promptNone, ""
 		return nil
-	case msg.Code == tea.KeyBackspace:
-		if m.input == "" {
-			m.prompt = promptNone
-			return nil
-		}
-		m.input = dropLastGrapheme(m.input)
-	case msg.String() == "ctrl+u":
-		m.input = ""
-	case msg.Text != "":
-		room := maxPromptRunes - utf8.RuneCountInString(m.input)
-		text := msg.Text
-		if utf8.RuneCountInString(text) > room {
-			text = string([]rune(text)[:max(room, 0)])
-			m.flashf(lvlWarn, fmt.Sprintf("the prompt takes at most %d characters", maxPromptRunes))
-		}
-		m.input += text
-	default:
+	case promptClosed:
+		m.prompt = promptNone
 		return nil
+	case promptIgnored:
+		return nil
+	case promptFull:
+		m.flashf(lvlWarn, promptFullText)
 	}
+	m.input = in
 	if m.prompt == promptFilter {
 		m.filter = m.input
 		m.resort()
@@ -517,13 +507,4 @@ func (m *Fleet) closeDrill() {
 	m.drill, m.drillCh, m.drillLast, m.drillAddr = nil, nil, nil, ""
 }
 
-func (m *Fleet) size() (int, int) {
-	w, h := m.width, m.height
-	if w <= 0 {
-		w = 80
-	}
-	if h <= 0 {
-		h = 24
-	}
-	return w, h
-}
+func (m *Fleet) size() (int, int) { return termSize(m.width, m.height) }
