@@ -248,3 +248,13 @@ func joinReasons(rs []string) string {
 	}
 	return out
 }
+
+// String prints a summary in one line, devices included: equal strings
+// mean the fleet shows the same figures.
+func (s Summary) String() string {
+	out := fmt.Sprintf("%s held %s/%s free %s in %d largest %s kernels %d issues %d:", s.Slot, s.Held, s.Capacity, s.Free, s.Pieces, s.Largest, s.Kernels, s.Issues)
+	for _, d := range s.Devices {
+		out += fmt.Sprintf(" %s=%s/%s", d.Device, d.Held, d.Capacity)
+	}
+	return out
+}
