@@ -67,7 +67,9 @@ func recordCompanion() scratch.Companion[*kread] {
 		}
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
-				v.recErr = fmt.Errorf("%s: %w", path, fs.ErrNotExist)
+				// Most kernels of a node may have no record (an older agent):
+				// the error is formatted only if someone prints it.
+				v.recErr = noRecord(path)
 			} else {
 				v.recErr = fmt.Errorf("read %s: %w", path, err)
 			}
@@ -77,6 +79,14 @@ func recordCompanion() scratch.Companion[*kread] {
 		return v
 	}}
 }
+
+// noRecord is a kernel's missing recovery.json: "PATH: file does not
+// exist", wrapping fs.ErrNotExist, as fmt.Errorf("%s: %w") would say it,
+// without formatting it on every kernel of a scan.
+type noRecord string
+
+func (e noRecord) Error() string { return string(e) + ": " + fs.ErrNotExist.Error() }
+func (e noRecord) Unwrap() error { return fs.ErrNotExist }
 
 // rootAgents says, per scratch root, whose kernels may live there.
 type rootAgents struct {

@@ -29,6 +29,10 @@ type ConfigView struct {
 	// DraftFormat: the file is in the BEP-1044 device-based form, which
 	// Backend.AI main cannot load (Snapshot.DraftFormat).
 	DraftFormat bool
+	// AffinityPolicy and AllocationOrder are the file's [resource]
+	// settings (Snapshot.Allocator).
+	AffinityPolicy  string
+	AllocationOrder []model.DeviceName
 	// Partition computes the agents' partitions and the partition-level
 	// drift for a device set (Options.Partition).
 	Partition func(inv *inventory.Inventory) ([]model.Agent, []model.Issue)
@@ -61,7 +65,10 @@ func configViewOf(c *agentconfig.Config, err error) (*ConfigView, error) {
 	default:
 		return nil, err
 	}
-	v := &ConfigView{Path: c.Path, Mode: c.Mode, Issues: issues, DraftFormat: c.IsDraftFormat()}
+	v := &ConfigView{Path: c.Path, Mode: c.Mode, Issues: issues, DraftFormat: c.IsDraftFormat(), AffinityPolicy: c.AffinityPolicy}
+	for _, n := range c.AllocationOrder {
+		v.AllocationOrder = append(v.AllocationOrder, model.DeviceName(n))
+	}
 	for _, a := range c.Agents {
 		v.Agents = append(v.Agents, model.Agent{ID: a.ID, ScratchRoot: a.ScratchRoot})
 		if !a.IDSet {
@@ -82,6 +89,7 @@ func configViewOf(c *agentconfig.Config, err error) (*ConfigView, error) {
 // with it and follows the file from there (FollowConfig).
 func (v *ConfigView) Apply(o *Options) {
 	o.ConfigPath, o.Mode, o.DraftFormat = v.Path, v.Mode, v.DraftFormat
+	o.AffinityPolicy, o.AllocationOrder = v.AffinityPolicy, slices.Clone(v.AllocationOrder)
 	o.Agents = slices.Clone(v.Agents)
 	o.ConfigIssues = slices.Clone(v.Issues)
 	o.Partition = v.Partition
@@ -143,6 +151,7 @@ func (s *state) configFailed(path string, err error) {
 // of scratch roots is shown as an issue.
 func (s *state) setConfig(v *ConfigView) {
 	s.mode, s.draftFmt = v.Mode, v.DraftFormat
+	s.affinity, s.order = v.AffinityPolicy, slices.Clone(v.AllocationOrder)
 	s.configured = true
 	s.setConfigIssues(v.Issues)
 	s.configFailed(v.Path, nil)

@@ -41,6 +41,10 @@ type Options struct {
 	// DraftFormat: the config is in the BEP-1044 device-based form
 	// (Snapshot.DraftFormat).
 	DraftFormat bool
+	// AffinityPolicy and AllocationOrder are the agent config's [resource]
+	// settings (Snapshot.Allocator; ConfigView.Apply sets them).
+	AffinityPolicy  string
+	AllocationOrder []model.DeviceName
 	// Issues to show from the start (for example agent.toml warnings).
 	Issues []model.Issue
 	// Clock is injectable for tests (default time.Now).

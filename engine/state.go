@@ -41,8 +41,31 @@ type devAcc struct {
 	// all but the changed chunk with the previous one, so a change costs
 	// O(1) in the number of kernels on the device.
 	holdings model.HoldingSeqBuilder
-	dirty    bool
-	pub      *model.DeviceUsage
+	// byAgent is held split by the kernels' agent, kept as each kernel is
+	// applied (O(1) per change, like held).
+	byAgent map[model.AgentID]*slotAcc
+	dirty   bool
+	pub     *model.DeviceUsage
+}
+
+// slotAcc is a per-slot total with the number of entries in it, so a slot
+// whose last entry goes is dropped rather than left at a zero that only
+// looks like one ("0.00").
+type slotAcc struct {
+	held  model.ResourceSlot
+	count map[model.SlotName]int
+}
+
+func (a *devAcc) agentAcc(agent model.AgentID) *slotAcc {
+	if a.byAgent == nil {
+		a.byAgent = map[model.AgentID]*slotAcc{}
+	}
+	sa := a.byAgent[agent]
+	if sa == nil {
+		sa = &slotAcc{held: model.ResourceSlot{}, count: map[model.SlotName]int{}}
+		a.byAgent[agent] = sa
+	}
+	return sa
 }
 
 type agentAcc struct {
@@ -59,6 +82,9 @@ type state struct {
 	draftFmt   bool
 	configPath string
 	now        func() time.Time
+	// affinity and order are the config's [resource] settings.
+	affinity string
+	order    []model.DeviceName
 
 	inv       *inventory.Inventory
 	devIndex  map[model.DeviceKey]int
@@ -100,6 +126,7 @@ type state struct {
 func newState(o *Options) *state {
 	s := &state{
 		node: o.Node, mode: o.Mode, draftFmt: o.DraftFormat, configPath: o.ConfigPath, now: o.Clock,
+		affinity: o.AffinityPolicy, order: o.AllocationOrder,
 		kernels:         map[model.KernelID]*kstate{},
 		dev:             map[model.DeviceKey]*devAcc{},
 		agentIdx:        map[model.AgentID]int{},
@@ -394,9 +421,12 @@ func (s *state) apply(agent model.AgentID, id model.KernelID, al model.Allocatio
 			if firstSlotOn(al, slot, name, dev) {
 				a.kernels += sign
 			}
+			sa := a.agentAcc(agent)
 			if sign > 0 {
 				a.held[slot] = a.held[slot].Add(amt)
 				a.count[slot]++
+				sa.held[slot] = sa.held[slot].Add(amt)
+				sa.count[slot]++
 				if track {
 					a.holdings.Put(model.Holding{Kernel: id, Agent: agent, Slot: slot, Amount: amt})
 				}
@@ -410,6 +440,16 @@ func (s *state) apply(agent model.AgentID, id model.KernelID, al model.Allocatio
 					delete(a.held, slot)
 				} else {
 					a.held[slot] = a.held[slot].Sub(amt)
+				}
+				sa.count[slot]--
+				if sa.count[slot] <= 0 {
+					delete(sa.count, slot)
+					delete(sa.held, slot)
+					if len(sa.count) == 0 {
+						delete(a.byAgent, agent)
+					}
+				} else {
+					sa.held[slot] = sa.held[slot].Sub(amt)
 				}
 				if track {
 					a.holdings.Delete(id, slot)
@@ -645,10 +685,12 @@ func (s *state) snapshot() *model.Snapshot {
 		Seq: s.seq, Time: s.now(), Node: s.node, Mode: s.mode, ConfigPath: s.configPath, DraftFormat: s.draftFmt,
 	}
 	snap.SetKernelSeq(s.kernelList.Seq())
+	snap.Allocator.AffinityPolicy, snap.Allocator.AllocationOrder = s.affinity, s.order
 	if s.inv != nil {
 		snap.Devices = s.inv.Devices
 		snap.Source = s.inv.Source
 		snap.HostMemBytes = s.inv.HostMemBytes
+		snap.Allocator.Fractional, snap.Allocator.Quantum = s.inv.Fractional, s.inv.Quantum
 	} else {
 		snap.Source = model.SourceInfo{Kind: "none", Health: "unavailable", Detail: "no device source"}
 	}
@@ -667,6 +709,20 @@ func (s *state) snapshot() *model.Snapshot {
 				held[sl] = v
 			}
 			a.pub = &model.DeviceUsage{Key: k, Held: held, Kernels: a.kernels}
+			if len(a.byAgent) > 0 {
+				a.pub.ByAgent = make(map[model.AgentID]model.ResourceSlot, len(a.byAgent))
+				for ag, sa := range a.byAgent {
+					r := make(model.ResourceSlot, len(sa.held))
+					for sl, v := range sa.held {
+						if !v.IsZero() {
+							r[sl] = v
+						}
+					}
+					if len(r) > 0 {
+						a.pub.ByAgent[ag] = r
+					}
+				}
+			}
 			if a.holdings.Len() > 0 {
 				a.pub.SetHoldingSeq(a.holdings.Seq())
 			}

@@ -44,6 +44,8 @@ type Snapshot struct {
 	Issues      []Issue // sorted by severity (highest first), then code, file
 	// HostMemBytes is the host's total memory (0 when unknown).
 	HostMemBytes int64
+	// Allocator is how the agents allocate (placement settings).
+	Allocator Allocator
 
 	kernels *KernelSeq // sorted by ID; nil is empty
 }
@@ -71,6 +73,11 @@ type DeviceUsage struct {
 	// Kernels is the number of kernels holding anything on the device, CPU
 	// cores and memory included.
 	Kernels int
+	// ByAgent splits Held by the kernels' agent ("" for kernels no
+	// record or root attributes): what each agent's own allocator counts
+	// on the device (Backend.AI's alloc maps know only their own
+	// kernels). Zero amounts are left out.
+	ByAgent map[AgentID]ResourceSlot
 
 	holdings *HoldingSeq // nil is none
 }

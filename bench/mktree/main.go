@@ -3,7 +3,16 @@
 // MOUNTS line, SLOTS, *_SHARES lines, plugin lines, CID), holding fractional
 // shares on the four GPUs of the fixture mock-accelerator.toml.
 //
+// With -recovery F, a fraction F of the kernels (1 = every kernel) also get
+// a config/recovery.json made from one of the real records in
+// testdata/fixtures/backendai/recovery.*.json (chosen at random): the same
+// size and shape, with the kernel's own id (in "id" and
+// "ownership_data.kernel_id") and the agent id -agent (in "agent_id" and
+// "ownership_data.agent_id"), which is what the agent writes at a kernel's
+// creation and what fgtop's attribution reads.
+//
 //	go run ./bench/mktree -n 10000 -dir /tmp/scratch
+//	go run ./bench/mktree -n 10000 -dir /tmp/scratch-rec -recovery 1
 package main
 
 import (
@@ -13,6 +22,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 )
 
@@ -25,9 +35,22 @@ func main() {
 	n := flag.Int("n", 10000, "number of kernels")
 	dir := flag.String("dir", "", "scratch root to create (must not exist)")
 	seed := flag.Uint64("seed", 1, "random seed")
+	recFrac := flag.Float64("recovery", 0, "fraction of kernels (0..1) that get a config/recovery.json")
+	agent := flag.String("agent", "i-gpu-node01-numa0", "agent id written into each recovery.json")
+	fixtures := flag.String("fixtures", "testdata/fixtures/backendai", "directory of the recovery.*.json templates")
 	flag.Parse()
 	if *dir == "" {
 		log.Fatal("-dir is required")
+	}
+	if *recFrac < 0 || *recFrac > 1 {
+		log.Fatal("-recovery must be between 0 and 1")
+	}
+	var templates []template
+	if *recFrac > 0 {
+		var err error
+		if templates, err = loadTemplates(*fixtures); err != nil {
+			log.Fatal(err)
+		}
 	}
 	if err := os.MkdirAll(*dir, 0o755); err != nil {
 		log.Fatal(err)
@@ -42,7 +65,59 @@ func main() {
 		if err := os.WriteFile(filepath.Join(cfg, "resource.txt"), []byte(resourceText(r, *dir, id)), 0o644); err != nil {
 			log.Fatal(err)
 		}
+		// Drawn for every kernel whatever -recovery is, so the resource.txt
+		// files are the same with and without records for one seed.
+		pick, draw := r.IntN(1<<20), r.Float64()
+		if draw < *recFrac {
+			t := templates[pick%len(templates)]
+			if err := os.WriteFile(filepath.Join(cfg, "recovery.json"), t.fill(id, *agent), 0o644); err != nil {
+				log.Fatal(err)
+			}
+		}
 	}
+}
+
+// template is a real recovery.json with its kernel and agent ids found.
+type template struct {
+	name          string
+	data          string
+	kernel, agent string
+}
+
+var (
+	idRe    = regexp.MustCompile(`"(?:id|kernel_id)":"([^"]+)"`)
+	agentRe = regexp.MustCompile(`"agent_id":"([^"]+)"`)
+)
+
+// loadTemplates reads every recovery.*.json of dir.
+func loadTemplates(dir string) ([]template, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "recovery.*.json"))
+	if err != nil {
+		return nil, err
+	}
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("no recovery.*.json in %s (run from the repository root, or give -fixtures)", dir)
+	}
+	var out []template
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		k, a := idRe.FindSubmatch(b), agentRe.FindSubmatch(b)
+		if k == nil || a == nil {
+			return nil, fmt.Errorf("%s: no id or agent_id to replace", p)
+		}
+		out = append(out, template{name: p, data: string(b), kernel: string(k[1]), agent: string(a[1])})
+	}
+	return out, nil
+}
+
+// fill returns the template with the kernel's and the agent's ids.
+func (t template) fill(kernel, agent string) []byte {
+	s := strings.ReplaceAll(t.data, `"`+t.kernel+`"`, `"`+kernel+`"`)
+	s = strings.ReplaceAll(s, `"agent_id":"`+t.agent+`"`, `"agent_id":"`+agent+`"`)
+	return []byte(s)
 }
 
 func resourceText(r *rand.Rand, root, id string) string {

@@ -47,7 +47,10 @@ Limits: a session's window is capped at 500x200 cells; a connection holds at mos
 nothing moves after 5 minutes, and any after 24 hours (its sessions are told first).
 authorized_keys is refused, as by sshd's StrictModes, when group or others may write it or a
 directory above it; RSA keys under 2048 bits are skipped. When the file cannot be read for a
-moment (too many open files), new logins are refused and live sessions go on.`
+moment (too many open files), new logins are refused and live sessions go on.
+
+--metrics-listen HOST:PORT also serves the engine's Prometheus metrics there (GET /metrics), the
+series of fgtop exporter, from the same engine as the sessions.`
 
 // serveFlags are the flags of `fgtop serve` beyond the source and console
 // flags.
@@ -62,6 +65,9 @@ type serveFlags struct {
 	demo           bool
 	seed           int64
 	node           string
+	// metricsListen, when set, also serves the engine's Prometheus
+	// metrics there (fgtop exporter's endpoint).
+	metricsListen string
 }
 
 func newServeCmd() *cobra.Command {
@@ -97,6 +103,7 @@ func newServeCmd() *cobra.Command {
 	fl.BoolVar(&sf.demo, "demo", false, "serve the embedded demo node instead of this node")
 	fl.Int64Var(&sf.seed, "seed", 1, "with --demo: seed of the simulated workload")
 	fl.StringVar(&sf.node, "node", "", "the node's name in its snapshots (default: the host name; the demo's own name with --demo): what fgtop fleet shows")
+	fl.StringVar(&sf.metricsListen, "metrics-listen", "", "also serve Prometheus metrics (GET /metrics, as fgtop exporter) on this HOST:PORT")
 	return cmd
 }
 
@@ -120,16 +127,12 @@ func (f *serveFlags) check(cmd *cobra.Command) error {
 	if _, _, err := net.SplitHostPort(f.listen); err != nil {
 		return usageErr("serve: --listen %q: want HOST:PORT", f.listen)
 	}
-	if f.demo {
-		for _, name := range []string{"config", "scratch-root", "devices", "mock-etcd"} {
-			if cmd.Flags().Changed(name) {
-				return usageErr("serve: --demo serves the embedded node: --%s does not apply", name)
-			}
+	if f.metricsListen != "" {
+		if err := checkListen("serve: --metrics-listen", f.metricsListen); err != nil {
+			return err
 		}
-	} else if cmd.Flags().Changed("seed") {
-		return usageErr("serve: --seed applies only with --demo")
 	}
-	return nil
+	return checkDemoFlags(cmd, "serve", f.demo, "config", "scratch-root", "devices", "mock-etcd")
 }
 
 // serveRun is one `fgtop serve` invocation.
@@ -143,6 +146,8 @@ type serveRun struct {
 	ready func(addr string)
 	// configured, when set, is shown the server's configuration (tests).
 	configured func(sshserve.Config)
+	// metricsReady, when set, is told the metrics address (tests).
+	metricsReady func(addr string)
 	// demoNode, when set, is shown the demo node (tests).
 	demoNode func(*demo.Node)
 }
@@ -213,6 +218,19 @@ func runServe(ctx context.Context, r serveRun) (err error) {
 	}
 	engineErr := make(chan error, 1)
 	go func() { engineErr <- eng.Run(ctx) }()
+	var metricsErr <-chan error
+	if r.serve.metricsListen != "" {
+		ms, err := startMetrics(r.serve.metricsListen, "serve: --metrics-listen", eng.Latest, eopts.Node)
+		if err != nil {
+			return err
+		}
+		defer ms.shutdown()
+		metricsErr = ms.errc
+		fmt.Fprintf(r.stderr, "fgtop serve: metrics on http://%s/metrics\n", ms.addr)
+		if r.metricsReady != nil {
+			r.metricsReady(ms.addr)
+		}
+	}
 
 	scfg := sshserve.Config{
 		Subscribe: eng.Subscribe, AuthorizedKeys: r.serve.authorizedKeys, HostKey: r.serve.hostKey,
@@ -254,6 +272,8 @@ wait:
 			err = fmt.Errorf("engine: %w", e)
 		}
 	case e := <-serveErr:
+		err = e
+	case e := <-metricsErr:
 		err = e
 	}
 	if cerr := srv.Close(); cerr != nil && err == nil {

@@ -13,6 +13,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/fgtop/fgtop/model"
@@ -57,20 +58,26 @@ func Parse(path string, data []byte) (*model.KernelRecord, error) {
 }
 
 // canonical spells an image reference as Backend.AI's ImageRef.canonical
-// does: registry/project/name:tag, without the parts that are empty.
-func canonical(registry, project, name, tag string) string {
-	if name == "" {
+// does: registry/project/name:tag, without the parts that are empty. It
+// allocates once: the parts may be bytes of the file, which is not kept.
+func canonical(registry, project, name, tag []byte) string {
+	if len(name) == 0 {
 		return ""
 	}
-	s := name
-	if project != "" {
-		s = project + "/" + s
+	var b strings.Builder
+	b.Grow(len(registry) + len(project) + len(name) + len(tag) + 3)
+	if len(registry) > 0 {
+		b.Write(registry)
+		b.WriteByte('/')
 	}
-	if registry != "" {
-		s = registry + "/" + s
+	if len(project) > 0 {
+		b.Write(project)
+		b.WriteByte('/')
 	}
-	if tag != "" {
-		s += ":" + tag
+	b.Write(name)
+	if len(tag) > 0 {
+		b.WriteByte(':')
+		b.Write(tag)
 	}
-	return s
+	return b.String()
 }

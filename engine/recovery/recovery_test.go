@@ -156,7 +156,26 @@ func reference(data []byte) (*model.KernelRecord, bool) {
 	}
 	return &model.KernelRecord{Path: "p", KernelID: model.KernelID(id), AgentID: model.AgentID(agent), SessionType: st,
 		SessionID: ow["session_id"], OwnerUserID: ow["owner_user_id"], OwnerProjectID: ow["owner_project_id"],
-		Image: canonical(im["registry"], im["project"], im["name"], im["tag"]), Architecture: im["architecture"]}, true
+		Image: canonicalRef(im["registry"], im["project"], im["name"], im["tag"]), Architecture: im["architecture"]}, true
+}
+
+// canonicalRef is ImageRef.canonical spelt plainly with strings, the
+// reference for canonical (which builds it from bytes of the file).
+func canonicalRef(registry, project, name, tag string) string {
+	if name == "" {
+		return ""
+	}
+	s := name
+	if project != "" {
+		s = project + "/" + s
+	}
+	if registry != "" {
+		s = registry + "/" + s
+	}
+	if tag != "" {
+		s += ":" + tag
+	}
+	return s
 }
 
 func TestParseAgreesWithReference(t *testing.T) {

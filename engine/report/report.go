@@ -29,15 +29,45 @@ type Snapshot struct {
 	Config       string           `json:"config,omitempty"`
 	Source       model.SourceInfo `json:"source"`
 	HostMemBytes int64            `json:"host_mem_bytes,omitempty"`
-	Devices      []Device         `json:"devices"`
-	Unknown      []Usage          `json:"unknown_devices"`
-	Kernels      []Kernel         `json:"kernels"`
-	Agents       []Agent          `json:"agents"`
-	Issues       []Issue          `json:"issues"`
+	// Allocator is how the agents allocate: what a placement preview run
+	// away from the node needs besides devices and holdings.
+	Allocator Allocator `json:"allocator"`
+	Devices   []Device  `json:"devices"`
+	Unknown   []Usage   `json:"unknown_devices"`
+	Kernels   []Kernel  `json:"kernels"`
+	Agents    []Agent   `json:"agents"`
+	Issues    []Issue   `json:"issues"`
 	// AllocMap is the absolute map (agents before September 2026);
 	// AllocMapRatio the current per-device ratio (AllocRatio).
 	AllocMap      map[string]string `json:"alloc_map"`
 	AllocMapRatio map[string]string `json:"alloc_map_ratio"`
+}
+
+// Allocator is model.Allocator: allocation_mode "fractional" or
+// "discrete", quantum_size (fractional mode; "" where unknown), the
+// agent.toml's affinity-policy and allocation-order ("" and [] without a
+// config).
+type Allocator struct {
+	AllocationMode  string   `json:"allocation_mode"`
+	QuantumSize     string   `json:"quantum_size,omitempty"`
+	AffinityPolicy  string   `json:"affinity_policy,omitempty"`
+	AllocationOrder []string `json:"allocation_order"`
+}
+
+// AllocatorOf spells out a snapshot's allocator settings; the exporter
+// uses the same words.
+func AllocatorOf(a model.Allocator) Allocator {
+	out := Allocator{AllocationMode: "discrete", AffinityPolicy: a.AffinityPolicy, AllocationOrder: []string{}}
+	if a.Fractional {
+		out.AllocationMode = "fractional"
+		if !a.Quantum.IsZero() {
+			out.QuantumSize = a.Quantum.String()
+		}
+	}
+	for _, n := range a.AllocationOrder {
+		out.AllocationOrder = append(out.AllocationOrder, string(n))
+	}
+	return out
 }
 
 // Device is one device with what is held on it.
@@ -176,7 +206,7 @@ func issue(i model.Issue) Issue {
 func FromSnapshot(s *model.Snapshot) *Snapshot {
 	out := &Snapshot{
 		Schema: Schema, Seq: s.Seq, Time: s.Time.UTC().Format(time.RFC3339Nano), Node: s.Node, Mode: s.Mode,
-		Config: s.ConfigPath, Source: s.Source, HostMemBytes: s.HostMemBytes,
+		Config: s.ConfigPath, Source: s.Source, HostMemBytes: s.HostMemBytes, Allocator: AllocatorOf(s.Allocator),
 		Devices: []Device{}, Unknown: []Usage{}, Kernels: []Kernel{}, Agents: []Agent{}, Issues: []Issue{},
 		AllocMap: AllocMapAbsolute(s), AllocMapRatio: AllocMap(s),
 	}

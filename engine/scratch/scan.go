@@ -527,11 +527,16 @@ func (s *scanner[T]) readKernel(r Root, rootPath string, rd *rootDir, kid string
 		res.status = kConfig
 		var cdata []byte
 		var cerr error
+		var cpath string
 		if s.comp.Fold != nil {
+			// As for pathz: one string is the path handed to Fold and,
+			// NUL-terminated, the relative path opened.
+			cpathz := rootPath + "/" + kid + "/config/" + s.comp.Name + "\x00"
+			cpath = cpathz[:len(cpathz)-1]
 			cb := bufPool.Get().(*[]byte)
 			defer putBuf(cb)
 			var cr fileRead
-			cr, cerr = rd.readFile(kid+"/config/"+s.comp.Name+"\x00", *cb, false)
+			cr, cerr = rd.readFile(cpathz[len(rootPath)+1:], *cb, false)
 			if cap(cr.data) > cap(*cb) {
 				*cb = cr.data[:0]
 			}
@@ -563,7 +568,7 @@ func (s *scanner[T]) readKernel(r Root, rootPath string, rd *rootDir, kid string
 		}
 		v, perr := s.parse(path, fr.data)
 		if s.comp.Fold != nil {
-			v = s.comp.Fold(v, rootPath+"/"+kid+"/config/"+s.comp.Name, cdata, cerr)
+			v = s.comp.Fold(v, cpath, cdata, cerr)
 		}
 		res.has, res.ev = true, base
 		res.ev.Kind, res.ev.Value, res.ev.Err = KernelUpdated, v, perr

@@ -1,0 +1,250 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/fgtop/fgtop/engine"
+	"github.com/fgtop/fgtop/engine/demo"
+	"github.com/fgtop/fgtop/engine/metrics"
+	"github.com/fgtop/fgtop/model"
+	"github.com/spf13/cobra"
+)
+
+const exporterLong = `Serve this node's allocation account as Prometheus metrics: GET /metrics (and a small
+index page at /). The values come from the live engine's latest snapshot (the same account as
+the console and snapshot --json); a scrape never scans the scratch roots.
+
+Series (prefix fgtop_, base units, ratios 0-1, no per-kernel labels): per device its capacity,
+what is held per slot, what is free, Backend.AI's alloc-map ratio and its owners; per agent its
+kernels and holdings (per device too, for fleet placement); kernels by state; issues by code and
+severity; drift; the allocator settings (fractional or discrete, quantum_size, affinity policy,
+allocation order); NVML telemetry with dcgm-exporter's label names (gpu, UUID, modelName,
+hostname); fgtop_build_info. Every series carries node (--node).
+
+The source flags are snapshot's. --demo serves the embedded demo node instead.
+Stop with Ctrl-C or SIGTERM: in-flight scrapes finish first (at most 5 seconds).`
+
+// exporterFlags are the flags of `fgtop exporter` beyond the source flags.
+type exporterFlags struct {
+	listen string
+	node   string
+	demo   bool
+	seed   int64
+}
+
+func newExporterCmd() *cobra.Command {
+	var src sourceFlags
+	var ef exporterFlags
+	cmd := &cobra.Command{
+		Use:   "exporter --listen ADDR",
+		Short: "Prometheus metrics of this node (GET /metrics)",
+		Long:  exporterLong,
+		Example: `  fgtop exporter --listen 127.0.0.1:9477
+  fgtop exporter --listen :9477 --config /etc/backend.ai/agent.toml --node gpu-07
+  fgtop exporter --listen 127.0.0.1:9477 --demo`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := ef.check(cmd); err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			return runExporter(ctx, exporterRun{src: &src, flags: &ef, stderr: cmd.ErrOrStderr()})
+		},
+	}
+	src.register(cmd)
+	fl := cmd.Flags()
+	fl.StringVar(&ef.listen, "listen", "", "address to serve /metrics on, HOST:PORT (required; e.g. 127.0.0.1:9477, or :9477 for every interface)")
+	fl.StringVar(&ef.node, "node", "", "node name in every series (default: this host's name; the demo node's with --demo)")
+	fl.BoolVar(&ef.demo, "demo", false, "serve the embedded demo node instead of this node")
+	fl.Int64Var(&ef.seed, "seed", 1, "with --demo: seed of the simulated workload")
+	return cmd
+}
+
+// check validates the flags that need more than their types.
+func (f *exporterFlags) check(cmd *cobra.Command) error {
+	if f.listen == "" {
+		return usageErr("exporter: --listen HOST:PORT is required (e.g. --listen 127.0.0.1:9477)")
+	}
+	if err := checkListen("--listen", f.listen); err != nil {
+		return err
+	}
+	if cmd.Flags().Changed("node") && !validNodeName(f.node) {
+		return usageErr("exporter: --node %q: want a non-empty name of printable characters", f.node)
+	}
+	return checkDemoFlags(cmd, "exporter", f.demo, "config", "scratch-root", "devices", "mock-etcd", "host-cpus", "host-mem")
+}
+
+// checkDemoFlags refuses, for a command with --demo and --seed, the
+// source flags that --demo replaces, and --seed without --demo.
+func checkDemoFlags(cmd *cobra.Command, command string, demo bool, source ...string) error {
+	if !demo {
+		if cmd.Flags().Changed("seed") {
+			return usageErr("%s: --seed applies only with --demo", command)
+		}
+		return nil
+	}
+	for _, name := range source {
+		if cmd.Flags().Changed(name) {
+			return usageErr("%s: --demo serves the embedded node: --%s does not apply", command, name)
+		}
+	}
+	return nil
+}
+
+// checkListen validates a HOST:PORT flag value.
+func checkListen(flag, v string) error {
+	_, port, err := net.SplitHostPort(v)
+	if err != nil {
+		return usageErr("%s %q: want HOST:PORT (e.g. 127.0.0.1:9477)", flag, v)
+	}
+	if port == "" {
+		return usageErr("%s %q: the port is missing (e.g. 127.0.0.1:9477)", flag, v)
+	}
+	return nil
+}
+
+// validNodeName refuses names a label value should not carry: empty,
+// control characters, or absurdly long.
+func validNodeName(s string) bool {
+	if s == "" || len(s) > 253 {
+		return false
+	}
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// exporterRun is one `fgtop exporter` invocation.
+type exporterRun struct {
+	src    *sourceFlags
+	flags  *exporterFlags
+	stderr io.Writer
+	// ready, when set, is told the address once the server listens
+	// (tests listen on port 0).
+	ready func(addr string)
+}
+
+// runExporter starts the engine on the node (or the demo node) and serves
+// its metrics until ctx is done or SIGINT/SIGTERM arrives.
+func runExporter(ctx context.Context, r exporterRun) (err error) {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	var eopts engine.Options
+	if r.flags.demo {
+		node, err := demo.Start(ctx, demo.Options{Seed: r.flags.seed, Speed: 1})
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if cerr := node.Close(); cerr != nil && err == nil {
+				err = cerr
+			}
+		}()
+		eopts = node.EngineOptions()
+	} else {
+		eopts, err = r.src.options()
+		if err != nil {
+			return err
+		}
+		defer closeSource(eopts)
+	}
+	if r.flags.node != "" {
+		eopts.Node = r.flags.node
+	}
+	eng := engine.New(eopts)
+	engineErr := make(chan error, 1)
+	go func() { engineErr <- eng.Run(ctx) }()
+
+	ms, err := startMetrics(r.flags.listen, "--listen", eng.Latest, eopts.Node)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(r.stderr, "fgtop exporter: serving http://%s/metrics (node %s); stop with Ctrl-C\n", ms.addr, eopts.Node)
+	if r.ready != nil {
+		r.ready(ms.addr)
+	}
+	select {
+	case <-ctx.Done():
+	case e := <-engineErr:
+		if e != nil && !errors.Is(e, context.Canceled) {
+			err = fmt.Errorf("engine: %w", e)
+		}
+	case e := <-ms.errc:
+		err = e
+	}
+	if serr := ms.shutdown(); serr != nil && err == nil {
+		err = serr
+	}
+	cancel()
+	return err
+}
+
+// metricsServer is a running /metrics endpoint.
+type metricsServer struct {
+	addr string
+	srv  *http.Server
+	errc chan error
+}
+
+// shutdownGrace is how long in-flight scrapes may take to finish once the
+// server is told to stop.
+const shutdownGrace = 5 * time.Second
+
+// startMetrics listens on addr (flag names it in errors) and serves the
+// collector over latest from a goroutine.
+func startMetrics(addr, flag string, latest func() *model.Snapshot, node string) (*metricsServer, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, usageErr("%s %s: %v", flag, addr, err)
+	}
+	b := readBuildInfo()
+	bi := metrics.BuildInfo{Version: b.Version, GoVersion: b.Go}
+	if b.Revision != nil {
+		bi.Revision = *b.Revision
+	}
+	c := metrics.New(metrics.Options{Latest: latest, Node: node, Build: bi})
+	srv := &http.Server{
+		Handler:           metrics.Handler(metrics.Registry(c)),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+	}
+	ms := &metricsServer{addr: ln.Addr().String(), srv: srv, errc: make(chan error, 1)}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			ms.errc <- fmt.Errorf("%s %s: %w", flag, addr, err)
+		}
+	}()
+	return ms, nil
+}
+
+// shutdown stops accepting scrapes and waits for those in flight.
+func (m *metricsServer) shutdown() error {
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := m.srv.Shutdown(ctx); err != nil {
+		m.srv.Close()
+		return fmt.Errorf("metrics server shutdown: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,254 @@
+// Package promtest runs the real Prometheus tools in tests: promtool to
+// check an exposition, and a prometheus server, started as a plain process
+// on 127.0.0.1 with a temporary config and storage, that scrapes the
+// exporters a test starts and answers queries through client_golang's
+// api/prometheus/v1.
+//
+// The tools come from Debian's prometheus package (.ci/run installs it).
+// Where they are missing, tests skip with a message saying so, unless
+// FGTOP_REQUIRE_PROMETHEUS=1 (CI), which makes that a failure.
+package promtest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/api"
+	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
+	pmodel "github.com/prometheus/common/model"
+)
+
+// RequireEnv names the variable that turns a missing tool into a failure.
+const RequireEnv = "FGTOP_REQUIRE_PROMETHEUS"
+
+func lookup(t testing.TB, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err == nil {
+		return p
+	}
+	msg := fmt.Sprintf("%s is not on PATH: install Debian's prometheus package (apt-get install --no-install-recommends prometheus; .ci/run does)", name)
+	if os.Getenv(RequireEnv) == "1" {
+		t.Fatalf("%s, and %s=1 requires it", msg, RequireEnv)
+	}
+	t.Skipf("%s; set %s=1 to make this a failure", msg, RequireEnv)
+	return ""
+}
+
+// Prometheus returns the prometheus binary, or skips the test (fails it
+// with FGTOP_REQUIRE_PROMETHEUS=1).
+func Prometheus(t testing.TB) string { t.Helper(); return lookup(t, "prometheus") }
+
+// Promtool returns the promtool binary, or skips the test (fails it with
+// FGTOP_REQUIRE_PROMETHEUS=1).
+func Promtool(t testing.TB) string { t.Helper(); return lookup(t, "promtool") }
+
+// CheckMetrics runs `promtool check metrics` on an exposition and returns
+// what it printed; err is set when promtool found a problem (or could not
+// run).
+func CheckMetrics(t testing.TB, exposition []byte) (string, error) {
+	t.Helper()
+	cmd := exec.Command(Promtool(t), "check", "metrics")
+	cmd.Stdin = bytes.NewReader(exposition)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// Target is one endpoint to scrape, with extra target labels.
+type Target struct {
+	// Addr is HOST:PORT of a /metrics endpoint.
+	Addr   string
+	Labels map[string]string
+}
+
+// Server is a running prometheus.
+type Server struct {
+	// URL is its base URL ("http://127.0.0.1:PORT"), what fgtop fleet
+	// --prometheus and api.Client take.
+	URL     string
+	Dir     string
+	targets []Target
+	api     v1.API
+	logPath string
+}
+
+// ScrapeInterval is how often the test server scrapes its targets.
+const ScrapeInterval = time.Second
+
+// startTimeout bounds how long Start waits for the server to be ready.
+const startTimeout = 20 * time.Second
+
+// Start runs prometheus scraping targets every ScrapeInterval (job
+// "fgtop"), with a temporary config and storage, on a free port of
+// 127.0.0.1. The process is killed when the test ends.
+func Start(t testing.TB, targets []Target) *Server {
+	t.Helper()
+	bin := Prometheus(t)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "prometheus.yml")
+	if err := os.WriteFile(cfg, []byte(config(targets)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var lastErr error
+	for attempt := 0; attempt < 5; attempt++ {
+		port, err := freePort()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := &Server{URL: "http://127.0.0.1:" + strconv.Itoa(port), Dir: dir, targets: targets,
+			logPath: filepath.Join(dir, fmt.Sprintf("prometheus-%d.log", attempt))}
+		logf, err := os.Create(s.logPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(bin,
+			"--config.file="+cfg,
+			"--storage.tsdb.path="+filepath.Join(dir, "data"),
+			"--web.listen-address=127.0.0.1:"+strconv.Itoa(port),
+			"--storage.tsdb.retention.time=1h",
+			"--log.level=warn")
+		cmd.Stdout, cmd.Stderr = logf, logf
+		err = cmd.Start()
+		logf.Close() // the child has its own descriptor
+		if err != nil {
+			t.Fatalf("start prometheus: %v", err)
+		}
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		t.Cleanup(func() {
+			_ = cmd.Process.Kill()
+			<-exited
+			if t.Failed() {
+				t.Logf("prometheus log:\n%s", s.Logs())
+			}
+		})
+		if err := s.waitReady(exited); err != nil {
+			lastErr = err
+			_ = cmd.Process.Kill()
+			if strings.Contains(s.Logs(), "address already in use") {
+				continue // the free port was taken meanwhile: another one
+			}
+			t.Fatalf("prometheus did not start: %v\n%s", err, s.Logs())
+		}
+		client, err := api.NewClient(api.Config{Address: s.URL})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.api = v1.NewAPI(client)
+		return s
+	}
+	t.Fatalf("prometheus did not start: %v", lastErr)
+	return nil
+}
+
+// config is a prometheus.yml scraping targets.
+func config(targets []Target) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "global:\n  scrape_interval: %s\n  scrape_timeout: %s\n  evaluation_interval: %s\n", ScrapeInterval, ScrapeInterval, ScrapeInterval)
+	b.WriteString("scrape_configs:\n  - job_name: fgtop\n    static_configs:\n")
+	for _, tg := range targets {
+		fmt.Fprintf(&b, "      - targets: [%q]\n", tg.Addr)
+		if len(tg.Labels) > 0 {
+			b.WriteString("        labels:\n")
+			for k, v := range tg.Labels {
+				fmt.Fprintf(&b, "          %s: %q\n", k, v)
+			}
+		}
+	}
+	return b.String()
+}
+
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("find a free port: %w", err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// waitReady polls /-/ready until it answers 200, the process exits, or
+// startTimeout passes.
+func (s *Server) waitReady(exited <-chan error) error {
+	deadline := time.Now().Add(startTimeout)
+	c := &http.Client{Timeout: time.Second}
+	for time.Now().Before(deadline) {
+		select {
+		case err := <-exited:
+			return fmt.Errorf("prometheus exited: %v", err)
+		default:
+		}
+		resp, err := c.Get(s.URL + "/-/ready")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return errors.New("not ready after " + startTimeout.String())
+}
+
+// API returns a client of the server's HTTP API.
+func (s *Server) API() v1.API { return s.api }
+
+// maxLog is how much of the end of prometheus's log Logs returns.
+const maxLog = 64 << 10
+
+// Logs returns the end of what prometheus printed so far.
+func (s *Server) Logs() string {
+	b, err := os.ReadFile(s.logPath)
+	if err != nil {
+		return fmt.Sprintf("(log unreadable: %v)", err)
+	}
+	if len(b) > maxLog {
+		b = b[len(b)-maxLog:]
+	}
+	return string(b)
+}
+
+// WaitUp waits until every target has been scraped successfully (up ==
+// 1), or fails the test when ctx ends first.
+func (s *Server) WaitUp(t testing.TB, ctx context.Context) {
+	t.Helper()
+	s.WaitQuery(t, ctx, `sum(up{job="fgtop"})`, func(v pmodel.Vector) bool {
+		return len(v) == 1 && int(v[0].Value) == len(s.targets)
+	})
+}
+
+// WaitQuery runs query every 100 ms until ok accepts the result, and
+// returns that result; it fails the test when ctx ends first.
+func (s *Server) WaitQuery(t testing.TB, ctx context.Context, query string, ok func(pmodel.Vector) bool) pmodel.Vector {
+	t.Helper()
+	var last pmodel.Value
+	var lastErr error
+	for {
+		qctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		v, _, _, err := s.api.Query(qctx, query, time.Now())
+		cancel()
+		last, lastErr = v, err
+		if err == nil {
+			if vec, isVec := v.(pmodel.Vector); isVec && ok(vec) {
+				return vec
+			}
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("query %s: still not as wanted when the time ran out: last %v (err %v)\nprometheus log:\n%s", query, last, lastErr, s.Logs())
+			return nil
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
