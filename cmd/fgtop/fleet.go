@@ -161,10 +161,11 @@ func (f *fleetFlags) start(ctx context.Context) (*fleetSource, error) {
 	if err != nil {
 		return nil, err
 	}
-	settings, err := f.alloc.settings()
+	ps, err := f.alloc.settings()
 	if err != nil {
 		return nil, err
 	}
+	settings := fleet.Settings{Settings: ps, PolicySet: f.alloc.affinity != ""}
 	known := f.knownHosts
 	if len(known) == 0 {
 		known = []string{fleet.DefaultKnownHosts()}

@@ -72,10 +72,11 @@ func TestFleetFitAgreesWithSimulate(t *testing.T) {
 		{"fill, no fragmentation", allocFlags{strategy: "fill", noFrag: true}, []string{"--strategy", "fill", "--no-fragmentation"}},
 	} {
 		t.Run(set.name, func(t *testing.T) {
-			settings, err := set.flags.settings()
+			ps, err := set.flags.settings()
 			if err != nil {
 				t.Fatal(err)
 			}
+			settings := fleet.Settings{Settings: ps}
 			want := map[string]string{}
 			for addr, s := range snaps {
 				want[addr] = fleet.Summarize(s, settings).String()

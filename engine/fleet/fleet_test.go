@@ -36,22 +36,23 @@ func demoSnapshot(t *testing.T, seed int64) *model.Snapshot {
 func TestLargestIsTheAllocatorsAnswer(t *testing.T) {
 	for _, seed := range []int64{1, 2, 3, 5, 8} {
 		s := demoSnapshot(t, seed)
-		for _, set := range []Settings{
+		for _, ps := range []placement.Settings{
 			{},
 			{Strategy: alloc.Fill},
 			{ForbidFragmentation: true},
 			{Quantum: model.MustDec("0.1")},
 		} {
+			set := Settings{Settings: ps}
 			sum := Summarize(s, set)
 			if sum.Slot != "cuda.shares" {
 				t.Fatalf("slot %q", sum.Slot)
 			}
-			step := set.Quantum
+			step := SettingsFor(s, set).Quantum
 			if step.IsZero() {
 				step = placement.DefaultQuantum
 			}
 			want := model.Zero
-			for _, st := range placement.NewPlanner(s, set).Agents() {
+			for _, st := range placement.NewPlanner(s, SettingsFor(s, set)).Agents() {
 				for k := int64(1); ; k++ {
 					amt := step.Mul(model.DecFromInt64(k))
 					if st.Node.FreeOf(sum.Slot).Less(amt) {

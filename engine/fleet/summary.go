@@ -46,13 +46,19 @@ type Summary struct {
 	Issues int
 }
 
-// Settings are the fleet-wide allocator settings: what the node's own
-// snapshot does not say (see SettingsFor).
-type Settings = placement.Settings
+// Settings are the fleet-wide allocator settings (the fleet's flags); a
+// node's snapshot fills in what they leave unset (see SettingsFor).
+type Settings struct {
+	placement.Settings
+	// PolicySet says Policy was given (INTERLEAVED is the zero value, so it
+	// cannot say so itself); unset, each node's own policy applies.
+	PolicySet bool
+}
 
 // SettingsFor returns the allocator settings of a node: base (the fleet's
-// flags) with what the node's snapshot says about its own allocator.
-func SettingsFor(s *model.Snapshot, base Settings) Settings {
+// flags) with what the node's snapshot says about its own allocator where
+// base leaves it unset.
+func SettingsFor(s *model.Snapshot, base Settings) placement.Settings {
 	return nodeSettings(s, base)
 }
 
@@ -102,7 +108,7 @@ func Summarize(s *model.Snapshot, base Settings) Summary {
 // has free. Whether a request fits is monotone in its size for both of
 // Backend.AI's strategies (a smaller request fits wherever a larger one
 // does), which is what makes bisection exact here.
-func largest(s *model.Snapshot, slot model.SlotName, settings Settings) model.Dec {
+func largest(s *model.Snapshot, slot model.SlotName, settings placement.Settings) model.Dec {
 	best := model.Zero
 	step := model.One
 	if slot.MajorType() == "shares" {

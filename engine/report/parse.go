@@ -66,6 +66,11 @@ func truncate(s string, n int) string {
 func (r *Snapshot) Model() (*model.Snapshot, error) {
 	s := &model.Snapshot{Seq: r.Seq, Node: r.Node, Mode: r.Mode, ConfigPath: r.Config, Source: r.Source,
 		HostMemBytes: r.HostMemBytes, Usage: map[model.DeviceKey]*model.DeviceUsage{}}
+	a, err := r.Allocator.model()
+	if err != nil {
+		return nil, err
+	}
+	s.Allocator = a
 	if r.Time != "" {
 		t, err := time.Parse(time.RFC3339Nano, r.Time)
 		if err != nil {
@@ -239,4 +244,20 @@ func (t *Telemetry) model() *model.Telemetry {
 		out.Processes = append(out.Processes, model.Process{PID: p.PID, UsedMem: some(p.UsedMem), Name: p.Name, Kernel: model.KernelID(p.Kernel)})
 	}
 	return out
+}
+
+// model is the allocator settings back as the snapshot holds them.
+func (a Allocator) model() (model.Allocator, error) {
+	out := model.Allocator{Fractional: a.AllocationMode == "fractional", AffinityPolicy: a.AffinityPolicy}
+	if a.QuantumSize != "" {
+		q, err := model.ParseDec(a.QuantumSize)
+		if err != nil || !q.IsFinite() || q.Sign() <= 0 {
+			return out, fmt.Errorf("allocator: quantum_size %q is not a positive decimal", truncate(a.QuantumSize, 40))
+		}
+		out.Quantum = q
+	}
+	for _, n := range a.AllocationOrder {
+		out.AllocationOrder = append(out.AllocationOrder, model.DeviceName(n))
+	}
+	return out, nil
 }
