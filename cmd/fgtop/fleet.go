@@ -27,6 +27,11 @@ largest request that fits, fragmentation, kernels, issues, last seen), read from
 ` + "`fgtop serve`" + ` over SSH. Enter opens a node's own device view, read-only, from its stream.
 
 Sources:
+  --prometheus URL          PromQL over Prometheus's HTTP API: every node whose fgtop exporter (or
+                            serve --metrics-listen) it scrapes, queried every --refresh; a node whose
+                            target is down ages to stale, then unreachable. Kernels are not per-kernel
+                            series: a node opened from Prometheus shows each agent's holdings as one
+                            row. Amounts come back exact, with trailing zeros dropped ("1" for "1.00").
   --hosts H:P,H:P | @FILE   each node's fgtop serve (FILE: one host per line, # comments; a host
                             without a port gets 2222). The fleet execs the read-only snapshot stream
                             (snapshot --follow --json): any key in the node's authorized_keys will
@@ -61,6 +66,8 @@ when the request fits on no node; 2 on bad usage.`
 // fleetFlags are fgtop fleet's flags.
 type fleetFlags struct {
 	hosts       string
+	prometheus  string
+	refresh     time.Duration
 	identities  []string
 	knownHosts  []string
 	user        string
@@ -79,11 +86,12 @@ type fleetFlags struct {
 func newFleetCmd() *cobra.Command {
 	f := &fleetFlags{}
 	cmd := &cobra.Command{
-		Use:   "fleet --hosts H:P,H:P|@FILE [--once --json] [--fit SLOTS]",
-		Short: "Many nodes in one console: each node's fgtop serve over SSH",
+		Use:   "fleet --hosts H:P,H:P|@FILE | --prometheus URL [--once --json] [--fit SLOTS]",
+		Short: "Many nodes in one console: from Prometheus, or each node's fgtop serve over SSH",
 		Long:  fleetLong,
 		Example: `  fgtop fleet --hosts node01:2222,node02:2222 --identity ~/.ssh/id_ed25519
   fgtop fleet --hosts @fleet.txt --once --json
+  fgtop fleet --prometheus http://prometheus:9090
   fgtop fleet --hosts @fleet.txt --fit cuda.shares=2.5,cpu=8,mem=64g --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -96,6 +104,8 @@ func newFleetCmd() *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.hosts, "hosts", "", "nodes: H:P,H:P or @FILE (one per line, # comments)")
+	fl.StringVar(&f.prometheus, "prometheus", "", "read the fleet from this Prometheus (http://HOST:9090), which scrapes each node's fgtop exporter")
+	fl.DurationVar(&f.refresh, "refresh", 2*time.Second, "with --prometheus: how often the fleet is queried")
 	fl.StringArrayVar(&f.identities, "identity", nil, "private key file to log in with (repeatable; ssh-agent is used too)")
 	fl.StringArrayVar(&f.knownHosts, "known-hosts", nil, "known_hosts file(s) to check host keys against (default ~/.ssh/known_hosts)")
 	fl.StringVar(&f.user, "user", "", "login name (default: $USER)")
@@ -117,12 +127,18 @@ type fleetSource struct {
 	tracker  *fleet.Tracker
 	settings fleet.Settings
 	wait     func()
+	prom     *fleet.PromClient // the Prometheus source, nil over SSH
+	desc     string            // "ssh: 3 hosts", "prometheus: URL"
 }
 
 func (f *fleetFlags) check() error {
 	switch {
-	case f.hosts == "":
-		return usageErr("fleet: --hosts H:P,H:P or --hosts @FILE is required")
+	case f.hosts == "" && f.prometheus == "":
+		return usageErr("fleet: a source is required: --hosts H:P,H:P, --hosts @FILE or --prometheus URL")
+	case f.hosts != "" && f.prometheus != "":
+		return usageErr("fleet: --hosts and --prometheus are exclusive")
+	case f.prometheus != "" && f.refresh < 100*time.Millisecond:
+		return usageErr("fleet: --refresh %s: want at least 100ms", f.refresh)
 	case f.asJSON && !f.once && f.fit == "":
 		return usageErr("fleet: --json needs --once or --fit")
 	case f.timeout <= 0:
@@ -157,15 +173,18 @@ func (f *fleetFlags) start(ctx context.Context) (*fleetSource, error) {
 	if err := f.check(); err != nil {
 		return nil, err
 	}
-	hosts, err := f.hostList()
-	if err != nil {
-		return nil, err
-	}
 	ps, err := f.alloc.settings()
 	if err != nil {
 		return nil, err
 	}
 	settings := fleet.Settings{Settings: ps, PolicySet: f.alloc.affinity != ""}
+	if f.prometheus != "" {
+		return f.startPrometheus(ctx, settings)
+	}
+	hosts, err := f.hostList()
+	if err != nil {
+		return nil, err
+	}
 	known := f.knownHosts
 	if len(known) == 0 {
 		known = []string{fleet.DefaultKnownHosts()}
@@ -188,7 +207,28 @@ func (f *fleetFlags) start(ctx context.Context) (*fleetSource, error) {
 		wg.Add(1)
 		go func() { defer wg.Done(); fleet.FollowSSH(ctx, t, h, cfg, o) }()
 	}
-	return &fleetSource{tracker: t, settings: settings, wait: func() { wg.Wait(); closeAgent() }}, nil
+	return &fleetSource{tracker: t, settings: settings, wait: func() { wg.Wait(); closeAgent() }, desc: fmt.Sprintf("ssh: %d hosts", len(hosts))}, nil
+}
+
+// startPrometheus follows the fleet through Prometheus's HTTP API: the
+// nodes are whatever fgtop exporters it scrapes.
+func (f *fleetFlags) startPrometheus(ctx context.Context, settings fleet.Settings) (*fleetSource, error) {
+	c, err := fleet.NewPromClient(fleet.PromOptions{URL: f.prometheus, Interval: f.refresh, Timeout: f.timeout, Settings: settings})
+	if err != nil {
+		return nil, usageErr("fleet: %v", err)
+	}
+	t := fleet.NewTracker(nil, "prometheus", fleet.Options{StaleAfter: f.staleAfter, UnreachableAfter: f.unreachable, Dynamic: true})
+	src := &fleetSource{tracker: t, settings: settings, prom: c, desc: "prometheus: " + f.prometheus}
+	if f.once || f.fit != "" {
+		src.wait = func() {}
+		return src, nil
+	}
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); _ = t.Run(ctx) }()
+	go func() { defer wg.Done(); fleet.FollowPrometheus(ctx, t, c) }()
+	src.wait = wg.Wait
+	return src, nil
 }
 
 func (f *fleetFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
@@ -212,7 +252,19 @@ func (f *fleetFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if !f.once && f.fit == "" {
 		return runFleetConsole(ctx, src, f)
 	}
-	fl := waitAnswered(ctx, src.tracker, f.timeout)
+	var fl *fleet.Fleet
+	if src.prom != nil {
+		nodes, err := src.prom.Refresh(ctx)
+		if err != nil {
+			return &exitError{code: exitProblem, err: fmt.Errorf("fleet: %w", err)}
+		}
+		if len(nodes) == 0 {
+			return &exitError{code: exitProblem, err: fmt.Errorf("fleet: %s has no fgtop series (does it scrape fgtop exporter or serve --metrics-listen?)", f.prometheus)}
+		}
+		fl = fleet.PromFleet(nodes, time.Now(), f.staleAfter)
+	} else {
+		fl = waitAnswered(ctx, src.tracker, f.timeout)
+	}
 	var v any
 	bad := false
 	if f.fit != "" {
@@ -334,9 +386,8 @@ func runFleetConsole(ctx context.Context, src *fleetSource, f *fleetFlags) error
 	if err != nil {
 		return err
 	}
-	n := len(src.tracker.Latest().Nodes)
 	m := ui.NewFleet(src.tracker.Subscribe(ctx), ui.FleetOptions{Theme: uo.Theme, Background: uo.Background, ASCII: uo.ASCII,
-		Settings: src.settings, Source: fmt.Sprintf("ssh: %d hosts", n)})
+		Settings: src.settings, Source: src.desc})
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithFPS(ui.FrameRate))
 	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) && ctx.Err() == nil {
 		return fmt.Errorf("fleet console: %w", err)

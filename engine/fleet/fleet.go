@@ -64,6 +64,9 @@ type Fleet struct {
 	Seq   uint64
 	Time  time.Time
 	Nodes []Node
+	// Err is why the source itself fails now (Prometheus unreachable),
+	// "" when it works.
+	Err string
 }
 
 // Node returns the node with addr, or nil.
@@ -100,6 +103,17 @@ type Event struct {
 	Err error
 	// At is when it happened; zero means now.
 	At time.Time
+
+	setErr *string // SetError's event
+}
+
+// SetError says the source itself fails now (nil: works again).
+func (t *Tracker) SetError(ctx context.Context, err error) {
+	msg := ""
+	if err != nil {
+		msg = err.Error()
+	}
+	t.Send(ctx, Event{setErr: &msg})
 }
 
 // Options configure a Tracker.
@@ -108,6 +122,9 @@ type Options struct {
 	StaleAfter, UnreachableAfter time.Duration
 	// Now is the clock (tests); time.Now when nil.
 	Now func() time.Time
+	// Dynamic adds a node the first time an event names it (Prometheus
+	// tells which nodes there are); otherwise only the nodes given exist.
+	Dynamic bool
 }
 
 // Tracker owns the fleet's state in one goroutine: sources send it
@@ -120,7 +137,9 @@ type Tracker struct {
 	index  map[string]int
 	seq    uint64
 	// dirty: something not worth an immediate publication changed.
-	dirty bool
+	dirty  bool
+	source string
+	err    string
 
 	mu     sync.Mutex
 	latest *Fleet
@@ -139,7 +158,7 @@ func NewTracker(addrs []string, source string, opts Options) *Tracker {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	t := &Tracker{opts: opts, events: make(chan Event, 256), index: map[string]int{}, subs: map[chan *Fleet]struct{}{}}
+	t := &Tracker{opts: opts, events: make(chan Event, 256), index: map[string]int{}, subs: map[chan *Fleet]struct{}{}, source: source}
 	for _, a := range addrs {
 		if _, dup := t.index[a]; dup {
 			continue
@@ -220,9 +239,18 @@ func (t *Tracker) Run(ctx context.Context) error {
 
 // apply records an event and says whether it is worth publishing now.
 func (t *Tracker) apply(e Event) bool {
+	if e.setErr != nil {
+		t.err = *e.setErr
+		return true
+	}
 	i, ok := t.index[e.Addr]
 	if !ok {
-		return false
+		if !t.opts.Dynamic || e.Err != nil {
+			return false
+		}
+		i = len(t.nodes)
+		t.index[e.Addr] = i
+		t.nodes = append(t.nodes, Node{Addr: e.Addr, Name: e.Addr, Source: t.source, State: Connecting})
 	}
 	n := &t.nodes[i]
 	at := e.At
@@ -287,7 +315,7 @@ func (t *Tracker) age() bool {
 func (t *Tracker) publish() {
 	t.dirty = false
 	t.seq++
-	f := &Fleet{Seq: t.seq, Time: t.opts.Now(), Nodes: slices.Clone(t.nodes)}
+	f := &Fleet{Seq: t.seq, Time: t.opts.Now(), Nodes: slices.Clone(t.nodes), Err: t.err}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.latest = f
