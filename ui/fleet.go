@@ -163,6 +163,10 @@ func (m *Fleet) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
+// Show adopts a fleet state as if it had come on the channel (tools and
+// benchmarks that drive the model without a program).
+func (m *Fleet) Show(f *fleet.Fleet) { m.adopt(f) }
+
 // adopt makes a fleet state current and feeds the opened node's console.
 func (m *Fleet) adopt(f *fleet.Fleet) {
 	var sel string
