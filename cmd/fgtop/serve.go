@@ -34,7 +34,10 @@ apply by one makes another's draft stale. The journal beside agent.toml records 
 rollback with the SSH user, the key's fingerprint and the remote address.
 
 The host key is created (ed25519, mode 0600) on first start and reused after. Sessions need a
-terminal (ssh -t); commands are refused. Connects, refusals, key reloads and disconnects are
+terminal (ssh -t). One command exists, for any key: the read-only snapshot stream
+` + "`ssh -p PORT node snapshot --follow --json [--heartbeat DUR]`" + ` (fgtop.snapshot/v1, one line per
+change, heartbeat lines while nothing changes; snapshot --json prints one), which fgtop fleet
+reads; it counts as a session. Other commands are refused. Connects, refusals, key reloads and disconnects are
 logged to --log (default: stderr), never into a session.
 
 Colours follow each client: TERM from its terminal, COLORTERM and NO_COLOR when the client sends
