@@ -29,6 +29,31 @@ type fleetNode struct {
 	cancel  context.CancelFunc
 	done    chan error
 	stopped bool
+	sf      *serveFlags
+}
+
+// start runs the node's server (again: on the same address and host key
+// after stop).
+func (n *fleetNode) start(t *testing.T) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	n.cancel, n.done, n.stopped = cancel, make(chan error, 1), false
+	addrc := make(chan string, 1)
+	nodec := make(chan *demo.Node, 1)
+	sf := *n.sf
+	go func() {
+		n.done <- runServe(ctx, serveRun{src: &sourceFlags{}, console: &consoleFlags{ascii: true, theme: "dark"}, serve: &sf,
+			stderr: io.Discard, ready: func(a string) { addrc <- a }, demoNode: func(d *demo.Node) { nodec <- d }})
+	}()
+	select {
+	case n.addr = <-addrc:
+	case err := <-n.done:
+		t.Fatalf("serve %s: %v", sf.node, err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not start")
+	}
+	n.node = <-nodec
+	n.sf.listen = n.addr // a restart comes back on the same address
 }
 
 // stop ends the node's server, as a node going down does.
@@ -67,22 +92,8 @@ func startFleet(t *testing.T, count int) ([]*fleetNode, string, string) {
 		sshtest.WriteAtomic(t, keysPath, keys.AuthorizedKeys())
 		sf := &serveFlags{listen: "127.0.0.1:0", authorizedKeys: keysPath, hostKey: filepath.Join(nd, "host_key"),
 			maxSessions: 8, logPath: filepath.Join(nd, "serve.log"), demo: true, seed: int64(i + 1), node: fmt.Sprintf("node%d", i+1)}
-		ctx, cancel := context.WithCancel(context.Background())
-		n := &fleetNode{name: sf.node, hostKey: sf.hostKey, cancel: cancel, done: make(chan error, 1)}
-		addrc := make(chan string, 1)
-		nodec := make(chan *demo.Node, 1)
-		go func() {
-			n.done <- runServe(ctx, serveRun{src: &sourceFlags{}, console: &consoleFlags{ascii: true, theme: "dark"}, serve: sf,
-				stderr: io.Discard, ready: func(a string) { addrc <- a }, demoNode: func(d *demo.Node) { nodec <- d }})
-		}()
-		select {
-		case n.addr = <-addrc:
-		case err := <-n.done:
-			t.Fatalf("serve %s: %v", sf.node, err)
-		case <-time.After(30 * time.Second):
-			t.Fatal("serve did not start")
-		}
-		n.node = <-nodec
+		n := &fleetNode{name: sf.node, hostKey: sf.hostKey, sf: sf}
+		n.start(t)
 		known.WriteString(sshtest.KnownHosts(n.addr, sshtest.HostKey(t, n.hostKey)))
 		nodes = append(nodes, n)
 		t.Cleanup(func() { n.stop(t) })
@@ -205,7 +216,8 @@ func TestFleetOnceJSON(t *testing.T) {
 }
 
 // TestFleetNodeGoesAway: a node killed mid-run turns stale, then
-// unreachable, and stays listed; the others stay live.
+// unreachable, and stays listed; the others stay live; restarted, it is
+// live again.
 func TestFleetNodeGoesAway(t *testing.T) {
 	nodes, id, kh := startFleet(t, 3)
 	f := &fleetFlags{hosts: hostsOf(nodes), identities: []string{id}, knownHosts: []string{kh}, timeout: 10 * time.Second,
@@ -253,6 +265,13 @@ func TestFleetNodeGoesAway(t *testing.T) {
 		}
 	}
 	t.Logf("node2: %s (%s); states seen %v", gone.State, gone.Reason, seen)
+	// It comes back on the same address with the same host key: the fleet
+	// reconnects (backoff) and it is live again, with fresh figures.
+	nodes[1].start(t)
+	waitFleet(t, src.tracker, "node2 live again", func(fl *fleet.Fleet) bool {
+		n := fl.Node(nodes[1].addr)
+		return n.State == fleet.Live && n.Updated.After(gone.Updated)
+	})
 }
 
 func waitFleet(t *testing.T, tr *fleet.Tracker, what string, ok func(*fleet.Fleet) bool) {
