@@ -68,34 +68,44 @@ var promptFullText = fmt.Sprintf("the prompt takes at most %d characters", maxPr
 // while typing; Esc restores the one before.
 func (a *App) handlePromptKey(msg tea.KeyPressMsg) tea.Cmd {
 	a.invalidate()
-	in, what := editPrompt(a.input, msg)
+	return promptKey(&a.prompt, &a.input, a.promptPrev, msg, a.runCommand,
+		func(f string) { a.filter = f; a.refreshKernels() },
+		func() { a.flashf(lvlWarn, promptFullText) })
+}
+
+// promptKey is the prompt handling both consoles share: a key edits
+// *input (editPrompt); enter runs a command line; the filter follows the
+// text while typing (setFilter) and esc gives it back its value from
+// before (prev); full is told when typed text was cut.
+func promptKey(mode *promptMode, input *string, prev string, msg tea.KeyPressMsg,
+	run func(string) tea.Cmd, setFilter func(string), full func(),
+) tea.Cmd {
+	in, what := editPrompt(*input, msg)
 	switch what {
 	case promptAccepted:
-		mode := a.prompt
-		a.prompt, a.input = promptNone, ""
-		if mode == promptCommand {
-			return a.runCommand(in)
+		m := *mode
+		*mode, *input = promptNone, ""
+		if m == promptCommand {
+			return run(in)
 		}
 		return nil
 	case promptCancelled:
-		if a.prompt == promptFilter {
-			a.filter = a.promptPrev
-			a.refreshKernels()
+		if *mode == promptFilter {
+			setFilter(prev)
 		}
-		a.prompt, a.input = promptNone, ""
+		*mode, *input = promptNone, ""
 		return nil
 	case promptClosed:
-		a.prompt = promptNone
+		*mode = promptNone
 		return nil
 	case promptIgnored:
 		return nil
 	case promptFull:
-		a.flashf(lvlWarn, promptFullText)
+		full()
 	}
-	a.input = in
-	if a.prompt == promptFilter {
-		a.filter = a.input
-		a.refreshKernels()
+	*input = in
+	if *mode == promptFilter {
+		setFilter(in)
 	}
 	return nil
 }

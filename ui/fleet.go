@@ -287,7 +287,7 @@ func (m *Fleet) expireFlash() {
 // key handles a key on the fleet table.
 func (m *Fleet) key(msg tea.KeyPressMsg) tea.Cmd {
 	if m.prompt != promptNone {
-		return m.promptKey(msg)
+		return m.promptKeyFleet(msg)
 	}
 	if m.showHelp {
 		switch m.keys.lookupIn(scFleet, msg) {
@@ -356,39 +356,12 @@ func (m *Fleet) resort() {
 	m.rebuild(sel)
 }
 
-// promptKey edits the filter or command line (editPrompt, as the node
-// console's).
-func (m *Fleet) promptKey(msg tea.KeyPressMsg) tea.Cmd {
-	in, what := editPrompt(m.input, msg)
-	switch what {
-	case promptAccepted:
-		mode := m.prompt
-		m.prompt, m.input = promptNone, ""
-		if mode == promptCommand {
-			return m.command(in)
-		}
-		return nil
-	case promptCancelled:
-		if m.prompt == promptFilter {
-			m.filter = m.promptPrev
-			m.resort()
-		}
-		m.prompt, m.input = promptNone, ""
-		return nil
-	case promptClosed:
-		m.prompt = promptNone
-		return nil
-	case promptIgnored:
-		return nil
-	case promptFull:
-		m.flashf(lvlWarn, promptFullText)
-	}
-	m.input = in
-	if m.prompt == promptFilter {
-		m.filter = m.input
-		m.resort()
-	}
-	return nil
+// promptKeyFleet edits the filter or command line, as the node console
+// does (promptKey).
+func (m *Fleet) promptKeyFleet(msg tea.KeyPressMsg) tea.Cmd {
+	return promptKey(&m.prompt, &m.input, m.promptPrev, msg, m.command,
+		func(f string) { m.filter = f; m.resort() },
+		func() { m.flashf(lvlWarn, promptFullText) })
 }
 
 // command runs a ':' command.

@@ -149,17 +149,7 @@ func TestFleetFitAgreesWithSimulate(t *testing.T) {
 	}
 }
 
-func placementOf(f fleet.Fit) string {
-	m := map[string]map[string]string{}
-	for _, s := range f.Placement {
-		d := map[string]string{}
-		for _, sh := range s.Shares {
-			d[string(sh.Device)] = sh.Amount.String()
-		}
-		m[string(s.Slot)] = d
-	}
-	return placementString(m)
-}
+func placementOf(f fleet.Fit) string { return placementString(fitPlacement(f)) }
 
 // placementString prints a placement in a stable order.
 func placementString(m map[string]map[string]string) string {
