@@ -468,9 +468,13 @@ func (m *Fleet) viewFooter(w int) string {
 func (m *Fleet) viewFleetHelp(w, h int) []string {
 	st := m.st
 	rows := []string{m.viewHeader(w), titleRowOf(st, w, []span{{lvlFocus, " Help "}}, []span{{lvlDim, "esc/? back"}}, 0, 0, 0)}
-	m.help.SetWidth(w - 2)
-	for _, ln := range strings.Split(m.help.FullHelpView(m.keys.fullHelpIn(scFleet)), "\n") {
-		rows = append(rows, " "+ln)
+	for i, row := range helpRowsOf(&m.help, m.keys.fullHelpIn(scFleet), w-2) {
+		if i > 0 {
+			rows = append(rows, "")
+		}
+		for _, ln := range strings.Split(m.help.FullHelpView(row), "\n") {
+			rows = append(rows, " "+ln)
+		}
 	}
 	rows = append(rows, "", spansRow(st, []span{{lvlTitle, " Columns"}}, w))
 	for _, c := range [][2]string{
