@@ -244,24 +244,30 @@ func (a *App) Init() tea.Cmd {
 // listen waits for the next snapshot, then drains whatever else is queued
 // so only the newest is delivered.
 func (a *App) listen() tea.Cmd {
-	ch := a.ch
+	return listenLatest(a.ch, func(s *model.Snapshot) tea.Msg { return snapshotMsg{s} }, closedMsg{})
+}
+
+// listenLatest waits for the next value on ch and drains whatever else is
+// queued, so only the newest is delivered (wrapped); closed is delivered
+// when ch closes. A nil ch never delivers.
+func listenLatest[T any](ch <-chan T, wrap func(T) tea.Msg, closed tea.Msg) tea.Cmd {
 	if ch == nil {
 		return nil
 	}
 	return func() tea.Msg {
-		s, ok := <-ch
+		v, ok := <-ch
 		if !ok {
-			return closedMsg{}
+			return closed
 		}
 		for {
 			select {
 			case next, ok := <-ch:
 				if !ok {
-					return snapshotMsg{s}
+					return wrap(v)
 				}
-				s = next
+				v = next
 			default:
-				return snapshotMsg{s}
+				return wrap(v)
 			}
 		}
 	}
@@ -349,8 +355,10 @@ func (a *App) nodeName() string {
 	return "(node)"
 }
 
-func (a *App) size() (int, int) {
-	w, h := a.width, a.height
+func (a *App) size() (int, int) { return termSize(a.width, a.height) }
+
+// termSize is the size to draw at: 80x24 until the terminal said.
+func termSize(w, h int) (int, int) {
 	if w <= 0 {
 		w = 80
 	}

@@ -21,53 +21,91 @@ func (a *App) startPrompt(m promptMode, initial string) {
 	a.invalidate()
 }
 
+// promptEdit is what a key did to a prompt line.
+type promptEdit uint8
+
+const (
+	promptIgnored   promptEdit = iota // a key the prompt does not take
+	promptChanged                     // the text changed (typing, deleting)
+	promptFull                        // typed text was cut at maxPromptRunes
+	promptAccepted                    // enter
+	promptCancelled                   // esc
+	promptClosed                      // backspace on an empty line
+)
+
+// editPrompt applies a key to a prompt line (the filter, the command
+// line): the node console and the fleet console share its keys and its
+// length limit. Typed (or pasted) text beyond maxPromptRunes is dropped: a
+// 1 MB filter cost 25 s of CPU, re-filtering at every key.
+func editPrompt(in string, msg tea.KeyPressMsg) (string, promptEdit) {
+	switch {
+	case msg.Code == tea.KeyEnter:
+		return in, promptAccepted
+	case msg.Code == tea.KeyEscape:
+		return in, promptCancelled
+	case msg.Code == tea.KeyBackspace:
+		if in == "" {
+			return in, promptClosed
+		}
+		return dropLastGrapheme(in), promptChanged
+	case msg.String() == "ctrl+u":
+		return "", promptChanged
+	case msg.Text != "":
+		room := maxPromptRunes - utf8.RuneCountInString(in)
+		text := msg.Text
+		if utf8.RuneCountInString(text) <= room {
+			return in + text, promptChanged
+		}
+		return in + string([]rune(text)[:max(room, 0)]), promptFull
+	}
+	return in, promptIgnored
+}
+
+// promptFullText is the flash of a prompt that is full.
+var promptFullText = fmt.Sprintf("the prompt takes at most %d characters", maxPromptRunes)
+
 // handlePromptKey edits the filter or command line. The filter applies
 // while typing; Esc restores the one before.
 func (a *App) handlePromptKey(msg tea.KeyPressMsg) tea.Cmd {
 	a.invalidate()
-	switch {
-	case msg.Code == tea.KeyEnter:
-		in := a.input
-		mode := a.prompt
-		a.prompt, a.input = promptNone, ""
-		if mode == promptCommand {
-			return a.runCommand(in)
+	return promptKey(&a.prompt, &a.input, a.promptPrev, msg, a.runCommand,
+		func(f string) { a.filter = f; a.refreshKernels() },
+		func() { a.flashf(lvlWarn, promptFullText) })
+}
+
+// promptKey is the prompt handling both consoles share: a key edits
+// *input (editPrompt); enter runs a command line; the filter follows the
+// text while typing (setFilter) and esc gives it back its value from
+// before (prev); full is told when typed text was cut.
+func promptKey(mode *promptMode, input *string, prev string, msg tea.KeyPressMsg,
+	run func(string) tea.Cmd, setFilter func(string), full func(),
+) tea.Cmd {
+	in, what := editPrompt(*input, msg)
+	switch what {
+	case promptAccepted:
+		m := *mode
+		*mode, *input = promptNone, ""
+		if m == promptCommand {
+			return run(in)
 		}
 		return nil
-	case msg.Code == tea.KeyEscape:
-		if a.prompt == promptFilter {
-			a.filter = a.promptPrev
-			a.refreshKernels()
+	case promptCancelled:
+		if *mode == promptFilter {
+			setFilter(prev)
 		}
-		a.prompt, a.input = promptNone, ""
+		*mode, *input = promptNone, ""
 		return nil
-	case msg.Code == tea.KeyBackspace:
-		if a.input == "" {
-			a.prompt = promptNone
-			return nil
-		}
-		a.input = dropLastGrapheme(a.input)
-	case msg.String() == "ctrl+u":
-		a.input = ""
-	case msg.Text != "":
-		// Typed (or pasted) text beyond the limit is dropped: a 1 MB
-		// filter cost 25 s of CPU, re-filtering at every key.
-		room := maxPromptRunes - utf8.RuneCountInString(a.input)
-		if room <= 0 {
-			a.flashf(lvlWarn, fmt.Sprintf("the prompt takes at most %d characters", maxPromptRunes))
-			return nil
-		}
-		text := msg.Text
-		if utf8.RuneCountInString(text) > room {
-			text = string([]rune(text)[:room])
-		}
-		a.input += text
-	default:
+	case promptClosed:
+		*mode = promptNone
 		return nil
+	case promptIgnored:
+		return nil
+	case promptFull:
+		full()
 	}
-	if a.prompt == promptFilter {
-		a.filter = a.input
-		a.refreshKernels()
+	*input = in
+	if *mode == promptFilter {
+		setFilter(in)
 	}
 	return nil
 }

@@ -605,8 +605,11 @@ func shortHash(h string) string {
 }
 
 // shortHelpFor is shortHelpLine for any list of bindings.
-func (a *App) shortHelpFor(bs []key.Binding, w int) string {
-	st := a.st
+func (a *App) shortHelpFor(bs []key.Binding, w int) string { return shortHelpOf(a.st, bs, w) }
+
+// shortHelpOf is a footer of key help in w cells: as many bindings as
+// fit, then an ellipsis. The node console and the fleet console share it.
+func shortHelpOf(st *Styles, bs []key.Binding, w int) string {
 	l := newLine(paint{})
 	sepG := " • "
 	if st.ASCII {

@@ -330,7 +330,12 @@ func (a *App) paneTitle(p pane, count string) []span {
 // titleRow draws a pane's title row: the title spans, a rule, optional
 // info and the scroll position when not every row fits.
 func (a *App) titleRow(w int, title, info []span, total, visible, offset int) string {
-	st := a.st
+	return titleRowOf(a.st, w, title, info, total, visible, offset)
+}
+
+// titleRowOf is a pane's title rule: title on the left, info and the
+// scroll position on the right. The node and fleet consoles share it.
+func titleRowOf(st *Styles, w int, title, info []span, total, visible, offset int) string {
 	l := newLine(paint{})
 	l.putW(st.Border, st.G.Rule, 1)
 	putSpans(l, st, title, max(w-2, 0))

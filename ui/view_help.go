@@ -3,6 +3,7 @@ package ui
 import (
 	"strings"
 
+	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	"charm.land/lipgloss/v2"
 
@@ -82,12 +83,18 @@ func (a *App) helpLines(w int) []string {
 // w cells: bubbles' FullHelpView puts every group side by side and cuts
 // what does not fit, which at 80 columns would hide quit and help.
 func (a *App) helpRows(w int) [][][]key.Binding {
-	a.help.SetWidth(0)
+	return helpRowsOf(&a.help, a.keys.fullHelpIn(a.helpScope()), w)
+}
+
+// helpRowsOf packs help groups into rows of columns that fit w cells (the
+// node and fleet consoles' help screens).
+func helpRowsOf(h *help.Model, groups [][]key.Binding, w int) [][][]key.Binding {
+	h.SetWidth(0)
 	var rows [][][]key.Binding
 	used := 0
-	for _, g := range a.keys.fullHelpIn(a.helpScope()) {
-		gw := lipgloss.Width(a.help.FullHelpView([][]key.Binding{g}))
-		sep := width(a.help.FullSeparator)
+	for _, g := range groups {
+		gw := lipgloss.Width(h.FullHelpView([][]key.Binding{g}))
+		sep := width(h.FullSeparator)
 		if len(rows) == 0 || used+sep+gw > w {
 			rows = append(rows, [][]key.Binding{g})
 			used = gw
@@ -96,7 +103,7 @@ func (a *App) helpRows(w int) [][][]key.Binding {
 		rows[len(rows)-1] = append(rows[len(rows)-1], g)
 		used += sep + gw
 	}
-	a.help.SetWidth(w)
+	h.SetWidth(w)
 	return rows
 }
 

@@ -89,6 +89,7 @@ the kernels are named with --scratch-root. Try it without a node: fgtop demo.`,
 	root.AddCommand(newSimulateCmd())
 	root.AddCommand(newDemoCmd())
 	root.AddCommand(newServeCmd())
+	root.AddCommand(newFleetCmd())
 	root.AddCommand(newExporterCmd())
 	root.AddCommand(newVersionCmd())
 	root.AddCommand(newManCmd())

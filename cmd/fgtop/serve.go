@@ -34,7 +34,10 @@ apply by one makes another's draft stale. The journal beside agent.toml records 
 rollback with the SSH user, the key's fingerprint and the remote address.
 
 The host key is created (ed25519, mode 0600) on first start and reused after. Sessions need a
-terminal (ssh -t); commands are refused. Connects, refusals, key reloads and disconnects are
+terminal (ssh -t). One command exists, for any key: the read-only snapshot stream
+` + "`ssh -p PORT node snapshot --follow --json [--heartbeat DUR]`" + ` (fgtop.snapshot/v1, one line per
+change, heartbeat lines while nothing changes; snapshot --json prints one), which fgtop fleet
+reads; it counts as a session. Other commands are refused. Connects, refusals, key reloads and disconnects are
 logged to --log (default: stderr), never into a session.
 
 Colours follow each client: TERM from its terminal, COLORTERM and NO_COLOR when the client sends
@@ -64,6 +67,7 @@ type serveFlags struct {
 	themeDir       string
 	demo           bool
 	seed           int64
+	node           string
 	// metricsListen, when set, also serves the engine's Prometheus
 	// metrics there (fgtop exporter's endpoint).
 	metricsListen string
@@ -102,6 +106,7 @@ func newServeCmd() *cobra.Command {
 	fl.StringVar(&sf.logPath, "log", "", "append connects and refusals to this file (default: stderr)")
 	fl.BoolVar(&sf.demo, "demo", false, "serve the embedded demo node instead of this node")
 	fl.Int64Var(&sf.seed, "seed", 1, "with --demo: seed of the simulated workload")
+	fl.StringVar(&sf.node, "node", "", "the node's name in its snapshots (default: the host name; the demo's own name with --demo): what fgtop fleet shows")
 	fl.StringVar(&sf.metricsListen, "metrics-listen", "", "also serve Prometheus metrics (GET /metrics, as fgtop exporter) on this HOST:PORT")
 	return cmd
 }
@@ -199,6 +204,9 @@ func runServe(ctx context.Context, r serveRun) (err error) {
 			return err
 		}
 		defer closeSource(eopts)
+	}
+	if r.serve.node != "" {
+		eopts.Node = r.serve.node
 	}
 	uopts, err := r.console.uiOptions(eopts.Node)
 	if err != nil {

@@ -99,11 +99,7 @@ type simulateFlags struct {
 	caseFile string
 	caseID   string
 	check    bool
-	strategy string
-	affinity string
-	quantum  string
-	noFrag   bool
-	order    string
+	allocFlags
 	cpus     int
 	cpuNUMA  int
 	mem      string
@@ -144,11 +140,7 @@ func newSimulateCmd() *cobra.Command {
 	_ = fl.MarkHidden("host-mem")
 	fl.Lookup("devices").Usage = "device source: a mock-accelerator.toml, a devices.json list, auto or nvml"
 	fl.StringArrayVar(&f.requests, "request", nil, "an allocation request (cuda.shares=1.2,cpu=2,mem=4g) or free=N; repeatable, run in order")
-	fl.StringVar(&f.strategy, "strategy", "evenly", "allocation strategy of the device source's maps: evenly or fill")
-	fl.StringVar(&f.affinity, "affinity", "", "affinity policy: interleaved or prefer-single-node (default: the agent config's, else interleaved)")
-	fl.StringVar(&f.quantum, "quantum", "", "quantum_size of fractional maps (default: the mock's etcd setting, else 0.01)")
-	fl.BoolVar(&f.noFrag, "no-fragmentation", false, "disallow fractional resource fragmentation (allow_fractional_resource_fragmentation = false)")
-	fl.StringVar(&f.order, "allocation-order", "", "comma-separated device plugins (default: the agent config's, else cuda,rocm,tpu,cpu,mem)")
+	f.allocFlags.register(cmd, "the device source's maps", "the mock's etcd setting", "the agent config's")
 	fl.IntVar(&f.cpus, "cpus", 0, "simulate a host with this many CPU cores (ids 0..N-1) instead of this machine's")
 	fl.IntVar(&f.cpuNUMA, "cpu-numa", 0, "with --cpus: spread the cores over this many NUMA nodes, in equal blocks (default: all on node 0)")
 	fl.StringVar(&f.mem, "mem", "", "simulate a host with this much memory (binary size, e.g. 256g) instead of this machine's")
@@ -431,43 +423,6 @@ func (f *simulateFlags) openAccelerators() (inventory.Source, error) {
 		return nil, f.src.deviceErr(err)
 	}
 	return src, nil
-}
-
-// settings reads the allocator flags; defaults that depend on the source
-// are filled in later.
-func (f *simulateFlags) settings() (placement.Settings, error) {
-	var s placement.Settings
-	var err error
-	if s.Strategy, err = alloc.ParseStrategy(f.strategy); err != nil {
-		return s, usageErr("--strategy %q: want evenly or fill", f.strategy)
-	}
-	if f.affinity != "" {
-		if s.Policy, err = alloc.ParseAffinityPolicy(strings.ReplaceAll(f.affinity, "-", "_")); err != nil {
-			return s, usageErr("--affinity %q: want interleaved or prefer-single-node", f.affinity)
-		}
-	}
-	switch strings.ToLower(strings.TrimSpace(f.quantum)) {
-	case "null", "none":
-		// A corpus case's quantum_size of a discrete map, passed as is.
-		f.quantum = ""
-	}
-	if f.quantum != "" {
-		q, err := model.ParseDec(f.quantum)
-		if err != nil || !q.IsFinite() || q.Sign() <= 0 {
-			return s, usageErr("--quantum %q: want a decimal > 0 such as 0.01", f.quantum)
-		}
-		s.Quantum = q
-	}
-	s.ForbidFragmentation = f.noFrag
-	if f.order != "" {
-		s.Order = []model.DeviceName{}
-		for _, n := range strings.Split(f.order, ",") {
-			if n = strings.TrimSpace(n); n != "" {
-				s.Order = append(s.Order, model.DeviceName(n))
-			}
-		}
-	}
-	return s, nil
 }
 
 // configSettings takes affinity-policy and allocation-order from the agent

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -147,22 +146,12 @@ func oneShotGC() {
 
 // The --alloc-map forms.
 const (
-	allocRatio    = "ratio"
-	allocAbsolute = "absolute"
+	allocRatio    = report.FormAllocRatio
+	allocAbsolute = report.FormAllocAbsolute
 )
 
-// snapshotValue is what snapshot prints: the full report, or one of the
-// alloc maps. Only the form asked for is built: the full report costs as
-// much as the scan's state folding at 10,000 kernels.
-func snapshotValue(s *model.Snapshot, allocMap string) any {
-	switch allocMap {
-	case allocRatio:
-		return report.AllocMap(s)
-	case allocAbsolute:
-		return report.AllocMapAbsolute(s)
-	}
-	return report.FromSnapshot(s)
-}
+// snapshotValue is what snapshot prints (report.Value).
+func snapshotValue(s *model.Snapshot, allocMap string) any { return report.Value(s, allocMap) }
 
 // reportProblems lists, on stderr, the files that were skipped, and those
 // counted with a warning (no final newline).
@@ -183,8 +172,7 @@ func reportProblems(s *model.Snapshot) {
 // nothing changes, and with heartbeat > 0 a marked heartbeat line after
 // that long without one.
 func followChanges(ctx context.Context, opts engine.Options, w io.Writer, allocMap string, heartbeat time.Duration) error {
-	var last []byte
-	var lastSeq uint64
+	f := report.Follower{Form: allocMap}
 	var tick <-chan time.Time
 	var hb *time.Ticker
 	if heartbeat > 0 {
@@ -193,29 +181,9 @@ func followChanges(ctx context.Context, opts engine.Options, w io.Writer, allocM
 		tick = hb.C
 	}
 	emit := func(s *model.Snapshot) error {
-		lastSeq = s.Seq
-		v := snapshotValue(s, allocMap)
-		key := v
-		if full, ok := v.(*report.Snapshot); ok {
-			// Seq and time change with every publication (an inventory
-			// poll publishes every second); they are not news.
-			c := *full
-			c.Seq, c.Time = 0, ""
-			key = &c
-		}
-		kb, err := report.Marshal(key, false)
-		if err != nil {
+		b, err := f.Line(s)
+		if err != nil || b == nil {
 			return err
-		}
-		if last != nil && bytes.Equal(kb, last) {
-			return nil
-		}
-		last = kb
-		b := kb
-		if _, ok := v.(*report.Snapshot); ok {
-			if b, err = report.Marshal(v, false); err != nil {
-				return err
-			}
 		}
 		if hb != nil {
 			hb.Reset(heartbeat)
@@ -224,7 +192,7 @@ func followChanges(ctx context.Context, opts engine.Options, w io.Writer, allocM
 		return err
 	}
 	beat := func(now time.Time) error {
-		b, err := report.Marshal(map[string]any{"heartbeat": true, "time": now.UTC().Format(time.RFC3339Nano), "seq": lastSeq}, false)
+		b, err := f.Heartbeat(now)
 		if err != nil {
 			return err
 		}

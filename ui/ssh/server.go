@@ -168,6 +168,7 @@ type session struct {
 	idle      *time.Timer
 	maxTimer  *time.Timer // the connection's lifetime
 	cs        *connState  // the connection's counts
+	stream    bool        // a snapshot stream, not a console
 
 	mu     sync.Mutex
 	prog   *tea.Program
@@ -375,15 +376,34 @@ func (s *Server) gate(next ssh.Handler) ssh.Handler {
 			// role it refused (admit looks again, under its lock).
 			id.Role, id.Comment = s.keyRole(pub)
 		}
+		if sess.Subsystem() != "" {
+			s.refuse(sess, id, streamUsage)
+			return
+		}
+		if cmdline := sess.Command(); len(cmdline) > 0 {
+			// The read-only snapshot stream: any authorized key, no
+			// terminal needed, the same limits as a console.
+			sp, err := parseStream(cmdline)
+			if err != nil {
+				s.refuse(sess, id, err.Error())
+				return
+			}
+			ls, why := s.admit(sess, pub, id, true)
+			if ls == nil {
+				s.refuse(sess, id, why)
+				return
+			}
+			s.log.Info("stream", "user", ls.id.User, "key", ls.id.Fingerprint, "comment", ls.id.Comment,
+				"remote", ls.id.Remote, "role", string(ls.id.Role), "follow", sp.follow)
+			defer s.release(sess, ls)
+			s.stream(sess, ls, sp)
+			return
+		}
 		if _, _, ok := sess.Pty(); !ok {
 			s.refuse(sess, id, "the console needs a terminal: connect with `ssh -t` (no command, no -T)")
 			return
 		}
-		if len(sess.Command()) > 0 || sess.Subsystem() != "" {
-			s.refuse(sess, id, "fgtop serve runs no commands: connect without one")
-			return
-		}
-		ls, why := s.admit(sess, pub, id)
+		ls, why := s.admit(sess, pub, id, false)
 		if ls == nil {
 			s.refuse(sess, id, why)
 			return
@@ -415,7 +435,9 @@ func (s *Server) keyRole(pub ssh.PublicKey) (agentconfig.Role, string) {
 // admit registers a session if its key is still authorized and the limit
 // allows, under the same lock a key reload takes, so a key removed at the
 // same moment either refuses this session or closes it.
-func (s *Server) admit(sess ssh.Session, pub ssh.PublicKey, id Identity) (*session, string) {
+// A stream has no idle timeout: it gets no input by design, and its
+// heartbeats keep the connection moving.
+func (s *Server) admit(sess ssh.Session, pub ssh.PublicKey, id Identity, stream bool) (*session, string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -435,11 +457,11 @@ func (s *Server) admit(sess ssh.Session, pub ssh.PublicKey, id Identity) (*sessi
 	if s.cfg.UI.ReadOnly {
 		id.Role = agentconfig.RoleViewer
 	}
-	ls := &session{id: id, wire: string(pub.Marshal()), keyRole: k.Role, start: time.Now()}
+	ls := &session{id: id, wire: string(pub.Marshal()), keyRole: k.Role, start: time.Now(), stream: stream}
 	ls.ctx, ls.cancel = context.WithCancel(sess.Context())
 	ls.conn, _ = sess.Context().Value(ssh.ContextKeyConn).(*gossh.ServerConn)
 	ls.lastInput.Store(time.Now().UnixNano())
-	if s.idle > 0 {
+	if s.idle > 0 && !stream {
 		ls.idle = time.AfterFunc(s.idle, func() { s.checkIdle(ls) })
 	}
 	ls.cs = connStateOf(sess.Context())
@@ -664,6 +686,10 @@ func (s *Server) cut(ls *session, reason string) {
 	s.log.Info("closing session", "user", ls.id.User, "key", ls.id.Fingerprint, "remote", ls.id.Remote, "why", reason)
 	if p != nil {
 		p.Quit()
+	} else if ls.stream {
+		// A stream has no terminal to restore: it ends now, and release
+		// tells the client why.
+		ls.cancel()
 	}
 	time.AfterFunc(cutGrace, func() {
 		ls.cancel()

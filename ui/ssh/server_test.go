@@ -442,7 +442,7 @@ func TestLimits(t *testing.T) {
 			t.Fatal(err)
 		}
 		out, err := sess.CombinedOutput("cat /etc/passwd")
-		if err == nil || !strings.Contains(string(out), "runs no commands") {
+		if err == nil || !strings.Contains(string(out), "runs one command, the read-only snapshot stream") {
 			t.Fatalf("a command: err %v, output %q", err, out)
 		}
 	})

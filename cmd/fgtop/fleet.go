@@ -1,0 +1,396 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/fgtop/fgtop/engine/alloc"
+	"github.com/fgtop/fgtop/engine/fleet"
+	"github.com/fgtop/fgtop/engine/report"
+	"github.com/fgtop/fgtop/internal/safefile"
+	"github.com/fgtop/fgtop/ui"
+	"github.com/spf13/cobra"
+)
+
+const fleetLong = `One console for many nodes: a table of nodes (GPUs, held/capacity, free shares, the
+largest request that fits, fragmentation, kernels, issues, last seen), read from each node's
+` + "`fgtop serve`" + ` over SSH. Enter opens a node's own device view, read-only, from its stream.
+
+Sources:
+  --prometheus URL          PromQL over Prometheus's HTTP API: every node whose fgtop exporter (or
+                            serve --metrics-listen) it scrapes, queried every --refresh; a node whose
+                            target is down ages to stale, then unreachable. Kernels are not per-kernel
+                            series: a node opened from Prometheus shows each agent's holdings as one
+                            row. Amounts come back exact, with trailing zeros dropped ("1" for "1.00").
+  --hosts H:P,H:P | @FILE   each node's fgtop serve (FILE: one host per line, # comments; a host
+                            without a port gets 2222). The fleet execs the read-only snapshot stream
+                            (snapshot --follow --json): any key in the node's authorized_keys will
+                            do, viewer or operator.
+Keys work as ssh users expect: --identity FILE (repeatable; unencrypted keys, others through
+ssh-agent), ssh-agent through SSH_AUTH_SOCK, host keys checked against --known-hosts
+(default ~/.ssh/known_hosts): an unknown or changed host key is refused. Add a node's key after
+checking it: ssh-keyscan -p 2222 node01 >> ~/.ssh/known_hosts.
+
+A node that stops answering turns stale (after --stale-after), then unreachable (after
+--unreachable-after), and stays in the table with the reason; the fleet keeps reconnecting
+with backoff.
+
+  --once --json        wait for every node's first snapshot (at most --timeout), print
+                       {"nodes": [{"node", "address", "state", "error", "devices": [{"device",
+                       "slot", "held", "capacity", "free"}], "held", "capacity", "free",
+                       "largest_fit", "free_pieces", "kernels", "issues", ...}]} with amounts
+                       as exact decimal strings, and exit. Unreachable nodes are listed with
+                       their error.
+  --fit SLOTS          where would this request fit (cuda.shares=2.5,cpu=8,mem=64g)? Backend.AI's
+                       allocators run on each node's live state, per agent, as fgtop simulate
+                       does: "fits" lists the nodes that take it, each node says where (agent,
+                       devices, amounts) or why not (which resource, how much is short, or
+                       fragmentation). With --json, or in the console as :fit SLOTS.
+
+The allocator flags (--strategy, --quantum, --no-fragmentation, --allocation-order,
+--affinity) apply to every node where the node's snapshot does not say.
+
+Exit status: 0; with --once, 1 when a node is unreachable (the JSON lists it); with --fit, 1
+when the request fits on no node; 2 on bad usage.`
+
+// fleetFlags are fgtop fleet's flags.
+type fleetFlags struct {
+	hosts       string
+	prometheus  string
+	refresh     time.Duration
+	identities  []string
+	knownHosts  []string
+	user        string
+	once        bool
+	asJSON      bool
+	compact     bool
+	timeout     time.Duration
+	fit         string
+	staleAfter  time.Duration
+	unreachable time.Duration
+	heartbeat   time.Duration
+	alloc       allocFlags
+	console     consoleFlags
+}
+
+func newFleetCmd() *cobra.Command {
+	f := &fleetFlags{}
+	cmd := &cobra.Command{
+		Use:   "fleet --hosts H:P,H:P|@FILE | --prometheus URL [--once --json] [--fit SLOTS]",
+		Short: "Many nodes in one console: from Prometheus, or each node's fgtop serve over SSH",
+		Long:  fleetLong,
+		Example: `  fgtop fleet --hosts node01:2222,node02:2222 --identity ~/.ssh/id_ed25519
+  fgtop fleet --hosts @fleet.txt --once --json
+  fgtop fleet --prometheus http://prometheus:9090
+  fgtop fleet --hosts @fleet.txt --fit cuda.shares=2.5,cpu=8,mem=64g --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			return f.run(ctx, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.hosts, "hosts", "", "nodes: H:P,H:P or @FILE (one per line, # comments)")
+	fl.StringVar(&f.prometheus, "prometheus", "", "read the fleet from this Prometheus (http://HOST:9090), which scrapes each node's fgtop exporter")
+	fl.DurationVar(&f.refresh, "refresh", 2*time.Second, "with --prometheus: how often the fleet is queried")
+	fl.StringArrayVar(&f.identities, "identity", nil, "private key file to log in with (repeatable; ssh-agent is used too)")
+	fl.StringArrayVar(&f.knownHosts, "known-hosts", nil, "known_hosts file(s) to check host keys against (default ~/.ssh/known_hosts)")
+	fl.StringVar(&f.user, "user", "", "login name (default: $USER)")
+	fl.BoolVar(&f.once, "once", false, "wait for every node's first snapshot, print and exit")
+	fl.BoolVar(&f.asJSON, "json", false, "print JSON (with --once or --fit)")
+	fl.BoolVar(&f.compact, "compact", false, "with --json: one-line JSON")
+	fl.DurationVar(&f.timeout, "timeout", 10*time.Second, "with --once/--fit: the longest to wait for the nodes")
+	fl.StringVar(&f.fit, "fit", "", "where would this request fit: SLOTS such as cuda.shares=2.5,cpu=8,mem=64g")
+	fl.DurationVar(&f.staleAfter, "stale-after", fleet.DefaultStaleAfter, "a node that sent nothing for this long is stale")
+	fl.DurationVar(&f.unreachable, "unreachable-after", fleet.DefaultUnreachableAfter, "a node that sent nothing for this long is unreachable")
+	fl.DurationVar(&f.heartbeat, "heartbeat", 2*time.Second, "the heartbeat each node's stream is asked for")
+	f.alloc.register(cmd, "the accelerator maps", "the node's", "the node's agent config")
+	f.console.register(cmd, false)
+	return cmd
+}
+
+// fleetSource is a started fleet: its tracker, running until ctx ends.
+type fleetSource struct {
+	tracker  *fleet.Tracker
+	settings fleet.Settings
+	wait     func()
+	prom     *fleet.PromClient // the Prometheus source, nil over SSH
+	desc     string            // "ssh: 3 hosts", "prometheus: URL"
+}
+
+func (f *fleetFlags) check() error {
+	switch {
+	case f.hosts == "" && f.prometheus == "":
+		return usageErr("fleet: a source is required: --hosts H:P,H:P, --hosts @FILE or --prometheus URL")
+	case f.hosts != "" && f.prometheus != "":
+		return usageErr("fleet: --hosts and --prometheus are exclusive")
+	case f.prometheus != "" && f.refresh < 100*time.Millisecond:
+		return usageErr("fleet: --refresh %s: want at least 100ms", f.refresh)
+	case f.asJSON && !f.once && f.fit == "":
+		return usageErr("fleet: --json needs --once or --fit")
+	case f.timeout <= 0:
+		return usageErr("fleet: --timeout %s: want a positive duration", f.timeout)
+	case f.staleAfter <= 0 || f.unreachable < f.staleAfter:
+		return usageErr("fleet: want 0 < --stale-after (%s) <= --unreachable-after (%s)", f.staleAfter, f.unreachable)
+	case f.heartbeat < 100*time.Millisecond || f.heartbeat > time.Minute:
+		return usageErr("fleet: --heartbeat %s: want 100ms to 1m", f.heartbeat)
+	}
+	return nil
+}
+
+// hostList reads --hosts.
+func (f *fleetFlags) hostList() ([]string, error) {
+	text := f.hosts
+	if path, ok := strings.CutPrefix(text, "@"); ok {
+		data, err := safefile.ReadFile(path, 1<<20)
+		if err != nil {
+			return nil, usageErr("--hosts @%s: %v", path, err)
+		}
+		text = string(data)
+	}
+	hosts, err := fleet.ParseHosts(text)
+	if err != nil {
+		return nil, usageErr("--hosts %s: %v", f.hosts, err)
+	}
+	return hosts, nil
+}
+
+// start dials every node and follows its stream until ctx ends.
+func (f *fleetFlags) start(ctx context.Context) (*fleetSource, error) {
+	if err := f.check(); err != nil {
+		return nil, err
+	}
+	ps, err := f.alloc.settings()
+	if err != nil {
+		return nil, err
+	}
+	settings := fleet.Settings{Settings: ps, PolicySet: f.alloc.affinity != ""}
+	if f.prometheus != "" {
+		return f.startPrometheus(ctx, settings)
+	}
+	hosts, err := f.hostList()
+	if err != nil {
+		return nil, err
+	}
+	known := f.knownHosts
+	if len(known) == 0 {
+		known = []string{fleet.DefaultKnownHosts()}
+	}
+	user := f.user
+	if user == "" {
+		user = os.Getenv("USER")
+	}
+	o := fleet.SSHOptions{User: user, Identities: f.identities, AgentSocket: os.Getenv("SSH_AUTH_SOCK"), KnownHosts: known,
+		Heartbeat: f.heartbeat, Settings: settings, Silence: f.staleAfter + f.heartbeat}
+	cfg, closeAgent, err := fleet.ClientConfig(o)
+	if err != nil {
+		return nil, usageErr("fleet: %v", err)
+	}
+	t := fleet.NewTracker(hosts, "ssh", fleet.Options{StaleAfter: f.staleAfter, UnreachableAfter: f.unreachable})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); _ = t.Run(ctx) }()
+	for _, h := range hosts {
+		wg.Add(1)
+		go func() { defer wg.Done(); fleet.FollowSSH(ctx, t, h, cfg, o) }()
+	}
+	return &fleetSource{tracker: t, settings: settings, wait: func() { wg.Wait(); closeAgent() }, desc: fmt.Sprintf("ssh: %d hosts", len(hosts))}, nil
+}
+
+// startPrometheus follows the fleet through Prometheus's HTTP API: the
+// nodes are whatever fgtop exporters it scrapes.
+func (f *fleetFlags) startPrometheus(ctx context.Context, settings fleet.Settings) (*fleetSource, error) {
+	c, err := fleet.NewPromClient(fleet.PromOptions{URL: f.prometheus, Interval: f.refresh, Timeout: f.timeout, Settings: settings})
+	if err != nil {
+		return nil, usageErr("fleet: %v", err)
+	}
+	t := fleet.NewTracker(nil, "prometheus", fleet.Options{StaleAfter: f.staleAfter, UnreachableAfter: f.unreachable, Dynamic: true})
+	src := &fleetSource{tracker: t, settings: settings, prom: c, desc: "prometheus: " + f.prometheus}
+	if f.once || f.fit != "" {
+		src.wait = func() {}
+		return src, nil
+	}
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); _ = t.Run(ctx) }()
+	go func() { defer wg.Done(); fleet.FollowPrometheus(ctx, t, c) }()
+	src.wait = wg.Wait
+	return src, nil
+}
+
+func (f *fleetFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
+	var req alloc.Request
+	if f.fit != "" {
+		var err error
+		if req, err = fleet.ParseRequest(f.fit); err != nil {
+			return usageErr("--fit %q: %v", f.fit, err)
+		}
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	src, err := f.start(ctx)
+	if err != nil {
+		return err
+	}
+	defer src.wait()
+	defer cancel()
+	if !f.once && f.fit == "" {
+		return runFleetConsole(ctx, src, f)
+	}
+	var fl *fleet.Fleet
+	if src.prom != nil {
+		nodes, err := src.prom.Refresh(ctx)
+		if err != nil {
+			return &exitError{code: exitProblem, err: fmt.Errorf("fleet: %w", err)}
+		}
+		if len(nodes) == 0 {
+			return &exitError{code: exitProblem, err: fmt.Errorf("fleet: %s has no fgtop series (does it scrape fgtop exporter or serve --metrics-listen?)", f.prometheus)}
+		}
+		fl = fleet.PromFleet(nodes, time.Now(), f.staleAfter)
+	} else {
+		fl = waitAnswered(ctx, src.tracker, f.timeout)
+	}
+	var v any
+	bad := false
+	if f.fit != "" {
+		r := fleet.FitJSON(fl, req, src.settings)
+		v, bad = r, len(r.Fits) == 0
+		if !f.asJSON {
+			printFit(stdout, r)
+		}
+	} else {
+		j := fleet.ToJSON(fl)
+		v = j
+		for _, n := range j.Nodes {
+			bad = bad || n.State == fleet.Unreachable || n.Devices == nil
+		}
+		if !f.asJSON {
+			printFleet(stdout, j)
+		}
+	}
+	if f.asJSON {
+		b, err := report.Marshal(v, !f.compact)
+		if err != nil {
+			return err
+		}
+		if _, err := stdout.Write(b); err != nil {
+			return err
+		}
+	}
+	for _, n := range fl.Nodes {
+		if n.State == fleet.Unreachable || n.Snap == nil {
+			fmt.Fprintf(stderr, "fgtop fleet: %s: %s: %s\n", n.Addr, n.State, n.Reason)
+		}
+	}
+	if bad {
+		if f.fit != "" {
+			return &exitError{code: exitProblem, err: fmt.Errorf("%s fits on no node", f.fit)}
+		}
+		return &exitError{code: exitProblem, err: fmt.Errorf("some nodes did not answer")}
+	}
+	return nil
+}
+
+// waitAnswered waits until every node answered (a snapshot or a failure)
+// or the timeout passed, and returns the fleet then.
+func waitAnswered(ctx context.Context, t *fleet.Tracker, timeout time.Duration) *fleet.Fleet {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	sub := t.Subscribe(ctx)
+	last := t.Latest()
+	for {
+		select {
+		case <-ctx.Done():
+			return markTimedOut(t.Latest(), timeout)
+		case fl, ok := <-sub:
+			if !ok {
+				return markTimedOut(last, timeout)
+			}
+			last = fl
+			if fl.Answered() {
+				return fl
+			}
+		}
+	}
+}
+
+// markTimedOut says why a node that never answered has no figures.
+func markTimedOut(fl *fleet.Fleet, timeout time.Duration) *fleet.Fleet {
+	out := *fl
+	out.Nodes = append([]fleet.Node(nil), fl.Nodes...)
+	for i := range out.Nodes {
+		n := &out.Nodes[i]
+		if n.Snap == nil && n.State == fleet.Connecting {
+			n.State, n.Reason = fleet.Unreachable, fmt.Sprintf("no snapshot within --timeout %s", timeout)
+		}
+	}
+	return &out
+}
+
+func printFleet(w io.Writer, j fleet.JSONFleet) {
+	fmt.Fprintf(w, "%-20s %-12s %4s %15s %8s %8s %6s %7s %6s  %s\n", "NODE", "STATE", "GPUS", "HELD/CAPACITY", "FREE", "LARGEST", "PIECES", "KERNELS", "ISSUES", "ADDRESS")
+	for _, n := range j.Nodes {
+		if n.Held == nil {
+			fmt.Fprintf(w, "%-20s %-12s %4d %15s %8s %8s %6s %7d %6d  %s  %s\n", n.Node, n.State, n.GPUs, "-", "-", "-", "-", n.Kernels, n.Issues, n.Address, n.Error)
+			continue
+		}
+		fmt.Fprintf(w, "%-20s %-12s %4d %15s %8s %8s %6d %7d %6d  %s  %s\n", n.Node, n.State, n.GPUs, n.Held.String()+"/"+n.Capacity.String(),
+			n.Free.String(), n.Largest.String(), n.Pieces, n.Kernels, n.Issues, n.Address, n.Error)
+	}
+}
+
+func printFit(w io.Writer, r fleet.JSONFitReport) {
+	fmt.Fprintf(w, "request %s fits on %d node(s)\n", r.Request, len(r.Fits))
+	for _, n := range r.Nodes {
+		switch {
+		case n.Fit.Fits:
+			var parts []string
+			for slot, devs := range n.Fit.Placement {
+				for d, a := range devs {
+					parts = append(parts, fmt.Sprintf("%s %s on %s", a, slot, d))
+				}
+			}
+			slices.Sort(parts)
+			agent := ""
+			if n.Fit.Agent != "" {
+				agent = " agent " + n.Fit.Agent + ":"
+			}
+			fmt.Fprintf(w, "  fits  %-20s%s %s\n", n.Node, agent, strings.Join(parts, ", "))
+		default:
+			fmt.Fprintf(w, "  no    %-20s %s\n", n.Node, n.Fit.Reason)
+		}
+	}
+}
+
+// runFleetConsole runs the fleet console until the user quits.
+func runFleetConsole(ctx context.Context, src *fleetSource, f *fleetFlags) error {
+	if err := requireTerminal("fgtop fleet", "fgtop fleet --once --json"); err != nil {
+		return err
+	}
+	uo, err := f.console.uiOptions("")
+	if err != nil {
+		return err
+	}
+	m := ui.NewFleet(src.tracker.Subscribe(ctx), ui.FleetOptions{Theme: uo.Theme, Background: uo.Background, ASCII: uo.ASCII,
+		Settings: src.settings, Source: src.desc})
+	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithFPS(ui.FrameRate))
+	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) && ctx.Err() == nil {
+		return fmt.Errorf("fleet console: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,129 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/fgtop/fgtop/engine"
+	"github.com/fgtop/fgtop/engine/alloc"
+	"github.com/fgtop/fgtop/engine/demo"
+	"github.com/fgtop/fgtop/engine/placement"
+	"github.com/fgtop/fgtop/model"
+)
+
+func demoSnapshot(t *testing.T, seed int64) *model.Snapshot {
+	t.Helper()
+	n, err := demo.Start(context.Background(), demo.Options{Seed: seed, Speed: 1, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	n.Pause()
+	s, err := engine.Build(context.Background(), n.EngineOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestLargestIsTheAllocatorsAnswer: the largest request Summarize reports
+// is the one a linear scan over every quantum multiple finds with the
+// allocator (bisection assumes a smaller request fits wherever a larger
+// one does; this checks it), for both strategies and with fragmentation
+// forbidden.
+func TestLargestIsTheAllocatorsAnswer(t *testing.T) {
+	for _, seed := range []int64{1, 2, 3, 5, 8} {
+		s := demoSnapshot(t, seed)
+		for _, ps := range []placement.Settings{
+			{},
+			{Strategy: alloc.Fill},
+			{ForbidFragmentation: true},
+			{Quantum: model.MustDec("0.1")},
+		} {
+			set := Settings{Settings: ps}
+			sum := Summarize(s, set)
+			if sum.Slot != "cuda.shares" {
+				t.Fatalf("slot %q", sum.Slot)
+			}
+			step := SettingsFor(s, set).Quantum
+			if step.IsZero() {
+				step = placement.DefaultQuantum
+			}
+			want := model.Zero
+			for _, st := range placement.NewPlanner(s, SettingsFor(s, set)).Agents() {
+				for k := int64(1); ; k++ {
+					amt := step.Mul(model.DecFromInt64(k))
+					if st.Node.FreeOf(sum.Slot).Less(amt) {
+						break
+					}
+					if _, err := st.Node.Try(alloc.Request{{Slot: sum.Slot, Amount: amt}}); err == nil && want.Less(amt) {
+						want = amt
+					}
+				}
+			}
+			if !sum.Largest.Equal(want) {
+				t.Errorf("seed %d %+v: largest %s, a linear scan finds %s", seed, set, sum.Largest, want)
+			}
+			if sum.Free.Less(sum.Largest) {
+				t.Errorf("seed %d: largest %s beyond free %s", seed, sum.Largest, sum.Free)
+			}
+			fit := FitRequest(s, alloc.Request{{Slot: sum.Slot, Amount: sum.Largest}}, set)
+			if sum.Largest.Sign() > 0 && !fit.OK {
+				t.Errorf("seed %d: the largest (%s) does not fit: %s", seed, sum.Largest, fit.Reason)
+			}
+			more := FitRequest(s, alloc.Request{{Slot: sum.Slot, Amount: sum.Largest.Add(step)}}, set)
+			if more.OK || more.Reason == "" {
+				t.Errorf("seed %d: one quantum more fits, or no reason: %+v", seed, more)
+			}
+		}
+	}
+}
+
+// TestTrackerStates: a node goes live on its snapshot, stale when silent,
+// unreachable after longer, live again on its next line; a node that
+// never answered is unreachable at its first failure; none is dropped.
+func TestTrackerStates(t *testing.T) {
+	now := time.Unix(1000, 0)
+	clock := func() time.Time { return now }
+	tr := NewTracker([]string{"a:1", "b:1", "a:1"}, "ssh", Options{StaleAfter: 5 * time.Second, UnreachableAfter: 20 * time.Second, Now: clock})
+	if got := len(tr.Latest().Nodes); got != 2 {
+		t.Fatalf("%d nodes, want the duplicate dropped", got)
+	}
+	snap := &model.Snapshot{Node: "gpu-a"}
+	steps := []struct {
+		name    string
+		advance time.Duration
+		ev      *Event
+		a, b    State
+	}{
+		{"start", 0, nil, Connecting, Connecting},
+		{"a's snapshot", 0, &Event{Addr: "a:1", Snap: snap}, Live, Connecting},
+		{"b fails first", 0, &Event{Addr: "b:1", Err: errors.New("connection refused")}, Live, Unreachable},
+		{"a heartbeats", 4 * time.Second, &Event{Addr: "a:1", Alive: true}, Live, Unreachable},
+		{"a silent", 6 * time.Second, nil, Stale, Unreachable},
+		{"a lost", 0, &Event{Addr: "a:1", Err: errors.New("EOF")}, Stale, Unreachable},
+		{"a long silent", 15 * time.Second, nil, Unreachable, Unreachable},
+		{"a back", time.Second, &Event{Addr: "a:1", Alive: true}, Live, Unreachable},
+	}
+	for _, st := range steps {
+		now = now.Add(st.advance)
+		if st.ev != nil {
+			tr.apply(*st.ev)
+		}
+		tr.age()
+		tr.publish()
+		f := tr.Latest()
+		if a, b := f.Node("a:1"), f.Node("b:1"); a.State != st.a || b.State != st.b {
+			t.Fatalf("%s: a %s (%s), b %s (%s); want %s, %s", st.name, a.State, a.Reason, b.State, b.Reason, st.a, st.b)
+		}
+	}
+	f := tr.Latest()
+	if a := f.Node("a:1"); a.Name != "gpu-a" || a.Snap != snap {
+		t.Fatalf("a: %+v", a)
+	}
+	if !f.Answered() {
+		t.Fatal("every node answered")
+	}
+}

@@ -1,0 +1,173 @@
+package fleet
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/fgtop/fgtop/engine/alloc"
+	"github.com/fgtop/fgtop/engine/placement"
+	"github.com/fgtop/fgtop/model"
+)
+
+// ParseRequest reads a placement request ("cuda.shares=2.5,cpu=8,mem=64g"
+// or a JSON object), as `fgtop simulate --request` does; a free step, an
+// empty request and amounts Backend.AI would mishandle are refused.
+func ParseRequest(text string) (alloc.Request, error) {
+	st, err := placement.ParseStep(text, nil)
+	if err != nil {
+		return nil, err //nolint:wrapcheck // already says what and where
+	}
+	if st.IsFree() {
+		return nil, errors.New("free=N releases a simulated step: the fleet places on live state only")
+	}
+	if len(st.Request) == 0 {
+		return nil, errors.New("an empty request (want e.g. cuda.shares=2.5,cpu=8,mem=64g)")
+	}
+	if err := st.CheckAmounts(); err != nil {
+		return nil, err //nolint:wrapcheck // placement's own words
+	}
+	if st.AsksForNothing() {
+		return nil, errors.New("the request asks for nothing: Backend.AI drops amounts of 0")
+	}
+	return st.Request, nil
+}
+
+// JSONFleet is `fgtop fleet --once --json`: every node, reachable or not.
+type JSONFleet struct {
+	Time  string     `json:"time"`
+	Nodes []JSONNode `json:"nodes"`
+}
+
+// JSONNode is one node. Amounts are decimal strings (exact).
+type JSONNode struct {
+	Node     string       `json:"node"`
+	Address  string       `json:"address"`
+	Source   string       `json:"source"`
+	State    State        `json:"state"`
+	Error    string       `json:"error,omitempty"`
+	LastSeen string       `json:"last_seen,omitempty"`
+	Slot     string       `json:"slot,omitempty"`
+	GPUs     int          `json:"gpus"`
+	Held     *model.Dec   `json:"held,omitempty"`
+	Capacity *model.Dec   `json:"capacity,omitempty"`
+	Free     *model.Dec   `json:"free,omitempty"`
+	Largest  *model.Dec   `json:"largest_fit,omitempty"`
+	Pieces   int          `json:"free_pieces"`
+	Kernels  int          `json:"kernels"`
+	Issues   int          `json:"issues"`
+	Devices  []JSONDevice `json:"devices"`
+	// Fit is the outcome of --fit on this node.
+	Fit *JSONFit `json:"fit,omitempty"`
+}
+
+// JSONDevice is one accelerator of a node.
+type JSONDevice struct {
+	Device   string    `json:"device"`
+	Plugin   string    `json:"plugin"`
+	Parent   string    `json:"parent,omitempty"`
+	Slot     string    `json:"slot"`
+	Held     model.Dec `json:"held"`
+	Capacity model.Dec `json:"capacity"`
+	Free     model.Dec `json:"free"`
+}
+
+// JSONFit is where a request lands on a node, or why it does not.
+type JSONFit struct {
+	Fits      bool                         `json:"fits"`
+	Agent     string                       `json:"agent,omitempty"`
+	Placement map[string]map[string]string `json:"placement,omitempty"`
+	Error     string                       `json:"error,omitempty"`
+	Reason    string                       `json:"reason,omitempty"`
+	Short     map[string]string            `json:"short,omitempty"`
+}
+
+// JSONFitReport is `fgtop fleet --fit SLOTS --json`.
+type JSONFitReport struct {
+	Request string `json:"request"`
+	// Fits lists the nodes that take the request, in fleet order.
+	Fits  []string   `json:"fits"`
+	Nodes []JSONNode `json:"nodes"`
+}
+
+// ToJSON spells a fleet out for scripts.
+func ToJSON(f *Fleet) JSONFleet {
+	out := JSONFleet{Time: f.Time.UTC().Format(time.RFC3339Nano), Nodes: []JSONNode{}}
+	for i := range f.Nodes {
+		out.Nodes = append(out.Nodes, nodeJSON(&f.Nodes[i]))
+	}
+	return out
+}
+
+func nodeJSON(n *Node) JSONNode {
+	j := JSONNode{Node: n.Name, Address: n.Addr, Source: n.Source, State: n.State, Error: n.Reason, Devices: []JSONDevice{}}
+	if !n.LastSeen.IsZero() {
+		j.LastSeen = n.LastSeen.UTC().Format(time.RFC3339Nano)
+	}
+	if n.Snap == nil {
+		return j
+	}
+	s := n.Sum
+	j.Slot, j.GPUs, j.Pieces, j.Kernels, j.Issues = string(s.Slot), s.GPUs, s.Pieces, s.Kernels, s.Issues
+	if s.Slot != "" {
+		j.Held, j.Capacity, j.Free, j.Largest = ptr(s.Held), ptr(s.Capacity), ptr(s.Free), ptr(s.Largest)
+	}
+	for _, d := range s.Devices {
+		j.Devices = append(j.Devices, JSONDevice{Device: string(d.Device), Plugin: string(d.Plugin), Parent: string(d.Parent), Slot: string(d.Slot), Held: d.Held, Capacity: d.Capacity, Free: d.Free})
+	}
+	return j
+}
+
+func ptr(d model.Dec) *model.Dec { return &d }
+
+// FitJSON runs req on every node of f.
+func FitJSON(f *Fleet, req alloc.Request, base Settings) JSONFitReport {
+	out := JSONFitReport{Request: placement.FormatRequest(req), Fits: []string{}, Nodes: []JSONNode{}}
+	for i := range f.Nodes {
+		n := &f.Nodes[i]
+		j := nodeJSON(n)
+		switch {
+		case n.Snap == nil:
+			j.Fit = &JSONFit{Reason: fmt.Sprintf("%s: no snapshot from the node (%s)", n.State, n.Reason)}
+		default:
+			fit := FitRequest(n.Snap, req, base)
+			j.Fit = fitJSON(fit)
+			if n.State != Live {
+				j.Fit.Reason = fmt.Sprintf("%s figures (%s)%s", n.State, n.Reason, prefixed(j.Fit.Reason))
+			}
+			if fit.OK {
+				out.Fits = append(out.Fits, n.Name)
+			}
+		}
+		out.Nodes = append(out.Nodes, j)
+	}
+	return out
+}
+
+func prefixed(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "; " + s
+}
+
+func fitJSON(f Fit) *JSONFit {
+	j := &JSONFit{Fits: f.OK, Agent: string(f.Agent), Error: f.ErrKind, Reason: f.Reason}
+	if f.OK {
+		j.Placement = map[string]map[string]string{}
+		for _, s := range f.Placement {
+			m := map[string]string{}
+			for _, sh := range s.Shares {
+				m[string(sh.Device)] = sh.Amount.String()
+			}
+			j.Placement[string(s.Slot)] = m
+		}
+	}
+	if len(f.Short) > 0 {
+		j.Short = map[string]string{}
+		for _, s := range f.Short {
+			j.Short[string(s.Slot)] = s.Amount.String()
+		}
+	}
+	return j
+}

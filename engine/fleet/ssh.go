@@ -1,0 +1,334 @@
+package fleet
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	gossh "golang.org/x/crypto/ssh"
+	"golang.org/x/crypto/ssh/agent"
+	"golang.org/x/crypto/ssh/knownhosts"
+
+	"github.com/fgtop/fgtop/engine/report"
+	"github.com/fgtop/fgtop/internal/safefile"
+)
+
+// SSHOptions configure the SSH source: how to log in to each node's
+// `fgtop serve` and read its snapshot stream.
+type SSHOptions struct {
+	// User is the login name (the server identifies people by key; the
+	// name only shows in its log).
+	User string
+	// Identities are private key files (unencrypted; a key with a
+	// passphrase goes through ssh-agent).
+	Identities []string
+	// AgentSocket is ssh-agent's socket (SSH_AUTH_SOCK); "" for none.
+	AgentSocket string
+	// KnownHosts are known_hosts files; a host key must be in one of them.
+	KnownHosts []string
+	// Heartbeat is the heartbeat the stream is asked for.
+	Heartbeat time.Duration
+	// DialTimeout bounds the TCP connect and the SSH handshake.
+	DialTimeout time.Duration
+	// Silence closes a connection that sent no line for this long (a
+	// node that hangs, a network that drops packets) and dials again.
+	Silence time.Duration
+	// MinBackoff and MaxBackoff bound the wait between attempts (doubling
+	// from the first to the second, back to the first after a snapshot).
+	MinBackoff, MaxBackoff time.Duration
+	// Settings are the fleet-wide allocator settings for summaries.
+	Settings Settings
+}
+
+// maxIdentityFile bounds what is read as a private key.
+const maxIdentityFile = 1 << 20
+
+// ClientConfig builds the SSH client configuration: public-key auth from
+// the identity files and ssh-agent, host keys checked against known_hosts
+// as OpenSSH does (an unknown or changed key is refused). close releases
+// the agent connection.
+func ClientConfig(o SSHOptions) (cfg *gossh.ClientConfig, closeFn func(), err error) {
+	closeFn = func() {}
+	var signers []gossh.Signer
+	for _, path := range o.Identities {
+		data, err := safefile.ReadFile(path, maxIdentityFile)
+		if err != nil {
+			return nil, closeFn, fmt.Errorf("--identity %s: %w", path, err)
+		}
+		s, err := gossh.ParsePrivateKey(data)
+		var pp *gossh.PassphraseMissingError
+		if errors.As(err, &pp) {
+			return nil, closeFn, fmt.Errorf("--identity %s: the key has a passphrase: add it to ssh-agent (ssh-add %s) and leave --identity out", path, path)
+		}
+		if err != nil {
+			return nil, closeFn, fmt.Errorf("--identity %s: %w", path, err)
+		}
+		signers = append(signers, s)
+	}
+	auth := []gossh.AuthMethod{}
+	if len(signers) > 0 {
+		auth = append(auth, gossh.PublicKeys(signers...))
+	}
+	if o.AgentSocket != "" {
+		conn, err := net.Dial("unix", o.AgentSocket)
+		if err == nil {
+			ag := agent.NewClient(conn)
+			auth = append(auth, gossh.PublicKeysCallback(ag.Signers))
+			closeFn = func() { _ = conn.Close() }
+		} else if len(signers) == 0 {
+			return nil, closeFn, fmt.Errorf("ssh-agent (SSH_AUTH_SOCK=%s): %w; give a key with --identity", o.AgentSocket, err)
+		}
+	}
+	if len(auth) == 0 {
+		return nil, closeFn, errors.New("no key to log in with: give --identity FILE or run ssh-agent (SSH_AUTH_SOCK)")
+	}
+	var files []string
+	for _, f := range o.KnownHosts {
+		if _, err := os.Stat(f); err == nil {
+			files = append(files, f)
+		} else if !errors.Is(err, os.ErrNotExist) {
+			closeFn()
+			return nil, func() {}, fmt.Errorf("--known-hosts %s: %w", f, err)
+		}
+	}
+	if len(files) == 0 {
+		closeFn()
+		return nil, func() {}, fmt.Errorf("no known_hosts file (%s): host keys cannot be checked; add the nodes' keys, e.g. ssh-keyscan -p PORT HOST >> ~/.ssh/known_hosts", strings.Join(o.KnownHosts, ", "))
+	}
+	hk, err := knownhosts.New(files...)
+	if err != nil {
+		closeFn()
+		return nil, func() {}, fmt.Errorf("known_hosts: %w", err)
+	}
+	user := o.User
+	if user == "" {
+		user = "fgtop"
+	}
+	return &gossh.ClientConfig{User: user, Auth: auth, HostKeyCallback: hostKeyCheck(hk, files), Timeout: o.DialTimeout}, closeFn, nil
+}
+
+// HostKeyError is a host key that known_hosts does not vouch for.
+type HostKeyError struct {
+	Host    string
+	Changed bool
+	// Where is the known_hosts line of the key it has on file (Changed).
+	Where string
+	Key   string // the fingerprint the host offered
+}
+
+func (e *HostKeyError) Error() string {
+	if e.Changed {
+		return fmt.Sprintf("REMOTE HOST IDENTIFICATION HAS CHANGED for %s: it offered %s, which differs from the key in %s; refusing (someone may be intercepting; if the node's key really changed, remove that line)", e.Host, e.Key, e.Where)
+	}
+	return fmt.Sprintf("host key verification failed: %s is not in known_hosts (it offered %s); add it after checking it, e.g. ssh-keyscan -p PORT HOST >> ~/.ssh/known_hosts", e.Host, e.Key)
+}
+
+// hostKeyCheck words knownhosts' refusals the way ssh does.
+func hostKeyCheck(hk gossh.HostKeyCallback, files []string) gossh.HostKeyCallback {
+	return func(host string, remote net.Addr, key gossh.PublicKey) error {
+		err := hk(host, remote, key)
+		var ke *knownhosts.KeyError
+		if errors.As(err, &ke) {
+			he := &HostKeyError{Host: host, Changed: len(ke.Want) > 0, Key: gossh.FingerprintSHA256(key)}
+			if he.Changed {
+				he.Where = fmt.Sprintf("%s:%d", ke.Want[0].Filename, ke.Want[0].Line)
+			}
+			return he
+		}
+		if err != nil {
+			return fmt.Errorf("known_hosts (%s): %w", strings.Join(files, ", "), err)
+		}
+		return nil
+	}
+}
+
+// DefaultKnownHosts is ~/.ssh/known_hosts ("" when there is no home).
+func DefaultKnownHosts() string {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(home, ".ssh", "known_hosts")
+}
+
+// FollowSSH follows one node's snapshot stream until ctx is done,
+// reconnecting with backoff, and reports to t.
+func FollowSSH(ctx context.Context, t *Tracker, addr string, cfg *gossh.ClientConfig, o SSHOptions) {
+	o = o.withDefaults()
+	wait := o.MinBackoff
+	for ctx.Err() == nil {
+		got, err := streamOnce(ctx, t, addr, cfg, o)
+		if ctx.Err() != nil {
+			return
+		}
+		if err == nil {
+			err = errors.New("the stream ended")
+		}
+		t.Send(ctx, Event{Addr: addr, Err: err})
+		if got {
+			wait = o.MinBackoff
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+		wait = min(wait*2, o.MaxBackoff)
+	}
+}
+
+func (o SSHOptions) withDefaults() SSHOptions {
+	if o.Heartbeat <= 0 {
+		o.Heartbeat = 2 * time.Second
+	}
+	if o.DialTimeout <= 0 {
+		o.DialTimeout = 10 * time.Second
+	}
+	if o.Silence <= 0 {
+		o.Silence = max(4*o.Heartbeat, DefaultStaleAfter)
+	}
+	if o.MinBackoff <= 0 {
+		o.MinBackoff = 500 * time.Millisecond
+	}
+	if o.MaxBackoff <= 0 {
+		o.MaxBackoff = 30 * time.Second
+	}
+	return o
+}
+
+// streamOnce dials the node, reads its stream until it fails, and says
+// whether any snapshot came.
+func streamOnce(ctx context.Context, t *Tracker, addr string, cfg *gossh.ClientConfig, o SSHOptions) (got bool, err error) {
+	d := net.Dialer{Timeout: o.DialTimeout}
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return false, fmt.Errorf("dial: %w", err)
+	}
+	_ = conn.SetDeadline(time.Now().Add(o.DialTimeout))
+	cc, chans, reqs, err := gossh.NewClientConn(conn, addr, cfg)
+	if err != nil {
+		_ = conn.Close()
+		var he *HostKeyError
+		if errors.As(err, &he) {
+			return false, he
+		}
+		return false, fmt.Errorf("ssh: %w", err)
+	}
+	_ = conn.SetDeadline(time.Time{})
+	client := gossh.NewClient(cc, chans, reqs)
+	var closeOnce sync.Once
+	closeAll := func() { closeOnce.Do(func() { _ = client.Close() }) }
+	defer closeAll()
+	stop := context.AfterFunc(ctx, closeAll)
+	defer stop()
+	sess, err := client.NewSession()
+	if err != nil {
+		return false, fmt.Errorf("ssh session: %w", err)
+	}
+	out, err := sess.StdoutPipe()
+	if err != nil {
+		return false, fmt.Errorf("ssh session: %w", err)
+	}
+	var stderr limitedBuffer
+	sess.Stderr = &stderr
+	cmd := fmt.Sprintf("snapshot --follow --json --heartbeat %s", o.Heartbeat)
+	if err := sess.Start(cmd); err != nil {
+		return false, fmt.Errorf("ssh exec: %w", err)
+	}
+	// A connection that says nothing for Silence is dropped: the node hangs
+	// or packets vanish, and TCP alone would wait for hours.
+	var silent bool
+	var mu sync.Mutex
+	watchdog := time.AfterFunc(o.Silence, func() {
+		mu.Lock()
+		silent = true
+		mu.Unlock()
+		closeAll()
+	})
+	defer watchdog.Stop()
+	r := bufio.NewReaderSize(out, 64<<10)
+	for {
+		line, err := readLine(r, report.MaxLine)
+		if err != nil {
+			mu.Lock()
+			s := silent
+			mu.Unlock()
+			switch {
+			case s:
+				return got, fmt.Errorf("no line for %s: connection dropped", o.Silence)
+			case stderr.String() != "":
+				return got, errors.New(strings.TrimSpace(stderr.String()))
+			case errors.Is(err, io.EOF):
+				return got, errors.New("the node closed the stream")
+			}
+			return got, fmt.Errorf("read: %w", err)
+		}
+		watchdog.Reset(o.Silence)
+		doc, hb, err := report.ParseLine(line)
+		if err != nil {
+			return got, fmt.Errorf("bad line from the node: %w", err)
+		}
+		if hb != nil {
+			if !t.Send(ctx, Event{Addr: addr, Alive: true}) {
+				return got, ctx.Err()
+			}
+			continue
+		}
+		snap, err := doc.Model()
+		if err != nil {
+			return got, fmt.Errorf("bad snapshot from the node: %w", err)
+		}
+		got = true
+		if !t.Send(ctx, Event{Addr: addr, Snap: snap, Sum: Summarize(snap, o.Settings)}) {
+			return got, ctx.Err()
+		}
+	}
+}
+
+// readLine reads one line of at most limit bytes.
+func readLine(r *bufio.Reader, limit int) ([]byte, error) {
+	var buf []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		buf = append(buf, chunk...)
+		if len(buf) > limit {
+			return nil, fmt.Errorf("a line longer than %d bytes", limit)
+		}
+		if err == nil {
+			return buf, nil
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return nil, err //nolint:wrapcheck // io.EOF must stay itself
+		}
+	}
+}
+
+// limitedBuffer keeps the first 4 KiB written to it (the server's refusal
+// on stderr is one line).
+type limitedBuffer struct {
+	mu sync.Mutex
+	b  []byte
+}
+
+func (l *limitedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if room := 4096 - len(l.b); room > 0 {
+		l.b = append(l.b, p[:min(room, len(p))]...)
+	}
+	return len(p), nil
+}
+
+func (l *limitedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.ReplaceAll(string(l.b), "\r", "")
+}

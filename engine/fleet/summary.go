@@ -1,0 +1,266 @@
+package fleet
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/fgtop/fgtop/engine/alloc"
+	"github.com/fgtop/fgtop/engine/placement"
+	"github.com/fgtop/fgtop/model"
+)
+
+// Device is one accelerator of a node as the fleet shows it: amounts are
+// exact decimals in the device's own slot.
+type Device struct {
+	Device model.DeviceID
+	Plugin model.DeviceName
+	// Parent is the GPU of a MIG slice ("" otherwise).
+	Parent   model.DeviceID
+	Slot     model.SlotName
+	Held     model.Dec
+	Capacity model.Dec
+	Free     model.Dec
+}
+
+// Summary is what the fleet table shows of one node's snapshot.
+type Summary struct {
+	// Devices are the node's accelerators (CPU cores and memory aside), in
+	// inventory order.
+	Devices []Device
+	// GPUs counts the devices that are not MIG slices.
+	GPUs int
+	// Slot is the slot the node's GPUs are counted in (cuda.shares on an
+	// fGPU node, cuda.device on a discrete one); "" without GPUs.
+	Slot model.SlotName
+	// Held, Capacity and Free sum Slot over the devices.
+	Held, Capacity, Free model.Dec
+	// Largest is the largest request of Slot alone that one of the node's
+	// agents would take now, by Backend.AI's allocator (a multiple of the
+	// quantum); zero when none fits.
+	Largest model.Dec
+	// Pieces is the number of devices with some of Slot free: the free
+	// capacity's fragmentation ("2.4 free, in 6 pieces").
+	Pieces  int
+	Kernels int
+	// Issues counts the snapshot's issues of warning severity and above.
+	Issues int
+}
+
+// Settings are the fleet-wide allocator settings (the fleet's flags); a
+// node's snapshot fills in what they leave unset (see SettingsFor).
+type Settings struct {
+	placement.Settings
+	// PolicySet says Policy was given (INTERLEAVED is the zero value, so it
+	// cannot say so itself); unset, each node's own policy applies.
+	PolicySet bool
+}
+
+// SettingsFor returns the allocator settings of a node: base (the fleet's
+// flags) with what the node's snapshot says about its own allocator where
+// base leaves it unset.
+func SettingsFor(s *model.Snapshot, base Settings) placement.Settings {
+	return nodeSettings(s, base)
+}
+
+// Summarize computes a node's summary from its snapshot.
+func Summarize(s *model.Snapshot, base Settings) Summary {
+	sum := Summary{Held: model.Zero, Capacity: model.Zero, Free: model.Zero, Largest: model.Zero, Kernels: s.NumKernels()}
+	for _, i := range s.Issues {
+		if i.Severity >= model.SevWarning {
+			sum.Issues++
+		}
+	}
+	for i := range s.Devices {
+		d := &s.Devices[i]
+		if !d.IsAccelerator() {
+			continue
+		}
+		held := s.Usage[d.Key()].Total()
+		sum.Devices = append(sum.Devices, Device{Device: d.ID, Plugin: d.Name, Parent: d.Parent, Slot: d.Slot, Held: held, Capacity: d.Capacity, Free: d.Capacity.Sub(held)})
+		if !d.IsMIG() {
+			sum.GPUs++
+		}
+		if d.SlotType == model.SlotTypeUnique || d.IsMIG() {
+			continue
+		}
+		if sum.Slot == "" {
+			sum.Slot = d.Slot
+		}
+		if d.Slot != sum.Slot {
+			continue
+		}
+		sum.Held = sum.Held.Add(held)
+		sum.Capacity = sum.Capacity.Add(d.Capacity)
+		if f := d.Capacity.Sub(held); f.Sign() > 0 {
+			sum.Free = sum.Free.Add(f)
+			sum.Pieces++
+		}
+	}
+	if sum.Slot != "" {
+		sum.Largest = largest(s, sum.Slot, SettingsFor(s, base))
+	}
+	return sum
+}
+
+// largest finds the largest request of slot alone that some agent of the
+// node takes, by bisection over multiples of the allocator's step (the
+// quantum for a fractional slot, 1 for a discrete one) up to what the agent
+// has free. Whether a request fits is monotone in its size for both of
+// Backend.AI's strategies (a smaller request fits wherever a larger one
+// does), which is what makes bisection exact here.
+func largest(s *model.Snapshot, slot model.SlotName, settings placement.Settings) model.Dec {
+	best := model.Zero
+	step := model.One
+	if slot.MajorType() == "shares" {
+		step = settings.Quantum
+		if step.IsZero() {
+			step = placement.DefaultQuantum
+		}
+	}
+	for _, st := range placement.NewPlanner(s, settings).Agents() {
+		free := st.Node.FreeOf(slot)
+		hi, err := free.QuoInteger(step)
+		if err != nil || hi.Sign() <= 0 {
+			continue
+		}
+		n, err := hi.Int64()
+		if err != nil {
+			continue
+		}
+		fits := func(k int64) bool {
+			_, err := st.Node.Try(alloc.Request{{Slot: slot, Amount: step.Mul(model.DecFromInt64(k))}})
+			return err == nil
+		}
+		lo := int64(0) // fits (nothing)
+		for lo < n {
+			mid := lo + (n-lo+1)/2
+			if fits(mid) {
+				lo = mid
+			} else {
+				n = mid - 1
+			}
+		}
+		if v := step.Mul(model.DecFromInt64(lo)); best.Less(v) {
+			best = v
+		}
+	}
+	if best.IsZero() {
+		return model.Zero
+	}
+	return best
+}
+
+// Fit is where one request would land on one node.
+type Fit struct {
+	OK bool
+	// Agent takes the request (the first agent, in config order, that
+	// does); "" on a node without agents.
+	Agent model.AgentID
+	// Placement is, per slot and device, what the request would take.
+	Placement alloc.Allocation
+	// Reason says why it does not fit, in an operator's words, per agent
+	// ("agent a: insufficient cuda.shares: 1.2 free, 2.5 requested").
+	Reason  string
+	ErrKind string
+	// Short is, per slot the request names, how much is missing on the
+	// agent that came closest (zero when enough is free in total).
+	Short []placement.SlotAmount
+}
+
+// FitRequest runs a request through Backend.AI's allocators on every
+// agent of the node (placement.Planner, as `fgtop simulate` does on a live
+// node), each agent on its own partition and kernels.
+func FitRequest(s *model.Snapshot, req alloc.Request, base Settings) Fit {
+	p := placement.NewPlanner(s, SettingsFor(s, base))
+	pv := p.Preview(req)
+	var out Fit
+	var reasons []string
+	for _, a := range pv.Agents {
+		if a.OK() {
+			return Fit{OK: true, Agent: a.Agent, Placement: placement.FlattenAllocation(a.Alloc)}
+		}
+		why := a.Reason
+		if a.ErrKind == alloc.KindFractionalResourceFragmented || (a.ErrKind == alloc.KindInsufficientResource && len(a.Stranded) > 0) {
+			for _, st := range a.Stranded {
+				if st.Total.Sign() > 0 {
+					why = fmt.Sprintf("%s (%s free, in %d pieces; %s of it stranded for this size)", why, st.Free, pieces(p, a.Agent, st.Slot), st.Total)
+				}
+			}
+		}
+		if a.Agent != "" {
+			why = fmt.Sprintf("agent %s: %s", a.Agent, why)
+		}
+		reasons = append(reasons, why)
+		if out.ErrKind == "" {
+			out.ErrKind = a.ErrKind
+		}
+		for _, e := range req {
+			for _, f := range a.Free {
+				if f.Slot == e.Slot && f.Amount.Less(e.Amount) && !slices.ContainsFunc(out.Short, func(x placement.SlotAmount) bool { return x.Slot == e.Slot }) {
+					out.Short = append(out.Short, placement.SlotAmount{Slot: e.Slot, Amount: e.Amount.Sub(f.Amount)})
+				}
+			}
+		}
+	}
+	if len(reasons) == 0 {
+		reasons = append(reasons, "no agent")
+	}
+	out.Reason = joinReasons(reasons)
+	return out
+}
+
+// pieces counts an agent's devices with some of slot free.
+func pieces(p *placement.Planner, agent model.AgentID, slot model.SlotName) int {
+	for _, st := range p.Agents() {
+		if st.Agent.ID != agent {
+			continue
+		}
+		pl := st.Node.Plugin(slot.DeviceName())
+		if pl == nil {
+			return 0
+		}
+		n := 0
+		for _, s := range pl.Map().Allocations() {
+			if s.Slot != slot {
+				continue
+			}
+			for _, sh := range s.Shares {
+				if capOf(pl, sh.Device).Sub(sh.Amount).Sign() > 0 {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	return 0
+}
+
+func capOf(p *placement.Plugin, id model.DeviceID) model.Dec {
+	for _, d := range p.Devices {
+		if d.ID == id {
+			return d.Capacity
+		}
+	}
+	return model.Zero
+}
+
+func joinReasons(rs []string) string {
+	out := ""
+	for i, r := range rs {
+		if i > 0 {
+			out += "; "
+		}
+		out += r
+	}
+	return out
+}
+
+// String prints a summary in one line, devices included: equal strings
+// mean the fleet shows the same figures.
+func (s Summary) String() string {
+	out := fmt.Sprintf("%s held %s/%s free %s in %d largest %s kernels %d issues %d:", s.Slot, s.Held, s.Capacity, s.Free, s.Pieces, s.Largest, s.Kernels, s.Issues)
+	for _, d := range s.Devices {
+		out += fmt.Sprintf(" %s=%s/%s", d.Device, d.Held, d.Capacity)
+	}
+	return out
+}

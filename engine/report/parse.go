@@ -1,0 +1,263 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/fgtop/fgtop/model"
+)
+
+// MaxLine is the longest snapshot line Parse takes: a 10,000-kernel node's
+// document is about 6 MB, so this leaves room and still bounds what a
+// misbehaving or hostile peer can make a reader hold.
+const MaxLine = 64 << 20
+
+// ParseLine reads one line of a follow stream: a heartbeat (hb set, snap
+// nil) or an fgtop.snapshot/v1 document.
+func ParseLine(line []byte) (snap *Snapshot, hb *Heartbeat, err error) {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return nil, nil, errors.New("empty line")
+	}
+	if len(line) > MaxLine {
+		return nil, nil, fmt.Errorf("line of %d bytes: at most %d", len(line), MaxLine)
+	}
+	var probe struct {
+		Heartbeat bool   `json:"heartbeat"`
+		Schema    string `json:"schema"`
+	}
+	if err := json.Unmarshal(line, &probe); err != nil {
+		return nil, nil, fmt.Errorf("not JSON: %w", err)
+	}
+	if probe.Heartbeat {
+		var h Heartbeat
+		if err := json.Unmarshal(line, &h); err != nil {
+			return nil, nil, fmt.Errorf("heartbeat: %w", err)
+		}
+		return nil, &h, nil
+	}
+	if probe.Schema != Schema {
+		return nil, nil, fmt.Errorf("schema %q: want %q", truncate(probe.Schema, 40), Schema)
+	}
+	var s Snapshot
+	if err := json.Unmarshal(line, &s); err != nil {
+		return nil, nil, fmt.Errorf("snapshot: %w", err)
+	}
+	return &s, nil, nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// Model turns a v1 document back into the snapshot it was made from, as
+// far as the document carries it: devices, usage per device (totals and
+// each kernel's holdings, rebuilt from the kernels' allocations), kernels,
+// agents with their partitions, issues. What it does not carry (a kernel's
+// first-seen time, unified devices) stays zero. Every decimal must parse:
+// a document that does not is refused rather than shown with a wrong total.
+func (r *Snapshot) Model() (*model.Snapshot, error) {
+	s := &model.Snapshot{Seq: r.Seq, Node: r.Node, Mode: r.Mode, ConfigPath: r.Config, Source: r.Source,
+		HostMemBytes: r.HostMemBytes, Usage: map[model.DeviceKey]*model.DeviceUsage{}}
+	a, err := r.Allocator.model()
+	if err != nil {
+		return nil, err
+	}
+	s.Allocator = a
+	if r.Time != "" {
+		t, err := time.Parse(time.RFC3339Nano, r.Time)
+		if err != nil {
+			return nil, fmt.Errorf("time %q: %w", truncate(r.Time, 40), err)
+		}
+		s.Time = t
+	}
+	for i, d := range r.Devices {
+		if !d.Capacity.IsFinite() {
+			return nil, fmt.Errorf("device %s: capacity is not a finite decimal", d.Key)
+		}
+		md := model.Device{ID: model.DeviceID(d.ID), Name: model.DeviceName(d.Plugin), Slot: model.SlotName(d.Slot),
+			SlotType: model.SlotType(d.SlotType), Capacity: d.Capacity, Index: d.Index, Model: d.Model, UUID: d.UUID,
+			NUMANode: -1, Parent: model.DeviceID(d.Parent), MemoryBytes: d.MemoryB, Processors: d.Processors}
+		if md.Name == "" || md.ID == "" {
+			return nil, fmt.Errorf("device %d: no plugin or id", i)
+		}
+		if d.NUMANode != nil {
+			md.NUMANode = *d.NUMANode
+		}
+		if t := d.Telemetry; t != nil {
+			md.Telemetry = t.model()
+		}
+		s.Devices = append(s.Devices, md)
+		if len(d.Held) > 0 || d.Kernels > 0 {
+			held, err := slots(d.Held)
+			if err != nil {
+				return nil, fmt.Errorf("device %s: %w", d.Key, err)
+			}
+			s.Usage[md.Key()] = &model.DeviceUsage{Key: md.Key(), Held: held, Kernels: d.Kernels}
+		}
+	}
+	for _, u := range r.Unknown {
+		name, id, ok := strings.Cut(u.Key, ":")
+		if !ok {
+			return nil, fmt.Errorf("unknown device %q: want PLUGIN:ID", truncate(u.Key, 40))
+		}
+		held, err := slots(u.Held)
+		if err != nil {
+			return nil, fmt.Errorf("device %s: %w", u.Key, err)
+		}
+		k := model.DeviceKey{Name: model.DeviceName(name), ID: model.DeviceID(id)}
+		s.Usage[k] = &model.DeviceUsage{Key: k, Held: held, Kernels: u.Kernels}
+	}
+	kernels := make([]*model.Kernel, 0, len(r.Kernels))
+	holdings := map[model.DeviceKey][]model.Holding{}
+	for _, k := range r.Kernels {
+		mk := &model.Kernel{ID: model.KernelID(k.ID), Agent: model.AgentID(k.Agent), Path: k.Path,
+			State: model.KernelState(k.State), Legacy: k.Legacy, AgentBy: model.AgentBasis(k.AgentBy)}
+		var err error
+		if mk.Slots, err = slots(k.Slots); err != nil {
+			return nil, fmt.Errorf("kernel %s: %w", k.ID, err)
+		}
+		if k.ModTime != "" {
+			if mk.ModTime, err = time.Parse(time.RFC3339Nano, k.ModTime); err != nil {
+				return nil, fmt.Errorf("kernel %s: mod_time: %w", k.ID, err)
+			}
+			// When the node first saw the kernel is not in the document;
+			// its file's time is the closest it says.
+			mk.Seen = mk.ModTime
+		}
+		if len(k.Allocations) > 0 {
+			mk.Alloc = model.Allocations{}
+			for slot, devs := range k.Allocations {
+				m := make(map[model.DeviceID]model.Dec, len(devs))
+				for id, v := range devs {
+					d, err := model.ParseDec(v)
+					if err != nil || !d.IsFinite() {
+						return nil, fmt.Errorf("kernel %s: %s on %s: %q is not a decimal", k.ID, slot, id, truncate(v, 40))
+					}
+					m[model.DeviceID(id)] = d
+					name := model.SlotName(slot).DeviceName()
+					if model.CarriesHoldings(name) && (mk.State == model.KernelOK || mk.State == model.KernelStale) {
+						key := model.DeviceKey{Name: name, ID: model.DeviceID(id)}
+						holdings[key] = append(holdings[key], model.Holding{Kernel: mk.ID, Agent: mk.Agent, Slot: model.SlotName(slot), Amount: d})
+					}
+				}
+				mk.Alloc[model.SlotName(slot)] = m
+			}
+		}
+		if k.SessionID != "" || k.Image != "" || k.OwnerUserID != "" {
+			mk.Record = &model.KernelRecord{KernelID: mk.ID, AgentID: mk.Agent, SessionID: k.SessionID, SessionType: k.SessionType,
+				OwnerUserID: k.OwnerUserID, OwnerProjectID: k.OwnerProjectID, Image: k.Image, Architecture: k.Architecture}
+		}
+		if k.Problem != nil {
+			p := k.Problem.model()
+			mk.Problem = &p
+		}
+		kernels = append(kernels, mk)
+	}
+	s.SetKernels(kernels)
+	for key, hs := range holdings {
+		u := s.Usage[key]
+		if u == nil {
+			// Held by kernels, yet the document lists no usage: its totals
+			// are what was published, so none is invented here.
+			continue
+		}
+		u.SetHoldings(hs)
+	}
+	for _, a := range r.Agents {
+		ma := model.Agent{ID: model.AgentID(a.ID), ScratchRoot: a.ScratchRoot, Kernels: a.Kernels}
+		var err error
+		if ma.Held, err = slots(a.Held); err != nil {
+			return nil, fmt.Errorf("agent %s: %w", a.ID, err)
+		}
+		if a.Owns != nil {
+			ma.Owns = map[model.DeviceName][]model.DeviceID{}
+			for name, ids := range a.Owns {
+				l := make([]model.DeviceID, len(ids))
+				for i, id := range ids {
+					l[i] = model.DeviceID(id)
+				}
+				ma.Owns[model.DeviceName(name)] = l
+			}
+		}
+		if a.Mem != nil {
+			ma.Mem = *a.Mem
+		}
+		if a.Restart != nil {
+			ma.Restart = model.Restart{State: model.RestartState(a.Restart.State), Detail: a.Restart.Detail, PIDs: a.Restart.PIDs}
+		}
+		s.Agents = append(s.Agents, ma)
+	}
+	for _, i := range r.Issues {
+		s.Issues = append(s.Issues, i.model())
+	}
+	return s, nil
+}
+
+func slots(m map[string]string) (model.ResourceSlot, error) {
+	out := make(model.ResourceSlot, len(m))
+	for k, v := range m {
+		d, err := model.ParseDec(v)
+		if err != nil || !d.IsFinite() {
+			return nil, fmt.Errorf("%s: %q is not a decimal", truncate(k, 40), truncate(v, 40))
+		}
+		out[model.SlotName(k)] = d
+	}
+	return out, nil
+}
+
+func (i Issue) model() model.Issue {
+	out := model.Issue{Code: i.Code, Message: i.Message, File: i.File, Line: i.Line, Kernel: model.KernelID(i.Kernel), Agent: model.AgentID(i.Agent)}
+	switch i.Severity {
+	case "info":
+		out.Severity = model.SevInfo
+	case "warning":
+		out.Severity = model.SevWarning
+	default:
+		out.Severity = model.SevError
+	}
+	if name, id, ok := strings.Cut(i.Device, ":"); ok {
+		out.Device = model.DeviceKey{Name: model.DeviceName(name), ID: model.DeviceID(id)}
+	}
+	return out
+}
+
+func some[T any](p *T) model.Opt[T] {
+	if p == nil {
+		return model.Opt[T]{}
+	}
+	return model.Some(*p)
+}
+
+func (t *Telemetry) model() *model.Telemetry {
+	out := &model.Telemetry{MemUsed: some(t.MemUsed), MemTotal: some(t.MemTotal), UtilGPU: some(t.UtilGPU), UtilMem: some(t.UtilMem),
+		TempC: some(t.TempC), PowerMW: some(t.PowerMW), PowerCapMW: some(t.PowerCapMW), MIGMode: some(t.MIGMode),
+		Lost: t.Lost, Errors: t.Errors}
+	for _, p := range t.Processes {
+		out.Processes = append(out.Processes, model.Process{PID: p.PID, UsedMem: some(p.UsedMem), Name: p.Name, Kernel: model.KernelID(p.Kernel)})
+	}
+	return out
+}
+
+// model is the allocator settings back as the snapshot holds them.
+func (a Allocator) model() (model.Allocator, error) {
+	out := model.Allocator{Fractional: a.AllocationMode == "fractional", AffinityPolicy: a.AffinityPolicy}
+	if a.QuantumSize != "" {
+		q, err := model.ParseDec(a.QuantumSize)
+		if err != nil || !q.IsFinite() || q.Sign() <= 0 {
+			return out, fmt.Errorf("allocator: quantum_size %q is not a positive decimal", truncate(a.QuantumSize, 40))
+		}
+		out.Quantum = q
+	}
+	for _, n := range a.AllocationOrder {
+		out.AllocationOrder = append(out.AllocationOrder, model.DeviceName(n))
+	}
+	return out, nil
+}

@@ -1,0 +1,146 @@
+package sshserve
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/ssh"
+
+	"github.com/fgtop/fgtop/engine/report"
+)
+
+// The snapshot stream: `ssh -p PORT node snapshot --follow --json` prints
+// the node's fgtop.snapshot/v1 document, one compact line per real change
+// (the same lines as `fgtop snapshot --follow --json`), with heartbeat
+// lines while nothing changes. It is read-only: viewers and operators
+// both may open it; it needs no terminal. `fgtop fleet --hosts` reads it.
+const (
+	// StreamCommand is the exec command of the stream (its flags follow).
+	StreamCommand = "snapshot"
+	// DefaultStreamHeartbeat is how often a quiet stream says it is alive.
+	DefaultStreamHeartbeat = 2 * time.Second
+	// minHeartbeat and maxHeartbeat bound --heartbeat: a client must not
+	// make the server write a line every microsecond, and a reader needs
+	// some line within a minute to tell a quiet node from a dead one.
+	minHeartbeat = 100 * time.Millisecond
+	maxHeartbeat = time.Minute
+	// maxStreamArgs bounds the command line (it is a few words).
+	maxStreamArgs = 8
+)
+
+// streamUsage is what a client that asks for anything else is told.
+const streamUsage = "fgtop serve runs one command, the read-only snapshot stream: " +
+	"`snapshot --follow --json [--heartbeat DUR]` (or `snapshot --json` for one document); for the console connect with `ssh -t` and no command"
+
+// streamSpec is a parsed stream command.
+type streamSpec struct {
+	follow    bool
+	heartbeat time.Duration
+}
+
+// parseStream parses the exec command of a snapshot stream. Only the
+// full-snapshot form exists here: it is what a fleet reads.
+func parseStream(args []string) (streamSpec, error) {
+	sp := streamSpec{heartbeat: DefaultStreamHeartbeat}
+	if len(args) == 0 || args[0] != StreamCommand || len(args) > maxStreamArgs {
+		return sp, fmt.Errorf("%s", streamUsage)
+	}
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		name, val, hasVal := strings.Cut(a, "=")
+		switch name {
+		case "--json", "--compact":
+		case "--follow":
+			sp.follow = true
+		case "--heartbeat":
+			if !hasVal {
+				if i+1 >= len(args) {
+					return sp, fmt.Errorf("--heartbeat needs a duration (e.g. 2s)")
+				}
+				i++
+				val = args[i]
+			}
+			d, err := time.ParseDuration(val)
+			if err != nil || d < minHeartbeat || d > maxHeartbeat {
+				return sp, fmt.Errorf("--heartbeat %q: want a duration from %s to %s", truncate(val, 32), minHeartbeat, maxHeartbeat)
+			}
+			sp.heartbeat = d
+		default:
+			return sp, fmt.Errorf("%q: %s", truncate(a, 32), streamUsage)
+		}
+	}
+	if !sp.follow && hasFlag(args, "--heartbeat") {
+		return sp, fmt.Errorf("--heartbeat needs --follow")
+	}
+	return sp, nil
+}
+
+func hasFlag(args []string, name string) bool {
+	for _, a := range args {
+		if a == name || strings.HasPrefix(a, name+"=") {
+			return true
+		}
+	}
+	return false
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// stream serves an admitted snapshot stream until the client leaves, the
+// session is cut (key removed, connection lifetime, shutdown) or a write
+// fails (a client that stopped reading blocks the write, and the
+// connection's idle timeout then closes it).
+func (s *Server) stream(sess ssh.Session, ls *session, sp streamSpec) {
+	sub := s.cfg.Subscribe(ls.ctx)
+	f := report.Follower{}
+	beat := time.NewTicker(sp.heartbeat)
+	defer beat.Stop()
+	write := func(b []byte) bool {
+		if _, err := sess.Write(b); err != nil {
+			ls.mu.Lock()
+			ls.ended = "client gone"
+			ls.mu.Unlock()
+			return false
+		}
+		return true
+	}
+	for {
+		select {
+		case <-ls.ctx.Done():
+			return
+		case snap, ok := <-sub:
+			if !ok {
+				return
+			}
+			b, err := f.Line(snap)
+			if err != nil {
+				s.log.Error("snapshot stream", "remote", ls.id.Remote, "err", err.Error())
+				return
+			}
+			if b == nil {
+				continue
+			}
+			if !write(b) {
+				return
+			}
+			if !sp.follow {
+				ls.mu.Lock()
+				ls.ended = "sent"
+				ls.mu.Unlock()
+				return
+			}
+			beat.Reset(sp.heartbeat)
+		case now := <-beat.C:
+			b, err := f.Heartbeat(now)
+			if err == nil && !write(b) {
+				return
+			}
+		}
+	}
+}
