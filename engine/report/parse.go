@@ -65,7 +65,8 @@ func truncate(s string, n int) string {
 // a document that does not is refused rather than shown with a wrong total.
 func (r *Snapshot) Model() (*model.Snapshot, error) {
 	s := &model.Snapshot{Seq: r.Seq, Node: r.Node, Mode: r.Mode, ConfigPath: r.Config, Source: r.Source,
-		HostMemBytes: r.HostMemBytes, Usage: map[model.DeviceKey]*model.DeviceUsage{}}
+		HostMemBytes: r.HostMemBytes, Usage: map[model.DeviceKey]*model.DeviceUsage{},
+		IdleKernels: r.IdleKernels, IdleAfter: time.Duration(r.IdleAfterS * float64(time.Second))}
 	a, err := r.Allocator.model()
 	if err != nil {
 		return nil, err
@@ -155,6 +156,14 @@ func (r *Snapshot) Model() (*model.Snapshot, error) {
 			mk.Record = &model.KernelRecord{KernelID: mk.ID, AgentID: mk.Agent, SessionID: k.SessionID, SessionType: k.SessionType,
 				OwnerUserID: k.OwnerUserID, OwnerProjectID: k.OwnerProjectID, Image: k.Image, Architecture: k.Architecture}
 		}
+		mk.Container = k.Container
+		if k.Use != nil {
+			u, err := k.Use.model()
+			if err != nil {
+				return nil, fmt.Errorf("kernel %s: use: %w", k.ID, err)
+			}
+			mk.Use = u
+		}
 		if k.Problem != nil {
 			p := k.Problem.model()
 			mk.Problem = &p
@@ -239,11 +248,36 @@ func some[T any](p *T) model.Opt[T] {
 func (t *Telemetry) model() *model.Telemetry {
 	out := &model.Telemetry{MemUsed: some(t.MemUsed), MemTotal: some(t.MemTotal), UtilGPU: some(t.UtilGPU), UtilMem: some(t.UtilMem),
 		TempC: some(t.TempC), PowerMW: some(t.PowerMW), PowerCapMW: some(t.PowerCapMW), MIGMode: some(t.MIGMode),
-		Lost: t.Lost, Errors: t.Errors}
+		Lost: t.Lost, Errors: t.Errors, ProcUtil: some(t.ProcUtil)}
 	for _, p := range t.Processes {
-		out.Processes = append(out.Processes, model.Process{PID: p.PID, UsedMem: some(p.UsedMem), Name: p.Name, Kernel: model.KernelID(p.Kernel)})
+		out.Processes = append(out.Processes, model.Process{PID: p.PID, UsedMem: some(p.UsedMem), SMUtil: some(p.SMUtil), MemUtil: some(p.MemUtil),
+			Name: p.Name, Start: p.StartTicks, Container: p.Container, Kernel: model.KernelID(p.Kernel), Owner: model.ProcOwner(p.Owner), Detail: p.Detail})
 	}
 	return out
+}
+
+// model is a kernel's use back as the snapshot holds it.
+func (u *KernelUse) model() (*model.KernelUse, error) {
+	out := &model.KernelUse{Procs: u.Procs, MemUsed: some(u.MemUsed), Util: some(u.UtilPct), MemOnly: u.MemOnly, Idle: u.Idle}
+	if u.IdleSince != "" {
+		t, err := time.Parse(time.RFC3339Nano, u.IdleSince)
+		if err != nil {
+			return nil, fmt.Errorf("idle_since %q: %w", truncate(u.IdleSince, 40), err)
+		}
+		out.IdleSince = t
+	}
+	for _, d := range u.Devices {
+		name, id, ok := strings.Cut(d.Device, ":")
+		if !ok {
+			return nil, fmt.Errorf("device %q: want PLUGIN:ID", truncate(d.Device, 40))
+		}
+		if !d.Held.IsFinite() || !d.Capacity.IsFinite() {
+			return nil, fmt.Errorf("device %s: held and capacity must be finite decimals", truncate(d.Device, 40))
+		}
+		out.Devices = append(out.Devices, model.DeviceUse{Device: model.DeviceKey{Name: model.DeviceName(name), ID: model.DeviceID(id)},
+			Held: d.Held, Capacity: d.Capacity, Procs: d.Procs, MemUsed: some(d.MemUsed), Util: some(d.UtilPct)})
+	}
+	return out, nil
 }
 
 // model is the allocator settings back as the snapshot holds them.
