@@ -31,7 +31,10 @@ func TestOpenSSHClientInTmux(t *testing.T) {
 		t.Fatal(err)
 	}
 	host, port, _ := strings.Cut(f.addr, ":")
-	sock := "fgtop-test-" + filepath.Base(dir) // a tmux server of our own
+	// A tmux server of our own, named for this process and run: t.TempDir's
+	// base name alone ("002") is the same in every run, so a server left by
+	// a killed run (or another checkout's tests) was found again.
+	sock := fmt.Sprintf("fgtop-test-%d-%s", os.Getpid(), filepath.Base(filepath.Dir(dir)))
 	tmux := func(args ...string) (string, error) {
 		out, err := exec.Command("tmux", append([]string{"-L", sock}, args...)...).CombinedOutput()
 		return string(out), err
