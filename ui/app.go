@@ -183,7 +183,9 @@ type themeChoice struct {
 // on snapshots (nil: none ever come) and never blocks their sender for
 // long: the channel is drained to the newest snapshot, and at most one is
 // adopted per frame.
-func New(snapshots <-chan *model.Snapshot, opts Options) tea.Model {
+//
+// The caller owns the console: call Close once its program has ended.
+func New(snapshots <-chan *model.Snapshot, opts Options) *App {
 	return newApp(snapshots, opts)
 }
 
