@@ -85,6 +85,7 @@ type state struct {
 	mode       string
 	draftFmt   bool
 	configPath string
+	configHash string // Snapshot.ConfigHash
 	now        func() time.Time
 	// affinity and order are the config's [resource] settings.
 	affinity string
@@ -151,7 +152,7 @@ type state struct {
 
 func newState(o *Options) *state {
 	s := &state{
-		node: o.Node, mode: o.Mode, draftFmt: o.DraftFormat, configPath: o.ConfigPath, now: o.Clock,
+		node: o.Node, mode: o.Mode, draftFmt: o.DraftFormat, configPath: o.ConfigPath, configHash: o.ConfigHash, now: o.Clock,
 		affinity: o.AffinityPolicy, order: o.AllocationOrder,
 		kernels:         map[model.KernelID]*kstate{},
 		dev:             map[model.DeviceKey]*devAcc{},
@@ -732,7 +733,7 @@ func fileIssue(path string, id model.KernelID, agent model.AgentID, err error) m
 func (s *state) snapshot() *model.Snapshot {
 	s.seq++
 	snap := &model.Snapshot{
-		Seq: s.seq, Time: s.now(), Node: s.node, Mode: s.mode, ConfigPath: s.configPath, DraftFormat: s.draftFmt,
+		Seq: s.seq, Time: s.now(), Node: s.node, Mode: s.mode, ConfigPath: s.configPath, ConfigHash: s.configHash, DraftFormat: s.draftFmt,
 	}
 	if s.joinDirty {
 		s.join()
