@@ -86,6 +86,9 @@ type editor struct {
 	lost  string
 	// result is what the last apply did, shown under the grid.
 	result []span
+	// applying is set while an apply runs (in a tea.Cmd): a second one
+	// is refused until the first one's result is in.
+	applying bool
 
 	journal    []agentconfig.JournalRecord
 	journalBad int
@@ -181,55 +184,6 @@ func (a *App) noEditorReason() string {
 	}
 	return ""
 }
-
-// startEditor opens the editor (e). While another operator holds the
-// draft it asks, in a dialog whose default is Cancel, whether to take it
-// over.
-func (a *App) startEditor(takeOver bool) {
-	if why := a.noEditorReason(); why != "" {
-		a.flashf(lvlInfo, why)
-		return
-	}
-	sess, err := a.opts.Desk.Open(a.opts.Actor, takeOver)
-	switch {
-	case errors.Is(err, partition.ErrBusy):
-		h, _ := a.opts.Desk.Holder()
-		a.dlg = &dialog{kind: dlgTakeOver, title: "The partition draft is taken",
-			body: [][]span{
-				{{lvlWarn, h.String()}, {lvlPlain, " is editing the partition."}},
-				{},
-				{{lvlPlain, "Take the draft over? They lose it: their changes that are not applied are gone, and their apply is refused."}},
-			},
-			okLabel: "Take over"}
-		a.refreshDesk()
-		return
-	case err != nil:
-		a.flashf(lvlCrit, "cannot edit the partition: "+firstLine(err.Error()))
-		return
-	}
-	a.ed = &editor{sess: sess}
-	a.replan()
-	a.refreshDesk()
-	a.flashf(lvlInfo, "editing "+a.opts.Desk.Path()+": the draft is yours until you leave (esc)")
-}
-
-// closeEditor gives the draft back.
-func (a *App) closeEditor() {
-	if a.ed == nil {
-		return
-	}
-	a.ed.sess.Close()
-	a.ed = nil
-	a.dlg = nil
-	a.refreshDesk()
-	a.invalidate()
-}
-
-// Close releases what the console holds outside itself: the partition
-// draft, when this console is editing. Call it when the program has ended
-// (an SSH session that drops never sends its program another message);
-// calling it twice is harmless.
-func (a *App) Close() { a.closeEditor() }
 
 // replan re-plans the draft against the session's base and the latest
 // snapshot, and rebuilds the grid's rows.
@@ -753,22 +707,6 @@ func (a *App) resetDraft() {
 	a.flashf(lvlInfo, "draft reset to the file as it is (u undoes)")
 }
 
-// review rebases a stale draft on the file as it is now and shows the
-// recomputed plan: the only way out of staleness.
-func (a *App) review() {
-	ed := a.ed
-	if ed.stale != "" {
-		if err := ed.sess.Review(); err != nil {
-			a.sessionError(err)
-			return
-		}
-		ed.stale = ""
-		a.replan()
-		a.flashf(lvlInfo, "reviewed: the plan is recomputed on agent.toml as it is now")
-	}
-	ed.view, ed.planOff = edPlan, 0
-}
-
 // askApply opens the apply dialog, default Cancel; a plan that strands live
 // kernels also needs the affected agent's id typed.
 func (a *App) askApply() {
@@ -777,6 +715,9 @@ func (a *App) askApply() {
 	switch {
 	case ed.lost != "":
 		a.flashf(lvlCrit, "not applied: "+ed.lost)
+		return
+	case ed.applying:
+		a.flashf(lvlWarn, "an apply is in progress: wait for its result before applying again")
 		return
 	case ed.stale != "":
 		a.flashf(lvlWarn, "the draft is stale ("+ed.stale+"): press p to review the recomputed plan before applying")
@@ -858,34 +799,6 @@ func affectedAgents(p *partition.Plan) string {
 	return strings.Join(ids, " ")
 }
 
-// doApply applies the plan the dialog confirmed and reports the outcome.
-func (a *App) doApply(p *partition.Plan, force bool) {
-	ed := a.ed
-	res, err := ed.sess.Apply(p, force)
-	a.refreshDesk()
-	switch {
-	case res == nil:
-		a.sessionError(err)
-		msg := "not applied: " + firstLine(err.Error())
-		ed.result = []span{{lvlCrit, msg}}
-		a.flashf(lvlCrit, msg)
-		return
-	case err != nil:
-		ed.result = []span{{lvlCrit, "written, but the file read back does not give the planned partition: " + strings.Join(res.Mismatch, "; ")},
-			{lvlPlain, " · previous version in " + res.Backup + " (J: journal)"}}
-		a.flashf(lvlCrit, "written but verification mismatch: "+firstLine(strings.Join(res.Mismatch, "; ")))
-	default:
-		ed.result = []span{{lvlOK, "applied " + a.now().Format("15:04:05") + ": " + plural(len(p.Edits), "change") + " written and verified"},
-			{lvlWarn, " · restart the agents: they read agent.toml only at start-up"},
-			{lvlDim, " · backup " + res.Backup}}
-		a.flashf(lvlOK, "applied and verified ("+plural(len(p.Edits), "change")+"); restart the agents to take effect")
-	}
-	// The session's base is the new file: the draft is done.
-	ed.req, ed.undo = partition.Request{}, nil
-	ed.view = edGrid
-	a.replan()
-}
-
 // sessionError marks the draft stale or lost after a refusal.
 func (a *App) sessionError(err error) {
 	ed := a.ed
@@ -907,71 +820,6 @@ func (a *App) staleReason(err error) string {
 		s = strings.ReplaceAll(s, d.Path(), filepath.Base(d.Path()))
 	}
 	return s
-}
-
-// checkEditor runs on the clock tick: a draft goes stale when the file
-// changed (another apply, an edit or a replacement on disk), lost when
-// another operator took it over; a newer snapshot re-plans (live holders).
-func (a *App) checkEditor() {
-	ed := a.ed
-	if ed == nil || ed.lost != "" {
-		return
-	}
-	err := ed.sess.Check()
-	switch {
-	case err == nil:
-	case errors.Is(err, partition.ErrStale):
-		reason := a.staleReason(err)
-		if ed.stale == "" {
-			a.flashf(lvlWarn, "the draft is STALE: "+reason+"; p reviews the recomputed plan")
-		}
-		ed.stale = reason
-		a.invalidate()
-	default:
-		a.sessionError(err)
-		a.flashf(lvlCrit, "you no longer hold the draft: "+ed.lost)
-		ed.input = nil
-		if a.dlg != nil && a.dlg.kind == dlgApply {
-			a.dlg = nil
-		}
-	}
-	if ed.lost == "" && a.snap != ed.planSnap {
-		a.replan()
-	}
-}
-
-// loadJournal reads the last records of the desk's journal.
-func (a *App) loadJournal() {
-	ed := a.ed
-	recs, bad, err := a.opts.Desk.Journal(journalRows)
-	ed.journal, ed.journalBad, ed.journalErr = recs, bad, ""
-	if err != nil {
-		ed.journalErr = err.Error()
-	}
-}
-
-// refreshDesk re-reads who holds the draft and the desk's last write, for
-// the header of every console sharing the desk.
-func (a *App) refreshDesk() {
-	d := a.opts.Desk
-	if d == nil {
-		return
-	}
-	a.deskVer = d.Version()
-	a.deskHold = nil
-	if h, ok := d.Holder(); ok {
-		lvl := lvlWarn
-		who := h.Actor.Name
-		if a.ed != nil && a.ed.sess.Holds() {
-			lvl, who = lvlAccent, "you"
-		}
-		a.deskHold = []span{{lvl, "draft: " + who + " since " + h.Since.Local().Format("15:04")}}
-	}
-	a.deskWrite = nil
-	if w, ok := d.LastWrite(); ok {
-		a.deskWrite = []span{{lvlWarn, "agent.toml written " + w.Since.Local().Format("15:04") + " by " + w.Actor.Name + ": restart agents"}}
-	}
-	a.invalidate()
 }
 
 // handleEditorKey handles a key while the editor is open (no prompt, no
