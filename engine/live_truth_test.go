@@ -248,6 +248,10 @@ func TestFollowConfig(t *testing.T) {
 		// numa0's kernel now holds a device its agent no longer owns.
 		if d := issuesWith(s, model.IssueDriftNotOwner); len(d) != 1 || d[0].Kernel != id {
 			return fmt.Errorf("drift %v", d)
+		} else if want := "does not own (it belongs to " + string(numa1) + ")"; !strings.Contains(d[0].Message, want) {
+			// The engine's live check is partition.NotOwner, the rule
+			// fgtop check applies too.
+			return fmt.Errorf("drift message %q lacks %q", d[0].Message, want)
 		}
 		if s.ConfigHash != hashOf(moved) {
 			return fmt.Errorf("config hash %q", s.ConfigHash)
