@@ -501,91 +501,22 @@ func (a *App) fieldChecker(r edRow) func(string) fieldCheck {
 	return func(s string) fieldCheck { return checkCPU(s, cores) }
 }
 
-// checkMem reads a mem field: a size not above the node's memory, not
-// below the config's memory-align-size (the agent cannot align less), in
-// whole bytes. A bare number is bytes, which is allowed but is rarely what
-// was meant: it is said so.
+// checkMem reads a mem field with the CLI's rules (partition.ParseMem,
+// partition.CheckMem): what --mem refuses, the field refuses.
 func checkMem(s string, total, align model.Dec) fieldCheck {
-	if s == "" {
-		return fieldCheck{err: errors.New("a size is needed: write e.g. 120G or 96GiB")}
-	}
-	v, err := model.ParseFiniteBinarySize(s)
+	v, warn, err := partition.ParseMem(s)
 	if err != nil {
-		return fieldCheck{err: errors.New("not a size: write e.g. 120G or 96GiB")}
+		return fieldCheck{err: err}
 	}
-	num, unit := splitSize(s)
-	// The size parser drops a fraction of a byte ("0.3K" reads as 307):
-	// what is written must be whole bytes, or the file would not say what
-	// was typed.
-	if exact, ok := exactBytes(num, unit); ok {
-		if rem, err := exact.Rem(model.One); err != nil || !rem.IsZero() {
-			return fieldCheck{err: fmt.Errorf("%s is not a whole number of bytes (%s)", s, exact.String())}
-		}
-	}
-	c := fieldCheck{hint: "= " + humanBytes(v)}
-	switch {
-	case v.Sign() <= 0:
-		c.err = errors.New("mem must be above zero")
-	case !align.IsZero() && v.Less(align):
-		c.err = fmt.Errorf("below the config's memory-align-size %s", humanBytes(align))
-	case !total.IsZero() && total.Less(v):
-		c.err = fmt.Errorf("more than the node's %s", humanBytes(total))
-	case unit == "":
-		c.warn = "no unit: that is bytes (write " + num + "G for GiB)"
+	c := fieldCheck{hint: "= " + humanBytes(v), warn: warn}
+	if err := partition.CheckMem(v, total, align); err != nil {
+		c.err, c.warn = err, ""
 	}
 	return c
 }
 
-// splitSize splits a size as typed into its number and its unit, both
-// trimmed ("96 GiB" -> "96", "GiB").
-func splitSize(s string) (num, unit string) {
-	i := strings.IndexFunc(s, func(r rune) bool { return !(r >= '0' && r <= '9' || r == '.' || r == '_') })
-	if i < 0 {
-		return s, ""
-	}
-	return strings.TrimSpace(s[:i]), strings.TrimSpace(s[i:])
-}
-
-// exactBytes is num × unit without any rounding, when both are plain (a
-// decimal and one of b, k, m, g, t, p, e with an optional "ib"/"b").
-func exactBytes(num, unit string) (model.Dec, bool) {
-	d, err := model.ParseDec(strings.ReplaceAll(num, "_", ""))
-	if err != nil {
-		return model.Dec{}, false
-	}
-	u := strings.ToLower(unit)
-	u = strings.TrimSuffix(strings.TrimSuffix(u, "ib"), "b")
-	pow := 0
-	switch u {
-	case "":
-	case "k", "m", "g", "t", "p", "e":
-		pow = strings.Index("kmgtpe", u) + 1
-	default:
-		return model.Dec{}, false
-	}
-	for range pow {
-		d = d.Mul(model.NewDec(1024, 0))
-	}
-	return d, true
-}
-
-// humanBytes says a byte count the way an operator reads it: "120 bytes",
-// "512 MiB", with the exact count when the short form rounds.
-func humanBytes(v model.Dec) string {
-	if v.Less(model.NewDec(1024, 0)) {
-		if v.Equal(model.One) {
-			return "1 byte"
-		}
-		return v.String() + " bytes"
-	}
-	s := model.FormatBinarySize(v)
-	unit := s[len(s)-1:]
-	out := s[:len(s)-1] + " " + strings.ToUpper(unit) + "iB"
-	if back, err := model.ParseFiniteBinarySize(s); err != nil || !back.Equal(v) {
-		out += " (" + v.String() + " bytes)"
-	}
-	return out
-}
+// humanBytes says a byte count the way an operator reads it.
+var humanBytes = partition.HumanBytes
 
 // checkCPU reads a cpu field: core ranges, each core once, every core on
 // this node (when the node's cores are known).
