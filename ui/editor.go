@@ -250,10 +250,23 @@ func (a *App) editorRows() []edRow {
 // stack) and re-plans.
 func (a *App) edit(next partition.Request) {
 	ed := a.ed
+	if a.refuseWhileApplying() {
+		return
+	}
 	ed.undo = append(ed.undo, cloneRequest(ed.req))
 	ed.req = next
 	ed.result = nil
 	a.replan()
+}
+
+// refuseWhileApplying says so and reports true while an apply runs: the
+// draft being written is not changed under it (its outcome empties it).
+func (a *App) refuseWhileApplying() bool {
+	if !a.ed.applying {
+		return false
+	}
+	a.flashf(lvlWarn, "an apply is in progress: the draft changes again once its result is in")
+	return true
 }
 
 // manualOnly says why a device, cpu or mem edit cannot be made in the
@@ -619,6 +632,9 @@ func (a *App) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 // undoEdit restores the draft before the last edit.
 func (a *App) undoEdit() {
 	ed := a.ed
+	if a.refuseWhileApplying() {
+		return
+	}
 	if len(ed.undo) == 0 {
 		a.flashf(lvlInfo, "nothing to undo")
 		return

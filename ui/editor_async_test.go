@@ -126,6 +126,12 @@ func TestOtherApplyNeverStalls(t *testing.T) {
 	if !strings.Contains(al.flash.text, "in progress") {
 		t.Errorf("a second apply during the first: flash %q", al.flash.text)
 	}
+	draft := al.ed.req
+	al.flash = flash{}
+	step("alice's edit", func() { press(al, agentNum(2)) })
+	if !strings.Contains(al.flash.text, "in progress") || len(al.ed.req.Moves) != len(draft.Moves) {
+		t.Errorf("an edit during the apply: flash %q, moves %v", al.flash.text, al.ed.req.Moves)
+	}
 	// 100 ms is a frame budget ten times over, on a loaded test machine.
 	if worst > 100*time.Millisecond {
 		t.Errorf("slowest Update/View during another's apply: %v", worst)
