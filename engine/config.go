@@ -29,6 +29,8 @@ type ConfigView struct {
 	// DraftFormat: the file is in the BEP-1044 device-based form, which
 	// Backend.AI main cannot load (Snapshot.DraftFormat).
 	DraftFormat bool
+	// Hash is the hex SHA-256 of the bytes read (Snapshot.ConfigHash).
+	Hash string
 	// AffinityPolicy and AllocationOrder are the file's [resource]
 	// settings (Snapshot.Allocator).
 	AffinityPolicy  string
@@ -65,7 +67,7 @@ func configViewOf(c *agentconfig.Config, err error) (*ConfigView, error) {
 	default:
 		return nil, err
 	}
-	v := &ConfigView{Path: c.Path, Mode: c.Mode, Issues: issues, DraftFormat: c.IsDraftFormat(), AffinityPolicy: c.AffinityPolicy}
+	v := &ConfigView{Path: c.Path, Mode: c.Mode, Issues: issues, DraftFormat: c.IsDraftFormat(), Hash: c.Hash, AffinityPolicy: c.AffinityPolicy}
 	for _, n := range c.AllocationOrder {
 		v.AllocationOrder = append(v.AllocationOrder, model.DeviceName(n))
 	}
@@ -88,7 +90,7 @@ func configViewOf(c *agentconfig.Config, err error) (*ConfigView, error) {
 // Apply sets the options' config fields from the view: the engine starts
 // with it and follows the file from there (FollowConfig).
 func (v *ConfigView) Apply(o *Options) {
-	o.ConfigPath, o.Mode, o.DraftFormat = v.Path, v.Mode, v.DraftFormat
+	o.ConfigPath, o.Mode, o.DraftFormat, o.ConfigHash = v.Path, v.Mode, v.DraftFormat, v.Hash
 	o.AffinityPolicy, o.AllocationOrder = v.AffinityPolicy, slices.Clone(v.AllocationOrder)
 	o.Agents = slices.Clone(v.Agents)
 	o.ConfigIssues = slices.Clone(v.Issues)
@@ -140,6 +142,7 @@ func (s *state) configFailed(path string, err error) {
 		}
 		return
 	}
+	s.configHash = model.ConfigUnusable
 	s.srcIssues[key] = model.Issue{Severity: model.SevError, Code: model.IssueConfig, File: path,
 		Message: fmt.Sprintf("agent.toml changed on disk and cannot be used (%v); still showing the partition last read", err)}
 	s.issuesDirty = true
@@ -150,7 +153,7 @@ func (s *state) configFailed(path string, err error) {
 // every kernel. Roots cannot change while the watcher runs: a changed set
 // of scratch roots is shown as an issue.
 func (s *state) setConfig(v *ConfigView) {
-	s.mode, s.draftFmt = v.Mode, v.DraftFormat
+	s.mode, s.draftFmt, s.configHash = v.Mode, v.DraftFormat, v.Hash
 	s.affinity, s.order = v.AffinityPolicy, slices.Clone(v.AllocationOrder)
 	s.configured = true
 	s.setConfigIssues(v.Issues)

@@ -41,6 +41,8 @@ type Options struct {
 	// DraftFormat: the config is in the BEP-1044 device-based form
 	// (Snapshot.DraftFormat).
 	DraftFormat bool
+	// ConfigHash is the hex SHA-256 of the config as read (Snapshot.ConfigHash).
+	ConfigHash string
 	// AffinityPolicy and AllocationOrder are the agent config's [resource]
 	// settings (Snapshot.Allocator; ConfigView.Apply sets them).
 	AffinityPolicy  string

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -206,9 +208,19 @@ func TestFollowConfig(t *testing.T) {
 	writeRecord(t, root, id, numa0)
 	l := startLive(t, viewOptions(t, config))
 	owns := ownsCUDA
+	// ConfigHash is the hash of the bytes on disk: a console tells a stale
+	// draft from it without reading the file.
+	hashOf := func(text string) string {
+		sum := sha256.Sum256([]byte(text))
+		return hex.EncodeToString(sum[:])
+	}
+	orig, _ := os.ReadFile(config)
 	l.wait(t, "initial partition", 2*time.Second, func(s *model.Snapshot) error {
 		if !owns(s, numa0, gpu03) || owns(s, numa1, gpu03) {
 			return fmt.Errorf("agents %+v", s.Agents)
+		}
+		if s.ConfigHash != hashOf(string(orig)) {
+			return fmt.Errorf("config hash %q", s.ConfigHash)
 		}
 		return nil
 	})
@@ -222,7 +234,6 @@ func TestFollowConfig(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	orig, _ := os.ReadFile(config)
 	moved := strings.Replace(string(orig), `devices = { cuda = ["`+gpu01+`", "`+gpu03+`"] }`, `devices = { cuda = ["`+gpu01+`"] }`, 1)
 	moved = strings.Replace(moved, `devices = { cuda = ["`+gpu02+`", "`+gpu04+`"] }`, `devices = { cuda = ["`+gpu02+`", "`+gpu03+`", "`+gpu04+`"] }`, 1)
 	if moved == string(orig) {
@@ -237,6 +248,13 @@ func TestFollowConfig(t *testing.T) {
 		// numa0's kernel now holds a device its agent no longer owns.
 		if d := issuesWith(s, model.IssueDriftNotOwner); len(d) != 1 || d[0].Kernel != id {
 			return fmt.Errorf("drift %v", d)
+		} else if want := "does not own (it belongs to " + string(numa1) + ")"; !strings.Contains(d[0].Message, want) {
+			// The engine's live check is partition.NotOwner, the rule
+			// fgtop check applies too.
+			return fmt.Errorf("drift message %q lacks %q", d[0].Message, want)
+		}
+		if s.ConfigHash != hashOf(moved) {
+			return fmt.Errorf("config hash %q", s.ConfigHash)
 		}
 		return nil
 	})
@@ -254,10 +272,13 @@ func TestFollowConfig(t *testing.T) {
 	if owns(s, numa0, gpu03) || !owns(s, numa1, gpu03) {
 		t.Fatalf("a broken file changed the partition: %+v", s.Agents)
 	}
+	if s.ConfigHash != model.ConfigUnusable {
+		t.Fatalf("config hash of a broken file %q; want %q", s.ConfigHash, model.ConfigUnusable)
+	}
 	replace(string(orig))
 	l.wait(t, "back to the original", time.Second, func(s *model.Snapshot) error {
-		if !owns(s, numa0, gpu03) || len(issuesWith(s, model.IssueDriftNotOwner)) != 0 {
-			return fmt.Errorf("agents %+v issues %v", s.Agents, s.Issues)
+		if !owns(s, numa0, gpu03) || len(issuesWith(s, model.IssueDriftNotOwner)) != 0 || s.ConfigHash != hashOf(string(orig)) {
+			return fmt.Errorf("agents %+v issues %v hash %q", s.Agents, s.Issues, s.ConfigHash)
 		}
 		for _, iss := range issuesWith(s, model.IssueConfig) {
 			if strings.Contains(iss.Message, "cannot be used") {

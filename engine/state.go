@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fgtop/fgtop/engine/inventory"
+	"github.com/fgtop/fgtop/engine/partition"
 	"github.com/fgtop/fgtop/engine/resourcefile"
 	"github.com/fgtop/fgtop/engine/scratch"
 	"github.com/fgtop/fgtop/model"
@@ -85,6 +86,7 @@ type state struct {
 	mode       string
 	draftFmt   bool
 	configPath string
+	configHash string // Snapshot.ConfigHash
 	now        func() time.Time
 	// affinity and order are the config's [resource] settings.
 	affinity string
@@ -151,7 +153,7 @@ type state struct {
 
 func newState(o *Options) *state {
 	s := &state{
-		node: o.Node, mode: o.Mode, draftFmt: o.DraftFormat, configPath: o.ConfigPath, now: o.Clock,
+		node: o.Node, mode: o.Mode, draftFmt: o.DraftFormat, configPath: o.ConfigPath, configHash: o.ConfigHash, now: o.Clock,
 		affinity: o.AffinityPolicy, order: o.AllocationOrder,
 		kernels:         map[model.KernelID]*kstate{},
 		dev:             map[model.DeviceKey]*devAcc{},
@@ -659,15 +661,21 @@ func (s *state) checkKernel(id model.KernelID, ks *kstate) {
 		}
 	}
 	if i, ok := s.agentIdx[k.Agent]; ok && s.agents[i].base.Owns != nil {
-		ag := &s.agents[i].base
-		for _, key := range k.Devices() {
-			if !ag.OwnsDevice(key) {
-				out = append(out, model.Issue{Severity: model.SevError, Code: model.IssueDriftNotOwner, Kernel: id, Agent: k.Agent, Device: key, File: k.Path,
-					Message: fmt.Sprintf("kernel %s of agent %s holds %s, which its agent's partition does not own", short(id), k.Agent, key)})
-			}
-		}
+		out = append(out, partition.NotOwner(k, s.agents[i].base.OwnsDevice, s.owners)...)
 	}
 	putIssues(s, s.kernIssues, id, out)
+}
+
+// owners returns the agents whose partition includes device key, in
+// config order (for the drift issue's "it belongs to").
+func (s *state) owners(key model.DeviceKey) []model.AgentID {
+	var out []model.AgentID
+	for i := range s.agents {
+		if a := &s.agents[i].base; a.Owns != nil && a.OwnsDevice(key) {
+			out = append(out, a.ID)
+		}
+	}
+	return out
 }
 
 // knownSlots reports whether every slot of a is one of types: the usual
@@ -732,7 +740,7 @@ func fileIssue(path string, id model.KernelID, agent model.AgentID, err error) m
 func (s *state) snapshot() *model.Snapshot {
 	s.seq++
 	snap := &model.Snapshot{
-		Seq: s.seq, Time: s.now(), Node: s.node, Mode: s.mode, ConfigPath: s.configPath, DraftFormat: s.draftFmt,
+		Seq: s.seq, Time: s.now(), Node: s.node, Mode: s.mode, ConfigPath: s.configPath, ConfigHash: s.configHash, DraftFormat: s.draftFmt,
 	}
 	if s.joinDirty {
 		s.join()

@@ -35,6 +35,11 @@ type Snapshot struct {
 	Mode string
 	// ConfigPath is the agent.toml in use ("" without one).
 	ConfigPath string
+	// ConfigHash is the hex SHA-256 of the agent.toml as the engine last
+	// read it (it follows the file), ConfigUnusable while the file on disk
+	// cannot be used, "" without a config. A console learns from it that a
+	// partition draft made on other bytes went stale, with no read of its own.
+	ConfigHash string `json:",omitempty"`
 	// DraftFormat says the agent.toml is in the BEP-1044 device-based
 	// form, which Backend.AI main cannot load: every screen says so.
 	DraftFormat bool     `json:",omitempty"`
@@ -55,6 +60,11 @@ type Snapshot struct {
 
 	kernels *KernelSeq // sorted by ID; nil is empty
 }
+
+// ConfigUnusable is Snapshot.ConfigHash while the agent.toml changed on
+// disk into something the engine cannot use (it keeps the partition it
+// last read): no draft's base has this hash.
+const ConfigUnusable = "unusable"
 
 // SourceInfo says where the device inventory comes from.
 type SourceInfo struct {

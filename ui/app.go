@@ -157,9 +157,15 @@ type App struct {
 	// the last write, refreshed when its version changes.
 	ed        *editor
 	dlg       *dialog
-	deskVer   uint64
 	deskHold  []span
 	deskWrite []span
+	// desk is the desk work this console has under way off the UI loop
+	// (editor_cmds.go): every call into the desk that reads or writes a
+	// file runs in a tea.Cmd and comes back as a message.
+	desk *deskWork
+	// later are commands Update's helpers asked for; Update returns them
+	// with its own.
+	later []tea.Cmd
 
 	// Cached between frames: the composed frame, the layout and kernel
 	// columns it used (for mouse hits) and the footer help.
@@ -183,7 +189,9 @@ type themeChoice struct {
 // on snapshots (nil: none ever come) and never blocks their sender for
 // long: the channel is drained to the newest snapshot, and at most one is
 // adopted per frame.
-func New(snapshots <-chan *model.Snapshot, opts Options) tea.Model {
+//
+// The caller owns the console: call Close once its program has ended.
+func New(snapshots <-chan *model.Snapshot, opts Options) *App {
 	return newApp(snapshots, opts)
 }
 
@@ -191,7 +199,7 @@ func newApp(snapshots <-chan *model.Snapshot, opts Options) *App {
 	a := &App{
 		opts: opts, now: opts.Now, ch: snapshots, th: DefaultThresholds(),
 		hist: history{}, seenIssues: map[string]bool{}, follow: true, sortCol: "id",
-		help: help.New(),
+		help: help.New(), desk: &deskWork{},
 	}
 	if a.now == nil {
 		a.now = time.Now
@@ -212,7 +220,6 @@ func newApp(snapshots <-chan *model.Snapshot, opts Options) *App {
 		t = themes.Auto(a.theme.dark)
 	}
 	a.setTheme(t)
-	a.refreshDesk()
 	return a
 }
 
@@ -234,7 +241,8 @@ func (a *App) setTheme(t *themes.Theme) error {
 // Init starts listening for snapshots, the clock tick and, when the theme
 // is to be detected, asks the terminal for its background colour.
 func (a *App) Init() tea.Cmd {
-	cmds := []tea.Cmd{a.listen(), tick()}
+	a.pollDesk()
+	cmds := []tea.Cmd{a.listen(), tick(), a.takeLater(nil)}
 	if !a.theme.explicit && a.opts.Background == "" {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}

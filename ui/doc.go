@@ -3,7 +3,8 @@
 // NVML.
 //
 // Wiring (cmd): ui.New(engine.Subscribe(ctx), ui.Options{...}) returns the
-// root tea.Model; run it with tea.NewProgram. Each program (each SSH
+// root model, *App; run it with tea.NewProgram and call its Close once the
+// program has ended. Each program (each SSH
 // session) builds its own Styles from its own theme, so nothing here is a
 // package-level style or state.
 //
@@ -33,10 +34,15 @@
 // the grid shows the plan's Next partition (so auto-split is previewed), p
 // shows the plan, A applies through a dialog whose default is Cancel and
 // which asks for the affected agent's id when live kernels would be
-// stranded. On each tick the session is checked: a write by anyone else or
-// a replaced agent.toml makes the draft stale until p reviews it, and a
+// stranded. Update does no file I/O: the desk's open, apply, review,
+// journal, close and the once-a-second poll of who holds the draft run as
+// tea.Cmds and come back as messages (editor_cmds.go); while an apply
+// runs the editor says so and refuses a second one and any edit. A write
+// through the desk, or a config hash in the snapshot other than the
+// draft's (the engine follows agent.toml: Snapshot.ConfigHash), makes the
+// draft stale until p reviews it (partition.Session.Stale, no read); a
 // take-over ends it. Every console sharing the desk shows who holds the
 // draft. With no desk (no agent.toml) `e` says why there is nothing to
-// edit. The program holds the draft while editing: call Close on the model
-// (it has a Close method) after the program ends to give it back.
+// edit. The program holds the draft while editing: call Close after the
+// program ends to give it back.
 package ui

@@ -86,6 +86,9 @@ type editor struct {
 	lost  string
 	// result is what the last apply did, shown under the grid.
 	result []span
+	// applying is set while an apply runs (in a tea.Cmd): a second one
+	// is refused until the first one's result is in.
+	applying bool
 
 	journal    []agentconfig.JournalRecord
 	journalBad int
@@ -182,55 +185,6 @@ func (a *App) noEditorReason() string {
 	return ""
 }
 
-// startEditor opens the editor (e). While another operator holds the
-// draft it asks, in a dialog whose default is Cancel, whether to take it
-// over.
-func (a *App) startEditor(takeOver bool) {
-	if why := a.noEditorReason(); why != "" {
-		a.flashf(lvlInfo, why)
-		return
-	}
-	sess, err := a.opts.Desk.Open(a.opts.Actor, takeOver)
-	switch {
-	case errors.Is(err, partition.ErrBusy):
-		h, _ := a.opts.Desk.Holder()
-		a.dlg = &dialog{kind: dlgTakeOver, title: "The partition draft is taken",
-			body: [][]span{
-				{{lvlWarn, h.String()}, {lvlPlain, " is editing the partition."}},
-				{},
-				{{lvlPlain, "Take the draft over? They lose it: their changes that are not applied are gone, and their apply is refused."}},
-			},
-			okLabel: "Take over"}
-		a.refreshDesk()
-		return
-	case err != nil:
-		a.flashf(lvlCrit, "cannot edit the partition: "+firstLine(err.Error()))
-		return
-	}
-	a.ed = &editor{sess: sess}
-	a.replan()
-	a.refreshDesk()
-	a.flashf(lvlInfo, "editing "+a.opts.Desk.Path()+": the draft is yours until you leave (esc)")
-}
-
-// closeEditor gives the draft back.
-func (a *App) closeEditor() {
-	if a.ed == nil {
-		return
-	}
-	a.ed.sess.Close()
-	a.ed = nil
-	a.dlg = nil
-	a.refreshDesk()
-	a.invalidate()
-}
-
-// Close releases what the console holds outside itself: the partition
-// draft, when this console is editing. Call it when the program has ended
-// (an SSH session that drops never sends its program another message);
-// calling it twice is harmless.
-func (a *App) Close() { a.closeEditor() }
-
 // replan re-plans the draft against the session's base and the latest
 // snapshot, and rebuilds the grid's rows.
 func (a *App) replan() {
@@ -296,10 +250,23 @@ func (a *App) editorRows() []edRow {
 // stack) and re-plans.
 func (a *App) edit(next partition.Request) {
 	ed := a.ed
+	if a.refuseWhileApplying() {
+		return
+	}
 	ed.undo = append(ed.undo, cloneRequest(ed.req))
 	ed.req = next
 	ed.result = nil
 	a.replan()
+}
+
+// refuseWhileApplying says so and reports true while an apply runs: the
+// draft being written is not changed under it (its outcome empties it).
+func (a *App) refuseWhileApplying() bool {
+	if !a.ed.applying {
+		return false
+	}
+	a.flashf(lvlWarn, "an apply is in progress: the draft changes again once its result is in")
+	return true
 }
 
 // manualOnly says why a device, cpu or mem edit cannot be made in the
@@ -547,91 +514,22 @@ func (a *App) fieldChecker(r edRow) func(string) fieldCheck {
 	return func(s string) fieldCheck { return checkCPU(s, cores) }
 }
 
-// checkMem reads a mem field: a size not above the node's memory, not
-// below the config's memory-align-size (the agent cannot align less), in
-// whole bytes. A bare number is bytes, which is allowed but is rarely what
-// was meant: it is said so.
+// checkMem reads a mem field with the CLI's rules (partition.ParseMem,
+// partition.CheckMem): what --mem refuses, the field refuses.
 func checkMem(s string, total, align model.Dec) fieldCheck {
-	if s == "" {
-		return fieldCheck{err: errors.New("a size is needed: write e.g. 120G or 96GiB")}
-	}
-	v, err := model.ParseFiniteBinarySize(s)
+	v, warn, err := partition.ParseMem(s)
 	if err != nil {
-		return fieldCheck{err: errors.New("not a size: write e.g. 120G or 96GiB")}
+		return fieldCheck{err: err}
 	}
-	num, unit := splitSize(s)
-	// The size parser drops a fraction of a byte ("0.3K" reads as 307):
-	// what is written must be whole bytes, or the file would not say what
-	// was typed.
-	if exact, ok := exactBytes(num, unit); ok {
-		if rem, err := exact.Rem(model.One); err != nil || !rem.IsZero() {
-			return fieldCheck{err: fmt.Errorf("%s is not a whole number of bytes (%s)", s, exact.String())}
-		}
-	}
-	c := fieldCheck{hint: "= " + humanBytes(v)}
-	switch {
-	case v.Sign() <= 0:
-		c.err = errors.New("mem must be above zero")
-	case !align.IsZero() && v.Less(align):
-		c.err = fmt.Errorf("below the config's memory-align-size %s", humanBytes(align))
-	case !total.IsZero() && total.Less(v):
-		c.err = fmt.Errorf("more than the node's %s", humanBytes(total))
-	case unit == "":
-		c.warn = "no unit: that is bytes (write " + num + "G for GiB)"
+	c := fieldCheck{hint: "= " + humanBytes(v), warn: warn}
+	if err := partition.CheckMem(v, total, align); err != nil {
+		c.err, c.warn = err, ""
 	}
 	return c
 }
 
-// splitSize splits a size as typed into its number and its unit, both
-// trimmed ("96 GiB" -> "96", "GiB").
-func splitSize(s string) (num, unit string) {
-	i := strings.IndexFunc(s, func(r rune) bool { return !(r >= '0' && r <= '9' || r == '.' || r == '_') })
-	if i < 0 {
-		return s, ""
-	}
-	return strings.TrimSpace(s[:i]), strings.TrimSpace(s[i:])
-}
-
-// exactBytes is num × unit without any rounding, when both are plain (a
-// decimal and one of b, k, m, g, t, p, e with an optional "ib"/"b").
-func exactBytes(num, unit string) (model.Dec, bool) {
-	d, err := model.ParseDec(strings.ReplaceAll(num, "_", ""))
-	if err != nil {
-		return model.Dec{}, false
-	}
-	u := strings.ToLower(unit)
-	u = strings.TrimSuffix(strings.TrimSuffix(u, "ib"), "b")
-	pow := 0
-	switch u {
-	case "":
-	case "k", "m", "g", "t", "p", "e":
-		pow = strings.Index("kmgtpe", u) + 1
-	default:
-		return model.Dec{}, false
-	}
-	for range pow {
-		d = d.Mul(model.NewDec(1024, 0))
-	}
-	return d, true
-}
-
-// humanBytes says a byte count the way an operator reads it: "120 bytes",
-// "512 MiB", with the exact count when the short form rounds.
-func humanBytes(v model.Dec) string {
-	if v.Less(model.NewDec(1024, 0)) {
-		if v.Equal(model.One) {
-			return "1 byte"
-		}
-		return v.String() + " bytes"
-	}
-	s := model.FormatBinarySize(v)
-	unit := s[len(s)-1:]
-	out := s[:len(s)-1] + " " + strings.ToUpper(unit) + "iB"
-	if back, err := model.ParseFiniteBinarySize(s); err != nil || !back.Equal(v) {
-		out += " (" + v.String() + " bytes)"
-	}
-	return out
-}
+// humanBytes says a byte count the way an operator reads it.
+var humanBytes = partition.HumanBytes
 
 // checkCPU reads a cpu field: core ranges, each core once, every core on
 // this node (when the node's cores are known).
@@ -734,6 +632,9 @@ func (a *App) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 // undoEdit restores the draft before the last edit.
 func (a *App) undoEdit() {
 	ed := a.ed
+	if a.refuseWhileApplying() {
+		return
+	}
 	if len(ed.undo) == 0 {
 		a.flashf(lvlInfo, "nothing to undo")
 		return
@@ -753,22 +654,6 @@ func (a *App) resetDraft() {
 	a.flashf(lvlInfo, "draft reset to the file as it is (u undoes)")
 }
 
-// review rebases a stale draft on the file as it is now and shows the
-// recomputed plan: the only way out of staleness.
-func (a *App) review() {
-	ed := a.ed
-	if ed.stale != "" {
-		if err := ed.sess.Review(); err != nil {
-			a.sessionError(err)
-			return
-		}
-		ed.stale = ""
-		a.replan()
-		a.flashf(lvlInfo, "reviewed: the plan is recomputed on agent.toml as it is now")
-	}
-	ed.view, ed.planOff = edPlan, 0
-}
-
 // askApply opens the apply dialog, default Cancel; a plan that strands live
 // kernels also needs the affected agent's id typed.
 func (a *App) askApply() {
@@ -777,6 +662,9 @@ func (a *App) askApply() {
 	switch {
 	case ed.lost != "":
 		a.flashf(lvlCrit, "not applied: "+ed.lost)
+		return
+	case ed.applying:
+		a.flashf(lvlWarn, "an apply is in progress: wait for its result before applying again")
 		return
 	case ed.stale != "":
 		a.flashf(lvlWarn, "the draft is stale ("+ed.stale+"): press p to review the recomputed plan before applying")
@@ -858,34 +746,6 @@ func affectedAgents(p *partition.Plan) string {
 	return strings.Join(ids, " ")
 }
 
-// doApply applies the plan the dialog confirmed and reports the outcome.
-func (a *App) doApply(p *partition.Plan, force bool) {
-	ed := a.ed
-	res, err := ed.sess.Apply(p, force)
-	a.refreshDesk()
-	switch {
-	case res == nil:
-		a.sessionError(err)
-		msg := "not applied: " + firstLine(err.Error())
-		ed.result = []span{{lvlCrit, msg}}
-		a.flashf(lvlCrit, msg)
-		return
-	case err != nil:
-		ed.result = []span{{lvlCrit, "written, but the file read back does not give the planned partition: " + strings.Join(res.Mismatch, "; ")},
-			{lvlPlain, " · previous version in " + res.Backup + " (J: journal)"}}
-		a.flashf(lvlCrit, "written but verification mismatch: "+firstLine(strings.Join(res.Mismatch, "; ")))
-	default:
-		ed.result = []span{{lvlOK, "applied " + a.now().Format("15:04:05") + ": " + plural(len(p.Edits), "change") + " written and verified"},
-			{lvlWarn, " · restart the agents: they read agent.toml only at start-up"},
-			{lvlDim, " · backup " + res.Backup}}
-		a.flashf(lvlOK, "applied and verified ("+plural(len(p.Edits), "change")+"); restart the agents to take effect")
-	}
-	// The session's base is the new file: the draft is done.
-	ed.req, ed.undo = partition.Request{}, nil
-	ed.view = edGrid
-	a.replan()
-}
-
 // sessionError marks the draft stale or lost after a refusal.
 func (a *App) sessionError(err error) {
 	ed := a.ed
@@ -907,71 +767,6 @@ func (a *App) staleReason(err error) string {
 		s = strings.ReplaceAll(s, d.Path(), filepath.Base(d.Path()))
 	}
 	return s
-}
-
-// checkEditor runs on the clock tick: a draft goes stale when the file
-// changed (another apply, an edit or a replacement on disk), lost when
-// another operator took it over; a newer snapshot re-plans (live holders).
-func (a *App) checkEditor() {
-	ed := a.ed
-	if ed == nil || ed.lost != "" {
-		return
-	}
-	err := ed.sess.Check()
-	switch {
-	case err == nil:
-	case errors.Is(err, partition.ErrStale):
-		reason := a.staleReason(err)
-		if ed.stale == "" {
-			a.flashf(lvlWarn, "the draft is STALE: "+reason+"; p reviews the recomputed plan")
-		}
-		ed.stale = reason
-		a.invalidate()
-	default:
-		a.sessionError(err)
-		a.flashf(lvlCrit, "you no longer hold the draft: "+ed.lost)
-		ed.input = nil
-		if a.dlg != nil && a.dlg.kind == dlgApply {
-			a.dlg = nil
-		}
-	}
-	if ed.lost == "" && a.snap != ed.planSnap {
-		a.replan()
-	}
-}
-
-// loadJournal reads the last records of the desk's journal.
-func (a *App) loadJournal() {
-	ed := a.ed
-	recs, bad, err := a.opts.Desk.Journal(journalRows)
-	ed.journal, ed.journalBad, ed.journalErr = recs, bad, ""
-	if err != nil {
-		ed.journalErr = err.Error()
-	}
-}
-
-// refreshDesk re-reads who holds the draft and the desk's last write, for
-// the header of every console sharing the desk.
-func (a *App) refreshDesk() {
-	d := a.opts.Desk
-	if d == nil {
-		return
-	}
-	a.deskVer = d.Version()
-	a.deskHold = nil
-	if h, ok := d.Holder(); ok {
-		lvl := lvlWarn
-		who := h.Actor.Name
-		if a.ed != nil && a.ed.sess.Holds() {
-			lvl, who = lvlAccent, "you"
-		}
-		a.deskHold = []span{{lvl, "draft: " + who + " since " + h.Since.Local().Format("15:04")}}
-	}
-	a.deskWrite = nil
-	if w, ok := d.LastWrite(); ok {
-		a.deskWrite = []span{{lvlWarn, "agent.toml written " + w.Since.Local().Format("15:04") + " by " + w.Actor.Name + ": restart agents"}}
-	}
-	a.invalidate()
 }
 
 // handleEditorKey handles a key while the editor is open (no prompt, no

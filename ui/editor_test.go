@@ -2,6 +2,8 @@ package ui
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"github.com/fgtop/fgtop/internal/testfix"
 	"os"
 	"path/filepath"
@@ -65,6 +67,22 @@ func editing(t *testing.T, desk *partition.Desk, snap *model.Snapshot, who agent
 		t.Fatalf("e did not open the editor:\n%s", screen(a))
 	}
 	return a
+}
+
+// engineReads delivers snap as the engine publishes it once it has read
+// the config at path again (it follows agent.toml): with the file's hash.
+// The console reads no file itself.
+func engineReads(t *testing.T, a *App, snap *model.Snapshot, path string) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(raw)
+	next := *snap
+	next.Seq++
+	next.ConfigHash = hex.EncodeToString(sum[:])
+	a.adoptNow(&next)
 }
 
 func screen(a *App) string { return ansi.Strip(a.View().Content) }
@@ -395,6 +413,11 @@ func TestEditorStaleAfterAnotherApply(t *testing.T) {
 	afterBob := mustRead(t, path)
 
 	a.Update(tickMsg{})
+	if a.ed.stale != "" {
+		t.Fatal("stale before the engine read bob's file")
+	}
+	engineReads(t, a, snap, path)
+	a.Update(tickMsg{})
 	if a.ed.stale == "" || !strings.Contains(screen(a), "STALE") {
 		t.Fatalf("not stale after bob's apply:\n%s", screen(a))
 	}
@@ -404,6 +427,7 @@ func TestEditorStaleAfterAnotherApply(t *testing.T) {
 	}
 	// Even a plan confirmed before the staleness was seen is refused.
 	a.doApply(a.ed.plan, false)
+	a.Update(tickMsg{}) // its outcome comes back as a message
 	if mustRead(t, path) != afterBob || !strings.Contains(a.flash.text, "not applied") {
 		t.Fatalf("stale apply wrote; flash %q", a.flash.text)
 	}
@@ -442,6 +466,7 @@ func TestEditorConfigReplaced(t *testing.T) {
 	if err := os.Rename(tmp, path); err != nil {
 		t.Fatal(err)
 	}
+	engineReads(t, a, snap, path)
 	a.Update(tickMsg{})
 	if v := screen(a); !strings.Contains(v, "STALE") || !strings.Contains(v, "changed on disk") {
 		t.Fatalf("replaced file not shown as stale:\n%s", v)
@@ -842,6 +867,7 @@ func TestEditorPlanViewReviews(t *testing.T) {
 	if err := os.Rename(tmp, path); err != nil {
 		t.Fatal(err)
 	}
+	engineReads(t, a, snap, path)
 	a.Update(tickMsg{})
 	if v := screen(a); a.ed.stale == "" || !strings.Contains(v, "p reviews and recomputes") {
 		t.Fatalf("plan view not stale:\n%s", v)

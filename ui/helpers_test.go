@@ -36,6 +36,11 @@ func testApp(t testing.TB, w, h int, s *model.Snapshot, opts Options) *App {
 		opts.Now = fixedNow
 	}
 	a := newApp(nil, opts)
+	// Driven without a program: the desk's commands run at once and their
+	// messages are handled before Update returns (TestOtherApplyNeverStalls
+	// runs them as a program does).
+	a.desk.sync = true
+	a.Init()
 	a.Update(teaSize(w, h))
 	if s != nil {
 		feed(a, s)

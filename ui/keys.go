@@ -3,29 +3,26 @@ package ui
 import (
 	"slices"
 
+	"github.com/fgtop/fgtop/engine/agentconfig"
+
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 )
 
-// Role is what the person at the keyboard may do. The key map is built for
-// a role: actions a viewer may not take are absent from it, so they neither
-// handle keys nor appear in the help (k9s's and nvitop's read-only modes
-// remove bindings rather than greying them out). The engine refuses a
-// viewer's apply regardless; this is the first of two layers.
-type Role uint8
+// Role is what the person at the keyboard may do: the engine's role
+// (agentconfig.Role), the one the journal records and the desk enforces.
+// The key map is built for a role: actions a viewer may not take are
+// absent from it, so they neither handle keys nor appear in the help
+// (k9s's and nvitop's read-only modes remove bindings rather than greying
+// them out). The engine refuses a viewer's apply regardless; this is the
+// first of two layers.
+type Role = agentconfig.Role
 
-// Roles.
+// Roles the console tells apart (an admin's map is an operator's).
 const (
-	RoleViewer   Role = iota // read-only: watch mode, SSH keys without a role
-	RoleOperator             // may edit and apply partitions
+	RoleViewer   = agentconfig.RoleViewer   // read-only: watch mode, SSH keys without a role
+	RoleOperator = agentconfig.RoleOperator // may edit and apply partitions
 )
-
-func (r Role) String() string {
-	if r == RoleOperator {
-		return "operator"
-	}
-	return "viewer"
-}
 
 // action is what a key does.
 type action uint8
@@ -194,7 +191,7 @@ func NewKeyMap(role Role) KeyMap {
 		operator[i].mutating = true
 	}
 	km := KeyMap{role: role, bindings: all}
-	if role == RoleOperator {
+	if role.CanWrite() {
 		km.bindings = append(km.bindings, operator...)
 		return km
 	}

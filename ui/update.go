@@ -10,7 +10,34 @@ import (
 // frame: the first after a quiet frame at once, a burst's newest at the
 // frame's end, so a burst costs one derivation and one composition per
 // frame, not one per snapshot.
+//
+// Update reads and writes no file: the desk's work (open, apply, review,
+// journal, close, who holds the draft) and theme loading run as commands
+// and come back as messages (editor_cmds.go).
 func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	m, cmd := a.update(msg)
+	for len(a.desk.ready) > 0 {
+		next := a.desk.ready[0]
+		a.desk.ready = a.desk.ready[1:]
+		_, c := a.update(next)
+		cmd = tea.Batch(cmd, c)
+	}
+	return m, a.takeLater(cmd)
+}
+
+// takeLater returns cmd with the commands Update's helpers asked for.
+func (a *App) takeLater(cmd tea.Cmd) tea.Cmd {
+	if len(a.later) > 0 {
+		cmd = tea.Batch(append(a.later, cmd)...)
+		a.later = nil
+	}
+	return cmd
+}
+
+func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if a.deskMsg(msg) {
+		return a, nil
+	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		a.width, a.height = msg.Width, msg.Height
@@ -48,10 +75,8 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tickMsg:
 		a.expireFlash()
 		a.invalidate() // ages and "updated ... ago" move on
-		if d := a.opts.Desk; d != nil && d.Version() != a.deskVer {
-			a.refreshDesk()
-		}
 		a.checkEditor()
+		a.pollDesk()
 		return a, tick()
 	case tea.EnvMsg:
 		if !a.theme.explicit && themes.NoColor(msg.Getenv) {

@@ -98,9 +98,7 @@ func runProgram(ctx context.Context, eng *engine.Engine, uopts ui.Options, engin
 	m := ui.New(eng.Subscribe(ctx), uopts)
 	// The model holds the partition draft while editing: give it back
 	// however the program ends.
-	if c, ok := m.(interface{ Close() }); ok {
-		defer c.Close()
-	}
+	defer m.Close()
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithFPS(ui.FrameRate))
 	done := make(chan error, 1)
 	go func() {

@@ -81,7 +81,8 @@ func (f *changeFlags) request() (partition.Request, error) {
 		if !ok || agent == "" || size == "" {
 			return req, usageErr("--mem %q: want AGENT=SIZE, e.g. i-node-a=64G", m)
 		}
-		b, err := model.ParseFiniteBinarySize(size)
+		// The console's mem field reads sizes the same way.
+		b, _, err := partition.ParseMem(size)
 		if err != nil {
 			return req, usageErr("--mem %q: %v", m, err)
 		}

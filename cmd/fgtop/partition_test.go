@@ -471,3 +471,37 @@ func TestSlotBasedAutoSplitManualStaysMainsForm(t *testing.T) {
 		t.Fatalf("Backend.AI main rejects the file: %v\n%s\n%s", err, res, n.current(t))
 	}
 }
+
+// TestPartitionMemRefusedLikeTheConsole: --mem is read and bounded by the
+// console's rules (partition.ParseMem, partition.CheckMem): a fraction of
+// a byte, a size below memory-align-size and a size above the node's
+// memory are refused, and nothing is written.
+func TestPartitionMemRefusedLikeTheConsole(t *testing.T) {
+	n := newNode(t)
+	for _, tc := range []struct {
+		size string
+		code int
+		want string
+	}{
+		{"0.3K", exitBadUsage, "not a whole number of bytes"},
+		{"", exitBadUsage, "want AGENT=SIZE"},
+		{"1M", exitProblem, "below the config's memory-align-size 16 MiB"},
+		{"0", exitProblem, "mem must be above zero"},
+		{"1E", exitProblem, "more than the node's"},
+	} {
+		for _, verb := range []string{"plan", "apply"} {
+			args := n.args(verb, "--mode", "manual", "--mem", agentA+"="+tc.size)
+			if verb == "apply" {
+				args = append(args, "--yes")
+			}
+			code, out := runCLI(t, args...)
+			wantCode(t, code, tc.code, out, tc.want)
+		}
+	}
+	if !bytes.Equal(n.current(t), n.original) {
+		t.Fatal("a refused --mem wrote the file")
+	}
+	// What both accept still plans.
+	code, out := runCLI(t, n.args("plan", "--mode", "manual", "--mem", agentA+"=32M")...)
+	wantCode(t, code, exitOK, out, "valid, 1 file change(s)")
+}

@@ -42,6 +42,13 @@ const (
 	RoleAdmin    Role = "admin"
 )
 
+// CanWrite says whether the role may change the config: an operator or an
+// admin; a missing or unknown role may not.
+func (r Role) CanWrite() bool { return r == RoleOperator || r == RoleAdmin }
+
+// String is the role's name as authorized_keys and the journal spell it.
+func (r Role) String() string { return string(r) }
+
 // Actor is who changes the config and from where; the journal records it.
 type Actor struct {
 	Name string `json:"name"`
@@ -57,7 +64,7 @@ type Actor struct {
 }
 
 // CanWrite reports whether the actor may change the config.
-func (a Actor) CanWrite() bool { return a.Role == RoleOperator || a.Role == RoleAdmin }
+func (a Actor) CanWrite() bool { return a.Role.CanWrite() }
 
 // Errors the writer refuses with; the file is untouched after each.
 var (

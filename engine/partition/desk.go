@@ -58,6 +58,11 @@ type DeskOptions struct {
 type Desk struct {
 	opts DeskOptions
 
+	// wmu serialises writes (apply, rollback) and is held across them; mu
+	// guards the state below and is never held across a write, so the
+	// consoles sharing the desk (Holder, LastWrite, Holds, Base) do not
+	// wait for another operator's fsync.
+	wmu    sync.Mutex
 	mu     sync.Mutex
 	holder *Session
 	// gen counts writes made through the desk; last says who made the
@@ -233,7 +238,7 @@ func (d *Desk) Open(actor agentconfig.Actor, takeOver bool) (*Session, error) {
 	}
 	now := d.opts.Now()
 	host, _ := os.Hostname()
-	s := &Session{desk: d, actor: actor, since: now, base: base, gen: d.gen, token: newToken()}
+	s := &Session{desk: d, actor: actor, since: now, base: base, gen: d.gen, token: newToken(), lagHash: d.configHash()}
 	err = updateRecord(DraftRecordPath(d.opts.Config), func(cur *draftRecord) (*draftRecord, error) {
 		if cur.live() && !takeOver && (h == nil || cur.Token != h.token) {
 			return nil, fmt.Errorf("%w: the draft is held by %s", ErrBusy, Hold{Actor: cur.Actor, Since: cur.Since})
@@ -262,6 +267,10 @@ type Session struct {
 	gen    uint64
 	lostTo *Hold
 	closed bool
+	// lagHash is the snapshot's ConfigHash when base was set: the engine
+	// follows the file a little later than a write, so until its snapshot
+	// moves past that hash it says nothing about this base (Stale).
+	lagHash string
 	// token names the session in the draft record.
 	token string
 }
@@ -347,6 +356,61 @@ func (s *Session) Check() error {
 	return s.check()
 }
 
+// Stale is Check without reading anything: why the session's drafts may
+// not be applied, judged from the desk's own writes and hash, the config's
+// hash in the engine's latest snapshot (Snapshot.ConfigHash). A console
+// calls it on every snapshot; the engine follows agent.toml, so a change
+// on disk reaches it there. A hash that is the base's, or the one the
+// snapshot carried when the base was set (the engine has not read the new
+// file yet), says nothing. Apply still checks the file itself.
+func (s *Session) Stale(hash string) error {
+	s.desk.mu.Lock()
+	defer s.desk.mu.Unlock()
+	switch {
+	case s.closed:
+		return ErrClosed
+	case s.lostTo != nil:
+		return fmt.Errorf("%w: %s", ErrTakenOver, s.lostTo)
+	case s.gen != s.desk.gen:
+		return fmt.Errorf("%w: %s wrote it at %s", ErrStale, s.desk.last.Actor, s.desk.last.Since.Local().Format("15:04:05"))
+	case hash == "" || hash == s.base.Hash || hash == s.lagHash:
+		return nil
+	case hash == model.ConfigUnusable:
+		return fmt.Errorf("%w: %s was changed on disk and cannot be used", ErrStale, s.desk.opts.Config)
+	}
+	return fmt.Errorf("%w: %s was changed on disk", ErrStale, s.desk.opts.Config)
+}
+
+// Lost says whether the session lost the draft (closed, or taken over
+// here or by another process), nil while it holds it. It reads the draft
+// record only as the desk's cached copy (at most every recordTTL for all
+// the consoles sharing the desk), and the record itself only when that
+// copy names another holder. Call it off the UI loop.
+func (s *Session) Lost() error {
+	d := s.desk
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	switch {
+	case s.closed:
+		return ErrClosed
+	case s.lostTo != nil:
+		return fmt.Errorf("%w: %s", ErrTakenOver, s.lostTo)
+	case d.external() == nil:
+		return nil
+	}
+	// The cached copy may predate this session's own record: read it.
+	d.forgetExternal()
+	return s.gone()
+}
+
+// configHash is the latest snapshot's ConfigHash ("" without one).
+func (d *Desk) configHash() string {
+	if snap := d.opts.Snapshot(); snap != nil {
+		return snap.ConfigHash
+	}
+	return ""
+}
+
 // Plan turns a request into a plan against the session's base and the
 // latest snapshot. It works on a stale base too (the plan shows what would
 // have happened); Apply refuses it until Review.
@@ -372,7 +436,7 @@ func (s *Session) Review() error {
 	if err := s.gone(); err != nil {
 		return err
 	}
-	s.base, s.gen = base, s.desk.gen
+	s.base, s.gen, s.lagHash = base, s.desk.gen, s.desk.configHash()
 	return nil
 }
 
@@ -380,23 +444,16 @@ func (s *Session) Review() error {
 // when the session is stale, taken over or closed, or when the plan was not
 // made on the session's current base. After a write the session's base is
 // the new file, and every other session is stale.
+//
+// The desk's state lock is not held across the write (writes are
+// serialised on their own lock): the other consoles keep drawing while an
+// apply fsyncs.
 func (s *Session) Apply(p *Plan, force bool) (*ApplyResult, error) {
 	d := s.desk
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if err := s.check(); err != nil {
+	d.wmu.Lock()
+	defer d.wmu.Unlock()
+	if err := s.mayApply(p, force); err != nil {
 		return nil, err
-	}
-	if p.BaseHash != s.base.Hash {
-		return nil, fmt.Errorf("%w: the plan was made on an earlier version of the file; review it", ErrStale)
-	}
-	// The plan was made a while ago (a person read it): kernels may have
-	// started on a device that moves since then, and a force covers only
-	// the ones that were shown.
-	if snap := d.opts.Snapshot(); snap != nil && p.Valid() {
-		if late := p.Unconfirmed(snap, force); len(late) > 0 && (force || len(p.Affected()) == 0) {
-			return nil, fmt.Errorf("%w since the plan was made; review it:\n  %s", ErrLiveKernels, strings.Join(late, "\n  "))
-		}
 	}
 	res, err := Apply(p, ApplyOptions{Actor: s.actor, Force: force, Journal: d.opts.Journal, Now: d.opts.Now, Hooks: d.opts.Hooks})
 	if res != nil {
@@ -405,13 +462,38 @@ func (s *Session) Apply(p *Plan, force bool) (*ApplyResult, error) {
 	return res, err
 }
 
+// mayApply says why p may not be applied by s now. Called with d.wmu held.
+func (s *Session) mayApply(p *Plan, force bool) error {
+	d := s.desk
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := s.check(); err != nil {
+		return err
+	}
+	if p.BaseHash != s.base.Hash {
+		return fmt.Errorf("%w: the plan was made on an earlier version of the file; review it", ErrStale)
+	}
+	// The plan was made a while ago (a person read it): kernels may have
+	// started on a device that moves since then, and a force covers only
+	// the ones that were shown.
+	if snap := d.opts.Snapshot(); snap != nil && p.Valid() {
+		if late := p.Unconfirmed(snap, force); len(late) > 0 && (force || len(p.Affected()) == 0) {
+			return fmt.Errorf("%w since the plan was made; review it:\n  %s", ErrLiveKernels, strings.Join(late, "\n  "))
+		}
+	}
+	return nil
+}
+
 // Rollback restores the config as it was before the last apply still in
 // effect (agentconfig.Rollback), for the session's actor.
 func (s *Session) Rollback(force bool) (*agentconfig.CommitResult, error) {
 	d := s.desk
+	d.wmu.Lock()
+	defer d.wmu.Unlock()
 	d.mu.Lock()
-	defer d.mu.Unlock()
-	if err := s.gone(); err != nil {
+	err := s.gone()
+	d.mu.Unlock()
+	if err != nil {
 		return nil, err
 	}
 	res, err := agentconfig.Rollback(agentconfig.RollbackRequest{Path: d.opts.Config, Actor: s.actor, Journal: d.opts.Journal,
@@ -423,17 +505,21 @@ func (s *Session) Rollback(force bool) (*agentconfig.CommitResult, error) {
 }
 
 // wrote records a write by s: other sessions go stale, s is rebased on the
-// new file. Called with d.mu held.
+// new file. Called with d.wmu held, not d.mu (it reads the file).
 func (d *Desk) wrote(s *Session) {
+	// An unreadable result keeps the old base: the next check then reports
+	// the file as changed, which is the truth.
+	base, _ := agentconfig.Load(d.opts.Config)
+	lag := d.configHash()
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	d.gen++
 	d.last = Hold{Actor: s.actor, Since: d.opts.Now()}
 	d.version.Add(1)
-	// An unreadable result keeps the old base: the next check then reports
-	// the file as changed, which is the truth.
-	if base, _ := agentconfig.Load(d.opts.Config); base != nil {
+	if base != nil {
 		s.base = base
 	}
-	s.gen = d.gen
+	s.gen, s.lagHash = d.gen, lag
 }
 
 // Close gives the draft back; closing twice is harmless.

@@ -349,8 +349,8 @@ func TestDeskRecordOfADeadProcessIsVoid(t *testing.T) {
 	}
 }
 
-// Every console polls Version once a second; an apply (which holds the
-// desk across its write and fsyncs) must not stall them.
+// Every console polls the desk once a second and reads its state while it
+// draws; an apply (which fsyncs) must not stall them.
 func TestDeskVersionDuringApply(t *testing.T) {
 	c := loadFixture(t, "agent.multi-agent.device-based.toml")
 	inWrite, release := make(chan struct{}), make(chan struct{})
@@ -379,6 +379,24 @@ func TestDeskVersionDuringApply(t *testing.T) {
 	case <-got:
 	case <-time.After(2 * time.Second):
 		t.Fatal("Version blocked while an apply was writing")
+	}
+	// Nor does the rest of what a console reads while it draws: the
+	// write holds its own lock, not the desk's state.
+	state := make(chan struct{})
+	go func() {
+		d.Holder()
+		d.LastWrite()
+		s.Holds()
+		s.Base()
+		_ = s.Stale("")
+		s.Plan(Request{})
+		close(state)
+	}()
+	select {
+	case <-state:
+	case <-time.After(2 * time.Second):
+		close(release)
+		t.Fatal("the desk's state blocked while an apply was writing")
 	}
 	close(release)
 	if err := <-done; err != nil {

@@ -246,6 +246,11 @@ func Draft(cur *agentconfig.Config, inv Inventory, req Request) (*agentconfig.Co
 		if i < 0 {
 			continue
 		}
+		// The console's mem field refuses the same (partition.CheckMem).
+		if err := CheckMem(ms.Bytes, inv.MemTotal(), cur.MemoryAlignSize); err != nil {
+			fail("--mem %s=%s: %v", ms.Agent, model.FormatBinarySize(ms.Bytes), err)
+			continue
+		}
 		a := alloc(i)
 		a.HasMem, a.Mem = true, ms.Bytes
 	}

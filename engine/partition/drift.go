@@ -145,32 +145,48 @@ func amount(s model.SlotName, d model.Dec) string {
 func notOwner(p *Partition, s *model.Snapshot) []model.Issue {
 	var out []model.Issue
 	for _, k := range s.Kernels() {
-		ap := p.Agent(k.Agent)
-		if ap == nil || k.Alloc == nil {
-			continue
-		}
-		keys, held := kernelHoldings(k)
-		for _, key := range keys {
-			if key.Name == "mem" || ap.OwnsDevice(key) {
-				continue
-			}
-			owner := "no agent owns it"
-			if o := p.Owners(key); len(o) > 0 {
-				owner = "it belongs to " + joinAgents(o)
-			}
-			out = append(out, model.Issue{Severity: model.SevError, Code: model.IssueDriftNotOwner,
-				Device: key, Kernel: k.ID, Agent: k.Agent, File: k.Path,
-				Message: fmt.Sprintf("kernel %s of agent %s holds %s on %s, which agent %s does not own (%s)",
-					k.ID, k.Agent, held[key], Key(key), k.Agent, owner)})
+		if ap := p.Agent(k.Agent); ap != nil {
+			out = append(out, NotOwner(k, ap.OwnsDevice, p.Owners)...)
 		}
 	}
 	return out
 }
 
-// agentOverCapacity: per agent and slot, what its kernels hold against the
-// capacity its slot-based partition reports.
-func agentOverCapacity(p *Partition, s *model.Snapshot) []model.Issue {
+// NotOwner is the one place of the rule "a kernel holds a device its agent
+// does not own": an error issue for each device kernel k holds an amount
+// > 0 on that owns says its agent does not own (memory is split by amount,
+// so it never counts); owners names who does own it. The engine checks it
+// live, kernel by kernel; Drift checks a whole snapshot against a
+// partition.
+func NotOwner(k *model.Kernel, owns func(model.DeviceKey) bool, owners func(model.DeviceKey) []model.AgentID) []model.Issue {
+	if k.Alloc == nil {
+		return nil
+	}
+	var out []model.Issue
+	keys, held := kernelHoldings(k)
+	for _, key := range keys {
+		if key.Name == "mem" || owns(key) {
+			continue
+		}
+		owner := "no agent owns it"
+		if o := owners(key); len(o) > 0 {
+			owner = "it belongs to " + joinAgents(o)
+		}
+		out = append(out, model.Issue{Severity: model.SevError, Code: model.IssueDriftNotOwner,
+			Device: key, Kernel: k.ID, Agent: k.Agent, File: k.Path,
+			Message: fmt.Sprintf("kernel %s of agent %s holds %s on %s, which agent %s does not own (%s)",
+				k.ID, k.Agent, held[key], Key(key), k.Agent, owner)})
+	}
+	return out
+}
+
+// heldByAgent sums, per agent and slot, what the snapshot's kernels hold:
+// what each agent's allocator counts against its capacity.
+func heldByAgent(s *model.Snapshot) map[model.AgentID]model.ResourceSlot {
 	held := map[model.AgentID]model.ResourceSlot{}
+	if s == nil {
+		return held
+	}
 	for _, k := range s.Kernels() {
 		if k.Alloc == nil {
 			continue
@@ -186,6 +202,13 @@ func agentOverCapacity(p *Partition, s *model.Snapshot) []model.Issue {
 			}
 		}
 	}
+	return held
+}
+
+// agentOverCapacity: per agent and slot, what its kernels hold against the
+// capacity its slot-based partition reports.
+func agentOverCapacity(p *Partition, s *model.Snapshot) []model.Issue {
+	held := heldByAgent(s)
 	var out []model.Issue
 	for _, a := range p.Agents {
 		h := held[a.ID]

@@ -303,7 +303,7 @@ func deviceBased(p *Partition, cfg *agentconfig.Config, inv Inventory) {
 			case avail.Sign() <= 0:
 				ap.Scaling[s] = model.Zero
 			default:
-				ap.Scaling[s], _ = quo(amt, avail)
+				ap.Scaling[s], _ = amt.Quo(avail)
 			}
 		}
 	}
@@ -343,7 +343,7 @@ func slotBased(p *Partition, cfg *agentconfig.Config) {
 		case agentconfig.ModeAutoSplit:
 			if s.MajorType() == "shares" {
 				// FractionAllocMap: plain division, unrounded.
-				q, err := quo(avail, model.NewDec(int64(n), 0))
+				q, err := avail.Quo(model.NewDec(int64(n), 0))
 				if err != nil {
 					q = model.Zero
 				}
@@ -365,9 +365,9 @@ func slotBased(p *Partition, cfg *agentconfig.Config) {
 			ap.Reserved[s] = model.Max(total.Sub(per[i]), model.Zero)
 			switch {
 			case cfg.Mode == agentconfig.ModeAutoSplit:
-				ap.Scaling[s], _ = quo(model.One, model.NewDec(int64(n), 0))
+				ap.Scaling[s], _ = model.One.Quo(model.NewDec(int64(n), 0))
 			case cfg.Mode == agentconfig.ModeManual && avail.Sign() > 0:
-				ap.Scaling[s], _ = quo(per[i], avail)
+				ap.Scaling[s], _ = per[i].Quo(avail)
 			case cfg.Mode == agentconfig.ModeManual:
 				ap.Scaling[s] = model.Zero
 			default:

@@ -266,22 +266,3 @@ func TestIDRanges(t *testing.T) {
 		}
 	}
 }
-
-func TestQuoLikePython(t *testing.T) {
-	tests := []struct{ x, y, want string }{
-		{"4", "2", "2"},
-		{"2", "5", "0.4"},
-		{"1.0", "4", "0.25"},
-		{"2.0", "2", "1.0"},
-		{"0", "3", "0"},
-		{"16", "30", "0.5333333333333333333333333333"},
-		{"1", "3", "0.3333333333333333333333333333"},
-		{"248", "2", "124"},
-	}
-	for _, tt := range tests {
-		got, err := quo(model.MustDec(tt.x), model.MustDec(tt.y))
-		if err != nil || got.String() != tt.want {
-			t.Errorf("quo(%s, %s) = %s, %v; want %s", tt.x, tt.y, got, err, tt.want)
-		}
-	}
-}

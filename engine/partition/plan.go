@@ -360,21 +360,7 @@ func (p *Plan) compare(snap *model.Snapshot) {
 	}
 
 	// Capacities (the slot-based format's whole partition) and strain.
-	held := map[model.AgentID]model.ResourceSlot{}
-	if snap != nil {
-		for _, k := range snap.Kernels() {
-			h := held[k.Agent]
-			if h == nil {
-				h = model.ResourceSlot{}
-				held[k.Agent] = h
-			}
-			for slot, m := range k.Alloc {
-				for _, v := range m {
-					h[slot] = h[slot].Add(v)
-				}
-			}
-		}
-	}
+	held := heldByAgent(snap)
 	for _, a := range next.Agents {
 		d := deltas[a.ID]
 		ca := cur.Agent(a.ID)

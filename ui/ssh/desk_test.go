@@ -69,7 +69,7 @@ func TestSessionsShareOneDesk(t *testing.T) {
 	},
 		func(s *Server) {
 			next := s.newModel
-			s.newModel = func(sub <-chan *model.Snapshot, o ui.Options) tea.Model {
+			s.newModel = func(sub <-chan *model.Snapshot, o ui.Options) sessionModel {
 				mu.Lock()
 				got[o.Actor.Name] = o
 				mu.Unlock()
@@ -208,7 +208,7 @@ func TestEndedSessionGivesTheDraftBack(t *testing.T) {
 				}
 			}, func(s *Server) {
 				next := s.newModel
-				s.newModel = func(sub <-chan *model.Snapshot, o ui.Options) tea.Model {
+				s.newModel = func(sub <-chan *model.Snapshot, o ui.Options) sessionModel {
 					return crashOnZ{next(sub, o).(*ui.App)}
 				}
 			})

@@ -21,8 +21,8 @@ func spySizes(t *testing.T, tweak func(*Config)) (*fixture, chan tea.WindowSizeM
 	sizes := make(chan tea.WindowSizeMsg, 64)
 	f := startServer(t, tweak, func(s *Server) {
 		next := s.newModel
-		s.newModel = func(sub <-chan *model.Snapshot, o ui.Options) tea.Model {
-			return sizeSpy{Model: next(sub, o), sizes: sizes}
+		s.newModel = func(sub <-chan *model.Snapshot, o ui.Options) sessionModel {
+			return sizeSpy{sessionModel: next(sub, o), sizes: sizes}
 		}
 	})
 	return f, sizes

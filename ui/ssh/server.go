@@ -138,7 +138,7 @@ type Server struct {
 
 	// newModel builds a session's console (ui.New); tests look at the
 	// options each session gets through it.
-	newModel func(<-chan *model.Snapshot, ui.Options) tea.Model
+	newModel func(<-chan *model.Snapshot, ui.Options) sessionModel
 
 	// readKeys reads authorized_keys (ReadAuthorizedKeys); tests make it
 	// fail.
@@ -195,7 +195,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.KeysPoll = DefaultKeysPoll
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, sessions: map[ssh.Session]*session{}, readKeys: ReadAuthorizedKeys,
-		newModel: func(sub <-chan *model.Snapshot, o ui.Options) tea.Model { return ui.New(sub, o) }}
+		newModel: func(sub <-chan *model.Snapshot, o ui.Options) sessionModel { return ui.New(sub, o) }}
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -581,13 +581,19 @@ func (s *Server) console(next ssh.Handler) ssh.Handler {
 	}
 }
 
+// sessionModel is a session's console: ui.App, or what a test wraps it in. It
+// holds things outside itself (the partition draft) that Close gives back.
+type sessionModel interface {
+	tea.Model
+	Close()
+}
+
 // closeModel gives back what a session's console holds outside itself
 // (ui.App.Close: the partition draft). It runs after the program ended,
 // so no Update runs beside it. A console broken enough to panic here
 // must not take the server down.
-func (s *Server) closeModel(sess ssh.Session, m tea.Model) {
-	c, ok := m.(interface{ Close() })
-	if !ok {
+func (s *Server) closeModel(sess ssh.Session, c sessionModel) {
+	if c == nil {
 		return
 	}
 	defer func() {
@@ -604,7 +610,7 @@ func (s *Server) closeModel(sess ssh.Session, m tea.Model) {
 // subscription, its own options (read-only for a viewer), the size and
 // colour profile of the client's terminal (bm.MakeOptions), and input
 // that counts toward the idle timeout.
-func (s *Server) program(sess ssh.Session) (*tea.Program, tea.Model) {
+func (s *Server) program(sess ssh.Session) (*tea.Program, sessionModel) {
 	s.mu.Lock()
 	ls := s.sessions[sess]
 	s.mu.Unlock()

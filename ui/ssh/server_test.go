@@ -540,6 +540,7 @@ type panicky struct{}
 func (panicky) Init() tea.Cmd                         { return nil }
 func (p panicky) Update(tea.Msg) (tea.Model, tea.Cmd) { return p, nil }
 func (panicky) View() tea.View                        { panic("the console broke") }
+func (panicky) Close()                                {}
 
 // TestConsoleFailureIsLoggedNotShown: a console that fails ends its own
 // session only; the failure is one line in the server's log, and the
@@ -548,7 +549,7 @@ func (panicky) View() tea.View                        { panic("the console broke
 func TestConsoleFailureIsLoggedNotShown(t *testing.T) {
 	f := startServer(t, nil, func(s *Server) {
 		next := s.newModel
-		s.newModel = func(sub <-chan *model.Snapshot, o ui.Options) tea.Model {
+		s.newModel = func(sub <-chan *model.Snapshot, o ui.Options) sessionModel {
 			if o.Actor.Name == "crash" {
 				return panicky{}
 			}
@@ -575,7 +576,7 @@ func TestConsoleFailureIsLoggedNotShown(t *testing.T) {
 // sizeSpy passes everything to the console and notes the window sizes it
 // is told.
 type sizeSpy struct {
-	tea.Model
+	sessionModel
 	sizes chan<- tea.WindowSizeMsg
 }
 
@@ -586,16 +587,16 @@ func (s sizeSpy) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		default:
 		}
 	}
-	m, cmd := s.Model.Update(msg)
-	return sizeSpy{Model: m, sizes: s.sizes}, cmd
+	m, cmd := s.sessionModel.Update(msg)
+	return sizeSpy{sessionModel: m.(sessionModel), sizes: s.sizes}, cmd
 }
 
 func TestWindowFollowsTheClient(t *testing.T) {
 	sizes := make(chan tea.WindowSizeMsg, 16)
 	f := startServer(t, nil, func(s *Server) {
 		next := s.newModel
-		s.newModel = func(sub <-chan *model.Snapshot, o ui.Options) tea.Model {
-			return sizeSpy{Model: next(sub, o), sizes: sizes}
+		s.newModel = func(sub <-chan *model.Snapshot, o ui.Options) sessionModel {
+			return sizeSpy{sessionModel: next(sub, o), sizes: sizes}
 		}
 	})
 	c := f.open(t, "victor", f.viewer, nil)

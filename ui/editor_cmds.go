@@ -1,0 +1,426 @@
+package ui
+
+import (
+	"errors"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/engine/partition"
+)
+
+// The desk's work runs off the UI loop: opening a draft writes the draft
+// record, an apply fsyncs and renames, a review and the journal read
+// files, and asking who holds the draft reads the record. Each runs in a
+// tea.Cmd and comes back as one of these messages, so Update never waits
+// on a disk, nor on another operator's apply.
+type (
+	// deskPolledMsg is what the desk says now: who holds the draft, its
+	// last write, and whether this console's session still holds it.
+	deskPolledMsg struct {
+		hold, write   partition.Hold
+		held, written bool
+		sess          *partition.Session
+		mine          bool
+		lost          error
+	}
+	// deskOpenedMsg is the outcome of opening the draft (e).
+	deskOpenedMsg struct {
+		sess   *partition.Session
+		err    error
+		holder partition.Hold // who holds it, on ErrBusy
+	}
+	// deskAppliedMsg is the outcome of an apply.
+	deskAppliedMsg struct {
+		sess *partition.Session
+		plan *partition.Plan
+		res  *partition.ApplyResult
+		err  error
+	}
+	// deskReviewedMsg is the outcome of rebasing a stale draft.
+	deskReviewedMsg struct {
+		sess *partition.Session
+		err  error
+	}
+	// deskJournalMsg is the journal's last records.
+	deskJournalMsg struct {
+		recs []agentconfig.JournalRecord
+		bad  int
+		err  error
+	}
+	// deskClosedMsg says a session was given back.
+	deskClosedMsg struct{}
+)
+
+// deskWork is the desk work a console has under way.
+type deskWork struct {
+	polling bool // a pollDesk command is out
+	opening bool // an Open is out
+	// sync runs the desk's work at once, its messages handled before
+	// Update returns: for unit tests that drive Update without a program.
+	sync  bool
+	ready []tea.Msg
+
+	// mu guards held and ended, which commands and Close reach off the
+	// UI loop.
+	mu sync.Mutex
+	// held are the sessions this console opened and has not given back
+	// yet: the editor's, and any being closed by a command.
+	held  map[*partition.Session]bool
+	ended bool
+}
+
+// own records a newly opened session; false when the console has ended
+// meanwhile (the caller then gives it back).
+func (w *deskWork) own(s *partition.Session) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.ended {
+		return false
+	}
+	if w.held == nil {
+		w.held = map[*partition.Session]bool{}
+	}
+	w.held[s] = true
+	return true
+}
+
+// release gives sessions back (all held ones when none are named).
+func (w *deskWork) release(only ...*partition.Session) {
+	w.mu.Lock()
+	var todo []*partition.Session
+	for s := range w.held {
+		if len(only) == 0 || slices.Contains(only, s) {
+			todo = append(todo, s)
+			delete(w.held, s)
+		}
+	}
+	w.mu.Unlock()
+	for _, s := range todo {
+		s.Close()
+	}
+}
+
+// end gives every session back and makes later opens give theirs back
+// at once.
+func (w *deskWork) end() {
+	w.mu.Lock()
+	w.ended = true
+	w.mu.Unlock()
+	w.release()
+}
+
+// do runs f off the UI loop: Update returns it with its own command.
+func (a *App) do(f func() tea.Msg) {
+	if a.desk.sync {
+		a.desk.ready = append(a.desk.ready, f())
+		return
+	}
+	a.later = append(a.later, f)
+}
+
+// deskMsg handles the desk's messages; ok is false for any other.
+func (a *App) deskMsg(msg tea.Msg) bool {
+	switch msg := msg.(type) {
+	case deskPolledMsg:
+		a.desk.polling = false
+		a.deskPolled(msg)
+	case deskOpenedMsg:
+		a.desk.opening = false
+		a.editorOpened(msg)
+		a.pollDesk()
+	case deskAppliedMsg:
+		a.applied(msg)
+		a.pollDesk()
+	case deskReviewedMsg:
+		a.reviewed(msg)
+	case deskJournalMsg:
+		if ed := a.ed; ed != nil {
+			ed.journal, ed.journalBad, ed.journalErr = msg.recs, msg.bad, ""
+			if msg.err != nil {
+				ed.journalErr = msg.err.Error()
+			}
+			a.invalidate()
+		}
+	case deskClosedMsg:
+		a.pollDesk()
+	default:
+		return false
+	}
+	return true
+}
+
+// pollDesk asks the desk who holds the draft and what it wrote last, and
+// whether this console's session still holds the draft (another process
+// may have taken it over); one such command is out at a time. The desk
+// reads the draft record at most every half second for all the consoles
+// sharing it.
+func (a *App) pollDesk() {
+	d := a.opts.Desk
+	if d == nil || a.desk.polling {
+		return
+	}
+	a.desk.polling = true
+	var sess *partition.Session
+	if a.ed != nil && a.ed.lost == "" {
+		sess = a.ed.sess
+	}
+	a.do(func() tea.Msg {
+		d.Version() // re-reads the record when the cached copy is old
+		m := deskPolledMsg{sess: sess}
+		m.hold, m.held = d.Holder()
+		m.write, m.written = d.LastWrite()
+		if sess != nil {
+			m.lost = sess.Lost()
+			m.mine = m.lost == nil && sess.Holds()
+		}
+		return m
+	})
+}
+
+// deskPolled shows who holds the draft and the desk's last write in the
+// header of every console sharing the desk, and notices a lost draft.
+func (a *App) deskPolled(m deskPolledMsg) {
+	var hold, write []span
+	if m.held {
+		lvl, who := lvlWarn, m.hold.Actor.Name
+		if m.mine && a.ed != nil && a.ed.sess == m.sess {
+			lvl, who = lvlAccent, "you"
+		}
+		hold = []span{{lvl, "draft: " + who + " since " + m.hold.Since.Local().Format("15:04")}}
+	}
+	if m.written {
+		write = []span{{lvlWarn, "agent.toml written " + m.write.Since.Local().Format("15:04") + " by " + m.write.Actor.Name + ": restart agents"}}
+	}
+	if !slices.Equal(hold, a.deskHold) || !slices.Equal(write, a.deskWrite) {
+		a.deskHold, a.deskWrite = hold, write
+		a.invalidate()
+	}
+	if ed := a.ed; ed != nil && ed.sess == m.sess && m.lost != nil && ed.lost == "" {
+		a.lostDraft(m.lost)
+	}
+	a.checkEditor()
+}
+
+// startEditor opens the editor (e). While another operator holds the
+// draft it asks, in a dialog whose default is Cancel, whether to take it
+// over.
+func (a *App) startEditor(takeOver bool) {
+	if why := a.noEditorReason(); why != "" {
+		a.flashf(lvlInfo, why)
+		return
+	}
+	if a.desk.opening || a.ed != nil {
+		return
+	}
+	a.desk.opening = true
+	d, actor, w := a.opts.Desk, a.opts.Actor, a.desk
+	a.do(func() tea.Msg {
+		// A draft this console gave back a moment ago may still be
+		// closing: close it first, or the desk finds it held.
+		w.release()
+		sess, err := d.Open(actor, takeOver)
+		m := deskOpenedMsg{sess: sess, err: err}
+		switch {
+		case errors.Is(err, partition.ErrBusy):
+			m.holder, _ = d.Holder()
+		case err == nil && !w.own(sess):
+			sess.Close()
+			m.sess, m.err = nil, partition.ErrClosed
+		}
+		return m
+	})
+}
+
+// editorOpened opens the editor on the session the desk lent, or says why
+// it did not.
+func (a *App) editorOpened(m deskOpenedMsg) {
+	switch {
+	case errors.Is(m.err, partition.ErrBusy):
+		a.dlg = &dialog{kind: dlgTakeOver, title: "The partition draft is taken",
+			body: [][]span{
+				{{lvlWarn, m.holder.String()}, {lvlPlain, " is editing the partition."}},
+				{},
+				{{lvlPlain, "Take the draft over? They lose it: their changes that are not applied are gone, and their apply is refused."}},
+			},
+			okLabel: "Take over"}
+		a.invalidate()
+		return
+	case m.err != nil:
+		a.flashf(lvlCrit, "cannot edit the partition: "+firstLine(m.err.Error()))
+		return
+	}
+	a.ed = &editor{sess: m.sess}
+	a.replan()
+	a.flashf(lvlInfo, "editing "+a.opts.Desk.Path()+": the draft is yours until you leave (esc)")
+}
+
+// closeEditor leaves the editor and gives the draft back (in a command:
+// it rewrites the draft record).
+func (a *App) closeEditor() {
+	if a.ed == nil {
+		return
+	}
+	sess, w := a.ed.sess, a.desk
+	a.ed, a.dlg = nil, nil
+	a.do(func() tea.Msg {
+		w.release(sess)
+		return deskClosedMsg{}
+	})
+	a.invalidate()
+}
+
+// Close releases what the console holds outside itself: the partition
+// draft, when this console is editing or was opening one. Call it when
+// the program has ended (an SSH session that drops never sends its
+// program another message); calling it twice is harmless.
+func (a *App) Close() {
+	a.ed = nil
+	a.desk.end()
+}
+
+// doApply starts the apply the dialog confirmed; its outcome comes back
+// as a deskAppliedMsg.
+func (a *App) doApply(p *partition.Plan, force bool) {
+	ed := a.ed
+	if ed.applying {
+		a.flashf(lvlWarn, "an apply is in progress: wait for its result before applying again")
+		return
+	}
+	ed.applying = true
+	ed.result = []span{{lvlWarn, "applying: writing " + filepath.Base(a.opts.Desk.Path()) + ", then reading it back…"}}
+	a.invalidate()
+	sess := ed.sess
+	a.do(func() tea.Msg {
+		res, err := sess.Apply(p, force)
+		return deskAppliedMsg{sess: sess, plan: p, res: res, err: err}
+	})
+}
+
+// applied reports an apply's outcome, in the editor that started it or,
+// when that editor was left meanwhile, in the flash line.
+func (a *App) applied(m deskAppliedMsg) {
+	ed := a.ed
+	if ed != nil && ed.sess != m.sess {
+		ed = nil
+	}
+	if ed != nil {
+		ed.applying = false
+	}
+	res, err, p := m.res, m.err, m.plan
+	switch {
+	case res == nil:
+		msg := "not applied: " + firstLine(err.Error())
+		if ed != nil {
+			a.sessionError(err)
+			ed.result = []span{{lvlCrit, msg}}
+		}
+		a.flashf(lvlCrit, msg)
+		return
+	case err != nil:
+		if ed != nil {
+			ed.result = []span{{lvlCrit, "written, but the file read back does not give the planned partition: " + strings.Join(res.Mismatch, "; ")},
+				{lvlPlain, " · previous version in " + res.Backup + " (J: journal)"}}
+		}
+		a.flashf(lvlCrit, "written but verification mismatch: "+firstLine(strings.Join(res.Mismatch, "; ")))
+	default:
+		if ed != nil {
+			ed.result = []span{{lvlOK, "applied " + a.now().Format("15:04:05") + ": " + plural(len(p.Edits), "change") + " written and verified"},
+				{lvlWarn, " · restart the agents: they read agent.toml only at start-up"},
+				{lvlDim, " · backup " + res.Backup}}
+		}
+		a.flashf(lvlOK, "applied and verified ("+plural(len(p.Edits), "change")+"); restart the agents to take effect")
+	}
+	if ed == nil {
+		return
+	}
+	// The session's base is the new file: the draft is done.
+	ed.req, ed.undo = partition.Request{}, nil
+	ed.view = edGrid
+	a.replan()
+}
+
+// review rebases a stale draft on the file as it is now (in a command: it
+// reads the file) and shows the recomputed plan: the only way out of
+// staleness.
+func (a *App) review() {
+	ed := a.ed
+	if ed.stale == "" {
+		ed.view, ed.planOff = edPlan, 0
+		return
+	}
+	sess := ed.sess
+	a.do(func() tea.Msg { return deskReviewedMsg{sess: sess, err: sess.Review()} })
+}
+
+// reviewed shows the plan recomputed on the file as it is now.
+func (a *App) reviewed(m deskReviewedMsg) {
+	ed := a.ed
+	if ed == nil || ed.sess != m.sess {
+		return
+	}
+	if m.err != nil {
+		a.sessionError(m.err)
+		return
+	}
+	ed.stale = ""
+	a.replan()
+	a.flashf(lvlInfo, "reviewed: the plan is recomputed on agent.toml as it is now")
+	ed.view, ed.planOff = edPlan, 0
+}
+
+// loadJournal reads the last records of the desk's journal.
+func (a *App) loadJournal() {
+	d := a.opts.Desk
+	a.do(func() tea.Msg {
+		recs, bad, err := d.Journal(journalRows)
+		return deskJournalMsg{recs: recs, bad: bad, err: err}
+	})
+}
+
+// checkEditor runs on the clock tick and on the desk's news, and reads
+// nothing: a draft goes stale when the desk wrote, or when the engine's
+// snapshot carries another hash of agent.toml (it follows the file: an
+// edit or a replacement on disk); a newer snapshot re-plans (live
+// holders).
+func (a *App) checkEditor() {
+	ed := a.ed
+	if ed == nil || ed.lost != "" {
+		return
+	}
+	hash := ""
+	if a.snap != nil {
+		hash = a.snap.ConfigHash
+	}
+	err := ed.sess.Stale(hash)
+	switch {
+	case err == nil:
+	case errors.Is(err, partition.ErrStale):
+		reason := a.staleReason(err)
+		if ed.stale == "" {
+			a.flashf(lvlWarn, "the draft is STALE: "+reason+"; p reviews the recomputed plan")
+		}
+		ed.stale = reason
+		a.invalidate()
+	default:
+		a.lostDraft(err)
+	}
+	if ed.lost == "" && a.snap != ed.planSnap {
+		a.replan()
+	}
+}
+
+// lostDraft says the session no longer holds the draft.
+func (a *App) lostDraft(err error) {
+	ed := a.ed
+	a.sessionError(err)
+	a.flashf(lvlCrit, "you no longer hold the draft: "+ed.lost)
+	ed.input = nil
+	if a.dlg != nil && a.dlg.kind == dlgApply {
+		a.dlg = nil
+	}
+}
