@@ -58,7 +58,7 @@ type Snapshot struct {
 
 // SourceInfo says where the device inventory comes from.
 type SourceInfo struct {
-	Kind   string `json:"kind"`   // "nvml", "mock", "none"
+	Kind   string `json:"kind"`   // "nvml", "mock", "demo", "none"
 	Health string `json:"health"` // "ok", "degraded", "unavailable"
 	Detail string `json:"detail,omitempty"`
 }
