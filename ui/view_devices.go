@@ -29,6 +29,10 @@ func (d *derived) devMeasures() devMeasures {
 	m.label = min(m.label, 12)
 	m.model = min(m.model, 20)
 	m.owner = min(m.owner, 14)
+	if m.owner > 0 {
+		// The column's title is never cut ("OWNE").
+		m.owner = max(m.owner, len("OWNER"))
+	}
 	return m
 }
 
@@ -117,7 +121,9 @@ func (a *App) viewDevices(r rect) []string {
 	off := a.offset[paneDevices]
 	for i := off; i < n && len(out) < r.h; i++ {
 		sel := a.focus == paneDevices && i == a.cursor[paneDevices]
-		mark := i == a.cursor[paneDevices] && a.follow
+		// The cursor mark stays whether or not the kernels follow it and
+		// whichever pane has focus: keys (enter, f) still act on it.
+		mark := i == a.cursor[paneDevices]
 		if i == len(d.devs) {
 			out = append(out, a.hostRow(c, r.w, sel, mark))
 			continue
@@ -139,11 +145,11 @@ func (a *App) deviceHeader(c devCols, w int) string {
 	}
 	l.cell(p, held, c.bar, false, a.st.G.Ellipsis)
 	l.gap(1)
-	l.cell(p, "SHARES", c.figs, true, "")
+	l.cell(p, "SHARES", c.figs, true, a.st.G.Ellipsis)
 	opt := func(cw int, s string, right bool) {
 		if cw > 0 {
 			l.gap(1)
-			l.cell(p, s, cw, right, "")
+			l.cell(p, s, cw, right, a.st.G.Ellipsis)
 		}
 	}
 	opt(c.owner, "OWNER", false)
@@ -151,8 +157,10 @@ func (a *App) deviceHeader(c devCols, w int) string {
 	opt(c.mem, "MEM", true)
 	opt(c.temp, "TEMP", true)
 	opt(c.power, "POWER", true)
+	// The history columns: what was held and how busy the GPU was, one
+	// sample a second (UTIL once: the "UTIL UTIL" header).
 	opt(c.sparkA, "ALLOC", false)
-	opt(c.sparkU, "UTIL", false)
+	opt(c.sparkU, "BUSY", false)
 	opt(c.abbrev, "ID", false)
 	opt(c.model, "MODEL", false)
 	return l.finish(w)
@@ -207,7 +215,7 @@ func (a *App) deviceRow(r *devRow, c devCols, w int, selected, marked bool) stri
 		figLvl = lvlDim
 	}
 	if r.hasBar {
-		l.cell(st.level(figLvl), r.held+"/"+r.capacity, c.figs, true, "")
+		l.cell(st.level(figLvl), r.held+"/"+r.capacity, c.figs, true, st.G.Ellipsis)
 	} else {
 		l.gap(c.figs)
 	}
@@ -226,7 +234,7 @@ func (a *App) deviceRow(r *devRow, c devCols, w int, selected, marked bool) stri
 	reading := func(cw int, rd reading) {
 		if cw > 0 {
 			l.gap(1)
-			l.cell(st.level(rd.lvl), rd.text, cw, true, "")
+			l.cell(st.level(rd.lvl), rd.text, cw, true, st.G.Ellipsis)
 		}
 	}
 	reading(c.util, t.util)
@@ -285,7 +293,7 @@ func (a *App) hostRow(c devCols, w int, selected, marked bool) string {
 		l.gap(1)
 		st.renderBar(l, barLayout([]float64{h.cpuHeldF}, h.cpuCapF, c.bar), func(int) int { return 0 })
 		l.gap(1)
-		l.cell(lvl(h.cpuOver), h.cpuHeld+"/"+h.cpuCap, c.figs, true, "")
+		l.cell(lvl(h.cpuOver), h.cpuHeld+"/"+h.cpuCap, c.figs, true, st.G.Ellipsis)
 		l.put(st.Dim, " "+plural(h.cores, "core"))
 	}
 	if h.hasMem {
@@ -322,7 +330,9 @@ func (a *App) paneTitle(p pane, count string) []span {
 	}
 	t := " " + p.title() + " "
 	if count != "" {
-		t += count + " "
+		// "Kernels (7)": a bare count after a name reads as part of it
+		// ("Kernels on GPU0 1").
+		t += "(" + count + ") "
 	}
 	return []span{{lvl, t}}
 }

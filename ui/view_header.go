@@ -33,7 +33,7 @@ func sourceBadge(s *model.Snapshot) span {
 	case "demo":
 		// Said in the header, not only in a detail: every figure in the
 		// device rows is made up.
-		return span{lvlWarn, "demo devices, synthetic telemetry"}
+		return span{lvlWarn, "demo (synthetic telemetry)"}
 	case "none", "":
 		return span{lvlCrit, "no devices"}
 	}

@@ -67,6 +67,13 @@ func (a *App) helpLines(w int) []string {
 	for _, f := range filterHelp() {
 		out = append(out, spansRow(st, []span{{lvlAccent, "   " + padRight(f[0], 22)}, {lvlPlain, f[1]}}, w))
 	}
+	out = append(out, "", spansRow(st, []span{{lvlTitle, " Device columns"}}, w))
+	for _, c := range [][2]string{
+		{"HELD/CAPACITY", "one colour (or pattern) per kernel, as its mark in the kernel list; over capacity and drift marked on the bar"},
+		{"ALLOC BUSY", "history, one sample a second: share held, and GPU utilisation"},
+	} {
+		out = append(out, spansRow(st, []span{{lvlAccent, "   " + padRight(c[0], 22)}, {lvlPlain, c[1]}}, w))
+	}
 	out = append(out, "", spansRow(st, []span{{lvlTitle, " Kernel columns"}}, w))
 	for _, c := range [][2]string{
 		{"USER TYPE SESSION", "owner user id, session type and id (recovery.json; - without one)"},
