@@ -195,12 +195,8 @@ func (a *App) deviceRow(r *devRow, c devCols, w int, selected, marked bool) stri
 	l.gap(1)
 	switch {
 	case r.hasBar:
-		amts, colour := r.kernAmts, func(i int) int { return i }
-		if a.segByAgent {
-			amts = r.agentAmts
-			colour = func(i int) int { return max(r.agentOf[i], 0) }
-		}
-		st.renderBar(l, barLayout(amts, r.capF, c.bar), colour)
+		amts, look, drifted := r.barLooks(a.segByAgent)
+		st.renderBar(l, barLayout(amts, r.capF, c.bar), look, drifted)
 	case r.nMIG > 0:
 		l.cell(st.Dim, "MIG "+a.st.G.Dot+" "+plural(r.nMIG, "instance"), c.bar, false, st.G.Ellipsis)
 	default:
@@ -273,6 +269,26 @@ func (a *App) deviceRow(r *devRow, c devCols, w int, selected, marked bool) stri
 	return l.finish(w)
 }
 
+// barLooks is what a device's bar draws: per kernel, each in its own look
+// with drifted kernels marked, or per agent (a), each agent in the look of
+// its position.
+func (r *devRow) barLooks(byAgent bool) ([]float64, func(int) int, func(int) bool) {
+	if byAgent {
+		return r.agentAmts, func(i int) int { return max(r.agentOf[i], 0) }, nil
+	}
+	look := func(i int) int {
+		if i < len(r.kernLook) {
+			return int(r.kernLook[i])
+		}
+		return i
+	}
+	var drifted func(int) bool
+	if len(r.kernDrift) > 0 {
+		drifted = func(i int) bool { return i < len(r.kernDrift) && r.kernDrift[i] }
+	}
+	return r.kernAmts, look, drifted
+}
+
 // hostRow is the cpu and memory summary: one line, not a row per core.
 func (a *App) hostRow(c devCols, w int, selected, marked bool) string {
 	st := a.st
@@ -291,7 +307,7 @@ func (a *App) hostRow(c devCols, w int, selected, marked bool) string {
 	if h.hasCPU {
 		l.cell(st.Text, "CPU", c.label, false, "")
 		l.gap(1)
-		st.renderBar(l, barLayout([]float64{h.cpuHeldF}, h.cpuCapF, c.bar), func(int) int { return 0 })
+		st.renderBar(l, barLayout([]float64{h.cpuHeldF}, h.cpuCapF, c.bar), func(int) int { return 0 }, nil)
 		l.gap(1)
 		l.cell(lvl(h.cpuOver), h.cpuHeld+"/"+h.cpuCap, c.figs, true, st.G.Ellipsis)
 		l.put(st.Dim, " "+plural(h.cores, "core"))
@@ -303,7 +319,7 @@ func (a *App) hostRow(c devCols, w int, selected, marked bool) string {
 			l.gap(2)
 			l.put(st.Text, "MEM ")
 			bw := min(rest, c.bar)
-			st.renderBar(l, barLayout([]float64{h.memHeldB}, h.memCapB, bw), func(int) int { return 1 })
+			st.renderBar(l, barLayout([]float64{h.memHeldB}, h.memCapB, bw), func(int) int { return 1 }, nil)
 			l.gap(1)
 			l.put(lvl(h.memOver), figs)
 		} else {

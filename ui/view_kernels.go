@@ -224,7 +224,27 @@ func (a *App) kernelRow(i int, cols []kernCol, w int, now time.Time) string {
 	st := a.st
 	kr := &a.d.kernels[a.kview.rows[i]]
 	selected := i == a.cursor[paneKernels]
-	l := a.rowStart(selected && a.focus == paneKernels, selected)
+	base := paint{}
+	if selected && a.focus == paneKernels {
+		base = st.Selected
+	}
+	l := newLine(base)
+	if selected {
+		l.putW(st.Accent, st.G.Cursor, 1)
+	} else {
+		l.gap(1)
+	}
+	// The kernel's mark: the colour and shape of its share on the device
+	// bars, for kernels that hold an accelerator.
+	if kr.nDevs > 0 {
+		p, g := st.look(int(kr.look))
+		if len(st.G.Patterns) == 1 {
+			g = st.G.Mark
+		}
+		l.putW(p, g, 1)
+	} else {
+		l.gap(1)
+	}
 	ell := st.G.Ellipsis
 	for n, c := range cols {
 		if n > 0 {

@@ -1,0 +1,117 @@
+package ui
+
+import (
+	"hash/fnv"
+
+	"github.com/fgtop/fgtop/model"
+)
+
+// lookOf is a kernel's preferred look among n: a function of its id only,
+// so the same kernel has the same colour in every session and after a
+// restart.
+func lookOf(id model.KernelID, n int) uint8 {
+	if n <= 1 {
+		return 0
+	}
+	h := fnv.New32a()
+	h.Write([]byte(id))
+	return uint8(h.Sum32() % uint32(n))
+}
+
+// deriveLooks gives every kernel a look (colour and shape on the device
+// bars, and its mark in the kernel list). A kernel keeps the look it was
+// first given while it lives; a new kernel takes its preferred look
+// (lookOf) unless a kernel it shares a device with already has it, then
+// the next look that differs from theirs in colour and in shape (where
+// shapes vary), else in either, so kernels side by side on a bar differ
+// while there are looks enough.
+func (d *derived) deriveLooks(c *deriveCache, dims lookDims) {
+	dims.colours, dims.shapes = max(dims.colours, 1), max(dims.shapes, 1)
+	n := dims.n()
+	if c.lookN != n {
+		clear(c.looks)
+		c.lookN = n
+	}
+	if len(c.looks) > 2*len(d.kernels)+64 {
+		for id := range c.looks {
+			if _, ok := d.kernelIndex(id); !ok {
+				delete(c.looks, id)
+			}
+		}
+	}
+	var fresh map[model.KernelID][]int // new kernels: the device rows they hold
+	for i := range d.kernels {
+		id := d.kernels[i].k.ID
+		if _, ok := c.looks[id]; !ok {
+			if fresh == nil {
+				fresh = map[model.KernelID][]int{}
+			}
+			fresh[id] = nil
+		}
+	}
+	if fresh != nil {
+		for di := range d.devs {
+			for _, id := range d.devs[di].kernOf {
+				if devs, ok := fresh[id]; ok {
+					fresh[id] = append(devs, di)
+				}
+			}
+		}
+		// Snapshot order (by id), so a seed's replay gives the same looks.
+		for i := range d.kernels {
+			id := d.kernels[i].k.ID
+			devs, ok := fresh[id]
+			if !ok {
+				continue
+			}
+			var used, colours, shapes uint32
+			for _, di := range devs {
+				for _, other := range d.devs[di].kernOf {
+					if l, ok := c.looks[other]; ok && other != id {
+						used |= 1 << l
+						colours |= 1 << (int(l) % dims.colours)
+						shapes |= 1 << (int(l) % dims.shapes)
+					}
+				}
+			}
+			pref := lookOf(id, n)
+			look, best := pref, -1
+			for step := range n {
+				l := (int(pref) + step) % n
+				if used&(1<<l) != 0 {
+					continue
+				}
+				score := 0
+				if colours&(1<<(l%dims.colours)) == 0 {
+					score++
+				}
+				if dims.shapes > 1 && shapes&(1<<(l%dims.shapes)) == 0 {
+					score++
+				}
+				if score > best {
+					look, best = uint8(l), score
+				}
+			}
+			c.looks[id] = look
+		}
+	}
+	for i := range d.kernels {
+		d.kernels[i].look = c.looks[d.kernels[i].k.ID]
+	}
+	for di := range d.devs {
+		r := &d.devs[di]
+		if len(r.kernOf) == 0 {
+			continue
+		}
+		r.kernLook = make([]uint8, len(r.kernOf))
+		for j, id := range r.kernOf {
+			l, ok := c.looks[id]
+			if !ok {
+				// A holder the snapshot lists no kernel for: still its
+				// own colour, by id.
+				l = lookOf(id, n)
+			}
+			r.kernLook[j] = l
+		}
+	}
+}
