@@ -50,10 +50,20 @@ func (d *derived) deriveLooks(c *deriveCache, dims lookDims) {
 		}
 	}
 	if fresh != nil {
+		// What each device's kernels already look like, kept up to date as
+		// new kernels are given looks: one pass over the holdings, however
+		// many kernels are new.
+		type taken struct{ looks, colours, shapes uint32 }
+		devTaken := make([]taken, len(d.devs))
 		for di := range d.devs {
 			for _, id := range d.devs[di].kernOf {
 				if devs, ok := fresh[id]; ok {
 					fresh[id] = append(devs, di)
+				} else if l, ok := c.looks[id]; ok {
+					t := &devTaken[di]
+					t.looks |= 1 << l
+					t.colours |= 1 << (int(l) % dims.colours)
+					t.shapes |= 1 << (int(l) % dims.shapes)
 				}
 			}
 		}
@@ -64,35 +74,41 @@ func (d *derived) deriveLooks(c *deriveCache, dims lookDims) {
 			if !ok {
 				continue
 			}
-			var used, colours, shapes uint32
+			var used taken
 			for _, di := range devs {
-				for _, other := range d.devs[di].kernOf {
-					if l, ok := c.looks[other]; ok && other != id {
-						used |= 1 << l
-						colours |= 1 << (int(l) % dims.colours)
-						shapes |= 1 << (int(l) % dims.shapes)
-					}
-				}
+				t := devTaken[di]
+				used.looks |= t.looks
+				used.colours |= t.colours
+				used.shapes |= t.shapes
 			}
 			pref := lookOf(id, n)
 			look, best := pref, -1
 			for step := range n {
 				l := (int(pref) + step) % n
-				if used&(1<<l) != 0 {
+				if used.looks&(1<<l) != 0 {
 					continue
 				}
 				score := 0
-				if colours&(1<<(l%dims.colours)) == 0 {
+				if used.colours&(1<<(l%dims.colours)) == 0 {
 					score++
 				}
-				if dims.shapes > 1 && shapes&(1<<(l%dims.shapes)) == 0 {
+				if dims.shapes > 1 && used.shapes&(1<<(l%dims.shapes)) == 0 {
 					score++
 				}
 				if score > best {
 					look, best = uint8(l), score
 				}
+				if score == 2 || (score == 1 && dims.shapes == 1) {
+					break
+				}
 			}
 			c.looks[id] = look
+			for _, di := range devs {
+				t := &devTaken[di]
+				t.looks |= 1 << look
+				t.colours |= 1 << (int(look) % dims.colours)
+				t.shapes |= 1 << (int(look) % dims.shapes)
+			}
 		}
 	}
 	for i := range d.kernels {
