@@ -31,8 +31,13 @@ type demoProc struct {
 	kernel model.KernelID
 	dev    model.DeviceID
 	comm   string
-	mem    uint64
-	util   uint32
+	// mem is a fixed amount of device memory (the processes that are not
+	// a kernel's); memShare, when set, is the part of the device's memory
+	// a kernel's process uses (its share of the device times how much of
+	// that it fills), so a process on a 5 GB MIG slice uses part of 5 GB.
+	mem      uint64
+	memShare float64
+	util     uint32
 	// idleAt is the virtual time it stops computing (its job is done but
 	// the kernel keeps the GPU); zero means never.
 	idleAt time.Duration
@@ -209,8 +214,8 @@ func (n *Node) startProcs(k *kernelRec) error {
 	for i := range count {
 		di := i % len(devs)
 		p := &demoProc{kernel: k.id, dev: devs[di], comm: demoComms[rng.IntN(len(demoComms))]}
-		// Memory: part of what the share entitles it to (40 GiB per 1.0).
-		p.mem = uint64(held[di].Float64() * float64(40<<30) * (0.2 + 0.7*rng.Float64()))
+		// Memory: part of what the share entitles it to.
+		p.memShare = held[di].Float64() * (0.2 + 0.7*rng.Float64())
 		if rng.Float64() < 0.75 {
 			p.util = uint32(20 + rng.IntN(76))
 			if rng.Float64() < 0.35 {
@@ -354,11 +359,12 @@ func (g *gpuSource) Poll(ctx context.Context) (*inventory.Inventory, error) {
 		var util uint32
 		for j, p := range ps {
 			u := p.utilAt(g.n.Seed, vnow)
-			raw[j] = inventory.RawProcess{PID: p.pid, UsedMem: model.Some(p.mem)}
+			pm := p.memOn(d)
+			raw[j] = inventory.RawProcess{PID: p.pid, UsedMem: model.Some(pm)}
 			if !d.IsMIG() {
 				raw[j].SMUtil, raw[j].MemUtil = model.Some(u), model.Some(u/3)
 			}
-			mem += p.mem
+			mem += pm
 			util += u
 		}
 		tel.Processes = g.reader.Read(raw, g.reader.Mark())
@@ -389,6 +395,18 @@ const (
 	demoIdleMW     = 52_000
 	demoPowerCapMW = 400_000
 )
+
+// memOn is the device memory the process uses on d.
+func (p *demoProc) memOn(d *model.Device) uint64 {
+	if p.memShare == 0 {
+		return p.mem
+	}
+	capF := d.Capacity.Float64()
+	if capF <= 0 {
+		capF = 1
+	}
+	return uint64(min(p.memShare/capF, 1) * float64(d.MemoryBytes))
+}
 
 // utilAt is the process's SM utilisation at virtual time now: its
 // nominal load with a slow wobble of a few points either side (training

@@ -124,6 +124,11 @@ func TestDemoTelemetry(t *testing.T) {
 				t.Errorf("%s: memory used %d, its processes use %d", d.ID, tel.MemUsed.V, procMem)
 			}
 			if d.IsMIG() {
+				// A slice's processes use part of the slice's memory, not
+				// of the whole GPU's.
+				if procMem > tel.MemTotal.V {
+					t.Errorf("MIG %s: processes use %d of %d bytes", d.ID, procMem, tel.MemTotal.V)
+				}
 				if tel.UtilGPU.Valid || tel.TempC.Valid || tel.PowerMW.Valid {
 					t.Errorf("MIG %s reads utilisation/temperature/power: %+v", d.ID, tel)
 				}
