@@ -71,7 +71,9 @@ func (d *derived) deriveLooks(c *deriveCache, dims lookDims) {
 		for i := range d.kernels {
 			id := d.kernels[i].k.ID
 			devs, ok := fresh[id]
-			if !ok {
+			if !ok || len(devs) == 0 {
+				// Not placed yet (pending): chosen once it holds a
+				// device, next to the kernels it then shares it with.
 				continue
 			}
 			var used taken
@@ -112,7 +114,12 @@ func (d *derived) deriveLooks(c *deriveCache, dims lookDims) {
 		}
 	}
 	for i := range d.kernels {
-		d.kernels[i].look = c.looks[d.kernels[i].k.ID]
+		id := d.kernels[i].k.ID
+		l, ok := c.looks[id]
+		if !ok {
+			l = lookOf(id, n)
+		}
+		d.kernels[i].look = l
 	}
 	for di := range d.devs {
 		r := &d.devs[di]

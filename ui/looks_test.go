@@ -141,3 +141,27 @@ func TestLooksStableAndApart(t *testing.T) {
 		}
 	}
 }
+
+// TestLookChosenOncePlaced: a kernel seen before it holds a device (a
+// pending kernel) gets its look when it is placed, apart from the kernels
+// already there, not the one its id prefers regardless of them.
+func TestLookChosenOncePlaced(t *testing.T) {
+	full := fake.Node(fake.Options{})
+	dims := lookDims{colours: 1, shapes: 4}
+	o := deriveOptions{th: DefaultThresholds(), g: unicodeGlyphs(true), looks: dims}
+	// Every kernel seen first with no holdings at all, as a pending one.
+	bare := *full
+	bare.Usage = nil
+	c := newDeriveCache()
+	derive(&bare, o, c)
+	d := derive(full, o, c)
+	for _, r := range d.devs {
+		seen := map[uint8]bool{}
+		for _, l := range r.kernLook {
+			if seen[l] {
+				t.Errorf("%s: kernels share look %d: %v", r.label, l, r.kernLook)
+			}
+			seen[l] = true
+		}
+	}
+}
