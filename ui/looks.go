@@ -18,6 +18,15 @@ func lookOf(id model.KernelID, n int) uint8 {
 	return uint8(h.Sum32() % uint32(n))
 }
 
+// taken is the looks, colours and shapes the kernels on a device have.
+type taken struct{ looks, colours, shapes uint32 }
+
+func (t *taken) add(l uint8, dims lookDims) {
+	t.looks |= 1 << l
+	t.colours |= 1 << (int(l) % dims.colours)
+	t.shapes |= 1 << (int(l) % dims.shapes)
+}
+
 // deriveLooks gives every kernel a look (colour and shape on the device
 // bars, and its mark in the kernel list). A kernel keeps the look it was
 // first given while it lives; a new kernel takes its preferred look
@@ -53,17 +62,13 @@ func (d *derived) deriveLooks(c *deriveCache, dims lookDims) {
 		// What each device's kernels already look like, kept up to date as
 		// new kernels are given looks: one pass over the holdings, however
 		// many kernels are new.
-		type taken struct{ looks, colours, shapes uint32 }
 		devTaken := make([]taken, len(d.devs))
 		for di := range d.devs {
 			for _, id := range d.devs[di].kernOf {
 				if devs, ok := fresh[id]; ok {
 					fresh[id] = append(devs, di)
 				} else if l, ok := c.looks[id]; ok {
-					t := &devTaken[di]
-					t.looks |= 1 << l
-					t.colours |= 1 << (int(l) % dims.colours)
-					t.shapes |= 1 << (int(l) % dims.shapes)
+					devTaken[di].add(l, dims)
 				}
 			}
 		}
@@ -106,10 +111,7 @@ func (d *derived) deriveLooks(c *deriveCache, dims lookDims) {
 			}
 			c.looks[id] = look
 			for _, di := range devs {
-				t := &devTaken[di]
-				t.looks |= 1 << look
-				t.colours |= 1 << (int(look) % dims.colours)
-				t.shapes |= 1 << (int(look) % dims.shapes)
+				devTaken[di].add(look, dims)
 			}
 		}
 	}

@@ -21,12 +21,7 @@ func TestDemoProcessesMapped(t *testing.T) {
 	checked := 0
 	for round := 0; round < 3; round++ {
 		time.Sleep(300 * time.Millisecond)
-		n.Pause()
-		s, err := engine.Build(context.Background(), n.EngineOptions())
-		n.Resume()
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := buildPaused(t, n)
 		credited := map[model.KernelID]int{}
 		foreign, mapped := 0, 0
 		for _, d := range s.Devices {
@@ -96,12 +91,7 @@ func TestDemoTelemetry(t *testing.T) {
 	busy := 0
 	for round := 0; round < 4; round++ {
 		time.Sleep(400 * time.Millisecond)
-		n.Pause()
-		s, err := engine.Build(context.Background(), n.EngineOptions())
-		n.Resume()
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := buildPaused(t, n)
 		if s.Source.Kind != "demo" || !strings.Contains(s.Source.Detail, DemoTelemetryNote) {
 			t.Fatalf("source %+v does not say the telemetry is synthetic", s.Source)
 		}
@@ -207,4 +197,17 @@ func TestDemoTelemetryDeterministic(t *testing.T) {
 	if idle.utilAt(1, 6*time.Second) != 0 {
 		t.Error("a process past its work still computes")
 	}
+}
+
+// buildPaused reads the node as fgtop does, with its simulation paused so
+// the reading is of one moment.
+func buildPaused(t *testing.T, n *Node) *model.Snapshot {
+	t.Helper()
+	n.Pause()
+	defer n.Resume()
+	s, err := engine.Build(context.Background(), n.EngineOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
