@@ -68,7 +68,7 @@ const ConfigUnusable = "unusable"
 
 // SourceInfo says where the device inventory comes from.
 type SourceInfo struct {
-	Kind   string `json:"kind"`   // "nvml", "mock", "none"
+	Kind   string `json:"kind"`   // "nvml", "mock", "demo", "none"
 	Health string `json:"health"` // "ok", "degraded", "unavailable"
 	Detail string `json:"detail,omitempty"`
 }

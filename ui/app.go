@@ -304,7 +304,7 @@ func (a *App) adopt(s *model.Snapshot) {
 	if a.cache == nil {
 		a.cache = newDeriveCache()
 	}
-	a.d = derive(s, deriveOptions{th: a.th, g: a.st.G}, a.cache)
+	a.d = derive(s, deriveOptions{th: a.th, g: a.st.G, looks: a.st.lookDims()}, a.cache)
 	a.hist.observe(s, func(dv *model.Device) (float32, float32) {
 		alloc := float32(0)
 		if r, ok := a.d.devIndex[dv.Key()]; ok {

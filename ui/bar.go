@@ -108,10 +108,11 @@ func giveEveryHolderACell(amounts []float64, cells []int) {
 	}
 }
 
-// renderBar draws a bar's segments: each holder in its palette colour (and,
-// when patterned, alternating glyphs so neighbours differ in shape), the
-// overflow in the over colour and glyph, the free part dim.
-func (s *Styles) renderBar(l *line, segs []barSeg, colour func(index int) int) {
+// renderBar draws a bar's segments: each holder in its look (look gives a
+// segment's holder index its look), a drifted holder's share (drifted, nil
+// for none) in the drift shape, the overflow in the over colour and glyph,
+// the free part dim.
+func (s *Styles) renderBar(l *line, segs []barSeg, look func(index int) int, drifted func(index int) bool) {
 	for _, sg := range segs {
 		switch sg.kind {
 		case segFree:
@@ -119,12 +120,11 @@ func (s *Styles) renderBar(l *line, segs []barSeg, colour func(index int) int) {
 		case segOver:
 			l.putRepeat(s.Over, s.G.Over, sg.cells)
 		default:
-			c := colour(sg.index)
-			g := s.G.Held
-			if c%2 == 1 {
-				g = s.G.HeldAlt
+			p, g := s.look(look(sg.index))
+			if drifted != nil && drifted(sg.index) {
+				g = s.G.Drift
 			}
-			l.putRepeat(s.Segments[c%len(s.Segments)], g, sg.cells)
+			l.putRepeat(p, g, sg.cells)
 		}
 	}
 }

@@ -129,7 +129,7 @@ func TestRenderBarWidth(t *testing.T) {
 			st := testStyles(t, name, ascii)
 			for w := 1; w <= 50; w++ {
 				l := newLine(paint{})
-				st.renderBar(l, barLayout([]float64{0.5, 0.6}, 1, w), func(i int) int { return i })
+				st.renderBar(l, barLayout([]float64{0.5, 0.6}, 1, w), func(i int) int { return i }, nil)
 				out := l.finish(w)
 				if got := width(out); got != w {
 					t.Fatalf("%s ascii=%v w=%d: rendered width %d", name, ascii, w, got)
@@ -142,9 +142,9 @@ func TestRenderBarWidth(t *testing.T) {
 func TestASCIIBarGlyphs(t *testing.T) {
 	st := testStyles(t, "mono", true)
 	l := newLine(paint{})
-	st.renderBar(l, barLayout([]float64{0.5, 0.6}, 1, 11), func(i int) int { return i })
+	st.renderBar(l, barLayout([]float64{0.5, 0.6}, 1, 11), func(i int) int { return i }, nil)
 	l2 := newLine(paint{})
-	st.renderBar(l2, barLayout([]float64{0.3}, 1, 10), func(i int) int { return i })
+	st.renderBar(l2, barLayout([]float64{0.3}, 1, 10), func(i int) int { return i }, nil)
 	got := stripANSI(l.finish(11)) + "|" + stripANSI(l2.finish(10))
 	if want := "#####=====!|###......."; got != want {
 		t.Errorf("ascii bars = %q, want %q", got, want)

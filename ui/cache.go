@@ -13,6 +13,11 @@ type deriveCache struct {
 	kern   map[*model.Kernel]*kernCached
 	usages map[*model.DeviceUsage]*usageCached
 	gen    uint64 // the snapshot being derived; entries carry the last one that used them
+	// looks is each kernel's look, kept while the kernel lives so its
+	// colour does not change under the operator's eyes; lookN is the
+	// number of looks they were chosen from.
+	looks map[model.KernelID]uint8
+	lookN int
 }
 
 // kernCached is what one kernel value formats to.
@@ -47,7 +52,8 @@ type usageCached struct {
 }
 
 func newDeriveCache() *deriveCache {
-	return &deriveCache{kern: map[*model.Kernel]*kernCached{}, usages: map[*model.DeviceUsage]*usageCached{}}
+	return &deriveCache{kern: map[*model.Kernel]*kernCached{}, usages: map[*model.DeviceUsage]*usageCached{},
+		looks: map[model.KernelID]uint8{}}
 }
 
 // begin starts deriving a new snapshot.

@@ -45,8 +45,13 @@ type devRow struct {
 	hasBar         bool
 
 	// Stacked bar amounts: per holding kernel (holdings order) and per agent.
-	kernAmts  []float64
-	kernOf    []model.KernelID
+	kernAmts []float64
+	kernOf   []model.KernelID
+	// kernLook is each holding kernel's look (colour and shape), the one
+	// its row in the kernel list is marked with; kernDrift says which
+	// hold the device though their agent does not own it.
+	kernLook  []uint8
+	kernDrift []bool
 	agentAmts []float64
 	agentOf   []int // index into derived.agents, or -1
 
@@ -88,7 +93,9 @@ type kernRow struct {
 	devs     string // accelerators it holds anything on: "GPU1,GPU2"
 	nDevs    int
 	stateLvl level
-	search   string // lower-case haystack for the filter
+	// look is the kernel's colour and shape on the device bars.
+	look   uint8
+	search string // lower-case haystack for the filter
 	// w is its owner, session and use cells (shared with the cache).
 	w *kernWho
 }
@@ -115,6 +122,8 @@ type issueRow struct {
 type deriveOptions struct {
 	th Thresholds
 	g  Glyphs
+	// looks are the kernel looks the styles tell apart (Styles.lookDims).
+	looks lookDims
 }
 
 // derive computes a snapshot's view data. c memoises what depends only on
@@ -138,6 +147,7 @@ func derive(s *model.Snapshot, o deriveOptions, c *deriveCache) *derived {
 	d.deriveDevices(o, shortAgents, c)
 	d.deriveKernels(shortAgents, c)
 	d.deriveDeviceKernels(c)
+	d.deriveLooks(c, o.looks)
 	d.deriveAgents(shortAgents)
 	d.deriveIssues()
 	d.deriveHost()
@@ -184,9 +194,17 @@ func (d *derived) deriveDevices(o deriveOptions, short map[model.AgentID]string,
 	abbrev := uniqueAbbrev(full, o.g.Ellipsis)
 	labels := gpuLabels(s.Devices, gpus)
 	driftDev := map[model.DeviceKey]bool{}
+	type devKernel struct {
+		dev model.DeviceKey
+		k   model.KernelID
+	}
+	driftKern := map[devKernel]bool{}
 	for _, is := range s.Issues {
 		if strings.HasPrefix(is.Code, "drift-") && is.Device.ID != "" {
 			driftDev[is.Device] = true
+			if is.Kernel != "" {
+				driftKern[devKernel{is.Device, is.Kernel}] = true
+			}
 		}
 	}
 
@@ -215,6 +233,11 @@ func (d *derived) deriveDevices(o deriveOptions, short map[model.AgentID]string,
 		r.hasBar = dv.Capacity.Sign() > 0 || total.Sign() > 0
 		if u != nil {
 			d.barAmounts(&r, c.usage(u))
+		}
+		if len(driftKern) > 0 {
+			for _, k := range r.kernOf {
+				r.kernDrift = append(r.kernDrift, driftKern[devKernel{r.key, k}])
+			}
 		}
 		r.owner, r.ownerLvl = d.ownerOf(r.key, short)
 		r.drift = driftDev[r.key]

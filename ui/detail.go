@@ -128,7 +128,8 @@ func (a *App) detailRows(w int) []string {
 			l.gap(2)
 			r := dl.bar
 			bw := min(max(w-4, 4), 80)
-			st.renderBar(l, barLayout(r.kernAmts, r.capF, bw), func(i int) int { return i })
+			amts, look, drifted := r.barLooks(false)
+			st.renderBar(l, barLayout(amts, r.capF, bw), look, drifted)
 			out = append(out, l.finish(w))
 			continue
 		}

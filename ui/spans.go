@@ -7,19 +7,37 @@ type span struct {
 	text string
 }
 
-// putSpans appends spans into at most w cells, cutting the last one that
-// does not fit (with an ellipsis) and dropping the rest; it returns the
-// cells used.
+// putSpans appends spans into at most w cells; when they do not all fit,
+// what fits is followed by an ellipsis (in the paint of the span it cut),
+// so a cut never leaves a fragment that reads as a value ("20g-mig 0" of
+// "20g-mig 0/1"). It returns the cells used.
 func putSpans(l *line, st *Styles, spans []span, w int) int {
+	if w <= 0 {
+		return 0
+	}
+	budget, ell := w, ""
+	if total := spansWidth(spans); total > w {
+		ell = st.G.Ellipsis
+		budget = w - width(ell)
+		if budget < 0 {
+			budget, ell = w, ""
+		}
+	}
 	used := 0
+	last := paint{}
 	for _, sp := range spans {
-		if used >= w {
+		if used >= budget {
 			break
 		}
-		t := truncate(sp.text, w-used, st.G.Ellipsis)
+		t := truncate(sp.text, budget-used, "")
 		tw := width(t)
-		l.putW(st.level(sp.lvl), t, tw)
+		last = st.level(sp.lvl)
+		l.putW(last, t, tw)
 		used += tw
+	}
+	if ell != "" {
+		l.putW(last, ell, width(ell))
+		used += width(ell)
 	}
 	return used
 }

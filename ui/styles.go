@@ -68,15 +68,25 @@ func lipglossOf(sp themes.Spec) lipgloss.Style {
 // every one of them for a 7-bit stand-in of the same width.
 type Glyphs struct {
 	Held, HeldAlt, Free, Over string // share bar cells
-	Spark                     []string
-	Branch                    string // MIG instance under its GPU (2 cells)
-	Sep, Rule                 string // vertical and horizontal rules
-	Ellipsis                  string
-	Cursor                    string
-	Lock                      string // the read-only mark
-	Up, Down                  string // sort direction
-	Degree                    string
-	Dot                       string // separates items in a line
+	// Patterns are the held cells' shapes, one per kernel look (look i
+	// draws Patterns[i%len]): one solid block where colour alone tells
+	// kernels apart, several where shapes must (patterned themes, ASCII).
+	Patterns []string
+	// Mark is a kernel's mark in the kernel list where colour alone tells
+	// kernels apart (where shapes do, the mark is the kernel's shape).
+	Mark string
+	// Drift draws the share of a kernel that holds a device its agent
+	// does not own, in the kernel's colour.
+	Drift     string
+	Spark     []string
+	Branch    string // MIG instance under its GPU (2 cells)
+	Sep, Rule string // vertical and horizontal rules
+	Ellipsis  string
+	Cursor    string
+	Lock      string // the read-only mark
+	Up, Down  string // sort direction
+	Degree    string
+	Dot       string // separates items in a line
 	// Corners of a dialog box.
 	CornerTL, CornerTR, CornerBL, CornerBR string
 	// Owned marks a device's owner in the partition editor; Gained and
@@ -92,10 +102,13 @@ func unicodeGlyphs(patterned bool) Glyphs {
 		Lock: "🔒 read-only", Up: "▲", Down: "▼", Degree: "°C", Dot: "·",
 		CornerTL: "┌", CornerTR: "┐", CornerBL: "└", CornerBR: "┘",
 		Owned: "■", Gained: "+", Lost: "×",
+		Patterns: []string{"█"}, Drift: "▞", Mark: "▌",
 	}
 	if patterned {
-		// Shapes as well as colours: neighbours alternate, overflow is hatched.
+		// Shapes as well as colours: kernels differ in shape, overflow is
+		// hatched.
 		g.HeldAlt, g.Over = "▓", "×"
+		g.Patterns = []string{"█", "▓", "▒", "▄"}
 	}
 	return g
 }
@@ -108,6 +121,7 @@ func asciiGlyphs() Glyphs {
 		Lock: "[read-only]", Up: "^", Down: "v", Degree: "C", Dot: "-",
 		CornerTL: "+", CornerTR: "+", CornerBL: "+", CornerBR: "+",
 		Owned: "#", Gained: "+", Lost: "x",
+		Patterns: []string{"#", "=", "%", "@"}, Drift: "/", Mark: "#",
 	}
 }
 
@@ -169,6 +183,44 @@ func NewStyles(t *themes.Theme, ascii bool) (*Styles, error) {
 	in.Cursor.Color = sp.Accent.FG
 	s.Input = in
 	return s, nil
+}
+
+// maxLooks bounds the kernel looks a palette offers, so a look fits a
+// bit set.
+const maxLooks = 16
+
+// lookDims is how many colours and shapes kernel looks cycle through.
+func (s *Styles) lookDims() lookDims {
+	return lookDims{colours: max(len(s.Segments), 1), shapes: max(len(s.G.Patterns), 1)}
+}
+
+// lookDims are the two cycles a kernel look is made of: look i has colour
+// i%colours and shape i%shapes.
+type lookDims struct{ colours, shapes int }
+
+// n is how many distinct looks the cycles combine into (at most maxLooks).
+func (d lookDims) n() int {
+	c, p := max(d.colours, 1), max(d.shapes, 1)
+	n := c
+	for n%p != 0 && n < maxLooks {
+		n += c
+	}
+	return min(n, maxLooks)
+}
+
+// look is the paint and shape of kernel look i: its segment of a bar and
+// its mark in the kernel list.
+func (s *Styles) look(i int) (paint, string) {
+	i = max(i, 0)
+	var p paint
+	if len(s.Segments) > 0 {
+		p = s.Segments[i%len(s.Segments)]
+	}
+	g := s.G.Held
+	if len(s.G.Patterns) > 0 {
+		g = s.G.Patterns[i%len(s.G.Patterns)]
+	}
+	return p, g
 }
 
 // level is how a value compares with its thresholds.

@@ -84,7 +84,10 @@ func truncate(s string, w int, ell string) string {
 		if len(s) <= w {
 			return s
 		}
-		if len(ell) >= w {
+		if len(ell) == w {
+			return ell
+		}
+		if len(ell) > w {
 			return s[:w]
 		}
 		return s[:w-len(ell)] + ell
@@ -92,7 +95,12 @@ func truncate(s string, w int, ell string) string {
 	if width(s) <= w {
 		return s
 	}
-	if width(ell) >= w {
+	switch ew := width(ell); {
+	case ew == w:
+		// A one-cell column still says it was cut rather than show a
+		// first character that reads as a value.
+		return ell
+	case ew > w:
 		ell = ""
 	}
 	return ansi.Truncate(s, w, ell)

@@ -29,6 +29,10 @@ func (d *derived) devMeasures() devMeasures {
 	m.label = min(m.label, 12)
 	m.model = min(m.model, 20)
 	m.owner = min(m.owner, 14)
+	if m.owner > 0 {
+		// The column's title is never cut ("OWNE").
+		m.owner = max(m.owner, len("OWNER"))
+	}
 	return m
 }
 
@@ -117,7 +121,9 @@ func (a *App) viewDevices(r rect) []string {
 	off := a.offset[paneDevices]
 	for i := off; i < n && len(out) < r.h; i++ {
 		sel := a.focus == paneDevices && i == a.cursor[paneDevices]
-		mark := i == a.cursor[paneDevices] && a.follow
+		// The cursor mark stays whether or not the kernels follow it and
+		// whichever pane has focus: keys (enter, f) still act on it.
+		mark := i == a.cursor[paneDevices]
 		if i == len(d.devs) {
 			out = append(out, a.hostRow(c, r.w, sel, mark))
 			continue
@@ -139,11 +145,11 @@ func (a *App) deviceHeader(c devCols, w int) string {
 	}
 	l.cell(p, held, c.bar, false, a.st.G.Ellipsis)
 	l.gap(1)
-	l.cell(p, "SHARES", c.figs, true, "")
+	l.cell(p, "SHARES", c.figs, true, a.st.G.Ellipsis)
 	opt := func(cw int, s string, right bool) {
 		if cw > 0 {
 			l.gap(1)
-			l.cell(p, s, cw, right, "")
+			l.cell(p, s, cw, right, a.st.G.Ellipsis)
 		}
 	}
 	opt(c.owner, "OWNER", false)
@@ -151,8 +157,10 @@ func (a *App) deviceHeader(c devCols, w int) string {
 	opt(c.mem, "MEM", true)
 	opt(c.temp, "TEMP", true)
 	opt(c.power, "POWER", true)
+	// The history columns: what was held and how busy the GPU was, one
+	// sample a second (UTIL once: the "UTIL UTIL" header).
 	opt(c.sparkA, "ALLOC", false)
-	opt(c.sparkU, "UTIL", false)
+	opt(c.sparkU, "BUSY", false)
 	opt(c.abbrev, "ID", false)
 	opt(c.model, "MODEL", false)
 	return l.finish(w)
@@ -187,12 +195,8 @@ func (a *App) deviceRow(r *devRow, c devCols, w int, selected, marked bool) stri
 	l.gap(1)
 	switch {
 	case r.hasBar:
-		amts, colour := r.kernAmts, func(i int) int { return i }
-		if a.segByAgent {
-			amts = r.agentAmts
-			colour = func(i int) int { return max(r.agentOf[i], 0) }
-		}
-		st.renderBar(l, barLayout(amts, r.capF, c.bar), colour)
+		amts, look, drifted := r.barLooks(a.segByAgent)
+		st.renderBar(l, barLayout(amts, r.capF, c.bar), look, drifted)
 	case r.nMIG > 0:
 		l.cell(st.Dim, "MIG "+a.st.G.Dot+" "+plural(r.nMIG, "instance"), c.bar, false, st.G.Ellipsis)
 	default:
@@ -207,7 +211,7 @@ func (a *App) deviceRow(r *devRow, c devCols, w int, selected, marked bool) stri
 		figLvl = lvlDim
 	}
 	if r.hasBar {
-		l.cell(st.level(figLvl), r.held+"/"+r.capacity, c.figs, true, "")
+		l.cell(st.level(figLvl), r.held+"/"+r.capacity, c.figs, true, st.G.Ellipsis)
 	} else {
 		l.gap(c.figs)
 	}
@@ -226,7 +230,7 @@ func (a *App) deviceRow(r *devRow, c devCols, w int, selected, marked bool) stri
 	reading := func(cw int, rd reading) {
 		if cw > 0 {
 			l.gap(1)
-			l.cell(st.level(rd.lvl), rd.text, cw, true, "")
+			l.cell(st.level(rd.lvl), rd.text, cw, true, st.G.Ellipsis)
 		}
 	}
 	reading(c.util, t.util)
@@ -265,6 +269,26 @@ func (a *App) deviceRow(r *devRow, c devCols, w int, selected, marked bool) stri
 	return l.finish(w)
 }
 
+// barLooks is what a device's bar draws: per kernel, each in its own look
+// with drifted kernels marked, or per agent (a), each agent in the look of
+// its position.
+func (r *devRow) barLooks(byAgent bool) ([]float64, func(int) int, func(int) bool) {
+	if byAgent {
+		return r.agentAmts, func(i int) int { return max(r.agentOf[i], 0) }, nil
+	}
+	look := func(i int) int {
+		if i < len(r.kernLook) {
+			return int(r.kernLook[i])
+		}
+		return i
+	}
+	var drifted func(int) bool
+	if len(r.kernDrift) > 0 {
+		drifted = func(i int) bool { return i < len(r.kernDrift) && r.kernDrift[i] }
+	}
+	return r.kernAmts, look, drifted
+}
+
 // hostRow is the cpu and memory summary: one line, not a row per core.
 func (a *App) hostRow(c devCols, w int, selected, marked bool) string {
 	st := a.st
@@ -283,9 +307,9 @@ func (a *App) hostRow(c devCols, w int, selected, marked bool) string {
 	if h.hasCPU {
 		l.cell(st.Text, "CPU", c.label, false, "")
 		l.gap(1)
-		st.renderBar(l, barLayout([]float64{h.cpuHeldF}, h.cpuCapF, c.bar), func(int) int { return 0 })
+		st.renderBar(l, barLayout([]float64{h.cpuHeldF}, h.cpuCapF, c.bar), func(int) int { return 0 }, nil)
 		l.gap(1)
-		l.cell(lvl(h.cpuOver), h.cpuHeld+"/"+h.cpuCap, c.figs, true, "")
+		l.cell(lvl(h.cpuOver), h.cpuHeld+"/"+h.cpuCap, c.figs, true, st.G.Ellipsis)
 		l.put(st.Dim, " "+plural(h.cores, "core"))
 	}
 	if h.hasMem {
@@ -295,7 +319,7 @@ func (a *App) hostRow(c devCols, w int, selected, marked bool) string {
 			l.gap(2)
 			l.put(st.Text, "MEM ")
 			bw := min(rest, c.bar)
-			st.renderBar(l, barLayout([]float64{h.memHeldB}, h.memCapB, bw), func(int) int { return 1 })
+			st.renderBar(l, barLayout([]float64{h.memHeldB}, h.memCapB, bw), func(int) int { return 1 }, nil)
 			l.gap(1)
 			l.put(lvl(h.memOver), figs)
 		} else {
@@ -322,7 +346,9 @@ func (a *App) paneTitle(p pane, count string) []span {
 	}
 	t := " " + p.title() + " "
 	if count != "" {
-		t += count + " "
+		// "Kernels (7)": a bare count after a name reads as part of it
+		// ("Kernels on GPU0 1").
+		t += "(" + count + ") "
 	}
 	return []span{{lvl, t}}
 }

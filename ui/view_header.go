@@ -30,6 +30,10 @@ func sourceBadge(s *model.Snapshot) span {
 		name = "NVML"
 	case "mock":
 		return span{lvlOK, "mock devices"}
+	case "demo":
+		// Said in the header, not only in a detail: every figure in the
+		// device rows is made up.
+		return span{lvlWarn, "demo (synthetic telemetry)"}
 	case "none", "":
 		return span{lvlCrit, "no devices"}
 	}

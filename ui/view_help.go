@@ -38,12 +38,15 @@ func (a *App) helpLines(w int) []string {
 		l := newLine(paint{})
 		l.gap(3)
 		l.putW(p, repeat(glyph, 3), 3)
-		l.put(st.Text, "  "+rest)
+		l.cell(st.Text, "  "+rest, w-l.w, false, g.Ellipsis)
 		return l.finish(w)
 	}
+	look0, shape0 := st.look(0)
+	look1, shape1 := st.look(1)
 	out = append(out, "", spansRow(st, []span{{lvlTitle, " Share bars"}}, w),
-		legend(st.Segments[0], g.Held, "a kernel's share of the device (a: one colour per agent)"),
-		legend(st.Segments[1%len(st.Segments)], g.HeldAlt, "the next kernel"),
+		legend(look0, shape0, "a kernel's share, in a colour and shape of its own (a: per agent)"),
+		legend(look1, shape1, "another kernel; its row in the kernel list has the same mark"),
+		legend(look0, g.Drift, "drift: a kernel on a device its agent does not own"),
 		legend(st.Free, g.Free, "free capacity"),
 		legend(st.Over, g.Over, "held beyond capacity (the figures turn red)"),
 		spansRow(st, []span{{lvlDim, "   figures are exact decimals: held/capacity in the device's slot units"}}, w),
@@ -67,6 +70,13 @@ func (a *App) helpLines(w int) []string {
 		spansRow(st, []span{{lvlDim, "   words must all match (id, agent, state, devices, owner, session, image); !word inverts one"}}, w))
 	for _, f := range filterHelp() {
 		out = append(out, spansRow(st, []span{{lvlAccent, "   " + padRight(f[0], 22)}, {lvlPlain, f[1]}}, w))
+	}
+	out = append(out, "", spansRow(st, []span{{lvlTitle, " Device columns"}}, w))
+	for _, c := range [][2]string{
+		{"HELD/CAPACITY", "one colour (or pattern) per kernel, as its mark in the kernel list; over capacity and drift marked on the bar"},
+		{"ALLOC BUSY", "history, one sample a second: share held, and GPU utilisation"},
+	} {
+		out = append(out, spansRow(st, []span{{lvlAccent, "   " + padRight(c[0], 22)}, {lvlPlain, c[1]}}, w))
 	}
 	out = append(out, "", spansRow(st, []span{{lvlTitle, " Kernel columns"}}, w))
 	for _, c := range [][2]string{

@@ -63,14 +63,22 @@ type kernCol struct {
 // kernelColumns picks the kernel table's columns for w cells: the id and
 // state always, then what the operator came for (the amount on the
 // followed device, GPU shares), then agent, devices, cpu, mem, age, the
-// other slots. The devices column takes leftover room. Pure.
-func kernelColumns(w int, d *derived, m kernMeasures, onTitle string) []kernCol {
+// other slots. The devices column takes leftover room. The column sorted
+// by (sortKey) has room for its title and the sort arrow, so the arrow
+// never vanishes on a narrow column. Pure.
+func kernelColumns(w int, d *derived, m kernMeasures, onTitle, sortKey string) []kernCol {
 	type cand struct {
 		col  kernCol
 		prio int
 	}
 	var cs []cand
-	add := func(prio int, c kernCol) { c.slot = max(c.slot, -1); cs = append(cs, cand{c, prio}) }
+	add := func(prio int, c kernCol) {
+		c.slot = max(c.slot, -1)
+		if c.key == sortKey {
+			c.w = max(c.w, width(c.title)+1)
+		}
+		cs = append(cs, cand{c, prio})
+	}
 	add(0, kernCol{key: "id", title: "ID", w: 8, slot: -1})
 	add(6, kernCol{key: "agent", title: "AGENT", w: m.agent, slot: -1})
 	if onTitle != "" {
@@ -174,7 +182,7 @@ func (a *App) viewKernels(r rect, title []span) []string {
 	if kv.dev >= 0 {
 		onTitle = "ON " + d.devs[kv.dev].label
 	}
-	cols := kernelColumns(r.w, d, d.kernMeas, onTitle)
+	cols := kernelColumns(r.w, d, d.kernMeas, onTitle, a.sortCol)
 	a.kcols = cols
 	h := newLine(paint{})
 	h.gap(2)
@@ -192,7 +200,7 @@ func (a *App) viewKernels(r rect, title []span) []string {
 				t += st.G.Up
 			}
 		}
-		h.cell(p, t, c.w, c.right, "")
+		h.cell(p, t, c.w, c.right, st.G.Ellipsis)
 	}
 	out = append(out, h.finish(r.w))
 	if total == 0 {
@@ -216,7 +224,27 @@ func (a *App) kernelRow(i int, cols []kernCol, w int, now time.Time) string {
 	st := a.st
 	kr := &a.d.kernels[a.kview.rows[i]]
 	selected := i == a.cursor[paneKernels]
-	l := a.rowStart(selected && a.focus == paneKernels, selected)
+	base := paint{}
+	if selected && a.focus == paneKernels {
+		base = st.Selected
+	}
+	l := newLine(base)
+	if selected {
+		l.putW(st.Accent, st.G.Cursor, 1)
+	} else {
+		l.gap(1)
+	}
+	// The kernel's mark: the colour and shape of its share on the device
+	// bars, for kernels that hold an accelerator.
+	if kr.nDevs > 0 {
+		p, g := st.look(int(kr.look))
+		if len(st.G.Patterns) == 1 {
+			g = st.G.Mark
+		}
+		l.putW(p, g, 1)
+	} else {
+		l.gap(1)
+	}
 	ell := st.G.Ellipsis
 	for n, c := range cols {
 		if n > 0 {
@@ -224,27 +252,27 @@ func (a *App) kernelRow(i int, cols []kernCol, w int, now time.Time) string {
 		}
 		switch c.key {
 		case "id":
-			l.cell(st.Text, kr.short, c.w, false, "")
+			l.cell(st.Text, kr.short, c.w, false, ell)
 		case "agent":
 			l.cell(st.Dim, kr.agent, c.w, false, ell)
 		case "on":
-			l.cell(st.Accent, a.kview.onDev[i], c.w, true, "")
+			l.cell(st.Accent, a.kview.onDev[i], c.w, true, ell)
 		case "devices":
 			l.cell(st.Text, kr.devs, c.w, false, ell)
 		case "age":
-			l.cell(st.Dim, fmtAge(now.Sub(kr.k.Seen)), c.w, true, "")
+			l.cell(st.Dim, fmtAge(now.Sub(kr.k.Seen)), c.w, true, ell)
 		case "state":
-			l.cell(st.level(kr.stateLvl), string(kr.k.State), c.w, false, "")
+			l.cell(st.level(kr.stateLvl), string(kr.k.State), c.w, false, ell)
 		case "user":
-			l.cell(st.Text, kr.w.user, c.w, false, "")
+			l.cell(st.Text, kr.w.user, c.w, false, ell)
 		case "type":
-			l.cell(st.Dim, kr.w.stype, c.w, false, "")
+			l.cell(st.Dim, kr.w.stype, c.w, false, ell)
 		case "session":
-			l.cell(st.Dim, kr.w.session, c.w, false, "")
+			l.cell(st.Dim, kr.w.session, c.w, false, ell)
 		case "util":
-			l.cell(st.level(kr.w.utilLvl), kr.w.util, c.w, true, "")
+			l.cell(st.level(kr.w.utilLvl), kr.w.util, c.w, true, ell)
 		case "gmem":
-			l.cell(st.Text, kr.w.gmem, c.w, true, "")
+			l.cell(st.Text, kr.w.gmem, c.w, true, ell)
 		default:
 			if c.slot >= 0 {
 				l.cell(st.Text, kr.slotVals[c.slot], c.w, true, ell)
@@ -259,7 +287,7 @@ func (a *App) kernelsTitle() []span {
 	count := strconv.Itoa(len(a.kview.rows))
 	if a.d != nil && a.kview.dev >= 0 {
 		return append(a.paneTitle(paneKernels, ""), span{lvlDim, "on "},
-			span{lvlAccent, a.d.devs[a.kview.dev].label}, span{lvlDim, " " + count + " "})
+			span{lvlAccent, a.d.devs[a.kview.dev].label}, span{lvlDim, " (" + count + ") "})
 	}
 	return a.paneTitle(paneKernels, count)
 }

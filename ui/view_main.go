@@ -113,7 +113,7 @@ func (a *App) tabsTitle(shown pane) []span {
 		if p == paneIssues && n > 0 && a.d.issues[0].is.Severity > 0 {
 			lvl = a.d.issues[0].sev.lvl
 		}
-		out = append(out, span{lvl, " " + p.title() + " " + strconv.Itoa(n) + " "})
+		out = append(out, span{lvl, " " + p.title() + " (" + strconv.Itoa(n) + ") "})
 	}
 	return out
 }

@@ -126,7 +126,7 @@ func TestKernelColumnsFit(t *testing.T) {
 	d := derive(fake.Node(fake.Options{}), deriveOptions{th: DefaultThresholds(), g: unicodeGlyphs(false)}, nil)
 	for w := 20; w <= 300; w++ {
 		for _, on := range []string{"", "ON GPU0"} {
-			cols := kernelColumns(w, d, d.kernMeas, on)
+			cols := kernelColumns(w, d, d.kernMeas, on, "")
 			end := 0
 			for _, c := range cols {
 				end = c.x + c.w
@@ -141,11 +141,67 @@ func TestKernelColumnsFit(t *testing.T) {
 	}
 }
 
+// TestSortArrowFits: whichever column the kernels are sorted by, at every
+// width, its title and the arrow fit in it (the arrow vanished on columns
+// exactly as wide as their title: AGENT, UTIL, GMEM, DEVICES).
+func TestSortArrowFits(t *testing.T) {
+	d := derive(fake.Node(fake.Options{}), deriveOptions{th: DefaultThresholds(), g: unicodeGlyphs(false)}, nil)
+	keys := map[string]bool{}
+	for _, c := range kernelColumns(400, d, d.kernMeas, "ON GPU0", "") {
+		keys[c.key] = true
+	}
+	if len(keys) < 8 {
+		t.Fatalf("only %d columns at 400 cells", len(keys))
+	}
+	for key := range keys {
+		for w := 20; w <= 300; w++ {
+			for _, c := range kernelColumns(w, d, d.kernMeas, "ON GPU0", key) {
+				if c.key == key && c.w < width(c.title)+1 {
+					t.Fatalf("sorted by %s at %d cells: column %d wide for %q and its arrow", key, w, c.w, c.title)
+				}
+			}
+		}
+	}
+}
+
 func TestThemesRender(t *testing.T) {
 	for _, name := range themes.Names() {
 		t.Run(name, func(t *testing.T) {
 			a := testApp(t, 120, 30, fake.Node(fake.Options{}), Options{Theme: themes.MustBuiltin(name)})
 			checkFrame(t, a.View().Content, 120, 30)
 		})
+	}
+}
+
+// TestOwnerTitleNotCut: a column of short owner names ("a0") is still as
+// wide as its title, which was cut to "OWNE" at 120 columns.
+func TestOwnerTitleNotCut(t *testing.T) {
+	for _, owner := range []string{"a0", "numa", "unowned"} {
+		d := &derived{devs: []devRow{{label: "GPU0", owner: owner, held: "0", capacity: "1", dev: &model.Device{Model: "A100"}}}}
+		if m := d.devMeasures(); m.owner < len("OWNER") {
+			t.Errorf("owner %q: column %d wide", owner, m.owner)
+		}
+	}
+}
+
+// TestCutSpansEndInEllipsis: spans that do not fit end in an ellipsis,
+// however the cut falls: never a fragment that reads as a value.
+func TestCutSpansEndInEllipsis(t *testing.T) {
+	st, err := NewStyles(themes.MustBuiltin(themes.Mono), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spans := []span{{lvlPlain, "20g-mig "}, {lvlPlain, "0"}, {lvlPlain, "/1"}}
+	for w, want := range map[int]string{
+		11: "20g-mig 0/1", 10: "20g-mig 0…", 9: "20g-mig …", 8: "20g-mig…", 1: "…",
+	} {
+		l := newLine(paint{})
+		n := putSpans(l, st, spans, w)
+		if got := ansi.Strip(l.finish(w)); strings.TrimRight(got, " ") != want || n > w {
+			t.Errorf("w=%d: %q (%d cells), want %q", w, got, n, want)
+		}
+	}
+	if got := truncate("20g-mig", 1, "…"); got != "…" {
+		t.Errorf("one cell: %q", got)
 	}
 }

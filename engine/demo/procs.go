@@ -31,8 +31,13 @@ type demoProc struct {
 	kernel model.KernelID
 	dev    model.DeviceID
 	comm   string
-	mem    uint64
-	util   uint32
+	// mem is a fixed amount of device memory (the processes that are not
+	// a kernel's); memShare, when set, is the part of the device's memory
+	// a kernel's process uses (its share of the device times how much of
+	// that it fills), so a process on a 5 GB MIG slice uses part of 5 GB.
+	mem      uint64
+	memShare float64
+	util     uint32
 	// idleAt is the virtual time it stops computing (its job is done but
 	// the kernel keeps the GPU); zero means never.
 	idleAt time.Duration
@@ -209,8 +214,8 @@ func (n *Node) startProcs(k *kernelRec) error {
 	for i := range count {
 		di := i % len(devs)
 		p := &demoProc{kernel: k.id, dev: devs[di], comm: demoComms[rng.IntN(len(demoComms))]}
-		// Memory: part of what the share entitles it to (40 GiB per 1.0).
-		p.mem = uint64(held[di].Float64() * float64(40<<30) * (0.2 + 0.7*rng.Float64()))
+		// Memory: part of what the share entitles it to.
+		p.memShare = held[di].Float64() * (0.2 + 0.7*rng.Float64())
 		if rng.Float64() < 0.75 {
 			p.util = uint32(20 + rng.IntN(76))
 			if rng.Float64() < 0.35 {
@@ -353,24 +358,93 @@ func (g *gpuSource) Poll(ctx context.Context) (*inventory.Inventory, error) {
 		var mem uint64
 		var util uint32
 		for j, p := range ps {
-			u := p.util
-			if p.idleAt > 0 && vnow >= p.idleAt {
-				u = 0
-			}
-			raw[j] = inventory.RawProcess{PID: p.pid, UsedMem: model.Some(p.mem)}
+			u := p.utilAt(g.n.Seed, vnow)
+			pm := p.memOn(d)
+			raw[j] = inventory.RawProcess{PID: p.pid, UsedMem: model.Some(pm)}
 			if !d.IsMIG() {
 				raw[j].SMUtil, raw[j].MemUtil = model.Some(u), model.Some(u/3)
 			}
-			mem += p.mem
+			mem += pm
 			util += u
 		}
 		tel.Processes = g.reader.Read(raw, g.reader.Mark())
 		tel.MemUsed = model.Some(min(mem, uint64(d.MemoryBytes)))
 		tel.ProcUtil = model.Some(!d.IsMIG())
 		if !d.IsMIG() {
-			tel.UtilGPU, tel.UtilMem = model.Some(min(util, 100)), model.Some(min(util/3, 100))
+			// NVML reads utilisation, temperature and power on a whole GPU;
+			// a MIG instance's handle has none of them, only memory.
+			util = min(util, 100)
+			tel.UtilGPU, tel.UtilMem = model.Some(util), model.Some(util/3)
+			temp, power := thermal(g.n.Seed, d.ID, util, mem, vnow)
+			tel.TempC, tel.PowerMW, tel.PowerCapMW = model.Some(temp), model.Some(power), model.Some(uint32(demoPowerCapMW))
 		}
 		d.Telemetry = tel
 	}
+	out.Source.Kind = inventory.KindDemo
+	out.Source.Detail += "; " + DemoTelemetryNote
 	return &out, nil
+}
+
+// DemoTelemetryNote is how the demo's device source says its readings are
+// made up (in the source detail, next to the mock plugin's).
+const DemoTelemetryNote = "demo telemetry (synthetic)"
+
+// The demo GPUs' power envelope, as an A100-SXM4-40GB's: idle draw with
+// nothing running, and the board's power limit.
+const (
+	demoIdleMW     = 52_000
+	demoPowerCapMW = 400_000
+)
+
+// memOn is the device memory the process uses on d.
+func (p *demoProc) memOn(d *model.Device) uint64 {
+	if p.memShare == 0 {
+		return p.mem
+	}
+	capF := d.Capacity.Float64()
+	if capF <= 0 {
+		capF = 1
+	}
+	return uint64(min(p.memShare/capF, 1) * float64(d.MemoryBytes))
+}
+
+// utilAt is the process's SM utilisation at virtual time now: its
+// nominal load with a slow wobble of a few points either side (training
+// steps, data loading), zero once its work is done. A function of the
+// seed, the process and the time only, so a seed replays the same figures.
+func (p *demoProc) utilAt(seed int64, now time.Duration) uint32 {
+	if p.util == 0 || (p.idleAt > 0 && now >= p.idleAt) {
+		return 0
+	}
+	u := float64(p.util) + 10*noise(seed, uint64(p.pid), now)
+	return uint32(min(max(u, 1), 100))
+}
+
+// thermal is a GPU's temperature (°C) and power draw (mW) for its
+// utilisation and memory in use: an idle floor of its own (no two boards
+// run at quite the same temperature) plus what the load adds, with a
+// little sensor noise.
+func thermal(seed int64, dev model.DeviceID, util uint32, mem uint64, now time.Duration) (tempC, powerMW uint32) {
+	h := fnv.New64a()
+	h.Write([]byte(dev))
+	id := h.Sum64()
+	floor := 29 + float64(id%7)
+	load := float64(util) / 100
+	t := floor + 47*load + 1.5*noise(seed, id, now)
+	memLoad := float64(mem) / float64(40<<30)
+	p := demoIdleMW + 20_000*min(memLoad, 1) + 300_000*load + 4_000*noise(seed, id^0x706f776572, now)
+	return uint32(min(max(t, 20), 95)), uint32(min(max(p, 30_000), demoPowerCapMW))
+}
+
+// noise is smooth value noise in [-1, 1] over virtual time: random values
+// every four seconds of one stream (seed, key), linearly interpolated.
+func noise(seed int64, key uint64, now time.Duration) float64 {
+	const step = 4 * time.Second
+	b := uint64(max(now, 0) / step)
+	f := float64(max(now, 0)%step) / float64(step)
+	at := func(b uint64) float64 {
+		r := rand.New(rand.NewPCG(uint64(seed)^key, b))
+		return 2*r.Float64() - 1
+	}
+	return at(b)*(1-f) + at(b+1)*f
 }

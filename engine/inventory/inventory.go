@@ -24,6 +24,9 @@ import (
 const (
 	KindNVML = "nvml"
 	KindMock = "mock"
+	// KindDemo is the demo node: the mock plugin's devices with
+	// synthetic telemetry.
+	KindDemo = "demo"
 	// KindNone: no accelerator source, host CPU and memory only.
 	KindNone = "none"
 )

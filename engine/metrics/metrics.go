@@ -65,7 +65,7 @@ var (
 	descAge       = desc("fgtop_snapshot_age_seconds", "Seconds between the snapshot's publication and this scrape.", "node")
 	descNodeInfo  = desc("fgtop_node_info", "The node's partition mode (shared, auto-split, manual; empty without agent.toml), agent.toml path, and whether it is in the BEP-1044 device-based form (always 1).",
 		"node", "mode", "config", "draft_format")
-	descSourceInfo = desc("fgtop_device_source_info", "Where the accelerators come from (nvml, mock, none) and how healthy that is (ok, degraded, unavailable); always 1.",
+	descSourceInfo = desc("fgtop_device_source_info", "Where the accelerators come from (nvml, mock, demo, none) and how healthy that is (ok, degraded, unavailable); always 1.",
 		"node", "kind", "health")
 	descAllocator = desc("fgtop_allocator_info", "How the agents allocate: allocation_mode fractional or discrete, quantum_size (exact decimal, fractional mode), agent.toml affinity_policy and allocation_order (always 1).",
 		"node", "allocation_mode", "quantum_size", "affinity_policy", "allocation_order")
