@@ -114,7 +114,7 @@ shot() {
 	# Let the simulated agents fill the node a little (a few kernels per GPU
 	# and some history in the ALLOC column) before any key is typed.
 	wait_for '│ ([6-9]|[1-9][0-9]) kernels' 60
-	wait_for ' ([5-9]|[1-9][0-9])s ok' 60
+	wait_for ' ([5-9]|[1-9][0-9])s( [0-9a-f]{8})? +ok| [0-9a-f]{8} ok *$' 60
 	local k
 	for k in "$@"; do
 		case $k in
@@ -150,7 +150,7 @@ shot() {
 only=("$@")
 
 # The main screen, wide, with the kernel list showing every kernel (f).
-shot main-wide 200 60 dark "" f 'wait:^─ Kernels [0-9]'
+shot main-wide 200 60 dark "" f 'wait:^─ Kernels \([0-9]'
 # The main screen in a classic 80x24 terminal: the compact layout.
 shot main-80x24 80 24 dark ""
 # The device detail: Enter on the selected device (GPU0).
@@ -166,6 +166,6 @@ shot help 120 36 dark "" '?' 'wait:Share bars'
 shot editor 160 32 dark "" e 'wait:^─ Partition' 2 Down 1 'wait:draft: 2 device moves' \
 	'wait:^←/→ move device'
 # The light theme, for light terminals.
-shot light 120 36 light "--theme light" f 'wait:^─ Kernels [0-9]'
+shot light 120 36 light "--theme light" f 'wait:^─ Kernels \([0-9]'
 
 ls -l screenshots/*.png
