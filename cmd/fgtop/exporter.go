@@ -27,8 +27,8 @@ Series (prefix fgtop_, base units, ratios 0-1, no per-kernel labels): per device
 what is held per slot, what is free, Backend.AI's alloc-map ratio and its owners; per agent its
 kernels and holdings (per device too, for fleet placement); kernels by state; issues by code and
 severity; drift; the allocator settings (fractional or discrete, quantum_size, affinity policy,
-allocation order); NVML telemetry with dcgm-exporter's label names (gpu, UUID, modelName,
-hostname); fgtop_build_info. Every series carries node (--node).
+allocation order); NVML telemetry with dcgm-exporter's label names (gpu, UUID, hostname; its
+modelName is model_name here, as promtool's lint wants); fgtop_build_info. Every series carries node (--node).
 
 The source flags are snapshot's. --demo serves the embedded demo node instead.
 Stop with Ctrl-C or SIGTERM: in-flight scrapes finish first (at most 5 seconds).`

@@ -54,8 +54,12 @@ func desc(name, help string, labels ...string) *prometheus.Desc {
 }
 
 // dcgmLabels are dcgm-exporter's label names, so that a dcgm dashboard can
-// join fgtop's telemetry (on UUID, or gpu and hostname).
-var dcgmLabels = []string{"node", "device", "gpu", "UUID", "modelName", "hostname"}
+// join fgtop's telemetry (on UUID, or gpu and hostname) — all but one:
+// dcgm's "modelName" is "model_name" here, because promtool's lint refuses
+// camelCase label names and a clean `promtool check metrics` is part of the
+// contract ("UUID" passes the lint: it has no lower-case letter before an
+// upper-case one).
+var dcgmLabels = []string{"node", "device", "gpu", "UUID", "model_name", "hostname"}
 
 var (
 	descBuildInfo = desc("fgtop_build_info", "fgtop's build: version, VCS revision, Go toolchain (always 1).",

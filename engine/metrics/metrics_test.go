@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -274,7 +275,7 @@ func TestTelemetryCarriesDCGMLabels(t *testing.T) {
 		"fgtop_gpu_lost":                "0",
 	}
 	for name, v := range want {
-		got := promtest.Select(ss, name, "gpu", "2", "UUID", "GPU-1234", "modelName", "NVIDIA H100 80GB HBM3", "hostname", "gpu-07", "node", "gpu-07", "device", "GPU-1234")
+		got := promtest.Select(ss, name, "gpu", "2", "UUID", "GPU-1234", "model_name", "NVIDIA H100 80GB HBM3", "hostname", "gpu-07", "node", "gpu-07", "device", "GPU-1234")
 		if len(got) != 1 || !decIs(got[0], v) {
 			t.Errorf("%s: %v, want one series of %s with dcgm's labels", name, got, v)
 		}
@@ -317,9 +318,21 @@ func TestSnapshotAge(t *testing.T) {
 
 // TestPromtoolCheckMetrics: promtool, Prometheus's own linter, finds
 // nothing in the exporter's real output (collector, process and Go
-// collectors, through the HTTP handler).
+// collectors, through the HTTP handler), telemetry series included (their
+// dcgm-style labels once failed the lint: modelName is camelCase).
 func TestPromtoolCheckMetrics(t *testing.T) {
 	snap := partitioned(build(t, tree(t, 4, "agent-a", "agent-b")))
+	// Telemetry on the first GPU, as NVML (or the demo) gives it.
+	snap.Devices = slices.Clone(snap.Devices)
+	for i := range snap.Devices {
+		if snap.Devices[i].Name == "cuda" {
+			snap.Devices[i].Model, snap.Devices[i].UUID = "NVIDIA A100-SXM4-40GB", string(snap.Devices[i].ID)
+			snap.Devices[i].Telemetry = &model.Telemetry{UtilGPU: model.Some[uint32](42), UtilMem: model.Some[uint32](7),
+				MemUsed: model.Some[uint64](3 << 30), MemTotal: model.Some[uint64](40 << 30), TempC: model.Some[uint32](61),
+				PowerMW: model.Some[uint32](251500), PowerCapMW: model.Some[uint32](400000), Processes: []model.Process{{PID: 7}}}
+			break
+		}
+	}
 	h := Handler(Registry(New(Options{Latest: fixed(snap), Build: BuildInfo{Version: "v0.0.0-test", GoVersion: "go1.26.8"}})))
 	body := get(t, h, "/metrics")
 	out, err := promtest.CheckMetrics(t, body)
