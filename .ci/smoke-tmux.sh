@@ -123,13 +123,13 @@ wait_for 'Share bars' "the help (? key)"
 wait_for 'role: operator' "the operator role in the help"
 tm send-keys -t smoke Escape
 wait_gone 'Share bars' "Esc to close the help"
-wait_for '^─ Devices [0-9]+' "the main screen after Esc"
+wait_for '^─ Devices \([0-9]+\)' "the main screen after Esc"
 
 tm resize-window -t smoke -x 80 -y 24
 # At 120 columns a bar is 40 cells; tmux only clips the old frame, so a
 # shorter bar next to its figure means the console redrew for 80 columns.
 wait_for '^[▶ ] GPU0 +[█░]{5,30} +[0-9.]+/1\.00' "the bars redrawn for 80 columns"
-wait_for '^─ Kernels.* Agents [0-9]+ +Issues [0-9]+' "the compact layout's tab line"
+wait_for '^─ Kernels.* Agents \([0-9]+\) +Issues \([0-9]+\)' "the compact layout's tab line"
 lines=$(tm capture-pane -p -J -t smoke)
 [[ $(wc -l <<<"$lines") -eq 24 ]] || fail "80x24: the pane has $(wc -l <<<"$lines") lines"
 # -J joins lines the terminal wrapped, so a line drawn wider than the
@@ -153,7 +153,7 @@ pane | grep -qi 'edit partition' && fail "read-only: the key hints offer e (edit
 before=$(pane | sed -n 3,11p | cut -c1-10)
 tm send-keys -t smoke e
 sleep 1 # nothing is supposed to happen: give a wrong reaction time to show
-pane | grep -Eq '^─ Devices [0-9]+' || fail "read-only: e left the main screen"
+pane | grep -Eq '^─ Devices \([0-9]+\)' || fail "read-only: e left the main screen"
 pane | grep -qi 'partition' && fail "read-only: e opened something about partitions"
 [[ $(pane | sed -n 3,11p | cut -c1-10) == "$before" ]] || fail "read-only: e changed the device list"
 tm send-keys -t smoke '?'
