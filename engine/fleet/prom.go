@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"github.com/cockroachdb/apd/v3"
 	"slices"
 	"strconv"
 	"strings"
@@ -35,6 +36,7 @@ var promQueries = []string{
 	"fgtop_allocator_info", "fgtop_agent_info", "fgtop_device_owner_info", "fgtop_agent_memory_share_bytes",
 	"fgtop_agent_device_held", "fgtop_kernels", "fgtop_issues_by_severity", "fgtop_node_info",
 	"fgtop_device_source_info", "fgtop_host_memory_bytes", "fgtop_snapshot_sequence",
+	"fgtop_device_capacity_exponent", "fgtop_device_held_exponent",
 }
 
 // PromClient queries Prometheus's HTTP API (client_golang's
@@ -126,6 +128,32 @@ func byNode(vec pmodel.Vector) (map[string][]series, error) {
 	return out, nil
 }
 
+// exponents maps (device, slot) to the decimal exponent an exponent
+// series gives.
+func exponents(xs []series) map[[2]string]int32 {
+	out := make(map[[2]string]int32, len(xs))
+	for _, x := range xs {
+		if e, err := x.v.Int64(); err == nil && e >= -30 && e <= 30 {
+			out[[2]string{x.get("device"), x.get("slot")}] = int32(e)
+		}
+	}
+	return out
+}
+
+// withExponent gives v the exponent the node printed it with, when it is
+// known and restoring it changes no digit (an older exporter sends none).
+func withExponent(v model.Dec, exps map[[2]string]int32, k [2]string) model.Dec {
+	e, ok := exps[k]
+	if !ok {
+		return v
+	}
+	q, err := v.Quantize(e, apd.RoundHalfEven)
+	if err != nil || !q.Equal(v) {
+		return v
+	}
+	return q
+}
+
 func buildPromNodes(res []pmodel.Vector, settings Settings) ([]PromNode, error) {
 	g := make([]map[string][]series, len(res))
 	for i, v := range res {
@@ -151,6 +179,8 @@ func buildPromNodes(res []pmodel.Vector, settings Settings) ([]PromNode, error) 
 		qSource
 		qHostMem
 		qSeq
+		qCapExp
+		qHeldExp
 	)
 	var names []string
 	for n := range g[qSeq] {
@@ -200,9 +230,14 @@ func buildPromNodes(res []pmodel.Vector, settings Settings) ([]PromNode, error) 
 			d   model.Device
 		}
 		var devs []posDev
+		// A float sample loses a decimal's trailing zeros ("1.00" comes back
+		// as 1); the exporter's exponent series give them back, so amounts
+		// read through Prometheus print as the node prints them.
+		capExp, heldExp := exponents(g[qCapExp][name]), exponents(g[qHeldExp][name])
 		capOf := map[[2]string]model.Dec{}
 		for _, x := range g[qCap][name] {
-			capOf[[2]string{x.get("device"), x.get("slot")}] = x.v
+			k := [2]string{x.get("device"), x.get("slot")}
+			capOf[k] = withExponent(x.v, capExp, k)
 		}
 		for _, x := range g[qInfo][name] {
 			pos, _ := strconv.Atoi(x.get("position"))
@@ -235,7 +270,7 @@ func buildPromNodes(res []pmodel.Vector, settings Settings) ([]PromNode, error) 
 				u = &model.DeviceUsage{Key: k, Held: model.ResourceSlot{}}
 				s.Usage[k] = u
 			}
-			u.Held[model.SlotName(x.get("slot"))] = x.v
+			u.Held[model.SlotName(x.get("slot"))] = withExponent(x.v, heldExp, [2]string{x.get("device"), x.get("slot")})
 		}
 		for _, x := range g[qDevKernels][name] {
 			k := model.DeviceKey{Name: model.DeviceName(x.get("plugin")), ID: model.DeviceID(x.get("device"))}

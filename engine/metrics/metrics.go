@@ -81,6 +81,8 @@ var (
 	descIssuesBySev  = desc("fgtop_issues_by_severity", "Current issues by severity (info, warning, error; always all three).", "node", "severity")
 	descDeviceInfo   = desc("fgtop_device_info", "One device of the inventory (accelerator, MIG slice, CPU core, memory): slot, slot type, position in the inventory order, plugin index, NUMA node, model, UUID, parent GPU (always 1).", "node", "plugin", "device", "slot", "slot_type", "position", "index", "numa_node", "model", "uuid", "parent")
 	descCapacity     = desc("fgtop_device_capacity", "Device capacity in its slot's unit (fGPU shares, whole devices or cores, bytes for mem).", "node", "device", "slot")
+	descCapExp       = desc("fgtop_device_capacity_exponent", "The decimal exponent of fgtop_device_capacity as Backend.AI prints it (str(Decimal): -2 for 1.00, 0 for 1): with it a reader restores the exact decimal from the float sample.", "node", "device", "slot")
+	descHeldExp      = desc("fgtop_device_held_exponent", "The decimal exponent of fgtop_device_held as Backend.AI prints it (-2 for 0.60), for the amounts held (not the 0 listed for an unheld capacity slot).", "node", "device", "slot")
 	descHeld         = desc("fgtop_device_held", "Amount held on the device by all kernels, per slot held (the capacity slot always present), in the slot's unit.", "node", "device", "slot")
 	descFree         = desc("fgtop_device_free", "Device capacity minus everything held on it (all slots), in the capacity slot's unit; negative when over capacity.", "node", "device", "slot")
 	descDevKernels   = desc("fgtop_device_kernels", "Kernels holding anything on the device.", "node", "plugin", "device")
@@ -107,7 +109,7 @@ var (
 
 var allDescs = []*prometheus.Desc{
 	descBuildInfo, descSeq, descTimestamp, descAge, descNodeInfo, descSourceInfo, descAllocator, descHostMem,
-	descKernels, descIdle, descIdleAfter, descIssues, descIssuesBySev, descDeviceInfo, descCapacity, descHeld, descFree, descDevKernels,
+	descKernels, descIdle, descIdleAfter, descIssues, descIssuesBySev, descDeviceInfo, descCapacity, descCapExp, descHeld, descHeldExp, descFree, descDevKernels,
 	descAllocRatio, descOwner, descOverCap, descAgentInfo, descAgentKernels, descAgentHeld, descAgentMem,
 	descAgentDevHeld, descRestart, descDrift, descUtil, descMemUtil, descMemUsed, descMemTotal, descTemp,
 	descPower, descPowerCap, descLost, descProcs,
@@ -221,6 +223,7 @@ func (c *Collector) collectDevices(ch chan<- prometheus.Metric, s *model.Snapsho
 		gauge(ch, descDeviceInfo, 1, node, plugin, id, slot, string(d.SlotType), strconv.Itoa(i), strconv.Itoa(d.Index),
 			numa, d.Model, d.UUID, string(d.Parent))
 		gauge(ch, descCapacity, f(d.Capacity), node, id, slot)
+		gauge(ch, descCapExp, float64(d.Capacity.Exponent()), node, id, slot)
 		u := s.Usage[d.Key()]
 		if u == nil || !hasSlot(u.Held, d.Slot) {
 			gauge(ch, descHeld, 0, node, id, slot)
@@ -229,6 +232,7 @@ func (c *Collector) collectDevices(ch chan<- prometheus.Metric, s *model.Snapsho
 		if u != nil {
 			for _, sl := range u.Held.Names() {
 				gauge(ch, descHeld, f(u.Held[sl]), node, id, string(sl))
+				gauge(ch, descHeldExp, float64(u.Held[sl].Exponent()), node, id, string(sl))
 			}
 			kernels = u.Kernels
 		}
@@ -256,6 +260,7 @@ func (c *Collector) collectDevices(ch chan<- prometheus.Metric, s *model.Snapsho
 		}
 		for _, sl := range u.Held.Names() {
 			gauge(ch, descHeld, f(u.Held[sl]), node, string(k.ID), string(sl))
+			gauge(ch, descHeldExp, float64(u.Held[sl].Exponent()), node, string(k.ID), string(sl))
 		}
 		gauge(ch, descDevKernels, float64(u.Kernels), node, string(k.Name), string(k.ID))
 	}
