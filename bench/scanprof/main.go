@@ -28,7 +28,7 @@ import (
 
 func main() {
 	root := flag.String("root", "", "scratch root")
-	fx := flag.String("fixtures", "../shared/fixtures/backendai", "fixture directory (mock-accelerator.toml)")
+	fx := flag.String("fixtures", "testdata/fixtures/backendai", "fixture directory (mock-accelerator.toml)")
 	cpu := flag.String("cpu", "", "write a CPU profile here")
 	heap := flag.String("heap", "", "write a heap profile (after the build) here")
 	n := flag.Int("n", 1, "builds to run (the profile covers all)")

@@ -12,7 +12,7 @@
 // (model.Dec, apd in the hot loop) and every result prints exactly as
 // Python's str(Decimal) would ("0.60", "0.80", "0"). The parity test replays
 // the corpus recorded from Backend.AI's own code
-// (../shared/fixtures/alloc-cases.json).
+// (testdata/fixtures/alloc-cases.json, copied from ../shared/fixtures).
 //
 // # Use
 //

@@ -13,7 +13,7 @@ import (
 )
 
 // The parity corpus: scenarios run through Backend.AI's own allocator code
-// (schema in ../shared/fixtures/README.md).
+// (schema in testdata/fixtures/README.md).
 
 type fixtureCase struct {
 	ID             string          `json:"id"`

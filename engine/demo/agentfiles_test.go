@@ -11,7 +11,7 @@ import (
 )
 
 // TestMockResourceData checks the mock plugin's lines against the samples
-// in ../shared/fixtures/backendai (same settings: unit_mem 40g, unit_proc
+// in testdata/fixtures/backendai (same settings: unit_mem 40g, unit_proc
 // 108, reserved 64 MiB).
 func TestMockResourceData(t *testing.T) {
 	settings, err := inventory.ParseMockSettings("etcd.json", mockEtcdJSON)

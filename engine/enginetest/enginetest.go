@@ -26,8 +26,8 @@ import (
 	"github.com/fgtop/fgtop/model"
 )
 
-// Fixtures returns the shared fixture directory of Backend.AI's files
-// (../shared/fixtures/backendai beside the module root).
+// Fixtures returns the repo's fixture directory of Backend.AI's files
+// (testdata/fixtures/backendai at the module root).
 func Fixtures(t testing.TB) string { return testfix.Dir(t, "backendai") }
 
 // MockDevices are the GPU ids of the fixtures' mock-accelerator.toml.
