@@ -10,7 +10,7 @@ import (
 )
 
 // caseValues returns the values of the *_SHARES and SCRATCH_SIZE lines of
-// ../shared/fixtures/resource-cases.json, as fuzz seeds (none when the
+// testdata/fixtures/resource-cases.json, as fuzz seeds (none when the
 // corpus is absent).
 func caseValues(f *testing.F) []string {
 	p, err := testfix.Path("resource-cases.json")

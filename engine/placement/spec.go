@@ -180,7 +180,7 @@ func decodeRawRequest(b []byte) ([][2]string, error) {
 }
 
 // Case is one scenario in the parity corpus's format
-// (../shared/fixtures/README.md): a device set, the allocator settings, and
+// (testdata/fixtures/README.md): a device set, the allocator settings, and
 // a sequence of allocate and free operations, each with the result
 // Backend.AI's own code produced.
 type Case struct {

@@ -35,7 +35,7 @@
 //
 // Errors are *ParseError with the line of the offending value (0 for a
 // missing key). The parity test runs Backend.AI's own results for every
-// case of ../shared/fixtures/resource-cases.json.
+// case of testdata/fixtures/resource-cases.json.
 //
 // # Writer
 //
@@ -43,7 +43,7 @@
 // (SCRATCH_SIZE in MiB, compact SLOTS of str(Decimal) values, *_SHARES in
 // the agent's device order, bytes slots auto-scaled and lossy like
 // BinarySize's "s" format) followed by the plugin lines and CID. The
-// sample files in ../shared/fixtures/backendai come back byte for byte;
+// sample files in testdata/fixtures/backendai come back byte for byte;
 // a pre-24.12 file comes back in the current layout.
 //
 // # Deliberate differences from Backend.AI

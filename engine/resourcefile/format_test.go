@@ -17,7 +17,7 @@ func fixturePaths(t testing.TB) []string {
 		t.Fatal(err)
 	}
 	if len(paths) == 0 {
-		t.Skip("no resource.*.txt fixtures in ../shared/fixtures/backendai")
+		t.Skip("no resource.*.txt fixtures in testdata/fixtures/backendai")
 	}
 	return paths
 }
