@@ -182,6 +182,8 @@ func (a *App) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case actSortReverse:
 		a.sortDesc = !a.sortDesc
 		a.refreshKernels()
+	case actCopy:
+		return a, a.copySelected()
 	case actEditPartition:
 		a.startEditor(false)
 	}
