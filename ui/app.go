@@ -149,6 +149,9 @@ type App struct {
 	overlay overlay
 	detail  detailState
 	helpOff int
+	// helpFilter is what was typed on the help screen: only its rows
+	// that contain it (any case) show.
+	helpFilter string
 
 	flash flash
 

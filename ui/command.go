@@ -178,7 +178,7 @@ func (a *App) runCommand(line string) tea.Cmd {
 		a.follow = !a.follow
 		a.refreshKernels()
 	case "help":
-		a.overlay, a.helpOff = ovHelp, 0
+		a.overlay, a.helpOff, a.helpFilter = ovHelp, 0, ""
 	default:
 		a.flashf(lvlWarn, "unknown command :"+f[0]+" (try :q, :sort COLUMN, :theme NAME, :filter TEXT)")
 	}

@@ -168,6 +168,9 @@ func (a *App) openDetail() {
 		if c >= len(a.d.issues) {
 			return
 		}
+		if a.jumpToIssue(a.d.issues[c].is) {
+			return
+		}
 		ds.kind, ds.issue = detIssue, a.d.issues[c].id
 	default:
 		return

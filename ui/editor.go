@@ -797,7 +797,7 @@ func (a *App) handleEditorKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		case actBack:
 			ed.view = edGrid
 		case actHelp:
-			a.overlay, a.helpOff = ovHelp, 0
+			a.overlay, a.helpOff, a.helpFilter = ovHelp, 0, ""
 		case actEdApply:
 			a.askApply()
 		case actEdJournal:
@@ -826,7 +826,7 @@ func (a *App) handleEditorKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 		a.closeEditor()
 	case actHelp:
-		a.overlay, a.helpOff = ovHelp, 0
+		a.overlay, a.helpOff, a.helpFilter = ovHelp, 0, ""
 	case actUp:
 		a.moveEdCursor(-1)
 	case actDown:

@@ -47,6 +47,7 @@ const (
 	actFollow
 	actSort
 	actSortReverse
+	actCopy
 	// Operator-only actions below: they change the node.
 	actEditPartition
 	// The partition editor's actions (operators only).
@@ -142,6 +143,7 @@ func NewKeyMap(role Role) KeyMap {
 		b(actSortReverse, grpView, false, []string{"S"}, "S", "reverse sort"),
 		b(actFollow, grpView, false, []string{"f"}, "f", "kernels: follow device / all"),
 		b(actSegments, grpView, false, []string{"a"}, "a", "bars: per kernel / per agent"),
+		b(actCopy, grpView, false, []string{"y"}, "y", "copy selected id (OSC 52)"),
 		b(actCommand, grpGeneral, true, []string{":"}, ":", "command (:sort :theme :q)"),
 		in(b(actBack, grpGeneral, false, []string{"esc"}, "esc", "back / clear"), scEditing, scEditing),
 		in(b(actHelp, grpGeneral, true, []string{"?"}, "?", "help"), scEditing, scEditing),

@@ -108,6 +108,10 @@ func (a *App) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	if a.ed != nil && a.overlay == ovNone {
 		return a.handleEditorKey(msg)
 	}
+	if a.overlay == ovHelp && a.helpFilterKey(msg) {
+		a.invalidate()
+		return a, nil
+	}
 	// Over the editor, the help screen takes the editor's keys: q there is
 	// a letter, not quit, as in the editor itself.
 	sc := scMain
@@ -141,7 +145,7 @@ func (a *App) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	}
 	switch act {
 	case actHelp:
-		a.overlay, a.helpOff = ovHelp, 0
+		a.overlay, a.helpOff, a.helpFilter = ovHelp, 0, ""
 	case actFilter:
 		a.startPrompt(promptFilter, a.filter)
 	case actCommand:
@@ -182,6 +186,8 @@ func (a *App) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case actSortReverse:
 		a.sortDesc = !a.sortDesc
 		a.refreshKernels()
+	case actCopy:
+		return a, a.copySelected()
 	case actEditPartition:
 		a.startEditor(false)
 	}

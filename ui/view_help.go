@@ -2,6 +2,11 @@ package ui
 
 import (
 	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
@@ -20,7 +25,11 @@ func (a *App) helpLines(w int) []string {
 	if role == RoleViewer {
 		head = append(head, span{lvlDim, " (read-only: no key changes the node)"})
 	}
-	out = append(out, spansRow(st, head, w), "")
+	out = append(out, spansRow(st, head, w))
+	if a.helpFilter != "" {
+		return append(out, a.filteredHelp(w)...)
+	}
+	out = append(out, "")
 	for i, row := range a.helpRows(w - 2) {
 		if i > 0 {
 			out = append(out, "")
@@ -30,10 +39,18 @@ func (a *App) helpLines(w int) []string {
 			out = append(out, ln+spaces(w-width(ln)))
 		}
 	}
+	return append(out, a.helpNotes(w)...)
+}
+
+// helpNotes is the help screen below the keys: what the marks, commands
+// and columns mean.
+func (a *App) helpNotes(w int) []string {
+	st := a.st
 	g := st.G
 	if a.ed != nil {
-		return append(out, a.editorHelp(w)...)
+		return a.editorHelp(w)
 	}
+	var out []string
 	legend := func(p paint, glyph string, rest string) string {
 		l := newLine(paint{})
 		l.gap(3)
@@ -129,7 +146,11 @@ func (a *App) viewHelp(w, h int) []string {
 	body := a.helpLines(w)
 	visible := max(h-len(rows)-2, 0)
 	a.helpOff = min(a.helpOff, max(len(body)-visible, 0))
-	rows = append(rows, a.titleRow(w, []span{{lvlFocus, " Help "}}, []span{{lvlDim, "esc/? back"}}, len(body), visible, a.helpOff))
+	hint := "type to filter, esc/? back"
+	if a.helpFilter != "" {
+		hint = "esc clears filter"
+	}
+	rows = append(rows, a.titleRow(w, []span{{lvlFocus, " Help "}}, []span{{lvlDim, hint}}, len(body), visible, a.helpOff))
 	for i := a.helpOff; i < len(body) && len(rows) < h-1; i++ {
 		rows = append(rows, body[i])
 	}
@@ -183,4 +204,68 @@ func (a *App) editorHelp(w int) []string {
 	note(lvlPlain, "q is a letter here; esc leaves, ctrl+c quits (with a draft it asks first)")
 	note(lvlDim, "the agents read agent.toml only at start-up: restart them after an apply")
 	return out
+}
+
+// filteredHelp is the help screen while a filter is typed: the
+// "filter: ..." line, then each key binding of the scope and each line of
+// the notes that contains the filter, case-insensitively.
+func (a *App) filteredHelp(w int) []string {
+	st := a.st
+	f := strings.ToLower(a.helpFilter)
+	out := []string{spansRow(st, []span{{lvlAccent, " filter: "}, {lvlPlain, a.helpFilter}}, w), ""}
+	n := 0
+	for _, col := range a.keys.fullHelpIn(a.helpScope()) {
+		for _, b := range col {
+			h := b.Help()
+			if strings.Contains(strings.ToLower(h.Key+" "+h.Desc), f) {
+				out = append(out, spansRow(st, []span{{lvlAccent, "   " + padRight(h.Key, 12)}, {lvlPlain, h.Desc}}, w))
+				n++
+			}
+		}
+	}
+	for _, ln := range a.helpNotes(w) {
+		if t := ansi.Strip(ln); strings.TrimSpace(t) != "" && strings.Contains(strings.ToLower(t), f) {
+			out = append(out, ln)
+			n++
+		}
+	}
+	if n == 0 {
+		out = append(out, spansRow(st, []span{{lvlDim, "   nothing in the help matches"}}, w))
+	}
+	return out
+}
+
+// helpFilterKey takes a key typed on the help screen into its filter and
+// reports whether it did. Letters filter (j, k and q are letters here;
+// the arrows, pgup/pgdn, home/end still scroll and ctrl+c quits);
+// backspace removes the last rune; esc clears a filter before it closes
+// the help, and ? closes it only while no filter is typed.
+func (a *App) helpFilterKey(msg tea.KeyPressMsg) bool {
+	switch {
+	case msg.Code == tea.KeyEscape:
+		if a.helpFilter == "" {
+			return false
+		}
+		a.helpFilter, a.helpOff = "", 0
+		return true
+	case msg.Code == tea.KeyBackspace:
+		if r := []rune(a.helpFilter); len(r) > 0 {
+			a.helpFilter = string(r[:len(r)-1])
+		}
+		a.helpOff = 0
+		return true
+	case msg.Text == "" || msg.Mod&(tea.ModCtrl|tea.ModAlt|tea.ModSuper) != 0,
+		strings.ContainsFunc(msg.Text, unicode.IsControl):
+		return false
+	case msg.Text == "?" && a.helpFilter == "":
+		return false
+	}
+	room := maxPromptRunes - utf8.RuneCountInString(a.helpFilter)
+	if r := []rune(msg.Text); len(r) > room {
+		a.flashf(lvlWarn, promptFullText)
+		msg.Text = string(r[:max(room, 0)])
+	}
+	a.helpFilter += msg.Text
+	a.helpOff = 0
+	return true
 }

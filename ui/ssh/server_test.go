@@ -291,6 +291,8 @@ func TestRolesShapeTheConsole(t *testing.T) {
 			if strings.Contains(scr, tt.helpNot) {
 				t.Fatalf("%s help shows %q:\n%s", tt.name, tt.helpNot, scr)
 			}
+			// q is a letter of the help's filter: ? closes the help first.
+			c.press(t, "?")
 			c.press(t, "q")
 			if err := c.waitEnd(t); err != nil {
 				t.Fatalf("quit: %v", err)
