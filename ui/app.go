@@ -109,24 +109,17 @@ type (
 // derived from it, and view state (focus, cursors, filter, history); no
 // other domain state.
 type App struct {
-	opts   Options
-	now    func() time.Time
-	th     Thresholds
-	ch     <-chan *model.Snapshot
-	st     *Styles
-	keys   KeyMap
-	help   help.Model
-	theme  themeChoice
-	width  int
-	height int
+	*common
+	opts  Options
+	ch    <-chan *model.Snapshot
+	help  help.Model
+	theme themeChoice
 
-	snap       *model.Snapshot
 	pending    *model.Snapshot
 	frameArmed bool
 	// adoptedAt is when the last snapshot was adopted (frame pacing).
 	adoptedAt  time.Time
 	closed     bool
-	d          *derived
 	cache      *deriveCache
 	hist       history
 	seenIssues map[string]bool
@@ -200,7 +193,8 @@ func New(snapshots <-chan *model.Snapshot, opts Options) *App {
 
 func newApp(snapshots <-chan *model.Snapshot, opts Options) *App {
 	a := &App{
-		opts: opts, now: opts.Now, ch: snapshots, th: DefaultThresholds(),
+		common: &common{now: opts.Now, th: DefaultThresholds(), actor: opts.Actor},
+		opts:   opts, ch: snapshots,
 		hist: history{}, seenIssues: map[string]bool{}, follow: true, sortCol: "id",
 		help: help.New(), desk: &deskWork{},
 	}
@@ -365,8 +359,6 @@ func (a *App) nodeName() string {
 	}
 	return "(node)"
 }
-
-func (a *App) size() (int, int) { return termSize(a.width, a.height) }
 
 // termSize is the size to draw at: 80x24 until the terminal said.
 func termSize(w, h int) (int, int) {

@@ -218,7 +218,7 @@ func (a *App) startEditor(takeOver bool) {
 		return
 	}
 	a.desk.opening = true
-	d, actor, w := a.opts.Desk, a.opts.Actor, a.desk
+	d, actor, w := a.opts.Desk, a.actor, a.desk
 	a.do(func() tea.Msg {
 		// A draft this console gave back a moment ago may still be
 		// closing: close it first, or the desk finds it held.

@@ -1,0 +1,31 @@
+package ui
+
+import (
+	"time"
+
+	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/model"
+)
+
+// common is what every component of one console shares, by pointer (like
+// soft-serve's common.Common and gh-dash's ProgramContext): styles, key
+// map, size, clock, actor and the data they draw. One console program owns
+// one; an SSH server runs many programs, so none of this is a package
+// global. The root model changes it (a resize, a theme, a new snapshot)
+// and the components read it when they next draw.
+type common struct {
+	st    *Styles
+	keys  KeyMap
+	now   func() time.Time
+	th    Thresholds
+	actor agentconfig.Actor
+	// width and height are the terminal's size as reported; 0 until the
+	// terminal said (size() then draws at 80x24).
+	width, height int
+	// snap is the adopted snapshot and d what was derived from it once for
+	// every view; both nil before the first snapshot.
+	snap *model.Snapshot
+	d    *derived
+}
+
+func (c *common) size() (int, int) { return termSize(c.width, c.height) }
