@@ -4,7 +4,6 @@ import (
 	"strings"
 	"time"
 
-	"charm.land/bubbles/v2/help"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/fgtop/fgtop/engine/agentconfig"
@@ -76,14 +75,6 @@ func (p pane) title() string {
 	return [...]string{"Devices", "Kernels", "Agents", "Issues"}[p]
 }
 
-type overlay uint8
-
-const (
-	ovNone overlay = iota
-	ovHelp
-	ovDetail
-)
-
 type promptMode uint8
 
 const (
@@ -112,7 +103,6 @@ type App struct {
 	*common
 	opts  Options
 	ch    <-chan *model.Snapshot
-	help  help.Model
 	theme themeChoice
 
 	pending    *model.Snapshot
@@ -135,38 +125,22 @@ type App struct {
 	filter     string
 	kview      kernelView
 
-	prompt     promptMode
-	input      string
-	promptPrev string
+	// layers are the components over the main screen, bottom first: the
+	// top one has the keys (layers.go).
+	layers []layer
 
-	overlay overlay
-	detail  detailState
-	helpOff int
-	// helpFilter is what was typed on the help screen: only its rows
-	// that contain it (any case) show.
-	helpFilter string
-
-	flash flash
-
-	// The partition editor, when this console has it open; the dialog
-	// over the screen; what the desk says about who holds the draft and
-	// the last write, refreshed when its version changes.
-	ed        *editor
-	dlg       *dialog
+	// What the desk says about who holds the draft and the last write,
+	// refreshed when its version changes.
 	deskHold  []span
 	deskWrite []span
 	// desk is the desk work this console has under way off the UI loop
 	// (editor_cmds.go): every call into the desk that reads or writes a
 	// file runs in a tea.Cmd and comes back as a message.
 	desk *deskWork
-	// later are commands Update's helpers asked for; Update returns them
-	// with its own.
-	later []tea.Cmd
 
 	// Cached between frames: the composed frame, the layout and kernel
 	// columns it used (for mouse hits) and the footer help.
 	frame     string
-	frameOK   bool
 	lay       layout
 	kcols     []kernCol
 	shortHelp string
@@ -196,7 +170,7 @@ func newApp(snapshots <-chan *model.Snapshot, opts Options) *App {
 		common: &common{now: opts.Now, th: DefaultThresholds(), actor: opts.Actor},
 		opts:   opts, ch: snapshots,
 		hist: history{}, seenIssues: map[string]bool{}, follow: true, sortCol: "id",
-		help: help.New(), desk: &deskWork{},
+		desk: &deskWork{},
 	}
 	if a.now == nil {
 		a.now = time.Now
@@ -229,8 +203,6 @@ func (a *App) setTheme(t *themes.Theme) error {
 	}
 	a.st = st
 	a.shortHelp = ""
-	a.help.Styles = st.Help
-	a.help.Ellipsis = st.G.Ellipsis
 	a.invalidate()
 	return nil
 }
@@ -326,14 +298,9 @@ func (a *App) adopt(s *model.Snapshot) {
 	a.flashNewIssues(first)
 	a.clampCursors()
 	a.refreshKernels()
-	if a.overlay == ovDetail {
-		a.detail.rebuild(a)
-	}
+	a.broadcast(adoptedMsg{})
 	a.invalidate()
 }
-
-// invalidate drops the cached frame: the next View composes a new one.
-func (a *App) invalidate() { a.frameOK = false }
 
 // View draws the console. The frame is cached between state changes,
 // because Bubble Tea asks for a view after every message, also the ones
@@ -379,28 +346,4 @@ func (a *App) compose() string {
 		rows[i] = clampLine(r, w) // the safety net; tests check it never cuts
 	}
 	return strings.Join(rows, "\n")
-}
-
-// rows draws the current screen as exactly h rows meant to be w cells.
-func (a *App) rows(w, h int) []string {
-	var rows []string
-	switch a.overlay {
-	case ovHelp:
-		rows = a.viewHelp(w, h)
-	case ovDetail:
-		rows = a.viewDetailScreen(w, h)
-	default:
-		if a.ed != nil {
-			rows = a.viewEditor(w, h)
-		} else {
-			rows = a.viewMain(w, h)
-			if a.dlg != nil {
-				rows = a.overlayDialog(rows, w, h)
-			}
-		}
-	}
-	for len(rows) < h {
-		rows = append(rows, "")
-	}
-	return rows[:h]
 }

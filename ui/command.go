@@ -15,10 +15,63 @@ import (
 // kernel id, a path or a command needs.
 const maxPromptRunes = 256
 
+// prompt is the footer's filter or command line (/ and :), a layer over
+// everything else while it is open: the filter follows the text as it is
+// typed and esc gives back the one from before; enter runs a command line.
+type prompt struct {
+	*common
+	closer
+	area
+	mode  promptMode
+	input string
+	// prev is the filter before the prompt opened.
+	prev string
+	// run runs a command line; setFilter applies the filter.
+	run       func(string) tea.Cmd
+	setFilter func(string)
+}
+
+// startPrompt opens the filter or the command line.
 func (a *App) startPrompt(m promptMode, initial string) {
-	a.prompt, a.input = m, initial
-	a.promptPrev = a.filter
-	a.invalidate()
+	a.push(&prompt{common: a.common, mode: m, input: initial, prev: a.filter, run: a.runCommand,
+		setFilter: func(f string) { a.filter = f; a.refreshKernels() }})
+}
+
+func (p *prompt) rank() layerRank { return rankPrompt }
+
+// Update edits the line; the prompt closes itself on enter, esc, or
+// backspace on an empty line.
+func (p *prompt) Update(msg tea.Msg) tea.Cmd {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return nil
+	}
+	p.invalidate()
+	cmd := promptKey(&p.mode, &p.input, p.prev, k, p.run, p.setFilter,
+		func() { p.flashf(lvlWarn, promptFullText) })
+	if p.mode == promptNone {
+		p.close()
+	}
+	return cmd
+}
+
+// View is the footer row: the lead character, the text (its end when it
+// is too long) and a cursor.
+func (p *prompt) View() []string {
+	st, w := p.st, p.w
+	l := newLine(paint{})
+	lead := "/"
+	if p.mode == promptCommand {
+		lead = ":"
+	}
+	l.put(st.Accent, lead)
+	in := p.input
+	if width(in)+2 > w {
+		in = st.G.Ellipsis + truncateLeft(in, w-3)
+	}
+	l.put(st.Text, in)
+	l.put(st.Accent, "_")
+	return []string{l.finish(w)}
 }
 
 // promptEdit is what a key did to a prompt line.
@@ -63,15 +116,6 @@ func editPrompt(in string, msg tea.KeyPressMsg) (string, promptEdit) {
 
 // promptFullText is the flash of a prompt that is full.
 var promptFullText = fmt.Sprintf("the prompt takes at most %d characters", maxPromptRunes)
-
-// handlePromptKey edits the filter or command line. The filter applies
-// while typing; Esc restores the one before.
-func (a *App) handlePromptKey(msg tea.KeyPressMsg) tea.Cmd {
-	a.invalidate()
-	return promptKey(&a.prompt, &a.input, a.promptPrev, msg, a.runCommand,
-		func(f string) { a.filter = f; a.refreshKernels() },
-		func() { a.flashf(lvlWarn, promptFullText) })
-}
 
 // promptKey is the prompt handling both consoles share: a key edits
 // *input (editPrompt); enter runs a command line; the filter follows the
@@ -178,7 +222,7 @@ func (a *App) runCommand(line string) tea.Cmd {
 		a.follow = !a.follow
 		a.refreshKernels()
 	case "help":
-		a.overlay, a.helpOff, a.helpFilter = ovHelp, 0, ""
+		a.openHelp()
 	default:
 		a.flashf(lvlWarn, "unknown command :"+f[0]+" (try :q, :sort COLUMN, :theme NAME, :filter TEXT)")
 	}

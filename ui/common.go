@@ -26,6 +26,10 @@ type common struct {
 	// every view; both nil before the first snapshot.
 	snap *model.Snapshot
 	d    *derived
+	// flash is the status line's message; any component may set it.
+	flash flash
+	// bus carries what components ask of the root (layers.go).
+	bus
 }
 
 func (c *common) size() (int, int) { return termSize(c.width, c.height) }

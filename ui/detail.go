@@ -1,6 +1,7 @@
 package ui
 
 import (
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/fgtop/fgtop/model"
@@ -21,10 +22,13 @@ type detailLine struct {
 	bar   *devRow
 }
 
-// detailState is the open detail screen: what it shows and its scroll
-// position. Its lines are rebuilt from each new snapshot, so the screen
-// stays live.
-type detailState struct {
+// detail is the detail screen of a device, a kernel or an issue: what it
+// shows and its scroll position. Its lines are rebuilt from each new
+// snapshot, so the screen stays live.
+type detail struct {
+	*common
+	closer
+	area
 	kind  detailKind
 	dev   model.DeviceKey
 	kern  model.KernelID
@@ -34,9 +38,35 @@ type detailState struct {
 	off   int
 }
 
-func (ds *detailState) rebuild(a *App) {
-	d := a.d
-	now := a.now()
+func (ds *detail) rank() layerRank { return rankScreen }
+
+// Update scrolls; esc or enter closes the detail, ? shows the help in its
+// place, and the new snapshot's lines replace the old ones.
+func (ds *detail) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case adoptedMsg:
+		ds.rebuild()
+	case tea.MouseWheelMsg:
+		ds.off = max(ds.off+wheelDelta(tea.Mouse(msg)), 0)
+	case tea.KeyPressMsg:
+		switch act := ds.keys.lookup(msg); act {
+		case actQuit:
+			ds.send(quitMsg{})
+		case actBack, actDetail:
+			ds.close()
+		case actHelp:
+			ds.close()
+			ds.send(helpMsg{})
+		default:
+			ds.scroll(&ds.off, act)
+		}
+	}
+	return nil
+}
+
+func (ds *detail) rebuild() {
+	d := ds.d
+	now := ds.now()
 	switch ds.kind {
 	case detDevice:
 		di, ok := d.devIndex[ds.dev]
@@ -100,29 +130,36 @@ func wrapSpans(spans []span, w int) [][]span {
 	return out
 }
 
-// viewDetailScreen draws the open detail screen.
-func (a *App) viewDetailScreen(w, h int) []string {
-	rows := a.viewHeader(w)
-	ds := &a.detail
-	body := a.detailRows(w)
-	visible := max(h-len(rows)-2, 0)
-	ds.off = min(ds.off, max(len(body)-visible, 0))
-	title := []span{{lvlFocus, " " + ds.title + " "}}
-	rows = append(rows, a.titleRow(w, title, []span{{lvlDim, "esc back"}}, len(body), visible, ds.off))
-	for i := ds.off; i < len(body) && len(rows) < h-1; i++ {
-		rows = append(rows, body[i])
-	}
-	for len(rows) < h-1 {
-		rows = append(rows, "")
-	}
-	return append(rows, a.viewFooter(w))
+// View draws the title row and as many lines as fit.
+func (ds *detail) View() []string {
+	w, h := ds.w, ds.h
+	body := ds.rows(w)
+	return scrolled(ds.st, w, h, []span{{lvlFocus, " " + ds.title + " "}}, []span{{lvlDim, "esc back"}}, body, &ds.off)
 }
 
-// detailRows renders the detail lines at width w, wrapping long ones.
-func (a *App) detailRows(w int) []string {
-	st := a.st
+// scrolled is a scrolling screen in h rows of w cells: its title row,
+// then body from *off (clamped so the end shows no gap), blank rows below.
+func scrolled(st *Styles, w, h int, title, info []span, body []string, off *int) []string {
+	if h <= 0 {
+		return nil
+	}
+	visible := max(h-1, 0)
+	*off = min(*off, max(len(body)-visible, 0))
+	rows := []string{titleRowOf(st, w, title, info, len(body), visible, *off)}
+	for i := *off; i < len(body) && len(rows) < h; i++ {
+		rows = append(rows, body[i])
+	}
+	for len(rows) < h {
+		rows = append(rows, "")
+	}
+	return rows
+}
+
+// rows renders the detail lines at width w, wrapping long ones.
+func (ds *detail) rows(w int) []string {
+	st := ds.st
 	var out []string
-	for _, dl := range a.detail.lines {
+	for _, dl := range ds.lines {
 		if dl.bar != nil {
 			l := newLine(paint{})
 			l.gap(2)
@@ -148,7 +185,7 @@ func (a *App) openDetail() {
 	if a.d == nil {
 		return
 	}
-	ds := detailState{}
+	ds := &detail{common: a.common}
 	switch a.focus {
 	case paneDevices:
 		c := a.cursor[paneDevices]
@@ -175,8 +212,6 @@ func (a *App) openDetail() {
 	default:
 		return
 	}
-	a.detail = ds
-	a.detail.rebuild(a)
-	a.overlay = ovDetail
-	a.invalidate()
+	ds.rebuild()
+	a.push(ds)
 }

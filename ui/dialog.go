@@ -7,9 +7,6 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
-
-	"github.com/fgtop/fgtop/engine/agentconfig"
-	"github.com/fgtop/fgtop/engine/partition"
 )
 
 type dialogKind uint8
@@ -24,8 +21,12 @@ const (
 // dialog is a modal question with two buttons, Cancel and OK. Cancel has
 // the focus when it opens, so an Enter pressed by reflex does nothing
 // (k9s's delete dialog, nvitop's signal box). With expect set, OK does
-// nothing until the typed text equals it (k9s's ShowConfirmAck).
+// nothing until the typed text equals it (k9s's ShowConfirmAck). Whoever
+// opens it says what OK (and a left button that is a choice) does.
 type dialog struct {
+	*common
+	closer
+	area
 	kind  dialogKind
 	title string
 	body  [][]span
@@ -40,17 +41,20 @@ type dialog struct {
 	input   *textinput.Model
 	// note says why OK did nothing.
 	note string
-	// quit: the Discard dialog came from ctrl+c, and OK quits too.
+	// quit: the Discard dialog came from ctrl+c, OK quits too, and so
+	// does a second ctrl+c.
 	quit bool
 
-	plan *partition.Plan // dlgApply: the plan being confirmed
-	// cancelLabel names the left button ("Cancel" when empty). In
-	// dlgFormat the left button is a choice too: main's slot-based form,
-	// the default; only esc cancels there.
+	// ok is what OK does.
+	ok func() tea.Cmd
+	// cancelLabel names the left button ("Cancel" when empty). With left
+	// set the left button is a choice too (dlgFormat: main's slot-based
+	// form, the default), and only esc cancels.
 	cancelLabel string
-	// next is dlgFormat's draft, to which the chosen format is added.
-	next partition.Request
+	left        func()
 }
+
+func (d *dialog) rank() layerRank { return rankDialog }
 
 // confirmed reports whether OK may act: no typed confirmation asked, or
 // the text typed matches.
@@ -73,61 +77,63 @@ func (d *dialog) confirmed() bool {
 // focused one, esc cancels; other keys go to the confirmation field.
 // Typing the expected id never moves the focus: Apply is pressed only by
 // choosing it (tab) and then Enter, and the dialog says so.
-func (a *App) handleDialogKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
-	d := a.dlg
-	a.invalidate()
-	s := msg.String()
+func (d *dialog) Update(msg tea.Msg) tea.Cmd {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return nil // the wheel: nothing scrolls under a dialog
+	}
+	s := k.String()
 	switch s {
 	case "ctrl+c":
-		a.dlg = nil
-		if d.kind == dlgDiscard && d.quit {
+		d.close()
+		if d.quit {
 			// The second ctrl+c: quit, as asked.
-			a.closeEditor()
-			return a, tea.Quit
+			return d.ok()
 		}
-		return a, a.quit()
+		d.send(quitMsg{})
+		return nil
 	case "esc":
-		a.cancelDialog(d)
-		return a, nil
+		d.cancel()
+		return nil
 	case "tab", "shift+tab":
 		d.focusOK = !d.focusOK
-		return a, nil
+		return nil
 	case "left", "right", "h", "l":
 		if d.input == nil {
 			d.focusOK = s == "right" || s == "l"
-			return a, nil
+			return nil
 		}
 	case "enter":
-		if !d.focusOK && d.kind == dlgFormat {
-			a.dlg = nil
-			a.chooseFormat(d.next, agentconfig.FormatSlotBased)
-			return a, nil
+		if !d.focusOK && d.left != nil {
+			d.close()
+			d.left()
+			return nil
 		}
 		if !d.focusOK {
-			a.cancelDialog(d)
-			return a, nil
+			d.cancel()
+			return nil
 		}
 		if !d.confirmed() {
 			d.note = "type " + d.expect + " exactly to apply (esc cancels)"
-			return a, nil
+			return nil
 		}
-		a.dlg = nil
-		return a, a.dialogOK(d)
+		d.close()
+		return d.ok()
 	}
 	if d.input == nil {
-		return a, nil
+		return nil
 	}
-	ti, cmd := d.input.Update(msg)
+	ti, cmd := d.input.Update(k)
 	d.input = &ti
 	d.note = ""
-	return a, cmd
+	return cmd
 }
 
 // cancelDialog closes a dialog without doing what it asked, and says so:
 // a dialog that just vanishes leaves the operator unsure whether Enter
 // applied.
-func (a *App) cancelDialog(d *dialog) {
-	a.dlg = nil
+func (d *dialog) cancel() {
+	d.close()
 	msg := "cancelled: nothing written"
 	switch d.kind {
 	case dlgDiscard:
@@ -137,28 +143,7 @@ func (a *App) cancelDialog(d *dialog) {
 	case dlgFormat:
 		msg = "cancelled: the mode is unchanged"
 	}
-	a.flashf(lvlInfo, msg)
-}
-
-// dialogOK does what the dialog asked about.
-func (a *App) dialogOK(d *dialog) tea.Cmd {
-	switch d.kind {
-	case dlgApply:
-		if a.ed != nil {
-			a.doApply(d.plan, d.expect != "")
-		}
-	case dlgDiscard:
-		a.closeEditor()
-		if d.quit {
-			return tea.Quit
-		}
-		a.flashf(lvlInfo, "draft discarded: nothing written")
-	case dlgTakeOver:
-		a.startEditor(true)
-	case dlgFormat:
-		a.chooseFormat(d.next, agentconfig.FormatDeviceBased)
-	}
-	return nil
+	d.flashf(lvlInfo, msg)
 }
 
 // dialogHints is the dialog's key line.
@@ -169,12 +154,16 @@ func (d *dialog) hints() string {
 	return "tab/←/→: switch button · enter: press it · esc: cancel"
 }
 
-// dialogLines draws the dialog as a box of at most w cells and h rows.
-// When the body is too long for the screen it is cut, never the
-// confirmation field or the buttons.
-func (a *App) dialogLines(w, h int) []string {
-	st := a.st
-	d := a.dlg
+// View draws the dialog as a box for a screen of the size SetSize gave:
+// at most 84 cells wide and two fewer than the screen, its rows above the
+// footer, which stays.
+func (d *dialog) View() []string { return d.box(max(d.w-2, 20), d.h-1) }
+
+// box draws the dialog as a box of at most w cells and h rows. When the
+// body is too long for the screen it is cut, never the confirmation field
+// or the buttons.
+func (d *dialog) box(w, h int) []string {
+	st := d.st
 	bw := min(w, 84)
 	inner := bw - 4
 	wrap := func(dst []string, sp []span) []string {
@@ -270,10 +259,9 @@ func (a *App) dialogLines(w, h int) []string {
 	return out
 }
 
-// overlayDialog draws the open dialog over rows (h rows of w cells),
+// overlayBox draws a dialog's box over rows (h rows of w cells),
 // centred; the rows it covers are replaced whole.
-func (a *App) overlayDialog(rows []string, w, h int) []string {
-	box := a.dialogLines(max(w-2, 20), h-1)
+func overlayBox(rows, box []string, w, h int) []string {
 	bw := 0
 	if len(box) > 0 {
 		bw = width(box[0])

@@ -54,9 +54,20 @@ type edRow struct {
 // journalRows is how many journal records the journal view shows.
 const journalRows = 50
 
-// editor is the open partition editor: the desk session, the draft and its
-// plan, and the editor's own view state.
+// editor is the open partition editor, a screen over the main one: the
+// desk session, the draft and its plan, and the editor's own view state.
+// The desk's work runs off the UI loop (editor_cmds.go); its messages come
+// back through the root, which passes this editor those of its session.
 type editor struct {
+	*common
+	closer
+	area
+	desk *partition.Desk
+	work *deskWork
+	// dlg is the last dialog the editor opened (a lost draft closes an
+	// apply dialog).
+	dlg *dialog
+
 	sess *partition.Session
 	req  partition.Request
 	undo []partition.Request
@@ -96,12 +107,12 @@ type editor struct {
 }
 
 // agentShort names the plan's agents as the rest of the console does.
-func (ed *editor) agentShorts() []string {
-	if ed.plan == nil || ed.plan.Next == nil {
+func (e *editor) agentShorts() []string {
+	if e.plan == nil || e.plan.Next == nil {
 		return nil
 	}
-	ags := make([]model.Agent, len(ed.plan.Next.Agents))
-	for i, a := range ed.plan.Next.Agents {
+	ags := make([]model.Agent, len(e.plan.Next.Agents))
+	for i, a := range e.plan.Next.Agents {
 		ags[i].ID = a.ID
 	}
 	short := agentShortNames(ags)
@@ -116,8 +127,8 @@ func (ed *editor) agentShorts() []string {
 // on, in an operator's terms: the mode, the accelerators that move, the
 // agents whose cpu or mem changes. It counts the plan, not the keys
 // pressed: an edit undone by a later one is no change.
-func (ed *editor) changeSummary() string {
-	p := ed.plan
+func (e *editor) changeSummary() string {
+	p := e.plan
 	if p == nil || p.Current == nil || p.Next == nil {
 		return "no change"
 	}
@@ -166,7 +177,7 @@ func (ed *editor) changeSummary() string {
 }
 
 // dirty reports whether the draft changes anything.
-func (ed *editor) dirty() bool { return !ed.req.Empty() }
+func (e *editor) dirty() bool { return !e.req.Empty() }
 
 // cloneRequest copies a request's slices so the undo stack never shares
 // them with the draft.
@@ -187,30 +198,28 @@ func (a *App) noEditorReason() string {
 
 // replan re-plans the draft against the session's base and the latest
 // snapshot, and rebuilds the grid's rows.
-func (a *App) replan() {
-	ed := a.ed
-	ed.plan = ed.sess.Plan(ed.req)
-	ed.planSnap = a.snap
-	ed.rows = a.editorRows()
-	ed.cursor = min(ed.cursor, max(len(ed.rows)-1, 0))
-	a.invalidate()
+func (e *editor) replan() {
+	e.plan = e.sess.Plan(e.req)
+	e.planSnap = e.snap
+	e.rows = e.editorRows()
+	e.cursor = min(e.cursor, max(len(e.rows)-1, 0))
+	e.invalidate()
 }
 
 // editorRows lists the grid's rows: every accelerator of the node (MIG
 // instances under their GPU), then any device the partitions name that
 // the node does not have, then each agent's cpu and mem.
-func (a *App) editorRows() []edRow {
-	ed := a.ed
+func (e *editor) editorRows() []edRow {
 	var rows []edRow
 	seen := map[model.DeviceKey]bool{}
-	if a.d != nil {
-		for i := range a.d.devs {
-			rows = append(rows, edRow{kind: rowDevice, key: a.d.devs[i].key, dev: i})
-			seen[a.d.devs[i].key] = true
+	if e.d != nil {
+		for i := range e.d.devs {
+			rows = append(rows, edRow{kind: rowDevice, key: e.d.devs[i].key, dev: i})
+			seen[e.d.devs[i].key] = true
 		}
 	}
 	var extra []model.DeviceKey
-	for _, part := range []*partition.Partition{ed.plan.Current, ed.plan.Next} {
+	for _, part := range []*partition.Partition{e.plan.Current, e.plan.Next} {
 		if part == nil {
 			continue
 		}
@@ -235,11 +244,11 @@ func (a *App) editorRows() []edRow {
 	for _, k := range extra {
 		rows = append(rows, edRow{kind: rowDevice, key: k, dev: -1})
 	}
-	if ed.plan.Next != nil {
-		for i := range ed.plan.Next.Agents {
+	if e.plan.Next != nil {
+		for i := range e.plan.Next.Agents {
 			rows = append(rows, edRow{kind: rowCPU, agent: i, dev: -1})
 		}
-		for i := range ed.plan.Next.Agents {
+		for i := range e.plan.Next.Agents {
 			rows = append(rows, edRow{kind: rowMem, agent: i, dev: -1})
 		}
 	}
@@ -248,31 +257,30 @@ func (a *App) editorRows() []edRow {
 
 // edit replaces the draft with next (the previous one goes on the undo
 // stack) and re-plans.
-func (a *App) edit(next partition.Request) {
-	ed := a.ed
-	if a.refuseWhileApplying() {
+func (e *editor) edit(next partition.Request) {
+	if e.refuseWhileApplying() {
 		return
 	}
-	ed.undo = append(ed.undo, cloneRequest(ed.req))
-	ed.req = next
-	ed.result = nil
-	a.replan()
+	e.undo = append(e.undo, cloneRequest(e.req))
+	e.req = next
+	e.result = nil
+	e.replan()
 }
 
 // refuseWhileApplying says so and reports true while an apply runs: the
 // draft being written is not changed under it (its outcome empties it).
-func (a *App) refuseWhileApplying() bool {
-	if !a.ed.applying {
+func (e *editor) refuseWhileApplying() bool {
+	if !e.applying {
 		return false
 	}
-	a.flashf(lvlWarn, "an apply is in progress: the draft changes again once its result is in")
+	e.flashf(lvlWarn, "an apply is in progress: the draft changes again once its result is in")
 	return true
 }
 
 // manualOnly says why a device, cpu or mem edit cannot be made in the
 // draft's mode, or "".
-func (ed *editor) manualOnly(what string) string {
-	p := ed.plan
+func (e *editor) manualOnly(what string) string {
+	p := e.plan
 	if p.Format == agentconfig.FormatSlotBased && what == "move" {
 		return "slot-based format: devices are not exclusive, so they cannot be moved; set the agents' cpu counts and mem instead"
 	}
@@ -284,22 +292,21 @@ func (ed *editor) manualOnly(what string) string {
 
 // moveSelected gives the selected device to agent index to (clamped);
 // delta != 0 moves it relative to its current owner instead.
-func (a *App) moveSelected(to, delta int) {
-	ed := a.ed
-	if ed.cursor >= len(ed.rows) || ed.rows[ed.cursor].kind != rowDevice {
-		a.flashf(lvlInfo, "select a device row to move it (cpu and mem rows are edited with enter)")
+func (e *editor) moveSelected(to, delta int) {
+	if e.cursor >= len(e.rows) || e.rows[e.cursor].kind != rowDevice {
+		e.flashf(lvlInfo, "select a device row to move it (cpu and mem rows are edited with enter)")
 		return
 	}
-	if why := ed.manualOnly("moving a device"); why != "" {
-		a.flashf(lvlWarn, why)
+	if why := e.manualOnly("moving a device"); why != "" {
+		e.flashf(lvlWarn, why)
 		return
 	}
-	n := len(ed.plan.Next.Agents)
-	k := ed.rows[ed.cursor].key
+	n := len(e.plan.Next.Agents)
+	k := e.rows[e.cursor].key
 	if delta != 0 {
 		cur := -1
-		for i := range ed.plan.Next.Agents {
-			if ed.plan.Next.Agents[i].OwnsDevice(k) {
+		for i := range e.plan.Next.Agents {
+			if e.plan.Next.Agents[i].OwnsDevice(k) {
 				cur = i
 				break
 			}
@@ -315,36 +322,35 @@ func (a *App) moveSelected(to, delta int) {
 	}
 	if to < 0 || to >= n {
 		if delta == 0 {
-			a.flashf(lvlInfo, "there is no agent "+strconv.Itoa(to+1)+": the config has "+plural(n, "agent"))
+			e.flashf(lvlInfo, "there is no agent "+strconv.Itoa(to+1)+": the config has "+plural(n, "agent"))
 		}
 		return
 	}
-	target := ed.plan.Next.Agents[to].ID
-	if owners := ed.plan.Next.Owners(k); len(owners) == 1 && owners[0] == target {
+	target := e.plan.Next.Agents[to].ID
+	if owners := e.plan.Next.Owners(k); len(owners) == 1 && owners[0] == target {
 		return
 	}
 	spec := partition.Key(k)
-	next := cloneRequest(ed.req)
+	next := cloneRequest(e.req)
 	next.Moves = slices.DeleteFunc(next.Moves, func(m partition.Move) bool { return m.Device == spec })
 	// Moving a device back to where the file has it drops the move, so the
 	// draft says only what changes.
-	if owners := ed.plan.Current.Owners(k); !(next.Mode == "" && len(owners) == 1 && owners[0] == target) {
+	if owners := e.plan.Current.Owners(k); !(next.Mode == "" && len(owners) == 1 && owners[0] == target) {
 		next.Moves = append(next.Moves, partition.Move{Device: spec, Agent: target})
 	}
-	a.edit(next)
+	e.edit(next)
 }
 
 // cycleMode switches the draft's mode: shared, auto-split, manual. Leaving
 // manual drops the draft's moves and cpu/mem edits (they only exist in
 // manual; u brings them back).
-func (a *App) cycleMode() {
-	ed := a.ed
+func (e *editor) cycleMode() {
 	modes := []string{agentconfig.ModeShared, agentconfig.ModeAutoSplit, agentconfig.ModeManual}
-	i := slices.Index(modes, ed.plan.ModeTo)
+	i := slices.Index(modes, e.plan.ModeTo)
 	nextMode := modes[(i+1)%len(modes)]
-	next := cloneRequest(ed.req)
+	next := cloneRequest(e.req)
 	next.Mode = nextMode
-	base := ed.sess.Base()
+	base := e.sess.Base()
 	if nextMode == base.Mode {
 		next.Mode = ""
 	}
@@ -355,10 +361,10 @@ func (a *App) cycleMode() {
 	}
 	if next.Mode == agentconfig.ModeManual && base.FormatGuessed && next.Format == "" {
 		// The file does not say which format: ask, main's by default.
-		a.askFormat(next)
+		e.askFormat(next)
 		return
 	}
-	a.edit(next)
+	e.edit(next)
 	msg := "mode " + nextMode
 	switch nextMode {
 	case agentconfig.ModeAutoSplit:
@@ -371,79 +377,87 @@ func (a *App) cycleMode() {
 	if dropped {
 		msg += "; device moves and cpu/mem edits dropped (u undoes)"
 	}
-	a.flashf(lvlInfo, msg)
+	e.flashf(lvlInfo, msg)
 }
 
 // askFormat asks which format manual mode writes the allocation tables of
 // a file that has none in: Backend.AI main's slot-based form (the left
 // button, focused: Enter takes it) or the BEP-1044 device-based draft.
-func (a *App) askFormat(next partition.Request) {
-	a.dlg = &dialog{kind: dlgFormat, title: "Manual mode: which format?", next: next,
+func (e *editor) askFormat(next partition.Request) {
+	e.openDialog(&dialog{kind: dlgFormat, title: "Manual mode: which format?",
 		cancelLabel: "Main's slot-based", okLabel: "BEP-1044 device-based",
+		left: func() { e.chooseFormat(next, agentconfig.FormatSlotBased) },
+		ok:   func() tea.Cmd { e.chooseFormat(next, agentconfig.FormatDeviceBased); return nil },
 		body: [][]span{
 			{{lvlPlain, "agent.toml has no allocation tables, so it does not say which format to write them in."}},
 			{},
 			{{lvlAccent, "Main's slot-based"}, {lvlPlain, " (cpu = a core count, devices = { \"cuda.shares\" = \"2.0\" }): what Backend.AI main loads. Each agent starts from an even split."}},
 			{{lvlWarn, "BEP-1044 device-based"}, {lvlPlain, " (cpu = [core ids], devices = { cuda = [ids] }): " + agentconfig.DraftFormatWarning + "; only the unmerged PR #8463 loads it."}},
 		},
-	}
+	})
+}
+
+// openDialog puts a dialog the editor asks over it.
+func (e *editor) openDialog(d *dialog) {
+	d.common = e.common
+	e.dlg = d
+	e.open(d)
 }
 
 // chooseFormat switches the draft to manual in format f.
-func (a *App) chooseFormat(next partition.Request, f agentconfig.Format) {
-	if a.ed == nil {
+func (e *editor) chooseFormat(next partition.Request, f agentconfig.Format) {
+	if e.closed() {
 		return
 	}
 	next.Format = f
-	a.edit(next)
+	e.edit(next)
 	if f == agentconfig.FormatDeviceBased {
-		a.flashf(lvlWarn, "mode manual, BEP-1044 device-based: "+agentconfig.DraftFormatWarning)
+		e.flashf(lvlWarn, "mode manual, BEP-1044 device-based: "+agentconfig.DraftFormatWarning)
 		return
 	}
-	a.flashf(lvlInfo, "mode manual, main's slot-based form: each agent starts from an even split")
+	e.flashf(lvlInfo, "mode manual, main's slot-based form: each agent starts from an even split")
 }
 
 // startInput opens the text field of the selected cpu or mem row.
-func (a *App) startInput() tea.Cmd {
-	ed := a.ed
-	if ed.cursor >= len(ed.rows) {
+func (e *editor) startInput() tea.Cmd {
+	if e.cursor >= len(e.rows) {
 		return nil
 	}
-	r := ed.rows[ed.cursor]
+	r := e.rows[e.cursor]
 	if r.kind == rowDevice {
-		a.flashf(lvlInfo, "enter edits the cpu and mem rows; move a device with ←/→ or its agent's number")
+		e.flashf(lvlInfo, "enter edits the cpu and mem rows; move a device with ←/→ or its agent's number")
 		return nil
 	}
 	what := "editing cpu"
 	if r.kind == rowMem {
 		what = "editing mem"
 	}
-	if why := ed.manualOnly(what); why != "" {
-		a.flashf(lvlWarn, why)
+	if why := e.manualOnly(what); why != "" {
+		e.flashf(lvlWarn, why)
 		return nil
 	}
 	ti := textinput.New()
 	ti.Prompt = ""
-	ti.SetStyles(a.st.Input)
+	ti.SetStyles(e.st.Input)
 	ti.CharLimit = 256
-	ti.SetValue(a.fieldValue(r))
+	ti.SetValue(e.fieldValue(r))
 	ti.CursorEnd()
-	check := a.fieldChecker(r)
+	check := e.fieldChecker(r)
 	ti.Validate = func(s string) error { return check(s).err }
-	ed.input, ed.inputRow, ed.inputCheck, ed.checkField = &ti, ed.cursor, check(ti.Value()), check
+	e.input, e.inputRow, e.inputCheck, e.checkField = &ti, e.cursor, check(ti.Value()), check
 	return ti.Focus()
 }
 
 // fieldValue is what a cpu or mem row holds in the draft, as typed.
-func (a *App) fieldValue(r edRow) string {
-	ap := &a.ed.plan.Next.Agents[r.agent]
+func (e *editor) fieldValue(r edRow) string {
+	ap := &e.plan.Next.Agents[r.agent]
 	if r.kind == rowMem {
 		if ap.Mem.IsZero() {
 			return ""
 		}
 		return model.FormatBinarySize(ap.Mem)
 	}
-	if a.ed.plan.Format == agentconfig.FormatSlotBased {
+	if e.plan.Format == agentconfig.FormatSlotBased {
 		return ap.Capacity[model.SlotCPU].String()
 	}
 	if ap.Owns == nil {
@@ -483,18 +497,18 @@ func (c fieldCheck) spans() []span {
 
 // fieldChecker checks a cpu or mem field as it is typed; what it refuses
 // never enters the draft.
-func (a *App) fieldChecker(r edRow) func(string) fieldCheck {
+func (e *editor) fieldChecker(r edRow) func(string) fieldCheck {
 	if r.kind == rowMem {
-		total := a.ed.plan.Next.MemTotal
+		total := e.plan.Next.MemTotal
 		var align model.Dec
-		if b := a.ed.sess.Base(); b != nil {
+		if b := e.sess.Base(); b != nil {
 			align = b.MemoryAlignSize
 		}
 		return func(s string) fieldCheck {
 			return checkMem(strings.TrimSpace(s), total, align)
 		}
 	}
-	if a.ed.plan.Format == agentconfig.FormatSlotBased {
+	if e.plan.Format == agentconfig.FormatSlotBased {
 		return func(s string) fieldCheck {
 			n, err := strconv.Atoi(strings.TrimSpace(s))
 			if err != nil || n < 0 {
@@ -504,8 +518,8 @@ func (a *App) fieldChecker(r edRow) func(string) fieldCheck {
 		}
 	}
 	cores := map[model.DeviceID]bool{}
-	if a.snap != nil {
-		for _, d := range a.snap.Devices {
+	if e.snap != nil {
+		for _, d := range e.snap.Devices {
 			if d.Name == "cpu" {
 				cores[d.ID] = true
 			}
@@ -580,22 +594,21 @@ func checkCPU(s string, cores map[model.DeviceID]bool) fieldCheck {
 
 // commitInput puts a valid field into the draft; an invalid one stays
 // open with its error.
-func (a *App) commitInput() {
-	ed := a.ed
-	ti := ed.input
+func (e *editor) commitInput() {
+	ti := e.input
 	val := strings.TrimSpace(ti.Value())
-	if c := ed.checkField(val); c.err != nil {
-		ed.inputCheck = c
-		a.invalidate()
+	if c := e.checkField(val); c.err != nil {
+		e.inputCheck = c
+		e.invalidate()
 		return
 	}
-	r := ed.rows[ed.inputRow]
-	ed.input = nil
-	if val == a.fieldValue(r) {
+	r := e.rows[e.inputRow]
+	e.input = nil
+	if val == e.fieldValue(r) {
 		return
 	}
-	id := ed.plan.Next.Agents[r.agent].ID
-	next := cloneRequest(ed.req)
+	id := e.plan.Next.Agents[r.agent].ID
+	next := cloneRequest(e.req)
 	if r.kind == rowMem {
 		v, _ := model.ParseFiniteBinarySize(val)
 		next.Mem = slices.DeleteFunc(next.Mem, func(m partition.MemSet) bool { return m.Agent == id })
@@ -604,79 +617,82 @@ func (a *App) commitInput() {
 		next.CPU = slices.DeleteFunc(next.CPU, func(c partition.CPUSet) bool { return c.Agent == id })
 		next.CPU = append(next.CPU, partition.CPUSet{Agent: id, Spec: val})
 	}
-	a.edit(next)
+	e.edit(next)
 }
 
 // inputKey handles a key while a field is open: enter sets it, esc
 // cancels, anything else edits the text (and is validated at once).
-func (a *App) inputKey(msg tea.KeyPressMsg) tea.Cmd {
-	ed := a.ed
-	a.invalidate()
+func (e *editor) inputKey(msg tea.KeyPressMsg) tea.Cmd {
+	e.invalidate()
 	switch msg.String() {
 	case "enter":
-		a.commitInput()
+		e.commitInput()
 		return nil
 	case "esc":
-		ed.input = nil
+		e.input = nil
 		return nil
 	case "ctrl+c":
-		ed.input = nil
-		return a.quit()
+		e.input = nil
+		return e.quit()
 	}
-	ti, cmd := ed.input.Update(msg)
-	ed.input = &ti
-	ed.inputCheck = ed.checkField(ti.Value())
+	ti, cmd := e.input.Update(msg)
+	e.input = &ti
+	e.inputCheck = e.checkField(ti.Value())
 	return cmd
 }
 
 // undoEdit restores the draft before the last edit.
-func (a *App) undoEdit() {
-	ed := a.ed
-	if a.refuseWhileApplying() {
+func (e *editor) undoEdit() {
+	if e.refuseWhileApplying() {
 		return
 	}
-	if len(ed.undo) == 0 {
-		a.flashf(lvlInfo, "nothing to undo")
+	if len(e.undo) == 0 {
+		e.flashf(lvlInfo, "nothing to undo")
 		return
 	}
-	ed.req = ed.undo[len(ed.undo)-1]
-	ed.undo = ed.undo[:len(ed.undo)-1]
-	a.replan()
+	e.req = e.undo[len(e.undo)-1]
+	e.undo = e.undo[:len(e.undo)-1]
+	e.replan()
 }
 
 // resetDraft empties the draft (u brings it back).
-func (a *App) resetDraft() {
-	if !a.ed.dirty() {
-		a.flashf(lvlInfo, "the draft is empty: the grid shows the file as it is")
+func (e *editor) resetDraft() {
+	if !e.dirty() {
+		e.flashf(lvlInfo, "the draft is empty: the grid shows the file as it is")
 		return
 	}
-	a.edit(partition.Request{})
-	a.flashf(lvlInfo, "draft reset to the file as it is (u undoes)")
+	e.edit(partition.Request{})
+	e.flashf(lvlInfo, "draft reset to the file as it is (u undoes)")
 }
 
 // askApply opens the apply dialog, default Cancel; a plan that strands live
 // kernels also needs the affected agent's id typed.
-func (a *App) askApply() {
-	ed := a.ed
-	p := ed.plan
+func (e *editor) askApply() {
+	p := e.plan
 	switch {
-	case ed.lost != "":
-		a.flashf(lvlCrit, "not applied: "+ed.lost)
+	case e.lost != "":
+		e.flashf(lvlCrit, "not applied: "+e.lost)
 		return
-	case ed.applying:
-		a.flashf(lvlWarn, "an apply is in progress: wait for its result before applying again")
+	case e.applying:
+		e.flashf(lvlWarn, "an apply is in progress: wait for its result before applying again")
 		return
-	case ed.stale != "":
-		a.flashf(lvlWarn, "the draft is stale ("+ed.stale+"): press p to review the recomputed plan before applying")
+	case e.stale != "":
+		e.flashf(lvlWarn, "the draft is stale ("+e.stale+"): press p to review the recomputed plan before applying")
 		return
 	case !p.Valid():
-		a.flashf(lvlCrit, "the plan is invalid ("+plural(len(p.Errors), "error")+"): "+firstLine(p.Errors[0])+" (p shows them all)")
+		e.flashf(lvlCrit, "the plan is invalid ("+plural(len(p.Errors), "error")+"): "+firstLine(p.Errors[0])+" (p shows them all)")
 		return
 	case !p.Changed():
-		a.flashf(lvlInfo, "the draft changes nothing: there is nothing to apply")
+		e.flashf(lvlInfo, "the draft changes nothing: there is nothing to apply")
 		return
 	}
-	d := &dialog{kind: dlgApply, title: "Apply the draft", okLabel: "Apply", plan: p}
+	d := &dialog{kind: dlgApply, title: "Apply the draft", okLabel: "Apply"}
+	d.ok = func() tea.Cmd {
+		if !e.closed() {
+			e.doApply(p, d.expect != "")
+		}
+		return nil
+	}
 	d.body = append(d.body, []span{{lvlPlain, "Write " + plural(len(p.Edits), "change") + " to "}, {lvlAccent, p.Config}, {lvlPlain, "?"}})
 	for _, ag := range p.Agents {
 		var parts []string
@@ -710,13 +726,13 @@ func (a *App) askApply() {
 		d.ask = [][]span{{{lvlPlain, ask}, {lvlAccent, d.expect}}}
 		ti := textinput.New()
 		ti.Prompt = "> "
-		ti.SetStyles(a.st.Input)
+		ti.SetStyles(e.st.Input)
 		ti.CharLimit = 512
 		ti.Focus()
 		d.input = &ti
 	}
 	d.foot = append(d.foot, []span{}, []span{{lvlDim, "The agents read agent.toml only at start-up: restart them afterwards."}})
-	a.dlg = d
+	e.openDialog(d)
 }
 
 // affectedAgents is what the typed confirmation asks for: the ids of the
@@ -747,159 +763,198 @@ func affectedAgents(p *partition.Plan) string {
 }
 
 // sessionError marks the draft stale or lost after a refusal.
-func (a *App) sessionError(err error) {
-	ed := a.ed
+func (e *editor) sessionError(err error) {
 	switch {
 	case err == nil:
 	case errors.Is(err, partition.ErrStale):
-		ed.stale = a.staleReason(err)
+		e.stale = e.staleReason(err)
 	case errors.Is(err, partition.ErrTakenOver), errors.Is(err, partition.ErrClosed):
-		ed.lost = firstLine(err.Error())
+		e.lost = firstLine(err.Error())
 	}
-	a.invalidate()
+	e.invalidate()
 }
 
 // staleReason is why the draft is stale, naming the config by its base
 // name (the full path is in the editor's title).
-func (a *App) staleReason(err error) string {
+func (e *editor) staleReason(err error) string {
 	s := strings.TrimPrefix(firstLine(err.Error()), partition.ErrStale.Error()+": ")
-	if d := a.opts.Desk; d != nil {
+	if d := e.desk; d != nil {
 		s = strings.ReplaceAll(s, d.Path(), filepath.Base(d.Path()))
 	}
 	return s
 }
 
-// handleEditorKey handles a key while the editor is open (no prompt, no
-// help overlay).
-func (a *App) handleEditorKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
-	ed := a.ed
-	if ed.input != nil {
-		return a, a.inputKey(msg)
-	}
-	sc := scEditor
-	switch ed.view {
+func (e *editor) rank() layerRank { return rankScreen }
+
+// owns reports whether the desk message of session s is this editor's.
+func (e *editor) owns(s *partition.Session) bool { return e.sess == s }
+
+// scope is the key scope of what the editor shows.
+func (e *editor) scope() scope {
+	switch e.view {
 	case edPlan:
-		sc = scPlan
+		return scPlan
 	case edJournal:
-		sc = scJournal
+		return scJournal
 	}
-	act := a.keys.lookupIn(sc, msg)
+	return scEditor
+}
+
+// Update handles a key, the wheel, the clock tick and the desk's
+// messages of this editor's session (the root passes them).
+func (e *editor) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		return e.key(msg)
+	case tea.MouseWheelMsg:
+		delta := wheelDelta(tea.Mouse(msg))
+		switch e.view {
+		case edPlan:
+			e.planOff = max(e.planOff+delta, 0)
+		case edJournal:
+			e.jourOff = max(e.jourOff+delta, 0)
+		default:
+			if e.input == nil {
+				e.moveEdCursor(delta)
+			}
+		}
+		e.invalidate()
+	case tickMsg:
+		e.check()
+	default:
+		e.deskMsg(msg)
+	}
+	return nil
+}
+
+// key handles a key while the editor is on top.
+func (e *editor) key(msg tea.KeyPressMsg) tea.Cmd {
+	if e.input != nil {
+		return e.inputKey(msg)
+	}
+	act := e.keys.lookupIn(e.scope(), msg)
 	if act == actQuit {
-		return a, a.quit()
+		return e.quit()
 	}
-	a.invalidate()
+	e.invalidate()
 	if act == actNone && msg.String() == "q" {
-		a.flashf(lvlInfo, "q does not quit in the editor: esc leaves it, ctrl+c quits")
-		return a, nil
+		e.flashf(lvlInfo, "q does not quit in the editor: esc leaves it, ctrl+c quits")
+		return nil
 	}
-	if ed.view != edGrid {
+	if e.view != edGrid {
 		switch act {
 		case actBack:
-			ed.view = edGrid
+			e.view = edGrid
 		case actHelp:
-			a.overlay, a.helpOff, a.helpFilter = ovHelp, 0, ""
+			e.send(helpMsg{})
 		case actEdApply:
-			a.askApply()
+			e.askApply()
 		case actEdJournal:
-			ed.view, ed.jourOff = edJournal, 0
-			a.loadJournal()
+			e.view, e.jourOff = edJournal, 0
+			e.loadJournal()
 		case actEdPlan:
-			a.review()
+			e.review()
 		default:
-			off := &ed.planOff
-			if ed.view == edJournal {
-				off = &ed.jourOff
+			off := &e.planOff
+			if e.view == edJournal {
+				off = &e.jourOff
 			}
-			a.scrollOverlay(off, act)
+			e.scroll(off, act)
 		}
-		return a, nil
+		return nil
 	}
-	if ed.lost != "" && act != actBack && act != actHelp && act != actEdJournal {
-		a.flashf(lvlCrit, "you no longer hold the draft ("+ed.lost+"): esc leaves")
-		return a, nil
+	if e.lost != "" && act != actBack && act != actHelp && act != actEdJournal {
+		e.flashf(lvlCrit, "you no longer hold the draft ("+e.lost+"): esc leaves")
+		return nil
 	}
 	switch act {
 	case actBack:
-		if ed.dirty() && ed.lost == "" {
-			a.askDiscard(false)
-			return a, nil
+		if e.dirty() && e.lost == "" {
+			e.askDiscard(false)
+			return nil
 		}
-		a.closeEditor()
+		e.leave()
 	case actHelp:
-		a.overlay, a.helpOff, a.helpFilter = ovHelp, 0, ""
+		e.send(helpMsg{})
 	case actUp:
-		a.moveEdCursor(-1)
+		e.moveEdCursor(-1)
 	case actDown:
-		a.moveEdCursor(1)
+		e.moveEdCursor(1)
 	case actTop:
-		a.moveEdCursor(-1 << 30)
+		e.moveEdCursor(-1 << 30)
 	case actBottom:
-		a.moveEdCursor(1 << 30)
+		e.moveEdCursor(1 << 30)
 	case actPageUp:
-		a.moveEdCursor(-max(a.edVisible()-1, 1))
+		e.moveEdCursor(-max(e.edVisible()-1, 1))
 	case actPageDown:
-		a.moveEdCursor(max(a.edVisible()-1, 1))
+		e.moveEdCursor(max(e.edVisible()-1, 1))
 	case actEdPrevAgent:
-		a.moveSelected(0, -1)
+		e.moveSelected(0, -1)
 	case actEdNextAgent:
-		a.moveSelected(0, 1)
+		e.moveSelected(0, 1)
 	case actEdToAgent:
 		if n, err := strconv.Atoi(msg.String()); err == nil {
-			a.moveSelected(n-1, 0)
+			e.moveSelected(n-1, 0)
 		}
 	case actEdMode:
-		a.cycleMode()
+		e.cycleMode()
 	case actEdEdit:
-		return a, a.startInput()
+		return e.startInput()
 	case actEdUndo:
-		a.undoEdit()
+		e.undoEdit()
 	case actEdReset:
-		a.resetDraft()
+		e.resetDraft()
 	case actEdPlan:
-		a.review()
+		e.review()
 	case actEdApply:
-		a.askApply()
+		e.askApply()
 	case actEdJournal:
-		ed.view, ed.jourOff = edJournal, 0
-		a.loadJournal()
+		e.view, e.jourOff = edJournal, 0
+		e.loadJournal()
 	}
-	return a, nil
+	return nil
 }
 
 // askDiscard asks, default Cancel, whether to drop the draft and leave
 // the editor, or quit the console when the question comes from ctrl+c.
-func (a *App) askDiscard(quit bool) {
-	ed := a.ed
+func (e *editor) askDiscard(quit bool) {
 	d := &dialog{kind: dlgDiscard, title: "Leave the editor", okLabel: "Discard", quit: quit,
-		body: [][]span{{{lvlPlain, "Discard the draft (" + ed.changeSummary() + ": " + plural(len(ed.plan.Edits), "file change") + " not applied) and leave?"}}}}
+		ok: func() tea.Cmd {
+			e.leave()
+			if quit {
+				return tea.Quit
+			}
+			e.flashf(lvlInfo, "draft discarded: nothing written")
+			return nil
+		},
+		body: [][]span{{{lvlPlain, "Discard the draft (" + e.changeSummary() + ": " + plural(len(e.plan.Edits), "file change") + " not applied) and leave?"}}}}
 	if quit {
 		d.title, d.okLabel = "Quit fgtop", "Discard and quit"
-		d.body = [][]span{{{lvlPlain, "Discard the draft (" + ed.changeSummary() + ": " + plural(len(ed.plan.Edits), "file change") + " not applied) and quit?"}},
+		d.body = [][]span{{{lvlPlain, "Discard the draft (" + e.changeSummary() + ": " + plural(len(e.plan.Edits), "file change") + " not applied) and quit?"}},
 			{}, {{lvlDim, "ctrl+c again quits at once."}}}
 	}
-	a.dlg = d
+	e.openDialog(d)
 }
 
 // quit is ctrl+c (and q outside the editor): it quits, giving the draft
 // back, except that a draft that changes something is not dropped by one
 // key: the Discard question comes first (default Cancel), and a second
 // ctrl+c answers it.
-func (a *App) quit() tea.Cmd {
-	if ed := a.ed; ed != nil && ed.dirty() && ed.lost == "" {
-		a.askDiscard(true)
-		a.invalidate()
+func (e *editor) quit() tea.Cmd {
+	if e.dirty() && e.lost == "" {
+		e.askDiscard(true)
+		e.invalidate()
 		return nil
 	}
-	a.closeEditor()
+	e.leave()
 	return tea.Quit
 }
 
-func (a *App) moveEdCursor(delta int) {
-	ed := a.ed
-	if len(ed.rows) == 0 {
+func (e *editor) moveEdCursor(delta int) {
+	if len(e.rows) == 0 {
 		return
 	}
-	ed.cursor = min(max(ed.cursor+delta, 0), len(ed.rows)-1)
+	e.cursor = min(max(e.cursor+delta, 0), len(e.rows)-1)
 }
 
 func firstLine(s string) string {

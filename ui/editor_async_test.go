@@ -59,7 +59,7 @@ func TestOtherApplyNeverStalls(t *testing.T) {
 	al := editing(t, desk, snap, alice)
 	bo := testApp(t, 120, 40, snap, Options{Actor: bob, Desk: desk})
 	// From here on both run their commands as a program does.
-	al.desk.sync, bo.desk.sync = false, false
+	al.syncCmds, bo.syncCmds = false, false
 	alMsgs, boMsgs := make(chan tea.Msg, 64), make(chan tea.Msg, 64)
 
 	typeKeys(al, "jjj")
@@ -116,21 +116,21 @@ func TestOtherApplyNeverStalls(t *testing.T) {
 	}
 	step("bob's e", func() { _, c := bo.Update(keyRune('e')); runCmds(c, boMsgs) })
 	deliver(bo, boMsgs)
-	if bo.dlg == nil || bo.dlg.kind != dlgTakeOver {
-		t.Errorf("bob's e during alice's apply: dialog %+v, flash %q", bo.dlg, bo.flash.text)
+	if bo.dlg() == nil || bo.dlg().kind != dlgTakeOver {
+		t.Errorf("bob's e during alice's apply: dialog %+v, flash %q", bo.dlg(), bo.flash.text)
 	}
 	if v := screen(bo); !strings.Contains(v, "draft: alice") {
 		t.Errorf("bob's header does not name alice:\n%s", v)
 	}
-	step("alice's second apply", func() { al.doApply(al.ed.plan, false) })
+	step("alice's second apply", func() { al.ed().doApply(al.ed().plan, false) })
 	if !strings.Contains(al.flash.text, "in progress") {
 		t.Errorf("a second apply during the first: flash %q", al.flash.text)
 	}
-	draft := al.ed.req
+	draft := al.ed().req
 	al.flash = flash{}
 	step("alice's edit", func() { press(al, agentNum(2)) })
-	if !strings.Contains(al.flash.text, "in progress") || len(al.ed.req.Moves) != len(draft.Moves) {
-		t.Errorf("an edit during the apply: flash %q, moves %v", al.flash.text, al.ed.req.Moves)
+	if !strings.Contains(al.flash.text, "in progress") || len(al.ed().req.Moves) != len(draft.Moves) {
+		t.Errorf("an edit during the apply: flash %q, moves %v", al.flash.text, al.ed().req.Moves)
 	}
 	// 100 ms is a frame budget ten times over, on a loaded test machine.
 	if worst > 100*time.Millisecond {
@@ -141,7 +141,7 @@ func TestOtherApplyNeverStalls(t *testing.T) {
 	close(release)
 	released = true
 	deadline := time.After(5 * time.Second)
-	for al.ed.applying {
+	for al.ed().applying {
 		select {
 		case m := <-alMsgs:
 			_, c := al.Update(m)

@@ -60,10 +60,6 @@ type (
 type deskWork struct {
 	polling bool // a pollDesk command is out
 	opening bool // an Open is out
-	// sync runs the desk's work at once, its messages handled before
-	// Update returns: for unit tests that drive Update without a program.
-	sync  bool
-	ready []tea.Msg
 
 	// mu guards held and ended, which commands and Close reach off the
 	// UI loop.
@@ -114,17 +110,10 @@ func (w *deskWork) end() {
 	w.release()
 }
 
-// do runs f off the UI loop: Update returns it with its own command.
-func (a *App) do(f func() tea.Msg) {
-	if a.desk.sync {
-		a.desk.ready = append(a.desk.ready, f())
-		return
-	}
-	a.later = append(a.later, f)
-}
-
-// deskMsg handles the desk's messages; ok is false for any other.
+// deskMsg handles the desk's messages; ok is false for any other. What
+// concerns the open editor's session goes to the editor.
 func (a *App) deskMsg(msg tea.Msg) bool {
+	ed := a.ed()
 	switch msg := msg.(type) {
 	case deskPolledMsg:
 		a.desk.polling = false
@@ -134,24 +123,47 @@ func (a *App) deskMsg(msg tea.Msg) bool {
 		a.editorOpened(msg)
 		a.pollDesk()
 	case deskAppliedMsg:
-		a.applied(msg)
+		if ed != nil && ed.owns(msg.sess) {
+			ed.Update(msg)
+		} else {
+			// The editor that started it was left meanwhile.
+			a.flashApplied(msg)
+		}
 		a.pollDesk()
-	case deskReviewedMsg:
-		a.reviewed(msg)
-	case deskJournalMsg:
-		if ed := a.ed; ed != nil {
-			ed.journal, ed.journalBad, ed.journalErr = msg.recs, msg.bad, ""
-			if msg.err != nil {
-				ed.journalErr = msg.err.Error()
-			}
-			a.invalidate()
+	case deskReviewedMsg, deskJournalMsg:
+		if ed != nil {
+			ed.Update(msg)
 		}
 	case deskClosedMsg:
 		a.pollDesk()
 	default:
 		return false
 	}
+	a.invalidate()
 	return true
+}
+
+// deskMsg handles the desk's messages the root passes the editor.
+func (e *editor) deskMsg(msg tea.Msg) {
+	switch msg := msg.(type) {
+	case deskPolledMsg:
+		if e.owns(msg.sess) && msg.lost != nil && e.lost == "" {
+			e.lostDraft(msg.lost)
+		}
+		e.check()
+	case deskAppliedMsg:
+		if e.owns(msg.sess) {
+			e.applied(msg)
+		}
+	case deskReviewedMsg:
+		e.reviewed(msg)
+	case deskJournalMsg:
+		e.journal, e.journalBad, e.journalErr = msg.recs, msg.bad, ""
+		if msg.err != nil {
+			e.journalErr = msg.err.Error()
+		}
+		e.invalidate()
+	}
 }
 
 // pollDesk asks the desk who holds the draft and what it wrote last, and
@@ -166,8 +178,8 @@ func (a *App) pollDesk() {
 	}
 	a.desk.polling = true
 	var sess *partition.Session
-	if a.ed != nil && a.ed.lost == "" {
-		sess = a.ed.sess
+	if ed := a.ed(); ed != nil && ed.lost == "" {
+		sess = ed.sess
 	}
 	a.do(func() tea.Msg {
 		d.Version() // re-reads the record when the cached copy is old
@@ -183,12 +195,14 @@ func (a *App) pollDesk() {
 }
 
 // deskPolled shows who holds the draft and the desk's last write in the
-// header of every console sharing the desk, and notices a lost draft.
+// header of every console sharing the desk, and lets the editor notice a
+// lost draft.
 func (a *App) deskPolled(m deskPolledMsg) {
+	ed := a.ed()
 	var hold, write []span
 	if m.held {
 		lvl, who := lvlWarn, m.hold.Actor.Name
-		if m.mine && a.ed != nil && a.ed.sess == m.sess {
+		if m.mine && ed != nil && ed.owns(m.sess) {
 			lvl, who = lvlAccent, "you"
 		}
 		hold = []span{{lvl, "draft: " + who + " since " + m.hold.Since.Local().Format("15:04")}}
@@ -200,10 +214,9 @@ func (a *App) deskPolled(m deskPolledMsg) {
 		a.deskHold, a.deskWrite = hold, write
 		a.invalidate()
 	}
-	if ed := a.ed; ed != nil && ed.sess == m.sess && m.lost != nil && ed.lost == "" {
-		a.lostDraft(m.lost)
+	if ed != nil {
+		ed.Update(m)
 	}
-	a.checkEditor()
 }
 
 // startEditor opens the editor (e). While another operator holds the
@@ -214,7 +227,7 @@ func (a *App) startEditor(takeOver bool) {
 		a.flashf(lvlInfo, why)
 		return
 	}
-	if a.desk.opening || a.ed != nil {
+	if a.desk.opening || a.ed() != nil {
 		return
 	}
 	a.desk.opening = true
@@ -241,37 +254,38 @@ func (a *App) startEditor(takeOver bool) {
 func (a *App) editorOpened(m deskOpenedMsg) {
 	switch {
 	case errors.Is(m.err, partition.ErrBusy):
-		a.dlg = &dialog{kind: dlgTakeOver, title: "The partition draft is taken",
+		a.push(&dialog{common: a.common, kind: dlgTakeOver, title: "The partition draft is taken",
+			ok: func() tea.Cmd { a.startEditor(true); return nil },
 			body: [][]span{
 				{{lvlWarn, m.holder.String()}, {lvlPlain, " is editing the partition."}},
 				{},
 				{{lvlPlain, "Take the draft over? They lose it: their changes that are not applied are gone, and their apply is refused."}},
 			},
-			okLabel: "Take over"}
-		a.invalidate()
+			okLabel: "Take over"})
 		return
 	case m.err != nil:
 		a.flashf(lvlCrit, "cannot edit the partition: "+firstLine(m.err.Error()))
 		return
 	}
-	a.ed = &editor{sess: m.sess}
-	a.replan()
+	ed := &editor{common: a.common, desk: a.opts.Desk, work: a.desk, sess: m.sess}
+	a.push(ed)
+	ed.replan()
 	a.flashf(lvlInfo, "editing "+a.opts.Desk.Path()+": the draft is yours until you leave (esc)")
 }
 
-// closeEditor leaves the editor and gives the draft back (in a command:
-// it rewrites the draft record).
-func (a *App) closeEditor() {
-	if a.ed == nil {
+// leave closes the editor and gives the draft back (in a command: it
+// rewrites the draft record).
+func (e *editor) leave() {
+	if e.closed() {
 		return
 	}
-	sess, w := a.ed.sess, a.desk
-	a.ed, a.dlg = nil, nil
-	a.do(func() tea.Msg {
+	sess, w := e.sess, e.work
+	e.close()
+	e.do(func() tea.Msg {
 		w.release(sess)
 		return deskClosedMsg{}
 	})
-	a.invalidate()
+	e.invalidate()
 }
 
 // Close releases what the console holds outside itself: the partition
@@ -279,148 +293,143 @@ func (a *App) closeEditor() {
 // the program has ended (an SSH session that drops never sends its
 // program another message); calling it twice is harmless.
 func (a *App) Close() {
-	a.ed = nil
+	if ed := a.ed(); ed != nil {
+		ed.close()
+	}
+	a.prune()
 	a.desk.end()
 }
 
 // doApply starts the apply the dialog confirmed; its outcome comes back
 // as a deskAppliedMsg.
-func (a *App) doApply(p *partition.Plan, force bool) {
-	ed := a.ed
-	if ed.applying {
-		a.flashf(lvlWarn, "an apply is in progress: wait for its result before applying again")
+func (e *editor) doApply(p *partition.Plan, force bool) {
+	if e.applying {
+		e.flashf(lvlWarn, "an apply is in progress: wait for its result before applying again")
 		return
 	}
-	ed.applying = true
-	ed.result = []span{{lvlWarn, "applying: writing " + filepath.Base(a.opts.Desk.Path()) + ", then reading it back…"}}
-	a.invalidate()
-	sess := ed.sess
-	a.do(func() tea.Msg {
+	e.applying = true
+	e.result = []span{{lvlWarn, "applying: writing " + filepath.Base(e.desk.Path()) + ", then reading it back…"}}
+	e.invalidate()
+	sess := e.sess
+	e.do(func() tea.Msg {
 		res, err := sess.Apply(p, force)
 		return deskAppliedMsg{sess: sess, plan: p, res: res, err: err}
 	})
 }
 
-// applied reports an apply's outcome, in the editor that started it or,
-// when that editor was left meanwhile, in the flash line.
-func (a *App) applied(m deskAppliedMsg) {
-	ed := a.ed
-	if ed != nil && ed.sess != m.sess {
-		ed = nil
-	}
-	if ed != nil {
-		ed.applying = false
-	}
+// applied reports the outcome of this editor's apply.
+func (e *editor) applied(m deskAppliedMsg) {
+	e.applying = false
 	res, err, p := m.res, m.err, m.plan
 	switch {
 	case res == nil:
-		msg := "not applied: " + firstLine(err.Error())
-		if ed != nil {
-			a.sessionError(err)
-			ed.result = []span{{lvlCrit, msg}}
-		}
-		a.flashf(lvlCrit, msg)
-		return
+		e.sessionError(err)
+		e.result = []span{{lvlCrit, "not applied: " + firstLine(err.Error())}}
 	case err != nil:
-		if ed != nil {
-			ed.result = []span{{lvlCrit, "written, but the file read back does not give the planned partition: " + strings.Join(res.Mismatch, "; ")},
-				{lvlPlain, " · previous version in " + res.Backup + " (J: journal)"}}
-		}
-		a.flashf(lvlCrit, "written but verification mismatch: "+firstLine(strings.Join(res.Mismatch, "; ")))
+		e.result = []span{{lvlCrit, "written, but the file read back does not give the planned partition: " + strings.Join(res.Mismatch, "; ")},
+			{lvlPlain, " · previous version in " + res.Backup + " (J: journal)"}}
 	default:
-		if ed != nil {
-			ed.result = []span{{lvlOK, "applied " + a.now().Format("15:04:05") + ": " + plural(len(p.Edits), "change") + " written and verified"},
-				{lvlWarn, " · restart the agents: they read agent.toml only at start-up"},
-				{lvlDim, " · backup " + res.Backup}}
-		}
-		a.flashf(lvlOK, "applied and verified ("+plural(len(p.Edits), "change")+"); restart the agents to take effect")
+		e.result = []span{{lvlOK, "applied " + e.now().Format("15:04:05") + ": " + plural(len(p.Edits), "change") + " written and verified"},
+			{lvlWarn, " · restart the agents: they read agent.toml only at start-up"},
+			{lvlDim, " · backup " + res.Backup}}
 	}
-	if ed == nil {
+	e.flashApplied(m)
+	if res == nil {
 		return
 	}
 	// The session's base is the new file: the draft is done.
-	ed.req, ed.undo = partition.Request{}, nil
-	ed.view = edGrid
-	a.replan()
+	e.req, e.undo = partition.Request{}, nil
+	e.view = edGrid
+	e.replan()
+}
+
+// flashApplied says an apply's outcome in the flash line: under the
+// editor's own result, or alone when the editor that started it was left
+// meanwhile.
+func (c *common) flashApplied(m deskAppliedMsg) {
+	switch res, err, p := m.res, m.err, m.plan; {
+	case res == nil:
+		c.flashf(lvlCrit, "not applied: "+firstLine(err.Error()))
+	case err != nil:
+		c.flashf(lvlCrit, "written but verification mismatch: "+firstLine(strings.Join(res.Mismatch, "; ")))
+	default:
+		c.flashf(lvlOK, "applied and verified ("+plural(len(p.Edits), "change")+"); restart the agents to take effect")
+	}
 }
 
 // review rebases a stale draft on the file as it is now (in a command: it
 // reads the file) and shows the recomputed plan: the only way out of
 // staleness.
-func (a *App) review() {
-	ed := a.ed
-	if ed.stale == "" {
-		ed.view, ed.planOff = edPlan, 0
+func (e *editor) review() {
+	if e.stale == "" {
+		e.view, e.planOff = edPlan, 0
 		return
 	}
-	sess := ed.sess
-	a.do(func() tea.Msg { return deskReviewedMsg{sess: sess, err: sess.Review()} })
+	sess := e.sess
+	e.do(func() tea.Msg { return deskReviewedMsg{sess: sess, err: sess.Review()} })
 }
 
 // reviewed shows the plan recomputed on the file as it is now.
-func (a *App) reviewed(m deskReviewedMsg) {
-	ed := a.ed
-	if ed == nil || ed.sess != m.sess {
+func (e *editor) reviewed(m deskReviewedMsg) {
+	if !e.owns(m.sess) {
 		return
 	}
 	if m.err != nil {
-		a.sessionError(m.err)
+		e.sessionError(m.err)
 		return
 	}
-	ed.stale = ""
-	a.replan()
-	a.flashf(lvlInfo, "reviewed: the plan is recomputed on agent.toml as it is now")
-	ed.view, ed.planOff = edPlan, 0
+	e.stale = ""
+	e.replan()
+	e.flashf(lvlInfo, "reviewed: the plan is recomputed on agent.toml as it is now")
+	e.view, e.planOff = edPlan, 0
 }
 
 // loadJournal reads the last records of the desk's journal.
-func (a *App) loadJournal() {
-	d := a.opts.Desk
-	a.do(func() tea.Msg {
+func (e *editor) loadJournal() {
+	d := e.desk
+	e.do(func() tea.Msg {
 		recs, bad, err := d.Journal(journalRows)
 		return deskJournalMsg{recs: recs, bad: bad, err: err}
 	})
 }
 
-// checkEditor runs on the clock tick and on the desk's news, and reads
+// check runs on the clock tick and on the desk's news, and reads
 // nothing: a draft goes stale when the desk wrote, or when the engine's
 // snapshot carries another hash of agent.toml (it follows the file: an
 // edit or a replacement on disk); a newer snapshot re-plans (live
 // holders).
-func (a *App) checkEditor() {
-	ed := a.ed
-	if ed == nil || ed.lost != "" {
+func (e *editor) check() {
+	if e.closed() || e.lost != "" {
 		return
 	}
 	hash := ""
-	if a.snap != nil {
-		hash = a.snap.ConfigHash
+	if e.snap != nil {
+		hash = e.snap.ConfigHash
 	}
-	err := ed.sess.Stale(hash)
+	err := e.sess.Stale(hash)
 	switch {
 	case err == nil:
 	case errors.Is(err, partition.ErrStale):
-		reason := a.staleReason(err)
-		if ed.stale == "" {
-			a.flashf(lvlWarn, "the draft is STALE: "+reason+"; p reviews the recomputed plan")
+		reason := e.staleReason(err)
+		if e.stale == "" {
+			e.flashf(lvlWarn, "the draft is STALE: "+reason+"; p reviews the recomputed plan")
 		}
-		ed.stale = reason
-		a.invalidate()
+		e.stale = reason
+		e.invalidate()
 	default:
-		a.lostDraft(err)
+		e.lostDraft(err)
 	}
-	if ed.lost == "" && a.snap != ed.planSnap {
-		a.replan()
+	if e.lost == "" && e.snap != e.planSnap {
+		e.replan()
 	}
 }
 
 // lostDraft says the session no longer holds the draft.
-func (a *App) lostDraft(err error) {
-	ed := a.ed
-	a.sessionError(err)
-	a.flashf(lvlCrit, "you no longer hold the draft: "+ed.lost)
-	ed.input = nil
-	if a.dlg != nil && a.dlg.kind == dlgApply {
-		a.dlg = nil
+func (e *editor) lostDraft(err error) {
+	e.sessionError(err)
+	e.flashf(lvlCrit, "you no longer hold the draft: "+e.lost)
+	e.input = nil
+	if e.dlg != nil && e.dlg.kind == dlgApply {
+		e.dlg.close()
 	}
 }

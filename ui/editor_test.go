@@ -63,7 +63,7 @@ func editing(t *testing.T, desk *partition.Desk, snap *model.Snapshot, who agent
 	t.Helper()
 	a := testApp(t, 120, 40, snap, Options{Actor: who, Desk: desk})
 	typeKeys(a, "e")
-	if a.ed == nil {
+	if a.ed() == nil {
 		t.Fatalf("e did not open the editor:\n%s", screen(a))
 	}
 	return a
@@ -137,7 +137,7 @@ func TestEditorMoveFreeDeviceAndApply(t *testing.T) {
 
 	typeKeys(a, "jjj") // GPU3, ...2d04: numa1's, free
 	press(a, agentNum(1))
-	if got := a.ed.req.Moves; len(got) != 1 || got[0].Agent != fake.Agent0 || !strings.HasSuffix(got[0].Device, "2d04") {
+	if got := a.ed().req.Moves; len(got) != 1 || got[0].Agent != fake.Agent0 || !strings.HasSuffix(got[0].Device, "2d04") {
 		t.Fatalf("draft moves %+v", got)
 	}
 	if v := screen(a); !strings.Contains(v, "valid: 2 file changes") || strings.Contains(v, "live kernels affected") {
@@ -147,17 +147,17 @@ func TestEditorMoveFreeDeviceAndApply(t *testing.T) {
 	// The dialog opens on Cancel: Enter right away closes it and writes
 	// nothing.
 	typeKeys(a, "A")
-	if a.dlg == nil || a.dlg.focusOK {
-		t.Fatalf("apply dialog %+v", a.dlg)
+	if a.dlg() == nil || a.dlg().focusOK {
+		t.Fatalf("apply dialog %+v", a.dlg())
 	}
 	if v := screen(a); !strings.Contains(v, "▶ Cancel") {
 		t.Fatalf("Cancel is not the focused button:\n%s", v)
 	}
 	press(a, enter)
-	if a.dlg != nil || mustRead(t, path) != before {
+	if a.dlg() != nil || mustRead(t, path) != before {
 		t.Fatal("Enter on the fresh dialog applied or kept it open")
 	}
-	if !a.ed.dirty() {
+	if !a.ed().dirty() {
 		t.Fatal("cancel lost the draft")
 	}
 
@@ -175,8 +175,8 @@ func TestEditorMoveFreeDeviceAndApply(t *testing.T) {
 	if n := len(changedLines(t, before, after)); n != 2 {
 		t.Errorf("%d lines changed, want the two device lists", n)
 	}
-	if !strings.Contains(a.flash.text, "applied and verified") || a.ed.dirty() {
-		t.Errorf("flash %q, dirty %v", a.flash.text, a.ed.dirty())
+	if !strings.Contains(a.flash.text, "applied and verified") || a.ed().dirty() {
+		t.Errorf("flash %q, dirty %v", a.flash.text, a.ed().dirty())
 	}
 	v := screen(a)
 	for _, want := range []string{"restart the agents", "agent.toml written", "no change"} {
@@ -198,7 +198,7 @@ func TestEditorMoveFreeDeviceAndApply(t *testing.T) {
 		t.Errorf("journal view:\n%s", v)
 	}
 	press(a, esc)
-	if a.ed.view != edGrid {
+	if a.ed().view != edGrid {
 		t.Error("esc did not leave the journal view")
 	}
 }
@@ -215,17 +215,17 @@ func TestEditorHeldDeviceNeedsTypedAgentID(t *testing.T) {
 		t.Fatalf("the held device is not marked:\n%s", v)
 	}
 	typeKeys(a, "A")
-	d := a.dlg
+	d := a.dlg()
 	if d == nil || d.expect != string(fake.Agent0) || d.input == nil {
 		t.Fatalf("dialog %+v", d)
 	}
 	press(a, tab, enter) // OK without typing
-	if a.dlg == nil || !strings.Contains(screen(a), "exactly to apply") || mustRead(t, path) != before {
+	if a.dlg() == nil || !strings.Contains(screen(a), "exactly to apply") || mustRead(t, path) != before {
 		t.Fatalf("OK without the typed id did something:\n%s", screen(a))
 	}
 	typeKeys(a, string(fake.Agent1)) // the wrong agent
 	press(a, enter)
-	if a.dlg == nil || mustRead(t, path) != before {
+	if a.dlg() == nil || mustRead(t, path) != before {
 		t.Fatal("the wrong agent id applied")
 	}
 	press(a, clearIn)
@@ -256,7 +256,7 @@ func TestEditorTypedConfirmationIsHonest(t *testing.T) {
 	typeKeys(a, "j")
 	press(a, agentNum(1)) // GPU1, held by numa1, to numa0
 	typeKeys(a, "A")
-	d := a.dlg
+	d := a.dlg()
 	if d == nil || d.focusOK {
 		t.Fatalf("dialog %+v", d)
 	}
@@ -273,7 +273,7 @@ func TestEditorTypedConfirmationIsHonest(t *testing.T) {
 		t.Errorf("matching id with Cancel focused:\n%s", v)
 	}
 	press(a, enter)
-	if a.dlg != nil || mustRead(t, path) != before {
+	if a.dlg() != nil || mustRead(t, path) != before {
 		t.Fatal("Enter on Cancel applied or kept the dialog")
 	}
 	if !strings.Contains(a.flash.text, "cancelled: nothing written") || !strings.Contains(screen(a), "cancelled: nothing written") {
@@ -307,30 +307,30 @@ func TestEditorUndoReset(t *testing.T) {
 	press(a, agentNum(1)) // GPU3 to numa0
 	typeKeys(a, "k")
 	press(a, agentNum(2)) // GPU2 to numa1
-	if n := len(a.ed.req.Moves); n != 2 {
+	if n := len(a.ed().req.Moves); n != 2 {
 		t.Fatalf("%d moves", n)
 	}
 	typeKeys(a, "u")
-	if m := a.ed.req.Moves; len(m) != 1 || !strings.HasSuffix(m[0].Device, "2d04") {
+	if m := a.ed().req.Moves; len(m) != 1 || !strings.HasSuffix(m[0].Device, "2d04") {
 		t.Fatalf("after u: %+v", m)
 	}
 	typeKeys(a, "r")
-	if a.ed.dirty() || len(a.ed.plan.Edits) != 0 {
-		t.Fatalf("after r: %+v", a.ed.req)
+	if a.ed().dirty() || len(a.ed().plan.Edits) != 0 {
+		t.Fatalf("after r: %+v", a.ed().req)
 	}
 	typeKeys(a, "u") // r is undoable too
-	if len(a.ed.req.Moves) != 1 {
-		t.Fatalf("u after r: %+v", a.ed.req)
+	if len(a.ed().req.Moves) != 1 {
+		t.Fatalf("u after r: %+v", a.ed().req)
 	}
 	// Moving a device back where the file has it leaves nothing to apply.
 	typeKeys(a, "j")
 	press(a, agentNum(2))
-	if a.ed.dirty() {
-		t.Errorf("moving back left %+v", a.ed.req)
+	if a.ed().dirty() {
+		t.Errorf("moving back left %+v", a.ed().req)
 	}
 	// → and ← move between neighbours.
 	press(a, keyCode(tea.KeyLeft))
-	if m := a.ed.req.Moves; len(m) != 1 || m[0].Agent != fake.Agent0 {
+	if m := a.ed().req.Moves; len(m) != 1 || m[0].Agent != fake.Agent0 {
 		t.Errorf("← gave %+v", m)
 	}
 }
@@ -339,53 +339,53 @@ func TestEditorInvalidCPUNeverEntersTheDraft(t *testing.T) {
 	path := fixtureConfig(t)
 	snap := fake.Node(fake.Options{})
 	a := editing(t, testDesk(path, snap), snap, alice)
-	cpuRow := slices.IndexFunc(a.ed.rows, func(r edRow) bool { return r.kind == rowCPU && r.agent == 0 })
-	a.ed.cursor = cpuRow
+	cpuRow := slices.IndexFunc(a.ed().rows, func(r edRow) bool { return r.kind == rowCPU && r.agent == 0 })
+	a.ed().cursor = cpuRow
 	press(a, enter)
-	if a.ed.input == nil || a.ed.input.Value() != "0-15" {
-		t.Fatalf("cpu field %+v", a.ed.input)
+	if a.ed().input == nil || a.ed().input.Value() != "0-15" {
+		t.Fatalf("cpu field %+v", a.ed().input)
 	}
 	for _, bad := range []string{"0-7,x-", "0-99", "7-3"} {
 		press(a, clearIn)
 		typeKeys(a, bad)
-		if e := a.ed.inputCheck.err; e == nil || !strings.Contains(screen(a), e.Error()) {
+		if e := a.ed().inputCheck.err; e == nil || !strings.Contains(screen(a), e.Error()) {
 			t.Errorf("%q: no error shown (%v)", bad, e)
 		}
 		press(a, enter)
-		if a.ed.input == nil || len(a.ed.req.CPU) != 0 {
-			t.Fatalf("%q entered the draft: %+v", bad, a.ed.req)
+		if a.ed().input == nil || len(a.ed().req.CPU) != 0 {
+			t.Fatalf("%q entered the draft: %+v", bad, a.ed().req)
 		}
 	}
 	press(a, clearIn)
 	typeKeys(a, "0-7")
 	press(a, enter)
-	if a.ed.input != nil || len(a.ed.req.CPU) != 1 || a.ed.req.CPU[0].Spec != "0-7" || a.ed.req.CPU[0].Agent != fake.Agent0 {
-		t.Fatalf("valid cpu: %+v", a.ed.req)
+	if a.ed().input != nil || len(a.ed().req.CPU) != 1 || a.ed().req.CPU[0].Spec != "0-7" || a.ed().req.CPU[0].Agent != fake.Agent0 {
+		t.Fatalf("valid cpu: %+v", a.ed().req)
 	}
 	if !strings.Contains(screen(a), "(was 0-15") {
 		t.Errorf("the change is not marked:\n%s", screen(a))
 	}
 
 	// mem: a size, not above the node's.
-	memRow := slices.IndexFunc(a.ed.rows, func(r edRow) bool { return r.kind == rowMem && r.agent == 1 })
-	a.ed.cursor = memRow
+	memRow := slices.IndexFunc(a.ed().rows, func(r edRow) bool { return r.kind == rowMem && r.agent == 1 })
+	a.ed().cursor = memRow
 	press(a, enter, clearIn)
 	typeKeys(a, "12Q")
 	press(a, enter)
-	if a.ed.input == nil || len(a.ed.req.Mem) != 0 {
+	if a.ed().input == nil || len(a.ed().req.Mem) != 0 {
 		t.Fatal("a bad size entered the draft")
 	}
 	press(a, clearIn)
 	typeKeys(a, "96G")
 	press(a, enter)
-	if len(a.ed.req.Mem) != 1 || a.ed.req.Mem[0].Bytes.Cmp(model.NewDec(96<<30, 0)) != 0 {
-		t.Fatalf("mem: %+v", a.ed.req.Mem)
+	if len(a.ed().req.Mem) != 1 || a.ed().req.Mem[0].Bytes.Cmp(model.NewDec(96<<30, 0)) != 0 {
+		t.Fatalf("mem: %+v", a.ed().req.Mem)
 	}
 	// esc in a field cancels it without touching the draft.
 	press(a, enter, clearIn)
 	typeKeys(a, "1G")
 	press(a, esc)
-	if a.ed.input != nil || a.ed.req.Mem[0].Bytes.Cmp(model.NewDec(96<<30, 0)) != 0 {
+	if a.ed().input != nil || a.ed().req.Mem[0].Bytes.Cmp(model.NewDec(96<<30, 0)) != 0 {
 		t.Fatal("esc in the field changed the draft")
 	}
 }
@@ -413,28 +413,28 @@ func TestEditorStaleAfterAnotherApply(t *testing.T) {
 	afterBob := mustRead(t, path)
 
 	a.Update(tickMsg{})
-	if a.ed.stale != "" {
+	if a.ed().stale != "" {
 		t.Fatal("stale before the engine read bob's file")
 	}
 	engineReads(t, a, snap, path)
 	a.Update(tickMsg{})
-	if a.ed.stale == "" || !strings.Contains(screen(a), "STALE") {
+	if a.ed().stale == "" || !strings.Contains(screen(a), "STALE") {
 		t.Fatalf("not stale after bob's apply:\n%s", screen(a))
 	}
 	typeKeys(a, "A")
-	if a.dlg != nil || !strings.Contains(a.flash.text, "review") {
-		t.Fatalf("apply of a stale draft: dialog %v, flash %q", a.dlg != nil, a.flash.text)
+	if a.dlg() != nil || !strings.Contains(a.flash.text, "review") {
+		t.Fatalf("apply of a stale draft: dialog %v, flash %q", a.dlg() != nil, a.flash.text)
 	}
 	// Even a plan confirmed before the staleness was seen is refused.
-	a.doApply(a.ed.plan, false)
+	a.ed().doApply(a.ed().plan, false)
 	a.Update(tickMsg{}) // its outcome comes back as a message
 	if mustRead(t, path) != afterBob || !strings.Contains(a.flash.text, "not applied") {
 		t.Fatalf("stale apply wrote; flash %q", a.flash.text)
 	}
 
 	typeKeys(a, "p") // review: rebase and show the recomputed plan
-	if a.ed.stale != "" || a.ed.view != edPlan {
-		t.Fatalf("after p: stale %q view %d", a.ed.stale, a.ed.view)
+	if a.ed().stale != "" || a.ed().view != edPlan {
+		t.Fatalf("after p: stale %q view %d", a.ed().stale, a.ed().view)
 	}
 	if v := screen(a); !strings.Contains(v, "2d04") {
 		t.Errorf("the recomputed plan lacks the move:\n%s", v)
@@ -472,10 +472,10 @@ func TestEditorConfigReplaced(t *testing.T) {
 		t.Fatalf("replaced file not shown as stale:\n%s", v)
 	}
 	typeKeys(a, "p")
-	if a.ed.stale != "" {
+	if a.ed().stale != "" {
 		t.Fatal("review did not clear the staleness")
 	}
-	if got := a.ed.plan.Current.Agent(fake.Agent0).Mem; got.Cmp(model.NewDec(100<<30, 0)) != 0 {
+	if got := a.ed().plan.Current.Agent(fake.Agent0).Mem; got.Cmp(model.NewDec(100<<30, 0)) != 0 {
 		t.Errorf("the review did not rebase on the new file: mem %s", got)
 	}
 }
@@ -492,14 +492,14 @@ func TestEditorTakeOver(t *testing.T) {
 
 	b := testApp(t, 120, 40, snap, Options{Actor: bob, Desk: desk})
 	typeKeys(b, "e")
-	if b.ed != nil || b.dlg == nil || b.dlg.kind != dlgTakeOver {
-		t.Fatalf("bob's e: editor %v dialog %+v", b.ed != nil, b.dlg)
+	if b.ed() != nil || b.dlg() == nil || b.dlg().kind != dlgTakeOver {
+		t.Fatalf("bob's e: editor %v dialog %+v", b.ed() != nil, b.dlg())
 	}
 	if v := screen(b); !strings.Contains(v, "alice (console) since") {
 		t.Errorf("the dialog does not say who holds the draft:\n%s", v)
 	}
 	press(b, enter) // default Cancel
-	if b.ed != nil || b.dlg != nil {
+	if b.ed() != nil || b.dlg() != nil {
 		t.Fatal("Enter on the take-over dialog took over")
 	}
 	if !strings.Contains(b.flash.text, "cancelled: nothing written") {
@@ -510,7 +510,7 @@ func TestEditorTakeOver(t *testing.T) {
 	}
 	typeKeys(b, "e")
 	press(b, tab, enter)
-	if b.ed == nil {
+	if b.ed() == nil {
 		t.Fatalf("take-over failed: %s", b.flash.text)
 	}
 	if h, _ := desk.Holder(); h.Actor.Name != "bob" {
@@ -518,16 +518,16 @@ func TestEditorTakeOver(t *testing.T) {
 	}
 
 	al.Update(tickMsg{})
-	if al.ed.lost == "" || !strings.Contains(screen(al), "no longer hold the draft") {
+	if al.ed().lost == "" || !strings.Contains(screen(al), "no longer hold the draft") {
 		t.Fatalf("alice was not told:\n%s", screen(al))
 	}
 	typeKeys(al, "jj")
 	typeKeys(al, "A")
-	if al.dlg != nil {
+	if al.dlg() != nil {
 		t.Error("alice can still open the apply dialog")
 	}
 	press(al, esc) // leaving: no discard question for a lost draft
-	if al.ed != nil {
+	if al.ed() != nil {
 		t.Fatal("esc did not leave the lost editor")
 	}
 	if h, _ := desk.Holder(); h.Actor.Name != "bob" {
@@ -551,18 +551,18 @@ func TestEditorLeaveAsksWhenDirty(t *testing.T) {
 	typeKeys(a, "jjj")
 	press(a, agentNum(1))
 	press(a, esc)
-	if a.dlg == nil || a.dlg.kind != dlgDiscard {
+	if a.dlg() == nil || a.dlg().kind != dlgDiscard {
 		t.Fatal("esc with a draft did not ask")
 	}
 	press(a, enter) // Cancel
-	if a.ed == nil || !a.ed.dirty() {
+	if a.ed() == nil || !a.ed().dirty() {
 		t.Fatal("Enter on the discard dialog discarded")
 	}
 	if !strings.Contains(a.flash.text, "cancelled: nothing written") {
 		t.Errorf("cancelled discard: flash %q", a.flash.text)
 	}
 	press(a, esc, tab, enter)
-	if a.ed != nil {
+	if a.ed() != nil {
 		t.Fatal("discard did not leave")
 	}
 	if _, held := desk.Holder(); held {
@@ -571,11 +571,11 @@ func TestEditorLeaveAsksWhenDirty(t *testing.T) {
 	// q is a letter in the editor, not quit; ctrl+c quits and releases.
 	typeKeys(a, "e")
 	typeKeys(a, "q")
-	if a.ed == nil {
+	if a.ed() == nil {
 		t.Fatal("q left the editor")
 	}
 	_, cmd := a.Update(ctrlC)
-	if cmd == nil || a.ed != nil {
+	if cmd == nil || a.ed() != nil {
 		t.Fatal("ctrl+c did not quit and release")
 	}
 }
@@ -585,11 +585,11 @@ func TestEditorModeSwitchPreview(t *testing.T) {
 	snap := fake.Node(fake.Options{})
 	a := editing(t, testDesk(path, snap), snap, alice)
 	typeKeys(a, "m") // manual -> shared
-	if a.ed.plan.ModeTo != agentconfig.ModeShared {
-		t.Fatalf("mode %s", a.ed.plan.ModeTo)
+	if a.ed().plan.ModeTo != agentconfig.ModeShared {
+		t.Fatalf("mode %s", a.ed().plan.ModeTo)
 	}
 	typeKeys(a, "m") // -> auto-split: the grid previews the deal
-	p := a.ed.plan
+	p := a.ed().plan
 	if p.ModeTo != agentconfig.ModeAutoSplit || !p.Next.Exclusive {
 		t.Fatalf("mode %s", p.ModeTo)
 	}
@@ -601,12 +601,12 @@ func TestEditorModeSwitchPreview(t *testing.T) {
 		t.Errorf("auto-split cpu of numa0 = %s", got)
 	}
 	press(a, agentNum(2))
-	if len(a.ed.req.Moves) != 0 || !strings.Contains(a.flash.text, "manual") {
-		t.Errorf("a move outside manual: %+v, flash %q", a.ed.req.Moves, a.flash.text)
+	if len(a.ed().req.Moves) != 0 || !strings.Contains(a.flash.text, "manual") {
+		t.Errorf("a move outside manual: %+v, flash %q", a.ed().req.Moves, a.flash.text)
 	}
 	typeKeys(a, "m") // back to manual: nothing left to change
-	if a.ed.dirty() {
-		t.Errorf("back to the file's mode, the draft is %+v", a.ed.req)
+	if a.ed().dirty() {
+		t.Errorf("back to the file's mode, the draft is %+v", a.ed().req)
 	}
 }
 
@@ -618,7 +618,7 @@ func TestEditorKeysAndHelp(t *testing.T) {
 	desk := testDesk(path, snap)
 	viewer := testApp(t, 120, 40, snap, Options{ReadOnly: true, Actor: agentconfig.Actor{Name: "vic", Role: agentconfig.RoleViewer}, Desk: desk})
 	typeKeys(viewer, "e")
-	if viewer.ed != nil || viewer.dlg != nil {
+	if viewer.ed() != nil || viewer.dlg() != nil {
 		t.Fatal("a viewer opened the editor")
 	}
 	if _, held := desk.Holder(); held {
@@ -643,20 +643,20 @@ func TestEditorKeysAndHelp(t *testing.T) {
 		t.Error("editor help lists main-screen keys")
 	}
 	press(a, esc)
-	if a.overlay != ovNone || a.ed == nil {
+	if ed := a.ed(); ed == nil || a.top() != layer(ed) {
 		t.Fatal("esc from the help did not return to the editor")
 	}
 
 	// An operator without a desk is told why there is no editor.
 	b := testApp(t, 120, 40, snap, Options{Actor: alice})
 	typeKeys(b, "e")
-	if b.ed != nil || !strings.Contains(b.flash.text, "no agent.toml to edit") {
+	if b.ed() != nil || !strings.Contains(b.flash.text, "no agent.toml to edit") {
 		t.Errorf("no desk: %q", b.flash.text)
 	}
 	// An operator console whose actor has no role is refused by the desk.
 	c := testApp(t, 120, 40, snap, Options{Actor: agentconfig.Actor{Name: "x"}, Desk: desk})
 	typeKeys(c, "e")
-	if c.ed != nil || !strings.Contains(c.flash.text, "not allowed") {
+	if c.ed() != nil || !strings.Contains(c.flash.text, "not allowed") {
 		t.Errorf("roleless actor: %q", c.flash.text)
 	}
 }
@@ -768,7 +768,7 @@ func BenchmarkEditorReplan(b *testing.B) {
 	typeKeys(a, "jj2")
 	b.ReportAllocs()
 	for b.Loop() {
-		a.replan()
+		a.ed().replan()
 		a.View()
 	}
 }
@@ -783,10 +783,10 @@ func TestEditorFieldsSayWhatTheyRead(t *testing.T) {
 	a := editing(t, testDesk(path, snap), snap, alice)
 	field := func(kind edRowKind, text string) (fieldCheck, string) {
 		t.Helper()
-		a.ed.cursor = slices.IndexFunc(a.ed.rows, func(r edRow) bool { return r.kind == kind && r.agent == 0 })
+		a.ed().cursor = slices.IndexFunc(a.ed().rows, func(r edRow) bool { return r.kind == kind && r.agent == 0 })
 		press(a, enter, clearIn)
 		typeKeys(a, text)
-		if a.ed.input == nil {
+		if a.ed().input == nil {
 			t.Fatalf("%q: the field is not open", text)
 		}
 		row := ""
@@ -795,7 +795,7 @@ func TestEditorFieldsSayWhatTheyRead(t *testing.T) {
 				row = l
 			}
 		}
-		return a.ed.inputCheck, row
+		return a.ed().inputCheck, row
 	}
 	cases := []struct {
 		kind              edRowKind
@@ -823,8 +823,8 @@ func TestEditorFieldsSayWhatTheyRead(t *testing.T) {
 				t.Errorf("%q: error %v, row %q; want %q shown", c.text, chk.err, row, c.errs)
 			}
 			press(a, enter)
-			if a.ed.input == nil || a.ed.dirty() {
-				t.Errorf("%q was refused but entered the draft: %+v", c.text, a.ed.req)
+			if a.ed().input == nil || a.ed().dirty() {
+				t.Errorf("%q was refused but entered the draft: %+v", c.text, a.ed().req)
 			}
 		default:
 			if chk.err != nil || !strings.Contains(row, c.shows) || (c.warn != "" && !strings.Contains(row, c.warn)) {
@@ -842,8 +842,8 @@ func TestEditorFieldsSayWhatTheyRead(t *testing.T) {
 	// A bare number is allowed (a warning is not a refusal).
 	field(rowMem, "536870912")
 	press(a, enter)
-	if len(a.ed.req.Mem) != 1 || a.ed.req.Mem[0].Bytes.Cmp(model.NewDec(512<<20, 0)) != 0 {
-		t.Fatalf("bare bytes: %+v", a.ed.req.Mem)
+	if len(a.ed().req.Mem) != 1 || a.ed().req.Mem[0].Bytes.Cmp(model.NewDec(512<<20, 0)) != 0 {
+		t.Fatalf("bare bytes: %+v", a.ed().req.Mem)
 	}
 }
 
@@ -856,7 +856,7 @@ func TestEditorPlanViewReviews(t *testing.T) {
 	typeKeys(a, "jjj")
 	press(a, agentNum(1))
 	typeKeys(a, "p")
-	if a.ed.view != edPlan {
+	if a.ed().view != edPlan {
 		t.Fatal("p did not show the plan")
 	}
 	// Someone changes the file on disk (an editor, another tool).
@@ -869,7 +869,7 @@ func TestEditorPlanViewReviews(t *testing.T) {
 	}
 	engineReads(t, a, snap, path)
 	a.Update(tickMsg{})
-	if v := screen(a); a.ed.stale == "" || !strings.Contains(v, "p reviews and recomputes") {
+	if v := screen(a); a.ed().stale == "" || !strings.Contains(v, "p reviews and recomputes") {
 		t.Fatalf("plan view not stale:\n%s", v)
 	}
 	a.flash = flash{}
@@ -878,10 +878,10 @@ func TestEditorPlanViewReviews(t *testing.T) {
 		t.Errorf("the plan view's footer does not offer p:\n%s", screen(a))
 	}
 	typeKeys(a, "p")
-	if a.ed.stale != "" || a.ed.view != edPlan {
-		t.Fatalf("p in the plan view: stale %q, view %d", a.ed.stale, a.ed.view)
+	if a.ed().stale != "" || a.ed().view != edPlan {
+		t.Fatalf("p in the plan view: stale %q, view %d", a.ed().stale, a.ed().view)
 	}
-	if got := a.ed.plan.Current.Agent(fake.Agent0).Mem; got.Cmp(model.NewDec(64<<30, 0)) != 0 {
+	if got := a.ed().plan.Current.Agent(fake.Agent0).Mem; got.Cmp(model.NewDec(64<<30, 0)) != 0 {
 		t.Errorf("not recomputed on the file as it is now: mem %s", got)
 	}
 }
@@ -926,22 +926,22 @@ func TestEditorFooterAndQuit(t *testing.T) {
 	}
 	a := editing(t, desk, snap, alice)
 	typeKeys(a, "q")
-	if a.ed == nil || !strings.Contains(a.flash.text, "ctrl+c quits") {
-		t.Fatalf("q: editor %v, flash %q", a.ed != nil, a.flash.text)
+	if a.ed() == nil || !strings.Contains(a.flash.text, "ctrl+c quits") {
+		t.Fatalf("q: editor %v, flash %q", a.ed() != nil, a.flash.text)
 	}
 	typeKeys(a, "jjj")
 	press(a, agentNum(1))
 	_, cmd := a.Update(ctrlC)
-	if cmd != nil || a.dlg == nil || a.dlg.kind != dlgDiscard || a.dlg.focusOK || a.ed == nil {
-		t.Fatalf("ctrl+c with a draft: cmd %v, dialog %+v", cmd != nil, a.dlg)
+	if cmd != nil || a.dlg() == nil || a.dlg().kind != dlgDiscard || a.dlg().focusOK || a.ed() == nil {
+		t.Fatalf("ctrl+c with a draft: cmd %v, dialog %+v", cmd != nil, a.dlg())
 	}
 	press(a, enter) // Cancel
-	if a.ed == nil || !a.ed.dirty() || !strings.Contains(a.flash.text, "cancelled") {
+	if a.ed() == nil || !a.ed().dirty() || !strings.Contains(a.flash.text, "cancelled") {
 		t.Fatalf("cancelled quit lost the draft; flash %q", a.flash.text)
 	}
 	a.Update(ctrlC)
 	_, cmd = a.Update(ctrlC)
-	if cmd == nil || a.ed != nil {
+	if cmd == nil || a.ed() != nil {
 		t.Fatal("a second ctrl+c did not quit")
 	}
 	if _, held := desk.Holder(); held {
@@ -951,9 +951,9 @@ func TestEditorFooterAndQuit(t *testing.T) {
 	a = editing(t, desk, snap, alice)
 	typeKeys(a, "jjj")
 	press(a, agentNum(1))
-	a.ed.cursor = slices.IndexFunc(a.ed.rows, func(r edRow) bool { return r.kind == rowMem })
+	a.ed().cursor = slices.IndexFunc(a.ed().rows, func(r edRow) bool { return r.kind == rowMem })
 	press(a, enter)
-	if _, cmd := a.Update(ctrlC); cmd != nil || a.dlg == nil || a.dlg.kind != dlgDiscard {
+	if _, cmd := a.Update(ctrlC); cmd != nil || a.dlg() == nil || a.dlg().kind != dlgDiscard {
 		t.Fatalf("ctrl+c in a field quit at once")
 	}
 	a.Close()
@@ -987,7 +987,7 @@ func TestEditorStatusSaysWhatTheDraftChanges(t *testing.T) {
 	if s := status(); !strings.Contains(s, "every device shared by every agent") || strings.Contains(s, "changing owner") {
 		t.Errorf("shared mode:\n%s", s)
 	}
-	a.ed.lost = "taken over by bob"
+	a.ed().lost = "taken over by bob"
 	a.invalidate()
 	if s := status(); strings.Contains(s, "A applies") {
 		t.Errorf("lost session offers apply:\n%s", s)
@@ -1021,7 +1021,7 @@ func TestEditorMarksKernelsLeftBehind(t *testing.T) {
 	typeKeys(a, "A")
 	typeKeys(a, string(fake.Agent0))
 	press(a, tab, enter)
-	if a.ed.dirty() || !strings.Contains(a.flash.text, "applied") {
+	if a.ed().dirty() || !strings.Contains(a.flash.text, "applied") {
 		t.Fatalf("not applied: %q", a.flash.text)
 	}
 	if r := row("GPU0"); !strings.Contains(r, "! not their agent's device") {
@@ -1078,12 +1078,12 @@ func TestEditorHelpWrapsAt80(t *testing.T) {
 	snap := fake.Node(fake.Options{})
 	a := editing(t, testDesk(path, snap), snap, alice)
 	a.Update(teaSize(80, 24))
-	for _, l := range a.helpLines(80) {
+	for _, l := range helpLines(a, 80) {
 		if tr := strings.TrimRight(ansi.Strip(l), " "); strings.HasSuffix(tr, "…") && !strings.HasSuffix(tr, "apply…") {
 			t.Errorf("cut help line: %q", ansi.Strip(l))
 		}
 	}
-	all := ansi.Strip(strings.Join(a.helpLines(80), " "))
+	all := ansi.Strip(strings.Join(helpLines(a, 80), " "))
 	if !strings.Contains(all, "restart them after an apply") {
 		t.Errorf("the last note is missing")
 	}
@@ -1104,20 +1104,20 @@ func TestEditorAsksFormat(t *testing.T) {
 	snap := freeNode()
 	a := editing(t, testDesk(path, snap), snap, alice)
 	typeKeys(a, "m") // auto-split -> manual: the question
-	if a.dlg == nil || a.dlg.kind != dlgFormat || a.dlg.focusOK || a.ed.plan.ModeTo != agentconfig.ModeAutoSplit {
+	if a.dlg() == nil || a.dlg().kind != dlgFormat || a.dlg().focusOK || a.ed().plan.ModeTo != agentconfig.ModeAutoSplit {
 		t.Fatalf("no format question:\n%s", screen(a))
 	}
 	if v := screen(a); !strings.Contains(v, "Main's slot-based") || !strings.Contains(v, "BEP-1044 device-based") {
 		t.Errorf("the question does not name both formats:\n%s", v)
 	}
 	press(a, esc)
-	if a.dlg != nil || a.ed.plan.ModeTo != agentconfig.ModeAutoSplit || a.ed.dirty() {
-		t.Fatalf("esc changed the draft: %+v", a.ed.req)
+	if a.dlg() != nil || a.ed().plan.ModeTo != agentconfig.ModeAutoSplit || a.ed().dirty() {
+		t.Fatalf("esc changed the draft: %+v", a.ed().req)
 	}
 
 	typeKeys(a, "m")
 	press(a, enter) // the default: main's form
-	p := a.ed.plan
+	p := a.ed().plan
 	if p.ModeTo != agentconfig.ModeManual || p.Format != agentconfig.FormatSlotBased || p.DraftFormat || !p.Valid() {
 		t.Fatalf("enter: mode %s format %s draft %v errors %q", p.ModeTo, p.Format, p.DraftFormat, p.Errors)
 	}
@@ -1128,7 +1128,7 @@ func TestEditorAsksFormat(t *testing.T) {
 	press(a, keyRune('u'))
 	typeKeys(a, "m")
 	press(a, tab, enter) // the BEP-1044 form, chosen
-	p = a.ed.plan
+	p = a.ed().plan
 	if p.ModeTo != agentconfig.ModeManual || p.Format != agentconfig.FormatDeviceBased || !p.DraftFormat {
 		t.Fatalf("device-based: mode %s format %s draft %v", p.ModeTo, p.Format, p.DraftFormat)
 	}

@@ -16,60 +16,44 @@ import (
 // what went wrong and what the marks mean.
 const edStatusLines = 3
 
-// edVisible is how many grid rows fit.
-func (a *App) edVisible() int {
-	w, h := a.size()
-	return max(h-len(a.viewHeader(w))-2-1-edStatusLines-1, 1)
+// edVisible is how many grid rows a page key moves over.
+func (e *editor) edVisible() int {
+	return max(e.h-2-edStatusLines-1, 1)
 }
 
-// viewEditor draws the open editor: its grid, plan or journal.
-func (a *App) viewEditor(w, h int) []string {
-	rows := a.viewHeader(w)
-	var body []string
-	switch a.ed.view {
+// View draws the open editor in the size SetSize gave: its grid, plan or
+// journal.
+func (e *editor) View() []string {
+	var rows []string
+	switch e.view {
 	case edPlan:
-		body = a.viewPlan(w, h-len(rows)-1)
+		rows = e.viewPlan(e.w, e.h)
 	case edJournal:
-		body = a.viewJournal(w, h-len(rows)-1)
+		rows = e.viewJournal(e.w, e.h)
 	default:
-		body = a.viewGrid(w, h-len(rows)-1)
+		rows = e.viewGrid(e.w, e.h)
 	}
-	rows = append(rows, body...)
-	for len(rows) < h-1 {
+	for len(rows) < e.h {
 		rows = append(rows, "")
 	}
-	rows = append(rows[:h-1], a.viewEditorFooter(w))
-	if a.dlg != nil {
-		rows = a.overlayDialog(rows, w, h)
-	}
-	return rows
+	return rows[:e.h]
 }
 
-// viewEditorFooter is the flash, else the editor's short help.
-func (a *App) viewEditorFooter(w int) string {
-	if a.flash.text != "" {
-		l := newLine(paint{})
-		putSpans(l, a.st, []span{{a.flash.lvl, a.flash.text}}, w)
-		return l.finish(w)
+// footer is the editor's short help (under a flash, which the root puts
+// first): the field's keys while one is open, else the view's.
+func (e *editor) footer(w int) string {
+	if e.input != nil {
+		return spansRow(e.st, []span{{lvlAccent, "enter"}, {lvlDim, " set · "}, {lvlAccent, "esc"}, {lvlDim, " cancel · the field is checked as you type"}}, w)
 	}
-	sc := scEditor
-	switch {
-	case a.ed.input != nil:
-		return spansRow(a.st, []span{{lvlAccent, "enter"}, {lvlDim, " set · "}, {lvlAccent, "esc"}, {lvlDim, " cancel · the field is checked as you type"}}, w)
-	case a.ed.view == edPlan:
-		sc = scPlan
-	case a.ed.view == edJournal:
-		sc = scJournal
-	}
-	return a.footerLine(a.keys.footerIn(sc), w)
+	return e.footerLine(e.keys.footerIn(e.scope()), w)
 }
 
 // footerLine draws footer items in their order, leaving out, when the
 // line is too narrow for all, the least important first (the highest
 // prio, the last of equals), so apply, plan, undo and leaving show at any
 // width where they fit at all.
-func (a *App) footerLine(items []footItem, w int) string {
-	st := a.st
+func (e *editor) footerLine(items []footItem, w int) string {
+	st := e.st
 	itemW := func(it footItem) int { return width(it.key) + 1 + width(it.desc) }
 	keep := make([]bool, len(items))
 	total := -3
@@ -127,22 +111,22 @@ func (a *App) footerLine(items []footItem, w int) string {
 }
 
 // modeSpans says the draft's mode, with the file's when they differ.
-func (ed *editor) modeSpans() []span {
-	p := ed.plan
+func (e *editor) modeSpans() []span {
+	p := e.plan
 	if p.ModeFrom == p.ModeTo {
-		return append([]span{{lvlDim, "mode "}, {lvlPlain, p.ModeTo}, {lvlDim, " · "}}, ed.formatSpans()...)
+		return append([]span{{lvlDim, "mode "}, {lvlPlain, p.ModeTo}, {lvlDim, " · "}}, e.formatSpans()...)
 	}
 	out := []span{{lvlDim, "mode "}, {lvlPlain, p.ModeFrom + " → "}, {lvlAccent, p.ModeTo}}
 	if p.ModeTo == agentconfig.ModeAutoSplit {
 		out = append(out, span{lvlDim, " (preview of the deal)"})
 	}
-	return append(append(out, span{lvlDim, " · "}), ed.formatSpans()...)
+	return append(append(out, span{lvlDim, " · "}), e.formatSpans()...)
 }
 
 // formatSpans says the draft's format, and plainly when it is one
 // Backend.AI main cannot load.
-func (ed *editor) formatSpans() []span {
-	p := ed.plan
+func (e *editor) formatSpans() []span {
+	p := e.plan
 	if p.DraftFormat {
 		return []span{{lvlCrit, agentconfig.DraftFormatWarning}}
 	}
@@ -156,7 +140,7 @@ type edCols struct {
 	live  int
 }
 
-func (a *App) edColumns(w int, shorts []string) edCols {
+func (e *editor) edColumns(w int, shorts []string) edCols {
 	c := edCols{label: min(max(w/5, 16), 26)}
 	used := 2 + c.label
 	for i, s := range shorts {
@@ -170,29 +154,28 @@ func (a *App) edColumns(w int, shorts []string) edCols {
 
 // viewGrid draws the devices × agents grid, the agents' cpu and mem rows
 // and the status lines, in h rows.
-func (a *App) viewGrid(w, h int) []string {
-	st := a.st
-	ed := a.ed
-	p := ed.plan
-	shorts := ed.agentShorts()
-	cols := a.edColumns(w, shorts)
+func (e *editor) viewGrid(w, h int) []string {
+	st := e.st
+	p := e.plan
+	shorts := e.agentShorts()
+	cols := e.edColumns(w, shorts)
 	visible := max(h-2-edStatusLines, 1)
-	if ed.cursor < ed.off {
-		ed.off = ed.cursor
+	if e.cursor < e.off {
+		e.off = e.cursor
 	}
-	if ed.cursor >= ed.off+visible {
-		ed.off = ed.cursor - visible + 1
+	if e.cursor >= e.off+visible {
+		e.off = e.cursor - visible + 1
 	}
-	ed.off = min(ed.off, max(len(ed.rows)-visible, 0))
+	e.off = min(e.off, max(len(e.rows)-visible, 0))
 
-	info := ed.modeSpans()
+	info := e.modeSpans()
 	if n := len(p.Edits); n > 0 {
 		info = append(info, span{lvlDim, " · "}, span{lvlAccent, "draft: " + plural(n, "file change")})
 	}
-	if ed.stale != "" {
+	if e.stale != "" {
 		info = append(info, span{lvlDim, " "}, span{lvlBadge, " STALE "})
 	}
-	if ed.lost != "" {
+	if e.lost != "" {
 		info = append(info, span{lvlDim, " "}, span{lvlBadge, " LOST "})
 	}
 	// The mode and the draft's size matter more than the whole path: the
@@ -205,7 +188,7 @@ func (a *App) viewGrid(w, h int) []string {
 	if room < 8 {
 		path = ""
 	}
-	out := []string{a.titleRow(w, []span{{lvlFocus, " Partition "}, {lvlDim, " " + path + " "}}, info, len(ed.rows), visible, ed.off)}
+	out := []string{titleRowOf(e.st, w, []span{{lvlFocus, " Partition "}, {lvlDim, " " + path + " "}}, info, len(e.rows), visible, e.off)}
 
 	hl := newLine(paint{})
 	hl.gap(2)
@@ -225,43 +208,42 @@ func (a *App) viewGrid(w, h int) []string {
 			}
 		}
 	}
-	for i := ed.off; i < len(ed.rows) && i < ed.off+visible; i++ {
-		r := ed.rows[i]
-		sel := i == ed.cursor
+	for i := e.off; i < len(e.rows) && i < e.off+visible; i++ {
+		r := e.rows[i]
+		sel := i == e.cursor
 		switch r.kind {
 		case rowDevice:
-			out = append(out, a.gridDeviceRow(r, cols, w, sel, stranded[r.key]))
+			out = append(out, e.gridDeviceRow(r, cols, w, sel, stranded[r.key]))
 		default:
-			out = append(out, a.gridAgentRow(i, r, shorts, cols, w, sel))
+			out = append(out, e.gridAgentRow(i, r, shorts, cols, w, sel))
 		}
 	}
 	for len(out) < h-edStatusLines {
 		out = append(out, "")
 	}
-	out = out[:h-edStatusLines]
-	return append(out, a.editorStatus(w)...)
+	out = out[:max(h-edStatusLines, 0)]
+	return append(out, e.editorStatus(w)...)
 }
 
 // gridDeviceRow draws one device: its owners in the draft (marked where
 // the draft changes them) and who holds it live.
-func (a *App) gridDeviceRow(r edRow, cols edCols, w int, sel, stranded bool) string {
-	st := a.st
-	ed := a.ed
-	l := a.rowStart(sel, sel)
+func (e *editor) gridDeviceRow(r edRow, cols edCols, w int, sel, stranded bool) string {
+	st := e.st
+	l := rowStartOf(e.st, sel, sel)
 	label := partition.Key(r.key)
 	var dr *devRow
-	if r.dev >= 0 && a.d != nil && r.dev < len(a.d.devs) {
-		dr = &a.d.devs[r.dev]
+	if r.dev >= 0 && e.d != nil && r.dev < len(e.d.devs) {
+		dr = &e.d.devs[r.dev]
 		label = dr.label + " " + dr.abbrev
 		if dr.child {
 			label = st.G.Branch + dr.label
 		}
 	}
 	l.cell(st.Text, label, cols.label, false, st.G.Ellipsis)
-	for i := range ed.plan.Next.Agents {
-		now := ed.plan.Next.Agents[i].OwnsDevice(r.key)
+	for i := range e.plan.Next.Agents {
+		now := e.plan.Next.Agents[i].OwnsDevice(r.key)
 		was := false
-		if ca := ed.plan.Current.Agent(ed.plan.Next.Agents[i].ID); ca != nil {
+		if ca := e.plan.Current.Agent(e.plan.Next.Agents[i].ID); ca != nil {
 			was = ca.OwnsDevice(r.key)
 		}
 		var p paint
@@ -291,7 +273,7 @@ func (a *App) gridDeviceRow(r edRow, cols edCols, w int, sel, stranded bool) str
 		counts := map[string]int{}
 		var order []string
 		for _, ki := range dr.kernels {
-			ag := a.d.kernels[ki].agent
+			ag := e.d.kernels[ki].agent
 			if counts[ag] == 0 {
 				order = append(order, ag)
 			}
@@ -302,7 +284,7 @@ func (a *App) gridDeviceRow(r edRow, cols edCols, w int, sel, stranded bool) str
 			who = append(who, ag+"×"+strconv.Itoa(counts[ag]))
 		}
 		lvl := lvlPlain
-		foreign := !stranded && a.foreignHolders(r.key, dr)
+		foreign := !stranded && e.foreignHolders(r.key, dr)
 		if stranded || foreign {
 			lvl = lvlCrit
 		}
@@ -321,13 +303,13 @@ func (a *App) gridDeviceRow(r edRow, cols edCols, w int, sel, stranded bool) str
 // foreignHolders reports whether kernels of an agent that does not own
 // the device in the draft hold it: what an apply leaves behind (they run
 // on until they end) or a file that disagrees with the kernels.
-func (a *App) foreignHolders(k model.DeviceKey, dr *devRow) bool {
-	next := a.ed.plan.Next
+func (e *editor) foreignHolders(k model.DeviceKey, dr *devRow) bool {
+	next := e.plan.Next
 	if next == nil || !next.Exclusive {
 		return false
 	}
 	for _, ki := range dr.kernels {
-		ap := next.Agent(a.d.kernels[ki].k.Agent)
+		ap := next.Agent(e.d.kernels[ki].k.Agent)
 		if ap != nil && !ap.OwnsDevice(k) {
 			return true
 		}
@@ -336,10 +318,9 @@ func (a *App) foreignHolders(k model.DeviceKey, dr *devRow) bool {
 }
 
 // gridAgentRow draws an agent's cpu or mem, or the field being typed.
-func (a *App) gridAgentRow(i int, r edRow, shorts []string, cols edCols, w int, sel bool) string {
-	st := a.st
-	ed := a.ed
-	l := a.rowStart(sel, sel)
+func (e *editor) gridAgentRow(i int, r edRow, shorts []string, cols edCols, w int, sel bool) string {
+	st := e.st
+	l := rowStartOf(e.st, sel, sel)
 	what := "cpu"
 	if r.kind == rowMem {
 		what = "mem"
@@ -347,20 +328,20 @@ func (a *App) gridAgentRow(i int, r edRow, shorts []string, cols edCols, w int, 
 	l.cell(st.Dim, what, 5, false, "")
 	l.cell(st.Text, strconv.Itoa(r.agent+1)+" "+shorts[r.agent], max(cols.label-5, 4), false, st.G.Ellipsis)
 	room := w - l.w - 1
-	if ed.input != nil && ed.inputRow == i {
+	if e.input != nil && e.inputRow == i {
 		// As wide as the text (plus the cursor), so what it means shows
 		// right after it.
-		ed.input.SetWidth(max(min(room-2, 40, width(ed.input.Value())+1), 8))
-		v := ed.input.View()
+		e.input.SetWidth(max(min(room-2, 40, width(e.input.Value())+1), 8))
+		v := e.input.View()
 		l.putW(paint{}, v, width(v))
-		if sp := ed.inputCheck.spans(); len(sp) > 0 {
+		if sp := e.inputCheck.spans(); len(sp) > 0 {
 			l.gap(2)
 			putSpans(l, st, sp, w-l.w)
 		}
 		return clampLine(l.finish(w), w)
 	}
-	next := &ed.plan.Next.Agents[r.agent]
-	cur := ed.plan.Current.Agent(next.ID)
+	next := &e.plan.Next.Agents[r.agent]
+	cur := e.plan.Current.Agent(next.ID)
 	var val, was string
 	if r.kind == rowMem {
 		val = memOrNone(next.Mem)
@@ -368,9 +349,9 @@ func (a *App) gridAgentRow(i int, r edRow, shorts []string, cols edCols, w int, 
 			was = memOrNone(cur.Mem)
 		}
 	} else {
-		val, was = cpuText(ed.plan, next), ""
+		val, was = cpuText(e.plan, next), ""
 		if cur != nil {
-			if c := cpuText(ed.plan, cur); c != val {
+			if c := cpuText(e.plan, cur); c != val {
 				was = c
 			}
 		}
@@ -403,16 +384,15 @@ func cpuText(p *partition.Plan, ap *partition.AgentPart) string {
 // editorStatus is the lines under the grid: the plan in a phrase (or why
 // the draft cannot be applied), the last result or the field's error, and
 // what the marks mean.
-func (a *App) editorStatus(w int) []string {
-	ed := a.ed
-	p := ed.plan
-	g := a.st.G
+func (e *editor) editorStatus(w int) []string {
+	p := e.plan
+	g := e.st.G
 	var first []span
 	switch {
-	case ed.lost != "":
-		first = []span{{lvlCrit, "You no longer hold the draft: " + ed.lost + ". esc leaves."}}
-	case ed.stale != "":
-		first = []span{{lvlCrit, "STALE: " + ed.stale}, {lvlPlain, " · p reviews the recomputed plan; apply is refused until then"}}
+	case e.lost != "":
+		first = []span{{lvlCrit, "You no longer hold the draft: " + e.lost + ". esc leaves."}}
+	case e.stale != "":
+		first = []span{{lvlCrit, "STALE: " + e.stale}, {lvlPlain, " · p reviews the recomputed plan; apply is refused until then"}}
 	case !p.Valid():
 		first = []span{{lvlCrit, "INVALID (" + plural(len(p.Errors), "error") + "): " + firstLine(p.Errors[0])}}
 	case !p.Changed():
@@ -427,23 +407,23 @@ func (a *App) editorStatus(w int) []string {
 		}
 	}
 	var second []span
-	if ed.lost == "" && (ed.dirty() || len(ed.undo) > 0) {
-		second = []span{{lvlPlain, "draft: " + ed.changeSummary()}}
+	if e.lost == "" && (e.dirty() || len(e.undo) > 0) {
+		second = []span{{lvlPlain, "draft: " + e.changeSummary()}}
 		keys := " · u undoes"
-		if ed.dirty() {
+		if e.dirty() {
 			keys += ", r resets, p plan"
 		}
-		if ed.stale == "" && p.Valid() && p.Changed() {
+		if e.stale == "" && p.Valid() && p.Changed() {
 			keys += ", A applies"
 		}
 		second = append(second, span{lvlDim, keys})
 	}
 	legend := []span{{lvlDim, g.Owned + " owner  " + g.Gained + g.Owned + " gains  " + g.Lost + " loses  " + g.Dot + " not its device  ! another agent's kernels on it · 1-9 or ←/→ move the selected device · m mode · enter edits cpu/mem"}}
 	lines := [][]span{first, second, legend}
-	if ed.result != nil {
+	if e.result != nil {
 		// The result (with the backup's path) may take the legend's row too
 		// rather than be cut.
-		rows := wrapWords(ed.result, w-1)
+		rows := wrapWords(e.result, w-1)
 		lines[1] = rows[0]
 		if len(rows) > 1 {
 			lines[2] = rows[1]
@@ -451,19 +431,18 @@ func (a *App) editorStatus(w int) []string {
 	}
 	out := make([]string, len(lines))
 	for i, sp := range lines {
-		out[i] = spansRow(a.st, append([]span{{lvlPlain, " "}}, sp...), w)
+		out[i] = spansRow(e.st, append([]span{{lvlPlain, " "}}, sp...), w)
 	}
 	return out
 }
 
 // planLines is the plan as the CLI prints it, coloured: errors first and
 // in red, so an invalid draft cannot be missed.
-func (a *App) planLines() [][]span {
-	ed := a.ed
-	p := ed.plan
+func (e *editor) planLines() [][]span {
+	p := e.plan
 	var out [][]span
-	if ed.stale != "" {
-		out = append(out, []span{{lvlCrit, "STALE: " + ed.stale + ": p reviews and recomputes this plan on the file as it is now"}}, nil)
+	if e.stale != "" {
+		out = append(out, []span{{lvlCrit, "STALE: " + e.stale + ": p reviews and recomputes this plan on the file as it is now"}}, nil)
 	}
 	if len(p.Errors) > 0 {
 		out = append(out, []span{{lvlCrit, "INVALID: " + plural(len(p.Errors), "error") + "; nothing can be applied"}})
@@ -513,10 +492,9 @@ func (a *App) planLines() [][]span {
 }
 
 // viewPlan draws the scrollable plan in h rows.
-func (a *App) viewPlan(w, h int) []string {
-	ed := a.ed
+func (e *editor) viewPlan(w, h int) []string {
 	var body []string
-	for _, sp := range a.planLines() {
+	for _, sp := range e.planLines() {
 		rows := wrapWords(sp, w-2)
 		// A wrapped "+ [...]" or "- [...]" keeps its marker on every row, so
 		// a continuation is not read as context.
@@ -531,37 +509,36 @@ func (a *App) viewPlan(w, h int) []string {
 				row = append([]span{{row[0].lvl, "  " + mark + " "}}, row[1:]...)
 				row[0].lvl = sp[0].lvl
 			}
-			body = append(body, spansRow(a.st, append([]span{{lvlPlain, " "}}, row...), w))
+			body = append(body, spansRow(e.st, append([]span{{lvlPlain, " "}}, row...), w))
 		}
 	}
 	visible := max(h-1, 0)
-	ed.planOff = min(ed.planOff, max(len(body)-visible, 0))
+	e.planOff = min(e.planOff, max(len(body)-visible, 0))
 	title := []span{{lvlFocus, " Plan "}}
-	if ed.stale != "" {
+	if e.stale != "" {
 		title = append(title, span{lvlDim, " "}, span{lvlBadge, " STALE "})
 	}
-	out := []string{a.titleRow(w, title, []span{{lvlDim, "A apply · esc back"}}, len(body), visible, ed.planOff)}
-	for i := ed.planOff; i < len(body) && len(out) < h; i++ {
+	out := []string{titleRowOf(e.st, w, title, []span{{lvlDim, "A apply · esc back"}}, len(body), visible, e.planOff)}
+	for i := e.planOff; i < len(body) && len(out) < h; i++ {
 		out = append(out, body[i])
 	}
 	return out
 }
 
 // viewJournal draws the last journal records, newest first.
-func (a *App) viewJournal(w, h int) []string {
-	ed := a.ed
-	st := a.st
+func (e *editor) viewJournal(w, h int) []string {
+	st := e.st
 	var body []string
 	row := func(sp ...span) { body = append(body, spansRow(st, append([]span{{lvlPlain, " "}}, sp...), w)) }
 	switch {
-	case ed.journalErr != "":
-		row(span{lvlCrit, ed.journalErr})
-	case len(ed.journal) == 0:
-		row(span{lvlDim, "nothing applied yet: the journal " + a.opts.Desk.JournalPath() + " is empty"})
+	case e.journalErr != "":
+		row(span{lvlCrit, e.journalErr})
+	case len(e.journal) == 0:
+		row(span{lvlDim, "nothing applied yet: the journal " + e.desk.JournalPath() + " is empty"})
 	default:
 		row(span{lvlDim, padRight("TIME", 20) + padRight("ACTION", 9) + padRight("RESULT", 9) + padRight("ACTOR", 14) + padRight("ORIGIN", 22) + "OLD → NEW"})
 	}
-	for _, r := range ed.journal {
+	for _, r := range e.journal {
 		res := span{lvlOK, padRight(r.Result, 9)}
 		if r.Result != "ok" {
 			res.lvl = lvlCrit
@@ -577,18 +554,18 @@ func (a *App) viewJournal(w, h int) []string {
 			row(span{lvlCrit, "    mismatch: " + m})
 		}
 	}
-	if ed.journalBad > 0 {
-		row(span{lvlWarn, plural(ed.journalBad, "journal line") + " could not be read (torn writes)"})
+	if e.journalBad > 0 {
+		row(span{lvlWarn, plural(e.journalBad, "journal line") + " could not be read (torn writes)"})
 	}
-	if _, ok := a.opts.Desk.LastWrite(); ok || len(ed.journal) > 0 {
+	if _, ok := e.desk.LastWrite(); ok || len(e.journal) > 0 {
 		body = append(body, "")
 		row(span{lvlWarn, "The agents read agent.toml only at start-up: a change takes effect when they restart."})
 	}
 	visible := max(h-1, 0)
-	ed.jourOff = min(ed.jourOff, max(len(body)-visible, 0))
-	out := []string{a.titleRow(w, []span{{lvlFocus, " Journal "}, {lvlDim, " " + a.opts.Desk.JournalPath() + " "}},
-		[]span{{lvlDim, "newest first · esc back"}}, len(body), visible, ed.jourOff)}
-	for i := ed.jourOff; i < len(body) && len(out) < h; i++ {
+	e.jourOff = min(e.jourOff, max(len(body)-visible, 0))
+	out := []string{titleRowOf(e.st, w, []span{{lvlFocus, " Journal "}, {lvlDim, " " + e.desk.JournalPath() + " "}},
+		[]span{{lvlDim, "newest first · esc back"}}, len(body), visible, e.jourOff)}
+	for i := e.jourOff; i < len(body) && len(out) < h; i++ {
 		out = append(out, body[i])
 	}
 	return out

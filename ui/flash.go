@@ -26,18 +26,26 @@ func flashDuration(l level) time.Duration {
 	return 4 * time.Second
 }
 
-func (a *App) flashf(l level, text string) {
-	a.flash = flash{lvl: l, text: text, until: a.now().Add(flashDuration(l))}
-	a.invalidate()
+// flashf shows a message in the footer; any component may.
+func (c *common) flashf(l level, text string) {
+	c.flash = flash{lvl: l, text: text, until: c.now().Add(flashDuration(l))}
+	c.invalidate()
 }
 
 // expireFlash clears a flash whose time is up; it reports whether it did.
-func (a *App) expireFlash() bool {
-	if a.flash.text != "" && !a.now().Before(a.flash.until) {
-		a.flash = flash{}
+func (c *common) expireFlash() bool {
+	if c.flash.text != "" && !c.now().Before(c.flash.until) {
+		c.flash = flash{}
 		return true
 	}
 	return false
+}
+
+// flashLine is the flash as a footer row.
+func (c *common) flashLine(w int) string {
+	l := newLine(paint{})
+	putSpans(l, c.st, []span{{c.flash.lvl, c.flash.text}}, w)
+	return l.finish(w)
 }
 
 // flashNewIssues flashes issues that appeared since the last snapshot. The

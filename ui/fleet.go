@@ -467,7 +467,7 @@ func (m *Fleet) open() tea.Cmd {
 // nothing left to close there, comes back to the table, and ctrl+c quits.
 func (m *Fleet) drillKey(msg tea.KeyPressMsg) tea.Cmd {
 	a := m.drill
-	idle := a.prompt == promptNone && a.overlay == ovNone && a.dlg == nil
+	idle := !a.modalOpen()
 	switch {
 	case msg.String() == "ctrl+c":
 		return tea.Quit

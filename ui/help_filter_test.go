@@ -23,7 +23,7 @@ func TestHelpFilter(t *testing.T) {
 	f := helpBody(a)
 	mustContain(t, "filtered help", f, "filter: SORT", "reverse sort", "sort column")
 	mustNotContain(t, "filtered help", f, "next pane", "Share bars", "free capacity")
-	if a.overlay != ovHelp {
+	if helpOf(a) == nil {
 		t.Fatal("typing closed the help")
 	}
 	// q and j are letters here, not quit and scroll.
@@ -32,8 +32,8 @@ func TestHelpFilter(t *testing.T) {
 	a.Update(keyCode(tea.KeyBackspace))
 	a.Update(keyCode(tea.KeyBackspace))
 	typeKeys(a, "qui")
-	if a.helpFilter != "qui" {
-		t.Fatalf("filter %q after backspaces and qui", a.helpFilter)
+	if helpOf(a).filter != "qui" {
+		t.Fatalf("filter %q after backspaces and qui", helpOf(a).filter)
 	}
 	f = helpBody(a)
 	mustContain(t, "qui", f, "filter: qui", "quit")
@@ -42,32 +42,32 @@ func TestHelpFilter(t *testing.T) {
 	mustContain(t, "no match", stripANSI(a.View().Content), "nothing in the help matches")
 	// ? is a letter while a filter is typed.
 	typeKeys(a, "?")
-	if a.overlay != ovHelp || !strings.HasSuffix(a.helpFilter, "?") {
-		t.Fatalf("? with a filter: overlay %v filter %q", a.overlay, a.helpFilter)
+	if helpOf(a) == nil || !strings.HasSuffix(helpOf(a).filter, "?") {
+		t.Fatalf("? with a filter: top %T, help %+v", a.top(), helpOf(a))
 	}
 	a.Update(keyCode(tea.KeyEscape))
-	if a.overlay != ovHelp || a.helpFilter != "" {
-		t.Fatalf("first esc: overlay %v filter %q; want help open, filter cleared", a.overlay, a.helpFilter)
+	if helpOf(a) == nil || helpOf(a).filter != "" {
+		t.Fatalf("first esc: top %T, help %+v; want help open, filter cleared", a.top(), helpOf(a))
 	}
 	mustNotContain(t, "cleared", stripANSI(a.View().Content), "filter:")
 	a.Update(keyCode(tea.KeyEscape))
-	if a.overlay != ovNone {
+	if a.modalOpen() {
 		t.Fatal("second esc did not close the help")
 	}
 	// Reopened, the help starts unfiltered; the filter takes at most
 	// maxPromptRunes runes.
 	typeKeys(a, "?")
-	if a.helpFilter != "" {
-		t.Fatalf("reopened with filter %q", a.helpFilter)
+	if helpOf(a).filter != "" {
+		t.Fatalf("reopened with filter %q", helpOf(a).filter)
 	}
 	typeKeys(a, strings.Repeat("x", maxPromptRunes+10))
-	if n := len([]rune(a.helpFilter)); n != maxPromptRunes {
+	if n := len([]rune(helpOf(a).filter)); n != maxPromptRunes {
 		t.Errorf("filter holds %d runes, want %d", n, maxPromptRunes)
 	}
 	typeKeys(a, "")
 	a.Update(keyCode(tea.KeyEscape))
 	typeKeys(a, "?")
-	if a.overlay != ovNone {
+	if a.modalOpen() {
 		t.Error("? with no filter did not close the help")
 	}
 }

@@ -39,7 +39,7 @@ func testApp(t testing.TB, w, h int, s *model.Snapshot, opts Options) *App {
 	// Driven without a program: the desk's commands run at once and their
 	// messages are handled before Update returns (TestOtherApplyNeverStalls
 	// runs them as a program does).
-	a.desk.sync = true
+	a.syncCmds = true
 	a.Init()
 	a.Update(teaSize(w, h))
 	if s != nil {
@@ -53,4 +53,21 @@ func testApp(t testing.TB, w, h int, s *model.Snapshot, opts Options) *App {
 func feed(a *App, s *model.Snapshot) {
 	a.Update(snapshotMsg{s})
 	a.Update(frameMsg{})
+}
+
+// helpOf, detailOf and promptOf are the open help, detail and prompt, or
+// nil.
+func helpOf(a *App) *helpScreen { return find[*helpScreen](a) }
+func detailOf(a *App) *detail   { return find[*detail](a) }
+func promptOf(a *App) *prompt   { return find[*prompt](a) }
+
+// helpLines is the body of the help that ? opens on what a shows now,
+// at width w; a is left as it was.
+func helpLines(a *App, w int) []string {
+	n := len(a.layers)
+	a.openHelp()
+	hs := helpOf(a)
+	a.layers = a.layers[:n]
+	a.invalidate()
+	return hs.lines(w)
 }

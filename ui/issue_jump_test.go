@@ -26,22 +26,22 @@ func TestEnterOnIssueJumps(t *testing.T) {
 		a.selectRow(paneIssues, i)
 		is := a.d.issues[i].is
 		a.Update(keyCode(tea.KeyEnter))
-		if a.overlay != ovDetail {
+		if detailOf(a) == nil {
 			t.Fatalf("issue %d (%s): no detail opened", i, is)
 		}
-		switch a.detail.kind {
+		switch detailOf(a).kind {
 		case detKernel:
 			jumped++
-			if a.focus != paneKernels || a.detail.kern != is.Kernel || a.selectedID() != string(is.Kernel) {
-				t.Errorf("issue %d: kernel detail %s, focus %d, selected %q; want %s", i, a.detail.kern, a.focus, a.selectedID(), is.Kernel)
+			if a.focus != paneKernels || detailOf(a).kern != is.Kernel || a.selectedID() != string(is.Kernel) {
+				t.Errorf("issue %d: kernel detail %s, focus %d, selected %q; want %s", i, detailOf(a).kern, a.focus, a.selectedID(), is.Kernel)
 			}
 		case detDevice:
 			jumped++
 			if is.Kernel != "" && a.kernelIndex(is.Kernel) >= 0 {
 				t.Errorf("issue %d: went to the device though kernel %s is listed", i, is.Kernel)
 			}
-			if a.focus != paneDevices || a.detail.dev != is.Device || a.d.devs[a.cursor[paneDevices]].key != is.Device {
-				t.Errorf("issue %d: device detail %v, focus %d; want %v", i, a.detail.dev, a.focus, is.Device)
+			if a.focus != paneDevices || detailOf(a).dev != is.Device || a.d.devs[a.cursor[paneDevices]].key != is.Device {
+				t.Errorf("issue %d: device detail %v, focus %d; want %v", i, detailOf(a).dev, a.focus, is.Device)
 			}
 		case detIssue:
 			if is.Device.ID == "" && is.Kernel == "" && a.flash.text == "" {

@@ -19,7 +19,7 @@ func TestPromptLengthIsLimited(t *testing.T) {
 			a := testApp(t, 100, 30, fake.Node(fake.Options{}), Options{})
 			typeKeys(a, open)
 			typeKeys(a, strings.Repeat("é", maxPromptRunes+40))
-			if n := utf8.RuneCountInString(a.input); n != maxPromptRunes {
+			if n := utf8.RuneCountInString(promptOf(a).input); n != maxPromptRunes {
 				t.Fatalf("typed: the prompt holds %d runes, want %d", n, maxPromptRunes)
 			}
 			if !strings.Contains(a.flash.text, "at most 256") {
@@ -27,10 +27,10 @@ func TestPromptLengthIsLimited(t *testing.T) {
 			}
 			a.Update(tea.KeyPressMsg{Code: 'u', Mod: tea.ModCtrl})
 			a.Update(tea.KeyPressMsg{Code: 'x', Text: strings.Repeat("x", 1<<20)})
-			if n := utf8.RuneCountInString(a.input); n != maxPromptRunes {
+			if n := utf8.RuneCountInString(promptOf(a).input); n != maxPromptRunes {
 				t.Fatalf("pasted: the prompt holds %d runes, want %d", n, maxPromptRunes)
 			}
-			if open == "/" && a.filter != a.input {
+			if open == "/" && a.filter != promptOf(a).input {
 				t.Fatalf("the filter is not the prompt")
 			}
 		})

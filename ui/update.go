@@ -16,12 +16,15 @@ import (
 // and come back as messages (editor_cmds.go).
 func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	m, cmd := a.update(msg)
-	for len(a.desk.ready) > 0 {
-		next := a.desk.ready[0]
-		a.desk.ready = a.desk.ready[1:]
+	// What the components sent on the bus (and, in tests, the desk's
+	// answers) is handled before Update returns.
+	for len(a.outbox) > 0 {
+		next := a.outbox[0]
+		a.outbox = a.outbox[1:]
 		_, c := a.update(next)
 		cmd = tea.Batch(cmd, c)
 	}
+	a.prune()
 	return m, a.takeLater(cmd)
 }
 
@@ -37,6 +40,9 @@ func (a *App) takeLater(cmd tea.Cmd) tea.Cmd {
 func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if a.deskMsg(msg) {
 		return a, nil
+	}
+	if cmd, ok := a.busMsg(msg); ok {
+		return a, cmd
 	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
@@ -75,7 +81,9 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tickMsg:
 		a.expireFlash()
 		a.invalidate() // ages and "updated ... ago" move on
-		a.checkEditor()
+		if ed := a.ed(); ed != nil {
+			ed.Update(msg)
+		}
 		a.pollDesk()
 		return a, tick()
 	case tea.EnvMsg:
@@ -99,53 +107,19 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 func (a *App) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
-	if a.prompt != promptNone {
-		return a, a.handlePromptKey(msg)
+	// The prompt, a dialog, the editor, the help or a detail: the top
+	// layer has the keys.
+	if cmd, ok := a.route(msg); ok {
+		return a, cmd
 	}
-	if a.dlg != nil {
-		return a.handleDialogKey(msg)
-	}
-	if a.ed != nil && a.overlay == ovNone {
-		return a.handleEditorKey(msg)
-	}
-	if a.overlay == ovHelp && a.helpFilterKey(msg) {
-		a.invalidate()
-		return a, nil
-	}
-	// Over the editor, the help screen takes the editor's keys: q there is
-	// a letter, not quit, as in the editor itself.
-	sc := scMain
-	if a.ed != nil {
-		sc = a.helpScope()
-	}
-	act := a.keys.lookupIn(sc, msg)
+	act := a.keys.lookup(msg)
 	if act == actQuit {
 		return a, a.quit()
 	}
 	a.invalidate()
-	switch a.overlay {
-	case ovHelp:
-		switch act {
-		case actHelp, actBack:
-			a.overlay = ovNone
-		default:
-			a.scrollOverlay(&a.helpOff, act)
-		}
-		return a, nil
-	case ovDetail:
-		switch act {
-		case actBack, actDetail:
-			a.overlay = ovNone
-		case actHelp:
-			a.overlay = ovHelp
-		default:
-			a.scrollOverlay(&a.detail.off, act)
-		}
-		return a, nil
-	}
 	switch act {
 	case actHelp:
-		a.overlay, a.helpOff, a.helpFilter = ovHelp, 0, ""
+		a.openHelp()
 	case actFilter:
 		a.startPrompt(promptFilter, a.filter)
 	case actCommand:
@@ -194,9 +168,10 @@ func (a *App) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	return a, nil
 }
 
-// scrollOverlay moves a help or detail screen.
-func (a *App) scrollOverlay(off *int, act action) {
-	_, h := a.size()
+// scroll moves a scrolling screen (help, detail, the editor's plan and
+// journal) by a key's action.
+func (c *common) scroll(off *int, act action) {
+	_, h := c.size()
 	page := max(h-4, 1)
 	switch act {
 	case actUp:
@@ -303,37 +278,10 @@ func (a *App) clampCursors() {
 }
 
 func (a *App) handleWheel(m tea.Mouse) {
-	delta := 1
-	if m.Button == tea.MouseWheelUp {
-		delta = -1
-	}
-	switch a.overlay {
-	case ovHelp:
-		a.helpOff = max(a.helpOff+delta, 0)
-		a.invalidate()
-		return
-	case ovDetail:
-		a.detail.off = max(a.detail.off+delta, 0)
-		a.invalidate()
+	if _, ok := a.route(tea.MouseWheelMsg(m)); ok {
 		return
 	}
-	if a.dlg != nil {
-		return
-	}
-	if ed := a.ed; ed != nil {
-		switch ed.view {
-		case edPlan:
-			ed.planOff = max(ed.planOff+delta, 0)
-		case edJournal:
-			ed.jourOff = max(ed.jourOff+delta, 0)
-		default:
-			if ed.input == nil {
-				a.moveEdCursor(delta)
-			}
-		}
-		a.invalidate()
-		return
-	}
+	delta := wheelDelta(m)
 	p, ok := a.lay.paneAt(m.X, m.Y)
 	if !ok {
 		return
@@ -348,7 +296,7 @@ func (a *App) handleWheel(m tea.Mouse) {
 // handleClick focuses the pane under the pointer and selects the row, or
 // sorts by the kernel column whose header was clicked.
 func (a *App) handleClick(m tea.Mouse) {
-	if m.Button != tea.MouseLeft || a.overlay != ovNone || a.prompt != promptNone || a.ed != nil || a.dlg != nil {
+	if m.Button != tea.MouseLeft || a.modalOpen() {
 		return
 	}
 	p, ok := a.lay.paneAt(m.X, m.Y)
@@ -401,4 +349,12 @@ func (a *App) selectRow(p pane, i int) {
 	if p == paneDevices {
 		a.refreshKernels()
 	}
+}
+
+// wheelDelta is a wheel event as rows: -1 up, 1 down.
+func wheelDelta(m tea.Mouse) int {
+	if m.Button == tea.MouseWheelUp {
+		return -1
+	}
+	return 1
 }

@@ -321,8 +321,8 @@ func TestDetailFollowsSnapshots(t *testing.T) {
 	a := testApp(t, 100, 40, fake.Node(fake.Options{}), Options{})
 	typeKeys(a, "j") // GPU1
 	a.Update(keyCode(tea.KeyEnter))
-	if a.overlay != ovDetail || a.detail.title != "GPU1" {
-		t.Fatalf("detail %v %q", a.overlay, a.detail.title)
+	if ds := detailOf(a); ds == nil || ds.title != "GPU1" {
+		t.Fatalf("detail: top %T %+v", a.top(), ds)
 	}
 	out := ansi.Strip(a.View().Content)
 	for _, want := range []string{"Holdings", "c41a8f2d", "resource.txt", "Processes", "51220", "0.90"} {
@@ -338,7 +338,7 @@ func TestDetailFollowsSnapshots(t *testing.T) {
 		t.Errorf("detail not rebuilt from the new snapshot:\n%s", out)
 	}
 	a.Update(keyCode(tea.KeyEscape))
-	if a.overlay != ovNone {
+	if a.modalOpen() {
 		t.Error("esc did not close the detail")
 	}
 }

@@ -168,14 +168,17 @@ func (a *App) deviceHeader(c devCols, w int) string {
 
 // rowStart begins a list row: the selection background when highlighted,
 // then the cursor mark (or its blank) in the first two cells.
-func (a *App) rowStart(highlighted, marked bool) *line {
+func (a *App) rowStart(highlighted, marked bool) *line { return rowStartOf(a.st, highlighted, marked) }
+
+// rowStartOf is rowStart for any component's styles.
+func rowStartOf(st *Styles, highlighted, marked bool) *line {
 	base := paint{}
 	if highlighted {
-		base = a.st.Selected
+		base = st.Selected
 	}
 	l := newLine(base)
 	if marked {
-		l.putW(a.st.Accent, a.st.G.Cursor, 1)
+		l.putW(st.Accent, st.G.Cursor, 1)
 		l.gap(1)
 	} else {
 		l.gap(2)

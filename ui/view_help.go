@@ -15,40 +15,92 @@ import (
 	"github.com/fgtop/fgtop/themes"
 )
 
-// helpLines is the help screen's body: the key map's full help (the very
-// bindings that handle keys), then what the bars and commands mean.
-func (a *App) helpLines(w int) []string {
-	st := a.st
+// helpScreen is the help: the key map's full help for what is on screen
+// (the very bindings that handle keys), then what the marks, commands and
+// columns mean. Typing filters it.
+type helpScreen struct {
+	*common
+	closer
+	area
+	// ed is the editor the help was opened over: its keys are listed (and
+	// handled: q is a letter here as there), else the main screen's.
+	ed *editor
+	// themeNames: :theme takes names only (a console served over SSH).
+	themeNames bool
+	// sortColumns are the kernel table's sort columns, for :sort.
+	sortColumns func() []string
+	hm          help.Model
+	// filter is what was typed: only the rows that contain it (any case)
+	// show.
+	filter string
+	off    int
+}
+
+// openHelp opens the help for what is on screen: over the editor, the
+// editor's keys and notes.
+func (a *App) openHelp() {
+	a.push(&helpScreen{common: a.common, ed: a.ed(), themeNames: a.opts.LoadTheme != nil,
+		sortColumns: a.sortColumns, hm: help.New()})
+}
+
+func (hs *helpScreen) rank() layerRank { return rankScreen }
+
+// Update filters on typed letters and scrolls on the rest; esc clears the
+// filter, then closes the help, as ? does while nothing is typed.
+func (hs *helpScreen) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.MouseWheelMsg:
+		hs.off = max(hs.off+wheelDelta(tea.Mouse(msg)), 0)
+	case tea.KeyPressMsg:
+		if hs.filterKey(msg) {
+			return nil
+		}
+		switch act := hs.keys.lookupIn(hs.scope(), msg); act {
+		case actQuit:
+			hs.send(quitMsg{})
+		case actHelp, actBack:
+			hs.close()
+		default:
+			hs.scroll(&hs.off, act)
+		}
+	}
+	return nil
+}
+
+// lines is the help screen's body.
+func (hs *helpScreen) lines(w int) []string {
+	st := hs.st
 	var out []string
-	role := a.keys.Role()
+	role := hs.keys.Role()
 	head := []span{{lvlTitle, " Keys"}, {lvlDim, "  role: " + role.String()}}
 	if role == RoleViewer {
 		head = append(head, span{lvlDim, " (read-only: no key changes the node)"})
 	}
 	out = append(out, spansRow(st, head, w))
-	if a.helpFilter != "" {
-		return append(out, a.filteredHelp(w)...)
+	if hs.filter != "" {
+		return append(out, hs.filtered(w)...)
 	}
 	out = append(out, "")
-	for i, row := range a.helpRows(w - 2) {
+	hs.hm.Styles, hs.hm.Ellipsis = st.Help, st.G.Ellipsis
+	for i, row := range helpRowsOf(&hs.hm, hs.keys.fullHelpIn(hs.scope()), w-2) {
 		if i > 0 {
 			out = append(out, "")
 		}
-		for _, ln := range strings.Split(a.help.FullHelpView(row), "\n") {
+		for _, ln := range strings.Split(hs.hm.FullHelpView(row), "\n") {
 			ln = " " + ln
 			out = append(out, ln+spaces(w-width(ln)))
 		}
 	}
-	return append(out, a.helpNotes(w)...)
+	return append(out, hs.notes(w)...)
 }
 
 // helpNotes is the help screen below the keys: what the marks, commands
 // and columns mean.
-func (a *App) helpNotes(w int) []string {
-	st := a.st
+func (hs *helpScreen) notes(w int) []string {
+	st := hs.st
 	g := st.G
-	if a.ed != nil {
-		return a.editorHelp(w)
+	if hs.ed != nil {
+		return editorHelp(st, w)
 	}
 	var out []string
 	legend := func(p paint, glyph string, rest string) string {
@@ -70,12 +122,12 @@ func (a *App) helpNotes(w int) []string {
 		spansRow(st, []span{{lvlDim, "   N/A: the device source could not read a value (never shown as 0)"}}, w),
 		"", spansRow(st, []span{{lvlTitle, " Commands"}}, w))
 	themeCmd := ":theme NAME|PATH"
-	if a.opts.LoadTheme != nil { // served: names only
+	if hs.themeNames { // served: names only
 		themeCmd = ":theme NAME"
 	}
 	cmds := [][2]string{
 		{":q", "quit"},
-		{":sort COL [asc|desc]", "sort kernels: " + strings.Join(a.sortColumns(), " ")},
+		{":sort COL [asc|desc]", "sort kernels: " + strings.Join(hs.sortColumns(), " ")},
 		{themeCmd, "switch theme: " + strings.Join(themes.Names(), " ")},
 		{":filter TEXT", "filter kernels, like /TEXT; !TEXT keeps what does not match"},
 		{":follow", "kernels follow the selected device (f toggles)"},
@@ -106,15 +158,10 @@ func (a *App) helpNotes(w int) []string {
 	return out
 }
 
-// helpRows packs the key map's help groups into rows of columns that fit
-// w cells: bubbles' FullHelpView puts every group side by side and cuts
-// what does not fit, which at 80 columns would hide quit and help.
-func (a *App) helpRows(w int) [][][]key.Binding {
-	return helpRowsOf(&a.help, a.keys.fullHelpIn(a.helpScope()), w)
-}
-
 // helpRowsOf packs help groups into rows of columns that fit w cells (the
-// node and fleet consoles' help screens).
+// node and fleet consoles' help screens): bubbles' FullHelpView puts every
+// group side by side and cuts what does not fit, which at 80 columns would
+// hide quit and help.
 func helpRowsOf(h *help.Model, groups [][]key.Binding, w int) [][][]key.Binding {
 	h.SetWidth(0)
 	var rows [][][]key.Binding
@@ -140,54 +187,30 @@ func spansRow(st *Styles, sp []span, w int) string {
 	return l.finish(w)
 }
 
-// viewHelp draws the help screen.
-func (a *App) viewHelp(w, h int) []string {
-	rows := a.viewHeader(w)
-	body := a.helpLines(w)
-	visible := max(h-len(rows)-2, 0)
-	a.helpOff = min(a.helpOff, max(len(body)-visible, 0))
+// View draws the title row and as many help lines as fit. (Its footer
+// is what is under it: over the editor the editor's, whose keys work
+// here.)
+func (hs *helpScreen) View() []string {
 	hint := "type to filter, esc/? back"
-	if a.helpFilter != "" {
+	if hs.filter != "" {
 		hint = "esc clears filter"
 	}
-	rows = append(rows, a.titleRow(w, []span{{lvlFocus, " Help "}}, []span{{lvlDim, hint}}, len(body), visible, a.helpOff))
-	for i := a.helpOff; i < len(body) && len(rows) < h-1; i++ {
-		rows = append(rows, body[i])
-	}
-	for len(rows) < h-1 {
-		rows = append(rows, "")
-	}
-	return append(rows, a.helpFooter(w))
+	return scrolled(hs.st, hs.w, hs.h, []span{{lvlFocus, " Help "}}, []span{{lvlDim, hint}}, hs.lines(hs.w), &hs.off)
 }
 
-// helpFooter is the help screen's footer: over the editor, the editor's
-// own (its keys still work from here, and the main screen's do not).
-func (a *App) helpFooter(w int) string {
-	if a.ed != nil {
-		return a.viewEditorFooter(w)
-	}
-	return a.viewFooter(w)
-}
-
-// helpScope is the scope whose keys the help screen lists: the editor's
-// view while it is open (context-sensitive help), else the main screen's.
-func (a *App) helpScope() scope {
-	if a.ed == nil {
+// scope is the scope whose keys the help lists and handles: the editor's
+// view when it is over the editor (context-sensitive help), else the
+// main screen's.
+func (hs *helpScreen) scope() scope {
+	if hs.ed == nil || hs.ed.closed() {
 		return scMain
 	}
-	switch a.ed.view {
-	case edPlan:
-		return scPlan
-	case edJournal:
-		return scJournal
-	}
-	return scEditor
+	return hs.ed.scope()
 }
 
 // editorHelp explains the editor's marks and rules under its keys,
 // wrapped (not cut) to the screen.
-func (a *App) editorHelp(w int) []string {
-	st := a.st
+func editorHelp(st *Styles, w int) []string {
 	g := st.G
 	out := []string{"", spansRow(st, []span{{lvlTitle, " Partition editor"}}, w)}
 	note := func(lvl level, s string) {
@@ -206,15 +229,15 @@ func (a *App) editorHelp(w int) []string {
 	return out
 }
 
-// filteredHelp is the help screen while a filter is typed: the
+// filtered is the help screen while a filter is typed: the
 // "filter: ..." line, then each key binding of the scope and each line of
 // the notes that contains the filter, case-insensitively.
-func (a *App) filteredHelp(w int) []string {
-	st := a.st
-	f := strings.ToLower(a.helpFilter)
-	out := []string{spansRow(st, []span{{lvlAccent, " filter: "}, {lvlPlain, a.helpFilter}}, w), ""}
+func (hs *helpScreen) filtered(w int) []string {
+	st := hs.st
+	f := strings.ToLower(hs.filter)
+	out := []string{spansRow(st, []span{{lvlAccent, " filter: "}, {lvlPlain, hs.filter}}, w), ""}
 	n := 0
-	for _, col := range a.keys.fullHelpIn(a.helpScope()) {
+	for _, col := range hs.keys.fullHelpIn(hs.scope()) {
 		for _, b := range col {
 			h := b.Help()
 			if strings.Contains(strings.ToLower(h.Key+" "+h.Desc), f) {
@@ -223,7 +246,7 @@ func (a *App) filteredHelp(w int) []string {
 			}
 		}
 	}
-	for _, ln := range a.helpNotes(w) {
+	for _, ln := range hs.notes(w) {
 		if t := ansi.Strip(ln); strings.TrimSpace(t) != "" && strings.Contains(strings.ToLower(t), f) {
 			out = append(out, ln)
 			n++
@@ -235,37 +258,37 @@ func (a *App) filteredHelp(w int) []string {
 	return out
 }
 
-// helpFilterKey takes a key typed on the help screen into its filter and
+// filterKey takes a key typed on the help screen into its filter and
 // reports whether it did. Letters filter (j, k and q are letters here;
 // the arrows, pgup/pgdn, home/end still scroll and ctrl+c quits);
 // backspace removes the last rune; esc clears a filter before it closes
 // the help, and ? closes it only while no filter is typed.
-func (a *App) helpFilterKey(msg tea.KeyPressMsg) bool {
+func (hs *helpScreen) filterKey(msg tea.KeyPressMsg) bool {
 	switch {
 	case msg.Code == tea.KeyEscape:
-		if a.helpFilter == "" {
+		if hs.filter == "" {
 			return false
 		}
-		a.helpFilter, a.helpOff = "", 0
+		hs.filter, hs.off = "", 0
 		return true
 	case msg.Code == tea.KeyBackspace:
-		if r := []rune(a.helpFilter); len(r) > 0 {
-			a.helpFilter = string(r[:len(r)-1])
+		if r := []rune(hs.filter); len(r) > 0 {
+			hs.filter = string(r[:len(r)-1])
 		}
-		a.helpOff = 0
+		hs.off = 0
 		return true
 	case msg.Text == "" || msg.Mod&(tea.ModCtrl|tea.ModAlt|tea.ModSuper) != 0,
 		strings.ContainsFunc(msg.Text, unicode.IsControl):
 		return false
-	case msg.Text == "?" && a.helpFilter == "":
+	case msg.Text == "?" && hs.filter == "":
 		return false
 	}
-	room := maxPromptRunes - utf8.RuneCountInString(a.helpFilter)
+	room := maxPromptRunes - utf8.RuneCountInString(hs.filter)
 	if r := []rune(msg.Text); len(r) > room {
-		a.flashf(lvlWarn, promptFullText)
+		hs.flashf(lvlWarn, promptFullText)
 		msg.Text = string(r[:max(room, 0)])
 	}
-	a.helpFilter += msg.Text
-	a.helpOff = 0
+	hs.filter += msg.Text
+	hs.off = 0
 	return true
 }

@@ -119,32 +119,23 @@ func (a *App) tabsTitle(shown pane) []span {
 }
 
 // viewFooter is the prompt while typing, else the flash message, else the
-// short help generated from the key map.
+// short help generated from the key map: the screen's own (the editor's)
+// or the main screen's.
 func (a *App) viewFooter(w int) string {
-	st := a.st
-	l := newLine(paint{})
-	switch {
-	case a.prompt != promptNone:
-		lead := "/"
-		if a.prompt == promptCommand {
-			lead = ":"
-		}
-		l.put(st.Accent, lead)
-		in := a.input
-		if width(in)+2 > w {
-			in = st.G.Ellipsis + truncateLeft(in, w-3)
-		}
-		l.put(st.Text, in)
-		l.put(st.Accent, "_")
-	case a.flash.text != "":
-		putSpans(l, st, []span{{a.flash.lvl, a.flash.text}}, w)
-	default:
-		if a.shortHelp == "" || a.helpW != w {
-			a.shortHelp, a.helpW = a.shortHelpLine(w), w
-		}
-		return a.shortHelp
+	if p := find[*prompt](a); p != nil {
+		p.SetSize(w, 1)
+		return p.View()[0]
 	}
-	return l.finish(w)
+	if a.flash.text != "" {
+		return a.flashLine(w)
+	}
+	if f := a.footerHelp(w); f != "" {
+		return f
+	}
+	if a.shortHelp == "" || a.helpW != w {
+		a.shortHelp, a.helpW = a.shortHelpLine(w), w
+	}
+	return a.shortHelp
 }
 
 // shortHelpLine is the footer's help: the key map's short bindings, as many

@@ -53,7 +53,7 @@ func TestFilterFields(t *testing.T) {
 // the table the filter itself uses.
 func TestHelpListsFilterFields(t *testing.T) {
 	a := testApp(t, 160, 48, fake.Node(fake.Options{}), Options{})
-	help := stripANSI(strings.Join(a.helpLines(160), "\n"))
+	help := stripANSI(strings.Join(helpLines(a, 160), "\n"))
 	for _, f := range filterFields {
 		if !strings.Contains(help, "/"+f.name+":"+f.arg) || !strings.Contains(help, f.help) {
 			t.Errorf("help does not list /%s:", f.name)
