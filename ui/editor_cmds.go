@@ -139,7 +139,6 @@ func (a *App) deskMsg(msg tea.Msg) bool {
 	default:
 		return false
 	}
-	a.invalidate()
 	return true
 }
 
