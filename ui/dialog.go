@@ -72,19 +72,19 @@ func (d *dialog) confirmed() bool {
 	return slices.Equal(got, want)
 }
 
-// handleDialogKey handles a key while a dialog is open: tab (or ←/→ when
-// there is nothing to type) moves between the buttons, enter presses the
-// focused one, esc cancels; other keys go to the confirmation field.
-// Typing the expected id never moves the focus: Apply is pressed only by
-// choosing it (tab) and then Enter, and the dialog says so.
+// Update handles a key while the dialog is open (the dialog scope of the
+// key map): tab (or ←/→ when there is nothing to type) moves between the
+// buttons, enter presses the focused one, esc cancels; other keys go to
+// the confirmation field. Typing the expected id never moves the focus:
+// Apply is pressed only by choosing it (tab) and then Enter, and the
+// dialog says so.
 func (d *dialog) Update(msg tea.Msg) tea.Cmd {
 	k, ok := msg.(tea.KeyPressMsg)
 	if !ok {
 		return nil // the wheel: nothing scrolls under a dialog
 	}
-	s := k.String()
-	switch s {
-	case "ctrl+c":
+	switch act := d.keys.lookupIn(scDialog, k); act {
+	case actQuit:
 		d.close()
 		if d.quit {
 			// The second ctrl+c: quit, as asked.
@@ -92,18 +92,18 @@ func (d *dialog) Update(msg tea.Msg) tea.Cmd {
 		}
 		d.send(quitMsg{})
 		return nil
-	case "esc":
+	case actBack:
 		d.cancel()
 		return nil
-	case "tab", "shift+tab":
+	case actDlgSwitch:
 		d.focusOK = !d.focusOK
 		return nil
-	case "left", "right", "h", "l":
+	case actDlgLeft, actDlgRight:
 		if d.input == nil {
-			d.focusOK = s == "right" || s == "l"
+			d.focusOK = act == actDlgRight
 			return nil
 		}
-	case "enter":
+	case actDlgPress:
 		if !d.focusOK && d.left != nil {
 			d.close()
 			d.left()
@@ -146,12 +146,26 @@ func (d *dialog) cancel() {
 	d.flashf(lvlInfo, msg)
 }
 
-// dialogHints is the dialog's key line.
+// hints is the dialog's key line, from the key map's dialog scope: ←/→
+// only when there is nothing to type (they move in the field then).
 func (d *dialog) hints() string {
-	if d.input != nil {
-		return "tab: switch button · enter: press it · esc: cancel"
+	var out []string
+	desc := ""
+	for _, b := range d.keys.bindings {
+		if b.short&scDialog == 0 || (d.input != nil && (b.act == actDlgLeft || b.act == actDlgRight)) {
+			continue
+		}
+		h := b.key.Help()
+		if len(out) > 0 && h.Desc == desc {
+			// Keys with the same words share them.
+			last := out[len(out)-1]
+			out[len(out)-1] = strings.Replace(last, ": ", "/"+h.Key+": ", 1)
+			continue
+		}
+		out = append(out, h.Key+": "+h.Desc)
+		desc = h.Desc
 	}
-	return "tab/←/→: switch button · enter: press it · esc: cancel"
+	return strings.Join(out, " · ")
 }
 
 // View draws the dialog as a box for a screen of the size SetSize gave:

@@ -61,10 +61,15 @@ const (
 	actEdPlan
 	actEdApply
 	actEdJournal
+	// A dialog's actions (dialogs open from the editor: operators only).
+	actDlgSwitch
+	actDlgLeft
+	actDlgRight
+	actDlgPress
 )
 
 // scope is where a binding works: the main screen, the partition editor's
-// grid, its plan view or its journal view. One key may do different things
+// grid, its plan view, its journal view or a dialog. One key may do different things
 // in different scopes (enter opens a detail on the main screen and edits a
 // field in the editor); within one scope a key does one thing.
 type scope uint8
@@ -74,6 +79,7 @@ const (
 	scEditor
 	scPlan
 	scJournal
+	scDialog
 
 	scEditing = scEditor | scPlan | scJournal
 	scAll     = scMain | scEditing
@@ -86,6 +92,8 @@ const (
 	grpGeneral = "general"
 	grpOperate = "operate"
 	grpEdit    = "edit partition"
+	// grpDialog is not on the help screen: a dialog says its keys itself.
+	grpDialog = "dialog"
 )
 
 // binding ties a key.Binding to the action it triggers. Mutating bindings
@@ -155,6 +163,24 @@ func NewKeyMap(role Role) KeyMap {
 	quitEd.scope, quitEd.short = scEditing, scEditing
 	quitEd.footDesc, quitEd.footPrio = "quit", 2
 	all = append(all, quitEd)
+	// A dialog's keys, in the order its hint line says them; bindings
+	// with the same words show as one ("tab/←/→: switch button").
+	dlg := func(act action, keys []string, helpKey, desc string, short bool) binding {
+		bd := binding{act: act, group: grpDialog, scope: scDialog,
+			key: key.NewBinding(key.WithKeys(keys...), key.WithHelp(helpKey, desc))}
+		if short {
+			bd.short = scDialog
+		}
+		return bd
+	}
+	all = append(all,
+		dlg(actDlgSwitch, []string{"tab", "shift+tab"}, "tab", "switch button", true),
+		dlg(actDlgLeft, []string{"left", "h"}, "←", "switch button", true),
+		dlg(actDlgRight, []string{"right", "l"}, "→", "switch button", true),
+		dlg(actDlgPress, []string{"enter"}, "enter", "press it", true),
+		dlg(actBack, []string{"esc"}, "esc", "cancel", true),
+		dlg(actQuit, []string{"ctrl+c"}, "ctrl+c", "quit (with a draft, a second ctrl+c)", false),
+	)
 	for i := range all {
 		switch all[i].act {
 		case actBack:

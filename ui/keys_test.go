@@ -104,7 +104,7 @@ func TestReadOnlyApp(t *testing.T) {
 // once, and that every binding has an action, help and a scope.
 func TestEveryKeyDoesOneThing(t *testing.T) {
 	km := NewKeyMap(RoleOperator)
-	for _, sc := range []scope{scMain, scEditor, scPlan, scJournal} {
+	for _, sc := range []scope{scMain, scEditor, scPlan, scJournal, scDialog} {
 		seenKey := map[string]action{}
 		for _, b := range km.bindings {
 			if b.scope&sc == 0 {

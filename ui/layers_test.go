@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/fgtop/fgtop/ui/internal/fake"
@@ -201,5 +202,40 @@ func TestDetailHelpAndWheel(t *testing.T) {
 	a.Update(tea.MouseWheelMsg{X: r.x + 1, Y: r.y + 2, Button: tea.MouseWheelDown})
 	if a.cursor[paneDevices] != before+1 || promptOf(a) == nil {
 		t.Errorf("wheel with the prompt open: cursor %d→%d, prompt %v", before, a.cursor[paneDevices], promptOf(a) != nil)
+	}
+}
+
+// TestDialogHintsFromKeyMap: a dialog's key line is generated from the
+// key map's dialog scope, the bindings that handle its keys; ←/→ are left
+// out while there is a field to type in (they move in it then).
+func TestDialogHintsFromKeyMap(t *testing.T) {
+	a := testApp(t, 80, 24, nil, Options{})
+	ti := textinput.New()
+	for _, tt := range []struct {
+		name  string
+		input *textinput.Model
+		want  string
+	}{
+		{"buttons only", nil, "tab/←/→: switch button · enter: press it · esc: cancel"},
+		{"with a field", &ti, "tab: switch button · enter: press it · esc: cancel"},
+	} {
+		d := &dialog{common: a.common, input: tt.input}
+		if got := d.hints(); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+	}
+	// Each key the line names does what it says.
+	d := &dialog{common: a.common, okLabel: "OK", ok: func() tea.Cmd { return nil }}
+	a.push(d)
+	for _, k := range []tea.KeyPressMsg{keyCode(tea.KeyRight), keyCode(tea.KeyLeft), tab} {
+		before := d.focusOK
+		a.Update(k)
+		if d.focusOK == before {
+			t.Errorf("%s did not switch the button", k)
+		}
+	}
+	press(a, esc)
+	if a.dlg() != nil || !strings.Contains(a.flash.text, "cancelled") {
+		t.Errorf("esc did not cancel: flash %q", a.flash.text)
 	}
 }
