@@ -57,21 +57,23 @@ func (p *prompt) Update(msg tea.Msg) tea.Cmd {
 
 // View is the footer row: the lead character, the text (its end when it
 // is too long) and a cursor.
-func (p *prompt) View() []string {
-	st, w := p.st, p.w
+func (p *prompt) View() []string { return []string{promptLine(p.st, p.mode, p.input, p.w)} }
+
+// promptLine draws a prompt in w cells (the node and fleet consoles'
+// footers).
+func promptLine(st *Styles, mode promptMode, input string, w int) string {
 	l := newLine(paint{})
 	lead := "/"
-	if p.mode == promptCommand {
+	if mode == promptCommand {
 		lead = ":"
 	}
 	l.put(st.Accent, lead)
-	in := p.input
-	if width(in)+2 > w {
-		in = st.G.Ellipsis + truncateLeft(in, w-3)
+	if width(input)+2 > w {
+		input = st.G.Ellipsis + truncateLeft(input, w-3)
 	}
-	l.put(st.Text, in)
+	l.put(st.Text, input)
 	l.put(st.Accent, "_")
-	return []string{l.finish(w)}
+	return l.finish(w)
 }
 
 // promptEdit is what a key did to a prompt line.

@@ -31,6 +31,23 @@ func runCmds(cmd tea.Cmd, out chan<- tea.Msg) {
 	}()
 }
 
+// deliverUntil hands a the messages its commands send on msgs, running
+// the commands those return, until done says so; what waits for more
+// than 5 s fails the test as never coming.
+func deliverUntil(t *testing.T, a *App, msgs chan tea.Msg, what string, done func() bool) {
+	t.Helper()
+	deadline := time.After(5 * time.Second)
+	for !done() {
+		select {
+		case m := <-msgs:
+			_, c := a.Update(m)
+			runCmds(c, msgs)
+		case <-deadline:
+			t.Fatal(what + " never came back")
+		}
+	}
+}
+
 // TestOtherApplyNeverStalls: two consoles share one desk (the SSH
 // server's case). alice applies, and a hook pauses her write half-way
 // (the temporary file written, not yet renamed). Meanwhile bob's console
@@ -140,16 +157,7 @@ func TestOtherApplyNeverStalls(t *testing.T) {
 
 	close(release)
 	released = true
-	deadline := time.After(5 * time.Second)
-	for al.ed().applying {
-		select {
-		case m := <-alMsgs:
-			_, c := al.Update(m)
-			runCmds(c, alMsgs)
-		case <-deadline:
-			t.Fatal("the apply's outcome never came back")
-		}
-	}
+	deliverUntil(t, al, alMsgs, "the apply's outcome", func() bool { return !al.ed().applying })
 	if !strings.Contains(al.flash.text, "applied and verified") {
 		t.Fatalf("after the write: flash %q", al.flash.text)
 	}

@@ -446,17 +446,7 @@ func (m *Fleet) viewFooter(w int) string {
 	l := newLine(paint{})
 	switch {
 	case m.prompt != promptNone:
-		lead := "/"
-		if m.prompt == promptCommand {
-			lead = ":"
-		}
-		l.put(st.Accent, lead)
-		in := m.input
-		if width(in)+2 > w {
-			in = st.G.Ellipsis + truncateLeft(in, w-3)
-		}
-		l.put(st.Text, in)
-		l.put(st.Accent, "_")
+		return promptLine(st, m.prompt, m.input, w)
 	case m.flash.text != "":
 		putSpans(l, st, []span{{m.flash.lvl, m.flash.text}}, w)
 	default:

@@ -13,6 +13,14 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 )
 
+// pinLocalUTC makes local time UTC for the test (no ui test runs in
+// parallel): the header's "since 10:00" then reads the same anywhere.
+func pinLocalUTC(t *testing.T) {
+	loc := time.Local
+	time.Local = time.UTC
+	t.Cleanup(func() { time.Local = loc })
+}
+
 // TestGoldenEditor pins the partition editor's grid, its plan view and
 // the apply dialog at 120x40 on the fixture with GPU3 moved to the first
 // agent (a draft with a change to show), driven like the editor tests
@@ -21,10 +29,8 @@ import (
 // go test ./ui/ -run TestGoldenEditor -update
 func TestGoldenEditor(t *testing.T) {
 	// The holder's "since 10:00" is local time: pin the zone so the
-	// goldens read the same on any machine (no ui test runs in parallel).
-	loc := time.Local
-	time.Local = time.UTC
-	t.Cleanup(func() { time.Local = loc })
+	// goldens read the same on any machine.
+	pinLocalUTC(t)
 	for _, tt := range []struct {
 		name string
 		keys []tea.KeyPressMsg

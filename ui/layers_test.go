@@ -3,7 +3,6 @@ package ui
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
@@ -47,9 +46,7 @@ func TestPushKeepsRanks(t *testing.T) {
 // TestKeyRouting: the top layer has the keys. Each case opens layers the
 // way an operator does and checks who took a key.
 func TestKeyRouting(t *testing.T) {
-	loc := time.Local
-	time.Local = time.UTC
-	t.Cleanup(func() { time.Local = loc })
+	pinLocalUTC(t)
 	for _, tt := range []struct {
 		name  string
 		check func(t *testing.T, a *App)
@@ -140,16 +137,7 @@ func TestPromptOverLateDialog(t *testing.T) {
 	_, cmd := bo.Update(keyRune('e')) // the desk's Open runs in a command
 	typeKeys(bo, "/numa")
 	runCmds(cmd, msgs)
-	deadline := time.After(5 * time.Second)
-	for bo.dlg() == nil {
-		select {
-		case m := <-msgs:
-			_, c := bo.Update(m)
-			runCmds(c, msgs)
-		case <-deadline:
-			t.Fatal("the take-over question never came")
-		}
-	}
+	deliverUntil(t, bo, msgs, "the take-over question", func() bool { return bo.dlg() != nil })
 	if p := promptOf(bo); p == nil || bo.top() != layer(p) {
 		t.Fatalf("the dialog took the top from the prompt: top %T", bo.top())
 	}
