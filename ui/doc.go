@@ -24,10 +24,22 @@
 //     (styles.go), measured as they are built; every row is exactly the
 //     terminal's width and never cut mid-glyph.
 //
+// Components (issue 13): everything over the main screen is a layer
+// (layers.go): the partition editor, a dialog, the help, a detail and the
+// prompt are each a type with Update, View and SetSize, embedding the
+// console's *common (styles, key map, clock, snapshot, flash and the bus on
+// which they ask the root to open a layer, quit, or run the desk's work as
+// a command). The root keeps them on one stack, ordered prompt > dialog >
+// screens (the newest screen on top), and only routes: the top layer has
+// the keys and the wheel; the topmost screen is drawn between the root's
+// header and footer, dialogs over it. A new overlay is a type in its own
+// file and a push where it opens.
+//
 // The key map is built for a Role (keys.go): a viewer's map has no action
 // that changes the node, so read-only mode neither handles nor lists them.
-// Bindings carry a scope (main screen, editor grid, plan, journal), so the
-// help and the footer list only the keys that work where the user is.
+// Bindings carry a scope (main screen, editor grid, plan, journal, dialog),
+// so the help and the footer list only the keys that work where the user
+// is.
 //
 // The partition editor (editor*.go, dialog.go; `e`, operators only) edits a
 // partition.Request through the Options.Desk's session: every edit re-plans,

@@ -19,8 +19,9 @@ import (
 // to push where it opens.
 type layer interface {
 	// Update handles a key or the wheel while the layer is on top, and the
-	// news the root passes to every layer (adoptedMsg) or to the one it
-	// concerns (the desk's messages to the editor).
+	// news the root passes to every layer (adoptedMsg, the clock's
+	// tickMsg) or to the one it concerns (the desk's messages to the
+	// editor).
 	Update(msg tea.Msg) tea.Cmd
 	// View draws the layer in the size SetSize gave: a screen exactly h
 	// rows, none wider than w (a row may be shorter; "" is a blank row),

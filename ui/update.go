@@ -81,9 +81,7 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tickMsg:
 		a.expireFlash()
 		a.invalidate() // ages and "updated ... ago" move on
-		if ed := a.ed(); ed != nil {
-			ed.Update(msg)
-		}
+		a.broadcast(msg) // the editor checks its draft against the snapshot
 		a.pollDesk()
 		return a, tick()
 	case tea.EnvMsg:
