@@ -80,7 +80,7 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		a.flashf(lvlCrit, "the engine stopped publishing: this is the last snapshot it sent")
 	case tickMsg:
 		a.expireFlash()
-		a.invalidate() // ages and "updated ... ago" move on
+		a.invalidate()   // ages and "updated ... ago" move on
 		a.broadcast(msg) // the editor checks its draft against the snapshot
 		a.pollDesk()
 		return a, tick()
