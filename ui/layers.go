@@ -26,7 +26,8 @@ type layer interface {
 	// View draws the layer in the size SetSize gave: a screen exactly h
 	// rows, none wider than w (a row may be shorter; "" is a blank row),
 	// the area between the header and the footer; a dialog its box, which
-	// the root centres; the prompt its footer row.
+	// the root centres (on a tiny screen the box keeps its buttons and may
+	// outgrow it: the root clips it); the prompt its footer row.
 	View() []string
 	// SetSize is the room the layer has, given before every View and
 	// every key.

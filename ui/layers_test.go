@@ -1,11 +1,13 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/fgtop/fgtop/ui/internal/fake"
 )
@@ -225,5 +227,82 @@ func TestDialogHintsFromKeyMap(t *testing.T) {
 	press(a, esc)
 	if a.dlg() != nil || !strings.Contains(a.flash.text, "cancelled") {
 		t.Errorf("esc did not cancel: flash %q", a.flash.text)
+	}
+}
+
+// TestLayerViewsFit: every layer's View keeps SetSize's contract at many
+// sizes, tiny ones included: a screen draws exactly h rows, and no layer
+// draws a row wider than w (a dialog's box at most w-2 wide and h-1 high
+// from 80 columns on, the prompt one row), nor does the frame.
+func TestLayerViewsFit(t *testing.T) {
+	open := []struct {
+		name, keys, top string
+	}{
+		{"editor grid", "", "*ui.editor"}, {"editor plan", "p", "*ui.editor"}, {"editor journal", "J", "*ui.editor"},
+		{"editor help", "?", "*ui.helpScreen"}, {"editor field", "G\r", "*ui.editor"}, {"apply dialog", "jjj1A", "*ui.dialog"},
+		{"main help", "\x1b?", "*ui.helpScreen"}, {"detail", "\x1b\r", "*ui.detail"},
+		{"prompt", "\x1b/numa0 and a long filter", "*ui.prompt"},
+	}
+	sizes := [][2]int{{20, 3}, {40, 10}, {80, 24}, {120, 40}, {200, 60}}
+	for _, o := range open {
+		t.Run(o.name, func(t *testing.T) {
+			snap := freeNode()
+			a := editing(t, testDesk(fixtureConfig(t), snap), snap, alice)
+			defer a.Close()
+			for _, r := range o.keys {
+				switch r {
+				case '\r':
+					press(a, enter)
+				case '\x1b':
+					// leave the editor (its draft, if any, discarded)
+					press(a, esc)
+					if d := a.dlg(); d != nil {
+						press(a, tab, enter)
+					}
+				default:
+					typeKeys(a, string(r))
+				}
+			}
+			l := a.top()
+			if got := fmt.Sprintf("%T", l); got != o.top {
+				t.Fatalf("top %s, want %s", got, o.top)
+			}
+			if ed := a.ed(); o.name == "editor field" && ed.input == nil {
+				t.Fatal("no field open")
+			}
+			for _, sz := range sizes {
+				w, h := sz[0], sz[1]
+				a.Update(teaSize(w, h))
+				a.sizeLayer(l)
+				rows := l.View()
+				lw, lh := w, h
+				switch l.rank() {
+				case rankScreen:
+					lh = max(h-a.headerHeight()-1, 0)
+					if len(rows) != lh {
+						t.Errorf("%dx%d: %d rows, want %d", w, h, len(rows), lh)
+					}
+				case rankDialog:
+					lw, lh = max(w-2, 20), h-1
+					if w < 80 {
+						// On a tiny screen the box keeps its buttons and
+						// may outgrow it: the root clips it (checkFrame
+						// below).
+						lw, lh = 1<<30, 1<<30
+					}
+				default:
+					lh = 1
+				}
+				if len(rows) > lh {
+					t.Errorf("%dx%d: %d rows, room for %d", w, h, len(rows), lh)
+				}
+				for i, row := range rows {
+					if rw := ansi.StringWidth(row); rw > lw {
+						t.Errorf("%dx%d: row %d is %d cells, room for %d: %q", w, h, i, rw, lw, ansi.Strip(row))
+					}
+				}
+				checkFrame(t, a.View().Content, w, h)
+			}
+		})
 	}
 }
