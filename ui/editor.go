@@ -188,14 +188,6 @@ func cloneRequest(r partition.Request) partition.Request {
 	return r
 }
 
-// deskAvailable says why the console has no editor, or "".
-func (a *App) noEditorReason() string {
-	if a.opts.Desk == nil {
-		return "no agent.toml to edit: this console watches scratch roots only (start fgtop with --config FILE to edit the partition)"
-	}
-	return ""
-}
-
 // replan re-plans the draft against the session's base and the latest
 // snapshot, and rebuilds the grid's rows.
 func (e *editor) replan() {

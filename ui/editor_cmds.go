@@ -222,8 +222,8 @@ func (a *App) deskPolled(m deskPolledMsg) {
 // draft it asks, in a dialog whose default is Cancel, whether to take it
 // over.
 func (a *App) startEditor(takeOver bool) {
-	if why := a.noEditorReason(); why != "" {
-		a.flashf(lvlInfo, why)
+	if a.opts.Desk == nil {
+		a.flashf(lvlInfo, "no agent.toml to edit: this console watches scratch roots only (start fgtop with --config FILE to edit the partition)")
 		return
 	}
 	if a.desk.opening || a.ed() != nil {
