@@ -48,7 +48,6 @@ func TestPushKeepsRanks(t *testing.T) {
 // TestKeyRouting: the top layer has the keys. Each case opens layers the
 // way an operator does and checks who took a key.
 func TestKeyRouting(t *testing.T) {
-	pinLocalUTC(t)
 	for _, tt := range []struct {
 		name  string
 		check func(t *testing.T, a *App)
