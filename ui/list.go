@@ -1,6 +1,9 @@
 package ui
 
-import tea "charm.land/bubbletea/v2"
+import (
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+)
 
 // list is the scrolling skeleton every main-screen pane embeds: the
 // cursor, the first row shown, the size, the title row and the loop that
@@ -11,15 +14,17 @@ import tea "charm.land/bubbletea/v2"
 // header) and the body the rows scroll in. Rows are one line each unless
 // lines is set (the agents pane's blocks).
 type list struct {
+	*common
 	id      pane
 	w, h    int
 	head    int
 	focused bool
 	cursor  int
 	offset  int
-	// count is how many rows the cursor moves over; lines, when not nil,
-	// how many screen lines row i takes.
-	count func() int
+	// size is how many rows the cursor moves over in the derived data
+	// (none before the first snapshot); lines, when not nil, how many
+	// screen lines row i takes.
+	size  func(d *derived) int
 	lines func(i int) int
 	// moved, when not nil, runs after the cursor landed on a row (the
 	// devices pane's cursor picks the kernels the kernels pane follows).
@@ -35,6 +40,13 @@ func (l *list) setFocus(f bool) { l.focused = f }
 
 // Len is how many rows the cursor moves over.
 func (l *list) Len() int { return l.count() }
+
+func (l *list) count() int {
+	if l.d == nil {
+		return 0
+	}
+	return l.size(l.d)
+}
 
 // body is how many screen lines the rows have below the title and head.
 func (l *list) body() int { return l.h - 1 - l.head }
@@ -142,28 +154,52 @@ func (l *list) rowAt(y int) (int, bool) {
 	return 0, false
 }
 
+// Update is what a pane without keys of its own does: move.
+func (l *list) Update(msg tea.Msg) tea.Cmd {
+	l.updateList(msg, nil)
+	return nil
+}
+
+// owns: a plain list has no actions of its own.
+func (l *list) owns(action) bool { return false }
+
+// Bindings: a plain list has no keys of its own.
+func (l *list) Bindings() []key.Binding { return nil }
+
+// cursorDelta is how far a cursor key moves a cursor in a list showing
+// visible rows (a page is one row less, so a row stays in view); false
+// for a key that is not a cursor key. The partition editor's grid moves
+// the same way.
+func cursorDelta(act action, visible int) (int, bool) {
+	switch act {
+	case actUp:
+		return -1, true
+	case actDown:
+		return 1, true
+	case actTop:
+		return -1 << 30, true
+	case actBottom:
+		return 1 << 30, true
+	case actPageUp:
+		return -max(visible-1, 1), true
+	case actPageDown:
+		return max(visible-1, 1), true
+	}
+	return 0, false
+}
+
 // updateList handles what every pane does alike: cursor keys, the wheel
-// and a click on a row. A click on a head row is left to the pane: it
-// gets the row (0 is the first head row) and reports it was handled.
-func (l *list) updateList(keys KeyMap, msg tea.Msg, headClick func(m tea.Mouse)) bool {
+// and a click on a row, and reports whether it did. A click on a head row
+// goes to headClick (nil: ignored), its Y 0 for the first head row.
+func (l *list) updateList(msg tea.Msg, headClick func(m tea.Mouse)) bool {
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
-		switch keys.lookupIn(scMain, msg) {
-		case actUp:
-			l.move(-1)
-		case actDown:
-			l.move(1)
-		case actTop:
-			l.move(-1 << 30)
-		case actBottom:
-			l.move(1 << 30)
-		case actPageUp:
-			l.move(-max(l.visible()-1, 1))
-		case actPageDown:
-			l.move(max(l.visible()-1, 1))
-		default:
+		act := l.keys.lookup(msg)
+		if !isMove(act) {
 			return false
 		}
+		d, _ := cursorDelta(act, l.visible())
+		l.move(d)
 		return true
 	case tea.MouseWheelMsg:
 		if msg.Button == tea.MouseWheelUp {
@@ -191,8 +227,9 @@ func (l *list) updateList(keys KeyMap, msg tea.Msg, headClick func(m tea.Mouse))
 // (row draws one, as its lines) or, with none, the empty line.
 // noData is what shows under the title before the first snapshot ("" for
 // nothing).
-func (l *list) frame(st *Styles, title, info []span, hasData bool, noData string,
+func (l *list) frame(title, info []span, hasData bool, noData string,
 	head func() []string, empty func() string, row func(i int, dst []string) []string) []string {
+	st := l.st
 	out := make([]string, 0, l.h)
 	n := l.count()
 	vis := l.body()

@@ -123,11 +123,8 @@ func (a *App) paneKey(act action, msg tea.KeyPressMsg) tea.Cmd {
 }
 
 func isMove(act action) bool {
-	switch act {
-	case actUp, actDown, actTop, actBottom, actPageUp, actPageDown:
-		return true
-	}
-	return false
+	_, ok := cursorDelta(act, 1)
+	return ok
 }
 
 // paneMouse sends a wheel or click to the pane under the pointer, in that

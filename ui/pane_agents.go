@@ -1,50 +1,26 @@
 package ui
 
-import (
-	"strconv"
-
-	"charm.land/bubbles/v2/key"
-	tea "charm.land/bubbletea/v2"
-)
+import "strconv"
 
 // agentsPane draws each agent's partition against what it holds: a block
 // of lines per agent, the cursor on the agent.
 type agentsPane struct {
-	*common
 	list
 }
 
 func newAgentsPane(c *common) *agentsPane {
-	p := &agentsPane{common: c}
-	p.list = list{id: paneAgents, count: p.rows,
+	p := &agentsPane{}
+	p.list = list{common: c, id: paneAgents, size: func(d *derived) int { return len(d.agents) },
 		lines: func(i int) int { return agentLines(&p.d.agents[i]) }}
 	return p
 }
 
-func (p *agentsPane) rows() int {
-	if p.d == nil {
-		return 0
-	}
-	return len(p.d.agents)
-}
-
-func (p *agentsPane) owns(action) bool { return false }
-
-// Bindings: the agents pane has no keys of its own.
-func (p *agentsPane) Bindings() []key.Binding { return nil }
-
-// Update moves the cursor.
-func (p *agentsPane) Update(msg tea.Msg) tea.Cmd {
-	p.updateList(p.keys, msg, nil)
-	return nil
-}
-
 // Title names the pane and counts the agents.
 func (p *agentsPane) Title() []span {
-	return paneTitle(paneAgents, p.focused, strconv.Itoa(p.rows()))
+	return paneTitle(paneAgents, p.focused, strconv.Itoa(p.Len()))
 }
 
-func (p *agentsPane) tab() span { return tabSpan(paneAgents, lvlDim, p.rows()) }
+func (p *agentsPane) tab() span { return tabSpan(paneAgents, lvlDim, p.Len()) }
 
 // Selected is the selected agent's id.
 func (p *agentsPane) Selected() string {
@@ -58,7 +34,7 @@ func (p *agentsPane) Selected() string {
 func (p *agentsPane) View() []string { return p.viewTitled(p.Title()) }
 
 func (p *agentsPane) viewTitled(title []span) []string {
-	return p.frame(p.st, title, nil, p.d != nil, "", nil,
+	return p.frame(title, nil, p.d != nil, "", nil,
 		func() string { return "no agent config: every device is shared" },
 		func(i int, out []string) []string {
 			return agentBlockOf(p.st, &p.d.agents[i], p.w, i == p.cursor, p.focused, out)

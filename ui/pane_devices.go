@@ -103,7 +103,6 @@ func deviceColumns(w int, m devMeasures) devCols {
 // their bars, figures, owner, telemetry and history, then the cpu/mem
 // line. Its cursor picks the device the kernels pane follows.
 type devicesPane struct {
-	*common
 	list
 	hist *history
 	// byAgent draws the bars per agent instead of per kernel (a).
@@ -111,17 +110,9 @@ type devicesPane struct {
 }
 
 func newDevicesPane(c *common, hist *history, moved func()) *devicesPane {
-	p := &devicesPane{common: c, hist: hist}
-	p.list = list{id: paneDevices, head: 1, count: p.rows, moved: moved}
+	p := &devicesPane{hist: hist}
+	p.list = list{common: c, id: paneDevices, head: 1, size: func(d *derived) int { return len(d.devs) + 1 }, moved: moved}
 	return p
-}
-
-// rows are the devices and the cpu/mem line.
-func (p *devicesPane) rows() int {
-	if p.d == nil {
-		return 0
-	}
-	return len(p.d.devs) + 1
 }
 
 func (p *devicesPane) owns(act action) bool { return act == actSegments }
@@ -131,7 +122,7 @@ func (p *devicesPane) Bindings() []key.Binding { return keysFor(p.keys, actSegme
 
 // Update moves the cursor and toggles the bars between kernels and agents.
 func (p *devicesPane) Update(msg tea.Msg) tea.Cmd {
-	if p.updateList(p.keys, msg, nil) {
+	if p.updateList(msg, nil) {
 		return nil
 	}
 	if k, ok := msg.(tea.KeyPressMsg); ok && p.keys.lookup(k) == actSegments {
@@ -142,10 +133,10 @@ func (p *devicesPane) Update(msg tea.Msg) tea.Cmd {
 
 // Title names the pane and counts its devices.
 func (p *devicesPane) Title() []span {
-	return paneTitle(paneDevices, p.focused, strconv.Itoa(max(p.rows()-1, 0)))
+	return paneTitle(paneDevices, p.focused, strconv.Itoa(max(p.Len()-1, 0)))
 }
 
-func (p *devicesPane) tab() span { return tabSpan(paneDevices, lvlDim, max(p.rows()-1, 0)) }
+func (p *devicesPane) tab() span { return tabSpan(paneDevices, lvlDim, max(p.Len()-1, 0)) }
 
 // Selected is the selected device's id; the cpu/mem line has none.
 func (p *devicesPane) Selected() string {
@@ -167,7 +158,7 @@ func (p *devicesPane) viewTitled(title []span) []string {
 	if p.d != nil {
 		c = deviceColumns(p.w, p.d.devMeas)
 	}
-	return p.frame(p.st, title, info, p.d != nil, "no snapshot yet",
+	return p.frame(title, info, p.d != nil, "no snapshot yet",
 		func() []string { return []string{deviceHeaderRow(p.st, c, p.byAgent, p.w)} },
 		nil,
 		func(i int, out []string) []string {

@@ -158,7 +158,6 @@ func kernelColumns(w int, d *derived, m kernMeasures, onTitle, sortKey string) [
 // kernelsPane is the kernels table: every kernel, or those holding the
 // device the devices pane's cursor is on (follow), filtered and sorted.
 type kernelsPane struct {
-	*common
 	list
 	// device is the devices pane's cursor: the row followed.
 	device   func() int
@@ -174,8 +173,8 @@ type kernelsPane struct {
 }
 
 func newKernelsPane(c *common, device func() int) *kernelsPane {
-	p := &kernelsPane{common: c, device: device, follow: true, sortCol: "id"}
-	p.list = list{id: paneKernels, head: 1, count: func() int { return len(p.view.rows) }}
+	p := &kernelsPane{device: device, follow: true, sortCol: "id"}
+	p.list = list{common: c, id: paneKernels, head: 1, size: func(*derived) int { return len(p.view.rows) }}
 	return p
 }
 
@@ -191,7 +190,7 @@ func (p *kernelsPane) Bindings() []key.Binding {
 // Update moves the cursor, follows the device or not, sorts; a click on
 // the column header sorts by that column (again: the other way).
 func (p *kernelsPane) Update(msg tea.Msg) tea.Cmd {
-	if p.updateList(p.keys, msg, p.headerClick) {
+	if p.updateList(msg, p.headerClick) {
 		return nil
 	}
 	k, ok := msg.(tea.KeyPressMsg)
@@ -255,7 +254,7 @@ func (p *kernelsPane) viewTitled(title []span) []string {
 		info = append(info, span{lvlWarn, strconv.Itoa(p.d.snap.IdleKernels) + " idle"})
 	}
 	now := p.now()
-	return p.frame(p.st, title, info, p.d != nil, "",
+	return p.frame(title, info, p.d != nil, "",
 		func() []string {
 			onTitle := ""
 			if kv.dev >= 0 {

@@ -124,22 +124,18 @@ func deviceRowOf(st *Styles, r *devRow, h *devHistory, c devCols, byAgent bool, 
 	}
 	reading(c.temp, t.temp)
 	reading(c.power, t.power)
-	if c.sparkA > 0 {
-		l.gap(1)
-		var rg *ring
-		if h != nil {
-			rg = &h.alloc
+	spark := func(cw int, p paint, series func(*devHistory) *ring) {
+		if cw > 0 {
+			l.gap(1)
+			var rg *ring
+			if h != nil {
+				rg = series(h)
+			}
+			l.putW(p, sparkline(rg, cw, st.G.Spark), cw)
 		}
-		l.putW(st.Accent, sparkline(rg, c.sparkA, st.G.Spark), c.sparkA)
 	}
-	if c.sparkU > 0 {
-		l.gap(1)
-		var rg *ring
-		if h != nil {
-			rg = &h.util
-		}
-		l.putW(st.Dim, sparkline(rg, c.sparkU, st.G.Spark), c.sparkU)
-	}
+	spark(c.sparkA, st.Accent, func(h *devHistory) *ring { return &h.alloc })
+	spark(c.sparkU, st.Dim, func(h *devHistory) *ring { return &h.util })
 	if c.abbrev > 0 {
 		l.gap(1)
 		l.cell(st.Dim, r.abbrev, c.abbrev, false, st.G.Ellipsis)
