@@ -160,13 +160,24 @@ func hostRowOf(st *Styles, h *hostSummary, c devCols, w int, selected, marked bo
 		}
 		return st.Text
 	}
+	// tail puts s if it fits in what is left of the row, else what fits
+	// and the ellipsis: a narrow pane cuts the line, never overflows.
+	tail := func(p paint, s string) {
+		if room := w - l.w; room > 0 {
+			if sw := width(s); sw <= room {
+				l.putW(p, s, sw)
+			} else {
+				l.cell(p, s, room, false, st.G.Ellipsis)
+			}
+		}
+	}
 	if h.hasCPU {
 		l.cell(st.Text, "CPU", c.label, false, "")
 		l.gap(1)
 		st.renderBar(l, barLayout([]float64{h.cpuHeldF}, h.cpuCapF, c.bar), func(int) int { return 0 }, nil)
 		l.gap(1)
 		l.cell(lvl(h.cpuOver), h.cpuHeld+"/"+h.cpuCap, c.figs, true, st.G.Ellipsis)
-		l.put(st.Dim, " "+plural(h.cores, "core"))
+		tail(st.Dim, " "+plural(h.cores, "core"))
 	}
 	if h.hasMem {
 		figs := h.memHeld + "/" + h.memCap
@@ -178,9 +189,9 @@ func hostRowOf(st *Styles, h *hostSummary, c devCols, w int, selected, marked bo
 			st.renderBar(l, barLayout([]float64{h.memHeldB}, h.memCapB, bw), func(int) int { return 1 }, nil)
 			l.gap(1)
 			l.put(lvl(h.memOver), figs)
-		} else {
+		} else if w-l.w > 2 {
 			l.gap(2)
-			l.put(lvl(h.memOver), "MEM "+figs)
+			tail(lvl(h.memOver), "MEM "+figs)
 		}
 	}
 	return l.finish(w)
