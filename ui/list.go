@@ -194,13 +194,11 @@ func cursorDelta(act action, visible int) (int, bool) {
 func (l *list) updateList(msg tea.Msg, headClick func(m tea.Mouse)) bool {
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
-		act := l.keys.lookup(msg)
-		if !isMove(act) {
-			return false
+		delta, ok := cursorDelta(l.keys.lookup(msg), l.visible())
+		if ok {
+			l.move(delta)
 		}
-		d, _ := cursorDelta(act, l.visible())
-		l.move(d)
-		return true
+		return ok
 	case tea.MouseWheelMsg:
 		if msg.Button == tea.MouseWheelUp {
 			l.move(-1)

@@ -17,10 +17,10 @@ func newAgentsPane(c *common) *agentsPane {
 
 // Title names the pane and counts the agents.
 func (p *agentsPane) Title() []span {
-	return paneTitle(paneAgents, p.focused, strconv.Itoa(p.Len()))
+	return paneTitle(p.id, p.focused, strconv.Itoa(p.Len()))
 }
 
-func (p *agentsPane) tab() span { return tabSpan(paneAgents, lvlDim, p.Len()) }
+func (p *agentsPane) tab() span { return tabSpan(p.id, lvlDim, p.Len()) }
 
 // Selected is the selected agent's id.
 func (p *agentsPane) Selected() string {

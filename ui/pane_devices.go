@@ -133,10 +133,10 @@ func (p *devicesPane) Update(msg tea.Msg) tea.Cmd {
 
 // Title names the pane and counts its devices.
 func (p *devicesPane) Title() []span {
-	return paneTitle(paneDevices, p.focused, strconv.Itoa(max(p.Len()-1, 0)))
+	return paneTitle(p.id, p.focused, strconv.Itoa(max(p.Len()-1, 0)))
 }
 
-func (p *devicesPane) tab() span { return tabSpan(paneDevices, lvlDim, max(p.Len()-1, 0)) }
+func (p *devicesPane) tab() span { return tabSpan(p.id, lvlDim, max(p.Len()-1, 0)) }
 
 // Selected is the selected device's id; the cpu/mem line has none.
 func (p *devicesPane) Selected() string {

@@ -15,7 +15,7 @@ func newIssuesPane(c *common) *issuesPane {
 
 // Title names the pane and counts the issues.
 func (p *issuesPane) Title() []span {
-	return paneTitle(paneIssues, p.focused, strconv.Itoa(p.Len()))
+	return paneTitle(p.id, p.focused, strconv.Itoa(p.Len()))
 }
 
 // tab is coloured by the worst issue, so a hidden issues pane still warns.
@@ -24,7 +24,7 @@ func (p *issuesPane) tab() span {
 	if n := p.Len(); n > 0 && p.d.issues[0].is.Severity > 0 {
 		lvl = p.d.issues[0].sev.lvl
 	}
-	return tabSpan(paneIssues, lvl, p.Len())
+	return tabSpan(p.id, lvl, p.Len())
 }
 
 // selectedIssue is the issue under the cursor, or nil.

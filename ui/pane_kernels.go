@@ -222,13 +222,13 @@ func (p *kernelsPane) headerClick(m tea.Mouse) {
 func (p *kernelsPane) Title() []span {
 	count := strconv.Itoa(len(p.view.rows))
 	if p.d != nil && p.view.dev >= 0 {
-		return append(paneTitle(paneKernels, p.focused, ""), span{lvlDim, "on "},
+		return append(paneTitle(p.id, p.focused, ""), span{lvlDim, "on "},
 			span{lvlAccent, p.d.devs[p.view.dev].label}, span{lvlDim, " (" + count + ") "})
 	}
-	return paneTitle(paneKernels, p.focused, count)
+	return paneTitle(p.id, p.focused, count)
 }
 
-func (p *kernelsPane) tab() span { return tabSpan(paneKernels, lvlDim, p.Len()) }
+func (p *kernelsPane) tab() span { return tabSpan(p.id, lvlDim, p.Len()) }
 
 // Selected is the selected kernel's id.
 func (p *kernelsPane) Selected() string {
