@@ -106,8 +106,8 @@ type (
 )
 
 // App is the root model. It keeps the last adopted snapshot, what was
-// derived from it, and view state (focus, cursors, filter, history); no
-// other domain state.
+// derived from it, the panes (each with its own cursor and view state),
+// the focus and the history; no other domain state.
 type App struct {
 	*common
 	opts  Options
