@@ -45,7 +45,13 @@ func TestListScroll(t *testing.T) {
 		{"top", func() { l.move(-1 << 30) }, 0, 0},
 		{"select 57", func() { l.selectRow(57) }, 57, 48},
 		{"select out of range", func() { l.selectRow(100) }, 57, 48},
-		{"shrink to 50", func() { n = 50; l.clamp() }, 49, 40},
+		// A click in pane coordinates (title, head, then the rows) lands
+		// on the row drawn there, wherever the list is scrolled to.
+		{"click third shown", func() { l.Update(tea.MouseClickMsg{X: 1, Y: 1 + 1 + 2, Button: tea.MouseLeft}) }, 50, 48},
+		{"wheel up", func() { l.Update(tea.MouseWheelMsg{Button: tea.MouseWheelUp}) }, 49, 48},
+		{"page up", func() { l.Update(keyCode(tea.KeyPgUp)) }, 40, 40},
+		{"shrink to 50", func() { n = 50; l.clamp() }, 40, 40},
+		{"bottom key", func() { typeKeysList(l, "G") }, 49, 40},
 		{"shrink to 0", func() { n = 0; l.clamp() }, 0, 0},
 	}
 	for _, s := range steps {
@@ -135,5 +141,11 @@ func TestListFrame(t *testing.T) {
 	rows := l.frame(nil, nil, false, "no snapshot yet", head, empty, nil)
 	if len(rows) != 5 || !strings.Contains(ansi.Strip(rows[1]), "no snapshot yet") || strings.Contains(strings.Join(rows, ""), "HEAD") {
 		t.Errorf("before data: %q", rows)
+	}
+}
+
+func typeKeysList(l *list, keys string) {
+	for _, r := range keys {
+		l.Update(keyRune(r))
 	}
 }

@@ -179,3 +179,39 @@ func TestKernelRowCutsDevices(t *testing.T) {
 		t.Fatal("no width showed the devices column")
 	}
 }
+
+// TestHostRowNarrow: the cpu/mem line is exactly w cells at every width a
+// pane can have, and when its tail does not fit it ends in the ellipsis,
+// not in a fragment of a figure.
+func TestHostRowNarrow(t *testing.T) {
+	a := testApp(t, 200, 60, fake.Node(fake.Options{}), Options{})
+	d := a.d
+	full := []string{d.host.cpuHeld + "/" + d.host.cpuCap, plural(d.host.cores, "core"), d.host.memHeld + "/" + d.host.memCap}
+	for _, style := range []struct {
+		theme string
+		ascii bool
+	}{{themes.Dark, false}, {themes.Mono, true}} {
+		st := testStyles(t, style.theme, style.ascii)
+		cuts := 0
+		for w := 30; w <= 100; w++ {
+			row := hostRowOf(st, &d.host, deviceColumns(w, d.devMeas), w, false, false)
+			if got := ansi.StringWidth(row); got != w {
+				t.Fatalf("w=%d: %d cells: %q", w, got, ansi.Strip(row))
+			}
+			text := strings.TrimRight(ansi.Strip(row), " ")
+			whole := false
+			for _, f := range full {
+				whole = whole || strings.HasSuffix(text, f)
+			}
+			if !whole {
+				cuts++
+				if !strings.HasSuffix(text, st.G.Ellipsis) {
+					t.Errorf("w=%d: cut without an ellipsis: %q", w, text)
+				}
+			}
+		}
+		if cuts == 0 {
+			t.Errorf("%s: no width cut the line; the test checks nothing", style.theme)
+		}
+	}
+}
