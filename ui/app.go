@@ -108,8 +108,8 @@ type (
 )
 
 // App is the root model. It keeps the last adopted snapshot, what was
-// derived from it, and view state (focus, cursors, filter, history); no
-// other domain state.
+// derived from it, the panes (each with its own cursor and view state),
+// the focus and the history; no other domain state.
 type App struct {
 	*common
 	opts  Options
@@ -126,16 +126,16 @@ type App struct {
 	hist       history
 	seenIssues map[string]bool
 
-	focus  pane
-	cursor [numPanes]int
-	offset [numPanes]int
-
-	segByAgent bool
-	follow     bool
-	sortCol    string
-	sortDesc   bool
-	filter     string
-	kview      kernelView
+	// The main screen's panes, in focus order (indexed by pane), and the
+	// focused one; the typed pointers are for what crosses panes (the
+	// kernels follow the devices cursor, enter on an issue selects its
+	// kernel).
+	panes   [numPanes]paneModel
+	focus   pane
+	devices *devicesPane
+	kernels *kernelsPane
+	agents  *agentsPane
+	issues  *issuesPane
 
 	prompt     promptMode
 	input      string
@@ -165,12 +165,10 @@ type App struct {
 	// with its own.
 	later []tea.Cmd
 
-	// Cached between frames: the composed frame, the layout and kernel
-	// columns it used (for mouse hits) and the footer help.
+	// Cached between frames: the composed frame, the layout it used (for
+	// mouse hits) and the footer help.
 	frame     string
-	frameOK   bool
 	lay       layout
-	kcols     []kernCol
 	shortHelp string
 	helpW     int
 }
@@ -197,9 +195,10 @@ func newApp(snapshots <-chan *model.Snapshot, opts Options) *App {
 	a := &App{
 		common: &common{now: opts.Now, th: DefaultThresholds(), actor: opts.Actor},
 		opts:   opts, ch: snapshots,
-		hist: history{}, seenIssues: map[string]bool{}, follow: true, sortCol: "id",
+		hist: history{}, seenIssues: map[string]bool{},
 		help: help.New(), desk: &deskWork{},
 	}
+	a.newPanes()
 	if a.now == nil {
 		a.now = time.Now
 	}
@@ -327,15 +326,12 @@ func (a *App) adopt(s *model.Snapshot) {
 	})
 	a.flashNewIssues(first)
 	a.clampCursors()
-	a.refreshKernels()
+	a.kernels.refresh()
 	if a.overlay == ovDetail {
 		a.detail.rebuild(a)
 	}
 	a.invalidate()
 }
-
-// invalidate drops the cached frame: the next View composes a new one.
-func (a *App) invalidate() { a.frameOK = false }
 
 // View draws the console. The frame is cached between state changes,
 // because Bubble Tea asks for a view after every message, also the ones

@@ -17,7 +17,7 @@ const maxPromptRunes = 256
 
 func (a *App) startPrompt(m promptMode, initial string) {
 	a.prompt, a.input = m, initial
-	a.promptPrev = a.filter
+	a.promptPrev = a.kernels.filter
 	a.invalidate()
 }
 
@@ -69,7 +69,7 @@ var promptFullText = fmt.Sprintf("the prompt takes at most %d characters", maxPr
 func (a *App) handlePromptKey(msg tea.KeyPressMsg) tea.Cmd {
 	a.invalidate()
 	return promptKey(&a.prompt, &a.input, a.promptPrev, msg, a.runCommand,
-		func(f string) { a.filter = f; a.refreshKernels() },
+		a.kernels.setFilter,
 		func() { a.flashf(lvlWarn, promptFullText) })
 }
 
@@ -147,15 +147,15 @@ func (a *App) runCommand(line string) tea.Cmd {
 		return tea.Quit
 	case "sort":
 		if len(f) < 2 {
-			a.flashf(lvlWarn, "usage: :sort COLUMN [asc|desc]; columns: "+strings.Join(a.sortColumns(), " "))
+			a.flashf(lvlWarn, "usage: :sort COLUMN [asc|desc]; columns: "+strings.Join(a.kernels.sortColumns(), " "))
 			return nil
 		}
 		desc := len(f) > 2 && (f[2] == "desc" || f[2] == "d")
 		if strings.HasPrefix(f[1], "-") {
 			f[1], desc = f[1][1:], true
 		}
-		if !a.setSort(f[1], desc) {
-			a.flashf(lvlWarn, "no column "+f[1]+"; columns: "+strings.Join(a.sortColumns(), " "))
+		if !a.kernels.setSort(f[1], desc) {
+			a.flashf(lvlWarn, "no column "+f[1]+"; columns: "+strings.Join(a.kernels.sortColumns(), " "))
 		}
 	case "theme":
 		if len(f) < 2 {
@@ -172,11 +172,10 @@ func (a *App) runCommand(line string) tea.Cmd {
 			return themeLoadedMsg{t: t, err: err}
 		}
 	case "filter":
-		a.filter = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "filter"))
-		a.refreshKernels()
+		a.kernels.setFilter(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "filter")))
 	case "follow":
-		a.follow = !a.follow
-		a.refreshKernels()
+		a.kernels.follow = !a.kernels.follow
+		a.kernels.refresh()
 	case "help":
 		a.overlay, a.helpOff, a.helpFilter = ovHelp, 0, ""
 	default:

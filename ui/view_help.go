@@ -75,7 +75,7 @@ func (a *App) helpNotes(w int) []string {
 	}
 	cmds := [][2]string{
 		{":q", "quit"},
-		{":sort COL [asc|desc]", "sort kernels: " + strings.Join(a.sortColumns(), " ")},
+		{":sort COL [asc|desc]", "sort kernels: " + strings.Join(a.kernels.sortColumns(), " ")},
 		{themeCmd, "switch theme: " + strings.Join(themes.Names(), " ")},
 		{":filter TEXT", "filter kernels, like /TEXT; !TEXT keeps what does not match"},
 		{":follow", "kernels follow the selected device (f toggles)"},
