@@ -49,10 +49,12 @@ type Options struct {
 }
 
 // FrameRate is the renderer's frame rate: pass tea.WithFPS(FrameRate) to
-// every program. Bubble Tea's default of 60 compares the whole screen 60
-// times a second even when nothing changes, which is 42 % of an idle
-// console's CPU; 30 keeps a file write on screen well within 100 ms.
-const FrameRate = 30
+// every program. Bubble Tea's renderer wakes at this rate even when nothing
+// changes, and those wake-ups are most of an idle console's CPU: at 160x48
+// on 8 mock GPUs, 60 fps cost 0.80-0.90 % of a core, 30 fps 0.40-0.53 %,
+// 20 fps 0.32 % (DESIGN's target is 0.5 %). At 20 a file write still
+// reaches the screen in at most 72 ms (target 100 ms; bench/latency.sh).
+const FrameRate = 20
 
 // frameInterval is how often at most a new snapshot is adopted: adopting
 // more often than the renderer draws is work nobody sees.
@@ -97,8 +99,8 @@ type (
 )
 
 // App is the root model. It keeps the last adopted snapshot, what was
-// derived from it, and view state (focus, cursors, filter, history); no
-// other domain state.
+// derived from it, the panes (each with its own cursor and view state),
+// the focus and the history; no other domain state.
 type App struct {
 	*common
 	opts  Options
@@ -114,16 +116,16 @@ type App struct {
 	hist       history
 	seenIssues map[string]bool
 
-	focus  pane
-	cursor [numPanes]int
-	offset [numPanes]int
-
-	segByAgent bool
-	follow     bool
-	sortCol    string
-	sortDesc   bool
-	filter     string
-	kview      kernelView
+	// The main screen's panes, in focus order (indexed by pane), and the
+	// focused one; the typed pointers are for what crosses panes (the
+	// kernels follow the devices cursor, enter on an issue selects its
+	// kernel).
+	panes   [numPanes]paneModel
+	focus   pane
+	devices *devicesPane
+	kernels *kernelsPane
+	agents  *agentsPane
+	issues  *issuesPane
 
 	// layers are the components over the main screen, bottom first: the
 	// top one has the keys (layers.go).
@@ -138,11 +140,10 @@ type App struct {
 	// file runs in a tea.Cmd and comes back as a message.
 	desk *deskWork
 
-	// Cached between frames: the composed frame, the layout and kernel
-	// columns it used (for mouse hits) and the footer help.
+	// Cached between frames: the composed frame, the layout it used (for
+	// mouse hits) and the footer help.
 	frame     string
 	lay       layout
-	kcols     []kernCol
 	shortHelp string
 	helpW     int
 }
@@ -169,9 +170,10 @@ func newApp(snapshots <-chan *model.Snapshot, opts Options) *App {
 	a := &App{
 		common: &common{now: opts.Now, th: DefaultThresholds(), actor: opts.Actor},
 		opts:   opts, ch: snapshots,
-		hist: history{}, seenIssues: map[string]bool{}, follow: true, sortCol: "id",
+		hist: history{}, seenIssues: map[string]bool{},
 		desk: &deskWork{},
 	}
+	a.newPanes()
 	if a.now == nil {
 		a.now = time.Now
 	}
@@ -297,7 +299,7 @@ func (a *App) adopt(s *model.Snapshot) {
 	})
 	a.flashNewIssues(first)
 	a.clampCursors()
-	a.refreshKernels()
+	a.kernels.refresh()
 	a.broadcast(adoptedMsg{})
 	a.invalidate()
 }

@@ -33,8 +33,8 @@ type prompt struct {
 
 // startPrompt opens the filter or the command line.
 func (a *App) startPrompt(m promptMode, initial string) {
-	a.push(&prompt{common: a.common, mode: m, input: initial, prev: a.filter, run: a.runCommand,
-		setFilter: func(f string) { a.filter = f; a.refreshKernels() }})
+	a.push(&prompt{common: a.common, mode: m, input: initial, prev: a.kernels.filter, run: a.runCommand,
+		setFilter: a.kernels.setFilter})
 }
 
 func (p *prompt) rank() layerRank { return rankPrompt }
@@ -193,15 +193,15 @@ func (a *App) runCommand(line string) tea.Cmd {
 		return tea.Quit
 	case "sort":
 		if len(f) < 2 {
-			a.flashf(lvlWarn, "usage: :sort COLUMN [asc|desc]; columns: "+strings.Join(a.sortColumns(), " "))
+			a.flashf(lvlWarn, "usage: :sort COLUMN [asc|desc]; columns: "+strings.Join(a.kernels.sortColumns(), " "))
 			return nil
 		}
 		desc := len(f) > 2 && (f[2] == "desc" || f[2] == "d")
 		if strings.HasPrefix(f[1], "-") {
 			f[1], desc = f[1][1:], true
 		}
-		if !a.setSort(f[1], desc) {
-			a.flashf(lvlWarn, "no column "+f[1]+"; columns: "+strings.Join(a.sortColumns(), " "))
+		if !a.kernels.setSort(f[1], desc) {
+			a.flashf(lvlWarn, "no column "+f[1]+"; columns: "+strings.Join(a.kernels.sortColumns(), " "))
 		}
 	case "theme":
 		if len(f) < 2 {
@@ -218,11 +218,10 @@ func (a *App) runCommand(line string) tea.Cmd {
 			return themeLoadedMsg{t: t, err: err}
 		}
 	case "filter":
-		a.filter = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "filter"))
-		a.refreshKernels()
+		a.kernels.setFilter(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "filter")))
 	case "follow":
-		a.follow = !a.follow
-		a.refreshKernels()
+		a.kernels.follow = !a.kernels.follow
+		a.kernels.refresh()
 	case "help":
 		a.openHelp()
 	default:

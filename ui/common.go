@@ -26,10 +26,16 @@ type common struct {
 	// every view; both nil before the first snapshot.
 	snap *model.Snapshot
 	d    *derived
+	// frameOK says the root's cached frame is current; a component that
+	// changes what it draws drops it with invalidate.
+	frameOK bool
 	// flash is the status line's message; any component may set it.
 	flash flash
 	// bus carries what components ask of the root (layers.go).
 	bus
 }
+
+// invalidate drops the cached frame: the next View composes a new one.
+func (c *common) invalidate() { c.frameOK = false }
 
 func (c *common) size() (int, int) { return termSize(c.width, c.height) }

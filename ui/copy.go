@@ -7,44 +7,9 @@ import (
 )
 
 // selectedID is the id of the focused pane's selected row, the text an
-// operator pastes into a ticket or a shell: a device's id, a kernel's id,
-// an agent's id, or what an issue is about (its kernel, else its file,
-// else its device, else its agent). It is "" when the row names nothing.
-func (a *App) selectedID() string {
-	if a.d == nil {
-		return ""
-	}
-	c := a.cursor[a.focus]
-	switch a.focus {
-	case paneDevices:
-		if c < len(a.d.devs) {
-			return string(a.d.devs[c].key.ID)
-		}
-	case paneKernels:
-		if c < len(a.kview.rows) {
-			return string(a.d.kernels[a.kview.rows[c]].k.ID)
-		}
-	case paneAgents:
-		if c < len(a.d.agents) {
-			return string(a.d.agents[c].a.ID)
-		}
-	case paneIssues:
-		if c < len(a.d.issues) {
-			is := a.d.issues[c].is
-			switch {
-			case is.Kernel != "":
-				return string(is.Kernel)
-			case is.File != "":
-				return is.File
-			case is.Device.ID != "":
-				return string(is.Device.ID)
-			case is.Agent != "":
-				return string(is.Agent)
-			}
-		}
-	}
-	return ""
-}
+// operator pastes into a ticket or a shell (each pane's Selected). It is
+// "" when the row names nothing.
+func (a *App) selectedID() string { return a.panes[a.focus].Selected() }
 
 // copySelected puts the selected id on the clipboard with OSC 52 (the
 // terminal does the copying, so it works over SSH too) and says so. It
@@ -66,16 +31,17 @@ func (a *App) copySelected() tea.Cmd {
 // are not on screen; the issue's own detail opens then.
 func (a *App) jumpToIssue(is *model.Issue) bool {
 	if is.Kernel != "" {
-		j := a.kernelIndex(is.Kernel)
-		if j < 0 && a.follow {
+		j := a.kernels.indexOf(is.Kernel)
+		if j < 0 && a.kernels.follow {
 			// Following another device hides it: show every kernel.
-			a.follow = false
-			a.refreshKernels()
-			j = a.kernelIndex(is.Kernel)
+			a.kernels.follow = false
+			a.kernels.refresh()
+			j = a.kernels.indexOf(is.Kernel)
 		}
 		if j >= 0 {
-			a.focus = paneKernels
-			a.selectRow(paneKernels, j)
+			a.setFocusPane(paneKernels)
+			a.sizePanes()
+			a.kernels.selectRow(j)
 			a.openDetail()
 			return true
 		}
@@ -83,8 +49,9 @@ func (a *App) jumpToIssue(is *model.Issue) bool {
 	if is.Device.ID != "" {
 		for i := range a.d.devs {
 			if a.d.devs[i].key == is.Device {
-				a.focus = paneDevices
-				a.selectRow(paneDevices, i)
+				a.setFocusPane(paneDevices)
+				a.sizePanes()
+				a.devices.selectRow(i)
 				a.openDetail()
 				return true
 			}
@@ -99,14 +66,4 @@ func (a *App) jumpToIssue(is *model.Issue) bool {
 		a.flashf(lvlInfo, "this issue names no device or kernel to go to")
 	}
 	return false
-}
-
-// kernelIndex is the kernel list's row of a kernel, or -1.
-func (a *App) kernelIndex(id model.KernelID) int {
-	for j, k := range a.kview.rows {
-		if a.d.kernels[k].k.ID == id {
-			return j
-		}
-	}
-	return -1
 }

@@ -17,7 +17,7 @@ func TestCopySelectedID(t *testing.T) {
 	for _, ro := range []bool{false, true} {
 		role := map[bool]string{false: "operator", true: "viewer"}[ro]
 		a := testApp(t, 120, 40, fake.Node(fake.Options{}), Options{ReadOnly: ro})
-		if a.follow {
+		if a.kernels.follow {
 			typeKeys(a, "f") // every kernel, so the kernel pane has rows
 		}
 		for range numPanes {

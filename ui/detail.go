@@ -188,27 +188,27 @@ func (a *App) openDetail() {
 	ds := &detail{common: a.common}
 	switch a.focus {
 	case paneDevices:
-		c := a.cursor[paneDevices]
+		c := a.devices.cursor
 		if c >= len(a.d.devs) {
 			a.flashf(lvlInfo, "cpu and memory: "+a.d.host.cpuHeld+"/"+a.d.host.cpuCap+" cores, "+a.d.host.memHeld+"/"+a.d.host.memCap+" held")
 			return
 		}
 		ds.kind, ds.dev = detDevice, a.d.devs[c].key
 	case paneKernels:
-		c := a.cursor[paneKernels]
-		if c >= len(a.kview.rows) {
+		id := a.kernels.Selected()
+		if id == "" {
 			return
 		}
-		ds.kind, ds.kern = detKernel, a.d.kernels[a.kview.rows[c]].k.ID
+		ds.kind, ds.kern = detKernel, model.KernelID(id)
 	case paneIssues:
-		c := a.cursor[paneIssues]
-		if c >= len(a.d.issues) {
+		r := a.issues.selectedIssue()
+		if r == nil {
 			return
 		}
-		if a.jumpToIssue(a.d.issues[c].is) {
+		if a.jumpToIssue(r.is) {
 			return
 		}
-		ds.kind, ds.issue = detIssue, a.d.issues[c].id
+		ds.kind, ds.issue = detIssue, r.id
 	default:
 		return
 	}

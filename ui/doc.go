@@ -20,6 +20,14 @@
 //     presentation functions (barLayout, deviceColumns, kernelColumns,
 //     computeLayout, formatTelemetry, ...) and caches the frame until the
 //     state changes, because Bubble Tea asks for a view after every message.
+//   - The main screen's panes (pane_devices.go, pane_kernels.go,
+//     pane_agents.go, pane_issues.go) are components sharing the console's
+//     *common: each embeds the one scrolling skeleton (list.go: cursor,
+//     offset, title row, row loop, clicks) and draws its rows with the pure
+//     renderers of present.go. The root (pane.go) only sizes them from the
+//     layout, keeps the focus, and routes keys to the focused pane (a
+//     pane's own keys, such as s for the kernels, from any pane) and mouse
+//     events to the pane under the pointer, in that pane's coordinates.
 //   - Rows are assembled from plain text and precomputed SGR paints
 //     (styles.go), measured as they are built; every row is exactly the
 //     terminal's width and never cut mid-glyph.

@@ -229,7 +229,7 @@ func (e *editor) viewGrid(w, h int) []string {
 // the draft changes them) and who holds it live.
 func (e *editor) gridDeviceRow(r edRow, cols edCols, w int, sel, stranded bool) string {
 	st := e.st
-	l := rowStartOf(e.st, sel, sel)
+	l := rowStart(e.st, sel, sel)
 	label := partition.Key(r.key)
 	var dr *devRow
 	if r.dev >= 0 && e.d != nil && r.dev < len(e.d.devs) {
@@ -320,7 +320,7 @@ func (e *editor) foreignHolders(k model.DeviceKey, dr *devRow) bool {
 // gridAgentRow draws an agent's cpu or mem, or the field being typed.
 func (e *editor) gridAgentRow(i int, r edRow, shorts []string, cols edCols, w int, sel bool) string {
 	st := e.st
-	l := rowStartOf(e.st, sel, sel)
+	l := rowStart(e.st, sel, sel)
 	what := "cpu"
 	if r.kind == rowMem {
 		what = "mem"

@@ -28,7 +28,7 @@ func (c *faultConsole) frame() string { return ansi.Strip(c.a.View().Content) }
 // allKernels switches the kernel list to every kernel and returns the
 // frame.
 func (c *faultConsole) allKernels() string {
-	if c.a.follow {
+	if c.a.kernels.follow {
 		typeKeys(c.a, "f")
 	}
 	return c.frame()

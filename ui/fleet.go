@@ -471,7 +471,7 @@ func (m *Fleet) drillKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case msg.String() == "ctrl+c":
 		return tea.Quit
-	case idle && (msg.String() == "q" || (msg.Code == tea.KeyEscape && a.filter == "")):
+	case idle && (msg.String() == "q" || (msg.Code == tea.KeyEscape && a.kernels.filter == "")):
 		m.closeDrill()
 		return nil
 	}

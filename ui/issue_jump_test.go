@@ -23,7 +23,7 @@ func TestEnterOnIssueJumps(t *testing.T) {
 		for a.focus != paneIssues {
 			a.Update(keyCode(tea.KeyTab))
 		}
-		a.selectRow(paneIssues, i)
+		a.issues.selectRow(i)
 		is := a.d.issues[i].is
 		a.Update(keyCode(tea.KeyEnter))
 		if detailOf(a) == nil {
@@ -37,10 +37,10 @@ func TestEnterOnIssueJumps(t *testing.T) {
 			}
 		case detDevice:
 			jumped++
-			if is.Kernel != "" && a.kernelIndex(is.Kernel) >= 0 {
+			if is.Kernel != "" && a.kernels.indexOf(is.Kernel) >= 0 {
 				t.Errorf("issue %d: went to the device though kernel %s is listed", i, is.Kernel)
 			}
-			if a.focus != paneDevices || detailOf(a).dev != is.Device || a.d.devs[a.cursor[paneDevices]].key != is.Device {
+			if a.focus != paneDevices || detailOf(a).dev != is.Device || a.d.devs[a.devices.cursor].key != is.Device {
 				t.Errorf("issue %d: device detail %v, focus %d; want %v", i, detailOf(a).dev, a.focus, is.Device)
 			}
 		case detIssue:

@@ -20,13 +20,13 @@ type kernelView struct {
 }
 
 // sortColumns are the kernel table's sortable columns, in display order.
-func (a *App) sortColumns() []string {
+func (p *kernelsPane) sortColumns() []string {
 	cols := []string{"id", "agent"}
-	if a.kview.dev >= 0 {
+	if p.view.dev >= 0 {
 		cols = append(cols, "on")
 	}
-	if a.d != nil {
-		for _, s := range a.d.slotCols {
+	if p.d != nil {
+		for _, s := range p.d.slotCols {
 			cols = append(cols, slotKey(s))
 		}
 	}
@@ -39,25 +39,25 @@ func (a *App) sortColumns() []string {
 func slotKey(s model.SlotName) string { return strings.ToLower(slotHeader(s)) }
 
 // followedDevice is the device row the kernels table follows, or -1.
-func (a *App) followedDevice() int {
-	if !a.follow || a.d == nil {
+func (p *kernelsPane) followedDevice() int {
+	if !p.follow || p.d == nil {
 		return -1
 	}
-	if c := a.cursor[paneDevices]; c >= 0 && c < len(a.d.devs) {
+	if c := p.device(); c >= 0 && c < len(p.d.devs) {
 		return c
 	}
 	return -1 // the cpu/mem line: every kernel
 }
 
-// refreshKernels recomputes the kernels table rows.
-func (a *App) refreshKernels() {
-	a.invalidate()
-	kv := kernelView{dev: a.followedDevice()}
-	if a.d == nil {
-		a.kview = kv
+// refresh recomputes the kernels table rows.
+func (p *kernelsPane) refresh() {
+	p.invalidate()
+	kv := kernelView{dev: p.followedDevice()}
+	if p.d == nil {
+		p.view = kv
 		return
 	}
-	d := a.d
+	d := p.d
 	var base []int
 	on := map[int]int{} // kernel index -> position in the device's lists
 	var onStr []string
@@ -85,22 +85,22 @@ func (a *App) refreshKernels() {
 			base[i] = i
 		}
 	}
-	filter := compileFilter(a.filter)
+	filter := compileFilter(p.filter)
 	rows := base[:0:0]
 	for _, ki := range base {
 		if filter.match(&d.kernels[ki]) {
 			rows = append(rows, ki)
 		}
 	}
-	if !slices.Contains(a.sortColumns(), a.sortCol) {
-		a.sortCol = "id"
+	if !slices.Contains(p.sortColumns(), p.sortCol) {
+		p.sortCol = "id"
 	}
-	cmpf := a.kernelCmp(on, onF)
+	cmpf := p.kernelCmp(on, onF)
 	slices.SortStableFunc(rows, func(x, y int) int {
 		c := cmpf(x, y)
 		if c == 0 {
 			c = x - y
-		} else if a.sortDesc {
+		} else if p.sortDesc {
 			c = -c
 		}
 		return c
@@ -113,9 +113,9 @@ func (a *App) refreshKernels() {
 			kv.onDev[i], kv.onDevF[i] = onStr[on[ki]], onF[on[ki]]
 		}
 	}
-	a.kview = kv
-	if a.cursor[paneKernels] >= len(rows) {
-		a.cursor[paneKernels] = max(len(rows)-1, 0)
+	p.view = kv
+	if p.cursor >= len(rows) {
+		p.cursor = max(len(rows)-1, 0)
 	}
 }
 
@@ -132,9 +132,9 @@ func stateRank(s model.KernelState) int {
 }
 
 // kernelCmp compares two kernels (indices) by the sort column, ascending.
-func (a *App) kernelCmp(on map[int]int, onF []float64) func(x, y int) int {
-	ks := a.d.kernels
-	switch a.sortCol {
+func (p *kernelsPane) kernelCmp(on map[int]int, onF []float64) func(x, y int) int {
+	ks := p.d.kernels
+	switch p.sortCol {
 	case "agent":
 		return func(x, y int) int { return cmp.Compare(ks[x].k.Agent, ks[y].k.Agent) }
 	case "on":
@@ -173,8 +173,8 @@ func (a *App) kernelCmp(on map[int]int, onF []float64) func(x, y int) int {
 	case "id", "":
 		return func(x, y int) int { return 0 }
 	}
-	for c, s := range a.d.slotCols {
-		if slotKey(s) == a.sortCol {
+	for c, s := range p.d.slotCols {
+		if slotKey(s) == p.sortCol {
 			return func(x, y int) int { return cmp.Compare(ks[x].slotF[c], ks[y].slotF[c]) }
 		}
 	}
@@ -182,21 +182,37 @@ func (a *App) kernelCmp(on map[int]int, onF []float64) func(x, y int) int {
 }
 
 // setSort sorts by col; the same column again flips the direction.
-func (a *App) setSort(col string, desc bool) bool {
+func (p *kernelsPane) setSort(col string, desc bool) bool {
 	col = strings.ToLower(col)
-	if !slices.Contains(a.sortColumns(), col) {
+	if !slices.Contains(p.sortColumns(), col) {
 		return false
 	}
-	a.sortCol, a.sortDesc = col, desc
-	a.refreshKernels()
+	p.sortCol, p.sortDesc = col, desc
+	p.refresh()
 	return true
 }
 
 // cycleSort moves to the next sortable column.
-func (a *App) cycleSort() {
-	cols := a.sortColumns()
-	i := slices.Index(cols, a.sortCol)
-	a.sortCol = cols[(i+1)%len(cols)]
-	a.sortDesc = false
-	a.refreshKernels()
+func (p *kernelsPane) cycleSort() {
+	cols := p.sortColumns()
+	i := slices.Index(cols, p.sortCol)
+	p.sortCol = cols[(i+1)%len(cols)]
+	p.sortDesc = false
+	p.refresh()
+}
+
+// setFilter shows only the kernels matching f ("" for all).
+func (p *kernelsPane) setFilter(f string) {
+	p.filter = f
+	p.refresh()
+}
+
+// indexOf is the table's row of a kernel, or -1.
+func (p *kernelsPane) indexOf(id model.KernelID) int {
+	for j, k := range p.view.rows {
+		if p.d.kernels[k].k.ID == id {
+			return j
+		}
+	}
+	return -1
 }

@@ -82,16 +82,14 @@ type (
 )
 
 // bus is how components reach the root without holding it: messages it
-// handles before Update returns (send), commands Update returns (do runs
-// the desk's work off the UI loop), and the cached frame they drop when
-// what they draw changes (invalidate).
+// handles before Update returns (send), and commands Update returns (do
+// runs the desk's work off the UI loop).
 type bus struct {
 	outbox []tea.Msg
 	later  []tea.Cmd
 	// syncCmds runs do's work at once, its message handled before Update
 	// returns: for unit tests that drive Update without a program.
 	syncCmds bool
-	frameOK  bool
 }
 
 // send hands the root a message it handles before its Update returns.
@@ -109,9 +107,6 @@ func (b *bus) do(f func() tea.Msg) {
 	}
 	b.later = append(b.later, f)
 }
-
-// invalidate drops the cached frame: the next View composes a new one.
-func (b *bus) invalidate() { b.frameOK = false }
 
 // push puts l on the stack, over every layer of its rank or lower and
 // under those of a higher one.

@@ -143,8 +143,8 @@ func TestPromptOverLateDialog(t *testing.T) {
 		t.Fatalf("the dialog took the top from the prompt: top %T", bo.top())
 	}
 	typeKeys(bo, "0")
-	if promptOf(bo).input != "numa0" || bo.filter != "numa0" || bo.dlg().focusOK {
-		t.Fatalf("a key with the prompt over a dialog: input %q, filter %q", promptOf(bo).input, bo.filter)
+	if promptOf(bo).input != "numa0" || bo.kernels.filter != "numa0" || bo.dlg().focusOK {
+		t.Fatalf("a key with the prompt over a dialog: input %q, filter %q", promptOf(bo).input, bo.kernels.filter)
 	}
 	press(bo, enter)
 	if promptOf(bo) != nil || bo.top() != layer(bo.dlg()) {
@@ -186,11 +186,11 @@ func TestDetailHelpAndWheel(t *testing.T) {
 	// With the prompt open the wheel still moves the pane under it.
 	typeKeys(a, "/")
 	a.View() // lays the panes out for the pointer
-	before := a.cursor[paneDevices]
+	before := a.devices.cursor
 	r := a.lay.panes[paneDevices]
 	a.Update(tea.MouseWheelMsg{X: r.x + 1, Y: r.y + 2, Button: tea.MouseWheelDown})
-	if a.cursor[paneDevices] != before+1 || promptOf(a) == nil {
-		t.Errorf("wheel with the prompt open: cursor %d→%d, prompt %v", before, a.cursor[paneDevices], promptOf(a) != nil)
+	if a.devices.cursor != before+1 || promptOf(a) == nil {
+		t.Errorf("wheel with the prompt open: cursor %d→%d, prompt %v", before, a.devices.cursor, promptOf(a) != nil)
 	}
 }
 

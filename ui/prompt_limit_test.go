@@ -30,7 +30,7 @@ func TestPromptLengthIsLimited(t *testing.T) {
 			if n := utf8.RuneCountInString(promptOf(a).input); n != maxPromptRunes {
 				t.Fatalf("pasted: the prompt holds %d runes, want %d", n, maxPromptRunes)
 			}
-			if open == "/" && a.filter != promptOf(a).input {
+			if open == "/" && a.kernels.filter != promptOf(a).input {
 				t.Fatalf("the filter is not the prompt")
 			}
 		})

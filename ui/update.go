@@ -119,49 +119,28 @@ func (a *App) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case actHelp:
 		a.openHelp()
 	case actFilter:
-		a.startPrompt(promptFilter, a.filter)
+		a.startPrompt(promptFilter, a.kernels.filter)
 	case actCommand:
 		a.startPrompt(promptCommand, "")
 	case actBack:
 		switch {
-		case a.filter != "":
-			a.filter = ""
-			a.refreshKernels()
+		case a.kernels.filter != "":
+			a.kernels.setFilter("")
 		case a.flash.text != "":
 			a.flash = flash{}
 		}
 	case actNextPane:
-		a.focus = (a.focus + 1) % numPanes
+		a.setFocusPane((a.focus + 1) % numPanes)
 	case actPrevPane:
-		a.focus = (a.focus + numPanes - 1) % numPanes
-	case actUp:
-		a.moveCursor(-1)
-	case actDown:
-		a.moveCursor(1)
-	case actTop:
-		a.moveCursor(-1 << 30)
-	case actBottom:
-		a.moveCursor(1 << 30)
-	case actPageUp:
-		a.moveCursor(-max(a.visibleRows(a.focus)-1, 1))
-	case actPageDown:
-		a.moveCursor(max(a.visibleRows(a.focus)-1, 1))
+		a.setFocusPane((a.focus + numPanes - 1) % numPanes)
 	case actDetail:
 		a.openDetail()
-	case actSegments:
-		a.segByAgent = !a.segByAgent
-	case actFollow:
-		a.follow = !a.follow
-		a.refreshKernels()
-	case actSort:
-		a.cycleSort()
-	case actSortReverse:
-		a.sortDesc = !a.sortDesc
-		a.refreshKernels()
 	case actCopy:
 		return a, a.copySelected()
 	case actEditPartition:
 		a.startEditor(false)
+	default:
+		return a, a.paneKey(act, msg)
 	}
 	return a, nil
 }
@@ -188,165 +167,19 @@ func (c *common) scroll(off *int, act action) {
 	*off = max(*off, 0)
 }
 
-// count is how many rows the pane's cursor moves over.
-func (a *App) count(p pane) int {
-	if a.d == nil {
-		return 0
-	}
-	switch p {
-	case paneDevices:
-		return len(a.d.devs) + 1 // + the cpu/mem line
-	case paneKernels:
-		return len(a.kview.rows)
-	case paneAgents:
-		return len(a.d.agents)
-	}
-	return len(a.d.issues)
-}
-
-// visibleRows is how many of the pane's rows fit.
-func (a *App) visibleRows(p pane) int {
-	r := a.layoutNow().panes[p]
-	switch p {
-	case paneDevices, paneKernels:
-		return max(r.h-2, 1)
-	case paneAgents:
-		return a.agentsFitting(r.h - 1)
-	}
-	return max(r.h-1, 1)
-}
-
-func (a *App) moveCursor(delta int) {
-	p := a.focus
-	n := a.count(p)
-	if n == 0 {
-		return
-	}
-	c := min(max(a.cursor[p]+delta, 0), n-1)
-	if c == a.cursor[p] {
-		return
-	}
-	a.cursor[p] = c
-	a.ensureVisible(p)
-	if p == paneDevices {
-		a.refreshKernels()
-	}
-}
-
-// ensureVisible scrolls a pane so its cursor row shows.
-func (a *App) ensureVisible(p pane) {
-	n := a.count(p)
-	c := a.cursor[p]
-	off := a.offset[p]
-	if c < off {
-		off = c
-	}
-	if p == paneAgents {
-		// Blocks of several lines: scroll until the cursor's block fits.
-		r := a.layoutNow().panes[p]
-		for off < c {
-			used := 0
-			for i := off; i <= c; i++ {
-				used += agentLines(&a.d.agents[i])
-			}
-			if used <= r.h-1 {
-				break
-			}
-			off++
-		}
-	} else if vis := a.visibleRows(p); c >= off+vis {
-		off = c - vis + 1
-	}
-	a.offset[p] = min(max(off, 0), max(n-1, 0))
-}
-
-// clampCursors keeps cursors and offsets within the rows a new snapshot
-// or size leaves.
-func (a *App) clampCursors() {
-	for p := range numPanes {
-		n := a.count(p)
-		a.cursor[p] = min(a.cursor[p], max(n-1, 0))
-		if p == paneAgents {
-			a.offset[p] = min(a.offset[p], a.cursor[p])
-		} else {
-			a.offset[p] = min(a.offset[p], max(n-a.visibleRows(p), 0))
-		}
-		a.ensureVisible(p)
-	}
-}
-
 func (a *App) handleWheel(m tea.Mouse) {
 	if _, ok := a.route(tea.MouseWheelMsg(m)); ok {
 		return
 	}
-	delta := wheelDelta(m)
-	p, ok := a.lay.paneAt(m.X, m.Y)
-	if !ok {
-		return
-	}
-	focus := a.focus
-	a.focus = p
-	a.moveCursor(delta)
-	a.focus = focus
-	a.invalidate()
+	a.paneMouse(tea.MouseWheelMsg(m), m)
 }
 
-// handleClick focuses the pane under the pointer and selects the row, or
-// sorts by the kernel column whose header was clicked.
+// handleClick focuses the pane under the pointer and gives it the click.
 func (a *App) handleClick(m tea.Mouse) {
 	if m.Button != tea.MouseLeft || a.modalOpen() {
 		return
 	}
-	p, ok := a.lay.paneAt(m.X, m.Y)
-	if !ok {
-		return
-	}
-	a.focus = p
-	a.invalidate()
-	r := a.lay.panes[p]
-	row := m.Y - r.y
-	switch p {
-	case paneDevices, paneKernels:
-		if row == 1 && p == paneKernels {
-			for _, c := range a.kcols {
-				if x := m.X - r.x; x >= c.x && x < c.x+c.w {
-					a.setSort(c.key, c.key == a.sortCol && !a.sortDesc)
-				}
-			}
-			return
-		}
-		row -= 2
-	case paneAgents:
-		row--
-		if row >= 0 && a.d != nil {
-			// Map a line to the agent block it belongs to.
-			for i := a.offset[p]; i < len(a.d.agents); i++ {
-				n := agentLines(&a.d.agents[i])
-				if row < n {
-					a.selectRow(p, i)
-					return
-				}
-				row -= n
-			}
-		}
-		return
-	default:
-		row--
-	}
-	if row >= 0 {
-		a.selectRow(p, a.offset[p]+row)
-	}
-}
-
-func (a *App) selectRow(p pane, i int) {
-	if i < 0 || i >= a.count(p) {
-		return
-	}
-	a.cursor[p] = i
-	a.ensureVisible(p)
-	if p == paneDevices {
-		a.refreshKernels()
-	}
+	a.paneMouse(tea.MouseClickMsg(m), m)
 }
 
 // wheelDelta is a wheel event as rows: -1 up, 1 down.

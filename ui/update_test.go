@@ -18,7 +18,7 @@ import (
 
 func kernelShorts(a *App) []string {
 	var out []string
-	for _, ki := range a.kview.rows {
+	for _, ki := range a.kernels.view.rows {
 		out = append(out, a.d.kernels[ki].short)
 	}
 	return out
@@ -41,12 +41,12 @@ func TestKernelsFollowTheSelectedDevice(t *testing.T) {
 		t.Fatalf("GPU4 (MIG) kernels = %v", got)
 	}
 	typeKeys(a, "f")
-	if got := len(a.kview.rows); got != 9 {
+	if got := len(a.kernels.view.rows); got != 9 {
 		t.Fatalf("f: %d kernels, want all 9", got)
 	}
 	typeKeys(a, "f")
 	a.Update(keyCode(tea.KeyEnd)) // the cpu/mem line: every kernel
-	if got := len(a.kview.rows); got != 9 {
+	if got := len(a.kernels.view.rows); got != 9 {
 		t.Fatalf("cpu line: %d kernels, want all 9", got)
 	}
 }
@@ -65,20 +65,20 @@ func TestFilter(t *testing.T) {
 		a.Update(tea.KeyPressMsg{Code: 'u', Mod: tea.ModCtrl})
 		typeKeys(a, tt.filter)
 		a.Update(keyCode(tea.KeyEnter))
-		if got := len(a.kview.rows); got != tt.want {
+		if got := len(a.kernels.view.rows); got != tt.want {
 			t.Errorf("/%s: %d rows, want %d", tt.filter, got, tt.want)
 		}
 	}
 	typeKeys(a, "/numa1")
 	a.Update(keyCode(tea.KeyEscape)) // cancel: back to the filter before
-	if a.filter != "" || len(a.kview.rows) != 9 {
-		t.Errorf("esc kept filter %q (%d rows)", a.filter, len(a.kview.rows))
+	if a.kernels.filter != "" || len(a.kernels.view.rows) != 9 {
+		t.Errorf("esc kept filter %q (%d rows)", a.kernels.filter, len(a.kernels.view.rows))
 	}
 	typeKeys(a, "/numa1")
 	a.Update(keyCode(tea.KeyEnter))
 	a.Update(keyCode(tea.KeyEscape)) // esc outside the prompt clears it
-	if a.filter != "" {
-		t.Errorf("esc did not clear filter %q", a.filter)
+	if a.kernels.filter != "" {
+		t.Errorf("esc did not clear filter %q", a.kernels.filter)
 	}
 }
 
@@ -98,28 +98,28 @@ func TestSort(t *testing.T) {
 		t.Errorf("sort shares desc: %v", got)
 	}
 	run("sort -state")
-	if got := kernelShorts(a); !a.sortDesc || a.d.kernels[a.kview.rows[len(got)-1]].k.State != model.KernelStale {
+	if got := kernelShorts(a); !a.kernels.sortDesc || a.d.kernels[a.kernels.view.rows[len(got)-1]].k.State != model.KernelStale {
 		t.Errorf("sort -state: %v", got)
 	}
 	run("sort nosuch")
 	if !strings.Contains(a.flash.text, "no column nosuch") {
 		t.Errorf("flash = %q", a.flash.text)
 	}
-	before := a.sortCol
+	before := a.kernels.sortCol
 	typeKeys(a, "s")
-	if a.sortCol == before {
+	if a.kernels.sortCol == before {
 		t.Error("s did not move to the next column")
 	}
 	// Clicking the AGENT header sorts by agent.
 	a.View()
 	r := a.lay.panes[paneKernels]
-	for _, c := range a.kcols {
+	for _, c := range a.kernels.cols {
 		if c.key == "agent" {
 			a.Update(tea.MouseClickMsg{X: r.x + c.x, Y: r.y + 1, Button: tea.MouseLeft})
 		}
 	}
-	if a.sortCol != "agent" {
-		t.Errorf("header click: sort %q", a.sortCol)
+	if a.kernels.sortCol != "agent" {
+		t.Errorf("header click: sort %q", a.kernels.sortCol)
 	}
 }
 
@@ -273,12 +273,12 @@ func TestMouse(t *testing.T) {
 	a.View()
 	r := a.lay.panes[paneDevices]
 	a.Update(tea.MouseClickMsg{X: 5, Y: r.y + 2 + 2, Button: tea.MouseLeft}) // third device row
-	if a.cursor[paneDevices] != 2 || a.focus != paneDevices {
-		t.Fatalf("click: cursor %d focus %d", a.cursor[paneDevices], a.focus)
+	if a.devices.cursor != 2 || a.focus != paneDevices {
+		t.Fatalf("click: cursor %d focus %d", a.devices.cursor, a.focus)
 	}
 	a.Update(tea.MouseWheelMsg{X: 5, Y: r.y + 3, Button: tea.MouseWheelDown})
-	if a.cursor[paneDevices] != 3 {
-		t.Fatalf("wheel: cursor %d", a.cursor[paneDevices])
+	if a.devices.cursor != 3 {
+		t.Fatalf("wheel: cursor %d", a.devices.cursor)
 	}
 	k := a.lay.panes[paneKernels]
 	a.Update(tea.MouseClickMsg{X: 5, Y: k.y + 2, Button: tea.MouseLeft})

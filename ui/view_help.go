@@ -40,7 +40,7 @@ type helpScreen struct {
 // editor's keys and notes.
 func (a *App) openHelp() {
 	a.push(&helpScreen{common: a.common, ed: a.ed(), themeNames: a.opts.LoadTheme != nil,
-		sortColumns: a.sortColumns, hm: help.New()})
+		sortColumns: a.kernels.sortColumns, hm: help.New()})
 }
 
 func (hs *helpScreen) rank() layerRank { return rankScreen }

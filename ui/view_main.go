@@ -1,7 +1,5 @@
 package ui
 
-import "strconv"
-
 // headerHeight is 2 when the device source reports a failure to spell out
 // or the first line could not hold everything.
 func (a *App) headerHeight() int {
@@ -27,22 +25,20 @@ func (a *App) layoutNow() layout {
 func (a *App) viewMain(w, h int) []string {
 	rows := make([]string, 0, h)
 	rows = append(rows, a.viewHeader(w)...)
-	lay := a.layoutNow()
+	lay := a.sizePanes()
 	a.lay = lay
 	if !lay.wide {
-		rows = append(rows, a.viewPane(paneDevices, lay.panes[paneDevices], nil)...)
+		rows = append(rows, a.panes[paneDevices].View()...)
 		shown := paneKernels
 		for p := paneKernels; p < numPanes; p++ {
 			if lay.visible[p] {
 				shown = p
 			}
 		}
-		rows = append(rows, a.viewPane(shown, lay.panes[shown], a.tabsTitle(shown))...)
+		rows = append(rows, a.panes[shown].viewTitled(a.tabsTitle(shown))...)
 	} else {
-		left := append(a.viewPane(paneDevices, lay.panes[paneDevices], nil),
-			a.viewPane(paneKernels, lay.panes[paneKernels], a.kernelsTitle())...)
-		right := append(a.viewPane(paneAgents, lay.panes[paneAgents], a.agentsTitle()),
-			a.viewPane(paneIssues, lay.panes[paneIssues], a.issuesTitle())...)
+		left := append(a.panes[paneDevices].View(), a.panes[paneKernels].View()...)
+		right := append(a.panes[paneAgents].View(), a.panes[paneIssues].View()...)
 		sep := a.st.Border.render(a.st.G.Sep)
 		lw, rw := lay.panes[paneDevices].w, lay.panes[paneAgents].w
 		for i := 0; i < max(len(left), len(right)); i++ {
@@ -61,61 +57,6 @@ func (a *App) viewMain(w, h int) []string {
 	}
 	rows = rows[:h-1]
 	return append(rows, a.viewFooter(w))
-}
-
-// viewPane draws a pane as exactly r.h rows of r.w cells.
-func (a *App) viewPane(p pane, r rect, title []span) []string {
-	var rows []string
-	switch p {
-	case paneKernels:
-		rows = a.viewKernels(r, title)
-	case paneAgents:
-		rows = a.viewAgents(r, title)
-	case paneIssues:
-		rows = a.viewIssues(r, title)
-	default:
-		rows = a.viewDevices(r)
-	}
-	for len(rows) < r.h {
-		rows = append(rows, spaces(r.w))
-	}
-	return rows[:r.h]
-}
-
-// tabsTitle names the three panes that share the bottom area in compact
-// mode, the shown one highlighted, so Tab's cycle is visible.
-func (a *App) tabsTitle(shown pane) []span {
-	var out []span
-	for p := paneKernels; p < numPanes; p++ {
-		if p == shown {
-			switch p {
-			case paneKernels:
-				out = append(out, a.kernelsTitle()...)
-			case paneAgents:
-				out = append(out, a.agentsTitle()...)
-			default:
-				out = append(out, a.issuesTitle()...)
-			}
-			continue
-		}
-		n := 0
-		if a.d != nil {
-			switch p {
-			case paneKernels:
-				n = len(a.kview.rows)
-			case paneAgents:
-				n = len(a.d.agents)
-			default:
-				n = len(a.d.issues)
-			}
-		}
-		lvl := lvlDim
-		if p == paneIssues && n > 0 && a.d.issues[0].is.Severity > 0 {
-			lvl = a.d.issues[0].sev.lvl
-		}
-		out = append(out, span{lvl, " " + p.title() + " (" + strconv.Itoa(n) + ") "})
-	}
-	return out
 }
 
 // viewFooter is the prompt while typing, else the flash message, else the
@@ -142,3 +83,11 @@ func (a *App) viewFooter(w int) string {
 // as fit, then an ellipsis. (bubbles' ShortHelpView keeps adding items when
 // not even its ellipsis fits, so it can overflow a narrow footer.)
 func (a *App) shortHelpLine(w int) string { return a.shortHelpFor(a.keys.ShortHelp(), w) }
+
+// titleRow draws a title row in the console's styles (titleRowOf).
+func (a *App) titleRow(w int, title, info []span, total, visible, offset int) string {
+	return titleRowOf(a.st, w, title, info, total, visible, offset)
+}
+
+// rowStart begins a list row in the console's styles (rowStart).
+func (a *App) rowStart(highlighted, marked bool) *line { return rowStart(a.st, highlighted, marked) }

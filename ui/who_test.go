@@ -40,7 +40,7 @@ func TestFilterFields(t *testing.T) {
 		typeKeys(a, tt.filter)
 		a.Update(keyCode(tea.KeyEnter))
 		var got []string
-		for _, ki := range a.kview.rows {
+		for _, ki := range a.kernels.view.rows {
 			got = append(got, a.d.kernels[ki].short)
 		}
 		if strings.Join(got, " ") != strings.Join(tt.want, " ") {

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/fgtop/fgtop/engine"
-	"github.com/fgtop/fgtop/engine/demo"
 	"github.com/fgtop/fgtop/engine/metrics"
 	"github.com/fgtop/fgtop/model"
 	"github.com/spf13/cobra"
@@ -148,28 +147,16 @@ func runExporter(ctx context.Context, r exporterRun) (err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	var eopts engine.Options
-	if r.flags.demo {
-		node, err := demo.Start(ctx, demo.Options{Seed: r.flags.seed, Speed: 1})
-		if err != nil {
-			return err
-		}
-		defer func() {
-			if cerr := node.Close(); cerr != nil && err == nil {
-				err = cerr
-			}
-		}()
-		eopts = node.EngineOptions()
-	} else {
-		eopts, err = r.src.options()
-		if err != nil {
-			return err
-		}
-		defer closeSource(eopts)
+	sn, err := openServedNode(ctx, r.flags.demo, r.flags.seed, r.src, r.flags.node)
+	if err != nil {
+		return err
 	}
-	if r.flags.node != "" {
-		eopts.Node = r.flags.node
-	}
+	defer func() {
+		if cerr := sn.close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
+	eopts := sn.opts
 	eng := engine.New(eopts)
 	engineErr := make(chan error, 1)
 	go func() { engineErr <- eng.Run(ctx) }()

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -39,6 +40,14 @@ func main() {
 }
 
 func run(args []string) int {
+	if path := os.Getenv("FGTOP_CPUPROFILE"); path != "" {
+		stop, err := startCPUProfile(path)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "fgtop:", err)
+			return exitBadUsage
+		}
+		defer stop()
+	}
 	root := newRootCmd()
 	root.SetArgs(args)
 	err := root.Execute()
@@ -99,4 +108,22 @@ the kernels are named with --scratch-root. Try it without a node: fgtop demo.`,
 	root.AddCommand(newCompletionCmd())
 	registerCompletions(root)
 	return root
+}
+
+// startCPUProfile writes a CPU profile of the whole run to path: how the
+// idle console's CPU figures in BENCHMARKS.md are taken apart
+// (FGTOP_CPUPROFILE=/tmp/cpu.pprof fgtop ...; go tool pprof -top).
+func startCPUProfile(path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("cpu profile %s: %w", path, err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }

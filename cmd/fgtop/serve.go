@@ -181,32 +181,23 @@ func runServe(ctx context.Context, r serveRun) (err error) {
 	slog.SetDefault(logger)
 	defer slog.SetDefault(prevDefault)
 
-	var eopts engine.Options
 	var nodeDone <-chan struct{}
 	var nodeErr func() error
-	if r.serve.demo {
-		node, err := demo.Start(ctx, demo.Options{Seed: r.serve.seed, Speed: 1})
-		if err != nil {
-			return err
-		}
-		defer func() {
-			if cerr := node.Close(); cerr != nil && err == nil {
-				err = cerr
-			}
-		}()
-		eopts, nodeDone, nodeErr = node.EngineOptions(), node.Done(), node.Err
-		if r.demoNode != nil {
-			r.demoNode(node)
-		}
-	} else {
-		eopts, err = r.src.options()
-		if err != nil {
-			return err
-		}
-		defer closeSource(eopts)
+	sn, err := openServedNode(ctx, r.serve.demo, r.serve.seed, r.src, r.serve.node)
+	if err != nil {
+		return err
 	}
-	if r.serve.node != "" {
-		eopts.Node = r.serve.node
+	defer func() {
+		if cerr := sn.close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
+	eopts := sn.opts
+	if sn.demo != nil {
+		nodeDone, nodeErr = sn.demo.Done(), sn.demo.Err
+		if r.demoNode != nil {
+			r.demoNode(sn.demo)
+		}
 	}
 	uopts, err := r.console.uiOptions(eopts.Node)
 	if err != nil {

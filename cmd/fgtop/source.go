@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/fgtop/fgtop/engine"
 	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/engine/demo"
 	"github.com/fgtop/fgtop/engine/inventory"
 	"github.com/fgtop/fgtop/engine/scratch"
 	"github.com/fgtop/fgtop/model"
@@ -229,4 +231,46 @@ func closeSource(opts engine.Options) {
 			fmt.Fprintln(os.Stderr, "fgtop: close device source:", err)
 		}
 	}
+}
+
+// servedNode is the node a long-running command (exporter, serve) puts an
+// engine on: the embedded demo node, or this node's own sources.
+type servedNode struct {
+	opts engine.Options
+	// demo is the running demo node; nil for a real node.
+	demo *demo.Node
+}
+
+// openServedNode starts the demo node (useDemo, with seed) or builds the
+// engine options from the shared source flags, and names the node name
+// when it is not empty. The caller closes the result when done.
+func openServedNode(ctx context.Context, useDemo bool, seed int64, src *sourceFlags, name string) (*servedNode, error) {
+	n := &servedNode{}
+	if useDemo {
+		node, err := demo.Start(ctx, demo.Options{Seed: seed, Speed: 1})
+		if err != nil {
+			return nil, err
+		}
+		n.demo, n.opts = node, node.EngineOptions()
+	} else {
+		opts, err := src.options()
+		if err != nil {
+			return nil, err
+		}
+		n.opts = opts
+	}
+	if name != "" {
+		n.opts.Node = name
+	}
+	return n, nil
+}
+
+// close stops the demo node, or closes the device source (whose error is
+// only reported: the command's own result matters more).
+func (n *servedNode) close() error {
+	if n.demo != nil {
+		return n.demo.Close()
+	}
+	closeSource(n.opts)
+	return nil
 }

@@ -2,7 +2,9 @@ package ui
 
 import (
 	"strconv"
-	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/fgtop/fgtop/model"
 )
@@ -153,141 +155,129 @@ func kernelColumns(w int, d *derived, m kernMeasures, onTitle, sortKey string) [
 	return out
 }
 
-// viewKernels draws the kernels table: title, header, visible rows.
-func (a *App) viewKernels(r rect, title []span) []string {
-	out := make([]string, 0, r.h)
-	st := a.st
-	kv := &a.kview
-	total := len(kv.rows)
-	var info []span
-	if a.filter != "" {
-		info = append(info, span{lvlAccent, "/" + a.filter})
+// kernelsPane is the kernels table: every kernel, or those holding the
+// device the devices pane's cursor is on (follow), filtered and sorted.
+type kernelsPane struct {
+	list
+	// device is the devices pane's cursor: the row followed.
+	device   func() int
+	follow   bool
+	sortCol  string
+	sortDesc bool
+	filter   string
+	// view is the table's rows, recomputed when the snapshot, the
+	// followed device, the filter or the sort changes; cols are the
+	// columns last drawn (for clicks on the header).
+	view kernelView
+	cols []kernCol
+}
+
+func newKernelsPane(c *common, device func() int) *kernelsPane {
+	p := &kernelsPane{device: device, follow: true, sortCol: "id"}
+	p.list = list{common: c, id: paneKernels, head: 1, size: func(*derived) int { return len(p.view.rows) }}
+	return p
+}
+
+func (p *kernelsPane) owns(act action) bool {
+	return act == actFollow || act == actSort || act == actSortReverse
+}
+
+// Bindings are the kernels pane's own keys.
+func (p *kernelsPane) Bindings() []key.Binding {
+	return keysFor(p.keys, actFollow, actSort, actSortReverse)
+}
+
+// Update moves the cursor, follows the device or not, sorts; a click on
+// the column header sorts by that column (again: the other way).
+func (p *kernelsPane) Update(msg tea.Msg) tea.Cmd {
+	if p.updateList(msg, p.headerClick) {
+		return nil
 	}
-	if a.d != nil && a.d.snap.IdleKernels > 0 {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return nil
+	}
+	switch p.keys.lookup(k) {
+	case actFollow:
+		p.follow = !p.follow
+		p.refresh()
+	case actSort:
+		p.cycleSort()
+	case actSortReverse:
+		p.sortDesc = !p.sortDesc
+		p.refresh()
+	}
+	return nil
+}
+
+func (p *kernelsPane) headerClick(m tea.Mouse) {
+	for _, c := range p.cols {
+		if m.X >= c.x && m.X < c.x+c.w {
+			p.setSort(c.key, c.key == p.sortCol && !p.sortDesc)
+		}
+	}
+}
+
+// Title is the pane's title: which kernels it shows.
+func (p *kernelsPane) Title() []span {
+	count := strconv.Itoa(len(p.view.rows))
+	if p.d != nil && p.view.dev >= 0 {
+		return append(paneTitle(p.id, p.focused, ""), span{lvlDim, "on "},
+			span{lvlAccent, p.d.devs[p.view.dev].label}, span{lvlDim, " (" + count + ") "})
+	}
+	return paneTitle(p.id, p.focused, count)
+}
+
+func (p *kernelsPane) tab() span { return tabSpan(p.id, lvlDim, p.Len()) }
+
+// Selected is the selected kernel's id.
+func (p *kernelsPane) Selected() string {
+	if p.d != nil && p.cursor < len(p.view.rows) {
+		return string(p.d.kernels[p.view.rows[p.cursor]].k.ID)
+	}
+	return ""
+}
+
+// View draws title, header and the visible kernels.
+func (p *kernelsPane) View() []string { return p.viewTitled(p.Title()) }
+
+func (p *kernelsPane) viewTitled(title []span) []string {
+	kv := &p.view
+	var info []span
+	if p.filter != "" {
+		info = append(info, span{lvlAccent, "/" + p.filter})
+	}
+	if p.d != nil && p.d.snap.IdleKernels > 0 {
 		if len(info) > 0 {
 			info = append(info, span{lvlDim, " "})
 		}
-		info = append(info, span{lvlWarn, strconv.Itoa(a.d.snap.IdleKernels) + " idle"})
+		info = append(info, span{lvlWarn, strconv.Itoa(p.d.snap.IdleKernels) + " idle"})
 	}
-	visible := max(r.h-2, 0)
-	out = append(out, a.titleRow(r.w, title, info, total, visible, a.offset[paneKernels]))
-	if r.h < 2 {
-		return out[:r.h]
-	}
-	if a.d == nil {
-		return out
-	}
-	d := a.d
-	onTitle := ""
-	if kv.dev >= 0 {
-		onTitle = "ON " + d.devs[kv.dev].label
-	}
-	cols := kernelColumns(r.w, d, d.kernMeas, onTitle, a.sortCol)
-	a.kcols = cols
-	h := newLine(paint{})
-	h.gap(2)
-	for i, c := range cols {
-		if i > 0 {
-			h.gap(1)
-		}
-		t := c.title
-		p := st.Dim
-		if c.key == a.sortCol {
-			p = st.Accent
-			if a.sortDesc {
-				t += st.G.Down
-			} else {
-				t += st.G.Up
+	now := p.now()
+	return p.frame(title, info, p.d != nil, "",
+		func() []string {
+			onTitle := ""
+			if kv.dev >= 0 {
+				onTitle = "ON " + p.d.devs[kv.dev].label
 			}
-		}
-		h.cell(p, t, c.w, c.right, st.G.Ellipsis)
-	}
-	out = append(out, h.finish(r.w))
-	if total == 0 {
-		msg := "no kernels"
-		switch {
-		case a.filter != "":
-			msg = "no kernel matches /" + a.filter
-		case kv.dev >= 0:
-			msg = "nothing held on " + d.devs[kv.dev].label + " (f: all kernels)"
-		}
-		return append(out, a.emptyRow(r.w, msg))
-	}
-	now := a.now()
-	for i := a.offset[paneKernels]; i < total && len(out) < r.h; i++ {
-		out = append(out, a.kernelRow(i, cols, r.w, now))
-	}
-	return out
-}
-
-func (a *App) kernelRow(i int, cols []kernCol, w int, now time.Time) string {
-	st := a.st
-	kr := &a.d.kernels[a.kview.rows[i]]
-	selected := i == a.cursor[paneKernels]
-	base := paint{}
-	if selected && a.focus == paneKernels {
-		base = st.Selected
-	}
-	l := newLine(base)
-	if selected {
-		l.putW(st.Accent, st.G.Cursor, 1)
-	} else {
-		l.gap(1)
-	}
-	// The kernel's mark: the colour and shape of its share on the device
-	// bars, for kernels that hold an accelerator.
-	if kr.nDevs > 0 {
-		p, g := st.look(int(kr.look))
-		if len(st.G.Patterns) == 1 {
-			g = st.G.Mark
-		}
-		l.putW(p, g, 1)
-	} else {
-		l.gap(1)
-	}
-	ell := st.G.Ellipsis
-	for n, c := range cols {
-		if n > 0 {
-			l.gap(1)
-		}
-		switch c.key {
-		case "id":
-			l.cell(st.Text, kr.short, c.w, false, ell)
-		case "agent":
-			l.cell(st.Dim, kr.agent, c.w, false, ell)
-		case "on":
-			l.cell(st.Accent, a.kview.onDev[i], c.w, true, ell)
-		case "devices":
-			l.cell(st.Text, kr.devs, c.w, false, ell)
-		case "age":
-			l.cell(st.Dim, fmtAge(now.Sub(kr.k.Seen)), c.w, true, ell)
-		case "state":
-			l.cell(st.level(kr.stateLvl), string(kr.k.State), c.w, false, ell)
-		case "user":
-			l.cell(st.Text, kr.w.user, c.w, false, ell)
-		case "type":
-			l.cell(st.Dim, kr.w.stype, c.w, false, ell)
-		case "session":
-			l.cell(st.Dim, kr.w.session, c.w, false, ell)
-		case "util":
-			l.cell(st.level(kr.w.utilLvl), kr.w.util, c.w, true, ell)
-		case "gmem":
-			l.cell(st.Text, kr.w.gmem, c.w, true, ell)
-		default:
-			if c.slot >= 0 {
-				l.cell(st.Text, kr.slotVals[c.slot], c.w, true, ell)
+			p.cols = kernelColumns(p.w, p.d, p.d.kernMeas, onTitle, p.sortCol)
+			return []string{kernelHeaderRow(p.st, p.cols, p.sortCol, p.sortDesc, p.w)}
+		},
+		func() string {
+			switch {
+			case p.filter != "":
+				return "no kernel matches /" + p.filter
+			case kv.dev >= 0:
+				return "nothing held on " + p.d.devs[kv.dev].label + " (f: all kernels)"
 			}
-		}
-	}
-	return l.finish(w)
-}
-
-// kernelsTitle is the kernels pane's title: which kernels it shows.
-func (a *App) kernelsTitle() []span {
-	count := strconv.Itoa(len(a.kview.rows))
-	if a.d != nil && a.kview.dev >= 0 {
-		return append(a.paneTitle(paneKernels, ""), span{lvlDim, "on "},
-			span{lvlAccent, a.d.devs[a.kview.dev].label}, span{lvlDim, " (" + count + ") "})
-	}
-	return a.paneTitle(paneKernels, count)
+			return "no kernels"
+		},
+		func(i int, out []string) []string {
+			on := ""
+			if kv.dev >= 0 {
+				on = kv.onDev[i]
+			}
+			kr := &p.d.kernels[kv.rows[i]]
+			return append(out, kernelRowOf(p.st, kr, on, p.cols, p.w, now, i == p.cursor, p.focused))
+		})
 }

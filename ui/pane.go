@@ -1,0 +1,206 @@
+package ui
+
+import (
+	"strconv"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+)
+
+// paneModel is one pane of the main screen (devices, kernels, agents,
+// issues): a component in soft-serve's sense. It shares the console's
+// *common, keeps its own cursor and scroll (the embedded list) and knows
+// how to draw itself; the root only sizes it, gives it focus and routes
+// keys and mouse events to it.
+type paneModel interface {
+	// Update handles a key press (cursor moves and the pane's own
+	// actions) or a mouse event in pane-local coordinates (0,0 is the
+	// title row's first cell).
+	Update(msg tea.Msg) tea.Cmd
+	// View draws the pane with its own title: exactly h rows of w cells.
+	View() []string
+	// SetSize sets the pane's rectangle, title row included.
+	SetSize(w, h int)
+	// Title is the pane's title: its name, count and focus.
+	Title() []span
+	// Len is how many rows the cursor moves over.
+	Len() int
+	// Selected is the selected row's id, what y copies ("" for none).
+	Selected() string
+	// Bindings are the pane's own keys, beyond moving the cursor.
+	Bindings() []key.Binding
+
+	// owns reports whether act is one of the pane's own actions: those
+	// reach the pane whichever pane has focus (s sorts the kernels from
+	// the devices pane too).
+	owns(act action) bool
+	// viewTitled draws the pane under another title (the compact layout's
+	// tabs).
+	viewTitled(title []span) []string
+	// tab is the pane's name and count as a tab that is not shown.
+	tab() span
+	setFocus(bool)
+	clamp()
+}
+
+// keysFor returns the map's bindings of the given actions.
+func keysFor(km KeyMap, acts ...action) []key.Binding {
+	var out []key.Binding
+	for _, b := range km.bindings {
+		for _, a := range acts {
+			if b.act == a && b.scope&scMain != 0 {
+				out = append(out, b.key)
+			}
+		}
+	}
+	return out
+}
+
+// paneTitle is a pane's name and count, in the focused or plain title
+// style.
+func paneTitle(p pane, focused bool, count string) []span {
+	lvl := lvlTitle
+	if focused {
+		lvl = lvlFocus
+	}
+	t := " " + p.title() + " "
+	if count != "" {
+		// "Kernels (7)": a bare count after a name reads as part of it
+		// ("Kernels on GPU0 1").
+		t += "(" + count + ") "
+	}
+	return []span{{lvl, t}}
+}
+
+// tabSpan is a pane that is not shown, as a dim tab with its count.
+func tabSpan(p pane, lvl level, n int) span {
+	return span{lvl, " " + p.title() + " (" + strconv.Itoa(n) + ") "}
+}
+
+// sizePanes gives every pane its rectangle in the current layout. The
+// layout follows the data (how many devices and agent lines) and the
+// header's height, so it is computed when a pane is about to move or draw.
+func (a *App) sizePanes() layout {
+	lay := a.layoutNow()
+	for p, pm := range a.panes {
+		r := lay.panes[p]
+		pm.SetSize(r.w, r.h)
+		pm.setFocus(pane(p) == a.focus)
+	}
+	return lay
+}
+
+// setFocusPane gives a pane the keys.
+func (a *App) setFocusPane(p pane) {
+	a.focus = p
+	for q, pm := range a.panes {
+		pm.setFocus(pane(q) == p)
+	}
+}
+
+// clampCursors keeps every pane's cursor and scroll within the rows a new
+// snapshot or size leaves.
+func (a *App) clampCursors() {
+	a.sizePanes()
+	for _, pm := range a.panes {
+		pm.clamp()
+	}
+}
+
+// paneKey sends a key to the focused pane when it moves the cursor or is
+// the pane's own, else to the pane that owns it.
+func (a *App) paneKey(act action, msg tea.KeyPressMsg) tea.Cmd {
+	a.sizePanes()
+	if f := a.panes[a.focus]; isMove(act) || f.owns(act) {
+		return f.Update(msg)
+	}
+	for _, pm := range a.panes {
+		if pm.owns(act) {
+			return pm.Update(msg)
+		}
+	}
+	return nil
+}
+
+func isMove(act action) bool {
+	_, ok := cursorDelta(act, 1)
+	return ok
+}
+
+// paneMouse sends a wheel or click to the pane under the pointer, in that
+// pane's coordinates; a click also focuses it.
+func (a *App) paneMouse(msg tea.Msg, m tea.Mouse) {
+	p, ok := a.lay.paneAt(m.X, m.Y)
+	if !ok {
+		return
+	}
+	r := a.lay.panes[p]
+	local := tea.Mouse{X: m.X - r.x, Y: m.Y - r.y, Button: m.Button, Mod: m.Mod}
+	switch msg.(type) {
+	case tea.MouseClickMsg:
+		a.setFocusPane(p)
+		a.sizePanes()
+		a.panes[p].Update(tea.MouseClickMsg(local))
+	case tea.MouseWheelMsg:
+		a.sizePanes()
+		a.panes[p].Update(tea.MouseWheelMsg(local))
+	}
+	a.invalidate()
+}
+
+// tabsTitle names the panes that share the bottom area in compact mode,
+// the shown one highlighted, so Tab's cycle is visible.
+func (a *App) tabsTitle(shown pane) []span {
+	var out []span
+	for p := paneKernels; p < numPanes; p++ {
+		if p == shown {
+			out = append(out, a.panes[p].Title()...)
+			continue
+		}
+		out = append(out, a.panes[p].tab())
+	}
+	return out
+}
+
+// titleRowOf is a pane's title rule: title on the left, info and the
+// scroll position on the right. The node and fleet consoles share it.
+func titleRowOf(st *Styles, w int, title, info []span, total, visible, offset int) string {
+	l := newLine(paint{})
+	l.putW(st.Border, st.G.Rule, 1)
+	putSpans(l, st, title, max(w-2, 0))
+	var right []span
+	if total > visible && visible > 0 {
+		from, to := offset+1, min(offset+visible, total)
+		right = append(right, span{lvlDim, strconv.Itoa(from) + "-" + strconv.Itoa(to) + "/" + strconv.Itoa(total)})
+	}
+	if len(info) > 0 {
+		if len(right) > 0 {
+			info = append(append([]span{}, info...), span{lvlDim, "  "})
+		}
+		right = append(info, right...)
+	}
+	if len(right) > 0 {
+		right = append(append([]span{{lvlDim, " "}}, right...), span{lvlDim, " "})
+	}
+	rw := spansWidth(right)
+	if l.w+rw+2 > w {
+		right, rw = nil, 0
+	}
+	fill := max(w-l.w-rw-1, 0)
+	l.putW(st.Border, repeat(st.G.Rule, fill), fill)
+	putSpans(l, st, right, rw)
+	if l.w < w {
+		l.putW(st.Border, st.G.Rule, 1)
+	}
+	return l.finish(w)
+}
+
+// newPanes builds the main screen's panes, in focus order. A new pane is
+// its own file and one line here (and its place in the layout).
+func (a *App) newPanes() {
+	a.devices = newDevicesPane(a.common, &a.hist, func() { a.kernels.refresh() })
+	a.kernels = newKernelsPane(a.common, func() int { return a.devices.cursor })
+	a.agents = newAgentsPane(a.common)
+	a.issues = newIssuesPane(a.common)
+	a.panes = [numPanes]paneModel{paneDevices: a.devices, paneKernels: a.kernels, paneAgents: a.agents, paneIssues: a.issues}
+}

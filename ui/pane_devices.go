@@ -1,0 +1,195 @@
+package ui
+
+import (
+	"strconv"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+)
+
+// devMeasures are the widths of a snapshot's device cells, measured once
+// per snapshot.
+type devMeasures struct{ label, abbrev, model, figs, owner int }
+
+func (d *derived) devMeasures() devMeasures {
+	m := devMeasures{label: len("DEVICE"), figs: len("SHARES")}
+	for i := range d.devs {
+		r := &d.devs[i]
+		lw := width(r.label)
+		if r.child {
+			lw += 2
+		}
+		m.label = max(m.label, lw)
+		m.abbrev = max(m.abbrev, width(r.abbrev))
+		m.model = max(m.model, width(r.dev.Model))
+		m.figs = max(m.figs, len(r.held)+1+len(r.capacity))
+		ow := width(r.owner)
+		if r.drift {
+			ow++
+		}
+		m.owner = max(m.owner, ow)
+	}
+	m.label = min(m.label, 12)
+	m.model = min(m.model, 20)
+	m.owner = min(m.owner, 14)
+	if m.owner > 0 {
+		// The column's title is never cut ("OWNE").
+		m.owner = max(m.owner, len("OWNER"))
+	}
+	return m
+}
+
+// devCols are the widths of the device row's columns; 0 hides a column.
+type devCols struct {
+	label, bar, figs, owner, util, mem, temp, power, sparkA, sparkU, abbrev, model int
+	memLong                                                                        bool
+}
+
+const (
+	barMin     = 16
+	barComfort = 28
+	barMax     = 40
+	sparkMin   = 8
+	sparkMax   = 24
+)
+
+// deviceColumns chooses which columns fit in w cells, most important first
+// (the bar and its figures, then owner and telemetry, then history and
+// identity), and gives what is left to the bar and then the sparklines.
+// Pure, so it is tested at every width.
+func deviceColumns(w int, m devMeasures) devCols {
+	c := devCols{label: m.label, figs: m.figs, bar: barMin}
+	used := 2 + c.label + 1 + c.bar + 1 + c.figs
+	if used > w {
+		c.bar = max(w-(used-c.bar), 4)
+		return c
+	}
+	try := func(cells int, set func()) {
+		if cells > 0 && used+1+cells <= w {
+			used += 1 + cells
+			set()
+		}
+	}
+	grow := func(v *int, upTo int) {
+		if *v == 0 {
+			return
+		}
+		n := min(w-used, max(upTo-*v, 0))
+		*v += n
+		used += n
+	}
+	try(m.owner, func() { c.owner = m.owner })
+	try(4, func() { c.util = 4 })
+	try(6, func() { c.mem = 6 })
+	try(4, func() { c.temp = 4 })
+	try(5, func() { c.power = 5 })
+	try(sparkMin, func() { c.sparkA = sparkMin })
+	if c.mem > 0 && used+4 <= w {
+		used += 4
+		c.mem, c.memLong = 10, true
+	}
+	// A readable bar before history and identity columns.
+	grow(&c.bar, barComfort)
+	try(sparkMin, func() { c.sparkU = sparkMin })
+	try(m.abbrev, func() { c.abbrev = m.abbrev })
+	try(m.model, func() { c.model = m.model })
+	grow(&c.bar, barMax)
+	grow(&c.sparkA, sparkMax)
+	grow(&c.sparkU, sparkMax)
+	return c
+}
+
+// devicesPane lists the accelerators (MIG instances under their GPU) with
+// their bars, figures, owner, telemetry and history, then the cpu/mem
+// line. Its cursor picks the device the kernels pane follows.
+type devicesPane struct {
+	list
+	hist *history
+	// byAgent draws the bars per agent instead of per kernel (a).
+	byAgent bool
+}
+
+func newDevicesPane(c *common, hist *history, moved func()) *devicesPane {
+	p := &devicesPane{hist: hist}
+	p.list = list{common: c, id: paneDevices, head: 1, size: func(d *derived) int { return len(d.devs) + 1 }, moved: moved}
+	return p
+}
+
+func (p *devicesPane) owns(act action) bool { return act == actSegments }
+
+// Bindings are the devices pane's own keys.
+func (p *devicesPane) Bindings() []key.Binding { return keysFor(p.keys, actSegments) }
+
+// Update moves the cursor and toggles the bars between kernels and agents.
+func (p *devicesPane) Update(msg tea.Msg) tea.Cmd {
+	if p.updateList(msg, nil) {
+		return nil
+	}
+	if k, ok := msg.(tea.KeyPressMsg); ok && p.keys.lookup(k) == actSegments {
+		p.byAgent = !p.byAgent
+	}
+	return nil
+}
+
+// Title names the pane and counts its devices.
+func (p *devicesPane) Title() []span {
+	return paneTitle(p.id, p.focused, strconv.Itoa(max(p.Len()-1, 0)))
+}
+
+func (p *devicesPane) tab() span { return tabSpan(p.id, lvlDim, max(p.Len()-1, 0)) }
+
+// Selected is the selected device's id; the cpu/mem line has none.
+func (p *devicesPane) Selected() string {
+	if p.d != nil && p.cursor < len(p.d.devs) {
+		return string(p.d.devs[p.cursor].key.ID)
+	}
+	return ""
+}
+
+// View draws title, column header and rows.
+func (p *devicesPane) View() []string { return p.viewTitled(p.Title()) }
+
+func (p *devicesPane) viewTitled(title []span) []string {
+	info := []span{{lvlDim, "bars per kernel"}}
+	if p.byAgent {
+		info = []span{{lvlDim, "bars per agent"}}
+	}
+	var c devCols
+	if p.d != nil {
+		c = deviceColumns(p.w, p.d.devMeas)
+	}
+	return p.frame(title, info, p.d != nil, "no snapshot yet",
+		func() []string { return []string{deviceHeaderRow(p.st, c, p.byAgent, p.w)} },
+		nil,
+		func(i int, out []string) []string {
+			sel := p.focused && i == p.cursor
+			// The cursor mark stays whether or not the kernels follow it
+			// and whichever pane has focus: keys (enter, f) still act on it.
+			mark := i == p.cursor
+			if i == len(p.d.devs) {
+				return append(out, hostRowOf(p.st, &p.d.host, c, p.w, sel, mark))
+			}
+			r := &p.d.devs[i]
+			return append(out, deviceRowOf(p.st, r, (*p.hist)[r.key], c, p.byAgent, p.w, sel, mark))
+		})
+}
+
+// barLooks is what a device's bar draws: per kernel, each in its own look
+// with drifted kernels marked, or per agent (a), each agent in the look of
+// its position.
+func (r *devRow) barLooks(byAgent bool) ([]float64, func(int) int, func(int) bool) {
+	if byAgent {
+		return r.agentAmts, func(i int) int { return max(r.agentOf[i], 0) }, nil
+	}
+	look := func(i int) int {
+		if i < len(r.kernLook) {
+			return int(r.kernLook[i])
+		}
+		return i
+	}
+	var drifted func(int) bool
+	if len(r.kernDrift) > 0 {
+		drifted = func(i int) bool { return i < len(r.kernDrift) && r.kernDrift[i] }
+	}
+	return r.kernAmts, look, drifted
+}
