@@ -859,6 +859,10 @@ func (e *editor) key(msg tea.KeyPressMsg) tea.Cmd {
 		e.flashf(lvlCrit, "you no longer hold the draft ("+e.lost+"): esc leaves")
 		return nil
 	}
+	if delta, ok := cursorDelta(act, e.edVisible()); ok {
+		e.moveEdCursor(delta)
+		return nil
+	}
 	switch act {
 	case actBack:
 		if e.dirty() && e.lost == "" {
@@ -868,18 +872,6 @@ func (e *editor) key(msg tea.KeyPressMsg) tea.Cmd {
 		e.leave()
 	case actHelp:
 		e.send(helpMsg{})
-	case actUp:
-		e.moveEdCursor(-1)
-	case actDown:
-		e.moveEdCursor(1)
-	case actTop:
-		e.moveEdCursor(-1 << 30)
-	case actBottom:
-		e.moveEdCursor(1 << 30)
-	case actPageUp:
-		e.moveEdCursor(-max(e.edVisible()-1, 1))
-	case actPageDown:
-		e.moveEdCursor(max(e.edVisible()-1, 1))
 	case actEdPrevAgent:
 		e.moveSelected(0, -1)
 	case actEdNextAgent:
