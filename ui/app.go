@@ -302,7 +302,7 @@ func (a *App) adopt(s *model.Snapshot) {
 		a.cache = newDeriveCache()
 	}
 	a.d = derive(s, deriveOptions{th: a.th, g: a.st.G, looks: a.st.lookDims()}, a.cache)
-	a.hist.observe(s, func(dv *model.Device) (float32, float32) {
+	a.hist.observe(s, func(dv *model.Device) sample {
 		alloc := float32(0)
 		if r, ok := a.d.devIndex[dv.Key()]; ok {
 			row := &a.d.devs[r]
@@ -317,11 +317,16 @@ func (a *App) adopt(s *model.Snapshot) {
 				alloc = 1
 			}
 		}
-		util := float32(nan())
-		if t := dv.Telemetry; t != nil && t.UtilGPU.Valid {
-			util = float32(t.UtilGPU.V) / 100
+		util, mem := float32(nan()), float32(nan())
+		if t := dv.Telemetry; t != nil {
+			if t.UtilGPU.Valid {
+				util = float32(t.UtilGPU.V) / 100
+			}
+			if t.MemUsed.Valid && t.MemTotal.Valid && t.MemTotal.V > 0 {
+				mem = float32(min(float64(t.MemUsed.V)/float64(t.MemTotal.V), 1))
+			}
 		}
-		return alloc, util
+		return sample{alloc, util, mem}
 	})
 	a.flashNewIssues(first)
 	a.clampCursors()
