@@ -161,9 +161,9 @@ func timeAxis(cols, perCol int) string {
 
 // graphSeries is one series of a device's history as a panel draws it.
 type graphSeries struct {
-	name string  // "ALLOC"
-	now  []span  // the current reading, after the name
-	lvl  level   // the series' colour
+	name string    // "ALLOC"
+	now  []span    // the current reading, after the name
+	lvl  level     // the series' colour
 	vals []float32 // one per plot column, oldest first
 }
 

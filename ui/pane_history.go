@@ -24,14 +24,14 @@ type historyPane struct {
 // plot rows, time axis) plus the pane's title, and a small multiple (label
 // and two plot rows).
 const (
-	bigMinH    = 6
-	bigMaxH    = 16
-	panelMinW  = yLabelW + 1 + 16
-	panelGap   = 2
-	miniMinH   = 3
-	miniMinW   = 24
-	miniGap    = 2
-	maxPanels  = 3
+	bigMinH   = 6
+	bigMaxH   = 16
+	panelMinW = yLabelW + 1 + 16
+	panelGap  = 2
+	miniMinH  = 3
+	miniMinW  = 24
+	miniGap   = 2
+	maxPanels = 3
 )
 
 func newHistoryPane(c *common, h history) historyPane {
