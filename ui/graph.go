@@ -144,6 +144,9 @@ func timeAxis(cols, perCol int) string {
 		if c < 0 {
 			break
 		}
+		if ago > 60 && ago%60 != 0 {
+			continue // past a minute, whole minutes only ("-90s" reads badly)
+		}
 		var t string
 		if ago%60 == 0 {
 			t = "-" + strconv.Itoa(ago/60) + "m"
