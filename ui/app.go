@@ -312,7 +312,9 @@ func (a *App) adopt(s *model.Snapshot) {
 			}
 			switch {
 			case row.capF > 0:
-				alloc = float32(min(total/row.capF, 1))
+				// Not clamped: the history graph says 110 % where a
+				// device is over capacity (the plots clamp).
+				alloc = float32(total / row.capF)
 			case total > 0:
 				alloc = 1
 			}

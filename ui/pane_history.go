@@ -128,8 +128,12 @@ func (p *historyPane) viewBig(i, w, h int) []string {
 	if h <= 1 {
 		return out[:h]
 	}
+	figLvl := lvlPlain
+	if r.over {
+		figLvl = lvlCrit
+	}
 	series := []graphSeries{
-		{name: "ALLOC", lvl: lvlAlloc, now: []span{{lvlPlain, r.held + "/" + r.capacity}, {lvlDim, " held " + pct(dh.alloc.last())}}},
+		{name: "ALLOC", lvl: lvlAlloc, now: []span{{figLvl, r.held + "/" + r.capacity}, {lvlDim, " held "}, {figLvl, pct(dh.alloc.last())}}},
 		{name: "UTIL", lvl: lvlUtil, now: []span{{r.tele.util.lvl, pct(dh.util.last())}, {lvlDim, " GPU busy"}}},
 		{name: "MEM", lvl: lvlMem, now: []span{{r.tele.mem.lvl, r.tele.mem.text}, {lvlDim, " used " + pct(dh.mem.last())}}},
 	}
@@ -203,6 +207,9 @@ func (p *historyPane) viewSmall(devs []int, sel, w, h int) []string {
 			label := []span{{lvlPlain, r.label}, {lvlDim, " "}, {lvlAlloc, pct(dh.alloc.last())}, {lvlDim, " | "}, {lvlUtil, pct(dh.util.last())}}
 			if devs[k] == sel {
 				label[0].lvl = lvlAccent
+			}
+			if r.over {
+				label[2].lvl = lvlCrit
 			}
 			cells = append(cells, miniGraph(st, label, alloc, util, cw, ch, devs[k] == sel))
 		}
