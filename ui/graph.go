@@ -59,15 +59,21 @@ func plotRows(vals []float32, h int, levels []string) []string {
 		}
 		units[i] = max(1, min(total, int(math.Round(float64(v)*float64(total)))))
 	}
+	// One string for all rows, sliced: a tall plot is one allocation, not
+	// one a row.
 	var b strings.Builder
+	b.Grow(h * len(vals) * len(levels[steps]))
+	ends := make([]int, h)
 	for k := range rows {
 		base := (h - 1 - k) * steps
-		b.Reset()
-		b.Grow(len(vals) * len(levels[steps]))
 		for _, u := range units {
 			b.WriteString(levels[max(0, min(steps, u-base))])
 		}
-		rows[k] = b.String()
+		ends[k] = b.Len()
+	}
+	all, from := b.String(), 0
+	for k, end := range ends {
+		rows[k], from = all[from:end], end
 	}
 	return rows
 }
