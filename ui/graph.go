@@ -11,11 +11,12 @@ import (
 // (pane_history.go) picks the data and arranges them.
 
 // The series' colours (and, in the small multiples, their side: allocated
-// left, used right, so they read apart without colour too).
+// left, used right, so they read apart without colour too). Not info for
+// utilisation: built-in themes give info and accent the same colour.
 const (
 	lvlAlloc = lvlAccent
-	lvlUtil  = lvlInfo
-	lvlMem   = lvlOK
+	lvlUtil  = lvlOK
+	lvlMem   = lvlPlain
 )
 
 // graphWindow is how many seconds of history a graph means to show.
