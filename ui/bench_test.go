@@ -113,3 +113,21 @@ func fillHistory(a *App) {
 		i++
 	}
 }
+
+// BenchmarkHistoryPane is the history graphs alone, from full histories
+// of 16 GPUs, at the sizes the wide and compact layouts give them.
+func BenchmarkHistoryPane(b *testing.B) {
+	a := testApp(b, 240, 70, fake.Large(16, 16), Options{})
+	fillHistory(a)
+	for _, sz := range [][2]int{{240, 50}, {200, 40}, {120, 20}} {
+		b.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(b *testing.B) {
+			p := newHistoryPane(a.common, a.hist)
+			p.SetSize(sz[0], sz[1])
+			p.Select(3)
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = p.View()
+			}
+		})
+	}
+}
