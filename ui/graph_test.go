@@ -369,3 +369,30 @@ func TestHistoryPaneEmpty(t *testing.T) {
 		t.Errorf("%q", rows)
 	}
 }
+
+// TestLargeScreenIsUsed is the check on the fixture node: from
+// 120×40 on the history graphs fill what the panes leave, and at 200×60 no
+// more than a third of the rows are blank (nothing left once the pane
+// separator and spaces are taken out); at 80×24 there are no graphs.
+func TestLargeScreenIsUsed(t *testing.T) {
+	for _, tt := range []struct {
+		w, h, maxBlank int
+		graphs         bool
+	}{{80, 24, 24, false}, {120, 40, 40 / 3, true}, {200, 60, 60 / 3, true}} {
+		a := historyApp(t, tt.w, tt.h, Options{})
+		text := ansi.Strip(a.View().Content)
+		blank := 0
+		for _, row := range strings.Split(text, "\n") {
+			if strings.Trim(row, " "+a.st.G.Sep) == "" {
+				blank++
+			}
+		}
+		if blank > tt.maxBlank {
+			t.Errorf("%dx%d: %d blank rows, want at most %d:\n%s", tt.w, tt.h, blank, tt.maxBlank, text)
+		}
+		if got := strings.Contains(text, "History of "); got != tt.graphs {
+			t.Errorf("%dx%d: graphs shown %v, want %v", tt.w, tt.h, got, tt.graphs)
+		}
+		t.Logf("%dx%d: %d blank rows", tt.w, tt.h, blank)
+	}
+}
