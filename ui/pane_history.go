@@ -3,6 +3,7 @@ package ui
 import (
 	"math"
 	"strconv"
+	"strings"
 )
 
 // historyPane is the history graphs: the selected device's allocation,
@@ -147,11 +148,15 @@ func (p *historyPane) viewBig(i, w, h int) []string {
 	}
 	gap := spaces(panelGap)
 	for row := range h - 1 {
-		s := panels[0][row]
-		for k := 1; k < n; k++ {
-			s += gap + panels[k][row]
+		var b strings.Builder
+		for k := range n {
+			if k > 0 {
+				b.WriteString(gap)
+			}
+			b.WriteString(panels[k][row])
 		}
-		out = append(out, s+pad)
+		b.WriteString(pad)
+		out = append(out, b.String())
 	}
 	return out
 }
@@ -214,17 +219,18 @@ func (p *historyPane) viewSmall(devs []int, sel, w, h int) []string {
 			cells = append(cells, miniGraph(st, label, alloc, util, cw, ch, devs[k] == sel))
 		}
 		for row := range ch {
-			s := ""
+			var b strings.Builder
 			used := 0
 			for c, cell := range cells {
 				if c > 0 {
-					s += gap
+					b.WriteString(gap)
 					used += miniGap
 				}
-				s += cell[row]
+				b.WriteString(cell[row])
 				used += cw
 			}
-			out = append(out, s+spaces(w-used))
+			b.WriteString(spaces(w - used))
+			out = append(out, b.String())
 		}
 	}
 	return padRows(out, w, h)
