@@ -28,8 +28,8 @@ func (a *App) layoutNow() layout {
 // any one device has, so the history graphs below keep their height as
 // the cursor moves.
 func (a *App) kernelsWant() int {
-	n := len(a.kview.rows)
-	if a.follow && a.kview.dev >= 0 {
+	n := len(a.kernels.view.rows)
+	if a.kernels.follow && a.kernels.view.dev >= 0 {
 		for i := range a.d.devs {
 			n = max(n, len(a.d.devs[i].kernels))
 		}
@@ -71,7 +71,7 @@ func (a *App) viewMain(w, h int) []string {
 	if lay.graphOn {
 		g := newHistoryPane(a.common, a.hist)
 		g.SetSize(lay.graph.w, lay.graph.h)
-		g.Select(a.cursor[paneDevices])
+		g.Select(a.devices.cursor)
 		rows = append(rows, g.View()...)
 	}
 	for len(rows) < h-1 {
