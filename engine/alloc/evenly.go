@@ -102,8 +102,9 @@ func (s *evenSearch) quoRemaining(n int) *apd.Decimal {
 func (m *FractionMap) evenlyAcross(slot model.SlotName, devs []devAlloc, remaining model.Dec, minMemory model.Dec) ([]Share, error) {
 	ctx := model.PyContext
 	s := &evenSearch{m: m, devs: devs, free: make([]apd.Decimal, len(devs))}
+	der := m.derived() // the state devs was ordered from: nothing changed since
 	for i, d := range devs {
-		s.free[i].Set(d.free.Apd())
+		s.free[i].Set(&der.freeApd[d.idx])
 	}
 	s.remaining.Set(remaining.Apd())
 	s.check(ctx.Quantize(&s.remQ, &s.remaining, -2))

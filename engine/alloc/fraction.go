@@ -80,7 +80,7 @@ func (m *FractionMap) allocate(req Request, hint *AffinityHint, opts Options) (A
 			if err != nil {
 				return nil, errInvalidAmount(s.Slot, m.alloc[i])
 			}
-			m.alloc[i] = cum
+			m.set(i, cum)
 			got, err := roundDown(sh.Amount, m.quantum)
 			if err != nil {
 				return nil, errInvalidAmount(s.Slot, sh.Amount)
@@ -171,7 +171,7 @@ func (m *FractionMap) fillSlot(s SlotAmount, hint *AffinityHint, opts Options) (
 		if d.free.Sign() > 0 {
 			got := pyMin(remaining, d.free)
 			shares = append(shares, Share{d.id, got})
-			m.alloc[d.idx] = m.alloc[d.idx].Add(got)
+			m.set(d.idx, m.alloc[d.idx].Add(got))
 			remaining = remaining.Sub(got)
 		}
 		if remaining.Sign() <= 0 {
@@ -232,7 +232,7 @@ func (m *FractionMap) evenlySlot(s SlotAmount, hint *AffinityHint, opts Options,
 	}
 	for _, sh := range chosen {
 		i := m.byID[sh.Device]
-		m.alloc[i] = m.alloc[i].Add(sh.Amount)
+		m.set(i, m.alloc[i].Add(sh.Amount))
 	}
 	return chosen, nil
 }

@@ -76,7 +76,7 @@ func Allocate(computers map[model.DeviceName]Map, req Request, order []model.Dev
 			return nil, &Error{kind: KindKeyError, Msg: fmt.Sprintf("no %s devices here: no alloc map for device plugin %s", n, n)}
 		}
 	}
-	saved := make([][]model.Dec, len(names))
+	saved := make([]state, len(names))
 	for i, n := range names {
 		saved[i] = computers[n].snapshot()
 	}
@@ -112,15 +112,12 @@ func Allocate(computers map[model.DeviceName]Map, req Request, order []model.Dev
 // hintDevices lists the devices of an allocation, slot by slot in order
 // (zero shares included, as Backend.AI does), with their NUMA nodes.
 func hintDevices(name model.DeviceName, m Map, a Allocation) []HintDevice {
-	devs := m.Devices()
 	var out []HintDevice
 	for _, s := range a {
 		for _, sh := range s.Shares {
-			for _, d := range devs {
-				if d.ID == sh.Device {
-					out = append(out, HintDevice{Name: name, ID: d.ID, NUMANode: d.NUMANode})
-					break
-				}
+			if i, ok := m.devIndex(sh.Device); ok {
+				d := m.device(i)
+				out = append(out, HintDevice{Name: name, ID: d.ID, NUMANode: d.NUMANode})
 			}
 		}
 	}
@@ -136,7 +133,7 @@ func Free(computers map[model.DeviceName]Map, k KernelAllocation) error {
 			return fmt.Errorf("alloc: free: no alloc map for device %s", d.Device)
 		}
 	}
-	saved := map[model.DeviceName][]model.Dec{}
+	saved := map[model.DeviceName]state{}
 	for _, d := range k {
 		m := computers[d.Device]
 		if m == nil {

@@ -208,6 +208,7 @@ func (n *Node) Clone() *Node {
 	c.plugins = make([]*Plugin, len(n.plugins))
 	for i, p := range n.plugins {
 		q := *p
+		alloc.Warm(p.m)
 		q.m = p.m.Clone()
 		c.plugins[i] = &q
 		c.maps[p.Name] = q.m
@@ -234,6 +235,10 @@ func (n *Node) Try(req alloc.Request) (alloc.KernelAllocation, error) {
 			continue
 		}
 		if m := n.maps[name]; m != nil {
+			// Warmed, the live map hands its derived state (free
+			// capacities, priority orders) to every clone: it is built
+			// once per state, not once per request.
+			alloc.Warm(m)
 			maps[name] = m.Clone()
 		}
 	}

@@ -96,24 +96,18 @@ func (n *Node) Stranded(slot model.SlotName, amount model.Dec) (StrandedSlot, bo
 		threshold = minMemory
 	}
 
-	var ids []model.DeviceID
-	var frees []model.Dec
-	var first model.Dec
-	for _, s := range p.m.Allocations() {
-		if s.Slot != slot {
-			continue
-		}
-		for _, sh := range s.Shares {
-			if len(ids) == 0 {
-				first = n.capacity(p, sh.Device)
-			}
-			ids = append(ids, sh.Device)
-			frees = append(frees, n.capacity(p, sh.Device).Sub(sh.Amount))
-		}
-	}
-	if len(ids) == 0 {
+	// The free capacities come from the map, which computes them once per
+	// state of its allocations.
+	shares := p.m.SlotFree(slot)
+	if len(shares) == 0 {
 		return out, false
 	}
+	ids := make([]model.DeviceID, len(shares))
+	frees := make([]model.Dec, len(shares))
+	for i, sh := range shares {
+		ids[i], frees[i] = sh.Device, sh.Amount
+	}
+	first := n.capacity(p, ids[0])
 
 	forbid := n.settings.ForbidFragmentation
 	var need model.Dec // the least a device must have free to take part
