@@ -127,7 +127,14 @@ func (m *FractionMap) evenlyAcross(slot model.SlotName, devs []devAlloc, remaini
 		}
 	}
 
+	// A candidate holds at most one share per device: give the four
+	// buffers their room up front rather than growing each in turn.
 	bufs := [4]candidate{}
+	pos, amt := make([]int, 4*len(devs)), make([]apd.Decimal, 4*len(devs))
+	for k := range bufs {
+		bufs[k].pos = pos[k*len(devs) : k*len(devs) : (k+1)*len(devs)]
+		bufs[k].amt = amt[k*len(devs) : k*len(devs) : (k+1)*len(devs)]
+	}
 	best, keep, first, cur := &bufs[0], &bufs[1], &bufs[2], &bufs[3]
 	haveBest := false
 	var window, windowQ apd.Decimal
@@ -265,7 +272,7 @@ func (s *evenSearch) across(start, size int, out *candidate) {
 func (s *evenSearch) uniformSplit(size int) *candidate {
 	u := &s.uniform[size]
 	if !s.haveUniform[size] {
-		u.reset()
+		u.pos, u.amt = make([]int, 0, size), make([]apd.Decimal, 0, size)
 		s.distribute(0, size, &s.remaining, true, u)
 		s.evenness(u)
 		s.haveUniform[size] = true

@@ -3,6 +3,8 @@ package alloc
 import (
 	"fmt"
 
+	"github.com/cockroachdb/apd/v3"
+
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -181,6 +183,23 @@ func (m *FractionMap) fillSlot(s SlotAmount, hint *AffinityHint, opts Options) (
 	return shares, nil
 }
 
+// sumFree is Σ free over devs, in order, as model.Dec.Add computes it
+// (a failed addition gives NaN, which stays NaN), summed in one apd
+// accumulator instead of allocating every partial sum.
+func (m *FractionMap) sumFree(devs []devAlloc) model.Dec {
+	der := m.derived() // the state devs was ordered from
+	var total apd.Decimal
+	for _, d := range devs {
+		if total.Form == apd.NaN {
+			break
+		}
+		if _, err := model.PyContext.Add(&total, &total, &der.freeApd[d.idx]); err != nil {
+			total = apd.Decimal{Form: apd.NaN}
+		}
+	}
+	return model.DecFromApd(&total)
+}
+
 // evenlySlot is FractionAllocMap._allocate_evenly for one slot.
 func (m *FractionMap) evenlySlot(s SlotAmount, hint *AffinityHint, opts Options, minMemory model.Dec) ([]Share, error) {
 	minMemory = quantize2(minMemory)
@@ -192,16 +211,13 @@ func (m *FractionMap) evenlySlot(s SlotAmount, hint *AffinityHint, opts Options,
 		}
 	}
 	// Devices with less than min_memory free are not considered.
-	devs := ordered[:0:0]
+	devs := make([]devAlloc, 0, len(ordered))
 	for _, d := range ordered {
 		if d.free.Cmp(minMemory) >= 0 {
 			devs = append(devs, d)
 		}
 	}
-	total := model.Zero
-	for _, d := range devs {
-		total = total.Add(d.free)
-	}
+	total := m.sumFree(devs)
 	remQ := quantize2(remaining)
 	if quantize2(total).Less(remQ) {
 		return nil, errInsufficient("FractionAllocMap", s.Slot, opts.ContextTag, "amount",

@@ -108,6 +108,9 @@ type Node struct {
 	maps     map[model.DeviceName]alloc.Map
 	// slotOf is the slot each (plugin, device) holds in its map.
 	slotOf map[model.DeviceKey]model.SlotName
+	// free caches what Stranded reads of each fractional slot; every
+	// method that changes the maps drops it.
+	free map[model.SlotName]*slotFree
 }
 
 // NewNode builds the alloc maps of a node (or of one agent's partition)
@@ -221,6 +224,7 @@ func (n *Node) Clone() *Node {
 // order, each following the NUMA nodes of the previous one. On error
 // nothing changes and the error is (or wraps) an *alloc.Error.
 func (n *Node) Allocate(req alloc.Request) (alloc.KernelAllocation, error) {
+	n.free = nil
 	return alloc.Allocate(n.maps, req, n.settings.order(), n.settings.Policy,
 		alloc.Options{ForbidFragmentation: n.settings.ForbidFragmentation})
 }
@@ -249,6 +253,7 @@ func (n *Node) Try(req alloc.Request) (alloc.KernelAllocation, error) {
 // Free releases an allocation Allocate returned (AbstractKernel
 // .release_slots: subtracted, no rounding).
 func (n *Node) Free(k alloc.KernelAllocation) error {
+	n.free = nil
 	return alloc.Free(n.maps, k)
 }
 
@@ -282,6 +287,7 @@ func (n *Node) Load(a model.Allocations) (alloc.KernelAllocation, []Skip) {
 // It returns the sum that was loaded and, per allocation, what was left
 // out.
 func (n *Node) LoadAll(as []model.Allocations) (alloc.KernelAllocation, [][]Skip) {
+	n.free = nil
 	skipped := make([][]Skip, len(as))
 	byPlugin := map[model.DeviceName]model.Allocations{}
 	for k, a := range as {
