@@ -1,7 +1,11 @@
 package alloc
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"slices"
+	"strings"
+	"testing"
 
 	"github.com/fgtop/fgtop/model"
 )
@@ -147,6 +151,171 @@ func refInterleaveLongest(lists [][]int, total int) []int {
 		}
 		if !took {
 			return out
+		}
+	}
+}
+
+// randomCoreMap builds a map of random devices over a few slots, NUMA
+// nodes (nil included) and capacities, with random allocations (over- and
+// negatively committed ones included), written straight into alloc as a
+// loaded map would have them.
+func randomCoreMap(rng *rand.Rand, fractional bool) Map {
+	capacities := []string{"1", "1.0", "1.00", "0.5", "2", "13.5", "4", "1E+1"}
+	used := []string{"0", "0", "0.00", "1", "0.5", "0.25", "0.125", "2", "-1", "-0", "1E+1", "3.75"}
+	slots := []model.SlotName{"x.shares", "x.shares", "x.device"}
+	if !fractional {
+		slots = []model.SlotName{"cpu", "cpu", "cpu.big"}
+	}
+	n := 1 + rng.IntN(20)
+	devs := make([]DeviceSlot, n)
+	for i := range devs {
+		var numa *int
+		if k := rng.IntN(5); k < 4 {
+			numa = intp(k)
+		}
+		devs[i] = DeviceSlot{ID: model.DeviceID(fmt.Sprint(rng.IntN(n + 3))), Slot: slots[rng.IntN(len(slots))],
+			Capacity: dec(capacities[rng.IntN(len(capacities))]), NUMANode: numa}
+	}
+	var m Map
+	var c *core
+	if fractional {
+		f := NewFractionMap(devs, Strategy(rng.IntN(2)), model.Dec{}, nil)
+		m, c = f, &f.core
+	} else {
+		d := NewDiscreteMap(devs, Strategy(rng.IntN(2)), nil)
+		m, c = d, &d.core
+	}
+	for i := range c.alloc {
+		c.alloc[i] = dec(used[rng.IntN(len(used))])
+	}
+	return m
+}
+
+func coreOf(m Map) *core {
+	switch m := m.(type) {
+	case *FractionMap:
+		return &m.core
+	case *DiscreteMap:
+		return &m.core
+	}
+	panic("unknown map")
+}
+
+func randomHint(rng *rand.Rand) *AffinityHint {
+	switch rng.IntN(3) {
+	case 0:
+		return nil
+	case 1:
+		return &AffinityHint{Policy: AffinityPolicy(rng.IntN(2))}
+	}
+	h := &AffinityHint{Policy: AffinityPolicy(rng.IntN(2))}
+	for range 1 + rng.IntN(3) {
+		var numa *int
+		if k := rng.IntN(6); k < 5 { // node 4 is on no device
+			numa = intp(k)
+		}
+		h.Devices = append(h.Devices, HintDevice{Name: "x", ID: "h", NUMANode: numa})
+	}
+	return h
+}
+
+func devAllocString(ds []devAlloc) string {
+	var b strings.Builder
+	for _, d := range ds {
+		fmt.Fprintf(&b, "%d/%s alloc=%s free=%s; ", d.idx, d.id, d.alloc, d.free)
+	}
+	return b.String()
+}
+
+// TestOrderedMatchesReference checks the derived-state ordering against
+// the direct transcription on random maps and hints, for every slot (and
+// one the map does not have), before and after allocations change the map.
+func TestOrderedMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for iter := range 4000 {
+		m := randomCoreMap(rng, rng.IntN(2) == 0)
+		c := coreOf(m)
+		for step := range 3 {
+			for _, slot := range []model.SlotName{"x.shares", "x.device", "cpu", "cpu.big", "nope"} {
+				hint := randomHint(rng)
+				got, want := devAllocString(c.ordered(hint, slot)), devAllocString(c.refOrdered(hint, slot))
+				if got != want {
+					t.Fatalf("iter %d step %d slot %s hint %+v:\n got %s\nwant %s", iter, step, slot, hint, got, want)
+				}
+			}
+			// Change the map through the allocator, so that the next step
+			// must not see the state derived before.
+			slot := c.devs[rng.IntN(len(c.devs))].Slot
+			_, _ = m.Allocate(Request{{slot, model.NewDec(int64(1+rng.IntN(300)), -2)}}, randomHint(rng), Options{})
+		}
+	}
+}
+
+// TestDerivedStateFollowsChanges runs random sequences of allocations,
+// frees, applies, clones and failed requests on one long-lived map (whose
+// derived state is reused and must be dropped on every change) and checks
+// every step against a map built fresh from the same devices and
+// allocations.
+func TestDerivedStateFollowsChanges(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	fresh := func(m Map) Map {
+		c := coreOf(m)
+		var n Map
+		switch m := m.(type) {
+		case *FractionMap:
+			n = NewFractionMap(c.devs, m.strategy, m.quantum, c.exclusive)
+		case *DiscreteMap:
+			n = NewDiscreteMap(c.devs, m.strategy, c.exclusive)
+		}
+		copy(coreOf(n).alloc, c.alloc)
+		return n
+	}
+	for iter := range 1500 {
+		m := randomCoreMap(rng, rng.IntN(2) == 0)
+		var held []Allocation
+		for step := range 12 {
+			slot := coreOf(m).devs[rng.IntN(len(coreOf(m).devs))].Slot
+			amount := model.NewDec(int64(rng.IntN(400)), -int32(rng.IntN(3)))
+			r := Request{{slot, amount}}
+			hint := randomHint(rng)
+			opts := Options{ForbidFragmentation: rng.IntN(3) == 0}
+			ref := fresh(m)
+			switch op := rng.IntN(6); {
+			case op == 0 && len(held) > 0:
+				k := rng.IntN(len(held))
+				if err1, err2 := m.Free(held[k]), ref.Free(held[k]); (err1 == nil) != (err2 == nil) {
+					t.Fatalf("iter %d step %d: free: %v vs %v", iter, step, err1, err2)
+				}
+				held = append(held[:k], held[k+1:]...)
+			case op == 1 && len(held) > 0:
+				a := held[rng.IntN(len(held))]
+				if err1, err2 := m.Apply(a), ref.Apply(a); (err1 == nil) != (err2 == nil) {
+					t.Fatalf("iter %d step %d: apply: %v vs %v", iter, step, err1, err2)
+				}
+			case op == 2:
+				// A clone shares the derived state; changing it must not
+				// change the original's.
+				cl := m.Clone()
+				_, _ = cl.Allocate(r, hint, opts)
+			default:
+				got, err1 := m.Allocate(r, hint, opts)
+				want, err2 := ref.Allocate(r, hint, opts)
+				if kindOf(err1) != kindOf(err2) || got.String() != want.String() {
+					t.Fatalf("iter %d step %d: %s: got %s (%v), want %s (%v)", iter, step, r[0].Amount, got, err1, want, err2)
+				}
+				if err1 == nil {
+					held = append(held, got)
+				}
+			}
+			if g, w := m.Allocations().String(), ref.Allocations().String(); g != w {
+				t.Fatalf("iter %d step %d: map %s, want %s", iter, step, g, w)
+			}
+			for _, s := range coreOf(m).slots {
+				if g, w := fmt.Sprint(m.SlotFree(s.name), m.SlotFreeTotal(s.name)),
+					fmt.Sprint(ref.SlotFree(s.name), ref.SlotFreeTotal(s.name)); g != w {
+					t.Fatalf("iter %d step %d: free %s, want %s", iter, step, g, w)
+				}
+			}
 		}
 	}
 }
