@@ -83,6 +83,48 @@ type evenSearch struct {
 	// uniform[n] caches the split of the whole request over n devices.
 	uniform     []candidate
 	haveUniform []bool
+	// scaled and ten are cmp's scratch integers.
+	scaled, ten apd.BigInt
+}
+
+// cmp is x.Cmp(y). apd aligns the coefficients of two values with
+// different exponents but the same magnitude in a new integer on every
+// call, and the search compares a hundredths amount with a 28-digit
+// quotient for every window; this aligns them in the search's scratch
+// integers instead. Every other case is apd's own (it does not allocate).
+func (s *evenSearch) cmp(x, y *apd.Decimal) int {
+	if x.Form != apd.Finite || y.Form != apd.Finite || x.Exponent == y.Exponent {
+		return x.Cmp(y)
+	}
+	sign := x.Sign()
+	if sign == 0 || sign != y.Sign() {
+		return x.Cmp(y) // decided by the signs
+	}
+	if x.NumDigits()+int64(x.Exponent) != y.NumDigits()+int64(y.Exponent) {
+		return x.Cmp(y) // decided by the adjusted exponents
+	}
+	// Scale the coefficient of the one with the larger exponent down to
+	// the other's exponent, ten to the 18th at most at a time.
+	hi, lo, flip := x, y, 1
+	if x.Exponent < y.Exponent {
+		hi, lo, flip = y, x, -1
+	}
+	s.scaled.Set(&hi.Coeff)
+	for d := int64(hi.Exponent) - int64(lo.Exponent); d > 0; {
+		step := min(d, 18)
+		p := uint64(1)
+		for range step {
+			p *= 10
+		}
+		s.ten.SetUint64(p)
+		s.scaled.Mul(&s.scaled, &s.ten)
+		d -= step
+	}
+	c := s.scaled.Cmp(&lo.Coeff) * flip
+	if sign < 0 {
+		c = -c
+	}
+	return c
 }
 
 // quoRemaining returns remaining/n (the request over n devices), computed
@@ -195,7 +237,7 @@ func (m *FractionMap) evenlyAcross(slot model.SlotName, devs []devAlloc, remaini
 // Quantizing is monotonic, so an amount that covers the request exactly
 // needs no rounding; only a smaller one is quantized (into scratch).
 func (s *evenSearch) covers(amount, scratch *apd.Decimal) bool {
-	if amount.Cmp(&s.remaining) >= 0 {
+	if s.cmp(amount, &s.remaining) >= 0 {
 		return true
 	}
 	s.check(model.PyContext.Quantize(scratch, amount, -2))
@@ -241,7 +283,7 @@ func (s *evenSearch) across(start, size int, out *candidate) {
 			s.check(ctx.Quo(q, rem, nd))
 			part = q
 		}
-		if s.free[p].Cmp(part) >= 0 {
+		if s.cmp(&s.free[p], part) >= 0 {
 			break
 		}
 		s.check(ctx.Quantize(out.push(p), &s.free[p], -2))

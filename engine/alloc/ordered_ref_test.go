@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cockroachdb/apd/v3"
+
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -316,6 +318,32 @@ func TestDerivedStateFollowsChanges(t *testing.T) {
 					t.Fatalf("iter %d step %d: free %s, want %s", iter, step, g, w)
 				}
 			}
+		}
+	}
+}
+
+// TestSearchCmpMatchesApd checks the search's allocation-free comparison
+// against apd's on values of every sign, size and exponent, including
+// equal values of different exponents and ones far apart.
+func TestSearchCmpMatchesApd(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	var s evenSearch
+	values := []string{"0", "-0", "0.00", "1", "1.0", "0.40", "0.4", "-0.40", "Infinity", "-Infinity", "NaN",
+		"0.1714285714285714285714285714", "0.17142857142857142857142857", "1E+30", "1E-30", "123456789012345678901234567.8",
+		"0.3333333333333333333333333333", "0.33", "0.34", "-0.3333333333333333333333333333", "1.2", "1.20000000000000000000000000001"}
+	for range 20000 {
+		var x, y apd.Decimal
+		for _, d := range []*apd.Decimal{&x, &y} {
+			if rng.IntN(2) == 0 {
+				if _, _, err := d.SetString(values[rng.IntN(len(values))]); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				d.SetFinite(int64(rng.IntN(2000))-1000, -int32(rng.IntN(40)))
+			}
+		}
+		if g, w := s.cmp(&x, &y), x.Cmp(&y); g != w {
+			t.Fatalf("cmp(%s, %s) = %d, want %d", &x, &y, g, w)
 		}
 	}
 }
