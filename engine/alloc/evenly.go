@@ -84,7 +84,8 @@ type evenSearch struct {
 	uniform     []candidate
 	haveUniform []bool
 	// scaled and ten are cmp's scratch integers.
-	scaled, ten apd.BigInt
+	scaled [2]apd.BigInt
+	ten    apd.BigInt
 }
 
 // cmp is x.Cmp(y). apd aligns the coefficients of two values with
@@ -109,7 +110,11 @@ func (s *evenSearch) cmp(x, y *apd.Decimal) int {
 	if x.Exponent < y.Exponent {
 		hi, lo, flip = y, x, -1
 	}
-	s.scaled.Set(&hi.Coeff)
+	// The products go to the two scratch integers in turn: math/big
+	// allocates a product that aliases a factor, and a scratch integer
+	// that once grew past apd's inline words keeps its heap words, which
+	// Set from an inline value would drop.
+	scaled, spare := &hi.Coeff, &s.scaled[0]
 	for d := int64(hi.Exponent) - int64(lo.Exponent); d > 0; {
 		step := min(d, 18)
 		p := uint64(1)
@@ -117,10 +122,16 @@ func (s *evenSearch) cmp(x, y *apd.Decimal) int {
 			p *= 10
 		}
 		s.ten.SetUint64(p)
-		s.scaled.Mul(&s.scaled, &s.ten)
+		spare.Mul(scaled, &s.ten)
+		scaled = spare
+		if spare == &s.scaled[0] {
+			spare = &s.scaled[1]
+		} else {
+			spare = &s.scaled[0]
+		}
 		d -= step
 	}
-	c := s.scaled.Cmp(&lo.Coeff) * flip
+	c := scaled.Cmp(&lo.Coeff) * flip
 	if sign < 0 {
 		c = -c
 	}
