@@ -38,6 +38,7 @@ type Map interface {
 	// devices, added in insertion order.
 	SlotFreeTotal(slot model.SlotName) model.Dec
 
+	allocate(req Request, hint *AffinityHint, opts Options) (Allocation, error)
 	snapshot() state
 	restore(s state)
 	devIndex(id model.DeviceID) (int, bool)

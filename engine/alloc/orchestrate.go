@@ -54,6 +54,21 @@ func (k KernelAllocation) ToModel() model.Allocations {
 // it leaves earlier plugins' maps changed, which fgtop does not reproduce.)
 func Allocate(computers map[model.DeviceName]Map, req Request, order []model.DeviceName,
 	policy AffinityPolicy, opts Options) (KernelAllocation, error) {
+	return allocate(computers, req, order, policy, opts, false)
+}
+
+// Try is Allocate on copies of the maps: it returns what Allocate would,
+// and leaves every map as it was. It places the request on the maps
+// themselves and puts them back (with what they derived from their state,
+// which it builds first), which costs less than cloning them; like
+// Allocate, it must not run concurrently with any other use of the maps.
+func Try(computers map[model.DeviceName]Map, req Request, order []model.DeviceName,
+	policy AffinityPolicy, opts Options) (KernelAllocation, error) {
+	return allocate(computers, req, order, policy, opts, true)
+}
+
+func allocate(computers map[model.DeviceName]Map, req Request, order []model.DeviceName,
+	policy AffinityPolicy, opts Options, tentative bool) (KernelAllocation, error) {
 	req = req.dedup()
 	var names []model.DeviceName
 	for _, e := range req {
@@ -78,6 +93,9 @@ func Allocate(computers map[model.DeviceName]Map, req Request, order []model.Dev
 	}
 	saved := make([]state, len(names))
 	for i, n := range names {
+		if tentative {
+			computers[n].warm()
+		}
 		saved[i] = computers[n].snapshot()
 	}
 	rollback := func() {
@@ -98,13 +116,18 @@ func Allocate(computers map[model.DeviceName]Map, req Request, order []model.Dev
 		}
 		o := opts
 		o.ContextTag = string(n)
-		got, err := m.Allocate(slots, hint, o)
+		// The map's own Allocate would save and restore it again; the
+		// rollback below covers every map involved.
+		got, err := m.allocate(slots, hint, o)
 		if err != nil {
 			rollback()
 			return nil, fmt.Errorf("alloc: allocating %s: %w", n, err)
 		}
 		out = append(out, DeviceAllocation{n, got})
 		hint = &AffinityHint{Policy: policy, Devices: hintDevices(n, m, got)}
+	}
+	if tentative {
+		rollback()
 	}
 	return out, nil
 }

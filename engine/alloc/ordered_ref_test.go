@@ -347,3 +347,38 @@ func TestSearchCmpMatchesApd(t *testing.T) {
 		}
 	}
 }
+
+// TestTryIsAllocateOnClones checks Try against Allocate on clones of the
+// maps, on random pairs of maps and requests (failures included), and that
+// Try leaves the maps as they were.
+func TestTryIsAllocateOnClones(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	order := []model.DeviceName{"x", "cpu"}
+	slots := []model.SlotName{"x.shares", "x.device", "cpu", "cpu.big"}
+	for iter := range 3000 {
+		maps := map[model.DeviceName]Map{"x": randomCoreMap(rng, true), "cpu": randomCoreMap(rng, false)}
+		if rng.IntN(4) == 0 {
+			Warm(maps["cpu"])
+		}
+		for step := range 4 {
+			var r Request
+			for range 1 + rng.IntN(3) {
+				r = append(r, SlotAmount{slots[rng.IntN(len(slots))], model.NewDec(int64(rng.IntN(400)), -int32(rng.IntN(3)))})
+			}
+			policy := AffinityPolicy(rng.IntN(2))
+			opts := Options{ForbidFragmentation: rng.IntN(3) == 0}
+			before := maps["x"].Allocations().String() + maps["cpu"].Allocations().String()
+			got, err1 := Try(maps, r, order, policy, opts)
+			want, err2 := Allocate(CloneAll(maps), r, order, policy, opts)
+			if fmt.Sprint(got, err1) != fmt.Sprint(want, err2) {
+				t.Fatalf("iter %d step %d %v: Try %v %v, Allocate %v %v", iter, step, r, got, err1, want, err2)
+			}
+			if after := maps["x"].Allocations().String() + maps["cpu"].Allocations().String(); after != before {
+				t.Fatalf("iter %d step %d: Try changed the maps: %s -> %s", iter, step, before, after)
+			}
+			if rng.IntN(2) == 0 {
+				_, _ = Allocate(maps, r, order, policy, opts) // move on to another state
+			}
+		}
+	}
+}

@@ -229,24 +229,11 @@ func (n *Node) Allocate(req alloc.Request) (alloc.KernelAllocation, error) {
 		alloc.Options{ForbidFragmentation: n.settings.ForbidFragmentation})
 }
 
-// Try places a request on a copy of the plugins it names and returns the
-// result; the node is not changed.
+// Try returns what Allocate would, and leaves the node as it was
+// (alloc.Try: the maps are put back, with the free capacities and orders
+// they derived, which every later Try reuses).
 func (n *Node) Try(req alloc.Request) (alloc.KernelAllocation, error) {
-	maps := make(map[model.DeviceName]alloc.Map, 2)
-	for _, e := range req {
-		name := e.Slot.DeviceName()
-		if _, done := maps[name]; done {
-			continue
-		}
-		if m := n.maps[name]; m != nil {
-			// Warmed, the live map hands its derived state (free
-			// capacities, priority orders) to every clone: it is built
-			// once per state, not once per request.
-			alloc.Warm(m)
-			maps[name] = m.Clone()
-		}
-	}
-	return alloc.Allocate(maps, req, n.settings.order(), n.settings.Policy,
+	return alloc.Try(n.maps, req, n.settings.order(), n.settings.Policy,
 		alloc.Options{ForbidFragmentation: n.settings.ForbidFragmentation})
 }
 
