@@ -61,6 +61,8 @@ type core struct {
 	slotIdx   map[model.SlotName]int
 	exclusive []string
 	alloc     []model.Dec // cumulative allocation per device index
+	// fractional is set for a FractionAllocMap (it decides what der holds).
+	fractional bool
 	// der is what the allocators derive from alloc before placing anything
 	// (free capacities, priority orders): built on first use, immutable,
 	// shared with clones, dropped whenever alloc changes. Building it once

@@ -1,6 +1,7 @@
 package alloc
 
 import (
+	"math"
 	"slices"
 
 	"github.com/cockroachdb/apd/v3"
@@ -21,11 +22,13 @@ import (
 // pointer (core.set, core.restore) rather than changing it.
 type derived struct {
 	free []model.Dec // per device: capacity − alloc
-	// freeApd holds the same values for the apd loops of evenly.go.
+	// freeApd holds the same values for the apd loops of evenly.go
+	// (fractional maps only).
 	freeApd []apd.Decimal
-	floor   []int64 // pyInt(floor(free)): whole units free, rounded down
-	whole   []bool  // floor(free) == free
-	units   []int64 // pyInt(free): whole units free, truncated
+	// The rest is for discrete maps only.
+	floor []int64 // pyInt(floor(free)): whole units free, rounded down
+	whole []bool  // floor(free) == free
+	units []int64 // pyInt(free): whole units free, truncated
 	// zeroNoop is zeroAddIsNoop(alloc): adding Decimal(0) leaves the value
 	// printing the same.
 	zeroNoop []bool
@@ -73,23 +76,39 @@ func (c *core) warm() { c.derived() }
 
 func (c *core) derive() *derived {
 	n := len(c.devs)
-	d := &derived{
-		free:     make([]model.Dec, n),
-		freeApd:  make([]apd.Decimal, n),
-		floor:    make([]int64, n),
-		whole:    make([]bool, n),
-		units:    make([]int64, n),
-		zeroNoop: make([]bool, n),
-		slots:    make([]slotDerived, len(c.slots)),
+	d := &derived{free: make([]model.Dec, n), slots: make([]slotDerived, len(c.slots))}
+	if c.fractional {
+		d.freeApd = make([]apd.Decimal, n)
+	} else {
+		d.floor, d.whole, d.units, d.zeroNoop = make([]int64, n), make([]bool, n), make([]int64, n), make([]bool, n)
 	}
 	for i := range c.devs {
 		f := c.devs[i].Capacity.Sub(c.alloc[i])
 		d.free[i] = f
-		d.freeApd[i].Set(f.Apd())
+		if c.fractional {
+			// Only FractionAllocMap's EVENLY search works on apd values;
+			// only the discrete allocators count whole units.
+			d.freeApd[i].Set(f.Apd())
+			continue
+		}
 		fl := quantizeTo(f, 0, apd.RoundFloor)
-		d.floor[i] = pyInt(fl)
+		// pyInt(fl) without its rounding step: fl has exponent 0 already.
+		fv, err := fl.Int64()
+		if err != nil {
+			fv = pyInt(fl) // saturates, as pyInt does
+		}
+		d.floor[i] = fv
 		d.whole[i] = fl.Equal(f)
-		d.units[i] = pyInt(f)
+		// int(f) truncates toward zero: floor(f) for f >= 0 or whole,
+		// floor(f)+1 otherwise (pyInt itself at the saturated ends).
+		switch {
+		case fv == math.MinInt64 || fv == math.MaxInt64:
+			d.units[i] = pyInt(f)
+		case f.Sign() < 0 && !d.whole[i]:
+			d.units[i] = fv + 1
+		default:
+			d.units[i] = fv
+		}
 		d.zeroNoop[i] = zeroAddIsNoop(c.alloc[i])
 	}
 	for si := range c.slots {

@@ -26,7 +26,9 @@ func NewFractionMap(devs []DeviceSlot, strategy Strategy, quantum model.Dec, exc
 	if quantum.IsZero() {
 		quantum = defaultQuantum
 	}
-	return &FractionMap{core: newCore(devs, exclusive), strategy: strategy, quantum: quantum}
+	m := &FractionMap{core: newCore(devs, exclusive), strategy: strategy, quantum: quantum}
+	m.fractional = true
+	return m
 }
 
 // Strategy returns the map's allocation strategy.

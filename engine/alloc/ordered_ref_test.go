@@ -382,3 +382,31 @@ func TestTryIsAllocateOnClones(t *testing.T) {
 		}
 	}
 }
+
+// TestDerivedUnitsMatchPyInt checks the whole units a discrete map derives
+// against the direct pyInt computations, for free capacities of every
+// sign, with and without fractions, at and beyond int64's range.
+func TestDerivedUnitsMatchPyInt(t *testing.T) {
+	values := []string{"0", "-0", "1", "1.0", "1.5", "-1.5", "-1", "-0.5", "0.5", "2.000", "1E+1", "-1E+1",
+		"9223372036854775807", "9223372036854775808.5", "-9223372036854775808", "-9223372036854775809.5",
+		"1E+30", "-1E+30", "123456789.987654321", "Infinity", "-Infinity"}
+	var devs []DeviceSlot
+	var used []model.Dec
+	for i, c := range values {
+		for j, u := range []string{"0", "0.25", "-0.75", "1", "1E+2"} {
+			devs = append(devs, DeviceSlot{ID: model.DeviceID(fmt.Sprint(i, "/", j)), Slot: "cpu", Capacity: dec(c)})
+			used = append(used, dec(u))
+		}
+	}
+	m := NewDiscreteMap(devs, Evenly, nil)
+	copy(m.alloc, used)
+	d := m.derived()
+	for i := range m.devs {
+		f := m.devs[i].Capacity.Sub(m.alloc[i])
+		fl := quantizeTo(f, 0, apd.RoundFloor)
+		if got, want := fmt.Sprint(d.free[i], d.floor[i], d.whole[i], d.units[i], d.zeroNoop[i]),
+			fmt.Sprint(f, pyInt(fl), fl.Equal(f), pyInt(f), zeroAddIsNoop(m.alloc[i])); got != want {
+			t.Errorf("capacity %s, used %s: derived %s, want %s", m.devs[i].Capacity, m.alloc[i], got, want)
+		}
+	}
+}
