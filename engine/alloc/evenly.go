@@ -154,7 +154,12 @@ func (s *evenSearch) quoRemaining(n int) *apd.Decimal {
 // a window over the ordered devices and keep the best candidate.
 func (m *FractionMap) evenlyAcross(slot model.SlotName, devs []devAlloc, remaining model.Dec, minMemory model.Dec) ([]Share, error) {
 	ctx := model.PyContext
-	s := &evenSearch{m: m, devs: devs, free: make([]apd.Decimal, len(devs))}
+	n := len(devs)
+	// One block each for the search's decimals and flags.
+	decs := make([]apd.Decimal, 3*n+1)
+	flags := make([]bool, 2*(n+1))
+	s := &evenSearch{m: m, devs: devs, free: decs[:n:n], sortBuf: decs[n : 2*n : 2*n], quo: decs[2*n:],
+		haveQuo: flags[:n+1], haveUniform: flags[n+1:], uniform: make([]candidate, n+1)}
 	der := m.derived() // the state devs was ordered from: nothing changed since
 	for i, d := range devs {
 		s.free[i].Set(&der.freeApd[d.idx])
@@ -163,11 +168,6 @@ func (m *FractionMap) evenlyAcross(slot model.SlotName, devs []devAlloc, remaini
 	s.check(ctx.Quantize(&s.remQ, &s.remaining, -2))
 	s.check(ctx.Quantize(&s.minMemQ, quantize2(minMemory).Apd(), -2))
 	s.fragOn = apdHundredth.Cmp(&s.minMemQ) < 0
-	s.sortBuf = make([]apd.Decimal, len(devs))
-	s.quo = make([]apd.Decimal, len(devs)+1)
-	s.haveQuo = make([]bool, len(devs)+1)
-	s.uniform = make([]candidate, len(devs)+1)
-	s.haveUniform = make([]bool, len(devs)+1)
 
 	// n0: the smallest prefix whose free capacity covers the request.
 	var acc, accQ apd.Decimal

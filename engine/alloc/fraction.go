@@ -15,6 +15,8 @@ type FractionMap struct {
 	core
 	strategy Strategy
 	quantum  model.Dec
+	// quantumApd is quantum as an apd value, for the post-rounding.
+	quantumApd *apd.Decimal
 }
 
 var _ Map = (*FractionMap)(nil)
@@ -26,7 +28,7 @@ func NewFractionMap(devs []DeviceSlot, strategy Strategy, quantum model.Dec, exc
 	if quantum.IsZero() {
 		quantum = defaultQuantum
 	}
-	m := &FractionMap{core: newCore(devs, exclusive), strategy: strategy, quantum: quantum}
+	m := &FractionMap{core: newCore(devs, exclusive), strategy: strategy, quantum: quantum, quantumApd: quantum.Apd()}
 	m.fractional = true
 	return m
 }
@@ -80,12 +82,12 @@ func (m *FractionMap) allocate(req Request, hint *AffinityHint, opts Options) (A
 		sum := model.Zero
 		for j, sh := range s.Shares {
 			i := m.byID[sh.Device]
-			cum, err := roundDown(m.alloc[i], m.quantum)
+			cum, err := roundDownApd(m.alloc[i], m.quantum, m.quantumApd)
 			if err != nil {
 				return nil, errInvalidAmount(s.Slot, m.alloc[i])
 			}
 			m.set(i, cum)
-			got, err := roundDown(sh.Amount, m.quantum)
+			got, err := roundDownApd(sh.Amount, m.quantum, m.quantumApd)
 			if err != nil {
 				return nil, errInvalidAmount(s.Slot, sh.Amount)
 			}

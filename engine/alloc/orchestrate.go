@@ -135,7 +135,11 @@ func allocate(computers map[model.DeviceName]Map, req Request, order []model.Dev
 // hintDevices lists the devices of an allocation, slot by slot in order
 // (zero shares included, as Backend.AI does), with their NUMA nodes.
 func hintDevices(name model.DeviceName, m Map, a Allocation) []HintDevice {
-	var out []HintDevice
+	n := 0
+	for _, s := range a {
+		n += len(s.Shares)
+	}
+	out := make([]HintDevice, 0, n)
 	for _, s := range a {
 		for _, sh := range s.Shares {
 			if i, ok := m.devIndex(sh.Device); ok {

@@ -410,3 +410,83 @@ func TestDerivedUnitsMatchPyInt(t *testing.T) {
 		}
 	}
 }
+
+// refRemainderNear and refRoundDown are remainderNear and roundDown as
+// they were, on model.Dec values throughout.
+func refRemainderNear(x, y model.Dec) (model.Dec, error) {
+	xa, ya := x.Apd(), y.Apd()
+	if xa.Form != apd.Finite || ya.Form != apd.Finite || ya.IsZero() {
+		return nan, fmt.Errorf("alloc: remainder_near(%s, %s): invalid operation", x, y)
+	}
+	ctx := model.PyContext
+	var r, q apd.Decimal
+	if _, err := ctx.Rem(&r, xa, ya); err != nil {
+		return nan, fmt.Errorf("alloc: remainder_near(%s, %s): %w", x, y, err)
+	}
+	if _, err := ctx.QuoInteger(&q, xa, ya); err != nil {
+		return nan, fmt.Errorf("alloc: remainder_near(%s, %s): %w", x, y, err)
+	}
+	// r is the truncated remainder (sign of x). Step past the half-way mark,
+	// or onto it when the truncated quotient is odd, to the other side.
+	var ar, ay, twice apd.Decimal
+	ar.Abs(&r)
+	ay.Abs(ya)
+	if _, err := ctx.Add(&twice, &ar, &ar); err != nil {
+		return nan, fmt.Errorf("alloc: remainder_near(%s, %s): %w", x, y, err)
+	}
+	c := twice.Cmp(&ay)
+	if c > 0 || (c == 0 && q.Coeff.Bit(0) == 1) {
+		var err error
+		if xa.Negative {
+			_, err = ctx.Add(&r, &r, &ay)
+		} else {
+			_, err = ctx.Sub(&r, &r, &ay)
+		}
+		if err != nil {
+			return nan, fmt.Errorf("alloc: remainder_near(%s, %s): %w", x, y, err)
+		}
+	}
+	return model.DecFromApd(&r), nil
+}
+
+func refRoundDown(x, q model.Dec) (model.Dec, error) {
+	r, err := refRemainderNear(x, q)
+	if err != nil {
+		return nan, err
+	}
+	if r.Sign() < 0 {
+		r = r.Add(q)
+	}
+	return x.Sub(r), nil
+}
+
+// TestRoundDownMatchesReference checks roundDown's apd version against the
+// model.Dec one on values of every sign, exponent and size.
+func TestRoundDownMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	xs := []string{"0", "-0", "0.60", "0.6", "1E+2", "-1E+2", "0.125", "-0.125", "4.850", "1E+30", "-0.005", "Infinity", "NaN"}
+	qs := []string{"0.01", "0.1", "0.05", "0.25", "1", "1E+1", "0.001", "0", "-0.1", "Infinity"}
+	for range 20000 {
+		var x, q model.Dec
+		if rng.IntN(2) == 0 {
+			x = dec(xs[rng.IntN(len(xs))])
+		} else {
+			x = model.NewDec(int64(rng.IntN(20000))-10000, -int32(rng.IntN(6)))
+		}
+		if rng.IntN(2) == 0 {
+			q = dec(qs[rng.IntN(len(qs))])
+		} else {
+			q = model.NewDec(int64(rng.IntN(50)), -int32(rng.IntN(4)))
+		}
+		got, err1 := roundDown(x, q)
+		want, err2 := refRoundDown(x, q)
+		if got.String() != want.String() || fmt.Sprint(err1) != fmt.Sprint(err2) {
+			t.Fatalf("roundDown(%s, %s) = %s, %v; want %s, %v", x, q, got, err1, want, err2)
+		}
+		got, err1 = remainderNear(x, q)
+		want, err2 = refRemainderNear(x, q)
+		if got.String() != want.String() || fmt.Sprint(err1) != fmt.Sprint(err2) {
+			t.Fatalf("remainderNear(%s, %s) = %s, %v; want %s, %v", x, q, got, err1, want, err2)
+		}
+	}
+}
