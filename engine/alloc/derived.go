@@ -3,6 +3,7 @@ package alloc
 import (
 	"math"
 	"slices"
+	"sync"
 
 	"github.com/cockroachdb/apd/v3"
 
@@ -18,8 +19,9 @@ import (
 // of a 64-core cpu map out of every preview. Every value is computed
 // exactly as the allocators computed it before, so results do not change.
 //
-// A derived is immutable once built: clones share it, and a map drops its
-// pointer (core.set, core.restore) rather than changing it.
+// A derived is immutable once built (but for each slot's freePositive,
+// filled in once under its sync.Once): clones share it, and a map drops
+// its pointer (core.set, core.restore) rather than changing it.
 type derived struct {
 	free []model.Dec // per device: capacity − alloc
 	// freeApd holds the same values for the apd loops of evenly.go
@@ -44,10 +46,13 @@ type slotDerived struct {
 	byFree []int
 	numa   []int       // per position: numaKey of the device's NUMA node
 	groups []numaGroup // per NUMA node, in order of first appearance
-	// freeSum is Σ free over the positions in order; freePositive the same
-	// over the positive ones only.
-	freeSum      model.Dec
-	freePositive model.Dec
+	// freeSum is Σ free over the positions in order.
+	freeSum model.Dec
+	// freePositive is the same over the positive ones only, which only
+	// previews ask for (SlotFreeTotal): built on first use, once for the
+	// map and its clones, which may be used from different goroutines.
+	freePositiveOnce sync.Once
+	freePositive     model.Dec
 }
 
 // numaGroup is the devices of one slot on one NUMA node.
@@ -116,14 +121,11 @@ func (c *core) derive() *derived {
 		sd := &d.slots[si]
 		sd.byFree = make([]int, len(idxs))
 		sd.numa = make([]int, len(idxs))
-		sd.freeSum, sd.freePositive = model.Zero, model.Zero
+		sd.freeSum = model.Zero
 		for p, i := range idxs {
 			sd.byFree[p] = p
 			sd.numa[p] = numaKey(c.devs[i].NUMANode)
 			sd.freeSum = sd.freeSum.Add(d.free[i])
-			if d.free[i].Sign() > 0 {
-				sd.freePositive = sd.freePositive.Add(d.free[i])
-			}
 		}
 		slices.SortStableFunc(sd.byFree, func(a, b int) int {
 			return d.free[idxs[b]].Cmp(d.free[idxs[a]])
@@ -135,6 +137,18 @@ func (c *core) derive() *derived {
 				g = &sd.groups[len(sd.groups)-1]
 			}
 			g.total = g.total.Add(c.alloc[i])
+		}
+		sizes := make([]int, len(sd.groups))
+		for _, k := range sd.numa {
+			for j := range sd.groups {
+				if sd.groups[j].key == k {
+					sizes[j]++
+					break
+				}
+			}
+		}
+		for j := range sd.groups {
+			sd.groups[j].byFree = make([]int, 0, sizes[j])
 		}
 		for _, p := range sd.byFree {
 			g := sd.group(sd.numa[p])
@@ -176,5 +190,15 @@ func (c *core) SlotFreeTotal(slot model.SlotName) model.Dec {
 	if !ok {
 		return model.Zero
 	}
-	return c.derived().slots[si].freePositive
+	d := c.derived()
+	sd := &d.slots[si]
+	sd.freePositiveOnce.Do(func() {
+		sd.freePositive = model.Zero
+		for _, i := range c.slots[si].devs {
+			if d.free[i].Sign() > 0 {
+				sd.freePositive = sd.freePositive.Add(d.free[i])
+			}
+		}
+	})
+	return sd.freePositive
 }
