@@ -276,7 +276,7 @@ func (a *App) adopt(s *model.Snapshot) {
 		a.cache = newDeriveCache()
 	}
 	a.d = derive(s, deriveOptions{th: a.th, g: a.st.G, looks: a.st.lookDims()}, a.cache)
-	a.hist.observe(s, func(dv *model.Device) (float32, float32) {
+	a.hist.observe(s, func(dv *model.Device) sample {
 		alloc := float32(0)
 		if r, ok := a.d.devIndex[dv.Key()]; ok {
 			row := &a.d.devs[r]
@@ -286,16 +286,23 @@ func (a *App) adopt(s *model.Snapshot) {
 			}
 			switch {
 			case row.capF > 0:
-				alloc = float32(min(total/row.capF, 1))
+				// Not clamped: the history graph says 110 % where a
+				// device is over capacity (the plots clamp).
+				alloc = float32(total / row.capF)
 			case total > 0:
 				alloc = 1
 			}
 		}
-		util := float32(nan())
-		if t := dv.Telemetry; t != nil && t.UtilGPU.Valid {
-			util = float32(t.UtilGPU.V) / 100
+		util, mem := float32(nan()), float32(nan())
+		if t := dv.Telemetry; t != nil {
+			if t.UtilGPU.Valid {
+				util = float32(t.UtilGPU.V) / 100
+			}
+			if t.MemUsed.Valid && t.MemTotal.Valid && t.MemTotal.V > 0 {
+				mem = float32(min(float64(t.MemUsed.V)/float64(t.MemTotal.V), 1))
+			}
 		}
-		return alloc, util
+		return sample{alloc, util, mem}
 	})
 	a.flashNewIssues(first)
 	a.clampCursors()

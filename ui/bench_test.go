@@ -73,3 +73,61 @@ func BenchmarkViewCached(b *testing.B) {
 		_ = a.View()
 	}
 }
+
+// BenchmarkViewGraphs16 is the main screen with the history graphs drawn
+// from full histories (histLen samples a device, a gap in every tenth):
+// at 16 GPUs × 1,000 kernels a tall terminal keeps graphMinH rows for
+// them; with 16 kernels they take most of the screen.
+func BenchmarkViewGraphs16(b *testing.B) {
+	for _, c := range []struct {
+		kernels, w, h int
+	}{{1000, 240, 70}, {16, 200, 60}, {16, 240, 70}} {
+		b.Run(fmt.Sprintf("16x%d-%dx%d", c.kernels, c.w, c.h), func(b *testing.B) {
+			a := testApp(b, c.w, c.h, fake.Large(16, c.kernels), Options{})
+			fillHistory(a)
+			a.invalidate()
+			if !a.layoutNow().graphOn {
+				b.Fatal("no graphs at this size")
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				a.invalidate()
+				_ = a.View()
+			}
+		})
+	}
+}
+
+// fillHistory gives every device a full history of varying readings.
+func fillHistory(a *App) {
+	i := 0
+	for _, dh := range a.hist {
+		for s := range histLen {
+			v := float32((s*7+i*13)%101) / 100
+			u := v
+			if s%10 == 0 {
+				u = float32(nan())
+			}
+			dh.push(sample{v, u, 1 - v})
+		}
+		i++
+	}
+}
+
+// BenchmarkHistoryPane is the history graphs alone, from full histories
+// of 16 GPUs, at the sizes the wide and compact layouts give them.
+func BenchmarkHistoryPane(b *testing.B) {
+	a := testApp(b, 240, 70, fake.Large(16, 16), Options{})
+	fillHistory(a)
+	for _, sz := range [][2]int{{240, 50}, {200, 40}, {120, 20}} {
+		b.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(b *testing.B) {
+			p := newHistoryPane(a.common, a.hist)
+			p.SetSize(sz[0], sz[1])
+			p.Select(3)
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = p.View()
+			}
+		})
+	}
+}

@@ -7,9 +7,11 @@ import (
 	"github.com/fgtop/fgtop/model"
 )
 
-// histLen is how many one-second samples a device's history keeps: more
-// than the widest sparkline can show.
-const histLen = 120
+// histLen is how many one-second samples a device's history keeps: the
+// history graphs' five minutes, with room for their columns' rounding, and
+// more than the widest sparkline can show. Three float32 rings of it are
+// under 5 KB a device.
+const histLen = 360
 
 // ring is a fixed-size series of samples, oldest first; NaN is "no
 // reading".
@@ -47,11 +49,32 @@ func (r *ring) last() float32 {
 // at returns sample i counted from the oldest.
 func (r *ring) at(i int) float32 { return r.v[(r.head+i)%histLen] }
 
-// devHistory is one device's allocation (share of capacity) and utilisation
-// (0..1) history, one sample per second of snapshot time.
+// devHistory is one device's allocation (share of capacity), utilisation
+// and memory use (0..1) history, one sample per second of snapshot time;
+// sec is the snapshot second of the newest sample.
 type devHistory struct {
-	alloc, util ring
-	sec         int64
+	alloc, util, mem ring
+	sec              int64
+}
+
+// sample is what one snapshot says about a device, each 0..1 or NaN for
+// no reading.
+type sample struct{ alloc, util, mem float32 }
+
+func (dh *devHistory) push(s sample) {
+	dh.alloc.push(s.alloc)
+	dh.util.push(s.util)
+	dh.mem.push(s.mem)
+}
+
+func (dh *devHistory) setLast(s sample) {
+	dh.alloc.setLast(s.alloc)
+	dh.util.setLast(s.util)
+	dh.mem.setLast(s.mem)
+}
+
+func (dh *devHistory) last() sample {
+	return sample{dh.alloc.last(), dh.util.last(), dh.mem.last()}
 }
 
 // history is view state: what successive snapshots said about each device.
@@ -63,7 +86,7 @@ type history map[model.DeviceKey]*devHistory
 // each other (a burst of file changes is one sample); a gap of whole
 // seconds repeats the last value, because snapshots are published on change
 // and nothing changed in between.
-func (h history) observe(s *model.Snapshot, frac func(*model.Device) (alloc, util float32)) {
+func (h history) observe(s *model.Snapshot, frac func(*model.Device) sample) {
 	sec := s.Time.Unix()
 	seen := make(map[model.DeviceKey]bool, len(s.Devices))
 	for i := range s.Devices {
@@ -73,26 +96,22 @@ func (h history) observe(s *model.Snapshot, frac func(*model.Device) (alloc, uti
 		}
 		k := d.Key()
 		seen[k] = true
-		a, u := frac(d)
+		x := frac(d)
 		dh := h[k]
 		switch {
 		case dh == nil:
 			dh = &devHistory{sec: sec}
 			h[k] = dh
-			dh.alloc.push(a)
-			dh.util.push(u)
+			dh.push(x)
 		case sec <= dh.sec:
-			dh.alloc.setLast(a)
-			dh.util.setLast(u)
+			dh.setLast(x)
 		default:
 			gap := min(sec-dh.sec-1, histLen)
-			la, lu := dh.alloc.last(), dh.util.last()
+			last := dh.last()
 			for range gap {
-				dh.alloc.push(la)
-				dh.util.push(lu)
+				dh.push(last)
 			}
-			dh.alloc.push(a)
-			dh.util.push(u)
+			dh.push(x)
 			dh.sec = sec
 		}
 	}
@@ -126,4 +145,60 @@ func sparkline(r *ring, w int, levels []string) string {
 		b.WriteString(levels[idx])
 	}
 	return b.String()
+}
+
+// maxCols bounds how many columns one graph draws from a ring.
+const maxCols = 512
+
+// columns fills dst, oldest column first, with the mean reading of each
+// perCol-second bucket ending at snapshot second lastSec, NaN where a
+// bucket has no reading (none taken yet, or none given). Buckets are
+// aligned to whole multiples of perCol seconds, not to the newest sample,
+// so a graph scrolls one column at a time instead of every column
+// shifting a little each second.
+func (r *ring) columns(dst []float32, lastSec int64, perCol int) {
+	nan32 := float32(math.NaN())
+	for i := range dst {
+		dst[i] = nan32
+	}
+	if r == nil || len(dst) == 0 {
+		return
+	}
+	perCol = max(perCol, 1)
+	dst = dst[:min(len(dst), maxCols)]
+	var count [maxCols]uint16
+	p := int64(perCol)
+	newest := floorDiv(lastSec, p)
+	for i := r.n - 1; i >= 0; i-- {
+		sec := lastSec - int64(r.n-1-i)
+		j := int(newest - floorDiv(sec, p))
+		if j >= len(dst) {
+			break
+		}
+		v := r.at(i)
+		if math.IsNaN(float64(v)) {
+			continue
+		}
+		c := len(dst) - 1 - j
+		if count[c] == 0 {
+			dst[c] = 0
+		}
+		dst[c] += v
+		count[c]++
+	}
+	for c := range dst {
+		if count[c] > 1 {
+			dst[c] /= float32(count[c])
+		}
+	}
+}
+
+// floorDiv is a/b rounded towards minus infinity (b > 0), so buckets
+// stay aligned for times before the epoch too.
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && a < 0 {
+		q--
+	}
+	return q
 }

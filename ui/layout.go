@@ -3,6 +3,19 @@ package ui
 // wideWidth is where panes go side by side.
 const wideWidth = 160
 
+// wideSplit is the width of the wide layout's left column (devices and
+// kernels); the separator follows it.
+func wideSplit(w int) int { return w * 3 / 5 }
+
+// The history graphs take what the panes do not need, and only from
+// graphMinH rows on. The kernels and issues panes keep what their content
+// needs first, and at least kernMinH and issuesMinH rows (title included).
+const (
+	graphMinH  = 10
+	kernMinH   = 6
+	issuesMinH = 4
+)
+
 // rect is a screen area; panes include their title row.
 type rect struct{ x, y, w, h int }
 
@@ -10,10 +23,12 @@ func (r rect) contains(x, y int) bool {
 	return x >= r.x && x < r.x+r.w && y >= r.y && y < r.y+r.h
 }
 
-// layout places the header, the panes and the footer. In compact mode the
-// devices pane sits on top and one of the other three panes (the focused
-// one, kernels by default) below it; from wideWidth columns on, devices and
-// kernels stack on the left and agents and issues on the right.
+// layout places the header, the panes, the history graphs and the footer.
+// In compact mode the devices pane sits on top and one of the other three
+// panes (the focused one, kernels by default) below it; from wideWidth
+// columns on, devices and kernels stack on the left and agents and issues
+// on the right. When the terminal is taller than the panes need, the
+// history graphs take the rest, full width, at the bottom.
 type layout struct {
 	wide    bool
 	header  rect
@@ -21,11 +36,24 @@ type layout struct {
 	panes   [numPanes]rect
 	visible [numPanes]bool
 	sepX    int
+	// graph is the history graphs' area when graphOn.
+	graph   rect
+	graphOn bool
+}
+
+// fillWants is what decides whether the history graphs get rows: the rows
+// the kernels and issues panes would like (without their title; the
+// kernels' column header counts), and whether there is any history to
+// draw.
+type fillWants struct {
+	kernLines, issueLines int
+	graphs                bool
 }
 
 // computeLayout is pure: sizes in, rectangles out. devLines and agentLines
-// are the rows those panes would like (without their title).
-func computeLayout(w, h, headerH, devLines, agentLines int, focus pane) layout {
+// are the rows those panes would like (without their title). With the zero
+// fillWants there are no graphs and the panes share the whole body.
+func computeLayout(w, h, headerH, devLines, agentLines int, focus pane, fill fillWants) layout {
 	l := layout{wide: w >= wideWidth}
 	l.header = rect{0, 0, w, headerH}
 	l.footer = rect{0, h - 1, w, 1}
@@ -35,13 +63,36 @@ func computeLayout(w, h, headerH, devLines, agentLines int, focus pane) layout {
 		limit := max(total*capNum/capDen, least)
 		return max(min(want+1, limit, total), 0)
 	}
+	// graphRows is what is left for the graphs below panes needing need
+	// of the rest rows: nothing under graphMinH, except that a tall
+	// terminal keeps graphMinH rows for them beside a long list (it
+	// scrolls anyway, and a busy node is where history matters most).
+	graphRows := func(rest, need int) int {
+		if !fill.graphs {
+			return 0
+		}
+		g := rest - need
+		if g < graphMinH && rest >= 3*graphMinH {
+			g = graphMinH
+		}
+		if g < graphMinH {
+			return 0
+		}
+		return g
+	}
 	if !l.wide {
 		devH := split(body, devLines, 3, 5, 3)
 		l.panes[paneDevices] = rect{0, top, w, devH}
-		bottom := rect{0, top + devH, w, body - devH}
 		shown := paneKernels
 		if focus == paneAgents || focus == paneIssues {
 			shown = focus
+		}
+		// The bottom pane keeps the rows the pane it shows would like.
+		want := [...]int{paneKernels: fill.kernLines, paneAgents: agentLines, paneIssues: fill.issueLines}[shown] + 1
+		g := graphRows(body-devH, max(want, kernMinH))
+		bottom := rect{0, top + devH, w, body - devH - g}
+		if g > 0 {
+			l.graph, l.graphOn = rect{0, top + body - g, w, g}, true
 		}
 		for p := paneKernels; p < numPanes; p++ {
 			l.panes[p] = bottom
@@ -50,15 +101,21 @@ func computeLayout(w, h, headerH, devLines, agentLines int, focus pane) layout {
 		l.visible[shown] = bottom.h > 0
 		return l
 	}
-	lw := w * 3 / 5
+	lw := wideSplit(w)
 	rw := w - lw - 1
 	l.sepX = lw
 	devH := split(body, devLines, 3, 5, 3)
-	l.panes[paneDevices] = rect{0, top, lw, devH}
-	l.panes[paneKernels] = rect{0, top + devH, lw, body - devH}
 	agH := split(body, agentLines, 1, 2, 3)
-	l.panes[paneAgents] = rect{lw + 1, top, rw, agH}
-	l.panes[paneIssues] = rect{lw + 1, top + agH, rw, body - agH}
+	need := max(devH+max(fill.kernLines+1, kernMinH), agH+max(fill.issueLines+1, issuesMinH))
+	g := graphRows(body-devH, need-devH)
+	if g > 0 {
+		l.graph, l.graphOn = rect{0, top + body - g, w, g}, true
+	}
+	panesH := body - g
+	l.panes[paneDevices] = rect{0, top, lw, devH}
+	l.panes[paneKernels] = rect{0, top + devH, lw, max(panesH-devH, 0)}
+	l.panes[paneAgents] = rect{lw + 1, top, rw, min(agH, panesH)}
+	l.panes[paneIssues] = rect{lw + 1, top + agH, rw, max(panesH-agH, 0)}
 	for p := range l.visible {
 		l.visible[p] = l.panes[p].h > 0
 	}

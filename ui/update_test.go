@@ -240,7 +240,7 @@ func TestListenDrainsToNewest(t *testing.T) {
 func TestHistory(t *testing.T) {
 	h := history{}
 	s := fake.Node(fake.Options{})
-	frac := func(*model.Device) (float32, float32) { return 0.5, 0.25 }
+	frac := func(*model.Device) sample { return sample{0.5, 0.25, 0.1} }
 	h.observe(s, frac)
 	h.observe(s, frac) // same second: replaces
 	k := model.DeviceKey{Name: "cuda", ID: fake.GPU(1)}
@@ -249,7 +249,7 @@ func TestHistory(t *testing.T) {
 	}
 	s2 := *s
 	s2.Time = s.Time.Add(4 * time.Second)
-	h.observe(&s2, func(*model.Device) (float32, float32) { return 1, 1 })
+	h.observe(&s2, func(*model.Device) sample { return sample{1, 1, 1} })
 	if n := h[k].alloc.n; n != 5 {
 		t.Fatalf("after a 4s gap: %d samples, want 5 (gap filled)", n)
 	}

@@ -11,14 +11,30 @@ func (a *App) headerHeight() int {
 func (a *App) layoutNow() layout {
 	w, h := a.size()
 	devLines, agLines := 2, 1
+	var fill fillWants
 	if a.d != nil {
 		devLines = len(a.d.devs) + 2
 		agLines = 0
 		for i := range a.d.agents {
 			agLines += agentLines(&a.d.agents[i])
 		}
+		fill = fillWants{kernLines: a.kernelsWant(), issueLines: len(a.d.issues), graphs: len(a.hist) > 0}
 	}
-	return computeLayout(w, h, a.headerHeight(), devLines, agLines, a.focus)
+	return computeLayout(w, h, a.headerHeight(), devLines, agLines, a.focus, fill)
+}
+
+// kernelsWant is the rows the kernels pane would like (its column header
+// and the kernels). While it follows the device cursor that is the most
+// any one device has, so the history graphs below keep their height as
+// the cursor moves.
+func (a *App) kernelsWant() int {
+	n := len(a.kernels.view.rows)
+	if a.kernels.follow && a.kernels.view.dev >= 0 {
+		for i := range a.d.devs {
+			n = max(n, len(a.d.devs[i].kernels))
+		}
+	}
+	return n + 1
 }
 
 // viewMain composes header, panes and footer.
@@ -51,6 +67,12 @@ func (a *App) viewMain(w, h int) []string {
 			}
 			rows = append(rows, l+sep+r)
 		}
+	}
+	if lay.graphOn {
+		g := newHistoryPane(a.common, a.hist)
+		g.SetSize(lay.graph.w, lay.graph.h)
+		g.Select(a.devices.cursor)
+		rows = append(rows, g.View()...)
 	}
 	for len(rows) < h-1 {
 		rows = append(rows, "")

@@ -30,9 +30,20 @@ type Map interface {
 	Clone() Map
 	// Devices returns the map's devices in insertion order.
 	Devices() []DeviceSlot
+	// SlotFree returns each device of a slot with its free capacity
+	// (capacity − allocation, negative when over-committed), in insertion
+	// order.
+	SlotFree(slot model.SlotName) []Share
+	// SlotFreeTotal is the sum of the positive free capacities of a slot's
+	// devices, added in insertion order.
+	SlotFreeTotal(slot model.SlotName) model.Dec
 
-	snapshot() []model.Dec
-	restore(s []model.Dec)
+	allocate(req Request, hint *AffinityHint, opts Options) (Allocation, error)
+	snapshot() state
+	restore(s state)
+	devIndex(id model.DeviceID) (int, bool)
+	device(i int) *DeviceSlot
+	warm()
 }
 
 // slotInfo is one slot name of a map and its devices.
@@ -50,6 +61,13 @@ type core struct {
 	slotIdx   map[model.SlotName]int
 	exclusive []string
 	alloc     []model.Dec // cumulative allocation per device index
+	// fractional is set for a FractionAllocMap (it decides what der holds).
+	fractional bool
+	// der is what the allocators derive from alloc before placing anything
+	// (free capacities, priority orders): built on first use, immutable,
+	// shared with clones, dropped whenever alloc changes. Building it once
+	// per snapshot is what keeps a preview on 64 cores cheap.
+	der *derived
 }
 
 func newCore(devs []DeviceSlot, exclusive []string) core {
@@ -91,8 +109,31 @@ func (c *core) clone() core {
 	return n
 }
 
-func (c *core) snapshot() []model.Dec { return slices.Clone(c.alloc) }
-func (c *core) restore(s []model.Dec) { copy(c.alloc, s) }
+// state is a saved copy of a map's allocations (and what was derived from
+// them, which stays valid for them).
+type state struct {
+	alloc []model.Dec
+	der   *derived
+}
+
+func (c *core) snapshot() state { return state{slices.Clone(c.alloc), c.der} }
+func (c *core) restore(s state) {
+	copy(c.alloc, s.alloc)
+	c.der = s.der
+}
+
+// set changes one device's cumulative allocation.
+func (c *core) set(i int, v model.Dec) {
+	c.alloc[i] = v
+	c.der = nil
+}
+
+func (c *core) devIndex(id model.DeviceID) (int, bool) {
+	i, ok := c.byID[id]
+	return i, ok
+}
+
+func (c *core) device(i int) *DeviceSlot { return &c.devs[i] }
 
 // atomically runs an allocation and puts the map back as it was if it
 // fails, so a failed request never leaves a partial allocation behind.
@@ -152,9 +193,9 @@ func (c *core) addAll(a Allocation, sub bool) error {
 		for _, sh := range s.Shares {
 			i := c.byID[sh.Device]
 			if sub {
-				c.alloc[i] = c.alloc[i].Sub(sh.Amount)
+				c.set(i, c.alloc[i].Sub(sh.Amount))
 			} else {
-				c.alloc[i] = c.alloc[i].Add(sh.Amount)
+				c.set(i, c.alloc[i].Add(sh.Amount))
 			}
 		}
 	}
@@ -241,71 +282,65 @@ type devAlloc struct {
 }
 
 // ordered is get_current_allocations(affinity_hint, slot_name): the slot's
-// devices in the priority order the allocators walk. The sorting works on
-// positions into one slice of devices, which keeps it cheap for 64+ cores.
+// devices in the priority order the allocators walk. The orders by free
+// capacity and the NUMA groups come from the map's derived state, so this
+// sorts nothing and does no decimal arithmetic (see refOrdered in the
+// tests for the direct transcription it must agree with).
 func (c *core) ordered(hint *AffinityHint, slot model.SlotName) []devAlloc {
-	idxs := c.slotDevs(slot)
-	all := make([]devAlloc, len(idxs))
-	for k, i := range idxs {
-		all[k] = devAlloc{idx: i, id: c.devs[i].ID, alloc: c.alloc[i], free: c.free(i)}
+	si, ok := c.slotIdx[slot]
+	if !ok {
+		return []devAlloc{}
 	}
-	byFree := func(ps []int) {
-		// sorted(..., key=capacity - alloc, reverse=True): most free
-		// first, ties in their current order.
-		slices.SortStableFunc(ps, func(a, b int) int { return all[b].free.Cmp(all[a].free) })
+	idxs := c.slots[si].devs
+	d := c.derived()
+	sd := &d.slots[si]
+	out := make([]devAlloc, 0, len(idxs))
+	add := func(p int) {
+		i := idxs[p]
+		out = append(out, devAlloc{idx: i, id: c.devs[i].ID, alloc: c.alloc[i], free: d.free[i]})
 	}
-	positions := make([]int, len(all))
-	for k := range positions {
-		positions[k] = k
-	}
-	var order []int
 	switch {
 	case hint == nil:
 		// Legacy path: every device by free capacity.
-		byFree(positions)
-		order = positions
+		for _, p := range sd.byFree {
+			add(p)
+		}
 	case len(hint.Devices) == 0:
 		// First device type of a run: one cluster per NUMA node (the
 		// connected components over weight-0 edges), least loaded
 		// cluster first, most free device first within a cluster.
-		clusters := c.groupByNUMA(all, positions)
-		sortClusters(clusters, all)
-		for _, cl := range clusters {
-			byFree(cl)
+		clusters := make([]*numaGroup, len(sd.groups))
+		for k := range sd.groups {
+			clusters[k] = &sd.groups[k]
 		}
+		sortGroups(clusters)
 		if hint.Policy == PreferSingleNode {
-			order = make([]int, 0, len(all))
-			for _, cl := range clusters {
-				order = append(order, cl...)
+			for _, g := range clusters {
+				for _, p := range g.byFree {
+					add(p)
+				}
 			}
 		} else {
-			order = interleaveLongest(clusters, len(all))
+			interleaveGroups(clusters, add)
 		}
 	default:
 		// A later device type: the devices on the NUMA nodes the previous
 		// type used (primary sets, interleaved whatever the policy), then
 		// every other device (the secondary set).
 		nodes := hintNodes(hint.Devices)
-		primary := make([][]int, len(nodes))
-		var secondary []int
-		for _, p := range positions {
-			k := numaKey(c.devs[all[p].idx].NUMANode)
-			if n := slices.Index(nodes, k); n >= 0 {
-				primary[n] = append(primary[n], p)
-			} else {
-				secondary = append(secondary, p)
+		primary := make([]*numaGroup, len(nodes))
+		for k, n := range nodes {
+			if primary[k] = sd.group(n); primary[k] == nil {
+				primary[k] = &numaGroup{key: n, total: model.Zero}
 			}
 		}
-		sortClusters(primary, all)
-		for _, ps := range primary {
-			byFree(ps)
+		sortGroups(primary)
+		interleaveGroups(primary, add)
+		for _, p := range sd.byFree {
+			if !slices.Contains(nodes, sd.numa[p]) {
+				add(p)
+			}
 		}
-		byFree(secondary)
-		order = append(interleaveLongest(primary, len(all)), secondary...)
-	}
-	out := make([]devAlloc, len(order))
-	for k, p := range order {
-		out[k] = all[p]
 	}
 	return out
 }
@@ -349,73 +384,35 @@ func hintNodes(devs []HintDevice) []int {
 	return nodes
 }
 
-// groupByNUMA splits device positions into clusters of equal NUMA node,
-// clusters in the order their first device appears (networkx's
-// connected_components order over the affinity graph's insertion-ordered
-// nodes).
-func (c *core) groupByNUMA(all []devAlloc, positions []int) [][]int {
-	var keys []int
-	var clusters [][]int
-	for _, p := range positions {
-		k := numaKey(c.devs[all[p].idx].NUMANode)
-		n := slices.Index(keys, k)
-		if n < 0 {
-			n = len(keys)
-			keys = append(keys, k)
-			clusters = append(clusters, nil)
-		}
-		clusters[n] = append(clusters[n], p)
-	}
-	return clusters
-}
-
-// sortClusters orders clusters by the total already allocated on them,
+// sortGroups orders NUMA clusters by the total already allocated on them,
 // lowest first, then by size, largest first; the sort is stable.
-func sortClusters(clusters [][]int, all []devAlloc) {
-	if len(clusters) < 2 {
+func sortGroups(gs []*numaGroup) {
+	if len(gs) < 2 {
 		return
-	}
-	totals := make([]model.Dec, len(clusters))
-	for i, cl := range clusters {
-		t := model.Zero
-		for _, p := range cl {
-			t = t.Add(all[p].alloc)
-		}
-		totals[i] = t
-	}
-	order := make([]int, len(clusters))
-	for i := range order {
-		order[i] = i
 	}
 	// networkx hands the components over sorted by (distance, -size), so
 	// among equally loaded clusters the larger comes first.
-	slices.SortStableFunc(order, func(a, b int) int {
-		if c := totals[a].Cmp(totals[b]); c != 0 {
+	slices.SortStableFunc(gs, func(a, b *numaGroup) int {
+		if c := a.total.Cmp(b.total); c != 0 {
 			return c
 		}
-		return len(clusters[b]) - len(clusters[a])
+		return len(b.byFree) - len(a.byFree)
 	})
-	sorted := make([][]int, len(clusters))
-	for i, o := range order {
-		sorted[i] = clusters[o]
-	}
-	copy(clusters, sorted)
 }
 
-// interleaveLongest is more_itertools.interleave_longest: one element from
-// each list in turn, skipping exhausted lists.
-func interleaveLongest(lists [][]int, total int) []int {
-	out := make([]int, 0, total)
+// interleaveGroups is more_itertools.interleave_longest over the clusters'
+// devices: one from each cluster in turn, skipping exhausted ones.
+func interleaveGroups(gs []*numaGroup, add func(p int)) {
 	for i := 0; ; i++ {
 		took := false
-		for _, l := range lists {
-			if i < len(l) {
-				out = append(out, l[i])
+		for _, g := range gs {
+			if i < len(g.byFree) {
+				add(g.byFree[i])
 				took = true
 			}
 		}
 		if !took {
-			return out
+			return
 		}
 	}
 }

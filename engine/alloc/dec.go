@@ -1,6 +1,7 @@
 package alloc
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/cockroachdb/apd/v3"
@@ -48,53 +49,76 @@ func quoInt(x model.Dec, n int) model.Dec { return quo(x, model.NewDec(int64(n),
 // x; an integer part beyond the context precision is DivisionImpossible, as
 // in Python.
 func remainderNear(x, y model.Dec) (model.Dec, error) {
-	xa, ya := x.Apd(), y.Apd()
+	var r apd.Decimal
+	if err := remainderNearApd(&r, x.Apd(), y.Apd()); err != nil {
+		return nan, fmt.Errorf("alloc: remainder_near(%s, %s): %w", x, y, err)
+	}
+	return model.DecFromApd(&r), nil
+}
+
+// remainderNearApd is remainderNear into r, on apd values.
+func remainderNearApd(r, xa, ya *apd.Decimal) error {
 	if xa.Form != apd.Finite || ya.Form != apd.Finite || ya.IsZero() {
-		return nan, fmt.Errorf("alloc: remainder_near(%s, %s): invalid operation", x, y)
+		return errors.New("invalid operation")
 	}
 	ctx := model.PyContext
-	var r, q apd.Decimal
-	if _, err := ctx.Rem(&r, xa, ya); err != nil {
-		return nan, fmt.Errorf("alloc: remainder_near(%s, %s): %w", x, y, err)
+	var q apd.Decimal
+	if _, err := ctx.Rem(r, xa, ya); err != nil {
+		return err
 	}
 	if _, err := ctx.QuoInteger(&q, xa, ya); err != nil {
-		return nan, fmt.Errorf("alloc: remainder_near(%s, %s): %w", x, y, err)
+		return err
 	}
 	// r is the truncated remainder (sign of x). Step past the half-way mark,
 	// or onto it when the truncated quotient is odd, to the other side.
 	var ar, ay, twice apd.Decimal
-	ar.Abs(&r)
+	ar.Abs(r)
 	ay.Abs(ya)
 	if _, err := ctx.Add(&twice, &ar, &ar); err != nil {
-		return nan, fmt.Errorf("alloc: remainder_near(%s, %s): %w", x, y, err)
+		return err
 	}
 	c := twice.Cmp(&ay)
 	if c > 0 || (c == 0 && q.Coeff.Bit(0) == 1) {
 		var err error
 		if xa.Negative {
-			_, err = ctx.Add(&r, &r, &ay)
+			_, err = ctx.Add(r, r, &ay)
 		} else {
-			_, err = ctx.Sub(&r, &r, &ay)
+			_, err = ctx.Sub(r, r, &ay)
 		}
 		if err != nil {
-			return nan, fmt.Errorf("alloc: remainder_near(%s, %s): %w", x, y, err)
+			return err
 		}
 	}
-	return model.DecFromApd(&r), nil
+	return nil
 }
 
 // roundDown is alloc_map.round_down: x minus its non-negative distance to
 // the multiple of q just below, computed through remainder_near so that
 // the exponent comes out as Python's does (0.60, 0.120, 100.00).
-func roundDown(x, q model.Dec) (model.Dec, error) {
-	r, err := remainderNear(x, q)
-	if err != nil {
-		return nan, err
+func roundDown(x, q model.Dec) (model.Dec, error) { return roundDownApd(x, q, q.Apd()) }
+
+// roundDownApd is roundDown with q also as an apd value qa (a map keeps
+// its quantum's), computed without the intermediate model.Dec values: the
+// same operations in the same context, so the same result.
+func roundDownApd(x, q model.Dec, qa *apd.Decimal) (model.Dec, error) {
+	xa := x.Apd()
+	var r apd.Decimal
+	if err := remainderNearApd(&r, xa, qa); err != nil {
+		return nan, fmt.Errorf("alloc: remainder_near(%s, %s): %w", x, q, err)
 	}
+	ctx := model.PyContext
+	// r.Add(q) and x.Sub(r) as model.Dec computes them: a failed
+	// operation gives NaN, and NaN stays NaN.
 	if r.Sign() < 0 {
-		r = r.Add(q)
+		if _, err := ctx.Add(&r, &r, qa); err != nil {
+			r = apd.Decimal{Form: apd.NaN}
+		}
 	}
-	return x.Sub(r), nil
+	var out apd.Decimal
+	if _, err := ctx.Sub(&out, xa, &r); err != nil {
+		return nan, nil
+	}
+	return model.DecFromApd(&out), nil
 }
 
 // pyInt is Python's int(Decimal): truncation toward zero. Values beyond

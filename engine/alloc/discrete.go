@@ -1,8 +1,6 @@
 package alloc
 
 import (
-	"github.com/cockroachdb/apd/v3"
-
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -69,10 +67,11 @@ func (m *DiscreteMap) allocate(req Request, hint *AffinityHint, opts Options) (A
 // fillSlot is _allocate_by_filling: check the total of the whole units free,
 // then take min(remaining, free) from each device in priority order.
 func (m *DiscreteMap) fillSlot(s SlotAmount, hint *AffinityHint, opts Options) ([]Share, error) {
+	der := m.derived()
 	devs := m.ordered(hint, s.Slot)
 	var total int64
 	for _, d := range devs {
-		total += pyInt(d.free)
+		total += der.units[d.idx]
 	}
 	if model.NewDec(total, 0).Less(s.Amount) {
 		return nil, errInsufficient("DiscretePropertyAllocMap", s.Slot, opts.ContextTag, "amount",
@@ -84,7 +83,7 @@ func (m *DiscreteMap) fillSlot(s SlotAmount, hint *AffinityHint, opts Options) (
 		if d.free.Sign() > 0 {
 			got := pyMin(remaining, d.free)
 			shares = append(shares, Share{d.id, got})
-			m.alloc[d.idx] = m.alloc[d.idx].Add(got)
+			m.set(d.idx, m.alloc[d.idx].Add(got))
 			remaining = remaining.Sub(got)
 		}
 		if remaining.IsZero() {
@@ -115,6 +114,9 @@ func (m *DiscreteMap) evenlySlot(s SlotAmount, hint *AffinityHint, opts Options)
 	// The priority order depends only on the map, which does not change
 	// until the end, so one ordering serves every round.
 	devs := m.ordered(hint, s.Slot)
+	// The whole units free and their sum (over the map's own device
+	// order, as Python sums) come with the map's derived state.
+	der := m.derived()
 	type unit struct {
 		floor, ceil int64
 		whole       bool
@@ -124,23 +126,16 @@ func (m *DiscreteMap) evenlySlot(s SlotAmount, hint *AffinityHint, opts Options)
 	units := make([]unit, len(m.devs))
 	for _, d := range devs {
 		u := &units[d.idx]
-		fl := quantizeTo(d.free, 0, apd.RoundFloor)
-		u.floor = pyInt(fl)
-		u.whole = fl.Equal(d.free)
+		u.floor = der.floor[d.idx]
+		u.whole = der.whole[d.idx]
 		u.ceil = u.floor
 		if !u.whole {
 			u.ceil++
 		}
 	}
-	// Python sums over the map's own device order; the order of an exact
-	// sum does not matter, but keep it anyway.
 	freeSum := model.Zero
-	pos := make([]int, len(m.devs))
-	for k, d := range devs {
-		pos[d.idx] = k
-	}
-	for _, i := range idxs {
-		freeSum = freeSum.Add(devs[pos[i]].free)
+	if si, ok := m.slotIdx[s.Slot]; ok {
+		freeSum = der.slots[si].freeSum
 	}
 	var addedSum int64
 	left := func(u *unit) int64 { // int(f - added)
@@ -203,11 +198,11 @@ func (m *DiscreteMap) evenlySlot(s SlotAmount, hint *AffinityHint, opts Options)
 	// total, every entry (zero included) is added to the map, and only the
 	// positive ones are returned.
 	for _, i := range idxs {
-		if units[i].added == 0 && zeroAddIsNoop(m.alloc[i]) {
+		if units[i].added == 0 && der.zeroNoop[i] {
 			continue
 		}
 		amt := model.NewDec(units[i].added, 0)
-		m.alloc[i] = m.alloc[i].Add(amt)
+		m.set(i, m.alloc[i].Add(amt))
 		if units[i].added > 0 {
 			shares = append(shares, Share{m.devs[i].ID, amt})
 		}

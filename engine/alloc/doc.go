@@ -23,6 +23,12 @@
 // releases a kernel. Errors are *Error values whose Kind is the Python
 // exception class name.
 //
+// A map derives its free capacities, whole units and priority orders from
+// its allocations once per state (they are dropped whenever the map
+// changes) and shares them with its clones; Warm a live map before
+// cloning it for many previews, so that a preview on 64 cores neither
+// re-sorts nor recomputes them.
+//
 // # Where Backend.AI misbehaves, so does this package
 //
 //   - EVENLY can over-commit a device (give it more than its capacity) when

@@ -83,6 +83,59 @@ type evenSearch struct {
 	// uniform[n] caches the split of the whole request over n devices.
 	uniform     []candidate
 	haveUniform []bool
+	// scaled and ten are cmp's scratch integers.
+	scaled [2]apd.BigInt
+	ten    apd.BigInt
+}
+
+// cmp is x.Cmp(y). apd aligns the coefficients of two values with
+// different exponents but the same magnitude in a new integer on every
+// call, and the search compares a hundredths amount with a 28-digit
+// quotient for every window; this aligns them in the search's scratch
+// integers instead. Every other case is apd's own (it does not allocate).
+func (s *evenSearch) cmp(x, y *apd.Decimal) int {
+	if x.Form != apd.Finite || y.Form != apd.Finite || x.Exponent == y.Exponent {
+		return x.Cmp(y)
+	}
+	sign := x.Sign()
+	if sign == 0 || sign != y.Sign() {
+		return x.Cmp(y) // decided by the signs
+	}
+	if x.NumDigits()+int64(x.Exponent) != y.NumDigits()+int64(y.Exponent) {
+		return x.Cmp(y) // decided by the adjusted exponents
+	}
+	// Scale the coefficient of the one with the larger exponent down to
+	// the other's exponent, ten to the 18th at most at a time.
+	hi, lo, flip := x, y, 1
+	if x.Exponent < y.Exponent {
+		hi, lo, flip = y, x, -1
+	}
+	// The products go to the two scratch integers in turn: math/big
+	// allocates a product that aliases a factor, and a scratch integer
+	// that once grew past apd's inline words keeps its heap words, which
+	// Set from an inline value would drop.
+	scaled, spare := &hi.Coeff, &s.scaled[0]
+	for d := int64(hi.Exponent) - int64(lo.Exponent); d > 0; {
+		step := min(d, 18)
+		p := uint64(1)
+		for range step {
+			p *= 10
+		}
+		s.ten.SetUint64(p)
+		spare.Mul(scaled, &s.ten)
+		scaled = spare
+		if spare == &s.scaled[0] {
+			spare = &s.scaled[1]
+		} else {
+			spare = &s.scaled[0]
+		}
+		d -= step
+	}
+	c := scaled.Cmp(&lo.Coeff) * flip
+	if sign < 0 {
+		c = -c
+	}
+	return c
 }
 
 // quoRemaining returns remaining/n (the request over n devices), computed
@@ -101,19 +154,20 @@ func (s *evenSearch) quoRemaining(n int) *apd.Decimal {
 // a window over the ordered devices and keep the best candidate.
 func (m *FractionMap) evenlyAcross(slot model.SlotName, devs []devAlloc, remaining model.Dec, minMemory model.Dec) ([]Share, error) {
 	ctx := model.PyContext
-	s := &evenSearch{m: m, devs: devs, free: make([]apd.Decimal, len(devs))}
+	n := len(devs)
+	// One block each for the search's decimals and flags.
+	decs := make([]apd.Decimal, 3*n+1)
+	flags := make([]bool, 2*(n+1))
+	s := &evenSearch{m: m, devs: devs, free: decs[:n:n], sortBuf: decs[n : 2*n : 2*n], quo: decs[2*n:],
+		haveQuo: flags[:n+1], haveUniform: flags[n+1:], uniform: make([]candidate, n+1)}
+	der := m.derived() // the state devs was ordered from: nothing changed since
 	for i, d := range devs {
-		s.free[i].Set(d.free.Apd())
+		s.free[i].Set(&der.freeApd[d.idx])
 	}
 	s.remaining.Set(remaining.Apd())
 	s.check(ctx.Quantize(&s.remQ, &s.remaining, -2))
 	s.check(ctx.Quantize(&s.minMemQ, quantize2(minMemory).Apd(), -2))
 	s.fragOn = apdHundredth.Cmp(&s.minMemQ) < 0
-	s.sortBuf = make([]apd.Decimal, len(devs))
-	s.quo = make([]apd.Decimal, len(devs)+1)
-	s.haveQuo = make([]bool, len(devs)+1)
-	s.uniform = make([]candidate, len(devs)+1)
-	s.haveUniform = make([]bool, len(devs)+1)
 
 	// n0: the smallest prefix whose free capacity covers the request.
 	var acc, accQ apd.Decimal
@@ -126,7 +180,14 @@ func (m *FractionMap) evenlyAcross(slot model.SlotName, devs []devAlloc, remaini
 		}
 	}
 
+	// A candidate holds at most one share per device: give the four
+	// buffers their room up front rather than growing each in turn.
 	bufs := [4]candidate{}
+	pos, amt := make([]int, 4*len(devs)), make([]apd.Decimal, 4*len(devs))
+	for k := range bufs {
+		bufs[k].pos = pos[k*len(devs) : k*len(devs) : (k+1)*len(devs)]
+		bufs[k].amt = amt[k*len(devs) : k*len(devs) : (k+1)*len(devs)]
+	}
 	best, keep, first, cur := &bufs[0], &bufs[1], &bufs[2], &bufs[3]
 	haveBest := false
 	var window, windowQ apd.Decimal
@@ -187,7 +248,7 @@ func (m *FractionMap) evenlyAcross(slot model.SlotName, devs []devAlloc, remaini
 // Quantizing is monotonic, so an amount that covers the request exactly
 // needs no rounding; only a smaller one is quantized (into scratch).
 func (s *evenSearch) covers(amount, scratch *apd.Decimal) bool {
-	if amount.Cmp(&s.remaining) >= 0 {
+	if s.cmp(amount, &s.remaining) >= 0 {
 		return true
 	}
 	s.check(model.PyContext.Quantize(scratch, amount, -2))
@@ -233,7 +294,7 @@ func (s *evenSearch) across(start, size int, out *candidate) {
 			s.check(ctx.Quo(q, rem, nd))
 			part = q
 		}
-		if s.free[p].Cmp(part) >= 0 {
+		if s.cmp(&s.free[p], part) >= 0 {
 			break
 		}
 		s.check(ctx.Quantize(out.push(p), &s.free[p], -2))
@@ -264,7 +325,7 @@ func (s *evenSearch) across(start, size int, out *candidate) {
 func (s *evenSearch) uniformSplit(size int) *candidate {
 	u := &s.uniform[size]
 	if !s.haveUniform[size] {
-		u.reset()
+		u.pos, u.amt = make([]int, 0, size), make([]apd.Decimal, 0, size)
 		s.distribute(0, size, &s.remaining, true, u)
 		s.evenness(u)
 		s.haveUniform[size] = true

@@ -3,6 +3,8 @@ package alloc
 import (
 	"fmt"
 
+	"github.com/cockroachdb/apd/v3"
+
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -13,6 +15,8 @@ type FractionMap struct {
 	core
 	strategy Strategy
 	quantum  model.Dec
+	// quantumApd is quantum as an apd value, for the post-rounding.
+	quantumApd *apd.Decimal
 }
 
 var _ Map = (*FractionMap)(nil)
@@ -24,7 +28,9 @@ func NewFractionMap(devs []DeviceSlot, strategy Strategy, quantum model.Dec, exc
 	if quantum.IsZero() {
 		quantum = defaultQuantum
 	}
-	return &FractionMap{core: newCore(devs, exclusive), strategy: strategy, quantum: quantum}
+	m := &FractionMap{core: newCore(devs, exclusive), strategy: strategy, quantum: quantum, quantumApd: quantum.Apd()}
+	m.fractional = true
+	return m
 }
 
 // Strategy returns the map's allocation strategy.
@@ -76,12 +82,12 @@ func (m *FractionMap) allocate(req Request, hint *AffinityHint, opts Options) (A
 		sum := model.Zero
 		for j, sh := range s.Shares {
 			i := m.byID[sh.Device]
-			cum, err := roundDown(m.alloc[i], m.quantum)
+			cum, err := roundDownApd(m.alloc[i], m.quantum, m.quantumApd)
 			if err != nil {
 				return nil, errInvalidAmount(s.Slot, m.alloc[i])
 			}
-			m.alloc[i] = cum
-			got, err := roundDown(sh.Amount, m.quantum)
+			m.set(i, cum)
+			got, err := roundDownApd(sh.Amount, m.quantum, m.quantumApd)
 			if err != nil {
 				return nil, errInvalidAmount(s.Slot, sh.Amount)
 			}
@@ -171,7 +177,7 @@ func (m *FractionMap) fillSlot(s SlotAmount, hint *AffinityHint, opts Options) (
 		if d.free.Sign() > 0 {
 			got := pyMin(remaining, d.free)
 			shares = append(shares, Share{d.id, got})
-			m.alloc[d.idx] = m.alloc[d.idx].Add(got)
+			m.set(d.idx, m.alloc[d.idx].Add(got))
 			remaining = remaining.Sub(got)
 		}
 		if remaining.Sign() <= 0 {
@@ -179,6 +185,23 @@ func (m *FractionMap) fillSlot(s SlotAmount, hint *AffinityHint, opts Options) (
 		}
 	}
 	return shares, nil
+}
+
+// sumFree is Σ free over devs, in order, as model.Dec.Add computes it
+// (a failed addition gives NaN, which stays NaN), summed in one apd
+// accumulator instead of allocating every partial sum.
+func (m *FractionMap) sumFree(devs []devAlloc) model.Dec {
+	der := m.derived() // the state devs was ordered from
+	var total apd.Decimal
+	for _, d := range devs {
+		if total.Form == apd.NaN {
+			break
+		}
+		if _, err := model.PyContext.Add(&total, &total, &der.freeApd[d.idx]); err != nil {
+			total = apd.Decimal{Form: apd.NaN}
+		}
+	}
+	return model.DecFromApd(&total)
 }
 
 // evenlySlot is FractionAllocMap._allocate_evenly for one slot.
@@ -192,16 +215,13 @@ func (m *FractionMap) evenlySlot(s SlotAmount, hint *AffinityHint, opts Options,
 		}
 	}
 	// Devices with less than min_memory free are not considered.
-	devs := ordered[:0:0]
+	devs := make([]devAlloc, 0, len(ordered))
 	for _, d := range ordered {
 		if d.free.Cmp(minMemory) >= 0 {
 			devs = append(devs, d)
 		}
 	}
-	total := model.Zero
-	for _, d := range devs {
-		total = total.Add(d.free)
-	}
+	total := m.sumFree(devs)
 	remQ := quantize2(remaining)
 	if quantize2(total).Less(remQ) {
 		return nil, errInsufficient("FractionAllocMap", s.Slot, opts.ContextTag, "amount",
@@ -232,7 +252,7 @@ func (m *FractionMap) evenlySlot(s SlotAmount, hint *AffinityHint, opts Options,
 	}
 	for _, sh := range chosen {
 		i := m.byID[sh.Device]
-		m.alloc[i] = m.alloc[i].Add(sh.Amount)
+		m.set(i, m.alloc[i].Add(sh.Amount))
 	}
 	return chosen, nil
 }

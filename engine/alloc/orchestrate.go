@@ -54,6 +54,21 @@ func (k KernelAllocation) ToModel() model.Allocations {
 // it leaves earlier plugins' maps changed, which fgtop does not reproduce.)
 func Allocate(computers map[model.DeviceName]Map, req Request, order []model.DeviceName,
 	policy AffinityPolicy, opts Options) (KernelAllocation, error) {
+	return allocate(computers, req, order, policy, opts, false)
+}
+
+// Try is Allocate on copies of the maps: it returns what Allocate would,
+// and leaves every map as it was. It places the request on the maps
+// themselves and puts them back (with what they derived from their state,
+// which it builds first), which costs less than cloning them; like
+// Allocate, it must not run concurrently with any other use of the maps.
+func Try(computers map[model.DeviceName]Map, req Request, order []model.DeviceName,
+	policy AffinityPolicy, opts Options) (KernelAllocation, error) {
+	return allocate(computers, req, order, policy, opts, true)
+}
+
+func allocate(computers map[model.DeviceName]Map, req Request, order []model.DeviceName,
+	policy AffinityPolicy, opts Options, tentative bool) (KernelAllocation, error) {
 	req = req.dedup()
 	var names []model.DeviceName
 	for _, e := range req {
@@ -76,8 +91,11 @@ func Allocate(computers map[model.DeviceName]Map, req Request, order []model.Dev
 			return nil, &Error{kind: KindKeyError, Msg: fmt.Sprintf("no %s devices here: no alloc map for device plugin %s", n, n)}
 		}
 	}
-	saved := make([][]model.Dec, len(names))
+	saved := make([]state, len(names))
 	for i, n := range names {
+		if tentative {
+			computers[n].warm()
+		}
 		saved[i] = computers[n].snapshot()
 	}
 	rollback := func() {
@@ -98,7 +116,9 @@ func Allocate(computers map[model.DeviceName]Map, req Request, order []model.Dev
 		}
 		o := opts
 		o.ContextTag = string(n)
-		got, err := m.Allocate(slots, hint, o)
+		// The map's own Allocate would save and restore it again; the
+		// rollback below covers every map involved.
+		got, err := m.allocate(slots, hint, o)
 		if err != nil {
 			rollback()
 			return nil, fmt.Errorf("alloc: allocating %s: %w", n, err)
@@ -106,21 +126,25 @@ func Allocate(computers map[model.DeviceName]Map, req Request, order []model.Dev
 		out = append(out, DeviceAllocation{n, got})
 		hint = &AffinityHint{Policy: policy, Devices: hintDevices(n, m, got)}
 	}
+	if tentative {
+		rollback()
+	}
 	return out, nil
 }
 
 // hintDevices lists the devices of an allocation, slot by slot in order
 // (zero shares included, as Backend.AI does), with their NUMA nodes.
 func hintDevices(name model.DeviceName, m Map, a Allocation) []HintDevice {
-	devs := m.Devices()
-	var out []HintDevice
+	n := 0
+	for _, s := range a {
+		n += len(s.Shares)
+	}
+	out := make([]HintDevice, 0, n)
 	for _, s := range a {
 		for _, sh := range s.Shares {
-			for _, d := range devs {
-				if d.ID == sh.Device {
-					out = append(out, HintDevice{Name: name, ID: d.ID, NUMANode: d.NUMANode})
-					break
-				}
+			if i, ok := m.devIndex(sh.Device); ok {
+				d := m.device(i)
+				out = append(out, HintDevice{Name: name, ID: d.ID, NUMANode: d.NUMANode})
 			}
 		}
 	}
@@ -136,7 +160,7 @@ func Free(computers map[model.DeviceName]Map, k KernelAllocation) error {
 			return fmt.Errorf("alloc: free: no alloc map for device %s", d.Device)
 		}
 	}
-	saved := map[model.DeviceName][]model.Dec{}
+	saved := map[model.DeviceName]state{}
 	for _, d := range k {
 		m := computers[d.Device]
 		if m == nil {

@@ -118,3 +118,19 @@ func BenchmarkNewPlanner(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkFirstPreview is a planner built for one preview, as a fleet
+// fit does per node: the per-snapshot cost plus the first preview, which
+// derives the free capacities and orders of the maps it uses.
+func BenchmarkFirstPreview(b *testing.B) {
+	s := benchNode(160, 1)
+	r := req(b, "cuda.shares=1.2,cpu=4,mem=16g")
+	b.ReportAllocs()
+	done := testfix.CPUClock(b)
+	for b.Loop() {
+		if pv := NewPlanner(s, Settings{}).Preview(r); !pv.Agents[0].OK() {
+			b.Fatal(outcome(pv.Agents[0]))
+		}
+	}
+	done()
+}

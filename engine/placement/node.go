@@ -108,6 +108,9 @@ type Node struct {
 	maps     map[model.DeviceName]alloc.Map
 	// slotOf is the slot each (plugin, device) holds in its map.
 	slotOf map[model.DeviceKey]model.SlotName
+	// free caches what Stranded reads of each fractional slot; every
+	// method that changes the maps drops it.
+	free map[model.SlotName]*slotFree
 }
 
 // NewNode builds the alloc maps of a node (or of one agent's partition)
@@ -208,6 +211,7 @@ func (n *Node) Clone() *Node {
 	c.plugins = make([]*Plugin, len(n.plugins))
 	for i, p := range n.plugins {
 		q := *p
+		alloc.Warm(p.m)
 		q.m = p.m.Clone()
 		c.plugins[i] = &q
 		c.maps[p.Name] = q.m
@@ -220,30 +224,23 @@ func (n *Node) Clone() *Node {
 // order, each following the NUMA nodes of the previous one. On error
 // nothing changes and the error is (or wraps) an *alloc.Error.
 func (n *Node) Allocate(req alloc.Request) (alloc.KernelAllocation, error) {
+	n.free = nil
 	return alloc.Allocate(n.maps, req, n.settings.order(), n.settings.Policy,
 		alloc.Options{ForbidFragmentation: n.settings.ForbidFragmentation})
 }
 
-// Try places a request on a copy of the plugins it names and returns the
-// result; the node is not changed.
+// Try returns what Allocate would, and leaves the node as it was
+// (alloc.Try: the maps are put back, with the free capacities and orders
+// they derived, which every later Try reuses).
 func (n *Node) Try(req alloc.Request) (alloc.KernelAllocation, error) {
-	maps := make(map[model.DeviceName]alloc.Map, 2)
-	for _, e := range req {
-		name := e.Slot.DeviceName()
-		if _, done := maps[name]; done {
-			continue
-		}
-		if m := n.maps[name]; m != nil {
-			maps[name] = m.Clone()
-		}
-	}
-	return alloc.Allocate(maps, req, n.settings.order(), n.settings.Policy,
+	return alloc.Try(n.maps, req, n.settings.order(), n.settings.Policy,
 		alloc.Options{ForbidFragmentation: n.settings.ForbidFragmentation})
 }
 
 // Free releases an allocation Allocate returned (AbstractKernel
 // .release_slots: subtracted, no rounding).
 func (n *Node) Free(k alloc.KernelAllocation) error {
+	n.free = nil
 	return alloc.Free(n.maps, k)
 }
 
@@ -277,6 +274,7 @@ func (n *Node) Load(a model.Allocations) (alloc.KernelAllocation, []Skip) {
 // It returns the sum that was loaded and, per allocation, what was left
 // out.
 func (n *Node) LoadAll(as []model.Allocations) (alloc.KernelAllocation, [][]Skip) {
+	n.free = nil
 	skipped := make([][]Skip, len(as))
 	byPlugin := map[model.DeviceName]model.Allocations{}
 	for k, a := range as {

@@ -255,19 +255,7 @@ func (n *Node) FreeOf(slot model.SlotName) model.Dec {
 	if p == nil {
 		return model.Zero
 	}
-	total := model.Zero
-	al := p.m.Allocations()
-	for _, s := range al {
-		if s.Slot != slot {
-			continue
-		}
-		for _, sh := range s.Shares {
-			if f := n.capacity(p, sh.Device).Sub(sh.Amount); f.Sign() > 0 {
-				total = total.Add(f)
-			}
-		}
-	}
-	return total
+	return p.m.SlotFreeTotal(slot)
 }
 
 // capacity returns a device's capacity in its plugin's map.

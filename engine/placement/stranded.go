@@ -96,21 +96,8 @@ func (n *Node) Stranded(slot model.SlotName, amount model.Dec) (StrandedSlot, bo
 		threshold = minMemory
 	}
 
-	var ids []model.DeviceID
-	var frees []model.Dec
-	var first model.Dec
-	for _, s := range p.m.Allocations() {
-		if s.Slot != slot {
-			continue
-		}
-		for _, sh := range s.Shares {
-			if len(ids) == 0 {
-				first = n.capacity(p, sh.Device)
-			}
-			ids = append(ids, sh.Device)
-			frees = append(frees, n.capacity(p, sh.Device).Sub(sh.Amount))
-		}
-	}
+	sf := n.slotFree(p, slot)
+	ids, frees, first := sf.ids, sf.frees, sf.first
 	if len(ids) == 0 {
 		return out, false
 	}
@@ -139,16 +126,16 @@ func (n *Node) Stranded(slot model.SlotName, amount model.Dec) (StrandedSlot, bo
 		// FILL may split a request once the guard found one device with
 		// need free; without such a device every request is refused.
 		refused := true
-		for _, f := range frees {
-			if floorTo(f, q).Cmp(need) >= 0 {
+		for _, g := range sf.grids {
+			if g.Cmp(need) >= 0 {
 				refused = false
 				break
 			}
 		}
 		if refused {
+			out.Free = sf.total
 			for i, f := range frees {
 				if f.Sign() > 0 {
-					out.Free = out.Free.Add(f)
 					out.Total = out.Total.Add(f)
 					out.Devices = append(out.Devices, StrandedDevice{Device: ids[i], Free: f, Stranded: f,
 						Why: fmt.Sprintf("no device has %s free, so the fragmentation guard refuses every request of this size", need)})
@@ -162,13 +149,13 @@ func (n *Node) Stranded(slot model.SlotName, amount model.Dec) (StrandedSlot, bo
 		need = threshold
 	}
 
+	out.Free = sf.total
 	for i, id := range ids {
 		f := frees[i]
 		if f.Sign() <= 0 {
 			continue
 		}
-		out.Free = out.Free.Add(f)
-		grid := floorTo(f, q)
+		grid := sf.grids[i]
 		var stranded model.Dec
 		var why string
 		switch {
@@ -190,7 +177,7 @@ func (n *Node) Stranded(slot model.SlotName, amount model.Dec) (StrandedSlot, bo
 				why = fmt.Sprintf("%s left after %s whole request(s) of %s", left, k.Add(model.One), takes)
 			}
 		default:
-			if rest := f.Sub(grid); rest.Sign() > 0 {
+			if rest := sf.rests[i]; rest.Sign() > 0 {
 				stranded = rest
 				why = fmt.Sprintf("%s below the quantum %s", rest, q)
 			}
@@ -201,6 +188,48 @@ func (n *Node) Stranded(slot model.SlotName, amount model.Dec) (StrandedSlot, bo
 		}
 	}
 	return out, true
+}
+
+// slotFree is a fractional slot's free capacity as Stranded reads it; it
+// depends only on the node's allocations, so a Node computes it once per
+// state instead of once per preview.
+type slotFree struct {
+	ids   []model.DeviceID
+	frees []model.Dec // capacity − allocation, map order
+	grids []model.Dec // floorTo(free, quantum)
+	rests []model.Dec // free − grid
+	first model.Dec   // the capacity of the slot's first device
+	total model.Dec   // Σ positive free, in map order
+}
+
+// slotFree returns the node's slotFree for slot (of plugin p), building it
+// if the node changed since it was last built.
+func (n *Node) slotFree(p *Plugin, slot model.SlotName) *slotFree {
+	if sf := n.free[slot]; sf != nil {
+		return sf
+	}
+	q := n.settings.quantum()
+	shares := p.m.SlotFree(slot)
+	sf := &slotFree{
+		ids:   make([]model.DeviceID, len(shares)),
+		frees: make([]model.Dec, len(shares)),
+		grids: make([]model.Dec, len(shares)),
+		rests: make([]model.Dec, len(shares)),
+		total: p.m.SlotFreeTotal(slot),
+	}
+	for i, sh := range shares {
+		sf.ids[i], sf.frees[i] = sh.Device, sh.Amount
+		sf.grids[i] = floorTo(sh.Amount, q)
+		sf.rests[i] = sh.Amount.Sub(sf.grids[i])
+	}
+	if len(shares) > 0 {
+		sf.first = n.capacity(p, sf.ids[0])
+	}
+	if n.free == nil {
+		n.free = map[model.SlotName]*slotFree{}
+	}
+	n.free[slot] = sf
+	return sf
 }
 
 // floorTo rounds a non-negative x down to a multiple of q (zero for x ≤ 0).

@@ -10,6 +10,8 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -458,12 +460,23 @@ func TestNoColorFromTheClient(t *testing.T) {
 	colour.waitScreen(t, "gpu-node01")
 	// Each program has its own profile: the NO_COLOR session gets no
 	// colour sequences at all, its neighbour gets 24-bit ones.
-	hasColour := func(s string) bool {
-		return strings.Contains(s, "\x1b[38;") || strings.Contains(s, "\x1b[48;") || strings.Contains(s, ";38;") || strings.Contains(s, ";48;")
+	// Only SGR sequences count: a cursor move to row 38 ("\x1b[38;13H")
+	// is no colour.
+	sgr := regexp.MustCompile(`\x1b\[([0-9;:]*)m`)
+	colourAt := func(s string) int {
+		for _, m := range sgr.FindAllStringSubmatchIndex(s, -1) {
+			for _, p := range strings.FieldsFunc(s[m[2]:m[3]], func(r rune) bool { return r == ';' || r == ':' }) {
+				n, err := strconv.Atoi(p)
+				if err == nil && (n == 38 || n == 48 || (n >= 30 && n <= 37) || (n >= 40 && n <= 47) || (n >= 90 && n <= 97) || (n >= 100 && n <= 107)) {
+					return m[0]
+				}
+			}
+		}
+		return -1
 	}
-	waitUntil(t, "colour in the COLORTERM session", func() bool { return hasColour(colour.scr.raw()) })
-	if raw := plain.scr.raw(); hasColour(raw) {
-		i := strings.Index(raw, "38;")
+	waitUntil(t, "colour in the COLORTERM session", func() bool { return colourAt(colour.scr.raw()) >= 0 })
+	if raw := plain.scr.raw(); colourAt(raw) >= 0 {
+		i := colourAt(raw)
 		t.Fatalf("NO_COLOR session got colours: %q", raw[max(i-20, 0):min(i+20, len(raw))])
 	}
 }
