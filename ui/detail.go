@@ -13,6 +13,7 @@ const (
 	detDevice detailKind = iota
 	detKernel
 	detIssue
+	detAgent
 )
 
 // detailLine is one line of a detail screen: spans, or a device's share
@@ -22,7 +23,7 @@ type detailLine struct {
 	bar   *devRow
 }
 
-// detail is the detail screen of a device, a kernel or an issue: what it
+// detail is the detail screen of a device, a kernel, an agent or an issue: what it
 // shows and its scroll position. Its lines are rebuilt from each new
 // snapshot, so the screen stays live.
 type detail struct {
@@ -33,6 +34,7 @@ type detail struct {
 	dev   model.DeviceKey
 	kern  model.KernelID
 	issue string
+	agent model.AgentID
 	title string
 	lines []detailLine
 	off   int
@@ -93,6 +95,15 @@ func (ds *detail) rebuild() {
 			}
 		}
 		ds.lines = []detailLine{text(lvlOK, "this issue has cleared")}
+	case detAgent:
+		for i := range d.agents {
+			if d.agents[i].a.ID == ds.agent {
+				ds.title = "agent " + string(ds.agent)
+				ds.lines = agentDetail(d, i)
+				return
+			}
+		}
+		ds.lines = []detailLine{text(lvlWarn, "agent "+string(ds.agent)+" is no longer in the agent config")}
 	}
 }
 
@@ -180,38 +191,26 @@ func (ds *detail) rows(w int) []string {
 	return out
 }
 
-// openDetail opens the detail of the focused pane's selected row.
+// openDetail opens the detail of the focused pane's selected row; the
+// pane says what that is. An issue that names a kernel, a device or an
+// agent on screen goes there instead.
 func (a *App) openDetail() {
 	if a.d == nil {
 		return
 	}
-	ds := &detail{common: a.common}
-	switch a.focus {
-	case paneDevices:
-		c := a.devices.cursor
-		if c >= len(a.d.devs) {
-			a.flashf(lvlInfo, "cpu and memory: "+a.d.host.cpuHeld+"/"+a.d.host.cpuCap+" cores, "+a.d.host.memHeld+"/"+a.d.host.memCap+" held")
-			return
+	ds, note := a.panes[a.focus].detailFor()
+	if ds == nil {
+		if note != "" {
+			a.flashf(lvlInfo, note)
 		}
-		ds.kind, ds.dev = detDevice, a.d.devs[c].key
-	case paneKernels:
-		id := a.kernels.Selected()
-		if id == "" {
-			return
-		}
-		ds.kind, ds.kern = detKernel, model.KernelID(id)
-	case paneIssues:
-		r := a.issues.selectedIssue()
-		if r == nil {
-			return
-		}
-		if a.jumpToIssue(r.is) {
-			return
-		}
-		ds.kind, ds.issue = detIssue, r.id
-	default:
 		return
 	}
+	if ds.kind == detIssue {
+		if r := a.issues.selectedIssue(); r != nil && a.jumpToIssue(r.is) {
+			return
+		}
+	}
+	ds.common = a.common
 	ds.rebuild()
 	a.push(ds)
 }

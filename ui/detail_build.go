@@ -465,3 +465,83 @@ func useLines(d *derived, k *model.Kernel, now time.Time) []detailLine {
 	}
 	return out
 }
+
+// agentDetail is an agent's partition against what its kernels hold: its
+// block from the agents pane, whether its process runs the agent.toml on
+// disk, what it holds per slot, the devices it owns with their holders'
+// totals, its kernels, and the issues about it.
+func agentDetail(d *derived, ai int) []detailLine {
+	r := &d.agents[ai]
+	ag := r.a
+	out := []detailLine{{spans: []span{{lvlTitle, string(ag.ID)}, {lvlDim, "  " + plural(ag.Kernels, "kernel")}}}}
+	if ag.ScratchRoot != "" {
+		out = append(out, kv("scratch root", ag.ScratchRoot))
+	}
+	if st := ag.Restart.State; st != "" {
+		lvl := lvlPlain
+		if st == model.RestartPending {
+			lvl = lvlWarn
+		}
+		line := []span{{lvlDim, "agent process "}, {lvl, string(st)}}
+		if ag.Restart.Detail != "" {
+			line = append(line, span{lvlDim, "  " + ag.Restart.Detail})
+		}
+		out = append(out, detailLine{spans: line})
+	}
+	out = append(out, blank, section("Partition"))
+	if ag.Owns == nil {
+		out = append(out, text(lvlDim, "  every device (shared mode, or no partition known)"))
+	}
+	for _, ln := range r.lines {
+		out = append(out, detailLine{spans: append([]span{{lvlPlain, "  "}}, ln...)})
+	}
+	out = append(out, blank, section("Held per slot"))
+	if len(ag.Held) == 0 {
+		out = append(out, text(lvlDim, "  nothing"))
+	}
+	for _, slot := range ag.Held.Names() {
+		out = append(out, detailLine{spans: []span{{lvlDim, "  " + padRight(string(slot), 22)}, {lvlPlain, fmtSlot(slot, ag.Held[slot])}}})
+	}
+	out = append(out, blank, section("Devices it owns"))
+	owned := 0
+	for i := range d.devs {
+		dr := &d.devs[i]
+		if ag.Owns != nil && !ag.OwnsDevice(dr.key) {
+			continue
+		}
+		owned++
+		lvl := lvlPlain
+		if dr.over {
+			lvl = lvlCrit
+		}
+		out = append(out, detailLine{spans: []span{{lvlPlain, "  " + padRight(dr.label, 10)},
+			{lvl, dr.held + "/" + dr.capacity + " " + string(dr.dev.Slot)}}})
+		if dr.hasBar {
+			out = append(out, detailLine{bar: dr})
+		}
+	}
+	if owned == 0 {
+		out = append(out, text(lvlDim, "  none"))
+	}
+	out = append(out, blank, section("Kernels"))
+	n := 0
+	for i := range d.kernels {
+		kr := &d.kernels[i]
+		if kr.k.Agent != ag.ID {
+			continue
+		}
+		n++
+		line := []span{{lvlPlain, "  " + padRight(kr.short, 10)}, {kr.stateLvl, padRight(string(kr.k.State), 8)}}
+		for j, slot := range d.slotCols {
+			if j < len(kr.slotVals) && kr.slotVals[j] != "" {
+				line = append(line, span{lvlDim, "  " + string(slot) + " "}, span{lvlPlain, kr.slotVals[j]})
+			}
+		}
+		out = append(out, detailLine{spans: line})
+	}
+	if n == 0 {
+		out = append(out, text(lvlDim, "  none"))
+	}
+	out = append(out, issuesAbout(d, func(is *model.Issue) bool { return is.Agent == ag.ID })...)
+	return out
+}

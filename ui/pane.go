@@ -29,6 +29,10 @@ type paneModel interface {
 	Selected() string
 	// Bindings are the pane's own keys, beyond moving the cursor.
 	Bindings() []key.Binding
+	// detailFor is what Enter opens for the selected row: a detail
+	// screen (the root gives it the common and pushes it), or, for a row
+	// that has none, a line to flash instead.
+	detailFor() (*detail, string)
 
 	// owns reports whether act is one of the pane's own actions: those
 	// reach the pane whichever pane has focus (s sorts the kernels from

@@ -1,6 +1,10 @@
 package ui
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/fgtop/fgtop/model"
+)
 
 // agentsPane draws each agent's partition against what it holds: a block
 // of lines per agent, the cursor on the agent.
@@ -28,6 +32,13 @@ func (p *agentsPane) Selected() string {
 		return string(p.d.agents[p.cursor].a.ID)
 	}
 	return ""
+}
+
+func (p *agentsPane) detailFor() (*detail, string) {
+	if id := p.Selected(); id != "" {
+		return &detail{kind: detAgent, agent: model.AgentID(id)}, ""
+	}
+	return nil, ""
 }
 
 // View draws the title and the agents' blocks.

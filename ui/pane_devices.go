@@ -146,6 +146,17 @@ func (p *devicesPane) Selected() string {
 	return ""
 }
 
+func (p *devicesPane) detailFor() (*detail, string) {
+	if p.d == nil {
+		return nil, ""
+	}
+	if p.cursor >= len(p.d.devs) {
+		h := &p.d.host
+		return nil, "cpu and memory: " + h.cpuHeld + "/" + h.cpuCap + " cores, " + h.memHeld + "/" + h.memCap + " held"
+	}
+	return &detail{kind: detDevice, dev: p.d.devs[p.cursor].key}, ""
+}
+
 // View draws title, column header and rows.
 func (p *devicesPane) View() []string { return p.viewTitled(p.Title()) }
 

@@ -35,6 +35,13 @@ func (p *issuesPane) selectedIssue() *issueRow {
 	return nil
 }
 
+func (p *issuesPane) detailFor() (*detail, string) {
+	if r := p.selectedIssue(); r != nil {
+		return &detail{kind: detIssue, issue: r.id}, ""
+	}
+	return nil, ""
+}
+
 // Selected is what the selected issue is about: its kernel, else its
 // file, else its device, else its agent.
 func (p *issuesPane) Selected() string {

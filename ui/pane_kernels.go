@@ -238,6 +238,13 @@ func (p *kernelsPane) Selected() string {
 	return ""
 }
 
+func (p *kernelsPane) detailFor() (*detail, string) {
+	if id := p.Selected(); id != "" {
+		return &detail{kind: detKernel, kern: model.KernelID(id)}, ""
+	}
+	return nil, ""
+}
+
 // View draws title, header and the visible kernels.
 func (p *kernelsPane) View() []string { return p.viewTitled(p.Title()) }
 

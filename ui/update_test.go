@@ -372,3 +372,60 @@ func TestHeaderSidesNeverTouch(t *testing.T) {
 		}
 	}
 }
+
+// TestAgentDetail: Enter on an agent opens its detail, built from the
+// snapshot: its kernels, the devices its partition gives it, what it holds;
+// Esc goes back. Another agent's kernels are not listed.
+func TestAgentDetail(t *testing.T) {
+	s := fake.Node(fake.Options{})
+	a := testApp(t, 120, 60, s, Options{})
+	a.Update(keyCode(tea.KeyTab))
+	a.Update(keyCode(tea.KeyTab)) // agents
+	typeKeys(a, "j")              // the second agent
+	ag := s.Agents[1]
+	a.Update(keyCode(tea.KeyEnter))
+	ds := detailOf(a)
+	if ds == nil || ds.title != "agent "+string(ag.ID) {
+		t.Fatalf("Enter on agent %s: top %T %+v", ag.ID, a.top(), ds)
+	}
+	out := ansi.Strip(a.View().Content)
+	mine, others := 0, 0
+	for _, k := range s.Kernels() {
+		short := shortKernel(k.ID)
+		if k.Agent == ag.ID {
+			mine++
+			if !strings.Contains(out, short) {
+				t.Errorf("agent detail lacks its kernel %s", short)
+			}
+		} else if !strings.Contains(out, short) {
+			others++
+		} else {
+			t.Errorf("agent detail lists %s of agent %s", short, k.Agent)
+		}
+	}
+	if mine == 0 || others == 0 {
+		t.Fatalf("fixture: %d kernels of the agent, %d of others", mine, others)
+	}
+	owned := 0
+	for _, dr := range a.d.devs {
+		if !ag.OwnsDevice(dr.key) {
+			continue
+		}
+		owned++
+		if !strings.Contains(out, "  "+dr.label+" ") {
+			t.Errorf("agent detail lacks owned device %s", dr.label)
+		}
+	}
+	if owned == 0 || owned == len(a.d.devs) {
+		t.Fatalf("fixture: agent owns %d of %d devices", owned, len(a.d.devs))
+	}
+	for _, want := range []string{"Partition", "Held per slot", "Devices it owns", "Kernels"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("agent detail lacks %q:\n%s", want, out)
+		}
+	}
+	a.Update(keyCode(tea.KeyEscape))
+	if a.modalOpen() {
+		t.Error("esc did not close the agent detail")
+	}
+}
