@@ -475,23 +475,43 @@ func (s *state) apply(agent model.AgentID, id model.KernelID, al model.Allocatio
 			}
 			sa := a.agentAcc(agent)
 			if sign > 0 {
-				a.held[slot] = a.held[slot].Add(amt)
+				old := a.held[slot]
+				sum := old.Add(amt)
+				a.held[slot] = sum
 				a.count[slot]++
-				sa.held[slot] = sa.held[slot].Add(amt)
+				// Decs are immutable: where the agent's total on the
+				// device is the very value the device's total was (one
+				// agent holds everything there, the usual node), its new
+				// total is the same sum, not another allocation.
+				if so := sa.held[slot]; so == old {
+					sa.held[slot] = sum
+				} else {
+					sa.held[slot] = so.Add(amt)
+				}
 				sa.count[slot]++
 				if track {
 					a.holdings.Put(model.Holding{Kernel: id, Agent: agent, Slot: slot, Amount: amt})
 				}
 				if ag != nil {
-					ag.held[slot] = ag.held[slot].Add(amt)
+					// The same for the agent's node-wide total (one
+					// device of the plugin: one GPU, mem's "root").
+					if prev := ag.held[slot]; prev == old {
+						ag.held[slot] = sum
+					} else {
+						ag.held[slot] = prev.Add(amt)
+					}
 				}
 			} else {
+				var old, diff model.Dec
+				kept := false
 				a.count[slot]--
 				if a.count[slot] <= 0 {
 					delete(a.count, slot)
 					delete(a.held, slot)
 				} else {
-					a.held[slot] = a.held[slot].Sub(amt)
+					old = a.held[slot]
+					diff, kept = old.Sub(amt), true
+					a.held[slot] = diff
 				}
 				sa.count[slot]--
 				if sa.count[slot] <= 0 {
@@ -500,14 +520,20 @@ func (s *state) apply(agent model.AgentID, id model.KernelID, al model.Allocatio
 					if len(sa.count) == 0 {
 						delete(a.byAgent, agent)
 					}
+				} else if so := sa.held[slot]; kept && so == old {
+					sa.held[slot] = diff
 				} else {
-					sa.held[slot] = sa.held[slot].Sub(amt)
+					sa.held[slot] = so.Sub(amt)
 				}
 				if track {
 					a.holdings.Delete(id, slot)
 				}
 				if ag != nil {
-					ag.held[slot] = ag.held[slot].Sub(amt)
+					if prev := ag.held[slot]; kept && prev == old {
+						ag.held[slot] = diff
+					} else {
+						ag.held[slot] = prev.Sub(amt)
+					}
 				}
 			}
 			a.dirty = true
