@@ -456,7 +456,9 @@ func Build(ctx context.Context, opts Options) (*model.Snapshot, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	st.bulk = true
 	scratch.ScanEachWith(ctx, opts.Roots, parser(types, resourcefile.NewShared()), recordCompanion(), workers, st.applyEvent)
+	st.endBulk()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

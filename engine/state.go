@@ -46,6 +46,9 @@ type devAcc struct {
 	// all but the changed chunk with the previous one, so a change costs
 	// O(1) in the number of kernels on the device.
 	holdings model.HoldingSeqBuilder
+	// bulkHold: holdings put while the state is in bulk mode, not yet in
+	// holdings (see state.bulk).
+	bulkHold []model.Holding
 	// byAgent is held split by the kernels' agent, kept as each kernel is
 	// applied (O(1) per change, like held).
 	byAgent map[model.AgentID]*slotAcc
@@ -101,15 +104,22 @@ type state struct {
 	// that a snapshot shares all but one chunk with the previous one
 	// (a change costs O(1) in the number of kernels, not a copy of them all).
 	kernelList model.KernelSeqBuilder
-	dev        map[model.DeviceKey]*devAcc
-	agents     []*agentAcc
-	agentIdx   map[model.AgentID]int
-	rootAgent  map[string]model.AgentID
-	fileIssues map[model.KernelID]model.Issue
-	kernIssues map[model.KernelID][]model.Issue
-	devIssues  map[model.DeviceKey][]model.Issue
-	srcIssues  map[string]model.Issue // watcher and config problems, by key
-	attrIssues map[model.KernelID][]model.Issue
+	// bulk: a one-shot scan is being folded. Kernels and holdings put are
+	// collected (bulkKernels, devAcc.bulkHold) and go into their sequences
+	// at once, sorted, by endBulk: inserting 10,000 kernels one by one in
+	// directory order cost more than parsing their files. Anything that
+	// deletes or reads the sequences ends bulk mode first.
+	bulk        bool
+	bulkKernels []*model.Kernel
+	dev         map[model.DeviceKey]*devAcc
+	agents      []*agentAcc
+	agentIdx    map[model.AgentID]int
+	rootAgent   map[string]model.AgentID
+	fileIssues  map[model.KernelID]model.Issue
+	kernIssues  map[model.KernelID][]model.Issue
+	devIssues   map[model.DeviceKey][]model.Issue
+	srcIssues   map[string]model.Issue // watcher and config problems, by key
+	attrIssues  map[model.KernelID][]model.Issue
 	// rootAgents lists the agents of each scratch root (Roots' paths).
 	rootAgents rootAgents
 	// madeUp: agents whose id the config does not set.
@@ -358,7 +368,7 @@ func (s *state) upsertKernel(r kernelRead) {
 	ks.contrib = contrib
 	ks.root = r.root
 	ks.pub = k
-	s.kernelList.Put(k)
+	s.putKernel(k)
 	s.checkKernel(id, ks)
 }
 
@@ -401,6 +411,7 @@ func (s *state) removeKernel(id model.KernelID) {
 	if ks == nil {
 		return
 	}
+	s.endBulk()
 	s.subtract(ks.pub.Agent, id, ks.contrib)
 	s.agentKernels(ks.pub.Agent, -1)
 	if ks.cid != "" {
@@ -435,6 +446,32 @@ func (s *state) resync(root string, present []model.KernelID) {
 	}
 	for _, id := range gone {
 		s.removeKernel(id)
+	}
+}
+
+// putKernel publishes k in the kernel list (in bulk mode, at endBulk).
+func (s *state) putKernel(k *model.Kernel) {
+	if s.bulk {
+		s.bulkKernels = append(s.bulkKernels, k)
+		return
+	}
+	s.kernelList.Put(k)
+}
+
+// endBulk leaves bulk mode: what was put since it began goes into the
+// sequences, as if put one by one in the same order.
+func (s *state) endBulk() {
+	if !s.bulk {
+		return
+	}
+	s.bulk = false
+	s.kernelList.PutAll(s.bulkKernels)
+	s.bulkKernels = nil
+	for _, a := range s.dev {
+		if a.bulkHold != nil {
+			a.holdings.PutAll(a.bulkHold)
+			a.bulkHold = nil
+		}
 	}
 }
 
@@ -490,7 +527,12 @@ func (s *state) apply(agent model.AgentID, id model.KernelID, al model.Allocatio
 				}
 				sa.count[slot]++
 				if track {
-					a.holdings.Put(model.Holding{Kernel: id, Agent: agent, Slot: slot, Amount: amt})
+					h := model.Holding{Kernel: id, Agent: agent, Slot: slot, Amount: amt}
+					if s.bulk {
+						a.bulkHold = append(a.bulkHold, h)
+					} else {
+						a.holdings.Put(h)
+					}
 				}
 				if ag != nil {
 					// The same for the agent's node-wide total (one
@@ -526,6 +568,7 @@ func (s *state) apply(agent model.AgentID, id model.KernelID, al model.Allocatio
 					sa.held[slot] = so.Sub(amt)
 				}
 				if track {
+					s.endBulk()
 					a.holdings.Delete(id, slot)
 				}
 				if ag != nil {
@@ -764,6 +807,7 @@ func fileIssue(path string, id model.KernelID, agent model.AgentID, err error) m
 
 // snapshot publishes the current state as an immutable Snapshot.
 func (s *state) snapshot() *model.Snapshot {
+	s.endBulk()
 	s.seq++
 	snap := &model.Snapshot{
 		Seq: s.seq, Time: s.now(), Node: s.node, Mode: s.mode, ConfigPath: s.configPath, ConfigHash: s.configHash, DraftFormat: s.draftFmt,

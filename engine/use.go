@@ -195,7 +195,7 @@ func (s *state) updateUse(id model.KernelID, ks *kstate, now time.Time) {
 	k := *ks.pub
 	k.Use = u
 	ks.pub = &k
-	s.kernelList.Put(&k)
+	s.putKernel(&k)
 }
 
 // kernelUse computes a kernel's allocated against used: per accelerator it
