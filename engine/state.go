@@ -505,9 +505,12 @@ func (s *state) apply(agent model.AgentID, id model.KernelID, al model.Allocatio
 	for slot, devs := range al {
 		name := slot.DeviceName()
 		track := model.CarriesHoldings(name)
+		// Asked once per slot, not per device: most kernels hold one slot
+		// per plugin, and then every device of the slot counts.
+		alone := !earlierSlotOf(al, slot, name)
 		for dev, amt := range devs {
 			a := s.acc(model.DeviceKey{Name: name, ID: dev})
-			if firstSlotOn(al, slot, name, dev) {
+			if alone || firstSlotOn(al, slot, name, dev) {
 				a.kernels += sign
 			}
 			sa := a.agentAcc(agent)
@@ -588,6 +591,17 @@ func (s *state) apply(agent model.AgentID, id model.KernelID, al model.Allocatio
 // order) that lists device dev of plugin name, so that a kernel holding two
 // slots on one device (cuda.shares and cuda.device) counts once there. Most
 // kernels hold one slot per plugin, which needs no comparison at all.
+// earlierSlotOf reports whether al has a slot before slot (in name order)
+// of the same plugin: only then can firstSlotOn be false.
+func earlierSlotOf(al model.Allocations, slot model.SlotName, name model.DeviceName) bool {
+	for other := range al {
+		if other < slot && other.DeviceName() == name {
+			return true
+		}
+	}
+	return false
+}
+
 func firstSlotOn(al model.Allocations, slot model.SlotName, name model.DeviceName, dev model.DeviceID) bool {
 	for other, devs := range al {
 		if other < slot && other.DeviceName() == name {
