@@ -32,6 +32,8 @@ type kstate struct {
 	cid string
 	// useEpoch is the device epoch its use was computed in.
 	useEpoch uint64
+	// resynced is the resync epoch of the last full scan that listed it.
+	resynced uint64
 }
 
 // devAcc accumulates everything held on one device key.
@@ -137,6 +139,8 @@ type state struct {
 	issuesDirty bool
 	issues      []model.Issue
 	seq         uint64
+	// resyncEpoch counts resyncs (kstate.resynced).
+	resyncEpoch uint64
 
 	// GPU processes -> kernels (use.go).
 	// cids maps a container id to the kernel whose CID= line names it.
@@ -434,13 +438,17 @@ func (s *state) removeKernel(id model.KernelID) {
 
 // resync drops every kernel under root that a full rescan did not find.
 func (s *state) resync(root string, present []model.KernelID) {
-	keep := make(map[model.KernelID]bool, len(present))
+	// Present kernels are marked with a fresh epoch instead of being put
+	// in a set: after a first scan that set held every kernel (10,000 ids).
+	s.resyncEpoch++
 	for _, id := range present {
-		keep[id] = true
+		if ks := s.kernels[id]; ks != nil {
+			ks.resynced = s.resyncEpoch
+		}
 	}
 	var gone []model.KernelID
 	for id, ks := range s.kernels {
-		if ks.root == root && !keep[id] {
+		if ks.root == root && ks.resynced != s.resyncEpoch {
 			gone = append(gone, id)
 		}
 	}
