@@ -510,12 +510,31 @@ func (s *state) apply(agent model.AgentID, id model.KernelID, al model.Allocatio
 	if i, ok := s.agentIdx[agent]; ok {
 		ag = s.agents[i]
 	}
+	// The slots with their plugin names, in one pass over the map: whether
+	// another slot of the same plugin comes first is then asked of this
+	// list, not of the map once per slot.
+	type slotOf struct {
+		slot model.SlotName
+		name model.DeviceName
+		devs map[model.DeviceID]model.Dec
+	}
+	var buf [8]slotOf
+	slots := buf[:0]
 	for slot, devs := range al {
-		name := slot.DeviceName()
+		slots = append(slots, slotOf{slot, slot.DeviceName(), devs})
+	}
+	for _, e := range slots {
+		slot, name, devs := e.slot, e.name, e.devs
 		track := model.CarriesHoldings(name)
-		// Asked once per slot, not per device: most kernels hold one slot
-		// per plugin, and then every device of the slot counts.
-		alone := !earlierSlotOf(al, slot, name)
+		// Most kernels hold one slot per plugin, and then every device of
+		// the slot counts; only otherwise is firstSlotOn asked per device.
+		alone := true
+		for _, o := range slots {
+			if o.name == name && o.slot < slot {
+				alone = false
+				break
+			}
+		}
 		for dev, amt := range devs {
 			a := s.acc(model.DeviceKey{Name: name, ID: dev})
 			if alone || firstSlotOn(al, slot, name, dev) {
@@ -599,17 +618,6 @@ func (s *state) apply(agent model.AgentID, id model.KernelID, al model.Allocatio
 // order) that lists device dev of plugin name, so that a kernel holding two
 // slots on one device (cuda.shares and cuda.device) counts once there. Most
 // kernels hold one slot per plugin, which needs no comparison at all.
-// earlierSlotOf reports whether al has a slot before slot (in name order)
-// of the same plugin: only then can firstSlotOn be false.
-func earlierSlotOf(al model.Allocations, slot model.SlotName, name model.DeviceName) bool {
-	for other := range al {
-		if other < slot && other.DeviceName() == name {
-			return true
-		}
-	}
-	return false
-}
-
 func firstSlotOn(al model.Allocations, slot model.SlotName, name model.DeviceName, dev model.DeviceID) bool {
 	for other, devs := range al {
 		if other < slot && other.DeviceName() == name {
