@@ -120,9 +120,9 @@ Exit status: 0 on success, even when issues are reported; 2 on bad usage.`,
 // a kernel) of which it keeps about 17 MB; at 40 MiB the runtime's own
 // overhead made that scan collect once, just before it ended (≈ 6 ms of
 // CPU and write barriers for nothing). At 44 MiB neither 10,000-kernel tree
-// of bench/mktree collects, and the process peaks at 53 / 57 MB RSS
-// (DESIGN.md: ≤ 64 MiB); a larger tree collects, and from then on runs the
-// default policy.
+// of bench/mktree collects, and the process peaks at 47-50 / 52-55 MiB RSS
+// without / with records (scanbench; DESIGN.md: ≤ 64 MiB); a larger tree
+// collects, and from then on runs the default policy.
 const oneShotHeap = 44 << 20
 
 // oneShotGC sets the garbage collector up for a process that scans once,
