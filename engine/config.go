@@ -202,7 +202,7 @@ func (s *state) setConfig(v *ConfigView) {
 			moved := k.Agent != m.at.agent
 			k.Agent, k.AgentBy = m.at.agent, m.at.by
 			ks.pub = &k
-			s.kernelList.Put(ks.pub)
+			s.putKernel(ks.pub)
 			if moved {
 				s.apply(k.Agent, id, ks.contrib, +1)
 				s.agentKernels(k.Agent, +1)

@@ -356,8 +356,13 @@ func (e *Engine) Run(ctx context.Context) error {
 func (st *state) applyEvent(ev scratch.Event[*kread]) {
 	if ev.Kernel != "" && ev.Kind != scratch.Problem {
 		// A kernel's watcher Problem holds until the kernel's next event.
-		if _, ok := st.srcIssues[kernelProblemKey(ev.Kernel)]; ok {
-			delete(st.srcIssues, kernelProblemKey(ev.Kernel))
+		// Looked up through a stack buffer: nearly every kernel has no
+		// such Problem, and building the key string per event was one
+		// allocation per kernel of a scan.
+		var buf [80]byte
+		key := appendKernelProblemKey(buf[:0], ev.Kernel)
+		if _, ok := st.srcIssues[string(key)]; ok {
+			delete(st.srcIssues, string(key))
 			st.issuesDirty = true
 		}
 	}
@@ -425,7 +430,12 @@ func (st *state) applyEvent(ev scratch.Event[*kread]) {
 
 // kernelProblemKey is where a kernel-scoped watcher Problem (a symlink,
 // permission denied) is kept: one per kernel, replaced by the next.
-func kernelProblemKey(id model.KernelID) string { return "kernel:" + string(id) }
+func kernelProblemKey(id model.KernelID) string { return string(appendKernelProblemKey(nil, id)) }
+
+// appendKernelProblemKey appends kernelProblemKey(id) to b.
+func appendKernelProblemKey(b []byte, id model.KernelID) []byte {
+	return append(append(b, "kernel:"...), id...)
+}
 
 // Build computes a snapshot from a one-off scan: the same accounting as the
 // live engine, without watching. It is what `fgtop snapshot` prints and what
@@ -446,7 +456,9 @@ func Build(ctx context.Context, opts Options) (*model.Snapshot, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	st.bulk = true
 	scratch.ScanEachWith(ctx, opts.Roots, parser(types, resourcefile.NewShared()), recordCompanion(), workers, st.applyEvent)
+	st.endBulk()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -32,6 +32,8 @@ type kstate struct {
 	cid string
 	// useEpoch is the device epoch its use was computed in.
 	useEpoch uint64
+	// resynced is the resync epoch of the last full scan that listed it.
+	resynced uint64
 }
 
 // devAcc accumulates everything held on one device key.
@@ -46,6 +48,9 @@ type devAcc struct {
 	// all but the changed chunk with the previous one, so a change costs
 	// O(1) in the number of kernels on the device.
 	holdings model.HoldingSeqBuilder
+	// bulkHold: holdings put while the state is in bulk mode, not yet in
+	// holdings (see state.bulk).
+	bulkHold []model.Holding
 	// byAgent is held split by the kernels' agent, kept as each kernel is
 	// applied (O(1) per change, like held).
 	byAgent map[model.AgentID]*slotAcc
@@ -101,15 +106,22 @@ type state struct {
 	// that a snapshot shares all but one chunk with the previous one
 	// (a change costs O(1) in the number of kernels, not a copy of them all).
 	kernelList model.KernelSeqBuilder
-	dev        map[model.DeviceKey]*devAcc
-	agents     []*agentAcc
-	agentIdx   map[model.AgentID]int
-	rootAgent  map[string]model.AgentID
-	fileIssues map[model.KernelID]model.Issue
-	kernIssues map[model.KernelID][]model.Issue
-	devIssues  map[model.DeviceKey][]model.Issue
-	srcIssues  map[string]model.Issue // watcher and config problems, by key
-	attrIssues map[model.KernelID][]model.Issue
+	// bulk: a one-shot scan is being folded. Kernels and holdings put are
+	// collected (bulkKernels, devAcc.bulkHold) and go into their sequences
+	// at once, sorted, by endBulk: inserting 10,000 kernels one by one in
+	// directory order cost more than parsing their files. Anything that
+	// deletes or reads the sequences ends bulk mode first.
+	bulk        bool
+	bulkKernels []*model.Kernel
+	dev         map[model.DeviceKey]*devAcc
+	agents      []*agentAcc
+	agentIdx    map[model.AgentID]int
+	rootAgent   map[string]model.AgentID
+	fileIssues  map[model.KernelID]model.Issue
+	kernIssues  map[model.KernelID][]model.Issue
+	devIssues   map[model.DeviceKey][]model.Issue
+	srcIssues   map[string]model.Issue // watcher and config problems, by key
+	attrIssues  map[model.KernelID][]model.Issue
 	// rootAgents lists the agents of each scratch root (Roots' paths).
 	rootAgents rootAgents
 	// madeUp: agents whose id the config does not set.
@@ -127,6 +139,8 @@ type state struct {
 	issuesDirty bool
 	issues      []model.Issue
 	seq         uint64
+	// resyncEpoch counts resyncs (kstate.resynced).
+	resyncEpoch uint64
 
 	// GPU processes -> kernels (use.go).
 	// cids maps a container id to the kernel whose CID= line names it.
@@ -358,7 +372,7 @@ func (s *state) upsertKernel(r kernelRead) {
 	ks.contrib = contrib
 	ks.root = r.root
 	ks.pub = k
-	s.kernelList.Put(k)
+	s.putKernel(k)
 	s.checkKernel(id, ks)
 }
 
@@ -401,6 +415,7 @@ func (s *state) removeKernel(id model.KernelID) {
 	if ks == nil {
 		return
 	}
+	s.endBulk()
 	s.subtract(ks.pub.Agent, id, ks.contrib)
 	s.agentKernels(ks.pub.Agent, -1)
 	if ks.cid != "" {
@@ -423,18 +438,48 @@ func (s *state) removeKernel(id model.KernelID) {
 
 // resync drops every kernel under root that a full rescan did not find.
 func (s *state) resync(root string, present []model.KernelID) {
-	keep := make(map[model.KernelID]bool, len(present))
+	// Present kernels are marked with a fresh epoch instead of being put
+	// in a set: after a first scan that set held every kernel (10,000 ids).
+	s.resyncEpoch++
 	for _, id := range present {
-		keep[id] = true
+		if ks := s.kernels[id]; ks != nil {
+			ks.resynced = s.resyncEpoch
+		}
 	}
 	var gone []model.KernelID
 	for id, ks := range s.kernels {
-		if ks.root == root && !keep[id] {
+		if ks.root == root && ks.resynced != s.resyncEpoch {
 			gone = append(gone, id)
 		}
 	}
 	for _, id := range gone {
 		s.removeKernel(id)
+	}
+}
+
+// putKernel publishes k in the kernel list (in bulk mode, at endBulk).
+func (s *state) putKernel(k *model.Kernel) {
+	if s.bulk {
+		s.bulkKernels = append(s.bulkKernels, k)
+		return
+	}
+	s.kernelList.Put(k)
+}
+
+// endBulk leaves bulk mode: what was put since it began goes into the
+// sequences, as if put one by one in the same order.
+func (s *state) endBulk() {
+	if !s.bulk {
+		return
+	}
+	s.bulk = false
+	s.kernelList.PutAll(s.bulkKernels)
+	s.bulkKernels = nil
+	for _, a := range s.dev {
+		if a.bulkHold != nil {
+			a.holdings.PutAll(a.bulkHold)
+			a.bulkHold = nil
+		}
 	}
 }
 
@@ -465,33 +510,80 @@ func (s *state) apply(agent model.AgentID, id model.KernelID, al model.Allocatio
 	if i, ok := s.agentIdx[agent]; ok {
 		ag = s.agents[i]
 	}
+	// The slots with their plugin names, in one pass over the map: whether
+	// another slot of the same plugin comes first is then asked of this
+	// list, not of the map once per slot.
+	type slotOf struct {
+		slot model.SlotName
+		name model.DeviceName
+		devs map[model.DeviceID]model.Dec
+	}
+	var buf [8]slotOf
+	slots := buf[:0]
 	for slot, devs := range al {
-		name := slot.DeviceName()
+		slots = append(slots, slotOf{slot, slot.DeviceName(), devs})
+	}
+	for _, e := range slots {
+		slot, name, devs := e.slot, e.name, e.devs
 		track := model.CarriesHoldings(name)
+		// Most kernels hold one slot per plugin, and then every device of
+		// the slot counts; only otherwise is firstSlotOn asked per device.
+		alone := true
+		for _, o := range slots {
+			if o.name == name && o.slot < slot {
+				alone = false
+				break
+			}
+		}
 		for dev, amt := range devs {
 			a := s.acc(model.DeviceKey{Name: name, ID: dev})
-			if firstSlotOn(al, slot, name, dev) {
+			if alone || firstSlotOn(al, slot, name, dev) {
 				a.kernels += sign
 			}
 			sa := a.agentAcc(agent)
 			if sign > 0 {
-				a.held[slot] = a.held[slot].Add(amt)
+				old := a.held[slot]
+				sum := old.Add(amt)
+				a.held[slot] = sum
 				a.count[slot]++
-				sa.held[slot] = sa.held[slot].Add(amt)
+				// Decs are immutable: where the agent's total on the
+				// device is the very value the device's total was (one
+				// agent holds everything there, the usual node), its new
+				// total is the same sum, not another allocation.
+				if so := sa.held[slot]; so == old {
+					sa.held[slot] = sum
+				} else {
+					sa.held[slot] = so.Add(amt)
+				}
 				sa.count[slot]++
 				if track {
-					a.holdings.Put(model.Holding{Kernel: id, Agent: agent, Slot: slot, Amount: amt})
+					h := model.Holding{Kernel: id, Agent: agent, Slot: slot, Amount: amt}
+					if s.bulk {
+						a.bulkHold = append(a.bulkHold, h)
+					} else {
+						a.holdings.Put(h)
+					}
 				}
 				if ag != nil {
-					ag.held[slot] = ag.held[slot].Add(amt)
+					// The same for the agent's node-wide total (one
+					// device of the plugin: one GPU, mem's "root").
+					if prev := ag.held[slot]; prev == old {
+						ag.held[slot] = sum
+					} else {
+						ag.held[slot] = prev.Add(amt)
+					}
 				}
 			} else {
+				var old, diff model.Dec
+				kept := false
 				a.count[slot]--
 				if a.count[slot] <= 0 {
 					delete(a.count, slot)
 					delete(a.held, slot)
 				} else {
-					a.held[slot] = a.held[slot].Sub(amt)
+					old = a.held[slot]
+					diff, kept = old.Sub(amt), true
+					a.held[slot] = diff
 				}
 				sa.count[slot]--
 				if sa.count[slot] <= 0 {
@@ -500,14 +592,21 @@ func (s *state) apply(agent model.AgentID, id model.KernelID, al model.Allocatio
 					if len(sa.count) == 0 {
 						delete(a.byAgent, agent)
 					}
+				} else if so := sa.held[slot]; kept && so == old {
+					sa.held[slot] = diff
 				} else {
-					sa.held[slot] = sa.held[slot].Sub(amt)
+					sa.held[slot] = so.Sub(amt)
 				}
 				if track {
+					s.endBulk()
 					a.holdings.Delete(id, slot)
 				}
 				if ag != nil {
-					ag.held[slot] = ag.held[slot].Sub(amt)
+					if prev := ag.held[slot]; kept && prev == old {
+						ag.held[slot] = diff
+					} else {
+						ag.held[slot] = prev.Sub(amt)
+					}
 				}
 			}
 			a.dirty = true
@@ -738,6 +837,7 @@ func fileIssue(path string, id model.KernelID, agent model.AgentID, err error) m
 
 // snapshot publishes the current state as an immutable Snapshot.
 func (s *state) snapshot() *model.Snapshot {
+	s.endBulk()
 	s.seq++
 	snap := &model.Snapshot{
 		Seq: s.seq, Time: s.now(), Node: s.node, Mode: s.mode, ConfigPath: s.configPath, ConfigHash: s.configHash, DraftFormat: s.draftFmt,

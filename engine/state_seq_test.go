@@ -69,12 +69,20 @@ func sameHoldings(a, b []model.Holding) bool {
 // rewrites (including agent moves, broken and torn files) and deletes, and
 // checks after each snapshot that the incrementally kept kernel list and
 // per-device holdings are exactly what the kernels say, and at the end
-// that no published snapshot changed.
+// that no published snapshot changed. With bulk, the state is in bulk mode
+// (Build's) from the start and again after every snapshot, so that puts
+// are collected, deletes and moves end it, and PutAll runs on empty and on
+// filled sequences.
 func TestStateSnapshotsPersistent(t *testing.T) {
-	for _, seed := range []uint64{1, 2} {
-		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+	for _, tc := range []struct {
+		seed uint64
+		bulk bool
+	}{{1, false}, {2, false}, {1, true}, {3, true}} {
+		seed := tc.seed
+		t.Run(fmt.Sprint(seed, " bulk=", tc.bulk), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 5))
 			st := newState(&Options{Node: "t", Roots: []scratch.Root{{Path: "/r0", Agent: "a0"}, {Path: "/r1", Agent: "a1"}}, Clock: func() time.Time { return time.Unix(0, 0) }})
+			st.bulk = tc.bulk
 			gpus := []model.DeviceID{"g0", "g1", "g2"}
 			spec := func() *resourcefile.Spec {
 				a := model.Allocations{
@@ -109,6 +117,7 @@ func TestStateSnapshotsPersistent(t *testing.T) {
 					continue
 				}
 				s := st.snapshot()
+				st.bulk = tc.bulk
 				ks := s.Kernels()
 				if len(ks) != len(live) || s.NumKernels() != len(live) {
 					t.Fatalf("step %d: %d kernels, want %d", step, len(ks), len(live))
@@ -164,5 +173,42 @@ func TestUpdateCostFlat(t *testing.T) {
 	t.Logf("allocated per change: %.0f B at 1,000 kernels, %.0f B at 20,000", small, large)
 	if large > 2*small+16<<10 {
 		t.Errorf("allocated per change grows with the kernels: %.0f B at 1,000, %.0f B at 20,000", small, large)
+	}
+}
+
+// TestBulkRemove removes, in bulk mode, kernels whose puts are still
+// collected: one without any holding (a broken file), one with them. Neither
+// may come back when bulk mode ends.
+func TestBulkRemove(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		spec *resourcefile.Spec
+		err  error
+	}{
+		{"broken file", nil, errors.New("bad")},
+		{"holds a GPU", &resourcefile.Spec{Alloc: model.Allocations{model.SlotCUDAShares: {"g0": model.MustDec("0.5")}}}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := newState(&Options{Node: "t", Roots: []scratch.Root{{Path: "/r", Agent: "a"}}, Clock: func() time.Time { return time.Unix(0, 0) }})
+			st.bulk = true
+			keep := &resourcefile.Spec{Alloc: model.Allocations{model.SlotCUDAShares: {"g0": model.MustDec("0.25")}}}
+			st.upsertKernel(kernelRead{root: "/r", id: "k1", path: "/r/k1", spec: keep})
+			st.upsertKernel(kernelRead{root: "/r", id: "k2", path: "/r/k2", spec: tc.spec, err: tc.err})
+			st.removeKernel("k2")
+			st.upsertKernel(kernelRead{root: "/r", id: "k3", path: "/r/k3", spec: keep})
+			s := st.snapshot()
+			var got []model.KernelID
+			for _, k := range s.Kernels() {
+				got = append(got, k.ID)
+			}
+			if !slices.Equal(got, []model.KernelID{"k1", "k3"}) {
+				t.Fatalf("kernels %v, want [k1 k3]", got)
+			}
+			key := model.DeviceKey{Name: "cuda", ID: "g0"}
+			want := holdingsFromKernels(s.Kernels())[key]
+			if !sameHoldings(s.Usage[key].Holdings(), want) || len(want) != 2 {
+				t.Fatalf("holdings %v, want %v", s.Usage[key].Holdings(), want)
+			}
+		})
 	}
 }

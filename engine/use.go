@@ -25,7 +25,9 @@ type procAgg struct {
 // setContainer records a kernel's container id (its CID= line) and marks
 // the process join dirty when it changed.
 func (s *state) setContainer(id model.KernelID, ks *kstate, cid string) {
-	cid = procmap.NormalizeID(cid)
+	if !normalID(cid) {
+		cid = procmap.NormalizeID(cid)
+	}
 	if ks.cid == cid {
 		return
 	}
@@ -39,6 +41,19 @@ func (s *state) setContainer(id model.KernelID, ks *kstate, cid string) {
 		s.cids[cid] = id
 	}
 	s.joinDirty = true
+}
+
+// normalID reports whether procmap.NormalizeID(id) is id itself, as it is
+// for the CID= lines Backend.AI writes (64 lower-case hex digits): one
+// pass over the bytes instead of strings.ToLower's scan, which a full scan
+// paid for every kernel.
+func normalID(id string) bool {
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; c <= ' ' || c >= 0x7f || 'A' <= c && c <= 'Z' {
+			return false
+		}
+	}
+	return true
 }
 
 // join maps every GPU process to the kernel whose container it runs in and
@@ -195,7 +210,7 @@ func (s *state) updateUse(id model.KernelID, ks *kstate, now time.Time) {
 	k := *ks.pub
 	k.Use = u
 	ks.pub = &k
-	s.kernelList.Put(&k)
+	s.putKernel(&k)
 }
 
 // kernelUse computes a kernel's allocated against used: per accelerator it

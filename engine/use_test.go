@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/fgtop/fgtop/engine/inventory"
+	"github.com/fgtop/fgtop/engine/procmap"
 	"github.com/fgtop/fgtop/engine/resourcefile"
 	"github.com/fgtop/fgtop/engine/scratch"
 	"github.com/fgtop/fgtop/model"
@@ -224,4 +225,42 @@ func BenchmarkPollUses(b *testing.B) {
 		st.takeInventory(inv(), nil)
 		st.snapshot()
 	}
+}
+
+// TestNormalID checks the shortcut setContainer takes before
+// procmap.NormalizeID: it may only say "already normal" where NormalizeID
+// would return the id unchanged.
+func TestNormalID(t *testing.T) {
+	for _, tc := range []struct {
+		id   string
+		want bool
+	}{
+		{"", true},
+		{"53e9eedc101e04ad82d86422c4536cd3fd30d7e838f23dffec9c922d618896f0", true},
+		{"53E9EEDC101E04AD", false},
+		{" 53e9", false},
+		{"53e9\n", false},
+		{"53e9\u00a0", false},
+		{"abc\u0130", false},
+		{"a-b_c.d", true},
+	} {
+		if got := normalID(tc.id); got != tc.want {
+			t.Errorf("normalID(%q) = %v, want %v", tc.id, got, tc.want)
+		}
+		if normalID(tc.id) && procmap.NormalizeID(tc.id) != tc.id {
+			t.Errorf("normalID(%q) but NormalizeID gives %q", tc.id, procmap.NormalizeID(tc.id))
+		}
+	}
+}
+
+// FuzzNormalID holds normalID to procmap.NormalizeID on any input.
+func FuzzNormalID(f *testing.F) {
+	for _, s := range []string{"", "53e9eedc101e04ad", "ABC", " a ", "\u00a0x", "\u0130"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, id string) {
+		if normalID(id) && procmap.NormalizeID(id) != id {
+			t.Fatalf("normalID(%q) but NormalizeID gives %q", id, procmap.NormalizeID(id))
+		}
+	})
 }

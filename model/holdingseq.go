@@ -72,6 +72,10 @@ func (b *HoldingSeqBuilder) Len() int { return b.b.n }
 // Put inserts h, or replaces the holding of its kernel and slot.
 func (b *HoldingSeqBuilder) Put(h Holding) { b.b.put(h) }
 
+// PutAll is Put of each holding of hs in turn; into an empty builder it
+// sorts once (see KernelSeqBuilder.PutAll).
+func (b *HoldingSeqBuilder) PutAll(hs []Holding) { b.b.putAll(hs) }
+
 // Delete removes the kernel's holding of the slot and reports whether it
 // was there.
 func (b *HoldingSeqBuilder) Delete(k KernelID, slot SlotName) bool {

@@ -84,6 +84,12 @@ func (b *KernelSeqBuilder) Get(id KernelID) *Kernel {
 // Put inserts k, or replaces the kernel with its ID.
 func (b *KernelSeqBuilder) Put(k *Kernel) { b.b.put(k) }
 
+// PutAll is Put of each kernel of ks in turn (of kernels that share an ID,
+// the last one counts). Into an empty builder it sorts once instead of
+// inserting one by one: a one-shot scan adds 10,000 kernels in directory
+// order, and inserting each cost more than reading its file's JSON record.
+func (b *KernelSeqBuilder) PutAll(ks []*Kernel) { b.b.putAll(ks) }
+
 // Delete removes the kernel with the id and reports whether it was there.
 func (b *KernelSeqBuilder) Delete(id KernelID) bool { return b.b.del(id) }
 

@@ -253,6 +253,67 @@ func TestNewKernelSeq(t *testing.T) {
 	}
 }
 
+// TestPutAll checks that PutAll equals Put of each element in turn, into
+// an empty builder (sorted load) and into one that holds kernels (one by
+// one), with repeated IDs (the last counts), and that the builder keeps
+// editing after it.
+func TestPutAll(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 9))
+	cases := []struct {
+		name     string
+		before   int // kernels put one by one first
+		n, space int // kernels in the PutAll batch, drawn from this many ids
+	}{
+		{"empty batch", 0, 0, 1},
+		{"one", 0, 1, 1},
+		{"repeats", 0, 50, 10},
+		{"around a chunk", 0, seqChunkMax + 1, 10 * seqChunkMax},
+		{"large", 0, 3000, 2500},
+		{"into a non-empty builder", 40, 300, 200},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var one, all KernelSeqBuilder
+			r := ref{}
+			for i := 0; i < tc.before; i++ {
+				k := kern(rng.IntN(tc.space+1), -1)
+				one.Put(k)
+				all.Put(k)
+				r[k.ID] = k
+			}
+			batch := make([]*Kernel, tc.n)
+			for i := range batch {
+				batch[i] = kern(rng.IntN(tc.space), i)
+				one.Put(batch[i])
+				r[batch[i].ID] = batch[i]
+			}
+			all.PutAll(batch)
+			want := r.sorted()
+			checkSeq(t, "Put one by one", one.Seq(), want)
+			checkSeq(t, "PutAll", all.Seq(), want)
+			if len(want) > 0 {
+				all.Delete(want[0].ID)
+				extra := kern(tc.space+7, 0)
+				all.Put(extra)
+				want = append(slices.Clone(want[1:]), extra)
+				checkSeq(t, "edits after PutAll", all.Seq(), want)
+			}
+
+			var hone, hall HoldingSeqBuilder
+			var hs []Holding
+			for i, k := range batch {
+				h := Holding{Kernel: k.ID, Slot: SlotCUDAShares, Amount: NewDec(int64(i), 2)}
+				hs = append(hs, h)
+				hone.Put(h)
+			}
+			hall.PutAll(hs)
+			if !holdingsEqual(hall.Seq().Slice(), hone.Seq().Slice()) || hall.Len() != hone.Len() {
+				t.Fatalf("HoldingSeqBuilder.PutAll: %d holdings, Put one by one %d", hall.Len(), hone.Len())
+			}
+		})
+	}
+}
+
 func holdingsEqual(a, b []Holding) bool {
 	return slices.EqualFunc(a, b, func(x, y Holding) bool {
 		return x.Kernel == y.Kernel && x.Agent == y.Agent && x.Slot == y.Slot && x.Amount.String() == y.Amount.String()

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"cmp"
 	"slices"
 	"sort"
 	"sync"
@@ -156,6 +157,19 @@ func (b *pbuilder[T, K, O]) put(x T) {
 	}
 }
 
+// putAll is put of each of xs in order. An empty builder is loaded from
+// the sorted elements instead: the same result (of equal keys the last
+// counts) without an insertion per element.
+func (b *pbuilder[T, K, O]) putAll(xs []T) {
+	if b.n > 0 || len(xs) == 0 {
+		for _, x := range xs {
+			b.put(x)
+		}
+		return
+	}
+	b.load(sortedUnique[T, K, O](xs))
+}
+
 // del removes the element with key k and reports whether it was there.
 func (b *pbuilder[T, K, O]) del(k K) bool {
 	ci, i, found := search[T, K, O](b.chunks, k)
@@ -234,14 +248,29 @@ func (b *pbuilder[T, K, O]) ownIndex() {
 // last one stays.
 func sortedUnique[T, K any, O seqOps[T, K]](xs []T) []T {
 	var o O
-	s := slices.Clone(xs)
-	slices.SortStableFunc(s, func(a, b T) int { return o.cmp(o.key(a), o.key(b)) })
-	out := s[:0]
-	for i, x := range s {
-		if i+1 < len(s) && o.cmp(o.key(s[i+1]), o.key(x)) == 0 {
+	// Sorted by keys taken out once, with the position as the tie-break
+	// (stable): a key behind a pointer (a *Kernel's ID) would otherwise be
+	// fetched from memory at every comparison.
+	type keyed struct {
+		k K
+		i int
+	}
+	ks := make([]keyed, len(xs))
+	for i, x := range xs {
+		ks[i] = keyed{o.key(x), i}
+	}
+	slices.SortFunc(ks, func(a, b keyed) int {
+		if c := o.cmp(a.k, b.k); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.i, b.i)
+	})
+	out := make([]T, 0, len(xs))
+	for j, e := range ks {
+		if j+1 < len(ks) && o.cmp(ks[j+1].k, e.k) == 0 {
 			continue
 		}
-		out = append(out, x)
+		out = append(out, xs[e.i])
 	}
 	return out
 }

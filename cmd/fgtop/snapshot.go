@@ -114,13 +114,16 @@ Exit status: 0 on success, even when issues are reported; 2 on bad usage.`,
 	return cmd
 }
 
-// oneShotHeap is the heap a one-shot snapshot may grow to before its first
-// collection. A scan allocates about 3.5 KB per kernel of which it keeps
-// about 2 KB, so up to ~10,000 kernels the scan finishes before this and
-// collecting would be pure cost (at the default GOGC=100 it is about 15% of
-// the process's CPU time there). With the binary's own pages the process
-// stays under DESIGN.md's 64 MiB then.
-const oneShotHeap = 40 << 20
+// oneShotHeap is the memory (the runtime's, as debug.SetMemoryLimit counts
+// it) a one-shot snapshot may grow to before its first collection. A scan
+// of 10,000 kernels with a recovery.json each allocates about 31 MB (3 KB
+// a kernel) of which it keeps about 17 MB; at 40 MiB the runtime's own
+// overhead made that scan collect once, just before it ended (≈ 6 ms of
+// CPU and write barriers for nothing). At 44 MiB neither 10,000-kernel tree
+// of bench/mktree collects, and the process peaks at 47-50 / 52-55 MiB RSS
+// without / with records (scanbench; DESIGN.md: ≤ 64 MiB); a larger tree
+// collects, and from then on runs the default policy.
+const oneShotHeap = 44 << 20
 
 // oneShotGC sets the garbage collector up for a process that scans once,
 // prints and exits: no collection until the heap reaches oneShotHeap, then
