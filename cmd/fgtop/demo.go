@@ -120,11 +120,7 @@ func runDemo(ctx context.Context, r demoRun) (err error) {
 		}
 		return err
 	}
-	defer func() {
-		if cerr := node.Close(); cerr != nil && err == nil {
-			err = cerr
-		}
-	}()
+	defer closeInto(&err, node.Close)
 	if r.headless {
 		fmt.Fprintf(r.stderr, "fgtop demo: node files in %s (seed %d, speed %g); stop with Ctrl-C\n", node.Dir, r.seed, r.speed)
 		err = runHeadless(ctx, node, r.idleAfter, r.stdout)

@@ -151,11 +151,7 @@ func runExporter(ctx context.Context, r exporterRun) (err error) {
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if cerr := sn.close(); cerr != nil && err == nil {
-			err = cerr
-		}
-	}()
+	defer closeInto(&err, sn.close)
 	eopts := sn.opts
 	eng := engine.New(eopts)
 	engineErr := make(chan error, 1)

@@ -187,11 +187,7 @@ func runServe(ctx context.Context, r serveRun) (err error) {
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if cerr := sn.close(); cerr != nil && err == nil {
-			err = cerr
-		}
-	}()
+	defer closeInto(&err, sn.close)
 	eopts := sn.opts
 	if sn.demo != nil {
 		nodeDone, nodeErr = sn.demo.Done(), sn.demo.Err

@@ -274,3 +274,12 @@ func (n *servedNode) close() error {
 	closeSource(n.opts)
 	return nil
 }
+
+// closeInto runs close and keeps its error in *err unless *err already
+// holds one: `defer closeInto(&err, x.Close)` reports a failed close
+// without hiding the error that ended the command.
+func closeInto(err *error, close func() error) {
+	if cerr := close(); cerr != nil && *err == nil {
+		*err = cerr
+	}
+}
