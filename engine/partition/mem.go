@@ -9,6 +9,11 @@ import (
 	"github.com/fgtop/fgtop/model"
 )
 
+// maxMem is the largest size ParseMem takes: 8 EiB - 1, what a byte count
+// in an int64 holds (a node's memory is one). Beyond it a typo such as
+// 1E10000Y would be written as thousands of digits that no agent reads.
+var maxMem = model.NewDec(1<<63-1, 0)
+
 // ParseMem reads an agent's mem share as an operator writes it: a size
 // such as 120G or 96GiB, or a bare number of bytes (allowed, but rarely
 // what was meant: warn says so). The size must be whole bytes: the size
@@ -23,6 +28,9 @@ func ParseMem(s string) (v model.Dec, warn string, err error) {
 	v, err = model.ParseFiniteBinarySize(s)
 	if err != nil {
 		return model.Dec{}, "", errors.New("not a size: write e.g. 120G or 96GiB")
+	}
+	if maxMem.Less(v) {
+		return model.Dec{}, "", fmt.Errorf("%s is more memory than any node has (at most %s)", s, HumanBytes(maxMem))
 	}
 	num, unit := splitSize(s)
 	if exact, ok := exactBytes(num, unit); ok {

@@ -22,6 +22,10 @@ func TestParseMemAndCheckMem(t *testing.T) {
 		{in: "1M", bytes: "1048576", err: "below the config's memory-align-size 16 MiB"},
 		{in: "0", bytes: "0", warn: "no unit", err: "mem must be above zero"},
 		{in: "300G", bytes: "322122547200", err: "more than the node's 256 GiB"},
+		{in: "1E10000Y", err: "more memory than any node has"},
+		{in: "9223372036854775808", err: "more memory than any node has"},
+		{in: "8E", err: "more memory than any node has"},
+		{in: "7E", bytes: "8070450532247928832"},
 	}
 	for _, tt := range tests {
 		v, warn, err := ParseMem(tt.in)
