@@ -25,7 +25,7 @@ func TestParseMemAndCheckMem(t *testing.T) {
 		{in: "1E10000Y", err: "more memory than any node has"},
 		{in: "9223372036854775808", err: "more memory than any node has"},
 		{in: "8E", err: "more memory than any node has"},
-		{in: "7E", bytes: "8070450532247928832"},
+		{in: "7E", bytes: "8070450532247928832", err: "more than the node's 256 GiB"},
 	}
 	for _, tt := range tests {
 		v, warn, err := ParseMem(tt.in)
