@@ -299,7 +299,9 @@ func TestResizesBeforeTheShellAreKept(t *testing.T) {
 // tests' clock is fixed, so nothing is redrawn).
 func TestConnIdleTimeout(t *testing.T) {
 	f := startServer(t, func(c *Config) {
-		c.ConnIdleTimeout = 600 * time.Millisecond
+		// 1.5 s, keepalives every 0.5 s: at 600 ms, a loaded 2-core
+		// machine under -race once let a keepalive slip past the timeout.
+		c.ConnIdleTimeout = 1500 * time.Millisecond
 		c.NoSessionTimeout = time.Hour
 	})
 	live := f.open(t, "olga", f.operator, nil)
@@ -312,7 +314,7 @@ func TestConnIdleTimeout(t *testing.T) {
 	case <-time.After(waitFor):
 		t.Fatal("an idle connection was not closed")
 	}
-	time.Sleep(time.Second)
+	time.Sleep(2 * time.Second)
 	select {
 	case err := <-live.done:
 		t.Fatalf("a live console's connection was closed as idle: %v", err)
