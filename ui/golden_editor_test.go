@@ -21,8 +21,8 @@ func pinLocalUTC(t *testing.T) {
 	t.Cleanup(func() { time.Local = loc })
 }
 
-// TestGoldenEditor pins the partition editor's grid, its plan view and
-// the apply dialog at 120x40 on the fixture with GPU3 moved to the first
+// TestGoldenEditor pins the partition editor's grid, its plan view, the
+// apply dialog and the discard question (esc with a draft) at 120x40 on the fixture with GPU3 moved to the first
 // agent (a draft with a change to show), driven like the editor tests
 // (the desk's commands run at once). The frames are compared with
 // testdata/TestGoldenEditor/NAME.golden and NAME/text.golden; update with
@@ -38,6 +38,7 @@ func TestGoldenEditor(t *testing.T) {
 		{"editor-120x40", nil},
 		{"plan-120x40", []tea.KeyPressMsg{keyRune('p')}},
 		{"apply-dialog-120x40", []tea.KeyPressMsg{keyRune('A')}},
+		{"discard-dialog-120x40", []tea.KeyPressMsg{keyCode(tea.KeyEscape)}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			// The frames name the config's path, so it must be the same
