@@ -123,14 +123,18 @@ $BACKEND_CONFIG_FILE, ./agent.toml, ~/.config/backend.ai/agent.toml,
 // places) and takes a one-shot snapshot of the node. A config that breaks
 // the agent's rules is returned with its problems; one that does not load
 // at all is a usage error.
-func nodeState(ctx context.Context, src *sourceFlags, cmdName string) (*agentconfig.Config, *model.Snapshot, error) {
+//
+// blind lists the scratch roots that could not be read (each already
+// warned about on stderr): the kernels under them are unseen, so whatever
+// the snapshot says they hold is not the node's truth.
+func nodeState(ctx context.Context, src *sourceFlags, cmdName string) (cfg *agentconfig.Config, snap *model.Snapshot, blind []string, err error) {
 	path, err := configPath(src, cmdName)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	cfg, err := agentconfig.Load(path)
+	cfg, err = agentconfig.Load(path)
 	if cfg == nil {
-		return nil, nil, usageErr("%v", err)
+		return nil, nil, nil, usageErr("%v", err)
 	}
 	opts := engine.Options{ConfigPath: cfg.Path, Mode: cfg.Mode}
 	opts.Node, _ = os.Hostname()
@@ -147,21 +151,22 @@ func nodeState(ctx context.Context, src *sourceFlags, cmdName string) (*agentcon
 	if len(src.scratchRoot) > 0 {
 		roots, err := parseRoots(src.scratchRoot)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		opts.Roots = roots
 	}
+	blind = warnRoots(os.Stderr, &opts)
 	inv, err := src.openInventory()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	opts.Inventory = inv
 	defer closeSource(opts)
-	snap, err := engine.Build(ctx, opts)
+	snap, err = engine.Build(ctx, opts)
 	if err != nil {
-		return nil, nil, fmt.Errorf("scan the node: %w", err)
+		return nil, nil, nil, fmt.Errorf("scan the node: %w", err)
 	}
-	return cfg, snap, nil
+	return cfg, snap, blind, nil
 }
 
 func signalContext(cmd *cobra.Command) (context.Context, context.CancelFunc) {
@@ -220,11 +225,11 @@ so and judged by the draft's rules.
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signalContext(cmd)
 			defer stop()
-			cfg, snap, err := nodeState(ctx, &src, "check")
+			cfg, snap, blind, err := nodeState(ctx, &src, "check")
 			if err != nil {
 				return err
 			}
-			return runCheck(cmd.OutOrStdout(), cfg, snap, asJSON)
+			return runCheck(cmd.OutOrStdout(), cfg, snap, len(blind), asJSON)
 		},
 	}
 	src.register(cmd)
@@ -232,7 +237,9 @@ so and judged by the draft's rules.
 	return cmd
 }
 
-func runCheck(w io.Writer, cfg *agentconfig.Config, snap *model.Snapshot, asJSON bool) error {
+// blind counts the scratch roots that could not be read: the live state is
+// then only partly seen, and the verdict says so rather than "matches".
+func runCheck(w io.Writer, cfg *agentconfig.Config, snap *model.Snapshot, blind int, asJSON bool) error {
 	rep := checkReport{Config: cfg.Path, Status: "ok", Warnings: cfg.Warnings}
 	v := cfg.Verdict
 	rep.LoadsOnMain, rep.LoadsOnDraft = v.Main, v.Draft
@@ -338,7 +345,9 @@ func runCheck(w io.Writer, cfg *agentconfig.Config, snap *model.Snapshot, asJSON
 		for _, iss := range rep.Notes {
 			fmt.Fprintf(w, "note: %s\n", iss)
 		}
-		if failing == 0 {
+		if failing == 0 && blind > 0 {
+			fmt.Fprintf(w, "the config loads, but the live state was not fully checked: %d scratch root(s) could not be read (see the warnings on stderr)\n", blind)
+		} else if failing == 0 {
 			if v.DraftOnly() {
 				fmt.Fprintf(w, "the live state matches the config, but Backend.AI main cannot load it (BEP-1044 draft format)\n")
 			} else {
@@ -386,17 +395,24 @@ func writeJSON(w io.Writer, v any) {
 }
 
 // buildPlan loads everything and plans the flags' change.
-func buildPlan(ctx context.Context, src *sourceFlags, ch *changeFlags, cmdName string) (*partition.Plan, error) {
+//
+// blind is nodeState's: a plan made without seeing every scratch root says
+// so among its warnings, since it cannot tell which moved devices are held.
+func buildPlan(ctx context.Context, src *sourceFlags, ch *changeFlags, cmdName string) (p *partition.Plan, blind []string, err error) {
 	req, err := ch.request()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	cfg, snap, err := nodeState(ctx, src, cmdName)
+	cfg, snap, blind, err := nodeState(ctx, src, cmdName)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	draft, errs := partition.Draft(cfg, partition.InventoryOf(snap), req)
-	return partition.Build(cfg, draft, snap, errs...), nil
+	p = partition.Build(cfg, draft, snap, errs...)
+	for _, b := range blind {
+		p.Warnings = append(p.Warnings, b+": the kernels under it are not seen, so a moved device may be held")
+	}
+	return p, blind, nil
 }
 
 func newPlanCmd() *cobra.Command {
@@ -426,7 +442,7 @@ Nothing is written. Exit status: 0 valid (or no change), 1 invalid, 2 bad usage.
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signalContext(cmd)
 			defer stop()
-			p, err := buildPlan(ctx, &src, &ch, "plan")
+			p, _, err := buildPlan(ctx, &src, &ch, "plan")
 			if err != nil {
 				return err
 			}
@@ -537,7 +553,7 @@ Exit status: 0 applied (or nothing to apply), 1 refused or failed, 2 bad usage.
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signalContext(cmd)
 			defer stop()
-			p, err := buildPlan(ctx, &src, &ch, "apply")
+			p, blind, err := buildPlan(ctx, &src, &ch, "apply")
 			if err != nil {
 				return err
 			}
@@ -551,6 +567,8 @@ Exit status: 0 applied (or nothing to apply), 1 refused or failed, 2 bad usage.
 				return nil
 			case len(p.Affected()) > 0 && !force:
 				return &exitError{code: exitProblem, err: fmt.Errorf("refusing to apply: live kernels hold devices that move (--force applies anyway); %s is untouched", p.Config)}
+			case len(blind) > 0 && len(p.Moves) > 0 && !force:
+				return &exitError{code: exitProblem, err: fmt.Errorf("refusing to apply: %d scratch root(s) cannot be read, so live kernels on the devices that move cannot be seen (--force applies anyway); %s is untouched", len(blind), p.Config)}
 			}
 			if h, held := partition.DraftHolder(p.Config); held {
 				fmt.Fprintf(cmd.ErrOrStderr(), "note: %s is editing the partition in a console; applying makes that draft stale (it must be reviewed before it can be applied)\n", h)

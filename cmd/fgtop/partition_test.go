@@ -505,3 +505,31 @@ func TestPartitionMemRefusedLikeTheConsole(t *testing.T) {
 	code, out := runCLI(t, n.args("plan", "--mode", "manual", "--mem", agentA+"=32M")...)
 	wantCode(t, code, exitOK, out, "valid, 1 file change(s)")
 }
+
+// TestApplyBlindRoot: a scratch root that cannot be read hides the kernels
+// under it, so a move is refused without --force (it would otherwise pass as
+// a move of a free device), the plan says why, and check does not claim that
+// the live state matches.
+func TestApplyBlindRoot(t *testing.T) {
+	n := newNode(t)
+	n.addKernel(t, agentB, "5a1c9e3f-0b7d-4e2a-9c6f-1d8b3e5a7c90", gpu2, "0.30")
+	typo := n.roots[agentB] + "s"
+	roots := []string{"--scratch-root", agentA + "=" + n.roots[agentA], "--scratch-root", agentB + "=" + typo}
+
+	code, out := runCLI(t, n.args("check", roots...)...)
+	wantCode(t, code, exitOK, out, "the live state was not fully checked: 1 scratch root(s) could not be read")
+	if strings.Contains(out, "the live state matches") {
+		t.Errorf("check claims a match it could not see:\n%s", out)
+	}
+
+	code, out = runCLI(t, n.args("plan", append(roots, "--move", "cuda:"+gpu2+"="+agentA)...)...)
+	wantCode(t, code, exitOK, out, "scratch root "+typo+" (agent "+agentB+") does not exist: the kernels under it are not seen")
+
+	code, out = runCLI(t, n.args("apply", append(roots, "--move", "cuda:"+gpu2+"="+agentA, "--yes")...)...)
+	wantCode(t, code, exitProblem, out, "refusing to apply: 1 scratch root(s) cannot be read")
+	if !bytes.Equal(n.current(t), n.original) {
+		t.Fatal("a refused apply changed the file")
+	}
+	code, out = runCLI(t, n.args("apply", append(roots, "--move", "cuda:"+gpu2+"="+agentA, "--yes", "--force")...)...)
+	wantCode(t, code, exitOK, out, "verified: the file read back gives the planned partition")
+}

@@ -177,9 +177,10 @@ func (f *sourceFlags) deviceErr(err error) error {
 }
 
 // warnRoots says on w which scratch roots do not exist or are not
-// directories: a mistyped --scratch-root would otherwise show an empty
-// node, with the reason only in the JSON's issues.
-func warnRoots(w io.Writer, opts *engine.Options) {
+// directories, and returns what it said: a mistyped --scratch-root would
+// otherwise show an empty node, with the reason only in the JSON's issues.
+func warnRoots(w io.Writer, opts *engine.Options) []string {
+	var blind []string
 	for _, r := range opts.Roots {
 		fi, err := os.Stat(r.Path)
 		var msg string
@@ -196,7 +197,9 @@ func warnRoots(w io.Writer, opts *engine.Options) {
 		// The engine reports it too (an issue, in the console's header),
 		// and follows the root should it appear.
 		fmt.Fprintf(w, "fgtop: warning: %s\n", msg)
+		blind = append(blind, msg)
 	}
+	return blind
 }
 
 // parseRoots reads --scratch-root values: "AGENT=DIR" names the agent;
