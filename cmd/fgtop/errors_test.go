@@ -25,6 +25,7 @@ func TestErrorsInOwnWords(t *testing.T) {
 	dir := t.TempDir()
 	badJSON := writeFile(t, dir, "bad.json", "{bad")
 	badTOML := writeFile(t, dir, "bad.toml", "x = [")
+	badMode := writeFile(t, dir, "mode.json", `{"allocation_mode": "bogus"}`)
 	// The agent.toml Backend.AI's search finds first.
 	t.Setenv("BACKEND_CONFIG_FILE", badTOML)
 	list := writeFile(t, dir, "devices.json", `[{"id": "0", "slot_name": "cuda.shares", "capacity": "1.0", "numa_node": 0}]`)
@@ -65,6 +66,8 @@ func TestErrorsInOwnWords(t *testing.T) {
 			exitBadUsage, []string{"--mock-etcd", "bad.json"}},
 		{"bad mock-etcd JSON, snapshot", []string{"snapshot", "--scratch-root", dir, "--devices", mock, "--mock-etcd", badJSON},
 			exitBadUsage, []string{"--mock-etcd", "bad.json"}},
+		{"bad allocation_mode in mock-etcd", []string{"simulate", "--devices", mock, "--mock-etcd", badMode, "--request", "cuda.shares=1"},
+			exitBadUsage, []string{"--mock-etcd " + badMode, `allocation_mode "bogus"`}},
 		{"mock-etcd without a mock file", []string{"snapshot", "--scratch-root", dir, "--devices", "auto", "--mock-etcd", etcd},
 			exitBadUsage, []string{"--mock-etcd " + etcd, "not --devices auto"}},
 		{"mock-etcd with a device list", []string{"simulate", "--devices", list, "--mock-etcd", etcd, "--request", "cuda.shares=1"},

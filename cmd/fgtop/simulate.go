@@ -334,10 +334,23 @@ func (f *simulateFlags) sourceDevices(ctx context.Context, settings *placement.S
 	if err != nil {
 		return nil, fmt.Errorf("simulate: device inventory: %w", err)
 	}
-	for _, iss := range inv.Issues {
-		if iss.Severity >= model.SevWarning {
-			fmt.Fprintf(f.stderr, "fgtop: %s\n", iss.Message)
+	// An issue that comes from the --mock-etcd file is that flag's: a
+	// bad allocation_mode there leaves no devices, and "--devices: no
+	// devices" would blame the wrong file.
+	var etcdErr *model.Issue
+	for i, iss := range inv.Issues {
+		if iss.Severity < model.SevWarning {
+			continue
 		}
+		if f.src.mockEtcd != "" && iss.File == f.src.mockEtcd {
+			if iss.Severity >= model.SevError && etcdErr == nil {
+				etcdErr = &inv.Issues[i]
+				continue
+			}
+			fmt.Fprintf(f.stderr, "fgtop: --mock-etcd %s: %s\n", iss.File, iss.Message)
+			continue
+		}
+		fmt.Fprintf(f.stderr, "fgtop: %s\n", iss.Message)
 	}
 	f.inventorySettings(settings, inv, sim)
 	var devs []model.Device
@@ -347,6 +360,12 @@ func (f *simulateFlags) sourceDevices(ctx context.Context, settings *placement.S
 		}
 		d.Telemetry = nil
 		devs = append(devs, d)
+	}
+	if etcdErr != nil {
+		if len(devs) == 0 {
+			return nil, usageErr("--mock-etcd %s: %s", etcdErr.File, etcdErr.Message)
+		}
+		fmt.Fprintf(f.stderr, "fgtop: --mock-etcd %s: %s\n", etcdErr.File, etcdErr.Message)
 	}
 	return devs, nil
 }
