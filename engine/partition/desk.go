@@ -64,6 +64,13 @@ type Desk struct {
 	// wait for another operator's fsync.
 	wmu    sync.Mutex
 	mu     sync.Mutex
+	// vmu guards what a console reads on its UI loop (Base, Stale,
+	// LastWrite): d.gen, d.last and each session's base, gen, lagHash,
+	// closed and lostTo. Writers hold mu and then vmu, briefly; mu is held
+	// across the draft record's small locked, fsynced writes (Open, Close,
+	// a reclaimed record), vmu never is, so another operator opening or
+	// closing the editor does not stall this one's frames.
+	vmu    sync.Mutex
 	holder *Session
 	// gen counts writes made through the desk; last says who made the
 	// latest and when.
@@ -202,8 +209,8 @@ func tokenOf(r *draftRecord) string {
 
 // LastWrite reports the latest apply or rollback made through the desk.
 func (d *Desk) LastWrite() (Hold, bool) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
+	d.vmu.Lock()
+	defer d.vmu.Unlock()
 	return d.last, d.gen > 0
 }
 
@@ -249,7 +256,9 @@ func (d *Desk) Open(actor agentconfig.Actor, takeOver bool) (*Session, error) {
 		return nil, err
 	}
 	if h != nil {
+		d.vmu.Lock()
 		h.lostTo = &Hold{Actor: actor, Since: now}
+		d.vmu.Unlock()
 	}
 	d.setHolder(s)
 	d.forgetExternal()
@@ -262,7 +271,7 @@ type Session struct {
 	actor agentconfig.Actor
 	since time.Time
 
-	// Guarded by desk.mu.
+	// Guarded by desk.mu; written with desk.vmu held too (see Desk.vmu).
 	base   *agentconfig.Config
 	gen    uint64
 	lostTo *Hold
@@ -288,8 +297,8 @@ func (s *Session) Holds() bool {
 
 // Base is the config the session's drafts start from.
 func (s *Session) Base() *agentconfig.Config {
-	s.desk.mu.Lock()
-	defer s.desk.mu.Unlock()
+	s.desk.vmu.Lock()
+	defer s.desk.vmu.Unlock()
 	return s.base
 }
 
@@ -315,7 +324,9 @@ func (s *Session) gone() error {
 		case cur != nil && cur.Token == s.token:
 			return nil, nil
 		case cur.live():
+			d.vmu.Lock()
 			s.lostTo = &Hold{Actor: cur.Actor, Since: cur.Since}
+			d.vmu.Unlock()
 			return nil, nil
 		}
 		return &draftRecord{Token: s.token, Actor: s.actor, Since: s.since, PID: os.Getpid(), Host: host}, nil
@@ -364,8 +375,8 @@ func (s *Session) Check() error {
 // snapshot carried when the base was set (the engine has not read the new
 // file yet), says nothing. Apply still checks the file itself.
 func (s *Session) Stale(hash string) error {
-	s.desk.mu.Lock()
-	defer s.desk.mu.Unlock()
+	s.desk.vmu.Lock()
+	defer s.desk.vmu.Unlock()
 	switch {
 	case s.closed:
 		return ErrClosed
@@ -436,7 +447,10 @@ func (s *Session) Review() error {
 	if err := s.gone(); err != nil {
 		return err
 	}
-	s.base, s.gen, s.lagHash = base, s.desk.gen, s.desk.configHash()
+	lag := s.desk.configHash()
+	s.desk.vmu.Lock()
+	s.base, s.gen, s.lagHash = base, s.desk.gen, lag
+	s.desk.vmu.Unlock()
 	return nil
 }
 
@@ -513,6 +527,8 @@ func (d *Desk) wrote(s *Session) {
 	lag := d.configHash()
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.vmu.Lock()
+	defer d.vmu.Unlock()
 	d.gen++
 	d.last = Hold{Actor: s.actor, Since: d.opts.Now()}
 	d.version.Add(1)
@@ -530,7 +546,9 @@ func (s *Session) Close() {
 	if s.closed {
 		return
 	}
+	d.vmu.Lock()
 	s.closed = true
+	d.vmu.Unlock()
 	if d.holder == s {
 		d.setHolder(nil)
 	}
