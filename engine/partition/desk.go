@@ -62,8 +62,8 @@ type Desk struct {
 	// guards the state below and is never held across a write, so the
 	// consoles sharing the desk (Holder, LastWrite, Holds, Base) do not
 	// wait for another operator's fsync.
-	wmu    sync.Mutex
-	mu     sync.Mutex
+	wmu sync.Mutex
+	mu  sync.Mutex
 	// vmu guards what a console reads on its UI loop (Base, Stale,
 	// LastWrite): d.gen, d.last and each session's base, gen, lagHash,
 	// closed and lostTo. Writers hold mu and then vmu, briefly; mu is held
