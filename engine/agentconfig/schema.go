@@ -355,6 +355,21 @@ func (j *judge) value(f *field, path []string, v any) {
 			}
 		}
 	case kHostPorts:
+		// The union tries list[HostPortPair] as well, and HostPortPair's
+		// parser raises TypeError, which pydantic does not turn into a
+		// validation error, on an item that is not a string, an array or
+		// a table: the loader crashes even where the whole list would
+		// read as one pair (["127.0.0.1", 2379]).
+		if list, ok := v.([]any); ok {
+			for i, x := range list {
+				switch x.(type) {
+				case string, []any, map[string]any:
+				default:
+					j.fail(append(slices.Clone(path), strconv.Itoa(i)), "unrecognized value type: %s is not an address (Backend.AI's loader raises TypeError on it and the agent does not start); write \"host:port\", [\"host\", port] inside a list, or { host = ..., port = ... }", describe(x))
+					return
+				}
+			}
+		}
 		if _, err := hostPort(v); err == nil {
 			return
 		}
