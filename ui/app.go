@@ -63,20 +63,6 @@ const frameInterval = time.Second / FrameRate
 // tickInterval refreshes ages and expires flash messages.
 const tickInterval = time.Second
 
-type pane uint8
-
-const (
-	paneDevices pane = iota
-	paneKernels
-	paneAgents
-	paneIssues
-	numPanes
-)
-
-func (p pane) title() string {
-	return [...]string{"Devices", "Kernels", "Agents", "Issues"}[p]
-}
-
 type promptMode uint8
 
 const (

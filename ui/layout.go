@@ -50,25 +50,83 @@ type fillWants struct {
 	graphs                bool
 }
 
-// computeLayout is pure: sizes in, rectangles out. devLines and agentLines
-// are the rows those panes would like (without their title). With the zero
-// fillWants there are no graphs and the panes share the whole body.
+// paneRole is a pane's place in the layout (paneSpecs gives each pane
+// one). In the wide layout a column is its panes stacked in table order:
+// each but the last gets the rows it wants, at most capNum/capDen of the
+// body but at least least; the last takes the rest and keeps at least
+// minH (title included) before the graphs get rows. In the compact layout
+// the left column's first pane sits on top and every other pane is a tab
+// below it.
+type paneRole struct {
+	col                   int
+	capNum, capDen, least int
+	minH                  int
+}
+
+// The wide layout's columns.
+const (
+	colLeft = iota
+	colRight
+)
+
+// paneColumn is the panes of a wide column, top to bottom.
+func paneColumn(c int) []pane {
+	var out []pane
+	for p := range numPanes {
+		if paneSpecs[p].role.col == c {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// wideCols are the wide layout's columns, from paneSpecs.
+var wideCols = [...][]pane{colLeft: paneColumn(colLeft), colRight: paneColumn(colRight)}
+
+// compactTop is the pane on top in the compact layout.
+func compactTop() pane { return wideCols[colLeft][0] }
+
+// compactTabs are the panes that share the compact layout's bottom area,
+// in Tab's order: every pane but compactTop.
+var compactTabs = func() []pane {
+	var out []pane
+	for p := range numPanes {
+		if p != compactTop() {
+			out = append(out, p)
+		}
+	}
+	return out
+}()
+
+// computeLayout is placePanes with the wants named: devLines and
+// agentLines are the rows the devices and agents panes would like
+// (without their title). With the zero fillWants there are no graphs and
+// the panes share the whole body.
 func computeLayout(w, h, headerH, devLines, agentLines int, focus pane, fill fillWants) layout {
+	wants := [numPanes]int{paneDevices: devLines, paneKernels: fill.kernLines, paneAgents: agentLines, paneIssues: fill.issueLines}
+	return placePanes(w, h, headerH, wants, focus, fill.graphs)
+}
+
+// placePanes is pure: sizes in, rectangles out. wants are the rows each
+// pane would like (without its title); the graphs get rows only with
+// graphs set.
+func placePanes(w, h, headerH int, wants [numPanes]int, focus pane, graphs bool) layout {
 	l := layout{wide: w >= wideWidth}
 	l.header = rect{0, 0, w, headerH}
 	l.footer = rect{0, h - 1, w, 1}
 	top := headerH
 	body := max(h-headerH-1, 0)
-	split := func(total, want, capNum, capDen, least int) int {
-		limit := max(total*capNum/capDen, least)
-		return max(min(want+1, limit, total), 0)
+	split := func(p pane, total int) int {
+		r := paneSpecs[p].role
+		limit := max(total*r.capNum/r.capDen, r.least)
+		return max(min(wants[p]+1, limit, total), 0)
 	}
 	// graphRows is what is left for the graphs below panes needing need
 	// of the rest rows: nothing under graphMinH, except that a tall
 	// terminal keeps graphMinH rows for them beside a long list (it
 	// scrolls anyway, and a busy node is where history matters most).
 	graphRows := func(rest, need int) int {
-		if !fill.graphs {
+		if !graphs {
 			return 0
 		}
 		g := rest - need
@@ -80,42 +138,68 @@ func computeLayout(w, h, headerH, devLines, agentLines int, focus pane, fill fil
 		}
 		return g
 	}
+	first := compactTop()
 	if !l.wide {
-		devH := split(body, devLines, 3, 5, 3)
-		l.panes[paneDevices] = rect{0, top, w, devH}
-		shown := paneKernels
-		if focus == paneAgents || focus == paneIssues {
-			shown = focus
+		topH := split(first, body)
+		l.panes[first] = rect{0, top, w, topH}
+		tabs := compactTabs
+		shown := tabs[0]
+		// The bottom area keeps the rows the pane it shows would like,
+		// and at least the most any tab must keep.
+		least := 0
+		for _, p := range tabs {
+			least = max(least, paneSpecs[p].role.minH)
+			if p == focus {
+				shown = p
+			}
 		}
-		// The bottom pane keeps the rows the pane it shows would like.
-		want := [...]int{paneKernels: fill.kernLines, paneAgents: agentLines, paneIssues: fill.issueLines}[shown] + 1
-		g := graphRows(body-devH, max(want, kernMinH))
-		bottom := rect{0, top + devH, w, body - devH - g}
+		g := graphRows(body-topH, max(wants[shown]+1, least))
+		bottom := rect{0, top + topH, w, body - topH - g}
 		if g > 0 {
 			l.graph, l.graphOn = rect{0, top + body - g, w, g}, true
 		}
-		for p := paneKernels; p < numPanes; p++ {
+		for _, p := range tabs {
 			l.panes[p] = bottom
 		}
-		l.visible[paneDevices] = devH > 0
+		l.visible[first] = topH > 0
 		l.visible[shown] = bottom.h > 0
 		return l
 	}
 	lw := wideSplit(w)
 	rw := w - lw - 1
 	l.sepX = lw
-	devH := split(body, devLines, 3, 5, 3)
-	agH := split(body, agentLines, 1, 2, 3)
-	need := max(devH+max(fill.kernLines+1, kernMinH), agH+max(fill.issueLines+1, issuesMinH))
-	g := graphRows(body-devH, need-devH)
+	cols := wideCols
+	xs, ws := [...]int{0, lw + 1}, [...]int{lw, rw}
+	// heights are the rows of each column's panes above its last; need
+	// is what the taller column would like.
+	var heights [numPanes]int
+	need := 0
+	for _, col := range cols {
+		used := 0
+		for _, p := range col[:len(col)-1] {
+			heights[p] = split(p, body)
+			used += heights[p]
+		}
+		last := col[len(col)-1]
+		need = max(need, used+max(wants[last]+1, paneSpecs[last].role.minH))
+	}
+	topH := heights[first]
+	g := graphRows(body-topH, need-topH)
 	if g > 0 {
 		l.graph, l.graphOn = rect{0, top + body - g, w, g}, true
 	}
 	panesH := body - g
-	l.panes[paneDevices] = rect{0, top, lw, devH}
-	l.panes[paneKernels] = rect{0, top + devH, lw, max(panesH-devH, 0)}
-	l.panes[paneAgents] = rect{lw + 1, top, rw, min(agH, panesH)}
-	l.panes[paneIssues] = rect{lw + 1, top + agH, rw, max(panesH-agH, 0)}
+	for c, col := range cols {
+		used := 0
+		for i, p := range col {
+			ph := max(panesH-used, 0)
+			if i < len(col)-1 {
+				ph = min(heights[p], ph)
+			}
+			l.panes[p] = rect{xs[c], top + used, ws[c], ph}
+			used += heights[p]
+		}
+	}
 	for p := range l.visible {
 		l.visible[p] = l.panes[p].h > 0
 	}

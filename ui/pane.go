@@ -156,7 +156,7 @@ func (a *App) paneMouse(msg tea.Msg, m tea.Mouse) {
 // the shown one highlighted, so Tab's cycle is visible.
 func (a *App) tabsTitle(shown pane) []span {
 	var out []span
-	for p := paneKernels; p < numPanes; p++ {
+	for _, p := range compactTabs {
 		if p == shown {
 			out = append(out, a.panes[p].Title()...)
 			continue
@@ -199,12 +199,54 @@ func titleRowOf(st *Styles, w int, title, info []span, total, visible, offset in
 	return l.finish(w)
 }
 
-// newPanes builds the main screen's panes, in focus order. A new pane is
-// its own file and one line here (and its place in the layout).
+// pane is one of the main screen's panes, an index into paneSpecs.
+type pane uint8
+
+// The panes, in focus order (Tab's cycle). A new pane is its own file, a
+// constant here and its line in paneSpecs: the layout, the compact tabs
+// and the frame follow the table.
+const (
+	paneDevices pane = iota
+	paneKernels
+	paneAgents
+	paneIssues
+	numPanes
+)
+
+// paneSpec registers a pane: its title, how it is built, how many rows it
+// would like and its place in the layout.
+type paneSpec struct {
+	title string
+	// build makes the pane (and sets the App's typed pointer to it, for
+	// what crosses panes).
+	build func(a *App) paneModel
+	// want is the rows the pane would like, without its title row.
+	want func(a *App) int
+	// role is its place in the layout (layout.go).
+	role paneRole
+}
+
+// paneSpecs is the main screen's panes, indexed by pane.
+var paneSpecs = [numPanes]paneSpec{
+	paneDevices: {"Devices", func(a *App) paneModel {
+		a.devices = newDevicesPane(a.common, &a.hist, func() { a.kernels.refresh() })
+		return a.devices
+	}, devicesWant, paneRole{col: colLeft, capNum: 3, capDen: 5, least: 3}},
+	paneKernels: {"Kernels", func(a *App) paneModel {
+		a.kernels = newKernelsPane(a.common, func() int { return a.devices.cursor })
+		return a.kernels
+	}, (*App).kernelsWant, paneRole{col: colLeft, minH: kernMinH}},
+	paneAgents: {"Agents", func(a *App) paneModel { a.agents = newAgentsPane(a.common); return a.agents },
+		agentsWant, paneRole{col: colRight, capNum: 1, capDen: 2, least: 3}},
+	paneIssues: {"Issues", func(a *App) paneModel { a.issues = newIssuesPane(a.common); return a.issues },
+		issuesWant, paneRole{col: colRight, minH: issuesMinH}},
+}
+
+func (p pane) title() string { return paneSpecs[p].title }
+
+// newPanes builds the main screen's panes from paneSpecs.
 func (a *App) newPanes() {
-	a.devices = newDevicesPane(a.common, &a.hist, func() { a.kernels.refresh() })
-	a.kernels = newKernelsPane(a.common, func() int { return a.devices.cursor })
-	a.agents = newAgentsPane(a.common)
-	a.issues = newIssuesPane(a.common)
-	a.panes = [numPanes]paneModel{paneDevices: a.devices, paneKernels: a.kernels, paneAgents: a.agents, paneIssues: a.issues}
+	for p, s := range paneSpecs {
+		a.panes[p] = s.build(a)
+	}
 }

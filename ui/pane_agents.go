@@ -64,3 +64,16 @@ func (p *agentsPane) lineCount() int {
 	}
 	return n
 }
+
+// agentsWant is the rows the agents pane would like (one before the first
+// snapshot).
+func agentsWant(a *App) int {
+	if a.d == nil {
+		return 1
+	}
+	n := 0
+	for i := range a.d.agents {
+		n += agentLines(&a.d.agents[i])
+	}
+	return n
+}

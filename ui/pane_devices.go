@@ -204,3 +204,12 @@ func (r *devRow) barLooks(byAgent bool) ([]float64, func(int) int, func(int) boo
 	}
 	return r.kernAmts, look, drifted
 }
+
+// devicesWant is the rows the devices pane would like: its column header,
+// the devices and the CPU row (two before the first snapshot).
+func devicesWant(a *App) int {
+	if a.d == nil {
+		return 2
+	}
+	return len(a.d.devs) + 2
+}

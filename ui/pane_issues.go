@@ -73,3 +73,11 @@ func (p *issuesPane) viewTitled(title []span) []string {
 			return append(out, issueRowOf(p.st, &p.d.issues[i], p.w, i == p.cursor, p.focused))
 		})
 }
+
+// issuesWant is the rows the issues pane would like.
+func issuesWant(a *App) int {
+	if a.d == nil {
+		return 0
+	}
+	return len(a.d.issues)
+}

@@ -10,17 +10,11 @@ func (a *App) headerHeight() int {
 // layoutNow is the layout for the current size and data.
 func (a *App) layoutNow() layout {
 	w, h := a.size()
-	devLines, agLines := 2, 1
-	var fill fillWants
-	if a.d != nil {
-		devLines = len(a.d.devs) + 2
-		agLines = 0
-		for i := range a.d.agents {
-			agLines += agentLines(&a.d.agents[i])
-		}
-		fill = fillWants{kernLines: a.kernelsWant(), issueLines: len(a.d.issues), graphs: len(a.hist) > 0}
+	var wants [numPanes]int
+	for p, s := range paneSpecs {
+		wants[p] = s.want(a)
 	}
-	return computeLayout(w, h, a.headerHeight(), devLines, agLines, a.focus, fill)
+	return placePanes(w, h, a.headerHeight(), wants, a.focus, a.d != nil && len(a.hist) > 0)
 }
 
 // kernelsWant is the rows the kernels pane would like (its column header
@@ -28,6 +22,9 @@ func (a *App) layoutNow() layout {
 // any one device has, so the history graphs below keep their height as
 // the cursor moves.
 func (a *App) kernelsWant() int {
+	if a.d == nil {
+		return 0
+	}
 	n := len(a.kernels.view.rows)
 	if a.kernels.follow && a.kernels.view.dev >= 0 {
 		for i := range a.d.devs {
@@ -44,19 +41,29 @@ func (a *App) viewMain(w, h int) []string {
 	lay := a.sizePanes()
 	a.lay = lay
 	if !lay.wide {
-		rows = append(rows, a.panes[paneDevices].View()...)
-		shown := paneKernels
-		for p := paneKernels; p < numPanes; p++ {
+		rows = append(rows, a.panes[compactTop()].View()...)
+		tabs := compactTabs
+		shown := tabs[0]
+		for _, p := range tabs {
 			if lay.visible[p] {
 				shown = p
 			}
 		}
 		rows = append(rows, a.panes[shown].viewTitled(a.tabsTitle(shown))...)
 	} else {
-		left := append(a.panes[paneDevices].View(), a.panes[paneKernels].View()...)
-		right := append(a.panes[paneAgents].View(), a.panes[paneIssues].View()...)
+		var cols [2][]string
+		var ws [2]int
+		for c := range cols {
+			for i, p := range wideCols[c] {
+				if i == 0 {
+					ws[c] = lay.panes[p].w
+				}
+				cols[c] = append(cols[c], a.panes[p].View()...)
+			}
+		}
+		left, right := cols[colLeft], cols[colRight]
 		sep := a.st.Border.render(a.st.G.Sep)
-		lw, rw := lay.panes[paneDevices].w, lay.panes[paneAgents].w
+		lw, rw := ws[colLeft], ws[colRight]
 		for i := 0; i < max(len(left), len(right)); i++ {
 			l, r := spaces(lw), spaces(rw)
 			if i < len(left) {
