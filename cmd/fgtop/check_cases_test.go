@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/fgtop/fgtop/engine/agentconfig"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -107,4 +108,16 @@ func TestCheckOtherNode(t *testing.T) {
 		code, out = runCLI(t, append([]string{"check"}, append(base, bad...)...)...)
 		wantCode(t, code, exitBadUsage, out, bad[0])
 	}
+}
+
+// TestCheckDraftSchemaOnly: a file only the draft's schema loads, for a
+// reason other than the device-based form, keeps the draft sentence
+// (scripts match it) but does not claim the file is in the draft's form.
+func TestCheckDraftSchemaOnly(t *testing.T) {
+	fix := testfix.Dir(t, "backendai")
+	code, out := runCLI(t, "check", "--config", filepath.Join("testdata", "draft-schema-only.toml"),
+		"--devices", filepath.Join(fix, "mock-accelerator.toml"), "--mock-etcd", filepath.Join(fix, "mock-accelerator.etcd.json"),
+		"--scratch-root", t.TempDir(), "--host-cpus", "0-63", "--host-mem", "512g")
+	wantCode(t, code, exitOK, out, agentconfig.DraftFormatWarning+" (only the draft's schema accepts it, though it is not in the draft's device-based form",
+		"main: line 11: agent.initial-resource-group-name: must be a string")
 }

@@ -283,7 +283,7 @@ func runCheck(w io.Writer, cfg *agentconfig.Config, snap *model.Snapshot, blind 
 	case v.DraftOnly() && len(startup) > 0:
 		// Main cannot load the file, and an agent built from the draft
 		// would stop at start-up: no agent starts with it.
-		return refuse("wont-start", agentconfig.DraftFormatWarning+", and even the BEP-1044 draft (PR #8463) would stop at start-up on this node", startup, true,
+		return refuse("wont-start", mainRefuses(cfg)+", and even the BEP-1044 draft (PR #8463) would stop at start-up on this node", startup, true,
 			fmt.Errorf("%s: no agent would start with it on this node", cfg.Path))
 	}
 	part := partition.Effective(cfg, inv)
@@ -322,7 +322,7 @@ func runCheck(w io.Writer, cfg *agentconfig.Config, snap *model.Snapshot, blind 
 		writeJSON(w, rep)
 	} else {
 		if v.DraftOnly() {
-			fmt.Fprintf(w, "%s: %s. Only the unmerged BEP-1044 draft (PR #8463) loads it; an agent running Backend.AI main refuses it at its next start:\n", cfg.Path, agentconfig.DraftFormatWarning)
+			fmt.Fprintf(w, "%s: %s. Only the unmerged BEP-1044 draft (PR #8463) loads it; an agent running Backend.AI main refuses it at its next start:\n", cfg.Path, mainRefuses(cfg))
 			for _, p := range v.MainErrors {
 				fmt.Fprintf(w, "  main: %s\n", p)
 			}
@@ -349,7 +349,7 @@ func runCheck(w io.Writer, cfg *agentconfig.Config, snap *model.Snapshot, blind 
 			fmt.Fprintf(w, "the config loads, but the live state was not fully checked: %d scratch root(s) could not be read (see the warnings on stderr)\n", blind)
 		} else if failing == 0 {
 			if v.DraftOnly() {
-				fmt.Fprintf(w, "the live state matches the config, but Backend.AI main cannot load it (BEP-1044 draft format)\n")
+				fmt.Fprintf(w, "the live state matches the config, but Backend.AI main cannot load it (only the BEP-1044 draft does)\n")
 			} else {
 				fmt.Fprintf(w, "ok: Backend.AI main loads this file, the agent starts on this node (%s), and the live state matches the config\n", nodeSummary(snap))
 			}
@@ -359,6 +359,17 @@ func runCheck(w io.Writer, cfg *agentconfig.Config, snap *model.Snapshot, blind 
 		return &exitError{code: exitProblem, err: fmt.Errorf("drift: %d problem(s) between %s and the live node", failing, cfg.Path)}
 	}
 	return nil
+}
+
+// mainRefuses heads a file that only the BEP-1044 draft loads: always the
+// draft's one sentence (scripts match it), and where the file is not in
+// the draft's device-based form, what is true besides (main refuses it for
+// another reason, listed below, that the draft's schema happens to allow).
+func mainRefuses(cfg *agentconfig.Config) string {
+	if cfg.IsDraftFormat() {
+		return agentconfig.DraftFormatWarning
+	}
+	return agentconfig.DraftFormatWarning + " (only the draft's schema accepts it, though it is not in the draft's device-based form: main refuses it for the reasons below)"
 }
 
 // nodeSummary says which node the start-up checks ran against.
