@@ -2,12 +2,12 @@ package main
 
 import (
 	"encoding/json"
-	"github.com/fgtop/fgtop/engine/agentconfig"
 	"os"
 	"path/filepath"
 	"regexp"
 	"testing"
 
+	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/internal/testfix"
 )
 
