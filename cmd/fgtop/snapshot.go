@@ -44,7 +44,8 @@ func newSnapshotCmd() *cobra.Command {
                          nothing changes (with --json or --alloc-map)
   --heartbeat DUR        with --follow: also a line {"heartbeat":true,...} after DUR
                          without a change, so a reader can tell a quiet node from a
-                         dead pipe
+                         dead pipe; its seq is the engine's latest snapshot number,
+                         which also counts changes that printed no line
 
 Exit status: 0 on success, even when issues are reported; 2 on bad usage.`,
 		Args: func(cmd *cobra.Command, args []string) error {
