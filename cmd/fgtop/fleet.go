@@ -28,8 +28,11 @@ largest request that fits, fragmentation, kernels, issues, last seen), read from
 
 Sources:
   --prometheus URL          PromQL over Prometheus's HTTP API: every node whose fgtop exporter (or
-                            serve --metrics-listen) it scrapes, queried every --refresh; a node whose
-                            target is down ages to stale, then unreachable. Kernels are not per-kernel
+                            serve --metrics-listen) it scrapes, queried every --refresh. A node whose
+                            target went down (its series are no longer current) stays listed while
+                            it was scraped within --lookback (default 15m), with its last scrape's
+                            figures and time: stale, then unreachable once that scrape is
+                            --unreachable-after old. Kernels are not per-kernel
                             series: a node opened from Prometheus shows each agent's holdings as one
                             row. Amounts come back exact, with trailing zeros dropped ("1" for "1.00").
   --hosts H:P,H:P | @FILE   each node's fgtop serve (FILE: one host per line, # comments; a host
@@ -68,6 +71,7 @@ type fleetFlags struct {
 	hosts       string
 	prometheus  string
 	refresh     time.Duration
+	lookback    time.Duration
 	identities  []string
 	knownHosts  []string
 	user        string
@@ -106,6 +110,7 @@ func newFleetCmd() *cobra.Command {
 	fl.StringVar(&f.hosts, "hosts", "", "nodes: H:P,H:P or @FILE (one per line, # comments)")
 	fl.StringVar(&f.prometheus, "prometheus", "", "read the fleet from this Prometheus (http://HOST:9090), which scrapes each node's fgtop exporter")
 	fl.DurationVar(&f.refresh, "refresh", 2*time.Second, "with --prometheus: how often the fleet is queried")
+	fl.DurationVar(&f.lookback, "lookback", fleet.DefaultLookback, "with --prometheus: a node scraped within this long is listed, its target down or not")
 	fl.StringArrayVar(&f.identities, "identity", nil, "private key file to log in with (repeatable; ssh-agent is used too)")
 	fl.StringArrayVar(&f.knownHosts, "known-hosts", nil, "known_hosts file(s) to check host keys against (default ~/.ssh/known_hosts)")
 	fl.StringVar(&f.user, "user", "", "login name (default: $USER)")
@@ -139,6 +144,8 @@ func (f *fleetFlags) check() error {
 		return usageErr("fleet: --hosts and --prometheus are exclusive")
 	case f.prometheus != "" && f.refresh < 100*time.Millisecond:
 		return usageErr("fleet: --refresh %s: want at least 100ms", f.refresh)
+	case f.prometheus != "" && f.lookback < time.Second:
+		return usageErr("fleet: --lookback %s: want at least 1s", f.lookback)
 	case f.asJSON && !f.once && f.fit == "":
 		return usageErr("fleet: --json needs --once or --fit")
 	case f.timeout <= 0:
@@ -213,7 +220,7 @@ func (f *fleetFlags) start(ctx context.Context) (*fleetSource, error) {
 // startPrometheus follows the fleet through Prometheus's HTTP API: the
 // nodes are whatever fgtop exporters it scrapes.
 func (f *fleetFlags) startPrometheus(ctx context.Context, settings fleet.Settings) (*fleetSource, error) {
-	c, err := fleet.NewPromClient(fleet.PromOptions{URL: f.prometheus, Interval: f.refresh, Timeout: f.timeout, Settings: settings})
+	c, err := fleet.NewPromClient(fleet.PromOptions{URL: f.prometheus, Interval: f.refresh, Timeout: f.timeout, Lookback: f.lookback, Settings: settings})
 	if err != nil {
 		return nil, usageErr("fleet: %v", err)
 	}
@@ -261,7 +268,7 @@ func (f *fleetFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 		if len(nodes) == 0 {
 			return &exitError{code: exitProblem, err: fmt.Errorf("fleet: %s has no fgtop series (does it scrape fgtop exporter or serve --metrics-listen?)", f.prometheus)}
 		}
-		fl = fleet.PromFleet(nodes, time.Now(), f.staleAfter)
+		fl = fleet.PromFleet(nodes, time.Now(), f.unreachable)
 	} else {
 		fl = waitAnswered(ctx, src.tracker, f.timeout)
 	}
@@ -293,7 +300,7 @@ func (f *fleetFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 		}
 	}
 	for _, n := range fl.Nodes {
-		if n.State == fleet.Unreachable || n.Snap == nil {
+		if n.State != fleet.Live || n.Snap == nil {
 			fmt.Fprintf(stderr, "fgtop fleet: %s: %s: %s\n", n.Addr, n.State, n.Reason)
 		}
 	}

@@ -239,7 +239,7 @@ func TestFleetBench100(t *testing.T) {
 // TestFleetBenchPrometheus100 measures DESIGN.md's Prometheus fleet
 // target: 100 nodes, each a real engine behind its own /metrics endpoint
 // (engine/metrics, as fgtop exporter serves it) on loopback, scraped by a
-// real Prometheus every second; one fleet refresh (the 15 queries, the
+// real Prometheus every second; one fleet refresh (the 20 queries, the
 // nodes rebuilt and summarised, the console's frame) timed 30 times. Runs
 // only with FGTOP_FLEET_BENCH=1.
 func TestFleetBenchPrometheus100(t *testing.T) {
@@ -294,7 +294,7 @@ func TestFleetBenchPrometheus100(t *testing.T) {
 		if len(pn) != n {
 			t.Fatalf("%d nodes, want %d", len(pn), n)
 		}
-		m.Show(fleet.PromFleet(pn, time.Now(), fleet.DefaultStaleAfter))
+		m.Show(fleet.PromFleet(pn, time.Now(), fleet.DefaultUnreachableAfter))
 		if v := m.View(); !strings.Contains(v.Content, "100 live") && n == 100 {
 			t.Fatalf("frame:\n%s", v.Content)
 		}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -145,4 +147,174 @@ func fitPlacement(f fleet.Fit) map[string]map[string]string {
 		m[string(s.Slot)] = d
 	}
 	return m
+}
+
+// TestFleetPrometheusNodeDown: three exporters scraped by a real
+// Prometheus, one of them stopped. Its series go stale at the next failed
+// scrape, yet `fleet --prometheus --once --json` still lists all three:
+// the stopped one stale (or unreachable), last seen at its real last
+// scrape (before the stop, not the query's time), with that scrape's
+// figures; the other two live, last seen at their own last scrape. The
+// console's source (FollowPrometheus through the tracker) says the same.
+func TestFleetPrometheusNodeDown(t *testing.T) {
+	promtest.Prometheus(t)
+	names := []string{"node-1", "node-2", "node-3"}
+	var targets []promtest.Target
+	var stops []func()
+	var dead *node
+	for i, name := range names {
+		n := newNode(t)
+		addr, stop := startExporterStoppable(t, &sourceFlags{config: n.config, devices: n.mock, mockEtcd: n.etcd},
+			&exporterFlags{listen: "127.0.0.1:0", node: name})
+		scrapeUntil(t, addr, okKernels(0))
+		targets = append(targets, promtest.Target{Addr: addr})
+		stops = append(stops, stop)
+		if i == 2 {
+			dead = n
+		}
+	}
+	srv := promtest.Start(t, targets)
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+	defer cancel()
+	srv.WaitUp(t, ctx)
+	srv.WaitQuery(t, ctx, `count(fgtop_snapshot_sequence)`, func(v pmodel.Vector) bool { return len(v) == 1 && v[0].Value == 3 })
+	stopped := time.Now()
+	stops[2]()
+	// Prometheus's next scrape of node-3 fails: up 0, its series stale.
+	srv.WaitQuery(t, ctx, `up == 0`, func(v pmodel.Vector) bool { return len(v) == 1 })
+	srv.WaitQuery(t, ctx, `count(fgtop_build_info)`, func(v pmodel.Vector) bool { return len(v) == 1 && v[0].Value == 2 })
+
+	out, stderr, code := runFleetCmd(t, "--prometheus", srv.URL, "--once", "--json")
+	queried := time.Now()
+	if code != exitOK {
+		t.Fatalf("exit %d (node-3 is stale, not yet unreachable): %s\n%s", code, stderr, out)
+	}
+	var got fleet.JSONFleet
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if len(got.Nodes) != 3 {
+		t.Fatalf("%d nodes, want 3 (the stopped one listed): %s", len(got.Nodes), out)
+	}
+	doc := snapshotJSON(t, "--config", dead.config, "--devices", dead.mock, "--mock-etcd", dead.etcd)
+	snap, err := doc.Model()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, d := range fleet.Summarize(snap, fleet.Settings{}).Devices {
+		want = append(want, fmt.Sprintf("%s %s %s/%s free %s", d.Device, d.Slot, d.Held, d.Capacity, d.Free))
+	}
+	wantDevs := strings.Join(want, "; ")
+	for i, j := range got.Nodes {
+		if j.Node != names[i] {
+			t.Fatalf("node %d is %s, want %s", i, j.Node, names[i])
+		}
+		seen, err := time.Parse(time.RFC3339Nano, j.LastSeen)
+		if err != nil {
+			t.Fatalf("%s: last_seen %q: %v", j.Node, j.LastSeen, err)
+		}
+		if i < 2 {
+			// Scraped every second: its last scrape is under 3 s old, and
+			// not the query's own time.
+			if j.State != fleet.Live || j.Error != "" || queried.Sub(seen) > 3*time.Second || seen.After(queried) {
+				t.Errorf("%s: %s %q, last seen %s (queried %s)", j.Node, j.State, j.Error, seen, queried)
+			}
+			continue
+		}
+		if j.State != fleet.Stale && j.State != fleet.Unreachable {
+			t.Errorf("%s, stopped: state %s, want stale or unreachable", j.Node, j.State)
+		}
+		if !seen.Before(stopped) || stopped.Sub(seen) > 3*time.Second {
+			t.Errorf("%s: last seen %s, want its last scrape, just before the stop at %s", j.Node, seen, stopped)
+		}
+		if !strings.Contains(j.Error, "target down") || !strings.Contains(j.Error, "last scraped") {
+			t.Errorf("%s: error %q, want the target down and since when", j.Node, j.Error)
+		}
+		if devs := jsonDevices(j); devs != wantDevs {
+			t.Errorf("%s: devices %s, want its last figures %s", j.Node, devs, wantDevs)
+		}
+	}
+	if !strings.Contains(stderr, "node-3: stale") && !strings.Contains(stderr, "node-3: unreachable") {
+		t.Errorf("stderr does not name the stopped node: %q", stderr)
+	}
+
+	// The console's source: the tracker lists node-3 down, at the same
+	// last scrape, with its figures, and the live two live.
+	f := &fleetFlags{prometheus: srv.URL, refresh: 200 * time.Millisecond, lookback: fleet.DefaultLookback, timeout: 10 * time.Second,
+		staleAfter: fleet.DefaultStaleAfter, unreachable: fleet.DefaultUnreachableAfter, heartbeat: time.Second, alloc: allocFlags{strategy: "evenly"}}
+	fctx, fcancel := context.WithCancel(context.Background())
+	defer fcancel()
+	src, err := f.start(fctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.wait()
+	defer fcancel()
+	waitFleet(t, src.tracker, "node-3 down, the others live", func(fl *fleet.Fleet) bool {
+		if len(fl.Nodes) != 3 {
+			return false
+		}
+		for _, n := range fl.Nodes {
+			want := fleet.Live
+			if n.Name == "node-3" {
+				want = fleet.Stale
+				if n.State == fleet.Unreachable {
+					want = fleet.Unreachable
+				}
+				if n.Snap == nil || !n.LastSeen.Before(stopped) || !strings.Contains(n.Reason, "target down") {
+					return false
+				}
+			}
+			if n.State != want {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// startExporterStoppable is startExporter with a stop function: the
+// exporter stops listening when it returns.
+func startExporterStoppable(t *testing.T, src *sourceFlags, ef *exporterFlags) (string, func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	addrc := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- runExporter(ctx, exporterRun{src: src, flags: ef, stderr: io.Discard, ready: func(a string) { addrc <- a }})
+	}()
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Errorf("exporter: %v", err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Error("exporter did not stop within 10s of its context ending")
+			}
+		})
+	}
+	t.Cleanup(stop)
+	select {
+	case a := <-addrc:
+		return a, stop
+	case err := <-done:
+		t.Fatalf("exporter stopped: %v", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("exporter did not listen within 10s")
+	}
+	return "", stop
+}
+
+// jsonDevices prints a fleet node's devices.
+func jsonDevices(j fleet.JSONNode) string {
+	var out []string
+	for _, d := range j.Devices {
+		out = append(out, fmt.Sprintf("%s %s %s/%s free %s", d.Device, d.Slot, d.Held, d.Capacity, d.Free))
+	}
+	return strings.Join(out, "; ")
 }

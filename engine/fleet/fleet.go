@@ -7,6 +7,7 @@
 package fleet
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"sync"
@@ -56,6 +57,12 @@ type Node struct {
 	// Snap is its last snapshot (nil before the first).
 	Snap *model.Snapshot
 	Sum  Summary
+
+	// heard is when the source last vouched for the node (the tracker's
+	// clock), what ageing counts from: LastSeen over SSH, the refresh that
+	// found its series current through Prometheus (whose LastSeen is the
+	// node's last scrape, up to a scrape interval older).
+	heard time.Time
 }
 
 // Fleet is every node at one moment, in the order they were given.
@@ -103,6 +110,12 @@ type Event struct {
 	Err error
 	// At is when it happened; zero means now.
 	At time.Time
+	// Seen, when set, is when the node itself was last seen, if not At:
+	// its last scrape, through Prometheus. An Err event with Seen set comes
+	// from a source that lists the node (its target is down), and a Snap
+	// with it is the node's last figures: the node is added (Dynamic) and
+	// ages from Seen.
+	Seen time.Time
 
 	setErr *string // SetError's event
 }
@@ -245,7 +258,7 @@ func (t *Tracker) apply(e Event) bool {
 	}
 	i, ok := t.index[e.Addr]
 	if !ok {
-		if !t.opts.Dynamic || e.Err != nil {
+		if !t.opts.Dynamic || (e.Err != nil && e.Seen.IsZero()) {
 			return false
 		}
 		i = len(t.nodes)
@@ -257,22 +270,36 @@ func (t *Tracker) apply(e Event) bool {
 	if at.IsZero() {
 		at = t.opts.Now()
 	}
+	seen := cmp.Or(e.Seen, at)
+	if e.Snap != nil {
+		n.Snap, n.Sum, n.Updated = e.Snap, e.Sum, seen
+		if e.Snap.Node != "" {
+			n.Name = e.Snap.Node
+		}
+	}
 	switch {
 	case e.Err != nil:
 		n.Reason = e.Err.Error()
-		if n.LastSeen.IsZero() || at.Sub(n.LastSeen) >= t.opts.UnreachableAfter {
+		since := n.heard
+		switch {
+		case !e.Seen.IsZero():
+			since = e.Seen
+			if n.LastSeen.Before(e.Seen) {
+				n.LastSeen = e.Seen
+			}
+		case since.IsZero():
+			since = n.LastSeen // a node only ever listed as down
+		}
+		if since.IsZero() || at.Sub(since) >= t.opts.UnreachableAfter {
 			n.State = Unreachable
 		} else {
 			n.State = Stale
 		}
 	case e.Snap != nil:
-		n.Snap, n.Sum, n.Updated, n.LastSeen = e.Snap, e.Sum, at, at
-		if e.Snap.Node != "" {
-			n.Name = e.Snap.Node
-		}
+		n.LastSeen, n.heard = seen, at
 		n.State, n.Reason = Live, ""
 	case e.Alive:
-		n.LastSeen = at
+		n.LastSeen, n.heard = seen, at
 		if n.Snap != nil && n.State != Live {
 			n.State, n.Reason = Live, ""
 			return true
@@ -293,10 +320,10 @@ func (t *Tracker) age() bool {
 	changed := false
 	for i := range t.nodes {
 		n := &t.nodes[i]
-		if n.LastSeen.IsZero() {
+		if n.heard.IsZero() {
 			continue
 		}
-		quiet := now.Sub(n.LastSeen)
+		quiet := now.Sub(n.heard)
 		switch {
 		case quiet >= t.opts.UnreachableAfter && n.State != Unreachable:
 			n.State = Unreachable

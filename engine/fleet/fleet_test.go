@@ -127,3 +127,47 @@ func TestTrackerStates(t *testing.T) {
 		t.Fatal("every node answered")
 	}
 }
+
+// TestTrackerPrometheusSeen: through Prometheus a node's last seen is its
+// last scrape (Event.Seen), up to a scrape interval old, while liveness
+// counts from the refresh that found its series current: a node scraped
+// every 15 s stays live. A node listed down (an Err with Seen, its last
+// scrape's figures with it) is added, stale, last seen at that scrape,
+// and unreachable once that scrape is UnreachableAfter old.
+func TestTrackerPrometheusSeen(t *testing.T) {
+	now := time.Unix(1000, 0)
+	tr := NewTracker(nil, "prometheus", Options{StaleAfter: 6 * time.Second, UnreachableAfter: 20 * time.Second, Dynamic: true,
+		Now: func() time.Time { return now }})
+	snap := &model.Snapshot{Node: "p", Seq: 1}
+	scraped := now.Add(-14 * time.Second)
+	tr.apply(Event{Addr: "p", Snap: snap, Seen: scraped})
+	for range 5 { // refreshes every 2 s, no new scrape yet
+		now = now.Add(2 * time.Second)
+		tr.apply(Event{Addr: "p", Alive: true, Seen: scraped})
+		tr.age()
+	}
+	tr.publish()
+	if n := tr.Latest().Node("p"); n.State != Live || !n.LastSeen.Equal(scraped) {
+		t.Fatalf("p: %s (%s), last seen %s; want live, last seen %s", n.State, n.Reason, n.LastSeen, scraped)
+	}
+	down := &model.Snapshot{Node: "q", Seq: 7}
+	last := now.Add(-3 * time.Second)
+	tr.apply(Event{Addr: "q", Snap: down, Seen: last, Err: errors.New("target down")})
+	tr.age()
+	tr.publish()
+	if n := tr.Latest().Node("q"); n == nil || n.State != Stale || n.Snap != down || !n.LastSeen.Equal(last) || n.Reason != "target down" {
+		t.Fatalf("q: %+v; want it stale with its last figures, last seen %s", n, last)
+	}
+	now = last.Add(20 * time.Second)
+	tr.apply(Event{Addr: "q", Seen: last, Err: errors.New("target down")})
+	tr.age()
+	tr.publish()
+	if n := tr.Latest().Node("q"); n.State != Unreachable || n.Snap != down || !n.LastSeen.Equal(last) {
+		t.Fatalf("q: %s, last seen %s; want unreachable, last seen %s", n.State, n.LastSeen, last)
+	}
+	// An error without Seen (Prometheus itself failing) adds no node.
+	tr.apply(Event{Addr: "r", Err: errors.New("prometheus: connection refused")})
+	if tr.Latest().Node("r") != nil || len(tr.nodes) != 2 {
+		t.Fatalf("nodes %v", tr.nodes)
+	}
+}

@@ -3,12 +3,17 @@ package fleet
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
-	"github.com/cockroachdb/apd/v3"
+	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
+
+	"github.com/cockroachdb/apd/v3"
 
 	"github.com/prometheus/client_golang/api"
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
@@ -25,6 +30,10 @@ type PromOptions struct {
 	Interval time.Duration
 	// Timeout bounds one refresh (default 10s).
 	Timeout time.Duration
+	// Lookback is how far back a node is still listed once its series are
+	// no longer current (its target is down): stale, then unreachable,
+	// with the figures of its last scrape (default DefaultLookback).
+	Lookback time.Duration
 	// Settings are the fleet-wide allocator settings for summaries.
 	Settings Settings
 }
@@ -39,11 +48,36 @@ var promQueries = []string{
 	"fgtop_device_capacity_exponent", "fgtop_device_held_exponent",
 }
 
+// DefaultLookback is PromOptions.Lookback's default.
+const DefaultLookback = 15 * time.Minute
+
+// The queries that say which nodes there are and when each was scraped,
+// run with promQueries: fgtop_build_info is on every scrape of an exporter,
+// before its first snapshot too.
+const (
+	// qScrapedAt: each current node's last scrape, the sample's own
+	// timestamp (an instant query's samples carry the evaluation time).
+	qScrapedAt = "max by (node) (timestamp(fgtop_build_info))"
+	// qKnownOver (with the lookback): every node scraped within it, current
+	// or not: a node whose target went down has no current series (the
+	// failed scrape wrote staleness markers) but is still listed.
+	qKnownOver = "group by (node) (last_over_time(fgtop_build_info[%s]))"
+	// qUpOver (with the lookback): whether each node's target is up now,
+	// joined on its job and instance (absent: no longer a target).
+	qUpOver = "max by (node) (max by (job, instance, node) (last_over_time(fgtop_build_info[%s])) * on (job, instance) group_left () up)"
+)
+
 // PromClient queries Prometheus's HTTP API (client_golang's
 // api/prometheus/v1).
 type PromClient struct {
 	api v1.API
 	o   PromOptions
+
+	mu sync.Mutex
+	// down keeps what was read of a node whose series are not current (its
+	// last scrape and the figures of that scrape: they cannot change while
+	// it stays down), so a refresh reads them once.
+	down map[string]PromNode
 }
 
 // NewPromClient checks the URL and returns a client.
@@ -54,35 +88,95 @@ func NewPromClient(o PromOptions) (*PromClient, error) {
 	if o.Timeout <= 0 {
 		o.Timeout = 10 * time.Second
 	}
+	if o.Lookback <= 0 {
+		o.Lookback = DefaultLookback
+	}
 	c, err := api.NewClient(api.Config{Address: o.URL})
 	if err != nil {
 		return nil, fmt.Errorf("--prometheus %s: %w", o.URL, err)
 	}
-	return &PromClient{api: v1.NewAPI(c), o: o}, nil
+	return &PromClient{api: v1.NewAPI(c), o: o, down: map[string]PromNode{}}, nil
 }
 
 // PromNode is one node as Prometheus has it: a snapshot rebuilt from its
 // series, the summary, and when it was last scraped.
 type PromNode struct {
-	Name    string
-	Snap    *model.Snapshot
-	Sum     Summary
+	Name string
+	// Snap is nil for a node that is down and whose last scrape could not
+	// be read back.
+	Snap *model.Snapshot
+	Sum  Summary
+	// Scraped is the node's last scrape (its samples' own timestamp).
 	Scraped time.Time
+	// Down says why the node's series are not current ("" when they
+	// are): its target is down, or no longer scraped; Snap is then what
+	// its last scrape said.
+	Down string
 }
 
 // Refresh runs one round of queries and rebuilds every node the series
-// name. Amounts come back exactly: the exporter's values are decimals with
-// few digits, and a float64 printed shortest ('g', -1) parses back to the
-// decimal it was made from.
+// name, and every node scraped within the lookback whose series are no
+// longer current, as its last scrape had it (Down says why). Amounts come
+// back exactly: the exporter's values are decimals with few digits, and a
+// float64 printed shortest ('g', -1) parses back to the decimal it was
+// made from.
 func (c *PromClient) Refresh(ctx context.Context) ([]PromNode, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.o.Timeout)
 	defer cancel()
 	now := time.Now()
-	res := make([]pmodel.Vector, len(promQueries))
-	errs := make(chan error, len(promQueries))
-	for i, q := range promQueries {
+	lb := pmodel.Duration(c.o.Lookback).String()
+	qs := append(slices.Clone(promQueries), qScrapedAt, fmt.Sprintf(qKnownOver, lb), fmt.Sprintf(qUpOver, lb))
+	res, err := c.queryAll(ctx, qs, now)
+	if err != nil {
+		return nil, err
+	}
+	n := len(promQueries)
+	scraped := scrapeTimes(res[n])
+	current, err := buildPromNodes(res[:n], scraped, c.o.Settings)
+	if err != nil {
+		return nil, err
+	}
+	up := map[string]bool{}
+	for _, smp := range res[n+2] {
+		up[string(smp.Metric["node"])] = smp.Value == 1
+	}
+	isCurrent := map[string]bool{}
+	for _, pn := range current {
+		isCurrent[pn.Name] = true
+	}
+	var gone []string
+	for _, smp := range res[n+1] {
+		if name := string(smp.Metric["node"]); !isCurrent[name] {
+			gone = append(gone, name)
+		}
+	}
+	down, err := c.downNodes(ctx, gone, now)
+	if err != nil {
+		return nil, err
+	}
+	for i := range down {
+		isUp, isTarget := up[down[i].Name]
+		switch {
+		case !isTarget:
+			down[i].Down = "no longer a Prometheus target"
+		case isUp:
+			down[i].Down = "its target is up but no longer exports this node"
+		default:
+			down[i].Down = "target down"
+		}
+	}
+	out := append(current, down...)
+	slices.SortFunc(out, func(a, b PromNode) int { return cmp.Compare(a.Name, b.Name) })
+	return out, nil
+}
+
+// queryAll runs instant queries at one time, in parallel.
+func (c *PromClient) queryAll(ctx context.Context, qs []string, at time.Time) ([]pmodel.Vector, error) {
+	res := make([]pmodel.Vector, len(qs))
+	errs := make(chan error, len(qs))
+	for i, q := range qs {
 		go func() {
-			v, _, _, err := c.api.Query(ctx, q, now)
+			v, _, _, err := c.api.Query(ctx, q, at)
 			if err != nil {
 				errs <- fmt.Errorf("query %s: %w", q, err)
 				return
@@ -96,19 +190,101 @@ func (c *PromClient) Refresh(ctx context.Context) ([]PromNode, error) {
 			errs <- nil
 		}()
 	}
-	for range promQueries {
-		if err := <-errs; err != nil {
-			return nil, err
+	var first error
+	for range qs {
+		if err := <-errs; err != nil && first == nil {
+			first = err
 		}
 	}
-	return buildPromNodes(res, c.o.Settings)
+	return res, first
+}
+
+// scrapeTimes reads qScrapedAt: node → its last scrape.
+func scrapeTimes(vec pmodel.Vector) map[string]time.Time {
+	out := make(map[string]time.Time, len(vec))
+	for _, smp := range vec {
+		out[string(smp.Metric["node"])] = time.UnixMilli(int64(math.Round(float64(smp.Value) * 1000)))
+	}
+	return out
+}
+
+// downNodes reads the nodes whose series are not current, as their last
+// scrape had them: when that was (the newest raw sample of
+// fgtop_build_info within the lookback), then every query at that time,
+// for that node alone. What it read is kept while the node stays down.
+func (c *PromClient) downNodes(ctx context.Context, names []string, now time.Time) ([]PromNode, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for name := range c.down {
+		if !slices.Contains(names, name) {
+			delete(c.down, name) // back, or out of the lookback
+		}
+	}
+	var todo []string
+	for _, name := range names {
+		if _, ok := c.down[name]; !ok {
+			todo = append(todo, name)
+		}
+	}
+	if len(todo) > 0 {
+		quoted := make([]string, len(todo))
+		for i, n := range todo {
+			quoted[i] = regexp.QuoteMeta(n)
+		}
+		q := fmt.Sprintf("fgtop_build_info{node=~%s}[%s]", strconv.Quote(strings.Join(quoted, "|")), pmodel.Duration(c.o.Lookback))
+		v, _, _, err := c.api.Query(ctx, q, now)
+		if err != nil {
+			return nil, fmt.Errorf("query %s: %w", q, err)
+		}
+		m, ok := v.(pmodel.Matrix)
+		if !ok {
+			return nil, fmt.Errorf("query %s: a %s, want a matrix", q, v.Type())
+		}
+		last := map[string]pmodel.Time{}
+		for _, ss := range m {
+			if k := len(ss.Values); k > 0 {
+				name := string(ss.Metric["node"])
+				last[name] = max(last[name], ss.Values[k-1].Timestamp)
+			}
+		}
+		for _, name := range todo {
+			at, ok := last[name]
+			if !ok {
+				continue // out of the lookback since the first query
+			}
+			pn := PromNode{Name: name, Scraped: at.Time()}
+			sel := fmt.Sprintf("{node=%s}", strconv.Quote(name))
+			qs := make([]string, len(promQueries))
+			for i, q := range promQueries {
+				qs[i] = q + sel
+			}
+			res, err := c.queryAll(ctx, qs, at.Time())
+			if err != nil {
+				return nil, err
+			}
+			got, err := buildPromNodes(res, map[string]time.Time{name: pn.Scraped}, c.o.Settings)
+			if err != nil {
+				return nil, err
+			}
+			if len(got) == 1 {
+				pn = got[0]
+			}
+			c.down[name] = pn
+		}
+	}
+	var out []PromNode
+	for _, name := range names {
+		if pn, ok := c.down[name]; ok {
+			out = append(out, pn)
+		}
+	}
+	return out, nil
 }
 
 // series is one sample's labels and exact value.
 type series struct {
 	l pmodel.Metric
 	v model.Dec
-	t time.Time
 }
 
 func (s series) get(name string) string { return string(s.l[pmodel.LabelName(name)]) }
@@ -123,7 +299,7 @@ func byNode(vec pmodel.Vector) (map[string][]series, error) {
 			return nil, fmt.Errorf("%s: value %v: %w", smp.Metric, f, err)
 		}
 		node := string(smp.Metric["node"])
-		out[node] = append(out[node], series{l: smp.Metric, v: d, t: smp.Timestamp.Time()})
+		out[node] = append(out[node], series{l: smp.Metric, v: d})
 	}
 	return out, nil
 }
@@ -154,7 +330,9 @@ func withExponent(v model.Dec, exps map[[2]string]int32, k [2]string) model.Dec 
 	return q
 }
 
-func buildPromNodes(res []pmodel.Vector, settings Settings) ([]PromNode, error) {
+// buildPromNodes rebuilds the nodes of promQueries' results; scraped
+// gives each node's last scrape.
+func buildPromNodes(res []pmodel.Vector, scraped map[string]time.Time, settings Settings) ([]PromNode, error) {
 	g := make([]map[string][]series, len(res))
 	for i, v := range res {
 		m, err := byNode(v)
@@ -195,10 +373,9 @@ func buildPromNodes(res []pmodel.Vector, settings Settings) ([]PromNode, error) 
 	var out []PromNode
 	for _, name := range names {
 		s := &model.Snapshot{Node: name, Usage: map[model.DeviceKey]*model.DeviceUsage{}}
-		pn := PromNode{Name: name}
+		pn := PromNode{Name: name, Scraped: scraped[name]}
 		for _, x := range g[qSeq][name] {
 			s.Seq = uint64(x.v.Float64())
-			pn.Scraped = x.t
 		}
 		for _, x := range g[qNode][name] {
 			s.Mode, s.ConfigPath = x.get("mode"), x.get("config")
@@ -363,10 +540,11 @@ func buildPromNodes(res []pmodel.Vector, settings Settings) ([]PromNode, error) 
 }
 
 // FollowPrometheus refreshes the fleet from Prometheus every interval
-// until ctx is done. A node Prometheus stops returning (its target is down:
-// its series went stale) gets no event and ages out through the tracker:
-// stale, then unreachable, never dropped. A failed refresh reports every
-// known node.
+// until ctx is done. A node whose series are current is live, last seen at
+// its last scrape. A node whose series stopped (its target is down: the
+// failed scrape made them stale) is still listed while it was scraped
+// within the lookback, with its last scrape's figures, stale, then
+// unreachable: never dropped. A failed refresh reports every known node.
 func FollowPrometheus(ctx context.Context, t *Tracker, c *PromClient) {
 	tick := time.NewTicker(c.o.Interval)
 	defer tick.Stop()
@@ -384,10 +562,13 @@ func FollowPrometheus(ctx context.Context, t *Tracker, c *PromClient) {
 		} else {
 			t.SetError(ctx, nil)
 			for _, n := range nodes {
-				ev := Event{Addr: n.Name, At: n.Scraped, Alive: true}
-				if seq, ok := last[n.Name]; !ok || seq != n.Snap.Seq {
+				ev := Event{Addr: n.Name, Seen: n.Scraped, Alive: true}
+				if n.Down != "" {
+					ev = Event{Addr: n.Name, Seen: n.Scraped, Err: errors.New(downReason(n, time.Now()))}
+				}
+				if seq, ok := last[n.Name]; n.Snap != nil && (!ok || seq != n.Snap.Seq) {
 					last[n.Name] = n.Snap.Seq
-					ev = Event{Addr: n.Name, Snap: n.Snap, Sum: n.Sum, At: n.Scraped}
+					ev.Snap, ev.Sum, ev.Alive = n.Snap, n.Sum, false
 				}
 				t.Send(ctx, ev)
 			}
@@ -400,14 +581,24 @@ func FollowPrometheus(ctx context.Context, t *Tracker, c *PromClient) {
 	}
 }
 
+// downReason says why a node is not current, and since when.
+func downReason(n PromNode, now time.Time) string {
+	return fmt.Sprintf("%s; last scraped %s ago", n.Down, now.Sub(n.Scraped).Round(time.Second))
+}
+
 // PromFleet is the fleet of one refresh, for `fleet --prometheus --once`:
-// a node whose last scrape is older than staleAfter is stale.
-func PromFleet(nodes []PromNode, now time.Time, staleAfter time.Duration) *Fleet {
+// a node whose series are current is live (Prometheus's own staleness
+// handling says so); one that is down is stale, or unreachable when its
+// last scrape is unreachableAfter old or older.
+func PromFleet(nodes []PromNode, now time.Time, unreachableAfter time.Duration) *Fleet {
 	f := &Fleet{Seq: 1, Time: now}
 	for _, n := range nodes {
 		st, why := Live, ""
-		if age := now.Sub(n.Scraped); age > staleAfter {
-			st, why = Stale, fmt.Sprintf("last scraped %s ago", age.Round(time.Second))
+		if n.Down != "" {
+			st, why = Stale, downReason(n, now)
+			if now.Sub(n.Scraped) >= unreachableAfter {
+				st = Unreachable
+			}
 		}
 		f.Nodes = append(f.Nodes, Node{Addr: n.Name, Name: n.Name, Source: "prometheus", State: st, Reason: why,
 			LastSeen: n.Scraped, Updated: n.Scraped, Snap: n.Snap, Sum: n.Sum})
