@@ -302,7 +302,10 @@ func (s *state) kernelUse(id model.KernelID, ks *kstate, now time.Time) *model.K
 	if allUtil {
 		u.Util = model.Some(maxUtil)
 	}
-	if holds && allUtil && maxUtil == 0 {
+	// The idle clock starts once the kernel has a container: before its
+	// CID= line the agent is still creating it (an image pull can take
+	// minutes), and a kernel being born is not one left idle.
+	if holds && allUtil && maxUtil == 0 && ks.pub.Container != "" {
 		u.IdleSince = now
 		if old := ks.pub.Use; old != nil && !old.IdleSince.IsZero() {
 			u.IdleSince = old.IdleSince

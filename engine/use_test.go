@@ -139,6 +139,16 @@ func TestProcessesToKernels(t *testing.T) {
 	src.procs[gpu04] = nil
 	st := newState(&opts)
 	st.takeInventory(src.Poll(context.Background()))
+	// Before its CID= line (the container is still being created) B holds
+	// its share at 0 % but is not on the idle clock.
+	kbRead := kernelRead{root: root, id: kernelB, path: kb.Path, spec: specOf(t, kb.Path), mod: kb.ModTime}
+	unborn := *kbRead.spec
+	unborn.CID = ""
+	st.upsertKernel(kernelRead{root: root, id: kernelB, path: kb.Path, spec: &unborn, mod: kb.ModTime})
+	if u := st.snapshot().Kernel(kernelB).Use; u == nil || !u.IdleSince.IsZero() || u.Util != model.Some[uint32](0) {
+		t.Errorf("B without a container: %+v", u)
+	}
+	now = now.Add(time.Minute)
 	for _, k := range s.Kernels() {
 		st.upsertKernel(kernelRead{root: root, id: k.ID, path: k.Path, spec: specOf(t, k.Path), mod: k.ModTime})
 	}
