@@ -336,7 +336,7 @@ func (s *state) upsertKernel(r kernelRead) {
 		s.setContainer(id, ks, spec.CID)
 		if r.settled {
 			iss := model.Issue{Severity: model.SevWarning, Code: model.IssueNoFinalNewline, File: path, Kernel: id, Agent: agent,
-				Message: "the last line has no newline; read as Backend.AI reads it (the file stopped changing)"}
+				Message: "the last line has no newline; read as Backend.AI reads it, the last line included"}
 			k.Problem = &iss
 			s.setFileIssue(id, &iss)
 		} else {
