@@ -80,6 +80,8 @@ type JSONFit struct {
 	Error     string                       `json:"error,omitempty"`
 	Reason    string                       `json:"reason,omitempty"`
 	Short     map[string]string            `json:"short,omitempty"`
+	// ShortAgent is the agent Short is of: the one that came closest.
+	ShortAgent string `json:"short_agent,omitempty"`
 }
 
 // JSONFitReport is `fgtop fleet --fit SLOTS --json`.
@@ -164,6 +166,7 @@ func fitJSON(f Fit) *JSONFit {
 		}
 	}
 	if len(f.Short) > 0 {
+		j.ShortAgent = string(f.Closest)
 		j.Short = map[string]string{}
 		for _, s := range f.Short {
 			j.Short[string(s.Slot)] = s.Amount.String()

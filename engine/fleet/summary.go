@@ -163,8 +163,13 @@ type Fit struct {
 	Reason  string
 	ErrKind string
 	// Short is, per slot the request names, how much is missing on the
-	// agent that came closest (zero when enough is free in total).
-	Short []placement.SlotAmount
+	// agent that came closest, Closest: the one missing the least fraction
+	// of the request (short ÷ requested, summed over the slots; the first
+	// in config order on a tie), all of Short from that one agent. Empty
+	// when some agent has enough free in total (the request fails there
+	// for another reason: fragmentation, the quantum, ...).
+	Short   []placement.SlotAmount
+	Closest model.AgentID
 }
 
 // FitRequest runs a request through Backend.AI's allocators on every
@@ -175,6 +180,9 @@ func FitRequest(s *model.Snapshot, req alloc.Request, base Settings) Fit {
 	pv := p.Preview(req)
 	var out Fit
 	var reasons []string
+	// The closest agent: the least fraction of the request missing (see
+	// shortfall), the first in config order on a tie.
+	first, closest := true, model.Zero
 	for _, a := range pv.Agents {
 		if a.OK() {
 			return Fit{OK: true, Agent: a.Agent, Placement: placement.FlattenAllocation(a.Alloc)}
@@ -194,19 +202,46 @@ func FitRequest(s *model.Snapshot, req alloc.Request, base Settings) Fit {
 		if out.ErrKind == "" {
 			out.ErrKind = a.ErrKind
 		}
-		for _, e := range req {
-			for _, f := range a.Free {
-				if f.Slot == e.Slot && f.Amount.Less(e.Amount) && !slices.ContainsFunc(out.Short, func(x placement.SlotAmount) bool { return x.Slot == e.Slot }) {
-					out.Short = append(out.Short, placement.SlotAmount{Slot: e.Slot, Amount: e.Amount.Sub(f.Amount)})
-				}
-			}
+		short, missing := shortfall(req, a.Free)
+		if first || missing.Less(closest) {
+			first, closest = false, missing
+			out.Short, out.Closest = short, a.Agent
 		}
 	}
 	if len(reasons) == 0 {
 		reasons = append(reasons, "no agent")
 	}
+	if len(out.Short) == 0 {
+		out.Short, out.Closest = nil, ""
+	}
 	out.Reason = joinReasons(reasons)
 	return out
+}
+
+// shortfall is, per slot of req, how much more than free the request asks
+// (slots with enough free left out), and the fraction of the request
+// missing: the sum over those slots of short ÷ requested, which compares
+// agents whatever the slots' units (shares, cores, bytes).
+func shortfall(req alloc.Request, free []placement.SlotAmount) ([]placement.SlotAmount, model.Dec) {
+	var short []placement.SlotAmount
+	missing := model.Zero
+	for _, e := range req {
+		if e.Amount.Sign() <= 0 || slices.ContainsFunc(short, func(x placement.SlotAmount) bool { return x.Slot == e.Slot }) {
+			continue
+		}
+		for _, f := range free {
+			if f.Slot != e.Slot || !f.Amount.Less(e.Amount) {
+				continue
+			}
+			d := e.Amount.Sub(f.Amount)
+			short = append(short, placement.SlotAmount{Slot: e.Slot, Amount: d})
+			if q, err := d.Quo(e.Amount); err == nil {
+				missing = missing.Add(q)
+			}
+			break
+		}
+	}
+	return short, missing
 }
 
 // pieces counts an agent's devices with some of slot free.
