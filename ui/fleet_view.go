@@ -401,8 +401,8 @@ func (m *Fleet) viewDetail(w int, now time.Time) []string {
 		}
 		out = append(out, spansRow(st, sp, w))
 		if n.Sum.Slot != "" {
-			out = append(out, spansRow(st, []span{{lvlDim, fmt.Sprintf("  %s free %s in %d pieces; the largest %s request that fits: %s",
-				n.Sum.Slot, n.Sum.Free, n.Sum.Pieces, n.Sum.Slot, n.Sum.Largest)}}, w))
+			out = append(out, spansRow(st, []span{{lvlDim, fmt.Sprintf("  %s free %s in %s; the largest %s request that fits: %s",
+				n.Sum.Slot, n.Sum.Free, fleet.Pieces(n.Sum.Pieces), n.Sum.Slot, n.Sum.Largest)}}, w))
 		}
 	}
 	if m.fitReq != nil {

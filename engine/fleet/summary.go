@@ -191,7 +191,8 @@ func FitRequest(s *model.Snapshot, req alloc.Request, base Settings) Fit {
 		if a.ErrKind == alloc.KindFractionalResourceFragmented || (a.ErrKind == alloc.KindInsufficientResource && len(a.Stranded) > 0) {
 			for _, st := range a.Stranded {
 				if st.Total.Sign() > 0 {
-					why = fmt.Sprintf("%s (%s free, in %d pieces; %s of it stranded for this size)", why, st.Free, pieces(p, a.Agent, st.Slot), st.Total)
+					// The reason says how much is free; this, where it lies.
+					why = fmt.Sprintf("%s (%s free in %s; %s of it stranded for this size)", why, st.Slot, Pieces(pieces(p, a.Agent, st.Slot)), st.Total)
 				}
 			}
 		}
@@ -242,6 +243,15 @@ func shortfall(req alloc.Request, free []placement.SlotAmount) ([]placement.Slot
 		}
 	}
 	return short, missing
+}
+
+// Pieces says "1 piece", "3 pieces": on how many devices free capacity
+// lies.
+func Pieces(n int) string {
+	if n == 1 {
+		return "1 piece"
+	}
+	return fmt.Sprintf("%d pieces", n)
 }
 
 // pieces counts an agent's devices with some of slot free.

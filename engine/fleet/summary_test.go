@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fgtop/fgtop/engine/placement"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -69,5 +70,33 @@ func TestFitShortFromTheClosestAgent(t *testing.T) {
 		if j := fitJSON(f); !f.OK && j.ShortAgent != string(f.Closest) {
 			t.Errorf("%s: JSON short_agent %q", tc.req, j.ShortAgent)
 		}
+	}
+}
+
+// TestFitFragmentedWording: with fragmentation disallowed, Backend.AI's
+// check refuses a request as fragmented before it counts what is free, so
+// the reason says which it is: enough free in total (a2: 0.60 over two
+// GPUs for 0.5) or less than asked (a1: 0.30 on one GPU), each with where
+// the free shares lie, "1 piece" or "2 pieces".
+func TestFitFragmentedWording(t *testing.T) {
+	s := shortNode()
+	s.SetKernels([]*model.Kernel{
+		{ID: "k1", Agent: "a1", State: model.KernelOK, Alloc: model.Allocations{"cuda.shares": {"A": model.MustDec("0.70")}}},
+		{ID: "k2", Agent: "a2", State: model.KernelOK, Alloc: model.Allocations{"cuda.shares": {"B": model.MustDec("0.70"), "C": model.MustDec("0.70")}}},
+	})
+	req, err := ParseRequest("cuda.shares=0.5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := FitRequest(s, req, Settings{Settings: placement.Settings{ForbidFragmentation: true}})
+	want := "agent a1: fragmented: 0.30 free, less than the 0.5 cuda.shares requested; with fragmentation disallowed, " +
+		"Backend.AI refuses it as fragmented before it counts what is free (cuda.shares free in 1 piece; 0.30 of it stranded for this size); " +
+		"agent a2: fragmented: 0.60 free, enough for the 0.5 cuda.shares requested in total, but not on few enough devices to place it " +
+		"without fragmentation (cuda.shares free in 2 pieces; 0.60 of it stranded for this size)"
+	if f.OK || f.ErrKind != "FractionalResourceFragmented" || f.Reason != want {
+		t.Errorf("ok %v %s:\n got %s\nwant %s", f.OK, f.ErrKind, f.Reason, want)
+	}
+	if len(f.Short) != 0 {
+		t.Errorf("short %v: a2 has enough free in total", f.Short)
 	}
 }

@@ -1,6 +1,7 @@
 package placement
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -203,7 +204,7 @@ func (st *AgentState) Preview(req alloc.Request) AgentPreview {
 	if err != nil {
 		ap.Err = err
 		ap.ErrKind = errKind(err)
-		ap.Reason = st.reason(req, ap.ErrKind, ap.Free)
+		ap.Reason = st.reason(req, err, ap.ErrKind, ap.Free)
 	} else {
 		ap.Alloc = got
 	}
@@ -211,7 +212,7 @@ func (st *AgentState) Preview(req alloc.Request) AgentPreview {
 }
 
 // reason words a failure for an operator.
-func (st *AgentState) reason(req alloc.Request, kind string, free []SlotAmount) string {
+func (st *AgentState) reason(req alloc.Request, err error, kind string, free []SlotAmount) string {
 	for _, e := range req {
 		if p := st.Node.Plugin(e.Slot.DeviceName()); p != nil && len(p.Devices) == 0 && e.Amount.Sign() > 0 {
 			return fmt.Sprintf("owns no %s devices", e.Slot.DeviceName())
@@ -231,7 +232,7 @@ func (st *AgentState) reason(req alloc.Request, kind string, free []SlotAmount) 
 		}
 		return "insufficient resources"
 	case alloc.KindFractionalResourceFragmented:
-		return "fragmented: enough shares are free in total, but not on few enough devices to place it without fragmentation"
+		return fragmentedReason(req, err, free)
 	case alloc.KindNotMultipleOfQuantum:
 		return fmt.Sprintf("below the quantum (%s): the request rounds down to nothing", st.Node.settings.quantum())
 	case alloc.KindInvalidResourceCombination:
@@ -246,6 +247,32 @@ func (st *AgentState) reason(req alloc.Request, kind string, free []SlotAmount) 
 		return "the request rounds to 0.00 and no device has 0.01 free: Backend.AI's allocator crashes (IndexError)"
 	}
 	return kind
+}
+
+// fragmentedReason words a FractionalResourceFragmented refusal: the
+// no-fragmentation check runs before the allocator counts what is free, so
+// it also refuses a request more than the free capacity.
+func fragmentedReason(req alloc.Request, err error, free []SlotAmount) string {
+	var ae *alloc.Error
+	if errors.As(err, &ae) {
+		for _, e := range req {
+			if e.Slot != ae.Slot {
+				continue
+			}
+			for _, f := range free {
+				if f.Slot != e.Slot {
+					continue
+				}
+				if f.Amount.Less(e.Amount) {
+					return fmt.Sprintf("fragmented: %s free, less than the %s %s requested; with fragmentation disallowed, Backend.AI refuses it as fragmented before it counts what is free",
+						f.Amount, e.Amount, e.Slot)
+				}
+				return fmt.Sprintf("fragmented: %s free, enough for the %s %s requested in total, but not on few enough devices to place it without fragmentation",
+					f.Amount, e.Amount, e.Slot)
+			}
+		}
+	}
+	return "fragmented: not on few enough devices to place it without fragmentation"
 }
 
 // FreeOf returns the free capacity of a slot: the sum over its devices of
