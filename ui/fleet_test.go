@@ -2,6 +2,7 @@ package ui
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -140,5 +141,54 @@ func TestFleetConsole(t *testing.T) {
 	fleetPress(m, "?")
 	if s := stripANSI(fleetScreen(m)); !strings.Contains(s, ":fit SLOTS") || !strings.Contains(s, "open node") {
 		t.Fatalf("help:\n%s", s)
+	}
+}
+
+// TestFleetFitUnknownWhenNotLive: :fit counts only live nodes as fits. The
+// stale node (its last figures would take the request) and the
+// unreachable one are "unknown", in the count, their FIT cells and the
+// detail pane; the header's held/capacity is the live nodes' alone, and
+// says so.
+func TestFleetFitUnknownWhenNotLive(t *testing.T) {
+	m := newTestFleet(t, 120, 40)
+	live := fleet.Summarize(fake.Node(fake.Options{}), fleet.Settings{})
+	if s := stripANSI(fleetScreen(m)); !strings.Contains(s, fmt.Sprintf("live: %d GPUs, held %s/%s", live.GPUs, live.Held, live.Capacity)) {
+		t.Fatalf("the header's figures are not the live node's alone (%d GPUs, %s/%s):\n%s", live.GPUs, live.Held, live.Capacity, s)
+	}
+	fleetPress(m, ":")
+	for _, r := range "fit cuda.shares=0.5" {
+		fleetPress(m, string(r))
+	}
+	fleetPress(m, "enter")
+	s := stripANSI(fleetScreen(m))
+	for _, want := range []string{"cuda.shares=0.5 fits on 1/3", "2 unknown", "fits GPU"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("no %q in\n%s", want, s)
+		}
+	}
+	rows := 0
+	for _, l := range strings.Split(s, "\n") {
+		f := strings.Fields(strings.TrimPrefix(l, ">"))
+		if len(f) > 2 && (f[0] == "gpu-node02" || f[0] == "10.0.0.3:2222") {
+			rows++
+			if f[len(f)-1] != "unknown" {
+				t.Errorf("the FIT cell of %s, not live: %q", f[0], l)
+			}
+		}
+	}
+	if rows != 2 {
+		t.Errorf("%d table rows of the nodes that are not live:\n%s", rows, s)
+	}
+	// The stale node's detail: unknown, with what its last figures say.
+	found := false
+	fleetPress(m, "g")
+	for range 3 {
+		if strings.Contains(stripANSI(fleetScreen(m)), "cuda.shares=0.5: unknown, the node is stale; its last figures would take it: ") {
+			found = true
+		}
+		fleetPress(m, "j")
+	}
+	if !found {
+		t.Errorf("no node's detail says the stale node's fit is unknown:\n%s", stripANSI(fleetScreen(m)))
 	}
 }

@@ -128,7 +128,9 @@ func (m *Fleet) counts() (live, stale, unreachable, connecting int, held, capaci
 		default:
 			connecting++
 		}
-		if n.Snap != nil && n.Sum.Slot != "" {
+		// The header's figures are the live nodes': a stale or unreachable
+		// node's are not its figures now.
+		if n.State == fleet.Live && n.Snap != nil && n.Sum.Slot != "" {
 			held, capacity = held.Add(n.Sum.Held), capacity.Add(n.Sum.Capacity)
 			gpus += n.Sum.GPUs
 		}
@@ -153,7 +155,7 @@ func (m *Fleet) viewHeader(w int) string {
 	if conn > 0 {
 		sp = append(sp, span{lvlDim, " · "}, span{lvlInfo, fmt.Sprintf("%d connecting", conn)})
 	}
-	sp = append(sp, span{lvlDim, fmt.Sprintf(" │ %d GPUs, held %s/%s", gpus, held, capacity)})
+	sp = append(sp, span{lvlDim, fmt.Sprintf(" │ live: %d GPUs, held %s/%s", gpus, held, capacity)})
 	if st.ASCII {
 		for i := range sp {
 			sp[i].text = strings.ReplaceAll(strings.ReplaceAll(sp[i].text, "│", "|"), "·", ",")
@@ -176,9 +178,13 @@ func (m *Fleet) viewTable(w, h int) []string {
 	}
 	var info []span
 	if m.fitReq != nil {
-		ok := 0
-		for _, f := range m.fits {
-			if f.OK {
+		// Only a live node fits: a stale or unreachable one is unknown.
+		ok, unknown := 0, 0
+		for _, r := range m.rows {
+			n := &m.fl.Nodes[r]
+			if n.State != fleet.Live {
+				unknown++
+			} else if f, done := m.fits[n.Addr]; done && f.OK {
 				ok++
 			}
 		}
@@ -186,6 +192,13 @@ func (m *Fleet) viewTable(w, h int) []string {
 			info = append(info, span{lvlDim, "fit " + m.fitText + ": computing"})
 		} else {
 			info = append(info, span{lvlAccent, fmt.Sprintf("%s fits on %d/%d", m.fitText, ok, len(m.rows))})
+			if unknown > 0 {
+				sep := " · "
+				if st.ASCII {
+					sep = ", "
+				}
+				info = append(info, span{lvlWarn, fmt.Sprintf("%s%d unknown", sep, unknown)})
+			}
 		}
 	}
 	vis := m.visibleRows()
@@ -315,6 +328,9 @@ func (m *Fleet) viewRow(n *fleet.Node, sel bool, cols []fleetCol, nameW, w int, 
 // fitCell is the FIT column of a node: where the request lands, or the
 // short reason.
 func (m *Fleet) fitCell(n *fleet.Node) (level, string) {
+	if n.State != fleet.Live {
+		return lvlWarn, "unknown" // its STATE says why; the detail pane, more
+	}
 	if n.Snap == nil {
 		return lvlNA, "-"
 	}
@@ -379,6 +395,7 @@ func (m *Fleet) viewDetail(w int, now time.Time) []string {
 		out = append(out, spansRow(st, []span{{lv, "  " + n.Reason}}, w))
 	}
 	var labels map[model.DeviceID]string
+	freeLine := -1
 	if n.Snap != nil {
 		labels = deviceLabels(n.Snap)
 		var sp []span
@@ -401,17 +418,35 @@ func (m *Fleet) viewDetail(w int, now time.Time) []string {
 		}
 		out = append(out, spansRow(st, sp, w))
 		if n.Sum.Slot != "" {
+			freeLine = len(out)
 			out = append(out, spansRow(st, []span{{lvlDim, fmt.Sprintf("  %s free %s in %s; the largest %s request that fits: %s",
 				n.Sum.Slot, n.Sum.Free, fleet.Pieces(n.Sum.Pieces), n.Sum.Slot, n.Sum.Largest)}}, w))
 		}
 	}
 	if m.fitReq != nil {
-		if f, ok := m.fits[n.Addr]; ok {
+		f, ok := m.fits[n.Addr]
+		switch {
+		case n.State != fleet.Live:
+			why := "  " + m.fitText + ": unknown, the node is " + string(n.State)
+			switch {
+			case !ok:
+			case f.OK:
+				why += "; its last figures would take it: " + placementText(f, labels)
+			default:
+				why += "; on its last figures: " + f.Reason
+			}
+			out = append(out, spansRow(st, []span{{lvlWarn, why}}, w))
+		case ok:
 			if f.OK {
 				out = append(out, spansRow(st, []span{{lvlOK, "  " + m.fitText + " fits: " + placementText(f, labels)}}, w))
 			} else {
 				out = append(out, spansRow(st, []span{{lvlCrit, "  " + m.fitText + ": " + f.Reason}}, w))
 			}
+		}
+		// A stale or unreachable node's reason takes a line: the :fit
+		// answer keeps its own, the free-shares line gives way.
+		if len(out) > detailLines && freeLine >= 0 {
+			out = slices.Delete(out, freeLine, freeLine+1)
 		}
 	}
 	for len(out) < detailLines {

@@ -56,15 +56,17 @@ with backoff.
                        their error.
   --fit SLOTS          where would this request fit (cuda.shares=2.5,cpu=8,mem=64g)? Backend.AI's
                        allocators run on each node's live state, per agent, as fgtop simulate
-                       does: "fits" lists the nodes that take it, each node says where (agent,
-                       devices, amounts) or why not (which resource, how much is short, or
-                       fragmentation). With --json, or in the console as :fit SLOTS.
+                       does: "fits" lists the live nodes that take it, each node says where
+                       (agent, devices, amounts) or why not (which resource, how much is short,
+                       on the closest agent, or fragmentation). A stale or unreachable node is
+                       "unknown", never a fit: its last figures are not the node's now. With
+                       --json, or in the console as :fit SLOTS.
 
 The allocator flags (--strategy, --quantum, --no-fragmentation, --allocation-order,
 --affinity) apply to every node where the node's snapshot does not say.
 
 Exit status: 0; with --once, 1 when a node is unreachable (the JSON lists it); with --fit, 1
-when the request fits on no node; 2 on bad usage.`
+when the request fits on no live node; 2 on bad usage.`
 
 // fleetFlags are fgtop fleet's flags.
 type fleetFlags struct {
@@ -306,7 +308,7 @@ func (f *fleetFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 	}
 	if bad {
 		if f.fit != "" {
-			return &exitError{code: exitProblem, err: fmt.Errorf("%s fits on no node", f.fit)}
+			return &exitError{code: exitProblem, err: fmt.Errorf("%s fits on no live node", f.fit)}
 		}
 		return &exitError{code: exitProblem, err: fmt.Errorf("some nodes did not answer")}
 	}
@@ -378,6 +380,8 @@ func printFit(w io.Writer, r fleet.JSONFitReport) {
 				agent = " agent " + n.Fit.Agent + ":"
 			}
 			fmt.Fprintf(w, "  fits  %-20s%s %s\n", n.Node, agent, strings.Join(parts, ", "))
+		case n.Fit.Unknown:
+			fmt.Fprintf(w, "  ?     %-20s %s\n", n.Node, n.Fit.Reason)
 		default:
 			fmt.Fprintf(w, "  no    %-20s %s\n", n.Node, n.Fit.Reason)
 		}

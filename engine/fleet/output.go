@@ -74,7 +74,11 @@ type JSONDevice struct {
 
 // JSONFit is where a request lands on a node, or why it does not.
 type JSONFit struct {
-	Fits      bool                         `json:"fits"`
+	Fits bool `json:"fits"`
+	// Unknown: the node is not live (stale, unreachable, connecting), so
+	// whether it takes the request now is not known; Reason says what its
+	// last figures, if any, would say. Such a node is never in "fits".
+	Unknown   bool                         `json:"unknown,omitempty"`
 	Agent     string                       `json:"agent,omitempty"`
 	Placement map[string]map[string]string `json:"placement,omitempty"`
 	Error     string                       `json:"error,omitempty"`
@@ -87,7 +91,7 @@ type JSONFit struct {
 // JSONFitReport is `fgtop fleet --fit SLOTS --json`.
 type JSONFitReport struct {
 	Request string `json:"request"`
-	// Fits lists the nodes that take the request, in fleet order.
+	// Fits lists the live nodes that take the request, in fleet order.
 	Fits  []string   `json:"fits"`
 	Nodes []JSONNode `json:"nodes"`
 }
@@ -129,14 +133,20 @@ func FitJSON(f *Fleet, req alloc.Request, base Settings) JSONFitReport {
 		n := &f.Nodes[i]
 		j := nodeJSON(n)
 		switch {
-		case n.Snap == nil:
-			j.Fit = &JSONFit{Reason: fmt.Sprintf("%s: no snapshot from the node (%s)", n.State, n.Reason)}
+		case n.State != Live:
+			// Its figures, if any, are not the node's now: never a fit.
+			why := fmt.Sprintf("unknown: the node is %s (%s)", n.State, n.Reason)
+			if n.Snap == nil {
+				why += "; no snapshot from it"
+			} else if fit := FitRequest(n.Snap, req, base); fit.OK {
+				why += "; its last figures would take it" + onAgent(fit.Agent)
+			} else {
+				why += "; on its last figures: " + fit.Reason
+			}
+			j.Fit = &JSONFit{Unknown: true, Reason: why}
 		default:
 			fit := FitRequest(n.Snap, req, base)
 			j.Fit = fitJSON(fit)
-			if n.State != Live {
-				j.Fit.Reason = fmt.Sprintf("%s figures (%s)%s", n.State, n.Reason, prefixed(j.Fit.Reason))
-			}
 			if fit.OK {
 				out.Fits = append(out.Fits, n.Name)
 			}
@@ -146,11 +156,11 @@ func FitJSON(f *Fleet, req alloc.Request, base Settings) JSONFitReport {
 	return out
 }
 
-func prefixed(s string) string {
-	if s == "" {
+func onAgent(a model.AgentID) string {
+	if a == "" {
 		return ""
 	}
-	return "; " + s
+	return " on agent " + string(a)
 }
 
 func fitJSON(f Fit) *JSONFit {

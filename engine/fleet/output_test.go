@@ -1,0 +1,43 @@
+package fleet
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestFitJSONOnlyLiveNodesFit: --fit --json lists only live nodes in
+// "fits". A stale or unreachable node whose last figures would take the
+// request is "unknown", with its state and what those figures say; one
+// without figures too.
+func TestFitJSONOnlyLiveNodesFit(t *testing.T) {
+	s := shortNode()
+	sum := Summarize(s, Settings{})
+	now := time.Unix(1000, 0)
+	f := &Fleet{Time: now, Nodes: []Node{
+		{Addr: "live", Name: "live", State: Live, LastSeen: now, Snap: s, Sum: sum},
+		{Addr: "stale", Name: "stale", State: Stale, Reason: "target down; last scraped 4s ago", LastSeen: now.Add(-4 * time.Second), Snap: s, Sum: sum},
+		{Addr: "dead", Name: "dead", State: Unreachable, Reason: "no answer for 22s", LastSeen: now.Add(-22 * time.Second), Snap: s, Sum: sum},
+		{Addr: "never", Name: "never", State: Unreachable, Reason: "connection refused"},
+	}}
+	req, err := ParseRequest("cuda.shares=0.5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := FitJSON(f, req, Settings{})
+	if !slices.Equal(r.Fits, []string{"live"}) {
+		t.Errorf("fits %v, want the live node alone", r.Fits)
+	}
+	for _, j := range r.Nodes[1:] {
+		if j.Fit == nil || j.Fit.Fits || !j.Fit.Unknown || !strings.HasPrefix(j.Fit.Reason, "unknown: the node is "+string(j.State)) {
+			t.Errorf("%s: fit %+v, want unknown", j.Node, j.Fit)
+		}
+	}
+	if why := r.Nodes[1].Fit.Reason; !strings.Contains(why, "its last figures would take it on agent a1") {
+		t.Errorf("stale: %q does not say what its last figures say", why)
+	}
+	if why := r.Nodes[3].Fit.Reason; !strings.Contains(why, "no snapshot") {
+		t.Errorf("never answered: %q", why)
+	}
+}
