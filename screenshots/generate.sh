@@ -99,8 +99,10 @@ settle() {
 }
 
 # shot NAME COLS ROWS THEME "DEMO FLAGS" KEY... : one screenshot. A KEY
-# "wait:RE" waits for RE on the screen instead of typing. THEME is dark or
-# light: it picks the default colours freeze paints with.
+# "wait:RE" waits for RE on the screen instead of typing; "hold:N" lets N
+# seconds pass (the history graphs fill with time, and nothing on the
+# screen says how much they hold). THEME is dark or light: it picks the
+# default colours freeze paints with.
 shot() {
 	local name=$1 cols=$2 rows=$3 theme=$4 flags=$5
 	shift 5
@@ -119,6 +121,7 @@ shot() {
 	for k in "$@"; do
 		case $k in
 		wait:*) wait_for "${k#wait:}" 30 ;;
+		hold:*) sleep "${k#hold:}" ;;
 		*) tm send-keys -t shot "$k" ;;
 		esac
 	done
@@ -133,10 +136,14 @@ shot() {
 	[[ -n "${KEEP_ANSI:-}" ]] && cp "$work/$name.ansi" "$KEEP_ANSI/"
 	# An explicit size keeps freeze at scale 1 (it renders 4x when sizing
 	# itself). JetBrains Mono (embedded in freeze) advances 0.6 em per cell
-	# and its ascent + descent is 1.32 em: with that line height the block
-	# glyphs of the bars and the ALLOC history fill exactly one cell, as in
-	# a terminal, instead of overlapping the rows above and below.
-	local fs=16 pad=24 lh=1.32
+	# and its block glyphs are 1.32 em tall (ascent + descent). At that
+	# line height stacked blocks (the history graphs, the ALLOC column)
+	# meet on fractional pixels and freeze's anti-aliased edges leave a
+	# darker hairline between every two rows; 1.25 em (20 px at 16 px)
+	# makes each block overlap the next row by about one pixel, so areas
+	# are solid. The cost: a partial block (▄) reads about 5 % taller than
+	# its share, and text lines are a little tighter than the font's own.
+	local fs=16 pad=24 lh=1.25
 	local w h
 	w=$(awk -v c="$cols" -v f=$fs -v p=$pad 'BEGIN { printf "%d", c * f * 0.6 + 2 * p + 4 }')
 	h=$(awk -v r="$rows" -v f=$fs -v p=$pad -v l=$lh 'BEGIN { printf "%d", (r + 0.5) * f * l + 2 * p }')
@@ -149,8 +156,11 @@ shot() {
 
 only=("$@")
 
-# The main screen, wide, with the kernel list showing every kernel (f).
-shot main-wide 200 60 dark "" f 'wait:^─ Kernels \([0-9]'
+# The main screen, wide, with the kernel list showing every kernel (f) and
+# the history graphs below. The history is kept per second of snapshot
+# time, so a shot taken at once shows one 10 s column: 90 s more give the
+# graphs about two minutes of the workload coming and going.
+shot main-wide 200 60 dark "" f 'wait:^─ Kernels \([0-9]' 'wait:^─ History of GPU0' hold:90
 # The main screen in a classic 80x24 terminal: the compact layout.
 shot main-80x24 80 24 dark ""
 # The device detail: Enter on the selected device (GPU0).
