@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Idle CPU of the console (DESIGN.md target: ≤ 1 % of one core with 8 GPUs
+# Idle CPU of the console (DESIGN.md target: ≤ 0.5 % of one core with 8 GPUs
 # polled once a second).
 #
 # The real binary runs in a detached tmux session on an 8-GPU mock node: a
