@@ -154,6 +154,7 @@ func nodeState(ctx context.Context, src *sourceFlags, cmdName string) (cfg *agen
 			return nil, nil, nil, err
 		}
 		opts.Roots = roots
+		opts.RootsOverridden = true
 	}
 	blind = warnRoots(os.Stderr, &opts)
 	inv, err := src.openInventory()
@@ -183,13 +184,16 @@ type checkReport struct {
 	Status string `json:"status"`
 	// LoadsOnMain and LoadsOnDraft are the verdicts of Backend.AI main's
 	// config loader and of PR #8463's.
-	LoadsOnMain  bool                 `json:"loads_on_main"`
-	LoadsOnDraft bool                 `json:"loads_on_bep1044_draft"`
-	Problems     []string             `json:"problems,omitempty"`
-	Warnings     []string             `json:"warnings,omitempty"`
-	Drift        []model.Issue        `json:"drift,omitempty"`
-	Notes        []model.Issue        `json:"notes,omitempty"`
-	Partition    *partition.Partition `json:"partition,omitempty"`
+	LoadsOnMain  bool     `json:"loads_on_main"`
+	LoadsOnDraft bool     `json:"loads_on_bep1044_draft"`
+	Problems     []string `json:"problems,omitempty"`
+	Warnings     []string `json:"warnings,omitempty"`
+	// UnreadRoots counts the scratch roots that could not be read: the
+	// drift verdict did not see the kernels under them.
+	UnreadRoots int                  `json:"unread_scratch_roots,omitempty"`
+	Drift       []model.Issue        `json:"drift,omitempty"`
+	Notes       []model.Issue        `json:"notes,omitempty"`
+	Partition   *partition.Partition `json:"partition,omitempty"`
 }
 
 func newCheckCmd() *cobra.Command {
@@ -240,7 +244,7 @@ so and judged by the draft's rules.
 // blind counts the scratch roots that could not be read: the live state is
 // then only partly seen, and the verdict says so rather than "matches".
 func runCheck(w io.Writer, cfg *agentconfig.Config, snap *model.Snapshot, blind int, asJSON bool) error {
-	rep := checkReport{Config: cfg.Path, Status: "ok", Warnings: cfg.Warnings}
+	rep := checkReport{Config: cfg.Path, Status: "ok", Warnings: cfg.Warnings, UnreadRoots: blind}
 	v := cfg.Verdict
 	rep.LoadsOnMain, rep.LoadsOnDraft = v.Main, v.Draft
 	inv := partition.InventoryOf(snap)
@@ -268,6 +272,11 @@ func runCheck(w io.Writer, cfg *agentconfig.Config, snap *model.Snapshot, blind 
 			}
 			if node {
 				fmt.Fprintf(w, "  (node: %s)\n", nodeSummary(snap))
+			}
+			if v.DraftOnly() {
+				for _, p := range v.MainErrors {
+					fmt.Fprintf(w, "  main: %s\n", p)
+				}
 			}
 			warnings()
 		}
@@ -345,12 +354,15 @@ func runCheck(w io.Writer, cfg *agentconfig.Config, snap *model.Snapshot, blind 
 		for _, iss := range rep.Notes {
 			fmt.Fprintf(w, "note: %s\n", iss)
 		}
-		if failing == 0 && blind > 0 {
-			fmt.Fprintf(w, "the config loads, but the live state was not fully checked: %d scratch root(s) could not be read (see the warnings on stderr)\n", blind)
-		} else if failing == 0 {
-			if v.DraftOnly() {
+		if failing == 0 {
+			switch {
+			case v.DraftOnly() && blind > 0:
+				fmt.Fprintf(w, "Backend.AI main cannot load this file (only the BEP-1044 draft does), and the live state was not fully checked: %d scratch root(s) could not be read (see the warnings on stderr)\n", blind)
+			case v.DraftOnly():
 				fmt.Fprintf(w, "the live state matches the config, but Backend.AI main cannot load it (only the BEP-1044 draft does)\n")
-			} else {
+			case blind > 0:
+				fmt.Fprintf(w, "the config loads, but the live state was not fully checked: %d scratch root(s) could not be read (see the warnings on stderr)\n", blind)
+			default:
 				fmt.Fprintf(w, "ok: Backend.AI main loads this file, the agent starts on this node (%s), and the live state matches the config\n", nodeSummary(snap))
 			}
 		}
@@ -369,7 +381,7 @@ func mainRefuses(cfg *agentconfig.Config) string {
 	if cfg.IsDraftFormat() {
 		return agentconfig.DraftFormatWarning
 	}
-	return agentconfig.DraftFormatWarning + " (only the draft's schema accepts it, though it is not in the draft's device-based form: main refuses it for the reasons below)"
+	return agentconfig.DraftFormatWarning + " (only the draft's schema accepts it, though it is not in the draft's device-based form: main refuses it for its own reasons, each listed as main: ...)"
 }
 
 // nodeSummary says which node the start-up checks ran against.
@@ -578,8 +590,10 @@ Exit status: 0 applied (or nothing to apply), 1 refused or failed, 2 bad usage.
 				return nil
 			case len(p.Affected()) > 0 && !force:
 				return &exitError{code: exitProblem, err: fmt.Errorf("refusing to apply: live kernels hold devices that move (--force applies anyway); %s is untouched", p.Config)}
-			case len(blind) > 0 && len(p.Moves) > 0 && !force:
-				return &exitError{code: exitProblem, err: fmt.Errorf("refusing to apply: %d scratch root(s) cannot be read, so live kernels on the devices that move cannot be seen (--force applies anyway); %s is untouched", len(blind), p.Config)}
+			case len(blind) > 0 && !force:
+				// Moves and capacity cuts are judged against the live
+				// kernels, and some of them are not seen.
+				return &exitError{code: exitProblem, err: fmt.Errorf("refusing to apply: %d scratch root(s) cannot be read, so the live kernels this change may affect cannot be seen (--force applies anyway); %s is untouched", len(blind), p.Config)}
 			}
 			if h, held := partition.DraftHolder(p.Config); held {
 				fmt.Fprintf(cmd.ErrOrStderr(), "note: %s is editing the partition in a console; applying makes that draft stale (it must be reviewed before it can be applied)\n", h)

@@ -532,4 +532,18 @@ func TestApplyBlindRoot(t *testing.T) {
 	}
 	code, out = runCLI(t, n.args("apply", append(roots, "--move", "cuda:"+gpu2+"="+agentA, "--yes", "--force")...)...)
 	wantCode(t, code, exitOK, out, "verified: the file read back gives the planned partition")
+
+	// A root agent.toml names that does not exist yet (the agent creates
+	// it) holds no kernel: warned about, not blind.
+	if err := os.RemoveAll(n.roots[agentB]); err != nil {
+		t.Fatal(err)
+	}
+	code, out = runCLI(t, n.args("apply", "--move", "cuda:"+gpu3+"="+agentB, "--yes")...)
+	wantCode(t, code, exitOK, out, "verified: the file read back gives the planned partition")
+	// One that exists but is not a directory is blind, from the config too.
+	if err := os.WriteFile(n.roots[agentB], nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out = runCLI(t, n.args("apply", "--move", "cuda:"+gpu3+"="+agentA, "--yes")...)
+	wantCode(t, code, exitProblem, out, "refusing to apply: 1 scratch root(s) cannot be read")
 }

@@ -177,16 +177,23 @@ func (f *sourceFlags) deviceErr(err error) error {
 }
 
 // warnRoots says on w which scratch roots do not exist or are not
-// directories, and returns what it said: a mistyped --scratch-root would
-// otherwise show an empty node, with the reason only in the JSON's issues.
-func warnRoots(w io.Writer, opts *engine.Options) []string {
-	var blind []string
+// directories: a mistyped --scratch-root would otherwise show an empty
+// node, with the reason only in the JSON's issues.
+//
+// It returns the roots that leave fgtop blind: one that exists but cannot
+// be read as a directory, or a --scratch-root that does not exist (a typo
+// hides the real root's kernels). A root from agent.toml that does not
+// exist yet is only warned about: the agent creates it, so no kernel can
+// be under it.
+func warnRoots(w io.Writer, opts *engine.Options) (blind []string) {
 	for _, r := range opts.Roots {
 		fi, err := os.Stat(r.Path)
 		var msg string
+		blocks := true
 		switch {
 		case err != nil && errors.Is(err, fs.ErrNotExist):
 			msg = fmt.Sprintf("scratch root %s (agent %s) does not exist", r.Path, r.Agent)
+			blocks = opts.RootsOverridden
 		case err != nil:
 			msg = fmt.Sprintf("scratch root %s (agent %s): %v", r.Path, r.Agent, err)
 		case !fi.IsDir():
@@ -197,7 +204,9 @@ func warnRoots(w io.Writer, opts *engine.Options) []string {
 		// The engine reports it too (an issue, in the console's header),
 		// and follows the root should it appear.
 		fmt.Fprintf(w, "fgtop: warning: %s\n", msg)
-		blind = append(blind, msg)
+		if blocks {
+			blind = append(blind, msg)
+		}
 	}
 	return blind
 }

@@ -58,10 +58,11 @@ type DeskOptions struct {
 type Desk struct {
 	opts DeskOptions
 
-	// wmu serialises writes (apply, rollback) and is held across them; mu
-	// guards the state below and is never held across a write, so the
-	// consoles sharing the desk (Holder, LastWrite, Holds, Base) do not
-	// wait for another operator's fsync.
+	// wmu serialises writes of the config (apply, rollback) and is held
+	// across them; mu guards the state below and is never held across a
+	// config write, but it is held across the draft record's small
+	// flocked, fsynced writes (Open, Close, a reclaimed record). Holder and
+	// Holds take mu, so a console calls them off its UI loop (a tea.Cmd).
 	wmu sync.Mutex
 	mu  sync.Mutex
 	// vmu guards what a console reads on its UI loop (Base, Stale,
