@@ -263,7 +263,9 @@ func (f *fleetFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 	}
 	var fl *fleet.Fleet
 	if src.prom != nil {
-		nodes, err := src.prom.Refresh(ctx)
+		// Nodes whose exporter has published no snapshot yet are given
+		// --timeout for it, as --once over SSH waits for first snapshots.
+		nodes, err := src.prom.RefreshAnswered(ctx, f.timeout)
 		if err != nil {
 			return &exitError{code: exitProblem, err: fmt.Errorf("fleet: %w", err)}
 		}

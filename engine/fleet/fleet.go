@@ -116,6 +116,12 @@ type Event struct {
 	// with it is the node's last figures: the node is added (Dynamic) and
 	// ages from Seen.
 	Seen time.Time
+	// Waiting, with Alive, says the node answers but has no snapshot to
+	// give, and why (through Prometheus: its exporter is up but has
+	// published none yet). It is connecting, or stale on the figures it
+	// had before, with this reason, and last seen now (Seen): it does not
+	// age while it keeps answering.
+	Waiting string
 
 	setErr *string // SetError's event
 }
@@ -298,6 +304,17 @@ func (t *Tracker) apply(e Event) bool {
 	case e.Snap != nil:
 		n.LastSeen, n.heard = seen, at
 		n.State, n.Reason = Live, ""
+	case e.Alive && e.Waiting != "":
+		n.LastSeen, n.heard = seen, at
+		st := Connecting
+		if n.Snap != nil {
+			st = Stale // figures from before, not the node's now
+		}
+		if n.State == st && n.Reason == e.Waiting {
+			t.dirty = true
+			return false
+		}
+		n.State, n.Reason = st, e.Waiting
 	case e.Alive:
 		n.LastSeen, n.heard = seen, at
 		if n.Snap != nil && n.State != Live {

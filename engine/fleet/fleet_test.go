@@ -171,3 +171,42 @@ func TestTrackerPrometheusSeen(t *testing.T) {
 		t.Fatalf("nodes %v", tr.nodes)
 	}
 }
+
+// TestTrackerPrometheusWaiting: a node whose exporter is up but has
+// published no snapshot yet (Alive with Waiting, each refresh) is added,
+// connecting with that reason, last seen at its current scrape, and never
+// ages while it keeps answering; live on its first snapshot; after a
+// restart, waiting again, it is stale on its old figures, not unreachable.
+func TestTrackerPrometheusWaiting(t *testing.T) {
+	now := time.Unix(1000, 0)
+	tr := NewTracker(nil, "prometheus", Options{StaleAfter: 6 * time.Second, UnreachableAfter: 20 * time.Second, Dynamic: true,
+		Now: func() time.Time { return now }})
+	const why = "exporter up, no snapshot yet"
+	check := func(step string, st State, reason string, seen time.Time) {
+		t.Helper()
+		tr.age()
+		tr.publish()
+		n := tr.Latest().Node("w")
+		if n == nil || n.State != st || n.Reason != reason || !n.LastSeen.Equal(seen) {
+			t.Fatalf("%s: %+v; want %s %q, last seen %s", step, n, st, reason, seen)
+		}
+	}
+	for range 20 { // 40 s of refreshes, scraped every second
+		now = now.Add(2 * time.Second)
+		tr.apply(Event{Addr: "w", Alive: true, Seen: now.Add(-time.Second), Waiting: why})
+		check("waiting", Connecting, why, now.Add(-time.Second))
+	}
+	snap := &model.Snapshot{Node: "w", Seq: 1}
+	tr.apply(Event{Addr: "w", Snap: snap, Seen: now})
+	check("first snapshot", Live, "", now)
+	for range 20 { // restarted: up, no snapshot yet again
+		now = now.Add(2 * time.Second)
+		tr.apply(Event{Addr: "w", Alive: true, Seen: now.Add(-time.Second), Waiting: why})
+		check("restarted", Stale, why, now.Add(-time.Second))
+	}
+	if n := tr.Latest().Node("w"); n.Snap != snap {
+		t.Fatalf("restarted: figures %+v, want the last ones kept", n.Snap)
+	}
+	tr.apply(Event{Addr: "w", Alive: true, Seen: now})
+	check("snapshot again (same sequence)", Live, "", now)
+}

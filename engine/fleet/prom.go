@@ -112,11 +112,21 @@ type PromNode struct {
 	// are): its target is down, or no longer scraped; Snap is then what
 	// its last scrape said.
 	Down string
+	// Waiting says why a node that Prometheus scrapes now has no figures
+	// ("" otherwise): its exporter is up but has published no snapshot
+	// yet (it serves fgtop_build_info alone). Snap is then nil, Down "",
+	// and Scraped its current scrape, read afresh every refresh.
+	Waiting string
 }
 
+// WaitingFirstSnapshot is PromNode.Waiting for an exporter that is up but
+// has published no snapshot yet.
+const WaitingFirstSnapshot = "exporter up, no snapshot yet"
+
 // Refresh runs one round of queries and rebuilds every node the series
-// name, and every node scraped within the lookback whose series are no
-// longer current, as its last scrape had it (Down says why). Amounts come
+// name, every node scraped now that has published no snapshot yet
+// (Waiting), and every node scraped within the lookback whose series are
+// no longer current, as its last scrape had it (Down says why). Amounts come
 // back exactly: the exporter's values are decimals with few digits, and a
 // float64 printed shortest ('g', -1) parses back to the decimal it was
 // made from.
@@ -144,6 +154,17 @@ func (c *PromClient) Refresh(ctx context.Context) ([]PromNode, error) {
 	for _, pn := range current {
 		isCurrent[pn.Name] = true
 	}
+	// A node scraped now (its fgtop_build_info is current) whose
+	// snapshot series are not has an exporter that is up but has
+	// published no snapshot yet: it is not down, and its scrape time is
+	// the current one, every refresh.
+	var waiting []PromNode
+	for name, at := range scraped {
+		if !isCurrent[name] {
+			waiting = append(waiting, PromNode{Name: name, Scraped: at, Waiting: WaitingFirstSnapshot})
+			isCurrent[name] = true
+		}
+	}
 	var gone []string
 	for _, smp := range res[n+1] {
 		if name := string(smp.Metric["node"]); !isCurrent[name] {
@@ -165,9 +186,28 @@ func (c *PromClient) Refresh(ctx context.Context) ([]PromNode, error) {
 			down[i].Down = "target down"
 		}
 	}
-	out := append(current, down...)
+	out := append(append(current, waiting...), down...)
 	slices.SortFunc(out, func(a, b PromNode) int { return cmp.Compare(a.Name, b.Name) })
 	return out, nil
+}
+
+// RefreshAnswered is Refresh for `fleet --once` and --fit: while a node's
+// exporter is up but has published no snapshot yet (Waiting), it
+// refreshes again every interval, for at most wait.
+func (c *PromClient) RefreshAnswered(ctx context.Context, wait time.Duration) ([]PromNode, error) {
+	deadline := time.Now().Add(wait)
+	for {
+		nodes, err := c.Refresh(ctx)
+		waiting := slices.ContainsFunc(nodes, func(n PromNode) bool { return n.Waiting != "" })
+		if err != nil || !waiting || time.Now().Add(c.o.Interval).After(deadline) {
+			return nodes, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(c.o.Interval):
+		}
+	}
 }
 
 // queryAll runs instant queries at one time, in parallel.
@@ -210,8 +250,10 @@ func scrapeTimes(vec pmodel.Vector) map[string]time.Time {
 
 // downNodes reads the nodes whose series are not current, as their last
 // scrape had them: when that was (the newest raw sample of
-// fgtop_build_info within the lookback), then every query at that time,
-// for that node alone. What it read is kept while the node stays down.
+// fgtop_build_info within the lookback, asked every refresh), then every
+// query at that time, for that node alone. What it read is kept while the
+// node's last scrape stays the same; a newer one (its target came back
+// for a scrape between two refreshes) is read again.
 func (c *PromClient) downNodes(ctx context.Context, names []string, now time.Time) ([]PromNode, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -220,65 +262,81 @@ func (c *PromClient) downNodes(ctx context.Context, names []string, now time.Tim
 			delete(c.down, name) // back, or out of the lookback
 		}
 	}
-	var todo []string
-	for _, name := range names {
-		if _, ok := c.down[name]; !ok {
-			todo = append(todo, name)
-		}
+	if len(names) == 0 {
+		return nil, nil
 	}
-	if len(todo) > 0 {
-		quoted := make([]string, len(todo))
-		for i, n := range todo {
-			quoted[i] = regexp.QuoteMeta(n)
-		}
-		q := fmt.Sprintf("fgtop_build_info{node=~%s}[%s]", strconv.Quote(strings.Join(quoted, "|")), pmodel.Duration(c.o.Lookback))
-		v, _, _, err := c.api.Query(ctx, q, now)
-		if err != nil {
-			return nil, fmt.Errorf("query %s: %w", q, err)
-		}
-		m, ok := v.(pmodel.Matrix)
-		if !ok {
-			return nil, fmt.Errorf("query %s: a %s, want a matrix", q, v.Type())
-		}
-		last := map[string]pmodel.Time{}
-		for _, ss := range m {
-			if k := len(ss.Values); k > 0 {
-				name := string(ss.Metric["node"])
-				last[name] = max(last[name], ss.Values[k-1].Timestamp)
-			}
-		}
-		for _, name := range todo {
-			at, ok := last[name]
-			if !ok {
-				continue // out of the lookback since the first query
-			}
-			pn := PromNode{Name: name, Scraped: at.Time()}
-			sel := fmt.Sprintf("{node=%s}", strconv.Quote(name))
-			qs := make([]string, len(promQueries))
-			for i, q := range promQueries {
-				qs[i] = q + sel
-			}
-			res, err := c.queryAll(ctx, qs, at.Time())
-			if err != nil {
-				return nil, err
-			}
-			got, err := buildPromNodes(res, map[string]time.Time{name: pn.Scraped}, c.o.Settings)
-			if err != nil {
-				return nil, err
-			}
-			if len(got) == 1 {
-				pn = got[0]
-			}
-			c.down[name] = pn
-		}
+	last, err := c.lastScrapes(ctx, names, now)
+	if err != nil {
+		return nil, err
 	}
 	var out []PromNode
 	for _, name := range names {
-		if pn, ok := c.down[name]; ok {
-			out = append(out, pn)
+		at, ok := last[name]
+		if !ok {
+			delete(c.down, name)
+			continue // out of the lookback since the first query
 		}
+		if pn, ok := c.down[name]; ok && pn.Scraped.Equal(at.Time()) {
+			out = append(out, pn)
+			continue
+		}
+		delete(c.down, name)
+		pn, err := c.readAt(ctx, name, at.Time())
+		if err != nil {
+			return nil, err
+		}
+		c.down[name] = pn
+		out = append(out, pn)
 	}
 	return out, nil
+}
+
+// lastScrapes returns each node's newest raw sample of fgtop_build_info
+// within the lookback.
+func (c *PromClient) lastScrapes(ctx context.Context, names []string, now time.Time) (map[string]pmodel.Time, error) {
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = regexp.QuoteMeta(n)
+	}
+	q := fmt.Sprintf("fgtop_build_info{node=~%s}[%s]", strconv.Quote(strings.Join(quoted, "|")), pmodel.Duration(c.o.Lookback))
+	v, _, _, err := c.api.Query(ctx, q, now)
+	if err != nil {
+		return nil, fmt.Errorf("query %s: %w", q, err)
+	}
+	m, ok := v.(pmodel.Matrix)
+	if !ok {
+		return nil, fmt.Errorf("query %s: a %s, want a matrix", q, v.Type())
+	}
+	last := map[string]pmodel.Time{}
+	for _, ss := range m {
+		if k := len(ss.Values); k > 0 {
+			name := string(ss.Metric["node"])
+			last[name] = max(last[name], ss.Values[k-1].Timestamp)
+		}
+	}
+	return last, nil
+}
+
+// readAt reads one node as its scrape at at had it.
+func (c *PromClient) readAt(ctx context.Context, name string, at time.Time) (PromNode, error) {
+	pn := PromNode{Name: name, Scraped: at}
+	sel := fmt.Sprintf("{node=%s}", strconv.Quote(name))
+	qs := make([]string, len(promQueries))
+	for i, q := range promQueries {
+		qs[i] = q + sel
+	}
+	res, err := c.queryAll(ctx, qs, at)
+	if err != nil {
+		return pn, err
+	}
+	got, err := buildPromNodes(res, map[string]time.Time{name: at}, c.o.Settings)
+	if err != nil {
+		return pn, err
+	}
+	if len(got) == 1 {
+		pn = got[0]
+	}
+	return pn, nil
 }
 
 // series is one sample's labels and exact value.
@@ -541,7 +599,9 @@ func buildPromNodes(res []pmodel.Vector, scraped map[string]time.Time, settings 
 
 // FollowPrometheus refreshes the fleet from Prometheus every interval
 // until ctx is done. A node whose series are current is live, last seen at
-// its last scrape. A node whose series stopped (its target is down: the
+// its last scrape. One whose exporter is up but has published no snapshot
+// yet is connecting (stale on the figures it had before, if any), last
+// seen at its current scrape: never unreachable while it is scraped. A node whose series stopped (its target is down: the
 // failed scrape made them stale) is still listed while it was scraped
 // within the lookback, with its last scrape's figures, stale, then
 // unreachable: never dropped. A failed refresh reports every known node.
@@ -562,7 +622,7 @@ func FollowPrometheus(ctx context.Context, t *Tracker, c *PromClient) {
 		} else {
 			t.SetError(ctx, nil)
 			for _, n := range nodes {
-				ev := Event{Addr: n.Name, Seen: n.Scraped, Alive: true}
+				ev := Event{Addr: n.Name, Seen: n.Scraped, Alive: true, Waiting: n.Waiting}
 				if n.Down != "" {
 					ev = Event{Addr: n.Name, Seen: n.Scraped, Err: errors.New(downReason(n, time.Now()))}
 				}
@@ -589,16 +649,23 @@ func downReason(n PromNode, now time.Time) string {
 // PromFleet is the fleet of one refresh, for `fleet --prometheus --once`:
 // a node whose series are current is live (Prometheus's own staleness
 // handling says so); one that is down is stale, or unreachable when its
-// last scrape is unreachableAfter old or older.
+// last scrape is unreachableAfter old or older. One whose exporter is up
+// but has published no snapshot yet is connecting, with that reason: it
+// answers (last seen at its current scrape, never aging while Prometheus
+// scrapes it), it just has no figures to give yet, as a node over SSH
+// before its first snapshot.
 func PromFleet(nodes []PromNode, now time.Time, unreachableAfter time.Duration) *Fleet {
 	f := &Fleet{Seq: 1, Time: now}
 	for _, n := range nodes {
 		st, why := Live, ""
-		if n.Down != "" {
+		switch {
+		case n.Down != "":
 			st, why = Stale, downReason(n, now)
 			if now.Sub(n.Scraped) >= unreachableAfter {
 				st = Unreachable
 			}
+		case n.Waiting != "":
+			st, why = Connecting, n.Waiting
 		}
 		f.Nodes = append(f.Nodes, Node{Addr: n.Name, Name: n.Name, Source: "prometheus", State: st, Reason: why,
 			LastSeen: n.Scraped, Updated: n.Scraped, Snap: n.Snap, Sum: n.Sum})

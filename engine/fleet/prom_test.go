@@ -1,0 +1,179 @@
+package fleet
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	pmodel "github.com/prometheus/common/model"
+
+	"github.com/fgtop/fgtop/internal/promtest"
+)
+
+// promNode returns the node named name of a refresh, or fails.
+func promNode(t *testing.T, nodes []PromNode, name string) PromNode {
+	t.Helper()
+	for _, n := range nodes {
+		if n.Name == name {
+			return n
+		}
+	}
+	t.Fatalf("no node %s in %+v", name, nodes)
+	return PromNode{}
+}
+
+func newTestPromClient(t *testing.T, url string) *PromClient {
+	t.Helper()
+	c, err := NewPromClient(PromOptions{URL: url, Interval: 200 * time.Millisecond, Timeout: 5 * time.Second, Lookback: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestPromClient runs one real Prometheus scraping fake exporters (its
+// scrapes start about 5 s after it does), for the subtests.
+func TestPromClient(t *testing.T) {
+	promtest.Prometheus(t)
+	ready := promtest.NewFakeTarget(t, promtest.Snapshot("ready", 3))
+	fresh := promtest.NewFakeTarget(t, promtest.BuildInfo("fresh"))
+	b := promtest.NewFakeTarget(t, promtest.Snapshot("b", 5))
+	srv := promtest.Start(t, []promtest.Target{{Addr: ready.Addr}, {Addr: fresh.Addr}, {Addr: b.Addr}})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	srv.WaitUp(t, ctx)
+	srv.WaitQuery(t, ctx, `count(fgtop_build_info)`, func(v pmodel.Vector) bool { return len(v) == 1 && v[0].Value == 3 })
+	// goDown takes a target down and waits until Prometheus saw it.
+	goDown := func(t *testing.T, ctx context.Context, f *promtest.FakeTarget, node string) {
+		t.Helper()
+		f.Set("")
+		srv.WaitQuery(t, ctx, fmt.Sprintf(`up{instance=%q} == 0`, f.Addr), func(v pmodel.Vector) bool { return len(v) == 1 })
+		srv.WaitQuery(t, ctx, fmt.Sprintf(`fgtop_build_info{node=%q}`, node), func(v pmodel.Vector) bool { return len(v) == 0 })
+	}
+
+	// An exporter that is up but has published no snapshot yet serves
+	// fgtop_build_info alone. It is not down: listed connecting ("exporter
+	// up, no snapshot yet"), last seen at its current scrape, which moves
+	// on with every scrape (it was read once and cached, as a down node's
+	// last scrape, so it froze and turned unreachable while Prometheus
+	// scraped it every second); the console's tracker keeps it connecting
+	// past --unreachable-after; --once waits for its first snapshot, and
+	// the console turns it live then.
+	t.Run("NoSnapshotYet", func(t *testing.T) {
+		c := newTestPromClient(t, srv.URL)
+		nodes, err := c.Refresh(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		now := time.Now()
+		if r := promNode(t, nodes, "ready"); r.Down != "" || r.Waiting != "" || r.Snap == nil || r.Snap.Seq != 3 {
+			t.Fatalf("ready: %+v", r)
+		}
+		first := promNode(t, nodes, "fresh")
+		if first.Down != "" || first.Waiting != WaitingFirstSnapshot || first.Snap != nil || now.Sub(first.Scraped) > 3*time.Second {
+			t.Fatalf("fresh: down %q waiting %q snap %v scraped %s ago; want up, no snapshot yet, scraped just now",
+				first.Down, first.Waiting, first.Snap, now.Sub(first.Scraped))
+		}
+		fl := PromFleet(nodes, now, time.Second)
+		if n := fl.Node("fresh"); n.State != Connecting || !strings.Contains(n.Reason, "no snapshot yet") || !n.LastSeen.Equal(first.Scraped) {
+			t.Fatalf("--once: fresh %s %q, last seen %s; want connecting, no snapshot yet, at %s", n.State, n.Reason, n.LastSeen, first.Scraped)
+		}
+		if n := fl.Node("ready"); n.State != Live {
+			t.Fatalf("--once: ready %s %q", n.State, n.Reason)
+		}
+		// Its scrape time moves on with Prometheus's scrapes (every second).
+		for later := first; !later.Scraped.After(first.Scraped); {
+			if time.Since(now) > 5*time.Second {
+				t.Fatalf("fresh: last scraped still %s (%s ago): frozen", later.Scraped, time.Since(later.Scraped))
+			}
+			time.Sleep(200 * time.Millisecond)
+			nodes, err := c.Refresh(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			later = promNode(t, nodes, "fresh")
+			if later.Waiting != WaitingFirstSnapshot || later.Down != "" {
+				t.Fatalf("fresh, later: down %q waiting %q", later.Down, later.Waiting)
+			}
+		}
+
+		// The console: connecting with the reason for well past
+		// UnreachableAfter.
+		tr := NewTracker(nil, "prometheus", Options{StaleAfter: 300 * time.Millisecond, UnreachableAfter: time.Second, Dynamic: true})
+		fctx, fcancel := context.WithCancel(ctx)
+		done := make(chan struct{}, 2)
+		go func() { _ = tr.Run(fctx); done <- struct{}{} }()
+		go func() { FollowPrometheus(fctx, tr, c); done <- struct{}{} }()
+		defer func() { fcancel(); <-done; <-done }()
+		start := time.Now()
+		sub := tr.Subscribe(fctx)
+		for f := range sub {
+			n := f.Node("fresh")
+			if n == nil {
+				continue
+			}
+			if n.State != Connecting || n.Reason != WaitingFirstSnapshot {
+				t.Fatalf("console: fresh %s %q, last seen %s ago; want connecting, %s", n.State, n.Reason, time.Since(n.LastSeen), WaitingFirstSnapshot)
+			}
+			if time.Since(start) > 2500*time.Millisecond {
+				if age := time.Since(n.LastSeen); age > 2500*time.Millisecond {
+					t.Fatalf("console: fresh last seen %s ago, want its current scrape", age)
+				}
+				break
+			}
+		}
+		// --once waits (at most its --timeout) for the first snapshot.
+		got := make(chan []PromNode, 1)
+		go func() {
+			nodes, err := c.RefreshAnswered(ctx, 10*time.Second)
+			if err != nil {
+				t.Error(err)
+			}
+			got <- nodes
+		}()
+		time.Sleep(500 * time.Millisecond)
+		fresh.Set(promtest.Snapshot("fresh", 1))
+		if n := promNode(t, <-got, "fresh"); n.Waiting != "" || n.Snap == nil || n.Snap.Seq != 1 {
+			t.Fatalf("--once: fresh waiting %q snap %+v; want its first snapshot", n.Waiting, n.Snap)
+		}
+		for f := range sub {
+			if n := f.Node("fresh"); n.State == Live && n.Snap != nil && n.Snap.Seq == 1 && n.Reason == "" {
+				return
+			}
+		}
+		t.Fatalf("console: fresh never live with its first snapshot: %+v", tr.Latest().Node("fresh"))
+	})
+
+	// A down node's figures are kept between refreshes only while its
+	// last scrape stays the same: a target that came back for one scrape
+	// between two refreshes, and went down again, is read again at that
+	// newer scrape (its figures were kept from the first one).
+	t.Run("DownReread", func(t *testing.T) {
+		goDown(t, ctx, b, "b")
+		c := newTestPromClient(t, srv.URL)
+		nodes, err := c.Refresh(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first := promNode(t, nodes, "b")
+		if first.Down != "target down" || first.Snap == nil || first.Snap.Seq != 5 {
+			t.Fatalf("b: down %q snap %+v; want target down, seq 5", first.Down, first.Snap)
+		}
+		// Back for a scrape with snapshot 6, then down again, between two
+		// refreshes.
+		b.Set(promtest.Snapshot("b", 6))
+		srv.WaitQuery(t, ctx, `fgtop_snapshot_sequence{node="b"} == 6`, func(v pmodel.Vector) bool { return len(v) == 1 })
+		goDown(t, ctx, b, "b")
+		nodes, err = c.Refresh(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again := promNode(t, nodes, "b")
+		if again.Down != "target down" || again.Snap == nil || again.Snap.Seq != 6 || !again.Scraped.After(first.Scraped) {
+			t.Fatalf("b: down %q snap %+v last scraped %s (before: %s); want target down, seq 6, a later scrape",
+				again.Down, again.Snap, again.Scraped, first.Scraped)
+		}
+	})
+}
