@@ -117,6 +117,10 @@ type PromNode struct {
 	// yet (it serves fgtop_build_info alone). Snap is then nil, Down "",
 	// and Scraped its current scrape, read afresh every refresh.
 	Waiting string
+
+	// unread says why a down node's last scrape or figures could not be
+	// read this refresh ("" when they were).
+	unread string
 }
 
 // WaitingFirstSnapshot is PromNode.Waiting for an exporter that is up but
@@ -171,10 +175,7 @@ func (c *PromClient) Refresh(ctx context.Context) ([]PromNode, error) {
 			gone = append(gone, name)
 		}
 	}
-	down, err := c.downNodes(ctx, gone, now)
-	if err != nil {
-		return nil, err
-	}
+	down := c.downNodes(ctx, gone, now)
 	for i := range down {
 		isUp, isTarget := up[down[i].Name]
 		switch {
@@ -184,6 +185,9 @@ func (c *PromClient) Refresh(ctx context.Context) ([]PromNode, error) {
 			down[i].Down = "its target is up but no longer exports this node"
 		default:
 			down[i].Down = "target down"
+		}
+		if down[i].unread != "" {
+			down[i].Down += " (" + down[i].unread + ")"
 		}
 	}
 	out := append(append(current, waiting...), down...)
@@ -253,8 +257,11 @@ func scrapeTimes(vec pmodel.Vector) map[string]time.Time {
 // fgtop_build_info within the lookback, asked every refresh), then every
 // query at that time, for that node alone. What it read is kept while the
 // node's last scrape stays the same; a newer one (its target came back
-// for a scrape between two refreshes) is read again.
-func (c *PromClient) downNodes(ctx context.Context, names []string, now time.Time) ([]PromNode, error) {
+// for a scrape between two refreshes) is read again. A node whose figures
+// could not be read is listed without them (unread says why, Scraped its
+// last scrape when known) and read again next refresh: a failure here
+// never fails the refresh, whose current nodes are what matter most.
+func (c *PromClient) downNodes(ctx context.Context, names []string, now time.Time) []PromNode {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for name := range c.down {
@@ -263,14 +270,19 @@ func (c *PromClient) downNodes(ctx context.Context, names []string, now time.Tim
 		}
 	}
 	if len(names) == 0 {
-		return nil, nil
+		return nil
 	}
 	last, err := c.lastScrapes(ctx, names, now)
-	if err != nil {
-		return nil, err
-	}
 	var out []PromNode
 	for _, name := range names {
+		if err != nil {
+			pn, ok := c.down[name]
+			if !ok {
+				pn = PromNode{Name: name, unread: "its last scrape could not be read: " + err.Error()}
+			}
+			out = append(out, pn)
+			continue
+		}
 		at, ok := last[name]
 		if !ok {
 			delete(c.down, name)
@@ -283,12 +295,13 @@ func (c *PromClient) downNodes(ctx context.Context, names []string, now time.Tim
 		delete(c.down, name)
 		pn, err := c.readAt(ctx, name, at.Time())
 		if err != nil {
-			return nil, err
+			out = append(out, PromNode{Name: name, Scraped: at.Time(), unread: "its figures could not be read: " + err.Error()})
+			continue
 		}
 		c.down[name] = pn
 		out = append(out, pn)
 	}
-	return out, nil
+	return out
 }
 
 // lastScrapes returns each node's newest raw sample of fgtop_build_info
@@ -299,13 +312,15 @@ func (c *PromClient) lastScrapes(ctx context.Context, names []string, now time.T
 		quoted[i] = regexp.QuoteMeta(n)
 	}
 	q := fmt.Sprintf("fgtop_build_info{node=~%s}[%s]", strconv.Quote(strings.Join(quoted, "|")), pmodel.Duration(c.o.Lookback))
+	// Errors name the query short: the full one lists every down node.
+	short := fmt.Sprintf("fgtop_build_info{node=~...}[%s]", pmodel.Duration(c.o.Lookback))
 	v, _, _, err := c.api.Query(ctx, q, now)
 	if err != nil {
-		return nil, fmt.Errorf("query %s: %w", q, err)
+		return nil, fmt.Errorf("query %s: %w", short, err)
 	}
 	m, ok := v.(pmodel.Matrix)
 	if !ok {
-		return nil, fmt.Errorf("query %s: a %s, want a matrix", q, v.Type())
+		return nil, fmt.Errorf("query %s: a %s, want a matrix", short, v.Type())
 	}
 	last := map[string]pmodel.Time{}
 	for _, ss := range m {
@@ -643,6 +658,9 @@ func FollowPrometheus(ctx context.Context, t *Tracker, c *PromClient) {
 
 // downReason says why a node is not current, and since when.
 func downReason(n PromNode, now time.Time) string {
+	if n.Scraped.IsZero() {
+		return n.Down // its last scrape could not be read
+	}
 	return fmt.Sprintf("%s; last scraped %s ago", n.Down, now.Sub(n.Scraped).Round(time.Second))
 }
 
@@ -661,7 +679,9 @@ func PromFleet(nodes []PromNode, now time.Time, unreachableAfter time.Duration) 
 		switch {
 		case n.Down != "":
 			st, why = Stale, downReason(n, now)
-			if now.Sub(n.Scraped) >= unreachableAfter {
+			// Unreachable only on a known last scrape that old: one that
+			// could not be read this time says nothing either way.
+			if !n.Scraped.IsZero() && now.Sub(n.Scraped) >= unreachableAfter {
 				st = Unreachable
 			}
 		case n.Waiting != "":

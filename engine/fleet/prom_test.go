@@ -1,9 +1,16 @@
 package fleet
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	neturl "net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -40,11 +47,12 @@ func TestPromClient(t *testing.T) {
 	ready := promtest.NewFakeTarget(t, promtest.Snapshot("ready", 3))
 	fresh := promtest.NewFakeTarget(t, promtest.BuildInfo("fresh"))
 	b := promtest.NewFakeTarget(t, promtest.Snapshot("b", 5))
-	srv := promtest.Start(t, []promtest.Target{{Addr: ready.Addr}, {Addr: fresh.Addr}, {Addr: b.Addr}})
+	d := promtest.NewFakeTarget(t, promtest.Snapshot("d", 7))
+	srv := promtest.Start(t, []promtest.Target{{Addr: ready.Addr}, {Addr: fresh.Addr}, {Addr: b.Addr}, {Addr: d.Addr}})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	srv.WaitUp(t, ctx)
-	srv.WaitQuery(t, ctx, `count(fgtop_build_info)`, func(v pmodel.Vector) bool { return len(v) == 1 && v[0].Value == 3 })
+	srv.WaitQuery(t, ctx, `count(fgtop_build_info)`, func(v pmodel.Vector) bool { return len(v) == 1 && v[0].Value == 4 })
 	// goDown takes a target down and waits until Prometheus saw it.
 	goDown := func(t *testing.T, ctx context.Context, f *promtest.FakeTarget, node string) {
 		t.Helper()
@@ -175,5 +183,83 @@ func TestPromClient(t *testing.T) {
 			t.Fatalf("b: down %q snap %+v last scraped %s (before: %s); want target down, seq 6, a later scrape",
 				again.Down, again.Snap, again.Scraped, first.Scraped)
 		}
+	})
+
+	// A failed read of a down node fails nothing else: the refresh still
+	// returns the current nodes (it failed whole, and the console then
+	// marked every live node stale), lists the down node without figures,
+	// saying they could not be read, at its last scrape when that much was
+	// read, and reads it again next refresh.
+	t.Run("DownReadFails", func(t *testing.T) {
+		goDown(t, ctx, d, "d")
+		var fail atomic.Value // a query containing it fails
+		fail.Store("")
+		proxy := httptest.NewServer(failingProxy(t, srv.URL, func(q string) bool {
+			f := fail.Load().(string)
+			return f != "" && strings.Contains(q, f)
+		}))
+		defer proxy.Close()
+		c := newTestPromClient(t, proxy.URL)
+		refresh := func(step string) PromNode {
+			t.Helper()
+			nodes, err := c.Refresh(ctx)
+			if err != nil {
+				t.Fatalf("%s: the refresh failed: %v", step, err)
+			}
+			if r := promNode(t, nodes, "ready"); r.Down != "" || r.Snap == nil || r.Snap.Seq != 3 {
+				t.Fatalf("%s: ready %+v, want it current", step, r)
+			}
+			return promNode(t, nodes, "d")
+		}
+		// Its last scrape cannot be read: listed, no figures, no time.
+		fail.Store(`fgtop_build_info{node=~`)
+		n := refresh("last scrape unread")
+		if n.Snap != nil || !n.Scraped.IsZero() || !strings.HasPrefix(n.Down, "target down (its last scrape could not be read: ") {
+			t.Fatalf("last scrape unread: d %q snap %+v scraped %s", n.Down, n.Snap, n.Scraped)
+		}
+		if f := PromFleet([]PromNode{n}, time.Now(), time.Second).Node("d"); f.State != Stale || f.Reason != n.Down {
+			t.Fatalf("last scrape unread, --once: d %s %q", f.State, f.Reason)
+		}
+		// Its figures cannot be read: listed at its last scrape, no figures.
+		fail.Store(`{node="d"}`)
+		n = refresh("figures unread")
+		if n.Snap != nil || n.Scraped.IsZero() || time.Since(n.Scraped) > 20*time.Second ||
+			!strings.HasPrefix(n.Down, "target down (its figures could not be read: ") {
+			t.Fatalf("figures unread: d %q snap %+v scraped %s", n.Down, n.Snap, n.Scraped)
+		}
+		if f := PromFleet([]PromNode{n}, time.Now(), time.Minute).Node("d"); f.State != Stale || !strings.Contains(f.Reason, "could not be read") ||
+			!strings.Contains(f.Reason, "last scraped") || !f.LastSeen.Equal(n.Scraped) {
+			t.Fatalf("figures unread, --once: d %s %q last seen %s", f.State, f.Reason, f.LastSeen)
+		}
+		// Read next refresh, once Prometheus answers.
+		fail.Store("")
+		again := refresh("read again")
+		if again.Down != "target down" || again.Snap == nil || again.Snap.Seq != 7 || !again.Scraped.Equal(n.Scraped) {
+			t.Fatalf("read again: d %q snap %+v scraped %s; want target down, seq 7, at %s", again.Down, again.Snap, again.Scraped, n.Scraped)
+		}
+	})
+}
+
+// failingProxy forwards to Prometheus at url, answering 503 to a query
+// that fail accepts.
+func failingProxy(t *testing.T, url string, fail func(query string) bool) http.Handler {
+	target, err := neturl.Parse(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := httputil.NewSingleHostReverseProxy(target)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		form, _ := neturl.ParseQuery(string(body))
+		if q := r.URL.Query().Get("query") + form.Get("query"); fail(q) {
+			http.Error(w, "injected failure", http.StatusServiceUnavailable)
+			return
+		}
+		rp.ServeHTTP(w, r)
 	})
 }
