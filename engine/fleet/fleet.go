@@ -331,16 +331,20 @@ func (t *Tracker) apply(e Event) bool {
 	return true
 }
 
-// age turns silent nodes stale, then unreachable.
+// age turns silent nodes stale, then unreachable: from when the source
+// last vouched for them or, for a node only ever listed as down (through
+// Prometheus, which stops listing it past --lookback, shorter than
+// --unreachable-after maybe), from its last scrape.
 func (t *Tracker) age() bool {
 	now := t.opts.Now()
 	changed := false
 	for i := range t.nodes {
 		n := &t.nodes[i]
-		if n.heard.IsZero() {
+		since := cmp.Or(n.heard, n.LastSeen)
+		if since.IsZero() {
 			continue
 		}
-		quiet := now.Sub(n.heard)
+		quiet := now.Sub(since)
 		switch {
 		case quiet >= t.opts.UnreachableAfter && n.State != Unreachable:
 			n.State = Unreachable

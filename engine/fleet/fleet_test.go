@@ -210,3 +210,31 @@ func TestTrackerPrometheusWaiting(t *testing.T) {
 	tr.apply(Event{Addr: "w", Alive: true, Seen: now})
 	check("snapshot again (same sequence)", Live, "", now)
 }
+
+// TestTrackerDownOnlyAges: a node only ever listed as down (through
+// Prometheus, never current) turns unreachable UnreachableAfter past its
+// last scrape even when the source stops listing it before then (a
+// --lookback shorter than --unreachable-after): it stayed stale forever.
+func TestTrackerDownOnlyAges(t *testing.T) {
+	now := time.Unix(1000, 0)
+	tr := NewTracker(nil, "prometheus", Options{StaleAfter: 6 * time.Second, UnreachableAfter: 20 * time.Second, Dynamic: true,
+		Now: func() time.Time { return now }})
+	last := now.Add(-3 * time.Second)
+	for range 3 { // listed while within a 10 s lookback
+		tr.apply(Event{Addr: "q", Seen: last, Err: errors.New("target down")})
+		tr.age()
+		now = now.Add(2 * time.Second)
+	}
+	tr.publish()
+	if n := tr.Latest().Node("q"); n.State != Stale || !n.LastSeen.Equal(last) {
+		t.Fatalf("q listed: %s, last seen %s", n.State, n.LastSeen)
+	}
+	for now.Sub(last) < 25*time.Second { // no longer listed
+		now = now.Add(time.Second)
+		tr.age()
+	}
+	tr.publish()
+	if n := tr.Latest().Node("q"); n.State != Unreachable || !n.LastSeen.Equal(last) {
+		t.Fatalf("q 25 s after its last scrape: %s (%s), last seen %s; want unreachable", n.State, n.Reason, n.LastSeen)
+	}
+}
