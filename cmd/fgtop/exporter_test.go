@@ -20,32 +20,8 @@ import (
 // returns its address; it stops (and must stop cleanly) when the test ends.
 func startExporter(t *testing.T, src *sourceFlags, ef *exporterFlags) string {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	addrc := make(chan string, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- runExporter(ctx, exporterRun{src: src, flags: ef, stderr: io.Discard, ready: func(a string) { addrc <- a }})
-	}()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("exporter: %v", err)
-			}
-		case <-time.After(10 * time.Second):
-			t.Error("exporter did not stop within 10s of its context ending")
-		}
-	})
-	select {
-	case a := <-addrc:
-		return a
-	case err := <-done:
-		t.Fatalf("exporter stopped: %v", err)
-	case <-time.After(10 * time.Second):
-		t.Fatal("exporter did not listen within 10s")
-	}
-	return ""
+	addr, _ := startExporterStoppable(t, src, ef)
+	return addr
 }
 
 func scrape(t *testing.T, addr string) []byte {
