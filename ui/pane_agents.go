@@ -52,21 +52,8 @@ func (p *agentsPane) viewTitled(title []span) []string {
 		})
 }
 
-// lineCount is how many lines all agents' blocks take: what the layout
-// gives the pane when it can.
-func (p *agentsPane) lineCount() int {
-	if p.d == nil {
-		return 1
-	}
-	n := 0
-	for i := range p.d.agents {
-		n += agentLines(&p.d.agents[i])
-	}
-	return n
-}
-
-// agentsWant is the rows the agents pane would like (one before the first
-// snapshot).
+// agentsWant is the rows the agents pane would like: every agent's block
+// (one row before the first snapshot).
 func agentsWant(a *App) int {
 	if a.d == nil {
 		return 1
