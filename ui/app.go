@@ -50,10 +50,12 @@ type Options struct {
 
 // FrameRate is the renderer's frame rate: pass tea.WithFPS(FrameRate) to
 // every program. Bubble Tea's renderer wakes at this rate even when nothing
-// changes, and those wake-ups are most of an idle console's CPU: at 160x48
-// on 8 mock GPUs, 60 fps cost 0.80-0.90 % of a core, 30 fps 0.40-0.53 %,
-// 20 fps 0.32 % (DESIGN's target is 0.5 %). At 20 a file write still
-// reaches the screen in at most 72 ms (target 100 ms; bench/latency.sh).
+// changes: at 160x48 on 8 mock GPUs, 60 fps cost 0.80-0.90 % of a core and
+// 30 fps 0.40-0.53 % where 20 fps cost 0.32 %; on a later, slower VM 15 fps
+// measured no lower than 20 (the redraw of what changes each second and the
+// runtime's wake-ups dominate; see oneProcAfterScan in cmd/fgtop). At 20 a
+// file write reaches the screen in about 72 ms at p99 (target 100 ms;
+// bench/latency.sh).
 const FrameRate = 20
 
 // frameInterval is how often at most a new snapshot is adopted: adopting
