@@ -18,7 +18,7 @@
 //     snapshot time, the kernel table is re-filtered and re-sorted.
 //   - View composes the screen from that derived data with pure
 //     presentation functions (barLayout, deviceColumns, kernelColumns,
-//     computeLayout, formatTelemetry, ...) and caches the frame until the
+//     placePanes, formatTelemetry, ...) and caches the frame until the
 //     state changes, because Bubble Tea asks for a view after every message.
 //   - The main screen's panes (pane_devices.go, pane_kernels.go,
 //     pane_agents.go, pane_issues.go) are components sharing the console's

@@ -41,15 +41,6 @@ type layout struct {
 	graphOn bool
 }
 
-// fillWants is what decides whether the history graphs get rows: the rows
-// the kernels and issues panes would like (without their title; the
-// kernels' column header counts), and whether there is any history to
-// draw.
-type fillWants struct {
-	kernLines, issueLines int
-	graphs                bool
-}
-
 // paneRole is a pane's place in the layout (paneSpecs gives each pane
 // one). In the wide layout a column is its panes stacked in table order:
 // each but the last gets the rows it wants, at most capNum/capDen of the
@@ -97,15 +88,6 @@ var compactTabs = func() []pane {
 	}
 	return out
 }()
-
-// computeLayout is placePanes with the wants named: devLines and
-// agentLines are the rows the devices and agents panes would like
-// (without their title). With the zero fillWants there are no graphs and
-// the panes share the whole body.
-func computeLayout(w, h, headerH, devLines, agentLines int, focus pane, fill fillWants) layout {
-	wants := [numPanes]int{paneDevices: devLines, paneKernels: fill.kernLines, paneAgents: agentLines, paneIssues: fill.issueLines}
-	return placePanes(w, h, headerH, wants, focus, fill.graphs)
-}
 
 // placePanes is pure: sizes in, rectangles out. wants are the rows each
 // pane would like (without its title); the graphs get rows only with

@@ -2,6 +2,24 @@ package ui
 
 import "testing"
 
+// computeLayout is placePanes with the wants named, as the table tests
+// give them: devLines and agentLines are the rows the devices and agents
+// panes would like (without their title). With the zero fillWants there
+// are no graphs and the panes share the whole body.
+func computeLayout(w, h, headerH, devLines, agentLines int, focus pane, fill fillWants) layout {
+	wants := [numPanes]int{paneDevices: devLines, paneKernels: fill.kernLines, paneAgents: agentLines, paneIssues: fill.issueLines}
+	return placePanes(w, h, headerH, wants, focus, fill.graphs)
+}
+
+// fillWants is what decides whether the history graphs get rows: the rows
+// the kernels and issues panes would like (without their title; the
+// kernels' column header counts), and whether there is any history to
+// draw.
+type fillWants struct {
+	kernLines, issueLines int
+	graphs                bool
+}
+
 // checkTiles fails unless the layout's visible areas tile the body: the
 // compact column (devices, shown pane, graphs) or the wide columns (devices
 // and kernels left, agents and issues right, graphs under both) each run
