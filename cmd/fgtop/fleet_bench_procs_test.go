@@ -192,11 +192,7 @@ func TestFleetBench100Procs(t *testing.T) {
 		}
 	}
 
-	f := &fleetFlags{hosts: "@" + filepath.Join(dir, "hosts"), identities: []string{filepath.Join(dir, "id")},
-		knownHosts: []string{filepath.Join(dir, "known_hosts")}, timeout: 30 * time.Second,
-		staleAfter: fleet.DefaultStaleAfter, unreachable: fleet.DefaultUnreachableAfter, heartbeat: 2 * time.Second,
-		alloc: allocFlags{strategy: "evenly"}}
-	src, err := f.start(ctx)
+	src, err := startBenchClient(ctx, dir)
 	if err != nil {
 		t.Fatal(err)
 	}

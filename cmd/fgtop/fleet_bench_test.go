@@ -174,11 +174,7 @@ func TestFleetBench100(t *testing.T) {
 		time.Sleep(time.Duration(secs) * time.Second)
 		return
 	}
-	f := &fleetFlags{hosts: "@" + filepath.Join(dir, "hosts"), identities: []string{filepath.Join(dir, "id")},
-		knownHosts: []string{filepath.Join(dir, "known_hosts")}, timeout: 30 * time.Second,
-		staleAfter: fleet.DefaultStaleAfter, unreachable: fleet.DefaultUnreachableAfter, heartbeat: 2 * time.Second,
-		alloc: allocFlags{strategy: "evenly"}}
-	src, err := f.start(ctx)
+	src, err := startBenchClient(ctx, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -357,4 +353,14 @@ func TestFleetBenchPrometheus100(t *testing.T) {
 	if lat[len(lat)-1] > 300*time.Millisecond {
 		t.Errorf("a refresh took %s, over the 300 ms target", lat[len(lat)-1])
 	}
+}
+
+// startBenchClient is the fleet client of the 100-node benchmarks: the
+// nodes of dir/hosts, logged in with dir/id, host keys in dir/known_hosts.
+func startBenchClient(ctx context.Context, dir string) (*fleetSource, error) {
+	f := &fleetFlags{hosts: "@" + filepath.Join(dir, "hosts"), identities: []string{filepath.Join(dir, "id")},
+		knownHosts: []string{filepath.Join(dir, "known_hosts")}, timeout: 30 * time.Second,
+		staleAfter: fleet.DefaultStaleAfter, unreachable: fleet.DefaultUnreachableAfter, heartbeat: 2 * time.Second,
+		alloc: allocFlags{strategy: "evenly"}}
+	return f.start(ctx)
 }

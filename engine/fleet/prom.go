@@ -616,10 +616,11 @@ func buildPromNodes(res []pmodel.Vector, scraped map[string]time.Time, settings 
 // until ctx is done. A node whose series are current is live, last seen at
 // its last scrape. One whose exporter is up but has published no snapshot
 // yet is connecting (stale on the figures it had before, if any), last
-// seen at its current scrape: never unreachable while it is scraped. A node whose series stopped (its target is down: the
-// failed scrape made them stale) is still listed while it was scraped
-// within the lookback, with its last scrape's figures, stale, then
-// unreachable: never dropped. A failed refresh reports every known node.
+// seen at its current scrape: never unreachable while it is scraped. A
+// node whose series stopped (its target is down: the failed scrape made
+// them stale) is still listed while it was scraped within the lookback,
+// with its last scrape's figures, stale, then unreachable: never dropped.
+// A failed refresh reports every known node.
 func FollowPrometheus(ctx context.Context, t *Tracker, c *PromClient) {
 	tick := time.NewTicker(c.o.Interval)
 	defer tick.Stop()
