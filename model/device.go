@@ -31,8 +31,13 @@ type Device struct {
 	Slot     SlotName
 	SlotType SlotType
 	// Capacity in Slot units: fGPU shares (§4.4), 1 for a whole device, core,
-	// or MIG slice, bytes for mem.
+	// or MIG slice, bytes for mem. Zero when CapacityUnknown.
 	Capacity Dec
+	// CapacityUnknown is set when the device is listed but its capacity
+	// cannot be known (a fractional plugin whose settings were never
+	// read): it shows as "?" and is left out of the JSON, never as a
+	// made-up 1.
+	CapacityUnknown bool
 	Index    int
 	Model    string
 	UUID     string // without the "GPU-" prefix
