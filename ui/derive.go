@@ -231,6 +231,10 @@ func (d *derived) deriveDevices(o deriveOptions, short map[model.AgentID]string,
 		r.capF = dv.Capacity.Float64()
 		r.over = dv.Capacity.Less(total)
 		r.hasBar = dv.Capacity.Sign() > 0 || total.Sign() > 0
+		if dv.CapacityUnknown {
+			// Never a bar against a made-up capacity.
+			r.capacity, r.capF, r.over, r.hasBar = "?", 0, false, false
+		}
 		if u != nil {
 			d.barAmounts(&r, c.usage(u))
 		}

@@ -222,8 +222,12 @@ func (c *Collector) collectDevices(ch chan<- prometheus.Metric, s *model.Snapsho
 		}
 		gauge(ch, descDeviceInfo, 1, node, plugin, id, slot, string(d.SlotType), strconv.Itoa(i), strconv.Itoa(d.Index),
 			numa, d.Model, d.UUID, string(d.Parent))
-		gauge(ch, descCapacity, f(d.Capacity), node, id, slot)
-		gauge(ch, descCapExp, float64(d.Capacity.Exponent()), node, id, slot)
+		// An unknown capacity (fractional settings never read) is left out,
+		// never exported as a made-up number.
+		if !d.CapacityUnknown {
+			gauge(ch, descCapacity, f(d.Capacity), node, id, slot)
+			gauge(ch, descCapExp, float64(d.Capacity.Exponent()), node, id, slot)
+		}
 		u := s.Usage[d.Key()]
 		if u == nil || !hasSlot(u.Held, d.Slot) {
 			gauge(ch, descHeld, 0, node, id, slot)
@@ -237,10 +241,12 @@ func (c *Collector) collectDevices(ch chan<- prometheus.Metric, s *model.Snapsho
 			kernels = u.Kernels
 		}
 		total := u.Total()
-		gauge(ch, descFree, f(d.Capacity.Sub(total)), node, id, slot)
-		gauge(ch, descOverCap, f(model.Max(total.Sub(d.Capacity), model.Zero)), node, id, slot)
+		if !d.CapacityUnknown {
+			gauge(ch, descFree, f(d.Capacity.Sub(total)), node, id, slot)
+			gauge(ch, descOverCap, f(model.Max(total.Sub(d.Capacity), model.Zero)), node, id, slot)
+		}
 		gauge(ch, descDevKernels, float64(kernels), node, plugin, id)
-		if d.Name == "cuda" {
+		if d.Name == "cuda" && !d.CapacityUnknown {
 			gauge(ch, descAllocRatio, f(ratio[d.ID]), node, id)
 		}
 		for _, a := range s.Agents {
