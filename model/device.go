@@ -38,10 +38,10 @@ type Device struct {
 	// read): it shows as "?" and is left out of the JSON, never as a
 	// made-up 1.
 	CapacityUnknown bool
-	Index    int
-	Model    string
-	UUID     string // without the "GPU-" prefix
-	NUMANode int    // -1 when unknown
+	Index           int
+	Model           string
+	UUID            string // without the "GPU-" prefix
+	NUMANode        int    // -1 when unknown
 	// Parent is the GPU a MIG slice lives on ("" otherwise).
 	Parent      DeviceID
 	MemoryBytes int64 // device memory, 0 when not applicable

@@ -174,7 +174,7 @@ func TestCompareSnapshotCatchesDifferences(t *testing.T) {
 		want   string
 	}{
 		{"held", func(r *report.Snapshot) { r.Devices[0].Held["cuda.shares"] = "0.51" }, "held cuda:" + gpu1},
-		{"capacity", func(r *report.Snapshot) { r.Devices[1].Capacity = model.MustDec("1.01") }, "capacity cuda:" + gpu2},
+		{"capacity", func(r *report.Snapshot) { c := model.MustDec("1.01"); r.Devices[1].Capacity = &c }, "capacity cuda:" + gpu2},
 		{"kernels", func(r *report.Snapshot) { r.Agents[0].Kernels++ }, "kernels of agent-a"},
 		{"owner", func(r *report.Snapshot) { r.Agents[0].Owns = map[string][]string{"cuda": {gpu3}} }, "owner_info cuda:" + gpu1},
 		{"ratio", func(r *report.Snapshot) { r.AllocMapRatio[gpu4] = "0.7000" }, "alloc ratio cuda:" + gpu4},

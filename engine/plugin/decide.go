@@ -229,4 +229,3 @@ func Decide(in Inputs) (model.PluginInfo, []model.Issue) {
 	}
 	return info, issues
 }
-

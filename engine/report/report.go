@@ -79,17 +79,17 @@ func AllocatorOf(a model.Allocator) Allocator {
 
 // Device is one device with what is held on it.
 type Device struct {
-	Key        string            `json:"key"`
-	Plugin     string            `json:"plugin"`
-	ID         string            `json:"id"`
-	Slot       string            `json:"slot"`
-	SlotType   string            `json:"slot_type"`
+	Key      string `json:"key"`
+	Plugin   string `json:"plugin"`
+	ID       string `json:"id"`
+	Slot     string `json:"slot"`
+	SlotType string `json:"slot_type"`
 	// Capacity and Free are absent when the capacity is unknown (a
 	// fractional plugin whose settings were never read).
-	Capacity *model.Dec        `json:"capacity,omitempty"`
-	Held     map[string]string `json:"held"`
-	Total    model.Dec         `json:"total"`
-	Free     *model.Dec        `json:"free,omitempty"`
+	Capacity   *model.Dec        `json:"capacity,omitempty"`
+	Held       map[string]string `json:"held"`
+	Total      model.Dec         `json:"total"`
+	Free       *model.Dec        `json:"free,omitempty"`
 	Kernels    int               `json:"kernels"`
 	Index      int               `json:"index"`
 	Model      string            `json:"model,omitempty"`
