@@ -156,8 +156,15 @@ func (s *Source) Close() error {
 // Poll reads the wrapped source and registers its GPUs.
 func (s *Source) Poll(ctx context.Context) (*inventory.Inventory, error) {
 	inv, err := s.inner.Poll(ctx)
-	if err != nil || inv == nil || inv.Source.Kind != inventory.KindNVML {
+	if err != nil || inv == nil {
 		return inv, err
+	}
+	switch inv.Source.Kind {
+	case inventory.KindNVML, inventory.KindNone:
+		// KindNone: no GPU is read here (no driver, or not on this
+		// machine), but the plugin and its settings are still shown.
+	default:
+		return inv, nil
 	}
 	s.mu.Lock()
 	settings, etcdErr := s.settings, s.etcdErr
@@ -205,6 +212,10 @@ func (s *Source) Poll(ctx context.Context) (*inventory.Inventory, error) {
 		out.SlotTypes[model.SlotCUDAShares] = model.SlotTypeCount
 	} else {
 		out.SlotTypes[model.SlotCUDADevice] = model.SlotTypeCount
+	}
+	if inv.Source.Kind == inventory.KindNone {
+		// No GPU source: the slots stay as the host reading has them.
+		out.SlotTypes = inv.SlotTypes
 	}
 	out.Fractional, out.Quantum = reg.Fractional, reg.Quantum
 	out.Issues = append(slices.Clone(inv.Issues), issues...)
