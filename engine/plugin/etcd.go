@@ -100,7 +100,8 @@ func ReadEtcd(ctx context.Context, o EtcdOptions) (map[model.AgentID]*Settings, 
 		return nil, etcdErr(o, err)
 	}
 	defer cli.Close()
-	return readAll(ctx, cli, o)
+	st, _, err := readAll(ctx, cli, o)
+	return st, err
 }
 
 func etcdErr(o EtcdOptions, err error) error {
@@ -110,26 +111,28 @@ func etcdErr(o EtcdOptions, err error) error {
 	return fmt.Errorf("etcd at %s: %w", o.Addr(), err)
 }
 
-func readAll(ctx context.Context, cli *clientv3.Client, o EtcdOptions) (map[model.AgentID]*Settings, error) {
+// readAll reads every scope; rev is the store revision of the first
+// read, from which a watch misses nothing.
+func readAll(ctx context.Context, cli *clientv3.Client, o EtcdOptions) (st map[model.AgentID]*Settings, rev int64, err error) {
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
-	global, err := readPrefix(ctx, cli, GlobalPrefix(o.Namespace))
+	global, rev, err := readPrefix(ctx, cli, GlobalPrefix(o.Namespace))
 	if err != nil {
-		return nil, etcdErr(o, err)
+		return nil, 0, etcdErr(o, err)
 	}
 	out := map[model.AgentID]*Settings{}
 	if len(o.Agents) == 0 {
 		out[""] = Parse(global)
-		return out, nil
+		return out, rev, nil
 	}
 	for _, a := range o.Agents {
-		node, err := readPrefix(ctx, cli, NodePrefix(o.Namespace, a))
+		node, _, err := readPrefix(ctx, cli, NodePrefix(o.Namespace, a))
 		if err != nil {
-			return nil, etcdErr(o, err)
+			return nil, 0, etcdErr(o, err)
 		}
 		out[a] = Parse(Merge(global, node))
 	}
-	return out, nil
+	return out, rev, nil
 }
 
 // Merge lays the node scope's flattened keys over the global scope's, as
@@ -145,10 +148,10 @@ func Merge(global, node map[string]string) map[string]string {
 	return m
 }
 
-func readPrefix(ctx context.Context, cli *clientv3.Client, prefix string) (map[string]string, error) {
+func readPrefix(ctx context.Context, cli *clientv3.Client, prefix string) (map[string]string, int64, error) {
 	resp, err := cli.Get(ctx, prefix, clientv3.WithPrefix(), clientv3.WithLimit(maxKeys))
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	kv := make(map[string]string, len(resp.Kvs))
 	for _, x := range resp.Kvs {
@@ -162,7 +165,7 @@ func readPrefix(ctx context.Context, cli *clientv3.Client, prefix string) (map[s
 		}
 		kv[k] = v
 	}
-	return kv, nil
+	return kv, resp.Header.Revision, nil
 }
 
 // RelKey turns an etcd key under prefix into the settings key the agent
@@ -236,7 +239,7 @@ func watchSession(ctx context.Context, o EtcdOptions, report func(EtcdReading)) 
 		return etcdErr(o, err)
 	}
 	defer cli.Close()
-	st, err := readAll(ctx, cli, o)
+	st, rev, err := readAll(ctx, cli, o)
 	if err != nil {
 		return err
 	}
@@ -253,7 +256,9 @@ func watchSession(ctx context.Context, o EtcdOptions, report func(EtcdReading)) 
 	defer wg.Wait()
 	defer cancel()
 	for _, p := range prefixes {
-		wch := cli.Watch(wctx, p, clientv3.WithPrefix())
+		// From the revision read: a change made while the watch is being
+		// set up is not missed.
+		wch := cli.Watch(wctx, p, clientv3.WithPrefix(), clientv3.WithRev(rev+1))
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -289,7 +294,7 @@ func watchSession(ctx context.Context, o EtcdOptions, report func(EtcdReading)) 
 			}
 		case <-tick.C:
 		}
-		st, err := readAll(ctx, cli, o)
+		st, _, err := readAll(ctx, cli, o)
 		if err != nil {
 			return err
 		}

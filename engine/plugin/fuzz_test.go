@@ -80,4 +80,3 @@ func FuzzEvidence(f *testing.F) {
 		_, _ = evidenceOf(strings.NewReader(s))
 	})
 }
-
