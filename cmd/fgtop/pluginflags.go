@@ -91,9 +91,9 @@ func (f *sourceFlags) checkPluginFlags() error {
 // wrapPlugin registers an NVML source's GPUs as the node's CUDA plugin
 // does. Mock and demo sources are returned as they are.
 func (f *sourceFlags) wrapPlugin(inner inventory.Source, pc pluginContext, roots []string) (inventory.Source, error) {
-	switch f.devices {
-	case "", "auto", "nvml":
-	default:
+	if !inventory.IsNVML(inner) {
+		// A mock or demo node is the mock plugin's; a node without NVML
+		// registers no GPU, and its etcd is not worth a wait.
 		return inner, nil
 	}
 	p := &f.plugin

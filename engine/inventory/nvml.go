@@ -788,3 +788,10 @@ func prefixAll(prefix string, xs []string) []string {
 	}
 	return out
 }
+
+// IsNVML reports whether s reads NVML (whether or not its Init worked): a
+// node's CUDA plugin is mirrored only over such a source.
+func IsNVML(s Source) bool {
+	_, ok := s.(*NVMLSource)
+	return ok
+}

@@ -159,11 +159,7 @@ func (s *Source) Poll(ctx context.Context) (*inventory.Inventory, error) {
 	if err != nil || inv == nil {
 		return inv, err
 	}
-	switch inv.Source.Kind {
-	case inventory.KindNVML, inventory.KindNone:
-		// KindNone: no GPU is read here (no driver, or not on this
-		// machine), but the plugin and its settings are still shown.
-	default:
+	if inv.Source.Kind != inventory.KindNVML {
 		return inv, nil
 	}
 	s.mu.Lock()
@@ -212,10 +208,6 @@ func (s *Source) Poll(ctx context.Context) (*inventory.Inventory, error) {
 		out.SlotTypes[model.SlotCUDAShares] = model.SlotTypeCount
 	} else {
 		out.SlotTypes[model.SlotCUDADevice] = model.SlotTypeCount
-	}
-	if inv.Source.Kind == inventory.KindNone {
-		// No GPU source: the slots stay as the host reading has them.
-		out.SlotTypes = inv.SlotTypes
 	}
 	out.Fractional, out.Quantum = reg.Fractional, reg.Quantum
 	out.Issues = append(slices.Clone(inv.Issues), issues...)
