@@ -18,6 +18,12 @@ type pluginFlags struct {
 	cudaPlugin   string
 	pluginConfig string
 	fgpuCapacity string
+
+	// Parsed by checkPluginFlags, whatever the device source: bad input
+	// is an error even where no GPU is read.
+	kind       string
+	file       *plugin.Settings
+	capacities plugin.Capacities
 }
 
 // fgpuCapacityHelp says the fractional capacity rule is assumed.
@@ -73,8 +79,28 @@ const (
 // checkPluginFlags refuses the plugin flags where no NVML GPUs are read.
 func (f *sourceFlags) checkPluginFlags() error {
 	p := &f.plugin
-	if _, err := plugin.ParseKind(p.cudaPlugin); err != nil {
+	kind, err := plugin.ParseKind(p.cudaPlugin)
+	if err != nil {
 		return usageErr("--cuda-plugin %v", err)
+	}
+	p.kind = kind
+	if p.fgpuCapacity != "" {
+		c, err := plugin.ParseCapacities(p.fgpuCapacity)
+		if err != nil {
+			return usageErr("--fgpu-capacity %v", err)
+		}
+		p.capacities = c
+	}
+	if p.pluginConfig != "" {
+		b, err := safefile.ReadFile(p.pluginConfig, plugin.MaxSettingsBytes)
+		if err != nil {
+			return usageErr("--plugin-config: %v", err)
+		}
+		st, err := plugin.ParseFile(p.pluginConfig, b)
+		if err != nil {
+			return usageErr("--plugin-config: %v", err)
+		}
+		p.file = st
 	}
 	switch f.devices {
 	case "", "auto", "nvml":
@@ -91,32 +117,18 @@ func (f *sourceFlags) checkPluginFlags() error {
 // wrapPlugin registers an NVML source's GPUs as the node's CUDA plugin
 // does. Mock and demo sources are returned as they are.
 func (f *sourceFlags) wrapPlugin(inner inventory.Source, pc pluginContext, roots []string) (inventory.Source, error) {
+	// checkPluginFlags ran in openInventory.
 	if !inventory.IsNVML(inner) {
 		// A mock or demo node is the mock plugin's; a node without NVML
 		// registers no GPU, and its etcd is not worth a wait.
 		return inner, nil
 	}
 	p := &f.plugin
-	kind, _ := plugin.ParseKind(p.cudaPlugin)
-	opts := plugin.Options{Inputs: plugin.Inputs{Flag: kind, Allow: pc.allow, AllowSet: pc.allowSet, Block: pc.block}}
-	if p.fgpuCapacity != "" {
-		c, err := plugin.ParseCapacities(p.fgpuCapacity)
-		if err != nil {
-			return nil, usageErr("--fgpu-capacity %v", err)
-		}
-		opts.Capacities = c
-	}
+	kind := p.kind
+	opts := plugin.Options{Inputs: plugin.Inputs{Flag: kind, Allow: pc.allow, AllowSet: pc.allowSet, Block: pc.block}, Capacities: p.capacities}
 	switch {
-	case p.pluginConfig != "":
-		b, err := safefile.ReadFile(p.pluginConfig, plugin.MaxSettingsBytes)
-		if err != nil {
-			return nil, usageErr("--plugin-config: %v", err)
-		}
-		st, err := plugin.ParseFile(p.pluginConfig, b)
-		if err != nil {
-			return nil, usageErr("--plugin-config: %v", err)
-		}
-		opts.File, opts.FilePath = st, p.pluginConfig
+	case p.file != nil:
+		opts.File, opts.FilePath = p.file, p.pluginConfig
 	case pc.etcd != nil && len(pc.etcd.Addrs) > 0:
 		opts.Etcd = plugin.EtcdOptions{Endpoints: pc.etcd.Addrs, Namespace: pc.etcd.Namespace, User: pc.etcd.User, Password: pc.etcd.Password,
 			Agents: pc.agents, Timeout: etcdTimeout}
