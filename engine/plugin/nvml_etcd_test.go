@@ -22,7 +22,7 @@ import (
 
 // H100Node is go-nvml's dgxh100 mock cut to n GPUs, each an H100 80GB as
 // the driver reports it (81,559 MiB) with 132 SMs.
-func h100Node(t *testing.T, n int) (*server.Server, []string) {
+func h100Node(t testing.TB, n int) (*server.Server, []string) {
 	srv := dgxh100.NewWithGPUs(gpus.Multiple(n, gpus.H100_SXM5_80GB)...)
 	var uuids []string
 	for _, d := range srv.Devices {
@@ -39,7 +39,7 @@ func h100Node(t *testing.T, n int) (*server.Server, []string) {
 	return srv, uuids
 }
 
-func nvmlSource(t *testing.T, n int) (inventory.Source, []string) {
+func nvmlSource(t testing.TB, n int) (inventory.Source, []string) {
 	srv, uuids := h100Node(t, n)
 	dir := t.TempDir()
 	src := inventory.NewNVML(srv, inventory.NVMLOptions{SysRoot: dir, ProcRoot: dir}, nil)
