@@ -130,7 +130,8 @@ func (v *ConfigView) Apply(o *Options) {
 func partitionHook(cfg *agentconfig.Config, agents []model.Agent) func(*inventory.Inventory) ([]model.Agent, []model.Issue) {
 	return func(inv *inventory.Inventory) ([]model.Agent, []model.Issue) {
 		pinv := partition.Inventory{Devices: inv.Devices, HostMem: model.NewDec(inv.HostMemBytes, 0), Source: inv.Source,
-			AcceleratorsUnknown: inv.Source.Kind == inventory.KindNone || inv.Source.Health == inventory.HealthUnavailable}
+			AcceleratorsUnknown: inv.Source.Kind == inventory.KindNone || inv.Source.Health == inventory.HealthUnavailable ||
+				model.AnyCapacityUnknown(inv.Devices)}
 		p := partition.Effective(cfg, pinv)
 		out := slices.Clone(agents)
 		p.Fill(out)

@@ -128,3 +128,14 @@ const (
 	// ProcUnknown: /proc could not be read for it (Detail says why).
 	ProcUnknown ProcOwner = "unknown"
 )
+
+// AnyCapacityUnknown reports whether some device's capacity is unknown:
+// checks that add capacities up cannot be made then.
+func AnyCapacityUnknown(devs []Device) bool {
+	for i := range devs {
+		if devs[i].CapacityUnknown {
+			return true
+		}
+	}
+	return false
+}
