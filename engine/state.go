@@ -753,8 +753,13 @@ func (s *state) checkKernel(id model.KernelID, ks *kstate) {
 			}
 			for _, v := range ks.contrib[slot] {
 				if !v.IsZero() {
+					msg := fmt.Sprintf("kernel %s holds %s, a slot no device on this node provides (Backend.AI: UnsupportedResource)", short(id), slot)
+					if p := s.inv.Plugin; p != nil && slot.DeviceName() == "cuda" {
+						// The kernel's plugin and the one fgtop mirrors disagree.
+						msg += fmt.Sprintf("; fgtop registers the GPUs as the %s CUDA plugin (decided by %s: %s): if the agents run the other one, say so with --cuda-plugin", p.Kind, p.Source, p.Detail)
+					}
 					out = append(out, model.Issue{Severity: model.SevWarning, Code: model.IssueUnsupported, Kernel: id, Agent: k.Agent, File: k.Path,
-						Message: fmt.Sprintf("kernel %s holds %s, a slot no device on this node provides (Backend.AI: UnsupportedResource)", short(id), slot)})
+						Message: msg})
 					break
 				}
 			}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/fgtop/fgtop/engine"
@@ -72,6 +73,31 @@ func TestKernelsOnRegisteredDevices(t *testing.T) {
 		}
 		noIssue(t, snap, model.IssueUnknownDevice, model.IssueUnsupported, model.IssueOverCapacity)
 	})
+}
+
+// TestDisagreeingKernelNamed: a cuda.shares kernel on a node fgtop
+// mirrors as cuda_open is an issue that names the rule, not a silent
+// choice.
+func TestDisagreeingKernelNamed(t *testing.T) {
+	inner, uuids := nvmlSource(t, 2)
+	root := t.TempDir()
+	writeKernel(t, root, "11111111-1111-4111-8111-111111111111", "SLOTS={\"cuda.shares\":\"0.5\"}\nCUDA.SHARES_SHARES=GPU-"+uuids[0]+":0.5\n")
+	src := plugin.NewSource(inner, plugin.Options{Inputs: plugin.Inputs{Flag: model.PluginCUDAOpen, Evidence: plugin.ScanEvidence([]string{root})}})
+	src.Start(0)
+	defer src.Close()
+	snap := build(t, src, root)
+	var unsupported, evidence bool
+	for _, i := range snap.Issues {
+		switch i.Code {
+		case model.IssueUnsupported:
+			unsupported = strings.Contains(i.Message, "--cuda-plugin") && strings.Contains(i.Message, "decided by flag")
+		case model.IssuePluginEvidence:
+			evidence = true
+		}
+	}
+	if !unsupported || !evidence {
+		t.Fatalf("want an unsupported-resource issue naming the rule and a plugin-evidence issue: %v", snap.Issues)
+	}
 }
 
 func build(t *testing.T, src *plugin.Source, root string) *model.Snapshot {
