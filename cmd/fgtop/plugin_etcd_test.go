@@ -21,31 +21,31 @@ import (
 )
 
 var (
-	builtOnce sync.Once
-	builtBin  string
-	builtErr  error
+	etcdTestBinOnce sync.Once
+	etcdTestBin  string
+	etcdTestBinErr  error
 )
 
-// builtFgtop builds the fgtop binary once per test process.
-func builtFgtop(t *testing.T) string {
+// etcdTestBinary builds the fgtop binary once per test process.
+func etcdTestBinary(t *testing.T) string {
 	t.Helper()
-	builtOnce.Do(func() {
+	etcdTestBinOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "fgtop-bin-")
 		if err != nil {
-			builtErr = err
+			etcdTestBinErr = err
 			return
 		}
-		builtBin = filepath.Join(dir, "fgtop")
+		etcdTestBin = filepath.Join(dir, "fgtop")
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
-		if out, err := exec.CommandContext(ctx, "go", "build", "-o", builtBin, ".").CombinedOutput(); err != nil {
-			builtErr = fmt.Errorf("go build: %v\n%s", err, out)
+		if out, err := exec.CommandContext(ctx, "go", "build", "-o", etcdTestBin, ".").CombinedOutput(); err != nil {
+			etcdTestBinErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}
 	})
-	if builtErr != nil {
-		t.Fatal(builtErr)
+	if etcdTestBinErr != nil {
+		t.Fatal(etcdTestBinErr)
 	}
-	return builtBin
+	return etcdTestBin
 }
 
 // TestSnapshotFollowsPluginSettingsInEtcd runs the built binary's
@@ -88,7 +88,7 @@ scratch-root = %q
 		t.Fatal(err)
 	}
 
-	bin := builtFgtop(t)
+	bin := etcdTestBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "snapshot", "--follow", "--json", "--config", cfg, "--devices", "nvml")

@@ -69,13 +69,14 @@ func newClient(o EtcdOptions) (*clientv3.Client, error) {
 	quietGRPC.Do(func() { grpclog.SetLoggerV2(grpclog.NewLoggerV2(io.Discard, io.Discard, io.Discard)) })
 	return clientv3.New(clientv3.Config{
 		Endpoints:            o.Endpoints,
-		DialTimeout:          o.Timeout,
-		DialKeepAliveTime:    o.Recheck,
-		DialKeepAliveTimeout: o.Timeout,
-		Username:             o.User,
-		Password:             o.Password,
-		Logger:               zap.NewNop(),
-		MaxCallRecvMsgSize:   8 << 20,
+		// No client keepalive: the recheck reads notice a dead server, and
+		// pings more often than etcd's --grpc-keepalive-min-time (5s) get
+		// the connection closed.
+		DialTimeout:        o.Timeout,
+		Username:           o.User,
+		Password:           o.Password,
+		Logger:             zap.NewNop(),
+		MaxCallRecvMsgSize: 8 << 20,
 	})
 }
 
