@@ -22,7 +22,7 @@ import (
 
 var (
 	etcdTestBinOnce sync.Once
-	etcdTestBin  string
+	etcdTestBin     string
 	etcdTestBinErr  error
 )
 

@@ -68,7 +68,7 @@ var quietGRPC sync.Once
 func newClient(o EtcdOptions) (*clientv3.Client, error) {
 	quietGRPC.Do(func() { grpclog.SetLoggerV2(grpclog.NewLoggerV2(io.Discard, io.Discard, io.Discard)) })
 	return clientv3.New(clientv3.Config{
-		Endpoints:            o.Endpoints,
+		Endpoints: o.Endpoints,
 		// No client keepalive: the recheck reads notice a dead server, and
 		// pings more often than etcd's --grpc-keepalive-min-time (5s) get
 		// the connection closed.
