@@ -38,7 +38,9 @@ func newSMCounter(lib nvml.Interface) smCounter {
 			return
 		}
 		has := func(sym string) bool { return ext.LookupSymbol(sym) == nil }
-		c.attrs = has("nvmlDeviceGetAttributes_v2") || has("nvmlDeviceGetAttributes")
+		// Only _v2: go-nvml's fallback names a symbol the header may map
+		// to _v2 as well, and a missing one aborts the process.
+		c.attrs = has("nvmlDeviceGetAttributes_v2")
 		c.cores = has("nvmlDeviceGetNumGpuCores")
 		c.arch = has("nvmlDeviceGetArchitecture")
 	}()
