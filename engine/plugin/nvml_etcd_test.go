@@ -239,3 +239,40 @@ func waitChanged(t *testing.T, src *plugin.Source, within time.Duration) {
 		t.Fatalf("no Changed within %v of an etcd change", within)
 	}
 }
+
+// TestNVMLSMCountFallback: where nvmlDeviceGetAttributes does not answer
+// for a whole GPU, the SM count is the core count over the cores per SM of
+// the architecture (16,896 / 128 = 132 on Hopper); an architecture whose
+// cores per SM vary by chip gives no count, and no capacity is guessed.
+func TestNVMLSMCountFallback(t *testing.T) {
+	for _, tc := range []struct {
+		arch nvml.DeviceArchitecture
+		want int
+	}{{nvml.DEVICE_ARCH_HOPPER, 132}, {nvml.DEVICE_ARCH_AMPERE, 0}} {
+		srv, _ := h100Node(t, 1)
+		dev := srv.Devices[0].(*server.Device)
+		dev.GetAttributesFunc = func() (nvml.DeviceAttributes, nvml.Return) { return nvml.DeviceAttributes{}, nvml.ERROR_NOT_SUPPORTED }
+		dev.GetNumGpuCoresFunc = func() (int, nvml.Return) { return 16896, nvml.SUCCESS }
+		arch := tc.arch
+		dev.GetArchitectureFunc = func() (nvml.DeviceArchitecture, nvml.Return) { return arch, nvml.SUCCESS }
+		dir := t.TempDir()
+		inner := inventory.NewNVML(srv, inventory.NVMLOptions{SysRoot: dir, ProcRoot: dir}, nil)
+		src := plugin.NewSource(inner, plugin.Options{Inputs: plugin.Inputs{Flag: model.PluginCUDAFractional}, File: plugin.Parse(nil), FilePath: "p"})
+		src.Start(0)
+		inv, err := src.Poll(context.Background())
+		src.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := inv.Devices[0]
+		if d.Processors != tc.want {
+			t.Fatalf("arch %d: %d SMs, want %d", arch, d.Processors, tc.want)
+		}
+		if tc.want == 0 && !d.CapacityUnknown {
+			t.Fatalf("capacity %s from an unknown SM count", d.Capacity)
+		}
+		if tc.want == 132 && d.Capacity.String() != "16.50" {
+			t.Fatalf("capacity %s, want 16.50 with the defaults", d.Capacity)
+		}
+	}
+}
