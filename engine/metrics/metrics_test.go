@@ -148,6 +148,7 @@ func TestCollectAgreesWithSnapshotJSON(t *testing.T) {
 	}{
 		{"shared", base},
 		{"partitioned", partitioned(base)},
+		{"capacity unknown", capacityUnknown(base)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := New(Options{Latest: fixed(tc.snap), Build: BuildInfo{Version: "v0.0.0-test"}})
@@ -159,6 +160,47 @@ func TestCollectAgreesWithSnapshotJSON(t *testing.T) {
 				t.Fatal("no fgtop_device_held series")
 			}
 		})
+	}
+}
+
+// capacityUnknown is s with its first GPU's capacity unknown (fractional
+// plugin settings never read) and the plugin named.
+func capacityUnknown(s *model.Snapshot) *model.Snapshot {
+	c := *s
+	c.Devices = slices.Clone(s.Devices)
+	for i := range c.Devices {
+		if c.Devices[i].Name == "cuda" {
+			c.Devices[i].Capacity, c.Devices[i].CapacityUnknown = model.Zero, true
+			break
+		}
+	}
+	c.Plugin = &model.PluginInfo{Kind: model.PluginCUDAFractional, Source: "flag", Settings: "etcd 127.0.0.1:2379"}
+	return &c
+}
+
+// TestPluginAndUnknownCapacity: the plugin is exported with whether its
+// settings can be read, and a device of unknown capacity has no capacity,
+// free or over-capacity series (never a made-up number).
+func TestPluginAndUnknownCapacity(t *testing.T) {
+	snap := capacityUnknown(build(t, tree(t, 2, "agent-a")))
+	ss := samples(t, exposition(t, New(Options{Latest: fixed(snap)})))
+	p := promtest.Select(ss, "fgtop_cuda_plugin_info", "kind", "fractional", "source", "flag", "settings_ok", "false")
+	if len(p) != 1 {
+		t.Fatalf("fgtop_cuda_plugin_info: %d series", len(p))
+	}
+	var id string
+	for _, d := range snap.Devices {
+		if d.CapacityUnknown {
+			id = string(d.ID)
+		}
+	}
+	for _, m := range []string{"fgtop_device_capacity", "fgtop_device_free", "fgtop_device_over_capacity", "fgtop_device_alloc_ratio"} {
+		if n := len(promtest.Select(ss, m, "device", id)); n != 0 {
+			t.Errorf("%s for a device of unknown capacity: %d series", m, n)
+		}
+	}
+	if n := len(promtest.Select(ss, "fgtop_device_held", "device", id)); n == 0 {
+		t.Error("no fgtop_device_held for the device: what is held is known")
 	}
 }
 
