@@ -135,8 +135,9 @@ func (f *sourceFlags) wrapPlugin(inner inventory.Source, pc pluginContext, roots
 	}
 	if kind == "" {
 		// The kernels' own lines are the last rule; read them only when
-		// no flag decides.
+		// no flag decides, and again now and then while they decide.
 		opts.Inputs.Evidence = plugin.ScanEvidence(roots)
+		opts.EvidenceRoots = roots
 	}
 	src := plugin.NewSource(inner, opts)
 	src.Start(pluginStartWait)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fgtop/fgtop/engine"
 	"github.com/fgtop/fgtop/engine/plugin"
@@ -117,5 +118,26 @@ func noIssue(t *testing.T, s *model.Snapshot, codes ...string) {
 				t.Errorf("issue %s: %s", i.Code, i.Message)
 			}
 		}
+	}
+}
+
+// TestEvidenceFollowsKernels: while the kernels decide, a fractional
+// kernel that appears later turns the node fractional at the next look.
+func TestEvidenceFollowsKernels(t *testing.T) {
+	inner, uuids := nvmlSource(t, 1)
+	root := t.TempDir()
+	src := plugin.NewSource(inner, plugin.Options{EvidenceRoots: []string{root}, EvidenceEvery: time.Millisecond,
+		File: plugin.Parse(map[string]string{"unit_mem": "20g"}), FilePath: "p"})
+	src.Start(0)
+	defer src.Close()
+	inv, err := src.Poll(context.Background())
+	if err != nil || inv.Plugin.Kind != model.PluginCUDAOpen || inv.Plugin.Source != plugin.RuleDefault {
+		t.Fatalf("%+v %v", inv.Plugin, err)
+	}
+	writeKernel(t, root, "11111111-1111-4111-8111-111111111111", "SLOTS={\"cuda.shares\":\"0.5\"}\nCUDA.SHARES_SHARES=GPU-"+uuids[0]+":0.5\n")
+	time.Sleep(2 * time.Millisecond)
+	inv, err = src.Poll(context.Background())
+	if err != nil || inv.Plugin.Kind != model.PluginCUDAFractional || inv.Plugin.Source != plugin.RuleScratch || inv.Devices[0].Capacity.String() != "3.98" {
+		t.Fatalf("%+v %v %+v", inv.Plugin, err, inv.Devices[0])
 	}
 }

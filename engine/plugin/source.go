@@ -27,6 +27,12 @@ type Options struct {
 	// etcd is not read.
 	File     *Settings
 	FilePath string
+	// EvidenceRoots are the scratch roots whose kernels' resource.txt
+	// files are read again every EvidenceEvery (default 30s) while no
+	// stronger rule than the kernels decides the plugin; none: only
+	// Inputs.Evidence, as given.
+	EvidenceRoots []string
+	EvidenceEvery time.Duration
 }
 
 // Source wraps an NVML device source (UUID ids, cuda.device) and
@@ -44,9 +50,12 @@ type Source struct {
 	// etcdErr is the current read failure ("" when reading works).
 	etcdErr string
 	// ever is set once a reading arrived (success or failure).
-	ever    bool
-	first   chan struct{}
-	changed chan struct{}
+	ever bool
+	// evidence is the kernels' evidence, read at evidenceAt.
+	evidence   Evidence
+	evidenceAt time.Time
+	first      chan struct{}
+	changed    chan struct{}
 
 	// ctx ends the etcd watch; Close cancels it.
 	ctx     context.Context
@@ -58,7 +67,11 @@ type Source struct {
 // NewSource wraps inner. With a settings file those settings are used;
 // with etcd endpoints nothing is read until Start.
 func NewSource(inner inventory.Source, opts Options) *Source {
-	s := &Source{inner: inner, opts: opts, first: make(chan struct{}), changed: make(chan struct{}, 1), done: make(chan struct{})}
+	if opts.EvidenceEvery <= 0 {
+		opts.EvidenceEvery = 30 * time.Second
+	}
+	s := &Source{inner: inner, opts: opts, first: make(chan struct{}), changed: make(chan struct{}, 1), done: make(chan struct{}),
+		evidence: opts.Inputs.Evidence, evidenceAt: time.Now()}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	if opts.File != nil {
 		s.settings = map[model.AgentID]*Settings{"": opts.File}
@@ -164,12 +177,23 @@ func (s *Source) Poll(ctx context.Context) (*inventory.Inventory, error) {
 	}
 	s.mu.Lock()
 	settings, etcdErr := s.settings, s.etcdErr
+	evidence, evidenceAt := s.evidence, s.evidenceAt
 	s.mu.Unlock()
 
 	st, agentIssues := s.pick(settings)
 	in := s.opts.Inputs
 	in.Settings = st
+	in.Evidence = evidence
 	info, issues := Decide(in)
+	if (info.Source == RuleScratch || info.Source == RuleDefault) && len(s.opts.EvidenceRoots) > 0 && time.Since(evidenceAt) >= s.opts.EvidenceEvery {
+		// The kernels decide: kernels come and go, so look again now and
+		// then (bounded: MaxEvidenceFiles files of 64 KiB).
+		in.Evidence = ScanEvidence(s.opts.EvidenceRoots)
+		s.mu.Lock()
+		s.evidence, s.evidenceAt = in.Evidence, time.Now()
+		s.mu.Unlock()
+		info, issues = Decide(in)
+	}
 	issues = append(issues, agentIssues...)
 	switch {
 	case s.opts.File != nil:
