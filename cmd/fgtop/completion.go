@@ -127,23 +127,24 @@ func registerCompletions(root *cobra.Command) {
 		return nil, cobra.ShellCompDirectiveFilterDirs
 	}
 	byFlag := map[string]cobra.CompletionFunc{
-		"theme":         completeTheme,
-		"devices":       completeDeviceSource,
-		"config":        files("toml"),
-		"from":          files("toml"),
-		"mock-etcd":     files("json"),
-		"plugin-config": files("json", "toml"),
-		"cuda-plugin":   words("open", "fractional"),
-		"case":          files("json"),
-		"scratch-root":  dirs,
-		"agent":         completeAgents(""),
-		"cpu":           completeAgents("="),
-		"mem":           completeAgents("="),
-		"move":          completeMove,
-		"mode":          words("shared", "auto-split", "manual"),
-		"strategy":      words("evenly", "fill"),
-		"affinity":      words("interleaved", "prefer-single-node"),
+		"theme":        completeTheme,
+		"devices":      completeDeviceSource,
+		"config":       files("toml"),
+		"from":         files("toml"),
+		"mock-etcd":    files("json"),
+		"case":         files("json"),
+		"scratch-root": dirs,
+		"agent":        completeAgents(""),
+		"cpu":          completeAgents("="),
+		"mem":          completeAgents("="),
+		"move":         completeMove,
+		"mode":         words("shared", "auto-split", "manual"),
+		"strategy":     words("evenly", "fill"),
+		"affinity":     words("interleaved", "prefer-single-node"),
 	}
+	// The CUDA plugin flags (pluginflags.go).
+	byFlag["plugin-config"] = files("json", "toml")
+	byFlag["cuda-plugin"] = words("open", "fractional")
 	agentValued := map[string]bool{"cpu": true, "mem": true, "move": true}
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
