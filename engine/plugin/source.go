@@ -113,9 +113,11 @@ func (s *Source) take(r EtcdReading) {
 	s.mu.Lock()
 	changed := false
 	if r.Err != nil {
-		msg := r.Err.Error()
-		changed = msg != s.etcdErr
-		s.etcdErr = msg
+		// The first failure's words stay while etcd stays unreachable: a
+		// retry failing in other words is no news to a follower.
+		if s.etcdErr == "" {
+			s.etcdErr, changed = r.Err.Error(), true
+		}
 	} else {
 		changed = s.etcdErr != "" || !sameSettings(s.settings, r.Settings)
 		s.etcdErr = ""
