@@ -79,11 +79,6 @@ type Settings struct {
 	BadUnits bool
 }
 
-// Problem is a setting that cannot be used.
-type Problem struct {
-	Key, Value, Msg string
-}
-
 // Parse reads the plugin's settings from flattened key/value pairs, keys
 // relative to config/plugins/accelerator/cuda/ (already unquoted). Missing
 // keys take the defaults; a bad value is a Problem and its default is not
