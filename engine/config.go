@@ -38,6 +38,19 @@ type ConfigView struct {
 	// Partition computes the agents' partitions and the partition-level
 	// drift for a device set (Options.Partition).
 	Partition func(inv *inventory.Inventory) ([]model.Agent, []model.Issue)
+	// Etcd is the file's [etcd]: where the agents read their plugin
+	// settings.
+	Etcd agentconfig.Etcd
+	// AllowComputePlugins ([agent] allow-compute-plugins; AllowSet false
+	// when unset) and BlockComputePlugins choose which plugins load.
+	AllowComputePlugins []string
+	AllowSet            bool
+	BlockComputePlugins []string
+	// EtcdAgents are the agent ids whose node scope in etcd the agents
+	// read: the ids the file sets (an [[agents]] entry without one runs
+	// under [agent] id when that is set). Agents with a made-up id have
+	// no node scope fgtop can know.
+	EtcdAgents []model.AgentID
 }
 
 // LoadConfigView reads an agent.toml for watching. A file that breaks the
@@ -84,6 +97,19 @@ func configViewOf(c *agentconfig.Config, err error) (*ConfigView, error) {
 		v.Issues = append(v.Issues, model.Issue{Severity: model.SevWarning, Code: model.IssueConfig, File: c.Path, Message: w})
 	}
 	v.Partition = partitionHook(c, v.Agents)
+	v.Etcd = c.Etcd
+	v.AllowComputePlugins, v.AllowSet, v.BlockComputePlugins = c.AllowComputePlugins, c.AllowComputePlugins != nil, c.BlockComputePlugins
+	seen := map[model.AgentID]bool{}
+	for _, a := range c.Agents {
+		id := a.ID
+		if !a.IDSet {
+			id = a.InheritedID
+		}
+		if id != "" && !seen[id] {
+			seen[id] = true
+			v.EtcdAgents = append(v.EtcdAgents, id)
+		}
+	}
 	return v, nil
 }
 
@@ -104,7 +130,8 @@ func (v *ConfigView) Apply(o *Options) {
 func partitionHook(cfg *agentconfig.Config, agents []model.Agent) func(*inventory.Inventory) ([]model.Agent, []model.Issue) {
 	return func(inv *inventory.Inventory) ([]model.Agent, []model.Issue) {
 		pinv := partition.Inventory{Devices: inv.Devices, HostMem: model.NewDec(inv.HostMemBytes, 0), Source: inv.Source,
-			AcceleratorsUnknown: inv.Source.Kind == inventory.KindNone || inv.Source.Health == inventory.HealthUnavailable}
+			AcceleratorsUnknown: inv.Source.Kind == inventory.KindNone || inv.Source.Health == inventory.HealthUnavailable ||
+				model.AnyCapacityUnknown(inv.Devices)}
 		p := partition.Effective(cfg, pinv)
 		out := slices.Clone(agents)
 		p.Fill(out)

@@ -233,11 +233,20 @@ func (e *Engine) Run(ctx context.Context) error {
 			defer wg.Done()
 			t := time.NewTicker(e.opts.PollEvery)
 			defer t.Stop()
+			// A source whose reading changes for reasons of its own (plugin
+			// settings in etcd) is polled at once, not at the next tick.
+			var changed <-chan struct{}
+			if n, ok := e.opts.Inventory.(inventory.Notifier); ok {
+				changed = n.Changed()
+			}
 			for {
 				select {
 				case <-ctx.Done():
 					return
+				case <-changed:
 				case <-t.C:
+				}
+				{
 					inv, err := e.opts.Inventory.Poll(ctx)
 					select {
 					case invCh <- invResult{inv, err}:

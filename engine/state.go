@@ -227,7 +227,8 @@ func (s *state) setInventory(inv *inventory.Inventory) {
 	changed := old == nil || len(old.Devices) != len(inv.Devices)
 	if !changed {
 		for i := range inv.Devices {
-			if old.Devices[i].Key() != inv.Devices[i].Key() || !old.Devices[i].Capacity.Equal(inv.Devices[i].Capacity) {
+			if old.Devices[i].Key() != inv.Devices[i].Key() || !old.Devices[i].Capacity.Equal(inv.Devices[i].Capacity) ||
+				old.Devices[i].CapacityUnknown != inv.Devices[i].CapacityUnknown || old.Devices[i].Slot != inv.Devices[i].Slot {
 				changed = true
 				break
 			}
@@ -658,7 +659,7 @@ func (s *state) checkDevice(a *devAcc) {
 			out = append(out, model.Issue{Severity: sev, Code: model.IssueUnknownDevice, Message: msg, Device: a.key})
 		default:
 			d := &s.inv.Devices[i]
-			if total := sumHeld(a.held); d.Capacity.Less(total) {
+			if total := sumHeld(a.held); !d.CapacityUnknown && d.Capacity.Less(total) {
 				out = append(out, model.Issue{Severity: model.SevError, Code: model.IssueOverCapacity, Device: a.key,
 					Message: fmt.Sprintf("%s is held beyond its capacity: %s of %s", a.key, total, d.Capacity)})
 			}
@@ -752,8 +753,13 @@ func (s *state) checkKernel(id model.KernelID, ks *kstate) {
 			}
 			for _, v := range ks.contrib[slot] {
 				if !v.IsZero() {
+					msg := fmt.Sprintf("kernel %s holds %s, a slot no device on this node provides (Backend.AI: UnsupportedResource)", short(id), slot)
+					if p := s.inv.Plugin; p != nil && slot.DeviceName() == "cuda" {
+						// The kernel's plugin and the one fgtop mirrors disagree.
+						msg += fmt.Sprintf("; fgtop registers the GPUs as the %s CUDA plugin (decided by %s: %s): if the agents run the other one, say so with --cuda-plugin", p.Kind, p.Source, p.Detail)
+					}
 					out = append(out, model.Issue{Severity: model.SevWarning, Code: model.IssueUnsupported, Kernel: id, Agent: k.Agent, File: k.Path,
-						Message: fmt.Sprintf("kernel %s holds %s, a slot no device on this node provides (Backend.AI: UnsupportedResource)", short(id), slot)})
+						Message: msg})
 					break
 				}
 			}
@@ -856,6 +862,7 @@ func (s *state) snapshot() *model.Snapshot {
 		snap.Source = s.inv.Source
 		snap.HostMemBytes = s.inv.HostMemBytes
 		snap.Allocator.Fractional, snap.Allocator.Quantum = s.inv.Fractional, s.inv.Quantum
+		snap.Plugin = s.inv.Plugin
 	} else {
 		snap.Source = model.SourceInfo{Kind: "none", Health: "unavailable", Detail: "no device source"}
 	}

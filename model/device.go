@@ -31,12 +31,17 @@ type Device struct {
 	Slot     SlotName
 	SlotType SlotType
 	// Capacity in Slot units: fGPU shares (§4.4), 1 for a whole device, core,
-	// or MIG slice, bytes for mem.
+	// or MIG slice, bytes for mem. Zero when CapacityUnknown.
 	Capacity Dec
-	Index    int
-	Model    string
-	UUID     string // without the "GPU-" prefix
-	NUMANode int    // -1 when unknown
+	// CapacityUnknown is set when the device is listed but its capacity
+	// cannot be known (a fractional plugin whose settings were never
+	// read): it shows as "?" and is left out of the JSON, never as a
+	// made-up 1.
+	CapacityUnknown bool
+	Index           int
+	Model           string
+	UUID            string // without the "GPU-" prefix
+	NUMANode        int    // -1 when unknown
 	// Parent is the GPU a MIG slice lives on ("" otherwise).
 	Parent      DeviceID
 	MemoryBytes int64 // device memory, 0 when not applicable
@@ -123,3 +128,14 @@ const (
 	// ProcUnknown: /proc could not be read for it (Detail says why).
 	ProcUnknown ProcOwner = "unknown"
 )
+
+// AnyCapacityUnknown reports whether some device's capacity is unknown:
+// checks that add capacities up cannot be made then.
+func AnyCapacityUnknown(devs []Device) bool {
+	for i := range devs {
+		if devs[i].CapacityUnknown {
+			return true
+		}
+	}
+	return false
+}

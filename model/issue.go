@@ -55,6 +55,12 @@ const (
 	// IssueRestartPending: an agent runs an older agent.toml than the one
 	// on disk.
 	IssueRestartPending = "restart-pending"
+	// IssuePluginSettings: the CUDA plugin's settings cannot be read (etcd
+	// unreachable) or hold a value that cannot be used.
+	IssuePluginSettings = "plugin-settings"
+	// IssuePluginEvidence: the kernels disagree with each other or with
+	// the rule that chose the CUDA plugin.
+	IssuePluginEvidence = "plugin-evidence"
 )
 
 // Issue is something an operator should know about, with where it comes

@@ -51,6 +51,9 @@ type Snapshot struct {
 	HostMemBytes int64
 	// Allocator is how the agents allocate (placement settings).
 	Allocator Allocator
+	// Plugin is the CUDA plugin the devices are registered as, and why;
+	// nil when no NVML GPUs are mirrored through a plugin.
+	Plugin *PluginInfo `json:",omitempty"`
 	// IdleKernels is the number of kernels holding but idle (Kernel.Use.Idle):
 	// holding an accelerator at 0 % utilisation for at least IdleAfter.
 	IdleKernels int

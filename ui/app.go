@@ -273,6 +273,9 @@ func (a *App) adopt(s *model.Snapshot) {
 				total += v
 			}
 			switch {
+			case row.capUnknown:
+				// No share of an unknown capacity: the graph shows a gap.
+				alloc = float32(nan())
 			case row.capF > 0:
 				// Not clamped: the history graph says 110 % where a
 				// device is over capacity (the plots clamp).

@@ -42,7 +42,10 @@ type devRow struct {
 	held, capacity string // exact decimals: "1.10", "1.00"
 	over           bool
 	capF           float64
-	hasBar         bool
+	// capUnknown: the device's capacity is not known (fractional plugin
+	// settings never read): figures say "held/?", no bar, no percentage.
+	capUnknown bool
+	hasBar     bool
 
 	// Stacked bar amounts: per holding kernel (holdings order) and per agent.
 	kernAmts []float64
@@ -231,6 +234,10 @@ func (d *derived) deriveDevices(o deriveOptions, short map[model.AgentID]string,
 		r.capF = dv.Capacity.Float64()
 		r.over = dv.Capacity.Less(total)
 		r.hasBar = dv.Capacity.Sign() > 0 || total.Sign() > 0
+		if dv.CapacityUnknown {
+			// Never a bar against a made-up capacity.
+			r.capacity, r.capF, r.over, r.hasBar, r.capUnknown = "?", 0, false, false, true
+		}
 		if u != nil {
 			d.barAmounts(&r, c.usage(u))
 		}

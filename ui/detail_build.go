@@ -67,6 +67,13 @@ func deviceDetail(d *derived, di int) []detailLine {
 	}
 	capLine = append(capLine, span{lvlDim, "  owner "}, span{r.ownerLvl, owner})
 	out = append(out, detailLine{spans: capLine})
+	if p := s.Plugin; p != nil && dv.Name == "cuda" {
+		// Which plugin's rules made this id, slot and capacity, and why.
+		out = append(out, kv("registered as", pluginName(p.Kind), "by", p.Source, "settings", p.Settings))
+		if p.Detail != "" {
+			out = append(out, text(lvlDim, "  "+p.Detail))
+		}
+	}
 	if r.hasBar {
 		out = append(out, detailLine{bar: r})
 	}

@@ -82,6 +82,8 @@ func deviceRowOf(st *Styles, r *devRow, h *devHistory, c devCols, byAgent bool, 
 		st.renderBar(l, barLayout(amts, r.capF, c.bar), look, drifted)
 	case r.nMIG > 0:
 		l.cell(st.Dim, "MIG "+st.G.Dot+" "+plural(r.nMIG, "instance"), c.bar, false, st.G.Ellipsis)
+	case r.capUnknown:
+		l.cell(st.Dim, "capacity unknown", c.bar, false, st.G.Ellipsis)
 	default:
 		l.gap(c.bar)
 	}
@@ -93,7 +95,7 @@ func deviceRowOf(st *Styles, r *devRow, h *devHistory, c devCols, byAgent bool, 
 	case r.held == "0":
 		figLvl = lvlDim
 	}
-	if r.hasBar {
+	if r.hasBar || r.capUnknown {
 		l.cell(st.level(figLvl), r.held+"/"+r.capacity, c.figs, true, st.G.Ellipsis)
 	} else {
 		l.gap(c.figs)

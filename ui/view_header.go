@@ -46,6 +46,32 @@ func sourceBadge(s *model.Snapshot) span {
 	return span{lvlCrit, name + " " + src.Health}
 }
 
+// pluginName is how the console names a CUDA plugin kind.
+func pluginName(kind string) string {
+	switch kind {
+	case model.PluginCUDAOpen:
+		return "cuda_open"
+	case model.PluginCUDAFractional:
+		return "fGPU"
+	}
+	return kind
+}
+
+// pluginBadge names the CUDA plugin the GPUs are registered as and the
+// rule that chose it ("cuda_open (flag)"), with a warning while its
+// settings cannot be read; nil when no plugin is mirrored.
+func pluginBadge(s *model.Snapshot) []span {
+	if s == nil || s.Plugin == nil {
+		return nil
+	}
+	p := s.Plugin
+	out := []span{{lvlPlain, pluginName(p.Kind)}, {lvlDim, " (" + p.Source + ")"}}
+	if !p.SettingsOK && strings.HasPrefix(p.Settings, "etcd ") {
+		out = append(out, span{lvlCrit, " etcd unreachable"})
+	}
+	return out
+}
+
 // sourceProblem is the exact failure to show under the header, or "".
 func sourceProblem(s *model.Snapshot) span {
 	if s == nil || s.Source.Detail == "" {
@@ -80,6 +106,9 @@ func sourceWarnings(s *model.Snapshot) []span {
 			out = append(out, span{lvlCrit, iss.Message})
 		case iss.Code == model.IssueConfig && iss.Severity == model.SevError:
 			cfgErrs++
+		case iss.Code == model.IssuePluginSettings && iss.Severity == model.SevError:
+			// etcd unreachable: the capacities shown may be stale or unknown.
+			out = append(out, span{lvlCrit, iss.Message})
 		}
 	}
 	if cfgErrs > 0 {
@@ -135,6 +164,9 @@ func (a *App) headerPieces() []headerPiece {
 	ps := []headerPiece{
 		{spans: []span{{lvlAccent, "fgtop"}, {lvlPlain, " "}, {lvlTitle, a.nodeName()}}},
 		{spans: []span{sourceBadge(s)}},
+	}
+	if p := pluginBadge(s); p != nil {
+		ps = append(ps, headerPiece{spans: p, drop: 3})
 	}
 	if s != nil {
 		var mode []span

@@ -142,6 +142,9 @@ func registerCompletions(root *cobra.Command) {
 		"strategy":     words("evenly", "fill"),
 		"affinity":     words("interleaved", "prefer-single-node"),
 	}
+	// The CUDA plugin flags (pluginflags.go).
+	byFlag["plugin-config"] = files("json", "toml")
+	byFlag["cuda-plugin"] = words("open", "fractional")
 	agentValued := map[string]bool{"cpu": true, "mem": true, "move": true}
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {

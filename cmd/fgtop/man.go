@@ -9,6 +9,7 @@ import (
 
 	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/engine/partition"
+	"github.com/fgtop/fgtop/engine/plugin"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -55,6 +56,18 @@ func writeMan(w io.Writer, root *cobra.Command) error {
 	for _, c := range manCommands(root) {
 		m.command(c)
 	}
+	m.section("CUDA PLUGIN")
+	m.text("NVML's GPUs are shown as the node's CUDA plugin registers them. Which plugin runs is decided by the first rule that tells: " +
+		"--cuda-plugin open|fractional; agent.toml [agent] allow-compute-plugins / block-compute-plugins (module prefixes " +
+		plugin.ModuleOpen + ", " + plugin.ModuleFractional + "); allocation_mode in the plugin settings; the kernels' resource.txt lines; " +
+		"otherwise cuda_open. The snapshot JSON says which rule decided (plugin.source).")
+	m.para()
+	m.text("The settings are read from agent.toml's [etcd] (addr, namespace, user, password) under /sorna/NAMESPACE/config/plugins/accelerator/cuda/, " +
+		"the node scope nodes/agents/AGENT-ID/ over the global one, and followed; --plugin-config FILE reads them from JSON or TOML instead. " +
+		"cuda_open: ids 0, 1, ... in PCI bus order, cuda.device, capacity 1, device_mask UUIDs leave gaps. " +
+		"Fractional: ids GPU-UUID, cuda.shares with capacity min(memory/unit_mem, SMs/unit_proc) rounded down to 0.01. " +
+		"That rule is the open-source mock plugin's, ASSUMED for the closed-source fractional plugin; --fgpu-capacity N or DEVICE=N,... overrides it. " +
+		"When etcd cannot be read an issue names it, the last settings read are kept, and a capacity never known is shown as ? (absent from the JSON).")
 	m.section("EXIT STATUS")
 	m.item("0", "success (for simulate: the simulation ran, even with failing requests)")
 	m.item("1", "the check found a problem: check found drift, plan found the change invalid, simulate --check found a difference")
@@ -65,6 +78,7 @@ func writeMan(w io.Writer, root *cobra.Command) error {
 	m.item("XDG_CONFIG_HOME", "where user themes are looked for: $XDG_CONFIG_HOME/fgtop/themes (default ~/.config/fgtop/themes)")
 	m.item("SUDO_USER", "the name journaled for changes made under sudo, instead of the login")
 	m.item("TMPDIR", "where fgtop demo puts its node (removed on exit)")
+	m.item("FGTOP_REQUIRE_ETCD", "tests only: 1 makes the tests that start a real etcd fail instead of skip where the etcd binary is missing")
 	m.item("GOGC, GOMEMLIMIT", "when set, snapshot leaves the garbage collector as the user set it")
 	m.section("FILES")
 	m.item("agent.toml", "the agent config, looked for where Backend.AI's agent looks, in order: "+strings.Join(configPlaces(), ", ")+

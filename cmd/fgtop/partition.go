@@ -157,7 +157,7 @@ func nodeState(ctx context.Context, src *sourceFlags, cmdName string) (cfg *agen
 		opts.RootsOverridden = true
 	}
 	blind = warnRoots(os.Stderr, &opts)
-	inv, err := src.openInventory()
+	inv, err := src.openInventory(pluginContextOfConfig(cfg), rootPaths(opts.Roots))
 	if err != nil {
 		return nil, nil, nil, err
 	}

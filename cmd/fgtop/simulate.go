@@ -393,6 +393,13 @@ func (f *simulateFlags) liveNode(ctx context.Context, settings placement.Setting
 		return nil, err
 	}
 	f.inventorySettings(&settings, inv, sim)
+	for _, d := range snap.Devices {
+		if d.CapacityUnknown {
+			// A placement against a made-up capacity would be a made-up
+			// answer.
+			return nil, usageErr("simulate: the capacity of %s is unknown (the CUDA plugin settings could not be read): give it with --fgpu-capacity or the settings with --plugin-config", d.Key())
+		}
+	}
 	s := *snap
 	s.Devices = replaceHost(snap.Devices, f.cpus, f.cpuNUMA, memBytes)
 	if cfg != nil {

@@ -31,6 +31,7 @@ type sourceFlags struct {
 	hostCPUs    string
 	hostMem     string
 	idleAfter   time.Duration
+	plugin      pluginFlags
 	// live: the command follows the node (registerLive).
 	live bool
 }
@@ -43,6 +44,7 @@ func (f *sourceFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.mockEtcd, "mock-etcd", "", "the mock plugin's etcd settings as JSON (allocation_mode, unit_mem, ...)")
 	fl.StringVar(&f.hostCPUs, "host-cpus", "", "use these CPU cores instead of this host's, e.g. 0-63 (to check a config written for another node)")
 	fl.StringVar(&f.hostMem, "host-mem", "", "use this much memory instead of this host's, e.g. 512g (to check a config written for another node)")
+	f.plugin.register(fl)
 }
 
 // registerLive adds the flags of commands that follow the node live
@@ -70,8 +72,14 @@ func idleAfterOption(d time.Duration) (time.Duration, error) {
 }
 
 // openInventory opens the --devices source, with the host's cores and
-// memory replaced by --host-cpus and --host-mem when given.
-func (f *sourceFlags) openInventory() (inventory.Source, error) {
+// memory replaced by --host-cpus and --host-mem when given, and NVML's
+// GPUs registered as the node's CUDA plugin does (pc: what agent.toml
+// says about the plugins; roots: the scratch roots, for the kernels'
+// evidence).
+func (f *sourceFlags) openInventory(pc pluginContext, roots []string) (inventory.Source, error) {
+	if err := f.checkPluginFlags(); err != nil {
+		return nil, err
+	}
 	var host inventory.HostOptions
 	if f.hostCPUs != "" {
 		cpus, err := inventory.ParseCPUList(f.hostCPUs)
@@ -101,7 +109,21 @@ func (f *sourceFlags) openInventory() (inventory.Source, error) {
 	if err != nil {
 		return nil, f.deviceErr(err)
 	}
-	return src, nil
+	wrapped, err := f.wrapPlugin(src, pc, roots)
+	if err != nil {
+		_ = src.Close()
+		return nil, err
+	}
+	return wrapped, nil
+}
+
+// rootPaths are the roots' directories.
+func rootPaths(roots []scratch.Root) []string {
+	out := make([]string, len(roots))
+	for i, r := range roots {
+		out[i] = r.Path
+	}
+	return out
 }
 
 // options resolves the flags into engine options: which roots, which
@@ -116,6 +138,7 @@ func (f *sourceFlags) options() (engine.Options, error) {
 		}
 		opts.IdleAfter = idle
 	}
+	var pc pluginContext
 	path, found := f.config, false
 	if path == "" && len(f.scratchRoot) == 0 {
 		p, err := agentconfig.Find()
@@ -134,6 +157,7 @@ func (f *sourceFlags) options() (engine.Options, error) {
 		}
 		v.Apply(&opts)
 		opts.Roots = v.Roots
+		pc = pluginContextOfView(v)
 	}
 	if len(f.scratchRoot) > 0 {
 		roots, err := parseRoots(f.scratchRoot)
@@ -147,7 +171,7 @@ func (f *sourceFlags) options() (engine.Options, error) {
 		}
 	}
 	warnRoots(os.Stderr, &opts)
-	src, err := f.openInventory()
+	src, err := f.openInventory(pc, rootPaths(opts.Roots))
 	if err != nil {
 		return opts, err
 	}

@@ -88,6 +88,13 @@ type Config struct {
 	// Verdict is whether Backend.AI main and the BEP-1044 draft load the
 	// file, with their reasons and main's warnings (unknown keys).
 	Verdict *Verdict
+	// Etcd is [etcd]: where the agent reads its plugins' settings.
+	Etcd Etcd
+	// AllowComputePlugins is [agent] allow-compute-plugins (nil when
+	// unset: every installed plugin loads); BlockComputePlugins is
+	// block-compute-plugins. Items are module-path prefixes.
+	AllowComputePlugins []string
+	BlockComputePlugins []string
 }
 
 // AgentConfig is one agent: [agent] for a single-agent file, or one
@@ -328,6 +335,8 @@ func snake(k string) string { return strings.ReplaceAll(k, "-", "_") }
 
 func (l *loader) load(doc map[string]any) error {
 	c := l.c
+	c.Etcd = etcdOf(doc)
+	c.AllowComputePlugins, c.BlockComputePlugins, _ = computePluginsOf(doc)
 	resource := table(doc, "resource")
 	l.globals(resource)
 	container := table(doc, "container")

@@ -62,6 +62,17 @@ type Inventory struct {
 	Fractional bool
 	// Quantum is quantum_size in fractional mode, zero otherwise.
 	Quantum model.Dec
+	// Plugin says which CUDA plugin the devices are registered as (set by
+	// a plugin-aware source, nil otherwise).
+	Plugin *model.PluginInfo
+}
+
+// Notifier is implemented by a Source whose reading can change between
+// polls for reasons of its own (plugin settings changed in etcd): the
+// engine polls at once when Changed fires instead of waiting for the
+// next tick.
+type Notifier interface {
+	Changed() <-chan struct{}
 }
 
 // Source produces Inventories.

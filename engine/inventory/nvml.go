@@ -198,6 +198,7 @@ func (s *NVMLSource) enumerate() {
 		ext := s.lib.Extensions()
 		return ext != nil && ext.LookupSymbol("nvmlDeviceGetNumaNodeId") == nil
 	}()
+	smc := newSMCounter(s.lib)
 
 	n, ret := call(s.lib.DeviceGetCount)
 	if ret != nvml.SUCCESS {
@@ -240,6 +241,7 @@ func (s *NVMLSource) enumerate() {
 			name     string
 			memTotal uint64
 			numa     = -1
+			sms      int
 		)
 		// A GPU lost already is listed (by index) but not asked more: each
 		// call to it can block for seconds.
@@ -260,6 +262,7 @@ func (s *NVMLSource) enumerate() {
 			if numa < 0 && busID != "" {
 				numa = sysfsNUMANode(s.opts.SysRoot, busID)
 			}
+			sms = smc.count(h)
 		}
 		id := model.DeviceID(uuid)
 		if s.opts.IDStyle == IDStyleIndex {
@@ -276,6 +279,7 @@ func (s *NVMLSource) enumerate() {
 			UUID:        strings.TrimPrefix(uuid, "GPU-"),
 			NUMANode:    numa,
 			MemoryBytes: clampInt64(memTotal),
+			Processors:  sms,
 		}
 		if s.opts.Fractional {
 			g.dev.Slot = model.SlotCUDAShares
@@ -783,4 +787,11 @@ func prefixAll(prefix string, xs []string) []string {
 		out[i] = prefix + x
 	}
 	return out
+}
+
+// IsNVML reports whether s reads NVML (whether or not its Init worked): a
+// node's CUDA plugin is mirrored only over such a source.
+func IsNVML(s Source) bool {
+	_, ok := s.(*NVMLSource)
+	return ok
 }

@@ -73,6 +73,8 @@ var (
 		"node", "kind", "health")
 	descAllocator = desc("fgtop_allocator_info", "How the agents allocate: allocation_mode fractional or discrete, quantum_size (exact decimal, fractional mode), agent.toml affinity_policy and allocation_order (always 1).",
 		"node", "allocation_mode", "quantum_size", "affinity_policy", "allocation_order")
+	descPlugin = desc("fgtop_cuda_plugin_info", "The CUDA plugin the GPUs are registered as (kind open or fractional), the rule that chose it (source), where its settings come from, and whether they can be read now (settings_ok; false while etcd is unreachable); always 1, absent without NVML GPUs.",
+		"node", "kind", "source", "settings", "settings_ok")
 	descHostMem      = desc("fgtop_host_memory_bytes", "The host's total memory in bytes.", "node")
 	descKernels      = desc("fgtop_kernels", "Kernels found under the scratch roots, by state (ok, stale, broken, pending).", "node", "state")
 	descIdle         = desc("fgtop_idle_kernels", "Kernels holding an accelerator but idle: its processes at 0 % utilisation for at least idle_after_seconds (per node, never per kernel).", "node")
@@ -108,7 +110,7 @@ var (
 )
 
 var allDescs = []*prometheus.Desc{
-	descBuildInfo, descSeq, descTimestamp, descAge, descNodeInfo, descSourceInfo, descAllocator, descHostMem,
+	descBuildInfo, descSeq, descTimestamp, descAge, descNodeInfo, descSourceInfo, descAllocator, descPlugin, descHostMem,
 	descKernels, descIdle, descIdleAfter, descIssues, descIssuesBySev, descDeviceInfo, descCapacity, descCapExp, descHeld, descHeldExp, descFree, descDevKernels,
 	descAllocRatio, descOwner, descOverCap, descAgentInfo, descAgentKernels, descAgentHeld, descAgentMem,
 	descAgentDevHeld, descRestart, descDrift, descUtil, descMemUtil, descMemUsed, descMemTotal, descTemp,
@@ -169,6 +171,9 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	gauge(ch, descSourceInfo, 1, node, s.Source.Kind, s.Source.Health)
 	al := report.AllocatorOf(s.Allocator)
 	gauge(ch, descAllocator, 1, node, al.AllocationMode, al.QuantumSize, al.AffinityPolicy, strings.Join(al.AllocationOrder, ","))
+	if p := s.Plugin; p != nil {
+		gauge(ch, descPlugin, 1, node, p.Kind, p.Source, p.Settings, strconv.FormatBool(p.SettingsOK))
+	}
 	if s.HostMemBytes > 0 {
 		gauge(ch, descHostMem, float64(s.HostMemBytes), node)
 	}
@@ -222,8 +227,12 @@ func (c *Collector) collectDevices(ch chan<- prometheus.Metric, s *model.Snapsho
 		}
 		gauge(ch, descDeviceInfo, 1, node, plugin, id, slot, string(d.SlotType), strconv.Itoa(i), strconv.Itoa(d.Index),
 			numa, d.Model, d.UUID, string(d.Parent))
-		gauge(ch, descCapacity, f(d.Capacity), node, id, slot)
-		gauge(ch, descCapExp, float64(d.Capacity.Exponent()), node, id, slot)
+		// An unknown capacity (fractional settings never read) is left out,
+		// never exported as a made-up number.
+		if !d.CapacityUnknown {
+			gauge(ch, descCapacity, f(d.Capacity), node, id, slot)
+			gauge(ch, descCapExp, float64(d.Capacity.Exponent()), node, id, slot)
+		}
 		u := s.Usage[d.Key()]
 		if u == nil || !hasSlot(u.Held, d.Slot) {
 			gauge(ch, descHeld, 0, node, id, slot)
@@ -237,10 +246,12 @@ func (c *Collector) collectDevices(ch chan<- prometheus.Metric, s *model.Snapsho
 			kernels = u.Kernels
 		}
 		total := u.Total()
-		gauge(ch, descFree, f(d.Capacity.Sub(total)), node, id, slot)
-		gauge(ch, descOverCap, f(model.Max(total.Sub(d.Capacity), model.Zero)), node, id, slot)
+		if !d.CapacityUnknown {
+			gauge(ch, descFree, f(d.Capacity.Sub(total)), node, id, slot)
+			gauge(ch, descOverCap, f(model.Max(total.Sub(d.Capacity), model.Zero)), node, id, slot)
+		}
 		gauge(ch, descDevKernels, float64(kernels), node, plugin, id)
-		if d.Name == "cuda" {
+		if d.Name == "cuda" && !d.CapacityUnknown {
 			gauge(ch, descAllocRatio, f(ratio[d.ID]), node, id)
 		}
 		for _, a := range s.Agents {

@@ -148,6 +148,7 @@ func TestCollectAgreesWithSnapshotJSON(t *testing.T) {
 	}{
 		{"shared", base},
 		{"partitioned", partitioned(base)},
+		{"capacity unknown", capacityUnknown(base)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := New(Options{Latest: fixed(tc.snap), Build: BuildInfo{Version: "v0.0.0-test"}})
@@ -159,6 +160,47 @@ func TestCollectAgreesWithSnapshotJSON(t *testing.T) {
 				t.Fatal("no fgtop_device_held series")
 			}
 		})
+	}
+}
+
+// capacityUnknown is s with its first GPU's capacity unknown (fractional
+// plugin settings never read) and the plugin named.
+func capacityUnknown(s *model.Snapshot) *model.Snapshot {
+	c := *s
+	c.Devices = slices.Clone(s.Devices)
+	for i := range c.Devices {
+		if c.Devices[i].Name == "cuda" {
+			c.Devices[i].Capacity, c.Devices[i].CapacityUnknown = model.Zero, true
+			break
+		}
+	}
+	c.Plugin = &model.PluginInfo{Kind: model.PluginCUDAFractional, Source: "flag", Settings: "etcd 127.0.0.1:2379"}
+	return &c
+}
+
+// TestPluginAndUnknownCapacity: the plugin is exported with whether its
+// settings can be read, and a device of unknown capacity has no capacity,
+// free or over-capacity series (never a made-up number).
+func TestPluginAndUnknownCapacity(t *testing.T) {
+	snap := capacityUnknown(build(t, tree(t, 2, "agent-a")))
+	ss := samples(t, exposition(t, New(Options{Latest: fixed(snap)})))
+	p := promtest.Select(ss, "fgtop_cuda_plugin_info", "kind", "fractional", "source", "flag", "settings_ok", "false")
+	if len(p) != 1 {
+		t.Fatalf("fgtop_cuda_plugin_info: %d series", len(p))
+	}
+	var id string
+	for _, d := range snap.Devices {
+		if d.CapacityUnknown {
+			id = string(d.ID)
+		}
+	}
+	for _, m := range []string{"fgtop_device_capacity", "fgtop_device_free", "fgtop_device_over_capacity", "fgtop_device_alloc_ratio"} {
+		if n := len(promtest.Select(ss, m, "device", id)); n != 0 {
+			t.Errorf("%s for a device of unknown capacity: %d series", m, n)
+		}
+	}
+	if n := len(promtest.Select(ss, "fgtop_device_held", "device", id)); n == 0 {
+		t.Error("no fgtop_device_held for the device: what is held is known")
 	}
 }
 
@@ -174,7 +216,7 @@ func TestCompareSnapshotCatchesDifferences(t *testing.T) {
 		want   string
 	}{
 		{"held", func(r *report.Snapshot) { r.Devices[0].Held["cuda.shares"] = "0.51" }, "held cuda:" + gpu1},
-		{"capacity", func(r *report.Snapshot) { r.Devices[1].Capacity = model.MustDec("1.01") }, "capacity cuda:" + gpu2},
+		{"capacity", func(r *report.Snapshot) { c := model.MustDec("1.01"); r.Devices[1].Capacity = &c }, "capacity cuda:" + gpu2},
 		{"kernels", func(r *report.Snapshot) { r.Agents[0].Kernels++ }, "kernels of agent-a"},
 		{"owner", func(r *report.Snapshot) { r.Agents[0].Owns = map[string][]string{"cuda": {gpu3}} }, "owner_info cuda:" + gpu1},
 		{"ratio", func(r *report.Snapshot) { r.AllocMapRatio[gpu4] = "0.7000" }, "alloc ratio cuda:" + gpu4},

@@ -33,7 +33,9 @@ func InventoryOf(s *model.Snapshot) Inventory {
 	}
 	return Inventory{Devices: s.Devices, HostMem: model.NewDec(s.HostMemBytes, 0), Source: s.Source,
 		// The inventory's kinds and health words (engine/inventory).
-		AcceleratorsUnknown: s.Source.Kind == "none" || s.Source.Health == "unavailable"}
+		// A capacity not known (plugin settings never read) is treated as
+		// an unknown accelerator set: nothing is judged against a zero.
+		AcceleratorsUnknown: s.Source.Kind == "none" || s.Source.Health == "unavailable" || model.AnyCapacityUnknown(s.Devices)}
 }
 
 // ValidateOptions are the agentconfig validation options this inventory

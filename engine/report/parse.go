@@ -72,6 +72,7 @@ func (r *Snapshot) Model() (*model.Snapshot, error) {
 		return nil, err
 	}
 	s.Allocator = a
+	s.Plugin = r.Plugin
 	if r.Time != "" {
 		t, err := time.Parse(time.RFC3339Nano, r.Time)
 		if err != nil {
@@ -80,11 +81,15 @@ func (r *Snapshot) Model() (*model.Snapshot, error) {
 		s.Time = t
 	}
 	for i, d := range r.Devices {
-		if !d.Capacity.IsFinite() {
-			return nil, fmt.Errorf("device %s: capacity is not a finite decimal", d.Key)
+		var capacity model.Dec
+		if d.Capacity != nil {
+			if !d.Capacity.IsFinite() {
+				return nil, fmt.Errorf("device %s: capacity is not a finite decimal", d.Key)
+			}
+			capacity = *d.Capacity
 		}
 		md := model.Device{ID: model.DeviceID(d.ID), Name: model.DeviceName(d.Plugin), Slot: model.SlotName(d.Slot),
-			SlotType: model.SlotType(d.SlotType), Capacity: d.Capacity, Index: d.Index, Model: d.Model, UUID: d.UUID,
+			SlotType: model.SlotType(d.SlotType), Capacity: capacity, CapacityUnknown: d.Capacity == nil, Index: d.Index, Model: d.Model, UUID: d.UUID,
 			NUMANode: -1, Parent: model.DeviceID(d.Parent), MemoryBytes: d.MemoryB, Processors: d.Processors}
 		if md.Name == "" || md.ID == "" {
 			return nil, fmt.Errorf("device %d: no plugin or id", i)

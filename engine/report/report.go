@@ -32,6 +32,9 @@ type Snapshot struct {
 	// Allocator is how the agents allocate: what a placement preview run
 	// away from the node needs besides devices and holdings.
 	Allocator Allocator `json:"allocator"`
+	// Plugin is the CUDA plugin the GPUs are registered as: its kind, the
+	// rule that chose it (source) and where its settings come from.
+	Plugin *model.PluginInfo `json:"plugin,omitempty"`
 	// IdleKernels counts the kernels holding but idle: holding an
 	// accelerator at 0 % for at least IdleAfterS seconds (0: marking off).
 	IdleKernels int      `json:"idle_kernels"`
@@ -76,15 +79,17 @@ func AllocatorOf(a model.Allocator) Allocator {
 
 // Device is one device with what is held on it.
 type Device struct {
-	Key        string            `json:"key"`
-	Plugin     string            `json:"plugin"`
-	ID         string            `json:"id"`
-	Slot       string            `json:"slot"`
-	SlotType   string            `json:"slot_type"`
-	Capacity   model.Dec         `json:"capacity"`
+	Key      string `json:"key"`
+	Plugin   string `json:"plugin"`
+	ID       string `json:"id"`
+	Slot     string `json:"slot"`
+	SlotType string `json:"slot_type"`
+	// Capacity and Free are absent when the capacity is unknown (a
+	// fractional plugin whose settings were never read).
+	Capacity   *model.Dec        `json:"capacity,omitempty"`
 	Held       map[string]string `json:"held"`
 	Total      model.Dec         `json:"total"`
-	Free       model.Dec         `json:"free"`
+	Free       *model.Dec        `json:"free,omitempty"`
 	Kernels    int               `json:"kernels"`
 	Index      int               `json:"index"`
 	Model      string            `json:"model,omitempty"`
@@ -253,7 +258,7 @@ func FromSnapshot(s *model.Snapshot) *Snapshot {
 	out := &Snapshot{
 		Schema: Schema, Seq: s.Seq, Time: s.Time.UTC().Format(time.RFC3339Nano), Node: s.Node, Mode: s.Mode,
 		Config: s.ConfigPath, Source: s.Source, HostMemBytes: s.HostMemBytes, Allocator: AllocatorOf(s.Allocator),
-		IdleKernels: s.IdleKernels, IdleAfterS: s.IdleAfter.Seconds(),
+		IdleKernels: s.IdleKernels, IdleAfterS: s.IdleAfter.Seconds(), Plugin: s.Plugin,
 		Devices: []Device{}, Unknown: []Usage{}, Kernels: []Kernel{}, Agents: []Agent{}, Issues: []Issue{},
 		AllocMap: AllocMapAbsolute(s), AllocMapRatio: AllocMap(s),
 	}
@@ -265,8 +270,12 @@ func FromSnapshot(s *model.Snapshot) *Snapshot {
 		total := u.Total()
 		dev := Device{
 			Key: d.Key().String(), Plugin: string(d.Name), ID: string(d.ID), Slot: string(d.Slot), SlotType: string(d.SlotType),
-			Capacity: d.Capacity, Held: map[string]string{}, Total: total, Free: d.Capacity.Sub(total),
+			Held: map[string]string{}, Total: total,
 			Index: d.Index, Model: d.Model, UUID: d.UUID, Parent: string(d.Parent), MemoryB: d.MemoryBytes, Processors: d.Processors,
+		}
+		if !d.CapacityUnknown {
+			c, free := d.Capacity, d.Capacity.Sub(total)
+			dev.Capacity, dev.Free = &c, &free
 		}
 		if d.NUMANode >= 0 {
 			n := d.NUMANode

@@ -130,16 +130,25 @@ func CompareSnapshot(samples []Sample, snap *report.Snapshot) []string {
 		if n := len(Select(samples, "fgtop_device_held", "node", node, "device", d.ID)); n != len(held) && !sharedID(snap, d.ID) {
 			bad("fgtop_device_held of %s: %d series, snapshot --json holds %d slots", d.Key, n, len(held))
 		}
-		if s, ok := one("fgtop_device_capacity", "device", d.ID, "slot", d.Slot); ok {
-			eqDec("capacity "+d.Key, s, d.Capacity.String())
-		}
-		if s, ok := one("fgtop_device_free", "device", d.ID, "slot", d.Slot); ok {
-			eqDec("free "+d.Key, s, d.Free.String())
+		if d.Capacity == nil {
+			// Unknown capacity: no capacity, free or over-capacity series.
+			for _, m := range []string{"fgtop_device_capacity", "fgtop_device_free", "fgtop_device_over_capacity"} {
+				if n := len(Select(samples, m, "node", node, "device", d.ID, "slot", d.Slot)); n > 0 {
+					bad("%s of %s: %d series for a capacity snapshot --json does not know", m, d.Key, n)
+				}
+			}
+		} else {
+			if s, ok := one("fgtop_device_capacity", "device", d.ID, "slot", d.Slot); ok {
+				eqDec("capacity "+d.Key, s, d.Capacity.String())
+			}
+			if s, ok := one("fgtop_device_free", "device", d.ID, "slot", d.Slot); ok {
+				eqDec("free "+d.Key, s, d.Free.String())
+			}
 		}
 		if s, ok := one("fgtop_device_kernels", "plugin", d.Plugin, "device", d.ID); ok {
 			eqInt("kernels on "+d.Key, s, d.Kernels)
 		}
-		if d.Plugin == "cuda" {
+		if d.Plugin == "cuda" && d.Capacity != nil {
 			want, ok := snap.AllocMapRatio[d.ID]
 			if !ok {
 				want = "0" // upstream's map lists only devices kernels name

@@ -1,0 +1,254 @@
+package plugin
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fgtop/fgtop/model"
+)
+
+const h100Mem = 81559 << 20 // an H100 80GB as NVML reports it (85,520,809,984 bytes)
+
+func TestCapacityRule(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		kv   map[string]string
+		mem  int64
+		sms  int
+		want string
+		ok   bool
+	}{
+		{"defaults H100", nil, h100Mem, 132, "16.50", true},
+		{"unit_mem 20g H100", map[string]string{"unit_mem": "20g"}, h100Mem, 132, "3.98", true},
+		{"A100 40G defaults", nil, 40 << 30, 108, "13.50", true},
+		{"whole GPU", map[string]string{"unit_mem": "40g", "unit_proc": "108"}, 40 << 30, 108, "1.00", true},
+		{"no SM count", nil, h100Mem, 0, "", false},
+		{"bad unit_mem", map[string]string{"unit_mem": "1m"}, h100Mem, 132, "", false},
+		{"bad unit_proc", map[string]string{"unit_proc": "x"}, h100Mem, 132, "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := Parse(tc.kv)
+			got, ok := s.Capacity(tc.mem, tc.sms)
+			if ok != tc.ok || (ok && got.String() != tc.want) {
+				t.Fatalf("Capacity = %s, %v; want %s, %v (problems %v)", got, ok, tc.want, tc.ok, s.Problems)
+			}
+		})
+	}
+	// Exact arithmetic: 29/100 in float64 is 0.28999…, which a float
+	// floor would turn into 0.28.
+	s := Parse(map[string]string{"unit_mem": "1g", "unit_proc": "100"})
+	got, ok := s.Capacity(1<<30*29/100+1, 29)
+	if !ok || got.String() != "0.29" {
+		t.Fatalf("Capacity = %s, %v; want 0.29 (min of 0.29 and 0.29)", got, ok)
+	}
+}
+
+func TestParseProblems(t *testing.T) {
+	s := Parse(map[string]string{"allocation_mode": "fractionl", "quantum_size": "-1", "device_mask": " a, ,b ,"})
+	if len(s.Problems) != 2 {
+		t.Fatalf("problems %v, want 2 (allocation_mode, quantum_size)", s.Problems)
+	}
+	if s.AllocationMode != "" || !s.Quantum.Equal(DefaultQuantum) {
+		t.Fatalf("bad values were taken: %q %s", s.AllocationMode, s.Quantum)
+	}
+	if strings.Join(s.DeviceMask, "|") != "a|b" {
+		t.Fatalf("device_mask %q", s.DeviceMask)
+	}
+}
+
+func TestParseFile(t *testing.T) {
+	for _, tc := range []struct{ name, text string }{
+		{"json", `{"cuda": {"allocation_mode": "fractional", "unit_mem": "20g", "unit_proc": 8, "quantum_size": "0.01"}}`},
+		{"toml", "[cuda]\nallocation_mode = \"fractional\"\nunit_mem = \"20g\"\nunit_proc = 8\nquantum_size = \"0.01\"\n"},
+		{"etcd root", `{"config": {"plugins": {"accelerator": {"cuda": {"allocation_mode": "fractional", "unit_mem": "20g", "unit_proc": "8", "quantum_size": "0.01"}}}}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := ParseFile("x", []byte(tc.text))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !s.Fractional() || s.UnitMem != 20<<30 || s.UnitProc != 8 || s.Quantum.String() != "0.01" || len(s.Problems) > 0 {
+				t.Fatalf("got %+v", s)
+			}
+		})
+	}
+	for _, bad := range []string{`{"mock": {}}`, `{"cuda": 5}`, `{"cuda": {}} x`, "[cuda\n"} {
+		if _, err := ParseFile("x", []byte(bad)); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
+func gpu(i int, uuid string) model.Device {
+	return model.Device{ID: model.DeviceID("GPU-" + uuid), Name: "cuda", Slot: model.SlotCUDADevice, SlotType: model.SlotTypeCount,
+		Capacity: model.One, Index: i, UUID: uuid, MemoryBytes: h100Mem, Processors: 132, NUMANode: -1}
+}
+
+func fourGPUs() []model.Device {
+	devs := []model.Device{}
+	for i, u := range []string{"aaaaaaaa-0000-0000-0000-000000000000", "bbbbbbbb-0000-0000-0000-000000000000",
+		"cccccccc-0000-0000-0000-000000000000", "dddddddd-0000-0000-0000-000000000000"} {
+		devs = append(devs, gpu(i, u))
+	}
+	return append(devs, model.Device{ID: "0", Name: "cpu", Slot: "cpu", Capacity: model.One})
+}
+
+func ids(devs []model.Device) string {
+	var out []string
+	for _, d := range devs {
+		if d.Name == "cuda" {
+			c := d.Capacity.String()
+			if d.CapacityUnknown {
+				c = "?"
+			}
+			out = append(out, string(d.ID)+"="+c+"/"+string(d.Slot))
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+func TestRegister(t *testing.T) {
+	mask := Parse(map[string]string{"device_mask": "cccccccc-0000-0000-0000-000000000000"})
+	for _, tc := range []struct {
+		name string
+		kind string
+		s    *Settings
+		c    string
+		want string
+	}{
+		{"open, mask leaves a gap", model.PluginCUDAOpen, mask, "",
+			"0=1/cuda.device 1=1/cuda.device 3=1/cuda.device"},
+		{"open, no settings", model.PluginCUDAOpen, nil, "",
+			"0=1/cuda.device 1=1/cuda.device 2=1/cuda.device 3=1/cuda.device"},
+		{"fractional 20g", model.PluginCUDAFractional, Parse(map[string]string{"unit_mem": "20g"}), "",
+			"GPU-aaaaaaaa-0000-0000-0000-000000000000=3.98/cuda.shares GPU-bbbbbbbb-0000-0000-0000-000000000000=3.98/cuda.shares " +
+				"GPU-cccccccc-0000-0000-0000-000000000000=3.98/cuda.shares GPU-dddddddd-0000-0000-0000-000000000000=3.98/cuda.shares"},
+		{"fractional never read: unknown", model.PluginCUDAFractional, nil, "",
+			"GPU-aaaaaaaa-0000-0000-0000-000000000000=?/cuda.shares GPU-bbbbbbbb-0000-0000-0000-000000000000=?/cuda.shares " +
+				"GPU-cccccccc-0000-0000-0000-000000000000=?/cuda.shares GPU-dddddddd-0000-0000-0000-000000000000=?/cuda.shares"},
+		{"fractional override", model.PluginCUDAFractional, nil, "8,1=2.5,GPU-dddddddd-0000-0000-0000-000000000000=4",
+			"GPU-aaaaaaaa-0000-0000-0000-000000000000=8/cuda.shares GPU-bbbbbbbb-0000-0000-0000-000000000000=2.5/cuda.shares " +
+				"GPU-cccccccc-0000-0000-0000-000000000000=8/cuda.shares GPU-dddddddd-0000-0000-0000-000000000000=4/cuda.shares"},
+		{"fractional mask", model.PluginCUDAFractional, Parse(map[string]string{"device_mask": "GPU-aaaaaaaa-0000-0000-0000-000000000000", "unit_mem": "40g"}), "",
+			"GPU-bbbbbbbb-0000-0000-0000-000000000000=1.99/cuda.shares GPU-cccccccc-0000-0000-0000-000000000000=1.99/cuda.shares " +
+				"GPU-dddddddd-0000-0000-0000-000000000000=1.99/cuda.shares"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var c Capacities
+			if tc.c != "" {
+				var err error
+				if c, err = ParseCapacities(tc.c); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r := Register(fourGPUs(), tc.kind, tc.s, c)
+			if got := ids(r.Devices); got != tc.want {
+				t.Fatalf("got  %s\nwant %s", got, tc.want)
+			}
+			if r.Devices[len(r.Devices)-1].Name != "cpu" {
+				t.Fatal("the cpu device did not pass through")
+			}
+			if tc.s == nil && tc.c == "" && tc.kind == model.PluginCUDAFractional && len(r.Issues) != 1 {
+				t.Fatalf("issues %v: want one saying the capacity is unknown", r.Issues)
+			}
+		})
+	}
+}
+
+func TestRegisterMIGFollowsParent(t *testing.T) {
+	devs := fourGPUs()[:2]
+	devs = append(devs, model.Device{ID: "MIG-x", Name: "cuda", Slot: "cuda.device:1g.10gb-mig", Capacity: model.One, Parent: devs[1].ID})
+	r := Register(devs, model.PluginCUDAOpen, nil, Capacities{})
+	if r.Devices[2].Parent != "1" {
+		t.Fatalf("MIG parent %q, want the GPU's index id 1", r.Devices[2].Parent)
+	}
+	masked := Parse(map[string]string{"device_mask": devs[1].UUID})
+	r = Register(devs, model.PluginCUDAOpen, masked, Capacities{})
+	if len(r.Devices) != 1 {
+		t.Fatalf("a masked GPU's MIG slice stayed: %s", ids(r.Devices))
+	}
+}
+
+func TestParseCapacities(t *testing.T) {
+	for _, bad := range []string{"", "x", "-1", "1.234", "a=1,a=2", "1,2", "=3"} {
+		if _, err := ParseCapacities(bad); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+	c, err := ParseCapacities("16.5")
+	if err != nil || !c.HasAll || c.All.String() != "16.5" {
+		t.Fatalf("%+v %v", c, err)
+	}
+}
+
+func TestDecide(t *testing.T) {
+	frac := Parse(map[string]string{"allocation_mode": "fractional"})
+	for _, tc := range []struct {
+		name       string
+		in         Inputs
+		kind, rule string
+		issues     int
+	}{
+		{"flag wins", Inputs{Flag: "open", Settings: frac, Evidence: Evidence{Shares: 1}}, "open", RuleFlag, 1},
+		{"allowlist open only", Inputs{AllowSet: true, Allow: []string{"ai.backend.accelerator.cuda_open"}, Settings: frac}, "open", RuleAgent, 0},
+		{"allowlist prefix: both", Inputs{AllowSet: true, Allow: []string{"ai.backend.accelerator"}, Settings: frac}, "fractional", RuleSettings, 0},
+		{"blocklist drops open", Inputs{Block: []string{"ai.backend.accelerator.cuda_open"}}, "fractional", RuleAgent, 0},
+		{"cuda item is not a prefix of cuda_open", Inputs{AllowSet: true, Allow: []string{"ai.backend.accelerator.cuda"}}, "fractional", RuleAgent, 0},
+		{"settings", Inputs{Settings: frac}, "fractional", RuleSettings, 0},
+		{"discrete", Inputs{Settings: Parse(map[string]string{"allocation_mode": "discrete"})}, "open", RuleSettings, 0},
+		{"scratch", Inputs{Settings: Parse(nil), Evidence: Evidence{Shares: 2}}, "fractional", RuleScratch, 0},
+		{"evidence disagrees", Inputs{Evidence: Evidence{Shares: 2, Device: 1}}, "open", RuleDefault, 1},
+		{"default", Inputs{}, "open", RuleDefault, 0},
+		{"mock only", Inputs{AllowSet: true, Allow: []string{"ai.backend.accelerator.mock"}}, "open", RuleDefault, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			info, issues := Decide(tc.in)
+			if info.Kind != tc.kind || info.Source != tc.rule || len(issues) != tc.issues {
+				t.Fatalf("got %s by %s with %v; want %s by %s with %d issue(s)", info.Kind, info.Source, issues, tc.kind, tc.rule, tc.issues)
+			}
+		})
+	}
+}
+
+func TestScanEvidence(t *testing.T) {
+	root := t.TempDir()
+	write := func(k, text string) {
+		d := filepath.Join(root, k, "config")
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, "resource.txt"), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("k1", "CID=x\nSLOTS={\"cuda.shares\": \"0.5\"}\nCUDA.SHARES_SHARES=GPU-a:0.5\n")
+	write("k2", "CUDA_RESOURCE_VIRTUALIZED=1\nCUDA_MEMORY_LIMITS=\n")
+	e := ScanEvidence([]string{root})
+	if e.Files != 2 || e.Shares != 2 || e.Device != 0 || e.Kind() != model.PluginCUDAFractional {
+		t.Fatalf("%+v", e)
+	}
+	write("k3", "CUDA.DEVICE_SHARES=0:1\nCUDA_RESOURCE_VIRTUALIZED=0\n")
+	e = ScanEvidence([]string{root})
+	if !e.Disagrees() || e.Kind() != "" {
+		t.Fatalf("%+v", e)
+	}
+}
+
+func TestRelKey(t *testing.T) {
+	p := GlobalPrefix("local")
+	for key, want := range map[string]string{
+		p + "unit_mem":     "unit_mem",
+		p + "a%2Fb/c":      "a/b/c",
+		p + "bad%zzescape": "bad%zzescape",
+	} {
+		got, ok := RelKey(p, key)
+		if !ok || got != want {
+			t.Errorf("RelKey(%q) = %q, %v; want %q", key, got, ok, want)
+		}
+	}
+	if _, ok := RelKey(p, p); ok {
+		t.Error("the prefix itself is a key")
+	}
+}

@@ -1,0 +1,204 @@
+package plugin
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/fgtop/fgtop/model"
+)
+
+// Capacities is --fgpu-capacity: a share count for every GPU, or per
+// device. Per-device keys match a GPU's id as the fractional plugin names
+// it ("GPU-<uuid>"), its bare UUID, or its index.
+type Capacities struct {
+	All       model.Dec
+	HasAll    bool
+	PerDevice map[string]model.Dec
+}
+
+// Empty reports whether nothing is overridden.
+func (c Capacities) Empty() bool { return !c.HasAll && len(c.PerDevice) == 0 }
+
+// ParseCapacities reads --fgpu-capacity: "N" for every GPU, or
+// "DEVICE=N,DEVICE=N" (a bare N among them sets the rest). N is a
+// non-negative decimal with at most two places, as the plugin rounds.
+func ParseCapacities(s string) (Capacities, error) {
+	var c Capacities
+	if len(s) > 64<<10 {
+		return c, fmt.Errorf("too long")
+	}
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return c, fmt.Errorf("empty: want N or DEVICE=N,...")
+	}
+	for _, item := range strings.Split(s, ",") {
+		item = strings.TrimSpace(item)
+		dev, num, per := strings.Cut(item, "=")
+		if !per {
+			num = dev
+		}
+		d, err := model.ParseDec(strings.TrimSpace(num))
+		if err != nil || d.Sign() < 0 || len(num) > 32 {
+			return Capacities{}, fmt.Errorf("%q: want a share count such as 16.5", item)
+		}
+		if d.Exponent() < -2 {
+			return Capacities{}, fmt.Errorf("%q: at most two decimal places (the plugin rounds to 0.01)", item)
+		}
+		if !per {
+			if c.HasAll {
+				return Capacities{}, fmt.Errorf("%q: a share count for every GPU given twice", item)
+			}
+			c.All, c.HasAll = d, true
+			continue
+		}
+		dev = strings.TrimSpace(dev)
+		if dev == "" {
+			return Capacities{}, fmt.Errorf("%q: want DEVICE=N", item)
+		}
+		if c.PerDevice == nil {
+			c.PerDevice = map[string]model.Dec{}
+		}
+		if _, dup := c.PerDevice[dev]; dup {
+			return Capacities{}, fmt.Errorf("device %s given twice", dev)
+		}
+		c.PerDevice[dev] = d
+	}
+	return c, nil
+}
+
+// of returns the override for a GPU, if any.
+func (c Capacities) of(d *model.Device) (model.Dec, bool) {
+	for _, k := range []string{string(d.ID), "GPU-" + d.UUID, d.UUID, strconv.Itoa(d.Index)} {
+		if v, ok := c.PerDevice[k]; ok && k != "" {
+			return v, true
+		}
+	}
+	return c.All, c.HasAll
+}
+
+// Registration is the devices as a plugin registers them.
+type Registration struct {
+	Devices []model.Device
+	// Masked are the GPUs device_mask leaves out (their NVML UUIDs).
+	Masked []string
+	Issues []model.Issue
+	// Fractional and Quantum: the fractional plugin's alloc maps.
+	Fractional bool
+	Quantum    model.Dec
+}
+
+// Register turns NVML's GPUs (ids "GPU-<uuid>", slot cuda.device, each
+// with Index, UUID, MemoryBytes and Processors; MIG slices after their
+// GPU) into what the plugin of kind registers with settings s (nil: never
+// read) and capacity overrides c. Devices that are not cuda pass through.
+//
+//   - open (cuda_open): ids are the index ("0", "1", …, NVML's order, which
+//     is PCI bus order); device_mask holds bare UUIDs, and a masked GPU is
+//     skipped without renumbering the rest; slot cuda.device, capacity 1.
+//   - fractional: ids "GPU-<uuid>"; device_mask entries match the id or
+//     the bare UUID (assumed); slot cuda.shares with the assumed capacity
+//     rule (Settings.Capacity) unless c overrides it; unknown (never a
+//     made-up 1) when the settings were never read or the SM count is
+//     unknown.
+//
+// MIG slices keep their own ids and slots (cuda.device:<profile>-mig,
+// capacity 1) under their GPU's new id, and go with a masked GPU.
+func Register(devs []model.Device, kind string, s *Settings, c Capacities) Registration {
+	var r Registration
+	mask := map[string]bool{}
+	if s != nil {
+		for _, m := range s.DeviceMask {
+			mask[m] = true
+		}
+	}
+	used := map[string]bool{}
+	newID := map[model.DeviceID]model.DeviceID{}
+	dropped := map[model.DeviceID]bool{}
+	var unknownWhy []string
+	r.Devices = make([]model.Device, 0, len(devs))
+	for _, d := range devs {
+		if d.Name != "cuda" {
+			r.Devices = append(r.Devices, d)
+			continue
+		}
+		if d.IsMIG() {
+			if dropped[d.Parent] {
+				continue
+			}
+			if id, ok := newID[d.Parent]; ok {
+				d.Parent = id
+			}
+			r.Devices = append(r.Devices, d)
+			continue
+		}
+		bare := d.UUID
+		switch kind {
+		case model.PluginCUDAOpen:
+			if bare != "" && mask[bare] {
+				used[bare] = true
+				dropped[d.ID] = true
+				r.Masked = append(r.Masked, "GPU-"+bare)
+				continue
+			}
+			id := model.DeviceID(strconv.Itoa(d.Index))
+			newID[d.ID] = id
+			d.ID, d.Slot, d.SlotType, d.Capacity, d.CapacityUnknown = id, model.SlotCUDADevice, model.SlotTypeCount, model.One, false
+		default:
+			full := "GPU-" + bare
+			if bare != "" && (mask[bare] || mask[full]) {
+				used[bare], used[full] = mask[bare], mask[full]
+				dropped[d.ID] = true
+				r.Masked = append(r.Masked, full)
+				continue
+			}
+			d.Slot, d.SlotType = model.SlotCUDAShares, model.SlotTypeCount
+			if v, ok := c.of(&d); ok {
+				d.Capacity, d.CapacityUnknown = v, false
+			} else if v, ok := s.Capacity(d.MemoryBytes, d.Processors); ok {
+				d.Capacity, d.CapacityUnknown = v, false
+			} else {
+				d.Capacity, d.CapacityUnknown = model.Zero, true
+				switch {
+				case s == nil:
+					unknownWhy = append(unknownWhy, string(d.ID)+" (the plugin settings were never read)")
+				case s.BadUnits:
+					unknownWhy = append(unknownWhy, string(d.ID)+" (unit_mem or unit_proc cannot be used)")
+				case d.Processors <= 0:
+					unknownWhy = append(unknownWhy, string(d.ID)+" (NVML does not tell its SM count)")
+				default:
+					unknownWhy = append(unknownWhy, string(d.ID)+" (NVML does not tell its memory size)")
+				}
+			}
+		}
+		r.Devices = append(r.Devices, d)
+	}
+	if kind == model.PluginCUDAFractional {
+		r.Fractional = true
+		r.Quantum = DefaultQuantum
+		if s != nil {
+			r.Quantum = s.Quantum
+		}
+	}
+	if len(unknownWhy) > 0 {
+		r.Issues = append(r.Issues, model.Issue{Severity: model.SevWarning, Code: model.IssuePluginSettings,
+			Message: fmt.Sprintf("cuda.shares capacity unknown for %s: shown as ?, not as 1; give it with --fgpu-capacity N or DEVICE=N,...", strings.Join(unknownWhy, ", "))})
+	}
+	if s != nil {
+		var stray []string
+		for _, m := range s.DeviceMask {
+			if !used[m] {
+				stray = append(stray, m)
+			}
+		}
+		if len(stray) > 0 {
+			hint := ""
+			if kind == model.PluginCUDAOpen {
+				hint = " (cuda_open compares bare UUIDs, without GPU-, exactly)"
+			}
+			r.Issues = append(r.Issues, model.Issue{Severity: model.SevWarning, Code: model.IssuePluginSettings,
+				Message: fmt.Sprintf("device_mask names %s, which masks no GPU on this node%s", strings.Join(stray, ", "), hint)})
+		}
+	}
+	return r
+}

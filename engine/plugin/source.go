@@ -1,0 +1,278 @@
+package plugin
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fgtop/fgtop/engine/inventory"
+	"github.com/fgtop/fgtop/model"
+)
+
+// Options configure a Source.
+type Options struct {
+	// Inputs are the rules that choose the plugin (Settings is ignored:
+	// the source's own settings are used).
+	Inputs Inputs
+	// Capacities is --fgpu-capacity.
+	Capacities Capacities
+	// Etcd, when it has endpoints, is where the settings are read and
+	// followed (Start).
+	Etcd EtcdOptions
+	// File is --plugin-config, already parsed; FilePath names it. When set,
+	// etcd is not read.
+	File     *Settings
+	FilePath string
+	// EvidenceRoots are the scratch roots whose kernels' resource.txt
+	// files are read again every EvidenceEvery (default 30s) while no
+	// stronger rule than the kernels decides the plugin; none: only
+	// Inputs.Evidence, as given.
+	EvidenceRoots []string
+	EvidenceEvery time.Duration
+}
+
+// Source wraps an NVML device source (UUID ids, cuda.device) and
+// registers its GPUs as the node's CUDA plugin does, with the plugin's
+// settings from etcd (followed live) or a file. Other sources' readings
+// (mock, demo, none) pass through unchanged. It implements
+// inventory.Source and inventory.Notifier.
+type Source struct {
+	inner inventory.Source
+	opts  Options
+
+	mu sync.Mutex
+	// per-agent settings last read; nil before any.
+	settings map[model.AgentID]*Settings
+	// etcdErr is the current read failure ("" when reading works).
+	etcdErr string
+	// ever is set once a reading arrived (success or failure).
+	ever bool
+	// evidence is the kernels' evidence, read at evidenceAt.
+	evidence   Evidence
+	evidenceAt time.Time
+	first      chan struct{}
+	changed    chan struct{}
+
+	// ctx ends the etcd watch; Close cancels it.
+	ctx     context.Context
+	cancel  context.CancelFunc
+	done    chan struct{}
+	started bool
+}
+
+// NewSource wraps inner. With a settings file those settings are used;
+// with etcd endpoints nothing is read until Start.
+func NewSource(inner inventory.Source, opts Options) *Source {
+	if opts.EvidenceEvery <= 0 {
+		opts.EvidenceEvery = 30 * time.Second
+	}
+	s := &Source{inner: inner, opts: opts, first: make(chan struct{}), changed: make(chan struct{}, 1), done: make(chan struct{}),
+		evidence: opts.Inputs.Evidence, evidenceAt: time.Now()}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	if opts.File != nil {
+		s.settings = map[model.AgentID]*Settings{"": opts.File}
+		s.ever = true
+		close(s.first)
+	} else if len(opts.Etcd.Endpoints) == 0 {
+		s.ever = true
+		close(s.first)
+	}
+	return s
+}
+
+// Start follows the settings in etcd until Close, and waits up to wait
+// for the first answer (a reading or a failure), so that a first snapshot
+// already has them; it never waits longer, etcd down or not. Call it
+// once.
+func (s *Source) Start(wait time.Duration) {
+	s.mu.Lock()
+	s.started = true
+	s.mu.Unlock()
+	if s.opts.File != nil || len(s.opts.Etcd.Endpoints) == 0 {
+		close(s.done)
+		return
+	}
+	go func() {
+		defer close(s.done)
+		WatchEtcd(s.ctx, s.opts.Etcd, s.take)
+	}()
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-s.first:
+	case <-t.C:
+	}
+}
+
+// take installs a reading from etcd.
+func (s *Source) take(r EtcdReading) {
+	s.mu.Lock()
+	changed := false
+	if r.Err != nil {
+		// The first failure's words stay while etcd stays unreachable: a
+		// retry failing in other words is no news to a follower.
+		if s.etcdErr == "" {
+			s.etcdErr, changed = r.Err.Error(), true
+		}
+	} else {
+		changed = s.etcdErr != "" || !sameSettings(s.settings, r.Settings)
+		s.etcdErr = ""
+		s.settings = r.Settings
+	}
+	if !s.ever {
+		s.ever = true
+		close(s.first)
+	}
+	s.mu.Unlock()
+	if changed {
+		select {
+		case s.changed <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func sameSettings(a, b map[model.AgentID]*Settings) bool {
+	if len(a) != len(b) || (a == nil) != (b == nil) {
+		return false
+	}
+	for k, v := range a {
+		if !v.Equal(b[k]) {
+			return false
+		}
+	}
+	return true
+}
+
+// Changed fires when the settings or their health changed.
+func (s *Source) Changed() <-chan struct{} { return s.changed }
+
+// Close stops following etcd and closes the wrapped source.
+func (s *Source) Close() error {
+	s.cancel()
+	s.mu.Lock()
+	started := s.started
+	s.mu.Unlock()
+	if !started {
+		return s.inner.Close()
+	}
+	select {
+	case <-s.done:
+	case <-time.After(5 * time.Second):
+		// A wedged client must not hold up the exit.
+	}
+	return s.inner.Close()
+}
+
+// Poll reads the wrapped source and registers its GPUs.
+func (s *Source) Poll(ctx context.Context) (*inventory.Inventory, error) {
+	inv, err := s.inner.Poll(ctx)
+	if err != nil || inv == nil {
+		return inv, err
+	}
+	if inv.Source.Kind != inventory.KindNVML {
+		return inv, nil
+	}
+	s.mu.Lock()
+	settings, etcdErr := s.settings, s.etcdErr
+	evidence, evidenceAt := s.evidence, s.evidenceAt
+	s.mu.Unlock()
+
+	st, agentIssues := s.pick(settings)
+	in := s.opts.Inputs
+	in.Settings = st
+	in.Evidence = evidence
+	info, issues := Decide(in)
+	if (info.Source == RuleScratch || info.Source == RuleDefault) && len(s.opts.EvidenceRoots) > 0 && time.Since(evidenceAt) >= s.opts.EvidenceEvery {
+		// The kernels decide: kernels come and go, so look again now and
+		// then (bounded: MaxEvidenceFiles files of 64 KiB).
+		in.Evidence = ScanEvidence(s.opts.EvidenceRoots)
+		s.mu.Lock()
+		s.evidence, s.evidenceAt = in.Evidence, time.Now()
+		s.mu.Unlock()
+		info, issues = Decide(in)
+	}
+	issues = append(issues, agentIssues...)
+	switch {
+	case s.opts.File != nil:
+		info.Settings, info.SettingsOK = "file "+s.opts.FilePath, true
+	case len(s.opts.Etcd.Endpoints) > 0:
+		info.Settings, info.SettingsOK = "etcd "+s.opts.Etcd.Addr(), etcdErr == ""
+	default:
+		info.Settings = "none"
+	}
+	if etcdErr != "" {
+		kept := "the last settings read are kept"
+		if settings == nil {
+			kept = "none were ever read, so fractional capacities are unknown"
+		}
+		issues = append(issues, model.Issue{Severity: model.SevError, Code: model.IssuePluginSettings,
+			Message: fmt.Sprintf("cannot read the CUDA plugin settings from etcd at %s (%s): %s", s.opts.Etcd.Addr(), etcdErr, kept)})
+	}
+	if st != nil {
+		for _, p := range st.Problems {
+			issues = append(issues, model.Issue{Severity: model.SevWarning, Code: model.IssuePluginSettings,
+				Message: "CUDA plugin setting " + p})
+		}
+	}
+	reg := Register(inv.Devices, info.Kind, st, s.opts.Capacities)
+	issues = append(issues, reg.Issues...)
+
+	out := *inv
+	out.Devices = reg.Devices
+	out.SlotTypes = make(model.SlotTypes, len(inv.SlotTypes))
+	for k, v := range inv.SlotTypes {
+		if k != model.SlotCUDADevice && k != model.SlotCUDAShares {
+			out.SlotTypes[k] = v
+		}
+	}
+	if reg.Fractional {
+		out.SlotTypes[model.SlotCUDAShares] = model.SlotTypeCount
+	} else {
+		out.SlotTypes[model.SlotCUDADevice] = model.SlotTypeCount
+	}
+	out.Fractional, out.Quantum = reg.Fractional, reg.Quantum
+	out.Issues = append(slices.Clone(inv.Issues), issues...)
+	if len(reg.Masked) > 0 {
+		out.Source.Detail += fmt.Sprintf(", %d masked by device_mask", len(reg.Masked))
+	}
+	out.Plugin = &info
+	return &out, nil
+}
+
+// pick chooses the settings to register with: every agent's, when they
+// agree; the first agent's otherwise, with an issue.
+func (s *Source) pick(m map[model.AgentID]*Settings) (*Settings, []model.Issue) {
+	if len(m) == 0 {
+		return nil, nil
+	}
+	ids := make([]string, 0, len(m))
+	for id := range m {
+		ids = append(ids, string(id))
+	}
+	order := s.opts.Etcd.Agents
+	if len(order) == 0 {
+		sort.Strings(ids)
+		order = nil
+		for _, id := range ids {
+			order = append(order, model.AgentID(id))
+		}
+	}
+	first := m[order[0]]
+	var differ []string
+	for _, id := range order[1:] {
+		if !m[id].Equal(first) {
+			differ = append(differ, fmt.Sprintf("%s (%s)", id, m[id]))
+		}
+	}
+	if len(differ) == 0 {
+		return first, nil
+	}
+	return first, []model.Issue{{Severity: model.SevWarning, Code: model.IssuePluginSettings,
+		Message: fmt.Sprintf("the agents' CUDA plugin settings differ (node scopes in etcd): %s has %s, but %s; fgtop shows the GPUs as agent %s registers them",
+			order[0], first, strings.Join(differ, "; "), order[0])}}
+}
