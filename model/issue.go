@@ -55,6 +55,9 @@ const (
 	// IssueRestartPending: an agent runs an older agent.toml than the one
 	// on disk.
 	IssueRestartPending = "restart-pending"
+	// IssueBadID: an id Backend.AI defines as a UUID (kernel, session,
+	// owner) that is not one, from a record or a peer's snapshot.
+	IssueBadID = "bad-id"
 )
 
 // Issue is something an operator should know about, with where it comes

@@ -9,16 +9,21 @@ import "reflect"
 // present or added later, enters unescaped. Unexported fields are left
 // alone. Two map keys that become the same after escaping keep one
 // entry (the escaped text already says the key was odd).
-func Clean(ptr any) {
+func Clean(ptr any) { Apply(ptr, Text) }
+
+// Apply replaces every string s that ptr reaches, as Clean does, with
+// f(s). Tests use it to plant hostile text in every field.
+func Apply(ptr any, f func(string) string) {
 	v := reflect.ValueOf(ptr)
 	if v.Kind() != reflect.Pointer || v.IsNil() {
 		return
 	}
-	w := walker{strs: map[reflect.Type]bool{}}
+	w := walker{f: f, strs: map[reflect.Type]bool{}}
 	w.walk(v.Elem())
 }
 
 type walker struct {
+	f func(string) string
 	// strs caches whether a type can hold a string at all, so numeric
 	// subtrees (decimals, telemetry) are skipped without a visit.
 	strs map[reflect.Type]bool
@@ -59,7 +64,7 @@ func (w *walker) walk(v reflect.Value) bool {
 	switch v.Kind() {
 	case reflect.String:
 		s := v.String()
-		if c := Text(s); c != s {
+		if c := w.f(s); c != s {
 			v.SetString(c)
 			return true
 		}
