@@ -5,9 +5,13 @@
 package hostile
 
 import (
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/fgtop/fgtop/internal/untrusted"
@@ -90,4 +94,47 @@ func Foreign(out string) []string {
 
 func context(s string, i int) string {
 	return s[max(0, i-30):min(len(s), i+30)]
+}
+
+// Prometheus is a fake Prometheus query API whose every answer names one
+// node, node + Payload, with Payload in every label fgtop reads (numeric
+// labels stay numbers, so the node is rebuilt): what a node that writes
+// its own labels, or anyone who can push to Prometheus, can make it say.
+// With fail set it answers every query with an error whose body carries
+// Payload instead.
+func Prometheus(node string, fail bool) http.Handler {
+	name := node + Payload
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		q := r.FormValue("query")
+		if fail {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusUnprocessableEntity)
+			b, _ := json.Marshal(map[string]string{"status": "error", "errorType": "execution" + Payload, "error": "boom" + Payload})
+			_, _ = w.Write(b)
+			return
+		}
+		labels := map[string]string{"node": name}
+		value := "1"
+		switch {
+		case strings.Contains(q, "timestamp("):
+			value = strconv.FormatInt(time.Now().Unix(), 10)
+		case strings.Contains(q, "by (node)"):
+		default:
+			for _, l := range []string{"plugin", "device", "slot", "slot_type", "model", "uuid", "agent", "mode", "config",
+				"kind", "health", "severity", "version", "allocation_mode", "affinity_policy", "allocation_order", "parent"} {
+				labels[l] = l + Payload
+			}
+			labels["position"], labels["index"], labels["numa_node"], labels["quantum_size"] = "0", "0", "0", "0.1"
+		}
+		ts := float64(time.Now().UnixMilli()) / 1000
+		out := map[string]any{"status": "success", "data": map[string]any{"resultType": "vector",
+			"result": []any{map[string]any{"metric": labels, "value": []any{ts, value}}}}}
+		if strings.Contains(q, "[") && strings.HasPrefix(q, "fgtop_build_info{") { // a range selector: a matrix
+			out["data"] = map[string]any{"resultType": "matrix",
+				"result": []any{map[string]any{"metric": labels, "values": []any{[]any{ts, value}}}}}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		b, _ := json.Marshal(out)
+		_, _ = w.Write(b)
+	})
 }

@@ -142,3 +142,18 @@ func IsUUID(s string) bool {
 	}
 	return true
 }
+
+// Err returns err with its message passed through Text (nil stays nil);
+// errors.Is and errors.As still see err. It is for an error whose text
+// quotes a peer's answer (an HTTP body, a remote stderr).
+func Err(err error) error {
+	if err == nil {
+		return nil
+	}
+	return textErr{err}
+}
+
+type textErr struct{ err error }
+
+func (e textErr) Error() string { return Text(e.err.Error()) }
+func (e textErr) Unwrap() error { return e.err }
