@@ -3,6 +3,7 @@ package ui
 import (
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/fgtop/fgtop/internal/untrusted"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -15,7 +16,10 @@ func (a *App) selectedID() string { return a.panes[a.focus].Selected() }
 // terminal does the copying, so it works over SSH too) and says so. It
 // changes nothing on the node, so viewers have it as well.
 func (a *App) copySelected() tea.Cmd {
-	id := a.selectedID()
+	// The id came through the one rule for outside text already; the
+	// guard keeps a clipboard (pasted into a shell) free of control
+	// characters whatever a pane returns.
+	id := untrusted.Text(a.selectedID())
 	if id == "" {
 		a.flashf(lvlInfo, "nothing to copy: this row names no id")
 		return nil

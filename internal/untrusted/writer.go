@@ -4,6 +4,7 @@ import (
 	"io"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Writer passes everything written to it through Lines before it reaches
@@ -38,7 +39,15 @@ func (x *Writer) Write(p []byte) (int, error) {
 	if len(buf) == 0 {
 		return len(p), nil
 	}
-	s := string(buf)
+	// The common case, nothing to escape, is written as it came, without
+	// a copy: a follow stream writes megabytes a line.
+	s := unsafe.String(unsafe.SliceData(buf), len(buf))
+	if firstUnsafe(s, true) < 0 {
+		if _, err := x.w.Write(buf); err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
 	if _, err := io.WriteString(x.w, Lines(s)); err != nil {
 		return 0, err
 	}
