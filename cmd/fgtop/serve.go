@@ -136,7 +136,10 @@ func (f *serveFlags) check(cmd *cobra.Command) error {
 			return err
 		}
 	}
-	return checkDemoFlags(cmd, "serve", f.demo, "config", "scratch-root", "devices", "mock-etcd")
+	if err := checkDemoFlags(cmd, "serve", f.demo, "config", "scratch-root", "devices", "mock-etcd"); err != nil {
+		return err
+	}
+	return checkRegular("serve: --authorized-keys", f.authorizedKeys)
 }
 
 // serveRun is one `fgtop serve` invocation.
