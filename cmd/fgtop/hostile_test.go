@@ -18,6 +18,7 @@ import (
 	"github.com/fgtop/fgtop/engine/demo"
 	"github.com/fgtop/fgtop/engine/report"
 	"github.com/fgtop/fgtop/internal/hostile"
+	"github.com/fgtop/fgtop/internal/testfix"
 	"github.com/fgtop/fgtop/ui/ssh/sshtest"
 )
 
@@ -210,5 +211,58 @@ func TestHostilePrometheus(t *testing.T) {
 			}
 		}
 		srv.Close()
+	}
+}
+
+// TestHostileKernelFiles: kernels whose resource.txt and recovery.json
+// hold escape sequences (a device id, the container id, a value that does
+// not parse, the image, the architecture): `check`, `check --json` and
+// `snapshot` print nothing raw on stdout or stderr, and still name what
+// is wrong (escaped).
+func TestHostileKernelFiles(t *testing.T) {
+	fix := testfix.Dir(t, "backendai")
+	mock, etcd := filepath.Join(fix, "mock-accelerator.toml"), filepath.Join(fix, "mock-accelerator.etcd.json")
+	root := t.TempDir()
+	res, err := os.ReadFile(filepath.Join(fix, "resource.cuda-shares-single.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := os.ReadFile(filepath.Join(fix, "recovery.numa0-batch.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const gpu = "c59395cd-ac91-4cd3-a1b0-3d2568aa2d04"
+	write := func(id, name, text string) {
+		dir := filepath.Join(root, id, "config")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	k0, k1 := "00000000-0000-4000-8000-000000000000", "11111111-1111-4111-8111-111111111111"
+	evil := strings.Replace(string(res), "CUDA.SHARES_SHARES="+gpu, "CUDA.SHARES_SHARES=gpu"+strings.TrimSuffix(hostile.Payload, "\x9b"), 1)
+	evil = strings.Replace(evil, "CID=", "CID=\x1b]8;;http://evil/\x1b\\", 1)
+	write(k0, "resource.txt", evil)
+	r := strings.ReplaceAll(string(rec), "21e330bf-e15a-47a9-9183-df27ccd257b6", k0)
+	r = strings.Replace(r, `"name":"python-pytorch"`, `"name":"\u001b]8;;http://x/\u001b\\py\u001b]8;;\u001b\\"`, 1)
+	write(k0, "recovery.json", r)
+	write(k1, "resource.txt", strings.Replace(string(res), ":0.50\n", ":0.5\x1b]52;c;eA==\x07\u009b\n", 1))
+	write(k1, "recovery.json", strings.Replace(strings.ReplaceAll(string(rec), "21e330bf-e15a-47a9-9183-df27ccd257b6", k1),
+		`"owner_user_id":"35e02027-c5ba-4d6c-9708-7623f41044c1"`, `"owner_user_id":"u\u001b]52;c;eA==\u0007"`, 1))
+	src := []string{"--scratch-root", root, "--devices", mock, "--mock-etcd", etcd}
+	cfg := []string{"--config", filepath.Join(fix, "agent.multi-agent.slot-based.toml"), "--host-cpus", "0-255", "--host-mem", "2t"}
+	for _, args := range [][]string{{"check"}, {"check", "--json"}, {"snapshot"}, {"snapshot", "--compact"}} {
+		full := append(append(args, src...), cfg...)
+		if args[0] == "snapshot" {
+			full = append(args, src...)
+		}
+		out, errOut, _ := runMain(t, full...)
+		requireClean(t, fmt.Sprintf("%v stdout", args), out)
+		requireClean(t, fmt.Sprintf("%v stderr", args), errOut)
+		if len(args) == 1 && args[0] == "check" && !strings.Contains(out+errOut, `gpu\x1b]52;c;`) {
+			t.Fatalf("%v does not name the planted device, escaped:\n%s\n%s", args, out, errOut)
+		}
 	}
 }
