@@ -104,6 +104,8 @@ type doc struct {
 	Map   map[string]inner
 	Arr   [2]string
 	Any   any
+	MM    map[kid]map[kid]string
+	PM    map[string]*inner
 	N     int
 	inner string
 }
@@ -114,13 +116,17 @@ type inner struct{ V string }
 
 func TestClean(t *testing.T) {
 	d := doc{Name: "a\x1b", ID: "k\n", Tags: []string{"\a"}, Sub: &doc{Name: "\u009b"},
-		Map: map[string]inner{"k\x1b": {"v\x1b"}, "ok": {"fine"}}, Arr: [2]string{"x", "\r"}, Any: "\x1b", N: 3, inner: "\x1b"}
+		Map: map[string]inner{"k\x1b": {"v\x1b"}, "ok": {"fine"}}, Arr: [2]string{"x", "\r"}, Any: "\x1b", N: 3, inner: "\x1b",
+		MM: map[kid]map[kid]string{"s\x1b": {"d\x1b": "v\x1b"}}, PM: map[string]*inner{"p": {"\a"}}}
 	Clean(&d)
 	if d.Name != `a\x1b` || d.ID != `k\x0a` || d.Tags[0] != `\x07` || d.Sub.Name != `\u009b` || d.Arr[1] != `\x0d` || d.Any != `\x1b` {
 		t.Fatalf("not cleaned: %+v", d)
 	}
 	if d.inner != "\x1b" {
 		t.Fatal("an unexported field was touched")
+	}
+	if d.MM[`s\x1b`][`d\x1b`] != `v\x1b` || len(d.MM) != 1 || d.PM["p"].V != `\x07` {
+		t.Fatalf("nested maps: %#v %#v", d.MM, d.PM["p"])
 	}
 	if len(d.Map) != 2 || d.Map[`k\x1b`].V != `v\x1b` || d.Map["ok"].V != "fine" {
 		t.Fatalf("map: %#v", d.Map)

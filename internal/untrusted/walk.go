@@ -18,7 +18,7 @@ func Apply(ptr any, f func(string) string) {
 	if v.Kind() != reflect.Pointer || v.IsNil() {
 		return
 	}
-	w := walker{f: f, strs: map[reflect.Type]bool{}}
+	w := walker{f: f, strs: map[reflect.Type]bool{}, fields: map[reflect.Type][]int{}}
 	w.walk(v.Elem())
 }
 
@@ -27,6 +27,22 @@ type walker struct {
 	// strs caches whether a type can hold a string at all, so numeric
 	// subtrees (decimals, telemetry) are skipped without a visit.
 	strs map[reflect.Type]bool
+	// fields caches a struct type's exported fields that can hold one.
+	fields map[reflect.Type][]int
+}
+
+func (w *walker) stringFields(t reflect.Type) []int {
+	if fs, ok := w.fields[t]; ok {
+		return fs
+	}
+	var fs []int
+	for i := 0; i < t.NumField(); i++ {
+		if f := t.Field(i); f.IsExported() && w.holds(f.Type) {
+			fs = append(fs, i)
+		}
+	}
+	w.fields[t] = fs
+	return fs
 }
 
 func (w *walker) holds(t reflect.Type) bool {
@@ -84,9 +100,8 @@ func (w *walker) walk(v reflect.Value) bool {
 		}
 	case reflect.Struct:
 		changed := false
-		t := v.Type()
-		for i := 0; i < v.NumField(); i++ {
-			if t.Field(i).IsExported() && w.walk(v.Field(i)) {
+		for _, i := range w.stringFields(v.Type()) {
+			if w.walk(v.Field(i)) {
 				changed = true
 			}
 		}
@@ -112,14 +127,43 @@ func (w *walker) walkMap(m reflect.Value) bool {
 	type change struct{ old, key, val reflect.Value }
 	var changes []change
 	kt, vt := m.Type().Key(), m.Type().Elem()
+	keyHolds, valHolds := w.holds(kt), w.holds(vt)
 	for it := m.MapRange(); it.Next(); {
-		k := reflect.New(kt).Elem()
-		k.Set(it.Key())
-		val := reflect.New(vt).Elem()
-		val.Set(it.Value())
-		kc, vc := w.walk(k), w.walk(val)
+		k, v := it.Key(), it.Value()
+		nk, nv := k, v
+		kc, vc := false, false
+		if keyHolds {
+			if kt.Kind() == reflect.String {
+				if c := w.f(k.String()); c != k.String() {
+					nk = reflect.New(kt).Elem()
+					nk.SetString(c)
+					kc = true
+				}
+			} else {
+				nk = reflect.New(kt).Elem()
+				nk.Set(k)
+				kc = w.walk(nk)
+			}
+		}
+		if valHolds {
+			switch vt.Kind() {
+			case reflect.Map, reflect.Pointer:
+				// A reference: cleaned where it points, the entry stays.
+				w.walk(v)
+			case reflect.String:
+				if c := w.f(v.String()); c != v.String() {
+					nv = reflect.New(vt).Elem()
+					nv.SetString(c)
+					vc = true
+				}
+			default:
+				nv = reflect.New(vt).Elem()
+				nv.Set(v)
+				vc = w.walk(nv)
+			}
+		}
 		if kc || vc {
-			changes = append(changes, change{it.Key(), k, val})
+			changes = append(changes, change{k, nk, nv})
 		}
 	}
 	for _, c := range changes {
