@@ -42,19 +42,19 @@ func main() {
 }
 
 func run(args []string) int {
-	if path := os.Getenv("FGTOP_CPUPROFILE"); path != "" {
-		stop, err := startCPUProfile(path)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "fgtop:", err)
-			return exitBadUsage
-		}
-		defer stop()
-	}
 	// Everything printed as plain text (reports, JSON, errors) passes
 	// through the one rule for outside text: a node name, an HTTP body or
 	// a file's bytes quoted in it cannot drive the terminal.
 	stdout, stderr := untrusted.NewWriter(os.Stdout), untrusted.NewWriter(os.Stderr)
 	defer func() { _ = stdout.Flush(); _ = stderr.Flush() }()
+	if path := os.Getenv("FGTOP_CPUPROFILE"); path != "" {
+		stop, err := startCPUProfile(path)
+		if err != nil {
+			fmt.Fprintln(stderr, "fgtop:", err)
+			return exitBadUsage
+		}
+		defer stop()
+	}
 	root := newRootCmd()
 	root.SetArgs(args)
 	root.SetOut(stdout)
