@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -264,5 +265,91 @@ func TestHostileKernelFiles(t *testing.T) {
 		if len(args) == 1 && args[0] == "check" && !strings.Contains(out+errOut, `gpu\x1b]52;c;`) {
 			t.Fatalf("%v does not name the planted device, escaped:\n%s\n%s", args, out, errOut)
 		}
+	}
+}
+
+// TestHostileFleetInTmux runs the real binary's fleet console in tmux
+// (clipboard passing on) against a hostile peer: the pane shows the
+// payload escaped, the window title holds no escape, and neither the
+// payload's OSC 52 nor `y` on a row of the peer's console puts a control character
+// or the payload's command on tmux's clipboard (the copy does reach it: the log
+// shows the escaped id tmux got).
+func TestHostileFleetInTmux(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux not installed")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "fgtop")
+	bctx, bcancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer bcancel()
+	if out, err := exec.CommandContext(bctx, "go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	addr, known := hostilePeer(t, "snapshot", hostileLine(t))
+	kh := filepath.Join(dir, "known_hosts")
+	if err := os.WriteFile(kh, []byte(known), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	id := filepath.Join(dir, "id")
+	sshtest.NewKey(t).WritePrivate(t, id)
+	sock := fmt.Sprintf("fgtop-hostile-%d-%s", os.Getpid(), filepath.Base(dir))
+	tmux := func(args ...string) (string, error) {
+		out, err := exec.Command("tmux", append([]string{"-L", sock, "-f", "/dev/null"}, args...)...).CombinedOutput()
+		return string(out), err
+	}
+	cmd := fmt.Sprintf("env SSH_AUTH_SOCK= TERM=xterm-256color %s fleet --hosts %s --identity %s --known-hosts %s", bin, addr, id, kh)
+	if out, err := tmux("new-session", "-d", "-s", "h", "-x", "160", "-y", "48", cmd); err != nil {
+		t.Fatalf("tmux: %v: %s", err, out)
+	}
+	t.Cleanup(func() { _, _ = tmux("kill-server") })
+	_, _ = tmux("set-option", "-g", "set-clipboard", "on")
+	_, _ = tmux("set-option", "-g", "allow-rename", "on")
+	pane := func(want string) string {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			out, err := tmux("capture-pane", "-p", "-t", "h")
+			if err == nil && strings.Contains(out, want) {
+				return out
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the pane never showed %q; last:\n%s (%v)", want, out, err)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	checkTmux := func(what string) {
+		t.Helper()
+		title, _ := tmux("display-message", "-p", "-t", "h", "#{pane_title}")
+		if strings.ContainsFunc(strings.TrimSuffix(title, "\n"), func(r rune) bool { return r < 0x20 || (r >= 0x7f && r <= 0x9f) }) {
+			t.Fatalf("%s: the title holds control characters: %q", what, title)
+		}
+		bufs, _ := tmux("list-buffers", "-F", "#{buffer_name}")
+		for _, b := range strings.Fields(bufs) {
+			content, _ := tmux("show-buffer", "-b", b)
+			if strings.Contains(content, "rm -rf") || strings.ContainsAny(content, "\n\r\x1b\a") {
+				t.Fatalf("%s: tmux's clipboard got %q", what, content)
+			}
+		}
+	}
+	pane(`\x1b]52;c;`)
+	checkTmux("fleet table")
+	// Open the node, go to its kernels, copy one.
+	for _, k := range []string{"Enter", "Tab", "Tab", "y"} {
+		if out, err := tmux("send-keys", "-t", "h", k); err != nil {
+			t.Fatalf("send-keys %s: %v: %s", k, err, out)
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	pane("read-only")
+	checkTmux("after y on the node's console")
+	bufs, _ := tmux("list-buffers")
+	title, _ := tmux("display-message", "-p", "-t", "h", "#{pane_title}")
+	t.Logf("buffers: %q; title: %q", bufs, title)
+	if out, _ := tmux("capture-pane", "-p", "-t", "h"); !strings.Contains(out, `\x1b]52;c;`) {
+		t.Fatalf("the node's console does not show the payload escaped:\n%s", out)
 	}
 }
