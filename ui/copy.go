@@ -24,6 +24,12 @@ func (a *App) copySelected() tea.Cmd {
 		a.flashf(lvlInfo, "nothing to copy: this row names no id")
 		return nil
 	}
+	// Backend.AI names kernels by UUID; another id is a peer's invention
+	// (a bad-id issue) and is not put where it would be pasted.
+	if _, ok := a.panes[a.focus].(*kernelsPane); ok && !untrusted.IsUUID(id) {
+		a.flashf(lvlWarn, "not copied: kernel id "+id+" is not a UUID")
+		return nil
+	}
 	a.flashf(lvlInfo, "copied "+id)
 	return tea.SetClipboard(id)
 }

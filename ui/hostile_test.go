@@ -181,3 +181,26 @@ func TestHostileFleet(t *testing.T) {
 		}
 	}
 }
+
+// TestCopyRefusesNonUUIDKernel: y on a kernel whose id is not a UUID (a
+// peer's invention, escaped where it entered) copies nothing and says why.
+func TestCopyRefusesNonUUIDKernel(t *testing.T) {
+	a := testApp(t, 120, 40, hostileNode(t, fake.Options{}), Options{ReadOnly: true})
+	if a.kernels.follow {
+		typeKeys(a, "f")
+	}
+	for range numPanes {
+		if _, ok := a.panes[a.focus].(*kernelsPane); ok {
+			break
+		}
+		a.Update(keyCode(tea.KeyTab))
+	}
+	if a.selectedID() == "" {
+		t.Fatal("no kernel selected: the test proves nothing")
+	}
+	_, cmd := a.Update(keyRune('y'))
+	if cmd != nil || !strings.Contains(a.flash.text, "not copied") || !strings.Contains(a.flash.text, "not a UUID") {
+		t.Fatalf("y on kernel %q: cmd %v, flash %q", a.selectedID(), cmd != nil, a.flash.text)
+	}
+	checkClean(t, "after y", a.View())
+}
