@@ -38,6 +38,8 @@ func TestFileFlagsRefuseNonRegular(t *testing.T) {
 			[]string{"fleet", "--hosts", "127.0.0.1:1", "--known-hosts", regular, "--identity", filepath.Join(dir, "nope"), "--once"}},
 		{"authorized-keys fifo", "--authorized-keys " + fifo + ": a FIFO, not a regular file",
 			[]string{"serve", "--demo", "--authorized-keys", fifo, "--host-key", hk, "--listen", "127.0.0.1:0"}},
+		{"host-key fifo", "--host-key " + fifo + ": a FIFO, not a regular file",
+			[]string{"serve", "--demo", "--authorized-keys", regular, "--host-key", fifo, "--listen", "127.0.0.1:0"}},
 		{"authorized-keys dir", "a directory, not a regular file",
 			[]string{"serve", "--demo", "--authorized-keys", dir, "--host-key", hk, "--listen", "127.0.0.1:0"}},
 	} {
