@@ -226,16 +226,24 @@ func (r *Snapshot) Model() (*model.Snapshot, error) {
 	return s, nil
 }
 
-// badKernelIDs is an issue for each kernel whose id is not a UUID:
-// Backend.AI names kernels by UUID and a node's fgtop lists only such
-// directories, so another id is a peer's invention. It is shown (escaped,
-// as every string of the document is) rather than dropped.
+// badKernelIDs is an issue for each kernel whose id, or whose record's
+// session, owner or project id, is not a UUID: Backend.AI makes them all
+// UUIDs and a node's fgtop lists only such kernel directories, so another
+// id is a peer's invention. It is shown (escaped, as every string of the
+// document is) rather than dropped.
 func badKernelIDs(ks []Kernel) []model.Issue {
 	var out []model.Issue
 	for _, k := range ks {
-		if !untrusted.IsUUID(k.ID) {
+		var bad []string
+		for _, id := range []struct{ name, v string }{{"kernel id", k.ID}, {"session_id", k.SessionID},
+			{"owner_user_id", k.OwnerUserID}, {"owner_project_id", k.OwnerProjectID}} {
+			if (id.v != "" || id.name == "kernel id") && !untrusted.IsUUID(id.v) {
+				bad = append(bad, fmt.Sprintf(`%s "%s"`, id.name, untrusted.Text(truncate(id.v, 80))))
+			}
+		}
+		if len(bad) > 0 {
 			out = append(out, model.Issue{Severity: model.SevWarning, Code: model.IssueBadID, Kernel: model.KernelID(k.ID),
-				Message: fmt.Sprintf(`kernel id "%s" is not a UUID`, untrusted.Text(truncate(k.ID, 80)))})
+				Message: strings.Join(bad, ", ") + " not a UUID, as Backend.AI makes them"})
 		}
 	}
 	return out

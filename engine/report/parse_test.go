@@ -199,3 +199,30 @@ func FuzzParseLine(f *testing.F) {
 		}
 	})
 }
+
+// TestBadIDs: a peer's kernel whose own id is a UUID but whose record's
+// session id is not gets a bad-id issue naming the field; one whose ids
+// are all UUIDs gets none.
+func TestBadIDs(t *testing.T) {
+	line := `{"schema":"fgtop.snapshot/v1","node":"n","kernels":[` +
+		`{"id":"21e330bf-e15a-47a9-9183-df27ccd257b6","state":"ok","session_id":"s\u001b[31m","owner_user_id":"35e02027-c5ba-4d6c-9708-7623f41044c1"},` +
+		`{"id":"7296d7bf-65e2-468d-ab9a-f6429994bc7c","state":"ok","session_id":"0b59124e-5b63-4596-990a-af5bee51230b"}]}`
+	doc, _, err := report.ParseLine([]byte(line))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := doc.Model()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bad []model.Issue
+	for _, i := range m.Issues {
+		if i.Code == model.IssueBadID {
+			bad = append(bad, i)
+		}
+	}
+	if len(bad) != 1 || bad[0].Kernel != "21e330bf-e15a-47a9-9183-df27ccd257b6" ||
+		bad[0].Message != `session_id "s\x1b[31m" not a UUID, as Backend.AI makes them` {
+		t.Fatalf("bad-id issues: %+v", bad)
+	}
+}
