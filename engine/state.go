@@ -11,6 +11,7 @@ import (
 	"github.com/fgtop/fgtop/engine/partition"
 	"github.com/fgtop/fgtop/engine/resourcefile"
 	"github.com/fgtop/fgtop/engine/scratch"
+	"github.com/fgtop/fgtop/internal/untrusted"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -331,10 +332,10 @@ func (s *state) upsertKernel(r kernelRead) {
 		s.setFileIssue(id, nil)
 	case err == nil && spec != nil:
 		k.State = model.KernelOK
-		k.Slots, k.Legacy = spec.Slots, spec.Legacy
+		k.Slots, k.Legacy = safeSlots(spec.Slots), spec.Legacy
 		k.UnifiedDevices = unifiedPairs(spec.UnifiedDevices)
-		contrib = spec.Alloc
-		s.setContainer(id, ks, spec.CID)
+		contrib = safeAlloc(spec.Alloc)
+		s.setContainer(id, ks, untrusted.Text(spec.CID))
 		if r.settled {
 			iss := model.Issue{Severity: model.SevWarning, Code: model.IssueNoFinalNewline, File: path, Kernel: id, Agent: agent,
 				Message: "the last line has no newline; read as Backend.AI reads it, the last line included"}
@@ -823,7 +824,7 @@ func unifiedPairs(v any) [][2]string {
 		}
 		a, _ := p[0].(string)
 		b, _ := p[1].(string)
-		out = append(out, [2]string{a, b})
+		out = append(out, [2]string{untrusted.Text(a), untrusted.Text(b)})
 	}
 	return out
 }
@@ -838,6 +839,8 @@ func fileIssue(path string, id model.KernelID, agent model.AgentID, err error) m
 			iss.Severity = model.SevWarning
 		}
 	}
+	// A reason may quote the file's own bytes.
+	iss.Message = untrusted.Text(iss.Message)
 	return iss
 }
 

@@ -61,6 +61,9 @@ const (
 	// IssuePluginEvidence: the kernels disagree with each other or with
 	// the rule that chose the CUDA plugin.
 	IssuePluginEvidence = "plugin-evidence"
+	// IssueBadID: an id Backend.AI defines as a UUID (kernel, session,
+	// owner) that is not one, from a record or a peer's snapshot.
+	IssueBadID = "bad-id"
 )
 
 // Issue is something an operator should know about, with where it comes

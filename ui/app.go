@@ -8,6 +8,7 @@ import (
 
 	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/engine/partition"
+	"github.com/fgtop/fgtop/internal/untrusted"
 	"github.com/fgtop/fgtop/model"
 	"github.com/fgtop/fgtop/themes"
 )
@@ -313,7 +314,7 @@ func (a *App) View() tea.View {
 	v := tea.NewView(a.frame)
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
-	v.WindowTitle = "fgtop " + a.nodeName()
+	v.WindowTitle = untrusted.Text("fgtop " + a.nodeName())
 	return v
 }
 

@@ -3,6 +3,7 @@ package ui
 import (
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/fgtop/fgtop/internal/untrusted"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -15,9 +16,18 @@ func (a *App) selectedID() string { return a.panes[a.focus].Selected() }
 // terminal does the copying, so it works over SSH too) and says so. It
 // changes nothing on the node, so viewers have it as well.
 func (a *App) copySelected() tea.Cmd {
-	id := a.selectedID()
+	// The id came through the one rule for outside text already; the
+	// guard keeps a clipboard (pasted into a shell) free of control
+	// characters whatever a pane returns.
+	id := untrusted.Text(a.selectedID())
 	if id == "" {
 		a.flashf(lvlInfo, "nothing to copy: this row names no id")
+		return nil
+	}
+	// Backend.AI names kernels by UUID; another id is a peer's invention
+	// (a bad-id issue) and is not put where it would be pasted.
+	if _, ok := a.panes[a.focus].(*kernelsPane); ok && !untrusted.IsUUID(id) {
+		a.flashf(lvlWarn, "not copied: kernel id "+id+" is not a UUID")
 		return nil
 	}
 	a.flashf(lvlInfo, "copied "+id)

@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/fgtop/fgtop/engine/fleet"
+	"github.com/fgtop/fgtop/internal/untrusted"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -89,7 +90,7 @@ func (m *Fleet) visibleRows() int {
 func (m *Fleet) View() tea.View {
 	if m.drill != nil {
 		v := m.drill.View()
-		v.WindowTitle = "fgtop fleet: " + m.drill.nodeName() + " (read-only)"
+		v.WindowTitle = untrusted.Text("fgtop fleet: " + m.drill.nodeName() + " (read-only)")
 		return v
 	}
 	w, h := m.size()

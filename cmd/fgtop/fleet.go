@@ -198,6 +198,16 @@ func (f *fleetFlags) start(ctx context.Context) (*fleetSource, error) {
 	if len(known) == 0 {
 		known = []string{fleet.DefaultKnownHosts()}
 	}
+	for _, p := range known {
+		if err := checkRegular("fleet: --known-hosts", p); err != nil {
+			return nil, err
+		}
+	}
+	for _, p := range f.identities {
+		if err := checkRegular("fleet: --identity", p); err != nil {
+			return nil, err
+		}
+	}
 	user := f.user
 	if user == "" {
 		user = os.Getenv("USER")

@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/fgtop/fgtop/internal/untrusted"
 )
 
 // Exit codes scripts can trust.
@@ -40,16 +42,23 @@ func main() {
 }
 
 func run(args []string) int {
+	// Everything printed as plain text (reports, JSON, errors) passes
+	// through the one rule for outside text: a node name, an HTTP body or
+	// a file's bytes quoted in it cannot drive the terminal.
+	stdout, stderr := untrusted.NewWriter(os.Stdout), untrusted.NewWriter(os.Stderr)
+	defer func() { _ = stdout.Flush(); _ = stderr.Flush() }()
 	if path := os.Getenv("FGTOP_CPUPROFILE"); path != "" {
 		stop, err := startCPUProfile(path)
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "fgtop:", err)
+			fmt.Fprintln(stderr, "fgtop:", err)
 			return exitBadUsage
 		}
 		defer stop()
 	}
 	root := newRootCmd()
 	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
 	err := root.Execute()
 	if err == nil {
 		return exitOK
@@ -57,12 +66,12 @@ func run(args []string) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil && ee.err.Error() != "" {
-			fmt.Fprintln(os.Stderr, "fgtop:", ee.err)
+			fmt.Fprintln(stderr, "fgtop:", ee.err)
 		}
 		return ee.code
 	}
 	// Cobra's own errors are flag and argument problems.
-	fmt.Fprintln(os.Stderr, "fgtop:", err)
+	fmt.Fprintln(stderr, "fgtop:", err)
 	return exitBadUsage
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/engine/partition"
 	"github.com/fgtop/fgtop/engine/scratch"
+	"github.com/fgtop/fgtop/internal/untrusted"
 	"github.com/fgtop/fgtop/model"
 	"github.com/spf13/cobra"
 )
@@ -156,7 +157,7 @@ func nodeState(ctx context.Context, src *sourceFlags, cmdName string) (cfg *agen
 		opts.Roots = roots
 		opts.RootsOverridden = true
 	}
-	blind = warnRoots(os.Stderr, &opts)
+	blind = warnRoots(untrusted.NewWriter(os.Stderr), &opts)
 	inv, err := src.openInventory(pluginContextOfConfig(cfg), rootPaths(opts.Roots))
 	if err != nil {
 		return nil, nil, nil, err

@@ -136,7 +136,15 @@ func (f *serveFlags) check(cmd *cobra.Command) error {
 			return err
 		}
 	}
-	return checkDemoFlags(cmd, "serve", f.demo, "config", "scratch-root", "devices", "mock-etcd")
+	if err := checkDemoFlags(cmd, "serve", f.demo, "config", "scratch-root", "devices", "mock-etcd"); err != nil {
+		return err
+	}
+	// The host key may not exist yet (it is created on first start); one
+	// that does must be a regular file, or reading it would block on a FIFO.
+	if st, err := os.Stat(f.hostKey); err == nil && !st.Mode().IsRegular() {
+		return usageErr("serve: --host-key %s: %s, not a regular file", f.hostKey, kindOf(st.Mode()))
+	}
+	return checkRegular("serve: --authorized-keys", f.authorizedKeys)
 }
 
 // serveRun is one `fgtop serve` invocation.

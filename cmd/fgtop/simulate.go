@@ -383,7 +383,7 @@ func (f *simulateFlags) liveNode(ctx context.Context, settings placement.Setting
 	if err != nil {
 		return nil, fmt.Errorf("simulate: reading the live state: %w", err)
 	}
-	reportProblems(snap)
+	reportProblems(f.stderr, snap)
 	inv, err := opts.Inventory.Poll(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("simulate: device inventory: %w", err)

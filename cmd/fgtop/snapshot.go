@@ -88,7 +88,7 @@ Exit status: 0 on success, even when issues are reported; 2 on bad usage.`,
 				if err != nil {
 					return err
 				}
-				_, err = os.Stdout.Write(b)
+				_, err = cmd.OutOrStdout().Write(b)
 				return err
 			}
 			if !follow {
@@ -97,10 +97,10 @@ Exit status: 0 on success, even when issues are reported; 2 on bad usage.`,
 				if err != nil {
 					return err
 				}
-				reportProblems(s)
+				reportProblems(cmd.ErrOrStderr(), s)
 				return render(s, !compact)
 			}
-			return followChanges(ctx, opts, os.Stdout, allocMap, heartbeat)
+			return followChanges(ctx, opts, cmd.OutOrStdout(), allocMap, heartbeat)
 		},
 	}
 	src.register(cmd)
@@ -159,14 +159,14 @@ func snapshotValue(s *model.Snapshot, allocMap string) any { return report.Value
 
 // reportProblems lists, on stderr, the files that were skipped, and those
 // counted with a warning (no final newline).
-func reportProblems(s *model.Snapshot) {
+func reportProblems(stderr io.Writer, s *model.Snapshot) {
 	for _, k := range s.Kernels() {
 		switch {
 		case k.Problem == nil:
 		case k.State == model.KernelBroken || k.State == model.KernelStale:
-			fmt.Fprintf(os.Stderr, "fgtop: skipped %s\n", k.Problem)
+			fmt.Fprintf(stderr, "fgtop: skipped %s\n", k.Problem)
 		case k.State == model.KernelOK:
-			fmt.Fprintf(os.Stderr, "fgtop: %s\n", k.Problem)
+			fmt.Fprintf(stderr, "fgtop: %s\n", k.Problem)
 		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/fgtop/fgtop/engine/demo"
 	"github.com/fgtop/fgtop/engine/inventory"
 	"github.com/fgtop/fgtop/engine/scratch"
+	"github.com/fgtop/fgtop/internal/untrusted"
 	"github.com/fgtop/fgtop/model"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -170,7 +171,7 @@ func (f *sourceFlags) options() (engine.Options, error) {
 			opts.Agents = nil
 		}
 	}
-	warnRoots(os.Stderr, &opts)
+	warnRoots(untrusted.NewWriter(os.Stderr), &opts)
 	src, err := f.openInventory(pc, rootPaths(opts.Roots))
 	if err != nil {
 		return opts, err
@@ -264,7 +265,7 @@ func parseRoots(vals []string) ([]scratch.Root, error) {
 func closeSource(opts engine.Options) {
 	if opts.Inventory != nil {
 		if err := opts.Inventory.Close(); err != nil {
-			fmt.Fprintln(os.Stderr, "fgtop: close device source:", err)
+			fmt.Fprintln(untrusted.NewWriter(os.Stderr), "fgtop: close device source:", err)
 		}
 	}
 }

@@ -2,8 +2,9 @@ package agentconfig
 
 import (
 	"strings"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/fgtop/fgtop/internal/untrusted"
 )
 
 // maxNameRunes bounds an actor name as it is printed and journaled: the
@@ -45,17 +46,9 @@ func CleanName(s string) string {
 	return b.String()
 }
 
-func unprintable(r rune) bool {
-	switch {
-	case r == unicode.ReplacementChar:
-		return false
-	case unicode.IsControl(r), r == '\u2028', r == '\u2029':
-		return true
-	case r >= '\u202a' && r <= '\u202e', r >= '\u2066' && r <= '\u2069', r == '\u200e', r == '\u200f':
-		return true // bidirectional overrides: text that prints in another order
-	}
-	return false
-}
+// unprintable is the one rule for outside text's set (untrusted.Unsafe):
+// controls, line separators, bidirectional overrides.
+func unprintable(r rune) bool { return untrusted.Unsafe(r) }
 
 // Clean returns the actor with every field that is printed or journaled
 // passed through CleanName.

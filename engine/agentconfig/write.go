@@ -11,10 +11,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
 	"github.com/fgtop/fgtop/internal/safefile"
+	"github.com/fgtop/fgtop/internal/untrusted"
 )
 
 // Journal actions.
@@ -74,6 +76,9 @@ var (
 	ErrChangedOnDisk = errors.New("the config changed on disk since it was loaded")
 	// ErrNothingToRollBack: the journal records no apply still in effect.
 	ErrNothingToRollBack = errors.New("nothing to roll back")
+	// ErrBadBackup: the journal names as the backup to restore a file
+	// that is not one fgtop made of this config.
+	ErrBadBackup = errors.New("not fgtop's backup")
 )
 
 // Step names a point in the writer's sequence, for fault injection.
@@ -364,6 +369,24 @@ func writeBackup(path string, old []byte, st os.FileInfo, t time.Time) (string, 
 	}
 }
 
+// backupStamp is the part of a backup's name after "<config>.fgtop-":
+// writeBackup's UTC time, a collision counter, ".bak".
+var backupStamp = regexp.MustCompile(`^[0-9]{8}T[0-9]{6}\.[0-9]{9}Z(-[0-9]{1,3})?\.bak$`)
+
+// ownBackup reports whether backup is a name writeBackup gives backups
+// of the config at path (resolved): in its directory, named
+// <config name>.fgtop-<time>[-N].bak.
+func ownBackup(path, backup string) error {
+	dir, name := filepath.Split(filepath.Clean(backup))
+	prefix := filepath.Base(path) + ".fgtop-"
+	if backup == "" || !filepath.IsAbs(backup) || filepath.Clean(dir) != filepath.Dir(path) ||
+		!strings.HasPrefix(name, prefix) || !backupStamp.MatchString(name[len(prefix):]) {
+		return fmt.Errorf("%w: the journal names %q as the backup, which is not a backup fgtop makes of %s (%s.fgtop-TIME.bak beside it): refusing to restore it",
+			ErrBadBackup, untrusted.Text(backup), path, filepath.Base(path))
+	}
+	return nil
+}
+
 // writeSync writes data, syncs and closes f.
 func writeSync(f *os.File, data []byte) error {
 	if _, err := f.Write(data); err != nil {
@@ -625,8 +648,14 @@ func Rollback(req RollbackRequest) (*CommitResult, error) {
 		return nil, fmt.Errorf("%w: %s is sha256 %s, not the %s the apply of %s wrote; --force rolls back anyway (the current file is backed up first)",
 			ErrChangedOnDisk, req.Path, short(h), short(top.NewHash), top.Time.Format(time.RFC3339))
 	}
-	// The backup's path comes from the journal: a regular file, not a
-	// link someone placed in its stead.
+	// The backup's path comes from the journal: it must be one fgtop
+	// made (beside the config, named as writeBackup names them), a
+	// regular file, not a link someone placed in its stead, and hash to
+	// what was recorded. A planted record naming any other file restores
+	// nothing.
+	if err := ownBackup(path, top.Backup); err != nil {
+		return nil, err
+	}
 	prev, err := safefile.ReadFileNoFollow(top.Backup, MaxConfigSize)
 	if err != nil {
 		return nil, fmt.Errorf("read backup of the previous version: %w", err)

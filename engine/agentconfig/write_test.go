@@ -261,3 +261,75 @@ func TestCommitThroughSymlink(t *testing.T) {
 		t.Error("the target was not written")
 	}
 }
+
+// TestRollbackRefusesPlantedBackup: a record planted in the journal (by
+// whoever can write it) naming as the backup a file fgtop did not make,
+// with hashes that match, restores nothing: outside the config's
+// directory, beside it under another name, or with fgtop's name pattern
+// in another directory. The real backup still rolls back.
+func TestRollbackRefusesPlantedBackup(t *testing.T) {
+	c, next := setup(t)
+	if _, err := Commit(CommitRequest{Path: c.Path, BaseHash: c.Hash, Data: next, Actor: operator}); err != nil {
+		t.Fatal(err)
+	}
+	real, err := ResolvePath(c.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evil := []byte("[agent]\nid = \"planted\"\n")
+	other := t.TempDir()
+	for _, planted := range []string{
+		filepath.Join(other, "secret.toml"),
+		real + ".evil",
+		filepath.Join(filepath.Dir(real), "x.toml.fgtop-20261121T101500.000000000Z.bak"),
+		filepath.Join(other, filepath.Base(real)+".fgtop-20261121T101500.000000000Z.bak"),
+		filepath.Join(filepath.Dir(real), "sub", "..", filepath.Base(real)+".fgtop-20261121T101500.000000000Z.bak.x"),
+		"relative/" + filepath.Base(real) + ".fgtop-20261121T101500.000000000Z.bak",
+	} {
+		if err := os.MkdirAll(filepath.Dir(planted), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if filepath.IsAbs(planted) {
+			if err := os.WriteFile(planted, evil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rec := JournalRecord{Time: time.Now().Add(time.Hour), Action: ActionApply, Actor: "mallory", Origin: "cli", Role: RoleOperator,
+			Config: real, OldHash: hashOf(evil), NewHash: hashOf(next), Backup: planted, Result: "ok"}
+		if err := appendJournal(JournalPath(real), rec); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Rollback(RollbackRequest{Path: c.Path, Actor: operator})
+		if !errors.Is(err, ErrBadBackup) {
+			t.Fatalf("backup %s: err = %v, want ErrBadBackup", planted, err)
+		}
+		if b, _ := os.ReadFile(c.Path); !bytes.Equal(b, next) {
+			t.Fatalf("backup %s: the refused rollback touched the file", planted)
+		}
+	}
+}
+
+// TestOwnBackup: the names writeBackup gives are accepted.
+func TestOwnBackup(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "agent.toml")
+	st := statOf(t, dir)
+	for i := 0; i < 3; i++ {
+		name, err := writeBackup(path, []byte("x"), st, time.Date(2026, 11, 21, 10, 15, 0, 0, time.UTC))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ownBackup(path, name); err != nil {
+			t.Fatalf("writeBackup's own %s: %v", name, err)
+		}
+	}
+}
+
+func statOf(t *testing.T, path string) os.FileInfo {
+	t.Helper()
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fgtop/fgtop/internal/untrusted"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -130,7 +131,7 @@ type Event struct {
 func (t *Tracker) SetError(ctx context.Context, err error) {
 	msg := ""
 	if err != nil {
-		msg = err.Error()
+		msg = untrusted.Text(err.Error())
 	}
 	t.Send(ctx, Event{setErr: &msg})
 }
@@ -285,7 +286,7 @@ func (t *Tracker) apply(e Event) bool {
 	}
 	switch {
 	case e.Err != nil:
-		n.Reason = e.Err.Error()
+		n.Reason = untrusted.Text(e.Err.Error()) // may quote the node's stderr or an HTTP body
 		since := n.heard
 		switch {
 		case !e.Seen.IsZero():

@@ -19,6 +19,7 @@ import (
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	pmodel "github.com/prometheus/common/model"
 
+	"github.com/fgtop/fgtop/internal/untrusted"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -222,13 +223,16 @@ func (c *PromClient) queryAll(ctx context.Context, qs []string, at time.Time) ([
 		go func() {
 			v, _, _, err := c.api.Query(ctx, q, at)
 			if err != nil {
-				errs <- fmt.Errorf("query %s: %w", q, err)
+				errs <- fmt.Errorf("query %s: %w", q, untrusted.Err(err))
 				return
 			}
 			vec, ok := v.(pmodel.Vector)
 			if !ok {
 				errs <- fmt.Errorf("query %s: a %s, want a vector", q, v.Type())
 				return
+			}
+			for _, smp := range vec {
+				cleanLabels(smp.Metric)
 			}
 			res[i] = vec
 			errs <- nil
@@ -316,11 +320,14 @@ func (c *PromClient) lastScrapes(ctx context.Context, names []string, now time.T
 	short := fmt.Sprintf("fgtop_build_info{node=~...}[%s]", pmodel.Duration(c.o.Lookback))
 	v, _, _, err := c.api.Query(ctx, q, now)
 	if err != nil {
-		return nil, fmt.Errorf("query %s: %w", short, err)
+		return nil, fmt.Errorf("query %s: %w", short, untrusted.Err(err))
 	}
 	m, ok := v.(pmodel.Matrix)
 	if !ok {
 		return nil, fmt.Errorf("query %s: a %s, want a matrix", short, v.Type())
+	}
+	for _, ss := range m {
+		cleanLabels(ss.Metric)
 	}
 	last := map[string]pmodel.Time{}
 	for _, ss := range m {
@@ -358,6 +365,20 @@ func (c *PromClient) readAt(ctx context.Context, name string, at time.Time) (Pro
 type series struct {
 	l pmodel.Metric
 	v model.Dec
+}
+
+// cleanLabels passes a series' label values through the one rule for
+// outside text as they come in: node names, device ids, agent ids and
+// models are all a node's (or anyone's who can push to Prometheus) to
+// choose. A node whose name needed escaping is then asked for by the
+// escaped name, which Prometheus does not know: its last figures, once
+// it is down, cannot be read, and it says so.
+func cleanLabels(m pmodel.Metric) {
+	for k, v := range m {
+		if !untrusted.Safe(string(v)) {
+			m[k] = pmodel.LabelValue(untrusted.Text(string(v)))
+		}
+	}
 }
 
 func (s series) get(name string) string { return string(s.l[pmodel.LabelName(name)]) }

@@ -14,6 +14,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/fgtop/fgtop/internal/safefile"
+	"github.com/fgtop/fgtop/internal/untrusted"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -38,7 +39,7 @@ func (e *ConfigError) Error() string {
 		b.WriteString(": ")
 	}
 	b.WriteString(e.Msg)
-	return b.String()
+	return untrusted.Text(b.String())
 }
 
 // MockConfig is a parsed mock-accelerator.toml (domain/backendai.md §4.2),
@@ -211,6 +212,8 @@ func ParseMockConfig(path string, data []byte) (*MockConfig, error) {
 		}
 		cfg.Formats[name] = mf
 	}
+	// Names and ids of the file reach the console: outside text.
+	untrusted.Clean(cfg)
 	return cfg, nil
 }
 
@@ -670,6 +673,7 @@ func ParseMockSettings(path string, data []byte) (*MockSettings, error) {
 			return nil, fail("device_mask", "must be a comma-separated string of device ids, got %s", jsonType(x))
 		}
 	}
+	untrusted.Clean(s)
 	return s, nil
 }
 

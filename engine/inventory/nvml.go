@@ -17,6 +17,7 @@ import (
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 
 	"github.com/fgtop/fgtop/engine/procmap"
+	"github.com/fgtop/fgtop/internal/untrusted"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -220,6 +221,7 @@ func (s *NVMLSource) enumerate() {
 		g := &nvmlGPU{h: h}
 		lost := false
 		uuid, ret := call(h.GetUUID)
+		uuid = untrusted.Text(uuid)
 		if ret == nvml.ERROR_GPU_IS_LOST {
 			lost = true
 		}
@@ -247,6 +249,7 @@ func (s *NVMLSource) enumerate() {
 		// call to it can block for seconds.
 		if !lost {
 			name, _ = call(h.GetName)
+			name = untrusted.Text(name)
 			if mem, ret := call(h.GetMemoryInfo); ret == nvml.SUCCESS {
 				memTotal = mem.Total
 			}
@@ -496,12 +499,14 @@ func (s *NVMLSource) readMIG(g *nvmlGPU, p probe, parentProcs []nvml.ProcessInfo
 		ct := &model.Telemetry{}
 		cp := probe{ct}
 		uuid, ret := call(mh.GetUUID)
+		uuid = untrusted.Text(uuid)
 		if !cp.ok("uuid", ret) {
 			p.t.Lost = p.t.Lost || ct.Lost
 			p.t.Errors = append(p.t.Errors, prefixAll(fmt.Sprintf("MIG device %d ", i), ct.Errors)...)
 			continue
 		}
 		name, _ := call(mh.GetName)
+		name = untrusted.Text(name)
 		child := s.migDevice(g, model.DeviceID(uuid), strings.TrimPrefix(uuid, "MIG-"), i, name, migProfileFromName(name))
 		child.Telemetry = ct
 		if mem, ret := call(mh.GetMemoryInfo); cp.ok("memory", ret) {

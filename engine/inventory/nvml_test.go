@@ -16,6 +16,7 @@ import (
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/dgxa100"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/dgxh100"
 
+	"github.com/fgtop/fgtop/internal/untrusted"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -620,5 +621,30 @@ func TestNVMLLostAtStart(t *testing.T) {
 				t.Errorf("index style issues: %v", inv.Issues)
 			}
 		}
+	}
+}
+
+// TestNVMLHostileNames: a driver (or a fake library) that names a device
+// with escape sequences gives a model and id shown escaped.
+func TestNVMLHostileNames(t *testing.T) {
+	m := newDGX(t, "dgxa100")
+	m.devs[0].GetNameFunc = func() (string, nvml.Return) { return "A100\x1b]52;c;eA==\x07\u009b", nvml.SUCCESS }
+	m.devs[0].GetUUIDFunc = func() (string, nvml.Return) { return "GPU-x\x1b[2J", nvml.SUCCESS }
+	src := NewNVML(m.lib, nvmlOpts(t, NVMLOptions{IDStyle: IDStyleUUID}), nil)
+	inv := poll(t, src)
+	_ = src.Close()
+	found := false
+	for _, d := range inv.Devices {
+		for _, s := range []string{d.Model, d.UUID, string(d.ID)} {
+			if !untrusted.Safe(s) {
+				t.Errorf("device %q: %q entered raw", d.ID, s)
+			}
+		}
+		if d.Model == `A100\x1b]52;c;eA==\x07\u009b` {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("the planted name is not shown escaped: %+v", inv.Devices)
 	}
 }

@@ -2,6 +2,7 @@ package inventory
 
 import (
 	"github.com/fgtop/fgtop/engine/procmap"
+	"github.com/fgtop/fgtop/internal/untrusted"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -46,13 +47,14 @@ func (p *ProcessReader) Read(raw []RawProcess, mark procmap.Mark) []model.Proces
 		mp := model.Process{PID: rp.PID, UsedMem: rp.UsedMem, SMUtil: rp.SMUtil, MemUtil: rp.MemUtil}
 		switch info.Status {
 		case procmap.Live:
-			mp.Name, mp.Start, mp.Container = info.Comm, info.Start, info.Container
+			// A process names itself (prctl, argv[0]): its name is outside text.
+			mp.Name, mp.Start, mp.Container = untrusted.Text(info.Comm), info.Start, untrusted.Text(info.Container)
 		case procmap.Gone:
 			mp.Owner = model.ProcGone
 		case procmap.Reused:
 			mp.Owner = model.ProcReused
 		default:
-			mp.Owner, mp.Detail = model.ProcUnknown, info.Err
+			mp.Owner, mp.Detail = model.ProcUnknown, untrusted.Text(info.Err)
 		}
 		out = append(out, mp)
 	}

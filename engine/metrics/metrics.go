@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fgtop/fgtop/engine/report"
+	"github.com/fgtop/fgtop/internal/untrusted"
 	"github.com/fgtop/fgtop/model"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -144,7 +145,17 @@ var kernelStates = []model.KernelState{model.KernelOK, model.KernelStale, model.
 // severities fgtop_issues_by_severity always lists.
 var severities = []model.Severity{model.SevInfo, model.SevWarning, model.SevError}
 
+// gauge sends one sample. Its label values pass through the one rule for
+// outside text: exposition allows any UTF-8 in a value, but `curl
+// /metrics` on a terminal would act on an escape sequence a node or
+// kernel name held (and a value that is not UTF-8 would make the
+// registry refuse the whole scrape).
 func gauge(ch chan<- prometheus.Metric, d *prometheus.Desc, v float64, labels ...string) {
+	for i, l := range labels {
+		if !untrusted.Safe(l) {
+			labels[i] = untrusted.Text(l)
+		}
+	}
 	ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
 }
 

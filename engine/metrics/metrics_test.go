@@ -15,6 +15,7 @@ import (
 	"github.com/fgtop/fgtop/engine/inventory"
 	"github.com/fgtop/fgtop/engine/report"
 	"github.com/fgtop/fgtop/engine/scratch"
+	"github.com/fgtop/fgtop/internal/hostile"
 	"github.com/fgtop/fgtop/internal/promtest"
 	"github.com/fgtop/fgtop/internal/testfix"
 	"github.com/fgtop/fgtop/model"
@@ -393,5 +394,21 @@ func TestIdleKernels(t *testing.T) {
 		if got := promtest.Select(ss, name); len(got) != 1 || !decIs(got[0], want) || len(got[0].Labels) != 1 {
 			t.Errorf("%s: %v, want one series {node} = %s", name, got, want)
 		}
+	}
+}
+
+// TestHostileLabels: a snapshot with escape sequences in every string
+// (as a node could hold them before they were escaped where they
+// entered) is exposed with every label value escaped: `curl /metrics` on
+// a terminal gets no raw ESC, BEL or C1, and the scrape is not refused.
+func TestHostileLabels(t *testing.T) {
+	snap := hostile.Snapshot(partitioned(build(t, tree(t, 2, "agent-a", "agent-b"))))
+	h := Handler(Registry(New(Options{Latest: fixed(snap), Node: "n" + hostile.Payload, Build: BuildInfo{Version: "v0", GoVersion: "go1.26.8"}})))
+	body := string(get(t, h, "/metrics"))
+	if !strings.Contains(body, `fgtop_device_info{`) || !strings.Contains(body, `\\x1b]52;c;`) {
+		t.Fatalf("the exposition lacks the devices or the escaped payload:\n%.2000s", body)
+	}
+	if f := hostile.Foreign(body); len(f) > 0 {
+		t.Fatalf("raw bytes in the exposition: %v", f)
 	}
 }

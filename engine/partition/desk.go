@@ -14,6 +14,7 @@ import (
 
 	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/internal/safefile"
+	"github.com/fgtop/fgtop/internal/untrusted"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -147,6 +148,11 @@ func (d *Desk) Journal(n int) ([]agentconfig.JournalRecord, int, error) {
 		recs = recs[len(recs)-n:]
 	}
 	slices.Reverse(recs)
+	// These are for showing: the journal is a file anyone with write
+	// access to it can plant text in. (Rollback reads it on its own.)
+	for i := range recs {
+		untrusted.Clean(&recs[i])
+	}
 	return recs, bad, nil
 }
 

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/fgtop/fgtop/internal/untrusted"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -51,10 +52,31 @@ func Parse(path string, data []byte) (*model.KernelRecord, error) {
 	case !f.hasAgent || f.agent == "":
 		return nil, fmt.Errorf("%s: no owning agent (\"agent_id\")", path)
 	}
-	return &model.KernelRecord{Path: path, KernelID: model.KernelID(f.id), AgentID: model.AgentID(f.agent),
-		SessionType: f.sessionType, SessionID: f.owner.session, OwnerUserID: f.owner.user, OwnerProjectID: f.owner.project,
-		Image:        canonical(f.image.registry, f.image.project, f.image.name, f.image.tag),
-		Architecture: f.image.arch}, nil
+	// Backend.AI's KernelOwnershipData turns these into uuid.UUID and
+	// fails on anything else; pydantic writes them in canonical form.
+	for _, id := range []struct{ name, v string }{{"id", f.id}, {"ownership_data.session_id", f.owner.session},
+		{"ownership_data.owner_user_id", f.owner.user}, {"ownership_data.owner_project_id", f.owner.project}} {
+		if id.v != "" && !untrusted.IsUUID(id.v) {
+			return nil, fmt.Errorf("%s: %s \"%s\" is not a UUID", path, id.name, untrusted.Text(cut(id.v, 80)))
+		}
+	}
+	// Every string the console shows enters through the one rule for
+	// outside text.
+	return &model.KernelRecord{Path: path, KernelID: model.KernelID(f.id), AgentID: model.AgentID(untrusted.Text(f.agent)),
+		SessionType: untrusted.Text(f.sessionType), SessionID: f.owner.session, OwnerUserID: f.owner.user, OwnerProjectID: f.owner.project,
+		Image:        untrusted.Text(canonical(f.image.registry, f.image.project, f.image.name, f.image.tag)),
+		Architecture: untrusted.Text(f.image.arch)}, nil
+}
+
+// cut keeps at most n bytes of s, at a character boundary, marking the cut.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 // canonical spells an image reference as Backend.AI's ImageRef.canonical

@@ -6,11 +6,13 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/fgtop/fgtop/internal/testfix"
+	"github.com/fgtop/fgtop/internal/untrusted"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -68,16 +70,16 @@ func TestParseRejects(t *testing.T) {
 		{"spaces", "  \n", "empty file"},
 		{"null", "null", "not a JSON object"},
 		{"list", "[1]", "not a JSON object"},
-		{"torn", `{"id":"a","agent_id":"x"`, "truncated"},
+		{"torn", `{"id":"21e330bf-e15a-47a9-9183-df27ccd257b6","agent_id":"x"`, "truncated"},
 		{"no agent", `{"id":"a"}`, "agent_id"},
-		{"null agent", `{"id":"a","agent_id":null}`, "agent_id"},
-		{"empty agent", `{"id":"a","agent_id":""}`, "agent_id"},
+		{"null agent", `{"id":"21e330bf-e15a-47a9-9183-df27ccd257b6","agent_id":null}`, "agent_id"},
+		{"empty agent", `{"id":"21e330bf-e15a-47a9-9183-df27ccd257b6","agent_id":""}`, "agent_id"},
 		{"no id", `{"agent_id":"x"}`, "kernel id"},
-		{"agent number", `{"id":"a","agent_id":3}`, `"agent_id" is not a string`},
-		{"owner wrong type", `{"id":"a","agent_id":"x","ownership_data":{"owner_user_id":1}}`, "owner_user_id"},
-		{"trailing", `{"id":"a","agent_id":"x"} {}`, "extra data"},
+		{"agent number", `{"id":"21e330bf-e15a-47a9-9183-df27ccd257b6","agent_id":3}`, `"agent_id" is not a string`},
+		{"owner wrong type", `{"id":"21e330bf-e15a-47a9-9183-df27ccd257b6","agent_id":"x","ownership_data":{"owner_user_id":1}}`, "owner_user_id"},
+		{"trailing", `{"id":"21e330bf-e15a-47a9-9183-df27ccd257b6","agent_id":"x"} {}`, "extra data"},
 		{"not utf8", "{\"id\":\"\xff\",\"agent_id\":\"x\"}", "not UTF-8"},
-		{"syntax", `{"id":"a",,}`, "not valid JSON"},
+		{"syntax", `{"id":"21e330bf-e15a-47a9-9183-df27ccd257b6",,}`, "not valid JSON"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -92,10 +94,35 @@ func TestParseRejects(t *testing.T) {
 	}
 }
 
+// TestParseHostile: escape sequences in the fields the console shows enter
+// escaped; an owner id that is not a UUID makes the record unusable, and
+// the error shows it escaped.
+func TestParseHostile(t *testing.T) {
+	in := `{"id":"21e330bf-e15a-47a9-9183-df27ccd257b6","agent_id":"i-a\u001b[31m","session_type":"batch\r\n",` +
+		`"image_ref":{"name":"\u001b]8;;http://x/\u001b\\img\u001b]8;;\u001b\\","architecture":"x86\u009b2J\u202e"}}`
+	r, err := Parse("p", []byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{string(r.AgentID), r.SessionType, r.Image, r.Architecture} {
+		if !untrusted.Safe(s) {
+			t.Errorf("%q entered raw", s)
+		}
+	}
+	if r.Architecture != `x86\u009b2J\u202e` || r.AgentID != `i-a\x1b[31m` {
+		t.Errorf("escaped as %q, %q", r.Architecture, r.AgentID)
+	}
+	bad := `{"id":"21e330bf-e15a-47a9-9183-df27ccd257b6","agent_id":"a","ownership_data":{"owner_user_id":"u\u001b]52;c;eA==\u0007"}}`
+	_, err = Parse("p", []byte(bad))
+	if err == nil || !strings.Contains(err.Error(), `owner_user_id "u\x1b]52;c;eA==\x07" is not a UUID`) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
 func TestParseLenient(t *testing.T) {
 	// Fields fgtop does not use may be anything; unknown fields are ignored;
 	// a null image or ownership leaves them empty.
-	in := `{"id":"k","agent_id":"a","image_ref":null,"ownership_data":null,"service_ports":"whatever","new_field":{"x":1}}`
+	in := `{"id":"21e330bf-e15a-47a9-9183-df27ccd257b6","agent_id":"a","image_ref":null,"ownership_data":null,"service_ports":"whatever","new_field":{"x":1}}`
 	r, err := Parse("p", []byte(in))
 	if err != nil {
 		t.Fatal(err)
@@ -154,10 +181,18 @@ func reference(data []byte) (*model.KernelRecord, bool) {
 	if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 || !hasID || id == "" || !hasAgent || agent == "" {
 		return nil, false
 	}
-	return &model.KernelRecord{Path: "p", KernelID: model.KernelID(id), AgentID: model.AgentID(agent), SessionType: st,
+	for _, u := range []string{id, ow["session_id"], ow["owner_user_id"], ow["owner_project_id"]} {
+		if u != "" && !uuidRe.MatchString(u) {
+			return nil, false
+		}
+	}
+	return &model.KernelRecord{Path: "p", KernelID: model.KernelID(id), AgentID: model.AgentID(untrusted.Text(agent)), SessionType: untrusted.Text(st),
 		SessionID: ow["session_id"], OwnerUserID: ow["owner_user_id"], OwnerProjectID: ow["owner_project_id"],
-		Image: canonicalRef(im["registry"], im["project"], im["name"], im["tag"]), Architecture: im["architecture"]}, true
+		Image: untrusted.Text(canonicalRef(im["registry"], im["project"], im["name"], im["tag"])), Architecture: untrusted.Text(im["architecture"])}, true
 }
+
+// uuidRe is a canonical UUID as Python's str(uuid.UUID) writes it.
+var uuidRe = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 
 // canonicalRef is ImageRef.canonical spelt plainly with strings, the
 // reference for canonical (which builds it from bytes of the file).
@@ -180,23 +215,23 @@ func canonicalRef(registry, project, name, tag string) string {
 
 func TestParseAgreesWithReference(t *testing.T) {
 	cases := []string{
-		`{"id":"a","agent_id":"b"}`,
-		`{"id":"a","agent_id":"b","id":"c"}`,
+		`{"id":"21e330bf-e15a-47a9-9183-df27ccd257b6","agent_id":"b"}`,
+		`{"id":"21e330bf-e15a-47a9-9183-df27ccd257b6","agent_id":"b","id":"c"}`,
 		`{"id":"a\u00e9\n","agent_id":"b\/"}`,
 		`{"ID":"a","agent_id":"b"}`,
-		`{"id":"a","agent_id":"b","image_ref":{"name":"n","name":"m","x":[1,{"y":null}]}}`,
-		`{"id":"a","agent_id":"b","image_ref":[]}`,
-		`{"id":"a","agent_id":"b","ownership_data":{"owner_user_id":true}}`,
-		`{"id":"a","agent_id":"b","n":-0.5e+10,"m":01}`,
-		`{"id":"a","agent_id":"b","n":1.}`,
-		`{"id":"a","agent_id":"b","s":"\x"}`,
-		`{"id":"a","agent_id":"b","s":"` + "\t" + `"}`,
-		`{"id":"a","agent_id":"b",}`,
-		`{"id":"a","agent_id":"b"} `,
-		`{"id":"a","agent_id":"b"}x`,
-		`{"id":"a","agent_id":"b","t":tru}`,
-		`{"id":"a","agent_id":"b","t":nul`,
-		`{"id":"a","agent_id":"b","d":` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `}`,
+		`{"id":"21e330bf-e15a-47a9-9183-df27ccd257b6","agent_id":"b","image_ref":{"name":"n","name":"m","x":[1,{"y":null}]}}`,
+		`{"id":"21e330bf-e15a-47a9-9183-df27ccd257b6","agent_id":"b","image_ref":[]}`,
+		`{"id":"21e330bf-e15a-47a9-9183-df27ccd257b6","agent_id":"b","ownership_data":{"owner_user_id":true}}`,
+		`{"id":"21e330bf-e15a-47a9-9183-df27ccd257b6","agent_id":"b","n":-0.5e+10,"m":01}`,
+		`{"id":"21e330bf-e15a-47a9-9183-df27ccd257b6","agent_id":"b","n":1.}`,
+		`{"id":"21e330bf-e15a-47a9-9183-df27ccd257b6","agent_id":"b","s":"\x"}`,
+		`{"id":"21e330bf-e15a-47a9-9183-df27ccd257b6","agent_id":"b","s":"` + "\t" + `"}`,
+		`{"id":"21e330bf-e15a-47a9-9183-df27ccd257b6","agent_id":"b",}`,
+		`{"id":"21e330bf-e15a-47a9-9183-df27ccd257b6","agent_id":"b"} `,
+		`{"id":"21e330bf-e15a-47a9-9183-df27ccd257b6","agent_id":"b"}x`,
+		`{"id":"21e330bf-e15a-47a9-9183-df27ccd257b6","agent_id":"b","t":tru}`,
+		`{"id":"21e330bf-e15a-47a9-9183-df27ccd257b6","agent_id":"b","t":nul`,
+		`{"id":"21e330bf-e15a-47a9-9183-df27ccd257b6","agent_id":"b","d":` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `}`,
 	}
 	for _, c := range cases {
 		checkAgainstReference(t, []byte(c))
@@ -225,7 +260,7 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	}
-	f.Add([]byte(`{"id":"a","agent_id":"b"}`))
+	f.Add([]byte(`{"id":"21e330bf-e15a-47a9-9183-df27ccd257b6","agent_id":"b"}`))
 	f.Add([]byte(`null`))
 	f.Add([]byte(`{"id":"a\u0041","agent_id":"b","image_ref":{"name":"x"},"z":[1,-2.5e3,true,null,{}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {

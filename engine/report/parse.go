@@ -2,12 +2,16 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
+	"github.com/fgtop/fgtop/internal/untrusted"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -17,7 +21,9 @@ import (
 const MaxLine = 64 << 20
 
 // ParseLine reads one line of a follow stream: a heartbeat (hb set, snap
-// nil) or an fgtop.snapshot/v1 document.
+// nil) or an fgtop.snapshot/v1 document. The line comes from another
+// machine: every string of the document it returns has been through
+// untrusted.Text, so no escape sequence a peer sends reaches a terminal.
 func ParseLine(line []byte) (snap *Snapshot, hb *Heartbeat, err error) {
 	line = bytes.TrimSpace(line)
 	if len(line) == 0 {
@@ -38,21 +44,27 @@ func ParseLine(line []byte) (snap *Snapshot, hb *Heartbeat, err error) {
 		if err := json.Unmarshal(line, &h); err != nil {
 			return nil, nil, fmt.Errorf("heartbeat: %w", err)
 		}
+		untrusted.Clean(&h)
 		return nil, &h, nil
 	}
 	if probe.Schema != Schema {
-		return nil, nil, fmt.Errorf("schema %q: want %q", truncate(probe.Schema, 40), Schema)
+		return nil, nil, fmt.Errorf("schema %s: want %q", untrusted.Text(truncate(probe.Schema, 40)), Schema)
 	}
 	var s Snapshot
 	if err := json.Unmarshal(line, &s); err != nil {
 		return nil, nil, fmt.Errorf("snapshot: %w", err)
 	}
+	untrusted.Clean(&s)
 	return &s, nil, nil
 }
 
+// truncate cuts s to at most n bytes, at a character boundary.
 func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return s[:n] + "…"
 }
@@ -212,7 +224,34 @@ func (r *Snapshot) Model() (*model.Snapshot, error) {
 	for _, i := range r.Issues {
 		s.Issues = append(s.Issues, i.model())
 	}
+	if bad := badKernelIDs(r.Kernels); len(bad) > 0 {
+		s.Issues = append(s.Issues, bad...)
+		slices.SortStableFunc(s.Issues, func(a, b model.Issue) int { return cmp.Compare(b.Severity, a.Severity) })
+	}
 	return s, nil
+}
+
+// badKernelIDs is an issue for each kernel whose id, or whose record's
+// session, owner or project id, is not a UUID: Backend.AI makes them all
+// UUIDs and a node's fgtop lists only such kernel directories, so another
+// id is a peer's invention. It is shown (escaped, as every string of the
+// document is) rather than dropped.
+func badKernelIDs(ks []Kernel) []model.Issue {
+	var out []model.Issue
+	for _, k := range ks {
+		var bad []string
+		for _, id := range []struct{ name, v string }{{"kernel id", k.ID}, {"session_id", k.SessionID},
+			{"owner_user_id", k.OwnerUserID}, {"owner_project_id", k.OwnerProjectID}} {
+			if (id.v != "" || id.name == "kernel id") && !untrusted.IsUUID(id.v) {
+				bad = append(bad, fmt.Sprintf(`%s "%s"`, id.name, untrusted.Text(truncate(id.v, 80))))
+			}
+		}
+		if len(bad) > 0 {
+			out = append(out, model.Issue{Severity: model.SevWarning, Code: model.IssueBadID, Kernel: model.KernelID(k.ID),
+				Message: strings.Join(bad, ", ") + " not a UUID, as Backend.AI makes them"})
+		}
+	}
+	return out
 }
 
 func slots(m map[string]string) (model.ResourceSlot, error) {

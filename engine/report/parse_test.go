@@ -10,7 +10,76 @@ import (
 	"github.com/fgtop/fgtop/engine"
 	"github.com/fgtop/fgtop/engine/demo"
 	"github.com/fgtop/fgtop/engine/report"
+	"github.com/fgtop/fgtop/internal/hostile"
+	"github.com/fgtop/fgtop/internal/untrusted"
+	"github.com/fgtop/fgtop/model"
 )
+
+// checkSafe fails t when a string of m, its kernels and holdings
+// included, is not as untrusted.Text leaves it.
+func checkSafe(t *testing.T, m *model.Snapshot) {
+	t.Helper()
+	bad := func(s string) string {
+		if !untrusted.Safe(s) {
+			t.Errorf("raw control text reached the model: %q", s)
+		}
+		return s
+	}
+	untrusted.Apply(m, bad)
+	for _, k := range m.Kernels() {
+		untrusted.Apply(k, bad)
+	}
+	for _, u := range m.Usage {
+		hs := u.Holdings()
+		untrusted.Apply(&hs, bad)
+	}
+}
+
+// TestHostilePeer: a peer's snapshot with escape sequences in every
+// string comes out of ParseLine and Model with every one of them escaped,
+// and its kernel ids, no longer UUIDs, each raise a bad-id issue.
+func TestHostilePeer(t *testing.T) {
+	n, err := demo.Start(context.Background(), demo.Options{Seed: 3, Speed: 1, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.Pause()
+	s, err := engine.Build(context.Background(), n.EngineOptions())
+	_ = n.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, err := report.Marshal(report.FromSnapshot(hostile.Snapshot(s)), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, _, err := report.ParseLine(line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := doc.Model()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSafe(t, m)
+	if !strings.Contains(m.Node, `\x1b]52;c;`) {
+		t.Fatalf("node name %q: the payload was not kept, escaped", m.Node)
+	}
+	bad := 0
+	for _, i := range m.Issues {
+		if i.Code == model.IssueBadID {
+			bad++
+		}
+	}
+	if bad == 0 || bad != m.NumKernels() {
+		t.Fatalf("%d bad-id issues for %d kernels with planted ids", bad, m.NumKernels())
+	}
+	for i := 1; i < len(m.Issues); i++ {
+		if m.Issues[i].Severity > m.Issues[i-1].Severity {
+			t.Fatal("issues no longer sorted by severity")
+		}
+	}
+}
 
 // TestModelRoundTrip: a demo node's snapshot, printed, parsed back and
 // printed again, is the same document; the rebuilt holdings sum to the
@@ -105,17 +174,55 @@ func TestParseLine(t *testing.T) {
 func FuzzParseLine(f *testing.F) {
 	f.Add([]byte(`{"heartbeat":true,"time":"2026-01-01T00:00:00Z","seq":3}`))
 	f.Add([]byte(`{"schema":"fgtop.snapshot/v1","node":"n","devices":[{"key":"cuda:0","plugin":"cuda","id":"0","slot":"cuda.shares","capacity":"1.0","held":{"cuda.shares":"0.5"},"kernels":1}],"kernels":[{"id":"k","agent":"a","state":"ok","slots":{},"allocations":{"cuda.shares":{"0":"0.5"}}}],"agents":[{"id":"a","held":{},"owns":{"cuda":["0"]}}],"issues":[{"severity":"warning","code":"x","message":"m","device":"cuda:0"}],"unknown_devices":[{"key":"cuda:9","held":{"cuda.shares":"1"}}]}`))
+	f.Add([]byte("{\"schema\":\"fgtop.snapshot/v1\",\"node\":\"n\u001b]52;c;eA==\u0007\u009b\",\"kernels\":[{\"id\":\"k\\nrm\",\"state\":\"ok\",\"slots\":{\"x\u001b\":\"1\"}}]}"))
 	f.Fuzz(func(t *testing.T, line []byte) {
 		doc, _, err := report.ParseLine(line)
-		if err != nil || doc == nil {
+		if err == nil && doc != nil {
+			_, err = doc.Model()
+		}
+		if err != nil {
+			if !untrusted.Safe(err.Error()) {
+				t.Fatalf("error carries raw control text: %q", err.Error())
+			}
+			return
+		}
+		if doc == nil {
 			return
 		}
 		m, err := doc.Model()
 		if err != nil {
-			return
+			t.Fatal(err)
 		}
+		checkSafe(t, m)
 		if _, err := report.Marshal(report.FromSnapshot(m), false); err != nil {
 			t.Fatal(err)
 		}
 	})
+}
+
+// TestBadIDs: a peer's kernel whose own id is a UUID but whose record's
+// session id is not gets a bad-id issue naming the field; one whose ids
+// are all UUIDs gets none.
+func TestBadIDs(t *testing.T) {
+	line := `{"schema":"fgtop.snapshot/v1","node":"n","kernels":[` +
+		`{"id":"21e330bf-e15a-47a9-9183-df27ccd257b6","state":"ok","session_id":"s\u001b[31m","owner_user_id":"35e02027-c5ba-4d6c-9708-7623f41044c1"},` +
+		`{"id":"7296d7bf-65e2-468d-ab9a-f6429994bc7c","state":"ok","session_id":"0b59124e-5b63-4596-990a-af5bee51230b"}]}`
+	doc, _, err := report.ParseLine([]byte(line))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := doc.Model()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bad []model.Issue
+	for _, i := range m.Issues {
+		if i.Code == model.IssueBadID {
+			bad = append(bad, i)
+		}
+	}
+	if len(bad) != 1 || bad[0].Kernel != "21e330bf-e15a-47a9-9183-df27ccd257b6" ||
+		bad[0].Message != `session_id "s\x1b[31m" not a UUID, as Backend.AI makes them` {
+		t.Fatalf("bad-id issues: %+v", bad)
+	}
 }

@@ -247,6 +247,11 @@ func limitRequests(in <-chan *gossh.Request, out chan<- *gossh.Request, ready <-
 			continue
 		}
 		switch req.Type {
+		case "auth-agent-req@openssh.com":
+			// Nothing is forwarded (no agent channel is served): a yes
+			// would tell the client its agent was.
+			answer(req, false)
+			continue
 		case "env":
 			envs++
 			envBytes += len(req.Payload)

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+)
+
+// checkRegular refuses a file flag's path that is not a regular file (a
+// FIFO, a device, a directory, a socket), by its metadata and without
+// opening it: opening a FIFO blocks until someone writes to it, and
+// --known-hosts is read by a library that opens plainly. flag names the
+// flag in the error ("fleet: --known-hosts").
+func checkRegular(flag, path string) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return usageErr("%s %s: %v", flag, path, unwrapPath(err))
+	}
+	if !st.Mode().IsRegular() {
+		return usageErr("%s %s: %s, not a regular file", flag, path, kindOf(st.Mode()))
+	}
+	return nil
+}
+
+// unwrapPath drops the path a *fs.PathError repeats.
+func unwrapPath(err error) error {
+	if pe, ok := err.(*fs.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+// kindOf names a file type for an error.
+func kindOf(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return fmt.Sprintf("a file of mode %s", m.Type())
+}

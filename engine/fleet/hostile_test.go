@@ -1,0 +1,53 @@
+package fleet
+
+import (
+	"context"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/fgtop/fgtop/internal/hostile"
+	"github.com/fgtop/fgtop/internal/untrusted"
+)
+
+// TestPromHostile: a Prometheus whose labels carry escape sequences in
+// every field gives nodes whose every string is escaped; one whose error
+// bodies do gives an error that quotes them escaped.
+func TestPromHostile(t *testing.T) {
+	srv := httptest.NewServer(hostile.Prometheus("gpu-07", false))
+	defer srv.Close()
+	c := newTestPromClient(t, srv.URL)
+	nodes, err := c.Refresh(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(nodes) == 0 {
+		t.Fatal("the fake Prometheus gave no node: the test proves nothing")
+	}
+	check := func(s string) string {
+		if !untrusted.Safe(s) {
+			t.Errorf("raw label text entered: %q", s)
+		}
+		return s
+	}
+	sawDevice := false
+	for i := range nodes {
+		untrusted.Apply(&nodes[i], check)
+		if !strings.HasPrefix(nodes[i].Name, `gpu-07\x1b]52;c;`) {
+			t.Errorf("node name %q", nodes[i].Name)
+		}
+		if s := nodes[i].Snap; s != nil && len(s.Devices) > 0 {
+			sawDevice = true
+		}
+	}
+	if !sawDevice {
+		t.Error("no device was rebuilt from the hostile labels")
+	}
+
+	bad := httptest.NewServer(hostile.Prometheus("gpu-07", true))
+	defer bad.Close()
+	_, err = newTestPromClient(t, bad.URL).Refresh(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "boom") || !untrusted.Safe(err.Error()) {
+		t.Fatalf("error %q: want the body quoted escaped", err)
+	}
+}
