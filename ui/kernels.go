@@ -40,7 +40,9 @@ func slotKey(s model.SlotName) string { return strings.ToLower(slotHeader(s)) }
 
 // followedDevice is the device row the kernels table follows, or -1.
 func (p *kernelsPane) followedDevice() int {
-	if !p.follow || p.d == nil {
+	// A search looks at every kernel: a match on another GPU is what the
+	// operator is looking for, not "no kernel matches".
+	if !p.follow || p.d == nil || p.filter != "" {
 		return -1
 	}
 	if c := p.device(); c >= 0 && c < len(p.d.devs) {
@@ -114,6 +116,23 @@ func (p *kernelsPane) refresh() {
 		}
 	}
 	p.view = kv
+	p.matchDevs = nil
+	if p.filter != "" {
+		// The devices holding a match are marked in the devices pane.
+		p.matchDevs = make([]bool, len(d.devs))
+		for _, ki := range rows {
+			for i := range d.devs {
+				if !p.matchDevs[i] && slices.Contains(d.devs[i].kernels, ki) {
+					p.matchDevs[i] = true
+				}
+			}
+		}
+		for i := range d.devs {
+			for _, c := range d.devs[i].children {
+				p.matchDevs[i] = p.matchDevs[i] || p.matchDevs[c]
+			}
+		}
+	}
 	if p.cursor >= len(rows) {
 		p.cursor = max(len(rows)-1, 0)
 	}
