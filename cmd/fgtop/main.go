@@ -62,7 +62,7 @@ func run(args []string) int {
 		return ee.code
 	}
 	// Cobra's own errors are flag and argument problems.
-	fmt.Fprintln(os.Stderr, "fgtop:", err)
+	fmt.Fprintln(os.Stderr, "fgtop:", unknownCommand(root, err))
 	return exitBadUsage
 }
 

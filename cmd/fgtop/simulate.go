@@ -453,7 +453,7 @@ func (f *simulateFlags) configSettings(s *placement.Settings) (*agentconfig.Conf
 	}
 	cfg, err := agentconfig.Load(f.src.config)
 	if err != nil {
-		return nil, usageErr("--config: %v", err)
+		return nil, configErr(f.src.config, false, err)
 	}
 	if f.affinity == "" && cfg.AffinityPolicy != "" {
 		if p, err := alloc.ParseAffinityPolicy(cfg.AffinityPolicy); err == nil {

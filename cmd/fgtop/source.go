@@ -127,10 +127,7 @@ func (f *sourceFlags) options() (engine.Options, error) {
 	if path != "" {
 		v, err := engine.LoadConfigView(path)
 		if err != nil {
-			if found {
-				return opts, usageErr("%v\n(fgtop found this agent.toml where Backend.AI looks for one; name another with --config FILE)", err)
-			}
-			return opts, usageErr("--config: %v", err)
+			return opts, configErr(path, found, err)
 		}
 		v.Apply(&opts)
 		opts.Roots = v.Roots
