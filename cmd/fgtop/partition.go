@@ -461,7 +461,7 @@ auto-split) gets Backend.AI main's slot-based form when manual mode writes
 them (cpu = a core count, devices = { "cuda.shares" = "2.0" }); the BEP-1044
 device-based form, which main cannot load, only with --format device-based.
 
-Nothing is written. Exit status: 0 valid (or no change), 1 invalid, 2 bad usage.
+Nothing is written. Exit status: 0 valid (or no change), 2 invalid or bad usage.
 
 ` + configHelp,
 		Example: `  fgtop plan --config /etc/backend.ai/agent.toml --move cuda:GPU-1234=i-node-b
@@ -575,7 +575,8 @@ is read back and checked against the plan; a journal line is appended
 The agent reads agent.toml only at start-up: --restart-cmd CMD runs CMD (with
 sh -c) after a successful apply and shows its output.
 
-Exit status: 0 applied (or nothing to apply), 1 refused or failed, 2 bad usage.
+Exit status: 0 applied (or nothing to apply), 1 not confirmed, refused or failed, 2 an invalid
+plan or bad usage.
 
 ` + configHelp,
 		Args: cobra.NoArgs,
