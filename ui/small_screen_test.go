@@ -175,3 +175,25 @@ func TestFilterSearchesAllGPUs(t *testing.T) {
 	a.Update(keyCode(tea.KeyEnter))
 	mustContain(t, "no match", stripANSI(a.View().Content), "no kernel on any GPU matches /zzzz")
 }
+
+// TestEditorFooterKeepsHelpAndQuit: in the partition editor at 80
+// columns too, the footer offers help and quit (ctrl+c: q is a letter
+// there), with plan and apply; the least needed items drop first.
+func TestEditorFooterKeepsHelpAndQuit(t *testing.T) {
+	path := fixtureConfig(t)
+	snap := freeNode()
+	for _, w := range []int{60, 80, 120} {
+		a := testApp(t, w, 24, snap, Options{Actor: alice, Desk: testDesk(path, snap)})
+		typeKeys(a, "e")
+		if a.ed() == nil {
+			t.Fatal("no editor")
+		}
+		f := stripANSI(a.ed().footer(w))
+		for _, want := range []string{"? help", "ctrl+c quit", "p plan", "A apply"} {
+			if !strings.Contains(f, want) {
+				t.Errorf("w=%d: editor footer lacks %q: %q", w, want, f)
+			}
+		}
+		a.Update(keyCode(tea.KeyEscape))
+	}
+}
