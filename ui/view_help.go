@@ -188,8 +188,14 @@ func (hs *helpScreen) notes(w int) []string {
 	}
 	var kern []string
 	if who := has("USER", "TYPE", "SESSION"); who != "" {
+		var what []string
+		for _, c := range [][2]string{{"USER", "owner user id"}, {"TYPE", "session type"}, {"SESSION", "session id"}} {
+			if has(c[0]) != "" {
+				what = append(what, c[1])
+			}
+		}
 		kern = append(kern, who)
-		row(who, "owner user id, session type and id (recovery.json; - without one)")
+		row(who, strings.Join(what, ", ")+" (recovery.json; - without one)")
 	}
 	if u := has("UTIL"); u != "" {
 		kern = append(kern, u)
