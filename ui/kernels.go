@@ -119,13 +119,15 @@ func (p *kernelsPane) refresh() {
 	p.matchDevs = nil
 	if p.filter != "" {
 		// The devices holding a match are marked in the devices pane.
-		p.matchDevs = make([]bool, len(d.devs))
+		// One pass over the matches and one over the holdings, so a
+		// search on a node of 10,000 kernels stays linear.
+		hit := make([]bool, len(d.kernels))
 		for _, ki := range rows {
-			for i := range d.devs {
-				if !p.matchDevs[i] && slices.Contains(d.devs[i].kernels, ki) {
-					p.matchDevs[i] = true
-				}
-			}
+			hit[ki] = true
+		}
+		p.matchDevs = make([]bool, len(d.devs))
+		for i := range d.devs {
+			p.matchDevs[i] = slices.ContainsFunc(d.devs[i].kernels, func(ki int) bool { return hit[ki] })
 		}
 		for i := range d.devs {
 			for _, c := range d.devs[i].children {
