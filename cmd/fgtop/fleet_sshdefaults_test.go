@@ -132,7 +132,7 @@ func TestFleetKeysLikeSSH(t *testing.T) {
 	// The node stopped: nothing listens on its port.
 	nodes[0].stop(t)
 	n, _, code = fleetOnce(t, addr)
-	if code != exitProblem || !strings.Contains(n.Error, addr+" is not listening") || !strings.Contains(n.Error, "fgtop serve") {
+	if code != exitProblem || !strings.Contains(n.Error, "not listening (connection refused)") || !strings.Contains(n.Error, "fgtop serve") {
 		t.Fatalf("stopped node: exit %d, node %+v", code, n)
 	}
 }

@@ -227,7 +227,7 @@ func streamOnce(ctx context.Context, t *Tracker, addr string, cfg *gossh.ClientC
 	d := net.Dialer{Timeout: o.DialTimeout}
 	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
-		return false, dialErr(addr, err)
+		return false, dialErr(err)
 	}
 	_ = conn.SetDeadline(time.Now().Add(o.DialTimeout))
 	cc, chans, reqs, err := gossh.NewClientConn(conn, addr, cfg)
@@ -237,7 +237,7 @@ func streamOnce(ctx context.Context, t *Tracker, addr string, cfg *gossh.ClientC
 		if errors.As(err, &he) {
 			return false, he
 		}
-		return false, handshakeErr(addr, err, o)
+		return false, handshakeErr(err, o)
 	}
 	_ = conn.SetDeadline(time.Time{})
 	client := gossh.NewClient(cc, chans, reqs)

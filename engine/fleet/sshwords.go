@@ -26,17 +26,18 @@ func DefaultIdentityFiles(home string) []string {
 }
 
 // dialErr words a failed TCP connect to a node: nothing listening, or
-// no answer at all, and what to check.
-func dialErr(addr string, err error) error {
+// no answer at all, and what to check. The node's address is said beside
+// it wherever it is shown.
+func dialErr(err error) error {
 	switch {
 	case errors.Is(err, syscall.ECONNREFUSED):
-		return fmt.Errorf("%s is not listening (connection refused): is fgtop serve running there, on this port? (systemctl status fgtop-serve on the node)", addr)
+		return errors.New("not listening (connection refused): is fgtop serve running there, on this port? (systemctl status fgtop-serve on the node)")
 	case errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
-		return fmt.Errorf("%s cannot be reached (no route to the host): check the address and the network", addr)
+		return errors.New("cannot be reached (no route to the host): check the address and the network")
 	case isTimeout(err):
-		return fmt.Errorf("%s does not answer (connect timed out): check the address, and that a firewall lets the port through", addr)
+		return errors.New("no answer (connect timed out): check the address, and that a firewall lets the port through")
 	}
-	return fmt.Errorf("cannot connect to %s: %w", addr, err)
+	return fmt.Errorf("cannot connect: %w", err)
 }
 
 func isTimeout(err error) bool {
@@ -47,7 +48,7 @@ func isTimeout(err error) bool {
 // handshakeErr words a failed SSH handshake: the node refused every key
 // offered (naming where they came from), or another failure, with the
 // library's text kept at the end for whoever debugs it.
-func handshakeErr(addr string, err error, o SSHOptions) error {
+func handshakeErr(err error, o SSHOptions) error {
 	msg := err.Error()
 	if strings.Contains(msg, "unable to authenticate") {
 		var from []string
@@ -56,11 +57,11 @@ func handshakeErr(addr string, err error, o SSHOptions) error {
 		if o.AgentSocket != "" {
 			from = append(from, "ssh-agent")
 		}
-		return fmt.Errorf("%s refused the key (offered: %s): add the public key to the node's fgtop authorized_keys (fgtop serve --authorized-keys), or log in with another key (--identity FILE)",
-			addr, strings.Join(from, ", "))
+		return fmt.Errorf("the node refused the key (offered: %s): add the public key to the node's fgtop authorized_keys (fgtop serve --authorized-keys), or log in with another key (--identity FILE)",
+			strings.Join(from, ", "))
 	}
 	if isTimeout(err) {
-		return fmt.Errorf("%s accepted the connection but the SSH handshake timed out: is it fgtop serve (not another service) on this port?", addr)
+		return errors.New("the connection was accepted but the SSH handshake timed out: is it fgtop serve (not another service) on this port?")
 	}
-	return fmt.Errorf("ssh handshake with %s failed: %w", addr, err)
+	return fmt.Errorf("ssh handshake failed: %w", err)
 }
