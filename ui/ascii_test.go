@@ -161,3 +161,28 @@ func TestASCIIOnlyKeepsWidths(t *testing.T) {
 		}
 	}
 }
+
+// FuzzASCIIOnly: whatever text reaches an --ascii frame (node names,
+// issue messages, user names come from outside), what is drawn is 7-bit,
+// and valid UTF-8 keeps its width, so columns stay aligned.
+func FuzzASCIIOnly(f *testing.F) {
+	for _, s := range []string{"", "numa0×2 · tab/←/→", "节点", "\x1b[1m…\x1b[m", "a\u0301", "\xff\xfe"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if len(s) > 4096 {
+			return
+		}
+		got := asciiOnly(s)
+		for i := 0; i < len(got); i++ {
+			if got[i] >= 0x80 {
+				t.Fatalf("%q -> %q: byte %#x", s, got, got[i])
+			}
+		}
+		// Widths are compared for text, not for escape sequences (whose
+		// extent a stray ESC changes).
+		if utf8.ValidString(s) && !strings.ContainsAny(s, "\x1b\u009b\u009d\u0090\u0098\u009e\u009f") && ansi.StringWidth(got) != ansi.StringWidth(s) {
+			t.Fatalf("%q -> %q: width %d, was %d", s, got, ansi.StringWidth(got), ansi.StringWidth(s))
+		}
+	})
+}
