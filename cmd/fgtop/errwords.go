@@ -78,3 +78,24 @@ func coreListSyntax(spec string) bool {
 	}
 	return true
 }
+
+// missingFile words a file that is not there or cannot be read, for a
+// flag's message: "no such file (looked for /abs/path)", "permission
+// denied on PATH: ...". "" for any other error, which keeps its own words.
+func missingFile(err error) string {
+	var pe *fs.PathError
+	if !errors.As(err, &pe) {
+		return ""
+	}
+	abs, aerr := filepath.Abs(pe.Path)
+	if aerr != nil {
+		abs = pe.Path
+	}
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "no such file (looked for " + abs + ")"
+	case errors.Is(err, fs.ErrPermission):
+		return "permission denied on " + abs + ": run fgtop as root or as a user that can read it"
+	}
+	return ""
+}

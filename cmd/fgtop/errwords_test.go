@@ -31,6 +31,10 @@ func TestErrorsNameWhatToDo(t *testing.T) {
 			[]string{`--cpu "a=abc"`, "not a list of cores such as 0-7,16"}, nil},
 		{"mem a fraction of a byte", []string{"plan", "--config", cfg, "--mem", "a=0.3K"}, exitBadUsage,
 			[]string{`--mem "a=0.3K"`, "whole number of bytes"}, nil},
+		{"rollback, config not found", []string{"rollback", "--config", missing, "--yes"}, exitBadUsage,
+			[]string{"no agent config at " + missing}, []string{"lstat"}},
+		{"devices file not found", []string{"snapshot", "--devices", missing, "--scratch-root", t.TempDir()}, exitBadUsage,
+			[]string{"--devices " + missing + ": no such file", "mock-accelerator.toml"}, []string{"stat "}},
 		{"unknown agent", []string{"plan", "--config", cfg, "--cpu", "nobody=0-3"}, exitBadUsage,
 			[]string{"unknown agent 'nobody'", "the plan is invalid"}, nil},
 	} {

@@ -654,6 +654,9 @@ Exit status: 0 restored, 1 refused or failed, 2 bad usage.
 			if err != nil {
 				return err
 			}
+			if _, err := os.Stat(config); err != nil {
+				return configErr(config, src.config == "", err)
+			}
 			out := cmd.OutOrStdout()
 			top, err := agentconfig.Undoable(config, "")
 			if err != nil {

@@ -435,6 +435,9 @@ func (f *simulateFlags) openAccelerators() (inventory.Source, error) {
 		return src, nil
 	}
 	if _, err := os.Stat(f.src.devices); errors.Is(err, fs.ErrNotExist) {
+		if w := missingFile(err); w != "" {
+			return nil, usageErr("--devices %s: %s; want auto, nvml, a mock-accelerator.toml or a devices.json", f.src.devices, w)
+		}
 		return nil, usageErr("--devices %s: want auto, nvml, a mock-accelerator.toml or a devices.json: %v", f.src.devices, err)
 	}
 	src, err := inventory.NewMock(f.src.devices, f.src.mockEtcd, nil)

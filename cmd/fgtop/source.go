@@ -168,7 +168,13 @@ func (f *sourceFlags) checkMockEtcd() error {
 func (f *sourceFlags) deviceErr(err error) error {
 	var se *inventory.MockSettingsError
 	if errors.As(err, &se) {
+		if w := missingFile(se.Err); w != "" {
+			return usageErr("--mock-etcd %s: %s", f.mockEtcd, w)
+		}
 		return usageErr("--mock-etcd: %v", se.Err)
+	}
+	if w := missingFile(err); w != "" {
+		return usageErr("--devices %s: %s; want auto, nvml or the path of a mock-accelerator.toml", f.devices, w)
 	}
 	return usageErr("--devices %s: %v", f.devices, err)
 }
