@@ -309,12 +309,18 @@ func (a *App) adopt(s *model.Snapshot) {
 func (a *App) View() tea.View {
 	if !a.frameOK {
 		a.frame = a.compose()
+		if a.st.ASCII {
+			a.frame = asciiOnly(a.frame)
+		}
 		a.frameOK = true
 	}
 	v := tea.NewView(a.frame)
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
 	v.WindowTitle = untrusted.Text("fgtop " + a.nodeName())
+	if a.st.ASCII {
+		v.WindowTitle = asciiOnly(v.WindowTitle)
+	}
 	return v
 }
 

@@ -131,3 +131,25 @@ func BenchmarkHistoryPane(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSearchAll16x10000 is the kernel table's refresh on a node of
+// 16 GPUs and 10,000 kernels: every kernel listed (f: the baseline), and
+// a search over every GPU that matches every kernel, with the devices
+// holding a match marked: the search's extra work must stay linear.
+func BenchmarkSearchAll16x10000(b *testing.B) {
+	for _, filter := range []string{"", "!zzzz"} {
+		name := "all-kernels"
+		if filter != "" {
+			name = "search-all"
+		}
+		b.Run(name, func(b *testing.B) {
+			a := testApp(b, 160, 48, fake.Large(16, 10000), Options{})
+			a.kernels.follow = false
+			a.kernels.filter = filter
+			b.ReportAllocs()
+			for b.Loop() {
+				a.kernels.refresh()
+			}
+		})
+	}
+}

@@ -584,33 +584,99 @@ func shortHash(h string) string {
 // shortHelpFor is shortHelpLine for any list of bindings.
 func (a *App) shortHelpFor(bs []key.Binding, w int) string { return shortHelpOf(a.st, bs, w) }
 
-// shortHelpOf is a footer of key help in w cells: as many bindings as
-// fit, then an ellipsis. The node console and the fleet console share it.
+// shortHelpOf is a footer of key help in w cells. Help and quit always
+// show (an operator at a small terminal must find both): when not all
+// fits, the other items first lose their parenthesised notes ("filter
+// (!x inverts)" -> "filter"), then drop from the end, leaving an ellipsis
+// before help and quit. The node console and the fleet console share it.
 func shortHelpOf(st *Styles, bs []key.Binding, w int) string {
-	l := newLine(paint{})
+	type item struct {
+		key, desc, short string
+		must             bool
+	}
+	var items []item
+	for _, b := range bs {
+		h := b.Help()
+		it := item{key: h.Key, desc: h.Desc, short: h.Desc, must: h.Key == "?" || h.Key == "q"}
+		if i := strings.Index(h.Desc, " ("); i > 0 {
+			it.short = h.Desc[:i]
+		}
+		items = append(items, it)
+	}
 	sepG := " • "
 	if st.ASCII {
 		sepG = " | "
 	}
-	for i, b := range bs {
-		h := b.Help()
-		n := width(h.Key) + 1 + width(h.Desc)
-		if i > 0 {
-			n += 3
+	itemW := func(it item, short bool) int {
+		if short {
+			return width(it.key) + 1 + width(it.short)
 		}
-		if l.w+n > w {
-			if l.w+2 <= w {
-				l.gap(1)
-				l.put(st.Border, st.G.Ellipsis)
+		return width(it.key) + 1 + width(it.desc)
+	}
+	lineW := func(keep []bool, short, dropped bool) int {
+		n, k := 0, 0
+		for i, it := range items {
+			if keep[i] {
+				n += itemW(it, short)
+				k++
 			}
+		}
+		if dropped {
+			n += 4 // " • …" before help and quit
+		}
+		return n + 3*max(k-1, 0)
+	}
+	keep := make([]bool, len(items))
+	for i := range keep {
+		keep[i] = true
+	}
+	short, dropped := false, false
+	if lineW(keep, false, false) > w {
+		short = true
+	}
+	for lineW(keep, short, dropped) > w {
+		last := -1
+		for i, it := range items {
+			if keep[i] && !it.must {
+				last = i
+			}
+		}
+		if last < 0 {
 			break
 		}
-		if i > 0 {
+		keep[last], dropped = false, true
+	}
+	l := newLine(paint{})
+	first := true
+	put := func(it item) {
+		if !first {
 			l.putW(st.Border, sepG, 3)
 		}
-		l.put(st.HelpKey, h.Key)
+		first = false
+		l.put(st.HelpKey, it.key)
 		l.gap(1)
-		l.put(st.HelpDesc, h.Desc)
+		if short {
+			l.put(st.HelpDesc, it.short)
+		} else {
+			l.put(st.HelpDesc, it.desc)
+		}
 	}
-	return l.finish(w)
+	for i, it := range items {
+		if keep[i] && !it.must {
+			put(it)
+		}
+	}
+	if dropped {
+		if !first {
+			l.putW(st.Border, sepG, 3)
+		}
+		l.put(st.Border, st.G.Ellipsis)
+		first = false
+	}
+	for i, it := range items {
+		if keep[i] && it.must {
+			put(it)
+		}
+	}
+	return clampLine(l.finish(w), w)
 }

@@ -107,7 +107,11 @@ func (m *Fleet) View() tea.View {
 	for i, r := range rows {
 		rows[i] = clampLine(r, w)
 	}
-	v := tea.NewView(strings.Join(rows, "\n"))
+	content := strings.Join(rows, "\n")
+	if m.st.ASCII {
+		content = asciiOnly(content)
+	}
+	v := tea.NewView(content)
 	v.AltScreen = true
 	v.WindowTitle = "fgtop fleet"
 	return v

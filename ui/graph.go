@@ -228,27 +228,42 @@ func center(s string, w int) string {
 
 // miniGraph draws a small multiple in exactly h rows of w cells: a label
 // row, then allocation and utilisation plots side by side, without scales
-// (the big graph has them). alloc and util must be miniPlotW(w) long.
-func miniGraph(st *Styles, label []span, alloc, util []float32, w, h int, marked bool) []string {
+// (the big graph has them). A divider runs between the two halves, label
+// row included, so they read as two graphs, not one timeline with two
+// bursts; left labels the allocation half (the device and its share held),
+// right the utilisation half. alloc and util must be miniPlotW(w) long.
+func miniGraph(st *Styles, left, right []span, alloc, util []float32, w, h int, marked bool) []string {
 	out := make([]string, 0, max(h, 0))
 	if h <= 0 || w <= 0 {
 		return out
 	}
+	pw := miniPlotW(w)
 	l := newLine(paint{})
 	if marked {
 		l.putW(st.Accent, st.G.Cursor, 1)
 	} else {
 		l.gap(1)
 	}
-	putSpans(l, st, label, w-1)
-	out = append(out, l.finish(w))
-	pw := miniPlotW(w)
+	if pw < 2 {
+		putSpans(l, st, append(append([]span{}, left...), right...), w-1)
+		out = append(out, l.finish(w))
+	} else {
+		putSpans(l, st, left, pw-1)
+		l.gap(pw - l.w)
+		l.putW(st.Border, st.G.Sep, 1)
+		putSpans(l, st, right, w-l.w)
+		out = append(out, l.finish(w))
+	}
 	a := plotRows(alloc, h-1, st.G.Spark)
 	u := plotRows(util, h-1, st.G.Spark)
 	for k := range h - 1 {
 		l := newLine(paint{})
 		l.putW(st.level(lvlAlloc), a[k], pw)
-		l.gap(1)
+		if pw > 0 {
+			l.putW(st.Border, st.G.Sep, 1)
+		} else {
+			l.gap(1)
+		}
 		l.putW(st.level(lvlUtil), u[k], pw)
 		out = append(out, l.finish(w))
 	}

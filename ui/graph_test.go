@@ -296,17 +296,31 @@ func TestMiniGraph(t *testing.T) {
 			for i := range alloc {
 				alloc[i], util[i] = 1, nan32
 			}
-			label := []span{{lvlPlain, "GPU0"}, {lvlAlloc, " 100%"}, {lvlUtil, " n/a"}}
-			rows := miniGraph(st, label, alloc, util, sz.w, sz.h, true)
+			left := []span{{lvlPlain, "GPU0"}, {lvlDim, " alloc "}, {lvlAlloc, "100%"}}
+			right := []span{{lvlDim, " busy "}, {lvlUtil, "n/a"}}
+			rows := miniGraph(st, left, right, alloc, util, sz.w, sz.h, true)
 			checkBox(t, rows, sz.w, sz.h, ascii)
 			if sz.h < 2 || pw < 1 {
 				continue
 			}
 			plot := ansi.Strip(rows[1])
 			full := st.G.Spark[len(st.G.Spark)-1]
-			// Allocated left, full to the top; used right, a gap.
-			if want := repeat(full, pw) + spaces(sz.w-pw); plot != want {
+			// Allocated left, full to the top; a divider; used right, a gap.
+			if want := repeat(full, pw) + st.G.Sep + spaces(sz.w-pw-1); plot != want {
 				t.Errorf("ascii=%v %dx%d top plot row %q, want %q", ascii, sz.w, sz.h, plot, want)
+			}
+			// The divider runs down every row, the label row too, at the
+			// same cell; each half has its label.
+			for i, r := range rows {
+				if got := ansi.Cut(r, pw, pw+1); ansi.Strip(got) != st.G.Sep && pw >= 2 {
+					t.Errorf("ascii=%v %dx%d row %d: cell %d is %q, want the divider", ascii, sz.w, sz.h, i, pw, ansi.Strip(got))
+				}
+			}
+			if pw >= 12 {
+				lab := ansi.Strip(rows[0])
+				if !strings.Contains(ansi.Cut(rows[0], 0, pw), "alloc") || !strings.Contains(lab, "busy n/a") {
+					t.Errorf("ascii=%v %dx%d: labels %q", ascii, sz.w, sz.h, lab)
+				}
 			}
 			if !strings.HasPrefix(ansi.Strip(rows[0]), st.G.Cursor) {
 				t.Errorf("marked cell's label %q", ansi.Strip(rows[0]))

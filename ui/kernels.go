@@ -40,7 +40,9 @@ func slotKey(s model.SlotName) string { return strings.ToLower(slotHeader(s)) }
 
 // followedDevice is the device row the kernels table follows, or -1.
 func (p *kernelsPane) followedDevice() int {
-	if !p.follow || p.d == nil {
+	// A search looks at every kernel: a match on another GPU is what the
+	// operator is looking for, not "no kernel matches".
+	if !p.follow || p.d == nil || p.filter != "" {
 		return -1
 	}
 	if c := p.device(); c >= 0 && c < len(p.d.devs) {
@@ -114,6 +116,25 @@ func (p *kernelsPane) refresh() {
 		}
 	}
 	p.view = kv
+	p.matchDevs = nil
+	if p.filter != "" {
+		// The devices holding a match are marked in the devices pane.
+		// One pass over the matches and one over the holdings, so a
+		// search on a node of 10,000 kernels stays linear.
+		hit := make([]bool, len(d.kernels))
+		for _, ki := range rows {
+			hit[ki] = true
+		}
+		p.matchDevs = make([]bool, len(d.devs))
+		for i := range d.devs {
+			p.matchDevs[i] = slices.ContainsFunc(d.devs[i].kernels, func(ki int) bool { return hit[ki] })
+		}
+		for i := range d.devs {
+			for _, c := range d.devs[i].children {
+				p.matchDevs[i] = p.matchDevs[i] || p.matchDevs[c]
+			}
+		}
+	}
 	if p.cursor >= len(rows) {
 		p.cursor = max(len(rows)-1, 0)
 	}

@@ -161,7 +161,7 @@ func NewKeyMap(role Role) KeyMap {
 	// ctrl+c still quits.
 	quitEd := b(actQuit, grpGeneral, false, []string{"ctrl+c"}, "ctrl+c", "quit (asks first with a draft)")
 	quitEd.scope, quitEd.short = scEditing, scEditing
-	quitEd.footDesc, quitEd.footPrio = "quit", 2
+	quitEd.footDesc, quitEd.footPrio = "quit", 0
 	all = append(all, quitEd)
 	// A dialog's keys, in the order its hint line says them; bindings
 	// with the same words show as one ("tab/←/→: switch button").
@@ -186,7 +186,8 @@ func NewKeyMap(role Role) KeyMap {
 		case actBack:
 			all[i].footDesc, all[i].footPrio = "back", 1
 		case actHelp:
-			all[i].footPrio = 4
+			// Help and quit show at any width, as on the main screen.
+			all[i].footPrio = 0
 		}
 	}
 

@@ -230,6 +230,7 @@ type paneSpec struct {
 var paneSpecs = [numPanes]paneSpec{
 	paneDevices: {"Devices", func(a *App) paneModel {
 		a.devices = newDevicesPane(a.common, &a.hist, func() { a.kernels.refresh() })
+		a.devices.hits = func() []bool { return a.kernels.matchDevs }
 		return a.devices
 	}, devicesWant, paneRole{col: colLeft, capNum: 3, capDen: 5, least: 3}},
 	paneKernels: {"Kernels", func(a *App) paneModel {

@@ -64,11 +64,19 @@ func deviceColumns(w int, m devMeasures) devCols {
 		c.bar = max(w-(used-c.bar), 4)
 		return c
 	}
+	// The first column that does not fit ends the choice, so columns
+	// drop in one order at every width.
+	full := false
 	try := func(cells int, set func()) {
-		if cells > 0 && used+1+cells <= w {
-			used += 1 + cells
-			set()
+		if full || cells <= 0 {
+			return
 		}
+		if used+1+cells > w {
+			full = true
+			return
+		}
+		used += 1 + cells
+		set()
 	}
 	grow := func(v *int, upTo int) {
 		if *v == 0 {
@@ -107,6 +115,8 @@ type devicesPane struct {
 	hist *history
 	// byAgent draws the bars per agent instead of per kernel (a).
 	byAgent bool
+	// hits marks the rows holding a kernel that matches the filter.
+	hits func() []bool
 }
 
 func newDevicesPane(c *common, hist *history, moved func()) *devicesPane {
@@ -181,7 +191,12 @@ func (p *devicesPane) viewTitled(title []span) []string {
 				return append(out, hostRowOf(p.st, &p.d.host, c, p.w, sel, mark))
 			}
 			r := &p.d.devs[i]
-			return append(out, deviceRowOf(p.st, r, (*p.hist)[r.key], c, p.byAgent, p.w, sel, mark))
+			hit := false
+			if p.hits != nil {
+				hs := p.hits()
+				hit = i < len(hs) && hs[i]
+			}
+			return append(out, deviceRowOf(p.st, r, (*p.hist)[r.key], c, p.byAgent, p.w, sel, mark, hit))
 		})
 }
 

@@ -190,7 +190,7 @@ func (p *historyPane) viewSmall(devs []int, sel, w, h int) []string {
 			first = max(0, k/cols-shown+1)
 		}
 	}
-	info := []span{{lvlAlloc, "allocated"}, {lvlDim, " | "}, {lvlUtil, "GPU busy"}, {lvlDim, ", last 5m"}}
+	info := []span{{lvlAlloc, "allocated"}, {lvlDim, " " + st.G.Sep + " "}, {lvlUtil, "GPU busy"}, {lvlDim, ", last 5m"}}
 	title := []span{{lvlTitle, " All devices "}, {lvlDim, "(" + strconv.Itoa(len(devs)) + ") "}}
 	out := []string{titleRowOf(st, w, title, info, rows, shown, first)}
 	cw := (w - (cols-1)*miniGap) / cols
@@ -198,6 +198,14 @@ func (p *historyPane) viewSmall(devs []int, sel, w, h int) []string {
 	perCol := perColumn(pw)
 	alloc, util := make([]float32, pw), make([]float32, pw)
 	gap := spaces(miniGap)
+	// "alloc" when every cell's left half has room for it (one wording
+	// for the grid); the title names both halves in any case.
+	word := " alloc "
+	for _, i := range devs {
+		if width(p.d.devs[i].label)+len(word)+len("100%") > pw-1 {
+			word = " "
+		}
+	}
 	for gr := first; gr < first+shown; gr++ {
 		cells := make([][]string, 0, cols)
 		for c := range cols {
@@ -209,14 +217,15 @@ func (p *historyPane) viewSmall(devs []int, sel, w, h int) []string {
 			dh := p.hist[r.key]
 			dh.alloc.columns(alloc, dh.sec, perCol)
 			dh.util.columns(util, dh.sec, perCol)
-			label := []span{{lvlPlain, r.label}, {lvlDim, " "}, {lvlAlloc, pct(dh.alloc.last())}, {lvlDim, " | "}, {lvlUtil, pct(dh.util.last())}}
+			left := []span{{lvlPlain, r.label}, {lvlDim, word}, {lvlAlloc, pct(dh.alloc.last())}}
+			right := []span{{lvlDim, " busy "}, {lvlUtil, pct(dh.util.last())}}
 			if devs[k] == sel {
-				label[0].lvl = lvlAccent
+				left[0].lvl = lvlAccent
 			}
 			if r.over {
-				label[2].lvl = lvlCrit
+				left[2].lvl = lvlCrit
 			}
-			cells = append(cells, miniGraph(st, label, alloc, util, cw, ch, devs[k] == sel))
+			cells = append(cells, miniGraph(st, left, right, alloc, util, cw, ch, devs[k] == sel))
 		}
 		for row := range ch {
 			var b strings.Builder

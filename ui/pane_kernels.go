@@ -127,14 +127,24 @@ func kernelColumns(w int, d *derived, m kernMeasures, onTitle, sortKey string) [
 	}
 	add(1, kernCol{key: "state", title: "STATE", w: 7, slot: -1})
 
+	// Columns are kept in order of importance and the first that does
+	// not fit ends the choice: a narrower, less important column never
+	// takes the place of a wider, more important one, so a column shows
+	// at a width only if every more important column shows too, and
+	// columns drop in the same order at every width.
 	used := 2 - 1 // the cursor mark, minus the first gap
 	keep := make([]bool, len(cs))
+fit:
 	for prio := 0; prio <= 15+len(d.slotCols); prio++ {
 		for i, c := range cs {
-			if c.prio == prio && used+1+c.col.w <= w {
-				keep[i] = true
-				used += 1 + c.col.w
+			if c.prio != prio {
+				continue
 			}
+			if used+1+c.col.w > w {
+				break fit
+			}
+			keep[i] = true
+			used += 1 + c.col.w
 		}
 	}
 	var out []kernCol
@@ -165,6 +175,9 @@ type kernelsPane struct {
 	sortCol  string
 	sortDesc bool
 	filter   string
+	// matchDevs marks the device rows holding a kernel that matches the
+	// filter (nil without one).
+	matchDevs []bool
 	// view is the table's rows, recomputed when the snapshot, the
 	// followed device, the filter or the sort changes; cols are the
 	// columns last drawn (for clicks on the header).
@@ -221,6 +234,10 @@ func (p *kernelsPane) headerClick(m tea.Mouse) {
 // Title is the pane's title: which kernels it shows.
 func (p *kernelsPane) Title() []span {
 	count := strconv.Itoa(len(p.view.rows))
+	if p.d != nil && p.filter != "" {
+		return append(paneTitle(p.id, p.focused, ""), span{lvlDim, "matching "},
+			span{lvlAccent, "/" + p.filter}, span{lvlDim, " on all GPUs (" + count + ") "})
+	}
 	if p.d != nil && p.view.dev >= 0 {
 		return append(paneTitle(p.id, p.focused, ""), span{lvlDim, "on "},
 			span{lvlAccent, p.d.devs[p.view.dev].label}, span{lvlDim, " (" + count + ") "})
@@ -245,14 +262,26 @@ func (p *kernelsPane) detailFor() (*detail, string) {
 	return nil, ""
 }
 
+// backTo is the device the table follows again once the filter is
+// cleared (esc), or "".
+func (p *kernelsPane) backTo() string {
+	if p.filter == "" || !p.follow || p.d == nil {
+		return ""
+	}
+	if c := p.device(); c >= 0 && c < len(p.d.devs) {
+		return p.d.devs[c].label
+	}
+	return ""
+}
+
 // View draws title, header and the visible kernels.
 func (p *kernelsPane) View() []string { return p.viewTitled(p.Title()) }
 
 func (p *kernelsPane) viewTitled(title []span) []string {
 	kv := &p.view
 	var info []span
-	if p.filter != "" {
-		info = append(info, span{lvlAccent, "/" + p.filter})
+	if back := p.backTo(); back != "" {
+		info = append(info, span{lvlAccent, "esc"}, span{lvlDim, " back to " + back})
 	}
 	if p.d != nil && p.d.snap.IdleKernels > 0 {
 		if len(info) > 0 {
@@ -273,6 +302,9 @@ func (p *kernelsPane) viewTitled(title []span) []string {
 		func() string {
 			switch {
 			case p.filter != "":
+				if back := p.backTo(); back != "" {
+					return "no kernel on any GPU matches /" + p.filter + " (esc: back to " + back + ")"
+				}
 				return "no kernel matches /" + p.filter
 			case kv.dev >= 0:
 				return "nothing held on " + p.d.devs[kv.dev].label + " (f: all kernels)"

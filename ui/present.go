@@ -68,8 +68,20 @@ func deviceHeaderRow(st *Styles, c devCols, byAgent bool, w int) string {
 
 // deviceRowOf draws one accelerator: its bar per kernel (or per agent when
 // byAgent), figures, owner, telemetry and history (h, nil when none yet).
-func deviceRowOf(st *Styles, r *devRow, h *devHistory, c devCols, byAgent bool, w int, selected, marked bool) string {
+//
+// hit marks a row that holds a kernel matching the filter, in the cell
+// after the cursor.
+func deviceRowOf(st *Styles, r *devRow, h *devHistory, c devCols, byAgent bool, w int, selected, marked, hit bool) string {
 	l := rowStart(st, selected, marked)
+	if hit {
+		l = newLine(l.base)
+		if marked {
+			l.putW(st.Accent, st.G.Cursor, 1)
+		} else {
+			l.gap(1)
+		}
+		l.putW(st.Accent, st.G.Hit, 1)
+	}
 	label := r.label
 	if r.child {
 		label = st.G.Branch + label

@@ -60,15 +60,15 @@ func TestRowRenderers(t *testing.T) {
 	cases := []rowCase{
 		{name: "device", want: []string{dev.label, dev.held + "/" + dev.capacity},
 			draw: func(st *Styles, w int, sel bool) []string {
-				return []string{deviceRowOf(st, dev, (a.hist)[dev.key], deviceColumns(w, d.devMeas), false, w, sel, sel)}
+				return []string{deviceRowOf(st, dev, (a.hist)[dev.key], deviceColumns(w, d.devMeas), false, w, sel, sel, false)}
 			}},
 		{name: "device per agent", want: []string{dev.label},
 			draw: func(st *Styles, w int, sel bool) []string {
-				return []string{deviceRowOf(st, dev, nil, deviceColumns(w, d.devMeas), true, w, sel, sel)}
+				return []string{deviceRowOf(st, dev, nil, deviceColumns(w, d.devMeas), true, w, sel, sel, false)}
 			}},
 		{name: "device long label", cut: "GPU-",
 			draw: func(st *Styles, w int, sel bool) []string {
-				return []string{deviceRowOf(st, &longDev, nil, deviceColumns(w, d.devMeas), false, w, sel, sel)}
+				return []string{deviceRowOf(st, &longDev, nil, deviceColumns(w, d.devMeas), false, w, sel, sel, false)}
 			}},
 		{name: "device header", head: true, want: []string{"DEVICE", "HELD"},
 			draw: func(st *Styles, w int, _ bool) []string {

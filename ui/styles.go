@@ -92,6 +92,8 @@ type Glyphs struct {
 	// Owned marks a device's owner in the partition editor; Gained and
 	// Lost mark what the draft changes.
 	Owned, Gained, Lost string
+	// Hit marks a device row holding a kernel that matches the filter.
+	Hit string
 }
 
 func unicodeGlyphs(patterned bool) Glyphs {
@@ -102,7 +104,7 @@ func unicodeGlyphs(patterned bool) Glyphs {
 		Lock: "🔒 read-only", Up: "▲", Down: "▼", Degree: "°C", Dot: "·",
 		CornerTL: "┌", CornerTR: "┐", CornerBL: "└", CornerBR: "┘",
 		Owned: "■", Gained: "+", Lost: "×",
-		Patterns: []string{"█"}, Drift: "▞", Mark: "▌",
+		Patterns: []string{"█"}, Drift: "▞", Mark: "▌", Hit: "•",
 	}
 	if patterned {
 		// Shapes as well as colours: kernels differ in shape, overflow is
@@ -121,7 +123,7 @@ func asciiGlyphs() Glyphs {
 		Lock: "[read-only]", Up: "^", Down: "v", Degree: "C", Dot: "-",
 		CornerTL: "+", CornerTR: "+", CornerBL: "+", CornerBR: "+",
 		Owned: "#", Gained: "+", Lost: "x",
-		Patterns: []string{"#", "=", "%", "@"}, Drift: "/", Mark: "#",
+		Patterns: []string{"#", "=", "%", "@"}, Drift: "/", Mark: "#", Hit: "*",
 	}
 }
 

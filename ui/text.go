@@ -241,3 +241,40 @@ func truncateLeft(s string, w int) string {
 	}
 	return ansi.TruncateLeft(s, n-w, "")
 }
+
+// asciiSubst are the one-cell stand-ins --ascii draws for the few
+// non-ASCII characters the console's own words use (arrows in key names,
+// the middle dot between items, the multiplication sign of "numa0×2").
+var asciiSubst = map[rune]string{
+	'→': ">", '←': "<", '↑': "^", '↓': "v", '·': "-", '•': "*", '×': "x",
+	'…': "~", '│': "|", '─': "-", '≤': "<", '≥': ">", '°': "o", '▶': ">",
+	'–': "-", '—': "-", '‘': "'", '’': "'", '“': "\"", '”': "\"",
+}
+
+// asciiOnly is s with every character outside 7-bit ASCII replaced, cell
+// for cell, so that --ascii holds for text fgtop did not write (node and
+// user names, issue messages) as well as its own: the stand-in above, or
+// '?' per cell. Escape sequences are ASCII and pass through.
+func asciiOnly(s string) string {
+	i := 0
+	for i < len(s) && s[i] < utf8.RuneSelf {
+		i++
+	}
+	if i == len(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	b.WriteString(s[:i])
+	for _, r := range s[i:] {
+		switch {
+		case r < utf8.RuneSelf:
+			b.WriteRune(r)
+		case asciiSubst[r] != "":
+			b.WriteString(asciiSubst[r])
+		default:
+			b.WriteString(strings.Repeat("?", ansi.StringWidth(string(r))))
+		}
+	}
+	return b.String()
+}

@@ -304,6 +304,11 @@ func (a *App) viewHeader(w int) []string {
 		second = append(second, wsp)
 	}
 	for _, p := range dropped {
+		// A piece that does not fit whole is left out rather than cut to
+		// a stub ("ma…" said nothing).
+		if len(second) > 0 && spansWidth(second)+3+spansWidth(p.spans) > w {
+			continue
+		}
 		if len(second) > 0 {
 			second = append(second, span{lvlBorder, a.sepGlyph(sep)})
 		} else {

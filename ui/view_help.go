@@ -29,7 +29,10 @@ type helpScreen struct {
 	themeNames bool
 	// sortColumns are the kernel table's sort columns, for :sort.
 	sortColumns func() []string
-	hm          help.Model
+	// shown are the column titles the main screen draws at this width
+	// (nil: all): the help explains only those.
+	shown func() map[string]bool
+	hm    help.Model
 	// filter is what was typed: only the rows that contain it (any case)
 	// show.
 	filter string
@@ -40,7 +43,22 @@ type helpScreen struct {
 // editor's keys and notes.
 func (a *App) openHelp() {
 	a.push(&helpScreen{common: a.common, ed: a.ed(), themeNames: a.opts.LoadTheme != nil,
-		sortColumns: a.kernels.sortColumns, hm: help.New()})
+		sortColumns: a.kernels.sortColumns, shown: a.shownColumns, hm: help.New()})
+}
+
+// shownColumns are the titles of the optional device and kernel columns
+// drawn at the current width.
+func (a *App) shownColumns() map[string]bool {
+	if a.d == nil || a.kernels.cols == nil {
+		return nil
+	}
+	m := map[string]bool{}
+	for _, c := range a.kernels.cols {
+		m[c.title] = true
+	}
+	dc := deviceColumns(a.devices.w, a.d.devMeas)
+	m["ALLOC"], m["BUSY"] = dc.sparkA > 0, dc.sparkU > 0
+	return m
 }
 
 func (hs *helpScreen) rank() layerRank { return rankScreen }
@@ -129,7 +147,7 @@ func (hs *helpScreen) notes(w int) []string {
 		{":q", "quit"},
 		{":sort COL [asc|desc]", "sort kernels: " + strings.Join(hs.sortColumns(), " ")},
 		{themeCmd, "switch theme: " + strings.Join(themes.Names(), " ")},
-		{":filter TEXT", "filter kernels, like /TEXT; !TEXT keeps what does not match"},
+		{":filter TEXT", "search kernels on all GPUs, like /TEXT; !TEXT keeps what does not match"},
 		{":follow", "kernels follow the selected device (f toggles)"},
 	}
 	for _, c := range cmds {
@@ -140,20 +158,55 @@ func (hs *helpScreen) notes(w int) []string {
 	for _, f := range filterHelp() {
 		out = append(out, spansRow(st, []span{{lvlAccent, "   " + padRight(f[0], 22)}, {lvlPlain, f[1]}}, w))
 	}
-	out = append(out, "", spansRow(st, []span{{lvlTitle, " Device columns"}}, w))
-	for _, c := range [][2]string{
-		{"HELD/CAPACITY", "one colour (or pattern) per kernel, as its mark in the kernel list; over capacity and drift marked on the bar"},
-		{"ALLOC BUSY", "history, one sample a second: share held, and GPU utilisation"},
-	} {
-		out = append(out, spansRow(st, []span{{lvlAccent, "   " + padRight(c[0], 22)}, {lvlPlain, c[1]}}, w))
+	var shown map[string]bool
+	if hs.shown != nil {
+		shown = hs.shown()
 	}
-	out = append(out, "", spansRow(st, []span{{lvlTitle, " Kernel columns"}}, w))
-	for _, c := range [][2]string{
-		{"USER TYPE SESSION", "owner user id, session type and id (recovery.json; - without one)"},
-		{"UTIL", "its GPU processes' utilisation of its busiest GPU; idle: held at 0 % for --idle-after; N/A: memory only"},
-		{"GMEM", "GPU memory of its processes (mapped by container: /proc/PID/cgroup against the CID= line)"},
-	} {
-		out = append(out, spansRow(st, []span{{lvlAccent, "   " + padRight(c[0], 22)}, {lvlPlain, c[1]}}, w))
+	// has keeps the titles this width draws, joined: the help explains no
+	// column the screen does not show.
+	has := func(titles ...string) string {
+		var out []string
+		for _, t := range titles {
+			if shown == nil || shown[t] {
+				out = append(out, t)
+			}
+		}
+		return strings.Join(out, " ")
+	}
+	row := func(name, text string) {
+		if name != "" {
+			out = append(out, spansRow(st, []span{{lvlAccent, "   " + padRight(name, 22)}, {lvlPlain, text}}, w))
+		}
+	}
+	out = append(out, "", spansRow(st, []span{{lvlTitle, " Device columns"}}, w))
+	row("HELD/CAPACITY", "one colour (or pattern) per kernel, as its mark in the kernel list; over capacity and drift marked on the bar")
+	switch hist := has("ALLOC", "BUSY"); hist {
+	case "ALLOC BUSY":
+		row(hist, "history, one sample a second: share held, and GPU utilisation")
+	case "ALLOC":
+		row(hist, "history, one sample a second: share held")
+	}
+	var kern []string
+	if who := has("USER", "TYPE", "SESSION"); who != "" {
+		var what []string
+		for _, c := range [][2]string{{"USER", "owner user id"}, {"TYPE", "session type"}, {"SESSION", "session id"}} {
+			if has(c[0]) != "" {
+				what = append(what, c[1])
+			}
+		}
+		kern = append(kern, who)
+		row(who, strings.Join(what, ", ")+" (recovery.json; - without one)")
+	}
+	if u := has("UTIL"); u != "" {
+		kern = append(kern, u)
+		row(u, "its GPU processes' utilisation of its busiest GPU; idle: held at 0 % for --idle-after; N/A: memory only")
+	}
+	if g := has("GMEM"); g != "" {
+		kern = append(kern, g)
+		row(g, "GPU memory of its processes (mapped by container: /proc/PID/cgroup against the CID= line)")
+	}
+	if len(kern) > 0 {
+		out = append(out[:len(out)-len(kern)], append([]string{"", spansRow(st, []span{{lvlTitle, " Kernel columns"}}, w)}, out[len(out)-len(kern):]...)...)
 	}
 	return out
 }

@@ -1,5 +1,7 @@
 package ui
 
+import "charm.land/bubbles/v2/key"
+
 // headerHeight is 2 when the device source reports a failure to spell out
 // or the first line could not hold everything.
 func (a *App) headerHeight() int {
@@ -101,6 +103,12 @@ func (a *App) viewFooter(w int) string {
 	}
 	if f := a.footerHelp(w); f != "" {
 		return f
+	}
+	if back := a.kernels.backTo(); back != "" {
+		// While a search shows every GPU's kernels, the first thing the
+		// footer offers is the way back to the selected one.
+		esc := key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back to "+back))
+		return a.shortHelpFor(append([]key.Binding{esc}, a.keys.ShortHelp()...), w)
 	}
 	if a.shortHelp == "" || a.helpW != w {
 		a.shortHelp, a.helpW = a.shortHelpLine(w), w

@@ -84,7 +84,7 @@ func TestErrorsInOwnWords(t *testing.T) {
 			exitBadUsage, []string{"--fgpu-capacity", "two decimal places"}},
 		{"bad mock file still --devices", []string{"simulate", "--devices", badJSON + ".toml", "--request", "cuda.shares=1"},
 			exitBadUsage, []string{"--devices " + badJSON + ".toml"}},
-		{"missing --config", []string{"snapshot", "--config", filepath.Join(dir, "nope.toml")}, exitBadUsage, []string{"--config:", "nope.toml"}},
+		{"missing --config", []string{"snapshot", "--config", filepath.Join(dir, "nope.toml")}, exitBadUsage, []string{"no agent config at", "nope.toml", "given with --config"}},
 		{"--config not TOML", []string{"snapshot", "--config", badTOML}, exitBadUsage, []string{"--config:", "bad.toml"}},
 		{"--config not TOML, simulate", []string{"simulate", "--config", badTOML, "--devices", mock, "--request", "cuda.shares=1"}, exitBadUsage, []string{"--config:", "bad.toml"}},
 		{"found agent.toml not TOML", []string{"snapshot"}, exitBadUsage, []string{"bad.toml", "name another with --config"}},

@@ -140,8 +140,8 @@ func TestExporterEqualsSnapshotJSON(t *testing.T) {
 	if diffs := promtest.CompareSnapshot(liveOnly(t, ss, snap), snap); len(diffs) > 0 {
 		t.Fatalf("exporter and snapshot --json disagree:\n%s", strings.Join(diffs, "\n"))
 	}
-	if len(promtest.Select(ss, "fgtop_drift_held")) == 0 {
-		t.Error("the node has a kernel on another agent's GPU, yet no fgtop_drift_held")
+	if len(promtest.SelectUnits(ss, "fgtop_drift_held")) == 0 {
+		t.Error("the node has a kernel on another agent's GPU, yet no fgtop_drift_held_*")
 	}
 	out, err := promtest.CheckMetrics(t, body)
 	if err != nil || strings.TrimSpace(out) != "" {
@@ -159,7 +159,7 @@ func TestExporterFollowsChanges(t *testing.T) {
 	scrapeUntil(t, addr, okKernels(1))
 	n.addKernel(t, agentB, "99999999-1111-4222-8333-444455556666", gpu2, "0.45")
 	_, ss := scrapeUntil(t, addr, okKernels(2))
-	got := promtest.Select(ss, "fgtop_device_held", "node", "gpu-07", "device", gpu2, "slot", "cuda.shares")
+	got := promtest.Select(ss, "fgtop_device_held_shares", "node", "gpu-07", "device", gpu2, "slot", "cuda.shares")
 	if len(got) != 1 || got[0].Text() != "0.45" {
 		t.Fatalf("held on %s after the write: %v, want 0.45", gpu2, got)
 	}
@@ -170,7 +170,7 @@ func TestExporterDemo(t *testing.T) {
 	t.Setenv("TMPDIR", t.TempDir())
 	addr := startExporter(t, &sourceFlags{}, &exporterFlags{listen: "127.0.0.1:0", node: "demo-a", demo: true, seed: 1})
 	_, ss := scrapeUntil(t, addr, func(ss []promtest.Sample) bool {
-		return len(promtest.Select(ss, "fgtop_device_capacity", "node", "demo-a")) > 0
+		return len(promtest.SelectUnits(ss, "fgtop_device_capacity", "node", "demo-a")) > 0
 	})
 	if got := promtest.Select(ss, "fgtop_allocator_info", "node", "demo-a", "allocation_mode", "fractional"); len(got) != 1 {
 		t.Fatalf("the demo node is fractional: %v", promtest.Select(ss, "fgtop_allocator_info"))
@@ -236,7 +236,7 @@ func TestServeMetricsListen(t *testing.T) {
 		t.Fatal("no metrics address within 15s")
 	}
 	_, ss := scrapeUntil(t, addr, func(ss []promtest.Sample) bool {
-		return len(promtest.Select(ss, "fgtop_device_capacity", "node", "fgtop-demo")) > 0
+		return len(promtest.SelectUnits(ss, "fgtop_device_capacity", "node", "fgtop-demo")) > 0
 	})
 	if len(promtest.Select(ss, "fgtop_build_info")) != 1 {
 		t.Fatal("no fgtop_build_info")
@@ -293,7 +293,7 @@ func TestPrometheusScrapesThreeExporters(t *testing.T) {
 		}
 	}
 	// One query over the fleet: the three nodes' held shares on gpu1.
-	v := srv.WaitQuery(t, ctx, `sum by (node) (fgtop_device_held{slot="cuda.shares"})`, func(v pmodel.Vector) bool { return len(v) == 3 })
+	v := srv.WaitQuery(t, ctx, `sum by (node) (fgtop_device_held_shares{slot="cuda.shares"})`, func(v pmodel.Vector) bool { return len(v) == 3 })
 	want := map[string]string{"node-1": "0.55", "node-2": "1.375", "node-3": "1"}
 	for _, s := range promtest.FromVector(v) {
 		if w := want[s.Labels["node"]]; s.Text() != w {

@@ -39,9 +39,10 @@ Sources:
                             without a port gets 2222). The fleet execs the read-only snapshot stream
                             (snapshot --follow --json): any key in the node's authorized_keys will
                             do, viewer or operator.
-Keys work as ssh users expect: --identity FILE (repeatable; unencrypted keys, others through
-ssh-agent), ssh-agent through SSH_AUTH_SOCK, host keys checked against --known-hosts
-(default ~/.ssh/known_hosts): an unknown or changed host key is refused. Add a node's key after
+Keys work as with ssh: --identity FILE (repeatable; unencrypted keys, others through
+ssh-agent), else ~/.ssh/id_* (the unencrypted ones), and ssh-agent through SSH_AUTH_SOCK; host
+keys are checked against --known-hosts (default ~/.ssh/known_hosts, /etc/ssh/ssh_known_hosts):
+an unknown or changed host key is refused. Add a node's key after
 checking it: ssh-keyscan -p 2222 node01 >> ~/.ssh/known_hosts.
 
 A node that stops answering turns stale (after --stale-after), then unreachable (after
@@ -113,8 +114,8 @@ func newFleetCmd() *cobra.Command {
 	fl.StringVar(&f.prometheus, "prometheus", "", "read the fleet from this Prometheus (http://HOST:9090), which scrapes each node's fgtop exporter")
 	fl.DurationVar(&f.refresh, "refresh", 2*time.Second, "with --prometheus: how often the fleet is queried")
 	fl.DurationVar(&f.lookback, "lookback", fleet.DefaultLookback, "with --prometheus: a node scraped within this long is listed, its target down or not")
-	fl.StringArrayVar(&f.identities, "identity", nil, "private key file to log in with (repeatable; ssh-agent is used too)")
-	fl.StringArrayVar(&f.knownHosts, "known-hosts", nil, "known_hosts file(s) to check host keys against (default ~/.ssh/known_hosts)")
+	fl.StringArrayVar(&f.identities, "identity", nil, "private key file to log in with (repeatable; default: ~/.ssh/id_* as ssh; ssh-agent is used too)")
+	fl.StringArrayVar(&f.knownHosts, "known-hosts", nil, "known_hosts file(s) to check host keys against (default ~/.ssh/known_hosts and /etc/ssh/ssh_known_hosts)")
 	fl.StringVar(&f.user, "user", "", "login name (default: $USER)")
 	fl.BoolVar(&f.once, "once", false, "wait for every node's first snapshot, print and exit")
 	fl.BoolVar(&f.asJSON, "json", false, "print JSON (with --once or --fit)")
@@ -196,7 +197,8 @@ func (f *fleetFlags) start(ctx context.Context) (*fleetSource, error) {
 	}
 	known := f.knownHosts
 	if len(known) == 0 {
-		known = []string{fleet.DefaultKnownHosts()}
+		// As ssh: the user's known_hosts, then the system's.
+		known = []string{fleet.DefaultKnownHosts(), "/etc/ssh/ssh_known_hosts"}
 	}
 	for _, p := range known {
 		if err := checkRegular("fleet: --known-hosts", p); err != nil {
@@ -214,6 +216,11 @@ func (f *fleetFlags) start(ctx context.Context) (*fleetSource, error) {
 	}
 	o := fleet.SSHOptions{User: user, Identities: f.identities, AgentSocket: os.Getenv("SSH_AUTH_SOCK"), KnownHosts: known,
 		Heartbeat: f.heartbeat, Settings: settings, Silence: f.staleAfter + f.heartbeat}
+	if len(f.identities) == 0 {
+		// As ssh: ~/.ssh/id_* when no key is named.
+		home, _ := os.UserHomeDir()
+		o.DefaultIdentities = fleet.DefaultIdentityFiles(home)
+	}
 	cfg, closeAgent, err := fleet.ClientConfig(o)
 	if err != nil {
 		return nil, usageErr("fleet: %v", err)

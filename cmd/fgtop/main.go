@@ -71,7 +71,7 @@ func run(args []string) int {
 		return ee.code
 	}
 	// Cobra's own errors are flag and argument problems.
-	fmt.Fprintln(stderr, "fgtop:", err)
+	fmt.Fprintln(stderr, "fgtop:", unknownCommand(root, err))
 	return exitBadUsage
 }
 
@@ -84,7 +84,9 @@ func newRootCmd() *cobra.Command {
 		Long: `fgtop shows, live and exactly, who holds which share of which GPU on a Backend.AI node,
 which agent owns which device, and what is wrong. Without a subcommand it opens the console on
 this node: the agent config is found where Backend.AI looks for it, or given with --config, or
-the kernels are named with --scratch-root. Try it without a node: fgtop demo.`,
+the kernels are named with --scratch-root. Try it without a node: fgtop demo.
+
+` + exitStatusHelp(96),
 		Args:          cobra.NoArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,

@@ -47,7 +47,8 @@ func writeMan(w io.Writer, root *cobra.Command) error {
 	m.raw(`.B fgtop`)
 	m.raw(`\fIcommand\fR [\fIflags\fR]`)
 	m.section("DESCRIPTION")
-	m.text(root.Long)
+	desc, _, _ := strings.Cut(root.Long, "\n\nExit status (every command):") // EXIT STATUS says it
+	m.text(desc)
 	m.para()
 	m.text("Every command takes -h or --help. The flags of the console (fgtop without a command) follow; each command's own flags are listed under COMMANDS.")
 	m.section("OPTIONS")
@@ -69,9 +70,9 @@ func writeMan(w io.Writer, root *cobra.Command) error {
 		"That rule is the open-source mock plugin's, ASSUMED for the closed-source fractional plugin; --fgpu-capacity N or DEVICE=N,... overrides it. " +
 		"When etcd cannot be read an issue names it, the last settings read are kept, and a capacity never known is shown as ? (absent from the JSON).")
 	m.section("EXIT STATUS")
-	m.item("0", "success (for simulate: the simulation ran, even with failing requests)")
-	m.item("1", "the check found a problem: check found drift, plan found the change invalid, simulate --check found a difference")
-	m.item("2", "bad usage or bad input: an unknown flag, a file that cannot be read or parsed, a request fgtop refuses, no terminal for a console")
+	for _, r := range exitStatus {
+		m.item(r.code, r.what)
+	}
 	m.section("ENVIRONMENT")
 	m.item("BACKEND_CONFIG_FILE", "the agent.toml to use before the usual places, as Backend.AI's agent does")
 	m.item("NO_COLOR", "when set and not empty, the console uses the mono theme unless --theme names one")

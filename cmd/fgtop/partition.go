@@ -75,6 +75,9 @@ func (f *changeFlags) request() (partition.Request, error) {
 		if !ok || agent == "" || spec == "" {
 			return req, usageErr("--cpu %q: want AGENT=0-7,16 (or AGENT=COUNT in the slot-based format)", c)
 		}
+		if !coreListSyntax(spec) {
+			return req, usageErr("--cpu %q: %q is not a list of cores such as 0-7,16 (nor a core count, as the slot-based format takes)", c, spec)
+		}
 		req.CPU = append(req.CPU, partition.CPUSet{Agent: model.AgentID(agent), Spec: spec})
 	}
 	for _, m := range f.mem {
@@ -87,7 +90,10 @@ func (f *changeFlags) request() (partition.Request, error) {
 		if err != nil {
 			return req, usageErr("--mem %q: %v", m, err)
 		}
-		req.Mem = append(req.Mem, partition.MemSet{Agent: model.AgentID(agent), Bytes: b})
+		if b.Sign() <= 0 {
+			return req, usageErr("--mem %q: %s is not above zero: write the agent's memory, e.g. %s=64G", m, size, agent)
+		}
+		req.Mem = append(req.Mem, partition.MemSet{Agent: model.AgentID(agent), Bytes: b, Text: size})
 	}
 	if f.from != "" {
 		d, err := agentconfig.Load(f.from)
@@ -135,7 +141,7 @@ func nodeState(ctx context.Context, src *sourceFlags, cmdName string) (cfg *agen
 	}
 	cfg, err = agentconfig.Load(path)
 	if cfg == nil {
-		return nil, nil, nil, usageErr("%v", err)
+		return nil, nil, nil, configErr(path, src.config == "", err)
 	}
 	opts := engine.Options{ConfigPath: cfg.Path, Mode: cfg.Mode}
 	opts.Node, _ = os.Hostname()
@@ -456,7 +462,7 @@ auto-split) gets Backend.AI main's slot-based form when manual mode writes
 them (cpu = a core count, devices = { "cuda.shares" = "2.0" }); the BEP-1044
 device-based form, which main cannot load, only with --format device-based.
 
-Nothing is written. Exit status: 0 valid (or no change), 1 invalid, 2 bad usage.
+Nothing is written. Exit status: 0 valid (or no change), 2 invalid or bad usage.
 
 ` + configHelp,
 		Example: `  fgtop plan --config /etc/backend.ai/agent.toml --move cuda:GPU-1234=i-node-b
@@ -476,7 +482,7 @@ Nothing is written. Exit status: 0 valid (or no change), 1 invalid, 2 bad usage.
 				p.WriteText(cmd.OutOrStdout())
 			}
 			if !p.Valid() {
-				return &exitError{code: exitProblem, err: fmt.Errorf("the plan is invalid (%d error(s))", len(p.Errors))}
+				return &exitError{code: exitBadUsage, err: fmt.Errorf("the plan is invalid (%d error(s)): fix the request or the config as the errors above say", len(p.Errors))}
 			}
 			return nil
 		},
@@ -570,7 +576,8 @@ is read back and checked against the plan; a journal line is appended
 The agent reads agent.toml only at start-up: --restart-cmd CMD runs CMD (with
 sh -c) after a successful apply and shows its output.
 
-Exit status: 0 applied (or nothing to apply), 1 refused or failed, 2 bad usage.
+Exit status: 0 applied (or nothing to apply), 1 not confirmed, refused or failed, 2 an invalid
+plan or bad usage.
 
 ` + configHelp,
 		Args: cobra.NoArgs,
@@ -585,7 +592,7 @@ Exit status: 0 applied (or nothing to apply), 1 refused or failed, 2 bad usage.
 			p.WriteText(out)
 			switch {
 			case !p.Valid():
-				return &exitError{code: exitProblem, err: fmt.Errorf("refusing to apply: the plan is invalid (%d error(s)); %s is untouched", len(p.Errors), p.Config)}
+				return &exitError{code: exitBadUsage, err: fmt.Errorf("refusing to apply: the plan is invalid (%d error(s)); %s is untouched", len(p.Errors), p.Config)}
 			case !p.Changed():
 				fmt.Fprintln(out, "nothing to apply")
 				return nil
@@ -647,6 +654,9 @@ Exit status: 0 restored, 1 refused or failed, 2 bad usage.
 			config, err := configPath(&src, "rollback")
 			if err != nil {
 				return err
+			}
+			if _, err := os.Stat(config); err != nil {
+				return configErr(config, src.config == "", err)
 			}
 			out := cmd.OutOrStdout()
 			top, err := agentconfig.Undoable(config, "")

@@ -226,7 +226,7 @@ func TestPartitionScenarios(t *testing.T) {
 
 	// plan: an unknown device is refused by name.
 	code, out = runCLI(t, n.args("plan", "--move", "cuda:GPU-nope="+agentB)...)
-	wantCode(t, code, exitProblem, out, "Agent "+agentB+": Unknown device ID 'GPU-nope' for 'cuda'. Available: "+gpu1+", "+gpu2+", "+gpu3+", "+gpu4, "INVALID")
+	wantCode(t, code, exitBadUsage, out, "Agent "+agentB+": Unknown device ID 'GPU-nope' for 'cuda'. Available: "+gpu1+", "+gpu2+", "+gpu3+", "+gpu4, "INVALID")
 	if !bytes.Equal(n.current(t), n.original) {
 		t.Fatal("plan wrote the file")
 	}
@@ -485,9 +485,9 @@ func TestPartitionMemRefusedLikeTheConsole(t *testing.T) {
 	}{
 		{"0.3K", exitBadUsage, "not a whole number of bytes"},
 		{"", exitBadUsage, "want AGENT=SIZE"},
-		{"1M", exitProblem, "below the config's memory-align-size 16 MiB"},
-		{"0", exitProblem, "mem must be above zero"},
-		{"1E", exitProblem, "more than the node's"},
+		{"1M", exitBadUsage, "below the config's memory-align-size 16 MiB"},
+		{"0", exitBadUsage, "0 is not above zero"},
+		{"1E", exitBadUsage, "more than the node's"},
 	} {
 		for _, verb := range []string{"plan", "apply"} {
 			args := n.args(verb, "--mode", "manual", "--mem", agentA+"="+tc.size)

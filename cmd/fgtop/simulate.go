@@ -442,6 +442,9 @@ func (f *simulateFlags) openAccelerators() (inventory.Source, error) {
 		return src, nil
 	}
 	if _, err := os.Stat(f.src.devices); errors.Is(err, fs.ErrNotExist) {
+		if w := missingFile(err); w != "" {
+			return nil, usageErr("--devices %s: %s; want auto, nvml, a mock-accelerator.toml or a devices.json", f.src.devices, w)
+		}
 		return nil, usageErr("--devices %s: want auto, nvml, a mock-accelerator.toml or a devices.json: %v", f.src.devices, err)
 	}
 	src, err := inventory.NewMock(f.src.devices, f.src.mockEtcd, nil)
@@ -460,7 +463,7 @@ func (f *simulateFlags) configSettings(s *placement.Settings) (*agentconfig.Conf
 	}
 	cfg, err := agentconfig.Load(f.src.config)
 	if err != nil {
-		return nil, usageErr("--config: %v", err)
+		return nil, configErr(f.src.config, false, err)
 	}
 	if f.affinity == "" && cfg.AffinityPolicy != "" {
 		if p, err := alloc.ParseAffinityPolicy(cfg.AffinityPolicy); err == nil {

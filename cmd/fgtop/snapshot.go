@@ -20,7 +20,8 @@ import (
 
 func newSnapshotCmd() *cobra.Command {
 	var src sourceFlags
-	var asJSON, follow, compact bool
+	var asJSON, follow, compact, useDemo bool
+	var seed int64
 	var allocMap string
 	var heartbeat time.Duration
 	cmd := &cobra.Command{
@@ -46,6 +47,9 @@ func newSnapshotCmd() *cobra.Command {
                          without a change, so a reader can tell a quiet node from a
                          dead pipe; its seq is the engine's latest snapshot number,
                          which also counts changes that printed no line
+
+  --demo [--seed N]      the embedded demo node (synthetic telemetry, source kind
+                         "demo") instead of this node: try the formats without a node
 
 Exit status: 0 on success, even when issues are reported; 2 on bad usage.`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -73,13 +77,17 @@ Exit status: 0 on success, even when issues are reported; 2 on bad usage.`,
 			if !asJSON && allocMap == "" {
 				asJSON = true
 			}
-			opts, err := src.options()
+			if err := checkDemoFlags(cmd, "snapshot", useDemo, "config", "scratch-root", "devices", "mock-etcd", "host-cpus", "host-mem"); err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			sn, err := openServedNode(ctx, useDemo, seed, &src, "")
 			if err != nil {
 				return err
 			}
-			defer closeSource(opts)
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
+			defer func() { _ = sn.close() }()
+			opts := sn.opts
 			render := func(s *model.Snapshot, indent bool) error {
 				// Only the form asked for is built: the full report costs
 				// as much as the scan's state folding at 10,000 kernels.
@@ -112,6 +120,8 @@ Exit status: 0 on success, even when issues are reported; 2 on bad usage.`,
 	fl.DurationVar(&heartbeat, "heartbeat", 0, "with --follow: a marked heartbeat line after this long without a change")
 	fl.BoolVar(&follow, "follow", false, "keep watching and print one JSON line per change")
 	fl.BoolVar(&compact, "compact", false, "one-line JSON")
+	fl.BoolVar(&useDemo, "demo", false, "the embedded demo node instead of this node (as fgtop demo, exporter --demo and serve --demo)")
+	fl.Int64Var(&seed, "seed", 1, "with --demo: seed of the simulated workload")
 	return cmd
 }
 

@@ -151,10 +151,7 @@ func (f *sourceFlags) options() (engine.Options, error) {
 	if path != "" {
 		v, err := engine.LoadConfigView(path)
 		if err != nil {
-			if found {
-				return opts, usageErr("%v\n(fgtop found this agent.toml where Backend.AI looks for one; name another with --config FILE)", err)
-			}
-			return opts, usageErr("--config: %v", err)
+			return opts, configErr(path, found, err)
 		}
 		v.Apply(&opts)
 		opts.Roots = v.Roots
@@ -196,7 +193,13 @@ func (f *sourceFlags) checkMockEtcd() error {
 func (f *sourceFlags) deviceErr(err error) error {
 	var se *inventory.MockSettingsError
 	if errors.As(err, &se) {
+		if w := missingFile(se.Err); w != "" {
+			return usageErr("--mock-etcd %s: %s", f.mockEtcd, w)
+		}
 		return usageErr("--mock-etcd: %v", se.Err)
+	}
+	if w := missingFile(err); w != "" {
+		return usageErr("--devices %s: %s; want auto, nvml or the path of a mock-accelerator.toml", f.devices, w)
 	}
 	return usageErr("--devices %s: %v", f.devices, err)
 }

@@ -42,11 +42,18 @@ type PromOptions struct {
 // The series one refresh reads: every one fleet-wide, one query each
 // (the exporter's names, /work/notes/metrics.md; engine/metrics).
 var promQueries = []string{
-	"fgtop_device_info", "fgtop_device_capacity", "fgtop_device_held", "fgtop_device_kernels",
+	"fgtop_device_info", units("fgtop_device_capacity"), units("fgtop_device_held"), "fgtop_device_kernels",
 	"fgtop_allocator_info", "fgtop_agent_info", "fgtop_device_owner_info", "fgtop_agent_memory_share_bytes",
-	"fgtop_agent_device_held", "fgtop_kernels", "fgtop_issues_by_severity", "fgtop_node_info",
+	units("fgtop_agent_device_held"), "fgtop_kernels", "fgtop_issues_by_severity", "fgtop_node_info",
 	"fgtop_device_source_info", "fgtop_host_memory_bytes", "fgtop_snapshot_sequence",
 	"fgtop_device_capacity_exponent", "fgtop_device_held_exponent",
+}
+
+// units selects every unit's metric of an amount the exporter splits by
+// unit (fgtop_device_held_shares, _devices, _bytes): the slot label says
+// which slot each sample is, as it did when one metric held them all.
+func units(base string) string {
+	return `{__name__=~"` + base + `_(shares|devices|bytes)"}`
 }
 
 // DefaultLookback is PromOptions.Lookback's default.
@@ -342,10 +349,14 @@ func (c *PromClient) lastScrapes(ctx context.Context, names []string, now time.T
 // readAt reads one node as its scrape at at had it.
 func (c *PromClient) readAt(ctx context.Context, name string, at time.Time) (PromNode, error) {
 	pn := PromNode{Name: name, Scraped: at}
-	sel := fmt.Sprintf("{node=%s}", strconv.Quote(name))
+	sel := fmt.Sprintf("node=%s", strconv.Quote(name))
 	qs := make([]string, len(promQueries))
 	for i, q := range promQueries {
-		qs[i] = q + sel
+		if strings.HasSuffix(q, "}") { // a selector already: add the matcher
+			qs[i] = q[:len(q)-1] + ", " + sel + "}"
+		} else {
+			qs[i] = q + "{" + sel + "}"
+		}
 	}
 	res, err := c.queryAll(ctx, qs, at)
 	if err != nil {

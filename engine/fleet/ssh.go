@@ -30,6 +30,10 @@ type SSHOptions struct {
 	// Identities are private key files (unencrypted; a key with a
 	// passphrase goes through ssh-agent).
 	Identities []string
+	// DefaultIdentities are tried as ssh tries ~/.ssh/id_*: used when
+	// they are unencrypted keys, skipped otherwise (ssh-agent may hold
+	// them). DefaultIdentityFiles lists them.
+	DefaultIdentities []string
 	// AgentSocket is ssh-agent's socket (SSH_AUTH_SOCK); "" for none.
 	AgentSocket string
 	// KnownHosts are known_hosts files; a host key must be in one of them.
@@ -73,6 +77,15 @@ func ClientConfig(o SSHOptions) (cfg *gossh.ClientConfig, closeFn func(), err er
 		}
 		signers = append(signers, s)
 	}
+	for _, path := range o.DefaultIdentities {
+		data, err := safefile.ReadFile(path, maxIdentityFile)
+		if err != nil {
+			continue
+		}
+		if s, err := gossh.ParsePrivateKey(data); err == nil {
+			signers = append(signers, s)
+		}
+	}
 	auth := []gossh.AuthMethod{}
 	if len(signers) > 0 {
 		auth = append(auth, gossh.PublicKeys(signers...))
@@ -88,7 +101,11 @@ func ClientConfig(o SSHOptions) (cfg *gossh.ClientConfig, closeFn func(), err er
 		}
 	}
 	if len(auth) == 0 {
-		return nil, closeFn, errors.New("no key to log in with: give --identity FILE or run ssh-agent (SSH_AUTH_SOCK)")
+		looked := "no --identity"
+		if len(o.DefaultIdentities) > 0 {
+			looked = "none of " + strings.Join(o.DefaultIdentities, ", ") + " is an unencrypted key"
+		}
+		return nil, closeFn, fmt.Errorf("no key to log in with (%s, and SSH_AUTH_SOCK is not set): give --identity FILE, or run ssh-agent and ssh-add your key", looked)
 	}
 	var files []string
 	for _, f := range o.KnownHosts {
@@ -210,7 +227,7 @@ func streamOnce(ctx context.Context, t *Tracker, addr string, cfg *gossh.ClientC
 	d := net.Dialer{Timeout: o.DialTimeout}
 	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
-		return false, fmt.Errorf("dial: %w", err)
+		return false, dialErr(err)
 	}
 	_ = conn.SetDeadline(time.Now().Add(o.DialTimeout))
 	cc, chans, reqs, err := gossh.NewClientConn(conn, addr, cfg)
@@ -220,7 +237,7 @@ func streamOnce(ctx context.Context, t *Tracker, addr string, cfg *gossh.ClientC
 		if errors.As(err, &he) {
 			return false, he
 		}
-		return false, fmt.Errorf("ssh: %w", err)
+		return false, handshakeErr(err, o)
 	}
 	_ = conn.SetDeadline(time.Time{})
 	client := gossh.NewClient(cc, chans, reqs)

@@ -81,8 +81,8 @@ func TestDashboardSeriesExist(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"fgtop_device_held", "fgtop_device_capacity", "fgtop_device_alloc_ratio", "fgtop_device_owner_info",
-		"fgtop_agent_kernels", "fgtop_issues", "fgtop_drift_held"} {
+	for _, want := range []string{"fgtop_device_held_shares", "fgtop_device_capacity_shares", "fgtop_device_held_devices", "fgtop_device_alloc_ratio", "fgtop_device_owner_info",
+		"fgtop_agent_kernels", "fgtop_issues", "fgtop_drift_held_shares", "fgtop_agent_held_bytes"} {
 		if !used[want] {
 			t.Errorf("the dashboard does not show %s", want)
 		}

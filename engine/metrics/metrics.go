@@ -7,6 +7,7 @@
 package metrics
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -54,6 +55,36 @@ func desc(name, help string, labels ...string) *prometheus.Desc {
 	return prometheus.NewDesc(name, help, labels, nil)
 }
 
+// unitDescs are one amount in each of the three units a slot can count
+// in, each its own metric, as Prometheus' naming rules ask (one unit per
+// metric, the unit in the name): fGPU shares (..._shares: cuda.shares and
+// other *.shares slots), whole devices (..._devices: CPU cores, whole
+// GPUs, MIG instances) and bytes (..._bytes: mem). The slot label stays,
+// so a query sums the slots of one unit only.
+type unitDescs struct{ shares, devices, bytes *prometheus.Desc }
+
+func unitDesc(base, help string, labels ...string) unitDescs {
+	help = strings.TrimSuffix(help, ".")
+	return unitDescs{
+		shares:  desc(base+"_shares", help+", in fGPU shares (the *.shares slots).", labels...),
+		devices: desc(base+"_devices", help+", in whole devices (CPU cores, whole GPUs, MIG instances).", labels...),
+		bytes:   desc(base+"_bytes", help+", in bytes (mem).", labels...),
+	}
+}
+
+// of is the metric that carries slot sl's amounts.
+func (u unitDescs) of(sl model.SlotName) *prometheus.Desc {
+	switch sl.Unit() {
+	case model.UnitShares:
+		return u.shares
+	case model.UnitBytes:
+		return u.bytes
+	}
+	return u.devices
+}
+
+func (u unitDescs) all() []*prometheus.Desc { return []*prometheus.Desc{u.shares, u.devices, u.bytes} }
+
 // dcgmLabels are dcgm-exporter's label names, so that a dcgm dashboard can
 // join fgtop's telemetry (on UUID, or gpu and hostname) — all but one:
 // dcgm's "modelName" is "model_name" here, because promtool's lint refuses
@@ -83,22 +114,22 @@ var (
 	descIssues       = desc("fgtop_issues", "Current issues by code and severity (only codes present).", "node", "code", "severity")
 	descIssuesBySev  = desc("fgtop_issues_by_severity", "Current issues by severity (info, warning, error; always all three).", "node", "severity")
 	descDeviceInfo   = desc("fgtop_device_info", "One device of the inventory (accelerator, MIG slice, CPU core, memory): slot, slot type, position in the inventory order, plugin index, NUMA node, model, UUID, parent GPU (always 1).", "node", "plugin", "device", "slot", "slot_type", "position", "index", "numa_node", "model", "uuid", "parent")
-	descCapacity     = desc("fgtop_device_capacity", "Device capacity in its slot's unit (fGPU shares, whole devices or cores, bytes for mem).", "node", "device", "slot")
-	descCapExp       = desc("fgtop_device_capacity_exponent", "The decimal exponent of fgtop_device_capacity as Backend.AI prints it (str(Decimal): -2 for 1.00, 0 for 1): with it a reader restores the exact decimal from the float sample.", "node", "device", "slot")
-	descHeldExp      = desc("fgtop_device_held_exponent", "The decimal exponent of fgtop_device_held as Backend.AI prints it (-2 for 0.60), for the amounts held (not the 0 listed for an unheld capacity slot).", "node", "device", "slot")
-	descHeld         = desc("fgtop_device_held", "Amount held on the device by all kernels, per slot held (the capacity slot always present), in the slot's unit.", "node", "device", "slot")
-	descFree         = desc("fgtop_device_free", "Device capacity minus everything held on it (all slots), in the capacity slot's unit; negative when over capacity.", "node", "device", "slot")
+	descCapacity     = unitDesc("fgtop_device_capacity", "Device capacity, per slot", "node", "device", "slot")
+	descCapExp       = desc("fgtop_device_capacity_exponent", "The decimal exponent of fgtop_device_capacity_* as Backend.AI prints it (str(Decimal): -2 for 1.00, 0 for 1): with it a reader restores the exact decimal from the float sample.", "node", "device", "slot")
+	descHeldExp      = desc("fgtop_device_held_exponent", "The decimal exponent of fgtop_device_held_* as Backend.AI prints it (-2 for 0.60), for the amounts held (not the 0 listed for an unheld capacity slot).", "node", "device", "slot")
+	descHeld         = unitDesc("fgtop_device_held", "Amount held on the device by all kernels, per slot held (the capacity slot always present)", "node", "device", "slot")
+	descFree         = unitDesc("fgtop_device_free", "Device capacity minus everything held on it (all slots; negative when over capacity), per capacity slot", "node", "device", "slot")
 	descDevKernels   = desc("fgtop_device_kernels", "Kernels holding anything on the device.", "node", "plugin", "device")
 	descAllocRatio   = desc("fgtop_device_alloc_ratio", "Backend.AI's gpu_alloc_map value for the device: held over capacity summed over the slots under cuda, quantized to 4 places (0-1 unless over capacity).", "node", "device")
 	descOwner        = desc("fgtop_device_owner_info", "The agent's partition gives it the device (always 1).", "node", "plugin", "device", "agent")
-	descOverCap      = desc("fgtop_device_over_capacity", "Amount held on the device beyond its capacity, in the capacity slot's unit (0 normally).", "node", "device", "slot")
+	descOverCap      = unitDesc("fgtop_device_over_capacity", "Amount held on the device beyond its capacity (0 normally), per capacity slot", "node", "device", "slot")
 	descAgentInfo    = desc("fgtop_agent_info", "One agent of the node, in agent.toml order (position), with its scratch root (always 1).", "node", "agent", "position", "scratch_root")
 	descAgentKernels = desc("fgtop_agent_kernels", "Kernels attributed to the agent.", "node", "agent")
-	descAgentHeld    = desc("fgtop_agent_held", "What the agent's kernels hold in total, per slot, in the slot's unit.", "node", "agent", "slot")
+	descAgentHeld    = unitDesc("fgtop_agent_held", "What the agent's kernels hold in total, per slot", "node", "agent", "slot")
 	descAgentMem     = desc("fgtop_agent_memory_share_bytes", "The memory the agent's partition gives it, in bytes (absent when mem is not partitioned).", "node", "agent")
-	descAgentDevHeld = desc("fgtop_agent_device_held", "What the agent's kernels hold on the device, per slot (non-zero only), in the slot's unit.", "node", "agent", "plugin", "device", "slot")
+	descAgentDevHeld = unitDesc("fgtop_agent_device_held", "What the agent's kernels hold on the device, per slot (non-zero only)", "node", "agent", "plugin", "device", "slot")
 	descRestart      = desc("fgtop_agent_restart_info", "Whether the agent's process runs the agent.toml on disk: current, restart-pending, not-running, cannot-tell (always 1).", "node", "agent", "state")
-	descDrift        = desc("fgtop_drift_held", "Amount the agent's kernels hold on a device its partition does not give it (non-zero only), in the slot's unit.", "node", "agent", "plugin", "device", "slot")
+	descDrift        = unitDesc("fgtop_drift_held", "Amount the agent's kernels hold on a device its partition does not give it (non-zero only)", "node", "agent", "plugin", "device", "slot")
 	descUtil         = desc("fgtop_gpu_utilization_ratio", "GPU utilization from NVML, 0-1 (DCGM_FI_DEV_GPU_UTIL/100).", dcgmLabels...)
 	descMemUtil      = desc("fgtop_gpu_memory_utilization_ratio", "GPU memory (copy) utilization from NVML, 0-1 (DCGM_FI_DEV_MEM_COPY_UTIL/100).", dcgmLabels...)
 	descMemUsed      = desc("fgtop_gpu_memory_used_bytes", "GPU memory used, in bytes.", dcgmLabels...)
@@ -110,13 +141,13 @@ var (
 	descProcs        = desc("fgtop_gpu_processes", "Compute processes running on the GPU.", dcgmLabels...)
 )
 
-var allDescs = []*prometheus.Desc{
+var allDescs = slices.Concat([]*prometheus.Desc{
 	descBuildInfo, descSeq, descTimestamp, descAge, descNodeInfo, descSourceInfo, descAllocator, descPlugin, descHostMem,
-	descKernels, descIdle, descIdleAfter, descIssues, descIssuesBySev, descDeviceInfo, descCapacity, descCapExp, descHeld, descHeldExp, descFree, descDevKernels,
-	descAllocRatio, descOwner, descOverCap, descAgentInfo, descAgentKernels, descAgentHeld, descAgentMem,
-	descAgentDevHeld, descRestart, descDrift, descUtil, descMemUtil, descMemUsed, descMemTotal, descTemp,
+	descKernels, descIdle, descIdleAfter, descIssues, descIssuesBySev, descDeviceInfo, descCapExp, descHeldExp, descDevKernels,
+	descAllocRatio, descOwner, descAgentInfo, descAgentKernels, descAgentMem,
+	descRestart, descUtil, descMemUtil, descMemUsed, descMemTotal, descTemp,
 	descPower, descPowerCap, descLost, descProcs,
-}
+}, descCapacity.all(), descHeld.all(), descFree.all(), descOverCap.all(), descAgentHeld.all(), descAgentDevHeld.all(), descDrift.all())
 
 // Names returns the name of every series the collector can emit, sorted as
 // declared.
@@ -241,25 +272,25 @@ func (c *Collector) collectDevices(ch chan<- prometheus.Metric, s *model.Snapsho
 		// An unknown capacity (fractional settings never read) is left out,
 		// never exported as a made-up number.
 		if !d.CapacityUnknown {
-			gauge(ch, descCapacity, f(d.Capacity), node, id, slot)
+			gauge(ch, descCapacity.of(d.Slot), f(d.Capacity), node, id, slot)
 			gauge(ch, descCapExp, float64(d.Capacity.Exponent()), node, id, slot)
 		}
 		u := s.Usage[d.Key()]
 		if u == nil || !hasSlot(u.Held, d.Slot) {
-			gauge(ch, descHeld, 0, node, id, slot)
+			gauge(ch, descHeld.of(d.Slot), 0, node, id, slot)
 		}
 		kernels := 0
 		if u != nil {
 			for _, sl := range u.Held.Names() {
-				gauge(ch, descHeld, f(u.Held[sl]), node, id, string(sl))
+				gauge(ch, descHeld.of(sl), f(u.Held[sl]), node, id, string(sl))
 				gauge(ch, descHeldExp, float64(u.Held[sl].Exponent()), node, id, string(sl))
 			}
 			kernels = u.Kernels
 		}
 		total := u.Total()
 		if !d.CapacityUnknown {
-			gauge(ch, descFree, f(d.Capacity.Sub(total)), node, id, slot)
-			gauge(ch, descOverCap, f(model.Max(total.Sub(d.Capacity), model.Zero)), node, id, slot)
+			gauge(ch, descFree.of(d.Slot), f(d.Capacity.Sub(total)), node, id, slot)
+			gauge(ch, descOverCap.of(d.Slot), f(model.Max(total.Sub(d.Capacity), model.Zero)), node, id, slot)
 		}
 		gauge(ch, descDevKernels, float64(kernels), node, plugin, id)
 		if d.Name == "cuda" && !d.CapacityUnknown {
@@ -281,7 +312,7 @@ func (c *Collector) collectDevices(ch chan<- prometheus.Metric, s *model.Snapsho
 			continue
 		}
 		for _, sl := range u.Held.Names() {
-			gauge(ch, descHeld, f(u.Held[sl]), node, string(k.ID), string(sl))
+			gauge(ch, descHeld.of(sl), f(u.Held[sl]), node, string(k.ID), string(sl))
 			gauge(ch, descHeldExp, float64(u.Held[sl].Exponent()), node, string(k.ID), string(sl))
 		}
 		gauge(ch, descDevKernels, float64(u.Kernels), node, string(k.Name), string(k.ID))
@@ -358,7 +389,7 @@ func (c *Collector) collectAgents(ch chan<- prometheus.Metric, s *model.Snapshot
 		gauge(ch, descAgentInfo, 1, node, id, strconv.Itoa(i), a.ScratchRoot)
 		gauge(ch, descAgentKernels, float64(a.Kernels), node, id)
 		for _, sl := range a.Held.Names() {
-			gauge(ch, descAgentHeld, f(a.Held[sl]), node, id, string(sl))
+			gauge(ch, descAgentHeld.of(sl), f(a.Held[sl]), node, id, string(sl))
 		}
 		if a.Mem.Sign() > 0 {
 			gauge(ch, descAgentMem, f(a.Mem), node, id)
@@ -378,9 +409,9 @@ func (c *Collector) collectAgents(ch chan<- prometheus.Metric, s *model.Snapshot
 				if v.IsZero() {
 					continue
 				}
-				gauge(ch, descAgentDevHeld, f(v), node, string(agent), plugin, dev, string(sl))
+				gauge(ch, descAgentDevHeld.of(sl), f(v), node, string(agent), plugin, dev, string(sl))
 				if drift {
-					gauge(ch, descDrift, f(v), node, string(agent), plugin, dev, string(sl))
+					gauge(ch, descDrift.of(sl), f(v), node, string(agent), plugin, dev, string(sl))
 				}
 			}
 		}

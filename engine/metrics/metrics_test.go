@@ -157,7 +157,7 @@ func TestCollectAgreesWithSnapshotJSON(t *testing.T) {
 			if diffs := promtest.CompareSnapshot(ss, report.FromSnapshot(tc.snap)); len(diffs) > 0 {
 				t.Fatalf("exporter and snapshot --json disagree:\n%s", strings.Join(diffs, "\n"))
 			}
-			if n := len(promtest.Select(ss, "fgtop_device_held")); n == 0 {
+			if n := len(promtest.SelectUnits(ss, "fgtop_device_held")); n == 0 {
 				t.Fatal("no fgtop_device_held series")
 			}
 		})
@@ -247,12 +247,12 @@ func TestDriftAndOwners(t *testing.T) {
 		{"agent-a", gpu3, "cuda.shares", "0.6"},
 		{"agent-b", gpu2, "cuda.shares", "0.6"},
 	} {
-		got := promtest.Select(ss, "fgtop_drift_held", "agent", tc.agent, "device", tc.device, "slot", tc.slot)
+		got := promtest.Select(ss, promtest.Unit("fgtop_drift_held", tc.slot), "agent", tc.agent, "device", tc.device, "slot", tc.slot)
 		if len(got) != 1 || !decIs(got[0], tc.want) {
 			t.Errorf("drift of %s on %s: %v, want %s", tc.agent, tc.device, got, tc.want)
 		}
 	}
-	if got := promtest.Select(ss, "fgtop_drift_held", "agent", "agent-b", "device", gpu4); len(got) != 0 {
+	if got := promtest.SelectUnits(ss, "fgtop_drift_held", "agent", "agent-b", "device", gpu4); len(got) != 0 {
 		t.Errorf("agent-b owns %s, yet drift is exported: %v", gpu4, got)
 	}
 	if got := promtest.Select(ss, "fgtop_device_owner_info", "device", gpu1); len(got) != 1 || got[0].Labels["agent"] != "agent-a" {

@@ -53,6 +53,9 @@ type CPUSet struct {
 type MemSet struct {
 	Agent model.AgentID
 	Bytes model.Dec
+	// Text is the size as the user wrote it ("-10g"), echoed in errors;
+	// empty: Bytes is echoed.
+	Text string
 }
 
 // Empty reports whether the request changes nothing.
@@ -248,7 +251,11 @@ func Draft(cur *agentconfig.Config, inv Inventory, req Request) (*agentconfig.Co
 		}
 		// The console's mem field refuses the same (partition.CheckMem).
 		if err := CheckMem(ms.Bytes, inv.MemTotal(), cur.MemoryAlignSize); err != nil {
-			fail("--mem %s=%s: %v", ms.Agent, model.FormatBinarySize(ms.Bytes), err)
+			text := ms.Text
+			if text == "" {
+				text = model.FormatBinarySize(ms.Bytes)
+			}
+			fail("--mem %s=%s: %v", ms.Agent, text, err)
 			continue
 		}
 		a := alloc(i)

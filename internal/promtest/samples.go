@@ -123,25 +123,25 @@ func CompareSnapshot(samples []Sample, snap *report.Snapshot) []string {
 			held[d.Slot] = "0"
 		}
 		for slot, v := range held {
-			if s, ok := one("fgtop_device_held", "device", d.ID, "slot", slot); ok {
+			if s, ok := one(Unit("fgtop_device_held", slot), "device", d.ID, "slot", slot); ok {
 				eqDec("held "+d.Key+" "+slot, s, v)
 			}
 		}
-		if n := len(Select(samples, "fgtop_device_held", "node", node, "device", d.ID)); n != len(held) && !sharedID(snap, d.ID) {
+		if n := len(SelectUnits(samples, "fgtop_device_held", "node", node, "device", d.ID)); n != len(held) && !sharedID(snap, d.ID) {
 			bad("fgtop_device_held of %s: %d series, snapshot --json holds %d slots", d.Key, n, len(held))
 		}
 		if d.Capacity == nil {
 			// Unknown capacity: no capacity, free or over-capacity series.
 			for _, m := range []string{"fgtop_device_capacity", "fgtop_device_free", "fgtop_device_over_capacity"} {
-				if n := len(Select(samples, m, "node", node, "device", d.ID, "slot", d.Slot)); n > 0 {
+				if n := len(Select(samples, Unit(m, d.Slot), "node", node, "device", d.ID, "slot", d.Slot)); n > 0 {
 					bad("%s of %s: %d series for a capacity snapshot --json does not know", m, d.Key, n)
 				}
 			}
 		} else {
-			if s, ok := one("fgtop_device_capacity", "device", d.ID, "slot", d.Slot); ok {
+			if s, ok := one(Unit("fgtop_device_capacity", d.Slot), "device", d.ID, "slot", d.Slot); ok {
 				eqDec("capacity "+d.Key, s, d.Capacity.String())
 			}
-			if s, ok := one("fgtop_device_free", "device", d.ID, "slot", d.Slot); ok {
+			if s, ok := one(Unit("fgtop_device_free", d.Slot), "device", d.ID, "slot", d.Slot); ok {
 				eqDec("free "+d.Key, s, d.Free.String())
 			}
 		}
@@ -170,7 +170,7 @@ func CompareSnapshot(samples []Sample, snap *report.Snapshot) []string {
 			eqInt("kernels of "+a.ID, s, a.Kernels)
 		}
 		for slot, v := range a.Held {
-			if s, ok := one("fgtop_agent_held", "agent", a.ID, "slot", slot); ok {
+			if s, ok := one(Unit("fgtop_agent_held", slot), "agent", a.ID, "slot", slot); ok {
 				eqDec("held by "+a.ID+" "+slot, s, v)
 			}
 		}
@@ -197,7 +197,7 @@ func CompareSnapshot(samples []Sample, snap *report.Snapshot) []string {
 	}
 	for key, v := range want {
 		parts := strings.Split(key, "\x00")
-		got := Select(samples, "fgtop_agent_device_held", "node", node, "agent", parts[0], "slot", parts[1], "device", parts[2])
+		got := Select(samples, Unit("fgtop_agent_device_held", parts[1]), "node", node, "agent", parts[0], "slot", parts[1], "device", parts[2])
 		switch {
 		case v.IsZero() && len(got) == 0:
 		case len(got) != 1:
@@ -272,4 +272,20 @@ func sharedID(snap *report.Snapshot, id string) bool {
 		}
 	}
 	return n > 1
+}
+
+// Unit is the name of the exporter's metric base for slot's unit:
+// fgtop_device_held and cuda.shares give fgtop_device_held_shares (the
+// amounts are split by unit, model.SlotName.Unit).
+func Unit(base, slot string) string {
+	return base + "_" + model.SlotName(slot).Unit()
+}
+
+// SelectUnits is Select over every unit's metric of base.
+func SelectUnits(samples []Sample, base string, labels ...string) []Sample {
+	var out []Sample
+	for _, u := range []string{model.UnitShares, model.UnitDevices, model.UnitBytes} {
+		out = append(out, Select(samples, base+"_"+u, labels...)...)
+	}
+	return out
 }

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestErrorsNameWhatToDo feeds the bad input an operator meets first and
+// reads the message and the exit status: a config that is not there
+// (where fgtop looked, what to do), an unknown command (the closest
+// one), amounts echoed as written and malformed --cpu/--mem both exit 2.
+func TestErrorsNameWhatToDo(t *testing.T) {
+	t.Setenv("BACKEND_CONFIG_FILE", "")
+	missing := filepath.Join(t.TempDir(), "nope.toml")
+	cfg := filepath.Join("..", "..", "engine", "partition", "testdata", "agent.multi-agent.device-based.toml")
+	for _, tt := range []struct {
+		name    string
+		args    []string
+		code    int
+		want    []string
+		notWant []string
+	}{
+		{"config not found", []string{"check", "--config", missing}, exitBadUsage,
+			[]string{"no agent config at " + missing, "check the path", "/etc/backend.ai/agent.toml"}, []string{"lstat", "resolve agent config path"}},
+		{"config not found, snapshot", []string{"snapshot", "--config", missing}, exitBadUsage,
+			[]string{"no agent config at " + missing}, []string{"lstat"}},
+		{"negative mem echoed as written", []string{"plan", "--config", cfg, "--mem", "a=-10g"}, exitBadUsage,
+			[]string{`--mem "a=-10g"`, "-10g is not above zero"}, []string{"10737418240"}},
+		{"cpu not a core list", []string{"plan", "--config", cfg, "--cpu", "a=abc"}, exitBadUsage,
+			[]string{`--cpu "a=abc"`, "not a list of cores such as 0-7,16"}, nil},
+		{"mem a fraction of a byte", []string{"plan", "--config", cfg, "--mem", "a=0.3K"}, exitBadUsage,
+			[]string{`--mem "a=0.3K"`, "whole number of bytes"}, nil},
+		{"rollback, config not found", []string{"rollback", "--config", missing, "--yes"}, exitBadUsage,
+			[]string{"no agent config at " + missing}, []string{"lstat"}},
+		{"devices file not found", []string{"snapshot", "--devices", missing, "--scratch-root", t.TempDir()}, exitBadUsage,
+			[]string{"--devices " + missing + ": no such file", "mock-accelerator.toml"}, []string{"stat "}},
+		{"unknown agent", []string{"plan", "--config", cfg, "--cpu", "nobody=0-3"}, exitBadUsage,
+			[]string{"unknown agent 'nobody'", "the plan is invalid"}, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out := runCLIQuiet(t, tt.args...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d\n%s", code, tt.code, out)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("%q not in\n%s", w, out)
+				}
+			}
+			for _, w := range tt.notWant {
+				if strings.Contains(out, w) {
+					t.Errorf("%q in\n%s", w, out)
+				}
+			}
+		})
+	}
+	for typo, want := range map[string]string{"chek": "did you mean check?", "snap": "did you mean snapshot?", "zzzzzz": "fgtop --help"} {
+		root := newRootCmd()
+		root.SetArgs([]string{typo})
+		err := root.Execute()
+		if err == nil {
+			t.Fatalf("%s: no error", typo)
+		}
+		if msg := unknownCommand(root, err).Error(); !strings.Contains(msg, `unknown command "`+typo+`"`) || !strings.Contains(msg, want) {
+			t.Errorf("%s: %q, want %q", typo, msg, want)
+		}
+	}
+}

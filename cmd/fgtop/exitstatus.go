@@ -1,0 +1,45 @@
+package main
+
+import (
+	"strings"
+)
+
+// exitStatus is the one exit-status table of every command: --help, the
+// manual page and the README say it in these words (TestExitStatusTable
+// holds the README to them). Scripts can trust it: 1 is a finding, never
+// a mistake of the caller; 2 is a mistake of the caller or of the file.
+var exitStatus = []struct{ code, what string }{
+	{"0", "ok: the command did what it was asked (snapshot, the console, serve and exporter until stopped; " +
+		"check: the agent loads the file and the live state matches it; plan: the change is valid or there is none; " +
+		"apply and rollback: written and read back; simulate: every request was placed; fleet --once: every node answered)"},
+	{"1", "a finding: check found drift, or could not read the live state it compares with; " +
+		"simulate: a request cannot be placed, or --check found a difference; fleet --once: a node is unreachable; fleet --fit: no live node takes the request; " +
+		"apply and rollback: not confirmed, refused (live kernels hold devices that move, a scratch root cannot be read; --force overrides) or failed, nothing to roll back"},
+	{"2", "bad usage or bad input: an unknown command or flag, a value fgtop cannot read (--cpu a=abc, --mem a=0.3K, --mem a=-10g), " +
+		"a file that cannot be read or parsed, a config the agent would refuse to load or start with (check), a plan that is invalid (plan, apply), " +
+		"a console without a terminal, apply without --yes and no terminal to confirm"},
+}
+
+// exitStatusHelp is the table as --help prints it, indented and wrapped
+// at width columns.
+func exitStatusHelp(width int) string {
+	var b strings.Builder
+	b.WriteString("Exit status (every command):\n")
+	for _, r := range exitStatus {
+		line := "  " + r.code + "  "
+		pad := strings.Repeat(" ", len(line))
+		for i, w := range strings.Fields(r.what) {
+			if i > 0 && len(line)+1+len(w) > width {
+				b.WriteString(line + "\n")
+				line = pad + w
+				continue
+			}
+			if i > 0 {
+				line += " "
+			}
+			line += w
+		}
+		b.WriteString(line + "\n")
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fgtop/fgtop/internal/testfix"
+)
+
+// TestExitStatusTable: the one exit-status table is what --help prints,
+// what the manual page's EXIT STATUS lists and what the README's "Exit
+// status" table says, word for word.
+func TestExitStatusTable(t *testing.T) {
+	root := newRootCmd()
+	var help bytes.Buffer
+	root.SetOut(&help)
+	root.SetArgs([]string{"--help"})
+	if err := root.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	flat := strings.Join(strings.Fields(help.String()), " ")
+	var man bytes.Buffer
+	if err := writeMan(&man, newRootCmd()); err != nil {
+		t.Fatal(err)
+	}
+	mod, err := testfix.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join(mod, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want strings.Builder
+	for _, r := range exitStatus {
+		if !strings.Contains(flat, r.code+" "+r.what) {
+			t.Errorf("--help lacks exit status %s: %q", r.code, r.what)
+		}
+		if !strings.Contains(man.String(), `\fB`+r.code+`\fR`+"\n"+roffEscape(r.what)) {
+			t.Errorf("the manual page lacks exit status %s", r.code)
+		}
+		want.WriteString("| " + r.code + " | " + r.what + " |\n")
+	}
+	if !strings.Contains(string(readme), "| status | meaning |\n|---|---|\n"+want.String()) {
+		t.Errorf("README.md's exit-status table differs from cmd/fgtop/exitstatus.go; it should read:\n%s", want.String())
+	}
+}

@@ -1,0 +1,67 @@
+package fleet
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// DefaultIdentityFiles are the private keys ssh tries when none is named
+// (its IdentityFile defaults), under home's .ssh; nil without a home.
+func DefaultIdentityFiles(home string) []string {
+	if home == "" {
+		return nil
+	}
+	var out []string
+	for _, n := range []string{"id_rsa", "id_ecdsa", "id_ecdsa_sk", "id_ed25519", "id_ed25519_sk", "id_dsa"} {
+		p := filepath.Join(home, ".ssh", n)
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// dialErr words a failed TCP connect to a node: nothing listening, or
+// no answer at all, and what to check. The node's address is said beside
+// it wherever it is shown.
+func dialErr(err error) error {
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return errors.New("not listening (connection refused): is fgtop serve running there, on this port? (systemctl status fgtop-serve on the node)")
+	case errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
+		return errors.New("cannot be reached (no route to the host): check the address and the network")
+	case isTimeout(err):
+		return errors.New("no answer (connect timed out): check the address, and that a firewall lets the port through")
+	}
+	return fmt.Errorf("cannot connect: %w", err)
+}
+
+func isTimeout(err error) bool {
+	var t interface{ Timeout() bool }
+	return errors.As(err, &t) && t.Timeout()
+}
+
+// handshakeErr words a failed SSH handshake: the node refused every key
+// offered (naming where they came from), or another failure, with the
+// library's text kept at the end for whoever debugs it.
+func handshakeErr(err error, o SSHOptions) error {
+	msg := err.Error()
+	if strings.Contains(msg, "unable to authenticate") {
+		var from []string
+		from = append(from, o.Identities...)
+		from = append(from, o.DefaultIdentities...)
+		if o.AgentSocket != "" {
+			from = append(from, "ssh-agent")
+		}
+		return fmt.Errorf("the node refused the key (offered: %s): add the public key to the node's fgtop authorized_keys (fgtop serve --authorized-keys), or log in with another key (--identity FILE)",
+			strings.Join(from, ", "))
+	}
+	if isTimeout(err) {
+		return errors.New("the connection was accepted but the SSH handshake timed out: is it fgtop serve (not another service) on this port?")
+	}
+	return fmt.Errorf("ssh handshake failed: %w", err)
+}
