@@ -292,6 +292,14 @@ func (e *Engine) Run(ctx context.Context) error {
 			defer wg.Done()
 			e.watchHealth(ctx, healthTargets, healthCh, ts)
 		}()
+		// The first round is part of the first snapshot when it is quick
+		// (an agent answers in milliseconds, a closed port at once), so a
+		// follower's first line is complete; a hung agent arrives later.
+		select {
+		case h := <-healthCh:
+			st.setHealth(h)
+		case <-time.After(firstHealthWait):
+		}
 	}
 	settle := stoppedTimer()
 	defer settle.Stop()

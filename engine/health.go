@@ -9,6 +9,10 @@ import (
 	"github.com/fgtop/fgtop/model"
 )
 
+// firstHealthWait is how long Run waits for the first round of checks
+// before it goes on without them.
+const firstHealthWait = 300 * time.Millisecond
+
 // healthTarget is one agent whose /health is asked.
 type healthTarget struct {
 	id   model.AgentID
