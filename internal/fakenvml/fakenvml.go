@@ -13,6 +13,7 @@ package fakenvml
 import (
 	"bytes"
 	_ "embed"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -82,40 +83,59 @@ func Stubs(symbols []string) []byte {
 	return b.Bytes()
 }
 
-// Build compiles the fake library into a new temporary directory and
-// returns that directory (for LD_LIBRARY_PATH) ; the library is
-// filepath.Join(dir, LibName). It skips t when no C compiler is found.
-func Build(t testing.TB) string {
-	t.Helper()
+// ErrNoCompiler is Compile's error where no C compiler is found.
+var ErrNoCompiler = errors.New("no C compiler")
+
+// Compile builds the fake library into dir (dir/LibName). It fails with
+// ErrNoCompiler where there is no C compiler ($CC, else gcc).
+func Compile(dir string) error {
 	cc := os.Getenv("CC")
 	if cc == "" {
 		cc = "gcc"
 	}
 	if _, err := exec.LookPath(cc); err != nil {
-		t.Skipf("fake NVML library: no C compiler (%s: %v); install gcc to test the cgo NVML path", cc, err)
+		return fmt.Errorf("fake NVML library: %w (%s: %v); install gcc to test the cgo NVML path", ErrNoCompiler, cc, err)
 	}
 	hdr, err := HeaderDir()
 	if err != nil {
-		t.Skipf("fake NVML library: %v", err)
+		return fmt.Errorf("fake NVML library: %w", err)
 	}
 	header, err := os.ReadFile(filepath.Join(hdr, "nvml.h"))
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
-	dir := t.TempDir()
 	src, stubs := filepath.Join(dir, "fakenvml.c"), filepath.Join(dir, "stubs.c")
 	if err := os.WriteFile(src, source, 0o644); err != nil {
-		t.Fatal(err)
+		return err
 	}
 	if err := os.WriteFile(stubs, Stubs(Symbols(header)), 0o644); err != nil {
-		t.Fatal(err)
+		return err
 	}
-	lib := filepath.Join(dir, LibName)
 	cmd := exec.Command(cc, "-shared", "-fPIC", "-O2", "-Wall", "-Wno-deprecated-declarations", "-Wno-format-truncation",
 		"-DNVML_NO_UNVERSIONED_FUNC_DEFS=1", "-I", hdr,
-		"-Wl,-soname,"+LibName, "-o", lib, src, stubs, "-lpthread")
+		"-Wl,-soname,"+LibName, "-o", filepath.Join(dir, LibName), src, stubs, "-lpthread")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build the fake NVML library: %v\n%s", err, out)
+		return fmt.Errorf("build the fake NVML library: %v\n%s", err, out)
+	}
+	return nil
+}
+
+// Build compiles the fake library into a new temporary directory and
+// returns that directory (for LD_LIBRARY_PATH); the library is
+// filepath.Join(dir, LibName). It skips t where there is no C compiler or
+// go-nvml's header cannot be found.
+//
+// A test process that dlopens the library itself (nvml.New with
+// WithLibraryPath) must build it once and keep it loaded for the rest of
+// the process: the binary's NVML symbols stay bound to the first copy.
+func Build(t testing.TB) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := Compile(dir); err != nil {
+		if errors.Is(err, ErrNoCompiler) || strings.Contains(err.Error(), "go-nvml") {
+			t.Skip(err)
+		}
+		t.Fatal(err)
 	}
 	return dir
 }

@@ -14,7 +14,7 @@
  * nvmlInit and re-read when its size or mtime changes (checked at most every
  * 100 ms), so a test can change telemetry and processes while fgtop runs.
  * FAKE_NVML_STATS names a file that nvmlShutdown fills with one line per
- * entry point called: "<symbol> <count>".
+ * entry point called since the last nvmlShutdown: "<symbol> <count>".
  */
 #include <errno.h>
 #include <pthread.h>
@@ -98,6 +98,8 @@ void fakenvml_note(const char *name)
     pthread_mutex_unlock(&count_mu);
 }
 
+/* write_stats writes the counts and starts them again, so that each
+ * Init..Shutdown of a source is counted on its own. */
 static void write_stats(void)
 {
     const char *path = getenv("FAKE_NVML_STATS");
@@ -108,8 +110,10 @@ static void write_stats(void)
         return;
     pthread_mutex_lock(&count_mu);
     for (size_t i = 0; i < 1024; i++)
-        if (counters[i].name != NULL)
+        if (counters[i].name != NULL && counters[i].n > 0) {
             fprintf(f, "%s %lu\n", counters[i].name, counters[i].n);
+            counters[i].n = 0;
+        }
     pthread_mutex_unlock(&count_mu);
     fclose(f);
 }
