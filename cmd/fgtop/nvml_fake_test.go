@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -293,5 +294,118 @@ func TestFakeNVMLGPULostAndCountError(t *testing.T) {
 	s = n.snapshot(t)
 	if s.Source.Health != "unavailable" || len(s.Issues) == 0 || !strings.Contains(s.Issues[0].Message, "cannot count the GPUs") {
 		t.Errorf("count error: %+v %+v", s.Source, s.Issues)
+	}
+}
+
+// TestFakeNVMLConsole starts the console in a real terminal (tmux) on the
+// fake GPUs and reads the screen: the four H100s with their utilisation,
+// then q quits.
+func TestFakeNVMLConsole(t *testing.T) {
+	tmux, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Skip("no tmux: the console's cgo path is not checked in a terminal")
+	}
+	n := newFakeNode(t, fourH100s())
+	sock := fmt.Sprintf("fgtop-nvml-%d", os.Getpid())
+	tm := func(args ...string) (string, error) {
+		out, err := exec.Command(tmux, append([]string{"-L", sock, "-f", "/dev/null"}, args...)...).CombinedOutput()
+		return string(out), err
+	}
+	env := strings.Join([]string{"LD_LIBRARY_PATH=" + n.lib, fakenvml.ConfigEnv + "=" + n.cfg, "TERM=tmux-256color"}, " ")
+	if out, err := tm("new-session", "-d", "-x", "160", "-y", "40",
+		fmt.Sprintf("env %s %s --devices nvml --scratch-root %s; sleep 30", env, n.bin, n.scratch)); err != nil {
+		t.Fatalf("tmux: %v %s", err, out)
+	}
+	defer tm("kill-server")
+	var screen string
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		screen, _ = tm("capture-pane", "-p")
+		if strings.Contains(screen, "GPU3") && strings.Contains(screen, "NVML ok") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the console did not show four GPUs in 20 s:\n%s", screen)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	for i, want := range []string{"10%", "20%", "30%", "40%"} {
+		line := ""
+		for _, l := range strings.Split(screen, "\n") {
+			if strings.Contains(l, fmt.Sprintf("GPU%d ", i)) {
+				line = l
+				break
+			}
+		}
+		if !strings.Contains(line, want) || !strings.Contains(line, "79.6G") {
+			t.Errorf("GPU%d's row %q lacks utilisation %s and 79.6G of memory", i, line, want)
+		}
+	}
+	if _, err := tm("send-keys", "q"); err != nil {
+		t.Fatal(err)
+	}
+	deadline = time.Now().Add(10 * time.Second)
+	for {
+		// After q the pane runs `sleep`: the console has left the screen.
+		if s, _ := tm("capture-pane", "-p"); !strings.Contains(s, "GPU3") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the console did not quit on q")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestFakeNVMLFollow: `snapshot --follow` prints a new line when the
+// driver's answers change (a process starts on a GPU) within 3 s.
+func TestFakeNVMLFollow(t *testing.T) {
+	c := fourH100s()
+	n := newFakeNode(t, c)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, n.bin, "snapshot", "--follow", "--devices", "nvml", "--scratch-root", n.scratch)
+	cmd.Env = fakenvml.Env(n.lib, n.cfg, "")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cancel(); _ = cmd.Wait() }()
+	lines := make(chan string, 16)
+	go func() {
+		sc := bufio.NewScanner(out)
+		sc.Buffer(make([]byte, 1<<20), 16<<20)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	next := func(d time.Duration) string {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatal("fgtop ended")
+			}
+			return l
+		case <-time.After(d):
+			t.Fatalf("no line within %s", d)
+		}
+		return ""
+	}
+	if l := next(20 * time.Second); strings.Contains(l, `"pid":31337`) {
+		t.Fatal("the new process is there before it started")
+	}
+	c.Processes = append(c.Processes, fakenvml.Process{GPU: 2, PID: 31337, UsedMemory: 5 << 30, SMUtil: 12})
+	c.Write(t, n.cfg)
+	changed := time.Now()
+	for {
+		l := next(3*time.Second - time.Since(changed))
+		if strings.Contains(l, `"pid":31337`) {
+			t.Logf("seen after %s", time.Since(changed).Round(time.Millisecond))
+			return
+		}
 	}
 }
