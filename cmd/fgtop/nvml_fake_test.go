@@ -409,3 +409,35 @@ func TestFakeNVMLFollow(t *testing.T) {
 		}
 	}
 }
+
+// TestGPUCheckScriptDryRun runs bench/gpu-check.sh, the script an operator
+// runs on a GPU node, against the fake library: every step it can take
+// without a GPU must pass, so the script keeps working as fgtop changes.
+func TestGPUCheckScriptDryRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the console and the exporter")
+	}
+	for _, tool := range []string{"bash", "python3", "tmux"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("no %s: %v", tool, err)
+		}
+	}
+	n := newFakeNode(t, fourH100s())
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "bash", "../../bench/gpu-check.sh")
+	cmd.Env = append(os.Environ(), "FGTOP_BIN="+n.bin, "FGTOP_NVML_LIB_DIR="+n.lib, fakenvml.ConfigEnv+"="+n.cfg, "WINDOW=1")
+	out, err := cmd.CombinedOutput()
+	t.Logf("gpu-check.sh:\n%s", out)
+	if err != nil {
+		t.Fatalf("gpu-check.sh: %v", err)
+	}
+	for _, want := range []string{"PASS  1 NVML source ok", "PASS  3 agent health: up", "PASS  3 agent stopped: down", "PASS  5 exporter: fgtop_gpu_utilization_ratio for 4 GPU(s)", "PASS  6 console shows 4 GPU(s)"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("gpu-check.sh did not say %q", want)
+		}
+	}
+	if strings.Contains(string(out), "FAIL") {
+		t.Error("a step failed")
+	}
+}
