@@ -37,6 +37,12 @@ func TestAgentHealthInPane(t *testing.T) {
 			t.Errorf("agent %d: header ends %+v, want %q at level %d", i, last, tc.text, tc.lvl)
 		}
 	}
+	if got := agentsDown(s); got.text != "2 agents down" || got.lvl != lvlCrit {
+		t.Errorf("header says %+v, want 2 agents down (a down one and an unreachable one)", got)
+	}
+	if got := agentsDown(&model.Snapshot{Agents: s.Agents[:2]}); got.text != "" {
+		t.Errorf("header says %+v with every agent up", got)
+	}
 	var lines []string
 	for _, l := range agentDetail(d, 2) {
 		lines = append(lines, spansText(l.spans))
