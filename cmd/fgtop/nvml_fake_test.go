@@ -357,8 +357,9 @@ func TestFakeNVMLConsole(t *testing.T) {
 	}
 }
 
-// TestFakeNVMLFollow: `snapshot --follow` prints a new line when the
-// driver's answers change (a process starts on a GPU) within 3 s.
+// TestFakeNVMLFollow: `snapshot --follow` prints a new line within 3 s
+// when the driver's answers change: a process starts on a GPU, then the
+// GPU is lost.
 func TestFakeNVMLFollow(t *testing.T) {
 	c := fourH100s()
 	n := newFakeNode(t, c)
@@ -400,14 +401,22 @@ func TestFakeNVMLFollow(t *testing.T) {
 	}
 	c.Processes = append(c.Processes, fakenvml.Process{GPU: 2, PID: 31337, UsedMemory: 5 << 30, SMUtil: 12})
 	c.Write(t, n.cfg)
-	changed := time.Now()
-	for {
-		l := next(3*time.Second - time.Since(changed))
-		if strings.Contains(l, `"pid":31337`) {
-			t.Logf("seen after %s", time.Since(changed).Round(time.Millisecond))
-			return
+	waitFor := func(what, needle string) {
+		t.Helper()
+		changed := time.Now()
+		for {
+			l := next(3*time.Second - time.Since(changed))
+			if strings.Contains(l, needle) {
+				t.Logf("%s seen after %s", what, time.Since(changed).Round(time.Millisecond))
+				return
+			}
 		}
 	}
+	waitFor("the new process", `"pid":31337`)
+	// The GPU falls off the bus while fgtop runs.
+	c.GPUs[2].Error = "GPU_IS_LOST"
+	c.Write(t, n.cfg)
+	waitFor("the lost GPU", "ERROR_GPU_IS_LOST")
 }
 
 // TestGPUCheckScriptDryRun runs bench/gpu-check.sh, the script an operator
