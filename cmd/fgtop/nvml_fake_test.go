@@ -450,3 +450,42 @@ func TestGPUCheckScriptDryRun(t *testing.T) {
 		t.Error("a step failed")
 	}
 }
+
+// TestFakeNVMLMIG: a GPU with MIG on lists its MIG devices (NVML's MIG
+// handles) as child devices with their own slot, memory and processes.
+func TestFakeNVMLMIG(t *testing.T) {
+	c := fourH100s()
+	c.GPUs[0].MIG = true
+	c.MIGDevices = []fakenvml.MIGDevice{
+		{GPU: 0, UUID: "MIG-11111111-2222-4333-8444-000000000001", Name: "NVIDIA H100 80GB HBM3 MIG 3g.40gb", MemoryTotal: 40 << 30},
+		{GPU: 0, UUID: "MIG-11111111-2222-4333-8444-000000000002", Name: "NVIDIA H100 80GB HBM3 MIG 1g.10gb", MemoryTotal: 10 << 30, MemoryUsed: 1 << 30},
+	}
+	one := 1
+	c.Processes = append(c.Processes, fakenvml.Process{GPU: 0, MIG: &one, PID: 5150, UsedMemory: 1 << 30})
+	n := newFakeNode(t, c)
+	s := n.snapshot(t)
+	type row struct {
+		id, slot string
+		mem      int64
+		pids     string
+	}
+	var got []row
+	for _, d := range s.Devices {
+		if strings.HasPrefix(d.ID, "MIG-") {
+			var pids []int
+			if d.Telemetry != nil {
+				for _, p := range d.Telemetry.Procs {
+					pids = append(pids, p.PID)
+				}
+			}
+			got = append(got, row{d.ID, d.Slot, d.MemoryBytes, fmt.Sprint(pids)})
+		}
+	}
+	want := []row{
+		{"MIG-11111111-2222-4333-8444-000000000001", "cuda.device:3g.40gb-mig", 40 << 30, "[]"},
+		{"MIG-11111111-2222-4333-8444-000000000002", "cuda.device:1g.10gb-mig", 10 << 30, "[5150]"},
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("MIG devices\n got %v\nwant %v", got, want)
+	}
+}

@@ -156,12 +156,25 @@ type GPU struct {
 	PowerLimitMW int    // default 700000
 	NUMA         *int   // nil: NOT_SUPPORTED
 	Error        string // e.g. "GPU_IS_LOST": every call on this GPU returns it
-	MIG          bool
+	MIG          bool   // MIG mode on: the GPU's MIGDevices are listed
+}
+
+// MIGDevice is one MIG device of a GPU with MIG on (NVML's MIG device
+// handles, as R470+ drivers have them).
+type MIGDevice struct {
+	GPU         int    // the parent's NVML index
+	UUID        string // "MIG-..."; default MIG-00000000-0000-0000-0000-<n>
+	Name        string // default "NVIDIA H100 80GB HBM3 MIG 1g.10gb"
+	MemoryTotal uint64 // default 10 GiB
+	MemoryUsed  uint64
 }
 
 // Process is one process on a GPU (by NVML index).
 type Process struct {
-	GPU        int
+	GPU int
+	// MIG, if set, is the index among the GPU's MIG devices the process
+	// runs on; the parent GPU lists it too.
+	MIG        *int
 	PID        int
 	UsedMemory uint64
 	SMUtil     int // with MemUtil: 0 and 0 means no utilisation sample
@@ -179,6 +192,7 @@ type Config struct {
 	DriverVersion string // default 580.159.04
 	NVMLVersion   string // default 13.580.159.04
 	GPUs          []GPU
+	MIGDevices    []MIGDevice
 	Processes     []Process
 }
 
@@ -236,8 +250,18 @@ func (c Config) Bytes() []byte {
 			b.WriteString("mig = 1\n")
 		}
 	}
+	for _, m := range c.MIGDevices {
+		fmt.Fprintf(&b, "\n[[mig]]\ngpu = %d\n", m.GPU)
+		kv("uuid", m.UUID)
+		kv("name", m.Name)
+		num("memory_total", m.MemoryTotal)
+		num("memory_used", m.MemoryUsed)
+	}
 	for _, p := range c.Processes {
 		fmt.Fprintf(&b, "\n[[process]]\ngpu = %d\npid = %d\n", p.GPU, p.PID)
+		if p.MIG != nil {
+			fmt.Fprintf(&b, "mig = %d\n", *p.MIG)
+		}
 		num("used_memory", p.UsedMemory)
 		num("sm_util", uint64(p.SMUtil))
 		num("mem_util", uint64(p.MemUtil))

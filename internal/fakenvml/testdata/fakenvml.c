@@ -43,23 +43,37 @@ struct fake_gpu {
 
 struct fake_proc {
     unsigned int gpu, pid, sm_util, mem_util;
+    int mig; /* index among its GPU's MIG devices, -1: none */
     unsigned long long used_memory;
 };
+
+/* A MIG device: its own handle, listed under its GPU in file order. */
+struct fake_mig {
+    int magic;
+    unsigned int gpu;
+    char uuid[STR], name[STR];
+    unsigned long long mem_total, mem_used;
+};
+
+#define MAX_MIGS 64
 
 struct fake_cfg {
     int init_ret, count_ret;
     char driver[STR], nvml[STR];
     int cuda_version;
-    int ngpus, nprocs;
+    int ngpus, nprocs, nmigs;
     struct fake_gpu gpus[MAX_GPUS];
     struct fake_proc procs[MAX_PROCS];
+    struct fake_mig migs[MAX_MIGS];
 };
 
 #define GPU_MAGIC 0x6e766d6c
+#define MIG_MAGIC 0x6d696721
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static struct fake_cfg cfg;   /* guarded by mu */
 static struct fake_gpu handles[MAX_GPUS]; /* stable addresses: the handles */
+static struct fake_mig mighandles[MAX_MIGS];
 static int inited;            /* nvmlInit refcount */
 static struct timespec last_check;
 static long long cfg_size = -1;
@@ -207,7 +221,7 @@ static void parse(const char *path, struct fake_cfg *c)
     if (f == NULL)
         return;
     char line[1024];
-    enum { TOP, GPU, PROC } sect = TOP;
+    enum { TOP, GPU, PROC, MIG } sect = TOP;
     while (fgets(line, sizeof line, f) != NULL) {
         char *s = trim(line);
         if (*s == 0 || *s == '#')
@@ -223,8 +237,22 @@ static void parse(const char *path, struct fake_cfg *c)
         if (strncmp(s, "[[process]]", 11) == 0) {
             if (c->nprocs < MAX_PROCS) {
                 memset(&c->procs[c->nprocs], 0, sizeof c->procs[0]);
+                c->procs[c->nprocs].mig = -1;
                 c->nprocs++;
                 sect = PROC;
+            }
+            continue;
+        }
+        if (strncmp(s, "[[mig]]", 7) == 0) {
+            if (c->nmigs < MAX_MIGS) {
+                struct fake_mig *m = &c->migs[c->nmigs];
+                memset(m, 0, sizeof *m);
+                m->magic = MIG_MAGIC;
+                snprintf(m->uuid, STR, "MIG-00000000-0000-0000-0000-%012d", c->nmigs);
+                copy(m->name, "NVIDIA H100 80GB HBM3 MIG 1g.10gb");
+                m->mem_total = 10ULL << 30;
+                c->nmigs++;
+                sect = MIG;
             }
             continue;
         }
@@ -256,8 +284,16 @@ static void parse(const char *path, struct fake_cfg *c)
             else if (strcmp(k, "numa") == 0) g->numa = atoi(v);
             else if (strcmp(k, "error") == 0) g->error = ret_code(v);
             else if (strcmp(k, "mig") == 0) g->mig = (int)n;
+        } else if (sect == MIG) {
+            struct fake_mig *m = &c->migs[c->nmigs - 1];
+            if (strcmp(k, "gpu") == 0) m->gpu = (unsigned)n;
+            else if (strcmp(k, "uuid") == 0) copy(m->uuid, v);
+            else if (strcmp(k, "name") == 0) copy(m->name, v);
+            else if (strcmp(k, "memory_total") == 0) m->mem_total = n;
+            else if (strcmp(k, "memory_used") == 0) m->mem_used = n;
         } else {
             struct fake_proc *p = &c->procs[c->nprocs - 1];
+            if (strcmp(k, "mig") == 0) p->mig = atoi(v);
             if (strcmp(k, "gpu") == 0) p->gpu = (unsigned)n;
             else if (strcmp(k, "pid") == 0) p->pid = (unsigned)n;
             else if (strcmp(k, "used_memory") == 0) p->used_memory = n;
@@ -296,6 +332,58 @@ static void load(int force)
     cfg = next;
     for (int i = 0; i < cfg.ngpus; i++)
         handles[i] = cfg.gpus[i];
+    for (int i = 0; i < cfg.nmigs; i++)
+        mighandles[i] = cfg.migs[i];
+}
+
+/* mig returns the MIG device behind a handle, NULL for any other handle;
+ * on a MIG handle it refreshes the configuration and leaves mu locked. */
+static struct fake_mig *mig(nvmlDevice_t device)
+{
+    struct fake_mig *m = (struct fake_mig *)(void *)device.handle;
+    if (m < mighandles || m >= mighandles + MAX_MIGS || m->magic != MIG_MAGIC)
+        return NULL;
+    pthread_mutex_lock(&mu);
+    load(0);
+    return m;
+}
+
+/* mig_index is m's index among its GPU's MIG devices. */
+static int mig_index(struct fake_mig *m)
+{
+    int k = 0;
+    for (int i = 0; i < cfg.nmigs && &mighandles[i] != m; i++)
+        if (cfg.migs[i].gpu == m->gpu)
+            k++;
+    return k;
+}
+
+/* procs_on lists the processes of GPU idx (mig < 0: all of them, as the
+ * parent lists them) or of its MIG device number mig. */
+static nvmlReturn_t procs_on(unsigned idx, int migi, unsigned int *count, nvmlProcessInfo_t *infos)
+{
+    unsigned n = 0;
+    for (int i = 0; i < cfg.nprocs; i++)
+        if (cfg.procs[i].gpu == idx && (migi < 0 || cfg.procs[i].mig == migi))
+            n++;
+    if (n > *count) {
+        *count = n;
+        return NVML_ERROR_INSUFFICIENT_SIZE;
+    }
+    n = 0;
+    for (int i = 0; i < cfg.nprocs; i++) {
+        struct fake_proc *p = &cfg.procs[i];
+        if (p->gpu != idx || (migi >= 0 && p->mig != migi))
+            continue;
+        infos[n].pid = p->pid;
+        infos[n].usedGpuMemory = p->used_memory;
+        /* GPU and compute instance: MIG device k is instance k+1, compute 0. */
+        infos[n].gpuInstanceId = p->mig >= 0 ? (unsigned)p->mig + 1 : 0xFFFFFFFF;
+        infos[n].computeInstanceId = p->mig >= 0 ? 0 : 0xFFFFFFFF;
+        n++;
+    }
+    *count = n;
+    return NVML_SUCCESS;
 }
 
 /* gpu checks a handle and refreshes the configuration; it returns the
@@ -451,13 +539,21 @@ nvmlReturn_t nvmlDeviceGetHandleByUUID(const char *uuid, nvmlDevice_t *device)
 
 nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t d, char *uuid, unsigned int length)
 {
-    NOTE(); GPU(d);
+    NOTE();
+    struct fake_mig *m = mig(d);
+    if (m != NULL)
+        DONE(put_string(uuid, length, m->uuid));
+    GPU(d);
     DONE(put_string(uuid, length, g->uuid));
 }
 
 nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t d, char *name, unsigned int length)
 {
-    NOTE(); GPU(d);
+    NOTE();
+    struct fake_mig *m = mig(d);
+    if (m != NULL)
+        DONE(put_string(name, length, m->name));
+    GPU(d);
     DONE(put_string(name, length, g->name));
 }
 
@@ -477,7 +573,15 @@ nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t d, unsigned int *minor)
 
 nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_t *m)
 {
-    NOTE(); GPU(d);
+    NOTE();
+    struct fake_mig *mg = mig(d);
+    if (mg != NULL) {
+        m->total = mg->mem_total;
+        m->used = mg->mem_used;
+        m->free = mg->mem_total > mg->mem_used ? mg->mem_total - mg->mem_used : 0;
+        DONE(NVML_SUCCESS);
+    }
+    GPU(d);
     m->total = g->mem_total;
     m->used = g->mem_used;
     m->free = g->mem_total > g->mem_used ? g->mem_total - g->mem_used : 0;
@@ -591,27 +695,36 @@ nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t d, unsigned int *current, unsigne
 
 nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t d, unsigned int *count, nvmlProcessInfo_t *infos)
 {
+    NOTE();
+    struct fake_mig *m = mig(d);
+    if (m != NULL)
+        DONE(procs_on(m->gpu, mig_index(m), count, infos));
+    GPU(d);
+    DONE(procs_on((unsigned)(g - handles), -1, count, infos));
+}
+
+nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t d, unsigned int *count)
+{
     NOTE(); GPU(d);
-    unsigned idx = (unsigned)(g - handles), n = 0;
-    for (int i = 0; i < cfg.nprocs; i++)
-        if (cfg.procs[i].gpu == idx)
-            n++;
-    if (n > *count) {
-        *count = n;
-        DONE(NVML_ERROR_INSUFFICIENT_SIZE);
-    }
-    n = 0;
-    for (int i = 0; i < cfg.nprocs; i++) {
-        if (cfg.procs[i].gpu != idx)
-            continue;
-        infos[n].pid = cfg.procs[i].pid;
-        infos[n].usedGpuMemory = cfg.procs[i].used_memory;
-        infos[n].gpuInstanceId = 0xFFFFFFFF;
-        infos[n].computeInstanceId = 0xFFFFFFFF;
-        n++;
-    }
-    *count = n;
+    if (!g->mig)
+        DONE(NVML_ERROR_NOT_SUPPORTED);
+    *count = 7; /* an H100's most */
     DONE(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t d, unsigned int index, nvmlDevice_t *out)
+{
+    NOTE(); GPU(d);
+    unsigned idx = (unsigned)(g - handles), k = 0;
+    for (int i = 0; i < cfg.nmigs; i++) {
+        if (cfg.migs[i].gpu != idx)
+            continue;
+        if (k++ == index) {
+            out->handle = (struct nvmlDevice_st *)(void *)&mighandles[i];
+            DONE(NVML_SUCCESS);
+        }
+    }
+    DONE(NVML_ERROR_NOT_FOUND);
 }
 
 nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t d, nvmlProcessUtilizationSample_t *u, unsigned int *count,
