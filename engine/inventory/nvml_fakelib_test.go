@@ -190,3 +190,34 @@ func pollCalls(calls map[string]int) int {
 	}
 	return n
 }
+
+// TestFakeLibAttributes: the fake answers the SM count as go-nvml asks for
+// it (nvmlDeviceGetAttributes_v2), or refuses it on a full GPU as nvml.h
+// says drivers may; the CUDA core count stays available.
+func TestFakeLibAttributes(t *testing.T) {
+	for _, migOnly := range []bool{false, true} {
+		c := busyH100s()
+		c.AttributesMIGOnly = migOnly
+		lib, _ := fakeNVML(t, c)
+		if ret := lib.Init(); ret != nvml.SUCCESS {
+			t.Fatal(ret)
+		}
+		d, ret := lib.DeviceGetHandleByIndex(0)
+		if ret != nvml.SUCCESS {
+			t.Fatal(ret)
+		}
+		a, ret := d.GetAttributes()
+		switch {
+		case !migOnly && (ret != nvml.SUCCESS || a.MultiprocessorCount != 132):
+			t.Errorf("attributes: %v %d, want 132 SMs", ret, a.MultiprocessorCount)
+		case migOnly && ret != nvml.ERROR_NOT_SUPPORTED:
+			t.Errorf("attributes with mig-only: %v, want NOT_SUPPORTED", ret)
+		}
+		if cores, ret := d.GetNumGpuCores(); ret != nvml.SUCCESS || cores != 132*128 {
+			t.Errorf("cores %d %v", cores, ret)
+		}
+		if ret := lib.Shutdown(); ret != nvml.SUCCESS {
+			t.Fatal(ret)
+		}
+	}
+}

@@ -167,6 +167,7 @@ type MIGDevice struct {
 	Name        string // default "NVIDIA H100 80GB HBM3 MIG 1g.10gb"
 	MemoryTotal uint64 // default 10 GiB
 	MemoryUsed  uint64
+	SMs         int // nvmlDeviceGetAttributes_v2 on the MIG handle; default 16
 }
 
 // Process is one process on a GPU (by NVML index).
@@ -188,12 +189,16 @@ type Config struct {
 	// "LIB_RM_VERSION_MISMATCH", or a number.
 	Init string
 	// CountError, if set, is what nvmlDeviceGetCount returns.
-	CountError    string
-	DriverVersion string // default 580.159.04
-	NVMLVersion   string // default 13.580.159.04
-	GPUs          []GPU
-	MIGDevices    []MIGDevice
-	Processes     []Process
+	CountError string
+	// AttributesMIGOnly makes nvmlDeviceGetAttributes_v2 answer
+	// NOT_SUPPORTED on a full GPU, as nvml.h documents ("currently only
+	// supports MIG device handles"); by default it answers with the SMs.
+	AttributesMIGOnly bool
+	DriverVersion     string // default 580.159.04
+	NVMLVersion       string // default 13.580.159.04
+	GPUs              []GPU
+	MIGDevices        []MIGDevice
+	Processes         []Process
 }
 
 // H100s returns n default H100 80GB GPUs with distinct UUIDs and bus ids.
@@ -229,6 +234,9 @@ func (c Config) Bytes() []byte {
 	kv("count_error", c.CountError)
 	kv("driver_version", c.DriverVersion)
 	kv("nvml_version", c.NVMLVersion)
+	if c.AttributesMIGOnly {
+		b.WriteString("attributes_mig_only = true\n")
+	}
 	for _, g := range c.GPUs {
 		b.WriteString("\n[[gpu]]\n")
 		kv("name", g.Name)
@@ -256,6 +264,7 @@ func (c Config) Bytes() []byte {
 		kv("name", m.Name)
 		num("memory_total", m.MemoryTotal)
 		num("memory_used", m.MemoryUsed)
+		num("sms", uint64(m.SMs))
 	}
 	for _, p := range c.Processes {
 		fmt.Fprintf(&b, "\n[[process]]\ngpu = %d\npid = %d\n", p.GPU, p.PID)

@@ -53,12 +53,14 @@ struct fake_mig {
     unsigned int gpu;
     char uuid[STR], name[STR];
     unsigned long long mem_total, mem_used;
+    unsigned int sms;
 };
 
 #define MAX_MIGS 64
 
 struct fake_cfg {
     int init_ret, count_ret;
+    int attributes_mig_only; /* nvmlDeviceGetAttributes on a full GPU: NOT_SUPPORTED */
     char driver[STR], nvml[STR];
     int cuda_version;
     int ngpus, nprocs, nmigs;
@@ -251,6 +253,7 @@ static void parse(const char *path, struct fake_cfg *c)
                 snprintf(m->uuid, STR, "MIG-00000000-0000-0000-0000-%012d", c->nmigs);
                 copy(m->name, "NVIDIA H100 80GB HBM3 MIG 1g.10gb");
                 m->mem_total = 10ULL << 30;
+                m->sms = 16;
                 c->nmigs++;
                 sect = MIG;
             }
@@ -268,6 +271,7 @@ static void parse(const char *path, struct fake_cfg *c)
             else if (strcmp(k, "driver_version") == 0) copy(c->driver, v);
             else if (strcmp(k, "nvml_version") == 0) copy(c->nvml, v);
             else if (strcmp(k, "cuda_version") == 0) c->cuda_version = (int)n;
+            else if (strcmp(k, "attributes_mig_only") == 0) c->attributes_mig_only = (int)n;
         } else if (sect == GPU) {
             struct fake_gpu *g = &c->gpus[c->ngpus - 1];
             if (strcmp(k, "name") == 0) copy(g->name, v);
@@ -291,6 +295,7 @@ static void parse(const char *path, struct fake_cfg *c)
             else if (strcmp(k, "name") == 0) copy(m->name, v);
             else if (strcmp(k, "memory_total") == 0) m->mem_total = n;
             else if (strcmp(k, "memory_used") == 0) m->mem_used = n;
+            else if (strcmp(k, "sms") == 0) m->sms = (unsigned)n;
         } else {
             struct fake_proc *p = &c->procs[c->nprocs - 1];
             if (strcmp(k, "mig") == 0) p->mig = atoi(v);
@@ -668,13 +673,34 @@ nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t d, unsigned i
     DONE(NVML_SUCCESS);
 }
 
+/* nvml.h: "This API currently only supports MIG device handles";
+ * attributes_mig_only makes a full GPU answer so. */
 nvmlReturn_t nvmlDeviceGetAttributes_v2(nvmlDevice_t d, nvmlDeviceAttributes_t *a)
 {
-    NOTE(); GPU(d);
+    NOTE();
+    struct fake_mig *m = mig(d);
+    if (m != NULL) {
+        memset(a, 0, sizeof *a);
+        a->multiprocessorCount = m->sms;
+        a->gpuInstanceSliceCount = a->computeInstanceSliceCount = 1;
+        a->memorySizeMB = m->mem_total >> 20;
+        DONE(NVML_SUCCESS);
+    }
+    GPU(d);
+    if (cfg.attributes_mig_only)
+        DONE(NVML_ERROR_NOT_SUPPORTED);
     memset(a, 0, sizeof *a);
     a->multiprocessorCount = g->sms;
     a->sharedCopyEngineCount = 7;
     a->memorySizeMB = g->mem_total >> 20;
+    DONE(NVML_SUCCESS);
+}
+
+/* CUDA cores: 128 per SM, as on Hopper. */
+nvmlReturn_t nvmlDeviceGetNumGpuCores(nvmlDevice_t d, unsigned int *cores)
+{
+    NOTE(); GPU(d);
+    *cores = g->sms * 128;
     DONE(NVML_SUCCESS);
 }
 
