@@ -116,6 +116,7 @@ kernel_with() { # kernel_with ID CID LINES...
 	local cid=$1
 	shift
 	{
+		printf 'SCRATCH_SIZE=0m\nMOUNTS=\n'
 		printf '%s\n' "$@"
 		printf 'CID=%s\n' "$cid"
 	} >"$dir/resource.txt"
@@ -140,18 +141,48 @@ if "$bin" snapshot --help 2>&1 | grep -q -- --cuda-plugin; then
 		on=$(json "$out" '",".join(sorted(i for k in d["kernels"] if k["id"]=="'"$k"'" for s in k["allocations"].values() for i in s))')
 		[[ $on == "$dev" ]] && pass "2 $name: the kernel holds $slot on $dev" || fail "2 $name: the kernel holds on [$on], want $dev"
 		json "$out" '"\n".join("      %s %s capacity %s source %s" % (x["id"], x["slot"], x.get("capacity","?"), x.get("source","")) for x in d["devices"] if x["plugin"]=="cuda")'
-		"$bin" snapshot --alloc-map --devices nvml --scratch-root "$scratch" "$@" >"$work/$name.map" 2>&1 &&
-			pass "2 $name: alloc map $(tr -d '\n ' <"$work/$name.map")" || fail "2 $name: --alloc-map: $(cat "$work/$name.map")"
+		if "$bin" snapshot --alloc-map --devices nvml --scratch-root "$scratch" "$@" >"$work/$name.map" 2>"$work/$name.maperr" &&
+			[[ ! -s $work/$name.maperr ]] && grep -q "\"$dev\"" "$work/$name.map"; then
+			pass "2 $name: alloc map $(tr -d '\n ' <"$work/$name.map")"
+		else
+			fail "2 $name: --alloc-map: $(cat "$work/$name.map" "$work/$name.maperr")"
+		fi
 	}
 	kernel_with "$kopen" "$cid_open" 'SLOTS={"cpu":"1","mem":"1073741824","cuda.device":"1"}' 'CUDA.DEVICE_SHARES=0:1' 'CUDA_GLOBAL_DEVICE_IDS=0:0' 'CUDA_RESOURCE_VIRTUALIZED=0'
-	echo '{"cuda": {}}' >"$work/open.json"
-	check_kind open "$kopen" 0 cuda.device --cuda-plugin open --plugin-config "$work/open.json"
+	echo '{"cuda": {"device_mask": ""}}' >"$work/plugin-open.json"
+	check_kind open "$kopen" 0 cuda.device --cuda-plugin open --plugin-config "$work/plugin-open.json"
 	rm -rf "${scratch:?}/$kopen"
+	if ((ngpu >= 2)); then
+		# A masked GPU is not registered and the others keep their index.
+		uuid1=$(json "$work/s1.json" '[x["uuid"] for x in d["devices"] if x["plugin"]=="cuda" and not x.get("parent")][1]')
+		echo "{\"cuda\": {\"device_mask\": \"$uuid1\"}}" >"$work/plugin-mask.json"
+		"$bin" snapshot --json --devices nvml --scratch-root "$scratch" --cuda-plugin open --plugin-config "$work/plugin-mask.json" >"$work/mask.json" 2>&1
+		ids=$(json "$work/mask.json" '",".join(x["id"] for x in d["devices"] if x["plugin"]=="cuda" and not x.get("parent"))')
+		want=$(python3 -c "import sys; n=int(sys.argv[1]); print(','.join(str(i) for i in range(n) if i != 1))" "$ngpu")
+		[[ $ids == "$want" ]] && pass "2 open: device_mask of GPU 1 leaves ids $ids" || fail "2 open: device_mask of GPU 1 gives [$ids], want [$want]"
+	fi
 	kernel_with "$kfrac" "$cid_frac" 'SLOTS={"cpu":"1","mem":"1073741824","cuda.shares":"0.5"}' "CUDA.SHARES_SHARES=GPU-$uuid0:0.5" "CUDA_GLOBAL_DEVICE_IDS=0:GPU-$uuid0" 'CUDA_RESOURCE_VIRTUALIZED=1'
-	echo '{"cuda": {"allocation_mode": "fractional", "unit_mem": "20g", "unit_proc": 8}}' >"$work/frac.json"
-	check_kind fractional "$kfrac" "GPU-$uuid0" cuda.shares --cuda-plugin fractional --plugin-config "$work/frac.json"
-	# The rule, from the GPU's own memory and SM count where the JSON has it.
-	json "$work/fractional.json" '"\n".join("      expected %s: min(%d / 20 GiB, %s SMs / 8)" % (x["id"], x["memory_bytes"], x.get("processors","?")) for x in d["devices"] if x["plugin"]=="cuda")'
+	echo '{"cuda": {"allocation_mode": "fractional", "unit_mem": "20g", "unit_proc": 8}}' >"$work/plugin-fractional.json"
+	check_kind fractional "$kfrac" "GPU-$uuid0" cuda.shares --cuda-plugin fractional --plugin-config "$work/plugin-fractional.json"
+	# The assumed rule, from the GPU's own memory and SM count (NVML's).
+	rule=$(python3 - "$work/fractional.json" <<'EOF'
+import json, sys
+from decimal import Decimal, ROUND_FLOOR
+d = json.load(open(sys.argv[1]))
+bad = []
+for x in d["devices"]:
+    if x["plugin"] != "cuda" or x.get("parent"):
+        continue
+    if not x.get("processors"):
+        bad.append("%s: no SM count in the JSON" % x["id"])
+        continue
+    want = min(Decimal(x["memory_bytes"]) / (20 << 30), Decimal(x["processors"]) / 8).quantize(Decimal("0.01"), rounding=ROUND_FLOOR)
+    if Decimal(x.get("capacity", "-1")) != want:
+        bad.append("%s: capacity %s, want %s" % (x["id"], x.get("capacity"), want))
+print("; ".join(bad))
+EOF
+)
+	[[ -z $rule ]] && pass "2 fractional: every capacity is min(memory / 20 GiB, SMs / 8) rounded down to 0.01" || fail "2 fractional: $rule"
 	rm -rf "${scratch:?}/$kfrac"
 else
 	skip "2 both plugin kinds: this fgtop has no --cuda-plugin / --plugin-config"
