@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -157,7 +158,9 @@ func TestFakeNVMLSnapshot(t *testing.T) {
 		i := gpus
 		gpus++
 		want := c.GPUs[i]
-		if d.ID != want.UUID || d.UUID != strings.TrimPrefix(want.UUID, "GPU-") || d.Index != i {
+		// The id is the UUID or the CUDA index, as the node's plugin names
+		// GPUs; the UUID is always there.
+		if (d.ID != want.UUID && d.ID != strconv.Itoa(i)) || d.UUID != strings.TrimPrefix(want.UUID, "GPU-") || d.Index != i {
 			t.Errorf("GPU %d: id %s uuid %s index %d, want %s", i, d.ID, d.UUID, d.Index, want.UUID)
 		}
 		if d.Model != "NVIDIA H100 80GB HBM3" || d.MemoryBytes != 81559<<20 {
@@ -281,7 +284,7 @@ func TestFakeNVMLGPULostAndCountError(t *testing.T) {
 	var ids []string
 	for _, d := range s.Devices {
 		if strings.HasPrefix(d.Key, "cuda:") {
-			ids = append(ids, d.ID)
+			ids = append(ids, "GPU-"+d.UUID)
 		}
 	}
 	if want := []string{c.GPUs[0].UUID, c.GPUs[1].UUID, c.GPUs[3].UUID}; fmt.Sprint(ids) != fmt.Sprint(want) {
