@@ -36,6 +36,9 @@ func (d *derived) deriveAgents(short map[model.AgentID]string) {
 		case model.RestartNotRunning:
 			r.header = append(r.header, span{lvlDim, "  not running"})
 		}
+		if sp, ok := healthSpan(a.Health); ok {
+			r.header = append(r.header, span{sp.lvl, "  " + sp.text})
+		}
 		if a.Owns == nil {
 			r.lines = append(r.lines, d.sharedLine(a))
 		} else {
@@ -200,4 +203,26 @@ func padRight(s string, w int) string {
 		return s + spaces(w-n)
 	}
 	return s
+}
+
+// healthSpan is an agent's GET /health in a few words: "up 26.4.1",
+// "up 26.4.1 degraded", "down", "unreachable"; ok is false before the
+// first check.
+func healthSpan(h model.AgentHealth) (span, bool) {
+	switch h.State {
+	case model.AgentUp:
+		text := "up"
+		if h.Version != "" {
+			text += " " + h.Version
+		}
+		if h.Status != "" && h.Status != "ok" {
+			return span{lvlWarn, text + " " + h.Status}, true
+		}
+		return span{lvlOK, text}, true
+	case model.AgentDown:
+		return span{lvlCrit, "down"}, true
+	case model.AgentUnreachable:
+		return span{lvlWarn, "unreachable"}, true
+	}
+	return span{}, false
 }

@@ -495,6 +495,16 @@ func agentDetail(d *derived, ai int) []detailLine {
 		}
 		out = append(out, detailLine{spans: line})
 	}
+	if sp, ok := healthSpan(ag.Health); ok {
+		line := []span{{lvlDim, "health "}, sp}
+		if ag.Health.URL != "" {
+			line = append(line, span{lvlDim, "  " + ag.Health.URL})
+		}
+		if ag.Health.Detail != "" {
+			line = append(line, span{lvlDim, "  " + ag.Health.Detail})
+		}
+		out = append(out, detailLine{spans: line})
+	}
 	out = append(out, blank, section("Partition"))
 	if ag.Owns == nil {
 		out = append(out, text(lvlDim, "  every device (shared mode, or no partition known)"))

@@ -141,6 +141,24 @@ func restartPending(s *model.Snapshot) span {
 	return span{}
 }
 
+// agentsDown is the header's count of agents that do not answer GET
+// /health ("1 agent down"); unreachable ones count with the down.
+func agentsDown(s *model.Snapshot) span {
+	if s == nil {
+		return span{}
+	}
+	n := 0
+	for _, a := range s.Agents {
+		if a.Health.State == model.AgentDown || a.Health.State == model.AgentUnreachable {
+			n++
+		}
+	}
+	if n == 0 {
+		return span{}
+	}
+	return span{lvlCrit, plural(n, "agent") + " down"}
+}
+
 // updatedSpan is the time since the snapshot, turning to a warning when
 // the engine has gone quiet.
 func updatedSpan(s *model.Snapshot, now time.Time) span {
@@ -189,6 +207,9 @@ func (a *App) headerPieces() []headerPiece {
 		}
 		if r := restartPending(s); r.text != "" {
 			ps = append(ps, headerPiece{spans: []span{r}, drop: 2})
+		}
+		if d := agentsDown(s); d.text != "" {
+			ps = append(ps, headerPiece{spans: []span{d}, drop: 2})
 		}
 		if u := updatedSpan(s, a.now()); u.text != "" {
 			ps = append(ps, headerPiece{spans: []span{u}, drop: 1, right: true})
