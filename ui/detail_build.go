@@ -73,6 +73,15 @@ func deviceDetail(d *derived, di int) []detailLine {
 		if p.Detail != "" {
 			out = append(out, text(lvlDim, "  "+p.Detail))
 		}
+		// The header says etcd is unreachable; here, what that means for
+		// this device's figures.
+		if !p.SettingsOK && strings.HasPrefix(p.Settings, "etcd ") {
+			why := "etcd unreachable: registered as the last settings read say, if any were"
+			if dv.CapacityUnknown {
+				why = "etcd unreachable, no settings ever read: capacity unknown"
+			}
+			out = append(out, text(lvlCrit, "  "+why))
+		}
 	}
 	if r.hasBar {
 		out = append(out, detailLine{bar: r})

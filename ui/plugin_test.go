@@ -40,6 +40,9 @@ func TestPluginShown(t *testing.T) {
 	if u := snap.Usage[devs[0].Key()]; u == nil || len(u.Held) == 0 {
 		t.Fatal("the fake node's first GPU holds nothing: the ratio line is not shown")
 	}
+	if !strings.Contains(out, "etcd unreachable, no settings ever read: capacity unknown") {
+		t.Errorf("the detail does not say why the capacity is unknown:\n%s", out)
+	}
 	if !strings.Contains(out, "? (capacity unknown)") {
 		t.Errorf("the detail's alloc-map ratio is not unknown:\n%s", out)
 	}
