@@ -359,6 +359,21 @@ func TestRealNodePluginRegistration(t *testing.T) {
 		s.placementIssues(t)
 	})
 
+	t.Run("evidence in the other plugin's form", func(t *testing.T) {
+		// A cuda_open-style index on a node whose settings say fractional:
+		// not silently placed, the issue names the GPU it means.
+		n.settings(t, map[string]string{"allocation_mode": "fractional", "unit_mem": "20g"}, nil)
+		n.kernels(t, map[string]string{
+			"9d0e4b7a-1c2f-4e85-8b3a-6f7d2c9e1a54": `SLOTS={"cpu":"1","mem":"1073741824","cuda.device":"1"}` + "\nUNIFIED_DEVICES=[]\n" +
+				"CUDA.DEVICE_SHARES=1:1\nMEM_SHARES=root:1g\nCUDA_RESOURCE_VIRTUALIZED=0\n",
+		})
+		s := n.snapshot(t)
+		m := s.issuesWith("unknown-device")
+		if len(m) != 1 || !strings.Contains(m[0], "that is "+gpu(1)+"'s CUDA index") {
+			t.Errorf("unknown-device issues %q, want one naming %s", m, gpu(1))
+		}
+	})
+
 	t.Run("follow and etcd stopped mid-run", func(t *testing.T) {
 		n.settings(t, map[string]string{"allocation_mode": "fractional", "unit_mem": "20g"}, nil)
 		n.kernels(t, fractionalKernels)
