@@ -117,8 +117,11 @@ func (s *Source) take(r EtcdReading) {
 		// The first failure's words stay while etcd stays unreachable: a
 		// retry failing in other words is no news to a follower.
 		if s.etcdErr == "" {
-			// The client's error may carry the server's own words.
-			s.etcdErr, changed = untrusted.Text(r.Err.Error()), true
+			// The client's error may carry the server's own words. The
+			// issue names etcd and its address itself: once is enough on
+			// an 80-column header.
+			msg := strings.TrimPrefix(r.Err.Error(), "etcd at "+s.opts.Etcd.Addr()+": ")
+			s.etcdErr, changed = untrusted.Text(msg), true
 		}
 	} else {
 		changed = s.etcdErr != "" || !sameSettings(s.settings, r.Settings)
