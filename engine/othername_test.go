@@ -29,7 +29,7 @@ func TestUnknownDeviceNamesTheGPU(t *testing.T) {
 			got[iss.Device.ID] = iss.Message
 		}
 	}
-	if m := got["GPU-"+gpu]; !strings.Contains(m, "that is "+gpu+"'s UUID") || !strings.Contains(m, "--cuda-plugin") {
+	if m := got["GPU-"+gpu]; !strings.Contains(m, "that is cuda:"+gpu+"'s UUID") || !strings.Contains(m, "--cuda-plugin") {
 		t.Errorf("GPU-%s: %q, want the GPU it names", gpu, m)
 	}
 	if m, ok := got["ffffffff-0000-0000-0000-000000000000"]; !ok || strings.Contains(m, "that is") {

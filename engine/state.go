@@ -767,7 +767,7 @@ func (s *state) otherNameHint(id model.DeviceID) string {
 			}
 			as = fmt.Sprintf("%s names them (rule: %s)", name, p.Source)
 		}
-		return fmt.Sprintf(" (that is %s's %s; the GPUs are registered as %s; if the agents run another CUDA plugin, say so with --cuda-plugin)", d.ID, form, as)
+		return fmt.Sprintf(" (that is %s's %s; the GPUs are registered as %s; if the agents run another CUDA plugin, say so with --cuda-plugin)", d.Key(), form, as)
 	}
 	return ""
 }

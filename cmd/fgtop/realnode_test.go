@@ -369,7 +369,7 @@ func TestRealNodePluginRegistration(t *testing.T) {
 		})
 		s := n.snapshot(t)
 		m := s.issuesWith("unknown-device")
-		if len(m) != 1 || !strings.Contains(m[0], "that is "+gpu(1)+"'s CUDA index") {
+		if len(m) != 1 || !strings.Contains(m[0], "that is cuda:"+gpu(1)+"'s CUDA index") {
 			t.Errorf("unknown-device issues %q, want one naming %s", m, gpu(1))
 		}
 	})
