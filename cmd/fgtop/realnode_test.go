@@ -542,11 +542,11 @@ func (n *realNode) consoleShowsUnknown(t *testing.T) {
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		screen, _ = tm("capture-pane", "-p")
-		if strings.Contains(screen, "GPU3") && strings.Contains(screen, "etcd") {
+		if strings.Contains(screen, "GPU3") && strings.Contains(screen, "etcd at "+n.etcd.Endpoint) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the console did not show four GPUs and the etcd issue in 20 s:\n%s", screen)
+			t.Fatalf("the console did not show four GPUs and the issue naming etcd at %s in 20 s:\n%s", n.etcd.Endpoint, screen)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
@@ -575,6 +575,9 @@ func (n *realNode) consoleShowsUnknown(t *testing.T) {
 	}
 	if strings.Contains(screen, "1.5000") {
 		t.Errorf("GPU1's detail gives a ratio over a capacity of 1:\n%s", screen)
+	}
+	if !strings.Contains(screen, "no settings ever read: capacity unknown") {
+		t.Errorf("GPU1's detail does not say why its capacity is unknown:\n%s", screen)
 	}
 }
 
