@@ -142,6 +142,10 @@ func (n *realNode) kernels(t *testing.T, ks map[string]string) {
 
 // e2eSnap is the part of `snapshot --json` the check reads.
 type e2eSnap struct {
+	Allocator struct {
+		AllocationMode string `json:"allocation_mode"`
+		QuantumSize    string `json:"quantum_size"`
+	}
 	Plugin *struct {
 		Kind, Source, Detail, Settings string
 		SettingsOK                     bool `json:"settings_ok"`
@@ -285,10 +289,13 @@ func TestRealNodePluginRegistration(t *testing.T) {
 	}
 
 	t.Run("fractional settings from etcd", func(t *testing.T) {
-		n.settings(t, map[string]string{"allocation_mode": "fractional", "unit_mem": "20g"}, nil)
+		n.settings(t, map[string]string{"allocation_mode": "fractional", "unit_mem": "20g", "quantum_size": "0.05"}, nil)
 		n.kernels(t, fractionalKernels)
 		s := n.snapshot(t)
 		checkFractional(t, s, cap20g)
+		if a := s.Allocator; a.AllocationMode != "fractional" || a.QuantumSize != "0.05" {
+			t.Errorf("allocator %+v, want fractional with the settings' quantum_size 0.05", a)
+		}
 		if m := s.issuesWith("plugin-settings"); len(m) > 0 {
 			t.Errorf("plugin-settings issues with etcd up: %q", m)
 		}
