@@ -19,6 +19,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	toml "github.com/pelletier/go-toml/v2"
 
@@ -183,11 +184,17 @@ func parseSize(v string) (int64, error) {
 	return n, nil
 }
 
+// clip shortens s to at most 40 bytes, at a rune boundary: a cut rune
+// would be a stray byte on the operator's terminal.
 func clip(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "..."
+	if len(s) <= 40 {
+		return s
 	}
-	return s
+	cut := 40
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "..."
 }
 
 // Fractional reports whether allocation_mode says fractional.
