@@ -141,6 +141,7 @@ func registerCompletions(root *cobra.Command) {
 		"mode":         words("shared", "auto-split", "manual"),
 		"strategy":     words("evenly", "fill"),
 		"affinity":     words("interleaved", "prefer-single-node"),
+		"schema":       words("main", "bep-1044"),
 	}
 	agentValued := map[string]bool{"cpu": true, "mem": true, "move": true}
 	var walk func(c *cobra.Command)

@@ -56,9 +56,9 @@ func writeMan(w io.Writer, root *cobra.Command) error {
 		m.command(c)
 	}
 	m.section("EXIT STATUS")
-	m.item("0", "success (for simulate: the simulation ran, even with failing requests)")
-	m.item("1", "the check found a problem: check found drift, plan found the change invalid, simulate --check found a difference")
-	m.item("2", "bad usage or bad input: an unknown flag, a file that cannot be read or parsed, a request fgtop refuses, no terminal for a console")
+	m.item("0", "success: for check, Backend.AI main loads and starts with the file and the live state matches it; for simulate, every request was placed")
+	m.item("1", "a finding: check found drift or could not read the live state (a scratch root missing or unreadable), plan found the change invalid, simulate could not place a request or --check found a difference")
+	m.item("2", "bad usage or bad input: an unknown flag or slot name, a file that cannot be read or parsed, a request fgtop refuses, no terminal for a console; for check, a config Backend.AI main's agent would refuse to load or stop with at start-up (with --schema bep-1044, the draft's agent)")
 	m.section("ENVIRONMENT")
 	m.item("BACKEND_CONFIG_FILE", "the agent.toml to use before the usual places, as Backend.AI's agent does")
 	m.item("NO_COLOR", "when set and not empty, the console uses the mono theme unless --theme names one")
