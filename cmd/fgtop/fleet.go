@@ -276,6 +276,11 @@ func (f *fleetFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 	} else {
 		fl = waitAnswered(ctx, src.tracker, f.timeout)
 	}
+	if f.fit != "" {
+		if err := fl.CheckSlots(req); err != nil {
+			return usageErr("--fit %q: %v", f.fit, err)
+		}
+	}
 	var v any
 	bad := false
 	if f.fit != "" {

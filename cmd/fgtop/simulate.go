@@ -89,8 +89,12 @@ is absent. "state" is the whole cumulative map of every plugin, every device, un
 ones "0". --trace adds each step's "state_after". Decimals are strings in Python's
 str(Decimal) form.
 
-Exit status: 0 when the simulation ran (even with failing requests), 1 when --check found a
-difference, 2 on bad usage or bad input.`
+A slot the node does not register (a typo such as cuda.shres) is refused before anything
+runs, naming the node's slots and the closest one ("did you mean cuda.shares?").
+
+Exit status: 0 when every request was placed (frees included); 1 when a request could not
+be placed (the table or JSON says why; the other steps still run) or --check found a
+difference; 2 on bad usage or bad input (an unknown slot, a negative amount).`
 
 // simulateFlags are fgtop simulate's flags.
 type simulateFlags struct {
@@ -182,6 +186,11 @@ func (f *simulateFlags) run(ctx context.Context) error {
 			fmt.Fprintf(f.stderr, "fgtop: --request %q asks for nothing: Backend.AI drops amounts of 0, so this step allocates nothing\n", r)
 		}
 	}
+	for i, st := range steps {
+		if err := placement.CheckSlots(st.Request, sim.slots); err != nil {
+			return usageErr("--request %q: %v", f.requests[i], err)
+		}
+	}
 	if err := placement.ValidateSteps(steps); err != nil {
 		return usageErr("--request: %v", err)
 	}
@@ -197,7 +206,31 @@ func (f *simulateFlags) run(ctx context.Context) error {
 			return usageErr("--request %q: %s", r.Step.Text, placement.ErrMessage(r.Err))
 		}
 	}
-	return f.render(sim, res, "")
+	if err := f.render(sim, res, ""); err != nil {
+		return err
+	}
+	failed := 0
+	for _, r := range res.Steps {
+		if !r.OK() && !r.Step.IsFree() {
+			failed++
+		}
+	}
+	if failed > 0 {
+		// A script asking "does it fit?" reads the exit status.
+		return &exitError{code: exitProblem, err: fmt.Errorf("%d of %d request(s) could not be placed", failed, countRequests(res.Steps))}
+	}
+	return nil
+}
+
+// countRequests counts the allocation steps (not free=N) of a run.
+func countRequests(steps []placement.StepResult) int {
+	n := 0
+	for _, r := range steps {
+		if !r.Step.IsFree() {
+			n++
+		}
+	}
+	return n
 }
 
 // simulation is what setup prepares.
@@ -207,6 +240,9 @@ type simulation struct {
 	types   model.SlotTypes
 	source  string
 	kernels int
+	// slots are the slots the node registers (every device, whatever
+	// --agent's partition): a request naming another is a typo.
+	slots []model.SlotName
 }
 
 // setup builds the node the requests run on: its devices, settings and,
@@ -294,6 +330,7 @@ func (f *simulateFlags) setup(ctx context.Context) (*simulation, error) {
 		return nil, usageErr("--devices %s: no devices to simulate on", f.src.devices)
 	}
 	sim.node = placement.NewNode(devs, settings)
+	sim.slots = placement.DeviceSlots(devs)
 	return sim, nil
 }
 
@@ -417,6 +454,7 @@ func (f *simulateFlags) liveNode(ctx context.Context, settings placement.Setting
 		fmt.Fprintf(f.stderr, "fgtop: kernel %s: not loaded: %s\n", sk.Kernel, sk.Skip)
 	}
 	sim.node, sim.live, sim.kernels = st.Node, st.Live, st.Kernels
+	sim.slots = placement.DeviceSlots(s.Devices)
 	return sim, nil
 }
 

@@ -184,3 +184,22 @@ func fitJSON(f Fit) *JSONFit {
 	}
 	return j
 }
+
+// CheckSlots refuses a request naming a slot no node of the fleet
+// registers (a typo: "did you mean cuda.shares?"), judged on the nodes
+// whose snapshot is known; with none known it cannot judge and passes.
+func (f *Fleet) CheckSlots(req alloc.Request) error {
+	var known []model.SlotName
+	seen := false
+	for _, n := range f.Nodes {
+		if n.Snap == nil {
+			continue
+		}
+		seen = true
+		known = append(known, placement.DeviceSlots(n.Snap.Devices)...)
+	}
+	if !seen {
+		return nil
+	}
+	return placement.CheckSlots(req, known)
+}
