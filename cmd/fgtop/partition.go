@@ -33,6 +33,7 @@ type changeFlags struct {
 	mode   string
 	cpu    []string
 	mem    []string
+	slots  []string
 	from   string
 	format string
 }
@@ -43,6 +44,7 @@ func (f *changeFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.mode, "mode", "", "switch allocation-mode: shared, auto-split or manual (manual starts from the partition in effect)")
 	fl.StringArrayVar(&f.cpu, "cpu", nil, "set AGENT's cores: AGENT=0-7,16 (device-based) or AGENT=15, a count (slot-based) (repeatable)")
 	fl.StringArrayVar(&f.mem, "mem", nil, "set AGENT's memory: AGENT=64G (repeatable)")
+	fl.StringArrayVar(&f.slots, "slot", nil, "set AGENT's amount of SLOT in the slot-based format (Backend.AI main's): AGENT=cuda.shares=2.0, AGENT=cpu=15, AGENT=mem=64G; SLOT is cpu, mem or a slot the node registers (repeatable)")
 	fl.StringVar(&f.from, "from", "", "take mode and allocation tables from DRAFT.toml (agents matched by id); the other flags apply on top")
 	fl.StringVar(&f.format, "format", "", "allocation format of tables fgtop writes into a file that has none: slot-based (default, Backend.AI main's) or device-based (the BEP-1044 draft: main cannot load it); a file's existing tables keep their format")
 }
@@ -87,6 +89,13 @@ func (f *changeFlags) request() (partition.Request, error) {
 			return req, usageErr("--mem %q: %v", m, err)
 		}
 		req.Mem = append(req.Mem, partition.MemSet{Agent: model.AgentID(agent), Bytes: b})
+	}
+	for _, v := range f.slots {
+		set, err := partition.ParseSlotSet(v)
+		if err != nil {
+			return req, usageErr("--slot %q: %v", v, err)
+		}
+		req.Slots = append(req.Slots, set)
 	}
 	if f.from != "" {
 		d, err := agentconfig.Load(f.from)
@@ -513,7 +522,11 @@ func buildPlan(ctx context.Context, src *sourceFlags, ch *changeFlags, cmdName s
 		return nil, nil, err
 	}
 	blind = roots.blind
-	draft, errs := partition.Draft(cfg, partition.InventoryOf(snap), req)
+	inv := partition.InventoryOf(snap)
+	if err := partition.CheckSlotSets(req.Slots, cfg, inv); err != nil {
+		return nil, nil, usageErr("%v", err)
+	}
+	draft, errs := partition.Draft(cfg, inv, req)
 	p = partition.Build(cfg, draft, snap, errs...)
 	for _, b := range blind {
 		p.Warnings = append(p.Warnings, b+": the kernels under it are not seen, so a moved device may be held")
@@ -538,10 +551,19 @@ auto-split) gets Backend.AI main's slot-based form when manual mode writes
 them (cpu = a core count, devices = { "cuda.shares" = "2.0" }); the BEP-1044
 device-based form, which main cannot load, only with --format device-based.
 
+In the slot-based form each agent is given amounts, not devices (devices are
+not exclusive there): --slot AGENT=SLOT=AMOUNT sets one, e.g.
+--slot i-node-a=cuda.shares=1.5, --slot i-node-a=cpu=15, --slot i-node-a=mem=64G.
+A slot the node does not register is refused (exit 2), naming the node's
+slots. Every agent must keep an amount for every slot the node's plugins
+register, and per slot the agents' amounts must fit the node (the agent
+stops at start-up otherwise): the plan says so in the agent's words.
+
 Nothing is written. Exit status: 0 valid (or no change), 1 invalid, 2 bad usage.
 
 ` + configHelp,
 		Example: `  fgtop plan --config /etc/backend.ai/agent.toml --move cuda:GPU-1234=i-node-b
+  fgtop plan --config agent.toml --slot i-node-a=cuda.shares=1.5 --slot i-node-b=cuda.shares=2.5
   fgtop plan --config agent.toml --mode manual --cpu i-node-a=0-7,16 --mem i-node-a=64G
   fgtop plan --config agent.toml --from draft.toml --devices mock-accelerator.toml`,
 		Args: cobra.NoArgs,
