@@ -86,6 +86,10 @@ type JSONFit struct {
 	Short     map[string]string            `json:"short,omitempty"`
 	// ShortAgent is the agent Short is of: the one that came closest.
 	ShortAgent string `json:"short_agent,omitempty"`
+	// Overcommit: the placement would put a device over its capacity
+	// across every agent (Devices says which, with device_total_after).
+	Overcommit bool                    `json:"overcommit"`
+	Devices    []placement.DeviceAfter `json:"devices_after,omitempty"`
 }
 
 // JSONFitReport is `fgtop fleet --fit SLOTS --json`.
@@ -164,7 +168,7 @@ func onAgent(a model.AgentID) string {
 }
 
 func fitJSON(f Fit) *JSONFit {
-	j := &JSONFit{Fits: f.OK, Agent: string(f.Agent), Error: f.ErrKind, Reason: f.Reason}
+	j := &JSONFit{Fits: f.OK, Agent: string(f.Agent), Error: f.ErrKind, Reason: f.Reason, Overcommit: f.Overcommit, Devices: f.Devices}
 	if f.OK {
 		j.Placement = map[string]map[string]string{}
 		for _, s := range f.Placement {

@@ -16,6 +16,8 @@ import (
 type Planner struct {
 	settings Settings
 	agents   []*AgentState
+	// phys is what every agent's kernels hold, device by device.
+	phys *Physical
 }
 
 // AgentState is one agent's side of the node as its allocator sees it.
@@ -50,7 +52,7 @@ type KernelSkip struct {
 // snapshot without agents is treated as one agent ("") with every device
 // and every kernel.
 func NewPlanner(s *model.Snapshot, settings Settings) *Planner {
-	p := &Planner{settings: settings}
+	p := &Planner{settings: settings, phys: PhysicalOf(s)}
 	agents := s.Agents
 	if len(agents) == 0 {
 		agents = []model.Agent{{}}
@@ -161,6 +163,12 @@ type AgentPreview struct {
 	// Stranded is, per fractional slot the request names, the free shares
 	// no request of this size can use (see Stranded).
 	Stranded []StrandedSlot
+	// Devices is, for a request the agent takes, what each device it
+	// touches would hold across every agent (the agent's allocator does not
+	// see the others' kernels); Overcommit says one would be over its
+	// capacity.
+	Devices    []DeviceAfter
+	Overcommit bool
 }
 
 // OK reports whether the agent could take the request.
@@ -176,14 +184,41 @@ type SlotAmount struct {
 func (p *Planner) Preview(req alloc.Request) *Preview {
 	out := &Preview{Request: req, Agents: make([]AgentPreview, len(p.agents))}
 	for i, st := range p.agents {
-		out.Agents[i] = st.Preview(req)
+		ap := st.preview(req, p.phys)
+		if ap.OK() {
+			ap.Devices, ap.Overcommit = p.phys.After(FlattenAllocation(ap.Alloc))
+		}
+		out.Agents[i] = ap
 	}
 	return out
 }
 
+// Physical is what every agent's kernels hold on the node the planner
+// was built from.
+func (p *Planner) Physical() *Physical { return p.phys }
+
 // Preview places req on a copy of the agent's maps.
-func (st *AgentState) Preview(req alloc.Request) AgentPreview {
+func (st *AgentState) Preview(req alloc.Request) AgentPreview { return st.preview(req, nil) }
+
+// preview is Preview with what the agent sees free capped at what is
+// physically free on its devices (phys, nil for no cap): its allocator
+// does not count the other agents' kernels, and the agents' free amounts
+// must never add up to more than the node has.
+func (st *AgentState) preview(req alloc.Request, phys *Physical) AgentPreview {
 	ap := AgentPreview{Agent: st.Agent.ID}
+	capFree := func(slot model.SlotName, v model.Dec) model.Dec {
+		if phys == nil {
+			return v
+		}
+		var owns func(model.DeviceKey) bool
+		if st.Agent.Owns != nil {
+			owns = st.Agent.OwnsDevice
+		}
+		if pf := phys.FreeOf(slot, owns); pf.Less(v) {
+			return pf
+		}
+		return v
+	}
 	var seen []model.SlotName
 	for _, e := range req {
 		if slices.Contains(seen, e.Slot) {
@@ -194,10 +229,10 @@ func (st *AgentState) Preview(req alloc.Request) AgentPreview {
 			continue
 		}
 		if sl, ok := st.Node.Stranded(e.Slot, e.Amount); ok {
-			ap.Free = append(ap.Free, SlotAmount{e.Slot, sl.Free})
+			ap.Free = append(ap.Free, SlotAmount{e.Slot, capFree(e.Slot, sl.Free)})
 			ap.Stranded = append(ap.Stranded, sl)
 		} else {
-			ap.Free = append(ap.Free, SlotAmount{e.Slot, st.Node.FreeOf(e.Slot)})
+			ap.Free = append(ap.Free, SlotAmount{e.Slot, capFree(e.Slot, st.Node.FreeOf(e.Slot))})
 		}
 	}
 	got, err := st.Node.Try(req)
