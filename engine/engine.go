@@ -89,6 +89,11 @@ type Options struct {
 	// NoProcs: the agents are not processes on this host (the demo's
 	// simulated agents); their restart state is not looked for.
 	NoProcs bool
+	// RestartStates, when set, says each agent's restart state instead of
+	// looking for processes (the demo's simulated agents, each of which
+	// restarts on its own). It is asked every RestartEvery and after every
+	// config change.
+	RestartStates func() map[model.AgentID]model.Restart
 	// IdleAfter is how long a kernel must hold an accelerator at 0 %
 	// utilisation before it is marked holding but idle (default
 	// DefaultIdleAfter; negative: never).
@@ -260,7 +265,16 @@ func (e *Engine) Run(ctx context.Context) error {
 			e.followConfig(ctx, cfgCh, kick)
 		}()
 	}
-	if e.opts.ConfigPath != "" && !e.opts.NoProcs {
+	restartsCh := make(chan map[model.AgentID]model.Restart, 1)
+	if e.opts.RestartStates != nil {
+		st.setRestarts(e.opts.RestartStates())
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e.watchRestarts(ctx, restartsCh, kick)
+		}()
+	}
+	if e.opts.ConfigPath != "" && !e.opts.NoProcs && e.opts.RestartStates == nil {
 		// The first look is part of the first snapshot: a follower's first
 		// line is then complete, not followed at once by the restart state.
 		first := e.restartStatus()
@@ -317,6 +331,10 @@ func (e *Engine) Run(ctx context.Context) error {
 			e.publish(st.snapshot())
 		case r := <-restartCh:
 			if st.setRestart(r) {
+				e.publish(st.snapshot())
+			}
+		case rs := <-restartsCh:
+			if st.setRestarts(rs) {
 				e.publish(st.snapshot())
 			}
 		case <-settle.C:
@@ -462,7 +480,10 @@ func Build(ctx context.Context, opts Options) (*model.Snapshot, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if opts.ConfigPath != "" && !opts.NoProcs {
+	switch {
+	case opts.RestartStates != nil:
+		st.setRestarts(opts.RestartStates())
+	case opts.ConfigPath != "" && !opts.NoProcs:
 		st.setRestart((&Engine{opts: opts}).restartStatus())
 	}
 	return st.snapshot(), nil

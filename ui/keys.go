@@ -50,6 +50,7 @@ const (
 	actCopy
 	// Operator-only actions below: they change the node.
 	actEditPartition
+	actDemoRestart
 	// The partition editor's actions (operators only).
 	actEdPrevAgent
 	actEdNextAgent
@@ -237,6 +238,18 @@ func NewKeyMap(role Role) KeyMap {
 		km.bindings[i].short &= scMain
 	}
 	return km
+}
+
+// withDemoRestart adds the demo's key that restarts its simulated agents
+// (only a demo console has it: elsewhere the agents are real processes).
+func (k KeyMap) withDemoRestart() KeyMap {
+	if !k.role.CanWrite() {
+		return k
+	}
+	bd := binding{act: actDemoRestart, group: grpOperate, scope: scMain, short: scMain, mutating: true,
+		key: key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "demo: restart the agents whose partition changed"))}
+	k.bindings = append(slices.Clone(k.bindings), bd)
+	return k
 }
 
 // Role returns the role the key map was built for.

@@ -143,6 +143,7 @@ func registerCompletions(root *cobra.Command) {
 		"strategy":     words("evenly", "fill"),
 		"affinity":     words("interleaved", "prefer-single-node"),
 		"schema":       words("main", "bep-1044"),
+		"partition":    words("slot-based", "device-based"),
 	}
 	agentValued := map[string]bool{"cpu": true, "mem": true, "move": true, "slot": true}
 	var walk func(c *cobra.Command)

@@ -94,9 +94,14 @@ type snapshotLine struct {
 		SessionID   string `json:"session_id"`
 		SessionType string `json:"session_type"`
 	} `json:"kernels"`
+	Issues []struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	} `json:"issues"`
 	Agents []struct {
-		ID   string              `json:"id"`
-		Owns map[string][]string `json:"owns"`
+		ID    string              `json:"id"`
+		Owns  map[string][]string `json:"owns"`
+		Given map[string]string   `json:"given"`
 	} `json:"agents"`
 }
 
@@ -243,7 +248,16 @@ func TestDemoHeadlessStream(t *testing.T) {
 			if slots["cuda.shares"] != 4 || slots["cuda.device:5g-mig"] != 2 || slots["cpu"] != 32 {
 				t.Errorf("devices by slot: %v", slots)
 			}
-			if len(s.Agents) != 2 || len(s.Agents[1].Owns["cuda"]) != 6 || len(s.Agents[0].Owns["cpu"]) != 16 {
+			// The first screen says nothing about the demo's own files:
+			// they are in the form Backend.AI main loads.
+			for _, is := range s.Issues {
+				if is.Code == "config" || strings.Contains(is.Message, "BEP-1044") {
+					t.Errorf("first snapshot: an issue about the demo's files: %s %s", is.Code, is.Message)
+				}
+			}
+			// Backend.AI main's slot-based form: every agent sees every
+			// device and is given amounts.
+			if len(s.Agents) != 2 || s.Agents[0].Owns != nil || s.Agents[1].Given["cuda.shares"] != "2.0" || s.Agents[0].Given["cpu"] != "15" {
 				t.Errorf("agents: %+v", s.Agents)
 			}
 		}
