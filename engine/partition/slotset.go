@@ -60,7 +60,10 @@ func ParseSlotSet(s string) (SlotSet, error) {
 func (s SlotSet) String() string {
 	v := s.Amount.String()
 	if s.Slot == model.SlotMem {
-		v = model.FormatBinarySize(s.Amount)
+		// A size where it reads back exactly, else the bytes.
+		if f := model.FormatBinarySize(s.Amount); mustBytes(f).Equal(s.Amount) {
+			v = f
+		}
 	}
 	return fmt.Sprintf("%s=%s=%s", s.Agent, s.Slot, v)
 }
@@ -113,4 +116,13 @@ func CheckSlotSets(sets []SlotSet, cfg *agentconfig.Config, inv Inventory) error
 		}
 	}
 	return nil
+}
+
+// mustBytes reads a size, zero when it does not parse.
+func mustBytes(s string) model.Dec {
+	v, _, err := ParseMem(s)
+	if err != nil {
+		return model.Dec{}
+	}
+	return v
 }
