@@ -139,13 +139,13 @@ func largest(s *model.Snapshot, slot model.SlotName, settings placement.Settings
 		if err != nil {
 			continue
 		}
-		fits := func(k int64) bool {
+		try := func(k int64) (alloc.KernelAllocation, bool) {
 			got, err := st.Node.Try(alloc.Request{{Slot: slot, Amount: step.Mul(model.DecFromInt64(k))}})
-			if err != nil {
-				return false
-			}
-			_, over := phys.After(placement.FlattenAllocation(got))
-			return !over
+			return got, err == nil
+		}
+		fits := func(k int64) bool {
+			_, ok := try(k)
+			return ok
 		}
 		lo := int64(0) // fits (nothing)
 		for lo < n {
@@ -154,6 +154,19 @@ func largest(s *model.Snapshot, slot model.SlotName, settings placement.Settings
 				lo = mid
 			} else {
 				n = mid - 1
+			}
+		}
+		// Every size up to lo fits the agent's allocator; the largest of
+		// them that overcommits no device (across every agent) is the
+		// answer. Whether a size overcommits is not monotone in it, so
+		// the sizes are tried from lo down.
+		for ; lo > 0; lo-- {
+			got, ok := try(lo)
+			if !ok {
+				continue
+			}
+			if _, over := phys.After(placement.FlattenAllocation(got)); !over {
+				break
 			}
 		}
 		if v := step.Mul(model.DecFromInt64(lo)); best.Less(v) {
