@@ -83,8 +83,11 @@ func buildAgent(s *model.Snapshot, a model.Agent, settings Settings, everything 
 		if !everything && !a.OwnsDevice(d.Key()) {
 			continue
 		}
-		if d.Name == "mem" && !everything && a.Mem.Sign() > 0 {
-			d.Capacity = a.Mem // a SlotPartition replaces the capacity
+		if d.Name == "mem" && !everything && a.Mem.Sign() > 0 && a.Given == nil {
+			// A SlotPartition (the BEP-1044 draft) replaces the capacity;
+			// in main's slot-based form the agent's map keeps the host's
+			// memory and only the amount it reports is split.
+			d.Capacity = a.Mem
 		}
 		d.Telemetry = nil
 		devs = append(devs, d)
