@@ -30,20 +30,20 @@ type DeviceAfter struct {
 type Physical struct {
 	held map[model.DeviceKey]model.Dec
 	caps map[model.DeviceKey]model.Dec
-	// order lists the devices in inventory order, for FreeOf.
-	order []model.Device
+	// bySlot lists each slot's devices in inventory order, for FreeOf.
+	bySlot map[model.SlotName][]model.DeviceKey
 }
 
 // PhysicalOf reads the node's holdings from a snapshot: every kernel of
 // every agent (the snapshot's per-device usage).
 func PhysicalOf(s *model.Snapshot) *Physical {
-	ph := &Physical{held: map[model.DeviceKey]model.Dec{}, caps: map[model.DeviceKey]model.Dec{}}
+	ph := &Physical{held: map[model.DeviceKey]model.Dec{}, caps: map[model.DeviceKey]model.Dec{}, bySlot: map[model.SlotName][]model.DeviceKey{}}
 	if s == nil {
 		return ph
 	}
 	for _, d := range s.Devices {
 		ph.caps[d.Key()] = d.Capacity
-		ph.order = append(ph.order, d)
+		ph.bySlot[d.Slot] = append(ph.bySlot[d.Slot], d.Key())
 	}
 	for k, u := range s.Usage {
 		ph.held[k] = u.Total()
@@ -53,7 +53,7 @@ func PhysicalOf(s *model.Snapshot) *Physical {
 
 // Clone returns a copy that Add does not share.
 func (ph *Physical) Clone() *Physical {
-	c := &Physical{held: make(map[model.DeviceKey]model.Dec, len(ph.held)), caps: ph.caps, order: ph.order}
+	c := &Physical{held: make(map[model.DeviceKey]model.Dec, len(ph.held)), caps: ph.caps, bySlot: ph.bySlot}
 	for k, v := range ph.held {
 		c.held[k] = v
 	}
@@ -101,11 +101,11 @@ func (ph *Physical) After(a alloc.Allocation) ([]DeviceAfter, bool) {
 // devices with something free.
 func (ph *Physical) FreeOf(slot model.SlotName, owns func(model.DeviceKey) bool) model.Dec {
 	free := model.Zero
-	for _, d := range ph.order {
-		if d.Slot != slot || (owns != nil && !owns(d.Key())) {
+	for _, k := range ph.bySlot[slot] {
+		if owns != nil && !owns(k) {
 			continue
 		}
-		if f := d.Capacity.Sub(ph.held[d.Key()]); f.Sign() > 0 {
+		if f := ph.caps[k].Sub(ph.held[k]); f.Sign() > 0 {
 			free = free.Add(f)
 		}
 	}

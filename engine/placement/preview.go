@@ -187,7 +187,13 @@ type SlotAmount struct {
 func (p *Planner) Preview(req alloc.Request) *Preview {
 	out := &Preview{Request: req, Agents: make([]AgentPreview, len(p.agents))}
 	for i, st := range p.agents {
-		ap := st.preview(req, p.phys)
+		// One agent sees every kernel of the node: what it sees free is
+		// what is free, and capping it only costs time.
+		phys := p.phys
+		if len(p.agents) < 2 {
+			phys = nil
+		}
+		ap := st.preview(req, phys)
 		if ap.OK() {
 			ap.Devices, ap.Overcommit = p.phys.After(FlattenAllocation(ap.Alloc))
 		}
@@ -209,13 +215,13 @@ func (st *AgentState) Preview(req alloc.Request) AgentPreview { return st.previe
 // must never add up to more than the node has.
 func (st *AgentState) preview(req alloc.Request, phys *Physical) AgentPreview {
 	ap := AgentPreview{Agent: st.Agent.ID}
+	var owns func(model.DeviceKey) bool
+	if st.Agent.Owns != nil {
+		owns = st.Agent.OwnsDevice
+	}
 	capFree := func(slot model.SlotName, v model.Dec) model.Dec {
 		if phys == nil {
 			return v
-		}
-		var owns func(model.DeviceKey) bool
-		if st.Agent.Owns != nil {
-			owns = st.Agent.OwnsDevice
 		}
 		if pf := phys.FreeOf(slot, owns); pf.Less(v) {
 			return pf
