@@ -30,11 +30,14 @@ slot-based form Backend.AI main loads: each agent is given amounts (cpu = 15, me
 devices = { "cuda.shares" = "2.0", ... }) and allocates from every device, not seeing the
 other agent's kernels, as main's agents do. --partition device-based runs the BEP-1044
 draft's device lists instead (which main cannot load).
+
 Simulated agents create and destroy kernels with Backend.AI's own allocators and write real
 resource.txt files into temporary scratch roots, which fgtop watches as it watches a real
 node. Like real agents they read agent.toml only when they start: after an apply in the
 console's editor (e) the changed agents show "restart pending" until R (or
---restart-after) restarts them; then they place with the new partition. The agent.toml, mock-accelerator.toml and etcd settings are in the same temporary
+--restart-after) restarts them; then they place with the new partition.
+
+The agent.toml, mock-accelerator.toml and etcd settings are in the same temporary
 directory while the demo runs (printed on stderr with --headless; the editor, e, shows the
 agent.toml path); everything is removed on exit, on
 Ctrl-C (SIGINT), SIGTERM and SIGHUP.
