@@ -148,10 +148,10 @@ func (a *App) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		a.startEditor(false)
 	case actDemoRestart:
 		restart := a.opts.DemoRestart
-		return a, func() tea.Msg {
+		a.do(func() tea.Msg {
 			text, err := restart()
 			return demoRestartedMsg{text: text, err: err}
-		}
+		})
 	default:
 		return a, a.paneKey(act, msg)
 	}

@@ -99,9 +99,12 @@ type snapshotLine struct {
 		Message string `json:"message"`
 	} `json:"issues"`
 	Agents []struct {
-		ID    string              `json:"id"`
-		Owns  map[string][]string `json:"owns"`
-		Given map[string]string   `json:"given"`
+		ID      string              `json:"id"`
+		Owns    map[string][]string `json:"owns"`
+		Given   map[string]string   `json:"given"`
+		Restart *struct {
+			State string `json:"state"`
+		} `json:"restart"`
 	} `json:"agents"`
 }
 
@@ -267,6 +270,53 @@ func TestDemoHeadlessStream(t *testing.T) {
 	}
 	if mapped == 0 || owned == 0 {
 		t.Errorf("%d processes mapped to kernels, %d kernels with owner and session", mapped, owned)
+	}
+	_ = c.cmd.Process.Signal(syscall.SIGTERM)
+	_, _ = io.Copy(io.Discard, c.stdout)
+	c.wait(t)
+}
+
+// TestDemoRestartAfter: an apply made with the CLI on the running demo's
+// agent.toml (slot-based, as main loads it) makes the changed agents
+// "restart pending" in the stream; --restart-after restarts them, and the
+// stream says they run the file again.
+func TestDemoRestartAfter(t *testing.T) {
+	c := startDemoChild(t, "--headless", "--speed", "5", "--restart-after", "500ms")
+	first := c.next(t)
+	for _, a := range first.Agents {
+		if a.Restart == nil || a.Restart.State != "current" {
+			t.Fatalf("first snapshot: agent %s restart %+v, want current", a.ID, a.Restart)
+		}
+	}
+	dirs := c.nodeDirs(t)
+	if len(dirs) != 1 {
+		t.Fatalf("node dirs %v", dirs)
+	}
+	dir := dirs[0]
+	code, out := runCLI(t, "apply", "--config", filepath.Join(dir, "agent.toml"),
+		"--devices", filepath.Join(dir, "mock-accelerator.toml"), "--mock-etcd", filepath.Join(dir, "mock-accelerator.etcd.json"),
+		"--host-cpus", "0-31", "--host-mem", "256g",
+		"--slot", "i-demo-numa0=cuda.shares=1.5", "--slot", "i-demo-numa1=cuda.shares=2.5", "--yes", "--force")
+	wantCode(t, code, exitOK, out, "verified")
+	pending, restarted := false, false
+	end := time.Now().Add(15 * time.Second)
+	for time.Now().Before(end) && !restarted {
+		s := c.next(t)
+		states := map[string]string{}
+		for _, a := range s.Agents {
+			if a.Restart != nil {
+				states[a.ID] = a.Restart.State
+			}
+		}
+		switch {
+		case states["i-demo-numa0"] == "restart-pending" && states["i-demo-numa1"] == "restart-pending":
+			pending = true
+		case pending && states["i-demo-numa0"] == "current" && states["i-demo-numa1"] == "current":
+			restarted = true
+		}
+	}
+	if !pending || !restarted {
+		t.Errorf("restart pending seen %v, restarted seen %v", pending, restarted)
 	}
 	_ = c.cmd.Process.Signal(syscall.SIGTERM)
 	_, _ = io.Copy(io.Discard, c.stdout)
