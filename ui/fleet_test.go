@@ -195,3 +195,18 @@ func TestFleetFitUnknownWhenNotLive(t *testing.T) {
 		t.Errorf("no node's detail says the stale node's fit is unknown:\n%s", stripANSI(fleetScreen(m)))
 	}
 }
+
+// TestFleetFitTypo: :fit with a slot no node registers is refused in
+// fgtop's words, naming the fleet's slots, and runs nothing.
+func TestFleetFitTypo(t *testing.T) {
+	m := newTestFleet(t, 120, 40)
+	fleetPress(m, ":")
+	for _, r := range "fit cuda.shres=0.5" {
+		fleetPress(m, string(r))
+	}
+	fleetPress(m, "enter")
+	s := stripANSI(fleetScreen(m))
+	if !strings.Contains(s, `unknown slot "cuda.shres": did you mean cuda.shares?`) || m.fitReq != nil {
+		t.Errorf(":fit cuda.shres=0.5 (fit request %v):\n%s", m.fitReq, s)
+	}
+}
