@@ -371,7 +371,11 @@ func printFleet(w io.Writer, j fleet.JSONFleet) {
 }
 
 func printFit(w io.Writer, r fleet.JSONFitReport) {
-	fmt.Fprintf(w, "request %s fits on %d node(s)\n", r.Request, len(r.Fits))
+	fmt.Fprintf(w, "request %s fits on %d node(s)", r.Request, len(r.Fits))
+	if len(r.Overcommits) > 0 {
+		fmt.Fprintf(w, ", %s", paintRed(w, fmt.Sprintf("%d of them only by overcommitting a device", len(r.Overcommits))))
+	}
+	fmt.Fprintln(w)
 	for _, n := range r.Nodes {
 		switch {
 		case n.Fit.Fits:

@@ -106,8 +106,13 @@ func TestFleetFitOvercommit(t *testing.T) {
 	}
 	// 4.00 capacity, 0.90 held: 3.10 free; numa1 alone must not claim more.
 	j := fleet.FitJSON(&fleet.Fleet{Nodes: []fleet.Node{{Addr: "n", Name: "n", State: fleet.Live, Snap: snap}}}, req, fleet.Settings{})
-	if f := j.Nodes[0].Fit; !f.Overcommit || len(f.Devices) == 0 {
-		t.Errorf("JSON fit %+v", f)
+	if f := j.Nodes[0].Fit; !f.Overcommit || len(f.Devices) == 0 || len(j.Overcommits) != 1 || len(j.Fits) != 1 {
+		t.Errorf("JSON fit %+v (fits %v, overcommits %v)", f, j.Fits, j.Overcommits)
+	}
+	var b strings.Builder
+	printFit(&b, j)
+	if !strings.Contains(b.String(), "fits on 1 node(s), 1 of them only by overcommitting a device") || !strings.Contains(b.String(), "OVERCOMMIT: "+gpu1+" would hold") {
+		t.Errorf("fleet --fit text:\n%s", b.String())
 	}
 	big, _ := fleet.ParseRequest("cuda.shares=3.5")
 	if f := fleet.FitRequest(snap, big, fleet.Settings{}); f.OK || strings.Contains(f.Reason, "3.00 free") || strings.Contains(f.Reason, "4.00 free") {

@@ -96,8 +96,11 @@ type JSONFit struct {
 type JSONFitReport struct {
 	Request string `json:"request"`
 	// Fits lists the live nodes that take the request, in fleet order.
-	Fits  []string   `json:"fits"`
-	Nodes []JSONNode `json:"nodes"`
+	Fits []string `json:"fits"`
+	// Overcommits lists those of Fits where the placement would put a
+	// device over its capacity across every agent.
+	Overcommits []string   `json:"overcommits"`
+	Nodes       []JSONNode `json:"nodes"`
 }
 
 // ToJSON spells a fleet out for scripts.
@@ -132,7 +135,7 @@ func ptr(d model.Dec) *model.Dec { return &d }
 
 // FitJSON runs req on every node of f.
 func FitJSON(f *Fleet, req alloc.Request, base Settings) JSONFitReport {
-	out := JSONFitReport{Request: placement.FormatRequest(req), Fits: []string{}, Nodes: []JSONNode{}}
+	out := JSONFitReport{Request: placement.FormatRequest(req), Fits: []string{}, Overcommits: []string{}, Nodes: []JSONNode{}}
 	for i := range f.Nodes {
 		n := &f.Nodes[i]
 		j := nodeJSON(n)
@@ -153,6 +156,9 @@ func FitJSON(f *Fleet, req alloc.Request, base Settings) JSONFitReport {
 			j.Fit = fitJSON(fit)
 			if fit.OK {
 				out.Fits = append(out.Fits, n.Name)
+				if fit.Overcommit {
+					out.Overcommits = append(out.Overcommits, n.Name)
+				}
 			}
 		}
 		out.Nodes = append(out.Nodes, j)
