@@ -131,6 +131,13 @@ func largest(s *model.Snapshot, slot model.SlotName, settings placement.Settings
 		if pf := phys.FreeOf(slot, owns); pf.Less(free) {
 			free = pf
 		}
+		// Nor more than the manager would send it: in the slot-based form,
+		// the amount it is given less what its kernels hold.
+		if g, ok := st.Agent.Given[slot]; ok {
+			if left := model.Max(g.Sub(st.Agent.Held[slot]), model.Zero); left.Less(free) {
+				free = left
+			}
+		}
 		hi, err := free.QuoInteger(step)
 		if err != nil || hi.Sign() <= 0 {
 			continue

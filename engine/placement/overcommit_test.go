@@ -23,9 +23,11 @@ func TestSlotBasedAgentKeepsHostMemory(t *testing.T) {
 		{"device-based", model.Agent{ID: "a", Mem: gib(2), Owns: map[model.DeviceName][]model.DeviceID{}}, false},
 	} {
 		s := &model.Snapshot{Devices: devs, Agents: []model.Agent{tc.agent}}
-		pv := NewPlanner(s, Settings{}).Preview(req)
-		if got := pv.Agents[0].OK(); got != tc.fits {
-			t.Errorf("%s: 3G of a 4G host with 2G given: fits %v, want %v (%s)", tc.name, got, tc.fits, pv.Agents[0].Reason)
+		// The agent's own allocator (the manager would not send 3G to an
+		// agent given 2G: TestManagerCapacity).
+		ap := ForAgent(s, &s.Agents[0], Settings{}).Preview(req)
+		if got := ap.OK(); got != tc.fits {
+			t.Errorf("%s: 3G of a 4G host with 2G given: fits %v, want %v (%s)", tc.name, got, tc.fits, ap.Reason)
 		}
 	}
 }
@@ -54,5 +56,26 @@ func TestPhysicalAfter(t *testing.T) {
 	c.Add(a, 1)
 	if f := ph.FreeOf(model.SlotCUDAShares, nil); f.String() != "1.10" {
 		t.Errorf("Add on a clone changed the original: free %s", f)
+	}
+}
+
+// TestManagerCapacity: in main's slot-based form the manager sends an
+// agent only what fits the amount it is given less what its kernels hold,
+// whatever its allocator (over every device) could take; the reason says
+// the numbers, which add up.
+func TestManagerCapacity(t *testing.T) {
+	devs := []model.Device{{ID: "g0", Name: "cuda", Slot: model.SlotCUDAShares, Capacity: model.MustDec("1.00")},
+		{ID: "g1", Name: "cuda", Slot: model.SlotCUDAShares, Capacity: model.MustDec("1.00")}}
+	s := &model.Snapshot{Devices: devs, Agents: []model.Agent{
+		{ID: "a", Given: model.ResourceSlot{model.SlotCUDAShares: model.MustDec("1.0")}, Held: model.ResourceSlot{model.SlotCUDAShares: model.MustDec("0.6")}},
+		{ID: "b", Given: model.ResourceSlot{model.SlotCUDAShares: model.MustDec("1.0")}},
+	}}
+	pv := NewPlanner(s, Settings{}).Preview(alloc.Request{{Slot: model.SlotCUDAShares, Amount: model.MustDec("0.5")}})
+	a, b := pv.Agents[0], pv.Agents[1]
+	if a.OK() || a.Reason != "the manager would not send it there: the agent reports 0.4 cuda.shares free (given 1.0, its kernels hold 0.6), 0.5 requested" {
+		t.Errorf("agent a: ok %v, %q", a.OK(), a.Reason)
+	}
+	if !b.OK() {
+		t.Errorf("agent b, given 1.0 and holding nothing: %s", b.Reason)
 	}
 }

@@ -194,12 +194,54 @@ func (p *Planner) Preview(req alloc.Request) *Preview {
 			phys = nil
 		}
 		ap := st.preview(req, phys)
+		// The manager decides before the agent's allocator ever runs.
+		st.managerRefuses(req, &ap)
 		if ap.OK() {
 			ap.Devices, ap.Overcommit = p.phys.After(FlattenAllocation(ap.Alloc))
 		}
 		out.Agents[i] = ap
 	}
 	return out
+}
+
+// managerRefuses turns a placement the agent's allocator would make into
+// a refusal where Backend.AI's manager would never send the request to
+// that agent: in main's slot-based form an agent reports the amounts its
+// partition gives it, less what its kernels hold, and the manager
+// schedules only within them (its allocator, over every device, would
+// otherwise take more than the agent is given).
+func (st *AgentState) managerRefuses(req alloc.Request, ap *AgentPreview) {
+	given := st.Agent.Given
+	if given == nil {
+		return
+	}
+	for _, e := range req {
+		g, ok := given[e.Slot]
+		if !ok || e.Amount.Sign() <= 0 {
+			continue
+		}
+		left := model.Max(g.Sub(st.Agent.Held[e.Slot]), model.Zero)
+		if !left.Less(e.Amount) {
+			continue
+		}
+		ap.Alloc, ap.Stranded = nil, nil
+		ap.ErrKind = alloc.KindInsufficientResource
+		ap.Err = fmt.Errorf("agent %s reports %s of %s free to the manager", st.Agent.ID, left, e.Slot)
+		words := func(v model.Dec) string {
+			if e.Slot == model.SlotMem {
+				return model.FormatBinarySize(v)
+			}
+			return v.String()
+		}
+		ap.Reason = fmt.Sprintf("the manager would not send it there: the agent reports %s %s free (given %s, its kernels hold %s), %s requested",
+			words(left), e.Slot, words(g), words(st.Agent.Held[e.Slot]), words(e.Amount))
+		for j := range ap.Free {
+			if ap.Free[j].Slot == e.Slot && left.Less(ap.Free[j].Amount) {
+				ap.Free[j].Amount = left
+			}
+		}
+		return
+	}
 }
 
 // Physical is what every agent's kernels hold on the node the planner
