@@ -47,6 +47,10 @@ type Options struct {
 	// read. A console served over SSH gets a loader that takes names only
 	// (themes.LoadNamed), so nothing a viewer types reads a file.
 	LoadTheme func(arg string) (*themes.Theme, error)
+	// DemoRestart restarts the demo's simulated agents whose partition in
+	// agent.toml changed (key R) and says what it did; nil outside the
+	// demo, where the key does not exist.
+	DemoRestart func() (string, error)
 }
 
 // FrameRate is the renderer's frame rate: pass tea.WithFPS(FrameRate) to
@@ -174,6 +178,9 @@ func newApp(snapshots <-chan *model.Snapshot, opts Options) *App {
 		role = RoleViewer
 	}
 	a.keys = NewKeyMap(role)
+	if opts.DemoRestart != nil {
+		a.keys = a.keys.withDemoRestart()
+	}
 	t := opts.Theme
 	a.theme.dark = opts.Background != "light"
 	if t != nil {

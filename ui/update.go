@@ -75,6 +75,13 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case themeLoadedMsg:
 		a.themeLoaded(msg)
 		a.invalidate()
+	case demoRestartedMsg:
+		if msg.err != nil {
+			a.flashf(lvlCrit, msg.err.Error())
+		} else {
+			a.flashf(lvlInfo, msg.text)
+		}
+		a.invalidate()
 	case closedMsg:
 		a.closed = true
 		a.flashf(lvlCrit, "the engine stopped publishing: this is the last snapshot it sent")
@@ -139,6 +146,12 @@ func (a *App) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return a, a.copySelected()
 	case actEditPartition:
 		a.startEditor(false)
+	case actDemoRestart:
+		restart := a.opts.DemoRestart
+		a.do(func() tea.Msg {
+			text, err := restart()
+			return demoRestartedMsg{text: text, err: err}
+		})
 	default:
 		return a, a.paneKey(act, msg)
 	}
@@ -188,4 +201,10 @@ func wheelDelta(m tea.Mouse) int {
 		return -1
 	}
 	return 1
+}
+
+// demoRestartedMsg is what the demo's restart of its agents did.
+type demoRestartedMsg struct {
+	text string
+	err  error
 }
