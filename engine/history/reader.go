@@ -1,0 +1,305 @@
+package history
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/fgtop/fgtop/model"
+)
+
+// Missing is a stretch of time the record cannot answer for exactly.
+type Missing struct {
+	From, To time.Time
+	// Why, in an operator's words: a segment that is damaged, or the
+	// recorder not running.
+	Why string
+}
+
+func (m Missing) String() string {
+	return fmt.Sprintf("%s to %s: %s", m.From.UTC().Format(time.RFC3339), m.To.UTC().Format(time.RFC3339), m.Why)
+}
+
+// Reader answers from a history directory. It reads the segments as they
+// are when asked; a recorder may be writing the last one meanwhile.
+type Reader struct {
+	dir  string
+	segs []segFile
+	// Active: a recorder holds the directory now.
+	Active bool
+}
+
+// OpenReader lists a history directory.
+func OpenReader(dir string) (*Reader, error) {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("history: %w", err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("history %s: not a directory", dir)
+	}
+	segs, err := listSegments(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &Reader{dir: dir, segs: segs, Active: writerActive(dir)}, nil
+}
+
+// ErrEmpty: the directory holds no record.
+var ErrEmpty = errors.New("the history directory holds no record yet")
+
+// OutsideError says the asked time is before or after what is recorded.
+type OutsideError struct {
+	At, From, To time.Time
+}
+
+func (e *OutsideError) Error() string {
+	span := fmt.Sprintf("the record covers %s to %s", fmtTime(e.From), fmtTime(e.To))
+	if e.At.Before(e.From) {
+		return fmt.Sprintf("%s is before the record begins; %s", fmtTime(e.At), span)
+	}
+	return fmt.Sprintf("%s is after the record ends (no recorder has written since); %s", fmtTime(e.At), span)
+}
+
+func fmtTime(t time.Time) string { return t.Local().Format("2006-01-02 15:04:05 MST") }
+
+// segRead is one segment as read: its records, where it ends, why.
+type segRead struct {
+	file segFile
+	data *segData
+	err  error
+	// end is the last time the segment vouches for (a tick, heartbeat or
+	// end record); clean: it ends with an end or rotate record.
+	end   time.Time
+	clean bool
+}
+
+func (r *Reader) read(i int, skipCkpt bool) *segRead {
+	sr := &segRead{file: r.segs[i]}
+	b, err := os.ReadFile(sr.file.Path)
+	if err != nil {
+		sr.err = err
+		return sr
+	}
+	d, err := newDecoder()
+	if err != nil {
+		sr.err = err
+		return sr
+	}
+	defer d.Close()
+	sr.data, sr.err = parseSegment(b, skipCkpt, d)
+	return sr
+}
+
+// Result is the answer to At.
+type Result struct {
+	Snap *model.Snapshot
+	// Missing lists what the record lacks around the asked time; when the
+	// asked time falls in one of them, Snap is the node as last recorded
+	// before it and Exact is false.
+	Missing []Missing
+	Exact   bool
+	// From and To are the whole recorded span.
+	From, To time.Time
+}
+
+// Span returns the first and last recorded moments.
+func (r *Reader) Span() (from, to time.Time, err error) {
+	if len(r.segs) == 0 {
+		return from, to, ErrEmpty
+	}
+	from = r.segs[0].Start
+	last := r.read(len(r.segs)-1, true)
+	if last.err != nil {
+		return from, r.segs[len(r.segs)-1].Start, nil
+	}
+	w := walker{}
+	w.scan(last, nil, time.Time{})
+	to = last.end
+	if to.IsZero() {
+		to = last.file.Start
+	}
+	return from, to, nil
+}
+
+// At replays the record up to t and returns the node as it was then.
+func (r *Reader) At(t time.Time) (*Result, error) {
+	if len(r.segs) == 0 {
+		return nil, ErrEmpty
+	}
+	from, to, _ := r.Span()
+	res := &Result{From: from, To: to}
+	if t.Before(from) {
+		return nil, &OutsideError{At: t, From: from, To: to}
+	}
+	slack := DefaultBeatEvery + 2*DefaultFlushEvery
+	if t.After(to.Add(slack)) && !r.Active {
+		return nil, &OutsideError{At: t, From: from, To: to}
+	}
+	// The last segment that begins at or before t, and any before it whose
+	// checkpoint cannot be read.
+	i := len(r.segs) - 1
+	for i > 0 && r.segs[i].Start.After(t) {
+		i--
+	}
+	for ; i >= 0; i-- {
+		sr := r.read(i, false)
+		if sr.err != nil || sr.data.Checkpoint == nil {
+			why := "cannot be read"
+			if sr.err != nil {
+				why = sr.err.Error()
+			} else if sr.data.Damage != "" {
+				why = sr.data.Damage
+			}
+			res.Missing = append(res.Missing, Missing{From: sr.file.Start, To: t,
+				Why: fmt.Sprintf("segment %s: %s", filepath.Base(sr.file.Path), why)})
+			continue
+		}
+		w := walker{}
+		st := newState()
+		w.scan(sr, st, t)
+		if w.err != nil {
+			return nil, w.err
+		}
+		end := sr.end
+		if sr.data.Damage != "" && !sr.data.Torn || sr.data.Damage != "" && i < len(r.segs)-1 {
+			// Bad bytes, or a torn tail of a segment the recorder
+			// did not go on with: the rest of it is lost.
+			next := t
+			if i+1 < len(r.segs) {
+				next = r.segs[i+1].Start
+			}
+			res.Missing = append(res.Missing, Missing{From: end, To: next,
+				Why: fmt.Sprintf("segment %s: %s at byte %d; the rest of it is lost", filepath.Base(sr.file.Path), sr.data.Damage, sr.data.Offset)})
+		} else if i+1 < len(r.segs) && !sr.clean && r.segs[i+1].Start.Sub(end) > slack {
+			res.Missing = append(res.Missing, Missing{From: end, To: r.segs[i+1].Start, Why: "not recorded: the recorder stopped without a word (killed, or the machine went down)"})
+		} else if i+1 < len(r.segs) && sr.clean && !w.rotated && r.segs[i+1].Start.Sub(end) > slack {
+			res.Missing = append(res.Missing, Missing{From: end, To: r.segs[i+1].Start, Why: "not recorded: no recorder was running"})
+		}
+		if !st.time.IsZero() || st.seq > 0 {
+			snap, err := st.snapshot()
+			if err != nil {
+				return nil, err
+			}
+			res.Snap = snap
+		}
+		break
+	}
+	if res.Snap == nil {
+		return nil, fmt.Errorf("no intact record at or before %s: %w", fmtTime(t), errors.Join(missingErrs(res.Missing)...))
+	}
+	res.Exact = true
+	for _, m := range res.Missing {
+		if !t.Before(m.From) && t.Before(m.To) || !t.Before(m.From) && m.To.Before(m.From) {
+			res.Exact = false
+		}
+	}
+	return res, nil
+}
+
+func missingErrs(ms []Missing) []error {
+	var out []error
+	for _, m := range ms {
+		out = append(out, errors.New(m.String()))
+	}
+	return out
+}
+
+// walker replays one segment's records.
+type walker struct {
+	grp     []rawRec
+	err     error
+	rotated bool
+	// onGroup is called after each group applies (history queries).
+	onGroup func(st *state, kernels []rawRec)
+	// onKernel: history queries want each kernel record as it comes.
+	keepKernels bool
+}
+
+// scan replays the segment into st (nil: only find where it ends) up to
+// and including the groups whose tick is at or before until (zero: all).
+func (w *walker) scan(sr *segRead, st *state, until time.Time) {
+	if sr.data == nil {
+		return
+	}
+	run := func(b []byte, ckpt bool) bool {
+		it := recIter{b: b}
+		for {
+			typ, body, ok := it.next()
+			if !ok {
+				break
+			}
+			switch typ {
+			case recTick:
+				d := dec{b: body}
+				seq := d.uvarint()
+				tm := time.Unix(0, d.varint())
+				if d.err != nil {
+					w.grp = w.grp[:0]
+					continue
+				}
+				if st != nil && !until.IsZero() && tm.After(until) {
+					return false
+				}
+				if st != nil {
+					for _, rr := range w.grp {
+						if err := st.apply(rr.typ, rr.body); err != nil {
+							// One bad record costs that record, not the
+							// rest: the CRC vouched for the bytes, so
+							// this is a newer writer's record type.
+							continue
+						}
+						if rr.typ == recDevices {
+							st.devTime = tm
+						}
+					}
+					st.seq, st.time = seq, tm
+					if w.onGroup != nil {
+						w.onGroup(st, w.grp)
+					}
+				}
+				w.grp = w.grp[:0]
+				sr.end = tm
+			case recMinute, recBeat, recEnd, recRotate:
+				var tm time.Time
+				if typ == recMinute {
+					var m minuteRec
+					if jsonUnmarshal(body, &m) == nil {
+						tm = m.Start.Add(time.Minute)
+						if st != nil && (until.IsZero() || !tm.After(until)) {
+							st.minute = &m
+						}
+					}
+				} else {
+					d := dec{b: body}
+					tm = time.Unix(0, d.varint())
+					if d.err != nil {
+						continue
+					}
+				}
+				if st != nil && !until.IsZero() && tm.After(until) {
+					return false
+				}
+				if typ != recMinute && tm.After(sr.end) {
+					sr.end = tm
+				}
+				if typ == recEnd || typ == recRotate {
+					sr.clean = true
+					w.rotated = typ == recRotate
+				}
+			default:
+				w.grp = append(w.grp, rawRec{typ, body})
+			}
+		}
+		return true
+	}
+	if st != nil || sr.data.Checkpoint != nil {
+		if !run(sr.data.Checkpoint, true) {
+			return
+		}
+	}
+	w.grp = w.grp[:0]
+	run(sr.data.Deltas, false)
+}

@@ -1,0 +1,512 @@
+// Package history keeps fgtop's account of the node over time and answers
+// from it: who held which device, how much, from when to when, and the
+// whole snapshot as it was at any recorded moment.
+//
+// A Recorder follows the engine's snapshots and appends what changed to
+// segment files in a directory (one writer per directory, by lock); a
+// Reader answers from them. The format is in docs/history.md.
+package history
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/fgtop/fgtop/model"
+)
+
+// Defaults of Options.
+const (
+	DefaultKeep            = 7 * 24 * time.Hour
+	DefaultMaxSize         = 100 << 20
+	DefaultCheckpointEvery = 6 * time.Hour
+	DefaultFlushEvery      = time.Second
+	DefaultBeatEvery       = 10 * time.Second
+)
+
+// Options configure a Recorder.
+type Options struct {
+	Dir string
+	// Keep drops segments older than this (default 7 days); MaxSize drops
+	// the oldest segments while the directory is larger (default 100 MiB).
+	Keep    time.Duration
+	MaxSize int64
+	// CheckpointEvery starts a new segment, with a full checkpoint, this
+	// often (default 6 h): a query replays at most this much.
+	CheckpointEvery time.Duration
+	// FlushEvery batches the writes (default 1 s); BeatEvery writes a
+	// heartbeat while nothing changes (default 10 s), so that a reader can
+	// tell a quiet node from a recorder that was not running.
+	FlushEvery time.Duration
+	BeatEvery  time.Duration
+	// Clock is injectable for tests (default time.Now).
+	Clock func() time.Time
+	// Logf reports write problems (default: none).
+	Logf func(format string, args ...any)
+	// Level is the zstd level (default SpeedDefault).
+	Level zstd.EncoderLevel
+}
+
+// Recorder appends the engine's changes to a history directory. Its
+// methods are for one goroutine (Run's, or a test's).
+type Recorder struct {
+	opts Options
+	lock *os.File
+
+	// What the record says now (the last observed snapshot's view).
+	prev     *model.Snapshot
+	meta     metaRec
+	devKey   []byte
+	devPtr   *model.Device
+	agents   []byte
+	issues   []model.Issue
+	kernHash map[model.KernelID]uint64
+	seed     maphash.Seed
+	kbuf     enc
+
+	// pending records for the open segment's delta stream; ckpt the
+	// records of a checkpoint that opens the next segment.
+	pending []byte
+	ckpt    []byte
+	// tail: records of the old segment to write before the checkpoint.
+	tail      []byte
+	ckptTime  time.Time
+	needCkpt  bool
+	segStart  time.Time
+	lastWrite time.Time
+
+	f      *os.File
+	zbuf   bytes.Buffer
+	zw     *zstd.Encoder
+	broken bool
+	retry  time.Time
+	minute minuteAcc
+	err    error
+}
+
+// Open takes the directory's writer lock (creating the directory) and
+// returns a recorder; ErrLocked when another process records there.
+func Open(opts Options) (*Recorder, error) {
+	if opts.Keep <= 0 {
+		opts.Keep = DefaultKeep
+	}
+	if opts.MaxSize <= 0 {
+		opts.MaxSize = DefaultMaxSize
+	}
+	if opts.CheckpointEvery <= 0 {
+		opts.CheckpointEvery = DefaultCheckpointEvery
+	}
+	if opts.FlushEvery <= 0 {
+		opts.FlushEvery = DefaultFlushEvery
+	}
+	if opts.BeatEvery <= 0 {
+		opts.BeatEvery = DefaultBeatEvery
+	}
+	if opts.Clock == nil {
+		opts.Clock = time.Now
+	}
+	if opts.Logf == nil {
+		opts.Logf = func(string, ...any) {}
+	}
+	if opts.Level == 0 {
+		opts.Level = zstd.SpeedDefault
+	}
+	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("history: %w", err)
+	}
+	var lock *os.File
+	var err error
+	// A reader checks the lock with a shared flock for an instant: try
+	// again briefly before calling the directory taken.
+	for try := 0; try < 20; try++ {
+		if lock, err = lockDir(opts.Dir); err == nil || !errors.Is(err, ErrLocked) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err != nil {
+		return nil, err
+	}
+	r := &Recorder{opts: opts, lock: lock, kernHash: map[model.KernelID]uint64{}, seed: maphash.MakeSeed(), needCkpt: true}
+	r.retain(opts.Clock())
+	return r, nil
+}
+
+// Dir is the directory recorded into.
+func (r *Recorder) Dir() string { return r.opts.Dir }
+
+// Err is the last write error (nil once writing works again).
+func (r *Recorder) Err() error { return r.err }
+
+// Run records every snapshot from snaps until ctx is done or snaps is
+// closed, writing once per FlushEvery; it closes the recorder on return.
+func (r *Recorder) Run(ctx context.Context, snaps <-chan *model.Snapshot) error {
+	defer r.Close()
+	flush := time.NewTimer(r.opts.FlushEvery)
+	flush.Stop()
+	armed := false
+	beat := time.NewTicker(r.opts.BeatEvery)
+	defer beat.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case s, ok := <-snaps:
+			if !ok {
+				return nil
+			}
+			r.Observe(s)
+			if !armed {
+				flush.Reset(r.opts.FlushEvery)
+				armed = true
+			}
+		case <-flush.C:
+			armed = false
+			r.Flush()
+		case <-beat.C:
+			if !armed {
+				r.Flush()
+			}
+		}
+	}
+}
+
+// Observe adds what changed since the last snapshot to the pending
+// records. It does no I/O.
+func (r *Recorder) Observe(s *model.Snapshot) {
+	if s == nil {
+		return
+	}
+	r.closeMinute(s.Time)
+	r.minute.sample(s)
+	if r.needCkpt || (!r.segStart.IsZero() && s.Time.Sub(r.segStart) >= r.opts.CheckpointEvery) {
+		r.checkpoint(s)
+		return
+	}
+	r.diff(s)
+}
+
+// checkpoint makes the records of a full state: the next flush opens a
+// new segment with it.
+func (r *Recorder) checkpoint(s *model.Snapshot) {
+	if !r.needCkpt {
+		// Rotation: what is pending belongs to the old segment.
+		r.tail = appendRecord(r.pending, recRotate, (&enc{}).varintB(s.Time.UnixNano()))
+	}
+	r.pending = nil
+	r.needCkpt = false
+	r.segStart = s.Time
+	r.ckptTime = s.Time
+	r.prev = nil
+	clear(r.kernHash)
+	r.devPtr, r.devKey, r.agents, r.issues = nil, nil, nil, nil
+	r.ckpt = r.ckpt[:0]
+	r.ckpt = r.appendDiff(r.ckpt, s, true)
+}
+
+func (r *Recorder) diff(s *model.Snapshot) {
+	r.pending = r.appendDiff(r.pending, s, false)
+}
+
+// appendDiff appends the records that turn the previous snapshot into s,
+// and s's tick.
+func (r *Recorder) appendDiff(dst []byte, s *model.Snapshot, full bool) []byte {
+	prev := r.prev
+	m := metaOf(s)
+	if full || !m.equal(&r.meta) {
+		b, _ := json.Marshal(m)
+		dst = appendRecord(dst, recMeta, b)
+		r.meta = m
+	}
+	var dp *model.Device
+	if len(s.Devices) > 0 {
+		dp = &s.Devices[0]
+	}
+	if full || dp != r.devPtr || dp == nil && r.devKey == nil {
+		if key := stableDevices(s.Devices); full || !bytes.Equal(key, r.devKey) {
+			b, _ := json.Marshal(s.Devices)
+			dst = appendRecord(dst, recDevices, b)
+			r.devKey = key
+		}
+		r.devPtr = dp
+	}
+	if ab, _ := json.Marshal(s.Agents); full || !bytes.Equal(ab, r.agents) {
+		dst = appendRecord(dst, recAgents, ab)
+		r.agents = ab
+	}
+	for k, u := range s.Usage {
+		if !full && prev != nil && prev.Usage[k] == u {
+			continue
+		}
+		b, _ := json.Marshal(usageRec{Key: k, Held: u.Held, Kernels: u.Kernels, ByAgent: u.ByAgent})
+		dst = appendRecord(dst, recUsage, b)
+	}
+	if !full && prev != nil {
+		for k := range prev.Usage {
+			if _, ok := s.Usage[k]; !ok {
+				e := enc{}
+				e.str(string(k.Name))
+				e.str(string(k.ID))
+				dst = appendRecord(dst, recUsageGone, e.b)
+			}
+		}
+	}
+	var prevSeq *model.KernelSeq
+	if prev != nil && !full {
+		prevSeq = prev.KernelSeq()
+	}
+	model.DiffKernels(prevSeq, s.KernelSeq(), func(o, k *model.Kernel) {
+		if k == nil {
+			delete(r.kernHash, o.ID)
+			e := enc{}
+			e.str(string(o.ID))
+			dst = appendRecord(dst, recKernelGone, e.b)
+			return
+		}
+		r.kbuf.b = r.kbuf.b[:0]
+		useAt := encodeKernel(&r.kbuf, k)
+		h := maphash.Bytes(r.seed, r.kbuf.b[:useAt])
+		if old, ok := r.kernHash[k.ID]; ok && old == h {
+			return
+		}
+		r.kernHash[k.ID] = h
+		dst = appendRecord(dst, recKernel, r.kbuf.b)
+	})
+	if full || !issuesEqual(s.Issues, r.issues) {
+		e := enc{}
+		encodeIssues(&e, s.Issues)
+		dst = appendRecord(dst, recIssues, e.b)
+		r.issues = s.Issues
+	}
+	e := enc{}
+	e.uvarint(s.Seq)
+	e.varint(s.Time.UnixNano())
+	dst = appendRecord(dst, recTick, e.b)
+	r.prev = s
+	return dst
+}
+
+func issuesEqual(a, b []model.Issue) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if len(a) > 0 && &a[0] == &b[0] {
+		return true
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func (e *enc) varintB(v int64) []byte {
+	e.varint(v)
+	return e.b
+}
+
+// closeMinute appends the summary of the minute before t once t is in a
+// later minute.
+func (r *Recorder) closeMinute(t time.Time) {
+	start := t.Truncate(time.Minute)
+	if r.minute.start.IsZero() {
+		r.minute.start = start
+		return
+	}
+	if !start.After(r.minute.start) {
+		return
+	}
+	if rec := r.minute.record(); rec != nil {
+		b, _ := json.Marshal(rec)
+		if r.needCkpt || len(r.ckpt) > 0 {
+			r.pending = appendRecord(r.pending, recMinute, b)
+		} else {
+			r.pending = appendRecord(r.pending, recMinute, b)
+		}
+	}
+	r.minute = minuteAcc{start: start}
+}
+
+// Flush writes what is pending: the end of the old segment and a new
+// segment's checkpoint when one is due, then the pending deltas as one
+// chunk. After a failed write (a full disk) it starts a new segment from
+// the last snapshot on the next try, at most every few seconds.
+func (r *Recorder) Flush() error {
+	now := r.opts.Clock()
+	if r.broken {
+		if now.Before(r.retry) || r.prev == nil {
+			return r.err
+		}
+		r.broken = false
+		r.closeSegment(false)
+		r.tail = nil
+		r.checkpoint(r.prev)
+		r.ckptTime = r.prev.Time
+	}
+	if len(r.pending) == 0 && len(r.ckpt) == 0 && len(r.tail) == 0 {
+		if r.f == nil || now.Sub(r.lastWrite) < r.opts.BeatEvery {
+			return nil
+		}
+		r.pending = appendRecord(nil, recBeat, (&enc{}).varintB(now.UnixNano()))
+	}
+	if err := r.write(now); err != nil {
+		r.err = err
+		r.broken = true
+		r.retry = now.Add(5 * time.Second)
+		r.opts.Logf("history: %v; recording resumes when writing works again", err)
+		return err
+	}
+	r.err = nil
+	r.lastWrite = now
+	return nil
+}
+
+func (r *Recorder) write(now time.Time) error {
+	if len(r.tail) > 0 && r.f != nil {
+		if err := r.writeDelta(r.tail); err != nil {
+			return err
+		}
+		r.tail = nil
+		r.closeSegment(true)
+	}
+	r.tail = nil
+	if len(r.ckpt) > 0 {
+		if err := r.openSegment(r.ckptTime); err != nil {
+			return err
+		}
+		z, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(r.opts.Level), zstd.WithEncoderConcurrency(1))
+		if err != nil {
+			return err
+		}
+		payload := z.EncodeAll(r.ckpt, nil)
+		if _, err := r.f.Write(appendChunk(nil, chunkCheckpoint, payload)); err != nil {
+			return fmt.Errorf("write %s: %w", r.f.Name(), err)
+		}
+		r.ckpt = r.ckpt[:0]
+		r.retain(now)
+	}
+	if len(r.pending) > 0 && r.f != nil {
+		if err := r.writeDelta(r.pending); err != nil {
+			return err
+		}
+		r.pending = r.pending[:0]
+	}
+	return nil
+}
+
+func (r *Recorder) writeDelta(recs []byte) error {
+	r.zbuf.Reset()
+	if _, err := r.zw.Write(recs); err != nil {
+		return err
+	}
+	if err := r.zw.Flush(); err != nil {
+		return err
+	}
+	if _, err := r.f.Write(appendChunk(nil, chunkDelta, r.zbuf.Bytes())); err != nil {
+		return fmt.Errorf("write %s: %w", r.f.Name(), err)
+	}
+	return nil
+}
+
+func (r *Recorder) openSegment(start time.Time) error {
+	r.closeSegment(false)
+	var f *os.File
+	var err error
+	for i := 0; i < 100; i++ {
+		path := filepath.Join(r.opts.Dir, segName(start.Add(time.Duration(i))))
+		f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if !errors.Is(err, os.ErrExist) {
+			break
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("history: %w", err)
+	}
+	if _, err := f.Write(segmentHeader()); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return fmt.Errorf("write %s: %w", f.Name(), err)
+	}
+	r.f = f
+	r.zbuf.Reset()
+	zw, err := zstd.NewWriter(&r.zbuf, zstd.WithEncoderLevel(r.opts.Level), zstd.WithEncoderConcurrency(1),
+		zstd.WithWindowSize(8<<20))
+	if err != nil {
+		return err
+	}
+	r.zw = zw
+	return nil
+}
+
+// closeSegment ends the open segment; clean also ends its zstd frame.
+func (r *Recorder) closeSegment(clean bool) {
+	if r.f == nil {
+		return
+	}
+	if clean && r.zw != nil {
+		r.zbuf.Reset()
+		if r.zw.Close() == nil && r.zbuf.Len() > 0 {
+			r.f.Write(appendChunk(nil, chunkDelta, r.zbuf.Bytes()))
+		}
+	}
+	r.f.Close()
+	r.f, r.zw = nil, nil
+}
+
+// Close writes what is pending, marks the end and releases the lock.
+func (r *Recorder) Close() error {
+	if r.lock == nil {
+		return nil
+	}
+	if r.prev != nil {
+		r.closeMinute(r.opts.Clock().Add(time.Minute))
+		r.pending = appendRecord(r.pending, recEnd, (&enc{}).varintB(r.opts.Clock().UnixNano()))
+	}
+	err := r.Flush()
+	r.closeSegment(true)
+	r.lock.Close()
+	r.lock = nil
+	return err
+}
+
+// retain drops the oldest segments (never the one being written) while
+// they are older than Keep or the directory is larger than MaxSize.
+func (r *Recorder) retain(now time.Time) {
+	segs, err := listSegments(r.opts.Dir)
+	if err != nil {
+		return
+	}
+	var total int64
+	for _, s := range segs {
+		total += s.Size
+	}
+	active := ""
+	if r.f != nil {
+		active = r.f.Name()
+	}
+	for i := 0; i < len(segs)-1; i++ {
+		s := segs[i]
+		if s.Path == active {
+			break
+		}
+		// A segment's content ends where the next one begins.
+		old := now.Sub(segs[i+1].Start) > r.opts.Keep
+		if !old && total <= r.opts.MaxSize {
+			break
+		}
+		if err := os.Remove(s.Path); err != nil {
+			r.opts.Logf("history: drop %s: %v", s.Path, err)
+			break
+		}
+		total -= s.Size
+	}
+}
