@@ -22,9 +22,9 @@ var errShort = errors.New("record cut short")
 // enc appends the binary forms of a record's fields.
 type enc struct{ b []byte }
 
-func (e *enc) byte(c byte)    { e.b = append(e.b, c) }
+func (e *enc) byte(c byte)      { e.b = append(e.b, c) }
 func (e *enc) uvarint(v uint64) { e.b = binary.AppendUvarint(e.b, v) }
-func (e *enc) varint(v int64) { e.b = binary.AppendVarint(e.b, v) }
+func (e *enc) varint(v int64)   { e.b = binary.AppendVarint(e.b, v) }
 func (e *enc) str(s string) {
 	e.uvarint(uint64(len(s)))
 	e.b = append(e.b, s...)

@@ -212,10 +212,9 @@ type walker struct {
 	grp     []rawRec
 	err     error
 	rotated bool
-	// onGroup is called after each group applies (history queries).
-	onGroup func(st *state, kernels []rawRec)
-	// onKernel: history queries want each kernel record as it comes.
-	keepKernels bool
+	// onGroup is handed each complete group (history queries), ckpt for
+	// the checkpoint's.
+	onGroup func(tm time.Time, grp []rawRec, ckpt bool)
 }
 
 // scan replays the segment into st (nil: only find where it ends) up to
@@ -256,9 +255,9 @@ func (w *walker) scan(sr *segRead, st *state, until time.Time) {
 						}
 					}
 					st.seq, st.time = seq, tm
-					if w.onGroup != nil {
-						w.onGroup(st, w.grp)
-					}
+				}
+				if w.onGroup != nil {
+					w.onGroup(tm, w.grp, ckpt)
 				}
 				w.grp = w.grp[:0]
 				sr.end = tm

@@ -12,10 +12,10 @@ import (
 // and issues.
 type metaRec struct {
 	Node         string
-	Mode         string           `json:",omitempty"`
-	ConfigPath   string           `json:",omitempty"`
-	ConfigHash   string           `json:",omitempty"`
-	DraftFormat  bool             `json:",omitempty"`
+	Mode         string `json:",omitempty"`
+	ConfigPath   string `json:",omitempty"`
+	ConfigHash   string `json:",omitempty"`
+	DraftFormat  bool   `json:",omitempty"`
 	Source       model.SourceInfo
 	HostMemBytes int64 `json:",omitempty"`
 	Allocator    model.Allocator
@@ -111,11 +111,11 @@ type minuteAcc struct {
 }
 
 type devAcc struct {
-	n, un, mn      int
-	usum, msum     float64
-	umax           uint32
-	mmax           uint64
-	hasU, hasM     bool
+	n, un, mn  int
+	usum, msum float64
+	umax       uint32
+	mmax       uint64
+	hasU, hasM bool
 }
 
 func (m *minuteAcc) sample(s *model.Snapshot) {
