@@ -23,6 +23,7 @@ func newSnapshotCmd() *cobra.Command {
 	var asJSON, follow, compact bool
 	var allocMap string
 	var heartbeat time.Duration
+	var at, histDir string
 	cmd := &cobra.Command{
 		Use:   "snapshot",
 		Short: "Print the node's allocation once (--json, --alloc-map) or as one JSON line per change (--follow)",
@@ -46,6 +47,11 @@ func newSnapshotCmd() *cobra.Command {
                          without a change, so a reader can tell a quiet node from a
                          dead pipe; its seq is the engine's latest snapshot number,
                          which also counts changes that printed no line
+  --at TIME              the snapshot as the history recorded it at TIME (RFC 3339, 14:02,
+                         2026-11-27 14:02, -2h), same forms; --history DIR names the record
+                         (default /var/lib/fgtop/history). Exit 1, with the reason on stderr,
+                         when TIME is outside the record or where it lacks data (the node
+                         as last recorded before that is printed then)
 
 Exit status: 0 on success, even when issues are reported; 2 on bad usage.`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -72,6 +78,15 @@ Exit status: 0 on success, even when issues are reported; 2 on bad usage.`,
 			}
 			if !asJSON && allocMap == "" {
 				asJSON = true
+			}
+			if at != "" {
+				if follow {
+					return usageErr("--at and --follow are exclusive")
+				}
+				return snapshotAt(at, histDir, allocMap, compact, os.Stdout, os.Stderr)
+			}
+			if histDir != "" {
+				return usageErr("--history needs --at")
 			}
 			opts, err := src.options()
 			if err != nil {
@@ -112,6 +127,8 @@ Exit status: 0 on success, even when issues are reported; 2 on bad usage.`,
 	fl.DurationVar(&heartbeat, "heartbeat", 0, "with --follow: a marked heartbeat line after this long without a change")
 	fl.BoolVar(&follow, "follow", false, "keep watching and print one JSON line per change")
 	fl.BoolVar(&compact, "compact", false, "one-line JSON")
+	fl.StringVar(&at, "at", "", "the snapshot as recorded at this time (RFC 3339, 14:02, -2h)")
+	fl.StringVar(&histDir, "history", "", "with --at: the history directory (default "+defaultHistoryDir+")")
 	return cmd
 }
 

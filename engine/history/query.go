@@ -164,7 +164,6 @@ func (r *Reader) History(f Filter) (*HistoryResult, error) {
 	res := &HistoryResult{From: r.segs[0].Start}
 	var prevEnd time.Time
 	carry := false // the previous segment continues into this one
-	slack := DefaultBeatEvery + 2*DefaultFlushEvery
 	for i := range r.segs {
 		if !f.Until.IsZero() && r.segs[i].Start.After(f.Until) {
 			break
@@ -265,12 +264,10 @@ func (r *Reader) History(f Filter) (*HistoryResult, error) {
 			}
 			res.Missing = append(res.Missing, Missing{From: end, To: to,
 				Why: fmt.Sprintf("segment %s: %s at byte %d; the rest of it is lost", name, sr.data.Damage, sr.data.Offset)})
-		case !next.IsZero() && !carry && next.Sub(end) > slack:
-			why := "not recorded: no recorder was running"
-			if !sr.clean {
-				why = "not recorded: the recorder stopped without a word (killed, or the machine went down)"
+		case !next.IsZero():
+			if m, ok := gapBetween(end, next, sr.clean, w.rotated); ok {
+				res.Missing = append(res.Missing, m)
 			}
-			res.Missing = append(res.Missing, Missing{From: end, To: next, Why: why})
 		}
 	}
 	for _, tr := range h.cur {

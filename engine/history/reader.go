@@ -173,10 +173,10 @@ func (r *Reader) At(t time.Time) (*Result, error) {
 			}
 			res.Missing = append(res.Missing, Missing{From: end, To: next,
 				Why: fmt.Sprintf("segment %s: %s at byte %d; the rest of it is lost", filepath.Base(sr.file.Path), sr.data.Damage, sr.data.Offset)})
-		} else if i+1 < len(r.segs) && !sr.clean && r.segs[i+1].Start.Sub(end) > slack {
-			res.Missing = append(res.Missing, Missing{From: end, To: r.segs[i+1].Start, Why: "not recorded: the recorder stopped without a word (killed, or the machine went down)"})
-		} else if i+1 < len(r.segs) && sr.clean && !w.rotated && r.segs[i+1].Start.Sub(end) > slack {
-			res.Missing = append(res.Missing, Missing{From: end, To: r.segs[i+1].Start, Why: "not recorded: no recorder was running"})
+		} else if i+1 < len(r.segs) {
+			if m, ok := gapBetween(end, r.segs[i+1].Start, sr.clean, w.rotated); ok {
+				res.Missing = append(res.Missing, m)
+			}
 		}
 		if !st.time.IsZero() || st.seq > 0 {
 			snap, err := st.snapshot()
@@ -223,7 +223,7 @@ func (w *walker) scan(sr *segRead, st *state, until time.Time) {
 	if sr.data == nil {
 		return
 	}
-	run := func(b []byte, ckpt bool) bool {
+	run := func(b []byte, ckpt bool) {
 		it := recIter{b: b}
 		for {
 			typ, body, ok := it.next()
@@ -240,7 +240,9 @@ func (w *walker) scan(sr *segRead, st *state, until time.Time) {
 					continue
 				}
 				if st != nil && !until.IsZero() && tm.After(until) {
-					return false
+					// Past the asked time: only where the segment ends
+					// matters from here.
+					st = nil
 				}
 				if st != nil {
 					for _, rr := range w.grp {
@@ -256,13 +258,16 @@ func (w *walker) scan(sr *segRead, st *state, until time.Time) {
 					}
 					st.seq, st.time = seq, tm
 				}
-				if w.onGroup != nil {
+				if w.onGroup != nil && (until.IsZero() || !tm.After(until)) {
 					w.onGroup(tm, w.grp, ckpt)
 				}
 				w.grp = w.grp[:0]
 				sr.end = tm
 			case recMinute, recBeat, recEnd, recRotate:
 				var tm time.Time
+				if typ == recMinute && st == nil {
+					continue
+				}
 				if typ == recMinute {
 					var m minuteRec
 					if jsonUnmarshal(body, &m) == nil {
@@ -278,9 +283,6 @@ func (w *walker) scan(sr *segRead, st *state, until time.Time) {
 						continue
 					}
 				}
-				if st != nil && !until.IsZero() && tm.After(until) {
-					return false
-				}
 				if typ != recMinute && tm.After(sr.end) {
 					sr.end = tm
 				}
@@ -289,16 +291,29 @@ func (w *walker) scan(sr *segRead, st *state, until time.Time) {
 					w.rotated = typ == recRotate
 				}
 			default:
-				w.grp = append(w.grp, rawRec{typ, body})
+				if st != nil || w.onGroup != nil {
+					w.grp = append(w.grp, rawRec{typ, body})
+				}
 			}
 		}
-		return true
 	}
-	if st != nil || sr.data.Checkpoint != nil {
-		if !run(sr.data.Checkpoint, true) {
-			return
-		}
-	}
+	run(sr.data.Checkpoint, true)
 	w.grp = w.grp[:0]
 	run(sr.data.Deltas, false)
+}
+
+// gapBetween says whether the time between a segment's last record and
+// the next segment's start went unrecorded: any time at all after a
+// recorder that stopped without its end record (what it had not written
+// yet is lost), more than a second or so after one that stopped cleanly.
+func gapBetween(end, next time.Time, clean, rotated bool) (Missing, bool) {
+	switch {
+	case rotated || !next.After(end):
+		return Missing{}, false
+	case !clean:
+		return Missing{From: end, To: next, Why: "not recorded: the recorder stopped without a word (killed, or the machine went down); up to its last second of changes is lost"}, true
+	case next.Sub(end) > 2*DefaultFlushEvery:
+		return Missing{From: end, To: next, Why: "not recorded: no recorder was running"}, true
+	}
+	return Missing{}, false
 }

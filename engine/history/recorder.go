@@ -90,6 +90,68 @@ type Recorder struct {
 	retry  time.Time
 	minute minuteAcc
 	err    error
+	// carried: kernels of the previous recorder's last state, by the
+	// hash of their record without times. A restarted engine scans
+	// files without their modification time and sees every kernel anew;
+	// a kernel that is otherwise the same keeps the times the record had.
+	carried map[model.KernelID]carriedTimes
+}
+
+type carriedTimes struct {
+	hash      uint64
+	mod, seen time.Time
+}
+
+// timeless is the hash of a kernel's record without its times and use.
+func (r *Recorder) timeless(k *model.Kernel) uint64 {
+	c := *k
+	c.ModTime, c.Seen, c.Use = time.Time{}, time.Time{}, nil
+	e := enc{b: r.kbuf.b[:0]}
+	at := encodeKernel(&e, &c)
+	r.kbuf.b = e.b
+	return maphash.Bytes(r.seed, e.b[:at])
+}
+
+// carry gives k the times of the previous record's kernel when only its
+// times tell them apart.
+func (r *Recorder) carry(k *model.Kernel) *model.Kernel {
+	if len(r.carried) == 0 || !k.ModTime.IsZero() {
+		if r.carried != nil {
+			delete(r.carried, k.ID)
+		}
+		return k
+	}
+	ct, ok := r.carried[k.ID]
+	if !ok || r.timeless(k) != ct.hash {
+		// New or changed while no recorder ran: a follower that was
+		// running saw it change, at the file's modification time.
+		delete(r.carried, k.ID)
+		if fi, err := os.Stat(k.Path); err == nil && k.Path != "" {
+			c := *k
+			c.ModTime = fi.ModTime()
+			return &c
+		}
+		return k
+	}
+	c := *k
+	c.ModTime, c.Seen = ct.mod, ct.seen
+	return &c
+}
+
+// loadCarried reads the last state of the directory's record.
+func (r *Recorder) loadCarried() {
+	rd, err := OpenReader(r.opts.Dir)
+	if err != nil || len(rd.segs) == 0 {
+		return
+	}
+	res, err := rd.At(rd.segs[len(rd.segs)-1].Start.Add(1 << 62))
+	if err != nil || res.Snap == nil {
+		return
+	}
+	r.carried = map[model.KernelID]carriedTimes{}
+	res.Snap.KernelSeq().Each(func(k *model.Kernel) {
+		r.carried[k.ID] = carriedTimes{hash: r.timeless(k), mod: k.ModTime, seen: k.Seen}
+	})
 }
 
 // Open takes the directory's writer lock (creating the directory) and
@@ -137,6 +199,7 @@ func Open(opts Options) (*Recorder, error) {
 	}
 	r := &Recorder{opts: opts, lock: lock, kernHash: map[model.KernelID]uint64{}, seed: maphash.MakeSeed(), needCkpt: true}
 	r.retain(opts.Clock())
+	r.loadCarried()
 	return r, nil
 }
 
@@ -271,6 +334,7 @@ func (r *Recorder) appendDiff(dst []byte, s *model.Snapshot, full bool) []byte {
 			dst = appendRecord(dst, recKernelGone, e.b)
 			return
 		}
+		k = r.carry(k)
 		r.kbuf.b = r.kbuf.b[:0]
 		useAt := encodeKernel(&r.kbuf, k)
 		h := maphash.Bytes(r.seed, r.kbuf.b[:useAt])
