@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/klauspost/compress/zstd"
+
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -23,12 +25,17 @@ func (m Missing) String() string {
 }
 
 // Reader answers from a history directory. It reads the segments as they
-// are when asked; a recorder may be writing the last one meanwhile.
+// are when asked; a recorder may be writing the last one meanwhile. A
+// Reader is for one goroutine at a time.
 type Reader struct {
 	dir  string
 	segs []segFile
 	// Active: a recorder holds the directory now.
 	Active bool
+
+	dec      *zstd.Decoder
+	spanDone bool
+	spanTo   time.Time
 }
 
 // OpenReader lists a history directory.
@@ -83,13 +90,13 @@ func (r *Reader) read(i int, skipCkpt bool) *segRead {
 		sr.err = err
 		return sr
 	}
-	d, err := newDecoder()
-	if err != nil {
-		sr.err = err
-		return sr
+	if r.dec == nil {
+		if r.dec, err = newDecoder(); err != nil {
+			sr.err = err
+			return sr
+		}
 	}
-	defer d.Close()
-	sr.data, sr.err = parseSegment(b, skipCkpt, d)
+	sr.data, sr.err = parseSegment(b, skipCkpt, r.dec)
 	return sr
 }
 
@@ -111,6 +118,10 @@ func (r *Reader) Span() (from, to time.Time, err error) {
 		return from, to, ErrEmpty
 	}
 	from = r.segs[0].Start
+	if r.spanDone {
+		return from, r.spanTo, nil
+	}
+	defer func() { r.spanDone, r.spanTo = true, to }()
 	last := r.read(len(r.segs)-1, true)
 	if last.err != nil {
 		return from, r.segs[len(r.segs)-1].Start, nil
