@@ -46,6 +46,9 @@ type Options struct {
 	// read. A console served over SSH gets a loader that takes names only
 	// (themes.LoadNamed), so nothing a viewer types reads a file.
 	LoadTheme func(arg string) (*themes.Theme, error)
+	// History is the history directory the console records into and
+	// reads the past from (:at); "" when there is none.
+	History string
 }
 
 // FrameRate is the renderer's frame rate: pass tea.WithFPS(FrameRate) to

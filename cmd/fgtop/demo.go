@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -179,5 +180,9 @@ func runDemoConsole(ctx context.Context, node *demo.Node, idleAfter time.Duratio
 	}()
 	opts := node.EngineOptions()
 	opts.IdleAfter = idleAfter
+	if uopts.History = cf.history; cf.history == "" {
+		// The demo records beside its node, so :at works after a minute.
+		uopts.History = filepath.Join(node.Dir, "history")
+	}
 	return runConsoleUI(ctx, opts, uopts)
 }

@@ -76,11 +76,12 @@ func readHistoryDir(flag string) (string, error) {
 	return v, nil
 }
 
-// startRecording records eng's snapshots into dir until ctx is done; the
-// returned function waits for the last write. Another process writing
-// the directory is not an error: this one then only reads it.
+// startRecording records eng's snapshots into dir until ctx is done or
+// the returned function is called, which waits for the last write.
+// Another process writing the directory is not an error: this one then
+// only reads it.
 func startRecording(ctx context.Context, eng *engine.Engine, dir string, stderr io.Writer) func() {
-	if dir == "" {
+	if dir == "" || dir == historyOff {
 		return func() {}
 	}
 	rec, err := history.Open(history.Options{Dir: dir, Logf: func(format string, a ...any) {
@@ -94,12 +95,16 @@ func startRecording(ctx context.Context, eng *engine.Engine, dir string, stderr 
 		}
 		return func() {}
 	}
+	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		rec.Run(ctx, eng.Subscribe(ctx))
 	}()
-	return func() { <-done }
+	return func() {
+		cancel()
+		<-done
+	}
 }
 
 type recordFlags struct {
