@@ -50,19 +50,22 @@ const (
 // Record types inside the decompressed streams. Records of one snapshot
 // come before its tick and count only once the tick is read.
 const (
-	recTick       byte = 'T' // seq, time: the snapshot is complete
-	recMeta       byte = 'M' // JSON meta: node, mode, source, config, allocator
-	recDevices    byte = 'D' // JSON devices (inventory order)
-	recAgents     byte = 'A' // JSON agents
-	recUsage      byte = 'U' // JSON one device's totals
-	recUsageGone  byte = 'u' // a device nothing is held on any more
-	recKernel     byte = 'K' // binary kernel
-	recKernelGone byte = 'k' // a kernel disappeared
-	recIssues     byte = 'I' // binary issue list
-	recMinute     byte = 'S' // JSON per-minute summary (stands alone)
-	recBeat       byte = 'H' // the recorder was alive at this time (stands alone)
-	recEnd        byte = 'Z' // the recorder stopped cleanly (stands alone)
-	recRotate     byte = 'R' // the next segment continues this one (stands alone)
+	recTick        byte = 'T' // seq, time: the snapshot is complete
+	recMeta        byte = 'M' // JSON meta: node, mode, source, config, allocator
+	recDevices     byte = 'D' // JSON devices (inventory order)
+	recAgents      byte = 'A' // JSON agents
+	recTotals      byte = 'a' // binary agents' kernels and totals (in agent order)
+	recUsage       byte = 'U' // binary one device's totals
+	recUsageGone   byte = 'u' // a device nothing is held on any more
+	recUsageCalc   byte = 'V' // a device's totals follow from its kernels again
+	recKernel      byte = 'K' // binary kernel
+	recKernelGone  byte = 'k' // a kernel disappeared
+	recKernelPatch byte = 'J' // binary: the fields of a kernel that changed
+	recIssues      byte = 'I' // binary issue list
+	recMinute      byte = 'S' // JSON per-minute summary (stands alone)
+	recBeat        byte = 'H' // the recorder was alive at this time (stands alone)
+	recEnd         byte = 'Z' // the recorder stopped cleanly (stands alone)
+	recRotate      byte = 'R' // the next segment continues this one (stands alone)
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)

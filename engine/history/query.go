@@ -235,9 +235,29 @@ func (r *Reader) History(f Filter) (*HistoryResult, error) {
 					if d.err == nil {
 						h.put(kh, tm, false)
 					}
+				case recKernelPatch:
+					d := dec{b: rr.body}
+					id := model.KernelID(d.id())
+					tr := h.cur[id]
+					if d.err != nil || tr == nil {
+						continue
+					}
+					k := &model.Kernel{ID: id, Agent: tr.head.Agent, State: tr.head.State, Alloc: tr.head.Alloc}
+					if tr.head.Session != "" || tr.head.User != "" || tr.head.Project != "" {
+						k.Record = &model.KernelRecord{SessionID: tr.head.Session, OwnerUserID: tr.head.User, OwnerProjectID: tr.head.Project}
+					}
+					mask := decodePatch(&d, k)
+					if d.err != nil || mask&(1<<fAgent|1<<fState|1<<fAlloc|1<<fRecord) == 0 {
+						continue
+					}
+					kh := kernelHead{ID: id, Agent: k.Agent, State: k.State, Alloc: k.Alloc}
+					if r := k.Record; r != nil {
+						kh.Session, kh.User, kh.Project = r.SessionID, r.OwnerUserID, r.OwnerProjectID
+					}
+					h.put(kh, tm, false)
 				case recKernelGone:
 					d := dec{b: rr.body}
-					if id := model.KernelID(d.str()); d.err == nil {
+					if id := model.KernelID(d.id()); d.err == nil {
 						h.gone(id, tm, false)
 					}
 				}

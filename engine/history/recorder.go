@@ -51,7 +51,9 @@ type Options struct {
 	Clock func() time.Time
 	// Logf reports write problems (default: none).
 	Logf func(format string, args ...any)
-	// Level is the zstd level (default SpeedDefault).
+	// Level is the zstd level (default SpeedFastest: a node with one change
+	// a second compresses each change on its own, and the faster level
+	// costs a few per cent of size at the 10,000-kernel week).
 	Level zstd.EncoderLevel
 }
 
@@ -66,7 +68,7 @@ type Recorder struct {
 	meta     metaRec
 	devKey   []byte
 	devPtr   *model.Device
-	agents   []byte
+	ubuf     []byte
 	issues   []model.Issue
 	kernHash map[model.KernelID]uint64
 	seed     maphash.Seed
@@ -95,6 +97,14 @@ type Recorder struct {
 	// files without their modification time and sees every kernel anew;
 	// a kernel that is otherwise the same keeps the times the record had.
 	carried map[model.KernelID]carriedTimes
+	// busy: the kernels running GPU processes now, for the minute's
+	// summary (kept from the changes, not from a walk of every kernel).
+	busy map[model.KernelID]*model.Kernel
+	// usageRecs: devices whose totals the record holds (the others'
+	// follow from the kernels).
+	usageRecs map[model.DeviceKey]bool
+	// sampled: the device list last sampled (a new reading is a new list).
+	sampled *model.Device
 }
 
 type carriedTimes struct {
@@ -179,7 +189,7 @@ func Open(opts Options) (*Recorder, error) {
 		opts.Logf = func(string, ...any) {}
 	}
 	if opts.Level == 0 {
-		opts.Level = zstd.SpeedDefault
+		opts.Level = zstd.SpeedFastest
 	}
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("history: %w", err)
@@ -197,7 +207,8 @@ func Open(opts Options) (*Recorder, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Recorder{opts: opts, lock: lock, kernHash: map[model.KernelID]uint64{}, seed: maphash.MakeSeed(), needCkpt: true}
+	r := &Recorder{opts: opts, lock: lock, kernHash: map[model.KernelID]uint64{}, seed: maphash.MakeSeed(), needCkpt: true,
+		busy: map[model.KernelID]*model.Kernel{}, usageRecs: map[model.DeviceKey]bool{}}
 	r.retain(opts.Clock())
 	r.loadCarried()
 	return r, nil
@@ -249,7 +260,10 @@ func (r *Recorder) Observe(s *model.Snapshot) {
 		return
 	}
 	r.closeMinute(s.Time)
-	r.minute.sample(s)
+	if len(s.Devices) > 0 && &s.Devices[0] != r.sampled {
+		r.minute.sample(s)
+		r.sampled = &s.Devices[0]
+	}
 	if r.needCkpt || (!r.segStart.IsZero() && s.Time.Sub(r.segStart) >= r.opts.CheckpointEvery) {
 		r.checkpoint(s)
 		return
@@ -270,7 +284,8 @@ func (r *Recorder) checkpoint(s *model.Snapshot) {
 	r.ckptTime = s.Time
 	r.prev = nil
 	clear(r.kernHash)
-	r.devPtr, r.devKey, r.agents, r.issues = nil, nil, nil, nil
+	clear(r.busy)
+	r.devPtr, r.devKey, r.issues = nil, nil, nil
 	r.ckpt = r.ckpt[:0]
 	r.ckpt = r.appendDiff(r.ckpt, s, true)
 }
@@ -301,20 +316,45 @@ func (r *Recorder) appendDiff(dst []byte, s *model.Snapshot, full bool) []byte {
 		}
 		r.devPtr = dp
 	}
-	if ab, _ := json.Marshal(s.Agents); full || !bytes.Equal(ab, r.agents) {
+	if full || prev == nil || !agentsShapeEqual(s.Agents, prev.Agents) {
+		ab, _ := json.Marshal(agentsShape(s.Agents))
 		dst = appendRecord(dst, recAgents, ab)
-		r.agents = ab
+	}
+	if full || prev == nil || !agentsShapeEqual(s.Agents, prev.Agents) || !totalsEqual(s.Agents, prev.Agents) {
+		e := enc{b: r.ubuf[:0]}
+		encodeTotals(&e, s.Agents)
+		dst = appendRecord(dst, recTotals, e.b)
+		r.ubuf = e.b
+	}
+	if full {
+		clear(r.usageRecs)
 	}
 	for k, u := range s.Usage {
 		if !full && prev != nil && prev.Usage[k] == u {
 			continue
 		}
-		b, _ := json.Marshal(usageRec{Key: k, Held: u.Held, Kernels: u.Kernels, ByAgent: u.ByAgent})
-		dst = appendRecord(dst, recUsage, b)
+		if derivable(u) {
+			// Whole numbers add up the same in any order: the reader
+			// sums them from the kernels (CPU cores, memory, whole GPUs).
+			if r.usageRecs[k] {
+				delete(r.usageRecs, k)
+				e := enc{}
+				e.str(string(k.Name))
+				e.str(string(k.ID))
+				dst = appendRecord(dst, recUsageCalc, e.b)
+			}
+			continue
+		}
+		r.usageRecs[k] = true
+		e := enc{b: r.ubuf[:0]}
+		encodeUsage(&e, u)
+		dst = appendRecord(dst, recUsage, e.b)
+		r.ubuf = e.b
 	}
 	if !full && prev != nil {
 		for k := range prev.Usage {
-			if _, ok := s.Usage[k]; !ok {
+			if _, ok := s.Usage[k]; !ok && r.usageRecs[k] {
+				delete(r.usageRecs, k)
 				e := enc{}
 				e.str(string(k.Name))
 				e.str(string(k.ID))
@@ -328,20 +368,33 @@ func (r *Recorder) appendDiff(dst []byte, s *model.Snapshot, full bool) []byte {
 	}
 	model.DiffKernels(prevSeq, s.KernelSeq(), func(o, k *model.Kernel) {
 		if k == nil {
-			delete(r.kernHash, o.ID)
+			delete(r.busy, o.ID)
 			e := enc{}
-			e.str(string(o.ID))
+			e.id(string(o.ID))
 			dst = appendRecord(dst, recKernelGone, e.b)
 			return
 		}
+		if k.Use != nil && k.Use.Procs > 0 {
+			r.busy[k.ID] = k
+			r.minute.sampleKernel(k)
+		} else if o != nil && o.Use != nil {
+			delete(r.busy, k.ID)
+		}
 		k = r.carry(k)
-		r.kbuf.b = r.kbuf.b[:0]
-		useAt := encodeKernel(&r.kbuf, k)
-		h := maphash.Bytes(r.seed, r.kbuf.b[:useAt])
-		if old, ok := r.kernHash[k.ID]; ok && old == h {
+		if o != nil && !full {
+			// Only what changed: most of a kernel (ids, record, path)
+			// stays as it came.
+			m := kernelMask(o, k)
+			if m == 0 {
+				return
+			}
+			r.kbuf.b = r.kbuf.b[:0]
+			encodePatch(&r.kbuf, k, m)
+			dst = appendRecord(dst, recKernelPatch, r.kbuf.b)
 			return
 		}
-		r.kernHash[k.ID] = h
+		r.kbuf.b = r.kbuf.b[:0]
+		encodeKernel(&r.kbuf, k)
 		dst = appendRecord(dst, recKernel, r.kbuf.b)
 	})
 	if full || !issuesEqual(s.Issues, r.issues) {
@@ -389,13 +442,12 @@ func (r *Recorder) closeMinute(t time.Time) {
 	if !start.After(r.minute.start) {
 		return
 	}
+	for _, k := range r.busy {
+		r.minute.sampleKernel(k)
+	}
 	if rec := r.minute.record(); rec != nil {
 		b, _ := json.Marshal(rec)
-		if r.needCkpt || len(r.ckpt) > 0 {
-			r.pending = appendRecord(r.pending, recMinute, b)
-		} else {
-			r.pending = appendRecord(r.pending, recMinute, b)
-		}
+		r.pending = appendRecord(r.pending, recMinute, b)
 	}
 	r.minute = minuteAcc{start: start}
 }

@@ -149,7 +149,16 @@ func (m *minuteAcc) sample(s *model.Snapshot) {
 			a.mmax = max(a.mmax, t.MemUsed.V)
 		}
 	}
-	s.KernelSeq().Each(func(k *model.Kernel) {
+}
+
+// sampleKernel counts a kernel's use; the recorder calls it for every
+// kernel that changed, and for those with processes when a minute closes.
+func (m *minuteAcc) sampleKernel(k *model.Kernel) {
+	if m.kerns == nil {
+		m.devs = map[model.DeviceKey]*devAcc{}
+		m.kerns = map[model.KernelID]*kernMinute{}
+	}
+	{
 		u := k.Use
 		if u == nil || u.Procs == 0 {
 			return
@@ -168,7 +177,7 @@ func (m *minuteAcc) sample(s *model.Snapshot) {
 			v := u.MemUsed.V
 			km.MemMax = &v
 		}
-	})
+	}
 }
 
 func (m *minuteAcc) record() *minuteRec {
@@ -205,3 +214,200 @@ func (m *minuteAcc) record() *minuteRec {
 }
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+func encodeSlots(e *enc, r model.ResourceSlot) {
+	e.uvarint(uint64(len(r)))
+	for _, n := range r.Names() {
+		e.str(string(n))
+		e.dec(r[n])
+	}
+}
+
+func decodeSlots(d *dec) model.ResourceSlot {
+	n := d.count()
+	r := make(model.ResourceSlot, n)
+	for i := 0; i < n && d.err == nil; i++ {
+		s := model.SlotName(d.str())
+		r[s] = d.dec()
+	}
+	return r
+}
+
+func encodeUsage(e *enc, u *model.DeviceUsage) {
+	e.str(string(u.Key.Name))
+	e.str(string(u.Key.ID))
+	encodeSlots(e, u.Held)
+	e.uvarint(uint64(max(u.Kernels, 0)))
+	agents := make([]model.AgentID, 0, len(u.ByAgent))
+	for a := range u.ByAgent {
+		agents = append(agents, a)
+	}
+	sortStrings(agents)
+	e.uvarint(uint64(len(agents)))
+	for _, a := range agents {
+		e.str(string(a))
+		if slotsIdentical(u.ByAgent[a], u.Held) {
+			e.byte(1) // one agent holds everything there: the usual node
+			continue
+		}
+		e.byte(0)
+		encodeSlots(e, u.ByAgent[a])
+	}
+}
+
+func slotsIdentical(a, b model.ResourceSlot) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || !v.Identical(w) {
+			return false
+		}
+	}
+	return true
+}
+
+// derivable reports whether a device's totals can be summed from its
+// kernels with the same result: every amount a whole number (exponent
+// 0), whose sums print the same whatever the order of the changes.
+func derivable(u *model.DeviceUsage) bool {
+	for _, v := range u.Held {
+		if v.Exponent() != 0 {
+			return false
+		}
+	}
+	for _, r := range u.ByAgent {
+		for _, v := range r {
+			if v.Exponent() != 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// deriveUsage sums the totals of devices the record keeps none for, as
+// the engine keeps them: per slot, the kernels holding anything there,
+// the split by agent without zeros.
+func deriveUsage(ks []*model.Kernel, have map[model.DeviceKey]usageRec) map[model.DeviceKey]*model.DeviceUsage {
+	out := map[model.DeviceKey]*model.DeviceUsage{}
+	for _, k := range ks {
+		var counted []model.DeviceKey
+		for slot, devs := range k.Alloc {
+			name := slot.DeviceName()
+			for id, amt := range devs {
+				key := model.DeviceKey{Name: name, ID: id}
+				if _, ok := have[key]; ok {
+					continue
+				}
+				u := out[key]
+				if u == nil {
+					u = &model.DeviceUsage{Key: key, Held: model.ResourceSlot{}, ByAgent: map[model.AgentID]model.ResourceSlot{}}
+					out[key] = u
+				}
+				u.Held[slot] = u.Held[slot].Add(amt)
+				ba := u.ByAgent[k.Agent]
+				if ba == nil {
+					ba = model.ResourceSlot{}
+					u.ByAgent[k.Agent] = ba
+				}
+				ba[slot] = ba[slot].Add(amt)
+				if !slices.Contains(counted, key) {
+					counted = append(counted, key)
+					u.Kernels++
+				}
+			}
+		}
+	}
+	for _, u := range out {
+		for a, r := range u.ByAgent {
+			for s, v := range r {
+				if v.IsZero() {
+					delete(r, s)
+				}
+			}
+			if len(r) == 0 {
+				delete(u.ByAgent, a)
+			}
+		}
+		if len(u.ByAgent) == 0 {
+			u.ByAgent = nil
+		}
+	}
+	return out
+}
+
+func decodeUsage(d *dec) usageRec {
+	var u usageRec
+	u.Key = model.DeviceKey{Name: model.DeviceName(d.str()), ID: model.DeviceID(d.str())}
+	u.Held = decodeSlots(d)
+	u.Kernels = int(min(d.uvarint(), 1<<31))
+	if n := d.count(); n > 0 {
+		u.ByAgent = make(map[model.AgentID]model.ResourceSlot, n)
+		for i := 0; i < n && d.err == nil; i++ {
+			a := model.AgentID(d.str())
+			if d.byte() == 1 {
+				u.ByAgent[a] = u.Held
+			} else {
+				u.ByAgent[a] = decodeSlots(d)
+			}
+		}
+	}
+	return u
+}
+
+// agentsShape is the agents without their kernel counts and totals,
+// which change with nearly every kernel and go in a totals record.
+func agentsShape(as []model.Agent) []model.Agent {
+	out := make([]model.Agent, len(as))
+	for i, a := range as {
+		a.Held, a.Kernels = nil, 0
+		out[i] = a
+	}
+	return out
+}
+
+func agentsShapeEqual(a, b []model.Agent) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := &a[i], &b[i]
+		if x.ID != y.ID || x.ScratchRoot != y.ScratchRoot || !x.Mem.Identical(y.Mem) || x.Restart.State != y.Restart.State ||
+			x.Restart.Detail != y.Restart.Detail || !slices.Equal(x.Restart.PIDs, y.Restart.PIDs) || (x.Owns == nil) != (y.Owns == nil) ||
+			len(x.Owns) != len(y.Owns) {
+			return false
+		}
+		for k, v := range x.Owns {
+			if w, ok := y.Owns[k]; !ok || !slices.Equal(v, w) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func totalsEqual(a, b []model.Agent) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Kernels != b[i].Kernels || len(a[i].Held) != len(b[i].Held) {
+			return false
+		}
+		for k, v := range a[i].Held {
+			if w, ok := b[i].Held[k]; !ok || !v.Identical(w) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func encodeTotals(e *enc, as []model.Agent) {
+	e.uvarint(uint64(len(as)))
+	for i := range as {
+		e.uvarint(uint64(max(as[i].Kernels, 0)))
+		encodeSlots(e, as[i].Held)
+	}
+}

@@ -60,12 +60,33 @@ func (st *state) apply(typ byte, body []byte) error {
 		}
 		st.agents = as
 	case recUsage:
-		var u usageRec
-		if err := json.Unmarshal(body, &u); err != nil {
-			return fmt.Errorf("usage record: %w", err)
+		d := dec{b: body}
+		u := decodeUsage(&d)
+		if d.err != nil {
+			return fmt.Errorf("usage record: %w", d.err)
 		}
 		st.usage[u.Key] = u
+	case recTotals:
+		d := dec{b: body}
+		n := d.count()
+		for i := 0; i < n && d.err == nil; i++ {
+			kernels := int(min(d.uvarint(), 1<<31))
+			held := decodeSlots(&d)
+			if i < len(st.agents) && d.err == nil {
+				st.agents[i].Kernels, st.agents[i].Held = kernels, held
+			}
+		}
+		if d.err != nil {
+			return fmt.Errorf("totals record: %w", d.err)
+		}
 	case recUsageGone:
+		d := dec{b: body}
+		k := model.DeviceKey{Name: model.DeviceName(d.str()), ID: model.DeviceID(d.str())}
+		if d.err != nil {
+			return fmt.Errorf("usage record: %w", d.err)
+		}
+		delete(st.usage, k)
+	case recUsageCalc:
 		d := dec{b: body}
 		k := model.DeviceKey{Name: model.DeviceName(d.str()), ID: model.DeviceID(d.str())}
 		if d.err != nil {
@@ -74,14 +95,33 @@ func (st *state) apply(typ byte, body []byte) error {
 		delete(st.usage, k)
 	case recKernel:
 		d := dec{b: body}
-		id := model.KernelID(d.str())
+		id := model.KernelID(d.id())
 		if d.err != nil || id == "" {
 			return fmt.Errorf("kernel record without an id")
 		}
 		st.kernels[id] = body
+	case recKernelPatch:
+		d := dec{b: body}
+		id := model.KernelID(d.id())
+		old, ok := st.kernels[id]
+		if d.err != nil || !ok {
+			return fmt.Errorf("a patch of kernel %q, which the record does not have", id)
+		}
+		od := dec{b: old}
+		k := decodeKernel(&od)
+		if od.err != nil {
+			return fmt.Errorf("kernel record: %w", od.err)
+		}
+		decodePatch(&d, k)
+		if d.err != nil {
+			return fmt.Errorf("kernel patch: %w", d.err)
+		}
+		e := enc{}
+		encodeKernel(&e, k)
+		st.kernels[id] = e.b
 	case recKernelGone:
 		d := dec{b: body}
-		id := model.KernelID(d.str())
+		id := model.KernelID(d.id())
 		if d.err != nil {
 			return fmt.Errorf("kernel record: %w", d.err)
 		}
@@ -135,6 +175,12 @@ func (st *state) snapshot() (*model.Snapshot, error) {
 		if du.Held == nil {
 			du.Held = model.ResourceSlot{}
 		}
+		if hs := holds[k]; len(hs) > 0 {
+			du.SetHoldings(hs)
+		}
+		s.Usage[k] = du
+	}
+	for k, du := range deriveUsage(ks, st.usage) {
 		if hs := holds[k]; len(hs) > 0 {
 			du.SetHoldings(hs)
 		}
