@@ -140,15 +140,12 @@ func (r *Reader) At(t time.Time) (*Result, error) {
 	if len(r.segs) == 0 {
 		return nil, ErrEmpty
 	}
-	from, to, _ := r.Span()
-	res := &Result{From: from, To: to}
-	if t.Before(from) {
-		return nil, &OutsideError{At: t, From: from, To: to}
+	res := &Result{From: r.segs[0].Start}
+	if t.Before(res.From) {
+		_, to, _ := r.Span()
+		return nil, &OutsideError{At: t, From: res.From, To: to}
 	}
 	slack := DefaultBeatEvery + 2*DefaultFlushEvery
-	if t.After(to.Add(slack)) && !r.Active {
-		return nil, &OutsideError{At: t, From: from, To: to}
-	}
 	// The last segment that begins at or before t, and any before it whose
 	// checkpoint cannot be read.
 	i := len(r.segs) - 1
@@ -175,6 +172,13 @@ func (r *Reader) At(t time.Time) (*Result, error) {
 			return nil, w.err
 		}
 		end := sr.end
+		if i == len(r.segs)-1 {
+			r.spanDone, r.spanTo = true, end
+			res.To = end
+			if t.After(end.Add(slack)) && !r.Active {
+				return nil, &OutsideError{At: t, From: res.From, To: end}
+			}
+		}
 		if sr.data.Damage != "" && !sr.data.Torn || sr.data.Damage != "" && i < len(r.segs)-1 {
 			// Bad bytes, or a torn tail of a segment the recorder
 			// did not go on with: the rest of it is lost.

@@ -3,6 +3,8 @@ package history
 import (
 	"os"
 	"testing"
+
+	"github.com/fgtop/fgtop/engine/report"
 )
 
 // TestRecordStats prints, for the record in FGTOP_HISTORY_STATS, the raw
@@ -31,5 +33,25 @@ func TestRecordStats(t *testing.T) {
 	}
 	for typ, v := range by {
 		t.Logf("%c: %d records, %d raw bytes", typ, v[0], v[1])
+	}
+}
+
+// BenchmarkAt reads the record in FGTOP_HISTORY_STATS at its middle.
+func BenchmarkAt(b *testing.B) {
+	dir := os.Getenv("FGTOP_HISTORY_STATS")
+	if dir == "" {
+		b.Skip("set FGTOP_HISTORY_STATS=DIR")
+	}
+	for i := 0; i < b.N; i++ {
+		rd, err := OpenReader(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		from, to, _ := rd.Span()
+		res, err := rd.At(from.Add(to.Sub(from) / 2))
+		if err != nil {
+			b.Fatal(err)
+		}
+		report.Marshal(report.FromSnapshot(res.Snap), true)
 	}
 }
