@@ -105,6 +105,7 @@ type App struct {
 	closed     bool
 	cache      *deriveCache
 	hist       history
+	past       pastState
 	seenIssues map[string]bool
 
 	// The main screen's panes, in focus order (indexed by pane), and the
@@ -176,6 +177,9 @@ func newApp(snapshots <-chan *model.Snapshot, opts Options) *App {
 		role = RoleViewer
 	}
 	a.keys = NewKeyMap(role)
+	if opts.History != "" {
+		a.keys.bindings = append(a.keys.bindings, pastBindings()...)
+	}
 	t := opts.Theme
 	a.theme.dark = opts.Background != "light"
 	if t != nil {

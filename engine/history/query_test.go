@@ -110,3 +110,25 @@ func TestParseWhen(t *testing.T) {
 		}
 	}
 }
+
+func TestStep(t *testing.T) {
+	dir := t.TempDir()
+	node := newSynth(5, 10)
+	got := recordSynth(t, dir, node, 20, 2, Options{})
+	rd, err := OpenReader(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := got[5].snap.Time
+	next, ok := rd.Step(at, +1)
+	if !ok || !next.Equal(got[6].snap.Time) {
+		t.Fatalf("next after %s: %s %v, want %s", at, next, ok, got[6].snap.Time)
+	}
+	prev, ok := rd.Step(at, -1)
+	if !ok || !prev.Equal(got[4].snap.Time) {
+		t.Fatalf("previous before %s: %s %v, want %s", at, prev, ok, got[4].snap.Time)
+	}
+	if _, ok := rd.Step(got[len(got)-1].snap.Time, +1); ok {
+		t.Fatal("a change after the last")
+	}
+}

@@ -332,3 +332,44 @@ func gapBetween(end, next time.Time, clean, rotated bool) (Missing, bool) {
 	}
 	return Missing{}, false
 }
+
+// Step returns the time of the recorded change next after t (dir > 0) or
+// last before it (dir < 0): a snapshot with something in it besides the
+// passing of time, not a tick of utilisation only. ok is false when
+// there is none that way.
+func (r *Reader) Step(t time.Time, dir int) (time.Time, bool) {
+	if len(r.segs) == 0 {
+		return time.Time{}, false
+	}
+	i := len(r.segs) - 1
+	for i > 0 && r.segs[i].Start.After(t) {
+		i--
+	}
+	inc := -1
+	if dir > 0 {
+		inc = 1
+	}
+	for ; i >= 0 && i < len(r.segs); i += inc {
+		sr := r.read(i, false)
+		if sr.err != nil || sr.data == nil {
+			continue
+		}
+		var found time.Time
+		w := walker{onGroup: func(tm time.Time, grp []rawRec, ckpt bool) {
+			if len(grp) == 0 {
+				return
+			}
+			switch {
+			case dir > 0 && tm.After(t) && found.IsZero():
+				found = tm
+			case dir < 0 && tm.Before(t):
+				found = tm
+			}
+		}}
+		w.scan(sr, nil, time.Time{})
+		if !found.IsZero() {
+			return found, true
+		}
+	}
+	return time.Time{}, false
+}
