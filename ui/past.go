@@ -5,8 +5,8 @@ import (
 	"strings"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
 	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
 
 	record "github.com/fgtop/fgtop/engine/history"
 	"github.com/fgtop/fgtop/model"

@@ -55,3 +55,20 @@ func BenchmarkAt(b *testing.B) {
 		report.Marshal(report.FromSnapshot(res.Snap), true)
 	}
 }
+
+// BenchmarkHistoryDevice lists cuda:3 over the record in FGTOP_HISTORY_STATS.
+func BenchmarkHistoryDevice(b *testing.B) {
+	dir := os.Getenv("FGTOP_HISTORY_STATS")
+	if dir == "" {
+		b.Skip("set FGTOP_HISTORY_STATS=DIR")
+	}
+	for i := 0; i < b.N; i++ {
+		rd, err := OpenReader(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := rd.History(Filter{Device: "cuda:3"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
