@@ -549,6 +549,51 @@ func decodeAlloc(d *dec) model.Allocations {
 	return al
 }
 
+// decodeAllocOf reads an allocation keeping the wanted devices only.
+func decodeAllocOf(d *dec, want func(model.DeviceKey) bool) model.Allocations {
+	n := d.count()
+	var al model.Allocations
+	for i := 0; i < n && d.err == nil; i++ {
+		slot := model.SlotName(d.skipOrStr(true))
+		name := slot.DeviceName()
+		m := d.count()
+		for j := 0; j < m && d.err == nil; j++ {
+			id := d.skipOrStr(true)
+			if !want(model.DeviceKey{Name: name, ID: model.DeviceID(id)}) {
+				d.skipOrStr(false)
+				continue
+			}
+			v := d.dec()
+			if al == nil {
+				al = model.Allocations{}
+			}
+			if al[slot] == nil {
+				al[slot] = map[model.DeviceID]model.Dec{}
+			}
+			al[slot][model.DeviceID(id)] = v
+		}
+	}
+	return al
+}
+
+// skipOrStr reads a string, or (keep false) only steps over it.
+func (d *dec) skipOrStr(keep bool) string {
+	n := d.uvarint()
+	if d.err != nil {
+		return ""
+	}
+	if n > maxString || n > uint64(len(d.b)) {
+		d.fail(errShort)
+		return ""
+	}
+	var s string
+	if keep {
+		s = string(d.b[:n])
+	}
+	d.b = d.b[n:]
+	return s
+}
+
 func encodeIssue(e *enc, i *model.Issue) {
 	e.uvarint(uint64(i.Severity))
 	e.str(i.Code)
@@ -589,9 +634,18 @@ type kernelHead struct {
 	Project string
 }
 
-func decodeKernelHead(d *dec) kernelHead {
+func decodeKernelHead(d *dec) kernelHead { return decodeKernelHeadOf(d, nil) }
+
+// decodeKernelHeadOf is decodeKernelHead keeping only the allocations on
+// devices want accepts (nil: all): a history query over a week reads
+// every kernel record, and most of what they hold it does not ask about.
+func decodeKernelHeadOf(d *dec, want func(model.DeviceKey) bool) kernelHead {
 	k := &model.Kernel{ID: model.KernelID(d.id())}
 	for f := 0; f <= fRecord && d.err == nil; f++ {
+		if f == fAlloc && want != nil {
+			k.Alloc = decodeAllocOf(d, want)
+			continue
+		}
 		decodeField(d, k, f)
 	}
 	h := kernelHead{ID: k.ID, Agent: k.Agent, State: k.State, Alloc: k.Alloc}

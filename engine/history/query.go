@@ -99,6 +99,11 @@ func (h *histWalk) close(iv *Interval, at time.Time, gone bool) {
 func (h *histWalk) put(kh kernelHead, t time.Time, since bool) {
 	tr := h.cur[kh.ID]
 	if tr == nil {
+		// A kernel or user query follows only its own kernels; a device
+		// query all (a kernel may move onto the device later).
+		if h.f.Kernel != "" && !strings.HasPrefix(string(kh.ID), h.f.Kernel) || h.f.User != "" && kh.User != h.f.User {
+			return
+		}
 		tr = &ktrack{open: map[model.DeviceKey]*Interval{}}
 		h.cur[kh.ID] = tr
 	}
@@ -110,6 +115,9 @@ func (h *histWalk) put(kh kernelHead, t time.Time, since bool) {
 		}
 		for id, amt := range devs {
 			k := model.DeviceKey{Name: name, ID: id}
+			if !h.deviceWanted(k) {
+				continue
+			}
 			if amounts[k] == nil {
 				amounts[k] = model.ResourceSlot{}
 			}
@@ -130,6 +138,13 @@ func (h *histWalk) put(kh kernelHead, t time.Time, since bool) {
 			Amounts: a, From: t, Since: since}
 	}
 	tr.head = kh
+}
+
+// deviceWanted: with a device query, only that device's intervals are
+// kept.
+func (h *histWalk) deviceWanted(k model.DeviceKey) bool {
+	d := h.f.Device
+	return d == "" || strings.IndexByte(d, ':') < 0 && string(k.ID) == d || k.Name == model.DeviceName(d[:max(strings.IndexByte(d, ':'), 0)]) && string(k.ID) == d[strings.IndexByte(d, ':')+1:]
 }
 
 func (h *histWalk) gone(id model.KernelID, t time.Time, inGap bool) {
@@ -164,6 +179,24 @@ func (r *Reader) History(f Filter) (*HistoryResult, error) {
 	res := &HistoryResult{From: r.segs[0].Start}
 	var prevEnd time.Time
 	carry := false // the previous segment continues into this one
+	// The segments are read and decompressed one ahead, on another core,
+	// without their checkpoints (a segment that continues the previous one
+	// does not need its own); one that does is read again.
+	pre := make(chan *segRead, 1)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		defer close(pre)
+		rd := &Reader{dir: r.dir, segs: r.segs}
+		for i := range r.segs {
+			sr := rd.read(i, i > 0)
+			select {
+			case pre <- sr:
+			case <-stop:
+				return
+			}
+		}
+	}()
 	for i := range r.segs {
 		if !f.Until.IsZero() && r.segs[i].Start.After(f.Until) {
 			break
@@ -171,7 +204,10 @@ func (r *Reader) History(f Filter) (*HistoryResult, error) {
 		// Segments wholly before Since matter only for what is open when
 		// it begins; their checkpoint alone would not say since when, so
 		// they are read all the same.
-		sr := r.read(i, carry)
+		sr := <-pre
+		if !carry && i > 0 {
+			sr = r.read(i, false)
+		}
 		name := filepath.Base(r.segs[i].Path)
 		if sr.err != nil || sr.data.Checkpoint == nil {
 			why := "cannot be read"
@@ -200,7 +236,7 @@ func (r *Reader) History(f Filter) (*HistoryResult, error) {
 				for _, rr := range grp {
 					if rr.typ == recKernel {
 						d := dec{b: rr.body}
-						kh := decodeKernelHead(&d)
+						kh := decodeKernelHeadOf(&d, h.deviceWanted)
 						if d.err == nil {
 							inCk[kh.ID] = kh
 						}
@@ -231,7 +267,7 @@ func (r *Reader) History(f Filter) (*HistoryResult, error) {
 				switch rr.typ {
 				case recKernel:
 					d := dec{b: rr.body}
-					kh := decodeKernelHead(&d)
+					kh := decodeKernelHeadOf(&d, h.deviceWanted)
 					if d.err == nil {
 						h.put(kh, tm, false)
 					}

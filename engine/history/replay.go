@@ -18,6 +18,9 @@ type state struct {
 	agents  []model.Agent
 	usage   map[model.DeviceKey]usageRec
 	kernels map[model.KernelID][]byte
+	// patched: kernels a patch record changed, decoded (a kernel patched
+	// again is not decoded and encoded once per patch).
+	patched map[model.KernelID]*model.Kernel
 	issues  []model.Issue
 	minute  *minuteRec
 	// devTime is when the devices record in force was written.
@@ -25,7 +28,7 @@ type state struct {
 }
 
 func newState() *state {
-	return &state{usage: map[model.DeviceKey]usageRec{}, kernels: map[model.KernelID][]byte{}}
+	return &state{usage: map[model.DeviceKey]usageRec{}, kernels: map[model.KernelID][]byte{}, patched: map[model.KernelID]*model.Kernel{}}
 }
 
 // group is the records of one snapshot, applied once its tick is read.
@@ -100,25 +103,27 @@ func (st *state) apply(typ byte, body []byte) error {
 			return fmt.Errorf("kernel record without an id")
 		}
 		st.kernels[id] = body
+		delete(st.patched, id)
 	case recKernelPatch:
 		d := dec{b: body}
 		id := model.KernelID(d.id())
-		old, ok := st.kernels[id]
-		if d.err != nil || !ok {
-			return fmt.Errorf("a patch of kernel %q, which the record does not have", id)
-		}
-		od := dec{b: old}
-		k := decodeKernel(&od)
-		if od.err != nil {
-			return fmt.Errorf("kernel record: %w", od.err)
+		k := st.patched[id]
+		if k == nil {
+			old, ok := st.kernels[id]
+			if d.err != nil || !ok {
+				return fmt.Errorf("a patch of kernel %q, which the record does not have", id)
+			}
+			od := dec{b: old}
+			k = decodeKernel(&od)
+			if od.err != nil {
+				return fmt.Errorf("kernel record: %w", od.err)
+			}
+			st.patched[id] = k
 		}
 		decodePatch(&d, k)
 		if d.err != nil {
 			return fmt.Errorf("kernel patch: %w", d.err)
 		}
-		e := enc{}
-		encodeKernel(&e, k)
-		st.kernels[id] = e.b
 	case recKernelGone:
 		d := dec{b: body}
 		id := model.KernelID(d.id())
@@ -126,6 +131,7 @@ func (st *state) apply(typ byte, body []byte) error {
 			return fmt.Errorf("kernel record: %w", d.err)
 		}
 		delete(st.kernels, id)
+		delete(st.patched, id)
 	case recIssues:
 		d := dec{b: body}
 		is := decodeIssues(&d)
@@ -150,11 +156,14 @@ func (st *state) snapshot() (*model.Snapshot, error) {
 	s.Agents = append([]model.Agent(nil), st.agents...)
 	ks := make([]*model.Kernel, 0, len(st.kernels))
 	holds := map[model.DeviceKey][]model.Holding{}
-	for _, b := range st.kernels {
-		d := dec{b: b}
-		k := decodeKernel(&d)
-		if d.err != nil {
-			return nil, fmt.Errorf("kernel record: %w", d.err)
+	for id, b := range st.kernels {
+		k := st.patched[id]
+		if k == nil {
+			d := dec{b: b}
+			k = decodeKernel(&d)
+			if d.err != nil {
+				return nil, fmt.Errorf("kernel record: %w", d.err)
+			}
 		}
 		ks = append(ks, k)
 		for slot, devs := range k.Alloc {
