@@ -1,6 +1,8 @@
 package history
 
 import (
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -130,5 +132,50 @@ func TestStep(t *testing.T) {
 	}
 	if _, ok := rd.Step(got[len(got)-1].snap.Time, +1); ok {
 		t.Fatal("a change after the last")
+	}
+}
+
+func TestOneWriterPerDirectory(t *testing.T) {
+	dir := t.TempDir()
+	a, err := Open(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(Options{Dir: dir}); !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), "pid") {
+		t.Fatalf("a second writer: %v", err)
+	}
+	rd, err := OpenReader(dir)
+	if err != nil || !rd.Active {
+		t.Fatalf("reader: %v, active %v", err, rd != nil && rd.Active)
+	}
+	a.Close()
+	b, err := Open(Options{Dir: dir})
+	if err != nil {
+		t.Fatalf("after the first closed: %v", err)
+	}
+	b.Close()
+}
+
+// Retention drops the oldest segments by age and by size, never the one
+// being written.
+func TestRetention(t *testing.T) {
+	dir := t.TempDir()
+	node := newSynth(6, 50)
+	node.bloat = 200
+	recordSynth(t, dir, node, 400, 1, Options{CheckpointEvery: 20 * time.Second, MaxSize: 100 << 10})
+	segs, _ := listSegments(dir)
+	var total int64
+	for _, s := range segs {
+		total += s.Size
+	}
+	if total > 100<<10+segs[len(segs)-1].Size || segs[0].Start.Equal(time.Date(2026, 11, 20, 0, 0, 1, 0, time.UTC)) {
+		t.Fatalf("%d segments, %d bytes, first %s", len(segs), total, segs[0].Start)
+	}
+	// By age: a week later, everything but the newest goes.
+	node.t = node.t.Add(8 * 24 * time.Hour)
+	recordSynth(t, dir, node, 3, 1, Options{})
+	segs, _ = listSegments(dir)
+	if len(segs) != 2 {
+		t.Fatalf("%d segments after a week", len(segs))
 	}
 }
