@@ -177,6 +177,15 @@ func (r *Reader) History(f Filter) (*HistoryResult, error) {
 	}
 	h := &histWalk{f: f, cur: map[model.KernelID]*ktrack{}}
 	res := &HistoryResult{From: r.segs[0].Start}
+	// With --since, reading starts at the checkpoint before it: what was
+	// held then shows as held since that checkpoint ("<").
+	first := 0
+	if !f.Since.IsZero() {
+		for first+1 < len(r.segs) && !r.segs[first+1].Start.After(f.Since) {
+			first++
+		}
+	}
+	segs := r.segs[first:]
 	var prevEnd time.Time
 	carry := false // the previous segment continues into this one
 	// The segments are read and decompressed one ahead, on another core,
@@ -187,8 +196,8 @@ func (r *Reader) History(f Filter) (*HistoryResult, error) {
 	defer close(stop)
 	go func() {
 		defer close(pre)
-		rd := &Reader{dir: r.dir, segs: r.segs}
-		for i := range r.segs {
+		rd := &Reader{dir: r.dir, segs: segs}
+		for i := range segs {
 			sr := rd.read(i, i > 0)
 			select {
 			case pre <- sr:
@@ -197,8 +206,9 @@ func (r *Reader) History(f Filter) (*HistoryResult, error) {
 			}
 		}
 	}()
-	for i := range r.segs {
-		if !f.Until.IsZero() && r.segs[i].Start.After(f.Until) {
+	rs := &Reader{dir: r.dir, segs: segs}
+	for i := range segs {
+		if !f.Until.IsZero() && segs[i].Start.After(f.Until) {
 			break
 		}
 		// Segments wholly before Since matter only for what is open when
@@ -206,9 +216,9 @@ func (r *Reader) History(f Filter) (*HistoryResult, error) {
 		// they are read all the same.
 		sr := <-pre
 		if !carry && i > 0 {
-			sr = r.read(i, false)
+			sr = rs.read(i, false)
 		}
-		name := filepath.Base(r.segs[i].Path)
+		name := filepath.Base(segs[i].Path)
 		if sr.err != nil || sr.data.Checkpoint == nil {
 			why := "cannot be read"
 			if sr.err != nil {
@@ -217,14 +227,14 @@ func (r *Reader) History(f Filter) (*HistoryResult, error) {
 				why = sr.data.Damage
 			}
 			to := time.Now()
-			if i+1 < len(r.segs) {
-				to = r.segs[i+1].Start
+			if i+1 < len(segs) {
+				to = segs[i+1].Start
 			}
-			res.Missing = append(res.Missing, Missing{From: r.segs[i].Start, To: to, Why: fmt.Sprintf("segment %s: %s", name, why)})
+			res.Missing = append(res.Missing, Missing{From: segs[i].Start, To: to, Why: fmt.Sprintf("segment %s: %s", name, why)})
 			carry = false
 			continue
 		}
-		start := r.segs[i].Start
+		start := segs[i].Start
 		if !carry {
 			// A fresh start: the checkpoint is the truth. Whatever it
 			// lacks ended in the gap; whatever it adds began there.
@@ -306,11 +316,11 @@ func (r *Reader) History(f Filter) (*HistoryResult, error) {
 		}
 		prevEnd = end
 		res.To = end
-		damaged := sr.data.Damage != "" && (!sr.data.Torn || i < len(r.segs)-1)
+		damaged := sr.data.Damage != "" && (!sr.data.Torn || i < len(segs)-1)
 		carry = w.rotated && !damaged
 		next := time.Time{}
-		if i+1 < len(r.segs) {
-			next = r.segs[i+1].Start
+		if i+1 < len(segs) {
+			next = segs[i+1].Start
 		}
 		switch {
 		case damaged:
