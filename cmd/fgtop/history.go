@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/fgtop/fgtop/engine"
+	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/engine/history"
 	"github.com/fgtop/fgtop/engine/report"
 	"github.com/fgtop/fgtop/model"
@@ -253,6 +254,19 @@ type historyDoc struct {
 	To        string        `json:"record_to"`
 	Intervals []intervalDoc `json:"intervals"`
 	Missing   []missingDoc  `json:"missing"`
+	// Partitions are the agent.toml journal's records in the span: the
+	// partition changes applied (and rolled back) meanwhile.
+	Partitions []partitionDoc `json:"partition_changes"`
+}
+
+type partitionDoc struct {
+	Time    string `json:"time"`
+	Action  string `json:"action"`
+	Actor   string `json:"actor"`
+	Config  string `json:"config"`
+	OldHash string `json:"old_hash"`
+	NewHash string `json:"new_hash"`
+	Result  string `json:"result"`
 }
 
 type intervalDoc struct {
@@ -338,7 +352,7 @@ Exit status: 0; 1 when the record lacks part of the asked span or it lies outsid
 			if err != nil {
 				return &exitError{code: exitProblem, err: fmt.Errorf("%s: %w", d, err)}
 			}
-			return printHistory(os.Stdout, res, f, asJSON, rd.Active)
+			return printHistory(os.Stdout, res, rd.Partitions(f.Since, f.Until), f, asJSON, rd.Active)
 		},
 	}
 	fl := cmd.Flags()
@@ -352,7 +366,7 @@ Exit status: 0; 1 when the record lacks part of the asked span or it lies outsid
 	return cmd
 }
 
-func printHistory(w io.Writer, res *history.HistoryResult, f history.Filter, asJSON, active bool) error {
+func printHistory(w io.Writer, res *history.HistoryResult, parts []agentconfig.JournalRecord, f history.Filter, asJSON, active bool) error {
 	var problems []string
 	if !f.Until.IsZero() && f.Until.Before(res.From) || !f.Since.IsZero() && f.Since.After(res.To) && !active {
 		problems = append(problems, fmt.Sprintf("the asked span is outside the record, which covers %s to %s",
@@ -367,7 +381,12 @@ func printHistory(w io.Writer, res *history.HistoryResult, f history.Filter, asJ
 		}
 	}
 	if asJSON {
-		doc := historyDoc{Schema: historySchema, From: rfc(res.From), To: rfc(res.To), Intervals: []intervalDoc{}, Missing: []missingDoc{}}
+		doc := historyDoc{Schema: historySchema, From: rfc(res.From), To: rfc(res.To), Intervals: []intervalDoc{}, Missing: []missingDoc{},
+			Partitions: []partitionDoc{}}
+		for _, jr := range parts {
+			doc.Partitions = append(doc.Partitions, partitionDoc{Time: rfc(jr.Time), Action: jr.Action, Actor: jr.Actor, Config: jr.Config,
+				OldHash: jr.OldHash, NewHash: jr.NewHash, Result: jr.Result})
+		}
 		for _, iv := range res.Intervals {
 			am := map[string]string{}
 			for s, v := range iv.Amounts {
@@ -412,6 +431,9 @@ func printHistory(w io.Writer, res *history.HistoryResult, f history.Filter, asJ
 		tw.Flush()
 		if len(res.Intervals) == 0 {
 			fmt.Fprintln(w, "(nothing held in the asked span)")
+		}
+		for _, jr := range parts {
+			fmt.Fprintf(w, "partition: %s %s by %s (%s): %s\n", jr.Time.Local().Format("2006-01-02 15:04:05"), jr.Action, jr.Actor, jr.Result, jr.Config)
 		}
 		for _, m := range missing {
 			fmt.Fprintf(w, "missing: %s\n", m)

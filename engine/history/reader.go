@@ -278,6 +278,8 @@ func (w *walker) scan(sr *segRead, st *state, until time.Time) {
 				}
 				w.grp = w.grp[:0]
 				sr.end = tm
+			case recJournal:
+				// Stands alone; Partitions reads it.
 			case recMinute, recBeat, recEnd, recRotate:
 				var tm time.Time
 				if typ == recMinute && st == nil {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -107,6 +108,68 @@ type Recorder struct {
 	usageRecs map[model.DeviceKey]bool
 	// sampled: the device list last sampled (a new reading is a new list).
 	sampled *model.Device
+	// configHash is the agent.toml hash last seen; journalSeen the time
+	// of the newest journal record in the record.
+	configHash  string
+	journalSeen time.Time
+}
+
+// followJournal records the agent.toml journal's new records (applies and
+// rollbacks: the partitions as applied) when the config changed, and at
+// the start. It reads a file: Run calls it, off the engine's goroutine.
+func (r *Recorder) followJournal(s *model.Snapshot) {
+	if s.ConfigPath == "" || s.ConfigHash == r.configHash {
+		return
+	}
+	r.configHash = s.ConfigHash
+	recs, _, err := agentconfig.ReadJournal(agentconfig.JournalPath(s.ConfigPath))
+	if err != nil {
+		return
+	}
+	for _, jr := range recs {
+		if !jr.Time.After(r.journalSeen) {
+			continue
+		}
+		b, err := json.Marshal(jr)
+		if err != nil {
+			continue
+		}
+		r.pending = appendRecord(r.pending, recJournal, b)
+		r.journalSeen = jr.Time
+	}
+}
+
+// Partitions returns the journal records (applies, rollbacks) the record
+// holds between from and until (zero: unbounded), oldest first.
+func (rd *Reader) Partitions(from, until time.Time) []agentconfig.JournalRecord {
+	var out []agentconfig.JournalRecord
+	for i := range rd.segs {
+		if !until.IsZero() && rd.segs[i].Start.After(until) {
+			break
+		}
+		sr := rd.read(i, true)
+		if sr.data == nil {
+			continue
+		}
+		it := recIter{b: sr.data.Deltas}
+		for {
+			typ, body, ok := it.next()
+			if !ok {
+				break
+			}
+			if typ != recJournal {
+				continue
+			}
+			var jr agentconfig.JournalRecord
+			if json.Unmarshal(body, &jr) != nil {
+				continue
+			}
+			if (from.IsZero() || !jr.Time.Before(from)) && (until.IsZero() || !jr.Time.After(until)) {
+				out = append(out, jr)
+			}
+		}
+	}
+	return out
 }
 
 type carriedTimes struct {
@@ -159,6 +222,10 @@ func (r *Recorder) loadCarried() {
 	res, err := rd.At(rd.segs[len(rd.segs)-1].Start.Add(1 << 62))
 	if err != nil || res.Snap == nil {
 		return
+	}
+	r.journalSeen = res.To
+	if res.To.IsZero() {
+		r.journalSeen = res.Snap.Time
 	}
 	r.carried = map[model.KernelID]carriedTimes{}
 	res.Snap.KernelSeq().Each(func(k *model.Kernel) {
@@ -240,6 +307,7 @@ func (r *Recorder) Run(ctx context.Context, snaps <-chan *model.Snapshot) error 
 				return nil
 			}
 			r.Observe(s)
+			r.followJournal(s)
 			if !armed {
 				flush.Reset(r.opts.FlushEvery)
 				armed = true
