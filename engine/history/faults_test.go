@@ -320,3 +320,54 @@ func TestDiskFull(t *testing.T) {
 		t.Fatal("the full disk's gap is not reported")
 	}
 }
+
+// A segment deleted from the middle of a chain of rotations is a gap,
+// not a silent jump: the record says a segment is missing there.
+func TestDeletedSegmentIsAGap(t *testing.T) {
+	dir := t.TempDir()
+	got := recordSynth(t, dir, newSynth(8, 20), 90, 3, Options{CheckpointEvery: 30 * time.Second})
+	segs, _ := listSegments(dir)
+	if len(segs) < 3 {
+		t.Fatalf("%d segments", len(segs))
+	}
+	os.Remove(segs[1].Path)
+	in := got[len(got)/2].snap.Time
+	if in.Before(segs[1].Start) || !in.Before(segs[2].Start) {
+		in = segs[1].Start.Add(time.Second)
+	}
+	res := mustAt(t, dir, in)
+	if res.Exact || len(res.Missing) == 0 || !strings.Contains(res.Missing[0].Why, "segment is missing") {
+		t.Fatalf("inside the deleted segment: exact %v, missing %v", res.Exact, res.Missing)
+	}
+	rd, _ := OpenReader(dir)
+	h, err := rd.History(Filter{Device: "cuda:1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Missing) != 1 || !strings.Contains(h.Missing[0].Why, "segment is missing") {
+		t.Fatalf("history missing %v", h.Missing)
+	}
+	// After the gap, the next segment's checkpoint is the truth again.
+	last := got[len(got)-1]
+	if res := mustAt(t, dir, last.snap.Time); !res.Exact || !bytes.Equal(docOf(t, res.Snap), last.doc) {
+		t.Fatal("after the gap the record is not exact")
+	}
+}
+
+// A recorder that holds the directory but writes nothing (a full disk)
+// does not make the record pass for live: a later moment is not exact.
+func TestHeldButNotWriting(t *testing.T) {
+	dir := t.TempDir()
+	node := newSynth(9, 5)
+	got := recordSynth(t, dir, node, 5, 1, Options{})
+	rec, err := Open(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Close()
+	later := got[len(got)-1].snap.Time.Add(time.Minute)
+	res := mustAt(t, dir, later)
+	if res.Exact || len(res.Missing) == 0 || !strings.Contains(res.Missing[0].Why, "not writing") {
+		t.Fatalf("a minute after the last write: exact %v, missing %v", res.Exact, res.Missing)
+	}
+}

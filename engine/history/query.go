@@ -317,7 +317,7 @@ func (r *Reader) History(f Filter) (*HistoryResult, error) {
 		prevEnd = end
 		res.To = end
 		damaged := sr.data.Damage != "" && (!sr.data.Torn || i < len(segs)-1)
-		carry = w.rotated && !damaged
+		carry = !damaged && i+1 < len(segs) && w.continues(segs[i+1].Start)
 		next := time.Time{}
 		if i+1 < len(segs) {
 			next = segs[i+1].Start
@@ -331,7 +331,7 @@ func (r *Reader) History(f Filter) (*HistoryResult, error) {
 			res.Missing = append(res.Missing, Missing{From: end, To: to,
 				Why: fmt.Sprintf("segment %s: %s at byte %d; the rest of it is lost", name, sr.data.Damage, sr.data.Offset)})
 		case !next.IsZero():
-			if m, ok := gapBetween(end, next, sr.clean, w.rotated); ok {
+			if m, ok := gapBetween(end, next, sr.clean, w.rotated, w.continues(next)); ok {
 				res.Missing = append(res.Missing, m)
 			}
 		}

@@ -178,6 +178,13 @@ func (r *Reader) At(t time.Time) (*Result, error) {
 			if t.After(end.Add(slack)) && !r.Active {
 				return nil, &OutsideError{At: t, From: res.From, To: end}
 			}
+			if t.After(end.Add(slack)) {
+				// A recorder writes at least every few seconds: one that
+				// holds the directory and has not cannot write (a full
+				// disk, a directory gone read-only).
+				res.Missing = append(res.Missing, Missing{From: end, To: t,
+					Why: "nothing recorded since: the recorder holding the directory is not writing (a full disk?)"})
+			}
 		}
 		if sr.data.Damage != "" && !sr.data.Torn || sr.data.Damage != "" && i < len(r.segs)-1 {
 			// Bad bytes, or a torn tail of a segment the recorder
@@ -189,7 +196,7 @@ func (r *Reader) At(t time.Time) (*Result, error) {
 			res.Missing = append(res.Missing, Missing{From: end, To: next,
 				Why: fmt.Sprintf("segment %s: %s at byte %d; the rest of it is lost", filepath.Base(sr.file.Path), sr.data.Damage, sr.data.Offset)})
 		} else if i+1 < len(r.segs) {
-			if m, ok := gapBetween(end, r.segs[i+1].Start, sr.clean, w.rotated); ok {
+			if m, ok := gapBetween(end, r.segs[i+1].Start, sr.clean, w.rotated, w.continues(r.segs[i+1].Start)); ok {
 				res.Missing = append(res.Missing, m)
 			}
 		}
@@ -207,7 +214,7 @@ func (r *Reader) At(t time.Time) (*Result, error) {
 	}
 	res.Exact = true
 	for _, m := range res.Missing {
-		if !t.Before(m.From) && t.Before(m.To) || !t.Before(m.From) && m.To.Before(m.From) {
+		if t.After(m.From) && !t.After(m.To) || t.After(m.From) && m.To.Before(m.From) {
 			res.Exact = false
 		}
 	}
@@ -227,6 +234,8 @@ type walker struct {
 	grp     []rawRec
 	err     error
 	rotated bool
+	// rotateAt is when the next segment begins, by the rotate record.
+	rotateAt time.Time
 	// onGroup is handed each complete group (history queries), ckpt for
 	// the checkpoint's.
 	onGroup func(tm time.Time, grp []rawRec, ckpt bool)
@@ -306,6 +315,9 @@ func (w *walker) scan(sr *segRead, st *state, until time.Time) {
 				if typ == recEnd || typ == recRotate {
 					sr.clean = true
 					w.rotated = typ == recRotate
+					if w.rotated {
+						w.rotateAt = tm
+					}
 				}
 			default:
 				if st != nil || w.onGroup != nil {
@@ -323,10 +335,16 @@ func (w *walker) scan(sr *segRead, st *state, until time.Time) {
 // the next segment's start went unrecorded: any time at all after a
 // recorder that stopped without its end record (what it had not written
 // yet is lost), more than a second or so after one that stopped cleanly.
-func gapBetween(end, next time.Time, clean, rotated bool) (Missing, bool) {
+// continues reports whether the segment ended by rotating into one that
+// begins at next (a segment deleted in between breaks the chain).
+func (w *walker) continues(next time.Time) bool { return w.rotated && w.rotateAt.Equal(next) }
+
+func gapBetween(end, next time.Time, clean, rotated, continues bool) (Missing, bool) {
 	switch {
-	case rotated || !next.After(end):
+	case continues || !next.After(end):
 		return Missing{}, false
+	case rotated:
+		return Missing{From: end, To: next, Why: "a segment is missing here (deleted or lost)"}, true
 	case !clean:
 		return Missing{From: end, To: next, Why: "not recorded: the recorder stopped without a word (killed, or the machine went down); up to its last second of changes is lost"}, true
 	case next.Sub(end) > 2*DefaultFlushEvery:

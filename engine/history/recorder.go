@@ -545,11 +545,17 @@ func (r *Recorder) Flush() error {
 		r.pending = appendRecord(nil, recBeat, (&enc{}).varintB(now.UnixNano()))
 	}
 	if err := r.write(now); err != nil {
+		if r.err == nil {
+			// Once, not every retry: a full disk stays full a while.
+			r.opts.Logf("history: %v; recording resumes when writing works again", err)
+		}
 		r.err = err
 		r.broken = true
 		r.retry = now.Add(5 * time.Second)
-		r.opts.Logf("history: %v; recording resumes when writing works again", err)
 		return err
+	}
+	if r.err != nil {
+		r.opts.Logf("history: writing again (what came in meanwhile is summed up in a new checkpoint)")
 	}
 	r.err = nil
 	r.lastWrite = now
