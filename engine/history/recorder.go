@@ -581,7 +581,12 @@ func (r *Recorder) write(now time.Time) error {
 		}
 		payload := z.EncodeAll(r.ckpt, nil)
 		if _, err := r.f.Write(appendChunk(nil, chunkCheckpoint, payload)); err != nil {
-			return fmt.Errorf("write %s: %w", r.f.Name(), err)
+			// A segment without its checkpoint holds nothing a reader
+			// can use: do not leave one per retry on a full disk.
+			name := r.f.Name()
+			r.closeSegment(false)
+			os.Remove(name)
+			return fmt.Errorf("write %s: %w", name, err)
 		}
 		r.ckpt = r.ckpt[:0]
 		r.retain(now)
