@@ -337,7 +337,7 @@ func allocIdentical(a, b model.Allocations) bool {
 			return false
 		}
 		for id, v := range x {
-			if w, ok := y[id]; !ok || !v.Identical(w) {
+			if w, ok := y[id]; !ok || !same(v, w) {
 				return false
 			}
 		}

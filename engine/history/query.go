@@ -163,7 +163,7 @@ func sameSlots(a, b model.ResourceSlot) bool {
 		return false
 	}
 	for k, v := range a {
-		if w, ok := b[k]; !ok || !v.Identical(w) {
+		if w, ok := b[k]; !ok || !same(v, w) {
 			return false
 		}
 	}

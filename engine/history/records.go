@@ -31,7 +31,7 @@ func metaOf(s *model.Snapshot) metaRec {
 func (m *metaRec) equal(o *metaRec) bool {
 	return m.Node == o.Node && m.Mode == o.Mode && m.ConfigPath == o.ConfigPath && m.ConfigHash == o.ConfigHash &&
 		m.DraftFormat == o.DraftFormat && m.Source == o.Source && m.HostMemBytes == o.HostMemBytes &&
-		m.Allocator.Fractional == o.Allocator.Fractional && m.Allocator.Quantum.Identical(o.Allocator.Quantum) &&
+		m.Allocator.Fractional == o.Allocator.Fractional && same(m.Allocator.Quantum, o.Allocator.Quantum) &&
 		m.Allocator.AffinityPolicy == o.Allocator.AffinityPolicy && slices.Equal(m.Allocator.AllocationOrder, o.Allocator.AllocationOrder) &&
 		m.IdleKernels == o.IdleKernels && m.IdleAfter == o.IdleAfter
 }
@@ -260,7 +260,7 @@ func slotsIdentical(a, b model.ResourceSlot) bool {
 		return false
 	}
 	for k, v := range a {
-		if w, ok := b[k]; !ok || !v.Identical(w) {
+		if w, ok := b[k]; !ok || !same(v, w) {
 			return false
 		}
 	}
@@ -373,7 +373,7 @@ func agentsShapeEqual(a, b []model.Agent) bool {
 	}
 	for i := range a {
 		x, y := &a[i], &b[i]
-		if x.ID != y.ID || x.ScratchRoot != y.ScratchRoot || !x.Mem.Identical(y.Mem) || x.Restart.State != y.Restart.State ||
+		if x.ID != y.ID || x.ScratchRoot != y.ScratchRoot || !same(x.Mem, y.Mem) || x.Restart.State != y.Restart.State ||
 			x.Restart.Detail != y.Restart.Detail || !slices.Equal(x.Restart.PIDs, y.Restart.PIDs) || (x.Owns == nil) != (y.Owns == nil) ||
 			len(x.Owns) != len(y.Owns) {
 			return false
@@ -396,7 +396,7 @@ func totalsEqual(a, b []model.Agent) bool {
 			return false
 		}
 		for k, v := range a[i].Held {
-			if w, ok := b[i].Held[k]; !ok || !v.Identical(w) {
+			if w, ok := b[i].Held[k]; !ok || !same(v, w) {
 				return false
 			}
 		}
@@ -410,4 +410,15 @@ func encodeTotals(e *enc, as []model.Agent) {
 		e.uvarint(uint64(max(as[i].Kernels, 0)))
 		encodeSlots(e, as[i].Held)
 	}
+}
+
+// same reports whether two amounts print the same (str(Decimal)): equal
+// in value and exponent. It is Dec.Identical without building the
+// strings, which the recorder would do for every amount of every change.
+func same(a, b model.Dec) bool {
+	if !a.IsFinite() || !b.IsFinite() || a.IsZero() {
+		// NaN, infinities and zeros (-0 is not 0): rare, by their strings.
+		return a.Identical(b)
+	}
+	return a.Exponent() == b.Exponent() && a.Cmp(b) == 0
 }
