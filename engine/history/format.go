@@ -1,6 +1,7 @@
 package history
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -151,12 +152,19 @@ type segData struct {
 	// Torn: the damage is a last chunk cut short, as a crash or a full
 	// disk leaves it, rather than bad bytes followed by more.
 	Torn bool
+	// deltaZ is the compressed delta stream, when the caller decompresses
+	// it as it reads (lazy): a query about an early moment stops there.
+	deltaZ []byte
 }
 
 // parseSegment reads a segment file's bytes. skipCheckpoint leaves the
 // checkpoint compressed (a query that carries state over from the
 // previous segment does not need it).
 func parseSegment(b []byte, skipCheckpoint bool, dec *zstd.Decoder) (*segData, error) {
+	return parseSegmentOf(b, skipCheckpoint, false, dec)
+}
+
+func parseSegmentOf(b []byte, skipCheckpoint, lazy bool, dec *zstd.Decoder) (*segData, error) {
 	sd := &segData{}
 	if len(b) < headerSize || string(b[:8]) != segMagic {
 		return nil, errors.New("not an fgtop history segment")
@@ -214,7 +222,9 @@ func parseSegment(b []byte, skipCheckpoint bool, dec *zstd.Decoder) (*segData, e
 	if first && sd.Damage == "" {
 		sd.Damage, sd.Offset, sd.Torn = "no checkpoint", int64(off), true
 	}
-	if len(deltaZ) > 0 {
+	if len(deltaZ) > 0 && lazy {
+		sd.deltaZ = deltaZ
+	} else if len(deltaZ) > 0 {
 		raw, err := decodeStream(deltaZ, dec)
 		sd.Deltas = raw
 		if err != nil && sd.Damage == "" {
@@ -231,6 +241,7 @@ func decodeStream(z []byte, dec *zstd.Decoder) ([]byte, error) {
 	if err := dec.Reset(bytes.NewReader(z)); err != nil {
 		return nil, err
 	}
+	defer dec.Reset(nil)
 	var out bytes.Buffer
 	_, err := io.Copy(&out, io.LimitReader(dec, maxSegmentRaw))
 	if errors.Is(err, io.ErrUnexpectedEOF) {
@@ -266,4 +277,44 @@ func (it *recIter) next() (typ byte, body []byte, ok bool) {
 func newDecoder() (*zstd.Decoder, error) {
 	return zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxSegmentRaw),
 		zstd.WithDecoderMaxWindow(32<<20))
+}
+
+// streamIter walks the records of a delta stream as it decompresses it.
+type streamIter struct {
+	br  *bufio.Reader
+	err error
+}
+
+func newStreamIter(z []byte, dec *zstd.Decoder) *streamIter {
+	if err := dec.Reset(bytes.NewReader(z)); err != nil {
+		return &streamIter{err: err}
+	}
+	return &streamIter{br: bufio.NewReaderSize(io.LimitReader(dec, maxSegmentRaw), 64<<10)}
+}
+
+// next is recIter.next on the stream; the stream's end where the writer
+// last flushed (a torn tail) is an end, not an error.
+func (it *streamIter) next() (typ byte, body []byte, ok bool) {
+	if it.br == nil || it.err != nil {
+		return 0, nil, false
+	}
+	n, err := binary.ReadUvarint(it.br)
+	if err != nil {
+		if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+			it.err = err
+		}
+		return 0, nil, false
+	}
+	if n == 0 || n > maxRecord {
+		it.err = fmt.Errorf("a record of %d bytes", n)
+		return 0, nil, false
+	}
+	rec := make([]byte, n)
+	if _, err := io.ReadFull(it.br, rec); err != nil {
+		if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+			it.err = err
+		}
+		return 0, nil, false
+	}
+	return rec[0], rec[1:], true
 }

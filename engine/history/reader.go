@@ -81,9 +81,15 @@ type segRead struct {
 	// end record); clean: it ends with an end or rotate record.
 	end   time.Time
 	clean bool
+	// dec decompresses a lazily read delta stream.
+	dec *zstd.Decoder
 }
 
-func (r *Reader) read(i int, skipCkpt bool) *segRead {
+func (r *Reader) read(i int, skipCkpt bool) *segRead { return r.readOf(i, skipCkpt, false) }
+
+// readOf reads segment i; lazy leaves the delta stream compressed, for
+// the walker to decompress as it goes.
+func (r *Reader) readOf(i int, skipCkpt, lazy bool) *segRead {
 	sr := &segRead{file: r.segs[i]}
 	b, err := os.ReadFile(sr.file.Path)
 	if err != nil {
@@ -96,7 +102,8 @@ func (r *Reader) read(i int, skipCkpt bool) *segRead {
 			return sr
 		}
 	}
-	sr.data, sr.err = parseSegment(b, skipCkpt, r.dec)
+	sr.data, sr.err = parseSegmentOf(b, skipCkpt, lazy, r.dec)
+	sr.dec = r.dec
 	return sr
 }
 
@@ -153,7 +160,7 @@ func (r *Reader) At(t time.Time) (*Result, error) {
 		i--
 	}
 	for ; i >= 0; i-- {
-		sr := r.read(i, false)
+		sr := r.readOf(i, false, true)
 		if sr.err != nil || sr.data.Checkpoint == nil {
 			why := "cannot be read"
 			if sr.err != nil {
@@ -165,13 +172,22 @@ func (r *Reader) At(t time.Time) (*Result, error) {
 				Why: fmt.Sprintf("segment %s: %s", filepath.Base(sr.file.Path), why)})
 			continue
 		}
-		w := walker{}
+		w := walker{stopPast: true}
 		st := newState()
 		w.scan(sr, st, t)
 		if w.err != nil {
 			return nil, w.err
 		}
 		end := sr.end
+		if w.stopped {
+			// A change after t is in this segment: t is recorded.
+			snap, err := st.snapshot()
+			if err != nil {
+				return nil, err
+			}
+			res.Snap, res.Exact = snap, true
+			return res, nil
+		}
 		if i == len(r.segs)-1 {
 			r.spanDone, r.spanTo = true, end
 			res.To = end
@@ -236,6 +252,9 @@ type walker struct {
 	rotated bool
 	// rotateAt is when the next segment begins, by the rotate record.
 	rotateAt time.Time
+	// stopPast: stop at the first group past the asked time (stopped
+	// says it did, and the segment's end is then not known).
+	stopPast, stopped bool
 	// onGroup is handed each complete group (history queries), ckpt for
 	// the checkpoint's.
 	onGroup func(tm time.Time, grp []rawRec, ckpt bool)
@@ -247,9 +266,12 @@ func (w *walker) scan(sr *segRead, st *state, until time.Time) {
 	if sr.data == nil {
 		return
 	}
-	run := func(b []byte, ckpt bool) {
-		it := recIter{b: b}
-		for {
+	type iter interface {
+		next() (byte, []byte, bool)
+	}
+	stop := false
+	run := func(it iter, ckpt bool) {
+		for !stop {
 			typ, body, ok := it.next()
 			if !ok {
 				break
@@ -265,8 +287,13 @@ func (w *walker) scan(sr *segRead, st *state, until time.Time) {
 				}
 				if st != nil && !until.IsZero() && tm.After(until) {
 					// Past the asked time: only where the segment ends
-					// matters from here.
+					// matters from here, and not even that when the
+					// caller reads the stream lazily (the asked time is
+					// inside the segment then).
 					st = nil
+					if w.stopPast {
+						stop, w.stopped = true, true
+					}
 				}
 				if st != nil {
 					for _, rr := range w.grp {
@@ -326,9 +353,19 @@ func (w *walker) scan(sr *segRead, st *state, until time.Time) {
 			}
 		}
 	}
-	run(sr.data.Checkpoint, true)
+	run(&recIter{b: sr.data.Checkpoint}, true)
 	w.grp = w.grp[:0]
-	run(sr.data.Deltas, false)
+	if sr.data.deltaZ != nil && sr.dec != nil {
+		si := newStreamIter(sr.data.deltaZ, sr.dec)
+		run(si, false)
+		// A stream read part way holds the decoder: let it go.
+		sr.dec.Reset(nil)
+		if si.err != nil && sr.data.Damage == "" {
+			sr.data.Damage = "a delta stream that does not decompress: " + si.err.Error()
+		}
+		return
+	}
+	run(&recIter{b: sr.data.Deltas}, false)
 }
 
 // gapBetween says whether the time between a segment's last record and
