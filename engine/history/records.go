@@ -292,7 +292,10 @@ func derivable(u *model.DeviceUsage) bool {
 func deriveUsage(ks []*model.Kernel, have map[model.DeviceKey]usageRec) map[model.DeviceKey]*model.DeviceUsage {
 	out := map[model.DeviceKey]*model.DeviceUsage{}
 	for _, k := range ks {
-		var counted []model.DeviceKey
+		// Devices this kernel was counted on (a kernel holding two slots
+		// on one device counts once there); a map, since a record may
+		// claim any number of devices.
+		counted := map[model.DeviceKey]bool{}
 		for slot, devs := range k.Alloc {
 			name := slot.DeviceName()
 			for id, amt := range devs {
@@ -312,8 +315,8 @@ func deriveUsage(ks []*model.Kernel, have map[model.DeviceKey]usageRec) map[mode
 					u.ByAgent[k.Agent] = ba
 				}
 				ba[slot] = ba[slot].Add(amt)
-				if !slices.Contains(counted, key) {
-					counted = append(counted, key)
+				if !counted[key] {
+					counted[key] = true
 					u.Kernels++
 				}
 			}
