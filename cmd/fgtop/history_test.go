@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,7 +16,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fgtop/fgtop/engine"
+	"github.com/fgtop/fgtop/engine/demo"
 	"github.com/fgtop/fgtop/engine/enginetest"
+	"github.com/fgtop/fgtop/engine/history"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -260,4 +264,70 @@ func docDiff(a, b string) string {
 		return fmt.Sprintf("%s at %d:\nlive:   ...%.300s\nrecord: ...%.300s", k, i, v[lo:], w[lo:])
 	}
 	return "fields differ in number"
+}
+
+// The demo records beside its node: after it ran a while, the record
+// answers with what the engine showed live (kernels and allocations;
+// telemetry is kept per minute).
+func TestDemoRecordsItsHistory(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	node, err := demo.Start(ctx, demo.Options{Seed: 3, Speed: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer node.Close()
+	eng := engine.New(node.EngineOptions())
+	errc := make(chan error, 1)
+	go func() { errc <- eng.Run(ctx) }()
+	dir := filepath.Join(node.Dir, "history")
+	var note bytes.Buffer
+	stop := startRecording(ctx, eng, dir, &note)
+	live := eng.Subscribe(ctx)
+	var seen []*model.Snapshot
+	deadline := time.After(4 * time.Second)
+loop:
+	for {
+		select {
+		case s := <-live:
+			seen = append(seen, s)
+		case <-deadline:
+			break loop
+		}
+	}
+	time.Sleep(1500 * time.Millisecond) // the last batch
+	stop()
+	if note.Len() > 0 {
+		t.Fatalf("recording said: %s", note.String())
+	}
+	rd, err := history.OpenReader(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	matched := 0
+	for _, s := range seen[len(seen)/2:] {
+		res, err := rd.At(s.Time)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Snap.Seq != s.Seq {
+			continue // a snapshot the recorder skipped (latest wins)
+		}
+		want, got := kernelsOf(s), kernelsOf(res.Snap)
+		if want != got {
+			t.Fatalf("seq %d: live %s\nrecord %s", s.Seq, want, got)
+		}
+		matched++
+	}
+	if matched < 3 || len(seen) < 10 {
+		t.Fatalf("%d snapshots seen, %d compared", len(seen), matched)
+	}
+}
+
+func kernelsOf(s *model.Snapshot) string {
+	var b strings.Builder
+	for _, k := range s.Kernels() {
+		fmt.Fprintf(&b, "%s %s %s %s;", k.ID, k.Agent, k.State, enginetest.FmtAlloc(k.Alloc))
+	}
+	return b.String()
 }
