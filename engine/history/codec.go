@@ -209,8 +209,17 @@ func (d *dec) id() string {
 		if b == nil {
 			return ""
 		}
-		h := toHex(b)
-		return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+		var out [36]byte
+		j := 0
+		for i, c := range b {
+			if i == 4 || i == 6 || i == 8 || i == 10 {
+				out[j] = '-'
+				j++
+			}
+			out[j], out[j+1] = hexDigits[c>>4], hexDigits[c&15]
+			j += 2
+		}
+		return string(out[:])
 	case idHex:
 		n := d.uvarint()
 		if n > maxString/2 {
