@@ -243,9 +243,9 @@ func decodeStream(z []byte, dec *zstd.Decoder) ([]byte, error) {
 	}
 	defer dec.Reset(nil)
 	var out bytes.Buffer
-	// Records compress about tenfold: grown once, not doubled and copied
-	// a dozen times over a 12-hour segment.
-	out.Grow(min(10*len(z), 256<<20))
+	// Records compress three- to tenfold: grown once to the low end, not
+	// doubled and copied a dozen times over a 12-hour segment.
+	out.Grow(min(4*len(z), 256<<20))
 	_, err := io.Copy(&out, io.LimitReader(dec, maxSegmentRaw))
 	if errors.Is(err, io.ErrUnexpectedEOF) {
 		err = nil
