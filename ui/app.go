@@ -51,6 +51,9 @@ type Options struct {
 	// agent.toml changed (key R) and says what it did; nil outside the
 	// demo, where the key does not exist.
 	DemoRestart func() (string, error)
+	// History is the history directory the console records into and
+	// reads the past from (:at); "" when there is none.
+	History string
 }
 
 // FrameRate is the renderer's frame rate: pass tea.WithFPS(FrameRate) to
@@ -107,6 +110,7 @@ type App struct {
 	closed     bool
 	cache      *deriveCache
 	hist       history
+	past       pastState
 	seenIssues map[string]bool
 
 	// The main screen's panes, in focus order (indexed by pane), and the
@@ -180,6 +184,9 @@ func newApp(snapshots <-chan *model.Snapshot, opts Options) *App {
 	a.keys = NewKeyMap(role)
 	if opts.DemoRestart != nil {
 		a.keys = a.keys.withDemoRestart()
+	}
+	if opts.History != "" {
+		a.keys.bindings = append(a.keys.bindings, pastBindings()...)
 	}
 	t := opts.Theme
 	a.theme.dark = opts.Background != "light"

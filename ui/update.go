@@ -44,6 +44,9 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if cmd, ok := a.busMsg(msg); ok {
 		return a, cmd
 	}
+	if cmd, ok := a.pastUpdate(msg); ok {
+		return a, cmd
+	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		a.width, a.height = msg.Width, msg.Height
@@ -122,6 +125,9 @@ func (a *App) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return a, a.quit()
 	}
 	a.invalidate()
+	if cmd, ok := a.pastKey(act); ok {
+		return a, cmd
+	}
 	switch act {
 	case actHelp:
 		a.openHelp()
