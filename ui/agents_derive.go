@@ -39,9 +39,12 @@ func (d *derived) deriveAgents(short map[model.AgentID]string) {
 		if sp, ok := healthSpan(a.Health); ok {
 			r.header = append(r.header, span{sp.lvl, "  " + sp.text})
 		}
-		if a.Owns == nil {
+		switch {
+		case a.Owns == nil && a.Given != nil:
+			r.lines = append(r.lines, d.givenLines(a)...)
+		case a.Owns == nil:
 			r.lines = append(r.lines, d.sharedLine(a))
-		} else {
+		default:
 			r.lines = append(r.lines, d.partitionLines(a)...)
 		}
 		d.agents = append(d.agents, r)
@@ -63,6 +66,56 @@ func (d *derived) sharedLine(a *model.Agent) []span {
 		parts = append(parts, "nothing")
 	}
 	return append(out, span{lvlPlain, strings.Join(parts, " "+d.g.Dot+" ")})
+}
+
+// givenLines are an agent of a slot-based partition (Backend.AI main's
+// form): it allocates from every device, and is given an amount of each
+// slot, shown against the node's total and what its kernels hold
+// ("cuda.shares 2.0 of 4.0  held 0.90").
+func (d *derived) givenLines(a *model.Agent) [][]span {
+	totals := model.ResourceSlot{}
+	for i := range d.snap.Devices {
+		dv := &d.snap.Devices[i]
+		totals[dv.Slot] = totals[dv.Slot].Add(dv.Capacity)
+	}
+	if _, ok := totals[model.SlotMem]; !ok && d.snap.HostMemBytes > 0 {
+		totals[model.SlotMem] = model.NewDec(d.snap.HostMemBytes, 0)
+	}
+	slots := make([]model.SlotName, 0, len(a.Given))
+	for slot := range a.Given {
+		slots = append(slots, slot)
+	}
+	slices.SortFunc(slots, func(x, y model.SlotName) int {
+		if rx, ry := nameRank(x.DeviceName()), nameRank(y.DeviceName()); rx != ry {
+			return rx - ry
+		}
+		return strings.Compare(string(x), string(y))
+	})
+	out := [][]span{{{lvlDim, "  every device, not exclusive (slot-based); given:"}}}
+	w := 0
+	for _, slot := range slots {
+		w = max(w, width(string(slot)))
+	}
+	for _, slot := range slots {
+		given, held := a.Given[slot], a.Held[slot]
+		amt := func(v model.Dec) string {
+			if slot == model.SlotMem {
+				return fmtBytesDec(v)
+			}
+			return v.String()
+		}
+		lvl := lvlPlain
+		if given.Less(held) {
+			lvl = lvlCrit
+		}
+		line := []span{{lvlDim, "  " + padRight(string(slot), w) + " "}, {lvlPlain, amt(given)}}
+		if total, ok := totals[slot]; ok {
+			line = append(line, span{lvlDim, " of " + amt(total)})
+		}
+		line = append(line, span{lvlDim, "  held "}, span{lvl, amt(held)})
+		out = append(out, line)
+	}
+	return out
 }
 
 // partitionLines are one line per plugin the agent owns devices of, then

@@ -47,6 +47,13 @@ type Options struct {
 	// read. A console served over SSH gets a loader that takes names only
 	// (themes.LoadNamed), so nothing a viewer types reads a file.
 	LoadTheme func(arg string) (*themes.Theme, error)
+	// DemoRestart restarts the demo's simulated agents whose partition in
+	// agent.toml changed (key R) and says what it did; nil outside the
+	// demo, where the key does not exist.
+	DemoRestart func() (string, error)
+	// History is the history directory the console records into and
+	// reads the past from (:at); "" when there is none.
+	History string
 }
 
 // FrameRate is the renderer's frame rate: pass tea.WithFPS(FrameRate) to
@@ -103,6 +110,7 @@ type App struct {
 	closed     bool
 	cache      *deriveCache
 	hist       history
+	past       pastState
 	seenIssues map[string]bool
 
 	// The main screen's panes, in focus order (indexed by pane), and the
@@ -174,6 +182,12 @@ func newApp(snapshots <-chan *model.Snapshot, opts Options) *App {
 		role = RoleViewer
 	}
 	a.keys = NewKeyMap(role)
+	if opts.DemoRestart != nil {
+		a.keys = a.keys.withDemoRestart()
+	}
+	if opts.History != "" {
+		a.keys.bindings = append(a.keys.bindings, pastBindings()...)
+	}
 	t := opts.Theme
 	a.theme.dark = opts.Background != "light"
 	if t != nil {

@@ -224,6 +224,8 @@ func (a *App) runCommand(line string) tea.Cmd {
 		a.kernels.refresh()
 	case "help":
 		a.openHelp()
+	case "at", "live":
+		return a.pastCommand(f)
 	default:
 		a.flashf(lvlWarn, "unknown command :"+f[0]+" (try :q, :sort COLUMN, :theme NAME, :filter TEXT)")
 	}

@@ -524,7 +524,7 @@ func agentDetail(d *derived, ai int) []detailLine {
 		out = append(out, detailLine{spans: line})
 	}
 	out = append(out, blank, section("Partition"))
-	if ag.Owns == nil {
+	if ag.Owns == nil && ag.Given == nil {
 		out = append(out, text(lvlDim, "  every device (shared mode, or no partition known)"))
 	}
 	for _, ln := range r.lines {

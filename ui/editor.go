@@ -40,15 +40,18 @@ const (
 	rowDevice edRowKind = iota
 	rowCPU
 	rowMem
+	// rowSlot is an agent's amount of one slot in a slot-based file.
+	rowSlot
 )
 
-// edRow is one selectable row of the grid: a device, or an agent's cpu or
-// mem.
+// edRow is one selectable row of the grid: a device, an agent's cpu or
+// mem, or (slot-based) an agent's amount of a slot.
 type edRow struct {
 	kind  edRowKind
 	key   model.DeviceKey // rowDevice
-	agent int             // rowCPU, rowMem: index into plan.Next.Agents
+	agent int             // rowCPU, rowMem, rowSlot: index into plan.Next.Agents
 	dev   int             // index into derived.devs, or -1
+	slot  model.SlotName  // rowSlot
 }
 
 // journalRows is how many journal records the journal view shows.
@@ -167,6 +170,28 @@ func (e *editor) changeSummary() string {
 	if cpu > 0 {
 		parts = append(parts, "cpu of "+plural(cpu, "agent"))
 	}
+	if p.Format == agentconfig.FormatSlotBased {
+		changed := map[model.SlotName]int{}
+		var order []model.SlotName
+		for i := range p.Next.Agents {
+			n := &p.Next.Agents[i]
+			c := p.Current.Agent(n.ID)
+			if c == nil {
+				continue
+			}
+			for _, slot := range deviceSlotsOf(p.Next) {
+				if !c.Capacity[slot].Equal(n.Capacity[slot]) {
+					if changed[slot] == 0 {
+						order = append(order, slot)
+					}
+					changed[slot]++
+				}
+			}
+		}
+		for _, slot := range order {
+			parts = append(parts, string(slot)+" of "+plural(changed[slot], "agent"))
+		}
+	}
 	if mem > 0 {
 		parts = append(parts, "mem of "+plural(mem, "agent"))
 	}
@@ -185,6 +210,7 @@ func cloneRequest(r partition.Request) partition.Request {
 	r.Moves = slices.Clone(r.Moves)
 	r.CPU = slices.Clone(r.CPU)
 	r.Mem = slices.Clone(r.Mem)
+	r.Slots = slices.Clone(r.Slots)
 	return r
 }
 
@@ -202,6 +228,9 @@ func (e *editor) replan() {
 // instances under their GPU), then any device the partitions name that
 // the node does not have, then each agent's cpu and mem.
 func (e *editor) editorRows() []edRow {
+	if e.slotGrid() {
+		return e.slotRows()
+	}
 	var rows []edRow
 	seen := map[model.DeviceKey]bool{}
 	if e.d != nil {
@@ -346,10 +375,10 @@ func (e *editor) cycleMode() {
 	if nextMode == base.Mode {
 		next.Mode = ""
 	}
-	dropped := nextMode != agentconfig.ModeManual && (len(next.Moves)+len(next.CPU)+len(next.Mem) > 0)
+	dropped := nextMode != agentconfig.ModeManual && (len(next.Moves)+len(next.CPU)+len(next.Mem)+len(next.Slots) > 0)
 	if nextMode != agentconfig.ModeManual {
 		// The format only matters for tables manual writes.
-		next.Moves, next.CPU, next.Mem, next.Format = nil, nil, nil, ""
+		next.Moves, next.CPU, next.Mem, next.Slots, next.Format = nil, nil, nil, nil, ""
 	}
 	if next.Mode == agentconfig.ModeManual && base.FormatGuessed && next.Format == "" {
 		// The file does not say which format: ask, main's by default.
@@ -421,8 +450,11 @@ func (e *editor) startInput() tea.Cmd {
 		return nil
 	}
 	what := "editing cpu"
-	if r.kind == rowMem {
+	switch r.kind {
+	case rowMem:
 		what = "editing mem"
+	case rowSlot:
+		what = "editing " + string(r.slot)
 	}
 	if why := e.manualOnly(what); why != "" {
 		e.flashf(lvlWarn, why)
@@ -443,6 +475,9 @@ func (e *editor) startInput() tea.Cmd {
 // fieldValue is what a cpu or mem row holds in the draft, as typed.
 func (e *editor) fieldValue(r edRow) string {
 	ap := &e.plan.Next.Agents[r.agent]
+	if r.kind == rowSlot {
+		return slotValue(ap, r.slot)
+	}
 	if r.kind == rowMem {
 		if ap.Mem.IsZero() {
 			return ""
@@ -490,6 +525,9 @@ func (c fieldCheck) spans() []span {
 // fieldChecker checks a cpu or mem field as it is typed; what it refuses
 // never enters the draft.
 func (e *editor) fieldChecker(r edRow) func(string) fieldCheck {
+	if r.kind == rowSlot {
+		return e.slotChecker(r)
+	}
 	if r.kind == rowMem {
 		total := e.plan.Next.MemTotal
 		var align model.Dec
@@ -600,6 +638,13 @@ func (e *editor) commitInput() {
 		return
 	}
 	id := e.plan.Next.Agents[r.agent].ID
+	if r.kind == rowSlot {
+		next, ok := e.withSlot(r, val)
+		if ok {
+			e.edit(next)
+		}
+		return
+	}
 	next := cloneRequest(e.req)
 	if r.kind == rowMem {
 		v, _ := model.ParseFiniteBinarySize(val)
@@ -788,6 +833,9 @@ func (e *editor) scope() scope {
 		return scPlan
 	case edJournal:
 		return scJournal
+	}
+	if e.slotGrid() {
+		return scSlotGrid
 	}
 	return scEditor
 }

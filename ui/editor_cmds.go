@@ -11,6 +11,7 @@ import (
 
 	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/engine/partition"
+	"github.com/fgtop/fgtop/model"
 )
 
 // The desk's work runs off the UI loop: opening a draft writes the draft
@@ -206,7 +207,7 @@ func (a *App) deskPolled(m deskPolledMsg) {
 		}
 		hold = []span{{lvl, "draft: " + who + " since " + m.hold.Since.Local().Format("15:04")}}
 	}
-	if m.written {
+	if m.written && !a.agentsRestarted() {
 		write = []span{{lvlWarn, "agent.toml written " + m.write.Since.Local().Format("15:04") + " by " + m.write.Actor.Name + ": restart agents"}}
 	}
 	if !slices.Equal(hold, a.deskHold) || !slices.Equal(write, a.deskWrite) {
@@ -216,6 +217,21 @@ func (a *App) deskPolled(m deskPolledMsg) {
 	if ed != nil {
 		ed.Update(m)
 	}
+}
+
+// agentsRestarted reports whether every agent is known to run agent.toml
+// as it is (restarted since the last write): "restart agents" is then
+// old news.
+func (a *App) agentsRestarted() bool {
+	if a.snap == nil || len(a.snap.Agents) == 0 {
+		return false
+	}
+	for _, ag := range a.snap.Agents {
+		if ag.Restart.State != model.RestartCurrent {
+			return false
+		}
+	}
+	return true
 }
 
 // startEditor opens the editor (e). While another operator holds the

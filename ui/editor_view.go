@@ -192,12 +192,17 @@ func (e *editor) viewGrid(w, h int) []string {
 
 	hl := newLine(paint{})
 	hl.gap(2)
-	hl.cell(st.Dim, "DEVICE", cols.label, false, st.G.Ellipsis)
-	for i, s := range shorts {
-		hl.cell(st.Dim, " "+strconv.Itoa(i+1)+" "+s, cols.agent[i], false, st.G.Ellipsis)
+	if e.slotGrid() {
+		hl.cell(st.Dim, "SLOT", cols.label, false, st.G.Ellipsis)
+		hl.cell(st.Dim, "AGENT: AMOUNT  of the node · the other agents' · held by its kernels", max(w-hl.w, 0), false, st.G.Ellipsis)
+	} else {
+		hl.cell(st.Dim, "DEVICE", cols.label, false, st.G.Ellipsis)
+		for i, s := range shorts {
+			hl.cell(st.Dim, " "+strconv.Itoa(i+1)+" "+s, cols.agent[i], false, st.G.Ellipsis)
+		}
+		hl.gap(1)
+		hl.cell(st.Dim, "LIVE", cols.live, false, st.G.Ellipsis)
 	}
-	hl.gap(1)
-	hl.cell(st.Dim, "LIVE", cols.live, false, st.G.Ellipsis)
 	out = append(out, hl.finish(w))
 
 	stranded := map[model.DeviceKey]bool{}
@@ -214,6 +219,8 @@ func (e *editor) viewGrid(w, h int) []string {
 		switch r.kind {
 		case rowDevice:
 			out = append(out, e.gridDeviceRow(r, cols, w, sel, stranded[r.key]))
+		case rowSlot:
+			out = append(out, e.gridSlotRow(i, r, shorts, cols, w, sel))
 		default:
 			out = append(out, e.gridAgentRow(i, r, shorts, cols, w, sel))
 		}
@@ -419,6 +426,9 @@ func (e *editor) editorStatus(w int) []string {
 		second = append(second, span{lvlDim, keys})
 	}
 	legend := []span{{lvlDim, g.Owned + " owner  " + g.Gained + g.Owned + " gains  " + g.Lost + " loses  " + g.Dot + " not its device  ! another agent's kernels on it · 1-9 or ←/→ move the selected device · m mode · enter edits cpu/mem"}}
+	if e.slotGrid() {
+		legend = []span{{lvlDim, "slot-based: agents are given amounts; devices are not exclusive · m mode · enter edits the selected amount"}}
+	}
 	lines := [][]span{first, second, legend}
 	if e.result != nil {
 		// The result (with the backup's path) may take the legend's row too

@@ -381,6 +381,9 @@ func (m *Fleet) command(line string) tea.Cmd {
 		}
 		text := strings.Join(f[1:], "")
 		req, err := fleet.ParseRequest(text)
+		if err == nil && m.fl != nil {
+			err = m.fl.CheckSlots(req)
+		}
 		if err != nil {
 			m.flashf(lvlCrit, ":fit "+err.Error())
 			return nil

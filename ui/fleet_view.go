@@ -189,19 +189,25 @@ func (m *Fleet) viewTable(w, h int) []string {
 	var info []span
 	if m.fitReq != nil {
 		// Only a live node fits: a stale or unreachable one is unknown.
-		ok, unknown := 0, 0
+		ok, unknown, over := 0, 0, 0
 		for _, r := range m.rows {
 			n := &m.fl.Nodes[r]
 			if n.State != fleet.Live {
 				unknown++
 			} else if f, done := m.fits[n.Addr]; done && f.OK {
 				ok++
+				if f.Overcommit {
+					over++
+				}
 			}
 		}
 		if m.fits == nil {
 			info = append(info, span{lvlDim, "fit " + m.fitText + ": computing"})
 		} else {
 			info = append(info, span{lvlAccent, fmt.Sprintf("%s fits on %d/%d", m.fitText, ok, len(m.rows))})
+			if over > 0 {
+				info = append(info, span{lvlCrit, fmt.Sprintf(" (%d only by overcommitting)", over)})
+			}
 			if unknown > 0 {
 				sep := " · "
 				if st.ASCII {
@@ -351,6 +357,10 @@ func (m *Fleet) fitCell(n *fleet.Node) (level, string) {
 	if f.OK {
 		g := f
 		g.Agent = "" // the detail pane names it; the cell has no room
+		if f.Overcommit {
+			// Backend.AI would place it, over a device other agents fill.
+			return lvlCrit, "OVERCOMMIT " + placementText(g, deviceLabels(n.Snap))
+		}
 		return lvlOK, "fits " + placementText(g, deviceLabels(n.Snap))
 	}
 	if len(f.Short) > 0 {
@@ -361,6 +371,23 @@ func (m *Fleet) fitCell(n *fleet.Node) (level, string) {
 		return lvlCrit, "no: " + strings.Join(parts, ", ")
 	}
 	return lvlCrit, "no: " + f.ErrKind
+}
+
+// overcommitSpans says which devices a fit would put over capacity
+// across every agent: " GPU0 would hold 1.70/1.00 across all agents".
+func overcommitSpans(f fleet.Fit, labels map[model.DeviceID]string) []span {
+	var out []span
+	for _, d := range f.Devices {
+		if !d.Overcommit {
+			continue
+		}
+		name := labels[d.Device]
+		if name == "" {
+			name = string(d.Device)
+		}
+		out = append(out, span{lvlCrit, fmt.Sprintf(" · %s would hold %s/%s across all agents", name, d.TotalAfter, d.Capacity)})
+	}
+	return out
 }
 
 // placementText is "agent: GPU0=1.5 GPU1=1.0": the accelerator slots,
@@ -450,9 +477,12 @@ func (m *Fleet) viewDetail(w int, now time.Time) []string {
 			}
 			out = append(out, spansRow(st, []span{{lvlWarn, why}}, w))
 		case ok:
-			if f.OK {
+			switch {
+			case f.OK && f.Overcommit:
+				out = append(out, spansRow(st, append([]span{{lvlCrit, "  " + m.fitText + " OVERCOMMITS: " + placementText(f, labels)}}, overcommitSpans(f, labels)...), w))
+			case f.OK:
 				out = append(out, spansRow(st, []span{{lvlOK, "  " + m.fitText + " fits: " + placementText(f, labels)}}, w))
-			} else {
+			default:
 				out = append(out, spansRow(st, []span{{lvlCrit, "  " + m.fitText + ": " + f.Reason}}, w))
 			}
 		}

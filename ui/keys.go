@@ -50,6 +50,7 @@ const (
 	actCopy
 	// Operator-only actions below: they change the node.
 	actEditPartition
+	actDemoRestart
 	// The partition editor's actions (operators only).
 	actEdPrevAgent
 	actEdNextAgent
@@ -80,8 +81,13 @@ const (
 	scPlan
 	scJournal
 	scDialog
+	// scSlotGrid is the editor's grid on a slot-based file (Backend.AI
+	// main's form): agents are given amounts, devices are not exclusive,
+	// so the device-move keys do not exist there.
+	scSlotGrid
 
-	scEditing = scEditor | scPlan | scJournal
+	scGrids   = scEditor | scSlotGrid
+	scEditing = scGrids | scPlan | scJournal
 	scAll     = scMain | scEditing
 )
 
@@ -208,13 +214,14 @@ func NewKeyMap(role Role) KeyMap {
 		foot(ed(actEdPrevAgent, scEditor, scEditor, []string{"left", "h"}, "←/h", "device to previous agent"), "←/→", "move device", 3),
 		ed(actEdNextAgent, scEditor, 0, []string{"right", "l"}, "→/l", "device to next agent"),
 		ed(actEdToAgent, scEditor, 0, digits, "1-9", "device to agent N"),
-		foot(ed(actEdMode, scEditor, scEditor, []string{"m"}, "m", "mode shared/auto-split/manual"), "", "mode", 4),
+		foot(ed(actEdMode, scGrids, scGrids, []string{"m"}, "m", "mode shared/auto-split/manual"), "", "mode", 4),
 		foot(ed(actEdEdit, scEditor, scEditor, []string{"enter"}, "enter", "edit cpu/mem row"), "", "edit cpu/mem", 3),
-		foot(ed(actEdUndo, scEditor, scEditor, []string{"u"}, "u", "undo"), "", "", 1),
-		ed(actEdReset, scEditor, 0, []string{"r"}, "r", "reset draft"),
-		foot(ed(actEdPlan, scEditing, scEditor|scPlan, []string{"p"}, "p", "plan / review"), "", "plan", 0),
-		foot(ed(actEdApply, scEditor|scPlan, scEditor|scPlan, []string{"A"}, "A", "apply…"), "", "", 0),
-		ed(actEdJournal, scEditor|scPlan, 0, []string{"J"}, "J", "journal"),
+		foot(ed(actEdEdit, scSlotGrid, scSlotGrid, []string{"enter"}, "enter", "edit the selected amount (cpu, mem, a device slot)"), "", "edit amount", 3),
+		foot(ed(actEdUndo, scGrids, scGrids, []string{"u"}, "u", "undo"), "", "", 1),
+		ed(actEdReset, scGrids, 0, []string{"r"}, "r", "reset draft"),
+		foot(ed(actEdPlan, scEditing, scGrids|scPlan, []string{"p"}, "p", "plan / review"), "", "plan", 0),
+		foot(ed(actEdApply, scGrids|scPlan, scGrids|scPlan, []string{"A"}, "A", "apply…"), "", "", 0),
+		ed(actEdJournal, scGrids|scPlan, 0, []string{"J"}, "J", "journal"),
 	)
 	for i := range operator {
 		operator[i].mutating = true
@@ -232,6 +239,18 @@ func NewKeyMap(role Role) KeyMap {
 		km.bindings[i].short &= scMain
 	}
 	return km
+}
+
+// withDemoRestart adds the demo's key that restarts its simulated agents
+// (only a demo console has it: elsewhere the agents are real processes).
+func (k KeyMap) withDemoRestart() KeyMap {
+	if !k.role.CanWrite() {
+		return k
+	}
+	bd := binding{act: actDemoRestart, group: grpOperate, scope: scMain, short: scMain, mutating: true,
+		key: key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "demo: restart the agents whose partition changed"))}
+	k.bindings = append(slices.Clone(k.bindings), bd)
+	return k
 }
 
 // Role returns the role the key map was built for.

@@ -44,6 +44,9 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if cmd, ok := a.busMsg(msg); ok {
 		return a, cmd
 	}
+	if cmd, ok := a.pastUpdate(msg); ok {
+		return a, cmd
+	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		a.width, a.height = msg.Width, msg.Height
@@ -74,6 +77,13 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	case themeLoadedMsg:
 		a.themeLoaded(msg)
+		a.invalidate()
+	case demoRestartedMsg:
+		if msg.err != nil {
+			a.flashf(lvlCrit, msg.err.Error())
+		} else {
+			a.flashf(lvlInfo, msg.text)
+		}
 		a.invalidate()
 	case closedMsg:
 		a.closed = true
@@ -115,6 +125,9 @@ func (a *App) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return a, a.quit()
 	}
 	a.invalidate()
+	if cmd, ok := a.pastKey(act); ok {
+		return a, cmd
+	}
 	switch act {
 	case actHelp:
 		a.openHelp()
@@ -139,6 +152,12 @@ func (a *App) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return a, a.copySelected()
 	case actEditPartition:
 		a.startEditor(false)
+	case actDemoRestart:
+		restart := a.opts.DemoRestart
+		a.do(func() tea.Msg {
+			text, err := restart()
+			return demoRestartedMsg{text: text, err: err}
+		})
 	default:
 		return a, a.paneKey(act, msg)
 	}
@@ -188,4 +207,10 @@ func wheelDelta(m tea.Mouse) int {
 		return -1
 	}
 	return 1
+}
+
+// demoRestartedMsg is what the demo's restart of its agents did.
+type demoRestartedMsg struct {
+	text string
+	err  error
 }

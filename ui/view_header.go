@@ -179,10 +179,10 @@ func updatedSpan(s *model.Snapshot, now time.Time) span {
 // headerPieces are the header's parts for the current state.
 func (a *App) headerPieces() []headerPiece {
 	s := a.snap
-	ps := []headerPiece{
+	ps := append(a.pastBanner(), []headerPiece{
 		{spans: []span{{lvlAccent, "fgtop"}, {lvlPlain, " "}, {lvlTitle, a.nodeName()}}},
 		{spans: []span{sourceBadge(s)}},
-	}
+	}...)
 	if p := pluginBadge(s); p != nil {
 		ps = append(ps, headerPiece{spans: p, drop: 3})
 	}

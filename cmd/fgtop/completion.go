@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/engine/history"
 	"github.com/fgtop/fgtop/engine/inventory"
 	"github.com/fgtop/fgtop/themes"
 	"github.com/spf13/cobra"
@@ -69,8 +70,8 @@ func newCompletionCmd() *cobra.Command {
 		Use:   "completion bash|zsh|fish",
 		Short: "Shell completion script: subcommands, flags, theme names, agent and device ids",
 		Long: `Print a completion script for bash, zsh or fish. It completes subcommands and flags,
---theme names, --devices and the files flags take, and agent and device ids (for --agent,
---move, --cpu, --mem) read from the agent.toml and device source the command line names
+--theme names, --devices and the files flags take, and agent and device ids and slot names
+(for --agent, --move, --cpu, --mem, --slot AGENT=SLOT=) read from the agent.toml and device source the command line names
 (or Backend.AI's usual agent.toml); the script asks fgtop itself, which answers quietly and
 within two seconds even when a file is missing.
 
@@ -138,14 +139,26 @@ func registerCompletions(root *cobra.Command) {
 		"cpu":          completeAgents("="),
 		"mem":          completeAgents("="),
 		"move":         completeMove,
+		"slot":         completeSlot,
 		"mode":         words("shared", "auto-split", "manual"),
 		"strategy":     words("evenly", "fill"),
 		"affinity":     words("interleaved", "prefer-single-node"),
+		"schema":       words("main", "bep-1044"),
+		"partition":    words("slot-based", "device-based"),
+		// The history's flags.
+		"history":  dirs,
+		"dir":      dirs,
+		"keep":     words("7d", "3d", "1d", "12h"),
+		"max-size": words("100MiB", "1GiB", "20MiB"),
+		"at":       words("-1h", "-2h", "-1d", "now"),
+		"since":    words("-1h", "-1d", "-7d"),
+		"until":    words("now", "-1h"),
+		"device":   completeDevices,
 	}
 	// The CUDA plugin flags (pluginflags.go).
 	byFlag["plugin-config"] = files("json", "toml")
 	byFlag["cuda-plugin"] = words("open", "fractional")
-	agentValued := map[string]bool{"cpu": true, "mem": true, "move": true}
+	agentValued := map[string]bool{"cpu": true, "mem": true, "move": true, "slot": true}
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		for name, fn := range byFlag {
@@ -252,6 +265,66 @@ func completeMove(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Co
 	return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
 }
 
+// completeSlot completes --slot AGENT=SLOT=AMOUNT: the agents first, then,
+// after "AGENT=", cpu, mem and the slots the device source registers (and
+// those the config names); the amount is the user's to type.
+func completeSlot(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	agent, rest, ok := strings.Cut(toComplete, "=")
+	if !ok {
+		var out []string
+		for _, id := range agentIDsFor(cmd) {
+			out = append(out, id+"=")
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+	}
+	if strings.Contains(rest, "=") {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	var out []string
+	for _, s := range slotNamesFor(cmd) {
+		out = append(out, agent+"="+s+"=")
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+}
+
+// slotNamesFor lists cpu, mem, the slots of the device source --devices
+// and --mock-etcd name, and the slots the config's tables name, each once.
+func slotNamesFor(cmd *cobra.Command) []string {
+	out := []string{"cpu", "mem"}
+	add := func(s string) {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	if src, err := inventory.Open(flagString(cmd, "devices"), inventory.OpenOptions{MockEtcdPath: flagString(cmd, "mock-etcd")}); err == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), completionTimeout)
+		if inv, err := src.Poll(ctx); err == nil && inv != nil {
+			for _, d := range inv.Devices {
+				add(string(d.Slot))
+			}
+		}
+		cancel()
+		src.Close()
+	}
+	path := flagString(cmd, "config")
+	if path == "" {
+		path, _ = agentconfig.Find()
+	}
+	if path != "" {
+		if cfg, _ := agentconfig.Load(path); cfg != nil {
+			for _, a := range cfg.Agents {
+				if a.Alloc != nil {
+					for s := range a.Alloc.Slots {
+						add(string(s))
+					}
+				}
+			}
+		}
+	}
+	slices.Sort(out[2:])
+	return out
+}
+
 // flagString reads a string flag of cmd, "" when it has none.
 func flagString(cmd *cobra.Command, name string) string {
 	if f := cmd.Flags().Lookup(name); f != nil {
@@ -321,4 +394,28 @@ func deviceIDsFor(cmd *cobra.Command) []string {
 		out = append(out, fmt.Sprintf("%s:%s", d.Name, d.ID))
 	}
 	return out
+}
+
+// completeDevices offers, for history --device, the accelerators of the
+// record's latest state.
+func completeDevices(cmd *cobra.Command, _ []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	dir, err := readHistoryDir(flagString(cmd, "history"))
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	rd, err := history.OpenReader(dir)
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	res, err := rd.At(time.Now())
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	var out []cobra.Completion
+	for i := range res.Snap.Devices {
+		if d := &res.Snap.Devices[i]; d.IsAccelerator() {
+			out = append(out, d.Key().String())
+		}
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
 }
