@@ -39,7 +39,7 @@ const (
 	// session's console is told: a burst of resizes is coalesced into
 	// the last one, so a client cannot make the console redraw a
 	// 500x200 screen as fast as it can send requests.
-	resizeEvery = 100 * time.Millisecond
+	resizeEvery        = 100 * time.Millisecond
 	DefaultIdleTimeout = 30 * time.Minute
 	DefaultKeysPoll    = 2 * time.Second
 	// handshakeTimeout bounds how long a connection may sit unauthenticated,
