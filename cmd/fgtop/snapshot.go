@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"os/signal"
 	"runtime"
 	"runtime/debug"
 	"syscall"
@@ -78,7 +77,7 @@ Exit status: 0 on success, even when issues are reported; 2 on bad usage.`,
 				return err
 			}
 			defer closeSource(opts)
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			ctx, stop := notifyStop(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			render := func(s *model.Snapshot, indent bool) error {
 				// Only the form asked for is built: the full report costs

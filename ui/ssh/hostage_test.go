@@ -1,11 +1,15 @@
 package sshserve
 
 import (
+	"bufio"
+	"context"
+	"io"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"charm.land/ssh"
 	gossh "golang.org/x/crypto/ssh"
 )
 
@@ -102,5 +106,181 @@ func TestHostageViewerFreesItsSlot(t *testing.T) {
 	}
 	if d := time.Since(start); d > 5*time.Second {
 		t.Fatalf("Close took %s", d)
+	}
+}
+
+// openStream starts `snapshot --follow` with the key and returns once the
+// first line came (the session was admitted).
+func (f *fixture) openStream(t *testing.T, user string, key gossh.Signer) {
+	t.Helper()
+	c := f.client(t, user, key)
+	sess, err := c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := sess.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.Start("snapshot --follow --json --heartbeat 200ms"); err != nil {
+		t.Fatal(err)
+	}
+	first := make(chan error, 1)
+	go func() {
+		_, err := bufio.NewReader(out).ReadString('\n')
+		first <- err
+		_, _ = io.Copy(io.Discard, out)
+	}()
+	select {
+	case err := <-first:
+		if err != nil {
+			t.Fatalf("stream: %v", err)
+		}
+	case <-time.After(waitFor):
+		t.Fatal("the stream sent nothing")
+	}
+}
+
+// TestSessionShares: viewers' consoles and every follow stream share
+// MaxViewerSessions, so the operators' slots stay free, and one key
+// holds at most MaxSessionsPerKey.
+func TestSessionShares(t *testing.T) {
+	t.Run("viewer share", func(t *testing.T) {
+		f := startServer(t, func(c *Config) { c.MaxSessions, c.MaxViewerSessions = 4, 2 })
+		// An operator's follow stream counts against the viewers' share.
+		f.openStream(t, "olga", f.operator)
+		f.open(t, "victor", f.viewer, nil).waitScreen(t, "[read-only]")
+		refused := f.open(t, "victor", f.viewer, nil)
+		refused.waitEnd(t)
+		if got := refused.stderr.raw(); !strings.Contains(got, "too many viewer sessions and snapshot streams (the limit is 2 of 4 sessions)") {
+			t.Fatalf("third viewer session: stderr %q", got)
+		}
+		// The operators' two slots are there.
+		f.open(t, "olga", f.operator, nil).waitScreen(t, "gpu-node01")
+		f.open(t, "olga", f.operator, nil).waitScreen(t, "gpu-node01")
+		if n := f.srv.SessionCount(); n != 4 {
+			t.Fatalf("%d sessions, want 4", n)
+		}
+	})
+	t.Run("per key", func(t *testing.T) {
+		f := startServer(t, func(c *Config) { c.MaxSessions, c.MaxViewerSessions, c.MaxSessionsPerKey = 10, 10, 2 })
+		f.openStream(t, "victor", f.viewer)
+		f.open(t, "victor", f.viewer, nil).waitScreen(t, "[read-only]")
+		refused := f.open(t, "victor", f.viewer, nil)
+		refused.waitEnd(t)
+		if got := refused.stderr.raw(); !strings.Contains(got, "this key holds 2 sessions already (the limit per key is 2)") {
+			t.Fatalf("third session of one key: stderr %q", got)
+		}
+		f.open(t, "olga", f.operator, nil).waitScreen(t, "gpu-node01")
+	})
+	t.Run("defaults", func(t *testing.T) {
+		f := startServer(t, nil)
+		// Serving (Close before Serve started would leave Serve running).
+		f.open(t, "victor", f.viewer, nil).waitScreen(t, "[read-only]")
+		if f.srv.cfg.MaxViewerSessions != DefaultMaxSessions/4 || f.srv.cfg.MaxSessionsPerKey != DefaultMaxSessionsPerKey {
+			t.Fatalf("viewer share %d, per key %d", f.srv.cfg.MaxViewerSessions, f.srv.cfg.MaxSessionsPerKey)
+		}
+	})
+}
+
+// TestCoalesceResizes: a burst of window changes reaches the console as
+// few sizes, at least every apart, the last one always.
+func TestCoalesceResizes(t *testing.T) {
+	winch := make(chan ssh.Window)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var mu sync.Mutex
+	var got []ssh.Window
+	var at []time.Time
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		coalesceResizes(ctx, winch, 50*time.Millisecond, func(w ssh.Window) {
+			mu.Lock()
+			got, at = append(got, w), append(at, time.Now())
+			mu.Unlock()
+		})
+	}()
+	start := time.Now()
+	for i := range 200 {
+		select {
+		case winch <- ssh.Window{Width: 100 + i, Height: 50}:
+		case <-time.After(time.Second):
+			t.Fatalf("resize %d blocked", i)
+		}
+	}
+	sent := time.Since(start)
+	time.Sleep(150 * time.Millisecond)
+	cancel()
+	<-done
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) == 0 || got[len(got)-1].Width != 299 {
+		t.Fatalf("the last size was not delivered: %v", got)
+	}
+	if max := int(sent/(50*time.Millisecond)) + 2; len(got) > max {
+		t.Fatalf("%d sizes delivered for 200 resizes in %s, want at most %d", len(got), sent, max)
+	}
+	for i := 1; i < len(at); i++ {
+		if d := at[i].Sub(at[i-1]); d < 45*time.Millisecond {
+			t.Fatalf("sizes %d and %d only %s apart", i-1, i, d)
+		}
+	}
+}
+
+// blockedWriter is a client whose window never opens: every write waits
+// until it is released.
+type blockedWriter struct {
+	release chan struct{}
+	n       int
+}
+
+func (w *blockedWriter) Write(p []byte) (int, error) {
+	<-w.release
+	w.n += len(p)
+	return len(p), nil
+}
+
+// TestOutQueue: writes never wait on the client; too much waiting gives
+// up (once) and further writes fail; what is queued goes out in order.
+func TestOutQueue(t *testing.T) {
+	w := &blockedWriter{release: make(chan struct{})}
+	gaveUp := make(chan string, 2)
+	q := newOutQueue(w, 1000, func(why string) { gaveUp <- why })
+	start := time.Now()
+	for range 9 {
+		if _, err := q.Write(make([]byte, 100)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Fatalf("writes to a blocked client took %s", d)
+	}
+	if q.waitingSince().IsZero() {
+		t.Fatal("output waits, but the queue says none does")
+	}
+	// The first write is with the client; 800 bytes wait, and 300 more
+	// would pass the limit.
+	if _, err := q.Write(make([]byte, 300)); err == nil {
+		t.Fatal("a write past the limit was taken")
+	}
+	select {
+	case why := <-gaveUp:
+		if !strings.Contains(why, "1000 bytes of output") {
+			t.Fatalf("gave up: %q", why)
+		}
+	case <-time.After(waitFor):
+		t.Fatal("the queue never gave up")
+	}
+	if _, err := q.Write([]byte("x")); err == nil {
+		t.Fatal("a write after giving up was taken")
+	}
+	close(w.release)
+	q.Close()
+	<-q.done
+	select {
+	case why := <-gaveUp:
+		t.Fatalf("gave up twice: %q", why)
+	default:
 	}
 }
