@@ -77,8 +77,8 @@ type evenSearch struct {
 	// sortBuf orders a candidate's amounts for evenness (pointers into
 	// the candidate: no apd.Decimal is copied by value).
 	sortBuf []*apd.Decimal
-	tmp       [4]apd.Decimal
-	err       error
+	tmp     [4]apd.Decimal
+	err     error
 	// quo[n] caches remaining/n: every window of a size starts from the
 	// same remaining amount, and Quo at 28 digits is the costliest step.
 	quo     []apd.Decimal
