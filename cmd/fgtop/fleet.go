@@ -251,11 +251,21 @@ func (f *fleetFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 	defer stop()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	if f.once || f.fit != "" {
+		// --timeout bounds the whole run, whatever the nodes or
+		// Prometheus do (issue 23: --once --timeout 100s still ran after
+		// 21 minutes).
+		var cancelT context.CancelFunc
+		ctx, cancelT = context.WithTimeout(ctx, f.timeout)
+		defer cancelT()
+	}
 	src, err := f.start(ctx)
 	if err != nil {
 		return err
 	}
-	defer src.wait()
+	// The sources end with ctx; one busy with a node's answer gets a
+	// moment, not the process's life (q, Ctrl-C and SIGTERM end it now).
+	defer waitAtMost(src.wait, sourceGrace)
 	defer cancel()
 	if !f.once && f.fit == "" {
 		return runFleetConsole(ctx, src, f)
@@ -265,6 +275,9 @@ func (f *fleetFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 		// Nodes whose exporter has published no snapshot yet are given
 		// --timeout for it, as --once over SSH waits for first snapshots.
 		nodes, err := src.prom.RefreshAnswered(ctx, f.timeout)
+		if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return &exitError{code: exitProblem, err: fmt.Errorf("fleet: %s did not answer within --timeout %s", f.prometheus, f.timeout)}
+		}
 		if err != nil {
 			return &exitError{code: exitProblem, err: fmt.Errorf("fleet: %w", err)}
 		}
@@ -287,7 +300,7 @@ func (f *fleetFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 		j := fleet.ToJSON(fl)
 		v = j
 		for _, n := range j.Nodes {
-			bad = bad || n.State == fleet.Unreachable || n.Devices == nil
+			bad = bad || n.State == fleet.Unreachable || n.Devices == nil || n.Note != ""
 		}
 		if !f.asJSON {
 			printFleet(stdout, j)
@@ -306,14 +319,35 @@ func (f *fleetFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 		if n.State != fleet.Live || n.Snap == nil {
 			fmt.Fprintf(stderr, "fgtop fleet: %s: %s: %s\n", n.Addr, n.State, n.Reason)
 		}
+		if n.Note != "" {
+			fmt.Fprintf(stderr, "fgtop fleet: %s: %s\n", n.Addr, n.Note)
+		}
 	}
 	if bad {
 		if f.fit != "" {
 			return &exitError{code: exitProblem, err: fmt.Errorf("%s fits on no live node", f.fit)}
 		}
-		return &exitError{code: exitProblem, err: fmt.Errorf("some nodes did not answer")}
+		return &exitError{code: exitProblem, err: fmt.Errorf("some nodes did not answer, or are marked (see above)")}
 	}
 	return nil
+}
+
+// sourceGrace is how long the fleet waits for its sources to end once it
+// is done with them.
+const sourceGrace = time.Second
+
+// waitAtMost runs wait for at most d, and returns then whether it
+// returned or not.
+func waitAtMost(wait func(), d time.Duration) {
+	done := make(chan struct{})
+	go func() {
+		wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(d):
+	}
 }
 
 // waitAnswered waits until every node answered (a snapshot or a failure)

@@ -46,6 +46,39 @@ type SSHOptions struct {
 	MinBackoff, MaxBackoff time.Duration
 	// Settings are the fleet-wide allocator settings for summaries.
 	Settings Settings
+	// MaxLines is the most lines a second read from one node (default
+	// DefaultMaxLines); a burst of twice as many passes.
+	MaxLines int
+}
+
+// DefaultMaxLines is SSHOptions.MaxLines's default: a node sends a line
+// per change (ten a second at most, as the engine publishes) and a
+// heartbeat while nothing changes.
+const DefaultMaxLines = 20
+
+// lineLimiter is a token bucket over a connection's lines.
+type lineLimiter struct {
+	rate   float64 // tokens a second
+	burst  float64
+	tokens float64
+	last   time.Time
+}
+
+func newLineLimiter(perSecond int, now time.Time) *lineLimiter {
+	r := float64(perSecond)
+	return &lineLimiter{rate: r, burst: 2 * r, tokens: 2 * r, last: now}
+}
+
+// take takes a token and returns how long to wait before the line it
+// pays for may be read (0: now).
+func (l *lineLimiter) take(now time.Time) time.Duration {
+	l.tokens = min(l.burst, l.tokens+now.Sub(l.last).Seconds()*l.rate)
+	l.last = now
+	l.tokens--
+	if l.tokens >= 0 {
+		return 0
+	}
+	return time.Duration(-l.tokens / l.rate * float64(time.Second))
 }
 
 // maxIdentityFile bounds what is read as a private key.
@@ -176,6 +209,11 @@ func FollowSSH(ctx context.Context, t *Tracker, addr string, cfg *gossh.ClientCo
 		if got {
 			wait = o.MinBackoff
 		}
+		var tl *TooLargeError
+		if errors.As(err, &tl) {
+			// It will be as large next time: no point asking soon.
+			wait = o.MaxBackoff
+		}
 		select {
 		case <-ctx.Done():
 			return
@@ -200,6 +238,9 @@ func (o SSHOptions) withDefaults() SSHOptions {
 	}
 	if o.MaxBackoff <= 0 {
 		o.MaxBackoff = 30 * time.Second
+	}
+	if o.MaxLines <= 0 {
+		o.MaxLines = DefaultMaxLines
 	}
 	return o
 }
@@ -255,7 +296,27 @@ func streamOnce(ctx context.Context, t *Tracker, addr string, cfg *gossh.ClientC
 	})
 	defer watchdog.Stop()
 	r := bufio.NewReaderSize(out, 64<<10)
+	lines := newLineLimiter(o.MaxLines, time.Now())
+	flooding := false
 	for {
+		// A node that sends more lines than asked for is read no faster
+		// than MaxLines a second: the wait holds the SSH window closed, so
+		// the flood slows down at its source, and the node is marked.
+		if wait := lines.take(time.Now()); wait > 0 {
+			if !flooding {
+				flooding = true
+				note := fmt.Sprintf("floods lines (asked for a heartbeat every %s): read at most %d a second", o.Heartbeat, o.MaxLines)
+				if !t.Send(ctx, Event{Addr: addr, Alive: true, Note: note}) {
+					return got, ctx.Err()
+				}
+			}
+			select {
+			case <-ctx.Done():
+				return got, ctx.Err()
+			case <-time.After(wait):
+			}
+			watchdog.Reset(o.Silence)
+		}
 		line, err := readLine(r, report.MaxLine)
 		if err != nil {
 			mu.Lock()
@@ -281,6 +342,9 @@ func streamOnce(ctx context.Context, t *Tracker, addr string, cfg *gossh.ClientC
 				return got, ctx.Err()
 			}
 			continue
+		}
+		if len(doc.Devices) > MaxNodeDevices {
+			return got, &TooLargeError{Devices: len(doc.Devices)}
 		}
 		snap, err := doc.Model()
 		if err != nil {
