@@ -278,6 +278,9 @@ func (f *fleetFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 		if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return &exitError{code: exitProblem, err: fmt.Errorf("fleet: %s did not answer within --timeout %s", f.prometheus, f.timeout)}
 		}
+		if err != nil && ctx.Err() != nil {
+			return &exitError{code: exitProblem, err: fmt.Errorf("fleet: stopped before %s answered", f.prometheus)}
+		}
 		if err != nil {
 			return &exitError{code: exitProblem, err: fmt.Errorf("fleet: %w", err)}
 		}
@@ -360,6 +363,9 @@ func waitAnswered(ctx context.Context, t *fleet.Tracker, timeout time.Duration) 
 	for {
 		select {
 		case <-ctx.Done():
+			if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return markUnanswered(t.Latest(), "stopped before it answered")
+			}
 			return markTimedOut(t.Latest(), timeout)
 		case fl, ok := <-sub:
 			if !ok {
@@ -375,12 +381,17 @@ func waitAnswered(ctx context.Context, t *fleet.Tracker, timeout time.Duration) 
 
 // markTimedOut says why a node that never answered has no figures.
 func markTimedOut(fl *fleet.Fleet, timeout time.Duration) *fleet.Fleet {
+	return markUnanswered(fl, fmt.Sprintf("no snapshot within --timeout %s", timeout))
+}
+
+// markUnanswered marks the nodes that never answered unreachable, for why.
+func markUnanswered(fl *fleet.Fleet, why string) *fleet.Fleet {
 	out := *fl
 	out.Nodes = append([]fleet.Node(nil), fl.Nodes...)
 	for i := range out.Nodes {
 		n := &out.Nodes[i]
 		if n.Snap == nil && n.State == fleet.Connecting {
-			n.State, n.Reason = fleet.Unreachable, fmt.Sprintf("no snapshot within --timeout %s", timeout)
+			n.State, n.Reason = fleet.Unreachable, why
 		}
 	}
 	return &out

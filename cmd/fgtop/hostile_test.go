@@ -5,6 +5,10 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +22,8 @@ import (
 
 	gossh "golang.org/x/crypto/ssh"
 
+	"github.com/fgtop/fgtop/engine/report"
+	"github.com/fgtop/fgtop/model"
 	sshserve "github.com/fgtop/fgtop/ui/ssh"
 	"github.com/fgtop/fgtop/ui/ssh/sshtest"
 )
@@ -307,4 +313,250 @@ func TestServeHostageBinary(t *testing.T) {
 		t.Fatalf("serve still running 5 s after SIGTERM under attack; stderr:\n%s", c.stderr.String())
 	}
 	t.Logf("serve ended %s after SIGTERM, exit %d", took.Round(time.Millisecond), code)
+}
+
+// manyDevices is a node of n 1.00-share GPUs owned by one agent.
+func manyDevices(n int) *model.Snapshot {
+	devs := make([]model.Device, 0, n)
+	ids := make([]model.DeviceID, 0, n)
+	for i := range n {
+		id := model.DeviceID(fmt.Sprintf("gpu-%05d", i))
+		ids = append(ids, id)
+		devs = append(devs, model.Device{ID: id, Name: "cuda", Slot: model.SlotCUDAShares, SlotType: model.SlotTypeCount,
+			Capacity: model.MustDec("1.00"), Index: i, NUMANode: i % 2})
+	}
+	s := &model.Snapshot{Node: fmt.Sprintf("huge-%d", n), Devices: devs, Agents: []model.Agent{
+		{ID: "a1", Owns: map[model.DeviceName][]model.DeviceID{"cuda": ids}},
+	}}
+	s.SetKernels(nil)
+	return s
+}
+
+// fakeNode is a hostile `fgtop serve` on 127.0.0.1: any key logs in, and
+// the snapshot stream is first, then heartbeats every gap (0: as fast as
+// the connection takes them).
+type fakeNode struct {
+	addr       string
+	knownHosts string
+}
+
+func startFakeNode(t *testing.T, first []byte, gap time.Duration) *fakeNode {
+	t.Helper()
+	hostKey := sshtest.NewKey(t)
+	cfg := &gossh.ServerConfig{PublicKeyCallback: func(gossh.ConnMetadata, gossh.PublicKey) (*gossh.Permissions, error) { return nil, nil }}
+	cfg.AddHostKey(hostKey)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ln.Close() })
+	serve := func(c net.Conn) {
+		defer c.Close()
+		sc, chans, reqs, err := gossh.NewServerConn(c, cfg)
+		if err != nil {
+			return
+		}
+		defer sc.Close()
+		go gossh.DiscardRequests(reqs)
+		for nc := range chans {
+			ch, creqs, err := nc.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				for r := range creqs {
+					_ = r.Reply(r.Type == "exec", nil)
+					if r.Type != "exec" {
+						continue
+					}
+					go func() {
+						defer ch.Close()
+						if _, err := ch.Write(first); err != nil {
+							return
+						}
+						var f report.Follower
+						for {
+							hb, _ := f.Heartbeat(time.Now())
+							if _, err := ch.Write(hb); err != nil {
+								return
+							}
+							if gap > 0 {
+								time.Sleep(gap)
+							}
+						}
+					}()
+				}
+			}()
+		}
+	}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go serve(c)
+		}
+	}()
+	n := &fakeNode{addr: ln.Addr().String(), knownHosts: filepath.Join(t.TempDir(), "known_hosts")}
+	if err := os.WriteFile(n.knownHosts, []byte(sshtest.KnownHosts(n.addr, hostKey.PublicKey())), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// streamLine is the stream's line for s.
+func streamLine(t *testing.T, s *model.Snapshot) []byte {
+	t.Helper()
+	var f report.Follower
+	b, err := f.Line(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// endlessPrometheus answers every query with a vector that never ends.
+func endlessPrometheus(t *testing.T) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"status":"success","data":{"resultType":"vector","result":[`)
+		chunk := []byte(strings.Repeat(`{"metric":{"__name__":"fgtop_device_info","node":"n","device":"d"},"value":[1,"1"]},`, 1000))
+		for r.Context().Err() == nil {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// maxRSS is a finished child's peak resident memory, in bytes.
+func (c *child) maxRSS() uint64 {
+	if ru, ok := c.cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		return uint64(ru.Maxrss) << 10
+	}
+	return 0
+}
+
+// dripPrometheus answers every query one byte a second, forever.
+func dripPrometheus(t *testing.T) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		for r.Context().Err() == nil {
+			if _, err := io.WriteString(w, " "); err != nil {
+				return
+			}
+			w.(http.Flusher).Flush()
+			time.Sleep(time.Second)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// silentNode accepts connections and never says a word.
+func silentNode(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	t.Cleanup(func() {
+		_ = ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			_ = c.Close()
+		}
+	})
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// TestFleetHostilePeersBinary repeats issue 23's attacks on the fleet
+// client, as a process: `fleet --once --timeout 10s` against a node with
+// 20,000 devices and against an endless Prometheus answer ends within
+// 20 s under 300 MB, the node marked or the answer refused; SIGTERM ends a
+// fleet that waits on a silent node or a dripping Prometheus within 5 s.
+func TestFleetHostilePeersBinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs fleet processes against hostile peers")
+	}
+	key := sshtest.NewKey(t)
+	idPath := filepath.Join(t.TempDir(), "id")
+	key.WritePrivate(t, idPath)
+	huge := startFakeNode(t, streamLine(t, manyDevices(20000)), 200*time.Millisecond)
+	for _, tt := range []struct {
+		name   string
+		args   []string
+		stderr string // on the child's stderr
+	}{
+		{"20000 devices", []string{"fleet", "--hosts", huge.addr, "--identity", idPath, "--known-hosts", huge.knownHosts, "--once", "--json", "--timeout", "10s"},
+			"too large: 20000 devices"},
+		{"endless prometheus", []string{"fleet", "--prometheus", endlessPrometheus(t), "--once", "--json", "--timeout", "10s"},
+			"more than 8 MiB"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := startFgtop(t, tt.args...)
+			code := c.wait(20 * time.Second)
+			took := time.Since(c.start)
+			if code == -1 {
+				t.Fatalf("still running after 20 s; stderr:\n%s", c.stderr.String())
+			}
+			rss := c.maxRSS()
+			t.Logf("exit %d after %s, peak RSS %d MB; stderr: %s", code, took.Round(time.Millisecond), rss>>20, strings.TrimSpace(c.stderr.String()))
+			if rss > 300<<20 {
+				t.Fatalf("peak RSS %d MB", rss>>20)
+			}
+			if code != exitProblem {
+				t.Fatalf("exit %d, want %d (a node marked)", code, exitProblem)
+			}
+			if !strings.Contains(c.stderr.String(), tt.stderr) {
+				t.Fatalf("stderr does not say %q:\n%s", tt.stderr, c.stderr.String())
+			}
+		})
+	}
+	knownHosts := filepath.Join(t.TempDir(), "known_hosts")
+	if err := os.WriteFile(knownHosts, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		args []string
+	}{
+		{"silent node", []string{"fleet", "--hosts", silentNode(t), "--identity", idPath, "--known-hosts", knownHosts, "--once", "--timeout", "10m"}},
+		{"dripping prometheus", []string{"fleet", "--prometheus", dripPrometheus(t), "--once", "--timeout", "10m"}},
+	} {
+		t.Run("SIGTERM "+tt.name, func(t *testing.T) {
+			c := startFgtop(t, tt.args...)
+			time.Sleep(2 * time.Second)
+			if code := c.wait(0); code != -1 {
+				t.Fatalf("fleet ended before the signal (exit %d): %s", code, c.stderr.String())
+			}
+			sent := time.Now()
+			if err := c.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+			if code := c.wait(5 * time.Second); code == -1 {
+				t.Fatalf("fleet still running 5 s after SIGTERM; stderr:\n%s", c.stderr.String())
+			}
+			t.Logf("ended %s after SIGTERM; stderr: %s", time.Since(sent).Round(time.Millisecond), strings.TrimSpace(c.stderr.String()))
+		})
+	}
 }

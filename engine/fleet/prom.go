@@ -231,7 +231,7 @@ func (c *PromClient) RefreshAnswered(ctx context.Context, wait time.Duration) ([
 const (
 	// MaxPromBody is the longest answer read from Prometheus, per query:
 	// a fleet of thousands of nodes answers a few MiB.
-	MaxPromBody = 16 << 20
+	MaxPromBody = 8 << 20
 	// promParallel is how many queries run at once, so that at most this
 	// many answers are held at a time.
 	promParallel = 3

@@ -254,7 +254,10 @@ func streamOnce(ctx context.Context, t *Tracker, addr string, cfg *gossh.ClientC
 		return false, fmt.Errorf("dial: %w", err)
 	}
 	_ = conn.SetDeadline(time.Now().Add(o.DialTimeout))
+	// A node that stalls the handshake does not hold the fleet past ctx.
+	stopHandshake := context.AfterFunc(ctx, func() { _ = conn.Close() })
 	cc, chans, reqs, err := gossh.NewClientConn(conn, addr, cfg)
+	stopHandshake()
 	if err != nil {
 		_ = conn.Close()
 		var he *HostKeyError
