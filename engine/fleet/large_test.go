@@ -211,3 +211,17 @@ func cmpOr(d, def model.Dec) model.Dec {
 	}
 	return d
 }
+
+// BenchmarkLargest is the summary's search on issue 23's large nodes
+// (half of the devices partly held), EVENLY with the default quantum.
+func BenchmarkLargest(b *testing.B) {
+	for _, n := range []int{500, 2000, 10000} {
+		s := bigSnapshot(n, 0.5, 1)
+		set := SettingsFor(s, Settings{})
+		b.Run(fmt.Sprintf("devices=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				largest(s, model.SlotCUDAShares, set)
+			}
+		})
+	}
+}
