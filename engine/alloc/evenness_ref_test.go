@@ -76,3 +76,33 @@ func TestEvennessMatchesInsertionSort(t *testing.T) {
 		}
 	}
 }
+
+// TestFreeCountsMatchTheLoop: the fragmentation guard's counts by binary
+// search equal the loop's (the one ensure_slot_not_fragmented runs, kept
+// as freeCounts' fallback) on random free amounts and thresholds, ties
+// and a negative quantum included.
+func TestFreeCountsMatchTheLoop(t *testing.T) {
+	r := rand.New(rand.NewPCG(23, 4))
+	for trial := range 3000 {
+		n := 16 + r.IntN(300)
+		devs := make([]devAlloc, n)
+		for i := range devs {
+			devs[i].free = model.NewDec(int64(r.IntN(120)), -2)
+		}
+		fast := newFreeCounts(devs)
+		if fast.sorted == nil {
+			t.Fatal("no sorted counts for", n, "devices")
+		}
+		slow := freeCounts{devs: devs}
+		for range 20 {
+			d := model.NewDec(int64(r.IntN(130)), -2)
+			q := model.NewDec(int64(r.IntN(30)-5), -2)
+			dq := d.Add(q)
+			h1, l1 := fast.split(d, dq)
+			h2, l2 := slow.split(d, dq)
+			if h1 != h2 || l1 != l2 {
+				t.Fatalf("trial %d: d %s dq %s: search %d/%d, loop %d/%d", trial, d, dq, h1, l1, h2, l2)
+			}
+		}
+	}
+}
