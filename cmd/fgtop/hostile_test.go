@@ -4,6 +4,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"net"
@@ -502,6 +503,7 @@ func TestFleetHostilePeersBinary(t *testing.T) {
 	idPath := filepath.Join(t.TempDir(), "id")
 	key.WritePrivate(t, idPath)
 	huge := startFakeNode(t, streamLine(t, manyDevices(20000)), 200*time.Millisecond)
+	long := startFakeNode(t, bytes.Repeat([]byte("x"), 40<<20), 200*time.Millisecond)
 	for _, tt := range []struct {
 		name   string
 		args   []string
@@ -509,6 +511,8 @@ func TestFleetHostilePeersBinary(t *testing.T) {
 	}{
 		{"20000 devices", []string{"fleet", "--hosts", huge.addr, "--identity", idPath, "--known-hosts", huge.knownHosts, "--once", "--json", "--timeout", "10s"},
 			"too large: 20000 devices"},
+		{"40 MB line", []string{"fleet", "--hosts", long.addr, "--identity", idPath, "--known-hosts", long.knownHosts, "--once", "--json", "--timeout", "10s"},
+			"a line longer than 16777216 bytes"},
 		{"endless prometheus", []string{"fleet", "--prometheus", endlessPrometheus(t), "--once", "--json", "--timeout", "10s"},
 			"more than 8 MiB"},
 	} {

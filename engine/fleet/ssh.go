@@ -51,6 +51,11 @@ type SSHOptions struct {
 	MaxLines int
 }
 
+// MaxStreamLine is the longest line read from a node's stream: a
+// 10,000-kernel node's snapshot is about 6 MB; decoding a longer one is
+// what a hostile node would make the fleet spend its memory on.
+const MaxStreamLine = 16 << 20
+
 // DefaultMaxLines is SSHOptions.MaxLines's default: a node sends a line
 // per change (ten a second at most, as the engine publishes) and a
 // heartbeat while nothing changes.
@@ -320,7 +325,7 @@ func streamOnce(ctx context.Context, t *Tracker, addr string, cfg *gossh.ClientC
 			}
 			watchdog.Reset(o.Silence)
 		}
-		line, err := readLine(r, report.MaxLine)
+		line, err := readLine(r, MaxStreamLine)
 		if err != nil {
 			mu.Lock()
 			s := silent
