@@ -15,7 +15,7 @@ import (
 
 // hostage is issue 23's attack on one connection: a viewer asks for a
 // 500x200 pty and a shell, never reads the output, sends 200 window
-// changes 20 ms apart and disconnects. It returns once it disconnected.
+// changes 20 ms apart, waits to be dropped and disconnects.
 func hostage(t *testing.T, f *fixture, user string, key gossh.Signer) {
 	t.Helper()
 	c, err := f.dial(user, key)
@@ -51,6 +51,17 @@ func hostage(t *testing.T, f *fixture, user string, key gossh.Signer) {
 		// Sizes that change every time, so each one redraws everything.
 		_ = sess.WindowChange(MaxHeight-i%7, MaxWidth-i%11)
 		time.Sleep(20 * time.Millisecond)
+	}
+	// Then it stays, reading nothing, until the server drops it (or 15 s
+	// pass: a slow machine may take a while to fill the client's window).
+	ended := make(chan struct{})
+	go func() {
+		_ = c.Wait()
+		close(ended)
+	}()
+	select {
+	case <-ended:
+	case <-time.After(15 * time.Second):
 	}
 }
 
