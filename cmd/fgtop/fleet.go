@@ -65,7 +65,7 @@ Peers are bounded: --once and --fit end within --timeout whatever the nodes do; 
 than 1024 devices is "too large" (refused over SSH; through Prometheus shown without a largest
 fit); a node's lines are read at most 20 a second (one that sends more is marked "floods
 lines"); a stream line is at most 16 MiB and a Prometheus answer 8 MiB per query. q, Ctrl-C
-and SIGTERM end the fleet at once (within 4 s whatever the peers do).
+and SIGTERM end the fleet at once (within 3 s whatever the peers do).
 
 The allocator flags (--strategy, --quantum, --no-fragmentation, --allocation-order,
 --affinity) apply to every node where the node's snapshot does not say.

@@ -73,11 +73,17 @@ func (b *lockedBuffer) String() string {
 	return b.b.String()
 }
 
-// startFgtop runs `fgtop ARGS` as a child process; it is killed when the
-// test ends if it is still running.
+// startFgtop runs `fgtop ARGS` as a child process (this test executable
+// as fgtop, or $FGTOP_BIN); it is killed when the test ends if it is
+// still running.
 func startFgtop(t *testing.T, args ...string) *child {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestFgtopHelperProcess$", "--"}, args...)...)
+	if bin := os.Getenv("FGTOP_BIN"); bin != "" {
+		// A built binary (go build -o BIN ./cmd/fgtop) instead of this
+		// test executable.
+		cmd = exec.Command(bin, args...)
+	}
 	cmd.Env = append(os.Environ(), "FGTOP_HELPER=1", "TMPDIR="+t.TempDir())
 	c := &child{cmd: cmd, stderr: &lockedBuffer{}, stdout: &lockedBuffer{}, done: make(chan error, 1)}
 	cmd.Stdout, cmd.Stderr = c.stdout, c.stderr

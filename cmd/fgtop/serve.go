@@ -50,7 +50,7 @@ sessions and every snapshot --follow stream (any key's) hold at most --max-viewe
 A session's output never waits on its client: a client that takes none of it for --stuck-timeout
 (default 30s), or lets 4 MiB pile up, is dropped and its slot freed; window changes reach the
 console at most ten times a second (the newest wins). SIGTERM or SIGINT closes every session and
-stops the server; what has not stopped after 4 seconds is ended then (a second signal: at once).
+stops the server; what has not stopped after 3 seconds is ended then (a second signal: at once).
 A session's window is capped at 500x200 cells; a connection holds at most 4 sessions and
 64 environment variables per session; one with no console is closed after a minute, one where
 nothing moves after 5 minutes, and any after 24 hours (its sessions are told first).

@@ -16,7 +16,7 @@ import (
 // gracefully (close its sessions, restore the terminal, remove its
 // files) before the process exits anyway: issue 23's serve and fleet
 // ignored SIGTERM for good while a peer held them.
-const forceAfter = 4 * time.Second
+const forceAfter = 3 * time.Second
 
 // notifyStop is signal.NotifyContext for a long-running command: ctx ends
 // at the first of sigs, and from then on the process exits within
