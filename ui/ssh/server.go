@@ -789,7 +789,10 @@ func (s *Server) cut(ls *session, reason string) {
 	ls.mu.Unlock()
 	s.log.Info("closing session", "user", ls.id.User, "key", ls.id.Fingerprint, "remote", ls.id.Remote, "why", reason)
 	if p != nil {
-		p.Quit()
+		// Quit waits for the console's event loop to take it: a busy
+		// console must not hold up the others' cuts (shutdown, a key
+		// reload).
+		go p.Quit()
 	} else if ls.stream {
 		// A stream has no terminal to restore: it ends now, and release
 		// tells the client why.
