@@ -359,11 +359,31 @@ func streamOnce(ctx context.Context, t *Tracker, addr string, cfg *gossh.ClientC
 			return got, fmt.Errorf("bad snapshot from the node: %w", err)
 		}
 		got = true
-		if !t.Send(ctx, Event{Addr: addr, Snap: snap, Sum: Summarize(snap, o.Settings)}) {
+		// The node's silence is not counted while its snapshot is
+		// summarized, and a node whose snapshots are costly to summarize
+		// (up to MaxNodeDevices devices, settings of its choosing) is read
+		// no faster than a quarter of a core's time goes to it.
+		watchdog.Stop()
+		start := time.Now()
+		sum := Summarize(snap, o.Settings)
+		busy := time.Since(start)
+		if !t.Send(ctx, Event{Addr: addr, Snap: snap, Sum: sum}) {
 			return got, ctx.Err()
 		}
+		if busy > summarizeFree {
+			select {
+			case <-ctx.Done():
+				return got, ctx.Err()
+			case <-time.After(3 * busy):
+			}
+		}
+		watchdog.Reset(o.Silence)
 	}
 }
+
+// summarizeFree is how long a snapshot's summary may take before the
+// node's stream is held back for three times as long.
+const summarizeFree = 50 * time.Millisecond
 
 // readLine reads one line of at most limit bytes.
 func readLine(r *bufio.Reader, limit int) ([]byte, error) {
