@@ -51,11 +51,19 @@ func notifyStopTo(ctx context.Context, stderr io.Writer, after time.Duration, ex
 		}
 		timer := time.NewTimer(after)
 		defer timer.Stop()
-		select {
-		case <-timer.C:
-			fmt.Fprintf(stderr, "fgtop: %s: not stopped after %s: exiting now\n", sig, after)
-		case again := <-ch:
-			fmt.Fprintf(stderr, "fgtop: %s again: exiting now\n", again)
+		for {
+			select {
+			case <-timer.C:
+				fmt.Fprintf(stderr, "fgtop: %s: not stopped after %s: exiting now\n", sig, after)
+			case again := <-ch:
+				if again == syscall.SIGPIPE {
+					// Every write to a closed pipe raises it: not a
+					// person asking twice.
+					continue
+				}
+				fmt.Fprintf(stderr, "fgtop: %s again: exiting now\n", again)
+			}
+			break
 		}
 		exit(code)
 	}()
