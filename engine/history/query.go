@@ -1,12 +1,14 @@
 package history
 
 import (
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -49,6 +51,10 @@ type HistoryResult struct {
 	Intervals []Interval
 	Missing   []Missing
 	From, To  time.Time
+	// Partitions are the agent.toml journal's records in the asked span,
+	// oldest first, gathered in the same pass (Reader.Partitions would
+	// read the whole record again).
+	Partitions []agentconfig.JournalRecord
 }
 
 type ktrack struct {
@@ -309,6 +315,15 @@ func (r *Reader) History(f Filter) (*HistoryResult, error) {
 				}
 			}
 		}}
+		w.onJournal = func(body []byte) {
+			var jr agentconfig.JournalRecord
+			if json.Unmarshal(body, &jr) != nil {
+				return
+			}
+			if (f.Since.IsZero() || !jr.Time.Before(f.Since)) && (f.Until.IsZero() || !jr.Time.After(f.Until)) {
+				res.Partitions = append(res.Partitions, jr)
+			}
+		}
 		w.scan(sr, nil, time.Time{})
 		end := sr.end
 		if end.IsZero() {

@@ -258,6 +258,8 @@ type walker struct {
 	// onGroup is handed each complete group (history queries), ckpt for
 	// the checkpoint's.
 	onGroup func(tm time.Time, grp []rawRec, ckpt bool)
+	// onJournal is handed each agent.toml journal record's body.
+	onJournal func(body []byte)
 }
 
 // scan replays the segment into st (nil: only find where it ends) up to
@@ -315,7 +317,10 @@ func (w *walker) scan(sr *segRead, st *state, until time.Time) {
 				w.grp = w.grp[:0]
 				sr.end = tm
 			case recJournal:
-				// Stands alone; Partitions reads it.
+				// Stands alone.
+				if w.onJournal != nil {
+					w.onJournal(body)
+				}
 			case recMinute, recBeat, recEnd, recRotate:
 				var tm time.Time
 				if typ == recMinute && st == nil {
