@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"syscall"
@@ -25,10 +24,9 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// defaultHistoryDir is where the long-running commands record when the
-// directory above it exists and is writable (the package or the systemd
-// unit's StateDirectory makes it); FGTOP_HISTORY overrides it, "off"
-// turns recording off.
+// defaultHistoryDir is where the long-running commands record when it
+// exists or can be made, and is writable; FGTOP_HISTORY overrides it,
+// "off" turns recording off.
 const defaultHistoryDir = "/var/lib/fgtop/history"
 
 // historyOff is the --history value that records nothing.
@@ -43,6 +41,12 @@ func registerHistoryFlag(fl *pflag.FlagSet, dir *string, what string) {
 // else FGTOP_HISTORY, else the default where it can be written. note says
 // why nothing is recorded ("" when something is, or when asked for off).
 func historyDir(flag string) (dir, note string) {
+	return historyDirOr(flag, defaultHistoryDir)
+}
+
+// historyDirOr is historyDir with def as the default directory, made
+// (with its parents) when missing.
+func historyDirOr(flag, def string) (dir, note string) {
 	v := flag
 	if v == "" {
 		v = os.Getenv("FGTOP_HISTORY")
@@ -54,11 +58,13 @@ func historyDir(flag string) (dir, note string) {
 	default:
 		return v, ""
 	}
-	parent := filepath.Dir(defaultHistoryDir)
-	if fi, err := os.Stat(parent); err != nil || !fi.IsDir() || syscall.Access(parent, 2) != nil {
-		return "", fmt.Sprintf("history off: %s is missing or not writable (record with --history DIR or `fgtop record`)", parent)
+	if err := os.MkdirAll(def, 0o750); err != nil {
+		return "", fmt.Sprintf("history off: %s cannot be made (%v); record with --history DIR or `fgtop record`", def, err)
 	}
-	return defaultHistoryDir, ""
+	if syscall.Access(def, 2) != nil {
+		return "", fmt.Sprintf("history off: %s is not writable; record with --history DIR or `fgtop record`", def)
+	}
+	return def, ""
 }
 
 // readHistoryDir resolves --history for a command that reads.
