@@ -67,14 +67,14 @@ type Recorder struct {
 	lock *os.File
 
 	// What the record says now (the last observed snapshot's view).
-	prev     *model.Snapshot
-	meta     metaRec
-	devKey   []byte
-	devPtr   *model.Device
-	ubuf     []byte
+	prev   *model.Snapshot
+	meta   metaRec
+	devKey []byte
+	devPtr *model.Device
+	ubuf   []byte
 	// sbuf is scratch for the small records of every change (issues,
 	// tick, a kernel gone): appendRecord copies them out.
-	sbuf []byte
+	sbuf     []byte
 	issues   []model.Issue
 	kernHash map[model.KernelID]uint64
 	seed     maphash.Seed
