@@ -16,6 +16,9 @@ type state struct {
 	meta    metaRec
 	devices []model.Device
 	agents  []model.Agent
+	// totals is the last agents' totals record, undecoded (one comes with
+	// every change): put on the agents when a snapshot is built.
+	totals []byte
 	// usage holds each device's last totals record, undecoded: over hours
 	// of replay most are replaced before a snapshot is built.
 	usage   map[model.DeviceKey][]byte
@@ -73,18 +76,7 @@ func (st *state) apply(typ byte, body []byte) error {
 		}
 		st.usage[k] = body
 	case recTotals:
-		d := dec{b: body}
-		n := d.count()
-		for i := 0; i < n && d.err == nil; i++ {
-			kernels := int(min(d.uvarint(), 1<<31))
-			held := decodeSlots(&d)
-			if i < len(st.agents) && d.err == nil {
-				st.agents[i].Kernels, st.agents[i].Held = kernels, held
-			}
-		}
-		if d.err != nil {
-			return fmt.Errorf("totals record: %w", d.err)
-		}
+		st.totals = body
 	case recUsageGone:
 		d := dec{b: body}
 		k := model.DeviceKey{Name: model.DeviceName(d.str()), ID: model.DeviceID(d.str())}
@@ -144,6 +136,19 @@ func (st *state) snapshot() (*model.Snapshot, error) {
 		IdleKernels: m.IdleKernels, IdleAfter: m.IdleAfter, Issues: st.issues}
 	s.Devices = append([]model.Device(nil), st.devices...)
 	s.Agents = append([]model.Agent(nil), st.agents...)
+	if st.totals != nil {
+		// A totals record that does not decode keeps what it set before
+		// the bad byte, as when it was applied at once.
+		d := dec{b: st.totals}
+		n := d.count()
+		for i := 0; i < n && d.err == nil; i++ {
+			kernels := int(min(d.uvarint(), 1<<31))
+			held := decodeSlots(&d)
+			if i < len(s.Agents) && d.err == nil {
+				s.Agents[i].Kernels, s.Agents[i].Held = kernels, held
+			}
+		}
+	}
 	ks := make([]*model.Kernel, 0, len(st.kernels))
 	holds := map[model.DeviceKey][]model.Holding{}
 	for id, b := range st.kernels {
