@@ -246,10 +246,15 @@ func decodeStream(z []byte, dec *zstd.Decoder, buf []byte) ([]byte, error) {
 		return nil, err
 	}
 	defer dec.Reset(nil)
+	// Records compress two- to fourfold: room for the high end at once,
+	// not doubled and copied over a 12-hour segment, and a reused buffer
+	// a little short is replaced by one of the size wanted (bytes.Buffer
+	// would double it).
+	need := min(4*len(z), 256<<20)
+	if cap(buf) < need {
+		buf = make([]byte, 0, need+need/8)
+	}
 	out := bytes.NewBuffer(buf[:0])
-	// Records compress three- to tenfold: grown once to the low end, not
-	// doubled and copied a dozen times over a 12-hour segment.
-	out.Grow(min(4*len(z), 256<<20))
 	_, err := io.Copy(out, io.LimitReader(dec, maxSegmentRaw))
 	if errors.Is(err, io.ErrUnexpectedEOF) {
 		err = nil
