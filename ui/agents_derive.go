@@ -146,8 +146,17 @@ func (d *derived) partitionLines(a *model.Agent) [][]span {
 		}
 		// Owned capacity per slot, against held.
 		capBySlot := map[model.SlotName]model.Dec{}
+		// A slot with an owned device of unknown capacity has no total:
+		// "held/?", never held against the others' sum.
+		unknown := map[model.SlotName]bool{}
 		for i := range s.Devices {
 			dv := &s.Devices[i]
+			if dv.Name == n && a.OwnsDevice(dv.Key()) && dv.CapacityUnknown {
+				unknown[dv.Slot] = true
+				if _, ok := capBySlot[dv.Slot]; !ok {
+					capBySlot[dv.Slot] = model.Zero
+				}
+			}
 			if dv.Name == n && a.OwnsDevice(dv.Key()) && dv.Capacity.Sign() > 0 {
 				capBySlot[dv.Slot] = capBySlot[dv.Slot].Add(dv.Capacity)
 			}
@@ -171,8 +180,10 @@ func (d *derived) partitionLines(a *model.Agent) [][]span {
 		})
 		for _, slot := range slots {
 			held, capacity := a.Held[slot], capBySlot[slot]
-			lvl := lvlPlain
-			if capacity.Less(held) {
+			lvl, capText := lvlPlain, fmtSlot(slot, capacity)
+			if unknown[slot] {
+				capText = "?"
+			} else if capacity.Less(held) {
 				lvl = lvlCrit
 			}
 			label := slotShort(slot)
@@ -180,7 +191,7 @@ func (d *derived) partitionLines(a *model.Agent) [][]span {
 				label = "held" // "cpu ... cpu 7/16" says cpu twice
 			}
 			line = append(line, span{lvlDim, "  " + label + " "},
-				span{lvl, fmtSlot(slot, held) + "/" + fmtSlot(slot, capacity)})
+				span{lvl, fmtSlot(slot, held) + "/" + capText})
 		}
 		out = append(out, line)
 	}

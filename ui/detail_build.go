@@ -73,6 +73,15 @@ func deviceDetail(d *derived, di int) []detailLine {
 		if p.Detail != "" {
 			out = append(out, text(lvlDim, "  "+p.Detail))
 		}
+		// The header says etcd is unreachable; here, what that means for
+		// this device's figures.
+		if !p.SettingsOK && strings.HasPrefix(p.Settings, "etcd ") {
+			why := "etcd unreachable: registered as the last settings read say, if any were"
+			if dv.CapacityUnknown {
+				why = "etcd unreachable, no settings ever read: capacity unknown"
+			}
+			out = append(out, text(lvlCrit, "  "+why))
+		}
 	}
 	if r.hasBar {
 		out = append(out, detailLine{bar: r})
@@ -130,9 +139,14 @@ func allocMapLines(s *model.Snapshot, u *model.DeviceUsage, id model.DeviceID) [
 	if u == nil || len(u.Held) == 0 {
 		return append(out, text(lvlDim, "  absent: nothing is held here"))
 	}
-	ratio := s.DeviceAllocRatio(id)
-	out = append(out, detailLine{spans: []span{{lvlDim, "  " + padRight("ratio (current)", 18)},
-		{lvlPlain, model.QuantizeAllocRatio(ratio).String()}, {lvlDim, "  exact " + ratio.String()}}})
+	if s.AllocRatioUnknown(id) {
+		out = append(out, detailLine{spans: []span{{lvlDim, "  " + padRight("ratio (current)", 18)},
+			{lvlNA, "? (capacity unknown)"}}})
+	} else {
+		ratio := s.DeviceAllocRatio(id)
+		out = append(out, detailLine{spans: []span{{lvlDim, "  " + padRight("ratio (current)", 18)},
+			{lvlPlain, model.QuantizeAllocRatio(ratio).String()}, {lvlDim, "  exact " + ratio.String()}}})
+	}
 	abs, any := model.Zero, false
 	for _, slot := range []model.SlotName{model.SlotCUDAShares, model.SlotCUDADevice} {
 		if v, ok := u.Held[slot]; ok {
@@ -447,7 +461,11 @@ func useLines(d *derived, k *model.Kernel, now time.Time) []detailLine {
 		if di, ok := d.devIndex[du.Device]; ok {
 			name = d.devs[di].label
 		}
-		held := du.Held.String() + "/" + du.Capacity.String()
+		capacity := du.Capacity.String()
+		if du.CapacityUnknown {
+			capacity = "?"
+		}
+		held := du.Held.String() + "/" + capacity
 		if du.Held.Sign() == 0 {
 			held = "nothing held"
 		}

@@ -117,7 +117,7 @@ func (m *Fleet) View() tea.View {
 	return v
 }
 
-func (m *Fleet) counts() (live, stale, unreachable, connecting int, held, capacity model.Dec, gpus int) {
+func (m *Fleet) counts() (live, stale, unreachable, connecting int, held, capacity model.Dec, gpus, unknown int) {
 	held, capacity = model.Zero, model.Zero
 	if m.fl == nil {
 		return
@@ -138,6 +138,7 @@ func (m *Fleet) counts() (live, stale, unreachable, connecting int, held, capaci
 		if n.State == fleet.Live && n.Snap != nil && n.Sum.Slot != "" {
 			held, capacity = held.Add(n.Sum.Held), capacity.Add(n.Sum.Capacity)
 			gpus += n.Sum.GPUs
+			unknown += n.Sum.Unknown
 		}
 	}
 	return
@@ -145,7 +146,11 @@ func (m *Fleet) counts() (live, stale, unreachable, connecting int, held, capaci
 
 func (m *Fleet) viewHeader(w int) string {
 	st := m.st
-	live, stale, unr, conn, held, capacity, gpus := m.counts()
+	live, stale, unr, conn, held, capacity, gpus, unknown := m.counts()
+	capText := capacity.String()
+	if unknown > 0 {
+		capText = "?"
+	}
 	sp := []span{{lvlTitle, " fgtop fleet"}}
 	if m.opts.Source != "" {
 		sp = append(sp, span{lvlDim, " │ " + m.opts.Source})
@@ -160,7 +165,7 @@ func (m *Fleet) viewHeader(w int) string {
 	if conn > 0 {
 		sp = append(sp, span{lvlDim, " · "}, span{lvlInfo, fmt.Sprintf("%d connecting", conn)})
 	}
-	sp = append(sp, span{lvlDim, fmt.Sprintf(" │ live: %d GPUs, held %s/%s", gpus, held, capacity)})
+	sp = append(sp, span{lvlDim, fmt.Sprintf(" │ live: %d GPUs, held %s/%s", gpus, held, capText)})
 	if st.ASCII {
 		for i := range sp {
 			sp[i].text = strings.ReplaceAll(strings.ReplaceAll(sp[i].text, "│", "|"), "·", ",")
@@ -290,7 +295,7 @@ func (m *Fleet) viewRow(n *fleet.Node, sel bool, cols []fleetCol, nameW, w int, 
 			}
 		case "held":
 			if has {
-				v = s.Held.String() + "/" + s.Capacity.String()
+				v = s.Held.String() + "/" + s.CapacityText()
 			}
 		case "free":
 			if has {
@@ -443,7 +448,10 @@ func (m *Fleet) viewDetail(w int, now time.Time) []string {
 			case d.Free.IsZero():
 				l = lvlDim
 			}
-			sp = append(sp, span{lvlAccent, labels[d.Device] + " "}, span{l, d.Held.String() + "/" + d.Capacity.String()})
+			if d.CapacityUnknown {
+				l = lvlPlain
+			}
+			sp = append(sp, span{lvlAccent, labels[d.Device] + " "}, span{l, d.Held.String() + "/" + d.CapacityText()})
 		}
 		if len(n.Sum.Devices) == 0 {
 			sp = append(sp, span{lvlDim, "no accelerators"})

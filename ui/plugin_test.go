@@ -36,4 +36,47 @@ func TestPluginShown(t *testing.T) {
 	if !strings.Contains(out, "registered as") || !strings.Contains(out, "plugin-settings") {
 		t.Errorf("device detail lacks the plugin:\n%s", out)
 	}
+	// Its gpu_alloc_map ratio cannot be told: no amount over a capacity of 1.
+	if u := snap.Usage[devs[0].Key()]; u == nil || len(u.Held) == 0 {
+		t.Fatal("the fake node's first GPU holds nothing: the ratio line is not shown")
+	}
+	if !strings.Contains(out, "etcd unreachable, no settings ever read: capacity unknown") {
+		t.Errorf("the detail does not say why the capacity is unknown:\n%s", out)
+	}
+	if !strings.Contains(out, "? (capacity unknown)") {
+		t.Errorf("the detail's alloc-map ratio is not unknown:\n%s", out)
+	}
+}
+
+// TestAgentPartitionUnknownCapacity: an agent owning a GPU whose
+// capacity is unknown reads held/? for that slot, never held over the
+// other GPUs' sum (which would also mark it over capacity).
+func TestAgentPartitionUnknownCapacity(t *testing.T) {
+	held := model.MustDec("1.50")
+	s := &model.Snapshot{
+		Devices: []model.Device{
+			{Name: "cuda", ID: "GPU-a", Slot: model.SlotCUDAShares, CapacityUnknown: true},
+			{Name: "cuda", ID: "GPU-b", Slot: model.SlotCUDAShares, Capacity: model.MustDec("3.98")},
+			{Name: "cuda", ID: "GPU-c", Slot: model.SlotCUDAShares, Capacity: model.MustDec("3.98")},
+		},
+		Agents: []model.Agent{
+			{ID: "a1", Owns: map[model.DeviceName][]model.DeviceID{"cuda": {"GPU-a", "GPU-b"}}, Held: model.ResourceSlot{model.SlotCUDAShares: held.Add(held).Add(held)}},
+			{ID: "a2", Owns: map[model.DeviceName][]model.DeviceID{"cuda": {"GPU-c"}}, Held: model.ResourceSlot{model.SlotCUDAShares: held}},
+		},
+	}
+	d := derive(s, deriveOptions{th: DefaultThresholds(), g: unicodeGlyphs(false)}, nil)
+	for i, want := range []string{"4.50/?", "1.50/3.98"} {
+		var text string
+		for _, l := range d.partitionLines(&s.Agents[i]) {
+			text += spansText(l)
+			for _, sp := range l {
+				if strings.Contains(sp.text, want) && i == 0 && sp.lvl == lvlCrit {
+					t.Errorf("agent %d: %q marked over capacity", i, sp.text)
+				}
+			}
+		}
+		if !strings.Contains(text, want) {
+			t.Errorf("agent %d: %q lacks %s", i, text, want)
+		}
+	}
 }

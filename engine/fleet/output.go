@@ -41,11 +41,13 @@ type JSONFleet struct {
 
 // JSONNode is one node. Amounts are decimal strings (exact).
 type JSONNode struct {
-	Node     string       `json:"node"`
-	Address  string       `json:"address"`
-	Source   string       `json:"source"`
-	State    State        `json:"state"`
-	Error    string       `json:"error,omitempty"`
+	Node    string `json:"node"`
+	Address string `json:"address"`
+	Source  string `json:"source"`
+	State   State  `json:"state"`
+	Error   string `json:"error,omitempty"`
+	// Note marks a node that misbehaves (Node.Note).
+	Note     string       `json:"note,omitempty"`
 	LastSeen string       `json:"last_seen,omitempty"`
 	Slot     string       `json:"slot,omitempty"`
 	GPUs     int          `json:"gpus"`
@@ -63,13 +65,15 @@ type JSONNode struct {
 
 // JSONDevice is one accelerator of a node.
 type JSONDevice struct {
-	Device   string    `json:"device"`
-	Plugin   string    `json:"plugin"`
-	Parent   string    `json:"parent,omitempty"`
-	Slot     string    `json:"slot"`
-	Held     model.Dec `json:"held"`
-	Capacity model.Dec `json:"capacity"`
-	Free     model.Dec `json:"free"`
+	Device string    `json:"device"`
+	Plugin string    `json:"plugin"`
+	Parent string    `json:"parent,omitempty"`
+	Slot   string    `json:"slot"`
+	Held   model.Dec `json:"held"`
+	// Capacity and Free are absent when the node could not know the
+	// capacity (its fractional settings never read).
+	Capacity *model.Dec `json:"capacity,omitempty"`
+	Free     *model.Dec `json:"free,omitempty"`
 }
 
 // JSONFit is where a request lands on a node, or why it does not.
@@ -113,7 +117,7 @@ func ToJSON(f *Fleet) JSONFleet {
 }
 
 func nodeJSON(n *Node) JSONNode {
-	j := JSONNode{Node: n.Name, Address: n.Addr, Source: n.Source, State: n.State, Error: n.Reason, Devices: []JSONDevice{}}
+	j := JSONNode{Node: n.Name, Address: n.Addr, Source: n.Source, State: n.State, Error: n.Reason, Note: n.Note, Devices: []JSONDevice{}}
 	if !n.LastSeen.IsZero() {
 		j.LastSeen = n.LastSeen.UTC().Format(time.RFC3339Nano)
 	}
@@ -124,9 +128,17 @@ func nodeJSON(n *Node) JSONNode {
 	j.Slot, j.GPUs, j.Pieces, j.Kernels, j.Issues = string(s.Slot), s.GPUs, s.Pieces, s.Kernels, s.Issues
 	if s.Slot != "" {
 		j.Held, j.Capacity, j.Free, j.Largest = ptr(s.Held), ptr(s.Capacity), ptr(s.Free), ptr(s.Largest)
+		if s.Unknown > 0 {
+			// A total that leaves some devices out is not the node's.
+			j.Capacity = nil
+		}
 	}
 	for _, d := range s.Devices {
-		j.Devices = append(j.Devices, JSONDevice{Device: string(d.Device), Plugin: string(d.Plugin), Parent: string(d.Parent), Slot: string(d.Slot), Held: d.Held, Capacity: d.Capacity, Free: d.Free})
+		jd := JSONDevice{Device: string(d.Device), Plugin: string(d.Plugin), Parent: string(d.Parent), Slot: string(d.Slot), Held: d.Held}
+		if !d.CapacityUnknown {
+			jd.Capacity, jd.Free = ptr(d.Capacity), ptr(d.Free)
+		}
+		j.Devices = append(j.Devices, jd)
 	}
 	return j
 }
@@ -140,6 +152,10 @@ func FitJSON(f *Fleet, req alloc.Request, base Settings) JSONFitReport {
 		n := &f.Nodes[i]
 		j := nodeJSON(n)
 		switch {
+		case n.Snap != nil && n.Sum.TooLarge:
+			// The allocator's search over that many devices is what a
+			// hostile node would make the fleet spend its time on.
+			j.Fit = &JSONFit{Unknown: true, Reason: "unknown: " + (&TooLargeError{Devices: len(n.Snap.Devices)}).Error()}
 		case n.State != Live:
 			// Its figures, if any, are not the node's now: never a fit.
 			why := fmt.Sprintf("unknown: the node is %s (%s)", n.State, n.Reason)
