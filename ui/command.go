@@ -227,7 +227,7 @@ func (a *App) runCommand(line string) tea.Cmd {
 	case "at", "live":
 		return a.pastCommand(f)
 	default:
-		a.flashf(lvlWarn, "unknown command :"+f[0]+" (try :q, :sort COLUMN, :theme NAME, :filter TEXT)")
+		a.flashf(lvlWarn, "unknown command :"+f[0]+" (try :q, :sort COLUMN, :theme NAME, :filter TEXT, :at TIME, :live)")
 	}
 	return nil
 }

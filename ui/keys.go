@@ -158,7 +158,7 @@ func NewKeyMap(role Role) KeyMap {
 		b(actFollow, grpView, false, []string{"f"}, "f", "kernels: follow device / all"),
 		b(actSegments, grpView, false, []string{"a"}, "a", "bars: per kernel / per agent"),
 		b(actCopy, grpView, false, []string{"y"}, "y", "copy selected id (OSC 52)"),
-		b(actCommand, grpGeneral, true, []string{":"}, ":", "command (:sort :theme :q)"),
+		b(actCommand, grpGeneral, true, []string{":"}, ":", "command (:sort :theme :at :live :q)"),
 		in(b(actBack, grpGeneral, false, []string{"esc"}, "esc", "back / clear"), scEditing, scEditing),
 		in(b(actHelp, grpGeneral, true, []string{"?"}, "?", "help"), scEditing, scEditing),
 		b(actQuit, grpGeneral, true, []string{"q", "ctrl+c"}, "q", "quit"),
