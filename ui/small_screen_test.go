@@ -197,3 +197,20 @@ func TestEditorFooterKeepsHelpAndQuit(t *testing.T) {
 		a.Update(keyCode(tea.KeyEscape))
 	}
 }
+
+// TestFlashKeepsHelpAndQuit: a flash (new issues arrive every few seconds
+// on a busy node, and on the demo) does not take help and quit out of the
+// 80-column footer; the flash shortens instead.
+func TestFlashKeepsHelpAndQuit(t *testing.T) {
+	for _, ascii := range []bool{false, true} {
+		a := testApp(t, 80, 24, fake.Node(fake.Options{}), Options{ASCII: ascii})
+		a.flashf(lvlWarn, "4 new issues; over-capacity: cpu:16 is held beyond its capacity: 2 of 1 and more words")
+		for _, w := range []int{60, 80, 220} {
+			f := stripANSI(a.viewFooter(w))
+			if width(f) > w {
+				t.Fatalf("ascii=%v w=%d: footer %d cells: %q", ascii, w, width(f), f)
+			}
+			mustContain(t, "footer with a flash", f, "4 new issues", "? help", "q quit")
+		}
+	}
+}

@@ -99,7 +99,7 @@ func (a *App) viewFooter(w int) string {
 		return p.View()[0]
 	}
 	if a.flash.text != "" {
-		return a.flashLine(w)
+		return a.flashFooter(w)
 	}
 	if f := a.footerHelp(w); f != "" {
 		return f
@@ -114,6 +114,34 @@ func (a *App) viewFooter(w int) string {
 		a.shortHelp, a.helpW = a.shortHelpLine(w), w
 	}
 	return a.shortHelp
+}
+
+// flashFooter is a flash on the main screen with help and quit kept at its
+// right: on a busy node new-issue flashes follow each other, and the way to
+// help and out must not hide behind them. A screen with its own footer (the
+// editor) shows the flash alone, as does a footer too narrow for both.
+func (a *App) flashFooter(w int) string {
+	if a.footerHelp(w) != "" {
+		return a.flashLine(w)
+	}
+	var ess []key.Binding
+	tw := 0
+	for _, b := range a.keys.ShortHelp() {
+		h := b.Help()
+		if h.Key != "?" && h.Key != "q" {
+			continue
+		}
+		if len(ess) > 0 {
+			tw += 3
+		}
+		tw += width(h.Key) + 1 + width(h.Desc)
+		ess = append(ess, b)
+	}
+	const minFlash = 20
+	if len(ess) == 0 || w < tw+2+minFlash {
+		return a.flashLine(w)
+	}
+	return a.flashLine(w-tw-2) + "  " + shortHelpOf(a.st, ess, tw)
 }
 
 // shortHelpLine is the footer's help: the key map's short bindings, as many

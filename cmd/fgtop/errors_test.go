@@ -61,6 +61,8 @@ func TestErrorsInOwnWords(t *testing.T) {
 		{"slot the node lacks", sim("foo=1"), exitBadUsage, []string{`--request "foo=1": unknown slot "foo" (the node's slots: cuda.shares)`}},
 		{"plugin without devices", sim("rocm.device=1"), exitBadUsage, []string{`unknown slot "rocm.device"`}},
 		{"typo'd slot", sim("cuda.shres=0.5"), exitBadUsage, []string{`unknown slot "cuda.shres": did you mean cuda.shares?`}},
+		// The name is the mistake, not the size a count slot cannot read.
+		{"typo'd bytes slot", sim("cpu=2,mme=4g"), exitBadUsage, []string{`--request "cpu=2,mme=4g"`, `unknown slot "mme": did you mean mem?`}},
 		// Each error names the flag its file came from.
 		{"missing mock-etcd file", []string{"simulate", "--devices", mock, "--mock-etcd", filepath.Join(dir, "nope.json"), "--request", "cuda.shares=1"},
 			exitBadUsage, []string{"--mock-etcd", "nope.json"}},

@@ -470,8 +470,8 @@ func printFit(w io.Writer, r fleet.JSONFitReport) {
 			fmt.Fprintf(w, "  fits  %-20s%s %s\n", n.Node, agent, strings.Join(parts, ", "))
 			for _, d := range n.Fit.Devices {
 				if d.Overcommit {
-					fmt.Fprintf(w, "        %s OVERCOMMIT: %s would hold %s of %s %s across all agents (%s held now + %s)\n",
-						paintRed(w, "!"), d.Device, d.TotalAfter, d.Capacity, d.Slot, d.HeldNow, d.Adds)
+					fmt.Fprintf(w, "        %s: %s would hold %s of %s %s across all agents (%s held now + %s)\n",
+						paintRed(w, "! OVERCOMMIT"), d.Device, d.TotalAfter, d.Capacity, d.Slot, d.HeldNow, d.Adds)
 				}
 			}
 		case n.Fit.Unknown:

@@ -46,6 +46,9 @@ func run(args []string) int {
 	// through the one rule for outside text: a node name, an HTTP body or
 	// a file's bytes quoted in it cannot drive the terminal.
 	stdout, stderr := untrusted.NewWriter(os.Stdout), untrusted.NewWriter(os.Stderr)
+	if isTerminal(os.Stdout) && os.Getenv("NO_COLOR") == "" {
+		stdout.AllowRed()
+	}
 	defer func() { _ = stdout.Flush(); _ = stderr.Flush() }()
 	if path := os.Getenv("FGTOP_CPUPROFILE"); path != "" {
 		stop, err := startCPUProfile(path)

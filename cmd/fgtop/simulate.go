@@ -187,6 +187,12 @@ func (f *simulateFlags) run(ctx context.Context) error {
 	steps := make([]placement.Step, len(f.requests))
 	for i, r := range f.requests {
 		if steps[i], err = placement.ParseStep(r, sim.types); err != nil {
+			// cpu and mem join only when a request that parses asks for
+			// them; every node has both.
+			known := append([]model.SlotName{model.SlotCPU, model.SlotMem}, sim.slots...)
+			if nerr := placement.UnknownSlotIn(r, known); nerr != nil {
+				return usageErr("--request %q: %v", r, nerr)
+			}
 			return usageErr("--request %v", err)
 		}
 		if err := steps[i].CheckAmounts(); err != nil {

@@ -7,6 +7,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/term"
+
+	"github.com/fgtop/fgtop/internal/untrusted"
 )
 
 // requireTerminal refuses to start a console without a terminal to draw it
@@ -56,6 +58,12 @@ func isTerminal(f *os.File) bool {
 // paintRed colours s red where w is a terminal and NO_COLOR is not set;
 // elsewhere (a pipe, a file, a test) s stays as it is.
 func paintRed(w io.Writer, s string) string {
+	if x, ok := w.(*untrusted.Writer); ok {
+		// main's writer: red only where main allowed it (a terminal,
+		// NO_COLOR unset); its escaping would otherwise show the
+		// sequence as text.
+		return x.Red(s)
+	}
 	f, ok := w.(*os.File)
 	if !ok || !isTerminal(f) || os.Getenv("NO_COLOR") != "" {
 		return s

@@ -220,13 +220,12 @@ func TestLargestMatchesTheBisection(t *testing.T) {
 	if below < 5 {
 		t.Fatalf("only %d of 60 answers below the free capacity: the search below the top is untested", below)
 	}
-	for _, seed := range []int64{1, 2, 3} {
-		s := demoSnapshot(t, seed)
-		set := SettingsFor(s, Settings{})
-		if got, want := largest(s, model.SlotCUDAShares, set), largestBisect(s, model.SlotCUDAShares, set); !got.Equal(want) {
-			t.Fatalf("demo %d: largest %s, the bisection %s", seed, got, want)
-		}
-	}
+	// The demo node is not compared here: it is slot-based with two
+	// agents, where the largest fit also excludes sizes that overcommit a
+	// device the other agent fills, which the old bisection never checked
+	// (it answered 3.2 on seed 1 with 2.00 physically free).
+	// TestLargestIsTheAllocatorsAnswer checks the demo node against a
+	// linear scan with that rule.
 }
 
 func cmpOr(d, def model.Dec) model.Dec {

@@ -10,12 +10,22 @@ import (
 	"github.com/fgtop/fgtop/model"
 )
 
+// commonSlots are the slots most nodes register, for judging a request's
+// names before any node has answered.
+var commonSlots = []model.SlotName{model.SlotCPU, model.SlotMem, model.SlotCUDAShares, model.SlotCUDADevice}
+
 // ParseRequest reads a placement request ("cuda.shares=2.5,cpu=8,mem=64g"
 // or a JSON object), as `fgtop simulate --request` does; a free step, an
 // empty request and amounts Backend.AI would mishandle are refused.
 func ParseRequest(text string) (alloc.Request, error) {
 	st, err := placement.ParseStep(text, nil)
 	if err != nil {
+		// The nodes' slots are not known yet; a name one typo away from a
+		// common slot ("mme=4g") is the mistake, not its amount.
+		var u *model.UnknownSlotError
+		if nerr := placement.UnknownSlotIn(text, commonSlots); errors.As(nerr, &u) && u.Suggest != "" {
+			return nil, fmt.Errorf("unknown slot %q: did you mean %s?", string(u.Slot), u.Suggest)
+		}
 		return nil, err //nolint:wrapcheck // already says what and where
 	}
 	if st.IsFree() {

@@ -41,3 +41,19 @@ func TestFitJSONOnlyLiveNodesFit(t *testing.T) {
 		t.Errorf("never answered: %q", why)
 	}
 }
+
+// TestParseRequestNamesTypoFirst: a request that does not parse because a
+// slot name is a typo says so, not that "4g" is not a decimal.
+func TestParseRequestNamesTypoFirst(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"cpu=2,mme=4g", `unknown slot "mme": did you mean mem?`},
+		{"cuda.shres=abc", `unknown slot "cuda.shres": did you mean cuda.shares?`},
+		{"cuda.shares=abc", "invalid decimal"},
+		{"rocm.device=abc", "invalid decimal"},
+	} {
+		_, err := ParseRequest(tt.in)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%q: %v, want %q", tt.in, err, tt.want)
+		}
+	}
+}

@@ -21,7 +21,8 @@ type SlotSet struct {
 
 // ParseSlotSet reads AGENT=SLOT=AMOUNT. mem takes a binary size (64G), any
 // other slot an exact decimal kept as written ("2.0" stays 2.0). A negative
-// or non-finite amount is refused: main refuses it too.
+// or non-finite amount is refused: main refuses it too; so is mem of 0 or
+// less, as --mem refuses it.
 func ParseSlotSet(s string) (SlotSet, error) {
 	agent, rest, ok := strings.Cut(s, "=")
 	slot, amount, ok2 := strings.Cut(rest, "=")
@@ -34,6 +35,11 @@ func ParseSlotSet(s string) (SlotSet, error) {
 		b, _, err := ParseMem(amount)
 		if err != nil {
 			return SlotSet{}, fmt.Errorf("mem=%s: %w", amount, err)
+		}
+		if b.Sign() <= 0 {
+			// Said as written: the bytes (-10737418240) are not what the
+			// operator typed.
+			return SlotSet{}, fmt.Errorf("mem=%s: %s is not above zero: write the agent's memory, e.g. %s=mem=64G", amount, amount, agent)
 		}
 		set.Amount = b
 		return set, nil

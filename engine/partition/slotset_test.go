@@ -26,6 +26,9 @@ func TestParseSlotSet(t *testing.T) {
 		{"a=cuda.shares=NaN", "", "not a finite amount"},
 		{"a=cpu=1.5", "", "whole core count"},
 		{"a=mem=lots", "", "not a size"},
+		// As --mem: echoed as written, never as the bytes it parses to.
+		{"a=mem=-10g", "", "mem=-10g: -10g is not above zero"},
+		{"a=mem=0", "", "mem=0: 0 is not above zero"},
 	} {
 		got, err := ParseSlotSet(tt.in)
 		switch {

@@ -158,6 +158,29 @@ func DeviceSlots(devs []model.Device) []model.SlotName {
 	return out
 }
 
+// UnknownSlotIn reports the first slot named in a slot=amount[,...] text
+// that is not among known (model.UnknownSlotError), or nil. A request that
+// does not parse is judged by its names first: "mme=4g" is a typo of mem,
+// not a count slot given a size. A free step or a JSON object names no
+// slot here.
+func UnknownSlotIn(text string, known []model.SlotName) error {
+	trimmed := strings.TrimSpace(text)
+	if trimmed == "" || strings.HasPrefix(trimmed, "{") {
+		return nil
+	}
+	for _, part := range strings.Split(trimmed, ",") {
+		k, _, ok := strings.Cut(part, "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" || strings.EqualFold(k, "free") {
+			continue
+		}
+		if err := model.CheckSlot(model.SlotName(k), known); err != nil {
+			return err //nolint:wrapcheck // names the slot and the node's slots
+		}
+	}
+	return nil
+}
+
 // CheckSlots refuses a request naming a slot the node does not register
 // (model.UnknownSlotError: "did you mean cuda.shares?"). Backend.AI's
 // allocator would answer a typo with InsufficientResource and 0 free,

@@ -3,6 +3,7 @@ package untrusted
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -148,5 +149,34 @@ func TestWriterSplitsAndJSON(t *testing.T) {
 	want := "ok é\n\\x1b]52;c;x\\x07\\u009b end\n"
 	if out.String() != want {
 		t.Fatalf("wrote %q, want %q", out.String(), want)
+	}
+}
+
+// TestWriterRed: fgtop's own red reaches the terminal once allowed (the
+// CLI's OVERCOMMIT), while the same sequence inside outside text stays
+// escaped; without AllowRed, Red is the text itself.
+func TestWriterRed(t *testing.T) {
+	var b bytes.Buffer
+	x := NewWriter(&b)
+	if got := x.Red("! OVERCOMMIT"); got != "! OVERCOMMIT" {
+		t.Fatalf("Red before AllowRed: %q", got)
+	}
+	x.AllowRed()
+	if _, err := io.WriteString(x, "gpu\x1b[31mX "+x.Red("! OVERCOMMIT")+" \x1b]0;t\a\n"); err != nil {
+		t.Fatal(err)
+	}
+	want := `gpu\x1b[31mX ` + "\x1b[31m! OVERCOMMIT\x1b[0m" + ` \x1b]0;t\x07` + "\n"
+	if b.String() != want {
+		t.Fatalf("wrote %q, want %q", b.String(), want)
+	}
+	// Another writer's marks are text to this one.
+	b.Reset()
+	y := NewWriter(&b)
+	y.AllowRed()
+	if _, err := io.WriteString(y, x.Red("a")); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "\x1b") {
+		t.Fatalf("a foreign mark became a sequence: %q", b.String())
 	}
 }

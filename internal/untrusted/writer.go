@@ -1,7 +1,10 @@
 package untrusted
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"io"
+	"strings"
 	"sync"
 	"unicode/utf8"
 	"unsafe"
@@ -16,6 +19,52 @@ type Writer struct {
 	mu   sync.Mutex
 	w    io.Writer
 	part []byte // an incomplete UTF-8 sequence that ended the last write
+	// on and off mark fgtop's own red (Red): random per writer, so no
+	// outside text can hold them; "" while red is not allowed.
+	on, off string
+}
+
+// AllowRed lets Red colour text: for a writer whose destination is a
+// terminal that wants colour. The only escape sequences written are
+// fgtop's own red and reset, where Red put them.
+func (x *Writer) AllowRed() {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	tag := hex.EncodeToString(b)
+	x.mu.Lock()
+	x.on, x.off = "{red:"+tag+"}", "{end:"+tag+"}"
+	x.mu.Unlock()
+}
+
+// Red returns s marked to be written in red, or s itself when AllowRed was
+// not called. s is still escaped as any other text.
+func (x *Writer) Red(s string) string {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.on == "" {
+		return s
+	}
+	return x.on + s + x.off
+}
+
+// painted escapes s and turns Red's marks into the colour's sequences.
+func (x *Writer) painted(s string) string {
+	var b strings.Builder
+	for s != "" {
+		i, j := strings.Index(s, x.on), strings.Index(s, x.off)
+		at, mark, sgr := i, x.on, "\x1b[31m"
+		if at < 0 || (j >= 0 && j < at) {
+			at, mark, sgr = j, x.off, "\x1b[0m"
+		}
+		if at < 0 {
+			b.WriteString(Lines(s))
+			break
+		}
+		b.WriteString(Lines(s[:at]))
+		b.WriteString(sgr)
+		s = s[at+len(mark):]
+	}
+	return b.String()
 }
 
 // NewWriter returns a Writer that writes to w.
@@ -42,6 +91,12 @@ func (x *Writer) Write(p []byte) (int, error) {
 	// The common case, nothing to escape, is written as it came, without
 	// a copy: a follow stream writes megabytes a line.
 	s := unsafe.String(unsafe.SliceData(buf), len(buf))
+	if x.on != "" && (strings.Contains(s, x.on) || strings.Contains(s, x.off)) {
+		if _, err := io.WriteString(x.w, x.painted(s)); err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
 	if firstUnsafe(s, true) < 0 {
 		if _, err := x.w.Write(buf); err != nil {
 			return 0, err
