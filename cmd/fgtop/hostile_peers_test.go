@@ -5,6 +5,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -28,24 +29,6 @@ import (
 	sshserve "github.com/fgtop/fgtop/ui/ssh"
 	"github.com/fgtop/fgtop/ui/ssh/sshtest"
 )
-
-// TestFgtopHelperProcess is not a test: it is the fgtop binary when the
-// tests of issue 23 run this test executable as a child process (main's
-// own run, with its exit code), so that a real process gets real signals
-// and its memory can be measured.
-func TestFgtopHelperProcess(t *testing.T) {
-	if os.Getenv("FGTOP_HELPER") != "1" {
-		t.Skip("helper process for the hostile-peer tests")
-	}
-	args := os.Args
-	for i, a := range args {
-		if a == "--" {
-			args = args[i+1:]
-			break
-		}
-	}
-	os.Exit(run(args))
-}
 
 // child is a running fgtop process.
 type child struct {
@@ -73,18 +56,48 @@ func (b *lockedBuffer) String() string {
 	return b.b.String()
 }
 
-// startFgtop runs `fgtop ARGS` as a child process (this test executable
-// as fgtop, or $FGTOP_BIN); it is killed when the test ends if it is
-// still running.
+var builtBin struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// builtFgtop builds ./cmd/fgtop once per test process and returns the
+// binary's path.
+func builtFgtop(t *testing.T) string {
+	t.Helper()
+	builtBin.once.Do(func() {
+		dir, err := os.MkdirTemp("", "fgtop-hostile-bin-")
+		if err != nil {
+			builtBin.err = err
+			return
+		}
+		builtBin.path = filepath.Join(dir, "fgtop")
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		if out, err := exec.CommandContext(ctx, "go", "build", "-o", builtBin.path, ".").CombinedOutput(); err != nil {
+			builtBin.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if builtBin.err != nil {
+		t.Fatal(builtBin.err)
+	}
+	return builtBin.path
+}
+
+// startFgtop runs `fgtop ARGS` as a child process (the built binary, or
+// $FGTOP_BIN); it is killed when the test ends if it is still running.
 func startFgtop(t *testing.T, args ...string) *child {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestFgtopHelperProcess$", "--"}, args...)...)
-	if bin := os.Getenv("FGTOP_BIN"); bin != "" {
-		// A built binary (go build -o BIN ./cmd/fgtop) instead of this
-		// test executable.
-		cmd = exec.Command(bin, args...)
+	// A built binary (go build, as users run it), never this test
+	// executable: under -race that one takes several times the memory
+	// and time, and the bounds below are the product's.
+	bin := os.Getenv("FGTOP_BIN")
+	if bin == "" {
+		bin = builtFgtop(t)
 	}
-	cmd.Env = append(os.Environ(), "FGTOP_HELPER=1", "TMPDIR="+t.TempDir())
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
 	c := &child{cmd: cmd, stderr: &lockedBuffer{}, stdout: &lockedBuffer{}, done: make(chan error, 1)}
 	cmd.Stdout, cmd.Stderr = c.stdout, c.stderr
 	if err := cmd.Start(); err != nil {

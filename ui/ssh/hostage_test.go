@@ -48,21 +48,31 @@ func hostage(t *testing.T, f *fixture, user string, key gossh.Signer) {
 		t.Errorf("shell: %v", err)
 		return
 	}
-	for i := range 200 {
-		// Sizes that change every time, so each one redraws everything.
-		_ = sess.WindowChange(MaxHeight-i%7, MaxWidth-i%11)
-		time.Sleep(20 * time.Millisecond)
-	}
-	// Then it stays, reading nothing, until the server drops it (or 15 s
-	// pass: a slow machine may take a while to fill the client's window).
 	ended := make(chan struct{})
 	go func() {
 		_ = c.Wait()
 		close(ended)
 	}()
+	// Sizes that change every time, so each one redraws everything: at
+	// least 200 of them, 20 ms apart, and on until the server drops the
+	// connection (or 30 s pass): a slow machine, or the race detector,
+	// draws fewer frames, and the client's window fills only once enough
+	// of them were sent.
+	deadline := time.Now().Add(30 * time.Second)
+	for i := 0; time.Now().Before(deadline); i++ {
+		select {
+		case <-ended:
+			return
+		default:
+		}
+		if err := sess.WindowChange(MaxHeight-i%7, MaxWidth-i%11); err != nil && i >= 200 {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	select {
 	case <-ended:
-	case <-time.After(15 * time.Second):
+	case <-time.After(5 * time.Second):
 	}
 }
 
