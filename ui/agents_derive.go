@@ -187,17 +187,3 @@ func slotShort(s model.SlotName) string {
 	}
 	return string(s)
 }
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return strconv.Itoa(n) + " " + what + "s"
-}
-
-func padRight(s string, w int) string {
-	if n := width(s); n < w {
-		return s + spaces(w-n)
-	}
-	return s
-}

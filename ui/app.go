@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -84,7 +86,6 @@ type (
 	}
 	closedMsg struct{}
 	frameMsg  struct{}
-	tickMsg   struct{}
 )
 
 // App is the root model. It keeps the last adopted snapshot, what was
@@ -157,7 +158,7 @@ func New(snapshots <-chan *model.Snapshot, opts Options) *App {
 
 func newApp(snapshots <-chan *model.Snapshot, opts Options) *App {
 	a := &App{
-		common: &common{now: opts.Now, th: DefaultThresholds(), actor: opts.Actor},
+		common: &common{kitCommon: &kitCommon{now: opts.Now, th: DefaultThresholds(), actor: opts.Actor}},
 		opts:   opts, ch: snapshots,
 		hist: history{}, seenIssues: map[string]bool{},
 		desk: &deskWork{},
@@ -334,17 +335,6 @@ func (a *App) nodeName() string {
 	return "(node)"
 }
 
-// termSize is the size to draw at: 80x24 until the terminal said.
-func termSize(w, h int) (int, int) {
-	if w <= 0 {
-		w = 80
-	}
-	if h <= 0 {
-		h = 24
-	}
-	return w, h
-}
-
 // compose assembles the whole screen: exactly h rows, none wider than w.
 func (a *App) compose() string {
 	w, h := a.size()
@@ -354,3 +344,37 @@ func (a *App) compose() string {
 	}
 	return strings.Join(rows, "\n")
 }
+
+// flashNewIssues flashes issues that appeared since the last snapshot. The
+// first snapshot's issues are not news: they are in the issues pane and
+// counted in the header.
+func (a *App) flashNewIssues(first bool) {
+	seen := make(map[string]bool, len(a.d.issues))
+	var fresh []*issueRow
+	for i := range a.d.issues {
+		r := &a.d.issues[i]
+		seen[r.id] = true
+		if !first && !a.seenIssues[r.id] {
+			fresh = append(fresh, r)
+		}
+	}
+	a.seenIssues = seen
+	if len(fresh) == 0 {
+		return
+	}
+	worst := fresh[0] // issues are sorted by severity, highest first
+	lvl := lvlOK
+	switch worst.is.Severity {
+	case model.SevError:
+		lvl = lvlCrit
+	case model.SevWarning:
+		lvl = lvlWarn
+	}
+	text := "new issue: " + worst.text
+	if len(fresh) > 1 {
+		text = strconv.Itoa(len(fresh)) + " new issues; " + worst.text
+	}
+	a.flashf(lvl, text)
+}
+
+func nan() float64 { return math.NaN() }

@@ -7,13 +7,13 @@ import (
 	"github.com/fgtop/fgtop/model"
 )
 
-// common is what every component of one console shares, by pointer (like
+// kitCommon is what every component of one program shares, by pointer (like
 // soft-serve's common.Common and gh-dash's ProgramContext): styles, key
 // map, size, clock, actor and the data they draw. One console program owns
 // one; an SSH server runs many programs, so none of this is a package
 // global. The root model changes it (a resize, a theme, a new snapshot)
 // and the components read it when they next draw.
-type common struct {
+type kitCommon struct {
 	st    *Styles
 	keys  KeyMap
 	now   func() time.Time
@@ -22,10 +22,8 @@ type common struct {
 	// width and height are the terminal's size as reported; 0 until the
 	// terminal said (size() then draws at 80x24).
 	width, height int
-	// snap is the adopted snapshot and d what was derived from it once for
-	// every view; both nil before the first snapshot.
+	// snap is the adopted snapshot; nil before the first one.
 	snap *model.Snapshot
-	d    *derived
 	// frameOK says the root's cached frame is current; a component that
 	// changes what it draws drops it with invalidate.
 	frameOK bool
@@ -36,6 +34,39 @@ type common struct {
 }
 
 // invalidate drops the cached frame: the next View composes a new one.
-func (c *common) invalidate() { c.frameOK = false }
+func (c *kitCommon) invalidate() { c.frameOK = false }
 
-func (c *common) size() (int, int) { return termSize(c.width, c.height) }
+func (c *kitCommon) size() (int, int) { return termSize(c.width, c.height) }
+
+// termSize is the size to draw at: 80x24 until the terminal said.
+func termSize(w, h int) (int, int) {
+	if w <= 0 {
+		w = 80
+	}
+	if h <= 0 {
+		h = 24
+	}
+	return w, h
+}
+
+// flashf shows a message in the footer; any component may.
+func (c *kitCommon) flashf(l level, text string) {
+	c.flash = flash{lvl: l, text: text, until: c.now().Add(flashDuration(l))}
+	c.invalidate()
+}
+
+// expireFlash clears a flash whose time is up; it reports whether it did.
+func (c *kitCommon) expireFlash() bool {
+	if c.flash.text != "" && !c.now().Before(c.flash.until) {
+		c.flash = flash{}
+		return true
+	}
+	return false
+}
+
+// flashLine is the flash as a footer row.
+func (c *kitCommon) flashLine(w int) string {
+	l := newLine(paint{})
+	putSpans(l, c.st, []span{{c.flash.lvl, c.flash.text}}, w)
+	return l.finish(w)
+}

@@ -24,7 +24,7 @@ const (
 // nothing until the typed text equals it (k9s's ShowConfirmAck). Whoever
 // opens it says what OK (and a left button that is a choice) does.
 type dialog struct {
-	*common
+	*kitCommon
 	closer
 	area
 	kind  dialogKind

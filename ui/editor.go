@@ -59,7 +59,10 @@ const journalRows = 50
 // The desk's work runs off the UI loop (editor_cmds.go); its messages come
 // back through the root, which passes this editor those of its session.
 type editor struct {
-	*common
+	*kitCommon
+	// derive is what the console derived from its adopted snapshot (nil
+	// before the first): the editor lists the same devices.
+	derive func() *derived
 	closer
 	area
 	desk *partition.Desk
@@ -204,10 +207,10 @@ func (e *editor) replan() {
 func (e *editor) editorRows() []edRow {
 	var rows []edRow
 	seen := map[model.DeviceKey]bool{}
-	if e.d != nil {
-		for i := range e.d.devs {
-			rows = append(rows, edRow{kind: rowDevice, key: e.d.devs[i].key, dev: i})
-			seen[e.d.devs[i].key] = true
+	if e.data() != nil {
+		for i := range e.data().devs {
+			rows = append(rows, edRow{kind: rowDevice, key: e.data().devs[i].key, dev: i})
+			seen[e.data().devs[i].key] = true
 		}
 	}
 	var extra []model.DeviceKey
@@ -391,7 +394,7 @@ func (e *editor) askFormat(next partition.Request) {
 
 // openDialog puts a dialog the editor asks over it.
 func (e *editor) openDialog(d *dialog) {
-	d.common = e.common
+	d.kitCommon = e.kitCommon
 	e.dlg = d
 	e.open(d)
 }
@@ -953,4 +956,12 @@ func memOrNone(d model.Dec) string {
 		return "not partitioned"
 	}
 	return model.FormatBinarySize(d)
+}
+
+// data is what the console derived from its adopted snapshot, or nil.
+func (e *editor) data() *derived {
+	if e.derive == nil {
+		return nil
+	}
+	return e.derive()
 }

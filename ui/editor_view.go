@@ -5,8 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	"charm.land/bubbles/v2/key"
-
 	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/engine/partition"
 	"github.com/fgtop/fgtop/model"
@@ -232,8 +230,8 @@ func (e *editor) gridDeviceRow(r edRow, cols edCols, w int, sel, stranded bool) 
 	l := rowStart(e.st, sel, sel)
 	label := partition.Key(r.key)
 	var dr *devRow
-	if r.dev >= 0 && e.d != nil && r.dev < len(e.d.devs) {
-		dr = &e.d.devs[r.dev]
+	if r.dev >= 0 && e.data() != nil && r.dev < len(e.data().devs) {
+		dr = &e.data().devs[r.dev]
 		label = dr.label + " " + dr.abbrev
 		if dr.child {
 			label = st.G.Branch + dr.label
@@ -273,7 +271,7 @@ func (e *editor) gridDeviceRow(r edRow, cols edCols, w int, sel, stranded bool) 
 		counts := map[string]int{}
 		var order []string
 		for _, ki := range dr.kernels {
-			ag := e.d.kernels[ki].agent
+			ag := e.data().kernels[ki].agent
 			if counts[ag] == 0 {
 				order = append(order, ag)
 			}
@@ -309,7 +307,7 @@ func (e *editor) foreignHolders(k model.DeviceKey, dr *devRow) bool {
 		return false
 	}
 	for _, ki := range dr.kernels {
-		ap := next.Agent(e.d.kernels[ki].k.Agent)
+		ap := next.Agent(e.data().kernels[ki].k.Agent)
 		if ap != nil && !ap.OwnsDevice(k) {
 			return true
 		}
@@ -579,104 +577,4 @@ func shortHash(h string) string {
 		return "-"
 	}
 	return h
-}
-
-// shortHelpFor is shortHelpLine for any list of bindings.
-func (a *App) shortHelpFor(bs []key.Binding, w int) string { return shortHelpOf(a.st, bs, w) }
-
-// shortHelpOf is a footer of key help in w cells. Help and quit always
-// show (an operator at a small terminal must find both): when not all
-// fits, the other items first lose their parenthesised notes ("filter
-// (!x inverts)" -> "filter"), then drop from the end, leaving an ellipsis
-// before help and quit. The node console and the fleet console share it.
-func shortHelpOf(st *Styles, bs []key.Binding, w int) string {
-	type item struct {
-		key, desc, short string
-		must             bool
-	}
-	var items []item
-	for _, b := range bs {
-		h := b.Help()
-		it := item{key: h.Key, desc: h.Desc, short: h.Desc, must: h.Key == "?" || h.Key == "q"}
-		if i := strings.Index(h.Desc, " ("); i > 0 {
-			it.short = h.Desc[:i]
-		}
-		items = append(items, it)
-	}
-	sepG := " • "
-	if st.ASCII {
-		sepG = " | "
-	}
-	itemW := func(it item, short bool) int {
-		if short {
-			return width(it.key) + 1 + width(it.short)
-		}
-		return width(it.key) + 1 + width(it.desc)
-	}
-	lineW := func(keep []bool, short, dropped bool) int {
-		n, k := 0, 0
-		for i, it := range items {
-			if keep[i] {
-				n += itemW(it, short)
-				k++
-			}
-		}
-		if dropped {
-			n += 4 // " • …" before help and quit
-		}
-		return n + 3*max(k-1, 0)
-	}
-	keep := make([]bool, len(items))
-	for i := range keep {
-		keep[i] = true
-	}
-	short, dropped := false, false
-	if lineW(keep, false, false) > w {
-		short = true
-	}
-	for lineW(keep, short, dropped) > w {
-		last := -1
-		for i, it := range items {
-			if keep[i] && !it.must {
-				last = i
-			}
-		}
-		if last < 0 {
-			break
-		}
-		keep[last], dropped = false, true
-	}
-	l := newLine(paint{})
-	first := true
-	put := func(it item) {
-		if !first {
-			l.putW(st.Border, sepG, 3)
-		}
-		first = false
-		l.put(st.HelpKey, it.key)
-		l.gap(1)
-		if short {
-			l.put(st.HelpDesc, it.short)
-		} else {
-			l.put(st.HelpDesc, it.desc)
-		}
-	}
-	for i, it := range items {
-		if keep[i] && !it.must {
-			put(it)
-		}
-	}
-	if dropped {
-		if !first {
-			l.putW(st.Border, sepG, 3)
-		}
-		l.put(st.Border, st.G.Ellipsis)
-		first = false
-	}
-	for i, it := range items {
-		if keep[i] && it.must {
-			put(it)
-		}
-	}
-	return clampLine(l.finish(w), w)
 }

@@ -16,10 +16,10 @@ import (
 // over dialogs and dialogs over screens; screens stack newest on top.
 func TestPushKeepsRanks(t *testing.T) {
 	a := testApp(t, 100, 30, fake.Node(fake.Options{}), Options{})
-	ed := &editor{common: a.common}
+	ed := &editor{kitCommon: a.kitCommon}
 	hs := &helpScreen{common: a.common}
-	d1 := &dialog{common: a.common, title: "one"}
-	d2 := &dialog{common: a.common, title: "two"}
+	d1 := &dialog{kitCommon: a.kitCommon, title: "one"}
+	d2 := &dialog{kitCommon: a.kitCommon, title: "two"}
 	p := &prompt{common: a.common, mode: promptFilter}
 	for _, l := range []layer{p, d1, ed, hs, d2} {
 		a.push(l)
@@ -208,13 +208,13 @@ func TestDialogHintsFromKeyMap(t *testing.T) {
 		{"buttons only", nil, "tab/←/→: switch button · enter: press it · esc: cancel"},
 		{"with a field", &ti, "tab: switch button · enter: press it · esc: cancel"},
 	} {
-		d := &dialog{common: a.common, input: tt.input}
+		d := &dialog{kitCommon: a.kitCommon, input: tt.input}
 		if got := d.hints(); got != tt.want {
 			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
 		}
 	}
 	// Each key the line names does what it says.
-	d := &dialog{common: a.common, okLabel: "OK", ok: func() tea.Cmd { return nil }}
+	d := &dialog{kitCommon: a.kitCommon, okLabel: "OK", ok: func() tea.Cmd { return nil }}
 	a.push(d)
 	for _, k := range []tea.KeyPressMsg{keyCode(tea.KeyRight), keyCode(tea.KeyLeft), tab} {
 		before := d.focusOK

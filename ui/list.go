@@ -166,28 +166,6 @@ func (l *list) owns(action) bool { return false }
 // Bindings: a plain list has no keys of its own.
 func (l *list) Bindings() []key.Binding { return nil }
 
-// cursorDelta is how far a cursor key moves a cursor in a list showing
-// visible rows (a page is one row less, so a row stays in view); false
-// for a key that is not a cursor key. The partition editor's grid moves
-// the same way.
-func cursorDelta(act action, visible int) (int, bool) {
-	switch act {
-	case actUp:
-		return -1, true
-	case actDown:
-		return 1, true
-	case actTop:
-		return -1 << 30, true
-	case actBottom:
-		return 1 << 30, true
-	case actPageUp:
-		return -max(visible-1, 1), true
-	case actPageDown:
-		return max(visible-1, 1), true
-	}
-	return 0, false
-}
-
 // updateList handles what every pane does alike: cursor keys, the wheel
 // and a click on a row, and reports whether it did. A click on a head row
 // goes to headClick (nil: ignored), its Y 0 for the first head row.

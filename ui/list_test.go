@@ -15,7 +15,7 @@ import (
 // set) in a w x h pane with head fixed rows.
 func testList(t *testing.T, n *int, lines func(int) int, w, h, head int) *list {
 	t.Helper()
-	c := &common{st: testStyles(t, themes.Mono, false), keys: NewKeyMap(RoleViewer), d: &derived{}}
+	c := &common{kitCommon: &kitCommon{st: testStyles(t, themes.Mono, false), keys: NewKeyMap(RoleViewer)}, d: &derived{}}
 	l := &list{common: c, head: head, size: func(*derived) int { return *n }, lines: lines}
 	l.SetSize(w, h)
 	return l

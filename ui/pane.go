@@ -166,39 +166,6 @@ func (a *App) tabsTitle(shown pane) []span {
 	return out
 }
 
-// titleRowOf is a pane's title rule: title on the left, info and the
-// scroll position on the right. The node and fleet consoles share it.
-func titleRowOf(st *Styles, w int, title, info []span, total, visible, offset int) string {
-	l := newLine(paint{})
-	l.putW(st.Border, st.G.Rule, 1)
-	putSpans(l, st, title, max(w-2, 0))
-	var right []span
-	if total > visible && visible > 0 {
-		from, to := offset+1, min(offset+visible, total)
-		right = append(right, span{lvlDim, strconv.Itoa(from) + "-" + strconv.Itoa(to) + "/" + strconv.Itoa(total)})
-	}
-	if len(info) > 0 {
-		if len(right) > 0 {
-			info = append(append([]span{}, info...), span{lvlDim, "  "})
-		}
-		right = append(info, right...)
-	}
-	if len(right) > 0 {
-		right = append(append([]span{{lvlDim, " "}}, right...), span{lvlDim, " "})
-	}
-	rw := spansWidth(right)
-	if l.w+rw+2 > w {
-		right, rw = nil, 0
-	}
-	fill := max(w-l.w-rw-1, 0)
-	l.putW(st.Border, repeat(st.G.Rule, fill), fill)
-	putSpans(l, st, right, rw)
-	if l.w < w {
-		l.putW(st.Border, st.G.Rule, 1)
-	}
-	return l.finish(w)
-}
-
 // pane is one of the main screen's panes, an index into paneSpecs.
 type pane uint8
 

@@ -7,38 +7,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 )
 
-// devMeasures are the widths of a snapshot's device cells, measured once
-// per snapshot.
-type devMeasures struct{ label, abbrev, model, figs, owner int }
-
-func (d *derived) devMeasures() devMeasures {
-	m := devMeasures{label: len("DEVICE"), figs: len("SHARES")}
-	for i := range d.devs {
-		r := &d.devs[i]
-		lw := width(r.label)
-		if r.child {
-			lw += 2
-		}
-		m.label = max(m.label, lw)
-		m.abbrev = max(m.abbrev, width(r.abbrev))
-		m.model = max(m.model, width(r.dev.Model))
-		m.figs = max(m.figs, len(r.held)+1+len(r.capacity))
-		ow := width(r.owner)
-		if r.drift {
-			ow++
-		}
-		m.owner = max(m.owner, ow)
-	}
-	m.label = min(m.label, 12)
-	m.model = min(m.model, 20)
-	m.owner = min(m.owner, 14)
-	if m.owner > 0 {
-		// The column's title is never cut ("OWNE").
-		m.owner = max(m.owner, len("OWNER"))
-	}
-	return m
-}
-
 // devCols are the widths of the device row's columns; 0 hides a column.
 type devCols struct {
 	label, bar, figs, owner, util, mem, temp, power, sparkA, sparkU, abbrev, model int

@@ -9,49 +9,6 @@ import (
 	"github.com/fgtop/fgtop/model"
 )
 
-// kernMeasures are the widths of a snapshot's kernel cells, measured once
-// per snapshot.
-type kernMeasures struct {
-	agent, devs, on int
-	slots           []int
-	// who: some kernel has a record (owner, session); use: some kernel's
-	// use is known; gmem is the GMEM column's width.
-	who, use bool
-	gmem     int
-}
-
-func (d *derived) kernMeasures() kernMeasures {
-	m := kernMeasures{agent: 5, devs: 7, slots: make([]int, len(d.slotCols)), gmem: 4}
-	for c, s := range d.slotCols {
-		m.slots[c] = len(slotHeader(s)) + 1
-	}
-	for i := range d.kernels {
-		r := &d.kernels[i]
-		m.agent = max(m.agent, width(r.agent))
-		m.devs = max(m.devs, width(r.devs))
-		m.who = m.who || r.k.Record != nil
-		if r.k.Use != nil {
-			m.use = true
-			m.gmem = max(m.gmem, len(r.w.gmem))
-		}
-		for c, v := range r.slotVals {
-			m.slots[c] = max(m.slots[c], len(v))
-		}
-	}
-	m.on = 4
-	for i := range d.devs {
-		for _, v := range d.devs[i].onDev {
-			m.on = max(m.on, len(v))
-		}
-	}
-	m.agent = min(m.agent, 16)
-	m.devs = min(m.devs, 32)
-	for c := range m.slots {
-		m.slots[c] = min(m.slots[c], 10)
-	}
-	return m
-}
-
 // kernCol is one column of the kernels table.
 type kernCol struct {
 	key   string // sort key

@@ -7,31 +7,6 @@ import "time"
 // and a width to styled text exactly w cells wide. The panes pick rows and
 // call these; present_test.go checks them at several widths.
 
-// rowStart begins a list row: the selection background when highlighted,
-// then the cursor mark (or its blank) in the first two cells.
-func rowStart(st *Styles, highlighted, marked bool) *line {
-	base := paint{}
-	if highlighted {
-		base = st.Selected
-	}
-	l := newLine(base)
-	if marked {
-		l.putW(st.Accent, st.G.Cursor, 1)
-		l.gap(1)
-	} else {
-		l.gap(2)
-	}
-	return l
-}
-
-// emptyRow is a pane's line when it has no rows: the reason, dimmed.
-func emptyRow(st *Styles, w int, text string) string {
-	l := newLine(paint{})
-	l.gap(2)
-	l.cell(st.Dim, text, w-2, false, st.G.Ellipsis)
-	return l.finish(w)
-}
-
 // deviceHeaderRow is the devices pane's column header.
 func deviceHeaderRow(st *Styles, c devCols, byAgent bool, w int) string {
 	l := newLine(paint{})

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -277,4 +278,18 @@ func asciiOnly(s string) string {
 		}
 	}
 	return b.String()
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
+}
+
+func padRight(s string, w int) string {
+	if n := width(s); n < w {
+		return s + spaces(w-n)
+	}
+	return s
 }

@@ -145,28 +145,6 @@ func (a *App) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	return a, nil
 }
 
-// scroll moves a scrolling screen (help, detail, the editor's plan and
-// journal) by a key's action.
-func (c *common) scroll(off *int, act action) {
-	_, h := c.size()
-	page := max(h-4, 1)
-	switch act {
-	case actUp:
-		*off--
-	case actDown:
-		*off++
-	case actPageUp:
-		*off -= page
-	case actPageDown:
-		*off += page
-	case actTop:
-		*off = 0
-	case actBottom:
-		*off = 1 << 30 // clamped when drawn
-	}
-	*off = max(*off, 0)
-}
-
 func (a *App) handleWheel(m tea.Mouse) {
 	if _, ok := a.route(tea.MouseWheelMsg(m)); ok {
 		return
@@ -180,12 +158,4 @@ func (a *App) handleClick(m tea.Mouse) {
 		return
 	}
 	a.paneMouse(tea.MouseClickMsg(m), m)
-}
-
-// wheelDelta is a wheel event as rows: -1 up, 1 down.
-func wheelDelta(m tea.Mouse) int {
-	if m.Button == tea.MouseWheelUp {
-		return -1
-	}
-	return 1
 }

@@ -9,8 +9,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"charm.land/bubbles/v2/help"
-	"charm.land/bubbles/v2/key"
-	"charm.land/lipgloss/v2"
 
 	"github.com/fgtop/fgtop/themes"
 )
@@ -209,35 +207,6 @@ func (hs *helpScreen) notes(w int) []string {
 		out = append(out[:len(out)-len(kern)], append([]string{"", spansRow(st, []span{{lvlTitle, " Kernel columns"}}, w)}, out[len(out)-len(kern):]...)...)
 	}
 	return out
-}
-
-// helpRowsOf packs help groups into rows of columns that fit w cells (the
-// node and fleet consoles' help screens): bubbles' FullHelpView puts every
-// group side by side and cuts what does not fit, which at 80 columns would
-// hide quit and help.
-func helpRowsOf(h *help.Model, groups [][]key.Binding, w int) [][][]key.Binding {
-	h.SetWidth(0)
-	var rows [][][]key.Binding
-	used := 0
-	for _, g := range groups {
-		gw := lipgloss.Width(h.FullHelpView([][]key.Binding{g}))
-		sep := width(h.FullSeparator)
-		if len(rows) == 0 || used+sep+gw > w {
-			rows = append(rows, [][]key.Binding{g})
-			used = gw
-			continue
-		}
-		rows[len(rows)-1] = append(rows[len(rows)-1], g)
-		used += sep + gw
-	}
-	h.SetWidth(w)
-	return rows
-}
-
-func spansRow(st *Styles, sp []span, w int) string {
-	l := newLine(paint{})
-	putSpans(l, st, sp, w)
-	return l.finish(w)
 }
 
 // View draws the title row and as many help lines as fit. (Its footer

@@ -128,3 +128,6 @@ func (a *App) titleRow(w int, title, info []span, total, visible, offset int) st
 
 // rowStart begins a list row in the console's styles (rowStart).
 func (a *App) rowStart(highlighted, marked bool) *line { return rowStart(a.st, highlighted, marked) }
+
+// shortHelpFor is shortHelpLine for any list of bindings.
+func (a *App) shortHelpFor(bs []key.Binding, w int) string { return shortHelpOf(a.st, bs, w) }
