@@ -11,7 +11,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/fgtop/fgtop/internal/testfix"
-	"github.com/fgtop/fgtop/themes"
 	"github.com/fgtop/fgtop/ui/internal/fake"
 )
 
@@ -32,8 +31,8 @@ func nonASCII(frame string) string {
 // --ascii, as the keys open them, and finds no byte >= 0x80: the main
 // screen at three sizes (graphs on the larger), its help, every detail,
 // the prompts, the editor's grid, a field, plan, journal, the apply,
-// discard, take-over and format dialogs, and the fleet console with its
-// help.
+// discard, take-over and format dialogs (TestASCIIFleet: the fleet
+// console).
 func TestASCIIEverywhere(t *testing.T) {
 	pinLocalUTC(t)
 	check := func(t *testing.T, what, frame string) {
@@ -130,21 +129,6 @@ func TestASCIIEverywhere(t *testing.T) {
 			t.Fatal("no format dialog")
 		}
 		check(t, "format dialog", c.View().Content)
-	})
-	t.Run("fleet", func(t *testing.T) {
-		for _, w := range []int{80, 160} {
-			th := themes.MustBuiltin(themes.Dark)
-			m := NewFleet(nil, FleetOptions{Theme: th, ASCII: true, Now: func() time.Time { return fake.T0 }, Source: "ssh: 3 hosts"})
-			m.Update(tea.WindowSizeMsg{Width: w, Height: 30})
-			m.Update(fleetMsg{fleetOf(t)})
-			check(t, "fleet", fleetScreen(m))
-			fleetPress(m, "?")
-			check(t, "fleet help", fleetScreen(m))
-			fleetPress(m, "esc", "j", "j")
-			check(t, "fleet unreachable", fleetScreen(m))
-			fleetPress(m, ":")
-			check(t, "fleet prompt", fleetScreen(m))
-		}
 	})
 }
 

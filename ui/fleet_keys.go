@@ -20,7 +20,7 @@ func newFleetKeyMap() KeyMap {
 		return binding{act: act, group: group, scope: scFleet, short: sh,
 			key: key.NewBinding(key.WithKeys(keys...), key.WithHelp(helpKey, desc))}
 	}
-	return KeyMap{role: RoleViewer, bindings: []binding{
+	return keyMapOf(RoleViewer, []binding{
 		b(actUp, grpMove, false, []string{"k", "up"}, "k/up", "up"),
 		b(actDown, grpMove, false, []string{"j", "down"}, "j/down", "down"),
 		b(actTop, grpMove, false, []string{"g", "home"}, "g", "top"),
@@ -35,5 +35,5 @@ func newFleetKeyMap() KeyMap {
 		b(actBack, grpGeneral, false, []string{"esc"}, "esc", "back / clear fit and filter"),
 		b(actHelp, grpGeneral, true, []string{"?"}, "?", "help"),
 		b(actQuit, grpGeneral, true, []string{"q", "ctrl+c"}, "q", "quit"),
-	}}
+	})
 }

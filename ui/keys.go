@@ -120,6 +120,9 @@ type KeyMap struct {
 	bindings []binding
 }
 
+// keyMapOf is a key map of a screen's own (the fleet's) for a role.
+func keyMapOf(role Role, bs []binding) KeyMap { return KeyMap{role: role, bindings: bs} }
+
 // NewKeyMap builds the key map for a role.
 func NewKeyMap(role Role) KeyMap {
 	b := func(act action, group string, short bool, keys []string, helpKey, desc string) binding {
