@@ -74,3 +74,23 @@ func (d *derived) kernMeasures() kernMeasures {
 	}
 	return m
 }
+
+// barLooks is what a device's bar draws: per kernel, each in its own look
+// with drifted kernels marked, or per agent (a), each agent in the look of
+// its position.
+func (r *devRow) barLooks(byAgent bool) ([]float64, func(int) int, func(int) bool) {
+	if byAgent {
+		return r.agentAmts, func(i int) int { return max(r.agentOf[i], 0) }, nil
+	}
+	look := func(i int) int {
+		if i < len(r.kernLook) {
+			return int(r.kernLook[i])
+		}
+		return i
+	}
+	var drifted func(int) bool
+	if len(r.kernDrift) > 0 {
+		drifted = func(i int) bool { return i < len(r.kernDrift) && r.kernDrift[i] }
+	}
+	return r.kernAmts, look, drifted
+}
