@@ -85,7 +85,7 @@ func configViewOf(c *agentconfig.Config, err error) (*ConfigView, error) {
 		v.AllocationOrder = append(v.AllocationOrder, model.DeviceName(n))
 	}
 	for _, a := range c.Agents {
-		v.Agents = append(v.Agents, model.Agent{ID: a.ID, ScratchRoot: a.ScratchRoot})
+		v.Agents = append(v.Agents, model.Agent{ID: a.ID, ScratchRoot: a.ScratchRoot, ServiceAddr: a.ServiceAddr})
 		if !a.IDSet {
 			v.MadeUpIDs = append(v.MadeUpIDs, a.ID)
 		}

@@ -18,6 +18,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/fgtop/fgtop/engine/agenthealth"
 	"github.com/fgtop/fgtop/engine/inventory"
 	"github.com/fgtop/fgtop/engine/resourcefile"
 	"github.com/fgtop/fgtop/engine/scratch"
@@ -87,8 +88,15 @@ type Options struct {
 	// (default 5s; also after every config change).
 	RestartEvery time.Duration
 	// NoProcs: the agents are not processes on this host (the demo's
-	// simulated agents); their restart state is not looked for.
+	// simulated agents); their restart state and health are not looked for.
 	NoProcs bool
+	// NoHealth: the agents' GET /health is not asked.
+	NoHealth bool
+	// HealthEvery is how often each agent's GET /health is asked (default
+	// 5s; also at once after a config change). HealthTimeout bounds one
+	// check (default agenthealth.DefaultTimeout).
+	HealthEvery   time.Duration
+	HealthTimeout time.Duration
 	// IdleAfter is how long a kernel must hold an accelerator at 0 %
 	// utilisation before it is marked holding but idle (default
 	// DefaultIdleAfter; negative: never).
@@ -132,6 +140,9 @@ func New(opts Options) *Engine {
 	}
 	if opts.RestartEvery <= 0 {
 		opts.RestartEvery = 5 * time.Second
+	}
+	if opts.HealthEvery <= 0 {
+		opts.HealthEvery = 5 * time.Second
 	}
 	return &Engine{opts: opts, ready: make(chan struct{}), subs: map[*subscriber]struct{}{}}
 }
@@ -280,6 +291,25 @@ func (e *Engine) Run(ctx context.Context) error {
 			e.watchRestart(ctx, restartCh, kick, first)
 		}()
 	}
+	healthCh := make(chan map[model.AgentID]model.AgentHealth, 1)
+	var healthTargets chan []healthTarget
+	if e.opts.healthOn() {
+		healthTargets = make(chan []healthTarget, 1)
+		ts := st.healthTargets()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e.watchHealth(ctx, healthTargets, healthCh, ts)
+		}()
+		// The first round is part of the first snapshot when it is quick
+		// (an agent answers in milliseconds, a closed port at once), so a
+		// follower's first line is complete; a hung agent arrives later.
+		select {
+		case h := <-healthCh:
+			st.setHealth(h)
+		case <-time.After(firstHealthWait):
+		}
+	}
 	settle := stoppedTimer()
 	defer settle.Stop()
 	armSettle := func() {
@@ -322,8 +352,15 @@ func (e *Engine) Run(ctx context.Context) error {
 				st.configFailed(e.opts.ConfigPath, cr.err)
 			} else {
 				st.setConfig(cr.view)
+				if healthTargets != nil {
+					offerTargets(healthTargets, st.healthTargets())
+				}
 			}
 			e.publish(st.snapshot())
+		case h := <-healthCh:
+			if st.setHealth(h) {
+				e.publish(st.snapshot())
+			}
 		case r := <-restartCh:
 			if st.setRestart(r) {
 				e.publish(st.snapshot())
@@ -473,6 +510,12 @@ func Build(ctx context.Context, opts Options) (*model.Snapshot, error) {
 	}
 	if opts.ConfigPath != "" && !opts.NoProcs {
 		st.setRestart((&Engine{opts: opts}).restartStatus())
+	}
+	if opts.healthOn() {
+		// One round, every agent at once, each bounded by its timeout.
+		c := agenthealth.NewChecker(opts.HealthTimeout)
+		st.setHealth(checkAll(ctx, c, st.healthTargets()))
+		c.Close()
 	}
 	return st.snapshot(), nil
 }

@@ -137,6 +137,7 @@ type state struct {
 	settle      time.Duration
 	tornDue     map[model.KernelID]time.Time
 	restart     map[model.AgentID]model.Restart
+	health      map[model.AgentID]model.AgentHealth // the last round of GET /health
 	issuesDirty bool
 	issues      []model.Issue
 	seq         uint64
@@ -912,6 +913,9 @@ func (s *state) snapshot() *model.Snapshot {
 		ag.Kernels = a.kernels
 		if r, ok := s.restart[ag.ID]; ok {
 			ag.Restart = r
+		}
+		if h, ok := s.health[ag.ID]; ok {
+			ag.Health = h
 		}
 		ag.Held = make(model.ResourceSlot, len(a.held))
 		for sl, v := range a.held {

@@ -189,6 +189,40 @@ type Agent struct {
 	Kernels int
 	// Restart says whether the agent's process runs the agent.toml on disk.
 	Restart Restart
+	// ServiceAddr is where the agent serves its HTTP service (/health):
+	// [agent] service-addr as HOST:PORT, "" when no config names an agent.
+	ServiceAddr string
+	// Health is what the agent's GET /health answered (State "" before the
+	// first check, or when nothing is checked).
+	Health AgentHealth
+}
+
+// AgentHealthState says whether an agent answers on its service address.
+type AgentHealthState string
+
+// Agent health states.
+const (
+	// AgentUp: GET /health answered with the agent's health JSON.
+	AgentUp AgentHealthState = "up"
+	// AgentDown: nothing listens on the address (connection refused): the
+	// agent is not running there.
+	AgentDown AgentHealthState = "down"
+	// AgentUnreachable: no usable answer (a timeout, a network error, an
+	// HTTP error or a body that is not the agent's health JSON).
+	AgentUnreachable AgentHealthState = "unreachable"
+)
+
+// AgentHealth is one check of an agent's GET /health.
+type AgentHealth struct {
+	State AgentHealthState
+	// URL is what was asked.
+	URL string
+	// Status and Version are the agent's own words (up only): Backend.AI
+	// answers status "ok", "degraded" or "error".
+	Status  string
+	Version string
+	// Detail says why an agent is down or unreachable.
+	Detail string
 }
 
 // RestartState says whether an agent's process has loaded the agent.toml

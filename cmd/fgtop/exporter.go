@@ -24,7 +24,8 @@ the console and snapshot --json); a scrape never scans the scratch roots.
 
 Series (prefix fgtop_, base units, ratios 0-1, no per-kernel labels): per device its capacity,
 what is held per slot, what is free, Backend.AI's alloc-map ratio and its owners; per agent its
-kernels and holdings (per device too, for fleet placement); kernels by state; issues by code and
+kernels and holdings (per device too, for fleet placement) and whether it answers GET /health on
+its service-addr (fgtop_agent_up); kernels by state; issues by code and
 severity; drift; the allocator settings (fractional or discrete, quantum_size, affinity policy,
 allocation order); NVML telemetry with dcgm-exporter's label names (gpu, UUID, hostname; its
 modelName is model_name here, as promtool's lint wants); fgtop_build_info. Every series carries node (--node).

@@ -198,12 +198,22 @@ func (f *fleetFlags) start(ctx context.Context) (*fleetSource, error) {
 	}
 	known := f.knownHosts
 	if len(known) == 0 {
-		// As ssh: the user's known_hosts, then the system's.
+		// As ssh: the user's known_hosts, then the system's; either may be
+		// missing, but one that exists must still be a regular file.
 		known = []string{fleet.DefaultKnownHosts(), "/etc/ssh/ssh_known_hosts"}
-	}
-	for _, p := range known {
-		if err := checkRegular("fleet: --known-hosts", p); err != nil {
-			return nil, err
+		for _, p := range known {
+			if _, err := os.Lstat(p); err != nil {
+				continue
+			}
+			if err := checkRegular("fleet: known_hosts", p); err != nil {
+				return nil, err
+			}
+		}
+	} else {
+		for _, p := range known {
+			if err := checkRegular("fleet: --known-hosts", p); err != nil {
+				return nil, err
+			}
 		}
 	}
 	for _, p := range f.identities {

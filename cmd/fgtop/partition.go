@@ -169,6 +169,8 @@ func nodeState(ctx context.Context, src *sourceFlags, cmdName string) (cfg *agen
 		return nil, nil, nil, err
 	}
 	opts.Inventory = inv
+	// A partition command shows no agent health: no network wait.
+	opts.NoHealth = true
 	defer closeSource(opts)
 	snap, err = engine.Build(ctx, opts)
 	if err != nil {

@@ -379,6 +379,7 @@ func (f *simulateFlags) liveNode(ctx context.Context, settings placement.Setting
 		return nil, err
 	}
 	defer closeSource(opts)
+	opts.NoHealth = true // a simulation needs the allocations, not the agents' health
 	snap, err := engine.Build(ctx, opts)
 	if err != nil {
 		return nil, fmt.Errorf("simulate: reading the live state: %w", err)

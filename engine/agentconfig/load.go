@@ -120,6 +120,10 @@ type AgentConfig struct {
 	// OwnAlloc says Alloc is the agent's own table (always true for a
 	// single agent that has one).
 	OwnAlloc bool
+	// ServiceAddr is the agent's [agent] service-addr (an [[agents]]
+	// entry's own, else the file's) as HOST:PORT, DefaultServiceAddr when
+	// unset or unusable.
+	ServiceAddr string
 }
 
 // Allocation is one ResourceAllocationConfig. Which fields are meaningful
@@ -360,6 +364,7 @@ func (l *loader) load(doc map[string]any) error {
 			c.Warnings = append(c.Warnings, "[agent] id is not set: Backend.AI makes up agent-<uuid4> at every start; set it")
 		}
 		ag.Resource = globalTbl
+		ag.ServiceAddr = serviceAddr(table(doc, "agent"), nil)
 		c.Agents = []AgentConfig{ag}
 		c.AllocFormat, c.FormatGuessed = l.detectFormat([]map[string]any{globalTbl})
 		if globalTbl != nil {
@@ -400,6 +405,7 @@ func (l *loader) load(doc map[string]any) error {
 		if s, ok := str(table(entry, "container"), "scratch-root", "scratch_root"); ok {
 			ag.ScratchRoot = resolvePath(l.base, s)
 		}
+		ag.ServiceAddr = serviceAddr(table(entry, "agent"), table(doc, "agent"))
 		ag.Resource = table(entry, "resource")
 		if _, present := entry["resource"]; present && ag.Resource == nil {
 			l.problem([]string{arrElem("agents", i), "resource"}, ag.ID, "Agent %s: [agents.resource] must be a table", ag.ID)

@@ -701,38 +701,44 @@ func laxBool(v any) (bool, error) {
 // hostPort is HostPortPair: "host:port", [host, port] or {host, port}.
 // It returns the host as the agent reads it.
 func hostPort(v any) (string, error) {
+	h, _, err := hostPortPair(v)
+	return h, err
+}
+
+// hostPortPair reads a HostPortPair in any form the agent accepts.
+func hostPortPair(v any) (string, int64, error) {
 	var host, port any
 	switch x := v.(type) {
 	case string:
 		i := strings.LastIndexByte(x, ':')
 		if i < 0 {
-			return "", fmt.Errorf("%q: want HOST:PORT", x)
+			return "", 0, fmt.Errorf("%q: want HOST:PORT", x)
 		}
 		host, port = x[:i], x[i+1:]
 	case []any:
 		if len(x) != 2 {
-			return "", fmt.Errorf("want [HOST, PORT] (two items), not %d items", len(x))
+			return "", 0, fmt.Errorf("want [HOST, PORT] (two items), not %d items", len(x))
 		}
 		host, port = x[0], x[1]
 	case map[string]any:
 		h, okh := x["host"]
 		p, okp := x["port"]
 		if !okh || !okp {
-			return "", errors.New(`want a table with "host" and "port"`)
+			return "", 0, errors.New(`want a table with "host" and "port"`)
 		}
 		host, port = h, p
 	default:
-		return "", fmt.Errorf("want HOST:PORT or { host, port }, not %s", describe(v))
+		return "", 0, fmt.Errorf("want HOST:PORT or { host, port }, not %s", describe(v))
 	}
 	n, err := pyInt(port)
 	if err != nil {
-		return "", fmt.Errorf("port: %v", err)
+		return "", 0, fmt.Errorf("port: %v", err)
 	}
 	if n < 1 || n > 65535 {
-		return "", fmt.Errorf("port %d is outside 1-65535", n)
+		return "", 0, fmt.Errorf("port %d is outside 1-65535", n)
 	}
 	h, _ := host.(string)
-	return strings.Trim(h, "[]"), nil
+	return strings.Trim(h, "[]"), n, nil
 }
 
 func quoteAll(xs []string) string {

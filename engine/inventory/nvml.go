@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 
@@ -79,6 +80,21 @@ type nvmlGPU struct {
 	// lastSample is the newest per-process utilisation sample seen (the
 	// driver's microsecond timestamp): the next poll asks for newer ones.
 	lastSample uint64
+	// slow holds the values that change only by an operator's action (the
+	// enforced power limit, MIG mode), read every SlowEvery.
+	slow     slowValues
+	slowRead time.Time
+	// sampleRet is how the last per-process utilisation call went
+	// (ProcUtil for a GPU that runs no process, which is not asked).
+	sampleRet model.Opt[bool]
+}
+
+// slowValues are a GPU's rarely-changing readings with their return codes.
+type slowValues struct {
+	capMW  uint32
+	capRet nvml.Return
+	mig    int
+	migRet nvml.Return
 }
 
 // NewNVML initialises lib and enumerates its GPUs. It never fails: an Init
@@ -95,6 +111,12 @@ func NewNVML(lib nvml.Interface, opts NVMLOptions, host *Host) *NVMLSource {
 	}
 	if opts.ProcRoot == "" {
 		opts.ProcRoot = "/proc"
+	}
+	if opts.SlowEvery == 0 {
+		opts.SlowEvery = DefaultSlowEvery
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
 	}
 	s := &NVMLSource{lib: lib, opts: opts, host: host, procs: NewProcessReader(opts.ProcRoot)}
 	ret := callRet(lib.Init)
@@ -429,8 +451,9 @@ func (s *NVMLSource) readGPU(g *nvmlGPU) []model.Device {
 		}
 	}
 	if !t.Lost {
-		if v, ret := call(h.GetEnforcedPowerLimit); p.ok("power limit", ret) {
-			t.PowerCapMW = model.Some(v)
+		s.readSlow(g)
+		if p.ok("power limit", g.slow.capRet) {
+			t.PowerCapMW = model.Some(g.slow.capMW)
 		}
 	}
 	var procs []nvml.ProcessInfo
@@ -443,18 +466,26 @@ func (s *NVMLSource) readGPU(g *nvmlGPU) []model.Device {
 	}
 	migOn := false
 	if !t.Lost {
-		if cur, ret := call(func() (int, nvml.Return) { c, _, r := h.GetMigMode(); return c, r }); p.ok("MIG mode", ret) {
-			migOn = cur == nvml.DEVICE_MIG_ENABLE
+		if p.ok("MIG mode", g.slow.migRet) {
+			migOn = g.slow.mig == nvml.DEVICE_MIG_ENABLE
 			t.MIGMode = model.Some(migOn)
 		}
 	}
-	if t.Processes != nil && !t.Lost {
-		if migOn {
-			// The driver samples no per-process utilisation under MIG.
-			t.ProcUtil = model.Some(false)
+	switch {
+	case t.Processes == nil || t.Lost:
+	case migOn:
+		// The driver samples no per-process utilisation under MIG.
+		t.ProcUtil = model.Some(false)
+	case len(t.Processes) == 0:
+		// No process to credit a sample to: not asked, said as last time.
+		if g.sampleRet.Valid {
+			t.ProcUtil = g.sampleRet
 		} else {
-			s.sampleProcesses(g, p, t)
+			t.ProcUtil = model.Some(true)
 		}
+	default:
+		s.sampleProcesses(g, p, t)
+		g.sampleRet = t.ProcUtil
 	}
 	out := []model.Device{dev}
 	if migOn && !t.Lost {
@@ -468,6 +499,21 @@ func (s *NVMLSource) readGPU(g *nvmlGPU) []model.Device {
 		return out[:1]
 	}
 	return out
+}
+
+// readSlow re-reads a GPU's slow values when SlowEvery has passed since
+// the last read (every poll when SlowEvery is negative). An operator's
+// change of the power limit or the MIG mode then shows within SlowEvery;
+// every other poll saves two driver calls per GPU.
+func (s *NVMLSource) readSlow(g *nvmlGPU) {
+	now := s.opts.Now()
+	if !g.slowRead.IsZero() && s.opts.SlowEvery > 0 && now.Sub(g.slowRead) < s.opts.SlowEvery {
+		return
+	}
+	h := g.h
+	g.slow.capMW, g.slow.capRet = call(h.GetEnforcedPowerLimit)
+	g.slow.mig, g.slow.migRet = call(func() (int, nvml.Return) { c, _, r := h.GetMigMode(); return c, r })
+	g.slowRead = now
 }
 
 // readMIG lists the MIG devices of a GPU with MIG on. It uses the MIG

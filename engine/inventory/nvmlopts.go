@@ -3,6 +3,7 @@ package inventory
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/fgtop/fgtop/model"
 )
@@ -59,7 +60,18 @@ type NVMLOptions struct {
 	SysRoot string
 	// ProcRoot replaces "/proc", where process names are read.
 	ProcRoot string
+	// SlowEvery is how often the values that change only by an
+	// operator's action (enforced power limit, MIG mode) are read again
+	// (zero: DefaultSlowEvery; negative: every poll). Names, UUIDs, memory
+	// sizes and bus ids are read once, at start.
+	SlowEvery time.Duration
+	// Now is the clock for SlowEvery (default time.Now).
+	Now func() time.Time
 }
+
+// DefaultSlowEvery is NVMLOptions.SlowEvery's default: a changed power
+// cap or MIG mode shows within half a minute.
+const DefaultSlowEvery = 30 * time.Second
 
 // InitFailure classifies why NVML could not start.
 type InitFailure string

@@ -129,6 +129,7 @@ var (
 	descAgentMem     = desc("fgtop_agent_memory_share_bytes", "The memory the agent's partition gives it, in bytes (absent when mem is not partitioned).", "node", "agent")
 	descAgentDevHeld = unitDesc("fgtop_agent_device_held", "What the agent's kernels hold on the device, per slot (non-zero only)", "node", "agent", "plugin", "device", "slot")
 	descRestart      = desc("fgtop_agent_restart_info", "Whether the agent's process runs the agent.toml on disk: current, restart-pending, not-running, cannot-tell (always 1).", "node", "agent", "state")
+	descAgentUp      = desc("fgtop_agent_up", "Whether the agent answers GET /health on its service-addr: 1 up, 0 down or unreachable (absent before the first check, and for agents on other hosts).", "node", "agent")
 	descDrift        = unitDesc("fgtop_drift_held", "Amount the agent's kernels hold on a device its partition does not give it (non-zero only)", "node", "agent", "plugin", "device", "slot")
 	descUtil         = desc("fgtop_gpu_utilization_ratio", "GPU utilization from NVML, 0-1 (DCGM_FI_DEV_GPU_UTIL/100).", dcgmLabels...)
 	descMemUtil      = desc("fgtop_gpu_memory_utilization_ratio", "GPU memory (copy) utilization from NVML, 0-1 (DCGM_FI_DEV_MEM_COPY_UTIL/100).", dcgmLabels...)
@@ -145,7 +146,7 @@ var allDescs = slices.Concat([]*prometheus.Desc{
 	descBuildInfo, descSeq, descTimestamp, descAge, descNodeInfo, descSourceInfo, descAllocator, descPlugin, descHostMem,
 	descKernels, descIdle, descIdleAfter, descIssues, descIssuesBySev, descDeviceInfo, descCapExp, descHeldExp, descDevKernels,
 	descAllocRatio, descOwner, descAgentInfo, descAgentKernels, descAgentMem,
-	descRestart, descUtil, descMemUtil, descMemUsed, descMemTotal, descTemp,
+	descRestart, descAgentUp, descUtil, descMemUtil, descMemUsed, descMemTotal, descTemp,
 	descPower, descPowerCap, descLost, descProcs,
 }, descCapacity.all(), descHeld.all(), descFree.all(), descOverCap.all(), descAgentHeld.all(), descAgentDevHeld.all(), descDrift.all())
 
@@ -396,6 +397,12 @@ func (c *Collector) collectAgents(ch chan<- prometheus.Metric, s *model.Snapshot
 		}
 		if a.Restart.State != "" {
 			gauge(ch, descRestart, 1, node, id, string(a.Restart.State))
+		}
+		switch a.Health.State {
+		case model.AgentUp:
+			gauge(ch, descAgentUp, 1, node, id)
+		case model.AgentDown, model.AgentUnreachable:
+			gauge(ch, descAgentUp, 0, node, id)
 		}
 	}
 	// Per agent and device, from the engine's own split of each device's

@@ -195,12 +195,15 @@ func TestPluginAndUnknownCapacity(t *testing.T) {
 			id = string(d.ID)
 		}
 	}
-	for _, m := range []string{"fgtop_device_capacity", "fgtop_device_free", "fgtop_device_over_capacity", "fgtop_device_alloc_ratio"} {
-		if n := len(promtest.Select(ss, m, "device", id)); n != 0 {
-			t.Errorf("%s for a device of unknown capacity: %d series", m, n)
+	for _, m := range []string{"fgtop_device_capacity", "fgtop_device_free", "fgtop_device_over_capacity"} {
+		if n := len(promtest.SelectUnits(ss, m, "device", id)); n != 0 {
+			t.Errorf("%s_* for a device of unknown capacity: %d series", m, n)
 		}
 	}
-	if n := len(promtest.Select(ss, "fgtop_device_held", "device", id)); n == 0 {
+	if n := len(promtest.Select(ss, "fgtop_device_alloc_ratio", "device", id)); n != 0 {
+		t.Errorf("fgtop_device_alloc_ratio for a device of unknown capacity: %d series", n)
+	}
+	if n := len(promtest.SelectUnits(ss, "fgtop_device_held", "device", id)); n == 0 {
 		t.Error("no fgtop_device_held for the device: what is held is known")
 	}
 }

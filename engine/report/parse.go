@@ -219,6 +219,10 @@ func (r *Snapshot) Model() (*model.Snapshot, error) {
 		if a.Restart != nil {
 			ma.Restart = model.Restart{State: model.RestartState(a.Restart.State), Detail: a.Restart.Detail, PIDs: a.Restart.PIDs}
 		}
+		ma.ServiceAddr = a.ServiceAddr
+		if h := a.Health; h != nil {
+			ma.Health = model.AgentHealth{State: model.AgentHealthState(h.State), URL: h.URL, Status: h.Status, Version: h.Version, Detail: h.Detail}
+		}
 		s.Agents = append(s.Agents, ma)
 	}
 	for _, i := range r.Issues {

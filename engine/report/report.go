@@ -207,6 +207,21 @@ type Agent struct {
 	// Restart says whether the agent's process runs the agent.toml on
 	// disk; absent without a config.
 	Restart *Restart `json:"restart,omitempty"`
+	// ServiceAddr is the agent's [agent] service-addr; absent without a
+	// config.
+	ServiceAddr string `json:"service_addr,omitempty"`
+	// Health is the last answer of the agent's GET /health; absent before
+	// the first check or when none is made.
+	Health *AgentHealth `json:"health,omitempty"`
+}
+
+// AgentHealth is model.AgentHealth: state "up", "down" or "unreachable".
+type AgentHealth struct {
+	State   string `json:"state"`
+	URL     string `json:"url,omitempty"`
+	Status  string `json:"status,omitempty"`
+	Version string `json:"version,omitempty"`
+	Detail  string `json:"detail,omitempty"`
 }
 
 // Restart is model.Restart.
@@ -356,6 +371,10 @@ func FromSnapshot(s *model.Snapshot) *Snapshot {
 		aj := Agent{ID: string(a.ID), ScratchRoot: a.ScratchRoot, Kernels: a.Kernels, Held: slotMap(a.Held)}
 		if a.Restart.State != "" {
 			aj.Restart = &Restart{State: string(a.Restart.State), Detail: a.Restart.Detail, PIDs: a.Restart.PIDs}
+		}
+		aj.ServiceAddr = a.ServiceAddr
+		if h := a.Health; h.State != "" {
+			aj.Health = &AgentHealth{State: string(h.State), URL: h.URL, Status: h.Status, Version: h.Version, Detail: h.Detail}
 		}
 		if a.Owns != nil {
 			aj.Owns = map[string][]string{}

@@ -500,6 +500,16 @@ func agentDetail(d *render.Derived, ai int) []detailLine {
 		}
 		out = append(out, detailLine{spans: line})
 	}
+	if sp, ok := render.HealthSpan(ag.Health); ok {
+		line := []kit.Span{{Lvl: kit.LvlDim, Text: "health "}, sp}
+		if ag.Health.URL != "" {
+			line = append(line, kit.Span{Lvl: kit.LvlDim, Text: "  " + ag.Health.URL})
+		}
+		if ag.Health.Detail != "" {
+			line = append(line, kit.Span{Lvl: kit.LvlDim, Text: "  " + ag.Health.Detail})
+		}
+		out = append(out, detailLine{spans: line})
+	}
 	out = append(out, blank, section("Partition"))
 	if ag.Owns == nil {
 		out = append(out, text(kit.LvlDim, "  every device (shared mode, or no partition known)"))

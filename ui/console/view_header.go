@@ -143,6 +143,24 @@ func restartPending(s *model.Snapshot) kit.Span {
 	return kit.Span{}
 }
 
+// agentsDown is the header's count of agents that do not answer GET
+// /health ("1 agent down"); unreachable ones count with the down.
+func agentsDown(s *model.Snapshot) kit.Span {
+	if s == nil {
+		return kit.Span{}
+	}
+	n := 0
+	for _, a := range s.Agents {
+		if a.Health.State == model.AgentDown || a.Health.State == model.AgentUnreachable {
+			n++
+		}
+	}
+	if n == 0 {
+		return kit.Span{}
+	}
+	return kit.Span{Lvl: kit.LvlCrit, Text: kit.Plural(n, "agent") + " down"}
+}
+
 // updatedSpan is the time since the snapshot, turning to a warning when
 // the engine has gone quiet.
 func updatedSpan(s *model.Snapshot, now time.Time) kit.Span {
@@ -191,6 +209,9 @@ func (a *App) headerPieces() []headerPiece {
 		}
 		if r := restartPending(s); r.Text != "" {
 			ps = append(ps, headerPiece{spans: []kit.Span{r}, drop: 2})
+		}
+		if d := agentsDown(s); d.Text != "" {
+			ps = append(ps, headerPiece{spans: []kit.Span{d}, drop: 2})
 		}
 		if u := updatedSpan(s, a.Now()); u.Text != "" {
 			ps = append(ps, headerPiece{spans: []kit.Span{u}, drop: 1, right: true})

@@ -38,6 +38,9 @@ func (d *Derived) deriveAgents(short map[model.AgentID]string) {
 		case model.RestartNotRunning:
 			r.Header = append(r.Header, kit.Span{Lvl: kit.LvlDim, Text: "  not running"})
 		}
+		if sp, ok := HealthSpan(a.Health); ok {
+			r.Header = append(r.Header, kit.Span{Lvl: sp.Lvl, Text: "  " + sp.Text})
+		}
 		if a.Owns == nil {
 			r.Lines = append(r.Lines, d.sharedLine(a))
 		} else {
@@ -188,4 +191,26 @@ func slotShort(s model.SlotName) string {
 		return s.MinorType()
 	}
 	return string(s)
+}
+
+// HealthSpan is an agent's GET /health in a few words: "up 26.4.1",
+// "up 26.4.1 degraded", "down", "unreachable"; ok is false before the
+// first check.
+func HealthSpan(h model.AgentHealth) (kit.Span, bool) {
+	switch h.State {
+	case model.AgentUp:
+		text := "up"
+		if h.Version != "" {
+			text += " " + h.Version
+		}
+		if h.Status != "" && h.Status != "ok" {
+			return kit.Span{Lvl: kit.LvlWarn, Text: text + " " + h.Status}, true
+		}
+		return kit.Span{Lvl: kit.LvlOK, Text: text}, true
+	case model.AgentDown:
+		return kit.Span{Lvl: kit.LvlCrit, Text: "down"}, true
+	case model.AgentUnreachable:
+		return kit.Span{Lvl: kit.LvlWarn, Text: "unreachable"}, true
+	}
+	return kit.Span{}, false
 }
