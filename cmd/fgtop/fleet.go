@@ -427,7 +427,7 @@ func runFleetConsole(ctx context.Context, src *fleetSource, f *fleetFlags) error
 	if err != nil {
 		return err
 	}
-	m := fleetui.NewFleet(src.tracker.Subscribe(ctx), fleetui.FleetOptions{Theme: uo.Theme, Background: uo.Background, ASCII: uo.ASCII,
+	m := fleetui.New(src.tracker.Subscribe(ctx), fleetui.Options{Theme: uo.Theme, Background: uo.Background, ASCII: uo.ASCII,
 		Settings: src.settings, Source: src.desc})
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithFPS(console.FrameRate))
 	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) && ctx.Err() == nil {

@@ -324,7 +324,7 @@ func TestFleetBenchPrometheus100(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := fleetui.NewFleet(nil, fleetui.FleetOptions{Theme: th})
+	m := fleetui.New(nil, fleetui.Options{Theme: th})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	var lat, queries []time.Duration
 	for range 30 {

@@ -50,7 +50,7 @@ func (p *prompt) Update(msg tea.Msg) tea.Cmd {
 	}
 	p.Invalidate()
 	cmd := PromptKey(&p.mode, &p.Input, p.prev, k, p.run, p.setFilter,
-		func() { p.Flashf(kit.LvlWarn, PromptFullText) })
+		func() { p.Flashf(kit.LvlWarn, PromptFullText()) })
 	if p.mode == PromptNone {
 		p.Close()
 	}
@@ -119,7 +119,9 @@ func editPrompt(in string, msg tea.KeyPressMsg) (string, promptEdit) {
 }
 
 // PromptFullText is the flash of a prompt that is full.
-var PromptFullText = fmt.Sprintf("the prompt takes at most %d characters", maxPromptRunes)
+func PromptFullText() string {
+	return fmt.Sprintf("the prompt takes at most %d characters", maxPromptRunes)
+}
 
 // PromptKey is the prompt handling both consoles share: a key edits
 // *input (editPrompt); enter runs a command line; the filter follows the

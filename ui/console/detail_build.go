@@ -183,7 +183,7 @@ func telemetryLines(t *model.Telemetry, c *kit.TeleCells) []detailLine {
 		out = append(out, text(kit.LvlDim, "  none"))
 	}
 	for _, p := range t.Processes {
-		mem := kit.NaReading
+		mem := kit.NAReading()
 		if p.UsedMem.Valid {
 			mem = kit.Reading{Text: kit.Gib(p.UsedMem.V, 1) + "G", Lvl: kit.LvlPlain}
 		}

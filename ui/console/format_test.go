@@ -26,8 +26,8 @@ func TestFormatTelemetry(t *testing.T) {
 		tel                   *model.Telemetry
 		Util, Mem, Temp, powr kit.Reading
 	}{
-		{"no telemetry at all", nil, kit.NaReading, kit.NaReading, kit.NaReading, kit.NaReading},
-		{"every reading invalid", &model.Telemetry{}, kit.NaReading, kit.NaReading, kit.NaReading, kit.NaReading},
+		{"no telemetry at all", nil, kit.NAReading(), kit.NAReading(), kit.NAReading(), kit.NAReading()},
+		{"every reading invalid", &model.Telemetry{}, kit.NAReading(), kit.NAReading(), kit.NAReading(), kit.NAReading()},
 		{"valid zeros are zeros, not N/A", zero, kit.Reading{Text: "0%", Lvl: kit.LvlOK}, kit.Reading{Text: "0.0/40.0G", Lvl: kit.LvlOK},
 			kit.Reading{Text: "0°C", Lvl: kit.LvlOK}, kit.Reading{Text: "0W", Lvl: kit.LvlPlain}},
 		{"thresholds", full, kit.Reading{Text: "97%", Lvl: kit.LvlCrit}, kit.Reading{Text: "38.0/40.0G", Lvl: kit.LvlCrit},

@@ -311,7 +311,7 @@ func (hs *helpScreen) filterKey(msg tea.KeyPressMsg) bool {
 	}
 	room := maxPromptRunes - utf8.RuneCountInString(hs.Filter)
 	if r := []rune(msg.Text); len(r) > room {
-		hs.Flashf(kit.LvlWarn, PromptFullText)
+		hs.Flashf(kit.LvlWarn, PromptFullText())
 		msg.Text = string(r[:max(room, 0)])
 	}
 	hs.Filter += msg.Text

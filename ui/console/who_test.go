@@ -56,9 +56,9 @@ func TestFilterFields(t *testing.T) {
 func TestHelpListsFilterFields(t *testing.T) {
 	a := testApp(t, 160, 48, fake.Node(fake.Options{}), Options{})
 	help := stripANSI(strings.Join(helpLines(a, 160), "\n"))
-	for _, f := range render.FilterFields {
-		if !strings.Contains(help, "/"+f.Name+":"+f.Arg) || !strings.Contains(help, f.Help) {
-			t.Errorf("help does not list /%s:", f.Name)
+	for _, f := range render.FilterHelp() {
+		if !strings.Contains(help, f[0]) || !strings.Contains(help, f[1]) {
+			t.Errorf("help does not list %s", f[0])
 		}
 	}
 }

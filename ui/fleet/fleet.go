@@ -18,8 +18,8 @@ import (
 	"github.com/fgtop/fgtop/ui/kit"
 )
 
-// FleetOptions configure the fleet console.
-type FleetOptions struct {
+// Options configure the fleet console.
+type Options struct {
 	// Theme, Background and ASCII are as in Options.
 	Theme      *themes.Theme
 	Background string
@@ -49,11 +49,11 @@ type (
 // The fleet table's sort columns.
 var fleetSortCols = []string{"name", "state", "free", "largest", "pieces", "held", "kernels", "issues", "seen"}
 
-// Fleet is the fleet console's root model: a table of nodes, one line
+// Model is the fleet console's root model: a table of nodes, one line
 // each, and a node's own console (read-only, fed from the fleet's stream)
 // when one is opened.
-type Fleet struct {
-	opts   FleetOptions
+type Model struct {
+	opts   Options
 	Now    func() time.Time
 	ch     <-chan *fleet.Fleet
 	St     *kit.Styles
@@ -95,10 +95,10 @@ type Fleet struct {
 	drillLast *model.Snapshot
 }
 
-// NewFleet returns the fleet console's root model, rendering the fleet
+// New returns the fleet console's root model, rendering the fleet
 // states received on fleets.
-func NewFleet(fleets <-chan *fleet.Fleet, opts FleetOptions) *Fleet {
-	m := &Fleet{opts: opts, Now: opts.Now, ch: fleets, Keys: newFleetKeyMap(), Help: help.New(), sortCol: "name"}
+func New(fleets <-chan *fleet.Fleet, opts Options) *Model {
+	m := &Model{opts: opts, Now: opts.Now, ch: fleets, Keys: newFleetKeyMap(), Help: help.New(), sortCol: "name"}
 	if m.Now == nil {
 		m.Now = time.Now
 	}
@@ -117,11 +117,11 @@ func NewFleet(fleets <-chan *fleet.Fleet, opts FleetOptions) *Fleet {
 }
 
 // Init starts listening for fleet states and the clock.
-func (m *Fleet) Init() tea.Cmd {
+func (m *Model) Init() tea.Cmd {
 	return tea.Batch(m.listen(), fleetTick())
 }
 
-func (m *Fleet) listen() tea.Cmd {
+func (m *Model) listen() tea.Cmd {
 	return console.ListenLatest(m.ch, func(f *fleet.Fleet) tea.Msg { return fleetMsg{f} }, fleetClosedMsg{})
 }
 
@@ -130,7 +130,7 @@ func fleetTick() tea.Cmd {
 }
 
 // Update handles a message.
-func (m *Fleet) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case fleetMsg:
 		m.adopt(msg.f)
@@ -138,7 +138,7 @@ func (m *Fleet) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case fleetClosedMsg:
 		return m, nil
 	case fleetTickMsg:
-		m.ExpireFlash()
+		m.expireFlash()
 		return m, fleetTick()
 	case fitMsg:
 		if msg.seq == m.fitSeq {
@@ -168,10 +168,10 @@ func (m *Fleet) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // Show adopts a fleet state as if it had come on the channel (tools and
 // benchmarks that drive the model without a program).
-func (m *Fleet) Show(f *fleet.Fleet) { m.adopt(f) }
+func (m *Model) Show(f *fleet.Fleet) { m.adopt(f) }
 
 // adopt makes a fleet state current and feeds the opened node's console.
-func (m *Fleet) adopt(f *fleet.Fleet) {
+func (m *Model) adopt(f *fleet.Fleet) {
 	var sel string
 	if m.Cursor < len(m.Rows) && m.fl != nil && m.moved {
 		// The cursor follows the node the user chose; before any choice
@@ -193,7 +193,7 @@ func (m *Fleet) adopt(f *fleet.Fleet) {
 }
 
 // rebuild filters and sorts the rows, keeping the cursor on sel.
-func (m *Fleet) rebuild(sel string) {
+func (m *Model) rebuild(sel string) {
 	m.Rows = m.Rows[:0]
 	if m.fl == nil {
 		return
@@ -224,7 +224,7 @@ func (m *Fleet) rebuild(sel string) {
 			m.Cursor = i
 		}
 	}
-	m.Clamp()
+	m.clamp()
 }
 
 func fleetStateRank(s fleet.State) int {
@@ -265,7 +265,7 @@ func compareNodes(a, b *fleet.Node, col string, now time.Time) int {
 	return cmp.Compare(a.Name, b.Name)
 }
 
-func (m *Fleet) Clamp() {
+func (m *Model) clamp() {
 	m.Cursor = max(min(m.Cursor, len(m.Rows)-1), 0)
 	vis := m.visibleRows()
 	if m.Cursor < m.offset {
@@ -277,18 +277,18 @@ func (m *Fleet) Clamp() {
 	m.offset = max(min(m.offset, len(m.Rows)-vis), 0)
 }
 
-func (m *Fleet) Flashf(l kit.Level, text string) {
+func (m *Model) flashf(l kit.Level, text string) {
 	m.Flash = kit.Flash{Lvl: l, Text: text, Until: m.Now().Add(kit.FlashDuration(l))}
 }
 
-func (m *Fleet) ExpireFlash() {
+func (m *Model) expireFlash() {
 	if m.Flash.Text != "" && !m.Now().Before(m.Flash.Until) {
 		m.Flash = kit.Flash{}
 	}
 }
 
 // Key handles a key on the fleet table.
-func (m *Fleet) Key(msg tea.KeyPressMsg) tea.Cmd {
+func (m *Model) Key(msg tea.KeyPressMsg) tea.Cmd {
 	if m.prompt != console.PromptNone {
 		return m.promptKeyFleet(msg)
 	}
@@ -332,7 +332,7 @@ func (m *Fleet) Key(msg tea.KeyPressMsg) tea.Cmd {
 		i := slices.Index(fleetSortCols, m.sortCol)
 		m.sortCol = fleetSortCols[(i+1)%len(fleetSortCols)]
 		m.resort()
-		m.Flashf(kit.LvlInfo, "sorted by "+m.sortCol)
+		m.flashf(kit.LvlInfo, "sorted by "+m.sortCol)
 	case kit.ActSortReverse:
 		m.sortDesc = !m.sortDesc
 		m.resort()
@@ -347,11 +347,11 @@ func (m *Fleet) Key(msg tea.KeyPressMsg) tea.Cmd {
 	case kit.ActDetail:
 		return m.Open()
 	}
-	m.Clamp()
+	m.clamp()
 	return nil
 }
 
-func (m *Fleet) resort() {
+func (m *Model) resort() {
 	sel := ""
 	if m.Cursor < len(m.Rows) && m.fl != nil {
 		sel = m.fl.Nodes[m.Rows[m.Cursor]].Addr
@@ -361,14 +361,14 @@ func (m *Fleet) resort() {
 
 // promptKeyFleet edits the filter or command line, as the node console
 // does (promptKey).
-func (m *Fleet) promptKeyFleet(msg tea.KeyPressMsg) tea.Cmd {
+func (m *Model) promptKeyFleet(msg tea.KeyPressMsg) tea.Cmd {
 	return console.PromptKey(&m.prompt, &m.Input, m.promptPrev, msg, m.command,
 		func(f string) { m.Filter = f; m.resort() },
-		func() { m.Flashf(kit.LvlWarn, console.PromptFullText) })
+		func() { m.flashf(kit.LvlWarn, console.PromptFullText()) })
 }
 
 // command runs a ':' command.
-func (m *Fleet) command(line string) tea.Cmd {
+func (m *Model) command(line string) tea.Cmd {
 	f := strings.Fields(line)
 	if len(f) == 0 {
 		return nil
@@ -379,20 +379,20 @@ func (m *Fleet) command(line string) tea.Cmd {
 	case "fit":
 		if len(f) == 1 {
 			m.fitText, m.fitReq, m.fits = "", nil, nil
-			m.Flashf(kit.LvlInfo, "fit cleared")
+			m.flashf(kit.LvlInfo, "fit cleared")
 			return nil
 		}
 		text := strings.Join(f[1:], "")
 		req, err := fleet.ParseRequest(text)
 		if err != nil {
-			m.Flashf(kit.LvlCrit, ":fit "+err.Error())
+			m.flashf(kit.LvlCrit, ":fit "+err.Error())
 			return nil
 		}
 		m.fitText, m.fitReq, m.fits, m.fitAt = text, req, nil, nil
 		return m.refit(true)
 	case "sort":
 		if len(f) < 2 || !slices.Contains(fleetSortCols, f[1]) {
-			m.Flashf(kit.LvlWarn, ":sort COL [asc|desc]: "+strings.Join(fleetSortCols, " "))
+			m.flashf(kit.LvlWarn, ":sort COL [asc|desc]: "+strings.Join(fleetSortCols, " "))
 			return nil
 		}
 		m.sortCol = f[1]
@@ -404,14 +404,14 @@ func (m *Fleet) command(line string) tea.Cmd {
 		m.resort()
 		return nil
 	}
-	m.Flashf(kit.LvlWarn, "unknown command :"+f[0]+" (:fit SLOTS, :sort COL, :filter TEXT, :q)")
+	m.flashf(kit.LvlWarn, "unknown command :"+f[0]+" (:fit SLOTS, :sort COL, :filter TEXT, :q)")
 	return nil
 }
 
 // refit runs the :fit request on every node's latest snapshot in a Cmd:
 // at 100 nodes it is milliseconds of allocator work, kept off Update. A
 // fleet state that brings no new snapshot keeps the results.
-func (m *Fleet) refit(force bool) tea.Cmd {
+func (m *Model) refit(force bool) tea.Cmd {
 	if m.fitReq == nil || m.fl == nil {
 		return nil
 	}
@@ -435,7 +435,7 @@ func (m *Fleet) refit(force bool) tea.Cmd {
 
 // newSnapshots says whether a node's snapshot changed since the fits were
 // computed (a heartbeat-only state changes none).
-func (m *Fleet) newSnapshots() bool {
+func (m *Model) newSnapshots() bool {
 	for i := range m.fl.Nodes {
 		n := &m.fl.Nodes[i]
 		if n.Snap != nil && !m.fitAt[n.Addr].Equal(n.Updated) {
@@ -447,13 +447,13 @@ func (m *Fleet) newSnapshots() bool {
 
 // Open drills into the selected node: its own console, read-only, fed
 // with its snapshots from the fleet.
-func (m *Fleet) Open() tea.Cmd {
+func (m *Model) Open() tea.Cmd {
 	if m.Cursor >= len(m.Rows) || m.fl == nil {
 		return nil
 	}
 	n := &m.fl.Nodes[m.Rows[m.Cursor]]
 	if n.Snap == nil {
-		m.Flashf(kit.LvlWarn, n.Name+": no snapshot yet ("+string(n.State)+")")
+		m.flashf(kit.LvlWarn, n.Name+": no snapshot yet ("+string(n.State)+")")
 		return nil
 	}
 	m.drillAddr, m.drillLast = n.Addr, n.Snap
@@ -461,14 +461,14 @@ func (m *Fleet) Open() tea.Cmd {
 	m.drillCh <- n.Snap
 	m.drill = console.NewApp(m.drillCh, console.Options{ReadOnly: true, Theme: m.St.Theme, ASCII: m.opts.ASCII, Now: m.opts.Now, NodeName: n.Name,
 		Background: m.opts.Background})
-	w, h := m.Size()
+	w, h := m.size()
 	m.drill.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	return m.drill.Init()
 }
 
 // drillKey passes a key to the opened node's console; q, or esc with
 // nothing left to close there, comes back to the table, and ctrl+c quits.
-func (m *Fleet) drillKey(msg tea.KeyPressMsg) tea.Cmd {
+func (m *Model) drillKey(msg tea.KeyPressMsg) tea.Cmd {
 	a := m.drill
 	idle := !a.ModalOpen()
 	switch {
@@ -482,9 +482,9 @@ func (m *Fleet) drillKey(msg tea.KeyPressMsg) tea.Cmd {
 	return cmd
 }
 
-func (m *Fleet) closeDrill() {
+func (m *Model) closeDrill() {
 	close(m.drillCh)
 	m.drill, m.drillCh, m.drillLast, m.drillAddr = nil, nil, nil, ""
 }
 
-func (m *Fleet) Size() (int, int) { return kit.TermSize(m.Width, m.Height) }
+func (m *Model) size() (int, int) { return kit.TermSize(m.Width, m.Height) }

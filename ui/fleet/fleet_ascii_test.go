@@ -21,7 +21,7 @@ func TestASCIIFleet(t *testing.T) {
 	}
 	for _, w := range []int{80, 160} {
 		th := themes.MustBuiltin(themes.Dark)
-		m := NewFleet(nil, FleetOptions{Theme: th, ASCII: true, Now: func() time.Time { return fake.T0 }, Source: "ssh: 3 hosts"})
+		m := New(nil, Options{Theme: th, ASCII: true, Now: func() time.Time { return fake.T0 }, Source: "ssh: 3 hosts"})
 		m.Update(tea.WindowSizeMsg{Width: w, Height: 30})
 		m.Update(fleetMsg{fleetOf(t)})
 		check(t, "fleet", fleetScreen(m))

@@ -35,7 +35,7 @@ func TestHostileFleet(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	for _, size := range [][2]int{{80, 24}, {160, 48}} {
-		m := NewFleet(nil, FleetOptions{Theme: themes.MustBuiltin(themes.Mono), ASCII: true, Now: func() time.Time { return now }, Source: "ssh: 3 hosts"})
+		m := New(nil, Options{Theme: themes.MustBuiltin(themes.Mono), ASCII: true, Now: func() time.Time { return now }, Source: "ssh: 3 hosts"})
 		m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
 		m.Update(fleetMsg{tr.Latest()})
 		checkClean(t, "fleet table", m.View())

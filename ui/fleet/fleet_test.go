@@ -46,21 +46,21 @@ func fleetOf(t *testing.T) *fleet.Fleet {
 	return tr.Latest()
 }
 
-func newTestFleet(t *testing.T, w, h int) *Fleet {
+func newTestFleet(t *testing.T, w, h int) *Model {
 	t.Helper()
 	th, err := themes.Load("dark")
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := NewFleet(nil, FleetOptions{Theme: th, ASCII: true, Now: func() time.Time { return fake.T0 }, Source: "ssh: 3 hosts"})
+	m := New(nil, Options{Theme: th, ASCII: true, Now: func() time.Time { return fake.T0 }, Source: "ssh: 3 hosts"})
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	m.Update(fleetMsg{fleetOf(t)})
 	return m
 }
 
-func fleetScreen(m *Fleet) string { return m.View().Content }
+func fleetScreen(m *Model) string { return m.View().Content }
 
-func fleetPress(m *Fleet, keys ...string) {
+func fleetPress(m *Model, keys ...string) {
 	for _, k := range keys {
 		var msg tea.KeyPressMsg
 		switch k {

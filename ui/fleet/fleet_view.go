@@ -31,7 +31,7 @@ type fleetCol struct {
 
 // fleetCols are the table's columns at width w: the node name takes what
 // the others leave, at least nameMin cells.
-func (m *Fleet) fleetCols(w int) ([]fleetCol, int) {
+func (m *Model) fleetCols(w int) ([]fleetCol, int) {
 	const nameMin, nameMax = 12, 28
 	cols := []fleetCol{
 		{"state", "STATE", 11, false, 0},
@@ -85,19 +85,19 @@ func (m *Fleet) fleetCols(w int) ([]fleetCol, int) {
 // detailLines is the height of the selected node's pane under the table.
 const detailLines = 4
 
-func (m *Fleet) visibleRows() int {
-	_, h := m.Size()
+func (m *Model) visibleRows() int {
+	_, h := m.size()
 	return max(h-3-detailLines-1, 1) // header, title, column heads; detail; footer
 }
 
 // View draws the fleet console, or the opened node's console.
-func (m *Fleet) View() tea.View {
+func (m *Model) View() tea.View {
 	if m.drill != nil {
 		v := m.drill.View()
 		v.WindowTitle = untrusted.Text("fgtop fleet: " + m.drill.NodeName() + " (read-only)")
 		return v
 	}
-	w, h := m.Size()
+	w, h := m.size()
 	var rows []string
 	if m.showHelp {
 		rows = m.viewFleetHelp(w, h)
@@ -121,7 +121,7 @@ func (m *Fleet) View() tea.View {
 	return v
 }
 
-func (m *Fleet) counts() (live, stale, unreachable, connecting int, held, capacity model.Dec, gpus int) {
+func (m *Model) counts() (live, stale, unreachable, connecting int, held, capacity model.Dec, gpus int) {
 	held, capacity = model.Zero, model.Zero
 	if m.fl == nil {
 		return
@@ -147,7 +147,7 @@ func (m *Fleet) counts() (live, stale, unreachable, connecting int, held, capaci
 	return
 }
 
-func (m *Fleet) viewHeader(w int) string {
+func (m *Model) viewHeader(w int) string {
 	st := m.St
 	live, stale, unr, conn, held, capacity, gpus := m.counts()
 	sp := []kit.Span{{Lvl: kit.LvlTitle, Text: " fgtop fleet"}}
@@ -173,7 +173,7 @@ func (m *Fleet) viewHeader(w int) string {
 	return kit.SpansRow(st, sp, w)
 }
 
-func (m *Fleet) viewTable(w, h int) []string {
+func (m *Model) viewTable(w, h int) []string {
 	st := m.St
 	rows := []string{m.viewHeader(w)}
 	cols, nameW := m.fleetCols(w)
@@ -254,7 +254,7 @@ func stateCell(n *fleet.Node) (kit.Level, string) {
 	return kit.LvlInfo, "connecting"
 }
 
-func (m *Fleet) viewRow(n *fleet.Node, sel bool, cols []fleetCol, nameW, w int, now time.Time) string {
+func (m *Model) viewRow(n *fleet.Node, sel bool, cols []fleetCol, nameW, w int, now time.Time) string {
 	st := m.St
 	base := kit.Paint{}
 	if sel {
@@ -336,7 +336,7 @@ func (m *Fleet) viewRow(n *fleet.Node, sel bool, cols []fleetCol, nameW, w int, 
 
 // fitCell is the FIT column of a node: where the request lands, or the
 // short reason.
-func (m *Fleet) fitCell(n *fleet.Node) (kit.Level, string) {
+func (m *Model) fitCell(n *fleet.Node) (kit.Level, string) {
 	if n.State != fleet.Live {
 		return kit.LvlWarn, "unknown" // its STATE says why; the detail pane, more
 	}
@@ -387,7 +387,7 @@ func placementText(f fleet.Fit, labels map[model.DeviceID]string) string {
 
 // viewDetail is the selected node's pane: where it is, why it is stale or
 // unreachable, its devices, and the :fit outcome in full.
-func (m *Fleet) viewDetail(w int, now time.Time) []string {
+func (m *Model) viewDetail(w int, now time.Time) []string {
 	st := m.St
 	if m.fl == nil || m.Cursor >= len(m.Rows) {
 		return []string{kit.TitleRowOf(st, w, nil, nil, 0, 0, 0)}
@@ -485,7 +485,7 @@ func deviceLabels(s *model.Snapshot) map[model.DeviceID]string {
 	return out
 }
 
-func (m *Fleet) viewFooter(w int) string {
+func (m *Model) viewFooter(w int) string {
 	st := m.St
 	l := kit.NewLine(kit.Paint{})
 	switch {
@@ -499,7 +499,7 @@ func (m *Fleet) viewFooter(w int) string {
 	return l.Finish(w)
 }
 
-func (m *Fleet) viewFleetHelp(w, h int) []string {
+func (m *Model) viewFleetHelp(w, h int) []string {
 	st := m.St
 	rows := []string{m.viewHeader(w), kit.TitleRowOf(st, w, []kit.Span{{Lvl: kit.LvlFocus, Text: " Help "}}, []kit.Span{{Lvl: kit.LvlDim, Text: "esc/? back"}}, 0, 0, 0)}
 	for i, row := range kit.HelpRowsOf(&m.Help, m.Keys.FullHelpIn(scFleet), w-2) {

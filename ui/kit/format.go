@@ -51,7 +51,10 @@ type Reading struct {
 	Lvl  Level
 }
 
-var NaReading = Reading{"N/A", LvlNA}
+var naReading = Reading{"N/A", LvlNA}
+
+// NAReading is the reading of a value the device does not report.
+func NAReading() Reading { return naReading }
 
 // TeleCells are a device's formatted readings, built once per snapshot.
 type TeleCells struct {
@@ -61,14 +64,14 @@ type TeleCells struct {
 
 func FormatTelemetry(t *model.Telemetry, th Thresholds, degree string) TeleCells {
 	if t == nil {
-		return TeleCells{Util: NaReading, Mem: NaReading, MemShort: NaReading, Temp: NaReading, Power: NaReading}
+		return TeleCells{Util: naReading, Mem: naReading, MemShort: naReading, Temp: naReading, Power: naReading}
 	}
 	c := TeleCells{Lost: t.Lost}
-	c.Util = NaReading
+	c.Util = naReading
 	if t.UtilGPU.Valid {
 		c.Util = Reading{strconv.Itoa(int(t.UtilGPU.V)) + "%", th.Util.Level(float64(t.UtilGPU.V))}
 	}
-	c.Mem, c.MemShort = NaReading, NaReading
+	c.Mem, c.MemShort = naReading, naReading
 	if t.MemUsed.Valid && t.MemTotal.Valid && t.MemTotal.V > 0 {
 		lvl := th.Mem.Level(100 * float64(t.MemUsed.V) / float64(t.MemTotal.V))
 		c.Mem = Reading{gibPair(t.MemUsed.V, t.MemTotal.V, 1), lvl}
@@ -77,11 +80,11 @@ func FormatTelemetry(t *model.Telemetry, th Thresholds, degree string) TeleCells
 		c.Mem = Reading{Gib(t.MemUsed.V, 1) + "G", LvlPlain}
 		c.MemShort = Reading{Gib(t.MemUsed.V, 0) + "G", LvlPlain}
 	}
-	c.Temp = NaReading
+	c.Temp = naReading
 	if t.TempC.Valid {
 		c.Temp = Reading{strconv.Itoa(int(t.TempC.V)) + degree, th.Temp.Level(float64(t.TempC.V))}
 	}
-	c.Power = NaReading
+	c.Power = naReading
 	if t.PowerMW.Valid {
 		w := strconv.Itoa(int((t.PowerMW.V + 500) / 1000))
 		lvl := LvlPlain

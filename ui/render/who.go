@@ -81,9 +81,9 @@ type filterField struct {
 	Match           func(r *KernRow, v string) bool
 }
 
-// FilterFields are the kernels filter's fields, in the order the help
+// filterFields are the kernels filter's fields, in the order the help
 // lists them.
-var FilterFields = []filterField{
+var filterFields = []filterField{
 	{"user", "ID", "owner user id starts with ID", func(r *KernRow, v string) bool { return strings.HasPrefix(r.W.FUser, v) }},
 	{"project", "ID", "owner project id starts with ID", func(r *KernRow, v string) bool { return strings.HasPrefix(r.W.fProject, v) }},
 	{"session", "ID", "session id starts with ID", func(r *KernRow, v string) bool { return strings.HasPrefix(r.W.FSession, v) }},
@@ -121,9 +121,9 @@ func CompileFilter(f string) kernelFilter {
 		term := fterm{val: t, not: not}
 		not = false
 		if name, v, ok := strings.Cut(t, ":"); ok {
-			for i := range FilterFields {
-				if FilterFields[i].Name == name {
-					term.field, term.val = &FilterFields[i], v
+			for i := range filterFields {
+				if filterFields[i].Name == name {
+					term.field, term.val = &filterFields[i], v
 					break
 				}
 			}
@@ -152,8 +152,8 @@ func (f kernelFilter) Match(r *KernRow) bool {
 
 // FilterHelp lists the filter's fields for the help screen.
 func FilterHelp() [][2]string {
-	out := make([][2]string, 0, len(FilterFields))
-	for _, f := range FilterFields {
+	out := make([][2]string, 0, len(filterFields))
+	for _, f := range filterFields {
 		out = append(out, [2]string{"/" + f.Name + ":" + f.Arg, f.Help})
 	}
 	return out
