@@ -72,8 +72,10 @@ const frameInterval = time.Second / FrameRate
 // TickInterval refreshes ages and expires flash messages.
 const TickInterval = time.Second
 
+// PromptMode is what the footer's prompt is for.
 type PromptMode uint8
 
+// The prompts: none, the filter (/), a command (:).
 const (
 	PromptNone PromptMode = iota
 	PromptFilter
@@ -157,10 +159,10 @@ type themeChoice struct {
 //
 // The caller owns the console: call Close once its program has ended.
 func New(snapshots <-chan *model.Snapshot, opts Options) *App {
-	return NewApp(snapshots, opts)
+	return newApp(snapshots, opts)
 }
 
-func NewApp(snapshots <-chan *model.Snapshot, opts Options) *App {
+func newApp(snapshots <-chan *model.Snapshot, opts Options) *App {
 	a := &App{
 		common: &common{Common: &kit.Common{Now: opts.Now, Th: kit.DefaultThresholds(), Actor: opts.Actor}},
 		opts:   opts, ch: snapshots,
@@ -329,6 +331,7 @@ func (a *App) View() tea.View {
 	return v
 }
 
+// NodeName is the node the console shows, for the header and the title.
 func (a *App) NodeName() string {
 	if a.Snap != nil && a.Snap.Node != "" {
 		return a.Snap.Node

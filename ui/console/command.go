@@ -39,6 +39,7 @@ func (a *App) startPrompt(m PromptMode, initial string) {
 		setFilter: a.Kernels.setFilter})
 }
 
+// Rank stacks the prompt over everything.
 func (p *prompt) Rank() kit.LayerRank { return kit.RankPrompt }
 
 // Update edits the line; the prompt closes itself on enter, esc, or

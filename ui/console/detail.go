@@ -43,6 +43,7 @@ type detail struct {
 	off   int
 }
 
+// Rank stacks a detail with the screens.
 func (ds *detail) Rank() kit.LayerRank { return kit.RankScreen }
 
 // Update scrolls; esc or enter closes the detail, ? shows the help in its

@@ -37,7 +37,7 @@ func testApp(t testing.TB, w, h int, s *model.Snapshot, opts Options) *App {
 	if opts.Now == nil {
 		opts.Now = fixedNow
 	}
-	a := NewApp(nil, opts)
+	a := newApp(nil, opts)
 	// Driven without a program: the desk's commands run at once and their
 	// messages are handled before Update returns (TestOtherApplyNeverStalls
 	// runs them as a program does).

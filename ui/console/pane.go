@@ -212,6 +212,7 @@ var paneSpecs = [numPanes]paneSpec{
 		issuesWant, paneRole{col: colRight, minH: issuesMinH}},
 }
 
+// Title is the pane's name in its title row and the tabs.
 func (p pane) Title() string { return paneSpecs[p].Title }
 
 // newPanes builds the main screen's panes from paneSpecs.

@@ -96,6 +96,7 @@ func newDevicesPane(c *common, hist *history, moved func()) *devicesPane {
 	return p
 }
 
+// Owns reports the keys the devices pane handles from any pane.
 func (p *devicesPane) Owns(act kit.Action) bool { return act == kit.ActSegments }
 
 // Bindings are the devices pane's own keys.

@@ -151,6 +151,7 @@ func newKernelsPane(c *common, device func() int) *kernelsPane {
 	return p
 }
 
+// Owns reports the keys the kernels pane handles from any pane.
 func (p *kernelsPane) Owns(act kit.Action) bool {
 	return act == kit.ActFollow || act == kit.ActSort || act == kit.ActSortReverse
 }

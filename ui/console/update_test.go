@@ -221,7 +221,7 @@ func TestListenDrainsToNewest(t *testing.T) {
 	for i := range 3 {
 		ch <- &model.Snapshot{Seq: uint64(i)}
 	}
-	a := NewApp(ch, Options{})
+	a := newApp(ch, Options{})
 	msg := a.listen()()
 	if s := msg.(SnapshotMsg).Snap; s.Seq != 2 {
 		t.Fatalf("got seq %d, want the newest", s.Seq)
@@ -234,7 +234,7 @@ func TestListenDrainsToNewest(t *testing.T) {
 	if !strings.Contains(ansi.Strip(a.View().Content), "engine stopped") {
 		t.Error("the header does not say the engine stopped")
 	}
-	if NewApp(nil, Options{}).listen() != nil {
+	if newApp(nil, Options{}).listen() != nil {
 		t.Error("a nil channel should not be listened to")
 	}
 }
@@ -313,7 +313,7 @@ func TestThemeDetection(t *testing.T) {
 		t.Errorf("explicit theme replaced by %s", b.St.Theme.Name)
 	}
 	// Background "light" picks light without asking.
-	c := NewApp(nil, Options{Background: "light"})
+	c := newApp(nil, Options{Background: "light"})
 	if c.St.Theme.Name != themes.Light {
 		t.Errorf("Background light: theme %s", c.St.Theme.Name)
 	}

@@ -63,6 +63,7 @@ func (a *App) shownColumns() map[string]bool {
 	return m
 }
 
+// Rank stacks the help with the screens.
 func (hs *helpScreen) Rank() kit.LayerRank { return kit.RankScreen }
 
 // Update filters on typed letters and scrolls on the rest; esc clears the

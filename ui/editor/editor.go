@@ -30,6 +30,7 @@ import (
 // edView is what the editor shows.
 type edView uint8
 
+// What the editor shows: the grid, the plan, the journal.
 const (
 	EdGrid edView = iota
 	EdPlan
@@ -39,6 +40,7 @@ const (
 // EdRowKind is what an editor row edits.
 type EdRowKind uint8
 
+// The rows the editor has: a device's owner, an agent's CPU, its memory.
 const (
 	rowDevice EdRowKind = iota
 	RowCPU
@@ -782,6 +784,7 @@ func (e *Editor) staleReason(err error) string {
 	return s
 }
 
+// Rank stacks the editor with the screens.
 func (e *Editor) Rank() kit.LayerRank { return kit.RankScreen }
 
 // Owns reports whether the desk message of session s is this editor's.
@@ -947,6 +950,7 @@ func (e *Editor) moveEdCursor(delta int) {
 	e.Cursor = min(max(e.Cursor+delta, 0), len(e.Rows)-1)
 }
 
+// FirstLine is the first line of s (an error's, for the flash line).
 func FirstLine(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		return strings.TrimRight(s[:i], ": ")

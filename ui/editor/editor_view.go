@@ -574,6 +574,7 @@ func (e *Editor) viewJournal(w, h int) []string {
 	return out
 }
 
+// ShortHash is a config hash shortened for the screen.
 func ShortHash(h string) string {
 	if len(h) > 12 {
 		return h[:12]

@@ -459,7 +459,7 @@ func (m *Model) Open() tea.Cmd {
 	m.drillAddr, m.drillLast = n.Addr, n.Snap
 	m.drillCh = make(chan *model.Snapshot, 1)
 	m.drillCh <- n.Snap
-	m.drill = console.NewApp(m.drillCh, console.Options{ReadOnly: true, Theme: m.St.Theme, ASCII: m.opts.ASCII, Now: m.opts.Now, NodeName: n.Name,
+	m.drill = console.New(m.drillCh, console.Options{ReadOnly: true, Theme: m.St.Theme, ASCII: m.opts.ASCII, Now: m.opts.Now, NodeName: n.Name,
 		Background: m.opts.Background})
 	w, h := m.size()
 	m.drill.Update(tea.WindowSizeMsg{Width: w, Height: h})

@@ -36,6 +36,7 @@ type Common struct {
 // Invalidate drops the cached frame: the next View composes a new one.
 func (c *Common) Invalidate() { c.FrameOK = false }
 
+// Size is the size to draw at (TermSize of the reported size).
 func (c *Common) Size() (int, int) { return TermSize(c.Width, c.Height) }
 
 // TermSize is the size to draw at: 80x24 until the terminal said.

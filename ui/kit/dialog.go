@@ -54,6 +54,7 @@ type Dialog struct {
 	Left        func()
 }
 
+// Rank stacks a dialog over the screens.
 func (d *Dialog) Rank() LayerRank { return RankDialog }
 
 // confirmed reports whether OK may act: no typed confirmation asked, or

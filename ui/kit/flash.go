@@ -12,6 +12,8 @@ type Flash struct {
 	Until time.Time
 }
 
+// FlashDuration is how long a flash of level l stays: a warning longer
+// than news, a critical one longest.
 func FlashDuration(l Level) time.Duration {
 	switch l {
 	case LvlCrit:

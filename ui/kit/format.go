@@ -14,6 +14,7 @@ import (
 // from Crit on critical.
 type Threshold struct{ Warn, Crit float64 }
 
+// Level is where v falls against the threshold.
 func (t Threshold) Level(v float64) Level {
 	switch {
 	case v >= t.Crit:
@@ -62,6 +63,8 @@ type TeleCells struct {
 	Lost                             bool
 }
 
+// FormatTelemetry formats a device's telemetry into its cells, each with
+// its level against th; N/A for what the device does not report.
 func FormatTelemetry(t *model.Telemetry, th Thresholds, degree string) TeleCells {
 	if t == nil {
 		return TeleCells{Util: naReading, Mem: naReading, MemShort: naReading, Temp: naReading, Power: naReading}

@@ -31,6 +31,7 @@ func HelpRowsOf(h *help.Model, groups [][]key.Binding, w int) [][][]key.Binding 
 	return rows
 }
 
+// SpansRow draws spans as one row of exactly w cells.
 func SpansRow(st *Styles, sp []Span, w int) string {
 	l := NewLine(Paint{})
 	PutSpans(l, st, sp, w)

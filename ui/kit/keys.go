@@ -27,6 +27,7 @@ const (
 // Action is what a key does.
 type Action uint8
 
+// The actions keys are bound to; a screen handles those of its scope.
 const (
 	ActNone Action = iota
 	ActQuit
@@ -74,6 +75,7 @@ const (
 // field in the editor); within one scope a key does one thing.
 type Scope uint8
 
+// The scopes bindings work in.
 const (
 	ScMain Scope = 1 << iota
 	ScEditor
@@ -276,6 +278,7 @@ func (k KeyMap) Mutating() []key.Binding {
 // ShortHelp is the main screen's one-line footer help (help.KeyMap).
 func (k KeyMap) ShortHelp() []key.Binding { return k.ShortHelpIn(ScMain) }
 
+// ShortHelpIn is the footer's bindings in scope sc.
 func (k KeyMap) ShortHelpIn(sc Scope) []key.Binding {
 	var out []key.Binding
 	for _, b := range k.BindingList {

@@ -41,6 +41,7 @@ type Layer interface {
 // covers it, and esc there goes back to it).
 type LayerRank uint8
 
+// The ranks, lowest first.
 const (
 	RankScreen LayerRank = iota
 	RankDialog
@@ -56,7 +57,10 @@ type Footed interface {
 // Closer is the closing every layer shares.
 type Closer struct{ done bool }
 
-func (c *Closer) Close()       { c.done = true }
+// Close marks the layer closed; the root takes it off the stack.
+func (c *Closer) Close() { c.done = true }
+
+// Closed reports whether the layer closed itself.
 func (c *Closer) Closed() bool { return c.done }
 
 // Area is the size a layer was given.

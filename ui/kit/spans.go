@@ -42,6 +42,7 @@ func PutSpans(l *Line, st *Styles, spans []Span, w int) int {
 	return used
 }
 
+// SpansWidth is the cells spans take.
 func SpansWidth(spans []Span) int {
 	n := 0
 	for _, sp := range spans {

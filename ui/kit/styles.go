@@ -96,6 +96,8 @@ type Glyphs struct {
 	Hit string
 }
 
+// UnicodeGlyphs are the glyphs of a Unicode terminal; patterned gives the
+// bar's segments patterns as well as colours.
 func UnicodeGlyphs(patterned bool) Glyphs {
 	g := Glyphs{
 		Held: "█", HeldAlt: "█", Free: "░", Over: "█",
@@ -115,6 +117,7 @@ func UnicodeGlyphs(patterned bool) Glyphs {
 	return g
 }
 
+// AsciiGlyphs are the 7-bit stand-ins --ascii draws with.
 func AsciiGlyphs() Glyphs {
 	return Glyphs{
 		Held: "#", HeldAlt: "=", Free: ".", Over: "!",
@@ -228,6 +231,7 @@ func (s *Styles) Look(i int) (Paint, string) {
 // Level is how a value compares with its thresholds.
 type Level uint8
 
+// The levels values and text are drawn at.
 const (
 	LvlPlain Level = iota
 	LvlOK
@@ -243,6 +247,7 @@ const (
 	LvlBorder
 )
 
+// Level is the paint of level l.
 func (s *Styles) Level(l Level) Paint {
 	switch l {
 	case LvlOK:

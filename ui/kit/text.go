@@ -126,6 +126,7 @@ func Fit(s string, w int, right bool, ell string) string {
 
 const spaceRun = "                                                                                                                                "
 
+// Spaces is n blanks (none for n <= 0).
 func Spaces(n int) string {
 	if n <= 0 {
 		return ""
@@ -153,6 +154,7 @@ type Line struct {
 	W    int
 }
 
+// NewLine starts a row drawn on the base paint.
 func NewLine(base Paint) *Line {
 	l := &Line{Base: base}
 	l.b.Grow(512)
@@ -280,6 +282,7 @@ func AsciiOnly(s string) string {
 	return b.String()
 }
 
+// Plural is "1 what" or "n whats".
 func Plural(n int, what string) string {
 	if n == 1 {
 		return "1 " + what
@@ -287,6 +290,7 @@ func Plural(n int, what string) string {
 	return strconv.Itoa(n) + " " + what + "s"
 }
 
+// PadRight pads s with blanks to w cells.
 func PadRight(s string, w int) string {
 	if n := Width(s); n < w {
 		return s + Spaces(w-n)

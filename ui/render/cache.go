@@ -54,6 +54,7 @@ type usageCached struct {
 	agentAmts []float64
 }
 
+// NewDeriveCache is an empty cache; a console keeps one across snapshots.
 func NewDeriveCache() *DeriveCache {
 	return &DeriveCache{kern: map[*model.Kernel]*kernCached{}, usages: map[*model.DeviceUsage]*usageCached{},
 		Looks: map[model.KernelID]uint8{}}

@@ -8,6 +8,7 @@ import (
 // per snapshot.
 type DevMeasures struct{ Label, Abbrev, Model, Figs, Owner int }
 
+// DevMeasures measures the device cells of the snapshot.
 func (d *Derived) DevMeasures() DevMeasures {
 	m := DevMeasures{Label: len("DEVICE"), Figs: len("SHARES")}
 	for i := range d.Devs {
@@ -47,6 +48,7 @@ type KernMeasures struct {
 	Gmem     int
 }
 
+// KernMeasures measures the kernel cells of the snapshot.
 func (d *Derived) KernMeasures() KernMeasures {
 	m := KernMeasures{Agent: 5, Devs: 7, Slots: make([]int, len(d.SlotCols)), Gmem: 4}
 	for c, s := range d.SlotCols {
