@@ -132,7 +132,7 @@ func (a *App) startEditor(takeOver bool) {
 func (a *App) editorOpened(m editor.DeskOpenedMsg) {
 	switch {
 	case errors.Is(m.Err, partition.ErrBusy):
-		a.push(&kit.Dialog{Common: a.Common, Kind: kit.DlgTakeOver, Title: "The partition draft is taken",
+		a.push(&kit.Dialog{Common: a.Common, Kind: editor.DlgTakeOver, Cancelled: "cancelled: nothing written; the draft stays with its holder", Title: "The partition draft is taken",
 			Ok: func() tea.Cmd { a.startEditor(true); return nil },
 			Body: [][]kit.Span{
 				{{Lvl: kit.LvlWarn, Text: m.Holder.String()}, {Lvl: kit.LvlPlain, Text: " is editing the partition."}},

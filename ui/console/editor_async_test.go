@@ -11,6 +11,7 @@ import (
 	"github.com/fgtop/fgtop/engine/partition"
 	"github.com/fgtop/fgtop/model"
 
+	"github.com/fgtop/fgtop/ui/editor"
 	"github.com/fgtop/fgtop/ui/kit"
 )
 
@@ -135,7 +136,7 @@ func TestOtherApplyNeverStalls(t *testing.T) {
 	}
 	step("bob's e", func() { _, c := bo.Update(keyRune('e')); runCmds(c, boMsgs) })
 	deliver(bo, boMsgs)
-	if bo.dlg() == nil || bo.dlg().Kind != kit.DlgTakeOver {
+	if bo.dlg() == nil || bo.dlg().Kind != editor.DlgTakeOver {
 		t.Errorf("bob's e during alice's apply: dialog %+v, flash %q", bo.dlg(), bo.Flash.Text)
 	}
 	if v := screen(bo); !strings.Contains(v, "draft: alice") {

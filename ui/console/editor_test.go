@@ -496,7 +496,7 @@ func TestEditorTakeOver(t *testing.T) {
 
 	b := testApp(t, 120, 40, snap, Options{Actor: bob, Desk: desk})
 	typeKeys(b, "e")
-	if b.ed() != nil || b.dlg() == nil || b.dlg().Kind != kit.DlgTakeOver {
+	if b.ed() != nil || b.dlg() == nil || b.dlg().Kind != editor.DlgTakeOver {
 		t.Fatalf("bob's e: editor %v dialog %+v", b.ed() != nil, b.dlg())
 	}
 	if v := screen(b); !strings.Contains(v, "alice (console) since") {
@@ -555,7 +555,7 @@ func TestEditorLeaveAsksWhenDirty(t *testing.T) {
 	typeKeys(a, "jjj")
 	press(a, agentNum(1))
 	press(a, esc)
-	if a.dlg() == nil || a.dlg().Kind != kit.DlgDiscard {
+	if a.dlg() == nil || a.dlg().Kind != editor.DlgDiscard {
 		t.Fatal("esc with a draft did not ask")
 	}
 	press(a, enter) // Cancel
@@ -936,7 +936,7 @@ func TestEditorFooterAndQuit(t *testing.T) {
 	typeKeys(a, "jjj")
 	press(a, agentNum(1))
 	_, cmd := a.Update(ctrlC)
-	if cmd != nil || a.dlg() == nil || a.dlg().Kind != kit.DlgDiscard || a.dlg().FocusOK || a.ed() == nil {
+	if cmd != nil || a.dlg() == nil || a.dlg().Kind != editor.DlgDiscard || a.dlg().FocusOK || a.ed() == nil {
 		t.Fatalf("ctrl+c with a draft: cmd %v, dialog %+v", cmd != nil, a.dlg())
 	}
 	press(a, enter) // Cancel
@@ -957,7 +957,7 @@ func TestEditorFooterAndQuit(t *testing.T) {
 	press(a, agentNum(1))
 	a.ed().Cursor = slices.IndexFunc(a.ed().Rows, func(r editor.EdRow) bool { return r.Kind == editor.RowMem })
 	press(a, enter)
-	if _, cmd := a.Update(ctrlC); cmd != nil || a.dlg() == nil || a.dlg().Kind != kit.DlgDiscard {
+	if _, cmd := a.Update(ctrlC); cmd != nil || a.dlg() == nil || a.dlg().Kind != editor.DlgDiscard {
 		t.Fatalf("ctrl+c in a field quit at once")
 	}
 	a.Close()
@@ -1108,7 +1108,7 @@ func TestEditorAsksFormat(t *testing.T) {
 	snap := freeNode()
 	a := editing(t, testDesk(path, snap), snap, alice)
 	typeKeys(a, "m") // auto-split -> manual: the question
-	if a.dlg() == nil || a.dlg().Kind != kit.DlgFormat || a.dlg().FocusOK || a.ed().Plan.ModeTo != agentconfig.ModeAutoSplit {
+	if a.dlg() == nil || a.dlg().Kind != editor.DlgFormat || a.dlg().FocusOK || a.ed().Plan.ModeTo != agentconfig.ModeAutoSplit {
 		t.Fatalf("no format question:\n%s", screen(a))
 	}
 	if v := screen(a); !strings.Contains(v, "Main's slot-based") || !strings.Contains(v, "BEP-1044 device-based") {

@@ -14,9 +14,8 @@ import (
 
 	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/internal/testfix"
+	"github.com/fgtop/fgtop/ui/editor"
 	"github.com/fgtop/fgtop/ui/internal/fake"
-
-	"github.com/fgtop/fgtop/ui/kit"
 )
 
 // pinLocalUTC makes local time UTC for the test (no ui test runs in
@@ -74,7 +73,7 @@ func TestGoldenDialogs(t *testing.T) {
 		editing(t, desk, snap, alice)
 		b := testApp(t, 120, 40, snap, Options{Actor: bob, Desk: desk})
 		typeKeys(b, "e")
-		if b.ed() != nil || b.dlg() == nil || b.dlg().Kind != kit.DlgTakeOver {
+		if b.ed() != nil || b.dlg() == nil || b.dlg().Kind != editor.DlgTakeOver {
 			t.Fatalf("bob's e: editor %v dialog %+v", b.ed() != nil, b.dlg())
 		}
 		requireGoldenFrame(t, b, dir)
@@ -86,7 +85,7 @@ func TestGoldenDialogs(t *testing.T) {
 		snap := freeNode()
 		a := editing(t, testDesk(path, snap), snap, alice)
 		typeKeys(a, "m") // auto-split -> manual: which format?
-		if a.dlg() == nil || a.dlg().Kind != kit.DlgFormat || a.ed().Plan.ModeTo != agentconfig.ModeAutoSplit {
+		if a.dlg() == nil || a.dlg().Kind != editor.DlgFormat || a.ed().Plan.ModeTo != agentconfig.ModeAutoSplit {
 			t.Fatalf("no format question:\n%s", screen(a))
 		}
 		requireGoldenFrame(t, a, dir)

@@ -99,7 +99,7 @@ func TestKeyRouting(t *testing.T) {
 			press(a, agentNum(1))
 			typeKeys(a, "?")
 			_, cmd := a.Update(ctrlC)
-			if cmd != nil || a.dlg() == nil || a.dlg().Kind != kit.DlgDiscard {
+			if cmd != nil || a.dlg() == nil || a.dlg().Kind != editor.DlgDiscard {
 				t.Fatalf("ctrl+c over the help with a draft: cmd %v, dialog %+v", cmd != nil, a.dlg())
 			}
 			if v := screen(a); !strings.Contains(v, "Quit fgtop") || !strings.Contains(v, " Help ") {

@@ -37,6 +37,15 @@ const (
 	edJournal
 )
 
+// The dialogs' kinds (kit.Dialog.Kind) the editor and the console's desk
+// open.
+const (
+	DlgApply    uint8 = iota // apply the draft's plan
+	DlgDiscard               // leave the editor, losing the draft
+	DlgTakeOver              // take the draft from another operator
+	DlgFormat                // which format manual mode writes tables in
+)
+
 // EdRowKind is what an editor row edits.
 type EdRowKind uint8
 
@@ -384,7 +393,7 @@ func (e *Editor) cycleMode() {
 // a file that has none in: Backend.AI main's slot-based form (the left
 // button, focused: Enter takes it) or the BEP-1044 device-based draft.
 func (e *Editor) askFormat(next partition.Request) {
-	e.openDialog(&kit.Dialog{Kind: kit.DlgFormat, Title: "Manual mode: which format?",
+	e.openDialog(&kit.Dialog{Kind: DlgFormat, Cancelled: "cancelled: the mode is unchanged", Title: "Manual mode: which format?",
 		CancelLabel: "Main's slot-based", OkLabel: "BEP-1044 device-based",
 		Left: func() { e.chooseFormat(next, agentconfig.FormatSlotBased) },
 		Ok:   func() tea.Cmd { e.chooseFormat(next, agentconfig.FormatDeviceBased); return nil },
@@ -686,7 +695,7 @@ func (e *Editor) askApply() {
 		e.Flashf(kit.LvlInfo, "the draft changes nothing: there is nothing to apply")
 		return
 	}
-	d := &kit.Dialog{Kind: kit.DlgApply, Title: "Apply the draft", OkLabel: "Apply"}
+	d := &kit.Dialog{Kind: DlgApply, Title: "Apply the draft", OkLabel: "Apply"}
 	d.Ok = func() tea.Cmd {
 		if !e.Closed() {
 			e.DoApply(p, d.Expect != "")
@@ -911,7 +920,7 @@ func (e *Editor) Key(msg tea.KeyPressMsg) tea.Cmd {
 // askDiscard asks, default Cancel, whether to drop the draft and leave
 // the editor, or quit the console when the question comes from ctrl+c.
 func (e *Editor) askDiscard(quit bool) {
-	d := &kit.Dialog{Kind: kit.DlgDiscard, Title: "Leave the editor", OkLabel: "Discard", Quit: quit,
+	d := &kit.Dialog{Kind: DlgDiscard, Cancelled: "cancelled: nothing written; the draft is kept", Title: "Leave the editor", OkLabel: "Discard", Quit: quit,
 		Ok: func() tea.Cmd {
 			e.leave()
 			if quit {

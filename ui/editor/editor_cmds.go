@@ -279,7 +279,7 @@ func (e *Editor) lostDraft(err error) {
 	e.sessionError(err)
 	e.Flashf(kit.LvlCrit, "you no longer hold the draft: "+e.Lost)
 	e.Input = nil
-	if e.dlg != nil && e.dlg.Kind == kit.DlgApply {
+	if e.dlg != nil && e.dlg.Kind == DlgApply {
 		e.dlg.Close()
 	}
 }

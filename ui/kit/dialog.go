@@ -9,15 +9,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-type dialogKind uint8
-
-const (
-	DlgApply    dialogKind = iota // apply the draft's plan
-	DlgDiscard                    // leave the editor, losing the draft
-	DlgTakeOver                   // take the draft from another operator
-	DlgFormat                     // which format manual mode writes tables in
-)
-
 // Dialog is a modal question with two buttons, Cancel and OK. Cancel has
 // the focus when it opens, so an Enter pressed by reflex does nothing
 // (k9s's delete dialog, nvitop's signal box). With expect set, OK does
@@ -27,7 +18,9 @@ type Dialog struct {
 	*Common
 	Closer
 	Area
-	Kind  dialogKind
+	// Kind is the opener's tag for what the dialog asks; the kit does
+	// not read it.
+	Kind  uint8
 	Title string
 	Body  [][]Span
 	// ask says what to type, right above the field; foot comes after it.
@@ -52,6 +45,10 @@ type Dialog struct {
 	// form, the default), and only esc cancels.
 	CancelLabel string
 	Left        func()
+	// Cancelled is the flash when the dialog is cancelled ("cancelled:
+	// nothing written" when empty): a dialog that just vanishes leaves
+	// the operator unsure whether Enter applied.
+	Cancelled string
 }
 
 // Rank stacks a dialog over the screens.
@@ -130,19 +127,12 @@ func (d *Dialog) Update(msg tea.Msg) tea.Cmd {
 	return cmd
 }
 
-// cancelDialog closes a dialog without doing what it asked, and says so:
-// a dialog that just vanishes leaves the operator unsure whether Enter
-// applied.
+// cancel closes a dialog without doing what it asked, and says so.
 func (d *Dialog) cancel() {
 	d.Close()
-	msg := "cancelled: nothing written"
-	switch d.Kind {
-	case DlgDiscard:
-		msg += "; the draft is kept"
-	case DlgTakeOver:
-		msg += "; the draft stays with its holder"
-	case DlgFormat:
-		msg = "cancelled: the mode is unchanged"
+	msg := d.Cancelled
+	if msg == "" {
+		msg = "cancelled: nothing written"
 	}
 	d.Flashf(LvlInfo, msg)
 }
