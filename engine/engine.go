@@ -97,6 +97,11 @@ type Options struct {
 	// check (default agenthealth.DefaultTimeout).
 	HealthEvery   time.Duration
 	HealthTimeout time.Duration
+	// RestartStates, when set, says each agent's restart state instead of
+	// looking for processes (the demo's simulated agents, each of which
+	// restarts on its own). It is asked every RestartEvery and after every
+	// config change.
+	RestartStates func() map[model.AgentID]model.Restart
 	// IdleAfter is how long a kernel must hold an accelerator at 0 %
 	// utilisation before it is marked holding but idle (default
 	// DefaultIdleAfter; negative: never).
@@ -280,7 +285,16 @@ func (e *Engine) Run(ctx context.Context) error {
 			e.followConfig(ctx, cfgCh, kick)
 		}()
 	}
-	if e.opts.ConfigPath != "" && !e.opts.NoProcs {
+	restartsCh := make(chan map[model.AgentID]model.Restart, 1)
+	if e.opts.RestartStates != nil {
+		st.setRestarts(e.opts.RestartStates())
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e.watchRestarts(ctx, restartsCh, kick)
+		}()
+	}
+	if e.opts.ConfigPath != "" && !e.opts.NoProcs && e.opts.RestartStates == nil {
 		// The first look is part of the first snapshot: a follower's first
 		// line is then complete, not followed at once by the restart state.
 		first := e.restartStatus()
@@ -363,6 +377,10 @@ func (e *Engine) Run(ctx context.Context) error {
 			}
 		case r := <-restartCh:
 			if st.setRestart(r) {
+				e.publish(st.snapshot())
+			}
+		case rs := <-restartsCh:
+			if st.setRestarts(rs) {
 				e.publish(st.snapshot())
 			}
 		case <-settle.C:
@@ -508,7 +526,10 @@ func Build(ctx context.Context, opts Options) (*model.Snapshot, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if opts.ConfigPath != "" && !opts.NoProcs {
+	switch {
+	case opts.RestartStates != nil:
+		st.setRestarts(opts.RestartStates())
+	case opts.ConfigPath != "" && !opts.NoProcs:
 		st.setRestart((&Engine{opts: opts}).restartStatus())
 	}
 	if opts.healthOn() {

@@ -2,9 +2,11 @@ package engine
 
 import (
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/fgtop/fgtop/engine/agentconfig"
@@ -226,6 +228,70 @@ func (s *state) setRestart(r model.Restart) bool {
 	_, had := s.srcIssues[key]
 	if r.State == model.RestartPending {
 		s.srcIssues[key] = model.Issue{Severity: model.SevWarning, Code: model.IssueRestartPending, File: s.configPath, Message: r.Detail}
+		s.issuesDirty = true
+	} else if had {
+		delete(s.srcIssues, key)
+		s.issuesDirty = true
+	}
+	return changed
+}
+
+// watchRestarts asks Options.RestartStates every RestartEvery and after
+// every kick, and sends what it says when it changed.
+func (e *Engine) watchRestarts(ctx context.Context, out chan map[model.AgentID]model.Restart, kick <-chan struct{}) {
+	var last map[model.AgentID]model.Restart
+	check := func() {
+		r := e.opts.RestartStates()
+		if maps.EqualFunc(r, last, func(a, b model.Restart) bool { return a.State == b.State && a.Detail == b.Detail }) {
+			return
+		}
+		select {
+		case <-out:
+		default:
+		}
+		select {
+		case out <- r:
+			last = r
+		case <-ctx.Done():
+		}
+	}
+	t := time.NewTicker(e.opts.RestartEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			check()
+		case <-kick:
+			check()
+		}
+	}
+}
+
+// setRestarts records each agent's own restart state (the demo's agents
+// restart one by one). It reports whether anything changed.
+func (s *state) setRestarts(rs map[model.AgentID]model.Restart) bool {
+	if s.restart == nil {
+		s.restart = map[model.AgentID]model.Restart{}
+	}
+	changed := false
+	var pending []string
+	for _, a := range s.agents {
+		r := rs[a.base.ID]
+		if old, ok := s.restart[a.base.ID]; !ok || old.State != r.State || old.Detail != r.Detail {
+			changed = true
+		}
+		s.restart[a.base.ID] = r
+		if r.State == model.RestartPending {
+			pending = append(pending, string(a.base.ID))
+		}
+	}
+	const key = "restart"
+	_, had := s.srcIssues[key]
+	if len(pending) > 0 {
+		s.srcIssues[key] = model.Issue{Severity: model.SevWarning, Code: model.IssueRestartPending, File: s.configPath,
+			Message: "restart pending for " + strings.Join(pending, ", ") + ": they run the partition they started with, not the one agent.toml gives them now"}
 		s.issuesDirty = true
 	} else if had {
 		delete(s.srcIssues, key)

@@ -264,6 +264,7 @@ func (s *state) applyPartition(inv *inventory.Inventory) {
 		if i, ok := s.agentIdx[a.ID]; ok {
 			s.agents[i].base.Owns = a.Owns
 			s.agents[i].base.Mem = a.Mem
+			s.agents[i].base.Given = a.Given
 		}
 	}
 	for k := range s.srcIssues {

@@ -184,6 +184,11 @@ type Agent struct {
 	Owns map[DeviceName][]DeviceID
 	// Mem is the agent's memory share in bytes (zero when not partitioned).
 	Mem Dec
+	// Given is, in a slot-based partition (Backend.AI main's form, manual
+	// or auto-split), the amount of each slot the agent is given: what it
+	// reports to the manager as its capacity. Owns is then nil (devices
+	// are not exclusive). Nil otherwise.
+	Given ResourceSlot
 	// Held is the sum of its kernels' allocations per slot.
 	Held    ResourceSlot
 	Kernels int

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/fgtop/fgtop/engine/agentconfig"
@@ -31,8 +32,10 @@ var draftOnlyRe = regexp.MustCompile(`(?i)\bmain\b|bep-1044|not loadable`)
 // TestCheckConfigCases runs `fgtop check` on every fixture case, on the
 // fixture node (the mock GPUs) with a small host and a large one, and
 // requires the exit code Backend.AI's verdicts call for: 2 exactly when
-// neither loader takes the file or main's agent would not start on the
-// node; a draft-only file is not exit 2 and says that main cannot load it.
+// main does not load the file or main's agent would not start on the node
+// (a draft-only file included: an agent running main refuses it, and the
+// output says so); with --schema bep-1044, 2 whenever the draft refuses
+// the file.
 func TestCheckConfigCases(t *testing.T) {
 	b, err := os.ReadFile(testfix.Dir(t, "config-cases.json"))
 	if err != nil {
@@ -60,7 +63,7 @@ func TestCheckConfigCases(t *testing.T) {
 			t.Fatal(err)
 		}
 		wont := c.MainStartup != nil && !c.MainStartup.OK
-		want2 := (!c.Main.OK && !c.PR8463.OK) || (c.Main.OK && wont)
+		want2 := !c.Main.OK || wont
 		draftOnly := !c.Main.OK && c.PR8463.OK
 		ok := true
 		for _, h := range hosts {
@@ -74,6 +77,18 @@ func TestCheckConfigCases(t *testing.T) {
 			if draftOnly && !draftOnlyRe.MatchString(out) {
 				ok = false
 				t.Errorf("%s on the %s host: a file only the BEP-1044 draft loads, but the output does not say main cannot load it:\n%s", c.ID, h.name, out)
+			}
+			if h.name == "large" {
+				dcode, dout := runCLIQuiet(t, "check", "--schema", "bep-1044", "--config", path, "--devices", mock, "--mock-etcd", etcd,
+					"--scratch-root", empty, "--host-cpus", h.cpus, "--host-mem", h.mem)
+				if !c.PR8463.OK && dcode != exitBadUsage {
+					ok = false
+					t.Errorf("%s --schema bep-1044: exit %d, but the draft refuses the file; want 2\n%s", c.ID, dcode, dout)
+				}
+				if draftOnly && c.Main.OK == false && dcode == exitBadUsage && !strings.Contains(dout, "stop at start-up") {
+					ok = false
+					t.Errorf("%s --schema bep-1044: the draft loads the file, yet exit 2 without a start-up reason\n%s", c.ID, dout)
+				}
 			}
 			if c.MainStartup != nil && h.name == "small" {
 				startupCases++
@@ -115,9 +130,54 @@ func TestCheckOtherNode(t *testing.T) {
 // (scripts match it) but does not claim the file is in the draft's form.
 func TestCheckDraftSchemaOnly(t *testing.T) {
 	fix := testfix.Dir(t, "backendai")
-	code, out := runCLI(t, "check", "--config", filepath.Join("testdata", "draft-schema-only.toml"),
+	args := []string{"check", "--config", filepath.Join("testdata", "draft-schema-only.toml"),
 		"--devices", filepath.Join(fix, "mock-accelerator.toml"), "--mock-etcd", filepath.Join(fix, "mock-accelerator.etcd.json"),
-		"--scratch-root", t.TempDir(), "--host-cpus", "0-63", "--host-mem", "512g")
+		"--scratch-root", t.TempDir(), "--host-cpus", "0-63", "--host-mem", "512g"}
+	// Main refuses it: that is the verdict unless the draft is asked for.
+	code, out := runCLI(t, args...)
+	wantCode(t, code, exitBadUsage, out, "Backend.AI main refuses to load this file", "line 11: agent.initial-resource-group-name: must be a string")
+	if strings.Contains(out, agentconfig.DraftFormatWarning) {
+		t.Errorf("a file not in the draft's form is called one:\n%s", out)
+	}
+	code, out = runCLI(t, append(args, "--schema", "bep-1044")...)
 	wantCode(t, code, exitOK, out, agentconfig.DraftFormatWarning+" (only the draft's schema accepts it, though it is not in the draft's device-based form",
 		"main: line 11: agent.initial-resource-group-name: must be a string")
+}
+
+// TestCheckMissingScratchRoot: the slot-based fixture, which main loads
+// and starts with on a 64-core node, whose scratch root does not exist:
+// the kernels were not seen, so check says the live state was not checked
+// and exits 1, never "ok"; --json says so too. With the root there, ok.
+func TestCheckMissingScratchRoot(t *testing.T) {
+	fix := testfix.Dir(t, "backendai")
+	dir := t.TempDir()
+	root := filepath.Join(dir, "scratches")
+	text, err := os.ReadFile(filepath.Join(fix, "agent.multi-agent.slot-based.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(dir, "agent.toml")
+	edited := strings.Replace(string(text), `scratch-root = "/var/lib/backend.ai/scratches"`, `scratch-root = "`+root+`"`, 1)
+	if edited == string(text) {
+		t.Fatal("fixture changed: no scratch-root line")
+	}
+	if err := os.WriteFile(config, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"check", "--config", config,
+		"--devices", filepath.Join(fix, "mock-accelerator.toml"), "--mock-etcd", filepath.Join(fix, "mock-accelerator.etcd.json"),
+		"--host-cpus", "0-63", "--host-mem", "512g"}
+	code, out := runCLI(t, args...)
+	wantCode(t, code, exitProblem, out, "the live state was not checked", root)
+	if strings.Contains(out, "ok:") || strings.Contains(out, "matches") {
+		t.Errorf("check claims a state it did not read:\n%s", out)
+	}
+	code, out = runCLI(t, append(args, "--json")...)
+	wantCode(t, code, exitProblem, out, `"status": "unchecked"`, `"live_state_checked": false`, `"loads_on_main": true`)
+
+	if err := os.Mkdir(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code, out = runCLI(t, args...)
+	wantCode(t, code, exitOK, out, "ok: Backend.AI main loads this file")
 }

@@ -69,8 +69,8 @@ func newCompletionCmd() *cobra.Command {
 		Use:   "completion bash|zsh|fish",
 		Short: "Shell completion script: subcommands, flags, theme names, agent and device ids",
 		Long: `Print a completion script for bash, zsh or fish. It completes subcommands and flags,
---theme names, --devices and the files flags take, and agent and device ids (for --agent,
---move, --cpu, --mem) read from the agent.toml and device source the command line names
+--theme names, --devices and the files flags take, and agent and device ids and slot names
+(for --agent, --move, --cpu, --mem, --slot AGENT=SLOT=) read from the agent.toml and device source the command line names
 (or Backend.AI's usual agent.toml); the script asks fgtop itself, which answers quietly and
 within two seconds even when a file is missing.
 
@@ -138,14 +138,17 @@ func registerCompletions(root *cobra.Command) {
 		"cpu":          completeAgents("="),
 		"mem":          completeAgents("="),
 		"move":         completeMove,
+		"slot":         completeSlot,
 		"mode":         words("shared", "auto-split", "manual"),
 		"strategy":     words("evenly", "fill"),
 		"affinity":     words("interleaved", "prefer-single-node"),
+		"schema":       words("main", "bep-1044"),
+		"partition":    words("slot-based", "device-based"),
 	}
 	// The CUDA plugin flags (pluginflags.go).
 	byFlag["plugin-config"] = files("json", "toml")
 	byFlag["cuda-plugin"] = words("open", "fractional")
-	agentValued := map[string]bool{"cpu": true, "mem": true, "move": true}
+	agentValued := map[string]bool{"cpu": true, "mem": true, "move": true, "slot": true}
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		for name, fn := range byFlag {
@@ -250,6 +253,66 @@ func completeMove(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Co
 		out = append(out, d+"=")
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+}
+
+// completeSlot completes --slot AGENT=SLOT=AMOUNT: the agents first, then,
+// after "AGENT=", cpu, mem and the slots the device source registers (and
+// those the config names); the amount is the user's to type.
+func completeSlot(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	agent, rest, ok := strings.Cut(toComplete, "=")
+	if !ok {
+		var out []string
+		for _, id := range agentIDsFor(cmd) {
+			out = append(out, id+"=")
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+	}
+	if strings.Contains(rest, "=") {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	var out []string
+	for _, s := range slotNamesFor(cmd) {
+		out = append(out, agent+"="+s+"=")
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+}
+
+// slotNamesFor lists cpu, mem, the slots of the device source --devices
+// and --mock-etcd name, and the slots the config's tables name, each once.
+func slotNamesFor(cmd *cobra.Command) []string {
+	out := []string{"cpu", "mem"}
+	add := func(s string) {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	if src, err := inventory.Open(flagString(cmd, "devices"), inventory.OpenOptions{MockEtcdPath: flagString(cmd, "mock-etcd")}); err == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), completionTimeout)
+		if inv, err := src.Poll(ctx); err == nil && inv != nil {
+			for _, d := range inv.Devices {
+				add(string(d.Slot))
+			}
+		}
+		cancel()
+		src.Close()
+	}
+	path := flagString(cmd, "config")
+	if path == "" {
+		path, _ = agentconfig.Find()
+	}
+	if path != "" {
+		if cfg, _ := agentconfig.Load(path); cfg != nil {
+			for _, a := range cfg.Agents {
+				if a.Alloc != nil {
+					for s := range a.Alloc.Slots {
+						add(string(s))
+					}
+				}
+			}
+		}
+	}
+	slices.Sort(out[2:])
+	return out
 }
 
 // flagString reads a string flag of cmd, "" when it has none.

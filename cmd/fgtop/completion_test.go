@@ -88,7 +88,12 @@ func TestCompleteCommand(t *testing.T) {
 		{"agents from --scratch-root", []string{"simulate", "--scratch-root", "alpha=/tmp/a", "--scratch-root", "/tmp/beta", "--agent", ""}, []string{"alpha", "beta"}},
 		{"missing config: nothing, quietly", []string{"plan", "--config", "/nonexistent/agent.toml", "--cpu", ""}, nil},
 		{"bad device source: nothing, quietly", []string{"plan", "--config", f.config, "--devices", "/nonexistent.toml", "--move", ""}, nil},
+		{"agents for --slot", []string{"apply", "--config", f.config, "--slot", ""}, suffixed(f.agents, "", "=")},
+		{"slots after an agent", []string{"plan", "--config", f.config, "--devices", f.mock, "--mock-etcd", f.etcd, "--slot", "a="},
+			[]string{"a=cpu=", "a=mem=", "a=cuda.shares="}},
+		{"the amount is the user's", []string{"plan", "--config", f.config, "--slot", "a=cpu="}, nil},
 		{"modes", []string{"plan", "--mode", ""}, []string{"shared", "auto-split", "manual"}},
+		{"schemas", []string{"check", "--schema", ""}, []string{"main", "bep-1044"}},
 		{"simulate --mem is a size: no agents", []string{"simulate", "--config", f.config, "--mem", ""}, nil},
 		{"shells", []string{"completion", ""}, []string{"bash", "fish", "zsh"}},
 	}

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/engine/demo"
 	"github.com/fgtop/fgtop/engine/report"
 	"github.com/fgtop/fgtop/model"
@@ -24,14 +25,26 @@ const demoLong = `Open the console on a demo node embedded in fgtop: no GPU and 
 
 The node has 32 cores on 2 NUMA nodes, 256 GiB, and five A100-SXM4-40GB from Backend.AI's
 mock accelerator plugin: four shared as fGPU (fractional mode, 1.00 share each) and one with
-MIG enabled, cut into four slices. Two agents split it with a device-based manual partition.
+MIG enabled, cut into four slices. Two agents split it with a manual partition in the
+slot-based form Backend.AI main loads: each agent is given amounts (cpu = 15, mem = "120G",
+devices = { "cuda.shares" = "2.0", ... }) and allocates from every device, not seeing the
+other agent's kernels, as main's agents do. --partition device-based runs the BEP-1044
+draft's device lists instead (which main cannot load).
+
 Simulated agents create and destroy kernels with Backend.AI's own allocators and write real
 resource.txt files into temporary scratch roots, which fgtop watches as it watches a real
-node. The agent.toml, mock-accelerator.toml and etcd settings are in the same temporary
+node. Like real agents they read agent.toml only when they start: after an apply in the
+console's editor (e) the changed agents show "restart pending" until R (or
+--restart-after) restarts them; then they place with the new partition.
+
+The agent.toml, mock-accelerator.toml and etcd settings are in the same temporary
 directory while the demo runs (printed on stderr with --headless; the editor, e, shows the
 agent.toml path); everything is removed on exit, on
 Ctrl-C (SIGINT), SIGTERM and SIGHUP.
 
+  --partition F  slot-based (default, Backend.AI main's form) or device-based (the draft)
+  --restart-after D  restart the simulated agents D after an apply changed their
+                 partition (default: only when asked, with R in the console)
   --seed N       the same seed gives the same kernels, requests and placements
   --speed X      simulated seconds per real second (default 1)
   --idle-after D mark a kernel holding but idle after D at 0 % GPU (default 30s here,
@@ -45,7 +58,8 @@ func newDemoCmd() *cobra.Command {
 	var seed int64
 	var speed float64
 	var headless bool
-	var idleAfter time.Duration
+	var idleAfter, restartAfter time.Duration
+	var part string
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "The console on an embedded demo node (no GPU, no Backend.AI needed)",
@@ -64,11 +78,23 @@ func newDemoCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			format := agentconfig.FormatSlotBased
+			switch part {
+			case "slot-based", "":
+			case "device-based":
+				format = agentconfig.FormatDeviceBased
+			default:
+				return usageErr("--partition %q: want slot-based (Backend.AI main's form) or device-based (the BEP-1044 draft)", part)
+			}
+			if restartAfter < 0 {
+				return usageErr("--restart-after %v: want a duration of 0 or more", restartAfter)
+			}
 			ctx := cmd.Context()
 			if ctx == nil {
 				ctx = context.Background()
 			}
 			return runDemo(ctx, demoRun{seed: seed, speed: speed, headless: headless, console: &cf, idleAfter: idle,
+				partition: format, restartAfter: restartAfter, restartAfterSet: cmd.Flags().Changed("restart-after"),
 				stdout: cmd.OutOrStdout(), stderr: cmd.ErrOrStderr()})
 		},
 	}
@@ -77,6 +103,8 @@ func newDemoCmd() *cobra.Command {
 	fl.Int64Var(&seed, "seed", 1, "seed of the simulated workload")
 	fl.Float64Var(&speed, "speed", 1, "simulated seconds per real second")
 	fl.BoolVar(&headless, "headless", false, "no console: print snapshots as NDJSON on stdout")
+	fl.StringVar(&part, "partition", "slot-based", "the demo agent.toml's partition: slot-based (Backend.AI main's form) or device-based (the BEP-1044 draft, which main cannot load)")
+	fl.DurationVar(&restartAfter, "restart-after", 0, "restart the simulated agents this long after an apply changed their partition (default: only with R in the console)")
 	registerIdleAfter(fl, &idleAfter, demoIdleAfter)
 	return cmd
 }
@@ -93,6 +121,11 @@ type demoRun struct {
 	headless       bool
 	console        *consoleFlags
 	stdout, stderr io.Writer
+	partition      agentconfig.Format
+	// restartAfter restarts the changed agents this long after a change
+	// (when restartAfterSet).
+	restartAfter    time.Duration
+	restartAfterSet bool
 }
 
 // runDemo starts the demo node, shows it (console or NDJSON) until ctx is
@@ -104,7 +137,7 @@ func runDemo(ctx context.Context, r demoRun) (err error) {
 	// instead of killing the process before the files are removed.
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
 	defer stop()
-	opts := demo.Options{Seed: r.seed, Speed: r.speed}
+	opts := demo.Options{Seed: r.seed, Speed: r.speed, Partition: r.partition}
 	if r.headless {
 		opts.OnAction = func(a demo.Action) {
 			if a.Kind == demo.ActFail {
@@ -121,6 +154,13 @@ func runDemo(ctx context.Context, r demoRun) (err error) {
 		return err
 	}
 	defer closeInto(&err, node.Close)
+	if r.restartAfterSet {
+		go restartLoop(ctx, node, r.restartAfter, func(text string) {
+			if r.headless {
+				fmt.Fprintf(r.stderr, "fgtop demo: %s\n", text)
+			}
+		})
+	}
 	if r.headless {
 		fmt.Fprintf(r.stderr, "fgtop demo: node files in %s (seed %d, speed %g); stop with Ctrl-C\n", node.Dir, r.seed, r.speed)
 		err = runHeadless(ctx, node, r.idleAfter, r.stdout)
@@ -179,5 +219,35 @@ func runDemoConsole(ctx context.Context, node *demo.Node, idleAfter time.Duratio
 	}()
 	opts := node.EngineOptions()
 	opts.IdleAfter = idleAfter
+	uopts.DemoRestart = func() (string, error) {
+		ids, err := node.Restart()
+		return demo.RestartedText(ids), err
+	}
 	return runConsoleUI(ctx, opts, uopts)
+}
+
+// restartLoop restarts the demo's changed agents once their restart has
+// been pending for after (--restart-after), and says so through say.
+func restartLoop(ctx context.Context, node *demo.Node, after time.Duration, say func(string)) {
+	t := time.NewTicker(max(min(after/4, time.Second), 50*time.Millisecond))
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-node.Done():
+			return
+		case <-t.C:
+		}
+		since := node.PendingSince()
+		if since.IsZero() || time.Since(since) < after {
+			continue
+		}
+		ids, err := node.Restart()
+		if err != nil {
+			say(err.Error())
+			continue
+		}
+		say(demo.RestartedText(ids))
+	}
 }

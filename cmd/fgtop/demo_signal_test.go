@@ -94,9 +94,17 @@ type snapshotLine struct {
 		SessionID   string `json:"session_id"`
 		SessionType string `json:"session_type"`
 	} `json:"kernels"`
+	Issues []struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	} `json:"issues"`
 	Agents []struct {
-		ID   string              `json:"id"`
-		Owns map[string][]string `json:"owns"`
+		ID      string              `json:"id"`
+		Owns    map[string][]string `json:"owns"`
+		Given   map[string]string   `json:"given"`
+		Restart *struct {
+			State string `json:"state"`
+		} `json:"restart"`
 	} `json:"agents"`
 }
 
@@ -243,7 +251,16 @@ func TestDemoHeadlessStream(t *testing.T) {
 			if slots["cuda.shares"] != 4 || slots["cuda.device:5g-mig"] != 2 || slots["cpu"] != 32 {
 				t.Errorf("devices by slot: %v", slots)
 			}
-			if len(s.Agents) != 2 || len(s.Agents[1].Owns["cuda"]) != 6 || len(s.Agents[0].Owns["cpu"]) != 16 {
+			// The first screen says nothing about the demo's own files:
+			// they are in the form Backend.AI main loads.
+			for _, is := range s.Issues {
+				if is.Code == "config" || strings.Contains(is.Message, "BEP-1044") {
+					t.Errorf("first snapshot: an issue about the demo's files: %s %s", is.Code, is.Message)
+				}
+			}
+			// Backend.AI main's slot-based form: every agent sees every
+			// device and is given amounts.
+			if len(s.Agents) != 2 || s.Agents[0].Owns != nil || s.Agents[1].Given["cuda.shares"] != "2.0" || s.Agents[0].Given["cpu"] != "15" {
 				t.Errorf("agents: %+v", s.Agents)
 			}
 		}
@@ -253,6 +270,53 @@ func TestDemoHeadlessStream(t *testing.T) {
 	}
 	if mapped == 0 || owned == 0 {
 		t.Errorf("%d processes mapped to kernels, %d kernels with owner and session", mapped, owned)
+	}
+	_ = c.cmd.Process.Signal(syscall.SIGTERM)
+	_, _ = io.Copy(io.Discard, c.stdout)
+	c.wait(t)
+}
+
+// TestDemoRestartAfter: an apply made with the CLI on the running demo's
+// agent.toml (slot-based, as main loads it) makes the changed agents
+// "restart pending" in the stream; --restart-after restarts them, and the
+// stream says they run the file again.
+func TestDemoRestartAfter(t *testing.T) {
+	c := startDemoChild(t, "--headless", "--speed", "5", "--restart-after", "500ms")
+	first := c.next(t)
+	for _, a := range first.Agents {
+		if a.Restart == nil || a.Restart.State != "current" {
+			t.Fatalf("first snapshot: agent %s restart %+v, want current", a.ID, a.Restart)
+		}
+	}
+	dirs := c.nodeDirs(t)
+	if len(dirs) != 1 {
+		t.Fatalf("node dirs %v", dirs)
+	}
+	dir := dirs[0]
+	code, out := runCLI(t, "apply", "--config", filepath.Join(dir, "agent.toml"),
+		"--devices", filepath.Join(dir, "mock-accelerator.toml"), "--mock-etcd", filepath.Join(dir, "mock-accelerator.etcd.json"),
+		"--host-cpus", "0-31", "--host-mem", "256g",
+		"--slot", "i-demo-numa0=cuda.shares=1.5", "--slot", "i-demo-numa1=cuda.shares=2.5", "--yes", "--force")
+	wantCode(t, code, exitOK, out, "verified")
+	pending, restarted := false, false
+	end := time.Now().Add(15 * time.Second)
+	for time.Now().Before(end) && !restarted {
+		s := c.next(t)
+		states := map[string]string{}
+		for _, a := range s.Agents {
+			if a.Restart != nil {
+				states[a.ID] = a.Restart.State
+			}
+		}
+		switch {
+		case states["i-demo-numa0"] == "restart-pending" && states["i-demo-numa1"] == "restart-pending":
+			pending = true
+		case pending && states["i-demo-numa0"] == "current" && states["i-demo-numa1"] == "current":
+			restarted = true
+		}
+	}
+	if !pending || !restarted {
+		t.Errorf("restart pending seen %v, restarted seen %v", pending, restarted)
 	}
 	_ = c.cmd.Process.Signal(syscall.SIGTERM)
 	_, _ = io.Copy(io.Discard, c.stdout)

@@ -15,6 +15,8 @@ func TestDemoUsageErrors(t *testing.T) {
 		{"negative idle-after", []string{"demo", "--idle-after", "-5s", "--headless"}},
 		{"snapshot negative idle-after", []string{"snapshot", "--idle-after", "-1m", "--scratch-root", "/nonexistent"}},
 		{"idle-after on plan", []string{"plan", "--idle-after", "1m"}},
+		{"unknown partition", []string{"demo", "--partition", "bep", "--headless"}},
+		{"negative restart-after", []string{"demo", "--restart-after", "-1s", "--headless"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

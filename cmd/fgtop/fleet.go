@@ -304,6 +304,11 @@ func (f *fleetFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 	} else {
 		fl = waitAnswered(ctx, src.tracker, f.timeout)
 	}
+	if f.fit != "" {
+		if err := fl.CheckSlots(req); err != nil {
+			return usageErr("--fit %q: %v", f.fit, err)
+		}
+	}
 	var v any
 	bad := false
 	if f.fit != "" {
@@ -394,7 +399,11 @@ func printFleet(w io.Writer, j fleet.JSONFleet) {
 }
 
 func printFit(w io.Writer, r fleet.JSONFitReport) {
-	fmt.Fprintf(w, "request %s fits on %d node(s)\n", r.Request, len(r.Fits))
+	fmt.Fprintf(w, "request %s fits on %d node(s)", r.Request, len(r.Fits))
+	if len(r.Overcommits) > 0 {
+		fmt.Fprintf(w, ", %s", paintRed(w, fmt.Sprintf("%d of them only by overcommitting a device", len(r.Overcommits))))
+	}
+	fmt.Fprintln(w)
 	for _, n := range r.Nodes {
 		switch {
 		case n.Fit.Fits:
@@ -410,6 +419,12 @@ func printFit(w io.Writer, r fleet.JSONFitReport) {
 				agent = " agent " + n.Fit.Agent + ":"
 			}
 			fmt.Fprintf(w, "  fits  %-20s%s %s\n", n.Node, agent, strings.Join(parts, ", "))
+			for _, d := range n.Fit.Devices {
+				if d.Overcommit {
+					fmt.Fprintf(w, "        %s OVERCOMMIT: %s would hold %s of %s %s across all agents (%s held now + %s)\n",
+						paintRed(w, "!"), d.Device, d.TotalAfter, d.Capacity, d.Slot, d.HeldNow, d.Adds)
+				}
+			}
 		case n.Fit.Unknown:
 			fmt.Fprintf(w, "  ?     %-20s %s\n", n.Node, n.Fit.Reason)
 		default:

@@ -107,6 +107,13 @@ func TestFleetPrometheusOnce(t *testing.T) {
 			t.Errorf("%s: pieces %d kernels %d issues %d gpus %d; want %d %d %d %d", m.name, j.Pieces, j.Kernels, j.Issues, j.GPUs,
 				want.Pieces, m.k, want.Issues, want.GPUs)
 		}
+		if i == 0 {
+			// A typo'd slot is refused, naming the fleet's slots.
+			_, errOut, code := runFleetCmd(t, "--prometheus", srv.URL, "--fit", "cuda.shres=1", "--json")
+			if code != exitBadUsage || !strings.Contains(errOut, `unknown slot "cuda.shres": did you mean cuda.shares?`) {
+				t.Errorf("--fit cuda.shres=1: exit %d, %s", code, errOut)
+			}
+		}
 		// --fit through Prometheus places as the node's own snapshot does.
 		for _, reqText := range []string{"cuda.shares=0.5", "cuda.shares=1.5", "cuda.shares=3", "cuda.shares=0.2,cpu=1,mem=1g"} {
 			out, _, _ := runFleetCmd(t, "--prometheus", srv.URL, "--fit", reqText, "--json", "--compact")

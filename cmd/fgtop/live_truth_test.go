@@ -89,7 +89,7 @@ func TestCheckSharedRoot(t *testing.T) {
 	kb := n.addKernel(t, agentB, "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d", gpu2, "0.30")
 	addRecord(t, ka, agentA)
 	addRecord(t, kb, agentB)
-	code, out := runCLI(t, n.args("check")...)
+	code, out := runCLI(t, n.draftCheck()...)
 	wantCode(t, code, exitOK, out, "the live state matches the config")
 
 	// The same tree named with a bare --scratch-root (the config's root
@@ -98,7 +98,7 @@ func TestCheckSharedRoot(t *testing.T) {
 	if err := os.Rename(shared, moved); err != nil {
 		t.Fatal(err)
 	}
-	code, out = runCLI(t, n.args("check", "--scratch-root", moved)...)
+	code, out = runCLI(t, n.draftCheck("--scratch-root", moved)...)
 	wantCode(t, code, exitOK, out, "the live state matches the config", "2 live kernel(s)")
 	if err := os.Rename(moved, shared); err != nil {
 		t.Fatal(err)
@@ -134,7 +134,7 @@ func TestCheckSharedRoot(t *testing.T) {
 	// the record, not the directory, says whose it is, and numa1 holding
 	// gpu1 is real drift.
 	addRecord(t, ka, agentB)
-	code, out = runCLI(t, n.args("check")...)
+	code, out = runCLI(t, n.draftCheck()...)
 	wantCode(t, code, exitProblem, out, "drift-not-owner", "of agent "+agentB+" holds 0.50 cuda.shares on cuda:"+gpu1)
 }
 

@@ -34,6 +34,7 @@ type changeFlags struct {
 	mode   string
 	cpu    []string
 	mem    []string
+	slots  []string
 	from   string
 	format string
 }
@@ -44,6 +45,7 @@ func (f *changeFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.mode, "mode", "", "switch allocation-mode: shared, auto-split or manual (manual starts from the partition in effect)")
 	fl.StringArrayVar(&f.cpu, "cpu", nil, "set AGENT's cores: AGENT=0-7,16 (device-based) or AGENT=15, a count (slot-based) (repeatable)")
 	fl.StringArrayVar(&f.mem, "mem", nil, "set AGENT's memory: AGENT=64G (repeatable)")
+	fl.StringArrayVar(&f.slots, "slot", nil, "set AGENT's amount of SLOT in the slot-based format (Backend.AI main's): AGENT=cuda.shares=2.0, AGENT=cpu=15, AGENT=mem=64G; SLOT is cpu, mem or a slot the node registers (repeatable)")
 	fl.StringVar(&f.from, "from", "", "take mode and allocation tables from DRAFT.toml (agents matched by id); the other flags apply on top")
 	fl.StringVar(&f.format, "format", "", "allocation format of tables fgtop writes into a file that has none: slot-based (default, Backend.AI main's) or device-based (the BEP-1044 draft: main cannot load it); a file's existing tables keep their format")
 }
@@ -95,6 +97,13 @@ func (f *changeFlags) request() (partition.Request, error) {
 		}
 		req.Mem = append(req.Mem, partition.MemSet{Agent: model.AgentID(agent), Bytes: b, Text: size})
 	}
+	for _, v := range f.slots {
+		set, err := partition.ParseSlotSet(v)
+		if err != nil {
+			return req, usageErr("--slot %q: %v", v, err)
+		}
+		req.Slots = append(req.Slots, set)
+	}
 	if f.from != "" {
 		d, err := agentconfig.Load(f.from)
 		if d == nil {
@@ -131,17 +140,17 @@ $BACKEND_CONFIG_FILE, ./agent.toml, ~/.config/backend.ai/agent.toml,
 // the agent's rules is returned with its problems; one that does not load
 // at all is a usage error.
 //
-// blind lists the scratch roots that could not be read (each already
-// warned about on stderr): the kernels under them are unseen, so whatever
-// the snapshot says they hold is not the node's truth.
-func nodeState(ctx context.Context, src *sourceFlags, cmdName string) (cfg *agentconfig.Config, snap *model.Snapshot, blind []string, err error) {
+// roots lists the scratch roots that could not be read or do not exist
+// (each already warned about on stderr): the kernels under them are
+// unseen, so whatever the snapshot says they hold is not the node's truth.
+func nodeState(ctx context.Context, src *sourceFlags, cmdName string) (cfg *agentconfig.Config, snap *model.Snapshot, roots unseenRoots, err error) {
 	path, err := configPath(src, cmdName)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, roots, err
 	}
 	cfg, err = agentconfig.Load(path)
 	if cfg == nil {
-		return nil, nil, nil, configErr(path, src.config == "", err)
+		return nil, nil, roots, configErr(path, src.config == "", err)
 	}
 	opts := engine.Options{ConfigPath: cfg.Path, Mode: cfg.Mode}
 	opts.Node, _ = os.Hostname()
@@ -156,17 +165,17 @@ func nodeState(ctx context.Context, src *sourceFlags, cmdName string) (cfg *agen
 		opts.Roots = append(opts.Roots, scratch.Root{Path: r.Path, Agent: r.Agent})
 	}
 	if len(src.scratchRoot) > 0 {
-		roots, err := parseRoots(src.scratchRoot)
+		parsed, err := parseRoots(src.scratchRoot)
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, nil, roots, err
 		}
-		opts.Roots = roots
+		opts.Roots = parsed
 		opts.RootsOverridden = true
 	}
-	blind = warnRoots(untrusted.NewWriter(os.Stderr), &opts)
+	roots = warnRoots(untrusted.NewWriter(os.Stderr), &opts)
 	inv, err := src.openInventory(pluginContextOfConfig(cfg), rootPaths(opts.Roots))
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, roots, err
 	}
 	opts.Inventory = inv
 	// A partition command shows no agent health: no network wait.
@@ -174,29 +183,60 @@ func nodeState(ctx context.Context, src *sourceFlags, cmdName string) (cfg *agen
 	defer closeSource(opts)
 	snap, err = engine.Build(ctx, opts)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("scan the node: %w", err)
+		return nil, nil, roots, fmt.Errorf("scan the node: %w", err)
 	}
-	return cfg, snap, blind, nil
+	return cfg, snap, roots, nil
 }
 
 func signalContext(cmd *cobra.Command) (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 }
 
+// checkSchema is whose verdict check's exit status follows: Backend.AI
+// main's (the default: what an agent started today does), or the unmerged
+// BEP-1044 draft's (PR #8463), only when asked for.
+type checkSchema string
+
+const (
+	schemaMain  checkSchema = "main"
+	schemaDraft checkSchema = "bep-1044"
+)
+
+func parseCheckSchema(s string) (checkSchema, error) {
+	switch strings.ToLower(s) {
+	case "", "main":
+		return schemaMain, nil
+	case "bep-1044", "bep1044", "pr8463":
+		return schemaDraft, nil
+	}
+	return "", usageErr("--schema %q: want main (Backend.AI main's loader, the default) or bep-1044 (the unmerged draft, PR #8463)", s)
+}
+
 // checkReport is check's --json output.
 type checkReport struct {
 	Config string `json:"config"`
-	// Status: ok, drift, invalid (neither Backend.AI main nor the BEP-1044
-	// draft loads the file), wont-start (main loads it, but the agent would
-	// stop at start-up on this node), draft-only (only the unmerged
-	// BEP-1044 draft loads it).
+	// Schema is whose verdict the status and exit code follow: main or
+	// bep-1044.
+	Schema string `json:"schema"`
+	// Status: ok, drift, invalid (the loader of Schema refuses the file),
+	// wont-start (it loads, but the agent would stop at start-up on this
+	// node), unchecked (the file is fine, but scratch roots are missing or
+	// unreadable, so the live state was not checked), draft-only (with
+	// --schema bep-1044: the draft loads it and the live state matches,
+	// but main does not load it).
 	Status string `json:"status"`
 	// LoadsOnMain and LoadsOnDraft are the verdicts of Backend.AI main's
-	// config loader and of PR #8463's.
+	// config loader and of PR #8463's, whatever Schema is; MainErrors and
+	// DraftErrors are each one's reasons.
 	LoadsOnMain  bool     `json:"loads_on_main"`
 	LoadsOnDraft bool     `json:"loads_on_bep1044_draft"`
+	MainErrors   []string `json:"main_errors,omitempty"`
+	DraftErrors  []string `json:"bep1044_draft_errors,omitempty"`
 	Problems     []string `json:"problems,omitempty"`
 	Warnings     []string `json:"warnings,omitempty"`
+	// LiveChecked is false when a scratch root is missing or unreadable:
+	// the kernels under it were not seen.
+	LiveChecked bool `json:"live_state_checked"`
 	// UnreadRoots counts the scratch roots that could not be read: the
 	// drift verdict did not see the kernels under them.
 	UnreadRoots int                  `json:"unread_scratch_roots,omitempty"`
@@ -208,56 +248,87 @@ type checkReport struct {
 func newCheckCmd() *cobra.Command {
 	var src sourceFlags
 	var asJSON bool
+	var schema string
 	cmd := &cobra.Command{
 		Use:   "check",
-		Short: "Check that the agent loads and starts with agent.toml, and that the live node matches it (exit 0 ok, 1 drift, 2 the agent would not start)",
+		Short: "Check that Backend.AI main's agent loads and starts with agent.toml, and that the live node matches it (exit 0 ok, 1 drift or live state not checked, 2 the agent would not load or start)",
 		Long: `Check the agent config and the live node against each other.
 
 The whole file is judged the way Backend.AI main's agent loads it (its
 schema and load rules: required tables, spellings, types, modes), then the
 start-up checks the agent makes against the node's devices (a slot missing
 from a manual agent's devices, over-allocation, a reservation larger than
-the node). A file in the BEP-1044 draft's device-based format, which only
-the unmerged PR #8463 loads, is said to be so. Then every live kernel is
-compared with the effective partition: a kernel holding shares on a device
-its agent does not own, in manual mode a device no agent owns, more memory
-assigned than the host has, a device held beyond its capacity.
+the node). A file in the BEP-1044 draft's device-based format is refused:
+main cannot load it, so an agent restarted with it does not start. The
+draft's own rules (PR #8463, unmerged) are the ones that count only with
+--schema bep-1044; --json always carries both loaders' verdicts.
+
+Then every live kernel is compared with the effective partition: a kernel
+holding shares on a device its agent does not own, in manual mode a device
+no agent owns, more memory assigned than the host has, a device held beyond
+its capacity. A scratch root that is missing or cannot be read means the
+kernels under it were not seen: check then says the live state was not
+checked, never "ok".
 
 --host-cpus and --host-mem check a config written for another node here.
 
-Exit status: 0 the agent loads the file and the live state matches; 1
-drift (each problem names the device and the agent); 2 the agent would not
-load the file, or would stop at start-up on this node (every reason is
-listed), or bad usage. A file only the BEP-1044 draft loads is said to be
-so and judged by the draft's rules.
+Exit status: 0 the agent loads and starts with the file and the live state
+matches; 1 drift (each problem names the device and the agent), or the live
+state was not checked (a scratch root missing or unreadable); 2 the agent
+would not load the file (with --schema bep-1044: the draft's agent would
+not), or would stop at start-up on this node (every reason is listed), or
+bad usage.
 
 ` + configHelp,
 		Example: `  fgtop check --config /etc/backend.ai/agent.toml
-  fgtop check --config agent.toml --devices mock-accelerator.toml --host-cpus 0-63 --host-mem 512g`,
+  fgtop check --config agent.toml --devices mock-accelerator.toml --host-cpus 0-63 --host-mem 512g
+  fgtop check --config draft.toml --schema bep-1044`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, stop := signalContext(cmd)
-			defer stop()
-			cfg, snap, blind, err := nodeState(ctx, &src, "check")
+			sch, err := parseCheckSchema(schema)
 			if err != nil {
 				return err
 			}
-			return runCheck(cmd.OutOrStdout(), cfg, snap, len(blind), asJSON)
+			ctx, stop := signalContext(cmd)
+			defer stop()
+			cfg, snap, roots, err := nodeState(ctx, &src, "check")
+			if err != nil {
+				return err
+			}
+			return runCheck(cmd.OutOrStdout(), cfg, snap, len(roots.blind)+len(roots.absent), sch, asJSON)
 		},
 	}
 	src.register(cmd)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
+	cmd.Flags().StringVar(&schema, "schema", "main", "whose loader decides: main (Backend.AI main, what an agent runs today) or bep-1044 (the unmerged draft, PR #8463)")
 	return cmd
 }
 
-// blind counts the scratch roots that could not be read: the live state is
-// then only partly seen, and the verdict says so rather than "matches".
-func runCheck(w io.Writer, cfg *agentconfig.Config, snap *model.Snapshot, blind int, asJSON bool) error {
-	rep := checkReport{Config: cfg.Path, Status: "ok", Warnings: cfg.Warnings, UnreadRoots: blind}
+// runCheck judges cfg under schema against snap. unseen counts the scratch
+// roots that are missing or could not be read: the live state is then not
+// known, and the verdict says so rather than "matches" (exit 1).
+func runCheck(w io.Writer, cfg *agentconfig.Config, snap *model.Snapshot, unseen int, schema checkSchema, asJSON bool) error {
+	rep := checkReport{Config: cfg.Path, Schema: string(schema), Status: "ok", Warnings: cfg.Warnings, UnreadRoots: unseen, LiveChecked: unseen == 0}
 	v := cfg.Verdict
+	if v == nil {
+		v = &agentconfig.Verdict{}
+	}
 	rep.LoadsOnMain, rep.LoadsOnDraft = v.Main, v.Draft
+	for _, p := range v.MainErrors {
+		rep.MainErrors = append(rep.MainErrors, p.String())
+	}
+	for _, p := range v.DraftErrors {
+		rep.DraftErrors = append(rep.DraftErrors, p.String())
+	}
+	loads := v.Main
+	if schema == schemaDraft {
+		loads = v.Draft
+	}
 	inv := partition.InventoryOf(snap)
-	startup := cfg.ValidateWith(snap.Devices, inv.ValidateOptions())
+	var startup []agentconfig.Problem
+	if loads {
+		startup = cfg.ValidateWith(snap.Devices, inv.ValidateOptions())
+	}
 	warnings := func() {
 		for _, s := range rep.Warnings {
 			if v.DraftOnly() && strings.HasPrefix(s, agentconfig.DraftFormatWarning) {
@@ -282,7 +353,7 @@ func runCheck(w io.Writer, cfg *agentconfig.Config, snap *model.Snapshot, blind 
 			if node {
 				fmt.Fprintf(w, "  (node: %s)\n", nodeSummary(snap))
 			}
-			if v.DraftOnly() {
+			if schema == schemaDraft && v.DraftOnly() {
 				for _, p := range v.MainErrors {
 					fmt.Fprintf(w, "  main: %s\n", p)
 				}
@@ -292,17 +363,28 @@ func runCheck(w io.Writer, cfg *agentconfig.Config, snap *model.Snapshot, blind 
 		return &exitError{code: exitBadUsage, err: err}
 	}
 	switch {
-	case !v.Main && !v.Draft:
+	case schema == schemaMain && v.DraftOnly() && cfg.IsDraftFormat():
+		return refuse("invalid", agentconfig.DraftFormatWarning+": an agent running Backend.AI main does not start with it (only the unmerged BEP-1044 draft, PR #8463, loads it; --schema bep-1044 checks it against the draft)",
+			v.MainErrors, false, fmt.Errorf("%s: Backend.AI main's agent would refuse to load it", cfg.Path))
+	case schema == schemaMain && v.DraftOnly():
+		return refuse("invalid", "the agent will not start: Backend.AI main refuses to load this file", v.MainErrors, false,
+			fmt.Errorf("%s: the agent would refuse to load it", cfg.Path))
+	case schema == schemaMain && !v.Main:
 		return refuse("invalid", "the agent will not start: Backend.AI refuses to load this file", cfg.Problems, false,
 			fmt.Errorf("%s: the agent would refuse to load it", cfg.Path))
-	case v.Main && len(startup) > 0:
+	case schema == schemaDraft && !v.Draft:
+		problems := v.DraftErrors
+		if len(problems) == 0 {
+			problems = cfg.Problems
+		}
+		return refuse("invalid", "the BEP-1044 draft (PR #8463) refuses to load this file, so an agent built from it would not start", problems, false,
+			fmt.Errorf("%s: the BEP-1044 draft's agent would refuse to load it", cfg.Path))
+	case schema == schemaMain && len(startup) > 0:
 		return refuse("wont-start", "Backend.AI main loads this file, but the agent would stop at start-up on this node", startup, true,
 			fmt.Errorf("%s: the agent would not start on this node", cfg.Path))
-	case v.DraftOnly() && len(startup) > 0:
-		// Main cannot load the file, and an agent built from the draft
-		// would stop at start-up: no agent starts with it.
-		return refuse("wont-start", mainRefuses(cfg)+", and even the BEP-1044 draft (PR #8463) would stop at start-up on this node", startup, true,
-			fmt.Errorf("%s: no agent would start with it on this node", cfg.Path))
+	case schema == schemaDraft && len(startup) > 0:
+		return refuse("wont-start", "the BEP-1044 draft (PR #8463) loads this file, but an agent built from it would stop at start-up on this node", startup, true,
+			fmt.Errorf("%s: the draft's agent would not start on this node", cfg.Path))
 	}
 	part := partition.Effective(cfg, inv)
 	rep.Partition = part
@@ -333,6 +415,8 @@ func runCheck(w io.Writer, cfg *agentconfig.Config, snap *model.Snapshot, blind 
 	switch {
 	case failing > 0:
 		rep.Status = "drift"
+	case unseen > 0:
+		rep.Status = "unchecked"
 	case v.DraftOnly():
 		rep.Status = "draft-only"
 	}
@@ -340,7 +424,7 @@ func runCheck(w io.Writer, cfg *agentconfig.Config, snap *model.Snapshot, blind 
 		writeJSON(w, rep)
 	} else {
 		if v.DraftOnly() {
-			fmt.Fprintf(w, "%s: %s. Only the unmerged BEP-1044 draft (PR #8463) loads it; an agent running Backend.AI main refuses it at its next start:\n", cfg.Path, mainRefuses(cfg))
+			fmt.Fprintf(w, "%s: %s. Judged by the unmerged BEP-1044 draft (PR #8463), as --schema bep-1044 asks; an agent running Backend.AI main refuses it at its next start:\n", cfg.Path, mainRefuses(cfg))
 			for _, p := range v.MainErrors {
 				fmt.Fprintf(w, "  main: %s\n", p)
 			}
@@ -363,21 +447,28 @@ func runCheck(w io.Writer, cfg *agentconfig.Config, snap *model.Snapshot, blind 
 		for _, iss := range rep.Notes {
 			fmt.Fprintf(w, "note: %s\n", iss)
 		}
-		if failing == 0 {
-			switch {
-			case v.DraftOnly() && blind > 0:
-				fmt.Fprintf(w, "Backend.AI main cannot load this file (only the BEP-1044 draft does), and the live state was not fully checked: %d scratch root(s) could not be read (see the warnings on stderr)\n", blind)
-			case v.DraftOnly():
-				fmt.Fprintf(w, "the live state matches the config, but Backend.AI main cannot load it (only the BEP-1044 draft does)\n")
-			case blind > 0:
-				fmt.Fprintf(w, "the config loads, but the live state was not fully checked: %d scratch root(s) could not be read (see the warnings on stderr)\n", blind)
-			default:
-				fmt.Fprintf(w, "ok: Backend.AI main loads this file, the agent starts on this node (%s), and the live state matches the config\n", nodeSummary(snap))
+		loader := "Backend.AI main loads this file"
+		if schema == schemaDraft {
+			loader = "the BEP-1044 draft (PR #8463) loads this file"
+		}
+		switch {
+		case failing > 0:
+			if unseen > 0 {
+				fmt.Fprintf(w, "note: the live state was only partly checked: %d scratch root(s) missing or unreadable (see the warnings on stderr)\n", unseen)
 			}
+		case unseen > 0:
+			fmt.Fprintf(w, "%s and the agent starts on this node, but the live state was not checked: %d scratch root(s) missing or unreadable (see the warnings on stderr), so the kernels under them were not seen\n", loader, unseen)
+		case v.DraftOnly():
+			fmt.Fprintf(w, "the live state matches the config, and %s, but Backend.AI main cannot load it\n", loader)
+		default:
+			fmt.Fprintf(w, "ok: %s, the agent starts on this node (%s), and the live state matches the config\n", loader, nodeSummary(snap))
 		}
 	}
-	if failing > 0 {
+	switch {
+	case failing > 0:
 		return &exitError{code: exitProblem, err: fmt.Errorf("drift: %d problem(s) between %s and the live node", failing, cfg.Path)}
+	case unseen > 0:
+		return &exitError{code: exitProblem, err: fmt.Errorf("the live state was not checked: %d scratch root(s) missing or unreadable", unseen)}
 	}
 	return nil
 }
@@ -435,11 +526,16 @@ func buildPlan(ctx context.Context, src *sourceFlags, ch *changeFlags, cmdName s
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg, snap, blind, err := nodeState(ctx, src, cmdName)
+	cfg, snap, roots, err := nodeState(ctx, src, cmdName)
 	if err != nil {
 		return nil, nil, err
 	}
-	draft, errs := partition.Draft(cfg, partition.InventoryOf(snap), req)
+	blind = roots.blind
+	inv := partition.InventoryOf(snap)
+	if err := partition.CheckSlotSets(req.Slots, cfg, inv); err != nil {
+		return nil, nil, usageErr("%v", err)
+	}
+	draft, errs := partition.Draft(cfg, inv, req)
 	p = partition.Build(cfg, draft, snap, errs...)
 	for _, b := range blind {
 		p.Warnings = append(p.Warnings, b+": the kernels under it are not seen, so a moved device may be held")
@@ -464,10 +560,19 @@ auto-split) gets Backend.AI main's slot-based form when manual mode writes
 them (cpu = a core count, devices = { "cuda.shares" = "2.0" }); the BEP-1044
 device-based form, which main cannot load, only with --format device-based.
 
+In the slot-based form each agent is given amounts, not devices (devices are
+not exclusive there): --slot AGENT=SLOT=AMOUNT sets one, e.g.
+--slot i-node-a=cuda.shares=1.5, --slot i-node-a=cpu=15, --slot i-node-a=mem=64G.
+A slot the node does not register is refused (exit 2), naming the node's
+slots. Every agent must keep an amount for every slot the node's plugins
+register, and per slot the agents' amounts must fit the node (the agent
+stops at start-up otherwise): the plan says so in the agent's words.
+
 Nothing is written. Exit status: 0 valid (or no change), 2 invalid or bad usage.
 
 ` + configHelp,
 		Example: `  fgtop plan --config /etc/backend.ai/agent.toml --move cuda:GPU-1234=i-node-b
+  fgtop plan --config agent.toml --slot i-node-a=cuda.shares=1.5 --slot i-node-b=cuda.shares=2.5
   fgtop plan --config agent.toml --mode manual --cpu i-node-a=0-7,16 --mem i-node-a=64G
   fgtop plan --config agent.toml --from draft.toml --devices mock-accelerator.toml`,
 		Args: cobra.NoArgs,

@@ -152,6 +152,12 @@ func (n *node) args(cmd string, extra ...string) []string {
 	return append([]string{cmd, "--config", n.config, "--devices", n.mock, "--mock-etcd", n.etcd}, extra...)
 }
 
+// draftCheck is `check` judged by the BEP-1044 draft, which the node's
+// device-based file is written for (main refuses it: exit 2).
+func (n *node) draftCheck(extra ...string) []string {
+	return n.args("check", append([]string{"--schema", "bep-1044"}, extra...)...)
+}
+
 func (n *node) current(t *testing.T) []byte {
 	t.Helper()
 	b, err := os.ReadFile(n.config)
@@ -212,16 +218,20 @@ func TestPartitionScenarios(t *testing.T) {
 	stray := n.addKernel(t, agentA, "2e9b6d43-8c1f-4a7e-b5d2-91c0e7f3a6b8", gpu4, "0.50")
 	n.addKernel(t, agentB, "5a1c9e3f-0b7d-4e2a-9c6f-1d8b3e5a7c90", gpu2, "0.30")
 	code, out := runCLI(t, n.args("check")...)
+	wantCode(t, code, exitBadUsage, out, agentconfig.DraftFormatWarning+": an agent running Backend.AI main does not start with it", "--schema bep-1044")
+	code, out = runCLI(t, n.args("check", "--json")...)
+	wantCode(t, code, exitBadUsage, out, `"schema": "main"`, `"status": "invalid"`, `"loads_on_main": false`, `"loads_on_bep1044_draft": true`, `"main_errors": [`)
+	code, out = runCLI(t, n.draftCheck()...)
 	wantCode(t, code, exitProblem, out, "drift-not-owner",
 		"kernel 2e9b6d43-8c1f-4a7e-b5d2-91c0e7f3a6b8 of agent "+agentA+" holds 0.50 cuda.shares on cuda:"+gpu4+", which agent "+agentA+" does not own (it belongs to "+agentB+")")
-	code, out = runCLI(t, n.args("check", "--json")...)
+	code, out = runCLI(t, n.draftCheck("--json")...)
 	wantCode(t, code, exitProblem, out, `"status": "drift"`)
 
 	// ... and clean once it is gone.
 	if err := os.RemoveAll(stray); err != nil {
 		t.Fatal(err)
 	}
-	code, out = runCLI(t, n.args("check")...)
+	code, out = runCLI(t, n.draftCheck()...)
 	wantCode(t, code, exitOK, out, "the live state matches the config", "BEP-1044 draft format: Backend.AI main cannot load this file")
 
 	// plan: an unknown device is refused by name.
@@ -262,7 +272,7 @@ func TestPartitionScenarios(t *testing.T) {
 	if !bytes.Contains(after, []byte(`devices = { cuda = ["`+gpu2+`", "`+gpu3+`", "`+gpu4+`"] }`)) {
 		t.Errorf("numa1's list is not as planned:\n%s", after)
 	}
-	code, out = runCLI(t, n.args("check")...)
+	code, out = runCLI(t, n.draftCheck()...)
 	wantCode(t, code, exitOK, out)
 
 	// moving a device a live kernel holds: refused without --force,
@@ -288,7 +298,7 @@ func TestPartitionScenarios(t *testing.T) {
 		t.Fatal("fixture changed")
 	}
 	os.WriteFile(n.config, dup, 0o640)
-	code, out = runCLI(t, n.args("check")...)
+	code, out = runCLI(t, n.draftCheck()...)
 	wantCode(t, code, exitBadUsage, out, "Device 'cuda:"+gpu1+"' assigned to multiple agents: "+agentA+", "+agentB)
 }
 
@@ -298,7 +308,7 @@ func TestPartitionForceAndJournal(t *testing.T) {
 	code, out := runCLI(t, n.args("apply", "--move", "cuda:"+gpu2+"="+agentA, "--yes", "--force")...)
 	wantCode(t, code, exitOK, out, "restart needed")
 	// The kernel now runs on a device its agent gave away: drift.
-	code, out = runCLI(t, n.args("check")...)
+	code, out = runCLI(t, n.draftCheck()...)
 	wantCode(t, code, exitProblem, out, "on cuda:"+gpu2+", which agent "+agentB+" does not own (it belongs to "+agentA+")")
 	journal, err := os.ReadFile(n.config + ".fgtop-journal.jsonl")
 	if err != nil || !bytes.Contains(journal, []byte(`"action":"apply"`)) || !bytes.Contains(journal, []byte(`"forced":true`)) {
@@ -400,7 +410,7 @@ func TestPartitionFindsTheConfig(t *testing.T) {
 	t.Setenv("BACKEND_CONFIG_FILE", n.config)
 	t.Chdir(t.TempDir())
 	flags := []string{"--devices", n.mock, "--mock-etcd", n.etcd}
-	code, out := runCLI(t, append([]string{"check"}, flags...)...)
+	code, out := runCLI(t, append([]string{"check", "--schema", "bep-1044"}, flags...)...)
 	if code == exitBadUsage {
 		t.Fatalf("check without --config: %s", out)
 	}
@@ -516,8 +526,8 @@ func TestApplyBlindRoot(t *testing.T) {
 	typo := n.roots[agentB] + "s"
 	roots := []string{"--scratch-root", agentA + "=" + n.roots[agentA], "--scratch-root", agentB + "=" + typo}
 
-	code, out := runCLI(t, n.args("check", roots...)...)
-	wantCode(t, code, exitOK, out, "the live state was not fully checked: 1 scratch root(s) could not be read")
+	code, out := runCLI(t, n.draftCheck(roots...)...)
+	wantCode(t, code, exitProblem, out, "the live state was not checked: 1 scratch root(s) missing or unreadable")
 	if strings.Contains(out, "the live state matches") {
 		t.Errorf("check claims a match it could not see:\n%s", out)
 	}

@@ -67,6 +67,16 @@ request and an amount too large for Backend.AI's 28-digit decimals. A 0 beside o
 is normal (Backend.AI's requests carry one for every unused slot); a request of zeros only
 runs, with a warning that it allocates nothing.
 
+On a live node (--config / --scratch-root), --agent ID runs that agent's allocator over its
+own partition and its own kernels only, as the agent does: Backend.AI's agents do not see
+each other's kernels, so a placement may put a device over its capacity across all agents.
+Every allocation is therefore also judged against what every agent's kernels hold: per
+touched device, "devices_after" gives held_now (all agents), adds, device_total_after and
+capacity, and "overcommit": true marks a result above capacity (the table says OVERCOMMIT,
+in red on a terminal). Without --agent on a node of several agents, each request is also
+placed on each agent's own allocator ("agents" in the JSON; one line per agent under the
+table).
+
 Corpus cases (--case FILE): one case or a list in alloc-cases.json's format; its devices,
 settings and operations are used (flags given explicitly override the settings). --check
 compares every operation with the recorded result (exit 1 on a difference).
@@ -89,8 +99,12 @@ is absent. "state" is the whole cumulative map of every plugin, every device, un
 ones "0". --trace adds each step's "state_after". Decimals are strings in Python's
 str(Decimal) form.
 
-Exit status: 0 when the simulation ran (even with failing requests), 1 when --check found a
-difference, 2 on bad usage or bad input.`
+A slot the node does not register (a typo such as cuda.shres) is refused before anything
+runs, naming the node's slots and the closest one ("did you mean cuda.shares?").
+
+Exit status: 0 when every request was placed (frees included); 1 when a request could not
+be placed (the table or JSON says why; the other steps still run) or --check found a
+difference; 2 on bad usage or bad input (an unknown slot, a negative amount).`
 
 // simulateFlags are fgtop simulate's flags.
 type simulateFlags struct {
@@ -182,6 +196,11 @@ func (f *simulateFlags) run(ctx context.Context) error {
 			fmt.Fprintf(f.stderr, "fgtop: --request %q asks for nothing: Backend.AI drops amounts of 0, so this step allocates nothing\n", r)
 		}
 	}
+	for i, st := range steps {
+		if err := placement.CheckSlots(st.Request, sim.slots); err != nil {
+			return usageErr("--request %q: %v", f.requests[i], err)
+		}
+	}
 	if err := placement.ValidateSteps(steps); err != nil {
 		return usageErr("--request: %v", err)
 	}
@@ -197,7 +216,31 @@ func (f *simulateFlags) run(ctx context.Context) error {
 			return usageErr("--request %q: %s", r.Step.Text, placement.ErrMessage(r.Err))
 		}
 	}
-	return f.render(sim, res, "")
+	if err := f.render(sim, res, ""); err != nil {
+		return err
+	}
+	failed := 0
+	for _, r := range res.Steps {
+		if !r.OK() && !r.Step.IsFree() {
+			failed++
+		}
+	}
+	if failed > 0 {
+		// A script asking "does it fit?" reads the exit status.
+		return &exitError{code: exitProblem, err: fmt.Errorf("%d of %d request(s) could not be placed", failed, countRequests(res.Steps))}
+	}
+	return nil
+}
+
+// countRequests counts the allocation steps (not free=N) of a run.
+func countRequests(steps []placement.StepResult) int {
+	n := 0
+	for _, r := range steps {
+		if !r.Step.IsFree() {
+			n++
+		}
+	}
+	return n
 }
 
 // simulation is what setup prepares.
@@ -207,6 +250,50 @@ type simulation struct {
 	types   model.SlotTypes
 	source  string
 	kernels int
+	// slots are the slots the node registers (every device, whatever
+	// --agent's partition): a request naming another is a typo.
+	slots []model.SlotName
+	// phys is, on a live node, what every agent's kernels hold device by
+	// device: a placement is judged against it (device_total_after,
+	// overcommit), since an agent's allocator does not see the others'.
+	phys *placement.Physical
+	// planner, on a live node of several agents simulated without
+	// --agent, places each request on every agent's own allocator.
+	planner *placement.Planner
+}
+
+// stepAfter is what a simulated allocation would leave on the devices it
+// touches across every agent, and where each agent would put it.
+type stepAfter struct {
+	devices    []placement.DeviceAfter
+	overcommit bool
+	agents     []placement.AgentPreview
+}
+
+// afters judges every successful allocation step against what every
+// agent's kernels hold (plus the steps before it); nil off a live node.
+func (sim *simulation) afters(res *placement.Result) []stepAfter {
+	if sim.phys == nil {
+		return nil
+	}
+	ph := sim.phys.Clone()
+	out := make([]stepAfter, len(res.Steps))
+	for i, r := range res.Steps {
+		if sim.planner != nil && !r.Step.IsFree() && len(r.Step.Request) > 0 {
+			out[i].agents = sim.planner.Preview(r.Step.Request).Agents
+		}
+		if !r.OK() {
+			continue
+		}
+		if r.Step.IsFree() {
+			ph.Add(placement.FlattenAllocation(r.Released), -1)
+			continue
+		}
+		flat := placement.FlattenAllocation(r.Alloc)
+		out[i].devices, out[i].overcommit = ph.After(flat)
+		ph.Add(flat, 1)
+	}
+	return out
 }
 
 // setup builds the node the requests run on: its devices, settings and,
@@ -294,6 +381,7 @@ func (f *simulateFlags) setup(ctx context.Context) (*simulation, error) {
 		return nil, usageErr("--devices %s: no devices to simulate on", f.src.devices)
 	}
 	sim.node = placement.NewNode(devs, settings)
+	sim.slots = placement.DeviceSlots(devs)
 	return sim, nil
 }
 
@@ -425,6 +513,11 @@ func (f *simulateFlags) liveNode(ctx context.Context, settings placement.Setting
 		fmt.Fprintf(f.stderr, "fgtop: kernel %s: not loaded: %s\n", sk.Kernel, sk.Skip)
 	}
 	sim.node, sim.live, sim.kernels = st.Node, st.Live, st.Kernels
+	sim.slots = placement.DeviceSlots(s.Devices)
+	sim.phys = placement.PhysicalOf(&s)
+	if agent == nil && len(s.Agents) > 1 {
+		sim.planner = placement.NewPlanner(&s, settings)
+	}
 	return sim, nil
 }
 
@@ -755,7 +848,8 @@ func (f *simulateFlags) document(sim *simulation, res *placement.Result, caseID 
 		settings = append(settings, jsonKV{"live_kernels", sim.kernels})
 	}
 	placements := make([]jsonObj, 0, len(res.Steps))
-	for _, r := range res.Steps {
+	afters := sim.afters(res)
+	for i, r := range res.Steps {
 		p := jsonObj{{"step", r.Index}, {"request", r.Step.Text}, {"kernel", r.Kernel}}
 		if r.Step.IsFree() {
 			p = append(p, jsonKV{"free", r.Step.Free})
@@ -767,6 +861,12 @@ func (f *simulateFlags) document(sim *simulation, res *placement.Result, caseID 
 			p = append(p, jsonKV{"released", amountsJSON(placement.FlattenAllocation(r.Released))})
 		default:
 			p = append(p, jsonKV{"allocations", amountsJSON(placement.FlattenAllocation(r.Alloc))})
+			if afters != nil {
+				p = append(p, jsonKV{"overcommit", afters[i].overcommit}, jsonKV{"devices_after", devicesAfterJSON(afters[i].devices)})
+			}
+		}
+		if afters != nil && afters[i].agents != nil {
+			p = append(p, jsonKV{"agents", agentsJSON(afters[i].agents)})
 		}
 		if r.StateAfter != nil {
 			p = append(p, jsonKV{"state_after", amountsJSON(r.StateAfter)})
@@ -787,6 +887,35 @@ func (f *simulateFlags) document(sim *simulation, res *placement.Result, caseID 
 		jsonKV{"alloc_map", am},
 		jsonKV{"state", amountsJSON(res.State)},
 	)
+}
+
+// devicesAfterJSON lists what each touched device would hold across
+// every agent.
+func devicesAfterJSON(ds []placement.DeviceAfter) []jsonObj {
+	out := make([]jsonObj, 0, len(ds))
+	for _, d := range ds {
+		out = append(out, jsonObj{{"slot", string(d.Slot)}, {"device", string(d.Device)}, {"adds", d.Adds.String()},
+			{"held_now", d.HeldNow.String()}, {"device_total_after", d.TotalAfter.String()}, {"capacity", d.Capacity.String()},
+			{"overcommit", d.Overcommit}})
+	}
+	return out
+}
+
+// agentsJSON is where each agent's own allocator would put a request on
+// the live state (its own kernels only, as on the node).
+func agentsJSON(as []placement.AgentPreview) []jsonObj {
+	out := make([]jsonObj, 0, len(as))
+	for _, a := range as {
+		o := jsonObj{{"agent", string(a.Agent)}, {"fits", a.OK()}}
+		if a.OK() {
+			o = append(o, jsonKV{"allocations", amountsJSON(placement.FlattenAllocation(a.Alloc))},
+				jsonKV{"overcommit", a.Overcommit}, jsonKV{"devices_after", devicesAfterJSON(a.Devices)})
+		} else {
+			o = append(o, jsonKV{"error", a.ErrKind}, jsonKV{"reason", a.Reason})
+		}
+		out = append(out, o)
+	}
+	return out
 }
 
 // amountsJSON is {slot: {device: "amount"}} in the allocation's order.
@@ -836,7 +965,9 @@ func (f *simulateFlags) table(sim *simulation, res *placement.Result, caseID str
 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "STEP\tREQUEST\tKERNEL\tRESULT")
-	for _, r := range res.Steps {
+	afters := sim.afters(res)
+	var notes []string
+	for i, r := range res.Steps {
 		var result string
 		switch {
 		case !r.OK():
@@ -849,6 +980,12 @@ func (f *simulateFlags) table(sim *simulation, res *placement.Result, caseID str
 			result = "released " + amountsText(placement.FlattenAllocation(r.Released), sim.types)
 		default:
 			result = amountsText(placement.FlattenAllocation(r.Alloc), sim.types)
+			if afters != nil && afters[i].overcommit {
+				result += "  " + paintRed(w, "! OVERCOMMIT")
+			}
+		}
+		if afters != nil {
+			notes = append(notes, stepNotes(r, afters[i], sim.types)...)
 		}
 		req := r.Step.Text
 		if strings.TrimSpace(req) == "" {
@@ -858,6 +995,12 @@ func (f *simulateFlags) table(sim *simulation, res *placement.Result, caseID str
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if len(notes) > 0 {
+		fmt.Fprintln(w)
+		for _, n := range notes {
+			fmt.Fprintln(w, strings.Replace(n, "OVERCOMMIT", paintRed(w, "OVERCOMMIT"), 1))
+		}
 	}
 	fmt.Fprintln(w)
 
@@ -898,6 +1041,31 @@ func (f *simulateFlags) table(sim *simulation, res *placement.Result, caseID str
 	}
 	fmt.Fprintf(w, "\nalloc_map: {%s}\n", strings.Join(am, ", "))
 	return nil
+}
+
+// stepNotes say, for a step on a live node, what each touched device would
+// hold across every agent (overcommits first in words), and where each
+// agent's own allocator would put the request.
+func stepNotes(r placement.StepResult, a stepAfter, types model.SlotTypes) []string {
+	var out []string
+	for _, d := range a.devices {
+		if d.Overcommit {
+			out = append(out, fmt.Sprintf("step %d: OVERCOMMIT: %s would hold %s of %s %s across all agents (%s held now + %s): the agent's allocator does not see the other agents' kernels",
+				r.Index, d.Device, amountText(d.TotalAfter, d.Slot, types), amountText(d.Capacity, d.Slot, types), d.Slot,
+				amountText(d.HeldNow, d.Slot, types), amountText(d.Adds, d.Slot, types)))
+		}
+	}
+	for _, ag := range a.agents {
+		switch {
+		case !ag.OK():
+			out = append(out, fmt.Sprintf("step %d: agent %s's own allocator (its kernels only) would not take it: %s", r.Index, ag.Agent, ag.Reason))
+		case ag.Overcommit:
+			out = append(out, fmt.Sprintf("step %d: agent %s's own allocator (its kernels only) would take it (%s), OVERCOMMIT across all agents", r.Index, ag.Agent, amountsText(placement.FlattenAllocation(ag.Alloc), types)))
+		default:
+			out = append(out, fmt.Sprintf("step %d: agent %s's own allocator (its kernels only) would take it (%s)", r.Index, ag.Agent, amountsText(placement.FlattenAllocation(ag.Alloc), types)))
+		}
+	}
+	return out
 }
 
 // pythonKind reports whether an error kind names an exception of Python

@@ -211,9 +211,11 @@ func (f *sourceFlags) deviceErr(err error) error {
 // It returns the roots that leave fgtop blind: one that exists but cannot
 // be read as a directory, or a --scratch-root that does not exist (a typo
 // hides the real root's kernels). A root from agent.toml that does not
-// exist yet is only warned about: the agent creates it, so no kernel can
-// be under it.
-func warnRoots(w io.Writer, opts *engine.Options) (blind []string) {
+// exist yet is only warned about (absent): the agent creates it, so no
+// kernel can be under it, and plan and apply go ahead; check says the live
+// state was not checked, since a root gone from under a running agent
+// looks the same.
+func warnRoots(w io.Writer, opts *engine.Options) (roots unseenRoots) {
 	for _, r := range opts.Roots {
 		fi, err := os.Stat(r.Path)
 		var msg string
@@ -233,10 +235,19 @@ func warnRoots(w io.Writer, opts *engine.Options) (blind []string) {
 		// and follows the root should it appear.
 		fmt.Fprintf(w, "fgtop: warning: %s\n", msg)
 		if blocks {
-			blind = append(blind, msg)
+			roots.blind = append(roots.blind, msg)
+		} else {
+			roots.absent = append(roots.absent, msg)
 		}
 	}
-	return blind
+	return roots
+}
+
+// unseenRoots are warnRoots' findings: blind, the roots that leave fgtop
+// blind to kernels that may be there; absent, config roots that do not
+// exist (yet).
+type unseenRoots struct {
+	blind, absent []string
 }
 
 // parseRoots reads --scratch-root values: "AGENT=DIR" names the agent;

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"os"
 	"strings"
 
@@ -50,4 +51,14 @@ func checkTerminal(in, out *os.File, openTTY func() (*os.File, *os.File, error),
 
 func isTerminal(f *os.File) bool {
 	return f != nil && term.IsTerminal(f.Fd())
+}
+
+// paintRed colours s red where w is a terminal and NO_COLOR is not set;
+// elsewhere (a pipe, a file, a test) s stays as it is.
+func paintRed(w io.Writer, s string) string {
+	f, ok := w.(*os.File)
+	if !ok || !isTerminal(f) || os.Getenv("NO_COLOR") != "" {
+		return s
+	}
+	return "\x1b[31m" + s + "\x1b[0m"
 }

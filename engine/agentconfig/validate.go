@@ -283,17 +283,27 @@ func (v *validator) eachSlot(f func(s model.SlotName, total, avail model.Dec)) {
 // available_total.
 func (v *validator) overAllocated() {
 	v.eachSlot(func(s model.SlotName, total, avail model.Dec) {
-		sum := model.Zero
+		sum, given := model.Zero, model.Zero
+		var givenParts, countedParts []string
 		for _, a := range v.c.allocatorAgents() {
 			conf, ok := SlotAmount(a.Alloc, s)
 			if !ok {
 				continue
 			}
-			sum = sum.Add(avail.Sub(model.Max(total.Sub(conf), model.Zero)))
+			counted := avail.Sub(model.Max(total.Sub(conf), model.Zero))
+			sum = sum.Add(counted)
+			given = given.Add(conf)
+			givenParts = append(givenParts, fmt.Sprintf("%s %s", a.ID, amount(s, conf)))
+			countedParts = append(countedParts, amount(s, counted))
 		}
 		if avail.Less(sum) {
-			v.add(nil, "", "Resource slot '%s' is over-allocated: the agents are given %s in total, but only %s is available (total %s minus reserved %s; each agent's amount counts at most the total): the agent stops at start-up (ResourceOverAllocatedError)",
-				s, amount(s, sum), amount(s, avail), amount(s, total), amount(s, v.c.Reserved(s)))
+			// Both sums are shown with their terms: the agents' amounts
+			// as written, and what the agent counts of each (the amount
+			// less the reservation, at most the available total), so
+			// every number printed adds up.
+			v.add(nil, "", "Resource slot '%s' is over-allocated: the agents are given %s in total (%s); the agent counts each amount less the reservation of %s, at most the %s available, which makes %s = %s, more than the %s available (total %s minus reserved %s): the agent stops at start-up (ResourceOverAllocatedError)",
+				s, amount(s, given), strings.Join(givenParts, " + "), amount(s, v.c.Reserved(s)), amount(s, avail),
+				strings.Join(countedParts, " + "), amount(s, sum), amount(s, avail), amount(s, total), amount(s, v.c.Reserved(s)))
 		}
 	})
 }

@@ -57,7 +57,9 @@ func TestValidate(t *testing.T) {
 		{"slot-based no cpu left", strings.Replace(twoAgents("manual", "cpu = 1\nmem = \"4G\"\ndevices = { \"cuda.shares\" = \"1\" }", "cpu = 1\nmem = \"4G\"\ndevices = { \"cuda.shares\" = \"1\" }"), "reserved-cpu = 1", "reserved-cpu = 4", 1), devs,
 			[]string{"nothing of slot 'cpu' is left for the agents (total 4 minus reserved 4 is 0): in manual mode the agent stops at start-up (DivisionByZero)"}},
 		{"slot-based over-allocated", twoAgents("manual", "cpu = 4\nmem = \"4G\"\ndevices = { \"cuda.shares\" = \"3\" }", "cpu = 3\nmem = \"4G\"\ndevices = { \"cuda.shares\" = \"2\" }"), devs,
-			[]string{"Resource slot 'cpu' is over-allocated: the agents are given 5 in total, but only 3 is available", "Resource slot 'cuda.shares' is over-allocated: the agents are given 5 in total, but only 4 is available"}},
+			// Every sum printed adds up: 4 + 3 = 7 written, 3 + 2 = 5 counted.
+			[]string{"Resource slot 'cpu' is over-allocated: the agents are given 7 in total (agent-1 4 + agent-2 3); the agent counts each amount less the reservation of 1, at most the 3 available, which makes 3 + 2 = 5, more than the 3 available (total 4 minus reserved 1)",
+				"Resource slot 'cuda.shares' is over-allocated: the agents are given 5 in total (agent-1 3 + agent-2 2); the agent counts each amount less the reservation of 0, at most the 4 available, which makes 3 + 2 = 5, more than the 4 available (total 4 minus reserved 0)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -15,7 +15,7 @@ import (
 // (what the editor does) reaches the demo's own engine: it follows the
 // node's agent.toml like a real one.
 func TestDemoApplyShowsInItsConsole(t *testing.T) {
-	n := startNode(t, Options{Seed: 3})
+	n := startNode(t, Options{Seed: 3, Partition: agentconfig.FormatDeviceBased})
 	n.Pause()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

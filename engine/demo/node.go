@@ -47,6 +47,10 @@ type Options struct {
 	// WarmUp is the virtual time simulated before Start returns (0 means
 	// DefaultWarmUp; negative means none).
 	WarmUp time.Duration
+	// Partition is the format of the demo's agent.toml: slot-based
+	// (Backend.AI main's, the default) or device-based (the BEP-1044
+	// draft).
+	Partition agentconfig.Format
 	// OnAction, if set, is called with every action in order, from the
 	// node's goroutine (and from Start's, during the warm-up). It must not
 	// call the Node's methods and should return quickly: the simulation
@@ -80,6 +84,11 @@ type Node struct {
 	fractional bool
 	types      model.SlotTypes
 	parts      []agentPart
+	// inv is the inventory the agents were built over (for restarts).
+	inv *inventory.Inventory
+	// pendingSince is when the node first saw agent.toml give an agent
+	// another partition than the one it runs (zero: none pending).
+	pendingSince time.Time
 
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -167,7 +176,7 @@ func setup(ctx context.Context, dir string, opts Options) (*Node, error) {
 		done:       make(chan struct{}),
 		wake:       make(chan struct{}, 1),
 	}
-	cfgText, err := renderAgentTOML(filepath.Join(dir, "scratches"))
+	cfgText, err := renderAgentTOML(filepath.Join(dir, "scratches"), opts.Partition)
 	if err != nil {
 		return nil, err
 	}
@@ -215,6 +224,7 @@ func setup(ctx context.Context, dir string, opts Options) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	n.inv = inv
 	n.sim = newSim(opts.Seed, agents, knownSlots(inv))
 	n.procRoot = hostOpts.ProcRoot
 	n.procs = &procTable{procs: map[uint32]*demoProc{}, byKernel: map[model.KernelID][]uint32{}, nextPID: firstPID}
@@ -249,6 +259,9 @@ func (n *Node) EngineOptions() engine.Options {
 		Mode:       modeManual,
 		ConfigPath: n.ConfigPath,
 		NoProcs:    true,
+		// Each simulated agent says whether it runs the file's partition.
+		RestartStates: n.RestartStates,
+		RestartEvery:  time.Second,
 	}
 	for i := range n.parts {
 		p := &n.parts[i]

@@ -83,8 +83,12 @@ func TestNodeFiles(t *testing.T) {
 	if len(cfg.Agents) != 2 {
 		t.Fatalf("agent.toml: %d agents", len(cfg.Agents))
 	}
+	// Backend.AI main's slot-based form by default: amounts, not devices.
+	if cfg.AllocFormat != agentconfig.FormatSlotBased || cfg.IsDraftFormat() || !cfg.Verdict.Main {
+		t.Errorf("agent.toml: format %s, draft %v, loads on main %v", cfg.AllocFormat, cfg.IsDraftFormat(), cfg.Verdict.Main)
+	}
 	for _, a := range cfg.Agents {
-		if a.Alloc == nil || len(a.Alloc.CPU) != 16 || a.Alloc.Mem.String() != "128849018880" {
+		if a.Alloc == nil || a.Alloc.CPUCount.String() != "15" || a.Alloc.Mem.String() != "128849018880" || a.Alloc.Slots[model.SlotCUDAShares].String() != "2.0" {
 			t.Errorf("agent %s: partition %+v", a.ID, a.Alloc)
 		}
 	}
@@ -344,9 +348,14 @@ func runWithEngine(t *testing.T, opts Options, d, every time.Duration) {
 		for s := range sub {
 			seen++
 			for _, is := range s.Issues {
-				// The demo never over-commits a device or places a kernel
-				// outside its agent's partition; torn files come and go.
-				if is.Code == model.IssueOverCapacity || is.Code == model.IssueDriftNotOwner || is.Code == model.IssueUnknownDevice {
+				// The demo never places a kernel outside its agent's
+				// partition; torn files come and go. With device lists
+				// (the draft) it never over-commits a device either; in
+				// main's slot-based form it does, as main's agents do (each
+				// allocates over every device, blind to the other's
+				// kernels), and fgtop says so.
+				over := is.Code == model.IssueOverCapacity && opts.Partition == agentconfig.FormatDeviceBased
+				if over || is.Code == model.IssueDriftNotOwner || is.Code == model.IssueUnknownDevice {
 					bad = append(bad, is.String())
 				}
 			}
@@ -399,6 +408,13 @@ func TestNodeEngineAgrees(t *testing.T) {
 		d = 4 * time.Second
 	}
 	runWithEngine(t, Options{Seed: 3, Speed: 20, WarmUp: 30 * time.Second}, d, 1500*time.Millisecond)
+}
+
+// TestNodeEngineAgreesDeviceBased is TestNodeEngineAgrees with the
+// BEP-1044 draft's device lists (--partition device-based): no device is
+// ever over-committed there.
+func TestNodeEngineAgreesDeviceBased(t *testing.T) {
+	runWithEngine(t, Options{Seed: 3, Speed: 20, WarmUp: 30 * time.Second, Partition: agentconfig.FormatDeviceBased}, 4*time.Second, 1500*time.Millisecond)
 }
 
 // TestNodeEngineAgreesLong is the full check: a minute of wall time at real
@@ -519,7 +535,7 @@ func TestTOMLString(t *testing.T) {
 		}
 	}
 	// And such a path really loads.
-	raw, err := renderAgentTOML(`/tmp/a "b"\c`)
+	raw, err := renderAgentTOML(`/tmp/a "b"\c`, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,8 @@ import (
 var (
 	//go:embed assets/agent.toml.tmpl
 	agentTOMLTemplate string
+	//go:embed assets/agent-slot.toml.tmpl
+	agentSlotTOMLTemplate string
 	//go:embed assets/mock-accelerator.toml
 	mockTOML []byte
 	//go:embed assets/mock-accelerator.etcd.json
@@ -44,10 +46,15 @@ type agentTOMLData struct {
 	ScratchBase, Root0, Root1 string
 }
 
-// renderAgentTOML returns the demo's agent.toml with its scratch roots under
-// scratchBase ("<base>/i-demo-numa0", ...).
-func renderAgentTOML(scratchBase string) ([]byte, error) {
-	t, err := template.New("agent.toml").Parse(agentTOMLTemplate)
+// renderAgentTOML returns the demo's agent.toml in format f (slot-based,
+// Backend.AI main's, unless device-based is asked for) with its scratch
+// roots under scratchBase ("<base>/i-demo-numa0", ...).
+func renderAgentTOML(scratchBase string, f agentconfig.Format) ([]byte, error) {
+	text := agentSlotTOMLTemplate
+	if f == agentconfig.FormatDeviceBased {
+		text = agentTOMLTemplate
+	}
+	t, err := template.New("agent.toml").Parse(text)
 	if err != nil {
 		return nil, fmt.Errorf("demo: agent.toml template: %w", err)
 	}
@@ -116,14 +123,38 @@ func writeHost(dir string) (inventory.HostOptions, error) {
 	}, nil
 }
 
-// agentPart is one agent's manual (device-based) partition, as the demo's
-// agent.toml gives it.
+// agentPart is one agent's manual partition, as the demo's agent.toml
+// gives it: device lists (device-based, the BEP-1044 draft) or amounts
+// (slot-based, Backend.AI main's).
 type agentPart struct {
 	id      model.AgentID
 	root    string
 	cpu     []model.DeviceID
 	mem     model.Dec
 	devices map[model.DeviceName][]model.DeviceID
+	// slotBased parts are amounts: cpuCount cores and slots.
+	slotBased bool
+	cpuCount  model.Dec
+	slots     map[model.SlotName]model.Dec
+}
+
+// same reports whether two parts give an agent the same partition.
+func (p *agentPart) same(q *agentPart) bool {
+	if p.slotBased != q.slotBased || !p.mem.Equal(q.mem) || !p.cpuCount.Equal(q.cpuCount) || !slices.Equal(p.cpu, q.cpu) ||
+		len(p.devices) != len(q.devices) || len(p.slots) != len(q.slots) {
+		return false
+	}
+	for n, ids := range p.devices {
+		if !slices.Equal(ids, q.devices[n]) {
+			return false
+		}
+	}
+	for s, v := range p.slots {
+		if w, ok := q.slots[s]; !ok || !w.Equal(v) {
+			return false
+		}
+	}
+	return true
 }
 
 // partsFromConfig reads each agent's partition from the loaded agent.toml.
@@ -133,11 +164,16 @@ func partsFromConfig(cfg *agentconfig.Config) ([]agentPart, error) {
 		if a.Alloc == nil || !a.Alloc.HasCPU || !a.Alloc.HasMem {
 			return nil, fmt.Errorf("demo: agent %s has no manual cpu/mem partition in %s", a.ID, cfg.Path)
 		}
-		out = append(out, agentPart{
-			id: a.ID, root: a.ScratchRoot,
-			cpu: slices.Clone(a.Alloc.CPU), mem: a.Alloc.Mem,
-			devices: a.Alloc.Devices,
-		})
+		p := agentPart{id: a.ID, root: a.ScratchRoot, mem: a.Alloc.Mem}
+		if cfg.AllocFormat == agentconfig.FormatSlotBased {
+			p.slotBased, p.cpuCount, p.slots = true, a.Alloc.CPUCount, map[model.SlotName]model.Dec{}
+			for s, v := range a.Alloc.Slots {
+				p.slots[s] = v
+			}
+		} else {
+			p.cpu, p.devices = slices.Clone(a.Alloc.CPU), a.Alloc.Devices
+		}
+		out = append(out, p)
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("demo: %s lists no agents", cfg.Path)
@@ -145,8 +181,12 @@ func partsFromConfig(cfg *agentconfig.Config) ([]agentPart, error) {
 	return out, nil
 }
 
-// owns is the partition as model.Agent.Owns spells it.
+// owns is the partition as model.Agent.Owns spells it: nil (every
+// device) for a slot-based one.
 func (p *agentPart) owns() map[model.DeviceName][]model.DeviceID {
+	if p.slotBased {
+		return nil
+	}
 	out := map[model.DeviceName][]model.DeviceID{"cpu": slices.Clone(p.cpu)}
 	for name, ids := range p.devices {
 		out[name] = slices.Clone(ids)
@@ -184,60 +224,92 @@ func buildAgents(inv *inventory.Inventory, parts []agentPart) ([]*simAgent, erro
 	}
 	var out []*simAgent
 	for _, p := range parts {
-		want := map[model.DeviceKey]bool{}
-		for _, id := range p.cpu {
-			want[model.DeviceKey{Name: "cpu", ID: id}] = true
+		a, err := buildAgent(inv, p, byKey)
+		if err != nil {
+			return nil, err
 		}
-		for name, ids := range p.devices {
-			for _, id := range ids {
-				want[model.DeviceKey{Name: name, ID: id}] = true
-			}
-		}
-		for k := range want {
-			if byKey[k] == nil {
-				return nil, fmt.Errorf("demo: agent %s: unknown device %s", p.id, k)
-			}
-		}
-		perPlugin := map[model.DeviceName][]alloc.DeviceSlot{}
-		var plugins []model.DeviceName
-		capacity := model.ResourceSlot{}
-		for i := range inv.Devices {
-			d := &inv.Devices[i]
-			if d.Name == "mem" || !want[d.Key()] {
-				continue
-			}
-			if _, ok := perPlugin[d.Name]; !ok {
-				plugins = append(plugins, d.Name)
-			}
-			perPlugin[d.Name] = append(perPlugin[d.Name], alloc.DeviceSlotFrom(d))
-			capacity[d.Slot] = capacity[d.Slot].Add(d.Capacity)
-		}
-		maps := map[model.DeviceName]alloc.Map{}
-		for _, name := range plugins {
-			devs := perPlugin[name]
-			switch name {
-			case "cpu":
-				maps[name] = alloc.NewDiscreteMap(devs, alloc.Evenly, nil)
-			case "cuda":
-				if inv.Fractional {
-					maps[name] = alloc.NewFractionMap(devs, alloc.Evenly, inv.Quantum, exclusiveCUDA)
-				} else {
-					maps[name] = alloc.NewDiscreteMap(devs, alloc.Evenly, exclusiveCUDA)
-				}
-			default:
-				maps[name] = alloc.NewDiscreteMap(devs, alloc.Evenly, nil)
-			}
-		}
-		maps["mem"] = alloc.NewDiscreteMap([]alloc.DeviceSlot{{
-			ID: "root", Slot: model.SlotMem, SlotType: model.SlotTypeBytes, Capacity: p.mem,
-		}}, alloc.Fill, nil)
-		capacity[model.SlotMem] = p.mem
-		if _, ok := maps["cuda"]; !ok {
-			// An agent without GPUs still gets the plugin, with no devices:
-			// a kernel's zero cuda slots must find a map.
-			maps["cuda"] = alloc.NewFractionMap(nil, alloc.Evenly, inv.Quantum, exclusiveCUDA)
-		}
-		out = append(out, &simAgent{id: p.id, maps: maps, capacity: capacity, used: model.ResourceSlot{}})
+		out = append(out, a)
 	}
 	return out, nil
+}
+
+// buildAgent builds one agent's maps and the manager's view of its
+// capacity. A slot-based agent gets, as in Backend.AI main, maps over
+// every device of the node (it does not see the other agents' kernels)
+// and reports the amounts its partition gives it.
+func buildAgent(inv *inventory.Inventory, p agentPart, byKey map[model.DeviceKey]*model.Device) (*simAgent, error) {
+	want := map[model.DeviceKey]bool{}
+	if p.slotBased {
+		for i := range inv.Devices {
+			want[inv.Devices[i].Key()] = true
+		}
+	}
+	for _, id := range p.cpu {
+		want[model.DeviceKey{Name: "cpu", ID: id}] = true
+	}
+	for name, ids := range p.devices {
+		for _, id := range ids {
+			want[model.DeviceKey{Name: name, ID: id}] = true
+		}
+	}
+	for k := range want {
+		if byKey[k] == nil {
+			return nil, fmt.Errorf("demo: agent %s: unknown device %s", p.id, k)
+		}
+	}
+	perPlugin := map[model.DeviceName][]alloc.DeviceSlot{}
+	var plugins []model.DeviceName
+	capacity := model.ResourceSlot{}
+	for i := range inv.Devices {
+		d := &inv.Devices[i]
+		if d.Name == "mem" || !want[d.Key()] {
+			continue
+		}
+		if _, ok := perPlugin[d.Name]; !ok {
+			plugins = append(plugins, d.Name)
+		}
+		perPlugin[d.Name] = append(perPlugin[d.Name], alloc.DeviceSlotFrom(d))
+		capacity[d.Slot] = capacity[d.Slot].Add(d.Capacity)
+	}
+	maps := map[model.DeviceName]alloc.Map{}
+	for _, name := range plugins {
+		devs := perPlugin[name]
+		switch name {
+		case "cpu":
+			maps[name] = alloc.NewDiscreteMap(devs, alloc.Evenly, nil)
+		case "cuda":
+			if inv.Fractional {
+				maps[name] = alloc.NewFractionMap(devs, alloc.Evenly, inv.Quantum, exclusiveCUDA)
+			} else {
+				maps[name] = alloc.NewDiscreteMap(devs, alloc.Evenly, exclusiveCUDA)
+			}
+		default:
+			maps[name] = alloc.NewDiscreteMap(devs, alloc.Evenly, nil)
+		}
+	}
+	memCap := p.mem
+	if p.slotBased {
+		// The whole host's memory: only the amount reported is split.
+		for i := range inv.Devices {
+			if inv.Devices[i].Name == "mem" {
+				memCap = inv.Devices[i].Capacity
+			}
+		}
+	}
+	maps["mem"] = alloc.NewDiscreteMap([]alloc.DeviceSlot{{
+		ID: "root", Slot: model.SlotMem, SlotType: model.SlotTypeBytes, Capacity: memCap,
+	}}, alloc.Fill, nil)
+	capacity[model.SlotMem] = p.mem
+	if p.slotBased {
+		capacity = model.ResourceSlot{model.SlotCPU: p.cpuCount, model.SlotMem: p.mem}
+		for s, v := range p.slots {
+			capacity[s] = v
+		}
+	}
+	if _, ok := maps["cuda"]; !ok {
+		// An agent without GPUs still gets the plugin, with no devices:
+		// a kernel's zero cuda slots must find a map.
+		maps["cuda"] = alloc.NewFractionMap(nil, alloc.Evenly, inv.Quantum, exclusiveCUDA)
+	}
+	return &simAgent{id: p.id, maps: maps, capacity: capacity, used: model.ResourceSlot{}}, nil
 }

@@ -182,6 +182,20 @@ type kernelRec struct {
 	// released is set once the manager counts the kernel's resources as
 	// free (before the agent does, for a hung container).
 	released bool
+	// inMaps is what its agent's maps hold of it since the agent
+	// restarted (nil: placement): a device the new partition does not
+	// give the agent is left out.
+	inMaps alloc.KernelAllocation
+	// restarted says inMaps is set.
+	restarted bool
+}
+
+// held is what the kernel's agent's maps hold of it.
+func (k *kernelRec) held() alloc.KernelAllocation {
+	if k.restarted {
+		return k.inMaps
+	}
+	return k.placement
 }
 
 // vfolder is one virtual folder mounted into a kernel.
@@ -394,7 +408,7 @@ func (s *sim) fire(ev event) Action {
 			a.used = a.used.Sub(slotsOf(k.req))
 		}
 		act := s.action(ActDestroy, k)
-		if err := alloc.Free(a.maps, k.placement); err != nil {
+		if err := alloc.Free(a.maps, k.held()); err != nil {
 			// Cannot happen: the placement came from these maps.
 			act.Err = err
 		}

@@ -20,7 +20,7 @@ import (
 func testSim(t *testing.T, seed int64) (*sim, []agentPart, *inventory.Inventory) {
 	t.Helper()
 	dir := t.TempDir()
-	raw, err := renderAgentTOML(filepath.Join(dir, "scratches"))
+	raw, err := renderAgentTOML(filepath.Join(dir, "scratches"), agentconfig.FormatDeviceBased)
 	if err != nil {
 		t.Fatal(err)
 	}

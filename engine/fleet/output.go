@@ -86,14 +86,21 @@ type JSONFit struct {
 	Short     map[string]string            `json:"short,omitempty"`
 	// ShortAgent is the agent Short is of: the one that came closest.
 	ShortAgent string `json:"short_agent,omitempty"`
+	// Overcommit: the placement would put a device over its capacity
+	// across every agent (Devices says which, with device_total_after).
+	Overcommit bool                    `json:"overcommit"`
+	Devices    []placement.DeviceAfter `json:"devices_after,omitempty"`
 }
 
 // JSONFitReport is `fgtop fleet --fit SLOTS --json`.
 type JSONFitReport struct {
 	Request string `json:"request"`
 	// Fits lists the live nodes that take the request, in fleet order.
-	Fits  []string   `json:"fits"`
-	Nodes []JSONNode `json:"nodes"`
+	Fits []string `json:"fits"`
+	// Overcommits lists those of Fits where the placement would put a
+	// device over its capacity across every agent.
+	Overcommits []string   `json:"overcommits"`
+	Nodes       []JSONNode `json:"nodes"`
 }
 
 // ToJSON spells a fleet out for scripts.
@@ -128,7 +135,7 @@ func ptr(d model.Dec) *model.Dec { return &d }
 
 // FitJSON runs req on every node of f.
 func FitJSON(f *Fleet, req alloc.Request, base Settings) JSONFitReport {
-	out := JSONFitReport{Request: placement.FormatRequest(req), Fits: []string{}, Nodes: []JSONNode{}}
+	out := JSONFitReport{Request: placement.FormatRequest(req), Fits: []string{}, Overcommits: []string{}, Nodes: []JSONNode{}}
 	for i := range f.Nodes {
 		n := &f.Nodes[i]
 		j := nodeJSON(n)
@@ -149,6 +156,9 @@ func FitJSON(f *Fleet, req alloc.Request, base Settings) JSONFitReport {
 			j.Fit = fitJSON(fit)
 			if fit.OK {
 				out.Fits = append(out.Fits, n.Name)
+				if fit.Overcommit {
+					out.Overcommits = append(out.Overcommits, n.Name)
+				}
 			}
 		}
 		out.Nodes = append(out.Nodes, j)
@@ -164,7 +174,7 @@ func onAgent(a model.AgentID) string {
 }
 
 func fitJSON(f Fit) *JSONFit {
-	j := &JSONFit{Fits: f.OK, Agent: string(f.Agent), Error: f.ErrKind, Reason: f.Reason}
+	j := &JSONFit{Fits: f.OK, Agent: string(f.Agent), Error: f.ErrKind, Reason: f.Reason, Overcommit: f.Overcommit, Devices: f.Devices}
 	if f.OK {
 		j.Placement = map[string]map[string]string{}
 		for _, s := range f.Placement {
@@ -183,4 +193,23 @@ func fitJSON(f Fit) *JSONFit {
 		}
 	}
 	return j
+}
+
+// CheckSlots refuses a request naming a slot no node of the fleet
+// registers (a typo: "did you mean cuda.shares?"), judged on the nodes
+// whose snapshot is known; with none known it cannot judge and passes.
+func (f *Fleet) CheckSlots(req alloc.Request) error {
+	var known []model.SlotName
+	seen := false
+	for _, n := range f.Nodes {
+		if n.Snap == nil {
+			continue
+		}
+		seen = true
+		known = append(known, placement.DeviceSlots(n.Snap.Devices)...)
+	}
+	if !seen {
+		return nil
+	}
+	return placement.CheckSlots(req, known)
 }

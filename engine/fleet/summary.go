@@ -117,8 +117,27 @@ func largest(s *model.Snapshot, slot model.SlotName, settings placement.Settings
 			step = placement.DefaultQuantum
 		}
 	}
-	for _, st := range placement.NewPlanner(s, settings).Agents() {
+	planner := placement.NewPlanner(s, settings)
+	phys := planner.Physical()
+	for _, st := range planner.Agents() {
 		free := st.Node.FreeOf(slot)
+		// Never more than is physically free: the agent's allocator does
+		// not see the other agents' kernels, and a fit that only places
+		// by overcommitting a device is no fit.
+		var owns func(model.DeviceKey) bool
+		if st.Agent.Owns != nil {
+			owns = st.Agent.OwnsDevice
+		}
+		if pf := phys.FreeOf(slot, owns); pf.Less(free) {
+			free = pf
+		}
+		// Nor more than the manager would send it: in the slot-based form,
+		// the amount it is given less what its kernels hold.
+		if g, ok := st.Agent.Given[slot]; ok {
+			if left := model.Max(g.Sub(st.Agent.Held[slot]), model.Zero); left.Less(free) {
+				free = left
+			}
+		}
 		hi, err := free.QuoInteger(step)
 		if err != nil || hi.Sign() <= 0 {
 			continue
@@ -127,9 +146,13 @@ func largest(s *model.Snapshot, slot model.SlotName, settings placement.Settings
 		if err != nil {
 			continue
 		}
+		try := func(k int64) (alloc.KernelAllocation, bool) {
+			got, err := st.Node.Try(alloc.Request{{Slot: slot, Amount: step.Mul(model.DecFromInt64(k))}})
+			return got, err == nil
+		}
 		fits := func(k int64) bool {
-			_, err := st.Node.Try(alloc.Request{{Slot: slot, Amount: step.Mul(model.DecFromInt64(k))}})
-			return err == nil
+			_, ok := try(k)
+			return ok
 		}
 		lo := int64(0) // fits (nothing)
 		for lo < n {
@@ -138,6 +161,19 @@ func largest(s *model.Snapshot, slot model.SlotName, settings placement.Settings
 				lo = mid
 			} else {
 				n = mid - 1
+			}
+		}
+		// Every size up to lo fits the agent's allocator; the largest of
+		// them that overcommits no device (across every agent) is the
+		// answer. Whether a size overcommits is not monotone in it, so
+		// the sizes are tried from lo down.
+		for ; lo > 0; lo-- {
+			got, ok := try(lo)
+			if !ok {
+				continue
+			}
+			if _, over := phys.After(placement.FlattenAllocation(got)); !over {
+				break
 			}
 		}
 		if v := step.Mul(model.DecFromInt64(lo)); best.Less(v) {
@@ -170,6 +206,12 @@ type Fit struct {
 	// for another reason: fragmentation, the quantum, ...).
 	Short   []placement.SlotAmount
 	Closest model.AgentID
+	// Devices is, for a fit, what each device the placement touches would
+	// hold across every agent of the node; Overcommit says one would be
+	// over its capacity (the agent's allocator does not see the other
+	// agents' kernels, so it places there all the same).
+	Devices    []placement.DeviceAfter
+	Overcommit bool
 }
 
 // FitRequest runs a request through Backend.AI's allocators on every
@@ -185,7 +227,7 @@ func FitRequest(s *model.Snapshot, req alloc.Request, base Settings) Fit {
 	first, closest := true, model.Zero
 	for _, a := range pv.Agents {
 		if a.OK() {
-			return Fit{OK: true, Agent: a.Agent, Placement: placement.FlattenAllocation(a.Alloc)}
+			return Fit{OK: true, Agent: a.Agent, Placement: placement.FlattenAllocation(a.Alloc), Devices: a.Devices, Overcommit: a.Overcommit}
 		}
 		why := a.Reason
 		if a.ErrKind == alloc.KindFractionalResourceFragmented || (a.ErrKind == alloc.KindInsufficientResource && len(a.Stranded) > 0) {

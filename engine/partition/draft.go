@@ -27,6 +27,9 @@ type Request struct {
 	CPU []CPUSet
 	// Mem sets agents' memory in bytes.
 	Mem []MemSet
+	// Slots set agents' amounts in the slot-based format (cpu count, mem,
+	// device slots such as cuda.shares).
+	Slots []SlotSet
 	// Format asks for an allocation format. "" keeps the file's, and a
 	// file that does not say (no allocation tables) gets Backend.AI main's
 	// slot-based form; FormatDeviceBased writes the BEP-1044 draft form,
@@ -60,7 +63,7 @@ type MemSet struct {
 
 // Empty reports whether the request changes nothing.
 func (r Request) Empty() bool {
-	return r.From == nil && r.Mode == "" && len(r.Moves) == 0 && len(r.CPU) == 0 && len(r.Mem) == 0 && r.Format == ""
+	return r.From == nil && r.Mode == "" && len(r.Moves) == 0 && len(r.CPU) == 0 && len(r.Mem) == 0 && len(r.Slots) == 0 && r.Format == ""
 }
 
 // Draft applies req to a copy of cur and returns it, with the reasons it
@@ -260,6 +263,36 @@ func Draft(cur *agentconfig.Config, inv Inventory, req Request) (*agentconfig.Co
 		}
 		a := alloc(i)
 		a.HasMem, a.Mem = true, ms.Bytes
+	}
+	for _, ss := range req.Slots {
+		what := "--slot " + ss.String()
+		if d.AllocFormat == agentconfig.FormatDeviceBased && d.Mode == agentconfig.ModeManual {
+			fail("%s: the file's allocation tables are in the BEP-1044 device-based format, which assigns devices (--move, --cpu IDS), not amounts", what)
+			continue
+		}
+		if !needManual(what) {
+			continue
+		}
+		i := agentIdx(ss.Agent)
+		if i < 0 {
+			continue
+		}
+		a := alloc(i)
+		switch ss.Slot {
+		case model.SlotCPU:
+			a.HasCPU, a.CPUCount, a.CPU = true, ss.Amount, nil
+		case model.SlotMem:
+			if err := CheckMem(ss.Amount, inv.MemTotal(), cur.MemoryAlignSize); err != nil {
+				fail("%s: %v", what, err)
+				continue
+			}
+			a.HasMem, a.Mem = true, ss.Amount
+		default:
+			if a.Slots == nil {
+				a.Slots = map[model.SlotName]model.Dec{}
+			}
+			a.Slots[ss.Slot] = ss.Amount
+		}
 	}
 	if d.Format == agentconfig.FormatSingle && len(d.Agents) == 1 {
 		d.GlobalAlloc = d.Agents[0].Alloc

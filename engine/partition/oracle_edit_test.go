@@ -62,7 +62,31 @@ func randomRequest(rng *rand.Rand, c *agentconfig.Config, snap *model.Snapshot, 
 			devs = append(devs, d)
 		}
 	}
-	switch op := rng.IntN(10); {
+	switch op := rng.IntN(12); {
+	case op >= 10:
+		// --slot AGENT=SLOT=AMOUNT, the slot-based amounts (the console's
+		// editor fields make the same requests).
+		a := agent()
+		slots := KnownSlots(c, InventoryOf(snap))
+		slot := slots[rng.IntN(len(slots))]
+		var text string
+		switch slot {
+		case model.SlotCPU:
+			text = fmt.Sprint(rng.IntN(9))
+		case model.SlotMem:
+			text = []string{"1G", "2G", "8G", "1536M", "3g", "10G"}[rng.IntN(6)]
+		default:
+			text = []string{"0", "0.5", "1.0", "1.25", "2", "2.0", "3.75"}[rng.IntN(7)]
+		}
+		set, err := ParseSlotSet(string(a) + "=" + string(slot) + "=" + text)
+		if err != nil {
+			panic(err)
+		}
+		req := Request{Slots: []SlotSet{set}}
+		if rng.IntN(2) == 0 {
+			req.Mode = agentconfig.ModeManual
+		}
+		return req, fmt.Sprintf("--mode %q --slot %s", req.Mode, set)
 	case op < 3:
 		modes := []string{agentconfig.ModeShared, agentconfig.ModeAutoSplit, agentconfig.ModeManual}
 		m := modes[rng.IntN(3)]
@@ -129,7 +153,7 @@ func TestEditsKeepMainLoading(t *testing.T) {
 	outDir := t.TempDir()
 	type written struct{ file, trail string }
 	var out []written
-	refused, editable, unloadable := 0, 0, 0
+	refused, editable, unloadable, slotWrites := 0, 0, 0, 0
 	start := time.Now()
 	for ci, cs := range cases {
 		if !cs.Main.OK {
@@ -199,6 +223,9 @@ func TestEditsKeepMainLoading(t *testing.T) {
 				t.Fatal(err)
 			}
 			out = append(out, written{keep, strings.Join(trail, " | ")})
+			if strings.Contains(what, "--slot ") {
+				slotWrites++
+			}
 			history = append(history, keep)
 			wroteAny = true
 		}
@@ -210,6 +237,10 @@ func TestEditsKeepMainLoading(t *testing.T) {
 		len(out), editable, refused, unloadable, time.Since(start).Round(time.Millisecond))
 	if len(out) < 100 {
 		t.Errorf("only %d files written: the edits are not exercised", len(out))
+	}
+	t.Logf("%d of them written by a --slot edit", slotWrites)
+	if slotWrites < 20 {
+		t.Errorf("only %d files written by --slot edits: the slot-based amounts are not exercised", slotWrites)
 	}
 
 	oracle := testfix.Oracle(t)

@@ -2,6 +2,7 @@ package partition
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -149,6 +150,10 @@ func (p *Partition) Fill(agents []model.Agent) {
 		}
 		agents[i].Mem = ap.Mem
 		agents[i].Owns = nil
+		agents[i].Given = nil
+		if p.Format == agentconfig.FormatSlotBased && p.Effective != agentconfig.ModeShared && len(p.Agents) > 1 {
+			agents[i].Given = maps.Clone(ap.Capacity)
+		}
 		if ap.Owns != nil {
 			agents[i].Owns = make(map[model.DeviceName][]model.DeviceID, len(ap.Owns))
 			for n, ids := range ap.Owns {

@@ -16,6 +16,8 @@ import (
 type Planner struct {
 	settings Settings
 	agents   []*AgentState
+	// phys is what every agent's kernels hold, device by device.
+	phys *Physical
 }
 
 // AgentState is one agent's side of the node as its allocator sees it.
@@ -50,7 +52,7 @@ type KernelSkip struct {
 // snapshot without agents is treated as one agent ("") with every device
 // and every kernel.
 func NewPlanner(s *model.Snapshot, settings Settings) *Planner {
-	p := &Planner{settings: settings}
+	p := &Planner{settings: settings, phys: PhysicalOf(s)}
 	agents := s.Agents
 	if len(agents) == 0 {
 		agents = []model.Agent{{}}
@@ -81,8 +83,11 @@ func buildAgent(s *model.Snapshot, a model.Agent, settings Settings, everything 
 		if !everything && !a.OwnsDevice(d.Key()) {
 			continue
 		}
-		if d.Name == "mem" && !everything && a.Mem.Sign() > 0 {
-			d.Capacity = a.Mem // a SlotPartition replaces the capacity
+		if d.Name == "mem" && !everything && a.Mem.Sign() > 0 && a.Given == nil {
+			// A SlotPartition (the BEP-1044 draft) replaces the capacity;
+			// in main's slot-based form the agent's map keeps the host's
+			// memory and only the amount it reports is split.
+			d.Capacity = a.Mem
 		}
 		d.Telemetry = nil
 		devs = append(devs, d)
@@ -161,6 +166,12 @@ type AgentPreview struct {
 	// Stranded is, per fractional slot the request names, the free shares
 	// no request of this size can use (see Stranded).
 	Stranded []StrandedSlot
+	// Devices is, for a request the agent takes, what each device it
+	// touches would hold across every agent (the agent's allocator does not
+	// see the others' kernels); Overcommit says one would be over its
+	// capacity.
+	Devices    []DeviceAfter
+	Overcommit bool
 }
 
 // OK reports whether the agent could take the request.
@@ -176,14 +187,89 @@ type SlotAmount struct {
 func (p *Planner) Preview(req alloc.Request) *Preview {
 	out := &Preview{Request: req, Agents: make([]AgentPreview, len(p.agents))}
 	for i, st := range p.agents {
-		out.Agents[i] = st.Preview(req)
+		// One agent sees every kernel of the node: what it sees free is
+		// what is free, and capping it only costs time.
+		phys := p.phys
+		if len(p.agents) < 2 {
+			phys = nil
+		}
+		ap := st.preview(req, phys)
+		// The manager decides before the agent's allocator ever runs.
+		st.managerRefuses(req, &ap)
+		if ap.OK() {
+			ap.Devices, ap.Overcommit = p.phys.After(FlattenAllocation(ap.Alloc))
+		}
+		out.Agents[i] = ap
 	}
 	return out
 }
 
+// managerRefuses turns a placement the agent's allocator would make into
+// a refusal where Backend.AI's manager would never send the request to
+// that agent: in main's slot-based form an agent reports the amounts its
+// partition gives it, less what its kernels hold, and the manager
+// schedules only within them (its allocator, over every device, would
+// otherwise take more than the agent is given).
+func (st *AgentState) managerRefuses(req alloc.Request, ap *AgentPreview) {
+	given := st.Agent.Given
+	if given == nil {
+		return
+	}
+	for _, e := range req {
+		g, ok := given[e.Slot]
+		if !ok || e.Amount.Sign() <= 0 {
+			continue
+		}
+		left := model.Max(g.Sub(st.Agent.Held[e.Slot]), model.Zero)
+		if !left.Less(e.Amount) {
+			continue
+		}
+		ap.Alloc, ap.Stranded = nil, nil
+		ap.ErrKind = alloc.KindInsufficientResource
+		ap.Err = fmt.Errorf("agent %s reports %s of %s free to the manager", st.Agent.ID, left, e.Slot)
+		words := func(v model.Dec) string {
+			if e.Slot == model.SlotMem {
+				return model.FormatBinarySize(v)
+			}
+			return v.String()
+		}
+		ap.Reason = fmt.Sprintf("the manager would not send it there: the agent reports %s %s free (given %s, its kernels hold %s), %s requested",
+			words(left), e.Slot, words(g), words(st.Agent.Held[e.Slot]), words(e.Amount))
+		for j := range ap.Free {
+			if ap.Free[j].Slot == e.Slot && left.Less(ap.Free[j].Amount) {
+				ap.Free[j].Amount = left
+			}
+		}
+		return
+	}
+}
+
+// Physical is what every agent's kernels hold on the node the planner
+// was built from.
+func (p *Planner) Physical() *Physical { return p.phys }
+
 // Preview places req on a copy of the agent's maps.
-func (st *AgentState) Preview(req alloc.Request) AgentPreview {
+func (st *AgentState) Preview(req alloc.Request) AgentPreview { return st.preview(req, nil) }
+
+// preview is Preview with what the agent sees free capped at what is
+// physically free on its devices (phys, nil for no cap): its allocator
+// does not count the other agents' kernels, and the agents' free amounts
+// must never add up to more than the node has.
+func (st *AgentState) preview(req alloc.Request, phys *Physical) AgentPreview {
 	ap := AgentPreview{Agent: st.Agent.ID}
+	var owns func(model.DeviceKey) bool
+	if st.Agent.Owns != nil {
+		owns = st.Agent.OwnsDevice
+	}
+	capFree := func(slot model.SlotName, v model.Dec) model.Dec {
+		if phys == nil {
+			return v
+		}
+		if pf := phys.FreeOf(slot, owns); pf.Less(v) {
+			return pf
+		}
+		return v
+	}
 	var seen []model.SlotName
 	for _, e := range req {
 		if slices.Contains(seen, e.Slot) {
@@ -194,10 +280,10 @@ func (st *AgentState) Preview(req alloc.Request) AgentPreview {
 			continue
 		}
 		if sl, ok := st.Node.Stranded(e.Slot, e.Amount); ok {
-			ap.Free = append(ap.Free, SlotAmount{e.Slot, sl.Free})
+			ap.Free = append(ap.Free, SlotAmount{e.Slot, capFree(e.Slot, sl.Free)})
 			ap.Stranded = append(ap.Stranded, sl)
 		} else {
-			ap.Free = append(ap.Free, SlotAmount{e.Slot, st.Node.FreeOf(e.Slot)})
+			ap.Free = append(ap.Free, SlotAmount{e.Slot, capFree(e.Slot, st.Node.FreeOf(e.Slot))})
 		}
 	}
 	got, err := st.Node.Try(req)

@@ -144,3 +144,33 @@ func FormatRequest(r alloc.Request) string {
 	}
 	return strings.Join(parts, ",")
 }
+
+// DeviceSlots lists the slots devs register, each once, in device order.
+func DeviceSlots(devs []model.Device) []model.SlotName {
+	var out []model.SlotName
+	seen := map[model.SlotName]bool{}
+	for _, d := range devs {
+		if !seen[d.Slot] {
+			seen[d.Slot] = true
+			out = append(out, d.Slot)
+		}
+	}
+	return out
+}
+
+// CheckSlots refuses a request naming a slot the node does not register
+// (model.UnknownSlotError: "did you mean cuda.shares?"). Backend.AI's
+// allocator would answer a typo with InsufficientResource and 0 free,
+// which hides it. A slot of amount 0 passes: Backend.AI drops it, and its
+// own requests carry zeros for slots the node may not have.
+func CheckSlots(req alloc.Request, known []model.SlotName) error {
+	for _, e := range req {
+		if e.Amount.Sign() == 0 {
+			continue
+		}
+		if err := model.CheckSlot(e.Slot, known); err != nil {
+			return err //nolint:wrapcheck // names the slot and the node's slots
+		}
+	}
+	return nil
+}

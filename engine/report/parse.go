@@ -216,6 +216,11 @@ func (r *Snapshot) Model() (*model.Snapshot, error) {
 		if a.Mem != nil {
 			ma.Mem = *a.Mem
 		}
+		if a.Given != nil {
+			if ma.Given, err = slots(a.Given); err != nil {
+				return nil, fmt.Errorf("agent %s: given: %w", a.ID, err)
+			}
+		}
 		if a.Restart != nil {
 			ma.Restart = model.Restart{State: model.RestartState(a.Restart.State), Detail: a.Restart.Detail, PIDs: a.Restart.PIDs}
 		}

@@ -204,6 +204,8 @@ type Agent struct {
 	Held        map[string]string   `json:"held"`
 	Owns        map[string][]string `json:"owns"`
 	Mem         *model.Dec          `json:"mem_bytes,omitempty"`
+	// Given is a slot-based partition's amount per slot for the agent.
+	Given map[string]string `json:"given,omitempty"`
 	// Restart says whether the agent's process runs the agent.toml on
 	// disk; absent without a config.
 	Restart *Restart `json:"restart,omitempty"`
@@ -389,6 +391,9 @@ func FromSnapshot(s *model.Snapshot) *Snapshot {
 		if !a.Mem.IsZero() {
 			m := a.Mem
 			aj.Mem = &m
+		}
+		if a.Given != nil {
+			aj.Given = slotMap(a.Given)
 		}
 		out.Agents = append(out.Agents, aj)
 	}

@@ -53,6 +53,10 @@ type Options struct {
 	// read. A console served over SSH gets a loader that takes names only
 	// (themes.LoadNamed), so nothing a viewer types reads a file.
 	LoadTheme func(arg string) (*themes.Theme, error)
+	// DemoRestart restarts the demo's simulated agents whose partition in
+	// agent.toml changed (key R) and says what it did; nil outside the
+	// demo, where the key does not exist.
+	DemoRestart func() (string, error)
 }
 
 // FrameRate is the renderer's frame rate: pass tea.WithFPS(FrameRate) to
@@ -181,6 +185,9 @@ func newApp(snapshots <-chan *model.Snapshot, opts Options) *App {
 		role = kit.RoleViewer
 	}
 	a.Keys = kit.NewKeyMap(role)
+	if opts.DemoRestart != nil {
+		a.Keys = a.Keys.WithDemoRestart()
+	}
 	t := opts.Theme
 	a.theme.dark = opts.Background != "light"
 	if t != nil {

@@ -6,6 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/fgtop/fgtop/engine/partition"
+	"github.com/fgtop/fgtop/model"
 
 	"github.com/fgtop/fgtop/ui/editor"
 	"github.com/fgtop/fgtop/ui/kit"
@@ -85,7 +86,7 @@ func (a *App) deskPolled(m editor.DeskPolledMsg) {
 		}
 		hold = []kit.Span{{Lvl: lvl, Text: "draft: " + who + " since " + m.Hold.Since.Local().Format("15:04")}}
 	}
-	if m.Written {
+	if m.Written && !a.agentsRestarted() {
 		write = []kit.Span{{Lvl: kit.LvlWarn, Text: "agent.toml written " + m.Write.Since.Local().Format("15:04") + " by " + m.Write.Actor.Name + ": restart agents"}}
 	}
 	if !slices.Equal(hold, a.deskHold) || !slices.Equal(write, a.deskWrite) {
@@ -95,6 +96,21 @@ func (a *App) deskPolled(m editor.DeskPolledMsg) {
 	if ed != nil {
 		ed.Update(m)
 	}
+}
+
+// agentsRestarted reports whether every agent is known to run agent.toml
+// as it is (restarted since the last write): "restart agents" is then
+// old news.
+func (a *App) agentsRestarted() bool {
+	if a.Snap == nil || len(a.Snap.Agents) == 0 {
+		return false
+	}
+	for _, ag := range a.Snap.Agents {
+		if ag.Restart.State != model.RestartCurrent {
+			return false
+		}
+	}
+	return true
 }
 
 // startEditor opens the editor (e). While another operator holds the

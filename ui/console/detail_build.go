@@ -511,7 +511,7 @@ func agentDetail(d *render.Derived, ai int) []detailLine {
 		out = append(out, detailLine{spans: line})
 	}
 	out = append(out, blank, section("Partition"))
-	if ag.Owns == nil {
+	if ag.Owns == nil && ag.Given == nil {
 		out = append(out, text(kit.LvlDim, "  every device (shared mode, or no partition known)"))
 	}
 	for _, ln := range r.Lines {

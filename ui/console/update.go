@@ -77,6 +77,13 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case themeLoadedMsg:
 		a.themeLoaded(msg)
 		a.Invalidate()
+	case demoRestartedMsg:
+		if msg.err != nil {
+			a.Flashf(kit.LvlCrit, msg.err.Error())
+		} else {
+			a.Flashf(kit.LvlInfo, msg.text)
+		}
+		a.Invalidate()
 	case closedMsg:
 		a.Closed = true
 		a.Flashf(kit.LvlCrit, "the engine stopped publishing: this is the last snapshot it sent")
@@ -141,6 +148,12 @@ func (a *App) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return a, a.copySelected()
 	case kit.ActEditPartition:
 		a.startEditor(false)
+	case kit.ActDemoRestart:
+		restart := a.opts.DemoRestart
+		a.Do(func() tea.Msg {
+			text, err := restart()
+			return demoRestartedMsg{text: text, err: err}
+		})
 	default:
 		return a, a.paneKey(act, msg)
 	}
@@ -160,4 +173,10 @@ func (a *App) handleClick(m tea.Mouse) {
 		return
 	}
 	a.paneMouse(tea.MouseClickMsg(m), m)
+}
+
+// demoRestartedMsg is what the demo's restart of its agents did.
+type demoRestartedMsg struct {
+	text string
+	err  error
 }

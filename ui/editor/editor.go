@@ -49,20 +49,24 @@ const (
 // EdRowKind is what an editor row edits.
 type EdRowKind uint8
 
-// The rows the editor has: a device's owner, an agent's CPU, its memory.
+// The rows the editor has: a device's owner, an agent's CPU, its memory,
+// (slot-based) an agent's amount of one slot.
 const (
-	rowDevice EdRowKind = iota
+	RowDevice EdRowKind = iota
 	RowCPU
 	RowMem
+	// RowSlot is an agent's amount of one slot in a slot-based file.
+	RowSlot
 )
 
-// EdRow is one selectable row of the grid: a device, or an agent's cpu or
-// mem.
+// EdRow is one selectable row of the grid: a device, an agent's cpu or
+// mem, or (slot-based) an agent's amount of a slot.
 type EdRow struct {
 	Kind  EdRowKind
-	Key   model.DeviceKey // rowDevice
-	Agent int             // rowCPU, rowMem: index into plan.Next.Agents
+	Key   model.DeviceKey // RowDevice
+	Agent int             // rowCPU, rowMem, RowSlot: index into plan.Next.Agents
 	Dev   int             // index into derived.devs, or -1
+	Slot  model.SlotName  // RowSlot
 }
 
 // journalRows is how many journal records the journal view shows.
@@ -184,6 +188,28 @@ func (e *Editor) changeSummary() string {
 	if cpu > 0 {
 		parts = append(parts, "cpu of "+kit.Plural(cpu, "agent"))
 	}
+	if p.Format == agentconfig.FormatSlotBased {
+		changed := map[model.SlotName]int{}
+		var order []model.SlotName
+		for i := range p.Next.Agents {
+			n := &p.Next.Agents[i]
+			c := p.Current.Agent(n.ID)
+			if c == nil {
+				continue
+			}
+			for _, slot := range deviceSlotsOf(p.Next) {
+				if !c.Capacity[slot].Equal(n.Capacity[slot]) {
+					if changed[slot] == 0 {
+						order = append(order, slot)
+					}
+					changed[slot]++
+				}
+			}
+		}
+		for _, slot := range order {
+			parts = append(parts, string(slot)+" of "+kit.Plural(changed[slot], "agent"))
+		}
+	}
 	if mem > 0 {
 		parts = append(parts, "mem of "+kit.Plural(mem, "agent"))
 	}
@@ -202,6 +228,7 @@ func cloneRequest(r partition.Request) partition.Request {
 	r.Moves = slices.Clone(r.Moves)
 	r.CPU = slices.Clone(r.CPU)
 	r.Mem = slices.Clone(r.Mem)
+	r.Slots = slices.Clone(r.Slots)
 	return r
 }
 
@@ -219,11 +246,14 @@ func (e *Editor) Replan() {
 // instances under their GPU), then any device the partitions name that
 // the node does not have, then each agent's cpu and mem.
 func (e *Editor) editorRows() []EdRow {
+	if e.slotGrid() {
+		return e.slotRows()
+	}
 	var rows []EdRow
 	seen := map[model.DeviceKey]bool{}
 	if e.data() != nil {
 		for i := range e.data().Devs {
-			rows = append(rows, EdRow{Kind: rowDevice, Key: e.data().Devs[i].Key, Dev: i})
+			rows = append(rows, EdRow{Kind: RowDevice, Key: e.data().Devs[i].Key, Dev: i})
 			seen[e.data().Devs[i].Key] = true
 		}
 	}
@@ -251,7 +281,7 @@ func (e *Editor) editorRows() []EdRow {
 		return agentconfig.NaturalCompare(partition.Key(x), partition.Key(y))
 	})
 	for _, k := range extra {
-		rows = append(rows, EdRow{Kind: rowDevice, Key: k, Dev: -1})
+		rows = append(rows, EdRow{Kind: RowDevice, Key: k, Dev: -1})
 	}
 	if e.Plan.Next != nil {
 		for i := range e.Plan.Next.Agents {
@@ -302,7 +332,7 @@ func (e *Editor) manualOnly(what string) string {
 // moveSelected gives the selected device to agent index to (clamped);
 // delta != 0 moves it relative to its current owner instead.
 func (e *Editor) moveSelected(to, delta int) {
-	if e.Cursor >= len(e.Rows) || e.Rows[e.Cursor].Kind != rowDevice {
+	if e.Cursor >= len(e.Rows) || e.Rows[e.Cursor].Kind != RowDevice {
 		e.Flashf(kit.LvlInfo, "select a device row to move it (cpu and mem rows are edited with enter)")
 		return
 	}
@@ -363,10 +393,10 @@ func (e *Editor) cycleMode() {
 	if nextMode == base.Mode {
 		next.Mode = ""
 	}
-	dropped := nextMode != agentconfig.ModeManual && (len(next.Moves)+len(next.CPU)+len(next.Mem) > 0)
+	dropped := nextMode != agentconfig.ModeManual && (len(next.Moves)+len(next.CPU)+len(next.Mem)+len(next.Slots) > 0)
 	if nextMode != agentconfig.ModeManual {
 		// The format only matters for tables manual writes.
-		next.Moves, next.CPU, next.Mem, next.Format = nil, nil, nil, ""
+		next.Moves, next.CPU, next.Mem, next.Slots, next.Format = nil, nil, nil, nil, ""
 	}
 	if next.Mode == agentconfig.ModeManual && base.FormatGuessed && next.Format == "" {
 		// The file does not say which format: ask, main's by default.
@@ -433,13 +463,16 @@ func (e *Editor) startInput() tea.Cmd {
 		return nil
 	}
 	r := e.Rows[e.Cursor]
-	if r.Kind == rowDevice {
+	if r.Kind == RowDevice {
 		e.Flashf(kit.LvlInfo, "enter edits the cpu and mem rows; move a device with ←/→ or its agent's number")
 		return nil
 	}
 	what := "editing cpu"
-	if r.Kind == RowMem {
+	switch r.Kind {
+	case RowMem:
 		what = "editing mem"
+	case RowSlot:
+		what = "editing " + string(r.Slot)
 	}
 	if why := e.manualOnly(what); why != "" {
 		e.Flashf(kit.LvlWarn, why)
@@ -460,6 +493,9 @@ func (e *Editor) startInput() tea.Cmd {
 // fieldValue is what a cpu or mem row holds in the draft, as typed.
 func (e *Editor) fieldValue(r EdRow) string {
 	ap := &e.Plan.Next.Agents[r.Agent]
+	if r.Kind == RowSlot {
+		return slotValue(ap, r.Slot)
+	}
 	if r.Kind == RowMem {
 		if ap.Mem.IsZero() {
 			return ""
@@ -476,18 +512,19 @@ func (e *Editor) fieldValue(r EdRow) string {
 }
 
 // FieldCheck is what a cpu or mem field's text means, worked out as it is
-// typed: hint says how it is read ("= 512 MiB"), warn what is allowed but
-// likely a slip (a size with no unit is bytes), err why it is refused.
+// typed: Hint says how it is read ("= 512 MiB"), Warn what is allowed but
+// likely a slip (a size with no unit is bytes), Err why it is refused.
 type FieldCheck struct {
-	hint, warn string
-	Err        error
+	Hint string
+	Warn string
+	Err  error
 }
 
 // spans is the check as shown after the field.
 func (c FieldCheck) spans() []kit.Span {
 	var out []kit.Span
-	if c.hint != "" {
-		out = append(out, kit.Span{Lvl: kit.LvlAccent, Text: c.hint})
+	if c.Hint != "" {
+		out = append(out, kit.Span{Lvl: kit.LvlAccent, Text: c.Hint})
 	}
 	if c.Err != nil {
 		if len(out) > 0 {
@@ -495,11 +532,11 @@ func (c FieldCheck) spans() []kit.Span {
 		}
 		return append(out, kit.Span{Lvl: kit.LvlCrit, Text: c.Err.Error()})
 	}
-	if c.warn != "" {
+	if c.Warn != "" {
 		if len(out) > 0 {
 			out = append(out, kit.Span{Lvl: kit.LvlDim, Text: " · "})
 		}
-		out = append(out, kit.Span{Lvl: kit.LvlWarn, Text: c.warn})
+		out = append(out, kit.Span{Lvl: kit.LvlWarn, Text: c.Warn})
 	}
 	return out
 }
@@ -507,6 +544,9 @@ func (c FieldCheck) spans() []kit.Span {
 // fieldChecker checks a cpu or mem field as it is typed; what it refuses
 // never enters the draft.
 func (e *Editor) fieldChecker(r EdRow) func(string) FieldCheck {
+	if r.Kind == RowSlot {
+		return e.slotChecker(r)
+	}
 	if r.Kind == RowMem {
 		total := e.Plan.Next.MemTotal
 		var align model.Dec
@@ -523,7 +563,7 @@ func (e *Editor) fieldChecker(r EdRow) func(string) FieldCheck {
 			if err != nil || n < 0 {
 				return FieldCheck{Err: errors.New("the slot-based format takes a core count, e.g. 15")}
 			}
-			return FieldCheck{hint: "= " + kit.Plural(n, "core")}
+			return FieldCheck{Hint: "= " + kit.Plural(n, "core")}
 		}
 	}
 	cores := map[model.DeviceID]bool{}
@@ -544,9 +584,9 @@ func checkMem(s string, total, align model.Dec) FieldCheck {
 	if err != nil {
 		return FieldCheck{Err: err}
 	}
-	c := FieldCheck{hint: "= " + humanBytes(v), warn: warn}
+	c := FieldCheck{Hint: "= " + humanBytes(v), Warn: warn}
 	if err := partition.CheckMem(v, total, align); err != nil {
-		c.Err, c.warn = err, ""
+		c.Err, c.Warn = err, ""
 	}
 	return c
 }
@@ -598,7 +638,7 @@ func checkCPU(s string, cores map[model.DeviceID]bool) FieldCheck {
 			return FieldCheck{Err: fmt.Errorf("no core %s on this node (it has %d)", partition.IDRanges(unknown), len(cores))}
 		}
 	}
-	return FieldCheck{hint: "= " + kit.Plural(len(ids), "core")}
+	return FieldCheck{Hint: "= " + kit.Plural(len(ids), "core")}
 }
 
 // commitInput puts a valid field into the draft; an invalid one stays
@@ -617,6 +657,13 @@ func (e *Editor) commitInput() {
 		return
 	}
 	id := e.Plan.Next.Agents[r.Agent].ID
+	if r.Kind == RowSlot {
+		next, ok := e.withSlot(r, val)
+		if ok {
+			e.edit(next)
+		}
+		return
+	}
 	next := cloneRequest(e.Req)
 	if r.Kind == RowMem {
 		v, _ := model.ParseFiniteBinarySize(val)
@@ -806,6 +853,9 @@ func (e *Editor) Scope() kit.Scope {
 		return kit.ScPlan
 	case edJournal:
 		return kit.ScJournal
+	}
+	if e.slotGrid() {
+		return kit.ScSlotGrid
 	}
 	return kit.ScEditor
 }

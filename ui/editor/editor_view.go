@@ -193,12 +193,17 @@ func (e *Editor) viewGrid(w, h int) []string {
 
 	hl := kit.NewLine(kit.Paint{})
 	hl.Gap(2)
-	hl.Cell(st.Dim, "DEVICE", cols.Label, false, st.G.Ellipsis)
-	for i, s := range shorts {
-		hl.Cell(st.Dim, " "+strconv.Itoa(i+1)+" "+s, cols.Agent[i], false, st.G.Ellipsis)
+	if e.slotGrid() {
+		hl.Cell(st.Dim, "SLOT", cols.Label, false, st.G.Ellipsis)
+		hl.Cell(st.Dim, "AGENT: AMOUNT  of the node · the other agents' · held by its kernels", max(w-hl.W, 0), false, st.G.Ellipsis)
+	} else {
+		hl.Cell(st.Dim, "DEVICE", cols.Label, false, st.G.Ellipsis)
+		for i, s := range shorts {
+			hl.Cell(st.Dim, " "+strconv.Itoa(i+1)+" "+s, cols.Agent[i], false, st.G.Ellipsis)
+		}
+		hl.Gap(1)
+		hl.Cell(st.Dim, "LIVE", cols.live, false, st.G.Ellipsis)
 	}
-	hl.Gap(1)
-	hl.Cell(st.Dim, "LIVE", cols.live, false, st.G.Ellipsis)
 	out = append(out, hl.Finish(w))
 
 	stranded := map[model.DeviceKey]bool{}
@@ -213,8 +218,10 @@ func (e *Editor) viewGrid(w, h int) []string {
 		r := e.Rows[i]
 		sel := i == e.Cursor
 		switch r.Kind {
-		case rowDevice:
+		case RowDevice:
 			out = append(out, e.gridDeviceRow(r, cols, w, sel, stranded[r.Key]))
+		case RowSlot:
+			out = append(out, e.gridSlotRow(i, r, shorts, cols, w, sel))
 		default:
 			out = append(out, e.gridAgentRow(i, r, shorts, cols, w, sel))
 		}
@@ -420,6 +427,9 @@ func (e *Editor) editorStatus(w int) []string {
 		second = append(second, kit.Span{Lvl: kit.LvlDim, Text: keys})
 	}
 	legend := []kit.Span{{Lvl: kit.LvlDim, Text: g.Owned + " owner  " + g.Gained + g.Owned + " gains  " + g.Lost + " loses  " + g.Dot + " not its device  ! another agent's kernels on it · 1-9 or ←/→ move the selected device · m mode · enter edits cpu/mem"}}
+	if e.slotGrid() {
+		legend = []kit.Span{{Lvl: kit.LvlDim, Text: "slot-based: agents are given amounts; devices are not exclusive · m mode · enter edits the selected amount"}}
+	}
 	lines := [][]kit.Span{first, second, legend}
 	if e.result != nil {
 		// The result (with the backup's path) may take the legend's row too

@@ -384,6 +384,9 @@ func (m *Model) command(line string) tea.Cmd {
 		}
 		text := strings.Join(f[1:], "")
 		req, err := fleet.ParseRequest(text)
+		if err == nil && m.fl != nil {
+			err = m.fl.CheckSlots(req)
+		}
 		if err != nil {
 			m.flashf(kit.LvlCrit, ":fit "+err.Error())
 			return nil

@@ -118,7 +118,10 @@ func TestFleetConsole(t *testing.T) {
 		fleetPress(m, string(r))
 	}
 	fleetPress(m, "enter")
-	if s := stripANSI(fleetScreen(m)); !strings.Contains(s, "cuda.shares=0.5 fits on") || !strings.Contains(s, "fits GPU") {
+	// The fake node's agents share GPU2 (0.80/1.00 held by both): the
+	// first agent's allocator, which sees only its own kernels there,
+	// puts 0.5 on it, which overcommits it.
+	if s := stripANSI(fleetScreen(m)); !strings.Contains(s, "cuda.shares=0.5 fits on 1/3 (1 only by overcommitting)") || !strings.Contains(s, "OVERCOMMIT GPU2") {
 		t.Fatalf(":fit:\n%s", s)
 	}
 	// Enter opens the node's own console, read-only; q comes back.
@@ -164,7 +167,7 @@ func TestFleetFitUnknownWhenNotLive(t *testing.T) {
 	}
 	fleetPress(m, "enter")
 	s := stripANSI(fleetScreen(m))
-	for _, want := range []string{"cuda.shares=0.5 fits on 1/3", "2 unknown", "fits GPU"} {
+	for _, want := range []string{"cuda.shares=0.5 fits on 1/3", "2 unknown", "OVERCOMMIT GPU"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("no %q in\n%s", want, s)
 		}
@@ -193,5 +196,20 @@ func TestFleetFitUnknownWhenNotLive(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no node's detail says the stale node's fit is unknown:\n%s", stripANSI(fleetScreen(m)))
+	}
+}
+
+// TestFleetFitTypo: :fit with a slot no node registers is refused in
+// fgtop's words, naming the fleet's slots, and runs nothing.
+func TestFleetFitTypo(t *testing.T) {
+	m := newTestFleet(t, 120, 40)
+	fleetPress(m, ":")
+	for _, r := range "fit cuda.shres=0.5" {
+		fleetPress(m, string(r))
+	}
+	fleetPress(m, "enter")
+	s := stripANSI(fleetScreen(m))
+	if !strings.Contains(s, `unknown slot "cuda.shres": did you mean cuda.shares?`) || m.fitReq != nil {
+		t.Errorf(":fit cuda.shres=0.5 (fit request %v):\n%s", m.fitReq, s)
 	}
 }

@@ -188,19 +188,25 @@ func (m *Model) viewTable(w, h int) []string {
 	var info []kit.Span
 	if m.fitReq != nil {
 		// Only a live node fits: a stale or unreachable one is unknown.
-		ok, unknown := 0, 0
+		ok, unknown, over := 0, 0, 0
 		for _, r := range m.Rows {
 			n := &m.fl.Nodes[r]
 			if n.State != fleet.Live {
 				unknown++
 			} else if f, done := m.fits[n.Addr]; done && f.OK {
 				ok++
+				if f.Overcommit {
+					over++
+				}
 			}
 		}
 		if m.fits == nil {
 			info = append(info, kit.Span{Lvl: kit.LvlDim, Text: "fit " + m.fitText + ": computing"})
 		} else {
 			info = append(info, kit.Span{Lvl: kit.LvlAccent, Text: fmt.Sprintf("%s fits on %d/%d", m.fitText, ok, len(m.Rows))})
+			if over > 0 {
+				info = append(info, kit.Span{Lvl: kit.LvlCrit, Text: fmt.Sprintf(" (%d only by overcommitting)", over)})
+			}
 			if unknown > 0 {
 				sep := " · "
 				if st.ASCII {
@@ -350,6 +356,10 @@ func (m *Model) fitCell(n *fleet.Node) (kit.Level, string) {
 	if f.OK {
 		g := f
 		g.Agent = "" // the detail pane names it; the cell has no room
+		if f.Overcommit {
+			// Backend.AI would place it, over a device other agents fill.
+			return kit.LvlCrit, "OVERCOMMIT " + placementText(g, deviceLabels(n.Snap))
+		}
 		return kit.LvlOK, "fits " + placementText(g, deviceLabels(n.Snap))
 	}
 	if len(f.Short) > 0 {
@@ -360,6 +370,23 @@ func (m *Model) fitCell(n *fleet.Node) (kit.Level, string) {
 		return kit.LvlCrit, "no: " + strings.Join(parts, ", ")
 	}
 	return kit.LvlCrit, "no: " + f.ErrKind
+}
+
+// overcommitSpans says which devices a fit would put over capacity
+// across every agent: " GPU0 would hold 1.70/1.00 across all agents".
+func overcommitSpans(f fleet.Fit, labels map[model.DeviceID]string) []kit.Span {
+	var out []kit.Span
+	for _, d := range f.Devices {
+		if !d.Overcommit {
+			continue
+		}
+		name := labels[d.Device]
+		if name == "" {
+			name = string(d.Device)
+		}
+		out = append(out, kit.Span{Lvl: kit.LvlCrit, Text: fmt.Sprintf(" · %s would hold %s/%s across all agents", name, d.TotalAfter, d.Capacity)})
+	}
+	return out
 }
 
 // placementText is "agent: GPU0=1.5 GPU1=1.0": the accelerator slots,
@@ -446,9 +473,12 @@ func (m *Model) viewDetail(w int, now time.Time) []string {
 			}
 			out = append(out, kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlWarn, Text: why}}, w))
 		case ok:
-			if f.OK {
+			switch {
+			case f.OK && f.Overcommit:
+				out = append(out, kit.SpansRow(st, append([]kit.Span{{Lvl: kit.LvlCrit, Text: "  " + m.fitText + " OVERCOMMITS: " + placementText(f, labels)}}, overcommitSpans(f, labels)...), w))
+			case f.OK:
 				out = append(out, kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlOK, Text: "  " + m.fitText + " fits: " + placementText(f, labels)}}, w))
-			} else {
+			default:
 				out = append(out, kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlCrit, Text: "  " + m.fitText + ": " + f.Reason}}, w))
 			}
 		}

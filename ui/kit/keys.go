@@ -51,6 +51,7 @@ const (
 	ActCopy
 	// Operator-only actions below: they change the node.
 	ActEditPartition
+	ActDemoRestart
 	// The partition editor's actions (operators only).
 	ActEdPrevAgent
 	ActEdNextAgent
@@ -83,7 +84,13 @@ const (
 	ScJournal
 	ScDialog
 
-	scEditing = ScEditor | ScPlan | ScJournal
+	// ScSlotGrid is the editor's grid on a slot-based file (Backend.AI
+	// main's form): agents are given amounts, devices are not exclusive,
+	// so the device-move keys do not exist there.
+	ScSlotGrid
+
+	scGrids   = ScEditor | ScSlotGrid
+	scEditing = scGrids | ScPlan | ScJournal
 	ScAll     = ScMain | scEditing
 )
 
@@ -213,13 +220,14 @@ func NewKeyMap(role Role) KeyMap {
 		foot(ed(ActEdPrevAgent, ScEditor, ScEditor, []string{"left", "h"}, "←/h", "device to previous agent"), "←/→", "move device", 3),
 		ed(ActEdNextAgent, ScEditor, 0, []string{"right", "l"}, "→/l", "device to next agent"),
 		ed(ActEdToAgent, ScEditor, 0, digits, "1-9", "device to agent N"),
-		foot(ed(ActEdMode, ScEditor, ScEditor, []string{"m"}, "m", "mode shared/auto-split/manual"), "", "mode", 4),
+		foot(ed(ActEdMode, scGrids, scGrids, []string{"m"}, "m", "mode shared/auto-split/manual"), "", "mode", 4),
 		foot(ed(ActEdEdit, ScEditor, ScEditor, []string{"enter"}, "enter", "edit cpu/mem row"), "", "edit cpu/mem", 3),
-		foot(ed(ActEdUndo, ScEditor, ScEditor, []string{"u"}, "u", "undo"), "", "", 1),
-		ed(ActEdReset, ScEditor, 0, []string{"r"}, "r", "reset draft"),
-		foot(ed(ActEdPlan, scEditing, ScEditor|ScPlan, []string{"p"}, "p", "plan / review"), "", "plan", 0),
-		foot(ed(ActEdApply, ScEditor|ScPlan, ScEditor|ScPlan, []string{"A"}, "A", "apply…"), "", "", 0),
-		ed(ActEdJournal, ScEditor|ScPlan, 0, []string{"J"}, "J", "journal"),
+		foot(ed(ActEdEdit, ScSlotGrid, ScSlotGrid, []string{"enter"}, "enter", "edit the selected amount (cpu, mem, a device slot)"), "", "edit amount", 3),
+		foot(ed(ActEdUndo, scGrids, scGrids, []string{"u"}, "u", "undo"), "", "", 1),
+		ed(ActEdReset, scGrids, 0, []string{"r"}, "r", "reset draft"),
+		foot(ed(ActEdPlan, scEditing, scGrids|ScPlan, []string{"p"}, "p", "plan / review"), "", "plan", 0),
+		foot(ed(ActEdApply, scGrids|ScPlan, scGrids|ScPlan, []string{"A"}, "A", "apply…"), "", "", 0),
+		ed(ActEdJournal, scGrids|ScPlan, 0, []string{"J"}, "J", "journal"),
 	)
 	for i := range operator {
 		operator[i].Mutating = true
@@ -237,6 +245,18 @@ func NewKeyMap(role Role) KeyMap {
 		km.BindingList[i].Short &= ScMain
 	}
 	return km
+}
+
+// WithDemoRestart adds the demo's key that restarts its simulated agents
+// (only a demo console has it: elsewhere the agents are real processes).
+func (k KeyMap) WithDemoRestart() KeyMap {
+	if !k.role.CanWrite() {
+		return k
+	}
+	bd := Binding{Act: ActDemoRestart, Group: GrpOperate, Scope: ScMain, Short: ScMain, Mutating: true,
+		Key: key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "demo: restart the agents whose partition changed"))}
+	k.BindingList = append(slices.Clone(k.BindingList), bd)
+	return k
 }
 
 // Role returns the role the key map was built for.

@@ -41,9 +41,12 @@ func (d *Derived) deriveAgents(short map[model.AgentID]string) {
 		if sp, ok := HealthSpan(a.Health); ok {
 			r.Header = append(r.Header, kit.Span{Lvl: sp.Lvl, Text: "  " + sp.Text})
 		}
-		if a.Owns == nil {
+		switch {
+		case a.Owns == nil && a.Given != nil:
+			r.Lines = append(r.Lines, d.givenLines(a)...)
+		case a.Owns == nil:
 			r.Lines = append(r.Lines, d.sharedLine(a))
-		} else {
+		default:
 			r.Lines = append(r.Lines, d.partitionLines(a)...)
 		}
 		d.Agents = append(d.Agents, r)
@@ -65,6 +68,56 @@ func (d *Derived) sharedLine(a *model.Agent) []kit.Span {
 		parts = append(parts, "nothing")
 	}
 	return append(out, kit.Span{Lvl: kit.LvlPlain, Text: strings.Join(parts, " "+d.G.Dot+" ")})
+}
+
+// givenLines are an agent of a slot-based partition (Backend.AI main's
+// form): it allocates from every device, and is given an amount of each
+// slot, shown against the node's total and what its kernels hold
+// ("cuda.shares 2.0 of 4.0  held 0.90").
+func (d *Derived) givenLines(a *model.Agent) [][]kit.Span {
+	totals := model.ResourceSlot{}
+	for i := range d.Snap.Devices {
+		dv := &d.Snap.Devices[i]
+		totals[dv.Slot] = totals[dv.Slot].Add(dv.Capacity)
+	}
+	if _, ok := totals[model.SlotMem]; !ok && d.Snap.HostMemBytes > 0 {
+		totals[model.SlotMem] = model.NewDec(d.Snap.HostMemBytes, 0)
+	}
+	slots := make([]model.SlotName, 0, len(a.Given))
+	for slot := range a.Given {
+		slots = append(slots, slot)
+	}
+	slices.SortFunc(slots, func(x, y model.SlotName) int {
+		if rx, ry := nameRank(x.DeviceName()), nameRank(y.DeviceName()); rx != ry {
+			return rx - ry
+		}
+		return strings.Compare(string(x), string(y))
+	})
+	out := [][]kit.Span{{{Lvl: kit.LvlDim, Text: "  every device, not exclusive (slot-based); given:"}}}
+	w := 0
+	for _, slot := range slots {
+		w = max(w, kit.Width(string(slot)))
+	}
+	for _, slot := range slots {
+		given, held := a.Given[slot], a.Held[slot]
+		amt := func(v model.Dec) string {
+			if slot == model.SlotMem {
+				return kit.FmtBytesDec(v)
+			}
+			return v.String()
+		}
+		lvl := kit.LvlPlain
+		if given.Less(held) {
+			lvl = kit.LvlCrit
+		}
+		line := []kit.Span{{Lvl: kit.LvlDim, Text: "  " + kit.PadRight(string(slot), w) + " "}, {Lvl: kit.LvlPlain, Text: amt(given)}}
+		if total, ok := totals[slot]; ok {
+			line = append(line, kit.Span{Lvl: kit.LvlDim, Text: " of " + amt(total)})
+		}
+		line = append(line, kit.Span{Lvl: kit.LvlDim, Text: "  held "}, kit.Span{Lvl: lvl, Text: amt(held)})
+		out = append(out, line)
+	}
+	return out
 }
 
 // partitionLines are one line per plugin the agent owns devices of, then

@@ -1,0 +1,197 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fgtop/fgtop/engine/fleet"
+	"github.com/fgtop/fgtop/engine/report"
+	"github.com/fgtop/fgtop/internal/testfix"
+)
+
+// driftedNode is the two-agent node after GPU0 (…2d01) moved from numa0
+// to numa1 while a kernel of numa0 still holds 0.90 of it: numa1's
+// allocator owns it now and does not see that kernel.
+func driftedNode(t *testing.T) *node {
+	t.Helper()
+	n := newNode(t)
+	n.addKernel(t, agentA, "0b7e4c2a-1f3d-4a5b-9c8e-7d6f5e4a3b21", gpu1, "0.90")
+	code, out := runCLI(t, n.args("apply", "--move", "cuda:"+gpu1+"="+agentB, "--yes", "--force")...)
+	wantCode(t, code, exitOK, out)
+	return n
+}
+
+// TestSimulateOvercommit: a request that numa1's allocator places only by
+// putting GPU0 over its capacity (numa0's kernel holds 0.90 of it) is
+// placed, as Backend.AI would, and marked: overcommit true, GPU0's
+// device_total_after above its capacity, in the JSON and the table.
+func TestSimulateOvercommit(t *testing.T) {
+	n := driftedNode(t)
+	base := n.args("simulate", "--agent", agentB, "--cpus", "4", "--mem", "64g", "--request", "cuda.shares=2.9")
+	code, out := runCLI(t, append(base, "--json")...)
+	wantCode(t, code, exitOK, out, `"overcommit": true`)
+	var doc struct {
+		Placements []struct {
+			Overcommit   bool `json:"overcommit"`
+			DevicesAfter []struct {
+				Device     string `json:"device"`
+				HeldNow    string `json:"held_now"`
+				TotalAfter string `json:"device_total_after"`
+				Capacity   string `json:"capacity"`
+				Overcommit bool   `json:"overcommit"`
+			} `json:"devices_after"`
+		} `json:"placements"`
+	}
+	if err := json.Unmarshal([]byte(out[:strings.LastIndex(out, "}")+1]), &doc); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, d := range doc.Placements[0].DevicesAfter {
+		if d.Device == gpu1 {
+			found = true
+			if !d.Overcommit || d.HeldNow != "0.90" || d.Capacity != "1.00" {
+				t.Errorf("GPU0 after: %+v", d)
+			}
+		} else if d.Overcommit {
+			t.Errorf("%s marked overcommitted: %+v", d.Device, d)
+		}
+	}
+	if !found {
+		t.Errorf("the placement does not touch GPU0: %s", out)
+	}
+	code, out = runCLI(t, base...)
+	wantCode(t, code, exitOK, out, "! OVERCOMMIT", "OVERCOMMIT: "+gpu1+" would hold")
+
+	// Without --agent, each agent's own allocator is shown: numa1 takes
+	// it by overcommitting, numa0 (1.1 free on its one GPU left) does not.
+	code, out = runCLI(t, n.args("simulate", "--cpus", "4", "--mem", "64g", "--request", "cuda.shares=2.9")...)
+	if code != exitOK && code != exitProblem {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	for _, want := range []string{"agent " + agentB + "'s own allocator", "OVERCOMMIT across all agents", "agent " + agentA + "'s own allocator (its kernels only) would not take it"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestFleetFitOvercommit: the fleet's fit on the drifted node's snapshot
+// marks the overcommit, its largest fit never exceeds what is physically
+// free, and no agent's free amount in a reason exceeds the node's free.
+func TestFleetFitOvercommit(t *testing.T) {
+	n := driftedNode(t)
+	code, stdout, _ := runFgtop(t, n.args("snapshot", "--json", "--compact")...)
+	if code != 0 {
+		t.Fatalf("snapshot exit %d", code)
+	}
+	rs, _, err := report.ParseLine([]byte(strings.TrimSpace(stdout)))
+	if err != nil || rs == nil {
+		t.Fatalf("%v: %s", err, stdout)
+	}
+	snap, err := rs.Model()
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := fleet.ParseRequest("cuda.shares=2.9")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fit := fleet.FitRequest(snap, req, fleet.Settings{})
+	if !fit.OK || !fit.Overcommit {
+		t.Fatalf("fit %+v: want a placement marked overcommit", fit)
+	}
+	sum := fleet.Summarize(snap, fleet.Settings{})
+	if sum.Free.Less(sum.Largest) {
+		t.Errorf("largest fit %s above the %s physically free", sum.Largest, sum.Free)
+	}
+	// 4.00 capacity, 0.90 held: 3.10 free; numa1 alone must not claim more.
+	j := fleet.FitJSON(&fleet.Fleet{Nodes: []fleet.Node{{Addr: "n", Name: "n", State: fleet.Live, Snap: snap}}}, req, fleet.Settings{})
+	if f := j.Nodes[0].Fit; !f.Overcommit || len(f.Devices) == 0 || len(j.Overcommits) != 1 || len(j.Fits) != 1 {
+		t.Errorf("JSON fit %+v (fits %v, overcommits %v)", f, j.Fits, j.Overcommits)
+	}
+	var b strings.Builder
+	printFit(&b, j)
+	if !strings.Contains(b.String(), "fits on 1 node(s), 1 of them only by overcommitting a device") || !strings.Contains(b.String(), "OVERCOMMIT: "+gpu1+" would hold") {
+		t.Errorf("fleet --fit text:\n%s", b.String())
+	}
+	big, _ := fleet.ParseRequest("cuda.shares=3.5")
+	if f := fleet.FitRequest(snap, big, fleet.Settings{}); f.OK || strings.Contains(f.Reason, "3.00 free") || strings.Contains(f.Reason, "4.00 free") {
+		t.Errorf("3.5: %+v (an agent's free above the node's 3.10)", f)
+	}
+}
+
+// TestSlotBasedDriftOvercommit: main's slot-based form, after an apply
+// moved cuda.shares from agent a (2.0 -> 0.8) to b (2.0 -> 3.2) while a
+// kernel of a still holds 0.90 of GPU0. The manager no longer sends a a
+// 3.2 request (0.8 given, 0.90 held); b's allocator, which does not see
+// a's kernel, takes it, and it needs GPU0: only by overcommitting it.
+// simulate --agent b and the fleet's fit both say so.
+func TestSlotBasedDriftOvercommit(t *testing.T) {
+	config, args := slotNode(t)
+	text, err := os.ReadFile(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(filepath.Dir(config), "scratches")
+	kernel := "0b7e4c2a-1f3d-4a5b-9c8e-7d6f5e4a3b21"
+	res := string(readFixture(t, "resource.cuda-shares-single.txt"))
+	res = strings.ReplaceAll(res, "c59395cd-ac91-4cd3-a1b0-3d2568aa2d04", gpu1)
+	res = strings.ReplaceAll(res, "2e9b6d43-8c1f-4a7e-b5d2-91c0e7f3a6b8", kernel)
+	res = strings.Replace(res, `"cuda.shares":"0.5"`, `"cuda.shares":"0.90"`, 1)
+	res = strings.Replace(res, ":0.50\n", ":0.90\n", 1)
+	dir := filepath.Join(root, kernel, "config")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "resource.txt"), []byte(res), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	addRecord(t, filepath.Join(root, kernel), "i-gpu-node01-a")
+	code, out := runCLI(t, args("apply", "--slot", "i-gpu-node01-a=cuda.shares=0.8", "--slot", "i-gpu-node01-b=cuda.shares=3.2", "--yes", "--force")...)
+	wantCode(t, code, exitOK, out, "verified")
+	if after, _ := os.ReadFile(config); string(after) == string(text) {
+		t.Fatal("nothing applied")
+	}
+
+	fix := testfix.Dir(t, "backendai")
+	sim := func(extra ...string) []string {
+		return append([]string{"simulate", "--config", config, "--devices", filepath.Join(fix, "mock-accelerator.toml"),
+			"--mock-etcd", filepath.Join(fix, "mock-accelerator.etcd.json"), "--cpus", "64", "--mem", "512g"}, extra...)
+	}
+	code, out = runCLI(t, sim("--agent", "i-gpu-node01-b", "--request", "cuda.shares=3.2", "--json")...)
+	wantCode(t, code, exitOK, out, `"overcommit": true`, `"device": "`+gpu1+`"`, `"held_now": "0.90"`)
+	code, out = runCLI(t, sim("--request", "cuda.shares=3.2")...)
+	if code != exitOK && code != exitProblem {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{"agent i-gpu-node01-a's own allocator (its kernels only) would not take it: the manager would not send it there: the agent reports 0 cuda.shares free (given 0.8, its kernels hold 0.90), 3.2 requested",
+		"agent i-gpu-node01-b's own allocator (its kernels only) would take it", "OVERCOMMIT across all agents"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("simulate without --agent lacks %q:\n%s", want, out)
+		}
+	}
+
+	code, stdout, _ := runFgtop(t, args("snapshot", "--json", "--compact")...)
+	if code != 0 {
+		t.Fatalf("snapshot exit %d", code)
+	}
+	rs, _, err := report.ParseLine([]byte(strings.TrimSpace(stdout)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := rs.Model()
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := fleet.ParseRequest("cuda.shares=3.2")
+	fit := fleet.FitRequest(snap, req, fleet.Settings{})
+	if !fit.OK || fit.Agent != "i-gpu-node01-b" || !fit.Overcommit {
+		t.Errorf("fleet fit: %+v; want agent b, marked overcommit", fit)
+	}
+	if sum := fleet.Summarize(snap, fleet.Settings{}); sum.Free.Less(sum.Largest) {
+		t.Errorf("largest fit %s above the %s physically free", sum.Largest, sum.Free)
+	}
+}

@@ -1,0 +1,142 @@
+package demo
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/fgtop/fgtop/engine"
+	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/engine/partition"
+	"github.com/fgtop/fgtop/model"
+)
+
+// TestDemoRestartAfterApply: after an apply (the console's editor does the
+// same through the desk) changes one agent's cuda.shares, that agent, and
+// only it, is "restart pending" in the engine's snapshots, while the
+// simulated agent still reports its old amount to the manager; Restart
+// restarts it alone, its live kernels are loaded back into its new maps,
+// the manager then counts the new amount, and the state is current again.
+func TestDemoRestartAfterApply(t *testing.T) {
+	n := startNode(t, Options{Seed: 2, Speed: 20, WarmUp: 30 * time.Second})
+	ctx, cancel := context.WithCancel(context.Background())
+	eng := engine.New(n.EngineOptions())
+	done := make(chan error, 1)
+	go func() { done <- eng.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	select {
+	case <-eng.Ready():
+	case <-time.After(10 * time.Second):
+		t.Fatal("engine not ready")
+	}
+	wait := func(what string, ok func(s *model.Snapshot) bool) *model.Snapshot {
+		t.Helper()
+		end := time.Now().Add(5 * time.Second)
+		for {
+			s := eng.Latest()
+			if ok(s) {
+				return s
+			}
+			if time.Now().After(end) {
+				t.Fatalf("after 5 s, %s: agents %+v", what, s.Agents)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	state := func(s *model.Snapshot, id model.AgentID) model.RestartState {
+		for _, a := range s.Agents {
+			if a.ID == id {
+				return a.Restart.State
+			}
+		}
+		return ""
+	}
+	a0, a1 := n.parts[0].id, n.parts[1].id
+	wait("every agent current", func(s *model.Snapshot) bool {
+		return state(s, a0) == model.RestartCurrent && state(s, a1) == model.RestartCurrent
+	})
+
+	desk := partition.NewDesk(partition.DeskOptions{Config: n.ConfigPath, Snapshot: eng.Latest})
+	sess, err := desk.Open(agentconfig.Actor{Name: "demo", Origin: "console", Role: agentconfig.RoleOperator}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	set, err := partition.ParseSlotSet(string(a0) + "=cuda.shares=1.5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := sess.Plan(partition.Request{Slots: []partition.SlotSet{set}})
+	if !plan.Valid() {
+		t.Fatalf("plan: %v", plan.Errors)
+	}
+	if _, err := sess.Apply(plan, true); err != nil {
+		t.Fatal(err)
+	}
+	s := wait("restart pending for "+string(a0), func(s *model.Snapshot) bool {
+		return state(s, a0) == model.RestartPending && state(s, a1) == model.RestartCurrent
+	})
+	pendingIssue := false
+	for _, is := range s.Issues {
+		pendingIssue = pendingIssue || is.Code == model.IssueRestartPending
+	}
+	if !pendingIssue {
+		t.Error("no restart-pending issue")
+	}
+	n.mu.Lock()
+	before := n.sim.agents[0].capacity[model.SlotCUDAShares]
+	n.mu.Unlock()
+	if before.String() != "2.0" {
+		t.Fatalf("before the restart the agent reports %s cuda.shares, want the 2.0 it started with", before)
+	}
+	if n.PendingSince().IsZero() {
+		t.Error("PendingSince is zero with a restart pending")
+	}
+
+	ids, err := n.Restart()
+	if err != nil || len(ids) != 1 || ids[0] != a0 {
+		t.Fatalf("Restart: %v %v, want %s alone", ids, err, a0)
+	}
+	n.mu.Lock()
+	after := n.sim.agents[0].capacity[model.SlotCUDAShares]
+	// The live kernels are in the new maps: what they hold is what the
+	// maps hold.
+	held := model.Zero
+	for _, k := range n.sim.live {
+		if k.agent == 0 {
+			for _, d := range k.held() {
+				for _, sl := range d.Alloc {
+					if sl.Slot == model.SlotCUDAShares {
+						for _, sh := range sl.Shares {
+							held = held.Add(sh.Amount)
+						}
+					}
+				}
+			}
+		}
+	}
+	inMaps := model.Zero
+	for _, sl := range n.sim.agents[0].maps["cuda"].Allocations() {
+		if sl.Slot == model.SlotCUDAShares {
+			for _, sh := range sl.Shares {
+				inMaps = inMaps.Add(sh.Amount)
+			}
+		}
+	}
+	n.mu.Unlock()
+	if after.String() != "1.5" {
+		t.Errorf("after the restart the agent reports %s cuda.shares, want 1.5", after)
+	}
+	if !held.Equal(inMaps) {
+		t.Errorf("the restarted agent's maps hold %s cuda.shares, its live kernels %s", inMaps, held)
+	}
+	wait("every agent current after the restart", func(s *model.Snapshot) bool {
+		return state(s, a0) == model.RestartCurrent && state(s, a1) == model.RestartCurrent
+	})
+	if ids, err := n.Restart(); err != nil || len(ids) != 0 {
+		t.Errorf("a second Restart: %v %v, want nothing to do", ids, err)
+	}
+	if !n.PendingSince().IsZero() {
+		t.Error("PendingSince set with nothing pending")
+	}
+}

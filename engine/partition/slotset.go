@@ -1,0 +1,128 @@
+package partition
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/model"
+)
+
+// SlotSet sets one agent's amount of one slot in a slot-based manual
+// partition (Backend.AI main's form): cpu (a core count), mem (bytes) or a
+// device slot such as cuda.shares, written as devices = { "cuda.shares" =
+// "2.0" }. It is the CLI's --slot AGENT=SLOT=AMOUNT and the console
+// editor's amount fields.
+type SlotSet struct {
+	Agent  model.AgentID
+	Slot   model.SlotName
+	Amount model.Dec
+}
+
+// ParseSlotSet reads AGENT=SLOT=AMOUNT. mem takes a binary size (64G), any
+// other slot an exact decimal kept as written ("2.0" stays 2.0). A negative
+// or non-finite amount is refused: main refuses it too.
+func ParseSlotSet(s string) (SlotSet, error) {
+	agent, rest, ok := strings.Cut(s, "=")
+	slot, amount, ok2 := strings.Cut(rest, "=")
+	agent, slot, amount = strings.TrimSpace(agent), strings.TrimSpace(slot), strings.TrimSpace(amount)
+	if !ok || !ok2 || agent == "" || slot == "" || amount == "" {
+		return SlotSet{}, fmt.Errorf("want AGENT=SLOT=AMOUNT, e.g. i-node-a=cuda.shares=2.0")
+	}
+	set := SlotSet{Agent: model.AgentID(agent), Slot: model.SlotName(slot)}
+	if set.Slot == model.SlotMem {
+		b, _, err := ParseMem(amount)
+		if err != nil {
+			return SlotSet{}, fmt.Errorf("mem=%s: %w", amount, err)
+		}
+		set.Amount = b
+		return set, nil
+	}
+	v, err := model.ParseDec(amount)
+	switch {
+	case err != nil:
+		return SlotSet{}, fmt.Errorf("%s=%s: not a decimal amount", slot, amount)
+	case !v.IsFinite():
+		return SlotSet{}, fmt.Errorf("%s=%s: not a finite amount", slot, amount)
+	case v.Sign() < 0:
+		return SlotSet{}, fmt.Errorf("%s=%s: a negative amount; Backend.AI refuses it", slot, amount)
+	}
+	if set.Slot == model.SlotCPU {
+		if _, ierr := v.Int64(); ierr != nil {
+			return SlotSet{}, fmt.Errorf("cpu=%s: the slot-based format takes a whole core count, e.g. cpu=15", amount)
+		}
+	}
+	set.Amount = v
+	return set, nil
+}
+
+// String writes the set the way ParseSlotSet reads it.
+func (s SlotSet) String() string {
+	v := s.Amount.String()
+	if s.Slot == model.SlotMem {
+		// A size where it reads back exactly, else the bytes.
+		if f := model.FormatBinarySize(s.Amount); mustBytes(f).Equal(s.Amount) {
+			v = f
+		}
+	}
+	return fmt.Sprintf("%s=%s=%s", s.Agent, s.Slot, v)
+}
+
+// KnownSlots are the slots an agent of cfg can be given on this node: cpu,
+// mem and every slot the node's devices register; where the accelerators
+// are unknown (no device source), also the slots the file already names.
+func KnownSlots(cfg *agentconfig.Config, inv Inventory) []model.SlotName {
+	out := []model.SlotName{model.SlotCPU, model.SlotMem}
+	add := func(s model.SlotName) {
+		for _, k := range out {
+			if k == s {
+				return
+			}
+		}
+		out = append(out, s)
+	}
+	for _, d := range inv.Devices {
+		add(d.Slot)
+	}
+	if inv.AcceleratorsUnknown && cfg != nil {
+		for _, a := range append([]*agentconfig.Allocation{cfg.GlobalAlloc}, agentAllocs(cfg)...) {
+			if a == nil {
+				continue
+			}
+			for s := range a.Slots {
+				add(s)
+			}
+		}
+	}
+	return out
+}
+
+func agentAllocs(cfg *agentconfig.Config) []*agentconfig.Allocation {
+	out := make([]*agentconfig.Allocation, len(cfg.Agents))
+	for i, a := range cfg.Agents {
+		out[i] = a.Alloc
+	}
+	return out
+}
+
+// CheckSlotSets refuses a set naming a slot this node does not register
+// (model.UnknownSlotError, "did you mean cuda.shares?"): bad input, before
+// anything is planned.
+func CheckSlotSets(sets []SlotSet, cfg *agentconfig.Config, inv Inventory) error {
+	known := KnownSlots(cfg, inv)
+	for _, s := range sets {
+		if err := model.CheckSlot(s.Slot, known); err != nil {
+			return fmt.Errorf("--slot %s: %w", s, err)
+		}
+	}
+	return nil
+}
+
+// mustBytes reads a size, zero when it does not parse.
+func mustBytes(s string) model.Dec {
+	v, _, err := ParseMem(s)
+	if err != nil {
+		return model.Dec{}
+	}
+	return v
+}

@@ -1,0 +1,99 @@
+package model
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// UnknownSlotError is a slot name the node does not register: almost always
+// a typo (cuda.shres), which Backend.AI's allocator would only answer with
+// "InsufficientResource ... 0 free".
+type UnknownSlotError struct {
+	Slot SlotName
+	// Known are the node's slots, sorted.
+	Known []SlotName
+	// Suggest is the known slot the name most likely meant, "" if none is
+	// close.
+	Suggest SlotName
+}
+
+func (e *UnknownSlotError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "unknown slot %q", string(e.Slot))
+	if e.Suggest != "" {
+		fmt.Fprintf(&b, ": did you mean %s?", e.Suggest)
+	}
+	names := make([]string, len(e.Known))
+	for i, k := range e.Known {
+		names[i] = string(k)
+	}
+	if len(names) == 0 {
+		b.WriteString(" (the node registers no slots)")
+	} else {
+		fmt.Fprintf(&b, " (the node's slots: %s)", strings.Join(names, ", "))
+	}
+	return b.String()
+}
+
+// CheckSlot refuses a slot name that is not among known, suggesting the
+// closest known name. known may hold duplicates and be in any order.
+func CheckSlot(slot SlotName, known []SlotName) error {
+	if slices.Contains(known, slot) {
+		return nil
+	}
+	ks := slices.Clone(known)
+	slices.Sort(ks)
+	ks = slices.Compact(ks)
+	return &UnknownSlotError{Slot: slot, Known: ks, Suggest: closestSlot(slot, ks)}
+}
+
+// closestSlot is the known slot at the smallest edit distance from s, when
+// that distance is small for the name's length (a typo, not another slot);
+// a case difference alone always counts as close.
+func closestSlot(s SlotName, known []SlotName) SlotName {
+	best, bestD := SlotName(""), -1
+	for _, k := range known {
+		if strings.EqualFold(string(k), string(s)) {
+			return k
+		}
+		d := editDistance(strings.ToLower(string(s)), strings.ToLower(string(k)))
+		if bestD < 0 || d < bestD {
+			best, bestD = k, d
+		}
+	}
+	limit := max(1, min(3, len(s)/4))
+	if bestD < 0 || bestD > limit {
+		return ""
+	}
+	return best
+}
+
+// editDistance is the Damerau (optimal string alignment) distance between
+// a and b, in bytes: an omitted, extra, wrong or swapped letter costs 1.
+func editDistance(a, b string) int {
+	if len(a) > 256 || len(b) > 256 {
+		return max(len(a), len(b)) // names are short; bound the work
+	}
+	prev2 := make([]int, len(b)+1)
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,60 @@
+package model
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestCheckSlot(t *testing.T) {
+	known := []SlotName{"mem", "cuda.shares", "cpu", "cpu"}
+	for _, c := range []struct {
+		slot    SlotName
+		ok      bool
+		suggest SlotName
+	}{
+		{"cuda.shares", true, ""},
+		{"cpu", true, ""},
+		{"cuda.shres", false, "cuda.shares"},
+		{"cuda.sahres", false, "cuda.shares"},
+		{"CUDA.SHARES", false, "cuda.shares"},
+		{"cuda.device", false, ""},
+		{"mme", false, "mem"},
+		{"rocm.device", false, ""},
+		{"", false, ""},
+	} {
+		err := CheckSlot(c.slot, known)
+		if (err == nil) != c.ok {
+			t.Errorf("%q: err %v, want ok=%v", c.slot, err, c.ok)
+			continue
+		}
+		if err == nil {
+			continue
+		}
+		var ue *UnknownSlotError
+		if !errors.As(err, &ue) {
+			t.Fatalf("%q: %T", c.slot, err)
+		}
+		if ue.Suggest != c.suggest {
+			t.Errorf("%q: suggests %q, want %q", c.slot, ue.Suggest, c.suggest)
+		}
+		msg := err.Error()
+		if !strings.Contains(msg, "(the node's slots: cpu, cuda.shares, mem)") {
+			t.Errorf("%q: %s", c.slot, msg)
+		}
+		if c.suggest != "" && !strings.Contains(msg, "did you mean "+string(c.suggest)+"?") {
+			t.Errorf("%q: %s", c.slot, msg)
+		}
+	}
+}
+
+func FuzzCheckSlot(f *testing.F) {
+	f.Add("cuda.shres")
+	f.Add("")
+	f.Fuzz(func(t *testing.T, s string) {
+		err := CheckSlot(SlotName(s), []SlotName{"cpu", "mem", "cuda.shares", "cuda.device"})
+		if err != nil && !strings.Contains(err.Error(), "unknown slot") {
+			t.Fatal(err)
+		}
+	})
+}
