@@ -184,9 +184,9 @@ func newApp(snapshots <-chan *model.Snapshot, opts Options) *App {
 	if opts.ReadOnly {
 		role = kit.RoleViewer
 	}
-	a.Keys = kit.NewKeyMap(role)
+	a.Keys = NewKeyMap(role)
 	if opts.DemoRestart != nil {
-		a.Keys = a.Keys.WithDemoRestart()
+		a.Keys = withDemoRestart(a.Keys)
 	}
 	t := opts.Theme
 	a.theme.dark = opts.Background != "light"

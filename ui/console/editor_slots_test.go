@@ -46,7 +46,7 @@ func TestEditorSlotBased(t *testing.T) {
 	snap := freeNode()
 	a := editing(t, testDesk(path, snap), snap, alice)
 	e := a.ed()
-	if e.Scope() != kit.ScSlotGrid {
+	if e.Scope() != editor.ScSlotGrid {
 		t.Fatalf("scope %v on a slot-based file", e.Scope())
 	}
 	for _, r := range e.Rows {
@@ -55,7 +55,7 @@ func TestEditorSlotBased(t *testing.T) {
 		}
 	}
 	for _, k := range []tea.KeyPressMsg{agentNum(1), keyCode(tea.KeyLeft), keyCode(tea.KeyRight), keyRune('l'), keyRune('h')} {
-		if act := a.Keys.LookupIn(kit.ScSlotGrid, k); act != kit.ActNone {
+		if act := a.Keys.LookupIn(editor.ScSlotGrid, k); act != kit.ActNone {
 			t.Errorf("key %q does %v in the slot-based grid", k.String(), act)
 		}
 	}

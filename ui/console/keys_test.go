@@ -8,6 +8,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/fgtop/fgtop/ui/editor"
 	"github.com/fgtop/fgtop/ui/internal/fake"
 
 	"github.com/fgtop/fgtop/ui/kit"
@@ -17,7 +18,7 @@ import (
 // binding that changes the node, neither for handling keys nor in the
 // help, while an operator's does (so the check is not vacuous).
 func TestReadOnlyKeyMap(t *testing.T) {
-	viewer, operator := kit.NewKeyMap(kit.RoleViewer), kit.NewKeyMap(kit.RoleOperator)
+	viewer, operator := NewKeyMap(kit.RoleViewer), NewKeyMap(kit.RoleOperator)
 	if n := len(viewer.Mutating()); n != 0 {
 		t.Fatalf("viewer has %d mutating bindings", n)
 	}
@@ -31,13 +32,13 @@ func TestReadOnlyKeyMap(t *testing.T) {
 	}
 	// No binding of the viewer works outside the main screen.
 	for _, b := range viewer.BindingList {
-		if b.Scope&^kit.ScMain != 0 || b.Short&^kit.ScMain != 0 {
+		if b.Scope&^ScMain != 0 || b.Short&^ScMain != 0 {
 			t.Errorf("viewer binding %v works in scope %b", b.Key.Keys(), b.Scope)
 		}
 	}
 	// Every operator-only key is absent from everything the viewer sees.
 	var helpKeys []string
-	for _, col := range viewer.FullHelpIn(kit.ScAll) {
+	for _, col := range viewer.FullHelpIn(ScAll) {
 		for _, b := range col {
 			helpKeys = append(helpKeys, b.Keys()...)
 		}
@@ -52,14 +53,14 @@ func TestReadOnlyKeyMap(t *testing.T) {
 		for _, k := range m.Key.Keys() {
 			// A key the main screen gives to something else (enter: detail)
 			// may be listed; one that only the operator's map has may not.
-			if viewer.LookupIn(kit.ScAll, keyMsg(k)) == kit.ActNone {
+			if viewer.LookupIn(ScAll, keyMsg(k)) == kit.ActNone {
 				for _, hk := range helpKeys {
 					if hk == k {
 						t.Errorf("viewer help lists operator key %q", k)
 					}
 				}
 			}
-			if got := viewer.LookupIn(kit.ScAll, keyMsg(k)); got != kit.ActNone && got == m.Act {
+			if got := viewer.LookupIn(ScAll, keyMsg(k)); got != kit.ActNone && got == m.Act {
 				t.Errorf("viewer key %q does the operator action %d", k, m.Act)
 			}
 		}
@@ -68,7 +69,7 @@ func TestReadOnlyKeyMap(t *testing.T) {
 	// read-only removes, it adds nothing.
 	mainOp := 0
 	for _, b := range operator.BindingList {
-		if b.Scope&kit.ScMain != 0 && !b.Mutating {
+		if b.Scope&ScMain != 0 && !b.Mutating {
 			mainOp++
 		}
 	}
@@ -105,8 +106,8 @@ func TestReadOnlyApp(t *testing.T) {
 // TestEveryKeyDoesOneThing checks that within each scope a key is bound
 // once, and that every binding has an action, help and a scope.
 func TestEveryKeyDoesOneThing(t *testing.T) {
-	km := kit.NewKeyMap(kit.RoleOperator)
-	for _, sc := range []kit.Scope{kit.ScMain, kit.ScEditor, kit.ScPlan, kit.ScJournal, kit.ScDialog} {
+	km := NewKeyMap(kit.RoleOperator)
+	for _, sc := range []kit.Scope{ScMain, editor.ScEditor, editor.ScPlan, editor.ScJournal, kit.ScDialog} {
 		seenKey := map[string]kit.Action{}
 		for _, b := range km.BindingList {
 			if b.Scope&sc == 0 {

@@ -18,7 +18,7 @@ import (
 // set) in a w x h pane with head fixed rows.
 func testList(t *testing.T, n *int, lines func(int) int, w, h, head int) *list {
 	t.Helper()
-	c := &common{Common: &kit.Common{St: testStyles(t, themes.Mono, false), Keys: kit.NewKeyMap(kit.RoleViewer)}, d: &render.Derived{}}
+	c := &common{Common: &kit.Common{St: testStyles(t, themes.Mono, false), Keys: NewKeyMap(kit.RoleViewer)}, d: &render.Derived{}}
 	l := &list{common: c, head: head, Size: func(*render.Derived) int { return *n }, Lines: lines}
 	l.SetSize(w, h)
 	return l

@@ -54,7 +54,7 @@ func keysFor(km kit.KeyMap, acts ...kit.Action) []key.Binding {
 	var out []key.Binding
 	for _, b := range km.BindingList {
 		for _, a := range acts {
-			if b.Act == a && b.Scope&kit.ScMain != 0 {
+			if b.Act == a && b.Scope&ScMain != 0 {
 				out = append(out, b.Key)
 			}
 		}

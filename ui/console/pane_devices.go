@@ -97,17 +97,17 @@ func newDevicesPane(c *common, hist *history, moved func()) *devicesPane {
 }
 
 // Owns reports the keys the devices pane handles from any pane.
-func (p *devicesPane) Owns(act kit.Action) bool { return act == kit.ActSegments }
+func (p *devicesPane) Owns(act kit.Action) bool { return act == ActSegments }
 
 // Bindings are the devices pane's own keys.
-func (p *devicesPane) Bindings() []key.Binding { return keysFor(p.Keys, kit.ActSegments) }
+func (p *devicesPane) Bindings() []key.Binding { return keysFor(p.Keys, ActSegments) }
 
 // Update moves the cursor and toggles the bars between kernels and agents.
 func (p *devicesPane) Update(msg tea.Msg) tea.Cmd {
 	if p.updateList(msg, nil) {
 		return nil
 	}
-	if k, ok := msg.(tea.KeyPressMsg); ok && p.Keys.Lookup(k) == kit.ActSegments {
+	if k, ok := msg.(tea.KeyPressMsg); ok && p.Keys.Lookup(k) == ActSegments {
 		p.byAgent = !p.byAgent
 	}
 	return nil

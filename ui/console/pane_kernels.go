@@ -153,12 +153,12 @@ func newKernelsPane(c *common, device func() int) *kernelsPane {
 
 // Owns reports the keys the kernels pane handles from any pane.
 func (p *kernelsPane) Owns(act kit.Action) bool {
-	return act == kit.ActFollow || act == kit.ActSort || act == kit.ActSortReverse
+	return act == ActFollow || act == kit.ActSort || act == kit.ActSortReverse
 }
 
 // Bindings are the kernels pane's own keys.
 func (p *kernelsPane) Bindings() []key.Binding {
-	return keysFor(p.Keys, kit.ActFollow, kit.ActSort, kit.ActSortReverse)
+	return keysFor(p.Keys, ActFollow, kit.ActSort, kit.ActSortReverse)
 }
 
 // Update moves the cursor, follows the device or not, sorts; a click on
@@ -172,7 +172,7 @@ func (p *kernelsPane) Update(msg tea.Msg) tea.Cmd {
 		return nil
 	}
 	switch p.Keys.Lookup(k) {
-	case kit.ActFollow:
+	case ActFollow:
 		p.follow = !p.follow
 		p.refresh()
 	case kit.ActSort:

@@ -138,17 +138,17 @@ func (a *App) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		case a.Flash.Text != "":
 			a.Flash = kit.Flash{}
 		}
-	case kit.ActNextPane:
+	case ActNextPane:
 		a.setFocusPane((a.focus + 1) % numPanes)
-	case kit.ActPrevPane:
+	case ActPrevPane:
 		a.setFocusPane((a.focus + numPanes - 1) % numPanes)
 	case kit.ActDetail:
 		a.openDetail()
-	case kit.ActCopy:
+	case ActCopy:
 		return a, a.copySelected()
-	case kit.ActEditPartition:
+	case ActEditPartition:
 		a.startEditor(false)
-	case kit.ActDemoRestart:
+	case ActDemoRestart:
 		restart := a.opts.DemoRestart
 		a.Do(func() tea.Msg {
 			text, err := restart()

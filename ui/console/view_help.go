@@ -230,7 +230,7 @@ func (hs *helpScreen) View() []string {
 // main screen's.
 func (hs *helpScreen) Scope() kit.Scope {
 	if hs.ed == nil || hs.ed.Closed() {
-		return kit.ScMain
+		return ScMain
 	}
 	return hs.ed.Scope()
 }

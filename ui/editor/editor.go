@@ -850,14 +850,14 @@ func (e *Editor) Owns(s *partition.Session) bool { return e.Sess == s }
 func (e *Editor) Scope() kit.Scope {
 	switch e.Showing {
 	case EdPlan:
-		return kit.ScPlan
+		return ScPlan
 	case edJournal:
-		return kit.ScJournal
+		return ScJournal
 	}
 	if e.slotGrid() {
-		return kit.ScSlotGrid
+		return ScSlotGrid
 	}
-	return kit.ScEditor
+	return ScEditor
 }
 
 // Update handles a key, the wheel, the clock tick and the desk's
@@ -907,12 +907,12 @@ func (e *Editor) Key(msg tea.KeyPressMsg) tea.Cmd {
 			e.Showing = EdGrid
 		case kit.ActHelp:
 			e.Send(kit.HelpMsg{})
-		case kit.ActEdApply:
+		case ActEdApply:
 			e.askApply()
-		case kit.ActEdJournal:
+		case ActEdJournal:
 			e.Showing, e.jourOff = edJournal, 0
 			e.loadJournal()
-		case kit.ActEdPlan:
+		case ActEdPlan:
 			e.review()
 		default:
 			off := &e.planOff
@@ -923,7 +923,7 @@ func (e *Editor) Key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	}
-	if e.Lost != "" && act != kit.ActBack && act != kit.ActHelp && act != kit.ActEdJournal {
+	if e.Lost != "" && act != kit.ActBack && act != kit.ActHelp && act != ActEdJournal {
 		e.Flashf(kit.LvlCrit, "you no longer hold the draft ("+e.Lost+"): esc leaves")
 		return nil
 	}
@@ -940,27 +940,27 @@ func (e *Editor) Key(msg tea.KeyPressMsg) tea.Cmd {
 		e.leave()
 	case kit.ActHelp:
 		e.Send(kit.HelpMsg{})
-	case kit.ActEdPrevAgent:
+	case ActEdPrevAgent:
 		e.moveSelected(0, -1)
-	case kit.ActEdNextAgent:
+	case ActEdNextAgent:
 		e.moveSelected(0, 1)
-	case kit.ActEdToAgent:
+	case ActEdToAgent:
 		if n, err := strconv.Atoi(msg.String()); err == nil {
 			e.moveSelected(n-1, 0)
 		}
-	case kit.ActEdMode:
+	case ActEdMode:
 		e.cycleMode()
-	case kit.ActEdEdit:
+	case ActEdEdit:
 		return e.startInput()
-	case kit.ActEdUndo:
+	case ActEdUndo:
 		e.undoEdit()
-	case kit.ActEdReset:
+	case ActEdReset:
 		e.resetDraft()
-	case kit.ActEdPlan:
+	case ActEdPlan:
 		e.review()
-	case kit.ActEdApply:
+	case ActEdApply:
 		e.askApply()
-	case kit.ActEdJournal:
+	case ActEdJournal:
 		e.Showing, e.jourOff = edJournal, 0
 		e.loadJournal()
 	}

@@ -9,7 +9,7 @@ import (
 // scFleet is the fleet table's scope: its bindings live in a KeyMap of
 // their own (newFleetKeyMap), built from the same binding type, so the
 // fleet's help is generated from the keys that work there.
-const scFleet kit.Scope = 1 << 7
+const scFleet = kit.ScScreen
 
 // newFleetKeyMap is the fleet console's key map. The fleet is read-only:
 // no binding changes a node.
@@ -22,7 +22,7 @@ func newFleetKeyMap() kit.KeyMap {
 		return kit.Binding{Act: act, Group: group, Scope: scFleet, Short: sh,
 			Key: key.NewBinding(key.WithKeys(keys...), key.WithHelp(helpKey, desc))}
 	}
-	return kit.KeyMapOf(kit.RoleViewer, []kit.Binding{
+	return kit.KeyMapOf(kit.RoleViewer, scFleet, []kit.Binding{
 		b(kit.ActUp, kit.GrpMove, false, []string{"k", "up"}, "k/up", "up"),
 		b(kit.ActDown, kit.GrpMove, false, []string{"j", "down"}, "j/down", "down"),
 		b(kit.ActTop, kit.GrpMove, false, []string{"g", "home"}, "g", "top"),
