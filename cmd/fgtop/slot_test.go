@@ -73,7 +73,8 @@ func oracleLoads(t *testing.T, path string) (bool, string) {
 // TestApplySlot: apply --slot sets the agents' slot-based amounts in the
 // file, and Backend.AI main's loader reads back exactly them; a typo'd
 // slot is refused naming the node's slots (exit 2) and an over-allocation
-// is refused in the agent's words, the file untouched either time.
+// is refused in the agent's words (exit 2: a config the agent would
+// refuse), the file untouched either time.
 func TestApplySlot(t *testing.T) {
 	config, args := slotNode(t)
 	orig, _ := os.ReadFile(config)
@@ -104,8 +105,8 @@ func TestApplySlot(t *testing.T) {
 		{[]string{"--slot", "i-gpu-node01-a=cuda.shares=-1"}, exitBadUsage, "negative"},
 		{[]string{"--slot", "i-gpu-node01-a"}, exitBadUsage, "want AGENT=SLOT=AMOUNT"},
 		{[]string{"--slot", "i-gpu-node01-a=cpu=1.5"}, exitBadUsage, "whole core count"},
-		{[]string{"--slot", "nobody=cuda.shares=1"}, exitProblem, "unknown agent 'nobody'"},
-		{[]string{"--slot", "i-gpu-node01-a=cuda.shares=3"}, exitProblem, "Resource slot 'cuda.shares' is over-allocated: the agents are given 5.5 in total (i-gpu-node01-a 3 + i-gpu-node01-b 2.5)"},
+		{[]string{"--slot", "nobody=cuda.shares=1"}, exitBadUsage, "unknown agent 'nobody'"},
+		{[]string{"--slot", "i-gpu-node01-a=cuda.shares=3"}, exitBadUsage, "Resource slot 'cuda.shares' is over-allocated: the agents are given 5.5 in total (i-gpu-node01-a 3 + i-gpu-node01-b 2.5)"},
 	} {
 		code, out = runCLI(t, args("apply", append(bad.args, "--yes")...)...)
 		wantCode(t, code, bad.code, out, bad.want)
