@@ -9,9 +9,11 @@
 //     and empty rows; rows are never cut mid-glyph;
 //   - bar.go, graph.go: the allocation bar and the history graphs;
 //   - format.go: telemetry and amounts in a few cells, and thresholds;
-//   - keys.go, help.go, scroll.go: the key map built for a Role (a
-//     viewer's has no editing keys), the help and footer drawn from the
-//     same bindings, cursor and wheel movement;
+//   - keys.go, help.go, scroll.go: the key map (bindings of actions in
+//     scopes, for a Role), the actions every screen shares and a dialog's
+//     keys, the help and footer drawn from the same bindings, cursor and
+//     wheel movement; each screen defines its own actions and scopes and
+//     builds its map;
 //   - common.go, flash.go, layers.go, dialog.go: Common, the state every
 //     component of one program shares by pointer; the flash line; the
 //     Layer protocol a root stacks screens, dialogs and prompts with (and
