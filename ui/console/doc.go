@@ -38,10 +38,9 @@
 // topmost screen is drawn between the root's header and footer, dialogs
 // over it.
 //
-// The key map is built for a Role (NewKeyMap, with the editor's bindings for
-// an operator): a viewer's map has no action that changes the node, so read-
-// only mode neither handles nor lists them. With no desk (no agent.toml) `e`
-// says why there is nothing to edit.
-// The program holds the draft while editing: call Close after the program
-// ends to give it back.
+// The key map is built for a Role (NewKeyMap, with the editor's bindings
+// for an operator): a viewer's map has no action that changes the node, so
+// read-only mode neither handles nor lists them. With no desk (no
+// agent.toml) `e` says why there is nothing to edit. The program holds the
+// draft while editing: call Close after the program ends to give it back.
 package console
