@@ -324,7 +324,7 @@ func (a *App) View() tea.View {
 	if !a.FrameOK {
 		a.frame = a.compose()
 		if a.St.ASCII {
-			a.frame = kit.AsciiOnly(a.frame)
+			a.frame = kit.ASCIIOnly(a.frame)
 		}
 		a.FrameOK = true
 	}
@@ -333,7 +333,7 @@ func (a *App) View() tea.View {
 	v.MouseMode = tea.MouseModeCellMotion
 	v.WindowTitle = untrusted.Text("fgtop " + a.NodeName())
 	if a.St.ASCII {
-		v.WindowTitle = kit.AsciiOnly(v.WindowTitle)
+		v.WindowTitle = kit.ASCIIOnly(v.WindowTitle)
 	}
 	return v
 }
@@ -367,8 +367,8 @@ func (a *App) flashNewIssues(first bool) {
 	var fresh []*render.IssueRow
 	for i := range a.d.Issues {
 		r := &a.d.Issues[i]
-		seen[r.Id] = true
-		if !first && !a.seenIssues[r.Id] {
+		seen[r.ID] = true
+		if !first && !a.seenIssues[r.ID] {
 			fresh = append(fresh, r)
 		}
 	}

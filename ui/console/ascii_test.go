@@ -138,7 +138,7 @@ func TestASCIIEverywhere(t *testing.T) {
 // took, so --ascii frames keep their columns.
 func TestASCIIOnlyKeepsWidths(t *testing.T) {
 	for _, s := range []string{"plain", "numa0×2 · tab/←/→", "gpu-nöde 节点 🔒", "bad \xff utf8", "\x1b[1mbold…\x1b[m"} {
-		got := kit.AsciiOnly(s)
+		got := kit.ASCIIOnly(s)
 		if nonASCII(got) != "" {
 			t.Errorf("%q -> %q: not ASCII", s, got)
 		}
@@ -159,7 +159,7 @@ func FuzzASCIIOnly(f *testing.F) {
 		if len(s) > 4096 {
 			return
 		}
-		got := kit.AsciiOnly(s)
+		got := kit.ASCIIOnly(s)
 		for i := 0; i < len(got); i++ {
 			if got[i] >= 0x80 {
 				t.Fatalf("%q -> %q: byte %#x", s, got, got[i])

@@ -149,13 +149,13 @@ func (a *App) editorOpened(m editor.DeskOpenedMsg) {
 	switch {
 	case errors.Is(m.Err, partition.ErrBusy):
 		a.push(&kit.Dialog{Common: a.Common, Kind: editor.DlgTakeOver, Cancelled: "cancelled: nothing written; the draft stays with its holder", Title: "The partition draft is taken",
-			Ok: func() tea.Cmd { a.startEditor(true); return nil },
+			OK: func() tea.Cmd { a.startEditor(true); return nil },
 			Body: [][]kit.Span{
 				{{Lvl: kit.LvlWarn, Text: m.Holder.String()}, {Lvl: kit.LvlPlain, Text: " is editing the partition."}},
 				{},
 				{{Lvl: kit.LvlPlain, Text: "Take the draft over? They lose it: their changes that are not applied are gone, and their apply is refused."}},
 			},
-			OkLabel: "Take over"})
+			OKLabel: "Take over"})
 		return
 	case m.Err != nil:
 		a.Flashf(kit.LvlCrit, "cannot edit the partition: "+editor.FirstLine(m.Err.Error()))

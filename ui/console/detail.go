@@ -92,7 +92,7 @@ func (ds *detail) rebuild() {
 		ds.Lines = kernelDetail(d, ki, now)
 	case detIssue:
 		for i := range d.Issues {
-			if d.Issues[i].Id == ds.issue {
+			if d.Issues[i].ID == ds.issue {
 				ds.Title = d.Issues[i].Is.Code
 				ds.Lines = issueDetail(d, i)
 				return

@@ -47,7 +47,7 @@ func TestPlotRows(t *testing.T) {
 	for _, ascii := range []bool{false, true} {
 		g := kit.UnicodeGlyphs(false)
 		if ascii {
-			g = kit.AsciiGlyphs()
+			g = kit.ASCIIGlyphs()
 		}
 		full, floor := g.Spark[len(g.Spark)-1], g.Spark[1]
 		tests := []struct {

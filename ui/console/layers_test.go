@@ -217,7 +217,7 @@ func TestDialogHintsFromKeyMap(t *testing.T) {
 		}
 	}
 	// Each key the line names does what it says.
-	d := &kit.Dialog{Common: a.Common, OkLabel: "OK", Ok: func() tea.Cmd { return nil }}
+	d := &kit.Dialog{Common: a.Common, OKLabel: "OK", OK: func() tea.Cmd { return nil }}
 	a.push(d)
 	for _, k := range []tea.KeyPressMsg{keyCode(tea.KeyRight), keyCode(tea.KeyLeft), tab} {
 		before := d.FocusOK

@@ -18,7 +18,7 @@ import (
 // lines is set (the agents pane's blocks).
 type list struct {
 	*common
-	Id      pane
+	ID      pane
 	W, H    int
 	head    int
 	focused bool

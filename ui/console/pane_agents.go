@@ -17,17 +17,17 @@ type agentsPane struct {
 
 func newAgentsPane(c *common) *agentsPane {
 	p := &agentsPane{}
-	p.list = list{common: c, Id: paneAgents, Size: func(d *render.Derived) int { return len(d.Agents) },
+	p.list = list{common: c, ID: paneAgents, Size: func(d *render.Derived) int { return len(d.Agents) },
 		Lines: func(i int) int { return agentLines(&p.d.Agents[i]) }}
 	return p
 }
 
 // Title names the pane and counts the agents.
 func (p *agentsPane) Title() []kit.Span {
-	return paneTitle(p.Id, p.focused, strconv.Itoa(p.Len()))
+	return paneTitle(p.ID, p.focused, strconv.Itoa(p.Len()))
 }
 
-func (p *agentsPane) tab() kit.Span { return tabSpan(p.Id, kit.LvlDim, p.Len()) }
+func (p *agentsPane) tab() kit.Span { return tabSpan(p.ID, kit.LvlDim, p.Len()) }
 
 // Selected is the selected agent's id.
 func (p *agentsPane) Selected() string {

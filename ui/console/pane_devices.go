@@ -92,7 +92,7 @@ type devicesPane struct {
 
 func newDevicesPane(c *common, hist *history, moved func()) *devicesPane {
 	p := &devicesPane{hist: hist}
-	p.list = list{common: c, Id: paneDevices, head: 1, Size: func(d *render.Derived) int { return len(d.Devs) + 1 }, moved: moved}
+	p.list = list{common: c, ID: paneDevices, head: 1, Size: func(d *render.Derived) int { return len(d.Devs) + 1 }, moved: moved}
 	return p
 }
 
@@ -115,10 +115,10 @@ func (p *devicesPane) Update(msg tea.Msg) tea.Cmd {
 
 // Title names the pane and counts its devices.
 func (p *devicesPane) Title() []kit.Span {
-	return paneTitle(p.Id, p.focused, strconv.Itoa(max(p.Len()-1, 0)))
+	return paneTitle(p.ID, p.focused, strconv.Itoa(max(p.Len()-1, 0)))
 }
 
-func (p *devicesPane) tab() kit.Span { return tabSpan(p.Id, kit.LvlDim, max(p.Len()-1, 0)) }
+func (p *devicesPane) tab() kit.Span { return tabSpan(p.ID, kit.LvlDim, max(p.Len()-1, 0)) }
 
 // Selected is the selected device's id; the cpu/mem line has none.
 func (p *devicesPane) Selected() string {
@@ -134,7 +134,7 @@ func (p *devicesPane) detailFor() (*detail, string) {
 	}
 	if p.Cursor >= len(p.d.Devs) {
 		h := &p.d.Host
-		return nil, "cpu and memory: " + h.CpuHeld + "/" + h.CpuCap + " cores, " + h.MemHeld + "/" + h.MemCap + " held"
+		return nil, "cpu and memory: " + h.CPUHeld + "/" + h.CPUCap + " cores, " + h.MemHeld + "/" + h.MemCap + " held"
 	}
 	return &detail{Kind: detDevice, Dev: p.d.Devs[p.Cursor].Key}, ""
 }

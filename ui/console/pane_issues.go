@@ -13,13 +13,13 @@ type issuesPane struct {
 
 func newIssuesPane(c *common) *issuesPane {
 	p := &issuesPane{}
-	p.list = list{common: c, Id: paneIssues, Size: func(d *render.Derived) int { return len(d.Issues) }}
+	p.list = list{common: c, ID: paneIssues, Size: func(d *render.Derived) int { return len(d.Issues) }}
 	return p
 }
 
 // Title names the pane and counts the issues.
 func (p *issuesPane) Title() []kit.Span {
-	return paneTitle(p.Id, p.focused, strconv.Itoa(p.Len()))
+	return paneTitle(p.ID, p.focused, strconv.Itoa(p.Len()))
 }
 
 // tab is coloured by the worst issue, so a hidden issues pane still warns.
@@ -28,7 +28,7 @@ func (p *issuesPane) tab() kit.Span {
 	if n := p.Len(); n > 0 && p.d.Issues[0].Is.Severity > 0 {
 		lvl = p.d.Issues[0].Sev.Lvl
 	}
-	return tabSpan(p.Id, lvl, p.Len())
+	return tabSpan(p.ID, lvl, p.Len())
 }
 
 // selectedIssue is the issue under the cursor, or nil.
@@ -41,7 +41,7 @@ func (p *issuesPane) selectedIssue() *render.IssueRow {
 
 func (p *issuesPane) detailFor() (*detail, string) {
 	if r := p.selectedIssue(); r != nil {
-		return &detail{Kind: detIssue, issue: r.Id}, ""
+		return &detail{Kind: detIssue, issue: r.ID}, ""
 	}
 	return nil, ""
 }

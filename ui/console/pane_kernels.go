@@ -147,7 +147,7 @@ type kernelsPane struct {
 
 func newKernelsPane(c *common, device func() int) *kernelsPane {
 	p := &kernelsPane{device: device, follow: true, sortCol: "id"}
-	p.list = list{common: c, Id: paneKernels, head: 1, Size: func(*render.Derived) int { return len(p.Showing.Rows) }}
+	p.list = list{common: c, ID: paneKernels, head: 1, Size: func(*render.Derived) int { return len(p.Showing.Rows) }}
 	return p
 }
 
@@ -196,17 +196,17 @@ func (p *kernelsPane) headerClick(m tea.Mouse) {
 func (p *kernelsPane) Title() []kit.Span {
 	count := strconv.Itoa(len(p.Showing.Rows))
 	if p.d != nil && p.Filter != "" {
-		return append(paneTitle(p.Id, p.focused, ""), kit.Span{Lvl: kit.LvlDim, Text: "matching "},
+		return append(paneTitle(p.ID, p.focused, ""), kit.Span{Lvl: kit.LvlDim, Text: "matching "},
 			kit.Span{Lvl: kit.LvlAccent, Text: "/" + p.Filter}, kit.Span{Lvl: kit.LvlDim, Text: " on all GPUs (" + count + ") "})
 	}
 	if p.d != nil && p.Showing.Dev >= 0 {
-		return append(paneTitle(p.Id, p.focused, ""), kit.Span{Lvl: kit.LvlDim, Text: "on "},
+		return append(paneTitle(p.ID, p.focused, ""), kit.Span{Lvl: kit.LvlDim, Text: "on "},
 			kit.Span{Lvl: kit.LvlAccent, Text: p.d.Devs[p.Showing.Dev].Label}, kit.Span{Lvl: kit.LvlDim, Text: " (" + count + ") "})
 	}
-	return paneTitle(p.Id, p.focused, count)
+	return paneTitle(p.ID, p.focused, count)
 }
 
-func (p *kernelsPane) tab() kit.Span { return tabSpan(p.Id, kit.LvlDim, p.Len()) }
+func (p *kernelsPane) tab() kit.Span { return tabSpan(p.ID, kit.LvlDim, p.Len()) }
 
 // Selected is the selected kernel's id.
 func (p *kernelsPane) Selected() string {

@@ -167,9 +167,9 @@ func hostRowOf(st *kit.Styles, h *render.HostSummary, c devCols, w int, selected
 	if h.HasCPU {
 		l.Cell(st.Text, "CPU", c.Label, false, "")
 		l.Gap(1)
-		st.RenderBar(l, kit.BarLayout([]float64{h.CpuHeldF}, h.CpuCapF, c.bar), func(int) int { return 0 }, nil)
+		st.RenderBar(l, kit.BarLayout([]float64{h.CPUHeldF}, h.CPUCapF, c.bar), func(int) int { return 0 }, nil)
 		l.Gap(1)
-		l.Cell(lvl(h.CpuOver), h.CpuHeld+"/"+h.CpuCap, c.Figs, true, st.G.Ellipsis)
+		l.Cell(lvl(h.CPUOver), h.CPUHeld+"/"+h.CPUCap, c.Figs, true, st.G.Ellipsis)
 		tail(st.Dim, " "+kit.Plural(h.Cores, "core"))
 	}
 	if h.HasMem {

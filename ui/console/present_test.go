@@ -76,7 +76,7 @@ func TestRowRenderers(t *testing.T) {
 			draw: func(st *kit.Styles, w int, _ bool) []string {
 				return []string{deviceHeaderRow(st, deviceColumns(w, d.DevMeas), false, w)}
 			}},
-		{Name: "host", want: []string{"CPU", d.Host.CpuHeld + "/" + d.Host.CpuCap},
+		{Name: "host", want: []string{"CPU", d.Host.CPUHeld + "/" + d.Host.CPUCap},
 			wide: []string{"MEM ", d.Host.MemHeld + "/" + d.Host.MemCap, kit.Plural(d.Host.Cores, "core")},
 			draw: func(st *kit.Styles, w int, sel bool) []string {
 				return []string{hostRowOf(st, &d.Host, deviceColumns(w, d.DevMeas), w, sel, sel)}
@@ -188,7 +188,7 @@ func TestKernelRowCutsDevices(t *testing.T) {
 func TestHostRowNarrow(t *testing.T) {
 	a := testApp(t, 200, 60, fake.Node(fake.Options{}), Options{})
 	d := a.d
-	full := []string{d.Host.CpuHeld + "/" + d.Host.CpuCap, kit.Plural(d.Host.Cores, "core"), d.Host.MemHeld + "/" + d.Host.MemCap}
+	full := []string{d.Host.CPUHeld + "/" + d.Host.CPUCap, kit.Plural(d.Host.Cores, "core"), d.Host.MemHeld + "/" + d.Host.MemCap}
 	for _, style := range []struct {
 		theme string
 		ascii bool

@@ -258,7 +258,7 @@ func TestHistory(t *testing.T) {
 	if got := sparkline(&h[k].alloc, 6, kit.UnicodeGlyphs(false).Spark); got != " ▄▄▄▄█" {
 		t.Errorf("sparkline = %q", got)
 	}
-	if got := sparkline(nil, 3, kit.AsciiGlyphs().Spark); got != "   " {
+	if got := sparkline(nil, 3, kit.ASCIIGlyphs().Spark); got != "   " {
 		t.Errorf("nil sparkline = %q", got)
 	}
 	var r ring

@@ -424,9 +424,9 @@ func (e *Editor) cycleMode() {
 // button, focused: Enter takes it) or the BEP-1044 device-based draft.
 func (e *Editor) askFormat(next partition.Request) {
 	e.openDialog(&kit.Dialog{Kind: DlgFormat, Cancelled: "cancelled: the mode is unchanged", Title: "Manual mode: which format?",
-		CancelLabel: "Main's slot-based", OkLabel: "BEP-1044 device-based",
+		CancelLabel: "Main's slot-based", OKLabel: "BEP-1044 device-based",
 		Left: func() { e.chooseFormat(next, agentconfig.FormatSlotBased) },
-		Ok:   func() tea.Cmd { e.chooseFormat(next, agentconfig.FormatDeviceBased); return nil },
+		OK:   func() tea.Cmd { e.chooseFormat(next, agentconfig.FormatDeviceBased); return nil },
 		Body: [][]kit.Span{
 			{{Lvl: kit.LvlPlain, Text: "agent.toml has no allocation tables, so it does not say which format to write them in."}},
 			{},
@@ -742,8 +742,8 @@ func (e *Editor) askApply() {
 		e.Flashf(kit.LvlInfo, "the draft changes nothing: there is nothing to apply")
 		return
 	}
-	d := &kit.Dialog{Kind: DlgApply, Title: "Apply the draft", OkLabel: "Apply"}
-	d.Ok = func() tea.Cmd {
+	d := &kit.Dialog{Kind: DlgApply, Title: "Apply the draft", OKLabel: "Apply"}
+	d.OK = func() tea.Cmd {
 		if !e.Closed() {
 			e.DoApply(p, d.Expect != "")
 		}
@@ -970,8 +970,8 @@ func (e *Editor) Key(msg tea.KeyPressMsg) tea.Cmd {
 // askDiscard asks, default Cancel, whether to drop the draft and leave
 // the editor, or quit the console when the question comes from ctrl+c.
 func (e *Editor) askDiscard(quit bool) {
-	d := &kit.Dialog{Kind: DlgDiscard, Cancelled: "cancelled: nothing written; the draft is kept", Title: "Leave the editor", OkLabel: "Discard", Quit: quit,
-		Ok: func() tea.Cmd {
+	d := &kit.Dialog{Kind: DlgDiscard, Cancelled: "cancelled: nothing written; the draft is kept", Title: "Leave the editor", OKLabel: "Discard", Quit: quit,
+		OK: func() tea.Cmd {
 			e.leave()
 			if quit {
 				return tea.Quit
@@ -981,7 +981,7 @@ func (e *Editor) askDiscard(quit bool) {
 		},
 		Body: [][]kit.Span{{{Lvl: kit.LvlPlain, Text: "Discard the draft (" + e.changeSummary() + ": " + kit.Plural(len(e.Plan.Edits), "file change") + " not applied) and leave?"}}}}
 	if quit {
-		d.Title, d.OkLabel = "Quit fgtop", "Discard and quit"
+		d.Title, d.OKLabel = "Quit fgtop", "Discard and quit"
 		d.Body = [][]kit.Span{{{Lvl: kit.LvlPlain, Text: "Discard the draft (" + e.changeSummary() + ": " + kit.Plural(len(e.Plan.Edits), "file change") + " not applied) and quit?"}},
 			{}, {{Lvl: kit.LvlDim, Text: "ctrl+c again quits at once."}}}
 	}

@@ -20,7 +20,7 @@ import (
 
 // fleetCol is one column of the fleet table.
 type fleetCol struct {
-	Id    string
+	ID    string
 	Title string
 	W     int
 	right bool
@@ -74,7 +74,7 @@ func (m *Model) fleetCols(w int) ([]fleetCol, int) {
 	// Room left after the name reaches its widest goes to the fit column.
 	if rest := w - (used() - nameMin + name); rest > 0 {
 		for i := range cols {
-			if cols[i].Id == "fit" {
+			if cols[i].ID == "fit" {
 				cols[i].W += rest
 			}
 		}
@@ -113,7 +113,7 @@ func (m *Model) View() tea.View {
 	}
 	content := strings.Join(rows, "\n")
 	if m.St.ASCII {
-		content = kit.AsciiOnly(content)
+		content = kit.ASCIIOnly(content)
 	}
 	v := tea.NewView(content)
 	v.AltScreen = true
@@ -284,7 +284,7 @@ func (m *Model) viewRow(n *fleet.Node, sel bool, cols []fleetCol, nameW, w int, 
 	for _, c := range cols {
 		l.Gap(1)
 		p, v := text, ""
-		switch c.Id {
+		switch c.ID {
 		case "state":
 			lv, t := stateCell(n)
 			p, v = st.Level(lv), t
@@ -504,12 +504,12 @@ func deviceLabels(s *model.Snapshot) map[model.DeviceID]string {
 		switch {
 		case !d.IsAccelerator():
 		case d.IsMIG():
-			out[d.ID] = "MIG " + kit.MigSuffix(d.ID)
+			out[d.ID] = "MIG " + kit.MIGSuffix(d.ID)
 		default:
 			idx = append(idx, i)
 		}
 	}
-	for i, l := range render.GpuLabels(s.Devices, idx) {
+	for i, l := range render.GPULabels(s.Devices, idx) {
 		out[s.Devices[i].ID] = l
 	}
 	return out

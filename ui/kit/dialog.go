@@ -27,7 +27,7 @@ type Dialog struct {
 	// Neither is cut on a small screen (the body is).
 	Ask     [][]Span
 	Foot    [][]Span
-	OkLabel string
+	OKLabel string
 	// focusOK is false while Cancel has the focus.
 	FocusOK bool
 	Expect  string
@@ -39,7 +39,7 @@ type Dialog struct {
 	Quit bool
 
 	// ok is what OK does.
-	Ok func() tea.Cmd
+	OK func() tea.Cmd
 	// cancelLabel names the left button ("Cancel" when empty). With left
 	// set the left button is a choice too (dlgFormat: main's slot-based
 	// form, the default), and only esc cancels.
@@ -86,7 +86,7 @@ func (d *Dialog) Update(msg tea.Msg) tea.Cmd {
 		d.Close()
 		if d.Quit {
 			// The second ctrl+c: quit, as asked.
-			return d.Ok()
+			return d.OK()
 		}
 		d.Send(QuitMsg{})
 		return nil
@@ -116,7 +116,7 @@ func (d *Dialog) Update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		d.Close()
-		return d.Ok()
+		return d.OK()
 	}
 	if d.Input == nil {
 		return nil
@@ -198,7 +198,7 @@ func (d *Dialog) box(w, h int) []string {
 		case d.confirmed() && d.FocusOK:
 			tail = wrap(tail, []Span{{LvlOK, "matches: Enter applies"}})
 		case d.confirmed():
-			tail = wrap(tail, []Span{{LvlOK, "matches: "}, {LvlAccent, "tab"}, {LvlOK, " to " + d.OkLabel + ", then Enter"}, {LvlDim, " (Enter now cancels)"}})
+			tail = wrap(tail, []Span{{LvlOK, "matches: "}, {LvlAccent, "tab"}, {LvlOK, " to " + d.OKLabel + ", then Enter"}, {LvlDim, " (Enter now cancels)"}})
 		}
 	}
 	if d.note != "" {
@@ -220,7 +220,7 @@ func (d *Dialog) box(w, h int) []string {
 		cancel = "Cancel"
 	}
 	cp, ct := button(cancel, !d.FocusOK)
-	okp, okt := button(d.OkLabel, d.FocusOK)
+	okp, okt := button(d.OKLabel, d.FocusOK)
 	if d.FocusOK && !d.confirmed() {
 		okp = st.Dim
 	}

@@ -159,9 +159,9 @@ func ShortKernel(id model.KernelID) string {
 	return string(id[:8])
 }
 
-// MigSuffix returns "3/0" for a MIG device id "MIG-<uuid>/3/0" (the GPU
+// MIGSuffix returns "3/0" for a MIG device id "MIG-<uuid>/3/0" (the GPU
 // and compute instance ids), or the whole id when it has no '/'.
-func MigSuffix(id model.DeviceID) string {
+func MIGSuffix(id model.DeviceID) string {
 	if _, rest, ok := strings.Cut(string(id), "/"); ok {
 		return rest
 	}

@@ -117,8 +117,8 @@ func UnicodeGlyphs(patterned bool) Glyphs {
 	return g
 }
 
-// AsciiGlyphs are the 7-bit stand-ins --ascii draws with.
-func AsciiGlyphs() Glyphs {
+// ASCIIGlyphs are the 7-bit stand-ins --ascii draws with.
+func ASCIIGlyphs() Glyphs {
 	return Glyphs{
 		Held: "#", HeldAlt: "=", Free: ".", Over: "!",
 		Spark:  []string{" ", ".", ":", "-", "=", "+", "*", "#"},
@@ -167,7 +167,7 @@ func NewStyles(t *themes.Theme, ascii bool) (*Styles, error) {
 		s.Segments = append(s.Segments, paintOf(seg))
 	}
 	if ascii {
-		s.G = AsciiGlyphs()
+		s.G = ASCIIGlyphs()
 	} else {
 		s.G = UnicodeGlyphs(t.Patterned)
 	}

@@ -254,11 +254,11 @@ var asciiSubst = map[rune]string{
 	'–': "-", '—': "-", '‘': "'", '’': "'", '“': "\"", '”': "\"",
 }
 
-// AsciiOnly is s with every character outside 7-bit ASCII replaced, cell
+// ASCIIOnly is s with every character outside 7-bit ASCII replaced, cell
 // for cell, so that --ascii holds for text fgtop did not write (node and
 // user names, issue messages) as well as its own: the stand-in above, or
 // '?' per cell. Escape sequences are ASCII and pass through.
-func AsciiOnly(s string) string {
+func ASCIIOnly(s string) string {
 	i := 0
 	for i < len(s) && s[i] < utf8.RuneSelf {
 		i++

@@ -78,13 +78,13 @@ type DevRow struct {
 // HostSummary is the cpu and mem line.
 type HostSummary struct {
 	Cores             int
-	CpuHeld, CpuCap   string
+	CPUHeld, CPUCap   string
 	cpuFrac           float64
 	MemHeld, MemCap   string
 	memFrac           float64
-	CpuOver, MemOver  bool
+	CPUOver, MemOver  bool
 	HasCPU, HasMem    bool
-	CpuHeldF, CpuCapF float64
+	CPUHeldF, CPUCapF float64
 	MemHeldB, MemCapB float64
 }
 
@@ -117,7 +117,7 @@ type AgentRow struct {
 // IssueRow is one issue, formatted.
 type IssueRow struct {
 	Is    *model.Issue
-	Id    string // identity across snapshots, for "new issue" flashes
+	ID    string // identity across snapshots, for "new issue" flashes
 	Sev   kit.Span
 	Text  string
 	Where string
@@ -197,7 +197,7 @@ func (d *Derived) deriveDevices(o DeriveOptions, short map[model.AgentID]string,
 		full = append(full, string(s.Devices[i].ID))
 	}
 	abbrev := kit.UniqueAbbrev(full, o.G.Ellipsis)
-	labels := GpuLabels(s.Devices, gpus)
+	labels := GPULabels(s.Devices, gpus)
 	driftDev := map[model.DeviceKey]bool{}
 	type devKernel struct {
 		Dev model.DeviceKey
@@ -218,8 +218,8 @@ func (d *Derived) deriveDevices(o DeriveOptions, short map[model.AgentID]string,
 		dv := &s.Devices[i]
 		r := DevRow{Key: dv.Key(), Dev: dv, Abbrev: abbrev[n], Child: dv.IsMIG() && ids[dv.Parent]}
 		if dv.IsMIG() {
-			r.Label = "MIG " + kit.MigSuffix(dv.ID)
-			r.Tag = kit.MigSuffix(dv.ID)
+			r.Label = "MIG " + kit.MIGSuffix(dv.ID)
+			r.Tag = kit.MIGSuffix(dv.ID)
 			if r.Child && parentRow >= 0 {
 				r.Tag = d.Devs[parentRow].Label + ":" + r.Tag
 				d.Devs[parentRow].NMIG++
@@ -265,10 +265,10 @@ func (d *Derived) deriveDevices(o DeriveOptions, short map[model.AgentID]string,
 	d.tagSig = h.Sum64()
 }
 
-// GpuLabels names GPUs as nvidia-smi does, by index ("GPU0"), and other
+// GPULabels names GPUs as nvidia-smi does, by index ("GPU0"), and other
 // accelerators by plugin and index ("rocm1"); when indices collide it falls
 // back to the plugin name and position.
-func GpuLabels(devs []model.Device, idx []int) map[int]string {
+func GPULabels(devs []model.Device, idx []int) map[int]string {
 	out := map[int]string{}
 	seen := map[string]bool{}
 	clash := false

@@ -64,13 +64,13 @@ func (d *Derived) KernelIndex(id model.KernelID) (int, bool) {
 }
 
 // stateCounts counts kernels per state.
-type stateCounts struct{ Ok, Stale, Broken, pending, other int }
+type stateCounts struct{ OK, Stale, Broken, pending, other int }
 
 // add counts one kernel.
 func (c *stateCounts) add(s model.KernelState) {
 	switch s {
 	case model.KernelOK:
-		c.Ok++
+		c.OK++
 	case model.KernelStale:
 		c.Stale++
 	case model.KernelBroken:
@@ -215,7 +215,7 @@ func (d *Derived) deriveIssues() {
 				r.Where += ":" + strconv.Itoa(is.Line)
 			}
 		}
-		r.Id = is.Severity.String() + "|" + is.Code + "|" + is.File + "|" + strconv.Itoa(is.Line) + "|" +
+		r.ID = is.Severity.String() + "|" + is.Code + "|" + is.File + "|" + strconv.Itoa(is.Line) + "|" +
 			string(is.Kernel) + "|" + is.Device.String() + "|" + is.Message
 		d.Issues = append(d.Issues, r)
 	}
@@ -244,9 +244,9 @@ func (d *Derived) deriveHost() {
 		h.HasMem = true
 		memCap = model.NewDec(s.HostMemBytes, 0)
 	}
-	h.CpuHeld, h.CpuCap = cpuHeld.String(), cpuCap.String()
-	h.CpuHeldF, h.CpuCapF = cpuHeld.Float64(), cpuCap.Float64()
-	h.CpuOver = cpuCap.Less(cpuHeld)
+	h.CPUHeld, h.CPUCap = cpuHeld.String(), cpuCap.String()
+	h.CPUHeldF, h.CPUCapF = cpuHeld.Float64(), cpuCap.Float64()
+	h.CPUOver = cpuCap.Less(cpuHeld)
 	h.MemHeld, h.MemCap = kit.FmtBytesDec(memHeld), kit.FmtBytesDec(memCap)
 	h.MemHeldB, h.MemCapB = memHeld.Float64(), memCap.Float64()
 	h.MemOver = memCap.Less(memHeld)
