@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/engine/history"
 	"github.com/fgtop/fgtop/engine/inventory"
 	"github.com/fgtop/fgtop/themes"
 	"github.com/spf13/cobra"
@@ -144,6 +145,15 @@ func registerCompletions(root *cobra.Command) {
 		"affinity":     words("interleaved", "prefer-single-node"),
 		"schema":       words("main", "bep-1044"),
 		"partition":    words("slot-based", "device-based"),
+		// The history's flags.
+		"history":  dirs,
+		"dir":      dirs,
+		"keep":     words("7d", "3d", "1d", "12h"),
+		"max-size": words("100MiB", "1GiB", "20MiB"),
+		"at":       words("-1h", "-2h", "-1d", "now"),
+		"since":    words("-1h", "-1d", "-7d"),
+		"until":    words("now", "-1h"),
+		"device":   completeDevices,
 	}
 	// The CUDA plugin flags (pluginflags.go).
 	byFlag["plugin-config"] = files("json", "toml")
@@ -384,4 +394,28 @@ func deviceIDsFor(cmd *cobra.Command) []string {
 		out = append(out, fmt.Sprintf("%s:%s", d.Name, d.ID))
 	}
 	return out
+}
+
+// completeDevices offers, for history --device, the accelerators of the
+// record's latest state.
+func completeDevices(cmd *cobra.Command, _ []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	dir, err := readHistoryDir(flagString(cmd, "history"))
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	rd, err := history.OpenReader(dir)
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	res, err := rd.At(time.Now())
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	var out []cobra.Completion
+	for i := range res.Snap.Devices {
+		if d := &res.Snap.Devices[i]; d.IsAccelerator() {
+			out = append(out, d.Key().String())
+		}
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"runtime"
@@ -23,12 +24,14 @@ type consoleFlags struct {
 	theme    string
 	readOnly bool
 	ascii    bool
+	history  string
 }
 
 func (f *consoleFlags) register(cmd *cobra.Command, withReadOnly bool) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.theme, "theme", "", "theme: "+fmt.Sprint(themes.Names())+", light|dark to override detection, or a theme file")
 	fl.BoolVar(&f.ascii, "ascii", false, "draw with 7-bit characters only (terminals without block glyphs)")
+	registerHistoryFlag(fl, &f.history, "record the node's history into DIR and read the past from it")
 	if withReadOnly {
 		fl.BoolVar(&f.readOnly, "readonly", false, "read-only: no editing or applying action exists")
 	}
@@ -69,6 +72,7 @@ func runConsoleUI(ctx context.Context, eopts engine.Options, uopts console.Optio
 	withDesk(&uopts, eopts.ConfigPath, eng)
 	errc := make(chan error, 1)
 	go func() { errc <- eng.Run(ctx) }()
+	defer startRecording(ctx, eng, uopts.History, os.Stderr)()
 	return runProgram(ctx, eng, uopts, errc)
 }
 
@@ -178,5 +182,16 @@ func consoleOn(ctx context.Context, src *sourceFlags, cf *consoleFlags) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	uopts.History = cf.historyDir(os.Stderr)
 	return runConsoleUI(ctx, eopts, uopts)
+}
+
+// historyDir resolves --history for a console, with the note on w when
+// nothing is recorded.
+func (f *consoleFlags) historyDir(w io.Writer) string {
+	dir, note := historyDir(f.history)
+	if note != "" {
+		fmt.Fprintln(w, "fgtop:", note)
+	}
+	return dir
 }

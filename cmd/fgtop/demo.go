@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -222,6 +223,10 @@ func runDemoConsole(ctx context.Context, node *demo.Node, idleAfter time.Duratio
 	uopts.DemoRestart = func() (string, error) {
 		ids, err := node.Restart()
 		return demo.RestartedText(ids), err
+	}
+	if uopts.History = cf.history; cf.history == "" {
+		// The demo records beside its node, so :at works after a minute.
+		uopts.History = filepath.Join(node.Dir, "history")
 	}
 	return runConsoleUI(ctx, opts, uopts)
 }

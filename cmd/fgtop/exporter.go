@@ -35,10 +35,11 @@ Stop with Ctrl-C or SIGTERM: in-flight scrapes finish first (at most 5 seconds).
 
 // exporterFlags are the flags of `fgtop exporter` beyond the source flags.
 type exporterFlags struct {
-	listen string
-	node   string
-	demo   bool
-	seed   int64
+	listen  string
+	node    string
+	demo    bool
+	seed    int64
+	history string
 }
 
 func newExporterCmd() *cobra.Command {
@@ -70,6 +71,7 @@ func newExporterCmd() *cobra.Command {
 	fl.StringVar(&ef.node, "node", "", "node name in every series (default: this host's name; the demo node's with --demo)")
 	fl.BoolVar(&ef.demo, "demo", false, "serve the embedded demo node instead of this node")
 	fl.Int64Var(&ef.seed, "seed", 1, "with --demo: seed of the simulated workload")
+	registerHistoryFlag(fl, &ef.history, "record the node's history into DIR")
 	return cmd
 }
 
@@ -157,6 +159,11 @@ func runExporter(ctx context.Context, r exporterRun) (err error) {
 	eng := engine.New(eopts)
 	engineErr := make(chan error, 1)
 	go func() { engineErr <- eng.Run(ctx) }()
+	hdir, note := historyDir(r.flags.history)
+	if note != "" {
+		fmt.Fprintln(r.stderr, "fgtop exporter:", note)
+	}
+	defer startRecording(ctx, eng, hdir, r.stderr)()
 
 	ms, err := startMetrics(r.flags.listen, "--listen", eng.Latest, eopts.Node)
 	if err != nil {

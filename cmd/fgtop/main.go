@@ -111,6 +111,7 @@ the kernels are named with --scratch-root. Try it without a node: fgtop demo.
 	root.AddCommand(newServeCmd())
 	root.AddCommand(newFleetCmd())
 	root.AddCommand(newExporterCmd())
+	root.AddCommand(newRecordCmd(), newHistoryCmd())
 	root.AddCommand(newVersionCmd())
 	root.AddCommand(newManCmd())
 	// Our own completion command (cobra's default one is added only at

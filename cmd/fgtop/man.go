@@ -81,6 +81,7 @@ func writeMan(w io.Writer, root *cobra.Command) error {
 	m.item("TMPDIR", "where fgtop demo puts its node (removed on exit)")
 	m.item("FGTOP_REQUIRE_ETCD", "tests only: 1 makes the tests that start a real etcd fail instead of skip where the etcd binary is missing")
 	m.item("GOGC, GOMEMLIMIT", "when set, snapshot leaves the garbage collector as the user set it")
+	m.item("FGTOP_HISTORY", "the history directory when --history is not given (\"off\": record nothing)")
 	m.section("FILES")
 	m.item("agent.toml", "the agent config, looked for where Backend.AI's agent looks, in order: "+strings.Join(configPlaces(), ", ")+
 		"; or given with --config. Watching needs read permission; plan, apply and rollback need write permission on the file and its directory")
@@ -89,6 +90,7 @@ func writeMan(w io.Writer, root *cobra.Command) error {
 	m.item("AGENT.toml.fgtop-STAMP.bak", "the previous version kept by each apply, for rollback")
 	m.item("AGENT.toml"+strings.TrimPrefix(partition.DraftRecordPath("AGENT.toml"), "AGENT.toml"), "who holds the partition draft in a console right now")
 	m.item("~/.config/fgtop/themes/NAME.toml", "user themes for --theme NAME")
+	m.item("/var/lib/fgtop/history/seg-TIME.fgh", "the history (fgtop record; serve, exporter and the console record there too when /var/lib/fgtop is writable): compressed, checksummed segments, one writer at a time (the LOCK file beside them)")
 	m.item("libnvidia-ml.so.1", "NVIDIA's management library, loaded at run time by a build with NVML support (see fgtop version)")
 	m.section("SEE ALSO")
 	m.raw(`fgtop version; fgtop completion \-\-help; Backend.AI's agent documentation.`)

@@ -207,6 +207,7 @@ func runServe(ctx context.Context, r serveRun) (err error) {
 	if err != nil {
 		return err
 	}
+	uopts.History = r.console.historyDir(r.stderr)
 
 	eng := engine.New(eopts)
 	if eopts.ConfigPath != "" {
@@ -217,6 +218,7 @@ func runServe(ctx context.Context, r serveRun) (err error) {
 	}
 	engineErr := make(chan error, 1)
 	go func() { engineErr <- eng.Run(ctx) }()
+	defer startRecording(ctx, eng, uopts.History, r.stderr)()
 	var metricsErr <-chan error
 	if r.serve.metricsListen != "" {
 		ms, err := startMetrics(r.serve.metricsListen, "serve: --metrics-listen", eng.Latest, eopts.Node)

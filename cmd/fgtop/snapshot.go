@@ -24,6 +24,7 @@ func newSnapshotCmd() *cobra.Command {
 	var seed int64
 	var allocMap string
 	var heartbeat time.Duration
+	var at, histDir string
 	cmd := &cobra.Command{
 		Use:   "snapshot",
 		Short: "Print the node's allocation once (--json, --alloc-map) or as one JSON line per change (--follow)",
@@ -47,6 +48,11 @@ func newSnapshotCmd() *cobra.Command {
                          without a change, so a reader can tell a quiet node from a
                          dead pipe; its seq is the engine's latest snapshot number,
                          which also counts changes that printed no line
+  --at TIME              the snapshot as the history recorded it at TIME (RFC 3339, 14:02,
+                         2026-11-27 14:02, -2h), same forms; --history DIR names the record
+                         (default /var/lib/fgtop/history). Exit 1, with the reason on stderr,
+                         when TIME is outside the record or where it lacks data (the node
+                         as last recorded before that is printed then)
 
   --demo [--seed N]      the embedded demo node (synthetic telemetry, source kind
                          "demo") instead of this node: try the formats without a node
@@ -76,6 +82,15 @@ Exit status: 0 on success, even when issues are reported; 2 on bad usage.`,
 			}
 			if !asJSON && allocMap == "" {
 				asJSON = true
+			}
+			if at != "" {
+				if follow {
+					return usageErr("--at and --follow are exclusive")
+				}
+				return snapshotAt(at, histDir, allocMap, compact, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			}
+			if histDir != "" {
+				return usageErr("--history needs --at")
 			}
 			if err := checkDemoFlags(cmd, "snapshot", useDemo, "config", "scratch-root", "devices", "mock-etcd", "host-cpus", "host-mem"); err != nil {
 				return err
@@ -122,6 +137,8 @@ Exit status: 0 on success, even when issues are reported; 2 on bad usage.`,
 	fl.BoolVar(&compact, "compact", false, "one-line JSON")
 	fl.BoolVar(&useDemo, "demo", false, "the embedded demo node instead of this node (as fgtop demo, exporter --demo and serve --demo)")
 	fl.Int64Var(&seed, "seed", 1, "with --demo: seed of the simulated workload")
+	fl.StringVar(&at, "at", "", "the snapshot as recorded at this time (RFC 3339, 14:02, -2h)")
+	fl.StringVar(&histDir, "history", "", "with --at: the history directory (default "+defaultHistoryDir+")")
 	return cmd
 }
 

@@ -57,6 +57,9 @@ type Options struct {
 	// agent.toml changed (key R) and says what it did; nil outside the
 	// demo, where the key does not exist.
 	DemoRestart func() (string, error)
+	// History is the history directory the console records into and
+	// reads the past from (:at); "" when there is none.
+	History string
 }
 
 // FrameRate is the renderer's frame rate: pass tea.WithFPS(FrameRate) to
@@ -114,6 +117,7 @@ type App struct {
 	Closed     bool
 	cache      *render.DeriveCache
 	hist       history
+	past       pastState
 	seenIssues map[string]bool
 
 	// The main screen's panes, in focus order (indexed by pane), and the
@@ -187,6 +191,9 @@ func newApp(snapshots <-chan *model.Snapshot, opts Options) *App {
 	a.Keys = NewKeyMap(role)
 	if opts.DemoRestart != nil {
 		a.Keys = withDemoRestart(a.Keys)
+	}
+	if opts.History != "" {
+		a.Keys.BindingList = append(a.Keys.BindingList, pastBindings()...)
 	}
 	t := opts.Theme
 	a.theme.dark = opts.Background != "light"

@@ -229,6 +229,8 @@ func (a *App) runCommand(line string) tea.Cmd {
 		a.Kernels.refresh()
 	case "help":
 		a.openHelp()
+	case "at", "live":
+		return a.pastCommand(f)
 	default:
 		a.Flashf(kit.LvlWarn, "unknown command :"+f[0]+" (try :q, :sort COLUMN, :theme NAME, :filter TEXT)")
 	}

@@ -46,6 +46,9 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if cmd, ok := a.busMsg(msg); ok {
 		return a, cmd
 	}
+	if cmd, ok := a.pastUpdate(msg); ok {
+		return a, cmd
+	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		a.Width, a.Height = msg.Width, msg.Height
@@ -124,6 +127,9 @@ func (a *App) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return a, a.Quit()
 	}
 	a.Invalidate()
+	if cmd, ok := a.pastKey(act); ok {
+		return a, cmd
+	}
 	switch act {
 	case kit.ActHelp:
 		a.openHelp()

@@ -181,10 +181,10 @@ func updatedSpan(s *model.Snapshot, now time.Time) kit.Span {
 // headerPieces are the header's parts for the current state.
 func (a *App) headerPieces() []headerPiece {
 	s := a.Snap
-	ps := []headerPiece{
+	ps := append(a.pastBanner(), []headerPiece{
 		{spans: []kit.Span{{Lvl: kit.LvlAccent, Text: "fgtop"}, {Lvl: kit.LvlPlain, Text: " "}, {Lvl: kit.LvlTitle, Text: a.NodeName()}}},
 		{spans: []kit.Span{sourceBadge(s)}},
-	}
+	}...)
 	if p := pluginBadge(s); p != nil {
 		ps = append(ps, headerPiece{spans: p, drop: 3})
 	}

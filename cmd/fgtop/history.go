@@ -1,0 +1,456 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/fgtop/fgtop/engine"
+	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/engine/history"
+	"github.com/fgtop/fgtop/engine/report"
+	"github.com/fgtop/fgtop/model"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// defaultHistoryDir is where the long-running commands record when the
+// directory above it exists and is writable (the package or the systemd
+// unit's StateDirectory makes it); FGTOP_HISTORY overrides it, "off"
+// turns recording off.
+const defaultHistoryDir = "/var/lib/fgtop/history"
+
+// historyOff is the --history value that records nothing.
+const historyOff = "off"
+
+// registerHistoryFlag adds --history DIR.
+func registerHistoryFlag(fl *pflag.FlagSet, dir *string, what string) {
+	fl.StringVar(dir, "history", "", what+" (default "+defaultHistoryDir+" where writable; \"off\" for none)")
+}
+
+// historyDir resolves --history for a command that records: the flag,
+// else FGTOP_HISTORY, else the default where it can be written. note says
+// why nothing is recorded ("" when something is, or when asked for off).
+func historyDir(flag string) (dir, note string) {
+	v := flag
+	if v == "" {
+		v = os.Getenv("FGTOP_HISTORY")
+	}
+	switch v {
+	case historyOff:
+		return "", ""
+	case "":
+	default:
+		return v, ""
+	}
+	parent := filepath.Dir(defaultHistoryDir)
+	if fi, err := os.Stat(parent); err != nil || !fi.IsDir() || syscall.Access(parent, 2) != nil {
+		return "", fmt.Sprintf("history off: %s is missing or not writable (record with --history DIR or `fgtop record`)", parent)
+	}
+	return defaultHistoryDir, ""
+}
+
+// readHistoryDir resolves --history for a command that reads.
+func readHistoryDir(flag string) (string, error) {
+	v := flag
+	if v == "" {
+		v = os.Getenv("FGTOP_HISTORY")
+	}
+	if v == historyOff {
+		return "", usageErr("--history off: there is no record to read")
+	}
+	if v == "" {
+		v = defaultHistoryDir
+	}
+	if _, err := os.Stat(v); err != nil {
+		return "", usageErr("no history at %s (%v): name the directory a recorder writes with --history DIR", v, err)
+	}
+	return v, nil
+}
+
+// startRecording records eng's snapshots into dir until ctx is done or
+// the returned function is called, which waits for the last write.
+// Another process writing the directory is not an error: this one then
+// only reads it.
+func startRecording(ctx context.Context, eng *engine.Engine, dir string, stderr io.Writer) func() {
+	if dir == "" || dir == historyOff {
+		return func() {}
+	}
+	rec, err := history.Open(history.Options{Dir: dir, Logf: func(format string, a ...any) {
+		fmt.Fprintf(stderr, "fgtop: "+format+"\n", a...)
+	}})
+	if err != nil {
+		if errors.Is(err, history.ErrLocked) {
+			fmt.Fprintf(stderr, "fgtop: %v; not recording, the other one does\n", err)
+		} else {
+			fmt.Fprintf(stderr, "fgtop: history off: %v\n", err)
+		}
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		rec.Run(ctx, eng.Subscribe(ctx))
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
+}
+
+type recordFlags struct {
+	dir     string
+	keep    string
+	maxSize string
+}
+
+func (f *recordFlags) options() (history.Options, error) {
+	o := history.Options{Dir: f.dir}
+	if f.dir == "" {
+		return o, usageErr("record: --dir DIR is required")
+	}
+	d, err := history.ParseDays(f.keep)
+	if err != nil || d <= 0 {
+		return o, usageErr("--keep %s: want a positive duration such as 7d or 36h", f.keep)
+	}
+	o.Keep = d
+	n, err := model.ParseFiniteBinarySize(f.maxSize)
+	if err != nil {
+		return o, usageErr("--max-size %s: %v", f.maxSize, err)
+	}
+	size, err := n.Int64()
+	if err != nil || size < 1<<20 {
+		return o, usageErr("--max-size %s: want at least 1MiB", f.maxSize)
+	}
+	o.MaxSize = size
+	return o, nil
+}
+
+func newRecordCmd() *cobra.Command {
+	var src sourceFlags
+	var rf recordFlags
+	cmd := &cobra.Command{
+		Use:   "record",
+		Short: "Keep the node's history in a directory: who held what, when (for `snapshot --at` and `history`)",
+		Long: `Follow the node like the console does and append every change to a history directory:
+each kernel's appearance, change and disappearance with its allocations, owner, session, agent,
+state and issues; the agents' partitions as applied; a per-minute summary of each device's
+utilisation and memory and each kernel's use. Writes are batched once a second into compressed,
+checksummed segments (format: docs/history.md); a crash loses at most the last second.
+
+Only one process writes a directory (a lock); serve, exporter and the console record too
+(--history DIR) unless another process already does. Oldest segments are dropped first
+beyond --keep or --max-size.
+
+Exit status: 0 when stopped by a signal; 2 on bad usage or when the directory is taken.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			hopts, err := rf.options()
+			if err != nil {
+				return err
+			}
+			opts, err := src.options()
+			if err != nil {
+				return err
+			}
+			defer closeSource(opts)
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			hopts.Logf = func(format string, a ...any) { fmt.Fprintf(os.Stderr, "fgtop record: "+format+"\n", a...) }
+			rec, err := history.Open(hopts)
+			if err != nil {
+				if errors.Is(err, history.ErrLocked) {
+					return &exitError{code: exitBadUsage, err: err}
+				}
+				return err
+			}
+			ctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			eng := engine.New(opts)
+			errc := make(chan error, 1)
+			go func() { errc <- eng.Run(ctx) }()
+			fmt.Fprintf(os.Stderr, "fgtop record: recording into %s (keep %s, at most %s); stop with Ctrl-C\n",
+				hopts.Dir, rf.keep, rf.maxSize)
+			recErr := make(chan error, 1)
+			go func() { recErr <- rec.Run(ctx, eng.Subscribe(ctx)) }()
+			select {
+			case <-ctx.Done():
+			case err = <-errc:
+			}
+			cancel()
+			<-recErr
+			if err != nil && !errors.Is(err, context.Canceled) {
+				return fmt.Errorf("engine: %w", err)
+			}
+			return nil
+		},
+	}
+	src.register(cmd)
+	src.registerLive(cmd)
+	fl := cmd.Flags()
+	fl.StringVar(&rf.dir, "dir", "", "the history directory to write (created if missing)")
+	fl.StringVar(&rf.keep, "keep", "7d", "drop what is older than this (7d, 36h)")
+	fl.StringVar(&rf.maxSize, "max-size", "100MiB", "drop the oldest segments beyond this size")
+	return cmd
+}
+
+// snapshotAt prints the snapshot as the record has it at the asked time.
+func snapshotAt(at, dirFlag, allocMap string, compact bool, stdout, stderr io.Writer) error {
+	dir, err := readHistoryDir(dirFlag)
+	if err != nil {
+		return err
+	}
+	t, err := history.ParseWhen(at, time.Now())
+	if err != nil {
+		return usageErr("--at: %v", err)
+	}
+	rd, err := history.OpenReader(dir)
+	if err != nil {
+		return err
+	}
+	res, err := rd.At(t)
+	var out *history.OutsideError
+	switch {
+	case errors.As(err, &out):
+		return &exitError{code: exitProblem, err: err}
+	case errors.Is(err, history.ErrEmpty):
+		return &exitError{code: exitProblem, err: fmt.Errorf("%s: %w", dir, err)}
+	case err != nil:
+		return &exitError{code: exitProblem, err: err}
+	}
+	b, err := report.Marshal(report.Value(res.Snap, allocMap), !compact)
+	if err != nil {
+		return err
+	}
+	if _, err := stdout.Write(b); err != nil {
+		return err
+	}
+	for _, m := range res.Missing {
+		fmt.Fprintf(stderr, "fgtop: the record lacks %s\n", m)
+	}
+	if !res.Exact {
+		return &exitError{code: exitProblem, err: fmt.Errorf("%s falls where the record lacks data: this is the node as last recorded, at %s",
+			t.Local().Format(time.RFC3339), res.Snap.Time.Local().Format(time.RFC3339))}
+	}
+	return nil
+}
+
+// historySchema names the JSON layout of `fgtop history --json`.
+const historySchema = "fgtop.history/v1"
+
+type historyDoc struct {
+	Schema    string        `json:"schema"`
+	From      string        `json:"record_from"`
+	To        string        `json:"record_to"`
+	Intervals []intervalDoc `json:"intervals"`
+	Missing   []missingDoc  `json:"missing"`
+	// Partitions are the agent.toml journal's records in the span: the
+	// partition changes applied (and rolled back) meanwhile.
+	Partitions []partitionDoc `json:"partition_changes"`
+}
+
+type partitionDoc struct {
+	Time    string `json:"time"`
+	Action  string `json:"action"`
+	Actor   string `json:"actor"`
+	Config  string `json:"config"`
+	OldHash string `json:"old_hash"`
+	NewHash string `json:"new_hash"`
+	Result  string `json:"result"`
+}
+
+type intervalDoc struct {
+	Device  string            `json:"device"`
+	Kernel  string            `json:"kernel"`
+	Agent   string            `json:"agent"`
+	Session string            `json:"session_id,omitempty"`
+	User    string            `json:"owner_user_id,omitempty"`
+	Project string            `json:"owner_project_id,omitempty"`
+	Amounts map[string]string `json:"amounts"`
+	From    string            `json:"from"`
+	To      string            `json:"to"`
+	// Since: already holding when the record (or the record after a gap)
+	// began; Open: still holding when it ends; Gone: ended in a gap.
+	Since bool `json:"since_before_from,omitempty"`
+	Open  bool `json:"open,omitempty"`
+	Gone  bool `json:"ended_in_gap,omitempty"`
+}
+
+type missingDoc struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+	Why  string `json:"why"`
+}
+
+func rfc(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+func newHistoryCmd() *cobra.Command {
+	var dir, device, kernel, user, since, until string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "history",
+		Short: "Who held which device, how much, from when to when (from the record of `fgtop record`)",
+		Long: `List, from the history directory, who held what: one line per kernel and device with the
+same amounts, owner and session, from when to when.
+
+  --device ID    a device: cuda:0, or a bare id for any accelerator with it
+  --kernel ID    a kernel id or a unique prefix
+  --user ID      an owner user id (recovery.json owner_user_id)
+  --since/--until TIME   RFC 3339, 14:02, 2026-11-27 14:02, or -2h
+
+A "<" before FROM: it held the device already when the record (or the record after a gap) began.
+TO "open": it still holds it at the end of the record. A "?" after TO: it ended somewhere in a
+gap of the record. Gaps and damaged segments are listed after the table.
+
+Exit status: 0; 1 when the record lacks part of the asked span or it lies outside the record;
+2 on bad usage.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			n := 0
+			for _, v := range []string{device, kernel, user} {
+				if v != "" {
+					n++
+				}
+			}
+			if n != 1 {
+				return usageErr("history: name one of --device ID, --kernel ID, --user ID")
+			}
+			d, err := readHistoryDir(dir)
+			if err != nil {
+				return err
+			}
+			now := time.Now()
+			f := history.Filter{Device: device, Kernel: kernel, User: user}
+			if since != "" {
+				if f.Since, err = history.ParseWhen(since, now); err != nil {
+					return usageErr("--since: %v", err)
+				}
+			}
+			if until != "" {
+				if f.Until, err = history.ParseWhen(until, now); err != nil {
+					return usageErr("--until: %v", err)
+				}
+			}
+			if !f.Since.IsZero() && !f.Until.IsZero() && f.Until.Before(f.Since) {
+				return usageErr("--until is before --since")
+			}
+			rd, err := history.OpenReader(d)
+			if err != nil {
+				return err
+			}
+			res, err := rd.History(f)
+			if err != nil {
+				return &exitError{code: exitProblem, err: fmt.Errorf("%s: %w", d, err)}
+			}
+			return printHistory(cmd.OutOrStdout(), res, rd.Partitions(f.Since, f.Until), f, asJSON, rd.Active)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&dir, "history", "", "the history directory (default "+defaultHistoryDir+")")
+	fl.StringVar(&device, "device", "", "a device: cuda:0, or a bare accelerator id")
+	fl.StringVar(&kernel, "kernel", "", "a kernel id or a unique prefix")
+	fl.StringVar(&user, "user", "", "an owner user id")
+	fl.StringVar(&since, "since", "", "from this time (RFC 3339, 14:02, -2h)")
+	fl.StringVar(&until, "until", "", "up to this time")
+	fl.BoolVar(&asJSON, "json", false, "print JSON (schema "+historySchema+")")
+	return cmd
+}
+
+func printHistory(w io.Writer, res *history.HistoryResult, parts []agentconfig.JournalRecord, f history.Filter, asJSON, active bool) error {
+	var problems []string
+	if !f.Until.IsZero() && f.Until.Before(res.From) || !f.Since.IsZero() && f.Since.After(res.To) && !active {
+		problems = append(problems, fmt.Sprintf("the asked span is outside the record, which covers %s to %s",
+			res.From.Local().Format(time.RFC3339), res.To.Local().Format(time.RFC3339)))
+	} else if !f.Since.IsZero() && f.Since.Before(res.From) {
+		problems = append(problems, fmt.Sprintf("the record begins at %s, after --since", res.From.Local().Format(time.RFC3339)))
+	}
+	var missing []history.Missing
+	for _, m := range res.Missing {
+		if (f.Until.IsZero() || !m.From.After(f.Until)) && (f.Since.IsZero() || !m.To.Before(f.Since)) {
+			missing = append(missing, m)
+		}
+	}
+	if asJSON {
+		doc := historyDoc{Schema: historySchema, From: rfc(res.From), To: rfc(res.To), Intervals: []intervalDoc{}, Missing: []missingDoc{},
+			Partitions: []partitionDoc{}}
+		for _, jr := range parts {
+			doc.Partitions = append(doc.Partitions, partitionDoc{Time: rfc(jr.Time), Action: jr.Action, Actor: jr.Actor, Config: jr.Config,
+				OldHash: jr.OldHash, NewHash: jr.NewHash, Result: jr.Result})
+		}
+		for _, iv := range res.Intervals {
+			am := map[string]string{}
+			for s, v := range iv.Amounts {
+				am[string(s)] = v.String()
+			}
+			doc.Intervals = append(doc.Intervals, intervalDoc{Device: iv.Device.String(), Kernel: string(iv.Kernel), Agent: string(iv.Agent),
+				Session: iv.Session, User: iv.User, Project: iv.Project, Amounts: am, From: rfc(iv.From), To: rfc(iv.To),
+				Since: iv.Since, Open: iv.Open, Gone: iv.Gone})
+		}
+		for _, m := range missing {
+			doc.Missing = append(doc.Missing, missingDoc{From: rfc(m.From), To: rfc(m.To), Why: m.Why})
+		}
+		b, err := json.MarshalIndent(doc, "", "  ")
+		if err != nil {
+			return err
+		}
+		if _, err := w.Write(append(b, '\n')); err != nil {
+			return err
+		}
+	} else {
+		tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
+		fmt.Fprintln(tw, "FROM\tTO\tDEVICE\tAMOUNT\tKERNEL\tSESSION\tUSER\tAGENT")
+		for _, iv := range res.Intervals {
+			from := iv.From.Local().Format("2006-01-02 15:04:05")
+			if iv.Since {
+				from = "<" + from
+			}
+			to := iv.To.Local().Format("2006-01-02 15:04:05")
+			switch {
+			case iv.Open:
+				to = "open"
+			case iv.Gone:
+				to += "?"
+			}
+			var am []string
+			for _, s := range iv.Amounts.Names() {
+				am = append(am, string(s)+"="+iv.Amounts[s].String())
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", from, to, iv.Device, strings.Join(am, ","), iv.Kernel,
+				dash(iv.Session), dash(iv.User), dash(string(iv.Agent)))
+		}
+		tw.Flush()
+		if len(res.Intervals) == 0 {
+			fmt.Fprintln(w, "(nothing held in the asked span)")
+		}
+		for _, jr := range parts {
+			fmt.Fprintf(w, "partition: %s %s by %s (%s): %s\n", jr.Time.Local().Format("2006-01-02 15:04:05"), jr.Action, jr.Actor, jr.Result, jr.Config)
+		}
+		for _, m := range missing {
+			fmt.Fprintf(w, "missing: %s\n", m)
+		}
+	}
+	if len(missing) > 0 {
+		problems = append(problems, fmt.Sprintf("the record lacks %d stretch(es) of the asked span (listed above)", len(missing)))
+	}
+	if len(problems) > 0 {
+		return &exitError{code: exitProblem, err: errors.New(strings.Join(problems, "; "))}
+	}
+	return nil
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

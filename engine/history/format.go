@@ -1,0 +1,323 @@
+package history
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// Version is the on-disk format version written in every segment header.
+// docs/history.md describes it; a reader refuses a version it does not know.
+const Version = 1
+
+// A segment file is a header, one checkpoint chunk and any number of delta
+// chunks. Every chunk is framed with its length and a CRC-32C, so a chunk
+// cut off by a crash or a full disk, or damaged later, is found and
+// nothing before it is lost.
+const (
+	segMagic   = "FGTOPHST"
+	headerSize = 16 // magic, version (uint32 LE), reserved (uint32)
+	chunkHead  = 9  // kind, length (uint32 LE), CRC-32C (uint32 LE) of kind+payload
+	// maxChunk bounds one chunk's payload (a checkpoint of a 10,000-kernel
+	// node is about 1 MiB compressed).
+	maxChunk = 64 << 20
+	// maxRecord bounds one decompressed record.
+	maxRecord = 16 << 20
+	// maxSegmentRaw bounds what one segment may decompress to.
+	maxSegmentRaw = 1 << 30
+	segPrefix     = "seg-"
+	segSuffix     = ".fgh"
+	lockName      = "LOCK"
+)
+
+// Chunk kinds.
+const (
+	chunkCheckpoint byte = 'C' // a complete zstd frame: the full state
+	chunkDelta      byte = 'D' // the next part of the segment's delta stream
+)
+
+// Record types inside the decompressed streams. Records of one snapshot
+// come before its tick and count only once the tick is read.
+const (
+	recTick        byte = 'T' // seq, time: the snapshot is complete
+	recMeta        byte = 'M' // JSON meta: node, mode, source, config, allocator
+	recDevices     byte = 'D' // JSON devices (inventory order)
+	recAgents      byte = 'A' // JSON agents
+	recTotals      byte = 'a' // binary agents' kernels and totals (in agent order)
+	recUsage       byte = 'U' // binary one device's totals
+	recUsageGone   byte = 'u' // a device nothing is held on any more
+	recUsageCalc   byte = 'V' // a device's totals follow from its kernels again
+	recKernel      byte = 'K' // binary kernel
+	recKernelGone  byte = 'k' // a kernel disappeared
+	recKernelPatch byte = 'J' // binary: the fields of a kernel that changed
+	recIssues      byte = 'I' // binary issue list
+	recMinute      byte = 'S' // JSON per-minute summary (stands alone)
+	recBeat        byte = 'H' // the recorder was alive at this time (stands alone)
+	recEnd         byte = 'Z' // the recorder stopped cleanly (stands alone)
+	recRotate      byte = 'R' // the next segment continues this one (stands alone)
+	recJournal     byte = 'P' // JSON: an agent.toml journal record, a partition as applied (stands alone)
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+func segmentHeader() []byte {
+	h := make([]byte, headerSize)
+	copy(h, segMagic)
+	binary.LittleEndian.PutUint32(h[8:], Version)
+	return h
+}
+
+func appendChunk(dst []byte, kind byte, payload []byte) []byte {
+	var h [chunkHead]byte
+	h[0] = kind
+	binary.LittleEndian.PutUint32(h[1:], uint32(len(payload)))
+	c := crc32.Update(crc32.Checksum(h[:1], castagnoli), castagnoli, payload)
+	binary.LittleEndian.PutUint32(h[5:], c)
+	return append(append(dst, h[:]...), payload...)
+}
+
+func appendRecord(dst []byte, typ byte, body []byte) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(body)+1))
+	dst = append(dst, typ)
+	return append(dst, body...)
+}
+
+// segName is a segment's file name: its first snapshot's time in
+// nanoseconds, zero-padded so names sort by time.
+func segName(start time.Time) string {
+	return fmt.Sprintf("%s%020d%s", segPrefix, start.UnixNano(), segSuffix)
+}
+
+func parseSegName(name string) (time.Time, bool) {
+	if !strings.HasPrefix(name, segPrefix) || !strings.HasSuffix(name, segSuffix) {
+		return time.Time{}, false
+	}
+	n, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimPrefix(name, segPrefix), segSuffix), 10, 64)
+	if err != nil || n < 0 {
+		return time.Time{}, false
+	}
+	return time.Unix(0, n), true
+}
+
+// segFile is one segment in a directory listing.
+type segFile struct {
+	Path  string
+	Start time.Time
+	Size  int64
+}
+
+// listSegments returns the directory's segments, oldest first.
+func listSegments(dir string) ([]segFile, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("history %s: %w", dir, err)
+	}
+	var out []segFile
+	for _, e := range ents {
+		t, ok := parseSegName(e.Name())
+		if !ok || !e.Type().IsRegular() {
+			continue
+		}
+		var size int64
+		if fi, err := e.Info(); err == nil {
+			size = fi.Size()
+		}
+		out = append(out, segFile{Path: filepath.Join(dir, e.Name()), Start: t, Size: size})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Start.Before(out[j].Start) })
+	return out, nil
+}
+
+// segData is what could be read of one segment: the checkpoint's records
+// and the delta stream's, each decompressed, up to the first damage.
+type segData struct {
+	Checkpoint []byte
+	Deltas     []byte
+	// Damage says why reading stopped before the end of the file ("" when
+	// it did not); Offset is where.
+	Damage string
+	Offset int64
+	// Torn: the damage is a last chunk cut short, as a crash or a full
+	// disk leaves it, rather than bad bytes followed by more.
+	Torn bool
+	// deltaZ is the compressed delta stream, when the caller decompresses
+	// it as it reads (lazy): a query about an early moment stops there.
+	deltaZ []byte
+}
+
+// parseSegment reads a segment file's bytes. skipCheckpoint leaves the
+// checkpoint compressed (a query that carries state over from the
+// previous segment does not need it).
+func parseSegment(b []byte, skipCheckpoint bool, dec *zstd.Decoder) (*segData, error) {
+	return parseSegmentOf(b, skipCheckpoint, false, dec)
+}
+
+func parseSegmentOf(b []byte, skipCheckpoint, lazy bool, dec *zstd.Decoder) (*segData, error) {
+	sd := &segData{}
+	if len(b) < headerSize || string(b[:8]) != segMagic {
+		return nil, errors.New("not an fgtop history segment")
+	}
+	if v := binary.LittleEndian.Uint32(b[8:]); v != Version {
+		return nil, fmt.Errorf("format version %d, this fgtop reads version %d", v, Version)
+	}
+	off := headerSize
+	var deltaZ []byte
+	first := true
+	for off < len(b) {
+		rest := b[off:]
+		if len(rest) < chunkHead {
+			sd.Damage, sd.Offset, sd.Torn = "a chunk header cut short", int64(off), true
+			break
+		}
+		kind := rest[0]
+		n := binary.LittleEndian.Uint32(rest[1:])
+		sum := binary.LittleEndian.Uint32(rest[5:])
+		if (kind != chunkCheckpoint && kind != chunkDelta) || n > maxChunk {
+			sd.Damage, sd.Offset = fmt.Sprintf("a chunk header that makes no sense (kind %q, length %d)", kind, n), int64(off)
+			break
+		}
+		if uint64(len(rest)-chunkHead) < uint64(n) {
+			sd.Damage, sd.Offset, sd.Torn = "the last chunk cut short", int64(off), true
+			break
+		}
+		payload := rest[chunkHead : chunkHead+int(n)]
+		if crc32.Update(crc32.Checksum(rest[:1], castagnoli), castagnoli, payload) != sum {
+			sd.Damage, sd.Offset = "a chunk whose checksum does not match", int64(off)
+			sd.Torn = off+chunkHead+int(n) == len(b)
+			break
+		}
+		if first != (kind == chunkCheckpoint) {
+			sd.Damage, sd.Offset = "chunks out of order", int64(off)
+			break
+		}
+		if first {
+			if !skipCheckpoint {
+				raw, err := dec.DecodeAll(payload, nil)
+				if err != nil {
+					sd.Damage, sd.Offset = "a checkpoint that does not decompress: "+err.Error(), int64(off)
+					return sd, nil
+				}
+				sd.Checkpoint = raw
+			} else {
+				sd.Checkpoint = []byte{}
+			}
+			first = false
+		} else {
+			deltaZ = append(deltaZ, payload...)
+		}
+		off += chunkHead + int(n)
+	}
+	if first && sd.Damage == "" {
+		sd.Damage, sd.Offset, sd.Torn = "no checkpoint", int64(off), true
+	}
+	if len(deltaZ) > 0 && lazy {
+		sd.deltaZ = deltaZ
+	} else if len(deltaZ) > 0 {
+		raw, err := decodeStream(deltaZ, dec)
+		sd.Deltas = raw
+		if err != nil && sd.Damage == "" {
+			sd.Damage, sd.Offset = "a delta stream that does not decompress: "+err.Error(), int64(off)
+		}
+	}
+	return sd, nil
+}
+
+// decodeStream decompresses a zstd stream that may lack its end (the
+// writer flushes once a second and closes the frame only when it stops):
+// it returns everything up to where the input ends.
+func decodeStream(z []byte, dec *zstd.Decoder) ([]byte, error) {
+	if err := dec.Reset(bytes.NewReader(z)); err != nil {
+		return nil, err
+	}
+	defer dec.Reset(nil)
+	var out bytes.Buffer
+	// Records compress three- to tenfold: grown once to the low end, not
+	// doubled and copied a dozen times over a 12-hour segment.
+	out.Grow(min(4*len(z), 256<<20))
+	_, err := io.Copy(&out, io.LimitReader(dec, maxSegmentRaw))
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		err = nil
+	}
+	return out.Bytes(), err
+}
+
+// recIter walks the records of a decompressed stream.
+type recIter struct {
+	b   []byte
+	err error
+}
+
+// next returns the next record's type and body; ok is false at the end or
+// at a record that does not fit (err then says so).
+func (it *recIter) next() (typ byte, body []byte, ok bool) {
+	if len(it.b) == 0 {
+		return 0, nil, false
+	}
+	n, k := binary.Uvarint(it.b)
+	if k <= 0 || n == 0 || n > maxRecord || n > uint64(len(it.b)-k) {
+		// A stream cut where the writer flushed never splits a record,
+		// so this is damage.
+		it.err = fmt.Errorf("a record cut short or malformed (%d bytes left)", len(it.b))
+		return 0, nil, false
+	}
+	rec := it.b[k : k+int(n)]
+	it.b = it.b[k+int(n):]
+	return rec[0], rec[1:], true
+}
+
+func newDecoder() (*zstd.Decoder, error) {
+	return zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxSegmentRaw),
+		zstd.WithDecoderMaxWindow(32<<20))
+}
+
+// streamIter walks the records of a delta stream as it decompresses it.
+type streamIter struct {
+	br  *bufio.Reader
+	err error
+}
+
+func newStreamIter(z []byte, dec *zstd.Decoder) *streamIter {
+	if err := dec.Reset(bytes.NewReader(z)); err != nil {
+		return &streamIter{err: err}
+	}
+	return &streamIter{br: bufio.NewReaderSize(io.LimitReader(dec, maxSegmentRaw), 64<<10)}
+}
+
+// next is recIter.next on the stream; the stream's end where the writer
+// last flushed (a torn tail) is an end, not an error.
+func (it *streamIter) next() (typ byte, body []byte, ok bool) {
+	if it.br == nil || it.err != nil {
+		return 0, nil, false
+	}
+	n, err := binary.ReadUvarint(it.br)
+	if err != nil {
+		if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+			it.err = err
+		}
+		return 0, nil, false
+	}
+	if n == 0 || n > maxRecord {
+		it.err = fmt.Errorf("a record of %d bytes", n)
+		return 0, nil, false
+	}
+	rec := make([]byte, n)
+	if _, err := io.ReadFull(it.br, rec); err != nil {
+		if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+			it.err = err
+		}
+		return 0, nil, false
+	}
+	return rec[0], rec[1:], true
+}

@@ -1,0 +1,181 @@
+package history
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fgtop/fgtop/model"
+)
+
+// Every holding of cuda:1 in every snapshot seen live lies in exactly one
+// interval History lists, with its amount, and no interval claims a kernel
+// at a moment a live snapshot shows it not holding the device.
+func TestHistoryDeviceMatchesLive(t *testing.T) {
+	dir := t.TempDir()
+	rec, err := Open(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := churn(t, 60, func(s *model.Snapshot) { rec.Observe(s); rec.Flush() })
+	rec.Close()
+	rd, err := OpenReader(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := rd.History(Filter{Device: "cuda:1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Intervals) < 5 || len(res.Missing) > 0 {
+		t.Fatalf("%d intervals, missing %v", len(res.Intervals), res.Missing)
+	}
+	key := model.DeviceKey{Name: "cuda", ID: "1"}
+	checked := 0
+	for _, s := range got {
+		held := map[model.KernelID]model.Dec{}
+		for _, h := range s.snap.Holdings(key) {
+			held[h.Kernel] = h.Amount
+		}
+		covering := map[model.KernelID]model.Dec{}
+		for _, iv := range res.Intervals {
+			if iv.Device != key {
+				t.Fatalf("interval on %s", iv.Device)
+			}
+			if !s.snap.Time.Before(iv.From) && (s.snap.Time.Before(iv.To) || iv.Open && !s.snap.Time.After(iv.To)) {
+				if _, dup := covering[iv.Kernel]; dup {
+					t.Fatalf("%s: two intervals of %s", s.snap.Time, iv.Kernel)
+				}
+				covering[iv.Kernel] = iv.Amounts[model.SlotCUDAShares]
+			}
+		}
+		if len(held) != len(covering) {
+			t.Fatalf("at %s (seq %d): live %d holders, history %d", s.snap.Time, s.snap.Seq, len(held), len(covering))
+		}
+		for k, v := range held {
+			if !covering[k].Identical(v) {
+				t.Fatalf("at %s: %s holds %s live, history says %s", s.snap.Time, k, v, covering[k])
+			}
+		}
+		checked += len(held)
+	}
+	if checked == 0 {
+		t.Fatal("nothing held on cuda:1 in any snapshot")
+	}
+	// Kernel filter: one kernel's intervals only.
+	k := res.Intervals[0].Kernel
+	kr, err := rd.History(Filter{Kernel: string(k)[:13]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, iv := range kr.Intervals {
+		if iv.Kernel != k {
+			t.Fatalf("kernel filter %s gave %s", k, iv.Kernel)
+		}
+	}
+	if len(kr.Intervals) == 0 {
+		t.Fatal("kernel filter found nothing")
+	}
+}
+
+func TestParseWhen(t *testing.T) {
+	loc := time.FixedZone("X", 3600)
+	now := time.Date(2026, 11, 27, 16, 40, 3, 0, loc)
+	for _, c := range []struct {
+		in   string
+		want time.Time
+		bad  bool
+	}{
+		{in: "14:02", want: time.Date(2026, 11, 27, 14, 2, 0, 0, loc)},
+		{in: "14:02:17", want: time.Date(2026, 11, 27, 14, 2, 17, 0, loc)},
+		{in: "17:00", want: time.Date(2026, 11, 26, 17, 0, 0, 0, loc)},
+		{in: "-2h", want: now.Add(-2 * time.Hour)},
+		{in: "-1d12h", want: now.Add(-36 * time.Hour)},
+		{in: "now", want: now},
+		{in: "2026-11-27T13:02:00Z", want: time.Date(2026, 11, 27, 13, 2, 0, 0, time.UTC)},
+		{in: "2026-11-25 09:30", want: time.Date(2026, 11, 25, 9, 30, 0, 0, loc)},
+		{in: "yesterday", bad: true},
+		{in: "--2h", bad: true},
+		{in: "25:00", bad: true},
+		{in: "", bad: true},
+	} {
+		got, err := ParseWhen(c.in, now)
+		if c.bad {
+			if err == nil {
+				t.Errorf("%q: no error (got %s)", c.in, got)
+			}
+			continue
+		}
+		if err != nil || !got.Equal(c.want) {
+			t.Errorf("%q: got %s, %v; want %s", c.in, got, err, c.want)
+		}
+	}
+}
+
+func TestStep(t *testing.T) {
+	dir := t.TempDir()
+	node := newSynth(5, 10)
+	got := recordSynth(t, dir, node, 20, 2, Options{})
+	rd, err := OpenReader(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := got[5].snap.Time
+	next, ok := rd.Step(at, +1)
+	if !ok || !next.Equal(got[6].snap.Time) {
+		t.Fatalf("next after %s: %s %v, want %s", at, next, ok, got[6].snap.Time)
+	}
+	prev, ok := rd.Step(at, -1)
+	if !ok || !prev.Equal(got[4].snap.Time) {
+		t.Fatalf("previous before %s: %s %v, want %s", at, prev, ok, got[4].snap.Time)
+	}
+	if _, ok := rd.Step(got[len(got)-1].snap.Time, +1); ok {
+		t.Fatal("a change after the last")
+	}
+}
+
+func TestOneWriterPerDirectory(t *testing.T) {
+	dir := t.TempDir()
+	a, err := Open(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(Options{Dir: dir}); !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), "pid") {
+		t.Fatalf("a second writer: %v", err)
+	}
+	rd, err := OpenReader(dir)
+	if err != nil || !rd.Active {
+		t.Fatalf("reader: %v, active %v", err, rd != nil && rd.Active)
+	}
+	a.Close()
+	b, err := Open(Options{Dir: dir})
+	if err != nil {
+		t.Fatalf("after the first closed: %v", err)
+	}
+	b.Close()
+}
+
+// Retention drops the oldest segments by age and by size, never the one
+// being written.
+func TestRetention(t *testing.T) {
+	dir := t.TempDir()
+	node := newSynth(6, 50)
+	node.bloat = 200
+	recordSynth(t, dir, node, 400, 1, Options{CheckpointEvery: 20 * time.Second, MaxSize: 100 << 10})
+	segs, _ := listSegments(dir)
+	var total int64
+	for _, s := range segs {
+		total += s.Size
+	}
+	if total > 100<<10+segs[len(segs)-1].Size || segs[0].Start.Equal(time.Date(2026, 11, 20, 0, 0, 1, 0, time.UTC)) {
+		t.Fatalf("%d segments, %d bytes, first %s", len(segs), total, segs[0].Start)
+	}
+	// By age: a week later, everything but the newest goes.
+	node.t = node.t.Add(8 * 24 * time.Hour)
+	recordSynth(t, dir, node, 3, 1, Options{})
+	segs, _ = listSegments(dir)
+	if len(segs) != 2 {
+		t.Fatalf("%d segments after a week", len(segs))
+	}
+}

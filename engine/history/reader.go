@@ -1,0 +1,432 @@
+package history
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/fgtop/fgtop/model"
+)
+
+// Missing is a stretch of time the record cannot answer for exactly.
+type Missing struct {
+	From, To time.Time
+	// Why, in an operator's words: a segment that is damaged, or the
+	// recorder not running.
+	Why string
+}
+
+func (m Missing) String() string {
+	return fmt.Sprintf("%s to %s: %s", m.From.UTC().Format(time.RFC3339), m.To.UTC().Format(time.RFC3339), m.Why)
+}
+
+// Reader answers from a history directory. It reads the segments as they
+// are when asked; a recorder may be writing the last one meanwhile. A
+// Reader is for one goroutine at a time.
+type Reader struct {
+	dir  string
+	segs []segFile
+	// Active: a recorder holds the directory now.
+	Active bool
+
+	dec      *zstd.Decoder
+	spanDone bool
+	spanTo   time.Time
+}
+
+// OpenReader lists a history directory.
+func OpenReader(dir string) (*Reader, error) {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("history: %w", err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("history %s: not a directory", dir)
+	}
+	segs, err := listSegments(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &Reader{dir: dir, segs: segs, Active: writerActive(dir)}, nil
+}
+
+// ErrEmpty: the directory holds no record.
+var ErrEmpty = errors.New("the history directory holds no record yet")
+
+// OutsideError says the asked time is before or after what is recorded.
+type OutsideError struct {
+	At, From, To time.Time
+}
+
+func (e *OutsideError) Error() string {
+	span := fmt.Sprintf("the record covers %s to %s", fmtTime(e.From), fmtTime(e.To))
+	if e.At.Before(e.From) {
+		return fmt.Sprintf("%s is before the record begins; %s", fmtTime(e.At), span)
+	}
+	return fmt.Sprintf("%s is after the record ends (no recorder has written since); %s", fmtTime(e.At), span)
+}
+
+func fmtTime(t time.Time) string { return t.Local().Format("2006-01-02 15:04:05 MST") }
+
+// segRead is one segment as read: its records, where it ends, why.
+type segRead struct {
+	file segFile
+	data *segData
+	err  error
+	// end is the last time the segment vouches for (a tick, heartbeat or
+	// end record); clean: it ends with an end or rotate record.
+	end   time.Time
+	clean bool
+	// dec decompresses a lazily read delta stream.
+	dec *zstd.Decoder
+}
+
+func (r *Reader) read(i int, skipCkpt bool) *segRead { return r.readOf(i, skipCkpt, false) }
+
+// readOf reads segment i; lazy leaves the delta stream compressed, for
+// the walker to decompress as it goes.
+func (r *Reader) readOf(i int, skipCkpt, lazy bool) *segRead {
+	sr := &segRead{file: r.segs[i]}
+	b, err := os.ReadFile(sr.file.Path)
+	if err != nil {
+		sr.err = err
+		return sr
+	}
+	if r.dec == nil {
+		if r.dec, err = newDecoder(); err != nil {
+			sr.err = err
+			return sr
+		}
+	}
+	sr.data, sr.err = parseSegmentOf(b, skipCkpt, lazy, r.dec)
+	sr.dec = r.dec
+	return sr
+}
+
+// Result is the answer to At.
+type Result struct {
+	Snap *model.Snapshot
+	// Missing lists what the record lacks around the asked time; when the
+	// asked time falls in one of them, Snap is the node as last recorded
+	// before it and Exact is false.
+	Missing []Missing
+	Exact   bool
+	// From and To are the whole recorded span.
+	From, To time.Time
+}
+
+// Span returns the first and last recorded moments.
+func (r *Reader) Span() (from, to time.Time, err error) {
+	if len(r.segs) == 0 {
+		return from, to, ErrEmpty
+	}
+	from = r.segs[0].Start
+	if r.spanDone {
+		return from, r.spanTo, nil
+	}
+	defer func() { r.spanDone, r.spanTo = true, to }()
+	last := r.read(len(r.segs)-1, true)
+	if last.err != nil {
+		return from, r.segs[len(r.segs)-1].Start, nil
+	}
+	w := walker{}
+	w.scan(last, nil, time.Time{})
+	to = last.end
+	if to.IsZero() {
+		to = last.file.Start
+	}
+	return from, to, nil
+}
+
+// At replays the record up to t and returns the node as it was then.
+func (r *Reader) At(t time.Time) (*Result, error) {
+	if len(r.segs) == 0 {
+		return nil, ErrEmpty
+	}
+	res := &Result{From: r.segs[0].Start}
+	if t.Before(res.From) {
+		_, to, _ := r.Span()
+		return nil, &OutsideError{At: t, From: res.From, To: to}
+	}
+	slack := DefaultBeatEvery + 2*DefaultFlushEvery
+	// The last segment that begins at or before t, and any before it whose
+	// checkpoint cannot be read.
+	i := len(r.segs) - 1
+	for i > 0 && r.segs[i].Start.After(t) {
+		i--
+	}
+	for ; i >= 0; i-- {
+		sr := r.readOf(i, false, true)
+		if sr.err != nil || sr.data.Checkpoint == nil {
+			why := "cannot be read"
+			if sr.err != nil {
+				why = sr.err.Error()
+			} else if sr.data.Damage != "" {
+				why = sr.data.Damage
+			}
+			res.Missing = append(res.Missing, Missing{From: sr.file.Start, To: t,
+				Why: fmt.Sprintf("segment %s: %s", filepath.Base(sr.file.Path), why)})
+			continue
+		}
+		w := walker{stopPast: true}
+		st := newState()
+		w.scan(sr, st, t)
+		if w.err != nil {
+			return nil, w.err
+		}
+		end := sr.end
+		if w.stopped {
+			// A change after t is in this segment: t is recorded.
+			snap, err := st.snapshot()
+			if err != nil {
+				return nil, err
+			}
+			res.Snap, res.Exact = snap, true
+			return res, nil
+		}
+		if i == len(r.segs)-1 {
+			r.spanDone, r.spanTo = true, end
+			res.To = end
+			if t.After(end.Add(slack)) && !r.Active {
+				return nil, &OutsideError{At: t, From: res.From, To: end}
+			}
+			if t.After(end.Add(slack)) {
+				// A recorder writes at least every few seconds: one that
+				// holds the directory and has not cannot write (a full
+				// disk, a directory gone read-only).
+				res.Missing = append(res.Missing, Missing{From: end, To: t,
+					Why: "nothing recorded since: the recorder holding the directory is not writing (a full disk?)"})
+			}
+		}
+		if sr.data.Damage != "" && !sr.data.Torn || sr.data.Damage != "" && i < len(r.segs)-1 {
+			// Bad bytes, or a torn tail of a segment the recorder
+			// did not go on with: the rest of it is lost.
+			next := t
+			if i+1 < len(r.segs) {
+				next = r.segs[i+1].Start
+			}
+			res.Missing = append(res.Missing, Missing{From: end, To: next,
+				Why: fmt.Sprintf("segment %s: %s at byte %d; the rest of it is lost", filepath.Base(sr.file.Path), sr.data.Damage, sr.data.Offset)})
+		} else if i+1 < len(r.segs) {
+			if m, ok := gapBetween(end, r.segs[i+1].Start, sr.clean, w.rotated, w.continues(r.segs[i+1].Start)); ok {
+				res.Missing = append(res.Missing, m)
+			}
+		}
+		if !st.time.IsZero() || st.seq > 0 {
+			snap, err := st.snapshot()
+			if err != nil {
+				return nil, err
+			}
+			res.Snap = snap
+		}
+		break
+	}
+	if res.Snap == nil {
+		return nil, fmt.Errorf("no intact record at or before %s: %w", fmtTime(t), errors.Join(missingErrs(res.Missing)...))
+	}
+	res.Exact = true
+	for _, m := range res.Missing {
+		if t.After(m.From) && !t.After(m.To) || t.After(m.From) && m.To.Before(m.From) {
+			res.Exact = false
+		}
+	}
+	return res, nil
+}
+
+func missingErrs(ms []Missing) []error {
+	var out []error
+	for _, m := range ms {
+		out = append(out, errors.New(m.String()))
+	}
+	return out
+}
+
+// walker replays one segment's records.
+type walker struct {
+	grp     []rawRec
+	err     error
+	rotated bool
+	// rotateAt is when the next segment begins, by the rotate record.
+	rotateAt time.Time
+	// stopPast: stop at the first group past the asked time (stopped
+	// says it did, and the segment's end is then not known).
+	stopPast, stopped bool
+	// onGroup is handed each complete group (history queries), ckpt for
+	// the checkpoint's.
+	onGroup func(tm time.Time, grp []rawRec, ckpt bool)
+}
+
+// scan replays the segment into st (nil: only find where it ends) up to
+// and including the groups whose tick is at or before until (zero: all).
+func (w *walker) scan(sr *segRead, st *state, until time.Time) {
+	if sr.data == nil {
+		return
+	}
+	type iter interface {
+		next() (byte, []byte, bool)
+	}
+	stop := false
+	run := func(it iter, ckpt bool) {
+		for !stop {
+			typ, body, ok := it.next()
+			if !ok {
+				break
+			}
+			switch typ {
+			case recTick:
+				d := dec{b: body}
+				seq := d.uvarint()
+				tm := time.Unix(0, d.varint())
+				if d.err != nil {
+					w.grp = w.grp[:0]
+					continue
+				}
+				if st != nil && !until.IsZero() && tm.After(until) {
+					// Past the asked time: only where the segment ends
+					// matters from here, and not even that when the
+					// caller reads the stream lazily (the asked time is
+					// inside the segment then).
+					st = nil
+					if w.stopPast {
+						stop, w.stopped = true, true
+					}
+				}
+				if st != nil {
+					for _, rr := range w.grp {
+						if err := st.apply(rr.typ, rr.body); err != nil {
+							// One bad record costs that record, not the
+							// rest: the CRC vouched for the bytes, so
+							// this is a newer writer's record type.
+							continue
+						}
+						if rr.typ == recDevices {
+							st.devTime = tm
+						}
+					}
+					st.seq, st.time = seq, tm
+				}
+				if w.onGroup != nil && (until.IsZero() || !tm.After(until)) {
+					w.onGroup(tm, w.grp, ckpt)
+				}
+				w.grp = w.grp[:0]
+				sr.end = tm
+			case recJournal:
+				// Stands alone; Partitions reads it.
+			case recMinute, recBeat, recEnd, recRotate:
+				var tm time.Time
+				if typ == recMinute && st == nil {
+					continue
+				}
+				if typ == recMinute {
+					var m minuteRec
+					if jsonUnmarshal(body, &m) == nil {
+						tm = m.Start.Add(time.Minute)
+						if st != nil && (until.IsZero() || !tm.After(until)) {
+							st.minute = &m
+						}
+					}
+				} else {
+					d := dec{b: body}
+					tm = time.Unix(0, d.varint())
+					if d.err != nil {
+						continue
+					}
+				}
+				if typ != recMinute && tm.After(sr.end) {
+					sr.end = tm
+				}
+				if typ == recEnd || typ == recRotate {
+					sr.clean = true
+					w.rotated = typ == recRotate
+					if w.rotated {
+						w.rotateAt = tm
+					}
+				}
+			default:
+				if st != nil || w.onGroup != nil {
+					w.grp = append(w.grp, rawRec{typ, body})
+				}
+			}
+		}
+	}
+	run(&recIter{b: sr.data.Checkpoint}, true)
+	w.grp = w.grp[:0]
+	if sr.data.deltaZ != nil && sr.dec != nil {
+		si := newStreamIter(sr.data.deltaZ, sr.dec)
+		run(si, false)
+		// A stream read part way holds the decoder: let it go.
+		sr.dec.Reset(nil)
+		if si.err != nil && sr.data.Damage == "" {
+			sr.data.Damage = "a delta stream that does not decompress: " + si.err.Error()
+		}
+		return
+	}
+	run(&recIter{b: sr.data.Deltas}, false)
+}
+
+// gapBetween says whether the time between a segment's last record and
+// the next segment's start went unrecorded: any time at all after a
+// recorder that stopped without its end record (what it had not written
+// yet is lost), more than a second or so after one that stopped cleanly.
+// continues reports whether the segment ended by rotating into one that
+// begins at next (a segment deleted in between breaks the chain).
+func (w *walker) continues(next time.Time) bool { return w.rotated && w.rotateAt.Equal(next) }
+
+func gapBetween(end, next time.Time, clean, rotated, continues bool) (Missing, bool) {
+	switch {
+	case continues || !next.After(end):
+		return Missing{}, false
+	case rotated:
+		return Missing{From: end, To: next, Why: "a segment is missing here (deleted or lost)"}, true
+	case !clean:
+		return Missing{From: end, To: next, Why: "not recorded: the recorder stopped without a word (killed, or the machine went down); up to its last second of changes is lost"}, true
+	case next.Sub(end) > 2*DefaultFlushEvery:
+		return Missing{From: end, To: next, Why: "not recorded: no recorder was running"}, true
+	}
+	return Missing{}, false
+}
+
+// Step returns the time of the recorded change next after t (dir > 0) or
+// last before it (dir < 0): a snapshot with something in it besides the
+// passing of time, not a tick of utilisation only. ok is false when
+// there is none that way.
+func (r *Reader) Step(t time.Time, dir int) (time.Time, bool) {
+	if len(r.segs) == 0 {
+		return time.Time{}, false
+	}
+	i := len(r.segs) - 1
+	for i > 0 && r.segs[i].Start.After(t) {
+		i--
+	}
+	inc := -1
+	if dir > 0 {
+		inc = 1
+	}
+	for ; i >= 0 && i < len(r.segs); i += inc {
+		sr := r.read(i, false)
+		if sr.err != nil || sr.data == nil {
+			continue
+		}
+		var found time.Time
+		w := walker{onGroup: func(tm time.Time, grp []rawRec, ckpt bool) {
+			if len(grp) == 0 {
+				return
+			}
+			switch {
+			case dir > 0 && tm.After(t) && found.IsZero():
+				found = tm
+			case dir < 0 && tm.Before(t):
+				found = tm
+			}
+		}}
+		w.scan(sr, nil, time.Time{})
+		if !found.IsZero() {
+			return found, true
+		}
+	}
+	return time.Time{}, false
+}

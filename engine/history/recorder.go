@@ -1,0 +1,709 @@
+// Package history keeps fgtop's account of the node over time and answers
+// from it: who held which device, how much, from when to when, and the
+// whole snapshot as it was at any recorded moment.
+//
+// A Recorder follows the engine's snapshots and appends what changed to
+// segment files in a directory (one writer per directory, by lock); a
+// Reader answers from them. The format is in docs/history.md.
+package history
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/model"
+)
+
+// Defaults of Options.
+const (
+	DefaultKeep            = 7 * 24 * time.Hour
+	DefaultMaxSize         = 100 << 20
+	DefaultCheckpointEvery = 12 * time.Hour
+	DefaultFlushEvery      = time.Second
+	DefaultBeatEvery       = 10 * time.Second
+)
+
+// Options configure a Recorder.
+type Options struct {
+	Dir string
+	// Keep drops segments older than this (default 7 days); MaxSize drops
+	// the oldest segments while the directory is larger (default 100 MiB).
+	Keep    time.Duration
+	MaxSize int64
+	// CheckpointEvery starts a new segment, with a full checkpoint, this
+	// often (default 12 h): a query replays at most this much. A
+	// checkpoint of a 10,000-kernel node is about 1 MiB: twice a day keeps
+	// a week of such a node within 100 MiB.
+	CheckpointEvery time.Duration
+	// FlushEvery batches the writes (default 1 s); BeatEvery writes a
+	// heartbeat while nothing changes (default 10 s), so that a reader can
+	// tell a quiet node from a recorder that was not running.
+	FlushEvery time.Duration
+	BeatEvery  time.Duration
+	// Clock is injectable for tests (default time.Now).
+	Clock func() time.Time
+	// Logf reports write problems (default: none).
+	Logf func(format string, args ...any)
+	// Level is the zstd level (default SpeedFastest: a node with one change
+	// a second compresses each change on its own, and the faster level
+	// costs a few per cent of size at the 10,000-kernel week).
+	Level zstd.EncoderLevel
+}
+
+// Recorder appends the engine's changes to a history directory. Its
+// methods are for one goroutine (Run's, or a test's).
+type Recorder struct {
+	opts Options
+	lock *os.File
+
+	// What the record says now (the last observed snapshot's view).
+	prev     *model.Snapshot
+	meta     metaRec
+	devKey   []byte
+	devPtr   *model.Device
+	ubuf     []byte
+	issues   []model.Issue
+	kernHash map[model.KernelID]uint64
+	seed     maphash.Seed
+	kbuf     enc
+
+	// pending records for the open segment's delta stream; ckpt the
+	// records of a checkpoint that opens the next segment.
+	pending []byte
+	ckpt    []byte
+	// tail: records of the old segment to write before the checkpoint.
+	tail      []byte
+	ckptTime  time.Time
+	needCkpt  bool
+	segStart  time.Time
+	lastWrite time.Time
+
+	f      *os.File
+	zbuf   bytes.Buffer
+	zw     *zstd.Encoder
+	broken bool
+	retry  time.Time
+	minute minuteAcc
+	err    error
+	// carried: kernels of the previous recorder's last state, by the
+	// hash of their record without times. A restarted engine scans
+	// files without their modification time and sees every kernel anew;
+	// a kernel that is otherwise the same keeps the times the record had.
+	carried map[model.KernelID]carriedTimes
+	// busy: the kernels running GPU processes now, for the minute's
+	// summary (kept from the changes, not from a walk of every kernel).
+	busy map[model.KernelID]*model.Kernel
+	// usageRecs: devices whose totals the record holds (the others'
+	// follow from the kernels).
+	usageRecs map[model.DeviceKey]bool
+	// sampled: the device list last sampled (a new reading is a new list).
+	sampled *model.Device
+	// configHash is the agent.toml hash last seen; journalSeen the time
+	// of the newest journal record in the record.
+	configHash  string
+	journalSeen time.Time
+}
+
+// followJournal records the agent.toml journal's new records (applies and
+// rollbacks: the partitions as applied) when the config changed, and at
+// the start. It reads a file: Run calls it, off the engine's goroutine.
+func (r *Recorder) followJournal(s *model.Snapshot) {
+	if s.ConfigPath == "" || s.ConfigHash == r.configHash {
+		return
+	}
+	r.configHash = s.ConfigHash
+	recs, _, err := agentconfig.ReadJournal(agentconfig.JournalPath(s.ConfigPath))
+	if err != nil {
+		return
+	}
+	for _, jr := range recs {
+		if !jr.Time.After(r.journalSeen) {
+			continue
+		}
+		b, err := json.Marshal(jr)
+		if err != nil {
+			continue
+		}
+		r.pending = appendRecord(r.pending, recJournal, b)
+		r.journalSeen = jr.Time
+	}
+}
+
+// Partitions returns the journal records (applies, rollbacks) the record
+// holds between from and until (zero: unbounded), oldest first.
+func (rd *Reader) Partitions(from, until time.Time) []agentconfig.JournalRecord {
+	var out []agentconfig.JournalRecord
+	for i := range rd.segs {
+		if !until.IsZero() && rd.segs[i].Start.After(until) {
+			break
+		}
+		sr := rd.read(i, true)
+		if sr.data == nil {
+			continue
+		}
+		it := recIter{b: sr.data.Deltas}
+		for {
+			typ, body, ok := it.next()
+			if !ok {
+				break
+			}
+			if typ != recJournal {
+				continue
+			}
+			var jr agentconfig.JournalRecord
+			if json.Unmarshal(body, &jr) != nil {
+				continue
+			}
+			if (from.IsZero() || !jr.Time.Before(from)) && (until.IsZero() || !jr.Time.After(until)) {
+				out = append(out, jr)
+			}
+		}
+	}
+	return out
+}
+
+type carriedTimes struct {
+	hash      uint64
+	mod, seen time.Time
+}
+
+// timeless is the hash of a kernel's record without its times and use.
+func (r *Recorder) timeless(k *model.Kernel) uint64 {
+	c := *k
+	c.ModTime, c.Seen, c.Use = time.Time{}, time.Time{}, nil
+	e := enc{b: r.kbuf.b[:0]}
+	at := encodeKernel(&e, &c)
+	r.kbuf.b = e.b
+	return maphash.Bytes(r.seed, e.b[:at])
+}
+
+// carry gives k the times of the previous record's kernel when only its
+// times tell them apart.
+func (r *Recorder) carry(k *model.Kernel) *model.Kernel {
+	if len(r.carried) == 0 || !k.ModTime.IsZero() {
+		if r.carried != nil {
+			delete(r.carried, k.ID)
+		}
+		return k
+	}
+	ct, ok := r.carried[k.ID]
+	if !ok || r.timeless(k) != ct.hash {
+		// New or changed while no recorder ran: a follower that was
+		// running saw it change, at the file's modification time.
+		delete(r.carried, k.ID)
+		if fi, err := os.Stat(k.Path); err == nil && k.Path != "" {
+			c := *k
+			c.ModTime = fi.ModTime()
+			return &c
+		}
+		return k
+	}
+	c := *k
+	c.ModTime, c.Seen = ct.mod, ct.seen
+	return &c
+}
+
+// loadCarried reads the last state of the directory's record.
+func (r *Recorder) loadCarried() {
+	rd, err := OpenReader(r.opts.Dir)
+	if err != nil || len(rd.segs) == 0 {
+		return
+	}
+	res, err := rd.At(rd.segs[len(rd.segs)-1].Start.Add(1 << 62))
+	if err != nil || res.Snap == nil {
+		return
+	}
+	r.journalSeen = res.To
+	if res.To.IsZero() {
+		r.journalSeen = res.Snap.Time
+	}
+	r.carried = map[model.KernelID]carriedTimes{}
+	res.Snap.KernelSeq().Each(func(k *model.Kernel) {
+		r.carried[k.ID] = carriedTimes{hash: r.timeless(k), mod: k.ModTime, seen: k.Seen}
+	})
+}
+
+// Open takes the directory's writer lock (creating the directory) and
+// returns a recorder; ErrLocked when another process records there.
+func Open(opts Options) (*Recorder, error) {
+	if opts.Keep <= 0 {
+		opts.Keep = DefaultKeep
+	}
+	if opts.MaxSize <= 0 {
+		opts.MaxSize = DefaultMaxSize
+	}
+	if opts.CheckpointEvery <= 0 {
+		opts.CheckpointEvery = DefaultCheckpointEvery
+	}
+	if opts.FlushEvery <= 0 {
+		opts.FlushEvery = DefaultFlushEvery
+	}
+	if opts.BeatEvery <= 0 {
+		opts.BeatEvery = DefaultBeatEvery
+	}
+	if opts.Clock == nil {
+		opts.Clock = time.Now
+	}
+	if opts.Logf == nil {
+		opts.Logf = func(string, ...any) {}
+	}
+	if opts.Level == 0 {
+		opts.Level = zstd.SpeedFastest
+	}
+	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("history: %w", err)
+	}
+	var lock *os.File
+	var err error
+	// A reader checks the lock with a shared flock for an instant: try
+	// again briefly before calling the directory taken.
+	for try := 0; try < 20; try++ {
+		if lock, err = lockDir(opts.Dir); err == nil || !errors.Is(err, ErrLocked) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err != nil {
+		return nil, err
+	}
+	r := &Recorder{opts: opts, lock: lock, kernHash: map[model.KernelID]uint64{}, seed: maphash.MakeSeed(), needCkpt: true,
+		busy: map[model.KernelID]*model.Kernel{}, usageRecs: map[model.DeviceKey]bool{}}
+	r.retain(opts.Clock())
+	r.loadCarried()
+	return r, nil
+}
+
+// Dir is the directory recorded into.
+func (r *Recorder) Dir() string { return r.opts.Dir }
+
+// Err is the last write error (nil once writing works again).
+func (r *Recorder) Err() error { return r.err }
+
+// Run records every snapshot from snaps until ctx is done or snaps is
+// closed, writing once per FlushEvery; it closes the recorder on return.
+func (r *Recorder) Run(ctx context.Context, snaps <-chan *model.Snapshot) error {
+	defer r.Close()
+	flush := time.NewTimer(r.opts.FlushEvery)
+	flush.Stop()
+	armed := false
+	beat := time.NewTicker(r.opts.BeatEvery)
+	defer beat.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case s, ok := <-snaps:
+			if !ok {
+				return nil
+			}
+			r.Observe(s)
+			r.followJournal(s)
+			if !armed {
+				flush.Reset(r.opts.FlushEvery)
+				armed = true
+			}
+		case <-flush.C:
+			armed = false
+			r.Flush()
+		case <-beat.C:
+			if !armed {
+				r.Flush()
+			}
+		}
+	}
+}
+
+// Observe adds what changed since the last snapshot to the pending
+// records. It does no I/O.
+func (r *Recorder) Observe(s *model.Snapshot) {
+	if s == nil {
+		return
+	}
+	r.closeMinute(s.Time)
+	if len(s.Devices) > 0 && &s.Devices[0] != r.sampled {
+		r.minute.sample(s)
+		r.sampled = &s.Devices[0]
+	}
+	if r.needCkpt || (!r.segStart.IsZero() && s.Time.Sub(r.segStart) >= r.opts.CheckpointEvery) {
+		r.checkpoint(s)
+		return
+	}
+	r.diff(s)
+}
+
+// checkpoint makes the records of a full state: the next flush opens a
+// new segment with it.
+func (r *Recorder) checkpoint(s *model.Snapshot) {
+	if !r.needCkpt {
+		// Rotation: what is pending belongs to the old segment.
+		r.tail = appendRecord(r.pending, recRotate, (&enc{}).varintB(s.Time.UnixNano()))
+	}
+	r.pending = nil
+	r.needCkpt = false
+	r.segStart = s.Time
+	r.ckptTime = s.Time
+	r.prev = nil
+	clear(r.kernHash)
+	clear(r.busy)
+	r.devPtr, r.devKey, r.issues = nil, nil, nil
+	r.ckpt = r.ckpt[:0]
+	r.ckpt = r.appendDiff(r.ckpt, s, true)
+}
+
+func (r *Recorder) diff(s *model.Snapshot) {
+	r.pending = r.appendDiff(r.pending, s, false)
+}
+
+// appendDiff appends the records that turn the previous snapshot into s,
+// and s's tick.
+func (r *Recorder) appendDiff(dst []byte, s *model.Snapshot, full bool) []byte {
+	prev := r.prev
+	m := metaOf(s)
+	if full || !m.equal(&r.meta) {
+		b, _ := json.Marshal(m)
+		dst = appendRecord(dst, recMeta, b)
+		r.meta = m
+	}
+	var dp *model.Device
+	if len(s.Devices) > 0 {
+		dp = &s.Devices[0]
+	}
+	if full || dp != r.devPtr || dp == nil && r.devKey == nil {
+		if key := stableDevices(s.Devices); full || !bytes.Equal(key, r.devKey) {
+			b, _ := json.Marshal(s.Devices)
+			dst = appendRecord(dst, recDevices, b)
+			r.devKey = key
+		}
+		r.devPtr = dp
+	}
+	if full || prev == nil || !agentsShapeEqual(s.Agents, prev.Agents) {
+		ab, _ := json.Marshal(agentsShape(s.Agents))
+		dst = appendRecord(dst, recAgents, ab)
+	}
+	if full || prev == nil || !agentsShapeEqual(s.Agents, prev.Agents) || !totalsEqual(s.Agents, prev.Agents) {
+		e := enc{b: r.ubuf[:0]}
+		encodeTotals(&e, s.Agents)
+		dst = appendRecord(dst, recTotals, e.b)
+		r.ubuf = e.b
+	}
+	if full {
+		clear(r.usageRecs)
+	}
+	for k, u := range s.Usage {
+		if !full && prev != nil && prev.Usage[k] == u {
+			continue
+		}
+		if derivable(u) {
+			// Whole numbers add up the same in any order: the reader
+			// sums them from the kernels (CPU cores, memory, whole GPUs).
+			if r.usageRecs[k] {
+				delete(r.usageRecs, k)
+				e := enc{}
+				e.str(string(k.Name))
+				e.str(string(k.ID))
+				dst = appendRecord(dst, recUsageCalc, e.b)
+			}
+			continue
+		}
+		r.usageRecs[k] = true
+		e := enc{b: r.ubuf[:0]}
+		encodeUsage(&e, u)
+		dst = appendRecord(dst, recUsage, e.b)
+		r.ubuf = e.b
+	}
+	if !full && prev != nil {
+		for k := range prev.Usage {
+			if _, ok := s.Usage[k]; !ok && r.usageRecs[k] {
+				delete(r.usageRecs, k)
+				e := enc{}
+				e.str(string(k.Name))
+				e.str(string(k.ID))
+				dst = appendRecord(dst, recUsageGone, e.b)
+			}
+		}
+	}
+	var prevSeq *model.KernelSeq
+	if prev != nil && !full {
+		prevSeq = prev.KernelSeq()
+	}
+	model.DiffKernels(prevSeq, s.KernelSeq(), func(o, k *model.Kernel) {
+		if k == nil {
+			delete(r.busy, o.ID)
+			e := enc{}
+			e.id(string(o.ID))
+			dst = appendRecord(dst, recKernelGone, e.b)
+			return
+		}
+		if k.Use != nil && k.Use.Procs > 0 {
+			r.busy[k.ID] = k
+			r.minute.sampleKernel(k)
+		} else if o != nil && o.Use != nil {
+			delete(r.busy, k.ID)
+		}
+		k = r.carry(k)
+		if o != nil && !full {
+			// Only what changed: most of a kernel (ids, record, path)
+			// stays as it came.
+			m := kernelMask(o, k)
+			if m == 0 {
+				return
+			}
+			r.kbuf.b = r.kbuf.b[:0]
+			encodePatch(&r.kbuf, k, m)
+			dst = appendRecord(dst, recKernelPatch, r.kbuf.b)
+			return
+		}
+		r.kbuf.b = r.kbuf.b[:0]
+		encodeKernel(&r.kbuf, k)
+		dst = appendRecord(dst, recKernel, r.kbuf.b)
+	})
+	if full || !issuesEqual(s.Issues, r.issues) {
+		e := enc{}
+		encodeIssues(&e, s.Issues)
+		dst = appendRecord(dst, recIssues, e.b)
+		r.issues = s.Issues
+	}
+	e := enc{}
+	e.uvarint(s.Seq)
+	e.varint(s.Time.UnixNano())
+	dst = appendRecord(dst, recTick, e.b)
+	r.prev = s
+	return dst
+}
+
+func issuesEqual(a, b []model.Issue) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if len(a) > 0 && &a[0] == &b[0] {
+		return true
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func (e *enc) varintB(v int64) []byte {
+	e.varint(v)
+	return e.b
+}
+
+// closeMinute appends the summary of the minute before t once t is in a
+// later minute.
+func (r *Recorder) closeMinute(t time.Time) {
+	start := t.Truncate(time.Minute)
+	if r.minute.start.IsZero() {
+		r.minute.start = start
+		return
+	}
+	if !start.After(r.minute.start) {
+		return
+	}
+	for _, k := range r.busy {
+		r.minute.sampleKernel(k)
+	}
+	if rec := r.minute.record(); rec != nil {
+		b, _ := json.Marshal(rec)
+		r.pending = appendRecord(r.pending, recMinute, b)
+	}
+	r.minute = minuteAcc{start: start}
+}
+
+// Flush writes what is pending: the end of the old segment and a new
+// segment's checkpoint when one is due, then the pending deltas as one
+// chunk. After a failed write (a full disk) it starts a new segment from
+// the last snapshot on the next try, at most every few seconds.
+func (r *Recorder) Flush() error {
+	now := r.opts.Clock()
+	if r.broken {
+		if now.Before(r.retry) || r.prev == nil {
+			return r.err
+		}
+		r.broken = false
+		r.closeSegment(false)
+		r.tail = nil
+		r.checkpoint(r.prev)
+		r.ckptTime = r.prev.Time
+	}
+	if len(r.pending) == 0 && len(r.ckpt) == 0 && len(r.tail) == 0 {
+		if r.f == nil || now.Sub(r.lastWrite) < r.opts.BeatEvery {
+			return nil
+		}
+		r.pending = appendRecord(nil, recBeat, (&enc{}).varintB(now.UnixNano()))
+	}
+	if err := r.write(now); err != nil {
+		if r.err == nil {
+			// Once, not every retry: a full disk stays full a while.
+			r.opts.Logf("history: %v; recording resumes when writing works again", err)
+		}
+		r.err = err
+		r.broken = true
+		r.retry = now.Add(5 * time.Second)
+		return err
+	}
+	if r.err != nil {
+		r.opts.Logf("history: writing again (what came in meanwhile is summed up in a new checkpoint)")
+	}
+	r.err = nil
+	r.lastWrite = now
+	return nil
+}
+
+func (r *Recorder) write(now time.Time) error {
+	if len(r.tail) > 0 && r.f != nil {
+		if err := r.writeDelta(r.tail); err != nil {
+			return err
+		}
+		r.tail = nil
+		r.closeSegment(true)
+	}
+	r.tail = nil
+	if len(r.ckpt) > 0 {
+		if err := r.openSegment(r.ckptTime); err != nil {
+			return err
+		}
+		z, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(r.opts.Level), zstd.WithEncoderConcurrency(1))
+		if err != nil {
+			return err
+		}
+		payload := z.EncodeAll(r.ckpt, nil)
+		if _, err := r.f.Write(appendChunk(nil, chunkCheckpoint, payload)); err != nil {
+			// A segment without its checkpoint holds nothing a reader
+			// can use: do not leave one per retry on a full disk.
+			name := r.f.Name()
+			r.closeSegment(false)
+			os.Remove(name)
+			return fmt.Errorf("write %s: %w", name, err)
+		}
+		r.ckpt = r.ckpt[:0]
+		r.retain(now)
+	}
+	if len(r.pending) > 0 && r.f != nil {
+		if err := r.writeDelta(r.pending); err != nil {
+			return err
+		}
+		r.pending = r.pending[:0]
+	}
+	return nil
+}
+
+func (r *Recorder) writeDelta(recs []byte) error {
+	r.zbuf.Reset()
+	if _, err := r.zw.Write(recs); err != nil {
+		return err
+	}
+	if err := r.zw.Flush(); err != nil {
+		return err
+	}
+	if _, err := r.f.Write(appendChunk(nil, chunkDelta, r.zbuf.Bytes())); err != nil {
+		return fmt.Errorf("write %s: %w", r.f.Name(), err)
+	}
+	return nil
+}
+
+func (r *Recorder) openSegment(start time.Time) error {
+	r.closeSegment(false)
+	var f *os.File
+	var err error
+	for i := 0; i < 100; i++ {
+		path := filepath.Join(r.opts.Dir, segName(start.Add(time.Duration(i))))
+		f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if !errors.Is(err, os.ErrExist) {
+			break
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("history: %w", err)
+	}
+	if _, err := f.Write(segmentHeader()); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return fmt.Errorf("write %s: %w", f.Name(), err)
+	}
+	r.f = f
+	r.zbuf.Reset()
+	zw, err := zstd.NewWriter(&r.zbuf, zstd.WithEncoderLevel(r.opts.Level), zstd.WithEncoderConcurrency(1),
+		zstd.WithWindowSize(8<<20))
+	if err != nil {
+		return err
+	}
+	r.zw = zw
+	return nil
+}
+
+// closeSegment ends the open segment; clean also ends its zstd frame.
+func (r *Recorder) closeSegment(clean bool) {
+	if r.f == nil {
+		return
+	}
+	if clean && r.zw != nil {
+		r.zbuf.Reset()
+		if r.zw.Close() == nil && r.zbuf.Len() > 0 {
+			r.f.Write(appendChunk(nil, chunkDelta, r.zbuf.Bytes()))
+		}
+	}
+	r.f.Close()
+	r.f, r.zw = nil, nil
+}
+
+// Close writes what is pending, marks the end and releases the lock.
+func (r *Recorder) Close() error {
+	if r.lock == nil {
+		return nil
+	}
+	if r.prev != nil {
+		r.closeMinute(r.opts.Clock().Add(time.Minute))
+		r.pending = appendRecord(r.pending, recEnd, (&enc{}).varintB(r.opts.Clock().UnixNano()))
+	}
+	err := r.Flush()
+	r.closeSegment(true)
+	r.lock.Close()
+	r.lock = nil
+	return err
+}
+
+// retain drops the oldest segments (never the one being written) while
+// they are older than Keep or the directory is larger than MaxSize.
+func (r *Recorder) retain(now time.Time) {
+	segs, err := listSegments(r.opts.Dir)
+	if err != nil {
+		return
+	}
+	var total int64
+	for _, s := range segs {
+		total += s.Size
+	}
+	active := ""
+	if r.f != nil {
+		active = r.f.Name()
+	}
+	for i := 0; i < len(segs)-1; i++ {
+		s := segs[i]
+		if s.Path == active {
+			break
+		}
+		// A segment's content ends where the next one begins.
+		old := now.Sub(segs[i+1].Start) > r.opts.Keep
+		if !old && total <= r.opts.MaxSize {
+			break
+		}
+		if err := os.Remove(s.Path); err != nil {
+			r.opts.Logf("history: drop %s: %v", s.Path, err)
+			break
+		}
+		total -= s.Size
+	}
+}

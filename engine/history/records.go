@@ -1,0 +1,427 @@
+package history
+
+import (
+	"encoding/json"
+	"slices"
+	"time"
+
+	"github.com/fgtop/fgtop/model"
+)
+
+// metaRec is a snapshot's fields besides devices, agents, usage, kernels
+// and issues.
+type metaRec struct {
+	Node         string
+	Mode         string `json:",omitempty"`
+	ConfigPath   string `json:",omitempty"`
+	ConfigHash   string `json:",omitempty"`
+	DraftFormat  bool   `json:",omitempty"`
+	Source       model.SourceInfo
+	HostMemBytes int64 `json:",omitempty"`
+	Allocator    model.Allocator
+	IdleKernels  int           `json:",omitempty"`
+	IdleAfter    time.Duration `json:",omitempty"`
+}
+
+func metaOf(s *model.Snapshot) metaRec {
+	return metaRec{Node: s.Node, Mode: s.Mode, ConfigPath: s.ConfigPath, ConfigHash: s.ConfigHash, DraftFormat: s.DraftFormat,
+		Source: s.Source, HostMemBytes: s.HostMemBytes, Allocator: s.Allocator, IdleKernels: s.IdleKernels, IdleAfter: s.IdleAfter}
+}
+
+func (m *metaRec) equal(o *metaRec) bool {
+	return m.Node == o.Node && m.Mode == o.Mode && m.ConfigPath == o.ConfigPath && m.ConfigHash == o.ConfigHash &&
+		m.DraftFormat == o.DraftFormat && m.Source == o.Source && m.HostMemBytes == o.HostMemBytes &&
+		m.Allocator.Fractional == o.Allocator.Fractional && same(m.Allocator.Quantum, o.Allocator.Quantum) &&
+		m.Allocator.AffinityPolicy == o.Allocator.AffinityPolicy && slices.Equal(m.Allocator.AllocationOrder, o.Allocator.AllocationOrder) &&
+		m.IdleKernels == o.IdleKernels && m.IdleAfter == o.IdleAfter
+}
+
+// usageRec is one device's totals (its holdings follow from the kernels).
+type usageRec struct {
+	Key     model.DeviceKey
+	Held    model.ResourceSlot
+	Kernels int
+	ByAgent map[model.AgentID]model.ResourceSlot `json:",omitempty"`
+}
+
+// stableDevices is the devices' JSON without what moves with every poll
+// (utilisation, memory in use, temperature, power, processes): those go
+// to the per-minute summary, so a device record is written only when
+// something else changed.
+func stableDevices(ds []model.Device) []byte {
+	cp := make([]model.Device, len(ds))
+	copy(cp, ds)
+	for i := range cp {
+		if t := cp[i].Telemetry; t != nil {
+			tc := *t
+			tc.MemUsed, tc.UtilGPU, tc.UtilMem, tc.TempC, tc.PowerMW = model.Opt[uint64]{}, model.Opt[uint32]{}, model.Opt[uint32]{}, model.Opt[uint32]{}, model.Opt[uint32]{}
+			tc.Processes = nil
+			cp[i].Telemetry = &tc
+		}
+	}
+	b, _ := json.Marshal(cp)
+	return b
+}
+
+func encodeIssues(e *enc, is []model.Issue) {
+	e.uvarint(uint64(len(is)))
+	for i := range is {
+		encodeIssue(e, &is[i])
+	}
+}
+
+func decodeIssues(d *dec) []model.Issue {
+	n := d.count()
+	var out []model.Issue
+	for i := 0; i < n && d.err == nil; i++ {
+		out = append(out, decodeIssue(d))
+	}
+	return out
+}
+
+// minuteRec summarises one minute of the devices' and kernels' use.
+type minuteRec struct {
+	Start   time.Time
+	Devices []devMinute  `json:",omitempty"`
+	Kernels []kernMinute `json:",omitempty"`
+}
+
+type devMinute struct {
+	Key     model.DeviceKey
+	Samples int
+	UtilAvg *float64 `json:",omitempty"`
+	UtilMax *uint32  `json:",omitempty"`
+	MemAvg  *float64 `json:",omitempty"`
+	MemMax  *uint64  `json:",omitempty"`
+}
+
+type kernMinute struct {
+	ID      model.KernelID
+	Procs   int
+	UtilMax *uint32 `json:",omitempty"`
+	MemMax  *uint64 `json:",omitempty"`
+}
+
+// minuteAcc collects one minute's samples.
+type minuteAcc struct {
+	start time.Time
+	devs  map[model.DeviceKey]*devAcc
+	order []model.DeviceKey
+	kerns map[model.KernelID]*kernMinute
+}
+
+type devAcc struct {
+	n, un, mn  int
+	usum, msum float64
+	umax       uint32
+	mmax       uint64
+	hasU, hasM bool
+}
+
+func (m *minuteAcc) sample(s *model.Snapshot) {
+	if m.devs == nil {
+		m.devs = map[model.DeviceKey]*devAcc{}
+		m.kerns = map[model.KernelID]*kernMinute{}
+	}
+	for i := range s.Devices {
+		d := &s.Devices[i]
+		t := d.Telemetry
+		if t == nil || !d.IsAccelerator() {
+			continue
+		}
+		a := m.devs[d.Key()]
+		if a == nil {
+			a = &devAcc{}
+			m.devs[d.Key()] = a
+			m.order = append(m.order, d.Key())
+		}
+		a.n++
+		if t.UtilGPU.Valid {
+			a.hasU = true
+			a.un++
+			a.usum += float64(t.UtilGPU.V)
+			a.umax = max(a.umax, t.UtilGPU.V)
+		}
+		if t.MemUsed.Valid {
+			a.hasM = true
+			a.mn++
+			a.msum += float64(t.MemUsed.V)
+			a.mmax = max(a.mmax, t.MemUsed.V)
+		}
+	}
+}
+
+// sampleKernel counts a kernel's use; the recorder calls it for every
+// kernel that changed, and for those with processes when a minute closes.
+func (m *minuteAcc) sampleKernel(k *model.Kernel) {
+	if m.kerns == nil {
+		m.devs = map[model.DeviceKey]*devAcc{}
+		m.kerns = map[model.KernelID]*kernMinute{}
+	}
+	{
+		u := k.Use
+		if u == nil || u.Procs == 0 {
+			return
+		}
+		km := m.kerns[k.ID]
+		if km == nil {
+			km = &kernMinute{ID: k.ID}
+			m.kerns[k.ID] = km
+		}
+		km.Procs = max(km.Procs, u.Procs)
+		if u.Util.Valid && (km.UtilMax == nil || *km.UtilMax < u.Util.V) {
+			v := u.Util.V
+			km.UtilMax = &v
+		}
+		if u.MemUsed.Valid && (km.MemMax == nil || *km.MemMax < u.MemUsed.V) {
+			v := u.MemUsed.V
+			km.MemMax = &v
+		}
+	}
+}
+
+func (m *minuteAcc) record() *minuteRec {
+	if len(m.devs) == 0 && len(m.kerns) == 0 {
+		return nil
+	}
+	r := &minuteRec{Start: m.start.UTC()}
+	for _, k := range m.order {
+		a := m.devs[k]
+		dm := devMinute{Key: k, Samples: a.n}
+		if a.hasU {
+			avg, mx := a.usum/float64(a.un), a.umax
+			dm.UtilAvg, dm.UtilMax = &avg, &mx
+		}
+		if a.hasM {
+			avg, mx := a.msum/float64(a.mn), a.mmax
+			dm.MemAvg, dm.MemMax = &avg, &mx
+		}
+		r.Devices = append(r.Devices, dm)
+	}
+	for _, km := range m.kerns {
+		r.Kernels = append(r.Kernels, *km)
+	}
+	slices.SortFunc(r.Kernels, func(a, b kernMinute) int {
+		if a.ID < b.ID {
+			return -1
+		}
+		if a.ID > b.ID {
+			return 1
+		}
+		return 0
+	})
+	return r
+}
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+func encodeSlots(e *enc, r model.ResourceSlot) {
+	e.uvarint(uint64(len(r)))
+	for _, n := range r.Names() {
+		e.str(string(n))
+		e.dec(r[n])
+	}
+}
+
+func decodeSlots(d *dec) model.ResourceSlot {
+	n := d.count()
+	r := make(model.ResourceSlot, n)
+	for i := 0; i < n && d.err == nil; i++ {
+		s := model.SlotName(d.str())
+		r[s] = d.dec()
+	}
+	return r
+}
+
+func encodeUsage(e *enc, u *model.DeviceUsage) {
+	e.str(string(u.Key.Name))
+	e.str(string(u.Key.ID))
+	encodeSlots(e, u.Held)
+	e.uvarint(uint64(max(u.Kernels, 0)))
+	agents := make([]model.AgentID, 0, len(u.ByAgent))
+	for a := range u.ByAgent {
+		agents = append(agents, a)
+	}
+	sortStrings(agents)
+	e.uvarint(uint64(len(agents)))
+	for _, a := range agents {
+		e.str(string(a))
+		if slotsIdentical(u.ByAgent[a], u.Held) {
+			e.byte(1) // one agent holds everything there: the usual node
+			continue
+		}
+		e.byte(0)
+		encodeSlots(e, u.ByAgent[a])
+	}
+}
+
+func slotsIdentical(a, b model.ResourceSlot) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || !same(v, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// derivable reports whether a device's totals can be summed from its
+// kernels with the same result: every amount a whole number (exponent
+// 0), whose sums print the same whatever the order of the changes.
+func derivable(u *model.DeviceUsage) bool {
+	for _, v := range u.Held {
+		if v.Exponent() != 0 {
+			return false
+		}
+	}
+	for _, r := range u.ByAgent {
+		for _, v := range r {
+			if v.Exponent() != 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// deriveUsage sums the totals of devices the record keeps none for, as
+// the engine keeps them: per slot, the kernels holding anything there,
+// the split by agent without zeros.
+func deriveUsage(ks []*model.Kernel, have map[model.DeviceKey]usageRec) map[model.DeviceKey]*model.DeviceUsage {
+	out := map[model.DeviceKey]*model.DeviceUsage{}
+	for _, k := range ks {
+		// Devices this kernel was counted on (a kernel holding two slots
+		// on one device counts once there); a map, since a record may
+		// claim any number of devices.
+		counted := map[model.DeviceKey]bool{}
+		for slot, devs := range k.Alloc {
+			name := slot.DeviceName()
+			for id, amt := range devs {
+				key := model.DeviceKey{Name: name, ID: id}
+				if _, ok := have[key]; ok {
+					continue
+				}
+				u := out[key]
+				if u == nil {
+					u = &model.DeviceUsage{Key: key, Held: model.ResourceSlot{}, ByAgent: map[model.AgentID]model.ResourceSlot{}}
+					out[key] = u
+				}
+				u.Held[slot] = u.Held[slot].Add(amt)
+				ba := u.ByAgent[k.Agent]
+				if ba == nil {
+					ba = model.ResourceSlot{}
+					u.ByAgent[k.Agent] = ba
+				}
+				ba[slot] = ba[slot].Add(amt)
+				if !counted[key] {
+					counted[key] = true
+					u.Kernels++
+				}
+			}
+		}
+	}
+	for _, u := range out {
+		for a, r := range u.ByAgent {
+			for s, v := range r {
+				if v.IsZero() {
+					delete(r, s)
+				}
+			}
+			if len(r) == 0 {
+				delete(u.ByAgent, a)
+			}
+		}
+		if len(u.ByAgent) == 0 {
+			u.ByAgent = nil
+		}
+	}
+	return out
+}
+
+func decodeUsage(d *dec) usageRec {
+	var u usageRec
+	u.Key = model.DeviceKey{Name: model.DeviceName(d.str()), ID: model.DeviceID(d.str())}
+	u.Held = decodeSlots(d)
+	u.Kernels = int(min(d.uvarint(), 1<<31))
+	if n := d.count(); n > 0 {
+		u.ByAgent = make(map[model.AgentID]model.ResourceSlot, n)
+		for i := 0; i < n && d.err == nil; i++ {
+			a := model.AgentID(d.str())
+			if d.byte() == 1 {
+				u.ByAgent[a] = u.Held
+			} else {
+				u.ByAgent[a] = decodeSlots(d)
+			}
+		}
+	}
+	return u
+}
+
+// agentsShape is the agents without their kernel counts and totals,
+// which change with nearly every kernel and go in a totals record.
+func agentsShape(as []model.Agent) []model.Agent {
+	out := make([]model.Agent, len(as))
+	for i, a := range as {
+		a.Held, a.Kernels = nil, 0
+		out[i] = a
+	}
+	return out
+}
+
+func agentsShapeEqual(a, b []model.Agent) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := &a[i], &b[i]
+		if x.ID != y.ID || x.ScratchRoot != y.ScratchRoot || !same(x.Mem, y.Mem) || x.Restart.State != y.Restart.State ||
+			x.Restart.Detail != y.Restart.Detail || !slices.Equal(x.Restart.PIDs, y.Restart.PIDs) || (x.Owns == nil) != (y.Owns == nil) ||
+			len(x.Owns) != len(y.Owns) {
+			return false
+		}
+		for k, v := range x.Owns {
+			if w, ok := y.Owns[k]; !ok || !slices.Equal(v, w) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func totalsEqual(a, b []model.Agent) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Kernels != b[i].Kernels || len(a[i].Held) != len(b[i].Held) {
+			return false
+		}
+		for k, v := range a[i].Held {
+			if w, ok := b[i].Held[k]; !ok || !same(v, w) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func encodeTotals(e *enc, as []model.Agent) {
+	e.uvarint(uint64(len(as)))
+	for i := range as {
+		e.uvarint(uint64(max(as[i].Kernels, 0)))
+		encodeSlots(e, as[i].Held)
+	}
+}
+
+// same reports whether two amounts print the same (str(Decimal)): equal
+// in value and exponent. It is Dec.Identical without building the
+// strings, which the recorder would do for every amount of every change.
+func same(a, b model.Dec) bool {
+	if !a.IsFinite() || !b.IsFinite() || a.IsZero() {
+		// NaN, infinities and zeros (-0 is not 0): rare, by their strings.
+		return a.Identical(b)
+	}
+	return a.Exponent() == b.Exponent() && a.Cmp(b) == 0
+}

@@ -1,0 +1,228 @@
+package history
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/fgtop/fgtop/model"
+)
+
+// state is the record replayed up to some moment: everything of a
+// snapshot, kernels kept encoded until a snapshot is built.
+type state struct {
+	seq     uint64
+	time    time.Time
+	meta    metaRec
+	devices []model.Device
+	agents  []model.Agent
+	usage   map[model.DeviceKey]usageRec
+	kernels map[model.KernelID][]byte
+	// patched: kernels a patch record changed, decoded (a kernel patched
+	// again is not decoded and encoded once per patch).
+	patched map[model.KernelID]*model.Kernel
+	issues  []model.Issue
+	minute  *minuteRec
+	// devTime is when the devices record in force was written.
+	devTime time.Time
+}
+
+func newState() *state {
+	return &state{usage: map[model.DeviceKey]usageRec{}, kernels: map[model.KernelID][]byte{}, patched: map[model.KernelID]*model.Kernel{}}
+}
+
+// group is the records of one snapshot, applied once its tick is read.
+type group struct {
+	recs []rawRec
+}
+
+type rawRec struct {
+	typ  byte
+	body []byte
+}
+
+// apply applies one record of a complete group.
+func (st *state) apply(typ byte, body []byte) error {
+	switch typ {
+	case recMeta:
+		var m metaRec
+		if err := json.Unmarshal(body, &m); err != nil {
+			return fmt.Errorf("meta record: %w", err)
+		}
+		st.meta = m
+	case recDevices:
+		var ds []model.Device
+		if err := json.Unmarshal(body, &ds); err != nil {
+			return fmt.Errorf("devices record: %w", err)
+		}
+		st.devices = ds
+	case recAgents:
+		var as []model.Agent
+		if err := json.Unmarshal(body, &as); err != nil {
+			return fmt.Errorf("agents record: %w", err)
+		}
+		st.agents = as
+	case recUsage:
+		d := dec{b: body}
+		u := decodeUsage(&d)
+		if d.err != nil {
+			return fmt.Errorf("usage record: %w", d.err)
+		}
+		st.usage[u.Key] = u
+	case recTotals:
+		d := dec{b: body}
+		n := d.count()
+		for i := 0; i < n && d.err == nil; i++ {
+			kernels := int(min(d.uvarint(), 1<<31))
+			held := decodeSlots(&d)
+			if i < len(st.agents) && d.err == nil {
+				st.agents[i].Kernels, st.agents[i].Held = kernels, held
+			}
+		}
+		if d.err != nil {
+			return fmt.Errorf("totals record: %w", d.err)
+		}
+	case recUsageGone:
+		d := dec{b: body}
+		k := model.DeviceKey{Name: model.DeviceName(d.str()), ID: model.DeviceID(d.str())}
+		if d.err != nil {
+			return fmt.Errorf("usage record: %w", d.err)
+		}
+		delete(st.usage, k)
+	case recUsageCalc:
+		d := dec{b: body}
+		k := model.DeviceKey{Name: model.DeviceName(d.str()), ID: model.DeviceID(d.str())}
+		if d.err != nil {
+			return fmt.Errorf("usage record: %w", d.err)
+		}
+		delete(st.usage, k)
+	case recKernel:
+		d := dec{b: body}
+		id := model.KernelID(d.id())
+		if d.err != nil || id == "" {
+			return fmt.Errorf("kernel record without an id")
+		}
+		st.kernels[id] = body
+		delete(st.patched, id)
+	case recKernelPatch:
+		d := dec{b: body}
+		id := model.KernelID(d.id())
+		k := st.patched[id]
+		if k == nil {
+			old, ok := st.kernels[id]
+			if d.err != nil || !ok {
+				return fmt.Errorf("a patch of kernel %q, which the record does not have", id)
+			}
+			od := dec{b: old}
+			k = decodeKernel(&od)
+			if od.err != nil {
+				return fmt.Errorf("kernel record: %w", od.err)
+			}
+			st.patched[id] = k
+		}
+		decodePatch(&d, k)
+		if d.err != nil {
+			return fmt.Errorf("kernel patch: %w", d.err)
+		}
+	case recKernelGone:
+		d := dec{b: body}
+		id := model.KernelID(d.id())
+		if d.err != nil {
+			return fmt.Errorf("kernel record: %w", d.err)
+		}
+		delete(st.kernels, id)
+		delete(st.patched, id)
+	case recIssues:
+		d := dec{b: body}
+		is := decodeIssues(&d)
+		if d.err != nil {
+			return fmt.Errorf("issues record: %w", d.err)
+		}
+		st.issues = is
+	default:
+		return fmt.Errorf("unknown record type %q", typ)
+	}
+	return nil
+}
+
+// snapshot builds the model snapshot the state describes: the same kind
+// of value the engine publishes, holdings derived from the kernels.
+func (st *state) snapshot() (*model.Snapshot, error) {
+	m := st.meta
+	s := &model.Snapshot{Seq: st.seq, Time: st.time, Node: m.Node, Source: m.Source, Mode: m.Mode, ConfigPath: m.ConfigPath,
+		ConfigHash: m.ConfigHash, DraftFormat: m.DraftFormat, HostMemBytes: m.HostMemBytes, Allocator: m.Allocator,
+		IdleKernels: m.IdleKernels, IdleAfter: m.IdleAfter, Issues: st.issues}
+	s.Devices = append([]model.Device(nil), st.devices...)
+	s.Agents = append([]model.Agent(nil), st.agents...)
+	ks := make([]*model.Kernel, 0, len(st.kernels))
+	holds := map[model.DeviceKey][]model.Holding{}
+	for id, b := range st.kernels {
+		k := st.patched[id]
+		if k == nil {
+			d := dec{b: b}
+			k = decodeKernel(&d)
+			if d.err != nil {
+				return nil, fmt.Errorf("kernel record: %w", d.err)
+			}
+		}
+		ks = append(ks, k)
+		for slot, devs := range k.Alloc {
+			name := slot.DeviceName()
+			if !model.CarriesHoldings(name) {
+				continue
+			}
+			for id, amt := range devs {
+				key := model.DeviceKey{Name: name, ID: id}
+				holds[key] = append(holds[key], model.Holding{Kernel: k.ID, Agent: k.Agent, Slot: slot, Amount: amt})
+			}
+		}
+	}
+	s.SetKernels(ks)
+	s.Usage = make(map[model.DeviceKey]*model.DeviceUsage, len(st.usage))
+	for k, u := range st.usage {
+		du := &model.DeviceUsage{Key: k, Held: u.Held, Kernels: u.Kernels, ByAgent: u.ByAgent}
+		if du.Held == nil {
+			du.Held = model.ResourceSlot{}
+		}
+		if hs := holds[k]; len(hs) > 0 {
+			du.SetHoldings(hs)
+		}
+		s.Usage[k] = du
+	}
+	for k, du := range deriveUsage(ks, st.usage) {
+		if hs := holds[k]; len(hs) > 0 {
+			du.SetHoldings(hs)
+		}
+		s.Usage[k] = du
+	}
+	st.overlayMinute(s)
+	return s, nil
+}
+
+// overlayMinute puts the last minute's summary over telemetry the device
+// records keep from when they last changed otherwise.
+func (st *state) overlayMinute(s *model.Snapshot) {
+	mr := st.minute
+	if mr == nil || mr.Start.Add(2*time.Minute).Before(st.time) || !mr.Start.Add(time.Minute).After(st.devTime) {
+		return
+	}
+	by := map[model.DeviceKey]*devMinute{}
+	for i := range mr.Devices {
+		by[mr.Devices[i].Key] = &mr.Devices[i]
+	}
+	for i := range s.Devices {
+		d := &s.Devices[i]
+		dm := by[d.Key()]
+		if dm == nil || d.Telemetry == nil {
+			continue
+		}
+		t := *d.Telemetry
+		if dm.UtilAvg != nil {
+			t.UtilGPU = model.Some(uint32(*dm.UtilAvg + 0.5))
+		}
+		if dm.MemAvg != nil {
+			t.MemUsed = model.Some(uint64(*dm.MemAvg))
+		}
+		d.Telemetry = &t
+	}
+}

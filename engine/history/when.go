@@ -1,0 +1,84 @@
+package history
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// maxWhen bounds the text of a time argument.
+const maxWhen = 64
+
+// ParseWhen reads a moment as an operator writes it, relative to now:
+// RFC 3339 ("2026-11-27T14:02:00Z"), a local date and time
+// ("2026-11-27 14:02[:05]"), a local time of day ("14:02", "14:02:17":
+// today, or yesterday when that is still to come), "now", or a time ago
+// ("-2h", "-90s", "-1d12h": d is 24 hours).
+func ParseWhen(s string, now time.Time) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if len(s) > maxWhen {
+		return time.Time{}, fmt.Errorf("time %.20q...: too long", s)
+	}
+	if s == "" {
+		return time.Time{}, fmt.Errorf("empty time: want RFC 3339, 14:02, or -2h")
+	}
+	if s == "now" {
+		return now, nil
+	}
+	if s[0] == '-' {
+		d, err := parseDays(s[1:])
+		if err != nil || d < 0 {
+			return time.Time{}, fmt.Errorf("time %q: want a duration ago such as -2h, -90m or -1d12h", s)
+		}
+		return now.Add(-d), nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, nil
+	}
+	loc := now.Location()
+	for _, layout := range []string{"2006-01-02 15:04:05", "2006-01-02 15:04", "2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02"} {
+		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
+			return t, nil
+		}
+	}
+	for _, layout := range []string{"15:04:05", "15:04"} {
+		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
+			y, m, d := now.Date()
+			at := time.Date(y, m, d, t.Hour(), t.Minute(), t.Second(), 0, loc)
+			if at.After(now) {
+				at = at.AddDate(0, 0, -1)
+			}
+			return at, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("time %q: want RFC 3339 (2026-11-27T14:02:00Z), a local 2026-11-27 14:02, a time of day 14:02, or a time ago -2h", s)
+}
+
+// ParseDays is a duration that may also count days ("7d", "1d12h").
+func ParseDays(s string) (time.Duration, error) {
+	d, err := parseDays(s)
+	if err != nil {
+		return 0, fmt.Errorf("duration %q: want for example 7d, 36h or 90m", s)
+	}
+	return d, nil
+}
+
+func parseDays(s string) (time.Duration, error) {
+	var days int64
+	if i := strings.IndexByte(s, 'd'); i >= 0 {
+		n, err := strconv.ParseInt(s[:i], 10, 32)
+		if err != nil || n < 0 || n > 100000 {
+			return 0, fmt.Errorf("bad days")
+		}
+		days, s = n, s[i+1:]
+		if s == "" {
+			return time.Duration(days) * 24 * time.Hour, nil
+		}
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, err
+	}
+	return time.Duration(days)*24*time.Hour + d, nil
+}
