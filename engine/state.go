@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/fgtop/fgtop/engine/inventory"
@@ -658,6 +659,8 @@ func (s *state) checkDevice(a *devAcc) {
 			case !s.hasPlugin(a.key.Name):
 				sev = model.SevWarning
 				msg += fmt.Sprintf(" (the inventory lists no %s devices at all)", a.key.Name)
+			case a.key.Name == "cuda":
+				msg += s.otherNameHint(a.key.ID)
 			}
 			out = append(out, model.Issue{Severity: sev, Code: model.IssueUnknownDevice, Message: msg, Device: a.key})
 		default:
@@ -734,6 +737,40 @@ func (s *state) hasPlugin(name model.DeviceName) bool {
 		}
 	}
 	return false
+}
+
+// otherNameHint says, for an allocation on an unlisted cuda id, which
+// listed GPU that id names in another plugin's form (its bare UUID,
+// GPU-<uuid>, or its CUDA index): the sign that the agents run another
+// CUDA plugin than the one the GPUs are registered as. "" when none.
+func (s *state) otherNameHint(id model.DeviceID) string {
+	for i := range s.inv.Devices {
+		d := &s.inv.Devices[i]
+		if d.Name != "cuda" || d.IsMIG() || d.UUID == "" || d.ID == id {
+			continue
+		}
+		form := ""
+		switch string(id) {
+		case d.UUID:
+			form = "bare UUID"
+		case "GPU-" + d.UUID:
+			form = "UUID"
+		case strconv.Itoa(d.Index):
+			form = "CUDA index"
+		default:
+			continue
+		}
+		as := "the CUDA plugin fgtop decided on names them"
+		if p := s.inv.Plugin; p != nil {
+			name := map[string]string{model.PluginCUDAOpen: "cuda_open", model.PluginCUDAFractional: "the fractional plugin"}[p.Kind]
+			if name == "" {
+				name = "the " + p.Kind + " plugin"
+			}
+			as = fmt.Sprintf("%s names them (rule: %s)", name, p.Source)
+		}
+		return fmt.Sprintf(" (that is %s's %s; the GPUs are registered as %s; if the agents run another CUDA plugin, say so with --cuda-plugin)", d.Key(), form, as)
+	}
+	return ""
 }
 
 func sumHeld(r model.ResourceSlot) model.Dec {

@@ -261,7 +261,7 @@ func (s *state) kernelUse(id model.KernelID, ks *kstate, now time.Time) *model.K
 		var t *model.Telemetry
 		if di, ok := s.devIndex[d.Device]; ok && di < len(devs) {
 			dv := &devs[di]
-			d.Capacity = dv.Capacity
+			d.Capacity, d.CapacityUnknown = dv.Capacity, dv.CapacityUnknown
 			t = dv.Telemetry
 		}
 		a := ag[d.Device]

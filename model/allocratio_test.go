@@ -43,6 +43,9 @@ func TestAllocRatio(t *testing.T) {
 			[]*Kernel{k("a", Allocations{SlotCUDAShares: {"0": d("1")}}), k("b", Allocations{SlotCUDAShares: {"0": d("1")}})}, "map[0:0.6667]"},
 		{"half-even at the fifth place", []Device{dev("0", SlotCUDAShares, "1")},
 			[]*Kernel{k("a", Allocations{SlotCUDAShares: {"0": d("0.00005")}}), k("b", Allocations{SlotCUDAShares: {"1": d("0.00015")}})}, "map[0:0.0000 1:0.0002]"},
+		{"fractional capacity unknown (settings never read): left out, not a ratio over 1",
+			[]Device{{ID: "GPU-a", Name: "cuda", Slot: SlotCUDAShares, CapacityUnknown: true}, dev("GPU-b", SlotCUDAShares, "3.98")},
+			[]*Kernel{k("a", Allocations{SlotCUDAShares: {"GPU-a": d("1.5"), "GPU-b": d("1.99")}})}, "map[GPU-b:0.5000]"},
 		{"over-committed above 1", []Device{dev("0", SlotCUDAShares, "1")},
 			[]*Kernel{k("a", Allocations{SlotCUDAShares: {"0": d("0.8")}}), k("b", Allocations{SlotCUDAShares: {"0": d("0.4")}})}, "map[0:1.2000]"},
 	}

@@ -97,11 +97,16 @@ type DeviceUse struct {
 	Device DeviceKey
 	// Held is its amount on the device over every slot (fGPU shares,
 	// whole devices), Capacity the device's in the device's slot (zero
-	// when the inventory does not list the device).
+	// when the inventory does not list the device, or when the device's
+	// capacity is unknown: CapacityUnknown).
 	Held     Dec
 	Capacity Dec
-	Procs    int
-	MemUsed  Opt[uint64]
+	// CapacityUnknown copies the device's: its capacity could not be
+	// known (fractional settings never read), so no held/capacity figure
+	// may be stated against it.
+	CapacityUnknown bool
+	Procs           int
+	MemUsed         Opt[uint64]
 	// Util is its processes' utilisation of the device, percent.
 	Util Opt[uint32]
 }
@@ -117,7 +122,7 @@ func (u *KernelUse) Equal(o *KernelUse) bool {
 	}
 	for i := range u.Devices {
 		a, b := &u.Devices[i], &o.Devices[i]
-		if a.Device != b.Device || !a.Held.Equal(b.Held) || !a.Capacity.Equal(b.Capacity) || a.Procs != b.Procs ||
+		if a.Device != b.Device || !a.Held.Equal(b.Held) || !a.Capacity.Equal(b.Capacity) || a.CapacityUnknown != b.CapacityUnknown || a.Procs != b.Procs ||
 			a.MemUsed != b.MemUsed || a.Util != b.Util {
 			return false
 		}

@@ -204,11 +204,13 @@ func (s *Snapshot) AllocMap() map[DeviceID]Dec {
 // kernel's amount on it divided by the device's capacity for that slot, in
 // Python's 28-digit context; the raw amount where that capacity is unknown
 // or not positive. Devices no kernel lists under cuda are absent; so are
-// cpu and mem. QuantizeAllocRatio gives the value upstream prints.
+// cpu and mem, and devices whose capacity fgtop cannot know
+// (AllocRatioUnknown): their ratio would be an amount over a capacity of 1
+// nobody gave. QuantizeAllocRatio gives the value upstream prints.
 func (s *Snapshot) AllocRatio() map[DeviceID]Dec {
 	out := map[DeviceID]Dec{}
 	for k, u := range s.Usage {
-		if k.Name != "cuda" || len(u.Held) == 0 {
+		if k.Name != "cuda" || len(u.Held) == 0 || s.AllocRatioUnknown(k.ID) {
 			continue
 		}
 		out[k.ID] = s.DeviceAllocRatio(k.ID)
@@ -239,6 +241,26 @@ func (s *Snapshot) DeviceAllocRatio(id DeviceID) Dec {
 		total = total.Add(v)
 	}
 	return total
+}
+
+// AllocRatioUnknown reports whether a slot held on cuda device id is
+// registered with an unknown capacity (Device.CapacityUnknown: the
+// fractional plugin's settings were never read), so the device's
+// AllocRatio cannot be told.
+func (s *Snapshot) AllocRatioUnknown(id DeviceID) bool {
+	u := s.Usage[DeviceKey{Name: "cuda", ID: id}]
+	if u == nil {
+		return false
+	}
+	for i := range s.Devices {
+		d := &s.Devices[i]
+		if d.Name == "cuda" && d.ID == id && d.CapacityUnknown {
+			if _, held := u.Held[d.Slot]; held {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // QuantizeAllocRatio rounds an AllocRatio value as upstream prints it:

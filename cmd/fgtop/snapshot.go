@@ -36,8 +36,9 @@ func newSnapshotCmd() *cobra.Command {
                          2026 (PR #14327; 26.4 and 26.8 backports): device id -> the sum,
                          over every slot under the cuda device (shares, whole devices, MIG
                          slots), of the amount held divided by that device's capacity for
-                         the slot (the raw amount where it is unknown), quantized to four
-                         places ("0.2500")
+                         the slot (the raw amount on a device the inventory lacks),
+                         quantized to four places ("0.2500"); a GPU whose fractional
+                         capacity cannot be known (plugin settings never read) is left out
   --alloc-map=absolute   the map older agents report: device id -> cuda.shares +
                          cuda.device, unnormalised
                          With either map, a file that does not parse is skipped and

@@ -63,13 +63,15 @@ type JSONNode struct {
 
 // JSONDevice is one accelerator of a node.
 type JSONDevice struct {
-	Device   string    `json:"device"`
-	Plugin   string    `json:"plugin"`
-	Parent   string    `json:"parent,omitempty"`
-	Slot     string    `json:"slot"`
-	Held     model.Dec `json:"held"`
-	Capacity model.Dec `json:"capacity"`
-	Free     model.Dec `json:"free"`
+	Device string    `json:"device"`
+	Plugin string    `json:"plugin"`
+	Parent string    `json:"parent,omitempty"`
+	Slot   string    `json:"slot"`
+	Held   model.Dec `json:"held"`
+	// Capacity and Free are absent when the node could not know the
+	// capacity (its fractional settings never read).
+	Capacity *model.Dec `json:"capacity,omitempty"`
+	Free     *model.Dec `json:"free,omitempty"`
 }
 
 // JSONFit is where a request lands on a node, or why it does not.
@@ -124,9 +126,17 @@ func nodeJSON(n *Node) JSONNode {
 	j.Slot, j.GPUs, j.Pieces, j.Kernels, j.Issues = string(s.Slot), s.GPUs, s.Pieces, s.Kernels, s.Issues
 	if s.Slot != "" {
 		j.Held, j.Capacity, j.Free, j.Largest = ptr(s.Held), ptr(s.Capacity), ptr(s.Free), ptr(s.Largest)
+		if s.Unknown > 0 {
+			// A total that leaves some devices out is not the node's.
+			j.Capacity = nil
+		}
 	}
 	for _, d := range s.Devices {
-		j.Devices = append(j.Devices, JSONDevice{Device: string(d.Device), Plugin: string(d.Plugin), Parent: string(d.Parent), Slot: string(d.Slot), Held: d.Held, Capacity: d.Capacity, Free: d.Free})
+		jd := JSONDevice{Device: string(d.Device), Plugin: string(d.Plugin), Parent: string(d.Parent), Slot: string(d.Slot), Held: d.Held}
+		if !d.CapacityUnknown {
+			jd.Capacity, jd.Free = ptr(d.Capacity), ptr(d.Free)
+		}
+		j.Devices = append(j.Devices, jd)
 	}
 	return j
 }

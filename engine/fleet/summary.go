@@ -20,6 +20,10 @@ type Device struct {
 	Held     model.Dec
 	Capacity model.Dec
 	Free     model.Dec
+	// CapacityUnknown: the node could not know the device's capacity
+	// (fractional settings never read); Capacity and Free are zero and
+	// must not be shown.
+	CapacityUnknown bool
 }
 
 // Summary is what the fleet table shows of one node's snapshot.
@@ -34,6 +38,10 @@ type Summary struct {
 	Slot model.SlotName
 	// Held, Capacity and Free sum Slot over the devices.
 	Held, Capacity, Free model.Dec
+	// Unknown counts the devices of Slot whose capacity is unknown; their
+	// held amounts are in Held, nothing of theirs in Capacity or Free, so
+	// a capacity total must not be shown while it is not zero.
+	Unknown int
 	// Largest is the largest request of Slot alone that one of the node's
 	// agents would take now, by Backend.AI's allocator (a multiple of the
 	// quantum); zero when none fits.
@@ -76,7 +84,11 @@ func Summarize(s *model.Snapshot, base Settings) Summary {
 			continue
 		}
 		held := s.Usage[d.Key()].Total()
-		sum.Devices = append(sum.Devices, Device{Device: d.ID, Plugin: d.Name, Parent: d.Parent, Slot: d.Slot, Held: held, Capacity: d.Capacity, Free: d.Capacity.Sub(held)})
+		dev := Device{Device: d.ID, Plugin: d.Name, Parent: d.Parent, Slot: d.Slot, Held: held, Capacity: d.Capacity, Free: d.Capacity.Sub(held)}
+		if d.CapacityUnknown {
+			dev.Capacity, dev.Free, dev.CapacityUnknown = model.Zero, model.Zero, true
+		}
+		sum.Devices = append(sum.Devices, dev)
 		if !d.IsMIG() {
 			sum.GPUs++
 		}
@@ -90,6 +102,10 @@ func Summarize(s *model.Snapshot, base Settings) Summary {
 			continue
 		}
 		sum.Held = sum.Held.Add(held)
+		if d.CapacityUnknown {
+			sum.Unknown++
+			continue
+		}
 		sum.Capacity = sum.Capacity.Add(d.Capacity)
 		if f := d.Capacity.Sub(held); f.Sign() > 0 {
 			sum.Free = sum.Free.Add(f)
@@ -342,12 +358,29 @@ func joinReasons(rs []string) string {
 	return out
 }
 
+// CapacityText is the capacity as shown: "?" when unknown.
+func (d Device) CapacityText() string {
+	if d.CapacityUnknown {
+		return "?"
+	}
+	return d.Capacity.String()
+}
+
+// CapacityText is the node's capacity total as shown: "?" while some
+// device's capacity is unknown.
+func (s Summary) CapacityText() string {
+	if s.Unknown > 0 {
+		return "?"
+	}
+	return s.Capacity.String()
+}
+
 // String prints a summary in one line, devices included: equal strings
 // mean the fleet shows the same figures.
 func (s Summary) String() string {
-	out := fmt.Sprintf("%s held %s/%s free %s in %d largest %s kernels %d issues %d:", s.Slot, s.Held, s.Capacity, s.Free, s.Pieces, s.Largest, s.Kernels, s.Issues)
+	out := fmt.Sprintf("%s held %s/%s free %s in %d largest %s kernels %d issues %d:", s.Slot, s.Held, s.CapacityText(), s.Free, s.Pieces, s.Largest, s.Kernels, s.Issues)
 	for _, d := range s.Devices {
-		out += fmt.Sprintf(" %s=%s/%s", d.Device, d.Held, d.Capacity)
+		out += fmt.Sprintf(" %s=%s/%s", d.Device, d.Held, d.CapacityText())
 	}
 	return out
 }

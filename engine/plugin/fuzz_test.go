@@ -4,10 +4,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fgtop/fgtop/internal/untrusted"
 )
 
-// FuzzParse: any etcd values parse without panic, within bounds, and a
-// capacity computed from them is never negative.
+// FuzzParse: any etcd values parse without panic, within bounds, a
+// capacity computed from them is never negative, and no text they give
+// for display reaches a terminal raw.
 func FuzzParse(f *testing.F) {
 	f.Add("fractional", "20g", "8", "0.1", "a,b")
 	f.Add("discrete", "512m", "2", "1E+3", "")
@@ -20,6 +23,11 @@ func FuzzParse(f *testing.F) {
 		}
 		if len(s.DeviceMask) > MaxMaskItems {
 			t.Fatalf("%d mask items", len(s.DeviceMask))
+		}
+		for _, txt := range append(append([]string{s.String()}, s.Problems...), s.DeviceMask...) {
+			if !untrusted.Safe(txt) {
+				t.Fatalf("raw text %q", txt)
+			}
 		}
 		if d := time.Since(start); d > time.Second {
 			t.Fatalf("took %v", d)

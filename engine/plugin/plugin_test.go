@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fgtop/fgtop/internal/untrusted"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -250,5 +251,23 @@ func TestRelKey(t *testing.T) {
 	}
 	if _, ok := RelKey(p, p); ok {
 		t.Error("the prefix itself is a key")
+	}
+}
+
+// TestParseEscapesUntrusted: keys and values enter through
+// untrusted.Text, so every string the settings give for display is safe
+// for a terminal; values with nothing to escape are kept as they are.
+func TestParseEscapesUntrusted(t *testing.T) {
+	s := Parse(map[string]string{"device_mask": "a\x1b[2J, b\u202e", "unit_mem": "\x1b]8;;x\x07", "k\u009b": "v", "unit_proc": "16"})
+	if got := strings.Join(s.DeviceMask, "|"); got != `a\x1b[2J|b\u202e` {
+		t.Errorf("device_mask %q", got)
+	}
+	for _, txt := range append([]string{s.String()}, s.Problems...) {
+		if !untrusted.Safe(txt) {
+			t.Errorf("raw text: %q", txt)
+		}
+	}
+	if !s.BadUnits || s.UnitProc != 16 || s.Raw[`k\u009b`] != "v" {
+		t.Errorf("settings %+v", s)
 	}
 }

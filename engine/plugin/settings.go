@@ -19,9 +19,11 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	toml "github.com/pelletier/go-toml/v2"
 
+	"github.com/fgtop/fgtop/internal/untrusted"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -83,8 +85,20 @@ type Settings struct {
 // relative to config/plugins/accelerator/cuda/ (already unquoted). Missing
 // keys take the defaults; a bad value is a Problem and its default is not
 // silently used for capacities (BadUnits).
+//
+// Keys and values enter through untrusted.Text: whoever can write to etcd
+// (or the --plugin-config file) must not reach the operator's terminal
+// through an issue that quotes them (device_mask items, settings that
+// differ between agents).
 func Parse(kv map[string]string) *Settings {
 	s := &Settings{Raw: make(map[string]string, len(kv)), UnitMem: DefaultUnitMem, UnitProc: DefaultUnitProc, Quantum: DefaultQuantum}
+	if !allSafe(kv) {
+		clean := make(map[string]string, len(kv))
+		for k, v := range kv {
+			clean[untrusted.Text(k)] = untrusted.Text(v)
+		}
+		kv = clean
+	}
 	for k, v := range kv {
 		s.Raw[k] = v
 	}
@@ -145,6 +159,15 @@ func Parse(kv map[string]string) *Settings {
 	return s
 }
 
+func allSafe(kv map[string]string) bool {
+	for k, v := range kv {
+		if !untrusted.Safe(k) || !untrusted.Safe(v) {
+			return false
+		}
+	}
+	return true
+}
+
 // parseSize reads a binary size ("20g", "512m", "2147483648").
 func parseSize(v string) (int64, error) {
 	if len(v) > 64 {
@@ -161,11 +184,17 @@ func parseSize(v string) (int64, error) {
 	return n, nil
 }
 
+// clip shortens s to at most 40 bytes, at a rune boundary: a cut rune
+// would be a stray byte on the operator's terminal.
 func clip(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "..."
+	if len(s) <= 40 {
+		return s
 	}
-	return s
+	cut := 40
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "..."
 }
 
 // Fractional reports whether allocation_mode says fractional.

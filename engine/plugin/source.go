@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fgtop/fgtop/engine/inventory"
+	"github.com/fgtop/fgtop/internal/untrusted"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -116,7 +117,11 @@ func (s *Source) take(r EtcdReading) {
 		// The first failure's words stay while etcd stays unreachable: a
 		// retry failing in other words is no news to a follower.
 		if s.etcdErr == "" {
-			s.etcdErr, changed = r.Err.Error(), true
+			// The client's error may carry the server's own words. The
+			// issue names etcd and its address itself: once is enough on
+			// an 80-column header.
+			msg := strings.TrimPrefix(r.Err.Error(), "etcd at "+s.opts.Etcd.Addr()+": ")
+			s.etcdErr, changed = untrusted.Text(msg), true
 		}
 	} else {
 		changed = s.etcdErr != "" || !sameSettings(s.settings, r.Settings)

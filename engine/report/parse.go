@@ -324,11 +324,15 @@ func (u *KernelUse) model() (*model.KernelUse, error) {
 		if !ok {
 			return nil, fmt.Errorf("device %q: want PLUGIN:ID", truncate(d.Device, 40))
 		}
-		if !d.Held.IsFinite() || !d.Capacity.IsFinite() {
+		if !d.Held.IsFinite() || (d.Capacity != nil && !d.Capacity.IsFinite()) {
 			return nil, fmt.Errorf("device %s: held and capacity must be finite decimals", truncate(d.Device, 40))
 		}
-		out.Devices = append(out.Devices, model.DeviceUse{Device: model.DeviceKey{Name: model.DeviceName(name), ID: model.DeviceID(id)},
-			Held: d.Held, Capacity: d.Capacity, Procs: d.Procs, MemUsed: some(d.MemUsed), Util: some(d.UtilPct)})
+		du := model.DeviceUse{Device: model.DeviceKey{Name: model.DeviceName(name), ID: model.DeviceID(id)},
+			Held: d.Held, CapacityUnknown: d.Capacity == nil, Procs: d.Procs, MemUsed: some(d.MemUsed), Util: some(d.UtilPct)}
+		if d.Capacity != nil {
+			du.Capacity = *d.Capacity
+		}
+		out.Devices = append(out.Devices, du)
 	}
 	return out, nil
 }

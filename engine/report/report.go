@@ -188,12 +188,13 @@ type KernelUse struct {
 
 // DeviceUse is one device in a KernelUse.
 type DeviceUse struct {
-	Device   string    `json:"device"`
-	Held     model.Dec `json:"held"`
-	Capacity model.Dec `json:"capacity"`
-	Procs    int       `json:"procs"`
-	MemUsed  *uint64   `json:"mem_used_bytes"`
-	UtilPct  *uint32   `json:"util_pct"`
+	Device string    `json:"device"`
+	Held   model.Dec `json:"held"`
+	// Capacity is absent when the device's capacity is unknown.
+	Capacity *model.Dec `json:"capacity,omitempty"`
+	Procs    int        `json:"procs"`
+	MemUsed  *uint64    `json:"mem_used_bytes"`
+	UtilPct  *uint32    `json:"util_pct"`
 }
 
 // Agent is one agent with its partition and holdings.
@@ -351,8 +352,12 @@ func FromSnapshot(s *model.Snapshot) *Snapshot {
 				uj.IdleSince = u.IdleSince.UTC().Format(time.RFC3339Nano)
 			}
 			for i, d := range u.Devices {
-				uj.Devices[i] = DeviceUse{Device: d.Device.String(), Held: d.Held, Capacity: d.Capacity, Procs: d.Procs,
+				uj.Devices[i] = DeviceUse{Device: d.Device.String(), Held: d.Held, Procs: d.Procs,
 					MemUsed: opt(d.MemUsed), UtilPct: opt(d.Util)}
+				if !d.CapacityUnknown {
+					c := d.Capacity
+					uj.Devices[i].Capacity = &c
+				}
 			}
 			kj.Use = uj
 		}

@@ -78,6 +78,15 @@ func deviceDetail(d *render.Derived, di int) []detailLine {
 		if p.Detail != "" {
 			out = append(out, text(kit.LvlDim, "  "+p.Detail))
 		}
+		// The header says etcd is unreachable; here, what that means for
+		// this device's figures.
+		if !p.SettingsOK && strings.HasPrefix(p.Settings, "etcd ") {
+			why := "etcd unreachable: registered as the last settings read say, if any were"
+			if dv.CapacityUnknown {
+				why = "etcd unreachable, no settings ever read: capacity unknown"
+			}
+			out = append(out, text(kit.LvlCrit, "  "+why))
+		}
 	}
 	if r.HasBar {
 		out = append(out, detailLine{bar: r})
@@ -135,9 +144,14 @@ func allocMapLines(s *model.Snapshot, u *model.DeviceUsage, id model.DeviceID) [
 	if u == nil || len(u.Held) == 0 {
 		return append(out, text(kit.LvlDim, "  absent: nothing is held here"))
 	}
-	ratio := s.DeviceAllocRatio(id)
-	out = append(out, detailLine{spans: []kit.Span{{Lvl: kit.LvlDim, Text: "  " + kit.PadRight("ratio (current)", 18)},
-		{Lvl: kit.LvlPlain, Text: model.QuantizeAllocRatio(ratio).String()}, {Lvl: kit.LvlDim, Text: "  exact " + ratio.String()}}})
+	if s.AllocRatioUnknown(id) {
+		out = append(out, detailLine{spans: []kit.Span{{Lvl: kit.LvlDim, Text: "  " + kit.PadRight("ratio (current)", 18)},
+			{Lvl: kit.LvlNA, Text: "? (capacity unknown)"}}})
+	} else {
+		ratio := s.DeviceAllocRatio(id)
+		out = append(out, detailLine{spans: []kit.Span{{Lvl: kit.LvlDim, Text: "  " + kit.PadRight("ratio (current)", 18)},
+			{Lvl: kit.LvlPlain, Text: model.QuantizeAllocRatio(ratio).String()}, {Lvl: kit.LvlDim, Text: "  exact " + ratio.String()}}})
+	}
 	abs, any := model.Zero, false
 	for _, slot := range []model.SlotName{model.SlotCUDAShares, model.SlotCUDADevice} {
 		if v, ok := u.Held[slot]; ok {
@@ -452,7 +466,11 @@ func useLines(d *render.Derived, k *model.Kernel, now time.Time) []detailLine {
 		if di, ok := d.DevIndex[du.Device]; ok {
 			name = d.Devs[di].Label
 		}
-		held := du.Held.String() + "/" + du.Capacity.String()
+		capacity := du.Capacity.String()
+		if du.CapacityUnknown {
+			capacity = "?"
+		}
+		held := du.Held.String() + "/" + capacity
 		if du.Held.Sign() == 0 {
 			held = "nothing held"
 		}

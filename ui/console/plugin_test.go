@@ -36,4 +36,14 @@ func TestPluginShown(t *testing.T) {
 	if !strings.Contains(out, "registered as") || !strings.Contains(out, "plugin-settings") {
 		t.Errorf("device detail lacks the plugin:\n%s", out)
 	}
+	// Its gpu_alloc_map ratio cannot be told: no amount over a capacity of 1.
+	if u := snap.Usage[devs[0].Key()]; u == nil || len(u.Held) == 0 {
+		t.Fatal("the fake node's first GPU holds nothing: the ratio line is not shown")
+	}
+	if !strings.Contains(out, "etcd unreachable, no settings ever read: capacity unknown") {
+		t.Errorf("the detail does not say why the capacity is unknown:\n%s", out)
+	}
+	if !strings.Contains(out, "? (capacity unknown)") {
+		t.Errorf("the detail's alloc-map ratio is not unknown:\n%s", out)
+	}
 }

@@ -121,7 +121,7 @@ func (m *Model) View() tea.View {
 	return v
 }
 
-func (m *Model) counts() (live, stale, unreachable, connecting int, held, capacity model.Dec, gpus int) {
+func (m *Model) counts() (live, stale, unreachable, connecting int, held, capacity model.Dec, gpus, unknown int) {
 	held, capacity = model.Zero, model.Zero
 	if m.fl == nil {
 		return
@@ -142,6 +142,7 @@ func (m *Model) counts() (live, stale, unreachable, connecting int, held, capaci
 		if n.State == fleet.Live && n.Snap != nil && n.Sum.Slot != "" {
 			held, capacity = held.Add(n.Sum.Held), capacity.Add(n.Sum.Capacity)
 			gpus += n.Sum.GPUs
+			unknown += n.Sum.Unknown
 		}
 	}
 	return
@@ -149,7 +150,11 @@ func (m *Model) counts() (live, stale, unreachable, connecting int, held, capaci
 
 func (m *Model) viewHeader(w int) string {
 	st := m.St
-	live, stale, unr, conn, held, capacity, gpus := m.counts()
+	live, stale, unr, conn, held, capacity, gpus, unknown := m.counts()
+	capText := capacity.String()
+	if unknown > 0 {
+		capText = "?"
+	}
 	sp := []kit.Span{{Lvl: kit.LvlTitle, Text: " fgtop fleet"}}
 	if m.opts.Source != "" {
 		sp = append(sp, kit.Span{Lvl: kit.LvlDim, Text: " │ " + m.opts.Source})
@@ -164,7 +169,7 @@ func (m *Model) viewHeader(w int) string {
 	if conn > 0 {
 		sp = append(sp, kit.Span{Lvl: kit.LvlDim, Text: " · "}, kit.Span{Lvl: kit.LvlInfo, Text: fmt.Sprintf("%d connecting", conn)})
 	}
-	sp = append(sp, kit.Span{Lvl: kit.LvlDim, Text: fmt.Sprintf(" │ live: %d GPUs, held %s/%s", gpus, held, capacity)})
+	sp = append(sp, kit.Span{Lvl: kit.LvlDim, Text: fmt.Sprintf(" │ live: %d GPUs, held %s/%s", gpus, held, capText)})
 	if st.ASCII {
 		for i := range sp {
 			sp[i].Text = strings.ReplaceAll(strings.ReplaceAll(sp[i].Text, "│", "|"), "·", ",")
@@ -294,7 +299,7 @@ func (m *Model) viewRow(n *fleet.Node, sel bool, cols []fleetCol, nameW, w int, 
 			}
 		case "held":
 			if has {
-				v = s.Held.String() + "/" + s.Capacity.String()
+				v = s.Held.String() + "/" + s.CapacityText()
 			}
 		case "free":
 			if has {
@@ -447,7 +452,10 @@ func (m *Model) viewDetail(w int, now time.Time) []string {
 			case d.Free.IsZero():
 				l = kit.LvlDim
 			}
-			sp = append(sp, kit.Span{Lvl: kit.LvlAccent, Text: labels[d.Device] + " "}, kit.Span{Lvl: l, Text: d.Held.String() + "/" + d.Capacity.String()})
+			if d.CapacityUnknown {
+				l = kit.LvlPlain
+			}
+			sp = append(sp, kit.Span{Lvl: kit.LvlAccent, Text: labels[d.Device] + " "}, kit.Span{Lvl: l, Text: d.Held.String() + "/" + d.CapacityText()})
 		}
 		if len(n.Sum.Devices) == 0 {
 			sp = append(sp, kit.Span{Lvl: kit.LvlDim, Text: "no accelerators"})

@@ -148,8 +148,17 @@ func (d *Derived) partitionLines(a *model.Agent) [][]kit.Span {
 		}
 		// Owned capacity per slot, against held.
 		capBySlot := map[model.SlotName]model.Dec{}
+		// A slot with an owned device of unknown capacity has no total:
+		// "held/?", never held against the others' sum.
+		unknown := map[model.SlotName]bool{}
 		for i := range s.Devices {
 			dv := &s.Devices[i]
+			if dv.Name == n && a.OwnsDevice(dv.Key()) && dv.CapacityUnknown {
+				unknown[dv.Slot] = true
+				if _, ok := capBySlot[dv.Slot]; !ok {
+					capBySlot[dv.Slot] = model.Zero
+				}
+			}
 			if dv.Name == n && a.OwnsDevice(dv.Key()) && dv.Capacity.Sign() > 0 {
 				capBySlot[dv.Slot] = capBySlot[dv.Slot].Add(dv.Capacity)
 			}
@@ -173,8 +182,10 @@ func (d *Derived) partitionLines(a *model.Agent) [][]kit.Span {
 		})
 		for _, slot := range slots {
 			held, capacity := a.Held[slot], capBySlot[slot]
-			lvl := kit.LvlPlain
-			if capacity.Less(held) {
+			lvl, capText := kit.LvlPlain, kit.FmtSlot(slot, capacity)
+			if unknown[slot] {
+				capText = "?"
+			} else if capacity.Less(held) {
 				lvl = kit.LvlCrit
 			}
 			label := slotShort(slot)
@@ -182,7 +193,7 @@ func (d *Derived) partitionLines(a *model.Agent) [][]kit.Span {
 				label = "held" // "cpu ... cpu 7/16" says cpu twice
 			}
 			line = append(line, kit.Span{Lvl: kit.LvlDim, Text: "  " + label + " "},
-				kit.Span{Lvl: lvl, Text: kit.FmtSlot(slot, held) + "/" + kit.FmtSlot(slot, capacity)})
+				kit.Span{Lvl: lvl, Text: kit.FmtSlot(slot, held) + "/" + capText})
 		}
 		out = append(out, line)
 	}

@@ -1,0 +1,41 @@
+package fleet
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fgtop/fgtop/model"
+)
+
+// TestSummaryUnknownCapacity: a peer whose GPU capacity is unknown (its
+// fractional settings never read) is summarised without a made-up
+// capacity: the device reads held/?, its free is not negative, the
+// node's total is "?", and the JSON leaves both capacities out.
+func TestSummaryUnknownCapacity(t *testing.T) {
+	s := shortNode()
+	s.Devices[0].Capacity, s.Devices[0].CapacityUnknown = model.Zero, true
+	key := s.Devices[0].Key()
+	s.Usage = map[model.DeviceKey]*model.DeviceUsage{key: {Key: key, Held: model.ResourceSlot{model.SlotCUDAShares: model.MustDec("0.50")}, Kernels: 1}}
+	sum := Summarize(s, Settings{})
+	a := sum.Devices[0]
+	if !a.CapacityUnknown || a.CapacityText() != "?" || a.Free.Sign() != 0 {
+		t.Errorf("device A %+v, want unknown capacity, free 0", a)
+	}
+	if sum.Unknown != 1 || sum.CapacityText() != "?" || sum.Capacity.String() != "2.00" || sum.Held.String() != "0.50" {
+		t.Errorf("summary unknown %d capacity %s (%s) held %s", sum.Unknown, sum.CapacityText(), sum.Capacity, sum.Held)
+	}
+	if got := sum.String(); !strings.Contains(got, "held 0.50/?") || !strings.Contains(got, "A=0.50/?") {
+		t.Errorf("summary line %q", got)
+	}
+	now := time.Unix(1000, 0)
+	j := nodeJSON(&Node{Addr: "n", Name: "n", State: Live, LastSeen: now, Snap: s, Sum: sum})
+	b, err := json.Marshal(j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.Capacity != nil || j.Devices[0].Capacity != nil || j.Devices[0].Free != nil || j.Devices[1].Capacity == nil {
+		t.Errorf("JSON %s: want the node's and A's capacity absent, B's present", b)
+	}
+}
