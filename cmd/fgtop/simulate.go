@@ -314,8 +314,7 @@ func (f *simulateFlags) setup(ctx context.Context) (*placement.Simulation, error
 	if len(devs) == 0 {
 		return nil, usageErr("--devices %s: no devices to simulate on", f.src.devices)
 	}
-	sim.Node = placement.NewNode(devs, settings)
-	sim.Slots = placement.DeviceSlots(devs)
+	sim.SetDevices(devs, settings)
 	return sim, nil
 }
 
@@ -442,15 +441,8 @@ func (f *simulateFlags) liveNode(ctx context.Context, settings placement.Setting
 			return nil, usageErr("--agent %s: no such agent (have %s)", f.agent, agentIDs(s.Agents))
 		}
 	}
-	st := placement.ForAgent(&s, agent, settings)
-	for _, sk := range st.Skipped {
+	for _, sk := range sim.SetLive(&s, agent, settings) {
 		fmt.Fprintf(f.stderr, "fgtop: kernel %s: not loaded: %s\n", sk.Kernel, sk.Skip)
-	}
-	sim.Node, sim.Live, sim.Kernels = st.Node, st.Live, st.Kernels
-	sim.Slots = placement.DeviceSlots(s.Devices)
-	sim.Phys = placement.PhysicalOf(&s)
-	if agent == nil && len(s.Agents) > 1 {
-		sim.Planner = placement.NewPlanner(&s, settings)
 	}
 	return sim, nil
 }

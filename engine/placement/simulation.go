@@ -39,6 +39,28 @@ type Simulation struct {
 	Planner *Planner
 }
 
+// SetDevices sets the simulation up on an empty node of devs.
+func (sim *Simulation) SetDevices(devs []model.Device, settings Settings) {
+	sim.Node = NewNode(devs, settings)
+	sim.Slots = DeviceSlots(devs)
+}
+
+// SetLive sets the simulation up on a live node's snapshot s: agent's
+// allocator (nil: the whole node's) with its kernels' allocations loaded,
+// what every agent's kernels hold to judge placements against, and, with
+// several agents and none chosen, a planner that previews each request on
+// every agent's own allocator. It returns the kernels it could not load.
+func (sim *Simulation) SetLive(s *model.Snapshot, agent *model.Agent, settings Settings) []KernelSkip {
+	st := ForAgent(s, agent, settings)
+	sim.Node, sim.Live, sim.Kernels = st.Node, st.Live, st.Kernels
+	sim.Slots = DeviceSlots(s.Devices)
+	sim.Phys = PhysicalOf(s)
+	if agent == nil && len(s.Agents) > 1 {
+		sim.Planner = NewPlanner(s, settings)
+	}
+	return st.Skipped
+}
+
 // stepAfter is what a simulated allocation would leave on the devices it
 // touches across every agent, and where each agent would put it.
 type stepAfter struct {

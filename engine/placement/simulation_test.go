@@ -12,12 +12,15 @@ import (
 // each step landed and why one did not, in the order the steps ran.
 func TestSimulationOutput(t *testing.T) {
 	devs := []model.Device{gpu("0", 0, "1.0"), gpu("1", 0, "1.0"), memDev("1073741824")}
-	node := NewNode(devs, Settings{})
-	res, err := Run(node, steps(t, "cuda.shares=0.5", "cuda.shares=4", "mem=512m"), RunOptions{})
+	sim := &Simulation{Source: "test", Types: model.DefaultSlotTypes()}
+	sim.SetDevices(devs, Settings{})
+	if len(sim.Slots) != 2 {
+		t.Errorf("slots %v, want cuda.shares and mem", sim.Slots)
+	}
+	res, err := Run(sim.Node, steps(t, "cuda.shares=0.5", "cuda.shares=4", "mem=512m"), RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sim := &Simulation{Node: node, Source: "test", Types: model.DefaultSlotTypes()}
 	if n := CountRequests(res.Steps); n != 3 {
 		t.Errorf("CountRequests = %d, want 3", n)
 	}
