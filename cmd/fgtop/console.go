@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"runtime"
 	"syscall"
 
@@ -64,7 +63,7 @@ func (f *consoleFlags) uiOptions(node string) (console.Options, error) {
 // runConsoleUI runs the engine and the interactive console on it until the
 // user quits or a signal arrives.
 func runConsoleUI(ctx context.Context, eopts engine.Options, uopts console.Options) error {
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := notifyStop(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

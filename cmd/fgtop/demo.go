@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"syscall"
 	"time"
@@ -136,7 +135,7 @@ func runDemo(ctx context.Context, r demoRun) (err error) {
 	// SIGHUP: the terminal went away. SIGPIPE: stdout was closed under
 	// --headless; with the signal caught, the write fails with EPIPE
 	// instead of killing the process before the files are removed.
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
+	ctx, stop := notifyStop(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
 	defer stop()
 	opts := demo.Options{Seed: r.seed, Speed: r.speed, Partition: r.partition}
 	if r.headless {

@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/signal"
 	"syscall"
 	"time"
 
@@ -145,7 +144,7 @@ type exporterRun struct {
 // runExporter starts the engine on the node (or the demo node) and serves
 // its metrics until ctx is done or SIGINT/SIGTERM arrives.
 func runExporter(ctx context.Context, r exporterRun) (err error) {
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := notifyStop(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"slices"
 	"strings"
 	"sync"
@@ -63,6 +62,12 @@ with backoff.
                        on the closest agent, or fragmentation). A stale or unreachable node is
                        "unknown", never a fit: its last figures are not the node's now. With
                        --json, or in the console as :fit SLOTS.
+
+Peers are bounded: --once and --fit end within --timeout whatever the nodes do; a node with more
+than 1024 devices is "too large" (refused over SSH; through Prometheus shown without a largest
+fit); a node's lines are read at most 20 a second (one that sends more is marked "floods
+lines"); a stream line is at most 16 MiB and a Prometheus answer 8 MiB per query. q, Ctrl-C
+and SIGTERM end the fleet at once (within 3 s whatever the peers do).
 
 The allocator flags (--strategy, --quantum, --no-fragmentation, --allocation-order,
 --affinity) apply to every node where the node's snapshot does not say.
@@ -276,15 +281,25 @@ func (f *fleetFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 			return usageErr("--fit %q: %v", f.fit, err)
 		}
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := notifyStop(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	if f.once || f.fit != "" {
+		// --timeout bounds the whole run, whatever the nodes or
+		// Prometheus do (issue 23: --once --timeout 100s still ran after
+		// 21 minutes).
+		var cancelT context.CancelFunc
+		ctx, cancelT = context.WithTimeout(ctx, f.timeout)
+		defer cancelT()
+	}
 	src, err := f.start(ctx)
 	if err != nil {
 		return err
 	}
-	defer src.wait()
+	// The sources end with ctx; one busy with a node's answer gets a
+	// moment, not the process's life (q, Ctrl-C and SIGTERM end it now).
+	defer waitAtMost(src.wait, sourceGrace)
 	defer cancel()
 	if !f.once && f.fit == "" {
 		return runFleetConsole(ctx, src, f)
@@ -294,6 +309,12 @@ func (f *fleetFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 		// Nodes whose exporter has published no snapshot yet are given
 		// --timeout for it, as --once over SSH waits for first snapshots.
 		nodes, err := src.prom.RefreshAnswered(ctx, f.timeout)
+		if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return &exitError{code: exitProblem, err: fmt.Errorf("fleet: %s did not answer within --timeout %s", f.prometheus, f.timeout)}
+		}
+		if err != nil && ctx.Err() != nil {
+			return &exitError{code: exitProblem, err: fmt.Errorf("fleet: stopped before %s answered", f.prometheus)}
+		}
 		if err != nil {
 			return &exitError{code: exitProblem, err: fmt.Errorf("fleet: %w", err)}
 		}
@@ -321,7 +342,7 @@ func (f *fleetFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 		j := fleet.ToJSON(fl)
 		v = j
 		for _, n := range j.Nodes {
-			bad = bad || n.State == fleet.Unreachable || n.Devices == nil
+			bad = bad || n.State == fleet.Unreachable || n.Devices == nil || n.Note != ""
 		}
 		if !f.asJSON {
 			printFleet(stdout, j)
@@ -340,14 +361,35 @@ func (f *fleetFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 		if n.State != fleet.Live || n.Snap == nil {
 			fmt.Fprintf(stderr, "fgtop fleet: %s: %s: %s\n", n.Addr, n.State, n.Reason)
 		}
+		if n.Note != "" {
+			fmt.Fprintf(stderr, "fgtop fleet: %s: %s\n", n.Addr, n.Note)
+		}
 	}
 	if bad {
 		if f.fit != "" {
 			return &exitError{code: exitProblem, err: fmt.Errorf("%s fits on no live node", f.fit)}
 		}
-		return &exitError{code: exitProblem, err: fmt.Errorf("some nodes did not answer")}
+		return &exitError{code: exitProblem, err: fmt.Errorf("some nodes did not answer, or are marked (see above)")}
 	}
 	return nil
+}
+
+// sourceGrace is how long the fleet waits for its sources to end once it
+// is done with them.
+const sourceGrace = time.Second
+
+// waitAtMost runs wait for at most d, and returns then whether it
+// returned or not.
+func waitAtMost(wait func(), d time.Duration) {
+	done := make(chan struct{})
+	go func() {
+		wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(d):
+	}
 }
 
 // waitAnswered waits until every node answered (a snapshot or a failure)
@@ -360,6 +402,9 @@ func waitAnswered(ctx context.Context, t *fleet.Tracker, timeout time.Duration) 
 	for {
 		select {
 		case <-ctx.Done():
+			if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return markUnanswered(t.Latest(), "stopped before it answered")
+			}
 			return markTimedOut(t.Latest(), timeout)
 		case fl, ok := <-sub:
 			if !ok {
@@ -375,12 +420,17 @@ func waitAnswered(ctx context.Context, t *fleet.Tracker, timeout time.Duration) 
 
 // markTimedOut says why a node that never answered has no figures.
 func markTimedOut(fl *fleet.Fleet, timeout time.Duration) *fleet.Fleet {
+	return markUnanswered(fl, fmt.Sprintf("no snapshot within --timeout %s", timeout))
+}
+
+// markUnanswered marks the nodes that never answered unreachable, for why.
+func markUnanswered(fl *fleet.Fleet, why string) *fleet.Fleet {
 	out := *fl
 	out.Nodes = append([]fleet.Node(nil), fl.Nodes...)
 	for i := range out.Nodes {
 		n := &out.Nodes[i]
 		if n.Snap == nil && n.State == fleet.Connecting {
-			n.State, n.Reason = fleet.Unreachable, fmt.Sprintf("no snapshot within --timeout %s", timeout)
+			n.State, n.Reason = fleet.Unreachable, why
 		}
 	}
 	return &out

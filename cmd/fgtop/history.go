@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -164,7 +163,7 @@ Exit status: 0 when stopped by a signal; 2 on bad usage or when the directory is
 				return err
 			}
 			defer closeSource(opts)
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			ctx, stop := notifyStop(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			hopts.Logf = func(format string, a ...any) { fmt.Fprintf(os.Stderr, "fgtop record: "+format+"\n", a...) }
 			rec, err := history.Open(hopts)

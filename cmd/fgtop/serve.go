@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"os/signal"
 	"syscall"
 	"time"
 
@@ -45,7 +44,14 @@ them (ssh -o SetEnv=NO_COLOR=1, or SendEnv COLORTERM); --theme light|dark overri
 In a session, :theme NAME picks a built-in theme or one of --theme-dir: never a path, so nothing a
 viewer types makes the server read a file.
 
-Limits: a session's window is capped at 500x200 cells; a connection holds at most 4 sessions and
+Limits: --max-sessions is shared out so that viewers cannot lock operators out: viewer keys'
+sessions and every snapshot --follow stream (any key's) hold at most --max-viewer-sessions
+(default a quarter of --max-sessions), and one key at most --max-sessions-per-key (default 4).
+A session's output never waits on its client: a client that takes none of it for --stuck-timeout
+(default 30s), or lets 4 MiB pile up, is dropped and its slot freed; window changes reach the
+console at most ten times a second (the newest wins). SIGTERM or SIGINT closes every session and
+stops the server; what has not stopped after 3 seconds is ended then (a second signal: at once).
+A session's window is capped at 500x200 cells; a connection holds at most 4 sessions and
 64 environment variables per session; one with no console is closed after a minute, one where
 nothing moves after 5 minutes, and any after 24 hours (its sessions are told first).
 authorized_keys is refused, as by sshd's StrictModes, when group or others may write it or a
@@ -62,12 +68,17 @@ type serveFlags struct {
 	authorizedKeys string
 	hostKey        string
 	maxSessions    int
-	idleTimeout    time.Duration
-	logPath        string
-	themeDir       string
-	demo           bool
-	seed           int64
-	node           string
+	// maxViewerSessions is the viewers' and streams' share of
+	// maxSessions (0: a quarter of it); maxPerKey caps one key.
+	maxViewerSessions int
+	maxPerKey         int
+	stuckTimeout      time.Duration
+	idleTimeout       time.Duration
+	logPath           string
+	themeDir          string
+	demo              bool
+	seed              int64
+	node              string
 	// metricsListen, when set, also serves the engine's Prometheus
 	// metrics there (fgtop exporter's endpoint).
 	metricsListen string
@@ -101,6 +112,9 @@ func newServeCmd() *cobra.Command {
 	fl.StringVar(&sf.authorizedKeys, "authorized-keys", "", "OpenSSH authorized_keys file: who may connect, and as what (required)")
 	fl.StringVar(&sf.hostKey, "host-key", "", "host key file, created with mode 0600 when missing (required)")
 	fl.IntVar(&sf.maxSessions, "max-sessions", sshserve.DefaultMaxSessions, "most sessions at once")
+	fl.IntVar(&sf.maxViewerSessions, "max-viewer-sessions", 0, "most sessions at once of viewer keys and snapshot --follow streams, so operators keep the rest (default: a quarter of --max-sessions, at least 1)")
+	fl.IntVar(&sf.maxPerKey, "max-sessions-per-key", sshserve.DefaultMaxSessionsPerKey, "most sessions one key holds at once (consoles and streams)")
+	fl.DurationVar(&sf.stuckTimeout, "stuck-timeout", sshserve.DefaultStuckTimeout, "drop a session whose client takes none of its output for this long")
 	fl.DurationVar(&sf.idleTimeout, "idle-timeout", sshserve.DefaultIdleTimeout, "close a session after this long without input (0: never)")
 	fl.StringVar(&sf.themeDir, "theme-dir", "", "directory of theme files (NAME.toml) sessions may pick with :theme NAME (default: built-in themes only; a session never names a path)")
 	fl.StringVar(&sf.logPath, "log", "", "append connects and refusals to this file (default: stderr)")
@@ -120,6 +134,12 @@ func (f *serveFlags) check(cmd *cobra.Command) error {
 		return usageErr("serve: --host-key FILE is required (it is created on first start)")
 	case f.maxSessions < 1:
 		return usageErr("serve: --max-sessions %d: want at least 1", f.maxSessions)
+	case f.maxViewerSessions < 0 || f.maxViewerSessions > f.maxSessions:
+		return usageErr("serve: --max-viewer-sessions %d: want 1 to --max-sessions (%d), or 0 for a quarter of it", f.maxViewerSessions, f.maxSessions)
+	case f.maxPerKey < 1:
+		return usageErr("serve: --max-sessions-per-key %d: want at least 1", f.maxPerKey)
+	case f.stuckTimeout < time.Second:
+		return usageErr("serve: --stuck-timeout %s: want 1s or more", f.stuckTimeout)
 	case f.idleTimeout < 0:
 		return usageErr("serve: --idle-timeout %s: want 0 (never) or more", f.idleTimeout)
 	}
@@ -167,7 +187,7 @@ type serveRun struct {
 // runServe starts the engine on the node (or the demo node) and serves
 // the console until ctx is done or a signal arrives.
 func runServe(ctx context.Context, r serveRun) (err error) {
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	ctx, stop := notifyStop(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -235,7 +255,8 @@ func runServe(ctx context.Context, r serveRun) (err error) {
 
 	scfg := sshserve.Config{
 		Subscribe: eng.Subscribe, AuthorizedKeys: r.serve.authorizedKeys, HostKey: r.serve.hostKey,
-		MaxSessions: r.serve.maxSessions, IdleTimeout: idleConfig(r.serve.idleTimeout),
+		MaxSessions: r.serve.maxSessions, MaxViewerSessions: r.serve.maxViewerSessions,
+		MaxSessionsPerKey: r.serve.maxPerKey, StuckTimeout: r.serve.stuckTimeout, IdleTimeout: idleConfig(r.serve.idleTimeout),
 		ThemeDir: r.serve.themeDir, Logger: logger, UI: uopts,
 	}
 	if r.configured != nil {

@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"os/signal"
 	"runtime"
 	"runtime/debug"
 	"syscall"
@@ -96,7 +95,7 @@ Exit status: 0 on success, even when issues are reported; 2 on bad usage.`,
 			if err := checkDemoFlags(cmd, "snapshot", useDemo, "config", "scratch-root", "devices", "mock-etcd", "host-cpus", "host-mem"); err != nil {
 				return err
 			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			ctx, stop := notifyStop(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			sn, err := openServedNode(ctx, useDemo, seed, &src, "")
 			if err != nil {

@@ -2,6 +2,7 @@ package alloc
 
 import (
 	"errors"
+	"slices"
 
 	"github.com/cockroachdb/apd/v3"
 
@@ -73,9 +74,11 @@ type evenSearch struct {
 	remQ      apd.Decimal   // remaining quantized to 0.01
 	minMemQ   apd.Decimal
 	fragOn    bool // whether (0.01, min_memory) is a non-empty interval
-	sortBuf   []apd.Decimal
-	tmp       [4]apd.Decimal
-	err       error
+	// sortBuf orders a candidate's amounts for evenness (pointers into
+	// the candidate: no apd.Decimal is copied by value).
+	sortBuf []*apd.Decimal
+	tmp     [4]apd.Decimal
+	err     error
 	// quo[n] caches remaining/n: every window of a size starts from the
 	// same remaining amount, and Quo at 28 digits is the costliest step.
 	quo     []apd.Decimal
@@ -156,9 +159,9 @@ func (m *FractionMap) evenlyAcross(slot model.SlotName, devs []devAlloc, remaini
 	ctx := model.PyContext
 	n := len(devs)
 	// One block each for the search's decimals and flags.
-	decs := make([]apd.Decimal, 3*n+1)
+	decs := make([]apd.Decimal, 2*n+1)
 	flags := make([]bool, 2*(n+1))
-	s := &evenSearch{m: m, devs: devs, free: decs[:n:n], sortBuf: decs[n : 2*n : 2*n], quo: decs[2*n:],
+	s := &evenSearch{m: m, devs: devs, free: decs[:n:n], sortBuf: make([]*apd.Decimal, n), quo: decs[n:],
 		haveQuo: flags[:n+1], haveUniform: flags[n+1:], uniform: make([]candidate, n+1)}
 	der := m.derived() // the state devs was ordered from: nothing changed since
 	for i, d := range devs {
@@ -376,23 +379,20 @@ func (s *evenSearch) evenness(c *candidate) {
 	ctx := model.PyContext
 	vals := s.sortBuf[:len(c.amt)]
 	for i := range c.amt {
-		vals[i].Set(&c.amt[i])
+		vals[i] = &c.amt[i]
 	}
-	// Insertion sort by value: windows are a handful of devices.
-	var t apd.Decimal
-	for i := 1; i < len(vals); i++ {
-		for j := i; j > 0 && vals[j].Cmp(&vals[j-1]) < 0; j-- {
-			t.Set(&vals[j])
-			vals[j].Set(&vals[j-1])
-			vals[j-1].Set(&t)
-		}
-	}
+	// Sorted in O(n log n): an insertion sort was quadratic in the
+	// window, which on a node with thousands of devices (issue 23) took
+	// minutes. The sorted values, hence the gaps and their sum in the
+	// same order, are the same whatever the sort.
+	slices.SortFunc(vals, func(x, y *apd.Decimal) int { return x.Cmp(y) })
 	gap := &s.tmp[1]
 	c.evenness.SetInt64(0)
 	for i := 0; i+1 < len(vals); i++ {
-		s.check(ctx.Sub(gap, &vals[i+1], &vals[i]))
+		s.check(ctx.Sub(gap, vals[i+1], vals[i]))
 		s.check(ctx.Add(&c.evenness, &c.evenness, gap))
 	}
+	clear(vals)
 	c.evenness.Neg(&c.evenness)
 }
 

@@ -51,6 +51,9 @@ type Node struct {
 	State  State
 	// Reason says why a node is stale or unreachable ("" when live).
 	Reason string
+	// Note marks a node that misbehaves for the rest of the run, whatever
+	// its state ("" for most): one that floods lines.
+	Note string
 	// LastSeen is when the node last sent anything (zero: never).
 	LastSeen time.Time
 	// Updated is when its last snapshot came.
@@ -107,6 +110,9 @@ type Event struct {
 	Sum  Summary
 	// Alive is a heartbeat: the node is there, nothing changed.
 	Alive bool
+	// Note, when set, marks the node for the rest of the run (a node
+	// that floods lines): Node.Note.
+	Note string
 	// Err is a failed attempt or a lost connection.
 	Err error
 	// At is when it happened; zero means now.
@@ -278,6 +284,10 @@ func (t *Tracker) apply(e Event) bool {
 		at = t.opts.Now()
 	}
 	seen := cmp.Or(e.Seen, at)
+	noted := false
+	if e.Note != "" && n.Note != e.Note {
+		n.Note, noted = e.Note, true
+	}
 	if e.Snap != nil {
 		n.Snap, n.Sum, n.Updated = e.Snap, e.Sum, seen
 		if e.Snap.Node != "" {
@@ -325,7 +335,7 @@ func (t *Tracker) apply(e Event) bool {
 		// Only "last seen" moved: published with the next tick, so 100
 		// nodes' heartbeats make one publication a second, not 50.
 		t.dirty = true
-		return false
+		return noted
 	default:
 		return false
 	}

@@ -41,11 +41,13 @@ type JSONFleet struct {
 
 // JSONNode is one node. Amounts are decimal strings (exact).
 type JSONNode struct {
-	Node     string       `json:"node"`
-	Address  string       `json:"address"`
-	Source   string       `json:"source"`
-	State    State        `json:"state"`
-	Error    string       `json:"error,omitempty"`
+	Node    string `json:"node"`
+	Address string `json:"address"`
+	Source  string `json:"source"`
+	State   State  `json:"state"`
+	Error   string `json:"error,omitempty"`
+	// Note marks a node that misbehaves (Node.Note).
+	Note     string       `json:"note,omitempty"`
 	LastSeen string       `json:"last_seen,omitempty"`
 	Slot     string       `json:"slot,omitempty"`
 	GPUs     int          `json:"gpus"`
@@ -115,7 +117,7 @@ func ToJSON(f *Fleet) JSONFleet {
 }
 
 func nodeJSON(n *Node) JSONNode {
-	j := JSONNode{Node: n.Name, Address: n.Addr, Source: n.Source, State: n.State, Error: n.Reason, Devices: []JSONDevice{}}
+	j := JSONNode{Node: n.Name, Address: n.Addr, Source: n.Source, State: n.State, Error: n.Reason, Note: n.Note, Devices: []JSONDevice{}}
 	if !n.LastSeen.IsZero() {
 		j.LastSeen = n.LastSeen.UTC().Format(time.RFC3339Nano)
 	}
@@ -150,6 +152,10 @@ func FitJSON(f *Fleet, req alloc.Request, base Settings) JSONFitReport {
 		n := &f.Nodes[i]
 		j := nodeJSON(n)
 		switch {
+		case n.Snap != nil && n.Sum.TooLarge:
+			// The allocator's search over that many devices is what a
+			// hostile node would make the fleet spend its time on.
+			j.Fit = &JSONFit{Unknown: true, Reason: "unknown: " + (&TooLargeError{Devices: len(n.Snap.Devices)}).Error()}
 		case n.State != Live:
 			// Its figures, if any, are not the node's now: never a fit.
 			why := fmt.Sprintf("unknown: the node is %s (%s)", n.State, n.Reason)

@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
+	"net/http"
 	"regexp"
 	"slices"
 	"strconv"
@@ -99,7 +101,7 @@ func NewPromClient(o PromOptions) (*PromClient, error) {
 	if o.Lookback <= 0 {
 		o.Lookback = DefaultLookback
 	}
-	c, err := api.NewClient(api.Config{Address: o.URL})
+	c, err := api.NewClient(api.Config{Address: o.URL, RoundTripper: cappedTransport{rt: api.DefaultRoundTripper, limit: MaxPromBody}})
 	if err != nil {
 		return nil, fmt.Errorf("--prometheus %s: %w", o.URL, err)
 	}
@@ -129,6 +131,16 @@ type PromNode struct {
 	// unread says why a down node's last scrape or figures could not be
 	// read this refresh ("" when they were).
 	unread string
+}
+
+// Note marks a node Prometheus has more devices of than the fleet
+// follows (Summary.TooLarge): its totals are shown, its largest fit is
+// not searched.
+func (n PromNode) Note() string {
+	if n.Snap == nil || !n.Sum.TooLarge {
+		return ""
+	}
+	return (&TooLargeError{Devices: len(n.Snap.Devices)}).Error() + ": largest fit not searched"
 }
 
 // WaitingFirstSnapshot is PromNode.Waiting for an exporter that is up but
@@ -222,12 +234,68 @@ func (c *PromClient) RefreshAnswered(ctx context.Context, wait time.Duration) ([
 	}
 }
 
-// queryAll runs instant queries at one time, in parallel.
+// Bounds on what Prometheus may make the fleet hold (issue 23: an endless
+// answer took the client to 7.5 GB in 10 s).
+const (
+	// MaxPromBody is the longest answer read from Prometheus, per query:
+	// a fleet of thousands of nodes answers a few MiB.
+	MaxPromBody = 8 << 20
+	// promParallel is how many queries run at once, so that at most this
+	// many answers are held at a time.
+	promParallel = 3
+)
+
+// ErrPromTooLarge is an answer longer than MaxPromBody.
+var ErrPromTooLarge = fmt.Errorf("Prometheus answered more than %d MiB to one query", MaxPromBody>>20)
+
+// cappedTransport cuts every answer's body at limit bytes.
+type cappedTransport struct {
+	rt    http.RoundTripper
+	limit int64
+}
+
+func (c cappedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := c.rt.RoundTrip(r)
+	if err != nil {
+		return resp, err //nolint:wrapcheck // the transport's own error, for the client
+	}
+	resp.Body = &cappedBody{ReadCloser: resp.Body, left: c.limit}
+	return resp, nil
+}
+
+type cappedBody struct {
+	io.ReadCloser
+	left int64
+}
+
+func (b *cappedBody) Read(p []byte) (int, error) {
+	// One byte past the limit tells an answer of exactly the limit from
+	// a longer one.
+	if int64(len(p)) > b.left+1 {
+		p = p[:b.left+1]
+	}
+	n, err := b.ReadCloser.Read(p)
+	if int64(n) > b.left {
+		return 0, ErrPromTooLarge
+	}
+	b.left -= int64(n)
+	return n, err //nolint:wrapcheck // io.EOF must stay itself
+}
+
+// queryAll runs instant queries at one time, promParallel at a time.
 func (c *PromClient) queryAll(ctx context.Context, qs []string, at time.Time) ([]pmodel.Vector, error) {
 	res := make([]pmodel.Vector, len(qs))
 	errs := make(chan error, len(qs))
+	sem := make(chan struct{}, promParallel)
 	for i, q := range qs {
 		go func() {
+			select {
+			case sem <- struct{}{}:
+				defer func() { <-sem }()
+			case <-ctx.Done():
+				errs <- ctx.Err()
+				return
+			}
 			v, _, _, err := c.api.Query(ctx, q, at)
 			if err != nil {
 				errs <- fmt.Errorf("query %s: %w", q, untrusted.Err(err))
@@ -678,6 +746,7 @@ func FollowPrometheus(ctx context.Context, t *Tracker, c *PromClient) {
 					last[n.Name] = n.Snap.Seq
 					ev.Snap, ev.Sum, ev.Alive = n.Snap, n.Sum, false
 				}
+				ev.Note = n.Note()
 				t.Send(ctx, ev)
 			}
 		}
@@ -720,7 +789,7 @@ func PromFleet(nodes []PromNode, now time.Time, unreachableAfter time.Duration) 
 		case n.Waiting != "":
 			st, why = Connecting, n.Waiting
 		}
-		f.Nodes = append(f.Nodes, Node{Addr: n.Name, Name: n.Name, Source: "prometheus", State: st, Reason: why,
+		f.Nodes = append(f.Nodes, Node{Addr: n.Name, Name: n.Name, Source: "prometheus", State: st, Reason: why, Note: n.Note(),
 			LastSeen: n.Scraped, Updated: n.Scraped, Snap: n.Snap, Sum: n.Sum})
 	}
 	return f

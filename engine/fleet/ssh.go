@@ -50,6 +50,44 @@ type SSHOptions struct {
 	MinBackoff, MaxBackoff time.Duration
 	// Settings are the fleet-wide allocator settings for summaries.
 	Settings Settings
+	// MaxLines is the most lines a second read from one node (default
+	// DefaultMaxLines); a burst of twice as many passes.
+	MaxLines int
+}
+
+// MaxStreamLine is the longest line read from a node's stream: a
+// 10,000-kernel node's snapshot is about 6 MB; decoding a longer one is
+// what a hostile node would make the fleet spend its memory on.
+const MaxStreamLine = 16 << 20
+
+// DefaultMaxLines is SSHOptions.MaxLines's default: a node sends a line
+// per change (ten a second at most, as the engine publishes) and a
+// heartbeat while nothing changes.
+const DefaultMaxLines = 20
+
+// lineLimiter is a token bucket over a connection's lines.
+type lineLimiter struct {
+	rate   float64 // tokens a second
+	burst  float64
+	tokens float64
+	last   time.Time
+}
+
+func newLineLimiter(perSecond int, now time.Time) *lineLimiter {
+	r := float64(perSecond)
+	return &lineLimiter{rate: r, burst: 2 * r, tokens: 2 * r, last: now}
+}
+
+// take takes a token and returns how long to wait before the line it
+// pays for may be read (0: now).
+func (l *lineLimiter) take(now time.Time) time.Duration {
+	l.tokens = min(l.burst, l.tokens+now.Sub(l.last).Seconds()*l.rate)
+	l.last = now
+	l.tokens--
+	if l.tokens >= 0 {
+		return 0
+	}
+	return time.Duration(-l.tokens / l.rate * float64(time.Second))
 }
 
 // maxIdentityFile bounds what is read as a private key.
@@ -193,6 +231,11 @@ func FollowSSH(ctx context.Context, t *Tracker, addr string, cfg *gossh.ClientCo
 		if got {
 			wait = o.MinBackoff
 		}
+		var tl *TooLargeError
+		if errors.As(err, &tl) {
+			// It will be as large next time: no point asking soon.
+			wait = o.MaxBackoff
+		}
 		select {
 		case <-ctx.Done():
 			return
@@ -218,6 +261,9 @@ func (o SSHOptions) withDefaults() SSHOptions {
 	if o.MaxBackoff <= 0 {
 		o.MaxBackoff = 30 * time.Second
 	}
+	if o.MaxLines <= 0 {
+		o.MaxLines = DefaultMaxLines
+	}
 	return o
 }
 
@@ -230,7 +276,10 @@ func streamOnce(ctx context.Context, t *Tracker, addr string, cfg *gossh.ClientC
 		return false, dialErr(err)
 	}
 	_ = conn.SetDeadline(time.Now().Add(o.DialTimeout))
+	// A node that stalls the handshake does not hold the fleet past ctx.
+	stopHandshake := context.AfterFunc(ctx, func() { _ = conn.Close() })
 	cc, chans, reqs, err := gossh.NewClientConn(conn, addr, cfg)
+	stopHandshake()
 	if err != nil {
 		_ = conn.Close()
 		var he *HostKeyError
@@ -272,8 +321,28 @@ func streamOnce(ctx context.Context, t *Tracker, addr string, cfg *gossh.ClientC
 	})
 	defer watchdog.Stop()
 	r := bufio.NewReaderSize(out, 64<<10)
+	lines := newLineLimiter(o.MaxLines, time.Now())
+	flooding := false
 	for {
-		line, err := readLine(r, report.MaxLine)
+		// A node that sends more lines than asked for is read no faster
+		// than MaxLines a second: the wait holds the SSH window closed, so
+		// the flood slows down at its source, and the node is marked.
+		if wait := lines.take(time.Now()); wait > 0 {
+			if !flooding {
+				flooding = true
+				note := fmt.Sprintf("floods lines (asked for a heartbeat every %s): read at most %d a second", o.Heartbeat, o.MaxLines)
+				if !t.Send(ctx, Event{Addr: addr, Alive: true, Note: note}) {
+					return got, ctx.Err()
+				}
+			}
+			select {
+			case <-ctx.Done():
+				return got, ctx.Err()
+			case <-time.After(wait):
+			}
+			watchdog.Reset(o.Silence)
+		}
+		line, err := readLine(r, MaxStreamLine)
 		if err != nil {
 			mu.Lock()
 			s := silent
@@ -299,16 +368,39 @@ func streamOnce(ctx context.Context, t *Tracker, addr string, cfg *gossh.ClientC
 			}
 			continue
 		}
+		if len(doc.Devices) > MaxNodeDevices {
+			return got, &TooLargeError{Devices: len(doc.Devices)}
+		}
 		snap, err := doc.Model()
 		if err != nil {
 			return got, fmt.Errorf("bad snapshot from the node: %w", err)
 		}
 		got = true
-		if !t.Send(ctx, Event{Addr: addr, Snap: snap, Sum: Summarize(snap, o.Settings)}) {
+		// The node's silence is not counted while its snapshot is
+		// summarized, and a node whose snapshots are costly to summarize
+		// (up to MaxNodeDevices devices, settings of its choosing) is read
+		// no faster than a quarter of a core's time goes to it.
+		watchdog.Stop()
+		start := time.Now()
+		sum := Summarize(snap, o.Settings)
+		busy := time.Since(start)
+		if !t.Send(ctx, Event{Addr: addr, Snap: snap, Sum: sum}) {
 			return got, ctx.Err()
 		}
+		if busy > summarizeFree {
+			select {
+			case <-ctx.Done():
+				return got, ctx.Err()
+			case <-time.After(3 * busy):
+			}
+		}
+		watchdog.Reset(o.Silence)
 	}
 }
+
+// summarizeFree is how long a snapshot's summary may take before the
+// node's stream is held back for three times as long.
+const summarizeFree = 50 * time.Millisecond
 
 // readLine reads one line of at most limit bytes.
 func readLine(r *bufio.Reader, limit int) ([]byte, error) {

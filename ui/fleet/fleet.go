@@ -428,7 +428,7 @@ func (m *Model) refit(force bool) tea.Cmd {
 		at := make(map[string]time.Time, len(fl.Nodes))
 		for i := range fl.Nodes {
 			n := &fl.Nodes[i]
-			if n.Snap != nil {
+			if n.Snap != nil && !n.Sum.TooLarge { // too large: not searched (issue 23)
 				out[n.Addr], at[n.Addr] = fleet.FitRequest(n.Snap, req, settings), n.Updated
 			}
 		}

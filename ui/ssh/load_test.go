@@ -233,6 +233,9 @@ func TestLoad(t *testing.T) {
 
 	f := startServer(t, func(c *Config) {
 		c.MaxSessions = sessions
+		// One viewer key holds them all: the load, not the shares, is
+		// under test.
+		c.MaxViewerSessions, c.MaxSessionsPerKey = sessions, sessions
 		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 		c.UI.ASCII, c.UI.Now = false, nil
 	})

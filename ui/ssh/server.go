@@ -32,6 +32,14 @@ import (
 // Defaults of Config.
 const (
 	DefaultMaxSessions = 32
+	// DefaultMaxSessionsPerKey is how many sessions one key may hold at
+	// once, consoles and streams together.
+	DefaultMaxSessionsPerKey = 4
+	// resizeEvery is the shortest time between two window sizes a
+	// session's console is told: a burst of resizes is coalesced into
+	// the last one, so a client cannot make the console redraw a
+	// 500x200 screen as fast as it can send requests.
+	resizeEvery        = 100 * time.Millisecond
 	DefaultIdleTimeout = 30 * time.Minute
 	DefaultKeysPoll    = 2 * time.Second
 	// handshakeTimeout bounds how long a connection may sit unauthenticated,
@@ -60,6 +68,18 @@ type Config struct {
 	HostKey string
 	// MaxSessions is the most sessions at once; 0 means DefaultMaxSessions.
 	MaxSessions int
+	// MaxViewerSessions is the most sessions at once of viewer keys and
+	// of snapshot --follow streams (any key's), so that operators always
+	// have MaxSessions-MaxViewerSessions slots; 0 means a quarter of
+	// MaxSessions (at least 1). It is capped at MaxSessions.
+	MaxViewerSessions int
+	// MaxSessionsPerKey is the most sessions one key holds at once; 0
+	// means DefaultMaxSessionsPerKey.
+	MaxSessionsPerKey int
+	// StuckTimeout drops a session whose client has not taken its output
+	// (its SSH window stayed closed) for this long; 0 means
+	// DefaultStuckTimeout.
+	StuckTimeout time.Duration
 	// IdleTimeout closes a session that sent no input for this long; 0
 	// means DefaultIdleTimeout, a negative value none. Output does not
 	// count: the console redraws every second by itself.
@@ -128,6 +148,8 @@ type Server struct {
 	log  *slog.Logger
 	srv  *ssh.Server
 	idle time.Duration
+	// stuck is Config.StuckTimeout with its default applied.
+	stuck time.Duration
 	// Connection limits (see limits.go).
 	noSession, connIdle, maxConn time.Duration
 
@@ -169,6 +191,11 @@ type session struct {
 	maxTimer  *time.Timer // the connection's lifetime
 	cs        *connState  // the connection's counts
 	stream    bool        // a snapshot stream, not a console
+	// viewerShare says the session counts against MaxViewerSessions.
+	viewerShare bool
+	// out is the session's output (see outQueue): the console and the
+	// stream write there, never to the channel itself.
+	out *outQueue
 
 	mu     sync.Mutex
 	prog   *tea.Program
@@ -194,6 +221,13 @@ func New(cfg Config) (*Server, error) {
 	if cfg.KeysPoll <= 0 {
 		cfg.KeysPoll = DefaultKeysPoll
 	}
+	if cfg.MaxViewerSessions <= 0 {
+		cfg.MaxViewerSessions = max(cfg.MaxSessions/4, 1)
+	}
+	cfg.MaxViewerSessions = min(cfg.MaxViewerSessions, cfg.MaxSessions)
+	if cfg.MaxSessionsPerKey <= 0 {
+		cfg.MaxSessionsPerKey = DefaultMaxSessionsPerKey
+	}
 	s := &Server{cfg: cfg, log: cfg.Logger, sessions: map[ssh.Session]*session{}, readKeys: ReadAuthorizedKeys,
 		newModel: func(sub <-chan *model.Snapshot, o uiconsole.Options) sessionModel { return uiconsole.New(sub, o) }}
 	if s.log == nil {
@@ -205,6 +239,7 @@ func New(cfg Config) (*Server, error) {
 	case cfg.IdleTimeout > 0:
 		s.idle = cfg.IdleTimeout
 	}
+	s.stuck = cmp.Or(max(cfg.StuckTimeout, 0), DefaultStuckTimeout)
 	s.noSession = cmp.Or(max(cfg.NoSessionTimeout, 0), DefaultNoSessionTimeout)
 	s.connIdle = orDefault(cfg.ConnIdleTimeout, DefaultConnIdleTimeout)
 	s.maxConn = orDefault(cfg.MaxConnTime, DefaultMaxConnTime)
@@ -261,7 +296,8 @@ func (s *Server) Serve(ln net.Listener) error {
 		s.wg.Add(1)
 		go s.watchKeys()
 	})
-	s.log.Info("listening", "addr", ln.Addr().String(), "max_sessions", s.cfg.MaxSessions, "idle_timeout", s.idle.String())
+	s.log.Info("listening", "addr", ln.Addr().String(), "max_sessions", s.cfg.MaxSessions,
+		"max_viewer_sessions", s.cfg.MaxViewerSessions, "max_sessions_per_key", s.cfg.MaxSessionsPerKey, "idle_timeout", s.idle.String())
 	err := s.srv.Serve(ln)
 	if errors.Is(err, ssh.ErrServerClosed) {
 		return nil
@@ -388,7 +424,7 @@ func (s *Server) gate(next ssh.Handler) ssh.Handler {
 				s.refuse(sess, id, err.Error())
 				return
 			}
-			ls, why := s.admit(sess, pub, id, true)
+			ls, why := s.admit(sess, pub, id, true, sp.follow)
 			if ls == nil {
 				s.refuse(sess, id, why)
 				return
@@ -403,7 +439,7 @@ func (s *Server) gate(next ssh.Handler) ssh.Handler {
 			s.refuse(sess, id, "the console needs a terminal: connect with `ssh -t` (no command, no -T)")
 			return
 		}
-		ls, why := s.admit(sess, pub, id, false)
+		ls, why := s.admit(sess, pub, id, false, false)
 		if ls == nil {
 			s.refuse(sess, id, why)
 			return
@@ -437,7 +473,11 @@ func (s *Server) keyRole(pub ssh.PublicKey) (agentconfig.Role, string) {
 // same moment either refuses this session or closes it.
 // A stream has no idle timeout: it gets no input by design, and its
 // heartbeats keep the connection moving.
-func (s *Server) admit(sess ssh.Session, pub ssh.PublicKey, id Identity, stream bool) (*session, string) {
+//
+// Viewers' sessions and every follow stream share MaxViewerSessions, so
+// that viewers cannot take the slots operators need; each key holds at
+// most MaxSessionsPerKey.
+func (s *Server) admit(sess ssh.Session, pub ssh.PublicKey, id Identity, stream, follow bool) (*session, string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -457,7 +497,25 @@ func (s *Server) admit(sess ssh.Session, pub ssh.PublicKey, id Identity, stream 
 	if s.cfg.UI.ReadOnly {
 		id.Role = agentconfig.RoleViewer
 	}
-	ls := &session{id: id, wire: string(pub.Marshal()), keyRole: k.Role, start: time.Now(), stream: stream}
+	wire := string(pub.Marshal())
+	share := id.Role == agentconfig.RoleViewer || follow
+	viewers, byKey := 0, 0
+	for _, o := range s.sessions {
+		if o.viewerShare {
+			viewers++
+		}
+		if o.wire == wire {
+			byKey++
+		}
+	}
+	if byKey >= s.cfg.MaxSessionsPerKey {
+		return nil, fmt.Sprintf("this key holds %d sessions already (the limit per key is %d): try again later", byKey, s.cfg.MaxSessionsPerKey)
+	}
+	if share && viewers >= s.cfg.MaxViewerSessions {
+		return nil, fmt.Sprintf("too many viewer sessions and snapshot streams (the limit is %d of %d sessions): try again later",
+			s.cfg.MaxViewerSessions, s.cfg.MaxSessions)
+	}
+	ls := &session{id: id, wire: wire, keyRole: k.Role, start: time.Now(), stream: stream, viewerShare: share}
 	ls.ctx, ls.cancel = context.WithCancel(sess.Context())
 	ls.conn, _ = sess.Context().Value(ssh.ContextKeyConn).(*gossh.ServerConn)
 	ls.lastInput.Store(time.Now().UnixNano())
@@ -474,8 +532,46 @@ func (s *Server) admit(sess ssh.Session, pub ssh.PublicKey, id Identity, stream 
 			s.cut(ls, fmt.Sprintf("connections last at most %s: reconnect", s.maxConn))
 		})
 	}
+	ls.out = newOutQueue(sess, MaxQueued, func(why string) {
+		if why == "client gone" {
+			ls.cancel()
+			return
+		}
+		s.drop(ls, "your client stopped reading its output ("+why+"): session closed")
+	})
+	go s.watchOutput(ls)
 	s.sessions[sess] = ls
 	return ls, ""
+}
+
+// watchOutput drops a session whose client has left its output untaken
+// for the stuck timeout: its SSH window stayed closed, so nothing written
+// to it gets anywhere, and only closing the connection ends the wait.
+func (s *Server) watchOutput(ls *session) {
+	tick := time.NewTicker(max(s.stuck/4, 10*time.Millisecond))
+	defer tick.Stop()
+	for {
+		select {
+		case <-ls.ctx.Done():
+			return
+		case <-tick.C:
+			if since := ls.out.waitingSince(); !since.IsZero() && time.Since(since) >= s.stuck {
+				s.drop(ls, fmt.Sprintf("your client took no output for %s: session closed", s.stuck))
+				return
+			}
+		}
+	}
+}
+
+// drop ends a session whose client cannot be told anything: cut as usual
+// (logged, the reason kept), and its connection closed now rather than
+// after the grace period, since waiting for the client is what it does.
+func (s *Server) drop(ls *session, reason string) {
+	s.cut(ls, reason)
+	ls.cancel()
+	if ls.conn != nil {
+		_ = ls.conn.Close()
+	}
 }
 
 // release unregisters a session that ended and says why it ended, on the
@@ -492,6 +588,10 @@ func (s *Server) release(sess ssh.Session, ls *session) {
 	}
 	ls.cs.released()
 	ls.cancel()
+	// What the console wrote last (restoring the client's terminal) goes
+	// before the reason, if the client takes it in time.
+	ls.out.flush(cutGrace)
+	ls.out.Close()
 	ls.mu.Lock()
 	reason, end := ls.reason, ls.ended
 	ls.mu.Unlock()
@@ -540,15 +640,10 @@ func (s *Server) console(next ssh.Handler) ssh.Handler {
 					p.Quit()
 				}
 			}()
-			for {
-				select {
-				case <-ctx.Done():
-					p.Quit()
-					return
-				case w := <-winch:
-					p.Send(tea.WindowSizeMsg{Width: w.Width, Height: w.Height})
-				}
-			}
+			coalesceResizes(ctx, winch, resizeEvery, func(w ssh.Window) {
+				p.Send(tea.WindowSizeMsg{Width: w.Width, Height: w.Height})
+			})
+			p.Quit()
 		}()
 		// A program killed because its session ended (the client went
 		// away, or the server cut it) is a normal end: the disconnect line
@@ -622,8 +717,11 @@ func (s *Server) program(sess ssh.Session) (*tea.Program, sessionModel) {
 		tea.WithContext(ls.ctx),
 		// The server's signals are not the session's business.
 		tea.WithoutSignalHandler(),
-		// Listed after MakeOptions' own WithInput, so it replaces it.
+		// Listed after MakeOptions' own WithInput and WithOutput, so they
+		// replace them: the console never writes to the channel itself
+		// (see outQueue).
 		tea.WithInput(inputClock{r: sess, ls: ls}),
+		tea.WithOutput(ls.out),
 		tea.WithFPS(uiconsole.FrameRate),
 	)
 	p := tea.NewProgram(m, popts...)
@@ -691,7 +789,10 @@ func (s *Server) cut(ls *session, reason string) {
 	ls.mu.Unlock()
 	s.log.Info("closing session", "user", ls.id.User, "key", ls.id.Fingerprint, "remote", ls.id.Remote, "why", reason)
 	if p != nil {
-		p.Quit()
+		// Quit waits for the console's event loop to take it: a busy
+		// console must not hold up the others' cuts (shutdown, a key
+		// reload).
+		go p.Quit()
 	} else if ls.stream {
 		// A stream has no terminal to restore: it ends now, and release
 		// tells the client why.
@@ -851,4 +952,44 @@ func addrString(a net.Addr) string {
 		return ""
 	}
 	return a.String()
+}
+
+// coalesceResizes reads a session's window changes until ctx ends and
+// tells send the newest one at most once per every: a burst comes out
+// as its last size, every apart. It never blocks the reader of winch for
+// longer than send takes.
+func coalesceResizes(ctx context.Context, winch <-chan ssh.Window, every time.Duration, send func(ssh.Window)) {
+	var pending *ssh.Window
+	var last time.Time
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
+	armed := false
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case w, ok := <-winch:
+			if !ok {
+				return
+			}
+			pending = &w
+			if armed {
+				continue
+			}
+			if wait := every - time.Since(last); wait > 0 {
+				timer.Reset(wait)
+				armed = true
+				continue
+			}
+			send(*pending)
+			pending, last = nil, time.Now()
+		case <-timer.C:
+			armed = false
+			if pending != nil {
+				send(*pending)
+				pending, last = nil, time.Now()
+			}
+		}
+	}
 }

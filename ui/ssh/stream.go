@@ -94,15 +94,15 @@ func truncate(s string, n int) string {
 
 // stream serves an admitted snapshot stream until the client leaves, the
 // session is cut (key removed, connection lifetime, shutdown) or a write
-// fails (a client that stopped reading blocks the write, and the
-// connection's idle timeout then closes it).
+// fails (a client that stopped reading is dropped after the stuck
+// timeout, see outQueue).
 func (s *Server) stream(sess ssh.Session, ls *session, sp streamSpec) {
 	sub := s.cfg.Subscribe(ls.ctx)
 	f := report.Follower{}
 	beat := time.NewTicker(sp.heartbeat)
 	defer beat.Stop()
 	write := func(b []byte) bool {
-		if _, err := sess.Write(b); err != nil {
+		if _, err := ls.out.Write(b); err != nil {
 			ls.mu.Lock()
 			ls.ended = "client gone"
 			ls.mu.Unlock()
@@ -130,6 +130,9 @@ func (s *Server) stream(sess ssh.Session, ls *session, sp streamSpec) {
 				return
 			}
 			if !sp.follow {
+				// The one document goes out whole, if the client takes it
+				// within the stuck timeout.
+				ls.out.flush(s.stuck)
 				ls.mu.Lock()
 				ls.ended = "sent"
 				ls.mu.Unlock()

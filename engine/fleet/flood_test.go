@@ -1,0 +1,145 @@
+//go:build unix
+
+package fleet
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"net"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/fgtop/fgtop/engine/report"
+)
+
+func testSigner(t *testing.T) gossh.Signer {
+	t.Helper()
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := gossh.NewSignerFromKey(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// floodNode is a hostile node on 127.0.0.1: its stream is one snapshot,
+// then heartbeats as fast as the connection takes them.
+func floodNode(t *testing.T, first []byte) string {
+	t.Helper()
+	cfg := &gossh.ServerConfig{PublicKeyCallback: func(gossh.ConnMetadata, gossh.PublicKey) (*gossh.Permissions, error) { return nil, nil }}
+	cfg.AddHostKey(testSigner(t))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				_, chans, reqs, err := gossh.NewServerConn(c, cfg)
+				if err != nil {
+					return
+				}
+				go gossh.DiscardRequests(reqs)
+				for nc := range chans {
+					ch, creqs, err := nc.Accept()
+					if err != nil {
+						return
+					}
+					go func() {
+						for r := range creqs {
+							_ = r.Reply(r.Type == "exec", nil)
+							if r.Type != "exec" {
+								continue
+							}
+							go func() {
+								defer ch.Close()
+								if _, err := ch.Write(first); err != nil {
+									return
+								}
+								var f report.Follower
+								for {
+									hb, _ := f.Heartbeat(time.Now())
+									if _, err := ch.Write(hb); err != nil {
+										return
+									}
+								}
+							}()
+						}
+					}()
+				}
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// TestHeartbeatFloodIsRateLimited repeats issue 23's heartbeat flood (the
+// fleet at 95-119 % CPU): the node's lines are read at most MaxLines a
+// second, its stream held back meanwhile, and the node is marked.
+func TestHeartbeatFloodIsRateLimited(t *testing.T) {
+	s := bigSnapshot(4, 0, 1)
+	s.Node = "flooder"
+	var f report.Follower
+	first, err := f.Line(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := floodNode(t, first)
+	cfg := &gossh.ClientConfig{User: "t", Auth: []gossh.AuthMethod{gossh.PublicKeys(testSigner(t))},
+		HostKeyCallback: gossh.InsecureIgnoreHostKey()} //nolint:gosec // a test node on loopback
+	tr := NewTracker([]string{addr}, "ssh", Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { _ = tr.Run(ctx) }()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		FollowSSH(ctx, tr, addr, cfg, SSHOptions{Heartbeat: time.Second})
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		n := tr.Latest().Node(addr)
+		if n != nil && n.Snap != nil && strings.Contains(n.Note, "floods lines") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the flooding node was never marked: %+v", n)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// Under the flood from now on: the client's CPU stays low (the
+	// server's writes block on the window the client keeps closed).
+	cpu0, t0 := cpuTime(), time.Now()
+	time.Sleep(3 * time.Second)
+	used, wall := cpuTime()-cpu0, time.Since(t0)
+	t.Logf("under the flood: %s CPU in %s (%.0f %%)", used.Round(time.Millisecond), wall.Round(time.Millisecond), 100*used.Seconds()/wall.Seconds())
+	if used > wall/4 {
+		t.Fatalf("the flood costs %s CPU in %s", used, wall)
+	}
+	n := tr.Latest().Node(addr)
+	if n.State != Live || n.Name != "flooder" {
+		t.Fatalf("node %s %s: want it live", n.Name, n.State)
+	}
+	cancel()
+	<-done
+}
