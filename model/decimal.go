@@ -495,7 +495,14 @@ func (x Dec) String() string {
 		}
 		return b.String()
 	}
-	digits := d.Coeff.String()
+	var digits string
+	if d.Coeff.IsUint64() {
+		// The usual amounts fit a machine word: big.Int's formatting was
+		// most of what recording a change cost.
+		digits = strconv.FormatUint(d.Coeff.Uint64(), 10)
+	} else {
+		digits = d.Coeff.String()
+	}
 	exp := int(d.Exponent)
 	adj := exp + len(digits) - 1
 	switch {

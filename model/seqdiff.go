@@ -40,6 +40,11 @@ func DiffKernels(old, new *KernelSeq, f func(old, new *Kernel)) {
 		default:
 			x, y := a[ci].xs[i], b[cj].xs[j]
 			switch {
+			case x == y:
+				// The same kernel: most of a changed chunk, and cheaper to
+				// tell than by comparing ids.
+				i++
+				j++
 			case x.ID < y.ID:
 				f(x, nil)
 				i++

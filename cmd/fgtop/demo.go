@@ -223,9 +223,12 @@ func runDemoConsole(ctx context.Context, node *demo.Node, idleAfter time.Duratio
 		ids, err := node.Restart()
 		return demo.RestartedText(ids), err
 	}
-	if uopts.History = cf.history; cf.history == "" {
+	switch uopts.History = cf.history; cf.history {
+	case "":
 		// The demo records beside its node, so :at works after a minute.
 		uopts.History = filepath.Join(node.Dir, "history")
+	case historyOff:
+		uopts.History = ""
 	}
 	return runConsoleUI(ctx, opts, uopts)
 }

@@ -102,8 +102,22 @@ func largestBisect(s *model.Snapshot, slot model.SlotName, settings placement.Se
 			step = placement.DefaultQuantum
 		}
 	}
-	for _, st := range placement.NewPlanner(s, settings).Agents() {
+	planner := placement.NewPlanner(s, settings)
+	phys := planner.Physical()
+	for _, st := range planner.Agents() {
 		free := st.Node.FreeOf(slot)
+		var owns func(model.DeviceKey) bool
+		if st.Agent.Owns != nil {
+			owns = st.Agent.OwnsDevice
+		}
+		if pf := phys.FreeOf(slot, owns); pf.Less(free) {
+			free = pf
+		}
+		if g, ok := st.Agent.Given[slot]; ok {
+			if left := model.Max(g.Sub(st.Agent.Held[slot]), model.Zero); left.Less(free) {
+				free = left
+			}
+		}
 		hi, err := free.QuoInteger(step)
 		if err != nil || hi.Sign() <= 0 {
 			continue
@@ -112,17 +126,27 @@ func largestBisect(s *model.Snapshot, slot model.SlotName, settings placement.Se
 		if err != nil {
 			continue
 		}
-		fits := func(k int64) bool {
-			_, err := st.Node.Try(alloc.Request{{Slot: slot, Amount: step.Mul(model.DecFromInt64(k))}})
-			return err == nil
+		try := func(k int64) (alloc.KernelAllocation, bool) {
+			got, err := st.Node.Try(alloc.Request{{Slot: slot, Amount: step.Mul(model.DecFromInt64(k))}})
+			return got, err == nil
 		}
 		lo := int64(0)
 		for lo < n {
 			mid := lo + (n-lo+1)/2
-			if fits(mid) {
+			if _, ok := try(mid); ok {
 				lo = mid
 			} else {
 				n = mid - 1
+			}
+		}
+		// The plain walk down past sizes that overcommit a device.
+		for ; lo > 0; lo-- {
+			got, ok := try(lo)
+			if !ok {
+				continue
+			}
+			if _, over := phys.After(placement.FlattenAllocation(got)); !over {
+				break
 			}
 		}
 		if v := step.Mul(model.DecFromInt64(lo)); best.Less(v) {
@@ -223,5 +247,23 @@ func BenchmarkLargest(b *testing.B) {
 				largest(s, model.SlotCUDAShares, set)
 			}
 		})
+	}
+}
+
+// TestClearFitIsBounded: clearFit never answers a size that is not clear,
+// walks the first sizes below the top one by one (exact there), and makes
+// at most clearFitLinear + log2(top) tries however far below the answer is.
+func TestClearFitIsBounded(t *testing.T) {
+	for _, tc := range []struct{ lo, upTo, want int64 }{
+		{10, 10, 10}, {10, 7, 7}, {40, 9, 9}, {40, 0, 0}, {1000, 5, 3}, {1 << 40, 1, 1},
+	} {
+		calls := 0
+		got := clearFit(tc.lo, func(k int64) bool { calls++; return k <= tc.upTo })
+		if got != tc.want {
+			t.Errorf("clearFit(%d) clear up to %d: %d, want %d", tc.lo, tc.upTo, got, tc.want)
+		}
+		if bound := clearFitLinear + 64; calls > bound {
+			t.Errorf("clearFit(%d): %d tries, more than %d", tc.lo, calls, bound)
+		}
 	}
 }

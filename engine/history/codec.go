@@ -651,17 +651,74 @@ func decodeKernelHead(d *dec) kernelHead { return decodeKernelHeadOf(d, nil) }
 func decodeKernelHeadOf(d *dec, want func(model.DeviceKey) bool) kernelHead {
 	k := &model.Kernel{ID: model.KernelID(d.id())}
 	for f := 0; f <= fRecord && d.err == nil; f++ {
-		if f == fAlloc && want != nil {
+		switch {
+		case f == fAlloc && want != nil:
 			k.Alloc = decodeAllocOf(d, want)
-			continue
+		case f == fRecord:
+			decodeRecordHead(d, k)
+		default:
+			decodeField(d, k, f)
 		}
-		decodeField(d, k, f)
 	}
 	h := kernelHead{ID: k.ID, Agent: k.Agent, State: k.State, Alloc: k.Alloc}
 	if r := k.Record; r != nil {
 		h.Session, h.User, h.Project = r.SessionID, r.OwnerUserID, r.OwnerProjectID
 	}
 	return h
+}
+
+// decodeRecordHead reads a kernel's recovery record field keeping only
+// what a history query shows (session, owner, project) and skipping the
+// other strings unallocated.
+func decodeRecordHead(d *dec, k *model.Kernel) {
+	k.Record = nil
+	if d.byte() != 1 {
+		return
+	}
+	r := &model.KernelRecord{}
+	d.byte() // path: tag, string
+	d.skipOrStr(false)
+	d.byte() // kernel id: tag, string
+	d.skipOrStr(false)
+	d.skipOrStr(false) // agent id
+	r.SessionID = d.id()
+	d.skipOrStr(false) // session type
+	r.OwnerUserID = d.id()
+	r.OwnerProjectID = d.id()
+	d.skipOrStr(false) // image
+	d.skipOrStr(false) // architecture
+	k.Record = r
+}
+
+// headFields are the patch fields a history query reads; they come
+// first in a record, so the rest is never decoded.
+const headFields = 1<<fAgent | 1<<fState | 1<<fAlloc | 1<<fRecord
+
+// decodePatchHead reads the head fields of a patch record into k,
+// keeping only the allocations want accepts, and returns the mask; the
+// rest of the record is left unread. A mask without head fields costs
+// one uvarint.
+func decodePatchHead(d *dec, k *model.Kernel, want func(model.DeviceKey) bool) (mask uint32) {
+	mask = uint32(d.uvarint())
+	if mask >= 1<<nFields {
+		d.fail(fmt.Errorf("field mask %#x", mask))
+		return 0
+	}
+	if mask&headFields == 0 {
+		return mask
+	}
+	for f := 0; f <= fRecord && d.err == nil; f++ {
+		switch {
+		case mask&(1<<f) == 0:
+		case f == fAlloc && want != nil:
+			k.Alloc = decodeAllocOf(d, want)
+		case f == fRecord:
+			decodeRecordHead(d, k)
+		default:
+			decodeField(d, k, f)
+		}
+	}
+	return mask
 }
 
 func decodeKernel(d *dec) *model.Kernel {

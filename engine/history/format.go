@@ -161,10 +161,13 @@ type segData struct {
 // checkpoint compressed (a query that carries state over from the
 // previous segment does not need it).
 func parseSegment(b []byte, skipCheckpoint bool, dec *zstd.Decoder) (*segData, error) {
-	return parseSegmentOf(b, skipCheckpoint, false, dec)
+	return parseSegmentOf(b, skipCheckpoint, false, dec, nil)
 }
 
-func parseSegmentOf(b []byte, skipCheckpoint, lazy bool, dec *zstd.Decoder) (*segData, error) {
+// parseSegmentOf is parseSegment; lazy leaves the delta stream
+// compressed, and buf, when not nil, is a buffer to decompress it into
+// (the caller's, reused from segment to segment).
+func parseSegmentOf(b []byte, skipCheckpoint, lazy bool, dec *zstd.Decoder, buf []byte) (*segData, error) {
 	sd := &segData{}
 	if len(b) < headerSize || string(b[:8]) != segMagic {
 		return nil, errors.New("not an fgtop history segment")
@@ -173,7 +176,8 @@ func parseSegmentOf(b []byte, skipCheckpoint, lazy bool, dec *zstd.Decoder) (*se
 		return nil, fmt.Errorf("format version %d, this fgtop reads version %d", v, Version)
 	}
 	off := headerSize
-	var deltaZ []byte
+	// The deltas are most of a segment: room for them all at once.
+	deltaZ := make([]byte, 0, len(b))
 	first := true
 	for off < len(b) {
 		rest := b[off:]
@@ -225,7 +229,7 @@ func parseSegmentOf(b []byte, skipCheckpoint, lazy bool, dec *zstd.Decoder) (*se
 	if len(deltaZ) > 0 && lazy {
 		sd.deltaZ = deltaZ
 	} else if len(deltaZ) > 0 {
-		raw, err := decodeStream(deltaZ, dec)
+		raw, err := decodeStream(deltaZ, dec, buf)
 		sd.Deltas = raw
 		if err != nil && sd.Damage == "" {
 			sd.Damage, sd.Offset = "a delta stream that does not decompress: "+err.Error(), int64(off)
@@ -237,16 +241,21 @@ func parseSegmentOf(b []byte, skipCheckpoint, lazy bool, dec *zstd.Decoder) (*se
 // decodeStream decompresses a zstd stream that may lack its end (the
 // writer flushes once a second and closes the frame only when it stops):
 // it returns everything up to where the input ends.
-func decodeStream(z []byte, dec *zstd.Decoder) ([]byte, error) {
+func decodeStream(z []byte, dec *zstd.Decoder, buf []byte) ([]byte, error) {
 	if err := dec.Reset(bytes.NewReader(z)); err != nil {
 		return nil, err
 	}
 	defer dec.Reset(nil)
-	var out bytes.Buffer
-	// Records compress three- to tenfold: grown once to the low end, not
-	// doubled and copied a dozen times over a 12-hour segment.
-	out.Grow(min(4*len(z), 256<<20))
-	_, err := io.Copy(&out, io.LimitReader(dec, maxSegmentRaw))
+	// Records compress two- to fourfold: room for the high end at once,
+	// not doubled and copied over a 12-hour segment, and a reused buffer
+	// a little short is replaced by one of the size wanted (bytes.Buffer
+	// would double it).
+	need := min(4*len(z), 256<<20)
+	if cap(buf) < need {
+		buf = make([]byte, 0, need+need/8)
+	}
+	out := bytes.NewBuffer(buf[:0])
+	_, err := io.Copy(out, io.LimitReader(dec, maxSegmentRaw))
 	if errors.Is(err, io.ErrUnexpectedEOF) {
 		err = nil
 	}

@@ -140,6 +140,7 @@ func FuzzRecords(f *testing.F) {
 		w.scan(&segRead{data: sd}, st, time.Time{})
 		st.snapshot()
 		h := &histWalk{cur: map[model.KernelID]*ktrack{}}
+		one := &histWalk{f: Filter{Device: "cuda:0"}}
 		w = walker{onGroup: func(tm time.Time, grp []rawRec, ckpt bool) {
 			for _, rr := range grp {
 				dd := dec{b: rr.body}
@@ -151,7 +152,12 @@ func FuzzRecords(f *testing.F) {
 				case recKernelPatch:
 					if tr := h.cur[model.KernelID(dd.id())]; tr != nil && dd.err == nil {
 						k := &model.Kernel{ID: tr.head.ID}
+						head := dd
 						decodePatch(&dd, k)
+						// What History reads of a patch: the head fields,
+						// one device's allocations.
+						kh := &model.Kernel{ID: tr.head.ID}
+						decodePatchHead(&head, kh, one.deviceWanted)
 					}
 				}
 			}

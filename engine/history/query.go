@@ -1,12 +1,14 @@
 package history
 
 import (
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -49,6 +51,10 @@ type HistoryResult struct {
 	Intervals []Interval
 	Missing   []Missing
 	From, To  time.Time
+	// Partitions are the agent.toml journal's records in the asked span,
+	// oldest first, gathered in the same pass (Reader.Partitions would
+	// read the whole record again).
+	Partitions []agentconfig.JournalRecord
 }
 
 type ktrack struct {
@@ -104,10 +110,12 @@ func (h *histWalk) put(kh kernelHead, t time.Time, since bool) {
 		if h.f.Kernel != "" && !strings.HasPrefix(string(kh.ID), h.f.Kernel) || h.f.User != "" && kh.User != h.f.User {
 			return
 		}
-		tr = &ktrack{open: map[model.DeviceKey]*Interval{}}
+		tr = &ktrack{}
 		h.cur[kh.ID] = tr
 	}
-	amounts := map[model.DeviceKey]model.ResourceSlot{}
+	// Most kernels of a device query hold nothing on the device: no maps
+	// for them.
+	var amounts map[model.DeviceKey]model.ResourceSlot
 	for slot, devs := range kh.Alloc {
 		name := slot.DeviceName()
 		if !model.CarriesHoldings(name) {
@@ -117,6 +125,9 @@ func (h *histWalk) put(kh kernelHead, t time.Time, since bool) {
 			k := model.DeviceKey{Name: name, ID: id}
 			if !h.deviceWanted(k) {
 				continue
+			}
+			if amounts == nil {
+				amounts = map[model.DeviceKey]model.ResourceSlot{}
 			}
 			if amounts[k] == nil {
 				amounts[k] = model.ResourceSlot{}
@@ -134,6 +145,9 @@ func (h *histWalk) put(kh kernelHead, t time.Time, since bool) {
 		delete(tr.open, k)
 	}
 	for k, a := range amounts {
+		if tr.open == nil {
+			tr.open = map[model.DeviceKey]*Interval{}
+		}
 		tr.open[k] = &Interval{Device: k, Kernel: kh.ID, Agent: kh.Agent, Session: kh.Session, User: kh.User, Project: kh.Project,
 			Amounts: a, From: t, Since: since}
 	}
@@ -196,7 +210,10 @@ func (r *Reader) History(f Filter) (*HistoryResult, error) {
 	defer close(stop)
 	go func() {
 		defer close(pre)
-		rd := &Reader{dir: r.dir, segs: segs}
+		// Three buffers in turn: one being walked, one waiting in pre,
+		// one being filled; the walk keeps no slice of a segment's bytes
+		// past the segment.
+		rd := &Reader{dir: r.dir, segs: segs, bufs: make([][]byte, 3)}
 		for i := range segs {
 			sr := rd.read(i, i > 0)
 			select {
@@ -292,8 +309,8 @@ func (r *Reader) History(f Filter) (*HistoryResult, error) {
 					if tr.head.Session != "" || tr.head.User != "" || tr.head.Project != "" {
 						k.Record = &model.KernelRecord{SessionID: tr.head.Session, OwnerUserID: tr.head.User, OwnerProjectID: tr.head.Project}
 					}
-					mask := decodePatch(&d, k)
-					if d.err != nil || mask&(1<<fAgent|1<<fState|1<<fAlloc|1<<fRecord) == 0 {
+					mask := decodePatchHead(&d, k, h.deviceWanted)
+					if d.err != nil || mask&headFields == 0 {
 						continue
 					}
 					kh := kernelHead{ID: id, Agent: k.Agent, State: k.State, Alloc: k.Alloc}
@@ -309,6 +326,15 @@ func (r *Reader) History(f Filter) (*HistoryResult, error) {
 				}
 			}
 		}}
+		w.onJournal = func(body []byte) {
+			var jr agentconfig.JournalRecord
+			if json.Unmarshal(body, &jr) != nil {
+				return
+			}
+			if (f.Since.IsZero() || !jr.Time.Before(f.Since)) && (f.Until.IsZero() || !jr.Time.After(f.Until)) {
+				res.Partitions = append(res.Partitions, jr)
+			}
+		}
 		w.scan(sr, nil, time.Time{})
 		end := sr.end
 		if end.IsZero() {

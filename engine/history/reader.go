@@ -33,7 +33,12 @@ type Reader struct {
 	// Active: a recorder holds the directory now.
 	Active bool
 
-	dec      *zstd.Decoder
+	dec *zstd.Decoder
+	// bufs, when set, are buffers the delta streams are decompressed
+	// into in turn: a reader whose caller is done with a segment by the
+	// time len(bufs) more are read.
+	bufs     [][]byte
+	nbuf     int
 	spanDone bool
 	spanTo   time.Time
 }
@@ -102,7 +107,17 @@ func (r *Reader) readOf(i int, skipCkpt, lazy bool) *segRead {
 			return sr
 		}
 	}
-	sr.data, sr.err = parseSegmentOf(b, skipCkpt, lazy, r.dec)
+	var buf []byte
+	if len(r.bufs) > 0 {
+		buf = r.bufs[r.nbuf%len(r.bufs)]
+	}
+	sr.data, sr.err = parseSegmentOf(b, skipCkpt, lazy, r.dec, buf)
+	if len(r.bufs) > 0 && sr.data != nil && cap(sr.data.Deltas) > cap(buf) {
+		r.bufs[r.nbuf%len(r.bufs)] = sr.data.Deltas[:0]
+	}
+	if len(r.bufs) > 0 {
+		r.nbuf++
+	}
 	sr.dec = r.dec
 	return sr
 }
@@ -258,6 +273,8 @@ type walker struct {
 	// onGroup is handed each complete group (history queries), ckpt for
 	// the checkpoint's.
 	onGroup func(tm time.Time, grp []rawRec, ckpt bool)
+	// onJournal is handed each agent.toml journal record's body.
+	onJournal func(body []byte)
 }
 
 // scan replays the segment into st (nil: only find where it ends) up to
@@ -315,7 +332,10 @@ func (w *walker) scan(sr *segRead, st *state, until time.Time) {
 				w.grp = w.grp[:0]
 				sr.end = tm
 			case recJournal:
-				// Stands alone; Partitions reads it.
+				// Stands alone.
+				if w.onJournal != nil {
+					w.onJournal(body)
+				}
 			case recMinute, recBeat, recEnd, recRotate:
 				var tm time.Time
 				if typ == recMinute && st == nil {

@@ -67,11 +67,14 @@ type Recorder struct {
 	lock *os.File
 
 	// What the record says now (the last observed snapshot's view).
-	prev     *model.Snapshot
-	meta     metaRec
-	devKey   []byte
-	devPtr   *model.Device
-	ubuf     []byte
+	prev   *model.Snapshot
+	meta   metaRec
+	devKey []byte
+	devPtr *model.Device
+	ubuf   []byte
+	// sbuf is scratch for the small records of every change (issues,
+	// tick, a kernel gone): appendRecord copies them out.
+	sbuf     []byte
 	issues   []model.Issue
 	kernHash map[model.KernelID]uint64
 	seed     maphash.Seed
@@ -439,9 +442,10 @@ func (r *Recorder) appendDiff(dst []byte, s *model.Snapshot, full bool) []byte {
 	model.DiffKernels(prevSeq, s.KernelSeq(), func(o, k *model.Kernel) {
 		if k == nil {
 			delete(r.busy, o.ID)
-			e := enc{}
+			e := enc{b: r.sbuf[:0]}
 			e.id(string(o.ID))
 			dst = appendRecord(dst, recKernelGone, e.b)
+			r.sbuf = e.b
 			return
 		}
 		if k.Use != nil && k.Use.Procs > 0 {
@@ -468,15 +472,17 @@ func (r *Recorder) appendDiff(dst []byte, s *model.Snapshot, full bool) []byte {
 		dst = appendRecord(dst, recKernel, r.kbuf.b)
 	})
 	if full || !issuesEqual(s.Issues, r.issues) {
-		e := enc{}
+		e := enc{b: r.sbuf[:0]}
 		encodeIssues(&e, s.Issues)
 		dst = appendRecord(dst, recIssues, e.b)
+		r.sbuf = e.b
 		r.issues = s.Issues
 	}
-	e := enc{}
+	e := enc{b: r.sbuf[:0]}
 	e.uvarint(s.Seq)
 	e.varint(s.Time.UnixNano())
 	dst = appendRecord(dst, recTick, e.b)
+	r.sbuf = e.b
 	r.prev = s
 	return dst
 }

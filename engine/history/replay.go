@@ -16,11 +16,17 @@ type state struct {
 	meta    metaRec
 	devices []model.Device
 	agents  []model.Agent
-	usage   map[model.DeviceKey]usageRec
+	// totals is the last agents' totals record, undecoded (one comes with
+	// every change): put on the agents when a snapshot is built.
+	totals []byte
+	// usage holds each device's last totals record, undecoded: over hours
+	// of replay most are replaced before a snapshot is built.
+	usage   map[model.DeviceKey][]byte
 	kernels map[model.KernelID][]byte
-	// patched: kernels a patch record changed, decoded (a kernel patched
-	// again is not decoded and encoded once per patch).
-	patched map[model.KernelID]*model.Kernel
+	// patches: the patch records of a kernel since its record, applied
+	// when a snapshot is built (most kernels patched in a replay are gone
+	// by then, and are never decoded).
+	patches map[model.KernelID][][]byte
 	issues  []model.Issue
 	minute  *minuteRec
 	// devTime is when the devices record in force was written.
@@ -28,7 +34,7 @@ type state struct {
 }
 
 func newState() *state {
-	return &state{usage: map[model.DeviceKey]usageRec{}, kernels: map[model.KernelID][]byte{}, patched: map[model.KernelID]*model.Kernel{}}
+	return &state{usage: map[model.DeviceKey][]byte{}, kernels: map[model.KernelID][]byte{}, patches: map[model.KernelID][][]byte{}}
 }
 
 // group is the records of one snapshot, applied once its tick is read.
@@ -64,24 +70,13 @@ func (st *state) apply(typ byte, body []byte) error {
 		st.agents = as
 	case recUsage:
 		d := dec{b: body}
-		u := decodeUsage(&d)
+		k := model.DeviceKey{Name: model.DeviceName(d.str()), ID: model.DeviceID(d.str())}
 		if d.err != nil {
 			return fmt.Errorf("usage record: %w", d.err)
 		}
-		st.usage[u.Key] = u
+		st.usage[k] = body
 	case recTotals:
-		d := dec{b: body}
-		n := d.count()
-		for i := 0; i < n && d.err == nil; i++ {
-			kernels := int(min(d.uvarint(), 1<<31))
-			held := decodeSlots(&d)
-			if i < len(st.agents) && d.err == nil {
-				st.agents[i].Kernels, st.agents[i].Held = kernels, held
-			}
-		}
-		if d.err != nil {
-			return fmt.Errorf("totals record: %w", d.err)
-		}
+		st.totals = body
 	case recUsageGone:
 		d := dec{b: body}
 		k := model.DeviceKey{Name: model.DeviceName(d.str()), ID: model.DeviceID(d.str())}
@@ -103,27 +98,14 @@ func (st *state) apply(typ byte, body []byte) error {
 			return fmt.Errorf("kernel record without an id")
 		}
 		st.kernels[id] = body
-		delete(st.patched, id)
+		delete(st.patches, id)
 	case recKernelPatch:
 		d := dec{b: body}
 		id := model.KernelID(d.id())
-		k := st.patched[id]
-		if k == nil {
-			old, ok := st.kernels[id]
-			if d.err != nil || !ok {
-				return fmt.Errorf("a patch of kernel %q, which the record does not have", id)
-			}
-			od := dec{b: old}
-			k = decodeKernel(&od)
-			if od.err != nil {
-				return fmt.Errorf("kernel record: %w", od.err)
-			}
-			st.patched[id] = k
+		if _, ok := st.kernels[id]; d.err != nil || !ok {
+			return fmt.Errorf("a patch of kernel %q, which the record does not have", id)
 		}
-		decodePatch(&d, k)
-		if d.err != nil {
-			return fmt.Errorf("kernel patch: %w", d.err)
-		}
+		st.patches[id] = append(st.patches[id], body)
 	case recKernelGone:
 		d := dec{b: body}
 		id := model.KernelID(d.id())
@@ -131,7 +113,7 @@ func (st *state) apply(typ byte, body []byte) error {
 			return fmt.Errorf("kernel record: %w", d.err)
 		}
 		delete(st.kernels, id)
-		delete(st.patched, id)
+		delete(st.patches, id)
 	case recIssues:
 		d := dec{b: body}
 		is := decodeIssues(&d)
@@ -154,16 +136,33 @@ func (st *state) snapshot() (*model.Snapshot, error) {
 		IdleKernels: m.IdleKernels, IdleAfter: m.IdleAfter, Issues: st.issues}
 	s.Devices = append([]model.Device(nil), st.devices...)
 	s.Agents = append([]model.Agent(nil), st.agents...)
+	if st.totals != nil {
+		// A totals record that does not decode keeps what it set before
+		// the bad byte, as when it was applied at once.
+		d := dec{b: st.totals}
+		n := d.count()
+		for i := 0; i < n && d.err == nil; i++ {
+			kernels := int(min(d.uvarint(), 1<<31))
+			held := decodeSlots(&d)
+			if i < len(s.Agents) && d.err == nil {
+				s.Agents[i].Kernels, s.Agents[i].Held = kernels, held
+			}
+		}
+	}
 	ks := make([]*model.Kernel, 0, len(st.kernels))
 	holds := map[model.DeviceKey][]model.Holding{}
 	for id, b := range st.kernels {
-		k := st.patched[id]
-		if k == nil {
-			d := dec{b: b}
-			k = decodeKernel(&d)
-			if d.err != nil {
-				return nil, fmt.Errorf("kernel record: %w", d.err)
-			}
+		d := dec{b: b}
+		k := decodeKernel(&d)
+		if d.err != nil {
+			return nil, fmt.Errorf("kernel record: %w", d.err)
+		}
+		for _, p := range st.patches[id] {
+			// A patch that does not decode costs itself: what it set
+			// before the bad field stands, as when it was applied at once.
+			pd := dec{b: p}
+			pd.id()
+			decodePatch(&pd, k)
 		}
 		ks = append(ks, k)
 		for slot, devs := range k.Alloc {
@@ -178,8 +177,15 @@ func (st *state) snapshot() (*model.Snapshot, error) {
 		}
 	}
 	s.SetKernels(ks)
-	s.Usage = make(map[model.DeviceKey]*model.DeviceUsage, len(st.usage))
-	for k, u := range st.usage {
+	usage := make(map[model.DeviceKey]usageRec, len(st.usage))
+	for k, b := range st.usage {
+		d := dec{b: b}
+		if u := decodeUsage(&d); d.err == nil {
+			usage[k] = u
+		}
+	}
+	s.Usage = make(map[model.DeviceKey]*model.DeviceUsage, len(usage))
+	for k, u := range usage {
 		du := &model.DeviceUsage{Key: k, Held: u.Held, Kernels: u.Kernels, ByAgent: u.ByAgent}
 		if du.Held == nil {
 			du.Held = model.ResourceSlot{}
@@ -189,7 +195,7 @@ func (st *state) snapshot() (*model.Snapshot, error) {
 		}
 		s.Usage[k] = du
 	}
-	for k, du := range deriveUsage(ks, st.usage) {
+	for k, du := range deriveUsage(ks, usage) {
 		if hs := holds[k]; len(hs) > 0 {
 			du.SetHoldings(hs)
 		}

@@ -437,11 +437,12 @@ func Marshal(v any, indent bool) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if indent {
-		enc.SetIndent("", "  ")
-	}
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	if !indent {
+		return buf.Bytes(), nil
+	}
+	b := buf.Bytes()
+	return indentCompact(make([]byte, 0, len(b)+len(b)/2), b, "  "), nil
 }

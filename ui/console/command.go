@@ -232,7 +232,7 @@ func (a *App) runCommand(line string) tea.Cmd {
 	case "at", "live":
 		return a.pastCommand(f)
 	default:
-		a.Flashf(kit.LvlWarn, "unknown command :"+f[0]+" (try :q, :sort COLUMN, :theme NAME, :filter TEXT)")
+		a.Flashf(kit.LvlWarn, "unknown command :"+f[0]+" (try :q, :sort COLUMN, :theme NAME, :filter TEXT, :at TIME, :live)")
 	}
 	return nil
 }
