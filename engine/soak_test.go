@@ -25,7 +25,7 @@ import (
 	"github.com/fgtop/fgtop/engine/scratch"
 	"github.com/fgtop/fgtop/model"
 	"github.com/fgtop/fgtop/themes"
-	"github.com/fgtop/fgtop/ui"
+	uiconsole "github.com/fgtop/fgtop/ui/console"
 )
 
 // soakParams size a soak run. The writer process gets them as JSON.
@@ -381,7 +381,7 @@ type console struct {
 
 func runConsole(ctx context.Context, sub <-chan *model.Snapshot, w, h int) *console {
 	c := &console{
-		m:    ui.New(sub, ui.Options{Theme: themes.MustBuiltin(themes.Dark)}),
+		m:    uiconsole.New(sub, uiconsole.Options{Theme: themes.MustBuiltin(themes.Dark)}),
 		msgs: make(chan tea.Msg, 64), ctx: ctx, done: make(chan struct{}),
 	}
 	go c.loop(w, h)

@@ -122,7 +122,8 @@ func Load(nameOrPath string) (*Theme, error) {
 // the name, not what the server's file system holds.
 func LoadNamed(name, dir string) (*Theme, error) {
 	if !validName(name) {
-		return nil, fmt.Errorf("%w %q: only a theme's name, not a path (%s)", ErrUnknown, name, strings.Join(NamesIn(dir), ", "))
+		// The reason comes first: a narrow footer cuts the end.
+		return nil, fmt.Errorf("%w: only a theme's name, not a path: %q (%s)", ErrUnknown, name, strings.Join(NamesIn(dir), ", "))
 	}
 	if dir != "" {
 		p := filepath.Join(dir, name+".toml")

@@ -14,7 +14,7 @@ import (
 	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/engine/partition"
 	"github.com/fgtop/fgtop/themes"
-	"github.com/fgtop/fgtop/ui"
+	"github.com/fgtop/fgtop/ui/console"
 	"github.com/spf13/cobra"
 )
 
@@ -39,8 +39,8 @@ func (f *consoleFlags) register(cmd *cobra.Command, withReadOnly bool) {
 // uiOptions turns the flags into console options. An explicit --theme wins
 // over NO_COLOR; without one the console picks mono under NO_COLOR and
 // detects light or dark otherwise.
-func (f *consoleFlags) uiOptions(node string) (ui.Options, error) {
-	opts := ui.Options{ReadOnly: f.readOnly, ASCII: f.ascii, NodeName: node}
+func (f *consoleFlags) uiOptions(node string) (console.Options, error) {
+	opts := console.Options{ReadOnly: f.readOnly, ASCII: f.ascii, NodeName: node}
 	switch f.theme {
 	case "":
 	case "light", "dark":
@@ -62,7 +62,7 @@ func (f *consoleFlags) uiOptions(node string) (ui.Options, error) {
 
 // runConsoleUI runs the engine and the interactive console on it until the
 // user quits or a signal arrives.
-func runConsoleUI(ctx context.Context, eopts engine.Options, uopts ui.Options) error {
+func runConsoleUI(ctx context.Context, eopts engine.Options, uopts console.Options) error {
 	ctx, stop := notifyStop(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	ctx, cancel := context.WithCancel(ctx)
@@ -79,7 +79,7 @@ func runConsoleUI(ctx context.Context, eopts engine.Options, uopts ui.Options) e
 // plans are made against the engine's latest snapshot) and its actor: the
 // user at the terminal, an operator unless the console is read-only. With
 // no agent.toml there is nothing to edit and no desk.
-func withDesk(uopts *ui.Options, config string, eng *engine.Engine) {
+func withDesk(uopts *console.Options, config string, eng *engine.Engine) {
 	uopts.Actor = consoleActor(uopts.ReadOnly)
 	if config != "" && uopts.Desk == nil {
 		uopts.Desk = partition.NewDesk(partition.DeskOptions{Config: config, Snapshot: eng.Latest})
@@ -98,12 +98,12 @@ func consoleActor(readOnly bool) agentconfig.Actor {
 }
 
 // runProgram runs the console on a running engine.
-func runProgram(ctx context.Context, eng *engine.Engine, uopts ui.Options, engineErr <-chan error) error {
-	m := ui.New(eng.Subscribe(ctx), uopts)
+func runProgram(ctx context.Context, eng *engine.Engine, uopts console.Options, engineErr <-chan error) error {
+	m := console.New(eng.Subscribe(ctx), uopts)
 	// The model holds the partition draft while editing: give it back
 	// however the program ends.
 	defer m.Close()
-	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithFPS(ui.FrameRate))
+	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithFPS(console.FrameRate))
 	go oneProcAfterScan(ctx, eng.Ready())
 	done := make(chan error, 1)
 	go func() {

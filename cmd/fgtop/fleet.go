@@ -17,7 +17,8 @@ import (
 	"github.com/fgtop/fgtop/engine/fleet"
 	"github.com/fgtop/fgtop/engine/report"
 	"github.com/fgtop/fgtop/internal/safefile"
-	"github.com/fgtop/fgtop/ui"
+	"github.com/fgtop/fgtop/ui/console"
+	fleetui "github.com/fgtop/fgtop/ui/fleet"
 	"github.com/spf13/cobra"
 )
 
@@ -491,9 +492,9 @@ func runFleetConsole(ctx context.Context, src *fleetSource, f *fleetFlags) error
 	if err != nil {
 		return err
 	}
-	m := ui.NewFleet(src.tracker.Subscribe(ctx), ui.FleetOptions{Theme: uo.Theme, Background: uo.Background, ASCII: uo.ASCII,
+	m := fleetui.New(src.tracker.Subscribe(ctx), fleetui.Options{Theme: uo.Theme, Background: uo.Background, ASCII: uo.ASCII,
 		Settings: src.settings, Source: src.desc})
-	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithFPS(ui.FrameRate))
+	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithFPS(console.FrameRate))
 	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) && ctx.Err() == nil {
 		return fmt.Errorf("fleet console: %w", err)
 	}

@@ -26,7 +26,7 @@ import (
 	"github.com/fgtop/fgtop/internal/testfix"
 	"github.com/fgtop/fgtop/model"
 	"github.com/fgtop/fgtop/themes"
-	"github.com/fgtop/fgtop/ui"
+	fleetui "github.com/fgtop/fgtop/ui/fleet"
 	sshserve "github.com/fgtop/fgtop/ui/ssh"
 	"github.com/fgtop/fgtop/ui/ssh/sshtest"
 )
@@ -324,7 +324,7 @@ func TestFleetBenchPrometheus100(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := ui.NewFleet(nil, ui.FleetOptions{Theme: th})
+	m := fleetui.New(nil, fleetui.Options{Theme: th})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	var lat, queries []time.Duration
 	for range 30 {

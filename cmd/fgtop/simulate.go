@@ -11,9 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/fgtop/fgtop/engine"
 	"github.com/fgtop/fgtop/engine/agentconfig"
@@ -186,10 +184,10 @@ func (f *simulateFlags) run(ctx context.Context) error {
 	}
 	steps := make([]placement.Step, len(f.requests))
 	for i, r := range f.requests {
-		if steps[i], err = placement.ParseStep(r, sim.types); err != nil {
+		if steps[i], err = placement.ParseStep(r, sim.Types); err != nil {
 			// cpu and mem join only when a request that parses asks for
 			// them; every node has both.
-			known := append([]model.SlotName{model.SlotCPU, model.SlotMem}, sim.slots...)
+			known := append([]model.SlotName{model.SlotCPU, model.SlotMem}, sim.Slots...)
 			if nerr := placement.UnknownSlotIn(r, known); nerr != nil {
 				return usageErr("--request %q: %v", r, nerr)
 			}
@@ -203,14 +201,14 @@ func (f *simulateFlags) run(ctx context.Context) error {
 		}
 	}
 	for i, st := range steps {
-		if err := placement.CheckSlots(st.Request, sim.slots); err != nil {
+		if err := placement.CheckSlots(st.Request, sim.Slots); err != nil {
 			return usageErr("--request %q: %v", f.requests[i], err)
 		}
 	}
 	if err := placement.ValidateSteps(steps); err != nil {
 		return usageErr("--request: %v", err)
 	}
-	res, err := placement.Run(sim.node, steps, placement.RunOptions{Trace: f.trace, Live: sim.live})
+	res, err := placement.Run(sim.Node, steps, placement.RunOptions{Trace: f.trace, Live: sim.Live})
 	if err != nil {
 		return fmt.Errorf("simulate: %w", err)
 	}
@@ -233,78 +231,14 @@ func (f *simulateFlags) run(ctx context.Context) error {
 	}
 	if failed > 0 {
 		// A script asking "does it fit?" reads the exit status.
-		return &exitError{code: exitProblem, err: fmt.Errorf("%d of %d request(s) could not be placed", failed, countRequests(res.Steps))}
+		return &exitError{code: exitProblem, err: fmt.Errorf("%d of %d request(s) could not be placed", failed, placement.CountRequests(res.Steps))}
 	}
 	return nil
 }
 
-// countRequests counts the allocation steps (not free=N) of a run.
-func countRequests(steps []placement.StepResult) int {
-	n := 0
-	for _, r := range steps {
-		if !r.Step.IsFree() {
-			n++
-		}
-	}
-	return n
-}
-
-// simulation is what setup prepares.
-type simulation struct {
-	node    *placement.Node
-	live    []alloc.KernelAllocation
-	types   model.SlotTypes
-	source  string
-	kernels int
-	// slots are the slots the node registers (every device, whatever
-	// --agent's partition): a request naming another is a typo.
-	slots []model.SlotName
-	// phys is, on a live node, what every agent's kernels hold device by
-	// device: a placement is judged against it (device_total_after,
-	// overcommit), since an agent's allocator does not see the others'.
-	phys *placement.Physical
-	// planner, on a live node of several agents simulated without
-	// --agent, places each request on every agent's own allocator.
-	planner *placement.Planner
-}
-
-// stepAfter is what a simulated allocation would leave on the devices it
-// touches across every agent, and where each agent would put it.
-type stepAfter struct {
-	devices    []placement.DeviceAfter
-	overcommit bool
-	agents     []placement.AgentPreview
-}
-
-// afters judges every successful allocation step against what every
-// agent's kernels hold (plus the steps before it); nil off a live node.
-func (sim *simulation) afters(res *placement.Result) []stepAfter {
-	if sim.phys == nil {
-		return nil
-	}
-	ph := sim.phys.Clone()
-	out := make([]stepAfter, len(res.Steps))
-	for i, r := range res.Steps {
-		if sim.planner != nil && !r.Step.IsFree() && len(r.Step.Request) > 0 {
-			out[i].agents = sim.planner.Preview(r.Step.Request).Agents
-		}
-		if !r.OK() {
-			continue
-		}
-		if r.Step.IsFree() {
-			ph.Add(placement.FlattenAllocation(r.Released), -1)
-			continue
-		}
-		flat := placement.FlattenAllocation(r.Alloc)
-		out[i].devices, out[i].overcommit = ph.After(flat)
-		ph.Add(flat, 1)
-	}
-	return out
-}
-
 // setup builds the node the requests run on: its devices, settings and,
 // with --config/--scratch-root, its live allocations.
-func (f *simulateFlags) setup(ctx context.Context) (*simulation, error) {
+func (f *simulateFlags) setup(ctx context.Context) (*placement.Simulation, error) {
 	if f.cpuNUMA != 0 && f.cpus == 0 {
 		return nil, usageErr("--cpu-numa needs --cpus")
 	}
@@ -329,7 +263,7 @@ func (f *simulateFlags) setup(ctx context.Context) (*simulation, error) {
 	if err != nil {
 		return nil, err
 	}
-	sim := &simulation{types: model.DefaultSlotTypes(), source: f.src.devices}
+	sim := &placement.Simulation{Types: model.DefaultSlotTypes(), Source: f.src.devices}
 	live := f.src.config != "" || len(f.src.scratchRoot) > 0
 	if live {
 		if isJSONDevices(f.src.devices) {
@@ -377,7 +311,7 @@ func (f *simulateFlags) setup(ctx context.Context) (*simulation, error) {
 		if (wantsHost["cpu"] && f.cpus == 0) || (wantsHost["mem"] && f.mem == "") {
 			host = inventory.NewHost(inventory.HostOptions{}).Read().Devices
 		}
-		for _, d := range replaceHost(host, f.cpus, f.cpuNUMA, memBytes) {
+		for _, d := range placement.ReplaceHost(host, f.cpus, f.cpuNUMA, memBytes) {
 			if wantsHost[d.Name] {
 				devs = append(devs, d)
 			}
@@ -386,14 +320,13 @@ func (f *simulateFlags) setup(ctx context.Context) (*simulation, error) {
 	if len(devs) == 0 {
 		return nil, usageErr("--devices %s: no devices to simulate on", f.src.devices)
 	}
-	sim.node = placement.NewNode(devs, settings)
-	sim.slots = placement.DeviceSlots(devs)
+	sim.SetDevices(devs, settings)
 	return sim, nil
 }
 
 // deviceList reads --devices as a device list: every plugin it lists
 // follows --strategy, and alloc_map covers its slots.
-func (f *simulateFlags) deviceList(settings *placement.Settings, sim *simulation) ([]model.Device, error) {
+func (f *simulateFlags) deviceList(settings *placement.Settings, sim *placement.Simulation) ([]model.Device, error) {
 	if f.src.mockEtcd != "" {
 		return nil, usageErr("--mock-etcd %s: the mock plugin's settings apply only to a mock-accelerator.toml, not to the device list --devices %s", f.src.mockEtcd, f.src.devices)
 	}
@@ -406,17 +339,17 @@ func (f *simulateFlags) deviceList(settings *placement.Settings, sim *simulation
 		return nil, usageErr("--devices %s: %v", f.src.devices, err)
 	}
 	settings.PluginStrategy = map[model.DeviceName]alloc.Strategy{}
-	settings.AllocMapSlots = allocMapSlots(devs)
+	settings.AllocMapSlots = placement.AllocMapSlots(devs)
 	for _, d := range devs {
 		settings.PluginStrategy[d.Name] = settings.Strategy
-		sim.types[d.Slot] = d.SlotType
+		sim.Types[d.Slot] = d.SlotType
 	}
 	return devs, nil
 }
 
 // sourceDevices reads the accelerators of --devices (a mock file, auto or
 // nvml), without the host's cores and memory.
-func (f *simulateFlags) sourceDevices(ctx context.Context, settings *placement.Settings, sim *simulation) ([]model.Device, error) {
+func (f *simulateFlags) sourceDevices(ctx context.Context, settings *placement.Settings, sim *placement.Simulation) ([]model.Device, error) {
 	src, err := f.openAccelerators()
 	if err != nil {
 		return nil, err
@@ -467,7 +400,7 @@ func (f *simulateFlags) sourceDevices(ctx context.Context, settings *placement.S
 // liveNode builds the node from the live state of --config/--scratch-root:
 // the snapshot's devices (cores and memory replaced by --cpus/--mem), its
 // kernels' allocations loaded, restricted to --agent's partition.
-func (f *simulateFlags) liveNode(ctx context.Context, settings placement.Settings, memBytes model.Dec, sim *simulation) (*simulation, error) {
+func (f *simulateFlags) liveNode(ctx context.Context, settings placement.Settings, memBytes model.Dec, sim *placement.Simulation) (*placement.Simulation, error) {
 	opts, err := f.src.options()
 	if err != nil {
 		return nil, err
@@ -496,7 +429,7 @@ func (f *simulateFlags) liveNode(ctx context.Context, settings placement.Setting
 		}
 	}
 	s := *snap
-	s.Devices = replaceHost(snap.Devices, f.cpus, f.cpuNUMA, memBytes)
+	s.Devices = placement.ReplaceHost(snap.Devices, f.cpus, f.cpuNUMA, memBytes)
 	if cfg != nil {
 		// Each agent's partition as the agent computes it on these devices
 		// (--cpus/--mem included): the devices it owns and its mem share.
@@ -514,15 +447,8 @@ func (f *simulateFlags) liveNode(ctx context.Context, settings placement.Setting
 			return nil, usageErr("--agent %s: no such agent (have %s)", f.agent, agentIDs(s.Agents))
 		}
 	}
-	st := placement.ForAgent(&s, agent, settings)
-	for _, sk := range st.Skipped {
+	for _, sk := range sim.SetLive(&s, agent, settings) {
 		fmt.Fprintf(f.stderr, "fgtop: kernel %s: not loaded: %s\n", sk.Kernel, sk.Skip)
-	}
-	sim.node, sim.live, sim.kernels = st.Node, st.Live, st.Kernels
-	sim.slots = placement.DeviceSlots(s.Devices)
-	sim.phys = placement.PhysicalOf(&s)
-	if agent == nil && len(s.Agents) > 1 {
-		sim.planner = placement.NewPlanner(&s, settings)
 	}
 	return sim, nil
 }
@@ -580,16 +506,16 @@ func (f *simulateFlags) configSettings(s *placement.Settings) (*agentconfig.Conf
 }
 
 // inventorySettings takes the quantum and slot types from a device source.
-func (f *simulateFlags) inventorySettings(s *placement.Settings, inv *inventory.Inventory, sim *simulation) {
+func (f *simulateFlags) inventorySettings(s *placement.Settings, inv *inventory.Inventory, sim *placement.Simulation) {
 	if f.quantum == "" && inv.Fractional && !inv.Quantum.IsZero() {
 		s.Quantum = inv.Quantum
 	}
 	for k, v := range inv.SlotTypes {
-		sim.types[k] = v
+		sim.Types[k] = v
 	}
-	sim.source = f.src.devices
+	sim.Source = f.src.devices
 	if inv.Source.Detail != "" {
-		sim.source = inv.Source.Detail
+		sim.Source = inv.Source.Detail
 	}
 }
 
@@ -597,32 +523,6 @@ func (f *simulateFlags) inventorySettings(s *placement.Settings, inv *inventory.
 // the simulated node (one device per core) stays a fraction of a second
 // and a few MiB.
 const maxSimCPUs = 4096
-
-// replaceHost swaps the CPU cores for a virtual host's (cpus > 0; numa
-// nodes in equal blocks) and the memory for memBytes (non-zero), keeping
-// every other device.
-func replaceHost(devs []model.Device, cpus, numa int, memBytes model.Dec) []model.Device {
-	out := make([]model.Device, 0, len(devs)+cpus+1)
-	for _, d := range devs {
-		if (d.Name == "cpu" && cpus > 0) || (d.Name == "mem" && !memBytes.IsZero()) {
-			continue
-		}
-		out = append(out, d)
-	}
-	for i := 0; i < cpus; i++ {
-		node := 0
-		if numa > 0 {
-			node = i * numa / cpus
-		}
-		out = append(out, model.Device{ID: model.DeviceID(strconv.Itoa(i)), Name: "cpu", Slot: model.SlotCPU,
-			SlotType: model.SlotTypeCount, Capacity: model.One, Index: i, NUMANode: node})
-	}
-	if !memBytes.IsZero() {
-		out = append(out, model.Device{ID: "root", Name: "mem", Slot: model.SlotMem, SlotType: model.SlotTypeBytes,
-			Capacity: memBytes, NUMANode: -1})
-	}
-	return out
-}
 
 // isJSONDevices reports whether --devices names a device list rather than
 // a mock-accelerator.toml: a .json file, or a file whose first non-blank
@@ -644,23 +544,6 @@ func isJSONDevices(path string) bool {
 	n, _ := fh.Read(buf)
 	b := bytes.TrimLeft(buf[:n], " \t\r\n\ufeff")
 	return len(b) > 0 && (b[0] == '[' || b[0] == '{')
-}
-
-// allocMapSlots are the slots alloc_map sums for a device list besides
-// cuda.shares and cuda.device: none when the list has CUDA devices (the
-// scan_gpu_alloc_map rule), else every non-unique slot it lists (a list of
-// cpu cores or rocm devices then gets a meaningful map).
-func allocMapSlots(devs []model.Device) []model.SlotName {
-	var out []model.SlotName
-	for _, d := range devs {
-		if d.Slot.CountsInAllocMap() {
-			return nil
-		}
-		if d.SlotType != model.SlotTypeUnique && !slices.Contains(out, d.Slot) {
-			out = append(out, d.Slot)
-		}
-	}
-	return out
 }
 
 func agentIDs(as []model.Agent) string {
@@ -733,7 +616,7 @@ func (f *simulateFlags) runCases() error {
 		if err != nil {
 			return fmt.Errorf("simulate: case %s: %w", c.ID, err)
 		}
-		outs = append(outs, caseRun{c, &simulation{node: node, source: "case " + c.ID}, res})
+		outs = append(outs, caseRun{c, &placement.Simulation{Node: node, Source: "case " + c.ID}, res})
 	}
 	if f.check {
 		return f.reportCheck(outs)
@@ -744,7 +627,7 @@ func (f *simulateFlags) runCases() error {
 	if f.asJSON {
 		docs := make([]any, len(outs))
 		for i, o := range outs {
-			docs[i] = f.document(o.sim, o.res, o.c.ID)
+			docs[i] = o.sim.Document(o.res, o.c.ID)
 		}
 		return f.writeJSON(jsonObj{{"cases", docs}})
 	}
@@ -762,7 +645,7 @@ func (f *simulateFlags) runCases() error {
 // caseRun is one case of --case and its simulation.
 type caseRun struct {
 	c   *placement.Case
-	sim *simulation
+	sim *placement.Simulation
 	res *placement.Result
 }
 
@@ -807,11 +690,11 @@ func (f *simulateFlags) reportCheck(runs []caseRun) error {
 }
 
 // render prints a simulation's result.
-func (f *simulateFlags) render(sim *simulation, res *placement.Result, caseID string) error {
+func (f *simulateFlags) render(sim *placement.Simulation, res *placement.Result, caseID string) error {
 	if f.asJSON {
-		return f.writeJSON(f.document(sim, res, caseID))
+		return f.writeJSON(sim.Document(res, caseID))
 	}
-	return f.table(sim, res, caseID)
+	return sim.WriteTable(f.stdout, res, caseID, func(s string) string { return paintRed(f.stdout, s) })
 }
 
 func (f *simulateFlags) writeJSON(v any) error {
@@ -822,297 +705,6 @@ func (f *simulateFlags) writeJSON(v any) error {
 	_, err = f.stdout.Write(b)
 	return err
 }
-
-// document is the --json form of a simulation.
-func (f *simulateFlags) document(sim *simulation, res *placement.Result, caseID string) jsonObj {
-	s := sim.node.Settings()
-	var maps jsonObj
-	for _, p := range sim.node.Plugins() {
-		class := "DiscretePropertyAllocMap"
-		if p.Fractional {
-			class = "FractionAllocMap"
-		}
-		maps = append(maps, jsonKV{string(p.Name), jsonObj{{"map", class}, {"strategy", p.Strategy.String()}, {"devices", len(p.Devices)}}})
-	}
-	order := s.Order
-	if order == nil {
-		order = placement.DefaultOrder
-	}
-	quantum := s.Quantum
-	if quantum.IsZero() {
-		quantum = placement.DefaultQuantum
-	}
-	settings := jsonObj{
-		{"source", sim.source},
-		{"affinity_policy", s.Policy.String()},
-		{"quantum", quantum.String()},
-		{"allow_fragmentation", !s.ForbidFragmentation},
-		{"allocation_order", order},
-		{"maps", maps},
-	}
-	if sim.kernels > 0 {
-		settings = append(settings, jsonKV{"live_kernels", sim.kernels})
-	}
-	placements := make([]jsonObj, 0, len(res.Steps))
-	afters := sim.afters(res)
-	for i, r := range res.Steps {
-		p := jsonObj{{"step", r.Index}, {"request", r.Step.Text}, {"kernel", r.Kernel}}
-		if r.Step.IsFree() {
-			p = append(p, jsonKV{"free", r.Step.Free})
-		}
-		switch {
-		case !r.OK():
-			p = append(p, jsonKV{"error", r.ErrKind}, jsonKV{"message", placement.ErrMessage(r.Err)})
-		case r.Step.IsFree():
-			p = append(p, jsonKV{"released", amountsJSON(placement.FlattenAllocation(r.Released))})
-		default:
-			p = append(p, jsonKV{"allocations", amountsJSON(placement.FlattenAllocation(r.Alloc))})
-			if afters != nil {
-				p = append(p, jsonKV{"overcommit", afters[i].overcommit}, jsonKV{"devices_after", devicesAfterJSON(afters[i].devices)})
-			}
-		}
-		if afters != nil && afters[i].agents != nil {
-			p = append(p, jsonKV{"agents", agentsJSON(afters[i].agents)})
-		}
-		if r.StateAfter != nil {
-			p = append(p, jsonKV{"state_after", amountsJSON(r.StateAfter)})
-		}
-		placements = append(placements, p)
-	}
-	am := jsonObj{}
-	for _, sh := range res.AllocMap {
-		am = append(am, jsonKV{string(sh.Device), sh.Amount.String()})
-	}
-	doc := jsonObj{}
-	if caseID != "" {
-		doc = append(doc, jsonKV{"case", caseID})
-	}
-	return append(doc,
-		jsonKV{"settings", settings},
-		jsonKV{"placements", placements},
-		jsonKV{"alloc_map", am},
-		jsonKV{"state", amountsJSON(res.State)},
-	)
-}
-
-// devicesAfterJSON lists what each touched device would hold across
-// every agent.
-func devicesAfterJSON(ds []placement.DeviceAfter) []jsonObj {
-	out := make([]jsonObj, 0, len(ds))
-	for _, d := range ds {
-		out = append(out, jsonObj{{"slot", string(d.Slot)}, {"device", string(d.Device)}, {"adds", d.Adds.String()},
-			{"held_now", d.HeldNow.String()}, {"device_total_after", d.TotalAfter.String()}, {"capacity", d.Capacity.String()},
-			{"overcommit", d.Overcommit}})
-	}
-	return out
-}
-
-// agentsJSON is where each agent's own allocator would put a request on
-// the live state (its own kernels only, as on the node).
-func agentsJSON(as []placement.AgentPreview) []jsonObj {
-	out := make([]jsonObj, 0, len(as))
-	for _, a := range as {
-		o := jsonObj{{"agent", string(a.Agent)}, {"fits", a.OK()}}
-		if a.OK() {
-			o = append(o, jsonKV{"allocations", amountsJSON(placement.FlattenAllocation(a.Alloc))},
-				jsonKV{"overcommit", a.Overcommit}, jsonKV{"devices_after", devicesAfterJSON(a.Devices)})
-		} else {
-			o = append(o, jsonKV{"error", a.ErrKind}, jsonKV{"reason", a.Reason})
-		}
-		out = append(out, o)
-	}
-	return out
-}
-
-// amountsJSON is {slot: {device: "amount"}} in the allocation's order.
-func amountsJSON(a alloc.Allocation) jsonObj {
-	out := jsonObj{}
-	for _, s := range a {
-		devs := jsonObj{}
-		for _, sh := range s.Shares {
-			devs = append(devs, jsonKV{string(sh.Device), sh.Amount.String()})
-		}
-		out = append(out, jsonKV{string(s.Slot), devs})
-	}
-	return out
-}
-
-// table prints a simulation for people.
-func (f *simulateFlags) table(sim *simulation, res *placement.Result, caseID string) error {
-	w := f.stdout
-	s := sim.node.Settings()
-	if caseID != "" {
-		fmt.Fprintf(w, "case %s\n", caseID)
-	}
-	quantum := s.Quantum
-	if quantum.IsZero() {
-		quantum = placement.DefaultQuantum
-	}
-	var maps []string
-	for _, p := range sim.node.Plugins() {
-		class := "discrete"
-		if p.Fractional {
-			class = "fractional, quantum " + quantum.String()
-		}
-		maps = append(maps, fmt.Sprintf("%s: %d device(s), %s, %s", p.Name, len(p.Devices), class, p.Strategy))
-	}
-	frag := "allowed"
-	if s.ForbidFragmentation {
-		frag = "not allowed"
-	}
-	fmt.Fprintf(w, "source:  %s\n", sim.source)
-	fmt.Fprintf(w, "maps:    %s\n", strings.Join(maps, "; "))
-	fmt.Fprintf(w, "policy:  %s, fragmentation %s", s.Policy, frag)
-	if sim.kernels > 0 {
-		fmt.Fprintf(w, ", %d live kernel(s) loaded", sim.kernels)
-	}
-	fmt.Fprintln(w)
-	fmt.Fprintln(w)
-
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "STEP\tREQUEST\tKERNEL\tRESULT")
-	afters := sim.afters(res)
-	var notes []string
-	for i, r := range res.Steps {
-		var result string
-		switch {
-		case !r.OK():
-			msg := oneLine(placement.ErrMessage(r.Err))
-			if !strings.HasPrefix(msg, r.ErrKind+":") && !pythonKind(r.ErrKind) {
-				msg = r.ErrKind + ": " + msg
-			}
-			result = "✗ " + msg
-		case r.Step.IsFree():
-			result = "released " + amountsText(placement.FlattenAllocation(r.Released), sim.types)
-		default:
-			result = amountsText(placement.FlattenAllocation(r.Alloc), sim.types)
-			if afters != nil && afters[i].overcommit {
-				result += "  " + paintRed(w, "! OVERCOMMIT")
-			}
-		}
-		if afters != nil {
-			notes = append(notes, stepNotes(r, afters[i], sim.types)...)
-		}
-		req := r.Step.Text
-		if strings.TrimSpace(req) == "" {
-			req = "(empty)"
-		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", r.Index, req, r.Kernel, result)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	if len(notes) > 0 {
-		fmt.Fprintln(w)
-		for _, n := range notes {
-			fmt.Fprintln(w, strings.Replace(n, "OVERCOMMIT", paintRed(w, "OVERCOMMIT"), 1))
-		}
-	}
-	fmt.Fprintln(w)
-
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "DEVICE\tSLOT\tNUMA\tCAPACITY\tALLOCATED\tFREE")
-	for _, p := range sim.node.Plugins() {
-		cum := map[model.DeviceID]model.Dec{}
-		for _, sl := range p.Map().Allocations() {
-			for _, sh := range sl.Shares {
-				cum[sh.Device] = sh.Amount
-			}
-		}
-		if len(p.Devices) > 16 {
-			capTotal, used := model.Zero, model.Zero
-			for _, d := range p.Devices {
-				capTotal, used = capTotal.Add(d.Capacity), used.Add(cum[d.ID])
-			}
-			slot := p.Devices[0].Slot
-			fmt.Fprintf(tw, "%s (%d devices)\t%s\t\t%s\t%s\t%s\n", p.Name, len(p.Devices), slot,
-				amountText(capTotal, slot, sim.types), amountText(used, slot, sim.types), amountText(capTotal.Sub(used), slot, sim.types))
-			continue
-		}
-		for _, d := range p.Devices {
-			numa := "-"
-			if d.NUMANode >= 0 {
-				numa = strconv.Itoa(d.NUMANode)
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", d.ID, d.Slot, numa, amountText(d.Capacity, d.Slot, sim.types),
-				amountText(cum[d.ID], d.Slot, sim.types), amountText(d.Capacity.Sub(cum[d.ID]), d.Slot, sim.types))
-		}
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	var am []string
-	for _, sh := range res.AllocMap {
-		am = append(am, fmt.Sprintf("%s: %s", sh.Device, sh.Amount))
-	}
-	fmt.Fprintf(w, "\nalloc_map: {%s}\n", strings.Join(am, ", "))
-	return nil
-}
-
-// stepNotes say, for a step on a live node, what each touched device would
-// hold across every agent (overcommits first in words), and where each
-// agent's own allocator would put the request.
-func stepNotes(r placement.StepResult, a stepAfter, types model.SlotTypes) []string {
-	var out []string
-	for _, d := range a.devices {
-		if d.Overcommit {
-			out = append(out, fmt.Sprintf("step %d: OVERCOMMIT: %s would hold %s of %s %s across all agents (%s held now + %s): the agent's allocator does not see the other agents' kernels",
-				r.Index, d.Device, amountText(d.TotalAfter, d.Slot, types), amountText(d.Capacity, d.Slot, types), d.Slot,
-				amountText(d.HeldNow, d.Slot, types), amountText(d.Adds, d.Slot, types)))
-		}
-	}
-	for _, ag := range a.agents {
-		switch {
-		case !ag.OK():
-			out = append(out, fmt.Sprintf("step %d: agent %s's own allocator (its kernels only) would not take it: %s", r.Index, ag.Agent, ag.Reason))
-		case ag.Overcommit:
-			out = append(out, fmt.Sprintf("step %d: agent %s's own allocator (its kernels only) would take it (%s), OVERCOMMIT across all agents", r.Index, ag.Agent, amountsText(placement.FlattenAllocation(ag.Alloc), types)))
-		default:
-			out = append(out, fmt.Sprintf("step %d: agent %s's own allocator (its kernels only) would take it (%s)", r.Index, ag.Agent, amountsText(placement.FlattenAllocation(ag.Alloc), types)))
-		}
-	}
-	return out
-}
-
-// pythonKind reports whether an error kind names an exception of Python
-// itself rather than one of Backend.AI's resource errors: the table shows
-// only its plain message (the JSON keeps the kind, as parity data).
-func pythonKind(kind string) bool {
-	switch kind {
-	case alloc.KindValueError, alloc.KindKeyError, alloc.KindIndexError, alloc.KindInvalidOperation, alloc.KindDivisionByZero:
-		return true
-	}
-	return false
-}
-
-// amountsText writes an allocation on one line: "cuda.shares 2d02=0.20".
-func amountsText(a alloc.Allocation, types model.SlotTypes) string {
-	if len(a) == 0 {
-		return "nothing (empty request)"
-	}
-	var parts []string
-	for _, s := range a {
-		var devs []string
-		for _, sh := range s.Shares {
-			devs = append(devs, fmt.Sprintf("%s=%s", sh.Device, amountText(sh.Amount, s.Slot, types)))
-		}
-		if len(devs) == 0 {
-			devs = []string{"nothing"}
-		}
-		parts = append(parts, fmt.Sprintf("%s %s", s.Slot, strings.Join(devs, " ")))
-	}
-	return strings.Join(parts, "; ")
-}
-
-// amountText writes an amount, bytes slots as binary sizes.
-func amountText(v model.Dec, slot model.SlotName, types model.SlotTypes) string {
-	if types.TypeOf(slot) == model.SlotTypeBytes && v.Sign() > 0 {
-		return model.FormatBinarySize(v)
-	}
-	return v.String()
-}
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // jsonObj is a JSON object that keeps its key order.
 type jsonObj []jsonKV

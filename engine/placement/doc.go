@@ -10,6 +10,10 @@
 // live allocations loaded into them, allocated in the agent's
 // allocation-order with its affinity policy.
 //
+// A Simulation (simulation.go) is what `fgtop simulate` sets up from its
+// flags; its Document and WriteTable are the command's output, so the
+// command only parses flags and prints.
+//
 // # Map construction (what the agent's plugins do)
 //
 //   - An accelerator plugin whose devices carry a "<name>.shares" slot gets a

@@ -15,7 +15,7 @@ import (
 	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/engine/partition"
 	"github.com/fgtop/fgtop/model"
-	"github.com/fgtop/fgtop/ui"
+	uiconsole "github.com/fgtop/fgtop/ui/console"
 	"github.com/fgtop/fgtop/ui/ssh/sshtest"
 )
 
@@ -62,14 +62,14 @@ func TestSessionsShareOneDesk(t *testing.T) {
 	host := fixtureHost()
 	desk := partition.NewDesk(partition.DeskOptions{Config: path, Snapshot: func() *model.Snapshot { return host }})
 	var mu sync.Mutex
-	got := map[string]ui.Options{} // by SSH user
+	got := map[string]uiconsole.Options{} // by SSH user
 	f := startServer(t, func(c *Config) {
 		c.UI.Desk = desk
 		c.UI.Actor = agentconfig.Actor{Name: "template", Role: agentconfig.RoleAdmin}
 	},
 		func(s *Server) {
 			next := s.newModel
-			s.newModel = func(sub <-chan *model.Snapshot, o ui.Options) sessionModel {
+			s.newModel = func(sub <-chan *model.Snapshot, o uiconsole.Options) sessionModel {
 				mu.Lock()
 				got[o.Actor.Name] = o
 				mu.Unlock()
@@ -162,7 +162,7 @@ func TestSessionsShareOneDesk(t *testing.T) {
 
 // crashOnZ is the real console, except that Z makes it panic: a console
 // that breaks while its operator holds the draft.
-type crashOnZ struct{ *ui.App }
+type crashOnZ struct{ *uiconsole.App }
 
 func (c crashOnZ) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if k, ok := msg.(tea.KeyPressMsg); ok && k.String() == "Z" {
@@ -208,8 +208,8 @@ func TestEndedSessionGivesTheDraftBack(t *testing.T) {
 				}
 			}, func(s *Server) {
 				next := s.newModel
-				s.newModel = func(sub <-chan *model.Snapshot, o ui.Options) sessionModel {
-					return crashOnZ{next(sub, o).(*ui.App)}
+				s.newModel = func(sub <-chan *model.Snapshot, o uiconsole.Options) sessionModel {
+					return crashOnZ{next(sub, o).(*uiconsole.App)}
 				}
 			})
 			c := f.open(t, "olga", f.operator.Signer, nil)

@@ -12,7 +12,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/fgtop/fgtop/model"
-	"github.com/fgtop/fgtop/ui"
+	uiconsole "github.com/fgtop/fgtop/ui/console"
 )
 
 // spySizes starts a server whose consoles report every window size they
@@ -21,7 +21,7 @@ func spySizes(t *testing.T, tweak func(*Config)) (*fixture, chan tea.WindowSizeM
 	sizes := make(chan tea.WindowSizeMsg, 64)
 	f := startServer(t, tweak, func(s *Server) {
 		next := s.newModel
-		s.newModel = func(sub <-chan *model.Snapshot, o ui.Options) sessionModel {
+		s.newModel = func(sub <-chan *model.Snapshot, o uiconsole.Options) sessionModel {
 			return sizeSpy{sessionModel: next(sub, o), sizes: sizes}
 		}
 	})

@@ -26,7 +26,7 @@ import (
 	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/model"
 	"github.com/fgtop/fgtop/themes"
-	"github.com/fgtop/fgtop/ui"
+	uiconsole "github.com/fgtop/fgtop/ui/console"
 )
 
 // Defaults of Config.
@@ -112,7 +112,7 @@ type Config struct {
 	// operator at a time and an apply by one makes the others' drafts
 	// stale. A viewer's session is always read-only; UI.ReadOnly makes
 	// every session a viewer, in the engine too, whatever its key says.
-	UI ui.Options
+	UI uiconsole.Options
 }
 
 // Identity is who a session is: what the engine's journal records about
@@ -158,9 +158,9 @@ type Server struct {
 	start  sync.Once
 	wg     sync.WaitGroup
 
-	// newModel builds a session's console (ui.New); tests look at the
+	// newModel builds a session's console (uiconsole.New); tests look at the
 	// options each session gets through it.
-	newModel func(<-chan *model.Snapshot, ui.Options) sessionModel
+	newModel func(<-chan *model.Snapshot, uiconsole.Options) sessionModel
 
 	// readKeys reads authorized_keys (ReadAuthorizedKeys); tests make it
 	// fail.
@@ -229,7 +229,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.MaxSessionsPerKey = DefaultMaxSessionsPerKey
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, sessions: map[ssh.Session]*session{}, readKeys: ReadAuthorizedKeys,
-		newModel: func(sub <-chan *model.Snapshot, o ui.Options) sessionModel { return ui.New(sub, o) }}
+		newModel: func(sub <-chan *model.Snapshot, o uiconsole.Options) sessionModel { return uiconsole.New(sub, o) }}
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -676,7 +676,7 @@ func (s *Server) console(next ssh.Handler) ssh.Handler {
 	}
 }
 
-// sessionModel is a session's console: ui.App, or what a test wraps it in. It
+// sessionModel is a session's console: uiconsole.App, or what a test wraps it in. It
 // holds things outside itself (the partition draft) that Close gives back.
 type sessionModel interface {
 	tea.Model
@@ -684,7 +684,7 @@ type sessionModel interface {
 }
 
 // closeModel gives back what a session's console holds outside itself
-// (ui.App.Close: the partition draft). It runs after the program ended,
+// (uiconsole.App.Close: the partition draft). It runs after the program ended,
 // so no Update runs beside it. A console broken enough to panic here
 // must not take the server down.
 func (s *Server) closeModel(sess ssh.Session, c sessionModel) {
@@ -722,7 +722,7 @@ func (s *Server) program(sess ssh.Session) (*tea.Program, sessionModel) {
 		// (see outQueue).
 		tea.WithInput(inputClock{r: sess, ls: ls}),
 		tea.WithOutput(ls.out),
-		tea.WithFPS(ui.FrameRate),
+		tea.WithFPS(uiconsole.FrameRate),
 	)
 	p := tea.NewProgram(m, popts...)
 	ls.mu.Lock()
@@ -738,7 +738,7 @@ func (s *Server) program(sess ssh.Session) (*tea.Program, sessionModel) {
 // sessionOptions are the console options of one session: the template,
 // with the session's actor, read-only unless the actor may write. The
 // desk is the template's, the same for every session.
-func (s *Server) sessionOptions(id Identity) ui.Options {
+func (s *Server) sessionOptions(id Identity) uiconsole.Options {
 	opts := s.cfg.UI
 	opts.Actor = id.Actor()
 	opts.ReadOnly = !opts.Actor.CanWrite()

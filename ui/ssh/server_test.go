@@ -21,7 +21,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/fgtop/fgtop/model"
-	"github.com/fgtop/fgtop/ui"
+	uiconsole "github.com/fgtop/fgtop/ui/console"
 	"github.com/fgtop/fgtop/ui/internal/fake"
 	"github.com/fgtop/fgtop/ui/ssh/sshtest"
 )
@@ -118,7 +118,7 @@ func startServer(t *testing.T, tweak func(*Config), hooks ...func(*Server)) *fix
 		Subscribe: f.pub.Subscribe, AuthorizedKeys: f.keysPath, HostKey: f.hostKeyPath,
 		IdleTimeout: -1, KeysPoll: keysPoll,
 		Logger: slog.New(slog.NewTextHandler(f.log, nil)),
-		UI:     ui.Options{ASCII: true, Background: "dark", Now: func() time.Time { return fake.T0 }},
+		UI:     uiconsole.Options{ASCII: true, Background: "dark", Now: func() time.Time { return fake.T0 }},
 	}
 	if tweak != nil {
 		tweak(&cfg)
@@ -564,7 +564,7 @@ func (panicky) Close()                                {}
 func TestConsoleFailureIsLoggedNotShown(t *testing.T) {
 	f := startServer(t, nil, func(s *Server) {
 		next := s.newModel
-		s.newModel = func(sub <-chan *model.Snapshot, o ui.Options) sessionModel {
+		s.newModel = func(sub <-chan *model.Snapshot, o uiconsole.Options) sessionModel {
 			if o.Actor.Name == "crash" {
 				return panicky{}
 			}
@@ -610,7 +610,7 @@ func TestWindowFollowsTheClient(t *testing.T) {
 	sizes := make(chan tea.WindowSizeMsg, 16)
 	f := startServer(t, nil, func(s *Server) {
 		next := s.newModel
-		s.newModel = func(sub <-chan *model.Snapshot, o ui.Options) sessionModel {
+		s.newModel = func(sub <-chan *model.Snapshot, o uiconsole.Options) sessionModel {
 			return sizeSpy{sessionModel: next(sub, o), sizes: sizes}
 		}
 	})

@@ -1,0 +1,401 @@
+package console
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/engine/partition"
+	"github.com/fgtop/fgtop/internal/untrusted"
+	"github.com/fgtop/fgtop/model"
+	"github.com/fgtop/fgtop/themes"
+
+	"github.com/fgtop/fgtop/ui/editor"
+	"github.com/fgtop/fgtop/ui/kit"
+	"github.com/fgtop/fgtop/ui/render"
+)
+
+// Options configure one console program. The zero value is a usable
+// read-write console with an auto-detected theme.
+type Options struct {
+	// ReadOnly builds the viewer key map: no action that changes the node
+	// exists, and a lock mark shows in the header.
+	ReadOnly bool
+	// Theme is the theme to use. Nil picks one: mono when the program's
+	// environment sets NO_COLOR, else dark or light by Background or by
+	// asking the terminal for its background colour.
+	Theme *themes.Theme
+	// Background overrides light/dark detection when Theme is nil: "dark"
+	// or "light"; "" asks the terminal (unreliable over SSH and tmux).
+	Background string
+	// ASCII draws with 7-bit characters only: bars of '#', '=' and '.', '!'
+	// beyond capacity.
+	ASCII bool
+	// Now is the clock for ages and "updated 3s ago"; time.Now when nil.
+	// Tests fix it.
+	Now func() time.Time
+	// NodeName is shown until a snapshot names the node.
+	NodeName string
+	// Thresholds colour telemetry; DefaultThresholds when nil.
+	Thresholds *kit.Thresholds
+	// Actor is who sits at this console (user, origin, role); the
+	// partition desk journals writes under it and refuses a viewer's.
+	Actor agentconfig.Actor
+	// Desk edits the node's partition; nil when there is no agent config
+	// to edit (then the console has no editor).
+	Desk *partition.Desk
+	// LoadTheme loads what `:theme ARG` names, off the Update loop. Nil
+	// means themes.Load: a name, or any theme file the local user may
+	// read. A console served over SSH gets a loader that takes names only
+	// (themes.LoadNamed), so nothing a viewer types reads a file.
+	LoadTheme func(arg string) (*themes.Theme, error)
+	// DemoRestart restarts the demo's simulated agents whose partition in
+	// agent.toml changed (key R) and says what it did; nil outside the
+	// demo, where the key does not exist.
+	DemoRestart func() (string, error)
+	// History is the history directory the console records into and
+	// reads the past from (:at); "" when there is none.
+	History string
+}
+
+// FrameRate is the renderer's frame rate: pass tea.WithFPS(FrameRate) to
+// every program. Bubble Tea's renderer wakes at this rate even when nothing
+// changes: at 160x48 on 8 mock GPUs, 60 fps cost 0.80-0.90 % of a core and
+// 30 fps 0.40-0.53 % where 20 fps cost 0.32 %; on a later, slower VM 15 fps
+// measured no lower than 20 (the redraw of what changes each second and the
+// runtime's wake-ups dominate; see oneProcAfterScan in cmd/fgtop). At 20 a
+// file write reaches the screen in about 72 ms at p99 (target 100 ms;
+// bench/latency.sh).
+const FrameRate = 20
+
+// frameInterval is how often at most a new snapshot is adopted: adopting
+// more often than the renderer draws is work nobody sees.
+const frameInterval = time.Second / FrameRate
+
+// TickInterval refreshes ages and expires flash messages.
+const TickInterval = time.Second
+
+// PromptMode is what the footer's prompt is for.
+type PromptMode uint8
+
+// The prompts: none, the filter (/), a command (:).
+const (
+	PromptNone PromptMode = iota
+	PromptFilter
+	PromptCommand
+)
+
+// Messages.
+type (
+	SnapshotMsg struct{ Snap *model.Snapshot }
+	// themeLoadedMsg is the result of `:theme ARG`, loaded in a Cmd.
+	themeLoadedMsg struct {
+		t   *themes.Theme
+		Err error
+	}
+	closedMsg struct{}
+	frameMsg  struct{}
+)
+
+// App is the root model. It keeps the last adopted snapshot, what was
+// derived from it, the panes (each with its own cursor and view state),
+// the focus and the history; no other domain state.
+type App struct {
+	*common
+	opts  Options
+	ch    <-chan *model.Snapshot
+	theme themeChoice
+
+	pending    *model.Snapshot
+	frameArmed bool
+	// adoptedAt is when the last snapshot was adopted (frame pacing).
+	adoptedAt  time.Time
+	Closed     bool
+	cache      *render.DeriveCache
+	hist       history
+	past       pastState
+	seenIssues map[string]bool
+
+	// The main screen's panes, in focus order (indexed by pane), and the
+	// focused one; the typed pointers are for what crosses panes (the
+	// kernels follow the devices cursor, enter on an issue selects its
+	// kernel).
+	panes   [numPanes]paneModel
+	focus   pane
+	devices *devicesPane
+	Kernels *kernelsPane
+	Agents  *agentsPane
+	Issues  *issuesPane
+
+	// layers are the components over the main screen, bottom first: the
+	// top one has the keys (layers.go).
+	layers []kit.Layer
+
+	// What the desk says about who holds the draft and the last write,
+	// refreshed when its version changes.
+	deskHold  []kit.Span
+	deskWrite []kit.Span
+	// desk is the desk work this console has under way off the UI loop
+	// (editor_cmds.go): every call into the desk that reads or writes a
+	// file runs in a tea.Cmd and comes back as a message.
+	Desk *editor.DeskWork
+
+	// Cached between frames: the composed frame, the layout it used (for
+	// mouse hits) and the footer help.
+	frame     string
+	lay       layout
+	shortHelp string
+	helpW     int
+}
+
+// themeChoice remembers how the theme was chosen, so detection results
+// only replace a theme nobody chose explicitly.
+type themeChoice struct {
+	explicit bool
+	noColor  bool
+	dark     bool
+}
+
+// New returns the console's root model. It renders the snapshots received
+// on snapshots (nil: none ever come) and never blocks their sender for
+// long: the channel is drained to the newest snapshot, and at most one is
+// adopted per frame.
+//
+// The caller owns the console: call Close once its program has ended.
+func New(snapshots <-chan *model.Snapshot, opts Options) *App {
+	return newApp(snapshots, opts)
+}
+
+func newApp(snapshots <-chan *model.Snapshot, opts Options) *App {
+	a := &App{
+		common: &common{Common: &kit.Common{Now: opts.Now, Th: kit.DefaultThresholds(), Actor: opts.Actor}},
+		opts:   opts, ch: snapshots,
+		hist: history{}, seenIssues: map[string]bool{},
+		Desk: &editor.DeskWork{},
+	}
+	a.newPanes()
+	if a.Now == nil {
+		a.Now = time.Now
+	}
+	if opts.Thresholds != nil {
+		a.Th = *opts.Thresholds
+	}
+	role := kit.RoleOperator
+	if opts.ReadOnly {
+		role = kit.RoleViewer
+	}
+	a.Keys = NewKeyMap(role)
+	if opts.DemoRestart != nil {
+		a.Keys = withDemoRestart(a.Keys)
+	}
+	if opts.History != "" {
+		a.Keys.BindingList = append(a.Keys.BindingList, pastBindings()...)
+	}
+	t := opts.Theme
+	a.theme.dark = opts.Background != "light"
+	if t != nil {
+		a.theme.explicit = true
+	} else {
+		t = themes.Auto(a.theme.dark)
+	}
+	a.setTheme(t)
+	return a
+}
+
+// setTheme rebuilds the program's styles. A theme that fails to parse
+// keeps the current styles (built-in themes always parse).
+func (a *App) setTheme(t *themes.Theme) error {
+	st, err := kit.NewStyles(t, a.opts.ASCII)
+	if err != nil {
+		return err
+	}
+	a.St = st
+	a.shortHelp = ""
+	a.Invalidate()
+	return nil
+}
+
+// Init starts listening for snapshots, the clock tick and, when the theme
+// is to be detected, asks the terminal for its background colour.
+func (a *App) Init() tea.Cmd {
+	a.pollDesk()
+	cmds := []tea.Cmd{a.listen(), tick(), a.takeLater(nil)}
+	if !a.theme.explicit && a.opts.Background == "" {
+		cmds = append(cmds, tea.RequestBackgroundColor)
+	}
+	return tea.Batch(cmds...)
+}
+
+// listen waits for the next snapshot, then drains whatever else is queued
+// so only the newest is delivered.
+func (a *App) listen() tea.Cmd {
+	return ListenLatest(a.ch, func(s *model.Snapshot) tea.Msg { return SnapshotMsg{s} }, closedMsg{})
+}
+
+// ListenLatest waits for the next value on ch and drains whatever else is
+// queued, so only the newest is delivered (wrapped); closed is delivered
+// when ch closes. A nil ch never delivers.
+func ListenLatest[T any](ch <-chan T, wrap func(T) tea.Msg, closed tea.Msg) tea.Cmd {
+	if ch == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		v, ok := <-ch
+		if !ok {
+			return closed
+		}
+		for {
+			select {
+			case next, ok := <-ch:
+				if !ok {
+					return wrap(v)
+				}
+				v = next
+			default:
+				return wrap(v)
+			}
+		}
+	}
+}
+
+func tick() tea.Cmd {
+	return tea.Tick(TickInterval, func(time.Time) tea.Msg { return kit.TickMsg{} })
+}
+
+// frame ends the current frame after d.
+func frame(d time.Duration) tea.Cmd {
+	return tea.Tick(d, func(time.Time) tea.Msg { return frameMsg{} })
+}
+
+// adoptNow adopts s and starts a frame.
+func (a *App) adoptNow(s *model.Snapshot) {
+	a.adoptedAt = a.Now()
+	a.adopt(s)
+}
+
+// adopt makes a snapshot current: derive what the views need once, record
+// history, flash issues that were not there before.
+func (a *App) adopt(s *model.Snapshot) {
+	first := a.Snap == nil
+	a.Snap = s
+	if a.cache == nil {
+		a.cache = render.NewDeriveCache()
+	}
+	a.d = render.Derive(s, render.DeriveOptions{Th: a.Th, G: a.St.G, Looks: a.St.LookDims()}, a.cache)
+	a.hist.observe(s, func(dv *model.Device) sample {
+		alloc := float32(0)
+		if r, ok := a.d.DevIndex[dv.Key()]; ok {
+			row := &a.d.Devs[r]
+			total := 0.0
+			for _, v := range row.KernAmts {
+				total += v
+			}
+			switch {
+			case row.CapUnknown:
+				// No share of an unknown capacity: the graph shows a gap.
+				alloc = float32(nan())
+			case row.CapF > 0:
+				// Not clamped: the history graph says 110 % where a
+				// device is over capacity (the plots clamp).
+				alloc = float32(total / row.CapF)
+			case total > 0:
+				alloc = 1
+			}
+		}
+		util, mem := float32(nan()), float32(nan())
+		if t := dv.Telemetry; t != nil {
+			if t.UtilGPU.Valid {
+				util = float32(t.UtilGPU.V) / 100
+			}
+			if t.MemUsed.Valid && t.MemTotal.Valid && t.MemTotal.V > 0 {
+				mem = float32(min(float64(t.MemUsed.V)/float64(t.MemTotal.V), 1))
+			}
+		}
+		return sample{alloc, util, mem}
+	})
+	a.flashNewIssues(first)
+	a.clampCursors()
+	a.Kernels.refresh()
+	a.broadcast(kit.AdoptedMsg{})
+	a.Invalidate()
+}
+
+// View draws the console. The frame is cached between state changes,
+// because Bubble Tea asks for a view after every message, also the ones
+// that change nothing visible (snapshots waiting for the next frame).
+func (a *App) View() tea.View {
+	if !a.FrameOK {
+		a.frame = a.compose()
+		if a.St.ASCII {
+			a.frame = kit.ASCIIOnly(a.frame)
+		}
+		a.FrameOK = true
+	}
+	v := tea.NewView(a.frame)
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
+	v.WindowTitle = untrusted.Text("fgtop " + a.NodeName())
+	if a.St.ASCII {
+		v.WindowTitle = kit.ASCIIOnly(v.WindowTitle)
+	}
+	return v
+}
+
+// NodeName is the node the console shows, for the header and the title.
+func (a *App) NodeName() string {
+	if a.Snap != nil && a.Snap.Node != "" {
+		return a.Snap.Node
+	}
+	if a.opts.NodeName != "" {
+		return a.opts.NodeName
+	}
+	return "(node)"
+}
+
+// compose assembles the whole screen: exactly h rows, none wider than w.
+func (a *App) compose() string {
+	w, h := a.Size()
+	rows := a.Rows(w, h)
+	for i, r := range rows {
+		rows[i] = kit.ClampLine(r, w) // the safety net; tests check it never cuts
+	}
+	return strings.Join(rows, "\n")
+}
+
+// flashNewIssues flashes issues that appeared since the last snapshot. The
+// first snapshot's issues are not news: they are in the issues pane and
+// counted in the header.
+func (a *App) flashNewIssues(first bool) {
+	seen := make(map[string]bool, len(a.d.Issues))
+	var fresh []*render.IssueRow
+	for i := range a.d.Issues {
+		r := &a.d.Issues[i]
+		seen[r.ID] = true
+		if !first && !a.seenIssues[r.ID] {
+			fresh = append(fresh, r)
+		}
+	}
+	a.seenIssues = seen
+	if len(fresh) == 0 {
+		return
+	}
+	worst := fresh[0] // issues are sorted by severity, highest first
+	lvl := kit.LvlOK
+	switch worst.Is.Severity {
+	case model.SevError:
+		lvl = kit.LvlCrit
+	case model.SevWarning:
+		lvl = kit.LvlWarn
+	}
+	text := "new issue: " + worst.Text
+	if len(fresh) > 1 {
+		text = strconv.Itoa(len(fresh)) + " new issues; " + worst.Text
+	}
+	a.Flashf(lvl, text)
+}
+
+func nan() float64 { return math.NaN() }

@@ -1,0 +1,238 @@
+package console
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/fgtop/fgtop/themes"
+
+	"github.com/fgtop/fgtop/ui/kit"
+)
+
+// maxPromptRunes is the longest filter or command line: far more than a
+// kernel id, a path or a command needs.
+const maxPromptRunes = 256
+
+// prompt is the footer's filter or command line (/ and :), a layer over
+// everything else while it is open: the filter follows the text as it is
+// typed and esc gives back the one from before; enter runs a command line.
+type prompt struct {
+	*common
+	kit.Closer
+	kit.Area
+	mode  PromptMode
+	Input string
+	// prev is the filter before the prompt opened.
+	prev string
+	// run runs a command line; setFilter applies the filter.
+	run       func(string) tea.Cmd
+	setFilter func(string)
+}
+
+// startPrompt opens the filter or the command line.
+func (a *App) startPrompt(m PromptMode, initial string) {
+	a.push(&prompt{common: a.common, mode: m, Input: initial, prev: a.Kernels.Filter, run: a.runCommand,
+		setFilter: a.Kernels.setFilter})
+}
+
+// Rank stacks the prompt over everything.
+func (p *prompt) Rank() kit.LayerRank { return kit.RankPrompt }
+
+// Update edits the line; the prompt closes itself on enter, esc, or
+// backspace on an empty line.
+func (p *prompt) Update(msg tea.Msg) tea.Cmd {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return nil
+	}
+	p.Invalidate()
+	cmd := PromptKey(&p.mode, &p.Input, p.prev, k, p.run, p.setFilter,
+		func() { p.Flashf(kit.LvlWarn, PromptFullText()) })
+	if p.mode == PromptNone {
+		p.Close()
+	}
+	return cmd
+}
+
+// View is the footer row: the lead character, the text (its end when it
+// is too long) and a cursor.
+func (p *prompt) View() []string { return []string{PromptLine(p.St, p.mode, p.Input, p.W)} }
+
+// PromptLine draws a prompt in w cells (the node and fleet consoles'
+// footers).
+func PromptLine(st *kit.Styles, mode PromptMode, input string, w int) string {
+	l := kit.NewLine(kit.Paint{})
+	lead := "/"
+	if mode == PromptCommand {
+		lead = ":"
+	}
+	l.Put(st.Accent, lead)
+	if kit.Width(input)+2 > w {
+		input = st.G.Ellipsis + kit.TruncateLeft(input, w-3)
+	}
+	l.Put(st.Text, input)
+	l.Put(st.Accent, "_")
+	return l.Finish(w)
+}
+
+// promptEdit is what a key did to a prompt line.
+type promptEdit uint8
+
+const (
+	promptIgnored   promptEdit = iota // a key the prompt does not take
+	promptChanged                     // the text changed (typing, deleting)
+	promptFull                        // typed text was cut at maxPromptRunes
+	promptAccepted                    // enter
+	promptCancelled                   // esc
+	promptClosed                      // backspace on an empty line
+)
+
+// editPrompt applies a key to a prompt line (the filter, the command
+// line): the node console and the fleet console share its keys and its
+// length limit. Typed (or pasted) text beyond maxPromptRunes is dropped: a
+// 1 MB filter cost 25 s of CPU, re-filtering at every key.
+func editPrompt(in string, msg tea.KeyPressMsg) (string, promptEdit) {
+	switch {
+	case msg.Code == tea.KeyEnter:
+		return in, promptAccepted
+	case msg.Code == tea.KeyEscape:
+		return in, promptCancelled
+	case msg.Code == tea.KeyBackspace:
+		if in == "" {
+			return in, promptClosed
+		}
+		return dropLastGrapheme(in), promptChanged
+	case msg.String() == "ctrl+u":
+		return "", promptChanged
+	case msg.Text != "":
+		room := maxPromptRunes - utf8.RuneCountInString(in)
+		text := msg.Text
+		if utf8.RuneCountInString(text) <= room {
+			return in + text, promptChanged
+		}
+		return in + string([]rune(text)[:max(room, 0)]), promptFull
+	}
+	return in, promptIgnored
+}
+
+// PromptFullText is the flash of a prompt that is full.
+func PromptFullText() string {
+	return fmt.Sprintf("the prompt takes at most %d characters", maxPromptRunes)
+}
+
+// PromptKey is the prompt handling both consoles share: a key edits
+// *input (editPrompt); enter runs a command line; the filter follows the
+// text while typing (setFilter) and esc gives it back its value from
+// before (prev); full is told when typed text was cut.
+func PromptKey(mode *PromptMode, input *string, prev string, msg tea.KeyPressMsg,
+	run func(string) tea.Cmd, setFilter func(string), full func(),
+) tea.Cmd {
+	in, what := editPrompt(*input, msg)
+	switch what {
+	case promptAccepted:
+		m := *mode
+		*mode, *input = PromptNone, ""
+		if m == PromptCommand {
+			return run(in)
+		}
+		return nil
+	case promptCancelled:
+		if *mode == PromptFilter {
+			setFilter(prev)
+		}
+		*mode, *input = PromptNone, ""
+		return nil
+	case promptClosed:
+		*mode = PromptNone
+		return nil
+	case promptIgnored:
+		return nil
+	case promptFull:
+		full()
+	}
+	*input = in
+	if *mode == PromptFilter {
+		setFilter(in)
+	}
+	return nil
+}
+
+// themeLoaded adopts the theme `:theme` loaded, or says why it could not.
+func (a *App) themeLoaded(msg themeLoadedMsg) {
+	err := msg.Err
+	if err == nil {
+		err = a.setTheme(msg.t)
+	}
+	if err != nil {
+		a.Flashf(kit.LvlCrit, err.Error())
+		return
+	}
+	a.theme.explicit = true
+	a.Flashf(kit.LvlInfo, "theme "+msg.t.Name)
+}
+
+func dropLastGrapheme(s string) string {
+	w := ansi.StringWidth(s)
+	if w == 0 {
+		return ""
+	}
+	out := ansi.Cut(s, 0, w-1)
+	if out == s { // a zero-width tail: fall back to bytes
+		return s[:len(s)-1]
+	}
+	return out
+}
+
+// runCommand runs a ':' command.
+func (a *App) runCommand(line string) tea.Cmd {
+	f := strings.Fields(line)
+	if len(f) == 0 {
+		return nil
+	}
+	switch f[0] {
+	case "q", "q!", "quit", "exit":
+		return tea.Quit
+	case "sort":
+		if len(f) < 2 {
+			a.Flashf(kit.LvlWarn, "usage: :sort COLUMN [asc|desc]; columns: "+strings.Join(a.Kernels.sortColumns(), " "))
+			return nil
+		}
+		desc := len(f) > 2 && (f[2] == "desc" || f[2] == "d")
+		if strings.HasPrefix(f[1], "-") {
+			f[1], desc = f[1][1:], true
+		}
+		if !a.Kernels.setSort(f[1], desc) {
+			a.Flashf(kit.LvlWarn, "no column "+f[1]+"; columns: "+strings.Join(a.Kernels.sortColumns(), " "))
+		}
+	case "theme":
+		if len(f) < 2 {
+			a.Flashf(kit.LvlInfo, "theme "+a.St.Theme.Name+"; built-in: "+strings.Join(themes.Names(), " "))
+			return nil
+		}
+		// Loading may read a file: never inside Update.
+		load, arg := a.opts.LoadTheme, strings.Join(f[1:], " ")
+		if load == nil {
+			load = themes.Load
+		}
+		return func() tea.Msg {
+			t, err := load(arg)
+			return themeLoadedMsg{t: t, Err: err}
+		}
+	case "filter":
+		a.Kernels.setFilter(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "filter")))
+	case "follow":
+		a.Kernels.follow = !a.Kernels.follow
+		a.Kernels.refresh()
+	case "help":
+		a.openHelp()
+	case "at", "live":
+		return a.pastCommand(f)
+	default:
+		a.Flashf(kit.LvlWarn, "unknown command :"+f[0]+" (try :q, :sort COLUMN, :theme NAME, :filter TEXT, :at TIME, :live)")
+	}
+	return nil
+}

@@ -1,0 +1,40 @@
+package console
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/fgtop/fgtop/ui/internal/fake"
+)
+
+// TestDemoRestartKey: R exists only in a demo console (a DemoRestart hook)
+// and only for an operator; it runs the hook off the loop and flashes
+// what it did. Elsewhere R is no key at all, in the map and the help.
+func TestDemoRestartKey(t *testing.T) {
+	calls := 0
+	hook := func() (string, error) {
+		calls++
+		return "restarted i-demo-numa0: they place with the partition in agent.toml now", nil
+	}
+	a := testApp(t, 120, 40, fake.Node(fake.Options{}), Options{DemoRestart: hook})
+	typeKeys(a, "R")
+	if calls != 1 || !strings.Contains(a.Flash.Text, "restarted i-demo-numa0") {
+		t.Fatalf("R: %d calls, flash %q", calls, a.Flash.Text)
+	}
+	typeKeys(a, "?")
+	if !strings.Contains(screen(a), "demo: restart the agents whose partition changed") {
+		t.Errorf("the help does not list R:\n%s", screen(a))
+	}
+
+	for _, o := range []Options{{}, {ReadOnly: true, DemoRestart: hook}} {
+		b := testApp(t, 120, 40, fake.Node(fake.Options{}), o)
+		typeKeys(b, "R")
+		typeKeys(b, "?")
+		if strings.Contains(screen(b), "demo: restart") {
+			t.Errorf("R offered without the demo hook or to a viewer (%+v)", o)
+		}
+	}
+	if calls != 1 {
+		t.Errorf("the hook ran %d times", calls)
+	}
+}

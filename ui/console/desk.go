@@ -1,0 +1,180 @@
+package console
+
+import (
+	"errors"
+	"slices"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/fgtop/fgtop/engine/partition"
+	"github.com/fgtop/fgtop/model"
+
+	"github.com/fgtop/fgtop/ui/editor"
+	"github.com/fgtop/fgtop/ui/kit"
+	"github.com/fgtop/fgtop/ui/render"
+)
+
+// deskMsg handles the desk's messages; ok is false for any other. What
+// concerns the open editor's session goes to the editor.
+func (a *App) deskMsg(msg tea.Msg) bool {
+	ed := a.ed()
+	switch msg := msg.(type) {
+	case editor.DeskPolledMsg:
+		a.Desk.Polling = false
+		a.deskPolled(msg)
+	case editor.DeskOpenedMsg:
+		a.Desk.Opening = false
+		a.editorOpened(msg)
+		a.pollDesk()
+	case editor.DeskAppliedMsg:
+		if ed != nil && ed.Owns(msg.Sess) {
+			ed.Update(msg)
+		} else {
+			// The editor that started it was left meanwhile.
+			editor.FlashApplied(a.Common, msg)
+		}
+		a.pollDesk()
+	case editor.DeskReviewedMsg, editor.DeskJournalMsg:
+		if ed != nil {
+			ed.Update(msg)
+		}
+	case editor.DeskClosedMsg:
+		a.pollDesk()
+	default:
+		return false
+	}
+	return true
+}
+
+// pollDesk asks the desk who holds the draft and what it wrote last, and
+// whether this console's session still holds the draft (another process
+// may have taken it over); one such command is out at a time. The desk
+// reads the draft record at most every half second for all the consoles
+// sharing it.
+func (a *App) pollDesk() {
+	d := a.opts.Desk
+	if d == nil || a.Desk.Polling {
+		return
+	}
+	a.Desk.Polling = true
+	var sess *partition.Session
+	if ed := a.ed(); ed != nil && ed.Lost == "" {
+		sess = ed.Sess
+	}
+	a.Do(func() tea.Msg {
+		d.Version() // re-reads the record when the cached copy is old
+		m := editor.DeskPolledMsg{Sess: sess}
+		m.Hold, m.Held = d.Holder()
+		m.Write, m.Written = d.LastWrite()
+		if sess != nil {
+			m.Lost = sess.Lost()
+			m.Mine = m.Lost == nil && sess.Holds()
+		}
+		return m
+	})
+}
+
+// deskPolled shows who holds the draft and the desk's last write in the
+// header of every console sharing the desk, and lets the editor notice a
+// lost draft.
+func (a *App) deskPolled(m editor.DeskPolledMsg) {
+	ed := a.ed()
+	var hold, write []kit.Span
+	if m.Held {
+		lvl, who := kit.LvlWarn, m.Hold.Actor.Name
+		if m.Mine && ed != nil && ed.Owns(m.Sess) {
+			lvl, who = kit.LvlAccent, "you"
+		}
+		hold = []kit.Span{{Lvl: lvl, Text: "draft: " + who + " since " + m.Hold.Since.Local().Format("15:04")}}
+	}
+	if m.Written && !a.agentsRestarted() {
+		write = []kit.Span{{Lvl: kit.LvlWarn, Text: "agent.toml written " + m.Write.Since.Local().Format("15:04") + " by " + m.Write.Actor.Name + ": restart agents"}}
+	}
+	if !slices.Equal(hold, a.deskHold) || !slices.Equal(write, a.deskWrite) {
+		a.deskHold, a.deskWrite = hold, write
+		a.Invalidate()
+	}
+	if ed != nil {
+		ed.Update(m)
+	}
+}
+
+// agentsRestarted reports whether every agent is known to run agent.toml
+// as it is (restarted since the last write): "restart agents" is then
+// old news.
+func (a *App) agentsRestarted() bool {
+	if a.Snap == nil || len(a.Snap.Agents) == 0 {
+		return false
+	}
+	for _, ag := range a.Snap.Agents {
+		if ag.Restart.State != model.RestartCurrent {
+			return false
+		}
+	}
+	return true
+}
+
+// startEditor opens the editor (e). While another operator holds the
+// draft it asks, in a dialog whose default is Cancel, whether to take it
+// over.
+func (a *App) startEditor(takeOver bool) {
+	if a.opts.Desk == nil {
+		a.Flashf(kit.LvlInfo, "no agent.toml to edit: this console watches scratch roots only (start fgtop with --config FILE to edit the partition)")
+		return
+	}
+	if a.Desk.Opening || a.ed() != nil {
+		return
+	}
+	a.Desk.Opening = true
+	d, actor, w := a.opts.Desk, a.Actor, a.Desk
+	a.Do(func() tea.Msg {
+		// A draft this console gave back a moment ago may still be
+		// closing: close it first, or the desk finds it held.
+		w.Release()
+		sess, err := d.Open(actor, takeOver)
+		m := editor.DeskOpenedMsg{Sess: sess, Err: err}
+		switch {
+		case errors.Is(err, partition.ErrBusy):
+			m.Holder, _ = d.Holder()
+		case err == nil && !w.Own(sess):
+			sess.Close()
+			m.Sess, m.Err = nil, partition.ErrClosed
+		}
+		return m
+	})
+}
+
+// editorOpened opens the editor on the session the desk lent, or says why
+// it did not.
+func (a *App) editorOpened(m editor.DeskOpenedMsg) {
+	switch {
+	case errors.Is(m.Err, partition.ErrBusy):
+		a.push(&kit.Dialog{Common: a.Common, Kind: editor.DlgTakeOver, Cancelled: "cancelled: nothing written; the draft stays with its holder", Title: "The partition draft is taken",
+			OK: func() tea.Cmd { a.startEditor(true); return nil },
+			Body: [][]kit.Span{
+				{{Lvl: kit.LvlWarn, Text: m.Holder.String()}, {Lvl: kit.LvlPlain, Text: " is editing the partition."}},
+				{},
+				{{Lvl: kit.LvlPlain, Text: "Take the draft over? They lose it: their changes that are not applied are gone, and their apply is refused."}},
+			},
+			OKLabel: "Take over"})
+		return
+	case m.Err != nil:
+		a.Flashf(kit.LvlCrit, "cannot edit the partition: "+editor.FirstLine(m.Err.Error()))
+		return
+	}
+	ed := &editor.Editor{Common: a.Common, Derive: func() *render.Derived { return a.d }, Desk: a.opts.Desk, Work: a.Desk, Sess: m.Sess}
+	a.push(ed)
+	ed.Replan()
+	a.Flashf(kit.LvlInfo, "editing "+a.opts.Desk.Path()+": the draft is yours until you leave (esc)")
+}
+
+// Close releases what the console holds outside itself: the partition
+// draft, when this console is editing or was opening one. Call it when
+// the program has ended (an SSH session that drops never sends its
+// program another message); calling it twice is harmless.
+func (a *App) Close() {
+	if ed := a.ed(); ed != nil {
+		ed.Close()
+	}
+	a.prune()
+	a.Desk.End()
+}

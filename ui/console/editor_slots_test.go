@@ -1,0 +1,133 @@
+package console
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/fgtop/fgtop/internal/testfix"
+	"github.com/fgtop/fgtop/model"
+	"github.com/fgtop/fgtop/ui/editor"
+	"github.com/fgtop/fgtop/ui/internal/fake"
+	"github.com/fgtop/fgtop/ui/kit"
+)
+
+// slotConfig is a manual slot-based agent.toml (Backend.AI main's form)
+// for the fake node's two agents: every slot the node registers, in each.
+func slotConfig(t *testing.T) string {
+	t.Helper()
+	agent := func(id model.AgentID, shares string) string {
+		return "[[agents]]\n[agents.agent]\nid = \"" + string(id) + "\"\n[agents.resource]\ncpu = 14\nmem = \"100G\"\n" +
+			"devices = { \"cuda.shares\" = \"" + shares + "\", \"cuda.device\" = \"0\", \"cuda.device:10g-mig\" = \"0\", \"cuda.device:20g-mig\" = \"0\" }\n"
+	}
+	text := testfix.AgentTOML("[resource]\nallocation-mode = \"manual\"\nreserved-cpu = 2\nreserved-mem = \"8G\"\n" +
+		agent(fake.Agent0, "2.0") + agent(fake.Agent1, "2.0"))
+	path := filepath.Join(t.TempDir(), "agent.toml")
+	if err := os.WriteFile(path, []byte(text), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestEditorSlotBased: on a slot-based file the editor has no device rows
+// and no device-move keys (in the key map, the help and the legend); each
+// agent's amount of every slot is a row with the node's total, the other
+// agents' amounts and what its kernels hold; a field says what the plan
+// would be as it is typed; the applied file loads in Backend.AI main with
+// the amount typed.
+func TestEditorSlotBased(t *testing.T) {
+	path := slotConfig(t)
+	snap := freeNode()
+	a := editing(t, testDesk(path, snap), snap, alice)
+	e := a.ed()
+	if e.Scope() != editor.ScSlotGrid {
+		t.Fatalf("scope %v on a slot-based file", e.Scope())
+	}
+	for _, r := range e.Rows {
+		if r.Kind == editor.RowDevice {
+			t.Fatalf("a device row on a slot-based file: %+v", r)
+		}
+	}
+	for _, k := range []tea.KeyPressMsg{agentNum(1), keyCode(tea.KeyLeft), keyCode(tea.KeyRight), keyRune('l'), keyRune('h')} {
+		if act := a.Keys.LookupIn(editor.ScSlotGrid, k); act != kit.ActNone {
+			t.Errorf("key %q does %v in the slot-based grid", k.String(), act)
+		}
+	}
+	v := screen(a)
+	for _, bad := range []string{"move the selected device", "DEVICE", "--move"} {
+		if strings.Contains(v, bad) {
+			t.Errorf("the slot-based grid offers %q:\n%s", bad, v)
+		}
+	}
+	for _, want := range []string{"cuda.shares", "1 numa0 2.0", "of 4.00 · others numa1 2.0 · held 1.30", "enter edits the selected amount"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("grid lacks %q:\n%s", want, v)
+		}
+	}
+	typeKeys(a, "?")
+	if help := screen(a); strings.Contains(help, "device to") || !strings.Contains(help, "edit the selected amount") {
+		t.Errorf("help in the slot-based grid:\n%s", help)
+	}
+	press(a, esc)
+
+	row := -1
+	for i, r := range e.Rows {
+		if r.Kind == editor.RowSlot && r.Slot == model.SlotCUDAShares && r.Agent == 0 {
+			row = i
+		}
+	}
+	if row < 0 {
+		t.Fatal("no cuda.shares row for the first agent")
+	}
+	typeKeys(a, strings.Repeat("j", row))
+	press(a, enter)
+	if e.Input == nil {
+		t.Fatalf("enter opened no field: %q", a.Flash.Text)
+	}
+	press(a, clearIn)
+	typeKeys(a, "3.5")
+	if c := e.InputCheck; c.Err != nil || !strings.Contains(c.Warn, "plan INVALID") || !strings.Contains(c.Warn, "over-allocated") {
+		t.Errorf("3.5 with the other agent's 2.0 on 4.00: check %+v", c)
+	}
+	press(a, clearIn)
+	typeKeys(a, "1.5")
+	if c := e.InputCheck; c.Err != nil || !strings.Contains(c.Hint, "of 4.00 · plan valid") {
+		t.Errorf("1.5: check %+v", c)
+	}
+	press(a, enter)
+	if got := e.Req.Slots; len(got) != 1 || got[0].Agent != fake.Agent0 || got[0].Slot != model.SlotCUDAShares || got[0].Amount.String() != "1.5" {
+		t.Fatalf("draft %+v", got)
+	}
+	if v := screen(a); !strings.Contains(v, "1.5      (was 2.0)") || !strings.Contains(v, "cuda.shares of 1 agent") {
+		t.Errorf("the edit is not shown:\n%s", v)
+	}
+	typeKeys(a, "A")
+	press(a, tab, enter)
+	after := mustRead(t, path)
+	if !strings.Contains(after, `"cuda.shares" = "1.5"`) {
+		t.Fatalf("not applied (%s):\n%s", a.Flash.Text, after)
+	}
+
+	// Backend.AI main's own loader reads the amount typed.
+	out, _ := exec.Command(testfix.Oracle(t), path).Output()
+	var res struct {
+		OK     bool `json:"ok"`
+		Agents []struct {
+			ID      string            `json:"id"`
+			Devices map[string]string `json:"devices"`
+		} `json:"agents"`
+		Errors json.RawMessage `json:"errors"`
+	}
+	if err := json.Unmarshal(bytes.TrimSpace(out), &res); err != nil {
+		t.Fatalf("oracle: %q: %v", out, err)
+	}
+	if !res.OK || len(res.Agents) != 2 || res.Agents[0].Devices["cuda.shares"] != "1.5" || res.Agents[1].Devices["cuda.shares"] != "2.0" {
+		t.Errorf("Backend.AI main reads %s: ok %v %+v %s", path, res.OK, res.Agents, res.Errors)
+	}
+}

@@ -1,0 +1,80 @@
+package console
+
+import (
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/fgtop/fgtop/ui/internal/fake"
+)
+
+// TestHelpFilter types after ? and checks the help keeps only the rows
+// that match (any case), shows the filter, and that backspace, esc and ?
+// behave: esc clears the filter first, then closes.
+func TestHelpFilter(t *testing.T) {
+	a := testApp(t, 120, 40, fake.Node(fake.Options{}), Options{})
+	typeKeys(a, "?")
+	full := stripANSI(a.View().Content)
+	if !strings.Contains(full, "next pane") || !strings.Contains(full, "reverse sort") {
+		t.Fatalf("help lacks its rows:\n%s", full)
+	}
+	typeKeys(a, "SORT")
+	f := helpBody(a)
+	mustContain(t, "filtered help", f, "filter: SORT", "reverse sort", "sort column")
+	mustNotContain(t, "filtered help", f, "next pane", "Share bars", "free capacity")
+	if helpOf(a) == nil {
+		t.Fatal("typing closed the help")
+	}
+	// q and j are letters here, not quit and scroll.
+	a.Update(keyCode(tea.KeyBackspace))
+	a.Update(keyCode(tea.KeyBackspace))
+	a.Update(keyCode(tea.KeyBackspace))
+	a.Update(keyCode(tea.KeyBackspace))
+	typeKeys(a, "qui")
+	if helpOf(a).Filter != "qui" {
+		t.Fatalf("filter %q after backspaces and qui", helpOf(a).Filter)
+	}
+	f = helpBody(a)
+	mustContain(t, "qui", f, "filter: qui", "quit")
+	mustNotContain(t, "qui", f, "reverse sort")
+	typeKeys(a, "zzzz")
+	mustContain(t, "no match", stripANSI(a.View().Content), "nothing in the help matches")
+	// ? is a letter while a filter is typed.
+	typeKeys(a, "?")
+	if helpOf(a) == nil || !strings.HasSuffix(helpOf(a).Filter, "?") {
+		t.Fatalf("? with a filter: top %T, help %+v", a.top(), helpOf(a))
+	}
+	a.Update(keyCode(tea.KeyEscape))
+	if helpOf(a) == nil || helpOf(a).Filter != "" {
+		t.Fatalf("first esc: top %T, help %+v; want help open, filter cleared", a.top(), helpOf(a))
+	}
+	mustNotContain(t, "cleared", stripANSI(a.View().Content), "filter:")
+	a.Update(keyCode(tea.KeyEscape))
+	if a.ModalOpen() {
+		t.Fatal("second esc did not close the help")
+	}
+	// Reopened, the help starts unfiltered; the filter takes at most
+	// maxPromptRunes runes.
+	typeKeys(a, "?")
+	if helpOf(a).Filter != "" {
+		t.Fatalf("reopened with filter %q", helpOf(a).Filter)
+	}
+	typeKeys(a, strings.Repeat("x", maxPromptRunes+10))
+	if n := len([]rune(helpOf(a).Filter)); n != maxPromptRunes {
+		t.Errorf("filter holds %d runes, want %d", n, maxPromptRunes)
+	}
+	typeKeys(a, "")
+	a.Update(keyCode(tea.KeyEscape))
+	typeKeys(a, "?")
+	if a.ModalOpen() {
+		t.Error("? with no filter did not close the help")
+	}
+}
+
+// helpBody is the help screen without its footer (whose key hints would
+// match any filter).
+func helpBody(a *App) string {
+	f := stripANSI(a.View().Content)
+	return f[:strings.LastIndex(f, "\n")]
+}

@@ -1,0 +1,206 @@
+package console
+
+import (
+	"math"
+	"strings"
+
+	"github.com/fgtop/fgtop/model"
+
+	"github.com/fgtop/fgtop/ui/kit"
+)
+
+// histLen is how many one-second samples a device's history keeps: the
+// history graphs' five minutes, with room for their columns' rounding, and
+// more than the widest sparkline can show. Three float32 rings of it are
+// under 5 KB a device.
+const histLen = 360
+
+// ring is a fixed-size series of samples, oldest first; NaN is "no
+// reading".
+type ring struct {
+	v    [histLen]float32
+	head int // index of the oldest sample
+	N    int
+}
+
+func (r *ring) push(x float32) {
+	if r.N < histLen {
+		r.v[(r.head+r.N)%histLen] = x
+		r.N++
+		return
+	}
+	r.v[r.head] = x
+	r.head = (r.head + 1) % histLen
+}
+
+func (r *ring) setLast(x float32) {
+	if r.N == 0 {
+		r.push(x)
+		return
+	}
+	r.v[(r.head+r.N-1)%histLen] = x
+}
+
+func (r *ring) last() float32 {
+	if r.N == 0 {
+		return float32(math.NaN())
+	}
+	return r.v[(r.head+r.N-1)%histLen]
+}
+
+// at returns sample i counted from the oldest.
+func (r *ring) at(i int) float32 { return r.v[(r.head+i)%histLen] }
+
+// devHistory is one device's allocation (share of capacity), utilisation
+// and memory use (0..1) history, one sample per second of snapshot time;
+// sec is the snapshot second of the newest sample.
+type devHistory struct {
+	alloc, Util, Mem ring
+	sec              int64
+}
+
+// sample is what one snapshot says about a device, each 0..1 or NaN for
+// no reading.
+type sample struct{ alloc, Util, Mem float32 }
+
+func (dh *devHistory) push(s sample) {
+	dh.alloc.push(s.alloc)
+	dh.Util.push(s.Util)
+	dh.Mem.push(s.Mem)
+}
+
+func (dh *devHistory) setLast(s sample) {
+	dh.alloc.setLast(s.alloc)
+	dh.Util.setLast(s.Util)
+	dh.Mem.setLast(s.Mem)
+}
+
+func (dh *devHistory) last() sample {
+	return sample{dh.alloc.last(), dh.Util.last(), dh.Mem.last()}
+}
+
+// history is view state: what successive snapshots said about each device.
+// It is keyed by snapshot time, not wall time, so a replay or a test with a
+// fixed clock draws the same sparklines.
+type history map[model.DeviceKey]*devHistory
+
+// observe records a snapshot. Samples falling in the same second replace
+// each other (a burst of file changes is one sample); a gap of whole
+// seconds repeats the last value, because snapshots are published on change
+// and nothing changed in between.
+func (h history) observe(s *model.Snapshot, frac func(*model.Device) sample) {
+	sec := s.Time.Unix()
+	seen := make(map[model.DeviceKey]bool, len(s.Devices))
+	for i := range s.Devices {
+		d := &s.Devices[i]
+		if !d.IsAccelerator() {
+			continue
+		}
+		k := d.Key()
+		seen[k] = true
+		x := frac(d)
+		dh := h[k]
+		switch {
+		case dh == nil:
+			dh = &devHistory{sec: sec}
+			h[k] = dh
+			dh.push(x)
+		case sec <= dh.sec:
+			dh.setLast(x)
+		default:
+			gap := min(sec-dh.sec-1, histLen)
+			last := dh.last()
+			for range gap {
+				dh.push(last)
+			}
+			dh.push(x)
+			dh.sec = sec
+		}
+	}
+	for k := range h {
+		if !seen[k] {
+			delete(h, k)
+		}
+	}
+}
+
+// sparkline draws the newest w samples of r, right-aligned, exactly w
+// cells. levels[0] is the blank for zero or no reading; any non-zero value
+// shows at least the lowest bar.
+func sparkline(r *ring, w int, levels []string) string {
+	if w <= 0 {
+		return ""
+	}
+	if r == nil {
+		return kit.Spaces(w)
+	}
+	var b strings.Builder
+	n := min(r.N, w)
+	b.WriteString(kit.Spaces(w - n))
+	top := len(levels) - 1
+	for i := r.N - n; i < r.N; i++ {
+		v := r.at(i)
+		idx := 0
+		if !math.IsNaN(float64(v)) && v > 0 {
+			idx = max(1, min(top, int(math.Round(float64(v)*float64(top)))))
+		}
+		b.WriteString(levels[idx])
+	}
+	return b.String()
+}
+
+// maxCols bounds how many columns one graph draws from a ring.
+const maxCols = 512
+
+// columns fills dst, oldest column first, with the mean reading of each
+// perCol-second bucket ending at snapshot second lastSec, NaN where a
+// bucket has no reading (none taken yet, or none given). Buckets are
+// aligned to whole multiples of perCol seconds, not to the newest sample,
+// so a graph scrolls one column at a time instead of every column
+// shifting a little each second.
+func (r *ring) columns(dst []float32, lastSec int64, perCol int) {
+	nan32 := float32(math.NaN())
+	for i := range dst {
+		dst[i] = nan32
+	}
+	if r == nil || len(dst) == 0 {
+		return
+	}
+	perCol = max(perCol, 1)
+	dst = dst[:min(len(dst), maxCols)]
+	var count [maxCols]uint16
+	p := int64(perCol)
+	newest := floorDiv(lastSec, p)
+	for i := r.N - 1; i >= 0; i-- {
+		sec := lastSec - int64(r.N-1-i)
+		j := int(newest - floorDiv(sec, p))
+		if j >= len(dst) {
+			break
+		}
+		v := r.at(i)
+		if math.IsNaN(float64(v)) {
+			continue
+		}
+		c := len(dst) - 1 - j
+		if count[c] == 0 {
+			dst[c] = 0
+		}
+		dst[c] += v
+		count[c]++
+	}
+	for c := range dst {
+		if count[c] > 1 {
+			dst[c] /= float32(count[c])
+		}
+	}
+}
+
+// floorDiv is a/b rounded towards minus infinity (b > 0), so buckets
+// stay aligned for times before the epoch too.
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && a < 0 {
+		q--
+	}
+	return q
+}

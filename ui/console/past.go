@@ -1,0 +1,216 @@
+package console
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	record "github.com/fgtop/fgtop/engine/history"
+	"github.com/fgtop/fgtop/model"
+	"github.com/fgtop/fgtop/ui/kit"
+)
+
+// The console in the past: `:at TIME` shows the whole console as the
+// history recorded it, `[` and `]` step change by change, `:live` comes
+// back. While in the past, live snapshots are kept, not shown; nothing can
+// be edited.
+
+// Past actions, beyond the key map's own (they exist only with a history).
+const (
+	actPastPrev = ActDemoRestart + 1 + iota
+	actPastNext
+)
+
+// pastBindings are the keys of a console that has a history.
+func pastBindings() []kit.Binding {
+	b := func(act kit.Action, keys []string, helpKey, desc string) kit.Binding {
+		return kit.NewBinding(act, kit.GrpView, ScMain, 0, keys, helpKey, desc)
+	}
+	return []kit.Binding{
+		b(actPastPrev, []string{"["}, "[", "past: previous change (:at TIME, :live)"),
+		b(actPastNext, []string{"]"}, "]", "past: next change"),
+	}
+}
+
+// pastState is where the console is in the record.
+type pastState struct {
+	on bool
+	// snap is the past snapshot shown; live the newest live one, kept.
+	snap, live *model.Snapshot
+	// liveHist is the live history graphs, put aside while in the past.
+	liveHist history
+	// note says what the record lacks at the shown moment ("" when exact).
+	note    string
+	loading bool
+}
+
+// pastMsg is a past snapshot read off the Update loop.
+type pastMsg struct {
+	snap *model.Snapshot
+	note string
+	err  error
+}
+
+// pastCommand runs :at and :live.
+func (a *App) pastCommand(f []string) tea.Cmd {
+	if f[0] == "live" {
+		a.goLive()
+		return nil
+	}
+	if a.opts.History == "" {
+		a.Flashf(kit.LvlWarn, "no history: start fgtop with --history DIR (or run fgtop record) to look into the past")
+		return nil
+	}
+	if len(f) < 2 {
+		a.Flashf(kit.LvlWarn, "usage: :at TIME (14:02, 14:02:17, -2h, 2026-11-27 14:02, RFC 3339); :live to come back")
+		return nil
+	}
+	now := a.Now()
+	t, err := record.ParseWhen(strings.Join(f[1:], " "), now)
+	if err != nil {
+		a.Flashf(kit.LvlWarn, err.Error())
+		return nil
+	}
+	return a.loadPast(func(rd *record.Reader) (time.Time, bool) { return t, true })
+}
+
+// loadPast reads, in a Cmd, the record at the time pick chooses.
+func (a *App) loadPast(pick func(*record.Reader) (time.Time, bool)) tea.Cmd {
+	dir := a.opts.History
+	a.past.loading = true
+	return func() tea.Msg {
+		rd, err := record.OpenReader(dir)
+		if err != nil {
+			return pastMsg{err: err}
+		}
+		t, ok := pick(rd)
+		if !ok {
+			return pastMsg{err: fmt.Errorf("no recorded change that way")}
+		}
+		res, err := rd.At(t)
+		if err != nil {
+			return pastMsg{err: err}
+		}
+		var lacks []string
+		for _, m := range res.Missing {
+			if !res.Exact {
+				lacks = append(lacks, m.Why)
+			}
+		}
+		return pastMsg{snap: res.Snap, note: strings.Join(lacks, "; ")}
+	}
+}
+
+// pastUpdate handles what belongs to the past: its messages, and live
+// snapshots while in it.
+func (a *App) pastUpdate(msg tea.Msg) (tea.Cmd, bool) {
+	switch msg := msg.(type) {
+	case pastMsg:
+		a.past.loading = false
+		if msg.err != nil {
+			a.Flashf(kit.LvlWarn, msg.err.Error())
+			return nil, true
+		}
+		if !a.past.on {
+			a.past.on = true
+			a.past.live = a.Snap
+			a.past.liveHist = a.hist
+			if a.ed() != nil {
+				a.Flashf(kit.LvlInfo, "the partition draft stays open; it is edited against the live node (:live)")
+			}
+		}
+		a.hist = history{}
+		a.past.snap, a.past.note = msg.snap, msg.note
+		a.adopt(msg.snap)
+		if msg.note != "" {
+			a.Flashf(kit.LvlWarn, "the record lacks this moment: "+msg.note)
+		}
+		return nil, true
+	case SnapshotMsg:
+		if !a.past.on {
+			return nil, false
+		}
+		a.past.live = msg.Snap
+		a.Invalidate()
+		return a.listen(), true
+	}
+	return nil, false
+}
+
+// pastKey handles the past's keys and keeps editing out of the past.
+func (a *App) pastKey(act kit.Action) (tea.Cmd, bool) {
+	switch act {
+	case actPastPrev, actPastNext:
+		if a.past.loading {
+			return nil, true
+		}
+		from := a.Now()
+		if a.past.on && a.past.snap != nil {
+			from = a.past.snap.Time
+		} else if a.Snap != nil {
+			from = a.Snap.Time
+		}
+		dir := -1
+		if act == actPastNext {
+			if !a.past.on {
+				a.Flashf(kit.LvlInfo, "this is the live node: [ steps back, :at TIME jumps")
+				return nil, true
+			}
+			dir = 1
+		}
+		return a.loadPast(func(rd *record.Reader) (time.Time, bool) { return rd.Step(from, dir) }), true
+	case ActEditPartition:
+		if a.past.on {
+			a.Flashf(kit.LvlWarn, "no editing in the past: :live comes back to the node as it is")
+			return nil, true
+		}
+	}
+	return nil, false
+}
+
+// goLive leaves the past: the newest live snapshot and the live history
+// graphs come back.
+func (a *App) goLive() {
+	if !a.past.on {
+		a.Flashf(kit.LvlInfo, "already live")
+		return
+	}
+	a.past.on = false
+	a.hist = a.past.liveHist
+	a.past.liveHist = nil
+	live := a.past.live
+	a.past.snap, a.past.live, a.past.note = nil, nil, ""
+	if live != nil {
+		a.adopt(live)
+	}
+	a.Flashf(kit.LvlInfo, "live")
+}
+
+// pastBanner is the header's first piece while in the past.
+func (a *App) pastBanner() []headerPiece {
+	if !a.past.on || a.past.snap == nil {
+		return nil
+	}
+	liveAt := a.Now()
+	if a.past.live != nil {
+		liveAt = a.past.live.Time
+	}
+	text := fmt.Sprintf("PAST %s, live is %s", pastClock(a.past.snap.Time, liveAt), liveAt.Local().Format("15:04:05"))
+	spans := []kit.Span{{Lvl: kit.LvlCrit, Text: " " + text + " "}}
+	if a.past.note != "" {
+		spans = append(spans, kit.Span{Lvl: kit.LvlWarn, Text: " record lacks this moment"})
+	}
+	return []headerPiece{{spans: spans}}
+}
+
+// pastClock is the past moment: its time of day, with the date when it is
+// not the live day.
+func pastClock(t, live time.Time) string {
+	t, live = t.Local(), live.Local()
+	if t.YearDay() == live.YearDay() && t.Year() == live.Year() {
+		return t.Format("15:04:05")
+	}
+	return t.Format("2006-01-02 15:04:05")
+}

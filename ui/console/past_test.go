@@ -1,0 +1,125 @@
+package console
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	record "github.com/fgtop/fgtop/engine/history"
+	"github.com/fgtop/fgtop/model"
+	"github.com/fgtop/fgtop/ui/internal/fake"
+)
+
+// runCmd runs a command as the program would and hands its messages to a.
+func runCmd(a *App, cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	switch msg := cmd().(type) {
+	case tea.BatchMsg:
+		for _, c := range msg {
+			runCmd(a, c)
+		}
+	case nil:
+	default:
+		_, next := a.Update(msg)
+		if _, ok := msg.(pastMsg); ok {
+			runCmd(a, next)
+		}
+	}
+}
+
+// command types a ':' command and runs what it asks for.
+func command(a *App, line string) {
+	a.Update(keyRune(':'))
+	typeKeys(a, line)
+	_, cmd := a.Update(keyCode(tea.KeyEnter))
+	runCmd(a, cmd)
+}
+
+// pastNode is the fixture node an hour before T0 (kernels 0 and 1 only,
+// the others came later) and half an hour before (kernel 1 gone).
+func pastRecord(t *testing.T) (string, []*model.Snapshot) {
+	dir := t.TempDir()
+	rec, err := record.Open(record.Options{Dir: dir, Clock: func() time.Time { return fake.T0 }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*model.Snapshot
+	for i, keep := range []int{2, 1} {
+		s := fake.Node(fake.Options{})
+		ks := s.Kernels()
+		cp := *s
+		cp.Seq = uint64(10 + i)
+		cp.Time = fake.T0.Add(-time.Hour + time.Duration(i)*30*time.Minute)
+		cp.SetKernels(ks[:keep])
+		rec.Observe(&cp)
+		rec.Flush()
+		out = append(out, &cp)
+	}
+	rec.Close()
+	return dir, out
+}
+
+func TestAtShowsThePastAndLiveComesBack(t *testing.T) {
+	dir, past := pastRecord(t)
+	live := fake.Node(fake.Options{})
+	a := testApp(t, 160, 48, live, Options{History: dir})
+	if strings.Contains(screen(a), "PAST") {
+		t.Fatal("a banner on the live console")
+	}
+	command(a, "at "+past[0].Time.Add(time.Minute).Format(time.RFC3339))
+	if !a.past.on || a.Snap.NumKernels() != 2 {
+		t.Fatalf("after :at: past %v, %d kernels (want the past's 2)", a.past.on, a.Snap.NumKernels())
+	}
+	want := "PAST " + past[0].Time.Local().Format("15:04:05") + ", live is " + live.Time.Local().Format("15:04:05")
+	if !strings.Contains(screen(a), want) {
+		t.Fatalf("no banner %q:\n%s", want, screen(a))
+	}
+	// Live snapshots wait while in the past.
+	newer := *live
+	newer.Seq, newer.Time = live.Seq+1, live.Time.Add(time.Second)
+	feed(a, &newer)
+	if a.Snap.NumKernels() != 2 {
+		t.Fatal("a live snapshot replaced the past one")
+	}
+	// No editing in the past.
+	a.Update(keyRune('e'))
+	if !strings.Contains(a.Flash.Text, "no editing in the past") {
+		t.Fatalf("e in the past: flash %q", a.Flash.Text)
+	}
+	// ] steps to the next change, [ back.
+	_, cmd := a.Update(keyRune(']'))
+	runCmd(a, cmd)
+	if a.Snap.Seq != past[1].Seq || a.Snap.NumKernels() != 1 {
+		t.Fatalf("after ]: seq %d, %d kernels", a.Snap.Seq, a.Snap.NumKernels())
+	}
+	_, cmd = a.Update(keyRune('['))
+	runCmd(a, cmd)
+	if a.Snap.Seq != past[0].Seq {
+		t.Fatalf("after [: seq %d, want %d", a.Snap.Seq, past[0].Seq)
+	}
+	command(a, "live")
+	if a.past.on || a.Snap.Seq != newer.Seq || strings.Contains(screen(a), "PAST") {
+		t.Fatalf("after :live: past %v, seq %d (want %d)", a.past.on, a.Snap.Seq, newer.Seq)
+	}
+	// Outside the record: said, and the console stays live.
+	command(a, "at "+past[0].Time.Add(-time.Hour).Format(time.RFC3339))
+	if a.past.on || !strings.Contains(a.Flash.Text, "before the record begins") {
+		t.Fatalf("a time before the record: past %v, flash %q", a.past.on, a.Flash.Text)
+	}
+}
+
+func TestAtWithoutHistory(t *testing.T) {
+	a := testApp(t, 120, 40, fake.Node(fake.Options{}), Options{})
+	command(a, "at 14:02")
+	if a.past.on || !strings.Contains(a.Flash.Text, "no history") {
+		t.Fatalf("flash %q", a.Flash.Text)
+	}
+	a.Update(keyRune('['))
+	if a.past.on {
+		t.Fatal("[ without a history went to the past")
+	}
+}

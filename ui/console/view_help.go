@@ -1,0 +1,321 @@
+package console
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"charm.land/bubbles/v2/help"
+
+	"github.com/fgtop/fgtop/themes"
+
+	"github.com/fgtop/fgtop/ui/editor"
+	"github.com/fgtop/fgtop/ui/kit"
+	"github.com/fgtop/fgtop/ui/render"
+)
+
+// helpScreen is the help: the key map's full help for what is on screen
+// (the very bindings that handle keys), then what the marks, commands and
+// columns mean. Typing filters it.
+type helpScreen struct {
+	*common
+	kit.Closer
+	kit.Area
+	// ed is the editor the help was opened over: its keys are listed (and
+	// handled: q is a letter here as there), else the main screen's.
+	ed *editor.Editor
+	// themeNames: :theme takes names only (a console served over SSH).
+	themeNames bool
+	// sortColumns are the kernel table's sort columns, for :sort.
+	sortColumns func() []string
+	// shown are the column titles the main screen draws at this width
+	// (nil: all): the help explains only those.
+	shown func() map[string]bool
+	hm    help.Model
+	// filter is what was typed: only the rows that contain it (any case)
+	// show.
+	Filter string
+	off    int
+}
+
+// openHelp opens the help for what is on screen: over the editor, the
+// editor's keys and notes.
+func (a *App) openHelp() {
+	a.push(&helpScreen{common: a.common, ed: a.ed(), themeNames: a.opts.LoadTheme != nil,
+		sortColumns: a.Kernels.sortColumns, shown: a.shownColumns, hm: help.New()})
+}
+
+// shownColumns are the titles of the optional device and kernel columns
+// drawn at the current width.
+func (a *App) shownColumns() map[string]bool {
+	if a.d == nil || a.Kernels.cols == nil {
+		return nil
+	}
+	m := map[string]bool{}
+	for _, c := range a.Kernels.cols {
+		m[c.Title] = true
+	}
+	dc := deviceColumns(a.devices.W, a.d.DevMeas)
+	m["ALLOC"], m["BUSY"] = dc.sparkA > 0, dc.sparkU > 0
+	return m
+}
+
+// Rank stacks the help with the screens.
+func (hs *helpScreen) Rank() kit.LayerRank { return kit.RankScreen }
+
+// Update filters on typed letters and scrolls on the rest; esc clears the
+// filter, then closes the help, as ? does while nothing is typed.
+func (hs *helpScreen) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.MouseWheelMsg:
+		hs.off = max(hs.off+kit.WheelDelta(tea.Mouse(msg)), 0)
+	case tea.KeyPressMsg:
+		if hs.filterKey(msg) {
+			return nil
+		}
+		switch act := hs.Keys.LookupIn(hs.Scope(), msg); act {
+		case kit.ActQuit:
+			hs.Send(kit.QuitMsg{})
+		case kit.ActHelp, kit.ActBack:
+			hs.Close()
+		default:
+			hs.Scroll(&hs.off, act)
+		}
+	}
+	return nil
+}
+
+// Lines is the help screen's body.
+func (hs *helpScreen) Lines(w int) []string {
+	st := hs.St
+	var out []string
+	role := hs.Keys.Role()
+	head := []kit.Span{{Lvl: kit.LvlTitle, Text: " Keys"}, {Lvl: kit.LvlDim, Text: "  role: " + role.String()}}
+	if role == kit.RoleViewer {
+		head = append(head, kit.Span{Lvl: kit.LvlDim, Text: " (read-only: no key changes the node)"})
+	}
+	out = append(out, kit.SpansRow(st, head, w))
+	if hs.Filter != "" {
+		return append(out, hs.filtered(w)...)
+	}
+	out = append(out, "")
+	hs.hm.Styles, hs.hm.Ellipsis = st.Help, st.G.Ellipsis
+	for i, row := range kit.HelpRowsOf(&hs.hm, hs.Keys.FullHelpIn(hs.Scope()), w-2) {
+		if i > 0 {
+			out = append(out, "")
+		}
+		for _, ln := range strings.Split(hs.hm.FullHelpView(row), "\n") {
+			ln = " " + ln
+			out = append(out, ln+kit.Spaces(w-kit.Width(ln)))
+		}
+	}
+	return append(out, hs.notes(w)...)
+}
+
+// helpNotes is the help screen below the keys: what the marks, commands
+// and columns mean.
+func (hs *helpScreen) notes(w int) []string {
+	st := hs.St
+	g := st.G
+	if hs.ed != nil {
+		return editorHelp(st, w)
+	}
+	var out []string
+	legend := func(p kit.Paint, glyph string, rest string) string {
+		l := kit.NewLine(kit.Paint{})
+		l.Gap(3)
+		l.PutW(p, kit.Repeat(glyph, 3), 3)
+		l.Cell(st.Text, "  "+rest, w-l.W, false, g.Ellipsis)
+		return l.Finish(w)
+	}
+	look0, shape0 := st.Look(0)
+	look1, shape1 := st.Look(1)
+	out = append(out, "", kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlTitle, Text: " Share bars"}}, w),
+		legend(look0, shape0, "a kernel's share, in a colour and shape of its own (a: per agent)"),
+		legend(look1, shape1, "another kernel; its row in the kernel list has the same mark"),
+		legend(look0, g.Drift, "drift: a kernel on a device its agent does not own"),
+		legend(st.Free, g.Free, "free capacity"),
+		legend(st.Over, g.Over, "held beyond capacity (the figures turn red)"),
+		kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlDim, Text: "   figures are exact decimals: held/capacity in the device's slot units"}}, w),
+		kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlDim, Text: "   N/A: the device source could not read a value (never shown as 0)"}}, w),
+		"", kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlTitle, Text: " Commands"}}, w))
+	themeCmd := ":theme NAME|PATH"
+	if hs.themeNames { // served: names only
+		themeCmd = ":theme NAME"
+	}
+	cmds := [][2]string{
+		{":q", "quit"},
+		{":sort COL [asc|desc]", "sort kernels: " + strings.Join(hs.sortColumns(), " ")},
+		{themeCmd, "switch theme: " + strings.Join(themes.Names(), " ")},
+		{":filter TEXT", "search kernels on all GPUs, like /TEXT; !TEXT keeps what does not match"},
+		{":follow", "kernels follow the selected device (f toggles)"},
+	}
+	for _, c := range cmds {
+		out = append(out, kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlAccent, Text: "   " + kit.PadRight(c[0], 22)}, {Lvl: kit.LvlPlain, Text: c[1]}}, w))
+	}
+	out = append(out, "", kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlTitle, Text: " Filter"}}, w),
+		kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlDim, Text: "   words must all match (id, agent, state, devices, owner, session, image); !word inverts one"}}, w))
+	for _, f := range render.FilterHelp() {
+		out = append(out, kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlAccent, Text: "   " + kit.PadRight(f[0], 22)}, {Lvl: kit.LvlPlain, Text: f[1]}}, w))
+	}
+	var shown map[string]bool
+	if hs.shown != nil {
+		shown = hs.shown()
+	}
+	// has keeps the titles this width draws, joined: the help explains no
+	// column the screen does not show.
+	has := func(titles ...string) string {
+		var out []string
+		for _, t := range titles {
+			if shown == nil || shown[t] {
+				out = append(out, t)
+			}
+		}
+		return strings.Join(out, " ")
+	}
+	row := func(name, text string) {
+		if name != "" {
+			out = append(out, kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlAccent, Text: "   " + kit.PadRight(name, 22)}, {Lvl: kit.LvlPlain, Text: text}}, w))
+		}
+	}
+	out = append(out, "", kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlTitle, Text: " Device columns"}}, w))
+	row("HELD/CAPACITY", "one colour (or pattern) per kernel, as its mark in the kernel list; over capacity and drift marked on the bar")
+	switch hist := has("ALLOC", "BUSY"); hist {
+	case "ALLOC BUSY":
+		row(hist, "history, one sample a second: share held, and GPU utilisation")
+	case "ALLOC":
+		row(hist, "history, one sample a second: share held")
+	}
+	var kern []string
+	if who := has("USER", "TYPE", "SESSION"); who != "" {
+		var what []string
+		for _, c := range [][2]string{{"USER", "owner user id"}, {"TYPE", "session type"}, {"SESSION", "session id"}} {
+			if has(c[0]) != "" {
+				what = append(what, c[1])
+			}
+		}
+		kern = append(kern, who)
+		row(who, strings.Join(what, ", ")+" (recovery.json; - without one)")
+	}
+	if u := has("UTIL"); u != "" {
+		kern = append(kern, u)
+		row(u, "its GPU processes' utilisation of its busiest GPU; idle: held at 0 % for --idle-after; N/A: memory only")
+	}
+	if g := has("GMEM"); g != "" {
+		kern = append(kern, g)
+		row(g, "GPU memory of its processes (mapped by container: /proc/PID/cgroup against the CID= line)")
+	}
+	if len(kern) > 0 {
+		out = append(out[:len(out)-len(kern)], append([]string{"", kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlTitle, Text: " Kernel columns"}}, w)}, out[len(out)-len(kern):]...)...)
+	}
+	return out
+}
+
+// View draws the title row and as many help lines as fit. (Its footer
+// is what is under it: over the editor the editor's, whose keys work
+// here.)
+func (hs *helpScreen) View() []string {
+	hint := "type to filter, esc/? back"
+	if hs.Filter != "" {
+		hint = "esc clears filter"
+	}
+	return scrolled(hs.St, hs.W, hs.H, []kit.Span{{Lvl: kit.LvlFocus, Text: " Help "}}, []kit.Span{{Lvl: kit.LvlDim, Text: hint}}, hs.Lines(hs.W), &hs.off)
+}
+
+// Scope is the scope whose keys the help lists and handles: the editor's
+// view when it is over the editor (context-sensitive help), else the
+// main screen's.
+func (hs *helpScreen) Scope() kit.Scope {
+	if hs.ed == nil || hs.ed.Closed() {
+		return ScMain
+	}
+	return hs.ed.Scope()
+}
+
+// editorHelp explains the editor's marks and rules under its keys,
+// wrapped (not cut) to the screen.
+func editorHelp(st *kit.Styles, w int) []string {
+	g := st.G
+	out := []string{"", kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlTitle, Text: " Partition editor"}}, w)}
+	note := func(lvl kit.Level, s string) {
+		for _, row := range kit.WrapWords([]kit.Span{{Lvl: lvl, Text: s}}, w-3) {
+			out = append(out, kit.SpansRow(st, append([]kit.Span{{Lvl: kit.LvlPlain, Text: "   "}}, row...), w))
+		}
+	}
+	note(kit.LvlPlain, g.Owned+"  the agent owns the device in the draft   "+g.Gained+g.Owned+" it gains it   "+g.Lost+"  it loses it")
+	note(kit.LvlPlain, "LIVE: what kernels hold on the device now; ! marks kernels of an agent that will not own it (a move away from them, or left after an apply)")
+	note(kit.LvlPlain, "moves, cpu and mem need allocation-mode manual (m); auto-split shows the deal it would make")
+	note(kit.LvlPlain, "cpu takes core ranges (0-7,16), each core once; mem a size with a unit (120G, 96GiB; a bare number is bytes), not below the config's memory-align-size; the field says how it reads what you type, and what does not parse never enters the draft")
+	note(kit.LvlPlain, "apply opens a dialog whose default is Cancel; when live kernels would be left on devices their agent loses, it asks you to type that agent's id (tab to Apply, then Enter)")
+	note(kit.LvlPlain, "one operator edits at a time; another apply makes your draft STALE until you review it (p)")
+	note(kit.LvlPlain, "q is a letter here; esc leaves, ctrl+c quits (with a draft it asks first)")
+	note(kit.LvlDim, "the agents read agent.toml only at start-up: restart them after an apply")
+	return out
+}
+
+// filtered is the help screen while a filter is typed: the
+// "filter: ..." line, then each key binding of the scope and each line of
+// the notes that contains the filter, case-insensitively.
+func (hs *helpScreen) filtered(w int) []string {
+	st := hs.St
+	f := strings.ToLower(hs.Filter)
+	out := []string{kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlAccent, Text: " filter: "}, {Lvl: kit.LvlPlain, Text: hs.Filter}}, w), ""}
+	n := 0
+	for _, col := range hs.Keys.FullHelpIn(hs.Scope()) {
+		for _, b := range col {
+			h := b.Help()
+			if strings.Contains(strings.ToLower(h.Key+" "+h.Desc), f) {
+				out = append(out, kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlAccent, Text: "   " + kit.PadRight(h.Key, 12)}, {Lvl: kit.LvlPlain, Text: h.Desc}}, w))
+				n++
+			}
+		}
+	}
+	for _, ln := range hs.notes(w) {
+		if t := ansi.Strip(ln); strings.TrimSpace(t) != "" && strings.Contains(strings.ToLower(t), f) {
+			out = append(out, ln)
+			n++
+		}
+	}
+	if n == 0 {
+		out = append(out, kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlDim, Text: "   nothing in the help matches"}}, w))
+	}
+	return out
+}
+
+// filterKey takes a key typed on the help screen into its filter and
+// reports whether it did. Letters filter (j, k and q are letters here;
+// the arrows, pgup/pgdn, home/end still scroll and ctrl+c quits);
+// backspace removes the last rune; esc clears a filter before it closes
+// the help, and ? closes it only while no filter is typed.
+func (hs *helpScreen) filterKey(msg tea.KeyPressMsg) bool {
+	switch {
+	case msg.Code == tea.KeyEscape:
+		if hs.Filter == "" {
+			return false
+		}
+		hs.Filter, hs.off = "", 0
+		return true
+	case msg.Code == tea.KeyBackspace:
+		if r := []rune(hs.Filter); len(r) > 0 {
+			hs.Filter = string(r[:len(r)-1])
+		}
+		hs.off = 0
+		return true
+	case msg.Text == "" || msg.Mod&(tea.ModCtrl|tea.ModAlt|tea.ModSuper) != 0,
+		strings.ContainsFunc(msg.Text, unicode.IsControl):
+		return false
+	case msg.Text == "?" && hs.Filter == "":
+		return false
+	}
+	room := maxPromptRunes - utf8.RuneCountInString(hs.Filter)
+	if r := []rune(msg.Text); len(r) > room {
+		hs.Flashf(kit.LvlWarn, PromptFullText())
+		msg.Text = string(r[:max(room, 0)])
+	}
+	hs.Filter += msg.Text
+	hs.off = 0
+	return true
+}

@@ -1,0 +1,285 @@
+package editor
+
+import (
+	"errors"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/engine/partition"
+
+	"github.com/fgtop/fgtop/ui/kit"
+)
+
+// The desk's work runs off the UI loop: opening a draft writes the draft
+// record, an apply fsyncs and renames, a review and the journal read
+// files, and asking who holds the draft reads the record. Each runs in a
+// tea.Cmd and comes back as one of these messages, so Update never waits
+// on a disk, nor on another operator's apply.
+type (
+	// DeskPolledMsg is what the desk says now: who holds the draft, its
+	// last write, and whether this console's session still holds it.
+	DeskPolledMsg struct {
+		Hold, Write   partition.Hold
+		Held, Written bool
+		Sess          *partition.Session
+		Mine          bool
+		Lost          error
+	}
+	// DeskOpenedMsg is the outcome of opening the draft (e).
+	DeskOpenedMsg struct {
+		Sess   *partition.Session
+		Err    error
+		Holder partition.Hold // who holds it, on ErrBusy
+	}
+	// DeskAppliedMsg is the outcome of an apply.
+	DeskAppliedMsg struct {
+		Sess *partition.Session
+		Plan *partition.Plan
+		res  *partition.ApplyResult
+		Err  error
+	}
+	// DeskReviewedMsg is the outcome of rebasing a stale draft.
+	DeskReviewedMsg struct {
+		Sess *partition.Session
+		Err  error
+	}
+	// DeskJournalMsg is the journal's last records.
+	DeskJournalMsg struct {
+		recs []agentconfig.JournalRecord
+		bad  int
+		Err  error
+	}
+	// DeskClosedMsg says a session was given back.
+	DeskClosedMsg struct{}
+)
+
+// DeskWork is the desk work a console has under way.
+type DeskWork struct {
+	Polling bool // a pollDesk command is out
+	Opening bool // an Open is out
+
+	// mu guards held and ended, which commands and Close reach off the
+	// UI loop.
+	mu sync.Mutex
+	// held are the sessions this console opened and has not given back
+	// yet: the editor's, and any being closed by a command.
+	Held  map[*partition.Session]bool
+	ended bool
+}
+
+// Own records a newly opened session; false when the console has ended
+// meanwhile (the caller then gives it back).
+func (w *DeskWork) Own(s *partition.Session) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.ended {
+		return false
+	}
+	if w.Held == nil {
+		w.Held = map[*partition.Session]bool{}
+	}
+	w.Held[s] = true
+	return true
+}
+
+// Release gives sessions back (all held ones when none are named).
+func (w *DeskWork) Release(only ...*partition.Session) {
+	w.mu.Lock()
+	var todo []*partition.Session
+	for s := range w.Held {
+		if len(only) == 0 || slices.Contains(only, s) {
+			todo = append(todo, s)
+			delete(w.Held, s)
+		}
+	}
+	w.mu.Unlock()
+	for _, s := range todo {
+		s.Close()
+	}
+}
+
+// End gives every session back and makes later opens give theirs back
+// at once.
+func (w *DeskWork) End() {
+	w.mu.Lock()
+	w.ended = true
+	w.mu.Unlock()
+	w.Release()
+}
+
+// deskMsg handles the desk's messages the root passes the editor.
+func (e *Editor) deskMsg(msg tea.Msg) {
+	switch msg := msg.(type) {
+	case DeskPolledMsg:
+		if e.Owns(msg.Sess) && msg.Lost != nil && e.Lost == "" {
+			e.lostDraft(msg.Lost)
+		}
+		e.check()
+	case DeskAppliedMsg:
+		if e.Owns(msg.Sess) {
+			e.applied(msg)
+		}
+	case DeskReviewedMsg:
+		e.reviewed(msg)
+	case DeskJournalMsg:
+		e.journal, e.journalBad, e.journalErr = msg.recs, msg.bad, ""
+		if msg.Err != nil {
+			e.journalErr = msg.Err.Error()
+		}
+		e.Invalidate()
+	}
+}
+
+// leave closes the editor and gives the draft back (in a command: it
+// rewrites the draft record).
+func (e *Editor) leave() {
+	if e.Closed() {
+		return
+	}
+	sess, w := e.Sess, e.Work
+	e.Close()
+	e.Do(func() tea.Msg {
+		w.Release(sess)
+		return DeskClosedMsg{}
+	})
+	e.Invalidate()
+}
+
+// DoApply starts the apply the dialog confirmed; its outcome comes back
+// as a deskAppliedMsg.
+func (e *Editor) DoApply(p *partition.Plan, force bool) {
+	if e.Applying {
+		e.Flashf(kit.LvlWarn, "an apply is in progress: wait for its result before applying again")
+		return
+	}
+	e.Applying = true
+	e.result = []kit.Span{{Lvl: kit.LvlWarn, Text: "applying: writing " + filepath.Base(e.Desk.Path()) + ", then reading it back…"}}
+	e.Invalidate()
+	sess := e.Sess
+	e.Do(func() tea.Msg {
+		res, err := sess.Apply(p, force)
+		return DeskAppliedMsg{Sess: sess, Plan: p, res: res, Err: err}
+	})
+}
+
+// applied reports the outcome of this editor's apply.
+func (e *Editor) applied(m DeskAppliedMsg) {
+	e.Applying = false
+	res, err, p := m.res, m.Err, m.Plan
+	switch {
+	case res == nil:
+		e.sessionError(err)
+		e.result = []kit.Span{{Lvl: kit.LvlCrit, Text: "not applied: " + FirstLine(err.Error())}}
+	case err != nil:
+		e.result = []kit.Span{{Lvl: kit.LvlCrit, Text: "written, but the file read back does not give the planned partition: " + strings.Join(res.Mismatch, "; ")},
+			{Lvl: kit.LvlPlain, Text: " · previous version in " + res.Backup + " (J: journal)"}}
+	default:
+		e.result = []kit.Span{{Lvl: kit.LvlOK, Text: "applied " + e.Now().Format("15:04:05") + ": " + kit.Plural(len(p.Edits), "change") + " written and verified"},
+			{Lvl: kit.LvlWarn, Text: " · restart the agents: they read agent.toml only at start-up"},
+			{Lvl: kit.LvlDim, Text: " · backup " + res.Backup}}
+	}
+	FlashApplied(e.Common, m)
+	if res == nil {
+		return
+	}
+	// The session's base is the new file: the draft is done.
+	e.Req, e.undo = partition.Request{}, nil
+	e.Showing = EdGrid
+	e.Replan()
+}
+
+// FlashApplied says an apply's outcome in the flash line: under the
+// editor's own result, or alone when the editor that started it was left
+// meanwhile.
+func FlashApplied(c *kit.Common, m DeskAppliedMsg) {
+	switch res, err, p := m.res, m.Err, m.Plan; {
+	case res == nil:
+		c.Flashf(kit.LvlCrit, "not applied: "+FirstLine(err.Error()))
+	case err != nil:
+		c.Flashf(kit.LvlCrit, "written but verification mismatch: "+FirstLine(strings.Join(res.Mismatch, "; ")))
+	default:
+		c.Flashf(kit.LvlOK, "applied and verified ("+kit.Plural(len(p.Edits), "change")+"); restart the agents to take effect")
+	}
+}
+
+// review rebases a stale draft on the file as it is now (in a command: it
+// reads the file) and shows the recomputed plan: the only way out of
+// staleness.
+func (e *Editor) review() {
+	if e.Stale == "" {
+		e.Showing, e.planOff = EdPlan, 0
+		return
+	}
+	sess := e.Sess
+	e.Do(func() tea.Msg { return DeskReviewedMsg{Sess: sess, Err: sess.Review()} })
+}
+
+// reviewed shows the plan recomputed on the file as it is now.
+func (e *Editor) reviewed(m DeskReviewedMsg) {
+	if !e.Owns(m.Sess) {
+		return
+	}
+	if m.Err != nil {
+		e.sessionError(m.Err)
+		return
+	}
+	e.Stale = ""
+	e.Replan()
+	e.Flashf(kit.LvlInfo, "reviewed: the plan is recomputed on agent.toml as it is now")
+	e.Showing, e.planOff = EdPlan, 0
+}
+
+// loadJournal reads the last records of the desk's journal.
+func (e *Editor) loadJournal() {
+	d := e.Desk
+	e.Do(func() tea.Msg {
+		recs, bad, err := d.Journal(journalRows)
+		return DeskJournalMsg{recs: recs, bad: bad, Err: err}
+	})
+}
+
+// check runs on the clock tick and on the desk's news, and reads
+// nothing: a draft goes stale when the desk wrote, or when the engine's
+// snapshot carries another hash of agent.toml (it follows the file: an
+// edit or a replacement on disk); a newer snapshot re-plans (live
+// holders).
+func (e *Editor) check() {
+	if e.Closed() || e.Lost != "" {
+		return
+	}
+	hash := ""
+	if e.Snap != nil {
+		hash = e.Snap.ConfigHash
+	}
+	err := e.Sess.Stale(hash)
+	switch {
+	case err == nil:
+	case errors.Is(err, partition.ErrStale):
+		reason := e.staleReason(err)
+		if e.Stale == "" {
+			e.Flashf(kit.LvlWarn, "the draft is STALE: "+reason+"; p reviews the recomputed plan")
+		}
+		e.Stale = reason
+		e.Invalidate()
+	default:
+		e.lostDraft(err)
+	}
+	if e.Lost == "" && e.Snap != e.planSnap {
+		e.Replan()
+	}
+}
+
+// lostDraft says the session no longer holds the draft.
+func (e *Editor) lostDraft(err error) {
+	e.sessionError(err)
+	e.Flashf(kit.LvlCrit, "you no longer hold the draft: "+e.Lost)
+	e.Input = nil
+	if e.dlg != nil && e.dlg.Kind == DlgApply {
+		e.dlg.Close()
+	}
+}

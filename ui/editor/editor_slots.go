@@ -1,0 +1,258 @@
+package editor
+
+import (
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/engine/partition"
+	"github.com/fgtop/fgtop/model"
+	"github.com/fgtop/fgtop/ui/kit"
+)
+
+// The editor's grid on a slot-based file, Backend.AI main's form: each
+// agent is given an amount of every slot (cpu, mem, every device slot the
+// node registers), and devices are not exclusive, so there is nothing to
+// move. One row per agent and slot, with the node's total, the other
+// agents' amounts and what the agent's kernels hold beside it; a field
+// says, as it is typed, what the plan would then be.
+
+// slotGrid reports whether the draft is in the slot-based format.
+func (e *Editor) slotGrid() bool {
+	return e.Plan != nil && e.Plan.Format == agentconfig.FormatSlotBased
+}
+
+// deviceSlotsOf lists the node's device slots (not cpu or mem), sorted.
+func deviceSlotsOf(p *partition.Partition) []model.SlotName {
+	if p == nil {
+		return nil
+	}
+	var out []model.SlotName
+	for s := range p.Totals {
+		if s != model.SlotCPU && s != model.SlotMem {
+			out = append(out, s)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// gridSlots are the slots the grid edits: the device slots, then cpu and
+// mem.
+func (e *Editor) gridSlots() []model.SlotName {
+	return append(deviceSlotsOf(e.Plan.Next), model.SlotCPU, model.SlotMem)
+}
+
+// slotRows is one row per slot and agent.
+func (e *Editor) slotRows() []EdRow {
+	var rows []EdRow
+	if e.Plan.Next == nil {
+		return nil
+	}
+	for _, slot := range e.gridSlots() {
+		for i := range e.Plan.Next.Agents {
+			rows = append(rows, EdRow{Kind: RowSlot, Agent: i, Dev: -1, Slot: slot})
+		}
+	}
+	return rows
+}
+
+// slotValue is an agent's amount of slot as a field holds it.
+func slotValue(ap *partition.AgentPart, slot model.SlotName) string {
+	if ap == nil {
+		return ""
+	}
+	if slot == model.SlotMem {
+		if ap.Mem.IsZero() {
+			return ""
+		}
+		return model.FormatBinarySize(ap.Mem)
+	}
+	v, ok := ap.Capacity[slot]
+	if !ok {
+		return ""
+	}
+	return v.String()
+}
+
+// slotAmountText is an amount as the grid shows it.
+func slotAmountText(slot model.SlotName, v model.Dec) string {
+	if slot == model.SlotMem {
+		return kit.FmtBytesDec(v)
+	}
+	return v.String()
+}
+
+// withSlot is the draft with row r's agent given val of r's slot; a value
+// equal to the file's drops the agent's set for that slot, so the draft
+// says only what changes.
+func (e *Editor) withSlot(r EdRow, val string) (partition.Request, bool) {
+	id := e.Plan.Next.Agents[r.Agent].ID
+	set, err := partition.ParseSlotSet(string(id) + "=" + string(r.Slot) + "=" + val)
+	if err != nil {
+		return partition.Request{}, false
+	}
+	next := cloneRequest(e.Req)
+	next.Slots = slices.DeleteFunc(next.Slots, func(s partition.SlotSet) bool { return s.Agent == id && s.Slot == r.Slot })
+	same := false
+	if cur := e.Plan.Current.Agent(id); cur != nil && next.Mode == "" {
+		if r.Slot == model.SlotMem {
+			same = cur.Mem.Equal(set.Amount)
+		} else if v, ok := cur.Capacity[r.Slot]; ok {
+			same = v.Equal(set.Amount) && v.String() == set.Amount.String()
+		}
+	}
+	if !same {
+		next.Slots = append(next.Slots, set)
+	}
+	return next, true
+}
+
+// slotChecker checks a slot field as it is typed, then plans the draft
+// with it: the hint says what it is against the node, and a plan the
+// value makes invalid is said at once (as a warning: another field may
+// be about to make room).
+func (e *Editor) slotChecker(r EdRow) func(string) FieldCheck {
+	total := e.Plan.Next.Totals[r.Slot]
+	var align model.Dec
+	if b := e.Sess.Base(); b != nil {
+		align = b.MemoryAlignSize
+	}
+	return func(s string) FieldCheck {
+		s = strings.TrimSpace(s)
+		var c FieldCheck
+		switch r.Slot {
+		case model.SlotMem:
+			c = checkMem(s, e.Plan.Next.MemTotal, align)
+		case model.SlotCPU:
+			n, err := strconv.Atoi(s)
+			if err != nil || n < 0 {
+				return FieldCheck{Err: errors.New("the slot-based format takes a core count, e.g. 15")}
+			}
+			c = FieldCheck{Hint: "= " + kit.Plural(n, "core") + " of " + total.String()}
+		default:
+			v, err := model.ParseDec(s)
+			switch {
+			case s == "" || err != nil:
+				return FieldCheck{Err: errors.New("an amount is needed, e.g. 2.0")}
+			case !v.IsFinite():
+				return FieldCheck{Err: errors.New("not a finite amount")}
+			case v.Sign() < 0:
+				return FieldCheck{Err: errors.New("a negative amount: Backend.AI refuses it")}
+			}
+			c = FieldCheck{Hint: "of " + total.String()}
+		}
+		if c.Err != nil {
+			return c
+		}
+		next, ok := e.withSlot(r, s)
+		if !ok {
+			return FieldCheck{Err: errors.New("not an amount of " + string(r.Slot))}
+		}
+		p := e.Sess.Plan(next)
+		switch {
+		case !p.Valid():
+			c.Warn = "plan INVALID: " + FirstLine(p.Errors[0])
+		case c.Warn == "":
+			c.Hint += " · plan valid"
+		}
+		return c
+	}
+}
+
+// heldBy is what the kernels of agent id hold of slot now.
+func (e *Editor) heldBy(id model.AgentID, slot model.SlotName) model.Dec {
+	if e.Snap == nil {
+		return model.Zero
+	}
+	for i := range e.Snap.Agents {
+		if e.Snap.Agents[i].ID == id {
+			return e.Snap.Agents[i].Held[slot]
+		}
+	}
+	return model.Zero
+}
+
+// gridSlotRow draws an agent's amount of a slot (or the field being
+// typed), then the node's total, the other agents' amounts and what the
+// agent's kernels hold, in red beyond the amount.
+func (e *Editor) gridSlotRow(i int, r EdRow, shorts []string, cols edCols, w int, sel bool) string {
+	st := e.St
+	l := kit.RowStart(e.St, sel, sel)
+	labelP := st.Text
+	if r.Agent > 0 {
+		labelP = st.Dim
+	}
+	l.Cell(labelP, string(r.Slot), cols.Label, false, st.G.Ellipsis)
+	aw := 4
+	for j, s := range shorts {
+		aw = max(aw, kit.Width(s)+len(strconv.Itoa(j+1))+2)
+	}
+	l.Cell(st.Text, strconv.Itoa(r.Agent+1)+" "+shorts[r.Agent], aw, false, st.G.Ellipsis)
+	room := w - l.W - 1
+	if e.Input != nil && e.inputRow == i {
+		e.Input.SetWidth(max(min(room-2, 40, kit.Width(e.Input.Value())+1), 8))
+		v := e.Input.View()
+		l.PutW(kit.Paint{}, v, kit.Width(v))
+		if sp := e.InputCheck.spans(); len(sp) > 0 {
+			l.Gap(2)
+			kit.PutSpans(l, st, sp, w-l.W)
+		}
+		return kit.ClampLine(l.Finish(w), w)
+	}
+	next := &e.Plan.Next.Agents[r.Agent]
+	val := slotValue(next, r.Slot)
+	amount := next.Capacity[r.Slot]
+	if r.Slot == model.SlotMem {
+		amount = next.Mem
+	}
+	shown := val
+	if r.Slot == model.SlotMem {
+		shown = memOrNone(next.Mem)
+	}
+	was := ""
+	if cur := e.Plan.Current.Agent(next.ID); cur != nil {
+		if c := slotValue(cur, r.Slot); c != val {
+			was = c
+			if r.Slot == model.SlotMem {
+				was = memOrNone(cur.Mem)
+			}
+		}
+	}
+	lvl := kit.LvlPlain
+	if was != "" {
+		lvl = kit.LvlAccent
+	}
+	sp := []kit.Span{{Lvl: lvl, Text: kit.PadRight(shown, 8)}}
+	if was != "" {
+		sp = append(sp, kit.Span{Lvl: kit.LvlDim, Text: " (was " + was + ")"})
+	}
+	if total, ok := e.Plan.Next.Totals[r.Slot]; ok {
+		sp = append(sp, kit.Span{Lvl: kit.LvlDim, Text: "  of " + slotAmountText(r.Slot, total)})
+	}
+	var others []string
+	for j := range e.Plan.Next.Agents {
+		if j == r.Agent {
+			continue
+		}
+		o := &e.Plan.Next.Agents[j]
+		v := o.Capacity[r.Slot]
+		if r.Slot == model.SlotMem {
+			v = o.Mem
+		}
+		others = append(others, shorts[j]+" "+slotAmountText(r.Slot, v))
+	}
+	if len(others) > 0 {
+		sp = append(sp, kit.Span{Lvl: kit.LvlDim, Text: " · others " + strings.Join(others, ", ")})
+	}
+	held := e.heldBy(next.ID, r.Slot)
+	hl := kit.LvlPlain
+	if amount.Less(held) {
+		hl = kit.LvlCrit
+	}
+	sp = append(sp, kit.Span{Lvl: kit.LvlDim, Text: " · held "}, kit.Span{Lvl: hl, Text: slotAmountText(r.Slot, held)})
+	kit.PutSpans(l, st, sp, room)
+	return l.Finish(w)
+}

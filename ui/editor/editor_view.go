@@ -1,0 +1,596 @@
+package editor
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+
+	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/engine/partition"
+	"github.com/fgtop/fgtop/model"
+
+	"github.com/fgtop/fgtop/ui/kit"
+	"github.com/fgtop/fgtop/ui/render"
+)
+
+// edStatusLines is how many rows under the grid say what the plan is,
+// what went wrong and what the marks mean.
+const edStatusLines = 3
+
+// edVisible is how many grid rows a page key moves over.
+func (e *Editor) edVisible() int {
+	return max(e.H-2-edStatusLines-1, 1)
+}
+
+// View draws the open editor in the size SetSize gave: its grid, plan or
+// journal.
+func (e *Editor) View() []string {
+	var rows []string
+	switch e.Showing {
+	case EdPlan:
+		rows = e.viewPlan(e.W, e.H)
+	case edJournal:
+		rows = e.viewJournal(e.W, e.H)
+	default:
+		rows = e.viewGrid(e.W, e.H)
+	}
+	for len(rows) < e.H {
+		rows = append(rows, "")
+	}
+	return rows[:e.H]
+}
+
+// Footer is the editor's short help (under a flash, which the root puts
+// first): the field's keys while one is open, else the view's.
+func (e *Editor) Footer(w int) string {
+	if e.Input != nil {
+		return kit.SpansRow(e.St, []kit.Span{{Lvl: kit.LvlAccent, Text: "enter"}, {Lvl: kit.LvlDim, Text: " set · "}, {Lvl: kit.LvlAccent, Text: "esc"}, {Lvl: kit.LvlDim, Text: " cancel · the field is checked as you type"}}, w)
+	}
+	return e.footerLine(e.Keys.FooterIn(e.Scope()), w)
+}
+
+// footerLine draws footer items in their order, leaving out, when the
+// line is too narrow for all, the least important first (the highest
+// prio, the last of equals), so apply, plan, undo and leaving show at any
+// width where they fit at all.
+func (e *Editor) footerLine(items []kit.FootItem, w int) string {
+	st := e.St
+	itemW := func(it kit.FootItem) int { return kit.Width(it.Key) + 1 + kit.Width(it.Desc) }
+	keep := make([]bool, len(items))
+	total := -3
+	for i, it := range items {
+		keep[i] = true
+		total += 3 + itemW(it)
+	}
+	dropped := false
+	for {
+		need := total
+		if dropped {
+			need += 2 // " …"
+		}
+		if need <= w {
+			break
+		}
+		worst := -1
+		for i, it := range items {
+			if keep[i] && (worst < 0 || it.Prio >= items[worst].Prio) {
+				worst = i
+			}
+		}
+		if worst < 0 {
+			break
+		}
+		keep[worst], dropped = false, true
+		total -= 3 + itemW(items[worst])
+	}
+	l := kit.NewLine(kit.Paint{})
+	sepG := " • "
+	if st.ASCII {
+		sepG = " | "
+	}
+	first := true
+	for i, it := range items {
+		if !keep[i] {
+			continue
+		}
+		if l.W+itemW(it)+3 > w && !first {
+			break
+		}
+		if !first {
+			l.PutW(st.Border, sepG, 3)
+		}
+		first = false
+		l.Put(st.HelpKey, it.Key)
+		l.Gap(1)
+		l.Put(st.HelpDesc, it.Desc)
+	}
+	if dropped && l.W+2 <= w {
+		l.Gap(1)
+		l.Put(st.Border, st.G.Ellipsis)
+	}
+	return kit.ClampLine(l.Finish(w), w)
+}
+
+// modeSpans says the draft's mode, with the file's when they differ.
+func (e *Editor) modeSpans() []kit.Span {
+	p := e.Plan
+	if p.ModeFrom == p.ModeTo {
+		return append([]kit.Span{{Lvl: kit.LvlDim, Text: "mode "}, {Lvl: kit.LvlPlain, Text: p.ModeTo}, {Lvl: kit.LvlDim, Text: " · "}}, e.formatSpans()...)
+	}
+	out := []kit.Span{{Lvl: kit.LvlDim, Text: "mode "}, {Lvl: kit.LvlPlain, Text: p.ModeFrom + " → "}, {Lvl: kit.LvlAccent, Text: p.ModeTo}}
+	if p.ModeTo == agentconfig.ModeAutoSplit {
+		out = append(out, kit.Span{Lvl: kit.LvlDim, Text: " (preview of the deal)"})
+	}
+	return append(append(out, kit.Span{Lvl: kit.LvlDim, Text: " · "}), e.formatSpans()...)
+}
+
+// formatSpans says the draft's format, and plainly when it is one
+// Backend.AI main cannot load.
+func (e *Editor) formatSpans() []kit.Span {
+	p := e.Plan
+	if p.DraftFormat {
+		return []kit.Span{{Lvl: kit.LvlCrit, Text: agentconfig.DraftFormatWarning}}
+	}
+	return []kit.Span{{Lvl: kit.LvlDim, Text: string(p.Format)}}
+}
+
+// edCols are the grid's column widths.
+type edCols struct {
+	Label int
+	Agent []int
+	live  int
+}
+
+func (e *Editor) edColumns(w int, shorts []string) edCols {
+	c := edCols{Label: min(max(w/5, 16), 26)}
+	used := 2 + c.Label
+	for i, s := range shorts {
+		cw := max(kit.Width(s)+len(strconv.Itoa(i+1))+3, 7)
+		c.Agent = append(c.Agent, cw)
+		used += cw
+	}
+	c.live = max(w-used-1, 0)
+	return c
+}
+
+// viewGrid draws the devices × agents grid, the agents' cpu and mem rows
+// and the status lines, in h rows.
+func (e *Editor) viewGrid(w, h int) []string {
+	st := e.St
+	p := e.Plan
+	shorts := e.agentShorts()
+	cols := e.edColumns(w, shorts)
+	visible := max(h-2-edStatusLines, 1)
+	if e.Cursor < e.off {
+		e.off = e.Cursor
+	}
+	if e.Cursor >= e.off+visible {
+		e.off = e.Cursor - visible + 1
+	}
+	e.off = min(e.off, max(len(e.Rows)-visible, 0))
+
+	info := e.modeSpans()
+	if n := len(p.Edits); n > 0 {
+		info = append(info, kit.Span{Lvl: kit.LvlDim, Text: " · "}, kit.Span{Lvl: kit.LvlAccent, Text: "draft: " + kit.Plural(n, "file change")})
+	}
+	if e.Stale != "" {
+		info = append(info, kit.Span{Lvl: kit.LvlDim, Text: " "}, kit.Span{Lvl: kit.LvlBadge, Text: " STALE "})
+	}
+	if e.Lost != "" {
+		info = append(info, kit.Span{Lvl: kit.LvlDim, Text: " "}, kit.Span{Lvl: kit.LvlBadge, Text: " LOST "})
+	}
+	// The mode and the draft's size matter more than the whole path: the
+	// path keeps its end.
+	room := w - kit.SpansWidth(info) - 30
+	path := p.Config
+	if kit.Width(path) > room {
+		path = st.G.Ellipsis + kit.TruncateLeft(path, max(room-1, 0))
+	}
+	if room < 8 {
+		path = ""
+	}
+	out := []string{kit.TitleRowOf(e.St, w, []kit.Span{{Lvl: kit.LvlFocus, Text: " Partition "}, {Lvl: kit.LvlDim, Text: " " + path + " "}}, info, len(e.Rows), visible, e.off)}
+
+	hl := kit.NewLine(kit.Paint{})
+	hl.Gap(2)
+	if e.slotGrid() {
+		hl.Cell(st.Dim, "SLOT", cols.Label, false, st.G.Ellipsis)
+		hl.Cell(st.Dim, "AGENT: AMOUNT  of the node · the other agents' · held by its kernels", max(w-hl.W, 0), false, st.G.Ellipsis)
+	} else {
+		hl.Cell(st.Dim, "DEVICE", cols.Label, false, st.G.Ellipsis)
+		for i, s := range shorts {
+			hl.Cell(st.Dim, " "+strconv.Itoa(i+1)+" "+s, cols.Agent[i], false, st.G.Ellipsis)
+		}
+		hl.Gap(1)
+		hl.Cell(st.Dim, "LIVE", cols.live, false, st.G.Ellipsis)
+	}
+	out = append(out, hl.Finish(w))
+
+	stranded := map[model.DeviceKey]bool{}
+	for _, m := range p.Moves {
+		for _, hd := range m.Holders {
+			if hd.Stranded {
+				stranded[m.Key] = true
+			}
+		}
+	}
+	for i := e.off; i < len(e.Rows) && i < e.off+visible; i++ {
+		r := e.Rows[i]
+		sel := i == e.Cursor
+		switch r.Kind {
+		case RowDevice:
+			out = append(out, e.gridDeviceRow(r, cols, w, sel, stranded[r.Key]))
+		case RowSlot:
+			out = append(out, e.gridSlotRow(i, r, shorts, cols, w, sel))
+		default:
+			out = append(out, e.gridAgentRow(i, r, shorts, cols, w, sel))
+		}
+	}
+	for len(out) < h-edStatusLines {
+		out = append(out, "")
+	}
+	out = out[:max(h-edStatusLines, 0)]
+	return append(out, e.editorStatus(w)...)
+}
+
+// gridDeviceRow draws one device: its owners in the draft (marked where
+// the draft changes them) and who holds it live.
+func (e *Editor) gridDeviceRow(r EdRow, cols edCols, w int, sel, stranded bool) string {
+	st := e.St
+	l := kit.RowStart(e.St, sel, sel)
+	label := partition.Key(r.Key)
+	var dr *render.DevRow
+	if r.Dev >= 0 && e.data() != nil && r.Dev < len(e.data().Devs) {
+		dr = &e.data().Devs[r.Dev]
+		label = dr.Label + " " + dr.Abbrev
+		if dr.Child {
+			label = st.G.Branch + dr.Label
+		}
+	}
+	l.Cell(st.Text, label, cols.Label, false, st.G.Ellipsis)
+	for i := range e.Plan.Next.Agents {
+		now := e.Plan.Next.Agents[i].OwnsDevice(r.Key)
+		was := false
+		if ca := e.Plan.Current.Agent(e.Plan.Next.Agents[i].ID); ca != nil {
+			was = ca.OwnsDevice(r.Key)
+		}
+		var p kit.Paint
+		mark := st.G.Dot
+		switch {
+		case now && was:
+			p, mark = st.Text, st.G.Owned
+		case now:
+			p, mark = st.OK, st.G.Gained+st.G.Owned
+		case was:
+			p, mark = st.Warn, st.G.Lost
+		default:
+			p = st.Dim
+		}
+		pad := 1 + len(strconv.Itoa(i+1)) + 1
+		l.Gap(pad)
+		l.Cell(p, mark, cols.Agent[i]-pad, false, "")
+	}
+	l.Gap(1)
+	var live []kit.Span
+	switch {
+	case dr == nil:
+		live = []kit.Span{{Lvl: kit.LvlWarn, Text: "not on this node"}}
+	case len(dr.Kernels) == 0:
+		live = []kit.Span{{Lvl: kit.LvlDim, Text: "free"}}
+	default:
+		counts := map[string]int{}
+		var order []string
+		for _, ki := range dr.Kernels {
+			ag := e.data().Kernels[ki].Agent
+			if counts[ag] == 0 {
+				order = append(order, ag)
+			}
+			counts[ag]++
+		}
+		var who []string
+		for _, ag := range order {
+			who = append(who, ag+"×"+strconv.Itoa(counts[ag]))
+		}
+		lvl := kit.LvlPlain
+		foreign := !stranded && e.foreignHolders(r.Key, dr)
+		if stranded || foreign {
+			lvl = kit.LvlCrit
+		}
+		live = []kit.Span{{Lvl: lvl, Text: dr.Held + "/" + dr.Capacity + " held by " + strings.Join(who, ", ")}}
+		switch {
+		case stranded:
+			live = append(live, kit.Span{Lvl: kit.LvlCrit, Text: " ! moves away from them"})
+		case foreign:
+			live = append(live, kit.Span{Lvl: kit.LvlCrit, Text: " ! not their agent's device"})
+		}
+	}
+	kit.PutSpans(l, st, live, cols.live)
+	return l.Finish(w)
+}
+
+// foreignHolders reports whether kernels of an agent that does not own
+// the device in the draft hold it: what an apply leaves behind (they run
+// on until they end) or a file that disagrees with the kernels.
+func (e *Editor) foreignHolders(k model.DeviceKey, dr *render.DevRow) bool {
+	next := e.Plan.Next
+	if next == nil || !next.Exclusive {
+		return false
+	}
+	for _, ki := range dr.Kernels {
+		ap := next.Agent(e.data().Kernels[ki].K.Agent)
+		if ap != nil && !ap.OwnsDevice(k) {
+			return true
+		}
+	}
+	return false
+}
+
+// gridAgentRow draws an agent's cpu or mem, or the field being typed.
+func (e *Editor) gridAgentRow(i int, r EdRow, shorts []string, cols edCols, w int, sel bool) string {
+	st := e.St
+	l := kit.RowStart(e.St, sel, sel)
+	what := "cpu"
+	if r.Kind == RowMem {
+		what = "mem"
+	}
+	l.Cell(st.Dim, what, 5, false, "")
+	l.Cell(st.Text, strconv.Itoa(r.Agent+1)+" "+shorts[r.Agent], max(cols.Label-5, 4), false, st.G.Ellipsis)
+	room := w - l.W - 1
+	if e.Input != nil && e.inputRow == i {
+		// As wide as the text (plus the cursor), so what it means shows
+		// right after it.
+		e.Input.SetWidth(max(min(room-2, 40, kit.Width(e.Input.Value())+1), 8))
+		v := e.Input.View()
+		l.PutW(kit.Paint{}, v, kit.Width(v))
+		if sp := e.InputCheck.spans(); len(sp) > 0 {
+			l.Gap(2)
+			kit.PutSpans(l, st, sp, w-l.W)
+		}
+		return kit.ClampLine(l.Finish(w), w)
+	}
+	next := &e.Plan.Next.Agents[r.Agent]
+	cur := e.Plan.Current.Agent(next.ID)
+	var val, was string
+	if r.Kind == RowMem {
+		val = memOrNone(next.Mem)
+		if cur != nil && !cur.Mem.Equal(next.Mem) {
+			was = memOrNone(cur.Mem)
+		}
+	} else {
+		val, was = cpuText(e.Plan, next), ""
+		if cur != nil {
+			if c := cpuText(e.Plan, cur); c != val {
+				was = c
+			}
+		}
+	}
+	lvl := kit.LvlPlain
+	if was != "" {
+		lvl = kit.LvlAccent
+	}
+	sp := []kit.Span{{Lvl: lvl, Text: val}}
+	if was != "" {
+		sp = append(sp, kit.Span{Lvl: kit.LvlDim, Text: "  (was " + was + ")"})
+	}
+	kit.PutSpans(l, st, sp, room)
+	return l.Finish(w)
+}
+
+// cpuText is an agent's cores as ranges, or its count in the slot-based
+// format.
+func cpuText(p *partition.Plan, ap *partition.AgentPart) string {
+	if p.Format == agentconfig.FormatSlotBased || ap.Owns == nil {
+		if c, ok := ap.Capacity[model.SlotCPU]; ok {
+			return c.String() + " cores"
+		}
+		return "every core"
+	}
+	ids := ap.Owns["cpu"]
+	return partition.IDRanges(ids) + "  (" + kit.Plural(len(ids), "core") + ")"
+}
+
+// editorStatus is the lines under the grid: the plan in a phrase (or why
+// the draft cannot be applied), the last result or the field's error, and
+// what the marks mean.
+func (e *Editor) editorStatus(w int) []string {
+	p := e.Plan
+	g := e.St.G
+	var first []kit.Span
+	switch {
+	case e.Lost != "":
+		first = []kit.Span{{Lvl: kit.LvlCrit, Text: "You no longer hold the draft: " + e.Lost + ". esc leaves."}}
+	case e.Stale != "":
+		first = []kit.Span{{Lvl: kit.LvlCrit, Text: "STALE: " + e.Stale}, {Lvl: kit.LvlPlain, Text: " · p reviews the recomputed plan; apply is refused until then"}}
+	case !p.Valid():
+		first = []kit.Span{{Lvl: kit.LvlCrit, Text: "INVALID (" + kit.Plural(len(p.Errors), "error") + "): " + FirstLine(p.Errors[0])}}
+	case !p.Changed():
+		first = []kit.Span{{Lvl: kit.LvlDim, Text: "no change: the grid shows agent.toml as it is"}}
+	default:
+		first = []kit.Span{{Lvl: kit.LvlOK, Text: "valid"}, {Lvl: kit.LvlPlain, Text: ": " + kit.Plural(len(p.Edits), "file change")}}
+		if len(p.Affected()) > 0 {
+			first = append(first, kit.Span{Lvl: kit.LvlWarn, Text: "; live kernels affected: apply asks for the agent id"})
+		}
+		if len(p.Warnings) > 0 {
+			first = append(first, kit.Span{Lvl: kit.LvlWarn, Text: " · " + kit.Plural(len(p.Warnings), "warning")})
+		}
+	}
+	var second []kit.Span
+	if e.Lost == "" && (e.Dirty() || len(e.undo) > 0) {
+		second = []kit.Span{{Lvl: kit.LvlPlain, Text: "draft: " + e.changeSummary()}}
+		keys := " · u undoes"
+		if e.Dirty() {
+			keys += ", r resets, p plan"
+		}
+		if e.Stale == "" && p.Valid() && p.Changed() {
+			keys += ", A applies"
+		}
+		second = append(second, kit.Span{Lvl: kit.LvlDim, Text: keys})
+	}
+	legend := []kit.Span{{Lvl: kit.LvlDim, Text: g.Owned + " owner  " + g.Gained + g.Owned + " gains  " + g.Lost + " loses  " + g.Dot + " not its device  ! another agent's kernels on it · 1-9 or ←/→ move the selected device · m mode · enter edits cpu/mem"}}
+	if e.slotGrid() {
+		legend = []kit.Span{{Lvl: kit.LvlDim, Text: "slot-based: agents are given amounts; devices are not exclusive · m mode · enter edits the selected amount"}}
+	}
+	lines := [][]kit.Span{first, second, legend}
+	if e.result != nil {
+		// The result (with the backup's path) may take the legend's row too
+		// rather than be cut.
+		rows := kit.WrapWords(e.result, w-1)
+		lines[1] = rows[0]
+		if len(rows) > 1 {
+			lines[2] = rows[1]
+		}
+	}
+	out := make([]string, len(lines))
+	for i, sp := range lines {
+		out[i] = kit.SpansRow(e.St, append([]kit.Span{{Lvl: kit.LvlPlain, Text: " "}}, sp...), w)
+	}
+	return out
+}
+
+// planLines is the plan as the CLI prints it, coloured: errors first and
+// in red, so an invalid draft cannot be missed.
+func (e *Editor) planLines() [][]kit.Span {
+	p := e.Plan
+	var out [][]kit.Span
+	if e.Stale != "" {
+		out = append(out, []kit.Span{{Lvl: kit.LvlCrit, Text: "STALE: " + e.Stale + ": p reviews and recomputes this plan on the file as it is now"}}, nil)
+	}
+	if len(p.Errors) > 0 {
+		out = append(out, []kit.Span{{Lvl: kit.LvlCrit, Text: "INVALID: " + kit.Plural(len(p.Errors), "error") + "; nothing can be applied"}})
+		for _, e := range p.Errors {
+			for _, ln := range strings.Split(e, "\n") {
+				out = append(out, []kit.Span{{Lvl: kit.LvlCrit, Text: "  " + ln}})
+			}
+		}
+		out = append(out, nil)
+	}
+	var b bytes.Buffer
+	_ = p.WriteText(&b)
+	section := ""
+	for _, ln := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {
+		lvl := kit.LvlPlain
+		trimmed := strings.TrimSpace(ln)
+		switch {
+		case ln != "" && !strings.HasPrefix(ln, " ") && strings.HasSuffix(ln, ":") || strings.HasSuffix(ln, "):"):
+			section = strings.Fields(ln)[0]
+			lvl = kit.LvlTitle
+		case strings.HasPrefix(trimmed, "+ "):
+			lvl = kit.LvlOK
+		case strings.HasPrefix(trimmed, "- "):
+			lvl = kit.LvlWarn
+		case strings.HasPrefix(ln, "INVALID"):
+			lvl = kit.LvlCrit
+		case strings.HasPrefix(ln, "valid"):
+			lvl = kit.LvlOK
+			if strings.Contains(ln, "live kernels") {
+				lvl = kit.LvlWarn
+			}
+		case strings.Contains(ln, "<- its agent no longer owns"):
+			lvl = kit.LvlCrit
+		case section == "errors" && ln != "":
+			lvl = kit.LvlCrit
+		case section == "warnings" && ln != "":
+			lvl = kit.LvlWarn
+		case section == "notes" && ln != "":
+			lvl = kit.LvlDim
+		}
+		if strings.HasPrefix(ln, "valid") || strings.HasPrefix(ln, "INVALID") || ln == "no change" {
+			ln = strings.ReplaceAll(ln, "apply needs --force", "apply asks for the affected agent's id")
+		}
+		out = append(out, []kit.Span{{Lvl: lvl, Text: ln}})
+	}
+	return out
+}
+
+// viewPlan draws the scrollable plan in h rows.
+func (e *Editor) viewPlan(w, h int) []string {
+	var body []string
+	for _, sp := range e.planLines() {
+		rows := kit.WrapWords(sp, w-2)
+		// A wrapped "+ [...]" or "- [...]" keeps its marker on every row, so
+		// a continuation is not read as context.
+		mark := ""
+		if len(sp) == 1 {
+			if t := strings.TrimLeft(sp[0].Text, " "); strings.HasPrefix(t, "+ ") || strings.HasPrefix(t, "- ") {
+				mark = t[:1]
+			}
+		}
+		for i, row := range rows {
+			if i > 0 && mark != "" && len(row) > 0 {
+				row = append([]kit.Span{{Lvl: row[0].Lvl, Text: "  " + mark + " "}}, row[1:]...)
+				row[0].Lvl = sp[0].Lvl
+			}
+			body = append(body, kit.SpansRow(e.St, append([]kit.Span{{Lvl: kit.LvlPlain, Text: " "}}, row...), w))
+		}
+	}
+	visible := max(h-1, 0)
+	e.planOff = min(e.planOff, max(len(body)-visible, 0))
+	title := []kit.Span{{Lvl: kit.LvlFocus, Text: " Plan "}}
+	if e.Stale != "" {
+		title = append(title, kit.Span{Lvl: kit.LvlDim, Text: " "}, kit.Span{Lvl: kit.LvlBadge, Text: " STALE "})
+	}
+	out := []string{kit.TitleRowOf(e.St, w, title, []kit.Span{{Lvl: kit.LvlDim, Text: "A apply · esc back"}}, len(body), visible, e.planOff)}
+	for i := e.planOff; i < len(body) && len(out) < h; i++ {
+		out = append(out, body[i])
+	}
+	return out
+}
+
+// viewJournal draws the last journal records, newest first.
+func (e *Editor) viewJournal(w, h int) []string {
+	st := e.St
+	var body []string
+	row := func(sp ...kit.Span) {
+		body = append(body, kit.SpansRow(st, append([]kit.Span{{Lvl: kit.LvlPlain, Text: " "}}, sp...), w))
+	}
+	switch {
+	case e.journalErr != "":
+		row(kit.Span{Lvl: kit.LvlCrit, Text: e.journalErr})
+	case len(e.journal) == 0:
+		row(kit.Span{Lvl: kit.LvlDim, Text: "nothing applied yet: the journal " + e.Desk.JournalPath() + " is empty"})
+	default:
+		row(kit.Span{Lvl: kit.LvlDim, Text: kit.PadRight("TIME", 20) + kit.PadRight("ACTION", 9) + kit.PadRight("RESULT", 9) + kit.PadRight("ACTOR", 14) + kit.PadRight("ORIGIN", 22) + "OLD → NEW"})
+	}
+	for _, r := range e.journal {
+		res := kit.Span{Lvl: kit.LvlOK, Text: kit.PadRight(r.Result, 9)}
+		if r.Result != "ok" {
+			res.Lvl = kit.LvlCrit
+		}
+		extra := ""
+		if r.Forced {
+			extra = "  forced"
+		}
+		row(kit.Span{Lvl: kit.LvlPlain, Text: kit.PadRight(r.Time.Local().Format("2006-01-02 15:04:05"), 20)}, kit.Span{Lvl: kit.LvlAccent, Text: kit.PadRight(r.Action, 9)}, res,
+			kit.Span{Lvl: kit.LvlPlain, Text: kit.PadRight(r.Actor, 14)}, kit.Span{Lvl: kit.LvlDim, Text: kit.PadRight(r.Origin, 22)},
+			kit.Span{Lvl: kit.LvlPlain, Text: ShortHash(r.OldHash) + " → " + ShortHash(r.NewHash)}, kit.Span{Lvl: kit.LvlWarn, Text: extra})
+		for _, m := range r.Mismatch {
+			row(kit.Span{Lvl: kit.LvlCrit, Text: "    mismatch: " + m})
+		}
+	}
+	if e.journalBad > 0 {
+		row(kit.Span{Lvl: kit.LvlWarn, Text: kit.Plural(e.journalBad, "journal line") + " could not be read (torn writes)"})
+	}
+	if _, ok := e.Desk.LastWrite(); ok || len(e.journal) > 0 {
+		body = append(body, "")
+		row(kit.Span{Lvl: kit.LvlWarn, Text: "The agents read agent.toml only at start-up: a change takes effect when they restart."})
+	}
+	visible := max(h-1, 0)
+	e.jourOff = min(e.jourOff, max(len(body)-visible, 0))
+	out := []string{kit.TitleRowOf(e.St, w, []kit.Span{{Lvl: kit.LvlFocus, Text: " Journal "}, {Lvl: kit.LvlDim, Text: " " + e.Desk.JournalPath() + " "}},
+		[]kit.Span{{Lvl: kit.LvlDim, Text: "newest first · esc back"}}, len(body), visible, e.jourOff)}
+	for i := e.jourOff; i < len(body) && len(out) < h; i++ {
+		out = append(out, body[i])
+	}
+	return out
+}
+
+// ShortHash is a config hash shortened for the screen.
+func ShortHash(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	if h == "" {
+		return "-"
+	}
+	return h
+}

@@ -1,0 +1,215 @@
+package fleet
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/fgtop/fgtop/engine/fleet"
+	"github.com/fgtop/fgtop/themes"
+	"github.com/fgtop/fgtop/ui/internal/fake"
+
+	"github.com/fgtop/fgtop/ui/console"
+	"github.com/fgtop/fgtop/ui/kit"
+)
+
+// fleetOf builds a fleet of three nodes around the fake node: one live,
+// one stale (last figures kept), one unreachable that never answered.
+func fleetOf(t *testing.T) *fleet.Fleet {
+	t.Helper()
+	now := fake.T0
+	tr := fleet.NewTracker([]string{"10.0.0.1:2222", "10.0.0.2:2222", "10.0.0.3:2222"}, "ssh",
+		fleet.Options{StaleAfter: 5 * time.Second, UnreachableAfter: time.Minute, Now: func() time.Time { return now }})
+	ctx := t.Context()
+	go func() { _ = tr.Run(ctx) }()
+	a := fake.Node(fake.Options{})
+	b := *fake.Node(fake.Options{Source: "mock"})
+	b.Node = "gpu-node02"
+	tr.Send(ctx, fleet.Event{Addr: "10.0.0.1:2222", Snap: a, Sum: fleet.Summarize(a, fleet.Settings{}), At: now})
+	tr.Send(ctx, fleet.Event{Addr: "10.0.0.2:2222", Snap: &b, Sum: fleet.Summarize(&b, fleet.Settings{}), At: now.Add(-10 * time.Second)})
+	tr.Send(ctx, fleet.Event{Addr: "10.0.0.3:2222", Err: errors.New("dial: connection refused"), At: now})
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		f := tr.Latest()
+		if n := f.Node("10.0.0.3:2222"); n.State == fleet.Unreachable && f.Node("10.0.0.2:2222").State == fleet.Stale {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("tracker did not take the events")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return tr.Latest()
+}
+
+func newTestFleet(t *testing.T, w, h int) *Model {
+	t.Helper()
+	th, err := themes.Load("dark")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := New(nil, Options{Theme: th, ASCII: true, Now: func() time.Time { return fake.T0 }, Source: "ssh: 3 hosts"})
+	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	m.Update(fleetMsg{fleetOf(t)})
+	return m
+}
+
+func fleetScreen(m *Model) string { return m.View().Content }
+
+func fleetPress(m *Model, keys ...string) {
+	for _, k := range keys {
+		var msg tea.KeyPressMsg
+		switch k {
+		case "enter":
+			msg = tea.KeyPressMsg{Code: tea.KeyEnter}
+		case "esc":
+			msg = tea.KeyPressMsg{Code: tea.KeyEscape}
+		default:
+			msg = tea.KeyPressMsg{Code: rune(k[0]), Text: k}
+		}
+		_, cmd := m.Update(msg)
+		// Run a :fit synchronously, as the program would.
+		if cmd != nil {
+			if fm, ok := cmd().(fitMsg); ok {
+				m.Update(fm)
+			}
+		}
+	}
+}
+
+func TestFleetConsole(t *testing.T) {
+	for _, size := range [][2]int{{120, 40}, {80, 24}} {
+		m := newTestFleet(t, size[0], size[1])
+		out := fleetScreen(m)
+		lines := strings.Split(out, "\n")
+		if len(lines) != size[1] {
+			t.Fatalf("%dx%d: %d lines", size[0], size[1], len(lines))
+		}
+		for i, l := range lines {
+			if w := kit.Width(stripANSI(l)); w > size[0] {
+				t.Fatalf("%dx%d: line %d is %d cells: %q", size[0], size[1], i, w, l)
+			}
+		}
+		for _, want := range []string{"gpu-node01", "gpu-node02", "10.0.0.3:2222", "STALE", "UNREACHABLE", "1 live", "1 stale", "1 unreachable"} {
+			if !strings.Contains(stripANSI(out), want) {
+				t.Errorf("%dx%d: no %q in\n%s", size[0], size[1], want, stripANSI(out))
+			}
+		}
+	}
+	m := newTestFleet(t, 120, 40)
+	// The unreachable node's reason shows when it is selected.
+	fleetPress(m, "g")
+	if s := stripANSI(fleetScreen(m)); !strings.Contains(s, "dial: connection refused") {
+		t.Fatalf("no reason for the unreachable node:\n%s", s)
+	}
+	// Filter, inverted.
+	fleetPress(m, "/", "!", "n", "o", "d", "e", "enter")
+	if s := stripANSI(fleetScreen(m)); strings.Contains(s, "gpu-node01") || !strings.Contains(s, "10.0.0.3:2222") {
+		t.Fatalf("filter !node:\n%s", s)
+	}
+	fleetPress(m, "esc")
+	// :fit on every node.
+	fleetPress(m, ":")
+	for _, r := range "fit cuda.shares=0.5" {
+		fleetPress(m, string(r))
+	}
+	fleetPress(m, "enter")
+	// The fake node's agents share GPU2 (0.80/1.00 held by both): the
+	// first agent's allocator, which sees only its own kernels there,
+	// puts 0.5 on it, which overcommits it.
+	if s := stripANSI(fleetScreen(m)); !strings.Contains(s, "cuda.shares=0.5 fits on 1/3 (1 only by overcommitting)") || !strings.Contains(s, "OVERCOMMIT GPU2") {
+		t.Fatalf(":fit:\n%s", s)
+	}
+	// Enter opens the node's own console, read-only; q comes back.
+	fleetPress(m, "g", "enter")
+	if !strings.Contains(stripANSI(fleetScreen(m)), "no snapshot yet") || m.drill != nil {
+		t.Fatal("enter on a node without a snapshot: no word of why")
+	}
+	fleetPress(m, "j", "enter")
+	if m.drill == nil {
+		t.Fatal("enter opened nothing")
+	}
+	m.Update(console.SnapshotMsg{Snap: m.drillLast})
+	if s := stripANSI(fleetScreen(m)); !strings.Contains(s, "read-only") || !strings.Contains(s, "Devices") {
+		t.Fatalf("the node's console:\n%s", s)
+	}
+	if len(m.drill.Keys.Mutating()) != 0 {
+		t.Fatal("the opened node's console has mutating keys")
+	}
+	fleetPress(m, "q")
+	if m.drill != nil || !strings.Contains(stripANSI(fleetScreen(m)), "Nodes by") {
+		t.Fatal("q did not come back to the fleet")
+	}
+	fleetPress(m, "?")
+	if s := stripANSI(fleetScreen(m)); !strings.Contains(s, ":fit SLOTS") || !strings.Contains(s, "open node") {
+		t.Fatalf("help:\n%s", s)
+	}
+}
+
+// TestFleetFitUnknownWhenNotLive: :fit counts only live nodes as fits. The
+// stale node (its last figures would take the request) and the
+// unreachable one are "unknown", in the count, their FIT cells and the
+// detail pane; the header's held/capacity is the live nodes' alone, and
+// says so.
+func TestFleetFitUnknownWhenNotLive(t *testing.T) {
+	m := newTestFleet(t, 120, 40)
+	live := fleet.Summarize(fake.Node(fake.Options{}), fleet.Settings{})
+	if s := stripANSI(fleetScreen(m)); !strings.Contains(s, fmt.Sprintf("live: %d GPUs, held %s/%s", live.GPUs, live.Held, live.Capacity)) {
+		t.Fatalf("the header's figures are not the live node's alone (%d GPUs, %s/%s):\n%s", live.GPUs, live.Held, live.Capacity, s)
+	}
+	fleetPress(m, ":")
+	for _, r := range "fit cuda.shares=0.5" {
+		fleetPress(m, string(r))
+	}
+	fleetPress(m, "enter")
+	s := stripANSI(fleetScreen(m))
+	for _, want := range []string{"cuda.shares=0.5 fits on 1/3", "2 unknown", "OVERCOMMIT GPU"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("no %q in\n%s", want, s)
+		}
+	}
+	rows := 0
+	for _, l := range strings.Split(s, "\n") {
+		f := strings.Fields(strings.TrimPrefix(l, ">"))
+		if len(f) > 2 && (f[0] == "gpu-node02" || f[0] == "10.0.0.3:2222") {
+			rows++
+			if f[len(f)-1] != "unknown" {
+				t.Errorf("the FIT cell of %s, not live: %q", f[0], l)
+			}
+		}
+	}
+	if rows != 2 {
+		t.Errorf("%d table rows of the nodes that are not live:\n%s", rows, s)
+	}
+	// The stale node's detail: unknown, with what its last figures say.
+	found := false
+	fleetPress(m, "g")
+	for range 3 {
+		if strings.Contains(stripANSI(fleetScreen(m)), "cuda.shares=0.5: unknown, the node is stale; its last figures would take it: ") {
+			found = true
+		}
+		fleetPress(m, "j")
+	}
+	if !found {
+		t.Errorf("no node's detail says the stale node's fit is unknown:\n%s", stripANSI(fleetScreen(m)))
+	}
+}
+
+// TestFleetFitTypo: :fit with a slot no node registers is refused in
+// fgtop's words, naming the fleet's slots, and runs nothing.
+func TestFleetFitTypo(t *testing.T) {
+	m := newTestFleet(t, 120, 40)
+	fleetPress(m, ":")
+	for _, r := range "fit cuda.shres=0.5" {
+		fleetPress(m, string(r))
+	}
+	fleetPress(m, "enter")
+	s := stripANSI(fleetScreen(m))
+	if !strings.Contains(s, `unknown slot "cuda.shres": did you mean cuda.shares?`) || m.fitReq != nil {
+		t.Errorf(":fit cuda.shres=0.5 (fit request %v):\n%s", m.fitReq, s)
+	}
+}

@@ -1,0 +1,573 @@
+package fleet
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/fgtop/fgtop/engine/fleet"
+	"github.com/fgtop/fgtop/internal/untrusted"
+	"github.com/fgtop/fgtop/model"
+
+	"github.com/fgtop/fgtop/ui/console"
+	"github.com/fgtop/fgtop/ui/kit"
+	"github.com/fgtop/fgtop/ui/render"
+)
+
+// fleetCol is one column of the fleet table.
+type fleetCol struct {
+	ID    string
+	Title string
+	W     int
+	right bool
+	// drop orders what goes when the screen is narrow: the highest first;
+	// 0 never goes.
+	drop int
+}
+
+// fleetCols are the table's columns at width w: the node name takes what
+// the others leave, at least nameMin cells.
+func (m *Model) fleetCols(w int) ([]fleetCol, int) {
+	const nameMin, nameMax = 12, 28
+	cols := []fleetCol{
+		{"state", "STATE", 11, false, 0},
+		{"gpus", "GPUS", 4, true, 5},
+		{"held", "HELD/CAP", 13, true, 0},
+		{"free", "FREE", 7, true, 0},
+		{"largest", "FITS≤", 7, true, 0},
+		{"pieces", "PIECES", 6, true, 3},
+		{"kernels", "KERN", 5, true, 6},
+		{"issues", "ISSUES", 6, true, 4},
+		{"seen", "SEEN", 7, true, 2},
+		{"address", "ADDRESS", 21, false, 7},
+	}
+	if m.St.ASCII {
+		cols[4].Title = "FITS<="
+	}
+	if m.fitReq != nil {
+		cols = append(cols, fleetCol{"fit", "FIT " + m.fitText, 16, false, 0})
+	}
+	used := func() int {
+		n := 2 + nameMin // cursor and gap, the name
+		for _, c := range cols {
+			n += c.W + 1
+		}
+		return n
+	}
+	for used() > w {
+		worst := -1
+		for i, c := range cols {
+			if c.drop > 0 && (worst < 0 || c.drop > cols[worst].drop) {
+				worst = i
+			}
+		}
+		if worst < 0 {
+			break
+		}
+		cols = slices.Delete(cols, worst, worst+1)
+	}
+	name := min(nameMin+max(w-used(), 0), nameMax)
+	// Room left after the name reaches its widest goes to the fit column.
+	if rest := w - (used() - nameMin + name); rest > 0 {
+		for i := range cols {
+			if cols[i].ID == "fit" {
+				cols[i].W += rest
+			}
+		}
+	}
+	return cols, name
+}
+
+// detailLines is the height of the selected node's pane under the table.
+const detailLines = 4
+
+func (m *Model) visibleRows() int {
+	_, h := m.size()
+	return max(h-3-detailLines-1, 1) // header, title, column heads; detail; footer
+}
+
+// View draws the fleet console, or the opened node's console.
+func (m *Model) View() tea.View {
+	if m.drill != nil {
+		v := m.drill.View()
+		v.WindowTitle = untrusted.Text("fgtop fleet: " + m.drill.NodeName() + " (read-only)")
+		return v
+	}
+	w, h := m.size()
+	var rows []string
+	if m.showHelp {
+		rows = m.viewFleetHelp(w, h)
+	} else {
+		rows = m.viewTable(w, h)
+	}
+	for len(rows) < h {
+		rows = append(rows, "")
+	}
+	rows = rows[:h]
+	for i, r := range rows {
+		rows[i] = kit.ClampLine(r, w)
+	}
+	content := strings.Join(rows, "\n")
+	if m.St.ASCII {
+		content = kit.ASCIIOnly(content)
+	}
+	v := tea.NewView(content)
+	v.AltScreen = true
+	v.WindowTitle = "fgtop fleet"
+	return v
+}
+
+func (m *Model) counts() (live, stale, unreachable, connecting int, held, capacity model.Dec, gpus, unknown int) {
+	held, capacity = model.Zero, model.Zero
+	if m.fl == nil {
+		return
+	}
+	for _, n := range m.fl.Nodes {
+		switch n.State {
+		case fleet.Live:
+			live++
+		case fleet.Stale:
+			stale++
+		case fleet.Unreachable:
+			unreachable++
+		default:
+			connecting++
+		}
+		// The header's figures are the live nodes': a stale or unreachable
+		// node's are not its figures now.
+		if n.State == fleet.Live && n.Snap != nil && n.Sum.Slot != "" {
+			held, capacity = held.Add(n.Sum.Held), capacity.Add(n.Sum.Capacity)
+			gpus += n.Sum.GPUs
+			unknown += n.Sum.Unknown
+		}
+	}
+	return
+}
+
+func (m *Model) viewHeader(w int) string {
+	st := m.St
+	live, stale, unr, conn, held, capacity, gpus, unknown := m.counts()
+	capText := capacity.String()
+	if unknown > 0 {
+		capText = "?"
+	}
+	sp := []kit.Span{{Lvl: kit.LvlTitle, Text: " fgtop fleet"}}
+	if m.opts.Source != "" {
+		sp = append(sp, kit.Span{Lvl: kit.LvlDim, Text: " │ " + m.opts.Source})
+	}
+	sp = append(sp, kit.Span{Lvl: kit.LvlDim, Text: " │ "}, kit.Span{Lvl: kit.LvlOK, Text: fmt.Sprintf("%d live", live)})
+	if stale > 0 {
+		sp = append(sp, kit.Span{Lvl: kit.LvlDim, Text: " · "}, kit.Span{Lvl: kit.LvlWarn, Text: fmt.Sprintf("%d stale", stale)})
+	}
+	if unr > 0 {
+		sp = append(sp, kit.Span{Lvl: kit.LvlDim, Text: " · "}, kit.Span{Lvl: kit.LvlCrit, Text: fmt.Sprintf("%d unreachable", unr)})
+	}
+	if conn > 0 {
+		sp = append(sp, kit.Span{Lvl: kit.LvlDim, Text: " · "}, kit.Span{Lvl: kit.LvlInfo, Text: fmt.Sprintf("%d connecting", conn)})
+	}
+	sp = append(sp, kit.Span{Lvl: kit.LvlDim, Text: fmt.Sprintf(" │ live: %d GPUs, held %s/%s", gpus, held, capText)})
+	if st.ASCII {
+		for i := range sp {
+			sp[i].Text = strings.ReplaceAll(strings.ReplaceAll(sp[i].Text, "│", "|"), "·", ",")
+		}
+	}
+	return kit.SpansRow(st, sp, w)
+}
+
+func (m *Model) viewTable(w, h int) []string {
+	st := m.St
+	rows := []string{m.viewHeader(w)}
+	cols, nameW := m.fleetCols(w)
+	arrow := st.G.Down
+	if m.sortDesc {
+		arrow = st.G.Up
+	}
+	title := []kit.Span{{Lvl: kit.LvlFocus, Text: " Nodes "}, {Lvl: kit.LvlDim, Text: "by " + m.sortCol + " " + arrow + " "}}
+	if m.Filter != "" {
+		title = append(title, kit.Span{Lvl: kit.LvlAccent, Text: "/" + m.Filter + " "})
+	}
+	var info []kit.Span
+	if m.fitReq != nil {
+		// Only a live node fits: a stale or unreachable one is unknown.
+		ok, unknown, over := 0, 0, 0
+		for _, r := range m.Rows {
+			n := &m.fl.Nodes[r]
+			if n.State != fleet.Live {
+				unknown++
+			} else if f, done := m.fits[n.Addr]; done && f.OK {
+				ok++
+				if f.Overcommit {
+					over++
+				}
+			}
+		}
+		if m.fits == nil {
+			info = append(info, kit.Span{Lvl: kit.LvlDim, Text: "fit " + m.fitText + ": computing"})
+		} else {
+			info = append(info, kit.Span{Lvl: kit.LvlAccent, Text: fmt.Sprintf("%s fits on %d/%d", m.fitText, ok, len(m.Rows))})
+			if over > 0 {
+				info = append(info, kit.Span{Lvl: kit.LvlCrit, Text: fmt.Sprintf(" (%d only by overcommitting)", over)})
+			}
+			if unknown > 0 {
+				sep := " · "
+				if st.ASCII {
+					sep = ", "
+				}
+				info = append(info, kit.Span{Lvl: kit.LvlWarn, Text: fmt.Sprintf("%s%d unknown", sep, unknown)})
+			}
+		}
+	}
+	vis := m.visibleRows()
+	rows = append(rows, kit.TitleRowOf(st, w, title, info, len(m.Rows), vis, m.offset))
+	head := kit.NewLine(kit.Paint{})
+	head.Gap(2)
+	head.Cell(st.Dim, "NODE", nameW, false, st.G.Ellipsis)
+	for _, c := range cols {
+		head.Gap(1)
+		head.Cell(st.Dim, c.Title, c.W, c.right, st.G.Ellipsis)
+	}
+	rows = append(rows, head.Finish(w))
+	if m.fl == nil || len(m.Rows) == 0 {
+		msg := "  waiting for the nodes…"
+		if m.fl != nil {
+			msg = "  no node matches the filter"
+		}
+		rows = append(rows, kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlDim, Text: msg}}, w))
+	}
+	now := m.Now()
+	for i := m.offset; i < len(m.Rows) && i < m.offset+vis; i++ {
+		rows = append(rows, m.viewRow(&m.fl.Nodes[m.Rows[i]], i == m.Cursor, cols, nameW, w, now))
+	}
+	for len(rows) < 3+vis {
+		rows = append(rows, "")
+	}
+	rows = append(rows, m.viewDetail(w, now)...)
+	for len(rows) < h-1 {
+		rows = append(rows, "")
+	}
+	return append(rows[:h-1], m.viewFooter(w))
+}
+
+// stateCell is a node's state as shown, with its colour.
+func stateCell(n *fleet.Node) (kit.Level, string) {
+	switch n.State {
+	case fleet.Live:
+		return kit.LvlOK, "live"
+	case fleet.Stale:
+		return kit.LvlWarn, "STALE"
+	case fleet.Unreachable:
+		return kit.LvlCrit, "UNREACHABLE"
+	}
+	return kit.LvlInfo, "connecting"
+}
+
+func (m *Model) viewRow(n *fleet.Node, sel bool, cols []fleetCol, nameW, w int, now time.Time) string {
+	st := m.St
+	base := kit.Paint{}
+	if sel {
+		base = st.Selected
+	}
+	l := kit.NewLine(base)
+	if sel {
+		l.PutW(st.Accent, st.G.Cursor, kit.Width(st.G.Cursor))
+		l.Gap(2 - kit.Width(st.G.Cursor))
+	} else {
+		l.Gap(2)
+	}
+	dimmed := n.State != fleet.Live
+	text := st.Text
+	if dimmed {
+		text = st.Dim
+	}
+	l.Cell(text, n.Name, nameW, false, st.G.Ellipsis)
+	s := n.Sum
+	has := n.Snap != nil && s.Slot != ""
+	for _, c := range cols {
+		l.Gap(1)
+		p, v := text, ""
+		switch c.ID {
+		case "state":
+			lv, t := stateCell(n)
+			p, v = st.Level(lv), t
+		case "gpus":
+			if n.Snap != nil {
+				v = strconv.Itoa(s.GPUs)
+			}
+		case "held":
+			if has {
+				v = s.Held.String() + "/" + s.CapacityText()
+			}
+		case "free":
+			if has {
+				v = s.Free.String()
+			}
+		case "largest":
+			if has {
+				v = s.Largest.String()
+				if s.Largest.IsZero() && !dimmed {
+					p = st.Warn
+				}
+			}
+		case "pieces":
+			if has {
+				v = strconv.Itoa(s.Pieces)
+			}
+		case "kernels":
+			if n.Snap != nil {
+				v = strconv.Itoa(s.Kernels)
+			}
+		case "issues":
+			if n.Snap != nil {
+				v = strconv.Itoa(s.Issues)
+				if s.Issues > 0 && !dimmed {
+					p = st.Warn
+				}
+			}
+		case "seen":
+			if !n.LastSeen.IsZero() {
+				v = kit.FmtAge(now.Sub(n.LastSeen))
+			}
+		case "address":
+			v = n.Addr
+		case "fit":
+			lv, t := m.fitCell(n)
+			p, v = st.Level(lv), t
+		}
+		if v == "" {
+			p, v = st.NA, "-"
+		}
+		l.Cell(p, v, c.W, c.right, st.G.Ellipsis)
+	}
+	return l.Finish(w)
+}
+
+// fitCell is the FIT column of a node: where the request lands, or the
+// short reason.
+func (m *Model) fitCell(n *fleet.Node) (kit.Level, string) {
+	if n.State != fleet.Live {
+		return kit.LvlWarn, "unknown" // its STATE says why; the detail pane, more
+	}
+	if n.Snap == nil {
+		return kit.LvlNA, "-"
+	}
+	f, ok := m.fits[n.Addr]
+	if !ok {
+		return kit.LvlDim, "…"
+	}
+	if f.OK {
+		g := f
+		g.Agent = "" // the detail pane names it; the cell has no room
+		if f.Overcommit {
+			// Backend.AI would place it, over a device other agents fill.
+			return kit.LvlCrit, "OVERCOMMIT " + placementText(g, deviceLabels(n.Snap))
+		}
+		return kit.LvlOK, "fits " + placementText(g, deviceLabels(n.Snap))
+	}
+	if len(f.Short) > 0 {
+		var parts []string
+		for _, s := range f.Short {
+			parts = append(parts, fmt.Sprintf("%s short %s", s.Slot, kit.FmtSlot(s.Slot, s.Amount)))
+		}
+		return kit.LvlCrit, "no: " + strings.Join(parts, ", ")
+	}
+	return kit.LvlCrit, "no: " + f.ErrKind
+}
+
+// overcommitSpans says which devices a fit would put over capacity
+// across every agent: " GPU0 would hold 1.70/1.00 across all agents".
+func overcommitSpans(f fleet.Fit, labels map[model.DeviceID]string) []kit.Span {
+	var out []kit.Span
+	for _, d := range f.Devices {
+		if !d.Overcommit {
+			continue
+		}
+		name := labels[d.Device]
+		if name == "" {
+			name = string(d.Device)
+		}
+		out = append(out, kit.Span{Lvl: kit.LvlCrit, Text: fmt.Sprintf(" · %s would hold %s/%s across all agents", name, d.TotalAfter, d.Capacity)})
+	}
+	return out
+}
+
+// placementText is "agent: GPU0=1.5 GPU1=1.0": the accelerator slots,
+// devices named as the node's console names them.
+func placementText(f fleet.Fit, labels map[model.DeviceID]string) string {
+	var parts []string
+	for _, s := range f.Placement {
+		if !s.Slot.IsAccelerator() {
+			continue
+		}
+		for _, sh := range s.Shares {
+			name := labels[sh.Device]
+			if name == "" {
+				name = string(sh.Device)
+			}
+			parts = append(parts, fmt.Sprintf("%s=%s", name, sh.Amount))
+		}
+	}
+	out := strings.Join(parts, " ")
+	if f.Agent != "" {
+		out = string(f.Agent) + ": " + out
+	}
+	return out
+}
+
+// viewDetail is the selected node's pane: where it is, why it is stale or
+// unreachable, its devices, and the :fit outcome in full.
+func (m *Model) viewDetail(w int, now time.Time) []string {
+	st := m.St
+	if m.fl == nil || m.Cursor >= len(m.Rows) {
+		return []string{kit.TitleRowOf(st, w, nil, nil, 0, 0, 0)}
+	}
+	n := &m.fl.Nodes[m.Rows[m.Cursor]]
+	lv, state := stateCell(n)
+	title := []kit.Span{{Lvl: kit.LvlTitle, Text: " " + n.Name + " "}, {Lvl: kit.LvlDim, Text: n.Addr + " "}, {Lvl: lv, Text: state + " "}}
+	var info []kit.Span
+	if !n.LastSeen.IsZero() {
+		info = append(info, kit.Span{Lvl: kit.LvlDim, Text: "seen " + kit.FmtAge(now.Sub(n.LastSeen)) + " ago"})
+	}
+	out := []string{kit.TitleRowOf(st, w, title, info, 0, 0, 0)}
+	if n.Reason != "" {
+		out = append(out, kit.SpansRow(st, []kit.Span{{Lvl: lv, Text: "  " + n.Reason}}, w))
+	}
+	var labels map[model.DeviceID]string
+	freeLine := -1
+	if n.Snap != nil {
+		labels = deviceLabels(n.Snap)
+		var sp []kit.Span
+		sp = append(sp, kit.Span{Lvl: kit.LvlDim, Text: "  "})
+		for i, d := range n.Sum.Devices {
+			if i > 0 {
+				sp = append(sp, kit.Span{Lvl: kit.LvlDim, Text: "  "})
+			}
+			l := kit.LvlPlain
+			switch {
+			case d.Free.Sign() < 0:
+				l = kit.LvlCrit
+			case d.Free.IsZero():
+				l = kit.LvlDim
+			}
+			if d.CapacityUnknown {
+				l = kit.LvlPlain
+			}
+			sp = append(sp, kit.Span{Lvl: kit.LvlAccent, Text: labels[d.Device] + " "}, kit.Span{Lvl: l, Text: d.Held.String() + "/" + d.CapacityText()})
+		}
+		if len(n.Sum.Devices) == 0 {
+			sp = append(sp, kit.Span{Lvl: kit.LvlDim, Text: "no accelerators"})
+		}
+		out = append(out, kit.SpansRow(st, sp, w))
+		if n.Sum.Slot != "" {
+			freeLine = len(out)
+			out = append(out, kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlDim, Text: fmt.Sprintf("  %s free %s in %s; the largest %s request that fits: %s",
+				n.Sum.Slot, n.Sum.Free, fleet.Pieces(n.Sum.Pieces), n.Sum.Slot, n.Sum.Largest)}}, w))
+		}
+	}
+	if m.fitReq != nil {
+		f, ok := m.fits[n.Addr]
+		switch {
+		case n.State != fleet.Live:
+			why := "  " + m.fitText + ": unknown, the node is " + string(n.State)
+			switch {
+			case !ok:
+			case f.OK:
+				why += "; its last figures would take it: " + placementText(f, labels)
+			default:
+				why += "; on its last figures: " + f.Reason
+			}
+			out = append(out, kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlWarn, Text: why}}, w))
+		case ok:
+			switch {
+			case f.OK && f.Overcommit:
+				out = append(out, kit.SpansRow(st, append([]kit.Span{{Lvl: kit.LvlCrit, Text: "  " + m.fitText + " OVERCOMMITS: " + placementText(f, labels)}}, overcommitSpans(f, labels)...), w))
+			case f.OK:
+				out = append(out, kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlOK, Text: "  " + m.fitText + " fits: " + placementText(f, labels)}}, w))
+			default:
+				out = append(out, kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlCrit, Text: "  " + m.fitText + ": " + f.Reason}}, w))
+			}
+		}
+		// A stale or unreachable node's reason takes a line: the :fit
+		// answer keeps its own, the free-shares line gives way.
+		if len(out) > detailLines && freeLine >= 0 {
+			out = slices.Delete(out, freeLine, freeLine+1)
+		}
+	}
+	for len(out) < detailLines {
+		out = append(out, "")
+	}
+	return out[:detailLines]
+}
+
+// deviceLabels names a node's accelerators as its own console does
+// (GPU0, MIG 4/0).
+func deviceLabels(s *model.Snapshot) map[model.DeviceID]string {
+	var idx []int
+	out := map[model.DeviceID]string{}
+	for i := range s.Devices {
+		d := &s.Devices[i]
+		switch {
+		case !d.IsAccelerator():
+		case d.IsMIG():
+			out[d.ID] = "MIG " + kit.MIGSuffix(d.ID)
+		default:
+			idx = append(idx, i)
+		}
+	}
+	for i, l := range render.GPULabels(s.Devices, idx) {
+		out[s.Devices[i].ID] = l
+	}
+	return out
+}
+
+func (m *Model) viewFooter(w int) string {
+	st := m.St
+	l := kit.NewLine(kit.Paint{})
+	switch {
+	case m.prompt != console.PromptNone:
+		return console.PromptLine(st, m.prompt, m.Input, w)
+	case m.Flash.Text != "":
+		kit.PutSpans(l, st, []kit.Span{{Lvl: m.Flash.Lvl, Text: m.Flash.Text}}, w)
+	default:
+		return kit.ShortHelpOf(st, m.Keys.ShortHelpIn(scFleet), w)
+	}
+	return l.Finish(w)
+}
+
+func (m *Model) viewFleetHelp(w, h int) []string {
+	st := m.St
+	rows := []string{m.viewHeader(w), kit.TitleRowOf(st, w, []kit.Span{{Lvl: kit.LvlFocus, Text: " Help "}}, []kit.Span{{Lvl: kit.LvlDim, Text: "esc/? back"}}, 0, 0, 0)}
+	for i, row := range kit.HelpRowsOf(&m.Help, m.Keys.FullHelpIn(scFleet), w-2) {
+		if i > 0 {
+			rows = append(rows, "")
+		}
+		for _, ln := range strings.Split(m.Help.FullHelpView(row), "\n") {
+			rows = append(rows, " "+ln)
+		}
+	}
+	rows = append(rows, "", kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlTitle, Text: " Columns"}}, w))
+	for _, c := range [][2]string{
+		{"HELD/CAP", "shares held / capacity over the node's GPUs (exact decimals, the GPUs' slot)"},
+		{"FREE", "capacity not held; PIECES: on how many GPUs it lies (fragmentation)"},
+		{"FITS<=", "the largest request of that slot alone Backend.AI's allocator would place now"},
+		{"STATE", "live; STALE: no line for a while (last figures shown); UNREACHABLE: why, below"},
+	} {
+		rows = append(rows, kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlAccent, Text: "   " + kit.PadRight(c[0], 10)}, {Lvl: kit.LvlPlain, Text: c[1]}}, w))
+	}
+	rows = append(rows, "", kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlTitle, Text: " Commands"}}, w))
+	for _, c := range [][2]string{
+		{":fit SLOTS", "where would cuda.shares=2.5,cpu=8,mem=64g fit? (esc or :fit clears)"},
+		{":sort COL [desc]", strings.Join(fleetSortCols, " ")},
+		{":filter TEXT", "like /TEXT; !TEXT keeps what does not match"},
+		{":q", "quit"},
+	} {
+		rows = append(rows, kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlAccent, Text: "   " + kit.PadRight(c[0], 18)}, {Lvl: kit.LvlPlain, Text: c[1]}}, w))
+	}
+	for len(rows) < h-1 {
+		rows = append(rows, "")
+	}
+	return append(rows[:h-1], m.viewFooter(w))
+}

@@ -1,0 +1,73 @@
+package kit
+
+import (
+	"time"
+
+	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/model"
+)
+
+// Common is what every component of one program shares, by pointer (like
+// soft-serve's common.Common and gh-dash's ProgramContext): styles, key
+// map, size, clock, actor and the data they draw. One console program owns
+// one; an SSH server runs many programs, so none of this is a package
+// global. The root model changes it (a resize, a theme, a new snapshot)
+// and the components read it when they next draw.
+type Common struct {
+	St    *Styles
+	Keys  KeyMap
+	Now   func() time.Time
+	Th    Thresholds
+	Actor agentconfig.Actor
+	// width and height are the terminal's size as reported; 0 until the
+	// terminal said (size() then draws at 80x24).
+	Width, Height int
+	// snap is the adopted snapshot; nil before the first one.
+	Snap *model.Snapshot
+	// frameOK says the root's cached frame is current; a component that
+	// changes what it draws drops it with invalidate.
+	FrameOK bool
+	// flash is the status line's message; any component may set it.
+	Flash Flash
+	// bus carries what components ask of the root (layers.go).
+	bus
+}
+
+// Invalidate drops the cached frame: the next View composes a new one.
+func (c *Common) Invalidate() { c.FrameOK = false }
+
+// Size is the size to draw at (TermSize of the reported size).
+func (c *Common) Size() (int, int) { return TermSize(c.Width, c.Height) }
+
+// TermSize is the size to draw at: 80x24 until the terminal said.
+func TermSize(w, h int) (int, int) {
+	if w <= 0 {
+		w = 80
+	}
+	if h <= 0 {
+		h = 24
+	}
+	return w, h
+}
+
+// Flashf shows a message in the footer; any component may.
+func (c *Common) Flashf(l Level, text string) {
+	c.Flash = Flash{Lvl: l, Text: text, Until: c.Now().Add(FlashDuration(l))}
+	c.Invalidate()
+}
+
+// ExpireFlash clears a flash whose time is up; it reports whether it did.
+func (c *Common) ExpireFlash() bool {
+	if c.Flash.Text != "" && !c.Now().Before(c.Flash.Until) {
+		c.Flash = Flash{}
+		return true
+	}
+	return false
+}
+
+// FlashLine is the flash as a footer row.
+func (c *Common) FlashLine(w int) string {
+	l := NewLine(Paint{})
+	PutSpans(l, c.St, []Span{{c.Flash.Lvl, c.Flash.Text}}, w)
+	return l.Finish(w)
+}

@@ -1,0 +1,253 @@
+package render
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/fgtop/fgtop/model"
+
+	"github.com/fgtop/fgtop/ui/kit"
+)
+
+// deriveKernels formats each kernel's row (memoised per kernel value)
+// and finds the slot columns the table needs.
+func (d *Derived) deriveKernels(short map[model.AgentID]string, c *DeriveCache) {
+	ks := d.Snap.Kernels()
+	d.Kernels = make([]KernRow, len(ks))
+	cached := make([]*kernCached, len(ks))
+	for i, k := range ks {
+		kc := c.kernel(k)
+		cached[i] = kc
+		for _, sv := range kc.Slots {
+			if !slices.Contains(d.SlotCols, sv.slot) {
+				d.SlotCols = append(d.SlotCols, sv.slot)
+			}
+		}
+		d.States.add(k.State)
+	}
+	slices.SortFunc(d.SlotCols, func(a, b model.SlotName) int {
+		ra, rb := SlotRank(a), SlotRank(b)
+		if ra != rb {
+			return ra - rb
+		}
+		return strings.Compare(string(a), string(b))
+	})
+	vals := make([]string, len(ks)*len(d.SlotCols))
+	fl := make([]float64, len(ks)*len(d.SlotCols))
+	for i, k := range ks {
+		kc := cached[i]
+		r := KernRow{K: k, Short: kc.Short, Agent: short[k.Agent], StateLvl: kc.StateLvl, W: &kc.Who}
+		if r.Agent == "" {
+			r.Agent = string(k.Agent)
+		}
+		if k.Agent == "" && k.AgentBy == model.AgentByNone {
+			// A record that contradicts its root, or a shared root without
+			// a record: an issue says which.
+			r.Agent = "?"
+		}
+		n := len(d.SlotCols)
+		r.SlotVals, r.SlotF = vals[i*n:(i+1)*n:(i+1)*n], fl[i*n:(i+1)*n:(i+1)*n]
+		for _, sv := range kc.Slots {
+			ci := slices.Index(d.SlotCols, sv.slot)
+			r.SlotVals[ci], r.SlotF[ci] = sv.Text, sv.f
+		}
+		d.Kernels[i] = r
+	}
+}
+
+// KernelIndex finds a kernel in the snapshot's id-sorted list.
+func (d *Derived) KernelIndex(id model.KernelID) (int, bool) {
+	return slices.BinarySearchFunc(d.Snap.Kernels(), id, func(k *model.Kernel, id model.KernelID) int {
+		return strings.Compare(string(k.ID), string(id))
+	})
+}
+
+// stateCounts counts kernels per state.
+type stateCounts struct{ OK, Stale, Broken, pending, other int }
+
+// add counts one kernel.
+func (c *stateCounts) add(s model.KernelState) {
+	switch s {
+	case model.KernelOK:
+		c.OK++
+	case model.KernelStale:
+		c.Stale++
+	case model.KernelBroken:
+		c.Broken++
+	case model.KernelPending:
+		c.pending++
+	default:
+		c.other++
+	}
+}
+
+// deriveDeviceKernels links devices and kernels both ways: which kernels
+// hold what on a device, which devices a kernel touches.
+func (d *Derived) deriveDeviceKernels(c *DeriveCache) {
+	s := d.Snap
+	devsOf := make([][]int, len(d.Kernels))
+	for di := range d.Devs {
+		r := &d.Devs[di]
+		u := s.Usage[r.Key]
+		if u == nil {
+			continue
+		}
+		uc := c.usage(u)
+		for n, id := range uc.kernOf {
+			ki, ok := d.KernelIndex(id)
+			if !ok {
+				continue
+			}
+			r.Kernels = append(r.Kernels, ki)
+			r.OnDev = append(r.OnDev, uc.sums[n])
+			r.OnDevF = append(r.OnDevF, uc.KernAmts[n])
+			devsOf[ki] = append(devsOf[ki], di)
+		}
+	}
+	var b strings.Builder
+	for ki := range d.Kernels {
+		r := &d.Kernels[ki]
+		kc := c.kern[r.K]
+		if kc.tagSig == d.tagSig && slices.Equal(kc.devIdx, devsOf[ki]) {
+			r.Devs, r.NDevs, r.search = kc.Devs, len(kc.devIdx), kc.search
+			continue
+		}
+		b.Reset()
+		for n, di := range devsOf[ki] {
+			if n > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(d.Devs[di].Tag)
+		}
+		r.Devs, r.NDevs = b.String(), len(devsOf[ki])
+		w := r.W
+		r.search = strings.ToLower(string(r.K.ID)+" "+string(r.K.Agent)+" "+string(r.K.State)+" "+r.Devs) +
+			" " + w.FUser + " " + w.fProject + " " + w.FSession + " " + w.FType + " " + w.fImage
+		kc.tagSig, kc.devIdx, kc.Devs, kc.search = d.tagSig, devsOf[ki], r.Devs, r.search
+	}
+}
+
+// SlotRank orders kernel table columns: accelerators first (what the tool
+// is about), then cpu and mem, then anything else.
+func SlotRank(s model.SlotName) int {
+	switch {
+	case s == model.SlotCUDAShares:
+		return 0
+	case s == model.SlotCUDADevice:
+		return 1
+	case s.IsAccelerator():
+		return 2
+	case s == model.SlotCPU:
+		return 3
+	case s == model.SlotMem:
+		return 4
+	}
+	return 5
+}
+
+// SlotHeader is a kernel table column title for a slot.
+func SlotHeader(s model.SlotName) string {
+	switch s {
+	case model.SlotCUDAShares:
+		return "SHARES"
+	case model.SlotCUDADevice:
+		return "GPUS"
+	case model.SlotCPU:
+		return "CPU"
+	case model.SlotMem:
+		return "MEM"
+	}
+	if m := s.MinorType(); m != "" {
+		return strings.ToUpper(m)
+	}
+	return strings.ToUpper(string(s))
+}
+
+// AgentShortNames strips the prefix all agent ids share up to a '-' or
+// '.', so "i-gpu-node01-numa0" and "...-numa1" read "numa0" and "numa1" in
+// narrow columns. One agent keeps its id.
+func AgentShortNames(ags []model.Agent) map[model.AgentID]string {
+	out := map[model.AgentID]string{}
+	if len(ags) < 2 {
+		for _, a := range ags {
+			out[a.ID] = string(a.ID)
+		}
+		return out
+	}
+	prefix := string(ags[0].ID)
+	for _, a := range ags[1:] {
+		id := string(a.ID)
+		n := 0
+		for n < len(prefix) && n < len(id) && prefix[n] == id[n] {
+			n++
+		}
+		prefix = prefix[:n]
+	}
+	cut := strings.LastIndexAny(prefix, "-._")
+	for _, a := range ags {
+		sh := string(a.ID)[cut+1:]
+		if sh == "" {
+			sh = string(a.ID)
+		}
+		out[a.ID] = sh
+	}
+	return out
+}
+
+// deriveIssues formats the issues pane's rows and gives each issue an
+// identity that survives snapshots, for "new issue" flashes.
+func (d *Derived) deriveIssues() {
+	for i := range d.Snap.Issues {
+		is := &d.Snap.Issues[i]
+		r := IssueRow{Is: is, Text: is.Code + ": " + is.Message}
+		switch is.Severity {
+		case model.SevError:
+			r.Sev = kit.Span{Lvl: kit.LvlCrit, Text: "ERR"}
+		case model.SevWarning:
+			r.Sev = kit.Span{Lvl: kit.LvlWarn, Text: "WRN"}
+		default:
+			r.Sev = kit.Span{Lvl: kit.LvlOK, Text: "INF"}
+		}
+		if is.File != "" {
+			r.Where = is.File
+			if is.Line > 0 {
+				r.Where += ":" + strconv.Itoa(is.Line)
+			}
+		}
+		r.ID = is.Severity.String() + "|" + is.Code + "|" + is.File + "|" + strconv.Itoa(is.Line) + "|" +
+			string(is.Kernel) + "|" + is.Device.String() + "|" + is.Message
+		d.Issues = append(d.Issues, r)
+	}
+}
+
+// deriveHost sums cpu cores and memory into the one summary line.
+func (d *Derived) deriveHost() {
+	s := d.Snap
+	h := &d.Host
+	var cpuCap, cpuHeld, memCap, memHeld model.Dec
+	for i := range s.Devices {
+		dv := &s.Devices[i]
+		switch dv.Name {
+		case "cpu":
+			h.HasCPU = true
+			h.Cores++
+			cpuCap = cpuCap.Add(dv.Capacity)
+			cpuHeld = cpuHeld.Add(s.Usage[dv.Key()].Total())
+		case "mem":
+			h.HasMem = true
+			memCap = memCap.Add(dv.Capacity)
+			memHeld = memHeld.Add(s.Usage[dv.Key()].Total())
+		}
+	}
+	if !h.HasMem && s.HostMemBytes > 0 {
+		h.HasMem = true
+		memCap = model.NewDec(s.HostMemBytes, 0)
+	}
+	h.CPUHeld, h.CPUCap = cpuHeld.String(), cpuCap.String()
+	h.CPUHeldF, h.CPUCapF = cpuHeld.Float64(), cpuCap.Float64()
+	h.CPUOver = cpuCap.Less(cpuHeld)
+	h.MemHeld, h.MemCap = kit.FmtBytesDec(memHeld), kit.FmtBytesDec(memCap)
+	h.MemHeldB, h.MemCapB = memHeld.Float64(), memCap.Float64()
+	h.MemOver = memCap.Less(memHeld)
+}
