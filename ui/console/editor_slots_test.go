@@ -92,12 +92,12 @@ func TestEditorSlotBased(t *testing.T) {
 	}
 	press(a, clearIn)
 	typeKeys(a, "3.5")
-	if c := e.InputCheck; c.Err != nil || !strings.Contains(c.Warn, "plan INVALID") || !strings.Contains(c.Warn, "over-allocated") {
+	if c := e.InputCheck; c.Err != nil || !strings.Contains(c.Warn, "plan INVALID under Backend.AI main's loader") || !strings.Contains(c.Warn, "over-allocated") {
 		t.Errorf("3.5 with the other agent's 2.0 on 4.00: check %+v", c)
 	}
 	press(a, clearIn)
 	typeKeys(a, "1.5")
-	if c := e.InputCheck; c.Err != nil || !strings.Contains(c.Hint, "of 4.00 · plan valid") {
+	if c := e.InputCheck; c.Err != nil || !strings.Contains(c.Hint, "of 4.00 · plan valid under Backend.AI main's loader") {
 		t.Errorf("1.5: check %+v", c)
 	}
 	press(a, enter)
