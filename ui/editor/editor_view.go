@@ -428,7 +428,7 @@ func (e *Editor) editorStatus(w int) []string {
 	}
 	legend := []kit.Span{{Lvl: kit.LvlDim, Text: g.Owned + " owner  " + g.Gained + g.Owned + " gains  " + g.Lost + " loses  " + g.Dot + " not its device  ! another agent's kernels on it · 1-9 or ←/→ move the selected device · m mode · enter edits cpu/mem"}}
 	if e.slotGrid() {
-		legend = []kit.Span{{Lvl: kit.LvlDim, Text: "slot-based: agents are given amounts; devices are not exclusive · m mode · enter edits the selected amount"}}
+		legend = []kit.Span{{Lvl: kit.LvlDim, Text: "slot-based: amounts per agent and slot; devices are not exclusive · " + keysText(e.gridKeys(), " · ")}}
 	}
 	lines := [][]kit.Span{first, second, legend}
 	if e.result != nil {
