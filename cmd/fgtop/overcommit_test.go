@@ -163,6 +163,17 @@ func TestSlotBasedDriftOvercommit(t *testing.T) {
 	}
 	code, out = runCLI(t, sim("--agent", "i-gpu-node01-b", "--request", "cuda.shares=3.2", "--json")...)
 	wantCode(t, code, exitOK, out, `"overcommit": true`, `"device": "`+gpu1+`"`, `"held_now": "0.90"`)
+	// --agent applies the manager's rule before the agent's allocator: a
+	// is given 0.8 and its kernel holds 0.90, so the manager sends it
+	// nothing (its allocator, over every device, would place it); b's
+	// second step counts what its first took.
+	code, out = runCLI(t, sim("--agent", "i-gpu-node01-a", "--request", "cuda.shares=0.5", "--json")...)
+	wantCode(t, code, exitProblem, out, `"error": "ManagerRefused"`,
+		"the manager would not send it there: the agent reports 0 cuda.shares free (given 0.8, its kernels hold 0.90), 0.5 requested")
+	code, out = runCLI(t, sim("--agent", "i-gpu-node01-b", "--request", "cuda.shares=3.2", "--request", "cuda.shares=0.1")...)
+	wantCode(t, code, exitProblem, out, "ManagerRefused", "the agent reports 0.00 cuda.shares free (given 3.2, its kernels hold 3.20), 0.1 requested")
+	code, out = runCLI(t, sim("--agent", "i-gpu-node01-b", "--request", "cuda.shares=3.2", "--request", "free=1", "--request", "cuda.shares=0.1")...)
+	wantCode(t, code, exitOK, out)
 	code, out = runCLI(t, sim("--request", "cuda.shares=3.2")...)
 	if code != exitOK && code != exitProblem {
 		t.Fatalf("exit %d", code)

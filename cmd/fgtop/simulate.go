@@ -73,7 +73,11 @@ touched device, "devices_after" gives held_now (all agents), adds, device_total_
 capacity, and "overcommit": true marks a result above capacity (the table says OVERCOMMIT,
 in red on a terminal). Without --agent on a node of several agents, each request is also
 placed on each agent's own allocator ("agents" in the JSON; one line per agent under the
-table).
+table). With --agent on a slot-based partition (Backend.AI main's form), a request is
+first judged as the manager judges it: the agent reports what it is given less what its
+kernels hold (the earlier steps' included), and the manager never sends it more; such a
+request is refused in the manager's words ("error": "ManagerRefused") and counts as not
+placed (exit 1), as in the fleet's fit.
 
 Corpus cases (--case FILE): one case or a list in alloc-cases.json's format; its devices,
 settings and operations are used (flags given explicitly override the settings). --check
@@ -208,7 +212,7 @@ func (f *simulateFlags) run(ctx context.Context) error {
 	if err := placement.ValidateSteps(steps); err != nil {
 		return usageErr("--request: %v", err)
 	}
-	res, err := placement.Run(sim.Node, steps, placement.RunOptions{Trace: f.trace, Live: sim.Live})
+	res, err := placement.Run(sim.Node, steps, placement.RunOptions{Trace: f.trace, Live: sim.Live, Manager: sim.Manager})
 	if err != nil {
 		return fmt.Errorf("simulate: %w", err)
 	}

@@ -118,3 +118,11 @@ func TestApplySlot(t *testing.T) {
 		t.Fatal("nothing was written")
 	}
 }
+
+// TestPlanJSONSaysWhoseLoaderJudged: plan --json names the loader whose
+// verdict made it valid (main's, for a slot-based file) and carries both.
+func TestPlanJSONSaysWhoseLoaderJudged(t *testing.T) {
+	_, args := slotNode(t)
+	code, out := runCLI(t, args("plan", "--slot", "i-gpu-node01-a=cuda.shares=1.5", "--slot", "i-gpu-node01-b=cuda.shares=2.5", "--json")...)
+	wantCode(t, code, exitOK, out, `"judged_by": "main"`, `"loads_on_main": true`)
+}

@@ -22,9 +22,18 @@ type Plan struct {
 	// DraftFormat says the file is, or would be, in the BEP-1044
 	// device-based form, which Backend.AI main cannot load
 	// (agentconfig.DraftFormatWarning is among the Warnings then).
-	DraftFormat bool   `json:"draft_format,omitempty"`
-	ModeFrom    string `json:"mode_from"`
-	ModeTo      string `json:"mode_to"`
+	DraftFormat bool `json:"draft_format,omitempty"`
+	// JudgedBy is whose loader's verdict makes the plan valid or not:
+	// "main" (Backend.AI main's, what an agent started today runs) unless
+	// the draft is written in the BEP-1044 device-based form the operator
+	// chose, then "bep-1044" (the draft's, PR #8463), as `check --schema`.
+	// LoadsOnMain and LoadsOnDraft are both loaders' verdicts on the file
+	// as it would be written.
+	JudgedBy     string `json:"judged_by"`
+	LoadsOnMain  bool   `json:"loads_on_main"`
+	LoadsOnDraft bool   `json:"loads_on_bep1044_draft"`
+	ModeFrom     string `json:"mode_from"`
+	ModeTo       string `json:"mode_to"`
 	// Agents says per agent what it gains and loses.
 	Agents []AgentDelta `json:"agents"`
 	// Moves are the devices whose owners change.
@@ -189,6 +198,10 @@ func Build(cur, draft *agentconfig.Config, snap *model.Snapshot, extra ...string
 	inv := InventoryOf(snap)
 	p := &Plan{Config: cur.Path, BaseHash: cur.Hash, Format: draft.AllocFormat, ModeFrom: cur.Mode, ModeTo: draft.Mode,
 		inv: inv, assume: draft.AllocFormat}
+	p.JudgedBy = JudgeMain
+	if p.Format == agentconfig.FormatDeviceBased {
+		p.JudgedBy = JudgeDraft
+	}
 	p.Errors = append(p.Errors, extra...)
 	for _, pr := range cur.Problems {
 		p.Warnings = append(p.Warnings, "the current config breaks a rule: "+pr.String())
@@ -209,6 +222,12 @@ func Build(cur, draft *agentconfig.Config, snap *model.Snapshot, extra ...string
 			for _, pr := range probs {
 				p.Errors = append(p.Errors, pr.String())
 			}
+			if !n.IsDraftFormat() {
+				// No device-based tables are written (auto-split, shared):
+				// main's loader judges what main can load.
+				p.JudgedBy = JudgeMain
+			}
+			p.judge(n.Verdict)
 		}
 	}
 	if cur.IsDraftFormat() || next.IsDraftFormat() {
@@ -239,6 +258,41 @@ func Build(cur, draft *agentconfig.Config, snap *model.Snapshot, extra ...string
 		p.Notes = append(p.Notes, "the agent reads agent.toml only at start-up: restart it after applying (apply --restart-cmd CMD runs a command for that)")
 	}
 	return p
+}
+
+// Judged-by names: check's --schema values.
+const (
+	JudgeMain  = "main"
+	JudgeDraft = "bep-1044"
+)
+
+// judge makes the verdict of the loader the plan is judged by the one that
+// counts. A file's problems are those of either loader that takes it, so
+// a file only the other loader takes has none: the judging loader's
+// reasons are added then.
+func (p *Plan) judge(v *agentconfig.Verdict) {
+	if v == nil {
+		return
+	}
+	p.LoadsOnMain, p.LoadsOnDraft = v.Main, v.Draft
+	switch {
+	case p.JudgedBy == JudgeMain && !v.Main && v.Draft:
+		for _, pr := range v.MainErrors {
+			p.Errors = append(p.Errors, "Backend.AI main's loader refuses the edited file: "+pr.String())
+		}
+	case p.JudgedBy == JudgeDraft && !v.Draft && v.Main:
+		for _, pr := range v.DraftErrors {
+			p.Errors = append(p.Errors, "the BEP-1044 draft's loader (PR #8463) refuses the edited file: "+pr.String())
+		}
+	}
+}
+
+// JudgeLabel names, in words, the loader whose verdict the plan follows.
+func (p *Plan) JudgeLabel() string {
+	if p.JudgedBy == JudgeDraft {
+		return "the BEP-1044 draft's loader (PR #8463)"
+	}
+	return "Backend.AI main's loader"
 }
 
 // draftFormatLine is the plan's warning about the BEP-1044 form: the

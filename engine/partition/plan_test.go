@@ -357,3 +357,44 @@ func TestFormatIsKept(t *testing.T) {
 		})
 	}
 }
+
+// TestPlanJudgedByTheChosenFormatsLoader: a file only the BEP-1044 draft
+// loads (a key main removed) is judged by main's loader unless the plan
+// writes the draft's device-based form, as check --schema: either way the
+// plan says whose verdict it is and carries both.
+func TestPlanJudgedByTheChosenFormatsLoader(t *testing.T) {
+	in := "[resource]\nallocation-mode = \"shared\"\nreserved-mem = \"8G\"\n\n[[agents]]\n  [agents.agent]\n  id = \"a\"\n  scaling-group = \"default\"\n\n[[agents]]\n  [agents.agent]\n  id = \"b\"\n"
+	snap := snapshot(fixtureDevices())
+	tests := []struct {
+		name       string
+		req        Request
+		judge      string
+		valid      bool
+		draftLoads bool
+		label      string
+	}{
+		// Without the judge, a file only the draft loads passed as valid.
+		{"auto-split, no tables", Request{Mode: agentconfig.ModeAutoSplit}, JudgeMain, false, true, "Backend.AI main's loader"},
+		{"manual slot-based", Request{Mode: agentconfig.ModeManual, Format: agentconfig.FormatSlotBased}, JudgeMain, false, false, "Backend.AI main's loader"},
+		{"manual device-based", Request{Mode: agentconfig.ModeManual, Format: agentconfig.FormatDeviceBased}, JudgeDraft, true, true, "the BEP-1044 draft's loader (PR #8463)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := parseConfig(t, in)
+			d, errs := Draft(c, InventoryOf(snap), tt.req)
+			p := Build(c, d, snap, errs...)
+			if p.JudgedBy != tt.judge || p.JudgeLabel() != tt.label {
+				t.Errorf("judged by %q (%s), want %q", p.JudgedBy, p.JudgeLabel(), tt.judge)
+			}
+			if p.Valid() != tt.valid {
+				t.Errorf("valid %v, want %v: %q", p.Valid(), tt.valid, p.Errors)
+			}
+			if p.LoadsOnMain || p.LoadsOnDraft != tt.draftLoads {
+				t.Errorf("loads on main %v, on the draft %v", p.LoadsOnMain, p.LoadsOnDraft)
+			}
+			if !tt.valid && !slices.ContainsFunc(p.Errors, func(e string) bool { return strings.Contains(e, "scaling-group was removed in Backend.AI main") }) {
+				t.Errorf("errors %q do not give main's reason", p.Errors)
+			}
+		})
+	}
+}

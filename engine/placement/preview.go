@@ -227,14 +227,7 @@ func (st *AgentState) managerRefuses(req alloc.Request, ap *AgentPreview) {
 		ap.Alloc, ap.Stranded = nil, nil
 		ap.ErrKind = alloc.KindInsufficientResource
 		ap.Err = fmt.Errorf("agent %s reports %s of %s free to the manager", st.Agent.ID, left, e.Slot)
-		words := func(v model.Dec) string {
-			if e.Slot == model.SlotMem {
-				return model.FormatBinarySize(v)
-			}
-			return v.String()
-		}
-		ap.Reason = fmt.Sprintf("the manager would not send it there: the agent reports %s %s free (given %s, its kernels hold %s), %s requested",
-			words(left), e.Slot, words(g), words(st.Agent.Held[e.Slot]), words(e.Amount))
+		ap.Reason = managerWords(e.Slot, left, g, st.Agent.Held[e.Slot], e.Amount)
 		for j := range ap.Free {
 			if ap.Free[j].Slot == e.Slot && left.Less(ap.Free[j].Amount) {
 				ap.Free[j].Amount = left

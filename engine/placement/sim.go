@@ -67,6 +67,10 @@ type RunOptions struct {
 	// Live are allocations already on the node (loaded with Node.Load);
 	// they count in the result's AllocMap.
 	Live []alloc.KernelAllocation
+	// Manager, when set, refuses (KindManagerRefused) a request beyond
+	// what the manager would send the agent: its given amount less what
+	// its kernels hold, the steps before included.
+	Manager *ManagerLimit
 }
 
 // Result is the outcome of a simulation.
@@ -108,6 +112,9 @@ func Run(node *Node, steps []Step, opts RunOptions) (*Result, error) {
 		freed bool
 	}
 	var kernels []kernel
+	// taken is what the run's live allocations hold per slot: the
+	// manager counts them as the agent's kernels.
+	taken := slotSums{}
 	for i, s := range steps {
 		r := StepResult{Step: s, Index: i + 1}
 		if s.IsFree() {
@@ -126,10 +133,21 @@ func Run(node *Node, steps []Step, opts RunOptions) (*Result, error) {
 				}
 				k.freed = true
 				r.Released = k.alloc
+				taken.add(FlattenAllocation(k.alloc), -1)
 			}
 		} else {
 			kernels = append(kernels, kernel{})
 			r.Kernel = fmt.Sprintf("k%d", len(kernels))
+			if opts.Manager != nil {
+				if why := opts.Manager.refusal(s.Request, taken); why != "" {
+					r.ErrKind, r.Err = KindManagerRefused, errors.New(why)
+					if opts.Trace {
+						r.StateAfter = node.State()
+					}
+					res.Steps = append(res.Steps, r)
+					continue
+				}
+			}
 			got, err := node.Allocate(s.Request)
 			if err != nil {
 				r.Err = err
@@ -137,6 +155,7 @@ func Run(node *Node, steps []Step, opts RunOptions) (*Result, error) {
 			} else {
 				r.Alloc = got
 				kernels[len(kernels)-1] = kernel{alloc: got, ok: true}
+				taken.add(FlattenAllocation(got), 1)
 			}
 		}
 		if opts.Trace {

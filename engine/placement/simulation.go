@@ -37,6 +37,9 @@ type Simulation struct {
 	// Planner, on a live node of several agents simulated without
 	// --agent, places each request on every agent's own allocator.
 	Planner *Planner
+	// Manager, with --agent on a slot-based partition, is what the
+	// manager would send that agent (Run refuses more).
+	Manager *ManagerLimit
 }
 
 // SetDevices sets the simulation up on an empty node of devs.
@@ -55,6 +58,7 @@ func (sim *Simulation) SetLive(s *model.Snapshot, agent *model.Agent, settings S
 	sim.Node, sim.Live, sim.Kernels = st.Node, st.Live, st.Kernels
 	sim.Slots = DeviceSlots(s.Devices)
 	sim.Phys = PhysicalOf(s)
+	sim.Manager = ManagerLimitOf(agent)
 	if agent == nil && len(s.Agents) > 1 {
 		sim.Planner = NewPlanner(s, settings)
 	}

@@ -11,6 +11,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/fgtop/fgtop/internal/testfix"
 	"github.com/fgtop/fgtop/model"
 	"github.com/fgtop/fgtop/ui/editor"
@@ -65,7 +66,7 @@ func TestEditorSlotBased(t *testing.T) {
 			t.Errorf("the slot-based grid offers %q:\n%s", bad, v)
 		}
 	}
-	for _, want := range []string{"cuda.shares", "1 numa0 2.0", "of 4.00 · others numa1 2.0 · held 1.30", "enter edits the selected amount"} {
+	for _, want := range []string{"cuda.shares", "1 numa0 2.0", "of 4.00 · others numa1 2.0 · held 1.30", "enter edit amount"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("grid lacks %q:\n%s", want, v)
 		}
@@ -92,12 +93,12 @@ func TestEditorSlotBased(t *testing.T) {
 	}
 	press(a, clearIn)
 	typeKeys(a, "3.5")
-	if c := e.InputCheck; c.Err != nil || !strings.Contains(c.Warn, "plan INVALID") || !strings.Contains(c.Warn, "over-allocated") {
+	if c := e.InputCheck; c.Err != nil || !strings.Contains(c.Warn, "plan INVALID under Backend.AI main's loader") || !strings.Contains(c.Warn, "over-allocated") {
 		t.Errorf("3.5 with the other agent's 2.0 on 4.00: check %+v", c)
 	}
 	press(a, clearIn)
 	typeKeys(a, "1.5")
-	if c := e.InputCheck; c.Err != nil || !strings.Contains(c.Hint, "of 4.00 · plan valid") {
+	if c := e.InputCheck; c.Err != nil || !strings.Contains(c.Hint, "of 4.00 · plan valid under Backend.AI main's loader") {
 		t.Errorf("1.5: check %+v", c)
 	}
 	press(a, enter)
@@ -129,5 +130,65 @@ func TestEditorSlotBased(t *testing.T) {
 	}
 	if !res.OK || len(res.Agents) != 2 || res.Agents[0].Devices["cuda.shares"] != "1.5" || res.Agents[1].Devices["cuda.shares"] != "2.0" {
 		t.Errorf("Backend.AI main reads %s: ok %v %+v %s", path, res.OK, res.Agents, res.Errors)
+	}
+}
+
+// TestEditorSlotHelpAndLegend: on a slot-based file the legend under the
+// grid and the help's notes say what this editor does (amounts per agent
+// and slot), not device ownership or moves, and name exactly the grid's
+// keys the key map handles there; on a device-based file they still
+// explain ownership and moves.
+func TestEditorSlotHelpAndLegend(t *testing.T) {
+	path := slotConfig(t)
+	snap := freeNode()
+	a := editing(t, testDesk(path, snap), snap, alice)
+	lines := screen(a)
+	legend := ""
+	for _, ln := range strings.Split(lines, "\n") {
+		if strings.Contains(ln, "slot-based: amounts per agent and slot") {
+			legend = ln
+		}
+	}
+	if legend == "" {
+		t.Fatalf("no slot-based legend:\n%s", lines)
+	}
+	help := ansi.Strip(strings.Join(helpLines(a, 120), "\n"))
+	notes := strings.Join(strings.Fields(help[strings.Index(help, "Partition editor"):]), " ")
+	for _, bad := range []string{"owns the device", "gains it", "moves,", "core ranges", "devices their agent loses", "!  marks"} {
+		if strings.Contains(notes, bad) || strings.Contains(legend, bad) {
+			t.Errorf("the slot-based help or legend says %q:\n%s\n%s", bad, legend, notes)
+		}
+	}
+	for _, want := range []string{"each agent is given an amount of every slot", "what its kernels hold now", "cpu takes a core count"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("the slot-based help lacks %q:\n%s", want, notes)
+		}
+	}
+	// The keys named are those the key map handles on this grid, and no
+	// other: the device-move keys are in neither.
+	var grid []string
+	for _, it := range a.Keys.ItemsIn(editor.GrpEdit, editor.ScSlotGrid) {
+		if it.Scope&editor.ScPlan == 0 {
+			grid = append(grid, it.Key+" "+it.Desc)
+		}
+	}
+	if len(grid) == 0 {
+		t.Fatal("no grid keys in the key map")
+	}
+	for _, k := range grid {
+		if !strings.Contains(legend, k) || !strings.Contains(notes, k) {
+			t.Errorf("key %q missing from the legend or the help:\n%s\n%s", k, legend, notes)
+		}
+	}
+	for _, it := range a.Keys.ItemsIn(editor.GrpEdit, editor.ScEditor) {
+		if it.Scope&editor.ScSlotGrid == 0 && (strings.Contains(legend, it.Desc) || strings.Contains(notes, it.Desc)) {
+			t.Errorf("a device-grid key %q is offered on the slot-based grid", it.Key+" "+it.Desc)
+		}
+	}
+
+	dev := editing(t, testDesk(fixtureConfig(t), snap), snap, alice)
+	dnotes := ansi.Strip(strings.Join(helpLines(dev, 120), "\n"))
+	if !strings.Contains(dnotes, "owns the device") || strings.Contains(dnotes, "each agent is given an amount of every slot") {
+		t.Errorf("the device-based help:\n%s", dnotes)
 	}
 }

@@ -144,7 +144,7 @@ func TestEditorMoveFreeDeviceAndApply(t *testing.T) {
 	if got := a.ed().Req.Moves; len(got) != 1 || got[0].Agent != fake.Agent0 || !strings.HasSuffix(got[0].Device, "2d04") {
 		t.Fatalf("draft moves %+v", got)
 	}
-	if v := screen(a); !strings.Contains(v, "valid: 2 file changes") || strings.Contains(v, "live kernels affected") {
+	if v := screen(a); !strings.Contains(v, "valid under the BEP-1044 draft's loader (PR #8463): 2 file changes") || strings.Contains(v, "live kernels affected") {
 		t.Fatalf("status:\n%s", v)
 	}
 
@@ -1141,6 +1141,51 @@ func TestEditorAsksFormat(t *testing.T) {
 	}
 	if b := mustRead(t, path); b != text {
 		t.Errorf("the file changed without an apply:\n%s", b)
+	}
+}
+
+// TestEditorVerdictFollowsFormat: the editor's plan is judged by
+// Backend.AI main's loader unless the operator chose the BEP-1044 format,
+// then by the draft's, and the status says which. The file has a key main
+// removed (scaling-group), which the draft still takes: a file the agent
+// of main refuses is not "valid" because the draft would load it.
+func TestEditorVerdictFollowsFormat(t *testing.T) {
+	text := "[resource]\nallocation-mode = \"shared\"\nreserved-cpu = 0\n[[agents]]\n[agents.agent]\nid = \"" + string(fake.Agent0) +
+		"\"\nscaling-group = \"default\"\n[[agents]]\n[agents.agent]\nid = \"" + string(fake.Agent1) + "\"\n"
+	text = testfix.AgentTOML(text)
+	path := filepath.Join(t.TempDir(), "agent.toml")
+	if err := os.WriteFile(path, []byte(text), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	snap := freeNode()
+	a := editing(t, testDesk(path, snap), snap, alice)
+	typeKeys(a, "m") // shared -> auto-split: no tables, main judges
+	p := a.ed().Plan
+	if p.ModeTo != agentconfig.ModeAutoSplit || p.Valid() || p.JudgedBy != partition.JudgeMain {
+		t.Fatalf("auto-split: mode %s valid %v judged by %s: %q", p.ModeTo, p.Valid(), p.JudgedBy, p.Errors)
+	}
+	if v := screen(a); !strings.Contains(v, "INVALID under Backend.AI main's loader") {
+		t.Errorf("the status does not say main's loader refuses it:\n%s", v)
+	}
+	typeKeys(a, "A")
+	if a.dlg() != nil {
+		t.Fatalf("apply opened a dialog for a plan main refuses:\n%s", screen(a))
+	}
+
+	typeKeys(a, "m")
+	press(a, enter) // main's slot-based form: still main's verdict
+	if p := a.ed().Plan; p.Format != agentconfig.FormatSlotBased || p.Valid() || p.JudgedBy != partition.JudgeMain {
+		t.Fatalf("slot-based: format %s valid %v judged by %s", p.Format, p.Valid(), p.JudgedBy)
+	}
+	press(a, keyRune('u'))
+	typeKeys(a, "m")
+	press(a, tab, enter) // the BEP-1044 form, chosen: the draft's verdict counts
+	p = a.ed().Plan
+	if p.Format != agentconfig.FormatDeviceBased || !p.Valid() || p.JudgedBy != partition.JudgeDraft || p.LoadsOnMain {
+		t.Fatalf("device-based: format %s valid %v judged by %s main %v: %q", p.Format, p.Valid(), p.JudgedBy, p.LoadsOnMain, p.Errors)
+	}
+	if v := screen(a); !strings.Contains(v, "valid under the BEP-1044 draft's loader (PR #8463)") {
+		t.Errorf("the status does not say the draft's loader judged it:\n%s", v)
 	}
 }
 

@@ -121,7 +121,7 @@ func (hs *helpScreen) notes(w int) []string {
 	st := hs.St
 	g := st.G
 	if hs.ed != nil {
-		return editorHelp(st, w)
+		return editorHelp(st, w, hs.ed)
 	}
 	var out []string
 	legend := func(p kit.Paint, glyph string, rest string) string {
@@ -235,24 +235,15 @@ func (hs *helpScreen) Scope() kit.Scope {
 	return hs.ed.Scope()
 }
 
-// editorHelp explains the editor's marks and rules under its keys,
-// wrapped (not cut) to the screen.
-func editorHelp(st *kit.Styles, w int) []string {
-	g := st.G
+// editorHelp explains the editor's marks and rules under its keys, for
+// the format it edits, wrapped (not cut) to the screen.
+func editorHelp(st *kit.Styles, w int, ed *editor.Editor) []string {
 	out := []string{"", kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlTitle, Text: " Partition editor"}}, w)}
-	note := func(lvl kit.Level, s string) {
-		for _, row := range kit.WrapWords([]kit.Span{{Lvl: lvl, Text: s}}, w-3) {
+	for _, n := range ed.HelpNotes() {
+		for _, row := range kit.WrapWords([]kit.Span{n}, w-3) {
 			out = append(out, kit.SpansRow(st, append([]kit.Span{{Lvl: kit.LvlPlain, Text: "   "}}, row...), w))
 		}
 	}
-	note(kit.LvlPlain, g.Owned+"  the agent owns the device in the draft   "+g.Gained+g.Owned+" it gains it   "+g.Lost+"  it loses it")
-	note(kit.LvlPlain, "LIVE: what kernels hold on the device now; ! marks kernels of an agent that will not own it (a move away from them, or left after an apply)")
-	note(kit.LvlPlain, "moves, cpu and mem need allocation-mode manual (m); auto-split shows the deal it would make")
-	note(kit.LvlPlain, "cpu takes core ranges (0-7,16), each core once; mem a size with a unit (120G, 96GiB; a bare number is bytes), not below the config's memory-align-size; the field says how it reads what you type, and what does not parse never enters the draft")
-	note(kit.LvlPlain, "apply opens a dialog whose default is Cancel; when live kernels would be left on devices their agent loses, it asks you to type that agent's id (tab to Apply, then Enter)")
-	note(kit.LvlPlain, "one operator edits at a time; another apply makes your draft STALE until you review it (p)")
-	note(kit.LvlPlain, "q is a letter here; esc leaves, ctrl+c quits (with a draft it asks first)")
-	note(kit.LvlDim, "the agents read agent.toml only at start-up: restart them after an apply")
 	return out
 }
 

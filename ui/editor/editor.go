@@ -736,7 +736,7 @@ func (e *Editor) askApply() {
 		e.Flashf(kit.LvlWarn, "the draft is stale ("+e.Stale+"): press p to review the recomputed plan before applying")
 		return
 	case !p.Valid():
-		e.Flashf(kit.LvlCrit, "the plan is invalid ("+kit.Plural(len(p.Errors), "error")+"): "+FirstLine(p.Errors[0])+" (p shows them all)")
+		e.Flashf(kit.LvlCrit, "the plan is invalid under "+p.JudgeLabel()+" ("+kit.Plural(len(p.Errors), "error")+"): "+FirstLine(p.Errors[0])+" (p shows them all)")
 		return
 	case !p.Changed():
 		e.Flashf(kit.LvlInfo, "the draft changes nothing: there is nothing to apply")

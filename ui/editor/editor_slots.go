@@ -154,9 +154,9 @@ func (e *Editor) slotChecker(r EdRow) func(string) FieldCheck {
 		p := e.Sess.Plan(next)
 		switch {
 		case !p.Valid():
-			c.Warn = "plan INVALID: " + FirstLine(p.Errors[0])
+			c.Warn = "plan INVALID under " + p.JudgeLabel() + ": " + FirstLine(p.Errors[0])
 		case c.Warn == "":
-			c.Hint += " · plan valid"
+			c.Hint += " · plan valid under " + p.JudgeLabel()
 		}
 		return c
 	}

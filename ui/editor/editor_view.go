@@ -402,11 +402,11 @@ func (e *Editor) editorStatus(w int) []string {
 	case e.Stale != "":
 		first = []kit.Span{{Lvl: kit.LvlCrit, Text: "STALE: " + e.Stale}, {Lvl: kit.LvlPlain, Text: " · p reviews the recomputed plan; apply is refused until then"}}
 	case !p.Valid():
-		first = []kit.Span{{Lvl: kit.LvlCrit, Text: "INVALID (" + kit.Plural(len(p.Errors), "error") + "): " + FirstLine(p.Errors[0])}}
+		first = []kit.Span{{Lvl: kit.LvlCrit, Text: "INVALID under " + p.JudgeLabel() + " (" + kit.Plural(len(p.Errors), "error") + "): " + FirstLine(p.Errors[0])}}
 	case !p.Changed():
 		first = []kit.Span{{Lvl: kit.LvlDim, Text: "no change: the grid shows agent.toml as it is"}}
 	default:
-		first = []kit.Span{{Lvl: kit.LvlOK, Text: "valid"}, {Lvl: kit.LvlPlain, Text: ": " + kit.Plural(len(p.Edits), "file change")}}
+		first = []kit.Span{{Lvl: kit.LvlOK, Text: "valid"}, {Lvl: kit.LvlPlain, Text: " under " + p.JudgeLabel() + ": " + kit.Plural(len(p.Edits), "file change")}}
 		if len(p.Affected()) > 0 {
 			first = append(first, kit.Span{Lvl: kit.LvlWarn, Text: "; live kernels affected: apply asks for the agent id"})
 		}
@@ -428,7 +428,7 @@ func (e *Editor) editorStatus(w int) []string {
 	}
 	legend := []kit.Span{{Lvl: kit.LvlDim, Text: g.Owned + " owner  " + g.Gained + g.Owned + " gains  " + g.Lost + " loses  " + g.Dot + " not its device  ! another agent's kernels on it · 1-9 or ←/→ move the selected device · m mode · enter edits cpu/mem"}}
 	if e.slotGrid() {
-		legend = []kit.Span{{Lvl: kit.LvlDim, Text: "slot-based: agents are given amounts; devices are not exclusive · m mode · enter edits the selected amount"}}
+		legend = []kit.Span{{Lvl: kit.LvlDim, Text: "slot-based: amounts per agent and slot; devices are not exclusive · " + keysText(e.gridKeys(), " · ")}}
 	}
 	lines := [][]kit.Span{first, second, legend}
 	if e.result != nil {
@@ -456,7 +456,7 @@ func (e *Editor) planLines() [][]kit.Span {
 		out = append(out, []kit.Span{{Lvl: kit.LvlCrit, Text: "STALE: " + e.Stale + ": p reviews and recomputes this plan on the file as it is now"}}, nil)
 	}
 	if len(p.Errors) > 0 {
-		out = append(out, []kit.Span{{Lvl: kit.LvlCrit, Text: "INVALID: " + kit.Plural(len(p.Errors), "error") + "; nothing can be applied"}})
+		out = append(out, []kit.Span{{Lvl: kit.LvlCrit, Text: "INVALID under " + p.JudgeLabel() + ": " + kit.Plural(len(p.Errors), "error") + "; nothing can be applied"}})
 		for _, e := range p.Errors {
 			for _, ln := range strings.Split(e, "\n") {
 				out = append(out, []kit.Span{{Lvl: kit.LvlCrit, Text: "  " + ln}})
@@ -496,6 +496,9 @@ func (e *Editor) planLines() [][]kit.Span {
 		}
 		if strings.HasPrefix(ln, "valid") || strings.HasPrefix(ln, "INVALID") || ln == "no change" {
 			ln = strings.ReplaceAll(ln, "apply needs --force", "apply asks for the affected agent's id")
+		}
+		if strings.HasPrefix(ln, "valid") || strings.HasPrefix(ln, "INVALID") {
+			ln += " · judged by " + p.JudgeLabel()
 		}
 		out = append(out, []kit.Span{{Lvl: lvl, Text: ln}})
 	}

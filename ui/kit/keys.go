@@ -231,6 +231,34 @@ func (k KeyMap) FooterIn(sc Scope) []FootItem {
 	return append(eds, rest...)
 }
 
+// ScopedItem is a binding's footer words with the scopes it works in.
+type ScopedItem struct {
+	FootItem
+	Scope Scope
+}
+
+// ItemsIn is every binding of group that works in scope sc, in the map's
+// order, with its footer words (the help's where it has none): what a
+// legend generated from the key map says.
+func (k KeyMap) ItemsIn(group string, sc Scope) []ScopedItem {
+	var out []ScopedItem
+	for _, b := range k.BindingList {
+		if b.Group != group || b.Scope&sc == 0 {
+			continue
+		}
+		h := b.Key.Help()
+		it := FootItem{Key: h.Key, Desc: h.Desc, Prio: b.footPrio}
+		if b.footKey != "" {
+			it.Key = b.footKey
+		}
+		if b.footDesc != "" {
+			it.Desc = b.footDesc
+		}
+		out = append(out, ScopedItem{FootItem: it, Scope: b.Scope})
+	}
+	return out
+}
+
 // FullHelp is the map's screen's help, one column per group (help.KeyMap).
 func (k KeyMap) FullHelp() [][]key.Binding { return k.FullHelpIn(k.home) }
 

@@ -1,0 +1,79 @@
+package placement
+
+import (
+	"fmt"
+
+	"github.com/fgtop/fgtop/engine/alloc"
+	"github.com/fgtop/fgtop/model"
+)
+
+// ManagerLimit is what Backend.AI's manager sends one agent in main's
+// slot-based form: the agent reports the amounts its partition gives it,
+// less what its kernels hold, and the manager schedules only within them,
+// whatever the agent's allocator (over every device) would take. The
+// fleet's fit and the per-agent preview apply the same rule.
+type ManagerLimit struct {
+	Agent model.AgentID
+	// Given is the agent's amount of each slot; a slot it is not given is
+	// not limited.
+	Given model.ResourceSlot
+	// Held is what its kernels hold now.
+	Held model.ResourceSlot
+}
+
+// ManagerLimitOf is the manager's limit on agent a, nil when its partition
+// gives it no amounts (device-based, auto-split, shared).
+func ManagerLimitOf(a *model.Agent) *ManagerLimit {
+	if a == nil || a.Given == nil {
+		return nil
+	}
+	return &ManagerLimit{Agent: a.ID, Given: a.Given, Held: a.Held}
+}
+
+// refusal is why the manager would not send req to the agent whose kernels
+// hold held plus extra (what earlier steps took), "" when it would.
+func (m *ManagerLimit) refusal(req alloc.Request, extra slotSums) string {
+	for _, e := range req {
+		g, ok := m.Given[e.Slot]
+		if !ok || e.Amount.Sign() <= 0 {
+			continue
+		}
+		held := m.Held[e.Slot].Add(extra[e.Slot])
+		left := model.Max(g.Sub(held), model.Zero)
+		if !left.Less(e.Amount) {
+			continue
+		}
+		return managerWords(e.Slot, left, g, held, e.Amount)
+	}
+	return ""
+}
+
+// managerWords says, in the manager's terms, why it does not send a
+// request of want of slot to an agent given g whose kernels hold held.
+func managerWords(slot model.SlotName, left, g, held, want model.Dec) string {
+	words := func(v model.Dec) string {
+		if slot == model.SlotMem {
+			return model.FormatBinarySize(v)
+		}
+		return v.String()
+	}
+	return fmt.Sprintf("the manager would not send it there: the agent reports %s %s free (given %s, its kernels hold %s), %s requested",
+		words(left), slot, words(g), words(held), words(want))
+}
+
+// KindManagerRefused is the error kind of a request the manager would not
+// send to the simulated agent (RunOptions.Manager): its allocator never
+// sees it.
+const KindManagerRefused = "ManagerRefused"
+
+// slotSums is an amount per slot, summed over allocations.
+type slotSums model.ResourceSlot
+
+// add adds (sign 1) or takes away (sign -1) what a holds.
+func (t slotSums) add(a alloc.Allocation, sign int64) {
+	for _, s := range a {
+		for _, sh := range s.Shares {
+			t[s.Slot] = t[s.Slot].Add(sh.Amount.Mul(model.DecFromInt64(sign)))
+		}
+	}
+}
