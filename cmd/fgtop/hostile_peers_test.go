@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -37,6 +38,10 @@ type child struct {
 	stdout *lockedBuffer
 	done   chan error
 	start  time.Time
+	// exited is closed once the child was waited for; hwm is its peak
+	// resident memory as last read (watchHWM).
+	exited chan struct{}
+	hwm    atomic.Uint64
 }
 
 type lockedBuffer struct {
@@ -104,7 +109,13 @@ func startFgtop(t *testing.T, args ...string) *child {
 		t.Fatal(err)
 	}
 	c.start = time.Now()
-	go func() { c.done <- cmd.Wait() }()
+	c.exited = make(chan struct{})
+	go func() {
+		err := cmd.Wait()
+		close(c.exited)
+		c.done <- err
+	}()
+	go c.watchHWM()
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
 		<-c.done
@@ -453,12 +464,31 @@ func endlessPrometheus(t *testing.T) string {
 	return srv.URL
 }
 
-// maxRSS is a finished child's peak resident memory, in bytes.
-func (c *child) maxRSS() uint64 {
-	if ru, ok := c.cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		return uint64(ru.Maxrss) << 10
+// maxRSS is a finished child's peak resident memory, in bytes, as its
+// VmHWM was last read while it ran. (wait4's ru_maxrss cannot tell it:
+// os/exec starts the child with vfork, and exec folds the parent's
+// high-water mark, this test process's, into the child's.)
+func (c *child) maxRSS() uint64 { return c.hwm.Load() }
+
+// watchHWM reads the running child's VmHWM every 5 ms into c.hwm until it
+// exits.
+func (c *child) watchHWM() {
+	path := fmt.Sprintf("/proc/%d/status", c.cmd.Process.Pid)
+	rx := regexp.MustCompile(`VmHWM:\s+(\d+) kB`)
+	for {
+		if data, err := os.ReadFile(path); err == nil {
+			if m := rx.FindSubmatch(data); m != nil {
+				if kb, err := strconv.ParseUint(string(m[1]), 10, 64); err == nil && kb<<10 > c.hwm.Load() {
+					c.hwm.Store(kb << 10)
+				}
+			}
+		}
+		select {
+		case <-c.exited:
+			return
+		case <-time.After(5 * time.Millisecond):
+		}
 	}
-	return 0
 }
 
 // dripPrometheus answers every query one byte a second, forever.
