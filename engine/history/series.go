@@ -9,11 +9,13 @@ import (
 	"github.com/fgtop/fgtop/model"
 )
 
-// MaxSeriesCols bounds how many points one Series call draws per device,
-// and maxSeriesDevices how many devices: a series is held in memory whole.
+// MaxSeriesCols bounds how many points one Series call draws per device
+// (a week of minutes), and maxSeriesDevices how many devices (eight GPUs
+// of seven MIG slices each, twice over): a series is held in memory
+// whole, under 50 MiB at both bounds while it is summed.
 const (
-	MaxSeriesCols    = 2048
-	maxSeriesDevices = 1024
+	MaxSeriesCols    = 7 * 24 * 60
+	maxSeriesDevices = 128
 )
 
 // DeviceSeries is one device's per-column means over a span, each 0..1 (the

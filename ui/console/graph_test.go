@@ -354,7 +354,7 @@ func TestHistoryPaneView(t *testing.T) {
 			small bool
 		}{{200, 40, true}, {160, 10, true}, {120, 20, true}, {120, 9, false}, {80, 10, true}, {30, 5, false}, {10, 1, false}} {
 			for _, sel := range []int{0, 2, len(a.d.Devs)} {
-				p := newHistoryPane(a.common, a.hist)
+				p := newHistoryPane(a.common, a.hist, nil)
 				p.SetSize(sz.W, sz.H)
 				p.Select(sel)
 				rows := p.View()
@@ -377,7 +377,7 @@ func TestHistoryPaneView(t *testing.T) {
 
 func TestHistoryPaneEmpty(t *testing.T) {
 	a := testApp(t, 120, 40, nil, Options{})
-	p := newHistoryPane(a.common, a.hist)
+	p := newHistoryPane(a.common, a.hist, nil)
 	p.SetSize(50, 3)
 	rows := p.View()
 	checkBox(t, rows, 50, 3, false)
