@@ -25,7 +25,7 @@ type dayFeed struct {
 // recordDay records a day of a two-GPU node, one telemetry snapshot every
 // 20 s, with allocation, utilisation and memory that vary by the minute
 // and within it, and returns what it fed.
-func recordDay(t *testing.T, dir string, minutes int) *dayFeed {
+func recordDay(t testing.TB, dir string, minutes int) *dayFeed {
 	t.Helper()
 	start := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
 	now := start
@@ -182,4 +182,44 @@ func TestSeriesReadsVersionOne(t *testing.T) {
 			t.Fatalf("version %d read: missing %v", v, s.Missing)
 		}
 	}
+}
+
+// FuzzSeries reads a segment of any bytes as the graphs would: it answers
+// or says what it could not read, with every device's series as long as
+// asked.
+func FuzzSeries(f *testing.F) {
+	dir := f.TempDir()
+	feed := recordDay(f, dir, 5)
+	segs, err := listSegments(dir)
+	if err != nil || len(segs) == 0 {
+		f.Fatal(segs, err)
+	}
+	for _, sg := range segs {
+		b, _ := os.ReadFile(sg.Path)
+		f.Add(b)
+		f.Add(b[:len(b)/2])
+	}
+	f.Add([]byte(segMagic))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > maxFuzzInput {
+			return
+		}
+		d := t.TempDir()
+		if err := os.WriteFile(filepath.Join(d, segName(feed.start)), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rd, err := OpenReader(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := rd.Series(context.Background(), feed.start.Add(-time.Hour), feed.start.Add(time.Hour), 12)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, ds := range s.Devices {
+			if len(ds.Held) != 12 || len(ds.Util) != 12 || len(ds.Mem) != 12 {
+				t.Fatalf("%v: series of %d, %d, %d points", k, len(ds.Held), len(ds.Util), len(ds.Mem))
+			}
+		}
+	})
 }
