@@ -87,6 +87,16 @@ func (a *App) readGraph() tea.Cmd {
 	to := a.Now().Truncate(time.Minute)
 	from := to.Add(-g.d)
 	cols := int(g.d / time.Minute)
+	// Once a span is read, a refresh reads only the minutes since, and
+	// the two before them again (a minute is summarised as the next
+	// begins, and written within a second of that).
+	old := g.series
+	if old != nil && old.To.Sub(old.From) == g.d && old.Step == time.Minute && to.After(old.To) && to.Sub(old.To) <= g.d-2*time.Minute {
+		from = old.To.Add(-2 * time.Minute)
+		cols = int(to.Sub(from) / time.Minute)
+	} else {
+		old = nil
+	}
 	g.loading, g.readAt = true, a.Now()
 	return func() tea.Msg {
 		rd, err := record.OpenReader(dir)
@@ -96,9 +106,63 @@ func (a *App) readGraph() tea.Cmd {
 		ctx, cancel := context.WithTimeout(context.Background(), graphReadTimeout)
 		defer cancel()
 		s, err := rd.Series(ctx, from, to, cols)
+		if err == nil && old != nil {
+			s = appendSeries(old, s)
+		}
 		return graphSeriesMsg{gen: gen, series: s, err: err}
 	}
 }
+
+// appendSeries is old moved on to tail's end: old's columns shifted left
+// by the minutes between their ends, tail's over the newest ones. Both
+// have one-minute columns and tail starts within old. old is not changed
+// (the screen may still draw it). Minutes, NoHeld and Missing are the
+// tail's: what the last read found.
+func appendSeries(old, tail *record.Series) *record.Series {
+	n := int(tail.To.Sub(tail.From) / time.Minute)
+	k := int(tail.To.Sub(old.To) / time.Minute)
+	out := &record.Series{From: old.From.Add(time.Duration(k) * time.Minute), To: tail.To, Step: time.Minute,
+		Devices: map[model.DeviceKey]*record.DeviceSeries{}, Minutes: tail.Minutes, NoHeld: tail.NoHeld, Missing: tail.Missing}
+	width := int(old.To.Sub(old.From) / time.Minute)
+	nan := make([]float32, n)
+	for i := range nan {
+		nan[i] = float32(math.NaN())
+	}
+	shift := func(o, t []float32) []float32 {
+		v := make([]float32, width)
+		for i := range v {
+			switch {
+			case i >= width-n:
+				v[i] = t[i-(width-n)]
+			case o != nil && i+k < len(o):
+				v[i] = o[i+k]
+			default:
+				v[i] = float32(math.NaN())
+			}
+		}
+		return v
+	}
+	keys := map[model.DeviceKey]bool{}
+	for key := range old.Devices {
+		keys[key] = true
+	}
+	for key := range tail.Devices {
+		keys[key] = true
+	}
+	for key := range keys {
+		o, t := old.Devices[key], tail.Devices[key]
+		if o == nil {
+			o = &record.DeviceSeries{}
+		}
+		if t == nil {
+			t = &record.DeviceSeries{Held: nan, Util: nan, Mem: nan}
+		}
+		out.Devices[key] = &record.DeviceSeries{Held: shift(o.Held, t.Held), Util: shift(o.Util, t.Util), Mem: shift(o.Mem, t.Mem)}
+	}
+	return out
+}
+
+
 
 // graphUpdate takes a span's answer (true: the message is handled), and
 // on a live snapshot reads the span again once its newest minute is a

@@ -1,11 +1,13 @@
 package console
 
 import (
+	"context"
 	"math"
 	"strings"
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	record "github.com/fgtop/fgtop/engine/history"
@@ -171,5 +173,65 @@ func TestSpanWithoutHistoryOrBadSpan(t *testing.T) {
 	command(a, "span 1h")
 	if a.recSpan() != nil || !strings.Contains(a.Flash.Text, "no record") {
 		t.Fatalf("an empty record: flash %q", a.Flash.Text)
+	}
+}
+
+// TestSpanRefreshReadsOnlyTheNewMinutes: a span read once, then again a
+// while later, reads only the minutes since, and draws what a whole new
+// read draws.
+func TestSpanRefreshReadsOnlyTheNewMinutes(t *testing.T) {
+	dir := t.TempDir()
+	recordedDay(t, dir)
+	now := fake.T0.Add(-47 * time.Minute)
+	a := historyApp(t, 200, 60, Options{History: dir, Now: func() time.Time { return now }})
+	command(a, "span 1d")
+	first := a.graph.series
+	if first == nil || !first.To.Equal(now.Truncate(time.Minute)) {
+		t.Fatalf("first read: %+v (flash %q)", first, a.Flash.Text)
+	}
+	now = fake.T0.Add(3 * time.Second)
+	_, cmd := a.Update(SnapshotMsg{a.Snap})
+	runGraphCmd(a, cmd)
+	got := a.graph.series
+	if got == first || got.Minutes > 50 || a.graph.loading {
+		t.Fatalf("the refresh read %d minutes (want the 47 since and 2 again)", got.Minutes)
+	}
+	rd, err := record.OpenReader(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := rd.Series(context.Background(), fake.T0.Add(-24*time.Hour), fake.T0, 24*60)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.From.Equal(want.From) || !got.To.Equal(want.To) || len(got.Devices) != len(want.Devices) || len(want.Devices) == 0 {
+		t.Fatalf("refreshed %v to %v, %d devices; a whole read %v to %v, %d devices", got.From, got.To, len(got.Devices), want.From, want.To, len(want.Devices))
+	}
+	for key, w := range want.Devices {
+		g := got.Devices[key]
+		for k, pair := range [][2][]float32{{g.Held, w.Held}, {g.Util, w.Util}, {g.Mem, w.Mem}} {
+			for i := range pair[1] {
+				x, y := pair[0][i], pair[1][i]
+				if math.IsNaN(float64(x)) != math.IsNaN(float64(y)) || (!math.IsNaN(float64(y)) && x != y) {
+					t.Fatalf("%v series %d column %d: refreshed %v, whole read %v", key, k, i, x, y)
+				}
+			}
+		}
+	}
+}
+
+// runGraphCmd runs the span reads among what cmd asks for (not the
+// snapshot listener, which would wait).
+func runGraphCmd(a *App, cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	switch msg := cmd().(type) {
+	case tea.BatchMsg:
+		for _, c := range msg {
+			runGraphCmd(a, c)
+		}
+	case graphSeriesMsg:
+		a.Update(msg)
 	}
 }
