@@ -162,8 +162,6 @@ func appendSeries(old, tail *record.Series) *record.Series {
 	return out
 }
 
-
-
 // graphUpdate takes a span's answer (true: the message is handled), and
 // on a live snapshot reads the span again once its newest minute is a
 // minute old, leaving the snapshot to the rest of Update.
