@@ -20,7 +20,12 @@ import (
 
 // Version is the on-disk format version written in every segment header.
 // docs/history.md describes it; a reader refuses a version it does not know.
-const Version = 1
+// Version 2 adds the held share and memory size to the per-minute summary;
+// version 1 segments read as before (their summaries lack those fields).
+const Version = 2
+
+// minVersion is the oldest format version this fgtop still reads.
+const minVersion = 1
 
 // A segment file is a header, one checkpoint chunk and any number of delta
 // chunks. Every chunk is framed with its length and a CRC-32C, so a chunk
@@ -172,8 +177,8 @@ func parseSegmentOf(b []byte, skipCheckpoint, lazy bool, dec *zstd.Decoder, buf 
 	if len(b) < headerSize || string(b[:8]) != segMagic {
 		return nil, errors.New("not an fgtop history segment")
 	}
-	if v := binary.LittleEndian.Uint32(b[8:]); v != Version {
-		return nil, fmt.Errorf("format version %d, this fgtop reads version %d", v, Version)
+	if v := binary.LittleEndian.Uint32(b[8:]); v < minVersion || v > Version {
+		return nil, fmt.Errorf("format version %d, this fgtop reads versions %d to %d", v, minVersion, Version)
 	}
 	off := headerSize
 	// The deltas are most of a segment: room for them all at once.

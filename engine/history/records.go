@@ -93,6 +93,12 @@ type devMinute struct {
 	UtilMax *uint32  `json:",omitempty"`
 	MemAvg  *float64 `json:",omitempty"`
 	MemMax  *uint64  `json:",omitempty"`
+	// Since format version 2: the mean share of the device's capacity
+	// held by kernels over the minute's samples (1 is all of it; more
+	// when over capacity; absent when the capacity is unknown), and the
+	// device's memory size, so a reader can draw memory as a share.
+	HeldAvg  *float64 `json:",omitempty"`
+	MemTotal *uint64  `json:",omitempty"`
 }
 
 type kernMinute struct {
@@ -111,11 +117,11 @@ type minuteAcc struct {
 }
 
 type devAcc struct {
-	n, un, mn  int
-	usum, msum float64
-	umax       uint32
-	mmax       uint64
-	hasU, hasM bool
+	n, un, mn, hn    int
+	usum, msum, hsum float64
+	umax             uint32
+	mmax, mtotal     uint64
+	hasU, hasM, hasT bool
 }
 
 func (m *minuteAcc) sample(s *model.Snapshot) {
@@ -136,6 +142,13 @@ func (m *minuteAcc) sample(s *model.Snapshot) {
 			m.order = append(m.order, d.Key())
 		}
 		a.n++
+		if !d.CapacityUnknown && d.Capacity.Sign() > 0 {
+			a.hn++
+			a.hsum += s.Usage[d.Key()].Total().Float64() / d.Capacity.Float64()
+		}
+		if t.MemTotal.Valid && t.MemTotal.V > 0 {
+			a.hasT, a.mtotal = true, t.MemTotal.V
+		}
 		if t.UtilGPU.Valid {
 			a.hasU = true
 			a.un++
@@ -195,6 +208,14 @@ func (m *minuteAcc) record() *minuteRec {
 		if a.hasM {
 			avg, mx := a.msum/float64(a.mn), a.mmax
 			dm.MemAvg, dm.MemMax = &avg, &mx
+		}
+		if a.hn > 0 {
+			h := a.hsum / float64(a.hn)
+			dm.HeldAvg = &h
+		}
+		if a.hasT {
+			t := a.mtotal
+			dm.MemTotal = &t
 		}
 		r.Devices = append(r.Devices, dm)
 	}

@@ -118,6 +118,7 @@ type App struct {
 	cache      *render.DeriveCache
 	hist       history
 	past       pastState
+	graph      graphSpan
 	seenIssues map[string]bool
 
 	// The main screen's panes, in focus order (indexed by pane), and the

@@ -121,7 +121,7 @@ func BenchmarkHistoryPane(b *testing.B) {
 	fillHistory(a)
 	for _, sz := range [][2]int{{240, 50}, {200, 40}, {120, 20}} {
 		b.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(b *testing.B) {
-			p := newHistoryPane(a.common, a.hist)
+			p := newHistoryPane(a.common, a.hist, nil)
 			p.SetSize(sz[0], sz[1])
 			p.Select(3)
 			b.ReportAllocs()

@@ -231,8 +231,10 @@ func (a *App) runCommand(line string) tea.Cmd {
 		a.openHelp()
 	case "at", "live":
 		return a.pastCommand(f)
+	case "span":
+		return a.spanCommand(f)
 	default:
-		a.Flashf(kit.LvlWarn, "unknown command :"+f[0]+" (try :q, :sort COLUMN, :theme NAME, :filter TEXT, :at TIME, :live)")
+		a.Flashf(kit.LvlWarn, "unknown command :"+f[0]+" (try :q, :sort COLUMN, :theme NAME, :filter TEXT, :at TIME, :live, :span 1d)")
 	}
 	return nil
 }

@@ -223,6 +223,9 @@ func TestTimeAxis(t *testing.T) {
 		{300, 1, []string{"-10s", "-4m"}, map[string]int{"-30s": 269}},
 		{12, 25, []string{"now"}, nil},
 		{40, 3, []string{"-30s", "-1m", "now"}, map[string]int{"-1m": 19}},
+		// Spans from the record: hours and days, never "-1440m".
+		{100, 864, []string{"-2h", "-22h", "now"}, map[string]int{"-2h": 91}},
+		{100, 6048, []string{"-12h", "-1d", "-6d", "now"}, map[string]int{"-1d": 85}},
 	}
 	for _, tt := range tests {
 		got := kit.TimeAxis(tt.cols, tt.perCol)
@@ -233,6 +236,9 @@ func TestTimeAxis(t *testing.T) {
 			if !strings.Contains(got, w) {
 				t.Errorf("timeAxis(%d, %d) = %q, lacks %q", tt.cols, tt.perCol, got, w)
 			}
+		}
+		if tt.perCol > 600 && strings.Contains(got, "0m") {
+			t.Errorf("timeAxis(%d, %d) = %q: minutes on a span of days", tt.cols, tt.perCol, got)
 		}
 		for label, c := range tt.at {
 			if !strings.HasPrefix(got[c:], label) {
@@ -354,7 +360,7 @@ func TestHistoryPaneView(t *testing.T) {
 			small bool
 		}{{200, 40, true}, {160, 10, true}, {120, 20, true}, {120, 9, false}, {80, 10, true}, {30, 5, false}, {10, 1, false}} {
 			for _, sel := range []int{0, 2, len(a.d.Devs)} {
-				p := newHistoryPane(a.common, a.hist)
+				p := newHistoryPane(a.common, a.hist, nil)
 				p.SetSize(sz.W, sz.H)
 				p.Select(sel)
 				rows := p.View()
@@ -377,7 +383,7 @@ func TestHistoryPaneView(t *testing.T) {
 
 func TestHistoryPaneEmpty(t *testing.T) {
 	a := testApp(t, 120, 40, nil, Options{})
-	p := newHistoryPane(a.common, a.hist)
+	p := newHistoryPane(a.common, a.hist, nil)
 	p.SetSize(50, 3)
 	rows := p.View()
 	checkBox(t, rows, 50, 3, false)

@@ -19,6 +19,9 @@ import (
 type historyPane struct {
 	*common
 	hist history
+	// rec, when set, is the span drawn from the record instead of the
+	// live minutes.
+	rec  *recSpan
 	W, H int
 	sel  int // index into d.devs of the device the big graph shows
 }
@@ -37,8 +40,17 @@ const (
 	maxPanels = 3
 )
 
-func newHistoryPane(c *common, h history) historyPane {
-	return historyPane{common: c, hist: h}
+func newHistoryPane(c *common, h history, rec *recSpan) historyPane {
+	return historyPane{common: c, hist: h, rec: rec}
+}
+
+// spanInfo is how the titles name the span: "last 5m" of live samples, or
+// "last 1d, from the record".
+func (p *historyPane) spanInfo(live string) string {
+	if p.rec != nil {
+		return "last " + p.rec.name + ", from the record"
+	}
+	return "last " + live
 }
 
 // SetSize sets the pane's size in cells.
@@ -125,8 +137,11 @@ func (p *historyPane) viewBig(i, w, h int) []string {
 	pw := (w - (n-1)*panelGap) / n
 	pad := kit.Spaces(w - n*pw - (n-1)*panelGap)
 	perCol := kit.PerColumn(kit.PanelPlotW(pw))
+	if p.rec != nil {
+		perCol = p.rec.perCol(kit.PanelPlotW(pw))
+	}
 	title := []kit.Span{{Lvl: kit.LvlTitle, Text: " History of "}, {Lvl: kit.LvlAccent, Text: r.Label}, {Lvl: kit.LvlTitle, Text: " "}}
-	info := []kit.Span{{Lvl: kit.LvlDim, Text: "last " + fmtSpan(kit.PanelPlotW(pw)*perCol) + ", " + strconv.Itoa(perCol) + "s a column"}}
+	info := []kit.Span{{Lvl: kit.LvlDim, Text: p.spanInfo(fmtSpan(kit.PanelPlotW(pw)*perCol)) + ", " + fmtSpan(perCol) + " a column"}}
 	out := []string{kit.TitleRowOf(st, w, title, info, 0, 0, 0)}
 	if h <= 1 {
 		return out[:h]
@@ -144,7 +159,11 @@ func (p *historyPane) viewBig(i, w, h int) []string {
 	panels := make([][]string, n)
 	for k := range panels {
 		vals := make([]float32, kit.PanelPlotW(pw))
-		rings[k].columns(vals, dh.sec, perCol)
+		if p.rec != nil {
+			p.rec.columns(vals, r.Key, k)
+		} else {
+			rings[k].columns(vals, dh.sec, perCol)
+		}
 		series[k].Vals = vals
 		panels[k] = kit.GraphPanel(st, series[k], pw, h-1, perCol)
 	}
@@ -192,7 +211,7 @@ func (p *historyPane) viewSmall(devs []int, sel, w, h int) []string {
 			first = max(0, k/cols-shown+1)
 		}
 	}
-	info := []kit.Span{{Lvl: kit.LvlAlloc, Text: "allocated"}, {Lvl: kit.LvlDim, Text: " " + st.G.Sep + " "}, {Lvl: kit.LvlUtil, Text: "GPU busy"}, {Lvl: kit.LvlDim, Text: ", last 5m"}}
+	info := []kit.Span{{Lvl: kit.LvlAlloc, Text: "allocated"}, {Lvl: kit.LvlDim, Text: " " + st.G.Sep + " "}, {Lvl: kit.LvlUtil, Text: "GPU busy"}, {Lvl: kit.LvlDim, Text: ", " + p.spanInfo("5m")}}
 	title := []kit.Span{{Lvl: kit.LvlTitle, Text: " All devices "}, {Lvl: kit.LvlDim, Text: "(" + strconv.Itoa(len(devs)) + ") "}}
 	out := []string{kit.TitleRowOf(st, w, title, info, rows, shown, first)}
 	cw := (w - (cols-1)*miniGap) / cols
@@ -217,8 +236,13 @@ func (p *historyPane) viewSmall(devs []int, sel, w, h int) []string {
 			}
 			r := &p.d.Devs[devs[k]]
 			dh := p.hist[r.Key]
-			dh.alloc.columns(alloc, dh.sec, perCol)
-			dh.Util.columns(util, dh.sec, perCol)
+			if p.rec != nil {
+				p.rec.columns(alloc, r.Key, 0)
+				p.rec.columns(util, r.Key, 1)
+			} else {
+				dh.alloc.columns(alloc, dh.sec, perCol)
+				dh.Util.columns(util, dh.sec, perCol)
+			}
 			left := []kit.Span{{Lvl: kit.LvlPlain, Text: r.Label}, {Lvl: kit.LvlDim, Text: word}, {Lvl: kit.LvlAlloc, Text: pct(dh.alloc.last())}}
 			right := []kit.Span{{Lvl: kit.LvlDim, Text: " busy "}, {Lvl: kit.LvlUtil, Text: pct(dh.Util.last())}}
 			if devs[k] == sel {

@@ -46,6 +46,9 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if cmd, ok := a.busMsg(msg); ok {
 		return a, cmd
 	}
+	if a.graphUpdate(msg) {
+		return a, nil
+	}
 	if cmd, ok := a.pastUpdate(msg); ok {
 		return a, cmd
 	}

@@ -121,7 +121,7 @@ func YLabels(h int) []string {
 }
 
 // tickSteps are the time axis's candidate tick intervals, in seconds.
-var tickSteps = []int{10, 15, 30, 60, 120, 300, 600, 1800, 3600}
+var tickSteps = []int{10, 15, 30, 60, 120, 300, 600, 1800, 3600, 7200, 4 * 3600, 6 * 3600, 12 * 3600, 86400}
 
 // TimeAxis is the x axis under a plot cols wide whose columns stand for
 // perCol seconds each: "now" under the newest column and a tick label
@@ -155,9 +155,14 @@ func TimeAxis(cols, perCol int) string {
 			continue // past a minute, whole minutes only ("-90s" reads badly)
 		}
 		var t string
-		if ago%60 == 0 {
+		switch {
+		case ago%86400 == 0:
+			t = "-" + strconv.Itoa(ago/86400) + "d"
+		case ago >= 3600 && ago%3600 == 0:
+			t = "-" + strconv.Itoa(ago/3600) + "h"
+		case ago%60 == 0:
 			t = "-" + strconv.Itoa(ago/60) + "m"
-		} else {
+		default:
 			t = "-" + strconv.Itoa(ago) + "s"
 		}
 		if c+len(t) > limit {
