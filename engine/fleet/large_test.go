@@ -266,3 +266,18 @@ func TestClearFitIsBounded(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkLargestNoFragmentation is BenchmarkLargest with fragmentation
+// forbidden: the answer lies far below the free capacity (issue 23's
+// superlinear path).
+func BenchmarkLargestNoFragmentation(b *testing.B) {
+	for _, n := range []int{500, 2000, 10000} {
+		s := bigSnapshot(n, 0.5, 1)
+		set := SettingsFor(s, Settings{Settings: placement.Settings{ForbidFragmentation: true}})
+		b.Run(fmt.Sprintf("devices=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				largest(s, model.SlotCUDAShares, set)
+			}
+		})
+	}
+}
