@@ -194,8 +194,16 @@ func largestSearch(s *model.Snapshot, slot model.SlotName, settings placement.Se
 		if err != nil {
 			continue
 		}
+		// The last size tried is remembered: the clear check below asks
+		// again for the size the search ended on, and on a large node one
+		// EVENLY search is most of the cost.
+		lastK, lastGot, lastOK := int64(-1), alloc.KernelAllocation(nil), false
 		try := func(k int64) (alloc.KernelAllocation, bool) {
+			if k == lastK {
+				return lastGot, lastOK
+			}
 			got, err := st.Node.Try(alloc.Request{{Slot: slot, Amount: step.Mul(model.DecFromInt64(k))}})
+			lastK, lastGot, lastOK = k, got, err == nil
 			return got, err == nil
 		}
 		fits := func(k int64) bool {
