@@ -131,6 +131,9 @@ func TestGuardBoundChangesNoAnswer(t *testing.T) {
 // uncapped search took 11 s here (the EVENLY search at each mid-size
 // request it probed); it fails over 8 s.
 func TestLargestNoFragmentationIsBounded(t *testing.T) {
+	if raceOn {
+		t.Skip("the race detector slows the allocator about twentyfold: this times it")
+	}
 	s := bigSnapshot(2000, 0.5, 1)
 	set := SettingsFor(s, Settings{Settings: placement.Settings{ForbidFragmentation: true}})
 	start := time.Now()
