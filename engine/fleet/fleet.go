@@ -9,6 +9,7 @@ package fleet
 import (
 	"cmp"
 	"context"
+	"errors"
 	"slices"
 	"sync"
 	"time"
@@ -297,6 +298,11 @@ func (t *Tracker) apply(e Event) bool {
 	switch {
 	case e.Err != nil:
 		n.Reason = untrusted.Text(e.Err.Error()) // may quote the node's stderr or an HTTP body
+		// A node refused as too large stays so: marked like a flooding
+		// one, so that the table and --json say why beyond "unreachable".
+		if tl := (*TooLargeError)(nil); errors.As(e.Err, &tl) {
+			n.Note = tl.Error()
+		}
 		since := n.heard
 		switch {
 		case !e.Seen.IsZero():

@@ -1,7 +1,9 @@
 package fleet
 
 import (
+	"cmp"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/fgtop/fgtop/engine/alloc"
@@ -148,6 +150,13 @@ func Summarize(s *model.Snapshot, base Settings) Summary {
 // plain bisection started at half the free capacity, where that search
 // tries every window of every size (issue 23: minutes at 2,000 devices).
 func largest(s *model.Snapshot, slot model.SlotName, settings placement.Settings) model.Dec {
+	return largestSearch(s, slot, settings, true)
+}
+
+// largestSearch is largest; bounded says whether the fragmentation
+// guard's bound (guardBound) caps the search, which the tests turn off to
+// check that the bound changes no answer.
+func largestSearch(s *model.Snapshot, slot model.SlotName, settings placement.Settings, bounded bool) model.Dec {
 	best := model.Zero
 	step := model.One
 	if slot.MajorType() == "shares" {
@@ -185,13 +194,30 @@ func largest(s *model.Snapshot, slot model.SlotName, settings placement.Settings
 		if err != nil {
 			continue
 		}
+		// The last size tried is remembered: the clear check below asks
+		// again for the size the search ended on, and on a large node one
+		// EVENLY search is most of the cost.
+		lastK, lastGot, lastOK := int64(-1), alloc.KernelAllocation(nil), false
 		try := func(k int64) (alloc.KernelAllocation, bool) {
+			if k == lastK {
+				return lastGot, lastOK
+			}
 			got, err := st.Node.Try(alloc.Request{{Slot: slot, Amount: step.Mul(model.DecFromInt64(k))}})
+			lastK, lastGot, lastOK = k, got, err == nil
 			return got, err == nil
 		}
 		fits := func(k int64) bool {
 			_, ok := try(k)
 			return ok
+		}
+		// With fragmentation forbidden, no size above what the guard can
+		// admit fits: start there, not at the free capacity, which may lie
+		// far above (issue 23: the sizes between were each an EVENLY
+		// search over windows of every size, quadratic in the devices).
+		if bounded && settings.ForbidFragmentation {
+			if pl := st.Node.Plugin(slot.DeviceName()); pl != nil && pl.Fractional {
+				n = min(n, guardBound(pl.Map().SlotFree(slot), step))
+			}
 		}
 		lo := topFit(n, fits)
 		// Every size up to lo fits the agent's allocator; the largest of
@@ -211,6 +237,49 @@ func largest(s *model.Snapshot, slot model.SlotName, settings placement.Settings
 	}
 	if best.IsZero() {
 		return model.Zero
+	}
+	return best
+}
+
+// guardBound is an upper bound, in steps of q, on the requests the
+// allocator's fragmentation guard (alloc's ensure_slot_not_fragmented)
+// admits over devices with these free amounts; 0 when there is none.
+// The guard admits a request R when, for some device count n, the
+// devices with at least d = R/n rounded down to q free number at least
+// n, and those with at least d+q at least the quanta left over, R - n·d,
+// which is under n·q. In steps, with u the free amounts in whole steps
+// sorted from the most: d is at most u[n-1] (n devices hold it), the
+// quanta left over at most min(n, how many have more than d steps), and
+// n·d + min(n, ...) grows with d, so R is at most the maximum over n of
+// n·u[n-1] + min(n, #{u > u[n-1]}). One sort and a pass: O(n log n).
+func guardBound(free []alloc.Share, q model.Dec) int64 {
+	u := make([]int64, 0, len(free))
+	for _, f := range free {
+		k := int64(0)
+		if f.Amount.Sign() > 0 {
+			v, err := f.Amount.QuoInteger(q)
+			if err != nil {
+				return math.MaxInt64 // no bound: the search decides
+			}
+			if k, err = v.Int64(); err != nil {
+				return math.MaxInt64
+			}
+		}
+		u = append(u, k)
+	}
+	slices.SortFunc(u, func(a, b int64) int { return cmp.Compare(b, a) })
+	best, more := int64(0), 0 // more: how many have more steps than u[n-1]
+	for n := 1; n <= len(u); n++ {
+		d := u[n-1]
+		for more < n-1 && u[more] > d {
+			more++
+		}
+		if d > (math.MaxInt64-int64(n))/int64(n) {
+			return math.MaxInt64
+		}
+		if r := int64(n)*d + int64(min(n, more)); r > best {
+			best = r
+		}
 	}
 	return best
 }

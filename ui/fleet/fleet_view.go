@@ -48,6 +48,14 @@ func (m *Model) fleetCols(w int) ([]fleetCol, int) {
 	if m.St.ASCII {
 		cols[4].Title = "FITS<="
 	}
+	// A marked node's mark shares its state's column: widened to the
+	// widest, within reason, so that "live, floods lines" is read whole.
+	if m.fl != nil {
+		for i := range m.fl.Nodes {
+			_, t := m.stateText(&m.fl.Nodes[i])
+			cols[0].W = min(max(cols[0].W, kit.Width(t)), stateMax)
+		}
+	}
 	if m.fitReq != nil {
 		cols = append(cols, fleetCol{"fit", "FIT " + m.fitText, 16, false, 0})
 	}
@@ -252,6 +260,41 @@ func (m *Model) viewTable(w, h int) []string {
 	return append(rows[:h-1], m.viewFooter(w))
 }
 
+// stateMax is the widest the state column grows for a marked node.
+const stateMax = 24
+
+// markOf is the short form of a node's mark (Node.Note: "floods lines",
+// "too large"), or "" for an unmarked node: the note up to its first
+// colon or parenthesis, made safe by the untrusted-text rule.
+func markOf(n *fleet.Node) string {
+	note := n.Note
+	if note == "" && n.Snap != nil && n.Sum.TooLarge {
+		note = "too large"
+	}
+	if i := strings.IndexAny(note, ":("); i >= 0 {
+		note = note[:i]
+	}
+	return untrusted.Text(strings.TrimSpace(note))
+}
+
+// stateText is the state column of a node: its state and, for a marked
+// node, the mark, coloured as a warning at least.
+func (m *Model) stateText(n *fleet.Node) (kit.Level, string) {
+	lv, t := stateCell(n)
+	mark := markOf(n)
+	if mark == "" {
+		return lv, t
+	}
+	if lv == kit.LvlOK || lv == kit.LvlInfo {
+		lv = kit.LvlWarn
+	}
+	t += ", " + mark
+	if m.St.ASCII {
+		t = kit.ASCIIOnly(t)
+	}
+	return lv, t
+}
+
 // stateCell is a node's state as shown, with its colour.
 func stateCell(n *fleet.Node) (kit.Level, string) {
 	switch n.State {
@@ -291,7 +334,7 @@ func (m *Model) viewRow(n *fleet.Node, sel bool, cols []fleetCol, nameW, w int, 
 		p, v := text, ""
 		switch c.ID {
 		case "state":
-			lv, t := stateCell(n)
+			lv, t := m.stateText(n)
 			p, v = st.Level(lv), t
 		case "gpus":
 			if n.Snap != nil {
@@ -434,6 +477,17 @@ func (m *Model) viewDetail(w int, now time.Time) []string {
 	out := []string{kit.TitleRowOf(st, w, title, info, 0, 0, 0)}
 	if n.Reason != "" {
 		out = append(out, kit.SpansRow(st, []kit.Span{{Lvl: lv, Text: "  " + n.Reason}}, w))
+	}
+	if markOf(n) != "" {
+		note := n.Note
+		if note == "" {
+			note = (&fleet.TooLargeError{Devices: len(n.Snap.Devices)}).Error() + ": largest fit not searched"
+		}
+		note = "  marked: " + untrusted.Text(note)
+		if st.ASCII {
+			note = kit.ASCIIOnly(note)
+		}
+		out = append(out, kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlWarn, Text: note}}, w))
 	}
 	var labels map[model.DeviceID]string
 	freeLine := -1
