@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -633,7 +632,7 @@ func (f *simulateFlags) runCases() error {
 		for i, o := range outs {
 			docs[i] = o.sim.Document(o.res, o.c.ID)
 		}
-		return f.writeJSON(jsonObj{{"cases", docs}})
+		return f.writeJSON(placement.OrderedObject{{K: "cases", V: docs}})
 	}
 	for i, o := range outs {
 		if i > 0 {
@@ -657,7 +656,7 @@ type caseRun struct {
 // results; a difference is exit status 1.
 func (f *simulateFlags) reportCheck(runs []caseRun) error {
 	var ops, badOps int
-	var mism []jsonObj
+	var mism []placement.OrderedObject
 	for _, r := range runs {
 		ops += len(r.res.Steps)
 		seen := map[int]bool{}
@@ -666,15 +665,15 @@ func (f *simulateFlags) reportCheck(runs []caseRun) error {
 				seen[m.Step] = true
 				badOps++
 			}
-			mism = append(mism, jsonObj{{"case", r.c.ID}, {"op", m.Step}, {"what", m.What}})
+			mism = append(mism, placement.OrderedObject{{K: "case", V: r.c.ID}, {K: "op", V: m.Step}, {K: "what", V: m.What}})
 		}
 	}
 	cases := len(runs)
 	if f.asJSON {
 		if mism == nil {
-			mism = []jsonObj{}
+			mism = []placement.OrderedObject{}
 		}
-		if err := f.writeJSON(jsonObj{{"cases", cases}, {"operations", ops}, {"mismatched_operations", badOps}, {"mismatches", mism}}); err != nil {
+		if err := f.writeJSON(placement.OrderedObject{{K: "cases", V: cases}, {K: "operations", V: ops}, {K: "mismatched_operations", V: badOps}, {K: "mismatches", V: mism}}); err != nil {
 			return err
 		}
 	} else {
@@ -708,36 +707,4 @@ func (f *simulateFlags) writeJSON(v any) error {
 	}
 	_, err = f.stdout.Write(b)
 	return err
-}
-
-// jsonObj is a JSON object that keeps its key order.
-type jsonObj []jsonKV
-
-type jsonKV struct {
-	K string
-	V any
-}
-
-// MarshalJSON writes the members in order, without HTML escaping.
-func (o jsonObj) MarshalJSON() ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	buf.WriteByte('{')
-	for i, kv := range o {
-		if i > 0 {
-			buf.WriteByte(',')
-		}
-		if err := enc.Encode(kv.K); err != nil {
-			return nil, err
-		}
-		buf.Truncate(buf.Len() - 1) // Encode's newline
-		buf.WriteByte(':')
-		if err := enc.Encode(kv.V); err != nil {
-			return nil, err
-		}
-		buf.Truncate(buf.Len() - 1)
-	}
-	buf.WriteByte('}')
-	return buf.Bytes(), nil
 }

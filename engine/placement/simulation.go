@@ -402,16 +402,24 @@ func amountText(v model.Dec, slot model.SlotName, types model.SlotTypes) string 
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// jsonObj is a JSON object that keeps its key order.
-type jsonObj []jsonKV
+// OrderedObject is a JSON object that keeps its members' order (the
+// simulation's documents, and the command line's reports around them).
+type OrderedObject []Member
 
-type jsonKV struct {
+// Member is one key and value of an OrderedObject.
+type Member struct {
 	K string
 	V any
 }
 
+// jsonObj and jsonKV are this package's short names for them.
+type (
+	jsonObj = OrderedObject
+	jsonKV  = Member
+)
+
 // MarshalJSON writes the members in order, without HTML escaping.
-func (o jsonObj) MarshalJSON() ([]byte, error) {
+func (o OrderedObject) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
