@@ -133,8 +133,16 @@ func TestHeartbeatFloodIsRateLimited(t *testing.T) {
 	time.Sleep(3 * time.Second)
 	used, wall := cpuTime()-cpu0, time.Since(t0)
 	t.Logf("under the flood: %s CPU in %s (%.0f %%)", used.Round(time.Millisecond), wall.Round(time.Millisecond), 100*used.Seconds()/wall.Seconds())
-	if used > wall/4 {
-		t.Fatalf("the flood costs %s CPU in %s", used, wall)
+	// Unlimited, the flood keeps a core busy (98 % measured); limited,
+	// 6 %. The race detector multiplies what is left, and the flooding
+	// server runs in this process too, so under -race the bound is a
+	// half of a core, still far below a busy one.
+	limit := wall / 4
+	if raceOn {
+		limit = wall / 2
+	}
+	if used > limit {
+		t.Fatalf("the flood costs %s CPU in %s (limit %s)", used, wall, limit)
 	}
 	n := tr.Latest().Node(addr)
 	if n.State != Live || n.Name != "flooder" {
