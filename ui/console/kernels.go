@@ -161,7 +161,15 @@ func (p *kernelsPane) kernelCmp(on map[int]int, onF []float64) func(x, y int) in
 	case "agent":
 		return func(x, y int) int { return cmp.Compare(ks[x].K.Agent, ks[y].K.Agent) }
 	case "on":
-		return func(x, y int) int { return cmp.Compare(onF[on[x]], onF[on[y]]) }
+		// A search over every GPU has no "on this GPU" amounts: nothing
+		// to order by there.
+		at := func(i int) float64 {
+			if j, ok := on[i]; ok && j < len(onF) {
+				return onF[j]
+			}
+			return 0
+		}
+		return func(x, y int) int { return cmp.Compare(at(x), at(y)) }
 	case "devices":
 		return func(x, y int) int {
 			if c := cmp.Compare(ks[x].NDevs, ks[y].NDevs); c != 0 {
