@@ -1,9 +1,10 @@
 package main
 
 import (
-	"fmt"
 	"io/fs"
 	"os"
+
+	"github.com/fgtop/fgtop/internal/safefile"
 )
 
 // checkRegular refuses a file flag's path that is not a regular file (a
@@ -17,7 +18,7 @@ func checkRegular(flag, path string) error {
 		return usageErr("%s %s: %v", flag, path, unwrapPath(err))
 	}
 	if !st.Mode().IsRegular() {
-		return usageErr("%s %s: %s, not a regular file", flag, path, kindOf(st.Mode()))
+		return usageErr("%s %s: %s, not a regular file", flag, path, safefile.Kind(st.Mode()))
 	}
 	return nil
 }
@@ -28,21 +29,4 @@ func unwrapPath(err error) error {
 		return pe.Err
 	}
 	return err
-}
-
-// kindOf names a file type for an error.
-func kindOf(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return fmt.Sprintf("a file of mode %s", m.Type())
 }

@@ -16,6 +16,8 @@ import (
 	"github.com/fgtop/fgtop/engine/partition"
 	sshserve "github.com/fgtop/fgtop/ui/ssh"
 	"github.com/spf13/cobra"
+
+	"github.com/fgtop/fgtop/internal/safefile"
 )
 
 const serveLong = `Serve the console over SSH: one engine for the node, one console per session.
@@ -162,7 +164,7 @@ func (f *serveFlags) check(cmd *cobra.Command) error {
 	// The host key may not exist yet (it is created on first start); one
 	// that does must be a regular file, or reading it would block on a FIFO.
 	if st, err := os.Stat(f.hostKey); err == nil && !st.Mode().IsRegular() {
-		return usageErr("serve: --host-key %s: %s, not a regular file", f.hostKey, kindOf(st.Mode()))
+		return usageErr("serve: --host-key %s: %s, not a regular file", f.hostKey, safefile.Kind(st.Mode()))
 	}
 	return checkRegular("serve: --authorized-keys", f.authorizedKeys)
 }

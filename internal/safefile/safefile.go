@@ -83,7 +83,7 @@ func OpenFile(path string, flag int, perm fs.FileMode, noFollow bool) (*os.File,
 	}
 	if !st.Mode().IsRegular() {
 		f.Close()
-		return nil, fmt.Errorf("%s: %w (%s)", path, ErrNotRegular, kind(st.Mode()))
+		return nil, fmt.Errorf("%s: %w (%s)", path, ErrNotRegular, Kind(st.Mode()))
 	}
 	return f, nil
 }
@@ -111,8 +111,8 @@ func readAll(f *os.File, path string, limit int64) ([]byte, error) {
 	return b, nil
 }
 
-// kind names a non-regular file's type for an error.
-func kind(m fs.FileMode) string {
+// Kind names a non-regular file's type for an error ("a FIFO").
+func Kind(m fs.FileMode) string {
 	switch {
 	case m.IsDir():
 		return "a directory"
