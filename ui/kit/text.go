@@ -259,27 +259,48 @@ var asciiSubst = map[rune]string{
 // user names, issue messages) as well as its own: the stand-in above, or
 // '?' per cell. Escape sequences are ASCII and pass through.
 func ASCIIOnly(s string) string {
-	i := 0
-	for i < len(s) && s[i] < utf8.RuneSelf {
-		i++
-	}
-	if i == len(s) {
+	if sevenBit(s) {
 		return s
 	}
+	// Cell widths belong to grapheme clusters, not runes (a prepended
+	// mark or a variation selector changes its neighbour's width), so the
+	// stand-ins are chosen per cluster, as the terminal draws them.
 	var b strings.Builder
 	b.Grow(len(s))
-	b.WriteString(s[:i])
-	for _, r := range s[i:] {
-		switch {
-		case r < utf8.RuneSelf:
-			b.WriteRune(r)
-		case asciiSubst[r] != "":
+	for s != "" {
+		if s[0] < utf8.RuneSelf && (len(s) == 1 || s[1] < utf8.RuneSelf) {
+			b.WriteByte(s[0])
+			s = s[1:]
+			continue
+		}
+		cluster, w := ansi.FirstGraphemeCluster(s, ansi.GraphemeWidth)
+		if cluster == "" {
+			cluster, w = s[:1], 1
+		}
+		s = s[len(cluster):]
+		switch r, n := utf8.DecodeRuneInString(cluster); {
+		case sevenBit(cluster):
+			b.WriteString(cluster)
+		case n == len(cluster) && asciiSubst[r] != "":
 			b.WriteString(asciiSubst[r])
+		case !utf8.ValidString(cluster):
+			b.WriteString(strings.Repeat("?", len(cluster)))
 		default:
-			b.WriteString(strings.Repeat("?", ansi.StringWidth(string(r))))
+			b.WriteString(strings.Repeat("?", w))
 		}
 	}
 	return b.String()
+}
+
+// sevenBit reports whether every byte of s is below 0x80 (escape
+// sequences included, unlike IsASCII).
+func sevenBit(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // Plural is "1 what" or "n whats".
