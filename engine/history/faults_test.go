@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -100,6 +101,18 @@ func (n *synthNode) snap() *model.Snapshot {
 	}
 	s.SetKernels(ks)
 	s.Usage = usage
+	// Issues whose messages move with the amounts, as the engine's
+	// over-capacity ones do: most changes edit a message or two.
+	keys := make([]model.DeviceKey, 0, len(usage))
+	for k := range usage {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b model.DeviceKey) int { return strings.Compare(string(a.ID), string(b.ID)) })
+	for _, k := range keys {
+		u := usage[k]
+		s.Issues = append(s.Issues, model.Issue{Severity: model.SevWarning, Code: "over-capacity", Device: k,
+			Message: fmt.Sprintf("cuda:%s is held beyond its capacity: %s of 1.0 by %d kernel(s)", k.ID, u.Held[model.SlotCUDAShares], u.Kernels)})
+	}
 	return s
 }
 

@@ -21,8 +21,10 @@ import (
 // Version is the on-disk format version written in every segment header.
 // docs/history.md describes it; a reader refuses a version it does not know.
 // Version 2 adds the held share and memory size to the per-minute summary;
-// version 1 segments read as before (their summaries lack those fields).
-const Version = 2
+// version 3 the tail file (tail.go: the newest records, uncompressed, beside
+// the segment). Older segments read as before (version 1 summaries lack the
+// version 2 fields, and neither has a tail).
+const Version = 3
 
 // minVersion is the oldest format version this fgtop still reads.
 const minVersion = 1
@@ -160,6 +162,13 @@ type segData struct {
 	// deltaZ is the compressed delta stream, when the caller decompresses
 	// it as it reads (lazy): a query about an early moment stops there.
 	deltaZ []byte
+	// End is the offset where the intact chunks end; deltaBad: the delta
+	// stream did not decompress (a tail cannot continue it then).
+	End      int64
+	deltaBad bool
+	// Tail holds the records of the segment's tail file when the delta
+	// stream is left compressed (lazy): they follow the stream.
+	Tail []byte
 }
 
 // parseSegment reads a segment file's bytes. skipCheckpoint leaves the
@@ -228,6 +237,7 @@ func parseSegmentOf(b []byte, skipCheckpoint, lazy bool, dec *zstd.Decoder, buf 
 		}
 		off += chunkHead + int(n)
 	}
+	sd.End = int64(off)
 	if first && sd.Damage == "" {
 		sd.Damage, sd.Offset, sd.Torn = "no checkpoint", int64(off), true
 	}
@@ -236,6 +246,9 @@ func parseSegmentOf(b []byte, skipCheckpoint, lazy bool, dec *zstd.Decoder, buf 
 	} else if len(deltaZ) > 0 {
 		raw, err := decodeStream(deltaZ, dec, buf)
 		sd.Deltas = raw
+		if err != nil {
+			sd.deltaBad = true
+		}
 		if err != nil && sd.Damage == "" {
 			sd.Damage, sd.Offset = "a delta stream that does not decompress: "+err.Error(), int64(off)
 		}

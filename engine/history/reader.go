@@ -96,6 +96,10 @@ func (r *Reader) read(i int, skipCkpt bool) *segRead { return r.readOf(i, skipCk
 // the walker to decompress as it goes.
 func (r *Reader) readOf(i int, skipCkpt, lazy bool) *segRead {
 	sr := &segRead{file: r.segs[i]}
+	// The tail before the segment: a recorder that compresses the tail
+	// into the segment meanwhile leaves the segment longer than the tail
+	// says, and the segment then holds the tail's records.
+	tail := readTail(sr.file.Path)
 	b, err := os.ReadFile(sr.file.Path)
 	if err != nil {
 		sr.err = err
@@ -112,6 +116,7 @@ func (r *Reader) readOf(i int, skipCkpt, lazy bool) *segRead {
 		buf = r.bufs[r.nbuf%len(r.bufs)]
 	}
 	sr.data, sr.err = parseSegmentOf(b, skipCkpt, lazy, r.dec, buf)
+	attachTail(sr.data, tail, sr.file.Path)
 	if len(r.bufs) > 0 && sr.data != nil && cap(sr.data.Deltas) > cap(buf) {
 		r.bufs[r.nbuf%len(r.bufs)] = sr.data.Deltas[:0]
 	}
@@ -382,6 +387,9 @@ func (w *walker) scan(sr *segRead, st *state, until time.Time) {
 		sr.dec.Reset(nil)
 		if si.err != nil && sr.data.Damage == "" {
 			sr.data.Damage = "a delta stream that does not decompress: " + si.err.Error()
+		}
+		if si.err == nil {
+			run(&recIter{b: sr.data.Tail}, false)
 		}
 		return
 	}

@@ -84,20 +84,28 @@ type Recorder struct {
 	// records of a checkpoint that opens the next segment.
 	pending []byte
 	ckpt    []byte
-	// tail: records of the old segment to write before the checkpoint.
-	tail      []byte
+	// closing: records of the old segment to write before the checkpoint.
+	closing   []byte
 	ckptTime  time.Time
 	needCkpt  bool
 	segStart  time.Time
 	lastWrite time.Time
 
-	f      *os.File
-	zbuf   bytes.Buffer
-	zw     *zstd.Encoder
-	broken bool
-	retry  time.Time
-	minute minuteAcc
-	err    error
+	f    *os.File
+	zbuf bytes.Buffer
+	zw   *zstd.Encoder
+	// tf is the open segment's tail file (tail.go), tailRecs the records
+	// it holds, segSize the segment's size (where the tail continues it),
+	// wbuf scratch for what one write(2) writes.
+	tf       *os.File
+	tailMax  int
+	tailRecs []byte
+	segSize  int64
+	wbuf     []byte
+	broken   bool
+	retry    time.Time
+	minute   minuteAcc
+	err      error
 	// carried: kernels of the previous recorder's last state, by the
 	// hash of their record without times. A restarted engine scans
 	// files without their modification time and sees every kernel anew;
@@ -279,7 +287,7 @@ func Open(opts Options) (*Recorder, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Recorder{opts: opts, lock: lock, kernHash: map[model.KernelID]uint64{}, seed: maphash.MakeSeed(), needCkpt: true,
+	r := &Recorder{opts: opts, lock: lock, tailMax: tailMax, kernHash: map[model.KernelID]uint64{}, seed: maphash.MakeSeed(), needCkpt: true,
 		busy: map[model.KernelID]*model.Kernel{}, usageRecs: map[model.DeviceKey]bool{}}
 	r.retain(opts.Clock())
 	r.loadCarried()
@@ -349,7 +357,7 @@ func (r *Recorder) Observe(s *model.Snapshot) {
 func (r *Recorder) checkpoint(s *model.Snapshot) {
 	if !r.needCkpt {
 		// Rotation: what is pending belongs to the old segment.
-		r.tail = appendRecord(r.pending, recRotate, (&enc{}).varintB(s.Time.UnixNano()))
+		r.closing = appendRecord(r.pending, recRotate, (&enc{}).varintB(s.Time.UnixNano()))
 	}
 	r.pending = nil
 	r.needCkpt = false
@@ -473,8 +481,14 @@ func (r *Recorder) appendDiff(dst []byte, s *model.Snapshot, full bool) []byte {
 	})
 	if full || !issuesEqual(s.Issues, r.issues) {
 		e := enc{b: r.sbuf[:0]}
-		encodeIssues(&e, s.Issues)
-		dst = appendRecord(dst, recIssues, e.b)
+		typ := recIssues
+		if full {
+			encodeIssues(&e, s.Issues)
+		} else {
+			typ = recIssuesPatch
+			encodeIssuesPatch(&e, r.issues, s.Issues)
+		}
+		dst = appendRecord(dst, typ, e.b)
 		r.sbuf = e.b
 		r.issues = s.Issues
 	}
@@ -540,11 +554,11 @@ func (r *Recorder) Flush() error {
 		}
 		r.broken = false
 		r.closeSegment(false)
-		r.tail = nil
+		r.closing = nil
 		r.checkpoint(r.prev)
 		r.ckptTime = r.prev.Time
 	}
-	if len(r.pending) == 0 && len(r.ckpt) == 0 && len(r.tail) == 0 {
+	if len(r.pending) == 0 && len(r.ckpt) == 0 && len(r.closing) == 0 {
 		if r.f == nil || now.Sub(r.lastWrite) < r.opts.BeatEvery {
 			return nil
 		}
@@ -569,36 +583,26 @@ func (r *Recorder) Flush() error {
 }
 
 func (r *Recorder) write(now time.Time) error {
-	if len(r.tail) > 0 && r.f != nil {
-		if err := r.writeDelta(r.tail); err != nil {
+	if len(r.closing) > 0 && r.f != nil {
+		if err := r.finishSegment(r.closing); err != nil {
 			return err
 		}
-		r.tail = nil
-		r.closeSegment(true)
 	}
-	r.tail = nil
+	r.closing = nil
 	if len(r.ckpt) > 0 {
-		if err := r.openSegment(r.ckptTime); err != nil {
-			return err
-		}
 		z, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(r.opts.Level), zstd.WithEncoderConcurrency(1))
 		if err != nil {
 			return err
 		}
 		payload := z.EncodeAll(r.ckpt, nil)
-		if _, err := r.f.Write(appendChunk(nil, chunkCheckpoint, payload)); err != nil {
-			// A segment without its checkpoint holds nothing a reader
-			// can use: do not leave one per retry on a full disk.
-			name := r.f.Name()
-			r.closeSegment(false)
-			os.Remove(name)
-			return fmt.Errorf("write %s: %w", name, err)
+		if err := r.openSegment(r.ckptTime, payload); err != nil {
+			return err
 		}
 		r.ckpt = r.ckpt[:0]
 		r.retain(now)
 	}
 	if len(r.pending) > 0 && r.f != nil {
-		if err := r.writeDelta(r.pending); err != nil {
+		if err := r.appendDeltas(r.pending); err != nil {
 			return err
 		}
 		r.pending = r.pending[:0]
@@ -606,21 +610,68 @@ func (r *Recorder) write(now time.Time) error {
 	return nil
 }
 
-func (r *Recorder) writeDelta(recs []byte) error {
-	r.zbuf.Reset()
-	if _, err := r.zw.Write(recs); err != nil {
+// appendDeltas writes records after what the open segment holds: as a
+// frame of its tail (one write(2), nothing compressed), or, when the tail
+// would grow past tailMax, compressed into the segment together with what
+// the tail holds, which then starts afresh.
+func (r *Recorder) appendDeltas(recs []byte) error {
+	if len(r.tailRecs)+len(recs) <= r.tailMax {
+		r.wbuf = appendTailFrame(r.wbuf[:0], recs)
+		if _, err := r.tf.Write(r.wbuf); err != nil {
+			return fmt.Errorf("write %s: %w", r.tf.Name(), err)
+		}
+		r.tailRecs = append(r.tailRecs, recs...)
+		return nil
+	}
+	if err := r.writeChunk(recs, false); err != nil {
 		return err
 	}
-	if err := r.zw.Flush(); err != nil {
-		return err
+	// Only once the chunk is written whole: a tail that still names the
+	// old offset is ignored by readers (the segment is longer now), and
+	// one cut short here holds nothing.
+	if err := r.tf.Truncate(0); err != nil {
+		return fmt.Errorf("history: %w", err)
 	}
-	if _, err := r.f.Write(appendChunk(nil, chunkDelta, r.zbuf.Bytes())); err != nil {
-		return fmt.Errorf("write %s: %w", r.f.Name(), err)
+	if _, err := r.tf.Write(tailHeader(r.segSize)); err != nil {
+		return fmt.Errorf("write %s: %w", r.tf.Name(), err)
 	}
 	return nil
 }
 
-func (r *Recorder) openSegment(start time.Time) error {
+// writeChunk compresses the tail's records and recs into one delta chunk
+// of the segment; last also ends the segment's zstd frame.
+func (r *Recorder) writeChunk(recs []byte, last bool) error {
+	r.zbuf.Reset()
+	if _, err := r.zw.Write(r.tailRecs); err != nil {
+		return err
+	}
+	if _, err := r.zw.Write(recs); err != nil {
+		return err
+	}
+	var err error
+	if last {
+		err = r.zw.Close()
+	} else {
+		err = r.zw.Flush()
+	}
+	if err != nil {
+		return err
+	}
+	r.tailRecs = r.tailRecs[:0]
+	if r.zbuf.Len() == 0 {
+		return nil
+	}
+	r.wbuf = appendChunk(r.wbuf[:0], chunkDelta, r.zbuf.Bytes())
+	if _, err := r.f.Write(r.wbuf); err != nil {
+		return fmt.Errorf("write %s: %w", r.f.Name(), err)
+	}
+	r.segSize += int64(len(r.wbuf))
+	return nil
+}
+
+// openSegment starts a segment with a checkpoint (its compressed records)
+// and the segment's tail file.
+func (r *Recorder) openSegment(start time.Time, ckpt []byte) error {
 	r.closeSegment(false)
 	var f *os.File
 	var err error
@@ -634,35 +685,67 @@ func (r *Recorder) openSegment(start time.Time) error {
 	if err != nil {
 		return fmt.Errorf("history: %w", err)
 	}
-	if _, err := f.Write(segmentHeader()); err != nil {
+	// A segment without its checkpoint holds nothing a reader can use:
+	// do not leave one per retry on a full disk.
+	drop := func(err error) error {
 		f.Close()
 		os.Remove(f.Name())
-		return fmt.Errorf("write %s: %w", f.Name(), err)
+		return err
 	}
-	r.f = f
-	r.zbuf.Reset()
+	b := appendChunk(segmentHeader(), chunkCheckpoint, ckpt)
+	if _, err := f.Write(b); err != nil {
+		return drop(fmt.Errorf("write %s: %w", f.Name(), err))
+	}
+	tf, err := os.OpenFile(tailPath(f.Name()), os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o644)
+	if err != nil {
+		return drop(fmt.Errorf("history: %w", err))
+	}
+	if _, err := tf.Write(tailHeader(int64(len(b)))); err != nil {
+		tf.Close()
+		os.Remove(tf.Name())
+		return drop(fmt.Errorf("write %s: %w", tf.Name(), err))
+	}
 	zw, err := zstd.NewWriter(&r.zbuf, zstd.WithEncoderLevel(r.opts.Level), zstd.WithEncoderConcurrency(1),
 		zstd.WithWindowSize(8<<20))
 	if err != nil {
-		return err
+		tf.Close()
+		os.Remove(tf.Name())
+		return drop(err)
 	}
-	r.zw = zw
+	r.f, r.tf, r.zw = f, tf, zw
+	r.segSize = int64(len(b))
+	r.tailRecs = r.tailRecs[:0]
+	r.zbuf.Reset()
 	return nil
 }
 
-// closeSegment ends the open segment; clean also ends its zstd frame.
+// finishSegment writes recs and what the tail holds as the segment's last
+// chunk, ends its zstd frame, closes it and removes its tail.
+func (r *Recorder) finishSegment(recs []byte) error {
+	if err := r.writeChunk(recs, true); err != nil {
+		return err
+	}
+	r.f.Close()
+	r.tf.Close()
+	os.Remove(r.tf.Name())
+	r.f, r.tf, r.zw = nil, nil, nil
+	return nil
+}
+
+// closeSegment ends the open segment; clean also compresses its tail
+// into it and ends its zstd frame. An unclean end leaves the tail for the
+// readers.
 func (r *Recorder) closeSegment(clean bool) {
 	if r.f == nil {
 		return
 	}
-	if clean && r.zw != nil {
-		r.zbuf.Reset()
-		if r.zw.Close() == nil && r.zbuf.Len() > 0 {
-			r.f.Write(appendChunk(nil, chunkDelta, r.zbuf.Bytes()))
-		}
+	if clean && r.finishSegment(nil) == nil {
+		return
 	}
 	r.f.Close()
-	r.f, r.zw = nil, nil
+	r.tf.Close()
+	r.f, r.tf, r.zw = nil, nil, nil
+	r.tailRecs = r.tailRecs[:0]
 }
 
 // Close writes what is pending, marks the end and releases the lock.
@@ -689,8 +772,12 @@ func (r *Recorder) retain(now time.Time) {
 		return
 	}
 	var total int64
-	for _, s := range segs {
-		total += s.Size
+	for i, s := range segs {
+		// A segment's tail counts with it (a crashed recorder's stays).
+		if fi, err := os.Stat(tailPath(s.Path)); err == nil {
+			segs[i].Size += fi.Size()
+		}
+		total += segs[i].Size
 	}
 	active := ""
 	if r.f != nil {
@@ -704,6 +791,11 @@ func (r *Recorder) retain(now time.Time) {
 		// A segment's content ends where the next one begins.
 		old := now.Sub(segs[i+1].Start) > r.opts.Keep
 		if !old && total <= r.opts.MaxSize {
+			break
+		}
+		// The tail first: a segment without its tail reads, shorter.
+		if err := os.Remove(tailPath(s.Path)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			r.opts.Logf("history: drop %s: %v", tailPath(s.Path), err)
 			break
 		}
 		if err := os.Remove(s.Path); err != nil {

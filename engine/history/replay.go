@@ -121,6 +121,13 @@ func (st *state) apply(typ byte, body []byte) error {
 			return fmt.Errorf("issues record: %w", d.err)
 		}
 		st.issues = is
+	case recIssuesPatch:
+		d := dec{b: body}
+		is := decodeIssuesPatch(&d, st.issues)
+		if d.err != nil {
+			return fmt.Errorf("issues record: %w", d.err)
+		}
+		st.issues = is
 	default:
 		return fmt.Errorf("unknown record type %q", typ)
 	}

@@ -1,0 +1,301 @@
+package history
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// kill leaves the directory as a SIGKILLed recorder does: what was
+// written stays, nothing more is, the lock goes.
+func kill(r *Recorder) {
+	if r.f != nil {
+		r.f.Close()
+		r.tf.Close()
+	}
+	r.lock.Close()
+	r.lock = nil
+}
+
+// recordKilled records steps changes of node, each written on its own (a
+// node with one change a second), with a tail compressed into the segment
+// once it holds tailMax bytes, and kills the recorder.
+func recordKilled(t *testing.T, dir string, node *synthNode, steps, tailMax int) ([]seen, *Recorder) {
+	t.Helper()
+	rec, err := Open(Options{Dir: dir, Clock: func() time.Time { return node.t }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.tailMax = tailMax
+	var out []seen
+	for i := 0; i < steps; i++ {
+		s := node.step()
+		rec.Observe(s)
+		if err := rec.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, seen{s, docOf(t, s)})
+	}
+	kill(rec)
+	return out, rec
+}
+
+// checkPrefix asks for every moment of got and wants an exact answer up
+// to some point and, after it, the last of those (or "after the record"):
+// what a cut costs is what comes after it, never anything before.
+func checkPrefix(t *testing.T, dir string, got []seen, what string) (intact int) {
+	t.Helper()
+	rd, err := OpenReader(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	intact = -1
+	for i, s := range got {
+		res, err := rd.At(s.snap.Time)
+		var out *OutsideError
+		switch {
+		case errors.As(err, &out) && i > intact:
+			continue
+		case err != nil && intact < 0:
+			// A cut inside the checkpoint leaves nothing.
+			return intact
+		case err != nil:
+			t.Fatalf("%s: At %d: %v", what, i, err)
+		}
+		if bytes.Equal(docOf(t, res.Snap), s.doc) {
+			if intact != i-1 {
+				t.Fatalf("%s: change %d answered exactly after %d was lost", what, i, intact+1)
+			}
+			intact = i
+			continue
+		}
+		if intact < 0 || res.Snap.Seq != got[intact].snap.Seq {
+			t.Fatalf("%s: At %d gave seq %d, want the last intact %d", what, i, res.Snap.Seq, got[max(intact, 0)].snap.Seq)
+		}
+	}
+	return intact
+}
+
+// A killed recorder's changes are all in the record, the last ones in the
+// segment's tail, and stay there when a new recorder starts.
+func TestKilledRecorderKeepsItsTail(t *testing.T) {
+	dir := t.TempDir()
+	node := newSynth(11, 20)
+	got, rec := recordKilled(t, dir, node, 60, 600)
+	if rec.segSize <= int64(headerSize+chunkHead) {
+		t.Fatal("nothing compressed into the segment: the test wants both")
+	}
+	tail, err := os.ReadFile(tailPath(rec.f.Name()))
+	if err != nil || len(tail) <= tailHeadSize {
+		t.Fatalf("tail: %d bytes, %v", len(tail), err)
+	}
+	if n := checkPrefix(t, dir, got, "killed"); n != len(got)-1 {
+		t.Fatalf("%d of %d changes answered exactly", n+1, len(got))
+	}
+	// A new recorder goes on in a new segment; the old tail still counts.
+	node.t = node.t.Add(time.Minute)
+	more := recordSynth(t, dir, node, 10, 1, Options{})
+	if n := checkPrefix(t, dir, got, "after a restart"); n != len(got)-1 {
+		t.Fatalf("after a restart: %d of %d changes answered exactly", n+1, len(got))
+	}
+	if n := checkPrefix(t, dir, more, "the new recorder's"); n != len(more)-1 {
+		t.Fatalf("the new recorder: %d of %d changes answered exactly", n+1, len(more))
+	}
+	res := mustAt(t, dir, got[len(got)-1].snap.Time.Add(30*time.Second))
+	if res.Exact || len(res.Missing) != 1 || !strings.Contains(res.Missing[0].Why, "stopped without a word") {
+		t.Fatalf("inside the gap: exact %v, missing %v", res.Exact, res.Missing)
+	}
+	// A clean stop leaves no tail.
+	segs, _ := listSegments(dir)
+	if _, err := os.Stat(tailPath(segs[len(segs)-1].Path)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a cleanly closed segment kept its tail: %v", err)
+	}
+}
+
+// A tail cut anywhere (a kill inside a write, a full disk) loses only the
+// frames from the cut on.
+func TestTailCutAtEveryOffset(t *testing.T) {
+	dir := t.TempDir()
+	got, rec := recordKilled(t, dir, newSynth(12, 20), 40, 1500)
+	path := tailPath(rec.f.Name())
+	full, _ := os.ReadFile(path)
+	// Every frame's first and last bytes, and a hundred offsets besides.
+	cuts := map[int]bool{len(full): true}
+	for c := 0; c < len(full); c += 1 + len(full)/100 {
+		cuts[c] = true
+	}
+	for at := tailHeadSize; at+tailFrameHead <= len(full); {
+		n := int(full[at]) | int(full[at+1])<<8 | int(full[at+2])<<16 | int(full[at+3])<<24
+		for _, c := range []int{at - 1, at, at + 1, at + tailFrameHead, at + tailFrameHead + n - 1} {
+			cuts[c] = true
+		}
+		at += tailFrameHead + n
+	}
+	var order []int
+	for c := range cuts {
+		if c >= 0 && c <= len(full) {
+			order = append(order, c)
+		}
+	}
+	slices.Sort(order)
+	frames := 0
+	for _, cut := range order {
+		if err := os.WriteFile(path, full[:cut], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		n := checkPrefix(t, dir, got, "tail cut at "+strconv.Itoa(cut))
+		if td, err := parseTail(full[:cut]); err == nil {
+			if td.Damage == "" {
+				frames = n
+			} else if n != frames {
+				t.Fatalf("tail cut at %d: %d changes exact, %d before the cut frame", cut, n+1, frames+1)
+			}
+		}
+		if cut == len(full) && n != len(got)-1 {
+			t.Fatalf("the whole tail: %d of %d changes exact", n+1, len(got))
+		}
+	}
+}
+
+// Killed while compressing the tail into the segment: the chunk cut short
+// at any byte, or written whole with the tail not yet emptied. Either way
+// every change stands, once.
+func TestKilledWhileCompressingTheTail(t *testing.T) {
+	dir := t.TempDir()
+	node := newSynth(13, 20)
+	rec, err := Open(Options{Dir: dir, Clock: func() time.Time { return node.t }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.tailMax = 800
+	var got []seen
+	var segBefore, tailBefore []byte
+	for len(got) < 200 {
+		s := node.step()
+		rec.Observe(s)
+		var seg, tail []byte
+		if rec.f != nil {
+			seg, _ = os.ReadFile(rec.f.Name())
+			tail, _ = os.ReadFile(rec.tf.Name())
+		}
+		size := rec.segSize
+		if err := rec.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, seen{s, docOf(t, s)})
+		if seg != nil && rec.segSize != size && len(got) > 20 {
+			segBefore, tailBefore = seg, tail
+			break
+		}
+	}
+	if segBefore == nil {
+		t.Fatal("the tail was never compressed")
+	}
+	segPath, tPath := rec.f.Name(), rec.tf.Name()
+	kill(rec)
+	segAfter, _ := os.ReadFile(segPath)
+	tailAfter, _ := os.ReadFile(tPath)
+	check := func(what string, seg, tail []byte, want int) {
+		os.WriteFile(segPath, seg, 0o644)
+		os.WriteFile(tPath, tail, 0o644)
+		if n := checkPrefix(t, dir, got, what); n != want {
+			t.Fatalf("%s: %d changes exact, want %d", what, n+1, want+1)
+		}
+	}
+	// The chunk cut anywhere, the tail as it was: the tail stands in for
+	// it, the last change (in neither) lost.
+	for cut := len(segBefore); cut < len(segAfter); cut += 1 + (len(segAfter)-len(segBefore))/30 {
+		check("chunk cut at "+strconv.Itoa(cut), segAfter[:cut], tailBefore, len(got)-2)
+	}
+	// The chunk whole, the tail not yet emptied: the segment has it all.
+	check("tail not emptied", segAfter, tailBefore, len(got)-1)
+	// The tail emptied but its head not yet written.
+	check("tail emptied", segAfter, nil, len(got)-1)
+	check("as written", segAfter, tailAfter, len(got)-1)
+}
+
+// Retention drops a segment's tail with it.
+func TestRetentionDropsTails(t *testing.T) {
+	dir := t.TempDir()
+	node := newSynth(14, 30)
+	for i := 0; i < 3; i++ {
+		recordKilled(t, dir, node, 30, 1<<20)
+		node.t = node.t.Add(time.Minute)
+	}
+	segs, _ := listSegments(dir)
+	tails, _ := filepath.Glob(filepath.Join(dir, "*"+tailSuffix))
+	if len(segs) != 3 || len(tails) != 3 {
+		t.Fatalf("%d segments, %d tails", len(segs), len(tails))
+	}
+	rec, err := Open(Options{Dir: dir, MaxSize: segs[2].Size + 1, Clock: func() time.Time { return node.t }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Close()
+	for _, s := range segs[:2] {
+		if _, err := os.Stat(tailPath(s.Path)); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("%s: the tail of a dropped segment stays (%v)", filepath.Base(s.Path), err)
+		}
+	}
+	if _, err := os.Stat(tailPath(segs[2].Path)); err != nil {
+		t.Fatalf("the kept segment lost its tail: %v", err)
+	}
+}
+
+// FuzzTail reads a tail file of any bytes beside a killed recorder's
+// segment: the reader answers from what is intact, never panics, and a
+// moment before the tail is answered as without it.
+func FuzzTail(f *testing.F) {
+	dir := f.TempDir()
+	node := newSynth(15, 5)
+	rec, err := Open(Options{Dir: dir, Clock: func() time.Time { return node.t }})
+	if err != nil {
+		f.Fatal(err)
+	}
+	rec.tailMax = 400
+	var first time.Time
+	for i := 0; i < 12; i++ {
+		s := node.step()
+		if i == 0 {
+			first = s.Time
+		}
+		rec.Observe(s)
+		rec.Flush()
+	}
+	segPath, tPath := rec.f.Name(), rec.tf.Name()
+	kill(rec)
+	seg, _ := os.ReadFile(segPath)
+	tail, _ := os.ReadFile(tPath)
+	f.Add(tail)
+	f.Add(tail[:len(tail)-3])
+	f.Add(tail[:tailHeadSize])
+	f.Add([]byte(tailMagic))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > maxFuzzInput {
+			return
+		}
+		if td, err := parseTail(b); err == nil && len(td.Recs) > len(b) {
+			t.Fatalf("%d bytes of records from a %d-byte tail", len(td.Recs), len(b))
+		}
+		d := t.TempDir()
+		sp := filepath.Join(d, filepath.Base(segPath))
+		os.WriteFile(sp, seg, 0o644)
+		os.WriteFile(tailPath(sp), b, 0o644)
+		rd, err := OpenReader(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd.Span()
+		if _, err := rd.At(first); err != nil {
+			t.Fatalf("a moment in the segment itself: %v", err)
+		}
+		rd.At(node.t)
+		rd.History(Filter{Device: "cuda:1"})
+	})
+}
