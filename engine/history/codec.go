@@ -45,7 +45,12 @@ func (e *enc) bool(v bool) {
 		e.byte(0)
 	}
 }
-func (e *enc) dec(d model.Dec) { e.str(d.String()) }
+func (e *enc) dec(d model.Dec) {
+	var buf [32]byte
+	b := d.AppendString(buf[:0])
+	e.uvarint(uint64(len(b)))
+	e.b = append(e.b, b...)
+}
 
 // Identifiers are random hex (kernel, session and user UUIDs, container
 // ids): stored as bytes they take half the room, and the compressor,
@@ -409,11 +414,7 @@ func encodeField(e *enc, k *model.Kernel, f int) {
 	case fPath:
 		e.rel(k.Path, string(k.ID))
 	case fSlots:
-		e.uvarint(uint64(len(k.Slots)))
-		for _, n := range k.Slots.Names() {
-			e.str(string(n))
-			e.dec(k.Slots[n])
-		}
+		encodeSlots(e, k.Slots)
 	case fUnified:
 		e.uvarint(uint64(len(k.UnifiedDevices)))
 		for _, p := range k.UnifiedDevices {
@@ -517,7 +518,10 @@ func decodeField(d *dec, k *model.Kernel, f int) {
 }
 
 func encodeAlloc(e *enc, al model.Allocations) {
-	slots := make([]model.SlotName, 0, len(al))
+	// On the stack for the usual kernel (a few slots, a few devices each).
+	var sa [8]model.SlotName
+	var ia [16]model.DeviceID
+	slots := sa[:0]
 	for s := range al {
 		slots = append(slots, s)
 	}
@@ -525,7 +529,7 @@ func encodeAlloc(e *enc, al model.Allocations) {
 	e.uvarint(uint64(len(slots)))
 	for _, s := range slots {
 		devs := al[s]
-		ids := make([]model.DeviceID, 0, len(devs))
+		ids := ia[:0]
 		for id := range devs {
 			ids = append(ids, id)
 		}

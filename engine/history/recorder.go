@@ -410,9 +410,17 @@ func (r *Recorder) appendDiff(dst []byte, s *model.Snapshot, full bool) []byte {
 	if full {
 		clear(r.usageRecs)
 	}
+	// kept counts the devices of the previous snapshot still here: when
+	// that is all of them, none went (no second walk).
+	kept := 0
 	for k, u := range s.Usage {
-		if !full && prev != nil && prev.Usage[k] == u {
-			continue
+		if !full && prev != nil {
+			if p, ok := prev.Usage[k]; ok {
+				kept++
+				if p == u {
+					continue
+				}
+			}
 		}
 		if derivable(u) {
 			// Whole numbers add up the same in any order: the reader
@@ -432,7 +440,7 @@ func (r *Recorder) appendDiff(dst []byte, s *model.Snapshot, full bool) []byte {
 		dst = appendRecord(dst, recUsage, e.b)
 		r.ubuf = e.b
 	}
-	if !full && prev != nil {
+	if !full && prev != nil && kept < len(prev.Usage) {
 		for k := range prev.Usage {
 			if _, ok := s.Usage[k]; !ok && r.usageRecs[k] {
 				delete(r.usageRecs, k)

@@ -238,7 +238,14 @@ func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
 
 func encodeSlots(e *enc, r model.ResourceSlot) {
 	e.uvarint(uint64(len(r)))
-	for _, n := range r.Names() {
+	// r.Names without a slice on the heap.
+	var na [8]model.SlotName
+	ns := na[:0]
+	for n := range r {
+		ns = append(ns, n)
+	}
+	sortStrings(ns)
+	for _, n := range ns {
 		e.str(string(n))
 		e.dec(r[n])
 	}
@@ -259,7 +266,8 @@ func encodeUsage(e *enc, u *model.DeviceUsage) {
 	e.str(string(u.Key.ID))
 	encodeSlots(e, u.Held)
 	e.uvarint(uint64(max(u.Kernels, 0)))
-	agents := make([]model.AgentID, 0, len(u.ByAgent))
+	var aa [4]model.AgentID
+	agents := aa[:0]
 	for a := range u.ByAgent {
 		agents = append(agents, a)
 	}
