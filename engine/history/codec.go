@@ -67,7 +67,8 @@ func (e *enc) id(s string) {
 	switch {
 	case isUUID(s):
 		e.byte(idUUID)
-		e.b = appendHex(e.b, s[0:8]+s[9:13]+s[14:18]+s[19:23]+s[24:])
+		// Piece by piece: joining them first made a string per id.
+		e.b = appendHex(appendHex(appendHex(appendHex(appendHex(e.b, s[0:8]), s[9:13]), s[14:18]), s[19:23]), s[24:])
 	case len(s) >= 2 && len(s)%2 == 0 && len(s) <= maxString && isLowerHex(s):
 		e.byte(idHex)
 		e.uvarint(uint64(len(s) / 2))
@@ -94,7 +95,7 @@ func isUUID(s string) bool {
 	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
 		return false
 	}
-	return isLowerHex(s[0:8] + s[9:13] + s[14:18] + s[19:23] + s[24:])
+	return isLowerHex(s[0:8]) && isLowerHex(s[9:13]) && isLowerHex(s[14:18]) && isLowerHex(s[19:23]) && isLowerHex(s[24:])
 }
 
 func isLowerHex(s string) bool {

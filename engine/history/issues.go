@@ -39,26 +39,22 @@ func encodeIssuesPatch(e *enc, old, is []model.Issue) {
 			continue
 		}
 		o := &old[i]
-		if *o == *n {
+		// All but the message first: the message is the long field, and
+		// the one that usually moves.
+		rest := o.Severity == n.Severity && o.Code == n.Code && o.File == n.File && o.Line == n.Line &&
+			o.Device == n.Device && o.Kernel == n.Kernel && o.Agent == n.Agent
+		if rest && o.Message == n.Message {
 			continue
 		}
 		e.uvarint(uint64(i))
-		m := *o
-		m.Message = n.Message
-		if m != *n {
+		if !rest {
 			e.byte(issueWhole)
 			encodeIssue(e, n)
 			continue
 		}
 		a, b := o.Message, n.Message
-		p := 0
-		for p < len(a) && p < len(b) && a[p] == b[p] {
-			p++
-		}
-		s := 0
-		for s < len(a)-p && s < len(b)-p && a[len(a)-1-s] == b[len(b)-1-s] {
-			s++
-		}
+		p := commonPrefix(a, b)
+		s := commonSuffix(a[p:], b[p:])
 		e.byte(issueEdit)
 		e.uvarint(uint64(p))
 		e.uvarint(uint64(s))
@@ -128,4 +124,31 @@ func decodeIssuesPatch(d *dec, old []model.Issue) []model.Issue {
 		return nil
 	}
 	return out
+}
+
+// commonPrefix is the length of the bytes a and b begin with alike; eight
+// at a time first (the messages share most of their length).
+func commonPrefix(a, b string) int {
+	n := min(len(a), len(b))
+	p := 0
+	for p+8 <= n && a[p:p+8] == b[p:p+8] {
+		p += 8
+	}
+	for p < n && a[p] == b[p] {
+		p++
+	}
+	return p
+}
+
+// commonSuffix is the length of the bytes a and b end with alike.
+func commonSuffix(a, b string) int {
+	n := min(len(a), len(b))
+	s := 0
+	for s+8 <= n && a[len(a)-s-8:len(a)-s] == b[len(b)-s-8:len(b)-s] {
+		s += 8
+	}
+	for s < n && a[len(a)-1-s] == b[len(b)-1-s] {
+		s++
+	}
+	return s
 }

@@ -114,9 +114,10 @@ type Recorder struct {
 	// busy: the kernels running GPU processes now, for the minute's
 	// summary (kept from the changes, not from a walk of every kernel).
 	busy map[model.KernelID]*model.Kernel
-	// usageRecs: devices whose totals the record holds (the others'
-	// follow from the kernels).
-	usageRecs map[model.DeviceKey]bool
+	// devs: what the recorder keeps of each device with totals: whether
+	// the record holds them (the others' follow from the kernels), and
+	// the names to look its one slot and one agent up by.
+	devs map[model.DeviceKey]*devNote
 	// sampled: the device list last sampled (a new reading is a new list).
 	sampled *model.Device
 	// configHash is the agent.toml hash last seen; journalSeen the time
@@ -288,7 +289,7 @@ func Open(opts Options) (*Recorder, error) {
 		return nil, err
 	}
 	r := &Recorder{opts: opts, lock: lock, tailMax: tailMax, kernHash: map[model.KernelID]uint64{}, seed: maphash.MakeSeed(), needCkpt: true,
-		busy: map[model.KernelID]*model.Kernel{}, usageRecs: map[model.DeviceKey]bool{}}
+		busy: map[model.KernelID]*model.Kernel{}, devs: map[model.DeviceKey]*devNote{}}
 	r.retain(opts.Clock())
 	r.loadCarried()
 	return r, nil
@@ -397,36 +398,38 @@ func (r *Recorder) appendDiff(dst []byte, s *model.Snapshot, full bool) []byte {
 		}
 		r.devPtr = dp
 	}
-	if full || prev == nil || !agentsShapeEqual(s.Agents, prev.Agents) {
+	shape := full || prev == nil || !agentsShapeEqual(s.Agents, prev.Agents)
+	if shape {
 		ab, _ := json.Marshal(agentsShape(s.Agents))
 		dst = appendRecord(dst, recAgents, ab)
 	}
-	if full || prev == nil || !agentsShapeEqual(s.Agents, prev.Agents) || !totalsEqual(s.Agents, prev.Agents) {
+	if shape || !totalsEqual(s.Agents, prev.Agents) {
 		e := enc{b: r.ubuf[:0]}
 		encodeTotals(&e, s.Agents)
 		dst = appendRecord(dst, recTotals, e.b)
 		r.ubuf = e.b
 	}
 	if full {
-		clear(r.usageRecs)
-	}
-	// kept counts the devices of the previous snapshot still here: when
-	// that is all of them, none went (no second walk).
-	kept := 0
-	for k, u := range s.Usage {
-		if !full && prev != nil {
-			if p, ok := prev.Usage[k]; ok {
-				kept++
-				if p == u {
-					continue
-				}
-			}
+		for _, n := range r.devs {
+			n.recorded, n.last = false, nil
 		}
-		if derivable(u) {
+	}
+	for k, u := range s.Usage {
+		n := r.devs[k]
+		if n == nil {
+			n = &devNote{}
+			r.devs[k] = n
+		}
+		if n.last == u {
+			// The engine gives a changed device a new pointer.
+			continue
+		}
+		n.last = u
+		if n.derivable(u) {
 			// Whole numbers add up the same in any order: the reader
 			// sums them from the kernels (CPU cores, memory, whole GPUs).
-			if r.usageRecs[k] {
-				delete(r.usageRecs, k)
+			if n.recorded {
+				n.recorded = false
 				e := enc{}
 				e.str(string(k.Name))
 				e.str(string(k.ID))
@@ -434,21 +437,25 @@ func (r *Recorder) appendDiff(dst []byte, s *model.Snapshot, full bool) []byte {
 			}
 			continue
 		}
-		r.usageRecs[k] = true
+		n.recorded = true
 		e := enc{b: r.ubuf[:0]}
 		encodeUsage(&e, u)
 		dst = appendRecord(dst, recUsage, e.b)
 		r.ubuf = e.b
 	}
-	if !full && prev != nil && kept < len(prev.Usage) {
-		for k := range prev.Usage {
-			if _, ok := s.Usage[k]; !ok && r.usageRecs[k] {
-				delete(r.usageRecs, k)
+	if len(r.devs) > len(s.Usage) {
+		// Devices with nothing held any more.
+		for k, n := range r.devs {
+			if _, ok := s.Usage[k]; ok {
+				continue
+			}
+			if n.recorded {
 				e := enc{}
 				e.str(string(k.Name))
 				e.str(string(k.ID))
 				dst = appendRecord(dst, recUsageGone, e.b)
 			}
+			delete(r.devs, k)
 		}
 	}
 	var prevSeq *model.KernelSeq

@@ -33,7 +33,7 @@ const (
 	// tailMax is how many bytes of records the tail holds before they
 	// are compressed into the segment: about five minutes of a node with
 	// one change a second, one second of a busy one.
-	tailMax = 64 << 10
+	tailMax = 1 << 20
 	// maxTail bounds what a reader reads of a tail file (a tail holds
 	// tailMax bytes and one second's records at most).
 	maxTail = 2 * maxChunk
