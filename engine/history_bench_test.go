@@ -19,7 +19,9 @@ import (
 // the engine alone, mode=recorded the engine and the recorder writing each
 // change, mode=batched the recorder writing once per 1,000 changes (a busy
 // node, still one write a second), in the same run (BENCHMARKS.md:
-// recording adds ≤ 5 % per change).
+// recording adds ≤ 5 % per change). Its process CPU moves by more from run
+// to run on a shared machine than recording costs: BenchmarkRecordingShare
+// measures the recorder's part by the thread's clock.
 func BenchmarkUpdateRecorded(b *testing.B) {
 	const n = 10000
 	for _, mode := range []string{"off", "recorded", "batched"} {
