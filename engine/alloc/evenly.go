@@ -167,9 +167,9 @@ func (m *FractionMap) evenlyAcross(slot model.SlotName, devs []devAlloc, remaini
 }
 
 // evenlyAcrossFast is evenlyAcross by evenFast: ok is false when it does
-// not apply (see newEvenFast), and the scan must answer. scored, when
-// not nil, receives how many windows it scored.
-func (m *FractionMap) evenlyAcrossFast(devs []devAlloc, remaining model.Dec, minMemory model.Dec, scored *int) ([]Share, bool) {
+// not apply (see newEvenFast), and the scan must answer. stats, when not
+// nil, receives what the search did.
+func (m *FractionMap) evenlyAcrossFast(devs []devAlloc, remaining model.Dec, minMemory model.Dec, stats *evenStats) ([]Share, bool) {
 	s := m.newEvenSearch(devs, remaining, minMemory)
 	if s.err != nil {
 		return nil, false
@@ -179,8 +179,8 @@ func (m *FractionMap) evenlyAcrossFast(devs []devAlloc, remaining model.Dec, min
 		return nil, false
 	}
 	start, size, ok := f.best()
-	if scored != nil {
-		*scored = f.scored
+	if stats != nil {
+		*stats = f.stats
 	}
 	if !ok {
 		return nil, false

@@ -67,17 +67,22 @@ var pow10 = func() (p [19]uint64) {
 
 // evenFast is the state of one window search over n devices.
 type evenFast struct {
-	n    int
-	free []int64 // free amounts, in units
-	pre  []int64 // pre[i] = Σ free[:i]
-	r    int64   // the request, in units
-	hund int64   // units in a hundredth
-	rQ   int64   // the request quantized to hundredths (half even), in hundredths
-	mins minMaxTable
-	hull hullTree
-	// scored counts the windows scored and the uniform runs skipped:
-	// the tests bound it to catch a search that turns quadratic again.
-	scored int
+	n     int
+	free  []int64 // free amounts, in units
+	pre   []int64 // pre[i] = Σ free[:i]
+	r     int64   // the request, in units
+	hund  int64   // units in a hundredth
+	rQ    int64   // the request quantized to hundredths (half even), in hundredths
+	mins  minMaxTable
+	hull  hullTree
+	stats evenStats
+}
+
+// evenStats is what a window search did: the tests bound it, to catch a
+// search that turns quadratic again, and check that its shortcuts run.
+type evenStats struct {
+	scored  int // windows scored (a run of uniform ones skipped counts one)
+	skipped int // sizes passed over by cannotBeat
 }
 
 // scaledUnits returns x in units of 10^-exp, if it is finite, not
@@ -185,7 +190,7 @@ func (f *evenFast) split(rem int64, k int) (q, extra int64) {
 // hundredths than the window has devices (not reached by exact
 // arithmetic: the caller then leaves it to the scan).
 func (f *evenFast) score(s, size int) (sc int64, ok bool) {
-	f.scored++
+	f.stats.scored++
 	e := s + size
 	p := f.hull.lastAtLeast(s, e, int64(s), f.r-f.pre[e])
 	t := e - 1 - p // the tail that takes all it has (all of it when p < s)
@@ -228,6 +233,10 @@ func (f *evenFast) best() (start, size int, ok bool) {
 	}
 	haveBest, bestSc := false, int64(0)
 	for sz := n0; sz <= n; sz++ {
+		if haveBest && f.hund == 1 && f.cannotBeat(sz, bestSc) {
+			f.stats.skipped++
+			continue
+		}
 		first, ok := f.score(0, sz)
 		if !ok {
 			return 0, 0, false
@@ -277,6 +286,25 @@ func (f *evenFast) best() (start, size int, ok bool) {
 		}
 	}
 	return start, size, haveBest
+}
+
+// cannotBeat says no window of size devices is more even than best
+// (hundredths), so that the size can be passed over, when every amount is
+// in hundredths (hund 1). Then the shares of a window the search scores
+// add up to the request exactly: the tail gives its free amounts, the
+// split hands out all of the rest (and some device takes a part, or the
+// window would not hold the request). So its largest share is at least
+// ceil(R/size). Perfect evenness needs size·v = R; and a window whose last
+// device gives all it has (every window, when none of the last devices
+// holds R/size) has a share as small as that device's free amount.
+func (f *evenFast) cannotBeat(size int, best int64) bool {
+	sz := int64(size)
+	if best == -1 && f.r%sz != 0 {
+		return true
+	}
+	ceil := (f.r + sz - 1) / sz
+	last := f.mins.max(size-1, f.n) // the most any window's last device has free
+	return last < ceil && last-ceil <= best
 }
 
 // minMaxTable answers range minima and maxima of the free amounts in O(1)
@@ -458,3 +486,5 @@ func (t *hullTree) last(node, l, r, lo, hi int, x, c int64) int {
 	}
 	return t.last(2*node, l, mid, lo, hi, x, c)
 }
+
+var dbgOn = false

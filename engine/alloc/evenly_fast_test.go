@@ -45,13 +45,13 @@ func newFastCase(caps, used []model.Dec, numa []int, hint *AffinityHint, remaini
 // check compares the window search with the scan (and, when ref, with
 // the model.Dec transcription), digit for digit; it reports whether the
 // window search answered.
-func (c fastCase) check(t testing.TB, ref bool) bool {
+func (c fastCase) check(t testing.TB, ref bool, stats *evenStats) bool {
 	t.Helper()
 	if len(c.devs) == 0 {
 		return false
 	}
 	want, werr := c.m.evenlyAcrossScan("cuda.shares", c.devs, c.remaining, c.minMemory)
-	got, ok := c.m.evenlyAcrossFast(c.devs, c.remaining, c.minMemory, nil)
+	got, ok := c.m.evenlyAcrossFast(c.devs, c.remaining, c.minMemory, stats)
 	if ref {
 		r, rerr := c.m.refEvenlyAcross("cuda.shares", c.devs, c.remaining, c.minMemory)
 		if (rerr == nil) != (werr == nil) || werr == nil && sharesText(r) != sharesText(want) {
@@ -138,28 +138,38 @@ func randomFastCase(r *rand.Rand, n int) fastCase {
 // on the smaller ones), and it answers nearly all of them itself.
 func TestEvenlyFastMatchesScan(t *testing.T) {
 	r := rand.New(rand.NewPCG(23, 5))
-	answered, tried := 0, 0
-	iters := 3000
+	answered, tried, skipping := 0, 0, 0
+	iters := 2000
 	if testing.Short() {
-		iters = 600
+		iters = 500
 	}
 	for iter := range iters {
 		n := 1 + r.IntN(40)
-		if iter%20 == 0 {
-			n = 40 + r.IntN(260)
+		if iter%25 == 0 {
+			n = 40 + r.IntN(160)
 		}
 		c := randomFastCase(r, n)
 		if len(c.devs) == 0 {
 			continue
 		}
 		tried++
-		if c.check(t, n <= 40) {
+		var st evenStats
+		if c.check(t, n <= 40, &st) {
 			answered++
+		}
+		if st.skipped > 0 {
+			skipping++
 		}
 	}
 	if answered < tried*9/10 {
 		t.Fatalf("the window search answered %d of %d searches: the scan did the rest, untested here", answered, tried)
 	}
+	// The sizes cannotBeat passes over are where a wrong shortcut would
+	// show: enough searches must take it.
+	if skipping < tried/20 {
+		t.Fatalf("only %d of %d searches passed a size over", skipping, tried)
+	}
+	t.Logf("%d searches, %d answered by the window search, %d of them passing sizes over", tried, answered, skipping)
 }
 
 // TestEvenlyFastLeavesInexactToScan: amounts the integer search cannot
@@ -214,8 +224,9 @@ func TestEvenlyFastIsNearLinear(t *testing.T) {
 		total := c.m.sumFree(c.devs)
 		req := quantizeTo(total.Mul(model.NewDec(frac, -2)), -2, apd.RoundDown)
 		c.remaining = req.Normalize()
-		var scored int
-		shares, ok := c.m.evenlyAcrossFast(c.devs, c.remaining, c.minMemory, &scored)
+		var st evenStats
+		shares, ok := c.m.evenlyAcrossFast(c.devs, c.remaining, c.minMemory, &st)
+		scored := st.scored
 		if !ok {
 			t.Fatalf("%s of %s: the window search did not answer", req, total)
 		}
@@ -270,7 +281,7 @@ func FuzzEvenlyAcrossMatchesRef(f *testing.F) {
 			remaining = model.NewDec(int64(1+int(reqBits)%(1000*n+50)), -3)
 		}
 		c := newFastCase(caps, used, numa, hint, remaining, minMemory)
-		c.check(t, n <= 32)
+		c.check(t, n <= 32, nil)
 	})
 }
 
