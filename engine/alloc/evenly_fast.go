@@ -32,9 +32,11 @@ import (
 //     found in a segment tree whose nodes hold the upper envelope of their
 //     lines.
 //   - A window whose last device takes an even part takes one on every
-//     device (the uniform split, the same amounts whatever the start): runs
-//     of them are skipped to their end by a search for the next device with
-//     less free than R/size.
+//     device (the uniform split, the same amounts whatever the start): when
+//     every device of it holds R/size, the run of such windows is skipped
+//     to its end by a search for the next device with less free.
+//   - With every amount in hundredths, a size where no window can beat the
+//     best one so far is passed over without scoring any (cannotBeat).
 //
 // It works in integers: every amount in units of 10^-exp (exp ≥ 2), which
 // makes the arithmetic exact. The Python code's is not always (28 digits),
@@ -57,13 +59,14 @@ const (
 	evenFastMin = 24
 )
 
-var pow10 = func() (p [19]uint64) {
-	p[0] = 1
-	for i := 1; i < len(p); i++ {
-		p[i] = p[i-1] * 10
+// pow10 is 10^k, k ≤ 19.
+func pow10(k int64) uint64 {
+	p := uint64(1)
+	for range k {
+		p *= 10
 	}
 	return p
-}()
+}
 
 // evenFast is the state of one window search over n devices.
 type evenFast struct {
@@ -92,14 +95,14 @@ func scaledUnits(x *apd.Decimal, exp int32) (int64, bool) {
 		return 0, false
 	}
 	k := int64(x.Exponent) + int64(exp)
-	if k < 0 || k >= int64(len(pow10)) {
+	if k < 0 || k > 18 {
 		return 0, false
 	}
-	c := x.Coeff.Uint64()
-	if c > uint64(evenFastLimit)/pow10[k] {
+	c, p := x.Coeff.Uint64(), pow10(k)
+	if c > uint64(evenFastLimit)/p {
 		return 0, false
 	}
-	return int64(c * pow10[k]), true
+	return int64(c * p), true
 }
 
 // newEvenFast sets the search up, or returns nil where its integer
@@ -109,8 +112,14 @@ func newEvenFast(free []apd.Decimal, remaining *apd.Decimal) *evenFast {
 	if n == 0 || n >= evenFastMaxDevs {
 		return nil
 	}
+	// The units: the finest decimals among the amounts, hundredths at
+	// least.
 	exp := int32(2)
-	for _, x := range append([]*apd.Decimal{remaining}, ptrs(free)...) {
+	for i := -1; i < n; i++ {
+		x := remaining
+		if i >= 0 {
+			x = &free[i]
+		}
 		if x.Form != apd.Finite {
 			return nil
 		}
@@ -121,7 +130,7 @@ func newEvenFast(free []apd.Decimal, remaining *apd.Decimal) *evenFast {
 	if exp > 18 {
 		return nil
 	}
-	f := &evenFast{n: n, free: make([]int64, n), pre: make([]int64, n+1), hund: int64(pow10[exp-2])}
+	f := &evenFast{n: n, free: make([]int64, n), pre: make([]int64, n+1), hund: int64(pow10(int64(exp) - 2))}
 	var ok bool
 	if f.r, ok = scaledUnits(remaining, exp); !ok || f.r == 0 {
 		return nil
@@ -146,14 +155,6 @@ func newEvenFast(free []apd.Decimal, remaining *apd.Decimal) *evenFast {
 	f.mins = newMinMaxTable(f.free)
 	f.hull = newHullTree(f.free, f.pre)
 	return f
-}
-
-func ptrs(xs []apd.Decimal) []*apd.Decimal {
-	out := make([]*apd.Decimal, len(xs))
-	for i := range xs {
-		out[i] = &xs[i]
-	}
-	return out
 }
 
 // quant is Quantize(x, -2) half to even, x in units, the result in
