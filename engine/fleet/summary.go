@@ -174,7 +174,7 @@ func largestSearch(s *model.Snapshot, slot model.SlotName, settings placement.Se
 		// by overcommitting a device is no fit.
 		var owns func(model.DeviceKey) bool
 		if st.Agent.Owns != nil {
-			owns = st.Agent.OwnsDevice
+			owns = placement.Owner(&st.Agent)
 		}
 		if pf := phys.FreeOf(slot, owns); pf.Less(free) {
 			free = pf
