@@ -91,35 +91,12 @@ func settingsName(ps placement.Settings) string {
 // checked against.
 func largestBisect(s *model.Snapshot, slot model.SlotName, settings placement.Settings) model.Dec {
 	best := model.Zero
-	step := model.One
-	if slot.MajorType() == "shares" {
-		step = settings.Quantum
-		if step.IsZero() {
-			step = placement.DefaultQuantum
-		}
-	}
+	step := searchStep(slot, settings)
 	planner := placement.NewPlanner(s, settings)
 	phys := planner.Physical()
 	for _, st := range planner.Agents() {
-		free := st.Node.FreeOf(slot)
-		var owns func(model.DeviceKey) bool
-		if st.Agent.Owns != nil {
-			owns = st.Agent.OwnsDevice
-		}
-		if pf := phys.FreeOf(slot, owns); pf.Less(free) {
-			free = pf
-		}
-		if g, ok := st.Agent.Given[slot]; ok {
-			if left := model.Max(g.Sub(st.Agent.Held[slot]), model.Zero); left.Less(free) {
-				free = left
-			}
-		}
-		hi, err := free.QuoInteger(step)
-		if err != nil || hi.Sign() <= 0 {
-			continue
-		}
-		n, err := hi.Int64()
-		if err != nil {
+		n, ok := agentCeiling(st, phys, slot, step)
+		if !ok {
 			continue
 		}
 		try := func(k int64) (alloc.KernelAllocation, bool) {
