@@ -37,7 +37,7 @@ func (e *Engine) followConfig(ctx context.Context, out chan configRead, kick cha
 	path := filepath.Clean(e.opts.ConfigPath)
 	read := func() {
 		v, err := LoadConfigView(path)
-		e.sendConfig(ctx, out, configRead{view: v, err: err})
+		sendLatest(ctx, out, configRead{view: v, err: err})
 		if kick != nil {
 			select {
 			case kick <- struct{}{}:
@@ -143,23 +143,6 @@ func (e *Engine) pollConfig(ctx context.Context, path string, read func()) {
 	}
 }
 
-func (e *Engine) sendConfig(ctx context.Context, out chan configRead, r configRead) {
-	// Latest wins: a reading not yet taken is replaced.
-	for {
-		select {
-		case out <- r:
-			return
-		case <-ctx.Done():
-			return
-		default:
-		}
-		select {
-		case <-out:
-		default:
-		}
-	}
-}
-
 // restartStatus looks for the agent processes of the config once.
 func (e *Engine) restartStatus() model.Restart {
 	search := e.opts.ProcSearchPaths
@@ -182,33 +165,9 @@ func (e *Engine) restartStatus() model.Restart {
 // every kick (a config change), and sends what it finds when it differs
 // from last (what the engine started with).
 func (e *Engine) watchRestart(ctx context.Context, out chan model.Restart, kick <-chan struct{}, last model.Restart) {
-	check := func() {
-		r := e.restartStatus()
-		if r.State == last.State && r.Detail == last.Detail && slices.Equal(r.PIDs, last.PIDs) {
-			return
-		}
-		select {
-		case <-out:
-		default:
-		}
-		select {
-		case out <- r:
-			last = r
-		case <-ctx.Done():
-		}
-	}
-	t := time.NewTicker(e.opts.RestartEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			check()
-		case <-kick:
-			check()
-		}
-	}
+	pollChanged(ctx, e.opts.RestartEvery, kick, out, last, e.restartStatus, func(a, b model.Restart) bool {
+		return a.State == b.State && a.Detail == b.Detail && slices.Equal(a.PIDs, b.PIDs)
+	})
 }
 
 // setRestart records the agents' restart state; every agent of the config
@@ -239,34 +198,9 @@ func (s *state) setRestart(r model.Restart) bool {
 // watchRestarts asks Options.RestartStates every RestartEvery and after
 // every kick, and sends what it says when it changed.
 func (e *Engine) watchRestarts(ctx context.Context, out chan map[model.AgentID]model.Restart, kick <-chan struct{}) {
-	var last map[model.AgentID]model.Restart
-	check := func() {
-		r := e.opts.RestartStates()
-		if maps.EqualFunc(r, last, func(a, b model.Restart) bool { return a.State == b.State && a.Detail == b.Detail }) {
-			return
-		}
-		select {
-		case <-out:
-		default:
-		}
-		select {
-		case out <- r:
-			last = r
-		case <-ctx.Done():
-		}
-	}
-	t := time.NewTicker(e.opts.RestartEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			check()
-		case <-kick:
-			check()
-		}
-	}
+	pollChanged(ctx, e.opts.RestartEvery, kick, out, nil, e.opts.RestartStates, func(a, b map[model.AgentID]model.Restart) bool {
+		return maps.EqualFunc(a, b, func(a, b model.Restart) bool { return a.State == b.State && a.Detail == b.Detail })
+	})
 }
 
 // setRestarts records each agent's own restart state (the demo's agents

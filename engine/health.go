@@ -66,18 +66,8 @@ func (e *Engine) watchHealth(ctx context.Context, targets <-chan []healthTarget,
 	defer c.Close()
 	var last map[model.AgentID]model.AgentHealth
 	check := func() {
-		h := checkAll(ctx, c, ts)
-		if ctx.Err() != nil || sameHealth(h, last) {
-			return
-		}
-		select {
-		case <-out:
-		default:
-		}
-		select {
-		case out <- h:
+		if h := checkAll(ctx, c, ts); ctx.Err() == nil && !sameHealth(h, last) && sendLatest(ctx, out, h) {
 			last = h
-		case <-ctx.Done():
 		}
 	}
 	check()

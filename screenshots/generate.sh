@@ -116,7 +116,6 @@ shot() {
 	# Let the simulated agents fill the node a little (a few kernels per GPU
 	# and some history in the ALLOC column) before any key is typed.
 	wait_for '│ ([6-9]|[1-9][0-9]) kernels' 60
-	wait_for ' ([5-9]|[1-9][0-9])s( [0-9a-f]{8})? +ok| [0-9a-f]{8} ok *$' 60
 	local k
 	for k in "$@"; do
 		case $k in
@@ -160,21 +159,23 @@ only=("$@")
 # the history graphs below. The history is kept per second of snapshot
 # time, so a shot taken at once shows one 10 s column: 90 s more give the
 # graphs about two minutes of the workload coming and going.
-shot main-wide 200 60 dark "" f 'wait:^─ Kernels \([0-9]' 'wait:^─ History of GPU0' hold:90
+shot main-wide 200 60 dark "" j f 'wait:^─ Kernels \([0-9]' 'wait: ([5-9]|[1-9][0-9])s [0-9a-f]{8} ok' \
+	'wait:^─ History of GPU1' hold:90
 # The main screen in a classic 80x24 terminal: the compact layout.
 shot main-80x24 80 24 dark ""
 # The device detail: Enter on the selected device (GPU0).
 shot device-detail 120 36 dark "" Enter 'wait:Holdings|Held per slot'
 # The help screen.
 shot help 120 36 dark "" '?' 'wait:Share bars'
-# The partition editor (e): GPU0 moved to agent 2 and GPU1 to agent 1, not
-# yet applied, so the grid shows the draft (+■ gains, × loses, ! kernels on
-# a device that moves away from their agent) and the plan's summary. 32
-# rows: the grid of the demo's 8 devices and 2 agents needs about 22, the
-# rest would be blank. The last wait lets the "editing ..." flash give the
-# bottom line back to the editor's key hints.
-shot editor 160 32 dark "" e 'wait:^─ Partition' 2 Down 1 'wait:draft: 2 device moves' \
-	'wait:^←/→ move device'
+# The partition editor (e) on the demo's slot-based agent.toml (the form
+# Backend.AI main loads): agent numa0's cuda.shares lowered from 2.0 to
+# 1.5, not yet applied, so the grid shows the draft ("was 2.0"), each
+# amount beside the node's capacity, the other agent's amount and what the
+# agent's kernels hold, and the verdict of main's loader. 32 rows: the
+# grid of the demo's 12 slot rows needs about 20, the rest would be blank.
+# The last wait lets the "editing ..." flash give the bottom line back.
+shot editor 160 32 dark "" e 'wait:^─ Partition' Down Down Down Down Down Down Enter C-u 1.5 Enter \
+	'wait:draft: cuda.shares of 1 agent' 'wait:^ slot-based: amounts'
 # The light theme, for light terminals.
 shot light 120 36 light "--theme light" f 'wait:^─ Kernels \([0-9]'
 

@@ -18,9 +18,9 @@ import (
 	"time"
 
 	"github.com/fgtop/fgtop/engine/fleet"
+	"github.com/fgtop/fgtop/internal/sshtest"
 	"github.com/fgtop/fgtop/internal/testfix"
 	sshserve "github.com/fgtop/fgtop/ui/ssh"
-	"github.com/fgtop/fgtop/ui/ssh/sshtest"
 )
 
 // serveProc is one node of the process fleet: a real `fgtop serve`.

@@ -23,12 +23,12 @@ import (
 	"github.com/fgtop/fgtop/engine/fleet"
 	"github.com/fgtop/fgtop/engine/metrics"
 	"github.com/fgtop/fgtop/internal/promtest"
+	"github.com/fgtop/fgtop/internal/sshtest"
 	"github.com/fgtop/fgtop/internal/testfix"
 	"github.com/fgtop/fgtop/model"
 	"github.com/fgtop/fgtop/themes"
 	fleetui "github.com/fgtop/fgtop/ui/fleet"
 	sshserve "github.com/fgtop/fgtop/ui/ssh"
-	"github.com/fgtop/fgtop/ui/ssh/sshtest"
 )
 
 // benchNode is one node of the fleet benchmark: a real engine on a real

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/fgtop/fgtop/engine/fleet"
-	"github.com/fgtop/fgtop/ui/ssh/sshtest"
+	"github.com/fgtop/fgtop/internal/sshtest"
 )
 
 // fakeHome makes a HOME with an empty ~/.ssh for the test and clears

@@ -17,7 +17,7 @@ import (
 	"github.com/fgtop/fgtop/engine/demo"
 	"github.com/fgtop/fgtop/engine/fleet"
 	"github.com/fgtop/fgtop/engine/report"
-	"github.com/fgtop/fgtop/ui/ssh/sshtest"
+	"github.com/fgtop/fgtop/internal/sshtest"
 )
 
 // fleetNode is one `fgtop serve --demo` on a loopback port.

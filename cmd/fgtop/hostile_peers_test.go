@@ -26,9 +26,9 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/fgtop/fgtop/engine/report"
+	"github.com/fgtop/fgtop/internal/sshtest"
 	"github.com/fgtop/fgtop/model"
 	sshserve "github.com/fgtop/fgtop/ui/ssh"
-	"github.com/fgtop/fgtop/ui/ssh/sshtest"
 )
 
 // child is a running fgtop process.
@@ -373,63 +373,8 @@ type fakePeer struct {
 
 func startFakePeer(t *testing.T, first []byte, gap time.Duration) *fakePeer {
 	t.Helper()
-	hostKey := sshtest.NewKey(t)
-	cfg := &gossh.ServerConfig{PublicKeyCallback: func(gossh.ConnMetadata, gossh.PublicKey) (*gossh.Permissions, error) { return nil, nil }}
-	cfg.AddHostKey(hostKey)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ln.Close() })
-	serve := func(c net.Conn) {
-		defer c.Close()
-		sc, chans, reqs, err := gossh.NewServerConn(c, cfg)
-		if err != nil {
-			return
-		}
-		defer sc.Close()
-		go gossh.DiscardRequests(reqs)
-		for nc := range chans {
-			ch, creqs, err := nc.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				for r := range creqs {
-					_ = r.Reply(r.Type == "exec", nil)
-					if r.Type != "exec" {
-						continue
-					}
-					go func() {
-						defer ch.Close()
-						if _, err := ch.Write(first); err != nil {
-							return
-						}
-						var f report.Follower
-						for {
-							hb, _ := f.Heartbeat(time.Now())
-							if _, err := ch.Write(hb); err != nil {
-								return
-							}
-							if gap > 0 {
-								time.Sleep(gap)
-							}
-						}
-					}()
-				}
-			}()
-		}
-	}
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go serve(c)
-		}
-	}()
-	n := &fakePeer{addr: ln.Addr().String(), knownHosts: filepath.Join(t.TempDir(), "known_hosts")}
+	addr, hostKey := sshtest.StreamPeer(t, first, gap)
+	n := &fakePeer{addr: addr, knownHosts: filepath.Join(t.TempDir(), "known_hosts")}
 	if err := os.WriteFile(n.knownHosts, []byte(sshtest.KnownHosts(n.addr, hostKey.PublicKey())), 0o600); err != nil {
 		t.Fatal(err)
 	}

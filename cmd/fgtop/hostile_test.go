@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -19,8 +18,8 @@ import (
 	"github.com/fgtop/fgtop/engine/demo"
 	"github.com/fgtop/fgtop/engine/report"
 	"github.com/fgtop/fgtop/internal/hostile"
+	"github.com/fgtop/fgtop/internal/sshtest"
 	"github.com/fgtop/fgtop/internal/testfix"
-	"github.com/fgtop/fgtop/ui/ssh/sshtest"
 )
 
 // hostileLine is a demo node's snapshot line with hostile.Payload planted
@@ -51,61 +50,22 @@ func hostileLine(t *testing.T) []byte {
 // holding the payload). It returns its address and known_hosts line.
 func hostilePeer(t *testing.T, mode string, line []byte) (addr, known string) {
 	t.Helper()
-	host := sshtest.NewKey(t)
-	cfg := &gossh.ServerConfig{PublicKeyCallback: func(gossh.ConnMetadata, gossh.PublicKey) (*gossh.Permissions, error) { return nil, nil }}
-	cfg.AddHostKey(host.Signer)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go servePeer(c, cfg, mode, line)
+	addr, host := sshtest.ExecPeer(t, func(ch gossh.Channel) {
+		switch mode {
+		case "snapshot":
+			_, _ = ch.Write(line)
+		case "stderr":
+			_, _ = fmt.Fprintf(ch.Stderr(), "fgtop serve: refused %s\r\n", hostile.Payload)
+			_, _ = ch.SendRequest("exit-status", false, gossh.Marshal(struct{ Status uint32 }{1}))
+			time.Sleep(100 * time.Millisecond) // stderr before the close, as a real refusal
+			_ = ch.Close()
+		case "bad":
+			key, _ := json.Marshal("k" + hostile.Payload)
+			doc := fmt.Sprintf(`{"schema":"fgtop.snapshot/v1","node":"n","devices":[{"key":%s,"plugin":"cuda","id":"0","capacity":"NaN"}]}`+"\n", key)
+			_, _ = ch.Write([]byte(doc))
 		}
-	}()
-	return ln.Addr().String(), sshtest.KnownHosts(ln.Addr().String(), host.PublicKey())
-}
-
-func servePeer(c net.Conn, cfg *gossh.ServerConfig, mode string, line []byte) {
-	defer c.Close()
-	sc, chans, reqs, err := gossh.NewServerConn(c, cfg)
-	if err != nil {
-		return
-	}
-	defer sc.Close()
-	go gossh.DiscardRequests(reqs)
-	for nc := range chans {
-		ch, creqs, err := nc.Accept()
-		if err != nil {
-			return
-		}
-		go func() {
-			for r := range creqs {
-				_ = r.Reply(r.Type == "exec", nil)
-				if r.Type != "exec" {
-					continue
-				}
-				switch mode {
-				case "snapshot":
-					_, _ = ch.Write(line)
-				case "stderr":
-					_, _ = fmt.Fprintf(ch.Stderr(), "fgtop serve: refused %s\r\n", hostile.Payload)
-					_, _ = ch.SendRequest("exit-status", false, gossh.Marshal(struct{ Status uint32 }{1}))
-					time.Sleep(100 * time.Millisecond) // stderr before the close, as a real refusal
-					_ = ch.Close()
-				case "bad":
-					key, _ := json.Marshal("k" + hostile.Payload)
-					doc := fmt.Sprintf(`{"schema":"fgtop.snapshot/v1","node":"n","devices":[{"key":%s,"plugin":"cuda","id":"0","capacity":"NaN"}]}`+"\n", key)
-					_, _ = ch.Write([]byte(doc))
-				}
-			}
-		}()
-	}
+	})
+	return addr, sshtest.KnownHosts(addr, host.PublicKey())
 }
 
 // runMain runs fgtop's main with args and returns what it wrote to the

@@ -12,8 +12,8 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/fgtop/fgtop/engine/demo"
+	"github.com/fgtop/fgtop/internal/sshtest"
 	sshserve "github.com/fgtop/fgtop/ui/ssh"
-	"github.com/fgtop/fgtop/ui/ssh/sshtest"
 )
 
 func TestServeFlags(t *testing.T) {

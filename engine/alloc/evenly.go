@@ -154,8 +154,52 @@ func (s *evenSearch) quoRemaining(n int) *apd.Decimal {
 
 // evenlyAcross is the multi-device branch of EVENLY: for every window size
 // from the smallest prefix that holds the request up to all devices, slide
-// a window over the ordered devices and keep the best candidate.
+// a window over the ordered devices and keep the best candidate. On many
+// devices the window is found without building the candidates
+// (evenlyAcrossFast, near-linear); the scan does the rest.
 func (m *FractionMap) evenlyAcross(slot model.SlotName, devs []devAlloc, remaining model.Dec, minMemory model.Dec) ([]Share, error) {
+	if len(devs) >= evenFastMin {
+		if shares, ok := m.evenlyAcrossFast(devs, remaining, minMemory, nil); ok {
+			return shares, nil
+		}
+	}
+	return m.evenlyAcrossScan(slot, devs, remaining, minMemory)
+}
+
+// evenlyAcrossFast is evenlyAcross by evenFast: ok is false when it does
+// not apply (see newEvenFast), and the scan must answer. stats, when not
+// nil, receives what the search did.
+func (m *FractionMap) evenlyAcrossFast(devs []devAlloc, remaining model.Dec, minMemory model.Dec, stats *evenStats) ([]Share, bool) {
+	s := m.newEvenSearch(devs, remaining, minMemory)
+	if s.err != nil {
+		return nil, false
+	}
+	f := newEvenFast(s.free, &s.remaining)
+	if f == nil {
+		return nil, false
+	}
+	start, size, ok := f.best()
+	if stats != nil {
+		*stats = f.stats
+	}
+	if !ok {
+		return nil, false
+	}
+	// The chosen window, built by the scan's own code.
+	c := &candidate{pos: make([]int, 0, size), amt: make([]apd.Decimal, 0, size)}
+	s.across(start, size, c)
+	if s.err != nil {
+		return nil, false
+	}
+	shares := make([]Share, len(c.pos))
+	for i, p := range c.pos {
+		shares[i] = Share{devs[p].id, model.DecFromApd(&c.amt[i])}
+	}
+	return shares, true
+}
+
+// newEvenSearch is the state both searches start from.
+func (m *FractionMap) newEvenSearch(devs []devAlloc, remaining model.Dec, minMemory model.Dec) *evenSearch {
 	ctx := model.PyContext
 	n := len(devs)
 	// One block each for the search's decimals and flags.
@@ -171,6 +215,14 @@ func (m *FractionMap) evenlyAcross(slot model.SlotName, devs []devAlloc, remaini
 	s.check(ctx.Quantize(&s.remQ, &s.remaining, -2))
 	s.check(ctx.Quantize(&s.minMemQ, quantize2(minMemory).Apd(), -2))
 	s.fragOn = apdHundredth.Cmp(&s.minMemQ) < 0
+	return s
+}
+
+// evenlyAcrossScan is evenlyAcross window by window, every candidate
+// built: quadratic in the devices when no split is perfectly even.
+func (m *FractionMap) evenlyAcrossScan(slot model.SlotName, devs []devAlloc, remaining model.Dec, minMemory model.Dec) ([]Share, error) {
+	ctx := model.PyContext
+	s := m.newEvenSearch(devs, remaining, minMemory)
 
 	// n0: the smallest prefix whose free capacity covers the request.
 	var acc, accQ apd.Decimal

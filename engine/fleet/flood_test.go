@@ -6,7 +6,6 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
-	"net"
 	"strings"
 	"syscall"
 	"testing"
@@ -15,6 +14,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/fgtop/fgtop/engine/report"
+	"github.com/fgtop/fgtop/internal/sshtest"
 )
 
 func testSigner(t *testing.T) gossh.Signer {
@@ -34,57 +34,8 @@ func testSigner(t *testing.T) gossh.Signer {
 // then heartbeats as fast as the connection takes them.
 func floodNode(t *testing.T, first []byte) string {
 	t.Helper()
-	cfg := &gossh.ServerConfig{PublicKeyCallback: func(gossh.ConnMetadata, gossh.PublicKey) (*gossh.Permissions, error) { return nil, nil }}
-	cfg.AddHostKey(testSigner(t))
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				_, chans, reqs, err := gossh.NewServerConn(c, cfg)
-				if err != nil {
-					return
-				}
-				go gossh.DiscardRequests(reqs)
-				for nc := range chans {
-					ch, creqs, err := nc.Accept()
-					if err != nil {
-						return
-					}
-					go func() {
-						for r := range creqs {
-							_ = r.Reply(r.Type == "exec", nil)
-							if r.Type != "exec" {
-								continue
-							}
-							go func() {
-								defer ch.Close()
-								if _, err := ch.Write(first); err != nil {
-									return
-								}
-								var f report.Follower
-								for {
-									hb, _ := f.Heartbeat(time.Now())
-									if _, err := ch.Write(hb); err != nil {
-										return
-									}
-								}
-							}()
-						}
-					}()
-				}
-			}()
-		}
-	}()
-	return ln.Addr().String()
+	addr, _ := sshtest.StreamPeer(t, first, 0)
+	return addr
 }
 
 func cpuTime() time.Duration {

@@ -158,40 +158,12 @@ func largest(s *model.Snapshot, slot model.SlotName, settings placement.Settings
 // check that the bound changes no answer.
 func largestSearch(s *model.Snapshot, slot model.SlotName, settings placement.Settings, bounded bool) model.Dec {
 	best := model.Zero
-	step := model.One
-	if slot.MajorType() == "shares" {
-		step = settings.Quantum
-		if step.IsZero() {
-			step = placement.DefaultQuantum
-		}
-	}
+	step := searchStep(slot, settings)
 	planner := placement.NewPlanner(s, settings)
 	phys := planner.Physical()
 	for _, st := range planner.Agents() {
-		free := st.Node.FreeOf(slot)
-		// Never more than is physically free: the agent's allocator does
-		// not see the other agents' kernels, and a fit that only places
-		// by overcommitting a device is no fit.
-		var owns func(model.DeviceKey) bool
-		if st.Agent.Owns != nil {
-			owns = st.Agent.OwnsDevice
-		}
-		if pf := phys.FreeOf(slot, owns); pf.Less(free) {
-			free = pf
-		}
-		// Nor more than the manager would send it: in the slot-based form,
-		// the amount it is given less what its kernels hold.
-		if g, ok := st.Agent.Given[slot]; ok {
-			if left := model.Max(g.Sub(st.Agent.Held[slot]), model.Zero); left.Less(free) {
-				free = left
-			}
-		}
-		hi, err := free.QuoInteger(step)
-		if err != nil || hi.Sign() <= 0 {
-			continue
-		}
-		n, err := hi.Int64()
-		if err != nil {
+		n, ok := agentCeiling(st, phys, slot, step)
+		if !ok {
 			continue
 		}
 		// The last size tried is remembered: the clear check below asks
@@ -239,6 +211,46 @@ func largestSearch(s *model.Snapshot, slot model.SlotName, settings placement.Se
 		return model.Zero
 	}
 	return best
+}
+
+// searchStep is the allocator's step for slot: the quantum for a
+// fractional slot, 1 for a discrete one.
+func searchStep(slot model.SlotName, settings placement.Settings) model.Dec {
+	if slot.MajorType() != "shares" {
+		return model.One
+	}
+	if settings.Quantum.IsZero() {
+		return placement.DefaultQuantum
+	}
+	return settings.Quantum
+}
+
+// agentCeiling is, in steps, the most of slot the agent could take: what
+// its allocator has free, but never more than is physically free (it does
+// not see the other agents' kernels, and a fit that only places by
+// overcommitting a device is no fit), nor more than the manager would
+// send it (in the slot-based form, the amount it is given less what its
+// kernels hold). ok is false when that is not a whole step.
+func agentCeiling(st *placement.AgentState, phys *placement.Physical, slot model.SlotName, step model.Dec) (n int64, ok bool) {
+	free := st.Node.FreeOf(slot)
+	var owns func(model.DeviceKey) bool
+	if st.Agent.Owns != nil {
+		owns = placement.Owner(&st.Agent)
+	}
+	if pf := phys.FreeOf(slot, owns); pf.Less(free) {
+		free = pf
+	}
+	if g, ok := st.Agent.Given[slot]; ok {
+		if left := model.Max(g.Sub(st.Agent.Held[slot]), model.Zero); left.Less(free) {
+			free = left
+		}
+	}
+	hi, err := free.QuoInteger(step)
+	if err != nil || hi.Sign() <= 0 {
+		return 0, false
+	}
+	n, err = hi.Int64()
+	return n, err == nil
 }
 
 // guardBound is an upper bound, in steps of q, on the requests the

@@ -76,11 +76,12 @@ func ForAgent(s *model.Snapshot, agent *model.Agent, settings Settings) *AgentSt
 func buildAgent(s *model.Snapshot, a model.Agent, settings Settings, everything bool) *AgentState {
 	devs := make([]model.Device, 0, len(s.Devices))
 	var plugins []model.DeviceName
+	owns := Owner(&a)
 	for _, d := range s.Devices {
 		if !slices.Contains(plugins, d.Name) {
 			plugins = append(plugins, d.Name)
 		}
-		if !everything && !a.OwnsDevice(d.Key()) {
+		if !everything && !owns(d.Key()) {
 			continue
 		}
 		if d.Name == "mem" && !everything && a.Mem.Sign() > 0 && a.Given == nil {
@@ -252,7 +253,7 @@ func (st *AgentState) preview(req alloc.Request, phys *Physical) AgentPreview {
 	ap := AgentPreview{Agent: st.Agent.ID}
 	var owns func(model.DeviceKey) bool
 	if st.Agent.Owns != nil {
-		owns = st.Agent.OwnsDevice
+		owns = Owner(&st.Agent)
 	}
 	capFree := func(slot model.SlotName, v model.Dec) model.Dec {
 		if phys == nil {

@@ -9,31 +9,13 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/fgtop/fgtop/internal/untrusted"
 	"github.com/fgtop/fgtop/model"
 )
 
-// isKernelID reports whether name is a kernel id in canonical form: a UUID
-// in lower-case hex, 8-4-4-4-12, as Python's str(uuid.UUID) writes it. The
+// isKernelID reports whether a scratch entry's name is a kernel id: the
 // agent's other entries (<id>_tmp, <id>.img) and anything else fail.
-func isKernelID(name string) bool {
-	if len(name) != 36 {
-		return false
-	}
-	for i := 0; i < 36; i++ {
-		c := name[i]
-		switch i {
-		case 8, 13, 18, 23:
-			if c != '-' {
-				return false
-			}
-		default:
-			if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-				return false
-			}
-		}
-	}
-	return true
-}
+func isKernelID(name string) bool { return untrusted.IsUUID(name) }
 
 // Paths of a kernel below a root. Plain concatenation: root paths are
 // cleaned once, and this runs 10,000 times per scan.

@@ -14,9 +14,9 @@ import (
 
 	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/engine/partition"
+	"github.com/fgtop/fgtop/internal/sshtest"
 	"github.com/fgtop/fgtop/model"
 	uiconsole "github.com/fgtop/fgtop/ui/console"
-	"github.com/fgtop/fgtop/ui/ssh/sshtest"
 )
 
 // agentConfigCopy copies the device-based agent.toml fixture (two agents,

@@ -16,8 +16,8 @@ import (
 
 	gossh "golang.org/x/crypto/ssh"
 
+	"github.com/fgtop/fgtop/internal/sshtest"
 	"github.com/fgtop/fgtop/ui/internal/fake"
-	"github.com/fgtop/fgtop/ui/ssh/sshtest"
 )
 
 // TestKeysReadErrorKeepsLiveSessions repeats issue 16's fourth attack: a

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fgtop/fgtop/ui/ssh/sshtest"
+	"github.com/fgtop/fgtop/internal/sshtest"
 )
 
 // TestOpenSSHClientInTmux drives the server with the real OpenSSH client

@@ -9,7 +9,7 @@ import (
 
 	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/engine/partition"
-	"github.com/fgtop/fgtop/ui/ssh/sshtest"
+	"github.com/fgtop/fgtop/internal/sshtest"
 )
 
 // TestEngineRefusesAViewersActor calls the engine's write paths directly

@@ -20,10 +20,10 @@ import (
 	tea "charm.land/bubbletea/v2"
 	gossh "golang.org/x/crypto/ssh"
 
+	"github.com/fgtop/fgtop/internal/sshtest"
 	"github.com/fgtop/fgtop/model"
 	uiconsole "github.com/fgtop/fgtop/ui/console"
 	"github.com/fgtop/fgtop/ui/internal/fake"
-	"github.com/fgtop/fgtop/ui/ssh/sshtest"
 )
 
 // waitFor bounds every wait of these tests: generous for a loaded 2-core

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/fgtop/fgtop/engine/report"
+	"github.com/fgtop/fgtop/internal/sshtest"
 	"github.com/fgtop/fgtop/ui/internal/fake"
-	"github.com/fgtop/fgtop/ui/ssh/sshtest"
 )
 
 // TestSnapshotStream: a viewer's key opens the read-only stream without a

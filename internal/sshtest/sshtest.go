@@ -1,6 +1,7 @@
-// Package sshtest holds the fixtures the tests of fgtop serve share: key
-// pairs, authorized_keys lines with roles, the server's host key as a
-// client pins it, and a client dial that checks it. It is for tests only
+// Package sshtest holds the fixtures the tests of fgtop serve and the
+// fleet share: key pairs, authorized_keys lines with roles, the server's
+// host key as a client pins it, a client dial that checks it, and a fake
+// peer that answers exec requests as a test says. It is for tests only
 // (like net/http/httptest) and fails the test on any setup error.
 package sshtest
 
@@ -18,6 +19,8 @@ import (
 	"time"
 
 	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/fgtop/fgtop/engine/report"
 )
 
 // OperatorOption is the authorized_keys option that makes a key an
@@ -154,4 +157,78 @@ func (b *Buffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.b.String()
+}
+
+// ExecPeer is a fake `fgtop serve` on a loopback port that lets any key
+// in and answers every exec request with serve, run on its own goroutine
+// with the session's channel (which it closes when done, or leaves to
+// the peer). The listener closes when the test ends. It returns the
+// address and the host key the client should pin.
+func ExecPeer(t testing.TB, serve func(ch gossh.Channel)) (addr string, host Key) {
+	t.Helper()
+	host = NewKey(t)
+	cfg := &gossh.ServerConfig{PublicKeyCallback: func(gossh.ConnMetadata, gossh.PublicKey) (*gossh.Permissions, error) { return nil, nil }}
+	cfg.AddHostKey(host.Signer)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go serveExec(c, cfg, serve)
+		}
+	}()
+	return ln.Addr().String(), host
+}
+
+func serveExec(c net.Conn, cfg *gossh.ServerConfig, serve func(ch gossh.Channel)) {
+	defer c.Close()
+	sc, chans, reqs, err := gossh.NewServerConn(c, cfg)
+	if err != nil {
+		return
+	}
+	defer sc.Close()
+	go gossh.DiscardRequests(reqs)
+	for nc := range chans {
+		ch, creqs, err := nc.Accept()
+		if err != nil {
+			return
+		}
+		go func() {
+			for r := range creqs {
+				_ = r.Reply(r.Type == "exec", nil)
+				if r.Type == "exec" {
+					go serve(ch)
+				}
+			}
+		}()
+	}
+}
+
+// StreamPeer is an ExecPeer whose exec answer is a `snapshot --follow`
+// stream: first, then heartbeats every gap (0: as fast as the client
+// takes them, a flood), until the client goes.
+func StreamPeer(t testing.TB, first []byte, gap time.Duration) (addr string, host Key) {
+	t.Helper()
+	return ExecPeer(t, func(ch gossh.Channel) {
+		defer ch.Close()
+		if _, err := ch.Write(first); err != nil {
+			return
+		}
+		var f report.Follower
+		for {
+			hb, _ := f.Heartbeat(time.Now())
+			if _, err := ch.Write(hb); err != nil {
+				return
+			}
+			if gap > 0 {
+				time.Sleep(gap)
+			}
+		}
+	})
 }
