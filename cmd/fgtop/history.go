@@ -236,7 +236,12 @@ func snapshotAt(at, dirFlag, allocMap string, compact bool, stdout, stderr io.Wr
 	case err != nil:
 		return &exitError{code: exitProblem, err: err}
 	}
-	b, err := report.Marshal(report.Value(res.Snap, allocMap), !compact)
+	var b []byte
+	if allocMap == report.FormSnapshot {
+		b, err = report.MarshalSnapshot(res.Snap, !compact)
+	} else {
+		b, err = report.Marshal(report.Value(res.Snap, allocMap), !compact)
+	}
 	if err != nil {
 		return err
 	}
