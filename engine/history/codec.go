@@ -123,6 +123,63 @@ const hexDigits = "0123456789abcdef"
 type dec struct {
 	b   []byte
 	err error
+	// in, when set, shares the strings and amounts kernels repeat (slot
+	// and device names, agents, states, images, amounts) between the
+	// kernels it decodes: a snapshot of 10,000 kernels allocates and
+	// parses each once.
+	in *interner
+}
+
+// interner is the strings and amounts a run of kernel decodes has seen.
+// Not safe for concurrent use: one per goroutine.
+type interner struct {
+	strs map[string]string
+	decs map[string]model.Dec
+}
+
+// Bounds: only short strings are kept, and only so many, whatever the
+// record holds.
+const (
+	internLen = 64
+	internMax = 1 << 14
+)
+
+func newInterner() *interner {
+	return &interner{strs: map[string]string{}, decs: map[string]model.Dec{}}
+}
+
+// istr is str, interned when the decoder has an interner.
+func (d *dec) istr() string {
+	if d.in == nil {
+		return d.str()
+	}
+	b := d.strBytes()
+	if d.err != nil {
+		return ""
+	}
+	if s, ok := d.in.strs[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if len(s) <= internLen && len(d.in.strs) < internMax {
+		d.in.strs[s] = s
+	}
+	return s
+}
+
+// strBytes reads a string's bytes without copying them.
+func (d *dec) strBytes() []byte {
+	n := d.uvarint()
+	if d.err != nil {
+		return nil
+	}
+	if n > maxString || n > uint64(len(d.b)) {
+		d.fail(errShort)
+		return nil
+	}
+	b := d.b[:n]
+	d.b = d.b[n:]
+	return b
 }
 
 func (d *dec) fail(err error) {
@@ -261,6 +318,26 @@ func (d *dec) time() time.Time {
 func (d *dec) bool() bool { return d.byte() != 0 }
 
 func (d *dec) dec() model.Dec {
+	if d.in != nil {
+		b := d.strBytes()
+		if d.err != nil {
+			return model.Dec{}
+		}
+		if v, ok := d.in.decs[string(b)]; ok {
+			return v
+		}
+		s := string(b)
+		v, err := model.ParseDec(s)
+		if err != nil {
+			d.fail(fmt.Errorf("amount %q: %w", s, err))
+			return v
+		}
+		if len(s) <= internLen && len(d.in.decs) < internMax {
+			// A Dec is immutable: kernels can share one.
+			d.in.decs[s] = v
+		}
+		return v
+	}
 	s := d.str()
 	if d.err != nil {
 		return model.Dec{}
@@ -448,11 +525,11 @@ func encodeField(e *enc, k *model.Kernel, f int) {
 func decodeField(d *dec, k *model.Kernel, f int) {
 	switch f {
 	case fAgent:
-		k.Agent = model.AgentID(d.str())
+		k.Agent = model.AgentID(d.istr())
 	case fAgentBy:
-		k.AgentBy = model.AgentBasis(d.str())
+		k.AgentBy = model.AgentBasis(d.istr())
 	case fState:
-		k.State = model.KernelState(d.str())
+		k.State = model.KernelState(d.istr())
 	case fAlloc:
 		k.Alloc = decodeAlloc(d)
 	case fRecord:
@@ -462,12 +539,12 @@ func decodeField(d *dec, k *model.Kernel, f int) {
 			r := &model.KernelRecord{}
 			r.Path = d.rel(id)
 			r.KernelID = model.KernelID(d.rel(id))
-			r.AgentID = model.AgentID(d.str())
+			r.AgentID = model.AgentID(d.istr())
 			r.SessionID = d.id()
-			r.SessionType = d.str()
+			r.SessionType = d.istr()
 			r.OwnerUserID = d.id()
 			r.OwnerProjectID = d.id()
-			r.Image, r.Architecture = d.str(), d.str()
+			r.Image, r.Architecture = d.istr(), d.istr()
 			k.Record = r
 		}
 	case fPath:
@@ -477,7 +554,7 @@ func decodeField(d *dec, k *model.Kernel, f int) {
 		if n := d.count(); n > 0 {
 			k.Slots = make(model.ResourceSlot, n)
 			for i := 0; i < n && d.err == nil; i++ {
-				s := model.SlotName(d.str())
+				s := model.SlotName(d.istr())
 				k.Slots[s] = d.dec()
 			}
 		}
@@ -546,11 +623,11 @@ func decodeAlloc(d *dec) model.Allocations {
 	}
 	al := make(model.Allocations, n)
 	for i := 0; i < n && d.err == nil; i++ {
-		slot := model.SlotName(d.str())
+		slot := model.SlotName(d.istr())
 		m := d.count()
 		devs := make(map[model.DeviceID]model.Dec, m)
 		for j := 0; j < m && d.err == nil; j++ {
-			id := model.DeviceID(d.str())
+			id := model.DeviceID(d.istr())
 			devs[id] = d.dec()
 		}
 		al[slot] = devs

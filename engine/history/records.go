@@ -313,36 +313,88 @@ func derivable(u *model.DeviceUsage) bool {
 func deriveUsage(ks []*model.Kernel, have map[model.DeviceKey]usageRec) map[model.DeviceKey]*model.DeviceUsage {
 	out := map[model.DeviceKey]*model.DeviceUsage{}
 	for _, k := range ks {
-		// Devices this kernel was counted on (a kernel holding two slots
-		// on one device counts once there); a map, since a record may
-		// claim any number of devices.
-		counted := map[model.DeviceKey]bool{}
-		for slot, devs := range k.Alloc {
-			name := slot.DeviceName()
-			for id, amt := range devs {
-				key := model.DeviceKey{Name: name, ID: id}
-				if _, ok := have[key]; ok {
-					continue
-				}
-				u := out[key]
-				if u == nil {
-					u = &model.DeviceUsage{Key: key, Held: model.ResourceSlot{}, ByAgent: map[model.AgentID]model.ResourceSlot{}}
-					out[key] = u
-				}
-				u.Held[slot] = u.Held[slot].Add(amt)
-				ba := u.ByAgent[k.Agent]
-				if ba == nil {
-					ba = model.ResourceSlot{}
-					u.ByAgent[k.Agent] = ba
-				}
-				ba[slot] = ba[slot].Add(amt)
-				if !counted[key] {
-					counted[key] = true
-					u.Kernels++
-				}
+		sumUsage(out, k, have)
+	}
+	pruneUsage(out)
+	return out
+}
+
+// sumUsage adds k's holdings on the devices have lacks to out. Sums of
+// parts of the kernels (mergeUsage) are the sums of them all: decimal
+// addition is exact here, whatever the order.
+func sumUsage(out map[model.DeviceKey]*model.DeviceUsage, k *model.Kernel, have map[model.DeviceKey]usageRec) {
+	// Devices this kernel was counted on (a kernel holding two slots on
+	// one device counts once there); a map, since a record may claim any
+	// number of devices, made only for a kernel on several.
+	var counted map[model.DeviceKey]bool
+	var first model.DeviceKey
+	nfirst := false
+	for slot, devs := range k.Alloc {
+		name := slot.DeviceName()
+		for id, amt := range devs {
+			key := model.DeviceKey{Name: name, ID: id}
+			if _, ok := have[key]; ok {
+				continue
+			}
+			u := out[key]
+			if u == nil {
+				u = &model.DeviceUsage{Key: key, Held: model.ResourceSlot{}, ByAgent: map[model.AgentID]model.ResourceSlot{}}
+				out[key] = u
+			}
+			u.Held[slot] = u.Held[slot].Add(amt)
+			ba := u.ByAgent[k.Agent]
+			if ba == nil {
+				ba = model.ResourceSlot{}
+				u.ByAgent[k.Agent] = ba
+			}
+			ba[slot] = ba[slot].Add(amt)
+			switch {
+			case !nfirst:
+				first, nfirst = key, true
+				u.Kernels++
+			case key == first:
+			case counted == nil:
+				counted = map[model.DeviceKey]bool{first: true, key: true}
+				u.Kernels++
+			case !counted[key]:
+				counted[key] = true
+				u.Kernels++
 			}
 		}
 	}
+}
+
+// mergeUsage adds the sums of src to dst.
+func mergeUsage(dst, src map[model.DeviceKey]*model.DeviceUsage) {
+	for key, su := range src {
+		du := dst[key]
+		if du == nil {
+			dst[key] = su
+			continue
+		}
+		du.Kernels += su.Kernels
+		addSlots(du.Held, su.Held)
+		for a, r := range su.ByAgent {
+			if du.ByAgent[a] == nil {
+				du.ByAgent[a] = model.ResourceSlot{}
+			}
+			addSlots(du.ByAgent[a], r)
+		}
+	}
+}
+
+func addSlots(dst, src model.ResourceSlot) {
+	for s, v := range src {
+		if w, ok := dst[s]; ok {
+			dst[s] = w.Add(v)
+		} else {
+			dst[s] = v
+		}
+	}
+}
+
+// pruneUsage drops the zeros of the split by agent, as the engine does.
+func pruneUsage(out map[model.DeviceKey]*model.DeviceUsage) {
 	for _, u := range out {
 		for a, r := range u.ByAgent {
 			for s, v := range r {
@@ -358,7 +410,6 @@ func deriveUsage(ks []*model.Kernel, have map[model.DeviceKey]usageRec) map[mode
 			u.ByAgent = nil
 		}
 	}
-	return out
 }
 
 func decodeUsage(d *dec) usageRec {

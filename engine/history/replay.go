@@ -3,6 +3,8 @@ package history
 import (
 	"encoding/json"
 	"fmt"
+	"runtime"
+	"sync"
 	"time"
 
 	"github.com/fgtop/fgtop/model"
@@ -149,34 +151,6 @@ func (st *state) snapshot() (*model.Snapshot, error) {
 			}
 		}
 	}
-	ks := make([]*model.Kernel, 0, len(st.kernels))
-	holds := map[model.DeviceKey][]model.Holding{}
-	for id, b := range st.kernels {
-		d := dec{b: b}
-		k := decodeKernel(&d)
-		if d.err != nil {
-			return nil, fmt.Errorf("kernel record: %w", d.err)
-		}
-		for _, p := range st.patches[id] {
-			// A patch that does not decode costs itself: what it set
-			// before the bad field stands, as when it was applied at once.
-			pd := dec{b: p}
-			pd.id()
-			decodePatch(&pd, k)
-		}
-		ks = append(ks, k)
-		for slot, devs := range k.Alloc {
-			name := slot.DeviceName()
-			if !model.CarriesHoldings(name) {
-				continue
-			}
-			for id, amt := range devs {
-				key := model.DeviceKey{Name: name, ID: id}
-				holds[key] = append(holds[key], model.Holding{Kernel: k.ID, Agent: k.Agent, Slot: slot, Amount: amt})
-			}
-		}
-	}
-	s.SetKernels(ks)
 	usage := make(map[model.DeviceKey]usageRec, len(st.usage))
 	for k, b := range st.usage {
 		d := dec{b: b}
@@ -184,7 +158,12 @@ func (st *state) snapshot() (*model.Snapshot, error) {
 			usage[k] = u
 		}
 	}
-	s.Usage = make(map[model.DeviceKey]*model.DeviceUsage, len(usage))
+	ks, holds, derived, err := st.decodeKernels(usage)
+	if err != nil {
+		return nil, err
+	}
+	s.SetKernels(ks)
+	s.Usage = make(map[model.DeviceKey]*model.DeviceUsage, len(usage)+len(derived))
 	for k, u := range usage {
 		du := &model.DeviceUsage{Key: k, Held: u.Held, Kernels: u.Kernels, ByAgent: u.ByAgent}
 		if du.Held == nil {
@@ -195,7 +174,7 @@ func (st *state) snapshot() (*model.Snapshot, error) {
 		}
 		s.Usage[k] = du
 	}
-	for k, du := range deriveUsage(ks, usage) {
+	for k, du := range derived {
 		if hs := holds[k]; len(hs) > 0 {
 			du.SetHoldings(hs)
 		}
@@ -203,6 +182,94 @@ func (st *state) snapshot() (*model.Snapshot, error) {
 	}
 	st.overlayMinute(s)
 	return s, nil
+}
+
+// parallelDecode is the number of kernels from which a snapshot's
+// kernels are decoded in parts, one goroutine each.
+const parallelDecode = 2048
+
+// decodeKernels decodes the kernels with their patches, and gathers what
+// each holds per device and the totals of the devices usage lacks. A
+// large node's kernels are decoded in parts on up to four goroutines
+// (each with its own interner): the decoding is most of a seek's work
+// after the replay.
+func (st *state) decodeKernels(usage map[model.DeviceKey]usageRec) ([]*model.Kernel, map[model.DeviceKey][]model.Holding, map[model.DeviceKey]*model.DeviceUsage, error) {
+	type entry struct {
+		id   model.KernelID
+		body []byte
+	}
+	ents := make([]entry, 0, len(st.kernels))
+	for id, b := range st.kernels {
+		ents = append(ents, entry{id, b})
+	}
+	ks := make([]*model.Kernel, len(ents))
+	parts := 1
+	if len(ents) >= parallelDecode {
+		parts = min(runtime.GOMAXPROCS(0), 4)
+	}
+	type partOut struct {
+		holds   map[model.DeviceKey][]model.Holding
+		derived map[model.DeviceKey]*model.DeviceUsage
+		err     error
+	}
+	outs := make([]partOut, parts)
+	part := func(p int) {
+		o := &outs[p]
+		o.holds, o.derived = map[model.DeviceKey][]model.Holding{}, map[model.DeviceKey]*model.DeviceUsage{}
+		in := newInterner()
+		for i := len(ents) * p / parts; i < len(ents)*(p+1)/parts; i++ {
+			d := dec{b: ents[i].body, in: in}
+			k := decodeKernel(&d)
+			if d.err != nil {
+				o.err = fmt.Errorf("kernel record: %w", d.err)
+				return
+			}
+			for _, pb := range st.patches[ents[i].id] {
+				// A patch that does not decode costs itself: what it set
+				// before the bad field stands, as when it was applied at
+				// once.
+				pd := dec{b: pb, in: in}
+				pd.id()
+				decodePatch(&pd, k)
+			}
+			ks[i] = k
+			for slot, devs := range k.Alloc {
+				name := slot.DeviceName()
+				if !model.CarriesHoldings(name) {
+					continue
+				}
+				for id, amt := range devs {
+					key := model.DeviceKey{Name: name, ID: id}
+					o.holds[key] = append(o.holds[key], model.Holding{Kernel: k.ID, Agent: k.Agent, Slot: slot, Amount: amt})
+				}
+			}
+			sumUsage(o.derived, k, usage)
+		}
+	}
+	var wg sync.WaitGroup
+	for p := 1; p < parts; p++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			part(p)
+		}()
+	}
+	part(0)
+	wg.Wait()
+	holds, derived := outs[0].holds, outs[0].derived
+	for _, o := range outs {
+		if o.err != nil {
+			return nil, nil, nil, o.err
+		}
+	}
+	for _, o := range outs[1:] {
+		for key, hs := range o.holds {
+			holds[key] = append(holds[key], hs...)
+		}
+		mergeUsage(derived, o.derived)
+	}
+	pruneUsage(derived)
+	return ks, holds, derived, nil
 }
 
 // overlayMinute puts the last minute's summary over telemetry the device
