@@ -1,7 +1,6 @@
 package history
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -296,42 +295,108 @@ func newDecoder() (*zstd.Decoder, error) {
 		zstd.WithDecoderMaxWindow(32<<20))
 }
 
-// streamIter walks the records of a delta stream as it decompresses it.
+// streamPiece is how much of a delta stream the decompressing goroutine
+// hands over at a time.
+const streamPiece = 512 << 10
+
+// streamIter walks the records of a delta stream while another goroutine
+// decompresses it ahead (a seek's replay is half decompressing, half
+// applying records: on two cores they overlap). The records it returns
+// are slices of fresh buffers, never reused, so a state can keep them.
 type streamIter struct {
-	br  *bufio.Reader
-	err error
+	err    error
+	cur    []byte
+	ch     chan []byte
+	done   chan struct{}
+	exited chan struct{}
+	// perr is the decompressor's error, set before ch is closed.
+	perr error
 }
 
 func newStreamIter(z []byte, dec *zstd.Decoder) *streamIter {
+	return newStreamIterSize(z, dec, streamPiece)
+}
+
+// newStreamIterSize is newStreamIter handing over piece bytes at a time.
+func newStreamIterSize(z []byte, dec *zstd.Decoder, piece int) *streamIter {
 	if err := dec.Reset(bytes.NewReader(z)); err != nil {
 		return &streamIter{err: err}
 	}
-	return &streamIter{br: bufio.NewReaderSize(io.LimitReader(dec, maxSegmentRaw), 64<<10)}
+	it := &streamIter{ch: make(chan []byte, 4), done: make(chan struct{}), exited: make(chan struct{})}
+	go func() {
+		defer close(it.exited)
+		defer close(it.ch)
+		r := io.LimitReader(dec, maxSegmentRaw)
+		for {
+			buf := make([]byte, piece)
+			n, err := io.ReadFull(r, buf)
+			if n > 0 {
+				select {
+				case it.ch <- buf[:n]:
+				case <-it.done:
+					return
+				}
+			}
+			if err != nil {
+				// The stream's end where the writer last flushed (a torn
+				// tail) is an end, not an error.
+				if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+					it.perr = err
+				}
+				return
+			}
+		}
+	}()
+	return it
 }
 
-// next is recIter.next on the stream; the stream's end where the writer
-// last flushed (a torn tail) is an end, not an error.
+// close stops the decompressing goroutine and waits for it: the decoder
+// is the caller's again.
+func (it *streamIter) close() {
+	if it.done == nil {
+		return
+	}
+	select {
+	case <-it.done:
+	default:
+		close(it.done)
+	}
+	<-it.exited
+}
+
+// next is recIter.next on the stream; a record cut off by the stream's end
+// where the writer last flushed (a torn tail) is an end, not an error.
 func (it *streamIter) next() (typ byte, body []byte, ok bool) {
-	if it.br == nil || it.err != nil {
+	if it.err != nil || it.ch == nil {
 		return 0, nil, false
 	}
-	n, err := binary.ReadUvarint(it.br)
-	if err != nil {
-		if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
-			it.err = err
+	for {
+		n, k := binary.Uvarint(it.cur)
+		if k < 0 {
+			it.err = errors.New("a record length that overflows")
+			return 0, nil, false
 		}
-		return 0, nil, false
-	}
-	if n == 0 || n > maxRecord {
-		it.err = fmt.Errorf("a record of %d bytes", n)
-		return 0, nil, false
-	}
-	rec := make([]byte, n)
-	if _, err := io.ReadFull(it.br, rec); err != nil {
-		if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
-			it.err = err
+		if k > 0 {
+			if n == 0 || n > maxRecord {
+				it.err = fmt.Errorf("a record of %d bytes", n)
+				return 0, nil, false
+			}
+			if uint64(len(it.cur)-k) >= n {
+				rec := it.cur[k : k+int(n)]
+				it.cur = it.cur[k+int(n):]
+				return rec[0], rec[1:], true
+			}
 		}
-		return 0, nil, false
+		p, more := <-it.ch
+		if !more {
+			it.err = it.perr
+			return 0, nil, false
+		}
+		if len(it.cur) > 0 {
+			// A record across pieces: the rest joined to the next piece,
+			// in a new buffer (records already returned keep the old).
+			p = append(append(make([]byte, 0, len(it.cur)+len(p)), it.cur...), p...)
+		}
+		it.cur = p
 	}
-	return rec[0], rec[1:], true
 }

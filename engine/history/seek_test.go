@@ -2,10 +2,14 @@ package history
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math/rand/v2"
+	"os"
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // TestLargeNodeSeekMatchesLive: on a node large enough for the kernels to
@@ -59,4 +63,121 @@ func TestLargeNodeSeekMatchesLive(t *testing.T) {
 		runtime.GOMAXPROCS(old)
 	}
 	t.Logf("%d moments compared, %d kernels", len(live), kernels)
+}
+
+// streamRecords is what a streamIter of piece bytes yields from z.
+func streamRecords(z []byte, dec *zstd.Decoder, piece, stopAfter int) (recs []rawRec, err error) {
+	it := newStreamIterSize(z, dec, piece)
+	for len(recs) != stopAfter {
+		typ, body, ok := it.next()
+		if !ok {
+			break
+		}
+		recs = append(recs, rawRec{typ, append([]byte(nil), body...)})
+	}
+	it.close()
+	dec.Reset(nil)
+	return recs, it.err
+}
+
+// checkStreamIter: the records the concurrent stream iterator yields from
+// a compressed stream (whole, cut anywhere) are those recIter finds in
+// the decompressed bytes, up to where those end or stop making sense, at
+// any piece size; stopping part way leaves the decoder usable.
+func checkStreamIter(t *testing.T, raw []byte, dec *zstd.Decoder, pieces []int) {
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	z := enc.EncodeAll(raw, nil)
+	var want []rawRec
+	ri := &recIter{b: raw}
+	for {
+		typ, body, ok := ri.next()
+		if !ok {
+			break
+		}
+		want = append(want, rawRec{typ, body})
+	}
+	for _, piece := range pieces {
+		got, err := streamRecords(z, dec, piece, -1)
+		if len(got) != len(want) {
+			t.Fatalf("piece %d: %d records, want %d (err %v, recIter's %v)", piece, len(got), len(want), err, ri.err)
+		}
+		for i := range got {
+			if got[i].typ != want[i].typ || !bytes.Equal(got[i].body, want[i].body) {
+				t.Fatalf("piece %d: record %d differs", piece, i)
+			}
+		}
+		if (err != nil) != (ri.err != nil && len(ri.b) > 0 && !cutShort(ri.b)) {
+			t.Fatalf("piece %d: error %v, recIter's %v", piece, err, ri.err)
+		}
+		if len(want) > 2 {
+			if part, _ := streamRecords(z, dec, piece, 2); len(part) != 2 {
+				t.Fatalf("piece %d: stopped after %d records, want 2", piece, len(part))
+			}
+		}
+	}
+}
+
+// cutShort: what recIter stopped at is a record cut off by the end of the
+// bytes (an end to the stream iterator) rather than a bad length.
+func cutShort(b []byte) bool {
+	n, k := binary.Uvarint(b)
+	return k == 0 || k > 0 && n > 0 && n <= maxRecord && n > uint64(len(b)-k)
+}
+
+func TestStreamIterMatchesRecIter(t *testing.T) {
+	dir := t.TempDir()
+	node := newWeekNode(4, 300, time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC))
+	rec, err := Open(Options{Dir: dir, Clock: func() time.Time { return node.t }, MaxSize: 1 << 40})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Observe(node.snapshot())
+	for range 200 {
+		rec.Observe(node.step())
+		rec.Flush()
+	}
+	rec.Close()
+	segs, _ := listSegments(dir)
+	b, err := os.ReadFile(segs[0].Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec, err := newDecoder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sd, err := parseSegment(b, false, dec)
+	if err != nil || sd.Damage != "" {
+		t.Fatalf("%v %s", err, sd.Damage)
+	}
+	raw := append(append([]byte(nil), sd.Checkpoint...), sd.Deltas...)
+	rng := rand.New(rand.NewPCG(1, 2))
+	checkStreamIter(t, raw, dec, []int{1, 3, 64, 4096, streamPiece})
+	for range 20 {
+		checkStreamIter(t, raw[:rng.IntN(len(raw))], dec, []int{1 + rng.IntN(100), 1 + rng.IntN(20000)})
+	}
+	// A bad length in the middle.
+	bad := append([]byte(nil), raw...)
+	copy(bad[len(bad)/2:], []byte{0})
+	checkStreamIter(t, bad, dec, []int{5, 4096})
+}
+
+// FuzzStreamIter: whatever the decompressed bytes, the stream iterator
+// yields recIter's records, at small and large piece sizes.
+func FuzzStreamIter(f *testing.F) {
+	f.Add([]byte{3, 'T', 1, 2, 2, 'k', 0})
+	f.Add([]byte{0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 1})
+	dec, err := newDecoder()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if len(raw) > maxFuzzInput {
+			return
+		}
+		checkStreamIter(t, raw, dec, []int{1, 7, 1 << 16})
+	})
 }
