@@ -3,13 +3,18 @@ package history
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/fgtop/fgtop/model"
 )
 
 // TestLargeNodeSeekMatchesLive: on a node large enough for the kernels to
@@ -180,4 +185,99 @@ func FuzzStreamIter(f *testing.F) {
 		}
 		checkStreamIter(t, raw, dec, []int{1, 7, 1 << 16})
 	})
+}
+
+// naiveDerive is deriveUsage as it was: every amount added as a decimal.
+func naiveDerive(ks []*model.Kernel) map[model.DeviceKey]*model.DeviceUsage {
+	out := map[model.DeviceKey]*model.DeviceUsage{}
+	for _, k := range ks {
+		counted := map[model.DeviceKey]bool{}
+		for slot, devs := range k.Alloc {
+			for id, amt := range devs {
+				key := model.DeviceKey{Name: slot.DeviceName(), ID: id}
+				u := out[key]
+				if u == nil {
+					u = &model.DeviceUsage{Key: key, Held: model.ResourceSlot{}, ByAgent: map[model.AgentID]model.ResourceSlot{}}
+					out[key] = u
+				}
+				u.Held[slot] = u.Held[slot].Add(amt)
+				if u.ByAgent[k.Agent] == nil {
+					u.ByAgent[k.Agent] = model.ResourceSlot{}
+				}
+				u.ByAgent[k.Agent][slot] = u.ByAgent[k.Agent][slot].Add(amt)
+				if !counted[key] {
+					counted[key] = true
+					u.Kernels++
+				}
+			}
+		}
+	}
+	pruneUsage(out)
+	return out
+}
+
+// TestDeriveUsageMatchesDecimalSums: summing whole amounts as integers,
+// and in parts merged, gives the decimals (digits and exponent) that
+// adding every amount as a decimal gives.
+func TestDeriveUsageMatchesDecimalSums(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	amounts := []model.Dec{model.MustDec("1"), model.MustDec("-1"), model.MustDec("0"), model.MustDec("0.5"), model.MustDec("2.50"),
+		model.MustDec("5E+2"), model.MustDec("68719476736"), model.MustDec("9223372036854775807"), model.MustDec("-9223372036854775808"),
+		model.MustDec("12345678901234567890123"), model.MustDec("-0")}
+	for round := range 200 {
+		var ks []*model.Kernel
+		for i := range 1 + rng.IntN(40) {
+			al := model.Allocations{}
+			for range 1 + rng.IntN(3) {
+				slot := model.SlotName([]string{"cpu", "mem", "cuda.shares", "cuda.mem"}[rng.IntN(4)])
+				if al[slot] == nil {
+					al[slot] = map[model.DeviceID]model.Dec{}
+				}
+				al[slot][model.DeviceID(fmt.Sprint(rng.IntN(4)))] = amounts[rng.IntN(len(amounts))]
+			}
+			ks = append(ks, &model.Kernel{ID: model.KernelID(fmt.Sprint(i)), Agent: model.AgentID(fmt.Sprint("a", rng.IntN(3))), Alloc: al})
+		}
+		want := naiveDerive(ks)
+		whole := deriveUsage(ks, nil)
+		cut := rng.IntN(len(ks) + 1)
+		b := newUsageSums()
+		for _, k := range ks[cut:] {
+			b.add(k, nil)
+		}
+		pa := newUsageSums()
+		for _, k := range ks[:cut] {
+			pa.add(k, nil)
+		}
+		merged := pa.finish()
+		mergeUsage(merged, b.finish())
+		pruneUsage(merged)
+		for name, got := range map[string]map[model.DeviceKey]*model.DeviceUsage{"whole": whole, "parts": merged} {
+			if g, w := usageString(got), usageString(want); g != w {
+				t.Fatalf("round %d, %s:\n got %s\nwant %s", round, name, g, w)
+			}
+		}
+	}
+}
+
+func usageString(m map[model.DeviceKey]*model.DeviceUsage) string {
+	var lines []string
+	for k, u := range m {
+		var agents []string
+		for a, r := range u.ByAgent {
+			agents = append(agents, fmt.Sprintf("%s=%s", a, slotsString(r)))
+		}
+		slices.Sort(agents)
+		lines = append(lines, fmt.Sprintf("%s kernels=%d held=%s by %s", k, u.Kernels, slotsString(u.Held), strings.Join(agents, " ")))
+	}
+	slices.Sort(lines)
+	return strings.Join(lines, "\n")
+}
+
+func slotsString(r model.ResourceSlot) string {
+	var out []string
+	for s, v := range r {
+		out = append(out, string(s)+":"+v.String())
+	}
+	slices.Sort(out)
+	return strings.Join(out, ",")
 }
