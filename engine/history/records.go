@@ -2,7 +2,6 @@ package history
 
 import (
 	"encoding/json"
-	"math"
 	"slices"
 	"time"
 
@@ -312,60 +311,18 @@ func derivable(u *model.DeviceUsage) bool {
 // the engine keeps them: per slot, the kernels holding anything there,
 // the split by agent without zeros.
 func deriveUsage(ks []*model.Kernel, have map[model.DeviceKey]usageRec) map[model.DeviceKey]*model.DeviceUsage {
-	sums := newUsageSums()
+	out := map[model.DeviceKey]*model.DeviceUsage{}
 	for _, k := range ks {
-		sums.add(k, have)
+		sumUsage(out, k, have)
 	}
-	out := sums.finish()
 	pruneUsage(out)
 	return out
 }
 
-// usageSums sums kernels' holdings per device. Whole amounts (the CPU
-// cores and memory bytes such devices hold) are summed as integers and
-// added to the decimals once at the end: exactly what adding them one by
-// one gives, at a tenth of the cost.
-type usageSums struct {
-	out  map[model.DeviceKey]*model.DeviceUsage
-	ints map[sumKey]int64
-}
-
-// sumKey is one slot of a device's total (agent "" and !byAgent) or of
-// one agent's share of it.
-type sumKey struct {
-	key     model.DeviceKey
-	agent   model.AgentID
-	slot    model.SlotName
-	byAgent bool
-}
-
-func newUsageSums() *usageSums {
-	return &usageSums{out: map[model.DeviceKey]*model.DeviceUsage{}, ints: map[sumKey]int64{}}
-}
-
-// addInt adds amt to the integer sum at sk when amt is a whole number
-// (exponent 0) and the sum stays an int64; false: it is not, add it as a
-// decimal.
-func (us *usageSums) addInt(sk sumKey, amt model.Dec) bool {
-	if amt.Exponent() != 0 {
-		return false
-	}
-	v, err := amt.Int64()
-	if err != nil {
-		return false
-	}
-	s := us.ints[sk]
-	if v > 0 && s > math.MaxInt64-v || v < 0 && s < math.MinInt64-v {
-		return false
-	}
-	us.ints[sk] = s + v
-	return true
-}
-
-// add adds k's holdings on the devices have lacks. Sums of parts of the
-// kernels (mergeUsage) are the sums of them all: decimal addition is
-// exact here, whatever the order.
-func (us *usageSums) add(k *model.Kernel, have map[model.DeviceKey]usageRec) {
+// sumUsage adds k's holdings on the devices have lacks to out. Sums of
+// parts of the kernels (mergeUsage) are the sums of them all: decimal
+// addition is exact here, whatever the order.
+func sumUsage(out map[model.DeviceKey]*model.DeviceUsage, k *model.Kernel, have map[model.DeviceKey]usageRec) {
 	// Devices this kernel was counted on (a kernel holding two slots on
 	// one device counts once there); a map, since a record may claim any
 	// number of devices, made only for a kernel on several.
@@ -379,22 +336,18 @@ func (us *usageSums) add(k *model.Kernel, have map[model.DeviceKey]usageRec) {
 			if _, ok := have[key]; ok {
 				continue
 			}
-			u := us.out[key]
+			u := out[key]
 			if u == nil {
 				u = &model.DeviceUsage{Key: key, Held: model.ResourceSlot{}, ByAgent: map[model.AgentID]model.ResourceSlot{}}
-				us.out[key] = u
+				out[key] = u
 			}
-			if !us.addInt(sumKey{key: key, slot: slot}, amt) {
-				u.Held[slot] = u.Held[slot].Add(amt)
+			u.Held[slot] = u.Held[slot].Add(amt)
+			ba := u.ByAgent[k.Agent]
+			if ba == nil {
+				ba = model.ResourceSlot{}
+				u.ByAgent[k.Agent] = ba
 			}
-			if !us.addInt(sumKey{key: key, agent: k.Agent, slot: slot, byAgent: true}, amt) {
-				ba := u.ByAgent[k.Agent]
-				if ba == nil {
-					ba = model.ResourceSlot{}
-					u.ByAgent[k.Agent] = ba
-				}
-				ba[slot] = ba[slot].Add(amt)
-			}
+			ba[slot] = ba[slot].Add(amt)
 			switch {
 			case !nfirst:
 				first, nfirst = key, true
@@ -409,23 +362,6 @@ func (us *usageSums) add(k *model.Kernel, have map[model.DeviceKey]usageRec) {
 			}
 		}
 	}
-}
-
-// finish adds the integer sums to the decimal ones and returns the totals.
-func (us *usageSums) finish() map[model.DeviceKey]*model.DeviceUsage {
-	for sk, v := range us.ints {
-		u := us.out[sk.key]
-		r := u.Held
-		if sk.byAgent {
-			if r = u.ByAgent[sk.agent]; r == nil {
-				r = model.ResourceSlot{}
-				u.ByAgent[sk.agent] = r
-			}
-		}
-		r[sk.slot] = r[sk.slot].Add(model.NewDec(v, 0))
-	}
-	clear(us.ints)
-	return us.out
 }
 
 // mergeUsage adds the sums of src to dst.

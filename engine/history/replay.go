@@ -215,9 +215,7 @@ func (st *state) decodeKernels(usage map[model.DeviceKey]usageRec) ([]*model.Ker
 	outs := make([]partOut, parts)
 	part := func(p int) {
 		o := &outs[p]
-		o.holds = map[model.DeviceKey][]model.Holding{}
-		sums := newUsageSums()
-		defer func() { o.derived = sums.finish() }()
+		o.holds, o.derived = map[model.DeviceKey][]model.Holding{}, map[model.DeviceKey]*model.DeviceUsage{}
 		in := newInterner()
 		for i := len(ents) * p / parts; i < len(ents)*(p+1)/parts; i++ {
 			d := dec{b: ents[i].body, in: in}
@@ -245,7 +243,7 @@ func (st *state) decodeKernels(usage map[model.DeviceKey]usageRec) ([]*model.Ker
 					o.holds[key] = append(o.holds[key], model.Holding{Kernel: k.ID, Agent: k.Agent, Slot: slot, Amount: amt})
 				}
 			}
-			sums.add(k, usage)
+			sumUsage(o.derived, k, usage)
 		}
 	}
 	var wg sync.WaitGroup

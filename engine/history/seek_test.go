@@ -187,7 +187,8 @@ func FuzzStreamIter(f *testing.F) {
 	})
 }
 
-// naiveDerive is deriveUsage as it was: every amount added as a decimal.
+// naiveDerive is deriveUsage as it was before the parts: every amount
+// added in turn.
 func naiveDerive(ks []*model.Kernel) map[model.DeviceKey]*model.DeviceUsage {
 	out := map[model.DeviceKey]*model.DeviceUsage{}
 	for _, k := range ks {
@@ -216,9 +217,9 @@ func naiveDerive(ks []*model.Kernel) map[model.DeviceKey]*model.DeviceUsage {
 	return out
 }
 
-// TestDeriveUsageMatchesDecimalSums: summing whole amounts as integers,
-// and in parts merged, gives the decimals (digits and exponent) that
-// adding every amount as a decimal gives.
+// TestDeriveUsageMatchesDecimalSums: the device totals summed from the
+// kernels, whole or in parts merged (as decodeKernels sums them), are
+// those of adding every amount in turn, digits and exponent.
 func TestDeriveUsageMatchesDecimalSums(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 8))
 	amounts := []model.Dec{model.MustDec("1"), model.MustDec("-1"), model.MustDec("0"), model.MustDec("0.5"), model.MustDec("2.50"),
@@ -240,16 +241,14 @@ func TestDeriveUsageMatchesDecimalSums(t *testing.T) {
 		want := naiveDerive(ks)
 		whole := deriveUsage(ks, nil)
 		cut := rng.IntN(len(ks) + 1)
-		b := newUsageSums()
-		for _, k := range ks[cut:] {
-			b.add(k, nil)
-		}
-		pa := newUsageSums()
+		merged, b := map[model.DeviceKey]*model.DeviceUsage{}, map[model.DeviceKey]*model.DeviceUsage{}
 		for _, k := range ks[:cut] {
-			pa.add(k, nil)
+			sumUsage(merged, k, nil)
 		}
-		merged := pa.finish()
-		mergeUsage(merged, b.finish())
+		for _, k := range ks[cut:] {
+			sumUsage(b, k, nil)
+		}
+		mergeUsage(merged, b)
 		pruneUsage(merged)
 		for name, got := range map[string]map[model.DeviceKey]*model.DeviceUsage{"whole": whole, "parts": merged} {
 			if g, w := usageString(got), usageString(want); g != w {
