@@ -311,6 +311,9 @@ type streamIter struct {
 	exited chan struct{}
 	// perr is the decompressor's error, set before ch is closed.
 	perr error
+	// pending is the rest of a piece whose first record was joined to
+	// the previous piece's last (join), read after it.
+	pending []byte
 }
 
 func newStreamIter(z []byte, dec *zstd.Decoder) *streamIter {
@@ -364,6 +367,29 @@ func (it *streamIter) close() {
 	<-it.exited
 }
 
+// join returns what to read next when a record begins in it.cur and goes
+// on in piece p: that record alone copied whole, followed by the rest of
+// p (records already returned keep the old buffers).
+func (it *streamIter) join(p []byte) []byte {
+	var head [binary.MaxVarintLen64]byte
+	h := append(head[:0], it.cur[:min(len(it.cur), len(head))]...)
+	h = append(h, p[:min(len(p), len(head)-len(h))]...)
+	n, k := binary.Uvarint(h)
+	if k > 0 && n > 0 && n <= maxRecord {
+		total, have := k+int(n), len(it.cur)
+		if need := total - have; need > 0 && need <= len(p) {
+			rec := make([]byte, 0, total)
+			rec = append(append(rec, it.cur...), p[:need]...)
+			// The record, then p after it: two buffers, read in turn.
+			it.pending = p[need:]
+			return rec
+		}
+	}
+	// A record longer than the piece, or a length still cut short: join
+	// the rest to the whole piece.
+	return append(append(make([]byte, 0, len(it.cur)+len(p)), it.cur...), p...)
+}
+
 // next is recIter.next on the stream; a record cut off by the stream's end
 // where the writer last flushed (a torn tail) is an end, not an error.
 func (it *streamIter) next() (typ byte, body []byte, ok bool) {
@@ -387,15 +413,26 @@ func (it *streamIter) next() (typ byte, body []byte, ok bool) {
 				return rec[0], rec[1:], true
 			}
 		}
+		if it.pending != nil && len(it.cur) == 0 {
+			it.cur, it.pending = it.pending, nil
+			continue
+		}
+		if it.pending != nil {
+			// What is left of the joined record's buffer is a record cut
+			// short (the join copies exactly one record): the rest of the
+			// piece follows it.
+			p := it.pending
+			it.pending = nil
+			it.cur = it.join(p)
+			continue
+		}
 		p, more := <-it.ch
 		if !more {
 			it.err = it.perr
 			return 0, nil, false
 		}
 		if len(it.cur) > 0 {
-			// A record across pieces: the rest joined to the next piece,
-			// in a new buffer (records already returned keep the old).
-			p = append(append(make([]byte, 0, len(it.cur)+len(p)), it.cur...), p...)
+			p = it.join(p)
 		}
 		it.cur = p
 	}
