@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -41,18 +40,18 @@ func MarshalSnapshot(s *model.Snapshot, indent bool) ([]byte, error) {
 	failed := make([]bool, parts)
 	part := func(p int) {
 		lo, hi := len(ks)*p/parts, len(ks)*(p+1)/parts
-		b := make([]byte, 0, (hi-lo)*1100)
-		var sc kernelScratch
+		per := 1100
+		if indent {
+			per = 1700
+		}
+		b := make([]byte, 0, (hi-lo)*per)
+		sc := kernelScratch{indent: indent}
 		for i, k := range ks[lo:hi] {
 			if i > 0 {
 				b = append(b, ',')
+				b = sc.newline(b, kernelDepth)
 			}
 			b = sc.appendKernel(b, k)
-		}
-		if indent {
-			// Array elements at the document's third level:
-			// {"kernels": [ here ]}.
-			b = indentCompactAt(make([]byte, 0, len(b)+len(b)/2), b, "  ", 2)
 		}
 		bufs[p], failed[p] = b, sc.failed
 	}
@@ -114,107 +113,150 @@ func markedDoc(s *model.Snapshot, indent bool) (doc, mark []byte, err error) {
 	return doc, mb, nil
 }
 
-// kernelScratch is one goroutine's reused key lists.
+// kernelDepth is where the kernels are in the document: elements of
+// {"kernels": [ here ]}, their fields one deeper.
+const kernelDepth = 2
+
+// kernelScratch is one goroutine's reused key lists, and whether it
+// writes indented (as indentCompact indents what Marshal writes) or
+// compact JSON.
 type kernelScratch struct {
-	slots []string
-	ids   []string
-	tmp   bytes.Buffer
-	enc   *json.Encoder
+	indent bool
+	slots  []string
+	ids    []string
+	tmp    bytes.Buffer
+	enc    *json.Encoder
 	// failed: encoding/json refused a part (MarshalSnapshot then falls
 	// back to it whole, to return its error).
 	failed bool
 }
 
-// appendKernel appends kernelDoc(k) as encoding/json writes it (keys of
-// maps sorted, empty strings of omitempty fields left out).
+const spaces = "                                "
+
+// newline starts a line at depth, when indenting.
+func (sc *kernelScratch) newline(b []byte, depth int) []byte {
+	if !sc.indent {
+		return b
+	}
+	b = append(b, '\n')
+	for n := 2 * depth; n > 0; n -= len(spaces) {
+		b = append(b, spaces[:min(n, len(spaces))]...)
+	}
+	return b
+}
+
+// key writes an object's member name: the first (first) after the
+// opening brace, or after a comma; the member's line at depth.
+func (sc *kernelScratch) key(b []byte, depth int, first bool, name string) []byte {
+	if !first {
+		b = append(b, ',')
+	}
+	b = sc.newline(b, depth)
+	b = append(b, '"')
+	b = append(b, name...)
+	if sc.indent {
+		return append(b, `": `...)
+	}
+	return append(b, `":`...)
+}
+
+// appendKernel appends kernelDoc(k) as Marshal (and, indenting,
+// indentCompact) writes it: keys of maps sorted, empty strings of
+// omitempty fields left out, an empty object on its line.
 func (sc *kernelScratch) appendKernel(b []byte, k *model.Kernel) []byte {
-	b = append(b, `{"id":`...)
-	b = sc.appendString(b, string(k.ID))
-	b = append(b, `,"agent":`...)
-	b = sc.appendString(b, string(k.Agent))
-	b = append(b, `,"path":`...)
-	b = sc.appendString(b, k.Path)
-	b = append(b, `,"state":`...)
-	b = sc.appendString(b, string(k.State))
-	b = append(b, `,"slots":{`...)
+	const d = kernelDepth + 1
+	b = append(b, '{')
+	b = sc.appendString(sc.key(b, d, true, "id"), string(k.ID))
+	b = sc.appendString(sc.key(b, d, false, "agent"), string(k.Agent))
+	b = sc.appendString(sc.key(b, d, false, "path"), k.Path)
+	b = sc.appendString(sc.key(b, d, false, "state"), string(k.State))
+	b = sc.key(b, d, false, "slots")
 	sc.slots = sc.slots[:0]
 	for s := range k.Slots {
 		sc.slots = append(sc.slots, string(s))
 	}
 	slices.Sort(sc.slots)
+	b = append(b, '{')
 	for i, s := range sc.slots {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = sc.appendString(b, s)
-		b = append(b, ':')
-		b = sc.appendString(b, k.Slots[model.SlotName(s)].String())
+		b = sc.appendString(sc.mapKey(b, d+1, i == 0, s), k.Slots[model.SlotName(s)].String())
 	}
-	b = append(b, `},"allocations":{`...)
+	b = sc.closeObject(b, d, len(sc.slots))
+	b = sc.key(b, d, false, "allocations")
 	sc.slots = sc.slots[:0]
 	for s := range k.Alloc {
 		sc.slots = append(sc.slots, string(s))
 	}
 	slices.Sort(sc.slots)
+	b = append(b, '{')
 	for i, s := range sc.slots {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = sc.appendString(b, s)
-		b = append(b, ":{"...)
+		b = sc.mapKey(b, d+1, i == 0, s)
 		devs := k.Alloc[model.SlotName(s)]
 		sc.ids = sc.ids[:0]
 		for id := range devs {
 			sc.ids = append(sc.ids, string(id))
 		}
 		slices.Sort(sc.ids)
+		b = append(b, '{')
 		for j, id := range sc.ids {
-			if j > 0 {
-				b = append(b, ',')
-			}
-			b = sc.appendString(b, id)
-			b = append(b, ':')
-			b = sc.appendString(b, devs[model.DeviceID(id)].String())
+			b = sc.appendString(sc.mapKey(b, d+2, j == 0, id), devs[model.DeviceID(id)].String())
 		}
-		b = append(b, '}')
+		b = sc.closeObject(b, d+1, len(sc.ids))
 	}
-	b = append(b, '}')
+	b = sc.closeObject(b, d, len(sc.slots))
 	if !k.ModTime.IsZero() {
-		b = append(b, `,"mod_time":`...)
 		var tb [64]byte
-		b = sc.appendString(b, string(k.ModTime.UTC().AppendFormat(tb[:0], time.RFC3339Nano)))
+		b = sc.appendString(sc.key(b, d, false, "mod_time"), string(k.ModTime.UTC().AppendFormat(tb[:0], time.RFC3339Nano)))
 	}
 	if k.Legacy {
-		b = append(b, `,"legacy":true`...)
+		b = append(sc.key(b, d, false, "legacy"), "true"...)
 	}
 	if k.Problem != nil {
-		b = append(b, `,"problem":`...)
-		b = sc.appendJSON(b, issue(*k.Problem))
+		b = sc.appendJSON(sc.key(b, d, false, "problem"), d, issue(*k.Problem))
 	}
-	b = sc.appendOpt(b, `,"agent_by":`, string(k.AgentBy))
+	b = sc.appendOpt(b, d, "agent_by", string(k.AgentBy))
 	if r := k.Record; r != nil {
-		b = sc.appendOpt(b, `,"session_id":`, r.SessionID)
-		b = sc.appendOpt(b, `,"session_type":`, r.SessionType)
-		b = sc.appendOpt(b, `,"owner_user_id":`, r.OwnerUserID)
-		b = sc.appendOpt(b, `,"owner_project_id":`, r.OwnerProjectID)
-		b = sc.appendOpt(b, `,"image":`, r.Image)
-		b = sc.appendOpt(b, `,"architecture":`, r.Architecture)
+		b = sc.appendOpt(b, d, "session_id", r.SessionID)
+		b = sc.appendOpt(b, d, "session_type", r.SessionType)
+		b = sc.appendOpt(b, d, "owner_user_id", r.OwnerUserID)
+		b = sc.appendOpt(b, d, "owner_project_id", r.OwnerProjectID)
+		b = sc.appendOpt(b, d, "image", r.Image)
+		b = sc.appendOpt(b, d, "architecture", r.Architecture)
 	}
-	b = sc.appendOpt(b, `,"container":`, k.Container)
+	b = sc.appendOpt(b, d, "container", k.Container)
 	if k.Use != nil {
 		// Rare enough, and nested enough, for encoding/json.
-		b = append(b, `,"use":`...)
-		b = sc.appendJSON(b, kernelUseDoc(k.Use))
+		b = sc.appendJSON(sc.key(b, d, false, "use"), d, kernelUseDoc(k.Use))
+	}
+	return sc.closeObject(b, kernelDepth, 1)
+}
+
+// mapKey writes a map's key, quoted as any string.
+func (sc *kernelScratch) mapKey(b []byte, depth int, first bool, k string) []byte {
+	if !first {
+		b = append(b, ',')
+	}
+	b = sc.appendString(sc.newline(b, depth), k)
+	if sc.indent {
+		return append(b, ": "...)
+	}
+	return append(b, ':')
+}
+
+// closeObject closes an object of n members whose brace is at depth (an
+// empty one right after its opening brace).
+func (sc *kernelScratch) closeObject(b []byte, depth, n int) []byte {
+	if n > 0 {
+		b = sc.newline(b, depth)
 	}
 	return append(b, '}')
 }
 
-// appendOpt appends an omitempty string field.
-func (sc *kernelScratch) appendOpt(b []byte, key, v string) []byte {
+// appendOpt appends an omitempty string member of an object at depth.
+func (sc *kernelScratch) appendOpt(b []byte, depth int, key, v string) []byte {
 	if v == "" {
 		return b
 	}
-	return sc.appendString(append(b, key...), v)
+	return sc.appendString(sc.key(b, depth, false, key), v)
 }
 
 // appendString appends s quoted as encoding/json quotes it without HTML
@@ -222,7 +264,7 @@ func (sc *kernelScratch) appendOpt(b []byte, key, v string) []byte {
 func (sc *kernelScratch) appendString(b []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c > 0x7f || c == '"' || c == '\\' {
-			return sc.appendJSON(b, s)
+			return sc.appendJSON(b, 0, s)
 		}
 	}
 	b = append(b, '"')
@@ -230,8 +272,9 @@ func (sc *kernelScratch) appendString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// appendJSON appends v as Marshal encodes it, compact.
-func (sc *kernelScratch) appendJSON(b []byte, v any) []byte {
+// appendJSON appends v as Marshal encodes it, indented (when indenting)
+// as a member of an object at depth.
+func (sc *kernelScratch) appendJSON(b []byte, depth int, v any) []byte {
 	if sc.enc == nil {
 		sc.enc = json.NewEncoder(&sc.tmp)
 		sc.enc.SetEscapeHTML(false)
@@ -241,5 +284,9 @@ func (sc *kernelScratch) appendJSON(b []byte, v any) []byte {
 		sc.failed = true
 		return b
 	}
-	return append(b, strings.TrimSuffix(sc.tmp.String(), "\n")...)
+	out := bytes.TrimSuffix(sc.tmp.Bytes(), []byte("\n"))
+	if sc.indent {
+		return indentCompactAt(b, out, "  ", depth)
+	}
+	return append(b, out...)
 }
