@@ -156,9 +156,10 @@ type segData struct {
 	// Torn: the damage is a last chunk cut short, as a crash or a full
 	// disk leaves it, rather than bad bytes followed by more.
 	Torn bool
-	// deltaZ is the compressed delta stream, when the caller decompresses
-	// it as it reads (lazy): a query about an early moment stops there.
-	deltaZ []byte
+	// deltaZ is the compressed delta stream, its chunks' payloads in the
+	// file's bytes, when the caller decompresses it as it reads (lazy): a
+	// query about an early moment stops there.
+	deltaZ [][]byte
 }
 
 // parseSegment reads a segment file's bytes. skipCheckpoint leaves the
@@ -180,8 +181,13 @@ func parseSegmentOf(b []byte, skipCheckpoint, lazy bool, dec *zstd.Decoder, buf 
 		return nil, fmt.Errorf("format version %d, this fgtop reads versions %d to %d", v, minVersion, Version)
 	}
 	off := headerSize
-	// The deltas are most of a segment: room for them all at once.
-	deltaZ := make([]byte, 0, len(b))
+	// The deltas are most of a segment: room for them all at once, when
+	// they are decompressed here.
+	var deltaZ []byte
+	var chunks [][]byte
+	if !lazy {
+		deltaZ = make([]byte, 0, len(b))
+	}
 	first := true
 	for off < len(b) {
 		rest := b[off:]
@@ -223,15 +229,19 @@ func parseSegmentOf(b []byte, skipCheckpoint, lazy bool, dec *zstd.Decoder, buf 
 			}
 			first = false
 		} else {
-			deltaZ = append(deltaZ, payload...)
+			if lazy {
+				chunks = append(chunks, payload)
+			} else {
+				deltaZ = append(deltaZ, payload...)
+			}
 		}
 		off += chunkHead + int(n)
 	}
 	if first && sd.Damage == "" {
 		sd.Damage, sd.Offset, sd.Torn = "no checkpoint", int64(off), true
 	}
-	if len(deltaZ) > 0 && lazy {
-		sd.deltaZ = deltaZ
+	if lazy {
+		sd.deltaZ = chunks
 	} else if len(deltaZ) > 0 {
 		raw, err := decodeStream(deltaZ, dec, buf)
 		sd.Deltas = raw
@@ -316,13 +326,13 @@ type streamIter struct {
 	pending []byte
 }
 
-func newStreamIter(z []byte, dec *zstd.Decoder) *streamIter {
+func newStreamIter(z [][]byte, dec *zstd.Decoder) *streamIter {
 	return newStreamIterSize(z, dec, streamPiece)
 }
 
 // newStreamIterSize is newStreamIter handing over piece bytes at a time.
-func newStreamIterSize(z []byte, dec *zstd.Decoder, piece int) *streamIter {
-	if err := dec.Reset(bytes.NewReader(z)); err != nil {
+func newStreamIterSize(z [][]byte, dec *zstd.Decoder, piece int) *streamIter {
+	if err := dec.Reset(&chunksReader{cs: z}); err != nil {
 		return &streamIter{err: err}
 	}
 	it := &streamIter{ch: make(chan []byte, 4), done: make(chan struct{}), exited: make(chan struct{})}
@@ -351,6 +361,28 @@ func newStreamIterSize(z []byte, dec *zstd.Decoder, piece int) *streamIter {
 		}
 	}()
 	return it
+}
+
+// chunksReader reads a run of byte slices as one stream (the delta
+// chunks' payloads where they lie in the file's bytes, not copied
+// together).
+type chunksReader struct {
+	cs [][]byte
+	// i and off: where the next byte is (the slices are not changed: the
+	// segment's data may be read again).
+	i, off int
+}
+
+func (r *chunksReader) Read(p []byte) (int, error) {
+	for r.i < len(r.cs) && r.off == len(r.cs[r.i]) {
+		r.i, r.off = r.i+1, 0
+	}
+	if r.i == len(r.cs) {
+		return 0, io.EOF
+	}
+	n := copy(p, r.cs[r.i][r.off:])
+	r.off += n
+	return n, nil
 }
 
 // close stops the decompressing goroutine and waits for it: the decoder

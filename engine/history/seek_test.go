@@ -72,7 +72,15 @@ func TestLargeNodeSeekMatchesLive(t *testing.T) {
 
 // streamRecords is what a streamIter of piece bytes yields from z.
 func streamRecords(z []byte, dec *zstd.Decoder, piece, stopAfter int) (recs []rawRec, err error) {
-	it := newStreamIterSize(z, dec, piece)
+	// The compressed stream in chunks of a few bytes, as the writer's
+	// flushes leave it.
+	var cs [][]byte
+	for rest := z; len(rest) > 0; {
+		n := min(len(rest), 1+len(rest)%97)
+		cs = append(cs, rest[:n])
+		rest = rest[n:]
+	}
+	it := newStreamIterSize(cs, dec, piece)
 	for len(recs) != stopAfter {
 		typ, body, ok := it.next()
 		if !ok {
