@@ -237,17 +237,20 @@ func snapshotAt(at, dirFlag, allocMap string, compact bool, stdout, stderr io.Wr
 	case err != nil:
 		return &exitError{code: exitProblem, err: err}
 	}
-	var b []byte
 	if allocMap == report.FormSnapshot {
-		b, err = report.MarshalSnapshot(res.Snap, !compact)
+		// The whole document, most of it the kernels: written as its
+		// parts are made, not first copied into one buffer.
+		if err := report.WriteSnapshot(stdout, res.Snap, !compact); err != nil {
+			return err
+		}
 	} else {
-		b, err = report.Marshal(report.Value(res.Snap, allocMap), !compact)
-	}
-	if err != nil {
-		return err
-	}
-	if _, err := stdout.Write(b); err != nil {
-		return err
+		b, err := report.Marshal(report.Value(res.Snap, allocMap), !compact)
+		if err != nil {
+			return err
+		}
+		if _, err := stdout.Write(b); err != nil {
+			return err
+		}
 	}
 	for _, m := range res.Missing {
 		fmt.Fprintf(stderr, "fgtop: the record lacks %s\n", m)

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"runtime"
 	"slices"
 	"sync"
@@ -27,10 +28,35 @@ const parallelKernels = 2048
 // four goroutines, without the intermediate maps and reflection: half
 // the time of `snapshot --at` was building and encoding them.
 func MarshalSnapshot(s *model.Snapshot, indent bool) ([]byte, error) {
+	pieces, err := marshalPieces(s, indent)
+	if err != nil {
+		return nil, err
+	}
+	return bytes.Join(pieces, nil), nil
+}
+
+// WriteSnapshot writes what MarshalSnapshot returns to w, piece by piece
+// (the kernels as written, not first copied into one buffer).
+func WriteSnapshot(w io.Writer, s *model.Snapshot, indent bool) error {
+	pieces, err := marshalPieces(s, indent)
+	if err != nil {
+		return err
+	}
+	for _, p := range pieces {
+		if _, err := w.Write(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// marshalPieces is MarshalSnapshot's document in pieces, in order.
+func marshalPieces(s *model.Snapshot, indent bool) ([][]byte, error) {
 	ks := s.Kernels()
 	if len(ks) == 0 {
 		// An empty list stays on its line when indented: nothing to gain.
-		return Marshal(FromSnapshot(s), indent)
+		b, err := Marshal(FromSnapshot(s), indent)
+		return [][]byte{b}, err
 	}
 	parts := 1
 	if len(ks) >= parallelKernels {
@@ -73,25 +99,21 @@ func MarshalSnapshot(s *model.Snapshot, indent bool) ([]byte, error) {
 	if i < 0 || bytes.LastIndex(head, mark) != i || slices.Contains(failed, true) {
 		// Cannot happen (see kernelMarker; nothing of a kernel fails to
 		// encode); the plain way is never wrong, and says why it fails.
-		return Marshal(FromSnapshot(s), indent)
+		b, err := Marshal(FromSnapshot(s), indent)
+		return [][]byte{b}, err
 	}
 	sep := []byte(",")
 	if indent {
 		sep = []byte(",\n    ")
 	}
-	n := len(head) - len(mark)
-	for _, b := range bufs {
-		n += len(b) + len(sep)
-	}
-	out := make([]byte, 0, n)
-	out = append(out, head[:i]...)
+	out := [][]byte{head[:i]}
 	for p, b := range bufs {
 		if p > 0 && len(b) > 0 {
-			out = append(out, sep...)
+			out = append(out, sep)
 		}
-		out = append(out, b...)
+		out = append(out, b)
 	}
-	return append(out, head[i+len(mark):]...), nil
+	return append(out, head[i+len(mark):]), nil
 }
 
 // markedDoc is the document with one marker kernel in place of the

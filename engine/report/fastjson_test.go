@@ -102,6 +102,10 @@ func TestMarshalSnapshotMatchesMarshal(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				var w bytes.Buffer
+				if err := WriteSnapshot(&w, s, indent); err != nil || !bytes.Equal(w.Bytes(), got) {
+					t.Fatalf("WriteSnapshot wrote other bytes than MarshalSnapshot returns (%v)", err)
+				}
 				if !bytes.Equal(got, want) {
 					i := 0
 					for i < len(got) && i < len(want) && got[i] == want[i] {
