@@ -443,18 +443,69 @@ func encodePatch(e *enc, k *model.Kernel, mask uint32) {
 
 // decodePatch reads a patch record into k (the kernel as last recorded,
 // a copy the caller owns).
-func decodePatch(d *dec, k *model.Kernel) (mask uint32) {
+func decodePatch(d *dec, k *model.Kernel) (mask uint32) { return decodePatchSkip(d, k, 0) }
+
+// skippable are the fields whose decoding builds maps: a kernel's record,
+// or a patch, need not build them when a later patch sets them again.
+const skippable = 1<<fAlloc | 1<<fSlots
+
+// decodePatchSkip is decodePatch reading the fields in skip (of
+// skippable) without building them: it checks them as decodeField does
+// (the same errors), and leaves k's as they were.
+func decodePatchSkip(d *dec, k *model.Kernel, skip uint32) (mask uint32) {
 	mask = uint32(d.uvarint())
 	if mask >= 1<<nFields {
 		d.fail(fmt.Errorf("field mask %#x", mask))
 		return 0
 	}
 	for f := 0; f < nFields && d.err == nil; f++ {
-		if mask&(1<<f) != 0 {
+		switch {
+		case mask&(1<<f) == 0:
+		case skip&(1<<f) != 0:
+			skipField(d, f)
+		default:
 			decodeField(d, k, f)
 		}
 	}
 	return mask
+}
+
+// patchMask is a patch record's field mask (0 when it has none that
+// makes sense).
+func patchMask(body []byte) uint32 {
+	d := dec{b: body}
+	d.id()
+	mask := uint32(d.uvarint())
+	if d.err != nil || mask >= 1<<nFields {
+		return 0
+	}
+	return mask
+}
+
+// skipField reads a skippable field as decodeField reads it (the same
+// reads, so the same errors: amounts are parsed too, which an interner
+// makes cheap) without building anything.
+func skipField(d *dec, f int) {
+	switch f {
+	case fAlloc:
+		n := d.count()
+		for i := 0; i < n && d.err == nil; i++ {
+			d.strBytes()
+			m := d.count()
+			for j := 0; j < m && d.err == nil; j++ {
+				d.strBytes()
+				d.dec()
+			}
+		}
+	case fSlots:
+		n := d.count()
+		for i := 0; i < n && d.err == nil; i++ {
+			d.strBytes()
+			d.dec()
+		}
+	default:
+		d.fail(fmt.Errorf("field %d cannot be skipped", f))
+	}
 }
 
 func encodeField(e *enc, k *model.Kernel, f int) {
@@ -798,11 +849,19 @@ func decodePatchHead(d *dec, k *model.Kernel, want func(model.DeviceKey) bool) (
 	return mask
 }
 
-func decodeKernel(d *dec) *model.Kernel {
+func decodeKernel(d *dec) *model.Kernel { return decodeKernelSkip(d, 0) }
+
+// decodeKernelSkip is decodeKernel reading the fields in skip (of
+// skippable) without building them (decodePatchSkip).
+func decodeKernelSkip(d *dec, skip uint32) *model.Kernel {
 	k := &model.Kernel{}
 	k.ID = model.KernelID(d.id())
 	for f := 0; f < nFields && d.err == nil; f++ {
-		decodeField(d, k, f)
+		if skip&(1<<f) != 0 {
+			skipField(d, f)
+		} else {
+			decodeField(d, k, f)
+		}
 	}
 	if d.err == nil && len(d.b) != 0 {
 		d.fail(fmt.Errorf("%d bytes after the kernel record", len(d.b)))

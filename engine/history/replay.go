@@ -218,19 +218,10 @@ func (st *state) decodeKernels(usage map[model.DeviceKey]usageRec) ([]*model.Ker
 		o.holds, o.derived = map[model.DeviceKey][]model.Holding{}, map[model.DeviceKey]*model.DeviceUsage{}
 		in := newInterner()
 		for i := len(ents) * p / parts; i < len(ents)*(p+1)/parts; i++ {
-			d := dec{b: ents[i].body, in: in}
-			k := decodeKernel(&d)
-			if d.err != nil {
-				o.err = fmt.Errorf("kernel record: %w", d.err)
+			k, err := decodePatched(ents[i].body, st.patches[ents[i].id], in)
+			if err != nil {
+				o.err = err
 				return
-			}
-			for _, pb := range st.patches[ents[i].id] {
-				// A patch that does not decode costs itself: what it set
-				// before the bad field stands, as when it was applied at
-				// once.
-				pd := dec{b: pb, in: in}
-				pd.id()
-				decodePatch(&pd, k)
 			}
 			ks[i] = k
 			for slot, devs := range k.Alloc {
@@ -270,6 +261,51 @@ func (st *state) decodeKernels(usage map[model.DeviceKey]usageRec) ([]*model.Ker
 	}
 	pruneUsage(derived)
 	return ks, holds, derived, nil
+}
+
+// decodePatched decodes a kernel's record and its patches since, in
+// order. A map field (allocations, slots) that a later patch sets again
+// is read without being built; should any patch fail to decode (so that
+// it may not set what its mask says), the kernel is decoded again with
+// nothing skipped.
+func decodePatched(body []byte, patches [][]byte, in *interner) (*model.Kernel, error) {
+	var skips []uint32
+	var later uint32
+	if len(patches) > 0 {
+		skips = make([]uint32, len(patches))
+		for j := len(patches) - 1; j >= 0; j-- {
+			skips[j] = later & skippable
+			later |= patchMask(patches[j])
+		}
+	}
+	for skipping := later&skippable != 0; ; skipping = false {
+		skip := uint32(0)
+		if skipping {
+			skip = later & skippable
+		}
+		d := dec{b: body, in: in}
+		k := decodeKernelSkip(&d, skip)
+		if d.err != nil {
+			return nil, fmt.Errorf("kernel record: %w", d.err)
+		}
+		failed := false
+		for j, pb := range patches {
+			// A patch that does not decode costs itself: what it set
+			// before the bad field stands, as when it was applied at
+			// once.
+			pd := dec{b: pb, in: in}
+			pd.id()
+			if skipping {
+				decodePatchSkip(&pd, k, skips[j])
+			} else {
+				decodePatch(&pd, k)
+			}
+			failed = failed || pd.err != nil
+		}
+		if !skipping || !failed {
+			return k, nil
+		}
+	}
 }
 
 // overlayMinute puts the last minute's summary over telemetry the device

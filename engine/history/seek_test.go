@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -287,4 +288,70 @@ func slotsString(r model.ResourceSlot) string {
 	}
 	slices.Sort(out)
 	return strings.Join(out, ",")
+}
+
+// plainPatched is a kernel's record and patches decoded in turn, nothing
+// skipped, nothing interned.
+func plainPatched(body []byte, patches [][]byte) (*model.Kernel, error) {
+	d := dec{b: body}
+	k := decodeKernel(&d)
+	if d.err != nil {
+		return nil, fmt.Errorf("kernel record: %w", d.err)
+	}
+	for _, pb := range patches {
+		pd := dec{b: pb}
+		pd.id()
+		decodePatch(&pd, k)
+	}
+	return k, nil
+}
+
+// FuzzDecodePatched: skipping the map fields later patches set again, and
+// interning, give the kernel (or the error) that decoding everything in
+// turn gives, whatever the bytes of the record and its patches.
+func FuzzDecodePatched(f *testing.F) {
+	k := &model.Kernel{ID: "0b59124e-5b63-4596-990a-af5bee51230b", Agent: "a", Path: "/p", State: model.KernelOK, Seen: time.Unix(5, 0),
+		Alloc:  model.Allocations{model.SlotCUDAShares: {"0": model.MustDec("0.25"), "1": model.MustDec("1.0")}, "cpu": {"3": model.MustDec("1")}},
+		Slots:  model.ResourceSlot{model.SlotCUDAShares: model.MustDec("1.25"), "cpu": model.MustDec("1")},
+		Record: &model.KernelRecord{SessionID: "s", OwnerUserID: "u"}}
+	e := enc{}
+	encodeKernel(&e, k)
+	base := append([]byte(nil), e.b...)
+	k2 := *k
+	k2.Alloc = model.Allocations{model.SlotCUDAShares: {"2": model.MustDec("0.5")}}
+	k2.Slots = model.ResourceSlot{model.SlotCUDAShares: model.MustDec("0.5")}
+	k2.Agent = "b"
+	e = enc{}
+	encodePatch(&e, &k2, 1<<fAlloc|1<<fSlots|1<<fAgent)
+	p1 := append([]byte(nil), e.b...)
+	k2.Alloc = model.Allocations{"cpu": {"7": model.MustDec("2")}}
+	e = enc{}
+	encodePatch(&e, &k2, 1<<fAlloc)
+	p2 := append([]byte(nil), e.b...)
+	f.Add(base, p1, p2)
+	f.Add(base, p2, p1)
+	f.Add(base, p1[:len(p1)-2], p2)
+	f.Add(base, p2, p1[:len(p1)-1])
+	f.Add(base[:len(base)/2], p1, p2)
+	f.Add(base, []byte{}, p2)
+	// A patch whose agent (before its allocations and slots) does not
+	// decode: it sets neither, so the record's must stand.
+	bad := append([]byte(nil), p1...)
+	bad[1+16+1] = 0x7f
+	f.Add(base, bad, p2)
+	f.Fuzz(func(t *testing.T, body, a, b []byte) {
+		if len(body)+len(a)+len(b) > maxFuzzInput {
+			return
+		}
+		for _, ps := range [][][]byte{nil, {a}, {a, b}, {b, a, b}} {
+			want, werr := plainPatched(body, ps)
+			got, gerr := decodePatched(body, ps, newInterner())
+			if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
+				t.Fatalf("%d patches: error %v, plain %v", len(ps), gerr, werr)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%d patches:\n got %+v\nwant %+v", len(ps), got, want)
+			}
+		}
+	})
 }
