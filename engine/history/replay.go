@@ -215,7 +215,9 @@ func (st *state) decodeKernels(usage map[model.DeviceKey]usageRec) ([]*model.Ker
 	outs := make([]partOut, parts)
 	part := func(p int) {
 		o := &outs[p]
-		o.holds, o.derived = map[model.DeviceKey][]model.Holding{}, map[model.DeviceKey]*model.DeviceUsage{}
+		o.holds = map[model.DeviceKey][]model.Holding{}
+		var sums usageSums
+		defer func() { o.derived = sums.finish() }()
 		in := newInterner()
 		for i := len(ents) * p / parts; i < len(ents)*(p+1)/parts; i++ {
 			k, err := decodePatched(ents[i].body, st.patches[ents[i].id], in)
@@ -234,7 +236,7 @@ func (st *state) decodeKernels(usage map[model.DeviceKey]usageRec) ([]*model.Ker
 					o.holds[key] = append(o.holds[key], model.Holding{Kernel: k.ID, Agent: k.Agent, Slot: slot, Amount: amt})
 				}
 			}
-			sumUsage(o.derived, k, usage)
+			sums.add(k, usage)
 		}
 	}
 	var wg sync.WaitGroup

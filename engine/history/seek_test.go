@@ -245,19 +245,33 @@ func TestDeriveUsageMatchesDecimalSums(t *testing.T) {
 				}
 				al[slot][model.DeviceID(fmt.Sprint(rng.IntN(4)))] = amounts[rng.IntN(len(amounts))]
 			}
+			if rng.IntN(8) == 0 {
+				// More devices than a kernel's few looked up in turn.
+				for c := range 8 + rng.IntN(12) {
+					if al["cpu"] == nil {
+						al["cpu"] = map[model.DeviceID]model.Dec{}
+					}
+					al["cpu"][model.DeviceID(fmt.Sprint(c))] = amounts[rng.IntN(len(amounts))]
+					if al["mem"] == nil {
+						al["mem"] = map[model.DeviceID]model.Dec{}
+					}
+					al["mem"][model.DeviceID(fmt.Sprint(c))] = amounts[rng.IntN(len(amounts))]
+				}
+			}
 			ks = append(ks, &model.Kernel{ID: model.KernelID(fmt.Sprint(i)), Agent: model.AgentID(fmt.Sprint("a", rng.IntN(3))), Alloc: al})
 		}
 		want := naiveDerive(ks)
 		whole := deriveUsage(ks, nil)
 		cut := rng.IntN(len(ks) + 1)
-		merged, b := map[model.DeviceKey]*model.DeviceUsage{}, map[model.DeviceKey]*model.DeviceUsage{}
+		var a, b usageSums
 		for _, k := range ks[:cut] {
-			sumUsage(merged, k, nil)
+			a.add(k, nil)
 		}
 		for _, k := range ks[cut:] {
-			sumUsage(b, k, nil)
+			b.add(k, nil)
 		}
-		mergeUsage(merged, b)
+		merged := a.finish()
+		mergeUsage(merged, b.finish())
 		pruneUsage(merged)
 		for name, got := range map[string]map[model.DeviceKey]*model.DeviceUsage{"whole": whole, "parts": merged} {
 			if g, w := usageString(got), usageString(want); g != w {
