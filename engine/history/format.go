@@ -187,6 +187,9 @@ func parseSegmentOf(b []byte, skipCheckpoint, lazy bool, dec *zstd.Decoder, buf 
 	var chunks [][]byte
 	if !lazy {
 		deltaZ = make([]byte, 0, len(b))
+	} else {
+		// A chunk a second of changes, ~140 bytes each on a busy node.
+		chunks = make([][]byte, 0, len(b)/128+1)
 	}
 	first := true
 	for off < len(b) {
