@@ -135,6 +135,8 @@ type dec struct {
 type interner struct {
 	strs map[string]string
 	decs map[string]model.Dec
+	// uuids: the text of UUIDs by their 16 bytes (owners, projects).
+	uuids map[[16]byte]string
 }
 
 // Bounds: only short strings are kept, and only so many, whatever the
@@ -145,7 +147,7 @@ const (
 )
 
 func newInterner() *interner {
-	return &interner{strs: map[string]string{}, decs: map[string]model.Dec{}}
+	return &interner{strs: map[string]string{}, decs: map[string]model.Dec{}, uuids: map[[16]byte]string{}}
 }
 
 // istr is str, interned when the decoder has an interner.
@@ -163,6 +165,25 @@ func (d *dec) istr() string {
 	s := string(b)
 	if len(s) <= internLen && len(d.in.strs) < internMax {
 		d.in.strs[s] = s
+	}
+	return s
+}
+
+// iid is id, a UUID's text shared when the decoder has an interner: for
+// the ids kernels repeat (owners, projects), not their own.
+func (d *dec) iid() string {
+	if d.in == nil || len(d.b) < 17 || d.b[0] != idUUID || d.err != nil {
+		return d.id()
+	}
+	var key [16]byte
+	copy(key[:], d.b[1:17])
+	if s, ok := d.in.uuids[key]; ok {
+		d.b = d.b[17:]
+		return s
+	}
+	s := d.id()
+	if d.err == nil && len(d.in.uuids) < internMax {
+		d.in.uuids[key] = s
 	}
 	return s
 }
@@ -593,8 +614,8 @@ func decodeField(d *dec, k *model.Kernel, f int) {
 			r.AgentID = model.AgentID(d.istr())
 			r.SessionID = d.id()
 			r.SessionType = d.istr()
-			r.OwnerUserID = d.id()
-			r.OwnerProjectID = d.id()
+			r.OwnerUserID = d.iid()
+			r.OwnerProjectID = d.iid()
 			r.Image, r.Architecture = d.istr(), d.istr()
 			k.Record = r
 		}

@@ -327,7 +327,7 @@ func FuzzDecodePatched(f *testing.F) {
 	k := &model.Kernel{ID: "0b59124e-5b63-4596-990a-af5bee51230b", Agent: "a", Path: "/p", State: model.KernelOK, Seen: time.Unix(5, 0),
 		Alloc:  model.Allocations{model.SlotCUDAShares: {"0": model.MustDec("0.25"), "1": model.MustDec("1.0")}, "cpu": {"3": model.MustDec("1")}},
 		Slots:  model.ResourceSlot{model.SlotCUDAShares: model.MustDec("1.25"), "cpu": model.MustDec("1")},
-		Record: &model.KernelRecord{SessionID: "s", OwnerUserID: "u"}}
+		Record: &model.KernelRecord{SessionID: "s", OwnerUserID: "1035453d-92ac-5cf4-a176-68f83136fb31", OwnerProjectID: "u"}}
 	e := enc{}
 	encodeKernel(&e, k)
 	base := append([]byte(nil), e.b...)
