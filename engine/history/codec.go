@@ -315,6 +315,10 @@ func (d *dec) rel(id string) string {
 	tag := d.byte()
 	s := d.str()
 	if tag == 1 {
+		if s == "\x00" {
+			// The record's kernel id: the kernel's own string.
+			return id
+		}
 		return strings.ReplaceAll(s, "\x00", id)
 	}
 	return s
