@@ -330,7 +330,13 @@ type streamIter struct {
 }
 
 func newStreamIter(z [][]byte, dec *zstd.Decoder) *streamIter {
-	return newStreamIterSize(z, dec, streamPiece)
+	// Records compress two- to fourfold: a short stream (a segment just
+	// begun) gets a piece its size, not 512 KiB.
+	n := 0
+	for _, c := range z {
+		n += len(c)
+	}
+	return newStreamIterSize(z, dec, min(streamPiece, max(4<<10, 4*n)))
 }
 
 // newStreamIterSize is newStreamIter handing over piece bytes at a time.
