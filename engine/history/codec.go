@@ -129,6 +129,84 @@ const hexDigits = "0123456789abcdef"
 type dec struct {
 	b   []byte
 	err error
+	// in, when set, shares the strings and amounts kernels repeat (slot
+	// and device names, agents, states, images, amounts) between the
+	// kernels it decodes: a snapshot of 10,000 kernels allocates and
+	// parses each once.
+	in *interner
+}
+
+// interner is the strings and amounts a run of kernel decodes has seen.
+// Not safe for concurrent use: one per goroutine.
+type interner struct {
+	strs map[string]string
+	decs map[string]model.Dec
+	// uuids: the text of UUIDs by their 16 bytes (owners, projects).
+	uuids map[[16]byte]string
+}
+
+// Bounds: only short strings are kept, and only so many, whatever the
+// record holds.
+const (
+	internLen = 64
+	internMax = 1 << 14
+)
+
+func newInterner() *interner {
+	return &interner{strs: map[string]string{}, decs: map[string]model.Dec{}, uuids: map[[16]byte]string{}}
+}
+
+// istr is str, interned when the decoder has an interner.
+func (d *dec) istr() string {
+	if d.in == nil {
+		return d.str()
+	}
+	b := d.strBytes()
+	if d.err != nil {
+		return ""
+	}
+	if s, ok := d.in.strs[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if len(s) <= internLen && len(d.in.strs) < internMax {
+		d.in.strs[s] = s
+	}
+	return s
+}
+
+// iid is id, a UUID's text shared when the decoder has an interner: for
+// the ids kernels repeat (owners, projects), not their own.
+func (d *dec) iid() string {
+	if d.in == nil || len(d.b) < 17 || d.b[0] != idUUID || d.err != nil {
+		return d.id()
+	}
+	var key [16]byte
+	copy(key[:], d.b[1:17])
+	if s, ok := d.in.uuids[key]; ok {
+		d.b = d.b[17:]
+		return s
+	}
+	s := d.id()
+	if d.err == nil && len(d.in.uuids) < internMax {
+		d.in.uuids[key] = s
+	}
+	return s
+}
+
+// strBytes reads a string's bytes without copying them.
+func (d *dec) strBytes() []byte {
+	n := d.uvarint()
+	if d.err != nil {
+		return nil
+	}
+	if n > maxString || n > uint64(len(d.b)) {
+		d.fail(errShort)
+		return nil
+	}
+	b := d.b[:n]
+	d.b = d.b[n:]
+	return b
 }
 
 func (d *dec) fail(err error) {
@@ -243,6 +321,10 @@ func (d *dec) rel(id string) string {
 	tag := d.byte()
 	s := d.str()
 	if tag == 1 {
+		if s == "\x00" {
+			// The record's kernel id: the kernel's own string.
+			return id
+		}
 		return strings.ReplaceAll(s, "\x00", id)
 	}
 	return s
@@ -267,6 +349,26 @@ func (d *dec) time() time.Time {
 func (d *dec) bool() bool { return d.byte() != 0 }
 
 func (d *dec) dec() model.Dec {
+	if d.in != nil {
+		b := d.strBytes()
+		if d.err != nil {
+			return model.Dec{}
+		}
+		if v, ok := d.in.decs[string(b)]; ok {
+			return v
+		}
+		s := string(b)
+		v, err := model.ParseDec(s)
+		if err != nil {
+			d.fail(fmt.Errorf("amount %q: %w", s, err))
+			return v
+		}
+		if len(s) <= internLen && len(d.in.decs) < internMax {
+			// A Dec is immutable: kernels can share one.
+			d.in.decs[s] = v
+		}
+		return v
+	}
 	s := d.str()
 	if d.err != nil {
 		return model.Dec{}
@@ -372,18 +474,69 @@ func encodePatch(e *enc, k *model.Kernel, mask uint32) {
 
 // decodePatch reads a patch record into k (the kernel as last recorded,
 // a copy the caller owns).
-func decodePatch(d *dec, k *model.Kernel) (mask uint32) {
+func decodePatch(d *dec, k *model.Kernel) (mask uint32) { return decodePatchSkip(d, k, 0) }
+
+// skippable are the fields whose decoding builds maps: a kernel's record,
+// or a patch, need not build them when a later patch sets them again.
+const skippable = 1<<fAlloc | 1<<fSlots
+
+// decodePatchSkip is decodePatch reading the fields in skip (of
+// skippable) without building them: it checks them as decodeField does
+// (the same errors), and leaves k's as they were.
+func decodePatchSkip(d *dec, k *model.Kernel, skip uint32) (mask uint32) {
 	mask = uint32(d.uvarint())
 	if mask >= 1<<nFields {
 		d.fail(fmt.Errorf("field mask %#x", mask))
 		return 0
 	}
 	for f := 0; f < nFields && d.err == nil; f++ {
-		if mask&(1<<f) != 0 {
+		switch {
+		case mask&(1<<f) == 0:
+		case skip&(1<<f) != 0:
+			skipField(d, f)
+		default:
 			decodeField(d, k, f)
 		}
 	}
 	return mask
+}
+
+// patchMask is a patch record's field mask (0 when it has none that
+// makes sense).
+func patchMask(body []byte) uint32 {
+	d := dec{b: body}
+	d.id()
+	mask := uint32(d.uvarint())
+	if d.err != nil || mask >= 1<<nFields {
+		return 0
+	}
+	return mask
+}
+
+// skipField reads a skippable field as decodeField reads it (the same
+// reads, so the same errors: amounts are parsed too, which an interner
+// makes cheap) without building anything.
+func skipField(d *dec, f int) {
+	switch f {
+	case fAlloc:
+		n := d.count()
+		for i := 0; i < n && d.err == nil; i++ {
+			d.strBytes()
+			m := d.count()
+			for j := 0; j < m && d.err == nil; j++ {
+				d.strBytes()
+				d.dec()
+			}
+		}
+	case fSlots:
+		n := d.count()
+		for i := 0; i < n && d.err == nil; i++ {
+			d.strBytes()
+			d.dec()
+		}
+	default:
+		d.fail(fmt.Errorf("field %d cannot be skipped", f))
+	}
 }
 
 func encodeField(e *enc, k *model.Kernel, f int) {
@@ -450,11 +603,11 @@ func encodeField(e *enc, k *model.Kernel, f int) {
 func decodeField(d *dec, k *model.Kernel, f int) {
 	switch f {
 	case fAgent:
-		k.Agent = model.AgentID(d.str())
+		k.Agent = model.AgentID(d.istr())
 	case fAgentBy:
-		k.AgentBy = model.AgentBasis(d.str())
+		k.AgentBy = model.AgentBasis(d.istr())
 	case fState:
-		k.State = model.KernelState(d.str())
+		k.State = model.KernelState(d.istr())
 	case fAlloc:
 		k.Alloc = decodeAlloc(d)
 	case fRecord:
@@ -464,12 +617,12 @@ func decodeField(d *dec, k *model.Kernel, f int) {
 			r := &model.KernelRecord{}
 			r.Path = d.rel(id)
 			r.KernelID = model.KernelID(d.rel(id))
-			r.AgentID = model.AgentID(d.str())
+			r.AgentID = model.AgentID(d.istr())
 			r.SessionID = d.id()
-			r.SessionType = d.str()
-			r.OwnerUserID = d.id()
-			r.OwnerProjectID = d.id()
-			r.Image, r.Architecture = d.str(), d.str()
+			r.SessionType = d.istr()
+			r.OwnerUserID = d.iid()
+			r.OwnerProjectID = d.iid()
+			r.Image, r.Architecture = d.istr(), d.istr()
 			k.Record = r
 		}
 	case fPath:
@@ -479,7 +632,7 @@ func decodeField(d *dec, k *model.Kernel, f int) {
 		if n := d.count(); n > 0 {
 			k.Slots = make(model.ResourceSlot, n)
 			for i := 0; i < n && d.err == nil; i++ {
-				s := model.SlotName(d.str())
+				s := model.SlotName(d.istr())
 				k.Slots[s] = d.dec()
 			}
 		}
@@ -551,11 +704,11 @@ func decodeAlloc(d *dec) model.Allocations {
 	}
 	al := make(model.Allocations, n)
 	for i := 0; i < n && d.err == nil; i++ {
-		slot := model.SlotName(d.str())
+		slot := model.SlotName(d.istr())
 		m := d.count()
 		devs := make(map[model.DeviceID]model.Dec, m)
 		for j := 0; j < m && d.err == nil; j++ {
-			id := model.DeviceID(d.str())
+			id := model.DeviceID(d.istr())
 			devs[id] = d.dec()
 		}
 		al[slot] = devs
@@ -726,11 +879,19 @@ func decodePatchHead(d *dec, k *model.Kernel, want func(model.DeviceKey) bool) (
 	return mask
 }
 
-func decodeKernel(d *dec) *model.Kernel {
+func decodeKernel(d *dec) *model.Kernel { return decodeKernelSkip(d, 0) }
+
+// decodeKernelSkip is decodeKernel reading the fields in skip (of
+// skippable) without building them (decodePatchSkip).
+func decodeKernelSkip(d *dec, skip uint32) *model.Kernel {
 	k := &model.Kernel{}
 	k.ID = model.KernelID(d.id())
 	for f := 0; f < nFields && d.err == nil; f++ {
-		decodeField(d, k, f)
+		if skip&(1<<f) != 0 {
+			skipField(d, f)
+		} else {
+			decodeField(d, k, f)
+		}
 	}
 	if d.err == nil && len(d.b) != 0 {
 		d.fail(fmt.Errorf("%d bytes after the kernel record", len(d.b)))

@@ -1,7 +1,6 @@
 package history
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -159,9 +158,10 @@ type segData struct {
 	// Torn: the damage is a last chunk cut short, as a crash or a full
 	// disk leaves it, rather than bad bytes followed by more.
 	Torn bool
-	// deltaZ is the compressed delta stream, when the caller decompresses
-	// it as it reads (lazy): a query about an early moment stops there.
-	deltaZ []byte
+	// deltaZ is the compressed delta stream, its chunks' payloads in the
+	// file's bytes, when the caller decompresses it as it reads (lazy): a
+	// query about an early moment stops there.
+	deltaZ [][]byte
 	// End is the offset where the intact chunks end; deltaBad: the delta
 	// stream did not decompress (a tail cannot continue it then).
 	End      int64
@@ -190,8 +190,16 @@ func parseSegmentOf(b []byte, skipCheckpoint, lazy bool, dec *zstd.Decoder, buf 
 		return nil, fmt.Errorf("format version %d, this fgtop reads versions %d to %d", v, minVersion, Version)
 	}
 	off := headerSize
-	// The deltas are most of a segment: room for them all at once.
-	deltaZ := make([]byte, 0, len(b))
+	// The deltas are most of a segment: room for them all at once, when
+	// they are decompressed here.
+	var deltaZ []byte
+	var chunks [][]byte
+	if !lazy {
+		deltaZ = make([]byte, 0, len(b))
+	} else {
+		// A chunk a second of changes, ~140 bytes each on a busy node.
+		chunks = make([][]byte, 0, len(b)/128+1)
+	}
 	first := true
 	for off < len(b) {
 		rest := b[off:]
@@ -233,7 +241,11 @@ func parseSegmentOf(b []byte, skipCheckpoint, lazy bool, dec *zstd.Decoder, buf 
 			}
 			first = false
 		} else {
-			deltaZ = append(deltaZ, payload...)
+			if lazy {
+				chunks = append(chunks, payload)
+			} else {
+				deltaZ = append(deltaZ, payload...)
+			}
 		}
 		off += chunkHead + int(n)
 	}
@@ -241,8 +253,8 @@ func parseSegmentOf(b []byte, skipCheckpoint, lazy bool, dec *zstd.Decoder, buf 
 	if first && sd.Damage == "" {
 		sd.Damage, sd.Offset, sd.Torn = "no checkpoint", int64(off), true
 	}
-	if len(deltaZ) > 0 && lazy {
-		sd.deltaZ = deltaZ
+	if lazy {
+		sd.deltaZ = chunks
 	} else if len(deltaZ) > 0 {
 		raw, err := decodeStream(deltaZ, dec, buf)
 		sd.Deltas = raw
@@ -309,42 +321,173 @@ func newDecoder() (*zstd.Decoder, error) {
 		zstd.WithDecoderMaxWindow(32<<20))
 }
 
-// streamIter walks the records of a delta stream as it decompresses it.
+// streamPiece is how much of a delta stream the decompressing goroutine
+// hands over at a time.
+const streamPiece = 512 << 10
+
+// streamIter walks the records of a delta stream while another goroutine
+// decompresses it ahead (a seek's replay is half decompressing, half
+// applying records: on two cores they overlap). The records it returns
+// are slices of fresh buffers, never reused, so a state can keep them.
 type streamIter struct {
-	br  *bufio.Reader
-	err error
+	err    error
+	cur    []byte
+	ch     chan []byte
+	done   chan struct{}
+	exited chan struct{}
+	// perr is the decompressor's error, set before ch is closed.
+	perr error
+	// pending is the rest of a piece whose first record was joined to
+	// the previous piece's last (join), read after it.
+	pending []byte
 }
 
-func newStreamIter(z []byte, dec *zstd.Decoder) *streamIter {
-	if err := dec.Reset(bytes.NewReader(z)); err != nil {
+func newStreamIter(z [][]byte, dec *zstd.Decoder) *streamIter {
+	// Records compress two- to fourfold: a short stream (a segment just
+	// begun) gets a piece its size, not 512 KiB.
+	n := 0
+	for _, c := range z {
+		n += len(c)
+	}
+	return newStreamIterSize(z, dec, min(streamPiece, max(4<<10, 4*n)))
+}
+
+// newStreamIterSize is newStreamIter handing over piece bytes at a time.
+func newStreamIterSize(z [][]byte, dec *zstd.Decoder, piece int) *streamIter {
+	if err := dec.Reset(&chunksReader{cs: z}); err != nil {
 		return &streamIter{err: err}
 	}
-	return &streamIter{br: bufio.NewReaderSize(io.LimitReader(dec, maxSegmentRaw), 64<<10)}
+	it := &streamIter{ch: make(chan []byte, 4), done: make(chan struct{}), exited: make(chan struct{})}
+	go func() {
+		defer close(it.exited)
+		defer close(it.ch)
+		r := io.LimitReader(dec, maxSegmentRaw)
+		for {
+			buf := make([]byte, piece)
+			n, err := io.ReadFull(r, buf)
+			if n > 0 {
+				select {
+				case it.ch <- buf[:n]:
+				case <-it.done:
+					return
+				}
+			}
+			if err != nil {
+				// The stream's end where the writer last flushed (a torn
+				// tail) is an end, not an error.
+				if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+					it.perr = err
+				}
+				return
+			}
+		}
+	}()
+	return it
 }
 
-// next is recIter.next on the stream; the stream's end where the writer
-// last flushed (a torn tail) is an end, not an error.
+// chunksReader reads a run of byte slices as one stream (the delta
+// chunks' payloads where they lie in the file's bytes, not copied
+// together).
+type chunksReader struct {
+	cs [][]byte
+	// i and off: where the next byte is (the slices are not changed: the
+	// segment's data may be read again).
+	i, off int
+}
+
+func (r *chunksReader) Read(p []byte) (int, error) {
+	for r.i < len(r.cs) && r.off == len(r.cs[r.i]) {
+		r.i, r.off = r.i+1, 0
+	}
+	if r.i == len(r.cs) {
+		return 0, io.EOF
+	}
+	n := copy(p, r.cs[r.i][r.off:])
+	r.off += n
+	return n, nil
+}
+
+// close stops the decompressing goroutine and waits for it: the decoder
+// is the caller's again.
+func (it *streamIter) close() {
+	if it.done == nil {
+		return
+	}
+	select {
+	case <-it.done:
+	default:
+		close(it.done)
+	}
+	<-it.exited
+}
+
+// join returns what to read next when a record begins in it.cur and goes
+// on in piece p: that record alone copied whole, followed by the rest of
+// p (records already returned keep the old buffers).
+func (it *streamIter) join(p []byte) []byte {
+	var head [binary.MaxVarintLen64]byte
+	h := append(head[:0], it.cur[:min(len(it.cur), len(head))]...)
+	h = append(h, p[:min(len(p), len(head)-len(h))]...)
+	n, k := binary.Uvarint(h)
+	if k > 0 && n > 0 && n <= maxRecord {
+		total, have := k+int(n), len(it.cur)
+		if need := total - have; need > 0 && need <= len(p) {
+			rec := make([]byte, 0, total)
+			rec = append(append(rec, it.cur...), p[:need]...)
+			// The record, then p after it: two buffers, read in turn.
+			it.pending = p[need:]
+			return rec
+		}
+	}
+	// A record longer than the piece, or a length still cut short: join
+	// the rest to the whole piece.
+	return append(append(make([]byte, 0, len(it.cur)+len(p)), it.cur...), p...)
+}
+
+// next is recIter.next on the stream; a record cut off by the stream's end
+// where the writer last flushed (a torn tail) is an end, not an error.
 func (it *streamIter) next() (typ byte, body []byte, ok bool) {
-	if it.br == nil || it.err != nil {
+	if it.err != nil || it.ch == nil {
 		return 0, nil, false
 	}
-	n, err := binary.ReadUvarint(it.br)
-	if err != nil {
-		if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
-			it.err = err
+	for {
+		n, k := binary.Uvarint(it.cur)
+		if k < 0 {
+			it.err = errors.New("a record length that overflows")
+			return 0, nil, false
 		}
-		return 0, nil, false
-	}
-	if n == 0 || n > maxRecord {
-		it.err = fmt.Errorf("a record of %d bytes", n)
-		return 0, nil, false
-	}
-	rec := make([]byte, n)
-	if _, err := io.ReadFull(it.br, rec); err != nil {
-		if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
-			it.err = err
+		if k > 0 {
+			if n == 0 || n > maxRecord {
+				it.err = fmt.Errorf("a record of %d bytes", n)
+				return 0, nil, false
+			}
+			if uint64(len(it.cur)-k) >= n {
+				rec := it.cur[k : k+int(n)]
+				it.cur = it.cur[k+int(n):]
+				return rec[0], rec[1:], true
+			}
 		}
-		return 0, nil, false
+		if it.pending != nil && len(it.cur) == 0 {
+			it.cur, it.pending = it.pending, nil
+			continue
+		}
+		if it.pending != nil {
+			// What is left of the joined record's buffer is a record cut
+			// short (the join copies exactly one record): the rest of the
+			// piece follows it.
+			p := it.pending
+			it.pending = nil
+			it.cur = it.join(p)
+			continue
+		}
+		p, more := <-it.ch
+		if !more {
+			it.err = it.perr
+			return 0, nil, false
+		}
+		if len(it.cur) > 0 {
+			p = it.join(p)
+		}
+		it.cur = p
 	}
-	return rec[0], rec[1:], true
 }

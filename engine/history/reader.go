@@ -383,6 +383,7 @@ func (w *walker) scan(sr *segRead, st *state, until time.Time) {
 	if sr.data.deltaZ != nil && sr.dec != nil {
 		si := newStreamIter(sr.data.deltaZ, sr.dec)
 		run(si, false)
+		si.close()
 		// A stream read part way holds the decoder: let it go.
 		sr.dec.Reset(nil)
 		if si.err != nil && sr.data.Damage == "" {

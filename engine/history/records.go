@@ -2,6 +2,7 @@ package history
 
 import (
 	"encoding/json"
+	"math"
 	"slices"
 	"time"
 
@@ -356,38 +357,174 @@ func (n *devNote) derivable(u *model.DeviceUsage) bool {
 // the engine keeps them: per slot, the kernels holding anything there,
 // the split by agent without zeros.
 func deriveUsage(ks []*model.Kernel, have map[model.DeviceKey]usageRec) map[model.DeviceKey]*model.DeviceUsage {
-	out := map[model.DeviceKey]*model.DeviceUsage{}
+	sums := usageSums{}
 	for _, k := range ks {
-		// Devices this kernel was counted on (a kernel holding two slots
-		// on one device counts once there); a map, since a record may
-		// claim any number of devices.
-		counted := map[model.DeviceKey]bool{}
-		for slot, devs := range k.Alloc {
-			name := slot.DeviceName()
-			for id, amt := range devs {
-				key := model.DeviceKey{Name: name, ID: id}
-				if _, ok := have[key]; ok {
-					continue
-				}
-				u := out[key]
-				if u == nil {
-					u = &model.DeviceUsage{Key: key, Held: model.ResourceSlot{}, ByAgent: map[model.AgentID]model.ResourceSlot{}}
-					out[key] = u
-				}
+		sums.add(k, have)
+	}
+	out := sums.finish()
+	pruneUsage(out)
+	return out
+}
+
+// usageSums sums kernels' holdings per device. Sums of parts of the
+// kernels (mergeUsage) are the sums of them all: decimal addition is
+// exact here, whatever the order. Whole amounts (the CPU cores and memory
+// bytes such devices hold) are summed as integers and added to the
+// decimals once, by finish: what adding them one by one gives, without a
+// decimal a kernel.
+type usageSums struct {
+	devs map[model.DeviceKey]*devSums
+}
+
+// devSums is one device's totals: the decimal ones (in u) and the
+// integer ones not yet added to them, a handful, searched in turn.
+type devSums struct {
+	u    *model.DeviceUsage
+	ints []intSum
+}
+
+// intSum is the whole amounts of one slot of a device's total (byAgent
+// false) or of one agent's share of it.
+type intSum struct {
+	slot    model.SlotName
+	agent   model.AgentID
+	byAgent bool
+	n       int64
+}
+
+// addInt adds amt to the integer sum of (slot, agent, byAgent) when amt
+// is a whole number (exponent 0) and the sum stays an int64; false: add
+// it as a decimal.
+func (ds *devSums) addInt(slot model.SlotName, agent model.AgentID, byAgent bool, amt model.Dec) bool {
+	if amt.Exponent() != 0 {
+		return false
+	}
+	v, err := amt.Int64()
+	if err != nil {
+		return false
+	}
+	for i := range ds.ints {
+		is := &ds.ints[i]
+		if is.slot == slot && is.byAgent == byAgent && is.agent == agent {
+			if v > 0 && is.n > math.MaxInt64-v || v < 0 && is.n < math.MinInt64-v {
+				return false
+			}
+			is.n += v
+			return true
+		}
+	}
+	ds.ints = append(ds.ints, intSum{slot: slot, agent: agent, byAgent: byAgent, n: v})
+	return true
+}
+
+// add adds k's holdings on the devices have lacks.
+func (us *usageSums) add(k *model.Kernel, have map[model.DeviceKey]usageRec) {
+	if us.devs == nil {
+		us.devs = map[model.DeviceKey]*devSums{}
+	}
+	// Devices this kernel was counted on (a kernel holding two slots on
+	// one device counts once there): a few, looked up in turn; a map
+	// past those, since a record may claim any number of devices.
+	var few [8]model.DeviceKey
+	nfew := 0
+	var many map[model.DeviceKey]bool
+	for slot, devs := range k.Alloc {
+		name := slot.DeviceName()
+		for id, amt := range devs {
+			key := model.DeviceKey{Name: name, ID: id}
+			if _, ok := have[key]; ok {
+				continue
+			}
+			ds := us.devs[key]
+			if ds == nil {
+				ds = &devSums{u: &model.DeviceUsage{Key: key, Held: model.ResourceSlot{}, ByAgent: map[model.AgentID]model.ResourceSlot{}}}
+				us.devs[key] = ds
+			}
+			u := ds.u
+			if !ds.addInt(slot, "", false, amt) {
 				u.Held[slot] = u.Held[slot].Add(amt)
+			}
+			if !ds.addInt(slot, k.Agent, true, amt) {
 				ba := u.ByAgent[k.Agent]
 				if ba == nil {
 					ba = model.ResourceSlot{}
 					u.ByAgent[k.Agent] = ba
 				}
 				ba[slot] = ba[slot].Add(amt)
-				if !counted[key] {
-					counted[key] = true
-					u.Kernels++
+			}
+			seen := many[key]
+			for _, f := range few[:nfew] {
+				seen = seen || f == key
+			}
+			switch {
+			case seen:
+			case nfew < len(few):
+				few[nfew] = key
+				nfew++
+				u.Kernels++
+			default:
+				if many == nil {
+					many = map[model.DeviceKey]bool{}
 				}
+				many[key] = true
+				u.Kernels++
 			}
 		}
 	}
+}
+
+// finish adds the integer sums to the decimal ones and returns the totals.
+func (us *usageSums) finish() map[model.DeviceKey]*model.DeviceUsage {
+	out := make(map[model.DeviceKey]*model.DeviceUsage, len(us.devs))
+	for key, ds := range us.devs {
+		u := ds.u
+		for _, is := range ds.ints {
+			r := u.Held
+			if is.byAgent {
+				if r = u.ByAgent[is.agent]; r == nil {
+					r = model.ResourceSlot{}
+					u.ByAgent[is.agent] = r
+				}
+			}
+			r[is.slot] = r[is.slot].Add(model.NewDec(is.n, 0))
+		}
+		out[key] = u
+	}
+	us.devs = nil
+	return out
+}
+
+// mergeUsage adds the sums of src to dst.
+func mergeUsage(dst, src map[model.DeviceKey]*model.DeviceUsage) {
+	for key, su := range src {
+		du := dst[key]
+		if du == nil {
+			dst[key] = su
+			continue
+		}
+		du.Kernels += su.Kernels
+		addSlots(du.Held, su.Held)
+		for a, r := range su.ByAgent {
+			if du.ByAgent[a] == nil {
+				du.ByAgent[a] = model.ResourceSlot{}
+			}
+			addSlots(du.ByAgent[a], r)
+		}
+	}
+}
+
+func addSlots(dst, src model.ResourceSlot) {
+	for s, v := range src {
+		if w, ok := dst[s]; ok {
+			dst[s] = w.Add(v)
+		} else {
+			dst[s] = v
+		}
+	}
+}
+
+// pruneUsage drops the zeros of the split by agent, as the engine does.
+func pruneUsage(out map[model.DeviceKey]*model.DeviceUsage) {
 	for _, u := range out {
 		for a, r := range u.ByAgent {
 			for s, v := range r {
@@ -403,7 +540,6 @@ func deriveUsage(ks []*model.Kernel, have map[model.DeviceKey]usageRec) map[mode
 			u.ByAgent = nil
 		}
 	}
-	return out
 }
 
 func decodeUsage(d *dec) usageRec {

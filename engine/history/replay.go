@@ -3,6 +3,8 @@ package history
 import (
 	"encoding/json"
 	"fmt"
+	"runtime"
+	"sync"
 	"time"
 
 	"github.com/fgtop/fgtop/model"
@@ -156,34 +158,6 @@ func (st *state) snapshot() (*model.Snapshot, error) {
 			}
 		}
 	}
-	ks := make([]*model.Kernel, 0, len(st.kernels))
-	holds := map[model.DeviceKey][]model.Holding{}
-	for id, b := range st.kernels {
-		d := dec{b: b}
-		k := decodeKernel(&d)
-		if d.err != nil {
-			return nil, fmt.Errorf("kernel record: %w", d.err)
-		}
-		for _, p := range st.patches[id] {
-			// A patch that does not decode costs itself: what it set
-			// before the bad field stands, as when it was applied at once.
-			pd := dec{b: p}
-			pd.id()
-			decodePatch(&pd, k)
-		}
-		ks = append(ks, k)
-		for slot, devs := range k.Alloc {
-			name := slot.DeviceName()
-			if !model.CarriesHoldings(name) {
-				continue
-			}
-			for id, amt := range devs {
-				key := model.DeviceKey{Name: name, ID: id}
-				holds[key] = append(holds[key], model.Holding{Kernel: k.ID, Agent: k.Agent, Slot: slot, Amount: amt})
-			}
-		}
-	}
-	s.SetKernels(ks)
 	usage := make(map[model.DeviceKey]usageRec, len(st.usage))
 	for k, b := range st.usage {
 		d := dec{b: b}
@@ -191,7 +165,12 @@ func (st *state) snapshot() (*model.Snapshot, error) {
 			usage[k] = u
 		}
 	}
-	s.Usage = make(map[model.DeviceKey]*model.DeviceUsage, len(usage))
+	ks, holds, derived, err := st.decodeKernels(usage)
+	if err != nil {
+		return nil, err
+	}
+	s.SetKernels(ks)
+	s.Usage = make(map[model.DeviceKey]*model.DeviceUsage, len(usage)+len(derived))
 	for k, u := range usage {
 		du := &model.DeviceUsage{Key: k, Held: u.Held, Kernels: u.Kernels, ByAgent: u.ByAgent}
 		if du.Held == nil {
@@ -202,7 +181,7 @@ func (st *state) snapshot() (*model.Snapshot, error) {
 		}
 		s.Usage[k] = du
 	}
-	for k, du := range deriveUsage(ks, usage) {
+	for k, du := range derived {
 		if hs := holds[k]; len(hs) > 0 {
 			du.SetHoldings(hs)
 		}
@@ -210,6 +189,132 @@ func (st *state) snapshot() (*model.Snapshot, error) {
 	}
 	st.overlayMinute(s)
 	return s, nil
+}
+
+// parallelDecode is the number of kernels from which a snapshot's
+// kernels are decoded in parts, one goroutine each.
+const parallelDecode = 2048
+
+// decodeKernels decodes the kernels with their patches, and gathers what
+// each holds per device and the totals of the devices usage lacks. A
+// large node's kernels are decoded in parts on up to four goroutines
+// (each with its own interner): the decoding is most of a seek's work
+// after the replay.
+func (st *state) decodeKernels(usage map[model.DeviceKey]usageRec) ([]*model.Kernel, map[model.DeviceKey][]model.Holding, map[model.DeviceKey]*model.DeviceUsage, error) {
+	type entry struct {
+		id   model.KernelID
+		body []byte
+	}
+	ents := make([]entry, 0, len(st.kernels))
+	for id, b := range st.kernels {
+		ents = append(ents, entry{id, b})
+	}
+	ks := make([]*model.Kernel, len(ents))
+	parts := 1
+	if len(ents) >= parallelDecode {
+		parts = min(runtime.GOMAXPROCS(0), 4)
+	}
+	type partOut struct {
+		holds   map[model.DeviceKey][]model.Holding
+		derived map[model.DeviceKey]*model.DeviceUsage
+		err     error
+	}
+	outs := make([]partOut, parts)
+	part := func(p int) {
+		o := &outs[p]
+		o.holds = map[model.DeviceKey][]model.Holding{}
+		var sums usageSums
+		defer func() { o.derived = sums.finish() }()
+		in := newInterner()
+		for i := len(ents) * p / parts; i < len(ents)*(p+1)/parts; i++ {
+			k, err := decodePatched(ents[i].body, st.patches[ents[i].id], in)
+			if err != nil {
+				o.err = err
+				return
+			}
+			ks[i] = k
+			for slot, devs := range k.Alloc {
+				name := slot.DeviceName()
+				if !model.CarriesHoldings(name) {
+					continue
+				}
+				for id, amt := range devs {
+					key := model.DeviceKey{Name: name, ID: id}
+					o.holds[key] = append(o.holds[key], model.Holding{Kernel: k.ID, Agent: k.Agent, Slot: slot, Amount: amt})
+				}
+			}
+			sums.add(k, usage)
+		}
+	}
+	var wg sync.WaitGroup
+	for p := 1; p < parts; p++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			part(p)
+		}()
+	}
+	part(0)
+	wg.Wait()
+	holds, derived := outs[0].holds, outs[0].derived
+	for _, o := range outs {
+		if o.err != nil {
+			return nil, nil, nil, o.err
+		}
+	}
+	for _, o := range outs[1:] {
+		for key, hs := range o.holds {
+			holds[key] = append(holds[key], hs...)
+		}
+		mergeUsage(derived, o.derived)
+	}
+	pruneUsage(derived)
+	return ks, holds, derived, nil
+}
+
+// decodePatched decodes a kernel's record and its patches since, in
+// order. A map field (allocations, slots) that a later patch sets again
+// is read without being built; should any patch fail to decode (so that
+// it may not set what its mask says), the kernel is decoded again with
+// nothing skipped.
+func decodePatched(body []byte, patches [][]byte, in *interner) (*model.Kernel, error) {
+	var skips []uint32
+	var later uint32
+	if len(patches) > 0 {
+		skips = make([]uint32, len(patches))
+		for j := len(patches) - 1; j >= 0; j-- {
+			skips[j] = later & skippable
+			later |= patchMask(patches[j])
+		}
+	}
+	for skipping := later&skippable != 0; ; skipping = false {
+		skip := uint32(0)
+		if skipping {
+			skip = later & skippable
+		}
+		d := dec{b: body, in: in}
+		k := decodeKernelSkip(&d, skip)
+		if d.err != nil {
+			return nil, fmt.Errorf("kernel record: %w", d.err)
+		}
+		failed := false
+		for j, pb := range patches {
+			// A patch that does not decode costs itself: what it set
+			// before the bad field stands, as when it was applied at
+			// once.
+			pd := dec{b: pb, in: in}
+			pd.id()
+			if skipping {
+				decodePatchSkip(&pd, k, skips[j])
+			} else {
+				decodePatch(&pd, k)
+			}
+			failed = failed || pd.err != nil
+		}
+		if !skipping || !failed {
+			return k, nil
+		}
+	}
 }
 
 // overlayMinute puts the last minute's summary over telemetry the device

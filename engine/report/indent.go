@@ -6,7 +6,12 @@ package report
 // byte, half the cost of a 10,000-kernel document; input that comes from
 // json.Marshal needs no validating.
 func indentCompact(dst, src []byte, indent string) []byte {
-	depth := 0
+	return indentCompactAt(dst, src, indent, 0)
+}
+
+// indentCompactAt is indentCompact for src nested depth levels deep in a
+// document (a run of array elements, indented on their own).
+func indentCompactAt(dst, src []byte, indent string, depth int) []byte {
 	newline := func() {
 		dst = append(dst, '\n')
 		for range depth {

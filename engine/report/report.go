@@ -272,7 +272,11 @@ func issue(i model.Issue) Issue {
 }
 
 // FromSnapshot builds the v1 document.
-func FromSnapshot(s *model.Snapshot) *Snapshot {
+func FromSnapshot(s *model.Snapshot) *Snapshot { return fromSnapshot(s, true) }
+
+// fromSnapshot builds the v1 document, its kernels only when withKernels
+// (MarshalSnapshot writes them itself).
+func fromSnapshot(s *model.Snapshot, withKernels bool) *Snapshot {
 	out := &Snapshot{
 		Schema: Schema, Seq: s.Seq, Time: s.Time.UTC().Format(time.RFC3339Nano), Node: s.Node, Mode: s.Mode,
 		Config: s.ConfigPath, Source: s.Source, HostMemBytes: s.HostMemBytes, Allocator: AllocatorOf(s.Allocator),
@@ -334,45 +338,10 @@ func FromSnapshot(s *model.Snapshot) *Snapshot {
 		u := s.Usage[k]
 		out.Unknown = append(out.Unknown, Usage{Key: k.String(), Held: slotMap(u.Held), Kernels: u.Kernels})
 	}
-	for _, k := range s.Kernels() {
-		kj := Kernel{ID: string(k.ID), Agent: string(k.Agent), Path: k.Path, State: string(k.State),
-			Slots: slotMap(k.Slots), Allocations: map[string]map[string]string{}, Legacy: k.Legacy, AgentBy: string(k.AgentBy)}
-		if r := k.Record; r != nil {
-			kj.SessionID, kj.SessionType, kj.OwnerUserID, kj.OwnerProjectID = r.SessionID, r.SessionType, r.OwnerUserID, r.OwnerProjectID
-			kj.Image, kj.Architecture = r.Image, r.Architecture
+	if withKernels {
+		for _, k := range s.Kernels() {
+			out.Kernels = append(out.Kernels, kernelDoc(k))
 		}
-		if !k.ModTime.IsZero() {
-			kj.ModTime = k.ModTime.UTC().Format(time.RFC3339Nano)
-		}
-		kj.Container = k.Container
-		if u := k.Use; u != nil {
-			uj := &KernelUse{Procs: u.Procs, MemUsed: opt(u.MemUsed), UtilPct: opt(u.Util), MemOnly: u.MemOnly, Idle: u.Idle,
-				Devices: make([]DeviceUse, len(u.Devices))}
-			if !u.IdleSince.IsZero() {
-				uj.IdleSince = u.IdleSince.UTC().Format(time.RFC3339Nano)
-			}
-			for i, d := range u.Devices {
-				uj.Devices[i] = DeviceUse{Device: d.Device.String(), Held: d.Held, Procs: d.Procs,
-					MemUsed: opt(d.MemUsed), UtilPct: opt(d.Util)}
-				if !d.CapacityUnknown {
-					c := d.Capacity
-					uj.Devices[i].Capacity = &c
-				}
-			}
-			kj.Use = uj
-		}
-		for slot, devs := range k.Alloc {
-			m := make(map[string]string, len(devs))
-			for id, v := range devs {
-				m[string(id)] = v.String()
-			}
-			kj.Allocations[string(slot)] = m
-		}
-		if k.Problem != nil {
-			p := issue(*k.Problem)
-			kj.Problem = &p
-		}
-		out.Kernels = append(out.Kernels, kj)
 	}
 	for _, a := range s.Agents {
 		aj := Agent{ID: string(a.ID), ScratchRoot: a.ScratchRoot, Kernels: a.Kernels, Held: slotMap(a.Held)}
@@ -406,6 +375,52 @@ func FromSnapshot(s *model.Snapshot) *Snapshot {
 		out.Issues = append(out.Issues, issue(i))
 	}
 	return out
+}
+
+// kernelDoc is one kernel of the document.
+func kernelDoc(k *model.Kernel) Kernel {
+	kj := Kernel{ID: string(k.ID), Agent: string(k.Agent), Path: k.Path, State: string(k.State),
+		Slots: slotMap(k.Slots), Allocations: map[string]map[string]string{}, Legacy: k.Legacy, AgentBy: string(k.AgentBy)}
+	if r := k.Record; r != nil {
+		kj.SessionID, kj.SessionType, kj.OwnerUserID, kj.OwnerProjectID = r.SessionID, r.SessionType, r.OwnerUserID, r.OwnerProjectID
+		kj.Image, kj.Architecture = r.Image, r.Architecture
+	}
+	if !k.ModTime.IsZero() {
+		kj.ModTime = k.ModTime.UTC().Format(time.RFC3339Nano)
+	}
+	kj.Container = k.Container
+	if u := k.Use; u != nil {
+		kj.Use = kernelUseDoc(u)
+	}
+	for slot, devs := range k.Alloc {
+		m := make(map[string]string, len(devs))
+		for id, v := range devs {
+			m[string(id)] = v.String()
+		}
+		kj.Allocations[string(slot)] = m
+	}
+	if k.Problem != nil {
+		p := issue(*k.Problem)
+		kj.Problem = &p
+	}
+	return kj
+}
+
+func kernelUseDoc(u *model.KernelUse) *KernelUse {
+	uj := &KernelUse{Procs: u.Procs, MemUsed: opt(u.MemUsed), UtilPct: opt(u.Util), MemOnly: u.MemOnly, Idle: u.Idle,
+		Devices: make([]DeviceUse, len(u.Devices))}
+	if !u.IdleSince.IsZero() {
+		uj.IdleSince = u.IdleSince.UTC().Format(time.RFC3339Nano)
+	}
+	for i, d := range u.Devices {
+		uj.Devices[i] = DeviceUse{Device: d.Device.String(), Held: d.Held, Procs: d.Procs,
+			MemUsed: opt(d.MemUsed), UtilPct: opt(d.Util)}
+		if !d.CapacityUnknown {
+			c := d.Capacity
+			uj.Devices[i].Capacity = &c
+		}
+	}
+	return uj
 }
 
 // AllocMap is Backend.AI's current gpu_alloc_map for the snapshot's
