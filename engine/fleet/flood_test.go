@@ -4,8 +4,6 @@ package fleet
 
 import (
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
 	"strings"
 	"syscall"
 	"testing"
@@ -16,19 +14,6 @@ import (
 	"github.com/fgtop/fgtop/engine/report"
 	"github.com/fgtop/fgtop/internal/sshtest"
 )
-
-func testSigner(t *testing.T) gossh.Signer {
-	t.Helper()
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := gossh.NewSignerFromKey(priv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
 
 // floodNode is a hostile node on 127.0.0.1: its stream is one snapshot,
 // then heartbeats as fast as the connection takes them.
@@ -56,7 +41,7 @@ func TestHeartbeatFloodIsRateLimited(t *testing.T) {
 		t.Fatal(err)
 	}
 	addr := floodNode(t, first)
-	cfg := &gossh.ClientConfig{User: "t", Auth: []gossh.AuthMethod{gossh.PublicKeys(testSigner(t))},
+	cfg := &gossh.ClientConfig{User: "t", Auth: []gossh.AuthMethod{gossh.PublicKeys(sshtest.NewKey(t).Signer)},
 		HostKeyCallback: gossh.InsecureIgnoreHostKey()} //nolint:gosec // a test node on loopback
 	tr := NewTracker([]string{addr}, "ssh", Options{})
 	ctx, cancel := context.WithCancel(context.Background())
