@@ -3,10 +3,9 @@ package history
 import (
 	"encoding/json"
 	"fmt"
-	"runtime"
-	"sync"
 	"time"
 
+	"github.com/fgtop/fgtop/internal/parallel"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -210,10 +209,7 @@ func (st *state) decodeKernels(usage map[model.DeviceKey]usageRec) ([]*model.Ker
 		ents = append(ents, entry{id, b})
 	}
 	ks := make([]*model.Kernel, len(ents))
-	parts := 1
-	if len(ents) >= parallelDecode {
-		parts = min(runtime.GOMAXPROCS(0), 4)
-	}
+	parts := parallel.Parts(len(ents), parallelDecode, 4)
 	type partOut struct {
 		holds   map[model.DeviceKey][]model.Holding
 		derived map[model.DeviceKey]*model.DeviceUsage
@@ -246,16 +242,9 @@ func (st *state) decodeKernels(usage map[model.DeviceKey]usageRec) ([]*model.Ker
 			sums.add(k, usage)
 		}
 	}
-	var wg sync.WaitGroup
-	for p := 1; p < parts; p++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			part(p)
-		}()
-	}
+	wait := parallel.Start(parts, part)
 	part(0)
-	wg.Wait()
+	wait()
 	holds, derived := outs[0].holds, outs[0].derived
 	for _, o := range outs {
 		if o.err != nil {

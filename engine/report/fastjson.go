@@ -4,11 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"runtime"
 	"slices"
-	"sync"
 	"time"
 
+	"github.com/fgtop/fgtop/internal/parallel"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -58,10 +57,7 @@ func marshalPieces(s *model.Snapshot, indent bool) ([][]byte, error) {
 		b, err := Marshal(FromSnapshot(s), indent)
 		return [][]byte{b}, err
 	}
-	parts := 1
-	if len(ks) >= parallelKernels {
-		parts = min(runtime.GOMAXPROCS(0), 4)
-	}
+	parts := parallel.Parts(len(ks), parallelKernels, 4)
 	bufs := make([][]byte, parts)
 	failed := make([]bool, parts)
 	part := func(p int) {
@@ -81,17 +77,10 @@ func marshalPieces(s *model.Snapshot, indent bool) ([][]byte, error) {
 		}
 		bufs[p], failed[p] = b, sc.failed
 	}
-	var wg sync.WaitGroup
-	for p := 1; p < parts; p++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			part(p)
-		}()
-	}
+	wait := parallel.Start(parts, part)
 	head, mark, err := markedDoc(s, indent)
 	part(0)
-	wg.Wait()
+	wait()
 	if err != nil {
 		return nil, err
 	}
