@@ -1,6 +1,7 @@
 package history
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -164,6 +165,14 @@ func (d *dec) istr() string {
 	b := d.strBytes()
 	if d.err != nil {
 		return ""
+	}
+	return d.intern(b)
+}
+
+// intern makes a string of b, shared when the decoder has an interner.
+func (d *dec) intern(b []byte) string {
+	if d.in == nil {
+		return string(b)
 	}
 	if s, ok := d.in.strs[string(b)]; ok {
 		return s
@@ -716,20 +725,71 @@ func decodeAlloc(d *dec) model.Allocations {
 	return al
 }
 
+// devWant is the devices whose allocations a history query keeps (nil:
+// all), checked on a record's bytes before any string is made of them:
+// most of what a week's kernel records hold is on other devices.
+type devWant struct {
+	// name is the device name ("cuda"), unless bare: any accelerator
+	// with the id.
+	name, id string
+	bare     bool
+}
+
+// newDevWant parses a Filter's Device ("" : nil, all devices).
+func newDevWant(dev string) *devWant {
+	if dev == "" {
+		return nil
+	}
+	i := strings.IndexByte(dev, ':')
+	if i < 0 {
+		return &devWant{id: dev, bare: true}
+	}
+	return &devWant{name: dev[:i], id: dev[i+1:]}
+}
+
+// key reports whether the device k is wanted.
+func (w *devWant) key(k model.DeviceKey) bool {
+	return w == nil || string(k.ID) == w.id && (w.bare || string(k.Name) == w.name)
+}
+
+// wants reports whether the device id of an allocation under slot is
+// wanted.
+func (w *devWant) wants(slot, id []byte) bool {
+	if w == nil {
+		return true
+	}
+	if string(id) != w.id {
+		return false
+	}
+	if w.bare {
+		return true
+	}
+	name, _, _ := bytes.Cut(slot, []byte{'.'})
+	return string(name) == w.name
+}
+
 // decodeAllocOf reads an allocation keeping the wanted devices only.
-func decodeAllocOf(d *dec, want func(model.DeviceKey) bool) model.Allocations {
+func decodeAllocOf(d *dec, want *devWant) model.Allocations {
 	n := d.count()
 	var al model.Allocations
 	for i := 0; i < n && d.err == nil; i++ {
-		slot := model.SlotName(d.skipOrStr(true))
-		name := slot.DeviceName()
+		slotB := d.strBytes()
+		var slot model.SlotName
+		named := false
 		m := d.count()
 		for j := 0; j < m && d.err == nil; j++ {
-			id := d.skipOrStr(true)
-			if !want(model.DeviceKey{Name: name, ID: model.DeviceID(id)}) {
+			idB := d.strBytes()
+			if d.err != nil {
+				break
+			}
+			if !want.wants(slotB, idB) {
 				d.skipOrStr(false)
 				continue
 			}
+			if !named {
+				slot, named = model.SlotName(d.intern(slotB)), true
+			}
+			id := model.DeviceID(d.intern(idB))
 			v := d.dec()
 			if al == nil {
 				al = model.Allocations{}
@@ -737,7 +797,7 @@ func decodeAllocOf(d *dec, want func(model.DeviceKey) bool) model.Allocations {
 			if al[slot] == nil {
 				al[slot] = map[model.DeviceID]model.Dec{}
 			}
-			al[slot][model.DeviceID(id)] = v
+			al[slot][id] = v
 		}
 	}
 	return al
@@ -806,7 +866,7 @@ func decodeKernelHead(d *dec) kernelHead { return decodeKernelHeadOf(d, nil) }
 // decodeKernelHeadOf is decodeKernelHead keeping only the allocations on
 // devices want accepts (nil: all): a history query over a week reads
 // every kernel record, and most of what they hold it does not ask about.
-func decodeKernelHeadOf(d *dec, want func(model.DeviceKey) bool) kernelHead {
+func decodeKernelHeadOf(d *dec, want *devWant) kernelHead {
 	k := &model.Kernel{ID: model.KernelID(d.id())}
 	for f := 0; f <= fRecord && d.err == nil; f++ {
 		switch {
@@ -841,8 +901,8 @@ func decodeRecordHead(d *dec, k *model.Kernel) {
 	d.skipOrStr(false) // agent id
 	r.SessionID = d.id()
 	d.skipOrStr(false) // session type
-	r.OwnerUserID = d.id()
-	r.OwnerProjectID = d.id()
+	r.OwnerUserID = d.iid()
+	r.OwnerProjectID = d.iid()
 	d.skipOrStr(false) // image
 	d.skipOrStr(false) // architecture
 	k.Record = r
@@ -856,7 +916,7 @@ const headFields = 1<<fAgent | 1<<fState | 1<<fAlloc | 1<<fRecord
 // keeping only the allocations want accepts, and returns the mask; the
 // rest of the record is left unread. A mask without head fields costs
 // one uvarint.
-func decodePatchHead(d *dec, k *model.Kernel, want func(model.DeviceKey) bool) (mask uint32) {
+func decodePatchHead(d *dec, k *model.Kernel, want *devWant) (mask uint32) {
 	mask = uint32(d.uvarint())
 	if mask >= 1<<nFields {
 		d.fail(fmt.Errorf("field mask %#x", mask))

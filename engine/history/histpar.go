@@ -1,7 +1,6 @@
 package history
 
 import (
-	"maps"
 	"runtime"
 	"sync"
 	"time"
@@ -34,44 +33,45 @@ func (r *Reader) History(f Filter) (*HistoryResult, error) {
 type segWalk struct {
 	sr *segRead
 	// inCk are the checkpoint's kernels; h the walk from them, whose
-	// tracked kernels and open intervals at the checkpoint were initHeads
-	// and initOpen.
-	inCk      map[model.KernelID]kernelHead
-	h         *histWalk
-	initHeads map[model.KernelID]kernelHead
-	initOpen  map[model.KernelID]map[model.DeviceKey]*Interval
-	end       segEnd
-	parts     []agentconfig.JournalRecord
+	// tracked kernels at the checkpoint were init.
+	inCk  map[model.KernelID]kernelHead
+	h     *histWalk
+	init  []initTrack
+	end   segEnd
+	parts []agentconfig.JournalRecord
+}
+
+// initTrack is a kernel the walk of a segment tracked at its checkpoint:
+// its head then and the devices it held (open intervals).
+type initTrack struct {
+	head kernelHead
+	open []model.DeviceKey
 }
 
 // good: the segment and its checkpoint were read.
 func (sw *segWalk) good() bool { return sw.sr.err == nil && sw.sr.data.Checkpoint != nil }
 
 // walkSeg walks segment i of q from its checkpoint.
-func (q *histRun) walkSeg(rd *Reader, i int) *segWalk {
+func (q *histRun) walkSeg(rd *Reader, in *interner, i int) *segWalk {
 	sw := &segWalk{sr: rd.read(i, false)}
 	if !sw.good() {
 		return sw
 	}
 	sr := sw.sr
 	start := q.segs[i].Start
-	h := &histWalk{f: q.f, cur: map[model.KernelID]*ktrack{}, all: true}
+	h := &histWalk{f: q.f, cur: map[model.KernelID]*ktrack{}, all: true, in: in}
 	sw.h = h
 	sw.inCk = h.ckptHeads(sr)
 	for _, kh := range sw.inCk {
 		h.put(kh, start, true)
 	}
-	sw.initHeads = make(map[model.KernelID]kernelHead, len(h.cur))
-	sw.initOpen = make(map[model.KernelID]map[model.DeviceKey]*Interval, len(h.cur))
-	h.initial = map[*Interval]bool{}
-	for id, tr := range h.cur {
-		sw.initHeads[id] = tr.head
-		if len(tr.open) > 0 {
-			sw.initOpen[id] = maps.Clone(tr.open)
-			for _, iv := range tr.open {
-				h.initial[iv] = true
-			}
+	sw.init = make([]initTrack, 0, len(h.cur))
+	for _, tr := range h.cur {
+		it := initTrack{head: tr.head}
+		for k := range tr.open {
+			it.open = append(it.open, k)
 		}
+		sw.init = append(sw.init, it)
 	}
 	w := walker{onGroup: func(tm time.Time, grp []rawRec, ckpt bool) {
 		if !ckpt {
@@ -108,6 +108,7 @@ func (r *Reader) historyPar(f Filter, workers int) *HistoryResult {
 		go func() {
 			defer wg.Done()
 			rd := &Reader{dir: r.dir, segs: q.segs, bufs: make([][]byte, 1)}
+			in := newInterner()
 			for {
 				select {
 				case ahead <- struct{}{}:
@@ -121,7 +122,7 @@ func (r *Reader) historyPar(f Filter, workers int) *HistoryResult {
 				if i >= n {
 					return
 				}
-				results[i] <- q.walkSeg(rd, i)
+				results[i] <- q.walkSeg(rd, in, i)
 			}
 		}()
 	}
@@ -170,7 +171,7 @@ func (q *histRun) join(i int, sw *segWalk) bool {
 	// opened at the checkpoint are the ones open before it.
 	for j := range sw.h.out {
 		iv := sw.h.out[j]
-		if sw.h.outInit[j] {
+		if iv.Since {
 			prev := *h.cur[iv.Kernel].open[iv.Device]
 			prev.To, prev.Gone = iv.To, iv.Gone
 			iv = prev
@@ -181,7 +182,7 @@ func (q *histRun) join(i int, sw *segWalk) bool {
 	}
 	for id, tr := range sw.h.cur {
 		for k, iv := range tr.open {
-			if sw.h.initial[iv] {
+			if iv.Since {
 				*iv = *h.cur[id].open[k]
 			}
 		}
@@ -197,16 +198,19 @@ func (q *histRun) join(i int, sw *segWalk) bool {
 // one of the walk's initial ones but for when and how it began (From,
 // Since, Project), and the walk goes on from there as h's would.
 func (sw *segWalk) fits(h *histWalk) bool {
-	if len(h.cur) != len(sw.initHeads) {
+	if len(h.cur) != len(sw.init) {
 		return false
 	}
-	for id, tr := range h.cur {
-		kh, ok := sw.initHeads[id]
-		if !ok || !sameHead(tr.head, kh) || len(tr.open) != len(sw.initOpen[id]) {
+	// As many kernels, each of the walk's found with the same head: the
+	// same kernels.
+	for i := range sw.init {
+		it := &sw.init[i]
+		tr := h.cur[it.head.ID]
+		if tr == nil || !sameHead(tr.head, it.head) || len(tr.open) != len(it.open) {
 			return false
 		}
-		for k := range tr.open {
-			if sw.initOpen[id][k] == nil {
+		for _, k := range it.open {
+			if tr.open[k] == nil {
 				return false
 			}
 		}

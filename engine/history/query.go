@@ -67,12 +67,14 @@ type histWalk struct {
 	cur        map[model.KernelID]*ktrack
 	out        []Interval
 	prefixOnly bool
-	// all: a segment walked on its own keeps every interval it closes
-	// (the filter is applied once its start is known), and notes in
-	// outInit which of them it opened at its checkpoint (initial).
-	all     bool
-	initial map[*Interval]bool
-	outInit []bool
+	// all: a segment walked on its own keeps every interval it closes:
+	// the filter is applied once the intervals it opened at its
+	// checkpoint (the only ones with Since) are joined to those before.
+	all bool
+	dw  *devWant
+	// in shares the strings kernel records repeat (ids, owners, agents)
+	// over the walk: one goroutine's.
+	in *interner
 }
 
 func (h *histWalk) match(iv *Interval) bool {
@@ -104,7 +106,6 @@ func (h *histWalk) close(iv *Interval, at time.Time, gone bool) {
 	iv.To, iv.Gone = at, gone
 	if h.all {
 		h.out = append(h.out, *iv)
-		h.outInit = append(h.outInit, h.initial[iv])
 		return
 	}
 	if h.match(iv) {
@@ -167,9 +168,14 @@ func (h *histWalk) put(kh kernelHead, t time.Time, since bool) {
 
 // deviceWanted: with a device query, only that device's intervals are
 // kept.
-func (h *histWalk) deviceWanted(k model.DeviceKey) bool {
-	d := h.f.Device
-	return d == "" || strings.IndexByte(d, ':') < 0 && string(k.ID) == d || k.Name == model.DeviceName(d[:max(strings.IndexByte(d, ':'), 0)]) && string(k.ID) == d[strings.IndexByte(d, ':')+1:]
+func (h *histWalk) deviceWanted(k model.DeviceKey) bool { return h.want().key(k) }
+
+// want is the query's device filter, parsed once.
+func (h *histWalk) want() *devWant {
+	if h.dw == nil && h.f.Device != "" {
+		h.dw = newDevWant(h.f.Device)
+	}
+	return h.dw
 }
 
 func (h *histWalk) gone(id model.KernelID, t time.Time, inGap bool) {
@@ -214,7 +220,7 @@ type histRun struct {
 }
 
 func (r *Reader) newHistRun(f Filter) *histRun {
-	q := &histRun{f: f, h: &histWalk{f: f, cur: map[model.KernelID]*ktrack{}}, res: &HistoryResult{From: r.segs[0].Start}}
+	q := &histRun{f: f, h: &histWalk{f: f, cur: map[model.KernelID]*ktrack{}, in: newInterner()}, res: &HistoryResult{From: r.segs[0].Start}}
 	// With --since, reading starts at the checkpoint before it: what was
 	// held then shows as held since that checkpoint ("<").
 	first := 0
@@ -415,8 +421,8 @@ func (h *histWalk) ckptHeads(sr *segRead) map[model.KernelID]kernelHead {
 		}
 		for _, rr := range grp {
 			if rr.typ == recKernel {
-				d := dec{b: rr.body}
-				kh := decodeKernelHeadOf(&d, h.deviceWanted)
+				d := dec{b: rr.body, in: h.in}
+				kh := decodeKernelHeadOf(&d, h.want())
 				if d.err == nil {
 					inCk[kh.ID] = kh
 				}
@@ -438,7 +444,11 @@ func (h *histWalk) restart(inCk map[model.KernelID]kernelHead, start, gapAt time
 		}
 	}
 	for _, kh := range inCk {
-		_, known := h.cur[kh.ID]
+		tr, known := h.cur[kh.ID]
+		if known && sameHead(tr.head, kh) {
+			// put would change nothing: what is open follows the head.
+			continue
+		}
 		h.put(kh, start, !known)
 	}
 }
@@ -454,6 +464,9 @@ func (h *histWalk) advance(inCk map[model.KernelID]kernelHead, start time.Time) 
 		}
 	}
 	for _, kh := range inCk {
+		if tr := h.cur[kh.ID]; tr != nil && sameHead(tr.head, kh) {
+			continue
+		}
 		h.put(kh, start, false)
 	}
 }
@@ -463,13 +476,13 @@ func (h *histWalk) deltas(tm time.Time, grp []rawRec) {
 	for _, rr := range grp {
 		switch rr.typ {
 		case recKernel:
-			d := dec{b: rr.body}
-			kh := decodeKernelHeadOf(&d, h.deviceWanted)
+			d := dec{b: rr.body, in: h.in}
+			kh := decodeKernelHeadOf(&d, h.want())
 			if d.err == nil {
 				h.put(kh, tm, false)
 			}
 		case recKernelPatch:
-			d := dec{b: rr.body}
+			d := dec{b: rr.body, in: h.in}
 			id := model.KernelID(d.id())
 			tr := h.cur[id]
 			if d.err != nil || tr == nil {
@@ -479,7 +492,7 @@ func (h *histWalk) deltas(tm time.Time, grp []rawRec) {
 			if tr.head.Session != "" || tr.head.User != "" || tr.head.Project != "" {
 				k.Record = &model.KernelRecord{SessionID: tr.head.Session, OwnerUserID: tr.head.User, OwnerProjectID: tr.head.Project}
 			}
-			mask := decodePatchHead(&d, k, h.deviceWanted)
+			mask := decodePatchHead(&d, k, h.want())
 			if d.err != nil || mask&headFields == 0 {
 				continue
 			}
@@ -489,7 +502,7 @@ func (h *histWalk) deltas(tm time.Time, grp []rawRec) {
 			}
 			h.put(kh, tm, false)
 		case recKernelGone:
-			d := dec{b: rr.body}
+			d := dec{b: rr.body, in: h.in}
 			if id := model.KernelID(d.id()); d.err == nil {
 				h.gone(id, tm, false)
 			}
