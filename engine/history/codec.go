@@ -339,6 +339,37 @@ func (d *dec) rel(id string) string {
 	return s
 }
 
+// appendID appends the text of an id (what id returns) to dst, for a
+// lookup that need not make a string of it.
+func (d *dec) appendID(dst []byte) []byte {
+	switch d.byte() {
+	case idRaw:
+		return append(dst, d.strBytes()...)
+	case idUUID:
+		b := d.raw(16)
+		for i, c := range b {
+			if i == 4 || i == 6 || i == 8 || i == 10 {
+				dst = append(dst, '-')
+			}
+			dst = append(dst, hexDigits[c>>4], hexDigits[c&15])
+		}
+		return dst
+	case idHex:
+		n := d.uvarint()
+		if n > maxString/2 {
+			d.fail(errShort)
+			return dst
+		}
+		for _, c := range d.raw(int(n)) {
+			dst = append(dst, hexDigits[c>>4], hexDigits[c&15])
+		}
+		return dst
+	default:
+		d.fail(errors.New("unknown id form"))
+		return dst
+	}
+}
+
 func toHex(b []byte) string {
 	out := make([]byte, 2*len(b))
 	for i, c := range b {
@@ -867,7 +898,12 @@ func decodeKernelHead(d *dec) kernelHead { return decodeKernelHeadOf(d, nil) }
 // devices want accepts (nil: all): a history query over a week reads
 // every kernel record, and most of what they hold it does not ask about.
 func decodeKernelHeadOf(d *dec, want *devWant) kernelHead {
-	k := &model.Kernel{ID: model.KernelID(d.id())}
+	return decodeHeadRest(d, model.KernelID(d.id()), want)
+}
+
+// decodeHeadRest is decodeKernelHeadOf after the id (id).
+func decodeHeadRest(d *dec, id model.KernelID, want *devWant) kernelHead {
+	k := &model.Kernel{ID: id}
 	for f := 0; f <= fRecord && d.err == nil; f++ {
 		switch {
 		case f == fAlloc && want != nil:

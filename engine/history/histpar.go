@@ -34,11 +34,14 @@ type segWalk struct {
 	sr *segRead
 	// inCk are the checkpoint's kernels; h the walk from them, whose
 	// tracked kernels at the checkpoint were init.
-	inCk  map[model.KernelID]kernelHead
-	h     *histWalk
-	init  []initTrack
-	end   segEnd
-	parts []agentconfig.JournalRecord
+	inCk map[model.KernelID]kernelHead
+	h    *histWalk
+	init []initTrack
+	end  segEnd
+	// stillOpen are the intervals opened at the checkpoint and open at
+	// the end.
+	stillOpen []*Interval
+	parts     []agentconfig.JournalRecord
 }
 
 // initTrack is a kernel the walk of a segment tracked at its checkpoint:
@@ -81,6 +84,13 @@ func (q *histRun) walkSeg(rd *Reader, in *interner, i int) *segWalk {
 	w.onJournal = func(body []byte) { sw.parts = q.f.journal(sw.parts, body) }
 	w.scan(sr, nil, time.Time{})
 	sw.end = segEnd{end: sr.end, clean: sr.clean, rotated: w.rotated, rotateAt: w.rotateAt}
+	for _, tr := range h.cur {
+		for _, iv := range tr.open {
+			if iv.Since {
+				sw.stillOpen = append(sw.stillOpen, iv)
+			}
+		}
+	}
 	return sw
 }
 
@@ -160,7 +170,10 @@ func (q *histRun) join(i int, sw *segWalk) bool {
 		h.advance(sw.inCk, start)
 	}
 	q.i = i + 1
-	if !sw.fits(h) {
+	// Without a kernel or user filter every kernel is tracked, so after
+	// the checkpoint h's kernels are the checkpoint's with its heads:
+	// those the walk began with.
+	if (q.f.Kernel != "" || q.f.User != "") && !sw.fits(h) {
 		// The rest of the sequential step.
 		if sr := q.rs.read(i, false); !q.unreadable(i, sr) {
 			q.walkRest(i, sr)
@@ -180,12 +193,8 @@ func (q *histRun) join(i int, sw *segWalk) bool {
 			h.out = append(h.out, iv)
 		}
 	}
-	for id, tr := range sw.h.cur {
-		for k, iv := range tr.open {
-			if iv.Since {
-				*iv = *h.cur[id].open[k]
-			}
-		}
+	for _, iv := range sw.stillOpen {
+		*iv = *h.cur[iv.Kernel].open[iv.Device]
 	}
 	h.cur = sw.h.cur
 	q.res.Partitions = append(q.res.Partitions, sw.parts...)

@@ -72,9 +72,10 @@ type histWalk struct {
 	// checkpoint (the only ones with Since) are joined to those before.
 	all bool
 	dw  *devWant
-	// in shares the strings kernel records repeat (ids, owners, agents)
-	// over the walk: one goroutine's.
-	in *interner
+	// in shares the strings kernel records repeat (owners, agents) over
+	// the walk: one goroutine's. idb is room for a kernel id's text.
+	in  *interner
+	idb []byte
 }
 
 func (h *histWalk) match(iv *Interval) bool {
@@ -471,23 +472,33 @@ func (h *histWalk) advance(inCk map[model.KernelID]kernelHead, start time.Time) 
 	}
 }
 
-// deltas applies one group of a delta stream, recorded at tm.
+// deltas applies one group of a delta stream, recorded at tm. Kernel
+// ids are looked up from their bytes: a tracked kernel's id string is
+// its head's.
 func (h *histWalk) deltas(tm time.Time, grp []rawRec) {
 	for _, rr := range grp {
 		switch rr.typ {
 		case recKernel:
 			d := dec{b: rr.body, in: h.in}
-			kh := decodeKernelHeadOf(&d, h.want())
+			h.idb = d.appendID(h.idb[:0])
+			var id model.KernelID
+			if tr := h.cur[model.KernelID(h.idb)]; tr != nil {
+				id = tr.head.ID
+			} else {
+				id = model.KernelID(h.idb)
+			}
+			kh := decodeHeadRest(&d, id, h.want())
 			if d.err == nil {
 				h.put(kh, tm, false)
 			}
 		case recKernelPatch:
 			d := dec{b: rr.body, in: h.in}
-			id := model.KernelID(d.id())
-			tr := h.cur[id]
+			h.idb = d.appendID(h.idb[:0])
+			tr := h.cur[model.KernelID(h.idb)]
 			if d.err != nil || tr == nil {
 				continue
 			}
+			id := tr.head.ID
 			k := &model.Kernel{ID: id, Agent: tr.head.Agent, State: tr.head.State, Alloc: tr.head.Alloc}
 			if tr.head.Session != "" || tr.head.User != "" || tr.head.Project != "" {
 				k.Record = &model.KernelRecord{SessionID: tr.head.Session, OwnerUserID: tr.head.User, OwnerProjectID: tr.head.Project}
@@ -503,8 +514,9 @@ func (h *histWalk) deltas(tm time.Time, grp []rawRec) {
 			h.put(kh, tm, false)
 		case recKernelGone:
 			d := dec{b: rr.body, in: h.in}
-			if id := model.KernelID(d.id()); d.err == nil {
-				h.gone(id, tm, false)
+			h.idb = d.appendID(h.idb[:0])
+			if tr := h.cur[model.KernelID(h.idb)]; d.err == nil && tr != nil {
+				h.gone(tr.head.ID, tm, false)
 			}
 		}
 	}
