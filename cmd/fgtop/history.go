@@ -11,7 +11,9 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"text/tabwriter"
 	"time"
@@ -535,67 +537,40 @@ func historyCells(c *[len(historyHeader)]string, iv history.Interval) {
 
 // writeHistoryTable writes the table as writeHistoryTabs does (columns as
 // wide as their widest cell and two spaces), but measured and padded here
-// in one buffer: a week's tens of thousands of lines through fmt and a
-// tabwriter were a sixth of the command's time. It writes nothing and
-// returns false when a cell holds a byte the tabwriter treats specially.
+// in buffers, in parts on up to GOMAXPROCS goroutines: a week's tens of
+// thousands of lines through fmt and a tabwriter were a sixth of the
+// command's time. It writes nothing and returns false when a cell holds a
+// byte the tabwriter treats specially.
 func writeHistoryTable(w io.Writer, ivs []history.Interval) bool {
-	const nc = len(historyHeader)
-	// The cells, one after another; ends[i] is where cell i ends.
-	arena := make([]byte, 0, 160*(len(ivs)+1))
-	ends := make([]int, 0, nc*(len(ivs)+1))
-	var widths [nc]int
-	add := func(col int, b []byte) bool {
-		start := 0
-		if len(ends) > 0 {
-			start = ends[len(ends)-1]
-		}
-		cell := b[start:]
-		if bytes.ContainsAny(cell, "\t\n\v\f\xff") {
-			return false
-		}
-		widths[col] = max(widths[col], utf8.RuneCount(cell))
-		ends = append(ends, len(b))
-		return true
+	parts := 1
+	if len(ivs) >= 8192 {
+		parts = min(runtime.GOMAXPROCS(0), 4)
 	}
-	for i, h := range historyHeader {
-		arena = append(arena, h...)
-		add(i, arena)
-	}
-	for _, iv := range ivs {
-		if iv.Since {
-			arena = append(arena, '<')
-		}
-		arena = iv.From.Local().AppendFormat(arena, "2006-01-02 15:04:05")
-		ok := add(0, arena)
-		switch {
-		case iv.Open:
-			arena = append(arena, "open"...)
-		case iv.Gone:
-			arena = iv.To.Local().AppendFormat(arena, "2006-01-02 15:04:05")
-			arena = append(arena, '?')
-		default:
-			arena = iv.To.Local().AppendFormat(arena, "2006-01-02 15:04:05")
-		}
-		ok = add(1, arena) && ok
-		arena = append(arena, iv.Device.Name...)
-		arena = append(arena, ':')
-		arena = append(arena, iv.Device.ID...)
-		ok = add(2, arena) && ok
-		for j, s := range iv.Amounts.Names() {
-			if j > 0 {
-				arena = append(arena, ',')
+	return writeHistoryParts(w, ivs, parts)
+}
+
+// writeHistoryParts is writeHistoryTable in parts parts.
+func writeHistoryParts(w io.Writer, ivs []history.Interval, parts int) bool {
+	tps := make([]tablePart, parts)
+	var wg sync.WaitGroup
+	for p := range tps {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if p == 0 {
+				tps[p].header()
 			}
-			arena = append(arena, s...)
-			arena = append(arena, '=')
-			arena = append(arena, iv.Amounts[s].String()...)
-		}
-		ok = add(3, arena) && ok
-		for j, v := range [...]string{string(iv.Kernel), dash(iv.Session), dash(iv.User), dash(string(iv.Agent))} {
-			arena = append(arena, v...)
-			ok = add(4+j, arena) && ok
-		}
-		if !ok {
+			tps[p].cells(ivs[len(ivs)*p/parts : len(ivs)*(p+1)/parts])
+		}()
+	}
+	wg.Wait()
+	var widths [len(historyHeader)]int
+	for _, tp := range tps {
+		if !tp.ok {
 			return false
+		}
+		for i, v := range tp.widths {
+			widths[i] = max(widths[i], v)
 		}
 	}
 	// A column is its widest cell and the padding (2) wide, the last one
@@ -604,27 +579,119 @@ func writeHistoryTable(w io.Writer, ivs []history.Interval) bool {
 	for i := range widths {
 		widths[i] += padding
 	}
-	out := make([]byte, 0, 64<<10)
+	for p := range tps {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tps[p].pad(&widths)
+		}()
+	}
+	wg.Wait()
+	for _, tp := range tps {
+		if _, err := w.Write(tp.out); err != nil {
+			break
+		}
+	}
+	return true
+}
+
+// tablePart is some lines of the history table: their cells one after
+// another in arena, ends[i] where cell i ends, each column's widest cell.
+type tablePart struct {
+	arena  []byte
+	ends   []int
+	widths [len(historyHeader)]int
+	ok     bool
+	out    []byte
+}
+
+// add ends the cell of column col that arena's end closes.
+func (tp *tablePart) add(col int) bool {
 	start := 0
-	for i, end := range ends {
-		col := i % nc
-		cell := arena[start:end]
-		start = end
-		out = append(out, cell...)
-		if col == nc-1 {
-			out = append(out, '\n')
-			if len(out) >= 60<<10 {
-				if _, err := w.Write(out); err != nil {
-					return true
-				}
-				out = out[:0]
+	if len(tp.ends) > 0 {
+		start = tp.ends[len(tp.ends)-1]
+	}
+	cell := tp.arena[start:]
+	if bytes.ContainsAny(cell, "\t\n\v\f\xff") {
+		return false
+	}
+	tp.widths[col] = max(tp.widths[col], utf8.RuneCount(cell))
+	tp.ends = append(tp.ends, len(tp.arena))
+	return true
+}
+
+func (tp *tablePart) header() {
+	for i, h := range historyHeader {
+		tp.arena = append(tp.arena, h...)
+		tp.add(i)
+	}
+}
+
+// cells lays out the intervals' cells; ok says none holds a byte the
+// tabwriter treats specially.
+func (tp *tablePart) cells(ivs []history.Interval) {
+	if tp.arena == nil {
+		tp.arena = make([]byte, 0, 160*len(ivs))
+	}
+	tp.ends = slices.Grow(tp.ends, len(historyHeader)*len(ivs))
+	for _, iv := range ivs {
+		a := tp.arena
+		if iv.Since {
+			a = append(a, '<')
+		}
+		tp.arena = iv.From.Local().AppendFormat(a, "2006-01-02 15:04:05")
+		ok := tp.add(0)
+		switch {
+		case iv.Open:
+			tp.arena = append(tp.arena, "open"...)
+		case iv.Gone:
+			tp.arena = iv.To.Local().AppendFormat(tp.arena, "2006-01-02 15:04:05")
+			tp.arena = append(tp.arena, '?')
+		default:
+			tp.arena = iv.To.Local().AppendFormat(tp.arena, "2006-01-02 15:04:05")
+		}
+		ok = tp.add(1) && ok
+		tp.arena = append(tp.arena, iv.Device.Name...)
+		tp.arena = append(tp.arena, ':')
+		tp.arena = append(tp.arena, iv.Device.ID...)
+		ok = tp.add(2) && ok
+		for j, s := range iv.Amounts.Names() {
+			if j > 0 {
+				tp.arena = append(tp.arena, ',')
 			}
+			tp.arena = append(tp.arena, s...)
+			tp.arena = append(tp.arena, '=')
+			tp.arena = append(tp.arena, iv.Amounts[s].String()...)
+		}
+		ok = tp.add(3) && ok
+		for j, v := range [...]string{string(iv.Kernel), dash(iv.Session), dash(iv.User), dash(string(iv.Agent))} {
+			tp.arena = append(tp.arena, v...)
+			ok = tp.add(4+j) && ok
+		}
+		if !ok {
+			return
+		}
+	}
+	tp.ok = true
+}
+
+// pad writes the part's lines, each cell but the last padded to its
+// column's width.
+func (tp *tablePart) pad(widths *[len(historyHeader)]int) {
+	const nc = len(historyHeader)
+	tp.out = make([]byte, 0, len(tp.arena)+len(tp.ends)/nc*(widths[0]*nc))
+	start := 0
+	for i, end := range tp.ends {
+		col := i % nc
+		cell := tp.arena[start:end]
+		start = end
+		tp.out = append(tp.out, cell...)
+		if col == nc-1 {
+			tp.out = append(tp.out, '\n')
 			continue
 		}
 		for n := widths[col] - utf8.RuneCount(cell); n > 0; n-- {
-			out = append(out, ' ')
+			tp.out = append(tp.out, ' ')
 		}
 	}
-	w.Write(out)
-	return true
 }

@@ -34,20 +34,27 @@ func TestHistoryTableMatchesTabwriter(t *testing.T) {
 		}
 		ivs = append(ivs, iv)
 	}
-	for _, n := range []int{0, 1, len(ivs)} {
-		var fast, tabs bytes.Buffer
-		if !writeHistoryTable(&fast, ivs[:n]) {
-			t.Fatalf("%d intervals: the table gave way", n)
-		}
+	for _, n := range []int{0, 1, 2, len(ivs)} {
+		var tabs bytes.Buffer
 		writeHistoryTabs(&tabs, ivs[:n])
-		if fast.String() != tabs.String() {
-			t.Fatalf("%d intervals:\n%s\ntabwriter:\n%s", n, fast.String(), tabs.String())
+		for _, parts := range []int{1, 2, 3} {
+			var fast bytes.Buffer
+			if !writeHistoryParts(&fast, ivs[:n], parts) {
+				t.Fatalf("%d intervals: the table gave way", n)
+			}
+			if fast.String() != tabs.String() {
+				t.Fatalf("%d intervals in %d parts:\n%s\ntabwriter:\n%s", n, parts, fast.String(), tabs.String())
+			}
 		}
 	}
-	odd := append([]history.Interval(nil), ivs...)
-	odd[7].Agent = "a\tb"
-	var fast bytes.Buffer
-	if writeHistoryTable(&fast, odd) || fast.Len() != 0 {
-		t.Fatal("a tab in a cell did not give way to the tabwriter")
+	for _, at := range []int{0, 7, len(ivs) - 1} {
+		odd := append([]history.Interval(nil), ivs...)
+		odd[at].Agent = "a\tb"
+		for _, parts := range []int{1, 3} {
+			var fast bytes.Buffer
+			if writeHistoryParts(&fast, odd, parts) || fast.Len() != 0 {
+				t.Fatalf("a tab in a cell of line %d (%d parts) did not give way to the tabwriter", at, parts)
+			}
+		}
 	}
 }
