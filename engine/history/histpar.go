@@ -182,6 +182,8 @@ func (q *histRun) join(i int, sw *segWalk) bool {
 	}
 	// The state before matches the checkpoint's: the walk's intervals
 	// opened at the checkpoint are the ones open before it.
+	// Kept in place, in the walk's own slice.
+	out := sw.h.out[:0]
 	for j := range sw.h.out {
 		iv := sw.h.out[j]
 		if iv.Since {
@@ -190,9 +192,10 @@ func (q *histRun) join(i int, sw *segWalk) bool {
 			iv = prev
 		}
 		if h.match(&iv) {
-			h.out = append(h.out, iv)
+			out = append(out, iv)
 		}
 	}
+	q.outs = append(q.outs, out)
 	for _, iv := range sw.stillOpen {
 		*iv = *h.cur[iv.Kernel].open[iv.Device]
 	}

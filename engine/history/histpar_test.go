@@ -138,8 +138,8 @@ func sameMissing(a, b []Missing) bool {
 	return true
 }
 
-// Across rotations, every recorded snapshot's holders are what History
-// says held each device then: the snapshot a recorder rotates at is
+// Across rotations, every recorded snapshot's holders (with their owner,
+// session and agent) are what History says held each device then: the snapshot a recorder rotates at is
 // written only as the next segment's checkpoint, and its changes count.
 func TestHistoryAcrossRotationsMatchesLive(t *testing.T) {
 	dir := t.TempDir()
@@ -164,7 +164,7 @@ func TestHistoryAcrossRotationsMatchesLive(t *testing.T) {
 		held := map[string]string{}
 		for _, k := range s.snap.Kernels() {
 			for id, v := range k.Alloc[model.SlotCUDAShares] {
-				held["cuda:"+string(id)+" "+string(k.ID)] = v.String()
+				held["cuda:"+string(id)+" "+string(k.ID)] = v.String() + " " + k.Record.OwnerUserID + " " + k.Record.SessionID + " " + string(k.Agent)
 			}
 		}
 		covering := map[string]string{}
@@ -174,7 +174,7 @@ func TestHistoryAcrossRotationsMatchesLive(t *testing.T) {
 				if _, dup := covering[key]; dup {
 					t.Fatalf("%s: two intervals of %s", s.snap.Time, key)
 				}
-				covering[key] = iv.Amounts[model.SlotCUDAShares].String()
+				covering[key] = iv.Amounts[model.SlotCUDAShares].String() + " " + iv.User + " " + iv.Session + " " + string(iv.Agent)
 			}
 		}
 		if !reflect.DeepEqual(held, covering) {

@@ -126,6 +126,10 @@ func (h *histWalk) put(kh kernelHead, t time.Time, since bool) {
 		tr = &ktrack{}
 		h.cur[kh.ID] = tr
 	}
+	if h.unchanged(tr, kh) {
+		tr.head = kh
+		return
+	}
 	// Most kernels of a device query hold nothing on the device: no maps
 	// for them.
 	var amounts map[model.DeviceKey]model.ResourceSlot
@@ -165,6 +169,41 @@ func (h *histWalk) put(kh kernelHead, t time.Time, since bool) {
 			Amounts: a, From: t, Since: since}
 	}
 	tr.head = kh
+}
+
+// unchanged reports whether kh holds what tr's open intervals do (the
+// same devices, slots and amounts, owner, session and agent): then put
+// only replaces the head. Most changes of a kernel that holds the device
+// are of something else.
+func (h *histWalk) unchanged(tr *ktrack, kh kernelHead) bool {
+	n := 0
+	for slot, devs := range kh.Alloc {
+		name := slot.DeviceName()
+		if !model.CarriesHoldings(name) {
+			continue
+		}
+		for id, amt := range devs {
+			k := model.DeviceKey{Name: name, ID: id}
+			if !h.deviceWanted(k) {
+				continue
+			}
+			iv := tr.open[k]
+			if iv == nil {
+				return false
+			}
+			if v, ok := iv.Amounts[slot]; !ok || !same(v, amt) {
+				return false
+			}
+			n++
+		}
+	}
+	for _, iv := range tr.open {
+		if iv.Agent != kh.Agent || iv.User != kh.User || iv.Session != kh.Session {
+			return false
+		}
+		n -= len(iv.Amounts)
+	}
+	return n == 0
 }
 
 // deviceWanted: with a device query, only that device's intervals are
@@ -216,6 +255,8 @@ type histRun struct {
 	carry bool
 	// i: the next segment to walk.
 	i int
+	// outs are the intervals of joined segment walks, besides h.out.
+	outs [][]Interval
 	// rs reads a segment again where a parallel walk cannot be used.
 	rs *Reader
 }
@@ -392,6 +433,21 @@ func (q *histRun) finish(i int, data *segData, se segEnd) {
 // done closes what is still open at the end of the record and sorts.
 func (q *histRun) done() *HistoryResult {
 	h, res := q.h, q.res
+	if len(q.outs) > 0 {
+		n := len(h.out)
+		for _, o := range q.outs {
+			n += len(o)
+		}
+		if n > len(h.out) {
+			out := make([]Interval, 0, n+len(h.cur)/8)
+			out = append(out, h.out...)
+			for _, o := range q.outs {
+				out = append(out, o...)
+			}
+			h.out = out
+		}
+		q.outs = nil
+	}
 	for _, tr := range h.cur {
 		for _, iv := range tr.open {
 			iv.To, iv.Open = res.To, true
