@@ -117,7 +117,7 @@ func (r *Reader) historyPar(f Filter, workers int) *HistoryResult {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			rd := &Reader{dir: r.dir, segs: q.segs, bufs: make([][]byte, 1)}
+			rd := &Reader{dir: r.dir, segs: q.segs, bufs: make([][]byte, 1), sb: &segBufs{}}
 			in := newInterner()
 			for {
 				select {
