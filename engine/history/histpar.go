@@ -34,7 +34,7 @@ type segWalk struct {
 	sr *segRead
 	// inCk are the checkpoint's kernels; h the walk from them, whose
 	// tracked kernels at the checkpoint were init.
-	inCk map[model.KernelID]kernelHead
+	inCk ckHeads
 	h    *histWalk
 	init []initTrack
 	end  segEnd
@@ -66,7 +66,7 @@ func (q *histRun) walkSeg(rd *Reader, in *interner, i int) *segWalk {
 	sw.h = h
 	sw.inCk = h.ckptHeads(sr)
 	for _, kh := range sw.inCk {
-		h.put(kh, start, true)
+		h.put(*kh, start, true)
 	}
 	sw.init = make([]initTrack, 0, len(h.cur))
 	for _, tr := range h.cur {

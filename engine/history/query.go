@@ -469,9 +469,15 @@ func (q *histRun) done() *HistoryResult {
 	return res
 }
 
+// ckHeads are a checkpoint's kernels by id; the heads lie in a few large
+// slices, not in the map (a map of 10,000 heads was a tenth of a week's
+// allocations).
+type ckHeads map[model.KernelID]*kernelHead
+
 // ckptHeads reads the kernels of a segment's checkpoint.
-func (h *histWalk) ckptHeads(sr *segRead) map[model.KernelID]kernelHead {
-	inCk := map[model.KernelID]kernelHead{}
+func (h *histWalk) ckptHeads(sr *segRead) ckHeads {
+	inCk := ckHeads{}
+	var chunk []kernelHead
 	w := walker{onGroup: func(tm time.Time, grp []rawRec, ckpt bool) {
 		if !ckpt {
 			return
@@ -481,7 +487,11 @@ func (h *histWalk) ckptHeads(sr *segRead) map[model.KernelID]kernelHead {
 				d := dec{b: rr.body, in: h.in}
 				kh := decodeKernelHeadOf(&d, h.want())
 				if d.err == nil {
-					inCk[kh.ID] = kh
+					if len(chunk) == cap(chunk) {
+						chunk = make([]kernelHead, 0, max(2*cap(chunk), 1024))
+					}
+					chunk = append(chunk, kh)
+					inCk[kh.ID] = &chunk[len(chunk)-1]
 				}
 			}
 		}
@@ -494,7 +504,7 @@ func (h *histWalk) ckptHeads(sr *segRead) map[model.KernelID]kernelHead {
 // restart is a fresh start at a checkpoint (start): the checkpoint is the
 // truth. Whatever it lacks ended in the gap (at gapAt); whatever it adds
 // began there.
-func (h *histWalk) restart(inCk map[model.KernelID]kernelHead, start, gapAt time.Time) {
+func (h *histWalk) restart(inCk ckHeads, start, gapAt time.Time) {
 	for id := range h.cur {
 		if _, ok := inCk[id]; !ok {
 			h.gone(id, gapAt, true)
@@ -502,11 +512,11 @@ func (h *histWalk) restart(inCk map[model.KernelID]kernelHead, start, gapAt time
 	}
 	for _, kh := range inCk {
 		tr, known := h.cur[kh.ID]
-		if known && sameHead(tr.head, kh) {
+		if known && sameHead(tr.head, *kh) {
 			// put would change nothing: what is open follows the head.
 			continue
 		}
-		h.put(kh, start, !known)
+		h.put(*kh, start, !known)
 	}
 }
 
@@ -514,17 +524,17 @@ func (h *histWalk) restart(inCk map[model.KernelID]kernelHead, start, gapAt time
 // (start): the recorder writes the snapshot it rotates at only as the
 // next segment's checkpoint, so its changes are found by comparing: what
 // the checkpoint lacks went then, what it has is each kernel as of then.
-func (h *histWalk) advance(inCk map[model.KernelID]kernelHead, start time.Time) {
+func (h *histWalk) advance(inCk ckHeads, start time.Time) {
 	for id := range h.cur {
 		if _, ok := inCk[id]; !ok {
 			h.gone(id, start, false)
 		}
 	}
 	for _, kh := range inCk {
-		if tr := h.cur[kh.ID]; tr != nil && sameHead(tr.head, kh) {
+		if tr := h.cur[kh.ID]; tr != nil && sameHead(tr.head, *kh) {
 			continue
 		}
-		h.put(kh, start, false)
+		h.put(*kh, start, false)
 	}
 }
 
