@@ -62,10 +62,19 @@ func (q *histRun) walkSeg(rd *Reader, in *interner, i int) *segWalk {
 	}
 	sr := sw.sr
 	start := q.segs[i].Start
-	h := &histWalk{f: q.f, cur: map[model.KernelID]*ktrack{}, all: true, in: in}
+	h := &histWalk{f: q.f, all: true, in: in}
 	sw.h = h
 	sw.inCk = h.ckptHeads(sr)
+	// Room for the checkpoint's kernels and a few more, and for them all
+	// in one block of trackers.
+	h.cur = make(map[model.KernelID]*ktrack, len(sw.inCk)+len(sw.inCk)/8)
+	trs := make([]ktrack, len(sw.inCk))
 	for _, kh := range sw.inCk {
+		if h.f.Kernel == "" && h.f.User == "" {
+			tr := &trs[0]
+			trs = trs[1:]
+			h.cur[kh.ID] = tr
+		}
 		h.put(*kh, start, true)
 	}
 	sw.init = make([]initTrack, 0, len(h.cur))
