@@ -77,8 +77,12 @@ func (q *histRun) walkSeg(rd *Reader, in *interner, i int) *segWalk {
 		}
 		h.put(*kh, start, true)
 	}
-	sw.init = make([]initTrack, 0, len(h.cur))
+	// The start of the walk matters to the join only under a kernel or
+	// user filter (fits).
 	for _, tr := range h.cur {
+		if h.f.Kernel == "" && h.f.User == "" {
+			break
+		}
 		it := initTrack{head: tr.head}
 		for k := range tr.open {
 			it.open = append(it.open, k)
@@ -113,7 +117,7 @@ func (r *Reader) historyPar(f Filter, workers int) *HistoryResult {
 	}
 	// At most a few segments walked ahead of the join: each holds its
 	// kernels' state.
-	ahead := make(chan struct{}, workers+1)
+	ahead := make(chan struct{}, workers)
 	var next int
 	var mu sync.Mutex
 	stop := make(chan struct{})
