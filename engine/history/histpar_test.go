@@ -196,3 +196,63 @@ func TestHistoryAcrossRotationsMatchesLive(t *testing.T) {
 		t.Fatalf("checked %d holdings", checked)
 	}
 }
+
+// appendID reads an id as id does, and a device query's allocations
+// read on their bytes are the whole allocations' entries on that device.
+func FuzzAppendID(f *testing.F) {
+	for _, id := range []string{"5f0d1c2e-7a4b-4c3d-9e8f-0123456789ab", "deadbeef", "i-node01", ""} {
+		e := &enc{}
+		e.id(id)
+		f.Add(e.b)
+	}
+	f.Add([]byte{1, 2, 3})
+	f.Add([]byte{2, 200, 1})
+	e := &enc{}
+	encodeAlloc(e, model.Allocations{model.SlotCUDAShares: {"0": model.NewDec(5, -1), "1": model.NewDec(1, 0)},
+		"cuda.mem": {"0": model.NewDec(1<<30, 0)}, "cpu": {"0": model.NewDec(4, 0)}})
+	f.Add(e.b)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > 1<<16 {
+			return
+		}
+		d1 := dec{b: b}
+		want := d1.id()
+		d2 := dec{b: b}
+		got := d2.appendID([]byte("x"))
+		if (d1.err == nil) != (d2.err == nil) {
+			t.Fatalf("id error %v, appendID error %v", d1.err, d2.err)
+		}
+		if d1.err == nil && (string(got) != "x"+want || len(d1.b) != len(d2.b)) {
+			t.Fatalf("id %q, appendID %q", want, got[1:])
+		}
+		d3, d4 := dec{b: b}, dec{b: b}
+		all := decodeAlloc(&d3)
+		for _, dev := range []string{"cuda:0", "0", "cuda:"} {
+			d4 = dec{b: b}
+			some := decodeAllocOf(&d4, newDevWant(dev))
+			if d3.err != nil || d4.err != nil {
+				continue
+			}
+			w := newDevWant(dev)
+			n := 0
+			for slot, devs := range all {
+				for id, v := range devs {
+					if !w.key(model.DeviceKey{Name: slot.DeviceName(), ID: id}) {
+						continue
+					}
+					n++
+					if got, ok := some[slot][id]; !ok || !same(got, v) {
+						t.Fatalf("%s: %s %s: %v, want %v", dev, slot, id, got, v)
+					}
+				}
+			}
+			m := 0
+			for _, devs := range some {
+				m += len(devs)
+			}
+			if m != n {
+				t.Fatalf("%s: %d entries, want %d", dev, m, n)
+			}
+		}
+	})
+}
