@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,15 +11,18 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"syscall"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/fgtop/fgtop/engine"
 	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/engine/history"
 	"github.com/fgtop/fgtop/engine/report"
+	"github.com/fgtop/fgtop/internal/parallel"
 	"github.com/fgtop/fgtop/model"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -467,28 +471,9 @@ func printHistory(w io.Writer, res *history.HistoryResult, parts []agentconfig.J
 			return err
 		}
 	} else {
-		tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-		fmt.Fprintln(tw, "FROM\tTO\tDEVICE\tAMOUNT\tKERNEL\tSESSION\tUSER\tAGENT")
-		for _, iv := range res.Intervals {
-			from := iv.From.Local().Format("2006-01-02 15:04:05")
-			if iv.Since {
-				from = "<" + from
-			}
-			to := iv.To.Local().Format("2006-01-02 15:04:05")
-			switch {
-			case iv.Open:
-				to = "open"
-			case iv.Gone:
-				to += "?"
-			}
-			var am []string
-			for _, s := range iv.Amounts.Names() {
-				am = append(am, string(s)+"="+iv.Amounts[s].String())
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", from, to, iv.Device, strings.Join(am, ","), iv.Kernel,
-				dash(iv.Session), dash(iv.User), dash(string(iv.Agent)))
+		if !writeHistoryTable(w, res.Intervals) {
+			writeHistoryTabs(w, res.Intervals)
 		}
-		tw.Flush()
 		if len(res.Intervals) == 0 {
 			fmt.Fprintln(w, "(nothing held in the asked span)")
 		}
@@ -513,4 +498,189 @@ func dash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// historyHeader is the table's first line's cells.
+var historyHeader = [...]string{"FROM", "TO", "DEVICE", "AMOUNT", "KERNEL", "SESSION", "USER", "AGENT"}
+
+// writeHistoryTabs writes the table through a tabwriter.
+func writeHistoryTabs(w io.Writer, ivs []history.Interval) {
+	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(historyHeader[:], "\t"))
+	for _, iv := range ivs {
+		var c [len(historyHeader)]string
+		historyCells(&c, iv)
+		fmt.Fprintln(tw, strings.Join(c[:], "\t"))
+	}
+	tw.Flush()
+}
+
+// historyCells puts an interval's cells in c.
+func historyCells(c *[len(historyHeader)]string, iv history.Interval) {
+	from := iv.From.Local().Format("2006-01-02 15:04:05")
+	if iv.Since {
+		from = "<" + from
+	}
+	to := iv.To.Local().Format("2006-01-02 15:04:05")
+	switch {
+	case iv.Open:
+		to = "open"
+	case iv.Gone:
+		to += "?"
+	}
+	var am []string
+	for _, s := range iv.Amounts.Names() {
+		am = append(am, string(s)+"="+iv.Amounts[s].String())
+	}
+	*c = [...]string{from, to, iv.Device.String(), strings.Join(am, ","), string(iv.Kernel), dash(iv.Session), dash(iv.User), dash(string(iv.Agent))}
+}
+
+// writeHistoryTable writes the table as writeHistoryTabs does (columns as
+// wide as their widest cell and two spaces), but measured and padded here
+// in buffers, in parts on up to GOMAXPROCS goroutines: a week's tens of
+// thousands of lines through fmt and a tabwriter were a sixth of the
+// command's time. It writes nothing and returns false when a cell holds a
+// byte the tabwriter treats specially.
+func writeHistoryTable(w io.Writer, ivs []history.Interval) bool {
+	return writeHistoryParts(w, ivs, parallel.Parts(len(ivs), 8192, 4))
+}
+
+// writeHistoryParts is writeHistoryTable in parts parts.
+func writeHistoryParts(w io.Writer, ivs []history.Interval, parts int) bool {
+	tps := make([]tablePart, parts)
+	part := func(p int) {
+		if p == 0 {
+			tps[p].header()
+		}
+		tps[p].cells(ivs[len(ivs)*p/parts : len(ivs)*(p+1)/parts])
+	}
+	wait := parallel.Start(parts, part)
+	part(0)
+	wait()
+	var widths [len(historyHeader)]int
+	for _, tp := range tps {
+		if !tp.ok {
+			return false
+		}
+		for i, v := range tp.widths {
+			widths[i] = max(widths[i], v)
+		}
+	}
+	// A column is its widest cell and the padding (2) wide, the last one
+	// as its cells are.
+	const padding = 2
+	for i := range widths {
+		widths[i] += padding
+	}
+	pad := func(p int) { tps[p].pad(&widths) }
+	wait = parallel.Start(parts, pad)
+	pad(0)
+	wait()
+	for _, tp := range tps {
+		if _, err := w.Write(tp.out); err != nil {
+			break
+		}
+	}
+	return true
+}
+
+// tablePart is some lines of the history table: their cells one after
+// another in arena, ends[i] where cell i ends, each column's widest cell.
+type tablePart struct {
+	arena  []byte
+	ends   []int
+	widths [len(historyHeader)]int
+	ok     bool
+	out    []byte
+}
+
+// add ends the cell of column col that arena's end closes.
+func (tp *tablePart) add(col int) bool {
+	start := 0
+	if len(tp.ends) > 0 {
+		start = tp.ends[len(tp.ends)-1]
+	}
+	cell := tp.arena[start:]
+	if bytes.ContainsAny(cell, "\t\n\v\f\xff") {
+		return false
+	}
+	tp.widths[col] = max(tp.widths[col], utf8.RuneCount(cell))
+	tp.ends = append(tp.ends, len(tp.arena))
+	return true
+}
+
+func (tp *tablePart) header() {
+	for i, h := range historyHeader {
+		tp.arena = append(tp.arena, h...)
+		tp.add(i)
+	}
+}
+
+// cells lays out the intervals' cells; ok says none holds a byte the
+// tabwriter treats specially.
+func (tp *tablePart) cells(ivs []history.Interval) {
+	if tp.arena == nil {
+		tp.arena = make([]byte, 0, 160*len(ivs))
+	}
+	tp.ends = slices.Grow(tp.ends, len(historyHeader)*len(ivs))
+	for _, iv := range ivs {
+		a := tp.arena
+		if iv.Since {
+			a = append(a, '<')
+		}
+		tp.arena = iv.From.Local().AppendFormat(a, "2006-01-02 15:04:05")
+		ok := tp.add(0)
+		switch {
+		case iv.Open:
+			tp.arena = append(tp.arena, "open"...)
+		case iv.Gone:
+			tp.arena = iv.To.Local().AppendFormat(tp.arena, "2006-01-02 15:04:05")
+			tp.arena = append(tp.arena, '?')
+		default:
+			tp.arena = iv.To.Local().AppendFormat(tp.arena, "2006-01-02 15:04:05")
+		}
+		ok = tp.add(1) && ok
+		tp.arena = append(tp.arena, iv.Device.Name...)
+		tp.arena = append(tp.arena, ':')
+		tp.arena = append(tp.arena, iv.Device.ID...)
+		ok = tp.add(2) && ok
+		for j, s := range iv.Amounts.Names() {
+			if j > 0 {
+				tp.arena = append(tp.arena, ',')
+			}
+			tp.arena = append(tp.arena, s...)
+			tp.arena = append(tp.arena, '=')
+			tp.arena = append(tp.arena, iv.Amounts[s].String()...)
+		}
+		ok = tp.add(3) && ok
+		for j, v := range [...]string{string(iv.Kernel), dash(iv.Session), dash(iv.User), dash(string(iv.Agent))} {
+			tp.arena = append(tp.arena, v...)
+			ok = tp.add(4+j) && ok
+		}
+		if !ok {
+			return
+		}
+	}
+	tp.ok = true
+}
+
+// pad writes the part's lines, each cell but the last padded to its
+// column's width.
+func (tp *tablePart) pad(widths *[len(historyHeader)]int) {
+	const nc = len(historyHeader)
+	tp.out = make([]byte, 0, len(tp.arena)+len(tp.ends)/nc*(widths[0]*nc))
+	start := 0
+	for i, end := range tp.ends {
+		col := i % nc
+		cell := tp.arena[start:end]
+		start = end
+		tp.out = append(tp.out, cell...)
+		if col == nc-1 {
+			tp.out = append(tp.out, '\n')
+			continue
+		}
+		for n := widths[col] - utf8.RuneCount(cell); n > 0; n-- {
+			tp.out = append(tp.out, ' ')
+		}
+	}
 }

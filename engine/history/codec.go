@@ -1,6 +1,7 @@
 package history
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -165,6 +166,14 @@ func (d *dec) istr() string {
 	if d.err != nil {
 		return ""
 	}
+	return d.intern(b)
+}
+
+// intern makes a string of b, shared when the decoder has an interner.
+func (d *dec) intern(b []byte) string {
+	if d.in == nil {
+		return string(b)
+	}
 	if s, ok := d.in.strs[string(b)]; ok {
 		return s
 	}
@@ -328,6 +337,37 @@ func (d *dec) rel(id string) string {
 		return strings.ReplaceAll(s, "\x00", id)
 	}
 	return s
+}
+
+// appendID appends the text of an id (what id returns) to dst, for a
+// lookup that need not make a string of it.
+func (d *dec) appendID(dst []byte) []byte {
+	switch d.byte() {
+	case idRaw:
+		return append(dst, d.strBytes()...)
+	case idUUID:
+		b := d.raw(16)
+		for i, c := range b {
+			if i == 4 || i == 6 || i == 8 || i == 10 {
+				dst = append(dst, '-')
+			}
+			dst = append(dst, hexDigits[c>>4], hexDigits[c&15])
+		}
+		return dst
+	case idHex:
+		n := d.uvarint()
+		if n > maxString/2 {
+			d.fail(errShort)
+			return dst
+		}
+		for _, c := range d.raw(int(n)) {
+			dst = append(dst, hexDigits[c>>4], hexDigits[c&15])
+		}
+		return dst
+	default:
+		d.fail(errors.New("unknown id form"))
+		return dst
+	}
 }
 
 func toHex(b []byte) string {
@@ -716,20 +756,71 @@ func decodeAlloc(d *dec) model.Allocations {
 	return al
 }
 
+// devWant is the devices whose allocations a history query keeps (nil:
+// all), checked on a record's bytes before any string is made of them:
+// most of what a week's kernel records hold is on other devices.
+type devWant struct {
+	// name is the device name ("cuda"), unless bare: any accelerator
+	// with the id.
+	name, id string
+	bare     bool
+}
+
+// newDevWant parses a Filter's Device ("" : nil, all devices).
+func newDevWant(dev string) *devWant {
+	if dev == "" {
+		return nil
+	}
+	i := strings.IndexByte(dev, ':')
+	if i < 0 {
+		return &devWant{id: dev, bare: true}
+	}
+	return &devWant{name: dev[:i], id: dev[i+1:]}
+}
+
+// key reports whether the device k is wanted.
+func (w *devWant) key(k model.DeviceKey) bool {
+	return w == nil || string(k.ID) == w.id && (w.bare || string(k.Name) == w.name)
+}
+
+// wants reports whether the device id of an allocation under slot is
+// wanted.
+func (w *devWant) wants(slot, id []byte) bool {
+	if w == nil {
+		return true
+	}
+	if string(id) != w.id {
+		return false
+	}
+	if w.bare {
+		return true
+	}
+	name, _, _ := bytes.Cut(slot, []byte{'.'})
+	return string(name) == w.name
+}
+
 // decodeAllocOf reads an allocation keeping the wanted devices only.
-func decodeAllocOf(d *dec, want func(model.DeviceKey) bool) model.Allocations {
+func decodeAllocOf(d *dec, want *devWant) model.Allocations {
 	n := d.count()
 	var al model.Allocations
 	for i := 0; i < n && d.err == nil; i++ {
-		slot := model.SlotName(d.skipOrStr(true))
-		name := slot.DeviceName()
+		slotB := d.strBytes()
+		var slot model.SlotName
+		named := false
 		m := d.count()
 		for j := 0; j < m && d.err == nil; j++ {
-			id := d.skipOrStr(true)
-			if !want(model.DeviceKey{Name: name, ID: model.DeviceID(id)}) {
+			idB := d.strBytes()
+			if d.err != nil {
+				break
+			}
+			if !want.wants(slotB, idB) {
 				d.skipOrStr(false)
 				continue
 			}
+			if !named {
+				slot, named = model.SlotName(d.intern(slotB)), true
+			}
+			id := model.DeviceID(d.intern(idB))
 			v := d.dec()
 			if al == nil {
 				al = model.Allocations{}
@@ -737,7 +828,7 @@ func decodeAllocOf(d *dec, want func(model.DeviceKey) bool) model.Allocations {
 			if al[slot] == nil {
 				al[slot] = map[model.DeviceID]model.Dec{}
 			}
-			al[slot][model.DeviceID(id)] = v
+			al[slot][id] = v
 		}
 	}
 	return al
@@ -806,8 +897,13 @@ func decodeKernelHead(d *dec) kernelHead { return decodeKernelHeadOf(d, nil) }
 // decodeKernelHeadOf is decodeKernelHead keeping only the allocations on
 // devices want accepts (nil: all): a history query over a week reads
 // every kernel record, and most of what they hold it does not ask about.
-func decodeKernelHeadOf(d *dec, want func(model.DeviceKey) bool) kernelHead {
-	k := &model.Kernel{ID: model.KernelID(d.id())}
+func decodeKernelHeadOf(d *dec, want *devWant) kernelHead {
+	return decodeHeadRest(d, model.KernelID(d.id()), want)
+}
+
+// decodeHeadRest is decodeKernelHeadOf after the id (id).
+func decodeHeadRest(d *dec, id model.KernelID, want *devWant) kernelHead {
+	k := &model.Kernel{ID: id}
 	for f := 0; f <= fRecord && d.err == nil; f++ {
 		switch {
 		case f == fAlloc && want != nil:
@@ -841,8 +937,8 @@ func decodeRecordHead(d *dec, k *model.Kernel) {
 	d.skipOrStr(false) // agent id
 	r.SessionID = d.id()
 	d.skipOrStr(false) // session type
-	r.OwnerUserID = d.id()
-	r.OwnerProjectID = d.id()
+	r.OwnerUserID = d.iid()
+	r.OwnerProjectID = d.iid()
 	d.skipOrStr(false) // image
 	d.skipOrStr(false) // architecture
 	k.Record = r
@@ -856,7 +952,7 @@ const headFields = 1<<fAgent | 1<<fState | 1<<fAlloc | 1<<fRecord
 // keeping only the allocations want accepts, and returns the mask; the
 // rest of the record is left unread. A mask without head fields costs
 // one uvarint.
-func decodePatchHead(d *dec, k *model.Kernel, want func(model.DeviceKey) bool) (mask uint32) {
+func decodePatchHead(d *dec, k *model.Kernel, want *devWant) (mask uint32) {
 	mask = uint32(d.uvarint())
 	if mask >= 1<<nFields {
 		d.fail(fmt.Errorf("field mask %#x", mask))

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -175,13 +176,47 @@ type segData struct {
 // checkpoint compressed (a query that carries state over from the
 // previous segment does not need it).
 func parseSegment(b []byte, skipCheckpoint bool, dec *zstd.Decoder) (*segData, error) {
-	return parseSegmentOf(b, skipCheckpoint, false, dec, nil)
+	return parseSegmentOf(b, skipCheckpoint, false, dec, nil, nil)
+}
+
+// segBufs are buffers a reader reuses from one segment to the next, when
+// its caller keeps no slice of a segment's bytes past the segment: the
+// file, the compressed delta stream, the checkpoint.
+type segBufs struct {
+	file, z, ck []byte
+}
+
+// readFileInto is os.ReadFile into buf's room.
+func readFileInto(path string, buf []byte) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	size := 512
+	if fi, err := f.Stat(); err == nil && fi.Size() > 0 && fi.Size() < 1<<40 {
+		size = int(fi.Size()) + 1
+	}
+	b := slices.Grow(buf[:0], size)
+	for {
+		n, err := f.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = slices.Grow(b, len(b))
+		}
+	}
 }
 
 // parseSegmentOf is parseSegment; lazy leaves the delta stream
 // compressed, and buf, when not nil, is a buffer to decompress it into
 // (the caller's, reused from segment to segment).
-func parseSegmentOf(b []byte, skipCheckpoint, lazy bool, dec *zstd.Decoder, buf []byte) (*segData, error) {
+func parseSegmentOf(b []byte, skipCheckpoint, lazy bool, dec *zstd.Decoder, buf []byte, sb *segBufs) (*segData, error) {
 	sd := &segData{}
 	if len(b) < headerSize || string(b[:8]) != segMagic {
 		return nil, errors.New("not an fgtop history segment")
@@ -195,7 +230,12 @@ func parseSegmentOf(b []byte, skipCheckpoint, lazy bool, dec *zstd.Decoder, buf 
 	var deltaZ []byte
 	var chunks [][]byte
 	if !lazy {
-		deltaZ = make([]byte, 0, len(b))
+		if sb != nil {
+			deltaZ = slices.Grow(sb.z[:0], len(b))
+			defer func() { sb.z = deltaZ[:0] }()
+		} else {
+			deltaZ = make([]byte, 0, len(b))
+		}
 	} else {
 		// A chunk a second of changes, ~140 bytes each on a busy node.
 		chunks = make([][]byte, 0, len(b)/128+1)
@@ -230,7 +270,14 @@ func parseSegmentOf(b []byte, skipCheckpoint, lazy bool, dec *zstd.Decoder, buf 
 		}
 		if first {
 			if !skipCheckpoint {
-				raw, err := dec.DecodeAll(payload, nil)
+				var dst []byte
+				if sb != nil {
+					dst = sb.ck[:0]
+				}
+				raw, err := dec.DecodeAll(payload, dst)
+				if sb != nil && err == nil {
+					sb.ck = raw[:0]
+				}
 				if err != nil {
 					sd.Damage, sd.Offset = "a checkpoint that does not decompress: "+err.Error(), int64(off)
 					return sd, nil

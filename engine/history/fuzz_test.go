@@ -157,7 +157,7 @@ func FuzzRecords(f *testing.F) {
 						// What History reads of a patch: the head fields,
 						// one device's allocations.
 						kh := &model.Kernel{ID: tr.head.ID}
-						decodePatchHead(&head, kh, one.deviceWanted)
+						decodePatchHead(&head, kh, one.want())
 					}
 				}
 			}

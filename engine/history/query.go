@@ -67,6 +67,15 @@ type histWalk struct {
 	cur        map[model.KernelID]*ktrack
 	out        []Interval
 	prefixOnly bool
+	// all: a segment walked on its own keeps every interval it closes:
+	// the filter is applied once the intervals it opened at its
+	// checkpoint (the only ones with Since) are joined to those before.
+	all bool
+	dw  *devWant
+	// in shares the strings kernel records repeat (owners, agents) over
+	// the walk: one goroutine's. idb is room for a kernel id's text.
+	in  *interner
+	idb []byte
 }
 
 func (h *histWalk) match(iv *Interval) bool {
@@ -96,6 +105,10 @@ func (h *histWalk) match(iv *Interval) bool {
 
 func (h *histWalk) close(iv *Interval, at time.Time, gone bool) {
 	iv.To, iv.Gone = at, gone
+	if h.all {
+		h.out = append(h.out, *iv)
+		return
+	}
 	if h.match(iv) {
 		h.out = append(h.out, *iv)
 	}
@@ -112,6 +125,10 @@ func (h *histWalk) put(kh kernelHead, t time.Time, since bool) {
 		}
 		tr = &ktrack{}
 		h.cur[kh.ID] = tr
+	}
+	if h.unchanged(tr, kh) {
+		tr.head = kh
+		return
 	}
 	// Most kernels of a device query hold nothing on the device: no maps
 	// for them.
@@ -154,11 +171,51 @@ func (h *histWalk) put(kh kernelHead, t time.Time, since bool) {
 	tr.head = kh
 }
 
+// unchanged reports whether kh holds what tr's open intervals do (the
+// same devices, slots and amounts, owner, session and agent): then put
+// only replaces the head. Most changes of a kernel that holds the device
+// are of something else.
+func (h *histWalk) unchanged(tr *ktrack, kh kernelHead) bool {
+	n := 0
+	for slot, devs := range kh.Alloc {
+		name := slot.DeviceName()
+		if !model.CarriesHoldings(name) {
+			continue
+		}
+		for id, amt := range devs {
+			k := model.DeviceKey{Name: name, ID: id}
+			if !h.deviceWanted(k) {
+				continue
+			}
+			iv := tr.open[k]
+			if iv == nil {
+				return false
+			}
+			if v, ok := iv.Amounts[slot]; !ok || !same(v, amt) {
+				return false
+			}
+			n++
+		}
+	}
+	for _, iv := range tr.open {
+		if iv.Agent != kh.Agent || iv.User != kh.User || iv.Session != kh.Session {
+			return false
+		}
+		n -= len(iv.Amounts)
+	}
+	return n == 0
+}
+
 // deviceWanted: with a device query, only that device's intervals are
 // kept.
-func (h *histWalk) deviceWanted(k model.DeviceKey) bool {
-	d := h.f.Device
-	return d == "" || strings.IndexByte(d, ':') < 0 && string(k.ID) == d || k.Name == model.DeviceName(d[:max(strings.IndexByte(d, ':'), 0)]) && string(k.ID) == d[strings.IndexByte(d, ':')+1:]
+func (h *histWalk) deviceWanted(k model.DeviceKey) bool { return h.want().key(k) }
+
+// want is the query's device filter, parsed once.
+func (h *histWalk) want() *devWant {
+	if h.dw == nil && h.f.Device != "" {
+		h.dw = newDevWant(h.f.Device)
+	}
+	return h.dw
 }
 
 func (h *histWalk) gone(id model.KernelID, t time.Time, inGap bool) {
@@ -184,13 +241,28 @@ func sameSlots(a, b model.ResourceSlot) bool {
 	return true
 }
 
-// History lists who held what over the record, oldest first.
-func (r *Reader) History(f Filter) (*HistoryResult, error) {
-	if len(r.segs) == 0 {
-		return nil, ErrEmpty
-	}
-	h := &histWalk{f: f, cur: map[model.KernelID]*ktrack{}}
-	res := &HistoryResult{From: r.segs[0].Start}
+// histRun is one History query's walk over the segments in order: the
+// tracked kernels and what the record lacks so far.
+type histRun struct {
+	f    Filter
+	h    *histWalk
+	res  *HistoryResult
+	segs []segFile
+	// n: the segments walked, segs[:n].
+	n       int
+	prevEnd time.Time
+	// carry: the previous segment continues into the next one.
+	carry bool
+	// i: the next segment to walk.
+	i int
+	// outs are the intervals of joined segment walks, besides h.out.
+	outs [][]Interval
+	// rs reads a segment again where a parallel walk cannot be used.
+	rs *Reader
+}
+
+func (r *Reader) newHistRun(f Filter) *histRun {
+	q := &histRun{f: f, h: &histWalk{f: f, cur: map[model.KernelID]*ktrack{}, in: newInterner()}, res: &HistoryResult{From: r.segs[0].Start}}
 	// With --since, reading starts at the checkpoint before it: what was
 	// held then shows as held since that checkpoint ("<").
 	first := 0
@@ -199,12 +271,29 @@ func (r *Reader) History(f Filter) (*HistoryResult, error) {
 			first++
 		}
 	}
-	segs := r.segs[first:]
-	var prevEnd time.Time
-	carry := false // the previous segment continues into this one
-	// The segments are read and decompressed one ahead, on another core,
-	// without their checkpoints (a segment that continues the previous one
-	// does not need its own); one that does is read again.
+	q.segs = r.segs[first:]
+	// Segments that begin after Until are not read (but still say
+	// whether the one before continues into them).
+	q.n = len(q.segs)
+	for i := range q.segs {
+		if !f.Until.IsZero() && q.segs[i].Start.After(f.Until) {
+			q.n = i
+			break
+		}
+	}
+	return q
+}
+
+// historySeq is History walking the segments one after another on one
+// goroutine (and one reading ahead): the reference the parallel walk is
+// tested against.
+func (r *Reader) historySeq(f Filter) (*HistoryResult, error) {
+	if len(r.segs) == 0 {
+		return nil, ErrEmpty
+	}
+	q := r.newHistRun(f)
+	segs := q.segs
+	// The segments are read and decompressed one ahead, on another core.
 	pre := make(chan *segRead, 1)
 	stop := make(chan struct{})
 	defer close(stop)
@@ -214,8 +303,8 @@ func (r *Reader) History(f Filter) (*HistoryResult, error) {
 		// one being filled; the walk keeps no slice of a segment's bytes
 		// past the segment.
 		rd := &Reader{dir: r.dir, segs: segs, bufs: make([][]byte, 3)}
-		for i := range segs {
-			sr := rd.read(i, i > 0)
+		for i := range q.n {
+			sr := rd.read(i, false)
 			select {
 			case pre <- sr:
 			case <-stop:
@@ -223,144 +312,141 @@ func (r *Reader) History(f Filter) (*HistoryResult, error) {
 			}
 		}
 	}()
-	rs := &Reader{dir: r.dir, segs: segs}
-	for i := range segs {
-		if !f.Until.IsZero() && segs[i].Start.After(f.Until) {
-			break
-		}
+	for range q.n {
 		// Segments wholly before Since matter only for what is open when
 		// it begins; their checkpoint alone would not say since when, so
 		// they are read all the same.
-		sr := <-pre
-		if !carry && i > 0 {
-			sr = rs.read(i, false)
+		q.step(<-pre)
+	}
+	return q.done(), nil
+}
+
+// step walks the next segment, as read.
+func (q *histRun) step(sr *segRead) {
+	i := q.i
+	q.i++
+	if q.unreadable(i, sr) {
+		return
+	}
+	h := q.h
+	start := q.segs[i].Start
+	inCk := h.ckptHeads(sr)
+	if !q.carry {
+		gapAt := q.prevEnd
+		if i == 0 {
+			gapAt = start
 		}
-		name := filepath.Base(segs[i].Path)
-		if sr.err != nil || sr.data.Checkpoint == nil {
-			why := "cannot be read"
-			if sr.err != nil {
-				why = sr.err.Error()
-			} else if sr.data.Damage != "" {
-				why = sr.data.Damage
-			}
-			to := time.Now()
-			if i+1 < len(segs) {
-				to = segs[i+1].Start
-			}
-			res.Missing = append(res.Missing, Missing{From: segs[i].Start, To: to, Why: fmt.Sprintf("segment %s: %s", name, why)})
-			carry = false
-			continue
+		h.restart(inCk, start, gapAt)
+	} else {
+		h.advance(inCk, start)
+	}
+	q.walkRest(i, sr)
+}
+
+// walkRest is step after the checkpoint: the deltas walked on the state.
+func (q *histRun) walkRest(i int, sr *segRead) {
+	h := q.h
+	w := walker{onGroup: func(tm time.Time, grp []rawRec, ckpt bool) {
+		if !ckpt {
+			h.deltas(tm, grp)
 		}
-		start := segs[i].Start
-		if !carry {
-			// A fresh start: the checkpoint is the truth. Whatever it
-			// lacks ended in the gap; whatever it adds began there.
-			inCk := map[model.KernelID]kernelHead{}
-			w := walker{onGroup: func(tm time.Time, grp []rawRec, ckpt bool) {
-				if !ckpt {
-					return
-				}
-				for _, rr := range grp {
-					if rr.typ == recKernel {
-						d := dec{b: rr.body}
-						kh := decodeKernelHeadOf(&d, h.deviceWanted)
-						if d.err == nil {
-							inCk[kh.ID] = kh
-						}
-					}
-				}
-			}}
-			ckOnly := &segRead{file: sr.file, data: &segData{Checkpoint: sr.data.Checkpoint}}
-			w.scan(ckOnly, nil, time.Time{})
-			gapAt := prevEnd
-			if i == 0 {
-				gapAt = start
-			}
-			for id := range h.cur {
-				if _, ok := inCk[id]; !ok {
-					h.gone(id, gapAt, true)
-				}
-			}
-			for _, kh := range inCk {
-				_, known := h.cur[kh.ID]
-				h.put(kh, start, !known)
-			}
+	}}
+	w.onJournal = func(body []byte) { q.res.Partitions = q.f.journal(q.res.Partitions, body) }
+	w.scan(sr, nil, time.Time{})
+	q.finish(i, sr.data, segEnd{end: sr.end, clean: sr.clean, rotated: w.rotated, rotateAt: w.rotateAt})
+}
+
+// journal appends an agent.toml journal record's body to ps when it is
+// in the asked span.
+func (f Filter) journal(ps []agentconfig.JournalRecord, body []byte) []agentconfig.JournalRecord {
+	var jr agentconfig.JournalRecord
+	if json.Unmarshal(body, &jr) != nil {
+		return ps
+	}
+	if (f.Since.IsZero() || !jr.Time.Before(f.Since)) && (f.Until.IsZero() || !jr.Time.After(f.Until)) {
+		ps = append(ps, jr)
+	}
+	return ps
+}
+
+// unreadable reports a segment without a readable checkpoint as missing.
+func (q *histRun) unreadable(i int, sr *segRead) bool {
+	if sr.err == nil && sr.data.Checkpoint != nil {
+		return false
+	}
+	why := "cannot be read"
+	if sr.err != nil {
+		why = sr.err.Error()
+	} else if sr.data.Damage != "" {
+		why = sr.data.Damage
+	}
+	to := time.Now()
+	if i+1 < len(q.segs) {
+		to = q.segs[i+1].Start
+	}
+	name := filepath.Base(q.segs[i].Path)
+	q.res.Missing = append(q.res.Missing, Missing{From: q.segs[i].Start, To: to, Why: fmt.Sprintf("segment %s: %s", name, why)})
+	q.carry = false
+	return true
+}
+
+// segEnd is how a walked segment ends.
+type segEnd struct {
+	end            time.Time
+	clean, rotated bool
+	rotateAt       time.Time
+}
+
+func (e segEnd) continues(next time.Time) bool { return e.rotated && e.rotateAt.Equal(next) }
+
+// finish notes where walked segment i ends, and what the record lacks
+// after it.
+func (q *histRun) finish(i int, data *segData, se segEnd) {
+	segs := q.segs
+	end := se.end
+	if end.IsZero() {
+		end = segs[i].Start
+	}
+	q.prevEnd = end
+	q.res.To = end
+	damaged := data.Damage != "" && (!data.Torn || i < len(segs)-1)
+	q.carry = !damaged && i+1 < len(segs) && se.continues(segs[i+1].Start)
+	next := time.Time{}
+	if i+1 < len(segs) {
+		next = segs[i+1].Start
+	}
+	switch {
+	case damaged:
+		to := next
+		if to.IsZero() {
+			to = end
 		}
-		w := walker{onGroup: func(tm time.Time, grp []rawRec, ckpt bool) {
-			if ckpt {
-				return
-			}
-			for _, rr := range grp {
-				switch rr.typ {
-				case recKernel:
-					d := dec{b: rr.body}
-					kh := decodeKernelHeadOf(&d, h.deviceWanted)
-					if d.err == nil {
-						h.put(kh, tm, false)
-					}
-				case recKernelPatch:
-					d := dec{b: rr.body}
-					id := model.KernelID(d.id())
-					tr := h.cur[id]
-					if d.err != nil || tr == nil {
-						continue
-					}
-					k := &model.Kernel{ID: id, Agent: tr.head.Agent, State: tr.head.State, Alloc: tr.head.Alloc}
-					if tr.head.Session != "" || tr.head.User != "" || tr.head.Project != "" {
-						k.Record = &model.KernelRecord{SessionID: tr.head.Session, OwnerUserID: tr.head.User, OwnerProjectID: tr.head.Project}
-					}
-					mask := decodePatchHead(&d, k, h.deviceWanted)
-					if d.err != nil || mask&headFields == 0 {
-						continue
-					}
-					kh := kernelHead{ID: id, Agent: k.Agent, State: k.State, Alloc: k.Alloc}
-					if r := k.Record; r != nil {
-						kh.Session, kh.User, kh.Project = r.SessionID, r.OwnerUserID, r.OwnerProjectID
-					}
-					h.put(kh, tm, false)
-				case recKernelGone:
-					d := dec{b: rr.body}
-					if id := model.KernelID(d.id()); d.err == nil {
-						h.gone(id, tm, false)
-					}
-				}
-			}
-		}}
-		w.onJournal = func(body []byte) {
-			var jr agentconfig.JournalRecord
-			if json.Unmarshal(body, &jr) != nil {
-				return
-			}
-			if (f.Since.IsZero() || !jr.Time.Before(f.Since)) && (f.Until.IsZero() || !jr.Time.After(f.Until)) {
-				res.Partitions = append(res.Partitions, jr)
-			}
+		q.res.Missing = append(q.res.Missing, Missing{From: end, To: to,
+			Why: fmt.Sprintf("segment %s: %s at byte %d; the rest of it is lost", filepath.Base(segs[i].Path), data.Damage, data.Offset)})
+	case !next.IsZero():
+		if m, ok := gapBetween(end, next, se.clean, se.rotated, se.continues(next)); ok {
+			q.res.Missing = append(q.res.Missing, m)
 		}
-		w.scan(sr, nil, time.Time{})
-		end := sr.end
-		if end.IsZero() {
-			end = start
+	}
+}
+
+// done closes what is still open at the end of the record and sorts.
+func (q *histRun) done() *HistoryResult {
+	h, res := q.h, q.res
+	if len(q.outs) > 0 {
+		n := len(h.out)
+		for _, o := range q.outs {
+			n += len(o)
 		}
-		prevEnd = end
-		res.To = end
-		damaged := sr.data.Damage != "" && (!sr.data.Torn || i < len(segs)-1)
-		carry = !damaged && i+1 < len(segs) && w.continues(segs[i+1].Start)
-		next := time.Time{}
-		if i+1 < len(segs) {
-			next = segs[i+1].Start
-		}
-		switch {
-		case damaged:
-			to := next
-			if to.IsZero() {
-				to = end
+		if n > len(h.out) {
+			out := make([]Interval, 0, n+len(h.cur)/8)
+			out = append(out, h.out...)
+			for _, o := range q.outs {
+				out = append(out, o...)
 			}
-			res.Missing = append(res.Missing, Missing{From: end, To: to,
-				Why: fmt.Sprintf("segment %s: %s at byte %d; the rest of it is lost", name, sr.data.Damage, sr.data.Offset)})
-		case !next.IsZero():
-			if m, ok := gapBetween(end, next, sr.clean, w.rotated, w.continues(next)); ok {
-				res.Missing = append(res.Missing, m)
-			}
+			h.out = out
 		}
+		q.outs = nil
 	}
 	for _, tr := range h.cur {
 		for _, iv := range tr.open {
@@ -380,5 +466,124 @@ func (r *Reader) History(f Filter) (*HistoryResult, error) {
 		return strings.Compare(string(a.Kernel), string(b.Kernel))
 	})
 	res.Intervals = h.out
-	return res, nil
+	return res
+}
+
+// ckHeads are a checkpoint's kernels by id; the heads lie in a few large
+// slices, not in the map (a map of 10,000 heads was a tenth of a week's
+// allocations).
+type ckHeads map[model.KernelID]*kernelHead
+
+// ckptHeads reads the kernels of a segment's checkpoint.
+func (h *histWalk) ckptHeads(sr *segRead) ckHeads {
+	inCk := ckHeads{}
+	var chunk []kernelHead
+	w := walker{onGroup: func(tm time.Time, grp []rawRec, ckpt bool) {
+		if !ckpt {
+			return
+		}
+		for _, rr := range grp {
+			if rr.typ == recKernel {
+				d := dec{b: rr.body, in: h.in}
+				kh := decodeKernelHeadOf(&d, h.want())
+				if d.err == nil {
+					if len(chunk) == cap(chunk) {
+						chunk = make([]kernelHead, 0, max(2*cap(chunk), 1024))
+					}
+					chunk = append(chunk, kh)
+					inCk[kh.ID] = &chunk[len(chunk)-1]
+				}
+			}
+		}
+	}}
+	ckOnly := &segRead{file: sr.file, data: &segData{Checkpoint: sr.data.Checkpoint}}
+	w.scan(ckOnly, nil, time.Time{})
+	return inCk
+}
+
+// restart is a fresh start at a checkpoint (start): the checkpoint is the
+// truth. Whatever it lacks ended in the gap (at gapAt); whatever it adds
+// began there.
+func (h *histWalk) restart(inCk ckHeads, start, gapAt time.Time) {
+	for id := range h.cur {
+		if _, ok := inCk[id]; !ok {
+			h.gone(id, gapAt, true)
+		}
+	}
+	for _, kh := range inCk {
+		tr, known := h.cur[kh.ID]
+		if known && sameHead(tr.head, *kh) {
+			// put would change nothing: what is open follows the head.
+			continue
+		}
+		h.put(*kh, start, !known)
+	}
+}
+
+// advance applies a checkpoint that continues the segment before it
+// (start): the recorder writes the snapshot it rotates at only as the
+// next segment's checkpoint, so its changes are found by comparing: what
+// the checkpoint lacks went then, what it has is each kernel as of then.
+func (h *histWalk) advance(inCk ckHeads, start time.Time) {
+	for id := range h.cur {
+		if _, ok := inCk[id]; !ok {
+			h.gone(id, start, false)
+		}
+	}
+	for _, kh := range inCk {
+		if tr := h.cur[kh.ID]; tr != nil && sameHead(tr.head, *kh) {
+			continue
+		}
+		h.put(*kh, start, false)
+	}
+}
+
+// deltas applies one group of a delta stream, recorded at tm. Kernel
+// ids are looked up from their bytes: a tracked kernel's id string is
+// its head's.
+func (h *histWalk) deltas(tm time.Time, grp []rawRec) {
+	for _, rr := range grp {
+		switch rr.typ {
+		case recKernel:
+			d := dec{b: rr.body, in: h.in}
+			h.idb = d.appendID(h.idb[:0])
+			var id model.KernelID
+			if tr := h.cur[model.KernelID(h.idb)]; tr != nil {
+				id = tr.head.ID
+			} else {
+				id = model.KernelID(h.idb)
+			}
+			kh := decodeHeadRest(&d, id, h.want())
+			if d.err == nil {
+				h.put(kh, tm, false)
+			}
+		case recKernelPatch:
+			d := dec{b: rr.body, in: h.in}
+			h.idb = d.appendID(h.idb[:0])
+			tr := h.cur[model.KernelID(h.idb)]
+			if d.err != nil || tr == nil {
+				continue
+			}
+			id := tr.head.ID
+			k := &model.Kernel{ID: id, Agent: tr.head.Agent, State: tr.head.State, Alloc: tr.head.Alloc}
+			if tr.head.Session != "" || tr.head.User != "" || tr.head.Project != "" {
+				k.Record = &model.KernelRecord{SessionID: tr.head.Session, OwnerUserID: tr.head.User, OwnerProjectID: tr.head.Project}
+			}
+			mask := decodePatchHead(&d, k, h.want())
+			if d.err != nil || mask&headFields == 0 {
+				continue
+			}
+			kh := kernelHead{ID: id, Agent: k.Agent, State: k.State, Alloc: k.Alloc}
+			if r := k.Record; r != nil {
+				kh.Session, kh.User, kh.Project = r.SessionID, r.OwnerUserID, r.OwnerProjectID
+			}
+			h.put(kh, tm, false)
+		case recKernelGone:
+			d := dec{b: rr.body, in: h.in}
+			h.idb = d.appendID(h.idb[:0])
+			if tr := h.cur[model.KernelID(h.idb)]; d.err == nil && tr != nil {
+				h.gone(tr.head.ID, tm, false)
+			}
+		}
+	}
 }

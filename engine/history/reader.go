@@ -37,8 +37,11 @@ type Reader struct {
 	// bufs, when set, are buffers the delta streams are decompressed
 	// into in turn: a reader whose caller is done with a segment by the
 	// time len(bufs) more are read.
-	bufs     [][]byte
-	nbuf     int
+	bufs [][]byte
+	nbuf int
+	// sb, when set, are reused for each segment read: a reader whose
+	// caller is done with a segment before it reads the next.
+	sb       *segBufs
 	spanDone bool
 	spanTo   time.Time
 }
@@ -100,7 +103,16 @@ func (r *Reader) readOf(i int, skipCkpt, lazy bool) *segRead {
 	// into the segment meanwhile leaves the segment longer than the tail
 	// says, and the segment then holds the tail's records.
 	tail := readTail(sr.file.Path)
-	b, err := os.ReadFile(sr.file.Path)
+	var b []byte
+	var err error
+	if r.sb != nil {
+		b, err = readFileInto(sr.file.Path, r.sb.file)
+		if b != nil {
+			r.sb.file = b[:0]
+		}
+	} else {
+		b, err = os.ReadFile(sr.file.Path)
+	}
 	if err != nil {
 		sr.err = err
 		return sr
@@ -115,7 +127,7 @@ func (r *Reader) readOf(i int, skipCkpt, lazy bool) *segRead {
 	if len(r.bufs) > 0 {
 		buf = r.bufs[r.nbuf%len(r.bufs)]
 	}
-	sr.data, sr.err = parseSegmentOf(b, skipCkpt, lazy, r.dec, buf)
+	sr.data, sr.err = parseSegmentOf(b, skipCkpt, lazy, r.dec, buf, r.sb)
 	attachTail(sr.data, tail, sr.file.Path)
 	if len(r.bufs) > 0 && sr.data != nil && cap(sr.data.Deltas) > cap(buf) {
 		r.bufs[r.nbuf%len(r.bufs)] = sr.data.Deltas[:0]
