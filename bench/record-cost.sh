@@ -4,7 +4,7 @@
 # 10,000-kernel scratch tree through fsnotify while a writer rewrites one
 # kernel's resource.txt RATE times a second, once with --history off and
 # once recording, in interleaved rounds. The process's CPU comes from
-# /proc/PID/schedstat (nanoseconds): a window with the writer running, and
+# /proc/PID/task/*/schedstat (nanoseconds): a window with the writer running, and
 # a window as long without it (the poll, the collector, the heartbeat),
 # whose cost is taken off, so what is left is the CPU the changes cost.
 #
@@ -21,7 +21,8 @@ fi
 work=$(mktemp -d)
 trap 'kill "${pid:-}" 2>/dev/null || true; rm -rf "$work"' EXIT
 cp -r "$tree" "$work/tree"
-oncpu() { cut -d' ' -f1 "/proc/$1/schedstat"; }
+# every thread's time on a CPU, in ns (a Go process's threads live as long as it does)
+oncpu() { cat /proc/"$1"/task/*/schedstat | awk '{ s += $1 } END { printf "%d", s }'; }
 churn() { # rewrite $rate kernels a second for $secs seconds, in place as the agent does
 	python3 - "$work/tree" "$rate" "$secs" <<'PY'
 import os, random, sys, time
