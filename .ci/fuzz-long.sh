@@ -18,7 +18,7 @@ while read -r pkg dir target; do
 	if (($#)) && [[ " $* " != *" $target "* && " $* " != *" $rel/$target "* ]]; then continue; fi
 	out="$log.${rel//\//_}.$target.out"
 	echo "== $pkg $target ($fuzztime) $(date -u +%FT%TZ)" | tee -a "$log"
-	if ! nice -n 19 go test -run='^$' -fuzz="^${target}\$" -fuzztime="$fuzztime" -parallel=1 -timeout=0 "$pkg" >"$out" 2>&1; then
+	if ! nice -n 19 go test -run='^$' -fuzz="^${target}\$" -fuzztime="$fuzztime" -fuzzminimizetime="${FUZZMINIMIZETIME:-10s}" -parallel=1 -timeout=0 "$pkg" >"$out" 2>&1; then
 		echo "FINDING or failure in $pkg $target: see $out (a crasher is kept under testdata/fuzz)" | tee -a "$log"
 	fi
 	grep -E '^(fuzz: elapsed|ok|FAIL|---)' "$out" | tail -n 3 | tee -a "$log"
