@@ -233,16 +233,10 @@ func (s *state) kernelUse(id model.KernelID, ks *kstate, now time.Time) *model.K
 		du = append(du, model.DeviceUse{Device: key})
 		return &du[len(du)-1]
 	}
-	for slot, m := range ks.contrib {
-		name := slot.DeviceName()
-		if !model.CarriesHoldings(name) {
-			continue
-		}
-		for dev, amt := range m {
-			d := at(model.DeviceKey{Name: name, ID: dev})
-			d.Held = d.Held.Add(amt)
-		}
-	}
+	ks.contrib.EachHeld(func(k model.DeviceKey, _ model.SlotName, amt model.Dec) {
+		d := at(k)
+		d.Held = d.Held.Add(amt)
+	})
 	ag := s.agg[id]
 	for key := range ag {
 		at(key)

@@ -13,6 +13,21 @@ type AgentID string
 // slot's DeviceName().
 type Allocations map[SlotName]map[DeviceID]Dec
 
+// EachHeld calls f with every amount a holds on a device that carries
+// holdings (every plugin's devices but cpu and mem), by device key and slot,
+// in map order.
+func (a Allocations) EachHeld(f func(k DeviceKey, slot SlotName, amt Dec)) {
+	for slot, devs := range a {
+		name := slot.DeviceName()
+		if !CarriesHoldings(name) {
+			continue
+		}
+		for id, amt := range devs {
+			f(DeviceKey{Name: name, ID: id}, slot, amt)
+		}
+	}
+}
+
 // KernelState says how far fgtop trusts a kernel's figures.
 type KernelState string
 

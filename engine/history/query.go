@@ -133,25 +133,18 @@ func (h *histWalk) put(kh kernelHead, t time.Time, since bool) {
 	// Most kernels of a device query hold nothing on the device: no maps
 	// for them.
 	var amounts map[model.DeviceKey]model.ResourceSlot
-	for slot, devs := range kh.Alloc {
-		name := slot.DeviceName()
-		if !model.CarriesHoldings(name) {
-			continue
+	kh.Alloc.EachHeld(func(k model.DeviceKey, slot model.SlotName, amt model.Dec) {
+		if !h.deviceWanted(k) {
+			return
 		}
-		for id, amt := range devs {
-			k := model.DeviceKey{Name: name, ID: id}
-			if !h.deviceWanted(k) {
-				continue
-			}
-			if amounts == nil {
-				amounts = map[model.DeviceKey]model.ResourceSlot{}
-			}
-			if amounts[k] == nil {
-				amounts[k] = model.ResourceSlot{}
-			}
-			amounts[k][slot] = amt
+		if amounts == nil {
+			amounts = map[model.DeviceKey]model.ResourceSlot{}
 		}
-	}
+		if amounts[k] == nil {
+			amounts[k] = model.ResourceSlot{}
+		}
+		amounts[k][slot] = amt
+	})
 	for k, iv := range tr.open {
 		a, ok := amounts[k]
 		if ok && sameSlots(a, iv.Amounts) && iv.Agent == kh.Agent && iv.User == kh.User && iv.Session == kh.Session {

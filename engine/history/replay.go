@@ -229,16 +229,9 @@ func (st *state) decodeKernels(usage map[model.DeviceKey]usageRec) ([]*model.Ker
 				return
 			}
 			ks[i] = k
-			for slot, devs := range k.Alloc {
-				name := slot.DeviceName()
-				if !model.CarriesHoldings(name) {
-					continue
-				}
-				for id, amt := range devs {
-					key := model.DeviceKey{Name: name, ID: id}
-					o.holds[key] = append(o.holds[key], model.Holding{Kernel: k.ID, Agent: k.Agent, Slot: slot, Amount: amt})
-				}
-			}
+			k.Alloc.EachHeld(func(key model.DeviceKey, slot model.SlotName, amt model.Dec) {
+				o.holds[key] = append(o.holds[key], model.Holding{Kernel: k.ID, Agent: k.Agent, Slot: slot, Amount: amt})
+			})
 			sums.add(k, usage)
 		}
 	}
