@@ -271,3 +271,48 @@ func TestParseEscapesUntrusted(t *testing.T) {
 		t.Errorf("settings %+v", s)
 	}
 }
+
+// TestRegisterCapacityKeysNamed: a --fgpu-capacity key that names no
+// registered GPU (a typo, a masked GPU) is a warning naming it, as is the
+// flag on a node registered as cuda_open, where it changes nothing.
+func TestRegisterCapacityKeysNamed(t *testing.T) {
+	mask := Parse(map[string]string{"device_mask": "cccccccc-0000-0000-0000-000000000000", "unit_mem": "20g"})
+	for _, tc := range []struct {
+		name, kind, c string
+		want          []string // substrings of the one warning; none: no warning
+	}{
+		{"every key used", model.PluginCUDAFractional, "0=2,GPU-bbbbbbbb-0000-0000-0000-000000000000=3,dddddddd-0000-0000-0000-000000000000=4", nil},
+		{"a typo and a masked GPU", model.PluginCUDAFractional, "0=2,9=3,GPU-cccccccc-0000-0000-0000-000000000000=4",
+			[]string{"--fgpu-capacity names 9, GPU-cccccccc-0000-0000-0000-000000000000,", "no GPU registered"}},
+		{"one value for all", model.PluginCUDAFractional, "8", nil},
+		{"cuda_open", model.PluginCUDAOpen, "8", []string{"--fgpu-capacity is not used", "cuda_open"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := ParseCapacities(tc.c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := Register(fourGPUs(), tc.kind, mask, c)
+			var got []string
+			for _, is := range r.Issues {
+				if strings.Contains(is.Message, "--fgpu-capacity") {
+					got = append(got, is.Message)
+				}
+			}
+			if len(tc.want) == 0 {
+				if len(got) > 0 {
+					t.Fatalf("unexpected warning(s): %q", got)
+				}
+				return
+			}
+			if len(got) != 1 {
+				t.Fatalf("warnings %q, want one", got)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(got[0], w) {
+					t.Errorf("%q lacks %q", got[0], w)
+				}
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package plugin
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -67,14 +68,15 @@ func ParseCapacities(s string) (Capacities, error) {
 	return c, nil
 }
 
-// of returns the override for a GPU, if any.
-func (c Capacities) of(d *model.Device) (model.Dec, bool) {
+// of returns the override for a GPU, if any, and the per-device key that
+// gave it ("" for the value for every GPU).
+func (c Capacities) of(d *model.Device) (model.Dec, string, bool) {
 	for _, k := range []string{string(d.ID), "GPU-" + d.UUID, d.UUID, strconv.Itoa(d.Index)} {
 		if v, ok := c.PerDevice[k]; ok && k != "" {
-			return v, true
+			return v, k, true
 		}
 	}
-	return c.All, c.HasAll
+	return c.All, "", c.HasAll
 }
 
 // Registration is the devices as a plugin registers them.
@@ -113,6 +115,7 @@ func Register(devs []model.Device, kind string, s *Settings, c Capacities) Regis
 		}
 	}
 	used := map[string]bool{}
+	capUsed := map[string]bool{}
 	newID := map[model.DeviceID]model.DeviceID{}
 	dropped := map[model.DeviceID]bool{}
 	var unknownWhy []string
@@ -153,7 +156,8 @@ func Register(devs []model.Device, kind string, s *Settings, c Capacities) Regis
 				continue
 			}
 			d.Slot, d.SlotType = model.SlotCUDAShares, model.SlotTypeCount
-			if v, ok := c.of(&d); ok {
+			if v, k, ok := c.of(&d); ok {
+				capUsed[k] = true
 				d.Capacity, d.CapacityUnknown = v, false
 			} else if v, ok := s.Capacity(d.MemoryBytes, d.Processors); ok {
 				d.Capacity, d.CapacityUnknown = v, false
@@ -179,6 +183,25 @@ func Register(devs []model.Device, kind string, s *Settings, c Capacities) Regis
 		if s != nil {
 			r.Quantum = s.Quantum
 		}
+	}
+	// A mistyped --fgpu-capacity key would otherwise leave that GPU on
+	// the assumed rule without a word.
+	switch {
+	case kind == model.PluginCUDAFractional:
+		var stray []string
+		for k := range c.PerDevice {
+			if !capUsed[k] {
+				stray = append(stray, k)
+			}
+		}
+		if len(stray) > 0 {
+			sort.Strings(stray)
+			r.Issues = append(r.Issues, model.Issue{Severity: model.SevWarning, Code: model.IssuePluginSettings,
+				Message: fmt.Sprintf("--fgpu-capacity names %s, which is no GPU registered on this node (give GPU-<uuid>, the bare UUID or the index of a GPU that is not masked)", strings.Join(stray, ", "))})
+		}
+	case !c.Empty():
+		r.Issues = append(r.Issues, model.Issue{Severity: model.SevWarning, Code: model.IssuePluginSettings,
+			Message: "--fgpu-capacity is not used: the GPUs are registered as cuda_open registers them (cuda.device, capacity 1 each), which has no shares"})
 	}
 	if len(unknownWhy) > 0 {
 		r.Issues = append(r.Issues, model.Issue{Severity: model.SevWarning, Code: model.IssuePluginSettings,
