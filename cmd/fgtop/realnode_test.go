@@ -427,8 +427,39 @@ func TestRealNodePluginRegistration(t *testing.T) {
 		}
 		s.placementIssues(t)
 		n.exporterHasNoCapacity(t, gpu(1))
+		n.allocMapNamesLeftOut(t, gpu(0), gpu(1), gpu(3))
 		n.consoleShowsUnknown(t)
 	})
+}
+
+// allocMapNamesLeftOut: `snapshot --alloc-map` with the capacities unknown
+// prints no ratio for the held GPUs and names them on stderr, so an empty
+// map is not read as an idle node.
+func (n *realNode) allocMapNamesLeftOut(t *testing.T, held ...string) {
+	t.Helper()
+	cmd := exec.Command(n.bin, "snapshot", "--alloc-map", "--config", n.agentToml, "--devices", "nvml")
+	cmd.Env = n.env()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("snapshot --alloc-map: %v\n%s", err, stderr.String())
+	}
+	var m map[string]string
+	if err := json.Unmarshal(out, &m); err != nil {
+		t.Fatalf("snapshot --alloc-map: %v\n%s", err, out)
+	}
+	for _, id := range held {
+		if r, ok := m[id]; ok {
+			t.Errorf("--alloc-map gives %s = %s over an unknown capacity", id, r)
+		}
+		if !strings.Contains(stderr.String(), id) {
+			t.Errorf("--alloc-map's stderr does not name %s, left out: %q", id, stderr.String())
+		}
+	}
+	if !strings.Contains(stderr.String(), "etcd "+n.etcd.Endpoint) {
+		t.Errorf("--alloc-map's stderr does not say why (etcd %s): %q", n.etcd.Endpoint, stderr.String())
+	}
 }
 
 // namesEtcd: an issue names etcd and its address (once: the header's

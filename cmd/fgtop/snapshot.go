@@ -8,6 +8,8 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"sort"
+	"strings"
 	"syscall"
 	"time"
 
@@ -38,6 +40,7 @@ func newSnapshotCmd() *cobra.Command {
                          the slot (the raw amount on a device the inventory lacks),
                          quantized to four places ("0.2500"); a GPU whose fractional
                          capacity cannot be known (plugin settings never read) is left out
+                         and named on stderr
   --alloc-map=absolute   the map older agents report: device id -> cuda.shares +
                          cuda.device, unnormalised
                          With either map, a file that does not parse is skipped and
@@ -121,6 +124,9 @@ Exit status: 0 on success, even when issues are reported; 2 on bad usage.`,
 					return err
 				}
 				reportProblems(cmd.ErrOrStderr(), s)
+				if allocMap == allocRatio {
+					reportRatioUnknown(cmd.ErrOrStderr(), s)
+				}
 				return render(s, !compact)
 			}
 			return followChanges(ctx, opts, cmd.OutOrStdout(), allocMap, heartbeat)
@@ -196,6 +202,28 @@ func reportProblems(stderr io.Writer, s *model.Snapshot) {
 			fmt.Fprintf(stderr, "fgtop: %s\n", k.Problem)
 		}
 	}
+}
+
+// reportRatioUnknown names on stderr the GPUs that hold shares but that
+// --alloc-map leaves out because their capacity is unknown: a map without
+// them reads as if nothing were held there.
+func reportRatioUnknown(stderr io.Writer, s *model.Snapshot) {
+	var ids []string
+	for k, u := range s.Usage {
+		if k.Name == "cuda" && len(u.Held) > 0 && s.AllocRatioUnknown(k.ID) {
+			ids = append(ids, string(k.ID))
+		}
+	}
+	if len(ids) == 0 {
+		return
+	}
+	sort.Strings(ids)
+	why := "see the plugin-settings issues of --json"
+	if s.Plugin != nil && strings.HasPrefix(s.Plugin.Settings, "etcd ") && !s.Plugin.SettingsOK {
+		why = "the CUDA plugin settings were never read from " + s.Plugin.Settings
+	}
+	fmt.Fprintf(stderr, "fgtop: --alloc-map leaves out %s, which kernels hold: the capacity is unknown (%s); give it with --fgpu-capacity, the settings with --plugin-config, or use --alloc-map=absolute\n",
+		strings.Join(ids, ", "), why)
 }
 
 // followChanges prints one JSON line per real change of what the form
