@@ -216,7 +216,9 @@ func (s *Source) Poll(ctx context.Context) (*inventory.Inventory, error) {
 			kept = "none were ever read, so fractional capacities are unknown"
 		}
 		issues = append(issues, model.Issue{Severity: model.SevError, Code: model.IssuePluginSettings,
-			Message: fmt.Sprintf("cannot read the CUDA plugin settings from etcd at %s (%s): %s", s.opts.Etcd.Addr(), etcdErr, kept)})
+			// etcd and its address first: the console's header line has
+			// 80 columns on a small terminal.
+			Message: fmt.Sprintf("etcd at %s: cannot read the CUDA plugin settings (%s): %s", s.opts.Etcd.Addr(), etcdErr, kept)})
 	}
 	if st != nil {
 		for _, p := range st.Problems {

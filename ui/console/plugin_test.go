@@ -20,10 +20,10 @@ func TestPluginShown(t *testing.T) {
 	devs[0].Capacity, devs[0].CapacityUnknown = model.Zero, true
 	snap.Devices = devs
 	snap.Issues = append([]model.Issue{{Severity: model.SevError, Code: model.IssuePluginSettings,
-		Message: "cannot read the CUDA plugin settings from etcd at 127.0.0.1:2379 (no answer): the last settings read are kept"}}, snap.Issues...)
+		Message: "etcd at 127.0.0.1:2379: cannot read the CUDA plugin settings (no answer): the last settings read are kept"}}, snap.Issues...)
 	a := testApp(t, 140, 40, snap, Options{})
 	out := screen(a)
-	for _, want := range []string{"fGPU (plugin-settings)", "etcd unreachable", "cannot read the CUDA plugin settings from etcd at 127.0.0.1:2379", "capacity unknown"} {
+	for _, want := range []string{"fGPU (plugin-settings)", "etcd unreachable", "etcd at 127.0.0.1:2379: cannot read the CUDA plugin settings", "capacity unknown"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("screen lacks %q:\n%s", want, out)
 		}
@@ -45,5 +45,29 @@ func TestPluginShown(t *testing.T) {
 	}
 	if !strings.Contains(out, "? (capacity unknown)") {
 		t.Errorf("the detail's alloc-map ratio is not unknown:\n%s", out)
+	}
+}
+
+// TestPluginShownNarrow: on an 80-column terminal with etcd unreachable the
+// header still says which plugin the GPUs are registered as and by which
+// rule, and names etcd and its address, in its first two lines.
+func TestPluginShownNarrow(t *testing.T) {
+	snap := fake.Node(fake.Options{})
+	snap.Plugin = &model.PluginInfo{Kind: model.PluginCUDAFractional, Source: "scratch", Detail: "1 kernel(s) hold cuda.shares",
+		Settings: "etcd 192.168.100.200:2379", SettingsOK: false}
+	snap.Issues = append([]model.Issue{{Severity: model.SevError, Code: model.IssuePluginSettings,
+		Message: "etcd at 192.168.100.200:2379: cannot read the CUDA plugin settings (no answer within 1.5s): none were ever read, so fractional capacities are unknown"}}, snap.Issues...)
+	for _, w := range []int{80, 100, 200} {
+		a := testApp(t, w, 24, snap, Options{})
+		lines := strings.SplitN(screen(a), "\n", 3)
+		if len(lines) < 3 {
+			t.Fatalf("%d columns: screen too short", w)
+		}
+		head := lines[0] + "\n" + lines[1]
+		for _, want := range []string{"fGPU (scratch)", "etcd at 192.168.100.200:2379"} {
+			if !strings.Contains(head, want) {
+				t.Errorf("%d columns: the header lacks %q:\n%s", w, want, head)
+			}
+		}
 	}
 }

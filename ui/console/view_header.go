@@ -18,6 +18,11 @@ type headerPiece struct {
 	spans []kit.Span
 	drop  int // 0: never dropped
 	right bool
+	// lead: when dropped, the piece opens the second line, ahead of the
+	// warnings there, instead of following them where room is left. Its
+	// short form, if any, replaces it there.
+	lead  bool
+	short []kit.Span
 }
 
 // sourceBadge says where devices come from and how healthy that is.
@@ -186,7 +191,10 @@ func (a *App) headerPieces() []headerPiece {
 		{spans: []kit.Span{sourceBadge(s)}},
 	}...)
 	if p := pluginBadge(s); p != nil {
-		ps = append(ps, headerPiece{spans: p, drop: 3})
+		// The rule that decided is what the bars mean: on a narrow
+		// terminal it opens the second line, where the etcd warning (if
+		// any) already says etcd cannot be read.
+		ps = append(ps, headerPiece{spans: p, drop: 3, lead: true, short: p[:2]})
 	}
 	if s != nil {
 		var mode []kit.Span
@@ -311,6 +319,21 @@ func (a *App) viewHeader(w int) []string {
 		// restarted on this file does not start.
 		second = append(second, kit.Span{Lvl: kit.LvlDim, Text: "  "}, kit.Span{Lvl: kit.LvlCrit, Text: agentconfig.DraftFormatWarning})
 	}
+	for _, p := range dropped {
+		if !p.lead {
+			continue
+		}
+		if len(second) > 0 {
+			second = append(second, kit.Span{Lvl: kit.LvlBorder, Text: a.sepGlyph(sep)})
+		} else {
+			second = append(second, kit.Span{Lvl: kit.LvlDim, Text: "  "})
+		}
+		if p.short != nil {
+			second = append(second, p.short...)
+		} else {
+			second = append(second, p.spans...)
+		}
+	}
 	if prob := sourceProblem(a.Snap); prob.Text != "" {
 		if len(second) > 0 {
 			second = append(second, kit.Span{Lvl: kit.LvlBorder, Text: a.sepGlyph(sep)}, prob)
@@ -327,6 +350,9 @@ func (a *App) viewHeader(w int) []string {
 		second = append(second, wsp)
 	}
 	for _, p := range dropped {
+		if p.lead {
+			continue
+		}
 		// A piece that does not fit whole is left out rather than cut to
 		// a stub ("ma…" said nothing).
 		if len(second) > 0 && kit.SpansWidth(second)+3+kit.SpansWidth(p.spans) > w {
