@@ -410,7 +410,7 @@ func runCheck(w io.Writer, cfg *agentconfig.Config, snap *model.Snapshot, unseen
 	}
 	if inv.AcceleratorsUnknown {
 		rep.Notes = append(rep.Notes, model.Issue{Severity: model.SevWarning, Code: model.IssueDeviceSource,
-			Message: "accelerator devices are unknown (" + snap.Source.Detail + "): accelerator device names and IDs in the config were not checked; pass --devices"})
+			Message: inv.UnknownNote()})
 	}
 	switch {
 	case failing > 0:

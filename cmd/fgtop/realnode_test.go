@@ -428,8 +428,26 @@ func TestRealNodePluginRegistration(t *testing.T) {
 		s.placementIssues(t)
 		n.exporterHasNoCapacity(t, gpu(1))
 		n.allocMapNamesLeftOut(t, gpu(0), gpu(1), gpu(3))
+		n.checkSaysCapacityUnknown(t)
 		n.consoleShowsUnknown(t)
 	})
+}
+
+// checkSaysCapacityUnknown: `fgtop check` with the capacities unknown
+// says that, naming the flags that tell, and does not send the operator
+// after --devices while NVML works.
+func (n *realNode) checkSaysCapacityUnknown(t *testing.T) {
+	t.Helper()
+	cmd := exec.Command(n.bin, "check", "--config", n.agentToml, "--devices", "nvml")
+	cmd.Env = n.env()
+	out, _ := cmd.CombinedOutput()
+	text := string(out)
+	if strings.Contains(text, "pass --devices") {
+		t.Errorf("check asks for --devices while NVML lists the GPUs:\n%s", text)
+	}
+	if !strings.Contains(text, "--fgpu-capacity") || !strings.Contains(text, n.gpus[1].UUID) {
+		t.Errorf("check does not say which capacities are unknown and how to give them:\n%s", text)
+	}
 }
 
 // allocMapNamesLeftOut: `snapshot --alloc-map` with the capacities unknown

@@ -39,6 +39,31 @@ func InventoryOf(s *model.Snapshot) Inventory {
 		AcceleratorsUnknown: s.Source.Kind == "none" || s.Source.Health == "unavailable" || model.AnyCapacityUnknown(s.Devices)}
 }
 
+// UnknownNote says why AcceleratorsUnknown is set and what would tell: no
+// accelerator source (pass --devices), or GPUs listed whose capacity is
+// unknown (the CUDA plugin settings were not read: --fgpu-capacity or
+// --plugin-config), so an operator is not sent after a device source
+// that works.
+func (inv Inventory) UnknownNote() string {
+	if inv.Source.Kind != "none" && inv.Source.Health != "unavailable" {
+		var ids []string
+		for i := range inv.Devices {
+			if inv.Devices[i].CapacityUnknown {
+				ids = append(ids, string(inv.Devices[i].ID))
+			}
+		}
+		if len(ids) > 0 {
+			return fmt.Sprintf("the capacity of %s is unknown (the CUDA plugin settings were not read): accelerator capacities in the config were not checked; give them with --fgpu-capacity or the settings with --plugin-config",
+				strings.Join(ids, ", "))
+		}
+	}
+	detail := inv.Source.Detail
+	if detail == "" {
+		detail = "no accelerator source"
+	}
+	return "accelerator devices are unknown (" + detail + "): accelerator device names and IDs in the config were not checked; pass --devices"
+}
+
 // ValidateOptions are the agentconfig validation options this inventory
 // calls for.
 func (inv Inventory) ValidateOptions() agentconfig.ValidateOptions {

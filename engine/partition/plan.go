@@ -242,11 +242,7 @@ func Build(cur, draft *agentconfig.Config, snap *model.Snapshot, extra ...string
 		p.Errors = append(p.Errors, pr.String())
 	}
 	if inv.AcceleratorsUnknown && len(inv.Devices) > 0 {
-		detail := inv.Source.Detail
-		if detail == "" {
-			detail = "no accelerator source"
-		}
-		p.Warnings = append(p.Warnings, "accelerator devices are unknown ("+detail+"): accelerator names and IDs are not checked; pass --devices")
+		p.Warnings = append(p.Warnings, inv.UnknownNote())
 	}
 	p.Next = Effective(next, inv)
 	p.Notes = append(p.Notes, p.Next.Notes...)
