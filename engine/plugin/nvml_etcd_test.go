@@ -224,6 +224,35 @@ func TestEtcdDownAtStart(t *testing.T) {
 	}
 }
 
+// TestEtcdDownAtStartDefault: with etcd unreachable from the start and
+// nothing else telling, the GPUs are shown as cuda_open registers them, and
+// the etcd issue says that is only the default (the unread settings may say
+// fractional) and how to settle it, rather than that fractional capacities
+// are unknown while none is shown.
+func TestEtcdDownAtStartDefault(t *testing.T) {
+	etcd := etcdtest.Start(t)
+	etcd.Stop()
+	inner, _ := nvmlSource(t, 2)
+	src := plugin.NewSource(inner, plugin.Options{Etcd: plugin.EtcdOptions{Endpoints: []string{etcd.Endpoint}, Timeout: 500 * time.Millisecond}})
+	src.Start(1500 * time.Millisecond)
+	defer src.Close()
+	inv, err := src.Poll(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inv.Plugin == nil || inv.Plugin.Source != plugin.RuleDefault {
+		t.Fatalf("plugin %+v, want decided by default", inv.Plugin)
+	}
+	for _, want := range []string{"etcd at " + etcd.Endpoint, "only because nothing else tells", "--cuda-plugin"} {
+		if !hasIssue(inv, want) {
+			t.Errorf("no issue says %q: %v", want, inv.Issues)
+		}
+	}
+	if hasIssue(inv, "fractional capacities are unknown") {
+		t.Errorf("an issue speaks of fractional capacities on GPUs shown as cuda_open: %v", inv.Issues)
+	}
+}
+
 func hasIssue(inv *inventory.Inventory, sub string) bool {
 	for _, i := range inv.Issues {
 		if strings.Contains(i.Message, sub) {

@@ -212,7 +212,13 @@ func (s *Source) Poll(ctx context.Context) (*inventory.Inventory, error) {
 	}
 	if etcdErr != "" {
 		kept := "the last settings read are kept"
-		if settings == nil {
+		switch {
+		case settings != nil:
+		case info.Source == RuleDefault:
+			// cuda_open by default is a guess here: the settings no one
+			// could read may say fractional, or mask GPUs.
+			kept = "none were ever read, so the GPUs are shown as cuda_open registers them only because nothing else tells (the settings may say fractional, or mask GPUs; --cuda-plugin or --plugin-config settles it)"
+		default:
 			kept = "none were ever read, so fractional capacities are unknown"
 		}
 		issues = append(issues, model.Issue{Severity: model.SevError, Code: model.IssuePluginSettings,
