@@ -316,6 +316,16 @@ func TestRealNodePluginRegistration(t *testing.T) {
 		}
 	})
 
+	t.Run("SM count where NVML refuses a full GPU's attributes", func(t *testing.T) {
+		// nvml.h documents nvmlDeviceGetAttributes for MIG devices only:
+		// the binary falls back on the CUDA cores over Hopper's 128 a SM.
+		fakenvml.Config{GPUs: n.gpus, AttributesMIGOnly: true}.Write(t, n.nvml)
+		defer fakenvml.Config{GPUs: n.gpus}.Write(t, n.nvml)
+		n.settings(t, map[string]string{"allocation_mode": "fractional", "unit_mem": "20g"}, nil)
+		n.kernels(t, fractionalKernels)
+		checkFractional(t, n.snapshot(t), cap20g)
+	})
+
 	t.Run("node scope over global", func(t *testing.T) {
 		// Another agent's node scope must not apply to this one.
 		other := plugin.NodePrefix(realNodeNS, "i-another-node") + "unit_mem"

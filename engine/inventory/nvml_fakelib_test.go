@@ -216,6 +216,9 @@ func TestFakeLibAttributes(t *testing.T) {
 		if cores, ret := d.GetNumGpuCores(); ret != nvml.SUCCESS || cores != 132*128 {
 			t.Errorf("cores %d %v", cores, ret)
 		}
+		if arch, ret := d.GetArchitecture(); ret != nvml.SUCCESS || arch != nvml.DEVICE_ARCH_HOPPER {
+			t.Errorf("architecture %d %v, want Hopper (the SM count's fallback needs it)", arch, ret)
+		}
 		if ret := lib.Shutdown(); ret != nvml.SUCCESS {
 			t.Fatal(ret)
 		}

@@ -704,6 +704,15 @@ nvmlReturn_t nvmlDeviceGetNumGpuCores(nvmlDevice_t d, unsigned int *cores)
     DONE(NVML_SUCCESS);
 }
 
+/* Hopper, as the H100 it mimics: with nvmlDeviceGetNumGpuCores it gives
+ * the SM count where nvmlDeviceGetAttributes_v2 refuses a full GPU. */
+nvmlReturn_t nvmlDeviceGetArchitecture(nvmlDevice_t d, nvmlDeviceArchitecture_t *arch)
+{
+    NOTE(); GPU(d);
+    *arch = NVML_DEVICE_ARCH_HOPPER;
+    DONE(NVML_SUCCESS);
+}
+
 nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t d, int *major, int *minor)
 {
     NOTE(); GPU(d);
