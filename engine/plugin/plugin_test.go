@@ -316,3 +316,36 @@ func TestRegisterCapacityKeysNamed(t *testing.T) {
 		})
 	}
 }
+
+// TestRegisterFractionalMIGParent: a GPU in MIG mode (with MIG slices, or
+// MIG mode on without any) gets no cuda.shares: CUDA work runs only in its
+// slices, which keep their own slots; the other GPUs keep the rule's.
+func TestRegisterFractionalMIGParent(t *testing.T) {
+	devs := fourGPUs()
+	devs[2].Telemetry = &model.Telemetry{MIGMode: model.Some(true)}
+	devs = append(devs[:2], append([]model.Device{{ID: "MIG-x", Name: "cuda", Slot: "cuda.device:1g.10gb-mig", Capacity: model.One, Parent: devs[1].ID}}, devs[2:]...)...)
+	r := Register(devs, model.PluginCUDAFractional, Parse(map[string]string{"unit_mem": "20g"}), Capacities{})
+	want := "GPU-aaaaaaaa-0000-0000-0000-000000000000=3.98/cuda.shares GPU-bbbbbbbb-0000-0000-0000-000000000000=0/cuda.shares " +
+		"MIG-x=1/cuda.device:1g.10gb-mig GPU-cccccccc-0000-0000-0000-000000000000=0/cuda.shares GPU-dddddddd-0000-0000-0000-000000000000=3.98/cuda.shares"
+	if got := ids(r.Devices); got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+	found := false
+	for _, is := range r.Issues {
+		if strings.Contains(is.Message, "GPU-bbbbbbbb-0000-0000-0000-000000000000, GPU-cccccccc-0000-0000-0000-000000000000 in MIG mode") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no issue names the GPUs in MIG mode: %v", r.Issues)
+	}
+	// A figure the operator gives for the GPU wins.
+	c, err := ParseCapacities("1=5,7")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = Register(devs, model.PluginCUDAFractional, nil, c)
+	if got := ids(r.Devices); !strings.Contains(got, "GPU-bbbbbbbb-0000-0000-0000-000000000000=5/") || !strings.Contains(got, "GPU-cccccccc-0000-0000-0000-000000000000=0/") {
+		t.Errorf("with --fgpu-capacity 1=5,7: %s", got)
+	}
+}

@@ -105,7 +105,9 @@ type Registration struct {
 //     unknown.
 //
 // MIG slices keep their own ids and slots (cuda.device:<profile>-mig,
-// capacity 1) under their GPU's new id, and go with a masked GPU.
+// capacity 1) under their GPU's new id, and go with a masked GPU. Under
+// the fractional plugin a GPU in MIG mode has no shares (capacity 0,
+// unless --fgpu-capacity names it): its work runs in its slices.
 func Register(devs []model.Device, kind string, s *Settings, c Capacities) Registration {
 	var r Registration
 	mask := map[string]bool{}
@@ -118,7 +120,17 @@ func Register(devs []model.Device, kind string, s *Settings, c Capacities) Regis
 	capUsed := map[string]bool{}
 	newID := map[model.DeviceID]model.DeviceID{}
 	dropped := map[model.DeviceID]bool{}
-	var unknownWhy []string
+	var unknownWhy, migOn []string
+	// A GPU in MIG mode runs CUDA work only in its MIG slices: the
+	// fractional plugin registers those (as the mock does, whose shares
+	// are the sum over non-MIG devices), and no share on the GPU itself
+	// can be placed.
+	hasMIG := map[model.DeviceID]bool{}
+	for i := range devs {
+		if devs[i].Name == "cuda" && devs[i].IsMIG() {
+			hasMIG[devs[i].Parent] = true
+		}
+	}
 	r.Devices = make([]model.Device, 0, len(devs))
 	for _, d := range devs {
 		if d.Name != "cuda" {
@@ -156,8 +168,16 @@ func Register(devs []model.Device, kind string, s *Settings, c Capacities) Regis
 				continue
 			}
 			d.Slot, d.SlotType = model.SlotCUDAShares, model.SlotTypeCount
-			if v, k, ok := c.of(&d); ok {
+			v, k, ok := c.of(&d)
+			mig := hasMIG[d.ID] || (d.Telemetry != nil && d.Telemetry.MIGMode.Valid && d.Telemetry.MIGMode.V)
+			if ok && k != "" {
+				// The operator named this GPU: their figure wins.
 				capUsed[k] = true
+				d.Capacity, d.CapacityUnknown = v, false
+			} else if mig {
+				d.Capacity, d.CapacityUnknown = model.Zero, false
+				migOn = append(migOn, full)
+			} else if ok {
 				d.Capacity, d.CapacityUnknown = v, false
 			} else if v, ok := s.Capacity(d.MemoryBytes, d.Processors); ok {
 				d.Capacity, d.CapacityUnknown = v, false
@@ -202,6 +222,10 @@ func Register(devs []model.Device, kind string, s *Settings, c Capacities) Regis
 	case !c.Empty():
 		r.Issues = append(r.Issues, model.Issue{Severity: model.SevWarning, Code: model.IssuePluginSettings,
 			Message: "--fgpu-capacity is not used: the GPUs are registered as cuda_open registers them (cuda.device, capacity 1 each), which has no shares"})
+	}
+	if len(migOn) > 0 {
+		r.Issues = append(r.Issues, model.Issue{Severity: model.SevInfo, Code: model.IssuePluginSettings,
+			Message: fmt.Sprintf("%s in MIG mode: registered with no cuda.shares (capacity 0); its MIG slices are its devices", strings.Join(migOn, ", "))})
 	}
 	if len(unknownWhy) > 0 {
 		r.Issues = append(r.Issues, model.Issue{Severity: model.SevWarning, Code: model.IssuePluginSettings,
