@@ -596,9 +596,13 @@ func buildPromNodes(res []pmodel.Vector, scraped map[string]time.Time, settings 
 			if v := x.get("numa_node"); v != "" {
 				numa, _ = strconv.Atoi(v)
 			}
+			// The exporter leaves the capacity out where the node cannot
+			// know it (fractional settings never read): unknown here too,
+			// not a capacity of 0 that every held share would overrun.
+			capacity, known := capOf[[2]string{x.get("device"), x.get("slot")}]
 			d := model.Device{ID: model.DeviceID(x.get("device")), Name: model.DeviceName(x.get("plugin")), Slot: model.SlotName(x.get("slot")),
 				SlotType: model.SlotType(x.get("slot_type")), Index: idx, NUMANode: numa, Model: x.get("model"), UUID: x.get("uuid"),
-				Parent: model.DeviceID(x.get("parent")), Capacity: capOf[[2]string{x.get("device"), x.get("slot")}]}
+				Parent: model.DeviceID(x.get("parent")), Capacity: capacity, CapacityUnknown: !known}
 			devs = append(devs, posDev{pos, d})
 		}
 		slices.SortFunc(devs, func(a, b posDev) int { return cmp.Compare(a.pos, b.pos) })
