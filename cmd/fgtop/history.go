@@ -259,6 +259,9 @@ func snapshotAt(at, dirFlag, allocMap string, compact bool, stdout, stderr io.Wr
 	for _, m := range res.Missing {
 		fmt.Fprintf(stderr, "fgtop: the record lacks %s\n", m)
 	}
+	if allocMap == allocRatio {
+		reportRatioUnknown(stderr, res.Snap)
+	}
 	if !res.Exact {
 		return &exitError{code: exitProblem, err: fmt.Errorf("%s falls where the record lacks data: this is the node as last recorded, at %s",
 			t.Local().Format(time.RFC3339), res.Snap.Time.Local().Format(time.RFC3339))}

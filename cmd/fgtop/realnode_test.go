@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -438,9 +439,52 @@ func TestRealNodePluginRegistration(t *testing.T) {
 		s.placementIssues(t)
 		n.exporterHasNoCapacity(t, gpu(1))
 		n.allocMapNamesLeftOut(t, gpu(0), gpu(1), gpu(3))
+		n.recordedAllocMapNamesLeftOut(t, gpu(1))
 		n.checkSaysCapacityUnknown(t)
 		n.consoleShowsUnknown(t)
 	})
+}
+
+// recordedAllocMapNamesLeftOut: the history recorded while the capacities
+// were unknown replays them unknown, and `snapshot --at --alloc-map` names
+// the held GPUs it leaves out, as the live one does.
+func (n *realNode) recordedAllocMapNamesLeftOut(t *testing.T, held string) {
+	t.Helper()
+	hist := filepath.Join(t.TempDir(), "hist")
+	rec := exec.Command(n.bin, "record", "--dir", hist, "--config", n.agentToml, "--devices", "nvml")
+	rec.Env = n.env()
+	if err := rec.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for countSegments(t, hist) == 0 {
+		if time.Now().After(deadline) {
+			rec.Process.Kill()
+			rec.Wait()
+			t.Fatal("the recorder wrote no segment in 20 s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	at := time.Now().Add(-500 * time.Millisecond).Format(time.RFC3339Nano)
+	rec.Process.Signal(syscall.SIGTERM)
+	if err := rec.Wait(); err != nil {
+		t.Fatalf("recorder: %v", err)
+	}
+	cmd := exec.Command(n.bin, "snapshot", "--at", at, "--history", hist, "--alloc-map")
+	cmd.Env = n.env()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("snapshot --at %s --alloc-map: %v\n%s", at, err, stderr.String())
+	}
+	if strings.Contains(string(out), held) {
+		t.Errorf("the recorded --alloc-map gives %s a ratio over an unknown capacity: %s", held, out)
+	}
+	if !strings.Contains(stderr.String(), held) {
+		t.Errorf("the recorded --alloc-map's stderr does not name %s, left out: %q", held, stderr.String())
+	}
 }
 
 // checkSaysCapacityUnknown: `fgtop check` with the capacities unknown

@@ -218,7 +218,7 @@ func reportRatioUnknown(stderr io.Writer, s *model.Snapshot) {
 		return
 	}
 	sort.Strings(ids)
-	why := "see the plugin-settings issues of --json"
+	why := "the CUDA plugin settings were not read"
 	if s.Plugin != nil && strings.HasPrefix(s.Plugin.Settings, "etcd ") && !s.Plugin.SettingsOK {
 		why = "the CUDA plugin settings were never read from " + s.Plugin.Settings
 	}
