@@ -141,3 +141,62 @@ func TestEvidenceFollowsKernels(t *testing.T) {
 		t.Fatalf("%+v %v %+v", inv.Plugin, err, inv.Devices[0])
 	}
 }
+
+// TestEvidenceSoonAfterAKernelAppears: while the kernels decide, a new
+// kernel's directory makes the kernels be read again at once and a moment
+// later (its resource.txt comes after its directory), not only at the
+// next EvidenceEvery, so its shares are not an unknown device meanwhile.
+func TestEvidenceSoonAfterAKernelAppears(t *testing.T) {
+	inner, uuids := nvmlSource(t, 1)
+	root := t.TempDir()
+	src := plugin.NewSource(inner, plugin.Options{EvidenceRoots: []string{root}, EvidenceEvery: time.Hour,
+		File: plugin.Parse(map[string]string{"unit_mem": "20g"}), FilePath: "p"})
+	src.Start(0)
+	defer src.Close()
+	poll := func() *model.PluginInfo {
+		t.Helper()
+		inv, err := src.Poll(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return inv.Plugin
+	}
+	if p := poll(); p.Kind != model.PluginCUDAOpen || p.Source != plugin.RuleDefault {
+		t.Fatalf("%+v", p)
+	}
+	// The directory first, then (after a look) its resource.txt.
+	id := "11111111-1111-4111-8111-111111111111"
+	if err := os.MkdirAll(filepath.Join(root, id, "config"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if p := poll(); p.Source != plugin.RuleDefault {
+		t.Fatalf("an empty kernel directory decided: %+v", p)
+	}
+	writeKernel(t, root, id, "SLOTS={\"cuda.shares\":\"0.5\"}\nCUDA.SHARES_SHARES=GPU-"+uuids[0]+":0.5\n")
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		p := poll()
+		if p.Kind == model.PluginCUDAFractional && p.Source == plugin.RuleScratch {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("5 s after the kernel's resource.txt: %+v", p)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	// Another kernel: read at once.
+	writeKernel(t, root, "22222222-2222-4222-8222-222222222222", "SLOTS={\"cuda.device\":\"1\"}\nCUDA.DEVICE_SHARES=0:1\n")
+	inv, err := src.Poll(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, is := range inv.Issues {
+		if is.Code == model.IssuePluginEvidence {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("a cuda.device kernel beside a cuda.shares one, read at once: no plugin-evidence issue: %v", inv.Issues)
+	}
+}

@@ -3,6 +3,7 @@ package plugin
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -30,8 +31,9 @@ type Options struct {
 	FilePath string
 	// EvidenceRoots are the scratch roots whose kernels' resource.txt
 	// files are read again every EvidenceEvery (default 30s) while no
-	// stronger rule than the kernels decides the plugin; none: only
-	// Inputs.Evidence, as given.
+	// stronger rule than the kernels decides the plugin, and soon after a
+	// kernel directory appears or goes (a root's modification time
+	// changes); none: only Inputs.Evidence, as given.
 	EvidenceRoots []string
 	EvidenceEvery time.Duration
 }
@@ -55,6 +57,11 @@ type Source struct {
 	// evidence is the kernels' evidence, read at evidenceAt.
 	evidence   Evidence
 	evidenceAt time.Time
+	// rootStamps are the evidence roots' modification times at the last
+	// look; settleAt are the moments to look again after a change (the
+	// agent writes resource.txt after it makes the kernel's directory).
+	rootStamps map[string]time.Time
+	settleAt   []time.Time
 	first      chan struct{}
 	changed    chan struct{}
 
@@ -74,6 +81,16 @@ func NewSource(inner inventory.Source, opts Options) *Source {
 	s := &Source{inner: inner, opts: opts, first: make(chan struct{}), changed: make(chan struct{}, 1), done: make(chan struct{}),
 		evidence: opts.Inputs.Evidence, evidenceAt: time.Now()}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
+	// The roots as they are when the caller read Inputs.Evidence, so that
+	// a kernel made before the first poll counts as a change.
+	s.rootStamps = map[string]time.Time{}
+	for _, root := range opts.EvidenceRoots {
+		if fi, err := os.Stat(root); err == nil {
+			s.rootStamps[root] = fi.ModTime()
+		} else {
+			s.rootStamps[root] = time.Time{}
+		}
+	}
 	if opts.File != nil {
 		s.settings = map[model.AgentID]*Settings{"": opts.File}
 		s.ever = true
@@ -173,6 +190,44 @@ func (s *Source) Close() error {
 	return s.inner.Close()
 }
 
+// evidenceSettle are the delays after a root changes at which the kernels
+// are read again: a new kernel's resource.txt comes a moment after its
+// directory, and its unknown-device issues would otherwise stand until
+// the next EvidenceEvery.
+var evidenceSettle = []time.Duration{0, 2 * time.Second, 10 * time.Second}
+
+// evidenceDue reports whether the kernels' evidence is to be read again:
+// EvidenceEvery after the last reading, or at a moment set by a change of
+// a root (one stat per root and poll).
+func (s *Source) evidenceDue(last time.Time) bool {
+	now := time.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	changed := false
+	for _, root := range s.opts.EvidenceRoots {
+		var mt time.Time
+		if fi, err := os.Stat(root); err == nil {
+			mt = fi.ModTime()
+		}
+		if old, seen := s.rootStamps[root]; seen && !old.Equal(mt) {
+			changed = true
+		}
+		s.rootStamps[root] = mt
+	}
+	if changed {
+		s.settleAt = s.settleAt[:0]
+		for _, d := range evidenceSettle {
+			s.settleAt = append(s.settleAt, now.Add(d))
+		}
+	}
+	due := now.Sub(last) >= s.opts.EvidenceEvery
+	for len(s.settleAt) > 0 && !now.Before(s.settleAt[0]) {
+		due = true
+		s.settleAt = s.settleAt[1:]
+	}
+	return due
+}
+
 // Poll reads the wrapped source and registers its GPUs.
 func (s *Source) Poll(ctx context.Context) (*inventory.Inventory, error) {
 	inv, err := s.inner.Poll(ctx)
@@ -192,7 +247,7 @@ func (s *Source) Poll(ctx context.Context) (*inventory.Inventory, error) {
 	in.Settings = st
 	in.Evidence = evidence
 	info, issues := Decide(in)
-	if (info.Source == RuleScratch || info.Source == RuleDefault) && len(s.opts.EvidenceRoots) > 0 && time.Since(evidenceAt) >= s.opts.EvidenceEvery {
+	if (info.Source == RuleScratch || info.Source == RuleDefault) && len(s.opts.EvidenceRoots) > 0 && s.evidenceDue(evidenceAt) {
 		// The kernels decide: kernels come and go, so look again now and
 		// then (bounded: MaxEvidenceFiles files of 64 KiB).
 		in.Evidence = ScanEvidence(s.opts.EvidenceRoots)
