@@ -177,3 +177,40 @@ func TestAgentHealthDoesNotBlock(t *testing.T) {
 	cancel()
 	<-done
 }
+
+// TestAgentUpIsNotNotRunning: an agent that answers GET /health runs, even
+// when no process of it is visible in /proc (a containerised agent lives
+// in another PID namespace); "not running" beside "up" would contradict
+// itself, so whether it runs the file on disk is "cannot tell".
+func TestAgentUpIsNotNotRunning(t *testing.T) {
+	srv := agentServer(t, "26.4.1")
+	opts := healthNode(t, strings.TrimPrefix(srv.URL, "http://"), closedAddr(t))
+	// A readable /proc with no agent process in it (init only).
+	for name, text := range map[string]string{
+		"stat":      "cpu 1 2 3\nbtime 1700000000\n",
+		"1/stat":    "1 (init) S 0 1 1 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 10 100 10 18446744073709551615",
+		"1/cmdline": "/sbin/init\x00",
+	} {
+		p := filepath.Join(opts.ProcRoot, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := Build(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[model.AgentID]model.Restart{}
+	for _, a := range s.Agents {
+		got[a.ID] = a.Restart
+	}
+	if r := got["a1"]; r.State != model.RestartUnknown || !strings.Contains(r.Detail, "/health") {
+		t.Errorf("a1 (up, no process in /proc): restart %+v, want cannot-tell naming /health", r)
+	}
+	if r := got["a2"]; r.State != model.RestartNotRunning {
+		t.Errorf("a2 (down, no process in /proc): restart %+v, want not-running", r)
+	}
+}

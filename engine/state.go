@@ -955,6 +955,13 @@ func (s *state) snapshot() *model.Snapshot {
 		if h, ok := s.health[ag.ID]; ok {
 			ag.Health = h
 		}
+		if ag.Restart.State == model.RestartNotRunning && ag.Health.State == model.AgentUp {
+			// It answers, so it runs: its process is out of this /proc's
+			// sight (a containerised agent's PID namespace), and which file
+			// it loaded cannot be told from here.
+			ag.Restart = model.Restart{State: model.RestartUnknown,
+				Detail: "cannot tell whether the agent runs this agent.toml: it answers GET /health at " + ag.Health.URL + ", but no process of it is visible here (another PID namespace?)"}
+		}
 		ag.Held = make(model.ResourceSlot, len(a.held))
 		for sl, v := range a.held {
 			if !v.IsZero() {
