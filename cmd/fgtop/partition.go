@@ -221,7 +221,8 @@ type checkReport struct {
 	// Status: ok, drift, invalid (the loader of Schema refuses the file),
 	// wont-start (it loads, but the agent would stop at start-up on this
 	// node), unchecked (the file is fine, but scratch roots are missing or
-	// unreadable, so the live state was not checked), draft-only (with
+	// unreadable, so the live state was not checked, or a manual
+	// partition's accelerator amounts could not be judged), draft-only (with
 	// --schema bep-1044: the draft loads it and the live state matches,
 	// but main does not load it).
 	Status string `json:"status"`
@@ -237,6 +238,11 @@ type checkReport struct {
 	// LiveChecked is false when a scratch root is missing or unreadable:
 	// the kernels under it were not seen.
 	LiveChecked bool `json:"live_state_checked"`
+	// StartupChecked is false when a manual partition's accelerator
+	// amounts could not be judged: the node's accelerators or their
+	// capacities are unknown, so the agent's start-up checks on them
+	// (every plugin's slot given, no slot over-allocated) did not run.
+	StartupChecked bool `json:"startup_checked"`
 	// UnreadRoots counts the scratch roots that could not be read: the
 	// drift verdict did not see the kernels under them.
 	UnreadRoots int                  `json:"unread_scratch_roots,omitempty"`
@@ -412,10 +418,14 @@ func runCheck(w io.Writer, cfg *agentconfig.Config, snap *model.Snapshot, unseen
 		rep.Notes = append(rep.Notes, model.Issue{Severity: model.SevWarning, Code: model.IssueDeviceSource,
 			Message: inv.UnknownNote()})
 	}
+	// Only a manual partition's start-up checks read the accelerators'
+	// slots and capacities; shared and auto-split start on any set.
+	accelUnchecked := inv.AcceleratorsUnknown && cfg.Mode == agentconfig.ModeManual
+	rep.StartupChecked = !accelUnchecked
 	switch {
 	case failing > 0:
 		rep.Status = "drift"
-	case unseen > 0:
+	case unseen > 0 || accelUnchecked:
 		rep.Status = "unchecked"
 	case v.DraftOnly():
 		rep.Status = "draft-only"
@@ -458,6 +468,8 @@ func runCheck(w io.Writer, cfg *agentconfig.Config, snap *model.Snapshot, unseen
 			}
 		case unseen > 0:
 			fmt.Fprintf(w, "%s and the agent starts on this node, but the live state was not checked: %d scratch root(s) missing or unreadable (see the warnings on stderr), so the kernels under them were not seen\n", loader, unseen)
+		case accelUnchecked:
+			fmt.Fprintf(w, "not ok: %s, but whether the agent starts on this node was not checked: its start-up checks on the accelerator amounts need the node's accelerators and their capacities (see the note above)\n", loader)
 		case v.DraftOnly():
 			fmt.Fprintf(w, "the live state matches the config, and %s, but Backend.AI main cannot load it\n", loader)
 		default:
@@ -469,6 +481,8 @@ func runCheck(w io.Writer, cfg *agentconfig.Config, snap *model.Snapshot, unseen
 		return &exitError{code: exitProblem, err: fmt.Errorf("drift: %d problem(s) between %s and the live node", failing, cfg.Path)}
 	case unseen > 0:
 		return &exitError{code: exitProblem, err: fmt.Errorf("the live state was not checked: %d scratch root(s) missing or unreadable", unseen)}
+	case accelUnchecked:
+		return &exitError{code: exitProblem, err: fmt.Errorf("the agent's start-up checks on accelerator amounts were not run: the node's accelerators or their capacities are unknown")}
 	}
 	return nil
 }
