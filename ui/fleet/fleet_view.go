@@ -579,16 +579,13 @@ func deviceLabels(s *model.Snapshot) map[model.DeviceID]string {
 
 func (m *Model) viewFooter(w int) string {
 	st := m.St
-	l := kit.NewLine(kit.Paint{})
 	switch {
 	case m.prompt != console.PromptNone:
 		return console.PromptLine(st, m.prompt, m.Input, w)
 	case m.Flash.Text != "":
-		kit.PutSpans(l, st, []kit.Span{{Lvl: m.Flash.Lvl, Text: m.Flash.Text}}, w)
-	default:
-		return kit.ShortHelpOf(st, m.Keys.ShortHelpIn(scFleet), w)
+		return kit.FlashFooter(st, m.Flash, m.Keys.EssentialIn(scFleet), w)
 	}
-	return l.Finish(w)
+	return kit.ShortHelpOf(st, m.Keys.ShortHelpIn(scFleet), w)
 }
 
 func (m *Model) viewFleetHelp(w, h int) []string {
