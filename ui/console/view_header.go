@@ -2,6 +2,7 @@ package console
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,6 +19,10 @@ type headerPiece struct {
 	spans []kit.Span
 	drop  int // 0: never dropped
 	right bool
+	// short is a shorter form of a piece never dropped, taken when the
+	// first line cannot hold even those (the node's name and health must
+	// stay whole); spill is what it leaves out, said on the second line.
+	short, spill []kit.Span
 }
 
 // sourceBadge says where devices come from and how healthy that is.
@@ -264,7 +269,15 @@ func (a *App) viewHeader(w int) []string {
 			}
 		}
 		if worst < 0 {
-			break
+			i := slices.IndexFunc(ps, func(p headerPiece) bool { return p.short != nil })
+			if i < 0 {
+				break
+			}
+			if ps[i].spill != nil {
+				dropped = append([]headerPiece{{spans: ps[i].spill}}, dropped...)
+			}
+			ps[i].spans, ps[i].short, ps[i].spill = ps[i].short, nil, nil
+			continue
 		}
 		dropped = append([]headerPiece{ps[worst]}, dropped...)
 		ps = append(ps[:worst], ps[worst+1:]...)
