@@ -37,6 +37,18 @@ func TestErrorsNameWhatToDo(t *testing.T) {
 			[]string{"--devices " + missing + ": no such file", "mock-accelerator.toml"}, []string{"stat "}},
 		{"unknown agent", []string{"plan", "--config", cfg, "--cpu", "nobody=0-3"}, exitBadUsage,
 			[]string{"unknown agent 'nobody'", "the plan is invalid"}, nil},
+		{"flag value not a number", []string{"demo", "--seed", "abc"}, exitBadUsage,
+			[]string{`--seed "abc": want a whole number`, "fgtop demo --help"}, []string{"strconv", "invalid syntax"}},
+		{"flag value not a duration", []string{"snapshot", "--follow", "--heartbeat", "5"}, exitBadUsage,
+			[]string{`--heartbeat "5": want a duration such as 30s`}, []string{"time: missing unit"}},
+		{"unknown flag, the closest", []string{"exporter", "--listn", "x"}, exitBadUsage,
+			[]string{"unknown flag: --listn; did you mean --listen?", "fgtop exporter --help"}, nil},
+		{"flag without its value", []string{"fleet", "--hosts"}, exitBadUsage,
+			[]string{"--hosts needs a value", "fgtop fleet --help"}, nil},
+		{"a word a command does not take", []string{"man", "extra"}, exitBadUsage,
+			[]string{`fgtop man takes no arguments (got "extra")`, "fgtop man --help"}, []string{"unknown command"}},
+		{"an unknown subcommand below the root", []string{"completion", "tcsh"}, exitBadUsage,
+			[]string{`fgtop completion: unknown command "tcsh"`, "fgtop completion --help"}, []string{"'fgtop --help'"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			code, out := runCLIQuiet(t, tt.args...)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -46,5 +48,31 @@ func TestExitStatusTable(t *testing.T) {
 	}
 	if !strings.Contains(string(readme), "| status | meaning |\n|---|---|\n"+want.String()) {
 		t.Errorf("README.md's exit-status table differs from cmd/fgtop/exitstatus.go; it should read:\n%s", want.String())
+	}
+}
+
+// TestPlanSaysItsExitStatus: what plan's help says an invalid plan exits
+// with is what it exits with (its one-line summary said 1, the table and
+// the command 2).
+func TestPlanSaysItsExitStatus(t *testing.T) {
+	cfg := filepath.Join("..", "..", "engine", "partition", "testdata", "agent.multi-agent.device-based.toml")
+	code, out := runCLIQuiet(t, "plan", "--config", cfg, "--mem", "nobody=4G")
+	if code != exitBadUsage || !strings.Contains(out, "invalid") {
+		t.Fatalf("an invalid plan: exit %d, want %d (the table's 2)\n%s", code, exitBadUsage, out)
+	}
+	plan, _, err := newRootCmd().Find([]string{"plan"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	said := regexp.MustCompile(`exit (\d) if it is invalid|(\d) invalid`)
+	n := 0
+	for _, m := range said.FindAllStringSubmatch(plan.Short+"\n"+plan.Long, -1) {
+		n++
+		if got := m[1] + m[2]; got != strconv.Itoa(code) {
+			t.Errorf("plan's help says %q; an invalid plan exits %d", m[0], code)
+		}
+	}
+	if n < 2 {
+		t.Errorf("plan's summary and help should both say the exit status of an invalid plan (found %d)", n)
 	}
 }
