@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -236,6 +237,9 @@ func (f *fleetFlags) start(ctx context.Context) (*fleetSource, error) {
 		// As ssh: ~/.ssh/id_* when no key is named.
 		home, _ := os.UserHomeDir()
 		o.DefaultIdentities = fleet.DefaultIdentityFiles(home)
+		if home != "" {
+			o.SSHDir = filepath.Join(home, ".ssh")
+		}
 	}
 	cfg, closeAgent, err := fleet.ClientConfig(o)
 	if err != nil {
