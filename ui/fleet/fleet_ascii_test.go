@@ -27,6 +27,9 @@ func TestASCIIFleet(t *testing.T) {
 		m.Update(tea.WindowSizeMsg{Width: w, Height: 30})
 		m.Update(fleetMsg{fleetOf(t)})
 		check(t, "fleet", fleetScreen(m))
+		if hdr := stripANSI(strings.SplitN(fleetScreen(m), "\n", 2)[0]); strings.Contains(hdr, " ,") || !strings.Contains(hdr, "live, ") {
+			t.Errorf("w=%d: the header's list reads %q (a space before a comma)", w, hdr)
+		}
 		fleetPress(m, "?")
 		check(t, "fleet help", fleetScreen(m))
 		fleetPress(m, "esc", "j", "j")

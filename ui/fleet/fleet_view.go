@@ -180,7 +180,7 @@ func (m *Model) viewHeader(w int) string {
 	sp = append(sp, kit.Span{Lvl: kit.LvlDim, Text: fmt.Sprintf(" │ live: %d GPUs, held %s/%s", gpus, held, capText)})
 	if st.ASCII {
 		for i := range sp {
-			sp[i].Text = strings.ReplaceAll(strings.ReplaceAll(sp[i].Text, "│", "|"), "·", ",")
+			sp[i].Text = strings.NewReplacer("│", "|", " · ", ", ", "·", ",").Replace(sp[i].Text)
 		}
 	}
 	return kit.SpansRow(st, sp, w)
