@@ -30,7 +30,7 @@ func TestErrorsNameWhatToDo(t *testing.T) {
 		{"cpu not a core list", []string{"plan", "--config", cfg, "--cpu", "a=abc"}, exitBadUsage,
 			[]string{`--cpu "a=abc"`, "not a list of cores such as 0-7,16"}, nil},
 		{"mem a fraction of a byte", []string{"plan", "--config", cfg, "--mem", "a=0.3K"}, exitBadUsage,
-			[]string{`--mem "a=0.3K"`, "whole number of bytes"}, nil},
+			[]string{`--mem "a=0.3K"`, "whole number of bytes", "write e.g. 120G"}, nil},
 		{"rollback, config not found", []string{"rollback", "--config", missing, "--yes"}, exitBadUsage,
 			[]string{"no agent config at " + missing}, []string{"lstat"}},
 		{"devices file not found", []string{"snapshot", "--devices", missing, "--scratch-root", t.TempDir()}, exitBadUsage,
