@@ -475,8 +475,14 @@ func (m *Model) viewDetail(w int, now time.Time) []string {
 		info = append(info, kit.Span{Lvl: kit.LvlDim, Text: "seen " + kit.FmtAge(now.Sub(n.LastSeen)) + " ago"})
 	}
 	out := []string{kit.TitleRowOf(st, w, title, info, 0, 0, 0)}
+	// The reason wraps: its end says what to do (add the key, start
+	// fgtop serve), which one cut line at 80 columns lost.
+	reasonFrom, reasonTo := len(out), len(out)
 	if n.Reason != "" {
-		out = append(out, kit.SpansRow(st, []kit.Span{{Lvl: lv, Text: "  " + n.Reason}}, w))
+		for _, r := range kit.WrapWords([]kit.Span{{Lvl: lv, Text: "  " + n.Reason}}, w) {
+			out = append(out, kit.SpansRow(st, r, w))
+		}
+		reasonTo = len(out)
 	}
 	if markOf(n) != "" {
 		note := n.Note
@@ -544,11 +550,16 @@ func (m *Model) viewDetail(w int, now time.Time) []string {
 				out = append(out, kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlCrit, Text: "  " + m.fitText + ": " + f.Reason}}, w))
 			}
 		}
-		// A stale or unreachable node's reason takes a line: the :fit
-		// answer keeps its own, the free-shares line gives way.
-		if len(out) > detailLines && freeLine >= 0 {
-			out = slices.Delete(out, freeLine, freeLine+1)
-		}
+	}
+	// A stale or unreachable node's reason takes a line: the :fit answer
+	// keeps its own, the free-shares line gives way, then the reason's
+	// later lines.
+	if len(out) > detailLines && freeLine >= 0 {
+		out = slices.Delete(out, freeLine, freeLine+1)
+	}
+	for len(out) > detailLines && reasonTo-reasonFrom > 1 {
+		out = slices.Delete(out, reasonTo-1, reasonTo)
+		reasonTo--
 	}
 	for len(out) < detailLines {
 		out = append(out, "")
