@@ -76,3 +76,41 @@ func TestPlanSaysItsExitStatus(t *testing.T) {
 		t.Errorf("plan's summary and help should both say the exit status of an invalid plan (found %d)", n)
 	}
 }
+
+// TestCommandsSayTheirExitStatus: each command's own "Exit status:"
+// paragraph names exactly the codes of the one table it can exit with
+// (snapshot's said 0 and 2 while --at exits 1 where the record lacks the
+// moment; plan's summary said 1 for an invalid plan).
+func TestCommandsSayTheirExitStatus(t *testing.T) {
+	codes := map[string]string{
+		"check": "012", "plan": "02", "apply": "012", "rollback": "012", "simulate": "012",
+		"fleet": "012", "snapshot": "012", "history": "012", "record": "02",
+	}
+	para := regexp.MustCompile(`(?s)Exit status:(.*?)(\n\n|$)`)
+	digit := regexp.MustCompile(`\b[0-9]\b`)
+	root := newRootCmd()
+	for name, want := range codes {
+		c, _, err := root.Find([]string{name})
+		if err != nil || c == root {
+			t.Fatalf("no command %s", name)
+		}
+		m := para.FindStringSubmatch(c.Long)
+		if m == nil {
+			t.Errorf("%s: its help has no Exit status paragraph", name)
+			continue
+		}
+		said := map[string]bool{}
+		for _, d := range digit.FindAllString(m[1], -1) {
+			said[d] = true
+		}
+		got := ""
+		for _, d := range "0123456789" {
+			if said[string(d)] {
+				got += string(d)
+			}
+		}
+		if got != want {
+			t.Errorf("%s: its Exit status paragraph names %q, the command exits with %q:%s", name, got, want, m[1])
+		}
+	}
+}
