@@ -1,6 +1,7 @@
 package main
 
 import (
+	"net"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -76,6 +77,32 @@ func TestErrorsNameWhatToDo(t *testing.T) {
 		}
 		if msg := unknownCommand(root, err).Error(); !strings.Contains(msg, `unknown command "`+typo+`"`) || !strings.Contains(msg, want) {
 			t.Errorf("%s: %q, want %q", typo, msg, want)
+		}
+	}
+}
+
+// TestFleetPrometheusErrors: --prometheus that is not a URL is bad usage
+// (exit 2, what to write), and a Prometheus that does not listen is said
+// in fgtop's words (exit 1, what to check), not as the HTTP client's
+// "Post ...: dial tcp ...: connect: connection refused".
+func TestFleetPrometheusErrors(t *testing.T) {
+	code, out := runCLIQuiet(t, "fleet", "--prometheus", "nope", "--once", "--json")
+	if code != exitBadUsage || !strings.Contains(out, `--prometheus "nope"`) || !strings.Contains(out, "http://prometheus:9090") || strings.Contains(out, "unsupported protocol") {
+		t.Errorf("not a URL: exit %d\n%s", code, out)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := "http://" + l.Addr().String()
+	l.Close() // nothing listens there now
+	code, out = runCLIQuiet(t, "fleet", "--prometheus", addr, "--once", "--json", "--timeout", "5s")
+	if code != exitProblem || !strings.Contains(out, "nothing listens at "+addr) || !strings.Contains(out, "check --prometheus") {
+		t.Errorf("not listening: exit %d\n%s", code, out)
+	}
+	for _, raw := range []string{"dial tcp", "Post \"", "connect: connection refused"} {
+		if strings.Contains(out, raw) {
+			t.Errorf("not listening: the client's words %q in\n%s", raw, out)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -152,6 +153,8 @@ func (f *fleetFlags) check() error {
 		return usageErr("fleet: a source is required: --hosts H:P,H:P, --hosts @FILE or --prometheus URL")
 	case f.hosts != "" && f.prometheus != "":
 		return usageErr("fleet: --hosts and --prometheus are exclusive")
+	case f.prometheus != "" && !httpURL(f.prometheus):
+		return usageErr("fleet: --prometheus %q: want Prometheus's URL, e.g. http://prometheus:9090", f.prometheus)
 	case f.prometheus != "" && f.refresh < 100*time.Millisecond:
 		return usageErr("fleet: --refresh %s: want at least 100ms", f.refresh)
 	case f.prometheus != "" && f.lookback < time.Second:
@@ -503,4 +506,11 @@ func runFleetConsole(ctx context.Context, src *fleetSource, f *fleetFlags) error
 		return fmt.Errorf("fleet console: %w", err)
 	}
 	return nil
+}
+
+// httpURL reports whether s is an http or https URL with a host, as
+// --prometheus wants (the client would say "unsupported protocol scheme").
+func httpURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
 }
