@@ -2,6 +2,7 @@ package main
 
 import (
 	"net"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -104,5 +105,56 @@ func TestFleetPrometheusErrors(t *testing.T) {
 		if strings.Contains(out, raw) {
 			t.Errorf("not listening: the client's words %q in\n%s", raw, out)
 		}
+	}
+}
+
+// TestServeAndListenErrors: a port another program holds, an
+// authorized_keys that is not there and a host key that cannot be
+// created are said in fgtop's words with what to do (exit 2), not as
+// "listen tcp ...: bind: address already in use" or "sshserve: host key:
+// open ...".
+func TestServeAndListenErrors(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	taken := l.Addr().String()
+	dir := t.TempDir()
+	keys := filepath.Join(dir, "authorized_keys")
+	if err := os.WriteFile(keys, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name    string
+		args    []string
+		want    []string
+		notWant []string
+	}{
+		{"exporter on a taken port", []string{"exporter", "--demo", "--listen", taken},
+			[]string{"--listen " + taken + ": the address is in use", "pick another port"}, []string{"bind:"}},
+		{"serve on a taken port", []string{"serve", "--demo", "--history", "off", "--authorized-keys", keys, "--host-key", filepath.Join(dir, "hk"), "--listen", taken},
+			[]string{"serve: --listen " + taken + ": the address is in use"}, []string{"bind:"}},
+		{"authorized_keys not there", []string{"serve", "--demo", "--authorized-keys", filepath.Join(dir, "nope"), "--host-key", filepath.Join(dir, "hk"), "--listen", "127.0.0.1:0"},
+			[]string{"no such file (looked for " + filepath.Join(dir, "nope") + ")", "create it with the public keys"}, []string{"no such file or directory"}},
+		{"host key in no directory", []string{"serve", "--demo", "--history", "off", "--authorized-keys", keys, "--host-key", filepath.Join(dir, "no", "hk"), "--listen", "127.0.0.1:0"},
+			[]string{"host key " + filepath.Join(dir, "no", "hk") + ": cannot be created: no directory " + filepath.Join(dir, "no")}, []string{"sshserve:", "open "}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out := runCLIQuiet(t, tt.args...)
+			if code != exitBadUsage {
+				t.Errorf("exit %d, want %d\n%s", code, exitBadUsage, out)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("%q not in\n%s", w, out)
+				}
+			}
+			for _, w := range tt.notWant {
+				if strings.Contains(out, w) {
+					t.Errorf("%q in\n%s", w, out)
+				}
+			}
+		})
 	}
 }
