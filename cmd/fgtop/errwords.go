@@ -6,8 +6,10 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/fgtop/fgtop/engine/agentconfig"
 )
@@ -37,20 +39,128 @@ func configErr(path string, found bool, err error) error {
 }
 
 // unknownCommand words cobra's "unknown command" error the way git does:
-// the closest commands, and where the list is. Other errors pass through.
+// the closest commands, and where the list is. Below the root it is a
+// word a command does not take (fgtop man extra) or an unknown one of its
+// own subcommands (fgtop completion tcsh), said as such. Other errors
+// pass through.
 func unknownCommand(root *cobra.Command, err error) error {
 	var name, path string
 	if n, _ := fmt.Sscanf(err.Error(), "unknown command %q for %q", &name, &path); n < 1 {
 		return err
 	}
-	msg := fmt.Sprintf("unknown command %q", name)
-	if root.SuggestionsMinimumDistance <= 0 {
-		root.SuggestionsMinimumDistance = 2
+	cmd := root
+	if n := strings.Fields(path); len(n) > 1 {
+		if c, _, ferr := root.Find(n[1:]); ferr == nil && c != nil {
+			cmd = c
+		}
 	}
-	if sugg := root.SuggestionsFor(name); len(sugg) > 0 {
+	if cmd != root && !cmd.HasAvailableSubCommands() {
+		return fmt.Errorf("%s takes no arguments (got %q)\nrun '%s --help' for how to use it", cmd.CommandPath(), name, cmd.CommandPath())
+	}
+	msg := fmt.Sprintf("unknown command %q", name)
+	if cmd != root {
+		msg = fmt.Sprintf("%s: unknown command %q", cmd.CommandPath(), name)
+	}
+	if cmd.SuggestionsMinimumDistance <= 0 {
+		cmd.SuggestionsMinimumDistance = 2
+	}
+	if sugg := cmd.SuggestionsFor(name); len(sugg) > 0 {
 		msg += "; did you mean " + strings.Join(sugg, " or ") + "?"
 	}
-	return errors.New(msg + "\nrun 'fgtop --help' for the list of commands")
+	return errors.New(msg + "\nrun '" + cmd.CommandPath() + " --help' for the list of commands")
+}
+
+// flagErr words pflag's errors (cobra's FlagErrorFunc) for an operator: a
+// value said as the user wrote it with what the flag wants (not
+// strconv's "parsing ...: invalid syntax"), an unknown flag with the
+// closest one, and where the command's flags are listed. Exit 2.
+func flagErr(cmd *cobra.Command, err error) error {
+	help := "run '" + cmd.CommandPath() + " --help' for its flags"
+	var inv *pflag.InvalidValueError
+	var unknown *pflag.NotExistError
+	var need *pflag.ValueRequiredError
+	switch {
+	case errors.As(err, &inv):
+		f := inv.GetFlag()
+		return usageErr("--%s %q: %s; %s", f.Name, inv.GetValue(), flagWants(f.Value.Type()), help)
+	case errors.As(err, &need):
+		return usageErr("%s needs a value (--%s VALUE: %s); %s", flagSpelled(need.GetSpecifiedName(), need.GetSpecifiedShortnames()), need.GetFlag().Name, need.GetFlag().Usage, help)
+	case errors.As(err, &unknown):
+		msg := err.Error()
+		if name := unknown.GetSpecifiedName(); unknown.GetSpecifiedShortnames() == "" {
+			if near := closestFlags(cmd, name); len(near) > 0 {
+				msg += "; did you mean --" + strings.Join(near, " or --") + "?"
+			}
+		}
+		return usageErr("%s\n%s", msg, help)
+	}
+	return usageErr("%v\n%s", err, help)
+}
+
+// flagWants says what a flag of a pflag value type takes.
+func flagWants(typ string) string {
+	switch typ {
+	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64":
+		return "want a whole number"
+	case "float32", "float64":
+		return "want a number"
+	case "duration":
+		return "want a duration such as 30s, 5m or 1h30m"
+	case "bool":
+		return "want true or false"
+	}
+	return "not a valid " + typ
+}
+
+// flagSpelled is a flag as the user wrote it: --name, or -x within -xyz.
+func flagSpelled(name, shorts string) string {
+	if shorts != "" {
+		return fmt.Sprintf("-%s (in -%s)", name[:1], shorts)
+	}
+	return "--" + name
+}
+
+// closestFlags are the command's flags (its own and inherited) within two
+// edits of name, or that start with it.
+func closestFlags(cmd *cobra.Command, name string) []string {
+	var out []string
+	seen := map[string]bool{}
+	visit := func(f *pflag.Flag) {
+		if seen[f.Name] || f.Hidden {
+			return
+		}
+		seen[f.Name] = true
+		if editDistance(name, f.Name) <= 2 || (len(name) >= 3 && strings.HasPrefix(f.Name, name)) {
+			out = append(out, f.Name)
+		}
+	}
+	cmd.Flags().VisitAll(visit)
+	cmd.InheritedFlags().VisitAll(visit)
+	if len(out) > 3 {
+		out = out[:3]
+	}
+	return out
+}
+
+// editDistance is the Levenshtein distance of two short words.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // coreListSyntax reports whether spec reads as --cpu takes it: core
@@ -98,4 +208,19 @@ func missingFile(err error) string {
 		return "permission denied on " + abs + ": run fgtop as root or as a user that can read it"
 	}
 	return ""
+}
+
+// listenErr words a failure to listen on addr (flag names it): the port
+// taken, a port that needs root, an address this machine does not have,
+// each with what to do. Always a usage error (exit 2).
+func listenErr(flag, addr string, err error) error {
+	switch {
+	case errors.Is(err, syscall.EADDRINUSE):
+		return usageErr("%s %s: the address is in use (another program listens there): pick another port, or stop that program (ss -ltnp shows which)", flag, addr)
+	case errors.Is(err, syscall.EACCES):
+		return usageErr("%s %s: permission denied: ports below 1024 need root; pick a port above 1024", flag, addr)
+	case errors.Is(err, syscall.EADDRNOTAVAIL):
+		return usageErr("%s %s: this machine has no such address: use 127.0.0.1, 0.0.0.0 (every interface) or one of its own addresses", flag, addr)
+	}
+	return usageErr("%s %s: %v", flag, addr, err)
 }

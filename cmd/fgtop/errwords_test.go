@@ -1,6 +1,8 @@
 package main
 
 import (
+	"net"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -30,13 +32,25 @@ func TestErrorsNameWhatToDo(t *testing.T) {
 		{"cpu not a core list", []string{"plan", "--config", cfg, "--cpu", "a=abc"}, exitBadUsage,
 			[]string{`--cpu "a=abc"`, "not a list of cores such as 0-7,16"}, nil},
 		{"mem a fraction of a byte", []string{"plan", "--config", cfg, "--mem", "a=0.3K"}, exitBadUsage,
-			[]string{`--mem "a=0.3K"`, "whole number of bytes"}, nil},
+			[]string{`--mem "a=0.3K"`, "whole number of bytes", "write e.g. 120G"}, nil},
 		{"rollback, config not found", []string{"rollback", "--config", missing, "--yes"}, exitBadUsage,
 			[]string{"no agent config at " + missing}, []string{"lstat"}},
 		{"devices file not found", []string{"snapshot", "--devices", missing, "--scratch-root", t.TempDir()}, exitBadUsage,
 			[]string{"--devices " + missing + ": no such file", "mock-accelerator.toml"}, []string{"stat "}},
 		{"unknown agent", []string{"plan", "--config", cfg, "--cpu", "nobody=0-3"}, exitBadUsage,
 			[]string{"unknown agent 'nobody'", "the plan is invalid"}, nil},
+		{"flag value not a number", []string{"demo", "--seed", "abc"}, exitBadUsage,
+			[]string{`--seed "abc": want a whole number`, "fgtop demo --help"}, []string{"strconv", "invalid syntax"}},
+		{"flag value not a duration", []string{"snapshot", "--follow", "--heartbeat", "5"}, exitBadUsage,
+			[]string{`--heartbeat "5": want a duration such as 30s`}, []string{"time: missing unit"}},
+		{"unknown flag, the closest", []string{"exporter", "--listn", "x"}, exitBadUsage,
+			[]string{"unknown flag: --listn; did you mean --listen?", "fgtop exporter --help"}, nil},
+		{"flag without its value", []string{"fleet", "--hosts"}, exitBadUsage,
+			[]string{"--hosts needs a value", "fgtop fleet --help"}, nil},
+		{"a word a command does not take", []string{"man", "extra"}, exitBadUsage,
+			[]string{`fgtop man takes no arguments (got "extra")`, "fgtop man --help"}, []string{"unknown command"}},
+		{"an unknown subcommand below the root", []string{"completion", "tcsh"}, exitBadUsage,
+			[]string{`fgtop completion: unknown command "tcsh"`, "fgtop completion --help"}, []string{"'fgtop --help'"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			code, out := runCLIQuiet(t, tt.args...)
@@ -65,5 +79,82 @@ func TestErrorsNameWhatToDo(t *testing.T) {
 		if msg := unknownCommand(root, err).Error(); !strings.Contains(msg, `unknown command "`+typo+`"`) || !strings.Contains(msg, want) {
 			t.Errorf("%s: %q, want %q", typo, msg, want)
 		}
+	}
+}
+
+// TestFleetPrometheusErrors: --prometheus that is not a URL is bad usage
+// (exit 2, what to write), and a Prometheus that does not listen is said
+// in fgtop's words (exit 1, what to check), not as the HTTP client's
+// "Post ...: dial tcp ...: connect: connection refused".
+func TestFleetPrometheusErrors(t *testing.T) {
+	code, out := runCLIQuiet(t, "fleet", "--prometheus", "nope", "--once", "--json")
+	if code != exitBadUsage || !strings.Contains(out, `--prometheus "nope"`) || !strings.Contains(out, "http://prometheus:9090") || strings.Contains(out, "unsupported protocol") {
+		t.Errorf("not a URL: exit %d\n%s", code, out)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := "http://" + l.Addr().String()
+	l.Close() // nothing listens there now
+	code, out = runCLIQuiet(t, "fleet", "--prometheus", addr, "--once", "--json", "--timeout", "5s")
+	if code != exitProblem || !strings.Contains(out, "nothing listens at "+addr) || !strings.Contains(out, "check --prometheus") {
+		t.Errorf("not listening: exit %d\n%s", code, out)
+	}
+	for _, raw := range []string{"dial tcp", "Post \"", "connect: connection refused"} {
+		if strings.Contains(out, raw) {
+			t.Errorf("not listening: the client's words %q in\n%s", raw, out)
+		}
+	}
+}
+
+// TestServeAndListenErrors: a port another program holds, an
+// authorized_keys that is not there and a host key that cannot be
+// created are said in fgtop's words with what to do (exit 2), not as
+// "listen tcp ...: bind: address already in use" or "sshserve: host key:
+// open ...".
+func TestServeAndListenErrors(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	taken := l.Addr().String()
+	dir := t.TempDir()
+	keys := filepath.Join(dir, "authorized_keys")
+	if err := os.WriteFile(keys, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name    string
+		args    []string
+		want    []string
+		notWant []string
+	}{
+		{"exporter on a taken port", []string{"exporter", "--demo", "--listen", taken},
+			[]string{"--listen " + taken + ": the address is in use", "pick another port"}, []string{"bind:"}},
+		{"serve on a taken port", []string{"serve", "--demo", "--history", "off", "--authorized-keys", keys, "--host-key", filepath.Join(dir, "hk"), "--listen", taken},
+			[]string{"serve: --listen " + taken + ": the address is in use"}, []string{"bind:"}},
+		{"authorized_keys not there", []string{"serve", "--demo", "--authorized-keys", filepath.Join(dir, "nope"), "--host-key", filepath.Join(dir, "hk"), "--listen", "127.0.0.1:0"},
+			[]string{"no such file (looked for " + filepath.Join(dir, "nope") + ")", "create it with the public keys"}, []string{"no such file or directory"}},
+		{"host key in no directory", []string{"serve", "--demo", "--history", "off", "--authorized-keys", keys, "--host-key", filepath.Join(dir, "no", "hk"), "--listen", "127.0.0.1:0"},
+			[]string{"host key " + filepath.Join(dir, "no", "hk") + ": cannot be created: no directory " + filepath.Join(dir, "no")}, []string{"sshserve:", "open "}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out := runCLIQuiet(t, tt.args...)
+			if code != exitBadUsage {
+				t.Errorf("exit %d, want %d\n%s", code, exitBadUsage, out)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("%q not in\n%s", w, out)
+				}
+			}
+			for _, w := range tt.notWant {
+				if strings.Contains(out, w) {
+					t.Errorf("%q in\n%s", w, out)
+				}
+			}
+		})
 	}
 }

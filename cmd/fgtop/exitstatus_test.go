@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -46,5 +48,69 @@ func TestExitStatusTable(t *testing.T) {
 	}
 	if !strings.Contains(string(readme), "| status | meaning |\n|---|---|\n"+want.String()) {
 		t.Errorf("README.md's exit-status table differs from cmd/fgtop/exitstatus.go; it should read:\n%s", want.String())
+	}
+}
+
+// TestPlanSaysItsExitStatus: what plan's help says an invalid plan exits
+// with is what it exits with (its one-line summary said 1, the table and
+// the command 2).
+func TestPlanSaysItsExitStatus(t *testing.T) {
+	cfg := filepath.Join("..", "..", "engine", "partition", "testdata", "agent.multi-agent.device-based.toml")
+	code, out := runCLIQuiet(t, "plan", "--config", cfg, "--mem", "nobody=4G")
+	if code != exitBadUsage || !strings.Contains(out, "invalid") {
+		t.Fatalf("an invalid plan: exit %d, want %d (the table's 2)\n%s", code, exitBadUsage, out)
+	}
+	plan, _, err := newRootCmd().Find([]string{"plan"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	said := regexp.MustCompile(`exit (\d) if it is invalid|(\d) invalid`)
+	n := 0
+	for _, m := range said.FindAllStringSubmatch(plan.Short+"\n"+plan.Long, -1) {
+		n++
+		if got := m[1] + m[2]; got != strconv.Itoa(code) {
+			t.Errorf("plan's help says %q; an invalid plan exits %d", m[0], code)
+		}
+	}
+	if n < 2 {
+		t.Errorf("plan's summary and help should both say the exit status of an invalid plan (found %d)", n)
+	}
+}
+
+// TestCommandsSayTheirExitStatus: each command's own "Exit status:"
+// paragraph names exactly the codes of the one table it can exit with
+// (snapshot's said 0 and 2 while --at exits 1 where the record lacks the
+// moment; plan's summary said 1 for an invalid plan).
+func TestCommandsSayTheirExitStatus(t *testing.T) {
+	codes := map[string]string{
+		"check": "012", "plan": "02", "apply": "012", "rollback": "012", "simulate": "012",
+		"fleet": "012", "snapshot": "012", "history": "012", "record": "02",
+	}
+	para := regexp.MustCompile(`(?s)Exit status:(.*?)(\n\n|$)`)
+	digit := regexp.MustCompile(`\b[0-9]\b`)
+	root := newRootCmd()
+	for name, want := range codes {
+		c, _, err := root.Find([]string{name})
+		if err != nil || c == root {
+			t.Fatalf("no command %s", name)
+		}
+		m := para.FindStringSubmatch(c.Long)
+		if m == nil {
+			t.Errorf("%s: its help has no Exit status paragraph", name)
+			continue
+		}
+		said := map[string]bool{}
+		for _, d := range digit.FindAllString(m[1], -1) {
+			said[d] = true
+		}
+		got := ""
+		for _, d := range "0123456789" {
+			if said[string(d)] {
+				got += string(d)
+			}
+		}
+		if got != want {
+			t.Errorf("%s: its Exit status paragraph names %q, the command exits with %q:%s", name, got, want, m[1])
+		}
 	}
 }

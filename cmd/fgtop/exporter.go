@@ -204,7 +204,7 @@ const shutdownGrace = 5 * time.Second
 func startMetrics(addr, flag string, latest func() *model.Snapshot, node string) (*metricsServer, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, usageErr("%s %s: %v", flag, addr, err)
+		return nil, listenErr(flag, addr, err)
 	}
 	b := readBuildInfo()
 	bi := metrics.BuildInfo{Version: b.Version, GoVersion: b.Go}

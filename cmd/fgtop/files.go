@@ -15,6 +15,9 @@ import (
 func checkRegular(flag, path string) error {
 	st, err := os.Stat(path)
 	if err != nil {
+		if m := missingFile(err); m != "" {
+			return usageErr("%s %s: %s", flag, path, m)
+		}
 		return usageErr("%s %s: %v", flag, path, unwrapPath(err))
 	}
 	if !st.Mode().IsRegular() {

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -151,6 +153,8 @@ func (f *fleetFlags) check() error {
 		return usageErr("fleet: a source is required: --hosts H:P,H:P, --hosts @FILE or --prometheus URL")
 	case f.hosts != "" && f.prometheus != "":
 		return usageErr("fleet: --hosts and --prometheus are exclusive")
+	case f.prometheus != "" && !httpURL(f.prometheus):
+		return usageErr("fleet: --prometheus %q: want Prometheus's URL, e.g. http://prometheus:9090", f.prometheus)
 	case f.prometheus != "" && f.refresh < 100*time.Millisecond:
 		return usageErr("fleet: --refresh %s: want at least 100ms", f.refresh)
 	case f.prometheus != "" && f.lookback < time.Second:
@@ -236,6 +240,9 @@ func (f *fleetFlags) start(ctx context.Context) (*fleetSource, error) {
 		// As ssh: ~/.ssh/id_* when no key is named.
 		home, _ := os.UserHomeDir()
 		o.DefaultIdentities = fleet.DefaultIdentityFiles(home)
+		if home != "" {
+			o.SSHDir = filepath.Join(home, ".ssh")
+		}
 	}
 	cfg, closeAgent, err := fleet.ClientConfig(o)
 	if err != nil {
@@ -499,4 +506,11 @@ func runFleetConsole(ctx context.Context, src *fleetSource, f *fleetFlags) error
 		return fmt.Errorf("fleet console: %w", err)
 	}
 	return nil
+}
+
+// httpURL reports whether s is an http or https URL with a host, as
+// --prometheus wants (the client would say "unsupported protocol scheme").
+func httpURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
 }

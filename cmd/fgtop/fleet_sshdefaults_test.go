@@ -95,7 +95,7 @@ func TestFleetKeysLikeSSH(t *testing.T) {
 
 	// No key anywhere: a usage error naming the places looked at.
 	_, stderr, code := fleetOnce(t, addr)
-	if code != exitBadUsage || !strings.Contains(stderr, "no key to log in with") || !strings.Contains(stderr, "SSH_AUTH_SOCK") {
+	if code != exitBadUsage || !strings.Contains(stderr, "no key to log in with") || !strings.Contains(stderr, "SSH_AUTH_SOCK") || !strings.Contains(stderr, "in "+ssh) {
 		t.Fatalf("no key: exit %d, %q", code, stderr)
 	}
 

@@ -103,6 +103,8 @@ the kernels are named with --scratch-root. Try it without a node: fgtop demo.
 		Version: strings.TrimSuffix(readBuildInfo().text(), "\n"),
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
+	// Every subcommand inherits it: flag errors in fgtop's words.
+	root.SetFlagErrorFunc(flagErr)
 	src.register(root)
 	src.registerLive(root)
 	cf.register(root, true)

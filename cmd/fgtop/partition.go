@@ -563,7 +563,7 @@ func newPlanCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "plan",
-		Short: "Show what a partition change would do, without writing anything (exit 1 if it is invalid)",
+		Short: "Show what a partition change would do, without writing anything (exit 2 if it is invalid)",
 		Long: `Plan a partition change and print it: the devices that change owner with the
 live kernels still holding them, what each agent gains and loses, what does
 not change, the exact file edits (every other byte of agent.toml stays as it

@@ -192,6 +192,8 @@ func runCLIQuiet(t *testing.T, args ...string) (int, string) {
 		var ee *exitError
 		if errors.As(err, &ee) {
 			code = ee.code
+		} else {
+			err = unknownCommand(root, err) // as run words cobra's own errors
 		}
 		fmt.Fprintln(&out, "fgtop:", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"os"
@@ -166,6 +167,10 @@ func (f *serveFlags) check(cmd *cobra.Command) error {
 	if st, err := os.Stat(f.hostKey); err == nil && !st.Mode().IsRegular() {
 		return usageErr("serve: --host-key %s: %s, not a regular file", f.hostKey, safefile.Kind(st.Mode()))
 	}
+	if _, err := os.Stat(f.authorizedKeys); errors.Is(err, fs.ErrNotExist) {
+		return usageErr("serve: --authorized-keys %s: %s; create it with the public keys that may connect, one per line as in ~/.ssh/authorized_keys (environment=\"FGTOP_ROLE=operator\" before a key makes it an operator)",
+			f.authorizedKeys, missingFile(err))
+	}
 	return checkRegular("serve: --authorized-keys", f.authorizedKeys)
 }
 
@@ -266,11 +271,11 @@ func runServe(ctx context.Context, r serveRun) (err error) {
 	}
 	srv, err := sshserve.New(scfg)
 	if err != nil {
-		return usageErr("%v", err)
+		return usageErr("serve: %v", err)
 	}
 	ln, err := net.Listen("tcp", r.serve.listen)
 	if err != nil {
-		return usageErr("serve: %v", err)
+		return listenErr("serve: --listen", r.serve.listen, err)
 	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()

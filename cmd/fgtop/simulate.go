@@ -278,22 +278,6 @@ func (f *simulateFlags) setup(ctx context.Context) (*placement.Simulation, error
 		return nil, usageErr("--agent needs --config or --scratch-root")
 	}
 
-	// The host's cores and memory take part only when described or asked
-	// for, so that an accelerator-only simulation never depends on the
-	// machine running it.
-	wantsHost := map[model.DeviceName]bool{"cpu": f.cpus > 0, "mem": f.mem != ""}
-	for _, r := range f.requests {
-		st, err := placement.ParseStep(r, nil)
-		if err != nil {
-			continue // reported once the slot types are known
-		}
-		for _, e := range st.Request {
-			switch n := e.Slot.DeviceName(); n {
-			case "cpu", "mem":
-				wantsHost[n] = true
-			}
-		}
-	}
 	var devs []model.Device
 	if isJSONDevices(f.src.devices) {
 		devs, err = f.deviceList(&settings, sim)
@@ -303,22 +287,11 @@ func (f *simulateFlags) setup(ctx context.Context) (*placement.Simulation, error
 	if err != nil {
 		return nil, err
 	}
-	for _, d := range devs {
-		if d.Name == "cpu" && f.cpus > 0 || d.Name == "mem" && f.mem != "" {
-			return nil, usageErr("--devices %s lists %s devices already; drop --cpus/--mem", f.src.devices, d.Name)
-		}
-		wantsHost[d.Name] = false
-	}
-	if wantsHost["cpu"] || wantsHost["mem"] {
-		var host []model.Device
-		if (wantsHost["cpu"] && f.cpus == 0) || (wantsHost["mem"] && f.mem == "") {
-			host = inventory.NewHost(inventory.HostOptions{}).Read().Devices
-		}
-		for _, d := range placement.ReplaceHost(host, f.cpus, f.cpuNUMA, memBytes) {
-			if wantsHost[d.Name] {
-				devs = append(devs, d)
-			}
-		}
+	devs, err = placement.EmptyNode(devs, placement.Host{CPUs: f.cpus, CPUNUMA: f.cpuNUMA, Mem: memBytes, Requests: f.requests,
+		Read: func() []model.Device { return inventory.NewHost(inventory.HostOptions{}).Read().Devices }})
+	var listed *placement.HostListedError
+	if errors.As(err, &listed) {
+		return nil, usageErr("--devices %s lists %s devices already; drop --cpus/--mem", f.src.devices, listed.Name)
 	}
 	if len(devs) == 0 {
 		return nil, usageErr("--devices %s: no devices to simulate on", f.src.devices)

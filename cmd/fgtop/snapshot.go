@@ -60,7 +60,8 @@ func newSnapshotCmd() *cobra.Command {
   --demo [--seed N]      the embedded demo node (synthetic telemetry, source kind
                          "demo") instead of this node: try the formats without a node
 
-Exit status: 0 on success, even when issues are reported; 2 on bad usage.`,
+Exit status: 0 on success, even when issues are reported; 1 with --at where the record lacks
+the moment; 2 on bad usage.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 && (args[0] == allocAbsolute || args[0] == allocRatio) && cmd.Flags().Changed("alloc-map") {
 				// pflag takes an optional value only after '='.

@@ -298,7 +298,7 @@ func (c *PromClient) queryAll(ctx context.Context, qs []string, at time.Time) ([
 			}
 			v, _, _, err := c.api.Query(ctx, q, at)
 			if err != nil {
-				errs <- fmt.Errorf("query %s: %w", q, untrusted.Err(err))
+				errs <- promErr(c.o.URL, q, err)
 				return
 			}
 			vec, ok := v.(pmodel.Vector)
@@ -395,7 +395,7 @@ func (c *PromClient) lastScrapes(ctx context.Context, names []string, now time.T
 	short := fmt.Sprintf("fgtop_build_info{node=~...}[%s]", pmodel.Duration(c.o.Lookback))
 	v, _, _, err := c.api.Query(ctx, q, now)
 	if err != nil {
-		return nil, fmt.Errorf("query %s: %w", short, untrusted.Err(err))
+		return nil, promErr(c.o.URL, short, err)
 	}
 	m, ok := v.(pmodel.Matrix)
 	if !ok {

@@ -34,6 +34,10 @@ type SSHOptions struct {
 	// they are unencrypted keys, skipped otherwise (ssh-agent may hold
 	// them). DefaultIdentityFiles lists them.
 	DefaultIdentities []string
+	// SSHDir is where DefaultIdentities were looked for (~/.ssh), so that
+	// a fleet without any key can say where it looked; "" when --identity
+	// named the keys.
+	SSHDir string
 	// AgentSocket is ssh-agent's socket (SSH_AUTH_SOCK); "" for none.
 	AgentSocket string
 	// KnownHosts are known_hosts files; a host key must be in one of them.
@@ -140,6 +144,9 @@ func ClientConfig(o SSHOptions) (cfg *gossh.ClientConfig, closeFn func(), err er
 	}
 	if len(auth) == 0 {
 		looked := "no --identity"
+		if o.SSHDir != "" {
+			looked = "no --identity, no id_ed25519, id_ecdsa or id_rsa in " + o.SSHDir
+		}
 		if len(o.DefaultIdentities) > 0 {
 			looked = "none of " + strings.Join(o.DefaultIdentities, ", ") + " is an unencrypted key"
 		}

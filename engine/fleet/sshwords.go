@@ -3,10 +3,13 @@ package fleet
 import (
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/fgtop/fgtop/internal/untrusted"
 )
 
 // DefaultIdentityFiles are the private keys ssh tries when none is named
@@ -64,4 +67,21 @@ func handshakeErr(err error, o SSHOptions) error {
 		return errors.New("the connection was accepted but the SSH handshake timed out: is it fgtop serve (not another service) on this port?")
 	}
 	return fmt.Errorf("ssh handshake failed: %w", err)
+}
+
+// promErr words a Prometheus query that could not reach Prometheus, as
+// dialErr does a node: nothing listening, no route, a name that does not
+// resolve, and what to check. Other failures keep the query and the
+// client's words.
+func promErr(url, query string, err error) error {
+	var dns *net.DNSError
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return fmt.Errorf("nothing listens at %s (connection refused): check --prometheus (e.g. http://prometheus:9090) and that Prometheus runs there", url)
+	case errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
+		return fmt.Errorf("%s cannot be reached (no route to the host): check --prometheus and the network", url)
+	case errors.As(err, &dns) && dns.IsNotFound:
+		return fmt.Errorf("%s: no such host %q: check --prometheus", url, dns.Name)
+	}
+	return fmt.Errorf("query %s: %w", query, untrusted.Err(err))
 }

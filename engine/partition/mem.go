@@ -35,7 +35,7 @@ func ParseMem(s string) (v model.Dec, warn string, err error) {
 	num, unit := splitSize(s)
 	if exact, ok := exactBytes(num, unit); ok {
 		if !wholeBytes(exact) {
-			return model.Dec{}, "", fmt.Errorf("%s is not a whole number of bytes (%s)", s, exact.String())
+			return model.Dec{}, "", fmt.Errorf("%s is not a whole number of bytes (%s): write e.g. 120G or 96GiB", s, exact.String())
 		}
 	}
 	if unit == "" {

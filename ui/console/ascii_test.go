@@ -109,6 +109,51 @@ func TestASCIIEverywhere(t *testing.T) {
 			}
 		}
 	})
+	t.Run("slot-based editor", func(t *testing.T) {
+		// Backend.AI main's form, the demo's: its own grid, legend and
+		// field, and the quit dialog a draft brings, under a flash.
+		for _, seq := range []struct {
+			what string
+			Keys []tea.KeyPressMsg
+		}{
+			{"grid", nil},
+			{"field", []tea.KeyPressMsg{keyCode(tea.KeyEnter), keyRune('3')}},
+			{"changed", []tea.KeyPressMsg{keyCode(tea.KeyEnter), keyRune('3'), keyCode(tea.KeyEnter)}},
+			{"plan", []tea.KeyPressMsg{keyCode(tea.KeyEnter), keyRune('3'), keyCode(tea.KeyEnter), keyRune('p')}},
+			{"quit dialog", []tea.KeyPressMsg{keyCode(tea.KeyEnter), keyRune('3'), keyCode(tea.KeyEnter), {Code: 'c', Mod: tea.ModCtrl}}},
+			{"help", []tea.KeyPressMsg{keyRune('?')}},
+		} {
+			for _, w := range []int{80, 120} {
+				path := slotConfig(t)
+				snap := freeNode()
+				a := testApp(t, w, 40, snap, Options{Actor: alice, Desk: testDesk(path, snap), ASCII: true})
+				typeKeys(a, "e")
+				if a.ed() == nil {
+					t.Fatalf("no editor:\n%s", screen(a))
+				}
+				press(a, seq.Keys...)
+				switch {
+				case seq.what == "field" && a.ed().Input == nil,
+					seq.what == "quit dialog" && a.dlg() == nil,
+					seq.what == "plan" && !strings.Contains(screen(a), "plan for"):
+					t.Fatalf("%s: the keys did not get there:\n%s", seq.what, screen(a))
+				}
+				a.Flashf(kit.LvlWarn, "2 new issues; over-capacity: cpu:16 is held beyond its capacity")
+				check(t, fmt.Sprintf("slot-based editor %s at %d", seq.what, w), a.View().Content)
+			}
+		}
+	})
+	t.Run("past", func(t *testing.T) {
+		dir, past := pastRecord(t)
+		for _, w := range []int{80, 160} {
+			a := testApp(t, w, 40, fake.Node(fake.Options{}), opts(Options{History: dir}))
+			command(a, "at "+past[0].Time.Add(time.Minute).Format(time.RFC3339))
+			if !a.past.on {
+				t.Fatal("not in the past")
+			}
+			check(t, fmt.Sprintf("past at %d", w), a.View().Content)
+		}
+	})
 	t.Run("dialogs", func(t *testing.T) {
 		path := fixtureConfig(t)
 		snap := freeNode()

@@ -197,12 +197,17 @@ func (a *App) pastBanner() []headerPiece {
 	if a.past.live != nil {
 		liveAt = a.past.live.Time
 	}
-	text := fmt.Sprintf("PAST %s, live is %s", pastClock(a.past.snap.Time, liveAt), liveAt.Local().Format("15:04:05"))
-	spans := []kit.Span{{Lvl: kit.LvlCrit, Text: " " + text + " "}}
+	clock, liveClock := pastClock(a.past.snap.Time, liveAt), liveAt.Local().Format("15:04:05")
+	spans := []kit.Span{{Lvl: kit.LvlCrit, Text: " PAST " + clock + ", live is " + liveClock + " "}}
+	// At 80 columns the banner shortens to the moment, and the rest goes
+	// to the second line: the node's name and health stay whole.
+	short := []kit.Span{{Lvl: kit.LvlCrit, Text: " PAST " + clock + " "}}
+	spill := []kit.Span{{Lvl: kit.LvlCrit, Text: "live is " + liveClock}}
 	if a.past.note != "" {
 		spans = append(spans, kit.Span{Lvl: kit.LvlWarn, Text: " record lacks this moment"})
+		spill = append(spill, kit.Span{Lvl: kit.LvlWarn, Text: "; the record lacks this moment"})
 	}
-	return []headerPiece{{spans: spans}}
+	return []headerPiece{{spans: spans, short: short, spill: spill}}
 }
 
 // pastClock is the past moment: its time of day, with the date when it is

@@ -123,3 +123,41 @@ func TestAtWithoutHistory(t *testing.T) {
 		t.Fatal("[ without a history went to the past")
 	}
 }
+
+// TestPastHeaderKeepsNameAndHealth: in the past at 80 columns the banner
+// shortens to the moment and "live is" moves to the second line; the
+// node's name and health stay whole on the first.
+func TestPastHeaderKeepsNameAndHealth(t *testing.T) {
+	// The demo's header: the longest health there is.
+	demo := func(s *model.Snapshot) { s.Node, s.Source.Kind = "fgtop-demo", "demo" }
+	dir := t.TempDir()
+	rec, err := record.Open(record.Options{Dir: dir, Clock: func() time.Time { return fake.T0 }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	past := []*model.Snapshot{fake.Node(fake.Options{})}
+	demo(past[0])
+	past[0].Seq, past[0].Time = 10, fake.T0.Add(-time.Hour)
+	rec.Observe(past[0])
+	rec.Flush()
+	rec.Close()
+	live := fake.Node(fake.Options{})
+	demo(live)
+	a := testApp(t, 80, 24, live, Options{History: dir})
+	command(a, "at "+past[0].Time.Add(time.Minute).Format(time.RFC3339))
+	if !a.past.on {
+		t.Fatal("not in the past after :at")
+	}
+	h := a.viewHeader(80)
+	first := stripANSI(h[0])
+	mustContain(t, "past header", first, "PAST "+past[0].Time.Local().Format("15:04:05"), "fgtop fgtop-demo", "demo (synthetic telemetry)")
+	if strings.Contains(first, "…") || strings.Contains(first, "~") {
+		t.Errorf("first header line cut: %q", first)
+	}
+	if len(h) < 2 || !strings.Contains(stripANSI(h[1]), "live is "+live.Time.Local().Format("15:04:05")) {
+		t.Errorf("the live time is not on the second line: %q", h)
+	}
+	// Wide, the banner is whole on the first line.
+	a.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
+	mustContain(t, "wide past header", stripANSI(a.viewHeader(200)[0]), ", live is ")
+}

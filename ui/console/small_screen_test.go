@@ -217,3 +217,38 @@ func TestFlashKeepsHelpAndQuit(t *testing.T) {
 		}
 	}
 }
+
+// TestFlashKeepsEssentialsEverywhere: under a flash the partition editor's
+// footer (and a dialog's over it) keeps help and quit, and a search over
+// every GPU keeps the way back to the selected one, as the main screen
+// keeps help and quit.
+func TestFlashKeepsEssentialsEverywhere(t *testing.T) {
+	path := fixtureConfig(t)
+	snap := freeNode()
+	const flash = "3 new issues; over-capacity: cpu:16 is held beyond its capacity: 2 of 1"
+	for _, w := range []int{80, 120} {
+		a := testApp(t, w, 24, snap, Options{Actor: alice, Desk: testDesk(path, snap)})
+		typeKeys(a, "e")
+		if a.ed() == nil {
+			t.Fatal("no editor")
+		}
+		a.Flashf(kit.LvlWarn, flash)
+		f := stripANSI(a.viewFooter(w))
+		mustContain(t, "editor footer with a flash", f, "3 new issues", "? help", "ctrl+c quit")
+		if kit.Width(f) > w {
+			t.Fatalf("w=%d: footer %d cells: %q", w, kit.Width(f), f)
+		}
+		a.Update(keyCode(tea.KeyEscape)) // leaves the editor: the next app may take the draft
+	}
+	a := testApp(t, 80, 24, fake.Node(fake.Options{}), Options{})
+	a.View()
+	sel := a.d.Devs[a.devices.Cursor].Label
+	typeKeys(a, "/type:bat")
+	a.Update(keyCode(tea.KeyEnter))
+	a.Flashf(kit.LvlWarn, flash)
+	f := stripANSI(a.viewFooter(80))
+	mustContain(t, "search footer with a flash", f, "3 new issues", "esc back to "+sel, "? help", "q quit")
+	// Too narrow for all: the way back goes first, help and quit stay.
+	f = stripANSI(a.viewFooter(50))
+	mustContain(t, "narrow search footer with a flash", f, "? help", "q quit")
+}

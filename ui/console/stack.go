@@ -164,14 +164,23 @@ func (a *App) Rows(w, h int) []string {
 // footerHelp is the footer's key help when neither the prompt nor a flash
 // takes it: the topmost screen's own, or "" for the main screen's.
 func (a *App) footerHelp(w int) string {
+	if f := a.footedScreen(); f != nil {
+		return f.Footer(w)
+	}
+	return ""
+}
+
+// footedScreen is the screen whose footer shows: the topmost screen if it
+// has a footer of its own, nil for the main screen's.
+func (a *App) footedScreen() kit.Footed {
 	for i := len(a.layers) - 1; i >= 0; i-- {
 		l := a.layers[i]
 		if l.Closed() || l.Rank() != kit.RankScreen {
 			continue
 		}
 		if f, ok := l.(kit.Footed); ok {
-			return f.Footer(w)
+			return f
 		}
 	}
-	return ""
+	return nil
 }

@@ -2,6 +2,7 @@ package console
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -20,9 +21,13 @@ type headerPiece struct {
 	right bool
 	// lead: when dropped, the piece opens the second line, ahead of the
 	// warnings there, instead of following them where room is left. Its
-	// short form, if any, replaces it there.
-	lead  bool
-	short []kit.Span
+	// narrow form, if any, replaces it there.
+	lead   bool
+	narrow []kit.Span
+	// short is a shorter form of a piece never dropped, taken when the
+	// first line cannot hold even those (the node's name and health must
+	// stay whole); spill is what it leaves out, said on the second line.
+	short, spill []kit.Span
 }
 
 // sourceBadge says where devices come from and how healthy that is.
@@ -194,7 +199,7 @@ func (a *App) headerPieces() []headerPiece {
 		// The rule that decided is what the bars mean: on a narrow
 		// terminal it opens the second line, where the etcd warning (if
 		// any) already says etcd cannot be read.
-		ps = append(ps, headerPiece{spans: p, drop: 3, lead: true, short: p[:2]})
+		ps = append(ps, headerPiece{spans: p, drop: 3, lead: true, narrow: p[:2]})
 	}
 	if s != nil {
 		var mode []kit.Span
@@ -272,7 +277,15 @@ func (a *App) viewHeader(w int) []string {
 			}
 		}
 		if worst < 0 {
-			break
+			i := slices.IndexFunc(ps, func(p headerPiece) bool { return p.short != nil })
+			if i < 0 {
+				break
+			}
+			if ps[i].spill != nil {
+				dropped = append([]headerPiece{{spans: ps[i].spill}}, dropped...)
+			}
+			ps[i].spans, ps[i].short, ps[i].spill = ps[i].short, nil, nil
+			continue
 		}
 		dropped = append([]headerPiece{ps[worst]}, dropped...)
 		ps = append(ps[:worst], ps[worst+1:]...)
@@ -328,8 +341,8 @@ func (a *App) viewHeader(w int) []string {
 		} else {
 			second = append(second, kit.Span{Lvl: kit.LvlDim, Text: "  "})
 		}
-		if p.short != nil {
-			second = append(second, p.short...)
+		if p.narrow != nil {
+			second = append(second, p.narrow...)
 		} else {
 			second = append(second, p.spans...)
 		}

@@ -119,32 +119,19 @@ func (a *App) viewFooter(w int) string {
 	return a.shortHelp
 }
 
-// flashFooter is a flash on the main screen with help and quit kept at its
-// right: on a busy node new-issue flashes follow each other, and the way to
-// help and out must not hide behind them. A screen with its own footer (the
-// editor) shows the flash alone, as does a footer too narrow for both.
+// flashFooter is a flash with the footer's essentials kept at its right
+// (kit.FlashFooter): on the main screen help and quit, and while a search
+// shows every GPU's kernels the way back to the selected one; on a screen
+// with its own footer (the editor) what that screen keeps.
 func (a *App) flashFooter(w int) string {
-	if a.footerHelp(w) != "" {
-		return a.FlashLine(w)
+	if f := a.footedScreen(); f != nil {
+		return kit.FlashFooter(a.St, a.Flash, f.FooterKeep(), w)
 	}
-	var ess []key.Binding
-	tw := 0
-	for _, b := range a.Keys.ShortHelp() {
-		h := b.Help()
-		if h.Key != "?" && h.Key != "q" {
-			continue
-		}
-		if len(ess) > 0 {
-			tw += 3
-		}
-		tw += kit.Width(h.Key) + 1 + kit.Width(h.Desc)
-		ess = append(ess, b)
+	var keep []key.Binding
+	if back := a.Kernels.backTo(); back != "" {
+		keep = append(keep, key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back to "+back)))
 	}
-	const minFlash = 20
-	if len(ess) == 0 || w < tw+2+minFlash {
-		return a.FlashLine(w)
-	}
-	return a.FlashLine(w-tw-2) + "  " + kit.ShortHelpOf(a.St, ess, tw)
+	return kit.FlashFooter(a.St, a.Flash, append(keep, a.Keys.EssentialIn(ScMain)...), w)
 }
 
 // shortHelpLine is the footer's help: the key map's short bindings, as many

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
+
 	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/engine/partition"
 	"github.com/fgtop/fgtop/model"
@@ -47,6 +49,15 @@ func (e *Editor) Footer(w int) string {
 		return kit.SpansRow(e.St, []kit.Span{{Lvl: kit.LvlAccent, Text: "enter"}, {Lvl: kit.LvlDim, Text: " set · "}, {Lvl: kit.LvlAccent, Text: "esc"}, {Lvl: kit.LvlDim, Text: " cancel · the field is checked as you type"}}, w)
 	}
 	return e.footerLine(e.Keys.FooterIn(e.Scope()), w)
+}
+
+// FooterKeep is what the footer keeps beside a flash: help and quit
+// (ctrl+c: q is a letter here); nothing while a field takes the keys.
+func (e *Editor) FooterKeep() []key.Binding {
+	if e.Input != nil {
+		return nil
+	}
+	return e.Keys.EssentialIn(e.Scope())
 }
 
 // footerLine draws footer items in their order, leaving out, when the

@@ -180,7 +180,7 @@ func (m *Model) viewHeader(w int) string {
 	sp = append(sp, kit.Span{Lvl: kit.LvlDim, Text: fmt.Sprintf(" │ live: %d GPUs, held %s/%s", gpus, held, capText)})
 	if st.ASCII {
 		for i := range sp {
-			sp[i].Text = strings.ReplaceAll(strings.ReplaceAll(sp[i].Text, "│", "|"), "·", ",")
+			sp[i].Text = strings.NewReplacer("│", "|", " · ", ", ", "·", ",").Replace(sp[i].Text)
 		}
 	}
 	return kit.SpansRow(st, sp, w)
@@ -475,8 +475,14 @@ func (m *Model) viewDetail(w int, now time.Time) []string {
 		info = append(info, kit.Span{Lvl: kit.LvlDim, Text: "seen " + kit.FmtAge(now.Sub(n.LastSeen)) + " ago"})
 	}
 	out := []string{kit.TitleRowOf(st, w, title, info, 0, 0, 0)}
+	// The reason wraps: its end says what to do (add the key, start
+	// fgtop serve), which one cut line at 80 columns lost.
+	reasonFrom, reasonTo := len(out), len(out)
 	if n.Reason != "" {
-		out = append(out, kit.SpansRow(st, []kit.Span{{Lvl: lv, Text: "  " + n.Reason}}, w))
+		for _, r := range kit.WrapWords([]kit.Span{{Lvl: lv, Text: "  " + n.Reason}}, w) {
+			out = append(out, kit.SpansRow(st, r, w))
+		}
+		reasonTo = len(out)
 	}
 	if markOf(n) != "" {
 		note := n.Note
@@ -544,11 +550,16 @@ func (m *Model) viewDetail(w int, now time.Time) []string {
 				out = append(out, kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlCrit, Text: "  " + m.fitText + ": " + f.Reason}}, w))
 			}
 		}
-		// A stale or unreachable node's reason takes a line: the :fit
-		// answer keeps its own, the free-shares line gives way.
-		if len(out) > detailLines && freeLine >= 0 {
-			out = slices.Delete(out, freeLine, freeLine+1)
-		}
+	}
+	// A stale or unreachable node's reason takes a line: the :fit answer
+	// keeps its own, the free-shares line gives way, then the reason's
+	// later lines.
+	if len(out) > detailLines && freeLine >= 0 {
+		out = slices.Delete(out, freeLine, freeLine+1)
+	}
+	for len(out) > detailLines && reasonTo-reasonFrom > 1 {
+		out = slices.Delete(out, reasonTo-1, reasonTo)
+		reasonTo--
 	}
 	for len(out) < detailLines {
 		out = append(out, "")
@@ -579,16 +590,13 @@ func deviceLabels(s *model.Snapshot) map[model.DeviceID]string {
 
 func (m *Model) viewFooter(w int) string {
 	st := m.St
-	l := kit.NewLine(kit.Paint{})
 	switch {
 	case m.prompt != console.PromptNone:
 		return console.PromptLine(st, m.prompt, m.Input, w)
 	case m.Flash.Text != "":
-		kit.PutSpans(l, st, []kit.Span{{Lvl: m.Flash.Lvl, Text: m.Flash.Text}}, w)
-	default:
-		return kit.ShortHelpOf(st, m.Keys.ShortHelpIn(scFleet), w)
+		return kit.FlashFooter(st, m.Flash, m.Keys.EssentialIn(scFleet), w)
 	}
-	return l.Finish(w)
+	return kit.ShortHelpOf(st, m.Keys.ShortHelpIn(scFleet), w)
 }
 
 func (m *Model) viewFleetHelp(w, h int) []string {

@@ -2,6 +2,8 @@ package kit
 
 import (
 	"time"
+
+	"charm.land/bubbles/v2/key"
 )
 
 // Flash is the status line's message: a level, a text and when it clears
@@ -22,4 +24,55 @@ func FlashDuration(l Level) time.Duration {
 		return 6 * time.Second
 	}
 	return 4 * time.Second
+}
+
+// minFlashCells is the least of a flash the footer shows beside the keys
+// it keeps; on a narrower line the keys go first.
+const minFlashCells = 20
+
+// FlashFooter is a flash message as the footer row, with keep drawn at its
+// right (help and quit, and what else must not hide behind it): on a busy
+// node new-issue flashes follow each other, and the way to help and out
+// must stay in sight. keep is ordered least needed first: where the line
+// cannot hold the keys and minFlashCells of the flash, the first go
+// first, down to the flash alone.
+func FlashFooter(st *Styles, f Flash, keep []key.Binding, w int) string {
+	keysW := func(bs []key.Binding) int {
+		n := 0
+		for i, b := range bs {
+			h := b.Help()
+			if i > 0 {
+				n += 3
+			}
+			n += Width(h.Key) + 1 + Width(h.Desc)
+		}
+		return n
+	}
+	for len(keep) > 0 && w < keysW(keep)+2+minFlashCells {
+		keep = keep[1:]
+	}
+	flash := func(w int) string {
+		l := NewLine(Paint{})
+		PutSpans(l, st, []Span{{f.Lvl, f.Text}}, w)
+		return l.Finish(w)
+	}
+	if len(keep) == 0 {
+		return flash(w)
+	}
+	tw := keysW(keep)
+	sep := " • "
+	if st.ASCII {
+		sep = " | "
+	}
+	l := NewLine(Paint{})
+	for i, b := range keep {
+		if i > 0 {
+			l.PutW(st.Border, sep, 3)
+		}
+		h := b.Help()
+		l.Put(st.HelpKey, h.Key)
+		l.Gap(1)
+		l.Put(st.HelpDesc, h.Desc)
+	}
+	return flash(w-tw-2) + "  " + l.Finish(tw)
 }

@@ -199,6 +199,28 @@ func (k KeyMap) ShortHelpIn(sc Scope) []key.Binding {
 	return out
 }
 
+// EssentialIn is what a footer in scope sc keeps at any width and beside
+// a flash message: its help and quit keys, in the map's order, with the
+// footer's words where the binding has them ("ctrl+c quit" in the editor,
+// where q is a letter).
+func (k KeyMap) EssentialIn(sc Scope) []key.Binding {
+	var out []key.Binding
+	for _, b := range k.BindingList {
+		if b.Short&sc == 0 || (b.Act != ActHelp && b.Act != ActQuit) {
+			continue
+		}
+		h := b.Key.Help()
+		if b.footKey != "" {
+			h.Key = b.footKey
+		}
+		if b.footDesc != "" {
+			h.Desc = b.footDesc
+		}
+		out = append(out, key.NewBinding(key.WithKeys(b.Key.Keys()...), key.WithHelp(h.Key, h.Desc)))
+	}
+	return out
+}
+
 // FootItem is one key of a footer line.
 type FootItem struct {
 	Key, Desc string

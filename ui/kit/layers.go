@@ -1,6 +1,7 @@
 package kit
 
 import (
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 )
 
@@ -52,6 +53,9 @@ const (
 // others show the footer of what is under them.
 type Footed interface {
 	Footer(w int) string
+	// FooterKeep is what its footer keeps beside a flash message (help
+	// and quit), least needed first; nil for the flash alone.
+	FooterKeep() []key.Binding
 }
 
 // Closer is the closing every layer shares.

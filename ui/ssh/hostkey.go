@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 
 	gossh "golang.org/x/crypto/ssh"
 )
@@ -42,7 +43,14 @@ func LoadOrCreateHostKey(path string) (pemBytes []byte, created bool, err error)
 		return data, false, err
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("host key: %w", err)
+		dir := filepath.Dir(path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, false, fmt.Errorf("host key %s: cannot be created: no directory %s (create it, or name a file in one that exists)", path, dir)
+		case errors.Is(err, fs.ErrPermission):
+			return nil, false, fmt.Errorf("host key %s: cannot be created: permission denied in %s (name a file where this user may write)", path, dir)
+		}
+		return nil, false, fmt.Errorf("host key %s: %w", path, err)
 	}
 	_, werr := f.Write(data)
 	if werr == nil {

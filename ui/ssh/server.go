@@ -243,14 +243,16 @@ func New(cfg Config) (*Server, error) {
 	s.noSession = cmp.Or(max(cfg.NoSessionTimeout, 0), DefaultNoSessionTimeout)
 	s.connIdle = orDefault(cfg.ConnIdleTimeout, DefaultConnIdleTimeout)
 	s.maxConn = orDefault(cfg.MaxConnTime, DefaultMaxConnTime)
+	// These errors name their file already ("authorized keys: ...",
+	// "host key PATH: ..."): the command line says them as they are.
 	data, err := s.readKeys(cfg.AuthorizedKeys)
 	if err != nil {
-		return nil, fmt.Errorf("sshserve: %w", err)
+		return nil, err
 	}
 	s.setKeys(data)
 	pem, created, err := LoadOrCreateHostKey(cfg.HostKey)
 	if err != nil {
-		return nil, fmt.Errorf("sshserve: %w", err)
+		return nil, err
 	}
 	if created {
 		s.log.Info("host key created", "path", cfg.HostKey)
