@@ -192,3 +192,40 @@ func TestEditorSlotHelpAndLegend(t *testing.T) {
 		t.Errorf("the device-based help:\n%s", dnotes)
 	}
 }
+
+// TestEditorSlotVerdictReadable: the plan's verdict on an amount being
+// typed, and on a draft it makes invalid, is read whole under the grid,
+// at 80x24 as at 200x60: beside the field and in the status line it is
+// cut at the screen's edge, and an operator typing an amount must see why
+// the agent would refuse it.
+func TestEditorSlotVerdictReadable(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {200, 60}} {
+		path := slotConfig(t)
+		snap := freeNode()
+		a := testApp(t, size[0], size[1], snap, Options{Actor: alice, Desk: testDesk(path, snap)})
+		typeKeys(a, "e")
+		e := a.ed()
+		if e == nil {
+			t.Fatalf("e did not open the editor:\n%s", screen(a))
+		}
+		row := -1
+		for i, r := range e.Rows {
+			if r.Kind == editor.RowSlot && r.Slot == model.SlotCUDAShares && r.Agent == 0 {
+				row = i
+			}
+		}
+		typeKeys(a, strings.Repeat("j", row))
+		press(a, enter)
+		press(a, clearIn)
+		typeKeys(a, "3.5")
+		// The error's last words, which the field's row cannot hold.
+		const end = "(ResourceOverAllocatedError)"
+		if v := screen(a); !strings.Contains(v, end) {
+			t.Errorf("%dx%d: typing 3.5: the verdict's reason is not shown whole:\n%s", size[0], size[1], v)
+		}
+		press(a, enter)
+		if v := screen(a); !strings.Contains(v, end) {
+			t.Errorf("%dx%d: the invalid draft's reason is not shown whole:\n%s", size[0], size[1], v)
+		}
+	}
+}
