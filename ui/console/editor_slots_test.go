@@ -229,3 +229,21 @@ func TestEditorSlotVerdictReadable(t *testing.T) {
 		}
 	}
 }
+
+// TestEditorSlotSharedMem: switched to shared mode, a slot-based grid's
+// mem rows say every agent's memory is not partitioned (each sees the
+// node's), not that the other agents are given 0.
+func TestEditorSlotSharedMem(t *testing.T) {
+	path := slotConfig(t)
+	snap := freeNode()
+	a := editing(t, testDesk(path, snap), snap, alice)
+	typeKeys(a, "m") // manual -> shared
+	v := screen(a)
+	for _, ln := range strings.Split(v, "\n") {
+		if strings.Contains(ln, "mem  ") && strings.Contains(ln, " of ") {
+			if strings.Contains(ln, "others numa1 0 ") || strings.Contains(ln, "others numa0 0 ") || !strings.Contains(ln, "not partitioned") {
+				t.Errorf("shared mode's mem row: %q", ln)
+			}
+		}
+	}
+}

@@ -162,6 +162,16 @@ func (e *Editor) slotChecker(r EdRow) func(string) FieldCheck {
 	}
 }
 
+// heldBeyond reports whether an agent's kernels hold more of slot than
+// its amount. Memory of amount 0 is not partitioned (shared mode): the
+// agent's is the node's, and nothing held is beyond it.
+func heldBeyond(slot model.SlotName, amount, held model.Dec) bool {
+	if slot == model.SlotMem && amount.IsZero() {
+		return false
+	}
+	return amount.Less(held)
+}
+
 // heldBy is what the kernels of agent id hold of slot now.
 func (e *Editor) heldBy(id model.AgentID, slot model.SlotName) model.Dec {
 	if e.Snap == nil {
@@ -238,18 +248,18 @@ func (e *Editor) gridSlotRow(i int, r EdRow, shorts []string, cols edCols, w int
 			continue
 		}
 		o := &e.Plan.Next.Agents[j]
-		v := o.Capacity[r.Slot]
+		text := slotAmountText(r.Slot, o.Capacity[r.Slot])
 		if r.Slot == model.SlotMem {
-			v = o.Mem
+			text = memOrNone(o.Mem)
 		}
-		others = append(others, shorts[j]+" "+slotAmountText(r.Slot, v))
+		others = append(others, shorts[j]+" "+text)
 	}
 	if len(others) > 0 {
 		sp = append(sp, kit.Span{Lvl: kit.LvlDim, Text: " · others " + strings.Join(others, ", ")})
 	}
 	held := e.heldBy(next.ID, r.Slot)
 	hl := kit.LvlPlain
-	if amount.Less(held) {
+	if heldBeyond(r.Slot, amount, held) {
 		hl = kit.LvlCrit
 	}
 	sp = append(sp, kit.Span{Lvl: kit.LvlDim, Text: " · held "}, kit.Span{Lvl: hl, Text: slotAmountText(r.Slot, held)})
