@@ -206,3 +206,56 @@ func TestSlotBasedDriftOvercommit(t *testing.T) {
 		t.Errorf("largest fit %s above the %s physically free", sum.Largest, sum.Free)
 	}
 }
+
+// TestSimulateNoAgentOvercommit: without --agent on a node of several
+// agents, the table's row is the whole node as one allocator, which
+// Backend.AI does not run: on the drifted node it places 2.9 on devices of
+// both agents, overcommitting none. Every agent that would take it can
+// only by overcommitting GPU0, so the step says so: "overcommit": true in
+// the JSON, OVERCOMMIT on the row.
+func TestSimulateNoAgentOvercommit(t *testing.T) {
+	n := driftedNode(t)
+	base := n.args("simulate", "--cpus", "4", "--mem", "64g", "--request", "cuda.shares=2.9")
+	code, out := runCLI(t, append(base, "--json")...)
+	if code != exitOK && code != exitProblem {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	var doc struct {
+		Placements []struct {
+			Overcommit *bool `json:"overcommit"`
+			Agents     []struct {
+				Agent      string `json:"agent"`
+				Fits       bool   `json:"fits"`
+				Overcommit bool   `json:"overcommit"`
+			} `json:"agents"`
+		} `json:"placements"`
+	}
+	if err := json.Unmarshal([]byte(out[:strings.LastIndex(out, "}")+1]), &doc); err != nil {
+		t.Fatal(err)
+	}
+	p := doc.Placements[0]
+	takers := 0
+	for _, a := range p.Agents {
+		if a.Fits {
+			takers++
+			if !a.Overcommit {
+				t.Fatalf("agent %s takes it without overcommitting: the node is not the one this test needs: %s", a.Agent, out)
+			}
+		}
+	}
+	if takers == 0 {
+		t.Fatalf("no agent takes it: %s", out)
+	}
+	if p.Overcommit == nil || !*p.Overcommit {
+		t.Errorf("the step is not marked overcommit although every agent that takes it overcommits:\n%s", out)
+	}
+	code, out = runCLI(t, base...)
+	if code != exitOK && code != exitProblem {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	for _, ln := range strings.Split(out, "\n") {
+		if strings.HasPrefix(ln, "1 ") && strings.Contains(ln, "cuda.shares=2.9") && !strings.Contains(ln, "OVERCOMMIT") {
+			t.Errorf("the step's row does not say OVERCOMMIT: %q\n%s", ln, out)
+		}
+	}
+}

@@ -73,6 +73,23 @@ type stepAfter struct {
 	agents     []AgentPreview
 }
 
+// onlyByOvercommit reports whether some agent would take a request and
+// every one that would puts a device over its capacity: Backend.AI can
+// place it only by overcommitting, whatever the whole node's allocator
+// (which no agent runs) says.
+func onlyByOvercommit(as []AgentPreview) bool {
+	taken := false
+	for i := range as {
+		if as[i].OK() {
+			if !as[i].Overcommit {
+				return false
+			}
+			taken = true
+		}
+	}
+	return taken
+}
+
 // afters judges every successful allocation step against what every
 // agent's kernels hold (plus the steps before it); nil off a live node.
 func (sim *Simulation) afters(res *Result) []stepAfter {
@@ -151,12 +168,16 @@ func (sim *Simulation) Document(res *Result, caseID string) json.Marshaler {
 		switch {
 		case !r.OK():
 			p = append(p, jsonKV{"error", r.ErrKind}, jsonKV{"message", ErrMessage(r.Err)})
+			if afters != nil && onlyByOvercommit(afters[i].agents) {
+				p = append(p, jsonKV{"overcommit", true})
+			}
 		case r.Step.IsFree():
 			p = append(p, jsonKV{"released", amountsJSON(FlattenAllocation(r.Released))})
 		default:
 			p = append(p, jsonKV{"allocations", amountsJSON(FlattenAllocation(r.Alloc))})
 			if afters != nil {
-				p = append(p, jsonKV{"overcommit", afters[i].overcommit}, jsonKV{"devices_after", devicesAfterJSON(afters[i].devices)})
+				over := afters[i].overcommit || onlyByOvercommit(afters[i].agents)
+				p = append(p, jsonKV{"overcommit", over}, jsonKV{"devices_after", devicesAfterJSON(afters[i].devices)})
 			}
 		}
 		if afters != nil && afters[i].agents != nil {
@@ -255,6 +276,11 @@ func (sim *Simulation) WriteTable(w io.Writer, res *Result, caseID string, red f
 		fmt.Fprintf(w, ", %d live kernel(s) loaded", sim.Kernels)
 	}
 	fmt.Fprintln(w)
+	if sim.Planner != nil {
+		// Its agents allocate each over its own maps; the table's one
+		// allocator over the whole node is what is physically free.
+		fmt.Fprintf(w, "agents:  %d, each placing with its own allocator (the lines under the table; --agent ID runs one); the table places on the whole node as one allocator\n", len(sim.Planner.Agents()))
+	}
 	fmt.Fprintln(w)
 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -270,12 +296,19 @@ func (sim *Simulation) WriteTable(w io.Writer, res *Result, caseID string, red f
 				msg = r.ErrKind + ": " + msg
 			}
 			result = "✗ " + msg
+			if afters != nil && onlyByOvercommit(afters[i].agents) {
+				result += "  " + red("! OVERCOMMIT") + " (an agent would take it, only by overcommitting)"
+			}
 		case r.Step.IsFree():
 			result = "released " + amountsText(FlattenAllocation(r.Released), sim.Types)
 		default:
 			result = amountsText(FlattenAllocation(r.Alloc), sim.Types)
-			if afters != nil && afters[i].overcommit {
+			switch {
+			case afters == nil:
+			case afters[i].overcommit:
 				result += "  " + red("! OVERCOMMIT")
+			case onlyByOvercommit(afters[i].agents):
+				result += "  " + red("! OVERCOMMIT") + " (on every agent that would take it)"
 			}
 		}
 		if afters != nil {
