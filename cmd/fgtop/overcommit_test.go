@@ -259,3 +259,22 @@ func TestSimulateNoAgentOvercommit(t *testing.T) {
 		}
 	}
 }
+
+// TestPrintFitMemory: fleet --fit's text says memory as a size, in the
+// request and the placement, as it was asked (the JSON keeps bytes).
+func TestPrintFitMemory(t *testing.T) {
+	j := fleet.JSONFitReport{Request: "cuda.shares=1.2,cpu=4,mem=34359738368", Fits: []string{"n"},
+		Nodes: []fleet.JSONNode{{Node: "n", Fit: &fleet.JSONFit{Fits: true, Agent: "a",
+			Placement: map[string]map[string]string{"mem": {"root": "34359738368"}, "cpu": {"4": "1"}}}}}}
+	var b strings.Builder
+	printFit(&b, j)
+	out := b.String()
+	for _, want := range []string{"request cuda.shares=1.2,cpu=4,mem=32g fits", "32g mem on root", "1 cpu on 4"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "34359738368") {
+		t.Errorf("memory in bytes:\n%s", out)
+	}
+}
