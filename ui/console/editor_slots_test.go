@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -245,5 +246,38 @@ func TestEditorSlotSharedMem(t *testing.T) {
 				t.Errorf("shared mode's mem row: %q", ln)
 			}
 		}
+	}
+}
+
+// TestEditorSlotUnknownAccelerators: on a node with no GPU source the
+// grid still has a row per agent for each device slot the file gives
+// (cuda.shares 2.0), with no node total to hold it against, and typing an
+// amount there does not compare it with a total of 0.
+func TestEditorSlotUnknownAccelerators(t *testing.T) {
+	path := slotConfig(t)
+	snap := freeNode()
+	snap.Devices = slices.DeleteFunc(slices.Clone(snap.Devices), func(d model.Device) bool { return d.Name == "cuda" })
+	snap.Source.Kind, snap.Source.Health, snap.Source.Detail = "none", "unavailable", "no GPU source: NVML library not found"
+	fake.Finish(snap)
+	a := editing(t, testDesk(path, snap), snap, alice)
+	e := a.ed()
+	row := -1
+	for i, r := range e.Rows {
+		if r.Kind == editor.RowSlot && r.Slot == model.SlotCUDAShares && r.Agent == 0 {
+			row = i
+		}
+	}
+	if row < 0 {
+		t.Fatalf("no cuda.shares row on a node whose accelerators are unknown:\n%s", screen(a))
+	}
+	if v := screen(a); !strings.Contains(v, "1 numa0 2.0") {
+		t.Errorf("the file's amount is not shown:\n%s", v)
+	}
+	typeKeys(a, strings.Repeat("j", row))
+	press(a, enter)
+	press(a, clearIn)
+	typeKeys(a, "1.5")
+	if c := e.InputCheck; c.Err != nil || strings.Contains(c.Hint, "of 0") {
+		t.Errorf("1.5 with the node's total unknown: %+v", c)
 	}
 }
