@@ -668,6 +668,24 @@ func (a *devAcc) agentTerms() string {
 	return " (" + strings.Join(terms, " + ") + ": each agent's allocator sees only its own kernels)"
 }
 
+// overSeverity is how bad the device being held beyond capacity is: an
+// error, but a warning for a CPU core over which only agents together go
+// (each within it): main's slot-based agents each allocate over every
+// core, so kernels of two agents pinned to one core are that form's
+// ordinary state, and the core is time-shared; nothing fails, unlike a
+// GPU whose memory is overbooked.
+func (a *devAcc) overSeverity(capacity model.Dec) model.Severity {
+	if a.key.Name != "cpu" || len(a.byAgent) < 2 {
+		return model.SevError
+	}
+	for _, sa := range a.byAgent {
+		if capacity.Less(sumHeld(sa.held)) {
+			return model.SevError
+		}
+	}
+	return model.SevWarning
+}
+
 // checkDevice recomputes the issues derived from one device's totals.
 func (s *state) checkDevice(a *devAcc) {
 	var out []model.Issue
@@ -691,7 +709,7 @@ func (s *state) checkDevice(a *devAcc) {
 		default:
 			d := &s.inv.Devices[i]
 			if total := sumHeld(a.held); !d.CapacityUnknown && d.Capacity.Less(total) {
-				out = append(out, model.Issue{Severity: model.SevError, Code: model.IssueOverCapacity, Device: a.key,
+				out = append(out, model.Issue{Severity: a.overSeverity(d.Capacity), Code: model.IssueOverCapacity, Device: a.key,
 					Message: fmt.Sprintf("%s is held beyond its capacity: %s of %s%s", a.key, total, d.Capacity, a.agentTerms())})
 			}
 		}

@@ -278,3 +278,40 @@ func TestPrintFitMemory(t *testing.T) {
 		t.Errorf("memory in bytes:\n%s", out)
 	}
 }
+
+// TestCrossAgentCoreOvercommitIsAWarning: on main's slot-based node every
+// agent allocates CPU cores over all of them, not seeing the others'
+// kernels, so two agents' kernels pinned to one core are the form's
+// ordinary state (the cores are time-shared; nothing fails): a warning
+// that names both agents. Two agents' kernels over a GPU's capacity stay
+// an error (its memory is overbooked).
+func TestCrossAgentCoreOvercommitIsAWarning(t *testing.T) {
+	config, args := slotNode(t)
+	root := filepath.Join(filepath.Dir(config), "scratches")
+	add := func(agent, kernel, shares string) {
+		res := string(readFixture(t, "resource.cuda-shares-single.txt"))
+		res = strings.ReplaceAll(res, "c59395cd-ac91-4cd3-a1b0-3d2568aa2d04", gpu1)
+		res = strings.ReplaceAll(res, "2e9b6d43-8c1f-4a7e-b5d2-91c0e7f3a6b8", kernel)
+		res = strings.Replace(res, `"cuda.shares":"0.5"`, `"cuda.shares":"`+shares+`"`, 1)
+		res = strings.Replace(res, ":0.50\n", ":"+shares+"\n", 1)
+		res = strings.Replace(res, "CPU_SHARES=16:1,17:1,18:1,19:1", "CPU_SHARES=0:1", 1)
+		res = strings.Replace(res, `"cpu":"4"`, `"cpu":"1"`, 1)
+		dir := filepath.Join(root, kernel, "config")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "resource.txt"), []byte(res), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		addRecord(t, filepath.Join(root, kernel), agent)
+	}
+	add("i-gpu-node01-a", "0b7e4c2a-1f3d-4a5b-9c8e-7d6f5e4a3b21", "0.60")
+	add("i-gpu-node01-b", "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d", "0.60")
+	code, out := runCLI(t, args("check")...)
+	wantCode(t, code, exitProblem, out,
+		"warning over-capacity: cpu:0 is held beyond its capacity: 2 of 1 (i-gpu-node01-a 1 + i-gpu-node01-b 1: each agent's allocator sees only its own kernels)",
+		"error over-capacity: cuda:"+gpu1+" is held beyond its capacity: 1.20 of 1.00 (i-gpu-node01-a 0.60 + i-gpu-node01-b 0.60")
+	if strings.Contains(out, "error over-capacity: cpu:0") {
+		t.Errorf("a core two agents share is an error:\n%s", out)
+	}
+}
