@@ -315,3 +315,20 @@ func TestCrossAgentCoreOvercommitIsAWarning(t *testing.T) {
 		t.Errorf("a core two agents share is an error:\n%s", out)
 	}
 }
+
+// TestSimulateAgentLinesSayTheirState: each agent's line is its allocator
+// on the live kernels; from the second step on it says that the steps
+// above are not counted (no agent's maps hold them), not a placement that
+// ignores them silently.
+func TestSimulateAgentLinesSayTheirState(t *testing.T) {
+	n := driftedNode(t)
+	code, out := runCLI(t, n.args("simulate", "--cpus", "4", "--mem", "64g", "--request", "cuda.shares=0.5", "--request", "cuda.shares=0.5")...)
+	if code != exitOK && code != exitProblem {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	for _, want := range []string{"step 1: agent " + agentB + "'s own allocator (its kernels only)", "step 2: agent " + agentB + "'s own allocator (its live kernels only, not the steps above)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lacks %q:\n%s", want, out)
+		}
+	}
+}

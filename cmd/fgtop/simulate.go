@@ -73,13 +73,15 @@ capacity, and "overcommit": true marks a result above capacity (the table says O
 in red on a terminal). Without --agent on a node of several agents, the table places each
 request on the whole node as one allocator (what is physically free), which Backend.AI
 does not run, and each request is also placed on each agent's own allocator ("agents" in
-the JSON; one line per agent under the table); where every agent that would take it puts
-a device over its capacity, the step is marked overcommit too ("overcommit": true,
-OVERCOMMIT on its row), whatever the whole node's allocator says. With --agent on a slot-based partition (Backend.AI main's form), a request is
-first judged as the manager judges it: the agent reports what it is given less what its
-kernels hold (the earlier steps' included), and the manager never sends it more; such a
-request is refused in the manager's words ("error": "ManagerRefused") and counts as not
-placed (exit 1), as in the fleet's fit.
+the JSON; one line per agent under the table, on its live kernels: the steps before are
+not counted there, as they went to no agent in particular); where every agent that would
+take it puts a device over its capacity, the step is marked overcommit too ("overcommit":
+true, OVERCOMMIT on its row), whatever the whole node's allocator says. With --agent on a
+slot-based partition (Backend.AI main's form), a request is first judged as the manager
+judges it: the agent reports what it is given less what its kernels hold (the earlier
+steps' included), and the manager never sends it more; such a request is refused in the
+manager's words ("error": "ManagerRefused") and counts as not placed (exit 1), as in the
+fleet's fit.
 
 Corpus cases (--case FILE): one case or a list in alloc-cases.json's format; its devices,
 settings and operations are used (flags given explicitly override the settings). --check

@@ -312,7 +312,7 @@ func (sim *Simulation) WriteTable(w io.Writer, res *Result, caseID string, red f
 			}
 		}
 		if afters != nil {
-			notes = append(notes, stepNotes(r, afters[i], sim.Types)...)
+			notes = append(notes, stepNotes(r, afters[i], sim.Types, i > 0)...)
 		}
 		req := r.Step.Text
 		if strings.TrimSpace(req) == "" {
@@ -372,8 +372,10 @@ func (sim *Simulation) WriteTable(w io.Writer, res *Result, caseID string, red f
 
 // stepNotes say, for a step on a live node, what each touched device would
 // hold across every agent (overcommits first in words), and where each
-// agent's own allocator would put the request.
-func stepNotes(r StepResult, a stepAfter, types model.SlotTypes) []string {
+// agent's own allocator would put the request: on the live kernels, which
+// a step after the first says (the steps before it went to no agent in
+// particular, so no agent's maps hold them).
+func stepNotes(r StepResult, a stepAfter, types model.SlotTypes, later bool) []string {
 	var out []string
 	for _, d := range a.devices {
 		if d.Overcommit {
@@ -382,14 +384,18 @@ func stepNotes(r StepResult, a stepAfter, types model.SlotTypes) []string {
 				amountText(d.HeldNow, d.Slot, types), amountText(d.Adds, d.Slot, types)))
 		}
 	}
+	its := "its kernels only"
+	if later {
+		its = "its live kernels only, not the steps above"
+	}
 	for _, ag := range a.agents {
 		switch {
 		case !ag.OK():
-			out = append(out, fmt.Sprintf("step %d: agent %s's own allocator (its kernels only) would not take it: %s", r.Index, ag.Agent, ag.Reason))
+			out = append(out, fmt.Sprintf("step %d: agent %s's own allocator (%s) would not take it: %s", r.Index, ag.Agent, its, ag.Reason))
 		case ag.Overcommit:
-			out = append(out, fmt.Sprintf("step %d: agent %s's own allocator (its kernels only) would take it (%s), OVERCOMMIT across all agents", r.Index, ag.Agent, amountsText(FlattenAllocation(ag.Alloc), types)))
+			out = append(out, fmt.Sprintf("step %d: agent %s's own allocator (%s) would take it (%s), OVERCOMMIT across all agents", r.Index, ag.Agent, its, amountsText(FlattenAllocation(ag.Alloc), types)))
 		default:
-			out = append(out, fmt.Sprintf("step %d: agent %s's own allocator (its kernels only) would take it (%s)", r.Index, ag.Agent, amountsText(FlattenAllocation(ag.Alloc), types)))
+			out = append(out, fmt.Sprintf("step %d: agent %s's own allocator (%s) would take it (%s)", r.Index, ag.Agent, its, amountsText(FlattenAllocation(ag.Alloc), types)))
 		}
 	}
 	return out
