@@ -332,3 +332,19 @@ func TestSimulateAgentLinesSayTheirState(t *testing.T) {
 		}
 	}
 }
+
+// TestSimulateNoAgentTakesIt: without --agent on a node of several
+// agents, a request the whole node's one allocator places across both
+// agents' GPUs (3.0 of 4 free shares) but no agent would take (each owns
+// two GPUs, 2.0) cannot be placed by Backend.AI: the step says so and
+// simulate exits 1. A request an agent takes exits 0.
+func TestSimulateNoAgentTakesIt(t *testing.T) {
+	n := newNode(t)
+	base := n.args("simulate", "--cpus", "4", "--mem", "64g")
+	code, out := runCLI(t, append(base, "--request", "cuda.shares=3.0")...)
+	wantCode(t, code, exitProblem, out, "no agent would take it", "1 of 1 request(s) could not be placed")
+	code, out = runCLI(t, append(base, "--request", "cuda.shares=3.0", "--json")...)
+	wantCode(t, code, exitProblem, out, `"an_agent_takes": false`)
+	code, out = runCLI(t, append(base, "--request", "cuda.shares=1.5", "--json")...)
+	wantCode(t, code, exitOK, out, `"an_agent_takes": true`)
+}

@@ -110,7 +110,10 @@ runs, naming the node's slots and the closest one ("did you mean cuda.shares?").
 
 Exit status: 0 when every request was placed (frees included); 1 when a request could not
 be placed (the table or JSON says why; the other steps still run) or --check found a
-difference; 2 on bad usage or bad input (an unknown slot, a negative amount).`
+difference; 2 on bad usage or bad input (an unknown slot, a negative amount). Without
+--agent on a node of several agents, a request is placed when one of the agents' own
+allocators takes it ("an_agent_takes" in the JSON), whatever the whole node's one
+allocator says.`
 
 // simulateFlags are fgtop simulate's flags.
 type simulateFlags struct {
@@ -232,8 +235,8 @@ func (f *simulateFlags) run(ctx context.Context) error {
 		return err
 	}
 	failed := 0
-	for _, r := range res.Steps {
-		if !r.OK() && !r.Step.IsFree() {
+	for i, placed := range sim.Placed(res) {
+		if !placed && !res.Steps[i].Step.IsFree() {
 			failed++
 		}
 	}

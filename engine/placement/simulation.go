@@ -90,6 +90,34 @@ func onlyByOvercommit(as []AgentPreview) bool {
 	return taken
 }
 
+// anyTakes reports whether some agent would take a request.
+func anyTakes(as []AgentPreview) bool {
+	for i := range as {
+		if as[i].OK() {
+			return true
+		}
+	}
+	return false
+}
+
+// Placed says, per step, whether Backend.AI would place it: on a live
+// node of several agents simulated without --agent, whether one of the
+// agents' own allocators takes it (the whole node's one allocator, which
+// no agent runs, may place what none takes, or find no room where one
+// takes it by overcommitting); elsewhere whether the run placed it. A free
+// is placed when it released something.
+func (sim *Simulation) Placed(res *Result) []bool {
+	afters := sim.afters(res)
+	out := make([]bool, len(res.Steps))
+	for i, r := range res.Steps {
+		out[i] = r.OK()
+		if afters != nil && afters[i].agents != nil {
+			out[i] = anyTakes(afters[i].agents)
+		}
+	}
+	return out
+}
+
 // afters judges every successful allocation step against what every
 // agent's kernels hold (plus the steps before it); nil off a live node.
 func (sim *Simulation) afters(res *Result) []stepAfter {
@@ -181,7 +209,7 @@ func (sim *Simulation) Document(res *Result, caseID string) json.Marshaler {
 			}
 		}
 		if afters != nil && afters[i].agents != nil {
-			p = append(p, jsonKV{"agents", agentsJSON(afters[i].agents)})
+			p = append(p, jsonKV{"an_agent_takes", anyTakes(afters[i].agents)}, jsonKV{"agents", agentsJSON(afters[i].agents)})
 		}
 		if r.StateAfter != nil {
 			p = append(p, jsonKV{"state_after", amountsJSON(r.StateAfter)})
@@ -296,8 +324,12 @@ func (sim *Simulation) WriteTable(w io.Writer, res *Result, caseID string, red f
 				msg = r.ErrKind + ": " + msg
 			}
 			result = "✗ " + msg
-			if afters != nil && onlyByOvercommit(afters[i].agents) {
+			switch {
+			case afters == nil:
+			case onlyByOvercommit(afters[i].agents):
 				result += "  " + red("! OVERCOMMIT") + " (an agent would take it, only by overcommitting)"
+			case anyTakes(afters[i].agents):
+				result += "  (an agent's own allocator would take it: see below)"
 			}
 		case r.Step.IsFree():
 			result = "released " + amountsText(FlattenAllocation(r.Released), sim.Types)
@@ -307,6 +339,8 @@ func (sim *Simulation) WriteTable(w io.Writer, res *Result, caseID string, red f
 			case afters == nil:
 			case afters[i].overcommit:
 				result += "  " + red("! OVERCOMMIT")
+			case afters[i].agents != nil && !anyTakes(afters[i].agents):
+				result += "  " + red("✗ no agent would take it")
 			case onlyByOvercommit(afters[i].agents):
 				result += "  " + red("! OVERCOMMIT") + " (on every agent that would take it)"
 			}
