@@ -448,3 +448,39 @@ func TestBuildStreamedEqualsSorted(t *testing.T) {
 		t.Fatalf("%d issues; the broken files are missing", n)
 	}
 }
+
+// TestOverCapacityNamesTheAgents: a device two agents' kernels put over
+// its capacity (main's slot-based form: every agent allocates over every
+// device) says what each agent holds there, terms that add up to the total,
+// so that an operator sees why; one agent's overcommit keeps the plain
+// message.
+func TestOverCapacityNamesTheAgents(t *testing.T) {
+	rootA, rootB := t.TempDir(), t.TempDir()
+	split := string(readFixture(t, "resource.cuda-shares-split.txt"))
+	writeKernel(t, rootA, kernelC, []byte(split))
+	writeKernel(t, rootB, "22222222-2222-4222-8222-222222222222", []byte(strings.ReplaceAll(split, "2d02:0.60,", "2d02:0.90,")))
+	writeKernel(t, rootB, "44444444-4444-4444-8444-444444444444", []byte(strings.ReplaceAll(strings.ReplaceAll(split, "2d02:0.60,", "2d01:0.60,"), "2d02", "2d01")))
+	writeKernel(t, rootB, "55555555-5555-4555-8555-555555555555", []byte(strings.ReplaceAll(strings.ReplaceAll(split, "2d02:0.60,", "2d01:0.60,"), "2d02", "2d01")))
+	_, opts := fixtureTree(t)
+	opts.Roots = []scratch.Root{{Path: rootA, Agent: "i-a"}, {Path: rootB, Agent: "i-b"}}
+	snap, err := Build(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, iss := range snap.Issues {
+		if iss.Code == model.IssueOverCapacity && iss.Device.Name == "cuda" {
+			got[string(iss.Device.ID)[len(iss.Device.ID)-4:]] = iss.Message
+		}
+	}
+	want := map[string]string{
+		"2d02": "cuda:c59395cd-ac91-4cd3-a1b0-3d2568aa2d02 is held beyond its capacity: 1.50 of 1.00 (i-a 0.60 + i-b 0.90: each agent's allocator sees only its own kernels)",
+		// i-b's two kernels on 2d01: one agent, the plain message.
+		"2d01": "cuda:c59395cd-ac91-4cd3-a1b0-3d2568aa2d01 is held beyond its capacity: 1.20 of 1.00",
+	}
+	for dev, w := range want {
+		if got[dev] != w {
+			t.Errorf("%s:\n got %q\nwant %q", dev, got[dev], w)
+		}
+	}
+}

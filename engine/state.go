@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/fgtop/fgtop/engine/inventory"
@@ -643,6 +644,48 @@ func (a *devAcc) entries() int {
 	return n
 }
 
+// agentTerms is, where kernels of more than one agent hold the device,
+// what each agent holds there, as terms of the total: on a slot-based node
+// every agent allocates over every device, and this is why one is over its
+// capacity. "" for a device one agent holds.
+func (a *devAcc) agentTerms() string {
+	if len(a.byAgent) < 2 {
+		return ""
+	}
+	agents := make([]model.AgentID, 0, len(a.byAgent))
+	for ag := range a.byAgent {
+		agents = append(agents, ag)
+	}
+	slices.Sort(agents)
+	terms := make([]string, len(agents))
+	for i, ag := range agents {
+		name := string(ag)
+		if name == "" {
+			name = "no agent"
+		}
+		terms[i] = name + " " + sumHeld(a.byAgent[ag].held).String()
+	}
+	return " (" + strings.Join(terms, " + ") + ": each agent's allocator sees only its own kernels)"
+}
+
+// overSeverity is how bad the device being held beyond capacity is: an
+// error, but a warning for a CPU core over which only agents together go
+// (each within it): main's slot-based agents each allocate over every
+// core, so kernels of two agents pinned to one core are that form's
+// ordinary state, and the core is time-shared; nothing fails, unlike a
+// GPU whose memory is overbooked.
+func (a *devAcc) overSeverity(capacity model.Dec) model.Severity {
+	if a.key.Name != "cpu" || len(a.byAgent) < 2 {
+		return model.SevError
+	}
+	for _, sa := range a.byAgent {
+		if capacity.Less(sumHeld(sa.held)) {
+			return model.SevError
+		}
+	}
+	return model.SevWarning
+}
+
 // checkDevice recomputes the issues derived from one device's totals.
 func (s *state) checkDevice(a *devAcc) {
 	var out []model.Issue
@@ -666,8 +709,8 @@ func (s *state) checkDevice(a *devAcc) {
 		default:
 			d := &s.inv.Devices[i]
 			if total := sumHeld(a.held); !d.CapacityUnknown && d.Capacity.Less(total) {
-				out = append(out, model.Issue{Severity: model.SevError, Code: model.IssueOverCapacity, Device: a.key,
-					Message: fmt.Sprintf("%s is held beyond its capacity: %s of %s", a.key, total, d.Capacity)})
+				out = append(out, model.Issue{Severity: a.overSeverity(d.Capacity), Code: model.IssueOverCapacity, Device: a.key,
+					Message: fmt.Sprintf("%s is held beyond its capacity: %s of %s%s", a.key, total, d.Capacity, a.agentTerms())})
 			}
 		}
 	}

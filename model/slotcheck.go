@@ -63,10 +63,20 @@ func closestSlot(s SlotName, known []SlotName) SlotName {
 		}
 	}
 	limit := max(1, min(3, len(s)/4))
-	if bestD < 0 || bestD > limit {
-		return ""
+	if bestD >= 0 && bestD <= limit {
+		return best
 	}
-	return best
+	// One name beginning the other ("memory" for mem, "cuda" for
+	// cuda.shares) is the slot meant, where the shorter has 3 letters or
+	// more; known is sorted, so the first such is the answer.
+	ls := strings.ToLower(string(s))
+	for _, k := range known {
+		lk := strings.ToLower(string(k))
+		if min(len(ls), len(lk)) >= 3 && (strings.HasPrefix(ls, lk) || strings.HasPrefix(lk, ls)) {
+			return k
+		}
+	}
+	return ""
 }
 
 // editDistance is the Damerau (optimal string alignment) distance between

@@ -20,6 +20,9 @@ func TestCheckSlot(t *testing.T) {
 		{"CUDA.SHARES", false, "cuda.shares"},
 		{"cuda.device", false, ""},
 		{"mme", false, "mem"},
+		// One name begins the other: the slot the operator meant.
+		{"memory", false, "mem"},
+		{"cuda", false, "cuda.shares"},
 		{"rocm.device", false, ""},
 		{"", false, ""},
 	} {

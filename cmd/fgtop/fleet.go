@@ -19,6 +19,7 @@ import (
 	"github.com/fgtop/fgtop/engine/fleet"
 	"github.com/fgtop/fgtop/engine/report"
 	"github.com/fgtop/fgtop/internal/safefile"
+	"github.com/fgtop/fgtop/model"
 	"github.com/fgtop/fgtop/ui/console"
 	fleetui "github.com/fgtop/fgtop/ui/fleet"
 	"github.com/spf13/cobra"
@@ -456,7 +457,13 @@ func printFleet(w io.Writer, j fleet.JSONFleet) {
 }
 
 func printFit(w io.Writer, r fleet.JSONFitReport) {
-	fmt.Fprintf(w, "request %s fits on %d node(s)", r.Request, len(r.Fits))
+	req := strings.Split(r.Request, ",")
+	for i, part := range req {
+		if slot, amount, ok := strings.Cut(part, "="); ok {
+			req[i] = slot + "=" + fitAmount(slot, amount)
+		}
+	}
+	fmt.Fprintf(w, "request %s fits on %d node(s)", strings.Join(req, ","), len(r.Fits))
 	if len(r.Overcommits) > 0 {
 		fmt.Fprintf(w, ", %s", paintRed(w, fmt.Sprintf("%d of them only by overcommitting a device", len(r.Overcommits))))
 	}
@@ -467,7 +474,7 @@ func printFit(w io.Writer, r fleet.JSONFitReport) {
 			var parts []string
 			for slot, devs := range n.Fit.Placement {
 				for d, a := range devs {
-					parts = append(parts, fmt.Sprintf("%s %s on %s", a, slot, d))
+					parts = append(parts, fmt.Sprintf("%s %s on %s", fitAmount(slot, a), slot, d))
 				}
 			}
 			slices.Sort(parts)
@@ -478,8 +485,9 @@ func printFit(w io.Writer, r fleet.JSONFitReport) {
 			fmt.Fprintf(w, "  fits  %-20s%s %s\n", n.Node, agent, strings.Join(parts, ", "))
 			for _, d := range n.Fit.Devices {
 				if d.Overcommit {
+					amt := func(v model.Dec) string { return fitAmount(string(d.Slot), v.String()) }
 					fmt.Fprintf(w, "        %s: %s would hold %s of %s %s across all agents (%s held now + %s)\n",
-						paintRed(w, "! OVERCOMMIT"), d.Device, d.TotalAfter, d.Capacity, d.Slot, d.HeldNow, d.Adds)
+						paintRed(w, "! OVERCOMMIT"), d.Device, amt(d.TotalAfter), amt(d.Capacity), d.Slot, amt(d.HeldNow), amt(d.Adds))
 				}
 			}
 		case n.Fit.Unknown:
@@ -488,6 +496,19 @@ func printFit(w io.Writer, r fleet.JSONFitReport) {
 			fmt.Fprintf(w, "  no    %-20s %s\n", n.Node, n.Fit.Reason)
 		}
 	}
+}
+
+// fitAmount is an amount of slot as the JSON has it (memory in bytes),
+// said for people: memory as a size.
+func fitAmount(slot, amount string) string {
+	if model.SlotName(slot) != model.SlotMem {
+		return amount
+	}
+	v, err := model.ParseDec(amount)
+	if err != nil {
+		return amount
+	}
+	return model.FormatBinarySize(v)
 }
 
 // runFleetConsole runs the fleet console until the user quits.

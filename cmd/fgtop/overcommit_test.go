@@ -206,3 +206,145 @@ func TestSlotBasedDriftOvercommit(t *testing.T) {
 		t.Errorf("largest fit %s above the %s physically free", sum.Largest, sum.Free)
 	}
 }
+
+// TestSimulateNoAgentOvercommit: without --agent on a node of several
+// agents, the table's row is the whole node as one allocator, which
+// Backend.AI does not run: on the drifted node it places 2.9 on devices of
+// both agents, overcommitting none. Every agent that would take it can
+// only by overcommitting GPU0, so the step says so: "overcommit": true in
+// the JSON, OVERCOMMIT on the row.
+func TestSimulateNoAgentOvercommit(t *testing.T) {
+	n := driftedNode(t)
+	base := n.args("simulate", "--cpus", "4", "--mem", "64g", "--request", "cuda.shares=2.9")
+	code, out := runCLI(t, append(base, "--json")...)
+	if code != exitOK && code != exitProblem {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	var doc struct {
+		Placements []struct {
+			Overcommit *bool `json:"overcommit"`
+			Agents     []struct {
+				Agent      string `json:"agent"`
+				Fits       bool   `json:"fits"`
+				Overcommit bool   `json:"overcommit"`
+			} `json:"agents"`
+		} `json:"placements"`
+	}
+	if err := json.Unmarshal([]byte(out[:strings.LastIndex(out, "}")+1]), &doc); err != nil {
+		t.Fatal(err)
+	}
+	p := doc.Placements[0]
+	takers := 0
+	for _, a := range p.Agents {
+		if a.Fits {
+			takers++
+			if !a.Overcommit {
+				t.Fatalf("agent %s takes it without overcommitting: the node is not the one this test needs: %s", a.Agent, out)
+			}
+		}
+	}
+	if takers == 0 {
+		t.Fatalf("no agent takes it: %s", out)
+	}
+	if p.Overcommit == nil || !*p.Overcommit {
+		t.Errorf("the step is not marked overcommit although every agent that takes it overcommits:\n%s", out)
+	}
+	code, out = runCLI(t, base...)
+	if code != exitOK && code != exitProblem {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	for _, ln := range strings.Split(out, "\n") {
+		if strings.HasPrefix(ln, "1 ") && strings.Contains(ln, "cuda.shares=2.9") && !strings.Contains(ln, "OVERCOMMIT") {
+			t.Errorf("the step's row does not say OVERCOMMIT: %q\n%s", ln, out)
+		}
+	}
+}
+
+// TestPrintFitMemory: fleet --fit's text says memory as a size, in the
+// request and the placement, as it was asked (the JSON keeps bytes).
+func TestPrintFitMemory(t *testing.T) {
+	j := fleet.JSONFitReport{Request: "cuda.shares=1.2,cpu=4,mem=34359738368", Fits: []string{"n"},
+		Nodes: []fleet.JSONNode{{Node: "n", Fit: &fleet.JSONFit{Fits: true, Agent: "a",
+			Placement: map[string]map[string]string{"mem": {"root": "34359738368"}, "cpu": {"4": "1"}}}}}}
+	var b strings.Builder
+	printFit(&b, j)
+	out := b.String()
+	for _, want := range []string{"request cuda.shares=1.2,cpu=4,mem=32g fits", "32g mem on root", "1 cpu on 4"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "34359738368") {
+		t.Errorf("memory in bytes:\n%s", out)
+	}
+}
+
+// TestCrossAgentCoreOvercommitIsAWarning: on main's slot-based node every
+// agent allocates CPU cores over all of them, not seeing the others'
+// kernels, so two agents' kernels pinned to one core are the form's
+// ordinary state (the cores are time-shared; nothing fails): a warning
+// that names both agents. Two agents' kernels over a GPU's capacity stay
+// an error (its memory is overbooked).
+func TestCrossAgentCoreOvercommitIsAWarning(t *testing.T) {
+	config, args := slotNode(t)
+	root := filepath.Join(filepath.Dir(config), "scratches")
+	add := func(agent, kernel, shares string) {
+		res := string(readFixture(t, "resource.cuda-shares-single.txt"))
+		res = strings.ReplaceAll(res, "c59395cd-ac91-4cd3-a1b0-3d2568aa2d04", gpu1)
+		res = strings.ReplaceAll(res, "2e9b6d43-8c1f-4a7e-b5d2-91c0e7f3a6b8", kernel)
+		res = strings.Replace(res, `"cuda.shares":"0.5"`, `"cuda.shares":"`+shares+`"`, 1)
+		res = strings.Replace(res, ":0.50\n", ":"+shares+"\n", 1)
+		res = strings.Replace(res, "CPU_SHARES=16:1,17:1,18:1,19:1", "CPU_SHARES=0:1", 1)
+		res = strings.Replace(res, `"cpu":"4"`, `"cpu":"1"`, 1)
+		dir := filepath.Join(root, kernel, "config")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "resource.txt"), []byte(res), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		addRecord(t, filepath.Join(root, kernel), agent)
+	}
+	add("i-gpu-node01-a", "0b7e4c2a-1f3d-4a5b-9c8e-7d6f5e4a3b21", "0.60")
+	add("i-gpu-node01-b", "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d", "0.60")
+	code, out := runCLI(t, args("check")...)
+	wantCode(t, code, exitProblem, out,
+		"warning over-capacity: cpu:0 is held beyond its capacity: 2 of 1 (i-gpu-node01-a 1 + i-gpu-node01-b 1: each agent's allocator sees only its own kernels)",
+		"error over-capacity: cuda:"+gpu1+" is held beyond its capacity: 1.20 of 1.00 (i-gpu-node01-a 0.60 + i-gpu-node01-b 0.60")
+	if strings.Contains(out, "error over-capacity: cpu:0") {
+		t.Errorf("a core two agents share is an error:\n%s", out)
+	}
+}
+
+// TestSimulateAgentLinesSayTheirState: each agent's line is its allocator
+// on the live kernels; from the second step on it says that the steps
+// above are not counted (no agent's maps hold them), not a placement that
+// ignores them silently.
+func TestSimulateAgentLinesSayTheirState(t *testing.T) {
+	n := driftedNode(t)
+	code, out := runCLI(t, n.args("simulate", "--cpus", "4", "--mem", "64g", "--request", "cuda.shares=0.5", "--request", "cuda.shares=0.5")...)
+	if code != exitOK && code != exitProblem {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	for _, want := range []string{"step 1: agent " + agentB + "'s own allocator (its kernels only)", "step 2: agent " + agentB + "'s own allocator (its live kernels only, not the steps above)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestSimulateNoAgentTakesIt: without --agent on a node of several
+// agents, a request the whole node's one allocator places across both
+// agents' GPUs (3.0 of 4 free shares) but no agent would take (each owns
+// two GPUs, 2.0) cannot be placed by Backend.AI: the step says so and
+// simulate exits 1. A request an agent takes exits 0.
+func TestSimulateNoAgentTakesIt(t *testing.T) {
+	n := newNode(t)
+	base := n.args("simulate", "--cpus", "4", "--mem", "64g")
+	code, out := runCLI(t, append(base, "--request", "cuda.shares=3.0")...)
+	wantCode(t, code, exitProblem, out, "no agent would take it", "1 of 1 request(s) could not be placed")
+	code, out = runCLI(t, append(base, "--request", "cuda.shares=3.0", "--json")...)
+	wantCode(t, code, exitProblem, out, `"an_agent_takes": false`)
+	code, out = runCLI(t, append(base, "--request", "cuda.shares=1.5", "--json")...)
+	wantCode(t, code, exitOK, out, `"an_agent_takes": true`)
+}

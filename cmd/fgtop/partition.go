@@ -115,6 +115,31 @@ func (f *changeFlags) request() (partition.Request, error) {
 	return req, nil
 }
 
+// unknownSlotIn is the usage error of the first --slot naming a slot the
+// node does not register, nil when every one names a known slot or the
+// node cannot be read (the caller's error stands then).
+func (f *changeFlags) unknownSlotIn(ctx context.Context, src *sourceFlags, cmdName string) error {
+	if len(f.slots) == 0 {
+		return nil
+	}
+	cfg, snap, _, err := nodeState(ctx, src, cmdName)
+	if err != nil || cfg == nil {
+		return nil
+	}
+	known := partition.KnownSlots(cfg, partition.InventoryOf(snap))
+	for _, v := range f.slots {
+		_, rest, _ := strings.Cut(v, "=")
+		slot, _, ok := strings.Cut(rest, "=")
+		if !ok || strings.TrimSpace(slot) == "" {
+			continue
+		}
+		if err := model.CheckSlot(model.SlotName(strings.TrimSpace(slot)), known); err != nil {
+			return usageErr("--slot %s: %v", v, err)
+		}
+	}
+	return nil
+}
+
 // configPath is the agent.toml a partition command works on: --config, or
 // the first of Backend.AI's usual places that exists (as the agent itself
 // and `fgtop snapshot` look). None is a usage error naming every place.
@@ -538,6 +563,11 @@ func writeJSON(w io.Writer, v any) {
 func buildPlan(ctx context.Context, src *sourceFlags, ch *changeFlags, cmdName string) (p *partition.Plan, blind []string, err error) {
 	req, err := ch.request()
 	if err != nil {
+		// A --slot whose amount does not read may name a slot the node
+		// does not have (memory=64G): the typo is what to say.
+		if serr := ch.unknownSlotIn(ctx, src, cmdName); serr != nil {
+			return nil, nil, serr
+		}
 		return nil, nil, err
 	}
 	cfg, snap, roots, err := nodeState(ctx, src, cmdName)

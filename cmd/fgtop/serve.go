@@ -235,6 +235,13 @@ func runServe(ctx context.Context, r serveRun) (err error) {
 		return err
 	}
 	uopts.History = r.console.historyDir(r.stderr)
+	if sn.demo != nil {
+		// Operators restart the demo's agents (R) as in fgtop demo.
+		uopts.DemoRestart = func() (string, error) {
+			ids, err := sn.demo.Restart()
+			return demo.RestartedText(ids), err
+		}
+	}
 
 	eng := engine.New(eopts)
 	if eopts.ConfigPath != "" {

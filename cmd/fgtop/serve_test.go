@@ -105,6 +105,14 @@ func TestServeDemo(t *testing.T) {
 	} else if _, err := os.Stat(d.Path()); err != nil {
 		t.Fatalf("the desk's config: %v", err)
 	}
+	// An operator's session over SSH restarts the demo's agents as the
+	// local demo console does (R): an apply there would otherwise leave
+	// them "restart pending" for good.
+	if cfg.UI.DemoRestart == nil {
+		t.Error("the served demo has no restart hook: its operators cannot restart the agents after an apply")
+	} else if _, err := cfg.UI.DemoRestart(); err != nil {
+		t.Errorf("restarting the demo's agents with nothing pending: %v", err)
+	}
 	hostKey := sshtest.HostKey(t, hostKeyPath)
 	dial := func(k gossh.Signer) (*gossh.Client, error) {
 		return sshtest.Dial(addr, "t", k, hostKey, 10*time.Second)

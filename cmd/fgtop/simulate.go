@@ -70,13 +70,18 @@ each other's kernels, so a placement may put a device over its capacity across a
 Every allocation is therefore also judged against what every agent's kernels hold: per
 touched device, "devices_after" gives held_now (all agents), adds, device_total_after and
 capacity, and "overcommit": true marks a result above capacity (the table says OVERCOMMIT,
-in red on a terminal). Without --agent on a node of several agents, each request is also
-placed on each agent's own allocator ("agents" in the JSON; one line per agent under the
-table). With --agent on a slot-based partition (Backend.AI main's form), a request is
-first judged as the manager judges it: the agent reports what it is given less what its
-kernels hold (the earlier steps' included), and the manager never sends it more; such a
-request is refused in the manager's words ("error": "ManagerRefused") and counts as not
-placed (exit 1), as in the fleet's fit.
+in red on a terminal). Without --agent on a node of several agents, the table places each
+request on the whole node as one allocator (what is physically free), which Backend.AI
+does not run, and each request is also placed on each agent's own allocator ("agents" in
+the JSON; one line per agent under the table, on its live kernels: the steps before are
+not counted there, as they went to no agent in particular); where every agent that would
+take it puts a device over its capacity, the step is marked overcommit too ("overcommit":
+true, OVERCOMMIT on its row), whatever the whole node's allocator says. With --agent on a
+slot-based partition (Backend.AI main's form), a request is first judged as the manager
+judges it: the agent reports what it is given less what its kernels hold (the earlier
+steps' included), and the manager never sends it more; such a request is refused in the
+manager's words ("error": "ManagerRefused") and counts as not placed (exit 1), as in the
+fleet's fit.
 
 Corpus cases (--case FILE): one case or a list in alloc-cases.json's format; its devices,
 settings and operations are used (flags given explicitly override the settings). --check
@@ -105,7 +110,10 @@ runs, naming the node's slots and the closest one ("did you mean cuda.shares?").
 
 Exit status: 0 when every request was placed (frees included); 1 when a request could not
 be placed (the table or JSON says why; the other steps still run) or --check found a
-difference; 2 on bad usage or bad input (an unknown slot, a negative amount).`
+difference; 2 on bad usage or bad input (an unknown slot, a negative amount). Without
+--agent on a node of several agents, a request is placed when one of the agents' own
+allocators takes it ("an_agent_takes" in the JSON), whatever the whole node's one
+allocator says.`
 
 // simulateFlags are fgtop simulate's flags.
 type simulateFlags struct {
@@ -227,8 +235,8 @@ func (f *simulateFlags) run(ctx context.Context) error {
 		return err
 	}
 	failed := 0
-	for _, r := range res.Steps {
-		if !r.OK() && !r.Step.IsFree() {
+	for i, placed := range sim.Placed(res) {
+		if !placed && !res.Steps[i].Step.IsFree() {
 			failed++
 		}
 	}

@@ -103,6 +103,10 @@ func TestApplySlot(t *testing.T) {
 	}{
 		{[]string{"--slot", "i-gpu-node01-a=cuda.shres=1"}, exitBadUsage, `unknown slot "cuda.shres": did you mean cuda.shares? (the node's slots: cpu, cuda.shares, mem)`},
 		{[]string{"--slot", "i-gpu-node01-a=cuda.shares=-1"}, exitBadUsage, "negative"},
+		// A typo'd slot is said as such, not as an amount the slot's
+		// reading (a size for mem) could not read.
+		{[]string{"--slot", "i-gpu-node01-a=memory=64G"}, exitBadUsage, `unknown slot "memory": did you mean mem?`},
+		{[]string{"--slot", "i-gpu-node01-a=cuda.shres=abc"}, exitBadUsage, `unknown slot "cuda.shres": did you mean cuda.shares?`},
 		{[]string{"--slot", "i-gpu-node01-a"}, exitBadUsage, "want AGENT=SLOT=AMOUNT"},
 		{[]string{"--slot", "i-gpu-node01-a=cpu=1.5"}, exitBadUsage, "whole core count"},
 		{[]string{"--slot", "nobody=cuda.shares=1"}, exitBadUsage, "unknown agent 'nobody'"},

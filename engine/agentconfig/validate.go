@@ -284,7 +284,8 @@ func (v *validator) eachSlot(f func(s model.SlotName, total, avail model.Dec)) {
 func (v *validator) overAllocated() {
 	v.eachSlot(func(s model.SlotName, total, avail model.Dec) {
 		sum, given := model.Zero, model.Zero
-		var givenParts, countedParts []string
+		var ids []model.AgentID
+		var confs, counts []model.Dec
 		for _, a := range v.c.allocatorAgents() {
 			conf, ok := SlotAmount(a.Alloc, s)
 			if !ok {
@@ -293,17 +294,23 @@ func (v *validator) overAllocated() {
 			counted := avail.Sub(model.Max(total.Sub(conf), model.Zero))
 			sum = sum.Add(counted)
 			given = given.Add(conf)
-			givenParts = append(givenParts, fmt.Sprintf("%s %s", a.ID, amount(s, conf)))
-			countedParts = append(countedParts, amount(s, counted))
+			ids = append(ids, a.ID)
+			confs = append(confs, conf)
+			counts = append(counts, counted)
 		}
 		if avail.Less(sum) {
 			// Both sums are shown with their terms: the agents' amounts
 			// as written, and what the agent counts of each (the amount
 			// less the reservation, at most the available total), so
 			// every number printed adds up.
+			givenParts, givenText := sumWords(s, confs, given)
+			for i := range givenParts {
+				givenParts[i] = string(ids[i]) + " " + givenParts[i]
+			}
+			countedParts, sumText := sumWords(s, counts, sum)
 			v.add(nil, "", "Resource slot '%s' is over-allocated: the agents are given %s in total (%s); the agent counts each amount less the reservation of %s, at most the %s available, which makes %s = %s, more than the %s available (total %s minus reserved %s): the agent stops at start-up (ResourceOverAllocatedError)",
-				s, amount(s, given), strings.Join(givenParts, " + "), amount(s, v.c.Reserved(s)), amount(s, avail),
-				strings.Join(countedParts, " + "), amount(s, sum), amount(s, avail), amount(s, total), amount(s, v.c.Reserved(s)))
+				s, givenText, strings.Join(givenParts, " + "), amount(s, v.c.Reserved(s)), amount(s, avail),
+				strings.Join(countedParts, " + "), sumText, amount(s, avail), amount(s, total), amount(s, v.c.Reserved(s)))
 		}
 	})
 }
@@ -357,6 +364,32 @@ func SlotAmount(a *Allocation, s model.SlotName) (model.Dec, bool) {
 	}
 	d, ok := a.Slots[s]
 	return d, ok
+}
+
+// sumWords prints terms and their sum so that they add up as printed:
+// sizes where each prints exactly, else (a size rounded to 9.31g) every
+// one in bytes, the sum with the unit.
+func sumWords(s model.SlotName, terms []model.Dec, sum model.Dec) ([]string, string) {
+	out := make([]string, len(terms))
+	exact := true
+	if s == model.SlotMem || s == "disk" {
+		for _, v := range append(slices.Clone(terms), sum) {
+			if back, err := model.ParseFiniteBinarySize(amount(s, v)); err != nil || !back.Equal(v) {
+				exact = false
+			}
+		}
+	}
+	for i, v := range terms {
+		if exact {
+			out[i] = amount(s, v)
+		} else {
+			out[i] = v.String()
+		}
+	}
+	if exact {
+		return out, amount(s, sum)
+	}
+	return out, sum.String() + " bytes"
 }
 
 // amount prints a slot amount: bytes as a binary size, others as decimals.

@@ -60,6 +60,11 @@ func TestValidate(t *testing.T) {
 			// Every sum printed adds up: 4 + 3 = 7 written, 3 + 2 = 5 counted.
 			[]string{"Resource slot 'cpu' is over-allocated: the agents are given 7 in total (agent-1 4 + agent-2 3); the agent counts each amount less the reservation of 1, at most the 3 available, which makes 3 + 2 = 5, more than the 3 available (total 4 minus reserved 1)",
 				"Resource slot 'cuda.shares' is over-allocated: the agents are given 5 in total (agent-1 3 + agent-2 2); the agent counts each amount less the reservation of 0, at most the 4 available, which makes 3 + 2 = 5, more than the 4 available (total 4 minus reserved 0)"}},
+		// 10000000001 and 10000000003 bytes print as 9.31g each, and their
+		// sum as 18.63g: printed in sizes the terms would not add up, so
+		// the sums are said in bytes.
+		{"slot-based over-allocated, sizes that do not print exactly", twoAgents("manual", "cpu = 1\nmem = 10000000001\ndevices = { \"cuda.shares\" = \"1\" }", "cpu = 1\nmem = 10000000003\ndevices = { \"cuda.shares\" = \"1\" }"), devs,
+			[]string{"Resource slot 'mem' is over-allocated: the agents are given 20000000004 bytes in total (agent-1 10000000001 + agent-2 10000000003); the agent counts each amount less the reservation of 1g, at most the 15g available, which makes 8926258177 + 8926258179 = 17852516356 bytes, more than the 15g available (total 16g minus reserved 1g)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

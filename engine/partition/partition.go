@@ -222,7 +222,7 @@ func Effective(cfg *agentconfig.Config, inv Inventory) *Partition {
 		p.Notes = append(p.Notes, "the host's memory is unknown: memory shares cannot be computed")
 	}
 	if cfg.AllocFormat == agentconfig.FormatSlotBased {
-		slotBased(p, cfg)
+		slotBased(p, cfg, inv.AcceleratorsUnknown)
 		return p
 	}
 	deviceBased(p, cfg, inv)
@@ -360,8 +360,10 @@ func sortedIDs(ids []model.DeviceID) []model.DeviceID {
 }
 
 // slotBased is §5.1: every agent keeps every device; only the capacity it
-// reports (agent_slot) is partitioned.
-func slotBased(p *Partition, cfg *agentconfig.Config) {
+// reports (agent_slot) is partitioned. Where the node's accelerators are
+// unknown (accelUnknown), a manual file's device slots are what each agent
+// is given all the same, without a node total to hold them against.
+func slotBased(p *Partition, cfg *agentconfig.Config, accelUnknown bool) {
 	n := len(cfg.Agents)
 	p.Notes = append(p.Notes, NoteNotExclusive)
 	p.Agents = make([]AgentPart, n)
@@ -404,6 +406,18 @@ func slotBased(p *Partition, cfg *agentconfig.Config) {
 				ap.Scaling[s] = model.Zero
 			default:
 				ap.Scaling[s] = model.One
+			}
+		}
+	}
+	if accelUnknown && cfg.Mode == agentconfig.ModeManual {
+		for i, a := range cfg.Agents {
+			if a.Alloc == nil {
+				continue
+			}
+			for s, v := range a.Alloc.Slots {
+				if _, known := p.Totals[s]; !known {
+					p.Agents[i].Capacity[s] = v
+				}
 			}
 		}
 	}

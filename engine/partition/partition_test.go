@@ -266,3 +266,30 @@ func TestIDRanges(t *testing.T) {
 		}
 	}
 }
+
+// TestEffectiveSlotBasedUnknownAccelerators: on a node whose accelerators
+// are unknown (no GPU source), a manual slot-based file's device amounts
+// are still what each agent is given: the plan, the agents pane and the
+// editor show and edit them (the node's total is what is unknown). On a
+// node whose accelerators are known, a slot no plugin registers is not.
+func TestEffectiveSlotBasedUnknownAccelerators(t *testing.T) {
+	text := twoAgents("manual", "[agents.resource]\ncpu = 15\nmem = \"120G\"\ndevices = { \"cuda.shares\" = \"2.0\" }", "[agents.resource]\ncpu = 10\nmem = \"100G\"\ndevices = { \"cuda.shares\" = \"1.5\" }")
+	c, err := agentconfig.ParseAssuming("agent.toml", []byte(testfix.AgentTOML(text)), agentconfig.FormatSlotBased)
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := hostDevices(32, nil, 256)
+	p := Effective(c, Inventory{Devices: host, AcceleratorsUnknown: true})
+	for i, want := range []string{"2.0", "1.5"} {
+		if got, ok := p.Agents[i].Capacity[model.SlotCUDAShares]; !ok || got.String() != want {
+			t.Errorf("%s cuda.shares = %s (%v), want %s", p.Agents[i].ID, got, ok, want)
+		}
+	}
+	if _, ok := p.Totals[model.SlotCUDAShares]; ok {
+		t.Errorf("a total of cuda.shares on a node whose accelerators are unknown: %v", p.Totals)
+	}
+	known := Effective(c, Inventory{Devices: host})
+	if _, ok := known.Agents[0].Capacity[model.SlotCUDAShares]; ok {
+		t.Errorf("cuda.shares given on a node that registers no such slot: %v", known.Agents[0].Capacity)
+	}
+}

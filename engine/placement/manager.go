@@ -51,14 +51,25 @@ func (m *ManagerLimit) refusal(req alloc.Request, extra slotSums) string {
 // managerWords says, in the manager's terms, why it does not send a
 // request of want of slot to an agent given g whose kernels hold held.
 func managerWords(slot model.SlotName, left, g, held, want model.Dec) string {
-	words := func(v model.Dec) string {
-		if slot == model.SlotMem {
-			return model.FormatBinarySize(v)
-		}
-		return v.String()
-	}
+	words := func(v model.Dec) string { return amountWords(slot, v) }
 	return fmt.Sprintf("the manager would not send it there: the agent reports %s %s free (given %s, its kernels hold %s), %s requested",
 		words(left), slot, words(g), words(held), words(want))
+}
+
+// amountWords is an amount of slot as the reasons print it.
+func amountWords(slot model.SlotName, v model.Dec) string {
+	if slot == model.SlotMem {
+		return model.FormatBinarySize(v)
+	}
+	return v.String()
+}
+
+// managerWordsPhysical is managerWords for an agent that reports more free
+// (left) than is physically free on its devices (phys).
+func managerWordsPhysical(slot model.SlotName, left, g, held, phys, want model.Dec) string {
+	words := func(v model.Dec) string { return amountWords(slot, v) }
+	return fmt.Sprintf("the manager would not send it there: the agent reports %s %s free (given %s, its kernels hold %s; only %s is physically free on the node: the other agents' kernels hold the rest), %s requested",
+		words(left), slot, words(g), words(held), words(phys), words(want))
 }
 
 // KindManagerRefused is the error kind of a request the manager would not

@@ -79,3 +79,38 @@ func TestManagerCapacity(t *testing.T) {
 		t.Errorf("agent b, given 1.0 and holding nothing: %s", b.Reason)
 	}
 }
+
+// TestManagerRefusalSaysPhysicalFree: after a slot-based apply moved
+// amount from a to b while a's kernels still hold it, b reports more free
+// than the node physically has. The refusal quotes what b reports (the
+// manager's rule) and what is physically free, so that the agents' free
+// amounts in a reason never add up past the node's free total.
+func TestManagerRefusalSaysPhysicalFree(t *testing.T) {
+	gpu := func(id string) model.Device {
+		return model.Device{ID: model.DeviceID(id), Name: "cuda", Slot: model.SlotCUDAShares, Capacity: model.MustDec("1.00")}
+	}
+	held := func(id, v string) *model.DeviceUsage {
+		k := model.DeviceKey{Name: "cuda", ID: model.DeviceID(id)}
+		return &model.DeviceUsage{Key: k, Held: model.ResourceSlot{model.SlotCUDAShares: model.MustDec(v)}}
+	}
+	s := &model.Snapshot{Devices: []model.Device{gpu("g0"), gpu("g1"), gpu("g2"), gpu("g3")},
+		Usage: map[model.DeviceKey]*model.DeviceUsage{},
+		Agents: []model.Agent{
+			{ID: "a", Given: model.ResourceSlot{model.SlotCUDAShares: model.MustDec("1.0")}, Held: model.ResourceSlot{model.SlotCUDAShares: model.MustDec("1.40")}},
+			{ID: "b", Given: model.ResourceSlot{model.SlotCUDAShares: model.MustDec("3.0")}, Held: model.ResourceSlot{model.SlotCUDAShares: model.MustDec("0.60")}},
+		}}
+	for _, u := range []*model.DeviceUsage{held("g0", "0.90"), held("g1", "0.50"), held("g2", "0.60")} {
+		s.Usage[u.Key] = u
+	}
+	pv := NewPlanner(s, Settings{}).Preview(alloc.Request{{Slot: model.SlotCUDAShares, Amount: model.MustDec("2.45")}})
+	b := pv.Agents[1]
+	want := "the manager would not send it there: the agent reports 2.40 cuda.shares free (given 3.0, its kernels hold 0.60; only 2.00 is physically free on the node: the other agents' kernels hold the rest), 2.45 requested"
+	if b.OK() || b.Reason != want {
+		t.Errorf("agent b: ok %v\n got %q\nwant %q", b.OK(), b.Reason, want)
+	}
+	// A request within what is physically free is not refused for it.
+	pv = NewPlanner(s, Settings{}).Preview(alloc.Request{{Slot: model.SlotCUDAShares, Amount: model.MustDec("0.5")}})
+	if a := pv.Agents[0]; a.OK() || a.Reason != "the manager would not send it there: the agent reports 0 cuda.shares free (given 1.0, its kernels hold 1.40), 0.5 requested" {
+		t.Errorf("agent a: ok %v, %q", a.OK(), a.Reason)
+	}
+}

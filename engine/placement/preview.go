@@ -196,7 +196,7 @@ func (p *Planner) Preview(req alloc.Request) *Preview {
 		}
 		ap := st.preview(req, phys)
 		// The manager decides before the agent's allocator ever runs.
-		st.managerRefuses(req, &ap)
+		st.managerRefuses(req, &ap, phys)
 		if ap.OK() {
 			ap.Devices, ap.Overcommit = p.phys.After(FlattenAllocation(ap.Alloc))
 		}
@@ -210,8 +210,12 @@ func (p *Planner) Preview(req alloc.Request) *Preview {
 // that agent: in main's slot-based form an agent reports the amounts its
 // partition gives it, less what its kernels hold, and the manager
 // schedules only within them (its allocator, over every device, would
-// otherwise take more than the agent is given).
-func (st *AgentState) managerRefuses(req alloc.Request, ap *AgentPreview) {
+// otherwise take more than the agent is given). phys (nil for a single
+// agent) is the node: where what the agent reports is more than is
+// physically free, because another agent's kernels still hold what moved
+// to it, the reason says so, or the agents' free amounts would add up past
+// the node's.
+func (st *AgentState) managerRefuses(req alloc.Request, ap *AgentPreview, phys *Physical) {
 	given := st.Agent.Given
 	if given == nil {
 		return
@@ -229,6 +233,11 @@ func (st *AgentState) managerRefuses(req alloc.Request, ap *AgentPreview) {
 		ap.ErrKind = alloc.KindInsufficientResource
 		ap.Err = fmt.Errorf("agent %s reports %s of %s free to the manager", st.Agent.ID, left, e.Slot)
 		ap.Reason = managerWords(e.Slot, left, g, st.Agent.Held[e.Slot], e.Amount)
+		if phys != nil {
+			if pf := phys.FreeOf(e.Slot, Owner(&st.Agent)); pf.Less(left) {
+				ap.Reason = managerWordsPhysical(e.Slot, left, g, st.Agent.Held[e.Slot], pf, e.Amount)
+			}
+		}
 		for j := range ap.Free {
 			if ap.Free[j].Slot == e.Slot && left.Less(ap.Free[j].Amount) {
 				ap.Free[j].Amount = left

@@ -73,6 +73,51 @@ type stepAfter struct {
 	agents     []AgentPreview
 }
 
+// onlyByOvercommit reports whether some agent would take a request and
+// every one that would puts a device over its capacity: Backend.AI can
+// place it only by overcommitting, whatever the whole node's allocator
+// (which no agent runs) says.
+func onlyByOvercommit(as []AgentPreview) bool {
+	taken := false
+	for i := range as {
+		if as[i].OK() {
+			if !as[i].Overcommit {
+				return false
+			}
+			taken = true
+		}
+	}
+	return taken
+}
+
+// anyTakes reports whether some agent would take a request.
+func anyTakes(as []AgentPreview) bool {
+	for i := range as {
+		if as[i].OK() {
+			return true
+		}
+	}
+	return false
+}
+
+// Placed says, per step, whether Backend.AI would place it: on a live
+// node of several agents simulated without --agent, whether one of the
+// agents' own allocators takes it (the whole node's one allocator, which
+// no agent runs, may place what none takes, or find no room where one
+// takes it by overcommitting); elsewhere whether the run placed it. A free
+// is placed when it released something.
+func (sim *Simulation) Placed(res *Result) []bool {
+	afters := sim.afters(res)
+	out := make([]bool, len(res.Steps))
+	for i, r := range res.Steps {
+		out[i] = r.OK()
+		if afters != nil && afters[i].agents != nil {
+			out[i] = anyTakes(afters[i].agents)
+		}
+	}
+	return out
+}
+
 // afters judges every successful allocation step against what every
 // agent's kernels hold (plus the steps before it); nil off a live node.
 func (sim *Simulation) afters(res *Result) []stepAfter {
@@ -151,16 +196,20 @@ func (sim *Simulation) Document(res *Result, caseID string) json.Marshaler {
 		switch {
 		case !r.OK():
 			p = append(p, jsonKV{"error", r.ErrKind}, jsonKV{"message", ErrMessage(r.Err)})
+			if afters != nil && onlyByOvercommit(afters[i].agents) {
+				p = append(p, jsonKV{"overcommit", true})
+			}
 		case r.Step.IsFree():
 			p = append(p, jsonKV{"released", amountsJSON(FlattenAllocation(r.Released))})
 		default:
 			p = append(p, jsonKV{"allocations", amountsJSON(FlattenAllocation(r.Alloc))})
 			if afters != nil {
-				p = append(p, jsonKV{"overcommit", afters[i].overcommit}, jsonKV{"devices_after", devicesAfterJSON(afters[i].devices)})
+				over := afters[i].overcommit || onlyByOvercommit(afters[i].agents)
+				p = append(p, jsonKV{"overcommit", over}, jsonKV{"devices_after", devicesAfterJSON(afters[i].devices)})
 			}
 		}
 		if afters != nil && afters[i].agents != nil {
-			p = append(p, jsonKV{"agents", agentsJSON(afters[i].agents)})
+			p = append(p, jsonKV{"an_agent_takes", anyTakes(afters[i].agents)}, jsonKV{"agents", agentsJSON(afters[i].agents)})
 		}
 		if r.StateAfter != nil {
 			p = append(p, jsonKV{"state_after", amountsJSON(r.StateAfter)})
@@ -255,6 +304,11 @@ func (sim *Simulation) WriteTable(w io.Writer, res *Result, caseID string, red f
 		fmt.Fprintf(w, ", %d live kernel(s) loaded", sim.Kernels)
 	}
 	fmt.Fprintln(w)
+	if sim.Planner != nil {
+		// Its agents allocate each over its own maps; the table's one
+		// allocator over the whole node is what is physically free.
+		fmt.Fprintf(w, "agents:  %d, each placing with its own allocator (the lines under the table; --agent ID runs one); the table places on the whole node as one allocator\n", len(sim.Planner.Agents()))
+	}
 	fmt.Fprintln(w)
 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -270,16 +324,29 @@ func (sim *Simulation) WriteTable(w io.Writer, res *Result, caseID string, red f
 				msg = r.ErrKind + ": " + msg
 			}
 			result = "✗ " + msg
+			switch {
+			case afters == nil:
+			case onlyByOvercommit(afters[i].agents):
+				result += "  " + red("! OVERCOMMIT") + " (an agent would take it, only by overcommitting)"
+			case anyTakes(afters[i].agents):
+				result += "  (an agent's own allocator would take it: see below)"
+			}
 		case r.Step.IsFree():
 			result = "released " + amountsText(FlattenAllocation(r.Released), sim.Types)
 		default:
 			result = amountsText(FlattenAllocation(r.Alloc), sim.Types)
-			if afters != nil && afters[i].overcommit {
+			switch {
+			case afters == nil:
+			case afters[i].overcommit:
 				result += "  " + red("! OVERCOMMIT")
+			case afters[i].agents != nil && !anyTakes(afters[i].agents):
+				result += "  " + red("✗ no agent would take it")
+			case onlyByOvercommit(afters[i].agents):
+				result += "  " + red("! OVERCOMMIT") + " (on every agent that would take it)"
 			}
 		}
 		if afters != nil {
-			notes = append(notes, stepNotes(r, afters[i], sim.Types)...)
+			notes = append(notes, stepNotes(r, afters[i], sim.Types, i > 0)...)
 		}
 		req := r.Step.Text
 		if strings.TrimSpace(req) == "" {
@@ -339,8 +406,10 @@ func (sim *Simulation) WriteTable(w io.Writer, res *Result, caseID string, red f
 
 // stepNotes say, for a step on a live node, what each touched device would
 // hold across every agent (overcommits first in words), and where each
-// agent's own allocator would put the request.
-func stepNotes(r StepResult, a stepAfter, types model.SlotTypes) []string {
+// agent's own allocator would put the request: on the live kernels, which
+// a step after the first says (the steps before it went to no agent in
+// particular, so no agent's maps hold them).
+func stepNotes(r StepResult, a stepAfter, types model.SlotTypes, later bool) []string {
 	var out []string
 	for _, d := range a.devices {
 		if d.Overcommit {
@@ -349,14 +418,18 @@ func stepNotes(r StepResult, a stepAfter, types model.SlotTypes) []string {
 				amountText(d.HeldNow, d.Slot, types), amountText(d.Adds, d.Slot, types)))
 		}
 	}
+	its := "its kernels only"
+	if later {
+		its = "its live kernels only, not the steps above"
+	}
 	for _, ag := range a.agents {
 		switch {
 		case !ag.OK():
-			out = append(out, fmt.Sprintf("step %d: agent %s's own allocator (its kernels only) would not take it: %s", r.Index, ag.Agent, ag.Reason))
+			out = append(out, fmt.Sprintf("step %d: agent %s's own allocator (%s) would not take it: %s", r.Index, ag.Agent, its, ag.Reason))
 		case ag.Overcommit:
-			out = append(out, fmt.Sprintf("step %d: agent %s's own allocator (its kernels only) would take it (%s), OVERCOMMIT across all agents", r.Index, ag.Agent, amountsText(FlattenAllocation(ag.Alloc), types)))
+			out = append(out, fmt.Sprintf("step %d: agent %s's own allocator (%s) would take it (%s), OVERCOMMIT across all agents", r.Index, ag.Agent, its, amountsText(FlattenAllocation(ag.Alloc), types)))
 		default:
-			out = append(out, fmt.Sprintf("step %d: agent %s's own allocator (its kernels only) would take it (%s)", r.Index, ag.Agent, amountsText(FlattenAllocation(ag.Alloc), types)))
+			out = append(out, fmt.Sprintf("step %d: agent %s's own allocator (%s) would take it (%s)", r.Index, ag.Agent, its, amountsText(FlattenAllocation(ag.Alloc), types)))
 		}
 	}
 	return out

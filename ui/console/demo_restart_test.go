@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fgtop/fgtop/model"
 	"github.com/fgtop/fgtop/ui/internal/fake"
 )
 
@@ -36,5 +37,27 @@ func TestDemoRestartKey(t *testing.T) {
 	}
 	if calls != 1 {
 		t.Errorf("the hook ran %d times", calls)
+	}
+}
+
+// TestDemoRestartPendingSaysR: in a demo console a pending restart says in
+// the header which key restarts the agents; a console on a real node (no
+// hook) and a viewer have no such key and say only "restart pending".
+func TestDemoRestartPendingSaysR(t *testing.T) {
+	pending := func() *model.Snapshot {
+		s := fake.Node(fake.Options{})
+		s.Agents[0].Restart.State = model.RestartPending
+		return s
+	}
+	hook := func() (string, error) { return "", nil }
+	a := testApp(t, 160, 40, pending(), Options{DemoRestart: hook})
+	if v := screen(a); !strings.Contains(v, "restart pending (R restarts)") {
+		t.Errorf("the demo's header:\n%s", strings.SplitN(v, "\n", 3)[0])
+	}
+	for _, o := range []Options{{}, {ReadOnly: true, DemoRestart: hook}} {
+		b := testApp(t, 160, 40, pending(), o)
+		if v := screen(b); !strings.Contains(v, "restart pending") || strings.Contains(v, "(R restarts)") {
+			t.Errorf("%+v: header:\n%s", o, strings.SplitN(v, "\n", 3)[0])
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -190,5 +191,93 @@ func TestEditorSlotHelpAndLegend(t *testing.T) {
 	dnotes := ansi.Strip(strings.Join(helpLines(dev, 120), "\n"))
 	if !strings.Contains(dnotes, "owns the device") || strings.Contains(dnotes, "each agent is given an amount of every slot") {
 		t.Errorf("the device-based help:\n%s", dnotes)
+	}
+}
+
+// TestEditorSlotVerdictReadable: the plan's verdict on an amount being
+// typed, and on a draft it makes invalid, is read whole under the grid,
+// at 80x24 as at 200x60: beside the field and in the status line it is
+// cut at the screen's edge, and an operator typing an amount must see why
+// the agent would refuse it.
+func TestEditorSlotVerdictReadable(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {200, 60}} {
+		path := slotConfig(t)
+		snap := freeNode()
+		a := testApp(t, size[0], size[1], snap, Options{Actor: alice, Desk: testDesk(path, snap)})
+		typeKeys(a, "e")
+		e := a.ed()
+		if e == nil {
+			t.Fatalf("e did not open the editor:\n%s", screen(a))
+		}
+		row := -1
+		for i, r := range e.Rows {
+			if r.Kind == editor.RowSlot && r.Slot == model.SlotCUDAShares && r.Agent == 0 {
+				row = i
+			}
+		}
+		typeKeys(a, strings.Repeat("j", row))
+		press(a, enter)
+		press(a, clearIn)
+		typeKeys(a, "3.5")
+		// The error's last words, which the field's row cannot hold.
+		const end = "(ResourceOverAllocatedError)"
+		if v := screen(a); !strings.Contains(v, end) {
+			t.Errorf("%dx%d: typing 3.5: the verdict's reason is not shown whole:\n%s", size[0], size[1], v)
+		}
+		press(a, enter)
+		if v := screen(a); !strings.Contains(v, end) {
+			t.Errorf("%dx%d: the invalid draft's reason is not shown whole:\n%s", size[0], size[1], v)
+		}
+	}
+}
+
+// TestEditorSlotSharedMem: switched to shared mode, a slot-based grid's
+// mem rows say every agent's memory is not partitioned (each sees the
+// node's), not that the other agents are given 0.
+func TestEditorSlotSharedMem(t *testing.T) {
+	path := slotConfig(t)
+	snap := freeNode()
+	a := editing(t, testDesk(path, snap), snap, alice)
+	typeKeys(a, "m") // manual -> shared
+	v := screen(a)
+	for _, ln := range strings.Split(v, "\n") {
+		if strings.Contains(ln, "mem  ") && strings.Contains(ln, " of ") {
+			if strings.Contains(ln, "others numa1 0 ") || strings.Contains(ln, "others numa0 0 ") || !strings.Contains(ln, "not partitioned") {
+				t.Errorf("shared mode's mem row: %q", ln)
+			}
+		}
+	}
+}
+
+// TestEditorSlotUnknownAccelerators: on a node with no GPU source the
+// grid still has a row per agent for each device slot the file gives
+// (cuda.shares 2.0), with no node total to hold it against, and typing an
+// amount there does not compare it with a total of 0.
+func TestEditorSlotUnknownAccelerators(t *testing.T) {
+	path := slotConfig(t)
+	snap := freeNode()
+	snap.Devices = slices.DeleteFunc(slices.Clone(snap.Devices), func(d model.Device) bool { return d.Name == "cuda" })
+	snap.Source.Kind, snap.Source.Health, snap.Source.Detail = "none", "unavailable", "no GPU source: NVML library not found"
+	fake.Finish(snap)
+	a := editing(t, testDesk(path, snap), snap, alice)
+	e := a.ed()
+	row := -1
+	for i, r := range e.Rows {
+		if r.Kind == editor.RowSlot && r.Slot == model.SlotCUDAShares && r.Agent == 0 {
+			row = i
+		}
+	}
+	if row < 0 {
+		t.Fatalf("no cuda.shares row on a node whose accelerators are unknown:\n%s", screen(a))
+	}
+	if v := screen(a); !strings.Contains(v, "1 numa0 2.0") {
+		t.Errorf("the file's amount is not shown:\n%s", v)
+	}
+	typeKeys(a, strings.Repeat("j", row))
+	press(a, enter)
+	press(a, clearIn)
+	typeKeys(a, "1.5")
+	if c := e.InputCheck; c.Err != nil || strings.Contains(c.Hint, "of 0") {
+		t.Errorf("1.5 with the node's total unknown: %+v", c)
 	}
 }

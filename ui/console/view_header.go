@@ -221,6 +221,11 @@ func (a *App) headerPieces() []headerPiece {
 			ps = append(ps, headerPiece{spans: []kit.Span{{Lvl: lvl, Text: kit.Plural(n, "issue")}}, drop: 2})
 		}
 		if r := restartPending(s); r.Text != "" {
+			if a.opts.DemoRestart != nil && a.Keys.Role().CanWrite() {
+				// The demo's agents restart on a key the operator has to
+				// know of (real agents restart outside fgtop).
+				r.Text += " (R restarts)"
+			}
 			ps = append(ps, headerPiece{spans: []kit.Span{r}, drop: 2})
 		}
 		if d := agentsDown(s); d.Text != "" {

@@ -24,15 +24,24 @@ func (e *Editor) slotGrid() bool {
 	return e.Plan != nil && e.Plan.Format == agentconfig.FormatSlotBased
 }
 
-// deviceSlotsOf lists the node's device slots (not cpu or mem), sorted.
+// deviceSlotsOf lists the node's device slots (not cpu or mem), and those
+// the agents are given where the node's accelerators are unknown, sorted.
 func deviceSlotsOf(p *partition.Partition) []model.SlotName {
 	if p == nil {
 		return nil
 	}
 	var out []model.SlotName
-	for s := range p.Totals {
-		if s != model.SlotCPU && s != model.SlotMem {
+	add := func(s model.SlotName) {
+		if s != model.SlotCPU && s != model.SlotMem && !slices.Contains(out, s) {
 			out = append(out, s)
+		}
+	}
+	for s := range p.Totals {
+		add(s)
+	}
+	for i := range p.Agents {
+		for s := range p.Agents[i].Capacity {
+			add(s)
 		}
 	}
 	slices.Sort(out)
@@ -115,7 +124,7 @@ func (e *Editor) withSlot(r EdRow, val string) (partition.Request, bool) {
 // value makes invalid is said at once (as a warning: another field may
 // be about to make room).
 func (e *Editor) slotChecker(r EdRow) func(string) FieldCheck {
-	total := e.Plan.Next.Totals[r.Slot]
+	total, known := e.Plan.Next.Totals[r.Slot]
 	var align model.Dec
 	if b := e.Sess.Base(); b != nil {
 		align = b.MemoryAlignSize
@@ -143,6 +152,9 @@ func (e *Editor) slotChecker(r EdRow) func(string) FieldCheck {
 				return FieldCheck{Err: errors.New("a negative amount: Backend.AI refuses it")}
 			}
 			c = FieldCheck{Hint: "of " + total.String()}
+			if !known {
+				c.Hint = "the node's total is unknown"
+			}
 		}
 		if c.Err != nil {
 			return c
@@ -160,6 +172,16 @@ func (e *Editor) slotChecker(r EdRow) func(string) FieldCheck {
 		}
 		return c
 	}
+}
+
+// heldBeyond reports whether an agent's kernels hold more of slot than
+// its amount. Memory of amount 0 is not partitioned (shared mode): the
+// agent's is the node's, and nothing held is beyond it.
+func heldBeyond(slot model.SlotName, amount, held model.Dec) bool {
+	if slot == model.SlotMem && amount.IsZero() {
+		return false
+	}
+	return amount.Less(held)
 }
 
 // heldBy is what the kernels of agent id hold of slot now.
@@ -231,6 +253,9 @@ func (e *Editor) gridSlotRow(i int, r EdRow, shorts []string, cols edCols, w int
 	}
 	if total, ok := e.Plan.Next.Totals[r.Slot]; ok {
 		sp = append(sp, kit.Span{Lvl: kit.LvlDim, Text: "  of " + slotAmountText(r.Slot, total)})
+	} else {
+		// The node's accelerators are unknown (no GPU source).
+		sp = append(sp, kit.Span{Lvl: kit.LvlDim, Text: "  of ?"})
 	}
 	var others []string
 	for j := range e.Plan.Next.Agents {
@@ -238,18 +263,18 @@ func (e *Editor) gridSlotRow(i int, r EdRow, shorts []string, cols edCols, w int
 			continue
 		}
 		o := &e.Plan.Next.Agents[j]
-		v := o.Capacity[r.Slot]
+		text := slotAmountText(r.Slot, o.Capacity[r.Slot])
 		if r.Slot == model.SlotMem {
-			v = o.Mem
+			text = memOrNone(o.Mem)
 		}
-		others = append(others, shorts[j]+" "+slotAmountText(r.Slot, v))
+		others = append(others, shorts[j]+" "+text)
 	}
 	if len(others) > 0 {
 		sp = append(sp, kit.Span{Lvl: kit.LvlDim, Text: " · others " + strings.Join(others, ", ")})
 	}
 	held := e.heldBy(next.ID, r.Slot)
 	hl := kit.LvlPlain
-	if amount.Less(held) {
+	if heldBeyond(r.Slot, amount, held) {
 		hl = kit.LvlCrit
 	}
 	sp = append(sp, kit.Span{Lvl: kit.LvlDim, Text: " · held "}, kit.Span{Lvl: hl, Text: slotAmountText(r.Slot, held)})

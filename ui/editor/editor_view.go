@@ -171,7 +171,13 @@ func (e *Editor) viewGrid(w, h int) []string {
 	p := e.Plan
 	shorts := e.agentShorts()
 	cols := e.edColumns(w, shorts)
-	visible := max(h-2-edStatusLines, 1)
+	// The verdict's reason, whole, takes grid rows (three are kept): beside
+	// the field and in the status line it is cut at the screen's edge.
+	detail := e.verdictDetail(w)
+	if keep := max(h-2-edStatusLines-3, 0); len(detail) > keep {
+		detail = detail[:keep]
+	}
+	visible := max(h-2-edStatusLines-len(detail), 1)
 	if e.Cursor < e.off {
 		e.off = e.Cursor
 	}
@@ -237,11 +243,33 @@ func (e *Editor) viewGrid(w, h int) []string {
 			out = append(out, e.gridAgentRow(i, r, shorts, cols, w, sel))
 		}
 	}
-	for len(out) < h-edStatusLines {
+	for len(out) < h-edStatusLines-len(detail) {
 		out = append(out, "")
 	}
-	out = out[:max(h-edStatusLines, 0)]
+	out = out[:max(h-edStatusLines-len(detail), 0)]
+	for _, sp := range detail {
+		out = append(out, kit.SpansRow(e.St, append([]kit.Span{{Lvl: kit.LvlPlain, Text: " "}}, sp...), w))
+	}
 	return append(out, e.editorStatus(w)...)
+}
+
+// verdictDetail is, wrapped to the screen, why the plan would be invalid:
+// with the amount being typed (the field's warning), or with the draft as
+// it is. nil when the plan is valid or the draft is no longer the user's.
+func (e *Editor) verdictDetail(w int) [][]kit.Span {
+	var sp []kit.Span
+	switch {
+	case e.Input != nil:
+		if e.InputCheck.Err != nil || e.InputCheck.Warn == "" {
+			return nil
+		}
+		sp = []kit.Span{{Lvl: kit.LvlWarn, Text: e.InputCheck.Warn}}
+	case e.Lost == "" && e.Stale == "" && !e.Plan.Valid() && len(e.Plan.Errors) > 0:
+		sp = []kit.Span{{Lvl: kit.LvlCrit, Text: FirstLine(e.Plan.Errors[0])}}
+	default:
+		return nil
+	}
+	return kit.WrapWords(sp, max(w-2, 1))
 }
 
 // gridDeviceRow draws one device: its owners in the draft (marked where

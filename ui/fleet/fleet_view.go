@@ -429,10 +429,16 @@ func overcommitSpans(f fleet.Fit, labels map[model.DeviceID]string) []kit.Span {
 			continue
 		}
 		name := labels[d.Device]
-		if name == "" {
+		switch {
+		case name != "":
+		case d.Slot == model.SlotCPU:
+			name = "cpu " + string(d.Device) // a core's id is a bare number
+		case d.Slot == model.SlotMem:
+			name = "mem"
+		default:
 			name = string(d.Device)
 		}
-		out = append(out, kit.Span{Lvl: kit.LvlCrit, Text: fmt.Sprintf(" · %s would hold %s/%s across all agents", name, d.TotalAfter, d.Capacity)})
+		out = append(out, kit.Span{Lvl: kit.LvlCrit, Text: fmt.Sprintf(" · %s would hold %s/%s across all agents", name, kit.FmtSlot(d.Slot, d.TotalAfter), kit.FmtSlot(d.Slot, d.Capacity))})
 	}
 	return out
 }
