@@ -317,3 +317,52 @@ func TestNVMLSMCountFallback(t *testing.T) {
 		}
 	}
 }
+
+// TestAgentsMaskDifferentGPUs: two agents of one node whose node scopes
+// mask different GPUs (cuda_open) register different sets; the node shows
+// every GPU some agent registers, keeping the indexes, and leaves out only
+// the GPU both mask, with an issue naming each agent's mask. Settings
+// that differ in anything else still show the first agent's registration.
+func TestAgentsMaskDifferentGPUs(t *testing.T) {
+	etcd := etcdtest.Start(t)
+	inner, uuids := nvmlSource(t, 4)
+	etcd.Put(plugin.NodePrefix("local", "i-a")+"device_mask", uuids[1]+","+uuids[3])
+	etcd.Put(plugin.NodePrefix("local", "i-b")+"device_mask", strings.ToUpper(uuids[3])+", "+uuids[2])
+	src := plugin.NewSource(inner, plugin.Options{Etcd: plugin.EtcdOptions{Endpoints: []string{etcd.Endpoint},
+		Agents: []model.AgentID{"i-a", "i-b"}, Timeout: time.Second, Recheck: time.Second}})
+	src.Start(3 * time.Second)
+	defer src.Close()
+	inv, err := src.Poll(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cudaDevs(inv); got != "0=1/cuda.device 1=1/cuda.device 2=1/cuda.device" {
+		t.Errorf("masks {1,3} and {3,2}: got %q, want GPUs 0, 1 and 2 (3 is masked by both)", got)
+	}
+	var msg string
+	for _, is := range inv.Issues {
+		if is.Code == model.IssuePluginSettings {
+			msg = is.Message
+		}
+	}
+	for _, w := range []string{"i-a masks " + uuids[1], "i-b masks", "left out: " + uuids[3]} {
+		if !strings.Contains(msg, w) {
+			t.Errorf("issue %q lacks %q", msg, w)
+		}
+	}
+
+	// unit_proc differs too: the first agent's registration, as before.
+	etcd.Put(plugin.NodePrefix("local", "i-b")+"unit_proc", "4")
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		if inv, err = src.Poll(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if got := cudaDevs(inv); got == "0=1/cuda.device 2=1/cuda.device" {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("settings differing beyond the mask: got %q, want i-a's GPUs 0 and 2", got)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

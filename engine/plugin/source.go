@@ -3,6 +3,7 @@ package plugin
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"sort"
@@ -313,7 +314,10 @@ func (s *Source) Poll(ctx context.Context) (*inventory.Inventory, error) {
 }
 
 // pick chooses the settings to register with: every agent's, when they
-// agree; the first agent's otherwise, with an issue.
+// agree; when they differ only in device_mask, every GPU some agent
+// registers (each agent's devices are its own, and the node's are all of
+// them), with an issue; the first agent's otherwise, with an issue (its
+// capacities are in its own units, which cannot be summed with another's).
 func (s *Source) pick(m map[model.AgentID]*Settings) (*Settings, []model.Issue) {
 	if len(m) == 0 {
 		return nil, nil
@@ -340,7 +344,77 @@ func (s *Source) pick(m map[model.AgentID]*Settings) (*Settings, []model.Issue) 
 	if len(differ) == 0 {
 		return first, nil
 	}
+	if merged, ok := maskUnion(first, order, m); ok {
+		var masks []string
+		for _, id := range order {
+			masks = append(masks, fmt.Sprintf("%s masks %s", id, maskWords(m[id].DeviceMask)))
+		}
+		return merged, []model.Issue{{Severity: model.SevWarning, Code: model.IssuePluginSettings,
+			Message: fmt.Sprintf("the agents' CUDA plugins mask different GPUs (device_mask, node scopes in etcd): %s; fgtop shows every GPU some agent registers (left out: %s), and each agent places work only on the GPUs it registers",
+				strings.Join(masks, "; "), maskWords(merged.DeviceMask))}}
+	}
 	return first, []model.Issue{{Severity: model.SevWarning, Code: model.IssuePluginSettings,
 		Message: fmt.Sprintf("the agents' CUDA plugin settings differ (node scopes in etcd): %s has %s, but %s; fgtop shows the GPUs as agent %s registers them",
 			order[0], first, strings.Join(differ, "; "), order[0])}}
+}
+
+// maskUnion is first with a device_mask that leaves out only the GPUs every
+// agent masks, when the agents' settings differ in device_mask alone. A
+// mask item is compared as the bare UUID it names ("GPU-" and case aside),
+// since the two plugins spell them differently.
+func maskUnion(first *Settings, order []model.AgentID, m map[model.AgentID]*Settings) (*Settings, bool) {
+	bare := func(item string) string {
+		item = strings.ToLower(item)
+		return strings.TrimPrefix(item, "gpu-")
+	}
+	count := map[string]int{}
+	for _, id := range order {
+		st := m[id]
+		if st == nil || first == nil || !sameButMask(st, first) {
+			return nil, false
+		}
+		seen := map[string]bool{}
+		for _, item := range st.DeviceMask {
+			if b := bare(item); !seen[b] {
+				seen[b] = true
+				count[b]++
+			}
+		}
+	}
+	merged := *first
+	merged.DeviceMask = nil
+	for _, item := range first.DeviceMask {
+		if count[bare(item)] == len(order) {
+			merged.DeviceMask = append(merged.DeviceMask, item)
+		}
+	}
+	merged.Raw = maps.Clone(first.Raw)
+	if len(merged.DeviceMask) > 0 {
+		merged.Raw["device_mask"] = strings.Join(merged.DeviceMask, ",")
+	} else {
+		delete(merged.Raw, "device_mask")
+	}
+	return &merged, true
+}
+
+// sameButMask reports whether a and b hold the same values apart from
+// device_mask.
+func sameButMask(a, b *Settings) bool {
+	if len(a.Problems) > 0 || len(b.Problems) > 0 {
+		return false
+	}
+	strip := func(raw map[string]string) map[string]string {
+		out := maps.Clone(raw)
+		delete(out, "device_mask")
+		return out
+	}
+	return maps.Equal(strip(a.Raw), strip(b.Raw))
+}
+
+// maskWords spells a device_mask for an issue.
+func maskWords(mask []string) string {
+	if len(mask) == 0 {
+		return "none"
+	}
+	return strings.Join(mask, ",")
 }
