@@ -215,8 +215,7 @@ func (d *Derived) deriveIssues() {
 				r.Where += ":" + strconv.Itoa(is.Line)
 			}
 		}
-		r.ID = is.Severity.String() + "|" + is.Code + "|" + is.File + "|" + strconv.Itoa(is.Line) + "|" +
-			string(is.Kernel) + "|" + is.Device.String() + "|" + is.Message
+		r.ID = is.Identity()
 		d.Issues = append(d.Issues, r)
 	}
 }
