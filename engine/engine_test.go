@@ -484,3 +484,86 @@ func TestOverCapacityNamesTheAgents(t *testing.T) {
 		}
 	}
 }
+
+// TestTimeSharedCoresAreOneWarning: CPU cores that two agents' kernels
+// hold beyond capacity together (main's slot-based agents each allocate
+// over every core) are one node-level warning that lists them and the
+// agents, whose identity stays the same as cores join and leave it; a
+// core one agent overbooks alone, and a GPU two agents overbook, stay
+// errors of their own device.
+func TestTimeSharedCoresAreOneWarning(t *testing.T) {
+	split := string(readFixture(t, "resource.cuda-shares-split.txt"))
+	onCores := func(cores string) []byte {
+		return []byte(strings.Replace(split, "CPU_SHARES=0:1,20:1,1:1,21:1,2:1,22:1,3:1,23:1", "CPU_SHARES="+cores, 1))
+	}
+	rootA, rootB := t.TempDir(), t.TempDir()
+	_, opts := fixtureTree(t)
+	opts.Roots = []scratch.Root{{Path: rootA, Agent: "i-a"}, {Path: rootB, Agent: "i-b"}}
+	fx := testfix.Dir(t, "backendai")
+	src, err := inventory.NewMock(filepath.Join(fx, "mock-accelerator.toml"), filepath.Join(fx, "mock-accelerator.etcd.json"),
+		inventory.NewHost(inventory.HostOptions{CPUs: []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, MemBytes: 1 << 40}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Inventory = src
+	build := func() (shared []model.Issue, perCore map[string]model.Severity, gpuErrs int) {
+		t.Helper()
+		snap, err := Build(context.Background(), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		perCore = map[string]model.Severity{}
+		for _, iss := range snap.Issues {
+			if iss.Code != model.IssueOverCapacity {
+				continue
+			}
+			switch iss.Device.Name {
+			case "":
+				shared = append(shared, iss)
+			case "cpu":
+				perCore[string(iss.Device.ID)] = iss.Severity
+			case "cuda":
+				if iss.Severity == model.SevError {
+					gpuErrs++
+				}
+			}
+		}
+		return shared, perCore, gpuErrs
+	}
+
+	writeKernel(t, rootA, "11111111-1111-4111-8111-111111111111", onCores("2:1,10:1"))
+	writeKernel(t, rootB, "22222222-2222-4222-8222-222222222222", onCores("10:1,2:1"))
+	first, perCore, gpuErrs := build()
+	if len(first) != 1 || len(perCore) != 0 {
+		t.Fatalf("two time-shared cores: %d node-level issues, per core %v; want one warning and none per core", len(first), perCore)
+	}
+	want := "2 CPU core(s) time-shared across agents, each held beyond its capacity by several agents' kernels together (each agent within it): cpu:2 2 of 1, cpu:10 2 of 1 (agents i-a, i-b: each agent's allocator sees only its own kernels)"
+	if first[0].Severity != model.SevWarning || first[0].Message != want {
+		t.Errorf("got %s %q\nwant warning %q", first[0].Severity, first[0].Message, want)
+	}
+	if gpuErrs != 2 {
+		t.Errorf("%d GPU over-capacity errors, want 2 (2d02 and 2d03 at 1.20 of 1.00)", gpuErrs)
+	}
+
+	// A third core joins: the message changes, the identity does not.
+	writeKernel(t, rootA, "33333333-3333-4333-8333-333333333333", onCores("5:1"))
+	writeKernel(t, rootB, "44444444-4444-4444-8444-444444444444", onCores("5:1"))
+	second, perCore, _ := build()
+	if len(second) != 1 || len(perCore) != 0 || !strings.Contains(second[0].Message, "3 CPU core(s)") || !strings.Contains(second[0].Message, "cpu:5 2 of 1") {
+		t.Fatalf("a third time-shared core: %v, per core %v", second, perCore)
+	}
+	if first[0].Identity() != second[0].Identity() {
+		t.Errorf("the identity changed as a core joined: %q, then %q", first[0].Identity(), second[0].Identity())
+	}
+
+	// Agent i-a alone now holds core 2 twice: that core is an error of
+	// its own; the warning keeps the others.
+	writeKernel(t, rootA, "55555555-5555-4555-8555-555555555555", onCores("2:1"))
+	third, perCore, _ := build()
+	if perCore["2"] != model.SevError || len(perCore) != 1 {
+		t.Errorf("core 2 overbooked by one agent: per core %v, want cpu:2 an error", perCore)
+	}
+	if len(third) != 1 || strings.Contains(third[0].Message, "cpu:2 ") || !strings.Contains(third[0].Message, "2 CPU core(s)") {
+		t.Errorf("the warning after cpu:2 became an error: %v", third)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -123,6 +124,10 @@ type state struct {
 	fileIssues  map[model.KernelID]model.Issue
 	kernIssues  map[model.KernelID][]model.Issue
 	devIssues   map[model.DeviceKey][]model.Issue
+	// sharedCores are the CPU cores that kernels of several agents hold
+	// beyond capacity together, each agent within it: one node-level
+	// warning lists them (collectIssues), not one per core.
+	sharedCores map[model.DeviceID]sharedCore
 	srcIssues   map[string]model.Issue // watcher and config problems, by key
 	attrIssues  map[model.KernelID][]model.Issue
 	// rootAgents lists the agents of each scratch root (Roots' paths).
@@ -180,6 +185,7 @@ func newState(o *Options) *state {
 		fileIssues:      map[model.KernelID]model.Issue{},
 		kernIssues:      map[model.KernelID][]model.Issue{},
 		devIssues:       map[model.DeviceKey][]model.Issue{},
+		sharedCores:     map[model.DeviceID]sharedCore{},
 		srcIssues:       map[string]model.Issue{},
 		attrIssues:      map[model.KernelID][]model.Issue{},
 		tornDue:         map[model.KernelID]time.Time{},
@@ -689,6 +695,7 @@ func (a *devAcc) overSeverity(capacity model.Dec) model.Severity {
 // checkDevice recomputes the issues derived from one device's totals.
 func (s *state) checkDevice(a *devAcc) {
 	var out []model.Issue
+	var shared *sharedCore
 	if n := a.entries(); n > 0 {
 		i, known := s.devIndex[a.key]
 		switch {
@@ -709,12 +716,106 @@ func (s *state) checkDevice(a *devAcc) {
 		default:
 			d := &s.inv.Devices[i]
 			if total := sumHeld(a.held); !d.CapacityUnknown && d.Capacity.Less(total) {
-				out = append(out, model.Issue{Severity: a.overSeverity(d.Capacity), Code: model.IssueOverCapacity, Device: a.key,
-					Message: fmt.Sprintf("%s is held beyond its capacity: %s of %s%s", a.key, total, d.Capacity, a.agentTerms())})
+				if sev := a.overSeverity(d.Capacity); sev == model.SevWarning {
+					shared = &sharedCore{held: total, capacity: d.Capacity, agents: a.agentList()}
+				} else {
+					out = append(out, model.Issue{Severity: sev, Code: model.IssueOverCapacity, Device: a.key,
+						Message: fmt.Sprintf("%s is held beyond its capacity: %s of %s%s", a.key, total, d.Capacity, a.agentTerms())})
+				}
 			}
 		}
 	}
+	if a.key.Name == "cpu" {
+		s.putSharedCore(a.key.ID, shared)
+	}
 	putIssues(s, s.devIssues, a.key, out)
+}
+
+// sharedCore is a CPU core time-shared across agents: what all their
+// kernels hold there, its capacity, and the agents.
+type sharedCore struct {
+	held, capacity model.Dec
+	agents         string
+}
+
+// putSharedCore records (c != nil) or clears core id as time-shared, and
+// marks the issue list dirty only when that changed.
+func (s *state) putSharedCore(id model.DeviceID, c *sharedCore) {
+	old, had := s.sharedCores[id]
+	switch {
+	case c == nil && had:
+		delete(s.sharedCores, id)
+	case c != nil && (!had || old != *c):
+		s.sharedCores[id] = *c
+	default:
+		return
+	}
+	s.issuesDirty = true
+}
+
+// maxSharedCoresNamed bounds the cores the time-shared warning names one
+// by one: on a 128-core node the list would otherwise fill the issues pane.
+const maxSharedCoresNamed = 8
+
+// sharedCoresIssue is the one warning for all the CPU cores time-shared
+// across agents (nil for none). Its identity (model.Issue.Identity) leaves
+// the cores out, so the console flashes it when time-sharing starts, not
+// each time a kernel adds or frees a core.
+func (s *state) sharedCoresIssue() *model.Issue {
+	if len(s.sharedCores) == 0 {
+		return nil
+	}
+	ids := make([]model.DeviceID, 0, len(s.sharedCores))
+	agents := map[string]bool{}
+	for id, c := range s.sharedCores {
+		ids = append(ids, id)
+		for _, ag := range strings.Split(c.agents, ", ") {
+			agents[ag] = true
+		}
+	}
+	slices.SortFunc(ids, cmpCoreID)
+	names := slices.Sorted(maps.Keys(agents))
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d CPU core(s) time-shared across agents, each held beyond its capacity by several agents' kernels together (each agent within it): ", len(ids))
+	for i, id := range ids {
+		if i == maxSharedCoresNamed {
+			fmt.Fprintf(&b, ", and %d more", len(ids)-i)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		c := s.sharedCores[id]
+		fmt.Fprintf(&b, "cpu:%s %s of %s", id, c.held, c.capacity)
+	}
+	fmt.Fprintf(&b, " (agents %s: each agent's allocator sees only its own kernels)", strings.Join(names, ", "))
+	return &model.Issue{Severity: model.SevWarning, Code: model.IssueOverCapacity, Message: b.String()}
+}
+
+// cmpCoreID orders CPU core ids as numbers where both are (cpu:2 before
+// cpu:10), else as text.
+func cmpCoreID(a, b model.DeviceID) int {
+	x, errA := strconv.Atoi(string(a))
+	y, errB := strconv.Atoi(string(b))
+	if errA == nil && errB == nil {
+		return cmp.Compare(x, y)
+	}
+	return strings.Compare(string(a), string(b))
+}
+
+// agentList is the agents whose kernels hold the device, sorted, joined
+// by ", " ("no agent" for kernels without one).
+func (a *devAcc) agentList() string {
+	names := make([]string, 0, len(a.byAgent))
+	for ag := range a.byAgent {
+		name := string(ag)
+		if name == "" {
+			name = "no agent"
+		}
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return strings.Join(names, ", ")
 }
 
 // putIssues stores the issues derived for key in m and marks the issue
@@ -1040,6 +1141,9 @@ func (s *state) collectIssues() []model.Issue {
 	}
 	for _, l := range s.devIssues {
 		out = append(out, l...)
+	}
+	if iss := s.sharedCoresIssue(); iss != nil {
+		out = append(out, *iss)
 	}
 	slices.SortFunc(out, func(a, b model.Issue) int {
 		if c := cmp.Compare(b.Severity, a.Severity); c != 0 {

@@ -1,6 +1,9 @@
 package model
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+)
 
 // Severity of an Issue.
 type Severity int
@@ -77,6 +80,24 @@ type Issue struct {
 	Device   DeviceKey `json:"-"`
 	Kernel   KernelID  `json:"kernel,omitempty"`
 	Agent    AgentID   `json:"agent,omitempty"`
+}
+
+// Identity is what stays the same while the condition an issue reports
+// goes on, for telling a new issue from one that continues (the console
+// flashes new ones). It is the issue's whole content, but for
+// over-capacity, whose message carries amounts that move with every
+// kernel while the condition lasts: its identity is where it is (the
+// device; none for the node-level warning about CPU cores time-shared
+// across agents, whose list of cores comes and goes) and its severity,
+// so it is new when the condition starts or worsens into an error, not
+// each time a kernel adds or frees a share of it.
+func (i *Issue) Identity() string {
+	msg := i.Message
+	if i.Code == IssueOverCapacity {
+		msg = ""
+	}
+	return i.Severity.String() + "|" + i.Code + "|" + i.File + "|" + strconv.Itoa(i.Line) + "|" +
+		string(i.Kernel) + "|" + string(i.Agent) + "|" + i.Device.String() + "|" + msg
 }
 
 func (i Issue) String() string {

@@ -283,7 +283,7 @@ func TestPrintFitMemory(t *testing.T) {
 // agent allocates CPU cores over all of them, not seeing the others'
 // kernels, so two agents' kernels pinned to one core are the form's
 // ordinary state (the cores are time-shared; nothing fails): a warning
-// that names both agents. Two agents' kernels over a GPU's capacity stay
+// that names both agents, one for all such cores. Two agents' kernels over a GPU's capacity stay
 // an error (its memory is overbooked).
 func TestCrossAgentCoreOvercommitIsAWarning(t *testing.T) {
 	config, args := slotNode(t)
@@ -309,7 +309,8 @@ func TestCrossAgentCoreOvercommitIsAWarning(t *testing.T) {
 	add("i-gpu-node01-b", "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d", "0.60")
 	code, out := runCLI(t, args("check")...)
 	wantCode(t, code, exitProblem, out,
-		"warning over-capacity: cpu:0 is held beyond its capacity: 2 of 1 (i-gpu-node01-a 1 + i-gpu-node01-b 1: each agent's allocator sees only its own kernels)",
+		// One node-level warning for every time-shared core, not one per core.
+		"warning over-capacity: 1 CPU core(s) time-shared across agents, each held beyond its capacity by several agents' kernels together (each agent within it): cpu:0 2 of 1 (agents i-gpu-node01-a, i-gpu-node01-b: each agent's allocator sees only its own kernels)",
 		"error over-capacity: cuda:"+gpu1+" is held beyond its capacity: 1.20 of 1.00 (i-gpu-node01-a 0.60 + i-gpu-node01-b 0.60")
 	if strings.Contains(out, "error over-capacity: cpu:0") {
 		t.Errorf("a core two agents share is an error:\n%s", out)

@@ -51,6 +51,11 @@ func kernelColumns(w int, d *render.Derived, m render.KernMeasures, onTitle, sor
 		switch {
 		case slotKey(s) == "shares":
 			prio = 3
+		case s.IsAccelerator() && s.MinorType() != "":
+			// One column per slice profile (5G-MIG, 10G-MIG, ...): there are
+			// several, each says what DEVICES names, and they are there
+			// whether a slice is held or not, so they come after the
+			// columns every kernel fills.
 		case s.IsAccelerator():
 			prio = 8
 		case slotKey(s) == "cpu":

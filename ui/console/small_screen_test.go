@@ -8,6 +8,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/fgtop/fgtop/model"
 	"github.com/fgtop/fgtop/ui/internal/fake"
 
 	"github.com/fgtop/fgtop/ui/kit"
@@ -103,6 +104,49 @@ func TestKernelColumnsDropInOrder(t *testing.T) {
 			}
 		}
 		prevA, prevU = c.sparkA > 0, c.sparkU > 0
+	}
+}
+
+// TestKernelColumnsStayAsKernelsComeAndGo: the kernel table's columns
+// are the node's and the width's: at each width the same columns show
+// whether or not a kernel holds a MIG slice (at 80 columns a 10G-MIG
+// column came with the MIG kernel and pushed TYPE, CPU, AGE and SESSION
+// out).
+func TestKernelColumnsStayAsKernelsComeAndGo(t *testing.T) {
+	opts := render.DeriveOptions{Th: kit.DefaultThresholds(), G: kit.UnicodeGlyphs(false)}
+	with := fake.Node(fake.Options{})
+	without := fake.Node(fake.Options{})
+	var ks []*model.Kernel
+	for _, k := range without.Kernels() {
+		mig := false
+		for sl := range k.Alloc {
+			mig = mig || sl.MinorType() != ""
+		}
+		if !mig {
+			ks = append(ks, k)
+		}
+	}
+	if len(ks) == len(without.Kernels()) {
+		t.Fatal("the fake node has no kernel on a MIG slice")
+	}
+	without.SetKernels(ks)
+	fake.Finish(without)
+	dw := render.Derive(with, opts, nil)
+	dn := render.Derive(without, opts, nil)
+	keys := func(d *render.Derived, w int) []string {
+		var out []string
+		for _, c := range kernelColumns(w, d, d.KernMeas, "", "") {
+			out = append(out, c.Key)
+		}
+		return out
+	}
+	for w := 20; w <= 320; w++ {
+		if a, b := keys(dw, w), keys(dn, w); !slices.Equal(a, b) {
+			t.Fatalf("width %d: with a MIG kernel %v, without %v", w, a, b)
+		}
+	}
+	if k := keys(dn, 80); !slices.Contains(k, "cpu") || !slices.Contains(k, "type") {
+		t.Errorf("80 columns: %v lacks CPU or TYPE", k)
 	}
 }
 

@@ -20,7 +20,7 @@ type Derived struct {
 	DevIndex map[model.DeviceKey]int
 	Host     HostSummary
 	Kernels  []KernRow        // snapshot order (by id)
-	SlotCols []model.SlotName // slots any kernel holds, in column order
+	SlotCols []model.SlotName // slots the devices offer or a kernel holds, in column order
 	Agents   []AgentRow
 	agentIdx map[model.AgentID]int
 	Issues   []IssueRow

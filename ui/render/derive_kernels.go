@@ -11,7 +11,8 @@ import (
 )
 
 // deriveKernels formats each kernel's row (memoised per kernel value)
-// and finds the slot columns the table needs.
+// and finds the slot columns the table needs: the slots the node's devices
+// offer and any other a kernel holds.
 func (d *Derived) deriveKernels(short map[model.AgentID]string, c *DeriveCache) {
 	ks := d.Snap.Kernels()
 	d.Kernels = make([]KernRow, len(ks))
@@ -25,6 +26,19 @@ func (d *Derived) deriveKernels(short map[model.AgentID]string, c *DeriveCache) 
 			}
 		}
 		d.States.add(k.State)
+	}
+	// The node's own slots too, held or not: the table's columns are then
+	// the node's and the width's, and stay put while kernels come and go
+	// (a MIG column appeared only while a slice was held, and pushed
+	// others out at 80 columns).
+	for i := range d.Snap.Devices {
+		dv := &d.Snap.Devices[i]
+		if dv.Capacity.IsZero() && !dv.CapacityUnknown {
+			continue // a MIG-mode GPU: only its slices are allocatable
+		}
+		if dv.Slot != "" && !slices.Contains(d.SlotCols, dv.Slot) {
+			d.SlotCols = append(d.SlotCols, dv.Slot)
+		}
 	}
 	slices.SortFunc(d.SlotCols, func(a, b model.SlotName) int {
 		ra, rb := SlotRank(a), SlotRank(b)
@@ -215,8 +229,7 @@ func (d *Derived) deriveIssues() {
 				r.Where += ":" + strconv.Itoa(is.Line)
 			}
 		}
-		r.ID = is.Severity.String() + "|" + is.Code + "|" + is.File + "|" + strconv.Itoa(is.Line) + "|" +
-			string(is.Kernel) + "|" + is.Device.String() + "|" + is.Message
+		r.ID = is.Identity()
 		d.Issues = append(d.Issues, r)
 	}
 }
