@@ -253,10 +253,17 @@ func TestSimulateNoAgentOvercommit(t *testing.T) {
 	if code != exitOK && code != exitProblem {
 		t.Fatalf("exit %d: %s", code, out)
 	}
+	rows := 0
 	for _, ln := range strings.Split(out, "\n") {
-		if strings.HasPrefix(ln, "1 ") && strings.Contains(ln, "cuda.shares=2.9") && !strings.Contains(ln, "OVERCOMMIT") {
-			t.Errorf("the step's row does not say OVERCOMMIT: %q\n%s", ln, out)
+		if strings.HasPrefix(ln, "1 ") && strings.Contains(ln, "cuda.shares=2.9") {
+			rows++
+			if !strings.Contains(ln, "OVERCOMMIT") {
+				t.Errorf("the step's row does not say OVERCOMMIT: %q\n%s", ln, out)
+			}
 		}
+	}
+	if rows == 0 {
+		t.Errorf("no row for step 1 (cuda.shares=2.9) in the table:\n%s", out)
 	}
 }
 
@@ -348,4 +355,9 @@ func TestSimulateNoAgentTakesIt(t *testing.T) {
 	wantCode(t, code, exitProblem, out, `"an_agent_takes": false`)
 	code, out = runCLI(t, append(base, "--request", "cuda.shares=1.5", "--json")...)
 	wantCode(t, code, exitOK, out, `"an_agent_takes": true`)
+	// Each agent's preview sees only the live kernels, so it takes every
+	// 1.5 on its own; the third does not fit on the node after the first
+	// two (4.5 shares on 4.00), and that is a request not placed.
+	code, out = runCLI(t, append(base, "--request", "cuda.shares=1.5", "--request", "cuda.shares=1.5", "--request", "cuda.shares=1.5")...)
+	wantCode(t, code, exitProblem, out, "1 of 3 request(s) could not be placed")
 }

@@ -2,6 +2,7 @@ package placement
 
 import (
 	"github.com/fgtop/fgtop/model"
+	"slices"
 )
 
 // Host describes the host of a simulation on an empty node: a virtual one
@@ -45,7 +46,7 @@ func EmptyNode(accel []model.Device, h Host) ([]model.Device, error) {
 			}
 		}
 	}
-	devs := accel
+	devs := slices.Clone(accel) // the host's devices are appended: never into the caller's array
 	for _, d := range accel {
 		if d.Name == "cpu" && h.CPUs > 0 || d.Name == "mem" && !h.Mem.IsZero() {
 			return nil, &HostListedError{Name: d.Name}

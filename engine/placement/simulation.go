@@ -109,10 +109,17 @@ func anyTakes(as []AgentPreview) bool {
 func (sim *Simulation) Placed(res *Result) []bool {
 	afters := sim.afters(res)
 	out := make([]bool, len(res.Steps))
+	placedBefore := false
 	for i, r := range res.Steps {
 		out[i] = r.OK()
 		if afters != nil && afters[i].agents != nil {
-			out[i] = anyTakes(afters[i].agents)
+			// The agents' previews see the live kernels only, not the
+			// steps above; once a step is placed, a later one counts only
+			// where the node as a whole also has room for it.
+			out[i] = anyTakes(afters[i].agents) && (r.OK() || !placedBefore)
+		}
+		if out[i] && !r.Step.IsFree() {
+			placedBefore = true
 		}
 	}
 	return out

@@ -202,14 +202,19 @@ var evidenceSettle = []time.Duration{0, 2 * time.Second, 10 * time.Second}
 // a root (one stat per root and poll).
 func (s *Source) evidenceDue(last time.Time) bool {
 	now := time.Now()
+	// Stat before taking the lock: a slow root (NFS) must not hold up the
+	// etcd side, which takes it too.
+	stamps := make([]time.Time, len(s.opts.EvidenceRoots))
+	for i, root := range s.opts.EvidenceRoots {
+		if fi, err := os.Stat(root); err == nil {
+			stamps[i] = fi.ModTime()
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	changed := false
-	for _, root := range s.opts.EvidenceRoots {
-		var mt time.Time
-		if fi, err := os.Stat(root); err == nil {
-			mt = fi.ModTime()
-		}
+	for i, root := range s.opts.EvidenceRoots {
+		mt := stamps[i]
 		if old, seen := s.rootStamps[root]; seen && !old.Equal(mt) {
 			changed = true
 		}
