@@ -219,7 +219,7 @@ func TestFleetFitTypo(t *testing.T) {
 // line cut "add the public key to ..." before it).
 func TestUnreachableReasonWraps(t *testing.T) {
 	now := fake.T0
-	tr := fleet.NewTracker([]string{"10.0.0.1:2222", "10.0.0.9:2222"}, "ssh",
+	tr := fleet.NewTracker([]string{"10.0.0.1:2222", "10.0.0.9:2222", "10.0.0.7:2222"}, "ssh",
 		fleet.Options{StaleAfter: 5 * time.Second, UnreachableAfter: time.Minute, Now: func() time.Time { return now }})
 	ctx := t.Context()
 	go func() { _ = tr.Run(ctx) }()
@@ -227,8 +227,12 @@ func TestUnreachableReasonWraps(t *testing.T) {
 	tr.Send(ctx, fleet.Event{Addr: "10.0.0.1:2222", Snap: a, Sum: fleet.Summarize(a, fleet.Settings{}), At: now})
 	const why = "the node refused the key (offered: /home/op/.ssh/id_ed25519): add the public key to the node's fgtop authorized_keys (fgtop serve --authorized-keys), or log in with another key (--identity FILE)"
 	tr.Send(ctx, fleet.Event{Addr: "10.0.0.9:2222", Err: errors.New(why), At: now})
+	// 10.0.0.7 was live, then refused the key: its last figures are kept,
+	// and they give way before the reason's last words do.
+	tr.Send(ctx, fleet.Event{Addr: "10.0.0.7:2222", Snap: a, Sum: fleet.Summarize(a, fleet.Settings{}), At: now})
+	tr.Send(ctx, fleet.Event{Addr: "10.0.0.7:2222", Err: errors.New(why), At: now})
 	deadline := time.Now().Add(5 * time.Second)
-	for tr.Latest().Node("10.0.0.9:2222").State != fleet.Unreachable {
+	for tr.Latest().Node("10.0.0.9:2222").State != fleet.Unreachable || tr.Latest().Node("10.0.0.7:2222").State == fleet.Live {
 		if time.Now().After(deadline) {
 			t.Fatal("tracker did not take the events")
 		}
@@ -238,20 +242,22 @@ func TestUnreachableReasonWraps(t *testing.T) {
 		m := New(nil, Options{Theme: themes.MustBuiltin(themes.Dark), ASCII: ascii, Now: func() time.Time { return now }, Source: "ssh: 2 hosts"})
 		m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 		m.Update(fleetMsg{tr.Latest()})
-		for i := range m.Rows {
-			if m.fl.Nodes[m.Rows[i]].Addr == "10.0.0.9:2222" {
-				m.Cursor = i
+		for _, addr := range []string{"10.0.0.9:2222", "10.0.0.7:2222"} {
+			for i := range m.Rows {
+				if m.fl.Nodes[m.Rows[i]].Addr == addr {
+					m.Cursor = i
+				}
 			}
-		}
-		frame := stripANSI(m.View().Content)
-		flat := strings.Join(strings.Fields(frame), " ")
-		for _, want := range []string{"the node refused the key", "fgtop serve --authorized-keys", "(--identity FILE)"} {
-			if !strings.Contains(flat, want) {
-				t.Errorf("ascii=%v: %q not on the screen:\n%s", ascii, want, frame)
+			frame := stripANSI(m.View().Content)
+			flat := strings.Join(strings.Fields(frame), " ")
+			for _, want := range []string{"the node refused the key", "fgtop serve --authorized-keys", "(--identity FILE)"} {
+				if !strings.Contains(flat, want) {
+					t.Errorf("%s ascii=%v: %q not on the screen:\n%s", addr, ascii, want, frame)
+				}
 			}
-		}
-		if n := len(strings.Split(strings.TrimRight(frame, "\n"), "\n")); n != 24 {
-			t.Errorf("ascii=%v: %d rows, want 24", ascii, n)
+			if n := len(strings.Split(strings.TrimRight(frame, "\n"), "\n")); n != 24 {
+				t.Errorf("%s ascii=%v: %d rows, want 24", addr, ascii, n)
+			}
 		}
 	}
 }

@@ -484,8 +484,10 @@ func (m *Model) viewDetail(w int, now time.Time) []string {
 	// The reason wraps: its end says what to do (add the key, start
 	// fgtop serve), which one cut line at 80 columns lost.
 	reasonFrom, reasonTo := len(out), len(out)
+	var reason [][]kit.Span
 	if n.Reason != "" {
-		for _, r := range kit.WrapWords([]kit.Span{{Lvl: lv, Text: "  " + n.Reason}}, w) {
+		reason = kit.WrapWords([]kit.Span{{Lvl: lv, Text: "  " + n.Reason}}, w)
+		for _, r := range reason {
 			out = append(out, kit.SpansRow(st, r, w))
 		}
 		reasonTo = len(out)
@@ -502,7 +504,7 @@ func (m *Model) viewDetail(w int, now time.Time) []string {
 		out = append(out, kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlWarn, Text: note}}, w))
 	}
 	var labels map[model.DeviceID]string
-	freeLine := -1
+	freeLine, devLine := -1, -1
 	if n.Snap != nil {
 		labels = deviceLabels(n.Snap)
 		var sp []kit.Span
@@ -526,6 +528,7 @@ func (m *Model) viewDetail(w int, now time.Time) []string {
 		if len(n.Sum.Devices) == 0 {
 			sp = append(sp, kit.Span{Lvl: kit.LvlDim, Text: "no accelerators"})
 		}
+		devLine = len(out)
 		out = append(out, kit.SpansRow(st, sp, w))
 		if n.Sum.Slot != "" {
 			freeLine = len(out)
@@ -558,14 +561,20 @@ func (m *Model) viewDetail(w int, now time.Time) []string {
 		}
 	}
 	// A stale or unreachable node's reason takes a line: the :fit answer
-	// keeps its own, the free-shares line gives way, then the reason's
-	// later lines.
+	// keeps its own, the free-shares line gives way, then the last
+	// figures of a node that is not live (the reason's end says what to
+	// do), then the reason's later lines, its cut marked.
 	if len(out) > detailLines && freeLine >= 0 {
 		out = slices.Delete(out, freeLine, freeLine+1)
+	}
+	if len(out) > detailLines && devLine >= 0 && n.State != fleet.Live {
+		out = slices.Delete(out, devLine, devLine+1)
 	}
 	for len(out) > detailLines && reasonTo-reasonFrom > 1 {
 		out = slices.Delete(out, reasonTo-1, reasonTo)
 		reasonTo--
+		last := append(slices.Clone(reason[reasonTo-reasonFrom-1]), kit.Span{Lvl: lv, Text: st.G.Ellipsis})
+		out[reasonTo-1] = kit.SpansRow(st, last, w)
 	}
 	for len(out) < detailLines {
 		out = append(out, "")
