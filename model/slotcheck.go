@@ -57,7 +57,7 @@ func closestSlot(s SlotName, known []SlotName) SlotName {
 		if strings.EqualFold(string(k), string(s)) {
 			return k
 		}
-		d := editDistance(strings.ToLower(string(s)), strings.ToLower(string(k)))
+		d := EditDistance(strings.ToLower(string(s)), strings.ToLower(string(k)))
 		if bestD < 0 || d < bestD {
 			best, bestD = k, d
 		}
@@ -79,9 +79,9 @@ func closestSlot(s SlotName, known []SlotName) SlotName {
 	return ""
 }
 
-// editDistance is the Damerau (optimal string alignment) distance between
+// EditDistance is the Damerau (optimal string alignment) distance between
 // a and b, in bytes: an omitted, extra, wrong or swapped letter costs 1.
-func editDistance(a, b string) int {
+func EditDistance(a, b string) int {
 	if len(a) > 256 || len(b) > 256 {
 		return max(len(a), len(b)) // names are short; bound the work
 	}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/fgtop/fgtop/model"
+
 	"errors"
 	"fmt"
 	"io/fs"
@@ -130,7 +132,7 @@ func closestFlags(cmd *cobra.Command, name string) []string {
 			return
 		}
 		seen[f.Name] = true
-		if editDistance(name, f.Name) <= 2 || (len(name) >= 3 && strings.HasPrefix(f.Name, name)) {
+		if model.EditDistance(name, f.Name) <= 2 || (len(name) >= 3 && strings.HasPrefix(f.Name, name)) {
 			out = append(out, f.Name)
 		}
 	}
@@ -140,27 +142,6 @@ func closestFlags(cmd *cobra.Command, name string) []string {
 		out = out[:3]
 	}
 	return out
-}
-
-// editDistance is the Levenshtein distance of two short words.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // coreListSyntax reports whether spec reads as --cpu takes it: core
