@@ -1,8 +1,6 @@
 package main
 
 import (
-	"github.com/fgtop/fgtop/model"
-
 	"errors"
 	"fmt"
 	"io/fs"
@@ -14,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/model"
 )
 
 // configErr words a failure to read an agent.toml for an operator: where
