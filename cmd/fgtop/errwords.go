@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -83,7 +84,13 @@ func flagErr(cmd *cobra.Command, err error) error {
 	switch {
 	case errors.As(err, &inv):
 		f := inv.GetFlag()
-		return usageErr("--%s %q: %s; %s", f.Name, inv.GetValue(), flagWants(f.Value.Type()), help)
+		want := flagWants(f.Value.Type())
+		if errors.Is(err, strconv.ErrRange) {
+			// A number too large for the flag: "whole number" alone would
+			// not say what is wrong with 99999999999999999999.
+			want += ", and this one is out of range"
+		}
+		return usageErr("--%s %q: %s; %s", f.Name, inv.GetValue(), want, help)
 	case errors.As(err, &need):
 		return usageErr("%s needs a value (--%s VALUE: %s); %s", flagSpelled(need.GetSpecifiedName(), need.GetSpecifiedShortnames()), need.GetFlag().Name, need.GetFlag().Usage, help)
 	case errors.As(err, &unknown):

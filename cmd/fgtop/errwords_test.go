@@ -41,6 +41,8 @@ func TestErrorsNameWhatToDo(t *testing.T) {
 			[]string{"unknown agent 'nobody'", "the plan is invalid"}, nil},
 		{"flag value not a number", []string{"demo", "--seed", "abc"}, exitBadUsage,
 			[]string{`--seed "abc": want a whole number`, "fgtop demo --help"}, []string{"strconv", "invalid syntax"}},
+		{"flag value out of range", []string{"demo", "--seed", "99999999999999999999"}, exitBadUsage,
+			[]string{`--seed "99999999999999999999": want a whole number, and this one is out of range`}, []string{"strconv", "value out of range"}},
 		{"flag value not a duration", []string{"snapshot", "--follow", "--heartbeat", "5"}, exitBadUsage,
 			[]string{`--heartbeat "5": want a duration such as 30s`}, []string{"time: missing unit"}},
 		{"unknown flag, the closest", []string{"exporter", "--listn", "x"}, exitBadUsage,
