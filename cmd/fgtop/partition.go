@@ -17,7 +17,6 @@ import (
 	"github.com/fgtop/fgtop/engine"
 	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/engine/partition"
-	"github.com/fgtop/fgtop/engine/scratch"
 	"github.com/fgtop/fgtop/internal/untrusted"
 	"github.com/fgtop/fgtop/model"
 	"github.com/spf13/cobra"
@@ -177,18 +176,8 @@ func nodeState(ctx context.Context, src *sourceFlags, cmdName string) (cfg *agen
 	if cfg == nil {
 		return nil, nil, roots, configErr(path, src.config == "", err)
 	}
-	opts := engine.Options{ConfigPath: cfg.Path, Mode: cfg.Mode}
+	opts := engine.ScanOptions(cfg)
 	opts.Node, _ = os.Hostname()
-	for _, a := range cfg.Agents {
-		opts.Agents = append(opts.Agents, model.Agent{ID: a.ID, ScratchRoot: a.ScratchRoot})
-		if !a.IDSet {
-			// Records name the id Backend.AI made up for it (attribution).
-			opts.MadeUpIDs = append(opts.MadeUpIDs, a.ID)
-		}
-	}
-	for _, r := range cfg.ScratchRoots() {
-		opts.Roots = append(opts.Roots, scratch.Root{Path: r.Path, Agent: r.Agent})
-	}
 	if len(src.scratchRoot) > 0 {
 		parsed, err := parseRoots(src.scratchRoot)
 		if err != nil {
@@ -203,8 +192,6 @@ func nodeState(ctx context.Context, src *sourceFlags, cmdName string) (cfg *agen
 		return nil, nil, roots, err
 	}
 	opts.Inventory = inv
-	// A partition command shows no agent health: no network wait.
-	opts.NoHealth = true
 	defer closeSource(opts)
 	snap, err = engine.Build(ctx, opts)
 	if err != nil {
@@ -439,9 +426,7 @@ func buildPlan(ctx context.Context, src *sourceFlags, ch *changeFlags, cmdName s
 	}
 	draft, errs := partition.Draft(cfg, inv, req)
 	p = partition.Build(cfg, draft, snap, errs...)
-	for _, b := range blind {
-		p.Warnings = append(p.Warnings, b+": the kernels under it are not seen, so a moved device may be held")
-	}
+	p.NotSeen(blind)
 	return p, blind, nil
 }
 
