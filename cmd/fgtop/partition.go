@@ -17,7 +17,6 @@ import (
 	"github.com/fgtop/fgtop/engine"
 	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/engine/partition"
-	"github.com/fgtop/fgtop/engine/scratch"
 	"github.com/fgtop/fgtop/internal/untrusted"
 	"github.com/fgtop/fgtop/model"
 	"github.com/spf13/cobra"
@@ -177,18 +176,8 @@ func nodeState(ctx context.Context, src *sourceFlags, cmdName string) (cfg *agen
 	if cfg == nil {
 		return nil, nil, roots, configErr(path, src.config == "", err)
 	}
-	opts := engine.Options{ConfigPath: cfg.Path, Mode: cfg.Mode}
+	opts := engine.ScanOptions(cfg)
 	opts.Node, _ = os.Hostname()
-	for _, a := range cfg.Agents {
-		opts.Agents = append(opts.Agents, model.Agent{ID: a.ID, ScratchRoot: a.ScratchRoot})
-		if !a.IDSet {
-			// Records name the id Backend.AI made up for it (attribution).
-			opts.MadeUpIDs = append(opts.MadeUpIDs, a.ID)
-		}
-	}
-	for _, r := range cfg.ScratchRoots() {
-		opts.Roots = append(opts.Roots, scratch.Root{Path: r.Path, Agent: r.Agent})
-	}
 	if len(src.scratchRoot) > 0 {
 		parsed, err := parseRoots(src.scratchRoot)
 		if err != nil {
@@ -203,8 +192,6 @@ func nodeState(ctx context.Context, src *sourceFlags, cmdName string) (cfg *agen
 		return nil, nil, roots, err
 	}
 	opts.Inventory = inv
-	// A partition command shows no agent health: no network wait.
-	opts.NoHealth = true
 	defer closeSource(opts)
 	snap, err = engine.Build(ctx, opts)
 	if err != nil {
@@ -217,63 +204,14 @@ func signalContext(cmd *cobra.Command) (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 }
 
-// checkSchema is whose verdict check's exit status follows: Backend.AI
-// main's (the default: what an agent started today does), or the unmerged
-// BEP-1044 draft's (PR #8463), only when asked for.
-type checkSchema string
-
-const (
-	schemaMain  checkSchema = "main"
-	schemaDraft checkSchema = "bep-1044"
-)
-
-func parseCheckSchema(s string) (checkSchema, error) {
+func parseCheckSchema(s string) (partition.Schema, error) {
 	switch strings.ToLower(s) {
 	case "", "main":
-		return schemaMain, nil
+		return partition.SchemaMain, nil
 	case "bep-1044", "bep1044", "pr8463":
-		return schemaDraft, nil
+		return partition.SchemaDraft, nil
 	}
 	return "", usageErr("--schema %q: want main (Backend.AI main's loader, the default) or bep-1044 (the unmerged draft, PR #8463)", s)
-}
-
-// checkReport is check's --json output.
-type checkReport struct {
-	Config string `json:"config"`
-	// Schema is whose verdict the status and exit code follow: main or
-	// bep-1044.
-	Schema string `json:"schema"`
-	// Status: ok, drift, invalid (the loader of Schema refuses the file),
-	// wont-start (it loads, but the agent would stop at start-up on this
-	// node), unchecked (the file is fine, but scratch roots are missing or
-	// unreadable, so the live state was not checked, or a manual
-	// partition's accelerator amounts could not be judged), draft-only (with
-	// --schema bep-1044: the draft loads it and the live state matches,
-	// but main does not load it).
-	Status string `json:"status"`
-	// LoadsOnMain and LoadsOnDraft are the verdicts of Backend.AI main's
-	// config loader and of PR #8463's, whatever Schema is; MainErrors and
-	// DraftErrors are each one's reasons.
-	LoadsOnMain  bool     `json:"loads_on_main"`
-	LoadsOnDraft bool     `json:"loads_on_bep1044_draft"`
-	MainErrors   []string `json:"main_errors,omitempty"`
-	DraftErrors  []string `json:"bep1044_draft_errors,omitempty"`
-	Problems     []string `json:"problems,omitempty"`
-	Warnings     []string `json:"warnings,omitempty"`
-	// LiveChecked is false when a scratch root is missing or unreadable:
-	// the kernels under it were not seen.
-	LiveChecked bool `json:"live_state_checked"`
-	// StartupChecked is false when a manual partition's accelerator
-	// amounts could not be judged: the node's accelerators or their
-	// capacities are unknown, so the agent's start-up checks on them
-	// (every plugin's slot given, no slot over-allocated) did not run.
-	StartupChecked bool `json:"startup_checked"`
-	// UnreadRoots counts the scratch roots that could not be read: the
-	// drift verdict did not see the kernels under them.
-	UnreadRoots int                  `json:"unread_scratch_roots,omitempty"`
-	Drift       []model.Issue        `json:"drift,omitempty"`
-	Notes       []model.Issue        `json:"notes,omitempty"`
-	Partition   *partition.Partition `json:"partition,omitempty"`
 }
 
 func newCheckCmd() *cobra.Command {
@@ -335,31 +273,12 @@ bad usage.
 	return cmd
 }
 
-// runCheck judges cfg under schema against snap. unseen counts the scratch
-// roots that are missing or could not be read: the live state is then not
-// known, and the verdict says so rather than "matches" (exit 1).
-func runCheck(w io.Writer, cfg *agentconfig.Config, snap *model.Snapshot, unseen int, schema checkSchema, asJSON bool) error {
-	rep := checkReport{Config: cfg.Path, Schema: string(schema), Status: "ok", Warnings: cfg.Warnings, UnreadRoots: unseen, LiveChecked: unseen == 0}
-	v := cfg.Verdict
-	if v == nil {
-		v = &agentconfig.Verdict{}
-	}
-	rep.LoadsOnMain, rep.LoadsOnDraft = v.Main, v.Draft
-	for _, p := range v.MainErrors {
-		rep.MainErrors = append(rep.MainErrors, p.String())
-	}
-	for _, p := range v.DraftErrors {
-		rep.DraftErrors = append(rep.DraftErrors, p.String())
-	}
-	loads := v.Main
-	if schema == schemaDraft {
-		loads = v.Draft
-	}
-	inv := partition.InventoryOf(snap)
-	var startup []agentconfig.Problem
-	if loads {
-		startup = cfg.ValidateWith(snap.Devices, inv.ValidateOptions())
-	}
+// runCheck prints partition.Check's verdict on cfg under schema and maps
+// its class to the exit status. unseen counts the scratch roots that are
+// missing or could not be read.
+func runCheck(w io.Writer, cfg *agentconfig.Config, snap *model.Snapshot, unseen int, schema partition.Schema, asJSON bool) error {
+	res := partition.Check(cfg, snap, unseen, schema)
+	rep, v := &res.Report, res.Verdict
 	warnings := func() {
 		for _, s := range rep.Warnings {
 			if v.DraftOnly() && strings.HasPrefix(s, agentconfig.DraftFormatWarning) {
@@ -368,96 +287,24 @@ func runCheck(w io.Writer, cfg *agentconfig.Config, snap *model.Snapshot, unseen
 			fmt.Fprintf(w, "warning: %s\n", s)
 		}
 	}
-	// refuse reports a file the agent would not start with: exit 2.
-	refuse := func(status, headline string, problems []agentconfig.Problem, node bool, err error) error {
-		rep.Status = status
-		for _, p := range problems {
-			rep.Problems = append(rep.Problems, p.String())
-		}
-		if asJSON {
-			writeJSON(w, rep)
-		} else {
-			fmt.Fprintf(w, "%s: %s (%d problem(s)):\n", cfg.Path, headline, len(rep.Problems))
-			for _, p := range rep.Problems {
-				fmt.Fprintf(w, "  %s\n", p)
-			}
-			if node {
-				fmt.Fprintf(w, "  (node: %s)\n", nodeSummary(snap))
-			}
-			if schema == schemaDraft && v.DraftOnly() {
-				for _, p := range v.MainErrors {
-					fmt.Fprintf(w, "  main: %s\n", p)
-				}
-			}
-			warnings()
-		}
-		return &exitError{code: exitBadUsage, err: err}
-	}
 	switch {
-	case schema == schemaMain && v.DraftOnly() && cfg.IsDraftFormat():
-		return refuse("invalid", agentconfig.DraftFormatWarning+": an agent running Backend.AI main does not start with it (only the unmerged BEP-1044 draft, PR #8463, loads it; --schema bep-1044 checks it against the draft)",
-			v.MainErrors, false, fmt.Errorf("%s: Backend.AI main's agent would refuse to load it", cfg.Path))
-	case schema == schemaMain && v.DraftOnly():
-		return refuse("invalid", "the agent will not start: Backend.AI main refuses to load this file", v.MainErrors, false,
-			fmt.Errorf("%s: the agent would refuse to load it", cfg.Path))
-	case schema == schemaMain && !v.Main:
-		return refuse("invalid", "the agent will not start: Backend.AI refuses to load this file", cfg.Problems, false,
-			fmt.Errorf("%s: the agent would refuse to load it", cfg.Path))
-	case schema == schemaDraft && !v.Draft:
-		problems := v.DraftErrors
-		if len(problems) == 0 {
-			problems = cfg.Problems
-		}
-		return refuse("invalid", "the BEP-1044 draft (PR #8463) refuses to load this file, so an agent built from it would not start", problems, false,
-			fmt.Errorf("%s: the BEP-1044 draft's agent would refuse to load it", cfg.Path))
-	case schema == schemaMain && len(startup) > 0:
-		return refuse("wont-start", "Backend.AI main loads this file, but the agent would stop at start-up on this node", startup, true,
-			fmt.Errorf("%s: the agent would not start on this node", cfg.Path))
-	case schema == schemaDraft && len(startup) > 0:
-		return refuse("wont-start", "the BEP-1044 draft (PR #8463) loads this file, but an agent built from it would stop at start-up on this node", startup, true,
-			fmt.Errorf("%s: the draft's agent would not start on this node", cfg.Path))
-	}
-	part := partition.Effective(cfg, inv)
-	rep.Partition = part
-	failing := 0
-	for _, iss := range partition.Drift(part, snap) {
-		rep.Drift = append(rep.Drift, iss)
-		if iss.Severity >= model.SevWarning {
-			failing++
-		}
-	}
-	for _, iss := range snap.Issues {
-		switch iss.Code {
-		case model.IssueOverCapacity:
-			rep.Drift = append(rep.Drift, iss)
-			failing++
-		case model.IssueDriftNotOwner, model.IssueDriftUnowned, model.IssueDriftMemBeyond:
-			// Drift computes these from the config itself.
-		default:
-			if iss.Severity >= model.SevWarning {
-				rep.Notes = append(rep.Notes, iss)
-			}
-		}
-	}
-	if inv.AcceleratorsUnknown {
-		rep.Notes = append(rep.Notes, model.Issue{Severity: model.SevWarning, Code: model.IssueDeviceSource,
-			Message: inv.UnknownNote()})
-	}
-	// Only a manual partition's start-up checks read the accelerators'
-	// slots and capacities; shared and auto-split start on any set.
-	accelUnchecked := inv.AcceleratorsUnknown && cfg.Mode == agentconfig.ModeManual
-	rep.StartupChecked = !accelUnchecked
-	switch {
-	case failing > 0:
-		rep.Status = "drift"
-	case unseen > 0 || accelUnchecked:
-		rep.Status = "unchecked"
-	case v.DraftOnly():
-		rep.Status = "draft-only"
-	}
-	if asJSON {
+	case asJSON:
 		writeJSON(w, rep)
-	} else {
+	case res.Class == partition.CheckRefused:
+		fmt.Fprintf(w, "%s: %s (%d problem(s)):\n", cfg.Path, res.Headline, len(rep.Problems))
+		for _, p := range rep.Problems {
+			fmt.Fprintf(w, "  %s\n", p)
+		}
+		if res.NodeProblems {
+			fmt.Fprintf(w, "  (node: %s)\n", nodeSummary(snap))
+		}
+		if schema == partition.SchemaDraft && v.DraftOnly() {
+			for _, p := range v.MainErrors {
+				fmt.Fprintf(w, "  main: %s\n", p)
+			}
+		}
+		warnings()
+	default:
 		if v.DraftOnly() {
 			fmt.Fprintf(w, "%s: %s. Judged by the unmerged BEP-1044 draft (PR #8463), as --schema bep-1044 asks; an agent running Backend.AI main refuses it at its next start:\n", cfg.Path, mainRefuses(cfg))
 			for _, p := range v.MainErrors {
@@ -472,7 +319,7 @@ func runCheck(w io.Writer, cfg *agentconfig.Config, snap *model.Snapshot, unseen
 			}
 		}
 		fmt.Fprintf(w, "%s: %s, %s; %d device(s), %d live kernel(s)\n", cfg.Path, cfg.Format, cfg.Mode, len(snap.Devices), kernels)
-		part.WriteText(w)
+		rep.Partition.WriteText(w)
 		if len(rep.Drift) > 0 {
 			fmt.Fprintf(w, "drift (%d):\n", len(rep.Drift))
 			for _, iss := range rep.Drift {
@@ -483,17 +330,17 @@ func runCheck(w io.Writer, cfg *agentconfig.Config, snap *model.Snapshot, unseen
 			fmt.Fprintf(w, "note: %s\n", iss)
 		}
 		loader := "Backend.AI main loads this file"
-		if schema == schemaDraft {
+		if schema == partition.SchemaDraft {
 			loader = "the BEP-1044 draft (PR #8463) loads this file"
 		}
 		switch {
-		case failing > 0:
+		case res.Failing > 0:
 			if unseen > 0 {
 				fmt.Fprintf(w, "note: the live state was only partly checked: %d scratch root(s) missing or unreadable (see the warnings on stderr)\n", unseen)
 			}
 		case unseen > 0:
 			fmt.Fprintf(w, "%s and the agent starts on this node, but the live state was not checked: %d scratch root(s) missing or unreadable (see the warnings on stderr), so the kernels under them were not seen\n", loader, unseen)
-		case accelUnchecked:
+		case res.AccelUnchecked:
 			fmt.Fprintf(w, "not ok: %s, but whether the agent starts on this node was not checked: its start-up checks on the accelerator amounts need the node's accelerators and their capacities (see the note above)\n", loader)
 		case v.DraftOnly():
 			fmt.Fprintf(w, "the live state matches the config, and %s, but Backend.AI main cannot load it\n", loader)
@@ -501,13 +348,11 @@ func runCheck(w io.Writer, cfg *agentconfig.Config, snap *model.Snapshot, unseen
 			fmt.Fprintf(w, "ok: %s, the agent starts on this node (%s), and the live state matches the config\n", loader, nodeSummary(snap))
 		}
 	}
-	switch {
-	case failing > 0:
-		return &exitError{code: exitProblem, err: fmt.Errorf("drift: %d problem(s) between %s and the live node", failing, cfg.Path)}
-	case unseen > 0:
-		return &exitError{code: exitProblem, err: fmt.Errorf("the live state was not checked: %d scratch root(s) missing or unreadable", unseen)}
-	case accelUnchecked:
-		return &exitError{code: exitProblem, err: fmt.Errorf("the agent's start-up checks on accelerator amounts were not run: the node's accelerators or their capacities are unknown")}
+	switch res.Class {
+	case partition.CheckRefused:
+		return &exitError{code: exitBadUsage, err: errors.New(res.Reason)}
+	case partition.CheckFinding:
+		return &exitError{code: exitProblem, err: errors.New(res.Reason)}
 	}
 	return nil
 }
@@ -581,9 +426,7 @@ func buildPlan(ctx context.Context, src *sourceFlags, ch *changeFlags, cmdName s
 	}
 	draft, errs := partition.Draft(cfg, inv, req)
 	p = partition.Build(cfg, draft, snap, errs...)
-	for _, b := range blind {
-		p.Warnings = append(p.Warnings, b+": the kernels under it are not seen, so a moved device may be held")
-	}
+	p.NotSeen(blind)
 	return p, blind, nil
 }
 

@@ -14,9 +14,7 @@ import (
 
 	"github.com/fgtop/fgtop/engine"
 	"github.com/fgtop/fgtop/engine/agentconfig"
-	"github.com/fgtop/fgtop/engine/alloc"
 	"github.com/fgtop/fgtop/engine/inventory"
-	"github.com/fgtop/fgtop/engine/partition"
 	"github.com/fgtop/fgtop/engine/placement"
 	"github.com/fgtop/fgtop/engine/report"
 	"github.com/fgtop/fgtop/internal/safefile"
@@ -223,24 +221,13 @@ func (f *simulateFlags) run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("simulate: %w", err)
 	}
-	for _, r := range res.Steps {
-		// Only an amount beyond Backend.AI's decimal precision gets here
-		// (NaN and infinities are refused when parsed): bad input, not a
-		// placement answer.
-		if r.ErrKind == alloc.KindInvalidOperation {
-			return usageErr("--request %q: %s", r.Step.Text, placement.ErrMessage(r.Err))
-		}
+	if r := placement.BadAmount(res); r != nil {
+		return usageErr("--request %q: %s", r.Step.Text, placement.ErrMessage(r.Err))
 	}
 	if err := f.render(sim, res, ""); err != nil {
 		return err
 	}
-	failed := 0
-	for i, placed := range sim.Placed(res) {
-		if !placed && !res.Steps[i].Step.IsFree() {
-			failed++
-		}
-	}
-	if failed > 0 {
+	if failed := sim.Unplaced(res); failed > 0 {
 		// A script asking "does it fit?" reads the exit status.
 		return &exitError{code: exitProblem, err: fmt.Errorf("%d of %d request(s) could not be placed", failed, placement.CountRequests(res.Steps))}
 	}
@@ -322,12 +309,7 @@ func (f *simulateFlags) deviceList(settings *placement.Settings, sim *placement.
 	if err != nil {
 		return nil, usageErr("--devices %s: %v", f.src.devices, err)
 	}
-	settings.PluginStrategy = map[model.DeviceName]alloc.Strategy{}
-	settings.AllocMapSlots = placement.AllocMapSlots(devs)
-	for _, d := range devs {
-		settings.PluginStrategy[d.Name] = settings.Strategy
-		sim.Types[d.Slot] = d.SlotType
-	}
+	sim.TakeDeviceList(settings, devs)
 	return devs, nil
 }
 
@@ -348,37 +330,25 @@ func (f *simulateFlags) sourceDevices(ctx context.Context, settings *placement.S
 	// An issue that comes from the --mock-etcd file is that flag's: a
 	// bad allocation_mode there leaves no devices, and "--devices: no
 	// devices" would blame the wrong file.
-	var etcdErr *model.Issue
-	for i, iss := range inv.Issues {
-		if iss.Severity < model.SevWarning {
-			continue
-		}
-		if f.src.mockEtcd != "" && iss.File == f.src.mockEtcd {
-			if iss.Severity >= model.SevError && etcdErr == nil {
-				etcdErr = &inv.Issues[i]
-				continue
-			}
-			fmt.Fprintf(f.stderr, "fgtop: --mock-etcd %s: %s\n", iss.File, iss.Message)
-			continue
-		}
-		fmt.Fprintf(f.stderr, "fgtop: %s\n", iss.Message)
+	acc := placement.AcceleratorsOf(inv, f.src.mockEtcd)
+	sim.TakeInventory(settings, inv, f.src.devices, f.quantum != "")
+	for _, iss := range acc.Warnings {
+		f.warnSource(iss)
 	}
-	f.inventorySettings(settings, inv, sim)
-	var devs []model.Device
-	for _, d := range inv.Devices {
-		if d.Name == "cpu" || d.Name == "mem" {
-			continue // added by setup, only when wanted
-		}
-		d.Telemetry = nil
-		devs = append(devs, d)
+	if acc.EtcdFatal != nil {
+		return nil, usageErr("--mock-etcd %s: %s", acc.EtcdFatal.File, acc.EtcdFatal.Message)
 	}
-	if etcdErr != nil {
-		if len(devs) == 0 {
-			return nil, usageErr("--mock-etcd %s: %s", etcdErr.File, etcdErr.Message)
-		}
-		fmt.Fprintf(f.stderr, "fgtop: --mock-etcd %s: %s\n", etcdErr.File, etcdErr.Message)
+	return acc.Devices, nil
+}
+
+// warnSource prints a device source's issue, naming --mock-etcd for that
+// file's.
+func (f *simulateFlags) warnSource(iss placement.SourceIssue) {
+	if iss.Etcd {
+		fmt.Fprintf(f.stderr, "fgtop: --mock-etcd %s: %s\n", iss.File, iss.Message)
+		return
 	}
-	return devs, nil
+	fmt.Fprintf(f.stderr, "fgtop: %s\n", iss.Message)
 }
 
 // liveNode builds the node from the live state of --config/--scratch-root:
@@ -404,34 +374,19 @@ func (f *simulateFlags) liveNode(ctx context.Context, settings placement.Setting
 	if err != nil {
 		return nil, err
 	}
-	f.inventorySettings(&settings, inv, sim)
-	for _, d := range snap.Devices {
-		if d.CapacityUnknown {
-			// A placement against a made-up capacity would be a made-up
-			// answer.
-			return nil, usageErr("simulate: the capacity of %s is unknown (the CUDA plugin settings could not be read): give it with --fgpu-capacity or the settings with --plugin-config", d.Key())
-		}
+	sim.TakeInventory(&settings, inv, f.src.devices, f.quantum != "")
+	skipped, err := sim.SetLiveNode(snap, placement.Live{CPUs: f.cpus, CPUNUMA: f.cpuNUMA, Mem: memBytes, Config: cfg, Agent: model.AgentID(f.agent)}, settings)
+	var unknownCap *placement.CapacityUnknownError
+	var unknownAgent *placement.UnknownAgentError
+	switch {
+	case errors.As(err, &unknownCap):
+		return nil, usageErr("simulate: the capacity of %s is unknown (the CUDA plugin settings could not be read): give it with --fgpu-capacity or the settings with --plugin-config", unknownCap.Device)
+	case errors.As(err, &unknownAgent):
+		return nil, usageErr("--agent %s: no such agent (have %s)", f.agent, agentIDs(unknownAgent.Have))
+	case err != nil:
+		return nil, err
 	}
-	s := *snap
-	s.Devices = placement.ReplaceHost(snap.Devices, f.cpus, f.cpuNUMA, memBytes)
-	if cfg != nil {
-		// Each agent's partition as the agent computes it on these devices
-		// (--cpus/--mem included): the devices it owns and its mem share.
-		s.Agents = slices.Clone(snap.Agents)
-		partition.Effective(cfg, partition.InventoryOf(&s)).Fill(s.Agents)
-	}
-	var agent *model.Agent
-	if f.agent != "" {
-		for i := range s.Agents {
-			if string(s.Agents[i].ID) == f.agent {
-				agent = &s.Agents[i]
-			}
-		}
-		if agent == nil {
-			return nil, usageErr("--agent %s: no such agent (have %s)", f.agent, agentIDs(s.Agents))
-		}
-	}
-	for _, sk := range sim.SetLive(&s, agent, settings) {
+	for _, sk := range skipped {
 		fmt.Fprintf(f.stderr, "fgtop: kernel %s: not loaded: %s\n", sk.Kernel, sk.Skip)
 	}
 	return sim, nil
@@ -475,32 +430,8 @@ func (f *simulateFlags) configSettings(s *placement.Settings) (*agentconfig.Conf
 	if err != nil {
 		return nil, configErr(f.src.config, false, err)
 	}
-	if f.affinity == "" && cfg.AffinityPolicy != "" {
-		if p, err := alloc.ParseAffinityPolicy(cfg.AffinityPolicy); err == nil {
-			s.Policy = p
-		}
-	}
-	if f.order == "" && len(cfg.AllocationOrder) > 0 {
-		s.Order = nil
-		for _, n := range cfg.AllocationOrder {
-			s.Order = append(s.Order, model.DeviceName(n))
-		}
-	}
+	placement.ConfigDefaults(s, cfg, f.affinity != "", f.order != "")
 	return cfg, nil
-}
-
-// inventorySettings takes the quantum and slot types from a device source.
-func (f *simulateFlags) inventorySettings(s *placement.Settings, inv *inventory.Inventory, sim *placement.Simulation) {
-	if f.quantum == "" && inv.Fractional && !inv.Quantum.IsZero() {
-		s.Quantum = inv.Quantum
-	}
-	for k, v := range inv.SlotTypes {
-		sim.Types[k] = v
-	}
-	sim.Source = f.src.devices
-	if inv.Source.Detail != "" {
-		sim.Source = inv.Source.Detail
-	}
 }
 
 // maxSimCPUs bounds --cpus: far above any real host, and small enough that
@@ -530,10 +461,10 @@ func isJSONDevices(path string) bool {
 	return len(b) > 0 && (b[0] == '[' || b[0] == '{')
 }
 
-func agentIDs(as []model.Agent) string {
+func agentIDs(as []model.AgentID) string {
 	ids := make([]string, len(as))
 	for i, a := range as {
-		ids[i] = string(a.ID)
+		ids[i] = string(a)
 	}
 	if len(ids) == 0 {
 		return "none"
@@ -570,48 +501,42 @@ func (f *simulateFlags) runCases() error {
 	if err != nil {
 		return err
 	}
-	var outs []caseRun
+	var o placement.CaseOverrides
+	if f.changed("strategy") {
+		o.Strategy = &flagSettings.Strategy
+	}
+	if f.changed("affinity") {
+		o.Policy = &flagSettings.Policy
+	}
+	if f.changed("quantum") {
+		o.Quantum = flagSettings.Quantum
+	}
+	if f.changed("no-fragmentation") {
+		o.ForbidFragmentation = &f.noFrag
+	}
+	var outs []placement.CaseRun
 	for i := range cases {
 		c := &cases[i]
-		devs, s, steps, err := c.Setup()
+		node, steps, err := c.Prepare(o)
 		if err != nil {
 			return usageErr("--case %s: %v", f.caseFile, err)
 		}
-		if f.changed("strategy") {
-			s.Strategy = flagSettings.Strategy
-			for n := range s.PluginStrategy {
-				s.PluginStrategy[n] = s.Strategy
-			}
-		}
-		if f.changed("affinity") {
-			s.Policy = flagSettings.Policy
-		}
-		if f.changed("quantum") && !flagSettings.Quantum.IsZero() {
-			s.Quantum = flagSettings.Quantum
-		}
-		if f.changed("no-fragmentation") {
-			s.ForbidFragmentation = f.noFrag
-		}
-		if err := placement.ValidateSteps(steps); err != nil {
-			return usageErr("--case %s: case %s: %v", f.caseFile, c.ID, err)
-		}
-		node := placement.NewNode(devs, s)
 		res, err := placement.Run(node, steps, placement.RunOptions{Trace: f.trace || f.check})
 		if err != nil {
 			return fmt.Errorf("simulate: case %s: %w", c.ID, err)
 		}
-		outs = append(outs, caseRun{c, &placement.Simulation{Node: node, Source: "case " + c.ID}, res})
+		outs = append(outs, placement.CaseRun{Case: c, Sim: &placement.Simulation{Node: node, Source: "case " + c.ID}, Result: res})
 	}
 	if f.check {
 		return f.reportCheck(outs)
 	}
 	if len(outs) == 1 {
-		return f.render(outs[0].sim, outs[0].res, outs[0].c.ID)
+		return f.render(outs[0].Sim, outs[0].Result, outs[0].Case.ID)
 	}
 	if f.asJSON {
 		docs := make([]any, len(outs))
 		for i, o := range outs {
-			docs[i] = o.sim.Document(o.res, o.c.ID)
+			docs[i] = o.Sim.Document(o.Result, o.Case.ID)
 		}
 		return f.writeJSON(placement.OrderedObject{{K: "cases", V: docs}})
 	}
@@ -619,56 +544,37 @@ func (f *simulateFlags) runCases() error {
 		if i > 0 {
 			fmt.Fprintln(f.stdout)
 		}
-		if err := f.render(o.sim, o.res, o.c.ID); err != nil {
+		if err := f.render(o.Sim, o.Result, o.Case.ID); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// caseRun is one case of --case and its simulation.
-type caseRun struct {
-	c   *placement.Case
-	sim *placement.Simulation
-	res *placement.Result
-}
-
 // reportCheck prints the comparison of every case with its recorded
 // results; a difference is exit status 1.
-func (f *simulateFlags) reportCheck(runs []caseRun) error {
-	var ops, badOps int
-	var mism []placement.OrderedObject
-	for _, r := range runs {
-		ops += len(r.res.Steps)
-		seen := map[int]bool{}
-		for _, m := range r.c.Check(r.res) {
-			if !seen[m.Step] {
-				seen[m.Step] = true
-				badOps++
-			}
-			mism = append(mism, placement.OrderedObject{{K: "case", V: r.c.ID}, {K: "op", V: m.Step}, {K: "what", V: m.What}})
-		}
-	}
-	cases := len(runs)
+func (f *simulateFlags) reportCheck(runs []placement.CaseRun) error {
+	chk := placement.CheckCases(runs)
 	if f.asJSON {
-		if mism == nil {
-			mism = []placement.OrderedObject{}
+		mism := []placement.OrderedObject{}
+		for _, m := range chk.Mismatches {
+			mism = append(mism, placement.OrderedObject{{K: "case", V: m.Case}, {K: "op", V: m.Step}, {K: "what", V: m.What}})
 		}
-		if err := f.writeJSON(placement.OrderedObject{{K: "cases", V: cases}, {K: "operations", V: ops}, {K: "mismatched_operations", V: badOps}, {K: "mismatches", V: mism}}); err != nil {
+		if err := f.writeJSON(placement.OrderedObject{{K: "cases", V: chk.Cases}, {K: "operations", V: chk.Operations}, {K: "mismatched_operations", V: chk.Mismatched}, {K: "mismatches", V: mism}}); err != nil {
 			return err
 		}
 	} else {
-		for _, m := range mism {
-			fmt.Fprintf(f.stdout, "%s op #%d: %s\n", m[0].V, m[1].V, m[2].V)
+		for _, m := range chk.Mismatches {
+			fmt.Fprintf(f.stdout, "%s op #%d: %s\n", m.Case, m.Step, m.What)
 		}
-		if badOps == 0 {
-			fmt.Fprintf(f.stdout, "%d case(s), %d operation(s): all match the recorded results\n", cases, ops)
+		if chk.Mismatched == 0 {
+			fmt.Fprintf(f.stdout, "%d case(s), %d operation(s): all match the recorded results\n", chk.Cases, chk.Operations)
 		} else {
-			fmt.Fprintf(f.stdout, "%d case(s), %d operation(s): %d differ from the recorded results\n", cases, ops, badOps)
+			fmt.Fprintf(f.stdout, "%d case(s), %d operation(s): %d differ from the recorded results\n", chk.Cases, chk.Operations, chk.Mismatched)
 		}
 	}
-	if badOps > 0 {
-		return &exitError{code: exitProblem, err: fmt.Errorf("%d operation(s) differ from the recorded results", badOps)}
+	if chk.Mismatched > 0 {
+		return &exitError{code: exitProblem, err: fmt.Errorf("%d operation(s) differ from the recorded results", chk.Mismatched)}
 	}
 	return nil
 }

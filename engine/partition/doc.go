@@ -7,6 +7,9 @@
 // validation error), and applies a plan for an Actor through
 // engine/agentconfig's safe writer.
 //
-// Effective, Drift, Draft and Build are pure: they read a config, a draft
+// Check gives `fgtop check`'s verdict (status, report, exit class) on a
+// config against the live node.
+//
+// Effective, Drift, Check, Draft and Build are pure: they read a config, a draft
 // and a *model.Snapshot and touch no file. Apply is the only writer.
 package partition

@@ -11,8 +11,11 @@
 // allocation-order with its affinity policy.
 //
 // A Simulation (simulation.go) is what `fgtop simulate` sets up from its
-// flags; its Document and WriteTable are the command's output, so the
-// command only parses flags and prints.
+// flags; setup.go decides what the command's reads mean (a device
+// source's issues and settings, the agent config's defaults, a live
+// node's partitions and --agent, a corpus case's overrides and check),
+// and Document and WriteTable are the command's output, so the command
+// only parses flags, reads its inputs and prints.
 //
 // # Map construction (what the agent's plugins do)
 //

@@ -1,0 +1,200 @@
+package partition
+
+import (
+	"fmt"
+
+	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/model"
+)
+
+// Schema is whose verdict a check follows: Backend.AI main's (what an
+// agent started today does), or the unmerged BEP-1044 draft's (PR #8463).
+type Schema string
+
+// The schemas a check can follow.
+const (
+	SchemaMain  Schema = "main"
+	SchemaDraft Schema = "bep-1044"
+)
+
+// CheckClass is what a check's verdict means to a script: the exit class.
+type CheckClass int
+
+const (
+	// CheckOK: the agent loads and starts with the file and the live state
+	// matches it (draft-only under SchemaDraft included).
+	CheckOK CheckClass = iota
+	// CheckFinding: drift, or something that was not checked (a scratch
+	// root unseen, a manual partition's accelerator amounts unjudged).
+	CheckFinding
+	// CheckRefused: the agent of the schema would not load the file, or
+	// would stop at start-up on this node.
+	CheckRefused
+)
+
+// CheckReport is a check's verdict as scripts read it (fgtop check --json):
+// its field names and order are a contract.
+type CheckReport struct {
+	Config string `json:"config"`
+	// Schema is whose verdict the status and exit code follow: main or
+	// bep-1044.
+	Schema string `json:"schema"`
+	// Status: ok, drift, invalid (the loader of Schema refuses the file),
+	// wont-start (it loads, but the agent would stop at start-up on this
+	// node), unchecked (the file is fine, but scratch roots are missing or
+	// unreadable, so the live state was not checked, or a manual
+	// partition's accelerator amounts could not be judged), draft-only (with
+	// --schema bep-1044: the draft loads it and the live state matches,
+	// but main does not load it).
+	Status string `json:"status"`
+	// LoadsOnMain and LoadsOnDraft are the verdicts of Backend.AI main's
+	// config loader and of PR #8463's, whatever Schema is; MainErrors and
+	// DraftErrors are each one's reasons.
+	LoadsOnMain  bool     `json:"loads_on_main"`
+	LoadsOnDraft bool     `json:"loads_on_bep1044_draft"`
+	MainErrors   []string `json:"main_errors,omitempty"`
+	DraftErrors  []string `json:"bep1044_draft_errors,omitempty"`
+	Problems     []string `json:"problems,omitempty"`
+	Warnings     []string `json:"warnings,omitempty"`
+	// LiveChecked is false when a scratch root is missing or unreadable:
+	// the kernels under it were not seen.
+	LiveChecked bool `json:"live_state_checked"`
+	// StartupChecked is false when a manual partition's accelerator
+	// amounts could not be judged: the node's accelerators or their
+	// capacities are unknown, so the agent's start-up checks on them
+	// (every plugin's slot given, no slot over-allocated) did not run.
+	StartupChecked bool `json:"startup_checked"`
+	// UnreadRoots counts the scratch roots that could not be read: the
+	// drift verdict did not see the kernels under them.
+	UnreadRoots int           `json:"unread_scratch_roots,omitempty"`
+	Drift       []model.Issue `json:"drift,omitempty"`
+	Notes       []model.Issue `json:"notes,omitempty"`
+	Partition   *Partition    `json:"partition,omitempty"`
+}
+
+// CheckResult is a check's verdict: the report, its exit class, and what a
+// printer needs to say it.
+type CheckResult struct {
+	Report CheckReport
+	Class  CheckClass
+	// Reason says in one line why Class is not CheckOK; empty when it is.
+	Reason string
+	// Headline, for CheckRefused only, says which agent refuses the file
+	// and why; Report.Problems lists the reasons.
+	Headline string
+	// NodeProblems, for CheckRefused only, says the problems are the
+	// start-up checks against this node's devices (not the loader's).
+	NodeProblems bool
+	// Verdict is the config's loader verdict, never nil.
+	Verdict *agentconfig.Verdict
+	// Failing counts the drift issues that fail the check.
+	Failing int
+	// AccelUnchecked is true when a manual partition's accelerator amounts
+	// could not be judged (the node's accelerators are unknown).
+	AccelUnchecked bool
+}
+
+// Check judges cfg under schema against the live node in snap. unseen
+// counts the scratch roots that are missing or could not be read: the
+// live state is then not known, and the verdict says so rather than
+// "matches". Check is pure: it reads cfg and snap and touches nothing.
+func Check(cfg *agentconfig.Config, snap *model.Snapshot, unseen int, schema Schema) *CheckResult {
+	res := &CheckResult{Verdict: cfg.Verdict}
+	if res.Verdict == nil {
+		res.Verdict = &agentconfig.Verdict{}
+	}
+	v := res.Verdict
+	rep := &res.Report
+	*rep = CheckReport{Config: cfg.Path, Schema: string(schema), Status: "ok", Warnings: cfg.Warnings, UnreadRoots: unseen, LiveChecked: unseen == 0}
+	rep.LoadsOnMain, rep.LoadsOnDraft = v.Main, v.Draft
+	for _, p := range v.MainErrors {
+		rep.MainErrors = append(rep.MainErrors, p.String())
+	}
+	for _, p := range v.DraftErrors {
+		rep.DraftErrors = append(rep.DraftErrors, p.String())
+	}
+	loads := v.Main
+	if schema == SchemaDraft {
+		loads = v.Draft
+	}
+	inv := InventoryOf(snap)
+	var startup []agentconfig.Problem
+	if loads {
+		startup = cfg.ValidateWith(snap.Devices, inv.ValidateOptions())
+	}
+	refuse := func(status, headline string, problems []agentconfig.Problem, node bool, reason string) *CheckResult {
+		rep.Status = status
+		for _, p := range problems {
+			rep.Problems = append(rep.Problems, p.String())
+		}
+		res.Class, res.Headline, res.NodeProblems, res.Reason = CheckRefused, headline, node, reason
+		return res
+	}
+	switch {
+	case schema == SchemaMain && v.DraftOnly() && cfg.IsDraftFormat():
+		return refuse("invalid", agentconfig.DraftFormatWarning+": an agent running Backend.AI main does not start with it (only the unmerged BEP-1044 draft, PR #8463, loads it; --schema bep-1044 checks it against the draft)",
+			v.MainErrors, false, cfg.Path+": Backend.AI main's agent would refuse to load it")
+	case schema == SchemaMain && v.DraftOnly():
+		return refuse("invalid", "the agent will not start: Backend.AI main refuses to load this file", v.MainErrors, false,
+			cfg.Path+": the agent would refuse to load it")
+	case schema == SchemaMain && !v.Main:
+		return refuse("invalid", "the agent will not start: Backend.AI refuses to load this file", cfg.Problems, false,
+			cfg.Path+": the agent would refuse to load it")
+	case schema == SchemaDraft && !v.Draft:
+		problems := v.DraftErrors
+		if len(problems) == 0 {
+			problems = cfg.Problems
+		}
+		return refuse("invalid", "the BEP-1044 draft (PR #8463) refuses to load this file, so an agent built from it would not start", problems, false,
+			cfg.Path+": the BEP-1044 draft's agent would refuse to load it")
+	case schema == SchemaMain && len(startup) > 0:
+		return refuse("wont-start", "Backend.AI main loads this file, but the agent would stop at start-up on this node", startup, true,
+			cfg.Path+": the agent would not start on this node")
+	case schema == SchemaDraft && len(startup) > 0:
+		return refuse("wont-start", "the BEP-1044 draft (PR #8463) loads this file, but an agent built from it would stop at start-up on this node", startup, true,
+			cfg.Path+": the draft's agent would not start on this node")
+	}
+	part := Effective(cfg, inv)
+	rep.Partition = part
+	for _, iss := range Drift(part, snap) {
+		rep.Drift = append(rep.Drift, iss)
+		if iss.Severity >= model.SevWarning {
+			res.Failing++
+		}
+	}
+	for _, iss := range snap.Issues {
+		switch iss.Code {
+		case model.IssueOverCapacity:
+			rep.Drift = append(rep.Drift, iss)
+			res.Failing++
+		case model.IssueDriftNotOwner, model.IssueDriftUnowned, model.IssueDriftMemBeyond:
+			// Drift computes these from the config itself.
+		default:
+			if iss.Severity >= model.SevWarning {
+				rep.Notes = append(rep.Notes, iss)
+			}
+		}
+	}
+	if inv.AcceleratorsUnknown {
+		rep.Notes = append(rep.Notes, model.Issue{Severity: model.SevWarning, Code: model.IssueDeviceSource,
+			Message: inv.UnknownNote()})
+	}
+	// Only a manual partition's start-up checks read the accelerators'
+	// slots and capacities; shared and auto-split start on any set.
+	res.AccelUnchecked = inv.AcceleratorsUnknown && cfg.Mode == agentconfig.ModeManual
+	rep.StartupChecked = !res.AccelUnchecked
+	switch {
+	case res.Failing > 0:
+		rep.Status = "drift"
+		res.Class, res.Reason = CheckFinding, fmt.Sprintf("drift: %d problem(s) between %s and the live node", res.Failing, cfg.Path)
+	case unseen > 0:
+		rep.Status = "unchecked"
+		res.Class, res.Reason = CheckFinding, fmt.Sprintf("the live state was not checked: %d scratch root(s) missing or unreadable", unseen)
+	case res.AccelUnchecked:
+		rep.Status = "unchecked"
+		res.Class, res.Reason = CheckFinding, "the agent's start-up checks on accelerator amounts were not run: the node's accelerators or their capacities are unknown"
+	case v.DraftOnly():
+		rep.Status = "draft-only"
+	}
+	return res
+}

@@ -1,0 +1,101 @@
+package partition
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/model"
+)
+
+func TestCheckVerdict(t *testing.T) {
+	slotBased := func(t *testing.T) *agentconfig.Config { return loadFixture(t, "agent.multi-agent.slot-based.toml") }
+	deviceBased := func(t *testing.T) *agentconfig.Config { return loadFixture(t, "agent.multi-agent.device-based.toml") }
+	oneAgent := func(t *testing.T) *agentconfig.Config {
+		// [[agents]] with exactly one entry: neither loader takes it.
+		return parseConfig(t, "[resource]\nallocation-mode = \"shared\"\n[[agents]]\n[agents.agent]\nid = \"a\"\n")
+	}
+	overCap := model.Issue{Severity: model.SevError, Code: model.IssueOverCapacity, Message: "cuda:x held beyond its capacity"}
+	note := model.Issue{Severity: model.SevWarning, Code: model.IssueDeviceSource, Message: "mock file has a problem"}
+	tests := []struct {
+		name    string
+		cfg     func(t *testing.T) *agentconfig.Config
+		schema  Schema
+		devices []model.Device
+		kernels []*model.Kernel
+		issues  []model.Issue
+		source  string // the snapshot's Source.Kind
+		unseen  int
+
+		status                string
+		class                 CheckClass
+		failing, drift, notes int
+		problems              bool // Problems listed
+		node                  bool // NodeProblems
+		startupChecked        bool
+		accelUnchecked        bool
+	}{
+		{name: "main loads, node fits, nothing held", cfg: slotBased, schema: SchemaMain, devices: fixtureDevices(),
+			status: "ok", class: CheckOK, startupChecked: true},
+		{name: "a device held beyond its capacity is drift", cfg: slotBased, schema: SchemaMain, devices: fixtureDevices(),
+			issues: []model.Issue{overCap}, status: "drift", class: CheckFinding, failing: 1, drift: 1, startupChecked: true},
+		{name: "a warning that is not drift is a note", cfg: slotBased, schema: SchemaMain, devices: fixtureDevices(),
+			issues: []model.Issue{note}, status: "ok", class: CheckOK, notes: 1, startupChecked: true},
+		{name: "drift wins over an unseen root", cfg: slotBased, schema: SchemaMain, devices: fixtureDevices(),
+			issues: []model.Issue{overCap}, unseen: 1, status: "drift", class: CheckFinding, failing: 1, drift: 1, startupChecked: true},
+		{name: "an unseen scratch root leaves the live state unchecked", cfg: slotBased, schema: SchemaMain, devices: fixtureDevices(),
+			unseen: 2, status: "unchecked", class: CheckFinding, startupChecked: true},
+		{name: "manual with unknown accelerators is unchecked", cfg: slotBased, schema: SchemaMain, devices: hostDevices(32, nil, 256),
+			source: "none", status: "unchecked", class: CheckFinding, notes: 1, accelUnchecked: true},
+		{name: "too few GPUs for the manual amounts: wont-start", cfg: slotBased, schema: SchemaMain, devices: hostDevices(32, []string{gpu1}, 256),
+			status: "wont-start", class: CheckRefused, problems: true, node: true},
+		{name: "device-based file under main is invalid", cfg: deviceBased, schema: SchemaMain, devices: fixtureDevices(),
+			status: "invalid", class: CheckRefused, problems: true},
+		{name: "device-based file under the draft is draft-only", cfg: deviceBased, schema: SchemaDraft, devices: fixtureDevices(),
+			status: "draft-only", class: CheckOK, startupChecked: true},
+		{name: "device-based file under the draft with drift", cfg: deviceBased, schema: SchemaDraft, devices: fixtureDevices(),
+			kernels: []*model.Kernel{kernel("k1", agentA, gpu4, "0.50")},
+			status:  "drift", class: CheckFinding, failing: 1, drift: 1, startupChecked: true},
+		{name: "neither loader takes it: invalid under main", cfg: oneAgent, schema: SchemaMain, devices: fixtureDevices(),
+			status: "invalid", class: CheckRefused, problems: true},
+		{name: "neither loader takes it: invalid under the draft", cfg: oneAgent, schema: SchemaDraft, devices: fixtureDevices(),
+			status: "invalid", class: CheckRefused, problems: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := tt.cfg(t)
+			snap := snapshot(tt.devices, tt.kernels...)
+			snap.Issues = tt.issues
+			snap.Source.Kind = tt.source
+			res := Check(cfg, snap, tt.unseen, tt.schema)
+			rep := res.Report
+			if rep.Status != tt.status || res.Class != tt.class {
+				t.Fatalf("status %q class %d, want %q class %d (problems %q, drift %v)", rep.Status, res.Class, tt.status, tt.class, rep.Problems, rep.Drift)
+			}
+			if (res.Reason == "") != (tt.class == CheckOK) {
+				t.Errorf("reason %q for class %d", res.Reason, res.Class)
+			}
+			if res.Failing != tt.failing || len(rep.Drift) != tt.drift || len(rep.Notes) != tt.notes {
+				t.Errorf("failing %d drift %d notes %d, want %d %d %d (%v / %v)", res.Failing, len(rep.Drift), len(rep.Notes), tt.failing, tt.drift, tt.notes, rep.Drift, rep.Notes)
+			}
+			if (len(rep.Problems) > 0) != tt.problems || res.NodeProblems != tt.node {
+				t.Errorf("problems %q node %v, want problems %v node %v", rep.Problems, res.NodeProblems, tt.problems, tt.node)
+			}
+			if (tt.class == CheckRefused) != (res.Headline != "") || (tt.class == CheckRefused) != (rep.Partition == nil) {
+				t.Errorf("headline %q partition %v for class %d", res.Headline, rep.Partition != nil, res.Class)
+			}
+			if rep.StartupChecked != tt.startupChecked || res.AccelUnchecked != tt.accelUnchecked {
+				t.Errorf("startup checked %v accel unchecked %v, want %v %v", rep.StartupChecked, res.AccelUnchecked, tt.startupChecked, tt.accelUnchecked)
+			}
+			if rep.LiveChecked != (tt.unseen == 0) || rep.UnreadRoots != tt.unseen {
+				t.Errorf("live checked %v unread %d, unseen %d", rep.LiveChecked, rep.UnreadRoots, tt.unseen)
+			}
+			if rep.Schema != string(tt.schema) || rep.Config != cfg.Path {
+				t.Errorf("schema %q config %q", rep.Schema, rep.Config)
+			}
+			if tt.accelUnchecked && !strings.Contains(res.Reason, "accelerator") {
+				t.Errorf("reason %q does not name the accelerators", res.Reason)
+			}
+		})
+	}
+}
