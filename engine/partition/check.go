@@ -165,6 +165,13 @@ func Check(cfg *agentconfig.Config, snap *model.Snapshot, unseen int, schema Sch
 	for _, iss := range snap.Issues {
 		switch iss.Code {
 		case model.IssueOverCapacity:
+			if iss.Severity < model.SevError {
+				// Cores time-shared by several agents, each within
+				// them: the slot-based form's ordinary busy state, not a
+				// difference from the file.
+				rep.Notes = append(rep.Notes, iss)
+				continue
+			}
 			rep.Drift = append(rep.Drift, iss)
 			res.Failing++
 		case model.IssueDriftNotOwner, model.IssueDriftUnowned, model.IssueDriftMemBeyond:
@@ -179,9 +186,11 @@ func Check(cfg *agentconfig.Config, snap *model.Snapshot, unseen int, schema Sch
 		rep.Notes = append(rep.Notes, model.Issue{Severity: model.SevWarning, Code: model.IssueDeviceSource,
 			Message: inv.UnknownNote()})
 	}
-	// Only a manual partition's start-up checks read the accelerators'
-	// slots and capacities; shared and auto-split start on any set.
-	res.AccelUnchecked = inv.AcceleratorsUnknown && cfg.Mode == agentconfig.ModeManual
+	// Only a manual partition that gives accelerator amounts has start-up
+	// checks that read the accelerators' slots and capacities; shared and
+	// auto-split start on any set, and a node without NVIDIA GPUs (no NVML
+	// library) has none to give.
+	res.AccelUnchecked = inv.AcceleratorsUnknown && cfg.Mode == agentconfig.ModeManual && givesAccelerators(cfg)
 	rep.StartupChecked = !res.AccelUnchecked
 	switch {
 	case res.Failing > 0:
@@ -197,4 +206,27 @@ func Check(cfg *agentconfig.Config, snap *model.Snapshot, unseen int, schema Sch
 		rep.Status = "draft-only"
 	}
 	return res
+}
+
+// givesAccelerators reports whether some agent's allocation names an
+// accelerator: a slot other than cpu and mem, or a device list.
+func givesAccelerators(cfg *agentconfig.Config) bool {
+	allocs := []*agentconfig.Allocation{cfg.GlobalAlloc}
+	for i := range cfg.Agents {
+		allocs = append(allocs, cfg.Agents[i].Alloc)
+	}
+	for _, a := range allocs {
+		if a == nil {
+			continue
+		}
+		if len(a.Devices) > 0 {
+			return true
+		}
+		for slot := range a.Slots {
+			if slot != model.SlotCPU && slot != model.SlotMem {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -17,6 +17,18 @@ func TestCheckVerdict(t *testing.T) {
 	}
 	overCap := model.Issue{Severity: model.SevError, Code: model.IssueOverCapacity, Message: "cuda:x held beyond its capacity"}
 	note := model.Issue{Severity: model.SevWarning, Code: model.IssueDeviceSource, Message: "mock file has a problem"}
+	timeShared := model.Issue{Severity: model.SevWarning, Code: model.IssueOverCapacity, Message: "2 CPU core(s) time-shared across agents"}
+	cpuOnly := func(t *testing.T) *agentconfig.Config {
+		// The slot-based fixture with its device amounts taken out: a
+		// manual partition of cores and memory only.
+		cfg := loadFixture(t, "agent.multi-agent.slot-based.toml")
+		for _, a := range append([]*agentconfig.Allocation{cfg.GlobalAlloc}, allocsOf(cfg)...) {
+			if a != nil {
+				a.Slots, a.Devices = nil, nil
+			}
+		}
+		return cfg
+	}
 	tests := []struct {
 		name    string
 		cfg     func(t *testing.T) *agentconfig.Config
@@ -45,6 +57,10 @@ func TestCheckVerdict(t *testing.T) {
 			issues: []model.Issue{overCap}, unseen: 1, status: "drift", class: CheckFinding, failing: 1, drift: 1, startupChecked: true},
 		{name: "an unseen scratch root leaves the live state unchecked", cfg: slotBased, schema: SchemaMain, devices: fixtureDevices(),
 			unseen: 2, status: "unchecked", class: CheckFinding, startupChecked: true},
+		{name: "cores time-shared across agents are a note, not drift", cfg: slotBased, schema: SchemaMain, devices: fixtureDevices(),
+			issues: []model.Issue{timeShared}, status: "ok", class: CheckOK, notes: 1, startupChecked: true},
+		{name: "manual cores and memory only, no NVML: checked", cfg: cpuOnly, schema: SchemaMain, devices: hostDevices(32, nil, 256),
+			source: "none", status: "ok", class: CheckOK, notes: 1, startupChecked: true},
 		{name: "manual with unknown accelerators is unchecked", cfg: slotBased, schema: SchemaMain, devices: hostDevices(32, nil, 256),
 			source: "none", status: "unchecked", class: CheckFinding, notes: 1, accelUnchecked: true},
 		{name: "too few GPUs for the manual amounts: wont-start", cfg: slotBased, schema: SchemaMain, devices: hostDevices(32, []string{gpu1}, 256),
@@ -98,4 +114,12 @@ func TestCheckVerdict(t *testing.T) {
 			}
 		})
 	}
+}
+
+func allocsOf(cfg *agentconfig.Config) []*agentconfig.Allocation {
+	var out []*agentconfig.Allocation
+	for i := range cfg.Agents {
+		out = append(out, cfg.Agents[i].Alloc)
+	}
+	return out
 }
