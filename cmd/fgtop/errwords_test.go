@@ -59,16 +59,7 @@ func TestErrorsNameWhatToDo(t *testing.T) {
 			if code != tt.code {
 				t.Errorf("exit %d, want %d\n%s", code, tt.code, out)
 			}
-			for _, w := range tt.want {
-				if !strings.Contains(out, w) {
-					t.Errorf("%q not in\n%s", w, out)
-				}
-			}
-			for _, w := range tt.notWant {
-				if strings.Contains(out, w) {
-					t.Errorf("%q in\n%s", w, out)
-				}
-			}
+			wantWords(t, out, tt.want, tt.notWant)
 		})
 	}
 	for typo, want := range map[string]string{"chek": "did you mean check?", "snap": "did you mean snapshot?", "zzzzzz": "fgtop --help"} {
@@ -147,16 +138,22 @@ func TestServeAndListenErrors(t *testing.T) {
 			if code != exitBadUsage {
 				t.Errorf("exit %d, want %d\n%s", code, exitBadUsage, out)
 			}
-			for _, w := range tt.want {
-				if !strings.Contains(out, w) {
-					t.Errorf("%q not in\n%s", w, out)
-				}
-			}
-			for _, w := range tt.notWant {
-				if strings.Contains(out, w) {
-					t.Errorf("%q in\n%s", w, out)
-				}
-			}
+			wantWords(t, out, tt.want, tt.notWant)
 		})
+	}
+}
+
+// wantWords requires every want in out and no notWant.
+func wantWords(t *testing.T, out string, want, notWant []string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			t.Errorf("%q not in\n%s", w, out)
+		}
+	}
+	for _, w := range notWant {
+		if strings.Contains(out, w) {
+			t.Errorf("%q in\n%s", w, out)
+		}
 	}
 }
