@@ -732,7 +732,7 @@ func (s *state) checkDevice(a *devAcc) {
 }
 
 // sharedCore is a CPU core time-shared across agents: what all their
-// kernels hold there, its capacity, and the agents.
+// kernels hold there, its capacity, and the agents (joined by agentSep).
 type sharedCore struct {
 	held, capacity model.Dec
 	agents         string
@@ -769,7 +769,7 @@ func (s *state) sharedCoresIssue() *model.Issue {
 	agents := map[string]bool{}
 	for id, c := range s.sharedCores {
 		ids = append(ids, id)
-		for _, ag := range strings.Split(c.agents, ", ") {
+		for _, ag := range strings.Split(c.agents, agentSep) {
 			agents[ag] = true
 		}
 	}
@@ -804,7 +804,7 @@ func cmpCoreID(a, b model.DeviceID) int {
 }
 
 // agentList is the agents whose kernels hold the device, sorted, joined
-// by ", " ("no agent" for kernels without one).
+// by agentSep ("no agent" for kernels without one).
 func (a *devAcc) agentList() string {
 	names := make([]string, 0, len(a.byAgent))
 	for ag := range a.byAgent {
@@ -815,8 +815,12 @@ func (a *devAcc) agentList() string {
 		names = append(names, name)
 	}
 	slices.Sort(names)
-	return strings.Join(names, ", ")
+	return strings.Join(names, agentSep)
 }
+
+// agentSep joins a sharedCore's agents, so the struct stays comparable and
+// an id with ", " in it stays whole (a NUL is no character of a real id).
+const agentSep = "\x00"
 
 // putIssues stores the issues derived for key in m and marks the issue
 // list dirty only when they changed: most file changes leave every issue as
