@@ -1,12 +1,16 @@
 package console
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/fgtop/fgtop/ui/internal/fake"
+
+	"github.com/fgtop/fgtop/ui/editor"
+	"github.com/fgtop/fgtop/ui/kit"
 )
 
 // TestPromptFooterKeepsWayOut: while / or : is open, ? and q type
@@ -71,5 +75,30 @@ func TestPromptCtrlCQuits(t *testing.T) {
 	}
 	if _, ok := cmd().(tea.QuitMsg); !ok {
 		t.Fatal("ctrl+c in the prompt does not quit")
+	}
+}
+
+// TestEditorFieldFooterKeepsWayOut: while an editor field takes the keys
+// (? and q type themselves), its footer keeps ctrl+c quit, and under a
+// flash esc cancel and ctrl+c quit stay beside it (the flash took the
+// whole line).
+func TestEditorFieldFooterKeepsWayOut(t *testing.T) {
+	path := fixtureConfig(t)
+	snap := fake.Node(fake.Options{})
+	a := editing(t, testDesk(path, snap), snap, alice)
+	a.ed().Cursor = slices.IndexFunc(a.ed().Rows, func(r editor.EdRow) bool { return r.Kind == editor.RowCPU && r.Agent == 0 })
+	press(a, enter)
+	if a.ed().Input == nil {
+		t.Fatal("enter on the cpu row opened no field")
+	}
+	a.Flash = kit.Flash{} // the editor's own "editing ..." news
+	for _, w := range []int{80, 120} {
+		mustContain(t, "field footer", stripANSI(a.viewFooter(w)), "enter set", "ctrl+c quit")
+	}
+	a.Flashf(kit.LvlWarn, "3 new issues; over-capacity: cpu:16 is held beyond its capacity: 2 of 1")
+	f := stripANSI(a.viewFooter(80))
+	mustContain(t, "field footer with a flash", f, "3 new issues", "esc cancel", "ctrl+c quit")
+	if kit.Width(f) > 80 {
+		t.Fatalf("footer %d cells: %q", kit.Width(f), f)
 	}
 }
