@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -63,20 +64,30 @@ func (p *prompt) Update(msg tea.Msg) tea.Cmd {
 func (p *prompt) View() []string { return []string{PromptLine(p.St, p.mode, p.Input, p.W)} }
 
 // PromptLine draws a prompt in w cells (the node and fleet consoles'
-// footers).
+// footers), with the prompt's own way out at its right while there is
+// room: ? and q type themselves here, so the footer names the keys that
+// work instead (enter, esc, ctrl+c).
 func PromptLine(st *kit.Styles, mode PromptMode, input string, w int) string {
-	l := kit.NewLine(kit.Paint{})
-	lead := "/"
+	lead, enter := "/", "keep filter"
 	if mode == PromptCommand {
-		lead = ":"
+		lead, enter = ":", "run"
 	}
-	l.Put(st.Accent, lead)
-	if kit.Width(input)+2 > w {
-		input = st.G.Ellipsis + kit.TruncateLeft(input, w-3)
+	line := func(w int) string {
+		l := kit.NewLine(kit.Paint{})
+		l.Put(st.Accent, lead)
+		if kit.Width(input)+2 > w {
+			input = st.G.Ellipsis + kit.TruncateLeft(input, w-3)
+		}
+		l.Put(st.Text, input)
+		l.Put(st.Accent, "_")
+		return l.Finish(w)
 	}
-	l.Put(st.Text, input)
-	l.Put(st.Accent, "_")
-	return l.Finish(w)
+	keep := []key.Binding{
+		key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", enter)),
+		key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+		key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
+	}
+	return kit.FooterBeside(st, line, keep, w)
 }
 
 // promptEdit is what a key did to a prompt line.
@@ -89,6 +100,7 @@ const (
 	promptAccepted                    // enter
 	promptCancelled                   // esc
 	promptClosed                      // backspace on an empty line
+	promptQuit                        // ctrl+c: quit, as everywhere else
 )
 
 // editPrompt applies a key to a prompt line (the filter, the command
@@ -108,6 +120,8 @@ func editPrompt(in string, msg tea.KeyPressMsg) (string, promptEdit) {
 		return dropLastGrapheme(in), promptChanged
 	case msg.String() == "ctrl+u":
 		return "", promptChanged
+	case msg.String() == "ctrl+c":
+		return in, promptQuit
 	case msg.Text != "":
 		room := maxPromptRunes - utf8.RuneCountInString(in)
 		text := msg.Text
@@ -149,6 +163,9 @@ func PromptKey(mode *PromptMode, input *string, prev string, msg tea.KeyPressMsg
 	case promptClosed:
 		*mode = PromptNone
 		return nil
+	case promptQuit:
+		*mode, *input = PromptNone, ""
+		return tea.Quit
 	case promptIgnored:
 		return nil
 	case promptFull:

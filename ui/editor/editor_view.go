@@ -46,18 +46,26 @@ func (e *Editor) View() []string {
 // first): the field's keys while one is open, else the view's.
 func (e *Editor) Footer(w int) string {
 	if e.Input != nil {
-		return kit.SpansRow(e.St, []kit.Span{{Lvl: kit.LvlAccent, Text: "enter"}, {Lvl: kit.LvlDim, Text: " set · "}, {Lvl: kit.LvlAccent, Text: "esc"}, {Lvl: kit.LvlDim, Text: " cancel · the field is checked as you type"}}, w)
+		return kit.FooterBeside(e.St, func(w int) string {
+			return kit.SpansRow(e.St, []kit.Span{{Lvl: kit.LvlAccent, Text: "enter"}, {Lvl: kit.LvlDim, Text: " set · "}, {Lvl: kit.LvlAccent, Text: "esc"}, {Lvl: kit.LvlDim, Text: " cancel · the field is checked as you type"}}, w)
+		}, fieldQuit(), w)
 	}
 	return e.footerLine(e.Keys.FooterIn(e.Scope()), w)
 }
 
 // FooterKeep is what the footer keeps beside a flash: help and quit
-// (ctrl+c: q is a letter here); nothing while a field takes the keys.
+// (ctrl+c: q is a letter here); while a field takes the keys (? types
+// itself), esc to leave it and ctrl+c quit.
 func (e *Editor) FooterKeep() []key.Binding {
 	if e.Input != nil {
-		return nil
+		return append([]key.Binding{key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel"))}, fieldQuit()...)
 	}
 	return e.Keys.EssentialIn(e.Scope())
+}
+
+// fieldQuit is the way out a field's footer keeps (inputKey's ctrl+c).
+func fieldQuit() []key.Binding {
+	return []key.Binding{key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit"))}
 }
 
 // footerLine draws footer items in their order, leaving out, when the

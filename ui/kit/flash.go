@@ -37,6 +37,18 @@ const minFlashCells = 20
 // cannot hold the keys and minFlashCells of the flash, the first go
 // first, down to the flash alone.
 func FlashFooter(st *Styles, f Flash, keep []key.Binding, w int) string {
+	return FooterBeside(st, func(w int) string {
+		l := NewLine(Paint{})
+		PutSpans(l, st, []Span{{f.Lvl, f.Text}}, w)
+		return l.Finish(w)
+	}, keep, w)
+}
+
+// FooterBeside is a footer row of w cells: left(n) drawn in the n cells
+// the keys leave, and keep at its right. keep is ordered least needed
+// first: where the line cannot hold the keys and minFlashCells of the left
+// part, the first go first, down to the left part alone.
+func FooterBeside(st *Styles, left func(w int) string, keep []key.Binding, w int) string {
 	keysW := func(bs []key.Binding) int {
 		n := 0
 		for i, b := range bs {
@@ -51,13 +63,8 @@ func FlashFooter(st *Styles, f Flash, keep []key.Binding, w int) string {
 	for len(keep) > 0 && w < keysW(keep)+2+minFlashCells {
 		keep = keep[1:]
 	}
-	flash := func(w int) string {
-		l := NewLine(Paint{})
-		PutSpans(l, st, []Span{{f.Lvl, f.Text}}, w)
-		return l.Finish(w)
-	}
 	if len(keep) == 0 {
-		return flash(w)
+		return left(w)
 	}
 	tw := keysW(keep)
 	sep := " • "
@@ -74,5 +81,5 @@ func FlashFooter(st *Styles, f Flash, keep []key.Binding, w int) string {
 		l.Gap(1)
 		l.Put(st.HelpDesc, h.Desc)
 	}
-	return flash(w-tw-2) + "  " + l.Finish(tw)
+	return left(w-tw-2) + "  " + l.Finish(tw)
 }
