@@ -58,7 +58,10 @@ func TestErrorsInOwnWords(t *testing.T) {
 		{"NaN", sim("cuda.shares=NaN"), exitBadUsage, []string{`--request "cuda.shares=NaN"`, "not a finite amount"}},
 		// A slot the node does not register is a typo until shown
 		// otherwise: refused, naming the node's slots.
-		{"slot the node lacks", sim("foo=1"), exitBadUsage, []string{`--request "foo=1": unknown slot "foo" (the node's slots: cuda.shares)`}},
+		{"slot the node lacks", sim("foo=1"), exitBadUsage, []string{`--request "foo=1": unknown slot "foo" (the node's slots: cpu, cuda.shares, mem)`}},
+		// A request that parses is judged against cpu and mem too: every
+		// node has them (memory=4g listed only cuda.shares, no mem).
+		{"mem spelled out", sim("cuda.shares=0.5,memory=4g"), exitBadUsage, []string{`unknown slot "memory": did you mean mem? (the node's slots: cpu, cuda.shares, mem)`}},
 		{"plugin without devices", sim("rocm.device=1"), exitBadUsage, []string{`unknown slot "rocm.device"`}},
 		{"typo'd slot", sim("cuda.shres=0.5"), exitBadUsage, []string{`unknown slot "cuda.shres": did you mean cuda.shares?`}},
 		// The name is the mistake, not the size a count slot cannot read.

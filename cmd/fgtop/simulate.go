@@ -191,12 +191,12 @@ func (f *simulateFlags) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// cpu and mem join the maps only when a request asks for them; every
+	// node has both, so a typo of either is told apart from them.
+	known := append([]model.SlotName{model.SlotCPU, model.SlotMem}, sim.Slots...)
 	steps := make([]placement.Step, len(f.requests))
 	for i, r := range f.requests {
 		if steps[i], err = placement.ParseStep(r, sim.Types); err != nil {
-			// cpu and mem join only when a request that parses asks for
-			// them; every node has both.
-			known := append([]model.SlotName{model.SlotCPU, model.SlotMem}, sim.Slots...)
 			if nerr := placement.UnknownSlotIn(r, known); nerr != nil {
 				return usageErr("--request %q: %v", r, nerr)
 			}
@@ -210,7 +210,7 @@ func (f *simulateFlags) run(ctx context.Context) error {
 		}
 	}
 	for i, st := range steps {
-		if err := placement.CheckSlots(st.Request, sim.Slots); err != nil {
+		if err := placement.CheckSlots(st.Request, known); err != nil {
 			return usageErr("--request %q: %v", f.requests[i], err)
 		}
 	}

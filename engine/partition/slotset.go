@@ -54,9 +54,13 @@ func ParseSlotSet(s string) (SlotSet, error) {
 		return SlotSet{}, fmt.Errorf("%s=%s: a negative amount; Backend.AI refuses it", slot, amount)
 	}
 	if set.Slot == model.SlotCPU {
-		if _, ierr := v.Int64(); ierr != nil {
+		n, ierr := v.Int64()
+		if ierr != nil {
 			return SlotSet{}, fmt.Errorf("cpu=%s: the slot-based format takes a whole core count, e.g. cpu=15", amount)
 		}
+		// agent.toml's cpu is a TOML integer: 12.0 or 1e1 as typed
+		// would be written as a float (cpu = 1E+1).
+		v = model.DecFromInt64(n)
 	}
 	set.Amount = v
 	return set, nil

@@ -25,6 +25,10 @@ func TestParseSlotSet(t *testing.T) {
 		{"a=cuda.shares=x", "", "not a decimal"},
 		{"a=cuda.shares=NaN", "", "not a finite amount"},
 		{"a=cpu=1.5", "", "whole core count"},
+		// A core count is an integer in agent.toml: 12.0 and 1e1 were
+		// written as the TOML floats cpu = 12.0 and cpu = 1E+1.
+		{"a=cpu=12.0", "a=cpu=12", ""},
+		{"a=cpu=1e1", "a=cpu=10", ""},
 		{"a=mem=lots", "", "not a size"},
 		// As --mem: echoed as written, never as the bytes it parses to.
 		{"a=mem=-10g", "", "mem=-10g: -10g is not above zero"},

@@ -315,7 +315,7 @@ func (st *AgentState) reason(req alloc.Request, err error, kind string, free []S
 			}
 			for _, f := range free {
 				if f.Slot == e.Slot && f.Amount.Less(e.Amount) {
-					return fmt.Sprintf("insufficient %s: %s free, %s requested", e.Slot, f.Amount, e.Amount)
+					return fmt.Sprintf("insufficient %s: %s free, %s requested", e.Slot, amountWords(e.Slot, f.Amount), amountWords(e.Slot, e.Amount))
 				}
 			}
 		}
@@ -354,10 +354,10 @@ func fragmentedReason(req alloc.Request, err error, free []SlotAmount) string {
 				}
 				if f.Amount.Less(e.Amount) {
 					return fmt.Sprintf("fragmented: %s free, less than the %s %s requested; with fragmentation disallowed, Backend.AI refuses it as fragmented before it counts what is free",
-						f.Amount, e.Amount, e.Slot)
+						amountWords(e.Slot, f.Amount), amountWords(e.Slot, e.Amount), e.Slot)
 				}
 				return fmt.Sprintf("fragmented: %s free, enough for the %s %s requested in total, but not on few enough devices to place it without fragmentation",
-					f.Amount, e.Amount, e.Slot)
+					amountWords(e.Slot, f.Amount), amountWords(e.Slot, e.Amount), e.Slot)
 			}
 		}
 	}

@@ -106,8 +106,10 @@ func TestPreview(t *testing.T) {
 		},
 		{
 			name: "the agent's mem share is its capacity", request: "mem=30g",
-			want:    map[model.AgentID]string{"a1": "InsufficientResource", "a2": "{mem: {root: 3.221225472E+10}}"},
-			reasons: map[model.AgentID]string{"a1": "insufficient mem: 25769803776 free"},
+			want: map[model.AgentID]string{"a1": "InsufficientResource", "a2": "{mem: {root: 3.221225472E+10}}"},
+			// Sizes, as the request was written (it said 25769803776
+			// free, 32212254720 requested).
+			reasons: map[model.AgentID]string{"a1": "insufficient mem: 24g free, 30g requested"},
 		},
 		{
 			name: "below the quantum", settings: Settings{Quantum: dec("0.25")}, request: "cuda.shares=0.1",

@@ -110,6 +110,11 @@ func TestEditorSlotBased(t *testing.T) {
 		t.Errorf("the edit is not shown:\n%s", v)
 	}
 	typeKeys(a, "A")
+	// The confirmation lists what it writes: the dialog said "Write 1
+	// change" and listed nothing, as it named only device and mem changes.
+	if v := screen(a); !strings.Contains(v, "Write 1 change") || !strings.Contains(v, string(fake.Agent0)+": cuda.shares 2.0 → 1.5") {
+		t.Errorf("the apply dialog does not say what it writes:\n%s", v)
+	}
 	press(a, tab, enter)
 	after := mustRead(t, path)
 	if !strings.Contains(after, `"cuda.shares" = "1.5"`) {

@@ -761,6 +761,15 @@ func (e *Editor) askApply() {
 		if !ag.MemFrom.Equal(ag.MemTo) {
 			parts = append(parts, "mem "+memOrNone(ag.MemFrom)+" → "+memOrNone(ag.MemTo))
 		}
+		if p.Format == agentconfig.FormatSlotBased {
+			// A slot-based edit changes amounts, not devices: without
+			// these the dialog asked to write changes it did not name.
+			for _, c := range ag.Capacity {
+				if c.Slot != model.SlotMem {
+					parts = append(parts, string(c.Slot)+" "+c.From.String()+" → "+c.To.String())
+				}
+			}
+		}
 		if len(parts) > 0 {
 			d.Body = append(d.Body, []kit.Span{{Lvl: kit.LvlPlain, Text: "  " + string(ag.Agent) + ": "}, {Lvl: kit.LvlDim, Text: strings.Join(parts, "; ")}})
 		}
