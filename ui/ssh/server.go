@@ -76,6 +76,11 @@ type Config struct {
 	// MaxSessionsPerKey is the most sessions one key holds at once; 0
 	// means DefaultMaxSessionsPerKey.
 	MaxSessionsPerKey int
+	// MaxStartups and PerSourceMaxStartups limit the connections that
+	// have not authenticated yet, in total and per source address (see
+	// Startups); zero means DefaultMaxStartups and
+	// DefaultPerSourceMaxStartups.
+	MaxStartups, PerSourceMaxStartups Startups
 	// StuckTimeout drops a session whose client has not taken its output
 	// (its SSH window stayed closed) for this long; 0 means
 	// DefaultStuckTimeout.
@@ -152,6 +157,10 @@ type Server struct {
 	stuck time.Duration
 	// Connection limits (see limits.go).
 	noSession, connIdle, maxConn time.Duration
+	// startups counts the connections not authenticated yet; refused
+	// bounds the log lines of refused keys and connections (startups.go).
+	startups *startups
+	refused  *logLimit
 
 	ctx    context.Context // ends when the server closes
 	cancel context.CancelFunc
@@ -228,11 +237,19 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxSessionsPerKey <= 0 {
 		cfg.MaxSessionsPerKey = DefaultMaxSessionsPerKey
 	}
+	if cfg.MaxStartups == (Startups{}) {
+		cfg.MaxStartups = DefaultMaxStartups
+	}
+	if cfg.PerSourceMaxStartups == (Startups{}) {
+		cfg.PerSourceMaxStartups = DefaultPerSourceMaxStartups
+	}
 	s := &Server{cfg: cfg, log: cfg.Logger, sessions: map[ssh.Session]*session{}, readKeys: ReadAuthorizedKeys,
 		newModel: func(sub <-chan *model.Snapshot, o uiconsole.Options) sessionModel { return uiconsole.New(sub, o) }}
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+	s.startups = newStartups(cfg.MaxStartups, cfg.PerSourceMaxStartups)
+	s.refused = &logLimit{burst: refusedBurst, window: refusedWindow, log: s.log}
 	switch {
 	case cfg.IdleTimeout == 0:
 		s.idle = DefaultIdleTimeout
@@ -269,6 +286,7 @@ func New(cfg Config) (*Server, error) {
 			srv.MaxTimeout = s.maxConn
 			srv.ConnCallback = s.onConn
 			srv.ConnectionFailedCallback = s.connFailed
+			srv.ServerConfigCallback = s.serverConfig
 			// Only sessions, behind the limits; every other channel type
 			// (forwarding) is refused by having no handler.
 			srv.ChannelHandlers = map[string]ssh.ChannelHandler{"session": s.sessionChannel}
@@ -299,7 +317,8 @@ func (s *Server) Serve(ln net.Listener) error {
 		go s.watchKeys()
 	})
 	s.log.Info("listening", "addr", ln.Addr().String(), "max_sessions", s.cfg.MaxSessions,
-		"max_viewer_sessions", s.cfg.MaxViewerSessions, "max_sessions_per_key", s.cfg.MaxSessionsPerKey, "idle_timeout", s.idle.String())
+		"max_viewer_sessions", s.cfg.MaxViewerSessions, "max_sessions_per_key", s.cfg.MaxSessionsPerKey, "idle_timeout", s.idle.String(),
+		"max_startups", s.cfg.MaxStartups.String(), "per_source_max_startups", s.cfg.PerSourceMaxStartups.String())
 	err := s.srv.Serve(ln)
 	if errors.Is(err, ssh.ErrServerClosed) {
 		return nil
@@ -336,6 +355,7 @@ func (s *Server) Close() error {
 	s.cancel()
 	err := s.srv.Close()
 	s.wg.Wait()
+	s.refused.stop()
 	if err != nil {
 		return fmt.Errorf("sshserve: %w", err)
 	}
@@ -372,11 +392,13 @@ func (s *Server) authorize(ctx ssh.Context, pub ssh.PublicKey) bool {
 	if keysErr != nil {
 		// The file cannot be read now: whether this key is still in it is
 		// unknown, so it gets no new login.
-		s.log.Info("refused key", "user", user, "remote", addrString(ctx.RemoteAddr()), "key", gossh.FingerprintSHA256(pub),
-			"why", "authorized keys cannot be read now")
+		if s.refused.allow() {
+			s.log.Info("refused key", "user", user, "remote", addrString(ctx.RemoteAddr()), "key", gossh.FingerprintSHA256(pub),
+				"why", "authorized keys cannot be read now")
+		}
 		return false
 	}
-	if !ok {
+	if !ok && s.refused.allow() {
 		s.log.Info("refused key", "user", user, "remote", addrString(ctx.RemoteAddr()), "key", gossh.FingerprintSHA256(pub))
 	}
 	return ok
@@ -385,6 +407,9 @@ func (s *Server) authorize(ctx ssh.Context, pub ssh.PublicKey) bool {
 // connFailed logs a connection that did not get through the handshake:
 // no authorized key, wrong protocol, handshake timeout.
 func (s *Server) connFailed(conn net.Conn, err error) {
+	if !s.refused.allow() {
+		return
+	}
 	s.log.Info("refused connection", "remote", addrString(conn.RemoteAddr()), "err", err.Error())
 }
 
