@@ -48,8 +48,9 @@ In a session, :theme NAME picks a built-in theme or one of --theme-dir: never a 
 viewer types makes the server read a file.
 
 Limits: --max-sessions is shared out so that viewers cannot lock operators out: viewer keys'
-sessions and every snapshot --follow stream (any key's) hold at most --max-viewer-sessions
-(default a quarter of --max-sessions), and one key at most --max-sessions-per-key (default 4).
+consoles hold at most --max-viewer-sessions (default a quarter of --max-sessions), snapshot
+--follow streams (any key's: a fleet's) a share of their own, --max-stream-sessions (default a
+quarter too), and one key at most --max-sessions-per-key (default 4).
 A session's output never waits on its client: a client that takes none of it for --stuck-timeout
 (default 30s), or lets 4 MiB pile up, is dropped and its slot freed; window changes reach the
 console at most ten times a second (the newest wins). SIGTERM or SIGINT closes every session and
@@ -78,6 +79,7 @@ type serveFlags struct {
 	// maxViewerSessions is the viewers' and streams' share of
 	// maxSessions (0: a quarter of it); maxPerKey caps one key.
 	maxViewerSessions int
+	maxStreamSessions int
 	maxPerKey         int
 	stuckTimeout      time.Duration
 	idleTimeout       time.Duration
@@ -123,7 +125,8 @@ func newServeCmd() *cobra.Command {
 	fl.StringVar(&sf.authorizedKeys, "authorized-keys", "", "OpenSSH authorized_keys file: who may connect, and as what (required)")
 	fl.StringVar(&sf.hostKey, "host-key", "", "host key file, created with mode 0600 when missing (required)")
 	fl.IntVar(&sf.maxSessions, "max-sessions", sshserve.DefaultMaxSessions, "most sessions at once")
-	fl.IntVar(&sf.maxViewerSessions, "max-viewer-sessions", 0, "most sessions at once of viewer keys and snapshot --follow streams, so operators keep the rest (default: a quarter of --max-sessions, at least 1)")
+	fl.IntVar(&sf.maxViewerSessions, "max-viewer-sessions", 0, "most consoles at once of viewer keys, so operators keep the rest (default: a quarter of --max-sessions, at least 1)")
+	fl.IntVar(&sf.maxStreamSessions, "max-stream-sessions", 0, "most snapshot --follow streams at once (any key's: fleets), a share of their own (default: a quarter of --max-sessions, at least 1)")
 	fl.IntVar(&sf.maxPerKey, "max-sessions-per-key", sshserve.DefaultMaxSessionsPerKey, "most sessions one key holds at once (consoles and streams)")
 	fl.StringVar(&sf.maxStartups, "max-startups", sshserve.DefaultMaxStartups.String(), "unauthenticated connections at once, as sshd's MaxStartups start:rate:full: from start on a new one is dropped with rate % chance, rising to all at full")
 	fl.StringVar(&sf.perSourceMaxStartups, "per-source-max-startups", sshserve.DefaultPerSourceMaxStartups.String(), "the same limit per source address (start:rate:full, or N)")
@@ -149,6 +152,8 @@ func (f *serveFlags) check(cmd *cobra.Command) error {
 		return usageErr("serve: --max-sessions %d: want at least 1", f.maxSessions)
 	case f.maxViewerSessions < 0 || f.maxViewerSessions > f.maxSessions:
 		return usageErr("serve: --max-viewer-sessions %d: want 1 to --max-sessions (%d), or 0 for a quarter of it", f.maxViewerSessions, f.maxSessions)
+	case f.maxStreamSessions < 0 || f.maxStreamSessions > f.maxSessions:
+		return usageErr("serve: --max-stream-sessions %d: want 1 to --max-sessions (%d), or 0 for a quarter of it", f.maxStreamSessions, f.maxSessions)
 	case f.maxPerKey < 1:
 		return usageErr("serve: --max-sessions-per-key %d: want at least 1", f.maxPerKey)
 	case f.stuckTimeout < time.Second:
@@ -286,7 +291,7 @@ func runServe(ctx context.Context, r serveRun) (err error) {
 
 	scfg := sshserve.Config{
 		Subscribe: eng.Subscribe, AuthorizedKeys: r.serve.authorizedKeys, HostKey: r.serve.hostKey,
-		MaxSessions: r.serve.maxSessions, MaxViewerSessions: r.serve.maxViewerSessions,
+		MaxSessions: r.serve.maxSessions, MaxViewerSessions: r.serve.maxViewerSessions, MaxStreamSessions: r.serve.maxStreamSessions,
 		MaxSessionsPerKey: r.serve.maxPerKey, MaxStartups: r.serve.startups, PerSourceMaxStartups: r.serve.perSourceStartups,
 		StuckTimeout: r.serve.stuckTimeout, IdleTimeout: idleConfig(r.serve.idleTimeout),
 		ThemeDir: r.serve.themeDir, Logger: logger, UI: uopts,

@@ -68,11 +68,18 @@ type Config struct {
 	HostKey string
 	// MaxSessions is the most sessions at once; 0 means DefaultMaxSessions.
 	MaxSessions int
-	// MaxViewerSessions is the most sessions at once of viewer keys and
-	// of snapshot --follow streams (any key's), so that operators always
-	// have MaxSessions-MaxViewerSessions slots; 0 means a quarter of
-	// MaxSessions (at least 1). It is capped at MaxSessions.
+	// MaxViewerSessions is the most consoles (and one-shot snapshots) at
+	// once of viewer keys, so that viewers cannot take the slots operators
+	// need; 0 means a quarter of MaxSessions (at least 1). It is capped at
+	// MaxSessions.
 	MaxViewerSessions int
+	// MaxStreamSessions is the most snapshot --follow streams at once,
+	// any key's: the fleet's machine streams have a share of their own,
+	// so viewers' consoles cannot lock a fleet out, nor streams the
+	// consoles. 0 means a quarter of MaxSessions (at least 1); capped at
+	// MaxSessions. Operators' consoles have the slots the two shares
+	// leave.
+	MaxStreamSessions int
 	// MaxSessionsPerKey is the most sessions one key holds at once; 0
 	// means DefaultMaxSessionsPerKey.
 	MaxSessionsPerKey int
@@ -200,8 +207,9 @@ type session struct {
 	maxTimer  *time.Timer // the connection's lifetime
 	cs        *connState  // the connection's counts
 	stream    bool        // a snapshot stream, not a console
-	// viewerShare says the session counts against MaxViewerSessions.
-	viewerShare bool
+	// viewerShare says the session counts against MaxViewerSessions,
+	// streamShare against MaxStreamSessions.
+	viewerShare, streamShare bool
 	// out is the session's output (see outQueue): the console and the
 	// stream write there, never to the channel itself.
 	out *outQueue
@@ -234,6 +242,10 @@ func New(cfg Config) (*Server, error) {
 		cfg.MaxViewerSessions = max(cfg.MaxSessions/4, 1)
 	}
 	cfg.MaxViewerSessions = min(cfg.MaxViewerSessions, cfg.MaxSessions)
+	if cfg.MaxStreamSessions <= 0 {
+		cfg.MaxStreamSessions = max(cfg.MaxSessions/4, 1)
+	}
+	cfg.MaxStreamSessions = min(cfg.MaxStreamSessions, cfg.MaxSessions)
 	if cfg.MaxSessionsPerKey <= 0 {
 		cfg.MaxSessionsPerKey = DefaultMaxSessionsPerKey
 	}
@@ -317,7 +329,7 @@ func (s *Server) Serve(ln net.Listener) error {
 		go s.watchKeys()
 	})
 	s.log.Info("listening", "addr", ln.Addr().String(), "max_sessions", s.cfg.MaxSessions,
-		"max_viewer_sessions", s.cfg.MaxViewerSessions, "max_sessions_per_key", s.cfg.MaxSessionsPerKey, "idle_timeout", s.idle.String(),
+		"max_viewer_sessions", s.cfg.MaxViewerSessions, "max_stream_sessions", s.cfg.MaxStreamSessions, "max_sessions_per_key", s.cfg.MaxSessionsPerKey, "idle_timeout", s.idle.String(),
 		"max_startups", s.cfg.MaxStartups.String(), "per_source_max_startups", s.cfg.PerSourceMaxStartups.String())
 	err := s.srv.Serve(ln)
 	if errors.Is(err, ssh.ErrServerClosed) {
@@ -501,8 +513,11 @@ func (s *Server) keyRole(pub ssh.PublicKey) (agentconfig.Role, string) {
 // A stream has no idle timeout: it gets no input by design, and its
 // heartbeats keep the connection moving.
 //
-// Viewers' sessions and every follow stream share MaxViewerSessions, so
-// that viewers cannot take the slots operators need; each key holds at
+// Viewers' consoles share MaxViewerSessions, so that viewers cannot take
+// the slots operators need, and every follow stream (a fleet's) shares
+// MaxStreamSessions, so that viewers' consoles cannot lock a fleet out:
+// two viewer keys holding 8 consoles refused an operator's fleet stream,
+// and every fleet console showed the node unreachable. Each key holds at
 // most MaxSessionsPerKey.
 func (s *Server) admit(sess ssh.Session, pub ssh.PublicKey, id Identity, stream, follow bool) (*session, string) {
 	s.mu.Lock()
@@ -525,11 +540,14 @@ func (s *Server) admit(sess ssh.Session, pub ssh.PublicKey, id Identity, stream,
 		id.Role = agentconfig.RoleViewer
 	}
 	wire := string(pub.Marshal())
-	share := id.Role == agentconfig.RoleViewer || follow
-	viewers, byKey := 0, 0
+	share := id.Role == agentconfig.RoleViewer && !follow
+	viewers, streams, byKey := 0, 0, 0
 	for _, o := range s.sessions {
 		if o.viewerShare {
 			viewers++
+		}
+		if o.streamShare {
+			streams++
 		}
 		if o.wire == wire {
 			byKey++
@@ -539,10 +557,14 @@ func (s *Server) admit(sess ssh.Session, pub ssh.PublicKey, id Identity, stream,
 		return nil, fmt.Sprintf("this key holds %d sessions already (the limit per key is %d): try again later", byKey, s.cfg.MaxSessionsPerKey)
 	}
 	if share && viewers >= s.cfg.MaxViewerSessions {
-		return nil, fmt.Sprintf("too many viewer sessions and snapshot streams (the limit is %d of %d sessions): try again later",
+		return nil, fmt.Sprintf("too many viewer sessions (the limit is %d of %d sessions): try again later",
 			s.cfg.MaxViewerSessions, s.cfg.MaxSessions)
 	}
-	ls := &session{id: id, wire: wire, keyRole: k.Role, start: time.Now(), stream: stream, viewerShare: share}
+	if follow && streams >= s.cfg.MaxStreamSessions {
+		return nil, fmt.Sprintf("too many snapshot streams (the limit is %d of %d sessions): try again later",
+			s.cfg.MaxStreamSessions, s.cfg.MaxSessions)
+	}
+	ls := &session{id: id, wire: wire, keyRole: k.Role, start: time.Now(), stream: stream, viewerShare: share, streamShare: follow}
 	ls.ctx, ls.cancel = context.WithCancel(sess.Context())
 	ls.conn, _ = sess.Context().Value(ssh.ContextKeyConn).(*gossh.ServerConn)
 	ls.lastInput.Store(time.Now().UnixNano())
