@@ -224,3 +224,30 @@ func (w lockedWriter) Write(p []byte) (int, error) {
 	defer w.mu.Unlock()
 	return w.w.Write(p)
 }
+
+// FuzzParseStartups: a --max-startups value never crashes the parser; one
+// it takes is a sane limit that reads back as itself, and an error stays
+// short whatever the input.
+func FuzzParseStartups(f *testing.F) {
+	for _, s := range []string{"10:30:100", "20", "0:0:0", "1:100:1", "10:30", "9999999999:1:1", ":::", "1:2:3:4"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if len(s) > 4096 {
+			return
+		}
+		m, err := ParseStartups(s)
+		if err != nil {
+			if len(err.Error()) > 300 {
+				t.Fatalf("error of %d bytes", len(err.Error()))
+			}
+			return
+		}
+		if m.Start < 1 || m.Full < m.Start || m.Rate < 1 || m.Rate > 100 {
+			t.Fatalf("%q: took %+v", s, m)
+		}
+		if back, err := ParseStartups(m.String()); err != nil || back != m {
+			t.Fatalf("%q: %+v reads back as %+v, %v", s, m, back, err)
+		}
+	})
+}
