@@ -48,8 +48,9 @@ In a session, :theme NAME picks a built-in theme or one of --theme-dir: never a 
 viewer types makes the server read a file.
 
 Limits: --max-sessions is shared out so that viewers cannot lock operators out: viewer keys'
-sessions and every snapshot --follow stream (any key's) hold at most --max-viewer-sessions
-(default a quarter of --max-sessions), and one key at most --max-sessions-per-key (default 4).
+consoles hold at most --max-viewer-sessions (default a quarter of --max-sessions), snapshot
+--follow streams (any key's: a fleet's) a share of their own, --max-stream-sessions (default a
+quarter too), and one key at most --max-sessions-per-key (default 4).
 A session's output never waits on its client: a client that takes none of it for --stuck-timeout
 (default 30s), or lets 4 MiB pile up, is dropped and its slot freed; window changes reach the
 console at most ten times a second (the newest wins). SIGTERM or SIGINT closes every session and
@@ -57,6 +58,10 @@ stops the server; what has not stopped after 3 seconds is ended then (a second s
 A session's window is capped at 500x200 cells; a connection holds at most 4 sessions and
 64 environment variables per session; one with no console is closed after a minute, one where
 nothing moves after 5 minutes, and any after 24 hours (its sessions are told first).
+Connections not authenticated yet are limited as by sshd's MaxStartups: --max-startups
+(default 64:30:256) in total and --per-source-max-startups (default 10:30:20) per address;
+beyond start a new one is dropped at once with rate % chance, rising to every one at full.
+Refused keys and connections are logged 20 a minute; one line then says how many more.
 authorized_keys is refused, as by sshd's StrictModes, when group or others may write it or a
 directory above it; RSA keys under 2048 bits are skipped. When the file cannot be read for a
 moment (too many open files), new logins are refused and live sessions go on.
@@ -74,6 +79,7 @@ type serveFlags struct {
 	// maxViewerSessions is the viewers' and streams' share of
 	// maxSessions (0: a quarter of it); maxPerKey caps one key.
 	maxViewerSessions int
+	maxStreamSessions int
 	maxPerKey         int
 	stuckTimeout      time.Duration
 	idleTimeout       time.Duration
@@ -85,6 +91,10 @@ type serveFlags struct {
 	// metricsListen, when set, also serves the engine's Prometheus
 	// metrics there (fgtop exporter's endpoint).
 	metricsListen string
+	// maxStartups and perSourceMaxStartups limit unauthenticated
+	// connections (sshd's MaxStartups form); check parses them.
+	maxStartups, perSourceMaxStartups string
+	startups, perSourceStartups       sshserve.Startups
 }
 
 func newServeCmd() *cobra.Command {
@@ -115,8 +125,11 @@ func newServeCmd() *cobra.Command {
 	fl.StringVar(&sf.authorizedKeys, "authorized-keys", "", "OpenSSH authorized_keys file: who may connect, and as what (required)")
 	fl.StringVar(&sf.hostKey, "host-key", "", "host key file, created with mode 0600 when missing (required)")
 	fl.IntVar(&sf.maxSessions, "max-sessions", sshserve.DefaultMaxSessions, "most sessions at once")
-	fl.IntVar(&sf.maxViewerSessions, "max-viewer-sessions", 0, "most sessions at once of viewer keys and snapshot --follow streams, so operators keep the rest (default: a quarter of --max-sessions, at least 1)")
+	fl.IntVar(&sf.maxViewerSessions, "max-viewer-sessions", 0, "most consoles at once of viewer keys, so operators keep the rest (default: a quarter of --max-sessions, at least 1)")
+	fl.IntVar(&sf.maxStreamSessions, "max-stream-sessions", 0, "most snapshot --follow streams at once (any key's: fleets), a share of their own (default: a quarter of --max-sessions, at least 1)")
 	fl.IntVar(&sf.maxPerKey, "max-sessions-per-key", sshserve.DefaultMaxSessionsPerKey, "most sessions one key holds at once (consoles and streams)")
+	fl.StringVar(&sf.maxStartups, "max-startups", sshserve.DefaultMaxStartups.String(), "unauthenticated connections at once, as sshd's MaxStartups start:rate:full: from start on a new one is dropped with rate % chance, rising to all at full")
+	fl.StringVar(&sf.perSourceMaxStartups, "per-source-max-startups", sshserve.DefaultPerSourceMaxStartups.String(), "the same limit per source address (start:rate:full, or N)")
 	fl.DurationVar(&sf.stuckTimeout, "stuck-timeout", sshserve.DefaultStuckTimeout, "drop a session whose client takes none of its output for this long")
 	fl.DurationVar(&sf.idleTimeout, "idle-timeout", sshserve.DefaultIdleTimeout, "close a session after this long without input (0: never)")
 	fl.StringVar(&sf.themeDir, "theme-dir", "", "directory of theme files (NAME.toml) sessions may pick with :theme NAME (default: built-in themes only; a session never names a path)")
@@ -139,12 +152,21 @@ func (f *serveFlags) check(cmd *cobra.Command) error {
 		return usageErr("serve: --max-sessions %d: want at least 1", f.maxSessions)
 	case f.maxViewerSessions < 0 || f.maxViewerSessions > f.maxSessions:
 		return usageErr("serve: --max-viewer-sessions %d: want 1 to --max-sessions (%d), or 0 for a quarter of it", f.maxViewerSessions, f.maxSessions)
+	case f.maxStreamSessions < 0 || f.maxStreamSessions > f.maxSessions:
+		return usageErr("serve: --max-stream-sessions %d: want 1 to --max-sessions (%d), or 0 for a quarter of it", f.maxStreamSessions, f.maxSessions)
 	case f.maxPerKey < 1:
 		return usageErr("serve: --max-sessions-per-key %d: want at least 1", f.maxPerKey)
 	case f.stuckTimeout < time.Second:
 		return usageErr("serve: --stuck-timeout %s: want 1s or more", f.stuckTimeout)
 	case f.idleTimeout < 0:
 		return usageErr("serve: --idle-timeout %s: want 0 (never) or more", f.idleTimeout)
+	}
+	var err error
+	if f.startups, err = sshserve.ParseStartups(f.maxStartups); err != nil {
+		return usageErr("serve: --max-startups %v", err)
+	}
+	if f.perSourceStartups, err = sshserve.ParseStartups(f.perSourceMaxStartups); err != nil {
+		return usageErr("serve: --per-source-max-startups %v", err)
 	}
 	if f.themeDir != "" {
 		if st, err := os.Stat(f.themeDir); err != nil || !st.IsDir() {
@@ -269,8 +291,9 @@ func runServe(ctx context.Context, r serveRun) (err error) {
 
 	scfg := sshserve.Config{
 		Subscribe: eng.Subscribe, AuthorizedKeys: r.serve.authorizedKeys, HostKey: r.serve.hostKey,
-		MaxSessions: r.serve.maxSessions, MaxViewerSessions: r.serve.maxViewerSessions,
-		MaxSessionsPerKey: r.serve.maxPerKey, StuckTimeout: r.serve.stuckTimeout, IdleTimeout: idleConfig(r.serve.idleTimeout),
+		MaxSessions: r.serve.maxSessions, MaxViewerSessions: r.serve.maxViewerSessions, MaxStreamSessions: r.serve.maxStreamSessions,
+		MaxSessionsPerKey: r.serve.maxPerKey, MaxStartups: r.serve.startups, PerSourceMaxStartups: r.serve.perSourceStartups,
+		StuckTimeout: r.serve.stuckTimeout, IdleTimeout: idleConfig(r.serve.idleTimeout),
 		ThemeDir: r.serve.themeDir, Logger: logger, UI: uopts,
 	}
 	if r.configured != nil {

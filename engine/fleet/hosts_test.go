@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -19,6 +20,12 @@ func TestParseHosts(t *testing.T) {
 		{":22", "", "no host"},
 		{"user@host:22", "", "not a host"},
 		{"# only comments\n", "", "no hosts"},
+		{"node-01.rack_2.example.com.:22 fe80::1%eth0 [fe80::1%eth0]:22", "node-01.rack_2.example.com.:22 [fe80::1%eth0]:2222 [fe80::1%eth0]:22", ""},
+		{"-node", "", "not a host name"},
+		{"a..b", "", "not a host name"},
+		{"a/b", "", `"a"…: not a host name`},
+		{"[a:SECRET]:22", "", `""…: not a host name`},
+		{"node01\nroot:x:0:0:root:/root:/bin/bash\nnode02", "", `line 2: "root"…: not a host name or address`},
 	}
 	for _, c := range cases {
 		got, err := ParseHosts(c.in)
@@ -33,13 +40,59 @@ func TestParseHosts(t *testing.T) {
 	}
 }
 
-// FuzzParseHosts: a hosts file never crashes the parser, and every host
-// it accepts is a HOST:PORT that parses again to itself.
+// TestHostsFileOfSecrets: a file that is not a hosts file (/etc/shadow)
+// is refused whole, its bad lines named by number, and the error quotes
+// nothing past a line's host part: before, each line became a node name,
+// password hash and all.
+func TestHostsFileOfSecrets(t *testing.T) {
+	var shadow strings.Builder
+	secrets := []string{}
+	for i := range 12 {
+		secret := fmt.Sprintf("$6$salt%02d$SECRETHASH%02dabcdefABCDEF0123456789./", i, i)
+		if i%3 == 2 {
+			// An old DES hash: host-name characters only.
+			secret = fmt.Sprintf("SECRETdes%02dAbCdEf", i)
+		}
+		secrets = append(secrets, secret)
+		fmt.Fprintf(&shadow, "user%02d:%s:19000:0:99999:7:::\n", i, secret)
+	}
+	_, err := ParseHosts(shadow.String())
+	if err == nil {
+		t.Fatal("a shadow file read as hosts")
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, "12 lines are not hosts") || !strings.Contains(msg, "lines 1, 2, 3, 4, 5 and 7 more") ||
+		!strings.Contains(msg, `line 1: "user00"…`) {
+		t.Fatalf("error %q: want the count, the first line numbers and the first line's host part", msg)
+	}
+	for _, s := range secrets {
+		if strings.Contains(msg, s[:10]) {
+			t.Fatalf("error %q quotes a secret (%s)", msg, s)
+		}
+	}
+	if strings.Contains(msg, "SECRET") || strings.Contains(msg, "19000") {
+		t.Fatalf("error %q quotes more than a host part", msg)
+	}
+}
+
+// FuzzParseHosts: a hosts file never crashes the parser, every host it
+// accepts is a HOST:PORT that parses again to itself, and an error never
+// quotes what follows a bad host's first ':'.
 func FuzzParseHosts(f *testing.F) {
 	f.Add("node01\nnode02:2200 # c\n[::1]:22,a")
+	f.Add("root:$6$salt$hash:19000:0:99999:7:::\nbin:*:19000::::::")
+	f.Add("root:x:0:0:root:/root:/bin/bash")
+	f.Add("a:SECRET")
+	f.Add("[a:SECRET]:22")
 	f.Fuzz(func(t *testing.T, text string) {
+		if len(text) > 1<<16 {
+			return
+		}
 		hosts, err := ParseHosts(text)
 		if err != nil {
+			if strings.Contains(err.Error(), ":SECRET") || len(err.Error()) > 1024 {
+				t.Fatalf("error %q: quotes past a host part, or is unbounded", err)
+			}
 			return
 		}
 		for _, h := range hosts {

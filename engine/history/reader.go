@@ -1,6 +1,7 @@
 package history
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -175,7 +176,11 @@ func (r *Reader) Span() (from, to time.Time, err error) {
 }
 
 // At replays the record up to t and returns the node as it was then.
-func (r *Reader) At(t time.Time) (*Result, error) {
+func (r *Reader) At(t time.Time) (*Result, error) { return r.AtContext(context.Background(), t) }
+
+// AtContext is At that gives up, with ctx's error, once ctx is done: a
+// console's read that a newer one replaced, or whose session ended.
+func (r *Reader) AtContext(ctx context.Context, t time.Time) (*Result, error) {
 	if len(r.segs) == 0 {
 		return nil, ErrEmpty
 	}
@@ -192,6 +197,9 @@ func (r *Reader) At(t time.Time) (*Result, error) {
 		i--
 	}
 	for ; i >= 0; i-- {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("history: %w", err)
+		}
 		sr := r.readOf(i, false, true)
 		if sr.err != nil || sr.data.Checkpoint == nil {
 			why := "cannot be read"
@@ -204,7 +212,7 @@ func (r *Reader) At(t time.Time) (*Result, error) {
 				Why: fmt.Sprintf("segment %s: %s", filepath.Base(sr.file.Path), why)})
 			continue
 		}
-		w := walker{stopPast: true}
+		w := walker{stopPast: true, ctx: ctx}
 		st := newState()
 		w.scan(sr, st, t)
 		if w.err != nil {
@@ -292,7 +300,14 @@ type walker struct {
 	onGroup func(tm time.Time, grp []rawRec, ckpt bool)
 	// onJournal is handed each agent.toml journal record's body.
 	onJournal func(body []byte)
+	// ctx, when set, stops the scan once done (err says so); looked at
+	// every ctxEvery ticks.
+	ctx   context.Context
+	ticks int
 }
+
+// ctxEvery is how many ticks a scan replays between looks at its context.
+const ctxEvery = 64
 
 // scan replays the segment into st (nil: only find where it ends) up to
 // and including the groups whose tick is at or before until (zero: all).
@@ -312,6 +327,12 @@ func (w *walker) scan(sr *segRead, st *state, until time.Time) {
 			}
 			switch typ {
 			case recTick:
+				if w.ctx != nil {
+					if w.ticks++; w.ticks%ctxEvery == 0 && w.ctx.Err() != nil {
+						w.err, stop = fmt.Errorf("history: %w", w.ctx.Err()), true
+						break
+					}
+				}
 				d := dec{b: body}
 				seq := d.uvarint()
 				tm := time.Unix(0, d.varint())
@@ -436,6 +457,11 @@ func gapBetween(end, next time.Time, clean, rotated, continues bool) (Missing, b
 // passing of time, not a tick of utilisation only. ok is false when
 // there is none that way.
 func (r *Reader) Step(t time.Time, dir int) (time.Time, bool) {
+	return r.StepContext(context.Background(), t, dir)
+}
+
+// StepContext is Step that gives up (ok false) once ctx is done.
+func (r *Reader) StepContext(ctx context.Context, t time.Time, dir int) (time.Time, bool) {
 	if len(r.segs) == 0 {
 		return time.Time{}, false
 	}
@@ -448,12 +474,15 @@ func (r *Reader) Step(t time.Time, dir int) (time.Time, bool) {
 		inc = 1
 	}
 	for ; i >= 0 && i < len(r.segs); i += inc {
+		if ctx.Err() != nil {
+			return time.Time{}, false
+		}
 		sr := r.read(i, false)
 		if sr.err != nil || sr.data == nil {
 			continue
 		}
 		var found time.Time
-		w := walker{onGroup: func(tm time.Time, grp []rawRec, ckpt bool) {
+		w := walker{ctx: ctx, onGroup: func(tm time.Time, grp []rawRec, ckpt bool) {
 			if len(grp) == 0 {
 				return
 			}
@@ -465,6 +494,9 @@ func (r *Reader) Step(t time.Time, dir int) (time.Time, bool) {
 			}
 		}}
 		w.scan(sr, nil, time.Time{})
+		if w.err != nil {
+			return time.Time{}, false
+		}
 		if !found.IsZero() {
 			return found, true
 		}

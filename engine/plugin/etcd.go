@@ -5,15 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/url"
 	"strings"
 	"sync"
 	"time"
 
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 	"google.golang.org/grpc/grpclog"
 
+	"github.com/fgtop/fgtop/internal/untrusted"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -57,8 +60,16 @@ func NodePrefix(namespace string, agent model.AgentID) string {
 	return "/sorna/" + namespace + "/nodes/agents/" + string(agent) + "/config/plugins/accelerator/" + EntryPoint + "/"
 }
 
-// maxKeys bounds one prefix read.
-const maxKeys = 4096
+// Bounds of a prefix read. The read is paged (pageKeys a request, all
+// pages at one revision): one request of at most 4,096 keys hid every
+// setting sorted after them, and a node showed capacity 13.50 instead of
+// 4.00 with settings_ok true (issue 31). maxKeys bounds what is kept:
+// values are clipped to MaxValueBytes, so 16,384 keys are at most about
+// 70 MB, and far more than settings; beyond it the read fails, in words.
+const (
+	pageKeys = 512
+	maxKeys  = 16384
+)
 
 var quietGRPC sync.Once
 
@@ -101,8 +112,11 @@ func ReadEtcd(ctx context.Context, o EtcdOptions) (map[model.AgentID]*Settings, 
 		return nil, etcdErr(o, err)
 	}
 	defer cli.Close()
-	st, _, err := readAll(ctx, cli, o)
-	return st, err
+	scopes, err := readAll(ctx, cli, o)
+	if err != nil {
+		return nil, err
+	}
+	return settingsOf(o, scopes), nil
 }
 
 func etcdErr(o EtcdOptions, err error) error {
@@ -112,28 +126,53 @@ func etcdErr(o EtcdOptions, err error) error {
 	return fmt.Errorf("etcd at %s: %w", o.Addr(), err)
 }
 
-// readAll reads every scope; rev is the store revision of the first
-// read, from which a watch misses nothing.
-func readAll(ctx context.Context, cli *clientv3.Client, o EtcdOptions) (st map[model.AgentID]*Settings, rev int64, err error) {
+// scope is one prefix's keys as read and since followed: raw by etcd
+// key, flat by the settings key the agent sees (RelKey), key and value
+// through untrusted.Text, and rev the revision the view is at.
+type scope struct {
+	prefix string
+	raw    map[string]string
+	// flat and src: the settings keys, and the etcd key each one's value
+	// came from (two etcd keys may unquote to one settings key; the later
+	// one in key order wins, as in a read of the whole prefix).
+	flat, src map[string]string
+	rev       int64
+}
+
+// readAll reads every scope: the global one, then each agent's node
+// scope, each at its own revision, from which its watch misses nothing.
+func readAll(ctx context.Context, cli *clientv3.Client, o EtcdOptions) ([]*scope, error) {
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
-	global, rev, err := readPrefix(ctx, cli, GlobalPrefix(o.Namespace))
-	if err != nil {
-		return nil, 0, etcdErr(o, err)
+	prefixes := []string{GlobalPrefix(o.Namespace)}
+	for _, a := range o.Agents {
+		prefixes = append(prefixes, NodePrefix(o.Namespace, a))
 	}
+	out := make([]*scope, 0, len(prefixes))
+	for _, p := range prefixes {
+		sc, err := readPrefix(ctx, cli, p)
+		if err != nil {
+			return nil, etcdErr(o, err)
+		}
+		out = append(out, sc)
+	}
+	return out, nil
+}
+
+// settingsOf merges and parses the scopes (as readAll returns them) per
+// agent. Only the keys Parse reads are parsed: with thousands of keys
+// under the prefix, parsing (and scanning) all of them on each change
+// cost more than the change.
+func settingsOf(o EtcdOptions, scopes []*scope) map[model.AgentID]*Settings {
 	out := map[model.AgentID]*Settings{}
 	if len(o.Agents) == 0 {
-		out[""] = Parse(global)
-		return out, rev, nil
+		out[""] = parseClean(maps.Clone(scopes[0].flat))
+		return out
 	}
-	for _, a := range o.Agents {
-		node, _, err := readPrefix(ctx, cli, NodePrefix(o.Namespace, a))
-		if err != nil {
-			return nil, 0, etcdErr(o, err)
-		}
-		out[a] = Parse(Merge(global, node))
+	for i, a := range o.Agents {
+		out[a] = parseClean(Merge(scopes[0].flat, scopes[i+1].flat))
 	}
-	return out, rev, nil
+	return out
 }
 
 // Merge lays the node scope's flattened keys over the global scope's, as
@@ -149,24 +188,108 @@ func Merge(global, node map[string]string) map[string]string {
 	return m
 }
 
-func readPrefix(ctx context.Context, cli *clientv3.Client, prefix string) (map[string]string, int64, error) {
-	resp, err := cli.Get(ctx, prefix, clientv3.WithPrefix(), clientv3.WithLimit(maxKeys))
-	if err != nil {
-		return nil, 0, err
-	}
-	kv := make(map[string]string, len(resp.Kvs))
-	for _, x := range resp.Kvs {
-		k, ok := RelKey(prefix, string(x.Key))
-		if !ok {
-			continue
+// readPrefix reads every key under prefix, pageKeys at a time, all at
+// the revision of the first page.
+func readPrefix(ctx context.Context, cli *clientv3.Client, prefix string) (*scope, error) {
+	sc := &scope{prefix: prefix, raw: map[string]string{}}
+	end := clientv3.GetPrefixRangeEnd(prefix)
+	from := prefix
+	for {
+		opts := []clientv3.OpOption{clientv3.WithRange(end), clientv3.WithLimit(pageKeys)}
+		if sc.rev > 0 {
+			opts = append(opts, clientv3.WithRev(sc.rev))
 		}
-		v := string(x.Value)
-		if len(v) > MaxValueBytes {
-			v = v[:MaxValueBytes]
+		resp, err := cli.Get(ctx, from, opts...)
+		if err != nil {
+			return nil, err
 		}
-		kv[k] = v
+		if sc.rev == 0 {
+			sc.rev = resp.Header.Revision
+		}
+		for _, x := range resp.Kvs {
+			sc.raw[string(x.Key)] = clipValue(x.Value)
+		}
+		if len(sc.raw) > maxKeys {
+			return nil, tooManyKeys(prefix)
+		}
+		if !resp.More || len(resp.Kvs) == 0 {
+			break
+		}
+		from = string(resp.Kvs[len(resp.Kvs)-1].Key) + "\x00"
 	}
-	return kv, resp.Header.Revision, nil
+	sc.rebuild()
+	return sc, nil
+}
+
+func tooManyKeys(prefix string) error {
+	return fmt.Errorf("more than %d keys under %s: the plugin's settings are read whole, and this many are not settings; remove what does not belong there", maxKeys, prefix)
+}
+
+func clipValue(b []byte) string {
+	if len(b) > MaxValueBytes {
+		b = b[:MaxValueBytes]
+	}
+	return string(b)
+}
+
+// rebuild derives flat from raw.
+func (sc *scope) rebuild() {
+	sc.flat, sc.src = make(map[string]string, len(sc.raw)), make(map[string]string, len(sc.raw))
+	for k := range sc.raw {
+		sc.put(k)
+	}
+}
+
+// put sets flat's entry for etcd key k from raw, unless a later etcd key
+// holds it.
+func (sc *scope) put(k string) {
+	rel, ok := sc.relKey(k)
+	if !ok {
+		return
+	}
+	if cur, held := sc.src[rel]; held && cur > k {
+		return
+	}
+	sc.flat[rel], sc.src[rel] = untrusted.Text(sc.raw[k]), k
+}
+
+// relKey is the settings key of etcd key k, through untrusted.Text.
+func (sc *scope) relKey(k string) (string, bool) {
+	rel, ok := RelKey(sc.prefix, k)
+	return untrusted.Text(rel), ok
+}
+
+// apply takes one event of the scope's watch; changed is false when it
+// changes no settings key's value.
+func (sc *scope) apply(ev *clientv3.Event) (changed bool, err error) {
+	k := string(ev.Kv.Key)
+	sc.rev = max(sc.rev, ev.Kv.ModRevision)
+	rel, ok := sc.relKey(k)
+	switch ev.Type {
+	case clientv3.EventTypePut:
+		v := clipValue(ev.Kv.Value)
+		if old, had := sc.raw[k]; had && old == v {
+			return false, nil
+		}
+		sc.raw[k] = v
+		if len(sc.raw) > maxKeys {
+			return false, tooManyKeys(sc.prefix)
+		}
+		before, had := sc.flat[rel]
+		sc.put(k)
+		return ok && (!had || before != sc.flat[rel]), nil
+	case clientv3.EventTypeDelete:
+		if _, had := sc.raw[k]; !had {
+			return false, nil
+		}
+		delete(sc.raw, k)
+		if ok && sc.src[rel] == k {
+			// Another etcd key may unquote to the same settings key.
+			sc.rebuild()
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // RelKey turns an etcd key under prefix into the settings key the agent
@@ -212,17 +335,26 @@ func ishex(c byte) bool {
 }
 
 // WatchEtcd reads the settings, then follows them until ctx is done: a
-// change under any watched prefix is read again and reported at once;
-// besides the watch the settings are read every Recheck, so that a
-// stopped etcd is reported (Err) within Recheck + Timeout. Every reading
-// and every failure goes to report, from one goroutine; a failure is
-// retried every second.
+// change under any watched prefix is applied to the settings as read, and
+// the settings are reported at once. Every Recheck the number of keys
+// under each prefix is asked at the revision the view is at, which is
+// also how a stopped etcd is reported (Err) within Recheck + Timeout; a
+// count that differs (a gap), or a watch that fell behind a compaction,
+// reads everything again. Every reading and every failure goes to report,
+// from one goroutine; a failure is retried every second.
+//
+// A change does not read the prefix again: with 4,096 keys of 1.5 KB
+// under it, 20 writes a second cost every fgtop process 453 ms of CPU a
+// second that way (issue 31).
 func WatchEtcd(ctx context.Context, o EtcdOptions, report func(EtcdReading)) {
 	o.defaults()
 	for ctx.Err() == nil {
 		err := watchSession(ctx, o, report)
 		if ctx.Err() != nil {
 			return
+		}
+		if errors.Is(err, errResync) {
+			continue // read again at once, and say nothing: nothing failed
 		}
 		report(EtcdReading{Err: err})
 		select {
@@ -233,6 +365,18 @@ func WatchEtcd(ctx context.Context, o EtcdOptions, report func(EtcdReading)) {
 	}
 }
 
+// errResync ends a session whose view cannot be followed further (its
+// watch fell behind a compaction, or a recheck found a gap): the next one
+// reads everything again.
+var errResync = errors.New("etcd: the settings are read again")
+
+// watchResp is one watch response of scope i, or the end of its watch.
+type watchResp struct {
+	i     int
+	resp  clientv3.WatchResponse
+	ended bool
+}
+
 // watchSession runs one connection until it fails.
 func watchSession(ctx context.Context, o EtcdOptions, report func(EtcdReading)) error {
 	cli, err := newClient(o)
@@ -240,46 +384,35 @@ func watchSession(ctx context.Context, o EtcdOptions, report func(EtcdReading)) 
 		return etcdErr(o, err)
 	}
 	defer cli.Close()
-	st, rev, err := readAll(ctx, cli, o)
+	scopes, err := readAll(ctx, cli, o)
 	if err != nil {
 		return err
 	}
-	report(EtcdReading{Settings: st})
+	report(EtcdReading{Settings: settingsOf(o, scopes)})
 
 	wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
 	defer cancel()
-	events := make(chan error, 1)
-	prefixes := []string{GlobalPrefix(o.Namespace)}
-	for _, a := range o.Agents {
-		prefixes = append(prefixes, NodePrefix(o.Namespace, a))
-	}
+	resps := make(chan watchResp)
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	defer cancel()
-	for _, p := range prefixes {
+	for i, sc := range scopes {
 		// From the revision read: a change made while the watch is being
 		// set up is not missed.
-		wch := cli.Watch(wctx, p, clientv3.WithPrefix(), clientv3.WithRev(rev+1))
+		wch := cli.Watch(wctx, sc.prefix, clientv3.WithPrefix(), clientv3.WithRev(sc.rev+1))
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for resp := range wch {
-				var err error
-				if resp.Err() != nil {
-					err = resp.Err()
-				}
 				select {
-				case events <- err:
-				default:
-					// A read is already due; it sees this change too.
-				}
-				if err != nil {
+				case resps <- watchResp{i: i, resp: resp}:
+				case <-wctx.Done():
 					return
 				}
 			}
 			select {
-			case events <- errors.New("watch ended"):
-			default:
+			case resps <- watchResp{i: i, ended: true}:
+			case <-wctx.Done():
 			}
 		}()
 	}
@@ -289,16 +422,64 @@ func watchSession(ctx context.Context, o EtcdOptions, report func(EtcdReading)) 
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case err := <-events:
+		case wr := <-resps:
+			changed, err := applyResp(scopes[wr.i], wr)
 			if err != nil {
+				if errors.Is(err, errResync) {
+					return err
+				}
 				return etcdErr(o, err)
 			}
+			if changed {
+				report(EtcdReading{Settings: settingsOf(o, scopes)})
+			}
 		case <-tick.C:
+			if err := recheck(ctx, cli, o, scopes); err != nil {
+				return err
+			}
 		}
-		st, _, err := readAll(ctx, cli, o)
-		if err != nil {
-			return err
-		}
-		report(EtcdReading{Settings: st})
 	}
+}
+
+// applyResp applies a watch response to its scope.
+func applyResp(sc *scope, wr watchResp) (changed bool, err error) {
+	resp := wr.resp
+	switch {
+	case wr.ended:
+		return false, errors.New("watch ended")
+	case resp.CompactRevision != 0 || errors.Is(resp.Err(), rpctypes.ErrCompacted):
+		return false, errResync
+	case resp.Err() != nil:
+		return false, resp.Err()
+	case resp.Canceled:
+		return false, errors.New("watch cancelled")
+	}
+	for _, ev := range resp.Events {
+		c, err := sc.apply(ev)
+		if err != nil {
+			return false, err
+		}
+		changed = changed || c
+	}
+	return changed, nil
+}
+
+// recheck asks how many keys each scope had at the revision its view is
+// at: an etcd that does not answer is an error, a count that differs a
+// gap (errResync).
+func recheck(ctx context.Context, cli *clientv3.Client, o EtcdOptions, scopes []*scope) error {
+	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+	for _, sc := range scopes {
+		resp, err := cli.Get(ctx, sc.prefix, clientv3.WithPrefix(), clientv3.WithCountOnly(), clientv3.WithRev(sc.rev))
+		switch {
+		case errors.Is(err, rpctypes.ErrCompacted):
+			return errResync
+		case err != nil:
+			return etcdErr(o, err)
+		case resp.Count != int64(len(sc.raw)):
+			return errResync
+		}
+	}
+	return nil
 }

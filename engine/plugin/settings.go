@@ -81,6 +81,25 @@ type Settings struct {
 	BadUnits bool
 }
 
+// parsedKeys are the keys Parse reads; every other key is only kept in
+// Raw. The etcd watch parses only these on a change (parseClean).
+var parsedKeys = [...]string{"allocation_mode", "unit_mem", "unit_proc", "quantum_size", "device_mask"}
+
+// parseClean is Parse of kv whose keys and values are already through
+// untrusted.Text, without copying or scanning what Parse does not read:
+// kv becomes Raw, so the caller hands over a map it no longer changes.
+func parseClean(kv map[string]string) *Settings {
+	known := make(map[string]string, len(parsedKeys))
+	for _, k := range parsedKeys {
+		if v, ok := kv[k]; ok {
+			known[k] = v
+		}
+	}
+	s := Parse(known)
+	s.Raw = kv
+	return s
+}
+
 // Parse reads the plugin's settings from flattened key/value pairs, keys
 // relative to config/plugins/accelerator/cuda/ (already unquoted). Missing
 // keys take the defaults; a bad value is a Problem and its default is not

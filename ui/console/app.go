@@ -120,6 +120,9 @@ type App struct {
 	past       pastState
 	graph      graphSpan
 	seenIssues map[string]bool
+	// reads is the one read of the history record this console may have
+	// running (recordread.go).
+	reads recordReads
 
 	// The main screen's panes, in focus order (indexed by pane), and the
 	// focused one; the typed pointers are for what crosses panes (the

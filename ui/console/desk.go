@@ -168,10 +168,12 @@ func (a *App) editorOpened(m editor.DeskOpenedMsg) {
 }
 
 // Close releases what the console holds outside itself: the partition
-// draft, when this console is editing or was opening one. Call it when
+// draft, when this console is editing or was opening one, and its read
+// of the history record, which it cancels. Call it when
 // the program has ended (an SSH session that drops never sends its
 // program another message); calling it twice is harmless.
 func (a *App) Close() {
+	a.reads.close()
 	if ed := a.ed(); ed != nil {
 		ed.Close()
 	}

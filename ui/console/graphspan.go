@@ -32,17 +32,17 @@ const (
 // the console's own samples; otherwise name and d say how far back the
 // record is drawn, and series is what was last read.
 type graphSpan struct {
-	name    string
-	d       time.Duration
-	series  *record.Series
-	loading bool
-	readAt  time.Time
+	name   string
+	d      time.Duration
+	series *record.Series
+	readAt time.Time
 	// gen tells a stale answer (the span changed since it was asked).
 	gen int
 }
 
 // graphSeriesMsg is a span read off the Update loop.
 type graphSeriesMsg struct {
+	id     int // the read's (recordReads)
 	gen    int
 	series *record.Series
 	err    error
@@ -58,6 +58,9 @@ func (a *App) spanCommand(f []string) tea.Cmd {
 	switch f[1] {
 	case "5m", "live":
 		a.graph = graphSpan{gen: a.graph.gen + 1}
+		if a.reads.inFlight(readGraph) {
+			a.reads.cancel()
+		}
 		a.Flashf(kit.LvlInfo, "history graphs: last 5m, live")
 		return nil
 	}
@@ -77,10 +80,11 @@ func (a *App) spanCommand(f []string) tea.Cmd {
 }
 
 // readGraph reads, in a Cmd, the span's per-minute summaries up to now:
-// one column a minute, aligned to whole minutes.
+// one column a minute, aligned to whole minutes. It replaces any read of
+// the record in flight.
 func (a *App) readGraph() tea.Cmd {
 	g := &a.graph
-	if g.d == 0 || g.loading {
+	if g.d == 0 {
 		return nil
 	}
 	dir, gen := a.opts.History, g.gen
@@ -97,20 +101,20 @@ func (a *App) readGraph() tea.Cmd {
 	} else {
 		old = nil
 	}
-	g.loading, g.readAt = true, a.Now()
-	return func() tea.Msg {
+	g.readAt = a.Now()
+	return a.reads.run(readGraph, func(ctx context.Context, id int) tea.Msg {
 		rd, err := record.OpenReader(dir)
 		if err != nil {
-			return graphSeriesMsg{gen: gen, err: err}
+			return graphSeriesMsg{id: id, gen: gen, err: err}
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), graphReadTimeout)
+		ctx, cancel := context.WithTimeout(ctx, graphReadTimeout)
 		defer cancel()
 		s, err := rd.Series(ctx, from, to, cols)
 		if err == nil && old != nil {
 			s = appendSeries(old, s)
 		}
-		return graphSeriesMsg{gen: gen, series: s, err: err}
-	}
+		return graphSeriesMsg{id: id, gen: gen, series: s, err: err}
+	}, func(id int) tea.Msg { return graphSeriesMsg{id: id, gen: gen, err: context.Canceled} })
 }
 
 // appendSeries is old moved on to tail's end: old's columns shifted left
@@ -168,10 +172,16 @@ func appendSeries(old, tail *record.Series) *record.Series {
 func (a *App) graphUpdate(msg tea.Msg) bool {
 	switch msg := msg.(type) {
 	case graphSeriesMsg:
+		newest := a.reads.answered(msg.id)
 		if msg.gen != a.graph.gen {
 			return true
 		}
-		a.graph.loading = false
+		if !newest {
+			// Replaced by another read (an :at): the span is read
+			// again with the next snapshot after that one answered.
+			a.graph.readAt = time.Time{}
+			return true
+		}
 		if msg.err != nil {
 			a.Flashf(kit.LvlWarn, "history graphs: "+msg.err.Error())
 			return true
@@ -180,7 +190,8 @@ func (a *App) graphUpdate(msg tea.Msg) bool {
 		a.Invalidate()
 		return true
 	case SnapshotMsg:
-		if a.graph.d > 0 && !a.graph.loading && a.Now().Sub(a.graph.readAt) >= graphRefresh {
+		// A refresh waits for any read in flight: it never replaces one.
+		if a.graph.d > 0 && !a.reads.inFlight(0) && a.Now().Sub(a.graph.readAt) >= graphRefresh {
 			a.Later = append(a.Later, a.readGraph())
 		}
 	}

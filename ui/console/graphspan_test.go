@@ -85,7 +85,7 @@ func TestSpanDrawsTheRecordedDay(t *testing.T) {
 	}
 	a := historyApp(t, 200, 60, Options{History: dir})
 	command(a, "span 1d")
-	if a.graph.series == nil || a.graph.loading {
+	if a.graph.series == nil || a.reads.inFlight(readGraph) {
 		t.Fatalf("no series after :span 1d (flash %q)", a.Flash.Text)
 	}
 	const w, h = 200, 40
@@ -193,7 +193,7 @@ func TestSpanRefreshReadsOnlyTheNewMinutes(t *testing.T) {
 	_, cmd := a.Update(SnapshotMsg{a.Snap})
 	runGraphCmd(a, cmd)
 	got := a.graph.series
-	if got == first || got.Minutes > 50 || a.graph.loading {
+	if got == first || got.Minutes > 50 || a.reads.inFlight(readGraph) {
 		t.Fatalf("the refresh read %d minutes (want the 47 since and 2 again)", got.Minutes)
 	}
 	rd, err := record.OpenReader(dir)

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -42,12 +43,12 @@ type pastState struct {
 	// liveHist is the live history graphs, put aside while in the past.
 	liveHist history
 	// note says what the record lacks at the shown moment ("" when exact).
-	note    string
-	loading bool
+	note string
 }
 
 // pastMsg is a past snapshot read off the Update loop.
 type pastMsg struct {
+	id   int // the read's (recordReads)
 	snap *model.Snapshot
 	note string
 	err  error
@@ -73,25 +74,28 @@ func (a *App) pastCommand(f []string) tea.Cmd {
 		a.Flashf(kit.LvlWarn, err.Error())
 		return nil
 	}
-	return a.loadPast(func(rd *record.Reader) (time.Time, bool) { return t, true })
+	return a.loadPast(func(context.Context, *record.Reader) (time.Time, bool) { return t, true })
 }
 
-// loadPast reads, in a Cmd, the record at the time pick chooses.
-func (a *App) loadPast(pick func(*record.Reader) (time.Time, bool)) tea.Cmd {
+// loadPast reads, in a Cmd, the record at the time pick chooses; it
+// replaces any read of the record in flight.
+func (a *App) loadPast(pick func(context.Context, *record.Reader) (time.Time, bool)) tea.Cmd {
 	dir := a.opts.History
-	a.past.loading = true
-	return func() tea.Msg {
+	return a.reads.run(readPast, func(ctx context.Context, id int) tea.Msg {
 		rd, err := record.OpenReader(dir)
 		if err != nil {
-			return pastMsg{err: err}
+			return pastMsg{id: id, err: err}
 		}
-		t, ok := pick(rd)
+		t, ok := pick(ctx, rd)
+		if err := ctx.Err(); err != nil {
+			return pastMsg{id: id, err: err}
+		}
 		if !ok {
-			return pastMsg{err: fmt.Errorf("no recorded change that way")}
+			return pastMsg{id: id, err: fmt.Errorf("no recorded change that way")}
 		}
-		res, err := rd.At(t)
+		res, err := rd.AtContext(ctx, t)
 		if err != nil {
-			return pastMsg{err: err}
+			return pastMsg{id: id, err: err}
 		}
 		var lacks []string
 		for _, m := range res.Missing {
@@ -99,8 +103,8 @@ func (a *App) loadPast(pick func(*record.Reader) (time.Time, bool)) tea.Cmd {
 				lacks = append(lacks, m.Why)
 			}
 		}
-		return pastMsg{snap: res.Snap, note: strings.Join(lacks, "; ")}
-	}
+		return pastMsg{id: id, snap: res.Snap, note: strings.Join(lacks, "; ")}
+	}, func(id int) tea.Msg { return pastMsg{id: id, err: context.Canceled} })
 }
 
 // pastUpdate handles what belongs to the past: its messages, and live
@@ -108,7 +112,9 @@ func (a *App) loadPast(pick func(*record.Reader) (time.Time, bool)) tea.Cmd {
 func (a *App) pastUpdate(msg tea.Msg) (tea.Cmd, bool) {
 	switch msg := msg.(type) {
 	case pastMsg:
-		a.past.loading = false
+		if !a.reads.answered(msg.id) {
+			return nil, true // replaced by a newer read
+		}
 		if msg.err != nil {
 			a.Flashf(kit.LvlWarn, msg.err.Error())
 			return nil, true
@@ -143,7 +149,7 @@ func (a *App) pastUpdate(msg tea.Msg) (tea.Cmd, bool) {
 func (a *App) pastKey(act kit.Action) (tea.Cmd, bool) {
 	switch act {
 	case actPastPrev, actPastNext:
-		if a.past.loading {
+		if a.reads.inFlight(readPast) {
 			return nil, true
 		}
 		from := a.Now()
@@ -160,7 +166,7 @@ func (a *App) pastKey(act kit.Action) (tea.Cmd, bool) {
 			}
 			dir = 1
 		}
-		return a.loadPast(func(rd *record.Reader) (time.Time, bool) { return rd.Step(from, dir) }), true
+		return a.loadPast(func(ctx context.Context, rd *record.Reader) (time.Time, bool) { return rd.StepContext(ctx, from, dir) }), true
 	case ActEditPartition:
 		if a.past.on {
 			a.Flashf(kit.LvlWarn, "no editing in the past: :live comes back to the node as it is")

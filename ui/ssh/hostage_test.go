@@ -2,8 +2,11 @@ package sshserve
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -12,6 +15,8 @@ import (
 
 	"charm.land/ssh"
 	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/fgtop/fgtop/internal/sshtest"
 )
 
 // hostage is issue 23's attack on one connection: a viewer asks for a
@@ -173,25 +178,29 @@ func (f *fixture) openStream(t *testing.T, user string, key gossh.Signer) {
 	}
 }
 
-// TestSessionShares: viewers' consoles and every follow stream share
-// MaxViewerSessions, so the operators' slots stay free, and one key
-// holds at most MaxSessionsPerKey.
+// TestSessionShares: viewers' consoles share MaxViewerSessions and
+// follow streams MaxStreamSessions, so the operators' slots stay free,
+// and one key holds at most MaxSessionsPerKey.
 func TestSessionShares(t *testing.T) {
 	t.Run("viewer share", func(t *testing.T) {
-		f := startServer(t, func(c *Config) { c.MaxSessions, c.MaxViewerSessions = 4, 2 })
-		// An operator's follow stream counts against the viewers' share.
-		f.openStream(t, "olga", f.operator)
+		f := startServer(t, func(c *Config) { c.MaxSessions, c.MaxViewerSessions, c.MaxStreamSessions = 5, 2, 1 })
+		f.open(t, "victor", f.viewer, nil).waitScreen(t, "[read-only]")
 		f.open(t, "victor", f.viewer, nil).waitScreen(t, "[read-only]")
 		refused := f.open(t, "victor", f.viewer, nil)
 		refused.waitEnd(t)
-		if got := refused.stderr.raw(); !strings.Contains(got, "too many viewer sessions and snapshot streams (the limit is 2 of 4 sessions)") {
+		if got := refused.stderr.raw(); !strings.Contains(got, "too many viewer sessions (the limit is 2 of 5 sessions)") {
 			t.Fatalf("third viewer session: stderr %q", got)
+		}
+		// A follow stream has its own share, whatever the viewers hold.
+		f.openStream(t, "olga", f.operator)
+		if err := f.tryStream("olga", f.operator); err == nil || !strings.Contains(err.Error(), "too many snapshot streams (the limit is 1 of 5 sessions)") {
+			t.Fatalf("second stream: %v", err)
 		}
 		// The operators' two slots are there.
 		f.open(t, "olga", f.operator, nil).waitScreen(t, "gpu-node01")
 		f.open(t, "olga", f.operator, nil).waitScreen(t, "gpu-node01")
-		if n := f.srv.SessionCount(); n != 4 {
-			t.Fatalf("%d sessions, want 4", n)
+		if n := f.srv.SessionCount(); n != 5 {
+			t.Fatalf("%d sessions, want 5", n)
 		}
 	})
 	t.Run("per key", func(t *testing.T) {
@@ -209,8 +218,9 @@ func TestSessionShares(t *testing.T) {
 		f := startServer(t, nil)
 		// Serving (Close before Serve started would leave Serve running).
 		f.open(t, "victor", f.viewer, nil).waitScreen(t, "[read-only]")
-		if f.srv.cfg.MaxViewerSessions != DefaultMaxSessions/4 || f.srv.cfg.MaxSessionsPerKey != DefaultMaxSessionsPerKey {
-			t.Fatalf("viewer share %d, per key %d", f.srv.cfg.MaxViewerSessions, f.srv.cfg.MaxSessionsPerKey)
+		if f.srv.cfg.MaxViewerSessions != DefaultMaxSessions/4 || f.srv.cfg.MaxStreamSessions != DefaultMaxSessions/4 ||
+			f.srv.cfg.MaxSessionsPerKey != DefaultMaxSessionsPerKey {
+			t.Fatalf("viewer share %d, stream share %d, per key %d", f.srv.cfg.MaxViewerSessions, f.srv.cfg.MaxStreamSessions, f.srv.cfg.MaxSessionsPerKey)
 		}
 	})
 }
@@ -315,4 +325,66 @@ func TestOutQueue(t *testing.T) {
 		t.Fatalf("gave up twice: %q", why)
 	default:
 	}
+}
+
+// tryStream opens a follow stream and returns the server's refusal (its
+// stderr) as an error, or nil once the stream's first line came.
+func (f *fixture) tryStream(user string, key gossh.Signer) error {
+	c, err := f.dial(user, key)
+	if err != nil {
+		return err
+	}
+	sess, err := c.NewSession()
+	if err != nil {
+		c.Close()
+		return err
+	}
+	var stderr bytes.Buffer
+	sess.Stderr = &stderr
+	out, err := sess.StdoutPipe()
+	if err != nil {
+		c.Close()
+		return err
+	}
+	if err := sess.Start("snapshot --follow --json --heartbeat 200ms"); err != nil {
+		c.Close()
+		return err
+	}
+	if _, err := bufio.NewReader(out).ReadString('\n'); err != nil {
+		_ = sess.Wait()
+		c.Close()
+		return fmt.Errorf("%s", strings.TrimSpace(stderr.String()))
+	}
+	go func() { _, _ = io.Copy(io.Discard, out) }()
+	return nil
+}
+
+// TestViewersCannotLockOutTheFleet: two viewer keys holding the viewers'
+// eight consoles leave an operator's snapshot --follow (what fgtop fleet
+// reads) room, and a viewer's too; before, the stream counted against the
+// viewers' share and was refused, and every fleet console showed the node
+// unreachable (issue 31).
+func TestViewersCannotLockOutTheFleet(t *testing.T) {
+	second := sshtest.NewKey(t)
+	f := startServer(t, func(c *Config) {
+		keys, err := os.ReadFile(c.AuthorizedKeys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sshtest.WriteAtomic(t, c.AuthorizedKeys, string(keys)+second.AuthLine("", "vera@watch"))
+	})
+	for _, k := range []gossh.Signer{f.viewer, second} {
+		for range DefaultMaxSessionsPerKey {
+			f.open(t, "viewer", k, nil).waitScreen(t, "[read-only]")
+		}
+	}
+	refused := f.open(t, "victor", f.viewer, nil)
+	refused.waitEnd(t)
+	if n := f.srv.SessionCount(); n != 2*DefaultMaxSessionsPerKey {
+		t.Fatalf("%d sessions, want the viewers' %d", n, 2*DefaultMaxSessionsPerKey)
+	}
+	if err := f.tryStream("fleet", f.operator); err != nil {
+		t.Fatalf("an operator's fleet stream with the viewers' share full: %v", err)
+	}
+	f.open(t, "olga", f.operator, nil).waitScreen(t, "gpu-node01")
 }

@@ -57,16 +57,28 @@ type connState struct {
 	start   time.Time
 	timeout time.Duration
 
+	// authed uncounts the connection from the unauthenticated ones.
+	authed func()
+
 	mu       sync.Mutex
 	channels int
 	live     int // admitted sessions
 	idle     *time.Timer
 }
 
-// onConn registers a new connection (before its handshake): it is closed
-// when it holds no console for the no-session timeout.
+// onConn registers a new connection (before its handshake), or drops it
+// at once when too many wait for their handshake (startups.go): it is
+// closed when it holds no console for the no-session timeout.
 func (s *Server) onConn(ctx ssh.Context, c net.Conn) net.Conn {
-	cs := &connState{conn: c, start: time.Now(), timeout: s.noSession}
+	leave, why := s.startups.enter(sourceOf(c.RemoteAddr()))
+	if leave == nil {
+		if s.refused.allow() {
+			s.log.Info("refused connection", "remote", addrString(c.RemoteAddr()), "why", why)
+		}
+		return nil // the library closes it
+	}
+	c = &startupConn{Conn: c, leave: leave}
+	cs := &connState{conn: c, start: time.Now(), timeout: s.noSession, authed: leave}
 	cs.idle = time.AfterFunc(s.noSession, func() {
 		s.log.Info("closing connection", "remote", addrString(c.RemoteAddr()), "why",
 			fmt.Sprintf("no console for %s", s.noSession))
@@ -104,6 +116,19 @@ func (s *Server) keepAlive(ctx ssh.Context, cs *connState) {
 			}
 		}
 	}
+}
+
+// serverConfig is a connection's SSH configuration, before the library
+// adds its own: a connection that authenticates stops counting against
+// the limits on unauthenticated ones.
+func (s *Server) serverConfig(ctx ssh.Context) *gossh.ServerConfig {
+	return &gossh.ServerConfig{AuthLogCallback: func(_ gossh.ConnMetadata, _ string, err error) {
+		// Called after each attempt; nil only for the one that succeeded
+		// (a key's query, "would this key do", does not come here).
+		if cs := connStateOf(ctx); err == nil && cs != nil && cs.authed != nil {
+			cs.authed()
+		}
+	}}
 }
 
 func connStateOf(ctx ssh.Context) *connState {

@@ -68,14 +68,26 @@ type Config struct {
 	HostKey string
 	// MaxSessions is the most sessions at once; 0 means DefaultMaxSessions.
 	MaxSessions int
-	// MaxViewerSessions is the most sessions at once of viewer keys and
-	// of snapshot --follow streams (any key's), so that operators always
-	// have MaxSessions-MaxViewerSessions slots; 0 means a quarter of
-	// MaxSessions (at least 1). It is capped at MaxSessions.
+	// MaxViewerSessions is the most consoles (and one-shot snapshots) at
+	// once of viewer keys, so that viewers cannot take the slots operators
+	// need; 0 means a quarter of MaxSessions (at least 1). It is capped at
+	// MaxSessions.
 	MaxViewerSessions int
+	// MaxStreamSessions is the most snapshot --follow streams at once,
+	// any key's: the fleet's machine streams have a share of their own,
+	// so viewers' consoles cannot lock a fleet out, nor streams the
+	// consoles. 0 means a quarter of MaxSessions (at least 1); capped at
+	// MaxSessions. Operators' consoles have the slots the two shares
+	// leave.
+	MaxStreamSessions int
 	// MaxSessionsPerKey is the most sessions one key holds at once; 0
 	// means DefaultMaxSessionsPerKey.
 	MaxSessionsPerKey int
+	// MaxStartups and PerSourceMaxStartups limit the connections that
+	// have not authenticated yet, in total and per source address (see
+	// Startups); zero means DefaultMaxStartups and
+	// DefaultPerSourceMaxStartups.
+	MaxStartups, PerSourceMaxStartups Startups
 	// StuckTimeout drops a session whose client has not taken its output
 	// (its SSH window stayed closed) for this long; 0 means
 	// DefaultStuckTimeout.
@@ -152,6 +164,10 @@ type Server struct {
 	stuck time.Duration
 	// Connection limits (see limits.go).
 	noSession, connIdle, maxConn time.Duration
+	// startups counts the connections not authenticated yet; refused
+	// bounds the log lines of refused keys and connections (startups.go).
+	startups *startups
+	refused  *logLimit
 
 	ctx    context.Context // ends when the server closes
 	cancel context.CancelFunc
@@ -191,8 +207,9 @@ type session struct {
 	maxTimer  *time.Timer // the connection's lifetime
 	cs        *connState  // the connection's counts
 	stream    bool        // a snapshot stream, not a console
-	// viewerShare says the session counts against MaxViewerSessions.
-	viewerShare bool
+	// viewerShare says the session counts against MaxViewerSessions,
+	// streamShare against MaxStreamSessions.
+	viewerShare, streamShare bool
 	// out is the session's output (see outQueue): the console and the
 	// stream write there, never to the channel itself.
 	out *outQueue
@@ -225,14 +242,26 @@ func New(cfg Config) (*Server, error) {
 		cfg.MaxViewerSessions = max(cfg.MaxSessions/4, 1)
 	}
 	cfg.MaxViewerSessions = min(cfg.MaxViewerSessions, cfg.MaxSessions)
+	if cfg.MaxStreamSessions <= 0 {
+		cfg.MaxStreamSessions = max(cfg.MaxSessions/4, 1)
+	}
+	cfg.MaxStreamSessions = min(cfg.MaxStreamSessions, cfg.MaxSessions)
 	if cfg.MaxSessionsPerKey <= 0 {
 		cfg.MaxSessionsPerKey = DefaultMaxSessionsPerKey
+	}
+	if cfg.MaxStartups == (Startups{}) {
+		cfg.MaxStartups = DefaultMaxStartups
+	}
+	if cfg.PerSourceMaxStartups == (Startups{}) {
+		cfg.PerSourceMaxStartups = DefaultPerSourceMaxStartups
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, sessions: map[ssh.Session]*session{}, readKeys: ReadAuthorizedKeys,
 		newModel: func(sub <-chan *model.Snapshot, o uiconsole.Options) sessionModel { return uiconsole.New(sub, o) }}
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+	s.startups = newStartups(cfg.MaxStartups, cfg.PerSourceMaxStartups)
+	s.refused = &logLimit{burst: refusedBurst, window: refusedWindow, log: s.log}
 	switch {
 	case cfg.IdleTimeout == 0:
 		s.idle = DefaultIdleTimeout
@@ -269,6 +298,7 @@ func New(cfg Config) (*Server, error) {
 			srv.MaxTimeout = s.maxConn
 			srv.ConnCallback = s.onConn
 			srv.ConnectionFailedCallback = s.connFailed
+			srv.ServerConfigCallback = s.serverConfig
 			// Only sessions, behind the limits; every other channel type
 			// (forwarding) is refused by having no handler.
 			srv.ChannelHandlers = map[string]ssh.ChannelHandler{"session": s.sessionChannel}
@@ -299,7 +329,8 @@ func (s *Server) Serve(ln net.Listener) error {
 		go s.watchKeys()
 	})
 	s.log.Info("listening", "addr", ln.Addr().String(), "max_sessions", s.cfg.MaxSessions,
-		"max_viewer_sessions", s.cfg.MaxViewerSessions, "max_sessions_per_key", s.cfg.MaxSessionsPerKey, "idle_timeout", s.idle.String())
+		"max_viewer_sessions", s.cfg.MaxViewerSessions, "max_stream_sessions", s.cfg.MaxStreamSessions, "max_sessions_per_key", s.cfg.MaxSessionsPerKey, "idle_timeout", s.idle.String(),
+		"max_startups", s.cfg.MaxStartups.String(), "per_source_max_startups", s.cfg.PerSourceMaxStartups.String())
 	err := s.srv.Serve(ln)
 	if errors.Is(err, ssh.ErrServerClosed) {
 		return nil
@@ -336,6 +367,7 @@ func (s *Server) Close() error {
 	s.cancel()
 	err := s.srv.Close()
 	s.wg.Wait()
+	s.refused.stop()
 	if err != nil {
 		return fmt.Errorf("sshserve: %w", err)
 	}
@@ -372,11 +404,13 @@ func (s *Server) authorize(ctx ssh.Context, pub ssh.PublicKey) bool {
 	if keysErr != nil {
 		// The file cannot be read now: whether this key is still in it is
 		// unknown, so it gets no new login.
-		s.log.Info("refused key", "user", user, "remote", addrString(ctx.RemoteAddr()), "key", gossh.FingerprintSHA256(pub),
-			"why", "authorized keys cannot be read now")
+		if s.refused.allow() {
+			s.log.Info("refused key", "user", user, "remote", addrString(ctx.RemoteAddr()), "key", gossh.FingerprintSHA256(pub),
+				"why", "authorized keys cannot be read now")
+		}
 		return false
 	}
-	if !ok {
+	if !ok && s.refused.allow() {
 		s.log.Info("refused key", "user", user, "remote", addrString(ctx.RemoteAddr()), "key", gossh.FingerprintSHA256(pub))
 	}
 	return ok
@@ -385,6 +419,9 @@ func (s *Server) authorize(ctx ssh.Context, pub ssh.PublicKey) bool {
 // connFailed logs a connection that did not get through the handshake:
 // no authorized key, wrong protocol, handshake timeout.
 func (s *Server) connFailed(conn net.Conn, err error) {
+	if !s.refused.allow() {
+		return
+	}
 	s.log.Info("refused connection", "remote", addrString(conn.RemoteAddr()), "err", err.Error())
 }
 
@@ -476,8 +513,11 @@ func (s *Server) keyRole(pub ssh.PublicKey) (agentconfig.Role, string) {
 // A stream has no idle timeout: it gets no input by design, and its
 // heartbeats keep the connection moving.
 //
-// Viewers' sessions and every follow stream share MaxViewerSessions, so
-// that viewers cannot take the slots operators need; each key holds at
+// Viewers' consoles share MaxViewerSessions, so that viewers cannot take
+// the slots operators need, and every follow stream (a fleet's) shares
+// MaxStreamSessions, so that viewers' consoles cannot lock a fleet out:
+// two viewer keys holding 8 consoles refused an operator's fleet stream,
+// and every fleet console showed the node unreachable. Each key holds at
 // most MaxSessionsPerKey.
 func (s *Server) admit(sess ssh.Session, pub ssh.PublicKey, id Identity, stream, follow bool) (*session, string) {
 	s.mu.Lock()
@@ -500,11 +540,14 @@ func (s *Server) admit(sess ssh.Session, pub ssh.PublicKey, id Identity, stream,
 		id.Role = agentconfig.RoleViewer
 	}
 	wire := string(pub.Marshal())
-	share := id.Role == agentconfig.RoleViewer || follow
-	viewers, byKey := 0, 0
+	share := id.Role == agentconfig.RoleViewer && !follow
+	viewers, streams, byKey := 0, 0, 0
 	for _, o := range s.sessions {
 		if o.viewerShare {
 			viewers++
+		}
+		if o.streamShare {
+			streams++
 		}
 		if o.wire == wire {
 			byKey++
@@ -514,10 +557,14 @@ func (s *Server) admit(sess ssh.Session, pub ssh.PublicKey, id Identity, stream,
 		return nil, fmt.Sprintf("this key holds %d sessions already (the limit per key is %d): try again later", byKey, s.cfg.MaxSessionsPerKey)
 	}
 	if share && viewers >= s.cfg.MaxViewerSessions {
-		return nil, fmt.Sprintf("too many viewer sessions and snapshot streams (the limit is %d of %d sessions): try again later",
+		return nil, fmt.Sprintf("too many viewer sessions (the limit is %d of %d sessions): try again later",
 			s.cfg.MaxViewerSessions, s.cfg.MaxSessions)
 	}
-	ls := &session{id: id, wire: wire, keyRole: k.Role, start: time.Now(), stream: stream, viewerShare: share}
+	if follow && streams >= s.cfg.MaxStreamSessions {
+		return nil, fmt.Sprintf("too many snapshot streams (the limit is %d of %d sessions): try again later",
+			s.cfg.MaxStreamSessions, s.cfg.MaxSessions)
+	}
+	ls := &session{id: id, wire: wire, keyRole: k.Role, start: time.Now(), stream: stream, viewerShare: share, streamShare: follow}
 	ls.ctx, ls.cancel = context.WithCancel(sess.Context())
 	ls.conn, _ = sess.Context().Value(ssh.ContextKeyConn).(*gossh.ServerConn)
 	ls.lastInput.Store(time.Now().UnixNano())

@@ -1,0 +1,66 @@
+package history
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+)
+
+// countdownCtx is a context whose Err turns to Canceled after a number of
+// looks: a read cancelled part way through a segment, at a known place.
+type countdownCtx struct {
+	context.Context
+	left atomic.Int64
+}
+
+func (c *countdownCtx) Err() error {
+	if c.left.Add(-1) < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestReadsStopWhenCancelled: AtContext and StepContext give up once
+// their context is done, before a segment and inside one, so a console's
+// read that a newer one replaced (or whose session ended) stops reading
+// the record (issue 31: each viewer `:at` read on after its session).
+func TestReadsStopWhenCancelled(t *testing.T) {
+	dir := t.TempDir()
+	node := newSynth(3, 8)
+	got := recordSynth(t, dir, node, 2000, 50, Options{})
+	last := got[len(got)-1].snap.Time
+	rd, err := OpenReader(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rd.AtContext(context.Background(), last); err != nil {
+		t.Fatalf("a whole read: %v", err)
+	}
+	for _, looks := range []int64{0, 1, 3} {
+		ctx := &countdownCtx{Context: context.Background()}
+		ctx.left.Store(looks)
+		res, err := rd.AtContext(ctx, last)
+		if !errors.Is(err, context.Canceled) || res != nil {
+			t.Fatalf("cancelled after %d looks: %v, %v (want context.Canceled)", looks, res, err)
+		}
+		ctx.left.Store(looks)
+		if tm, ok := rd.StepContext(ctx, got[0].snap.Time, 1); ok {
+			t.Fatalf("step cancelled after %d looks found %v", looks, tm)
+		}
+	}
+	// The record has 2000 ticks: a scan that looked once per ctxEvery
+	// ticks looked many times more than 3, so the 3-look read stopped
+	// inside the segment, not at its end.
+	ctx := &countdownCtx{Context: context.Background()}
+	ctx.left.Store(1 << 40)
+	if _, err := rd.AtContext(ctx, last); err != nil {
+		t.Fatal(err)
+	}
+	if looks := 1<<40 - ctx.left.Load(); looks < 10 {
+		t.Fatalf("a read of 2000 ticks looked at its context %d times", looks)
+	}
+	if tm, ok := rd.StepContext(context.Background(), got[0].snap.Time, 1); !ok || !tm.After(got[0].snap.Time) {
+		t.Fatalf("step: %v %v", tm, ok)
+	}
+}
