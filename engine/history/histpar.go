@@ -213,6 +213,7 @@ func (q *histRun) join(i int, sw *segWalk) bool {
 		*iv = *h.cur[iv.Kernel].open[iv.Device]
 	}
 	h.cur = sw.h.cur
+	h.mergeIdent(sw.h.ident)
 	q.res.Partitions = append(q.res.Partitions, sw.parts...)
 	q.finish(i, sw.sr.data, sw.end)
 	return true

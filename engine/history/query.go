@@ -60,6 +60,10 @@ type HistoryResult struct {
 type ktrack struct {
 	head kernelHead
 	open map[model.DeviceKey]*Interval
+	// pending: an interval of it was opened while its agent, session,
+	// owner or project was not known yet; what it learns later is kept
+	// in histWalk.ident, for the whole kernel.
+	pending bool
 }
 
 type histWalk struct {
@@ -76,8 +80,15 @@ type histWalk struct {
 	// the walk: one goroutine's. idb is room for a kernel id's text.
 	in  *interner
 	idb []byte
+	// ident is what kernels with pending trackers learned of who they
+	// are, by kernel: done gives it to their intervals from before.
+	ident map[model.KernelID]identity
 }
 
+// match reports whether a walk keeps iv: its device or kernel is the
+// asked one, and its owner the asked one or not known yet (the owner may
+// be learned later). Owner and time are judged for good once identities
+// are settled (final).
 func (h *histWalk) match(iv *Interval) bool {
 	f := h.f
 	switch {
@@ -90,9 +101,18 @@ func (h *histWalk) match(iv *Interval) bool {
 			return false
 		}
 	case f.User != "":
-		if iv.User != f.User {
+		if iv.User != f.User && iv.User != "" {
 			return false
 		}
+	}
+	return true
+}
+
+// final is match once identities are settled: the owner exactly, and
+// the asked span.
+func (f Filter) final(iv *Interval) bool {
+	if f.User != "" && iv.User != f.User {
+		return false
 	}
 	if !f.Since.IsZero() && iv.To.Before(f.Since) && !iv.Open {
 		return false
@@ -118,13 +138,27 @@ func (h *histWalk) close(iv *Interval, at time.Time, gone bool) {
 func (h *histWalk) put(kh kernelHead, t time.Time, since bool) {
 	tr := h.cur[kh.ID]
 	if tr == nil {
-		// A kernel or user query follows only its own kernels; a device
-		// query all (a kernel may move onto the device later).
-		if h.f.Kernel != "" && !strings.HasPrefix(string(kh.ID), h.f.Kernel) || h.f.User != "" && kh.User != h.f.User {
+		// A kernel or user query follows only its own kernels (and, for a
+		// user, those whose owner is not known yet); a device query all
+		// (a kernel may move onto the device later).
+		if h.f.Kernel != "" && !strings.HasPrefix(string(kh.ID), h.f.Kernel) || h.otherUser(kh) {
 			return
 		}
 		tr = &ktrack{}
 		h.cur[kh.ID] = tr
+	}
+	if tr.pending {
+		h.learn(kh)
+	}
+	if h.otherUser(kh) {
+		// Its owner is now known, and not the asked one: what it held
+		// while unknown goes to done, which drops it by the owner learnt.
+		for k, iv := range tr.open {
+			h.close(iv, t, false)
+			delete(tr.open, k)
+		}
+		delete(h.cur, kh.ID)
+		return
 	}
 	if h.unchanged(tr, kh) {
 		tr.head = kh
@@ -160,8 +194,17 @@ func (h *histWalk) put(kh kernelHead, t time.Time, since bool) {
 		}
 		tr.open[k] = &Interval{Device: k, Kernel: kh.ID, Agent: kh.Agent, Session: kh.Session, User: kh.User, Project: kh.Project,
 			Amounts: a, From: t, Since: since}
+		if !tr.pending && !kh.known() {
+			tr.pending = true
+			h.learn(kh)
+		}
 	}
 	tr.head = kh
+}
+
+// otherUser: a user query, and kh's owner is known and another.
+func (h *histWalk) otherUser(kh kernelHead) bool {
+	return h.f.User != "" && kh.User != "" && kh.User != h.f.User
 }
 
 // unchanged reports whether kh holds what tr's open intervals do (the
@@ -449,6 +492,7 @@ func (q *histRun) done() *HistoryResult {
 			}
 		}
 	}
+	h.out = settle(h.out, h.ident, q.f)
 	slices.SortFunc(h.out, func(a, b Interval) int {
 		if c := a.From.Compare(b.From); c != 0 {
 			return c

@@ -217,6 +217,7 @@ func (r *Reader) At(t time.Time) (*Result, error) {
 			if err != nil {
 				return nil, err
 			}
+			r.learnAhead(snap, i, t)
 			res.Snap, res.Exact = snap, true
 			return res, nil
 		}
@@ -253,6 +254,7 @@ func (r *Reader) At(t time.Time) (*Result, error) {
 			if err != nil {
 				return nil, err
 			}
+			r.learnAhead(snap, i, t)
 			res.Snap = snap
 		}
 		break
