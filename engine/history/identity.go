@@ -13,7 +13,7 @@ import (
 // moment later, so a kernel is often first recorded without them; what
 // it learns later is true of the whole kernel.
 type identity struct {
-	Agent                   model.AgentID
+	Agent                  model.AgentID
 	Session, User, Project string
 }
 
