@@ -17,10 +17,10 @@ type identity struct {
 	Session, User, Project string
 }
 
-// known: nothing of the kernel's identity is missing.
-func (kh *kernelHead) known() bool {
-	return kh.Agent != "" && kh.Session != "" && kh.User != "" && kh.Project != ""
-}
+// known: the kernel's agent and recovery record are known (every
+// record names a session; its owner and project may be null, and stay
+// so). Until then what it learns is kept for the whole kernel.
+func (kh *kernelHead) known() bool { return kh.Agent != "" && kh.Session != "" }
 
 // learn keeps what kh says of its kernel's identity, over what was
 // learnt before.
@@ -140,9 +140,8 @@ func snapIdentity(k *model.Kernel) identity {
 	return id
 }
 
-func (id identity) complete() bool {
-	return id.Agent != "" && id.Session != "" && id.User != "" && id.Project != ""
-}
+// complete is kernelHead.known for a snapshot's kernel.
+func (id identity) complete() bool { return id.Agent != "" && id.Session != "" }
 
 // noDevice is a device filter no allocation passes: the look-ahead needs
 // a kernel's identity, not what it holds.

@@ -60,9 +60,8 @@ type HistoryResult struct {
 type ktrack struct {
 	head kernelHead
 	open map[model.DeviceKey]*Interval
-	// pending: an interval of it was opened while its agent, session,
-	// owner or project was not known yet; what it learns later is kept
-	// in histWalk.ident, for the whole kernel.
+	// pending: its agent or recovery record is not known yet; what it
+	// learns is kept in histWalk.ident, for the whole kernel.
 	pending bool
 }
 
@@ -80,8 +79,9 @@ type histWalk struct {
 	// the walk: one goroutine's. idb is room for a kernel id's text.
 	in  *interner
 	idb []byte
-	// ident is what kernels with pending trackers learned of who they
-	// are, by kernel: done gives it to their intervals from before.
+	// ident is who kernels first seen without their agent or recovery
+	// record turned out to be, by kernel: done gives it to their
+	// intervals from before.
 	ident map[model.KernelID]identity
 }
 
@@ -147,8 +147,14 @@ func (h *histWalk) put(kh kernelHead, t time.Time, since bool) {
 		tr = &ktrack{}
 		h.cur[kh.ID] = tr
 	}
-	if tr.pending {
+	if tr.pending && kh.known() {
+		// Learnt: it is who it is from its first moment; later changes
+		// of who it is are its own, as in a snapshot.
 		h.learn(kh)
+		tr.pending = false
+	}
+	if !kh.known() {
+		tr.pending = true
 	}
 	if h.otherUser(kh) {
 		// Its owner is now known, and not the asked one: what it held
@@ -194,10 +200,6 @@ func (h *histWalk) put(kh kernelHead, t time.Time, since bool) {
 		}
 		tr.open[k] = &Interval{Device: k, Kernel: kh.ID, Agent: kh.Agent, Session: kh.Session, User: kh.User, Project: kh.Project,
 			Amounts: a, From: t, Since: since}
-		if !tr.pending && !kh.known() {
-			tr.pending = true
-			h.learn(kh)
-		}
 	}
 	tr.head = kh
 }
