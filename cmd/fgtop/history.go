@@ -24,6 +24,7 @@ import (
 	"github.com/fgtop/fgtop/engine/report"
 	"github.com/fgtop/fgtop/internal/parallel"
 	"github.com/fgtop/fgtop/model"
+	"github.com/fgtop/fgtop/model/names"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -354,7 +355,7 @@ type missingDoc struct {
 func rfc(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
 func newHistoryCmd() *cobra.Command {
-	var dir, device, kernel, user, since, until string
+	var dir, device, kernel, user, session, project, since, until string
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "history",
@@ -362,34 +363,40 @@ func newHistoryCmd() *cobra.Command {
 		Long: `List, from the history directory, who held what: one line per kernel and device with the
 same amounts, owner and session, from when to when.
 
-  --device ID    a device: cuda:0, or a bare id for any accelerator with it
+  --device NAME  a device by any name fgtop shows: cuda:1, GPU1, MIG 4/0, its id or UUID, a unique prefix
   --kernel ID    a kernel id or a unique prefix
-  --user ID      an owner user id (recovery.json owner_user_id)
+  --user ID      an owner user id (recovery.json owner_user_id) or a unique prefix
+  --session ID   a session id or a unique prefix
+  --project ID   an owner project id or a unique prefix
   --since/--until TIME   RFC 3339, 14:02, 2026-11-27 14:02, or -2h
 
 A "<" before FROM: it held the device already when the record (or the record after a gap) began.
 TO "open": it still holds it at the end of the record. A "?" after TO: it ended somewhere in a
 gap of the record. Gaps and damaged segments are listed after the table.
 
+A kernel's owner, session, project and agent are the whole kernel's, even when its recovery.json
+was written after it appeared (the agent's usual order).
+
 Exit status: 0; 1 when the record lacks part of the asked span or it lies outside the record;
-2 on bad usage.`,
+2 on bad usage, and for a name that names nothing in the record (the error lists what it knows)
+or a prefix that names several (the error lists them).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			n := 0
-			for _, v := range []string{device, kernel, user} {
+			for _, v := range []string{device, kernel, user, session, project} {
 				if v != "" {
 					n++
 				}
 			}
 			if n != 1 {
-				return usageErr("history: name one of --device ID, --kernel ID, --user ID")
+				return usageErr("history: name one of --device NAME, --kernel ID, --user ID, --session ID, --project ID")
 			}
 			d, err := readHistoryDir(dir)
 			if err != nil {
 				return err
 			}
 			now := time.Now()
-			f := history.Filter{Device: device, Kernel: kernel, User: user}
+			f := history.Filter{Device: device, Kernel: kernel, User: user, Session: session, Project: project}
 			if since != "" {
 				if f.Since, err = history.ParseWhen(since, now); err != nil {
 					return usageErr("--since: %v", err)
@@ -408,8 +415,13 @@ Exit status: 0; 1 when the record lacks part of the asked span or it lies outsid
 				return err
 			}
 			queryGC()
-			res, err := rd.History(f)
-			if err != nil {
+			res, err := rd.Query(f)
+			var notFound *names.NotFoundError
+			var ambiguous *names.AmbiguousError
+			switch {
+			case errors.As(err, &notFound) || errors.As(err, &ambiguous):
+				return usageErr("history %s: %v", askedName(cmd.Flags(), "device", "kernel", "user", "session", "project"), err)
+			case err != nil:
 				return &exitError{code: exitProblem, err: fmt.Errorf("%s: %w", d, err)}
 			}
 			// Tens of thousands of lines: one write(2) per line was a third
@@ -424,13 +436,25 @@ Exit status: 0; 1 when the record lacks part of the asked span or it lies outsid
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&dir, "history", "", "the history directory (default "+defaultHistoryDir+")")
-	fl.StringVar(&device, "device", "", "a device: cuda:0, or a bare accelerator id")
+	fl.StringVar(&device, "device", "", "a device: cuda:1, GPU1, MIG 4/0, an id, UUID or unique prefix")
 	fl.StringVar(&kernel, "kernel", "", "a kernel id or a unique prefix")
-	fl.StringVar(&user, "user", "", "an owner user id")
+	fl.StringVar(&user, "user", "", "an owner user id or a unique prefix")
+	fl.StringVar(&session, "session", "", "a session id or a unique prefix")
+	fl.StringVar(&project, "project", "", "an owner project id or a unique prefix")
 	fl.StringVar(&since, "since", "", "from this time (RFC 3339, 14:02, -2h)")
 	fl.StringVar(&until, "until", "", "up to this time")
 	fl.BoolVar(&asJSON, "json", false, "print JSON (schema "+historySchema+")")
 	return cmd
+}
+
+// askedName is the first of flags that was given, as typed ("--device GPU9").
+func askedName(fl *pflag.FlagSet, flags ...string) string {
+	for _, n := range flags {
+		if fl.Changed(n) {
+			return "--" + n + " " + fl.Lookup(n).Value.String()
+		}
+	}
+	return ""
 }
 
 func printHistory(w io.Writer, res *history.HistoryResult, parts []agentconfig.JournalRecord, f history.Filter, asJSON, active bool) error {

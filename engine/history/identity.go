@@ -80,7 +80,7 @@ func (h *histWalk) mergeIdent(later map[model.KernelID]identity) {
 // settle gives the intervals their kernels' identities, joins the pieces
 // a kernel's learning split (one interval for one holding, as if its
 // identity had been known from the start) and keeps what f asks for.
-func settle(ivs []Interval, ident map[model.KernelID]identity, f Filter) []Interval {
+func settle(ivs []Interval, ident map[model.KernelID]identity, f Filter) ([]Interval, []string) {
 	if len(ident) > 0 {
 		split := false
 		for i := range ivs {
@@ -97,10 +97,36 @@ func settle(ivs []Interval, ident map[model.KernelID]identity, f Filter) []Inter
 			ivs = join(ivs)
 		}
 	}
-	if f.User == "" && f.Since.IsZero() && f.Until.IsZero() {
-		return ivs
+	matched := f.matched(ivs)
+	if want, _ := f.whoField(); want == "" && f.Since.IsZero() && f.Until.IsZero() {
+		return ivs, matched
 	}
-	return slices.DeleteFunc(ivs, func(iv Interval) bool { return !f.final(&iv) })
+	return slices.DeleteFunc(ivs, func(iv Interval) bool { return !f.final(&iv) }), matched
+}
+
+// matched lists the kernels, users, sessions or projects the filter's
+// id or prefix names among ivs (before the asked span is applied: a
+// prefix that names two in the record is ambiguous even where only one
+// held anything in the span).
+func (f Filter) matched(ivs []Interval) []string {
+	want, field := f.whoField()
+	if field == nil && f.Kernel == "" {
+		return nil
+	}
+	var out []string
+	for i := range ivs {
+		iv := &ivs[i]
+		v := string(iv.Kernel)
+		if field != nil {
+			v = field(iv.User, iv.Session, iv.Project)
+			if !strings.HasPrefix(v, want) {
+				continue
+			}
+		}
+		out = append(out, v)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // join merges each interval into the one before it of the same kernel
@@ -172,9 +198,8 @@ func (r *Reader) learnAhead(snap *model.Snapshot, i int, t time.Time) {
 		id.take(snapIdentity(k))
 		learnt[k.ID] = id
 	}
-	rd := &Reader{dir: r.dir, segs: r.segs}
 	for j := i; j < len(r.segs) && len(pend) > 0; j++ {
-		sr := rd.read(j, false)
+		sr := r.read(j, false)
 		if sr.err != nil || sr.data.Checkpoint == nil {
 			continue
 		}

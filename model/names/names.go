@@ -169,13 +169,25 @@ func (d *Devices) Known() []string {
 	return out
 }
 
+// cutEllipsis is the end of an abbreviated id ("…a104", "...a104"),
+// lower case.
+func cutEllipsis(name string) (string, bool) {
+	for _, e := range []string{"…", "..."} {
+		if t, ok := strings.CutPrefix(name, e); ok && t != "" {
+			return strings.ToLower(t), true
+		}
+	}
+	return "", false
+}
+
 // squash is a label as typed: case and spaces ignored ("mig4/0").
 func squash(s string) string { return strings.ToLower(strings.ReplaceAll(s, " ", "")) }
 
 // Resolve finds the device name names: its key (cuda:1), its label
 // (GPU1, MIG 4/0; case and spaces ignored), its id (on cuda_open nodes
-// the index), its UUID (with or without GPU-), or a unique prefix of its
-// key, id or UUID.
+// the index), its UUID (with or without GPU-), the console's abbreviation
+// of an id (…a104: a unique end), or a unique prefix of its key, id or
+// UUID.
 func (d *Devices) Resolve(name string) (model.DeviceKey, error) {
 	name = strings.TrimSpace(name)
 	var found []model.DeviceKey
@@ -203,6 +215,16 @@ func (d *Devices) Resolve(name string) (model.DeviceKey, error) {
 		}
 		if len(found) > 0 {
 			break
+		}
+	}
+	if tail, ok := cutEllipsis(name); ok && len(found) == 0 {
+		// The console's abbreviation of ids that share their beginning
+		// (mock GPUs): an ellipsis and a unique end.
+		for i := range d.devs {
+			dv := &d.devs[i]
+			if strings.HasSuffix(strings.ToLower(string(dv.ID)), tail) || dv.UUID != "" && strings.HasSuffix(strings.ToLower(dv.UUID), tail) {
+				add(dv.Key())
+			}
 		}
 	}
 	if len(found) == 0 && name != "" {
