@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/fgtop/fgtop/engine"
 	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/engine/demo"
 	"github.com/fgtop/fgtop/engine/history"
 	"github.com/fgtop/fgtop/engine/report"
 	"github.com/fgtop/fgtop/internal/parallel"
@@ -31,8 +33,9 @@ import (
 
 // defaultHistoryDir is where the long-running commands record when it
 // exists or can be made, and is writable; FGTOP_HISTORY overrides it,
-// "off" turns recording off.
-const defaultHistoryDir = "/var/lib/fgtop/history"
+// "off" turns recording off. A variable only so that a test can point it
+// at a directory of its own (the demo must never touch it).
+var defaultHistoryDir = "/var/lib/fgtop/history"
 
 // historyOff is the --history value that records nothing.
 const historyOff = "off"
@@ -70,6 +73,21 @@ func historyDirOr(flag, def string) (dir, note string) {
 		return "", fmt.Sprintf("history off: %s is not writable; record with --history DIR or `fgtop record`", def)
 	}
 	return def, ""
+}
+
+// demoHistoryDir resolves --history for a command on the demo node: an
+// explicit --history DIR (or off) is honoured; otherwise the demo records
+// beside its node, in its temporary directory. FGTOP_HISTORY and the
+// default directory are the real node's record: fake kernels must never
+// mix into it, nor the demo take its lock from the real recorder.
+func demoHistoryDir(flag string, node *demo.Node) string {
+	switch flag {
+	case historyOff:
+		return ""
+	case "":
+		return filepath.Join(node.Dir, "history")
+	}
+	return flag
 }
 
 // readHistoryDir resolves --history for a command that reads.
