@@ -251,3 +251,26 @@ func (d *Devices) Resolve(name string) (model.DeviceKey, error) {
 	}
 	return model.DeviceKey{}, &AmbiguousError{Kind: "device", Name: name, Candidates: c}
 }
+
+// Could reports whether name could name the device k, whose console
+// label is label ("" for none), in any form Resolve takes, a prefix or
+// abbreviation included, without asking whether it names others too: a
+// filter (the console's /dev:) shows every match.
+func Could(k model.DeviceKey, label, name string) bool {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return false
+	}
+	low := strings.ToLower(name)
+	if label != "" && squash(label) == squash(name) {
+		return true
+	}
+	if tail, ok := cutEllipsis(name); ok {
+		return strings.HasSuffix(strings.ToLower(string(k.ID)), tail)
+	}
+	return strings.HasPrefix(strings.ToLower(k.String()), low) || strings.HasPrefix(strings.ToLower(string(k.ID)), low)
+}
+
+// LabelIs reports whether name is the label as typed (case and spaces
+// ignored: "mig4/0" is "MIG 4/0").
+func LabelIs(label, name string) bool { return label != "" && squash(label) == squash(name) }

@@ -107,3 +107,25 @@ func TestNotFoundListsAtMostAFew(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+func TestCould(t *testing.T) {
+	k := model.DeviceKey{Name: "cuda", ID: "GPU-8f2b9d01"}
+	for _, c := range []struct {
+		label, name string
+		want        bool
+	}{
+		{"GPU1", "GPU1", true},
+		{"GPU1", "gpu1", true},
+		{"GPU1", "GPU9", false},
+		{"GPU1", "gpu-8f2b", true},
+		{"GPU1", "cuda:gpu-8f", true},
+		{"GPU1", "…9d01", true},
+		{"GPU1", "…9d02", false},
+		{"GPU1", "GPU2", false},
+		{"GPU1", "", false},
+	} {
+		if got := Could(k, c.label, c.name); got != c.want {
+			t.Errorf("Could(%s, %q, %q) = %v", k, c.label, c.name, got)
+		}
+	}
+}
