@@ -56,3 +56,39 @@ func TestFilterByDevice(t *testing.T) {
 		t.Errorf("/dev:GPU99: %v", got)
 	}
 }
+
+// :dev NAME selects the device by any name names takes; a name nothing
+// has flashes what the node has.
+func TestDevCommand(t *testing.T) {
+	a := testApp(t, 160, 48, fake.Node(fake.Options{}), Options{})
+	a.View()
+	run := func(line string) {
+		a.Update(keyRune(':'))
+		typeKeys(a, line)
+		a.Update(keyCode(tea.KeyEnter))
+	}
+	moved := 0
+	for i := len(a.d.Devs) - 1; i >= 0; i-- {
+		r := &a.d.Devs[i]
+		if r.Label == "" {
+			continue
+		}
+		for _, name := range []string{r.Label, r.Abbrev} {
+			a.devices.selectRow(0)
+			run("dev " + name)
+			if a.devices.Cursor != i || a.focus != paneDevices {
+				t.Errorf(":dev %s: cursor on %d (pane %d), want %d (%s)", name, a.devices.Cursor, a.focus, i, r.Key)
+			}
+		}
+		if i != 0 {
+			moved++
+		}
+	}
+	if moved == 0 {
+		t.Fatal("no device to move to")
+	}
+	run("dev GPU99")
+	if !strings.Contains(a.Flash.Text, `no device "GPU99" in this node, which knows `) || !strings.Contains(a.Flash.Text, "(GPU0)") {
+		t.Errorf(":dev GPU99 flashed %q", a.Flash.Text)
+	}
+}
