@@ -199,12 +199,13 @@ func (r *Reader) learnAhead(snap *model.Snapshot, i int, t time.Time) {
 		learnt[k.ID] = id
 	}
 	for j := i; j < len(r.segs) && len(pend) > 0; j++ {
-		sr := r.read(j, false)
+		sr := r.readOf(j, false, true)
 		if sr.err != nil || sr.data.Checkpoint == nil {
 			continue
 		}
 		inCk := map[model.KernelID]bool{}
-		w := walker{onGroup: func(tm time.Time, grp []rawRec, ckpt bool) {
+		var w walker
+		w.onGroup = func(tm time.Time, grp []rawRec, ckpt bool) {
 			if j == i && !tm.After(t) {
 				return
 			}
@@ -236,8 +237,14 @@ func (r *Reader) learnAhead(snap *model.Snapshot, i int, t time.Time) {
 				case recKernelGone:
 					delete(pend, k.ID)
 				}
+				if snapIdentity(k).complete() {
+					delete(pend, k.ID)
+				}
 			}
-		}}
+			// Known (or gone), as they mostly are within seconds: the
+			// rest is not read (nor decompressed).
+			w.halt = len(pend) == 0
+		}
 		w.scan(sr, nil, time.Time{})
 		if j > i {
 			// What the checkpoint lacks had gone before it.

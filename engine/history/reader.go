@@ -294,6 +294,9 @@ type walker struct {
 	onGroup func(tm time.Time, grp []rawRec, ckpt bool)
 	// onJournal is handed each agent.toml journal record's body.
 	onJournal func(body []byte)
+	// halt, set by onGroup, ends the scan after that group (the caller
+	// has what it reads for).
+	halt bool
 }
 
 // scan replays the segment into st (nil: only find where it ends) up to
@@ -307,7 +310,7 @@ func (w *walker) scan(sr *segRead, st *state, until time.Time) {
 	}
 	stop := false
 	run := func(it iter, ckpt bool) {
-		for !stop {
+		for !stop && !w.halt {
 			typ, body, ok := it.next()
 			if !ok {
 				break
