@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"syscall"
 	"time"
 
@@ -223,13 +222,8 @@ func runDemoConsole(ctx context.Context, node *demo.Node, idleAfter time.Duratio
 		ids, err := node.Restart()
 		return demo.RestartedText(ids), err
 	}
-	switch uopts.History = cf.history; cf.history {
-	case "":
-		// The demo records beside its node, so :at works after a minute.
-		uopts.History = filepath.Join(node.Dir, "history")
-	case historyOff:
-		uopts.History = ""
-	}
+	// The demo records beside its node, so :at works after a minute.
+	uopts.History = demoHistoryDir(cf.history, node)
 	return runConsoleUI(ctx, opts, uopts)
 }
 

@@ -158,9 +158,14 @@ func runExporter(ctx context.Context, r exporterRun) (err error) {
 	eng := engine.New(eopts)
 	engineErr := make(chan error, 1)
 	go func() { engineErr <- eng.Run(ctx) }()
-	hdir, note := historyDir(r.flags.history)
-	if note != "" {
-		fmt.Fprintln(r.stderr, "fgtop exporter:", note)
+	var hdir string
+	if sn.demo != nil {
+		hdir = demoHistoryDir(r.flags.history, sn.demo)
+	} else {
+		var note string
+		if hdir, note = historyDir(r.flags.history); note != "" {
+			fmt.Fprintln(r.stderr, "fgtop exporter:", note)
+		}
 	}
 	defer startRecording(ctx, eng, hdir, r.stderr)()
 

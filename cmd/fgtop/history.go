@@ -2,36 +2,34 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"slices"
 	"strings"
 	"syscall"
-	"text/tabwriter"
 	"time"
-	"unicode/utf8"
 
 	"github.com/fgtop/fgtop/engine"
-	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/engine/demo"
 	"github.com/fgtop/fgtop/engine/history"
+	"github.com/fgtop/fgtop/engine/history/histtext"
 	"github.com/fgtop/fgtop/engine/report"
-	"github.com/fgtop/fgtop/internal/parallel"
 	"github.com/fgtop/fgtop/model"
+	"github.com/fgtop/fgtop/model/names"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
 
 // defaultHistoryDir is where the long-running commands record when it
 // exists or can be made, and is writable; FGTOP_HISTORY overrides it,
-// "off" turns recording off.
-const defaultHistoryDir = "/var/lib/fgtop/history"
+// "off" turns recording off. A variable only so that a test can point it
+// at a directory of its own (the demo must never touch it).
+var defaultHistoryDir = "/var/lib/fgtop/history"
 
 // historyOff is the --history value that records nothing.
 const historyOff = "off"
@@ -69,6 +67,21 @@ func historyDirOr(flag, def string) (dir, note string) {
 		return "", fmt.Sprintf("history off: %s is not writable; record with --history DIR or `fgtop record`", def)
 	}
 	return def, ""
+}
+
+// demoHistoryDir resolves --history for a command on the demo node: an
+// explicit --history DIR (or off) is honoured; otherwise the demo records
+// beside its node, in its temporary directory. FGTOP_HISTORY and the
+// default directory are the real node's record: fake kernels must never
+// mix into it, nor the demo take its lock from the real recorder.
+func demoHistoryDir(flag string, node *demo.Node) string {
+	switch flag {
+	case historyOff:
+		return ""
+	case "":
+		return filepath.Join(node.Dir, "history")
+	}
+	return flag
 }
 
 // readHistoryDir resolves --history for a command that reads.
@@ -304,57 +317,8 @@ func seekGC() {
 	runtime.AddCleanup(sentinel, func(struct{}) { queryGC() }, struct{}{})
 }
 
-// historySchema names the JSON layout of `fgtop history --json`.
-const historySchema = "fgtop.history/v1"
-
-type historyDoc struct {
-	Schema    string        `json:"schema"`
-	From      string        `json:"record_from"`
-	To        string        `json:"record_to"`
-	Intervals []intervalDoc `json:"intervals"`
-	Missing   []missingDoc  `json:"missing"`
-	// Partitions are the agent.toml journal's records in the span: the
-	// partition changes applied (and rolled back) meanwhile.
-	Partitions []partitionDoc `json:"partition_changes"`
-}
-
-type partitionDoc struct {
-	Time    string `json:"time"`
-	Action  string `json:"action"`
-	Actor   string `json:"actor"`
-	Config  string `json:"config"`
-	OldHash string `json:"old_hash"`
-	NewHash string `json:"new_hash"`
-	Result  string `json:"result"`
-}
-
-type intervalDoc struct {
-	Device  string            `json:"device"`
-	Kernel  string            `json:"kernel"`
-	Agent   string            `json:"agent"`
-	Session string            `json:"session_id,omitempty"`
-	User    string            `json:"owner_user_id,omitempty"`
-	Project string            `json:"owner_project_id,omitempty"`
-	Amounts map[string]string `json:"amounts"`
-	From    string            `json:"from"`
-	To      string            `json:"to"`
-	// Since: already holding when the record (or the record after a gap)
-	// began; Open: still holding when it ends; Gone: ended in a gap.
-	Since bool `json:"since_before_from,omitempty"`
-	Open  bool `json:"open,omitempty"`
-	Gone  bool `json:"ended_in_gap,omitempty"`
-}
-
-type missingDoc struct {
-	From string `json:"from"`
-	To   string `json:"to"`
-	Why  string `json:"why"`
-}
-
-func rfc(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
-
 func newHistoryCmd() *cobra.Command {
-	var dir, device, kernel, user, since, until string
+	var dir, device, kernel, user, session, project, since, until string
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "history",
@@ -362,34 +326,40 @@ func newHistoryCmd() *cobra.Command {
 		Long: `List, from the history directory, who held what: one line per kernel and device with the
 same amounts, owner and session, from when to when.
 
-  --device ID    a device: cuda:0, or a bare id for any accelerator with it
+  --device NAME  a device by any name fgtop shows: cuda:1, GPU1, MIG 4/0, its id or UUID, a unique prefix
   --kernel ID    a kernel id or a unique prefix
-  --user ID      an owner user id (recovery.json owner_user_id)
+  --user ID      an owner user id (recovery.json owner_user_id) or a unique prefix
+  --session ID   a session id or a unique prefix
+  --project ID   an owner project id or a unique prefix
   --since/--until TIME   RFC 3339, 14:02, 2026-11-27 14:02, or -2h
 
 A "<" before FROM: it held the device already when the record (or the record after a gap) began.
 TO "open": it still holds it at the end of the record. A "?" after TO: it ended somewhere in a
 gap of the record. Gaps and damaged segments are listed after the table.
 
+A kernel's owner, session, project and agent are the whole kernel's, even when its recovery.json
+was written after it appeared (the agent's usual order).
+
 Exit status: 0; 1 when the record lacks part of the asked span or it lies outside the record;
-2 on bad usage.`,
+2 on bad usage, and for a name that names nothing in the record (the error lists what it knows)
+or a prefix that names several (the error lists them).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			n := 0
-			for _, v := range []string{device, kernel, user} {
+			for _, v := range []string{device, kernel, user, session, project} {
 				if v != "" {
 					n++
 				}
 			}
 			if n != 1 {
-				return usageErr("history: name one of --device ID, --kernel ID, --user ID")
+				return usageErr("history: name one of --device NAME, --kernel ID, --user ID, --session ID, --project ID")
 			}
 			d, err := readHistoryDir(dir)
 			if err != nil {
 				return err
 			}
 			now := time.Now()
-			f := history.Filter{Device: device, Kernel: kernel, User: user}
+			f := history.Filter{Device: device, Kernel: kernel, User: user, Session: session, Project: project}
 			if since != "" {
 				if f.Since, err = history.ParseWhen(since, now); err != nil {
 					return usageErr("--since: %v", err)
@@ -408,14 +378,19 @@ Exit status: 0; 1 when the record lacks part of the asked span or it lies outsid
 				return err
 			}
 			queryGC()
-			res, err := rd.History(f)
-			if err != nil {
+			res, err := rd.Query(f)
+			var notFound *names.NotFoundError
+			var ambiguous *names.AmbiguousError
+			switch {
+			case errors.As(err, &notFound) || errors.As(err, &ambiguous):
+				return usageErr("history %s: %v", askedName(cmd.Flags(), "device", "kernel", "user", "session", "project"), err)
+			case err != nil:
 				return &exitError{code: exitProblem, err: fmt.Errorf("%s: %w", d, err)}
 			}
 			// Tens of thousands of lines: one write(2) per line was a third
 			// of the command's time.
 			bw := bufio.NewWriterSize(cmd.OutOrStdout(), 64<<10)
-			perr := printHistory(bw, res, res.Partitions, f, asJSON, rd.Active)
+			perr := printHistory(bw, res, f, asJSON, rd.Active)
 			if err := bw.Flush(); err != nil && perr == nil {
 				perr = err
 			}
@@ -424,71 +399,23 @@ Exit status: 0; 1 when the record lacks part of the asked span or it lies outsid
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&dir, "history", "", "the history directory (default "+defaultHistoryDir+")")
-	fl.StringVar(&device, "device", "", "a device: cuda:0, or a bare accelerator id")
+	fl.StringVar(&device, "device", "", "a device: cuda:1, GPU1, MIG 4/0, an id, UUID or unique prefix")
 	fl.StringVar(&kernel, "kernel", "", "a kernel id or a unique prefix")
-	fl.StringVar(&user, "user", "", "an owner user id")
+	fl.StringVar(&user, "user", "", "an owner user id or a unique prefix")
+	fl.StringVar(&session, "session", "", "a session id or a unique prefix")
+	fl.StringVar(&project, "project", "", "an owner project id or a unique prefix")
 	fl.StringVar(&since, "since", "", "from this time (RFC 3339, 14:02, -2h)")
 	fl.StringVar(&until, "until", "", "up to this time")
-	fl.BoolVar(&asJSON, "json", false, "print JSON (schema "+historySchema+")")
+	fl.BoolVar(&asJSON, "json", false, "print JSON (schema "+histtext.Schema+")")
 	return cmd
 }
 
-func printHistory(w io.Writer, res *history.HistoryResult, parts []agentconfig.JournalRecord, f history.Filter, asJSON, active bool) error {
-	var problems []string
-	if !f.Until.IsZero() && f.Until.Before(res.From) || !f.Since.IsZero() && f.Since.After(res.To) && !active {
-		problems = append(problems, fmt.Sprintf("the asked span is outside the record, which covers %s to %s",
-			res.From.Local().Format(time.RFC3339), res.To.Local().Format(time.RFC3339)))
-	} else if !f.Since.IsZero() && f.Since.Before(res.From) {
-		problems = append(problems, fmt.Sprintf("the record begins at %s, after --since", res.From.Local().Format(time.RFC3339)))
-	}
-	var missing []history.Missing
-	for _, m := range res.Missing {
-		if (f.Until.IsZero() || !m.From.After(f.Until)) && (f.Since.IsZero() || !m.To.Before(f.Since)) {
-			missing = append(missing, m)
-		}
-	}
-	if asJSON {
-		doc := historyDoc{Schema: historySchema, From: rfc(res.From), To: rfc(res.To), Intervals: []intervalDoc{}, Missing: []missingDoc{},
-			Partitions: []partitionDoc{}}
-		for _, jr := range parts {
-			doc.Partitions = append(doc.Partitions, partitionDoc{Time: rfc(jr.Time), Action: jr.Action, Actor: jr.Actor, Config: jr.Config,
-				OldHash: jr.OldHash, NewHash: jr.NewHash, Result: jr.Result})
-		}
-		for _, iv := range res.Intervals {
-			am := map[string]string{}
-			for s, v := range iv.Amounts {
-				am[string(s)] = v.String()
-			}
-			doc.Intervals = append(doc.Intervals, intervalDoc{Device: iv.Device.String(), Kernel: string(iv.Kernel), Agent: string(iv.Agent),
-				Session: iv.Session, User: iv.User, Project: iv.Project, Amounts: am, From: rfc(iv.From), To: rfc(iv.To),
-				Since: iv.Since, Open: iv.Open, Gone: iv.Gone})
-		}
-		for _, m := range missing {
-			doc.Missing = append(doc.Missing, missingDoc{From: rfc(m.From), To: rfc(m.To), Why: m.Why})
-		}
-		b, err := json.MarshalIndent(doc, "", "  ")
-		if err != nil {
-			return err
-		}
-		if _, err := w.Write(append(b, '\n')); err != nil {
-			return err
-		}
-	} else {
-		if !writeHistoryTable(w, res.Intervals) {
-			writeHistoryTabs(w, res.Intervals)
-		}
-		if len(res.Intervals) == 0 {
-			fmt.Fprintln(w, "(nothing held in the asked span)")
-		}
-		for _, jr := range parts {
-			fmt.Fprintf(w, "partition: %s %s by %s (%s): %s\n", jr.Time.Local().Format("2006-01-02 15:04:05"), jr.Action, jr.Actor, jr.Result, jr.Config)
-		}
-		for _, m := range missing {
-			fmt.Fprintf(w, "missing: %s\n", m)
-		}
-	}
-	if len(missing) > 0 {
-		problems = append(problems, fmt.Sprintf("the record lacks %d stretch(es) of the asked span (listed above)", len(missing)))
+// printHistory writes the listing (histtext) and turns what it finds
+// amiss in the answer into exit status 1.
+func printHistory(w io.Writer, res *history.HistoryResult, f history.Filter, asJSON, active bool) error {
+	problems, err := histtext.Write(w, res, f, histtext.Options{JSON: asJSON, Active: active})
+	if err != nil {
+		return err
 	}
 	if len(problems) > 0 {
 		return &exitError{code: exitProblem, err: errors.New(strings.Join(problems, "; "))}
@@ -496,194 +423,12 @@ func printHistory(w io.Writer, res *history.HistoryResult, parts []agentconfig.J
 	return nil
 }
 
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-// historyHeader is the table's first line's cells.
-var historyHeader = [...]string{"FROM", "TO", "DEVICE", "AMOUNT", "KERNEL", "SESSION", "USER", "AGENT"}
-
-// writeHistoryTabs writes the table through a tabwriter.
-func writeHistoryTabs(w io.Writer, ivs []history.Interval) {
-	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, strings.Join(historyHeader[:], "\t"))
-	for _, iv := range ivs {
-		var c [len(historyHeader)]string
-		historyCells(&c, iv)
-		fmt.Fprintln(tw, strings.Join(c[:], "\t"))
-	}
-	tw.Flush()
-}
-
-// historyCells puts an interval's cells in c.
-func historyCells(c *[len(historyHeader)]string, iv history.Interval) {
-	from := iv.From.Local().Format("2006-01-02 15:04:05")
-	if iv.Since {
-		from = "<" + from
-	}
-	to := iv.To.Local().Format("2006-01-02 15:04:05")
-	switch {
-	case iv.Open:
-		to = "open"
-	case iv.Gone:
-		to += "?"
-	}
-	var am []string
-	for _, s := range iv.Amounts.Names() {
-		am = append(am, string(s)+"="+iv.Amounts[s].String())
-	}
-	*c = [...]string{from, to, iv.Device.String(), strings.Join(am, ","), string(iv.Kernel), dash(iv.Session), dash(iv.User), dash(string(iv.Agent))}
-}
-
-// writeHistoryTable writes the table as writeHistoryTabs does (columns as
-// wide as their widest cell and two spaces), but measured and padded here
-// in buffers, in parts on up to GOMAXPROCS goroutines: a week's tens of
-// thousands of lines through fmt and a tabwriter were a sixth of the
-// command's time. It writes nothing and returns false when a cell holds a
-// byte the tabwriter treats specially.
-func writeHistoryTable(w io.Writer, ivs []history.Interval) bool {
-	return writeHistoryParts(w, ivs, parallel.Parts(len(ivs), 8192, 4))
-}
-
-// writeHistoryParts is writeHistoryTable in parts parts.
-func writeHistoryParts(w io.Writer, ivs []history.Interval, parts int) bool {
-	tps := make([]tablePart, parts)
-	part := func(p int) {
-		if p == 0 {
-			tps[p].header()
-		}
-		tps[p].cells(ivs[len(ivs)*p/parts : len(ivs)*(p+1)/parts])
-	}
-	wait := parallel.Start(parts, part)
-	part(0)
-	wait()
-	var widths [len(historyHeader)]int
-	for _, tp := range tps {
-		if !tp.ok {
-			return false
-		}
-		for i, v := range tp.widths {
-			widths[i] = max(widths[i], v)
+// askedName is the first of flags that was given, as typed ("--device GPU9").
+func askedName(fl *pflag.FlagSet, flags ...string) string {
+	for _, n := range flags {
+		if fl.Changed(n) {
+			return "--" + n + " " + fl.Lookup(n).Value.String()
 		}
 	}
-	// A column is its widest cell and the padding (2) wide, the last one
-	// as its cells are.
-	const padding = 2
-	for i := range widths {
-		widths[i] += padding
-	}
-	pad := func(p int) { tps[p].pad(&widths) }
-	wait = parallel.Start(parts, pad)
-	pad(0)
-	wait()
-	for _, tp := range tps {
-		if _, err := w.Write(tp.out); err != nil {
-			break
-		}
-	}
-	return true
-}
-
-// tablePart is some lines of the history table: their cells one after
-// another in arena, ends[i] where cell i ends, each column's widest cell.
-type tablePart struct {
-	arena  []byte
-	ends   []int
-	widths [len(historyHeader)]int
-	ok     bool
-	out    []byte
-}
-
-// add ends the cell of column col that arena's end closes.
-func (tp *tablePart) add(col int) bool {
-	start := 0
-	if len(tp.ends) > 0 {
-		start = tp.ends[len(tp.ends)-1]
-	}
-	cell := tp.arena[start:]
-	if bytes.ContainsAny(cell, "\t\n\v\f\xff") {
-		return false
-	}
-	tp.widths[col] = max(tp.widths[col], utf8.RuneCount(cell))
-	tp.ends = append(tp.ends, len(tp.arena))
-	return true
-}
-
-func (tp *tablePart) header() {
-	for i, h := range historyHeader {
-		tp.arena = append(tp.arena, h...)
-		tp.add(i)
-	}
-}
-
-// cells lays out the intervals' cells; ok says none holds a byte the
-// tabwriter treats specially.
-func (tp *tablePart) cells(ivs []history.Interval) {
-	if tp.arena == nil {
-		tp.arena = make([]byte, 0, 160*len(ivs))
-	}
-	tp.ends = slices.Grow(tp.ends, len(historyHeader)*len(ivs))
-	for _, iv := range ivs {
-		a := tp.arena
-		if iv.Since {
-			a = append(a, '<')
-		}
-		tp.arena = iv.From.Local().AppendFormat(a, "2006-01-02 15:04:05")
-		ok := tp.add(0)
-		switch {
-		case iv.Open:
-			tp.arena = append(tp.arena, "open"...)
-		case iv.Gone:
-			tp.arena = iv.To.Local().AppendFormat(tp.arena, "2006-01-02 15:04:05")
-			tp.arena = append(tp.arena, '?')
-		default:
-			tp.arena = iv.To.Local().AppendFormat(tp.arena, "2006-01-02 15:04:05")
-		}
-		ok = tp.add(1) && ok
-		tp.arena = append(tp.arena, iv.Device.Name...)
-		tp.arena = append(tp.arena, ':')
-		tp.arena = append(tp.arena, iv.Device.ID...)
-		ok = tp.add(2) && ok
-		for j, s := range iv.Amounts.Names() {
-			if j > 0 {
-				tp.arena = append(tp.arena, ',')
-			}
-			tp.arena = append(tp.arena, s...)
-			tp.arena = append(tp.arena, '=')
-			tp.arena = append(tp.arena, iv.Amounts[s].String()...)
-		}
-		ok = tp.add(3) && ok
-		for j, v := range [...]string{string(iv.Kernel), dash(iv.Session), dash(iv.User), dash(string(iv.Agent))} {
-			tp.arena = append(tp.arena, v...)
-			ok = tp.add(4+j) && ok
-		}
-		if !ok {
-			return
-		}
-	}
-	tp.ok = true
-}
-
-// pad writes the part's lines, each cell but the last padded to its
-// column's width.
-func (tp *tablePart) pad(widths *[len(historyHeader)]int) {
-	const nc = len(historyHeader)
-	tp.out = make([]byte, 0, len(tp.arena)+len(tp.ends)/nc*(widths[0]*nc))
-	start := 0
-	for i, end := range tp.ends {
-		col := i % nc
-		cell := tp.arena[start:end]
-		start = end
-		tp.out = append(tp.out, cell...)
-		if col == nc-1 {
-			tp.out = append(tp.out, '\n')
-			continue
-		}
-		for n := widths[col] - utf8.RuneCount(cell); n > 0; n-- {
-			tp.out = append(tp.out, ' ')
-		}
-	}
+	return ""
 }

@@ -256,7 +256,11 @@ func runServe(ctx context.Context, r serveRun) (err error) {
 	if err != nil {
 		return err
 	}
-	uopts.History = r.console.historyDir(r.stderr)
+	if sn.demo != nil {
+		uopts.History = demoHistoryDir(r.console.history, sn.demo)
+	} else {
+		uopts.History = r.console.historyDir(r.stderr)
+	}
 	if sn.demo != nil {
 		// Operators restart the demo's agents (R) as in fgtop demo.
 		uopts.DemoRestart = func() (string, error) {

@@ -19,6 +19,7 @@ import (
 	"github.com/fgtop/fgtop/engine/report"
 	"github.com/fgtop/fgtop/internal/safefile"
 	"github.com/fgtop/fgtop/model"
+	"github.com/fgtop/fgtop/model/names"
 	"github.com/spf13/cobra"
 )
 
@@ -375,7 +376,20 @@ func (f *simulateFlags) liveNode(ctx context.Context, settings placement.Setting
 		return nil, err
 	}
 	sim.TakeInventory(&settings, inv, f.src.devices, f.quantum != "")
-	skipped, err := sim.SetLiveNode(snap, placement.Live{CPUs: f.cpus, CPUNUMA: f.cpuNUMA, Mem: memBytes, Config: cfg, Agent: model.AgentID(f.agent)}, settings)
+	agent := model.AgentID(f.agent)
+	if f.agent != "" && len(snap.Agents) > 0 {
+		// The agent by its id or a unique prefix, as every name.
+		ids := make([]string, len(snap.Agents))
+		for i, a := range snap.Agents {
+			ids[i] = string(a.ID)
+		}
+		id, err := names.ID(f.agent, ids, "agent", "this node")
+		if err != nil {
+			return nil, usageErr("--agent %s: %v", f.agent, err)
+		}
+		agent = model.AgentID(id)
+	}
+	skipped, err := sim.SetLiveNode(snap, placement.Live{CPUs: f.cpus, CPUNUMA: f.cpuNUMA, Mem: memBytes, Config: cfg, Agent: agent}, settings)
 	var unknownCap *placement.CapacityUnknownError
 	var unknownAgent *placement.UnknownAgentError
 	switch {

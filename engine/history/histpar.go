@@ -70,7 +70,7 @@ func (q *histRun) walkSeg(rd *Reader, in *interner, i int) *segWalk {
 	h.cur = make(map[model.KernelID]*ktrack, len(sw.inCk)+len(sw.inCk)/8)
 	trs := make([]ktrack, len(sw.inCk))
 	for _, kh := range sw.inCk {
-		if h.f.Kernel == "" && h.f.User == "" {
+		if !h.f.follows() {
 			tr := &trs[0]
 			trs = trs[1:]
 			h.cur[kh.ID] = tr
@@ -80,7 +80,7 @@ func (q *histRun) walkSeg(rd *Reader, in *interner, i int) *segWalk {
 	// The start of the walk matters to the join only under a kernel or
 	// user filter (fits).
 	for _, tr := range h.cur {
-		if h.f.Kernel == "" && h.f.User == "" {
+		if !h.f.follows() {
 			break
 		}
 		it := initTrack{head: tr.head}
@@ -183,10 +183,10 @@ func (q *histRun) join(i int, sw *segWalk) bool {
 		h.advance(sw.inCk, start)
 	}
 	q.i = i + 1
-	// Without a kernel or user filter every kernel is tracked, so after
+	// Without a kernel or who filter every kernel is tracked, so after
 	// the checkpoint h's kernels are the checkpoint's with its heads:
 	// those the walk began with.
-	if (q.f.Kernel != "" || q.f.User != "") && !sw.fits(h) {
+	if q.f.follows() && !sw.fits(h) {
 		// The rest of the sequential step.
 		if sr := q.rs.read(i, false); !q.unreadable(i, sr) {
 			q.walkRest(i, sr)
@@ -213,6 +213,7 @@ func (q *histRun) join(i int, sw *segWalk) bool {
 		*iv = *h.cur[iv.Kernel].open[iv.Device]
 	}
 	h.cur = sw.h.cur
+	h.mergeIdent(sw.h.ident)
 	q.res.Partitions = append(q.res.Partitions, sw.parts...)
 	q.finish(i, sw.sr.data, sw.end)
 	return true

@@ -19,9 +19,47 @@ type Filter struct {
 	Device string
 	// Kernel is a kernel id or a unique prefix of one.
 	Kernel string
-	// User is an owner user id (recovery.json's owner_user_id).
-	User         string
-	Since, Until time.Time
+	// User is an owner user id (recovery.json's owner_user_id) or a
+	// prefix of one; Session and Project likewise a session id or an
+	// owner project id. HistoryResult.Matched says which a prefix named.
+	User, Session, Project string
+	Since, Until           time.Time
+}
+
+// follows: the filter names kernels (by id or who they are), so a walk
+// tracks only those; a device query tracks every kernel.
+func (f Filter) follows() bool {
+	return f.Kernel != "" || f.User != "" || f.Session != "" || f.Project != ""
+}
+
+// whoField is the field of who a kernel is the filter asks about (user,
+// session or project) and the asked prefix; "" when it asks none.
+func (f Filter) whoField() (string, func(user, session, project string) string) {
+	switch {
+	case f.User != "":
+		return f.User, func(u, _, _ string) string { return u }
+	case f.Session != "":
+		return f.Session, func(_, s, _ string) string { return s }
+	case f.Project != "":
+		return f.Project, func(_, _, p string) string { return p }
+	}
+	return "", nil
+}
+
+// who reports whether a kernel whose user, session and project are
+// these passes the filter's who field: sure (known and matching), or
+// maybe (not known yet: it may be learnt later).
+func (f Filter) who(user, session, project string) (sure, maybe bool) {
+	want, field := f.whoField()
+	if field == nil {
+		return true, true
+	}
+	v := field(user, session, project)
+	if v == "" {
+		return false, true
+	}
+	ok := strings.HasPrefix(v, want)
+	return ok, ok
 }
 
 // Interval is one kernel holding one device, with the same amounts and
@@ -55,11 +93,18 @@ type HistoryResult struct {
 	// oldest first, gathered in the same pass (Reader.Partitions would
 	// read the whole record again).
 	Partitions []agentconfig.JournalRecord
+	// Matched are the kernels (users, sessions, projects) whose id the
+	// filter's Kernel (User, Session, Project) is or begins, sorted: more
+	// than one is an ambiguous prefix.
+	Matched []string
 }
 
 type ktrack struct {
 	head kernelHead
 	open map[model.DeviceKey]*Interval
+	// pending: its agent or recovery record is not known yet; what it
+	// learns is kept in histWalk.ident, for the whole kernel.
+	pending bool
 }
 
 type histWalk struct {
@@ -76,8 +121,16 @@ type histWalk struct {
 	// the walk: one goroutine's. idb is room for a kernel id's text.
 	in  *interner
 	idb []byte
+	// ident is who kernels first seen without their agent or recovery
+	// record turned out to be, by kernel: done gives it to their
+	// intervals from before.
+	ident map[model.KernelID]identity
 }
 
+// match reports whether a walk keeps iv: its device or kernel is the
+// asked one, and its owner (session, project) the asked one or not known
+// yet (it may be learnt later). Who and when are judged for good once
+// identities are settled (final).
 func (h *histWalk) match(iv *Interval) bool {
 	f := h.f
 	switch {
@@ -89,10 +142,19 @@ func (h *histWalk) match(iv *Interval) bool {
 		if !strings.HasPrefix(string(iv.Kernel), f.Kernel) {
 			return false
 		}
-	case f.User != "":
-		if iv.User != f.User {
+	default:
+		if _, maybe := f.who(iv.User, iv.Session, iv.Project); !maybe {
 			return false
 		}
+	}
+	return true
+}
+
+// final is match once identities are settled: who it is, and the asked
+// span.
+func (f Filter) final(iv *Interval) bool {
+	if sure, _ := f.who(iv.User, iv.Session, iv.Project); !sure {
+		return false
 	}
 	if !f.Since.IsZero() && iv.To.Before(f.Since) && !iv.Open {
 		return false
@@ -118,13 +180,33 @@ func (h *histWalk) close(iv *Interval, at time.Time, gone bool) {
 func (h *histWalk) put(kh kernelHead, t time.Time, since bool) {
 	tr := h.cur[kh.ID]
 	if tr == nil {
-		// A kernel or user query follows only its own kernels; a device
-		// query all (a kernel may move onto the device later).
-		if h.f.Kernel != "" && !strings.HasPrefix(string(kh.ID), h.f.Kernel) || h.f.User != "" && kh.User != h.f.User {
+		// A kernel or user query follows only its own kernels (and, for a
+		// user, those whose owner is not known yet); a device query all
+		// (a kernel may move onto the device later).
+		if h.f.Kernel != "" && !strings.HasPrefix(string(kh.ID), h.f.Kernel) || h.otherUser(kh) {
 			return
 		}
 		tr = &ktrack{}
 		h.cur[kh.ID] = tr
+	}
+	if tr.pending && kh.known() {
+		// Learnt: it is who it is from its first moment; later changes
+		// of who it is are its own, as in a snapshot.
+		h.learn(kh)
+		tr.pending = false
+	}
+	if !kh.known() {
+		tr.pending = true
+	}
+	if h.otherUser(kh) {
+		// Its owner is now known, and not the asked one: what it held
+		// while unknown goes to done, which drops it by the owner learnt.
+		for k, iv := range tr.open {
+			h.close(iv, t, false)
+			delete(tr.open, k)
+		}
+		delete(h.cur, kh.ID)
+		return
 	}
 	if h.unchanged(tr, kh) {
 		tr.head = kh
@@ -162,6 +244,13 @@ func (h *histWalk) put(kh kernelHead, t time.Time, since bool) {
 			Amounts: a, From: t, Since: since}
 	}
 	tr.head = kh
+}
+
+// otherUser: a query by who (user, session, project), and kh's is
+// known and another.
+func (h *histWalk) otherUser(kh kernelHead) bool {
+	_, maybe := h.f.who(kh.User, kh.Session, kh.Project)
+	return !maybe
 }
 
 // unchanged reports whether kh holds what tr's open intervals do (the
@@ -449,6 +538,7 @@ func (q *histRun) done() *HistoryResult {
 			}
 		}
 	}
+	h.out, res.Matched = settle(h.out, h.ident, q.f)
 	slices.SortFunc(h.out, func(a, b Interval) int {
 		if c := a.From.Compare(b.From); c != 0 {
 			return c

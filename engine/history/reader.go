@@ -225,6 +225,7 @@ func (r *Reader) AtContext(ctx context.Context, t time.Time) (*Result, error) {
 			if err != nil {
 				return nil, err
 			}
+			r.learnAhead(snap, i, t)
 			res.Snap, res.Exact = snap, true
 			return res, nil
 		}
@@ -261,6 +262,7 @@ func (r *Reader) AtContext(ctx context.Context, t time.Time) (*Result, error) {
 			if err != nil {
 				return nil, err
 			}
+			r.learnAhead(snap, i, t)
 			res.Snap = snap
 		}
 		break
@@ -304,6 +306,9 @@ type walker struct {
 	// every ctxEvery ticks.
 	ctx   context.Context
 	ticks int
+	// halt, set by onGroup, ends the scan after that group (the caller
+	// has what it reads for).
+	halt bool
 }
 
 // ctxEvery is how many ticks a scan replays between looks at its context.
@@ -320,7 +325,7 @@ func (w *walker) scan(sr *segRead, st *state, until time.Time) {
 	}
 	stop := false
 	run := func(it iter, ckpt bool) {
-		for !stop {
+		for !stop && !w.halt {
 			typ, body, ok := it.next()
 			if !ok {
 				break

@@ -1,6 +1,7 @@
 package partition
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"github.com/cockroachdb/apd/v3"
 	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/model"
+	"github.com/fgtop/fgtop/model/names"
 )
 
 // Request is a partition change as an operator states it (the CLI's plan
@@ -311,7 +313,17 @@ func convertRefusal(who string, want, have agentconfig.Format) string {
 // still returned when the plugin is named, so that the validation names it
 // with the agent's wording ("Unknown device ID ...").
 func resolveDevice(spec string, d *agentconfig.Config, inv Inventory, fail func(string, ...any)) (model.DeviceKey, bool) {
+	var byName *names.Devices
+	if len(inv.Devices) > 0 {
+		byName = names.NewDevices(inv.Devices, "this node")
+	}
 	if k, ok := ParseKey(spec); ok {
+		if byName != nil && !slices.ContainsFunc(inv.Devices, func(d model.Device) bool { return d.Key() == k }) {
+			// A unique prefix of a key (cuda:c593…) is that device.
+			if r, err := byName.Resolve(spec); err == nil {
+				return r, true
+			}
+		}
 		// Unknown plugins and ids go through too: the validation names them
 		// ("Unknown device 'tpu'", "Unknown device ID ...").
 		return k, true
@@ -338,6 +350,22 @@ func resolveDevice(spec string, d *agentconfig.Config, inv Inventory, fail func(
 			}
 		}
 	}
+	if len(found) == 0 && byName != nil {
+		// Any other name fgtop shows: the console's label (GPU1, MIG 4/0),
+		// a UUID, the console's …a104, a unique prefix.
+		r, err := byName.Resolve(spec)
+		var amb *names.AmbiguousError
+		switch {
+		case err == nil:
+			return r, true
+		case errors.As(err, &amb):
+			fail("device '%s' is ambiguous: %s; name it as PLUGIN:ID", spec, strings.Join(amb.Candidates, ", "))
+			return model.DeviceKey{}, false
+		}
+		fail("Unknown device '%s': no device on this node has that ID or name; name it as PLUGIN:ID, its label (GPU0) or a unique prefix of its id. This node has %s",
+			spec, strings.Join(accelerators(byName, inv.Devices), ", "))
+		return model.DeviceKey{}, false
+	}
 	switch len(found) {
 	case 1:
 		return found[0], true
@@ -351,6 +379,21 @@ func resolveDevice(spec string, d *agentconfig.Config, inv Inventory, fail func(
 		fail("device '%s' is ambiguous: %s; name it as PLUGIN:ID", spec, strings.Join(names, ", "))
 	}
 	return model.DeviceKey{}, false
+}
+
+// accelerators describes the node's accelerators as the errors list them
+// ("cuda:GPU-…01 (GPU0)"); CPU cores and memory are named by PLUGIN:ID.
+func accelerators(byName *names.Devices, devs []model.Device) []string {
+	var out []string
+	for _, d := range devs {
+		if d.IsAccelerator() {
+			out = append(out, byName.Describe(d.Key()))
+		}
+	}
+	if len(out) == 0 {
+		return []string{"no accelerators"}
+	}
+	return out
 }
 
 func appendKey(ks []model.DeviceKey, k model.DeviceKey) []model.DeviceKey {

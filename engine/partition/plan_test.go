@@ -84,6 +84,36 @@ func TestPlan(t *testing.T) {
 			edits:   1,
 		},
 		{
+			// Issue 28: the console's label and its abbreviation of an id
+			// name the device as its id does.
+			name:    "move by the console's label",
+			fixture: "agent.multi-agent.device-based.toml",
+			req:     Request{Moves: []Move{{Device: "GPU2", Agent: agentB}}},
+			kernels: []*model.Kernel{held},
+			moves:   []move{{"cuda:" + gpu3, []model.AgentID{agentA}, []model.AgentID{agentB}, 0}},
+			edits:   2,
+		},
+		{
+			name:    "move by the console's abbreviation",
+			fixture: "agent.multi-agent.device-based.toml",
+			req:     Request{Moves: []Move{{Device: "…2d03", Agent: agentB}}},
+			kernels: []*model.Kernel{held},
+			moves:   []move{{"cuda:" + gpu3, []model.AgentID{agentA}, []model.AgentID{agentB}, 0}},
+			edits:   2,
+		},
+		{
+			name:    "a prefix several devices share",
+			fixture: "agent.multi-agent.device-based.toml",
+			req:     Request{Moves: []Move{{Device: "c59395cd", Agent: agentB}}},
+			errors:  []string{"device 'c59395cd' is ambiguous: cuda:" + gpu1 + " (GPU0), cuda:" + gpu2 + " (GPU1)"},
+		},
+		{
+			name:    "a name nothing has lists the accelerators",
+			fixture: "agent.multi-agent.device-based.toml",
+			req:     Request{Moves: []Move{{Device: "GPU9", Agent: agentA}}},
+			errors:  []string{"Unknown device 'GPU9': no device on this node has that ID or name; name it as PLUGIN:ID, its label (GPU0) or a unique prefix of its id. This node has cuda:" + gpu1 + " (GPU0), cuda:" + gpu2 + " (GPU1), cuda:" + gpu3 + " (GPU2), cuda:" + gpu4 + " (GPU3)"},
+		},
+		{
 			name:    "bare id nobody has",
 			fixture: "agent.multi-agent.device-based.toml",
 			req:     Request{Moves: []Move{{Device: "nope", Agent: agentA}}},

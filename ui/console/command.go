@@ -9,6 +9,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/fgtop/fgtop/model"
+	"github.com/fgtop/fgtop/model/names"
 	"github.com/fgtop/fgtop/themes"
 
 	"github.com/fgtop/fgtop/ui/kit"
@@ -250,8 +252,39 @@ func (a *App) runCommand(line string) tea.Cmd {
 		return a.pastCommand(f)
 	case "span":
 		return a.spanCommand(f)
+	case "dev":
+		a.devCommand(strings.Join(f[1:], " "))
 	default:
-		a.Flashf(kit.LvlWarn, "unknown command :"+f[0]+" (try :q, :sort COLUMN, :theme NAME, :filter TEXT, :at TIME, :live, :span 1d)")
+		a.Flashf(kit.LvlWarn, "unknown command :"+f[0]+" (try :q, :sort COLUMN, :theme NAME, :filter TEXT, :dev GPU1, :at TIME, :live, :span 1d)")
 	}
 	return nil
+}
+
+// devCommand selects the device name names (:dev GPU1, :dev MIG 4/0, an
+// id, …2d01, a unique prefix: names, as history --device takes them); a
+// name that names nothing or several flashes what the node has.
+func (a *App) devCommand(name string) {
+	if name == "" {
+		a.Flashf(kit.LvlWarn, "usage: :dev NAME (GPU1, MIG 4/0, an id or a unique prefix)")
+		return
+	}
+	var devs []model.Device
+	for i := range a.d.Devs {
+		if dv := a.d.Devs[i].Dev; dv != nil {
+			devs = append(devs, *dv)
+		}
+	}
+	k, err := names.NewDevices(devs, "this node").Resolve(name)
+	if err != nil {
+		a.Flashf(kit.LvlWarn, err.Error())
+		return
+	}
+	for i := range a.d.Devs {
+		if a.d.Devs[i].Key == k {
+			a.setFocusPane(paneDevices)
+			a.sizePanes()
+			a.devices.selectRow(i)
+			return
+		}
+	}
 }

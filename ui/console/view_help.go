@@ -151,6 +151,7 @@ func (hs *helpScreen) notes(w int) []string {
 		{":sort COL [asc|desc]", "sort kernels: " + strings.Join(hs.sortColumns(), " ")},
 		{themeCmd, "switch theme: " + strings.Join(themes.Names(), " ")},
 		{":filter TEXT", "search kernels on all GPUs, like /TEXT; !TEXT keeps what does not match"},
+		{":dev NAME", "select a device: GPU1, MIG 4/0, an id, …2d01 or a unique prefix"},
 		{":follow", "kernels follow the selected device (f toggles)"},
 	}
 	for _, c := range cmds {

@@ -12,10 +12,10 @@ import (
 	"github.com/fgtop/fgtop/engine/fleet"
 	"github.com/fgtop/fgtop/internal/untrusted"
 	"github.com/fgtop/fgtop/model"
+	"github.com/fgtop/fgtop/model/names"
 
 	"github.com/fgtop/fgtop/ui/console"
 	"github.com/fgtop/fgtop/ui/kit"
-	"github.com/fgtop/fgtop/ui/render"
 )
 
 // fleetCol is one column of the fleet table.
@@ -585,20 +585,9 @@ func (m *Model) viewDetail(w int, now time.Time) []string {
 // deviceLabels names a node's accelerators as its own console does
 // (GPU0, MIG 4/0).
 func deviceLabels(s *model.Snapshot) map[model.DeviceID]string {
-	var idx []int
 	out := map[model.DeviceID]string{}
-	for i := range s.Devices {
-		d := &s.Devices[i]
-		switch {
-		case !d.IsAccelerator():
-		case d.IsMIG():
-			out[d.ID] = "MIG " + kit.MIGSuffix(d.ID)
-		default:
-			idx = append(idx, i)
-		}
-	}
-	for i, l := range render.GPULabels(s.Devices, idx) {
-		out[s.Devices[i].ID] = l
+	for k, l := range names.Labels(s.Devices) {
+		out[k.ID] = l
 	}
 	return out
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fgtop/fgtop/model"
+	"github.com/fgtop/fgtop/model/names"
 )
 
 // Threshold colours a reading: below Warn it is fine, below Crit a warning,
@@ -161,12 +162,7 @@ func ShortKernel(id model.KernelID) string {
 
 // MIGSuffix returns "3/0" for a MIG device id "MIG-<uuid>/3/0" (the GPU
 // and compute instance ids), or the whole id when it has no '/'.
-func MIGSuffix(id model.DeviceID) string {
-	if _, rest, ok := strings.Cut(string(id), "/"); ok {
-		return rest
-	}
-	return string(id)
-}
+func MIGSuffix(id model.DeviceID) string { return names.MIGSuffix(id) }
 
 // UniqueAbbrev returns, for each id, the shortest form that tells it apart
 // from the others: an 8-character prefix when that suffices (real NVIDIA

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/fgtop/fgtop/model"
+	"github.com/fgtop/fgtop/model/names"
 
 	"github.com/fgtop/fgtop/ui/kit"
 )
@@ -267,30 +268,9 @@ func (d *Derived) deriveDevices(o DeriveOptions, short map[model.AgentID]string,
 
 // GPULabels names GPUs as nvidia-smi does, by index ("GPU0"), and other
 // accelerators by plugin and index ("rocm1"); when indices collide it falls
-// back to the plugin name and position.
-func GPULabels(devs []model.Device, idx []int) map[int]string {
-	out := map[int]string{}
-	seen := map[string]bool{}
-	clash := false
-	for _, i := range idx {
-		dv := &devs[i]
-		l := string(dv.Name) + strconv.Itoa(dv.Index)
-		if dv.Name == "cuda" {
-			l = "GPU" + strconv.Itoa(dv.Index)
-		}
-		if seen[l] {
-			clash = true
-		}
-		seen[l] = true
-		out[i] = l
-	}
-	if clash {
-		for n, i := range idx {
-			out[i] = string(devs[i].Name) + "#" + strconv.Itoa(n)
-		}
-	}
-	return out
-}
+// back to the plugin name and position. The labels are names.GPULabels',
+// which every command resolves (history --device GPU1).
+func GPULabels(devs []model.Device, idx []int) map[int]string { return names.GPULabels(devs, idx) }
 
 func (d *Derived) barAmounts(r *DevRow, uc *usageCached) {
 	r.kernOf, r.KernAmts = uc.kernOf, uc.KernAmts

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/fgtop/fgtop/model"
+	"github.com/fgtop/fgtop/model/names"
 
 	"github.com/fgtop/fgtop/ui/kit"
 )
@@ -91,6 +92,26 @@ var filterFields = []filterField{
 	{"image", "TEXT", "image reference contains TEXT", func(r *KernRow, v string) bool { return strings.Contains(r.W.fImage, v) }},
 	{"agent", "ID", "agent id contains ID", func(r *KernRow, v string) bool { return strings.Contains(strings.ToLower(string(r.K.Agent)), v) }},
 	{"is", "idle", "holding but idle (a GPU held at 0 % for --idle-after)", func(r *KernRow, v string) bool { return v == "idle" && r.W.Idle }},
+	{"dev", "NAME", "holds something on the device NAME: GPU1, MIG 4/0, an id, …a104 or a prefix (as history --device)", holdsOn},
+}
+
+// holdsOn: the kernel holds something on a device v names, in any form
+// names takes (the row's device tags are the console's labels; a MIG
+// slice's tag GPU4:3/0 is the label MIG 3/0).
+func holdsOn(r *KernRow, v string) bool {
+	for _, tag := range strings.Split(r.Devs, ",") {
+		if _, mig, ok := strings.Cut(tag, ":"); ok {
+			tag = "MIG " + mig
+		}
+		if names.LabelIs(tag, v) {
+			return true
+		}
+	}
+	found := false
+	r.K.Alloc.EachHeld(func(k model.DeviceKey, _ model.SlotName, _ model.Dec) {
+		found = found || names.Could(k, "", v)
+	})
+	return found
 }
 
 // fterm is one term of a compiled filter: a field match, or plain text the

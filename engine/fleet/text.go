@@ -1,0 +1,129 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/fgtop/fgtop/model"
+)
+
+// WaitAnswered waits until every node answered (a snapshot or a failure)
+// or the timeout passed, and returns the fleet then: the nodes that never
+// answered marked unreachable, saying why.
+func WaitAnswered(ctx context.Context, t *Tracker, timeout time.Duration) *Fleet {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	sub := t.Subscribe(ctx)
+	last := t.Latest()
+	for {
+		select {
+		case <-ctx.Done():
+			if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return markUnanswered(t.Latest(), "stopped before it answered")
+			}
+			return markTimedOut(t.Latest(), timeout)
+		case fl, ok := <-sub:
+			if !ok {
+				return markTimedOut(last, timeout)
+			}
+			last = fl
+			if fl.Answered() {
+				return fl
+			}
+		}
+	}
+}
+
+// markTimedOut says why a node that never answered has no figures.
+func markTimedOut(fl *Fleet, timeout time.Duration) *Fleet {
+	return markUnanswered(fl, fmt.Sprintf("no snapshot within --timeout %s", timeout))
+}
+
+// markUnanswered marks the nodes that never answered unreachable, for why.
+func markUnanswered(fl *Fleet, why string) *Fleet {
+	out := *fl
+	out.Nodes = append([]Node(nil), fl.Nodes...)
+	for i := range out.Nodes {
+		n := &out.Nodes[i]
+		if n.Snap == nil && n.State == Connecting {
+			n.State, n.Reason = Unreachable, why
+		}
+	}
+	return &out
+}
+
+// WriteTable writes the fleet as `fgtop fleet --once` prints it: a line
+// a node.
+func WriteTable(w io.Writer, j JSONFleet) {
+	fmt.Fprintf(w, "%-20s %-12s %4s %15s %8s %8s %6s %7s %6s  %s\n", "NODE", "STATE", "GPUS", "HELD/CAPACITY", "FREE", "LARGEST", "PIECES", "KERNELS", "ISSUES", "ADDRESS")
+	for _, n := range j.Nodes {
+		if n.Held == nil {
+			fmt.Fprintf(w, "%-20s %-12s %4d %15s %8s %8s %6s %7d %6d  %s  %s\n", n.Node, n.State, n.GPUs, "-", "-", "-", "-", n.Kernels, n.Issues, n.Address, n.Error)
+			continue
+		}
+		fmt.Fprintf(w, "%-20s %-12s %4d %15s %8s %8s %6d %7d %6d  %s  %s\n", n.Node, n.State, n.GPUs, n.Held.String()+"/"+n.Capacity.String(),
+			n.Free.String(), n.Largest.String(), n.Pieces, n.Kernels, n.Issues, n.Address, n.Error)
+	}
+}
+
+// WriteFit writes where a request fits as `fgtop fleet --fit` prints it;
+// red paints what overcommits (the caller knows whether w takes colour).
+func WriteFit(w io.Writer, r JSONFitReport, red func(string) string) {
+	req := strings.Split(r.Request, ",")
+	for i, part := range req {
+		if slot, amount, ok := strings.Cut(part, "="); ok {
+			req[i] = slot + "=" + fitAmount(slot, amount)
+		}
+	}
+	fmt.Fprintf(w, "request %s fits on %d node(s)", strings.Join(req, ","), len(r.Fits))
+	if len(r.Overcommits) > 0 {
+		fmt.Fprintf(w, ", %s", red(fmt.Sprintf("%d of them only by overcommitting a device", len(r.Overcommits))))
+	}
+	fmt.Fprintln(w)
+	for _, n := range r.Nodes {
+		switch {
+		case n.Fit.Fits:
+			var parts []string
+			for slot, devs := range n.Fit.Placement {
+				for d, a := range devs {
+					parts = append(parts, fmt.Sprintf("%s %s on %s", fitAmount(slot, a), slot, d))
+				}
+			}
+			slices.Sort(parts)
+			agent := ""
+			if n.Fit.Agent != "" {
+				agent = " agent " + n.Fit.Agent + ":"
+			}
+			fmt.Fprintf(w, "  fits  %-20s%s %s\n", n.Node, agent, strings.Join(parts, ", "))
+			for _, d := range n.Fit.Devices {
+				if d.Overcommit {
+					amt := func(v model.Dec) string { return fitAmount(string(d.Slot), v.String()) }
+					fmt.Fprintf(w, "        %s: %s would hold %s of %s %s across all agents (%s held now + %s)\n",
+						red("! OVERCOMMIT"), d.Device, amt(d.TotalAfter), amt(d.Capacity), d.Slot, amt(d.HeldNow), amt(d.Adds))
+				}
+			}
+		case n.Fit.Unknown:
+			fmt.Fprintf(w, "  ?     %-20s %s\n", n.Node, n.Fit.Reason)
+		default:
+			fmt.Fprintf(w, "  no    %-20s %s\n", n.Node, n.Fit.Reason)
+		}
+	}
+}
+
+// fitAmount is an amount of slot as the JSON has it (memory in bytes),
+// said for people: memory as a size.
+func fitAmount(slot, amount string) string {
+	if model.SlotName(slot) != model.SlotMem {
+		return amount
+	}
+	v, err := model.ParseDec(amount)
+	if err != nil {
+		return amount
+	}
+	return model.FormatBinarySize(v)
+}

@@ -1,0 +1,51 @@
+package fleet
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/fgtop/fgtop/engine/placement"
+	"github.com/fgtop/fgtop/model"
+)
+
+// The --once table: a line a node, "-" for the figures of a node without
+// any, the error last.
+func TestWriteTable(t *testing.T) {
+	held, capa := model.NewDec(15, -1), model.NewDec(4, 0)
+	var b bytes.Buffer
+	WriteTable(&b, JSONFleet{Nodes: []JSONNode{
+		{Node: "gpu-a", State: "live", GPUs: 4, Held: &held, Capacity: &capa, Free: &capa, Largest: &capa, Pieces: 2, Kernels: 3, Address: "10.0.0.1:2222"},
+		{Node: "gpu-b", State: "unreachable", Address: "10.0.0.2:2222", Error: "connection refused"},
+	}})
+	lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], "NODE") {
+		t.Fatalf("%q", b.String())
+	}
+	for i, want := range [][]string{{"gpu-a", "live", "1.5/4", "10.0.0.1:2222"}, {"gpu-b", "unreachable", " - ", "connection refused"}} {
+		for _, w := range want {
+			if !strings.Contains(lines[i+1], w) {
+				t.Errorf("line %d %q lacks %q", i+1, lines[i+1], w)
+			}
+		}
+	}
+}
+
+// --fit: memory said as a size, the overcommit painted by the caller's
+// red, a node that does not fit with its reason.
+func TestWriteFit(t *testing.T) {
+	var b bytes.Buffer
+	WriteFit(&b, JSONFitReport{Request: "cuda.shares=0.5,mem=4294967296", Fits: []string{"gpu-a"}, Overcommits: []string{"gpu-a"},
+		Nodes: []JSONNode{
+			{Node: "gpu-a", Fit: &JSONFit{Fits: true, Placement: map[string]map[string]string{"cuda.shares": {"GPU-1": "0.5"}},
+				Devices: []placement.DeviceAfter{{Device: "GPU-1", Slot: "cuda.shares", Overcommit: true, TotalAfter: model.NewDec(11, -1), Capacity: model.NewDec(1, 0),
+					HeldNow: model.NewDec(6, -1), Adds: model.NewDec(5, -1)}}}},
+			{Node: "gpu-b", Fit: &JSONFit{Reason: "insufficient cuda.shares"}},
+		}}, func(s string) string { return "<red>" + s + "</red>" })
+	for _, w := range []string{"request cuda.shares=0.5,mem=4g fits on 1 node(s), <red>1 of them only by overcommitting a device</red>",
+		"fits  gpu-a", "0.5 cuda.shares on GPU-1", "<red>! OVERCOMMIT</red>: GPU-1 would hold 1.1 of 1 cuda.shares", "no    gpu-b", "insufficient cuda.shares"} {
+		if !strings.Contains(b.String(), w) {
+			t.Errorf("no %q in\n%s", w, b.String())
+		}
+	}
+}

@@ -1,0 +1,116 @@
+package histtext
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fgtop/fgtop/engine/history"
+	"github.com/fgtop/fgtop/model"
+)
+
+// The table written in one buffer is the tabwriter's, byte for byte, and
+// gives way to it where a cell holds a byte the tabwriter treats
+// specially.
+func TestHistoryTableMatchesTabwriter(t *testing.T) {
+	t0 := time.Date(2026, 11, 20, 3, 4, 5, 0, time.UTC)
+	var ivs []history.Interval
+	for i := range 40 {
+		iv := history.Interval{Device: model.DeviceKey{Name: "cuda", ID: model.DeviceID(fmt.Sprint(i % 11))},
+			Kernel: model.KernelID(fmt.Sprintf("%08x-0000-4000-8000-%012x", i, i*7919)), Agent: model.AgentID(fmt.Sprintf("i-node%0*d", 1+i%5, i)),
+			Amounts: model.ResourceSlot{model.SlotCUDAShares: model.NewDec(int64(1+i), -1)},
+			From:    t0.Add(time.Duration(i) * time.Minute), To: t0.Add(time.Duration(i*i) * time.Minute)}
+		switch i % 5 {
+		case 0:
+			iv.Since = true
+		case 1:
+			iv.Open = true
+		case 2:
+			iv.Gone = true
+			iv.Amounts["cuda.mem"] = model.NewDec(int64(i)<<30, 0)
+		case 3:
+			iv.Session, iv.User = fmt.Sprintf("sess-%d", i), "ü-user-ß"
+		}
+		ivs = append(ivs, iv)
+	}
+	for _, n := range []int{0, 1, 2, len(ivs)} {
+		var tabs bytes.Buffer
+		writeTabs(&tabs, ivs[:n])
+		for _, parts := range []int{1, 2, 3} {
+			var fast bytes.Buffer
+			if !writeParts(&fast, ivs[:n], parts) {
+				t.Fatalf("%d intervals: the table gave way", n)
+			}
+			if fast.String() != tabs.String() {
+				t.Fatalf("%d intervals in %d parts:\n%s\ntabwriter:\n%s", n, parts, fast.String(), tabs.String())
+			}
+		}
+	}
+	for _, at := range []int{0, 7, len(ivs) - 1} {
+		odd := append([]history.Interval(nil), ivs...)
+		odd[at].Agent = "a\tb"
+		for _, parts := range []int{1, 3} {
+			var fast bytes.Buffer
+			if writeParts(&fast, odd, parts) || fast.Len() != 0 {
+				t.Fatalf("a tab in a cell of line %d (%d parts) did not give way to the tabwriter", at, parts)
+			}
+		}
+	}
+}
+
+// Write says what the answer lacks: the asked span outside the record,
+// the stretches the record lacks in it (listed after the table, or in
+// the document), and an empty answer in words.
+func TestWrite(t *testing.T) {
+	t0 := time.Date(2026, 11, 20, 3, 0, 0, 0, time.UTC)
+	iv := history.Interval{Device: model.DeviceKey{Name: "cuda", ID: "1"}, Kernel: "k1", Agent: "i-a", User: "u1",
+		Amounts: model.ResourceSlot{model.SlotCUDAShares: model.NewDec(5, -1)}, From: t0, To: t0.Add(time.Hour)}
+	gap := history.Missing{From: t0.Add(20 * time.Minute), To: t0.Add(30 * time.Minute), Why: "nothing recorded"}
+	res := func(ivs []history.Interval, ms ...history.Missing) *history.HistoryResult {
+		return &history.HistoryResult{Intervals: ivs, Missing: ms, From: t0, To: t0.Add(2 * time.Hour)}
+	}
+	for _, c := range []struct {
+		name     string
+		res      *history.HistoryResult
+		f        history.Filter
+		o        Options
+		out      []string
+		problems []string
+	}{
+		{name: "table", res: res([]history.Interval{iv}), out: []string{"FROM", "cuda:1", "cuda.shares=0.5", "k1", "u1", "i-a"}},
+		{name: "nothing", res: res(nil), out: []string{"(nothing held in the asked span)"}},
+		{name: "a gap in the span", res: res([]history.Interval{iv}, gap), out: []string{"missing: "},
+			problems: []string{"the record lacks 1 stretch(es) of the asked span (listed above)"}},
+		{name: "a gap outside the span", res: res([]history.Interval{iv}, gap), f: history.Filter{Since: t0.Add(time.Hour)}},
+		{name: "after the record", res: res(nil), f: history.Filter{Since: t0.Add(3 * time.Hour)},
+			problems: []string{"the asked span is outside the record"}},
+		{name: "after the record, still written", res: res(nil), f: history.Filter{Since: t0.Add(3 * time.Hour)}, o: Options{Active: true}},
+		{name: "before the record", res: res(nil), f: history.Filter{Since: t0.Add(-time.Hour)},
+			problems: []string{"the record begins at "}},
+		{name: "json", res: res([]history.Interval{iv}, gap), o: Options{JSON: true},
+			out:      []string{`"schema": "fgtop.history/v1"`, `"owner_user_id": "u1"`, `"cuda.shares": "0.5"`, `"why": "nothing recorded"`},
+			problems: []string{"the record lacks 1 stretch(es)"}},
+	} {
+		var b bytes.Buffer
+		problems, err := Write(&b, c.res, c.f, c.o)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		for _, w := range c.out {
+			if !strings.Contains(b.String(), w) {
+				t.Errorf("%s: no %q in\n%s", c.name, w, b.String())
+			}
+		}
+		if len(problems) != len(c.problems) {
+			t.Errorf("%s: problems %q, want %q", c.name, problems, c.problems)
+			continue
+		}
+		for i, w := range c.problems {
+			if !strings.Contains(problems[i], w) {
+				t.Errorf("%s: problem %q, want %q", c.name, problems[i], w)
+			}
+		}
+	}
+}

@@ -1,0 +1,168 @@
+package history
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/fgtop/fgtop/model"
+	"github.com/fgtop/fgtop/model/names"
+)
+
+// Devices lists the devices the record knows: every device of every
+// segment's checkpoint, the latest description of each, in the order the
+// last one that lists it gives. It reads the checkpoints only.
+func (r *Reader) Devices() []model.Device {
+	var out []model.Device
+	at := map[model.DeviceKey]int{}
+	for i := range r.segs {
+		sr := r.readOf(i, false, true)
+		if sr.err != nil || sr.data.Checkpoint == nil {
+			continue
+		}
+		st := newState()
+		w := walker{}
+		w.scan(&segRead{file: sr.file, data: &segData{Checkpoint: sr.data.Checkpoint}}, st, time.Time{})
+		for _, d := range st.devices {
+			if j, ok := at[d.Key()]; ok {
+				out[j] = d
+				continue
+			}
+			at[d.Key()] = len(out)
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// Known is what the record knows by name: the kernels that held a device,
+// their owners, sessions and projects, each sorted.
+type Known struct {
+	Kernels, Users, Sessions, Projects []string
+}
+
+// Known walks the whole record for the names it holds (a listing of
+// every interval: a query's cost, for the errors that list them).
+func (r *Reader) Known() (*Known, error) {
+	res, err := r.History(Filter{})
+	if err != nil {
+		return nil, err
+	}
+	k := &Known{}
+	for _, iv := range res.Intervals {
+		k.Kernels = append(k.Kernels, string(iv.Kernel))
+		if iv.User != "" {
+			k.Users = append(k.Users, iv.User)
+		}
+		if iv.Session != "" {
+			k.Sessions = append(k.Sessions, iv.Session)
+		}
+		if iv.Project != "" {
+			k.Projects = append(k.Projects, iv.Project)
+		}
+	}
+	for _, l := range []*[]string{&k.Kernels, &k.Users, &k.Sessions, &k.Projects} {
+		slices.Sort(*l)
+		*l = slices.Compact(*l)
+	}
+	return k, nil
+}
+
+// recordWhere words the record in the resolver's errors.
+const recordWhere = "the record"
+
+// ResolveDevice finds the accelerator name names among those the record
+// knows (names.Devices.Resolve: key, console label, id, UUID, unique
+// prefix).
+func (r *Reader) ResolveDevice(name string) (model.DeviceKey, error) {
+	devs := slices.DeleteFunc(r.Devices(), func(d model.Device) bool { return !d.IsAccelerator() })
+	return names.NewDevices(devs, recordWhere).Resolve(name)
+}
+
+// Query is History for names as a person types them: the device by any
+// name fgtop shows for it, a kernel, user, session or project by its id
+// or a unique prefix. A name that matches nothing is a
+// *names.NotFoundError listing what the record knows, a prefix that
+// names several a *names.AmbiguousError listing them: never an empty
+// answer for a name that means nothing.
+func (r *Reader) Query(f Filter) (*HistoryResult, error) {
+	if f.Device != "" {
+		return r.queryDevice(f)
+	}
+	res, err := r.History(f)
+	if err != nil {
+		return nil, err
+	}
+	name, kind := f.Kernel, "kernel"
+	switch {
+	case f.User != "":
+		name, kind = f.User, "user"
+	case f.Session != "":
+		name, kind = f.Session, "session"
+	case f.Project != "":
+		name, kind = f.Project, "project"
+	case f.Kernel == "":
+		return res, nil
+	}
+	switch {
+	case len(res.Matched) == 1:
+		return res, nil
+	case len(res.Matched) > 1:
+		if !slices.Contains(res.Matched, name) {
+			return nil, &names.AmbiguousError{Kind: kind, Name: name, Candidates: res.Matched}
+		}
+		// The whole id, and a prefix of others too: it names itself.
+		res.Intervals = slices.DeleteFunc(res.Intervals, func(iv Interval) bool { return f.pick(&iv) != name })
+		res.Matched = []string{name}
+		return res, nil
+	}
+	known, err := r.Known()
+	if err != nil {
+		return nil, err
+	}
+	list := known.Kernels
+	switch kind {
+	case "user":
+		list = known.Users
+	case "session":
+		list = known.Sessions
+	case "project":
+		list = known.Projects
+	}
+	if _, err := names.ID(name, list, kind, recordWhere); err != nil {
+		return nil, err
+	}
+	// Known, and held nothing in the asked span.
+	return res, nil
+}
+
+// pick is the field of iv the filter names (kernel, user, session,
+// project).
+func (f Filter) pick(iv *Interval) string {
+	if _, field := f.whoField(); field != nil {
+		return field(iv.User, iv.Session, iv.Project)
+	}
+	return string(iv.Kernel)
+}
+
+// queryDevice is Query by device. A plugin key is tried as it is first
+// (the devices of the record are then read only when it finds nothing).
+func (r *Reader) queryDevice(f Filter) (*HistoryResult, error) {
+	var tried *HistoryResult
+	if strings.IndexByte(f.Device, ':') > 0 {
+		res, err := r.History(f)
+		if err != nil || len(res.Intervals) > 0 {
+			return res, err
+		}
+		tried = res
+	}
+	key, err := r.ResolveDevice(f.Device)
+	if err != nil {
+		return nil, err
+	}
+	if tried != nil && key.String() == f.Device {
+		return tried, nil
+	}
+	f.Device = key.String()
+	return r.History(f)
+}

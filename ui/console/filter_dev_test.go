@@ -1,0 +1,94 @@
+package console
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/fgtop/fgtop/ui/internal/fake"
+)
+
+// Issue 28: /dev:NAME shows the kernels holding something on the device
+// NAME names, by any name fgtop shows (the label GPU1 or MIG 3/0, the
+// abbreviated id …2d01, as history --device takes them).
+func TestFilterByDevice(t *testing.T) {
+	a := testApp(t, 160, 48, fake.Node(fake.Options{}), Options{})
+	typeKeys(a, "f") // all kernels
+	filter := func(f string) []string {
+		a.Update(keyRune('/'))
+		a.Update(tea.KeyPressMsg{Code: 'u', Mod: tea.ModCtrl})
+		typeKeys(a, f)
+		a.Update(keyCode(tea.KeyEnter))
+		var got []string
+		for _, ki := range a.Kernels.Showing.Rows {
+			got = append(got, a.d.Kernels[ki].Short)
+		}
+		slices.Sort(got)
+		return got
+	}
+	checked := 0
+	for i := range a.d.Devs {
+		r := &a.d.Devs[i]
+		if len(r.Children) > 0 {
+			continue // a MIG GPU: its slices hold
+		}
+		var want []string
+		for _, ki := range r.Kernels {
+			want = append(want, a.d.Kernels[ki].Short)
+		}
+		slices.Sort(want)
+		want = slices.Compact(want)
+		for _, name := range []string{r.Label, strings.ToLower(r.Label), r.Abbrev} {
+			if got := filter("dev:" + name); !slices.Equal(got, want) {
+				t.Errorf("/dev:%s: %v, want %v (the kernels on %s)", name, got, want, r.Key)
+			}
+		}
+		if len(want) > 0 {
+			checked++
+		}
+	}
+	if checked < 2 {
+		t.Fatalf("only %d devices hold kernels", checked)
+	}
+	if got := filter("dev:GPU99"); len(got) != 0 {
+		t.Errorf("/dev:GPU99: %v", got)
+	}
+}
+
+// :dev NAME selects the device by any name names takes; a name nothing
+// has flashes what the node has.
+func TestDevCommand(t *testing.T) {
+	a := testApp(t, 160, 48, fake.Node(fake.Options{}), Options{})
+	a.View()
+	run := func(line string) {
+		a.Update(keyRune(':'))
+		typeKeys(a, line)
+		a.Update(keyCode(tea.KeyEnter))
+	}
+	moved := 0
+	for i := len(a.d.Devs) - 1; i >= 0; i-- {
+		r := &a.d.Devs[i]
+		if r.Label == "" {
+			continue
+		}
+		for _, name := range []string{r.Label, r.Abbrev} {
+			a.devices.selectRow(0)
+			run("dev " + name)
+			if a.devices.Cursor != i || a.focus != paneDevices {
+				t.Errorf(":dev %s: cursor on %d (pane %d), want %d (%s)", name, a.devices.Cursor, a.focus, i, r.Key)
+			}
+		}
+		if i != 0 {
+			moved++
+		}
+	}
+	if moved == 0 {
+		t.Fatal("no device to move to")
+	}
+	run("dev GPU99")
+	if !strings.Contains(a.Flash.Text, `no device "GPU99" in this node, which knows `) || !strings.Contains(a.Flash.Text, "(GPU0)") {
+		t.Errorf(":dev GPU99 flashed %q", a.Flash.Text)
+	}
+}
