@@ -487,14 +487,12 @@ Nothing is written. Exit status: 0 valid (or no change), 2 invalid or bad usage.
 	return cmd
 }
 
-// stdinIsTerminal reports whether someone can answer a prompt.
+// stdinIsTerminal reports whether someone can answer a prompt. It asks
+// the terminal itself: /dev/null (cron, ssh -n) is a character device too,
+// and a prompt there read an empty answer and exited 1.
 func stdinIsTerminal(in io.Reader) bool {
 	f, ok := in.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return ok && isTerminal(f)
 }
 
 // confirm asks on the terminal; without one, --yes is required.
