@@ -32,6 +32,11 @@ type Reader struct {
 	segs []segFile
 	// Active: a recorder holds the directory now.
 	Active bool
+	// Now, when set, is the clock At judges a moment against: a moment
+	// after it is in the future, whatever a recorder writes (nil: At
+	// answers any moment from the record, as the recorder's own resume
+	// asks for the end of it).
+	Now func() time.Time
 
 	dec *zstd.Decoder
 	// bufs, when set, are buffers the delta streams are decompressed
@@ -68,10 +73,15 @@ var ErrEmpty = errors.New("the history directory holds no record yet")
 // OutsideError says the asked time is before or after what is recorded.
 type OutsideError struct {
 	At, From, To time.Time
+	// Now is set when At is in the future (Reader.Now).
+	Now time.Time
 }
 
 func (e *OutsideError) Error() string {
 	span := fmt.Sprintf("the record covers %s to %s", fmtTime(e.From), fmtTime(e.To))
+	if !e.Now.IsZero() {
+		return fmt.Sprintf("%s is in the future (it is %s now); %s", fmtTime(e.At), fmtTime(e.Now), span)
+	}
 	if e.At.Before(e.From) {
 		return fmt.Sprintf("%s is before the record begins; %s", fmtTime(e.At), span)
 	}
@@ -180,6 +190,14 @@ func (r *Reader) At(t time.Time) (*Result, error) {
 		return nil, ErrEmpty
 	}
 	res := &Result{From: r.segs[0].Start}
+	if r.Now != nil {
+		// Before the record's own gaps: with a recorder running, a moment
+		// to come would read as one it failed to write (a full disk?).
+		if now := r.Now(); t.After(now) {
+			_, to, _ := r.Span()
+			return nil, &OutsideError{At: t, From: res.From, To: to, Now: now}
+		}
+	}
 	if t.Before(res.From) {
 		_, to, _ := r.Span()
 		return nil, &OutsideError{At: t, From: res.From, To: to}

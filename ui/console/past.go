@@ -73,7 +73,12 @@ func (a *App) pastCommand(f []string) tea.Cmd {
 		a.Flashf(kit.LvlWarn, err.Error())
 		return nil
 	}
-	return a.loadPast(func(rd *record.Reader) (time.Time, bool) { return t, true })
+	return a.loadPast(func(rd *record.Reader) (time.Time, bool) {
+		// A moment to come is said to be one, not read as a recorder
+		// that stopped writing.
+		rd.Now = func() time.Time { return now }
+		return t, true
+	})
 }
 
 // loadPast reads, in a Cmd, the record at the time pick chooses.
