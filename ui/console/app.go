@@ -318,6 +318,7 @@ func (a *App) adopt(s *model.Snapshot) {
 		}
 		return sample{alloc, util, mem}
 	})
+	a.followFlash()
 	a.flashNewIssues(first)
 	a.clampCursors()
 	a.Kernels.refresh()
@@ -392,11 +393,31 @@ func (a *App) flashNewIssues(first bool) {
 	case model.SevWarning:
 		lvl = kit.LvlWarn
 	}
-	text := "new issue: " + worst.Text
+	lead := "new issue: "
 	if len(fresh) > 1 {
-		text = strconv.Itoa(len(fresh)) + " new issues; " + worst.Text
+		lead = strconv.Itoa(len(fresh)) + " new issues; "
 	}
-	a.Flashf(lvl, text)
+	a.Flashf(lvl, lead+worst.Text)
+	a.Flash.Issue, a.Flash.Lead = worst.ID, lead
+}
+
+// followFlash keeps a new-issue flash on the issue's current figures: an
+// over-capacity issue keeps its identity while the amounts move, and the
+// flash said the first ones until it expired.
+func (a *App) followFlash() {
+	f := &a.Flash
+	if f.Issue == "" || f.Text == "" {
+		return
+	}
+	for i := range a.d.Issues {
+		if r := &a.d.Issues[i]; r.ID == f.Issue {
+			if text := f.Lead + r.Text; text != f.Text {
+				f.Text = text
+				a.Invalidate()
+			}
+			return
+		}
+	}
 }
 
 func nan() float64 { return math.NaN() }
