@@ -97,6 +97,11 @@ func TestEditorSlotBased(t *testing.T) {
 	if c := e.InputCheck; c.Err != nil || !strings.Contains(c.Warn, "plan INVALID under Backend.AI main's loader") || !strings.Contains(c.Warn, "over-allocated") {
 		t.Errorf("3.5 with the other agent's 2.0 on 4.00: check %+v", c)
 	}
+	// The fix leads, in the slot's unit, before any arithmetic; on screen
+	// at 80 columns too.
+	if c := e.InputCheck; !strings.HasPrefix(c.Warn, "numa0 can have at most 2.00 ") {
+		t.Errorf("3.5: the limit does not lead: %q", c.Warn)
+	}
 	press(a, clearIn)
 	typeKeys(a, "1.5")
 	if c := e.InputCheck; c.Err != nil || !strings.Contains(c.Hint, "of 4.00 · plan valid under Backend.AI main's loader") {
