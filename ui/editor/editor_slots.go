@@ -143,13 +143,12 @@ func (e *Editor) slotChecker(r EdRow) func(string) FieldCheck {
 			c = FieldCheck{Hint: "= " + kit.Plural(n, "core") + " of " + total.String()}
 		default:
 			v, err := model.ParseDec(s)
-			switch {
-			case s == "" || err != nil:
+			if s == "" || err != nil {
 				return FieldCheck{Err: errors.New("an amount is needed, e.g. 2.0")}
-			case !v.IsFinite():
-				return FieldCheck{Err: errors.New("not a finite amount")}
-			case v.Sign() < 0:
-				return FieldCheck{Err: errors.New("a negative amount: Backend.AI refuses it")}
+			}
+			// The one rule of plan and simulate (model.CheckAmount).
+			if err := model.CheckAmount(r.Slot, v, false); err != nil {
+				return FieldCheck{Err: err}
 			}
 			c = FieldCheck{Hint: "of " + total.String()}
 			if !known {
