@@ -937,7 +937,9 @@ func TestEditorPlanViewReviews(t *testing.T) {
 }
 
 // TestEditorHelpKeepsTheEditorsFooter: ? inside the editor lists the
-// editor's keys, footer included.
+// editor's keys; its footer offers neither the main screen's keys nor the
+// editor's (A and q type into the help's filter): the help's own, with
+// esc back and ctrl+c quit.
 func TestEditorHelpKeepsTheEditorsFooter(t *testing.T) {
 	path := fixtureConfig(t)
 	snap := fake.Node(fake.Options{})
@@ -946,8 +948,12 @@ func TestEditorHelpKeepsTheEditorsFooter(t *testing.T) {
 	typeKeys(a, "?")
 	lines := strings.Split(screen(a), "\n")
 	foot := lines[len(lines)-1]
-	if strings.Contains(foot, "filter") || strings.Contains(foot, "detail") || !strings.Contains(foot, "A apply") || !strings.Contains(foot, "esc back") {
+	if strings.Contains(foot, "/ filter") || strings.Contains(foot, "detail") || strings.Contains(foot, "A apply") || strings.Contains(foot, "q quit") ||
+		!strings.Contains(foot, "esc back") || !strings.Contains(foot, "ctrl+c quit") {
 		t.Errorf("help footer over the editor: %q", foot)
+	}
+	if v := screen(a); !strings.Contains(v, "apply") {
+		t.Errorf("the help over the editor does not list the editor's keys:\n%s", v)
 	}
 }
 
