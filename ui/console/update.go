@@ -137,7 +137,7 @@ func (a *App) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case kit.ActHelp:
 		a.openHelp()
 	case kit.ActFilter:
-		a.startPrompt(PromptFilter, a.Kernels.Filter)
+		a.startPrompt(PromptFilter, FilterToExtend(a.Kernels.Filter))
 	case kit.ActCommand:
 		a.startPrompt(PromptCommand, "")
 	case kit.ActBack:

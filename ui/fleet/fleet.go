@@ -325,7 +325,7 @@ func (m *Model) Key(msg tea.KeyPressMsg) tea.Cmd {
 	case kit.ActPageDown:
 		m.Cursor += page
 	case kit.ActFilter:
-		m.prompt, m.Input, m.promptPrev = console.PromptFilter, m.Filter, m.Filter
+		m.prompt, m.Input, m.promptPrev = console.PromptFilter, console.FilterToExtend(m.Filter), m.Filter
 	case kit.ActCommand:
 		m.prompt, m.Input = console.PromptCommand, ""
 	case kit.ActSort:
