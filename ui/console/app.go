@@ -32,6 +32,10 @@ type Options struct {
 	// Background overrides light/dark detection when Theme is nil: "dark"
 	// or "light"; "" asks the terminal (unreliable over SSH and tmux).
 	Background string
+	// QuitIs, when set, is what q does in a console opened inside another
+	// (the fleet's node: "back to the fleet"); its footer and help say it
+	// rather than "quit". The caller handles the key.
+	QuitIs string
 	// ASCII draws with 7-bit characters only: bars of '#', '=' and '.', '!'
 	// beyond capacity.
 	ASCII bool
@@ -192,6 +196,9 @@ func newApp(snapshots <-chan *model.Snapshot, opts Options) *App {
 	a.Keys = NewKeyMap(role)
 	if opts.DemoRestart != nil {
 		a.Keys = withDemoRestart(a.Keys)
+	}
+	if opts.QuitIs != "" {
+		a.Keys = withQuitAs(a.Keys, opts.QuitIs)
 	}
 	if opts.History != "" {
 		a.Keys.BindingList = append(a.Keys.BindingList, pastBindings()...)

@@ -463,7 +463,7 @@ func (m *Model) Open() tea.Cmd {
 	m.drillCh = make(chan *model.Snapshot, 1)
 	m.drillCh <- n.Snap
 	m.drill = console.New(m.drillCh, console.Options{ReadOnly: true, Theme: m.St.Theme, ASCII: m.opts.ASCII, Now: m.opts.Now, NodeName: n.Name,
-		Background: m.opts.Background})
+		Background: m.opts.Background, QuitIs: "back to the fleet"})
 	w, h := m.size()
 	m.drill.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	return m.drill.Init()
