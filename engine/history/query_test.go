@@ -191,3 +191,53 @@ func TestRetention(t *testing.T) {
 		t.Fatalf("%d segments after a week", len(segs))
 	}
 }
+
+// TestStepShown: stepping by the second the console shows never stays in
+// the shown second (changes a few milliseconds apart left PAST 14:02:17
+// where it was), and lands on the last change of the second it reaches.
+func TestStepShown(t *testing.T) {
+	dir := t.TempDir()
+	node := newSynth(7, 6)
+	rec, err := Open(Options{Dir: dir, Clock: func() time.Time { return node.t }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := node.t
+	var at []time.Time
+	for _, off := range []time.Duration{1000, 1200, 1400, 2300, 2500, 4000} {
+		node.t = t0.Add(off*time.Millisecond - time.Second)
+		s := node.step()
+		if !s.Time.Equal(t0.Add(off * time.Millisecond)) {
+			t.Fatalf("synthetic step at %s, want %s", s.Time, t0.Add(off*time.Millisecond))
+		}
+		rec.Observe(s)
+		at = append(at, s.Time)
+	}
+	rec.Close()
+	rd, err := OpenReader(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if next, _ := rd.Step(at[0], +1); !next.Equal(at[1]) {
+		t.Fatalf("Step by change: %s, want %s (200 ms later)", next, at[1])
+	}
+	for _, c := range []struct {
+		from      time.Time
+		dir       int
+		want      time.Time
+		wantFound bool
+	}{
+		{at[0], +1, at[4], true}, // past 1.2 and 1.4 s, to the last of second 2
+		{at[1], +1, at[4], true},
+		{at[4], +1, at[5], true},
+		{at[4], -1, at[2], true}, // the last change of second 1
+		{at[5], -1, at[4], true},
+		{at[2], -1, time.Time{}, false}, // nothing before second 1 but its own changes
+		{at[5], +1, time.Time{}, false},
+	} {
+		got, ok := rd.StepShown(c.from, c.dir, time.Second)
+		if ok != c.wantFound || (ok && !got.Equal(c.want)) {
+			t.Errorf("StepShown(%s, %+d): %s %v, want %s %v", c.from.Format("05.000"), c.dir, got.Format("05.000"), ok, c.want.Format("05.000"), c.wantFound)
+		}
+	}
+}

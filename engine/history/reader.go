@@ -454,6 +454,22 @@ func gapBetween(end, next time.Time, clean, rotated, continues bool) (Missing, b
 // passing of time, not a tick of utilisation only. ok is false when
 // there is none that way.
 func (r *Reader) Step(t time.Time, dir int) (time.Time, bool) {
+	return r.StepShown(t, dir, 0)
+}
+
+// StepShown is Step for a reader who sees time in units of unit (the
+// console's PAST 14:02:17 shows seconds): it steps to the next (or an
+// earlier) unit that holds a change, never within the one t is in, and
+// returns the last change of that unit, so that the shown time moves and
+// the node shown is as it was at the end of it. unit 0 is Step.
+func (r *Reader) StepShown(t time.Time, dir int, unit time.Duration) (time.Time, bool) {
+	trunc := func(x time.Time) time.Time {
+		if unit <= 0 {
+			return x
+		}
+		return x.Truncate(unit)
+	}
+	base := trunc(t)
 	if len(r.segs) == 0 {
 		return time.Time{}, false
 	}
@@ -476,9 +492,14 @@ func (r *Reader) Step(t time.Time, dir int) (time.Time, bool) {
 				return
 			}
 			switch {
-			case dir > 0 && tm.After(t) && found.IsZero():
+			case dir > 0 && unit <= 0 && tm.After(t) && found.IsZero():
 				found = tm
-			case dir < 0 && tm.Before(t):
+			case dir > 0 && unit > 0 && trunc(tm).After(base) && (found.IsZero() || trunc(tm).Equal(trunc(found))):
+				// The unit's last change: later ones in it replace it.
+				found = tm
+			case dir < 0 && unit <= 0 && tm.Before(t):
+				found = tm
+			case dir < 0 && unit > 0 && trunc(tm).Before(base):
 				found = tm
 			}
 		}}

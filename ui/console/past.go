@@ -165,7 +165,9 @@ func (a *App) pastKey(act kit.Action) (tea.Cmd, bool) {
 			}
 			dir = 1
 		}
-		return a.loadPast(func(rd *record.Reader) (time.Time, bool) { return rd.Step(from, dir) }), true
+		// By the second the header shows: a change a few milliseconds
+		// later left PAST 14:02:17 where it was.
+		return a.loadPast(func(rd *record.Reader) (time.Time, bool) { return rd.StepShown(from, dir, time.Second) }), true
 	case ActEditPartition:
 		if a.past.on {
 			a.Flashf(kit.LvlWarn, "no editing in the past: :live comes back to the node as it is")
