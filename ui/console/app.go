@@ -328,6 +328,9 @@ func (a *App) adopt(s *model.Snapshot) {
 	a.followFlash()
 	a.flashNewIssues(first)
 	a.clampCursors()
+	if first {
+		a.startOnNeediest()
+	}
 	a.Kernels.refresh()
 	a.broadcast(kit.AdoptedMsg{})
 	a.Invalidate()
@@ -406,6 +409,51 @@ func (a *App) flashNewIssues(first bool) {
 	}
 	a.Flashf(lvl, lead+worst.Text)
 	a.Flash.Issue, a.Flash.Lead = worst.ID, lead
+}
+
+// startOnNeediest puts the devices cursor, on the first snapshot, on the
+// device that most needs a look: one held beyond its capacity (an error
+// issue on it first), else the one whose capacity is most held, else the
+// busiest by utilisation. It started on GPU0, idle with empty graphs,
+// wherever the trouble was.
+func (a *App) startOnNeediest() {
+	if a.d == nil || len(a.d.Devs) < 2 {
+		return
+	}
+	errDev := map[model.DeviceKey]bool{}
+	for _, is := range a.Snap.Issues {
+		if is.Severity == model.SevError && is.Device.ID != "" {
+			errDev[is.Device] = true
+		}
+	}
+	score := func(r *render.DevRow) (int, float64) {
+		held := 0.0
+		for _, v := range r.KernAmts {
+			held += v
+		}
+		switch {
+		case r.Over && errDev[r.Key]:
+			return 3, held
+		case r.Over:
+			return 2, held
+		}
+		if r.CapF > 0 && held > 0 {
+			return 1, held / r.CapF
+		}
+		if t := r.Dev.Telemetry; t != nil && t.UtilGPU.Valid {
+			return 0, float64(t.UtilGPU.V)
+		}
+		return 0, -1
+	}
+	best, bestRank, bestV := 0, -1, 0.0
+	for i := range a.d.Devs {
+		if rank, v := score(&a.d.Devs[i]); rank > bestRank || rank == bestRank && v > bestV {
+			best, bestRank, bestV = i, rank, v
+		}
+	}
+	if best != a.devices.Cursor {
+		a.devices.selectRow(best)
+	}
 }
 
 // followFlash keeps a new-issue flash on the issue's current figures: an

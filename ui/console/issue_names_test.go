@@ -77,3 +77,42 @@ func TestFlashFollowsIssueFigures(t *testing.T) {
 		t.Errorf("a later flash was replaced: %q", a.Flash.Text)
 	}
 }
+
+// TestFirstScreenStartsOnNeediest: the first screen's cursor is on the
+// device that most needs a look, the one over capacity, else the one most
+// held; it started on GPU0, idle or not, with empty graphs.
+func TestFirstScreenStartsOnNeediest(t *testing.T) {
+	// Over capacity on the second row: GPU1 (0.90 held) made 0.50, GPU0
+	// (1.10 held) made 2.00.
+	over := fake.Node(fake.Options{})
+	devs := slices.Clone(over.Devices)
+	for i := range devs {
+		switch devs[i].ID {
+		case fake.GPU(1):
+			devs[i].Capacity = model.NewDec(200, -2)
+		case fake.GPU(2):
+			devs[i].Capacity = model.NewDec(50, -2)
+		}
+	}
+	over.Devices = devs
+	over.Issues = slices.DeleteFunc(slices.Clone(over.Issues), func(is model.Issue) bool { return is.Code == model.IssueOverCapacity })
+	a := testApp(t, 120, 40, over, Options{})
+	if r := a.d.Devs[a.devices.Cursor]; r.Label != "GPU1" || !r.Over {
+		t.Errorf("the cursor starts on %s (over %v), want GPU1, the one over capacity", r.Label, r.Over)
+	}
+
+	// Nothing over capacity: the most held, MIG 3/0 (1 of 1).
+	calm := fake.Node(fake.Options{})
+	devs = slices.Clone(calm.Devices)
+	for i := range devs {
+		if devs[i].ID == fake.GPU(1) {
+			devs[i].Capacity = model.NewDec(200, -2)
+		}
+	}
+	calm.Devices = devs
+	calm.Issues = slices.DeleteFunc(slices.Clone(calm.Issues), func(is model.Issue) bool { return is.Code == model.IssueOverCapacity })
+	a = testApp(t, 120, 40, calm, Options{})
+	if r := a.d.Devs[a.devices.Cursor]; r.Label != "MIG 3/0" {
+		t.Errorf("nothing over capacity: the cursor starts on %s, want MIG 3/0 (all of it held)", r.Label)
+	}
+}
