@@ -124,6 +124,10 @@ type App struct {
 	past       pastState
 	graph      graphSpan
 	seenIssues map[string]bool
+	// startPicked: the devices cursor's start is settled (a node with
+	// something held was seen, or the operator pressed a key or used the
+	// mouse), so startOnNeediest no longer moves it.
+	startPicked bool
 
 	// The main screen's panes, in focus order (indexed by pane), and the
 	// focused one; the typed pointers are for what crosses panes (the
@@ -328,7 +332,7 @@ func (a *App) adopt(s *model.Snapshot) {
 	a.followFlash()
 	a.flashNewIssues(first)
 	a.clampCursors()
-	if first {
+	if !a.startPicked && !a.past.on {
 		a.startOnNeediest()
 	}
 	a.Kernels.refresh()
@@ -411,13 +415,15 @@ func (a *App) flashNewIssues(first bool) {
 	a.Flash.Issue, a.Flash.Lead = worst.ID, lead
 }
 
-// startOnNeediest puts the devices cursor, on the first snapshot, on the
-// device that most needs a look: one held beyond its capacity (an error
-// issue on it first), else the one whose capacity is most held, else the
-// busiest by utilisation. It started on GPU0, idle with empty graphs,
-// wherever the trouble was.
+// startOnNeediest puts the devices cursor, until the start is settled
+// (startPicked), on the device that most needs a look: one held beyond its
+// capacity (an error issue on it first), else the one whose capacity is
+// most held, else the busiest by utilisation. It started on GPU0, idle
+// with empty graphs, wherever the trouble was. A node where nothing is
+// held yet (a demo's first seconds, an agent starting) leaves the start
+// open until something is.
 func (a *App) startOnNeediest() {
-	if a.d == nil || len(a.d.Devs) < 2 {
+	if a.d == nil || len(a.d.Devs) == 0 {
 		return
 	}
 	errDev := map[model.DeviceKey]bool{}
@@ -451,6 +457,12 @@ func (a *App) startOnNeediest() {
 			best, bestRank, bestV = i, rank, v
 		}
 	}
+	if bestRank == 0 && bestV <= 0 {
+		return // nothing held, nothing busy: wait for something to be
+	}
+	// Settled once something is held; busy with nothing held yet may
+	// still give way to a device that kernels come to hold.
+	a.startPicked = bestRank > 0
 	if best != a.devices.Cursor {
 		a.devices.selectRow(best)
 	}

@@ -115,4 +115,31 @@ func TestFirstScreenStartsOnNeediest(t *testing.T) {
 	if r := a.d.Devs[a.devices.Cursor]; r.Label != "MIG 3/0" {
 		t.Errorf("nothing over capacity: the cursor starts on %s, want MIG 3/0 (all of it held)", r.Label)
 	}
+
+	// A node where nothing is held yet leaves the start open: the first
+	// snapshot that holds something places it, unless a key came first.
+	empty := fake.Node(fake.Options{})
+	empty.SetKernels(nil)
+	fake.Finish(empty)
+	for i := range empty.Devices {
+		empty.Devices[i].Telemetry = nil
+	}
+	empty.Issues = nil
+	a = testApp(t, 120, 40, empty, Options{})
+	if a.devices.Cursor != 0 {
+		t.Fatalf("an empty node: the cursor starts on row %d", a.devices.Cursor)
+	}
+	next := *over
+	next.Seq = a.Snap.Seq + 1
+	a.adoptNow(&next)
+	if r := a.d.Devs[a.devices.Cursor]; r.Label != "GPU1" {
+		t.Errorf("once something is held: the cursor is on %s, want GPU1", r.Label)
+	}
+	// Settled: later snapshots leave the cursor where it is.
+	later := *calm
+	later.Seq = a.Snap.Seq + 1
+	a.adoptNow(&later)
+	if r := a.d.Devs[a.devices.Cursor]; r.Label != "GPU1" {
+		t.Errorf("a later snapshot moved the settled cursor to %s", r.Label)
+	}
 }
