@@ -15,7 +15,6 @@ import (
 
 	"github.com/fgtop/fgtop/ui/console"
 	"github.com/fgtop/fgtop/ui/kit"
-	"github.com/fgtop/fgtop/ui/render"
 )
 
 // fleetCol is one column of the fleet table.
@@ -583,24 +582,9 @@ func (m *Model) viewDetail(w int, now time.Time) []string {
 }
 
 // deviceLabels names a node's accelerators as its own console does
-// (GPU0, MIG 4/0).
+// (GPU0, MIG 4/0), as simulate does too.
 func deviceLabels(s *model.Snapshot) map[model.DeviceID]string {
-	var idx []int
-	out := map[model.DeviceID]string{}
-	for i := range s.Devices {
-		d := &s.Devices[i]
-		switch {
-		case !d.IsAccelerator():
-		case d.IsMIG():
-			out[d.ID] = "MIG " + kit.MIGSuffix(d.ID)
-		default:
-			idx = append(idx, i)
-		}
-	}
-	for i, l := range render.GPULabels(s.Devices, idx) {
-		out[s.Devices[i].ID] = l
-	}
-	return out
+	return model.DeviceLabels(s.Devices)
 }
 
 func (m *Model) viewFooter(w int) string {
