@@ -159,12 +159,14 @@ only=("$@")
 # the history graphs below. The history is kept per second of snapshot
 # time, so a shot taken at once shows one 10 s column: 90 s more give the
 # graphs about two minutes of the workload coming and going.
-shot main-wide 200 60 dark "" j f 'wait:^─ Kernels \([0-9]' 'wait: ([5-9]|[1-9][0-9])s [0-9a-f]{8} ok' \
+# g first: the cursor starts on the device that most needs a look.
+shot main-wide 200 60 dark "" g j f 'wait:^─ Kernels \([0-9]' 'wait: ([5-9]|[1-9][0-9])s [0-9a-f]{8} ok' \
 	'wait:^─ History of GPU1' hold:90
 # The main screen in a classic 80x24 terminal: the compact layout.
 shot main-80x24 80 24 dark ""
-# The device detail: Enter on the selected device (GPU0).
-shot device-detail 120 36 dark "" Enter 'wait:Holdings|Held per slot'
+# The device detail: Enter on GPU0 (g: the cursor starts on the device
+# that most needs a look).
+shot device-detail 120 36 dark "" g Enter 'wait:Holdings|Held per slot'
 # The help screen.
 shot help 120 36 dark "" '?' 'wait:Share bars'
 # The partition editor (e) on the demo's slot-based agent.toml (the form

@@ -44,7 +44,7 @@ func TestErrorsInOwnWords(t *testing.T) {
 	}{
 		// Negative and zero amounts: Backend.AI drops them, fgtop refuses.
 		{"negative shares", sim("cuda.shares=-1"), exitBadUsage, []string{`--request "cuda.shares=-1"`, "negative"}},
-		{"negative memory", sim("cuda.shares=0.5,mem=-1g"), exitBadUsage, []string{`--request "cuda.shares=0.5,mem=-1g"`, "mem: a negative amount"}},
+		{"negative memory", sim("cuda.shares=0.5,mem=-1g"), exitBadUsage, []string{`--request "cuda.shares=0.5,mem=-1g"`, "mem=-1073741824: a negative amount"}},
 		// Zeros only: it runs, allocates nothing, and says so.
 		{"zero shares", sim("cuda.shares=0"), exitOK, []string{`fgtop: --request "cuda.shares=0" asks for nothing`, "nothing (empty request)"}},
 		{"zeros only, JSON form", sim(`{"cuda.shares": "0", "cuda.device": "0"}`), exitOK, []string{"asks for nothing"}},
@@ -55,6 +55,9 @@ func TestErrorsInOwnWords(t *testing.T) {
 		{"huge integer shares", sim("cuda.shares=99999999999999999999999999999"), exitBadUsage, []string{"--request", "too large"}},
 		{"memory with an exponent", sim("mem=1e400"), exitBadUsage, []string{`--request "mem=1e400"`, "whole number of bytes"}},
 		{"memory with a bad unit", sim("mem=4x"), exitBadUsage, []string{`--request "mem=4x"`, "binary unit"}},
+		// One rule with plan and the editor (model.CheckAmount).
+		{"1e999 shares", sim("cuda.shares=1e999"), exitBadUsage, []string{`--request "cuda.shares=1e999"`, "too large", "28 significant digits"}},
+		{"1E-30 shares", sim("cuda.shares=1E-30"), exitBadUsage, []string{`--request "cuda.shares=1E-30"`, "below 0.001"}},
 		{"NaN", sim("cuda.shares=NaN"), exitBadUsage, []string{`--request "cuda.shares=NaN"`, "not a finite amount"}},
 		// A slot the node does not register is a typo until shown
 		// otherwise: refused, naming the node's slots.

@@ -235,7 +235,8 @@ func snapshotAt(at, dirFlag, allocMap string, compact bool, stdout, stderr io.Wr
 	if err != nil {
 		return err
 	}
-	t, err := history.ParseWhen(at, time.Now())
+	now := time.Now()
+	t, err := history.ParseWhen(at, now)
 	if err != nil {
 		return usageErr("--at: %v", err)
 	}
@@ -243,6 +244,7 @@ func snapshotAt(at, dirFlag, allocMap string, compact bool, stdout, stderr io.Wr
 	if err != nil {
 		return err
 	}
+	rd.Now = func() time.Time { return now }
 	seekGC()
 	res, err := rd.At(t)
 	var out *history.OutsideError

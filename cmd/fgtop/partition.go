@@ -237,13 +237,15 @@ holding shares on a device its agent does not own, in manual mode a device
 no agent owns, more memory assigned than the host has, a device held beyond
 its capacity. A scratch root that is missing or cannot be read means the
 kernels under it were not seen: check then says the live state was not
-checked, never "ok".
+checked, never "ok". So does a kernel's file that cannot be read or parsed
+(each is listed as unread:).
 
 --host-cpus and --host-mem check a config written for another node here.
 
 Exit status: 0 the agent loads and starts with the file and the live state
 matches; 1 drift (each problem names the device and the agent), or the live
-state was not checked (a scratch root missing or unreadable); 2 the agent
+state was not checked (a scratch root missing or unreadable, a kernel's
+file that cannot be read or parsed); 2 the agent
 would not load the file (with --schema bep-1044: the draft's agent would
 not), or would stop at start-up on this node (every reason is listed), or
 bad usage.
@@ -329,6 +331,9 @@ func runCheck(w io.Writer, cfg *agentconfig.Config, snap *model.Snapshot, unseen
 		for _, iss := range rep.Notes {
 			fmt.Fprintf(w, "note: %s\n", iss)
 		}
+		for _, iss := range rep.UnreadFiles {
+			fmt.Fprintf(w, "unread: %s\n", iss)
+		}
 		loader := "Backend.AI main loads this file"
 		if schema == partition.SchemaDraft {
 			loader = "the BEP-1044 draft (PR #8463) loads this file"
@@ -338,8 +343,13 @@ func runCheck(w io.Writer, cfg *agentconfig.Config, snap *model.Snapshot, unseen
 			if unseen > 0 {
 				fmt.Fprintf(w, "note: the live state was only partly checked: %d scratch root(s) missing or unreadable (see the warnings on stderr)\n", unseen)
 			}
+			if len(rep.UnreadFiles) > 0 {
+				fmt.Fprintf(w, "note: the live state was only partly read: %s\n", partition.UnreadSummary(rep.UnreadFiles))
+			}
 		case unseen > 0:
 			fmt.Fprintf(w, "%s and the agent starts on this node, but the live state was not checked: %d scratch root(s) missing or unreadable (see the warnings on stderr), so the kernels under them were not seen\n", loader, unseen)
+		case len(rep.UnreadFiles) > 0:
+			fmt.Fprintf(w, "not ok: %s and the agent starts on this node, but the live state was not fully read: %d kernel file(s) could not be read or parsed (unread: above), so what those kernels hold is not known\n", loader, len(rep.UnreadFiles))
 		case res.AccelUnchecked:
 			fmt.Fprintf(w, "not ok: %s, but whether the agent starts on this node was not checked: its start-up checks on the accelerator amounts need the node's accelerators and their capacities (see the note above)\n", loader)
 		case v.DraftOnly():
@@ -487,14 +497,12 @@ Nothing is written. Exit status: 0 valid (or no change), 2 invalid or bad usage.
 	return cmd
 }
 
-// stdinIsTerminal reports whether someone can answer a prompt.
+// stdinIsTerminal reports whether someone can answer a prompt. It asks
+// the terminal itself: /dev/null (cron, ssh -n) is a character device too,
+// and a prompt there read an empty answer and exited 1.
 func stdinIsTerminal(in io.Reader) bool {
 	f, ok := in.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return ok && isTerminal(f)
 }
 
 // confirm asks on the terminal; without one, --yes is required.

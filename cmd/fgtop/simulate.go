@@ -203,7 +203,7 @@ func (f *simulateFlags) run(ctx context.Context) error {
 			}
 			return usageErr("--request %v", err)
 		}
-		if err := steps[i].CheckAmounts(); err != nil {
+		if err := steps[i].CheckAmounts(sim.Types); err != nil {
 			return usageErr("--request %q: %v", r, err)
 		}
 		if steps[i].AsksForNothing() {

@@ -185,14 +185,20 @@ func TestSimulateSeed(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
+	// Devices named as the console names them (GPU1), the full id in the
+	// device table's ID column; the alloc map keeps Backend.AI's ids.
 	for _, want := range []string{
-		"k1      cuda.shares " + seedB + "=0.20",
-		seedA + "=0.60 " + seedB + "=0.60",
+		"k1      cuda.shares GPU1=0.20",
+		"cuda.shares GPU0=0.60 GPU1=0.60",
+		"GPU0    cuda.shares  0     1.00      0.60       0.40  " + seedA,
 		"alloc_map: {" + seedA + ": 0.60, " + seedB + ": 0.80}",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
+	}
+	if strings.Contains(out, seedA+"=") || strings.Contains(out, seedB+"=") {
+		t.Errorf("a placement names a GPU by its full id:\n%s", out)
 	}
 }
 

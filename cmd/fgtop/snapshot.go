@@ -52,7 +52,7 @@ func newSnapshotCmd() *cobra.Command {
                          dead pipe; its seq is the engine's latest snapshot number,
                          which also counts changes that printed no line
   --at TIME              the snapshot as the history recorded it at TIME (RFC 3339, 14:02,
-                         2026-11-27 14:02, -2h), same forms; --history DIR names the record
+                         2026-11-27 14:02, yesterday 14:02, mon 09:30, -2h); --history DIR names the record
                          (default /var/lib/fgtop/history). Exit 1, with the reason on stderr,
                          when TIME is outside the record or where it lacks data (the node
                          as last recorded before that is printed then)

@@ -3,6 +3,7 @@ package agentconfig
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/fgtop/fgtop/model"
@@ -299,18 +300,33 @@ func (v *validator) overAllocated() {
 			counts = append(counts, counted)
 		}
 		if avail.Less(sum) {
-			// Both sums are shown with their terms: the agents' amounts
-			// as written, and what the agent counts of each (the amount
-			// less the reservation, at most the available total), so
-			// every number printed adds up.
-			givenParts, givenText := sumWords(s, confs, given)
-			for i := range givenParts {
-				givenParts[i] = string(ids[i]) + " " + givenParts[i]
+			// The fix first: what each agent can have with the others as
+			// they are, in the slot's unit. Then both sums with their
+			// terms: the agents' amounts as written, and what the agent
+			// counts of each (the amount less the reservation, at most the
+			// available total), so every number printed adds up; in one
+			// unit, bytes where a size would not add up.
+			reserved := v.c.Reserved(s)
+			unit := slotUnit(s, append(slices.Concat(confs, counts), given, sum, avail, total, reserved)...)
+			var limits []string
+			for i, id := range ids {
+				most := avail.Sub(sum.Sub(counts[i])).Add(reserved)
+				most = model.Max(model.Min(most, total), model.Zero)
+				l := fmt.Sprintf("%s at most %s (it is given %s)", id, amountAtMost(s, most), unit(confs[i], true))
+				if i == 0 {
+					l = fmt.Sprintf("%s can have at most %s (it is given %s)", id, amountAtMost(s, most), unit(confs[i], true))
+				}
+				limits = append(limits, l)
 			}
-			countedParts, sumText := sumWords(s, counts, sum)
-			v.add(nil, "", "Resource slot '%s' is over-allocated: the agents are given %s in total (%s); the agent counts each amount less the reservation of %s, at most the %s available, which makes %s = %s, more than the %s available (total %s minus reserved %s): the agent stops at start-up (ResourceOverAllocatedError)",
-				s, givenText, strings.Join(givenParts, " + "), amount(s, v.c.Reserved(s)), amount(s, avail),
-				strings.Join(countedParts, " + "), sumText, amount(s, avail), amount(s, total), amount(s, v.c.Reserved(s)))
+			givenParts := make([]string, len(ids))
+			countedParts := make([]string, len(ids))
+			for i := range ids {
+				givenParts[i] = string(ids[i]) + " " + unit(confs[i], false)
+				countedParts[i] = unit(counts[i], false)
+			}
+			v.add(nil, "", "Resource slot '%s' is over-allocated: with the other agents' amounts as they are, %s; the agents are given %s in total (%s); the agent counts each amount less the reservation of %s, at most the %s available, which makes %s = %s, more than the %s available (total %s minus reserved %s): the agent stops at start-up (ResourceOverAllocatedError)",
+				s, strings.Join(limits, ", "), unit(given, true), strings.Join(givenParts, " + "), unit(reserved, true), unit(avail, true),
+				strings.Join(countedParts, " + "), unit(sum, true), unit(avail, true), unit(total, true), unit(reserved, true))
 		}
 	})
 }
@@ -366,30 +382,60 @@ func SlotAmount(a *Allocation, s model.SlotName) (model.Dec, bool) {
 	return d, ok
 }
 
-// sumWords prints terms and their sum so that they add up as printed:
-// sizes where each prints exactly, else (a size rounded to 9.31g) every
-// one in bytes, the sum with the unit.
-func sumWords(s model.SlotName, terms []model.Dec, sum model.Dec) ([]string, string) {
-	out := make([]string, len(terms))
-	exact := true
-	if s == model.SlotMem || s == "disk" {
-		for _, v := range append(slices.Clone(terms), sum) {
-			if back, err := model.ParseFiniteBinarySize(amount(s, v)); err != nil || !back.Equal(v) {
-				exact = false
+// slotUnit prints the figures of one message so that they add up as
+// printed: sizes where each prints exactly, else (a size rounded to 9.31g)
+// every one in bytes, a figure that stands alone (last) with the unit.
+func slotUnit(s model.SlotName, all ...model.Dec) func(v model.Dec, last bool) string {
+	if s != model.SlotMem && s != "disk" {
+		return func(v model.Dec, _ bool) string { return v.String() }
+	}
+	for _, v := range all {
+		if back, err := model.ParseFiniteBinarySize(amount(s, v)); err != nil || !back.Equal(v) {
+			// Bytes throughout, the unit said once after each sum and
+			// figure: mixing 16686018560 with 15.54g hides the sum.
+			return func(v model.Dec, last bool) string {
+				if last {
+					return v.String() + " bytes"
+				}
+				return v.String()
 			}
 		}
 	}
-	for i, v := range terms {
-		if exact {
-			out[i] = amount(s, v)
-		} else {
-			out[i] = v.String()
+	return func(v model.Dec, _ bool) string { return amount(s, v) }
+}
+
+// amountAtMost prints a limit in the slot's unit: a size for bytes (see
+// SizeAtMost).
+func amountAtMost(s model.SlotName, d model.Dec) string {
+	if s != model.SlotMem && s != "disk" {
+		return d.String()
+	}
+	return SizeAtMost(d)
+}
+
+// SizeAtMost prints a byte limit as a size, its hundredths rounded down:
+// a size rounded up would say more than the limit allows.
+func SizeAtMost(d model.Dec) string {
+	n, err := d.Int64()
+	if err != nil || n < 0 || n >= 1<<56 {
+		return model.FormatBinarySize(d)
+	}
+	shift, unit := 0, ""
+	for _, u := range []struct {
+		shift int
+		unit  string
+	}{{40, "t"}, {30, "g"}, {20, "m"}, {10, "k"}} {
+		if n >= 1<<u.shift {
+			shift, unit = u.shift, u.unit
+			break
 		}
 	}
-	if exact {
-		return out, amount(s, sum)
+	if unit == "" {
+		return strconv.FormatInt(n, 10)
 	}
-	return out, sum.String() + " bytes"
+	h := n * 100 >> shift
+	text := strings.TrimRight(strings.TrimRight(fmt.Sprintf("%d.%02d", h/100, h%100), "0"), ".")
+	return text + unit
 }
 
 // amount prints a slot amount: bytes as a binary size, others as decimals.

@@ -2,10 +2,12 @@ package agentconfig
 
 import (
 	"fmt"
-	"github.com/fgtop/fgtop/internal/testfix"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/fgtop/fgtop/internal/testfix"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -58,13 +60,14 @@ func TestValidate(t *testing.T) {
 			[]string{"nothing of slot 'cpu' is left for the agents (total 4 minus reserved 4 is 0): in manual mode the agent stops at start-up (DivisionByZero)"}},
 		{"slot-based over-allocated", twoAgents("manual", "cpu = 4\nmem = \"4G\"\ndevices = { \"cuda.shares\" = \"3\" }", "cpu = 3\nmem = \"4G\"\ndevices = { \"cuda.shares\" = \"2\" }"), devs,
 			// Every sum printed adds up: 4 + 3 = 7 written, 3 + 2 = 5 counted.
-			[]string{"Resource slot 'cpu' is over-allocated: the agents are given 7 in total (agent-1 4 + agent-2 3); the agent counts each amount less the reservation of 1, at most the 3 available, which makes 3 + 2 = 5, more than the 3 available (total 4 minus reserved 1)",
-				"Resource slot 'cuda.shares' is over-allocated: the agents are given 5 in total (agent-1 3 + agent-2 2); the agent counts each amount less the reservation of 0, at most the 4 available, which makes 3 + 2 = 5, more than the 4 available (total 4 minus reserved 0)"}},
+			[]string{"Resource slot 'cpu' is over-allocated: with the other agents' amounts as they are, agent-1 can have at most 2 (it is given 4), agent-2 at most 1 (it is given 3); the agents are given 7 in total (agent-1 4 + agent-2 3); the agent counts each amount less the reservation of 1, at most the 3 available, which makes 3 + 2 = 5, more than the 3 available (total 4 minus reserved 1)",
+				"Resource slot 'cuda.shares' is over-allocated: with the other agents' amounts as they are, agent-1 can have at most 2 (it is given 3), agent-2 at most 1 (it is given 2); the agents are given 5 in total (agent-1 3 + agent-2 2); the agent counts each amount less the reservation of 0, at most the 4 available, which makes 3 + 2 = 5, more than the 4 available (total 4 minus reserved 0)"}},
 		// 10000000001 and 10000000003 bytes print as 9.31g each, and their
 		// sum as 18.63g: printed in sizes the terms would not add up, so
-		// the sums are said in bytes.
+		// every figure is said in bytes (never 16686018560 beside 15.54g);
+		// the limits lead, as sizes rounded down.
 		{"slot-based over-allocated, sizes that do not print exactly", twoAgents("manual", "cpu = 1\nmem = 10000000001\ndevices = { \"cuda.shares\" = \"1\" }", "cpu = 1\nmem = 10000000003\ndevices = { \"cuda.shares\" = \"1\" }"), devs,
-			[]string{"Resource slot 'mem' is over-allocated: the agents are given 20000000004 bytes in total (agent-1 10000000001 + agent-2 10000000003); the agent counts each amount less the reservation of 1g, at most the 15g available, which makes 8926258177 + 8926258179 = 17852516356 bytes, more than the 15g available (total 16g minus reserved 1g)"}},
+			[]string{"Resource slot 'mem' is over-allocated: with the other agents' amounts as they are, agent-1 can have at most 7.68g (it is given 10000000001 bytes), agent-2 at most 7.68g (it is given 10000000003 bytes); the agents are given 20000000004 bytes in total (agent-1 10000000001 + agent-2 10000000003); the agent counts each amount less the reservation of 1073741824 bytes, at most the 16106127360 bytes available, which makes 8926258177 + 8926258179 = 17852516356 bytes, more than the 16106127360 bytes available (total 17179869184 bytes minus reserved 1073741824 bytes)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -104,5 +107,58 @@ func TestValidateAcceleratorsUnknown(t *testing.T) {
 	}
 	if len(c.Validate(hostOnly)) != 4 {
 		t.Errorf("without the option cuda is an unknown device: %v", c.Validate(hostOnly))
+	}
+}
+
+// TestOverAllocatedLimitFits: the limit an over-allocation leads with is
+// the fix: the first agent given exactly that much loads, a quantum more
+// is still over-allocated. For memory the limit is a size rounded down,
+// so it fits, and the next hundredth does not.
+func TestOverAllocatedLimitFits(t *testing.T) {
+	devs := node(4, []string{"cuda0", "cuda1", "cuda2", "cuda10"}, 16)
+	conf := func(cpu, mem, shares string) string {
+		return fmt.Sprintf("[resource]\nallocation-mode = \"manual\"\nreserved-cpu = 1\nreserved-mem = \"1G\"\n[[agents]]\n[agents.agent]\nid = \"agent-1\"\n[agents.resource]\ncpu = %s\nmem = %s\ndevices = { \"cuda.shares\" = %q }\n[[agents]]\n[agents.agent]\nid = \"agent-2\"\n[agents.resource]\ncpu = 2\nmem = 6000000001\ndevices = { \"cuda.shares\" = \"1.5\" }\n", cpu, mem, shares)
+	}
+	problems := func(text string) []string {
+		t.Helper()
+		c, err := Parse("agent.toml", []byte(testfix.AgentTOML(text)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, p := range c.Validate(devs) {
+			out = append(out, p.String())
+		}
+		return out
+	}
+	got := problems(conf("4", `"12G"`, "3.5"))
+	limit := regexp.MustCompile(`agent-1 can have at most (\S+) `)
+	var cpu, mem, shares string
+	for _, p := range got {
+		m := limit.FindStringSubmatch(p)
+		switch {
+		case m == nil:
+			t.Errorf("no limit first: %s", p)
+		case strings.Contains(p, "slot 'cpu'"):
+			cpu = m[1]
+		case strings.Contains(p, "slot 'mem'"):
+			mem = m[1]
+		case strings.Contains(p, "slot 'cuda.shares'"):
+			shares = m[1]
+		}
+	}
+	if cpu != "3" || shares != "2.5" || mem == "" {
+		t.Fatalf("limits cpu %q mem %q shares %q from %q", cpu, mem, shares, got)
+	}
+	if p := problems(conf(cpu, strconv.Quote(mem), shares)); len(p) != 0 {
+		t.Errorf("at the limits (cpu %s, mem %s, shares %s): %q", cpu, mem, shares, p)
+	}
+	memBytes, err := model.ParseFiniteBinarySize(mem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	more := memBytes.Add(model.NewDec(1<<30/100+1, 0))
+	if p := problems(conf("4", more.String(), "2.6")); len(p) != 3 {
+		t.Errorf("a step past each limit: %q", p)
 	}
 }

@@ -34,7 +34,7 @@ func ParseRequest(text string) (alloc.Request, error) {
 	if len(st.Request) == 0 {
 		return nil, errors.New("an empty request (want e.g. cuda.shares=2.5,cpu=8,mem=64g)")
 	}
-	if err := st.CheckAmounts(); err != nil {
+	if err := st.CheckAmounts(nil); err != nil {
 		return nil, err //nolint:wrapcheck // placement's own words
 	}
 	if st.AsksForNothing() {

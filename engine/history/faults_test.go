@@ -384,3 +384,33 @@ func TestHeldButNotWriting(t *testing.T) {
 		t.Fatalf("a minute after the last write: exact %v, missing %v", res.Exact, res.Missing)
 	}
 }
+
+// TestFutureWhileRecording: a moment to come, asked while a recorder
+// holds the directory, is in the future, and said so; it once read as a
+// recorder that failed to write (a full disk?). Without a clock the
+// reader still answers it from the record's end (the recorder's resume).
+func TestFutureWhileRecording(t *testing.T) {
+	dir := t.TempDir()
+	node := newSynth(9, 5)
+	got := recordSynth(t, dir, node, 5, 1, Options{})
+	rec, err := Open(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Close()
+	last := got[len(got)-1].snap.Time
+	rd, err := OpenReader(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := last.Add(10 * time.Second)
+	rd.Now = func() time.Time { return now }
+	_, err = rd.At(now.Add(time.Hour))
+	var out *OutsideError
+	if !errors.As(err, &out) || !strings.Contains(err.Error(), "is in the future") || strings.Contains(err.Error(), "disk") {
+		t.Fatalf("an hour ahead: %v, want 'is in the future'", err)
+	}
+	if res, err := rd.At(now); err != nil || res.Snap == nil {
+		t.Fatalf("now itself: %v", err)
+	}
+}

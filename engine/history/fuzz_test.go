@@ -94,7 +94,7 @@ func FuzzKernelRecord(f *testing.F) {
 
 // FuzzParseWhen: any text is a time or an error, quickly.
 func FuzzParseWhen(f *testing.F) {
-	for _, s := range []string{"14:02", "-2h", "-7d", "2026-11-27T14:02:00Z", "2026-11-27 14:02", "now", "-99999999d"} {
+	for _, s := range []string{"14:02", "-2h", "-7d", "2026-11-27T14:02:00Z", "2026-11-27 14:02", "now", "-99999999d", "yesterday 14:02", "mon 09:30:15", "today"} {
 		f.Add(s)
 	}
 	now := time.Date(2026, 11, 27, 16, 40, 3, 0, time.UTC)

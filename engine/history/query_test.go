@@ -95,7 +95,19 @@ func TestParseWhen(t *testing.T) {
 		{in: "now", want: now},
 		{in: "2026-11-27T13:02:00Z", want: time.Date(2026, 11, 27, 13, 2, 0, 0, time.UTC)},
 		{in: "2026-11-25 09:30", want: time.Date(2026, 11, 25, 9, 30, 0, 0, loc)},
-		{in: "yesterday", bad: true},
+		// The days operators name (now is Friday 2026-11-27 16:40:03).
+		{in: "yesterday", want: time.Date(2026, 11, 26, 0, 0, 0, 0, loc)},
+		{in: "yesterday 14:02", want: time.Date(2026, 11, 26, 14, 2, 0, 0, loc)},
+		{in: "Yesterday 14:02:17", want: time.Date(2026, 11, 26, 14, 2, 17, 0, loc)},
+		{in: "today", want: time.Date(2026, 11, 27, 0, 0, 0, 0, loc)},
+		{in: "today 9:05", want: time.Date(2026, 11, 27, 9, 5, 0, 0, loc)},
+		{in: "monday", want: time.Date(2026, 11, 23, 0, 0, 0, 0, loc)},
+		{in: "wed 18:00", want: time.Date(2026, 11, 25, 18, 0, 0, 0, loc)},
+		{in: "friday 09:00", want: time.Date(2026, 11, 27, 9, 0, 0, 0, loc)},
+		{in: "fri 17:00", want: time.Date(2026, 11, 20, 17, 0, 0, 0, loc)},
+		{in: "yesterday 25:00", bad: true},
+		{in: "yesterday at 14:02", bad: true},
+		{in: "someday", bad: true},
 		{in: "--2h", bad: true},
 		{in: "25:00", bad: true},
 		{in: "", bad: true},
@@ -177,5 +189,55 @@ func TestRetention(t *testing.T) {
 	segs, _ = listSegments(dir)
 	if len(segs) != 2 {
 		t.Fatalf("%d segments after a week", len(segs))
+	}
+}
+
+// TestStepShown: stepping by the second the console shows never stays in
+// the shown second (changes a few milliseconds apart left PAST 14:02:17
+// where it was), and lands on the last change of the second it reaches.
+func TestStepShown(t *testing.T) {
+	dir := t.TempDir()
+	node := newSynth(7, 6)
+	rec, err := Open(Options{Dir: dir, Clock: func() time.Time { return node.t }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := node.t
+	var at []time.Time
+	for _, off := range []time.Duration{1000, 1200, 1400, 2300, 2500, 4000} {
+		node.t = t0.Add(off*time.Millisecond - time.Second)
+		s := node.step()
+		if !s.Time.Equal(t0.Add(off * time.Millisecond)) {
+			t.Fatalf("synthetic step at %s, want %s", s.Time, t0.Add(off*time.Millisecond))
+		}
+		rec.Observe(s)
+		at = append(at, s.Time)
+	}
+	rec.Close()
+	rd, err := OpenReader(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if next, _ := rd.Step(at[0], +1); !next.Equal(at[1]) {
+		t.Fatalf("Step by change: %s, want %s (200 ms later)", next, at[1])
+	}
+	for _, c := range []struct {
+		from      time.Time
+		dir       int
+		want      time.Time
+		wantFound bool
+	}{
+		{at[0], +1, at[4], true}, // past 1.2 and 1.4 s, to the last of second 2
+		{at[1], +1, at[4], true},
+		{at[4], +1, at[5], true},
+		{at[4], -1, at[2], true}, // the last change of second 1
+		{at[5], -1, at[4], true},
+		{at[2], -1, time.Time{}, false}, // nothing before second 1 but its own changes
+		{at[5], +1, time.Time{}, false},
+	} {
+		got, ok := rd.StepShown(c.from, c.dir, time.Second)
+		if ok != c.wantFound || (ok && !got.Equal(c.want)) {
+			t.Errorf("StepShown(%s, %+d): %s %v, want %s %v", c.from.Format("05.000"), c.dir, got.Format("05.000"), ok, c.want.Format("05.000"), c.wantFound)
+		}
 	}
 }

@@ -33,6 +33,11 @@ type Reader struct {
 	segs []segFile
 	// Active: a recorder holds the directory now.
 	Active bool
+	// Now, when set, is the clock At judges a moment against: a moment
+	// after it is in the future, whatever a recorder writes (nil: At
+	// answers any moment from the record, as the recorder's own resume
+	// asks for the end of it).
+	Now func() time.Time
 
 	dec *zstd.Decoder
 	// bufs, when set, are buffers the delta streams are decompressed
@@ -69,10 +74,15 @@ var ErrEmpty = errors.New("the history directory holds no record yet")
 // OutsideError says the asked time is before or after what is recorded.
 type OutsideError struct {
 	At, From, To time.Time
+	// Now is set when At is in the future (Reader.Now).
+	Now time.Time
 }
 
 func (e *OutsideError) Error() string {
 	span := fmt.Sprintf("the record covers %s to %s", fmtTime(e.From), fmtTime(e.To))
+	if !e.Now.IsZero() {
+		return fmt.Sprintf("%s is in the future (it is %s now); %s", fmtTime(e.At), fmtTime(e.Now), span)
+	}
 	if e.At.Before(e.From) {
 		return fmt.Sprintf("%s is before the record begins; %s", fmtTime(e.At), span)
 	}
@@ -185,6 +195,14 @@ func (r *Reader) AtContext(ctx context.Context, t time.Time) (*Result, error) {
 		return nil, ErrEmpty
 	}
 	res := &Result{From: r.segs[0].Start}
+	if r.Now != nil {
+		// Before the record's own gaps: with a recorder running, a moment
+		// to come would read as one it failed to write (a full disk?).
+		if now := r.Now(); t.After(now) {
+			_, to, _ := r.Span()
+			return nil, &OutsideError{At: t, From: res.From, To: to, Now: now}
+		}
+	}
 	if t.Before(res.From) {
 		_, to, _ := r.Span()
 		return nil, &OutsideError{At: t, From: res.From, To: to}
@@ -462,11 +480,32 @@ func gapBetween(end, next time.Time, clean, rotated, continues bool) (Missing, b
 // passing of time, not a tick of utilisation only. ok is false when
 // there is none that way.
 func (r *Reader) Step(t time.Time, dir int) (time.Time, bool) {
-	return r.StepContext(context.Background(), t, dir)
+	return r.StepShownContext(context.Background(), t, dir, 0)
 }
 
 // StepContext is Step that gives up (ok false) once ctx is done.
 func (r *Reader) StepContext(ctx context.Context, t time.Time, dir int) (time.Time, bool) {
+	return r.StepShownContext(ctx, t, dir, 0)
+}
+
+// StepShown is Step for a reader who sees time in units of unit (the
+// console's PAST 14:02:17 shows seconds): it steps to the next (or an
+// earlier) unit that holds a change, never within the one t is in, and
+// returns the last change of that unit, so that the shown time moves and
+// the node shown is as it was at the end of it. unit 0 is Step.
+func (r *Reader) StepShown(t time.Time, dir int, unit time.Duration) (time.Time, bool) {
+	return r.StepShownContext(context.Background(), t, dir, unit)
+}
+
+// StepShownContext is StepShown that gives up (ok false) once ctx is done.
+func (r *Reader) StepShownContext(ctx context.Context, t time.Time, dir int, unit time.Duration) (time.Time, bool) {
+	trunc := func(x time.Time) time.Time {
+		if unit <= 0 {
+			return x
+		}
+		return x.Truncate(unit)
+	}
+	base := trunc(t)
 	if len(r.segs) == 0 {
 		return time.Time{}, false
 	}
@@ -492,9 +531,14 @@ func (r *Reader) StepContext(ctx context.Context, t time.Time, dir int) (time.Ti
 				return
 			}
 			switch {
-			case dir > 0 && tm.After(t) && found.IsZero():
+			case dir > 0 && unit <= 0 && tm.After(t) && found.IsZero():
 				found = tm
-			case dir < 0 && tm.Before(t):
+			case dir > 0 && unit > 0 && trunc(tm).After(base) && (found.IsZero() || trunc(tm).Equal(trunc(found))):
+				// The unit's last change: later ones in it replace it.
+				found = tm
+			case dir < 0 && unit <= 0 && tm.Before(t):
+				found = tm
+			case dir < 0 && unit > 0 && trunc(tm).Before(base):
 				found = tm
 			}
 		}}

@@ -13,8 +13,9 @@ const maxWhen = 64
 // ParseWhen reads a moment as an operator writes it, relative to now:
 // RFC 3339 ("2026-11-27T14:02:00Z"), a local date and time
 // ("2026-11-27 14:02[:05]"), a local time of day ("14:02", "14:02:17":
-// today, or yesterday when that is still to come), "now", or a time ago
-// ("-2h", "-90s", "-1d12h": d is 24 hours).
+// today, or yesterday when that is still to come), a day by name with an
+// optional time of day ("yesterday 14:02", "today", "mon 09:30"), "now",
+// or a time ago ("-2h", "-90s", "-1d12h": d is 24 hours).
 func ParseWhen(s string, now time.Time) (time.Time, error) {
 	s = strings.TrimSpace(s)
 	if len(s) > maxWhen {
@@ -52,7 +53,65 @@ func ParseWhen(s string, now time.Time) (time.Time, error) {
 			return at, nil
 		}
 	}
-	return time.Time{}, fmt.Errorf("time %q: want RFC 3339 (2026-11-27T14:02:00Z), a local 2026-11-27 14:02, a time of day 14:02, or a time ago -2h", s)
+	if t, ok, err := parseDayWord(s, now); ok {
+		return t, err
+	}
+	return time.Time{}, fmt.Errorf("time %q: want RFC 3339 (2026-11-27T14:02:00Z), a local 2026-11-27 14:02, a time of day 14:02, a day and time (yesterday 14:02, today, mon 09:30), or a time ago -2h", s)
+}
+
+// dayWords are the days an operator names: today, yesterday and the
+// weekdays, whole or by their first three letters.
+var dayWords = func() map[string]int {
+	m := map[string]int{"today": -1, "yesterday": -2}
+	for d := time.Sunday; d <= time.Saturday; d++ {
+		name := strings.ToLower(d.String())
+		m[name], m[name[:3]] = int(d), int(d)
+	}
+	return m
+}()
+
+// parseDayWord reads "yesterday", "today 14:02", "monday 09:30:15",
+// "tue": local midnight of the day, or the time of day given. A weekday is
+// its latest such day not still to come (this morning's, or a week ago
+// where that time today has not come yet). ok is false when the first
+// word is not a day.
+func parseDayWord(s string, now time.Time) (t time.Time, ok bool, err error) {
+	f := strings.Fields(strings.ToLower(s))
+	if len(f) == 0 || len(f) > 2 {
+		return t, false, nil
+	}
+	day, known := dayWords[f[0]]
+	if !known {
+		return t, false, nil
+	}
+	loc := now.Location()
+	var hh, mm, ss int
+	if len(f) == 2 {
+		var tod time.Time
+		var perr error
+		for _, layout := range []string{"15:04:05", "15:04"} {
+			if tod, perr = time.ParseInLocation(layout, f[1], loc); perr == nil {
+				break
+			}
+		}
+		if perr != nil {
+			return t, true, fmt.Errorf("time %q: after %s want a time of day such as 14:02", s, f[0])
+		}
+		hh, mm, ss = tod.Hour(), tod.Minute(), tod.Second()
+	}
+	y, m, d := now.Date()
+	at := func(back int) time.Time { return time.Date(y, m, d-back, hh, mm, ss, 0, loc) }
+	switch day {
+	case -1:
+		return at(0), true, nil
+	case -2:
+		return at(1), true, nil
+	}
+	back := (int(now.Weekday()) - day + 7) % 7
+	if t = at(back); t.After(now) {
+		t = at(back + 7)
+	}
+	return t, true, nil
 }
 
 // ParseDays is a duration that may also count days ("7d", "1d12h").

@@ -56,8 +56,9 @@ type CheckReport struct {
 	DraftErrors  []string `json:"bep1044_draft_errors,omitempty"`
 	Problems     []string `json:"problems,omitempty"`
 	Warnings     []string `json:"warnings,omitempty"`
-	// LiveChecked is false when a scratch root is missing or unreadable:
-	// the kernels under it were not seen.
+	// LiveChecked is false when a scratch root is missing or unreadable
+	// (the kernels under it were not seen), or a kernel's file could not
+	// be read or parsed (UnreadFiles).
 	LiveChecked bool `json:"live_state_checked"`
 	// StartupChecked is false when a manual partition's accelerator
 	// amounts could not be judged: the node's accelerators or their
@@ -70,6 +71,10 @@ type CheckReport struct {
 	Drift       []model.Issue `json:"drift,omitempty"`
 	Notes       []model.Issue `json:"notes,omitempty"`
 	Partition   *Partition    `json:"partition,omitempty"`
+	// UnreadFiles are the kernels' files that could not be read or parsed
+	// (parse-error, permission-denied, symlink-escape): what those kernels
+	// hold is not known, so the live state is not "ok".
+	UnreadFiles []model.Issue `json:"unread_files,omitempty"`
 }
 
 // CheckResult is a check's verdict: the report, its exit class, and what a
@@ -176,6 +181,9 @@ func Check(cfg *agentconfig.Config, snap *model.Snapshot, unseen int, schema Sch
 			res.Failing++
 		case model.IssueDriftNotOwner, model.IssueDriftUnowned, model.IssueDriftMemBeyond:
 			// Drift computes these from the config itself.
+		case model.IssueParse, model.IssuePermission, model.IssueSymlinkEscape:
+			rep.UnreadFiles = append(rep.UnreadFiles, iss)
+			rep.LiveChecked = false
 		default:
 			if iss.Severity >= model.SevWarning {
 				rep.Notes = append(rep.Notes, iss)
@@ -199,6 +207,9 @@ func Check(cfg *agentconfig.Config, snap *model.Snapshot, unseen int, schema Sch
 	case unseen > 0:
 		rep.Status = "unchecked"
 		res.Class, res.Reason = CheckFinding, fmt.Sprintf("the live state was not checked: %d scratch root(s) missing or unreadable", unseen)
+	case len(rep.UnreadFiles) > 0:
+		rep.Status = "unchecked"
+		res.Class, res.Reason = CheckFinding, "the live state was not fully read: "+UnreadSummary(rep.UnreadFiles)
 	case res.AccelUnchecked:
 		rep.Status = "unchecked"
 		res.Class, res.Reason = CheckFinding, "the agent's start-up checks on accelerator amounts were not run: the node's accelerators or their capacities are unknown"
@@ -229,4 +240,26 @@ func givesAccelerators(cfg *agentconfig.Config) bool {
 		}
 	}
 	return false
+}
+
+// UnreadSummary names the files a check could not read, the first one in
+// full: "2 kernel file(s) could not be read or parsed (PATH: why; and 1
+// more)".
+func UnreadSummary(unread []model.Issue) string {
+	if len(unread) == 0 {
+		return ""
+	}
+	first := unread[0]
+	where := first.File
+	if where == "" {
+		where = string(first.Kernel)
+	}
+	if first.Line > 0 {
+		where = fmt.Sprintf("%s:%d", where, first.Line)
+	}
+	s := fmt.Sprintf("%d kernel file(s) could not be read or parsed (%s: %s", len(unread), where, first.Message)
+	if len(unread) > 1 {
+		s += fmt.Sprintf("; and %d more", len(unread)-1)
+	}
+	return s + ")"
 }

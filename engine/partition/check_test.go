@@ -17,6 +17,8 @@ func TestCheckVerdict(t *testing.T) {
 	}
 	overCap := model.Issue{Severity: model.SevError, Code: model.IssueOverCapacity, Message: "cuda:x held beyond its capacity"}
 	note := model.Issue{Severity: model.SevWarning, Code: model.IssueDeviceSource, Message: "mock file has a problem"}
+	parseErr := model.Issue{Severity: model.SevError, Code: model.IssueParse, File: "/scratches/k1/config/resource.txt", Line: 3, Message: "bad line"}
+	denied := model.Issue{Severity: model.SevError, Code: model.IssuePermission, File: "/scratches/k2/config", Message: "permission denied"}
 	timeShared := model.Issue{Severity: model.SevWarning, Code: model.IssueOverCapacity, Message: "2 CPU core(s) time-shared across agents"}
 	cpuOnly := func(t *testing.T) *agentconfig.Config {
 		// The slot-based fixture with its device amounts taken out: a
@@ -38,6 +40,7 @@ func TestCheckVerdict(t *testing.T) {
 		issues  []model.Issue
 		source  string // the snapshot's Source.Kind
 		unseen  int
+		unread  int // UnreadFiles
 
 		status                string
 		class                 CheckClass
@@ -57,6 +60,12 @@ func TestCheckVerdict(t *testing.T) {
 			issues: []model.Issue{overCap}, unseen: 1, status: "drift", class: CheckFinding, failing: 1, drift: 1, startupChecked: true},
 		{name: "an unseen scratch root leaves the live state unchecked", cfg: slotBased, schema: SchemaMain, devices: fixtureDevices(),
 			unseen: 2, status: "unchecked", class: CheckFinding, startupChecked: true},
+		{name: "a kernel file that does not parse leaves the live state unchecked", cfg: slotBased, schema: SchemaMain, devices: fixtureDevices(),
+			issues: []model.Issue{parseErr, note}, unread: 1, status: "unchecked", class: CheckFinding, notes: 1, startupChecked: true},
+		{name: "unreadable kernel files are named", cfg: slotBased, schema: SchemaMain, devices: fixtureDevices(),
+			issues: []model.Issue{parseErr, denied}, unread: 2, status: "unchecked", class: CheckFinding, startupChecked: true},
+		{name: "drift wins over an unread kernel file", cfg: slotBased, schema: SchemaMain, devices: fixtureDevices(),
+			issues: []model.Issue{overCap, parseErr}, unread: 1, status: "drift", class: CheckFinding, failing: 1, drift: 1, startupChecked: true},
 		{name: "cores time-shared across agents are a note, not drift", cfg: slotBased, schema: SchemaMain, devices: fixtureDevices(),
 			issues: []model.Issue{timeShared}, status: "ok", class: CheckOK, notes: 1, startupChecked: true},
 		{name: "manual cores and memory only, no NVML: checked", cfg: cpuOnly, schema: SchemaMain, devices: hostDevices(32, nil, 256),
@@ -103,8 +112,11 @@ func TestCheckVerdict(t *testing.T) {
 			if rep.StartupChecked != tt.startupChecked || res.AccelUnchecked != tt.accelUnchecked {
 				t.Errorf("startup checked %v accel unchecked %v, want %v %v", rep.StartupChecked, res.AccelUnchecked, tt.startupChecked, tt.accelUnchecked)
 			}
-			if rep.LiveChecked != (tt.unseen == 0) || rep.UnreadRoots != tt.unseen {
-				t.Errorf("live checked %v unread %d, unseen %d", rep.LiveChecked, rep.UnreadRoots, tt.unseen)
+			if rep.LiveChecked != (tt.unseen == 0 && tt.unread == 0) || rep.UnreadRoots != tt.unseen || len(rep.UnreadFiles) != tt.unread {
+				t.Errorf("live checked %v unread roots %d files %v, want unseen %d unread %d", rep.LiveChecked, rep.UnreadRoots, rep.UnreadFiles, tt.unseen, tt.unread)
+			}
+			if tt.unread > 0 && tt.failing == 0 && !strings.Contains(res.Reason, parseErr.File+":3") {
+				t.Errorf("reason %q does not name the unread file", res.Reason)
 			}
 			if rep.Schema != string(tt.schema) || rep.Config != cfg.Path {
 				t.Errorf("schema %q config %q", rep.Schema, rep.Config)

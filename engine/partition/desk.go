@@ -391,7 +391,13 @@ func (s *Session) Stale(hash string) error {
 		return fmt.Errorf("%w: %s", ErrTakenOver, s.lostTo)
 	case s.gen != s.desk.gen:
 		return fmt.Errorf("%w: %s wrote it at %s", ErrStale, s.desk.last.Actor, s.desk.last.Since.Local().Format("15:04:05"))
-	case hash == "" || hash == s.base.Hash || hash == s.lagHash:
+	case hash != "" && hash == s.base.Hash:
+		// The engine has caught up with the base: the hash it carried
+		// before says nothing any more. A later return to it (another
+		// process's rollback restores the bytes of before) is a change.
+		s.lagHash = ""
+		return nil
+	case hash == "" || hash == s.lagHash:
 		return nil
 	case hash == model.ConfigUnusable:
 		return fmt.Errorf("%w: %s was changed on disk and cannot be used", ErrStale, s.desk.opts.Config)

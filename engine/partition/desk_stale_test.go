@@ -74,6 +74,11 @@ func TestSessionStaleFromSnapshotHash(t *testing.T) {
 	if err := bob.Stale(hex.EncodeToString(sum[:])); err != nil {
 		t.Fatalf("the writer's own session, engine caught up: %v", err)
 	}
+	// Once the engine has caught up, the old hash is news: another process
+	// restored the file of before (a rollback).
+	if err := bob.Stale(base); !errors.Is(err, ErrStale) {
+		t.Fatalf("the old file back after the engine caught up: %v, want stale", err)
+	}
 	if err := alice.Stale(base); !errors.Is(err, ErrClosed) {
 		t.Fatalf("closed session: %v", err)
 	}

@@ -45,13 +45,13 @@ func ParseSlotSet(s string) (SlotSet, error) {
 		return set, nil
 	}
 	v, err := model.ParseDec(amount)
-	switch {
-	case err != nil:
+	if err != nil {
 		return SlotSet{}, fmt.Errorf("%s=%s: not a decimal amount", slot, amount)
-	case !v.IsFinite():
-		return SlotSet{}, fmt.Errorf("%s=%s: not a finite amount", slot, amount)
-	case v.Sign() < 0:
-		return SlotSet{}, fmt.Errorf("%s=%s: a negative amount; Backend.AI refuses it", slot, amount)
+	}
+	// The rule simulate applies to a request (model.CheckAmount): 1e999
+	// and 1E-30 were written here and refused there.
+	if err := model.CheckAmount(set.Slot, v, false); err != nil {
+		return SlotSet{}, fmt.Errorf("%s=%s: %w", slot, amount, err)
 	}
 	if set.Slot == model.SlotCPU {
 		n, ierr := v.Int64()

@@ -25,6 +25,12 @@ func TestParseSlotSet(t *testing.T) {
 		{"a=cuda.shares=x", "", "not a decimal"},
 		{"a=cuda.shares=NaN", "", "not a finite amount"},
 		{"a=cpu=1.5", "", "whole core count"},
+		// Backend.AI's range and quantum, the rule simulate applies to a
+		// request: 1e999 and 1E-30 were planned.
+		{"a=cuda.shares=1e999", "", "cuda.shares=1e999: too large"},
+		{"a=cuda.shares=1E-30", "", "cuda.shares=1E-30: below 0.001"},
+		{"a=cuda.shares=0.001", "a=cuda.shares=0.001", ""},
+		{"a=cpu=1e999", "", "too large"},
 		// A core count is an integer in agent.toml: 12.0 and 1e1 were
 		// written as the TOML floats cpu = 12.0 and cpu = 1E+1.
 		{"a=cpu=12.0", "a=cpu=12", ""},

@@ -77,25 +77,31 @@ func ParseStep(text string, types model.SlotTypes) (Step, error) {
 	return st, nil
 }
 
-// CheckAmounts refuses a request an operator cannot have meant: a
-// negative amount, or no slot at all (an empty --request, often an unset
-// shell variable). Backend.AI's allocator quietly drops slots of 0 or
-// less, so a negative amount would "succeed" with nothing allocated and
-// hide the typo. Zero amounts pass: Backend.AI's own requests carry them
-// for the slots they do not use ({"cuda.device": "0", "cuda.shares":
-// "0.5"}); see AsksForNothing for a request of zeros only. Corpus cases
-// are not checked: they are facts about the allocator, not an operator's
-// input. A free step passes.
-func (s Step) CheckAmounts() error {
+// CheckAmounts refuses a request an operator cannot have meant: no slot at
+// all (an empty --request, often an unset shell variable), or an amount
+// model.CheckAmount refuses (negative, too large for Backend.AI's
+// decimals, or above 0 but below the 0.001 it keeps), the one rule plan
+// and the editor apply to an agent's amounts too. Backend.AI's allocator
+// quietly drops slots of 0 or less, so a negative amount would "succeed"
+// with nothing allocated and hide the typo. Zero amounts pass: Backend.AI's
+// own requests carry them for the slots they do not use ({"cuda.device":
+// "0", "cuda.shares": "0.5"}); see AsksForNothing for a request of zeros
+// only. Corpus cases are not checked: they are facts about the allocator,
+// not an operator's input. A free step passes. types gives the bytes
+// slots (nil means model.DefaultSlotTypes).
+func (s Step) CheckAmounts(types model.SlotTypes) error {
 	if s.IsFree() {
 		return nil
 	}
 	if len(s.Request) == 0 {
 		return fmt.Errorf("an empty request asks for nothing; want slot=amount[,slot=amount...] such as cuda.shares=0.5")
 	}
+	if types == nil {
+		types = model.DefaultSlotTypes()
+	}
 	for _, e := range s.Request {
-		if e.Amount.Sign() < 0 {
-			return fmt.Errorf("%s: a negative amount (%s); want an amount above 0", e.Slot, e.Amount)
+		if err := model.CheckAmount(e.Slot, e.Amount, types.TypeOf(e.Slot) == model.SlotTypeBytes); err != nil {
+			return fmt.Errorf("%s=%s: %w", e.Slot, e.Amount, err)
 		}
 	}
 	return nil

@@ -12,8 +12,14 @@ func TestCheckAmounts(t *testing.T) {
 		nothing bool
 	}{
 		{"cuda.shares=0.5", "", false},
-		{"cuda.shares=-1", "cuda.shares: a negative amount (-1)", false},
-		{"cuda.shares=0.5,mem=-1g", "mem: a negative amount", false},
+		{"cuda.shares=-1", "cuda.shares=-1: a negative amount", false},
+		{"cuda.shares=0.5,mem=-1g", "mem=-1073741824: a negative amount", false},
+		// Backend.AI's range and quantum, as plan and the editor judge an
+		// agent's amount: one rule.
+		{"cuda.shares=1e999", "cuda.shares=1E+999: too large", false},
+		{"cuda.shares=1E-30", "cuda.shares=1E-30: below 0.001", false},
+		{"cuda.shares=0.001", "", false},
+		{"mem=1", "", false},
 		{`{"cuda.shares": "-0.01"}`, "negative", false},
 		{"", "an empty request", false},
 		{"{}", "an empty request", false},
@@ -27,7 +33,7 @@ func TestCheckAmounts(t *testing.T) {
 		if err != nil {
 			t.Fatalf("ParseStep(%q): %v", tt.in, err)
 		}
-		err = st.CheckAmounts()
+		err = st.CheckAmounts(nil)
 		switch {
 		case tt.err == "" && err != nil:
 			t.Errorf("%q: refused: %v", tt.in, err)

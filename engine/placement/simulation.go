@@ -12,6 +12,7 @@ import (
 
 	"github.com/fgtop/fgtop/engine/alloc"
 	"github.com/fgtop/fgtop/model"
+	"github.com/fgtop/fgtop/model/names"
 )
 
 // Simulation is a node prepared for a simulation (cmd/fgtop simulate
@@ -40,12 +41,24 @@ type Simulation struct {
 	// Manager, with --agent on a slot-based partition, is what the
 	// manager would send that agent (Run refuses more).
 	Manager *ManagerLimit
+	// Labels name the accelerators as the console does (GPU3, MIG 4/0):
+	// the table leads with them, the full id in its last column.
+	Labels map[model.DeviceID]string
+}
+
+// name is how the table names a device: its label, else its id.
+func (sim *Simulation) name(id model.DeviceID) string {
+	if l, ok := sim.Labels[id]; ok {
+		return l
+	}
+	return string(id)
 }
 
 // SetDevices sets the simulation up on an empty node of devs.
 func (sim *Simulation) SetDevices(devs []model.Device, settings Settings) {
 	sim.Node = NewNode(devs, settings)
 	sim.Slots = DeviceSlots(devs)
+	sim.Labels = names.LabelsByID(devs)
 }
 
 // SetLive sets the simulation up on a live node's snapshot s: agent's
@@ -339,9 +352,9 @@ func (sim *Simulation) WriteTable(w io.Writer, res *Result, caseID string, red f
 				result += "  (an agent's own allocator would take it: see below)"
 			}
 		case r.Step.IsFree():
-			result = "released " + amountsText(FlattenAllocation(r.Released), sim.Types)
+			result = "released " + amountsText(FlattenAllocation(r.Released), sim.Types, sim.name)
 		default:
-			result = amountsText(FlattenAllocation(r.Alloc), sim.Types)
+			result = amountsText(FlattenAllocation(r.Alloc), sim.Types, sim.name)
 			switch {
 			case afters == nil:
 			case afters[i].overcommit:
@@ -353,7 +366,7 @@ func (sim *Simulation) WriteTable(w io.Writer, res *Result, caseID string, red f
 			}
 		}
 		if afters != nil {
-			notes = append(notes, stepNotes(r, afters[i], sim.Types, i > 0)...)
+			notes = append(notes, stepNotes(r, afters[i], sim.Types, i > 0, sim.name)...)
 		}
 		req := r.Step.Text
 		if strings.TrimSpace(req) == "" {
@@ -373,7 +386,12 @@ func (sim *Simulation) WriteTable(w io.Writer, res *Result, caseID string, red f
 	fmt.Fprintln(w)
 
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "DEVICE\tSLOT\tNUMA\tCAPACITY\tALLOCATED\tFREE")
+	idCol := len(sim.Labels) > 0
+	if idCol {
+		fmt.Fprintln(tw, "DEVICE\tSLOT\tNUMA\tCAPACITY\tALLOCATED\tFREE\tID")
+	} else {
+		fmt.Fprintln(tw, "DEVICE\tSLOT\tNUMA\tCAPACITY\tALLOCATED\tFREE")
+	}
 	for _, p := range sim.Node.Plugins() {
 		cum := map[model.DeviceID]model.Dec{}
 		for _, sl := range p.Map().Allocations() {
@@ -396,8 +414,12 @@ func (sim *Simulation) WriteTable(w io.Writer, res *Result, caseID string, red f
 			if d.NUMANode >= 0 {
 				numa = strconv.Itoa(d.NUMANode)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", d.ID, d.Slot, numa, amountText(d.Capacity, d.Slot, sim.Types),
+			row := fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s", sim.name(d.ID), d.Slot, numa, amountText(d.Capacity, d.Slot, sim.Types),
 				amountText(cum[d.ID], d.Slot, sim.Types), amountText(d.Capacity.Sub(cum[d.ID]), d.Slot, sim.Types))
+			if _, labelled := sim.Labels[d.ID]; labelled {
+				row += "\t" + string(d.ID)
+			}
+			fmt.Fprintln(tw, row)
 		}
 	}
 	if err := tw.Flush(); err != nil {
@@ -416,12 +438,12 @@ func (sim *Simulation) WriteTable(w io.Writer, res *Result, caseID string, red f
 // agent's own allocator would put the request: on the live kernels, which
 // a step after the first says (the steps before it went to no agent in
 // particular, so no agent's maps hold them).
-func stepNotes(r StepResult, a stepAfter, types model.SlotTypes, later bool) []string {
+func stepNotes(r StepResult, a stepAfter, types model.SlotTypes, later bool, name func(model.DeviceID) string) []string {
 	var out []string
 	for _, d := range a.devices {
 		if d.Overcommit {
 			out = append(out, fmt.Sprintf("step %d: OVERCOMMIT: %s would hold %s of %s %s across all agents (%s held now + %s): the agent's allocator does not see the other agents' kernels",
-				r.Index, d.Device, amountText(d.TotalAfter, d.Slot, types), amountText(d.Capacity, d.Slot, types), d.Slot,
+				r.Index, name(d.Device), amountText(d.TotalAfter, d.Slot, types), amountText(d.Capacity, d.Slot, types), d.Slot,
 				amountText(d.HeldNow, d.Slot, types), amountText(d.Adds, d.Slot, types)))
 		}
 	}
@@ -434,9 +456,9 @@ func stepNotes(r StepResult, a stepAfter, types model.SlotTypes, later bool) []s
 		case !ag.OK():
 			out = append(out, fmt.Sprintf("step %d: agent %s's own allocator (%s) would not take it: %s", r.Index, ag.Agent, its, ag.Reason))
 		case ag.Overcommit:
-			out = append(out, fmt.Sprintf("step %d: agent %s's own allocator (%s) would take it (%s), OVERCOMMIT across all agents", r.Index, ag.Agent, its, amountsText(FlattenAllocation(ag.Alloc), types)))
+			out = append(out, fmt.Sprintf("step %d: agent %s's own allocator (%s) would take it (%s), OVERCOMMIT across all agents", r.Index, ag.Agent, its, amountsText(FlattenAllocation(ag.Alloc), types, name)))
 		default:
-			out = append(out, fmt.Sprintf("step %d: agent %s's own allocator (%s) would take it (%s)", r.Index, ag.Agent, its, amountsText(FlattenAllocation(ag.Alloc), types)))
+			out = append(out, fmt.Sprintf("step %d: agent %s's own allocator (%s) would take it (%s)", r.Index, ag.Agent, its, amountsText(FlattenAllocation(ag.Alloc), types, name)))
 		}
 	}
 	return out
@@ -454,7 +476,7 @@ func pythonKind(kind string) bool {
 }
 
 // amountsText writes an allocation on one line: "cuda.shares 2d02=0.20".
-func amountsText(a alloc.Allocation, types model.SlotTypes) string {
+func amountsText(a alloc.Allocation, types model.SlotTypes, name func(model.DeviceID) string) string {
 	if len(a) == 0 {
 		return "nothing (empty request)"
 	}
@@ -462,7 +484,7 @@ func amountsText(a alloc.Allocation, types model.SlotTypes) string {
 	for _, s := range a {
 		var devs []string
 		for _, sh := range s.Shares {
-			devs = append(devs, fmt.Sprintf("%s=%s", sh.Device, amountText(sh.Amount, s.Slot, types)))
+			devs = append(devs, fmt.Sprintf("%s=%s", name(sh.Device), amountText(sh.Amount, s.Slot, types)))
 		}
 		if len(devs) == 0 {
 			devs = []string{"nothing"}

@@ -115,6 +115,16 @@ func Labels(devs []model.Device) map[model.DeviceKey]string {
 	return out
 }
 
+// LabelsByID is Labels keyed by device id alone, for a node whose ids
+// are unique across its plugins (simulate's devices, a fleet node's).
+func LabelsByID(devs []model.Device) map[model.DeviceID]string {
+	out := map[model.DeviceID]string{}
+	for k, l := range Labels(devs) {
+		out[k.ID] = l
+	}
+	return out
+}
+
 // MIGSuffix is the part of a MIG slice's id after its GPU ("4/0" of
 // "GPU-x/4/0"), the id itself when it has none.
 func MIGSuffix(id model.DeviceID) string {

@@ -32,6 +32,10 @@ type Options struct {
 	// Background overrides light/dark detection when Theme is nil: "dark"
 	// or "light"; "" asks the terminal (unreliable over SSH and tmux).
 	Background string
+	// QuitIs, when set, is what q does in a console opened inside another
+	// (the fleet's node: "back to the fleet"); its footer and help say it
+	// rather than "quit". The caller handles the key.
+	QuitIs string
 	// ASCII draws with 7-bit characters only: bars of '#', '=' and '.', '!'
 	// beyond capacity.
 	ASCII bool
@@ -123,6 +127,10 @@ type App struct {
 	// reads is the one read of the history record this console may have
 	// running (recordread.go).
 	reads recordReads
+	// startPicked: the devices cursor's start is settled (a node with
+	// something held was seen, or the operator pressed a key or used the
+	// mouse), so startOnNeediest no longer moves it.
+	startPicked bool
 
 	// The main screen's panes, in focus order (indexed by pane), and the
 	// focused one; the typed pointers are for what crosses panes (the
@@ -195,6 +203,9 @@ func newApp(snapshots <-chan *model.Snapshot, opts Options) *App {
 	a.Keys = NewKeyMap(role)
 	if opts.DemoRestart != nil {
 		a.Keys = withDemoRestart(a.Keys)
+	}
+	if opts.QuitIs != "" {
+		a.Keys = withQuitAs(a.Keys, opts.QuitIs)
 	}
 	if opts.History != "" {
 		a.Keys.BindingList = append(a.Keys.BindingList, pastBindings()...)
@@ -321,8 +332,12 @@ func (a *App) adopt(s *model.Snapshot) {
 		}
 		return sample{alloc, util, mem}
 	})
+	a.followFlash()
 	a.flashNewIssues(first)
 	a.clampCursors()
+	if !a.startPicked && !a.past.on {
+		a.startOnNeediest()
+	}
 	a.Kernels.refresh()
 	a.broadcast(kit.AdoptedMsg{})
 	a.Invalidate()
@@ -395,11 +410,84 @@ func (a *App) flashNewIssues(first bool) {
 	case model.SevWarning:
 		lvl = kit.LvlWarn
 	}
-	text := "new issue: " + worst.Text
+	lead := "new issue: "
 	if len(fresh) > 1 {
-		text = strconv.Itoa(len(fresh)) + " new issues; " + worst.Text
+		lead = strconv.Itoa(len(fresh)) + " new issues; "
 	}
-	a.Flashf(lvl, text)
+	a.Flashf(lvl, lead+worst.Text)
+	a.Flash.Issue, a.Flash.Lead = worst.ID, lead
+}
+
+// startOnNeediest puts the devices cursor, until the start is settled
+// (startPicked), on the device that most needs a look: one held beyond its
+// capacity (an error issue on it first), else the one whose capacity is
+// most held, else the busiest by utilisation. It started on GPU0, idle
+// with empty graphs, wherever the trouble was. A node where nothing is
+// held yet (a demo's first seconds, an agent starting) leaves the start
+// open until something is.
+func (a *App) startOnNeediest() {
+	if a.d == nil || len(a.d.Devs) == 0 {
+		return
+	}
+	errDev := map[model.DeviceKey]bool{}
+	for _, is := range a.Snap.Issues {
+		if is.Severity == model.SevError && is.Device.ID != "" {
+			errDev[is.Device] = true
+		}
+	}
+	score := func(r *render.DevRow) (int, float64) {
+		held := 0.0
+		for _, v := range r.KernAmts {
+			held += v
+		}
+		switch {
+		case r.Over && errDev[r.Key]:
+			return 3, held
+		case r.Over:
+			return 2, held
+		}
+		if r.CapF > 0 && held > 0 {
+			return 1, held / r.CapF
+		}
+		if t := r.Dev.Telemetry; t != nil && t.UtilGPU.Valid {
+			return 0, float64(t.UtilGPU.V)
+		}
+		return 0, -1
+	}
+	best, bestRank, bestV := 0, -1, 0.0
+	for i := range a.d.Devs {
+		if rank, v := score(&a.d.Devs[i]); rank > bestRank || rank == bestRank && v > bestV {
+			best, bestRank, bestV = i, rank, v
+		}
+	}
+	if bestRank == 0 && bestV <= 0 {
+		return // nothing held, nothing busy: wait for something to be
+	}
+	// Settled once something is held; busy with nothing held yet may
+	// still give way to a device that kernels come to hold.
+	a.startPicked = bestRank > 0
+	if best != a.devices.Cursor {
+		a.devices.selectRow(best)
+	}
+}
+
+// followFlash keeps a new-issue flash on the issue's current figures: an
+// over-capacity issue keeps its identity while the amounts move, and the
+// flash said the first ones until it expired.
+func (a *App) followFlash() {
+	f := &a.Flash
+	if f.Issue == "" || f.Text == "" {
+		return
+	}
+	for i := range a.d.Issues {
+		if r := &a.d.Issues[i]; r.ID == f.Issue {
+			if text := f.Lead + r.Text; text != f.Text {
+				f.Text = text
+				a.Invalidate()
+			}
+			return
+		}
+	}
 }
 
 func nan() float64 { return math.NaN() }

@@ -42,6 +42,16 @@ func (a *App) startPrompt(m PromptMode, initial string) {
 		setFilter: a.Kernels.setFilter})
 }
 
+// FilterToExtend is a kept filter as / reopens it: with a space after it,
+// so that what is typed next is a word of its own (is:idle then !numa0,
+// not is:idle!numa0).
+func FilterToExtend(f string) string {
+	if f == "" || strings.HasSuffix(f, " ") {
+		return f
+	}
+	return f + " "
+}
+
 // Rank stacks the prompt over everything.
 func (p *prompt) Rank() kit.LayerRank { return kit.RankPrompt }
 

@@ -97,6 +97,19 @@ func TestEditorSlotBased(t *testing.T) {
 	if c := e.InputCheck; c.Err != nil || !strings.Contains(c.Warn, "plan INVALID under Backend.AI main's loader") || !strings.Contains(c.Warn, "over-allocated") {
 		t.Errorf("3.5 with the other agent's 2.0 on 4.00: check %+v", c)
 	}
+	// The fix leads, in the slot's unit, before any arithmetic; on screen
+	// at 80 columns too.
+	if c := e.InputCheck; !strings.HasPrefix(c.Warn, "numa0 can have at most 2.00 ") {
+		t.Errorf("3.5: the limit does not lead: %q", c.Warn)
+	}
+	// The rule of plan and simulate: 1e999 and 1E-30 are refused as typed.
+	for in, want := range map[string]string{"1e999": "too large", "1E-30": "below 0.001"} {
+		press(a, clearIn)
+		typeKeys(a, in)
+		if c := e.InputCheck; c.Err == nil || !strings.Contains(c.Err.Error(), want) {
+			t.Errorf("%s: check %+v, want an error %q", in, c, want)
+		}
+	}
 	press(a, clearIn)
 	typeKeys(a, "1.5")
 	if c := e.InputCheck; c.Err != nil || !strings.Contains(c.Hint, "of 4.00 · plan valid under Backend.AI main's loader") {
@@ -280,6 +293,14 @@ func TestEditorSlotUnknownAccelerators(t *testing.T) {
 	}
 	typeKeys(a, strings.Repeat("j", row))
 	press(a, enter)
+	// The rule of plan and simulate: 1e999 and 1E-30 are refused as typed.
+	for in, want := range map[string]string{"1e999": "too large", "1E-30": "below 0.001"} {
+		press(a, clearIn)
+		typeKeys(a, in)
+		if c := e.InputCheck; c.Err == nil || !strings.Contains(c.Err.Error(), want) {
+			t.Errorf("%s: check %+v, want an error %q", in, c, want)
+		}
+	}
 	press(a, clearIn)
 	typeKeys(a, "1.5")
 	if c := e.InputCheck; c.Err != nil || strings.Contains(c.Hint, "of 0") {

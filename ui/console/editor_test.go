@@ -457,6 +457,52 @@ func TestEditorStaleAfterAnotherApply(t *testing.T) {
 	}
 }
 
+// TestEditorStaleAfterExternalRollback: after this console's own apply,
+// another process rolls agent.toml back to the bytes of before. The desk
+// once ignored that hash for good (it was the engine's lag behind the
+// apply), so the grid kept the applied amount and said "no change" until
+// A; the draft must go STALE as soon as the engine reads the file.
+func TestEditorStaleAfterExternalRollback(t *testing.T) {
+	path := fixtureConfig(t)
+	snap := freeNode()
+	raw := sha256.Sum256([]byte(mustRead(t, path)))
+	snap.ConfigHash = hex.EncodeToString(raw[:])
+	var a *App
+	desk := partition.NewDesk(partition.DeskOptions{Config: path, Now: func() time.Time { return fake.T0.Add(3 * time.Second) },
+		Snapshot: func() *model.Snapshot {
+			if a == nil || a.Snap == nil {
+				return snap
+			}
+			return a.Snap
+		}})
+	a = editing(t, desk, snap, alice)
+	before := mustRead(t, path)
+	typeKeys(a, "jjj")
+	press(a, agentNum(1))
+	typeKeys(a, "A")
+	press(a, tab, enter)
+	if mustRead(t, path) == before {
+		t.Fatalf("alice's apply wrote nothing: %s", a.Flash.Text)
+	}
+	engineReads(t, a, a.Snap, path)
+	a.Update(kit.TickMsg{})
+	if a.ed().Stale != "" {
+		t.Fatalf("stale after its own apply: %s", a.ed().Stale)
+	}
+
+	// bob rolls back from the CLI: the file is the one of before.
+	if _, err := agentconfig.Rollback(agentconfig.RollbackRequest{Path: path, Actor: bob}); err != nil {
+		t.Fatal(err)
+	}
+	if mustRead(t, path) != before {
+		t.Fatal("the rollback did not restore the file")
+	}
+	engineReads(t, a, a.Snap, path) // adopting the snapshot is enough: no tick
+	if v := screen(a); a.ed().Stale == "" || !strings.Contains(v, "STALE") {
+		t.Fatalf("not stale after another process's rollback:\n%s", v)
+	}
+}
+
 // TestEditorConfigReplaced: agent.toml replaced on disk while a draft is
 // edited shows as stale, with the reason.
 func TestEditorConfigReplaced(t *testing.T) {
@@ -891,7 +937,9 @@ func TestEditorPlanViewReviews(t *testing.T) {
 }
 
 // TestEditorHelpKeepsTheEditorsFooter: ? inside the editor lists the
-// editor's keys, footer included.
+// editor's keys; its footer offers neither the main screen's keys nor the
+// editor's (A and q type into the help's filter): the help's own, with
+// esc back and ctrl+c quit.
 func TestEditorHelpKeepsTheEditorsFooter(t *testing.T) {
 	path := fixtureConfig(t)
 	snap := fake.Node(fake.Options{})
@@ -900,8 +948,12 @@ func TestEditorHelpKeepsTheEditorsFooter(t *testing.T) {
 	typeKeys(a, "?")
 	lines := strings.Split(screen(a), "\n")
 	foot := lines[len(lines)-1]
-	if strings.Contains(foot, "filter") || strings.Contains(foot, "detail") || !strings.Contains(foot, "A apply") || !strings.Contains(foot, "esc back") {
+	if strings.Contains(foot, "/ filter") || strings.Contains(foot, "detail") || strings.Contains(foot, "A apply") || strings.Contains(foot, "q quit") ||
+		!strings.Contains(foot, "esc back") || !strings.Contains(foot, "ctrl+c quit") {
 		t.Errorf("help footer over the editor: %q", foot)
+	}
+	if v := screen(a); !strings.Contains(v, "apply") {
+		t.Errorf("the help over the editor does not list the editor's keys:\n%s", v)
 	}
 }
 

@@ -26,7 +26,13 @@ func TestHelpFilter(t *testing.T) {
 	if helpOf(a) == nil {
 		t.Fatal("typing closed the help")
 	}
-	// q and j are letters here, not quit and scroll.
+	// q and j are letters here, not quit and scroll, and the footer says
+	// so: its way out is esc and ctrl+c, never "q quit".
+	foot := stripANSI(a.View().Content)
+	foot = foot[strings.LastIndex(foot, "\n")+1:]
+	if strings.Contains(foot, "q quit") || !strings.Contains(foot, "ctrl+c quit") || !strings.Contains(foot, "esc") {
+		t.Errorf("the help's footer: %q", foot)
+	}
 	a.Update(keyCode(tea.KeyBackspace))
 	a.Update(keyCode(tea.KeyBackspace))
 	a.Update(keyCode(tea.KeyBackspace))
@@ -77,4 +83,20 @@ func TestHelpFilter(t *testing.T) {
 func helpBody(a *App) string {
 	f := stripANSI(a.View().Content)
 	return f[:strings.LastIndex(f, "\n")]
+}
+
+// TestHelpGivesCommandSyntax: the help says how to write :at and :span,
+// not only their names (the key row's "command (:sort :theme :at ...)").
+func TestHelpGivesCommandSyntax(t *testing.T) {
+	a := testApp(t, 160, 40, fake.Node(fake.Options{}), Options{})
+	typeKeys(a, "?")
+	for filter, want := range map[string][]string{
+		":at":   {":at TIME", "yesterday 14:02", "-2h"},
+		":span": {":span 5m|1h|1d|7d"},
+		":live": {":live"},
+	} {
+		typeKeys(a, filter)
+		mustContain(t, filter, helpBody(a), want...)
+		a.Update(keyCode(tea.KeyEscape))
+	}
 }

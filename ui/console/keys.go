@@ -88,6 +88,19 @@ func NewKeyMap(role kit.Role) kit.KeyMap {
 
 // withDemoRestart adds the demo's key that restarts its simulated agents
 // (only a demo console has it: elsewhere the agents are real processes).
+// withQuitAs says what q does in a console opened inside another (the
+// fleet's node): it goes back there, and the footer and help say so
+// instead of "q quit".
+func withQuitAs(k kit.KeyMap, desc string) kit.KeyMap {
+	k.BindingList = slices.Clone(k.BindingList)
+	for i := range k.BindingList {
+		if b := &k.BindingList[i]; b.Act == kit.ActQuit && slices.Contains(b.Key.Keys(), "q") {
+			b.Key.SetHelp("q", desc)
+		}
+	}
+	return k
+}
+
 func withDemoRestart(k kit.KeyMap) kit.KeyMap {
 	if !k.Role().CanWrite() {
 		return k

@@ -74,7 +74,12 @@ func (a *App) pastCommand(f []string) tea.Cmd {
 		a.Flashf(kit.LvlWarn, err.Error())
 		return nil
 	}
-	return a.loadPast(func(context.Context, *record.Reader) (time.Time, bool) { return t, true })
+	return a.loadPast(func(_ context.Context, rd *record.Reader) (time.Time, bool) {
+		// A moment to come is said to be one, not read as a recorder
+		// that stopped writing.
+		rd.Now = func() time.Time { return now }
+		return t, true
+	})
 }
 
 // loadPast reads, in a Cmd, the record at the time pick chooses; it
@@ -166,7 +171,11 @@ func (a *App) pastKey(act kit.Action) (tea.Cmd, bool) {
 			}
 			dir = 1
 		}
-		return a.loadPast(func(ctx context.Context, rd *record.Reader) (time.Time, bool) { return rd.StepContext(ctx, from, dir) }), true
+		// By the second the header shows: a change a few milliseconds
+		// later left PAST 14:02:17 where it was.
+		return a.loadPast(func(ctx context.Context, rd *record.Reader) (time.Time, bool) {
+			return rd.StepShownContext(ctx, from, dir, time.Second)
+		}), true
 	case ActEditPartition:
 		if a.past.on {
 			a.Flashf(kit.LvlWarn, "no editing in the past: :live comes back to the node as it is")

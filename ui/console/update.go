@@ -110,10 +110,13 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			_ = a.setTheme(themes.Auto(a.theme.dark))
 		}
 	case tea.KeyPressMsg:
+		a.startPicked = true // the operator moves the cursor from now on
 		return a.handleKey(msg)
 	case tea.MouseWheelMsg:
+		a.startPicked = true
 		a.handleWheel(msg.Mouse())
 	case tea.MouseClickMsg:
+		a.startPicked = true
 		a.handleClick(msg.Mouse())
 	}
 	return a, nil
@@ -137,7 +140,7 @@ func (a *App) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case kit.ActHelp:
 		a.openHelp()
 	case kit.ActFilter:
-		a.startPrompt(PromptFilter, a.Kernels.Filter)
+		a.startPrompt(PromptFilter, FilterToExtend(a.Kernels.Filter))
 	case kit.ActCommand:
 		a.startPrompt(PromptCommand, "")
 	case kit.ActBack:

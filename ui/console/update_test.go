@@ -71,6 +71,16 @@ func TestFilter(t *testing.T) {
 			t.Errorf("/%s: %d rows, want %d", tt.Filter, got, tt.want)
 		}
 	}
+	// / reopens a kept filter with a space after it: what is typed next
+	// is a word of its own (is:idle !numa0, never is:idle!numa0).
+	typeKeys(a, "/numa0")
+	a.Update(keyCode(tea.KeyEnter))
+	typeKeys(a, "/!stale")
+	a.Update(keyCode(tea.KeyEnter))
+	if a.Kernels.Filter != "numa0 !stale" || len(a.Kernels.Showing.Rows) != 5 {
+		t.Errorf("/ on the kept numa0, then !stale: filter %q, %d rows, want 5 (the stale kernel is numa1's)", a.Kernels.Filter, len(a.Kernels.Showing.Rows))
+	}
+	a.Update(keyCode(tea.KeyEscape))
 	typeKeys(a, "/numa1")
 	a.Update(keyCode(tea.KeyEscape)) // cancel: back to the filter before
 	if a.Kernels.Filter != "" || len(a.Kernels.Showing.Rows) != 9 {

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
 
 	"github.com/fgtop/fgtop/themes"
 
@@ -88,6 +89,27 @@ func (hs *helpScreen) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
+// Footer is the help's own key line: every letter (q and j too) types
+// into the filter here, so the way out it offers is esc and ctrl+c, not
+// the main screen's "q quit".
+func (hs *helpScreen) Footer(w int) string {
+	return kit.FooterBeside(hs.St, func(w int) string {
+		return kit.SpansRow(hs.St, []kit.Span{{Lvl: kit.LvlAccent, Text: "type"}, {Lvl: kit.LvlDim, Text: " to filter (q and j too) · "},
+			{Lvl: kit.LvlAccent, Text: "↑↓ pgup pgdn"}, {Lvl: kit.LvlDim, Text: " scroll"}}, w)
+	}, hs.FooterKeep(), w)
+}
+
+// FooterKeep is what the footer keeps beside a flash: esc (clear the
+// filter, then back) and ctrl+c quit.
+func (hs *helpScreen) FooterKeep() []key.Binding {
+	esc := "back"
+	if hs.Filter != "" {
+		esc = "clear filter"
+	}
+	return []key.Binding{key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", esc)),
+		key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit"))}
+}
+
 // Lines is the help screen's body.
 func (hs *helpScreen) Lines(w int) []string {
 	st := hs.St
@@ -153,6 +175,11 @@ func (hs *helpScreen) notes(w int) []string {
 		{":filter TEXT", "search kernels on all GPUs, like /TEXT; !TEXT keeps what does not match"},
 		{":dev NAME", "select a device: GPU1, MIG 4/0, an id, …2d01 or a unique prefix"},
 		{":follow", "kernels follow the selected device (f toggles)"},
+		// The record's commands with their syntax: the key row lists
+		// their names only.
+		{":at TIME", "the node as recorded then: 14:02, yesterday 14:02, mon 09:30, -2h, 2026-11-27 14:02; [ ] step, :live returns"},
+		{":live", "back to the live node from :at"},
+		{":span 5m|1h|1d|7d", "the history graphs' span (longer than 5m: drawn from the record)"},
 	}
 	for _, c := range cmds {
 		out = append(out, kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlAccent, Text: "   " + kit.PadRight(c[0], 22)}, {Lvl: kit.LvlPlain, Text: c[1]}}, w))

@@ -888,7 +888,10 @@ func (e *Editor) Update(msg tea.Msg) tea.Cmd {
 			}
 		}
 		e.Invalidate()
-	case kit.TickMsg:
+	case kit.TickMsg, kit.AdoptedMsg:
+		// Every adopted snapshot, not just the clock: a snapshot that
+		// carries the base's hash ends the engine's lag, and one missed
+		// between two ticks would hide a later return to the old file.
 		e.check()
 	default:
 		e.deskMsg(msg)

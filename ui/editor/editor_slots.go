@@ -143,13 +143,12 @@ func (e *Editor) slotChecker(r EdRow) func(string) FieldCheck {
 			c = FieldCheck{Hint: "= " + kit.Plural(n, "core") + " of " + total.String()}
 		default:
 			v, err := model.ParseDec(s)
-			switch {
-			case s == "" || err != nil:
+			if s == "" || err != nil {
 				return FieldCheck{Err: errors.New("an amount is needed, e.g. 2.0")}
-			case !v.IsFinite():
-				return FieldCheck{Err: errors.New("not a finite amount")}
-			case v.Sign() < 0:
-				return FieldCheck{Err: errors.New("a negative amount: Backend.AI refuses it")}
+			}
+			// The one rule of plan and simulate (model.CheckAmount).
+			if err := model.CheckAmount(r.Slot, v, false); err != nil {
+				return FieldCheck{Err: err}
 			}
 			c = FieldCheck{Hint: "of " + total.String()}
 			if !known {
@@ -167,11 +166,52 @@ func (e *Editor) slotChecker(r EdRow) func(string) FieldCheck {
 		switch {
 		case !p.Valid():
 			c.Warn = "plan INVALID under " + p.JudgeLabel() + ": " + FirstLine(p.Errors[0])
+			if most, ok := slotLimit(p.Next, r.Agent, r.Slot); ok {
+				// The fix before the agent's arithmetic: how much this
+				// agent can have, in the slot's unit.
+				name := string(p.Next.Agents[r.Agent].ID)
+				if sh := e.agentShorts(); r.Agent < len(sh) {
+					name = sh[r.Agent]
+				}
+				c.Warn = name + " can have at most " + most + " with the others as they are · " + c.Warn
+			}
 		case c.Warn == "":
 			c.Hint += " · plan valid under " + p.JudgeLabel()
 		}
 		return c
 	}
+}
+
+// slotLimit is the most of slot agent i of part can be given with the
+// other agents' amounts as they are, as the agent's over-allocation check
+// counts them (each amount less the reservation, at most the available
+// total), said in the slot's unit; false when the others leave it all.
+func slotLimit(part *partition.Partition, i int, slot model.SlotName) (string, bool) {
+	if part == nil || i >= len(part.Agents) {
+		return "", false
+	}
+	total, ok := part.Totals[slot]
+	if !ok {
+		return "", false
+	}
+	avail, ok := part.Available[slot]
+	if !ok {
+		avail = total
+	}
+	others := model.Zero
+	for j, a := range part.Agents {
+		if conf, ok := a.Capacity[slot]; ok && j != i {
+			others = others.Add(avail.Sub(model.Max(total.Sub(conf), model.Zero)))
+		}
+	}
+	most := model.Max(model.Min(total.Sub(others), total), model.Zero)
+	if !most.Less(total) {
+		return "", false
+	}
+	if slot == model.SlotMem {
+		return agentconfig.SizeAtMost(most), true
+	}
+	return most.String(), true
 }
 
 // heldBeyond reports whether an agent's kernels hold more of slot than

@@ -325,7 +325,7 @@ func (m *Model) Key(msg tea.KeyPressMsg) tea.Cmd {
 	case kit.ActPageDown:
 		m.Cursor += page
 	case kit.ActFilter:
-		m.prompt, m.Input, m.promptPrev = console.PromptFilter, m.Filter, m.Filter
+		m.prompt, m.Input, m.promptPrev = console.PromptFilter, console.FilterToExtend(m.Filter), m.Filter
 	case kit.ActCommand:
 		m.prompt, m.Input = console.PromptCommand, ""
 	case kit.ActSort:
@@ -463,7 +463,7 @@ func (m *Model) Open() tea.Cmd {
 	m.drillCh = make(chan *model.Snapshot, 1)
 	m.drillCh <- n.Snap
 	m.drill = console.New(m.drillCh, console.Options{ReadOnly: true, Theme: m.St.Theme, ASCII: m.opts.ASCII, Now: m.opts.Now, NodeName: n.Name,
-		Background: m.opts.Background})
+		Background: m.opts.Background, QuitIs: "back to the fleet"})
 	w, h := m.size()
 	m.drill.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	return m.drill.Init()

@@ -140,6 +140,10 @@ func TestFleetConsole(t *testing.T) {
 	if len(m.drill.Keys.Mutating()) != 0 {
 		t.Fatal("the opened node's console has mutating keys")
 	}
+	// Its footer says what q does there: back, not quit.
+	if s := stripANSI(fleetScreen(m)); !strings.Contains(s, "q back to the fleet") || strings.Contains(s, "q quit") {
+		t.Fatalf("the node's footer does not say q goes back:\n%s", s)
+	}
 	fleetPress(m, "q")
 	if m.drill != nil || !strings.Contains(stripANSI(fleetScreen(m)), "Nodes by") {
 		t.Fatal("q did not come back to the fleet")

@@ -583,13 +583,9 @@ func (m *Model) viewDetail(w int, now time.Time) []string {
 }
 
 // deviceLabels names a node's accelerators as its own console does
-// (GPU0, MIG 4/0).
+// (GPU0, MIG 4/0), as simulate does too.
 func deviceLabels(s *model.Snapshot) map[model.DeviceID]string {
-	out := map[model.DeviceID]string{}
-	for k, l := range names.Labels(s.Devices) {
-		out[k.ID] = l
-	}
-	return out
+	return names.LabelsByID(s.Devices)
 }
 
 func (m *Model) viewFooter(w int) string {

@@ -12,6 +12,12 @@ type Flash struct {
 	Lvl   Level
 	Text  string
 	Until time.Time
+	// Issue, for a flash about a new issue, is the issue's identity and
+	// Lead what the text says before the issue's own: the console
+	// rewrites the text from each snapshot while the flash lasts, so its
+	// figures are the issue's current ones, not those of its first
+	// sighting. Flashf clears both.
+	Issue, Lead string
 }
 
 // FlashDuration is how long a flash of level l stays: a warning longer

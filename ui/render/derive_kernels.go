@@ -212,9 +212,18 @@ func AgentShortNames(ags []model.Agent) map[model.AgentID]string {
 // deriveIssues formats the issues pane's rows and gives each issue an
 // identity that survives snapshots, for "new issue" flashes.
 func (d *Derived) deriveIssues() {
+	names := d.deviceNames()
 	for i := range d.Snap.Issues {
 		is := &d.Snap.Issues[i]
-		r := IssueRow{Is: is, Text: is.Code + ": " + is.Message}
+		msg := is.Message
+		if names != nil && strings.Contains(msg, ":") {
+			msg = names.Replace(msg)
+		}
+		if id := string(is.Kernel); len(id) > kernelShort {
+			// The kernels pane's short id: the detail keeps the whole.
+			msg = strings.ReplaceAll(msg, id, id[:kernelShort])
+		}
+		r := IssueRow{Is: is, Text: is.Code + ": " + msg}
 		switch is.Severity {
 		case model.SevError:
 			r.Sev = kit.Span{Lvl: kit.LvlCrit, Text: "ERR"}
@@ -232,6 +241,36 @@ func (d *Derived) deriveIssues() {
 		r.ID = is.Identity()
 		d.Issues = append(d.Issues, r)
 	}
+}
+
+// kernelShort is how much of a kernel id an issue's row keeps, as the
+// kernels pane does.
+const kernelShort = 8
+
+// deviceNames rewrites the device keys an issue's message names
+// ("cuda:c59395cd-...-2d04") as the devices pane names them, the label
+// first and the id abbreviated ("GPU3 (…2d04)"): at 80 columns a full UUID
+// pushed the amounts off the line. nil without accelerators.
+func (d *Derived) deviceNames() *strings.Replacer {
+	if len(d.Snap.Issues) == 0 || len(d.Devs) == 0 {
+		return nil
+	}
+	rows := make([]*DevRow, len(d.Devs))
+	for i := range d.Devs {
+		rows[i] = &d.Devs[i]
+	}
+	// The replacer tries its pairs in order: a longer key first, so that
+	// cuda:10 is not read as cuda:1 and a 0.
+	slices.SortStableFunc(rows, func(a, b *DevRow) int { return len(b.Key.ID) - len(a.Key.ID) })
+	pairs := make([]string, 0, 2*len(rows))
+	for _, r := range rows {
+		name := r.Label
+		if r.Abbrev != "" && r.Abbrev != r.Label {
+			name += " (" + r.Abbrev + ")"
+		}
+		pairs = append(pairs, r.Key.String(), name)
+	}
+	return strings.NewReplacer(pairs...)
 }
 
 // deriveHost sums cpu cores and memory into the one summary line.
