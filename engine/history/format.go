@@ -2,6 +2,7 @@ package history
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -42,11 +43,21 @@ const (
 	maxChunk = 64 << 20
 	// maxRecord bounds one decompressed record.
 	maxRecord = 16 << 20
-	// maxSegmentRaw bounds what one segment may decompress to.
+	// maxSegmentRaw bounds what one stream of a segment (its checkpoint,
+	// its deltas) may decompress to, whatever the segment's size; rawFloor
+	// and rawRatio bound it by the segment's size first (rawCap): records
+	// compress two- to fourfold, a quiet node's heartbeats a few dozen
+	// times, so a file that claims more holds no record of ours (a
+	// compression bomb: 98 KiB of zstd can say 1 GiB).
 	maxSegmentRaw = 1 << 30
-	segPrefix     = "seg-"
-	segSuffix     = ".fgh"
-	lockName      = "LOCK"
+	rawFloor      = 64 << 20
+	rawRatio      = 64
+	// maxSegmentFile bounds the size of a segment file a reader reads: a
+	// 12-hour segment of a 10,000-kernel node is about 6 MiB.
+	maxSegmentFile = 256 << 20
+	segPrefix      = "seg-"
+	segSuffix      = ".fgh"
+	lockName       = "LOCK"
 )
 
 // Chunk kinds.
@@ -170,6 +181,10 @@ type segData struct {
 	// Tail holds the records of the segment's tail file when the delta
 	// stream is left compressed (lazy): they follow the stream.
 	Tail []byte
+	// size is the segment file's (what its streams may decompress to
+	// follows from it: capOf); ctx stops a lazy stream's decompression.
+	size int64
+	ctx  context.Context
 }
 
 // parseSegment reads a segment file's bytes. skipCheckpoint leaves the
@@ -186,44 +201,19 @@ type segBufs struct {
 	file, z, ck []byte
 }
 
-// readFileInto is os.ReadFile into buf's room.
-func readFileInto(path string, buf []byte) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	size := 512
-	if fi, err := f.Stat(); err == nil && fi.Size() > 0 && fi.Size() < 1<<40 {
-		size = int(fi.Size()) + 1
-	}
-	b := slices.Grow(buf[:0], size)
-	for {
-		n, err := f.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			return b, nil
-		}
-		if err != nil {
-			return b, err
-		}
-		if len(b) == cap(b) {
-			b = slices.Grow(b, len(b))
-		}
-	}
-}
-
 // parseSegmentOf is parseSegment; lazy leaves the delta stream
 // compressed, and buf, when not nil, is a buffer to decompress it into
 // (the caller's, reused from segment to segment).
 func parseSegmentOf(b []byte, skipCheckpoint, lazy bool, dec *zstd.Decoder, buf []byte, sb *segBufs) (*segData, error) {
-	sd := &segData{}
-	if len(b) < headerSize || string(b[:8]) != segMagic {
-		return nil, errors.New("not an fgtop history segment")
+	return parseSegmentCtx(context.Background(), b, skipCheckpoint, lazy, dec, buf, sb)
+}
+
+// parseSegmentCtx is parseSegmentOf stopping once ctx is done.
+func parseSegmentCtx(ctx context.Context, b []byte, skipCheckpoint, lazy bool, dec *zstd.Decoder, buf []byte, sb *segBufs) (*segData, error) {
+	if err := checkHeader(b); err != nil {
+		return nil, err
 	}
-	if v := binary.LittleEndian.Uint32(b[8:]); v < minVersion || v > Version {
-		return nil, fmt.Errorf("format version %d, this fgtop reads versions %d to %d", v, minVersion, Version)
-	}
+	sd := &segData{size: int64(len(b)), ctx: ctx}
 	off := headerSize
 	// The deltas are most of a segment: room for them all at once, when
 	// they are decompressed here.
@@ -274,12 +264,26 @@ func parseSegmentOf(b []byte, skipCheckpoint, lazy bool, dec *zstd.Decoder, buf 
 				if sb != nil {
 					dst = sb.ck[:0]
 				}
-				raw, err := dec.DecodeAll(payload, dst)
+				var h zstd.Header
+				if h.Decode(payload) == nil && h.HasFCS {
+					// The frame says its size: a claim over the cap fails
+					// here, one under it sizes the buffer.
+					if h.FrameContentSize > uint64(rawCap(sd.size)) {
+						ce := sd.capOf("its checkpoint")
+						ce.claim = h.FrameContentSize
+						sd.Damage, sd.Offset = streamDamage("a checkpoint", ce), int64(off)
+						return sd, nil
+					}
+					if cap(dst) < int(h.FrameContentSize) {
+						dst = make([]byte, 0, h.FrameContentSize)
+					}
+				}
+				raw, err := inflate(ctx, payload, dec, dst, sd.capOf("its checkpoint"), true)
 				if sb != nil && err == nil {
 					sb.ck = raw[:0]
 				}
 				if err != nil {
-					sd.Damage, sd.Offset = "a checkpoint that does not decompress: "+err.Error(), int64(off)
+					sd.Damage, sd.Offset = streamDamage("a checkpoint", err), int64(off)
 					return sd, nil
 				}
 				sd.Checkpoint = raw
@@ -303,13 +307,13 @@ func parseSegmentOf(b []byte, skipCheckpoint, lazy bool, dec *zstd.Decoder, buf 
 	if lazy {
 		sd.deltaZ = chunks
 	} else if len(deltaZ) > 0 {
-		raw, err := decodeStream(deltaZ, dec, buf)
+		raw, err := decodeStreamCtx(ctx, deltaZ, dec, buf, sd.capOf("its delta stream"))
 		sd.Deltas = raw
 		if err != nil {
 			sd.deltaBad = true
 		}
 		if err != nil && sd.Damage == "" {
-			sd.Damage, sd.Offset = "a delta stream that does not decompress: "+err.Error(), int64(off)
+			sd.Damage, sd.Offset = streamDamage("a delta stream", err), int64(off)
 		}
 	}
 	return sd, nil
@@ -319,21 +323,36 @@ func parseSegmentOf(b []byte, skipCheckpoint, lazy bool, dec *zstd.Decoder, buf 
 // writer flushes once a second and closes the frame only when it stops):
 // it returns everything up to where the input ends.
 func decodeStream(z []byte, dec *zstd.Decoder, buf []byte) ([]byte, error) {
-	if err := dec.Reset(bytes.NewReader(z)); err != nil {
-		return nil, err
-	}
-	defer dec.Reset(nil)
+	return decodeStreamCtx(context.Background(), z, dec, buf, &capError{what: "a delta stream", limit: maxSegmentRaw})
+}
+
+// decodeStreamCtx is decodeStream up to lim's limit (more is lim) while
+// ctx is not done.
+func decodeStreamCtx(ctx context.Context, z []byte, dec *zstd.Decoder, buf []byte, lim *capError) ([]byte, error) {
 	// Records compress two- to fourfold: room for the high end at once,
 	// not doubled and copied over a 12-hour segment, and a reused buffer
 	// a little short is replaced by one of the size wanted (bytes.Buffer
 	// would double it).
-	need := min(4*len(z), 256<<20)
+	need := int(min(int64(4*len(z)), 256<<20, lim.limit))
 	if cap(buf) < need {
 		buf = make([]byte, 0, need+need/8)
 	}
-	out := bytes.NewBuffer(buf[:0])
-	_, err := io.Copy(out, io.LimitReader(dec, maxSegmentRaw))
-	if errors.Is(err, io.ErrUnexpectedEOF) {
+	return inflate(ctx, z, dec, buf, lim, false)
+}
+
+// inflate decompresses the zstd stream z into dst's room, stopping at
+// lim's limit: more is lim (so a bomb costs the cap, never what it
+// claims), and a done ctx stops it too. whole: z is a
+// complete frame (a checkpoint); otherwise a stream that ends where the
+// writer last flushed ends there without an error.
+func inflate(ctx context.Context, z []byte, dec *zstd.Decoder, dst []byte, lim *capError, whole bool) ([]byte, error) {
+	if err := dec.Reset(bytes.NewReader(z)); err != nil {
+		return nil, err
+	}
+	defer dec.Reset(nil)
+	out := bytes.NewBuffer(dst[:0])
+	_, err := io.Copy(out, newCapReader(ctx, dec, lim))
+	if !whole && errors.Is(err, io.ErrUnexpectedEOF) {
 		err = nil
 	}
 	return out.Bytes(), err
@@ -390,17 +409,30 @@ type streamIter struct {
 }
 
 func newStreamIter(z [][]byte, dec *zstd.Decoder) *streamIter {
+	return newStreamIterOf(context.Background(), z, dec, nil)
+}
+
+// newStreamIterOf is newStreamIter decompressing at most lim's limit
+// (more is lim; nil: maxSegmentRaw) while ctx is not done.
+func newStreamIterOf(ctx context.Context, z [][]byte, dec *zstd.Decoder, lim *capError) *streamIter {
 	// Records compress two- to fourfold: a short stream (a segment just
 	// begun) gets a piece its size, not 512 KiB.
 	n := 0
 	for _, c := range z {
 		n += len(c)
 	}
-	return newStreamIterSize(z, dec, min(streamPiece, max(4<<10, 4*n)))
+	return newStreamIterCap(ctx, z, dec, min(streamPiece, max(4<<10, 4*n)), lim)
 }
 
 // newStreamIterSize is newStreamIter handing over piece bytes at a time.
 func newStreamIterSize(z [][]byte, dec *zstd.Decoder, piece int) *streamIter {
+	return newStreamIterCap(context.Background(), z, dec, piece, nil)
+}
+
+func newStreamIterCap(ctx context.Context, z [][]byte, dec *zstd.Decoder, piece int, lim *capError) *streamIter {
+	if lim == nil {
+		lim = &capError{what: "a delta stream", limit: maxSegmentRaw}
+	}
 	if err := dec.Reset(&chunksReader{cs: z}); err != nil {
 		return &streamIter{err: err}
 	}
@@ -408,7 +440,7 @@ func newStreamIterSize(z [][]byte, dec *zstd.Decoder, piece int) *streamIter {
 	go func() {
 		defer close(it.exited)
 		defer close(it.ch)
-		r := io.LimitReader(dec, maxSegmentRaw)
+		r := newCapReader(ctx, dec, lim)
 		for {
 			buf := make([]byte, piece)
 			n, err := io.ReadFull(r, buf)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"io"
 	"os"
 	"strings"
 )
@@ -131,15 +130,38 @@ func parseTail(b []byte) (*tailData, error) {
 
 // readTail reads the tail file of the segment at segPath; nil when there
 // is none (the segment was closed, or written before version 3) or it
-// cannot be used.
+// cannot be used. As a segment is (bounds.go): a regular file only, its
+// head checked before anything else is read, its size against maxTail,
+// each frame's length before its records.
 func readTail(segPath string) *tailData {
-	f, err := os.Open(tailPath(segPath))
+	f, st, err := openRegular(tailPath(segPath))
 	if err != nil {
 		return nil
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxTail+1))
-	if err != nil || len(b) > maxTail {
+	if st.Size() > maxTail {
+		return nil
+	}
+	b, err := readMore(f, make([]byte, 0, min(st.Size()+1, 2*tailMax)), tailHeadSize)
+	if err != nil {
+		return nil
+	}
+	if _, err := parseTail(b); err != nil {
+		return nil
+	}
+	for len(b) <= maxTail {
+		if b, err = readMore(f, b, tailFrameHead); err != nil {
+			break
+		}
+		n := binary.LittleEndian.Uint32(b[len(b)-tailFrameHead:])
+		if n == 0 || n > maxChunk || len(b)+int(n) > maxTail {
+			break
+		}
+		if b, err = readMore(f, b, int(n)); err != nil {
+			break
+		}
+	}
+	if err := endOK(err); err != nil || len(b) > maxTail {
 		return nil
 	}
 	td, err := parseTail(b)
