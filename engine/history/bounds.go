@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/fgtop/fgtop/internal/safefile"
 )
@@ -59,16 +60,16 @@ type capError struct {
 }
 
 func (e *capError) Error() string {
-	of := "one stream of a segment"
+	of := "the cap for one stream of a segment"
 	if e.size > 0 {
-		of = fmt.Sprintf("one stream of a segment of %s (%s plus %d times its size, %s at most)",
+		of = fmt.Sprintf("the cap for one stream of a segment of %s (%s plus %d times its size, %s at most)",
 			sizeWords(e.size), sizeWords(rawFloor), rawRatio, sizeWords(maxSegmentRaw))
 	}
 	if e.claim > 0 {
-		return fmt.Sprintf("%s says it holds %s, more than the %s fgtop reads of %s: not a record fgtop wrote",
+		return fmt.Sprintf("%s says it holds %s, more than %s, %s; fgtop writes no such record and read none of it",
 			e.what, sizeWords(int64(min(e.claim, 1<<62))), sizeWords(e.limit), of)
 	}
-	return fmt.Sprintf("%s decompresses to more than %s, the most fgtop reads of %s: not a record fgtop wrote (read up to the cap)",
+	return fmt.Sprintf("%s decompresses to more than %s, %s; fgtop writes no such record and read it only up to the cap",
 		e.what, sizeWords(e.limit), of)
 }
 
@@ -217,8 +218,8 @@ func sizeWords(n int64) string {
 		v /= unit
 		i++
 	}
-	if v == float64(int64(v)) || v >= 100 {
+	if v >= 100 {
 		return fmt.Sprintf("%.0f %s", v, units[i])
 	}
-	return fmt.Sprintf("%.1f %s", v, units[i])
+	return strings.TrimSuffix(fmt.Sprintf("%.1f", v), ".0") + " " + units[i]
 }

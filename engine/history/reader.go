@@ -272,8 +272,13 @@ func (r *Reader) At(t time.Time) (*Result, error) {
 					// The record ends here because the segment is damaged
 					// (a crash cut its last chunk, or bytes went bad), not
 					// because nothing was recorded: say which and what.
-					oe.Damage = fmt.Sprintf("segment %s is damaged at byte %d (%s), so whatever it recorded after %s is lost",
-						filepath.Base(sr.file.Path), sr.data.Offset, sr.data.Damage, fmtTime(end))
+					at := ""
+					if sr.data.Offset > 0 {
+						// A stream's damage has no byte to name.
+						at = fmt.Sprintf(" at byte %d", sr.data.Offset)
+					}
+					oe.Damage = fmt.Sprintf("segment %s is damaged%s: %s; whatever it recorded after %s is lost",
+						filepath.Base(sr.file.Path), at, sr.data.Damage, fmtTime(end))
 				}
 				return nil, oe
 			}
