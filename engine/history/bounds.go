@@ -45,7 +45,7 @@ func rawCap(size int64) int64 {
 
 // capOf is the cap of the segment's streams, for what.
 func (sd *segData) capOf(what string) *capError {
-	return &capError{what: what, limit: rawCap(sd.size), size: sd.size}
+	return &capError{what: what, limit: sd.limit, size: sd.size}
 }
 
 // capError: a stream of a segment decompresses (or claims to) to more
@@ -185,16 +185,25 @@ func readSegmentFile(path string, buf []byte) ([]byte, error) {
 // segRoom is the room a segment's read starts with.
 const segRoom = 8 << 20
 
-// readMore appends up to n bytes of f to b, doubling b's room when it
-// lacks it; an error when fewer came.
+// readMore appends up to n bytes of f to b, an error when fewer came. It
+// reads a MiB at a time, doubling b's room as bytes come, so a length a
+// file claims but does not hold costs nothing.
 func readMore(f io.Reader, b []byte, n int) ([]byte, error) {
-	if cap(b)-len(b) < n {
-		nb := make([]byte, len(b), max(2*cap(b), len(b)+n))
-		copy(nb, b)
-		b = nb
+	for n > 0 {
+		piece := min(n, 1<<20)
+		if cap(b)-len(b) < piece {
+			nb := make([]byte, len(b), max(2*cap(b), len(b)+piece))
+			copy(nb, b)
+			b = nb
+		}
+		k, err := io.ReadFull(f, b[len(b):len(b)+piece])
+		b = b[:len(b)+k]
+		if err != nil {
+			return b, err
+		}
+		n -= piece
 	}
-	k, err := io.ReadFull(f, b[len(b):len(b)+n])
-	return b[:len(b)+k], err
+	return b, nil
 }
 
 // endOK: the file's end, wherever it falls, is no error (what is cut

@@ -181,10 +181,11 @@ type segData struct {
 	// Tail holds the records of the segment's tail file when the delta
 	// stream is left compressed (lazy): they follow the stream.
 	Tail []byte
-	// size is the segment file's (what its streams may decompress to
-	// follows from it: capOf); ctx stops a lazy stream's decompression.
-	size int64
-	ctx  context.Context
+	// size is the segment file's, limit what each of its streams may
+	// decompress to (rawCap of size; capOf); ctx stops a lazy stream's
+	// decompression.
+	size, limit int64
+	ctx         context.Context
 }
 
 // parseSegment reads a segment file's bytes. skipCheckpoint leaves the
@@ -210,10 +211,16 @@ func parseSegmentOf(b []byte, skipCheckpoint, lazy bool, dec *zstd.Decoder, buf 
 
 // parseSegmentCtx is parseSegmentOf stopping once ctx is done.
 func parseSegmentCtx(ctx context.Context, b []byte, skipCheckpoint, lazy bool, dec *zstd.Decoder, buf []byte, sb *segBufs) (*segData, error) {
+	return parseSegmentCap(ctx, b, skipCheckpoint, lazy, dec, buf, sb, rawCap(int64(len(b))))
+}
+
+// parseSegmentCap is parseSegmentCtx with each stream capped at limit
+// (the fuzz targets' smaller cap: a bomb costs them milliseconds).
+func parseSegmentCap(ctx context.Context, b []byte, skipCheckpoint, lazy bool, dec *zstd.Decoder, buf []byte, sb *segBufs, limit int64) (*segData, error) {
 	if err := checkHeader(b); err != nil {
 		return nil, err
 	}
-	sd := &segData{size: int64(len(b)), ctx: ctx}
+	sd := &segData{size: int64(len(b)), limit: limit, ctx: ctx}
 	off := headerSize
 	// The deltas are most of a segment: room for them all at once, when
 	// they are decompressed here.
@@ -268,7 +275,7 @@ func parseSegmentCtx(ctx context.Context, b []byte, skipCheckpoint, lazy bool, d
 				if h.Decode(payload) == nil && h.HasFCS {
 					// The frame says its size: a claim over the cap fails
 					// here, one under it sizes the buffer.
-					if h.FrameContentSize > uint64(rawCap(sd.size)) {
+					if h.FrameContentSize > uint64(sd.limit) {
 						ce := sd.capOf("its checkpoint")
 						ce.claim = h.FrameContentSize
 						sd.Damage, sd.Offset = streamDamage("a checkpoint", ce), int64(off)
@@ -350,12 +357,28 @@ func inflate(ctx context.Context, z []byte, dec *zstd.Decoder, dst []byte, lim *
 		return nil, err
 	}
 	defer dec.Reset(nil)
-	out := bytes.NewBuffer(dst[:0])
-	_, err := io.Copy(out, newCapReader(ctx, dec, lim))
-	if !whole && errors.Is(err, io.ErrUnexpectedEOF) {
-		err = nil
+	r := newCapReader(ctx, dec, lim)
+	out := dst[:0]
+	for {
+		if len(out) == cap(out) && int64(len(out)) < lim.limit {
+			// Doubled, but never past the cap: a stream that runs over
+			// it costs at most twice the cap in all.
+			nb := make([]byte, len(out), min(max(2*cap(out), 64<<10), int(lim.limit)))
+			copy(nb, out)
+			out = nb
+		}
+		k, err := r.Read(out[len(out):cap(out)])
+		out = out[:len(out)+k]
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			if !whole && errors.Is(err, io.ErrUnexpectedEOF) {
+				err = nil
+			}
+			return out, err
+		}
 	}
-	return out.Bytes(), err
 }
 
 // recIter walks the records of a decompressed stream.

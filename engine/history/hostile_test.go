@@ -61,17 +61,20 @@ func headAndCheckpoint(t testing.TB, start time.Time) []byte {
 	return append([]byte(nil), b[:headerSize+chunkHead+int(n)]...)
 }
 
-// bombStream is a zstd stream of raw bytes of valid heartbeat records at
-// t: about 100 KiB for 1 GiB. Made once per test binary (a few seconds).
-var bombStream = sync.OnceValues(func() ([]byte, error) {
-	const raw = 1 << 30
+// bombStream is a zstd stream of 1 GiB of valid heartbeat records:
+// about 230 KB, made once per test binary (a quarter of a second).
+var bombStream = sync.OnceValues(func() ([]byte, error) { return bombOf(1 << 30) })
+
+// bombOf is a zstd stream of raw bytes of heartbeat records, compressed
+// as the recorder does (the fastest level).
+func bombOf(raw int) ([]byte, error) {
 	hb := binary.AppendVarint(nil, time.Date(2026, 11, 20, 0, 0, 1, 0, time.UTC).UnixNano())
 	var recs []byte
 	for len(recs) < 1<<20 {
 		recs = appendRecord(recs, recBeat, hb)
 	}
 	var z bytes.Buffer
-	zw, err := zstd.NewWriter(&z, zstd.WithEncoderLevel(zstd.SpeedBestCompression), zstd.WithWindowSize(8<<20))
+	zw, err := zstd.NewWriter(&z, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithWindowSize(8<<20), zstd.WithEncoderConcurrency(1))
 	if err != nil {
 		return nil, err
 	}
@@ -82,9 +85,9 @@ var bombStream = sync.OnceValues(func() ([]byte, error) {
 		return nil, err
 	}
 	return z.Bytes(), nil
-})
+}
 
-// bombSegment is a segment whose delta stream, about 100 KiB, holds
+// bombSegment is a segment whose delta stream, about 230 KB, holds
 // 1 GiB of valid records.
 func bombSegment(t testing.TB, start time.Time) []byte {
 	t.Helper()
@@ -120,7 +123,7 @@ func within(t *testing.T, d time.Duration, what string, f func()) {
 	}
 }
 
-// A 100 KiB segment holding 1 GiB of valid records (a compression bomb)
+// A 230 KB segment holding 1 GiB of valid records (a compression bomb)
 // is read up to its cap and no further: every read fails fast, in bounded
 // memory, and says the cap. Before: 1 GiB decompressed per read, `history`
 // 58 s and 3.1 GB.
