@@ -248,7 +248,7 @@ func parseSegmentCap(ctx context.Context, b []byte, skipCheckpoint, lazy bool, d
 		n := binary.LittleEndian.Uint32(rest[1:])
 		sum := binary.LittleEndian.Uint32(rest[5:])
 		if (kind != chunkCheckpoint && kind != chunkDelta) || n > maxChunk {
-			sd.Damage, sd.Offset = fmt.Sprintf("a chunk header that makes no sense (kind %q, length %d)", kind, n), int64(off)
+			sd.Damage, sd.Offset = fmt.Sprintf("a chunk header that makes no sense (kind %q, length %d; a chunk is of kind 'C' or 'D' and holds at most %s)", kind, n, sizeWords(maxChunk)), int64(off)
 			break
 		}
 		if uint64(len(rest)-chunkHead) < uint64(n) {
@@ -394,7 +394,11 @@ func (it *recIter) next() (typ byte, body []byte, ok bool) {
 		return 0, nil, false
 	}
 	n, k := binary.Uvarint(it.b)
-	if k <= 0 || n == 0 || n > maxRecord || n > uint64(len(it.b)-k) {
+	if k > 0 && n > maxRecord {
+		it.err = fmt.Errorf("a record of %d bytes (a record holds 1 byte to %s)", n, sizeWords(maxRecord))
+		return 0, nil, false
+	}
+	if k <= 0 || n == 0 || n > uint64(len(it.b)-k) {
 		// A stream cut where the writer flushed never splits a record,
 		// so this is damage.
 		it.err = fmt.Errorf("a record cut short or malformed (%d bytes left)", len(it.b))
@@ -560,7 +564,7 @@ func (it *streamIter) next() (typ byte, body []byte, ok bool) {
 		}
 		if k > 0 {
 			if n == 0 || n > maxRecord {
-				it.err = fmt.Errorf("a record of %d bytes", n)
+				it.err = fmt.Errorf("a record of %d bytes (a record holds 1 byte to %s)", n, sizeWords(maxRecord))
 				return 0, nil, false
 			}
 			if uint64(len(it.cur)-k) >= n {

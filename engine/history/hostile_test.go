@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -571,5 +572,43 @@ func TestDamagedLastChunkIsNamed(t *testing.T) {
 				t.Errorf("damage called the record's end: %q", msg)
 			}
 		})
+	}
+}
+
+// A length a chunk, a frame or a record claims past the format's bound is
+// damage that says the bound.
+func TestSizeClaimsSayTheCap(t *testing.T) {
+	start := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+	ck := headAndCheckpoint(t, start)
+	head := func(kind byte, n uint32) []byte {
+		b := append(slices.Clone(ck), kind)
+		return binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(b, n), 0)
+	}
+	dec, _ := newDecoder()
+	for _, c := range []struct {
+		b    []byte
+		want string
+	}{
+		{head(chunkDelta, 1<<32-1), "length 4294967295; a chunk is of kind 'C' or 'D' and holds at most 64 MiB"},
+		{head(chunkDelta, maxChunk+1), "holds at most 64 MiB"},
+	} {
+		sd, err := parseSegment(c.b, false, dec)
+		if err != nil || !strings.Contains(sd.Damage, c.want) || sd.Offset != int64(len(ck)) {
+			t.Errorf("damage %q at %d (%v); want %q at %d", sd.Damage, sd.Offset, err, c.want, len(ck))
+		}
+	}
+	tl := binary.LittleEndian.AppendUint32(tailHeader(0), 1<<31)
+	if td, err := parseTail(append(tl, 0, 0, 0, 0)); err != nil || !strings.Contains(td.Damage, "a frame of 2147483648 bytes (a frame holds 1 byte to 64 MiB)") {
+		t.Errorf("tail damage %v, %v", td, err)
+	}
+	it := recIter{b: binary.AppendUvarint(nil, maxRecord+1)}
+	it.next()
+	if it.err == nil || !strings.Contains(it.err.Error(), "a record holds 1 byte to 16 MiB") {
+		t.Errorf("record: %v", it.err)
+	}
+	si := streamIter{cur: binary.AppendUvarint(nil, maxRecord+1), ch: make(chan []byte)}
+	si.next()
+	if si.err == nil || !strings.Contains(si.err.Error(), "a record holds 1 byte to 16 MiB") {
+		t.Errorf("stream record: %v", si.err)
 	}
 }

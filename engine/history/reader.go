@@ -51,7 +51,7 @@ type Reader struct {
 
 // SetContext bounds the reader's reads by ctx (nil: no bound): once it is
 // done, the segment being read stops where it is, even part way through
-// decompressing, and At, Step and Series return ctx's error. A console
+// decompressing: At and Series return ctx's error, Step finds nothing. A console
 // sets it to the read's deadline, or to one it cancels when the read is
 // replaced or the session ends.
 func (r *Reader) SetContext(ctx context.Context) { r.ctx = ctx }

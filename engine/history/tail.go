@@ -109,7 +109,7 @@ func parseTail(b []byte) (*tailData, error) {
 		}
 		n := binary.LittleEndian.Uint32(rest)
 		if n == 0 || n > maxChunk {
-			td.Damage, td.Offset = fmt.Sprintf("a frame of %d bytes", n), int64(at)
+			td.Damage, td.Offset = fmt.Sprintf("a frame of %d bytes (a frame holds 1 byte to %s)", n, sizeWords(maxChunk)), int64(at)
 			break
 		}
 		if uint64(len(rest)-tailFrameHead) < uint64(n) {
