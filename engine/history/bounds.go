@@ -1,6 +1,7 @@
 package history
 
 import (
+	"bufio"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -164,9 +165,11 @@ func readSegmentFile(path string, buf []byte) ([]byte, error) {
 	// segment's size); beyond, the room doubles as chunks come, so a size
 	// the file only claims costs nothing.
 	b = slices.Grow(b, int(min(st.Size()+1, segRoom))-len(b))
+	// Buffered from here: a segment of format 1 or 2 has a chunk a second.
+	r := bufio.NewReaderSize(f, 64<<10)
 	// A recorder may append meanwhile: read on to the end, within the cap.
 	for len(b) < maxSegmentFile {
-		b, err = readMore(f, b, chunkHead)
+		b, err = readMore(r, b, chunkHead)
 		if err != nil {
 			return b, endOK(err)
 		}
@@ -175,7 +178,7 @@ func readSegmentFile(path string, buf []byte) ([]byte, error) {
 		if (h[0] != chunkCheckpoint && h[0] != chunkDelta) || n > maxChunk || int64(len(b))+int64(n) > maxSegmentFile {
 			return b, nil
 		}
-		if b, err = readMore(f, b, int(n)); err != nil {
+		if b, err = readMore(r, b, int(n)); err != nil {
 			return b, endOK(err)
 		}
 	}

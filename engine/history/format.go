@@ -285,7 +285,20 @@ func parseSegmentCap(ctx context.Context, b []byte, skipCheckpoint, lazy bool, d
 						dst = make([]byte, 0, h.FrameContentSize)
 					}
 				}
-				raw, err := inflate(ctx, payload, dec, dst, sd.capOf("its checkpoint"), true)
+				var raw []byte
+				var err error
+				if h.HasFCS && ctx.Err() == nil {
+					// The frame as the recorder writes it: decoded at once,
+					// into exactly the room it says (the decoder is made to
+					// stop at dst's capacity: a frame that says less than
+					// it holds, or a second frame after it, fails there).
+					raw, err = dec.DecodeAll(payload, dst[:0:h.FrameContentSize])
+					if errors.Is(err, zstd.ErrDecoderSizeExceeded) || errors.Is(err, zstd.ErrFrameSizeExceeded) {
+						err = fmt.Errorf("it holds more than the %s its frame says", sizeWords(int64(h.FrameContentSize)))
+					}
+				} else {
+					raw, err = inflate(ctx, payload, dec, dst, sd.capOf("its checkpoint"), true)
+				}
 				if sb != nil && err == nil {
 					sb.ck = raw[:0]
 				}
@@ -410,7 +423,7 @@ func (it *recIter) next() (typ byte, body []byte, ok bool) {
 }
 
 func newDecoder() (*zstd.Decoder, error) {
-	return zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxSegmentRaw),
+	return zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxSegmentRaw), zstd.WithDecodeAllCapLimit(true),
 		zstd.WithDecoderMaxWindow(32<<20))
 }
 

@@ -155,6 +155,7 @@ func plantedSegments(t testing.TB, real []byte) [][]byte {
 		append(slices.Clone(ckpt), make([]byte, 4096)...),
 		appendChunk(slices.Clone(head), chunkCheckpoint, said),
 		appendChunk(slices.Clone(head), chunkCheckpoint, unsaid.Bytes()),
+		appendChunk(slices.Clone(head), chunkCheckpoint, append(zw.EncodeAll(make([]byte, 4096), nil), bomb...)),
 		appendChunk(slices.Clone(ckpt), chunkDelta, bomb),
 	}
 	for cut := headerSize; cut < len(real); cut += max(1, len(real)/8) {

@@ -181,8 +181,9 @@ func TestCompressionBombIsCapped(t *testing.T) {
 	}
 }
 
-// The same bomb as a checkpoint that claims its size in its frame header
-// is refused on the claim, before anything is decompressed.
+// A checkpoint whose frame header claims more than the cap is refused on
+// the claim, before anything is decompressed; one whose frame says less
+// than it holds stops at what it says.
 func TestCheckpointSizeClaimIsCapped(t *testing.T) {
 	z, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest))
 	if err != nil {
@@ -201,6 +202,24 @@ func TestCheckpointSizeClaimIsCapped(t *testing.T) {
 	}
 	if n > 8<<20 {
 		t.Fatalf("refusing the claim allocated %d MiB", n>>20)
+	}
+	// A frame that says a small size, followed by a second frame that
+	// holds 1 GiB and says nothing: stopped at the first's size.
+	bomb, err := bombStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	small := z.EncodeAll(make([]byte, 4096), nil)
+	seg = appendChunk(segmentHeader(), chunkCheckpoint, append(small, bomb...))
+	n = allocated(func() { sd, err = parseSegment(seg, false, dec) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sd.Checkpoint != nil || !strings.Contains(sd.Damage, "it holds more than the 4 KiB its frame says") {
+		t.Fatalf("two frames: damage %q", sd.Damage)
+	}
+	if n > 16<<20 {
+		t.Fatalf("two frames allocated %d MiB", n>>20)
 	}
 }
 

@@ -1,6 +1,7 @@
 package history
 
 import (
+	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -149,15 +150,17 @@ func readTail(segPath string) *tailData {
 	if _, err := parseTail(b); err != nil {
 		return nil
 	}
+	// Buffered: a tail holds a frame for each second's writes.
+	r := bufio.NewReaderSize(f, 64<<10)
 	for len(b) <= maxTail {
-		if b, err = readMore(f, b, tailFrameHead); err != nil {
+		if b, err = readMore(r, b, tailFrameHead); err != nil {
 			break
 		}
 		n := binary.LittleEndian.Uint32(b[len(b)-tailFrameHead:])
 		if n == 0 || n > maxChunk || len(b)+int(n) > maxTail {
 			break
 		}
-		if b, err = readMore(f, b, int(n)); err != nil {
+		if b, err = readMore(r, b, int(n)); err != nil {
 			break
 		}
 	}
