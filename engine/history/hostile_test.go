@@ -631,3 +631,28 @@ func TestSizeClaimsSayTheCap(t *testing.T) {
 		t.Errorf("stream record: %v", si.err)
 	}
 }
+
+// A planted segment named for 2030, whose records say 2030, does not
+// become the state a new recorder carries on from: before, its time set
+// the newest journal record seen, and every agent.toml journal record
+// until 2030 would have been skipped.
+func TestRecorderDoesNotCarryOnFromAPlantedSegment(t *testing.T) {
+	dir := t.TempDir()
+	node := newSynth(7, 5)
+	recordSynth(t, dir, node, 10, 2, Options{})
+	future := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	if err := os.WriteFile(filepath.Join(dir, segName(future)), headAndCheckpoint(t, future), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := Open(Options{Dir: dir, Clock: func() time.Time { return node.t }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Close()
+	if !rec.journalSeen.Before(node.t.Add(time.Minute)) || rec.journalSeen.IsZero() {
+		t.Fatalf("the recorder carries on from %s, want the real record's end (before %s)", rec.journalSeen, node.t)
+	}
+	if _, ok := rec.carried["k1"]; ok {
+		t.Fatal("the planted segment's kernel was carried")
+	}
+}

@@ -240,7 +240,20 @@ func (r *Recorder) carry(k *model.Kernel) *model.Kernel {
 // loadCarried reads the last state of the directory's record.
 func (r *Recorder) loadCarried() {
 	rd, err := OpenReader(r.opts.Dir)
-	if err != nil || len(rd.segs) == 0 {
+	if err != nil {
+		return
+	}
+	// The last segment a recorder wrote, not a planted one: a file named
+	// for 2030 would otherwise set journalSeen there, and every journal
+	// record before 2030 would be skipped.
+	now := r.opts.Clock()
+	for len(rd.segs) > 0 {
+		if _, why := ownSeg(rd.segs[len(rd.segs)-1], now); why == "" {
+			break
+		}
+		rd.segs = rd.segs[:len(rd.segs)-1]
+	}
+	if len(rd.segs) == 0 {
 		return
 	}
 	res, err := rd.At(rd.segs[len(rd.segs)-1].Start.Add(1 << 62))
