@@ -60,7 +60,7 @@ func historyDirOr(flag, def string) (dir, note string) {
 	default:
 		return v, ""
 	}
-	if err := os.MkdirAll(def, 0o750); err != nil {
+	if err := os.MkdirAll(def, 0o700); err != nil {
 		return "", fmt.Sprintf("history off: %s cannot be made (%v); record with --history DIR or `fgtop record`", def, err)
 	}
 	if syscall.Access(def, 2) != nil {

@@ -38,6 +38,9 @@ func TestHistoryDirDefaultMadeOrOff(t *testing.T) {
 			if c.made {
 				if fi, err := os.Stat(c.want); err != nil || !fi.IsDir() {
 					t.Errorf("%s not made: %v", c.want, err)
+				} else if fi.Mode().Perm() != 0o700 {
+					// Records are personal data: the recorder's alone.
+					t.Errorf("%s made with mode %04o, want 0700", c.want, fi.Mode().Perm())
 				}
 			}
 		})

@@ -2,6 +2,7 @@ package history
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -42,11 +43,21 @@ const (
 	maxChunk = 64 << 20
 	// maxRecord bounds one decompressed record.
 	maxRecord = 16 << 20
-	// maxSegmentRaw bounds what one segment may decompress to.
+	// maxSegmentRaw bounds what one stream of a segment (its checkpoint,
+	// its deltas) may decompress to, whatever the segment's size; rawFloor
+	// and rawRatio bound it by the segment's size first (rawCap): records
+	// compress two- to fourfold, a quiet node's heartbeats a few dozen
+	// times, so a file that claims more holds no record of ours (a
+	// compression bomb: 98 KiB of zstd can say 1 GiB).
 	maxSegmentRaw = 1 << 30
-	segPrefix     = "seg-"
-	segSuffix     = ".fgh"
-	lockName      = "LOCK"
+	rawFloor      = 64 << 20
+	rawRatio      = 64
+	// maxSegmentFile bounds the size of a segment file a reader reads: a
+	// 12-hour segment of a 10,000-kernel node is about 6 MiB.
+	maxSegmentFile = 256 << 20
+	segPrefix      = "seg-"
+	segSuffix      = ".fgh"
+	lockName       = "LOCK"
 )
 
 // Chunk kinds.
@@ -170,6 +181,11 @@ type segData struct {
 	// Tail holds the records of the segment's tail file when the delta
 	// stream is left compressed (lazy): they follow the stream.
 	Tail []byte
+	// size is the segment file's, limit what each of its streams may
+	// decompress to (rawCap of size; capOf); ctx stops a lazy stream's
+	// decompression.
+	size, limit int64
+	ctx         context.Context
 }
 
 // parseSegment reads a segment file's bytes. skipCheckpoint leaves the
@@ -186,44 +202,25 @@ type segBufs struct {
 	file, z, ck []byte
 }
 
-// readFileInto is os.ReadFile into buf's room.
-func readFileInto(path string, buf []byte) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	size := 512
-	if fi, err := f.Stat(); err == nil && fi.Size() > 0 && fi.Size() < 1<<40 {
-		size = int(fi.Size()) + 1
-	}
-	b := slices.Grow(buf[:0], size)
-	for {
-		n, err := f.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			return b, nil
-		}
-		if err != nil {
-			return b, err
-		}
-		if len(b) == cap(b) {
-			b = slices.Grow(b, len(b))
-		}
-	}
-}
-
 // parseSegmentOf is parseSegment; lazy leaves the delta stream
 // compressed, and buf, when not nil, is a buffer to decompress it into
 // (the caller's, reused from segment to segment).
 func parseSegmentOf(b []byte, skipCheckpoint, lazy bool, dec *zstd.Decoder, buf []byte, sb *segBufs) (*segData, error) {
-	sd := &segData{}
-	if len(b) < headerSize || string(b[:8]) != segMagic {
-		return nil, errors.New("not an fgtop history segment")
+	return parseSegmentCtx(context.Background(), b, skipCheckpoint, lazy, dec, buf, sb)
+}
+
+// parseSegmentCtx is parseSegmentOf stopping once ctx is done.
+func parseSegmentCtx(ctx context.Context, b []byte, skipCheckpoint, lazy bool, dec *zstd.Decoder, buf []byte, sb *segBufs) (*segData, error) {
+	return parseSegmentCap(ctx, b, skipCheckpoint, lazy, dec, buf, sb, rawCap(int64(len(b))))
+}
+
+// parseSegmentCap is parseSegmentCtx with each stream capped at limit
+// (the fuzz targets' smaller cap: a bomb costs them milliseconds).
+func parseSegmentCap(ctx context.Context, b []byte, skipCheckpoint, lazy bool, dec *zstd.Decoder, buf []byte, sb *segBufs, limit int64) (*segData, error) {
+	if err := checkHeader(b); err != nil {
+		return nil, err
 	}
-	if v := binary.LittleEndian.Uint32(b[8:]); v < minVersion || v > Version {
-		return nil, fmt.Errorf("format version %d, this fgtop reads versions %d to %d", v, minVersion, Version)
-	}
+	sd := &segData{size: int64(len(b)), limit: limit, ctx: ctx}
 	off := headerSize
 	// The deltas are most of a segment: room for them all at once, when
 	// they are decompressed here.
@@ -251,7 +248,7 @@ func parseSegmentOf(b []byte, skipCheckpoint, lazy bool, dec *zstd.Decoder, buf 
 		n := binary.LittleEndian.Uint32(rest[1:])
 		sum := binary.LittleEndian.Uint32(rest[5:])
 		if (kind != chunkCheckpoint && kind != chunkDelta) || n > maxChunk {
-			sd.Damage, sd.Offset = fmt.Sprintf("a chunk header that makes no sense (kind %q, length %d)", kind, n), int64(off)
+			sd.Damage, sd.Offset = fmt.Sprintf("a chunk header that makes no sense (kind %q, length %d; a chunk is of kind 'C' or 'D' and holds at most %s)", kind, n, sizeWords(maxChunk)), int64(off)
 			break
 		}
 		if uint64(len(rest)-chunkHead) < uint64(n) {
@@ -274,12 +271,39 @@ func parseSegmentOf(b []byte, skipCheckpoint, lazy bool, dec *zstd.Decoder, buf 
 				if sb != nil {
 					dst = sb.ck[:0]
 				}
-				raw, err := dec.DecodeAll(payload, dst)
+				var h zstd.Header
+				if h.Decode(payload) == nil && h.HasFCS {
+					// The frame says its size: a claim over the cap fails
+					// here, one under it sizes the buffer.
+					if h.FrameContentSize > uint64(sd.limit) {
+						ce := sd.capOf("its checkpoint")
+						ce.claim = h.FrameContentSize
+						sd.Damage, sd.Offset = streamDamage("a checkpoint", ce), int64(off)
+						return sd, nil
+					}
+					if cap(dst) < int(h.FrameContentSize) {
+						dst = make([]byte, 0, h.FrameContentSize)
+					}
+				}
+				var raw []byte
+				var err error
+				if h.HasFCS && ctx.Err() == nil {
+					// The frame as the recorder writes it: decoded at once,
+					// into exactly the room it says (the decoder is made to
+					// stop at dst's capacity: a frame that says less than
+					// it holds, or a second frame after it, fails there).
+					raw, err = dec.DecodeAll(payload, dst[:0:h.FrameContentSize])
+					if errors.Is(err, zstd.ErrDecoderSizeExceeded) || errors.Is(err, zstd.ErrFrameSizeExceeded) {
+						err = fmt.Errorf("it holds more than the %s its frame says", sizeWords(int64(h.FrameContentSize)))
+					}
+				} else {
+					raw, err = inflate(ctx, payload, dec, dst, sd.capOf("its checkpoint"), true)
+				}
 				if sb != nil && err == nil {
 					sb.ck = raw[:0]
 				}
 				if err != nil {
-					sd.Damage, sd.Offset = "a checkpoint that does not decompress: "+err.Error(), int64(off)
+					sd.Damage, sd.Offset = streamDamage("a checkpoint", err), int64(off)
 					return sd, nil
 				}
 				sd.Checkpoint = raw
@@ -303,13 +327,13 @@ func parseSegmentOf(b []byte, skipCheckpoint, lazy bool, dec *zstd.Decoder, buf 
 	if lazy {
 		sd.deltaZ = chunks
 	} else if len(deltaZ) > 0 {
-		raw, err := decodeStream(deltaZ, dec, buf)
+		raw, err := decodeStreamCtx(ctx, deltaZ, dec, buf, sd.capOf("its delta stream"))
 		sd.Deltas = raw
 		if err != nil {
 			sd.deltaBad = true
 		}
 		if err != nil && sd.Damage == "" {
-			sd.Damage, sd.Offset = "a delta stream that does not decompress: "+err.Error(), int64(off)
+			sd.Damage, sd.Offset = streamDamage("a delta stream", err), int64(off)
 		}
 	}
 	return sd, nil
@@ -319,24 +343,55 @@ func parseSegmentOf(b []byte, skipCheckpoint, lazy bool, dec *zstd.Decoder, buf 
 // writer flushes once a second and closes the frame only when it stops):
 // it returns everything up to where the input ends.
 func decodeStream(z []byte, dec *zstd.Decoder, buf []byte) ([]byte, error) {
-	if err := dec.Reset(bytes.NewReader(z)); err != nil {
-		return nil, err
-	}
-	defer dec.Reset(nil)
+	return decodeStreamCtx(context.Background(), z, dec, buf, &capError{what: "a delta stream", limit: maxSegmentRaw})
+}
+
+// decodeStreamCtx is decodeStream up to lim's limit (more is lim) while
+// ctx is not done.
+func decodeStreamCtx(ctx context.Context, z []byte, dec *zstd.Decoder, buf []byte, lim *capError) ([]byte, error) {
 	// Records compress two- to fourfold: room for the high end at once,
 	// not doubled and copied over a 12-hour segment, and a reused buffer
 	// a little short is replaced by one of the size wanted (bytes.Buffer
 	// would double it).
-	need := min(4*len(z), 256<<20)
+	need := int(min(int64(4*len(z)), 256<<20, lim.limit))
 	if cap(buf) < need {
 		buf = make([]byte, 0, need+need/8)
 	}
-	out := bytes.NewBuffer(buf[:0])
-	_, err := io.Copy(out, io.LimitReader(dec, maxSegmentRaw))
-	if errors.Is(err, io.ErrUnexpectedEOF) {
-		err = nil
+	return inflate(ctx, z, dec, buf, lim, false)
+}
+
+// inflate decompresses the zstd stream z into dst's room, stopping at
+// lim's limit: more is lim (so a bomb costs the cap, never what it
+// claims), and a done ctx stops it too. whole: z is a
+// complete frame (a checkpoint); otherwise a stream that ends where the
+// writer last flushed ends there without an error.
+func inflate(ctx context.Context, z []byte, dec *zstd.Decoder, dst []byte, lim *capError, whole bool) ([]byte, error) {
+	if err := dec.Reset(bytes.NewReader(z)); err != nil {
+		return nil, err
 	}
-	return out.Bytes(), err
+	defer dec.Reset(nil)
+	r := newCapReader(ctx, dec, lim)
+	out := dst[:0]
+	for {
+		if len(out) == cap(out) && int64(len(out)) < lim.limit {
+			// Doubled, but never past the cap: a stream that runs over
+			// it costs at most twice the cap in all.
+			nb := make([]byte, len(out), min(max(2*cap(out), 64<<10), int(lim.limit)))
+			copy(nb, out)
+			out = nb
+		}
+		k, err := r.Read(out[len(out):cap(out)])
+		out = out[:len(out)+k]
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			if !whole && errors.Is(err, io.ErrUnexpectedEOF) {
+				err = nil
+			}
+			return out, err
+		}
+	}
 }
 
 // recIter walks the records of a decompressed stream.
@@ -352,7 +407,11 @@ func (it *recIter) next() (typ byte, body []byte, ok bool) {
 		return 0, nil, false
 	}
 	n, k := binary.Uvarint(it.b)
-	if k <= 0 || n == 0 || n > maxRecord || n > uint64(len(it.b)-k) {
+	if k > 0 && n > maxRecord {
+		it.err = fmt.Errorf("a record of %d bytes (a record holds 1 byte to %s)", n, sizeWords(maxRecord))
+		return 0, nil, false
+	}
+	if k <= 0 || n == 0 || n > uint64(len(it.b)-k) {
 		// A stream cut where the writer flushed never splits a record,
 		// so this is damage.
 		it.err = fmt.Errorf("a record cut short or malformed (%d bytes left)", len(it.b))
@@ -364,7 +423,7 @@ func (it *recIter) next() (typ byte, body []byte, ok bool) {
 }
 
 func newDecoder() (*zstd.Decoder, error) {
-	return zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxSegmentRaw),
+	return zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxSegmentRaw), zstd.WithDecodeAllCapLimit(true),
 		zstd.WithDecoderMaxWindow(32<<20))
 }
 
@@ -390,17 +449,30 @@ type streamIter struct {
 }
 
 func newStreamIter(z [][]byte, dec *zstd.Decoder) *streamIter {
+	return newStreamIterOf(context.Background(), z, dec, nil)
+}
+
+// newStreamIterOf is newStreamIter decompressing at most lim's limit
+// (more is lim; nil: maxSegmentRaw) while ctx is not done.
+func newStreamIterOf(ctx context.Context, z [][]byte, dec *zstd.Decoder, lim *capError) *streamIter {
 	// Records compress two- to fourfold: a short stream (a segment just
 	// begun) gets a piece its size, not 512 KiB.
 	n := 0
 	for _, c := range z {
 		n += len(c)
 	}
-	return newStreamIterSize(z, dec, min(streamPiece, max(4<<10, 4*n)))
+	return newStreamIterCap(ctx, z, dec, min(streamPiece, max(4<<10, 4*n)), lim)
 }
 
 // newStreamIterSize is newStreamIter handing over piece bytes at a time.
 func newStreamIterSize(z [][]byte, dec *zstd.Decoder, piece int) *streamIter {
+	return newStreamIterCap(context.Background(), z, dec, piece, nil)
+}
+
+func newStreamIterCap(ctx context.Context, z [][]byte, dec *zstd.Decoder, piece int, lim *capError) *streamIter {
+	if lim == nil {
+		lim = &capError{what: "a delta stream", limit: maxSegmentRaw}
+	}
 	if err := dec.Reset(&chunksReader{cs: z}); err != nil {
 		return &streamIter{err: err}
 	}
@@ -408,7 +480,7 @@ func newStreamIterSize(z [][]byte, dec *zstd.Decoder, piece int) *streamIter {
 	go func() {
 		defer close(it.exited)
 		defer close(it.ch)
-		r := io.LimitReader(dec, maxSegmentRaw)
+		r := newCapReader(ctx, dec, lim)
 		for {
 			buf := make([]byte, piece)
 			n, err := io.ReadFull(r, buf)
@@ -505,7 +577,7 @@ func (it *streamIter) next() (typ byte, body []byte, ok bool) {
 		}
 		if k > 0 {
 			if n == 0 || n > maxRecord {
-				it.err = fmt.Errorf("a record of %d bytes", n)
+				it.err = fmt.Errorf("a record of %d bytes (a record holds 1 byte to %s)", n, sizeWords(maxRecord))
 				return 0, nil, false
 			}
 			if uint64(len(it.cur)-k) >= n {

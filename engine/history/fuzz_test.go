@@ -1,9 +1,16 @@
 package history
 
 import (
+	"bytes"
+	"context"
+	"encoding/binary"
 	"os"
+	"path/filepath"
+	"slices"
 	"testing"
 	"time"
+
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/fgtop/fgtop/model"
 )
@@ -14,7 +21,10 @@ const maxFuzzInput = 1 << 20
 
 // FuzzSegment feeds arbitrary bytes to the segment parser and the replay:
 // whatever the bytes, the reader answers or says what is wrong, and never
-// panics or allocates beyond the format's bounds.
+// panics or allocates beyond the format's bounds. The seeds include the
+// planted shapes of issue 31 (size claims, compression bombs,
+// truncations), and each input's allocations are checked against the cap
+// its size allows, here in the target.
 func FuzzSegment(f *testing.F) {
 	dir := f.TempDir()
 	rec, err := Open(Options{Dir: dir})
@@ -32,37 +42,126 @@ func FuzzSegment(f *testing.F) {
 		b, _ := os.ReadFile(sg.Path)
 		f.Add(b)
 		f.Add(b[:len(b)-3])
+		for _, seed := range plantedSegments(f, b) {
+			f.Add(seed)
+		}
 	}
 	f.Add([]byte(segMagic))
 	d, err := newDecoder()
 	if err != nil {
 		f.Fatal(err)
 	}
+	file := filepath.Join(f.TempDir(), "seg")
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if len(b) > maxFuzzInput {
 			return
 		}
-		sd, err := parseSegment(b, false, d)
-		if err != nil {
-			return
-		}
-		st := newState()
-		w := walker{}
-		w.scan(&segRead{data: sd}, st, time.Time{})
-		st.snapshot()
-		h := &histWalk{cur: map[model.KernelID]*ktrack{}}
-		w = walker{onGroup: func(tm time.Time, grp []rawRec, ckpt bool) {
-			for _, rr := range grp {
-				if rr.typ == recKernel {
-					dd := dec{b: rr.body}
-					if kh := decodeKernelHead(&dd); dd.err == nil {
-						h.put(kh, tm, ckpt)
+		var sd *segData
+		var err error
+		// The format's cap, smaller: 1 MiB and 64 times the input's size.
+		limit := fuzzCap(len(b))
+		bound := uint64(3*limit + 48<<20)
+		n := allocated(func() {
+			sd, err = parseSegmentCap(context.Background(), b, false, false, d, nil, nil, limit)
+			if err != nil {
+				return
+			}
+			st := newState()
+			w := walker{}
+			w.scan(&segRead{data: sd}, st, time.Time{})
+			st.snapshot()
+			h := &histWalk{cur: map[model.KernelID]*ktrack{}}
+			w = walker{onGroup: func(tm time.Time, grp []rawRec, ckpt bool) {
+				for _, rr := range grp {
+					if rr.typ == recKernel {
+						dd := dec{b: rr.body}
+						if kh := decodeKernelHead(&dd); dd.err == nil {
+							h.put(kh, tm, ckpt)
+						}
 					}
 				}
-			}
-		}}
-		w.scan(&segRead{data: sd}, nil, time.Time{})
+			}}
+			w.scan(&segRead{data: sd}, nil, time.Time{})
+		})
+		if n > bound {
+			t.Fatalf("a %d-byte segment allocated %d MiB, over its cap's bound of %d MiB", len(b), n>>20, bound>>20)
+		}
+		if err == nil && (int64(len(sd.Checkpoint)) > limit || int64(len(sd.Deltas)) > limit) {
+			t.Fatalf("a %d-byte segment decompressed to %d and %d bytes, over its cap of %d", len(b), len(sd.Checkpoint), len(sd.Deltas), limit)
+		}
+		// Read as a file, header first and chunk by chunk, the segment
+		// says the same: what the read leaves out is after what the
+		// parser stops at.
+		if err := os.WriteFile(file, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		fb, ferr := readSegmentFile(file, nil)
+		if (ferr == nil) != (err == nil) {
+			t.Fatalf("read as a file: %v; as bytes: %v", ferr, err)
+		}
+		if ferr != nil {
+			return
+		}
+		if !bytes.HasPrefix(b, fb) {
+			t.Fatal("the file's read is not a prefix of its bytes")
+		}
+		fd, err := parseSegmentCap(context.Background(), fb, false, false, d, nil, nil, limit)
+		if err != nil || fd.Damage != sd.Damage || fd.Offset != sd.Offset || fd.Torn != sd.Torn || !bytes.Equal(fd.Checkpoint, sd.Checkpoint) {
+			t.Fatalf("read as a file: %v, damage %q at %d (torn %v); as bytes: %q at %d (torn %v)", err, fd.Damage, fd.Offset, fd.Torn, sd.Damage, sd.Offset, sd.Torn)
+		}
 	})
+}
+
+// fuzzCap is what FuzzSegment lets a stream of a size-byte segment
+// decompress to: the format's rule with a floor of 1 MiB, not 64.
+func fuzzCap(size int) int64 { return 1<<20 + rawRatio*int64(size) }
+
+// plantedSegments are the shapes a planted segment takes (issue 31),
+// from a real segment's bytes: chunks that claim sizes they lack or the
+// format refuses, a checkpoint whose frame claims more than the cap, a
+// checkpoint and a delta stream that decompress past it, zeros after a
+// valid header (a sparse file), and the segment cut at every eighth.
+func plantedSegments(t testing.TB, real []byte) [][]byte {
+	head := real[:headerSize]
+	ckpt := real[:headerSize+chunkHead+int(binary.LittleEndian.Uint32(real[headerSize+1:]))]
+	claim := func(kind byte, n uint32, payload []byte) []byte {
+		var h [chunkHead]byte
+		h[0] = kind
+		binary.LittleEndian.PutUint32(h[1:], n)
+		return append(append(slices.Clone(ckpt), h[:]...), payload...)
+	}
+	zw, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBestCompression))
+	if err != nil {
+		t.Fatal(err)
+	}
+	over := make([]byte, fuzzCap(64<<10)+1)
+	// A frame that says its size, and one that does not (streamed).
+	said := zw.EncodeAll(over, nil)
+	var unsaid bytes.Buffer
+	sw, _ := zstd.NewWriter(&unsaid, zstd.WithEncoderLevel(zstd.SpeedBestCompression))
+	sw.Write(over)
+	sw.Close()
+	// 128 MiB of valid records in 28 KB: the cap stops it at a few MiB.
+	bomb, err := bombOf(128 << 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := [][]byte{
+		claim(chunkDelta, maxChunk, []byte("short")),
+		claim(chunkDelta, maxChunk+1, nil),
+		claim(chunkDelta, 1<<32-1, nil),
+		claim(0, 0, nil),
+		append(slices.Clone(head), make([]byte, 4096)...),
+		append(slices.Clone(ckpt), make([]byte, 4096)...),
+		appendChunk(slices.Clone(head), chunkCheckpoint, said),
+		appendChunk(slices.Clone(head), chunkCheckpoint, unsaid.Bytes()),
+		appendChunk(slices.Clone(head), chunkCheckpoint, append(zw.EncodeAll(make([]byte, 4096), nil), bomb...)),
+		appendChunk(slices.Clone(ckpt), chunkDelta, bomb),
+	}
+	for cut := headerSize; cut < len(real); cut += max(1, len(real)/8) {
+		out = append(out, real[:cut])
+	}
+	return out
 }
 
 // FuzzKernelRecord: a kernel record decodes or fails, and what decodes

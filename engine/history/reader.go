@@ -50,6 +50,33 @@ type Reader struct {
 	sb       *segBufs
 	spanDone bool
 	spanTo   time.Time
+	// ctx, when set, bounds the reads (SetContext).
+	ctx context.Context
+}
+
+// SetContext bounds the reader's reads by ctx (nil: no bound): once it is
+// done, the segment being read stops where it is, even part way through
+// decompressing: At and Series return ctx's error, Step finds nothing. A console
+// sets it to the read's deadline, or to one it cancels when the read is
+// replaced or the session ends.
+func (r *Reader) SetContext(ctx context.Context) { r.ctx = ctx }
+
+func (r *Reader) context() context.Context {
+	if r.ctx == nil {
+		return context.Background()
+	}
+	return r.ctx
+}
+
+// ctxErr is the bounding context's error, wrapped (nil when reads go on).
+func (r *Reader) ctxErr() error {
+	if r.ctx == nil {
+		return nil
+	}
+	if err := r.ctx.Err(); err != nil {
+		return fmt.Errorf("reading the record stopped: %w", err)
+	}
+	return nil
 }
 
 // OpenReader lists a history directory.
@@ -76,6 +103,10 @@ type OutsideError struct {
 	At, From, To time.Time
 	// Now is set when At is in the future (Reader.Now).
 	Now time.Time
+	// Damage, when set, says why the record ends at To: its last segment
+	// is damaged there (which, at what byte, what is lost), rather than
+	// no recorder having written since.
+	Damage string
 }
 
 func (e *OutsideError) Error() string {
@@ -85,6 +116,9 @@ func (e *OutsideError) Error() string {
 	}
 	if e.At.Before(e.From) {
 		return fmt.Sprintf("%s is before the record begins; %s", fmtTime(e.At), span)
+	}
+	if e.Damage != "" {
+		return fmt.Sprintf("%s is after the last intact change in the record (%s): %s; %s", fmtTime(e.At), fmtTime(e.To), e.Damage, span)
 	}
 	return fmt.Sprintf("%s is after the record ends (no recorder has written since); %s", fmtTime(e.At), span)
 }
@@ -114,15 +148,17 @@ func (r *Reader) readOf(i int, skipCkpt, lazy bool) *segRead {
 	// into the segment meanwhile leaves the segment longer than the tail
 	// says, and the segment then holds the tail's records.
 	tail := readTail(sr.file.Path)
-	var b []byte
-	var err error
+	if err := r.ctxErr(); err != nil {
+		sr.err = err
+		return sr
+	}
+	var into []byte
 	if r.sb != nil {
-		b, err = readFileInto(sr.file.Path, r.sb.file)
-		if b != nil {
-			r.sb.file = b[:0]
-		}
-	} else {
-		b, err = os.ReadFile(sr.file.Path)
+		into = r.sb.file
+	}
+	b, err := readSegmentFile(sr.file.Path, into)
+	if r.sb != nil && cap(b) > 0 {
+		r.sb.file = b[:0]
 	}
 	if err != nil {
 		sr.err = err
@@ -138,7 +174,7 @@ func (r *Reader) readOf(i int, skipCkpt, lazy bool) *segRead {
 	if len(r.bufs) > 0 {
 		buf = r.bufs[r.nbuf%len(r.bufs)]
 	}
-	sr.data, sr.err = parseSegmentOf(b, skipCkpt, lazy, r.dec, buf, r.sb)
+	sr.data, sr.err = parseSegmentCtx(r.context(), b, skipCkpt, lazy, r.dec, buf, r.sb)
 	attachTail(sr.data, tail, sr.file.Path)
 	if len(r.bufs) > 0 && sr.data != nil && cap(sr.data.Deltas) > cap(buf) {
 		r.bufs[r.nbuf%len(r.bufs)] = sr.data.Deltas[:0]
@@ -219,6 +255,9 @@ func (r *Reader) AtContext(ctx context.Context, t time.Time) (*Result, error) {
 			return nil, fmt.Errorf("history: %w", err)
 		}
 		sr := r.readOf(i, false, true)
+		if err := r.ctxErr(); err != nil {
+			return nil, err
+		}
 		if sr.err != nil || sr.data.Checkpoint == nil {
 			why := "cannot be read"
 			if sr.err != nil {
@@ -236,6 +275,9 @@ func (r *Reader) AtContext(ctx context.Context, t time.Time) (*Result, error) {
 		if w.err != nil {
 			return nil, w.err
 		}
+		if err := r.ctxErr(); err != nil {
+			return nil, err
+		}
 		end := sr.end
 		if w.stopped {
 			// A change after t is in this segment: t is recorded.
@@ -251,7 +293,20 @@ func (r *Reader) AtContext(ctx context.Context, t time.Time) (*Result, error) {
 			r.spanDone, r.spanTo = true, end
 			res.To = end
 			if t.After(end.Add(slack)) && !r.Active {
-				return nil, &OutsideError{At: t, From: res.From, To: end}
+				oe := &OutsideError{At: t, From: res.From, To: end}
+				if sr.data.Damage != "" {
+					// The record ends here because the segment is damaged
+					// (a crash cut its last chunk, or bytes went bad), not
+					// because nothing was recorded: say which and what.
+					at := ""
+					if sr.data.Offset > 0 {
+						// A stream's damage has no byte to name.
+						at = fmt.Sprintf(" at byte %d", sr.data.Offset)
+					}
+					oe.Damage = fmt.Sprintf("segment %s is damaged%s: %s; whatever it recorded after %s is lost",
+						filepath.Base(sr.file.Path), at, sr.data.Damage, fmtTime(end))
+				}
+				return nil, oe
 			}
 			if t.After(end.Add(slack)) {
 				// A recorder writes at least every few seconds: one that
@@ -437,13 +492,13 @@ func (w *walker) scan(sr *segRead, st *state, until time.Time) {
 	run(&recIter{b: sr.data.Checkpoint}, true)
 	w.grp = w.grp[:0]
 	if sr.data.deltaZ != nil && sr.dec != nil {
-		si := newStreamIter(sr.data.deltaZ, sr.dec)
+		si := newStreamIterOf(sr.data.ctx, sr.data.deltaZ, sr.dec, sr.data.capOf("its delta stream"))
 		run(si, false)
 		si.close()
 		// A stream read part way holds the decoder: let it go.
 		sr.dec.Reset(nil)
 		if si.err != nil && sr.data.Damage == "" {
-			sr.data.Damage = "a delta stream that does not decompress: " + si.err.Error()
+			sr.data.Damage = streamDamage("a delta stream", si.err)
 		}
 		if si.err == nil {
 			run(&recIter{b: sr.data.Tail}, false)
@@ -522,6 +577,9 @@ func (r *Reader) StepShownContext(ctx context.Context, t time.Time, dir int, uni
 			return time.Time{}, false
 		}
 		sr := r.read(i, false)
+		if r.ctxErr() != nil {
+			return time.Time{}, false
+		}
 		if sr.err != nil || sr.data == nil {
 			continue
 		}

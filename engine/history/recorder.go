@@ -124,6 +124,18 @@ type Recorder struct {
 	// of the newest journal record in the record.
 	configHash  string
 	journalSeen time.Time
+	// warned: the files retention skipped and said so (once each).
+	warned map[string]bool
+}
+
+// createTail makes a segment's tail file afresh: a file of that name,
+// left or planted, is removed (the name, never what a link points at)
+// and the new one created exclusively, so no write lands in another file.
+func createTail(path string) (*os.File, error) {
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
 }
 
 // followJournal records the agent.toml journal's new records (applies and
@@ -228,7 +240,20 @@ func (r *Recorder) carry(k *model.Kernel) *model.Kernel {
 // loadCarried reads the last state of the directory's record.
 func (r *Recorder) loadCarried() {
 	rd, err := OpenReader(r.opts.Dir)
-	if err != nil || len(rd.segs) == 0 {
+	if err != nil {
+		return
+	}
+	// The last segment a recorder wrote, not a planted one: a file named
+	// for 2030 would otherwise set journalSeen there, and every journal
+	// record before 2030 would be skipped.
+	now := r.opts.Clock()
+	for len(rd.segs) > 0 {
+		if _, why := ownSeg(rd.segs[len(rd.segs)-1], now); why == "" {
+			break
+		}
+		rd.segs = rd.segs[:len(rd.segs)-1]
+	}
+	if len(rd.segs) == 0 {
 		return
 	}
 	res, err := rd.At(rd.segs[len(rd.segs)-1].Start.Add(1 << 62))
@@ -272,8 +297,13 @@ func Open(opts Options) (*Recorder, error) {
 	if opts.Level == 0 {
 		opts.Level = zstd.SpeedFastest
 	}
-	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
+	// Records are personal data (owners, sessions, images): the
+	// directory is the recorder's alone, and fgtop says so when it is not.
+	if err := os.MkdirAll(opts.Dir, 0o700); err != nil {
 		return nil, fmt.Errorf("history: %w", err)
+	}
+	if w := dirWarning(opts.Dir); w != "" {
+		opts.Logf("history: %s", w)
 	}
 	var lock *os.File
 	var err error
@@ -692,7 +722,7 @@ func (r *Recorder) openSegment(start time.Time, ckpt []byte) error {
 	var err error
 	for i := 0; i < 100; i++ {
 		path := filepath.Join(r.opts.Dir, segName(start.Add(time.Duration(i))))
-		f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if !errors.Is(err, os.ErrExist) {
 			break
 		}
@@ -711,7 +741,7 @@ func (r *Recorder) openSegment(start time.Time, ckpt []byte) error {
 	if _, err := f.Write(b); err != nil {
 		return drop(fmt.Errorf("write %s: %w", f.Name(), err))
 	}
-	tf, err := os.OpenFile(tailPath(f.Name()), os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o644)
+	tf, err := createTail(tailPath(f.Name()))
 	if err != nil {
 		return drop(fmt.Errorf("history: %w", err))
 	}
@@ -777,46 +807,4 @@ func (r *Recorder) Close() error {
 	r.lock.Close()
 	r.lock = nil
 	return err
-}
-
-// retain drops the oldest segments (never the one being written) while
-// they are older than Keep or the directory is larger than MaxSize.
-func (r *Recorder) retain(now time.Time) {
-	segs, err := listSegments(r.opts.Dir)
-	if err != nil {
-		return
-	}
-	var total int64
-	for i, s := range segs {
-		// A segment's tail counts with it (a crashed recorder's stays).
-		if fi, err := os.Stat(tailPath(s.Path)); err == nil {
-			segs[i].Size += fi.Size()
-		}
-		total += segs[i].Size
-	}
-	active := ""
-	if r.f != nil {
-		active = r.f.Name()
-	}
-	for i := 0; i < len(segs)-1; i++ {
-		s := segs[i]
-		if s.Path == active {
-			break
-		}
-		// A segment's content ends where the next one begins.
-		old := now.Sub(segs[i+1].Start) > r.opts.Keep
-		if !old && total <= r.opts.MaxSize {
-			break
-		}
-		// The tail first: a segment without its tail reads, shorter.
-		if err := os.Remove(tailPath(s.Path)); err != nil && !errors.Is(err, os.ErrNotExist) {
-			r.opts.Logf("history: drop %s: %v", tailPath(s.Path), err)
-			break
-		}
-		if err := os.Remove(s.Path); err != nil {
-			r.opts.Logf("history: drop %s: %v", s.Path, err)
-			break
-		}
-		total -= s.Size
-	}
 }

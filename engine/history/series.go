@@ -62,6 +62,10 @@ func (r *Reader) Series(ctx context.Context, from, to time.Time, cols int) (*Ser
 	type cnt struct{ held, util, mem []uint32 }
 	sums := map[model.DeviceKey]*acc{}
 	counts := map[model.DeviceKey]*cnt{}
+	// The bound reaches into each segment's decompression too: one
+	// segment cannot outlast it.
+	defer func(old context.Context) { r.ctx = old }(r.ctx)
+	r.ctx = ctx
 	for i := range r.segs {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("history series: %w", err)
@@ -74,6 +78,9 @@ func (r *Reader) Series(ctx context.Context, from, to time.Time, cols int) (*Ser
 			continue
 		}
 		sr := r.read(i, true)
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("history series: %w", err)
+		}
 		if sr.err != nil || sr.data == nil {
 			s.Missing = append(s.Missing, fmt.Sprintf("segment from %s unreadable: %v", fmtTime(r.segs[i].Start), sr.err))
 			continue

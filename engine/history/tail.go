@@ -1,11 +1,11 @@
 package history
 
 import (
+	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"io"
 	"os"
 	"strings"
 )
@@ -110,7 +110,7 @@ func parseTail(b []byte) (*tailData, error) {
 		}
 		n := binary.LittleEndian.Uint32(rest)
 		if n == 0 || n > maxChunk {
-			td.Damage, td.Offset = fmt.Sprintf("a frame of %d bytes", n), int64(at)
+			td.Damage, td.Offset = fmt.Sprintf("a frame of %d bytes (a frame holds 1 byte to %s)", n, sizeWords(maxChunk)), int64(at)
 			break
 		}
 		if uint64(len(rest)-tailFrameHead) < uint64(n) {
@@ -131,15 +131,40 @@ func parseTail(b []byte) (*tailData, error) {
 
 // readTail reads the tail file of the segment at segPath; nil when there
 // is none (the segment was closed, or written before version 3) or it
-// cannot be used.
+// cannot be used. As a segment is (bounds.go): a regular file only, its
+// head checked before anything else is read, its size against maxTail,
+// each frame's length before its records.
 func readTail(segPath string) *tailData {
-	f, err := os.Open(tailPath(segPath))
+	f, st, err := openRegular(tailPath(segPath))
 	if err != nil {
 		return nil
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxTail+1))
-	if err != nil || len(b) > maxTail {
+	if st.Size() > maxTail {
+		return nil
+	}
+	b, err := readMore(f, make([]byte, 0, min(st.Size()+1, 2*tailMax)), tailHeadSize)
+	if err != nil {
+		return nil
+	}
+	if _, err := parseTail(b); err != nil {
+		return nil
+	}
+	// Buffered: a tail holds a frame for each second's writes.
+	r := bufio.NewReaderSize(f, 64<<10)
+	for len(b) <= maxTail {
+		if b, err = readMore(r, b, tailFrameHead); err != nil {
+			break
+		}
+		n := binary.LittleEndian.Uint32(b[len(b)-tailFrameHead:])
+		if n == 0 || n > maxChunk || len(b)+int(n) > maxTail {
+			break
+		}
+		if b, err = readMore(r, b, int(n)); err != nil {
+			break
+		}
+	}
+	if err := endOK(err); err != nil || len(b) > maxTail {
 		return nil
 	}
 	td, err := parseTail(b)

@@ -2,6 +2,7 @@ package history
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
@@ -277,12 +278,37 @@ func FuzzTail(f *testing.F) {
 	f.Add(tail[:len(tail)-3])
 	f.Add(tail[:tailHeadSize])
 	f.Add([]byte(tailMagic))
+	// Planted shapes (issue 31): frames claiming lengths they lack or the
+	// format refuses, zeros after a valid head (a sparse file), cuts.
+	frame := func(n uint32, recs []byte) []byte {
+		b := binary.LittleEndian.AppendUint32(slices.Clone(tail[:tailHeadSize]), n)
+		return append(binary.LittleEndian.AppendUint32(b, 0), recs...)
+	}
+	f.Add(frame(maxChunk, []byte("short")))
+	f.Add(frame(maxChunk+1, nil))
+	f.Add(frame(1<<32-1, nil))
+	f.Add(frame(0, nil))
+	f.Add(append(slices.Clone(tail[:tailHeadSize]), make([]byte, 4096)...))
+	for cut := tailHeadSize; cut < len(tail); cut += max(1, len(tail)/8) {
+		f.Add(tail[:cut])
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if len(b) > maxFuzzInput {
 			return
 		}
 		if td, err := parseTail(b); err == nil && len(td.Recs) > len(b) {
 			t.Fatalf("%d bytes of records from a %d-byte tail", len(td.Recs), len(b))
+		}
+		// Read from its file, a tail costs what its bytes are, whatever
+		// lengths it claims: checked here, per input.
+		tp := filepath.Join(t.TempDir(), "seg"+tailSuffix)
+		os.WriteFile(tp, b, 0o600)
+		var td *tailData
+		if n := allocated(func() { td = readTail(strings.TrimSuffix(tp, tailSuffix) + segSuffix) }); n > uint64(4*len(b)+4*tailMax) {
+			t.Fatalf("reading a %d-byte tail allocated %d bytes", len(b), n)
+		}
+		if pd, err := parseTail(b); (err == nil) != (td != nil) || td != nil && (!bytes.Equal(td.Recs, pd.Recs) || td.Damage != pd.Damage || td.Offset != pd.Offset) {
+			t.Fatalf("read from its file the tail differs from its bytes")
 		}
 		d := t.TempDir()
 		sp := filepath.Join(d, filepath.Base(segPath))

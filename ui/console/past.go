@@ -91,6 +91,9 @@ func (a *App) loadPast(pick func(context.Context, *record.Reader) (time.Time, bo
 		if err != nil {
 			return pastMsg{id: id, err: err}
 		}
+		// A replaced read stops inside a segment's decompression too, not
+		// only between segments.
+		rd.SetContext(ctx)
 		t, ok := pick(ctx, rd)
 		if err := ctx.Err(); err != nil {
 			return pastMsg{id: id, err: err}

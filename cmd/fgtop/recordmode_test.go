@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fgtop/fgtop/engine/enginetest"
+)
+
+// `fgtop record --dir` into a directory every user may write records, and
+// says so on stderr with the fix; a directory it makes is 0700 and what it
+// writes 0600. Before, a 0777 --dir recorded without a word and the files
+// were 0644 (issue 31).
+func TestRecordSaysWhenItsDirIsOpen(t *testing.T) {
+	fx := enginetest.Fixtures(t)
+	src := []string{"--scratch-root", "i-rec=" + t.TempDir(), "--devices", filepath.Join(fx, "mock-accelerator.toml"),
+		"--mock-etcd", filepath.Join(fx, "mock-accelerator.etcd.json")}
+	open := t.TempDir()
+	if err := os.Chmod(open, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	made := filepath.Join(t.TempDir(), "made", "history")
+	for _, c := range []struct {
+		dir, want string
+	}{
+		{open, "is writable by every user (mode 0777)"},
+		{made, ""},
+	} {
+		cmd := fgtopChild(append([]string{"record", "--dir", c.dir}, src...)...)
+		stderr, err := cmd.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		var said []string
+		sc := bufio.NewScanner(stderr)
+		deadline := time.AfterFunc(20*time.Second, func() { cmd.Process.Kill() })
+		for sc.Scan() {
+			said = append(said, sc.Text())
+			if strings.Contains(sc.Text(), "recording into") {
+				break
+			}
+		}
+		// The segment is written within a second or two of the start.
+		for i := 0; i < 50; i++ {
+			if m, _ := filepath.Glob(filepath.Join(c.dir, "seg-*.fgh")); len(m) > 0 {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		cmd.Process.Signal(os.Interrupt)
+		cmd.Wait()
+		deadline.Stop()
+		all := strings.Join(said, "\n")
+		if c.want != "" && (!strings.Contains(all, c.want) || !strings.Contains(all, "chmod 700 "+c.dir)) {
+			t.Errorf("record --dir %s said:\n%s\nwant %q and the fix", c.dir, all, c.want)
+		}
+		if c.want == "" {
+			if strings.Contains(all, "chmod") {
+				t.Errorf("record --dir %s (made) warned:\n%s", c.dir, all)
+			}
+			if fi, err := os.Stat(c.dir); err != nil || fi.Mode().Perm() != 0o700 {
+				t.Errorf("%s made with %v (%v), want 0700", c.dir, fi.Mode().Perm(), err)
+			}
+		}
+		ents, _ := os.ReadDir(c.dir)
+		segs := 0
+		for _, e := range ents {
+			fi, err := e.Info()
+			if err != nil {
+				continue
+			}
+			if strings.HasPrefix(e.Name(), "seg-") {
+				segs++
+			}
+			if fi.Mode().Perm() != 0o600 {
+				t.Errorf("%s: mode %04o, want 0600", e.Name(), fi.Mode().Perm())
+			}
+		}
+		if segs == 0 {
+			t.Errorf("record --dir %s wrote no segment", c.dir)
+		}
+	}
+}
