@@ -162,43 +162,65 @@ func inSpan(ms []history.Missing, from, to time.Time) []history.Missing {
 	return out
 }
 
-// epochs adds the partitions the journal's applies and rollbacks put in
-// force inside the span: each from the first recorded moment whose
-// agent.toml hash is the one written (the engine reads the file a moment
-// after it is written). A change the journal does not know (an editor's)
-// is said, not guessed at.
+// epochs finds the partitions put in force inside the span: the
+// moments the agent.toml hash the engine read changes. The record keeps
+// the hash and the agents' partitions in every snapshot, so At at two
+// moments tells whether it changed between them, and halving the stretch
+// finds when. The journal's applies and rollbacks in the span are probed
+// too, so that a change undone later inside the span is not missed; one
+// made and undone by another tool between two probes is (said in
+// docs/replay.md).
 func (rec *Record) epochs(rd *history.Reader, parts []agentconfig.JournalRecord) {
+	probes := []time.Time{rec.From}
 	for _, p := range parts {
-		if p.Action != "apply" && p.Action != "rollback" || p.Result != "ok" || p.Time.Before(rec.From) || !p.Time.Before(rec.To) {
-			continue
-		}
-		last := rec.Epochs[len(rec.Epochs)-1]
-		if p.NewHash == last.Hash {
-			continue
-		}
-		t, found := p.Time, false
-		for range 64 {
-			res, err := rd.At(t)
-			if err == nil && res.Snap.ConfigHash == p.NewHash {
-				rec.Epochs = append(rec.Epochs, Epoch{At: t, Agents: partitionOf(res.Snap.Agents), Hash: p.NewHash})
-				found = true
-				break
-			}
-			next, ok := rd.Step(t, 1)
-			if !ok || !next.Before(rec.To) {
-				break
-			}
-			t = next
-		}
-		if !found {
-			rec.Notes = append(rec.Notes, fmt.Sprintf("the %s of %s (%s) is in the journal, but the record never shows the node running that file: sessions after it are judged under the partition before it",
-				p.Action, stamp(p.Time), short(p.NewHash)))
+		if p.Time.After(rec.From) && p.Time.Before(rec.To) {
+			probes = append(probes, p.Time)
 		}
 	}
-	end, err := rd.At(rec.To)
-	if err == nil && end.Snap.ConfigHash != "" && end.Snap.ConfigHash != rec.Epochs[len(rec.Epochs)-1].Hash && end.Snap.ConfigHash != model.ConfigUnusable {
-		rec.Notes = append(rec.Notes, fmt.Sprintf("agent.toml changed inside the span without a record in fgtop's journal (it was written by another tool): sessions after that change are judged under the partition recorded before it, from %s",
-			stamp(rec.Epochs[len(rec.Epochs)-1].At)))
+	probes = append(probes, rec.To)
+	slices.SortFunc(probes, time.Time.Compare)
+	hashAt := func(t time.Time) (string, *model.Snapshot) {
+		res, err := rd.At(t)
+		if err != nil || res.Snap == nil {
+			return "", nil
+		}
+		return res.Snap.ConfigHash, res.Snap
+	}
+	prevHash := rec.Epochs[0].Hash
+	for _, t := range probes[1:] {
+		hash, _ := hashAt(t)
+		for n := 0; n < 16 && hash != "" && hash != model.ConfigUnusable && hash != prevHash; n++ {
+			if !rec.bisect(t, prevHash, hashAt, rd) {
+				break
+			}
+			prevHash = rec.Epochs[len(rec.Epochs)-1].Hash
+		}
+	}
+}
+
+// bisect finds the first change of the hash from prev between the last
+// epoch and t, and adds the epoch it starts.
+func (rec *Record) bisect(t time.Time, prevHash string, hashAt func(time.Time) (string, *model.Snapshot), rd *history.Reader) bool {
+	{
+		lo, hi := rec.Epochs[len(rec.Epochs)-1].At, t
+		for hi.Sub(lo) > time.Millisecond {
+			mid := lo.Add(hi.Sub(lo) / 2)
+			if h, _ := hashAt(mid); h == prevHash || h == "" {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+		at := hi
+		if next, ok := rd.Step(lo, 1); ok && !next.After(hi) {
+			at = next
+		}
+		h, snap := hashAt(at)
+		if snap == nil || h == prevHash {
+			return false
+		}
+		rec.Epochs = append(rec.Epochs, Epoch{At: at, Agents: partitionOf(snap.Agents), Hash: h})
+		return true
 	}
 }
 
