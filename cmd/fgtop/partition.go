@@ -433,6 +433,7 @@ func buildPlan(ctx context.Context, src *sourceFlags, ch *changeFlags, cmdName s
 func newPlanCmd() *cobra.Command {
 	var src sourceFlags
 	var ch changeFlags
+	var rf replayFlags
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "plan",
@@ -466,6 +467,12 @@ Nothing is written. Exit status: 0 valid (or no change), 2 invalid or bad usage.
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signalContext(cmd)
 			defer stop()
+			if on, err := rf.on(); err != nil || on {
+				if err != nil {
+					return err
+				}
+				return runPlanReplay(ctx, cmd.OutOrStdout(), &src, &ch, &rf, asJSON)
+			}
 			p, _, err := buildPlan(ctx, &src, &ch, "plan")
 			if err != nil {
 				return err
@@ -483,7 +490,8 @@ Nothing is written. Exit status: 0 valid (or no change), 2 invalid or bad usage.
 	}
 	src.register(cmd)
 	ch.register(cmd)
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the plan as JSON")
+	rf.register(cmd)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the plan as JSON (with --replay: the fgtop.replay/v1 document)")
 	return cmd
 }
 

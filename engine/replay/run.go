@@ -106,6 +106,13 @@ type Result struct {
 	// Unrouted are sessions whose agent the record does not name, on a
 	// node of several agents: they are not replayed.
 	Unrouted int
+	// SameMoment counts the sessions (Fidelity runs) recorded within
+	// OrderSlack of another change of their agent's: the order of the two
+	// is not certain, so where each landed is not compared.
+	SameMoment int
+	// Compared counts the sessions (Fidelity runs) whose placement was
+	// compared with where they really ran.
+	Compared int
 	// Skipped says what of a session's real placement the replay could
 	// not load (a device the node no longer lists), per kernel.
 	Skipped []string
@@ -146,6 +153,8 @@ type agentRun struct {
 	stats        map[model.SlotName]*slotAcc
 	// absent: the partition has no such agent.
 	absent bool
+	// lastLeave is when one of its sessions last left.
+	lastLeave time.Time
 }
 
 type slotAcc struct {
@@ -429,8 +438,10 @@ func (r *runner) follow(a *agentRun, s *Session, kind, why string, placed alloc.
 		r.res.Skipped = append(r.res.Skipped, fmt.Sprintf("%s: %s", s.Kernel, sk))
 	}
 	// The order of the sessions running when the record began is not
-	// known: only where one arriving in the span lands is compared.
-	if !s.Before {
+	// known, nor that of sessions its agent started within one recorded
+	// moment: only where one arriving alone lands is compared.
+	if !s.Before && !r.sameMoment(s) {
+		r.res.Compared++
 		switch {
 		case why != "":
 			r.res.Disagreements = append(r.res.Disagreements, Disagreement{At: r.now, Kernel: s.Kernel, Agent: a.id, Refused: why, Got: s.Got})
@@ -440,6 +451,38 @@ func (r *runner) follow(a *agentRun, s *Session, kind, why string, placed alloc.
 	}
 	r.take(a, s, 1)
 	return &running{s: s, agent: a, got: got}
+}
+
+// OrderSlack is how close two of an agent's recorded changes may be and
+// still have been seen in another order than they happened: the record
+// has the moments fgtop saw the kernels' files, a few to tens of
+// milliseconds after the agent wrote or removed them.
+const OrderSlack = 250 * time.Millisecond
+
+// sameMoment reports whether another of s's agent's sessions arrived or
+// left within OrderSlack before s arrived (or arrived as late after):
+// which came first is not certain, so where s landed is not compared.
+func (r *runner) sameMoment(s *Session) bool {
+	a := r.route(s)
+	if a != nil && !a.lastLeave.IsZero() && s.Start.Sub(a.lastLeave) <= OrderSlack {
+		r.res.SameMoment++
+		return true
+	}
+	ss := r.rec.Sessions
+	lo := s.Start.Add(-OrderSlack)
+	i, _ := slices.BinarySearchFunc(ss, lo, func(x Session, t time.Time) int {
+		if x.Before {
+			return -1
+		}
+		return x.Start.Compare(t)
+	})
+	for ; i < len(ss) && !ss[i].Start.After(s.Start.Add(OrderSlack)); i++ {
+		if &ss[i] != s && ss[i].Agent == s.Agent && !ss[i].Before {
+			r.res.SameMoment++
+			return true
+		}
+	}
+	return false
 }
 
 func (r *runner) take(a *agentRun, s *Session, sign int64) {
@@ -460,6 +503,7 @@ func (r *runner) leave(s *Session, l *running) {
 	for slot, v := range s.Requested {
 		a.demand[slot] = a.demand[slot].Sub(v)
 	}
+	a.lastLeave = r.now
 	if l == nil {
 		return // refused: it never ran, it frees nothing
 	}
