@@ -43,7 +43,7 @@ func recordDemo(t *testing.T, speed float64, d time.Duration) string {
 // in force, its own record refuses nothing that ran, and every session
 // lands where it really did.
 func TestReplayDemoFidelity(t *testing.T) {
-	dir := recordDemo(t, 20, 5*time.Second)
+	dir := recordDemo(t, 20, 8*time.Second)
 	var out bytes.Buffer
 	rf := replayFlags{span: "1h", dir: dir}
 	err := runPlanReplay(context.Background(), &out, &sourceFlags{}, &changeFlags{}, &rf, true)

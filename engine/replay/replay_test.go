@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/engine/history"
 	"github.com/fgtop/fgtop/engine/partition"
 	"github.com/fgtop/fgtop/model"
 )
@@ -227,5 +228,53 @@ func TestPartitionChangeInsideTheSpan(t *testing.T) {
 	fixed := Run(rec, Fixed(rec.Epochs[0].Agents), Options{})
 	if len(fixed.Refused) != 1 || fixed.Refused[0].Kernel != "00000008-0000-4000-8000-000000000008" {
 		t.Errorf("under the start's partition all week: refused %+v", fixed.Refused)
+	}
+}
+
+// TestGapInTheRecord: no recorder ran from 10h to 20h. A kernel that
+// began and ended inside the gap is not in the replay; one first seen
+// after it arrived in it; the gap is reported with what it may hide.
+func TestGapInTheRecord(t *testing.T) {
+	w := newWeek(t, "2.5", "1.5")
+	w.start(1*h, agentA, 1, share(0, "0.5"))
+	w.at(10 * h)
+	w.observe(func(*model.Snapshot) error { return nil })
+	if err := w.rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	w.rec = nil
+	// Inside the gap: k2 comes and goes unseen by any recorder; k3 comes.
+	w.start(12*h, agentA, 2, share(1, "1.0"))
+	w.stop(13*h, agentA, 2)
+	w.start(15*h, agentB, 3, share(2, "1.0"))
+	w.at(20 * h)
+	var err error
+	w.rec, err = history.Open(history.Options{Dir: w.dir, FlushEvery: time.Millisecond, Clock: func() time.Time { return time.Unix(0, w.now.Load()) }, Keep: 30 * 24 * time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.observe(func(*model.Snapshot) error { return nil })
+	rec, err := Load(w.reader(), time.Time{}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The new recorder's first snapshot is the engine's latest, of 15h.
+	if len(rec.Missing) != 1 || !rec.Missing[0].From.Equal(w.base.Add(10*h)) || !rec.Missing[0].To.Equal(w.base.Add(15*h)) {
+		t.Fatalf("missing %+v", rec.Missing)
+	}
+	if len(rec.Sessions) != 2 {
+		t.Fatalf("sessions %+v", rec.Sessions)
+	}
+	k3 := rec.Sessions[1]
+	if k3.Kernel != "00000003-0000-4000-8000-000000000003" || !k3.InGap || k3.Before || !k3.Start.Equal(w.base.Add(15*h)) {
+		t.Errorf("k3 read as %+v", k3)
+	}
+	doc := NewDoc(rec, Run(rec, rec.AsItWas(), Options{Fidelity: true}), nil)
+	var sb strings.Builder
+	if err := doc.WriteText(&sb); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Missing) != 1 || doc.Missing[0].Hides != GapHides || !strings.Contains(sb.String(), "the record lacks 1 stretch(es) of the span") {
+		t.Errorf("doc missing %+v\n%s", doc.Missing, sb.String())
 	}
 }
