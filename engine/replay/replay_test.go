@@ -278,3 +278,47 @@ func TestGapInTheRecord(t *testing.T) {
 		t.Errorf("doc missing %+v\n%s", doc.Missing, sb.String())
 	}
 }
+
+func TestSuggest(t *testing.T) {
+	w := scriptedWeek(t)
+	rec, err := Load(w.reader(), time.Time{}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	step := model.ResourceSlot{model.SlotCUDAShares: model.MustDec("0.1"), model.SlotCPU: model.MustDec("1"), model.SlotMem: model.NewDec(1<<30, 0)}
+	total := model.ResourceSlot{model.SlotCUDAShares: model.MustDec("4.00"), model.SlotCPU: model.MustDec("128"), model.SlotMem: model.NewDec(1<<40, 0)}
+	shares := func(sg *Suggestion) string {
+		return fmt.Sprintf("a %s b %s", sg.Amounts[agentA][model.SlotCUDAShares], sg.Amounts[agentB][model.SlotCUDAShares])
+	}
+	for _, c := range []struct {
+		name, a, b string
+		total      string
+		want       string
+		served     bool
+		refused    int
+	}{
+		// Today's file serves every session: the smallest change is none.
+		{"today serves all", "2.5", "1.5", "4.00", "a 2.5 b 1.5", true, 0},
+		// a needs its peak 2.3; b gives back what does not fit, down to
+		// 1.7 (its peak is 1.5): the least change that serves all.
+		{"peaks fit", "1.0", "3.0", "4.00", "a 2.3 b 1.7", true, 0},
+		// 3.8 needed, 3.0 there: shared out a step at a time, b capped at
+		// its peak 1.5; a's k3 (0.8 on top of 1.5) cannot start.
+		{"short", "1.0", "2.0", "3.0", "a 1.5 b 1.5", false, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tot := model.ResourceSlot{}
+			for k, v := range total {
+				tot[k] = v
+			}
+			tot[model.SlotCUDAShares] = model.MustDec(c.total)
+			sg := Suggest(rec, SuggestInput{Today: given(rec, map[model.AgentID]string{agentA: c.a, agentB: c.b}), Total: tot, Reserved: model.ResourceSlot{}, Step: step})
+			if got := shares(sg); got != c.want || sg.AllServed != c.served || len(sg.Result.Refused) != c.refused {
+				t.Errorf("suggested %s (all served %v, %d refused), want %s (%v, %d)", got, sg.AllServed, len(sg.Result.Refused), c.want, c.served, c.refused)
+			}
+			if sg.Amounts[agentA][model.SlotCPU].String() != "60" {
+				t.Errorf("cpu moved from today's 60: %s", sg.Amounts[agentA][model.SlotCPU])
+			}
+		})
+	}
+}
