@@ -559,6 +559,7 @@ func restart(cmd *cobra.Command, restartCmd string) error {
 func newApplyCmd() *cobra.Command {
 	var src sourceFlags
 	var ch changeFlags
+	var rf replayFlags
 	var yes, force bool
 	var restartCmd string
 	cmd := &cobra.Command{
@@ -586,6 +587,19 @@ plan or bad usage.
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signalContext(cmd)
 			defer stop()
+			if on, err := rf.on(); err != nil {
+				return err
+			} else if on {
+				if !rf.suggest {
+					return usageErr("apply --replay applies only what --suggest finds: add --suggest, or see the replay with plan --replay")
+				}
+				flags, sg, _, err := suggestSlots(ctx, &src, &ch, &rf, "apply")
+				if err != nil {
+					return err
+				}
+				writeSuggestion(cmd.OutOrStdout(), sg, flags)
+				ch.slots = flags
+			}
 			p, blind, err := buildPlan(ctx, &src, &ch, "apply")
 			if err != nil {
 				return err
@@ -624,6 +638,7 @@ plan or bad usage.
 	}
 	src.register(cmd)
 	ch.register(cmd)
+	rf.register(cmd)
 	fl := cmd.Flags()
 	fl.BoolVar(&yes, "yes", false, "do not ask for confirmation (required when stdin is not a terminal)")
 	fl.BoolVar(&force, "force", false, "apply even when live kernels hold devices that move")

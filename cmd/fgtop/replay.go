@@ -5,10 +5,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
+	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/engine/history"
 	"github.com/fgtop/fgtop/engine/partition"
+	"github.com/fgtop/fgtop/engine/placement"
 	"github.com/fgtop/fgtop/engine/replay"
 	"github.com/fgtop/fgtop/model"
 	"github.com/spf13/cobra"
@@ -17,24 +20,28 @@ import (
 // replayFlags are plan's flags that replay the recorded sessions.
 type replayFlags struct {
 	span, since, until, dir string
+	suggest                 bool
 }
 
 func (f *replayFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.StringVar(&f.span, "replay", "", "replay the sessions the history recorded over SPAN (7d when given without a value) under the partition in force, and under the change when the flags make one")
-	fl.Lookup("replay").NoOptDefVal = "7d"
+	fl.StringVar(&f.span, "replay", "", "replay the sessions the history recorded over SPAN (such as 7d, the record's usual week; 36h; 1d12h) under the partition in force, and under the change when the flags make one")
 	fl.StringVar(&f.since, "since", "", "with --replay: from this time (RFC 3339, 14:02, 2026-11-27 14:02, -2h), as history takes it")
 	fl.StringVar(&f.until, "until", "", "with --replay: up to this time (default now)")
 	fl.StringVar(&f.dir, "history", "", "with --replay: the history directory (default "+defaultHistoryDir+")")
+	fl.BoolVar(&f.suggest, "suggest", false, "with --replay: find the slot amounts per agent under which every recorded session starts (else the fewest refused), nearest today's file, and plan them")
 }
 
 // on says whether the flags ask for a replay; the span flags without it
 // are a usage error.
 func (f *replayFlags) on() (bool, error) {
 	if f.span == "" {
+		if f.suggest {
+			return false, usageErr("--suggest needs --replay: the amounts are found from the recorded sessions (--replay 7d)")
+		}
 		for name, v := range map[string]string{"--since": f.since, "--until": f.until, "--history": f.dir} {
 			if v != "" {
-				return false, usageErr("%s is for --replay: add --replay (7d by default) to replay the recorded sessions", name)
+				return false, usageErr("%s is for --replay: add --replay 7d (or another span) to replay the recorded sessions", name)
 			}
 		}
 		return false, nil
@@ -71,6 +78,16 @@ func (f *replayFlags) window(now time.Time) (from, to time.Time, err error) {
 // one, under the proposal. Exit 0 when every session starts, 1 when some
 // would not have, 2 on bad usage or an invalid plan.
 func runPlanReplay(ctx context.Context, out io.Writer, src *sourceFlags, ch *changeFlags, rf *replayFlags, asJSON bool) error {
+	var rec *replay.Record
+	var sg *replay.Suggestion
+	if rf.suggest {
+		var flags []string
+		var err error
+		if flags, sg, rec, err = suggestSlots(ctx, src, ch, rf, "plan"); err != nil {
+			return err
+		}
+		ch.slots = flags
+	}
 	from, to, err := rf.window(time.Now())
 	if err != nil {
 		return err
@@ -93,14 +110,10 @@ func runPlanReplay(ctx context.Context, out io.Writer, src *sourceFlags, ch *cha
 			return &exitError{code: exitBadUsage, err: fmt.Errorf("the plan is invalid (%d error(s)): fix the request or the config as the errors above say; nothing was replayed", len(plan.Errors))}
 		}
 	}
-	rd, err := history.OpenReader(dir)
-	if err != nil {
-		return &exitError{code: exitProblem, err: err}
-	}
-	queryGC()
-	rec, err := replay.Load(rd, from, to)
-	if err != nil {
-		return &exitError{code: exitProblem, err: fmt.Errorf("%s: %w", dir, err)}
+	if rec == nil {
+		if rec, err = loadReplay(dir, from, to); err != nil {
+			return err
+		}
 	}
 	asWas := replay.Run(rec, rec.AsItWas(), replay.Options{Fidelity: true})
 	var prop *replay.Result
@@ -109,9 +122,21 @@ func runPlanReplay(ctx context.Context, out io.Writer, src *sourceFlags, ch *cha
 	}
 	doc := replay.NewDoc(rec, asWas, prop)
 	bw := bufio.NewWriterSize(out, 64<<10)
+	if sg != nil {
+		doc.Suggested = map[model.AgentID]map[model.SlotName]string{}
+		for id, amts := range sg.Amounts {
+			doc.Suggested[id] = map[model.SlotName]string{}
+			for s, v := range amts {
+				doc.Suggested[id][s] = v.String()
+			}
+		}
+	}
 	if asJSON {
 		writeJSON(bw, doc)
 	} else {
+		if sg != nil {
+			writeSuggestion(bw, sg, ch.slots)
+		}
 		if plan != nil {
 			plan.WriteText(bw)
 			fmt.Fprintln(bw)
@@ -146,4 +171,96 @@ func proposalAgents(rec *replay.Record, p *partition.Plan) []model.Agent {
 	}
 	p.Next.Fill(agents)
 	return agents
+}
+
+// loadReplay reads the record's sessions of [from, to) from dir.
+func loadReplay(dir string, from, to time.Time) (*replay.Record, error) {
+	rd, err := history.OpenReader(dir)
+	if err != nil {
+		return nil, &exitError{code: exitProblem, err: err}
+	}
+	queryGC()
+	rec, err := replay.Load(rd, from, to)
+	if err != nil {
+		return nil, &exitError{code: exitProblem, err: fmt.Errorf("%s: %w", dir, err)}
+	}
+	return rec, nil
+}
+
+// writeSuggestion says what --suggest found, as the flags that plan it.
+func writeSuggestion(w io.Writer, sg *replay.Suggestion, flags []string) {
+	switch {
+	case sg.AllServed && len(flags) == 0:
+		fmt.Fprint(w, "suggested: no change: today's amounts already start every recorded session\n\n")
+		return
+	case len(flags) == 0:
+		fmt.Fprintf(w, "suggested: no change: no amounts within the node start every recorded session (short of %v), and none refuse fewer than today's %d\n\n", sg.Short, len(sg.Result.Refused))
+		return
+	case sg.AllServed:
+		fmt.Fprintln(w, "suggested: every recorded session starts under these amounts (the nearest to today's file):")
+	default:
+		fmt.Fprintf(w, "suggested: no amounts within the node start every recorded session (short of %v); these refuse the fewest, %d, with no agent given more than it ever used while another is refused:\n", sg.Short, len(sg.Result.Refused))
+	}
+	var sb strings.Builder
+	for _, f := range flags {
+		sb.WriteString(" --slot " + f)
+	}
+	fmt.Fprintf(w, " %s\n\n", strings.TrimSpace(sb.String()))
+}
+
+// suggestSlots is --suggest: the record's sessions and today's file give
+// the --slot flags of the amounts replay.Suggest finds.
+func suggestSlots(ctx context.Context, src *sourceFlags, ch *changeFlags, rf *replayFlags, cmdName string) ([]string, *replay.Suggestion, *replay.Record, error) {
+	if len(ch.slots) > 0 || len(ch.moves) > 0 || ch.mode != "" || len(ch.cpu) > 0 || len(ch.mem) > 0 || ch.from != "" {
+		return nil, nil, nil, usageErr("--suggest makes the change itself: drop --slot, --move, --mode, --cpu, --mem and --from")
+	}
+	from, to, err := rf.window(time.Now())
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	dir, err := readHistoryDir(rf.dir)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cfg, snap, _, err := nodeState(ctx, src, cmdName)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	inv := partition.InventoryOf(snap)
+	cur := partition.Effective(cfg, inv)
+	today := make([]model.Agent, 0, len(cur.Agents))
+	for _, a := range cur.Agents {
+		today = append(today, model.Agent{ID: a.ID})
+	}
+	cur.Fill(today)
+	for _, a := range today {
+		if a.Given == nil {
+			return nil, nil, nil, usageErr("--suggest: %s gives its agents no amounts (%s, %s): it suggests slot-based amounts, which a manual partition of two or more agents in Backend.AI main's form has; switch with --mode manual first", cfg.Path, cfg.Format, cfg.Mode)
+		}
+	}
+	rec, err := loadReplay(dir, from, to)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	in := replay.SuggestInput{Today: today, Total: agentconfig.Totals(snap.Devices), Reserved: model.ResourceSlot{}, Step: model.ResourceSlot{}}
+	quantum := snap.Allocator.Quantum
+	if quantum.Sign() <= 0 {
+		quantum = placement.DefaultQuantum
+	}
+	for s := range in.Total {
+		in.Reserved[s] = cfg.Reserved(s)
+		switch {
+		case s == model.SlotCPU:
+			in.Step[s] = model.NewDec(1, 0)
+		case s == model.SlotMem:
+			in.Step[s] = model.NewDec(1<<30, 0)
+			if cfg.MemoryAlignSize.Sign() > 0 && model.NewDec(1<<30, 0).Less(cfg.MemoryAlignSize) {
+				in.Step[s] = cfg.MemoryAlignSize
+			}
+		case s.MajorType() == "shares":
+			in.Step[s] = quantum
+		}
+	}
+	sg := replay.Suggest(rec, in)
+	return sg.Flags(today), sg, rec, nil
 }

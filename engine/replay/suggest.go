@@ -228,13 +228,16 @@ func roundUp(v, step model.Dec) model.Dec {
 }
 
 // Flags are the suggestion as plan's --slot flags, agents and slots in
-// order, mem as a size.
+// order, mem as a size: only the amounts that differ from today's.
 func (sg *Suggestion) Flags(today []model.Agent) []string {
 	var out []string
 	for _, a := range today {
 		amts := sg.Amounts[a.ID]
 		for _, s := range amts.Names() {
 			v := amts[s]
+			if g, ok := a.Given[s]; ok && g.Equal(v) {
+				continue
+			}
 			text := v.String()
 			if s == model.SlotMem {
 				text = memFlag(v)
