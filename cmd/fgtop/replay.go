@@ -5,10 +5,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/engine/fleet"
 	"github.com/fgtop/fgtop/engine/history"
 	"github.com/fgtop/fgtop/engine/partition"
 	"github.com/fgtop/fgtop/engine/placement"
@@ -21,6 +23,8 @@ import (
 type replayFlags struct {
 	span, since, until, dir string
 	suggest                 bool
+	// arrivals replays sessions from a file instead of the record.
+	arrivals string
 }
 
 func (f *replayFlags) register(cmd *cobra.Command) {
@@ -29,12 +33,19 @@ func (f *replayFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.since, "since", "", "with --replay: from this time (RFC 3339, 14:02, 2026-11-27 14:02, -2h), as history takes it")
 	fl.StringVar(&f.until, "until", "", "with --replay: up to this time (default now)")
 	fl.StringVar(&f.dir, "history", "", "with --replay: the history directory (default "+defaultHistoryDir+")")
+	fl.StringVar(&f.arrivals, "arrivals", "", "replay the sessions of FILE instead of the record: CSV start,end,agent,slots or JSON lines (docs/replay.md), under today's partition and the change")
 	fl.BoolVar(&f.suggest, "suggest", false, "with --replay: find the slot amounts per agent under which every recorded session starts (else the fewest refused), nearest today's file, and plan them")
 }
 
 // on says whether the flags ask for a replay; the span flags without it
 // are a usage error.
 func (f *replayFlags) on() (bool, error) {
+	if f.arrivals != "" {
+		if f.span != "" || f.since != "" || f.until != "" || f.dir != "" || f.suggest {
+			return false, usageErr("--arrivals replays the sessions of a file, not the record: drop --replay, --since, --until, --history and --suggest")
+		}
+		return true, nil
+	}
 	if f.span == "" {
 		if f.suggest {
 			return false, usageErr("--suggest needs --replay: the amounts are found from the recorded sessions (--replay 7d)")
@@ -87,6 +98,9 @@ func runPlanReplay(ctx context.Context, out io.Writer, src *sourceFlags, ch *cha
 			return err
 		}
 		ch.slots = flags
+	}
+	if rf.arrivals != "" {
+		return runArrivals(ctx, out, src, ch, rf, asJSON)
 	}
 	from, to, err := rf.window(time.Now())
 	if err != nil {
@@ -263,4 +277,82 @@ func suggestSlots(ctx context.Context, src *sourceFlags, ch *changeFlags, rf *re
 	}
 	sg := replay.Suggest(rec, in)
 	return sg.Flags(today), sg, rec, nil
+}
+
+// runArrivals is plan --arrivals FILE: the file's sessions on this node,
+// under today's partition and, with change flags, under the proposal.
+func runArrivals(ctx context.Context, out io.Writer, src *sourceFlags, ch *changeFlags, rf *replayFlags, asJSON bool) error {
+	req, err := ch.request()
+	if err != nil {
+		return err
+	}
+	data, err := readBounded(rf.arrivals, replay.MaxArrivalsBytes)
+	if err != nil {
+		return usageErr("--arrivals: %v", err)
+	}
+	sessions, err := replay.ParseArrivals(data, nil)
+	if err != nil {
+		return usageErr("--arrivals %s:\n%v", rf.arrivals, err)
+	}
+	cfg, snap, _, err := nodeState(ctx, src, "plan")
+	if err != nil {
+		return err
+	}
+	cur := partition.Effective(cfg, partition.InventoryOf(snap))
+	today := make([]model.Agent, 0, len(cur.Agents))
+	for _, a := range cur.Agents {
+		today = append(today, model.Agent{ID: a.ID})
+	}
+	cur.Fill(today)
+	rec := replay.ArrivalsRecord(sessions, snap, fleet.SettingsFor(snap, fleet.Settings{}), today)
+	var plan *partition.Plan
+	if !req.Empty() {
+		if plan, _, err = buildPlan(ctx, src, ch, "plan"); err != nil {
+			return err
+		}
+		if !plan.Valid() {
+			plan.WriteText(out)
+			return &exitError{code: exitBadUsage, err: fmt.Errorf("the plan is invalid (%d error(s)): fix the request or the config as the errors above say; nothing was replayed", len(plan.Errors))}
+		}
+	}
+	asWas := replay.Run(rec, rec.AsItWas(), replay.Options{})
+	var prop *replay.Result
+	if plan != nil {
+		prop = replay.Run(rec, replay.Fixed(proposalAgents(rec, plan)), replay.Options{})
+	}
+	doc := replay.NewDoc(rec, asWas, prop)
+	bw := bufio.NewWriterSize(out, 64<<10)
+	if asJSON {
+		writeJSON(bw, doc)
+	} else {
+		if plan != nil {
+			plan.WriteText(bw)
+			fmt.Fprintln(bw)
+		}
+		doc.WriteText(bw)
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	if !doc.ServesAll {
+		return &exitError{code: exitProblem, err: fmt.Errorf("%d of %d session(s) of %s would not have started", doc.RefusedCount(), doc.Sessions, rf.arrivals)}
+	}
+	return nil
+}
+
+// readBounded reads at most max bytes of path, refusing a larger file.
+func readBounded(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("%s is larger than the %d bytes read", path, max)
+	}
+	return data, nil
 }

@@ -171,3 +171,41 @@ func TestApplySuggestReplay(t *testing.T) {
 		t.Fatalf("after the apply: %v\n%s", err, again.String())
 	}
 }
+
+// TestPlanArrivals: sessions from a file on the demo's node, under its
+// agent.toml (i-demo-numa0 given 2.0 cuda.shares): the second of two
+// overlapping 1.5s is refused (exit 1); a bad row is refused with its
+// line (exit 2).
+func TestPlanArrivals(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	node, err := demo.Start(ctx, demo.Options{Seed: 5, Speed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer node.Close()
+	file := filepath.Join(t.TempDir(), "arrivals.csv")
+	write := func(s string) {
+		if err := os.WriteFile(file, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("start,end,agent,slots\n2026-11-23T01:00:00Z,2026-11-23T03:00:00Z,i-demo-numa0,\"cuda.shares=1.5,cpu=2,mem=8g\"\n" +
+		"2026-11-23T02:00:00Z,2026-11-23T04:00:00Z,i-demo-numa0,\"cuda.shares=1.5,cpu=2,mem=8g\"\n")
+	var out bytes.Buffer
+	err = runPlanReplay(ctx, &out, demoSource(node.Dir), &changeFlags{}, &replayFlags{arrivals: file}, true)
+	var doc replay.Doc
+	if jerr := json.Unmarshal(out.Bytes(), &doc); jerr != nil {
+		t.Fatalf("%v: %v\n%s", err, jerr, out.String())
+	}
+	var ee *exitError
+	if !errors.As(err, &ee) || ee.code != exitProblem || len(doc.Refused) != 1 || doc.Refused[0].Kernel != "line-3" ||
+		!strings.Contains(doc.Refused[0].Reason, "the agent reports 0.5 cuda.shares free (given 2.0, its kernels hold 1.5), 1.5 requested") {
+		t.Fatalf("exit %v, refused %+v", err, doc.Refused)
+	}
+	write("start,end,agent,slots\n2026-11-23T01:00:00Z,soon,i-demo-numa0,cpu=1\n")
+	err = runPlanReplay(ctx, &out, demoSource(node.Dir), &changeFlags{}, &replayFlags{arrivals: file}, false)
+	if !errors.As(err, &ee) || ee.code != exitBadUsage || !strings.Contains(err.Error(), "line 2: end \"soon\"") {
+		t.Fatalf("bad row: %v", err)
+	}
+}

@@ -195,6 +195,8 @@ type runner struct {
 	// live are the sessions running in the replay, by index in
 	// rec.Sessions.
 	live []*running
+	// picked are the agents sessions that name none went to.
+	picked map[*Session]*agentRun
 }
 
 func (r *runner) run() *Result {
@@ -368,6 +370,9 @@ func (a *agentRun) refresh() {
 func (r *runner) arrive(s *Session) *running {
 	r.res.Sessions++
 	a := r.route(s)
+	if a == nil && s.Agent == "" && len(r.cur) > 1 {
+		a = r.pick(s)
+	}
 	if a == nil {
 		r.res.Unrouted++
 		return nil
@@ -498,6 +503,9 @@ func (r *runner) take(a *agentRun, s *Session, sign int64) {
 func (r *runner) leave(s *Session, l *running) {
 	a := r.route(s)
 	if a == nil {
+		a = r.picked[s]
+	}
+	if a == nil {
 		return
 	}
 	for slot, v := range s.Requested {
@@ -533,6 +541,35 @@ func (r *runner) route(s *Session) *agentRun {
 		return ar
 	}
 	return nil
+}
+
+// pick is the agent a session that names none goes to: the first, in
+// the partition's order, whose manager limit and allocator take it now;
+// the first agent when none does (its refusal is the one said).
+func (r *runner) pick(s *Session) *agentRun {
+	if r.picked == nil {
+		r.picked = map[*Session]*agentRun{}
+	}
+	req := s.Request()
+	var first *agentRun
+	for _, ag := range r.cur {
+		a := r.byID[ag.ID]
+		if a == nil {
+			continue
+		}
+		if first == nil {
+			first = a
+		}
+		if lim := placement.ManagerLimitOf(&model.Agent{ID: a.id, Given: a.agent.Given, Held: a.held}); lim != nil && lim.Refusal(req) != "" {
+			continue
+		}
+		if _, err := a.st.Node.Try(req); err == nil {
+			r.picked[s] = a
+			return a
+		}
+	}
+	r.picked[s] = first
+	return first
 }
 
 // elsewhere lists the other agents that would have taken req now.
