@@ -55,6 +55,8 @@ type RefusalDoc struct {
 	Kind       string             `json:"kind"`
 	Reason     string             `json:"reason"`
 	CouldRunOn []model.AgentID    `json:"could_run_on"`
+	// Before: it was already running when the span began.
+	Before bool `json:"running_at_start,omitempty"`
 }
 
 // AgentDoc is one agent's lines.
@@ -140,7 +142,7 @@ func NewDoc(rec *Record, asWas, prop *Result) *Doc {
 			on = []model.AgentID{}
 		}
 		d.Refused = append(d.Refused, RefusalDoc{Kernel: r.Kernel, Session: r.Session, Owner: r.Owner, Agent: r.Agent, At: r.At,
-			Requested: r.Requested, Kind: r.Kind, Reason: r.Reason, CouldRunOn: on})
+			Requested: r.Requested, Kind: r.Kind, Reason: r.Reason, CouldRunOn: on, Before: r.Before})
 	}
 	for i := range main.Agents {
 		a := &main.Agents[i]
@@ -203,7 +205,11 @@ func (d *Doc) WriteText(w io.Writer) error {
 			if r.Agent != a.Agent {
 				continue
 			}
-			fmt.Fprintf(ew, "  refused %s  kernel %s  session %s  owner %s  asked %s\n", stamp(r.At), r.Kernel, orDash(r.Session), orDash(r.Owner), Requested(r.Requested))
+			at := stamp(r.At)
+			if r.Before {
+				at += " (running at the start)"
+			}
+			fmt.Fprintf(ew, "  refused %s  kernel %s  session %s  owner %s  asked %s\n", at, r.Kernel, orDash(r.Session), orDash(r.Owner), Requested(r.Requested))
 			fmt.Fprintf(ew, "    %s", r.Reason)
 			if len(r.CouldRunOn) > 0 {
 				ids := make([]string, len(r.CouldRunOn))

@@ -32,6 +32,8 @@ type Refusal struct {
 	Reason string
 	// CouldRunOn are the other agents that would have taken it then.
 	CouldRunOn []model.AgentID
+	// Before: it was already running when the span began (placed first).
+	Before bool
 }
 
 // SlotStat is one slot of one agent over the span.
@@ -391,7 +393,7 @@ func (r *runner) arrive(s *Session) *running {
 		return r.follow(a, s, kind, why, got)
 	}
 	if why != "" {
-		ref := Refusal{At: r.now, Kernel: s.Kernel, Session: s.Session, Owner: s.Owner, Agent: a.id, Requested: s.Requested, Kind: kind, Reason: why}
+		ref := Refusal{At: r.now, Kernel: s.Kernel, Session: s.Session, Owner: s.Owner, Agent: a.id, Requested: s.Requested, Kind: kind, Reason: why, Before: s.Before}
 		if !r.opts.NoElsewhere {
 			ref.CouldRunOn = r.elsewhere(a, req)
 		}
