@@ -193,7 +193,9 @@ func loadReplay(dir string, from, to time.Time) (*replay.Record, error) {
 	if err != nil {
 		return nil, &exitError{code: exitProblem, err: err}
 	}
-	queryGC()
+	// No memory ceiling as history's queries set (queryGC): a week's
+	// sessions with their cores and memory hold more than it, and the
+	// collector would run without end.
 	rec, err := replay.Load(rd, from, to)
 	if err != nil {
 		return nil, &exitError{code: exitProblem, err: fmt.Errorf("%s: %w", dir, err)}

@@ -126,6 +126,7 @@ func Load(rd *history.Reader, from, to time.Time) (*Record, error) {
 	rec.Missing = inSpan(res.Missing, from, to)
 	rec.Sessions = sessionsOf(res.Intervals, from, to)
 	rec.epochs(rd, res.Partitions)
+	rec.Notes = append(rec.Notes, unlisted(rec)...)
 	changed := 0
 	for i := range rec.Sessions {
 		if rec.Sessions[i].Changed {
@@ -320,5 +321,26 @@ func sessionsOf(ivs []history.Interval, from, to time.Time) []Session {
 		}
 		return strings.Compare(string(a.Kernel), string(b.Kernel))
 	})
+	return out
+}
+
+// unlisted says which requested plugins the record lists no devices of.
+func unlisted(rec *Record) []string {
+	have := map[model.DeviceName]bool{}
+	for _, d := range rec.Devices {
+		have[d.Name] = true
+	}
+	missing := map[model.DeviceName]bool{}
+	for i := range rec.Sessions {
+		for s := range rec.Sessions[i].Requested {
+			if n := s.DeviceName(); !have[n] {
+				missing[n] = true
+			}
+		}
+	}
+	var out []string
+	for _, n := range slices.Sorted(mapKeys(missing)) {
+		out = append(out, fmt.Sprintf("the record lists no %s devices (it was made without the host's): the sessions' %s is judged by the agents' amounts only, not by an allocator", n, n))
+	}
 	return out
 }

@@ -199,6 +199,8 @@ type runner struct {
 	live []*running
 	// picked are the agents sessions that name none went to.
 	picked map[*Session]*agentRun
+	// plugins are the device plugins the record lists.
+	plugins map[model.DeviceName]bool
 }
 
 func (r *runner) run() *Result {
@@ -416,6 +418,7 @@ func (r *runner) place(a *agentRun, req alloc.Request) (string, string, alloc.Ke
 			return placement.KindManagerRefused, why, nil
 		}
 	}
+	req = r.registered(req)
 	got, err := a.st.Node.Allocate(req)
 	if err != nil {
 		ap := a.st.Preview(req)
@@ -430,6 +433,24 @@ func (r *runner) place(a *agentRun, req alloc.Request) (string, string, alloc.Ke
 		return kind, why, nil
 	}
 	return "", "", got
+}
+
+// registered is req without the slots of plugins the record lists no
+// devices of (a record made without the host's cores and memory): those
+// are judged by the agents' amounts only (Record.Notes says so).
+func (r *runner) registered(req alloc.Request) alloc.Request {
+	if r.plugins == nil {
+		r.plugins = map[model.DeviceName]bool{}
+		for _, d := range r.rec.Devices {
+			r.plugins[d.Name] = true
+		}
+	}
+	for _, e := range req {
+		if !r.plugins[e.Slot.DeviceName()] {
+			return slices.DeleteFunc(slices.Clone(req), func(e alloc.SlotAmount) bool { return !r.plugins[e.Slot.DeviceName()] })
+		}
+	}
+	return req
 }
 
 // follow is a fidelity step: the session runs where it really ran,
@@ -565,7 +586,7 @@ func (r *runner) pick(s *Session) *agentRun {
 		if lim := placement.ManagerLimitOf(&model.Agent{ID: a.id, Given: a.agent.Given, Held: a.held}); lim != nil && lim.Refusal(req) != "" {
 			continue
 		}
-		if _, err := a.st.Node.Try(req); err == nil {
+		if _, err := a.st.Node.Try(r.registered(req)); err == nil {
 			r.picked[s] = a
 			return a
 		}
@@ -584,7 +605,7 @@ func (r *runner) elsewhere(from *agentRun, req alloc.Request) []model.AgentID {
 		if lim := placement.ManagerLimitOf(&model.Agent{ID: b.id, Given: b.agent.Given, Held: b.held}); lim != nil && lim.Refusal(req) != "" {
 			continue
 		}
-		if _, err := b.st.Node.Try(req); err == nil {
+		if _, err := b.st.Node.Try(r.registered(req)); err == nil {
 			out = append(out, b.id)
 		}
 	}

@@ -175,6 +175,11 @@ func fitsNode(x []model.Dec, total, reserved model.Dec) bool {
 	avail := total.Sub(reserved)
 	sum := model.Zero
 	for _, v := range x {
+		if avail.Less(v) {
+			// The agent counts at most the available total: more is
+			// never usable, and no suggestion is worth it.
+			return false
+		}
 		sum = sum.Add(avail.Sub(model.Max(total.Sub(v), model.Zero)))
 	}
 	return !avail.Less(sum)
