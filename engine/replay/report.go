@@ -163,6 +163,9 @@ func NewDoc(rec *Record, asWas, prop *Result) *Doc {
 	if main.Unrouted > 0 {
 		d.Notes = append(d.Notes, fmt.Sprintf("%d session(s) name no agent on a node of several agents: not replayed", main.Unrouted))
 	}
+	if asWas.Skipped > 0 {
+		d.Notes = append(d.Notes, fmt.Sprintf("%d part(s) of where sessions really ran name a device the record's node does not list (or hold it under another slot): the replay leaves them out of the maps", asWas.Skipped))
+	}
 	if asWas.SameMoment > 0 {
 		d.Notes = append(d.Notes, fmt.Sprintf("%d session(s) arrived within %s of another change of their agent's: which came first is not certain in the record (it has the moments fgtop saw the files), so where each landed is not compared", asWas.SameMoment, OrderSlack))
 	}

@@ -115,9 +115,10 @@ type Result struct {
 	// Compared counts the sessions (Fidelity runs) whose placement was
 	// compared with where they really ran.
 	Compared int
-	// Skipped says what of a session's real placement the replay could
-	// not load (a device the node no longer lists), per kernel.
-	Skipped []string
+	// Skipped counts the parts of sessions' real placements the replay
+	// could not load (a device of a listed plugin the node no longer
+	// lists, or one held under another slot).
+	Skipped int
 }
 
 // Partition is the partitions in force over a run, oldest first; the
@@ -206,6 +207,10 @@ type runner struct {
 func (r *runner) run() *Result {
 	rec := r.rec
 	r.byID = map[model.AgentID]*agentRun{}
+	r.plugins = map[model.DeviceName]bool{}
+	for _, d := range rec.Devices {
+		r.plugins[d.Name] = true
+	}
 	r.setPartition(r.part[0].Agents)
 	r.now = rec.From
 	type event struct {
@@ -439,18 +444,24 @@ func (r *runner) place(a *agentRun, req alloc.Request) (string, string, alloc.Ke
 // devices of (a record made without the host's cores and memory): those
 // are judged by the agents' amounts only (Record.Notes says so).
 func (r *runner) registered(req alloc.Request) alloc.Request {
-	if r.plugins == nil {
-		r.plugins = map[model.DeviceName]bool{}
-		for _, d := range r.rec.Devices {
-			r.plugins[d.Name] = true
-		}
-	}
 	for _, e := range req {
 		if !r.plugins[e.Slot.DeviceName()] {
 			return slices.DeleteFunc(slices.Clone(req), func(e alloc.SlotAmount) bool { return !r.plugins[e.Slot.DeviceName()] })
 		}
 	}
 	return req
+}
+
+// listed is a without the slots of plugins the record lists no devices
+// of (registered's counterpart for a real placement).
+func (r *runner) listed(a model.Allocations) model.Allocations {
+	out := make(model.Allocations, len(a))
+	for slot, devs := range a {
+		if r.plugins[slot.DeviceName()] {
+			out[slot] = devs
+		}
+	}
+	return out
 }
 
 // follow is a fidelity step: the session runs where it really ran,
@@ -463,7 +474,9 @@ func (r *runner) follow(a *agentRun, s *Session, kind, why string, placed alloc.
 	}
 	got, skipped := a.st.Node.Load(s.Got)
 	for _, sk := range skipped {
-		r.res.Skipped = append(r.res.Skipped, fmt.Sprintf("%s: %s", s.Kernel, sk))
+		if r.plugins[sk.Slot.DeviceName()] {
+			r.res.Skipped++
+		}
 	}
 	// The order of the sessions running when the record began is not
 	// known, nor that of sessions its agent started within one recorded
@@ -473,7 +486,7 @@ func (r *runner) follow(a *agentRun, s *Session, kind, why string, placed alloc.
 		switch {
 		case why != "":
 			r.res.Disagreements = append(r.res.Disagreements, Disagreement{At: r.now, Kernel: s.Kernel, Agent: a.id, Refused: why, Got: s.Got})
-		case !sameAlloc(placed.ToModel(), s.Got):
+		case !sameAlloc(placed.ToModel(), r.listed(s.Got)):
 			r.res.Disagreements = append(r.res.Disagreements, Disagreement{At: r.now, Kernel: s.Kernel, Agent: a.id, Got: s.Got, Placed: placed.ToModel()})
 		}
 	}
