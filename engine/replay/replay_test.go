@@ -322,3 +322,47 @@ func TestSuggest(t *testing.T) {
 		})
 	}
 }
+
+// TestRecordWithoutHostDevices: a record made without the host's cores
+// and memory (the node lists only its GPUs) still replays: cpu and mem
+// are judged by the amounts only, said in a note, and where a session
+// landed is compared on its GPUs alone.
+func TestRecordWithoutHostDevices(t *testing.T) {
+	w := scriptedWeek(t)
+	rec, err := Load(w.reader(), time.Time{}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gpus []model.Device
+	for _, d := range rec.Devices {
+		if d.Name == "cuda" {
+			gpus = append(gpus, d)
+		}
+	}
+	rec.Devices = gpus
+	notes := unlisted(rec)
+	if len(notes) != 2 || !strings.Contains(notes[0], "the record lists no cpu devices") {
+		t.Fatalf("notes %q", notes)
+	}
+	// The script chose the GPUs, not an allocator: placements may
+	// disagree, but nothing that ran is refused for lack of a cpu map.
+	res := Run(rec, rec.AsItWas(), Options{Fidelity: true})
+	for _, d := range res.Disagreements {
+		if d.Refused != "" {
+			t.Errorf("%s refused: %s", d.Kernel, d.Refused)
+		}
+		if _, ok := d.Placed[model.SlotCPU]; ok {
+			t.Errorf("%s placed on cores the record does not list: %v", d.Kernel, d.Placed)
+		}
+	}
+	if res.Compared == 0 {
+		t.Fatal("no placement compared")
+	}
+	// The amounts still judge cpu: 8 cores each, a given 20 takes two.
+	tight := given(rec, nil)
+	tight[0].Given[model.SlotCPU] = model.MustDec("20")
+	res = Run(rec, Fixed(tight), Options{})
+	if len(res.Refused) != 1 || !strings.Contains(res.Refused[0].Reason, "the agent reports 4 cpu free (given 20, its kernels hold 16), 8 requested") {
+		t.Fatalf("refused %+v", res.Refused)
+	}
+}
