@@ -366,3 +366,28 @@ func TestRecordWithoutHostDevices(t *testing.T) {
 		t.Fatalf("refused %+v", res.Refused)
 	}
 }
+
+// TestSpanInsideTheRecord: a span from 03:30 to 08:00 starts with k1, k2,
+// k3 and k5 running (placed first, in the order they arrived); under 2.0
+// each, k3 is refused as one of them, and k6 arrives in the span.
+func TestSpanInsideTheRecord(t *testing.T) {
+	w := scriptedWeek(t)
+	rec, err := Load(w.reader(), w.base.Add(3*h+30*time.Minute), w.base.Add(8*h))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range rec.Sessions {
+		got = append(got, fmt.Sprintf("%s:%v", s.Kernel[7:8], s.Before))
+	}
+	if g := strings.Join(got, " "); g != "1:true 5:true 2:true 3:true 6:false" {
+		t.Fatalf("sessions %s", g)
+	}
+	res := Run(rec, Fixed(given(rec, map[model.AgentID]string{agentA: "2.0", agentB: "2.0"})), Options{})
+	if len(res.Refused) != 1 || res.Refused[0].Kernel[7:8] != "3" || !res.Refused[0].Before || !res.Refused[0].At.Equal(rec.From) {
+		t.Fatalf("refused %+v", res.Refused)
+	}
+	if st := slotOf(t, agentOf(t, res, agentA), model.SlotCUDAShares); st.Over != 30*time.Minute {
+		t.Errorf("a over 2.0 for %v, want 30m (03:30 to 04:00)", st.Over)
+	}
+}
