@@ -301,7 +301,9 @@ func (r *runner) changePartition(agents []model.Agent) {
 	}
 	r.setPartition(agents)
 	for _, l := range r.live {
-		if l == nil {
+		// An agent the new partition drops keeps its maps (its sessions
+		// run on; it is sent nothing new): only rebuilt maps are loaded.
+		if l == nil || !slices.ContainsFunc(agents, func(a model.Agent) bool { return a.ID == l.agent.id }) {
 			continue
 		}
 		got, _ := l.agent.st.Node.Load(l.got.ToModel())
