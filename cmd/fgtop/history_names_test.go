@@ -1,51 +1,22 @@
 package main
 
 import (
-	"bytes"
-	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/fgtop/fgtop/engine"
-	"github.com/fgtop/fgtop/engine/demo"
 	"github.com/fgtop/fgtop/engine/history"
 	"github.com/fgtop/fgtop/model"
 	"github.com/fgtop/fgtop/model/names"
 	"github.com/fgtop/fgtop/ui/kit"
 )
 
-// recordDemo records the demo node for a few seconds into a directory of
-// its own and returns it.
-func recordDemo(t *testing.T) string {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	node, err := demo.Start(ctx, demo.Options{Seed: 5, Speed: 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer node.Close()
-	eng := engine.New(node.EngineOptions())
-	go eng.Run(ctx)
-	dir := filepath.Join(t.TempDir(), "history")
-	var note bytes.Buffer
-	stop := startRecording(ctx, eng, dir, &note)
-	time.Sleep(3 * time.Second)
-	stop()
-	if note.Len() > 0 {
-		t.Fatalf("recording said: %s", note.String())
-	}
-	return dir
-}
-
 // Issue 28: history finds a device by every name fgtop shows for it (the
 // plugin key, the console's label, a unique prefix of its id), a user by
 // a prefix as the console's /user: does, and a name that means nothing
 // exits 2 listing what the record knows, never "(nothing held ...)".
 func TestHistoryNamesAsShown(t *testing.T) {
-	dir := recordDemo(t)
+	dir := recordDemo(t, 20, 1500*time.Millisecond)
 	rd, err := history.OpenReader(dir)
 	if err != nil {
 		t.Fatal(err)

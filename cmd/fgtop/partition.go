@@ -443,6 +443,7 @@ func buildPlan(ctx context.Context, src *sourceFlags, ch *changeFlags, cmdName s
 func newPlanCmd() *cobra.Command {
 	var src sourceFlags
 	var ch changeFlags
+	var rf replayFlags
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "plan",
@@ -476,6 +477,12 @@ Nothing is written. Exit status: 0 valid (or no change), 2 invalid or bad usage.
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signalContext(cmd)
 			defer stop()
+			if on, err := rf.on(); err != nil || on {
+				if err != nil {
+					return err
+				}
+				return runPlanReplay(ctx, cmd.OutOrStdout(), &src, &ch, &rf, asJSON)
+			}
 			p, _, err := buildPlan(ctx, &src, &ch, "plan")
 			if err != nil {
 				return err
@@ -493,7 +500,8 @@ Nothing is written. Exit status: 0 valid (or no change), 2 invalid or bad usage.
 	}
 	src.register(cmd)
 	ch.register(cmd)
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the plan as JSON")
+	rf.register(cmd)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the plan as JSON (with --replay: the fgtop.replay/v1 document)")
 	return cmd
 }
 
@@ -559,6 +567,7 @@ func restart(cmd *cobra.Command, restartCmd string) error {
 func newApplyCmd() *cobra.Command {
 	var src sourceFlags
 	var ch changeFlags
+	var rf replayFlags
 	var yes, force bool
 	var restartCmd string
 	cmd := &cobra.Command{
@@ -586,6 +595,19 @@ plan or bad usage.
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signalContext(cmd)
 			defer stop()
+			if on, err := rf.on(); err != nil {
+				return err
+			} else if on {
+				if !rf.suggest {
+					return usageErr("apply --replay applies only what --suggest finds: add --suggest, or see the replay with plan --replay")
+				}
+				flags, sg, _, err := suggestSlots(ctx, &src, &ch, &rf, "apply")
+				if err != nil {
+					return err
+				}
+				writeSuggestion(cmd.OutOrStdout(), sg, flags)
+				ch.slots = flags
+			}
 			p, blind, err := buildPlan(ctx, &src, &ch, "apply")
 			if err != nil {
 				return err
@@ -624,6 +646,7 @@ plan or bad usage.
 	}
 	src.register(cmd)
 	ch.register(cmd)
+	rf.register(cmd)
 	fl := cmd.Flags()
 	fl.BoolVar(&yes, "yes", false, "do not ask for confirmation (required when stdin is not a terminal)")
 	fl.BoolVar(&force, "force", false, "apply even when live kernels hold devices that move")

@@ -24,6 +24,11 @@ type Filter struct {
 	// owner project id. HistoryResult.Matched says which a prefix named.
 	User, Session, Project string
 	Since, Until           time.Time
+	// Host also lists the host's cpu cores and memory (a listing of who
+	// held a GPU leaves them out): a replay of the sessions needs what
+	// each kernel held of every slot, and a kernel holding no
+	// accelerator at all is then listed too.
+	Host bool
 }
 
 // follows: the filter names kernels (by id or who they are), so a walk
@@ -215,7 +220,7 @@ func (h *histWalk) put(kh kernelHead, t time.Time, since bool) {
 	// Most kernels of a device query hold nothing on the device: no maps
 	// for them.
 	var amounts map[model.DeviceKey]model.ResourceSlot
-	kh.Alloc.EachHeld(func(k model.DeviceKey, slot model.SlotName, amt model.Dec) {
+	h.eachHeld(kh.Alloc, func(k model.DeviceKey, slot model.SlotName, amt model.Dec) {
 		if !h.deviceWanted(k) {
 			return
 		}
@@ -261,7 +266,7 @@ func (h *histWalk) unchanged(tr *ktrack, kh kernelHead) bool {
 	n := 0
 	for slot, devs := range kh.Alloc {
 		name := slot.DeviceName()
-		if !model.CarriesHoldings(name) {
+		if !model.CarriesHoldings(name) && !h.f.Host {
 			continue
 		}
 		for id, amt := range devs {
@@ -286,6 +291,21 @@ func (h *histWalk) unchanged(tr *ktrack, kh kernelHead) bool {
 		n -= len(iv.Amounts)
 	}
 	return n == 0
+}
+
+// eachHeld is Allocations.EachHeld, with the host's cpu and mem too
+// under Filter.Host.
+func (h *histWalk) eachHeld(a model.Allocations, f func(k model.DeviceKey, slot model.SlotName, amt model.Dec)) {
+	if !h.f.Host {
+		a.EachHeld(f)
+		return
+	}
+	for slot, devs := range a {
+		name := slot.DeviceName()
+		for id, amt := range devs {
+			f(model.DeviceKey{Name: name, ID: id}, slot, amt)
+		}
+	}
 }
 
 // deviceWanted: with a device query, only that device's intervals are

@@ -580,7 +580,9 @@ func agentsShapeEqual(a, b []model.Agent) bool {
 		x, y := &a[i], &b[i]
 		if x.ID != y.ID || x.ScratchRoot != y.ScratchRoot || !same(x.Mem, y.Mem) || x.Restart.State != y.Restart.State ||
 			x.Restart.Detail != y.Restart.Detail || !slices.Equal(x.Restart.PIDs, y.Restart.PIDs) || (x.Owns == nil) != (y.Owns == nil) ||
-			len(x.Owns) != len(y.Owns) {
+			len(x.Owns) != len(y.Owns) || (x.Given == nil) != (y.Given == nil) || !sameSlots(x.Given, y.Given) {
+			// Given is a slot-based partition's amounts: an apply that
+			// changes only them is a partition change the record keeps.
 			return false
 		}
 		for k, v := range x.Owns {

@@ -48,6 +48,11 @@ func (m *ManagerLimit) refusal(req alloc.Request, extra slotSums) string {
 	return ""
 }
 
+// Refusal is why the manager would not send req to the agent whose
+// kernels hold Held, in the manager's words (those simulate prints), ""
+// when it would.
+func (m *ManagerLimit) Refusal(req alloc.Request) string { return m.refusal(req, slotSums{}) }
+
 // managerWords says, in the manager's terms, why it does not send a
 // request of want of slot to an agent given g whose kernels hold held.
 func managerWords(slot model.SlotName, left, g, held, want model.Dec) string {

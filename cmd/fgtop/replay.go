@@ -1,0 +1,360 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/engine/fleet"
+	"github.com/fgtop/fgtop/engine/history"
+	"github.com/fgtop/fgtop/engine/partition"
+	"github.com/fgtop/fgtop/engine/placement"
+	"github.com/fgtop/fgtop/engine/replay"
+	"github.com/fgtop/fgtop/model"
+	"github.com/spf13/cobra"
+)
+
+// replayFlags are plan's flags that replay the recorded sessions.
+type replayFlags struct {
+	span, since, until, dir string
+	suggest                 bool
+	// arrivals replays sessions from a file instead of the record.
+	arrivals string
+}
+
+func (f *replayFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.span, "replay", "", "replay the sessions the history recorded over SPAN (such as 7d, the record's usual week; 36h; 1d12h) under the partition in force, and under the change when the flags make one")
+	fl.StringVar(&f.since, "since", "", "with --replay: from this time (RFC 3339, 14:02, 2026-11-27 14:02, -2h), as history takes it")
+	fl.StringVar(&f.until, "until", "", "with --replay: up to this time (default now)")
+	fl.StringVar(&f.dir, "history", "", "with --replay: the history directory (default "+defaultHistoryDir+")")
+	fl.StringVar(&f.arrivals, "arrivals", "", "replay the sessions of FILE instead of the record: CSV start,end,agent,slots or JSON lines (docs/replay.md), under today's partition and the change")
+	fl.BoolVar(&f.suggest, "suggest", false, "with --replay: find the slot amounts per agent under which every recorded session starts (else the fewest refused), nearest today's file, and plan them")
+}
+
+// on says whether the flags ask for a replay; the span flags without it
+// are a usage error.
+func (f *replayFlags) on() (bool, error) {
+	if f.arrivals != "" {
+		if f.span != "" || f.since != "" || f.until != "" || f.dir != "" || f.suggest {
+			return false, usageErr("--arrivals replays the sessions of a file, not the record: drop --replay, --since, --until, --history and --suggest")
+		}
+		return true, nil
+	}
+	if f.span == "" {
+		if f.suggest {
+			return false, usageErr("--suggest needs --replay: the amounts are found from the recorded sessions (--replay 7d)")
+		}
+		for name, v := range map[string]string{"--since": f.since, "--until": f.until, "--history": f.dir} {
+			if v != "" {
+				return false, usageErr("%s is for --replay: add --replay 7d (or another span) to replay the recorded sessions", name)
+			}
+		}
+		return false, nil
+	}
+	return true, nil
+}
+
+// window is the span the flags name, relative to now.
+func (f *replayFlags) window(now time.Time) (from, to time.Time, err error) {
+	to = now
+	if f.until != "" {
+		if to, err = history.ParseWhen(f.until, now); err != nil {
+			return from, to, usageErr("--until: %v", err)
+		}
+	}
+	d, err := history.ParseDays(f.span)
+	if err != nil || d <= 0 {
+		return from, to, usageErr("--replay %q: want a span such as 7d, 36h or 1d12h", f.span)
+	}
+	from = to.Add(-d)
+	if f.since != "" {
+		if from, err = history.ParseWhen(f.since, now); err != nil {
+			return from, to, usageErr("--since: %v", err)
+		}
+	}
+	if !from.Before(to) {
+		return from, to, usageErr("--until is not after --since")
+	}
+	return from, to, nil
+}
+
+// runPlanReplay is plan --replay: the record's sessions replayed under the
+// partition in force (the fidelity check) and, when the change flags make
+// one, under the proposal. Exit 0 when every session starts, 1 when some
+// would not have, 2 on bad usage or an invalid plan.
+func runPlanReplay(ctx context.Context, out io.Writer, src *sourceFlags, ch *changeFlags, rf *replayFlags, asJSON bool) error {
+	var rec *replay.Record
+	var sg *replay.Suggestion
+	if rf.suggest {
+		var flags []string
+		var err error
+		if flags, sg, rec, err = suggestSlots(ctx, src, ch, rf, "plan"); err != nil {
+			return err
+		}
+		ch.slots = flags
+	}
+	if rf.arrivals != "" {
+		return runArrivals(ctx, out, src, ch, rf, asJSON)
+	}
+	from, to, err := rf.window(time.Now())
+	if err != nil {
+		return err
+	}
+	req, err := ch.request()
+	if err != nil {
+		return err
+	}
+	dir, err := readHistoryDir(rf.dir)
+	if err != nil {
+		return err
+	}
+	var plan *partition.Plan
+	if !req.Empty() {
+		if plan, _, err = buildPlan(ctx, src, ch, "plan"); err != nil {
+			return err
+		}
+		if !plan.Valid() {
+			plan.WriteText(out)
+			return &exitError{code: exitBadUsage, err: fmt.Errorf("the plan is invalid (%d error(s)): fix the request or the config as the errors above say; nothing was replayed", len(plan.Errors))}
+		}
+	}
+	if rec == nil {
+		if rec, err = loadReplay(dir, from, to); err != nil {
+			return err
+		}
+	}
+	asWas := replay.Run(rec, rec.AsItWas(), replay.Options{Fidelity: true})
+	var prop *replay.Result
+	if plan != nil {
+		prop = replay.Run(rec, replay.Fixed(proposalAgents(rec, plan)), replay.Options{})
+	}
+	doc := replay.NewDoc(rec, asWas, prop)
+	bw := bufio.NewWriterSize(out, 64<<10)
+	if sg != nil {
+		doc.Suggested = map[model.AgentID]map[model.SlotName]string{}
+		for id, amts := range sg.Amounts {
+			doc.Suggested[id] = map[model.SlotName]string{}
+			for s, v := range amts {
+				doc.Suggested[id][s] = v.String()
+			}
+		}
+	}
+	if asJSON {
+		writeJSON(bw, doc)
+	} else {
+		if sg != nil {
+			writeSuggestion(bw, sg, ch.slots)
+		}
+		if plan != nil {
+			plan.WriteText(bw)
+			fmt.Fprintln(bw)
+		}
+		doc.WriteText(bw)
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	if !doc.ServesAll {
+		return &exitError{code: exitProblem, err: fmt.Errorf("%d of %d recorded session(s) would not have started", doc.RefusedCount(), doc.Sessions)}
+	}
+	return nil
+}
+
+// proposalAgents are the record's agents (as at the end of the span) with
+// the partition the plan would write.
+func proposalAgents(rec *replay.Record, p *partition.Plan) []model.Agent {
+	last := rec.Epochs[len(rec.Epochs)-1].Agents
+	agents := make([]model.Agent, 0, len(last))
+	for _, a := range last {
+		agents = append(agents, model.Agent{ID: a.ID})
+	}
+	for _, ap := range p.Next.Agents {
+		found := false
+		for _, a := range agents {
+			found = found || a.ID == ap.ID
+		}
+		if !found {
+			agents = append(agents, model.Agent{ID: ap.ID})
+		}
+	}
+	p.Next.Fill(agents)
+	return agents
+}
+
+// loadReplay reads the record's sessions of [from, to) from dir.
+func loadReplay(dir string, from, to time.Time) (*replay.Record, error) {
+	rd, err := history.OpenReader(dir)
+	if err != nil {
+		return nil, &exitError{code: exitProblem, err: err}
+	}
+	// No memory ceiling as history's queries set (queryGC): a week's
+	// sessions with their cores and memory hold more than it, and the
+	// collector would run without end.
+	rec, err := replay.Load(rd, from, to)
+	if err != nil {
+		return nil, &exitError{code: exitProblem, err: fmt.Errorf("%s: %w", dir, err)}
+	}
+	return rec, nil
+}
+
+// writeSuggestion says what --suggest found, as the flags that plan it.
+func writeSuggestion(w io.Writer, sg *replay.Suggestion, flags []string) {
+	switch {
+	case sg.AllServed && len(flags) == 0:
+		fmt.Fprint(w, "suggested: no change: today's amounts already start every recorded session\n\n")
+		return
+	case len(flags) == 0:
+		fmt.Fprintf(w, "suggested: no change: no amounts within the node start every recorded session (short of %v), and none refuse fewer than today's %d\n\n", sg.Short, len(sg.Result.Refused))
+		return
+	case sg.AllServed:
+		fmt.Fprintln(w, "suggested: every recorded session starts under these amounts (the nearest to today's file):")
+	default:
+		fmt.Fprintf(w, "suggested: no amounts within the node start every recorded session (short of %v); these refuse the fewest, %d, with no agent given more than it ever used while another is refused:\n", sg.Short, len(sg.Result.Refused))
+	}
+	var sb strings.Builder
+	for _, f := range flags {
+		sb.WriteString(" --slot " + f)
+	}
+	fmt.Fprintf(w, " %s\n\n", strings.TrimSpace(sb.String()))
+}
+
+// suggestSlots is --suggest: the record's sessions and today's file give
+// the --slot flags of the amounts replay.Suggest finds.
+func suggestSlots(ctx context.Context, src *sourceFlags, ch *changeFlags, rf *replayFlags, cmdName string) ([]string, *replay.Suggestion, *replay.Record, error) {
+	if len(ch.slots) > 0 || len(ch.moves) > 0 || ch.mode != "" || len(ch.cpu) > 0 || len(ch.mem) > 0 || ch.from != "" {
+		return nil, nil, nil, usageErr("--suggest makes the change itself: drop --slot, --move, --mode, --cpu, --mem and --from")
+	}
+	from, to, err := rf.window(time.Now())
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	dir, err := readHistoryDir(rf.dir)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cfg, snap, _, err := nodeState(ctx, src, cmdName)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	inv := partition.InventoryOf(snap)
+	cur := partition.Effective(cfg, inv)
+	today := make([]model.Agent, 0, len(cur.Agents))
+	for _, a := range cur.Agents {
+		today = append(today, model.Agent{ID: a.ID})
+	}
+	cur.Fill(today)
+	for _, a := range today {
+		if a.Given == nil {
+			return nil, nil, nil, usageErr("--suggest: %s gives its agents no amounts (%s, %s): it suggests slot-based amounts, which a manual partition of two or more agents in Backend.AI main's form has; switch with --mode manual first", cfg.Path, cfg.Format, cfg.Mode)
+		}
+	}
+	rec, err := loadReplay(dir, from, to)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	in := replay.SuggestInput{Today: today, Total: agentconfig.Totals(snap.Devices), Reserved: model.ResourceSlot{}, Step: model.ResourceSlot{}}
+	quantum := snap.Allocator.Quantum
+	if quantum.Sign() <= 0 {
+		quantum = placement.DefaultQuantum
+	}
+	for s := range in.Total {
+		in.Reserved[s] = cfg.Reserved(s)
+		switch {
+		case s == model.SlotCPU:
+			in.Step[s] = model.NewDec(1, 0)
+		case s == model.SlotMem:
+			in.Step[s] = model.NewDec(1<<30, 0)
+			if cfg.MemoryAlignSize.Sign() > 0 && model.NewDec(1<<30, 0).Less(cfg.MemoryAlignSize) {
+				in.Step[s] = cfg.MemoryAlignSize
+			}
+		case s.MajorType() == "shares":
+			in.Step[s] = quantum
+		}
+	}
+	sg := replay.Suggest(rec, in)
+	return sg.Flags(today), sg, rec, nil
+}
+
+// runArrivals is plan --arrivals FILE: the file's sessions on this node,
+// under today's partition and, with change flags, under the proposal.
+func runArrivals(ctx context.Context, out io.Writer, src *sourceFlags, ch *changeFlags, rf *replayFlags, asJSON bool) error {
+	req, err := ch.request()
+	if err != nil {
+		return err
+	}
+	data, err := readBounded(rf.arrivals, replay.MaxArrivalsBytes)
+	if err != nil {
+		return usageErr("--arrivals: %v", err)
+	}
+	sessions, err := replay.ParseArrivals(data, nil)
+	if err != nil {
+		return usageErr("--arrivals %s:\n%v", rf.arrivals, err)
+	}
+	cfg, snap, _, err := nodeState(ctx, src, "plan")
+	if err != nil {
+		return err
+	}
+	cur := partition.Effective(cfg, partition.InventoryOf(snap))
+	today := make([]model.Agent, 0, len(cur.Agents))
+	for _, a := range cur.Agents {
+		today = append(today, model.Agent{ID: a.ID})
+	}
+	cur.Fill(today)
+	rec := replay.ArrivalsRecord(sessions, snap, fleet.SettingsFor(snap, fleet.Settings{}), today)
+	var plan *partition.Plan
+	if !req.Empty() {
+		if plan, _, err = buildPlan(ctx, src, ch, "plan"); err != nil {
+			return err
+		}
+		if !plan.Valid() {
+			plan.WriteText(out)
+			return &exitError{code: exitBadUsage, err: fmt.Errorf("the plan is invalid (%d error(s)): fix the request or the config as the errors above say; nothing was replayed", len(plan.Errors))}
+		}
+	}
+	asWas := replay.Run(rec, rec.AsItWas(), replay.Options{})
+	var prop *replay.Result
+	if plan != nil {
+		prop = replay.Run(rec, replay.Fixed(proposalAgents(rec, plan)), replay.Options{})
+	}
+	doc := replay.NewDoc(rec, asWas, prop)
+	bw := bufio.NewWriterSize(out, 64<<10)
+	if asJSON {
+		writeJSON(bw, doc)
+	} else {
+		if plan != nil {
+			plan.WriteText(bw)
+			fmt.Fprintln(bw)
+		}
+		doc.WriteText(bw)
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	if !doc.ServesAll {
+		return &exitError{code: exitProblem, err: fmt.Errorf("%d of %d session(s) of %s would not have started", doc.RefusedCount(), doc.Sessions, rf.arrivals)}
+	}
+	return nil
+}
+
+// readBounded reads at most max bytes of path, refusing a larger file.
+func readBounded(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("%s is larger than the %d bytes read", path, max)
+	}
+	return data, nil
+}

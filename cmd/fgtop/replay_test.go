@@ -1,0 +1,211 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fgtop/fgtop/engine"
+	"github.com/fgtop/fgtop/engine/demo"
+	"github.com/fgtop/fgtop/engine/replay"
+)
+
+// recordDemo runs the demo for d with a recorder beside it, as the demo
+// command does, and returns the history directory.
+func recordDemo(t *testing.T, speed float64, d time.Duration) string {
+	dir, _ := recordDemoNode(t, speed, d)
+	return dir
+}
+
+// recordDemoNode is recordDemo that also returns the demo's directory
+// (its agent.toml and mock devices), kept until the test ends.
+func recordDemoNode(t *testing.T, speed float64, d time.Duration) (string, string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	node, err := demo.Start(ctx, demo.Options{Seed: 5, Speed: speed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { node.Close() })
+	eng := engine.New(node.EngineOptions())
+	go eng.Run(ctx)
+	dir := filepath.Join(t.TempDir(), "history")
+	var note bytes.Buffer
+	stop := startRecording(ctx, eng, dir, &note)
+	time.Sleep(d)
+	time.Sleep(1500 * time.Millisecond) // the last batch
+	stop()
+	if note.Len() > 0 {
+		t.Fatalf("recording said: %s", note.String())
+	}
+	return dir, node.Dir
+}
+
+// TestReplayDemoFidelity: the demo's simulated agents place their kernels
+// with the allocators simulate runs; replayed under the partition that was
+// in force, its own record refuses nothing that ran, and every session
+// lands where it really did.
+func TestReplayDemoFidelity(t *testing.T) {
+	dir := recordDemo(t, 20, 8*time.Second)
+	var out bytes.Buffer
+	rf := replayFlags{span: "1h", dir: dir}
+	err := runPlanReplay(context.Background(), &out, &sourceFlags{}, &changeFlags{}, &rf, true)
+	var doc replay.Doc
+	if jerr := json.Unmarshal(out.Bytes(), &doc); jerr != nil {
+		t.Fatalf("%v\n%s", jerr, out.String())
+	}
+	if err != nil {
+		t.Fatalf("exit: %v\n%s", err, out.String())
+	}
+	if doc.Schema != "fgtop.replay/v1" || doc.Sessions < 5 || doc.Proposal {
+		t.Fatalf("doc %+v", doc)
+	}
+	if doc.AsItWas.Refused != 0 || len(doc.AsItWas.Disagreements) != 0 {
+		t.Fatalf("as it was: %d refused, disagreements %+v", doc.AsItWas.Refused, doc.AsItWas.Disagreements)
+	}
+	if doc.AsItWas.Compared < 3 {
+		t.Fatalf("only %d placements compared of %d sessions", doc.AsItWas.Compared, doc.Sessions)
+	}
+	t.Logf("%d sessions, %d running at the start, %d placements compared", doc.Sessions, doc.Before, doc.AsItWas.Compared)
+}
+
+// demoSource is the source flags of the demo's own node: its agent.toml,
+// mock devices and virtual host.
+func demoSource(nodeDir string) *sourceFlags {
+	return &sourceFlags{config: filepath.Join(nodeDir, "agent.toml"), devices: filepath.Join(nodeDir, "mock-accelerator.toml"),
+		mockEtcd: filepath.Join(nodeDir, "mock-accelerator.etcd.json"), hostCPUs: "0-31", hostMem: "256g"}
+}
+
+// TestPlanReplayProposalAndSuggest: on the demo's record, a proposal that
+// gives i-demo-numa0 almost no cuda.shares refuses its sessions in the
+// manager's words (exit 1); --suggest finds amounts that serve them all
+// within the node, and plans them.
+func TestPlanReplayProposalAndSuggest(t *testing.T) {
+	dir, nodeDir := recordDemoNode(t, 20, 5*time.Second)
+	var out bytes.Buffer
+	ch := changeFlags{slots: []string{"i-demo-numa0=cuda.shares=0.1", "i-demo-numa1=cuda.shares=3.9"}}
+	err := runPlanReplay(context.Background(), &out, demoSource(nodeDir), &ch, &replayFlags{span: "1h", dir: dir}, true)
+	var doc replay.Doc
+	if jerr := json.Unmarshal(out.Bytes(), &doc); jerr != nil {
+		t.Fatalf("%v: %v\n%s", err, jerr, out.String())
+	}
+	var ee *exitError
+	if !errors.As(err, &ee) || ee.code != exitProblem || !doc.Proposal || len(doc.Refused) == 0 || doc.ServesAll {
+		t.Fatalf("exit %v, proposal %v, %d refused", err, doc.Proposal, len(doc.Refused))
+	}
+	for _, r := range doc.Refused {
+		if r.Agent == "i-demo-numa0" && r.Requested["cuda.shares"].Sign() > 0 && !strings.Contains(r.Reason, "the manager would not send it there: the agent reports") {
+			t.Errorf("refusal %+v", r)
+		}
+		if r.Kernel == "" || r.At.IsZero() || r.Kind == "" {
+			t.Errorf("refusal lacks fields: %+v", r)
+		}
+	}
+
+	out.Reset()
+	err = runPlanReplay(context.Background(), &out, demoSource(nodeDir), &changeFlags{}, &replayFlags{span: "1h", dir: dir, suggest: true}, false)
+	text := out.String()
+	// The demo's own amounts serve its own record: the nearest change is none.
+	if err != nil || !strings.Contains(text, "suggested: no change: today's amounts already start every recorded session") ||
+		!strings.Contains(text, "verdict: all ") {
+		t.Fatalf("suggest: %v\n%s", err, text)
+	}
+}
+
+func TestReplayFlagsUsage(t *testing.T) {
+	for _, rf := range []replayFlags{{since: "-2h"}, {suggest: true}, {span: "soon"}, {span: "1d", since: "-1h", until: "-2h"}} {
+		_, err := rf.on()
+		if err == nil {
+			_, _, err = rf.window(time.Now())
+		}
+		var ee *exitError
+		if !errors.As(err, &ee) || ee.code != exitBadUsage {
+			t.Errorf("%+v: %v, want a usage error", rf, err)
+		}
+	}
+}
+
+// TestApplySuggestReplay: today's file gives i-demo-numa0 too little for
+// the sessions it ran; apply --suggest --replay writes the amounts that
+// start them all, after the usual confirmation (--yes), and the file
+// then serves the record.
+func TestApplySuggestReplay(t *testing.T) {
+	dir, nodeDir := recordDemoNode(t, 20, 5*time.Second)
+	config := filepath.Join(nodeDir, "agent.toml")
+	raw, err := os.ReadFile(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(raw), `"cuda.shares" = "2.0"`, `"cuda.shares" = "0.2"`, 1)
+	text = strings.Replace(text, `"cuda.shares" = "2.0"`, `"cuda.shares" = "3.8"`, 1)
+	if text == string(raw) {
+		t.Fatal("the demo's agent.toml has no cuda.shares amounts to change")
+	}
+	if err := os.WriteFile(config, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src := demoSource(nodeDir)
+	args := []string{"--replay", "1h", "--history", dir, "--suggest", "--config", src.config, "--devices", src.devices,
+		"--mock-etcd", src.mockEtcd, "--host-cpus", src.hostCPUs, "--host-mem", src.hostMem}
+	cmd := newApplyCmd()
+	var out bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(&out)
+	cmd.SetArgs(append(args, "--yes"))
+	if err := cmd.Execute(); err != nil {
+		t.Fatalf("apply: %v\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), "--slot i-demo-numa0=cuda.shares=") || !strings.Contains(out.String(), "verified:") {
+		t.Fatalf("apply said:\n%s", out.String())
+	}
+	var again bytes.Buffer
+	err = runPlanReplay(context.Background(), &again, demoSource(nodeDir), &changeFlags{}, &replayFlags{span: "1h", dir: dir, suggest: true}, false)
+	if err != nil || !strings.Contains(again.String(), "suggested: no change") {
+		t.Fatalf("after the apply: %v\n%s", err, again.String())
+	}
+}
+
+// TestPlanArrivals: sessions from a file on the demo's node, under its
+// agent.toml (i-demo-numa0 given 2.0 cuda.shares): the second of two
+// overlapping 1.5s is refused (exit 1); a bad row is refused with its
+// line (exit 2).
+func TestPlanArrivals(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	node, err := demo.Start(ctx, demo.Options{Seed: 5, Speed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer node.Close()
+	file := filepath.Join(t.TempDir(), "arrivals.csv")
+	write := func(s string) {
+		if err := os.WriteFile(file, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("start,end,agent,slots\n2026-11-23T01:00:00Z,2026-11-23T03:00:00Z,i-demo-numa0,\"cuda.shares=1.5,cpu=2,mem=8g\"\n" +
+		"2026-11-23T02:00:00Z,2026-11-23T04:00:00Z,i-demo-numa0,\"cuda.shares=1.5,cpu=2,mem=8g\"\n")
+	var out bytes.Buffer
+	err = runPlanReplay(ctx, &out, demoSource(node.Dir), &changeFlags{}, &replayFlags{arrivals: file}, true)
+	var doc replay.Doc
+	if jerr := json.Unmarshal(out.Bytes(), &doc); jerr != nil {
+		t.Fatalf("%v: %v\n%s", err, jerr, out.String())
+	}
+	var ee *exitError
+	if !errors.As(err, &ee) || ee.code != exitProblem || len(doc.Refused) != 1 || doc.Refused[0].Kernel != "line-3" ||
+		!strings.Contains(doc.Refused[0].Reason, "the agent reports 0.5 cuda.shares free (given 2.0, its kernels hold 1.5), 1.5 requested") {
+		t.Fatalf("exit %v, refused %+v", err, doc.Refused)
+	}
+	write("start,end,agent,slots\n2026-11-23T01:00:00Z,soon,i-demo-numa0,cpu=1\n")
+	err = runPlanReplay(ctx, &out, demoSource(node.Dir), &changeFlags{}, &replayFlags{arrivals: file}, false)
+	if !errors.As(err, &ee) || ee.code != exitBadUsage || !strings.Contains(err.Error(), "line 2: end \"soon\"") {
+		t.Fatalf("bad row: %v", err)
+	}
+}

@@ -1,0 +1,212 @@
+package replay
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/fgtop/fgtop/engine/placement"
+	"github.com/fgtop/fgtop/model"
+)
+
+// Bounds on an arrivals file: it is outside input.
+const (
+	MaxArrivalsBytes = 64 << 20
+	MaxArrivals      = 1 << 20
+)
+
+// ParseArrivals reads sessions exported from elsewhere (the manager, a
+// public cluster trace), one a line, in either form (docs/replay.md):
+//
+//	CSV, with an optional header line start,end,agent,slots:
+//	  2026-11-23T03:00:00Z,2026-11-23T04:00:00Z,i-node-a,"cuda.shares=0.8,cpu=8,mem=32g"
+//	JSON lines:
+//	  {"start": "2026-11-23T03:00:00Z", "end": "...", "agent": "i-node-a", "slots": {"cuda.shares": "0.8", "cpu": "8"}}
+//
+// start is RFC 3339; end RFC 3339 or empty (still running at the end);
+// agent may be empty (the first agent that takes it, in config order);
+// slots are written as simulate's requests (slot=amount, comma- or
+// semicolon-separated; a JSON object in JSON lines). Blank lines and
+// lines starting with # are skipped. A bad row is refused with its line
+// number; nothing is guessed.
+func ParseArrivals(data []byte, types model.SlotTypes) ([]Session, error) {
+	if len(data) > MaxArrivalsBytes {
+		return nil, fmt.Errorf("the arrivals file is %d bytes, more than the %d read", len(data), MaxArrivalsBytes)
+	}
+	var out []Session
+	var errs []error
+	lines := bytes.Split(data, []byte("\n"))
+	for i, raw := range lines {
+		n := i + 1
+		line := strings.TrimSpace(strings.TrimSuffix(string(raw), "\r"))
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if len(out) >= MaxArrivals {
+			return nil, fmt.Errorf("line %d: more than %d sessions", n, MaxArrivals)
+		}
+		var s Session
+		var err error
+		switch {
+		case strings.HasPrefix(line, "{"):
+			s, err = arrivalJSON(line, types)
+		case len(out) == 0 && len(errs) == 0 && strings.HasPrefix(strings.ToLower(line), "start"):
+			if err = csvHeader(line); err == nil {
+				continue
+			}
+		default:
+			s, err = arrivalCSV(line, types)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("line %d: %w", n, err))
+			if len(errs) == 20 {
+				errs = append(errs, errors.New("(stopped at 20 bad lines)"))
+				break
+			}
+			continue
+		}
+		s.Kernel = model.KernelID(fmt.Sprintf("line-%d", n))
+		out = append(out, s)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("the arrivals file lists no session")
+	}
+	slices.SortStableFunc(out, func(a, b Session) int { return a.Start.Compare(b.Start) })
+	return out, nil
+}
+
+func csvHeader(line string) error {
+	r := csv.NewReader(strings.NewReader(line))
+	f, err := r.Read()
+	if err != nil {
+		return err
+	}
+	want := []string{"start", "end", "agent", "slots"}
+	for i := range f {
+		f[i] = strings.ToLower(strings.TrimSpace(f[i]))
+	}
+	if !slices.Equal(f, want) {
+		return fmt.Errorf("the header is %q; want start,end,agent,slots", line)
+	}
+	return nil
+}
+
+func arrivalCSV(line string, types model.SlotTypes) (Session, error) {
+	r := csv.NewReader(strings.NewReader(line))
+	r.FieldsPerRecord = -1
+	f, err := r.Read()
+	if err == io.EOF {
+		return Session{}, errors.New("empty")
+	}
+	if err != nil {
+		return Session{}, err
+	}
+	if len(f) != 4 {
+		return Session{}, fmt.Errorf("%d field(s); want start,end,agent,slots (quote slots that hold commas)", len(f))
+	}
+	return arrival(f[0], f[1], f[2], strings.ReplaceAll(f[3], ";", ","), types)
+}
+
+func arrivalJSON(line string, types model.SlotTypes) (Session, error) {
+	var v struct {
+		Start *string         `json:"start"`
+		End   *string         `json:"end"`
+		Agent string          `json:"agent"`
+		Slots json.RawMessage `json:"slots"`
+	}
+	dec := json.NewDecoder(strings.NewReader(line))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&v); err != nil {
+		return Session{}, fmt.Errorf("not a session object: %v", err)
+	}
+	if v.Start == nil {
+		return Session{}, errors.New("no start")
+	}
+	end := ""
+	if v.End != nil {
+		end = *v.End
+	}
+	slots := strings.TrimSpace(string(v.Slots))
+	if strings.HasPrefix(slots, "\"") {
+		if err := json.Unmarshal(v.Slots, &slots); err != nil {
+			return Session{}, fmt.Errorf("slots: %v", err)
+		}
+	}
+	return arrival(*v.Start, end, v.Agent, slots, types)
+}
+
+func arrival(start, end, agent, slots string, types model.SlotTypes) (Session, error) {
+	s := Session{Agent: model.AgentID(strings.TrimSpace(agent)), Requested: model.ResourceSlot{}}
+	var err error
+	if s.Start, err = time.Parse(time.RFC3339Nano, strings.TrimSpace(start)); err != nil {
+		return s, fmt.Errorf("start %q: want an RFC 3339 time such as 2026-11-23T03:00:00Z", start)
+	}
+	if end = strings.TrimSpace(end); end == "" {
+		s.Open = true
+	} else {
+		if s.End, err = time.Parse(time.RFC3339Nano, end); err != nil {
+			return s, fmt.Errorf("end %q: want an RFC 3339 time, or nothing for a session still running", end)
+		}
+		if !s.Start.Before(s.End) {
+			return s, fmt.Errorf("end %s is not after start %s", end, start)
+		}
+	}
+	if strings.TrimSpace(slots) == "" || strings.TrimSpace(slots) == "null" {
+		return s, errors.New("no slots: want slot=amount,... such as cuda.shares=0.5,cpu=2,mem=4g")
+	}
+	st, err := placement.ParseStep(slots, types)
+	if err != nil {
+		return s, fmt.Errorf("slots: %w", err)
+	}
+	if st.IsFree() {
+		return s, fmt.Errorf("slots %q: free= is a simulate step, not a request", slots)
+	}
+	if err := st.CheckAmounts(types); err != nil {
+		return s, fmt.Errorf("slots: %w", err)
+	}
+	for _, e := range st.Request {
+		if e.Amount.Sign() > 0 {
+			s.Requested[e.Slot] = e.Amount
+		}
+	}
+	if len(s.Requested) == 0 {
+		return s, fmt.Errorf("slots %q ask for nothing", slots)
+	}
+	return s, nil
+}
+
+// ArrivalsRecord is a Record of sessions from an arrivals file on the
+// node of snap (its devices, allocator and agents), under partition.
+func ArrivalsRecord(sessions []Session, snap *model.Snapshot, settings placement.Settings, agents []model.Agent) *Record {
+	rec := &Record{Node: snap.Node, Devices: slices.Clone(snap.Devices), Settings: settings, Sessions: sessions}
+	for i := range rec.Devices {
+		rec.Devices[i].Telemetry = nil
+	}
+	rec.From = sessions[0].Start
+	for _, s := range sessions {
+		if s.End.After(rec.To) {
+			rec.To = s.End
+		}
+		if s.Start.After(rec.To) {
+			rec.To = s.Start
+		}
+	}
+	for i := range rec.Sessions {
+		s := &rec.Sessions[i]
+		if s.Open {
+			s.End = rec.To
+		}
+	}
+	rec.Epochs = []Epoch{{At: rec.From, Agents: partitionOf(agents), Hash: snap.ConfigHash}}
+	rec.Notes = append(rec.Notes, "sessions from an arrivals file: where each really ran is not known, so placements are not compared")
+	return rec
+}

@@ -1,0 +1,110 @@
+package replay
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fgtop/fgtop/model"
+)
+
+func TestParseArrivals(t *testing.T) {
+	for _, c := range []struct {
+		name, in string
+		want     string // sessions as start>end agent request; or the error's words
+		bad      bool
+	}{
+		{"csv with header", "start,end,agent,slots\n2026-11-23T03:00:00Z,2026-11-23T04:00:00Z,i-a,\"cuda.shares=0.8,cpu=8,mem=32g\"\n",
+			"03:00>04:00 i-a cpu=8 cuda.shares=0.8 mem=32g", false},
+		{"semicolons, no agent, still running", "# exported\n2026-11-23T05:00:00Z,,,cuda.shares=0.5;cpu=2\n",
+			"05:00>open - cpu=2 cuda.shares=0.5", false},
+		{"json lines, sorted by start", `{"start": "2026-11-23T06:00:00Z", "end": "2026-11-23T07:00:00Z", "agent": "i-b", "slots": {"cuda.shares": "1.0"}}
+{"start": "2026-11-23T01:00:00Z", "slots": "cpu=1"}
+`, "01:00>open - cpu=1|06:00>07:00 i-b cuda.shares=1.0", false},
+		{"bad time", "2026-11-23 03:00,2026-11-23T04:00:00Z,i-a,cpu=1\n", "line 1: start \"2026-11-23 03:00\": want an RFC 3339 time", true},
+		{"end before start", "start,end,agent,slots\n\n2026-11-23T04:00:00Z,2026-11-23T03:00:00Z,i-a,cpu=1\n", "line 3: end 2026-11-23T03:00:00Z is not after start", true},
+		{"unquoted commas", "2026-11-23T03:00:00Z,,i-a,cpu=1,mem=2g\n", "line 1: 5 field(s); want start,end,agent,slots (quote slots that hold commas)", true},
+		{"negative", "2026-11-23T03:00:00Z,,i-a,cpu=-1\n", "line 1: slots:", true},
+		{"nothing asked", "2026-11-23T03:00:00Z,,i-a,cpu=0\n", "line 1: slots \"cpu=0\" ask for nothing", true},
+		{"json unknown field", `{"start": "2026-11-23T03:00:00Z", "slot": "cpu=1"}` + "\n", "line 1: not a session object", true},
+		{"empty", "# nothing\n", "the arrivals file lists no session", true},
+		{"two bad lines", "x,,a,cpu=1\ny,,a,cpu=1\n", "line 1: start \"x\"", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ss, err := ParseArrivals([]byte(c.in), nil)
+			if c.bad {
+				if err == nil || !strings.Contains(err.Error(), c.want) {
+					t.Fatalf("error %v, want %q", err, c.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, s := range ss {
+				end := "open"
+				if !s.Open {
+					end = s.End.UTC().Format("15:04")
+				}
+				got = append(got, s.Start.UTC().Format("15:04")+">"+end+" "+orDash(string(s.Agent))+" "+Requested(s.Requested))
+			}
+			if g := strings.Join(got, "|"); g != c.want {
+				t.Errorf("got %s\nwant %s", g, c.want)
+			}
+		})
+	}
+}
+
+func FuzzParseArrivals(f *testing.F) {
+	f.Add([]byte("start,end,agent,slots\n2026-11-23T03:00:00Z,2026-11-23T04:00:00Z,i-a,\"cuda.shares=0.8,cpu=8,mem=32g\"\n"))
+	f.Add([]byte(`{"start": "2026-11-23T06:00:00Z", "end": "2026-11-23T07:00:00Z", "agent": "i-b", "slots": {"cuda.shares": "1.0"}}` + "\n"))
+	f.Add([]byte("2026-11-23T05:00:00Z,,,cuda.shares=0.5;cpu=2\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 1<<16 {
+			return
+		}
+		ss, err := ParseArrivals(data, nil)
+		if err != nil {
+			return
+		}
+		for i, s := range ss {
+			if len(s.Requested) == 0 || !s.Open && !s.Start.Before(s.End) || i > 0 && s.Start.Before(ss[i-1].Start) {
+				t.Fatalf("session %d accepted as %+v", i, s)
+			}
+			for slot, v := range s.Requested {
+				if v.Sign() <= 0 {
+					t.Fatalf("session %d asks %s %s", i, slot, v)
+				}
+			}
+		}
+	})
+}
+
+// TestArrivalsReplay: sessions from a file, on the scripted node under
+// 2.0 each: a third 0.8 on i-node-a is refused; one naming no agent goes
+// to the first that takes it.
+func TestArrivalsReplay(t *testing.T) {
+	w := scriptedWeek(t)
+	rec, err := Load(w.reader(), time.Time{}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss, err := ParseArrivals([]byte(`start,end,agent,slots
+2026-11-23T01:00:00Z,2026-11-23T10:00:00Z,i-node-a,cuda.shares=0.5
+2026-11-23T02:00:00Z,2026-11-23T05:00:00Z,i-node-a,cuda.shares=1.0
+2026-11-23T03:00:00Z,2026-11-23T04:00:00Z,i-node-a,cuda.shares=0.8
+2026-11-23T03:30:00Z,,,cuda.shares=1.5
+`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ar := ArrivalsRecord(ss, &model.Snapshot{Node: rec.Node, Devices: rec.Devices}, rec.Settings, given(rec, map[model.AgentID]string{agentA: "2.0", agentB: "2.0"}))
+	res := Run(ar, ar.AsItWas(), Options{})
+	if len(res.Refused) != 1 || res.Refused[0].Kernel != "line-4" || res.Refused[0].Agent != agentA {
+		t.Fatalf("refused %+v", res.Refused)
+	}
+	if n := agentOf(t, res, agentB).Sessions; n != 1 {
+		t.Errorf("the session naming no agent: b has %d session(s), want 1 (a holds 1.5 of 2.0 then)", n)
+	}
+}

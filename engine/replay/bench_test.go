@@ -1,0 +1,49 @@
+package replay
+
+import (
+	"os"
+	"testing"
+	"time"
+
+	"github.com/fgtop/fgtop/engine/history"
+	"github.com/fgtop/fgtop/model"
+)
+
+// TestReplayBench times the replay of a record made by engine/history's
+// TestWeekBench (BENCHMARKS.md: FGTOP_HISTORY_DIR=DIR
+// FGTOP_HISTORY_WEEK=168): reading the sessions, the fidelity run, a
+// proposal's run and the suggestion. FGTOP_REPLAY_BENCH_DIR=DIR runs it.
+func TestReplayBench(t *testing.T) {
+	dir := os.Getenv("FGTOP_REPLAY_BENCH_DIR")
+	if dir == "" {
+		t.Skip("set FGTOP_REPLAY_BENCH_DIR to a history directory")
+	}
+	start := time.Now()
+	rd, err := history.OpenReader(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := Load(rd, time.Time{}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	load := time.Since(start)
+	t0 := time.Now()
+	asWas := Run(rec, rec.AsItWas(), Options{Fidelity: true})
+	fid := time.Since(t0)
+	today := make([]model.Agent, len(rec.Epochs[0].Agents))
+	for i, a := range rec.Epochs[0].Agents {
+		a.Given = model.ResourceSlot{model.SlotCUDAShares: model.MustDec("6.0")}
+		today[i] = a
+	}
+	t0 = time.Now()
+	prop := Run(rec, Fixed(today), Options{})
+	propT := time.Since(t0)
+	t0 = time.Now()
+	sg := Suggest(rec, SuggestInput{Today: today, Total: model.ResourceSlot{model.SlotCUDAShares: model.MustDec("8.0")}, Reserved: model.ResourceSlot{},
+		Step: model.ResourceSlot{model.SlotCUDAShares: model.MustDec("0.01")}})
+	sugT := time.Since(t0)
+	t.Logf("%d sessions, %s to %s; load %v, fidelity run %v (%d disagreements), proposal run %v (%d refused), suggest %v (%v, %d refused)",
+		len(rec.Sessions), rec.From.UTC().Format(time.RFC3339), rec.To.UTC().Format(time.RFC3339), load, fid, len(asWas.Disagreements),
+		propT, len(prop.Refused), sugT, sg.Amounts, len(sg.Result.Refused))
+}

@@ -1,0 +1,346 @@
+// Package replay answers "had the agents been given these amounts over
+// that week, whose sessions would not have started?": it takes the
+// sessions a history record saw (each kernel's arrival, what it held of
+// every slot, its agent, its departure) and runs them in time order
+// through the rules fgtop implements exactly, the manager's per-agent
+// limit of the slot-based form (placement.ManagerLimit) and then the
+// agent's own allocator over the devices as the plugin registered them
+// (placement's nodes over engine/alloc, the allocators simulate runs),
+// once under the partition that was in force and once under a proposal.
+//
+// The record is read only through engine/history's public readers:
+// Reader.History (with Filter.Host, so that cpu and mem come too) for the
+// sessions, Reader.At for the devices, the allocator settings and the
+// agents' partitions at the span's start and after each apply the
+// agent.toml journal recorded.
+package replay
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/engine/alloc"
+	"github.com/fgtop/fgtop/engine/fleet"
+	"github.com/fgtop/fgtop/engine/history"
+	"github.com/fgtop/fgtop/engine/placement"
+	"github.com/fgtop/fgtop/model"
+)
+
+// Session is one kernel as the replay runs it.
+type Session struct {
+	Kernel  model.KernelID
+	Session string
+	Owner   string
+	Agent   model.AgentID
+	// Start is when it arrived: when the record first saw it.
+	Start time.Time
+	// End is when it left; with Open, the end of the span.
+	End  time.Time
+	Open bool
+	// Before: it was running when the span began (or when the record
+	// began again after a gap), so its true arrival is not in the span:
+	// it is placed first, before any session that arrives in the span.
+	Before bool
+	// EndsInGap: it left sometime in a gap of the record, after End;
+	// InGap: it arrived in one, before Start (the first moment the record
+	// saw it again).
+	EndsInGap, InGap bool
+	// Requested is what it held of each slot when it arrived: Backend.AI
+	// allocates exactly what a kernel requests (its SLOTS), so the sum
+	// of its allocation per slot is its request.
+	Requested model.ResourceSlot
+	// Got is where it really ran when it arrived.
+	Got model.Allocations
+	// Changed: what it held changed while it ran (the replay keeps what
+	// it asked on arrival).
+	Changed bool
+}
+
+// Request is the session's request as the allocator takes it.
+func (s *Session) Request() alloc.Request { return alloc.RequestFromSlots(s.Requested) }
+
+// Epoch is the agents' partition from At on, as the record has it.
+type Epoch struct {
+	At     time.Time
+	Agents []model.Agent
+	// Hash is the agent.toml's hash the engine read ("" unknown).
+	Hash string
+}
+
+// Record is what a replay needs of a history record over one span.
+type Record struct {
+	From, To time.Time
+	// Node is the recorded node's name.
+	Node string
+	// Devices are the node's devices as the plugin registered them at the
+	// span's start.
+	Devices  []model.Device
+	Settings placement.Settings
+	// Sessions in arrival order (those running at the span's start
+	// first), then by kernel id.
+	Sessions []Session
+	// Epochs are the partitions in force, oldest first; the first is in
+	// force from From.
+	Epochs []Epoch
+	// Missing are the record's gaps in the span.
+	Missing []history.Missing
+	// Notes say what the record could not tell.
+	Notes []string
+}
+
+// Load reads the sessions of [from, to) from a history record. A span
+// reaching outside the record is cut to it.
+func Load(rd *history.Reader, from, to time.Time) (*Record, error) {
+	rFrom, rTo, err := rd.Span()
+	if err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
+	}
+	if from.Before(rFrom) {
+		from = rFrom
+	}
+	if to.IsZero() || to.After(rTo) {
+		to = rTo
+	}
+	if !from.Before(to) {
+		return nil, fmt.Errorf("replay: the span %s to %s holds nothing of the record, which covers %s to %s",
+			stamp(from), stamp(to), stamp(rFrom), stamp(rTo))
+	}
+	first, err := rd.At(from)
+	if err != nil {
+		return nil, fmt.Errorf("replay: the node at %s: %w", stamp(from), err)
+	}
+	snap := first.Snap
+	rec := &Record{From: from, To: to, Node: snap.Node, Devices: slices.Clone(snap.Devices),
+		Settings: fleet.SettingsFor(snap, fleet.Settings{})}
+	for i := range rec.Devices {
+		rec.Devices[i].Telemetry = nil
+	}
+	rec.Epochs = []Epoch{{At: from, Agents: partitionOf(snap.Agents), Hash: snap.ConfigHash}}
+	res, err := rd.History(history.Filter{Since: from, Until: to, Host: true})
+	if err != nil {
+		return nil, fmt.Errorf("replay: reading the sessions: %w", err)
+	}
+	rec.Missing = inSpan(res.Missing, from, to)
+	rec.Sessions = sessionsOf(res.Intervals, from, to)
+	rec.epochs(rd, res.Partitions)
+	rec.Notes = append(rec.Notes, unlisted(rec)...)
+	changed := 0
+	for i := range rec.Sessions {
+		if rec.Sessions[i].Changed {
+			changed++
+		}
+	}
+	if changed > 0 {
+		rec.Notes = append(rec.Notes, fmt.Sprintf("%d session(s) changed what they held while running; each is replayed with what it held when it arrived", changed))
+	}
+	return rec, nil
+}
+
+// stamp is a moment as the replay prints it.
+func stamp(t time.Time) string { return t.Local().Format("2006-01-02 15:04:05 MST") }
+
+// partitionOf keeps what the replay needs of the agents: their ids and
+// partitions.
+func partitionOf(as []model.Agent) []model.Agent {
+	out := make([]model.Agent, len(as))
+	for i, a := range as {
+		out[i] = model.Agent{ID: a.ID, Owns: a.Owns, Mem: a.Mem, Given: a.Given}
+	}
+	return out
+}
+
+func inSpan(ms []history.Missing, from, to time.Time) []history.Missing {
+	var out []history.Missing
+	for _, m := range ms {
+		if m.To.Before(from) || m.From.After(to) {
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// epochs finds the partitions put in force inside the span: the
+// moments the agent.toml hash the engine read changes. The record keeps
+// the hash and the agents' partitions in every snapshot, so At at two
+// moments tells whether it changed between them, and halving the stretch
+// finds when. The journal's applies and rollbacks in the span are probed
+// too, so that a change undone later inside the span is not missed; one
+// made and undone by another tool between two probes is (said in
+// docs/replay.md).
+func (rec *Record) epochs(rd *history.Reader, parts []agentconfig.JournalRecord) {
+	probes := []time.Time{rec.From}
+	for _, p := range parts {
+		if p.Time.After(rec.From) && p.Time.Before(rec.To) {
+			probes = append(probes, p.Time)
+		}
+	}
+	probes = append(probes, rec.To)
+	slices.SortFunc(probes, time.Time.Compare)
+	hashAt := func(t time.Time) (string, *model.Snapshot) {
+		res, err := rd.At(t)
+		if err != nil || res.Snap == nil {
+			return "", nil
+		}
+		return res.Snap.ConfigHash, res.Snap
+	}
+	prevHash := rec.Epochs[0].Hash
+	for _, t := range probes[1:] {
+		hash, _ := hashAt(t)
+		for n := 0; n < 16 && hash != "" && hash != model.ConfigUnusable && hash != prevHash; n++ {
+			if !rec.bisect(t, prevHash, hashAt, rd) {
+				break
+			}
+			prevHash = rec.Epochs[len(rec.Epochs)-1].Hash
+		}
+	}
+}
+
+// bisect finds the first change of the hash from prev between the last
+// epoch and t, and adds the epoch it starts.
+func (rec *Record) bisect(t time.Time, prevHash string, hashAt func(time.Time) (string, *model.Snapshot), rd *history.Reader) bool {
+	{
+		lo, hi := rec.Epochs[len(rec.Epochs)-1].At, t
+		for hi.Sub(lo) > time.Millisecond {
+			mid := lo.Add(hi.Sub(lo) / 2)
+			if h, _ := hashAt(mid); h == prevHash || h == "" {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+		at := hi
+		if next, ok := rd.Step(lo, 1); ok && !next.After(hi) {
+			at = next
+		}
+		h, snap := hashAt(at)
+		if snap == nil || h == prevHash {
+			return false
+		}
+		rec.Epochs = append(rec.Epochs, Epoch{At: at, Agents: partitionOf(snap.Agents), Hash: h})
+		return true
+	}
+}
+
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
+
+// sessionsOf joins the record's intervals (one per kernel and device, a
+// new one whenever what it holds there changes) into sessions.
+func sessionsOf(ivs []history.Interval, from, to time.Time) []Session {
+	byKernel := map[model.KernelID][]int{}
+	var order []model.KernelID
+	for i := range ivs {
+		id := ivs[i].Kernel
+		if _, ok := byKernel[id]; !ok {
+			order = append(order, id)
+		}
+		byKernel[id] = append(byKernel[id], i)
+	}
+	out := make([]Session, 0, len(order))
+	for _, id := range order {
+		idx := byKernel[id]
+		s := Session{Kernel: id, Requested: model.ResourceSlot{}, Got: model.Allocations{}}
+		var last *history.Interval
+		for n, i := range idx {
+			iv := &ivs[i]
+			if n == 0 || iv.From.Before(s.Start) {
+				s.Start = iv.From
+			}
+			if last == nil || iv.To.After(last.To) || iv.To.Equal(last.To) && iv.Open {
+				last = iv
+			}
+			if iv.Open {
+				s.Open = true
+			}
+		}
+		for _, i := range idx {
+			iv := &ivs[i]
+			if iv.User != "" {
+				s.Owner = iv.User
+			}
+			if iv.Session != "" {
+				s.Session = iv.Session
+			}
+			if !iv.From.Equal(s.Start) {
+				continue
+			}
+			if s.Agent == "" {
+				s.Agent = iv.Agent
+			}
+			if iv.Since && iv.From.After(from) {
+				s.InGap = true
+			}
+			for slot, amt := range iv.Amounts {
+				if s.Got[slot] == nil {
+					s.Got[slot] = map[model.DeviceID]model.Dec{}
+				}
+				s.Got[slot][iv.Device.ID] = amt
+				s.Requested[slot] = s.Requested[slot].Add(amt)
+			}
+		}
+		for _, i := range idx {
+			// A later interval is a change of what it holds only where
+			// its amounts differ (an owner learned late opens new ones).
+			iv := &ivs[i]
+			for slot, amt := range iv.Amounts {
+				if had, ok := s.Got[slot][iv.Device.ID]; !ok || !had.Equal(amt) {
+					s.Changed = true
+				}
+			}
+		}
+		s.End = last.To
+		s.EndsInGap = last.Gone && !s.Open
+		if !s.Open && !s.End.After(from) || s.Start.After(to) || len(s.Requested) == 0 {
+			continue
+		}
+		if !s.Start.After(from) {
+			s.Before = true
+		}
+		if s.Open || s.End.After(to) {
+			s.End = to
+		}
+		out = append(out, s)
+	}
+	slices.SortFunc(out, func(a, b Session) int {
+		if a.Before != b.Before {
+			if a.Before {
+				return -1
+			}
+			return 1
+		}
+		if c := a.Start.Compare(b.Start); c != 0 {
+			return c
+		}
+		return strings.Compare(string(a.Kernel), string(b.Kernel))
+	})
+	return out
+}
+
+// unlisted says which requested plugins the record lists no devices of.
+func unlisted(rec *Record) []string {
+	have := map[model.DeviceName]bool{}
+	for _, d := range rec.Devices {
+		have[d.Name] = true
+	}
+	missing := map[model.DeviceName]bool{}
+	for i := range rec.Sessions {
+		for s := range rec.Sessions[i].Requested {
+			if n := s.DeviceName(); !have[n] {
+				missing[n] = true
+			}
+		}
+	}
+	var out []string
+	for _, n := range slices.Sorted(mapKeys(missing)) {
+		out = append(out, fmt.Sprintf("the record lists no %s devices (it was made without the host's): the sessions' %s is judged by the agents' amounts only, not by an allocator", n, n))
+	}
+	return out
+}

@@ -1,0 +1,393 @@
+package replay
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/engine/history"
+	"github.com/fgtop/fgtop/engine/partition"
+	"github.com/fgtop/fgtop/model"
+)
+
+const h = time.Hour
+
+// scriptedWeek records the week whose answers are worked out by hand in
+// the tests below (cuda.shares; every kernel also holds the fixture's 8
+// cores and 32 GiB, far inside the agents' 60 cores and 480 GiB):
+//
+//	i-node-a, given 2.5: k1 0.5 01-10h, k2 1.0 02-05h, k3 0.8 03-04h  (2.3 at once 03-04h)
+//	i-node-b, given 1.5: k5 1.0 01:30-30h, k6 0.5 06-07h              (1.5 at once 06-07h)
+func scriptedWeek(t *testing.T) *week {
+	w := newWeek(t, "2.5", "1.5")
+	w.start(1*h, agentA, 1, share(0, "0.5"))
+	w.start(90*time.Minute, agentB, 5, share(3, "1.0"))
+	w.start(2*h, agentA, 2, share(1, "1.0"))
+	w.start(3*h, agentA, 3, share(2, "0.8"))
+	w.stop(4*h, agentA, 3)
+	w.stop(5*h, agentA, 2)
+	w.start(6*h, agentB, 6, share(2, "0.5"))
+	w.stop(7*h, agentB, 6)
+	w.stop(10*h, agentA, 1)
+	w.stop(30*h, agentB, 5)
+	return w
+}
+
+// given is the partition with the agents' cuda.shares amounts changed.
+func given(rec *Record, amounts map[model.AgentID]string) []model.Agent {
+	base := rec.Epochs[0].Agents
+	out := make([]model.Agent, len(base))
+	for i, a := range base {
+		a.Given = model.ResourceSlot{}
+		for k, v := range base[i].Given {
+			a.Given[k] = v
+		}
+		if v, ok := amounts[a.ID]; ok {
+			a.Given[model.SlotCUDAShares] = model.MustDec(v)
+		}
+		out[i] = a
+	}
+	return out
+}
+
+func agentOf(t *testing.T, res *Result, id model.AgentID) *AgentResult {
+	t.Helper()
+	for i := range res.Agents {
+		if res.Agents[i].Agent == id {
+			return &res.Agents[i]
+		}
+	}
+	t.Fatalf("no agent %s in %+v", id, res.Agents)
+	return nil
+}
+
+func slotOf(t *testing.T, a *AgentResult, slot model.SlotName) SlotStat {
+	t.Helper()
+	for _, s := range a.Slots {
+		if s.Slot == slot {
+			return s
+		}
+	}
+	t.Fatalf("agent %s has no %s line", a.Agent, slot)
+	return SlotStat{}
+}
+
+func TestScriptedWeek(t *testing.T) {
+	w := scriptedWeek(t)
+	rec, err := Load(w.reader(), time.Time{}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.Sessions) != 5 || len(rec.Missing) != 0 {
+		t.Fatalf("sessions %d, missing %v", len(rec.Sessions), rec.Missing)
+	}
+	k3 := rec.Sessions[3]
+	if k3.Kernel != "00000003-0000-4000-8000-000000000003" || !k3.Start.Equal(w.base.Add(3*h)) || !k3.End.Equal(w.base.Add(4*h)) ||
+		k3.Requested[model.SlotCUDAShares].String() != "0.8" || k3.Requested["cpu"].String() != "8" || k3.Agent != agentA {
+		t.Fatalf("k3 read as %+v", k3)
+	}
+
+	t.Run("as it was: nothing refused", func(t *testing.T) {
+		res := Run(rec, rec.AsItWas(), Options{Fidelity: true})
+		if len(res.Refused) != 0 {
+			t.Fatalf("refused %+v", res.Refused)
+		}
+		for _, d := range res.Disagreements {
+			if d.Refused != "" {
+				t.Errorf("the rules refuse %s, which ran: %s", d.Kernel, d.Refused)
+			}
+		}
+		a := agentOf(t, res, agentA)
+		if st := slotOf(t, a, model.SlotCUDAShares); st.Peak.String() != "2.3" || !st.PeakAt.Equal(w.base.Add(3*h)) || st.Over != 0 {
+			t.Errorf("a's cuda.shares %+v, want peak 2.3 at 03:00, never over 2.5", st)
+		}
+		b := agentOf(t, res, agentB)
+		if st := slotOf(t, b, model.SlotCUDAShares); st.Peak.String() != "1.5" || st.Over != 0 {
+			t.Errorf("b's cuda.shares %+v, want peak 1.5", st)
+		}
+	})
+
+	t.Run("2.0 each: k3 refused, could have run on b", func(t *testing.T) {
+		res := Run(rec, Fixed(given(rec, map[model.AgentID]string{agentA: "2.0", agentB: "2.0"})), Options{})
+		if len(res.Refused) != 1 {
+			t.Fatalf("refused %+v", res.Refused)
+		}
+		r := res.Refused[0]
+		want := "the manager would not send it there: the agent reports 0.5 cuda.shares free (given 2.0, its kernels hold 1.5), 0.8 requested"
+		if r.Kernel != k3.Kernel || r.Agent != agentA || !r.At.Equal(w.base.Add(3*h)) || r.Reason != want || r.Kind != "ManagerRefused" {
+			t.Errorf("refusal %+v\nwant %s", r, want)
+		}
+		if fmt.Sprint(r.CouldRunOn) != "[i-node-b]" {
+			t.Errorf("could run on %v, want [i-node-b] (it holds 1.0 of 2.0 then)", r.CouldRunOn)
+		}
+		a := agentOf(t, res, agentA)
+		st := slotOf(t, a, model.SlotCUDAShares)
+		// Demand 2.3 from 03:00 to 04:00 over 2.0; in use 0.5 for 9 h and
+		// 1.0 for 3 h (k3 never ran) of 2.0 over 168 h: 7.5/336 = 0.022.
+		if st.Peak.String() != "2.3" || st.Over != h || st.MeanUse.V.String() != "0.02" {
+			t.Errorf("a's cuda.shares %+v", st)
+		}
+		if v := a.Verdict(); v != "i-node-a: 1 of 3 session(s) would not have started (cuda.shares peak 2.3 > 2.0)" {
+			t.Errorf("verdict %q", v)
+		}
+		if v := agentOf(t, res, agentB).Verdict(); v != "i-node-b: all 2 session(s) start" {
+			t.Errorf("verdict %q", v)
+		}
+	})
+
+	t.Run("a refused session frees nothing later", func(t *testing.T) {
+		// a given 1.0: k1 (0.5) runs; k2 (1.0) refused at 02:00; k3 (0.8)
+		// then finds 0.5 free, refused too. Had k2 run and freed at 05:00
+		// nothing would change; had it been counted, k3 would be refused
+		// with 0 free.
+		res := Run(rec, Fixed(given(rec, map[model.AgentID]string{agentA: "1.0", agentB: "3.0"})), Options{})
+		var got []string
+		for _, r := range res.Refused {
+			got = append(got, r.Reason)
+		}
+		if len(got) != 2 || !strings.Contains(got[1], "reports 0.5 cuda.shares free (given 1.0, its kernels hold 0.5), 0.8 requested") {
+			t.Errorf("refusals %q", got)
+		}
+	})
+
+	t.Run("raising an amount never refuses more", func(t *testing.T) {
+		prev := -1
+		for _, amt := range []string{"0.0", "0.4", "0.5", "1.0", "1.4", "1.5", "1.8", "2.0", "2.3", "2.5", "4.0"} {
+			res := Run(rec, Fixed(given(rec, map[model.AgentID]string{agentA: amt})), Options{NoElsewhere: true})
+			n := len(agentOf(t, res, agentA).Refused)
+			if prev >= 0 && n > prev {
+				t.Fatalf("a given %s refuses %d, more than %d at the amount below", amt, n, prev)
+			}
+			prev = n
+		}
+		if prev != 0 {
+			t.Fatalf("a given 4.0 still refuses %d", prev)
+		}
+	})
+}
+
+// TestPartitionChangeInsideTheSpan: an apply on the fourth day gives a
+// 3.0 and b 1.0; a's sessions after it (2.8 at once) are judged under it
+// as it was, and the start's 2.5 would have refused one of them.
+func TestPartitionChangeInsideTheSpan(t *testing.T) {
+	w := newWeek(t, "2.5", "1.5")
+	w.start(1*h, agentA, 1, share(0, "0.5"))
+	w.stop(2*h, agentA, 1)
+	w.at(72 * h)
+	cfg, err := agentconfig.Load(w.config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := w.live.Eng.Latest()
+	inv := partition.InventoryOf(snap)
+	sets := []partition.SlotSet{}
+	for _, v := range []string{"i-node-a=cuda.shares=3.0", "i-node-b=cuda.shares=1.0"} {
+		s, err := partition.ParseSlotSet(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sets = append(sets, s)
+	}
+	draft, errs := partition.Draft(cfg, inv, partition.Request{Slots: sets})
+	p := partition.Build(cfg, draft, snap, errs...)
+	if !p.Valid() {
+		t.Fatalf("plan: %v", p.Errors)
+	}
+	if _, err := partition.Apply(p, partition.ApplyOptions{Actor: agentconfig.Actor{Name: "test", Origin: "test", Role: agentconfig.RoleOperator}}); err != nil {
+		t.Fatal(err)
+	}
+	w.observe(func(s *model.Snapshot) error {
+		if g := s.Agents[0].Given[model.SlotCUDAShares]; g.String() != "3.0" {
+			return fmt.Errorf("a given %s", g)
+		}
+		return nil
+	})
+	w.start(80*h, agentA, 7, share(0, "0.8"), share(1, "0.7"))
+	w.start(81*h, agentA, 8, share(2, "0.7"), share(3, "0.6"))
+	w.stop(83*h, agentA, 8)
+	w.stop(90*h, agentA, 7)
+	rec, err := Load(w.reader(), time.Time{}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.Epochs) != 2 || rec.Epochs[1].At.Before(w.base.Add(72*h)) || !rec.Epochs[1].At.Before(w.base.Add(80*h)) {
+		t.Fatalf("epochs %+v; notes %v", rec.Epochs, rec.Notes)
+	}
+	res := Run(rec, rec.AsItWas(), Options{Fidelity: true})
+	for _, d := range res.Disagreements {
+		if d.Refused != "" {
+			t.Errorf("as it was, %s is refused: %s", d.Kernel, d.Refused)
+		}
+	}
+	st := slotOf(t, agentOf(t, res, agentA), model.SlotCUDAShares)
+	if !st.Varies || st.Amount.String() != "3.0" || st.Peak.String() != "2.8" || st.Over != 0 {
+		t.Errorf("a's cuda.shares as it was %+v", st)
+	}
+	fixed := Run(rec, Fixed(rec.Epochs[0].Agents), Options{})
+	if len(fixed.Refused) != 1 || fixed.Refused[0].Kernel != "00000008-0000-4000-8000-000000000008" {
+		t.Errorf("under the start's partition all week: refused %+v", fixed.Refused)
+	}
+}
+
+// TestGapInTheRecord: no recorder ran from 10h to 20h. A kernel that
+// began and ended inside the gap is not in the replay; one first seen
+// after it arrived in it; the gap is reported with what it may hide.
+func TestGapInTheRecord(t *testing.T) {
+	w := newWeek(t, "2.5", "1.5")
+	w.start(1*h, agentA, 1, share(0, "0.5"))
+	w.at(10 * h)
+	w.observe(func(*model.Snapshot) error { return nil })
+	if err := w.rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	w.rec = nil
+	// Inside the gap: k2 comes and goes unseen by any recorder; k3 comes.
+	w.start(12*h, agentA, 2, share(1, "1.0"))
+	w.stop(13*h, agentA, 2)
+	w.start(15*h, agentB, 3, share(2, "1.0"))
+	w.at(20 * h)
+	var err error
+	w.rec, err = history.Open(history.Options{Dir: w.dir, FlushEvery: time.Millisecond, Clock: func() time.Time { return time.Unix(0, w.now.Load()) }, Keep: 30 * 24 * time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.observe(func(*model.Snapshot) error { return nil })
+	rec, err := Load(w.reader(), time.Time{}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The new recorder's first snapshot is the engine's latest, of 15h.
+	if len(rec.Missing) != 1 || !rec.Missing[0].From.Equal(w.base.Add(10*h)) || !rec.Missing[0].To.Equal(w.base.Add(15*h)) {
+		t.Fatalf("missing %+v", rec.Missing)
+	}
+	if len(rec.Sessions) != 2 {
+		t.Fatalf("sessions %+v", rec.Sessions)
+	}
+	k3 := rec.Sessions[1]
+	if k3.Kernel != "00000003-0000-4000-8000-000000000003" || !k3.InGap || k3.Before || !k3.Start.Equal(w.base.Add(15*h)) {
+		t.Errorf("k3 read as %+v", k3)
+	}
+	doc := NewDoc(rec, Run(rec, rec.AsItWas(), Options{Fidelity: true}), nil)
+	var sb strings.Builder
+	if err := doc.WriteText(&sb); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Missing) != 1 || doc.Missing[0].Hides != GapHides || !strings.Contains(sb.String(), "the record lacks 1 stretch(es) of the span") {
+		t.Errorf("doc missing %+v\n%s", doc.Missing, sb.String())
+	}
+}
+
+func TestSuggest(t *testing.T) {
+	w := scriptedWeek(t)
+	rec, err := Load(w.reader(), time.Time{}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	step := model.ResourceSlot{model.SlotCUDAShares: model.MustDec("0.1"), model.SlotCPU: model.MustDec("1"), model.SlotMem: model.NewDec(1<<30, 0)}
+	total := model.ResourceSlot{model.SlotCUDAShares: model.MustDec("4.00"), model.SlotCPU: model.MustDec("128"), model.SlotMem: model.NewDec(1<<40, 0)}
+	shares := func(sg *Suggestion) string {
+		return fmt.Sprintf("a %s b %s", sg.Amounts[agentA][model.SlotCUDAShares], sg.Amounts[agentB][model.SlotCUDAShares])
+	}
+	for _, c := range []struct {
+		name, a, b string
+		total      string
+		want       string
+		served     bool
+		refused    int
+	}{
+		// Today's file serves every session: the smallest change is none.
+		{"today serves all", "2.5", "1.5", "4.00", "a 2.5 b 1.5", true, 0},
+		// a needs its peak 2.3; b gives back what does not fit, down to
+		// 1.7 (its peak is 1.5): the least change that serves all.
+		{"peaks fit", "1.0", "3.0", "4.00", "a 2.3 b 1.7", true, 0},
+		// 3.8 needed, 3.0 there: shared out a step at a time, b capped at
+		// its peak 1.5; a's k3 (0.8 on top of 1.5) cannot start.
+		{"short", "1.0", "2.0", "3.0", "a 1.5 b 1.5", false, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tot := model.ResourceSlot{}
+			for k, v := range total {
+				tot[k] = v
+			}
+			tot[model.SlotCUDAShares] = model.MustDec(c.total)
+			sg := Suggest(rec, SuggestInput{Today: given(rec, map[model.AgentID]string{agentA: c.a, agentB: c.b}), Total: tot, Reserved: model.ResourceSlot{}, Step: step})
+			if got := shares(sg); got != c.want || sg.AllServed != c.served || len(sg.Result.Refused) != c.refused {
+				t.Errorf("suggested %s (all served %v, %d refused), want %s (%v, %d)", got, sg.AllServed, len(sg.Result.Refused), c.want, c.served, c.refused)
+			}
+			if sg.Amounts[agentA][model.SlotCPU].String() != "60" {
+				t.Errorf("cpu moved from today's 60: %s", sg.Amounts[agentA][model.SlotCPU])
+			}
+		})
+	}
+}
+
+// TestRecordWithoutHostDevices: a record made without the host's cores
+// and memory (the node lists only its GPUs) still replays: cpu and mem
+// are judged by the amounts only, said in a note, and where a session
+// landed is compared on its GPUs alone.
+func TestRecordWithoutHostDevices(t *testing.T) {
+	w := scriptedWeek(t)
+	rec, err := Load(w.reader(), time.Time{}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gpus []model.Device
+	for _, d := range rec.Devices {
+		if d.Name == "cuda" {
+			gpus = append(gpus, d)
+		}
+	}
+	rec.Devices = gpus
+	notes := unlisted(rec)
+	if len(notes) != 2 || !strings.Contains(notes[0], "the record lists no cpu devices") {
+		t.Fatalf("notes %q", notes)
+	}
+	// The script chose the GPUs, not an allocator: placements may
+	// disagree, but nothing that ran is refused for lack of a cpu map.
+	res := Run(rec, rec.AsItWas(), Options{Fidelity: true})
+	for _, d := range res.Disagreements {
+		if d.Refused != "" {
+			t.Errorf("%s refused: %s", d.Kernel, d.Refused)
+		}
+		if _, ok := d.Placed[model.SlotCPU]; ok {
+			t.Errorf("%s placed on cores the record does not list: %v", d.Kernel, d.Placed)
+		}
+	}
+	if res.Compared == 0 {
+		t.Fatal("no placement compared")
+	}
+	// The amounts still judge cpu: 8 cores each, a given 20 takes two.
+	tight := given(rec, nil)
+	tight[0].Given[model.SlotCPU] = model.MustDec("20")
+	res = Run(rec, Fixed(tight), Options{})
+	if len(res.Refused) != 1 || !strings.Contains(res.Refused[0].Reason, "the agent reports 4 cpu free (given 20, its kernels hold 16), 8 requested") {
+		t.Fatalf("refused %+v", res.Refused)
+	}
+}
+
+// TestSpanInsideTheRecord: a span from 03:30 to 08:00 starts with k1, k2,
+// k3 and k5 running (placed first, in the order they arrived); under 2.0
+// each, k3 is refused as one of them, and k6 arrives in the span.
+func TestSpanInsideTheRecord(t *testing.T) {
+	w := scriptedWeek(t)
+	rec, err := Load(w.reader(), w.base.Add(3*h+30*time.Minute), w.base.Add(8*h))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range rec.Sessions {
+		got = append(got, fmt.Sprintf("%s:%v", s.Kernel[7:8], s.Before))
+	}
+	if g := strings.Join(got, " "); g != "1:true 5:true 2:true 3:true 6:false" {
+		t.Fatalf("sessions %s", g)
+	}
+	res := Run(rec, Fixed(given(rec, map[model.AgentID]string{agentA: "2.0", agentB: "2.0"})), Options{})
+	if len(res.Refused) != 1 || res.Refused[0].Kernel[7:8] != "3" || !res.Refused[0].Before || !res.Refused[0].At.Equal(rec.From) {
+		t.Fatalf("refused %+v", res.Refused)
+	}
+	if st := slotOf(t, agentOf(t, res, agentA), model.SlotCUDAShares); st.Over != 30*time.Minute {
+		t.Errorf("a over 2.0 for %v, want 30m (03:30 to 04:00)", st.Over)
+	}
+}

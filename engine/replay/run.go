@@ -1,0 +1,735 @@
+package replay
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cockroachdb/apd/v3"
+	"github.com/fgtop/fgtop/engine/alloc"
+	"github.com/fgtop/fgtop/engine/placement"
+	"github.com/fgtop/fgtop/model"
+)
+
+// KindNoAgent is the kind of a refusal of a session whose agent the
+// partition does not have.
+const KindNoAgent = "NoSuchAgent"
+
+// Refusal is a session that would not have started.
+type Refusal struct {
+	At        time.Time
+	Kernel    model.KernelID
+	Session   string
+	Owner     string
+	Agent     model.AgentID
+	Requested model.ResourceSlot
+	// Kind is placement.KindManagerRefused when the manager would not
+	// have sent it, else the allocator's error class
+	// (InsufficientResource, ...).
+	Kind string
+	// Reason is why, in the words simulate prints.
+	Reason string
+	// CouldRunOn are the other agents that would have taken it then.
+	CouldRunOn []model.AgentID
+	// Before: it was already running when the span began (placed first).
+	Before bool
+}
+
+// SlotStat is one slot of one agent over the span.
+type SlotStat struct {
+	Slot model.SlotName
+	// Amount is what the agent is given at the end of the span (under
+	// the run's partition); Varies says it was not the same throughout.
+	Amount model.Dec
+	Varies bool
+	// Given: the amount is the partition's (slot-based); otherwise it is
+	// what the agent's devices hold (device-based, shared).
+	Given bool
+	// Peak is the highest concurrent demand: what the agent's recorded
+	// sessions running at once asked, refused ones included.
+	Peak   model.Dec
+	PeakAt time.Time
+	// Over is how long the demand exceeded the amount.
+	Over time.Duration
+	// MeanUse is the mean share of the amount held by the sessions that
+	// started in the replay (0..1, two decimals; invalid when the amount
+	// is zero).
+	MeanUse model.Opt[model.Dec]
+}
+
+// AgentResult is one agent's side of a run.
+type AgentResult struct {
+	Agent    model.AgentID
+	Sessions int
+	Refused  []Refusal
+	Slots    []SlotStat
+}
+
+// Verdict is the agent's one line.
+func (a *AgentResult) Verdict() string {
+	if len(a.Refused) == 0 {
+		return fmt.Sprintf("%s: all %d session(s) start", a.Agent, a.Sessions)
+	}
+	var worst []string
+	for _, s := range a.Slots {
+		if s.Over > 0 {
+			worst = append(worst, fmt.Sprintf("%s peak %s > %s", s.Slot, amount(s.Slot, s.Peak), amount(s.Slot, s.Amount)))
+		}
+	}
+	why := ""
+	if len(worst) > 0 {
+		why = " (" + strings.Join(worst, ", ") + ")"
+	}
+	return fmt.Sprintf("%s: %d of %d session(s) would not have started%s", a.Agent, len(a.Refused), a.Sessions, why)
+}
+
+// Disagreement is a session the record and the rules disagree on, under
+// the partition that was in force: the rules refuse it although it ran,
+// or the allocator places it elsewhere than it really was.
+type Disagreement struct {
+	At     time.Time
+	Kernel model.KernelID
+	Agent  model.AgentID
+	// Refused is the rules' reason ("" when they place it elsewhere).
+	Refused string
+	// Got is where it ran, Placed where the allocator would put it.
+	Got, Placed model.Allocations
+}
+
+// Result is one run of the sessions under one partition.
+type Result struct {
+	From, To time.Time
+	Sessions int
+	Refused  []Refusal
+	Agents   []AgentResult
+	// Disagreements (Fidelity runs only).
+	Disagreements []Disagreement
+	// Unrouted are sessions whose agent the record does not name, on a
+	// node of several agents: they are not replayed.
+	Unrouted int
+	// SameMoment counts the sessions (Fidelity runs) recorded within
+	// OrderSlack of another change of their agent's: the order of the two
+	// is not certain, so where each landed is not compared.
+	SameMoment int
+	// Compared counts the sessions (Fidelity runs) whose placement was
+	// compared with where they really ran.
+	Compared int
+	// Skipped counts the parts of sessions' real placements the replay
+	// could not load (a device of a listed plugin the node no longer
+	// lists, or one held under another slot).
+	Skipped int
+}
+
+// Partition is the partitions in force over a run, oldest first; the
+// first is in force from the start.
+type Partition []Epoch
+
+// AsItWas is the record's own partitions over time.
+func (rec *Record) AsItWas() Partition { return Partition(rec.Epochs) }
+
+// Fixed is one partition for the whole span.
+func Fixed(agents []model.Agent) Partition { return Partition{{Agents: agents}} }
+
+// Options tune Run.
+type Options struct {
+	// Fidelity: the partition is the one that was in force, and the run
+	// follows the record: every session runs where it really ran, and
+	// where the rules would have refused it or placed it elsewhere a
+	// Disagreement says so.
+	Fidelity bool
+	// NoElsewhere skips asking the other agents about a refused session
+	// (the suggestion's many runs do not print it).
+	NoElsewhere bool
+}
+
+// agentRun is one agent's replayed state.
+type agentRun struct {
+	id    model.AgentID
+	agent model.Agent
+	st    *placement.AgentState
+	held  model.ResourceSlot
+	res   *AgentResult
+	// demand is what its recorded sessions running now ask, refused ones
+	// included; used what those that started hold.
+	demand, used model.ResourceSlot
+	stats        map[model.SlotName]*slotAcc
+	// absent: the partition has no such agent.
+	absent bool
+	// lastLeave is when one of its sessions last left.
+	lastLeave time.Time
+}
+
+type slotAcc struct {
+	amount  model.Dec
+	varies  bool
+	seen    bool
+	given   bool
+	peak    model.Dec
+	peakAt  time.Time
+	over    time.Duration
+	useSum  model.Dec // used × ns
+	amtSum  model.Dec // amount × ns
+	zeroAmt bool
+}
+
+// running is a session that started in the replay.
+type running struct {
+	s     *Session
+	agent *agentRun
+	got   alloc.KernelAllocation
+}
+
+// Run replays rec's sessions under part.
+func Run(rec *Record, part Partition, opts Options) *Result {
+	r := &runner{rec: rec, part: part, opts: opts, res: &Result{From: rec.From, To: rec.To}}
+	return r.run()
+}
+
+type runner struct {
+	rec    *Record
+	part   Partition
+	opts   Options
+	res    *Result
+	agents []*agentRun
+	byID   map[model.AgentID]*agentRun
+	cur    []model.Agent
+	now    time.Time
+	// live are the sessions running in the replay, by index in
+	// rec.Sessions.
+	live []*running
+	// picked are the agents sessions that name none went to.
+	picked map[*Session]*agentRun
+	// plugins are the device plugins the record lists.
+	plugins map[model.DeviceName]bool
+}
+
+func (r *runner) run() *Result {
+	rec := r.rec
+	r.byID = map[model.AgentID]*agentRun{}
+	r.plugins = map[model.DeviceName]bool{}
+	for _, d := range rec.Devices {
+		r.plugins[d.Name] = true
+	}
+	r.setPartition(r.part[0].Agents)
+	r.now = rec.From
+	type event struct {
+		t     time.Time
+		leave bool
+		i     int
+	}
+	evs := make([]event, 0, 2*len(rec.Sessions)+len(r.part))
+	for i := 1; i < len(r.part); i++ {
+		// A new partition: before the sessions of its moment arrive.
+		evs = append(evs, event{t: r.part[i].At, leave: true, i: -i})
+	}
+	for i := range rec.Sessions {
+		s := &rec.Sessions[i]
+		at := s.Start
+		if s.Before && at.Before(rec.From) {
+			at = rec.From
+		}
+		evs = append(evs, event{t: at, i: i})
+		if !s.Open && s.End.Before(rec.To) {
+			evs = append(evs, event{t: s.End, leave: true, i: i})
+		}
+	}
+	// Sessions were sorted with those running at the start first; a
+	// stable sort by time keeps that, and a departure at the same moment
+	// frees what an arrival then may take.
+	slices.SortStableFunc(evs, func(a, b event) int {
+		if c := a.t.Compare(b.t); c != 0 {
+			return c
+		}
+		if a.leave != b.leave {
+			if a.leave {
+				return -1
+			}
+			return 1
+		}
+		return 0
+	})
+	r.live = make([]*running, len(rec.Sessions))
+	for _, ev := range evs {
+		r.advance(ev.t)
+		if ev.i < 0 {
+			r.changePartition(r.part[-ev.i].Agents)
+			continue
+		}
+		s := &rec.Sessions[ev.i]
+		if ev.leave {
+			r.leave(s, r.live[ev.i])
+			r.live[ev.i] = nil
+			continue
+		}
+		r.live[ev.i] = r.arrive(s)
+	}
+	r.advance(rec.To)
+	for _, a := range r.agents {
+		r.finish(a)
+		r.res.Agents = append(r.res.Agents, *a.res)
+		r.res.Refused = append(r.res.Refused, a.res.Refused...)
+	}
+	slices.SortStableFunc(r.res.Refused, func(a, b Refusal) int { return a.At.Compare(b.At) })
+	return r.res
+}
+
+// setPartition puts agents in force: each agent's maps are rebuilt over
+// the devices its partition gives it (every device in the slot-based
+// form), with what its running sessions hold loaded back.
+func (r *runner) setPartition(agents []model.Agent) {
+	r.cur = agents
+	snap := &model.Snapshot{Devices: r.rec.Devices}
+	for _, a := range agents {
+		ar := r.byID[a.ID]
+		if ar == nil {
+			ar = &agentRun{id: a.ID, held: model.ResourceSlot{}, demand: model.ResourceSlot{}, used: model.ResourceSlot{},
+				stats: map[model.SlotName]*slotAcc{}, res: &AgentResult{Agent: a.ID}}
+			r.byID[a.ID] = ar
+			r.agents = append(r.agents, ar)
+		}
+		ar.agent = a
+		ar.st = placement.ForAgent(snap, &a, r.rec.Settings)
+	}
+}
+
+// changePartition moves to a new partition in the middle of the run,
+// loading every running session's allocation into its agent's new maps.
+func (r *runner) changePartition(agents []model.Agent) {
+	if sameAgents(agents, r.cur) {
+		return
+	}
+	r.setPartition(agents)
+	for _, l := range r.live {
+		// An agent the new partition drops keeps its maps (its sessions
+		// run on; it is sent nothing new): only rebuilt maps are loaded.
+		if l == nil || !slices.ContainsFunc(agents, func(a model.Agent) bool { return a.ID == l.agent.id }) {
+			continue
+		}
+		got, _ := l.agent.st.Node.Load(l.got.ToModel())
+		l.got = got
+	}
+	for _, a := range r.agents {
+		a.refresh()
+	}
+}
+
+// advance accounts for the time from r.now to t.
+func (r *runner) advance(t time.Time) {
+	if !t.After(r.now) {
+		return
+	}
+	dt := model.DecFromInt64(int64(t.Sub(r.now)))
+	for _, a := range r.agents {
+		for slot, acc := range a.stats {
+			if acc.amount.Less(a.demand[slot]) {
+				acc.over += t.Sub(r.now)
+			}
+			acc.useSum = acc.useSum.Add(a.used[slot].Mul(dt))
+			acc.amtSum = acc.amtSum.Add(acc.amount.Mul(dt))
+		}
+	}
+	r.now = t
+}
+
+// amountOf is what agent a may use of slot: its given amount in the
+// slot-based form, else what its devices hold.
+func (a *agentRun) amountOf(slot model.SlotName) (model.Dec, bool) {
+	if a.agent.Given != nil {
+		if g, ok := a.agent.Given[slot]; ok {
+			return g, true
+		}
+	}
+	if slot == model.SlotMem && a.agent.Mem.Sign() > 0 {
+		return a.agent.Mem, false
+	}
+	p := a.st.Node.Plugin(slot.DeviceName())
+	if p == nil {
+		return model.Zero, false
+	}
+	total := model.Zero
+	for _, d := range p.Devices {
+		if d.Slot == slot {
+			total = total.Add(d.Capacity)
+		}
+	}
+	return total, false
+}
+
+// track makes sure slot is accounted for on a.
+func (a *agentRun) track(slot model.SlotName) *slotAcc {
+	acc := a.stats[slot]
+	if acc == nil {
+		amt, given := a.amountOf(slot)
+		acc = &slotAcc{amount: amt, given: given, seen: true, useSum: model.Zero, amtSum: model.Zero, peak: model.Zero}
+		a.stats[slot] = acc
+	}
+	return acc
+}
+
+// refresh sets every tracked slot's amount after a partition change.
+func (a *agentRun) refresh() {
+	for slot, acc := range a.stats {
+		amt, given := a.amountOf(slot)
+		if !amt.Equal(acc.amount) {
+			acc.varies = true
+		}
+		acc.amount, acc.given = amt, given
+	}
+}
+
+func (r *runner) arrive(s *Session) *running {
+	r.res.Sessions++
+	a := r.route(s)
+	if a == nil && s.Agent == "" && len(r.cur) > 1 {
+		a = r.pick(s)
+	}
+	if a == nil {
+		r.res.Unrouted++
+		return nil
+	}
+	a.res.Sessions++
+	for slot, v := range s.Requested {
+		acc := a.track(slot)
+		a.demand[slot] = a.demand[slot].Add(v)
+		if acc.peak.Less(a.demand[slot]) {
+			acc.peak, acc.peakAt = a.demand[slot], r.now
+		}
+	}
+	req := s.Request()
+	kind, why, got := r.place(a, req)
+	if r.opts.Fidelity {
+		return r.follow(a, s, kind, why, got)
+	}
+	if why != "" {
+		ref := Refusal{At: r.now, Kernel: s.Kernel, Session: s.Session, Owner: s.Owner, Agent: a.id, Requested: s.Requested, Kind: kind, Reason: why, Before: s.Before}
+		if !r.opts.NoElsewhere {
+			ref.CouldRunOn = r.elsewhere(a, req)
+		}
+		a.res.Refused = append(a.res.Refused, ref)
+		return nil
+	}
+	l := &running{s: s, agent: a, got: got}
+	r.take(a, s, 1)
+	return l
+}
+
+// place runs the manager's rule, then the agent's allocator; on a refusal
+// it returns the error kind and the reason.
+func (r *runner) place(a *agentRun, req alloc.Request) (string, string, alloc.KernelAllocation) {
+	if a.absent || !slices.ContainsFunc(r.cur, func(x model.Agent) bool { return x.ID == a.id }) {
+		return KindNoAgent, fmt.Sprintf("the partition has no agent %s: the manager would not send it there", a.id), nil
+	}
+	if lim := placement.ManagerLimitOf(&model.Agent{ID: a.id, Given: a.agent.Given, Held: a.held}); lim != nil {
+		if why := lim.Refusal(req); why != "" {
+			return placement.KindManagerRefused, why, nil
+		}
+	}
+	req = r.registered(req)
+	got, err := a.st.Node.Allocate(req)
+	if err != nil {
+		ap := a.st.Preview(req)
+		why := ap.Reason
+		if why == "" {
+			why = placement.ErrMessage(err)
+		}
+		kind := ap.ErrKind
+		if kind == "" {
+			kind = "Error"
+		}
+		return kind, why, nil
+	}
+	return "", "", got
+}
+
+// registered is req without the slots of plugins the record lists no
+// devices of (a record made without the host's cores and memory): those
+// are judged by the agents' amounts only (Record.Notes says so).
+func (r *runner) registered(req alloc.Request) alloc.Request {
+	for _, e := range req {
+		if !r.plugins[e.Slot.DeviceName()] {
+			return slices.DeleteFunc(slices.Clone(req), func(e alloc.SlotAmount) bool { return !r.plugins[e.Slot.DeviceName()] })
+		}
+	}
+	return req
+}
+
+// listed is a without the slots of plugins the record lists no devices
+// of (registered's counterpart for a real placement).
+func (r *runner) listed(a model.Allocations) model.Allocations {
+	out := make(model.Allocations, len(a))
+	for slot, devs := range a {
+		if r.plugins[slot.DeviceName()] {
+			out[slot] = devs
+		}
+	}
+	return out
+}
+
+// follow is a fidelity step: the session runs where it really ran,
+// whatever the rules said, and any difference is a Disagreement.
+func (r *runner) follow(a *agentRun, s *Session, kind, why string, placed alloc.KernelAllocation) *running {
+	if placed != nil {
+		if err := a.st.Node.Free(placed); err != nil {
+			panic(fmt.Sprintf("replay: freeing a placement just made: %v", err))
+		}
+	}
+	got, skipped := a.st.Node.Load(s.Got)
+	for _, sk := range skipped {
+		if r.plugins[sk.Slot.DeviceName()] {
+			r.res.Skipped++
+		}
+	}
+	// The order of the sessions running when the record began is not
+	// known, nor that of sessions its agent started within one recorded
+	// moment: only where one arriving alone lands is compared.
+	if !s.Before && !r.sameMoment(s) {
+		r.res.Compared++
+		switch {
+		case why != "":
+			r.res.Disagreements = append(r.res.Disagreements, Disagreement{At: r.now, Kernel: s.Kernel, Agent: a.id, Refused: why, Got: s.Got})
+		case !sameAlloc(placed.ToModel(), r.listed(s.Got)):
+			r.res.Disagreements = append(r.res.Disagreements, Disagreement{At: r.now, Kernel: s.Kernel, Agent: a.id, Got: s.Got, Placed: placed.ToModel()})
+		}
+	}
+	r.take(a, s, 1)
+	return &running{s: s, agent: a, got: got}
+}
+
+// OrderSlack is how close two of an agent's recorded changes may be and
+// still have been seen in another order than they happened: the record
+// has the moments fgtop saw the kernels' files, a few to tens of
+// milliseconds after the agent wrote or removed them.
+const OrderSlack = 250 * time.Millisecond
+
+// sameMoment reports whether another of s's agent's sessions arrived or
+// left within OrderSlack before s arrived (or arrived as late after):
+// which came first is not certain, so where s landed is not compared.
+func (r *runner) sameMoment(s *Session) bool {
+	a := r.route(s)
+	if a != nil && !a.lastLeave.IsZero() && s.Start.Sub(a.lastLeave) <= OrderSlack {
+		r.res.SameMoment++
+		return true
+	}
+	ss := r.rec.Sessions
+	lo := s.Start.Add(-OrderSlack)
+	i, _ := slices.BinarySearchFunc(ss, lo, func(x Session, t time.Time) int {
+		if x.Before {
+			return -1
+		}
+		return x.Start.Compare(t)
+	})
+	for ; i < len(ss) && !ss[i].Start.After(s.Start.Add(OrderSlack)); i++ {
+		if &ss[i] != s && ss[i].Agent == s.Agent && !ss[i].Before {
+			r.res.SameMoment++
+			return true
+		}
+	}
+	return false
+}
+
+func (r *runner) take(a *agentRun, s *Session, sign int64) {
+	for slot, v := range s.Requested {
+		if sign < 0 {
+			v = v.Neg()
+		}
+		a.held[slot] = a.held[slot].Add(v)
+		a.used[slot] = a.used[slot].Add(v)
+	}
+}
+
+func (r *runner) leave(s *Session, l *running) {
+	a := r.route(s)
+	if a == nil {
+		a = r.picked[s]
+	}
+	if a == nil {
+		return
+	}
+	for slot, v := range s.Requested {
+		a.demand[slot] = a.demand[slot].Sub(v)
+	}
+	a.lastLeave = r.now
+	if l == nil {
+		return // refused: it never ran, it frees nothing
+	}
+	if err := l.agent.st.Node.Free(l.got); err != nil {
+		panic(fmt.Sprintf("replay: freeing %s: %v", s.Kernel, err))
+	}
+	r.take(l.agent, s, -1)
+}
+
+// route is the agent a session goes to: the one that ran it (what the
+// manager did), or the only agent of the node.
+func (r *runner) route(s *Session) *agentRun {
+	if a := r.byID[s.Agent]; a != nil {
+		return a
+	}
+	if s.Agent == "" && len(r.agents) == 1 {
+		return r.agents[0]
+	}
+	if s.Agent != "" {
+		// An agent the partition does not have: it gets an empty part,
+		// so every request it would have made is refused in its words.
+		ar := &agentRun{id: s.Agent, absent: true, agent: model.Agent{ID: s.Agent, Given: model.ResourceSlot{}}, held: model.ResourceSlot{},
+			demand: model.ResourceSlot{}, used: model.ResourceSlot{}, stats: map[model.SlotName]*slotAcc{}, res: &AgentResult{Agent: s.Agent}}
+		ar.st = placement.ForAgent(&model.Snapshot{Devices: r.rec.Devices}, &ar.agent, r.rec.Settings)
+		r.byID[s.Agent] = ar
+		r.agents = append(r.agents, ar)
+		return ar
+	}
+	return nil
+}
+
+// pick is the agent a session that names none goes to: the first, in
+// the partition's order, whose manager limit and allocator take it now;
+// the first agent when none does (its refusal is the one said).
+func (r *runner) pick(s *Session) *agentRun {
+	if r.picked == nil {
+		r.picked = map[*Session]*agentRun{}
+	}
+	req := s.Request()
+	var first *agentRun
+	for _, ag := range r.cur {
+		a := r.byID[ag.ID]
+		if a == nil {
+			continue
+		}
+		if first == nil {
+			first = a
+		}
+		if lim := placement.ManagerLimitOf(&model.Agent{ID: a.id, Given: a.agent.Given, Held: a.held}); lim != nil && lim.Refusal(req) != "" {
+			continue
+		}
+		if _, err := a.st.Node.Try(r.registered(req)); err == nil {
+			r.picked[s] = a
+			return a
+		}
+	}
+	r.picked[s] = first
+	return first
+}
+
+// elsewhere lists the other agents that would have taken req now.
+func (r *runner) elsewhere(from *agentRun, req alloc.Request) []model.AgentID {
+	var out []model.AgentID
+	for _, b := range r.agents {
+		if b == from || !slices.ContainsFunc(r.cur, func(a model.Agent) bool { return a.ID == b.id }) {
+			continue
+		}
+		if lim := placement.ManagerLimitOf(&model.Agent{ID: b.id, Given: b.agent.Given, Held: b.held}); lim != nil && lim.Refusal(req) != "" {
+			continue
+		}
+		if _, err := b.st.Node.Try(r.registered(req)); err == nil {
+			out = append(out, b.id)
+		}
+	}
+	return out
+}
+
+// finish turns an agent's accumulators into its slot lines.
+func (r *runner) finish(a *agentRun) {
+	for _, slot := range slices.Sorted(mapKeys(a.stats)) {
+		acc := a.stats[slot]
+		st := SlotStat{Slot: slot, Amount: acc.amount, Varies: acc.varies, Given: acc.given, Peak: acc.peak, PeakAt: acc.peakAt, Over: acc.over}
+		if acc.amtSum.Sign() > 0 {
+			if q, err := acc.useSum.Quo(acc.amtSum); err == nil {
+				if v, err := q.Quantize(-2, apd.RoundHalfEven); err == nil {
+					st.MeanUse = model.Some(v)
+				}
+			}
+		}
+		a.res.Slots = append(a.res.Slots, st)
+	}
+}
+
+func mapKeys[K comparable, V any](m map[K]V) func(func(K) bool) {
+	return func(yield func(K) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+func sameAgents(a, b []model.Agent) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := &a[i], &b[i]
+		if x.ID != y.ID || !x.Mem.Equal(y.Mem) || !sameSlot(x.Given, y.Given) || (x.Given == nil) != (y.Given == nil) || !sameOwns(x.Owns, y.Owns) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameSlot(a, b model.ResourceSlot) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || !v.Equal(w) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameOwns(a, b map[model.DeviceName][]model.DeviceID) bool {
+	if (a == nil) != (b == nil) || len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if !slices.Equal(v, b[k]) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameAlloc(a, b model.Allocations) bool {
+	n := 0
+	for slot, devs := range a {
+		for id, v := range devs {
+			if v.IsZero() {
+				continue
+			}
+			w, ok := b[slot][id]
+			if !ok || !v.Equal(w) {
+				return false
+			}
+			n++
+		}
+	}
+	for _, devs := range b {
+		for _, v := range devs {
+			if !v.IsZero() {
+				n--
+			}
+		}
+	}
+	return n == 0
+}
+
+// amount is an amount of slot as the replay prints it.
+func amount(slot model.SlotName, v model.Dec) string {
+	if slot == model.SlotMem {
+		return model.FormatBinarySize(v)
+	}
+	return v.String()
+}
+
+// Amount is an amount of slot as the replay prints it (mem as a size).
+func Amount(slot model.SlotName, v model.Dec) string { return amount(slot, v) }
+
+// Requested is a request as the replay prints it: slot=amount, sorted.
+func Requested(r model.ResourceSlot) string {
+	var parts []string
+	for _, n := range r.Names() {
+		parts = append(parts, fmt.Sprintf("%s=%s", n, amount(n, r[n])))
+	}
+	return strings.Join(parts, " ")
+}

@@ -1,0 +1,271 @@
+package replay
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/cockroachdb/apd/v3"
+	"github.com/fgtop/fgtop/model"
+)
+
+// SuggestInput is what a suggestion must respect.
+type SuggestInput struct {
+	// Today is the partition of today's file: each agent's Given.
+	Today []model.Agent
+	// Total and Reserved are the node's total and the config's
+	// reservation per slot (agent.toml's reserved-cpu, reserved-mem).
+	Total, Reserved model.ResourceSlot
+	// Step is each slot's granularity (cpu 1, a shares slot the quantum,
+	// mem the memory align); a slot without one steps by 1.
+	Step model.ResourceSlot
+	// Budget bounds the search when no amounts serve every session
+	// (default 10 s).
+	Budget time.Duration
+}
+
+// Suggestion is the amounts the search found and the replay under them.
+type Suggestion struct {
+	Amounts map[model.AgentID]model.ResourceSlot
+	Result  *Result
+	// AllServed: every session starts under them.
+	AllServed bool
+	// Short are the slots whose available amount is less than what the
+	// agents' peaks need together.
+	Short []model.SlotName
+}
+
+// Suggest finds per agent and slot the amounts, within the node's total
+// less the reservation (as Backend.AI's ResourceOverAllocatedError counts
+// it) and at each slot's step, under which every session of the record
+// starts: each agent's peak demand rounded up to the step. What is left
+// goes back toward today's amounts, so the change from today's file is
+// the smallest one. When the peaks do not fit, the slot's amount is
+// shared out by max-min fairness capped at each agent's peak (no agent is
+// given more than it ever used while another is refused), then amounts
+// move a step at a time between agents while that refuses fewer sessions.
+func Suggest(rec *Record, in SuggestInput) *Suggestion {
+	if in.Budget <= 0 {
+		in.Budget = 10 * time.Second
+	}
+	deadline := time.Now().Add(in.Budget)
+	// Demand does not depend on the amounts: one run with no manager
+	// limit gives every agent's peaks.
+	free := make([]model.Agent, len(in.Today))
+	for i, a := range in.Today {
+		free[i] = model.Agent{ID: a.ID, Owns: a.Owns, Mem: a.Mem}
+	}
+	base := Run(rec, Fixed(free), Options{NoElsewhere: true})
+	peak := map[model.AgentID]model.ResourceSlot{}
+	for _, a := range base.Agents {
+		p := model.ResourceSlot{}
+		for _, s := range a.Slots {
+			p[s.Slot] = s.Peak
+		}
+		peak[a.Agent] = p
+	}
+	out := &Suggestion{Amounts: map[model.AgentID]model.ResourceSlot{}}
+	for _, a := range in.Today {
+		out.Amounts[a.ID] = model.ResourceSlot{}
+	}
+	var slots []model.SlotName
+	for _, a := range in.Today {
+		for s := range a.Given {
+			if !slices.Contains(slots, s) {
+				slots = append(slots, s)
+			}
+		}
+	}
+	slices.Sort(slots)
+	for _, s := range slots {
+		step := in.Step[s]
+		if step.Sign() <= 0 {
+			step = model.NewDec(1, 0)
+		}
+		need := make([]model.Dec, len(in.Today))
+		x := make([]model.Dec, len(in.Today))
+		for i, a := range in.Today {
+			need[i] = roundUp(peak[a.ID][s], step)
+			x[i] = model.Max(need[i], a.Given[s])
+		}
+		fits := func(x []model.Dec) bool { return fitsNode(x, in.Total[s], in.Reserved[s]) }
+		// Back toward the peaks, the largest surplus over today first.
+		for !fits(x) {
+			j := -1
+			for i := range x {
+				if need[i].Less(x[i]) && (j < 0 || x[j].Sub(need[j]).Less(x[i].Sub(need[i]))) {
+					j = i
+				}
+			}
+			if j < 0 {
+				break
+			}
+			x[j] = model.Max(need[j], x[j].Sub(step))
+		}
+		if !fits(x) {
+			out.Short = append(out.Short, s)
+			x = fairShare(need, step, fits)
+		}
+		for i, a := range in.Today {
+			out.Amounts[a.ID][s] = x[i]
+		}
+	}
+	out.Result = Run(rec, Fixed(out.partition(in.Today)), Options{NoElsewhere: true})
+	if len(out.Short) > 0 {
+		out.improve(rec, in, deadline)
+	}
+	out.Result = Run(rec, Fixed(out.partition(in.Today)), Options{})
+	out.AllServed = len(out.Result.Refused) == 0
+	return out
+}
+
+// partition is today's agents with the suggested amounts.
+func (sg *Suggestion) partition(today []model.Agent) []model.Agent {
+	out := make([]model.Agent, len(today))
+	for i, a := range today {
+		a.Given = model.ResourceSlot{}
+		for s, v := range today[i].Given {
+			a.Given[s] = v
+		}
+		for s, v := range sg.Amounts[a.ID] {
+			a.Given[s] = v
+		}
+		out[i] = a
+	}
+	return out
+}
+
+// improve moves a step of a short slot from one agent to another while
+// that refuses fewer sessions, until nothing helps or the deadline.
+func (sg *Suggestion) improve(rec *Record, in SuggestInput, deadline time.Time) {
+	best := len(sg.Result.Refused)
+	for improved := true; improved && best > 0 && time.Now().Before(deadline); {
+		improved = false
+		for _, s := range sg.Short {
+			step := in.Step[s]
+			if step.Sign() <= 0 {
+				step = model.NewDec(1, 0)
+			}
+			for _, from := range in.Today {
+				for _, to := range in.Today {
+					if from.ID == to.ID || time.Now().After(deadline) {
+						continue
+					}
+					f, t := sg.Amounts[from.ID][s], sg.Amounts[to.ID][s]
+					if f.Less(step) {
+						continue
+					}
+					sg.Amounts[from.ID][s], sg.Amounts[to.ID][s] = f.Sub(step), t.Add(step)
+					res := Run(rec, Fixed(sg.partition(in.Today)), Options{NoElsewhere: true})
+					if n := len(res.Refused); n < best {
+						best, sg.Result, improved = n, res, true
+						continue
+					}
+					sg.Amounts[from.ID][s], sg.Amounts[to.ID][s] = f, t
+				}
+			}
+		}
+	}
+}
+
+// fitsNode is Backend.AI's ResourceOverAllocatedError check on one slot:
+// each agent counts its amount less what the node has beyond it, and the
+// counts must not add up past the node's total less the reservation.
+func fitsNode(x []model.Dec, total, reserved model.Dec) bool {
+	avail := total.Sub(reserved)
+	sum := model.Zero
+	for _, v := range x {
+		if avail.Less(v) {
+			// The agent counts at most the available total: more is
+			// never usable, and no suggestion is worth it.
+			return false
+		}
+		sum = sum.Add(avail.Sub(model.Max(total.Sub(v), model.Zero)))
+	}
+	return !avail.Less(sum)
+}
+
+// fairShare shares a short slot out by max-min fairness: every agent a
+// step at a time in turn, none beyond its need, while the node takes it.
+func fairShare(need []model.Dec, step model.Dec, fits func([]model.Dec) bool) []model.Dec {
+	x := make([]model.Dec, len(need))
+	for i := range x {
+		x[i] = model.Zero
+	}
+	for grew := true; grew; {
+		grew = false
+		for i := range x {
+			if !x[i].Less(need[i]) {
+				continue
+			}
+			x[i] = x[i].Add(step)
+			if fits(x) {
+				grew = true
+				continue
+			}
+			x[i] = x[i].Sub(step)
+		}
+	}
+	return x
+}
+
+// roundUp is v rounded up to a multiple of step.
+func roundUp(v, step model.Dec) model.Dec {
+	if v.Sign() <= 0 {
+		return model.Zero
+	}
+	q, err := v.Quo(step)
+	if err != nil {
+		return v
+	}
+	n, err := q.Quantize(0, apd.RoundCeiling)
+	if err != nil {
+		return v
+	}
+	r := n.Mul(step)
+	// Keep the step's exponent: 1.5 shares, not 1.50 or 15E-1.
+	if e := step.Exponent(); e < 0 {
+		if q, err := r.Quantize(e, apd.RoundHalfEven); err == nil {
+			return q
+		}
+	}
+	return r.Normalize()
+}
+
+// Flags are the suggestion as plan's --slot flags, agents and slots in
+// order, mem as a size: only the amounts that differ from today's.
+func (sg *Suggestion) Flags(today []model.Agent) []string {
+	var out []string
+	for _, a := range today {
+		amts := sg.Amounts[a.ID]
+		for _, s := range amts.Names() {
+			v := amts[s]
+			if g, ok := a.Given[s]; ok && g.Equal(v) {
+				continue
+			}
+			text := v.String()
+			if s == model.SlotMem {
+				text = memFlag(v)
+			}
+			out = append(out, fmt.Sprintf("%s=%s=%s", a.ID, s, text))
+		}
+	}
+	return out
+}
+
+// memFlag is a byte count as --slot takes it: the largest binary unit
+// that divides it.
+func memFlag(v model.Dec) string {
+	for _, u := range []struct {
+		suffix string
+		shift  uint
+	}{{"T", 40}, {"G", 30}, {"M", 20}, {"K", 10}} {
+		unit := model.NewDec(1<<u.shift, 0)
+		if q, err := v.Quo(unit); err == nil {
+			if n, err := q.Quantize(0, apd.RoundDown); err == nil && n.Equal(q) && n.Sign() > 0 {
+				return n.String() + u.suffix
+			}
+		}
+	}
+	return v.String()
+}
