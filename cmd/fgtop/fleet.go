@@ -17,6 +17,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/fgtop/fgtop/engine/alloc"
 	"github.com/fgtop/fgtop/engine/fleet"
+	"github.com/fgtop/fgtop/engine/history"
 	"github.com/fgtop/fgtop/engine/report"
 	"github.com/fgtop/fgtop/internal/safefile"
 	"github.com/fgtop/fgtop/model"
@@ -92,6 +93,7 @@ type fleetFlags struct {
 	compact     bool
 	timeout     time.Duration
 	fit         string
+	at          string
 	staleAfter  time.Duration
 	unreachable time.Duration
 	heartbeat   time.Duration
@@ -130,6 +132,7 @@ func newFleetCmd() *cobra.Command {
 	fl.BoolVar(&f.asJSON, "json", false, "print JSON (with --once or --fit)")
 	fl.BoolVar(&f.compact, "compact", false, "with --json: one-line JSON")
 	fl.DurationVar(&f.timeout, "timeout", 10*time.Second, "with --once/--fit: the longest to wait for the nodes")
+	fl.StringVar(&f.at, "at", "", "the fleet as it was at TIME (as snapshot --at: RFC 3339, 14:02, -2h), from --prometheus")
 	fl.StringVar(&f.fit, "fit", "", "where would this request fit: SLOTS such as cuda.shares=2.5,cpu=8,mem=64g")
 	fl.DurationVar(&f.staleAfter, "stale-after", fleet.DefaultStaleAfter, "a node that sent nothing for this long is stale")
 	fl.DurationVar(&f.unreachable, "unreachable-after", fleet.DefaultUnreachableAfter, "a node that sent nothing for this long is unreachable")
@@ -160,8 +163,10 @@ func (f *fleetFlags) check() error {
 		return usageErr("fleet: --refresh %s: want at least 100ms", f.refresh)
 	case f.prometheus != "" && f.lookback < time.Second:
 		return usageErr("fleet: --lookback %s: want at least 1s", f.lookback)
-	case f.asJSON && !f.once && f.fit == "":
-		return usageErr("fleet: --json needs --once or --fit")
+	case f.asJSON && !f.once && f.fit == "" && f.at == "":
+		return usageErr("fleet: --json needs --once, --fit or --at")
+	case f.at != "" && f.prometheus == "":
+		return usageErr("fleet: --at needs --prometheus URL (the fleet's past is in Prometheus or its long-term store)")
 	case f.timeout <= 0:
 		return usageErr("fleet: --timeout %s: want a positive duration", f.timeout)
 	case f.staleAfter <= 0 || f.unreachable < f.staleAfter:
@@ -269,7 +274,7 @@ func (f *fleetFlags) startPrometheus(ctx context.Context, settings fleet.Setting
 	}
 	t := fleet.NewTracker(nil, "prometheus", fleet.Options{StaleAfter: f.staleAfter, UnreachableAfter: f.unreachable, Dynamic: true})
 	src := &fleetSource{tracker: t, settings: settings, prom: c, desc: "prometheus: " + f.prometheus}
-	if f.once || f.fit != "" {
+	if f.once || f.fit != "" || f.at != "" {
 		src.wait = func() {}
 		return src, nil
 	}
@@ -289,11 +294,19 @@ func (f *fleetFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 			return usageErr("--fit %q: %v", f.fit, err)
 		}
 	}
+	var at time.Time
+	if f.at != "" {
+		var err error
+		if at, err = history.ParseWhen(f.at, time.Now()); err != nil {
+			return usageErr("--at: %v", err)
+		}
+	}
 	ctx, stop := notifyStop(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	if f.once || f.fit != "" {
+	oneShot := f.once || f.fit != "" || f.at != ""
+	if oneShot {
 		// --timeout bounds the whole run, whatever the nodes or
 		// Prometheus do (issue 23: --once --timeout 100s still ran after
 		// 21 minutes).
@@ -309,11 +322,18 @@ func (f *fleetFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 	// moment, not the process's life (q, Ctrl-C and SIGTERM end it now).
 	defer waitAtMost(src.wait, sourceGrace)
 	defer cancel()
-	if !f.once && f.fit == "" {
+	if !oneShot {
 		return runFleetConsole(ctx, src, f)
 	}
 	var fl *fleet.Fleet
-	if src.prom != nil {
+	if src.prom != nil && f.at != "" {
+		if fl, err = src.prom.At(ctx, at, f.unreachable); err != nil {
+			return &exitError{code: exitProblem, err: fmt.Errorf("fleet --at %s: %w", fleet.AtStamp(at), err)}
+		}
+		if len(fl.Nodes) == 0 {
+			return &exitError{code: exitProblem, err: fmt.Errorf("fleet: %s has no fgtop series near %s (within --lookback %s before it, or after it)", f.prometheus, fleet.AtStamp(at), f.lookback)}
+		}
+	} else if src.prom != nil {
 		// Nodes whose exporter has published no snapshot yet are given
 		// --timeout for it, as --once over SSH waits for first snapshots.
 		nodes, err := src.prom.RefreshAnswered(ctx, f.timeout)
