@@ -73,6 +73,15 @@ fit); a node's lines are read at most 20 a second (one that sends more is marked
 lines"); a stream line is at most 16 MiB and a Prometheus answer 8 MiB per query. q, Ctrl-C
 and SIGTERM end the fleet at once (within 3 s whatever the peers do).
 
+  --at TIME            the fleet as it was at TIME (as snapshot --at: RFC 3339, 14:02, -2h), with
+                       --prometheus: every query is made at TIME, against Prometheus or a store
+                       that serves its query API (VictoriaMetrics). A node is aged from TIME, not
+                       now; one with no sample near TIME (scraped --unreachable-after or more
+                       before it, or only after it) is "no data at TIME", with no figures (never
+                       free, never zero). Prints the table, or JSON with --json; --fit SLOTS
+                       --at TIME says where the request would have fitted then. Exit status 1
+                       when a node had no data then.
+
 The allocator flags (--strategy, --quantum, --no-fragmentation, --allocation-order,
 --affinity) apply to every node where the node's snapshot does not say.
 
