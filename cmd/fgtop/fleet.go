@@ -24,6 +24,7 @@ import (
 	"github.com/fgtop/fgtop/ui/console"
 	fleetui "github.com/fgtop/fgtop/ui/fleet"
 	"github.com/spf13/cobra"
+	gossh "golang.org/x/crypto/ssh"
 )
 
 const fleetLong = `One console for many nodes: a table of nodes (GPUs, held/capacity, free shares, the
@@ -80,7 +81,9 @@ and SIGTERM end the fleet at once (within 3 s whatever the peers do).
                        before it, or only after it) is "no data at TIME", with no figures (never
                        free, never zero). Prints the table, or JSON with --json; --fit SLOTS
                        --at TIME says where the request would have fitted then. Exit status 1
-                       when a node had no data then.
+                       when a node had no data then. With --hosts, each node answers from its
+                       own record (serve --history DIR) over SSH: snapshot --at TIME; a node
+                       whose record lacks TIME, or that keeps none, says so.
 
 The allocator flags (--strategy, --quantum, --no-fragmentation, --allocation-order,
 --affinity) apply to every node where the node's snapshot does not say.
@@ -157,7 +160,11 @@ type fleetSource struct {
 	settings fleet.Settings
 	wait     func()
 	prom     *fleet.PromClient // the Prometheus source, nil over SSH
-	desc     string            // "ssh: 3 hosts", "prometheus: URL"
+	// hosts, sshCfg and sshOpts ask each node's record (--hosts --at).
+	hosts   []string
+	sshCfg  *gossh.ClientConfig
+	sshOpts fleet.SSHOptions
+	desc    string // "ssh: 3 hosts", "prometheus: URL"
 }
 
 func (f *fleetFlags) check() error {
@@ -174,8 +181,6 @@ func (f *fleetFlags) check() error {
 		return usageErr("fleet: --lookback %s: want at least 1s", f.lookback)
 	case f.asJSON && !f.once && f.fit == "" && f.at == "":
 		return usageErr("fleet: --json needs --once, --fit or --at")
-	case f.at != "" && f.prometheus == "":
-		return usageErr("fleet: --at needs --prometheus URL (the fleet's past is in Prometheus or its long-term store)")
 	case f.timeout <= 0:
 		return usageErr("fleet: --timeout %s: want a positive duration", f.timeout)
 	case f.staleAfter <= 0 || f.unreachable < f.staleAfter:
@@ -264,6 +269,9 @@ func (f *fleetFlags) start(ctx context.Context) (*fleetSource, error) {
 		return nil, usageErr("fleet: %v", err)
 	}
 	t := fleet.NewTracker(hosts, "ssh", fleet.Options{StaleAfter: f.staleAfter, UnreachableAfter: f.unreachable})
+	if f.at != "" {
+		return &fleetSource{tracker: t, settings: settings, wait: closeAgent, hosts: hosts, sshCfg: cfg, sshOpts: o}, nil
+	}
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { defer wg.Done(); _ = t.Run(ctx) }()
@@ -342,6 +350,8 @@ func (f *fleetFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 		if len(fl.Nodes) == 0 {
 			return &exitError{code: exitProblem, err: fmt.Errorf("fleet: %s has no fgtop series near %s (within --lookback %s before it, or after it)", f.prometheus, fleet.AtStamp(at), f.lookback)}
 		}
+	} else if f.at != "" {
+		fl = fleet.HostsAt(ctx, src.hosts, src.sshCfg, src.sshOpts, at)
 	} else if src.prom != nil {
 		// Nodes whose exporter has published no snapshot yet are given
 		// --timeout for it, as --once over SSH waits for first snapshots.

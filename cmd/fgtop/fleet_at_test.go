@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -13,7 +15,9 @@ import (
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	pmodel "github.com/prometheus/common/model"
 
+	"github.com/fgtop/fgtop/engine"
 	"github.com/fgtop/fgtop/engine/fleet"
+	"github.com/fgtop/fgtop/engine/report"
 	"github.com/fgtop/fgtop/internal/promtest"
 	"github.com/fgtop/fgtop/model"
 )
@@ -264,6 +268,83 @@ func waitStoreAt(t *testing.T, ctx context.Context, url, query string, at time.T
 		case <-ctx.Done():
 			t.Fatalf("%s at %s on %s: %v, want %v", query, at, url, last, want)
 		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// TestFleetAtHosts: `fleet --hosts --at T` asks each real `serve --demo`
+// node its own record over SSH: the two that record answer with what
+// their state was at T (computed from the paused demo itself), exactly;
+// the one that keeps no record says so, as does a moment before any
+// record began; exit 1 then.
+func TestFleetAtHosts(t *testing.T) {
+	root := t.TempDir()
+	before := time.Now().Add(-time.Second)
+	nodes, id, kh := startFleetWith(t, 3, func(i int) string {
+		if i == 2 {
+			return historyOff
+		}
+		return filepath.Join(root, fmt.Sprintf("history%d", i+1))
+	})
+	// Let the demo run, then hold it: the record's state at T is the
+	// paused one once the engines have seen it.
+	time.Sleep(1500 * time.Millisecond)
+	want := map[string]string{}
+	wantKernels := map[string]int{}
+	for _, n := range nodes[:2] {
+		n.node.Pause()
+	}
+	time.Sleep(1500 * time.Millisecond)
+	at := time.Now()
+	for _, n := range nodes[:2] {
+		s, err := engine.Build(context.Background(), n.node.EngineOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Node = n.name
+		doc, err := report.Marshal(report.FromSnapshot(s), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[n.name], wantKernels[n.name] = devicesOf(t, doc), len(s.Kernels())
+	}
+	// The recorder writes once a second.
+	time.Sleep(1500 * time.Millisecond)
+	args := []string{"--hosts", hostsOf(nodes), "--identity", id, "--known-hosts", kh, "--json", "--timeout", "15s"}
+	out, stderr, code := runFleetCmd(t, append(args, "--at", at.Format(time.RFC3339Nano))...)
+	if code != exitProblem {
+		t.Errorf("exit %d, want %d (node3 keeps no record): %s", code, exitProblem, stderr)
+	}
+	j := decodeFleet(t, out)
+	if len(j.Nodes) != 3 {
+		t.Fatalf("%d nodes: %s", len(j.Nodes), out)
+	}
+	for i, n := range j.Nodes[:2] {
+		if n.Node != nodes[i].name || n.State != fleet.Live || n.Error != "" {
+			t.Errorf("node %d: %s %s %q, want %s live from its record", i, n.Node, n.State, n.Error, nodes[i].name)
+			continue
+		}
+		if got := jsonDevices(n); got != want[n.Node] {
+			t.Errorf("%s at %s from its record:\n got %s\nwant %s (the node then)", n.Node, at, got, want[n.Node])
+		}
+		if n.Kernels != wantKernels[n.Node] {
+			t.Errorf("%s: %d kernels from its record, %d then", n.Node, n.Kernels, wantKernels[n.Node])
+		}
+	}
+	if n := j.Nodes[2]; n.State != fleet.Unreachable || !strings.HasPrefix(n.Error, fleet.NoDataAt(at)) ||
+		!strings.Contains(n.Error, "keeps no record") || n.Held != nil || len(n.Devices) != 0 {
+		t.Errorf("node3, no record: %+v", n)
+	}
+
+	// Before the records began: every node says its record lacks it.
+	out, _, code = runFleetCmd(t, append(args, "--at", before.Format(time.RFC3339Nano))...)
+	if code != exitProblem {
+		t.Errorf("--at before the records: exit %d, want %d", code, exitProblem)
+	}
+	j = decodeFleet(t, out)
+	for _, n := range j.Nodes[:2] {
+		if n.State != fleet.Unreachable || !strings.Contains(n.Error, "record lacks") || !strings.Contains(n.Error, "before the record begins") || n.Held != nil {
+			t.Errorf("%s before its record: %s %q", n.Node, n.State, n.Error)
 		}
 	}
 }

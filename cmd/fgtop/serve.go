@@ -14,6 +14,7 @@ import (
 
 	"github.com/fgtop/fgtop/engine"
 	"github.com/fgtop/fgtop/engine/demo"
+	"github.com/fgtop/fgtop/engine/fleet"
 	"github.com/fgtop/fgtop/engine/partition"
 	sshserve "github.com/fgtop/fgtop/ui/ssh"
 	"github.com/spf13/cobra"
@@ -38,8 +39,9 @@ rollback with the SSH user, the key's fingerprint and the remote address.
 The host key is created (ed25519, mode 0600) on first start and reused after. Sessions need a
 terminal (ssh -t). One command exists, for any key: the read-only snapshot stream
 ` + "`ssh -p PORT node snapshot --follow --json [--heartbeat DUR]`" + ` (fgtop.snapshot/v1, one line per
-change, heartbeat lines while nothing changes; snapshot --json prints one), which fgtop fleet
-reads; it counts as a session. Other commands are refused. Connects, refusals, key reloads and disconnects are
+change, heartbeat lines while nothing changes; snapshot --json prints one; snapshot --at
+RFC3339 --json prints the one the node's --history record holds then, for fgtop fleet --at),
+which fgtop fleet reads; it counts as a session. Other commands are refused. Connects, refusals, key reloads and disconnects are
 logged to --log (default: stderr), never into a session.
 
 Colours follow each client: TERM from its terminal, COLORTERM and NO_COLOR when the client sends
@@ -272,6 +274,10 @@ func runServe(ctx context.Context, r serveRun) (err error) {
 		MaxSessions: r.serve.maxSessions, MaxViewerSessions: r.serve.maxViewerSessions,
 		MaxSessionsPerKey: r.serve.maxPerKey, StuckTimeout: r.serve.stuckTimeout, IdleTimeout: idleConfig(r.serve.idleTimeout),
 		ThemeDir: r.serve.themeDir, Logger: logger, UI: uopts,
+	}
+	if dir := uopts.History; dir != "" {
+		// fgtop fleet --hosts --at asks each node's own record.
+		scfg.SnapshotAt = func(_ context.Context, at time.Time) ([]byte, error) { return fleet.RecordAt(dir, at) }
 	}
 	if r.configured != nil {
 		r.configured(scfg)

@@ -60,6 +60,11 @@ type Config struct {
 	// when ctx is done (engine.Engine.Subscribe). It is called once per
 	// session. Required.
 	Subscribe func(ctx context.Context) <-chan *model.Snapshot
+	// SnapshotAt answers `snapshot --at TIME --json` from the node's own
+	// record: the fgtop.snapshot/v1 document at that moment, one line, or
+	// an error saying why not (the record lacks the moment). nil: the node
+	// keeps no record, and says so.
+	SnapshotAt func(ctx context.Context, at time.Time) ([]byte, error)
 	// AuthorizedKeys is the path of the OpenSSH authorized_keys file.
 	// Required; it must exist at start.
 	AuthorizedKeys string
@@ -434,6 +439,10 @@ func (s *Server) gate(next ssh.Handler) ssh.Handler {
 			s.log.Info("stream", "user", ls.id.User, "key", ls.id.Fingerprint, "comment", ls.id.Comment,
 				"remote", ls.id.Remote, "role", string(ls.id.Role), "follow", sp.follow)
 			defer s.release(sess, ls)
+			if !sp.at.IsZero() {
+				s.recordAt(sess, ls, sp.at)
+				return
+			}
 			s.stream(sess, ls, sp)
 			return
 		}
