@@ -106,6 +106,7 @@ type fleetFlags struct {
 	timeout     time.Duration
 	fit         string
 	at          string
+	noFollow    bool // dial nothing: the caller asks the nodes itself (fleet history)
 	staleAfter  time.Duration
 	unreachable time.Duration
 	heartbeat   time.Duration
@@ -151,6 +152,7 @@ func newFleetCmd() *cobra.Command {
 	fl.DurationVar(&f.heartbeat, "heartbeat", 2*time.Second, "the heartbeat each node's stream is asked for")
 	f.alloc.register(cmd, "the accelerator maps", "the node's", "the node's agent config")
 	f.console.register(cmd, false)
+	cmd.AddCommand(newFleetHistoryCmd())
 	return cmd
 }
 
@@ -269,7 +271,7 @@ func (f *fleetFlags) start(ctx context.Context) (*fleetSource, error) {
 		return nil, usageErr("fleet: %v", err)
 	}
 	t := fleet.NewTracker(hosts, "ssh", fleet.Options{StaleAfter: f.staleAfter, UnreachableAfter: f.unreachable})
-	if f.at != "" {
+	if f.at != "" || f.noFollow {
 		return &fleetSource{tracker: t, settings: settings, wait: closeAgent, hosts: hosts, sshCfg: cfg, sshOpts: o}, nil
 	}
 	var wg sync.WaitGroup

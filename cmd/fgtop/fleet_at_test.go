@@ -348,3 +348,109 @@ func TestFleetAtHosts(t *testing.T) {
 		}
 	}
 }
+
+// TestFleetHistoryHosts: `fleet history --hosts` over real `serve --demo`
+// nodes that record: every row of each node's own `history --json` for
+// the span comes back once, naming its node, the whole merged by time; a
+// node that keeps no record and one that does not listen are listed, and
+// the exit status is 1.
+func TestFleetHistoryHosts(t *testing.T) {
+	root := t.TempDir()
+	dirs := []string{filepath.Join(root, "h1"), filepath.Join(root, "h2"), historyOff}
+	nodes, id, kh := startFleetWith(t, 3, func(i int) string { return dirs[i] })
+	time.Sleep(1500 * time.Millisecond) // the records begin
+	since := time.Now()
+	time.Sleep(3 * time.Second) // the demo runs, its kernels come and go
+	until := time.Now()
+	time.Sleep(1500 * time.Millisecond) // the recorders write once a second
+	// A GPU node1 holds shares of now (the demo's nodes are alike: the
+	// others have it too).
+	s, err := engine.Build(context.Background(), nodes[0].node.EngineOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var held []string
+	for k, u := range s.Usage {
+		if v, ok := u.Held[model.SlotCUDAShares]; ok && !v.IsZero() {
+			held = append(held, string(k.ID))
+		}
+	}
+	slices.Sort(held)
+	var dev string
+	if len(held) > 0 {
+		dev = held[0]
+	}
+	if dev == "" {
+		t.Fatal("the demo has no cuda.shares device")
+	}
+	span := []string{"--device", dev, "--since", since.Format(time.RFC3339Nano), "--until", until.Format(time.RFC3339Nano)}
+	var want []string
+	for i, n := range nodes[:2] {
+		code, out, errOut := runFgtop(t, append([]string{"history", "--json", "--history", dirs[i]}, span...)...)
+		if code != 0 {
+			t.Fatalf("%s: history: exit %d: %s", n.name, code, errOut)
+		}
+		var doc struct {
+			Intervals []fleet.HistoryInterval `json:"intervals"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatal(err)
+		}
+		for _, iv := range doc.Intervals {
+			iv.Node = n.addr
+			want = append(want, historyRow(iv))
+		}
+	}
+	if len(want) == 0 {
+		t.Fatalf("the demo held nothing on %s in %s..%s", dev, since, until)
+	}
+	hosts := hostsOf(nodes) + ",127.0.0.1:1"
+	out, stderr, code := runFleetCmd(t, append([]string{"history", "--hosts", hosts, "--identity", id, "--known-hosts", kh, "--json"}, span...)...)
+	if code != exitProblem {
+		t.Errorf("exit %d, want %d (node3 keeps no record, :1 does not listen): %s", code, exitProblem, stderr)
+	}
+	var got fleet.FleetHistory
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	var rows []string
+	var last time.Time
+	for _, iv := range got.Intervals {
+		rows = append(rows, historyRow(iv))
+		from, err := time.Parse(time.RFC3339Nano, iv.From)
+		if err != nil || from.Before(last) {
+			t.Errorf("row %s: not merged by time (after %s)", historyRow(iv), last)
+		}
+		last = from
+	}
+	slices.Sort(rows)
+	slices.Sort(want)
+	if !slices.Equal(rows, want) {
+		t.Errorf("fleet history rows:\n%s\nwant (each node's own history):\n%s", strings.Join(rows, "\n"), strings.Join(want, "\n"))
+	}
+	probs := map[string]string{}
+	for _, p := range got.Problems {
+		probs[p.Node] = p.Error
+	}
+	if len(probs) != 2 || !strings.Contains(probs[nodes[2].addr], "keeps no record") || !strings.Contains(probs["127.0.0.1:1"], "not listening") {
+		t.Errorf("problems %v, want node3's missing record and :1 not listening", probs)
+	}
+	// The table names the node on each row and lists the problems.
+	out, _, _ = runFleetCmd(t, append([]string{"history", "--hosts", hosts, "--identity", id, "--known-hosts", kh}, span...)...)
+	if !strings.Contains(out, nodes[0].addr) || !strings.Contains(out, "no answer: 127.0.0.1:1") {
+		t.Errorf("table:\n%s", out)
+	}
+}
+
+func historyRow(iv fleet.HistoryInterval) string {
+	var am []string
+	for k, v := range iv.Amounts {
+		am = append(am, k+"="+v)
+	}
+	slices.Sort(am)
+	to := iv.To
+	if iv.Open {
+		to = "open" // the record's end, which moves on while it records
+	}
+	return fmt.Sprintf("%s %s %s %s %s..%s %v%v%v", iv.Node, iv.Device, iv.Kernel, strings.Join(am, ","), iv.From, to, iv.Since, iv.Open, iv.Gone)
+}

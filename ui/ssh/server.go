@@ -65,6 +65,11 @@ type Config struct {
 	// an error saying why not (the record lacks the moment). nil: the node
 	// keeps no record, and says so.
 	SnapshotAt func(ctx context.Context, at time.Time) ([]byte, error)
+	// History answers the history command from the node's own record: the
+	// fgtop.history/v1 document, and what the record lacks of the span
+	// (sent as the reason, exit 1) beside it. nil: the node keeps no
+	// record, and says so.
+	History func(ctx context.Context, q HistoryQuery) ([]byte, error)
 	// AuthorizedKeys is the path of the OpenSSH authorized_keys file.
 	// Required; it must exist at start.
 	AuthorizedKeys string
@@ -421,6 +426,22 @@ func (s *Server) gate(next ssh.Handler) ssh.Handler {
 		}
 		if sess.Subsystem() != "" {
 			s.refuse(sess, id, streamUsage)
+			return
+		}
+		if cmdline := sess.Command(); len(cmdline) > 0 && cmdline[0] == HistoryCommand {
+			q, err := parseHistory(cmdline)
+			if err != nil {
+				s.refuse(sess, id, err.Error())
+				return
+			}
+			ls, why := s.admit(sess, pub, id, true, false)
+			if ls == nil {
+				s.refuse(sess, id, why)
+				return
+			}
+			s.log.Info("history", "user", ls.id.User, "key", ls.id.Fingerprint, "remote", ls.id.Remote, "role", string(ls.id.Role))
+			defer s.release(sess, ls)
+			s.history(ls, q)
 			return
 		}
 		if cmdline := sess.Command(); len(cmdline) > 0 {

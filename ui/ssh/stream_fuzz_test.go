@@ -29,3 +29,37 @@ func FuzzParseStream(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseHistory: any history command line is parsed without panicking;
+// one that parses names exactly one of device, kernel, user, each within
+// its bound, and an ordered span.
+func FuzzParseHistory(f *testing.F) {
+	for _, s := range []string{"history --json --device cuda:0", "history --kernel=abc --since 2026-11-27T14:02:00Z --until 2026-11-27T15:02:00Z",
+		"history --user u --device d", "history --since"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		if len(line) > 2048 {
+			return
+		}
+		q, err := parseHistory(strings.Fields(line))
+		if err != nil {
+			return
+		}
+		n := 0
+		for _, v := range []string{q.Device, q.Kernel, q.User} {
+			if v != "" {
+				n++
+			}
+			if len(v) > maxHistoryArg {
+				t.Fatalf("%q: a value of %d bytes", line, len(v))
+			}
+		}
+		if n != 1 {
+			t.Fatalf("%q: %d ids named", line, n)
+		}
+		if !q.Since.IsZero() && !q.Until.IsZero() && q.Until.Before(q.Since) {
+			t.Fatalf("%q: until before since", line)
+		}
+	})
+}
