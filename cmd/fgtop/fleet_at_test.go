@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"slices"
 	"strings"
 	"testing"
@@ -453,4 +456,59 @@ func historyRow(iv fleet.HistoryInterval) string {
 		to = "open" // the record's end, which moves on while it records
 	}
 	return fmt.Sprintf("%s %s %s %s %s..%s %v%v%v", iv.Node, iv.Device, iv.Kernel, strings.Join(am, ","), iv.From, to, iv.Since, iv.Open, iv.Gone)
+}
+
+// TestContribPrometheusConfig: contrib's Prometheus config and recording
+// rules pass promtool's checks, and a real Prometheus evaluating those
+// rules over a real exporter gives the node's totals its own snapshot
+// has: held, capacity and free shares, kernels, accelerators.
+func TestContribPrometheusConfig(t *testing.T) {
+	promtool := promtest.Promtool(t)
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(root, "contrib", "prometheus-fgtop.yml")
+	rules := filepath.Join(root, "contrib", "prometheus-fgtop-rules.yml")
+	for _, args := range [][]string{{"check", "config", cfg}, {"check", "rules", rules}} {
+		if out, err := exec.Command(promtool, args...).CombinedOutput(); err != nil {
+			t.Errorf("promtool %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	if b, err := os.ReadFile(cfg); err != nil || !strings.Contains(string(b), "remote_write:") {
+		t.Errorf("%s has no remote_write (%v)", cfg, err)
+	}
+
+	n := newNode(t)
+	k := populate(t, n, "0.3", "0.25", "0.6")
+	addr := startExporter(t, &sourceFlags{config: n.config, devices: n.mock, mockEtcd: n.etcd}, &exporterFlags{listen: "127.0.0.1:0", node: "node-1"})
+	scrapeUntil(t, addr, okKernels(k))
+	srv := promtest.StartWith(t, []promtest.Target{{Addr: addr}}, promtest.Options{RuleFiles: []string{rules}})
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+	defer cancel()
+	srv.WaitUp(t, ctx)
+	doc := snapshotJSON(t, "--config", n.config, "--devices", n.mock, "--mock-etcd", n.etcd)
+	snap, err := doc.Model()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := fleet.Summarize(snap, fleet.Settings{})
+	accel := 0
+	for _, d := range snap.Devices {
+		if d.Name != "cpu" && d.Name != "mem" {
+			accel++
+		}
+	}
+	near := func(want model.Dec) func(pmodel.Vector) bool {
+		return func(v pmodel.Vector) bool {
+			return len(v) == 1 && math.Abs(float64(v[0].Value)-want.Float64()) < 1e-9
+		}
+	}
+	slot := string(sum.Slot)
+	srv.WaitQuery(t, ctx, `node_slot:fgtop_device_held_shares:sum{node="node-1",slot="`+slot+`"}`, near(sum.Held))
+	srv.WaitQuery(t, ctx, `node_slot:fgtop_device_capacity_shares:sum{node="node-1",slot="`+slot+`"}`, near(sum.Capacity))
+	srv.WaitQuery(t, ctx, `node_slot:fgtop_device_free_shares:sum{node="node-1",slot="`+slot+`"}`, near(sum.Free))
+	srv.WaitQuery(t, ctx, `node_state:fgtop_kernels:sum{node="node-1",state="ok"}`, near(model.MustDec(strconv.Itoa(k))))
+	srv.WaitQuery(t, ctx, `node:fgtop_devices:count{node="node-1"}`, near(model.MustDec(strconv.Itoa(accel))))
+	srv.WaitQuery(t, ctx, `slot:fgtop_device_free_shares:sum{slot="`+slot+`"}`, near(sum.Free))
 }

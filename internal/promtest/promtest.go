@@ -102,6 +102,9 @@ type Options struct {
 	// RemoteWrite is a remote_write URL every sample is sent to as well
 	// (a VictoriaMetrics' http://HOST:PORT/api/v1/write), "" for none.
 	RemoteWrite string
+	// RuleFiles are recording rule files Prometheus evaluates every
+	// ScrapeInterval.
+	RuleFiles []string
 }
 
 // StartWith is Start with extras.
@@ -111,6 +114,12 @@ func StartWith(t testing.TB, targets []Target, o Options) *Server {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "prometheus.yml")
 	text := config(targets)
+	if len(o.RuleFiles) > 0 {
+		text += "rule_files:\n"
+		for _, f := range o.RuleFiles {
+			text += fmt.Sprintf("  - %q\n", f)
+		}
+	}
 	if o.RemoteWrite != "" {
 		// Sent within a fraction of a second, so a test need not wait for
 		// the default batching.
