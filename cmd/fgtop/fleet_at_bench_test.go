@@ -180,4 +180,3 @@ func httpGet(t *testing.T, url string) []byte {
 	}
 	return b
 }
-
