@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,6 +20,8 @@ import (
 	"github.com/fgtop/fgtop/engine/fleet"
 	"github.com/fgtop/fgtop/engine/metrics"
 	"github.com/fgtop/fgtop/internal/promtest"
+	"github.com/fgtop/fgtop/internal/sshtest"
+	sshserve "github.com/fgtop/fgtop/ui/ssh"
 )
 
 // TestFleetBenchAt100 measures issue 30's figures on the fake-node
@@ -179,4 +183,101 @@ func httpGet(t *testing.T, url string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestFleetBenchHistory100 measures `fleet history` and `fleet --hosts
+// --at` fan-out over 100 nodes of the fake-node harness, each a real engine
+// recording into its own history directory and served by its own SSH
+// server on loopback (the serve code, with the record's answers wired as
+// fgtop serve wires them). Runs only with FGTOP_FLEET_BENCH=1.
+func TestFleetBenchHistory100(t *testing.T) {
+	if os.Getenv("FGTOP_FLEET_BENCH") != "1" {
+		t.Skip("set FGTOP_FLEET_BENCH=1 to run the 100-node fleet history benchmark")
+	}
+	n := 100
+	if v, err := strconv.Atoi(os.Getenv("FGTOP_FLEET_BENCH_NODES")); err == nil && v > 0 {
+		n = v
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	dir := t.TempDir()
+	keys := sshtest.NewKeys(t)
+	keys.Viewer.WritePrivate(t, filepath.Join(dir, "id"))
+	authPath := filepath.Join(dir, "authorized_keys")
+	sshtest.WriteAtomic(t, authPath, keys.AuthorizedKeys())
+	var known strings.Builder
+	var hosts []string
+	nodes := benchNodes(t, ctx, n, dir)
+	var stops []func()
+	for i, nd := range nodes {
+		hist := filepath.Join(dir, fmt.Sprintf("n%03d", i), "history")
+		stops = append(stops, startRecording(ctx, nd.eng, hist, io.Discard))
+		hk := filepath.Join(dir, fmt.Sprintf("n%03d", i), "host_key")
+		srv, err := sshserve.New(sshserve.Config{Subscribe: nd.eng.Subscribe, AuthorizedKeys: authPath, HostKey: hk, MaxSessions: 4,
+			Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), KeysPoll: time.Hour,
+			SnapshotAt: func(_ context.Context, at time.Time) ([]byte, error) { return fleet.RecordAt(hist, at) },
+			History:    func(_ context.Context, q sshserve.HistoryQuery) ([]byte, error) { return historyDocOf(hist, q) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() { _ = srv.Serve(ln) }()
+		context.AfterFunc(ctx, func() { _ = srv.Close() })
+		nd.addr = ln.Addr().String()
+		hosts = append(hosts, nd.addr)
+		known.WriteString(sshtest.KnownHosts(nd.addr, sshtest.HostKey(t, hk)))
+	}
+	defer func() {
+		cancel()
+		for _, s := range stops {
+			s()
+		}
+	}()
+	if err := os.WriteFile(filepath.Join(dir, "known_hosts"), []byte(known.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Second)
+	since := time.Now()
+	time.Sleep(2 * time.Second)
+	at := time.Now()
+	time.Sleep(1500 * time.Millisecond) // the recorders write once a second
+	f := &fleetFlags{hosts: strings.Join(hosts, ","), identities: []string{filepath.Join(dir, "id")}, knownHosts: []string{filepath.Join(dir, "known_hosts")},
+		timeout: 30 * time.Second, staleAfter: fleet.DefaultStaleAfter, unreachable: fleet.DefaultUnreachableAfter, heartbeat: 2 * time.Second,
+		alloc: allocFlags{strategy: "evenly"}, noFollow: true}
+	src, err := f.start(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.wait()
+	q := fleet.HistoryQuery{Device: "c59395cd-ac91-4cd3-a1b0-3d2568aa2d01", Since: since, Until: at}
+	var hl, al []time.Duration
+	for range 10 {
+		t0 := time.Now()
+		fh, err := fleet.HistoryHosts(ctx, src.hosts, src.sshCfg, src.sshOpts, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hl = append(hl, time.Since(t0))
+		if fh.Incomplete() || len(fh.Intervals) != 3*n {
+			t.Fatalf("fleet history: %d rows, want %d; problems %v missing %v", len(fh.Intervals), 3*n, fh.Problems, fh.Missing)
+		}
+		t0 = time.Now()
+		fl := fleet.HostsAt(ctx, src.hosts, src.sshCfg, src.sshOpts, at)
+		al = append(al, time.Since(t0))
+		for _, nd := range fl.Nodes {
+			if nd.State != fleet.Live {
+				t.Fatalf("fleet --hosts --at: %s %s %s", nd.Addr, nd.State, nd.Reason)
+			}
+		}
+	}
+	slices.Sort(hl)
+	slices.Sort(al)
+	t.Logf("%d nodes over SSH, 10 runs: fleet history p50 %s, max %s; fleet --hosts --at p50 %s, max %s", n,
+		hl[len(hl)/2].Round(time.Millisecond), hl[len(hl)-1].Round(time.Millisecond), al[len(al)/2].Round(time.Millisecond), al[len(al)-1].Round(time.Millisecond))
+	if hl[len(hl)/2] > 3*time.Second {
+		t.Errorf("fleet history over %d nodes: p50 %s, over the issue's 3 s", n, hl[len(hl)/2])
+	}
 }
