@@ -223,8 +223,8 @@ func execAll(ctx context.Context, addr string, cfg *gossh.ClientConfig, o SSHOpt
 		return nil, "", fmt.Errorf("ssh exec: %w", err)
 	}
 	out, rerr := io.ReadAll(io.LimitReader(stdout, limit+1))
-	werr := sess.Wait()
-	msg := strings.TrimSpace(stderr.String())
+	// Never wait on a node that keeps writing: the exit status is read
+	// only once its output ended within the limit.
 	switch {
 	case ctx.Err() != nil:
 		return nil, "", fmt.Errorf("no answer: %w", ctx.Err())
@@ -232,6 +232,12 @@ func execAll(ctx context.Context, addr string, cfg *gossh.ClientConfig, o SSHOpt
 		return nil, "", fmt.Errorf("an answer longer than %d MiB", limit>>20)
 	case rerr != nil:
 		return nil, "", fmt.Errorf("read: %w", rerr)
+	}
+	werr := sess.Wait()
+	msg := strings.TrimSpace(stderr.String())
+	switch {
+	case ctx.Err() != nil:
+		return nil, "", fmt.Errorf("no answer: %w", ctx.Err())
 	case len(out) == 0 && msg != "":
 		return nil, "", errors.New(msg)
 	case len(out) == 0:

@@ -134,6 +134,11 @@ func execLine(ctx context.Context, addr string, cfg *gossh.ClientConfig, o SSHOp
 		return nil, fmt.Errorf("ssh exec: %w", err)
 	}
 	line, err := readLine(bufio.NewReaderSize(out, 64<<10), MaxStreamLine)
+	if err != nil && !errors.Is(err, io.EOF) {
+		// A line too long, or a broken connection: never wait on a node
+		// that keeps writing.
+		return nil, fmt.Errorf("read: %w", err)
+	}
 	if err != nil {
 		// The refusal may follow the end of stdout: wait for the exit.
 		_ = sess.Wait()
