@@ -316,8 +316,12 @@ func (f *fleetFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 	var at time.Time
 	if f.at != "" {
 		var err error
-		if at, err = history.ParseWhen(f.at, time.Now()); err != nil {
+		now := time.Now()
+		if at, err = history.ParseWhen(f.at, now); err != nil {
 			return usageErr("--at: %v", err)
+		}
+		if at.After(now) {
+			return usageErr("--at %s is in the future: the fleet's past only (leave --at out for now)", f.at)
 		}
 	}
 	ctx, stop := notifyStop(ctx, os.Interrupt, syscall.SIGTERM)

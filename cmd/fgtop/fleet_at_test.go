@@ -294,6 +294,7 @@ func TestFleetAtHosts(t *testing.T) {
 	time.Sleep(1500 * time.Millisecond)
 	want := map[string]string{}
 	wantKernels := map[string]int{}
+	snaps := map[string]*model.Snapshot{}
 	for _, n := range nodes[:2] {
 		n.node.Pause()
 	}
@@ -309,7 +310,7 @@ func TestFleetAtHosts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want[n.name], wantKernels[n.name] = devicesOf(t, doc), len(s.Kernels())
+		want[n.name], wantKernels[n.name], snaps[n.name] = devicesOf(t, doc), len(s.Kernels()), s
 	}
 	// The recorder writes once a second.
 	time.Sleep(1500 * time.Millisecond)
@@ -337,6 +338,32 @@ func TestFleetAtHosts(t *testing.T) {
 	if n := j.Nodes[2]; n.State != fleet.Unreachable || !strings.HasPrefix(n.Error, fleet.NoDataAt(at)) ||
 		!strings.Contains(n.Error, "keeps no record") || n.Held != nil || len(n.Devices) != 0 {
 		t.Errorf("node3, no record: %+v", n)
+	}
+
+	// --fit at the moment: where each node's state then places it.
+	for _, req := range []string{"cuda.shares=0.5", "cuda.shares=1.5"} {
+		out, _, _ := runFleetCmd(t, append(args, "--at", at.Format(time.RFC3339Nano), "--fit", req)...)
+		var fr fleet.JSONFitReport
+		if err := json.Unmarshal([]byte(out), &fr); err != nil {
+			t.Fatalf("--fit %s: %v: %s", req, err, out)
+		}
+		r, _ := fleet.ParseRequest(req)
+		var wantFits []string
+		for _, n := range nodes[:2] {
+			if fleet.FitRequest(snaps[n.name], r, fleet.Settings{}).OK {
+				wantFits = append(wantFits, n.name)
+			}
+		}
+		if !slices.Equal(fr.Fits, wantFits) && len(fr.Fits)+len(wantFits) > 0 {
+			t.Errorf("--hosts --at --fit %s: fits %v, want %v (the nodes then)", req, fr.Fits, wantFits)
+		}
+		if f := fr.Nodes[2].Fit; f == nil || !f.Unknown {
+			t.Errorf("--fit %s: node3 without a record: %+v, want unknown", req, f)
+		}
+	}
+	// A moment to come is refused.
+	if _, errOut, code := runFleetCmd(t, append(args, "--at", time.Now().Add(time.Hour).Format(time.RFC3339))...); code != exitBadUsage || !strings.Contains(errOut, "in the future") {
+		t.Errorf("--at an hour ahead: exit %d: %s", code, errOut)
 	}
 
 	// Before the records began: every node says its record lacks it.
