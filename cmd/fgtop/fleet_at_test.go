@@ -181,6 +181,7 @@ func fleetAtScenario(t *testing.T, viaVictoria bool) {
 	// With --unreachable-after shorter than its silence then: no data at
 	// that moment, without figures (neither free nor zero); exit 1.
 	late := m3.at.Add(1500 * time.Millisecond)
+	time.Sleep(time.Until(late) + 100*time.Millisecond) // a moment past, not to come
 	waitStoreAt(t, ctx, store, `count(fgtop_build_info)`, late, 1)
 	out, stderr, code := runFleetCmd(t, "--prometheus", store, "--at", late.Format(time.RFC3339Nano), "--stale-after", "500ms", "--unreachable-after", "1s", "--json")
 	if code != exitProblem {
