@@ -100,7 +100,7 @@ func (s *Server) history(ls *session, q HistoryQuery) {
 		ls.mu.Unlock()
 	}
 	if s.cfg.History == nil {
-		fail("this node keeps no record: run fgtop serve with --history DIR (fgtop history record writes it)")
+		fail("this node keeps no record: run fgtop serve with --history DIR, or fgtop record beside it")
 		return
 	}
 	b, problem := s.cfg.History(ls.ctx, q)

@@ -178,7 +178,7 @@ func (s *Server) recordAt(sess ssh.Session, ls *session, at time.Time) {
 		ls.mu.Unlock()
 	}
 	if s.cfg.SnapshotAt == nil {
-		fail("this node keeps no record: run fgtop serve with --history DIR (fgtop history record writes it)")
+		fail("this node keeps no record: run fgtop serve with --history DIR, or fgtop record beside it")
 		return
 	}
 	b, err := s.cfg.SnapshotAt(ls.ctx, at)
