@@ -16,11 +16,13 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/fgtop/fgtop/engine/alloc"
 	"github.com/fgtop/fgtop/engine/fleet"
+	"github.com/fgtop/fgtop/engine/history"
 	"github.com/fgtop/fgtop/engine/report"
 	"github.com/fgtop/fgtop/internal/safefile"
 	"github.com/fgtop/fgtop/ui/console"
 	fleetui "github.com/fgtop/fgtop/ui/fleet"
 	"github.com/spf13/cobra"
+	gossh "golang.org/x/crypto/ssh"
 )
 
 const fleetLong = `One console for many nodes: a table of nodes (GPUs, held/capacity, free shares, the
@@ -70,6 +72,17 @@ fit); a node's lines are read at most 20 a second (one that sends more is marked
 lines"); a stream line is at most 16 MiB and a Prometheus answer 8 MiB per query. q, Ctrl-C
 and SIGTERM end the fleet at once (within 3 s whatever the peers do).
 
+  --at TIME            the fleet as it was at TIME (as snapshot --at: RFC 3339, 14:02, -2h), with
+                       --prometheus: every query is made at TIME, against Prometheus or a store
+                       that serves its query API (VictoriaMetrics). A node is aged from TIME, not
+                       now; one with no sample near TIME (scraped --unreachable-after or more
+                       before it, or only after it) is "no data at TIME", with no figures (never
+                       free, never zero). Prints the table, or JSON with --json; --fit SLOTS
+                       --at TIME says where the request would have fitted then. Exit status 1
+                       when a node had no data then. With --hosts, each node answers from its
+                       own record (serve --history DIR) over SSH: snapshot --at TIME; a node
+                       whose record lacks TIME, or that keeps none, says so.
+
 The allocator flags (--strategy, --quantum, --no-fragmentation, --allocation-order,
 --affinity) apply to every node where the node's snapshot does not say.
 
@@ -90,6 +103,8 @@ type fleetFlags struct {
 	compact     bool
 	timeout     time.Duration
 	fit         string
+	at          string
+	noFollow    bool // dial nothing: the caller asks the nodes itself (fleet history)
 	staleAfter  time.Duration
 	unreachable time.Duration
 	heartbeat   time.Duration
@@ -128,12 +143,14 @@ func newFleetCmd() *cobra.Command {
 	fl.BoolVar(&f.asJSON, "json", false, "print JSON (with --once or --fit)")
 	fl.BoolVar(&f.compact, "compact", false, "with --json: one-line JSON")
 	fl.DurationVar(&f.timeout, "timeout", 10*time.Second, "with --once/--fit: the longest to wait for the nodes")
+	fl.StringVar(&f.at, "at", "", "the fleet as it was at TIME (as snapshot --at: RFC 3339, 14:02, -2h), from --prometheus")
 	fl.StringVar(&f.fit, "fit", "", "where would this request fit: SLOTS such as cuda.shares=2.5,cpu=8,mem=64g")
 	fl.DurationVar(&f.staleAfter, "stale-after", fleet.DefaultStaleAfter, "a node that sent nothing for this long is stale")
 	fl.DurationVar(&f.unreachable, "unreachable-after", fleet.DefaultUnreachableAfter, "a node that sent nothing for this long is unreachable")
 	fl.DurationVar(&f.heartbeat, "heartbeat", 2*time.Second, "the heartbeat each node's stream is asked for")
 	f.alloc.register(cmd, "the accelerator maps", "the node's", "the node's agent config")
 	f.console.register(cmd, false)
+	cmd.AddCommand(newFleetHistoryCmd())
 	return cmd
 }
 
@@ -143,7 +160,11 @@ type fleetSource struct {
 	settings fleet.Settings
 	wait     func()
 	prom     *fleet.PromClient // the Prometheus source, nil over SSH
-	desc     string            // "ssh: 3 hosts", "prometheus: URL"
+	// hosts, sshCfg and sshOpts ask each node's record (--hosts --at).
+	hosts   []string
+	sshCfg  *gossh.ClientConfig
+	sshOpts fleet.SSHOptions
+	desc    string // "ssh: 3 hosts", "prometheus: URL"
 }
 
 func (f *fleetFlags) check() error {
@@ -158,8 +179,8 @@ func (f *fleetFlags) check() error {
 		return usageErr("fleet: --refresh %s: want at least 100ms", f.refresh)
 	case f.prometheus != "" && f.lookback < time.Second:
 		return usageErr("fleet: --lookback %s: want at least 1s", f.lookback)
-	case f.asJSON && !f.once && f.fit == "":
-		return usageErr("fleet: --json needs --once or --fit")
+	case f.asJSON && !f.once && f.fit == "" && f.at == "":
+		return usageErr("fleet: --json needs --once, --fit or --at")
 	case f.timeout <= 0:
 		return usageErr("fleet: --timeout %s: want a positive duration", f.timeout)
 	case f.staleAfter <= 0 || f.unreachable < f.staleAfter:
@@ -248,6 +269,9 @@ func (f *fleetFlags) start(ctx context.Context) (*fleetSource, error) {
 		return nil, usageErr("fleet: %v", err)
 	}
 	t := fleet.NewTracker(hosts, "ssh", fleet.Options{StaleAfter: f.staleAfter, UnreachableAfter: f.unreachable})
+	if f.at != "" || f.noFollow {
+		return &fleetSource{tracker: t, settings: settings, wait: closeAgent, hosts: hosts, sshCfg: cfg, sshOpts: o}, nil
+	}
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { defer wg.Done(); _ = t.Run(ctx) }()
@@ -267,7 +291,7 @@ func (f *fleetFlags) startPrometheus(ctx context.Context, settings fleet.Setting
 	}
 	t := fleet.NewTracker(nil, "prometheus", fleet.Options{StaleAfter: f.staleAfter, UnreachableAfter: f.unreachable, Dynamic: true})
 	src := &fleetSource{tracker: t, settings: settings, prom: c, desc: "prometheus: " + f.prometheus}
-	if f.once || f.fit != "" {
+	if f.once || f.fit != "" || f.at != "" {
 		src.wait = func() {}
 		return src, nil
 	}
@@ -287,11 +311,23 @@ func (f *fleetFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 			return usageErr("--fit %q: %v", f.fit, err)
 		}
 	}
+	var at time.Time
+	if f.at != "" {
+		var err error
+		now := time.Now()
+		if at, err = history.ParseWhen(f.at, now); err != nil {
+			return usageErr("--at: %v", err)
+		}
+		if at.After(now) {
+			return usageErr("--at %s is in the future: the fleet's past only (leave --at out for now)", f.at)
+		}
+	}
 	ctx, stop := notifyStop(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	if f.once || f.fit != "" {
+	oneShot := f.once || f.fit != "" || f.at != ""
+	if oneShot {
 		// --timeout bounds the whole run, whatever the nodes or
 		// Prometheus do (issue 23: --once --timeout 100s still ran after
 		// 21 minutes).
@@ -307,11 +343,20 @@ func (f *fleetFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 	// moment, not the process's life (q, Ctrl-C and SIGTERM end it now).
 	defer waitAtMost(src.wait, sourceGrace)
 	defer cancel()
-	if !f.once && f.fit == "" {
+	if !oneShot {
 		return runFleetConsole(ctx, src, f)
 	}
 	var fl *fleet.Fleet
-	if src.prom != nil {
+	if src.prom != nil && f.at != "" {
+		if fl, err = src.prom.At(ctx, at, f.unreachable); err != nil {
+			return &exitError{code: exitProblem, err: fmt.Errorf("fleet --at %s: %w", fleet.AtStamp(at), err)}
+		}
+		if len(fl.Nodes) == 0 {
+			return &exitError{code: exitProblem, err: fmt.Errorf("fleet: %s has no fgtop series near %s (within --lookback %s before it, or after it)", f.prometheus, fleet.AtStamp(at), f.lookback)}
+		}
+	} else if f.at != "" {
+		fl = fleet.HostsAt(ctx, src.hosts, src.sshCfg, src.sshOpts, at)
+	} else if src.prom != nil {
 		// Nodes whose exporter has published no snapshot yet are given
 		// --timeout for it, as --once over SSH waits for first snapshots.
 		nodes, err := src.prom.RefreshAnswered(ctx, f.timeout)

@@ -30,6 +30,7 @@ type fleetNode struct {
 	done    chan error
 	stopped bool
 	sf      *serveFlags
+	history string // its --history ("": the default)
 }
 
 // start runs the node's server (again: on the same address and host key
@@ -42,7 +43,7 @@ func (n *fleetNode) start(t *testing.T) {
 	nodec := make(chan *demo.Node, 1)
 	sf := *n.sf
 	go func() {
-		n.done <- runServe(ctx, serveRun{src: &sourceFlags{}, console: &consoleFlags{ascii: true, theme: "dark"}, serve: &sf,
+		n.done <- runServe(ctx, serveRun{src: &sourceFlags{}, console: &consoleFlags{ascii: true, theme: "dark", history: n.history}, serve: &sf,
 			stderr: io.Discard, ready: func(a string) { addrc <- a }, demoNode: func(d *demo.Node) { nodec <- d }})
 	}()
 	select {
@@ -79,6 +80,12 @@ func (n *fleetNode) stop(t *testing.T) {
 // and a known_hosts file listing each node's host key.
 func startFleet(t *testing.T, count int) ([]*fleetNode, string, string) {
 	t.Helper()
+	return startFleetWith(t, count, func(int) string { return "" })
+}
+
+// startFleetWith is startFleet with each node's --history.
+func startFleetWith(t *testing.T, count int, history func(i int) string) ([]*fleetNode, string, string) {
+	t.Helper()
 	t.Setenv("TMPDIR", t.TempDir())
 	dir := t.TempDir()
 	keys := sshtest.NewKeys(t)
@@ -92,7 +99,7 @@ func startFleet(t *testing.T, count int) ([]*fleetNode, string, string) {
 		sshtest.WriteAtomic(t, keysPath, keys.AuthorizedKeys())
 		sf := &serveFlags{listen: "127.0.0.1:0", authorizedKeys: keysPath, hostKey: filepath.Join(nd, "host_key"),
 			maxSessions: 8, logPath: filepath.Join(nd, "serve.log"), demo: true, seed: int64(i + 1), node: fmt.Sprintf("node%d", i+1)}
-		n := &fleetNode{name: sf.node, hostKey: sf.hostKey, sf: sf}
+		n := &fleetNode{name: sf.node, hostKey: sf.hostKey, sf: sf, history: history(i)}
 		n.start(t)
 		known.WriteString(sshtest.KnownHosts(n.addr, sshtest.HostKey(t, n.hostKey)))
 		nodes = append(nodes, n)

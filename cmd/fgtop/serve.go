@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +15,8 @@ import (
 
 	"github.com/fgtop/fgtop/engine"
 	"github.com/fgtop/fgtop/engine/demo"
+	"github.com/fgtop/fgtop/engine/fleet"
+	"github.com/fgtop/fgtop/engine/history"
 	"github.com/fgtop/fgtop/engine/partition"
 	sshserve "github.com/fgtop/fgtop/ui/ssh"
 	"github.com/spf13/cobra"
@@ -38,8 +41,11 @@ rollback with the SSH user, the key's fingerprint and the remote address.
 The host key is created (ed25519, mode 0600) on first start and reused after. Sessions need a
 terminal (ssh -t). One command exists, for any key: the read-only snapshot stream
 ` + "`ssh -p PORT node snapshot --follow --json [--heartbeat DUR]`" + ` (fgtop.snapshot/v1, one line per
-change, heartbeat lines while nothing changes; snapshot --json prints one), which fgtop fleet
-reads; it counts as a session. Other commands are refused. Connects, refusals, key reloads and disconnects are
+change, heartbeat lines while nothing changes; snapshot --json prints one; snapshot --at
+RFC3339 --json prints the one the node's --history record holds then, for fgtop fleet --at;
+history --json --device|--kernel|--user ID [--since/--until RFC3339] prints fgtop history's
+document from that record, for fgtop fleet history), which fgtop fleet reads; it counts as a
+session. Other commands are refused. Connects, refusals, key reloads and disconnects are
 logged to --log (default: stderr), never into a session.
 
 Colours follow each client: TERM from its terminal, COLORTERM and NO_COLOR when the client sends
@@ -300,6 +306,11 @@ func runServe(ctx context.Context, r serveRun) (err error) {
 		StuckTimeout: r.serve.stuckTimeout, IdleTimeout: idleConfig(r.serve.idleTimeout),
 		ThemeDir: r.serve.themeDir, Logger: logger, UI: uopts,
 	}
+	if dir := uopts.History; dir != "" {
+		// fgtop fleet --hosts --at asks each node's own record.
+		scfg.SnapshotAt = func(_ context.Context, at time.Time) ([]byte, error) { return fleet.RecordAt(dir, at) }
+		scfg.History = func(_ context.Context, q sshserve.HistoryQuery) ([]byte, error) { return historyDocOf(dir, q) }
+	}
 	if r.configured != nil {
 		r.configured(scfg)
 	}
@@ -353,4 +364,28 @@ func idleConfig(d time.Duration) time.Duration {
 		return -1
 	}
 	return d
+}
+
+// historyDocOf is `fgtop history --json` for fgtop fleet history over
+// SSH: the document, and what the record lacks of the span beside it.
+func historyDocOf(dir string, q sshserve.HistoryQuery) ([]byte, error) {
+	rd, err := history.OpenReader(dir)
+	if err != nil {
+		return nil, fmt.Errorf("the node's record: %w", err)
+	}
+	f := history.Filter{Device: q.Device, Kernel: q.Kernel, User: q.User, Since: q.Since, Until: q.Until}
+	res, err := rd.History(f)
+	if err != nil {
+		return nil, fmt.Errorf("the node's record: %w", err)
+	}
+	var buf bytes.Buffer
+	perr := printHistory(&buf, res, res.Partitions, f, true, rd.Active)
+	var ee *exitError
+	if perr != nil && !errors.As(perr, &ee) {
+		return nil, perr
+	}
+	if ee != nil {
+		return buf.Bytes(), ee.err
+	}
+	return buf.Bytes(), nil
 }

@@ -67,7 +67,9 @@ const DefaultLookback = 15 * time.Minute
 const (
 	// qScrapedAt: each current node's last scrape, the sample's own
 	// timestamp (an instant query's samples carry the evaluation time).
-	qScrapedAt = "max by (node) (timestamp(fgtop_build_info))"
+	// The "and" drops a node whose series a staleness marker ended:
+	// VictoriaMetrics' timestamp() gives the marker's own time.
+	qScrapedAt = "max by (node) (timestamp(fgtop_build_info)) and on (node) max by (node) (fgtop_build_info)"
 	// qKnownOver (with the lookback): every node scraped within it, current
 	// or not: a node whose target went down has no current series (the
 	// failed scrape wrote staleness markers) but is still listed.
@@ -155,9 +157,14 @@ const WaitingFirstSnapshot = "exporter up, no snapshot yet"
 // float64 printed shortest ('g', -1) parses back to the decimal it was
 // made from.
 func (c *PromClient) Refresh(ctx context.Context) ([]PromNode, error) {
+	return c.refreshAt(ctx, time.Now())
+}
+
+// refreshAt is Refresh with every query made at now: the present, or a
+// past moment for `fleet --at`.
+func (c *PromClient) refreshAt(ctx context.Context, now time.Time) ([]PromNode, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.o.Timeout)
 	defer cancel()
-	now := time.Now()
 	lb := pmodel.Duration(c.o.Lookback).String()
 	qs := append(slices.Clone(promQueries), qScrapedAt, fmt.Sprintf(qKnownOver, lb), fmt.Sprintf(qUpOver, lb))
 	res, err := c.queryAll(ctx, qs, now)
@@ -406,9 +413,15 @@ func (c *PromClient) lastScrapes(ctx context.Context, names []string, now time.T
 	}
 	last := map[string]pmodel.Time{}
 	for _, ss := range m {
-		if k := len(ss.Values); k > 0 {
+		// VictoriaMetrics returns the staleness marker (a NaN) that ended
+		// the series as a sample: the last scrape is the sample before it.
+		for k := len(ss.Values) - 1; k >= 0; k-- {
+			if math.IsNaN(float64(ss.Values[k].Value)) {
+				continue
+			}
 			name := string(ss.Metric["node"])
-			last[name] = max(last[name], ss.Values[k-1].Timestamp)
+			last[name] = max(last[name], ss.Values[k].Timestamp)
+			break
 		}
 	}
 	return last, nil

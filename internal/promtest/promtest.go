@@ -94,10 +94,38 @@ const startTimeout = 20 * time.Second
 // 127.0.0.1. The process is killed when the test ends.
 func Start(t testing.TB, targets []Target) *Server {
 	t.Helper()
+	return StartWith(t, targets, Options{})
+}
+
+// Options are StartWith's extras.
+type Options struct {
+	// RemoteWrite is a remote_write URL every sample is sent to as well
+	// (a VictoriaMetrics' http://HOST:PORT/api/v1/write), "" for none.
+	RemoteWrite string
+	// RuleFiles are recording rule files Prometheus evaluates every
+	// ScrapeInterval.
+	RuleFiles []string
+}
+
+// StartWith is Start with extras.
+func StartWith(t testing.TB, targets []Target, o Options) *Server {
+	t.Helper()
 	bin := Prometheus(t)
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "prometheus.yml")
-	if err := os.WriteFile(cfg, []byte(config(targets)), 0o644); err != nil {
+	text := config(targets)
+	if len(o.RuleFiles) > 0 {
+		text += "rule_files:\n"
+		for _, f := range o.RuleFiles {
+			text += fmt.Sprintf("  - %q\n", f)
+		}
+	}
+	if o.RemoteWrite != "" {
+		// Sent within a fraction of a second, so a test need not wait for
+		// the default batching.
+		text += fmt.Sprintf("remote_write:\n  - url: %q\n    queue_config:\n      batch_send_deadline: 100ms\n", o.RemoteWrite)
+	}
+	if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var lastErr error

@@ -60,6 +60,16 @@ type Config struct {
 	// when ctx is done (engine.Engine.Subscribe). It is called once per
 	// session. Required.
 	Subscribe func(ctx context.Context) <-chan *model.Snapshot
+	// SnapshotAt answers `snapshot --at TIME --json` from the node's own
+	// record: the fgtop.snapshot/v1 document at that moment, one line, or
+	// an error saying why not (the record lacks the moment). nil: the node
+	// keeps no record, and says so.
+	SnapshotAt func(ctx context.Context, at time.Time) ([]byte, error)
+	// History answers the history command from the node's own record: the
+	// fgtop.history/v1 document, and what the record lacks of the span
+	// (sent as the reason, exit 1) beside it. nil: the node keeps no
+	// record, and says so.
+	History func(ctx context.Context, q HistoryQuery) ([]byte, error)
 	// AuthorizedKeys is the path of the OpenSSH authorized_keys file.
 	// Required; it must exist at start.
 	AuthorizedKeys string
@@ -455,6 +465,22 @@ func (s *Server) gate(next ssh.Handler) ssh.Handler {
 			s.refuse(sess, id, streamUsage)
 			return
 		}
+		if cmdline := sess.Command(); len(cmdline) > 0 && cmdline[0] == HistoryCommand {
+			q, err := parseHistory(cmdline)
+			if err != nil {
+				s.refuse(sess, id, err.Error())
+				return
+			}
+			ls, why := s.admit(sess, pub, id, true, false)
+			if ls == nil {
+				s.refuse(sess, id, why)
+				return
+			}
+			s.log.Info("history", "user", ls.id.User, "key", ls.id.Fingerprint, "remote", ls.id.Remote, "role", string(ls.id.Role))
+			defer s.release(sess, ls)
+			s.history(ls, q)
+			return
+		}
 		if cmdline := sess.Command(); len(cmdline) > 0 {
 			// The read-only snapshot stream: any authorized key, no
 			// terminal needed, the same limits as a console.
@@ -471,6 +497,10 @@ func (s *Server) gate(next ssh.Handler) ssh.Handler {
 			s.log.Info("stream", "user", ls.id.User, "key", ls.id.Fingerprint, "comment", ls.id.Comment,
 				"remote", ls.id.Remote, "role", string(ls.id.Role), "follow", sp.follow)
 			defer s.release(sess, ls)
+			if !sp.at.IsZero() {
+				s.recordAt(sess, ls, sp.at)
+				return
+			}
 			s.stream(sess, ls, sp)
 			return
 		}

@@ -31,12 +31,15 @@ const (
 
 // streamUsage is what a client that asks for anything else is told.
 const streamUsage = "fgtop serve runs one command, the read-only snapshot stream: " +
-	"`snapshot --follow --json [--heartbeat DUR]` (or `snapshot --json` for one document); for the console connect with `ssh -t` and no command"
+	"`snapshot --follow --json [--heartbeat DUR]` (or `snapshot --json` for one document, `snapshot --at RFC3339 --json` for one from the node's record); for the console connect with `ssh -t` and no command"
 
 // streamSpec is a parsed stream command.
 type streamSpec struct {
 	follow    bool
 	heartbeat time.Duration
+	// at is the moment of `snapshot --at TIME`: the document from the
+	// node's record (zero: the live one).
+	at time.Time
 }
 
 // parseStream parses the exec command of a snapshot stream. Only the
@@ -53,6 +56,21 @@ func parseStream(args []string) (streamSpec, error) {
 		case "--json", "--compact":
 		case "--follow":
 			sp.follow = true
+		case "--at":
+			if !hasVal {
+				if i+1 >= len(args) {
+					return sp, fmt.Errorf("--at needs a time (RFC 3339, e.g. 2026-11-27T14:02:00Z)")
+				}
+				i++
+				val = args[i]
+			}
+			// RFC 3339 only: "14:02" or "-2h" would be read with the
+			// node's clock and zone, not the asker's.
+			t, err := time.Parse(time.RFC3339Nano, val)
+			if err != nil {
+				return sp, fmt.Errorf("--at %q: want an RFC 3339 time (2026-11-27T14:02:00Z)", truncate(val, 40))
+			}
+			sp.at = t
 		case "--heartbeat":
 			if !hasVal {
 				if i+1 >= len(args) {
@@ -69,6 +87,9 @@ func parseStream(args []string) (streamSpec, error) {
 		default:
 			return sp, fmt.Errorf("%q: %s", truncate(a, 32), streamUsage)
 		}
+	}
+	if sp.follow && !sp.at.IsZero() {
+		return sp, fmt.Errorf("--at and --follow are exclusive")
 	}
 	if !sp.follow && hasFlag(args, "--heartbeat") {
 		return sp, fmt.Errorf("--heartbeat needs --follow")
@@ -146,4 +167,31 @@ func (s *Server) stream(sess ssh.Session, ls *session, sp streamSpec) {
 			}
 		}
 	}
+}
+
+// recordAt answers `snapshot --at TIME`: one document from the node's
+// own record, or why not, in the server's words on stderr (exit 1).
+func (s *Server) recordAt(sess ssh.Session, ls *session, at time.Time) {
+	fail := func(why string) {
+		ls.mu.Lock()
+		ls.reason = why
+		ls.mu.Unlock()
+	}
+	if s.cfg.SnapshotAt == nil {
+		fail("this node keeps no record: run fgtop serve with --history DIR, or fgtop record beside it")
+		return
+	}
+	b, err := s.cfg.SnapshotAt(ls.ctx, at)
+	if err != nil {
+		fail(err.Error())
+		return
+	}
+	if _, err := ls.out.Write(b); err != nil {
+		fail("client gone")
+		return
+	}
+	ls.out.flush(s.stuck)
+	ls.mu.Lock()
+	ls.ended = "sent"
+	ls.mu.Unlock()
 }

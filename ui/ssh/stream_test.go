@@ -112,6 +112,12 @@ func TestStreamCommands(t *testing.T) {
 		{"snapshot --heartbeat 2s", "needs --follow", false, 0},
 		{"snapshot --config /etc/passwd", "runs one command", false, 0},
 		{"cat /etc/passwd", "runs one command", false, 0},
+		{"snapshot --at 2026-11-27T14:02:00Z --json", "", false, DefaultStreamHeartbeat},
+		{"snapshot --at=2026-11-27T14:02:00.5+09:00 --json", "", false, DefaultStreamHeartbeat},
+		{"snapshot --at 14:02 --json", "want an RFC 3339 time", false, 0},
+		{"snapshot --at -2h --json", "want an RFC 3339 time", false, 0},
+		{"snapshot --json --at", "--at needs a time", false, 0},
+		{"snapshot --follow --at 2026-11-27T14:02:00Z", "exclusive", false, 0},
 	}
 	for _, c := range cases {
 		sp, err := parseStream(strings.Fields(c.cmd))
@@ -122,6 +128,8 @@ func TestStreamCommands(t *testing.T) {
 			t.Errorf("%q: %v", c.cmd, err)
 		case c.err == "" && (sp.follow != c.follow || sp.heartbeat != c.hb):
 			t.Errorf("%q: %+v", c.cmd, sp)
+		case c.err == "" && strings.Contains(c.cmd, "--at") != !sp.at.IsZero():
+			t.Errorf("%q: at %v", c.cmd, sp.at)
 		}
 	}
 }

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/fgtop/fgtop/engine/fleet"
+	"github.com/fgtop/fgtop/engine/history"
+	"github.com/fgtop/fgtop/engine/report"
+	"github.com/spf13/cobra"
+)
+
+func newFleetHistoryCmd() *cobra.Command {
+	f := &fleetFlags{staleAfter: fleet.DefaultStaleAfter, unreachable: fleet.DefaultUnreachableAfter, heartbeat: 2 * time.Second, noFollow: true,
+		alloc: allocFlags{strategy: "evenly"}}
+	var q struct{ device, kernel, user, since, until string }
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "history --hosts H:P,H:P|@FILE (--device ID|--kernel ID|--user ID) [--since T] [--until T] [--json]",
+		Short: "Who held what across the fleet: each node's own record, merged by time",
+		Long: `Ask every node's own record (fgtop serve --history DIR) over SSH, as ` + "`fgtop history`" + ` asks one
+node's, and merge the answers by time, each row naming its node (host:port).
+
+  --device ID    a device: cuda:0, or a bare id for any accelerator with it
+  --kernel ID    a kernel id or a unique prefix
+  --user ID      an owner user id (recovery.json owner_user_id)
+  --since/--until TIME   RFC 3339, 14:02, 2026-11-27 14:02, or -2h (sent to the nodes as RFC 3339)
+  --login NAME   the SSH login (default: $USER); --identity and --known-hosts as fgtop fleet
+
+Nodes that did not answer, and the stretches of the span a node's record lacks, are listed
+after the table (and in --json's "problems" and "missing").
+
+Exit status: 0; 1 when a node did not answer or its record lacks part of the asked span;
+2 on bad usage.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			n := 0
+			for _, v := range []string{q.device, q.kernel, q.user} {
+				if v != "" {
+					n++
+				}
+			}
+			if n != 1 {
+				return usageErr("fleet history: name one of --device ID, --kernel ID, --user ID")
+			}
+			if f.hosts == "" {
+				return usageErr("fleet history: --hosts H:P,H:P or --hosts @FILE is required (each node's record is read over SSH)")
+			}
+			hq := fleet.HistoryQuery{Device: q.device, Kernel: q.kernel, User: q.user}
+			now := time.Now()
+			var err error
+			if q.since != "" {
+				if hq.Since, err = history.ParseWhen(q.since, now); err != nil {
+					return usageErr("--since: %v", err)
+				}
+			}
+			if q.until != "" {
+				if hq.Until, err = history.ParseWhen(q.until, now); err != nil {
+					return usageErr("--until: %v", err)
+				}
+			}
+			if !hq.Since.IsZero() && !hq.Until.IsZero() && hq.Until.Before(hq.Since) {
+				return usageErr("--until is before --since")
+			}
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			ctx, stop := notifyStop(ctx, os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			ctx, cancel := context.WithTimeout(ctx, f.timeout)
+			defer cancel()
+			src, err := f.start(ctx)
+			if err != nil {
+				return err
+			}
+			defer src.wait()
+			fh, err := fleet.HistoryHosts(ctx, src.hosts, src.sshCfg, src.sshOpts, hq)
+			if err != nil {
+				return usageErr("fleet history: %v", err)
+			}
+			return printFleetHistory(cmd.OutOrStdout(), cmd.ErrOrStderr(), fh, asJSON)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.hosts, "hosts", "", "nodes: H:P,H:P or @FILE (one per line, # comments)")
+	fl.StringArrayVar(&f.identities, "identity", nil, "private key file to log in with (repeatable; default: ~/.ssh/id_* as ssh; ssh-agent is used too)")
+	fl.StringArrayVar(&f.knownHosts, "known-hosts", nil, "known_hosts file(s) to check host keys against (default ~/.ssh/known_hosts and /etc/ssh/ssh_known_hosts)")
+	fl.StringVar(&f.user, "login", "", "SSH login name (default: $USER)")
+	fl.DurationVar(&f.timeout, "timeout", 30*time.Second, "the longest to wait for the nodes")
+	fl.StringVar(&q.device, "device", "", "a device: cuda:0, or a bare accelerator id")
+	fl.StringVar(&q.kernel, "kernel", "", "a kernel id or a unique prefix")
+	fl.StringVar(&q.user, "user", "", "an owner user id")
+	fl.StringVar(&q.since, "since", "", "from this time (RFC 3339, 14:02, -2h)")
+	fl.StringVar(&q.until, "until", "", "up to this time")
+	fl.BoolVar(&asJSON, "json", false, "print JSON (schema "+fleet.FleetHistorySchema+")")
+	return cmd
+}
+
+func printFleetHistory(w, stderr io.Writer, fh *fleet.FleetHistory, asJSON bool) error {
+	if asJSON {
+		b, err := report.Marshal(fh, true)
+		if err != nil {
+			return err
+		}
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+	} else {
+		tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
+		fmt.Fprintln(tw, "FROM\tTO\tNODE\tDEVICE\tAMOUNT\tKERNEL\tSESSION\tUSER\tAGENT")
+		for _, iv := range fh.Intervals {
+			from, to := iv.From, iv.To
+			if iv.Since {
+				from = "<" + from
+			}
+			if iv.Open {
+				to = "open"
+			} else if iv.Gone {
+				to += "?"
+			}
+			var am []string
+			for s, v := range iv.Amounts {
+				am = append(am, s+"="+v)
+			}
+			sort.Strings(am)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", from, to, iv.Node, iv.Device, strings.Join(am, ","), iv.Kernel, dash(iv.Session), dash(iv.User), dash(iv.Agent))
+		}
+		tw.Flush()
+		if len(fh.Intervals) == 0 {
+			fmt.Fprintln(w, "(nothing held in the asked span)")
+		}
+		for _, m := range fh.Missing {
+			fmt.Fprintf(w, "missing: %s %s to %s: %s\n", m.Node, m.From, m.To, m.Why)
+		}
+		for _, p := range fh.Problems {
+			fmt.Fprintf(w, "no answer: %s: %s\n", p.Node, p.Error)
+		}
+	}
+	for _, p := range fh.Problems {
+		fmt.Fprintf(stderr, "fgtop fleet history: %s: %s\n", p.Node, p.Error)
+	}
+	if fh.Incomplete() {
+		return &exitError{code: exitProblem, err: fmt.Errorf("part of the asked span is not known: %d node(s) did not answer fully, %d gap(s) (listed above)",
+			len(fh.Problems), len(fh.Missing))}
+	}
+	return nil
+}

@@ -1,0 +1,247 @@
+package fleet
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/fgtop/fgtop/internal/untrusted"
+)
+
+// MaxHistoryBody is the longest history document read from one node: a
+// busy node's week is a few MiB.
+const MaxHistoryBody = 64 << 20
+
+// FleetHistorySchema names the JSON layout of `fgtop fleet history --json`.
+const FleetHistorySchema = "fgtop.fleet-history/v1"
+
+// HistoryQuery is what `fgtop fleet history` asks every node's record.
+type HistoryQuery struct {
+	Device, Kernel, User string
+	// Since and Until bound the span (zero: open).
+	Since, Until time.Time
+}
+
+// command is the query as the node's exec command. The ids go over SSH as
+// words: one with a space or a quote cannot be asked that way.
+func (q HistoryQuery) command() (string, error) {
+	parts := []string{"history", "--json"}
+	for _, f := range [...]struct{ flag, v string }{{"--device", q.Device}, {"--kernel", q.Kernel}, {"--user", q.User}} {
+		if f.v == "" {
+			continue
+		}
+		if strings.ContainsAny(f.v, " \t\r\n'\"\\") || len(f.v) > 256 {
+			return "", fmt.Errorf("%s %q: an id with blanks or quotes cannot be asked over SSH", f.flag, f.v)
+		}
+		parts = append(parts, f.flag, f.v)
+	}
+	if !q.Since.IsZero() {
+		parts = append(parts, "--since", q.Since.UTC().Format(time.RFC3339Nano))
+	}
+	if !q.Until.IsZero() {
+		parts = append(parts, "--until", q.Until.UTC().Format(time.RFC3339Nano))
+	}
+	return strings.Join(parts, " "), nil
+}
+
+// HistoryInterval is one kernel's hold on one device, on one node.
+type HistoryInterval struct {
+	Node    string            `json:"node"`
+	Device  string            `json:"device"`
+	Kernel  string            `json:"kernel"`
+	Agent   string            `json:"agent"`
+	Session string            `json:"session_id,omitempty"`
+	User    string            `json:"owner_user_id,omitempty"`
+	Project string            `json:"owner_project_id,omitempty"`
+	Amounts map[string]string `json:"amounts"`
+	From    string            `json:"from"`
+	To      string            `json:"to"`
+	Since   bool              `json:"since_before_from,omitempty"`
+	Open    bool              `json:"open,omitempty"`
+	Gone    bool              `json:"ended_in_gap,omitempty"`
+
+	from time.Time
+}
+
+// HistoryGap is a stretch of the asked span a node's record lacks.
+type HistoryGap struct {
+	Node string `json:"node"`
+	From string `json:"from"`
+	To   string `json:"to"`
+	Why  string `json:"why"`
+}
+
+// HistoryProblem is a node that did not answer, or whose record lacks
+// part of the asked span, in its words.
+type HistoryProblem struct {
+	Node  string `json:"node"`
+	Error string `json:"error"`
+}
+
+// FleetHistory is the fleet's answer, merged by time.
+type FleetHistory struct {
+	Schema    string            `json:"schema"`
+	Intervals []HistoryInterval `json:"intervals"`
+	Missing   []HistoryGap      `json:"missing"`
+	Problems  []HistoryProblem  `json:"problems"`
+}
+
+// Incomplete reports whether part of the asked span is not known: a node
+// did not answer, or its record lacks part of it.
+func (h *FleetHistory) Incomplete() bool { return len(h.Missing) > 0 || len(h.Problems) > 0 }
+
+// nodeHistory is what one node's `history --json` holds that the fleet
+// reads (fgtop.history/v1).
+type nodeHistory struct {
+	Schema    string            `json:"schema"`
+	Intervals []HistoryInterval `json:"intervals"`
+	Missing   []HistoryGap      `json:"missing"`
+}
+
+// ParseNodeHistory reads one node's fgtop.history/v1 document, every
+// text in it cleaned as outside text, each row named node.
+func ParseNodeHistory(node string, b []byte) ([]HistoryInterval, []HistoryGap, error) {
+	if len(b) > MaxHistoryBody {
+		return nil, nil, fmt.Errorf("a history document longer than %d MiB", MaxHistoryBody>>20)
+	}
+	var d nodeHistory
+	if err := json.Unmarshal(b, &d); err != nil {
+		return nil, nil, fmt.Errorf("bad history document: %w", err)
+	}
+	if d.Schema != "fgtop.history/v1" {
+		return nil, nil, fmt.Errorf("history document of schema %q, want fgtop.history/v1", untrusted.Text(d.Schema))
+	}
+	clean := untrusted.Text
+	for i := range d.Intervals {
+		iv := &d.Intervals[i]
+		iv.Node = node
+		iv.Device, iv.Kernel, iv.Agent, iv.Session = clean(iv.Device), clean(iv.Kernel), clean(iv.Agent), clean(iv.Session)
+		iv.User, iv.Project, iv.From, iv.To = clean(iv.User), clean(iv.Project), clean(iv.From), clean(iv.To)
+		am := make(map[string]string, len(iv.Amounts))
+		for k, v := range iv.Amounts {
+			am[clean(k)] = clean(v)
+		}
+		iv.Amounts = am
+		t, err := time.Parse(time.RFC3339Nano, iv.From)
+		if err != nil {
+			return nil, nil, fmt.Errorf("bad history row: from %q", iv.From)
+		}
+		iv.from = t
+	}
+	for i := range d.Missing {
+		m := &d.Missing[i]
+		m.Node, m.From, m.To, m.Why = node, clean(m.From), clean(m.To), clean(m.Why)
+	}
+	return d.Intervals, d.Missing, nil
+}
+
+// HistoryHosts asks every node's record at once and merges the answers
+// by time (then node, then device), each row naming its node. A node
+// that did not answer, or whose record lacks part of the span, is in
+// Problems with its words; its record's gaps in the span are in Missing.
+func HistoryHosts(ctx context.Context, hosts []string, cfg *gossh.ClientConfig, o SSHOptions, q HistoryQuery) (*FleetHistory, error) {
+	cmd, err := q.command()
+	if err != nil {
+		return nil, err
+	}
+	o = o.withDefaults()
+	type answer struct {
+		ivs  []HistoryInterval
+		gaps []HistoryGap
+		prob string
+	}
+	answers := make([]answer, len(hosts))
+	var wg sync.WaitGroup
+	for i, h := range hosts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out, problem, err := execAll(ctx, h, cfg, o, cmd, MaxHistoryBody)
+			a := &answers[i]
+			if err != nil {
+				a.prob = untrusted.Text(err.Error())
+				return
+			}
+			a.prob = untrusted.Text(problem)
+			ivs, gaps, err := ParseNodeHistory(h, out)
+			if err != nil {
+				a.prob = untrusted.Text(err.Error())
+				return
+			}
+			a.ivs, a.gaps = ivs, gaps
+		}()
+	}
+	wg.Wait()
+	fh := &FleetHistory{Schema: FleetHistorySchema, Intervals: []HistoryInterval{}, Missing: []HistoryGap{}, Problems: []HistoryProblem{}}
+	for i, a := range answers {
+		fh.Intervals = append(fh.Intervals, a.ivs...)
+		fh.Missing = append(fh.Missing, a.gaps...)
+		if a.prob != "" {
+			fh.Problems = append(fh.Problems, HistoryProblem{Node: hosts[i], Error: a.prob})
+		}
+	}
+	slices.SortStableFunc(fh.Intervals, func(a, b HistoryInterval) int {
+		return cmp.Or(a.from.Compare(b.from), cmp.Compare(a.Node, b.Node), cmp.Compare(a.Device, b.Device), cmp.Compare(a.Kernel, b.Kernel))
+	})
+	return fh, nil
+}
+
+// execAll runs cmd on the node and reads all it answers, at most limit
+// bytes. A refusal with nothing on stdout is the error; what the node
+// says on stderr beside an answer (exit 1: the record lacks part of the
+// span) is problem.
+func execAll(ctx context.Context, addr string, cfg *gossh.ClientConfig, o SSHOptions, cmd string, limit int64) (out []byte, problem string, err error) {
+	client, err := dialNode(ctx, addr, cfg, o)
+	if err != nil {
+		return nil, "", err
+	}
+	var closeOnce sync.Once
+	closeAll := func() { closeOnce.Do(func() { _ = client.Close() }) }
+	defer closeAll()
+	stop := context.AfterFunc(ctx, closeAll)
+	defer stop()
+	sess, err := client.NewSession()
+	if err != nil {
+		return nil, "", fmt.Errorf("ssh session: %w", err)
+	}
+	stdout, err := sess.StdoutPipe()
+	if err != nil {
+		return nil, "", fmt.Errorf("ssh session: %w", err)
+	}
+	var stderr limitedBuffer
+	sess.Stderr = &stderr
+	if err := sess.Start(cmd); err != nil {
+		return nil, "", fmt.Errorf("ssh exec: %w", err)
+	}
+	out, rerr := io.ReadAll(io.LimitReader(stdout, limit+1))
+	// Never wait on a node that keeps writing: the exit status is read
+	// only once its output ended within the limit.
+	switch {
+	case ctx.Err() != nil:
+		return nil, "", fmt.Errorf("no answer: %w", ctx.Err())
+	case int64(len(out)) > limit:
+		return nil, "", fmt.Errorf("an answer longer than %d MiB", limit>>20)
+	case rerr != nil:
+		return nil, "", fmt.Errorf("read: %w", rerr)
+	}
+	werr := sess.Wait()
+	msg := strings.TrimSpace(stderr.String())
+	switch {
+	case ctx.Err() != nil:
+		return nil, "", fmt.Errorf("no answer: %w", ctx.Err())
+	case len(out) == 0 && msg != "":
+		return nil, "", errors.New(msg)
+	case len(out) == 0:
+		return nil, "", fmt.Errorf("the node closed the session without an answer (%v)", werr)
+	}
+	return out, msg, nil
+}

@@ -1,0 +1,179 @@
+package fleet
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"sync"
+	"time"
+
+	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/fgtop/fgtop/engine/history"
+	"github.com/fgtop/fgtop/engine/report"
+	"github.com/fgtop/fgtop/internal/untrusted"
+	"github.com/fgtop/fgtop/model"
+)
+
+// RecordAt is a node's answer to `snapshot --at TIME` over SSH: the
+// fgtop.snapshot/v1 document its own record (the history directory dir)
+// holds at at, one compact line. Where the record lacks that moment (before
+// it begins, after it ends, or in a gap) it says so, and gives nothing:
+// the node as last recorded is not the node then.
+func RecordAt(dir string, at time.Time) ([]byte, error) {
+	rd, err := history.OpenReader(dir)
+	if err != nil {
+		return nil, fmt.Errorf("the node's record: %w", err)
+	}
+	res, err := rd.At(at)
+	if err != nil {
+		return nil, fmt.Errorf("the node's record lacks %s: %w", AtStamp(at), err)
+	}
+	if !res.Exact {
+		return nil, fmt.Errorf("the node's record lacks %s: it falls in a gap (last recorded at %s)", AtStamp(at), AtStamp(res.Snap.Time))
+	}
+	b, err := report.MarshalSnapshot(res.Snap, false)
+	if err != nil {
+		return nil, fmt.Errorf("the node's record at %s: %w", AtStamp(at), err)
+	}
+	if len(b) == 0 || b[len(b)-1] != '\n' {
+		b = append(b, '\n')
+	}
+	return b, nil
+}
+
+// SnapshotAtSSH asks one node for its snapshot at at, from its own record
+// (`snapshot --at TIME --json` over the SSH exec the fleet follows nodes
+// with). The answer is bounded as the stream is: one line of at most
+// MaxStreamLine bytes, at most MaxNodeDevices devices, within ctx.
+func SnapshotAtSSH(ctx context.Context, addr string, cfg *gossh.ClientConfig, o SSHOptions, at time.Time) (*model.Snapshot, error) {
+	o = o.withDefaults()
+	line, err := execLine(ctx, addr, cfg, o, "snapshot --at "+at.UTC().Format(time.RFC3339Nano)+" --json")
+	if err != nil {
+		return nil, err
+	}
+	doc, hb, err := report.ParseLine(line)
+	if err != nil || hb != nil {
+		return nil, fmt.Errorf("bad answer from the node: %w", cmpErr(err, errors.New("a heartbeat, not a snapshot")))
+	}
+	if len(doc.Devices) > MaxNodeDevices {
+		return nil, &TooLargeError{Devices: len(doc.Devices)}
+	}
+	snap, err := doc.Model()
+	if err != nil {
+		return nil, fmt.Errorf("bad snapshot from the node: %w", err)
+	}
+	return snap, nil
+}
+
+func cmpErr(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+// HostsAt asks every node for its snapshot at at, all at once, and
+// returns the fleet then: a node that answered from its record is live
+// (last seen at the record's moment); one that could not answer, or
+// whose record lacks the moment, is unreachable with its words, "no data
+// at TIME: ...", without figures.
+func HostsAt(ctx context.Context, hosts []string, cfg *gossh.ClientConfig, o SSHOptions, at time.Time) *Fleet {
+	f := &Fleet{Seq: 1, Time: at, Nodes: make([]Node, len(hosts))}
+	var wg sync.WaitGroup
+	for i, h := range hosts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			n := Node{Addr: h, Name: h, Source: "ssh"}
+			snap, err := SnapshotAtSSH(ctx, h, cfg, o, at)
+			if err != nil {
+				n.State, n.Reason = Unreachable, NoDataAt(at)+": "+untrusted.Text(err.Error())
+			} else {
+				n.State, n.Snap, n.Sum, n.LastSeen, n.Updated = Live, snap, Summarize(snap, o.Settings), snap.Time, snap.Time
+				if snap.Node != "" {
+					n.Name = untrusted.Text(snap.Node)
+				}
+			}
+			f.Nodes[i] = n
+		}()
+	}
+	wg.Wait()
+	return f
+}
+
+// execLine runs cmd on the node and reads the one line it answers; the
+// node's refusal on stderr is the error.
+func execLine(ctx context.Context, addr string, cfg *gossh.ClientConfig, o SSHOptions, cmd string) ([]byte, error) {
+	client, err := dialNode(ctx, addr, cfg, o)
+	if err != nil {
+		return nil, err
+	}
+	var closeOnce sync.Once
+	closeAll := func() { closeOnce.Do(func() { _ = client.Close() }) }
+	defer closeAll()
+	stop := context.AfterFunc(ctx, closeAll)
+	defer stop()
+	// ctx bounds the answer (fleet --timeout): a record's seek may take
+	// longer than a stream's silence.
+	sess, err := client.NewSession()
+	if err != nil {
+		return nil, fmt.Errorf("ssh session: %w", err)
+	}
+	out, err := sess.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("ssh session: %w", err)
+	}
+	var stderr limitedBuffer
+	sess.Stderr = &stderr
+	if err := sess.Start(cmd); err != nil {
+		return nil, fmt.Errorf("ssh exec: %w", err)
+	}
+	line, err := readLine(bufio.NewReaderSize(out, 64<<10), MaxStreamLine)
+	if err != nil && !errors.Is(err, io.EOF) {
+		// A line too long, or a broken connection: never wait on a node
+		// that keeps writing.
+		return nil, fmt.Errorf("read: %w", err)
+	}
+	if err != nil {
+		// The refusal may follow the end of stdout: wait for the exit.
+		_ = sess.Wait()
+		switch {
+		case ctx.Err() != nil:
+			return nil, fmt.Errorf("no answer: %w", ctx.Err())
+		case stderr.String() != "":
+			return nil, errors.New(strings.TrimSpace(stderr.String()))
+		case errors.Is(err, io.EOF):
+			return nil, errors.New("the node closed the session without an answer")
+		}
+		return nil, fmt.Errorf("read: %w", err)
+	}
+	return line, nil
+}
+
+// dialNode connects and logs in to a node, within o.DialTimeout and ctx.
+func dialNode(ctx context.Context, addr string, cfg *gossh.ClientConfig, o SSHOptions) (*gossh.Client, error) {
+	d := net.Dialer{Timeout: o.DialTimeout}
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, dialErr(err)
+	}
+	_ = conn.SetDeadline(time.Now().Add(o.DialTimeout))
+	stopHandshake := context.AfterFunc(ctx, func() { _ = conn.Close() })
+	cc, chans, reqs, err := gossh.NewClientConn(conn, addr, cfg)
+	stopHandshake()
+	if err != nil {
+		_ = conn.Close()
+		var he *HostKeyError
+		if errors.As(err, &he) {
+			return nil, he
+		}
+		return nil, handshakeErr(err, o)
+	}
+	_ = conn.SetDeadline(time.Time{})
+	return gossh.NewClient(cc, chans, reqs), nil
+}

@@ -1,0 +1,121 @@
+package sshserve
+
+import (
+	"fmt"
+	"time"
+)
+
+// HistoryCommand is the exec command that asks a node's record who held
+// what: `history --json (--device ID|--kernel ID|--user ID) [--since
+// RFC3339] [--until RFC3339]`, the fgtop.history/v1 document of `fgtop
+// history --json`. `fgtop fleet history` fans it out over the fleet.
+const HistoryCommand = "history"
+
+// maxHistoryArg bounds one value of the history command (an id or a time).
+const maxHistoryArg = 256
+
+// HistoryQuery is a parsed history command.
+type HistoryQuery struct {
+	Device, Kernel, User string
+	// Since and Until bound the span (zero: open).
+	Since, Until time.Time
+}
+
+const historyUsage = "history takes `history --json (--device ID|--kernel ID|--user ID) [--since RFC3339] [--until RFC3339]`"
+
+// parseHistory parses the exec command of a history query. Times are
+// RFC 3339 only: "14:02" or "-2h" would be read with the node's clock and
+// zone, not the asker's.
+func parseHistory(args []string) (HistoryQuery, error) {
+	var q HistoryQuery
+	if len(args) == 0 || args[0] != HistoryCommand || len(args) > 2*maxStreamArgs {
+		return q, fmt.Errorf("%s", historyUsage)
+	}
+	named := 0
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		if a == "--json" {
+			continue
+		}
+		name, val, hasVal := cutFlag(a)
+		if !hasVal {
+			if i+1 >= len(args) {
+				return q, fmt.Errorf("%s needs a value: %s", truncate(name, 32), historyUsage)
+			}
+			i++
+			val = args[i]
+		}
+		if val == "" {
+			return q, fmt.Errorf("%s needs a value: %s", truncate(name, 32), historyUsage)
+		}
+		if len(val) > maxHistoryArg {
+			return q, fmt.Errorf("%s: a value longer than %d bytes", name, maxHistoryArg)
+		}
+		switch name {
+		case "--device":
+			q.Device, named = val, named+1
+		case "--kernel":
+			q.Kernel, named = val, named+1
+		case "--user":
+			q.User, named = val, named+1
+		case "--since", "--until":
+			t, err := time.Parse(time.RFC3339Nano, val)
+			if err != nil {
+				return q, fmt.Errorf("%s %q: want an RFC 3339 time (2026-11-27T14:02:00Z)", name, truncate(val, 40))
+			}
+			if name == "--since" {
+				q.Since = t
+			} else {
+				q.Until = t
+			}
+		default:
+			return q, fmt.Errorf("%q: %s", truncate(a, 32), historyUsage)
+		}
+	}
+	if named != 1 {
+		return q, fmt.Errorf("name one of --device, --kernel, --user: %s", historyUsage)
+	}
+	if !q.Since.IsZero() && !q.Until.IsZero() && q.Until.Before(q.Since) {
+		return q, fmt.Errorf("--until is before --since")
+	}
+	return q, nil
+}
+
+func cutFlag(a string) (name, val string, hasVal bool) {
+	for i := 0; i < len(a); i++ {
+		if a[i] == '=' {
+			return a[:i], a[i+1:], true
+		}
+	}
+	return a, "", false
+}
+
+// history answers a history query from the node's own record: the
+// document on stdout, and what the record lacks of the span on stderr
+// (exit 1), as `fgtop history --json` does.
+func (s *Server) history(ls *session, q HistoryQuery) {
+	fail := func(why string) {
+		ls.mu.Lock()
+		ls.reason = why
+		ls.mu.Unlock()
+	}
+	if s.cfg.History == nil {
+		fail("this node keeps no record: run fgtop serve with --history DIR, or fgtop record beside it")
+		return
+	}
+	b, problem := s.cfg.History(ls.ctx, q)
+	if len(b) > 0 {
+		if _, err := ls.out.Write(b); err != nil {
+			fail("client gone")
+			return
+		}
+		ls.out.flush(s.stuck)
+	}
+	if problem != nil {
+		fail(problem.Error())
+		return
+	}
+	ls.mu.Lock()
+	ls.ended = "sent"
+	ls.mu.Unlock()
+}
