@@ -104,7 +104,11 @@ quit() {
 
 # ---------------------------------------------------------------- run 1
 start colour 120 40 ""
-wait_for '^▶ GPU0 ' "the device cursor on GPU0"
+# The cursor starts on the device that most needs attention (or the
+# busiest), which the demo decides; g takes it to the first device.
+wait_for '^[▶ ] GPU0 ' "the devices listed"
+tm send-keys -t smoke g
+wait_for '^▶ GPU0 ' "g to put the device cursor on GPU0"
 tm send-keys -t smoke j
 wait_for '^▶ GPU1 ' "j to move the device cursor to GPU1"
 tm send-keys -t smoke k
