@@ -153,3 +153,11 @@ func printFleetHistory(w, stderr io.Writer, fh *fleet.FleetHistory, asJSON bool)
 	}
 	return nil
 }
+
+// dash is s, or "-" for a cell with nothing known.
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

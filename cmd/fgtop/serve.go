@@ -379,7 +379,7 @@ func historyDocOf(dir string, q sshserve.HistoryQuery) ([]byte, error) {
 		return nil, fmt.Errorf("the node's record: %w", err)
 	}
 	var buf bytes.Buffer
-	perr := printHistory(&buf, res, res.Partitions, f, true, rd.Active)
+	perr := printHistory(&buf, res, f, true, rd.Active)
 	var ee *exitError
 	if perr != nil && !errors.As(perr, &ee) {
 		return nil, perr
