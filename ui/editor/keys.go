@@ -79,8 +79,8 @@ func Bindings() []kit.Binding {
 // (a viewer has no editor at all).
 func ReplayBindings() []kit.Binding {
 	bs := []kit.Binding{
-		kit.NewBinding(ActEdRefused, GrpEdit, scGrids, 0, []string{"R"}, "R", "sessions of the last 7d the draft would have refused"),
-		kit.NewBinding(ActEdSuggest, GrpEdit, ScSlotGrid, 0, []string{"S"}, "S", "fill the draft with the amounts that start every recorded session"),
+		kit.NewBinding(ActEdRefused, GrpEdit, scGrids, 0, []string{"R"}, "R", "sessions of the last 7d the draft would have refused").Foot("", "refused", 5),
+		kit.NewBinding(ActEdSuggest, GrpEdit, ScSlotGrid, 0, []string{"S"}, "S", "fill the draft with the amounts that start every recorded session").Foot("", "suggest", 5),
 	}
 	for i := range bs {
 		bs[i].Mutating = true
