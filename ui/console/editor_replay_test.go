@@ -293,3 +293,62 @@ func TestEditorReplayKeysOperatorsOnly(t *testing.T) {
 		t.Errorf("the viewer's help offers the replay's keys:\n%s", h)
 	}
 }
+
+// TestEditorReplaySupersede: an edit made while the replay of the draft
+// before it runs supersedes it: that replay's answer (one refused
+// session) is never shown, the next replay starts once it returns, and
+// the line ends with the answer for the draft as it is (all start).
+func TestEditorReplaySupersede(t *testing.T) {
+	a, msgs := replayConsole(t)
+	lineUntil(t, a, msgs, "last 7d under agent.toml as it is: 1 session of i-node-a")
+	setAmount := func(moves string, amt string) {
+		typeKeysAsync(a, msgs, moves)
+		step(a, msgs, enter)
+		step(a, msgs, clearIn)
+		typeKeysAsync(a, msgs, amt)
+		step(a, msgs, enter)
+	}
+	// i-node-b to 1.0: i-node-a still refuses its second kernel.
+	setAmount("j", "1.0")
+	// Its debounce ends: the replay starts; its command is held back.
+	var held tea.Cmd
+	for held == nil {
+		select {
+		case m := <-msgs:
+			_, c := a.Update(m)
+			if _, ok := m.(editor.ReplayMsg); ok {
+				held = c
+			} else {
+				runCmds(c, msgs)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("the first edit's replay never started")
+		}
+	}
+	// i-node-a to 2.0 while it runs: every session starts.
+	setAmount("k", "2.0")
+	if got := a.ed().Req.Slots; len(got) != 2 {
+		t.Fatalf("draft %+v, want both agents' cuda.shares", got)
+	}
+	runCmds(held, msgs)
+	deadline := time.After(10 * time.Second)
+	for want := "last 7d under this draft: all 3 sessions start"; !strings.Contains(screen(a), want); {
+		if v := screen(a); strings.Contains(v, "under this draft: 1 session") {
+			t.Fatalf("the line shows the answer for a draft already replaced:\n%s", v)
+		}
+		select {
+		case m := <-msgs:
+			_, c := a.Update(m)
+			runCmds(c, msgs)
+		case <-deadline:
+			t.Fatalf("the line %q never came:\n%s", want, screen(a))
+		}
+	}
+}
+
+// typeKeysAsync types s, running the commands as a program does.
+func typeKeysAsync(a *App, msgs chan tea.Msg, s string) {
+	for _, r := range s {
+		step(a, msgs, keyRune(r))
+	}
+}

@@ -161,7 +161,9 @@ func (e *Editor) replayMsg(m ReplayMsg) {
 		} else if m.gen == e.rp.gen {
 			e.rp.res, e.rp.resGen, e.rp.err = m.res, m.gen, m.err
 		}
-		if e.rp.pending || (m.kind == replayDone && m.gen != e.rp.gen) {
+		// A draft whose debounce ended while this ran waits for it: one
+		// replay at a time.
+		if e.rp.pending {
 			e.rp.pending = false
 			e.startReplay()
 		}
