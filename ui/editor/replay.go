@@ -70,6 +70,8 @@ type replayState struct {
 	// the drafts scheduled, so a stale answer is known.
 	key string
 	gen int
+	// started is the draft generation last replayed (or being replayed).
+	started int
 	// running: a replay or a suggestion is out; pending: a draft waits
 	// for it to return.
 	running, pending bool
@@ -142,8 +144,8 @@ func (e *Editor) replayMsg(m ReplayMsg) {
 	}
 	switch m.kind {
 	case replayDue:
-		if m.gen != e.rp.gen {
-			return // a later edit has its own debounce
+		if m.gen != e.rp.gen || m.gen == e.rp.started {
+			return // a later edit has its own debounce, or it is replayed already
 		}
 		if e.rp.running {
 			e.rp.pending = true
@@ -163,10 +165,10 @@ func (e *Editor) replayMsg(m ReplayMsg) {
 		}
 		// A draft whose debounce ended while this ran waits for it: one
 		// replay at a time.
-		if e.rp.pending {
-			e.rp.pending = false
+		if e.rp.pending && e.rp.started != e.rp.gen {
 			e.startReplay()
 		}
+		e.rp.pending = false
 		e.Invalidate()
 	}
 }
@@ -192,6 +194,7 @@ func loadRecord(dir string, now time.Time) (*replay.Record, error) {
 
 // startReplay replays the current draft in a command.
 func (e *Editor) startReplay() {
+	e.rp.started = e.rp.gen
 	if e.Plan == nil || e.Plan.Next == nil || !e.Plan.Valid() {
 		// Nothing to replay: the line says the draft is invalid.
 		e.rp.res, e.rp.err, e.rp.resGen = nil, nil, e.rp.gen
