@@ -209,6 +209,11 @@ func newApp(snapshots <-chan *model.Snapshot, opts Options) *App {
 	}
 	if opts.History != "" {
 		a.Keys.BindingList = append(a.Keys.BindingList, pastBindings()...)
+		if role.CanWrite() {
+			// The editor's replay line: its keys exist where a record
+			// does, and only in an operator's map (S edits the draft).
+			a.Keys.BindingList = append(a.Keys.BindingList, editor.ReplayBindings()...)
+		}
 	}
 	t := opts.Theme
 	a.theme.dark = opts.Background != "light"

@@ -33,7 +33,7 @@ func (a *App) deskMsg(msg tea.Msg) bool {
 			editor.FlashApplied(a.Common, msg)
 		}
 		a.pollDesk()
-	case editor.DeskReviewedMsg, editor.DeskJournalMsg:
+	case editor.DeskReviewedMsg, editor.DeskJournalMsg, editor.ReplayMsg:
 		if ed != nil {
 			ed.Update(msg)
 		}
@@ -162,6 +162,7 @@ func (a *App) editorOpened(m editor.DeskOpenedMsg) {
 		return
 	}
 	ed := &editor.Editor{Common: a.Common, Derive: func() *render.Derived { return a.d }, Desk: a.opts.Desk, Work: a.Desk, Sess: m.Sess}
+	ed.SetHistory(a.opts.History)
 	a.push(ed)
 	ed.Replan()
 	a.Flashf(kit.LvlInfo, "editing "+a.opts.Desk.Path()+": the draft is yours until you leave (esc)")

@@ -35,6 +35,8 @@ const (
 	EdGrid edView = iota
 	EdPlan
 	edJournal
+	// edRefused is the sessions the draft would have refused (R).
+	edRefused
 )
 
 // The dialogs' kinds (kit.Dialog.Kind) the editor and the console's desk
@@ -125,6 +127,9 @@ type Editor struct {
 	journal    []agentconfig.JournalRecord
 	journalBad int
 	journalErr string
+
+	// rp is the draft's replay against the history record (replay.go).
+	rp replayState
 }
 
 // agentShort names the plan's agents as the rest of the console does.
@@ -239,6 +244,7 @@ func (e *Editor) Replan() {
 	e.planSnap = e.Snap
 	e.Rows = e.editorRows()
 	e.Cursor = min(e.Cursor, max(len(e.Rows)-1, 0))
+	e.scheduleReplay()
 	e.Invalidate()
 }
 
@@ -862,6 +868,8 @@ func (e *Editor) Scope() kit.Scope {
 		return ScPlan
 	case edJournal:
 		return ScJournal
+	case edRefused:
+		return ScRefused
 	}
 	if e.slotGrid() {
 		return ScSlotGrid
@@ -882,6 +890,8 @@ func (e *Editor) Update(msg tea.Msg) tea.Cmd {
 			e.planOff = max(e.planOff+delta, 0)
 		case edJournal:
 			e.jourOff = max(e.jourOff+delta, 0)
+		case edRefused:
+			e.rp.refOff = max(e.rp.refOff+delta, 0)
 		default:
 			if e.Input == nil {
 				e.moveEdCursor(delta)
@@ -893,6 +903,8 @@ func (e *Editor) Update(msg tea.Msg) tea.Cmd {
 		// carries the base's hash ends the engine's lag, and one missed
 		// between two ticks would hide a later return to the old file.
 		e.check()
+	case ReplayMsg:
+		e.replayMsg(msg)
 	default:
 		e.deskMsg(msg)
 	}
@@ -928,8 +940,11 @@ func (e *Editor) Key(msg tea.KeyPressMsg) tea.Cmd {
 			e.review()
 		default:
 			off := &e.planOff
-			if e.Showing == edJournal {
+			switch e.Showing {
+			case edJournal:
 				off = &e.jourOff
+			case edRefused:
+				off = &e.rp.refOff
 			}
 			e.Scroll(off, act)
 		}
@@ -975,6 +990,10 @@ func (e *Editor) Key(msg tea.KeyPressMsg) tea.Cmd {
 	case ActEdJournal:
 		e.Showing, e.jourOff = edJournal, 0
 		e.loadJournal()
+	case ActEdRefused:
+		e.openRefused()
+	case ActEdSuggest:
+		e.suggest()
 	}
 	return nil
 }

@@ -16,12 +16,21 @@ import (
 )
 
 // edStatusLines is how many rows under the grid say what the plan is,
-// what went wrong and what the marks mean.
+// what went wrong and what the marks mean; with a history record, one
+// more says what the draft would have refused (replay.go).
 const edStatusLines = 3
+
+// statusLines is how many rows the status under the grid takes.
+func (e *Editor) statusLines() int {
+	if e.replayOn() {
+		return edStatusLines + 1
+	}
+	return edStatusLines
+}
 
 // edVisible is how many grid rows a page key moves over.
 func (e *Editor) edVisible() int {
-	return max(e.H-2-edStatusLines-1, 1)
+	return max(e.H-2-e.statusLines()-1, 1)
 }
 
 // View draws the open editor in the size SetSize gave: its grid, plan or
@@ -33,6 +42,8 @@ func (e *Editor) View() []string {
 		rows = e.viewPlan(e.W, e.H)
 	case edJournal:
 		rows = e.viewJournal(e.W, e.H)
+	case edRefused:
+		rows = e.viewRefused(e.W, e.H)
 	default:
 		rows = e.viewGrid(e.W, e.H)
 	}
@@ -182,10 +193,11 @@ func (e *Editor) viewGrid(w, h int) []string {
 	// The verdict's reason, whole, takes grid rows (three are kept): beside
 	// the field and in the status line it is cut at the screen's edge.
 	detail := e.verdictDetail(w)
-	if keep := max(h-2-edStatusLines-3, 0); len(detail) > keep {
+	status := e.statusLines()
+	if keep := max(h-2-status-3, 0); len(detail) > keep {
 		detail = detail[:keep]
 	}
-	visible := max(h-2-edStatusLines-len(detail), 1)
+	visible := max(h-2-status-len(detail), 1)
 	if e.Cursor < e.off {
 		e.off = e.Cursor
 	}
@@ -251,10 +263,10 @@ func (e *Editor) viewGrid(w, h int) []string {
 			out = append(out, e.gridAgentRow(i, r, shorts, cols, w, sel))
 		}
 	}
-	for len(out) < h-edStatusLines-len(detail) {
+	for len(out) < h-status-len(detail) {
 		out = append(out, "")
 	}
-	out = out[:max(h-edStatusLines-len(detail), 0)]
+	out = out[:max(h-status-len(detail), 0)]
 	for _, sp := range detail {
 		out = append(out, kit.SpansRow(e.St, append([]kit.Span{{Lvl: kit.LvlPlain, Text: " "}}, sp...), w))
 	}
@@ -478,13 +490,17 @@ func (e *Editor) editorStatus(w int) []string {
 		legend = []kit.Span{{Lvl: kit.LvlDim, Text: "slot-based: amounts per agent and slot; devices are not exclusive · " + keysText(e.gridKeys(), " · ")}}
 	}
 	lines := [][]kit.Span{first, second, legend}
+	if rl := e.replayLine(); rl != nil {
+		lines = [][]kit.Span{first, rl, second, legend}
+	}
 	if e.result != nil {
 		// The result (with the backup's path) may take the legend's row too
 		// rather than be cut.
 		rows := kit.WrapWords(e.result, w-1)
-		lines[1] = rows[0]
+		n := len(lines)
+		lines[n-2] = rows[0]
 		if len(rows) > 1 {
-			lines[2] = rows[1]
+			lines[n-1] = rows[1]
 		}
 	}
 	out := make([]string, len(lines))

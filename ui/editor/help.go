@@ -63,6 +63,12 @@ func (e *Editor) HelpNotes() []kit.Span {
 		note(kit.LvlPlain, "cpu takes core ranges (0-7,16), each core once; mem a size with a unit (120G, 96GiB; a bare number is bytes), not below the config's memory-align-size; the field says how it reads what you type, and what does not parse never enters the draft")
 		note(kit.LvlPlain, "apply opens a dialog whose default is Cancel; when live kernels would be left on devices their agent loses, it asks you to type that agent's id (tab to Apply, then Enter)")
 	}
+	if e.replayOn() {
+		note(kit.LvlPlain, "under the verdict: the last "+spanText(ReplaySpan)+" of the history record replayed under the draft after each edit (off the screen's loop; plan --replay's rules): which agents' sessions would not have started, and why (R lists them, esc back)")
+		if e.slotGrid() {
+			note(kit.LvlPlain, "S fills the draft with the amounts under which every recorded session would have started (plan --suggest's; u undoes)")
+		}
+	}
 	note(kit.LvlPlain, "the plan is judged by Backend.AI main's loader, or by the BEP-1044 draft's when you chose its device-based format; the verdict says which")
 	note(kit.LvlPlain, "one operator edits at a time; another apply makes your draft STALE until you review it (p)")
 	note(kit.LvlPlain, "q is a letter here; esc leaves, ctrl+c quits (with a draft it asks first)")

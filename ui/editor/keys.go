@@ -15,6 +15,11 @@ const (
 	ActEdPlan
 	ActEdApply
 	ActEdJournal
+	// ActEdRefused opens the sessions the draft would have refused, and
+	// ActEdSuggest fills the draft with replay's suggestion (replay.go):
+	// a console with a history record has them.
+	ActEdRefused
+	ActEdSuggest
 )
 
 // The editor's scopes: its grid (device-based), its plan view, its
@@ -27,11 +32,13 @@ const (
 	// main's form): agents are given amounts, devices are not exclusive,
 	// so the device-move keys do not exist there.
 	ScSlotGrid
+	// ScRefused is the list of the sessions the draft would have refused.
+	ScRefused
 
 	scGrids = ScEditor | ScSlotGrid
 	// Scopes are all the editor's scopes: the keys that move, go back,
 	// help and quit work in each.
-	Scopes = scGrids | ScPlan | ScJournal
+	Scopes = scGrids | ScPlan | ScJournal | ScRefused
 )
 
 // GrpEdit is the help group of the editor's own keys.
@@ -57,6 +64,23 @@ func Bindings() []kit.Binding {
 		ed(ActEdPlan, Scopes, scGrids|ScPlan, []string{"p"}, "p", "plan / review").Foot("", "plan", 0),
 		ed(ActEdApply, scGrids|ScPlan, scGrids|ScPlan, []string{"A"}, "A", "apply…").Foot("", "", 0),
 		ed(ActEdJournal, scGrids|ScPlan, 0, []string{"J"}, "J", "journal"),
+	}
+	for i := range bs {
+		bs[i].Mutating = true
+	}
+	return bs
+}
+
+// ReplayBindings are the editor's keys of the replay's line, for an
+// operator's console that has a history record: R lists the sessions the
+// draft would have refused, S fills the draft with the amounts that would
+// have started them (slot-based grid). Both change nothing on the node by
+// themselves, but S edits the draft, so a viewer's map never has them
+// (a viewer has no editor at all).
+func ReplayBindings() []kit.Binding {
+	bs := []kit.Binding{
+		kit.NewBinding(ActEdRefused, GrpEdit, scGrids, 0, []string{"R"}, "R", "sessions of the last 7d the draft would have refused").Foot("", "refused", 5),
+		kit.NewBinding(ActEdSuggest, GrpEdit, ScSlotGrid, 0, []string{"S"}, "S", "fill the draft with the amounts that start every recorded session").Foot("", "suggest", 5),
 	}
 	for i := range bs {
 		bs[i].Mutating = true

@@ -1,0 +1,354 @@
+package console
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/fgtop/fgtop/engine"
+	"github.com/fgtop/fgtop/engine/enginetest"
+	record "github.com/fgtop/fgtop/engine/history"
+	"github.com/fgtop/fgtop/engine/inventory"
+	"github.com/fgtop/fgtop/engine/scratch"
+	"github.com/fgtop/fgtop/internal/testfix"
+	"github.com/fgtop/fgtop/model"
+	"github.com/fgtop/fgtop/ui/editor"
+	"github.com/fgtop/fgtop/ui/kit"
+)
+
+// Two agents of a slot-based node whose sessions a real recorder records.
+const (
+	rpA = model.AgentID("i-node-a")
+	rpB = model.AgentID("i-node-b")
+)
+
+// recordedNode is a node recorded by the real recorder: a real agent.toml
+// (slot-based, manual: i-node-a given 1.5 cuda.shares, i-node-b 2.5 of the
+// four mock A100s' 4.0), a real scratch tree per agent, the real engine
+// following it with a scripted clock, the recorder writing what it
+// publishes. Known by hand: i-node-a runs kernel 1 (1.0 on GPU0) from +1h
+// and kernel 2 (0.8 on GPU1) from +2h, both to +3h, so its peak is 1.8
+// over its 1.5; i-node-b runs kernel 3 (1.0 on GPU2) from +1h30 to +4h.
+// It returns the config, the history directory and the node's last
+// snapshot; the record ends a day after it began, within the console's
+// week before fixedNow.
+func recordedNode(t *testing.T) (string, string, *model.Snapshot) {
+	t.Helper()
+	base := fixedNow().Add(-5 * 24 * time.Hour)
+	var now atomic.Int64
+	now.Store(base.UnixNano())
+	clock := func() time.Time { return time.Unix(0, now.Load()) }
+	agent := func(id model.AgentID, port int, shares string) string {
+		return fmt.Sprintf("[[agents]]\n[agents.agent]\nid = %q\nagent-sock-port = %d\n[agents.resource]\ncpu = 60\nmem = \"480G\"\ndevices = { \"cuda.shares\" = %q }\n", id, port, shares)
+	}
+	path := filepath.Join(t.TempDir(), "agent.toml")
+	text := testfix.AgentTOML("[resource]\nallocation-mode = \"manual\"\n" + agent(rpA, 6007, "1.5") + agent(rpB, 6008, "2.5"))
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	v, err := engine.LoadConfigView(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var opts engine.Options
+	v.Apply(&opts)
+	roots := map[model.AgentID]string{}
+	opts.Roots = nil
+	for _, id := range []model.AgentID{rpA, rpB} {
+		roots[id] = t.TempDir()
+		opts.Roots = append(opts.Roots, scratch.Root{Path: roots[id], Agent: id})
+	}
+	opts.RootsOverridden = true
+	cpus := make([]int, 128)
+	for i := range cpus {
+		cpus[i] = i
+	}
+	fx := enginetest.Fixtures(t)
+	src, err := inventory.NewMock(filepath.Join(fx, "mock-accelerator.toml"), filepath.Join(fx, "mock-accelerator.etcd.json"),
+		inventory.NewHost(inventory.HostOptions{CPUs: cpus, MemBytes: 1 << 40}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Inventory, opts.Node, opts.PollEvery, opts.Clock = src, "node-replay", time.Hour, clock
+	opts.NoProcs, opts.NoHealth = true, true
+	opts.ConfigDebounce = 5 * time.Millisecond
+	live := enginetest.Start(t, opts)
+	dir := t.TempDir()
+	rec, err := record.Open(record.Options{Dir: dir, FlushEvery: time.Millisecond, Clock: clock, Keep: 30 * 24 * time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Close()
+	var last *model.Snapshot
+	observe := func(cond func(*model.Snapshot) error) {
+		last = live.Wait(t, "the scripted change", 20*time.Second, cond)
+		rec.Observe(last)
+		if err := rec.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	observe(func(*model.Snapshot) error { return nil })
+	files := enginetest.NewFiles(t)
+	start := func(d time.Duration, ag model.AgentID, n, gpu int, amt string) {
+		now.Store(base.Add(d).UnixNano())
+		id := enginetest.KernelID(n)
+		enginetest.MustWriteKernel(t, roots[ag], id, files.Resource(roots[ag], id, []enginetest.Share{{Dev: enginetest.MockDevices[gpu], Amount: model.MustDec(amt)}}))
+		observe(func(s *model.Snapshot) error {
+			if k := s.Kernel(model.KernelID(id)); k == nil || k.Alloc == nil {
+				return fmt.Errorf("kernel %s not seen yet", id)
+			}
+			return nil
+		})
+	}
+	stop := func(d time.Duration, ag model.AgentID, n int) {
+		now.Store(base.Add(d).UnixNano())
+		id := enginetest.KernelID(n)
+		if err := os.RemoveAll(filepath.Join(roots[ag], id)); err != nil {
+			t.Fatal(err)
+		}
+		observe(func(s *model.Snapshot) error {
+			if s.Kernel(model.KernelID(id)) != nil {
+				return fmt.Errorf("kernel %s still seen", id)
+			}
+			return nil
+		})
+	}
+	start(time.Hour, rpA, 1, 0, "1.0")
+	start(90*time.Minute, rpB, 3, 2, "1.0")
+	start(2*time.Hour, rpA, 2, 1, "0.8")
+	stop(3*time.Hour, rpA, 1)
+	stop(3*time.Hour+time.Second, rpA, 2)
+	stop(4*time.Hour, rpB, 3)
+	now.Store(base.Add(24 * time.Hour).UnixNano())
+	observe(func(*model.Snapshot) error { return nil })
+	return path, dir, last
+}
+
+// replayConsole is an operator's console on the recorded node with the
+// editor open, run from here on as a program runs it (commands in their
+// own goroutines).
+func replayConsole(t *testing.T) (*App, chan tea.Msg) {
+	t.Helper()
+	path, dir, snap := recordedNode(t)
+	a := testApp(t, 140, 40, snap, Options{Actor: alice, Desk: testDesk(path, snap), History: dir})
+	a.SyncCmds = false
+	msgs := make(chan tea.Msg, 64)
+	_, cmd := a.Update(keyRune('e'))
+	runCmds(cmd, msgs)
+	deliverUntil(t, a, msgs, "the editor", func() bool { return a.ed() != nil })
+	return a, msgs
+}
+
+// step is one key press, its commands run as a program runs them.
+func step(a *App, msgs chan tea.Msg, k tea.KeyPressMsg) {
+	_, cmd := a.Update(k)
+	runCmds(cmd, msgs)
+}
+
+// lineUntil delivers messages until the screen has want, and returns it.
+func lineUntil(t *testing.T, a *App, msgs chan tea.Msg, want string) string {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for !strings.Contains(screen(a), want) {
+		select {
+		case m := <-msgs:
+			_, c := a.Update(m)
+			runCmds(c, msgs)
+		case <-deadline:
+			t.Fatalf("the replay's line %q never came:\n%s", want, screen(a))
+		}
+	}
+	return screen(a)
+}
+
+// TestEditorReplayLine: the draft is replayed against the real record
+// after each edit, in a command (the Update of the edit returns with the
+// line still saying it is replaying), and the line under the verdict says
+// what it found, as worked out by hand: under the file, and under a draft
+// that gives i-node-b less, i-node-a's second kernel (1.8 held of its
+// 1.5) would not have started. R lists it (time, kernel, agent, what it
+// asked, why in the manager's words); esc goes back.
+func TestEditorReplayLine(t *testing.T) {
+	a, msgs := replayConsole(t)
+	e := a.ed()
+	if e.Scope() != editor.ScSlotGrid {
+		t.Fatalf("scope %v: the recorded node's file is slot-based", e.Scope())
+	}
+	// The first row is i-node-a's cuda.shares, the second i-node-b's.
+	step(a, msgs, keyRune('j'))
+	step(a, msgs, enter)
+	step(a, msgs, clearIn)
+	for _, r := range "2.2" {
+		step(a, msgs, keyRune(r))
+	}
+	began := time.Now()
+	_, cmd := a.Update(enter)
+	took := time.Since(began)
+	if got := e.Req.Slots; len(got) != 1 || got[0].Agent != rpB || got[0].Amount.String() != "2.2" {
+		t.Fatalf("draft %+v, want i-node-b cuda.shares 2.2", got)
+	}
+	if v := screen(a); !strings.Contains(v, "last 7d under this draft: replaying") {
+		t.Errorf("right after the edit the line does not say it is replaying (Update must not replay):\n%s", v)
+	}
+	if cmd == nil {
+		t.Fatal("the edit returned no command: the replay does not run off the UI loop")
+	}
+	runCmds(cmd, msgs)
+	v := lineUntil(t, a, msgs, "1 session of i-node-a would not have started (cuda.shares peak 1.8 > 1.5)")
+	if !strings.Contains(v, "last 7d under this draft: 1 session of i-node-a") || !strings.Contains(v, "R lists them") {
+		t.Errorf("the line:\n%s", v)
+	}
+	t.Logf("the edit's Update took %v", took)
+
+	step(a, msgs, keyRune('R'))
+	if e.Scope() != editor.ScRefused {
+		t.Fatalf("R: scope %v", e.Scope())
+	}
+	v = screen(a)
+	for _, want := range []string{"Refused under the draft", "KERNEL", enginetest.KernelID(2)[:12], "i-node-a", "cuda.shares=0.8", "the manager would not send it there", "0.5 cuda.shares free (given 1.5, its kernels hold 1.0), 0.8 requested", "have run on i-node-b"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("the refused list lacks %q:\n%s", want, v)
+		}
+	}
+	if strings.Contains(v, enginetest.KernelID(1)[:12]) || strings.Contains(v, enginetest.KernelID(3)[:12]) {
+		t.Errorf("the refused list names a kernel that starts:\n%s", v)
+	}
+	step(a, msgs, esc)
+	if e.Scope() != editor.ScSlotGrid {
+		t.Fatalf("esc from the refused list: scope %v", e.Scope())
+	}
+}
+
+// TestEditorReplaySuggest: S fills the draft with replay's suggestion
+// (off the UI loop too): i-node-a's peak, 1.8, and i-node-b what is left
+// of the node's 4.0 nearest its 2.5, 2.2; the line then says every
+// recorded session starts; u undoes it.
+func TestEditorReplaySuggest(t *testing.T) {
+	a, msgs := replayConsole(t)
+	e := a.ed()
+	step(a, msgs, keyRune('S'))
+	deliverUntil(t, a, msgs, "the suggestion", func() bool { return len(e.Req.Slots) > 0 })
+	got := map[model.AgentID]string{}
+	for _, s := range e.Req.Slots {
+		got[s.Agent] += string(s.Slot) + "=" + s.Amount.String()
+	}
+	if got[rpA] != "cuda.shares=1.8" || got[rpB] != "cuda.shares=2.2" || len(got) != 2 {
+		t.Errorf("S filled the draft with %v, want i-node-a cuda.shares=1.8, i-node-b cuda.shares=2.2", got)
+	}
+	if !strings.Contains(a.Flash.Text, "every recorded session starts") {
+		t.Errorf("flash %q", a.Flash.Text)
+	}
+	lineUntil(t, a, msgs, "last 7d under this draft: all 3 sessions start")
+	step(a, msgs, keyRune('u'))
+	if len(e.Req.Slots) != 0 {
+		t.Errorf("u after S: draft %+v", e.Req.Slots)
+	}
+	lineUntil(t, a, msgs, "last 7d under agent.toml as it is: 1 session of i-node-a would not have started")
+}
+
+// TestEditorReplayKeysOperatorsOnly: the replay's keys are in an
+// operator's map (help lists S and R in the slot-based grid) only where a
+// record is; a viewer's (--readonly) map has neither, its help does not
+// offer filling a draft, and S there only reverses the sort.
+func TestEditorReplayKeysOperatorsOnly(t *testing.T) {
+	S := keyRune('S')
+	op := NewKeyMap(kit.RoleOperator)
+	if op.LookupIn(editor.ScSlotGrid, S) != kit.ActNone {
+		t.Error("S is bound in the editor of a console without a record")
+	}
+	path, dir, snap := recordedNode(t)
+	a := testApp(t, 140, 40, snap, Options{Actor: alice, Desk: testDesk(path, snap), History: dir})
+	if a.Keys.LookupIn(editor.ScSlotGrid, S) != editor.ActEdSuggest {
+		t.Error("S does not fill the draft in an operator's slot-based grid")
+	}
+	typeKeys(a, "e?")
+	if h := screen(a); !strings.Contains(h, "fill the draft with the amounts") || !strings.Contains(h, "the draft would have refused") {
+		t.Errorf("the operator's help does not list S and R:\n%s", h)
+	}
+
+	v := testApp(t, 140, 40, snap, Options{Actor: bob, Desk: testDesk(path, snap), History: dir, ReadOnly: true})
+	for _, sc := range []kit.Scope{editor.ScSlotGrid, editor.ScEditor, ScMain} {
+		if act := v.Keys.LookupIn(sc, S); act == editor.ActEdSuggest {
+			t.Errorf("S fills a draft in a viewer's scope %v", sc)
+		}
+	}
+	for _, b := range v.Keys.BindingList {
+		if b.Act == editor.ActEdSuggest || b.Act == editor.ActEdRefused {
+			t.Errorf("a viewer's key map has %q", b.Key.Help().Desc)
+		}
+	}
+	typeKeys(v, "eS")
+	if v.ed() != nil {
+		t.Fatal("a viewer opened the editor")
+	}
+	typeKeys(v, "?")
+	h := strings.Join(helpLines(v, 140), "\n")
+	if strings.Contains(h, "fill the draft") || strings.Contains(h, "would have refused") {
+		t.Errorf("the viewer's help offers the replay's keys:\n%s", h)
+	}
+}
+
+// TestEditorReplaySupersede: an edit made while the replay of the draft
+// before it runs supersedes it: that replay's answer (one refused
+// session) is never shown, the next replay starts once it returns, and
+// the line ends with the answer for the draft as it is (all start).
+func TestEditorReplaySupersede(t *testing.T) {
+	a, msgs := replayConsole(t)
+	lineUntil(t, a, msgs, "last 7d under agent.toml as it is: 1 session of i-node-a")
+	setAmount := func(moves string, amt string) {
+		typeKeysAsync(a, msgs, moves)
+		step(a, msgs, enter)
+		step(a, msgs, clearIn)
+		typeKeysAsync(a, msgs, amt)
+		step(a, msgs, enter)
+	}
+	// i-node-b to 1.0: i-node-a still refuses its second kernel.
+	setAmount("j", "1.0")
+	// Its debounce ends: the replay starts; its command is held back.
+	var held tea.Cmd
+	for held == nil {
+		select {
+		case m := <-msgs:
+			_, c := a.Update(m)
+			if _, ok := m.(editor.ReplayMsg); ok {
+				held = c
+			} else {
+				runCmds(c, msgs)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("the first edit's replay never started")
+		}
+	}
+	// i-node-a to 2.0 while it runs: every session starts.
+	setAmount("k", "2.0")
+	if got := a.ed().Req.Slots; len(got) != 2 {
+		t.Fatalf("draft %+v, want both agents' cuda.shares", got)
+	}
+	runCmds(held, msgs)
+	deadline := time.After(10 * time.Second)
+	for want := "last 7d under this draft: all 3 sessions start"; !strings.Contains(screen(a), want); {
+		if v := screen(a); strings.Contains(v, "under this draft: 1 session") {
+			t.Fatalf("the line shows the answer for a draft already replaced:\n%s", v)
+		}
+		select {
+		case m := <-msgs:
+			_, c := a.Update(m)
+			runCmds(c, msgs)
+		case <-deadline:
+			t.Fatalf("the line %q never came:\n%s", want, screen(a))
+		}
+	}
+}
+
+// typeKeysAsync types s, running the commands as a program does.
+func typeKeysAsync(a *App, msgs chan tea.Msg, s string) {
+	for _, r := range s {
+		step(a, msgs, keyRune(r))
+	}
+}

@@ -1,0 +1,487 @@
+package editor
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/engine/history"
+	"github.com/fgtop/fgtop/engine/partition"
+	"github.com/fgtop/fgtop/engine/placement"
+	"github.com/fgtop/fgtop/engine/replay"
+	"github.com/fgtop/fgtop/model"
+	"github.com/fgtop/fgtop/ui/kit"
+)
+
+// The replay's line under the verdict (issue 27): the record's last week
+// replayed under the draft (engine/replay), after each edit, off the UI
+// loop. An edit schedules a replay after ReplayDebounce; the replay runs
+// in a tea.Cmd, one at a time: an edit made while one runs makes its
+// answer stale (it is dropped) and a new one starts when it returns. The
+// record is read once and kept for ReplayRecordTTL (reading a week is the
+// slow part; replaying it under one partition is fast), so a draft is
+// judged against a record at most that old.
+
+// Bounds of the editor's replay.
+const (
+	// ReplaySpan is how far back the line looks: the record's usual week,
+	// plan --replay's default.
+	ReplaySpan = 7 * 24 * time.Hour
+	// ReplayDebounce is how long after an edit the replay starts: keys
+	// pressed faster cost one replay.
+	ReplayDebounce = 150 * time.Millisecond
+	// ReplayRecordTTL is how long a record read stays in use.
+	ReplayRecordTTL = 5 * time.Minute
+	// suggestBudget bounds S's search, as plan --suggest's default.
+	suggestBudget = 10 * time.Second
+)
+
+// ReplayMsg is what the editor's replay work says: a debounce that ended,
+// a replay's answer or a suggestion's. The root passes it to the editor.
+type ReplayMsg struct {
+	Sess *partition.Session
+	kind replayKind
+	gen  int
+	rec  *replay.Record
+	res  *replay.Result
+	sg   *replay.Suggestion
+	in   replay.SuggestInput
+	err  error
+}
+
+type replayKind uint8
+
+const (
+	replayDue replayKind = iota + 1
+	replayDone
+	suggestDone
+)
+
+// replayState is the editor's replay: the record it read, the draft's
+// generation and the last answer.
+type replayState struct {
+	// dir is the history directory ("" : no record, no line).
+	dir string
+	// key is the draft (request and partition) last scheduled; gen counts
+	// the drafts scheduled, so a stale answer is known.
+	key string
+	gen int
+	// started is the draft generation last replayed (or being replayed).
+	started int
+	// running: a replay or a suggestion is out; pending: a draft waits
+	// for it to return.
+	running, pending bool
+	suggesting       bool
+	rec              *replay.Record
+	recAt            time.Time
+	// res is the answer for draft resGen; err why there is none.
+	res    *replay.Result
+	resGen int
+	err    error
+	// refOff scrolls the refused list.
+	refOff int
+}
+
+// SetHistory gives the editor the console's history directory: with one,
+// the draft is replayed against the record after each edit.
+func (e *Editor) SetHistory(dir string) { e.rp.dir = dir }
+
+// replayOn reports whether the editor has a record to replay.
+func (e *Editor) replayOn() bool { return e.rp.dir != "" }
+
+// draftKey is the draft as the replay sees it: the request and the
+// partition the plan would write.
+func (e *Editor) draftKey() string {
+	if e.Plan == nil || e.Plan.Next == nil {
+		return ""
+	}
+	return fmt.Sprintf("%v|%v|%v", e.Req, e.Plan.Valid(), nextAgents(e.Plan, nil))
+}
+
+// nextAgents are ids (the record's agents, then the plan's others) with
+// the partition the plan would write.
+func nextAgents(p *partition.Plan, ids []model.AgentID) []model.Agent {
+	agents := make([]model.Agent, 0, len(ids)+len(p.Next.Agents))
+	for _, id := range ids {
+		agents = append(agents, model.Agent{ID: id})
+	}
+	for _, ap := range p.Next.Agents {
+		if !slices.Contains(ids, ap.ID) {
+			agents = append(agents, model.Agent{ID: ap.ID})
+		}
+	}
+	p.Next.Fill(agents)
+	return agents
+}
+
+// scheduleReplay starts the debounce when the draft changed since the
+// last one scheduled (Replan runs on every new snapshot too, which does
+// not change what the replay answers).
+func (e *Editor) scheduleReplay() {
+	if !e.replayOn() {
+		return
+	}
+	key := e.draftKey()
+	if key == e.rp.key {
+		return
+	}
+	e.rp.key = key
+	e.rp.gen++
+	gen, sess := e.rp.gen, e.Sess
+	e.Later = append(e.Later, tea.Tick(ReplayDebounce, func(time.Time) tea.Msg {
+		return ReplayMsg{Sess: sess, kind: replayDue, gen: gen}
+	}))
+}
+
+// replayMsg handles the replay's messages.
+func (e *Editor) replayMsg(m ReplayMsg) {
+	if !e.Owns(m.Sess) || e.Closed() {
+		return
+	}
+	switch m.kind {
+	case replayDue:
+		if m.gen != e.rp.gen || m.gen == e.rp.started {
+			return // a later edit has its own debounce, or it is replayed already
+		}
+		if e.rp.running {
+			e.rp.pending = true
+			return
+		}
+		e.startReplay()
+	case replayDone, suggestDone:
+		e.rp.running = false
+		if m.rec != nil && m.rec != e.rp.rec {
+			e.rp.rec, e.rp.recAt = m.rec, e.Now()
+		}
+		if m.kind == suggestDone {
+			e.rp.suggesting = false
+			e.suggested(m)
+		} else if m.gen == e.rp.gen {
+			e.rp.res, e.rp.resGen, e.rp.err = m.res, m.gen, m.err
+		}
+		// A draft whose debounce ended while this ran waits for it: one
+		// replay at a time.
+		if e.rp.pending && e.rp.started != e.rp.gen {
+			e.startReplay()
+		}
+		e.rp.pending = false
+		e.Invalidate()
+	}
+}
+
+// recordFor is the record to replay: the one read, while it is fresh,
+// else a command reads it again.
+func (e *Editor) recordFor() (rec *replay.Record, dir string, now time.Time) {
+	now = e.Now()
+	if e.rp.rec != nil && now.Sub(e.rp.recAt) < ReplayRecordTTL {
+		return e.rp.rec, "", now
+	}
+	return nil, e.rp.dir, now
+}
+
+// loadRecord reads the record's last ReplaySpan up to now (in a command).
+func loadRecord(dir string, now time.Time) (*replay.Record, error) {
+	rd, err := history.OpenReader(dir)
+	if err != nil {
+		return nil, err
+	}
+	return replay.Load(rd, now.Add(-ReplaySpan), now)
+}
+
+// startReplay replays the current draft in a command.
+func (e *Editor) startReplay() {
+	e.rp.started = e.rp.gen
+	if e.Plan == nil || e.Plan.Next == nil || !e.Plan.Valid() {
+		// Nothing to replay: the line says the draft is invalid.
+		e.rp.res, e.rp.err, e.rp.resGen = nil, nil, e.rp.gen
+		return
+	}
+	rec, dir, now := e.recordFor()
+	gen, sess, plan := e.rp.gen, e.Sess, e.Plan
+	e.rp.running = true
+	e.Do(func() tea.Msg {
+		m := ReplayMsg{Sess: sess, kind: replayDone, gen: gen}
+		if rec == nil {
+			if rec, m.err = loadRecord(dir, now); m.err != nil {
+				return m
+			}
+			m.rec = rec
+		}
+		m.res = replay.Run(rec, replay.Fixed(nextAgents(plan, recordAgents(rec))), replay.Options{})
+		return m
+	})
+}
+
+// recordAgents are the agents of the record's last partition.
+func recordAgents(rec *replay.Record) []model.AgentID {
+	var ids []model.AgentID
+	if n := len(rec.Epochs); n > 0 {
+		for _, a := range rec.Epochs[n-1].Agents {
+			ids = append(ids, a.ID)
+		}
+	}
+	return ids
+}
+
+// replayLine is the line under the verdict; nil without a record.
+func (e *Editor) replayLine() []kit.Span {
+	if !e.replayOn() {
+		return nil
+	}
+	span := "last " + spanText(ReplaySpan)
+	under := " under this draft: "
+	if !e.Dirty() {
+		under = " under agent.toml as it is: "
+	}
+	switch {
+	case e.rp.suggesting:
+		return []kit.Span{{Lvl: kit.LvlDim, Text: span + ": finding the amounts that start every recorded session…"}}
+	case e.rp.resGen != e.rp.gen || (e.rp.res == nil && e.rp.err == nil && e.Plan.Valid()):
+		return []kit.Span{{Lvl: kit.LvlDim, Text: span + under + "replaying…"}}
+	case e.rp.err != nil:
+		return []kit.Span{{Lvl: kit.LvlWarn, Text: span + ": no replay: " + FirstLine(e.rp.err.Error())}}
+	case e.rp.res == nil:
+		return []kit.Span{{Lvl: kit.LvlDim, Text: span + ": replayed once the draft is valid"}}
+	}
+	res := e.rp.res
+	if len(res.Refused) == 0 {
+		return []kit.Span{{Lvl: kit.LvlDim, Text: span + under}, {Lvl: kit.LvlOK, Text: "all " + kit.Plural(res.Sessions, "session") + " start"}}
+	}
+	var parts []string
+	for _, a := range res.Agents {
+		if len(a.Refused) == 0 {
+			continue
+		}
+		s := kit.Plural(len(a.Refused), "session") + " of " + string(a.Agent) + " would not have started"
+		if why := overSlots(&a); why != "" {
+			s += " (" + why + ")"
+		}
+		parts = append(parts, s)
+	}
+	sp := []kit.Span{{Lvl: kit.LvlDim, Text: span + under}, {Lvl: kit.LvlCrit, Text: strings.Join(parts, "; ")}}
+	if e.hasAct(ActEdRefused) {
+		sp = append(sp, kit.Span{Lvl: kit.LvlDim, Text: " · R lists them"})
+	}
+	return sp
+}
+
+// overSlots says which slots' demand went over the amount, as plan
+// --replay's verdict does: "cuda.shares peak 2.6 > 2.0".
+func overSlots(a *replay.AgentResult) string {
+	var worst []string
+	for _, s := range a.Slots {
+		if s.Over > 0 {
+			worst = append(worst, string(s.Slot)+" peak "+replay.Amount(s.Slot, s.Peak)+" > "+replay.Amount(s.Slot, s.Amount))
+		}
+	}
+	return strings.Join(worst, ", ")
+}
+
+// spanText is a span as --replay takes it: 7d, 36h.
+func spanText(d time.Duration) string {
+	if d%(24*time.Hour) == 0 {
+		return fmt.Sprintf("%dd", int(d/(24*time.Hour)))
+	}
+	return fmt.Sprintf("%dh", int(d/time.Hour))
+}
+
+// openRefused shows the sessions the draft would have refused.
+func (e *Editor) openRefused() {
+	if !e.replayOn() {
+		return
+	}
+	e.Showing, e.rp.refOff = edRefused, 0
+}
+
+// viewRefused draws the refused list: time, kernel, session, owner,
+// agent, what it asked, then why on its own row.
+func (e *Editor) viewRefused(w, h int) []string {
+	st := e.St
+	var body []string
+	row := func(sp ...kit.Span) {
+		body = append(body, kit.SpansRow(st, append([]kit.Span{{Lvl: kit.LvlPlain, Text: " "}}, sp...), w))
+	}
+	res := e.rp.res
+	switch {
+	case e.rp.resGen != e.rp.gen || res == nil:
+		if l := e.replayLine(); l != nil {
+			row(l...)
+		}
+	case len(res.Refused) == 0:
+		row(kit.Span{Lvl: kit.LvlOK, Text: "every recorded session of the last " + spanText(ReplaySpan) + " starts under this draft"})
+	default:
+		row(kit.Span{Lvl: kit.LvlDim, Text: kit.PadRight("TIME", 20) + kit.PadRight("KERNEL", 14) + kit.PadRight("SESSION", 14) + kit.PadRight("OWNER", 14) + kit.PadRight("AGENT", 16) + "ASKED"})
+		for _, r := range res.Refused {
+			row(kit.Span{Lvl: kit.LvlPlain, Text: kit.PadRight(r.At.Local().Format("2006-01-02 15:04:05"), 20)},
+				kit.Span{Lvl: kit.LvlAccent, Text: kit.PadRight(short(string(r.Kernel)), 14)},
+				kit.Span{Lvl: kit.LvlPlain, Text: kit.PadRight(short(r.Session), 14) + kit.PadRight(short(r.Owner), 14) + kit.PadRight(string(r.Agent), 16)},
+				kit.Span{Lvl: kit.LvlPlain, Text: replay.Requested(r.Requested)})
+			why := r.Reason
+			if len(r.CouldRunOn) > 0 {
+				ids := make([]string, len(r.CouldRunOn))
+				for i, id := range r.CouldRunOn {
+					ids[i] = string(id)
+				}
+				why += "; could have run on " + strings.Join(ids, ", ")
+			}
+			for _, ln := range kit.WrapWords([]kit.Span{{Lvl: kit.LvlWarn, Text: why}}, max(w-6, 1)) {
+				row(append([]kit.Span{{Lvl: kit.LvlPlain, Text: "    "}}, ln...)...)
+			}
+		}
+	}
+	visible := max(h-1, 0)
+	e.rp.refOff = min(max(e.rp.refOff, 0), max(len(body)-visible, 0))
+	title := []kit.Span{{Lvl: kit.LvlFocus, Text: " Refused under the draft "}, {Lvl: kit.LvlDim, Text: " last " + spanText(ReplaySpan) + " of the record "}}
+	out := []string{kit.TitleRowOf(st, w, title, []kit.Span{{Lvl: kit.LvlDim, Text: "esc back"}}, len(body), visible, e.rp.refOff)}
+	for i := e.rp.refOff; i < len(body) && len(out) < h; i++ {
+		out = append(out, body[i])
+	}
+	return out
+}
+
+// short is an id's first 12 characters, as the kernel list shows them.
+func short(s string) string {
+	if s == "" {
+		return "-"
+	}
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
+}
+
+// suggest (S) fills the draft with the amounts replay.Suggest finds for
+// the record, in a command; the answer becomes an edit (u undoes it).
+func (e *Editor) suggest() {
+	if !e.replayOn() || e.refuseWhileApplying() {
+		return
+	}
+	if e.Plan.Format != agentconfig.FormatSlotBased {
+		e.Flashf(kit.LvlWarn, "S suggests amounts of the slot-based format (Backend.AI main's): this draft is "+string(e.Plan.Format))
+		return
+	}
+	if why := e.manualOnly("filling in the suggestion"); why != "" {
+		e.Flashf(kit.LvlWarn, why)
+		return
+	}
+	if e.rp.suggesting {
+		e.Flashf(kit.LvlInfo, "the suggestion is being worked out")
+		return
+	}
+	in, err := e.suggestInput()
+	if err != nil {
+		e.Flashf(kit.LvlWarn, err.Error())
+		return
+	}
+	rec, dir, now := e.recordFor()
+	sess := e.Sess
+	e.rp.suggesting, e.rp.running = true, true
+	e.Invalidate()
+	e.Do(func() tea.Msg {
+		m := ReplayMsg{Sess: sess, kind: suggestDone, in: in}
+		if rec == nil {
+			if rec, m.err = loadRecord(dir, now); m.err != nil {
+				return m
+			}
+			m.rec = rec
+		}
+		m.sg = replay.Suggest(rec, in)
+		return m
+	})
+}
+
+// suggestInput is what the suggestion must respect, as plan --suggest
+// takes it: today's file's amounts, the node's total less the config's
+// reservations, each slot's step.
+func (e *Editor) suggestInput() (replay.SuggestInput, error) {
+	cur := e.Plan.Current
+	base := e.Sess.Base()
+	if cur == nil || base == nil {
+		return replay.SuggestInput{}, fmt.Errorf("S: the file as it is is not known yet")
+	}
+	today := make([]model.Agent, 0, len(cur.Agents))
+	for _, a := range cur.Agents {
+		today = append(today, model.Agent{ID: a.ID})
+	}
+	cur.Fill(today)
+	for _, a := range today {
+		if a.Given == nil {
+			return replay.SuggestInput{}, fmt.Errorf("S: agent.toml gives its agents no amounts (%s): the suggestion changes a manual slot-based partition of two or more agents; apply one first", base.Mode)
+		}
+	}
+	in := replay.SuggestInput{Today: today, Total: model.ResourceSlot{}, Reserved: model.ResourceSlot{}, Step: model.ResourceSlot{}, Budget: suggestBudget}
+	for s, v := range cur.Totals {
+		in.Total[s] = v
+	}
+	quantum := placement.DefaultQuantum
+	if e.Snap != nil && e.Snap.Allocator.Quantum.Sign() > 0 {
+		quantum = e.Snap.Allocator.Quantum
+	}
+	gib := model.NewDec(1<<30, 0)
+	for s := range in.Total {
+		in.Reserved[s] = base.Reserved(s)
+		switch {
+		case s == model.SlotCPU:
+			in.Step[s] = model.NewDec(1, 0)
+		case s == model.SlotMem:
+			in.Step[s] = gib
+			if base.MemoryAlignSize.Sign() > 0 && gib.Less(base.MemoryAlignSize) {
+				in.Step[s] = base.MemoryAlignSize
+			}
+		case s.MajorType() == "shares":
+			in.Step[s] = quantum
+		}
+	}
+	return in, nil
+}
+
+// suggested puts the suggestion in the draft: every amount it found
+// replaces the draft's for that agent and slot (one equal to the file's
+// drops the draft's set), as one edit.
+func (e *Editor) suggested(m ReplayMsg) {
+	if m.err != nil {
+		e.Flashf(kit.LvlWarn, "no suggestion: "+FirstLine(m.err.Error()))
+		return
+	}
+	sg := m.sg
+	next := cloneRequest(e.Req)
+	for _, a := range m.in.Today {
+		for _, s := range sg.Amounts[a.ID].Names() {
+			v := sg.Amounts[a.ID][s]
+			next.Slots = slices.DeleteFunc(next.Slots, func(x partition.SlotSet) bool { return x.Agent == a.ID && x.Slot == s })
+			if g, ok := a.Given[s]; !ok || !g.Equal(v) {
+				next.Slots = append(next.Slots, partition.SlotSet{Agent: a.ID, Slot: s, Amount: v})
+			}
+		}
+	}
+	flags := sg.Flags(m.in.Today)
+	var msg string
+	switch {
+	case sg.AllServed && len(flags) == 0:
+		msg = "suggestion: the file's amounts already start every recorded session"
+	case sg.AllServed:
+		msg = "suggestion: every recorded session starts under " + strings.Join(flags, " ")
+	default:
+		msg = fmt.Sprintf("suggestion: no amounts within the node start every recorded session (short of %v); these refuse the fewest, %d", sg.Short, len(sg.Result.Refused))
+	}
+	if fmt.Sprint(next) == fmt.Sprint(e.Req) {
+		e.Flashf(kit.LvlInfo, msg+"; the draft has them already")
+		return
+	}
+	e.edit(next)
+	e.Flashf(kit.LvlInfo, msg+" (u undoes)")
+}
+
+// hasAct reports whether the console's key map binds act.
+func (e *Editor) hasAct(act kit.Action) bool {
+	for _, b := range e.Keys.BindingList {
+		if b.Act == act {
+			return true
+		}
+	}
+	return false
+}
