@@ -98,6 +98,7 @@ func newDemoCmd() *cobra.Command {
 		},
 	}
 	cf.register(cmd, true)
+	demoHistoryUsage(cmd.Flags(), "")
 	fl := cmd.Flags()
 	fl.Int64Var(&seed, "seed", 1, "seed of the simulated workload")
 	fl.Float64Var(&speed, "speed", 1, "simulated seconds per real second")

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/fgtop/fgtop/engine/demo"
 	"github.com/fgtop/fgtop/engine/enginetest"
 )
@@ -104,6 +106,33 @@ func TestDemoHistoryDir(t *testing.T) {
 	} {
 		if got := demoHistoryDir(c.flag, node); got != c.want {
 			t.Errorf("--history %q: %q, want %q", c.flag, got, c.want)
+		}
+	}
+}
+
+// The --history help of the commands that show the demo says where the
+// demo records: the default directory it names otherwise is never the
+// demo's (acceptance of issue 28 item 3: `fgtop demo --help` said
+// "default /var/lib/fgtop/history").
+func TestDemoHistoryFlagHelp(t *testing.T) {
+	for _, c := range []struct {
+		cmd     *cobra.Command
+		want    string
+		wantDef bool // the real node's default is still named
+	}{
+		{newDemoCmd(), "beside the demo node", false},
+		{newServeCmd(), "with --demo: beside the demo node", true},
+		{newExporterCmd(), "with --demo: beside the demo node", true},
+	} {
+		f := c.cmd.Flags().Lookup("history")
+		if f == nil {
+			t.Fatalf("%s: no --history", c.cmd.Name())
+		}
+		if !strings.Contains(f.Usage, c.want) {
+			t.Errorf("%s --history: %q, want it to say %q", c.cmd.Name(), f.Usage, c.want)
+		}
+		if got := strings.Contains(f.Usage, defaultHistoryDir); got != c.wantDef {
+			t.Errorf("%s --history: %q names %s: %v, want %v", c.cmd.Name(), f.Usage, defaultHistoryDir, got, c.wantDef)
 		}
 	}
 }

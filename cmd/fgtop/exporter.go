@@ -71,6 +71,7 @@ func newExporterCmd() *cobra.Command {
 	fl.BoolVar(&ef.demo, "demo", false, "serve the embedded demo node instead of this node")
 	fl.Int64Var(&ef.seed, "seed", 1, "with --demo: seed of the simulated workload")
 	registerHistoryFlag(fl, &ef.history, "record the node's history into DIR")
+	demoHistoryUsage(fl, "--demo")
 	return cmd
 }
 

@@ -39,6 +39,23 @@ func registerHistoryFlag(fl *pflag.FlagSet, dir *string, what string) {
 	fl.StringVar(dir, "history", "", what+" (default "+defaultHistoryDir+" where writable; \"off\" for none)")
 }
 
+// demoHistoryUsage is --history's description where the demo node is
+// shown: the demo records beside its node (demoHistoryDir), never into the
+// default directory, so the usual default would tell the user the wrong
+// place. whenDemo is "" for the demo command itself, else the flag that
+// makes the command show the demo ("--demo").
+func demoHistoryUsage(fl *pflag.FlagSet, whenDemo string) {
+	f := fl.Lookup("history")
+	if f == nil {
+		return
+	}
+	if whenDemo == "" {
+		f.Usage = "the console records the demo node's history into DIR and reads the past from it (default: beside the demo node, removed on exit; \"off\" for none; --headless records nothing)"
+		return
+	}
+	f.Usage = strings.TrimSuffix(f.Usage, ")") + "; with " + whenDemo + ": beside the demo node, removed on exit)"
+}
+
 // historyDir resolves --history for a command that records: the flag,
 // else FGTOP_HISTORY, else the default where it can be written. note says
 // why nothing is recorded ("" when something is, or when asked for off).

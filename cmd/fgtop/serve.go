@@ -126,6 +126,7 @@ func newServeCmd() *cobra.Command {
 	src.register(cmd)
 	src.registerLive(cmd)
 	cf.register(cmd, true)
+	demoHistoryUsage(cmd.Flags(), "--demo")
 	fl := cmd.Flags()
 	fl.StringVar(&sf.listen, "listen", "127.0.0.1:2222", "address to listen on (HOST:PORT; 0.0.0.0:2222 for every interface)")
 	fl.StringVar(&sf.authorizedKeys, "authorized-keys", "", "OpenSSH authorized_keys file: who may connect, and as what (required)")

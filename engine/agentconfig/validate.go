@@ -312,9 +312,14 @@ func (v *validator) overAllocated() {
 			for i, id := range ids {
 				most := avail.Sub(sum.Sub(counts[i])).Add(reserved)
 				most = model.Max(model.Min(most, total), model.Zero)
-				l := fmt.Sprintf("%s at most %s (it is given %s)", id, amountAtMost(s, most), unit(confs[i], true))
+				// Beside the limit, what the agent is given in the same
+				// form (120g, not 128849018880 bytes beside 8g), as
+				// written when a size would not be exact: no sum is made
+				// here.
+				given := slotUnit(s, confs[i])(confs[i], true)
+				l := fmt.Sprintf("%s at most %s (it is given %s)", id, amountAtMost(s, most), given)
 				if i == 0 {
-					l = fmt.Sprintf("%s can have at most %s (it is given %s)", id, amountAtMost(s, most), unit(confs[i], true))
+					l = fmt.Sprintf("%s can have at most %s (it is given %s)", id, amountAtMost(s, most), given)
 				}
 				limits = append(limits, l)
 			}

@@ -68,6 +68,12 @@ func TestValidate(t *testing.T) {
 		// the limits lead, as sizes rounded down.
 		{"slot-based over-allocated, sizes that do not print exactly", twoAgents("manual", "cpu = 1\nmem = 10000000001\ndevices = { \"cuda.shares\" = \"1\" }", "cpu = 1\nmem = 10000000003\ndevices = { \"cuda.shares\" = \"1\" }"), devs,
 			[]string{"Resource slot 'mem' is over-allocated: with the other agents' amounts as they are, agent-1 can have at most 7.68g (it is given 10000000001 bytes), agent-2 at most 7.68g (it is given 10000000003 bytes); the agents are given 20000000004 bytes in total (agent-1 10000000001 + agent-2 10000000003); the agent counts each amount less the reservation of 1073741824 bytes, at most the 16106127360 bytes available, which makes 8926258177 + 8926258179 = 17852516356 bytes, more than the 16106127360 bytes available (total 17179869184 bytes minus reserved 1073741824 bytes)"}},
+		// One amount is a size exactly (120G), the other is not: the sums
+		// stay in bytes, but beside each limit the amount given is said as
+		// the limit is, where it can be exactly (check said "at most 8g (it
+		// is given 128849018880 bytes)").
+		{"slot-based over-allocated, one exact size", twoAgents("manual", "cpu = 1\nmem = \"120G\"\ndevices = { \"cuda.shares\" = \"1\" }", "cpu = 1\nmem = 10000000003\ndevices = { \"cuda.shares\" = \"1\" }"), devs,
+			[]string{"Resource slot 'mem' is over-allocated: with the other agents' amounts as they are, agent-1 can have at most 7.68g (it is given 120g), agent-2 at most 1g (it is given 10000000003 bytes); the agents are given 138849018883 bytes in total (agent-1 128849018880 + agent-2 10000000003)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,6 +1,8 @@
 package history
 
 import (
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -76,7 +78,38 @@ const recordWhere = "the record"
 // prefix).
 func (r *Reader) ResolveDevice(name string) (model.DeviceKey, error) {
 	devs := slices.DeleteFunc(r.Devices(), func(d model.Device) bool { return !d.IsAccelerator() })
-	return names.NewDevices(devs, recordWhere).Resolve(name)
+	key, err := names.NewDevices(devs, recordWhere).Resolve(name)
+	return key, r.withDamage(err)
+}
+
+// withDamage adds to a name the record does not know the segments that
+// could not be read: "the record knows no devices" of a record whose
+// only segment is damaged blamed the name for the damage. Other errors
+// are returned as they are; the NotFoundError stays reachable
+// (errors.As).
+func (r *Reader) withDamage(err error) error {
+	var nf *names.NotFoundError
+	if !errors.As(err, &nf) {
+		return err
+	}
+	// The whole record's walk names its damage (a checkpoint that fails
+	// its checksum reads as no devices and no kernels, without an error).
+	// A name error is rare, and the walk is what listing the known names
+	// costs already.
+	res, herr := r.History(Filter{})
+	if herr != nil {
+		return err
+	}
+	var damaged []string
+	for _, m := range res.Missing {
+		if strings.HasPrefix(m.Why, "segment ") {
+			damaged = append(damaged, strings.TrimPrefix(m.Why, "segment "))
+		}
+	}
+	if len(damaged) == 0 {
+		return err
+	}
+	return fmt.Errorf("%w; but the record is damaged, so it may know more (%s)", err, strings.Join(damaged, "; "))
 }
 
 // Query is History for names as a person types them: the device by any
@@ -130,7 +163,7 @@ func (r *Reader) Query(f Filter) (*HistoryResult, error) {
 		list = known.Projects
 	}
 	if _, err := names.ID(name, list, kind, recordWhere); err != nil {
-		return nil, err
+		return nil, r.withDamage(err)
 	}
 	// Known, and held nothing in the asked span.
 	return res, nil

@@ -2,6 +2,8 @@ package history
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -58,5 +60,56 @@ func TestQueryNames(t *testing.T) {
 				t.Errorf("%s: %v, matched %v, %d intervals", c.name, err, res.Matched, len(res.Intervals))
 			}
 		}
+	}
+}
+
+// A name the record does not know, in a record whose segments could not
+// be read, says so: the error listed nothing ("the record knows no
+// devices") and blamed the name for the damage.
+func TestQueryNamesSaysTheDamage(t *testing.T) {
+	dir := t.TempDir()
+	recordSynth(t, dir, newSynth(5, 12), 40, 1, Options{})
+	segs, err := filepath.Glob(filepath.Join(dir, "seg-*.fgh"))
+	if err != nil || len(segs) == 0 {
+		t.Fatalf("segments %v, %v", segs, err)
+	}
+	for _, p := range segs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The checkpoint's chunk, just after the header, fails its
+		// checksum.
+		for i := 40; i < 48 && i < len(b); i++ {
+			b[i] ^= 0xff
+		}
+		if err := os.WriteFile(p, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rd, err := OpenReader(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []Filter{{Device: "GPU1"}, {Kernel: "zz"}, {User: "nosuch"}} {
+		_, err := rd.Query(f)
+		var nf *names.NotFoundError
+		if !errors.As(err, &nf) {
+			t.Errorf("%+v: %v, want a name not found", f, err)
+			continue
+		}
+		if !strings.Contains(err.Error(), "the record is damaged") || !strings.Contains(err.Error(), filepath.Base(segs[0])) {
+			t.Errorf("%+v: %v, want the damaged segment named", f, err)
+		}
+	}
+	// An intact record says nothing of damage.
+	clean := t.TempDir()
+	recordSynth(t, clean, newSynth(5, 12), 40, 1, Options{})
+	rd, err = OpenReader(clean)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rd.Query(Filter{Kernel: "zz"}); err == nil || strings.Contains(err.Error(), "the record is damaged") {
+		t.Errorf("intact record: %v", err)
 	}
 }
