@@ -214,7 +214,18 @@ service-addr = { host = "0.0.0.0", port = $port }
 [container]
 scratch-root = "$scratch"
 EOF
-sleep 0.5
+# The fake agent answers once python has started, which on a loaded
+# machine takes more than the half second this once waited.
+python3 - "$port" <<'EOF'
+import socket, sys, time
+end = time.time() + 15
+while time.time() < end:
+    try:
+        socket.create_connection(("127.0.0.1", int(sys.argv[1])), 0.5).close()
+        break
+    except OSError:
+        time.sleep(0.05)
+EOF
 "$bin" snapshot --json --devices nvml --config "$work/agent.toml" >"$work/h1.json" 2>"$work/h1.err"
 st=$(json "$work/h1.json" '"%s %s" % (d["agents"][0].get("health",{}).get("state"), d["agents"][0].get("health",{}).get("version"))')
 [[ $st == "up gpu-check-1" ]] && pass "3 agent health: up, version gpu-check-1" || fail "3 agent health: $st ($(cat "$work/h1.err"))"

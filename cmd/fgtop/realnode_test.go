@@ -669,7 +669,7 @@ func (n *realNode) consoleShowsUnknown(t *testing.T) {
 		}
 	}
 	// The device detail says the capacity is unknown and gives no ratio.
-	if _, err := tm("send-keys", "j", "Enter"); err != nil {
+	if _, err := tm("send-keys", "g", "j", "Enter"); err != nil {
 		t.Fatal(err)
 	}
 	deadline = time.Now().Add(10 * time.Second)
