@@ -420,7 +420,7 @@ func (a *App) flashNewIssues(first bool) {
 		lead = strconv.Itoa(len(fresh)) + " new issues; "
 	}
 	a.Flashf(lvl, lead+worst.Text)
-	a.Flash.Issue, a.Flash.Lead = worst.ID, lead
+	a.Flash.Issue, a.Flash.Lead, a.Flash.Short = worst.ID, lead, lead+worst.Short
 }
 
 // startOnNeediest puts the devices cursor, until the start is settled
@@ -487,7 +487,7 @@ func (a *App) followFlash() {
 	for i := range a.d.Issues {
 		if r := &a.d.Issues[i]; r.ID == f.Issue {
 			if text := f.Lead + r.Text; text != f.Text {
-				f.Text = text
+				f.Text, f.Short = text, f.Lead+r.Short
 				a.Invalidate()
 			}
 			return

@@ -78,6 +78,40 @@ func TestFlashFollowsIssueFigures(t *testing.T) {
 	}
 }
 
+// TestFlashKeepsAmountsAt80: at 80 columns a new over-capacity issue's
+// flash leads with the device's label and keeps its amounts beside the
+// footer's keys; the whole text ("over-capacity: GPU0 (…2d01) is held
+// beyond its capacity: 1.10 of 1.00") was cut before the amounts.
+func TestFlashKeepsAmountsAt80(t *testing.T) {
+	quiet := fake.Node(fake.Options{})
+	quiet.Issues = slices.DeleteFunc(slices.Clone(quiet.Issues), func(is model.Issue) bool { return is.Code == model.IssueOverCapacity })
+	a := testApp(t, 80, 24, quiet, Options{})
+	next := func(s *model.Snapshot) {
+		s.Seq = a.Snap.Seq + 1
+		a.adoptNow(s)
+	}
+	footer := func() string {
+		rows := strings.Split(screen(a), "\n")
+		return rows[len(rows)-1]
+	}
+	next(overNode("1.10"))
+	if f := footer(); !strings.Contains(f, "GPU0 over capacity: 1.10 of 1.00") {
+		t.Fatalf("the 80-column footer lost the label or the amounts: %q", f)
+	}
+	next(overNode("1.30"))
+	if f := footer(); !strings.Contains(f, "GPU0 over capacity: 1.30 of 1.00") {
+		t.Errorf("the 80-column footer does not follow the figures: %q", f)
+	}
+	// Where the whole text fits, it is the one shown.
+	wide := testApp(t, 200, 40, quiet, Options{})
+	s := overNode("1.10")
+	s.Seq = wide.Snap.Seq + 1
+	wide.adoptNow(s)
+	if v := screen(wide); !strings.Contains(v, "GPU0 (…2d01) is held beyond its capacity: 1.10 of 1.00") {
+		t.Errorf("at 200 columns the flash is not the whole text:\n%s", v)
+	}
+}
+
 // TestFirstScreenStartsOnNeediest: the first screen's cursor is on the
 // device that most needs a look, the one over capacity, else the one most
 // held; it started on GPU0, idle or not, with empty graphs.

@@ -18,6 +18,10 @@ type Flash struct {
 	// figures are the issue's current ones, not those of its first
 	// sighting. Flashf clears both.
 	Issue, Lead string
+	// Short, when set, is what the footer shows where Text does not fit
+	// (an issue named by its label alone, its amounts kept): at 80 columns
+	// the keys beside it left no room for the amounts.
+	Short string
 }
 
 // FlashDuration is how long a flash of level l stays: a warning longer
@@ -44,8 +48,12 @@ const minFlashCells = 20
 // first, down to the flash alone.
 func FlashFooter(st *Styles, f Flash, keep []key.Binding, w int) string {
 	return FooterBeside(st, func(w int) string {
+		text := f.Text
+		if f.Short != "" && Width(text) > w {
+			text = f.Short
+		}
 		l := NewLine(Paint{})
-		PutSpans(l, st, []Span{{f.Lvl, f.Text}}, w)
+		PutSpans(l, st, []Span{{f.Lvl, text}}, w)
 		return l.Finish(w)
 	}, keep, w)
 }

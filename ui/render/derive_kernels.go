@@ -212,18 +212,19 @@ func AgentShortNames(ags []model.Agent) map[model.AgentID]string {
 // deriveIssues formats the issues pane's rows and gives each issue an
 // identity that survives snapshots, for "new issue" flashes.
 func (d *Derived) deriveIssues() {
-	names := d.deviceNames()
+	names, labels := d.deviceNames()
 	for i := range d.Snap.Issues {
 		is := &d.Snap.Issues[i]
-		msg := is.Message
+		msg, short := is.Message, is.Message
 		if names != nil && strings.Contains(msg, ":") {
-			msg = names.Replace(msg)
+			msg, short = names.Replace(msg), labels.Replace(short)
 		}
 		if id := string(is.Kernel); len(id) > kernelShort {
 			// The kernels pane's short id: the detail keeps the whole.
 			msg = strings.ReplaceAll(msg, id, id[:kernelShort])
+			short = strings.ReplaceAll(short, id, id[:kernelShort])
 		}
-		r := IssueRow{Is: is, Text: is.Code + ": " + msg}
+		r := IssueRow{Is: is, Text: is.Code + ": " + msg, Short: shortIssue(short)}
 		switch is.Severity {
 		case model.SevError:
 			r.Sev = kit.Span{Lvl: kit.LvlCrit, Text: "ERR"}
@@ -251,9 +252,9 @@ const kernelShort = 8
 // ("cuda:c59395cd-...-2d04") as the devices pane names them, the label
 // first and the id abbreviated ("GPU3 (…2d04)"): at 80 columns a full UUID
 // pushed the amounts off the line. nil without accelerators.
-func (d *Derived) deviceNames() *strings.Replacer {
+func (d *Derived) deviceNames() (full, labels *strings.Replacer) {
 	if len(d.Snap.Issues) == 0 || len(d.Devs) == 0 {
-		return nil
+		return nil, nil
 	}
 	rows := make([]*DevRow, len(d.Devs))
 	for i := range d.Devs {
@@ -263,14 +264,29 @@ func (d *Derived) deviceNames() *strings.Replacer {
 	// cuda:10 is not read as cuda:1 and a 0.
 	slices.SortStableFunc(rows, func(a, b *DevRow) int { return len(b.Key.ID) - len(a.Key.ID) })
 	pairs := make([]string, 0, 2*len(rows))
+	short := make([]string, 0, 2*len(rows))
 	for _, r := range rows {
 		name := r.Label
 		if r.Abbrev != "" && r.Abbrev != r.Label {
 			name += " (" + r.Abbrev + ")"
 		}
 		pairs = append(pairs, r.Key.String(), name)
+		short = append(short, r.Key.String(), r.Label)
 	}
-	return strings.NewReplacer(pairs...)
+	return strings.NewReplacer(pairs...), strings.NewReplacer(short...)
+}
+
+// shortIssue is an issue's message for a narrow line (IssueRow.Short).
+func shortIssue(msg string) string {
+	msg = strings.Replace(msg, " is held beyond its capacity:", " over capacity:", 1)
+	// What follows the figures in parentheses (each agent's part) is
+	// the issues pane's and the detail's to say.
+	if colon := strings.Index(msg, ": "); colon >= 0 {
+		if paren := strings.Index(msg[colon:], " ("); paren >= 0 {
+			msg = msg[:colon+paren]
+		}
+	}
+	return msg
 }
 
 // deriveHost sums cpu cores and memory into the one summary line.
