@@ -69,9 +69,9 @@ type sessWalk struct {
 	// since, until: the asked span; what a kernel did after until is not
 	// its session's (History drops the intervals that begin after it).
 	since, until time.Time
-	heads map[model.KernelID]*sessTrack
-	sums  map[model.KernelID]*ksum
-	order []model.KernelID
+	heads        map[model.KernelID]*sessTrack
+	sums         map[model.KernelID]*ksum
+	order        []model.KernelID
 	// inSpan: the walk reached since, and the sessions begun before it
 	// were rebased.
 	inSpan bool

@@ -101,4 +101,3 @@ func sessionsOfIntervals(ivs []history.Interval, from, to time.Time) []Session {
 	})
 	return out
 }
-
