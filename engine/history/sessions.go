@@ -61,6 +61,9 @@ type ksum struct {
 	// before: since when it has held what it holds on each device, kept
 	// while the walk is before the asked span (rebase).
 	before map[model.DeviceKey]time.Time
+	// after: after the asked span, the devices it still holds as it did
+	// in it (afterSpan).
+	after map[model.DeviceKey]bool
 }
 
 // sessWalk tracks every kernel's head and folds it into its session.
@@ -355,13 +358,18 @@ func (sw *sessWalk) put(kh kernelHead, t time.Time, since bool) {
 		sw.release(k, t, false)
 		return
 	}
+	if k.started && !sw.until.IsZero() && t.After(sw.until) {
+		// After the span: neither a change nor a new stay is its; but
+		// what it held in the span ends where it changes.
+		if k.holding {
+			k.afterSpan(prev, kh, t)
+		}
+		return
+	}
 	if !sw.inSpan {
 		k.track(prev, kh, t)
 	}
 	k.holding = true
-	if k.started && !sw.until.IsZero() && t.After(sw.until) {
-		return
-	}
 	k.who.take(identity{Session: kh.Session, User: kh.User, Project: kh.Project})
 	if !k.started {
 		k.started = true
@@ -378,6 +386,59 @@ func (sw *sessWalk) put(kh kernelHead, t time.Time, since bool) {
 			}
 		}
 	}
+}
+
+// afterSpan follows, after the asked span, the devices k's kernel still
+// holds as it did in it: History's intervals there end at their first
+// change (one of what it holds there or of who it is), and the session
+// with the last of them.
+func (k *ksum) afterSpan(prev, kh kernelHead, t time.Time) {
+	if k.after == nil {
+		k.after = map[model.DeviceKey]bool{}
+		for slot, devs := range prev.Alloc {
+			for dev := range devs {
+				k.after[model.DeviceKey{Name: slot.DeviceName(), ID: dev}] = true
+			}
+		}
+	}
+	// Who it is learnt (from nothing) does not end them: History joins
+	// the pieces learning splits.
+	whoChanged := prev.Agent != kh.Agent && prev.Agent != "" || prev.User != kh.User && prev.User != "" ||
+		prev.Session != kh.Session && prev.Session != ""
+	for key := range k.after {
+		if whoChanged || !sameOn(prev.Alloc, kh.Alloc, key) {
+			delete(k.after, key)
+		}
+	}
+	if len(k.after) == 0 {
+		k.holding = false
+		k.s.To, k.s.Gone = t, false
+	}
+}
+
+// sameOn: a and b hold the same amounts of every slot on device key.
+func sameOn(a, b model.Allocations, key model.DeviceKey) bool {
+	for slot, devs := range a {
+		if slot.DeviceName() != key.Name {
+			continue
+		}
+		if v, ok := devs[key.ID]; ok {
+			if w, ok := b[slot][key.ID]; !ok || !same(v, w) {
+				return false
+			}
+		}
+	}
+	for slot, devs := range b {
+		if slot.DeviceName() != key.Name {
+			continue
+		}
+		if _, ok := devs[key.ID]; ok {
+			if _, ok := a[slot][key.ID]; !ok {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // release: k's kernel stopped holding anything at t. A stay that ended
