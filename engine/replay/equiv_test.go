@@ -276,3 +276,37 @@ func TestSessionsMatchIntervalsBench(t *testing.T) {
 	}
 	t.Logf("%d sessions", sameSessions(t, rd, from, to))
 }
+
+// TestCountingRunAgrees: the suggestion's counting runs (no reasons, no
+// list) refuse as many sessions as a full run, over partitions from one
+// that refuses most to one that refuses none, and the mean use settled
+// at each change is the one accounted at every event (checked by hand
+// in TestScriptedWeek: 0.02).
+func TestCountingRunAgrees(t *testing.T) {
+	w := scriptedWeek(t)
+	rec, err := Load(w.reader(), time.Time{}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int]bool{}
+	for _, amt := range []string{"0.1", "0.5", "1.0", "1.5", "2.0", "2.5", "4.0"} {
+		part := given(rec, map[model.AgentID]string{agentA: amt, agentB: amt})
+		full := Run(rec, Fixed(part), Options{NoElsewhere: true})
+		counted := Run(rec, Fixed(part), Options{NoElsewhere: true, count: true})
+		if counted.refused != len(full.Refused) || full.refused != len(full.Refused) || len(counted.Refused) != 0 {
+			t.Errorf("%s each: counted %d, listed %d (%d in the full run's count, %d listed by the counting run)",
+				amt, counted.refused, len(full.Refused), full.refused, len(counted.Refused))
+		}
+		for i := range full.Agents {
+			for j := range full.Agents[i].Slots {
+				if a, b := full.Agents[i].Slots[j], counted.Agents[i].Slots[j]; fmt.Sprint(a) != fmt.Sprint(b) {
+					t.Errorf("%s each: %s %s: full %+v, counting %+v", amt, full.Agents[i].Agent, a.Slot, a, b)
+				}
+			}
+		}
+		seen[len(full.Refused)] = true
+	}
+	if len(seen) < 3 {
+		t.Errorf("the partitions refused only %v: the comparison proves little", seen)
+	}
+}
