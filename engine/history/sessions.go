@@ -468,8 +468,19 @@ func (sw *sessWalk) gone(id model.KernelID, t time.Time, inGap bool) {
 	delete(sw.heads, id)
 }
 
-// cloneHeld copies the slots a holds any amount of.
+// cloneHeld is a without the slots it holds nothing of. A decoded
+// allocation is never changed afterwards (a patch decodes a new one), so
+// one with none is kept as it is: a week's sessions are not copied.
 func cloneHeld(a model.Allocations) model.Allocations {
+	empty := false
+	for _, devs := range a {
+		if len(devs) == 0 {
+			empty = true
+		}
+	}
+	if !empty {
+		return a
+	}
 	out := make(model.Allocations, len(a))
 	for slot, devs := range a {
 		if len(devs) == 0 {
