@@ -82,6 +82,24 @@ func FuzzSegment(f *testing.F) {
 				}
 			}}
 			w.scan(&segRead{data: sd}, nil, time.Time{})
+			// The sessions' walk over the same records.
+			sw := &sessWalk{h: &histWalk{in: newInterner()}, heads: map[model.KernelID]*sessTrack{}, sums: map[model.KernelID]*ksum{},
+				since: time.Unix(1700000000, 0), until: time.Unix(1700000000, 0).Add(time.Hour)}
+			w = walker{onGroup: func(tm time.Time, grp []rawRec, ckpt bool) {
+				if !ckpt {
+					sw.deltas(tm, grp)
+					return
+				}
+				for _, rr := range grp {
+					if rr.typ == recKernel {
+						dd := dec{b: rr.body, in: sw.h.in}
+						if kh := decodeKernelHead(&dd); dd.err == nil {
+							sw.put(kh, tm, true)
+						}
+					}
+				}
+			}}
+			w.scan(&segRead{data: sd}, nil, time.Time{})
 		})
 		if n > bound {
 			t.Fatalf("a %d-byte segment allocated %d MiB, over its cap's bound of %d MiB", len(b), n>>20, bound>>20)

@@ -278,6 +278,12 @@ func TestSparseSegmentIsNotRead(t *testing.T) {
 			if n > 48<<20 {
 				t.Errorf("History allocated %d MiB", n>>20)
 			}
+			n = allocated(func() {
+				within(t, 10*time.Second, "Sessions", func() { rd.Sessions(time.Time{}, time.Time{}) })
+			})
+			if n > 48<<20 {
+				t.Errorf("Sessions allocated %d MiB", n>>20)
+			}
 		})
 	}
 }
@@ -346,6 +352,7 @@ func TestFIFOsInTheDirectoryDoNotBlock(t *testing.T) {
 					t.Errorf("At: %v", err)
 				}
 				rd.History(Filter{Device: "cuda:0"})
+				rd.Sessions(time.Time{}, time.Time{})
 				rd.Series(context.Background(), got[0].snap.Time, got[0].snap.Time.Add(time.Hour), 10)
 				rd.Step(got[0].snap.Time, 1)
 			})

@@ -9,8 +9,8 @@
 // once under the partition that was in force and once under a proposal.
 //
 // The record is read only through engine/history's public readers:
-// Reader.History (with Filter.Host, so that cpu and mem come too) for the
-// sessions, Reader.At for the devices, the allocator settings and the
+// Reader.Sessions (each kernel's stay folded in one pass over the
+// segments, the host's cpu and mem included) for the sessions, Reader.At for the devices, the allocator settings and the
 // agents' partitions at the span's start and after each apply the
 // agent.toml journal recorded.
 package replay
@@ -119,12 +119,12 @@ func Load(rd *history.Reader, from, to time.Time) (*Record, error) {
 		rec.Devices[i].Telemetry = nil
 	}
 	rec.Epochs = []Epoch{{At: from, Agents: partitionOf(snap.Agents), Hash: snap.ConfigHash}}
-	res, err := rd.History(history.Filter{Since: from, Until: to, Host: true})
+	res, err := rd.Sessions(from, to)
 	if err != nil {
 		return nil, fmt.Errorf("replay: reading the sessions: %w", err)
 	}
 	rec.Missing = inSpan(res.Missing, from, to)
-	rec.Sessions = sessionsOf(res.Intervals, from, to)
+	rec.Sessions = sessionsOf(res.Sessions, from, to)
 	rec.epochs(rd, res.Partitions)
 	rec.Notes = append(rec.Notes, unlisted(rec)...)
 	changed := 0
@@ -232,72 +232,25 @@ func short(h string) string {
 	return h
 }
 
-// sessionsOf joins the record's intervals (one per kernel and device, a
-// new one whenever what it holds there changes) into sessions.
-func sessionsOf(ivs []history.Interval, from, to time.Time) []Session {
-	byKernel := map[model.KernelID][]int{}
-	var order []model.KernelID
-	for i := range ivs {
-		id := ivs[i].Kernel
-		if _, ok := byKernel[id]; !ok {
-			order = append(order, id)
-		}
-		byKernel[id] = append(byKernel[id], i)
-	}
-	out := make([]Session, 0, len(order))
-	for _, id := range order {
-		idx := byKernel[id]
-		s := Session{Kernel: id, Requested: model.ResourceSlot{}, Got: model.Allocations{}}
-		var last *history.Interval
-		for n, i := range idx {
-			iv := &ivs[i]
-			if n == 0 || iv.From.Before(s.Start) {
-				s.Start = iv.From
-			}
-			if last == nil || iv.To.After(last.To) || iv.To.Equal(last.To) && iv.Open {
-				last = iv
-			}
-			if iv.Open {
-				s.Open = true
-			}
-		}
-		for _, i := range idx {
-			iv := &ivs[i]
-			if iv.User != "" {
-				s.Owner = iv.User
-			}
-			if iv.Session != "" {
-				s.Session = iv.Session
-			}
-			if !iv.From.Equal(s.Start) {
-				continue
-			}
-			if s.Agent == "" {
-				s.Agent = iv.Agent
-			}
-			if iv.Since && iv.From.After(from) {
-				s.InGap = true
-			}
-			for slot, amt := range iv.Amounts {
-				if s.Got[slot] == nil {
-					s.Got[slot] = map[model.DeviceID]model.Dec{}
-				}
-				s.Got[slot][iv.Device.ID] = amt
+// sessionsOf makes the replay's sessions of the record's kernels in
+// [from, to): each with what it held on arrival (Backend.AI allocates
+// exactly what a kernel requests, so the sum per slot is its request),
+// its agent then, and who it is as learnt, even late. Where what it held
+// changed while it ran, the replay keeps what it held on arrival
+// (Changed says so).
+func sessionsOf(ks []history.KernelSession, from, to time.Time) []Session {
+	out := make([]Session, 0, len(ks))
+	for i := range ks {
+		k := &ks[i]
+		s := Session{Kernel: k.Kernel, Session: k.Session, Owner: k.User, Agent: k.Agent, Start: k.From, End: k.To, Open: k.Open,
+			Got: k.Alloc, Requested: model.ResourceSlot{}, Changed: k.Changed}
+		for slot, devs := range k.Alloc {
+			for _, amt := range devs {
 				s.Requested[slot] = s.Requested[slot].Add(amt)
 			}
 		}
-		for _, i := range idx {
-			// A later interval is a change of what it holds only where
-			// its amounts differ (an owner learned late opens new ones).
-			iv := &ivs[i]
-			for slot, amt := range iv.Amounts {
-				if had, ok := s.Got[slot][iv.Device.ID]; !ok || !had.Equal(amt) {
-					s.Changed = true
-				}
-			}
-		}
-		s.End = last.To
-		s.EndsInGap = last.Gone && !s.Open
+		s.InGap = k.Since && k.From.After(from)
+		s.EndsInGap = k.Gone && !k.Open
 		if !s.Open && !s.End.After(from) || s.Start.After(to) || len(s.Requested) == 0 {
 			continue
 		}
@@ -309,6 +262,13 @@ func sessionsOf(ivs []history.Interval, from, to time.Time) []Session {
 		}
 		out = append(out, s)
 	}
+	sortSessions(out)
+	return out
+}
+
+// sortSessions puts sessions in the order the replay runs them: those
+// running at the span's start first, then by arrival, then kernel id.
+func sortSessions(out []Session) {
 	slices.SortFunc(out, func(a, b Session) int {
 		if a.Before != b.Before {
 			if a.Before {
@@ -321,7 +281,6 @@ func sessionsOf(ivs []history.Interval, from, to time.Time) []Session {
 		}
 		return strings.Compare(string(a.Kernel), string(b.Kernel))
 	})
-	return out
 }
 
 // unlisted says which requested plugins the record lists no devices of.

@@ -102,7 +102,9 @@ type Result struct {
 	From, To time.Time
 	Sessions int
 	Refused  []Refusal
-	Agents   []AgentResult
+	// refused counts the refusals, listed or not (Options.count).
+	refused int
+	Agents  []AgentResult
 	// Disagreements (Fidelity runs only).
 	Disagreements []Disagreement
 	// Unrouted are sessions whose agent the record does not name, on a
@@ -141,6 +143,11 @@ type Options struct {
 	// NoElsewhere skips asking the other agents about a refused session
 	// (the suggestion's many runs do not print it).
 	NoElsewhere bool
+	// count: the refusals are counted (Result.refused), neither listed
+	// nor given a reason: the suggestion's search compares counts only,
+	// and the allocator's reason (a preview of the whole placement) cost
+	// as much as the placement.
+	count bool
 }
 
 // agentRun is one agent's replayed state.
@@ -161,16 +168,32 @@ type agentRun struct {
 }
 
 type slotAcc struct {
-	amount  model.Dec
-	varies  bool
-	seen    bool
-	given   bool
-	peak    model.Dec
-	peakAt  time.Time
-	over    time.Duration
-	useSum  model.Dec // used × ns
-	amtSum  model.Dec // amount × ns
+	amount model.Dec
+	varies bool
+	seen   bool
+	given  bool
+	peak   model.Dec
+	peakAt time.Time
+	over   time.Duration
+	useSum model.Dec // used × ns
+	amtSum model.Dec // amount × ns
+	// mark: useSum and amtSum count the time up to it; the rest is
+	// added when what is used or the amount changes (settle), not at
+	// every event of the node.
+	mark    time.Time
 	zeroAmt bool
+}
+
+// settle adds the time from acc.mark to now, at what was used and the
+// amount since then.
+func (acc *slotAcc) settle(used model.Dec, now time.Time) {
+	if !now.After(acc.mark) {
+		return
+	}
+	dt := model.DecFromInt64(int64(now.Sub(acc.mark)))
+	acc.useSum = acc.useSum.Add(used.Mul(dt))
+	acc.amtSum = acc.amtSum.Add(acc.amount.Mul(dt))
+	acc.mark = now
 }
 
 // running is a session that started in the replay.
@@ -310,7 +333,7 @@ func (r *runner) changePartition(agents []model.Agent) {
 		l.got = got
 	}
 	for _, a := range r.agents {
-		a.refresh()
+		a.refresh(r.now)
 	}
 }
 
@@ -319,14 +342,11 @@ func (r *runner) advance(t time.Time) {
 	if !t.After(r.now) {
 		return
 	}
-	dt := model.DecFromInt64(int64(t.Sub(r.now)))
 	for _, a := range r.agents {
 		for slot, acc := range a.stats {
 			if acc.amount.Less(a.demand[slot]) {
 				acc.over += t.Sub(r.now)
 			}
-			acc.useSum = acc.useSum.Add(a.used[slot].Mul(dt))
-			acc.amtSum = acc.amtSum.Add(acc.amount.Mul(dt))
 		}
 	}
 	r.now = t
@@ -357,19 +377,20 @@ func (a *agentRun) amountOf(slot model.SlotName) (model.Dec, bool) {
 }
 
 // track makes sure slot is accounted for on a.
-func (a *agentRun) track(slot model.SlotName) *slotAcc {
+func (a *agentRun) track(slot model.SlotName, now time.Time) *slotAcc {
 	acc := a.stats[slot]
 	if acc == nil {
 		amt, given := a.amountOf(slot)
-		acc = &slotAcc{amount: amt, given: given, seen: true, useSum: model.Zero, amtSum: model.Zero, peak: model.Zero}
+		acc = &slotAcc{amount: amt, given: given, seen: true, useSum: model.Zero, amtSum: model.Zero, peak: model.Zero, mark: now}
 		a.stats[slot] = acc
 	}
 	return acc
 }
 
 // refresh sets every tracked slot's amount after a partition change.
-func (a *agentRun) refresh() {
+func (a *agentRun) refresh(now time.Time) {
 	for slot, acc := range a.stats {
+		acc.settle(a.used[slot], now)
 		amt, given := a.amountOf(slot)
 		if !amt.Equal(acc.amount) {
 			acc.varies = true
@@ -390,7 +411,7 @@ func (r *runner) arrive(s *Session) *running {
 	}
 	a.res.Sessions++
 	for slot, v := range s.Requested {
-		acc := a.track(slot)
+		acc := a.track(slot, r.now)
 		a.demand[slot] = a.demand[slot].Add(v)
 		if acc.peak.Less(a.demand[slot]) {
 			acc.peak, acc.peakAt = a.demand[slot], r.now
@@ -402,6 +423,10 @@ func (r *runner) arrive(s *Session) *running {
 		return r.follow(a, s, kind, why, got)
 	}
 	if why != "" {
+		r.res.refused++
+		if r.opts.count {
+			return nil
+		}
 		ref := Refusal{At: r.now, Kernel: s.Kernel, Session: s.Session, Owner: s.Owner, Agent: a.id, Requested: s.Requested, Kind: kind, Reason: why, Before: s.Before}
 		if !r.opts.NoElsewhere {
 			ref.CouldRunOn = r.elsewhere(a, req)
@@ -427,6 +452,9 @@ func (r *runner) place(a *agentRun, req alloc.Request) (string, string, alloc.Ke
 	}
 	req = r.registered(req)
 	got, err := a.st.Node.Allocate(req)
+	if err != nil && r.opts.count {
+		return "", "refused", nil
+	}
 	if err != nil {
 		ap := a.st.Preview(req)
 		why := ap.Reason
@@ -534,6 +562,9 @@ func (r *runner) take(a *agentRun, s *Session, sign int64) {
 			v = v.Neg()
 		}
 		a.held[slot] = a.held[slot].Add(v)
+		if acc := a.stats[slot]; acc != nil {
+			acc.settle(a.used[slot], r.now)
+		}
 		a.used[slot] = a.used[slot].Add(v)
 	}
 }
@@ -631,6 +662,7 @@ func (r *runner) elsewhere(from *agentRun, req alloc.Request) []model.AgentID {
 func (r *runner) finish(a *agentRun) {
 	for _, slot := range slices.Sorted(mapKeys(a.stats)) {
 		acc := a.stats[slot]
+		acc.settle(a.used[slot], r.now)
 		st := SlotStat{Slot: slot, Amount: acc.amount, Varies: acc.varies, Given: acc.given, Peak: acc.peak, PeakAt: acc.peakAt, Over: acc.over}
 		if acc.amtSum.Sign() > 0 {
 			if q, err := acc.useSum.Quo(acc.amtSum); err == nil {

@@ -55,7 +55,7 @@ func Suggest(rec *Record, in SuggestInput) *Suggestion {
 	for i, a := range in.Today {
 		free[i] = model.Agent{ID: a.ID, Owns: a.Owns, Mem: a.Mem}
 	}
-	base := Run(rec, Fixed(free), Options{NoElsewhere: true})
+	base := Run(rec, Fixed(free), Options{NoElsewhere: true, count: true})
 	peak := map[model.AgentID]model.ResourceSlot{}
 	for _, a := range base.Agents {
 		p := model.ResourceSlot{}
@@ -110,7 +110,7 @@ func Suggest(rec *Record, in SuggestInput) *Suggestion {
 			out.Amounts[a.ID][s] = x[i]
 		}
 	}
-	out.Result = Run(rec, Fixed(out.partition(in.Today)), Options{NoElsewhere: true})
+	out.Result = Run(rec, Fixed(out.partition(in.Today)), Options{NoElsewhere: true, count: true})
 	if len(out.Short) > 0 {
 		out.improve(rec, in, deadline)
 	}
@@ -138,7 +138,7 @@ func (sg *Suggestion) partition(today []model.Agent) []model.Agent {
 // improve moves a step of a short slot from one agent to another while
 // that refuses fewer sessions, until nothing helps or the deadline.
 func (sg *Suggestion) improve(rec *Record, in SuggestInput, deadline time.Time) {
-	best := len(sg.Result.Refused)
+	best := sg.Result.refused
 	for improved := true; improved && best > 0 && time.Now().Before(deadline); {
 		improved = false
 		for _, s := range sg.Short {
@@ -156,8 +156,8 @@ func (sg *Suggestion) improve(rec *Record, in SuggestInput, deadline time.Time) 
 						continue
 					}
 					sg.Amounts[from.ID][s], sg.Amounts[to.ID][s] = f.Sub(step), t.Add(step)
-					res := Run(rec, Fixed(sg.partition(in.Today)), Options{NoElsewhere: true})
-					if n := len(res.Refused); n < best {
+					res := Run(rec, Fixed(sg.partition(in.Today)), Options{NoElsewhere: true, count: true})
+					if n := res.refused; n < best {
 						best, sg.Result, improved = n, res, true
 						continue
 					}

@@ -1,0 +1,545 @@
+package history
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/model"
+)
+
+// KernelSession is one kernel's stay as a replay of the record needs it:
+// when it first held anything, when it last did, who it is and what it
+// held when it arrived. It is what History's intervals of the kernel
+// (with Filter.Host) fold into, without an interval per device and
+// change.
+type KernelSession struct {
+	Kernel model.KernelID
+	// Agent is the agent it held its arrival's allocation under, or, when
+	// the record did not know it yet then, the one learnt later.
+	Agent model.AgentID
+	// Session, User and Project are the last it was known by while it
+	// held anything (learnt later where the record lacked them then).
+	Session, User, Project string
+	// From is when it first held anything in the asked span; To when it
+	// last did (the record's end when Open).
+	From, To time.Time
+	// Since: it held it already when the record (or the record after a
+	// gap) began, so From is when it was first seen.
+	Since bool
+	Open  bool
+	// Gone: it stopped sometime in a gap of the record, after To.
+	Gone bool
+	// Alloc is what it held at From, on every device the record lists
+	// and the host's cpu and mem (only amounts it holds).
+	Alloc model.Allocations
+	// Changed: at some later moment it held an amount of a slot on a
+	// device that Alloc does not say (a grown or moved allocation; one
+	// that only gives part back is not a change).
+	Changed bool
+}
+
+// SessionsResult is what Sessions found.
+type SessionsResult struct {
+	// Sessions are by From, then kernel id.
+	Sessions []KernelSession
+	Missing  []Missing
+	From, To time.Time
+	// Partitions are the agent.toml journal's records in the span.
+	Partitions []agentconfig.JournalRecord
+}
+
+// ksum is a kernel's session as the walk folds it.
+type ksum struct {
+	s       KernelSession
+	started bool
+	// holding: its current head holds something.
+	holding bool
+	// who: the last identity seen while it held something.
+	who identity
+	// before: since when it has held what it holds on each device, kept
+	// while the walk is before the asked span (rebase).
+	before map[model.DeviceKey]time.Time
+	// after: after the asked span, the devices it still holds as it did
+	// in it (afterSpan).
+	after map[model.DeviceKey]bool
+}
+
+// sessWalk tracks every kernel's head and folds it into its session.
+type sessWalk struct {
+	h *histWalk // the interner, the checkpoint reader and learnt identities
+	// since, until: the asked span; what a kernel did after until is not
+	// its session's (History drops the intervals that begin after it).
+	since, until time.Time
+	heads        map[model.KernelID]*sessTrack
+	sums         map[model.KernelID]*ksum
+	order        []model.KernelID
+	// inSpan: the walk reached since, and the sessions begun before it
+	// were rebased.
+	inSpan bool
+}
+
+type sessTrack struct {
+	head    kernelHead
+	pending bool
+	sum     *ksum
+}
+
+// Sessions walks the record of [since, until) once (zero: unbounded)
+// and gives each kernel that held anything there its session. It is
+// History(Filter{Since, Until, Host: true}) folded per kernel, read in
+// one pass with no per-device intervals: a week of a busy node has
+// millions of those and a few hundred thousand sessions.
+func (r *Reader) Sessions(since, until time.Time) (*SessionsResult, error) {
+	if len(r.segs) == 0 {
+		return nil, ErrEmpty
+	}
+	f := Filter{Since: since, Until: until, Host: true}
+	q := r.newHistRun(f)
+	sw := &sessWalk{h: q.h, since: since, until: until, heads: map[model.KernelID]*sessTrack{}, sums: map[model.KernelID]*ksum{}}
+	segs := q.segs
+	pre := make(chan *segRead, 1)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		defer close(pre)
+		rd := &Reader{dir: r.dir, segs: segs, bufs: make([][]byte, 3)}
+		for i := range q.n {
+			sr := rd.read(i, false)
+			select {
+			case pre <- sr:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	for range q.n {
+		if err := r.ctxErr(); err != nil {
+			return nil, err
+		}
+		sr := <-pre
+		i := q.i
+		q.i++
+		if q.unreadable(i, sr) {
+			continue
+		}
+		start := segs[i].Start
+		inCk := q.h.ckptHeads(sr)
+		if !q.carry {
+			gapAt := q.prevEnd
+			if i == 0 {
+				gapAt = start
+			}
+			sw.restart(inCk, start, gapAt)
+		} else {
+			sw.advance(inCk, start)
+		}
+		w := walker{onGroup: func(tm time.Time, grp []rawRec, ckpt bool) {
+			if !ckpt {
+				sw.deltas(tm, grp)
+			}
+		}}
+		w.onJournal = func(body []byte) { q.res.Partitions = f.journal(q.res.Partitions, body) }
+		w.scan(sr, nil, time.Time{})
+		q.finish(i, sr.data, segEnd{end: sr.end, clean: sr.clean, rotated: w.rotated, rotateAt: w.rotateAt})
+	}
+	sw.reach(q.res.To)
+	res := &SessionsResult{Missing: q.res.Missing, From: q.res.From, To: q.res.To, Partitions: q.res.Partitions}
+	for _, tr := range sw.heads {
+		if tr.sum != nil && tr.sum.holding {
+			tr.sum.s.To, tr.sum.s.Open, tr.sum.s.Gone = res.To, true, false
+		}
+	}
+	res.Sessions = make([]KernelSession, 0, len(sw.order))
+	for _, id := range sw.order {
+		k := sw.sums[id]
+		if !k.started {
+			continue
+		}
+		s := k.s
+		learnt := sw.h.ident[id]
+		s.Session, s.User, s.Project = k.who.Session, k.who.User, k.who.Project
+		if s.Agent == "" {
+			s.Agent = learnt.Agent
+		}
+		if s.Session == "" {
+			s.Session = learnt.Session
+		}
+		if s.User == "" {
+			s.User = learnt.User
+		}
+		if s.Project == "" {
+			s.Project = learnt.Project
+		}
+		if !until.IsZero() && s.From.After(until) {
+			continue
+		}
+		res.Sessions = append(res.Sessions, s)
+	}
+	slices.SortFunc(res.Sessions, func(a, b KernelSession) int {
+		if c := a.From.Compare(b.From); c != 0 {
+			return c
+		}
+		return strings.Compare(string(a.Kernel), string(b.Kernel))
+	})
+	return res, nil
+}
+
+// restart is histWalk.restart for sessions: the checkpoint is the truth.
+func (sw *sessWalk) restart(inCk ckHeads, start, gapAt time.Time) {
+	for id := range sw.heads {
+		if _, ok := inCk[id]; !ok {
+			sw.gone(id, gapAt, true)
+		}
+	}
+	for _, kh := range inCk {
+		tr, known := sw.heads[kh.ID]
+		if known && sameHead(tr.head, *kh) {
+			continue
+		}
+		sw.put(*kh, start, !known)
+	}
+}
+
+// advance is histWalk.advance for sessions.
+func (sw *sessWalk) advance(inCk ckHeads, start time.Time) {
+	for id := range sw.heads {
+		if _, ok := inCk[id]; !ok {
+			sw.gone(id, start, false)
+		}
+	}
+	for _, kh := range inCk {
+		if tr := sw.heads[kh.ID]; tr != nil && sameHead(tr.head, *kh) {
+			continue
+		}
+		sw.put(*kh, start, false)
+	}
+}
+
+// holds: a holds some amount of some slot.
+func holds(a model.Allocations) bool {
+	for _, devs := range a {
+		if len(devs) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// reach rebases the sessions begun before the asked span when the walk
+// gets to it (t).
+func (sw *sessWalk) reach(t time.Time) {
+	if sw.inSpan || t.Before(sw.since) {
+		return
+	}
+	sw.inSpan = true
+	for _, tr := range sw.heads {
+		if k := tr.sum; k != nil && k.started && k.holding {
+			k.rebase(tr.head)
+		}
+	}
+}
+
+// rebase makes a session running when the asked span begins what
+// History's intervals in the span say of it: those that ended before the
+// span are not in it, so it arrived when the oldest of its holdings then
+// began, with what it held on the devices it has held the same since
+// then; what it holds elsewhere (began later) is a change.
+func (k *ksum) rebase(head kernelHead) {
+	if k.before == nil {
+		return
+	}
+	var start time.Time
+	for _, at := range k.before {
+		if start.IsZero() || at.Before(start) {
+			start = at
+		}
+	}
+	k.s.From, k.s.Changed = start, false
+	k.s.Agent = head.Agent
+	k.who = identity{Session: head.Session, User: head.User, Project: head.Project}
+	k.s.Alloc = model.Allocations{}
+	for slot, devs := range head.Alloc {
+		key := model.DeviceKey{Name: slot.DeviceName()}
+		for dev, amt := range devs {
+			key.ID = dev
+			if !k.before[key].Equal(start) {
+				k.s.Changed = true
+				continue
+			}
+			if k.s.Alloc[slot] == nil {
+				k.s.Alloc[slot] = map[model.DeviceID]model.Dec{}
+			}
+			k.s.Alloc[slot][dev] = amt
+		}
+	}
+	k.before = nil
+}
+
+// track notes, before the asked span, since when kh holds what it holds
+// on each device: a device whose amounts (or the kernel's identity)
+// change starts again at t, as History's interval there does.
+func (k *ksum) track(prev, kh kernelHead, t time.Time) {
+	if k.before == nil {
+		k.before = map[model.DeviceKey]time.Time{}
+	}
+	who := prev.Agent != kh.Agent && prev.Agent != "" || prev.Session != kh.Session && prev.Session != "" ||
+		prev.User != kh.User && prev.User != "" || prev.Project != kh.Project && prev.Project != ""
+	held := map[model.DeviceKey]bool{}
+	for slot, devs := range kh.Alloc {
+		key := model.DeviceKey{Name: slot.DeviceName()}
+		for dev, amt := range devs {
+			key.ID = dev
+			held[key] = true
+			_, ok := k.before[key]
+			if !ok || who || !k.holding {
+				k.before[key] = t
+				continue
+			}
+			if had, ok := prev.Alloc[slot][dev]; !ok || !same(had, amt) {
+				k.before[key] = t
+			}
+		}
+	}
+	for key := range k.before {
+		if !held[key] {
+			delete(k.before, key)
+		}
+	}
+	// A device that kept its amounts of one slot but changed another's
+	// began again too.
+	for slot, devs := range prev.Alloc {
+		key := model.DeviceKey{Name: slot.DeviceName()}
+		for dev, amt := range devs {
+			key.ID = dev
+			if !held[key] {
+				continue
+			}
+			if now, ok := kh.Alloc[slot][dev]; !ok || !same(now, amt) {
+				k.before[key] = t
+			}
+		}
+	}
+}
+
+// put applies a kernel's new head at t.
+func (sw *sessWalk) put(kh kernelHead, t time.Time, since bool) {
+	sw.reach(t)
+	tr := sw.heads[kh.ID]
+	if tr == nil {
+		tr = &sessTrack{}
+		sw.heads[kh.ID] = tr
+	}
+	if tr.pending && kh.known() {
+		sw.h.learn(kh)
+		tr.pending = false
+	}
+	if !kh.known() {
+		tr.pending = true
+	}
+	prev := tr.head
+	tr.head = kh
+	held := holds(kh.Alloc)
+	k := tr.sum
+	if k == nil {
+		if !held {
+			return
+		}
+		k = sw.sums[kh.ID]
+		if k == nil {
+			k = &ksum{}
+			sw.sums[kh.ID] = k
+			sw.order = append(sw.order, kh.ID)
+		}
+		tr.sum = k
+	}
+	if !held {
+		sw.release(k, t, false)
+		return
+	}
+	if k.started && !sw.until.IsZero() && t.After(sw.until) {
+		// After the span: neither a change nor a new stay is its; but
+		// what it held in the span ends where it changes.
+		if k.holding {
+			k.afterSpan(prev, kh, t)
+		}
+		return
+	}
+	if !sw.inSpan {
+		k.track(prev, kh, t)
+	}
+	k.holding = true
+	k.who.take(identity{Session: kh.Session, User: kh.User, Project: kh.Project})
+	if !k.started {
+		k.started = true
+		k.s = KernelSession{Kernel: kh.ID, Agent: kh.Agent, From: t, Since: since, Alloc: cloneHeld(kh.Alloc)}
+		return
+	}
+	if k.s.Changed {
+		return
+	}
+	for slot, devs := range kh.Alloc {
+		for dev, amt := range devs {
+			if had, ok := k.s.Alloc[slot][dev]; !ok || !had.Equal(amt) {
+				k.s.Changed = true
+			}
+		}
+	}
+}
+
+// afterSpan follows, after the asked span, the devices k's kernel still
+// holds as it did in it: History's intervals there end at their first
+// change (one of what it holds there or of who it is), and the session
+// with the last of them.
+func (k *ksum) afterSpan(prev, kh kernelHead, t time.Time) {
+	if k.after == nil {
+		k.after = map[model.DeviceKey]bool{}
+		for slot, devs := range prev.Alloc {
+			for dev := range devs {
+				k.after[model.DeviceKey{Name: slot.DeviceName(), ID: dev}] = true
+			}
+		}
+	}
+	// Who it is learnt (from nothing) does not end them: History joins
+	// the pieces learning splits.
+	whoChanged := prev.Agent != kh.Agent && prev.Agent != "" || prev.User != kh.User && prev.User != "" ||
+		prev.Session != kh.Session && prev.Session != ""
+	for key := range k.after {
+		if whoChanged || !sameOn(prev.Alloc, kh.Alloc, key) {
+			delete(k.after, key)
+		}
+	}
+	if len(k.after) == 0 {
+		k.holding = false
+		k.s.To, k.s.Gone = t, false
+	}
+}
+
+// sameOn: a and b hold the same amounts of every slot on device key.
+func sameOn(a, b model.Allocations, key model.DeviceKey) bool {
+	for slot, devs := range a {
+		if slot.DeviceName() != key.Name {
+			continue
+		}
+		if v, ok := devs[key.ID]; ok {
+			if w, ok := b[slot][key.ID]; !ok || !same(v, w) {
+				return false
+			}
+		}
+	}
+	for slot, devs := range b {
+		if slot.DeviceName() != key.Name {
+			continue
+		}
+		if _, ok := devs[key.ID]; ok {
+			if _, ok := a[slot][key.ID]; !ok {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// release: k's kernel stopped holding anything at t. A stay that ended
+// before the asked span is forgotten, as History drops its intervals.
+func (sw *sessWalk) release(k *ksum, t time.Time, gone bool) {
+	if !k.holding {
+		return
+	}
+	k.holding = false
+	k.s.To, k.s.Gone = t, gone
+	if !sw.inSpan && t.Before(sw.since) {
+		k.started = false
+		k.who = identity{}
+		k.before = nil
+	}
+}
+
+func (sw *sessWalk) gone(id model.KernelID, t time.Time, inGap bool) {
+	sw.reach(t)
+	tr := sw.heads[id]
+	if tr == nil {
+		return
+	}
+	if tr.sum != nil {
+		sw.release(tr.sum, t, inGap)
+	}
+	delete(sw.heads, id)
+}
+
+// cloneHeld is a without the slots it holds nothing of. A decoded
+// allocation is never changed afterwards (a patch decodes a new one), so
+// one with none is kept as it is: a week's sessions are not copied.
+func cloneHeld(a model.Allocations) model.Allocations {
+	empty := false
+	for _, devs := range a {
+		if len(devs) == 0 {
+			empty = true
+		}
+	}
+	if !empty {
+		return a
+	}
+	out := make(model.Allocations, len(a))
+	for slot, devs := range a {
+		if len(devs) == 0 {
+			continue
+		}
+		m := make(map[model.DeviceID]model.Dec, len(devs))
+		for id, amt := range devs {
+			m[id] = amt
+		}
+		out[slot] = m
+	}
+	return out
+}
+
+// deltas is histWalk.deltas for sessions.
+func (sw *sessWalk) deltas(tm time.Time, grp []rawRec) {
+	h := sw.h
+	for _, rr := range grp {
+		switch rr.typ {
+		case recKernel:
+			d := dec{b: rr.body, in: h.in}
+			h.idb = d.appendID(h.idb[:0])
+			var id model.KernelID
+			if tr := sw.heads[model.KernelID(h.idb)]; tr != nil {
+				id = tr.head.ID
+			} else {
+				id = model.KernelID(h.idb)
+			}
+			kh := decodeHeadRest(&d, id, nil)
+			if d.err == nil {
+				sw.put(kh, tm, false)
+			}
+		case recKernelPatch:
+			d := dec{b: rr.body, in: h.in}
+			h.idb = d.appendID(h.idb[:0])
+			tr := sw.heads[model.KernelID(h.idb)]
+			if d.err != nil || tr == nil {
+				continue
+			}
+			id := tr.head.ID
+			k := &model.Kernel{ID: id, Agent: tr.head.Agent, State: tr.head.State, Alloc: tr.head.Alloc}
+			if tr.head.Session != "" || tr.head.User != "" || tr.head.Project != "" {
+				k.Record = &model.KernelRecord{SessionID: tr.head.Session, OwnerUserID: tr.head.User, OwnerProjectID: tr.head.Project}
+			}
+			mask := decodePatchHead(&d, k, nil)
+			if d.err != nil || mask&headFields == 0 {
+				continue
+			}
+			kh := kernelHead{ID: id, Agent: k.Agent, State: k.State, Alloc: k.Alloc}
+			if r := k.Record; r != nil {
+				kh.Session, kh.User, kh.Project = r.SessionID, r.OwnerUserID, r.OwnerProjectID
+			}
+			sw.put(kh, tm, false)
+		case recKernelGone:
+			d := dec{b: rr.body, in: h.in}
+			h.idb = d.appendID(h.idb[:0])
+			if tr := sw.heads[model.KernelID(h.idb)]; d.err == nil && tr != nil {
+				sw.gone(tr.head.ID, tm, false)
+			}
+		}
+	}
+}

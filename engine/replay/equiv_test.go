@@ -1,0 +1,312 @@
+package replay
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fgtop/fgtop/engine"
+	"github.com/fgtop/fgtop/engine/enginetest"
+	"github.com/fgtop/fgtop/engine/history"
+	"github.com/fgtop/fgtop/engine/scratch"
+	"github.com/fgtop/fgtop/model"
+)
+
+// sessionLine is a session as the equivalence tests compare it: every
+// field the replay reads.
+func sessionLine(s *Session) string {
+	var got []string
+	for slot, devs := range s.Got {
+		for dev, amt := range devs {
+			got = append(got, fmt.Sprintf("%s/%s=%s", slot, dev, amt))
+		}
+	}
+	slices.Sort(got)
+	var req []string
+	for slot, amt := range s.Requested {
+		req = append(req, fmt.Sprintf("%s=%s", slot, amt))
+	}
+	slices.Sort(req)
+	return fmt.Sprintf("%s agent=%s session=%s owner=%s %s..%s open=%v before=%v ingap=%v endsingap=%v changed=%v req[%s] got[%s]",
+		s.Kernel, s.Agent, s.Session, s.Owner, s.Start.UTC().Format(time.RFC3339Nano), s.End.UTC().Format(time.RFC3339Nano),
+		s.Open, s.Before, s.InGap, s.EndsInGap, s.Changed, strings.Join(req, ","), strings.Join(got, ","))
+}
+
+// sameSessions checks that the one-pass reader (Reader.Sessions, what
+// Load uses) gives the replay the sessions History's intervals with the
+// host's cpu and mem (the path Load took before) fold into, over
+// [from, to), and returns how many.
+func sameSessions(t *testing.T, rd *history.Reader, from, to time.Time) int {
+	t.Helper()
+	res, err := rd.History(history.Filter{Since: from, Until: to, Host: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := sessionsOfIntervals(res.Intervals, from, to)
+	ks, err := rd.Sessions(from, to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := sessionsOf(ks.Sessions, from, to)
+	if fmt.Sprint(ks.Missing) != fmt.Sprint(res.Missing) || fmt.Sprint(ks.Partitions) != fmt.Sprint(res.Partitions) {
+		t.Errorf("%s..%s: gaps or journal differ:\nHistory  %v %v\nSessions %v %v", from, to, res.Missing, res.Partitions, ks.Missing, ks.Partitions)
+	}
+	var a, b []string
+	for i := range old {
+		a = append(a, sessionLine(&old[i]))
+	}
+	for i := range now {
+		b = append(b, sessionLine(&now[i]))
+	}
+	if strings.Join(a, "\n") != strings.Join(b, "\n") {
+		t.Errorf("%s..%s: the sessions differ\nfrom History's intervals:\n%s\nfrom Sessions:\n%s", from, to, strings.Join(a, "\n"), strings.Join(b, "\n"))
+	}
+	return len(old)
+}
+
+// TestSessionsMatchIntervals: on the records of the replay's own tests
+// (the scripted week, whole and in part, and the one with a gap) the
+// one-pass reader gives the sessions History's intervals gave.
+func TestSessionsMatchIntervals(t *testing.T) {
+	w := scriptedWeek(t)
+	rd := w.reader()
+	from, to, err := rd.Span()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := sameSessions(t, rd, from, to); n != 5 {
+		t.Errorf("%d sessions in the scripted week, want 5", n)
+	}
+	for _, span := range [][2]time.Duration{{3*h + 30*time.Minute, 8 * h}, {2 * h, 4 * h}, {90 * time.Minute, 31 * h}, {5 * h, 6 * h}} {
+		sameSessions(t, rd, w.base.Add(span[0]), w.base.Add(span[1]))
+	}
+
+	g := newWeek(t, "2.5", "1.5")
+	g.start(1*h, agentA, 1, share(0, "0.5"))
+	g.at(10 * h)
+	g.observe(func(*model.Snapshot) error { return nil })
+	if err := g.rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	g.rec = nil
+	g.start(12*h, agentA, 2, share(1, "1.0"))
+	g.stop(13*h, agentA, 2)
+	g.start(15*h, agentB, 3, share(2, "1.0"))
+	g.at(20 * h)
+	g.rec, err = history.Open(history.Options{Dir: g.dir, FlushEvery: time.Millisecond, Clock: func() time.Time { return time.Unix(0, g.now.Load()) }, Keep: 30 * 24 * time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.observe(func(*model.Snapshot) error { return nil })
+	grd := g.reader()
+	gFrom, gTo, err := grd.Span()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := sameSessions(t, grd, gFrom, gTo); n != 2 {
+		t.Errorf("%d sessions in the record with a gap, want 2", n)
+	}
+	sameSessions(t, grd, g.base.Add(11*h), g.base.Add(30*h))
+}
+
+// writeRecovery writes kernel kid's recovery.json under root, as the
+// agent does a moment after its resource.txt: the fixture's document
+// with the kernel's id, session, owner and agent.
+func writeRecovery(t *testing.T, root, kid, user, agent string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(enginetest.Fixtures(t), "recovery.numa0-batch.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["id"], doc["agent_id"] = kid, agent
+	own := doc["ownership_data"].(map[string]any)
+	own["kernel_id"], own["agent_id"], own["owner_user_id"] = kid, agent, user
+	own["session_id"] = "5e55" + kid[4:]
+	own["owner_project_id"] = "9a0c" + user[4:]
+	out, _ := json.Marshal(doc)
+	p := filepath.Join(root, kid, "config", "recovery.json")
+	if err := os.WriteFile(p+".tmp", out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(p+".tmp", p); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSessionsMatchIntervalsChurning: a real engine follows a scratch
+// tree that churns (kernels whose owner and agent come late in their
+// recovery.json, amounts that grow, shrink and move while they run,
+// CPU-only kernels, a kernel id that comes back after it left, the
+// recorder stopped and started again, segments rotating every second),
+// and over the whole record and spans cut inside it the one-pass reader
+// gives the sessions History's intervals gave.
+func TestSessionsMatchIntervalsChurning(t *testing.T) {
+	if testing.Short() {
+		t.Skip("follows a churning tree for a few seconds")
+	}
+	dir, root := t.TempDir(), t.TempDir()
+	files := enginetest.NewFiles(t)
+	devs := []model.DeviceID{"0", "1", "2", "3"}
+	users := []string{"11111111-aaaa-4000-8000-000000000001", "22222222-bbbb-4000-8000-000000000002"}
+	rng := rand.New(rand.NewPCG(27, uint64(time.Now().UnixNano())))
+	var late []string
+	live := map[string]bool{}
+	next := 0
+	write := func(id string, withOwner bool) {
+		enginetest.MustWriteKernel(t, root, id, files.Random(root, id, devs, rng))
+		live[id] = true
+		if withOwner {
+			writeRecovery(t, root, id, users[rng.IntN(len(users))], "i-rec")
+		} else {
+			late = append(late, id)
+		}
+	}
+	for range 5 {
+		write(enginetest.KernelID(next), rng.IntN(2) == 0)
+		next++
+	}
+	lv := enginetest.Start(t, engine.Options{Roots: []scratch.Root{{Path: root}}, Inventory: enginetest.MockSource(t),
+		Node: "node-churn", PollEvery: 50 * time.Millisecond})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ch := lv.Eng.Subscribe(ctx)
+	opts := history.Options{Dir: dir, CheckpointEvery: time.Second}
+	rec, err := history.Open(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	take := func(wait time.Duration) {
+		deadline := time.After(wait)
+		for {
+			select {
+			case s := <-ch:
+				rec.Observe(s)
+				if err := rec.Flush(); err != nil {
+					t.Fatal(err)
+				}
+			case <-deadline:
+				return
+			}
+		}
+	}
+	take(150 * time.Millisecond)
+	for step := range 60 {
+		switch op := rng.IntN(12); {
+		case op < 3:
+			write(enginetest.KernelID(next), rng.IntN(3) == 0)
+			next++
+		case op < 5 && len(late) > 0:
+			i := rng.IntN(len(late))
+			if live[late[i]] {
+				writeRecovery(t, root, late[i], users[rng.IntN(len(users))], "i-rec")
+			}
+			late = slices.Delete(late, i, i+1)
+		case op < 8:
+			// What a running kernel holds changes.
+			if id := enginetest.KernelID(rng.IntN(next)); live[id] {
+				enginetest.MustWriteKernel(t, root, id, files.Random(root, id, devs, rng))
+			}
+		case op < 10:
+			id := enginetest.KernelID(rng.IntN(next))
+			os.RemoveAll(filepath.Join(root, id))
+			delete(live, id)
+		case op < 11:
+			// A kernel id that left comes back.
+			if id := enginetest.KernelID(rng.IntN(next)); !live[id] {
+				write(id, true)
+			}
+		}
+		if step == 30 {
+			rec.Close()
+			take(200 * time.Millisecond)
+			if rec, err = history.Open(opts); err != nil {
+				t.Fatal(err)
+			}
+		}
+		take(time.Duration(50+rng.IntN(60)) * time.Millisecond)
+	}
+	take(300 * time.Millisecond)
+	rec.Close()
+	cancel()
+	rd, err := history.OpenReader(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	from, to, err := rd.Span()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := sameSessions(t, rd, from, to); n < 10 {
+		t.Fatalf("%d sessions: the churn did not happen", n)
+	}
+	span := to.Sub(from)
+	for i := range 6 {
+		a := from.Add(span * time.Duration(i) / 7)
+		b := a.Add(span * time.Duration(1+rng.IntN(4)) / 8)
+		sameSessions(t, rd, a, b)
+	}
+}
+
+// TestSessionsMatchIntervalsBench compares the two on the bench week
+// (FGTOP_REPLAY_BENCH_DIR, as TestReplayBench): a minute of CPU for the
+// old path.
+func TestSessionsMatchIntervalsBench(t *testing.T) {
+	dir := os.Getenv("FGTOP_REPLAY_BENCH_DIR")
+	if dir == "" {
+		t.Skip("set FGTOP_REPLAY_BENCH_DIR to a history directory")
+	}
+	rd, err := history.OpenReader(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	from, to, err := rd.Span()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d sessions", sameSessions(t, rd, from, to))
+}
+
+// TestCountingRunAgrees: the suggestion's counting runs (no reasons, no
+// list) refuse as many sessions as a full run, over partitions from one
+// that refuses most to one that refuses none, and the mean use settled
+// at each change is the one accounted at every event (checked by hand
+// in TestScriptedWeek: 0.02).
+func TestCountingRunAgrees(t *testing.T) {
+	w := scriptedWeek(t)
+	rec, err := Load(w.reader(), time.Time{}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int]bool{}
+	for _, amt := range []string{"0.1", "0.5", "1.0", "1.5", "2.0", "2.5", "4.0"} {
+		part := given(rec, map[model.AgentID]string{agentA: amt, agentB: amt})
+		full := Run(rec, Fixed(part), Options{NoElsewhere: true})
+		counted := Run(rec, Fixed(part), Options{NoElsewhere: true, count: true})
+		if counted.refused != len(full.Refused) || full.refused != len(full.Refused) || len(counted.Refused) != 0 {
+			t.Errorf("%s each: counted %d, listed %d (%d in the full run's count, %d listed by the counting run)",
+				amt, counted.refused, len(full.Refused), full.refused, len(counted.Refused))
+		}
+		for i := range full.Agents {
+			for j := range full.Agents[i].Slots {
+				if a, b := full.Agents[i].Slots[j], counted.Agents[i].Slots[j]; fmt.Sprint(a) != fmt.Sprint(b) {
+					t.Errorf("%s each: %s %s: full %+v, counting %+v", amt, full.Agents[i].Agent, a.Slot, a, b)
+				}
+			}
+		}
+		seen[len(full.Refused)] = true
+	}
+	if len(seen) < 3 {
+		t.Errorf("the partitions refused only %v: the comparison proves little", seen)
+	}
+}
