@@ -117,10 +117,10 @@ type AgentRow struct {
 
 // IssueRow is one issue, formatted.
 type IssueRow struct {
-	Is    *model.Issue
-	ID    string // identity across snapshots, for "new issue" flashes
-	Sev   kit.Span
-	Text  string
+	Is   *model.Issue
+	ID   string // identity across snapshots, for "new issue" flashes
+	Sev  kit.Span
+	Text string
 	// Short is Text for a narrow line: the device by its label alone, no
 	// issue code, "over capacity" for "is held beyond its capacity", the
 	// amounts kept and what follows them in parentheses left to the pane.
