@@ -291,6 +291,9 @@ func snapshotAt(at, dirFlag, allocMap string, compact bool, stdout, stderr io.Wr
 	for _, m := range res.Missing {
 		fmt.Fprintf(stderr, "fgtop: the record lacks %s\n", m)
 	}
+	for _, sk := range res.Skipped {
+		fmt.Fprintf(stderr, "fgtop: skipped %s\n", sk)
+	}
 	if allocMap == allocRatio {
 		reportRatioUnknown(stderr, res.Snap)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 )
 
@@ -19,6 +20,17 @@ func TestNamesInPlanAndSimulate(t *testing.T) {
 	}
 	code, out := runCLI(t, n.args("plan", "--move", "GPU9="+agentB)...)
 	wantCode(t, code, exitBadUsage, out, "Unknown device 'GPU9': no device on this node has that ID or name", "cuda:"+gpu3+" (GPU2)")
+	if !bytes.Equal(n.current(t), n.original) {
+		t.Fatal("plan wrote the file")
+	}
+	// PLUGIN:ID with an id none of the node's GPUs has: refused by the
+	// same resolver, listing the devices (it was written into the draft
+	// as typed and refused by agent.toml's validation).
+	code, out = runCLI(t, n.args("plan", "--move", "cuda:nosuch="+agentB)...)
+	wantCode(t, code, exitBadUsage, out, "Unknown device 'cuda:nosuch': no device on this node has that ID or name", "cuda:"+gpu1+" (GPU0)", "cuda:"+gpu3+" (GPU2)")
+	if strings.Contains(out, "nosuch for 'cuda'") || strings.Contains(out, "Agent "+agentB+": Unknown") {
+		t.Errorf("the draft's validation refused it, not the resolver:\n%s", out)
+	}
 	if !bytes.Equal(n.current(t), n.original) {
 		t.Fatal("plan wrote the file")
 	}

@@ -238,7 +238,7 @@ func TestPartitionScenarios(t *testing.T) {
 
 	// plan: an unknown device is refused by name.
 	code, out = runCLI(t, n.args("plan", "--move", "cuda:GPU-nope="+agentB)...)
-	wantCode(t, code, exitBadUsage, out, "Agent "+agentB+": Unknown device ID 'GPU-nope' for 'cuda'. Available: "+gpu1+", "+gpu2+", "+gpu3+", "+gpu4, "INVALID")
+	wantCode(t, code, exitBadUsage, out, "Unknown device 'cuda:GPU-nope': no device on this node has that ID or name", "cuda:"+gpu1+" (GPU0)", "cuda:"+gpu4+" (GPU3)")
 	if !bytes.Equal(n.current(t), n.original) {
 		t.Fatal("plan wrote the file")
 	}

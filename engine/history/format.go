@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/fgtop/fgtop/internal/safefile"
 )
 
 // Version is the on-disk format version written in every segment header.
@@ -138,14 +140,28 @@ type segFile struct {
 
 // listSegments returns the directory's segments, oldest first.
 func listSegments(dir string) ([]segFile, error) {
+	out, _, err := listSegmentsNoted(dir)
+	return out, err
+}
+
+// listSegmentsNoted is listSegments that also says which files named like
+// a segment it left out because they are not regular files (a FIFO, a
+// link, a directory): a reader says so rather than skip them silently.
+func listSegmentsNoted(dir string) ([]segFile, []Skipped, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, fmt.Errorf("history %s: %w", dir, err)
+		return nil, nil, fmt.Errorf("history %s: %w", dir, err)
 	}
 	var out []segFile
+	var odd []Skipped
 	for _, e := range ents {
 		t, ok := parseSegName(e.Name())
-		if !ok || !e.Type().IsRegular() {
+		if !ok {
+			continue
+		}
+		if !e.Type().IsRegular() {
+			odd = append(odd, Skipped{Path: filepath.Join(dir, e.Name()),
+				Why: safefile.Kind(e.Type()) + ", not a segment fgtop wrote (fgtop reads only regular files; move it out of the history directory)"})
 			continue
 		}
 		var size int64
@@ -155,7 +171,7 @@ func listSegments(dir string) ([]segFile, error) {
 		out = append(out, segFile{Path: filepath.Join(dir, e.Name()), Start: t, Size: size})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Start.Before(out[j].Start) })
-	return out, nil
+	return out, odd, nil
 }
 
 // segData is what could be read of one segment: the checkpoint's records

@@ -20,7 +20,7 @@ import (
 // segment is walked again from the state before it.
 func (r *Reader) History(f Filter) (*HistoryResult, error) {
 	if len(r.segs) == 0 {
-		return nil, ErrEmpty
+		return nil, r.empty()
 	}
 	workers := runtime.GOMAXPROCS(0)
 	if workers < 2 {

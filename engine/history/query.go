@@ -98,6 +98,8 @@ type HistoryResult struct {
 	// oldest first, gathered in the same pass (Reader.Partitions would
 	// read the whole record again).
 	Partitions []agentconfig.JournalRecord
+	// Skipped are the files named like segments the reader left out.
+	Skipped []Skipped
 	// Matched are the kernels (users, sessions, projects) whose id the
 	// filter's Kernel (User, Session, Project) is or begins, sorted: more
 	// than one is an ambiguous prefix.
@@ -364,7 +366,7 @@ type histRun struct {
 }
 
 func (r *Reader) newHistRun(f Filter) *histRun {
-	q := &histRun{f: f, h: &histWalk{f: f, cur: map[model.KernelID]*ktrack{}, in: newInterner()}, res: &HistoryResult{From: r.segs[0].Start}}
+	q := &histRun{f: f, h: &histWalk{f: f, cur: map[model.KernelID]*ktrack{}, in: newInterner()}, res: &HistoryResult{From: r.segs[0].Start, Skipped: r.skipped}}
 	// With --since, reading starts at the checkpoint before it: what was
 	// held then shows as held since that checkpoint ("<").
 	first := 0
@@ -391,7 +393,7 @@ func (r *Reader) newHistRun(f Filter) *histRun {
 // tested against.
 func (r *Reader) historySeq(f Filter) (*HistoryResult, error) {
 	if len(r.segs) == 0 {
-		return nil, ErrEmpty
+		return nil, r.empty()
 	}
 	q := r.newHistRun(f)
 	segs := q.segs

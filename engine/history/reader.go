@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
@@ -31,6 +32,8 @@ func (m Missing) String() string {
 type Reader struct {
 	dir  string
 	segs []segFile
+	// skipped are the files named like segments left out of segs.
+	skipped []Skipped
 	// Active: a recorder holds the directory now.
 	Active bool
 	// Now, when set, is the clock At judges a moment against: a moment
@@ -88,11 +91,53 @@ func OpenReader(dir string) (*Reader, error) {
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("history %s: not a directory", dir)
 	}
-	segs, err := listSegments(dir)
+	segs, odd, err := listSegmentsNoted(dir)
 	if err != nil {
 		return nil, err
 	}
-	return &Reader{dir: dir, segs: segs, Active: writerActive(dir)}, nil
+	// A segment named for a time to come is none a recorder wrote (it
+	// names each for its clock's now): left in, it would stretch the
+	// record's span to that time and make a gap run backwards.
+	now := time.Now()
+	own := segs[:0]
+	for _, s := range segs {
+		if s.Start.After(now.Add(futureSlack)) {
+			odd = append(odd, Skipped{Path: s.Path, Why: fmt.Sprintf("named for %s, a time still to come: not a segment fgtop wrote (move it out of the history directory)",
+				s.Start.UTC().Format("2006-01-02 15:04:05 MST"))})
+			continue
+		}
+		own = append(own, s)
+	}
+	return &Reader{dir: dir, segs: own, skipped: odd, Active: writerActive(dir)}, nil
+}
+
+// Skipped is a file named like a segment that a reader leaves out of the
+// record, and why (not a regular file, or named for a time to come).
+type Skipped struct {
+	Path string
+	Why  string
+}
+
+func (s Skipped) String() string { return fmt.Sprintf("%s: %s", s.Path, s.Why) }
+
+// Skipped lists the files named like segments that the reader left out
+// of the record (OpenReader), to be said beside its answers.
+func (r *Reader) Skipped() []Skipped { return r.skipped }
+
+// empty is ErrEmpty, saying which files were skipped when some were: a
+// directory holding only a planted FIFO is not silently empty.
+func (r *Reader) empty() error {
+	if len(r.skipped) == 0 {
+		return ErrEmpty
+	}
+	var b strings.Builder
+	for i, s := range r.skipped {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString("skipped " + s.String())
+	}
+	return fmt.Errorf("%w (%s)", ErrEmpty, b.String())
 }
 
 // ErrEmpty: the directory holds no record.
@@ -196,6 +241,8 @@ type Result struct {
 	Exact   bool
 	// From and To are the whole recorded span.
 	From, To time.Time
+	// Skipped are the files named like segments the reader left out.
+	Skipped []Skipped
 }
 
 // Span returns the first and last recorded moments.
@@ -228,9 +275,9 @@ func (r *Reader) At(t time.Time) (*Result, error) { return r.AtContext(context.B
 // console's read that a newer one replaced, or whose session ended.
 func (r *Reader) AtContext(ctx context.Context, t time.Time) (*Result, error) {
 	if len(r.segs) == 0 {
-		return nil, ErrEmpty
+		return nil, r.empty()
 	}
-	res := &Result{From: r.segs[0].Start}
+	res := &Result{From: r.segs[0].Start, Skipped: r.skipped}
 	if r.Now != nil {
 		// Before the record's own gaps: with a recorder running, a moment
 		// to come would read as one it failed to write (a full disk?).

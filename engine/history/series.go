@@ -51,7 +51,7 @@ func (r *Reader) Series(ctx context.Context, from, to time.Time, cols int) (*Ser
 		return nil, fmt.Errorf("history series: empty span %s to %s", fmtTime(from), fmtTime(to))
 	}
 	if len(r.segs) == 0 {
-		return nil, ErrEmpty
+		return nil, r.empty()
 	}
 	step := to.Sub(from) / time.Duration(cols)
 	if step <= 0 {

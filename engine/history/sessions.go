@@ -93,7 +93,7 @@ type sessTrack struct {
 // millions of those and a few hundred thousand sessions.
 func (r *Reader) Sessions(since, until time.Time) (*SessionsResult, error) {
 	if len(r.segs) == 0 {
-		return nil, ErrEmpty
+		return nil, r.empty()
 	}
 	f := Filter{Since: since, Until: until, Host: true}
 	q := r.newHistRun(f)

@@ -83,7 +83,7 @@ func TestApplyRefusals(t *testing.T) {
 	}
 	unchanged(t)
 	bad := plan(t, c, snap, Request{Moves: []Move{{Device: "cuda:nope", Agent: agentB}}})
-	if _, err := Apply(bad, ApplyOptions{Actor: operator, Force: true}); !errors.Is(err, ErrInvalidPlan) || !strings.Contains(err.Error(), "Unknown device ID 'nope'") {
+	if _, err := Apply(bad, ApplyOptions{Actor: operator, Force: true}); !errors.Is(err, ErrInvalidPlan) || !strings.Contains(err.Error(), "Unknown device 'cuda:nope': no device on this node has that ID or name") {
 		t.Errorf("invalid: err = %v", err)
 	}
 	none := plan(t, c, snap, Request{})

@@ -317,15 +317,31 @@ func resolveDevice(spec string, d *agentconfig.Config, inv Inventory, fail func(
 	if len(inv.Devices) > 0 {
 		byName = names.NewDevices(inv.Devices, "this node")
 	}
+	unknown := func() {
+		fail("Unknown device '%s': no device on this node has that ID or name; name it as PLUGIN:ID, its label (GPU0) or a unique prefix of its id. This node has %s",
+			spec, strings.Join(accelerators(byName, inv.Devices), ", "))
+	}
 	if k, ok := ParseKey(spec); ok {
 		if byName != nil && !slices.ContainsFunc(inv.Devices, func(d model.Device) bool { return d.Key() == k }) {
 			// A unique prefix of a key (cuda:c593…) is that device.
-			if r, err := byName.Resolve(spec); err == nil {
+			r, err := byName.Resolve(spec)
+			var amb *names.AmbiguousError
+			switch {
+			case err == nil:
 				return r, true
+			case errors.As(err, &amb):
+				fail("device '%s' is ambiguous: %s; name it as PLUGIN:ID", spec, strings.Join(amb.Candidates, ", "))
+				return model.DeviceKey{}, false
+			case slices.ContainsFunc(inv.Devices, func(d model.Device) bool { return d.Name == k.Name }):
+				// An id none of the plugin's devices has is refused here,
+				// listing the node's devices, rather than written into
+				// the draft for agent.toml's validation to refuse.
+				unknown()
+				return model.DeviceKey{}, false
 			}
 		}
-		// Unknown plugins and ids go through too: the validation names them
-		// ("Unknown device 'tpu'", "Unknown device ID ...").
+		// Plugins the node does not report go through: the validation
+		// names them ("Unknown device 'tpu'. Available: ...").
 		return k, true
 	}
 	var found []model.DeviceKey
@@ -362,8 +378,7 @@ func resolveDevice(spec string, d *agentconfig.Config, inv Inventory, fail func(
 			fail("device '%s' is ambiguous: %s; name it as PLUGIN:ID", spec, strings.Join(amb.Candidates, ", "))
 			return model.DeviceKey{}, false
 		}
-		fail("Unknown device '%s': no device on this node has that ID or name; name it as PLUGIN:ID, its label (GPU0) or a unique prefix of its id. This node has %s",
-			spec, strings.Join(accelerators(byName, inv.Devices), ", "))
+		unknown()
 		return model.DeviceKey{}, false
 	}
 	switch len(found) {

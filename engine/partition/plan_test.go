@@ -68,12 +68,19 @@ func TestPlan(t *testing.T) {
 			edits:   1,
 		},
 		{
+			// Issue 28: an id none of the plugin's devices has is refused
+			// by fgtop's resolver, listing the node's devices, not written
+			// into the draft for agent.toml's validation to refuse.
 			name:    "unknown device ID is refused by name",
 			fixture: "agent.multi-agent.device-based.toml",
 			req:     Request{Moves: []Move{{Device: "cuda:cuda99", Agent: agentA}}},
-			errors:  []string{"Agent i-gpu-node01-numa0: Unknown device ID 'cuda99' for 'cuda'. Available: " + gpu1 + ", " + gpu2 + ", " + gpu3 + ", " + gpu4},
-			moves:   []move{{"cuda:cuda99", nil, []model.AgentID{agentA}, 0}},
-			edits:   1,
+			errors:  []string{"Unknown device 'cuda:cuda99': no device on this node has that ID or name; name it as PLUGIN:ID, its label (GPU0) or a unique prefix of its id. This node has cuda:" + gpu1 + " (GPU0), cuda:" + gpu2 + " (GPU1), cuda:" + gpu3 + " (GPU2), cuda:" + gpu4 + " (GPU3)"},
+		},
+		{
+			name:    "a key's prefix several devices share",
+			fixture: "agent.multi-agent.device-based.toml",
+			req:     Request{Moves: []Move{{Device: "cuda:c59395cd", Agent: agentA}}},
+			errors:  []string{"device 'cuda:c59395cd' is ambiguous: cuda:" + gpu1 + " (GPU0), cuda:" + gpu2 + " (GPU1), cuda:" + gpu3 + " (GPU2), cuda:" + gpu4 + " (GPU3); name it as PLUGIN:ID"},
 		},
 		{
 			name:    "unknown plugin",

@@ -28,9 +28,17 @@ type historyDoc struct {
 	To        string        `json:"record_to"`
 	Intervals []intervalDoc `json:"intervals"`
 	Missing   []missingDoc  `json:"missing"`
+	// Skipped are the files named like segments the reader left out
+	// (not regular files, named for a time to come).
+	Skipped []skippedDoc `json:"skipped_files,omitempty"`
 	// Partitions are the agent.toml journal's records in the span: the
 	// partition changes applied (and rolled back) meanwhile.
 	Partitions []partitionDoc `json:"partition_changes"`
+}
+
+type skippedDoc struct {
+	File string `json:"file"`
+	Why  string `json:"why"`
 }
 
 type partitionDoc struct {
@@ -115,6 +123,9 @@ func Write(w io.Writer, res *history.HistoryResult, f history.Filter, o Options)
 		for _, m := range missing {
 			doc.Missing = append(doc.Missing, missingDoc{From: rfc(m.From), To: rfc(m.To), Why: m.Why})
 		}
+		for _, sk := range res.Skipped {
+			doc.Skipped = append(doc.Skipped, skippedDoc{File: sk.Path, Why: sk.Why})
+		}
 		b, err := json.MarshalIndent(doc, "", "  ")
 		if err != nil {
 			return nil, err
@@ -134,6 +145,9 @@ func Write(w io.Writer, res *history.HistoryResult, f history.Filter, o Options)
 		}
 		for _, m := range missing {
 			fmt.Fprintf(w, "missing: %s\n", m)
+		}
+		for _, sk := range res.Skipped {
+			fmt.Fprintf(w, "skipped: %s\n", sk)
 		}
 	}
 	if len(missing) > 0 {

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/fgtop/fgtop/engine/history"
+	"github.com/fgtop/fgtop/model"
+)
+
+// TestHistoryAndSnapshotSayPlantedSegments: a FIFO and a file named for
+// 2030 planted as segments are named by `history` and `snapshot --at`,
+// and the 2030 one stretches no gap: before, the FIFO was skipped without
+// a word and `history` listed "2030-01-01 to ..." backwards.
+func TestHistoryAndSnapshotSayPlantedSegments(t *testing.T) {
+	hist := t.TempDir()
+	at := time.Now().Add(-time.Hour).Truncate(time.Second)
+	now := at
+	rec, err := history.Open(history.Options{Dir: hist, Clock: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &model.Snapshot{Seq: 1, Time: at, Node: "gpu-node01"}
+	s.SetKernels([]*model.Kernel{{ID: "k1", Agent: "a", State: model.KernelOK,
+		Alloc: model.Allocations{model.SlotCUDAShares: {"0": model.MustDec("0.5")}}}})
+	rec.Observe(s)
+	if err := rec.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	now = at.Add(time.Second)
+	rec.Close()
+	segName := func(tm time.Time) string { return filepath.Join(hist, fmt.Sprintf("seg-%020d.fgh", tm.UnixNano())) }
+	fifo := segName(at.Add(30 * time.Minute))
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	future := segName(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+	if err := os.WriteFile(future, []byte("not a segment"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"history", "--kernel", "k1", "--history", hist},
+		{"snapshot", "--at", at.Format(time.RFC3339), "--history", hist},
+	} {
+		code, out := runCLI(t, args...)
+		if code != 0 {
+			t.Errorf("%s: exit %d", args[0], code)
+		}
+		for _, want := range []string{fifo + ": a FIFO", future + ": named for 2030-01-01"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s does not say %q:\n%s", args[0], want, out)
+			}
+		}
+		if strings.Contains(out, "missing: 2030") || strings.Contains(out, "to 2030") {
+			t.Errorf("%s lists a gap to or from 2030:\n%s", args[0], out)
+		}
+	}
+}
