@@ -200,3 +200,7 @@ func pastClock(t, now time.Time) string {
 	}
 	return t.Format("2006-01-02 15:04:05")
 }
+
+// Shown is the fleet state the table shows: the live one, or the past
+// one :at read (tools and tests that drive the model without a program).
+func (m *Model) Shown() *fleet.Fleet { return m.fl }
