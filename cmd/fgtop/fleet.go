@@ -81,7 +81,8 @@ and SIGTERM end the fleet at once (within 3 s whatever the peers do).
                        --at TIME says where the request would have fitted then. Exit status 1
                        when a node had no data then. With --hosts, each node answers from its
                        own record (serve --history DIR) over SSH: snapshot --at TIME; a node
-                       whose record lacks TIME, or that keeps none, says so.
+                       whose record lacks TIME, or that keeps none, says so. In the console:
+                       :at TIME, [ and ] a minute earlier or later, :live.
 
 The allocator flags (--strategy, --quantum, --no-fragmentation, --allocation-order,
 --affinity) apply to every node where the node's snapshot does not say.
