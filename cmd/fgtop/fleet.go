@@ -81,7 +81,8 @@ and SIGTERM end the fleet at once (within 3 s whatever the peers do).
                        --at TIME says where the request would have fitted then. Exit status 1
                        when a node had no data then. With --hosts, each node answers from its
                        own record (serve --history DIR) over SSH: snapshot --at TIME; a node
-                       whose record lacks TIME, or that keeps none, says so.
+                       whose record lacks TIME, or that keeps none, says so. In the console:
+                       :at TIME, [ and ] a minute earlier or later, :live.
 
 The allocator flags (--strategy, --quantum, --no-fragmentation, --allocation-order,
 --affinity) apply to every node where the node's snapshot does not say.
@@ -279,13 +280,19 @@ func (f *fleetFlags) start(ctx context.Context) (*fleetSource, error) {
 		wg.Add(1)
 		go func() { defer wg.Done(); fleet.FollowSSH(ctx, t, h, cfg, o) }()
 	}
-	return &fleetSource{tracker: t, settings: settings, wait: func() { wg.Wait(); closeAgent() }, desc: fmt.Sprintf("ssh: %d hosts", len(hosts))}, nil
+	return &fleetSource{tracker: t, settings: settings, wait: func() { wg.Wait(); closeAgent() }, desc: fmt.Sprintf("ssh: %d hosts", len(hosts)),
+		hosts: hosts, sshCfg: cfg, sshOpts: o}, nil
+}
+
+// promOptions are the Prometheus client's options from the flags.
+func (f *fleetFlags) promOptions(settings fleet.Settings) fleet.PromOptions {
+	return fleet.PromOptions{URL: f.prometheus, Interval: f.refresh, Timeout: f.timeout, Lookback: f.lookback, Settings: settings}
 }
 
 // startPrometheus follows the fleet through Prometheus's HTTP API: the
 // nodes are whatever fgtop exporters it scrapes.
 func (f *fleetFlags) startPrometheus(ctx context.Context, settings fleet.Settings) (*fleetSource, error) {
-	c, err := fleet.NewPromClient(fleet.PromOptions{URL: f.prometheus, Interval: f.refresh, Timeout: f.timeout, Lookback: f.lookback, Settings: settings})
+	c, err := fleet.NewPromClient(f.promOptions(settings))
 	if err != nil {
 		return nil, usageErr("fleet: %v", err)
 	}
@@ -466,12 +473,43 @@ func runFleetConsole(ctx context.Context, src *fleetSource, f *fleetFlags) error
 		return err
 	}
 	m := fleetui.New(src.tracker.Subscribe(ctx), fleetui.Options{Theme: uo.Theme, Background: uo.Background, ASCII: uo.ASCII,
-		Settings: src.settings, Source: src.desc})
+		Settings: src.settings, Source: src.desc, At: f.consoleAt(ctx, src), Step: fleetui.DefaultStep})
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithFPS(console.FrameRate))
 	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) && ctx.Err() == nil {
 		return fmt.Errorf("fleet console: %w", err)
 	}
 	return nil
+}
+
+// consoleAt is the console's :at, [ and ]: the fleet at a moment, read as
+// fleet --at reads it, bounded by --timeout and ended with the console
+// (ctx) or when a newer read replaces it (rctx).
+func (f *fleetFlags) consoleAt(ctx context.Context, src *fleetSource) func(context.Context, time.Time) (*fleet.Fleet, error) {
+	var prom *fleet.PromClient
+	if src.prom != nil {
+		// A client of its own: the live one's cache of down nodes is the
+		// present's, and its lock is held across the live refresh.
+		var err error
+		if prom, err = fleet.NewPromClient(f.promOptions(src.settings)); err != nil {
+			prom = src.prom
+		}
+	}
+	return func(rctx context.Context, at time.Time) (*fleet.Fleet, error) {
+		rctx, cancel := context.WithTimeout(rctx, f.timeout)
+		defer cancel()
+		defer context.AfterFunc(ctx, cancel)()
+		if prom != nil {
+			fl, err := prom.At(rctx, at, f.unreachable)
+			if err != nil {
+				return nil, err
+			}
+			if len(fl.Nodes) == 0 {
+				return nil, fmt.Errorf("%s has no fgtop series near %s (within --lookback %s before it, or after it)", f.prometheus, fleet.AtStamp(at), f.lookback)
+			}
+			return fl, nil
+		}
+		return fleet.HostsAt(rctx, src.hosts, src.sshCfg, src.sshOpts, at), nil
+	}
 }
 
 // httpURL reports whether s is an http or https URL with a host, as

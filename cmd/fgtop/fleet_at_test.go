@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/prometheus/client_golang/api"
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	pmodel "github.com/prometheus/common/model"
@@ -23,6 +25,7 @@ import (
 	"github.com/fgtop/fgtop/engine/report"
 	"github.com/fgtop/fgtop/internal/promtest"
 	"github.com/fgtop/fgtop/model"
+	fleetui "github.com/fgtop/fgtop/ui/fleet"
 )
 
 // TestFleetAtPrometheus: two exporters on real scratch trees scraped by a
@@ -157,6 +160,10 @@ func fleetAtScenario(t *testing.T, viaVictoria bool) {
 				t.Errorf("--fit %s --at %s: fits %v, want %v (the snapshots then)", req, m.name, fr.Fits, want)
 			}
 		}
+	}
+	// The fleet console's :at reads the same moments, and :live comes back.
+	for _, m := range []atMoment{m1, m2} {
+		consoleAtCheck(t, store, m)
 	}
 	if got := m1.snaps["node-2"].Kernels(); len(got) != 1 {
 		t.Fatalf("the scenario did not change: node-2 had %d kernels at first", len(got))
@@ -542,4 +549,57 @@ func TestContribPrometheusConfig(t *testing.T) {
 	srv.WaitQuery(t, ctx, `node_state:fgtop_kernels:sum{node="node-1",state="ok"}`, near(model.MustDec(strconv.Itoa(k))))
 	srv.WaitQuery(t, ctx, `node:fgtop_devices:count{node="node-1"}`, near(model.MustDec(strconv.Itoa(accel))))
 	srv.WaitQuery(t, ctx, `slot:fgtop_device_free_shares:sum{slot="`+slot+`"}`, near(sum.Free))
+}
+
+// consoleAtCheck types `:at TIME` into the fleet console wired as `fgtop
+// fleet --prometheus` wires it, and checks that the table then shows each
+// node as its own snapshot said at TIME; `:live` shows the live state again.
+func consoleAtCheck(t *testing.T, store string, m atMoment) {
+	t.Helper()
+	f := &fleetFlags{prometheus: store, refresh: 2 * time.Second, timeout: 20 * time.Second, lookback: fleet.DefaultLookback,
+		unreachable: fleet.DefaultUnreachableAfter}
+	c, err := fleet.NewPromClient(f.promOptions(fleet.Settings{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ui := fleetui.New(nil, fleetui.Options{ASCII: true, At: f.consoleAt(t.Context(), &fleetSource{prom: c}), Step: fleetui.DefaultStep})
+	ui.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
+	live := &fleet.Fleet{Time: time.Now()}
+	ui.Show(live)
+	var cmd tea.Cmd
+	for _, k := range ":at " + m.at.Format(time.RFC3339Nano) {
+		_, cmd = ui.Update(tea.KeyPressMsg{Code: k, Text: string(k)})
+	}
+	_, cmd = ui.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+	if cmd == nil {
+		t.Fatalf("console :at %s (%s): no read", m.at, m.name)
+	}
+	ui.Update(cmd())
+	if on, at := ui.InPast(); !on || !at.Equal(m.at) {
+		t.Fatalf("console :at %s (%s): in the past %v at %v", m.at, m.name, on, at)
+	}
+	shown := ui.Shown()
+	for _, name := range []string{"node-1", "node-2"} {
+		n := shown.Node(name)
+		want := fleet.Summarize(m.snaps[name], fleet.Settings{})
+		if n == nil || n.State != fleet.Live || n.Snap == nil {
+			t.Errorf("console :at %s: %s is %+v, want live with figures", m.name, name, n)
+			continue
+		}
+		if !n.Sum.Held.Identical(want.Held) || !n.Sum.Free.Identical(want.Free) || !n.Sum.Largest.Identical(want.Largest) ||
+			n.Sum.Kernels != len(m.snaps[name].Kernels()) {
+			t.Errorf("console :at %s: %s held %s free %s largest %s kernels %d; its snapshot: %s %s %s %d", m.name, name,
+				n.Sum.Held, n.Sum.Free, n.Sum.Largest, n.Sum.Kernels, want.Held, want.Free, want.Largest, len(m.snaps[name].Kernels()))
+		}
+	}
+	if s := ansi.Strip(ui.View().Content); !strings.Contains(s, "PAST ") {
+		t.Errorf("console :at %s: no PAST in the header:\n%s", m.name, s)
+	}
+	for _, k := range ":live" {
+		ui.Update(tea.KeyPressMsg{Code: k, Text: string(k)})
+	}
+	ui.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+	if on, _ := ui.InPast(); on || ui.Shown() != live {
+		t.Errorf("console :live (%s): still in the past, or not the live state", m.name)
+	}
 }

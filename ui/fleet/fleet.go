@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"cmp"
+	"context"
 	"slices"
 	"strings"
 	"time"
@@ -31,6 +32,12 @@ type Options struct {
 	// Source says where the fleet is read from ("ssh: 3 hosts"), for the
 	// header.
 	Source string
+	// At reads the fleet as it was at a moment, for :at, [ and ] (run in
+	// a Cmd, its ctx cancelled when a newer read replaces it); nil when
+	// the source cannot, and :at says so.
+	At func(ctx context.Context, at time.Time) (*fleet.Fleet, error)
+	// Step is how far [ and ] move the shown moment; DefaultStep when 0.
+	Step time.Duration
 }
 
 // Messages of the fleet console.
@@ -93,6 +100,9 @@ type Model struct {
 	drillAddr string
 	drillCh   chan *model.Snapshot
 	drillLast *model.Snapshot
+
+	// past is the moment shown by :at, [ and ] (fleet_past.go).
+	past pastState
 }
 
 // New returns the fleet console's root model, rendering the fleet
@@ -133,8 +143,14 @@ func fleetTick() tea.Cmd {
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case fleetMsg:
+		if m.past.on {
+			m.past.live = msg.f // kept for :live, not shown
+			return m, m.listen()
+		}
 		m.adopt(msg.f)
 		return m, tea.Batch(m.listen(), m.refit(false))
+	case pastMsg:
+		return m, m.takePast(msg)
 	case fleetClosedMsg:
 		return m, nil
 	case fleetTickMsg:
@@ -210,7 +226,7 @@ func (m *Model) rebuild(sel string) {
 			m.Rows = append(m.Rows, i)
 		}
 	}
-	now := m.Now()
+	now := m.shownNow()
 	slices.SortStableFunc(m.Rows, func(a, b int) int {
 		c := compareNodes(&m.fl.Nodes[a], &m.fl.Nodes[b], m.sortCol, now)
 		if m.sortDesc {
@@ -346,6 +362,10 @@ func (m *Model) Key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 	case kit.ActDetail:
 		return m.Open()
+	case actPastPrev:
+		return m.step(-1)
+	case actPastNext:
+		return m.step(1)
 	}
 	m.clamp()
 	return nil
@@ -406,8 +426,10 @@ func (m *Model) command(line string) tea.Cmd {
 		m.Filter = strings.Join(f[1:], " ")
 		m.resort()
 		return nil
+	case "at", "live":
+		return m.pastCommand(f)
 	}
-	m.flashf(kit.LvlWarn, "unknown command :"+f[0]+" (:fit SLOTS, :sort COL, :filter TEXT, :q)")
+	m.flashf(kit.LvlWarn, "unknown command :"+f[0]+" (:fit SLOTS, :at TIME, :live, :sort COL, :filter TEXT, :q)")
 	return nil
 }
 

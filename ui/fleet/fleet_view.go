@@ -163,7 +163,7 @@ func (m *Model) viewHeader(w int) string {
 	if unknown > 0 {
 		capText = "?"
 	}
-	sp := []kit.Span{{Lvl: kit.LvlTitle, Text: " fgtop fleet"}}
+	sp := append([]kit.Span{{Lvl: kit.LvlTitle, Text: " fgtop fleet"}}, m.pastSpans()...)
 	if m.opts.Source != "" {
 		sp = append(sp, kit.Span{Lvl: kit.LvlDim, Text: " │ " + m.opts.Source})
 	}
@@ -246,7 +246,7 @@ func (m *Model) viewTable(w, h int) []string {
 		}
 		rows = append(rows, kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlDim, Text: msg}}, w))
 	}
-	now := m.Now()
+	now := m.shownNow()
 	for i := m.offset; i < len(m.Rows) && i < m.offset+vis; i++ {
 		rows = append(rows, m.viewRow(&m.fl.Nodes[m.Rows[i]], i == m.Cursor, cols, nameW, w, now))
 	}

@@ -1,0 +1,212 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/fgtop/fgtop/engine/fleet"
+	"github.com/fgtop/fgtop/ui/internal/fake"
+)
+
+// pastSource is a fleet source's past: each read is logged with whether
+// its ctx was already cancelled, and answers one node named after the
+// moment asked ("then-1402"), so the screen shows which moment it holds.
+type pastSource struct {
+	mu        sync.Mutex
+	asked     []time.Time
+	cancelled []bool
+	fail      time.Time
+}
+
+func (p *pastSource) at(ctx context.Context, at time.Time) (*fleet.Fleet, error) {
+	p.mu.Lock()
+	p.asked = append(p.asked, at)
+	p.cancelled = append(p.cancelled, ctx.Err() != nil)
+	p.mu.Unlock()
+	if at.Equal(p.fail) {
+		return nil, errors.New("prometheus: 503 Service Unavailable")
+	}
+	s := fake.Node(fake.Options{})
+	name := "then-" + at.Format("1504")
+	s.Node, s.Time = name, at
+	return &fleet.Fleet{Time: at, Nodes: []fleet.Node{{Addr: name + ":2222", Name: name, Source: "ssh", State: fleet.Live,
+		LastSeen: at, Updated: at, Snap: s, Sum: fleet.Summarize(s, fleet.Settings{})}}}, nil
+}
+
+// runPast runs a Cmd as the program would and hands its message back.
+func runPast(m *Model, cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	msg := cmd()
+	if _, ok := msg.(pastMsg); !ok {
+		return
+	}
+	_, next := m.Update(msg)
+	if next != nil {
+		if fm, ok := next().(fitMsg); ok {
+			m.Update(fm)
+		}
+	}
+}
+
+// typeKeys presses each key and returns the last Cmd.
+func typeKeys(m *Model, keys ...string) tea.Cmd {
+	var cmd tea.Cmd
+	for _, k := range keys {
+		msg := tea.KeyPressMsg{Code: rune(k[0]), Text: k}
+		if k == "enter" {
+			msg = tea.KeyPressMsg{Code: tea.KeyEnter}
+		}
+		_, cmd = m.Update(msg)
+	}
+	return cmd
+}
+
+func command(m *Model, line string) tea.Cmd {
+	keys := []string{":"}
+	for _, r := range line {
+		keys = append(keys, string(r))
+	}
+	return typeKeys(m, append(keys, "enter")...)
+}
+
+// TestFleetAt: :at TIME shows the fleet as the source said it was then,
+// with PAST in the header; live states that come meanwhile are kept, not
+// shown; [ and ] step by Options.Step, a newer read replacing the one in
+// flight; :live and ] past the present come back to the live fleet.
+func TestFleetAt(t *testing.T) {
+	src := &pastSource{}
+	m := New(nil, Options{ASCII: true, Now: func() time.Time { return fake.T0 }, Source: "ssh: 3 hosts", At: src.at, Step: time.Minute})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
+	m.Update(fleetMsg{fleetOf(t)})
+	screen := func() string { return stripANSI(fleetScreen(m)) }
+	clock := func(at time.Time) string { return pastClock(at, fake.T0) }
+
+	y, mo, d := fake.T0.Date()
+	then := time.Date(y, mo, d-1, 14, 2, 0, 0, fake.T0.Location())
+	cmd := command(m, "at yesterday 14:02")
+	if cmd == nil {
+		t.Fatalf(":at read nothing:\n%s", screen())
+	}
+	if s := screen(); !strings.Contains(s, "PAST "+clock(then)+" reading") {
+		t.Fatalf("no PAST marker while reading:\n%s", s)
+	}
+	runPast(m, cmd)
+	if len(src.asked) != 1 || !src.asked[0].Equal(then) {
+		t.Fatalf(":at yesterday 14:02 asked %v, want %v", src.asked, then)
+	}
+	s := screen()
+	if !strings.Contains(s, "then-1402") || strings.Contains(s, "gpu-node01") || !strings.Contains(s, "PAST "+clock(then)) || strings.Contains(s, "reading") {
+		t.Fatalf("the fleet at %v:\n%s", then, s)
+	}
+	// A live state coming now is kept for :live, not shown.
+	m.Update(fleetMsg{fleetOf(t)})
+	if s := screen(); strings.Contains(s, "gpu-node01") || !strings.Contains(s, "then-1402") {
+		t.Fatalf("a live state replaced the past:\n%s", s)
+	}
+
+	// [ steps a minute back.
+	runPast(m, typeKeys(m, "["))
+	if s := screen(); !strings.Contains(s, "then-1401") || !strings.Contains(s, "PAST "+clock(then.Add(-time.Minute))) {
+		t.Fatalf("[ did not step back a minute:\n%s", s)
+	}
+	// Two steps before the first answers: the first read is cancelled and
+	// its late answer dropped; the second's is shown.
+	first := typeKeys(m, "[")
+	second := typeKeys(m, "[")
+	runPast(m, first)
+	if s := screen(); strings.Contains(s, "then-1400") {
+		t.Fatalf("a replaced read's answer was shown:\n%s", s)
+	}
+	runPast(m, second)
+	if s := screen(); !strings.Contains(s, "then-1359") || !strings.Contains(s, "PAST "+clock(then.Add(-3*time.Minute))) {
+		t.Fatalf("the newest step's answer is not shown:\n%s", s)
+	}
+	if n := len(src.cancelled); !src.cancelled[n-2] || src.cancelled[n-1] {
+		t.Fatalf("the replaced read was not cancelled, or the newest was: %v", src.cancelled)
+	}
+	// ] steps forward.
+	runPast(m, typeKeys(m, "]"))
+	if s := screen(); !strings.Contains(s, "then-1400") {
+		t.Fatalf("] did not step forward:\n%s", s)
+	}
+
+	// :live comes back to the newest live state.
+	if cmd := command(m, "live"); cmd != nil {
+		t.Fatal(":live read something")
+	}
+	if s := screen(); !strings.Contains(s, "gpu-node01") || strings.Contains(s, "then-") || strings.Contains(s, "PAST") {
+		t.Fatalf(":live did not come back:\n%s", s)
+	}
+	if on, _ := m.InPast(); on {
+		t.Fatal("still in the past after :live")
+	}
+
+	// From live, [ goes a step back and ] past the present comes live.
+	typeKeys(m, "]")
+	if len(src.asked) != 5 {
+		t.Fatalf("] while live read the source: %v", src.asked)
+	}
+	runPast(m, typeKeys(m, "["))
+	if want := fake.T0.Add(-time.Minute); !src.asked[len(src.asked)-1].Equal(want) || !strings.Contains(screen(), "then-0959") {
+		t.Fatalf("[ from live asked %v, want %v:\n%s", src.asked[len(src.asked)-1], want, screen())
+	}
+	if cmd := typeKeys(m, "]"); cmd != nil || strings.Contains(screen(), "PAST") || !strings.Contains(screen(), "gpu-node01") {
+		t.Fatalf("] to the present did not come live:\n%s", screen())
+	}
+}
+
+// TestFleetAtRefused: a time :at cannot take, a future one, a source that
+// cannot read the past and a read that fails each say why, and the
+// console stays on (or comes back to) the live fleet.
+func TestFleetAtRefused(t *testing.T) {
+	y, mo, d := fake.T0.Date()
+	failAt := time.Date(y, mo, d, 9, 0, 0, 0, fake.T0.Location())
+	cases := []struct {
+		name, line, want string
+		noAt             bool
+	}{
+		{"typo", "at 25:99", "want RFC 3339", false},
+		{"future", "at " + fake.T0.Add(time.Hour).Format(time.RFC3339), "in the future", false},
+		{"no time", "at", ":at TIME", false},
+		{"no past", "at -1h", "cannot read the past", true},
+		{"fails", "at 09:00", "503 Service Unavailable", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			src := &pastSource{fail: failAt}
+			o := Options{ASCII: true, Now: func() time.Time { return fake.T0 }, At: src.at}
+			if c.noAt {
+				o.At = nil
+			}
+			m := New(nil, o)
+			m.Update(tea.WindowSizeMsg{Width: 160, Height: 30})
+			m.Update(fleetMsg{fleetOf(t)})
+			runPast(m, command(m, c.line))
+			s := stripANSI(fleetScreen(m))
+			if !strings.Contains(s, c.want) || !strings.Contains(s, "gpu-node01") || strings.Contains(s, "PAST") {
+				t.Fatalf(":%s: want %q on the live fleet:\n%s", c.line, c.want, s)
+			}
+		})
+	}
+}
+
+// TestFleetHelpListsPast: the help, built from the bindings, lists [ and ]
+// and the ':' line names :at and :live.
+func TestFleetHelpListsPast(t *testing.T) {
+	m := newTestFleet(t, 160, 40)
+	typeKeys(m, "?")
+	s := stripANSI(fleetScreen(m))
+	for _, want := range []string{"past: a step earlier", "past: a step later", ":at :live"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("help lacks %q:\n%s", want, s)
+		}
+	}
+}
