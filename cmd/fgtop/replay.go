@@ -144,6 +144,7 @@ func runPlanReplay(ctx context.Context, out io.Writer, src *sourceFlags, ch *cha
 				doc.Suggested[id][s] = v.String()
 			}
 		}
+		doc.SuggestedKept = sg.Kept
 	}
 	if asJSON {
 		writeJSON(bw, doc)
@@ -205,6 +206,9 @@ func loadReplay(dir string, from, to time.Time) (*replay.Record, error) {
 
 // writeSuggestion says what --suggest found, as the flags that plan it.
 func writeSuggestion(w io.Writer, sg *replay.Suggestion, flags []string) {
+	if len(sg.Kept) > 0 {
+		fmt.Fprintf(w, "suggested: %s kept at today's amounts: the record lists no devices of them (made without the host's), so it cannot tell their demand\n", joinSlots(sg.Kept))
+	}
 	switch {
 	case sg.AllServed && len(flags) == 0:
 		fmt.Fprint(w, "suggested: no change: today's amounts already start every recorded session\n\n")
@@ -357,4 +361,16 @@ func readBounded(path string, max int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s is larger than the %d bytes read", path, max)
 	}
 	return data, nil
+}
+
+// joinSlots is "cpu and mem", "a, b and c".
+func joinSlots(ss []model.SlotName) string {
+	parts := make([]string, len(ss))
+	for i, s := range ss {
+		parts[i] = string(s)
+	}
+	if len(parts) < 2 {
+		return strings.Join(parts, "")
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }

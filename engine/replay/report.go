@@ -42,6 +42,9 @@ type Doc struct {
 	ServesAll bool `json:"serves_all"`
 	// Suggested are the amounts --suggest found, per agent and slot.
 	Suggested map[model.AgentID]map[model.SlotName]string `json:"suggested,omitempty"`
+	// SuggestedKept are the slots the suggestion left at today's
+	// amounts: the record cannot tell their demand (Suggestion.Kept).
+	SuggestedKept []model.SlotName `json:"suggested_kept,omitempty"`
 }
 
 // RefusalDoc is one refused session.
