@@ -129,10 +129,11 @@ func runPlanReplay(ctx context.Context, out io.Writer, src *sourceFlags, ch *cha
 			return err
 		}
 	}
-	asWas := replay.Run(rec, rec.AsItWas(), replay.Options{Fidelity: true})
+	word := wordFor(asJSON)
+	asWas := replay.Run(rec, rec.AsItWas(), replay.Options{Fidelity: true, Word: word})
 	var prop *replay.Result
 	if plan != nil {
-		prop = replay.Run(rec, replay.Fixed(proposalAgents(rec, plan)), replay.Options{})
+		prop = replay.Run(rec, replay.Fixed(proposalAgents(rec, plan)), replay.Options{Word: word})
 	}
 	doc := replay.NewDoc(rec, asWas, prop)
 	bw := bufio.NewWriterSize(out, 64<<10)
@@ -321,10 +322,11 @@ func runArrivals(ctx context.Context, out io.Writer, src *sourceFlags, ch *chang
 			return &exitError{code: exitBadUsage, err: fmt.Errorf("the plan is invalid (%d error(s)): fix the request or the config as the errors above say; nothing was replayed", len(plan.Errors))}
 		}
 	}
-	asWas := replay.Run(rec, rec.AsItWas(), replay.Options{})
+	word := wordFor(asJSON)
+	asWas := replay.Run(rec, rec.AsItWas(), replay.Options{Word: word})
 	var prop *replay.Result
 	if plan != nil {
-		prop = replay.Run(rec, replay.Fixed(proposalAgents(rec, plan)), replay.Options{})
+		prop = replay.Run(rec, replay.Fixed(proposalAgents(rec, plan)), replay.Options{Word: word})
 	}
 	doc := replay.NewDoc(rec, asWas, prop)
 	bw := bufio.NewWriterSize(out, 64<<10)
@@ -373,4 +375,13 @@ func joinSlots(ss []model.SlotName) string {
 		return strings.Join(parts, "")
 	}
 	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+}
+
+// wordFor is how many refusals a run words: the text lists the first
+// replay.Printed of each list, --json every one.
+func wordFor(asJSON bool) int {
+	if asJSON {
+		return 0
+	}
+	return replay.Printed
 }

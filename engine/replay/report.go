@@ -207,10 +207,16 @@ func (d *Doc) WriteText(w io.Writer) error {
 	}
 	for _, a := range d.Agents {
 		fmt.Fprintf(ew, "\n%s: %d session(s)\n", a.Agent, a.Sessions)
+		listed := 0
 		for _, r := range d.Refused {
 			if r.Agent != a.Agent {
 				continue
 			}
+			if listed == Printed {
+				fmt.Fprintf(ew, "  ... and %d more refused (--json lists them all)\n", a.Refused-Printed)
+				break
+			}
+			listed++
 			at := stamp(r.At)
 			if r.Before {
 				at += " (running at the start)"
