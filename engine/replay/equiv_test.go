@@ -376,3 +376,46 @@ func TestWordedRunAgrees(t *testing.T) {
 		t.Error("no refusal was left unworded: the comparison proves little")
 	}
 }
+
+// TestTextListsTheFirstRefusals: an agent with more refusals than the
+// text lists shows the first Printed of them, then how many more; the
+// count in its verdict is all of them.
+func TestTextListsTheFirstRefusals(t *testing.T) {
+	w := scriptedWeek(t)
+	rec, err := Load(w.reader(), time.Time{}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The week's first session of a, arriving 30 times over at once.
+	var i int
+	for i = range rec.Sessions {
+		if rec.Sessions[i].Agent == agentA && !rec.Sessions[i].Before {
+			break
+		}
+	}
+	extra := make([]Session, 30)
+	for j := range extra {
+		extra[j] = rec.Sessions[i]
+		extra[j].Kernel = model.KernelID(fmt.Sprintf("%s-copy%02d", rec.Sessions[i].Kernel, j))
+	}
+	rec.Sessions = slices.Concat(rec.Sessions[:i+1], extra, rec.Sessions[i+1:])
+	part := given(rec, map[model.AgentID]string{agentA: "0.1", agentB: "4.0"})
+	res := Run(rec, Fixed(part), Options{Word: Printed})
+	n := len(agentOf(t, res, agentA).Refused)
+	if n <= Printed {
+		t.Fatalf("a refuses %d, not more than the %d listed", n, Printed)
+	}
+	var sb strings.Builder
+	NewDoc(rec, Run(rec, rec.AsItWas(), Options{Fidelity: true, Word: Printed}), res).WriteText(&sb)
+	text := sb.String()
+	if b := len(agentOf(t, res, agentB).Refused); b != 0 {
+		t.Fatalf("b refuses %d: the lines counted below would mix them", b)
+	}
+	listed := strings.Count(text, "\n  refused ")
+	if listed != Printed || !strings.Contains(text, fmt.Sprintf("  ... and %d more refused (--json lists them all)\n", n-Printed)) || strings.Contains(text, Unworded) {
+		t.Errorf("%d refusal(s) of %d listed for a:\n%s", listed, n, text)
+	}
+	if !strings.Contains(text, fmt.Sprintf("%s: %d of ", agentA, n)) {
+		t.Errorf("a's verdict does not count all %d:\n%s", n, text)
+	}
+}
