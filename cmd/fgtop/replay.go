@@ -129,10 +129,11 @@ func runPlanReplay(ctx context.Context, out io.Writer, src *sourceFlags, ch *cha
 			return err
 		}
 	}
-	asWas := replay.Run(rec, rec.AsItWas(), replay.Options{Fidelity: true})
+	word := wordFor(asJSON)
+	asWas := replay.Run(rec, rec.AsItWas(), replay.Options{Fidelity: true, Word: word})
 	var prop *replay.Result
 	if plan != nil {
-		prop = replay.Run(rec, replay.Fixed(proposalAgents(rec, plan)), replay.Options{})
+		prop = replay.Run(rec, replay.Fixed(proposalAgents(rec, plan)), replay.Options{Word: word})
 	}
 	doc := replay.NewDoc(rec, asWas, prop)
 	bw := bufio.NewWriterSize(out, 64<<10)
@@ -144,6 +145,7 @@ func runPlanReplay(ctx context.Context, out io.Writer, src *sourceFlags, ch *cha
 				doc.Suggested[id][s] = v.String()
 			}
 		}
+		doc.SuggestedKept = sg.Kept
 	}
 	if asJSON {
 		writeJSON(bw, doc)
@@ -205,6 +207,9 @@ func loadReplay(dir string, from, to time.Time) (*replay.Record, error) {
 
 // writeSuggestion says what --suggest found, as the flags that plan it.
 func writeSuggestion(w io.Writer, sg *replay.Suggestion, flags []string) {
+	if len(sg.Kept) > 0 {
+		fmt.Fprintf(w, "suggested: %s kept at today's amounts: the record lists no devices of them (made without the host's), so it cannot tell their demand\n", joinSlots(sg.Kept))
+	}
 	switch {
 	case sg.AllServed && len(flags) == 0:
 		fmt.Fprint(w, "suggested: no change: today's amounts already start every recorded session\n\n")
@@ -317,10 +322,11 @@ func runArrivals(ctx context.Context, out io.Writer, src *sourceFlags, ch *chang
 			return &exitError{code: exitBadUsage, err: fmt.Errorf("the plan is invalid (%d error(s)): fix the request or the config as the errors above say; nothing was replayed", len(plan.Errors))}
 		}
 	}
-	asWas := replay.Run(rec, rec.AsItWas(), replay.Options{})
+	word := wordFor(asJSON)
+	asWas := replay.Run(rec, rec.AsItWas(), replay.Options{Word: word})
 	var prop *replay.Result
 	if plan != nil {
-		prop = replay.Run(rec, replay.Fixed(proposalAgents(rec, plan)), replay.Options{})
+		prop = replay.Run(rec, replay.Fixed(proposalAgents(rec, plan)), replay.Options{Word: word})
 	}
 	doc := replay.NewDoc(rec, asWas, prop)
 	bw := bufio.NewWriterSize(out, 64<<10)
@@ -357,4 +363,25 @@ func readBounded(path string, max int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s is larger than the %d bytes read", path, max)
 	}
 	return data, nil
+}
+
+// joinSlots is "cpu and mem", "a, b and c".
+func joinSlots(ss []model.SlotName) string {
+	parts := make([]string, len(ss))
+	for i, s := range ss {
+		parts[i] = string(s)
+	}
+	if len(parts) < 2 {
+		return strings.Join(parts, "")
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+}
+
+// wordFor is how many refusals a run words: the text lists the first
+// replay.Printed of each list, --json every one.
+func wordFor(asJSON bool) int {
+	if asJSON {
+		return 0
+	}
+	return replay.Printed
 }

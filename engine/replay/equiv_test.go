@@ -310,3 +310,112 @@ func TestCountingRunAgrees(t *testing.T) {
 		t.Errorf("the partitions refused only %v: the comparison proves little", seen)
 	}
 }
+
+// TestWordedRunAgrees: a run that words only the first refusals (the
+// text's) refuses the same sessions, at the same moments, with the same
+// slot lines as one that words them all; the first ones say the same
+// reason and the same other agents; the text report of the two is the
+// same byte for byte.
+func TestWordedRunAgrees(t *testing.T) {
+	w := scriptedWeek(t)
+	rec, err := Load(w.reader(), time.Time{}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	unworded := 0
+	for _, amt := range []string{"0.1", "0.5", "1.0", "1.5", "2.0", "2.5", "4.0"} {
+		part := given(rec, map[model.AgentID]string{agentA: amt, agentB: amt})
+		rec := rec
+		if amt == "4.0" {
+			// Past the amounts, on one GPU, only the device refuses:
+			// the allocator's reasons (the costly ones) are left
+			// unworded.
+			one := *rec
+			one.Devices = nil
+			gpus := 0
+			for _, d := range rec.Devices {
+				if d.Name != "cuda" || gpus == 0 {
+					one.Devices = append(one.Devices, d)
+				}
+				if d.Name == "cuda" {
+					gpus++
+				}
+			}
+			rec = &one
+			for i := range part {
+				part[i].Given[model.SlotCUDAShares] = model.MustDec("100")
+			}
+		}
+		full := Run(rec, Fixed(part), Options{})
+		some := Run(rec, Fixed(part), Options{Word: 1})
+		if len(full.Refused) != len(some.Refused) || fmt.Sprint(full.Agents[0].Slots, full.Agents[1].Slots) != fmt.Sprint(some.Agents[0].Slots, some.Agents[1].Slots) {
+			t.Fatalf("%s: refused %d vs %d; slots %v vs %v", amt, len(full.Refused), len(some.Refused), full.Agents, some.Agents)
+		}
+		for i, a := range full.Agents {
+			for j, r := range a.Refused {
+				s := some.Agents[i].Refused[j]
+				if r.Kernel != s.Kernel || !r.At.Equal(s.At) {
+					t.Errorf("%s: refusal %d of %s: %s at %s vs %s at %s", amt, j, a.Agent, r.Kernel, r.At, s.Kernel, s.At)
+				}
+				if j == 0 && (r.Reason != s.Reason || r.Kind != s.Kind || fmt.Sprint(r.CouldRunOn) != fmt.Sprint(s.CouldRunOn)) {
+					t.Errorf("%s: the first refusal of %s words %q %v, the full run %q %v", amt, a.Agent, s.Reason, s.CouldRunOn, r.Reason, r.CouldRunOn)
+				}
+				if s.Reason == Unworded {
+					unworded++
+				}
+			}
+		}
+		var a, b strings.Builder
+		NewDoc(rec, Run(rec, rec.AsItWas(), Options{Fidelity: true}), full).WriteText(&a)
+		NewDoc(rec, Run(rec, rec.AsItWas(), Options{Fidelity: true, Word: Printed}), Run(rec, Fixed(part), Options{Word: Printed})).WriteText(&b)
+		if a.String() != b.String() {
+			t.Errorf("%s: the text differs:\n%s\n---\n%s", amt, a.String(), b.String())
+		}
+	}
+	if unworded == 0 {
+		t.Error("no refusal was left unworded: the comparison proves little")
+	}
+}
+
+// TestTextListsTheFirstRefusals: an agent with more refusals than the
+// text lists shows the first Printed of them, then how many more; the
+// count in its verdict is all of them.
+func TestTextListsTheFirstRefusals(t *testing.T) {
+	w := scriptedWeek(t)
+	rec, err := Load(w.reader(), time.Time{}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The week's first session of a, arriving 30 times over at once.
+	var i int
+	for i = range rec.Sessions {
+		if rec.Sessions[i].Agent == agentA && !rec.Sessions[i].Before {
+			break
+		}
+	}
+	extra := make([]Session, 30)
+	for j := range extra {
+		extra[j] = rec.Sessions[i]
+		extra[j].Kernel = model.KernelID(fmt.Sprintf("%s-copy%02d", rec.Sessions[i].Kernel, j))
+	}
+	rec.Sessions = slices.Concat(rec.Sessions[:i+1], extra, rec.Sessions[i+1:])
+	part := given(rec, map[model.AgentID]string{agentA: "0.1", agentB: "4.0"})
+	res := Run(rec, Fixed(part), Options{Word: Printed})
+	n := len(agentOf(t, res, agentA).Refused)
+	if n <= Printed {
+		t.Fatalf("a refuses %d, not more than the %d listed", n, Printed)
+	}
+	var sb strings.Builder
+	NewDoc(rec, Run(rec, rec.AsItWas(), Options{Fidelity: true, Word: Printed}), res).WriteText(&sb)
+	text := sb.String()
+	if b := len(agentOf(t, res, agentB).Refused); b != 0 {
+		t.Fatalf("b refuses %d: the lines counted below would mix them", b)
+	}
+	listed := strings.Count(text, "\n  refused ")
+	if listed != Printed || !strings.Contains(text, fmt.Sprintf("  ... and %d more refused (--json lists them all)\n", n-Printed)) || strings.Contains(text, Unworded) {
+		t.Errorf("%d refusal(s) of %d listed for a:\n%s", listed, n, text)
+	}
+	if !strings.Contains(text, fmt.Sprintf("%s: %d of ", agentA, n)) {
+		t.Errorf("a's verdict does not count all %d:\n%s", n, text)
+	}
+}

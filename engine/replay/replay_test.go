@@ -391,3 +391,47 @@ func TestSpanInsideTheRecord(t *testing.T) {
 		t.Errorf("a over 2.0 for %v, want 30m (03:30 to 04:00)", st.Over)
 	}
 }
+
+// TestSuggestWithoutHostDevices: on a record made without the host's
+// cores and memory, the suggestion cannot know their demand: it keeps
+// today's cpu and mem (and says so in Kept) rather than shrinking them
+// toward a peak it never saw, down to mem=0, which --slot refuses. Every
+// flag it prints is one the config's rules take.
+func TestSuggestWithoutHostDevices(t *testing.T) {
+	w := scriptedWeek(t)
+	rec, err := Load(w.reader(), time.Time{}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gpus []model.Device
+	for _, d := range rec.Devices {
+		if d.Name == "cuda" {
+			gpus = append(gpus, d)
+		}
+	}
+	rec.Devices = gpus
+	today := given(rec, map[model.AgentID]string{agentA: "1.0", agentB: "3.0"})
+	// The host has less than today's file gives (the bench's case: the
+	// file written for a bigger node): the old search cut mem to 0.
+	total := model.ResourceSlot{model.SlotCUDAShares: model.MustDec("4.00"), model.SlotCPU: model.MustDec("64"), model.SlotMem: model.NewDec(512<<30, 0)}
+	step := model.ResourceSlot{model.SlotCUDAShares: model.MustDec("0.1"), model.SlotCPU: model.MustDec("1"), model.SlotMem: model.NewDec(1<<30, 0)}
+	sg := Suggest(rec, SuggestInput{Today: today, Total: total, Reserved: model.ResourceSlot{}, Step: step})
+	if got := fmt.Sprint(sg.Kept); got != "[cpu mem]" {
+		t.Errorf("kept %s, want [cpu mem]", got)
+	}
+	for _, a := range today {
+		for _, s := range []model.SlotName{model.SlotCPU, model.SlotMem} {
+			if got, want := sg.Amounts[a.ID][s], a.Given[s]; !got.Equal(want) {
+				t.Errorf("%s %s suggested %s, today %s: the record cannot tell its demand", a.ID, s, got, want)
+			}
+		}
+	}
+	if got := fmt.Sprintf("a %s b %s", sg.Amounts[agentA][model.SlotCUDAShares], sg.Amounts[agentB][model.SlotCUDAShares]); got != "a 2.3 b 1.7" {
+		t.Errorf("cuda.shares suggested %s, want a 2.3 b 1.7 (the GPUs are listed)", got)
+	}
+	for _, f := range sg.Flags(today) {
+		if _, err := partition.ParseSlotSet(f); err != nil {
+			t.Errorf("suggested --slot %s, which plan refuses: %v", f, err)
+		}
+	}
+}

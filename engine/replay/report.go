@@ -42,6 +42,9 @@ type Doc struct {
 	ServesAll bool `json:"serves_all"`
 	// Suggested are the amounts --suggest found, per agent and slot.
 	Suggested map[model.AgentID]map[model.SlotName]string `json:"suggested,omitempty"`
+	// SuggestedKept are the slots the suggestion left at today's
+	// amounts: the record cannot tell their demand (Suggestion.Kept).
+	SuggestedKept []model.SlotName `json:"suggested_kept,omitempty"`
 }
 
 // RefusalDoc is one refused session.
@@ -204,10 +207,16 @@ func (d *Doc) WriteText(w io.Writer) error {
 	}
 	for _, a := range d.Agents {
 		fmt.Fprintf(ew, "\n%s: %d session(s)\n", a.Agent, a.Sessions)
+		listed := 0
 		for _, r := range d.Refused {
 			if r.Agent != a.Agent {
 				continue
 			}
+			if listed == Printed {
+				fmt.Fprintf(ew, "  ... and %d more refused (--json lists them all)\n", a.Refused-Printed)
+				break
+			}
+			listed++
 			at := stamp(r.At)
 			if r.Before {
 				at += " (running at the start)"

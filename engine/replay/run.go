@@ -148,7 +148,21 @@ type Options struct {
 	// and the allocator's reason (a preview of the whole placement) cost
 	// as much as the placement.
 	count bool
+	// Word is how many of the run's disagreements (Fidelity) and of each
+	// agent's refusals have their reason worded and the other agents
+	// asked (CouldRunOn); the rest say Unworded. 0 words them all. The
+	// allocator's reason is a preview of the whole placement, as costly
+	// as the placement: a week that refuses 200,000 sessions spends
+	// seconds on reasons the text (Printed of each) never shows.
+	Word int
 }
+
+// Printed is how many disagreements, and refusals of each agent, the
+// text report lists; a run for the text words as many (Options.Word).
+const Printed = 20
+
+// Unworded is the reason of a refusal past Options.Word: never shown.
+const Unworded = "(not worded: the report lists the first ones; --json words them all)"
 
 // agentRun is one agent's replayed state.
 type agentRun struct {
@@ -418,7 +432,11 @@ func (r *runner) arrive(s *Session) *running {
 		}
 	}
 	req := s.Request()
-	kind, why, got := r.place(a, req)
+	word := r.opts.Word <= 0 || len(a.res.Refused) < r.opts.Word
+	if r.opts.Fidelity {
+		word = r.opts.Word <= 0 || len(r.res.Disagreements) < r.opts.Word
+	}
+	kind, why, got := r.place(a, req, word)
 	if r.opts.Fidelity {
 		return r.follow(a, s, kind, why, got)
 	}
@@ -428,7 +446,7 @@ func (r *runner) arrive(s *Session) *running {
 			return nil
 		}
 		ref := Refusal{At: r.now, Kernel: s.Kernel, Session: s.Session, Owner: s.Owner, Agent: a.id, Requested: s.Requested, Kind: kind, Reason: why, Before: s.Before}
-		if !r.opts.NoElsewhere {
+		if !r.opts.NoElsewhere && word {
 			ref.CouldRunOn = r.elsewhere(a, req)
 		}
 		a.res.Refused = append(a.res.Refused, ref)
@@ -441,7 +459,7 @@ func (r *runner) arrive(s *Session) *running {
 
 // place runs the manager's rule, then the agent's allocator; on a refusal
 // it returns the error kind and the reason.
-func (r *runner) place(a *agentRun, req alloc.Request) (string, string, alloc.KernelAllocation) {
+func (r *runner) place(a *agentRun, req alloc.Request, word bool) (string, string, alloc.KernelAllocation) {
 	if a.absent || !slices.ContainsFunc(r.cur, func(x model.Agent) bool { return x.ID == a.id }) {
 		return KindNoAgent, fmt.Sprintf("the partition has no agent %s: the manager would not send it there", a.id), nil
 	}
@@ -454,6 +472,9 @@ func (r *runner) place(a *agentRun, req alloc.Request) (string, string, alloc.Ke
 	got, err := a.st.Node.Allocate(req)
 	if err != nil && r.opts.count {
 		return "", "refused", nil
+	}
+	if err != nil && !word {
+		return "", Unworded, nil
 	}
 	if err != nil {
 		ap := a.st.Preview(req)

@@ -33,6 +33,10 @@ type Suggestion struct {
 	// Short are the slots whose available amount is less than what the
 	// agents' peaks need together.
 	Short []model.SlotName
+	// Kept are the slots whose demand the record cannot tell (it lists
+	// no devices of their plugin: made without the host's cores and
+	// memory): each agent keeps today's amount of them.
+	Kept []model.SlotName
 }
 
 // Suggest finds per agent and slot the amounts, within the node's total
@@ -77,7 +81,22 @@ func Suggest(rec *Record, in SuggestInput) *Suggestion {
 		}
 	}
 	slices.Sort(slots)
+	listed := map[model.DeviceName]bool{}
+	for _, d := range rec.Devices {
+		listed[d.Name] = true
+	}
 	for _, s := range slots {
+		if !listed[s.DeviceName()] {
+			// No peak of it is known: a suggestion from nothing (mem=0)
+			// is one the config's rules refuse.
+			out.Kept = append(out.Kept, s)
+			for _, a := range in.Today {
+				if v, ok := a.Given[s]; ok {
+					out.Amounts[a.ID][s] = v
+				}
+			}
+			continue
+		}
 		step := in.Step[s]
 		if step.Sign() <= 0 {
 			step = model.NewDec(1, 0)
@@ -86,6 +105,10 @@ func Suggest(rec *Record, in SuggestInput) *Suggestion {
 		x := make([]model.Dec, len(in.Today))
 		for i, a := range in.Today {
 			need[i] = roundUp(peak[a.ID][s], step)
+			if s == model.SlotMem && need[i].Sign() <= 0 {
+				// main's loader refuses mem of 0: at least one step.
+				need[i] = step
+			}
 			x[i] = model.Max(need[i], a.Given[s])
 		}
 		fits := func(x []model.Dec) bool { return fitsNode(x, in.Total[s], in.Reserved[s]) }
