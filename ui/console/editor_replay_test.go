@@ -352,3 +352,27 @@ func typeKeysAsync(a *App, msgs chan tea.Msg, s string) {
 		step(a, msgs, keyRune(r))
 	}
 }
+
+// TestEditorReplayNothingRecordedYet: a recorder that has written nothing
+// yet (the demo's first seconds) is said as such, not as an error that
+// repeats its prefix ("no replay: replay: the history directory holds no
+// record yet").
+func TestEditorReplayNothingRecordedYet(t *testing.T) {
+	path, _, snap := recordedNode(t)
+	a := testApp(t, 140, 40, snap, Options{Actor: alice, Desk: testDesk(path, snap), History: t.TempDir()})
+	a.SyncCmds = false
+	msgs := make(chan tea.Msg, 64)
+	step(a, msgs, keyRune('e'))
+	deliverUntil(t, a, msgs, "the editor", func() bool { return a.ed() != nil })
+	step(a, msgs, keyRune('j'))
+	step(a, msgs, enter)
+	step(a, msgs, clearIn)
+	for _, r := range "2.2" {
+		step(a, msgs, keyRune(r))
+	}
+	step(a, msgs, enter)
+	v := lineUntil(t, a, msgs, "last 7d: nothing recorded yet to replay")
+	if strings.Contains(v, "replay: replay:") || strings.Contains(v, "no replay:") {
+		t.Errorf("the line:\n%s", v)
+	}
+}

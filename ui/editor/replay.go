@@ -1,6 +1,7 @@
 package editor
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -242,8 +243,11 @@ func (e *Editor) replayLine() []kit.Span {
 		return []kit.Span{{Lvl: kit.LvlDim, Text: span + ": finding the amounts that start every recorded session…"}}
 	case e.rp.resGen != e.rp.gen || (e.rp.res == nil && e.rp.err == nil && e.Plan.Valid()):
 		return []kit.Span{{Lvl: kit.LvlDim, Text: span + under + "replaying…"}}
+	case e.rp.err != nil && errors.Is(e.rp.err, history.ErrEmpty):
+		// A recorder just started: the next edit reads again.
+		return []kit.Span{{Lvl: kit.LvlDim, Text: span + ": nothing recorded yet to replay (the recorder's first segment comes within its flush)"}}
 	case e.rp.err != nil:
-		return []kit.Span{{Lvl: kit.LvlWarn, Text: span + ": no replay: " + FirstLine(e.rp.err.Error())}}
+		return []kit.Span{{Lvl: kit.LvlWarn, Text: span + ": no replay: " + strings.TrimPrefix(FirstLine(e.rp.err.Error()), "replay: ")}}
 	case e.rp.res == nil:
 		return []kit.Span{{Lvl: kit.LvlDim, Text: span + ": replayed once the draft is valid"}}
 	}
