@@ -619,6 +619,9 @@ func (r *Reader) StepShownContext(ctx context.Context, t time.Time, dir int, uni
 	if dir > 0 {
 		inc = 1
 	}
+	// found outlives a segment: a unit stepped forward to may go on in
+	// the next one (a recorder restarted or rotated within it).
+	var found time.Time
 	for ; i >= 0 && i < len(r.segs); i += inc {
 		if ctx.Err() != nil {
 			return time.Time{}, false
@@ -630,7 +633,6 @@ func (r *Reader) StepShownContext(ctx context.Context, t time.Time, dir int, uni
 		if sr.err != nil || sr.data == nil {
 			continue
 		}
-		var found time.Time
 		w := walker{ctx: ctx, onGroup: func(tm time.Time, grp []rawRec, ckpt bool) {
 			if len(grp) == 0 {
 				return
@@ -652,8 +654,11 @@ func (r *Reader) StepShownContext(ctx context.Context, t time.Time, dir int, uni
 			return time.Time{}, false
 		}
 		if !found.IsZero() {
+			if dir > 0 && unit > 0 && i+1 < len(r.segs) && !trunc(r.segs[i+1].Start).After(trunc(found)) {
+				continue
+			}
 			return found, true
 		}
 	}
-	return time.Time{}, false
+	return found, !found.IsZero()
 }
