@@ -104,3 +104,31 @@ func TestSessionsStopsItsReadAheadWhenCancelled(t *testing.T) {
 		}
 	}
 }
+
+// TestCancelledSpanIsNotKept: a read cancelled while it looks for the
+// record's end (At of a moment outside the record) returns the context's
+// error, not an outside error naming a wrong end, and the reader does not
+// keep that wrong end for its later answers.
+func TestCancelledSpanIsNotKept(t *testing.T) {
+	dir := t.TempDir()
+	node := newSynth(3, 8)
+	got := recordSynth(t, dir, node, 500, 50, Options{})
+	last := got[len(got)-1].snap.Time
+	rd, err := OpenReader(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	rd.SetContext(ctx)
+	now := last.Add(time.Second)
+	rd.Now = func() time.Time { return now }
+	if res, err := rd.At(now.Add(time.Hour)); !errors.Is(err, context.Canceled) || res != nil {
+		t.Fatalf("cancelled read of a moment to come: %v, %v (want context.Canceled)", res, err)
+	}
+	rd.SetContext(nil)
+	_, to, err := rd.Span()
+	if err != nil || !to.Equal(last) {
+		t.Fatalf("span after a cancelled read ends %s (%v), want %s", to, err, last)
+	}
+}

@@ -254,13 +254,24 @@ func (r *Reader) Span() (from, to time.Time, err error) {
 	if r.spanDone {
 		return from, r.spanTo, nil
 	}
-	defer func() { r.spanDone, r.spanTo = true, to }()
+	defer func() {
+		// A read cancelled part way found no end to keep.
+		if err == nil {
+			r.spanDone, r.spanTo = true, to
+		}
+	}()
 	last := r.read(len(r.segs)-1, true)
+	if err := r.ctxErr(); err != nil {
+		return from, to, err
+	}
 	if last.err != nil {
 		return from, r.segs[len(r.segs)-1].Start, nil
 	}
 	w := walker{}
 	w.scan(last, nil, time.Time{})
+	if err := r.ctxErr(); err != nil {
+		return from, time.Time{}, err
+	}
 	to = last.end
 	if to.IsZero() {
 		to = last.file.Start
@@ -282,12 +293,18 @@ func (r *Reader) AtContext(ctx context.Context, t time.Time) (*Result, error) {
 		// Before the record's own gaps: with a recorder running, a moment
 		// to come would read as one it failed to write (a full disk?).
 		if now := r.Now(); t.After(now) {
-			_, to, _ := r.Span()
+			_, to, err := r.Span()
+			if err != nil {
+				return nil, err
+			}
 			return nil, &OutsideError{At: t, From: res.From, To: to, Now: now}
 		}
 	}
 	if t.Before(res.From) {
-		_, to, _ := r.Span()
+		_, to, err := r.Span()
+		if err != nil {
+			return nil, err
+		}
 		return nil, &OutsideError{At: t, From: res.From, To: to}
 	}
 	slack := DefaultBeatEvery + 2*DefaultFlushEvery
