@@ -3,8 +3,10 @@ package history
 import (
 	"context"
 	"errors"
+	"runtime"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // countdownCtx is a context whose Err turns to Canceled after a number of
@@ -62,5 +64,71 @@ func TestReadsStopWhenCancelled(t *testing.T) {
 	}
 	if tm, ok := rd.StepContext(context.Background(), got[0].snap.Time, 1); !ok || !tm.After(got[0].snap.Time) {
 		t.Fatalf("step: %v %v", tm, ok)
+	}
+}
+
+// TestSessionsStopsItsReadAheadWhenCancelled: Sessions reads the next
+// segment ahead in a goroutine; a cancelled Sessions returns with that
+// goroutine ended (it stops inside its segment too), not reading on
+// after the call.
+func TestSessionsStopsItsReadAheadWhenCancelled(t *testing.T) {
+	dir := t.TempDir()
+	node := newSynth(8, 16)
+	recordSynth(t, dir, node, 3000, 50, Options{})
+	rd, err := OpenReader(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rd.Sessions(time.Time{}, time.Time{}); err != nil {
+		t.Fatalf("a whole read: %v", err)
+	}
+	for range 5 {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		rd.SetContext(ctx)
+		base := runtime.NumGoroutine()
+		res, err := rd.Sessions(time.Time{}, time.Time{})
+		if !errors.Is(err, context.Canceled) || res != nil {
+			t.Fatalf("cancelled: %v, %v (want context.Canceled)", res, err)
+		}
+		// The read-ahead closes its channel as it ends: give it the
+		// moment to finish returning (a read that went on would take a
+		// whole segment's decompression).
+		n := runtime.NumGoroutine()
+		for try := 0; try < 20 && n > base; try++ {
+			runtime.Gosched()
+			n = runtime.NumGoroutine()
+		}
+		if n > base {
+			t.Fatalf("%d goroutines after a cancelled Sessions, %d before: its read-ahead reads on", n, base)
+		}
+	}
+}
+
+// TestCancelledSpanIsNotKept: a read cancelled while it looks for the
+// record's end (At of a moment outside the record) returns the context's
+// error, not an outside error naming a wrong end, and the reader does not
+// keep that wrong end for its later answers.
+func TestCancelledSpanIsNotKept(t *testing.T) {
+	dir := t.TempDir()
+	node := newSynth(3, 8)
+	got := recordSynth(t, dir, node, 500, 50, Options{})
+	last := got[len(got)-1].snap.Time
+	rd, err := OpenReader(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	rd.SetContext(ctx)
+	now := last.Add(time.Second)
+	rd.Now = func() time.Time { return now }
+	if res, err := rd.At(now.Add(time.Hour)); !errors.Is(err, context.Canceled) || res != nil {
+		t.Fatalf("cancelled read of a moment to come: %v, %v (want context.Canceled)", res, err)
+	}
+	rd.SetContext(nil)
+	_, to, err := rd.Span()
+	if err != nil || !to.Equal(last) {
+		t.Fatalf("span after a cancelled read ends %s (%v), want %s", to, err, last)
 	}
 }

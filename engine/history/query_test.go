@@ -241,3 +241,48 @@ func TestStepShown(t *testing.T) {
 		}
 	}
 }
+
+// TestStepShownAcrossSegments: a second whose changes a new segment
+// splits (a recorder restarted, or a rotation, within it) is stepped to
+// at its last change, in the later segment, not at the last change the
+// earlier segment holds.
+func TestStepShownAcrossSegments(t *testing.T) {
+	dir := t.TempDir()
+	node := newSynth(7, 6)
+	clock := func() time.Time { return node.t }
+	rec, err := Open(Options{Dir: dir, Clock: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := node.t
+	var at []time.Time
+	for i, off := range []time.Duration{1000, 2200, 2700, 4000} {
+		if i == 2 {
+			// A new recorder's segment begins within second 2.
+			rec.Close()
+			node.t = t0.Add(2400 * time.Millisecond)
+			if rec, err = Open(Options{Dir: dir, Clock: clock}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		node.t = t0.Add(off*time.Millisecond - time.Second)
+		s := node.step()
+		rec.Observe(s)
+		at = append(at, s.Time)
+	}
+	rec.Close()
+	rd, err := OpenReader(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(rd.segs); n != 2 {
+		t.Fatalf("%d segments, want 2", n)
+	}
+	if got, ok := rd.StepShown(at[0], +1, time.Second); !ok || !got.Equal(at[2]) {
+		t.Errorf("StepShown(%s, +1): %s %v, want %s (the last change of second 2, in the second segment)",
+			at[0].Format("05.000"), got.Format("05.000"), ok, at[2].Format("05.000"))
+	}
+	if got, ok := rd.StepShown(at[3], -1, time.Second); !ok || !got.Equal(at[2]) {
+		t.Errorf("StepShown(%s, -1): %s %v, want %s", at[3].Format("05.000"), got.Format("05.000"), ok, at[2].Format("05.000"))
+	}
+}

@@ -254,13 +254,24 @@ func (r *Reader) Span() (from, to time.Time, err error) {
 	if r.spanDone {
 		return from, r.spanTo, nil
 	}
-	defer func() { r.spanDone, r.spanTo = true, to }()
+	defer func() {
+		// A read cancelled part way found no end to keep.
+		if err == nil {
+			r.spanDone, r.spanTo = true, to
+		}
+	}()
 	last := r.read(len(r.segs)-1, true)
+	if err := r.ctxErr(); err != nil {
+		return from, to, err
+	}
 	if last.err != nil {
 		return from, r.segs[len(r.segs)-1].Start, nil
 	}
 	w := walker{}
 	w.scan(last, nil, time.Time{})
+	if err := r.ctxErr(); err != nil {
+		return from, time.Time{}, err
+	}
 	to = last.end
 	if to.IsZero() {
 		to = last.file.Start
@@ -282,12 +293,18 @@ func (r *Reader) AtContext(ctx context.Context, t time.Time) (*Result, error) {
 		// Before the record's own gaps: with a recorder running, a moment
 		// to come would read as one it failed to write (a full disk?).
 		if now := r.Now(); t.After(now) {
-			_, to, _ := r.Span()
+			_, to, err := r.Span()
+			if err != nil {
+				return nil, err
+			}
 			return nil, &OutsideError{At: t, From: res.From, To: to, Now: now}
 		}
 	}
 	if t.Before(res.From) {
-		_, to, _ := r.Span()
+		_, to, err := r.Span()
+		if err != nil {
+			return nil, err
+		}
 		return nil, &OutsideError{At: t, From: res.From, To: to}
 	}
 	slack := DefaultBeatEvery + 2*DefaultFlushEvery
@@ -619,6 +636,9 @@ func (r *Reader) StepShownContext(ctx context.Context, t time.Time, dir int, uni
 	if dir > 0 {
 		inc = 1
 	}
+	// found outlives a segment: a unit stepped forward to may go on in
+	// the next one (a recorder restarted or rotated within it).
+	var found time.Time
 	for ; i >= 0 && i < len(r.segs); i += inc {
 		if ctx.Err() != nil {
 			return time.Time{}, false
@@ -630,7 +650,6 @@ func (r *Reader) StepShownContext(ctx context.Context, t time.Time, dir int, uni
 		if sr.err != nil || sr.data == nil {
 			continue
 		}
-		var found time.Time
 		w := walker{ctx: ctx, onGroup: func(tm time.Time, grp []rawRec, ckpt bool) {
 			if len(grp) == 0 {
 				return
@@ -652,8 +671,11 @@ func (r *Reader) StepShownContext(ctx context.Context, t time.Time, dir int, uni
 			return time.Time{}, false
 		}
 		if !found.IsZero() {
+			if dir > 0 && unit > 0 && i+1 < len(r.segs) && !trunc(r.segs[i+1].Start).After(trunc(found)) {
+				continue
+			}
 			return found, true
 		}
 	}
-	return time.Time{}, false
+	return found, !found.IsZero()
 }

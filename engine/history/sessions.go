@@ -101,10 +101,16 @@ func (r *Reader) Sessions(since, until time.Time) (*SessionsResult, error) {
 	segs := q.segs
 	pre := make(chan *segRead, 1)
 	stop := make(chan struct{})
-	defer close(stop)
+	defer func() {
+		// The read-ahead ends with the call: bounded by the same
+		// context, it stops inside its segment once that is done.
+		close(stop)
+		for range pre {
+		}
+	}()
 	go func() {
 		defer close(pre)
-		rd := &Reader{dir: r.dir, segs: segs, bufs: make([][]byte, 3)}
+		rd := &Reader{dir: r.dir, segs: segs, bufs: make([][]byte, 3), ctx: r.ctx}
 		for i := range q.n {
 			sr := rd.read(i, false)
 			select {
@@ -119,6 +125,10 @@ func (r *Reader) Sessions(since, until time.Time) (*SessionsResult, error) {
 			return nil, err
 		}
 		sr := <-pre
+		if err := r.ctxErr(); err != nil {
+			// A segment the read-ahead stopped in is not a damaged one.
+			return nil, err
+		}
 		i := q.i
 		q.i++
 		if q.unreadable(i, sr) {
