@@ -163,6 +163,7 @@ func dialNode(ctx context.Context, addr string, cfg *gossh.ClientConfig, o SSHOp
 		return nil, dialErr(err)
 	}
 	_ = conn.SetDeadline(time.Now().Add(o.DialTimeout))
+	// A node that stalls the handshake does not hold the fleet past ctx.
 	stopHandshake := context.AfterFunc(ctx, func() { _ = conn.Close() })
 	cc, chans, reqs, err := gossh.NewClientConn(conn, addr, cfg)
 	stopHandshake()

@@ -277,26 +277,10 @@ func (o SSHOptions) withDefaults() SSHOptions {
 // streamOnce dials the node, reads its stream until it fails, and says
 // whether any snapshot came.
 func streamOnce(ctx context.Context, t *Tracker, addr string, cfg *gossh.ClientConfig, o SSHOptions) (got bool, err error) {
-	d := net.Dialer{Timeout: o.DialTimeout}
-	conn, err := d.DialContext(ctx, "tcp", addr)
+	client, err := dialNode(ctx, addr, cfg, o)
 	if err != nil {
-		return false, dialErr(err)
+		return false, err
 	}
-	_ = conn.SetDeadline(time.Now().Add(o.DialTimeout))
-	// A node that stalls the handshake does not hold the fleet past ctx.
-	stopHandshake := context.AfterFunc(ctx, func() { _ = conn.Close() })
-	cc, chans, reqs, err := gossh.NewClientConn(conn, addr, cfg)
-	stopHandshake()
-	if err != nil {
-		_ = conn.Close()
-		var he *HostKeyError
-		if errors.As(err, &he) {
-			return false, he
-		}
-		return false, handshakeErr(err, o)
-	}
-	_ = conn.SetDeadline(time.Time{})
-	client := gossh.NewClient(cc, chans, reqs)
 	var closeOnce sync.Once
 	closeAll := func() { closeOnce.Do(func() { _ = client.Close() }) }
 	defer closeAll()
