@@ -14,6 +14,7 @@ import (
 
 	gossh "golang.org/x/crypto/ssh"
 
+	"github.com/fgtop/fgtop/engine/history/histtext"
 	"github.com/fgtop/fgtop/internal/untrusted"
 )
 
@@ -54,20 +55,10 @@ func (q HistoryQuery) command() (string, error) {
 }
 
 // HistoryInterval is one kernel's hold on one device, on one node.
+// Its fields are the node's own `history --json` row (histtext.Interval).
 type HistoryInterval struct {
-	Node    string            `json:"node"`
-	Device  string            `json:"device"`
-	Kernel  string            `json:"kernel"`
-	Agent   string            `json:"agent"`
-	Session string            `json:"session_id,omitempty"`
-	User    string            `json:"owner_user_id,omitempty"`
-	Project string            `json:"owner_project_id,omitempty"`
-	Amounts map[string]string `json:"amounts"`
-	From    string            `json:"from"`
-	To      string            `json:"to"`
-	Since   bool              `json:"since_before_from,omitempty"`
-	Open    bool              `json:"open,omitempty"`
-	Gone    bool              `json:"ended_in_gap,omitempty"`
+	Node string `json:"node"`
+	histtext.Interval
 
 	from time.Time
 }

@@ -23,11 +23,11 @@ import (
 const Schema = "fgtop.history/v1"
 
 type historyDoc struct {
-	Schema    string        `json:"schema"`
-	From      string        `json:"record_from"`
-	To        string        `json:"record_to"`
-	Intervals []intervalDoc `json:"intervals"`
-	Missing   []missingDoc  `json:"missing"`
+	Schema    string       `json:"schema"`
+	From      string       `json:"record_from"`
+	To        string       `json:"record_to"`
+	Intervals []Interval   `json:"intervals"`
+	Missing   []missingDoc `json:"missing"`
 	// Skipped are the files named like segments the reader left out
 	// (not regular files, named for a time to come).
 	Skipped []skippedDoc `json:"skipped_files,omitempty"`
@@ -51,7 +51,10 @@ type partitionDoc struct {
 	Result  string `json:"result"`
 }
 
-type intervalDoc struct {
+// Interval is one row of `history --json`'s intervals: one kernel's hold
+// on one device, as the record tells it. The fleet's merged history
+// carries the same row with the node beside it.
+type Interval struct {
 	Device  string            `json:"device"`
 	Kernel  string            `json:"kernel"`
 	Agent   string            `json:"agent"`
@@ -105,7 +108,7 @@ func Write(w io.Writer, res *history.HistoryResult, f history.Filter, o Options)
 		}
 	}
 	if asJSON {
-		doc := historyDoc{Schema: Schema, From: rfc(res.From), To: rfc(res.To), Intervals: []intervalDoc{}, Missing: []missingDoc{},
+		doc := historyDoc{Schema: Schema, From: rfc(res.From), To: rfc(res.To), Intervals: []Interval{}, Missing: []missingDoc{},
 			Partitions: []partitionDoc{}}
 		for _, jr := range parts {
 			doc.Partitions = append(doc.Partitions, partitionDoc{Time: rfc(jr.Time), Action: jr.Action, Actor: jr.Actor, Config: jr.Config,
@@ -116,7 +119,7 @@ func Write(w io.Writer, res *history.HistoryResult, f history.Filter, o Options)
 			for s, v := range iv.Amounts {
 				am[string(s)] = v.String()
 			}
-			doc.Intervals = append(doc.Intervals, intervalDoc{Device: iv.Device.String(), Kernel: string(iv.Kernel), Agent: string(iv.Agent),
+			doc.Intervals = append(doc.Intervals, Interval{Device: iv.Device.String(), Kernel: string(iv.Kernel), Agent: string(iv.Agent),
 				Session: iv.Session, User: iv.User, Project: iv.Project, Amounts: am, From: rfc(iv.From), To: rfc(iv.To),
 				Since: iv.Since, Open: iv.Open, Gone: iv.Gone})
 		}
