@@ -156,6 +156,14 @@ func (m *Model) counts() (live, stale, unreachable, connecting int, held, capaci
 	return
 }
 
+// headerPiece is a part of the fleet header, its separator included;
+// when the line is too narrow the piece with the highest drop goes first
+// (0 never goes), then the pieces that stay take their short form.
+type headerPiece struct {
+	spans, short []kit.Span
+	drop         int
+}
+
 func (m *Model) viewHeader(w int) string {
 	st := m.St
 	live, stale, unr, conn, held, capacity, gpus, unknown := m.counts()
@@ -163,27 +171,71 @@ func (m *Model) viewHeader(w int) string {
 	if unknown > 0 {
 		capText = "?"
 	}
-	sp := append([]kit.Span{{Lvl: kit.LvlTitle, Text: " fgtop fleet"}}, m.pastSpans()...)
+	ps := []headerPiece{{spans: []kit.Span{{Lvl: kit.LvlTitle, Text: " fgtop fleet"}}}}
+	ps = append(ps, m.pastPieces()...)
 	if m.opts.Source != "" {
-		sp = append(sp, kit.Span{Lvl: kit.LvlDim, Text: " │ " + m.opts.Source})
+		ps = append(ps, headerPiece{spans: []kit.Span{{Lvl: kit.LvlDim, Text: " │ " + m.opts.Source}}, drop: 3})
 	}
-	sp = append(sp, kit.Span{Lvl: kit.LvlDim, Text: " │ "}, kit.Span{Lvl: kit.LvlOK, Text: fmt.Sprintf("%d live", live)})
+	// The counts never go: in the past above all, they are what the
+	// moment was (at 80 columns the PAST marker used to push them off).
+	counts := []kit.Span{{Lvl: kit.LvlDim, Text: " │ "}, {Lvl: kit.LvlOK, Text: fmt.Sprintf("%d live", live)}}
 	if stale > 0 {
-		sp = append(sp, kit.Span{Lvl: kit.LvlDim, Text: " · "}, kit.Span{Lvl: kit.LvlWarn, Text: fmt.Sprintf("%d stale", stale)})
+		counts = append(counts, kit.Span{Lvl: kit.LvlDim, Text: " · "}, kit.Span{Lvl: kit.LvlWarn, Text: fmt.Sprintf("%d stale", stale)})
 	}
 	if unr > 0 {
-		sp = append(sp, kit.Span{Lvl: kit.LvlDim, Text: " · "}, kit.Span{Lvl: kit.LvlCrit, Text: fmt.Sprintf("%d unreachable", unr)})
+		counts = append(counts, kit.Span{Lvl: kit.LvlDim, Text: " · "}, kit.Span{Lvl: kit.LvlCrit, Text: fmt.Sprintf("%d unreachable", unr)})
 	}
 	if conn > 0 {
-		sp = append(sp, kit.Span{Lvl: kit.LvlDim, Text: " · "}, kit.Span{Lvl: kit.LvlInfo, Text: fmt.Sprintf("%d connecting", conn)})
+		counts = append(counts, kit.Span{Lvl: kit.LvlDim, Text: " · "}, kit.Span{Lvl: kit.LvlInfo, Text: fmt.Sprintf("%d connecting", conn)})
 	}
-	sp = append(sp, kit.Span{Lvl: kit.LvlDim, Text: fmt.Sprintf(" │ live: %d GPUs, held %s/%s", gpus, held, capText)})
+	ps = append(ps, headerPiece{spans: counts},
+		headerPiece{spans: []kit.Span{{Lvl: kit.LvlDim, Text: fmt.Sprintf(" │ live: %d GPUs, held %s/%s", gpus, held, capText)}}, drop: 2})
+	var sp []kit.Span
+	for _, p := range fitPieces(ps, w) {
+		sp = append(sp, p...)
+	}
 	if st.ASCII {
 		for i := range sp {
 			sp[i].Text = strings.NewReplacer("│", "|", " · ", ", ", "·", ",").Replace(sp[i].Text)
 		}
 	}
 	return kit.SpansRow(st, sp, w)
+}
+
+// fitPieces is what of the header's pieces fits in w cells: the droppable
+// ones go, the highest drop first, then the others take their short
+// forms, the last first; what still does not fit is cut at the end.
+func fitPieces(ps []headerPiece, w int) [][]kit.Span {
+	ps = slices.Clone(ps)
+	width := func() int {
+		n := 0
+		for _, p := range ps {
+			n += kit.SpansWidth(p.spans)
+		}
+		return n
+	}
+	for width() > w {
+		worst := -1
+		for i, p := range ps {
+			if p.drop > 0 && (worst < 0 || p.drop > ps[worst].drop) {
+				worst = i
+			}
+		}
+		if worst < 0 {
+			break
+		}
+		ps = slices.Delete(ps, worst, worst+1)
+	}
+	for i := len(ps) - 1; i >= 0 && width() > w; i-- {
+		if ps[i].short != nil {
+			ps[i].spans = ps[i].short
+		}
+	}
+	out := make([][]kit.Span, len(ps))
+	for i, p := range ps {
+		out[i] = p.spans
+	}
+	return out
 }
 
 func (m *Model) viewTable(w, h int) []string {
