@@ -191,29 +191,12 @@ func HistoryHosts(ctx context.Context, hosts []string, cfg *gossh.ClientConfig, 
 // says on stderr beside an answer (exit 1: the record lacks part of the
 // span) is problem.
 func execAll(ctx context.Context, addr string, cfg *gossh.ClientConfig, o SSHOptions, cmd string, limit int64) (out []byte, problem string, err error) {
-	client, err := dialNode(ctx, addr, cfg, o)
+	rc, err := startCmd(ctx, addr, cfg, o, cmd)
 	if err != nil {
 		return nil, "", err
 	}
-	var closeOnce sync.Once
-	closeAll := func() { closeOnce.Do(func() { _ = client.Close() }) }
-	defer closeAll()
-	stop := context.AfterFunc(ctx, closeAll)
-	defer stop()
-	sess, err := client.NewSession()
-	if err != nil {
-		return nil, "", fmt.Errorf("ssh session: %w", err)
-	}
-	stdout, err := sess.StdoutPipe()
-	if err != nil {
-		return nil, "", fmt.Errorf("ssh session: %w", err)
-	}
-	var stderr limitedBuffer
-	sess.Stderr = &stderr
-	if err := sess.Start(cmd); err != nil {
-		return nil, "", fmt.Errorf("ssh exec: %w", err)
-	}
-	out, rerr := io.ReadAll(io.LimitReader(stdout, limit+1))
+	defer rc.close()
+	out, rerr := io.ReadAll(io.LimitReader(rc.out, limit+1))
 	// Never wait on a node that keeps writing: the exit status is read
 	// only once its output ended within the limit.
 	switch {
@@ -224,8 +207,8 @@ func execAll(ctx context.Context, addr string, cfg *gossh.ClientConfig, o SSHOpt
 	case rerr != nil:
 		return nil, "", fmt.Errorf("read: %w", rerr)
 	}
-	werr := sess.Wait()
-	msg := strings.TrimSpace(stderr.String())
+	werr := rc.sess.Wait()
+	msg := strings.TrimSpace(rc.stderr.String())
 	switch {
 	case ctx.Err() != nil:
 		return nil, "", fmt.Errorf("no answer: %w", ctx.Err())

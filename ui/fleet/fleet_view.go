@@ -59,28 +59,18 @@ func (m *Model) fleetCols(w int) ([]fleetCol, int) {
 	if m.fitReq != nil {
 		cols = append(cols, fleetCol{"fit", "FIT " + m.fitText, 16, false, 0})
 	}
-	used := func() int {
+	usedBy := func(cols []fleetCol) int {
 		n := 2 + nameMin // cursor and gap, the name
 		for _, c := range cols {
 			n += c.W + 1
 		}
 		return n
 	}
-	for used() > w {
-		worst := -1
-		for i, c := range cols {
-			if c.drop > 0 && (worst < 0 || c.drop > cols[worst].drop) {
-				worst = i
-			}
-		}
-		if worst < 0 {
-			break
-		}
-		cols = slices.Delete(cols, worst, worst+1)
-	}
-	name := min(nameMin+max(w-used(), 0), nameMax)
+	cols = dropUntil(cols, func(c fleetCol) int { return c.drop }, func(cols []fleetCol) bool { return usedBy(cols) <= w })
+	used := usedBy(cols)
+	name := min(nameMin+max(w-used, 0), nameMax)
 	// Room left after the name reaches its widest goes to the fit column.
-	if rest := w - (used() - nameMin + name); rest > 0 {
+	if rest := w - (used - nameMin + name); rest > 0 {
 		for i := range cols {
 			if cols[i].ID == "fit" {
 				cols[i].W += rest
@@ -202,31 +192,39 @@ func (m *Model) viewHeader(w int) string {
 	return kit.SpansRow(st, sp, w)
 }
 
-// fitPieces is what of the header's pieces fits in w cells: the droppable
-// ones go, the highest drop first, then the others take their short
-// forms, the last first; what still does not fit is cut at the end.
-func fitPieces(ps []headerPiece, w int) [][]kit.Span {
-	ps = slices.Clone(ps)
-	width := func() int {
-		n := 0
-		for _, p := range ps {
-			n += kit.SpansWidth(p.spans)
-		}
-		return n
-	}
-	for width() > w {
+// dropUntil deletes from xs, in place, the element of the highest drop
+// (0 never goes) until fits says the rest fits or nothing droppable is
+// left; the table's columns and the header's pieces give way alike.
+func dropUntil[T any](xs []T, drop func(T) int, fits func([]T) bool) []T {
+	for !fits(xs) {
 		worst := -1
-		for i, p := range ps {
-			if p.drop > 0 && (worst < 0 || p.drop > ps[worst].drop) {
+		for i, x := range xs {
+			if d := drop(x); d > 0 && (worst < 0 || d > drop(xs[worst])) {
 				worst = i
 			}
 		}
 		if worst < 0 {
 			break
 		}
-		ps = slices.Delete(ps, worst, worst+1)
+		xs = slices.Delete(xs, worst, worst+1)
 	}
-	for i := len(ps) - 1; i >= 0 && width() > w; i-- {
+	return xs
+}
+
+// fitPieces is what of the header's pieces fits in w cells: the droppable
+// ones go, the highest drop first, then the others take their short
+// forms, the last first; what still does not fit is cut at the end.
+func fitPieces(ps []headerPiece, w int) [][]kit.Span {
+	ps = slices.Clone(ps)
+	width := func(ps []headerPiece) int {
+		n := 0
+		for _, p := range ps {
+			n += kit.SpansWidth(p.spans)
+		}
+		return n
+	}
+	ps = dropUntil(ps, func(p headerPiece) int { return p.drop }, func(ps []headerPiece) bool { return width(ps) <= w })
+	for i := len(ps) - 1; i >= 0 && width(ps) > w; i-- {
 		if ps[i].short != nil {
 			ps[i].spans = ps[i].short
 		}
