@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/fgtop/fgtop/engine/history"
+	"github.com/fgtop/fgtop/engine/history/histtext"
 	"github.com/fgtop/fgtop/engine/report"
 	"github.com/fgtop/fgtop/internal/untrusted"
 	"github.com/fgtop/fgtop/model"
@@ -44,6 +46,31 @@ func RecordAt(dir string, at time.Time) ([]byte, error) {
 		b = append(b, '\n')
 	}
 	return b, nil
+}
+
+// RecordHistory is a node's answer to `history --json` over SSH (fgtop
+// fleet history): the fgtop.history/v1 document its own record (the
+// history directory dir) gives for f, as `fgtop history --json` prints
+// it. What the record lacks of the span comes back as the error beside
+// the document, which the node says on stderr.
+func RecordHistory(dir string, f history.Filter) ([]byte, error) {
+	rd, err := history.OpenReader(dir)
+	if err != nil {
+		return nil, fmt.Errorf("the node's record: %w", err)
+	}
+	res, err := rd.History(f)
+	if err != nil {
+		return nil, fmt.Errorf("the node's record: %w", err)
+	}
+	var buf bytes.Buffer
+	problems, err := histtext.Write(&buf, res, f, histtext.Options{JSON: true, Active: rd.Active})
+	if err != nil {
+		return nil, err
+	}
+	if len(problems) > 0 {
+		return buf.Bytes(), errors.New(strings.Join(problems, "; "))
+	}
+	return buf.Bytes(), nil
 }
 
 // SnapshotAtSSH asks one node for its snapshot at at, from its own record
