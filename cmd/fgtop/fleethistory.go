@@ -5,15 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
-	"strings"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
 	"github.com/fgtop/fgtop/engine/fleet"
-	"github.com/fgtop/fgtop/engine/history"
-	"github.com/fgtop/fgtop/engine/report"
 	"github.com/spf13/cobra"
 )
 
@@ -41,33 +36,15 @@ Exit status: 0; 1 when a node did not answer or its record lacks part of the ask
 2 on bad usage.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			n := 0
-			for _, v := range []string{q.device, q.kernel, q.user} {
-				if v != "" {
-					n++
-				}
-			}
-			if n != 1 {
-				return usageErr("fleet history: name one of --device ID, --kernel ID, --user ID")
+			hq, err := fleet.NewHistoryQuery(q.device, q.kernel, q.user)
+			if err != nil {
+				return usageErr("%v", err)
 			}
 			if f.hosts == "" {
 				return usageErr("fleet history: --hosts H:P,H:P or --hosts @FILE is required (each node's record is read over SSH)")
 			}
-			hq := fleet.HistoryQuery{Device: q.device, Kernel: q.kernel, User: q.user}
-			now := time.Now()
-			var err error
-			if q.since != "" {
-				if hq.Since, err = history.ParseWhen(q.since, now); err != nil {
-					return usageErr("--since: %v", err)
-				}
-			}
-			if q.until != "" {
-				if hq.Until, err = history.ParseWhen(q.until, now); err != nil {
-					return usageErr("--until: %v", err)
-				}
-			}
-			if !hq.Since.IsZero() && !hq.Until.IsZero() && hq.Until.Before(hq.Since) {
-				return usageErr("--until is before --since")
+			if err := hq.SetSpan(q.since, q.until, time.Now()); err != nil {
+				return usageErr("%v", err)
 			}
 			ctx := cmd.Context()
 			if ctx == nil {
@@ -104,60 +81,17 @@ Exit status: 0; 1 when a node did not answer or its record lacks part of the ask
 	return cmd
 }
 
+// printFleetHistory prints the fleet's answer, names the nodes that did
+// not answer on stderr, and exits 1 when part of the span is not known.
 func printFleetHistory(w, stderr io.Writer, fh *fleet.FleetHistory, asJSON bool) error {
-	if asJSON {
-		b, err := report.Marshal(fh, true)
-		if err != nil {
-			return err
-		}
-		if _, err := w.Write(b); err != nil {
-			return err
-		}
-	} else {
-		tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-		fmt.Fprintln(tw, "FROM\tTO\tNODE\tDEVICE\tAMOUNT\tKERNEL\tSESSION\tUSER\tAGENT")
-		for _, iv := range fh.Intervals {
-			from, to := iv.From, iv.To
-			if iv.Since {
-				from = "<" + from
-			}
-			if iv.Open {
-				to = "open"
-			} else if iv.Gone {
-				to += "?"
-			}
-			var am []string
-			for s, v := range iv.Amounts {
-				am = append(am, s+"="+v)
-			}
-			sort.Strings(am)
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", from, to, iv.Node, iv.Device, strings.Join(am, ","), iv.Kernel, dash(iv.Session), dash(iv.User), dash(iv.Agent))
-		}
-		tw.Flush()
-		if len(fh.Intervals) == 0 {
-			fmt.Fprintln(w, "(nothing held in the asked span)")
-		}
-		for _, m := range fh.Missing {
-			fmt.Fprintf(w, "missing: %s %s to %s: %s\n", m.Node, m.From, m.To, m.Why)
-		}
-		for _, p := range fh.Problems {
-			fmt.Fprintf(w, "no answer: %s: %s\n", p.Node, p.Error)
-		}
+	if err := fleet.WriteHistory(w, fh, asJSON); err != nil {
+		return err
 	}
 	for _, p := range fh.Problems {
 		fmt.Fprintf(stderr, "fgtop fleet history: %s: %s\n", p.Node, p.Error)
 	}
-	if fh.Incomplete() {
-		return &exitError{code: exitProblem, err: fmt.Errorf("part of the asked span is not known: %d node(s) did not answer fully, %d gap(s) (listed above)",
-			len(fh.Problems), len(fh.Missing))}
+	if err := fh.Shortfall(); err != nil {
+		return &exitError{code: exitProblem, err: err}
 	}
 	return nil
-}
-
-// dash is s, or "-" for a cell with nothing known.
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -370,23 +369,5 @@ func idleConfig(d time.Duration) time.Duration {
 // historyDocOf is `fgtop history --json` for fgtop fleet history over
 // SSH: the document, and what the record lacks of the span beside it.
 func historyDocOf(dir string, q sshserve.HistoryQuery) ([]byte, error) {
-	rd, err := history.OpenReader(dir)
-	if err != nil {
-		return nil, fmt.Errorf("the node's record: %w", err)
-	}
-	f := history.Filter{Device: q.Device, Kernel: q.Kernel, User: q.User, Since: q.Since, Until: q.Until}
-	res, err := rd.History(f)
-	if err != nil {
-		return nil, fmt.Errorf("the node's record: %w", err)
-	}
-	var buf bytes.Buffer
-	perr := printHistory(&buf, res, f, true, rd.Active)
-	var ee *exitError
-	if perr != nil && !errors.As(perr, &ee) {
-		return nil, perr
-	}
-	if ee != nil {
-		return buf.Bytes(), ee.err
-	}
-	return buf.Bytes(), nil
+	return fleet.RecordHistory(dir, history.Filter{Device: q.Device, Kernel: q.Kernel, User: q.User, Since: q.Since, Until: q.Until})
 }

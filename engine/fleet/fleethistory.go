@@ -10,11 +10,14 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"text/tabwriter"
 	"time"
 
 	gossh "golang.org/x/crypto/ssh"
 
+	"github.com/fgtop/fgtop/engine/history"
 	"github.com/fgtop/fgtop/engine/history/histtext"
+	"github.com/fgtop/fgtop/engine/report"
 	"github.com/fgtop/fgtop/internal/untrusted"
 )
 
@@ -30,6 +33,41 @@ type HistoryQuery struct {
 	Device, Kernel, User string
 	// Since and Until bound the span (zero: open).
 	Since, Until time.Time
+}
+
+// NewHistoryQuery is the query of `fgtop fleet history` for the ids
+// given: exactly one of device, kernel and user.
+func NewHistoryQuery(device, kernel, user string) (HistoryQuery, error) {
+	n := 0
+	for _, v := range []string{device, kernel, user} {
+		if v != "" {
+			n++
+		}
+	}
+	if n != 1 {
+		return HistoryQuery{}, errors.New("fleet history: name one of --device ID, --kernel ID, --user ID")
+	}
+	return HistoryQuery{Device: device, Kernel: kernel, User: user}, nil
+}
+
+// SetSpan bounds the query by --since and --until as typed (any form
+// history.ParseWhen takes, read against now; "" leaves that end open).
+func (q *HistoryQuery) SetSpan(since, until string, now time.Time) error {
+	var err error
+	if since != "" {
+		if q.Since, err = history.ParseWhen(since, now); err != nil {
+			return fmt.Errorf("--since: %w", err)
+		}
+	}
+	if until != "" {
+		if q.Until, err = history.ParseWhen(until, now); err != nil {
+			return fmt.Errorf("--until: %w", err)
+		}
+	}
+	if !q.Since.IsZero() && !q.Until.IsZero() && q.Until.Before(q.Since) {
+		return errors.New("--until is before --since")
+	}
+	return nil
 }
 
 // command is the query as the node's exec command. The ids go over SSH as
@@ -89,6 +127,66 @@ type FleetHistory struct {
 // Incomplete reports whether part of the asked span is not known: a node
 // did not answer, or its record lacks part of it.
 func (h *FleetHistory) Incomplete() bool { return len(h.Missing) > 0 || len(h.Problems) > 0 }
+
+// Shortfall says what of the asked span is not known, after the listing
+// that names it; nil when the answer is complete.
+func (h *FleetHistory) Shortfall() error {
+	if !h.Incomplete() {
+		return nil
+	}
+	return fmt.Errorf("part of the asked span is not known: %d node(s) did not answer fully, %d gap(s) (listed above)",
+		len(h.Problems), len(h.Missing))
+}
+
+// WriteHistory writes the fleet's answer as `fgtop fleet history` prints
+// it: the JSON document (FleetHistorySchema), or a table of the rows in
+// time order, each naming its node, then the stretches the records lack
+// and the nodes that did not answer.
+func WriteHistory(w io.Writer, h *FleetHistory, asJSON bool) error {
+	if asJSON {
+		b, err := report.Marshal(h, true)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(b)
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "FROM\tTO\tNODE\tDEVICE\tAMOUNT\tKERNEL\tSESSION\tUSER\tAGENT")
+	for _, iv := range h.Intervals {
+		from, to := iv.From, iv.To
+		if iv.Since {
+			from = "<" + from
+		}
+		if iv.Open {
+			to = "open"
+		} else if iv.Gone {
+			to += "?"
+		}
+		am := make([]string, 0, len(iv.Amounts))
+		for s, v := range iv.Amounts {
+			am = append(am, s+"="+v)
+		}
+		slices.Sort(am)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", from, to, iv.Node, iv.Device, strings.Join(am, ","), iv.Kernel,
+			cmp.Or(iv.Session, "-"), cmp.Or(iv.User, "-"), cmp.Or(iv.Agent, "-"))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	var b strings.Builder
+	if len(h.Intervals) == 0 {
+		b.WriteString("(nothing held in the asked span)\n")
+	}
+	for _, m := range h.Missing {
+		fmt.Fprintf(&b, "missing: %s %s to %s: %s\n", m.Node, m.From, m.To, m.Why)
+	}
+	for _, p := range h.Problems {
+		fmt.Fprintf(&b, "no answer: %s: %s\n", p.Node, p.Error)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
 
 // nodeHistory is what one node's `history --json` holds that the fleet
 // reads (fgtop.history/v1).
@@ -191,29 +289,12 @@ func HistoryHosts(ctx context.Context, hosts []string, cfg *gossh.ClientConfig, 
 // says on stderr beside an answer (exit 1: the record lacks part of the
 // span) is problem.
 func execAll(ctx context.Context, addr string, cfg *gossh.ClientConfig, o SSHOptions, cmd string, limit int64) (out []byte, problem string, err error) {
-	client, err := dialNode(ctx, addr, cfg, o)
+	rc, err := startCmd(ctx, addr, cfg, o, cmd)
 	if err != nil {
 		return nil, "", err
 	}
-	var closeOnce sync.Once
-	closeAll := func() { closeOnce.Do(func() { _ = client.Close() }) }
-	defer closeAll()
-	stop := context.AfterFunc(ctx, closeAll)
-	defer stop()
-	sess, err := client.NewSession()
-	if err != nil {
-		return nil, "", fmt.Errorf("ssh session: %w", err)
-	}
-	stdout, err := sess.StdoutPipe()
-	if err != nil {
-		return nil, "", fmt.Errorf("ssh session: %w", err)
-	}
-	var stderr limitedBuffer
-	sess.Stderr = &stderr
-	if err := sess.Start(cmd); err != nil {
-		return nil, "", fmt.Errorf("ssh exec: %w", err)
-	}
-	out, rerr := io.ReadAll(io.LimitReader(stdout, limit+1))
+	defer rc.close()
+	out, rerr := io.ReadAll(io.LimitReader(rc.out, limit+1))
 	// Never wait on a node that keeps writing: the exit status is read
 	// only once its output ended within the limit.
 	switch {
@@ -224,8 +305,8 @@ func execAll(ctx context.Context, addr string, cfg *gossh.ClientConfig, o SSHOpt
 	case rerr != nil:
 		return nil, "", fmt.Errorf("read: %w", rerr)
 	}
-	werr := sess.Wait()
-	msg := strings.TrimSpace(stderr.String())
+	werr := rc.sess.Wait()
+	msg := strings.TrimSpace(rc.stderr.String())
 	switch {
 	case ctx.Err() != nil:
 		return nil, "", fmt.Errorf("no answer: %w", ctx.Err())

@@ -46,23 +46,7 @@ func TestGuardBoundAdmitsNothingAbove(t *testing.T) {
 	tight := 0
 	const trials = 80
 	for trial := range trials {
-		n := 1 + r.IntN(24)
-		var s *model.Snapshot
-		if trial%2 == 0 {
-			s = bigSnapshot(n, r.Float64(), uint64(trial))
-		} else {
-			s = spreadSnapshot(n, r)
-		}
-		ps := placement.Settings{ForbidFragmentation: true}
-		if trial%3 == 1 {
-			ps.Strategy = alloc.Fill
-		}
-		switch trial % 4 {
-		case 1:
-			ps.Quantum = model.MustDec("0.1")
-		case 2:
-			ps.Quantum = model.MustDec("0.25")
-		}
+		s, ps, n := guardTrial(r, trial, 24)
 		set := SettingsFor(s, Settings{Settings: ps})
 		step := cmpOr(set.Quantum, placement.DefaultQuantum)
 		st := placement.NewPlanner(s, set).Agents()[0]
@@ -84,6 +68,40 @@ func TestGuardBoundAdmitsNothingAbove(t *testing.T) {
 	}
 }
 
+// guardTrial is the node and settings of a trial: 1 to maxN devices,
+// held at random or on a few shared values, fragmentation forbidden,
+// EVENLY or FILL, quanta 0.01, 0.1 or 0.25.
+func guardTrial(r *rand.Rand, trial, maxN int) (*model.Snapshot, placement.Settings, int) {
+	n := 1 + r.IntN(maxN)
+	var s *model.Snapshot
+	if trial%2 == 0 {
+		s = bigSnapshot(n, r.Float64(), uint64(trial))
+	} else {
+		s = spreadSnapshot(n, r)
+	}
+	ps := placement.Settings{ForbidFragmentation: true}
+	if trial%3 == 1 {
+		ps.Strategy = alloc.Fill
+	}
+	switch trial % 4 {
+	case 1:
+		ps.Quantum = model.MustDec("0.1")
+	case 2:
+		ps.Quantum = model.MustDec("0.25")
+	}
+	return s, ps, n
+}
+
+// belowFree says whether a largest fit lies below the node's free
+// capacity, counted in the settings' steps: the search ran below its
+// first try.
+func belowFree(s *model.Snapshot, set placement.Settings, got model.Dec) bool {
+	step := cmpOr(set.Quantum, placement.DefaultQuantum)
+	free := placement.NewPlanner(s, set).Agents()[0].Node.FreeOf(model.SlotCUDAShares)
+	top, _ := free.QuoInteger(step)
+	return got.Less(step.Mul(top))
+}
+
 // TestGuardBoundChangesNoAnswer: with fragmentation forbidden, the
 // search capped by guardBound answers what the uncapped one does, on
 // random nodes (held at random or on a few shared values; EVENLY and
@@ -92,31 +110,13 @@ func TestGuardBoundChangesNoAnswer(t *testing.T) {
 	r := rand.New(rand.NewPCG(23, 5))
 	below := 0
 	for trial := range 120 {
-		n := 1 + r.IntN(48)
-		var s *model.Snapshot
-		if trial%2 == 0 {
-			s = bigSnapshot(n, r.Float64(), uint64(trial))
-		} else {
-			s = spreadSnapshot(n, r)
-		}
-		ps := placement.Settings{ForbidFragmentation: true}
-		if trial%3 == 1 {
-			ps.Strategy = alloc.Fill
-		}
-		switch trial % 4 {
-		case 1:
-			ps.Quantum = model.MustDec("0.1")
-		case 2:
-			ps.Quantum = model.MustDec("0.25")
-		}
+		s, ps, n := guardTrial(r, trial, 48)
 		set := SettingsFor(s, Settings{Settings: ps})
 		got, want := largestSearch(s, model.SlotCUDAShares, set, true), largestSearch(s, model.SlotCUDAShares, set, false)
 		if !got.Equal(want) {
 			t.Fatalf("trial %d (%d devices, %+v): capped %s, uncapped %s", trial, n, ps, got, want)
 		}
-		step := cmpOr(set.Quantum, placement.DefaultQuantum)
-		free := placement.NewPlanner(s, set).Agents()[0].Node.FreeOf(model.SlotCUDAShares)
-		if top, _ := free.QuoInteger(step); got.Less(step.Mul(top)) {
+		if belowFree(s, set, got) {
 			below++
 		}
 	}

@@ -182,9 +182,7 @@ func TestLargestMatchesTheBisection(t *testing.T) {
 		if !got.Equal(want) {
 			t.Fatalf("trial %d (%d devices, %+v): largest %s, the bisection %s", trial, n, ps, got, want)
 		}
-		step := cmpOr(set.Quantum, placement.DefaultQuantum)
-		free := placement.NewPlanner(s, set).Agents()[0].Node.FreeOf(model.SlotCUDAShares)
-		if top, _ := free.QuoInteger(step); got.Less(step.Mul(top)) {
+		if belowFree(s, set, got) {
 			below++
 		}
 	}

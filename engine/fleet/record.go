@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/fgtop/fgtop/engine/history"
+	"github.com/fgtop/fgtop/engine/history/histtext"
 	"github.com/fgtop/fgtop/engine/report"
 	"github.com/fgtop/fgtop/internal/untrusted"
 	"github.com/fgtop/fgtop/model"
@@ -44,6 +46,31 @@ func RecordAt(dir string, at time.Time) ([]byte, error) {
 		b = append(b, '\n')
 	}
 	return b, nil
+}
+
+// RecordHistory is a node's answer to `history --json` over SSH (fgtop
+// fleet history): the fgtop.history/v1 document its own record (the
+// history directory dir) gives for f, as `fgtop history --json` prints
+// it. What the record lacks of the span comes back as the error beside
+// the document, which the node says on stderr.
+func RecordHistory(dir string, f history.Filter) ([]byte, error) {
+	rd, err := history.OpenReader(dir)
+	if err != nil {
+		return nil, fmt.Errorf("the node's record: %w", err)
+	}
+	res, err := rd.History(f)
+	if err != nil {
+		return nil, fmt.Errorf("the node's record: %w", err)
+	}
+	var buf bytes.Buffer
+	problems, err := histtext.Write(&buf, res, f, histtext.Options{JSON: true, Active: rd.Active})
+	if err != nil {
+		return nil, err
+	}
+	if len(problems) > 0 {
+		return buf.Bytes(), errors.New(strings.Join(problems, "; "))
+	}
+	return buf.Bytes(), nil
 }
 
 // SnapshotAtSSH asks one node for its snapshot at at, from its own record
@@ -109,31 +136,14 @@ func HostsAt(ctx context.Context, hosts []string, cfg *gossh.ClientConfig, o SSH
 // execLine runs cmd on the node and reads the one line it answers; the
 // node's refusal on stderr is the error.
 func execLine(ctx context.Context, addr string, cfg *gossh.ClientConfig, o SSHOptions, cmd string) ([]byte, error) {
-	client, err := dialNode(ctx, addr, cfg, o)
+	// ctx bounds the answer (fleet --timeout): a record's seek may take
+	// longer than a stream's silence.
+	rc, err := startCmd(ctx, addr, cfg, o, cmd)
 	if err != nil {
 		return nil, err
 	}
-	var closeOnce sync.Once
-	closeAll := func() { closeOnce.Do(func() { _ = client.Close() }) }
-	defer closeAll()
-	stop := context.AfterFunc(ctx, closeAll)
-	defer stop()
-	// ctx bounds the answer (fleet --timeout): a record's seek may take
-	// longer than a stream's silence.
-	sess, err := client.NewSession()
-	if err != nil {
-		return nil, fmt.Errorf("ssh session: %w", err)
-	}
-	out, err := sess.StdoutPipe()
-	if err != nil {
-		return nil, fmt.Errorf("ssh session: %w", err)
-	}
-	var stderr limitedBuffer
-	sess.Stderr = &stderr
-	if err := sess.Start(cmd); err != nil {
-		return nil, fmt.Errorf("ssh exec: %w", err)
-	}
-	line, err := readLine(bufio.NewReaderSize(out, 64<<10), MaxStreamLine)
+	defer rc.close()
+	line, err := readLine(bufio.NewReaderSize(rc.out, 64<<10), MaxStreamLine)
 	if err != nil && !errors.Is(err, io.EOF) {
 		// A line too long, or a broken connection: never wait on a node
 		// that keeps writing.
@@ -141,18 +151,58 @@ func execLine(ctx context.Context, addr string, cfg *gossh.ClientConfig, o SSHOp
 	}
 	if err != nil {
 		// The refusal may follow the end of stdout: wait for the exit.
-		_ = sess.Wait()
+		_ = rc.sess.Wait()
 		switch {
 		case ctx.Err() != nil:
 			return nil, fmt.Errorf("no answer: %w", ctx.Err())
-		case stderr.String() != "":
-			return nil, errors.New(strings.TrimSpace(stderr.String()))
+		case rc.stderr.String() != "":
+			return nil, errors.New(strings.TrimSpace(rc.stderr.String()))
 		case errors.Is(err, io.EOF):
 			return nil, errors.New("the node closed the session without an answer")
 		}
 		return nil, fmt.Errorf("read: %w", err)
 	}
 	return line, nil
+}
+
+// remoteCmd is a command running on a node over a connection of its own.
+type remoteCmd struct {
+	sess *gossh.Session
+	out  io.Reader
+	// stderr is what the node says beside the answer (its refusals),
+	// bounded.
+	stderr limitedBuffer
+	// close ends the connection, as the end of ctx does; it may be called
+	// more than once, from any goroutine.
+	close func()
+}
+
+// startCmd dials the node and starts cmd there, its stdout a pipe and its
+// stderr kept (bounded); the connection ends at rc.close or with ctx.
+func startCmd(ctx context.Context, addr string, cfg *gossh.ClientConfig, o SSHOptions, cmd string) (*remoteCmd, error) {
+	client, err := dialNode(ctx, addr, cfg, o)
+	if err != nil {
+		return nil, err
+	}
+	var closeOnce sync.Once
+	closeAll := func() { closeOnce.Do(func() { _ = client.Close() }) }
+	stop := context.AfterFunc(ctx, closeAll)
+	rc := &remoteCmd{close: func() { stop(); closeAll() }}
+	fail := func(err error) (*remoteCmd, error) {
+		rc.close()
+		return nil, err
+	}
+	if rc.sess, err = client.NewSession(); err != nil {
+		return fail(fmt.Errorf("ssh session: %w", err))
+	}
+	if rc.out, err = rc.sess.StdoutPipe(); err != nil {
+		return fail(fmt.Errorf("ssh session: %w", err))
+	}
+	rc.sess.Stderr = &rc.stderr
+	if err := rc.sess.Start(cmd); err != nil {
+		return fail(fmt.Errorf("ssh exec: %w", err))
+	}
+	return rc, nil
 }
 
 // dialNode connects and logs in to a node, within o.DialTimeout and ctx.

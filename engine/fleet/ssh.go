@@ -277,29 +277,11 @@ func (o SSHOptions) withDefaults() SSHOptions {
 // streamOnce dials the node, reads its stream until it fails, and says
 // whether any snapshot came.
 func streamOnce(ctx context.Context, t *Tracker, addr string, cfg *gossh.ClientConfig, o SSHOptions) (got bool, err error) {
-	client, err := dialNode(ctx, addr, cfg, o)
+	rc, err := startCmd(ctx, addr, cfg, o, fmt.Sprintf("snapshot --follow --json --heartbeat %s", o.Heartbeat))
 	if err != nil {
 		return false, err
 	}
-	var closeOnce sync.Once
-	closeAll := func() { closeOnce.Do(func() { _ = client.Close() }) }
-	defer closeAll()
-	stop := context.AfterFunc(ctx, closeAll)
-	defer stop()
-	sess, err := client.NewSession()
-	if err != nil {
-		return false, fmt.Errorf("ssh session: %w", err)
-	}
-	out, err := sess.StdoutPipe()
-	if err != nil {
-		return false, fmt.Errorf("ssh session: %w", err)
-	}
-	var stderr limitedBuffer
-	sess.Stderr = &stderr
-	cmd := fmt.Sprintf("snapshot --follow --json --heartbeat %s", o.Heartbeat)
-	if err := sess.Start(cmd); err != nil {
-		return false, fmt.Errorf("ssh exec: %w", err)
-	}
+	defer rc.close()
 	// A connection that says nothing for Silence is dropped: the node hangs
 	// or packets vanish, and TCP alone would wait for hours.
 	var silent bool
@@ -308,10 +290,10 @@ func streamOnce(ctx context.Context, t *Tracker, addr string, cfg *gossh.ClientC
 		mu.Lock()
 		silent = true
 		mu.Unlock()
-		closeAll()
+		rc.close()
 	})
 	defer watchdog.Stop()
-	r := bufio.NewReaderSize(out, 64<<10)
+	r := bufio.NewReaderSize(rc.out, 64<<10)
 	lines := newLineLimiter(o.MaxLines, time.Now())
 	flooding := false
 	for {
@@ -341,8 +323,8 @@ func streamOnce(ctx context.Context, t *Tracker, addr string, cfg *gossh.ClientC
 			switch {
 			case s:
 				return got, fmt.Errorf("no line for %s: connection dropped", o.Silence)
-			case stderr.String() != "":
-				return got, errors.New(strings.TrimSpace(stderr.String()))
+			case rc.stderr.String() != "":
+				return got, errors.New(strings.TrimSpace(rc.stderr.String()))
 			case errors.Is(err, io.EOF):
 				return got, errors.New("the node closed the stream")
 			}

@@ -12,10 +12,7 @@ package promtest
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,27 +29,16 @@ import (
 // RequireEnv names the variable that turns a missing tool into a failure.
 const RequireEnv = "FGTOP_REQUIRE_PROMETHEUS"
 
-func lookup(t testing.TB, name string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err == nil {
-		return p
-	}
-	msg := fmt.Sprintf("%s is not on PATH: install Debian's prometheus package (apt-get install --no-install-recommends prometheus; .ci/run does)", name)
-	if os.Getenv(RequireEnv) == "1" {
-		t.Fatalf("%s, and %s=1 requires it", msg, RequireEnv)
-	}
-	t.Skipf("%s; set %s=1 to make this a failure", msg, RequireEnv)
-	return ""
-}
-
 // Prometheus returns the prometheus binary, or skips the test (fails it
 // with FGTOP_REQUIRE_PROMETHEUS=1).
-func Prometheus(t testing.TB) string { t.Helper(); return lookup(t, "prometheus") }
+func Prometheus(t testing.TB) string {
+	t.Helper()
+	return tool(t, "prometheus", "prometheus", RequireEnv)
+}
 
 // Promtool returns the promtool binary, or skips the test (fails it with
 // FGTOP_REQUIRE_PROMETHEUS=1).
-func Promtool(t testing.TB) string { t.Helper(); return lookup(t, "promtool") }
+func Promtool(t testing.TB) string { t.Helper(); return tool(t, "promtool", "prometheus", RequireEnv) }
 
 // CheckMetrics runs `promtool check metrics` on an exposition and returns
 // what it printed; err is set when promtool found a problem (or could not
@@ -80,14 +66,11 @@ type Server struct {
 	Dir     string
 	targets []Target
 	api     v1.API
-	logPath string
+	server
 }
 
 // ScrapeInterval is how often the test server scrapes its targets.
 const ScrapeInterval = time.Second
-
-// startTimeout bounds how long Start waits for the server to be ready.
-const startTimeout = 20 * time.Second
 
 // Start runs prometheus scraping targets every ScrapeInterval (job
 // "fgtop"), with a temporary config and storage, on a free port of
@@ -128,56 +111,19 @@ func StartWith(t testing.TB, targets []Target, o Options) *Server {
 	if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var lastErr error
-	for attempt := 0; attempt < 5; attempt++ {
-		port, err := freePort()
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := &Server{URL: "http://127.0.0.1:" + strconv.Itoa(port), Dir: dir, targets: targets,
-			logPath: filepath.Join(dir, fmt.Sprintf("prometheus-%d.log", attempt))}
-		logf, err := os.Create(s.logPath)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cmd := exec.Command(bin,
-			"--config.file="+cfg,
-			"--storage.tsdb.path="+filepath.Join(dir, "data"),
-			"--web.listen-address=127.0.0.1:"+strconv.Itoa(port),
+	srv := startServer(t, "prometheus", bin, dir, func(port int) []string {
+		return []string{
+			"--config.file=" + cfg,
+			"--storage.tsdb.path=" + filepath.Join(dir, "data"),
+			"--web.listen-address=127.0.0.1:" + strconv.Itoa(port),
 			"--storage.tsdb.retention.time=1h",
-			"--log.level=warn")
-		cmd.Stdout, cmd.Stderr = logf, logf
-		err = cmd.Start()
-		logf.Close() // the child has its own descriptor
-		if err != nil {
-			t.Fatalf("start prometheus: %v", err)
-		}
-		exited := make(chan error, 1)
-		go func() { exited <- cmd.Wait() }()
-		t.Cleanup(func() {
-			_ = cmd.Process.Kill()
-			<-exited
-			if t.Failed() {
-				t.Logf("prometheus log:\n%s", s.Logs())
-			}
-		})
-		if err := s.waitReady(exited); err != nil {
-			lastErr = err
-			_ = cmd.Process.Kill()
-			if strings.Contains(s.Logs(), "address already in use") {
-				continue // the free port was taken meanwhile: another one
-			}
-			t.Fatalf("prometheus did not start: %v\n%s", err, s.Logs())
-		}
-		client, err := api.NewClient(api.Config{Address: s.URL})
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.api = v1.NewAPI(client)
-		return s
+			"--log.level=warn"}
+	}, "/-/ready")
+	client, err := api.NewClient(api.Config{Address: srv.url})
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Fatalf("prometheus did not start: %v", lastErr)
-	return nil
+	return &Server{URL: srv.url, Dir: dir, targets: targets, api: v1.NewAPI(client), server: srv}
 }
 
 // config is a prometheus.yml scraping targets.
@@ -197,55 +143,8 @@ func config(targets []Target) string {
 	return b.String()
 }
 
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("find a free port: %w", err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
-}
-
-// waitReady polls /-/ready until it answers 200, the process exits, or
-// startTimeout passes.
-func (s *Server) waitReady(exited <-chan error) error {
-	deadline := time.Now().Add(startTimeout)
-	c := &http.Client{Timeout: time.Second}
-	for time.Now().Before(deadline) {
-		select {
-		case err := <-exited:
-			return fmt.Errorf("prometheus exited: %v", err)
-		default:
-		}
-		resp, err := c.Get(s.URL + "/-/ready")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	return errors.New("not ready after " + startTimeout.String())
-}
-
 // API returns a client of the server's HTTP API.
 func (s *Server) API() v1.API { return s.api }
-
-// maxLog is how much of the end of prometheus's log Logs returns.
-const maxLog = 64 << 10
-
-// Logs returns the end of what prometheus printed so far.
-func (s *Server) Logs() string {
-	b, err := os.ReadFile(s.logPath)
-	if err != nil {
-		return fmt.Sprintf("(log unreadable: %v)", err)
-	}
-	if len(b) > maxLog {
-		b = b[len(b)-maxLog:]
-	}
-	return string(b)
-}
 
 // WaitUp waits until every target has been scraped successfully (up ==
 // 1), or fails the test when ctx ends first.

@@ -44,6 +44,10 @@ type pastState struct {
 	liveHist history
 	// note says what the record lacks at the shown moment ("" when exact).
 	note string
+	// outside is the past moment the snapshots fed from outside are of
+	// (the fleet's node opened while the fleet shows the past; ShowPast);
+	// zero when they are live.
+	outside time.Time
 }
 
 // pastMsg is a past snapshot read off the Update loop.
@@ -191,6 +195,12 @@ func (a *App) pastKey(act kit.Action) (tea.Cmd, bool) {
 // goLive leaves the past: the newest live snapshot and the live history
 // graphs come back.
 func (a *App) goLive() {
+	if !a.past.on && !a.past.outside.IsZero() {
+		// The moment is chosen by whoever feeds this console: :live here
+		// cannot change it.
+		a.Flashf(kit.LvlInfo, "q "+a.opts.QuitIs+", then :live")
+		return
+	}
 	if !a.past.on {
 		a.Flashf(kit.LvlInfo, "already live")
 		return
@@ -206,16 +216,29 @@ func (a *App) goLive() {
 	a.Flashf(kit.LvlInfo, "live")
 }
 
+// ShowPast says that the snapshots fed to the console are of the moment
+// at, not now (the fleet's node, opened while the fleet shows the past):
+// the header says PAST as :at's does. The zero time says they are live.
+func (a *App) ShowPast(at time.Time) {
+	if !a.past.outside.Equal(at) {
+		a.past.outside = at
+		a.Invalidate()
+	}
+}
+
 // pastBanner is the header's first piece while in the past.
 func (a *App) pastBanner() []headerPiece {
-	if !a.past.on || a.past.snap == nil {
+	at, liveAt := a.past.outside, a.Now()
+	switch {
+	case a.past.on && a.past.snap != nil:
+		at = a.past.snap.Time
+		if a.past.live != nil {
+			liveAt = a.past.live.Time
+		}
+	case at.IsZero():
 		return nil
 	}
-	liveAt := a.Now()
-	if a.past.live != nil {
-		liveAt = a.past.live.Time
-	}
-	clock, liveClock := pastClock(a.past.snap.Time, liveAt), liveAt.Local().Format("15:04:05")
+	clock, liveClock := pastClock(at, liveAt), liveAt.Local().Format("15:04:05")
 	spans := []kit.Span{{Lvl: kit.LvlCrit, Text: " PAST " + clock + ", live is " + liveClock + " "}}
 	// At 80 columns the banner shortens to the moment, and the rest goes
 	// to the second line: the node's name and health stay whole.

@@ -198,6 +198,10 @@ func (m *Model) adopt(f *fleet.Fleet) {
 	m.rebuild(sel)
 	if m.drill != nil {
 		if n := f.Node(m.drillAddr); n != nil && n.Snap != nil && n.Snap != m.drillLast {
+			// The node says PAST while it shows the fleet's past moment; a
+			// node the past fleet lacks keeps what it showed, and its
+			// header with it.
+			m.drill.ShowPast(m.pastShown())
 			m.drillLast = n.Snap
 			select { // latest wins
 			case <-m.drillCh:
@@ -487,6 +491,7 @@ func (m *Model) Open() tea.Cmd {
 	m.drill = console.New(m.drillCh, console.Options{ReadOnly: true, Theme: m.St.Theme, ASCII: m.opts.ASCII, Now: m.opts.Now, NodeName: n.Name,
 		Background: m.opts.Background, QuitIs: "back to the fleet"})
 	w, h := m.size()
+	m.drill.ShowPast(m.pastShown())
 	m.drill.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	return m.drill.Init()
 }

@@ -27,13 +27,9 @@ func TestHostileFleet(t *testing.T) {
 	tr.Send(ctx, fleet.Event{Addr: addrs[0], Snap: a, Sum: fleet.Summarize(a, fleet.Settings{}), At: now})
 	tr.Send(ctx, fleet.Event{Addr: addrs[1], Snap: b, Sum: fleet.Summarize(b, fleet.Settings{}), At: now.Add(-10 * time.Second)})
 	tr.Send(ctx, fleet.Event{Addr: addrs[2], Err: errors.New("ssh: " + hostile.Payload), At: now})
-	deadline := time.Now().Add(5 * time.Second)
-	for tr.Latest().Node(addrs[2]).State != fleet.Unreachable || tr.Latest().Node(addrs[1]).State != fleet.Stale {
-		if time.Now().After(deadline) {
-			t.Fatal("tracker did not take the events")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitTracker(t, tr, func(f *fleet.Fleet) bool {
+		return f.Node(addrs[2]).State == fleet.Unreachable && f.Node(addrs[1]).State == fleet.Stale
+	})
 	for _, size := range [][2]int{{80, 24}, {160, 48}} {
 		m := New(nil, Options{Theme: themes.MustBuiltin(themes.Mono), ASCII: true, Now: func() time.Time { return now }, Source: "ssh: 3 hosts"})
 		m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})

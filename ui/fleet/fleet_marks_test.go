@@ -42,13 +42,9 @@ func TestMarkedNodesShown(t *testing.T) {
 	d := snap("gpu-evil")
 	d.Addr, d.Note = addrs[3], "floods"+hostile.Payload
 	tr.Send(ctx, *d)
-	deadline := time.Now().Add(5 * time.Second)
-	for f := tr.Latest(); f.Node(addrs[1]).State != fleet.Unreachable || f.Node(addrs[3]).State != fleet.Live; f = tr.Latest() {
-		if time.Now().After(deadline) {
-			t.Fatal("tracker did not take the events")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitTracker(t, tr, func(f *fleet.Fleet) bool {
+		return f.Node(addrs[1]).State == fleet.Unreachable && f.Node(addrs[3]).State == fleet.Live
+	})
 	for _, ascii := range []bool{true, false} {
 		m := New(nil, Options{Theme: themes.MustBuiltin(themes.Dark), ASCII: ascii, Now: func() time.Time { return now }, Source: "ssh: 4 hosts"})
 		m.Update(tea.WindowSizeMsg{Width: 160, Height: 40})

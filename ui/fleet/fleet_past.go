@@ -168,27 +168,45 @@ func (m *Model) goLive() {
 // shownNow is the moment the table is aged from: the past moment shown,
 // or now.
 func (m *Model) shownNow() time.Time {
-	if m.past.on && m.past.fl != nil {
-		return m.past.at
+	if at := m.pastShown(); !at.IsZero() {
+		return at
 	}
 	return m.Now()
 }
 
-// pastSpans is the header's PAST marker, as the node console's.
-func (m *Model) pastSpans() []kit.Span {
+// pastShown is the past moment the table shows, zero when it is live
+// (or the first past answer has not come): the opened node says PAST
+// with it.
+func (m *Model) pastShown() time.Time {
+	if m.past.on && m.past.fl != nil {
+		return m.past.at
+	}
+	return time.Time{}
+}
+
+// pastPieces are the header's PAST marker, as the node console's: the
+// moment, and the live clock, which goes first when the line is narrow;
+// the marker's short form says it is reading with an ellipsis only.
+func (m *Model) pastPieces() []headerPiece {
 	if !m.past.on {
 		return nil
 	}
 	now := m.Now()
 	text := " PAST " + pastClock(m.past.want, now)
+	short := text + " "
 	if m.past.loading {
-		text += " reading…"
+		ell := "…"
 		if m.St.ASCII {
-			text = strings.TrimSuffix(text, "…") + "..."
+			ell = "..."
 		}
+		text += " reading" + ell
+		short = strings.TrimSuffix(short, " ") + ell + " "
 	}
-	return []kit.Span{{Lvl: kit.LvlDim, Text: " "}, {Lvl: kit.LvlCrit, Text: text + " "},
-		{Lvl: kit.LvlDim, Text: " live is " + now.Local().Format("15:04:05")}}
+	return []headerPiece{
+		{spans: []kit.Span{{Lvl: kit.LvlDim, Text: " "}, {Lvl: kit.LvlCrit, Text: text + " "}},
+			short: []kit.Span{{Lvl: kit.LvlDim, Text: " "}, {Lvl: kit.LvlCrit, Text: short}}},
+		{spans: []kit.Span{{Lvl: kit.LvlDim, Text: " live is " + now.Local().Format("15:04:05")}}, drop: 4},
+	}
 }
 
 // pastClock is a past moment: its time of day, with the date when it is

@@ -3,6 +3,7 @@ package fleet
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/fgtop/fgtop/engine/fleet"
+	"github.com/fgtop/fgtop/ui/console"
 	"github.com/fgtop/fgtop/ui/internal/fake"
 )
 
@@ -22,6 +24,9 @@ type pastSource struct {
 	asked     []time.Time
 	cancelled []bool
 	fail      time.Time
+	// same, when set, is the fleet answered at every moment (its nodes
+	// and states), rather than one node named after the moment.
+	same *fleet.Fleet
 }
 
 func (p *pastSource) at(ctx context.Context, at time.Time) (*fleet.Fleet, error) {
@@ -31,6 +36,11 @@ func (p *pastSource) at(ctx context.Context, at time.Time) (*fleet.Fleet, error)
 	p.mu.Unlock()
 	if at.Equal(p.fail) {
 		return nil, errors.New("prometheus: 503 Service Unavailable")
+	}
+	if p.same != nil {
+		f := *p.same
+		f.Time = at
+		return &f, nil
 	}
 	s := fake.Node(fake.Options{})
 	name := "then-" + at.Format("1504")
@@ -208,5 +218,145 @@ func TestFleetHelpListsPast(t *testing.T) {
 		if !strings.Contains(s, want) {
 			t.Errorf("help lacks %q:\n%s", want, s)
 		}
+	}
+}
+
+// headerOf is the first line of the fleet console's screen.
+func headerOf(m *Model) string {
+	return strings.SplitN(stripANSI(fleetScreen(m)), "\n", 2)[0]
+}
+
+// TestFleetAtHeaderKeepsCounts: at 80 columns the PAST marker with a date
+// (yesterday's moment, the widest) leaves the live/stale/unreachable
+// counts whole, while reading and once read; the live clock and the
+// source give way first, and come back where there is room.
+func TestFleetAtHeaderKeepsCounts(t *testing.T) {
+	y, mo, d := fake.T0.Date()
+	then := time.Date(y, mo, d-1, 14, 2, 0, 0, fake.T0.Location())
+	clock := pastClock(then, fake.T0)
+	counts := "1 live, 1 stale, 1 unreachable"
+	cases := []struct {
+		w, h int
+		// want are in the header once read; gone are not.
+		want, gone []string
+	}{
+		{80, 24, []string{"fgtop fleet", "PAST " + clock, counts}, []string{"live is"}},
+		{110, 24, []string{"PAST " + clock, counts, "live: 5 GPUs, held 3.30/4.00"}, []string{"live is"}},
+		{160, 30, []string{"PAST " + clock, "live is 10:00:00", "ssh: 3 hosts", counts, "held 3.30/4.00"}, nil},
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprintf("%dx%d", c.w, c.h), func(t *testing.T) {
+			src := &pastSource{same: fleetOf(t)}
+			m := New(nil, Options{ASCII: true, Now: func() time.Time { return fake.T0 }, Source: "ssh: 3 hosts", At: src.at})
+			m.Update(tea.WindowSizeMsg{Width: c.w, Height: c.h})
+			m.Update(fleetMsg{fleetOf(t)})
+			cmd := command(m, "at yesterday 14:02")
+			if h := headerOf(m); !strings.Contains(h, "PAST "+clock) || !strings.Contains(h, counts) || !strings.Contains(h, "...") {
+				t.Fatalf("reading: the header lost the marker or the counts:\n%s", h)
+			}
+			runPast(m, cmd)
+			h := headerOf(m)
+			for _, w := range c.want {
+				if !strings.Contains(h, w) {
+					t.Errorf("the header lacks %q:\n%s", w, h)
+				}
+			}
+			for _, g := range c.gone {
+				if strings.Contains(h, g) {
+					t.Errorf("the header has %q, which should give way:\n%s", g, h)
+				}
+			}
+			if strings.HasSuffix(strings.TrimRight(h, " "), "~") {
+				t.Errorf("the header is cut:\n%s", h)
+			}
+		})
+	}
+}
+
+// TestFleetAtOpenedNodeSaysPast: a node opened while the fleet shows the
+// past says PAST and the moment in its own header, at 80x24 and wider;
+// :live there says where to go live; back in the fleet and live again, a
+// node opened says no PAST.
+func TestFleetAtOpenedNodeSaysPast(t *testing.T) {
+	y, mo, d := fake.T0.Date()
+	then := time.Date(y, mo, d-1, 14, 2, 0, 0, fake.T0.Location())
+	clock := pastClock(then, fake.T0)
+	for _, size := range [][2]int{{80, 24}, {120, 30}, {200, 50}} {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			src := &pastSource{}
+			m := New(nil, Options{ASCII: true, Now: func() time.Time { return fake.T0 }, Source: "ssh: 3 hosts", At: src.at})
+			m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+			m.Update(fleetMsg{fleetOf(t)})
+			screen := func() string { return stripANSI(fleetScreen(m)) }
+			open := func() {
+				t.Helper()
+				typeKeys(m, "enter")
+				if m.drill == nil {
+					t.Fatalf("no node opened:\n%s", screen())
+				}
+				m.Update(console.SnapshotMsg{Snap: m.drillLast})
+			}
+
+			typeKeys(m, "j") // gpu-node01, live
+			open()
+			if s := screen(); strings.Contains(s, "PAST") || !strings.Contains(s, "gpu-node01") {
+				t.Fatalf("a live node says PAST:\n%s", s)
+			}
+			typeKeys(m, "q")
+
+			runPast(m, command(m, "at yesterday 14:02"))
+			open()
+			s := screen()
+			if !strings.Contains(s, "PAST "+clock) || !strings.Contains(s, "then-1402") || !strings.Contains(s, "back to the fleet") {
+				t.Fatalf("the node opened in the past does not say PAST %s:\n%s", clock, s)
+			}
+			command(m, "live")
+			if s := screen(); !strings.Contains(s, "q back to the fleet, then :live") || !strings.Contains(s, "PAST "+clock) {
+				t.Fatalf(":live in the opened past node:\n%s", s)
+			}
+			typeKeys(m, "q")
+			if on, _ := m.InPast(); !on || !strings.Contains(screen(), "then-1402") {
+				t.Fatalf("back from the node, the fleet left the past:\n%s", screen())
+			}
+
+			command(m, "live")
+			typeKeys(m, "j")
+			open()
+			if s := screen(); strings.Contains(s, "PAST") {
+				t.Fatalf("a node opened after :live says PAST:\n%s", s)
+			}
+		})
+	}
+}
+
+// TestFleetAtLandsOnAnOpenedNode: a past read that lands while a node is
+// open shows that node at the moment, PAST in its header; a node the
+// past fleet lacks keeps its live snapshot and says no PAST.
+func TestFleetAtLandsOnAnOpenedNode(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		same bool
+	}{{"in the past fleet", true}, {"not in the past fleet", false}} {
+		t.Run(c.name, func(t *testing.T) {
+			src := &pastSource{}
+			if c.same {
+				src.same = fleetOf(t)
+			}
+			m := New(nil, Options{ASCII: true, Now: func() time.Time { return fake.T0 }, At: src.at})
+			m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+			m.Update(fleetMsg{fleetOf(t)})
+			cmd := command(m, "at -2h")
+			typeKeys(m, "j", "enter")
+			if m.drill == nil {
+				t.Fatal("no node opened")
+			}
+			live := m.drillLast
+			runPast(m, cmd)
+			m.Update(console.SnapshotMsg{Snap: m.drillLast})
+			s := stripANSI(fleetScreen(m))
+			if got := strings.Contains(s, "PAST 08:00:00"); got != c.same || (m.drillLast != live) != c.same {
+				t.Fatalf("PAST shown %v, snapshot replaced %v; want both %v:\n%s", got, m.drillLast != live, c.same, s)
+			}
+		})
 	}
 }

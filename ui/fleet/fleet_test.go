@@ -32,17 +32,9 @@ func fleetOf(t *testing.T) *fleet.Fleet {
 	tr.Send(ctx, fleet.Event{Addr: "10.0.0.1:2222", Snap: a, Sum: fleet.Summarize(a, fleet.Settings{}), At: now})
 	tr.Send(ctx, fleet.Event{Addr: "10.0.0.2:2222", Snap: &b, Sum: fleet.Summarize(&b, fleet.Settings{}), At: now.Add(-10 * time.Second)})
 	tr.Send(ctx, fleet.Event{Addr: "10.0.0.3:2222", Err: errors.New("dial: connection refused"), At: now})
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		f := tr.Latest()
-		if n := f.Node("10.0.0.3:2222"); n.State == fleet.Unreachable && f.Node("10.0.0.2:2222").State == fleet.Stale {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("tracker did not take the events")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitTracker(t, tr, func(f *fleet.Fleet) bool {
+		return f.Node("10.0.0.3:2222").State == fleet.Unreachable && f.Node("10.0.0.2:2222").State == fleet.Stale
+	})
 	return tr.Latest()
 }
 
@@ -235,13 +227,9 @@ func TestUnreachableReasonWraps(t *testing.T) {
 	// and they give way before the reason's last words do.
 	tr.Send(ctx, fleet.Event{Addr: "10.0.0.7:2222", Snap: a, Sum: fleet.Summarize(a, fleet.Settings{}), At: now})
 	tr.Send(ctx, fleet.Event{Addr: "10.0.0.7:2222", Err: errors.New(why), At: now})
-	deadline := time.Now().Add(5 * time.Second)
-	for tr.Latest().Node("10.0.0.9:2222").State != fleet.Unreachable || tr.Latest().Node("10.0.0.7:2222").State == fleet.Live {
-		if time.Now().After(deadline) {
-			t.Fatal("tracker did not take the events")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitTracker(t, tr, func(f *fleet.Fleet) bool {
+		return f.Node("10.0.0.9:2222").State == fleet.Unreachable && f.Node("10.0.0.7:2222").State != fleet.Live
+	})
 	for _, ascii := range []bool{false, true} {
 		m := New(nil, Options{Theme: themes.MustBuiltin(themes.Dark), ASCII: ascii, Now: func() time.Time { return now }, Source: "ssh: 2 hosts"})
 		m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})

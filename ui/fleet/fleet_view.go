@@ -59,28 +59,18 @@ func (m *Model) fleetCols(w int) ([]fleetCol, int) {
 	if m.fitReq != nil {
 		cols = append(cols, fleetCol{"fit", "FIT " + m.fitText, 16, false, 0})
 	}
-	used := func() int {
+	usedBy := func(cols []fleetCol) int {
 		n := 2 + nameMin // cursor and gap, the name
 		for _, c := range cols {
 			n += c.W + 1
 		}
 		return n
 	}
-	for used() > w {
-		worst := -1
-		for i, c := range cols {
-			if c.drop > 0 && (worst < 0 || c.drop > cols[worst].drop) {
-				worst = i
-			}
-		}
-		if worst < 0 {
-			break
-		}
-		cols = slices.Delete(cols, worst, worst+1)
-	}
-	name := min(nameMin+max(w-used(), 0), nameMax)
+	cols = dropUntil(cols, func(c fleetCol) int { return c.drop }, func(cols []fleetCol) bool { return usedBy(cols) <= w })
+	used := usedBy(cols)
+	name := min(nameMin+max(w-used, 0), nameMax)
 	// Room left after the name reaches its widest goes to the fit column.
-	if rest := w - (used() - nameMin + name); rest > 0 {
+	if rest := w - (used - nameMin + name); rest > 0 {
 		for i := range cols {
 			if cols[i].ID == "fit" {
 				cols[i].W += rest
@@ -156,6 +146,14 @@ func (m *Model) counts() (live, stale, unreachable, connecting int, held, capaci
 	return
 }
 
+// headerPiece is a part of the fleet header, its separator included;
+// when the line is too narrow the piece with the highest drop goes first
+// (0 never goes), then the pieces that stay take their short form.
+type headerPiece struct {
+	spans, short []kit.Span
+	drop         int
+}
+
 func (m *Model) viewHeader(w int) string {
 	st := m.St
 	live, stale, unr, conn, held, capacity, gpus, unknown := m.counts()
@@ -163,27 +161,79 @@ func (m *Model) viewHeader(w int) string {
 	if unknown > 0 {
 		capText = "?"
 	}
-	sp := append([]kit.Span{{Lvl: kit.LvlTitle, Text: " fgtop fleet"}}, m.pastSpans()...)
+	ps := []headerPiece{{spans: []kit.Span{{Lvl: kit.LvlTitle, Text: " fgtop fleet"}}}}
+	ps = append(ps, m.pastPieces()...)
 	if m.opts.Source != "" {
-		sp = append(sp, kit.Span{Lvl: kit.LvlDim, Text: " │ " + m.opts.Source})
+		ps = append(ps, headerPiece{spans: []kit.Span{{Lvl: kit.LvlDim, Text: " │ " + m.opts.Source}}, drop: 3})
 	}
-	sp = append(sp, kit.Span{Lvl: kit.LvlDim, Text: " │ "}, kit.Span{Lvl: kit.LvlOK, Text: fmt.Sprintf("%d live", live)})
+	// The counts never go: in the past above all, they are what the
+	// moment was (at 80 columns the PAST marker used to push them off).
+	counts := []kit.Span{{Lvl: kit.LvlDim, Text: " │ "}, {Lvl: kit.LvlOK, Text: fmt.Sprintf("%d live", live)}}
 	if stale > 0 {
-		sp = append(sp, kit.Span{Lvl: kit.LvlDim, Text: " · "}, kit.Span{Lvl: kit.LvlWarn, Text: fmt.Sprintf("%d stale", stale)})
+		counts = append(counts, kit.Span{Lvl: kit.LvlDim, Text: " · "}, kit.Span{Lvl: kit.LvlWarn, Text: fmt.Sprintf("%d stale", stale)})
 	}
 	if unr > 0 {
-		sp = append(sp, kit.Span{Lvl: kit.LvlDim, Text: " · "}, kit.Span{Lvl: kit.LvlCrit, Text: fmt.Sprintf("%d unreachable", unr)})
+		counts = append(counts, kit.Span{Lvl: kit.LvlDim, Text: " · "}, kit.Span{Lvl: kit.LvlCrit, Text: fmt.Sprintf("%d unreachable", unr)})
 	}
 	if conn > 0 {
-		sp = append(sp, kit.Span{Lvl: kit.LvlDim, Text: " · "}, kit.Span{Lvl: kit.LvlInfo, Text: fmt.Sprintf("%d connecting", conn)})
+		counts = append(counts, kit.Span{Lvl: kit.LvlDim, Text: " · "}, kit.Span{Lvl: kit.LvlInfo, Text: fmt.Sprintf("%d connecting", conn)})
 	}
-	sp = append(sp, kit.Span{Lvl: kit.LvlDim, Text: fmt.Sprintf(" │ live: %d GPUs, held %s/%s", gpus, held, capText)})
+	ps = append(ps, headerPiece{spans: counts},
+		headerPiece{spans: []kit.Span{{Lvl: kit.LvlDim, Text: fmt.Sprintf(" │ live: %d GPUs, held %s/%s", gpus, held, capText)}}, drop: 2})
+	var sp []kit.Span
+	for _, p := range fitPieces(ps, w) {
+		sp = append(sp, p...)
+	}
 	if st.ASCII {
 		for i := range sp {
 			sp[i].Text = strings.NewReplacer("│", "|", " · ", ", ", "·", ",").Replace(sp[i].Text)
 		}
 	}
 	return kit.SpansRow(st, sp, w)
+}
+
+// dropUntil deletes from xs, in place, the element of the highest drop
+// (0 never goes) until fits says the rest fits or nothing droppable is
+// left; the table's columns and the header's pieces give way alike.
+func dropUntil[T any](xs []T, drop func(T) int, fits func([]T) bool) []T {
+	for !fits(xs) {
+		worst := -1
+		for i, x := range xs {
+			if d := drop(x); d > 0 && (worst < 0 || d > drop(xs[worst])) {
+				worst = i
+			}
+		}
+		if worst < 0 {
+			break
+		}
+		xs = slices.Delete(xs, worst, worst+1)
+	}
+	return xs
+}
+
+// fitPieces is what of the header's pieces fits in w cells: the droppable
+// ones go, the highest drop first, then the others take their short
+// forms, the last first; what still does not fit is cut at the end.
+func fitPieces(ps []headerPiece, w int) [][]kit.Span {
+	ps = slices.Clone(ps)
+	width := func(ps []headerPiece) int {
+		n := 0
+		for _, p := range ps {
+			n += kit.SpansWidth(p.spans)
+		}
+		return n
+	}
+	ps = dropUntil(ps, func(p headerPiece) int { return p.drop }, func(ps []headerPiece) bool { return width(ps) <= w })
+	for i := len(ps) - 1; i >= 0 && width(ps) > w; i-- {
+		if ps[i].short != nil {
+			ps[i].spans = ps[i].short
+		}
+	}
+	out := make([][]kit.Span, len(ps))
+	for i, p := range ps {
+		out[i] = p.spans
+	}
+	return out
 }
 
 func (m *Model) viewTable(w, h int) []string {

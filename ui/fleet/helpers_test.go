@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/fgtop/fgtop/engine/fleet"
 	"github.com/fgtop/fgtop/engine/report"
 	"github.com/fgtop/fgtop/internal/hostile"
 	"github.com/fgtop/fgtop/model"
@@ -57,5 +59,18 @@ func checkClean(t testing.TB, what string, v tea.View) {
 	}
 	if f := hostile.Foreign(v.WindowTitle); len(f) > 0 || strings.Contains(v.WindowTitle, "\n") {
 		t.Fatalf("%s: raw bytes in the title %q: %v", what, v.WindowTitle, f)
+	}
+}
+
+// waitTracker waits until the tracker's latest fleet is as ok wants (the
+// tracker takes events on its own goroutine), failing t after 5 s.
+func waitTracker(t testing.TB, tr *fleet.Tracker, ok func(*fleet.Fleet) bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !ok(tr.Latest()) {
+		if time.Now().After(deadline) {
+			t.Fatal("tracker did not take the events")
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
