@@ -164,7 +164,7 @@ func (ps *parser) csi(s string) {
 // str handles an OSC, DCS, APC or PM string (its introducer first).
 func (ps *parser) str(s string) {
 	if ps.sync && (s == "]11;?" || s == "]10;?") {
-		ps.answer([]byte("\x1b" + s[:3] + "rgb:0000/0000/0000\x1b\\"))
+		ps.answer([]byte("\x1b" + s[:4] + "rgb:0000/0000/0000\x1b\\"))
 	}
 }
 
