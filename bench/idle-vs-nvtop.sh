@@ -40,8 +40,12 @@
 #   SIZES="80x24 160x48 240x70" bash bench/idle-vs-nvtop.sh   # one run per size
 #   COLS=240 ROWS=70 bash bench/idle-vs-nvtop.sh
 #
+# NVML=system GPUS=N uses the NVML library the environment loads (a real
+# node's driver; bench/gpu-check.sh runs it so) instead of the fake, and
+# checks for N GPUs.
+#
 # It fails (exit 1) when either program does not start, does not show the
-# four GPUs, or exits during a window; exit 2 when nvtop cannot be had.
+# GPUs, or exits during a window; exit 2 when nvtop cannot be had.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export GOTOOLCHAIN=local LC_ALL=C.UTF-8
@@ -120,12 +124,24 @@ got=$("$nvtop" --version 2>&1) || die "$nvtop --version failed: $got"
 
 bin=${FGTOP_BIN:-$work/fgtop}
 [[ -n ${FGTOP_BIN:-} ]] || CGO_ENABLED=1 go build -o "$bin" ./cmd/fgtop
-go run ./internal/fakenvml/buildfake "$work/lib" >/dev/null
-printf '[[gpu]]\nuuid = "GPU-%s"\n' 5a1c3e2f-7b9d-4e1a-8c3b-0000000000a{0,1,2,3} >"$work/gpus.toml"
 mkdir -p "$work/scratch" "$work/xdg"
 # shellcheck disable=SC2206 # FGTOP_ARGS is a list of flags, split on blanks
 fargs=(${FGTOP_ARGS:---devices nvml --history off --scratch-root $work/scratch})
-envs="XDG_CONFIG_HOME='$work/xdg' LD_LIBRARY_PATH='$work/lib' FAKE_NVML_CONFIG='$work/gpus.toml' TERM=tmux-256color"
+envs="XDG_CONFIG_HOME='$work/xdg' TERM=tmux-256color"
+case ${NVML:-fake} in
+fake)
+	go run ./internal/fakenvml/buildfake "$work/lib" >/dev/null
+	printf '[[gpu]]\nuuid = "GPU-%s"\n' 5a1c3e2f-7b9d-4e1a-8c3b-0000000000a{0,1,2,3} >"$work/gpus.toml"
+	envs+=" LD_LIBRARY_PATH='$work/lib' FAKE_NVML_CONFIG='$work/gpus.toml'"
+	ngpu=4 what="four idle fake H100s"
+	;;
+system)
+	ngpu=${GPUS:?NVML=system needs GPUS=<the number of GPUs the node has>}
+	what="the node's $ngpu GPU(s) through the NVML library this environment loads"
+	;;
+*) die "NVML=${NVML}: want fake or system" ;;
+esac
+last=$((ngpu - 1))
 
 hz=$(getconf CLK_TCK)
 ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
@@ -133,8 +149,8 @@ ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 nanos() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%d", s }'; }
 status() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
 
-fgtop_shows() { tf capture-pane -p -t c | grep -q '^. GPU3 '; }
-nvtop_shows() { tn capture-pane -p -t n | grep -q 'Device 3 \[NVIDIA H100'; }
+fgtop_shows() { tf capture-pane -p -t c | grep -q "^. GPU$last "; }
+nvtop_shows() { tn capture-pane -p -t n | grep -q "Device $last \\["; }
 
 echo "nvtop: $nvtop ($got)"
 echo "fgtop: $bin $("$bin" version | head -1)"
@@ -157,13 +173,13 @@ for size in $sizes; do
 			echo "--- nvtop's screen:" >&2
 			tn capture-pane -p -t n >&2 || true
 			cat "$work/nvtop.err" >&2
-			die "at ${cols}x$rows both programs must show four GPUs (GPU3; Device 3) within 60 s"
+			die "at ${cols}x$rows both programs must show $ngpu GPUs (GPU$last; Device $last) within 60 s"
 		fi
 		sleep 0.2
 	done
 	sleep "$settle"
 	echo
-	echo "== ${cols}x$rows: four idle fake H100s; fgtop pid $fpid, nvtop pid $npid"
+	echo "== ${cols}x$rows: $what; fgtop pid $fpid, nvtop pid $npid"
 	for ((r = 1; r <= rounds; r++)); do
 		load=$(cut -d' ' -f1-3 /proc/loadavg)
 		t0=$(date +%s.%N)
@@ -189,8 +205,8 @@ for size in $sizes; do
 			printf "  ratio fgtop/nvtop: %s (ticks)  %s (schedstat)\n", (n > 0 ? sprintf("%.2f", f / n) : "inf"), (ns > 0 ? sprintf("%.2f", fs / ns) : "inf")
 		}'
 	done
-	fgtop_shows || die "fgtop no longer shows the four GPUs at the end"
-	nvtop_shows || die "nvtop no longer shows the four GPUs at the end"
+	fgtop_shows || die "fgtop no longer shows GPU$last at the end"
+	nvtop_shows || die "nvtop no longer shows Device $last at the end"
 	tf kill-server
 	tn kill-server
 	sleep 0.5
