@@ -14,7 +14,8 @@
 # apt-get download nvtop), unpacked with dpkg -x and checked to be 3.0.1.
 # It is kept under $CACHE (default ~/.cache/fgtop-bench/nvtop-3.0.1), so a
 # rerun needs no network. NVTOP_BIN=/path/to/nvtop skips the fetch (the
-# version is still checked).
+# version is still checked); NVTOP_FETCH=0 forbids it (exit 2 when nvtop
+# is not cached).
 #
 # Each program runs in a detached tmux server of its own (so each
 # terminal's cost can be told apart too) at COLSxROWS, with
@@ -79,6 +80,10 @@ fetch_nvtop() {
 	if [[ -x $bin ]]; then
 		echo "$bin"
 		return
+	fi
+	if [[ ${NVTOP_FETCH:-1} == 0 ]]; then
+		echo "idle-vs-nvtop: nvtop $nvtop_version is not in $cache and NVTOP_FETCH=0 (set NVTOP_BIN, or let it fetch)" >&2
+		exit 2
 	fi
 	command -v apt-get >/dev/null && command -v dpkg >/dev/null || {
 		echo "idle-vs-nvtop: apt-get and dpkg are needed to fetch nvtop $nvtop_version (or set NVTOP_BIN)" >&2
