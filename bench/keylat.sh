@@ -3,7 +3,10 @@
 # and under the demo's churn), with bench/keylat (see its doc comment for
 # how a press and its frame are told apart and timed).
 #
-# Two modes (MODES, default "rest churn"):
+# Modes (MODES, default "floor rest churn"):
+#   floor  the harness alone: a shell loop that prints the marker at once
+#          for each key (-sync=false, a line is a frame): what the pty,
+#          keylat and the machine's load add, the floor under the others.
 #   rest   a quiet fake node: four idle fake H100s through the real cgo
 #          NVML path (the tests' fake libnvidia-ml.so.1, internal/fakenvml),
 #          an empty scratch root, --history off; nothing changes but the
@@ -24,7 +27,7 @@ cd "$(dirname "$0")/.."
 export GOTOOLCHAIN=local LC_ALL=C.UTF-8
 
 rounds=${ROUNDS:-100}
-modes=${MODES:-rest churn}
+modes=${MODES:-floor rest churn}
 cols=${COLS:-160}
 rows=${ROWS:-48}
 
@@ -38,6 +41,11 @@ echo "fgtop: $bin $("$bin" version | head -1); $(nproc) CPUs"
 for mode in $modes; do
 	echo
 	case $mode in
+	floor)
+		echo "== the floor: a shell loop answering each key at once"
+		"$work/keylat" -sync=false -settle 200ms -rounds "$rounds" -cols "$cols" -rows "$rows" -- bash -c \
+			'i=0; echo HELD/CAPACITY; while read -rsn1 _; do i=$((1 - i)); if ((i)); then echo shift+tab; else echo HELD/CAPACITY; fi; done'
+		;;
 	rest)
 		go run ./internal/fakenvml/buildfake "$work/lib" >/dev/null
 		printf '[[gpu]]\nuuid = "GPU-%s"\n' 5a1c3e2f-7b9d-4e1a-8c3b-0000000000a{0,1,2,3} >"$work/gpus.toml"
@@ -53,7 +61,7 @@ for mode in $modes; do
 		XDG_CONFIG_HOME="$work/xdg" "$work/keylat" -rounds "$rounds" -cols "$cols" -rows "$rows" -- "$bin" demo
 		;;
 	*)
-		echo "keylat.sh: mode '$mode': want rest or churn" >&2
+		echo "keylat.sh: mode '$mode': want floor, rest or churn" >&2
 		exit 2
 		;;
 	esac
