@@ -27,8 +27,11 @@
 #      torch, or gpu_burn.
 #   5. The exporter: fgtop_gpu_* telemetry with the GPUs' UUIDs.
 #   6. The console in a terminal (tmux): it shows the GPUs; then its CPU at
-#      rest over WINDOW seconds (utime+stime from /proc), and nvtop's in
-#      the same harness when nvtop is installed.
+#      rest beside nvtop 3.0.1's, on the same GPUs in the same two windows
+#      of WINDOW seconds (bench/idle-vs-nvtop.sh with NVML=system: utime+
+#      stime, the ratio, RSS, threads). nvtop is the one installed if it is
+#      3.0.1, else Debian contrib's, fetched without touching apt's
+#      configuration (SKIP when neither can be had).
 #
 # Without a GPU the script can check itself against the tests' fake
 # library: FGTOP_NVML_LIB_DIR=<dir holding the fake libnvidia-ml.so.1> and
@@ -39,6 +42,7 @@ cd "$(dirname "$0")/.."
 export GOTOOLCHAIN=local LC_ALL=C.UTF-8
 
 window=${WINDOW:-25}
+nvtop_want=3.0.1
 work=$(mktemp -d)
 sock="fgtop-gpu-check-$$"
 pids=()
@@ -290,7 +294,6 @@ if ! need tmux; then
 	skip "6 console: no tmux"
 else
 	tm new-session -d -s c -x 160 -y 48 "exec env TERM=tmux-256color $bin --devices nvml --scratch-root $scratch 2>$work/console.err"
-	cpid=$(tm display -p -t c '#{pane_pid}')
 	shown=0
 	for _ in $(seq 1 100); do
 		if tm capture-pane -p -t c | grep -q "GPU$((ngpu - 1)) "; then
@@ -300,28 +303,25 @@ else
 		sleep 0.2
 	done
 	((shown)) && pass "6 console shows $ngpu GPU(s)" || fail "6 console: $(tm capture-pane -p -t c | head -5)"
-	ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-	cpu_of() { # cpu_of PID: % of one core over WINDOW seconds
-		local a b
-		a=$(ticks "$1")
-		sleep "$window"
-		b=$(ticks "$1")
-		python3 -c "import os,sys; print('%.2f' % ((int(sys.argv[2])-int(sys.argv[1]))/os.sysconf('SC_CLK_TCK')/int(sys.argv[3])*100))" "$a" "$b" "$window"
-	}
-	sleep 5
-	c=$(cpu_of "$cpid")
-	echo "      console at rest: $c % of a core over ${window}s"
+	echo "      console at rest, side by side with nvtop $nvtop_want (bench/idle-vs-nvtop.sh, ${window}s windows):"
 	tm kill-session -t c
-	if need nvtop; then
-		tm new-session -d -s n -x 160 -y 48 "exec env TERM=tmux-256color nvtop"
-		sleep 5
-		npid=$(tm display -p -t n '#{pane_pid}')
-		nv=$(cpu_of "$npid")
-		echo "      nvtop at rest, same harness: $nv % of a core over ${window}s"
-		tm kill-session -t n
-	else
-		skip "6 nvtop comparison: no nvtop"
+	# The same comparison as on the fake library (issue 29), on this
+	# node's NVML: both programs in the same windows, CPU, ratio, RSS.
+	nvargs=()
+	if need nvtop && [[ $(nvtop --version 2>&1) == "nvtop version $nvtop_want" ]]; then
+		nvargs=(NVTOP_BIN="$(command -v nvtop)")
 	fi
+	# A dry run (the tests run one) uses an nvtop already at hand and
+	# fetches none.
+	env "${nvargs[@]}" NVTOP_FETCH=$((1 - fake)) FGTOP_BIN="$bin" NVML=system GPUS="$ngpu" WINDOW="$window" ROUNDS=2 SETTLE=5 \
+		bash bench/idle-vs-nvtop.sh >"$work/vs.out" 2>&1
+	rc=$?
+	sed 's/^/      /' "$work/vs.out"
+	case $rc in
+	0) pass "6 console and nvtop $nvtop_want side by side (figures above; the target is a ratio ≤ 1.0)" ;;
+	2) skip "6 nvtop comparison: no nvtop $nvtop_want (not installed, not cached, and not fetched from Debian contrib)" ;;
+	*) fail "6 side by side with nvtop: bench/idle-vs-nvtop.sh failed (above)" ;;
+	esac
 fi
 
 exit "$failed"

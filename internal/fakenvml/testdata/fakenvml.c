@@ -666,6 +666,82 @@ nvmlReturn_t nvmlDeviceGetPowerManagementLimit(nvmlDevice_t d, unsigned int *lim
     DONE(NVML_SUCCESS);
 }
 
+/* What a monitor such as nvtop asks beyond fgtop's calls, answered as an
+ * idle H100 SXM answers it, so that a side-by-side benchmark has it do
+ * its whole work rather than skip what would be NOT_SUPPORTED. The fan
+ * stays a stub: an SXM board has none. */
+nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t d, nvmlClockType_t type, unsigned int *clock)
+{
+    NOTE(); GPU(d);
+    (void)g;
+    switch (type) {
+    case NVML_CLOCK_GRAPHICS: case NVML_CLOCK_SM: *clock = 345; break;
+    case NVML_CLOCK_MEM: *clock = 2619; break;
+    case NVML_CLOCK_VIDEO: *clock = 765; break;
+    default: DONE(NVML_ERROR_INVALID_ARGUMENT);
+    }
+    DONE(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t d, nvmlClockType_t type, unsigned int *clock)
+{
+    NOTE(); GPU(d);
+    (void)g;
+    switch (type) {
+    case NVML_CLOCK_GRAPHICS: case NVML_CLOCK_SM: *clock = 1980; break;
+    case NVML_CLOCK_MEM: *clock = 2619; break;
+    case NVML_CLOCK_VIDEO: *clock = 1545; break;
+    default: DONE(NVML_ERROR_INVALID_ARGUMENT);
+    }
+    DONE(NVML_SUCCESS);
+}
+
+static nvmlReturn_t pcie(nvmlDevice_t d, unsigned int *out, unsigned int v)
+{
+    GPU(d);
+    (void)g;
+    *out = v;
+    DONE(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t d, unsigned int *v) { NOTE(); return pcie(d, v, 5); }
+nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t d, unsigned int *v) { NOTE(); return pcie(d, v, 16); }
+nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t d, unsigned int *v) { NOTE(); return pcie(d, v, 5); }
+nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t d, unsigned int *v) { NOTE(); return pcie(d, v, 16); }
+
+nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t d, nvmlPcieUtilCounter_t counter, unsigned int *value)
+{
+    NOTE();
+    if (counter != NVML_PCIE_UTIL_TX_BYTES && counter != NVML_PCIE_UTIL_RX_BYTES)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    return pcie(d, value, 0);
+}
+
+static nvmlReturn_t codec(nvmlDevice_t d, unsigned int *util, unsigned int *period)
+{
+    GPU(d);
+    (void)g;
+    *util = 0;
+    *period = 167000;
+    DONE(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetEncoderUtilization(nvmlDevice_t d, unsigned int *u, unsigned int *p) { NOTE(); return codec(d, u, p); }
+nvmlReturn_t nvmlDeviceGetDecoderUtilization(nvmlDevice_t d, unsigned int *u, unsigned int *p) { NOTE(); return codec(d, u, p); }
+
+nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t d, nvmlTemperatureThresholds_t type, unsigned int *temp)
+{
+    NOTE(); GPU(d);
+    (void)g;
+    switch (type) {
+    case NVML_TEMPERATURE_THRESHOLD_SHUTDOWN: *temp = 92; break;
+    case NVML_TEMPERATURE_THRESHOLD_SLOWDOWN: *temp = 89; break;
+    case NVML_TEMPERATURE_THRESHOLD_GPU_MAX: *temp = 87; break;
+    default: DONE(NVML_ERROR_NOT_SUPPORTED);
+    }
+    DONE(NVML_SUCCESS);
+}
+
 nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t d, unsigned int *limit)
 {
     NOTE(); GPU(d);
@@ -736,6 +812,33 @@ nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t d, unsigned in
         DONE(procs_on(m->gpu, mig_index(m), count, infos));
     GPU(d);
     DONE(procs_on((unsigned)(g - handles), -1, count, infos));
+}
+
+/* The first (unversioned) process calls, which nvtop 3.0.1 makes: the
+ * same processes in the two-field v1 layout. Graphics processes: a
+ * compute node has none. */
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t d, unsigned int *count, nvmlProcessInfo_v1_t *infos)
+{
+    static nvmlProcessInfo_t tmp[MAX_PROCS]; /* guarded by mu */
+    NOTE(); GPU(d);
+    unsigned int n = *count < MAX_PROCS ? *count : MAX_PROCS;
+    nvmlReturn_t r = procs_on((unsigned)(g - handles), -1, &n, tmp);
+    *count = n;
+    if (r != NVML_SUCCESS)
+        DONE(r);
+    for (unsigned int i = 0; i < n; i++) {
+        infos[i].pid = tmp[i].pid;
+        infos[i].usedGpuMemory = tmp[i].usedGpuMemory;
+    }
+    DONE(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses(nvmlDevice_t d, unsigned int *count, nvmlProcessInfo_v1_t *infos)
+{
+    NOTE(); GPU(d);
+    (void)g; (void)infos;
+    *count = 0;
+    DONE(NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t d, unsigned int *count)

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# A key press to its frame, in a pty (issue 29 target: ≤ 16 ms p99 at rest
+# and under the demo's churn), with bench/keylat (see its doc comment for
+# how a press and its frame are told apart and timed).
+#
+# Modes (MODES, default "floor rest churn"):
+#   floor  the harness alone: a shell loop that prints the marker at once
+#          for each key (-sync=false, a line is a frame): what the pty,
+#          keylat and the machine's load add, the floor under the others.
+#   rest   a quiet fake node: four idle fake H100s through the real cgo
+#          NVML path (the tests' fake libnvidia-ml.so.1, internal/fakenvml),
+#          an empty scratch root, --history off; nothing changes but the
+#          once-a-second poll and the clock line.
+#   churn  `fgtop demo`: simulated agents create and end kernels, telemetry
+#          moves every second, the history pane records (its default).
+# Each presses ? ROUNDS times (half open the help, half close it) in a
+# COLSxROWS pty and prints p50/p90/p99/max from the press to the end of
+# the frame that shows its effect, and to the first byte after it.
+#
+#   bash bench/keylat.sh                          # builds ./cmd/fgtop
+#   FGTOP_BIN=/tmp/fgtop ROUNDS=200 MODES=churn COLS=80 ROWS=24 bash bench/keylat.sh
+#
+# keylat fails (exit 1) when the console does not start, a press gets no
+# frame showing its effect within 5 s, or the console exits.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export GOTOOLCHAIN=local LC_ALL=C.UTF-8
+
+rounds=${ROUNDS:-100}
+modes=${MODES:-floor rest churn}
+cols=${COLS:-160}
+rows=${ROWS:-48}
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+bin=${FGTOP_BIN:-$work/fgtop}
+[[ -n ${FGTOP_BIN:-} ]] || CGO_ENABLED=1 go build -o "$bin" ./cmd/fgtop
+go build -o "$work/keylat" ./bench/keylat
+echo "fgtop: $bin $("$bin" version | head -1); $(nproc) CPUs"
+for mode in $modes; do
+	echo
+	case $mode in
+	floor)
+		echo "== the floor: a shell loop answering each key at once"
+		"$work/keylat" -sync=false -settle 200ms -rounds "$rounds" -cols "$cols" -rows "$rows" -- bash -c \
+			'i=0; echo HELD/CAPACITY; while read -rsn1 _; do i=$((1 - i)); if ((i)); then echo shift+tab; else echo HELD/CAPACITY; fi; done'
+		;;
+	rest)
+		go run ./internal/fakenvml/buildfake "$work/lib" >/dev/null
+		printf '[[gpu]]\nuuid = "GPU-%s"\n' 5a1c3e2f-7b9d-4e1a-8c3b-0000000000a{0,1,2,3} >"$work/gpus.toml"
+		mkdir -p "$work/scratch" "$work/xdg"
+		echo "== at rest: four idle fake H100s, empty scratch root, --history off"
+		XDG_CONFIG_HOME="$work/xdg" LD_LIBRARY_PATH="$work/lib" FAKE_NVML_CONFIG="$work/gpus.toml" \
+			"$work/keylat" -rounds "$rounds" -cols "$cols" -rows "$rows" -- \
+			"$bin" --devices nvml --history off --scratch-root "$work/scratch"
+		;;
+	churn)
+		mkdir -p "$work/xdg"
+		echo "== under churn: fgtop demo"
+		XDG_CONFIG_HOME="$work/xdg" "$work/keylat" -rounds "$rounds" -cols "$cols" -rows "$rows" -- "$bin" demo
+		;;
+	*)
+		echo "keylat.sh: mode '$mode': want floor, rest or churn" >&2
+		exit 2
+		;;
+	esac
+done
