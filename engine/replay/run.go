@@ -121,6 +121,8 @@ type Result struct {
 	// could not load (a device of a listed plugin the node no longer
 	// lists, or one held under another slot).
 	Skipped int
+	// short counts the refusals found by the check before the attempt.
+	short int
 }
 
 // Partition is the partitions in force over a run, oldest first; the
@@ -148,6 +150,9 @@ type Options struct {
 	// and the allocator's reason (a preview of the whole placement) cost
 	// as much as the placement.
 	count bool
+	// noShort: every refusal is the allocator's attempt, never the
+	// cheap check before it (the tests' reference).
+	noShort bool
 	// Word is how many of the run's disagreements (Fidelity) and of each
 	// agent's refusals have their reason worded and the other agents
 	// asked (CouldRunOn); the rest say Unworded. 0 words them all. The
@@ -469,6 +474,15 @@ func (r *runner) place(a *agentRun, req alloc.Request, word bool) (string, strin
 		}
 	}
 	req = r.registered(req)
+	if (r.opts.count || !word) && !r.opts.noShort && a.st.Node.Short(req) {
+		// Refused for want of room, seen without the attempt: what the
+		// attempt would say of it is not printed.
+		r.res.short++
+		if r.opts.count {
+			return "", "refused", nil
+		}
+		return "", Unworded, nil
+	}
 	got, err := a.st.Node.Allocate(req)
 	if err != nil && r.opts.count {
 		return "", "refused", nil
@@ -653,13 +667,21 @@ func (r *runner) pick(s *Session) *agentRun {
 		if lim := placement.ManagerLimitOf(&model.Agent{ID: a.id, Given: a.agent.Given, Held: a.held}); lim != nil && lim.Refusal(req) != "" {
 			continue
 		}
-		if _, err := a.st.Node.Try(r.registered(req)); err == nil {
-			r.picked[s] = a
-			return a
+		if reg := r.registered(req); !r.short(a, reg) {
+			if _, err := a.st.Node.Try(reg); err == nil {
+				r.picked[s] = a
+				return a
+			}
 		}
 	}
 	r.picked[s] = first
 	return first
+}
+
+// short: the cheap check before the attempt says a has no room for req
+// (never where the attempt would place it).
+func (r *runner) short(a *agentRun, req alloc.Request) bool {
+	return !r.opts.noShort && a.st.Node.Short(req)
 }
 
 // elsewhere lists the other agents that would have taken req now.
@@ -672,8 +694,10 @@ func (r *runner) elsewhere(from *agentRun, req alloc.Request) []model.AgentID {
 		if lim := placement.ManagerLimitOf(&model.Agent{ID: b.id, Given: b.agent.Given, Held: b.held}); lim != nil && lim.Refusal(req) != "" {
 			continue
 		}
-		if _, err := b.st.Node.Try(r.registered(req)); err == nil {
-			out = append(out, b.id)
+		if reg := r.registered(req); !r.short(b, reg) {
+			if _, err := b.st.Node.Try(reg); err == nil {
+				out = append(out, b.id)
+			}
 		}
 	}
 	return out
