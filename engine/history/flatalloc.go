@@ -49,8 +49,9 @@ func decodeFlat(d *dec) flatAlloc {
 			continue
 		}
 		if fa.ents == nil {
-			// Most hold one slot: one allocation of the right size.
-			fa.ents = make([]allocEnt, 0, m+n-1)
+			// One allocation of the right size: the entries counted
+			// on the bytes first (a kernel holds cpu, mem and GPUs).
+			fa.ents = make([]allocEnt, 0, m+countEnts(*d, m, n-i-1))
 		}
 		start := len(fa.ents)
 		for j := 0; j < m && d.err == nil; j++ {
@@ -71,6 +72,30 @@ func decodeFlat(d *dec) flatAlloc {
 		}
 	}
 	return fa
+}
+
+// countEnts counts the entries of the n slots after the m devices d is
+// at (d is a copy: the caller's is not moved), one for a slot with
+// none; 0 where the bytes end early (the decode then fails).
+func countEnts(d dec, m, n int) int {
+	total := 0
+	for j := 0; j < m && d.err == nil; j++ {
+		d.strBytes()
+		d.strBytes()
+	}
+	for i := 0; i < n && d.err == nil; i++ {
+		d.strBytes()
+		m := d.count()
+		total += max(m, 1)
+		for j := 0; j < m && d.err == nil; j++ {
+			d.strBytes()
+			d.strBytes()
+		}
+	}
+	if d.err != nil {
+		return 0
+	}
+	return total
 }
 
 // toMap is the allocation decodeAlloc would have built of the same bytes.

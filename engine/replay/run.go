@@ -196,11 +196,12 @@ type slotAcc struct {
 	over   time.Duration
 	useSum model.Dec // used × ns
 	amtSum model.Dec // amount × ns
-	// mark: useSum and amtSum count the time up to it; the rest is
-	// added when what is used or the amount changes (settle), not at
-	// every event of the node.
-	mark    time.Time
-	zeroAmt bool
+	// mark: useSum counts the time up to it; the rest is added when
+	// what is used or the amount changes (settle), not at every event
+	// of the node. amtMark: the same for amtSum, which only the amount
+	// changes (settleAmount).
+	mark, amtMark time.Time
+	zeroAmt       bool
 }
 
 // settle adds the time from acc.mark to now, at what was used and the
@@ -209,10 +210,23 @@ func (acc *slotAcc) settle(used model.Dec, now time.Time) {
 	if !now.After(acc.mark) {
 		return
 	}
-	dt := model.DecFromInt64(int64(now.Sub(acc.mark)))
-	acc.useSum = acc.useSum.Add(used.Mul(dt))
-	acc.amtSum = acc.amtSum.Add(acc.amount.Mul(dt))
+	if used.Sign() != 0 {
+		dt := model.DecFromInt64(int64(now.Sub(acc.mark)))
+		acc.useSum = acc.useSum.Add(used.Mul(dt))
+	}
 	acc.mark = now
+}
+
+// settleAmount adds the time from acc.amtMark to now at the amount: the
+// amount is the same all that time (refresh settles it before changing
+// it), so one product stands for every event's.
+func (acc *slotAcc) settleAmount(now time.Time) {
+	if !now.After(acc.amtMark) {
+		return
+	}
+	dt := model.DecFromInt64(int64(now.Sub(acc.amtMark)))
+	acc.amtSum = acc.amtSum.Add(acc.amount.Mul(dt))
+	acc.amtMark = now
 }
 
 // running is a session that started in the replay.
@@ -400,7 +414,7 @@ func (a *agentRun) track(slot model.SlotName, now time.Time) *slotAcc {
 	acc := a.stats[slot]
 	if acc == nil {
 		amt, given := a.amountOf(slot)
-		acc = &slotAcc{amount: amt, given: given, seen: true, useSum: model.Zero, amtSum: model.Zero, peak: model.Zero, mark: now}
+		acc = &slotAcc{amount: amt, given: given, seen: true, useSum: model.Zero, amtSum: model.Zero, peak: model.Zero, mark: now, amtMark: now}
 		a.stats[slot] = acc
 	}
 	return acc
@@ -410,6 +424,7 @@ func (a *agentRun) track(slot model.SlotName, now time.Time) *slotAcc {
 func (a *agentRun) refresh(now time.Time) {
 	for slot, acc := range a.stats {
 		acc.settle(a.used[slot], now)
+		acc.settleAmount(now)
 		amt, given := a.amountOf(slot)
 		if !amt.Equal(acc.amount) {
 			acc.varies = true
@@ -708,6 +723,7 @@ func (r *runner) finish(a *agentRun) {
 	for _, slot := range slices.Sorted(mapKeys(a.stats)) {
 		acc := a.stats[slot]
 		acc.settle(a.used[slot], r.now)
+		acc.settleAmount(r.now)
 		st := SlotStat{Slot: slot, Amount: acc.amount, Varies: acc.varies, Given: acc.given, Peak: acc.peak, PeakAt: acc.peakAt, Over: acc.over}
 		if acc.amtSum.Sign() > 0 {
 			if q, err := acc.useSum.Quo(acc.amtSum); err == nil {
