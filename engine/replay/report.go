@@ -45,6 +45,10 @@ type Doc struct {
 	// SuggestedKept are the slots the suggestion left at today's
 	// amounts: the record cannot tell their demand (Suggestion.Kept).
 	SuggestedKept []model.SlotName `json:"suggested_kept,omitempty"`
+	// SuggestedUnsized are the slots the suggestion left at today's
+	// amounts because the node's devices of them were not given
+	// (Suggestion.Unsized).
+	SuggestedUnsized []model.SlotName `json:"suggested_unsized,omitempty"`
 }
 
 // RefusalDoc is one refused session.

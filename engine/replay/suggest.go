@@ -37,6 +37,33 @@ type Suggestion struct {
 	// no devices of their plugin: made without the host's cores and
 	// memory): each agent keeps today's amount of them.
 	Kept []model.SlotName
+	// Unsized are the slots the node's devices, as given, do not size
+	// (no total of them: plan without --devices lists no accelerators):
+	// no amount can be checked against the node, so each agent keeps
+	// today's (never 0, which the node's missing devices would make).
+	Unsized []model.SlotName
+}
+
+// Wanting is what the suggestion's amounts leave refusing, in words: the
+// slots short of the agents' peaks together, or, when none is, that the
+// refusals are the allocator's (the devices: fragmentation, one GPU too
+// small), which no amount changes.
+func (sg *Suggestion) Wanting() string {
+	if len(sg.Short) > 0 {
+		return "the node is short of " + joinSlotNames(sg.Short) + " for the agents' peaks together"
+	}
+	return "every agent's amounts cover its peaks; the sessions still refused are refused by the devices (the allocator), whatever the amounts"
+}
+
+func joinSlotNames(slots []model.SlotName) string {
+	out := ""
+	for i, s := range slots {
+		if i > 0 {
+			out += ", "
+		}
+		out += string(s)
+	}
+	return out
 }
 
 // Suggest finds per agent and slot the amounts, within the node's total
@@ -90,6 +117,15 @@ func Suggest(rec *Record, in SuggestInput) *Suggestion {
 			// No peak of it is known: a suggestion from nothing (mem=0)
 			// is one the config's rules refuse.
 			out.Kept = append(out.Kept, s)
+			for _, a := range in.Today {
+				if v, ok := a.Given[s]; ok {
+					out.Amounts[a.ID][s] = v
+				}
+			}
+			continue
+		}
+		if tot, ok := in.Total[s]; !ok || tot.Sign() <= 0 {
+			out.Unsized = append(out.Unsized, s)
 			for _, a := range in.Today {
 				if v, ok := a.Given[s]; ok {
 					out.Amounts[a.ID][s] = v

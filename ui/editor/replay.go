@@ -470,7 +470,7 @@ func (e *Editor) suggested(m ReplayMsg) {
 	case sg.AllServed:
 		msg = "suggestion: every recorded session starts under " + strings.Join(flags, " ")
 	default:
-		msg = fmt.Sprintf("suggestion: no amounts within the node start every recorded session (short of %v); these refuse the fewest, %d", sg.Short, len(sg.Result.Refused))
+		msg = fmt.Sprintf("suggestion: no amounts within the node start every recorded session (%s); these refuse the fewest, %d", sg.Wanting(), len(sg.Result.Refused))
 	}
 	if fmt.Sprint(next) == fmt.Sprint(e.Req) {
 		e.Flashf(kit.LvlInfo, msg+"; the draft has them already")
