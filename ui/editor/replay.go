@@ -52,9 +52,9 @@ type ReplayMsg struct {
 	// operator's editor, before this one asked).
 	recAt time.Time
 	res   *replay.Result
-	sg   *replay.Suggestion
-	in   replay.SuggestInput
-	err  error
+	sg    *replay.Suggestion
+	in    replay.SuggestInput
+	err   error
 }
 
 type replayKind uint8
