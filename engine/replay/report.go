@@ -132,7 +132,7 @@ func NewDoc(rec *Record, asWas, prop *Result) *Doc {
 			d.Before++
 		}
 	}
-	d.AsItWas = AsItWasDoc{Refused: len(asWas.Refused), Compared: asWas.Compared, Disagreements: []DisagreementDoc{}}
+	d.AsItWas = AsItWasDoc{Refused: len(asWas.Refused), Compared: asWas.Compared, Disagreements: make([]DisagreementDoc, 0, len(asWas.Disagreements))}
 	for _, g := range asWas.Disagreements {
 		if g.Refused != "" {
 			d.AsItWas.Refused++
@@ -143,6 +143,7 @@ func NewDoc(rec *Record, asWas, prop *Result) *Doc {
 	if prop != nil {
 		main = prop
 	}
+	d.Refused = make([]RefusalDoc, 0, len(main.Refused))
 	for _, r := range main.Refused {
 		on := r.CouldRunOn
 		if on == nil {

@@ -177,9 +177,9 @@ type agentRun struct {
 	held  model.ResourceSlot
 	res   *AgentResult
 	// demand is what its recorded sessions running now ask, refused ones
-	// included; used what those that started hold.
-	demand, used model.ResourceSlot
-	stats        map[model.SlotName]*slotAcc
+	// included (held is what those that started hold).
+	demand model.ResourceSlot
+	stats  map[model.SlotName]*slotAcc
 	// absent: the partition has no such agent.
 	absent bool
 	// lastLeave is when one of its sessions last left.
@@ -339,7 +339,7 @@ func (r *runner) setPartition(agents []model.Agent) {
 	for _, a := range agents {
 		ar := r.byID[a.ID]
 		if ar == nil {
-			ar = &agentRun{id: a.ID, held: model.ResourceSlot{}, demand: model.ResourceSlot{}, used: model.ResourceSlot{},
+			ar = &agentRun{id: a.ID, held: model.ResourceSlot{}, demand: model.ResourceSlot{},
 				stats: map[model.SlotName]*slotAcc{}, res: &AgentResult{Agent: a.ID}}
 			r.byID[a.ID] = ar
 			r.agents = append(r.agents, ar)
@@ -423,7 +423,7 @@ func (a *agentRun) track(slot model.SlotName, now time.Time) *slotAcc {
 // refresh sets every tracked slot's amount after a partition change.
 func (a *agentRun) refresh(now time.Time) {
 	for slot, acc := range a.stats {
-		acc.settle(a.used[slot], now)
+		acc.settle(a.held[slot], now)
 		acc.settleAmount(now)
 		amt, given := a.amountOf(slot)
 		if !amt.Equal(acc.amount) {
@@ -608,14 +608,16 @@ func (r *runner) sameMoment(s *Session) bool {
 
 func (r *runner) take(a *agentRun, s *Session, sign int64) {
 	for slot, v := range s.Requested {
-		if sign < 0 {
-			v = v.Neg()
-		}
-		a.held[slot] = a.held[slot].Add(v)
 		if acc := a.stats[slot]; acc != nil {
-			acc.settle(a.used[slot], r.now)
+			acc.settle(a.held[slot], r.now)
 		}
-		a.used[slot] = a.used[slot].Add(v)
+		// What the sessions that started hold is what the manager
+		// counts as held, and what the mean use counts as used: one sum.
+		if sign < 0 {
+			a.held[slot] = a.held[slot].Sub(v)
+		} else {
+			a.held[slot] = a.held[slot].Add(v)
+		}
 	}
 }
 
@@ -653,7 +655,7 @@ func (r *runner) route(s *Session) *agentRun {
 		// An agent the partition does not have: it gets an empty part,
 		// so every request it would have made is refused in its words.
 		ar := &agentRun{id: s.Agent, absent: true, agent: model.Agent{ID: s.Agent, Given: model.ResourceSlot{}}, held: model.ResourceSlot{},
-			demand: model.ResourceSlot{}, used: model.ResourceSlot{}, stats: map[model.SlotName]*slotAcc{}, res: &AgentResult{Agent: s.Agent}}
+			demand: model.ResourceSlot{}, stats: map[model.SlotName]*slotAcc{}, res: &AgentResult{Agent: s.Agent}}
 		ar.st = placement.ForAgent(&model.Snapshot{Devices: r.rec.Devices}, &ar.agent, r.rec.Settings)
 		r.byID[s.Agent] = ar
 		r.agents = append(r.agents, ar)
@@ -722,7 +724,7 @@ func (r *runner) elsewhere(from *agentRun, req alloc.Request) []model.AgentID {
 func (r *runner) finish(a *agentRun) {
 	for _, slot := range slices.Sorted(mapKeys(a.stats)) {
 		acc := a.stats[slot]
-		acc.settle(a.used[slot], r.now)
+		acc.settle(a.held[slot], r.now)
 		acc.settleAmount(r.now)
 		st := SlotStat{Slot: slot, Amount: acc.amount, Varies: acc.varies, Given: acc.given, Peak: acc.peak, PeakAt: acc.peakAt, Over: acc.over}
 		if acc.amtSum.Sign() > 0 {
