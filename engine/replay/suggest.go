@@ -27,7 +27,9 @@ type SuggestInput struct {
 // Suggestion is the amounts the search found and the replay under them.
 type Suggestion struct {
 	Amounts map[model.AgentID]model.ResourceSlot
-	Result  *Result
+	// Result is the replay under them, its refusals past the first
+	// Printed of each agent Unworded.
+	Result *Result
 	// AllServed: every session starts under them.
 	AllServed bool
 	// Short are the slots whose available amount is less than what the
@@ -173,7 +175,9 @@ func Suggest(rec *Record, in SuggestInput) *Suggestion {
 	if len(out.Short) > 0 {
 		out.improve(rec, in, deadline)
 	}
-	out.Result = Run(rec, Fixed(out.partition(in.Today)), Options{})
+	// Its callers say how many it refuses; the plan's own run under the
+	// amounts lists them: only the first of each agent are worded here.
+	out.Result = Run(rec, Fixed(out.partition(in.Today)), Options{Word: Printed})
 	out.AllServed = len(out.Result.Refused) == 0
 	return out
 }
