@@ -98,61 +98,8 @@ func (r *Reader) Sessions(since, until time.Time) (*SessionsResult, error) {
 	f := Filter{Since: since, Until: until, Host: true}
 	q := r.newHistRun(f)
 	sw := &sessWalk{h: q.h, since: since, until: until, heads: map[model.KernelID]*sessTrack{}, sums: map[model.KernelID]*ksum{}}
-	segs := q.segs
-	pre := make(chan *segRead, 1)
-	stop := make(chan struct{})
-	defer func() {
-		// The read-ahead ends with the call: bounded by the same
-		// context, it stops inside its segment once that is done.
-		close(stop)
-		for range pre {
-		}
-	}()
-	go func() {
-		defer close(pre)
-		rd := &Reader{dir: r.dir, segs: segs, bufs: make([][]byte, 3), ctx: r.ctx}
-		for i := range q.n {
-			sr := rd.read(i, false)
-			select {
-			case pre <- sr:
-			case <-stop:
-				return
-			}
-		}
-	}()
-	for range q.n {
-		if err := r.ctxErr(); err != nil {
-			return nil, err
-		}
-		sr := <-pre
-		if err := r.ctxErr(); err != nil {
-			// A segment the read-ahead stopped in is not a damaged one.
-			return nil, err
-		}
-		i := q.i
-		q.i++
-		if q.unreadable(i, sr) {
-			continue
-		}
-		start := segs[i].Start
-		inCk := q.h.sessCkptHeads(sr)
-		if !q.carry {
-			gapAt := q.prevEnd
-			if i == 0 {
-				gapAt = start
-			}
-			sw.restart(inCk, start, gapAt)
-		} else {
-			sw.advance(inCk, start)
-		}
-		w := walker{onGroup: func(tm time.Time, grp []rawRec, ckpt bool) {
-			if !ckpt {
-				sw.deltas(tm, grp)
-			}
-		}}
-		w.onJournal = func(body []byte) { q.res.Partitions = f.journal(q.res.Partitions, body) }
-		w.scan(sr, nil, time.Time{})
-		q.finish(i, sr.data, segEnd{end: sr.end, clean: sr.clean, rotated: w.rotated, rotateAt: w.rotateAt})
+	if err := r.walkSeq(q, sw); err != nil {
+		return nil, err
 	}
 	sw.reach(q.res.To)
 	res := &SessionsResult{Missing: q.res.Missing, From: q.res.From, To: q.res.To, Partitions: q.res.Partitions}
