@@ -204,8 +204,8 @@ type slotAcc struct {
 	zeroAmt       bool
 }
 
-// settle adds the time from acc.mark to now, at what was used and the
-// amount since then.
+// settle adds the time from acc.mark to now, at what was used since
+// then.
 func (acc *slotAcc) settle(used model.Dec, now time.Time) {
 	if !now.After(acc.mark) {
 		return
@@ -489,7 +489,7 @@ func (r *runner) place(a *agentRun, req alloc.Request, word bool) (string, strin
 		}
 	}
 	req = r.registered(req)
-	if (r.opts.count || !word) && !r.opts.noShort && a.st.Node.Short(req) {
+	if (r.opts.count || !word) && r.short(a, req) {
 		// Refused for want of room, seen without the attempt: what the
 		// attempt would say of it is not printed.
 		r.res.short++
