@@ -146,6 +146,7 @@ func runPlanReplay(ctx context.Context, out io.Writer, src *sourceFlags, ch *cha
 			}
 		}
 		doc.SuggestedKept = sg.Kept
+		doc.SuggestedUnsized = sg.Unsized
 	}
 	if asJSON {
 		writeJSON(bw, doc)
@@ -210,17 +211,20 @@ func writeSuggestion(w io.Writer, sg *replay.Suggestion, flags []string) {
 	if len(sg.Kept) > 0 {
 		fmt.Fprintf(w, "suggested: %s kept at today's amounts: the record lists no devices of them (made without the host's), so it cannot tell their demand\n", joinSlots(sg.Kept))
 	}
+	if len(sg.Unsized) > 0 {
+		fmt.Fprintf(w, "suggested: %s kept at today's amounts: the node's devices of them are not listed (give them with --devices), so no amount can be sized against the node\n", joinSlots(sg.Unsized))
+	}
 	switch {
 	case sg.AllServed && len(flags) == 0:
 		fmt.Fprint(w, "suggested: no change: today's amounts already start every recorded session\n\n")
 		return
 	case len(flags) == 0:
-		fmt.Fprintf(w, "suggested: no change: no amounts within the node start every recorded session (short of %v), and none refuse fewer than today's %d\n\n", sg.Short, len(sg.Result.Refused))
+		fmt.Fprintf(w, "suggested: no change: no amounts within the node start every recorded session (%s), and none refuse fewer than today's %d\n\n", sg.Wanting(), len(sg.Result.Refused))
 		return
 	case sg.AllServed:
 		fmt.Fprintln(w, "suggested: every recorded session starts under these amounts (the nearest to today's file):")
 	default:
-		fmt.Fprintf(w, "suggested: no amounts within the node start every recorded session (short of %v); these refuse the fewest, %d, with no agent given more than it ever used while another is refused:\n", sg.Short, len(sg.Result.Refused))
+		fmt.Fprintf(w, "suggested: no amounts within the node start every recorded session (%s); these refuse the fewest, %d, with no agent given more than it ever used while another is refused:\n", sg.Wanting(), len(sg.Result.Refused))
 	}
 	var sb strings.Builder
 	for _, f := range flags {

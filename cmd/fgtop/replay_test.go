@@ -14,6 +14,7 @@ import (
 	"github.com/fgtop/fgtop/engine"
 	"github.com/fgtop/fgtop/engine/demo"
 	"github.com/fgtop/fgtop/engine/replay"
+	"github.com/fgtop/fgtop/model"
 )
 
 // recordDemo runs the demo for d with a recorder beside it, as the demo
@@ -207,5 +208,33 @@ func TestPlanArrivals(t *testing.T) {
 	err = runPlanReplay(ctx, &out, demoSource(node.Dir), &changeFlags{}, &replayFlags{arrivals: file}, false)
 	if !errors.As(err, &ee) || ee.code != exitBadUsage || !strings.Contains(err.Error(), "line 2: end \"soon\"") {
 		t.Fatalf("bad row: %v", err)
+	}
+}
+
+// TestWriteSuggestionWords: the suggestion's text names the slots it kept
+// because the node's devices were not given (no --devices: it used to
+// suggest cuda.shares=0), and, when no slot is short, says the devices
+// refuse instead of "short of []".
+func TestWriteSuggestionWords(t *testing.T) {
+	sg := &replay.Suggestion{Result: &replay.Result{Refused: make([]replay.Refusal, 3)}, Unsized: []model.SlotName{model.SlotCUDAShares}}
+	var b strings.Builder
+	writeSuggestion(&b, sg, nil)
+	text := b.String()
+	for _, want := range []string{
+		"suggested: cuda.shares kept at today's amounts: the node's devices of them are not listed (give them with --devices)",
+		"suggested: no change: no amounts within the node start every recorded session (every agent's amounts cover its peaks; the sessions still refused are refused by the devices (the allocator), whatever the amounts), and none refuse fewer than today's 3",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("missing %q in:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "[]") {
+		t.Errorf("an empty list in:\n%s", text)
+	}
+	b.Reset()
+	sg.Short, sg.Unsized = []model.SlotName{model.SlotCUDAShares}, nil
+	writeSuggestion(&b, sg, []string{"a=cuda.shares=1.5"})
+	if want := "suggested: no amounts within the node start every recorded session (the node is short of cuda.shares for the agents' peaks together); these refuse the fewest, 3,"; !strings.Contains(b.String(), want) {
+		t.Errorf("missing %q in:\n%s", want, b.String())
 	}
 }

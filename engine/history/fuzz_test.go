@@ -93,7 +93,17 @@ func FuzzSegment(f *testing.F) {
 				for _, rr := range grp {
 					if rr.typ == recKernel {
 						dd := dec{b: rr.body, in: sw.h.in}
-						if kh := decodeKernelHead(&dd); dd.err == nil {
+						kh := decodeSessHeadRest(&dd, model.KernelID(dd.id()))
+						// The flat allocation says what the maps say.
+						dm := dec{b: rr.body}
+						km := decodeKernelHead(&dm)
+						if (dd.err == nil) != (dm.err == nil) {
+							t.Fatalf("flat head: %v; maps: %v", dd.err, dm.err)
+						}
+						if dd.err == nil {
+							if !allocIdentical(kh.alloc(), km.Alloc) || kh.fa.holds() != holds(km.Alloc) || (kh.alloc() == nil) != (km.Alloc == nil) {
+								t.Fatalf("flat allocation %v, maps %v", kh.alloc(), km.Alloc)
+							}
 							sw.put(kh, tm, true)
 						}
 					}
@@ -203,8 +213,21 @@ func FuzzKernelRecord(f *testing.F) {
 			return
 		}
 		dh := dec{b: b}
-		if h := decodeKernelHead(&dh); dh.err != nil || h.ID != k.ID {
+		h := decodeKernelHead(&dh)
+		if dh.err != nil || h.ID != k.ID {
 			t.Fatalf("head %v does not match kernel %s", dh.err, k.ID)
+		}
+		// The sessions walk's flat allocation is the same allocation.
+		ds := dec{b: b, in: newInterner()}
+		sh := decodeSessHeadRest(&ds, model.KernelID(ds.id()))
+		if ds.err != nil || sh.ID != h.ID || sh.Agent != h.Agent || sh.State != h.State || sh.Session != h.Session || sh.User != h.User || sh.Project != h.Project {
+			t.Fatalf("flat head %+v (%v), head %+v", sh.kernelHead, ds.err, h)
+		}
+		if !allocIdentical(sh.alloc(), h.Alloc) || (sh.alloc() == nil) != (h.Alloc == nil) || sh.fa.holds() != holds(h.Alloc) {
+			t.Fatalf("flat allocation %v, maps %v", sh.alloc(), h.Alloc)
+		}
+		if sh.fa.within(h.Alloc) != allocWithin(h.Alloc, h.Alloc) || !sh.same(&sh) {
+			t.Fatal("a flat allocation is not within itself")
 		}
 	})
 }

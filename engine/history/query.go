@@ -396,69 +396,17 @@ func (r *Reader) historySeq(f Filter) (*HistoryResult, error) {
 		return nil, r.empty()
 	}
 	q := r.newHistRun(f)
-	segs := q.segs
-	// The segments are read and decompressed one ahead, on another core.
-	pre := make(chan *segRead, 1)
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
-		defer close(pre)
-		// Three buffers in turn: one being walked, one waiting in pre,
-		// one being filled; the walk keeps no slice of a segment's bytes
-		// past the segment.
-		rd := &Reader{dir: r.dir, segs: segs, bufs: make([][]byte, 3)}
-		for i := range q.n {
-			sr := rd.read(i, false)
-			select {
-			case pre <- sr:
-			case <-stop:
-				return
-			}
-		}
-	}()
-	for range q.n {
-		// Segments wholly before Since matter only for what is open when
-		// it begins; their checkpoint alone would not say since when, so
-		// they are read all the same.
-		q.step(<-pre)
+	if err := r.walkSeq(q, q.h); err != nil {
+		return nil, err
 	}
 	return q.done(), nil
 }
 
 // step walks the next segment, as read.
-func (q *histRun) step(sr *segRead) {
-	i := q.i
-	q.i++
-	if q.unreadable(i, sr) {
-		return
-	}
-	h := q.h
-	start := q.segs[i].Start
-	inCk := h.ckptHeads(sr)
-	if !q.carry {
-		gapAt := q.prevEnd
-		if i == 0 {
-			gapAt = start
-		}
-		h.restart(inCk, start, gapAt)
-	} else {
-		h.advance(inCk, start)
-	}
-	q.walkRest(i, sr)
-}
+func (q *histRun) step(sr *segRead) { q.stepWith(sr, q.h) }
 
 // walkRest is step after the checkpoint: the deltas walked on the state.
-func (q *histRun) walkRest(i int, sr *segRead) {
-	h := q.h
-	w := walker{onGroup: func(tm time.Time, grp []rawRec, ckpt bool) {
-		if !ckpt {
-			h.deltas(tm, grp)
-		}
-	}}
-	w.onJournal = func(body []byte) { q.res.Partitions = q.f.journal(q.res.Partitions, body) }
-	w.scan(sr, nil, time.Time{})
-	q.finish(i, sr.data, segEnd{end: sr.end, clean: sr.clean, rotated: w.rotated, rotateAt: w.rotateAt})
-}
+func (q *histRun) walkRest(i int, sr *segRead) { q.walkRestWith(i, sr, q.h) }
 
 // journal appends an agent.toml journal record's body to ps when it is
 // in the asked span.

@@ -81,7 +81,7 @@ type sessWalk struct {
 }
 
 type sessTrack struct {
-	head    kernelHead
+	head    sessHead
 	pending bool
 	sum     *ksum
 }
@@ -98,61 +98,8 @@ func (r *Reader) Sessions(since, until time.Time) (*SessionsResult, error) {
 	f := Filter{Since: since, Until: until, Host: true}
 	q := r.newHistRun(f)
 	sw := &sessWalk{h: q.h, since: since, until: until, heads: map[model.KernelID]*sessTrack{}, sums: map[model.KernelID]*ksum{}}
-	segs := q.segs
-	pre := make(chan *segRead, 1)
-	stop := make(chan struct{})
-	defer func() {
-		// The read-ahead ends with the call: bounded by the same
-		// context, it stops inside its segment once that is done.
-		close(stop)
-		for range pre {
-		}
-	}()
-	go func() {
-		defer close(pre)
-		rd := &Reader{dir: r.dir, segs: segs, bufs: make([][]byte, 3), ctx: r.ctx}
-		for i := range q.n {
-			sr := rd.read(i, false)
-			select {
-			case pre <- sr:
-			case <-stop:
-				return
-			}
-		}
-	}()
-	for range q.n {
-		if err := r.ctxErr(); err != nil {
-			return nil, err
-		}
-		sr := <-pre
-		if err := r.ctxErr(); err != nil {
-			// A segment the read-ahead stopped in is not a damaged one.
-			return nil, err
-		}
-		i := q.i
-		q.i++
-		if q.unreadable(i, sr) {
-			continue
-		}
-		start := segs[i].Start
-		inCk := q.h.ckptHeads(sr)
-		if !q.carry {
-			gapAt := q.prevEnd
-			if i == 0 {
-				gapAt = start
-			}
-			sw.restart(inCk, start, gapAt)
-		} else {
-			sw.advance(inCk, start)
-		}
-		w := walker{onGroup: func(tm time.Time, grp []rawRec, ckpt bool) {
-			if !ckpt {
-				sw.deltas(tm, grp)
-			}
-		}}
-		w.onJournal = func(body []byte) { q.res.Partitions = f.journal(q.res.Partitions, body) }
-		w.scan(sr, nil, time.Time{})
-		q.finish(i, sr.data, segEnd{end: sr.end, clean: sr.clean, rotated: w.rotated, rotateAt: w.rotateAt})
+	if err := r.walkSeq(q, sw); err != nil {
+		return nil, err
 	}
 	sw.reach(q.res.To)
 	res := &SessionsResult{Missing: q.res.Missing, From: q.res.From, To: q.res.To, Partitions: q.res.Partitions}
@@ -197,7 +144,7 @@ func (r *Reader) Sessions(since, until time.Time) (*SessionsResult, error) {
 }
 
 // restart is histWalk.restart for sessions: the checkpoint is the truth.
-func (sw *sessWalk) restart(inCk ckHeads, start, gapAt time.Time) {
+func (sw *sessWalk) restart(inCk sessCkHeads, start, gapAt time.Time) {
 	for id := range sw.heads {
 		if _, ok := inCk[id]; !ok {
 			sw.gone(id, gapAt, true)
@@ -205,7 +152,7 @@ func (sw *sessWalk) restart(inCk ckHeads, start, gapAt time.Time) {
 	}
 	for _, kh := range inCk {
 		tr, known := sw.heads[kh.ID]
-		if known && sameHead(tr.head, *kh) {
+		if known && tr.head.same(kh) {
 			continue
 		}
 		sw.put(*kh, start, !known)
@@ -213,14 +160,14 @@ func (sw *sessWalk) restart(inCk ckHeads, start, gapAt time.Time) {
 }
 
 // advance is histWalk.advance for sessions.
-func (sw *sessWalk) advance(inCk ckHeads, start time.Time) {
+func (sw *sessWalk) advance(inCk sessCkHeads, start time.Time) {
 	for id := range sw.heads {
 		if _, ok := inCk[id]; !ok {
 			sw.gone(id, start, false)
 		}
 	}
 	for _, kh := range inCk {
-		if tr := sw.heads[kh.ID]; tr != nil && sameHead(tr.head, *kh) {
+		if tr := sw.heads[kh.ID]; tr != nil && tr.head.same(kh) {
 			continue
 		}
 		sw.put(*kh, start, false)
@@ -246,7 +193,7 @@ func (sw *sessWalk) reach(t time.Time) {
 	sw.inSpan = true
 	for _, tr := range sw.heads {
 		if k := tr.sum; k != nil && k.started && k.holding {
-			k.rebase(tr.head)
+			k.rebase(&tr.head)
 		}
 	}
 }
@@ -256,7 +203,7 @@ func (sw *sessWalk) reach(t time.Time) {
 // span are not in it, so it arrived when the oldest of its holdings then
 // began, with what it held on the devices it has held the same since
 // then; what it holds elsewhere (began later) is a change.
-func (k *ksum) rebase(head kernelHead) {
+func (k *ksum) rebase(head *sessHead) {
 	if k.before == nil {
 		return
 	}
@@ -270,7 +217,7 @@ func (k *ksum) rebase(head kernelHead) {
 	k.s.Agent = head.Agent
 	k.who = identity{Session: head.Session, User: head.User, Project: head.Project}
 	k.s.Alloc = model.Allocations{}
-	for slot, devs := range head.Alloc {
+	for slot, devs := range head.alloc() {
 		key := model.DeviceKey{Name: slot.DeviceName()}
 		for dev, amt := range devs {
 			key.ID = dev
@@ -334,7 +281,7 @@ func (k *ksum) track(prev, kh kernelHead, t time.Time) {
 }
 
 // put applies a kernel's new head at t.
-func (sw *sessWalk) put(kh kernelHead, t time.Time, since bool) {
+func (sw *sessWalk) put(kh sessHead, t time.Time, since bool) {
 	sw.reach(t)
 	tr := sw.heads[kh.ID]
 	if tr == nil {
@@ -342,7 +289,7 @@ func (sw *sessWalk) put(kh kernelHead, t time.Time, since bool) {
 		sw.heads[kh.ID] = tr
 	}
 	if tr.pending && kh.known() {
-		sw.h.learn(kh)
+		sw.h.learn(kh.kernelHead)
 		tr.pending = false
 	}
 	if !kh.known() {
@@ -350,7 +297,7 @@ func (sw *sessWalk) put(kh kernelHead, t time.Time, since bool) {
 	}
 	prev := tr.head
 	tr.head = kh
-	held := holds(kh.Alloc)
+	held := kh.fa.holds()
 	k := tr.sum
 	if k == nil {
 		if !held {
@@ -372,29 +319,27 @@ func (sw *sessWalk) put(kh kernelHead, t time.Time, since bool) {
 		// After the span: neither a change nor a new stay is its; but
 		// what it held in the span ends where it changes.
 		if k.holding {
-			k.afterSpan(prev, kh, t)
+			k.afterSpan(prev.alloc(), kh.alloc(), prev.kernelHead, kh.kernelHead, t)
 		}
 		return
 	}
 	if !sw.inSpan {
-		k.track(prev, kh, t)
+		pk, kk := prev.kernelHead, kh.kernelHead
+		pk.Alloc, kk.Alloc = prev.alloc(), kh.alloc()
+		k.track(pk, kk, t)
 	}
 	k.holding = true
 	k.who.take(identity{Session: kh.Session, User: kh.User, Project: kh.Project})
 	if !k.started {
 		k.started = true
-		k.s = KernelSession{Kernel: kh.ID, Agent: kh.Agent, From: t, Since: since, Alloc: cloneHeld(kh.Alloc)}
+		k.s = KernelSession{Kernel: kh.ID, Agent: kh.Agent, From: t, Since: since, Alloc: cloneHeld(kh.alloc())}
 		return
 	}
 	if k.s.Changed {
 		return
 	}
-	for slot, devs := range kh.Alloc {
-		for dev, amt := range devs {
-			if had, ok := k.s.Alloc[slot][dev]; !ok || !had.Equal(amt) {
-				k.s.Changed = true
-			}
-		}
+	if !kh.fa.within(k.s.Alloc) {
+		k.s.Changed = true
 	}
 }
 
@@ -402,10 +347,10 @@ func (sw *sessWalk) put(kh kernelHead, t time.Time, since bool) {
 // holds as it did in it: History's intervals there end at their first
 // change (one of what it holds there or of who it is), and the session
 // with the last of them.
-func (k *ksum) afterSpan(prev, kh kernelHead, t time.Time) {
+func (k *ksum) afterSpan(prevAlloc, khAlloc model.Allocations, prev, kh kernelHead, t time.Time) {
 	if k.after == nil {
 		k.after = map[model.DeviceKey]bool{}
-		for slot, devs := range prev.Alloc {
+		for slot, devs := range prevAlloc {
 			for dev := range devs {
 				k.after[model.DeviceKey{Name: slot.DeviceName(), ID: dev}] = true
 			}
@@ -416,7 +361,7 @@ func (k *ksum) afterSpan(prev, kh kernelHead, t time.Time) {
 	whoChanged := prev.Agent != kh.Agent && prev.Agent != "" || prev.User != kh.User && prev.User != "" ||
 		prev.Session != kh.Session && prev.Session != ""
 	for key := range k.after {
-		if whoChanged || !sameOn(prev.Alloc, kh.Alloc, key) {
+		if whoChanged || !sameOn(prevAlloc, khAlloc, key) {
 			delete(k.after, key)
 		}
 	}
@@ -519,7 +464,7 @@ func (sw *sessWalk) deltas(tm time.Time, grp []rawRec) {
 			} else {
 				id = model.KernelID(h.idb)
 			}
-			kh := decodeHeadRest(&d, id, nil)
+			kh := decodeSessHeadRest(&d, id)
 			if d.err == nil {
 				sw.put(kh, tm, false)
 			}
@@ -530,18 +475,9 @@ func (sw *sessWalk) deltas(tm time.Time, grp []rawRec) {
 			if d.err != nil || tr == nil {
 				continue
 			}
-			id := tr.head.ID
-			k := &model.Kernel{ID: id, Agent: tr.head.Agent, State: tr.head.State, Alloc: tr.head.Alloc}
-			if tr.head.Session != "" || tr.head.User != "" || tr.head.Project != "" {
-				k.Record = &model.KernelRecord{SessionID: tr.head.Session, OwnerUserID: tr.head.User, OwnerProjectID: tr.head.Project}
-			}
-			mask := decodePatchHead(&d, k, nil)
+			kh, mask := decodeSessPatch(&d, &tr.head)
 			if d.err != nil || mask&headFields == 0 {
 				continue
-			}
-			kh := kernelHead{ID: id, Agent: k.Agent, State: k.State, Alloc: k.Alloc}
-			if r := k.Record; r != nil {
-				kh.Session, kh.User, kh.Project = r.SessionID, r.OwnerUserID, r.OwnerProjectID
 			}
 			sw.put(kh, tm, false)
 		case recKernelGone:

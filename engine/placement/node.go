@@ -385,3 +385,8 @@ func (n *Node) AllocMap(live []alloc.KernelAllocation) []alloc.Share {
 	}
 	return out
 }
+
+// Short reports whether Allocate(req) certainly fails for want of room
+// (alloc.Short), without the attempt: a replay refusing most of a
+// week's sessions need not run the allocator on each.
+func (n *Node) Short(req alloc.Request) bool { return alloc.Short(n.maps, req) }

@@ -256,6 +256,19 @@ func TestSessionsMatchIntervalsChurning(t *testing.T) {
 		b := a.Add(span * time.Duration(1+rng.IntN(4)) / 8)
 		sameSessions(t, rd, a, b)
 	}
+	// The cheap refusal before the allocator's attempt answers as the
+	// attempt does on this record too (TestShortRefusalAgrees).
+	rp, err := Load(rd, from, to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []*Record{rp, oneGPU(rp)} {
+		for _, part := range []Partition{r.AsItWas(), Fixed(r.Epochs[len(r.Epochs)-1].Agents)} {
+			for _, o := range allOptions() {
+				runsAgree(t, fmt.Sprintf("the churning record, %d devices, %+v", len(r.Devices), o), r, part, o)
+			}
+		}
+	}
 }
 
 // TestSessionsMatchIntervalsBench compares the two on the bench week

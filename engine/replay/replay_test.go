@@ -435,3 +435,58 @@ func TestSuggestWithoutHostDevices(t *testing.T) {
 		}
 	}
 }
+
+// TestSuggestWithoutNodeDevices: plan --suggest without --devices gives
+// the node no accelerators: the search sized cuda.shares against a total
+// of 0 and suggested cuda.shares=0 for every agent. It keeps today's
+// amounts now, and says which slots it kept for that reason.
+func TestSuggestWithoutNodeDevices(t *testing.T) {
+	w := scriptedWeek(t)
+	rec, err := Load(w.reader(), time.Time{}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	today := given(rec, map[model.AgentID]string{agentA: "1.0", agentB: "3.0"})
+	total := model.ResourceSlot{model.SlotCPU: model.MustDec("128"), model.SlotMem: model.NewDec(1<<40, 0)}
+	step := model.ResourceSlot{model.SlotCPU: model.MustDec("1"), model.SlotMem: model.NewDec(1<<30, 0)}
+	sg := Suggest(rec, SuggestInput{Today: today, Total: total, Reserved: model.ResourceSlot{}, Step: step})
+	if got := fmt.Sprint(sg.Unsized); got != "[cuda.shares]" {
+		t.Errorf("unsized %s, want [cuda.shares]", got)
+	}
+	for _, a := range today {
+		if got, want := sg.Amounts[a.ID][model.SlotCUDAShares], a.Given[model.SlotCUDAShares]; !got.Equal(want) {
+			t.Errorf("%s cuda.shares suggested %s, today %s: the node's GPUs are unknown", a.ID, got, want)
+		}
+	}
+	for _, f := range sg.Flags(today) {
+		if strings.Contains(f, "cuda.shares") {
+			t.Errorf("suggested --slot %s for a slot the node does not size", f)
+		}
+	}
+}
+
+// TestSuggestWantingWords: when the amounts cover every peak and the
+// allocator still refuses (one GPU under sessions that need two), the
+// suggestion says the devices refuse, not "short of []".
+func TestSuggestWantingWords(t *testing.T) {
+	w := scriptedWeek(t)
+	rec, err := Load(w.reader(), time.Time{}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec = oneGPU(rec)
+	today := given(rec, map[model.AgentID]string{agentA: "2.5", agentB: "1.5"})
+	total := model.ResourceSlot{model.SlotCUDAShares: model.MustDec("4.00"), model.SlotCPU: model.MustDec("128"), model.SlotMem: model.NewDec(1<<40, 0)}
+	step := model.ResourceSlot{model.SlotCUDAShares: model.MustDec("0.1"), model.SlotCPU: model.MustDec("1"), model.SlotMem: model.NewDec(1<<30, 0)}
+	sg := Suggest(rec, SuggestInput{Today: today, Total: total, Reserved: model.ResourceSlot{}, Step: step})
+	if sg.AllServed || len(sg.Short) != 0 || len(sg.Result.Refused) == 0 {
+		t.Fatalf("all served %v, short %v, %d refused: want refusals with no slot short", sg.AllServed, sg.Short, len(sg.Result.Refused))
+	}
+	if got := sg.Wanting(); strings.Contains(got, "[]") || !strings.Contains(got, "refused by the devices") {
+		t.Errorf("wanting %q", got)
+	}
+	sg.Short = []model.SlotName{model.SlotCUDAShares, model.SlotMem}
+	if got, want := sg.Wanting(), "the node is short of cuda.shares, mem for the agents' peaks together"; got != want {
+		t.Errorf("wanting %q, want %q", got, want)
+	}
+}

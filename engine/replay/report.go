@@ -45,6 +45,10 @@ type Doc struct {
 	// SuggestedKept are the slots the suggestion left at today's
 	// amounts: the record cannot tell their demand (Suggestion.Kept).
 	SuggestedKept []model.SlotName `json:"suggested_kept,omitempty"`
+	// SuggestedUnsized are the slots the suggestion left at today's
+	// amounts because the node's devices of them were not given
+	// (Suggestion.Unsized).
+	SuggestedUnsized []model.SlotName `json:"suggested_unsized,omitempty"`
 }
 
 // RefusalDoc is one refused session.
@@ -128,7 +132,7 @@ func NewDoc(rec *Record, asWas, prop *Result) *Doc {
 			d.Before++
 		}
 	}
-	d.AsItWas = AsItWasDoc{Refused: len(asWas.Refused), Compared: asWas.Compared, Disagreements: []DisagreementDoc{}}
+	d.AsItWas = AsItWasDoc{Refused: len(asWas.Refused), Compared: asWas.Compared, Disagreements: make([]DisagreementDoc, 0, len(asWas.Disagreements))}
 	for _, g := range asWas.Disagreements {
 		if g.Refused != "" {
 			d.AsItWas.Refused++
@@ -139,6 +143,7 @@ func NewDoc(rec *Record, asWas, prop *Result) *Doc {
 	if prop != nil {
 		main = prop
 	}
+	d.Refused = make([]RefusalDoc, 0, len(main.Refused))
 	for _, r := range main.Refused {
 		on := r.CouldRunOn
 		if on == nil {

@@ -121,6 +121,8 @@ type Result struct {
 	// could not load (a device of a listed plugin the node no longer
 	// lists, or one held under another slot).
 	Skipped int
+	// short counts the refusals found by the check before the attempt.
+	short int
 }
 
 // Partition is the partitions in force over a run, oldest first; the
@@ -148,6 +150,9 @@ type Options struct {
 	// and the allocator's reason (a preview of the whole placement) cost
 	// as much as the placement.
 	count bool
+	// noShort: every refusal is the allocator's attempt, never the
+	// cheap check before it (the tests' reference).
+	noShort bool
 	// Word is how many of the run's disagreements (Fidelity) and of each
 	// agent's refusals have their reason worded and the other agents
 	// asked (CouldRunOn); the rest say Unworded. 0 words them all. The
@@ -172,9 +177,9 @@ type agentRun struct {
 	held  model.ResourceSlot
 	res   *AgentResult
 	// demand is what its recorded sessions running now ask, refused ones
-	// included; used what those that started hold.
-	demand, used model.ResourceSlot
-	stats        map[model.SlotName]*slotAcc
+	// included (held is what those that started hold).
+	demand model.ResourceSlot
+	stats  map[model.SlotName]*slotAcc
 	// absent: the partition has no such agent.
 	absent bool
 	// lastLeave is when one of its sessions last left.
@@ -191,23 +196,37 @@ type slotAcc struct {
 	over   time.Duration
 	useSum model.Dec // used × ns
 	amtSum model.Dec // amount × ns
-	// mark: useSum and amtSum count the time up to it; the rest is
-	// added when what is used or the amount changes (settle), not at
-	// every event of the node.
-	mark    time.Time
-	zeroAmt bool
+	// mark: useSum counts the time up to it; the rest is added when
+	// what is used or the amount changes (settle), not at every event
+	// of the node. amtMark: the same for amtSum, which only the amount
+	// changes (settleAmount).
+	mark, amtMark time.Time
+	zeroAmt       bool
 }
 
-// settle adds the time from acc.mark to now, at what was used and the
-// amount since then.
+// settle adds the time from acc.mark to now, at what was used since
+// then.
 func (acc *slotAcc) settle(used model.Dec, now time.Time) {
 	if !now.After(acc.mark) {
 		return
 	}
-	dt := model.DecFromInt64(int64(now.Sub(acc.mark)))
-	acc.useSum = acc.useSum.Add(used.Mul(dt))
-	acc.amtSum = acc.amtSum.Add(acc.amount.Mul(dt))
+	if used.Sign() != 0 {
+		dt := model.DecFromInt64(int64(now.Sub(acc.mark)))
+		acc.useSum = acc.useSum.Add(used.Mul(dt))
+	}
 	acc.mark = now
+}
+
+// settleAmount adds the time from acc.amtMark to now at the amount: the
+// amount is the same all that time (refresh settles it before changing
+// it), so one product stands for every event's.
+func (acc *slotAcc) settleAmount(now time.Time) {
+	if !now.After(acc.amtMark) {
+		return
+	}
+	dt := model.DecFromInt64(int64(now.Sub(acc.amtMark)))
+	acc.amtSum = acc.amtSum.Add(acc.amount.Mul(dt))
+	acc.amtMark = now
 }
 
 // running is a session that started in the replay.
@@ -320,7 +339,7 @@ func (r *runner) setPartition(agents []model.Agent) {
 	for _, a := range agents {
 		ar := r.byID[a.ID]
 		if ar == nil {
-			ar = &agentRun{id: a.ID, held: model.ResourceSlot{}, demand: model.ResourceSlot{}, used: model.ResourceSlot{},
+			ar = &agentRun{id: a.ID, held: model.ResourceSlot{}, demand: model.ResourceSlot{},
 				stats: map[model.SlotName]*slotAcc{}, res: &AgentResult{Agent: a.ID}}
 			r.byID[a.ID] = ar
 			r.agents = append(r.agents, ar)
@@ -395,7 +414,7 @@ func (a *agentRun) track(slot model.SlotName, now time.Time) *slotAcc {
 	acc := a.stats[slot]
 	if acc == nil {
 		amt, given := a.amountOf(slot)
-		acc = &slotAcc{amount: amt, given: given, seen: true, useSum: model.Zero, amtSum: model.Zero, peak: model.Zero, mark: now}
+		acc = &slotAcc{amount: amt, given: given, seen: true, useSum: model.Zero, amtSum: model.Zero, peak: model.Zero, mark: now, amtMark: now}
 		a.stats[slot] = acc
 	}
 	return acc
@@ -404,7 +423,8 @@ func (a *agentRun) track(slot model.SlotName, now time.Time) *slotAcc {
 // refresh sets every tracked slot's amount after a partition change.
 func (a *agentRun) refresh(now time.Time) {
 	for slot, acc := range a.stats {
-		acc.settle(a.used[slot], now)
+		acc.settle(a.held[slot], now)
+		acc.settleAmount(now)
 		amt, given := a.amountOf(slot)
 		if !amt.Equal(acc.amount) {
 			acc.varies = true
@@ -469,6 +489,15 @@ func (r *runner) place(a *agentRun, req alloc.Request, word bool) (string, strin
 		}
 	}
 	req = r.registered(req)
+	if (r.opts.count || !word) && r.short(a, req) {
+		// Refused for want of room, seen without the attempt: what the
+		// attempt would say of it is not printed.
+		r.res.short++
+		if r.opts.count {
+			return "", "refused", nil
+		}
+		return "", Unworded, nil
+	}
 	got, err := a.st.Node.Allocate(req)
 	if err != nil && r.opts.count {
 		return "", "refused", nil
@@ -579,14 +608,16 @@ func (r *runner) sameMoment(s *Session) bool {
 
 func (r *runner) take(a *agentRun, s *Session, sign int64) {
 	for slot, v := range s.Requested {
-		if sign < 0 {
-			v = v.Neg()
-		}
-		a.held[slot] = a.held[slot].Add(v)
 		if acc := a.stats[slot]; acc != nil {
-			acc.settle(a.used[slot], r.now)
+			acc.settle(a.held[slot], r.now)
 		}
-		a.used[slot] = a.used[slot].Add(v)
+		// What the sessions that started hold is what the manager
+		// counts as held, and what the mean use counts as used: one sum.
+		if sign < 0 {
+			a.held[slot] = a.held[slot].Sub(v)
+		} else {
+			a.held[slot] = a.held[slot].Add(v)
+		}
 	}
 }
 
@@ -624,7 +655,7 @@ func (r *runner) route(s *Session) *agentRun {
 		// An agent the partition does not have: it gets an empty part,
 		// so every request it would have made is refused in its words.
 		ar := &agentRun{id: s.Agent, absent: true, agent: model.Agent{ID: s.Agent, Given: model.ResourceSlot{}}, held: model.ResourceSlot{},
-			demand: model.ResourceSlot{}, used: model.ResourceSlot{}, stats: map[model.SlotName]*slotAcc{}, res: &AgentResult{Agent: s.Agent}}
+			demand: model.ResourceSlot{}, stats: map[model.SlotName]*slotAcc{}, res: &AgentResult{Agent: s.Agent}}
 		ar.st = placement.ForAgent(&model.Snapshot{Devices: r.rec.Devices}, &ar.agent, r.rec.Settings)
 		r.byID[s.Agent] = ar
 		r.agents = append(r.agents, ar)
@@ -653,13 +684,21 @@ func (r *runner) pick(s *Session) *agentRun {
 		if lim := placement.ManagerLimitOf(&model.Agent{ID: a.id, Given: a.agent.Given, Held: a.held}); lim != nil && lim.Refusal(req) != "" {
 			continue
 		}
-		if _, err := a.st.Node.Try(r.registered(req)); err == nil {
-			r.picked[s] = a
-			return a
+		if reg := r.registered(req); !r.short(a, reg) {
+			if _, err := a.st.Node.Try(reg); err == nil {
+				r.picked[s] = a
+				return a
+			}
 		}
 	}
 	r.picked[s] = first
 	return first
+}
+
+// short: the cheap check before the attempt says a has no room for req
+// (never where the attempt would place it).
+func (r *runner) short(a *agentRun, req alloc.Request) bool {
+	return !r.opts.noShort && a.st.Node.Short(req)
 }
 
 // elsewhere lists the other agents that would have taken req now.
@@ -672,8 +711,10 @@ func (r *runner) elsewhere(from *agentRun, req alloc.Request) []model.AgentID {
 		if lim := placement.ManagerLimitOf(&model.Agent{ID: b.id, Given: b.agent.Given, Held: b.held}); lim != nil && lim.Refusal(req) != "" {
 			continue
 		}
-		if _, err := b.st.Node.Try(r.registered(req)); err == nil {
-			out = append(out, b.id)
+		if reg := r.registered(req); !r.short(b, reg) {
+			if _, err := b.st.Node.Try(reg); err == nil {
+				out = append(out, b.id)
+			}
 		}
 	}
 	return out
@@ -683,7 +724,8 @@ func (r *runner) elsewhere(from *agentRun, req alloc.Request) []model.AgentID {
 func (r *runner) finish(a *agentRun) {
 	for _, slot := range slices.Sorted(mapKeys(a.stats)) {
 		acc := a.stats[slot]
-		acc.settle(a.used[slot], r.now)
+		acc.settle(a.held[slot], r.now)
+		acc.settleAmount(r.now)
 		st := SlotStat{Slot: slot, Amount: acc.amount, Varies: acc.varies, Given: acc.given, Peak: acc.peak, PeakAt: acc.peakAt, Over: acc.over}
 		if acc.amtSum.Sign() > 0 {
 			if q, err := acc.useSum.Quo(acc.amtSum); err == nil {

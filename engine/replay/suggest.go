@@ -27,7 +27,9 @@ type SuggestInput struct {
 // Suggestion is the amounts the search found and the replay under them.
 type Suggestion struct {
 	Amounts map[model.AgentID]model.ResourceSlot
-	Result  *Result
+	// Result is the replay under them, its refusals past the first
+	// Printed of each agent Unworded.
+	Result *Result
 	// AllServed: every session starts under them.
 	AllServed bool
 	// Short are the slots whose available amount is less than what the
@@ -37,6 +39,33 @@ type Suggestion struct {
 	// no devices of their plugin: made without the host's cores and
 	// memory): each agent keeps today's amount of them.
 	Kept []model.SlotName
+	// Unsized are the slots the node's devices, as given, do not size
+	// (no total of them: plan without --devices lists no accelerators):
+	// no amount can be checked against the node, so each agent keeps
+	// today's (never 0, which the node's missing devices would make).
+	Unsized []model.SlotName
+}
+
+// Wanting is what the suggestion's amounts leave refusing, in words: the
+// slots short of the agents' peaks together, or, when none is, that the
+// refusals are the allocator's (the devices: fragmentation, one GPU too
+// small), which no amount changes.
+func (sg *Suggestion) Wanting() string {
+	if len(sg.Short) > 0 {
+		return "the node is short of " + joinSlotNames(sg.Short) + " for the agents' peaks together"
+	}
+	return "every agent's amounts cover its peaks; the sessions still refused are refused by the devices (the allocator), whatever the amounts"
+}
+
+func joinSlotNames(slots []model.SlotName) string {
+	out := ""
+	for i, s := range slots {
+		if i > 0 {
+			out += ", "
+		}
+		out += string(s)
+	}
+	return out
 }
 
 // Suggest finds per agent and slot the amounts, within the node's total
@@ -97,6 +126,15 @@ func Suggest(rec *Record, in SuggestInput) *Suggestion {
 			}
 			continue
 		}
+		if tot, ok := in.Total[s]; !ok || tot.Sign() <= 0 {
+			out.Unsized = append(out.Unsized, s)
+			for _, a := range in.Today {
+				if v, ok := a.Given[s]; ok {
+					out.Amounts[a.ID][s] = v
+				}
+			}
+			continue
+		}
 		step := in.Step[s]
 		if step.Sign() <= 0 {
 			step = model.NewDec(1, 0)
@@ -137,7 +175,9 @@ func Suggest(rec *Record, in SuggestInput) *Suggestion {
 	if len(out.Short) > 0 {
 		out.improve(rec, in, deadline)
 	}
-	out.Result = Run(rec, Fixed(out.partition(in.Today)), Options{})
+	// Its callers say how many it refuses; the plan's own run under the
+	// amounts lists them: only the first of each agent are worded here.
+	out.Result = Run(rec, Fixed(out.partition(in.Today)), Options{Word: Printed})
 	out.AllServed = len(out.Result.Refused) == 0
 	return out
 }

@@ -48,10 +48,13 @@ type ReplayMsg struct {
 	kind replayKind
 	gen  int
 	rec  *replay.Record
-	res  *replay.Result
-	sg   *replay.Suggestion
-	in   replay.SuggestInput
-	err  error
+	// recAt is when rec was read up to (shared: maybe by another
+	// operator's editor, before this one asked).
+	recAt time.Time
+	res   *replay.Result
+	sg    *replay.Suggestion
+	in    replay.SuggestInput
+	err   error
 }
 
 type replayKind uint8
@@ -156,7 +159,7 @@ func (e *Editor) replayMsg(m ReplayMsg) {
 	case replayDone, suggestDone:
 		e.rp.running = false
 		if m.rec != nil && m.rec != e.rp.rec {
-			e.rp.rec, e.rp.recAt = m.rec, e.Now()
+			e.rp.rec, e.rp.recAt = m.rec, m.recAt
 		}
 		if m.kind == suggestDone {
 			e.rp.suggesting = false
@@ -184,13 +187,12 @@ func (e *Editor) recordFor() (rec *replay.Record, dir string, now time.Time) {
 	return nil, e.rp.dir, now
 }
 
-// loadRecord reads the record's last ReplaySpan up to now (in a command).
-func loadRecord(dir string, now time.Time) (*replay.Record, error) {
-	rd, err := history.OpenReader(dir)
-	if err != nil {
-		return nil, err
-	}
-	return replay.Load(rd, now.Add(-ReplaySpan), now)
+// loadRecord is the record's last ReplaySpan up to now (in a command),
+// as the process's editors share it (replay.Records: one read of the
+// week for every operator of a serve, at most ReplayRecordTTL old), and
+// when it was read up to.
+func loadRecord(dir string, now time.Time) (*replay.Record, time.Time, error) {
+	return replay.Records.Get(dir, ReplaySpan, ReplayRecordTTL, now)
 }
 
 // startReplay replays the current draft in a command.
@@ -207,7 +209,7 @@ func (e *Editor) startReplay() {
 	e.Do(func() tea.Msg {
 		m := ReplayMsg{Sess: sess, kind: replayDone, gen: gen}
 		if rec == nil {
-			if rec, m.err = loadRecord(dir, now); m.err != nil {
+			if rec, m.recAt, m.err = loadRecord(dir, now); m.err != nil {
 				return m
 			}
 			m.rec = rec
@@ -388,7 +390,7 @@ func (e *Editor) suggest() {
 	e.Do(func() tea.Msg {
 		m := ReplayMsg{Sess: sess, kind: suggestDone, in: in}
 		if rec == nil {
-			if rec, m.err = loadRecord(dir, now); m.err != nil {
+			if rec, m.recAt, m.err = loadRecord(dir, now); m.err != nil {
 				return m
 			}
 			m.rec = rec
@@ -470,7 +472,7 @@ func (e *Editor) suggested(m ReplayMsg) {
 	case sg.AllServed:
 		msg = "suggestion: every recorded session starts under " + strings.Join(flags, " ")
 	default:
-		msg = fmt.Sprintf("suggestion: no amounts within the node start every recorded session (short of %v); these refuse the fewest, %d", sg.Short, len(sg.Result.Refused))
+		msg = fmt.Sprintf("suggestion: no amounts within the node start every recorded session (%s); these refuse the fewest, %d", sg.Wanting(), len(sg.Result.Refused))
 	}
 	if fmt.Sprint(next) == fmt.Sprint(e.Req) {
 		e.Flashf(kit.LvlInfo, msg+"; the draft has them already")

@@ -1,0 +1,269 @@
+package history
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/fgtop/fgtop/model"
+)
+
+// allocEnt is one step of decoding an allocation: a slot begins (first),
+// and, unless none, a device's amount of it.
+type allocEnt struct {
+	slot  model.SlotName
+	dev   model.DeviceID
+	amt   model.Dec
+	first bool
+	none  bool
+}
+
+// flatAlloc is an allocation as its record has it, in order, without
+// the two levels of maps decodeAlloc builds: the sessions walk reads a
+// week's 500,000 allocations and needs the maps of fewer than half of
+// them (a session's arrival), and building maps was most of the read.
+type flatAlloc struct {
+	ents []allocEnt
+	// irregular: a slot with no device, or a slot or a device of a slot
+	// named twice (never written by the recorder; a damaged or hostile
+	// record may hold it). The maps are then the only reading: they keep
+	// what decodeAlloc keeps.
+	irregular bool
+	// n: the record listed slots (decodeAlloc gives nil for none).
+	n int
+}
+
+// decodeFlat reads what decodeAlloc reads, with the same calls on d (the
+// same strings and amounts interned, the same errors).
+func decodeFlat(d *dec) flatAlloc {
+	n := d.count()
+	fa := flatAlloc{n: n}
+	if n == 0 {
+		return fa
+	}
+	for i := 0; i < n && d.err == nil; i++ {
+		slot := model.SlotName(d.istr())
+		m := d.count()
+		if m == 0 {
+			fa.irregular = true
+			fa.ents = append(fa.ents, allocEnt{slot: slot, first: true, none: true})
+			continue
+		}
+		if fa.ents == nil {
+			// One allocation of the right size: the entries counted
+			// on the bytes first (a kernel holds cpu, mem and GPUs).
+			fa.ents = make([]allocEnt, 0, m+countEnts(*d, m, n-i-1))
+		}
+		start := len(fa.ents)
+		for j := 0; j < m && d.err == nil; j++ {
+			id := model.DeviceID(d.istr())
+			fa.ents = append(fa.ents, allocEnt{slot: slot, dev: id, amt: d.dec(), first: j == 0})
+		}
+		for k := range start {
+			if fa.ents[k].slot == slot {
+				fa.irregular = true
+			}
+		}
+		for a := start; a < len(fa.ents); a++ {
+			for b := start; b < a; b++ {
+				if fa.ents[a].dev == fa.ents[b].dev {
+					fa.irregular = true
+				}
+			}
+		}
+	}
+	return fa
+}
+
+// countEnts counts the entries of the n slots after the m devices d is
+// at (d is a copy: the caller's is not moved), one for a slot with
+// none; 0 where the bytes end early (the decode then fails).
+func countEnts(d dec, m, n int) int {
+	total := 0
+	for j := 0; j < m && d.err == nil; j++ {
+		d.strBytes()
+		d.strBytes()
+	}
+	for i := 0; i < n && d.err == nil; i++ {
+		d.strBytes()
+		m := d.count()
+		total += max(m, 1)
+		for j := 0; j < m && d.err == nil; j++ {
+			d.strBytes()
+			d.strBytes()
+		}
+	}
+	if d.err != nil {
+		return 0
+	}
+	return total
+}
+
+// toMap is the allocation decodeAlloc would have built of the same bytes.
+func (fa *flatAlloc) toMap() model.Allocations {
+	if fa.n == 0 {
+		return nil
+	}
+	al := make(model.Allocations, fa.n)
+	var devs map[model.DeviceID]model.Dec
+	for i := range fa.ents {
+		e := &fa.ents[i]
+		if e.first {
+			devs = map[model.DeviceID]model.Dec{}
+			al[e.slot] = devs
+		}
+		if !e.none {
+			devs[e.dev] = e.amt
+		}
+	}
+	return al
+}
+
+// holds: some amount of some slot (holds of the maps).
+func (fa *flatAlloc) holds() bool {
+	if fa.irregular {
+		return holds(fa.toMap())
+	}
+	return len(fa.ents) > 0
+}
+
+// identical is allocIdentical of the two allocations' maps.
+func (fa *flatAlloc) identical(o *flatAlloc) bool {
+	if !fa.irregular && !o.irregular && len(fa.ents) == len(o.ents) {
+		eq := true
+		for i := range fa.ents {
+			a, b := &fa.ents[i], &o.ents[i]
+			if a.slot != b.slot || a.dev != b.dev || !same(a.amt, b.amt) {
+				eq = false
+				break
+			}
+		}
+		if eq {
+			return true
+		}
+	}
+	return allocIdentical(fa.toMap(), o.toMap())
+}
+
+// within reports whether every amount fa holds is held, Equal, in a
+// (no change of a session that arrived with a).
+func (fa *flatAlloc) within(a model.Allocations) bool {
+	if fa.irregular {
+		for slot, devs := range fa.toMap() {
+			for dev, amt := range devs {
+				if had, ok := a[slot][dev]; !ok || !had.Equal(amt) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	for i := range fa.ents {
+		e := &fa.ents[i]
+		if had, ok := a[e.slot][e.dev]; !ok || !had.Equal(e.amt) {
+			return false
+		}
+	}
+	return true
+}
+
+// sessHead is a kernel's head as the sessions walk keeps it: the
+// allocation flat, its maps made only when asked for (alloc).
+type sessHead struct {
+	kernelHead // Alloc unset: alloc()
+	fa         flatAlloc
+}
+
+// alloc is the head's allocation as maps.
+func (h *sessHead) alloc() model.Allocations { return h.fa.toMap() }
+
+// same is sameHead of the two heads.
+func (h *sessHead) same(o *sessHead) bool {
+	return h.ID == o.ID && h.Agent == o.Agent && h.State == o.State && h.Session == o.Session && h.User == o.User &&
+		h.Project == o.Project && h.fa.identical(&o.fa)
+}
+
+// decodeSessHeadRest is decodeHeadRest (all devices) keeping the
+// allocation flat.
+func decodeSessHeadRest(d *dec, id model.KernelID) sessHead {
+	k := &model.Kernel{ID: id}
+	var fa flatAlloc
+	for f := 0; f <= fRecord && d.err == nil; f++ {
+		switch f {
+		case fAlloc:
+			fa = decodeFlat(d)
+		case fRecord:
+			decodeRecordHead(d, k)
+		default:
+			decodeField(d, k, f)
+		}
+	}
+	h := sessHead{kernelHead: kernelHead{ID: k.ID, Agent: k.Agent, State: k.State}, fa: fa}
+	if r := k.Record; r != nil {
+		h.Session, h.User, h.Project = r.SessionID, r.OwnerUserID, r.OwnerProjectID
+	}
+	return h
+}
+
+// decodeSessPatch is decodePatchHead over prev for the sessions walk: the
+// head after the patch, and the patch's mask.
+func decodeSessPatch(d *dec, prev *sessHead) (sessHead, uint32) {
+	mask := uint32(d.uvarint())
+	if mask >= 1<<nFields {
+		d.fail(fmt.Errorf("field mask %#x", mask))
+		return sessHead{}, 0
+	}
+	if mask&headFields == 0 {
+		return sessHead{}, mask
+	}
+	k := &model.Kernel{ID: prev.ID, Agent: prev.Agent, State: prev.State}
+	if prev.Session != "" || prev.User != "" || prev.Project != "" {
+		k.Record = &model.KernelRecord{SessionID: prev.Session, OwnerUserID: prev.User, OwnerProjectID: prev.Project}
+	}
+	fa := prev.fa
+	for f := 0; f <= fRecord && d.err == nil; f++ {
+		switch {
+		case mask&(1<<f) == 0:
+		case f == fAlloc:
+			fa = decodeFlat(d)
+		case f == fRecord:
+			decodeRecordHead(d, k)
+		default:
+			decodeField(d, k, f)
+		}
+	}
+	h := sessHead{kernelHead: kernelHead{ID: k.ID, Agent: k.Agent, State: k.State}, fa: fa}
+	if r := k.Record; r != nil {
+		h.Session, h.User, h.Project = r.SessionID, r.OwnerUserID, r.OwnerProjectID
+	}
+	return h, mask
+}
+
+// sessCkHeads are a checkpoint's kernels as the sessions walk keeps them.
+type sessCkHeads map[model.KernelID]*sessHead
+
+// sessCkptHeads is histWalk.ckptHeads for the sessions walk.
+func (h *histWalk) sessCkptHeads(sr *segRead) sessCkHeads {
+	inCk := sessCkHeads{}
+	var chunk []sessHead
+	w := walker{onGroup: func(_ time.Time, grp []rawRec, ckpt bool) {
+		if !ckpt {
+			return
+		}
+		for _, rr := range grp {
+			if rr.typ == recKernel {
+				d := dec{b: rr.body, in: h.in}
+				kh := decodeSessHeadRest(&d, model.KernelID(d.id()))
+				if d.err == nil {
+					if len(chunk) == cap(chunk) {
+						chunk = make([]sessHead, 0, max(2*cap(chunk), 1024))
+					}
+					chunk = append(chunk, kh)
+					inCk[kh.ID] = &chunk[len(chunk)-1]
+				}
+			}
+		}
+	}}
+	ckOnly := &segRead{file: sr.file, data: &segData{Checkpoint: sr.data.Checkpoint}}
+	w.scan(ckOnly, nil, time.Time{})
+	return inCk
+}

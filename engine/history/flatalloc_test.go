@@ -1,0 +1,108 @@
+package history
+
+import (
+	"testing"
+
+	"github.com/fgtop/fgtop/model"
+)
+
+// allocWithin is the sessions walk's old test of a change, on maps: every
+// amount b holds is held, Equal, in a.
+func allocWithin(a, b model.Allocations) bool {
+	for slot, devs := range b {
+		for dev, amt := range devs {
+			if had, ok := a[slot][dev]; !ok || !had.Equal(amt) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// encodeRawAlloc writes an allocation entry by entry, duplicates and
+// empty slots as given (what a damaged or hostile record may hold).
+func encodeRawAlloc(e *enc, slots []rawSlot) {
+	e.uvarint(uint64(len(slots)))
+	for _, s := range slots {
+		e.str(s.slot)
+		e.uvarint(uint64(len(s.devs)))
+		for _, d := range s.devs {
+			e.str(d[0])
+			e.str(d[1])
+		}
+	}
+}
+
+type rawSlot struct {
+	slot string
+	devs [][2]string
+}
+
+// TestFlatAllocMatchesMaps: the sessions walk reads allocations flat; on
+// every shape, the recorder's and irregular ones, it says what the maps
+// decodeAlloc builds say (the allocation, held or not, identical, within).
+func TestFlatAllocMatchesMaps(t *testing.T) {
+	cases := []struct {
+		name      string
+		slots     []rawSlot
+		irregular bool
+	}{
+		{"none", nil, false},
+		{"one", []rawSlot{{"cuda.shares", [][2]string{{"0", "0.5"}}}}, false},
+		{"two slots", []rawSlot{{"cuda.shares", [][2]string{{"0", "0.5"}, {"1", "1.00"}}}, {"cpu", [][2]string{{"3", "1"}}}}, false},
+		{"an empty slot", []rawSlot{{"cuda.shares", nil}}, true},
+		{"an empty slot beside one", []rawSlot{{"cpu", nil}, {"cuda.shares", [][2]string{{"0", "0.5"}}}}, true},
+		{"a slot twice: the second replaces", []rawSlot{{"cuda.shares", [][2]string{{"0", "0.5"}}}, {"cuda.shares", [][2]string{{"1", "0.25"}}}}, true},
+		{"a device twice: the last counts", []rawSlot{{"cuda.shares", [][2]string{{"0", "0.5"}, {"0", "0.7"}}}}, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := enc{}
+			encodeRawAlloc(&e, c.slots)
+			dm := dec{b: e.b}
+			want := decodeAlloc(&dm)
+			df := dec{b: e.b, in: newInterner()}
+			fa := decodeFlat(&df)
+			if dm.err != nil || df.err != nil {
+				t.Fatalf("errors: maps %v, flat %v", dm.err, df.err)
+			}
+			if fa.irregular != c.irregular {
+				t.Fatalf("irregular %v, want %v", fa.irregular, c.irregular)
+			}
+			got := fa.toMap()
+			if !allocIdentical(got, want) || (got == nil) != (want == nil) {
+				t.Fatalf("flat %v, maps %v", got, want)
+			}
+			if fa.holds() != holds(want) {
+				t.Fatalf("holds %v, maps %v", fa.holds(), holds(want))
+			}
+			others := []model.Allocations{nil, want,
+				{model.SlotCUDAShares: {"0": model.MustDec("0.50")}},
+				{model.SlotCUDAShares: {"0": model.MustDec("0.5"), "1": model.MustDec("1")}, "cpu": {"3": model.MustDec("1")}},
+				{model.SlotCUDAShares: {"1": model.MustDec("0.25")}}}
+			for _, o := range others {
+				if fa.within(o) != allocWithin(o, want) {
+					t.Fatalf("within %v: %v, maps %v", o, fa.within(o), allocWithin(o, want))
+				}
+			}
+			for _, o := range cases {
+				e2 := enc{}
+				encodeRawAlloc(&e2, o.slots)
+				d2 := dec{b: e2.b}
+				fo := decodeFlat(&d2)
+				if fa.identical(&fo) != allocIdentical(want, fo.toMap()) {
+					t.Fatalf("identical to %q: %v, maps %v", o.name, fa.identical(&fo), allocIdentical(want, fo.toMap()))
+				}
+			}
+		})
+	}
+	// A bad amount fails as decodeAlloc fails.
+	e := enc{}
+	encodeRawAlloc(&e, []rawSlot{{"cuda.shares", [][2]string{{"0", "x"}}}})
+	dm, df := dec{b: e.b}, dec{b: e.b, in: newInterner()}
+	decodeAlloc(&dm)
+	decodeFlat(&df)
+	if dm.err == nil || df.err == nil || dm.err.Error() != df.err.Error() {
+		t.Fatalf("a bad amount: maps %v, flat %v", dm.err, df.err)
+	}
+}

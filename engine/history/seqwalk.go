@@ -1,0 +1,109 @@
+package history
+
+import "time"
+
+// segFolder is what a walk of the segments in order folds them into:
+// History's intervals (histWalk) or Sessions' sessions (sessWalk). The
+// walk (walkSeq, histRun.stepWith) is the same for both: read ahead on
+// another core, a segment's checkpoint first (a fresh start after a gap,
+// else a step from the segment before), then its deltas, its journal
+// and its end.
+type segFolder interface {
+	// checkpoint applies segment sr's checkpoint at start: carry, the
+	// segment before continues into it; else the record restarts after
+	// a gap that began at gapAt.
+	checkpoint(sr *segRead, start, gapAt time.Time, carry bool)
+	deltas(tm time.Time, grp []rawRec)
+}
+
+func (h *histWalk) checkpoint(sr *segRead, start, gapAt time.Time, carry bool) {
+	inCk := h.ckptHeads(sr)
+	if carry {
+		h.advance(inCk, start)
+	} else {
+		h.restart(inCk, start, gapAt)
+	}
+}
+
+func (sw *sessWalk) checkpoint(sr *segRead, start, gapAt time.Time, carry bool) {
+	inCk := sw.h.sessCkptHeads(sr)
+	if carry {
+		sw.advance(inCk, start)
+	} else {
+		sw.restart(inCk, start, gapAt)
+	}
+}
+
+// walkSeq walks q's segments in order into fo, the next one read and
+// decompressed ahead on another goroutine, stopping at r's context.
+func (r *Reader) walkSeq(q *histRun, fo segFolder) error {
+	pre := make(chan *segRead, 1)
+	stop := make(chan struct{})
+	defer func() {
+		// The read-ahead ends with the call: bounded by the same
+		// context, it stops inside its segment once that is done.
+		close(stop)
+		for range pre {
+		}
+	}()
+	segs := q.segs
+	go func() {
+		defer close(pre)
+		// Three buffers in turn: one being walked, one waiting in pre,
+		// one being filled; the walk keeps no slice of a segment's bytes
+		// past the segment.
+		rd := &Reader{dir: r.dir, segs: segs, bufs: make([][]byte, 3), ctx: r.ctx}
+		for i := range q.n {
+			sr := rd.read(i, false)
+			select {
+			case pre <- sr:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	for range q.n {
+		if err := r.ctxErr(); err != nil {
+			return err
+		}
+		sr := <-pre
+		if err := r.ctxErr(); err != nil {
+			// A segment the read-ahead stopped in is not a damaged one.
+			return err
+		}
+		// Segments wholly before Since matter only for what is open when
+		// it begins; their checkpoint alone would not say since when, so
+		// they are read all the same.
+		q.stepWith(sr, fo)
+	}
+	return nil
+}
+
+// stepWith walks the next segment, as read, into fo.
+func (q *histRun) stepWith(sr *segRead, fo segFolder) {
+	i := q.i
+	q.i++
+	if q.unreadable(i, sr) {
+		return
+	}
+	start := q.segs[i].Start
+	gapAt := q.prevEnd
+	if i == 0 {
+		gapAt = start
+	}
+	fo.checkpoint(sr, start, gapAt, q.carry)
+	q.walkRestWith(i, sr, fo)
+}
+
+// walkRestWith is stepWith after the checkpoint: the deltas folded, the
+// journal kept, the segment's end noted.
+func (q *histRun) walkRestWith(i int, sr *segRead, fo segFolder) {
+	w := walker{onGroup: func(tm time.Time, grp []rawRec, ckpt bool) {
+		if !ckpt {
+			fo.deltas(tm, grp)
+		}
+	}}
+	w.onJournal = func(body []byte) { q.res.Partitions = q.f.journal(q.res.Partitions, body) }
+	w.scan(sr, nil, time.Time{})
+	q.finish(i, sr.data, segEnd{end: sr.end, clean: sr.clean, rotated: w.rotated, rotateAt: w.rotateAt})
+}

@@ -1,0 +1,107 @@
+package replay
+
+import (
+	"sync"
+	"time"
+
+	"github.com/fgtop/fgtop/engine/history"
+)
+
+// RecordCache shares loaded records between their readers: the console
+// editor of every operator of a `serve` replays each draft against the
+// record's last week, and reading a week is the slow, large part (a busy
+// node's week is hundreds of MB of sessions); replaying it under one
+// partition is fast. One record per (directory, span) is read, at most
+// once at a time, and given to every reader while it is as young as the
+// reader asks; a Record is never changed once loaded (Run and Suggest
+// only read it), so readers share it.
+type RecordCache struct {
+	max int
+	// load reads a record (LoadDir; tests count calls).
+	load func(dir string, from, to time.Time) (*Record, error)
+
+	mu   sync.Mutex
+	ents map[recordKey]*recordEnt
+}
+
+type recordKey struct {
+	dir  string
+	span time.Duration
+}
+
+type recordEnt struct {
+	done chan struct{} // closed when rec or err is set
+	rec  *Record
+	err  error
+	at   time.Time // the span's end: when it was asked for
+}
+
+// NewRecordCache keeps at most max records (the oldest read goes first).
+func NewRecordCache(max int) *RecordCache {
+	return &RecordCache{max: max, load: LoadDir, ents: map[recordKey]*recordEnt{}}
+}
+
+// RecordsMax bounds Records: the history directories one process's
+// consoles replay (a console has one).
+const RecordsMax = 4
+
+// Records is the process's record cache: the editors of every operator
+// of one `serve` share it, so N operators hold one week, not N.
+var Records = NewRecordCache(RecordsMax)
+
+// LoadDir reads the sessions of [from, to) of the history record in dir.
+func LoadDir(dir string, from, to time.Time) (*Record, error) {
+	rd, err := history.OpenReader(dir)
+	if err != nil {
+		return nil, err
+	}
+	return Load(rd, from, to)
+}
+
+// Get is the record of dir's last span up to now: one read less than
+// age before now (by whichever reader asked first), or a new read; at is
+// the moment it was read up to. A reader that asks while it is read
+// waits for that read. A failed read is not kept: the next reader reads
+// again (a recorder that just started has its first segment within its
+// flush).
+func (c *RecordCache) Get(dir string, span, age time.Duration, now time.Time) (rec *Record, at time.Time, err error) {
+	key := recordKey{dir, span}
+	c.mu.Lock()
+	if e := c.ents[key]; e != nil && now.Sub(e.at) < age {
+		c.mu.Unlock()
+		<-e.done
+		return e.rec, e.at, e.err
+	}
+	e := &recordEnt{done: make(chan struct{}), at: now}
+	c.ents[key] = e
+	for len(c.ents) > c.max {
+		var oldest recordKey
+		var old *recordEnt
+		for k, x := range c.ents {
+			if x != e && (old == nil || x.at.Before(old.at)) {
+				oldest, old = k, x
+			}
+		}
+		// A record being read leaves the cache, not its waiters: they
+		// hold it.
+		delete(c.ents, oldest)
+	}
+	c.mu.Unlock()
+	e.rec, e.err = c.load(dir, now.Add(-span), now)
+	if e.err != nil {
+		c.mu.Lock()
+		if c.ents[key] == e {
+			delete(c.ents, key)
+		}
+		c.mu.Unlock()
+	}
+	close(e.done)
+	return e.rec, e.at, e.err
+}
+
+// Len is how many records the cache holds.
+func (c *RecordCache) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.ents)
+}

@@ -1,0 +1,117 @@
+package replay
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/fgtop/fgtop/model"
+)
+
+// TestRecordCacheShares: readers of one directory and span within the
+// age they ask for get the one record read (one read, however many ask
+// at once); an older one is read again; a failed read is not kept; the
+// cache holds at most its bound.
+func TestRecordCacheShares(t *testing.T) {
+	var loads atomic.Int32
+	fail := map[string]bool{}
+	var failMu sync.Mutex
+	c := NewRecordCache(2)
+	c.load = func(dir string, from, to time.Time) (*Record, error) {
+		loads.Add(1)
+		time.Sleep(20 * time.Millisecond) // readers arrive while it reads
+		failMu.Lock()
+		defer failMu.Unlock()
+		if fail[dir] {
+			return nil, errors.New("no record yet")
+		}
+		return &Record{From: from, To: to, Node: dir}, nil
+	}
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	const age = 5 * time.Minute
+	var wg sync.WaitGroup
+	got := make([]*Record, 8)
+	for i := range got {
+		wg.Go(func() {
+			rec, _, err := c.Get("d1", ReplaySpanForTest, age, now.Add(time.Duration(i)*time.Second))
+			if err != nil {
+				t.Error(err)
+			}
+			got[i] = rec
+		})
+	}
+	wg.Wait()
+	for i := range got {
+		if got[i] != got[0] || got[i] == nil {
+			t.Fatalf("reader %d got %p, reader 0 %p: not one record", i, got[i], got[0])
+		}
+	}
+	// Readers all started within a second of each other; any that came
+	// after the read began waited for it.
+	if n := loads.Load(); n != 1 {
+		t.Fatalf("%d reads for 8 readers at once", n)
+	}
+	// Whichever reader asked first read it, up to its moment.
+	first := got[0].To
+	rec, at, _ := c.Get("d1", ReplaySpanForTest, age, first.Add(age-time.Second))
+	if rec != got[0] || !at.Equal(first) {
+		t.Fatalf("within its age: %p read up to %s, want %p up to %s", rec, at, got[0], first)
+	}
+	if rec, _, _ := c.Get("d1", ReplaySpanForTest, age, first.Add(age)); rec == got[0] || loads.Load() != 2 {
+		t.Fatalf("at its age: the old record again (%d reads)", loads.Load())
+	}
+	failMu.Lock()
+	fail["d2"] = true
+	failMu.Unlock()
+	for range 2 {
+		if _, _, err := c.Get("d2", ReplaySpanForTest, age, now.Add(age)); err == nil {
+			t.Fatal("a failed read said nothing")
+		}
+	}
+	if n := loads.Load(); n != 4 {
+		t.Fatalf("%d reads: a failed read was kept", n)
+	}
+	for i := range 5 {
+		c.Get(fmt.Sprintf("e%d", i), ReplaySpanForTest, age, now.Add(age+time.Duration(i)*time.Second))
+	}
+	if c.Len() > 2 {
+		t.Fatalf("%d records held, over the bound of 2", c.Len())
+	}
+}
+
+// ReplaySpanForTest is the editor's span.
+const ReplaySpanForTest = 7 * 24 * time.Hour
+
+// TestSharedRecordRunsConcurrently: one record read from a real week and
+// given to several readers replays the same under each at once (run it
+// with -race: no run writes into the shared record).
+func TestSharedRecordRunsConcurrently(t *testing.T) {
+	w := scriptedWeek(t)
+	w.reader() // closes the recorder
+	c := NewRecordCache(RecordsMax)
+	now := w.base.Add(7 * 24 * time.Hour)
+	a, _, err := c.Get(w.dir, ReplaySpanForTest, time.Minute, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _, err := c.Get(w.dir, ReplaySpanForTest, time.Minute, now.Add(time.Second))
+	if err != nil || a != b {
+		t.Fatalf("two readers: %p and %p (%v)", a, b, err)
+	}
+	part := Fixed(given(a, map[model.AgentID]string{agentA: "2.0", agentB: "1.0"}))
+	want := fmt.Sprintf("%+v", *Run(a, part, Options{}))
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			Run(a, a.AsItWas(), Options{Fidelity: true})
+			if got := fmt.Sprintf("%+v", *Run(a, part, Options{})); got != want {
+				t.Errorf("a concurrent run differs:\n%s\nwant\n%s", got, want)
+			}
+			Suggest(a, SuggestInput{Today: given(a, nil), Total: model.ResourceSlot{model.SlotCUDAShares: model.MustDec("4")}})
+		})
+	}
+	wg.Wait()
+}
