@@ -15,6 +15,7 @@ import (
 	"github.com/fgtop/fgtop/engine/partition"
 	"github.com/fgtop/fgtop/themes"
 	"github.com/fgtop/fgtop/ui/console"
+	"github.com/fgtop/fgtop/ui/screen"
 	"github.com/spf13/cobra"
 )
 
@@ -103,7 +104,11 @@ func runProgram(ctx context.Context, eng *engine.Engine, uopts console.Options, 
 	// The model holds the partition draft while editing: give it back
 	// however the program ends.
 	defer m.Close()
-	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithFPS(console.FrameRate))
+	p, closeTTY, err := localProgram(ctx, m)
+	if err != nil {
+		return fmt.Errorf("console: %w", err)
+	}
+	defer closeTTY()
 	go oneProcAfterScan(ctx, eng.Ready())
 	done := make(chan error, 1)
 	go func() {
@@ -124,6 +129,17 @@ func runProgram(ctx context.Context, eng *engine.Engine, uopts console.Options, 
 		}
 		return nil
 	}
+}
+
+// localProgram is the program of a console on this process's terminal,
+// drawn when what it shows changed (package screen); done closes the
+// terminal it opened, once the program ended.
+func localProgram(ctx context.Context, m tea.Model) (p *screen.Program, done func(), err error) {
+	o, done, err := screen.Local()
+	if err != nil {
+		return nil, nil, err //nolint:wrapcheck // screen's words
+	}
+	return screen.NewProgram(m, o, tea.WithContext(ctx)), done, nil
 }
 
 // oneProcAfterScan lets the console run on one P once the engine's first
