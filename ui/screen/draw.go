@@ -59,6 +59,7 @@ type drawer struct {
 	last    *frame // on the terminal now; nil before the first frame
 	closed  bool
 	written int64 // bytes written to out
+	frames  int   // frames drawn
 	err     error // the first write error
 
 	slot    sync.Mutex
@@ -264,6 +265,7 @@ func (d *drawer) draw(f *frame) {
 		d.buf.WriteString(ansi.SetModeTextCursorEnable)
 	}
 	d.last = f
+	d.frames++
 	d.write(d.buf.Bytes())
 }
 
