@@ -143,12 +143,12 @@ func localProgram(ctx context.Context, m tea.Model) (p *screen.Program, done fun
 }
 
 // oneProcAfterScan lets the console run on one P once the engine's first
-// scan, which reads the scratch roots on every core, is done. At rest the
-// console wakes 20 times a second (the renderer's frames) and once a second
-// for a poll; with a second P each wake-up also sets an idle thread spinning
-// for work, which measured about a fifth of an idle console's CPU
-// (bench/idlecpu.sh: 0.41-0.49 % of a core with one P, 0.57-0.59 % with two,
-// in the same runs). A change of a file costs the engine well under a
+// scan, which reads the scratch roots on every core, is done. With a
+// second P each wake-up of the console (a poll, the clock, a frame) also
+// sets an idle thread spinning for work, which measured about a fifth of
+// an idle console's CPU when it still woke 20 times a second for Bubble
+// Tea's renderer (bench/idlecpu.sh: 0.41-0.49 % of a core with one P,
+// 0.57-0.59 % with two, in the same runs). A change of a file costs the engine well under a
 // millisecond and a frame under 2 ms, so one P keeps up. A GOMAXPROCS the
 // user set is left alone.
 func oneProcAfterScan(ctx context.Context, ready <-chan struct{}) {
