@@ -2,7 +2,6 @@ package screen
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"sync"
 
@@ -60,7 +59,9 @@ type drawer struct {
 	closed  bool
 	written int64 // bytes written to out
 	frames  int   // frames drawn
-	err     error // the first write error
+	// synced: the terminal said it knows synchronized output (mode
+	// 2026), so each frame is shown at once, not as it is written.
+	synced bool
 
 	slot    sync.Mutex
 	started bool   // run was started
@@ -173,6 +174,9 @@ func (d *drawer) draw(f *frame) {
 	last := d.last
 	scr := d.scr
 	d.buf.Reset()
+	if d.synced {
+		d.buf.WriteString(ansi.SetModeSynchronizedOutput)
+	}
 	// Leaving or entering the alternate screen, and hiding the cursor,
 	// lead the frame: the terminal keeps keyboard modes per screen, and
 	// some keep the cursor's visibility per screen too.
@@ -266,7 +270,17 @@ func (d *drawer) draw(f *frame) {
 	}
 	d.last = f
 	d.frames++
+	if d.synced {
+		d.buf.WriteString(ansi.ResetModeSynchronizedOutput)
+	}
 	d.write(d.buf.Bytes())
+}
+
+// sync turns synchronized output on for the frames to come.
+func (d *drawer) sync() {
+	d.mu.Lock()
+	d.synced = true
+	d.mu.Unlock()
 }
 
 // write sends b to the terminal in one write. Called with d.mu held.
@@ -274,11 +288,10 @@ func (d *drawer) write(b []byte) {
 	if len(b) == 0 {
 		return
 	}
-	n, err := d.out.Write(b)
+	// A terminal that cannot be written to (a client gone) ends the
+	// program through its input; the frames have nobody to tell.
+	n, _ := d.out.Write(b)
 	d.written += int64(n)
-	if err != nil && d.err == nil {
-		d.err = fmt.Errorf("screen: writing to the terminal: %w", err)
-	}
 }
 
 // restore leaves the terminal as the program found it: keyboard, mouse,

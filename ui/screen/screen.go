@@ -5,11 +5,13 @@ import (
 	"io"
 	"os"
 	"reflect"
+	"strings"
 	"sync"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
+	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/term"
 )
@@ -114,7 +116,8 @@ func NewProgram(m tea.Model, o Options, opts ...tea.ProgramOption) *Program {
 		width: width, height: height, profile: o.Profile, interval: interval,
 		bg: tea.RequestBackgroundColor(), fg: tea.RequestForegroundColor(), cc: tea.RequestCursorColor(),
 		pos: tea.RequestCursorPosition(), version: tea.RequestTerminalVersion(),
-		clip: reflect.TypeOf(tea.SetClipboard("")()),
+		clip:    reflect.TypeOf(tea.SetClipboard("")()),
+		askSync: o.In != nil && asksSync(uv.Environ(env)),
 	}
 	all := append(opts[:len(opts):len(opts)],
 		// Bubble Tea's renderer off; its ticker, which cannot be
@@ -163,6 +166,25 @@ func (p *Program) Written() int64 {
 	return p.w.d.written
 }
 
+// asksSync says whether the terminal of env is asked if it knows
+// synchronized output, as Bubble Tea's renderer asks: not over SSH, where
+// what answers may not be the terminal that draws, unless it names a
+// terminal known to answer right; not Apple's Terminal.
+func asksSync(env uv.Environ) bool {
+	term := env.Getenv("TERM")
+	for _, known := range []string{"ghostty", "wezterm", "alacritty", "kitty", "rio"} {
+		if strings.Contains(term, known) {
+			return true
+		}
+	}
+	_, ssh := env.LookupEnv("SSH_TTY")
+	if _, wt := env.LookupEnv("WT_SESSION"); wt {
+		return true
+	}
+	prog, hasProg := env.LookupEnv("TERM_PROGRAM")
+	return !ssh && (!hasProg || !strings.Contains(prog, "Apple"))
+}
+
 // drawMsg draws the newest state once the interval after the last frame
 // has passed.
 type drawMsg struct{}
@@ -179,6 +201,7 @@ type wrapper struct {
 	shown         *frame    // the last frame handed to the drawer
 	shownAt       time.Time // when
 	armed         bool      // a drawMsg is on its way
+	askSync       bool      // ask the terminal whether it knows synchronized output
 	closeOnce     sync.Once
 	unraw         func()
 
@@ -191,6 +214,10 @@ type wrapper struct {
 
 func (w *wrapper) Init() tea.Cmd {
 	defer w.closeOnPanic()
+	if w.askSync {
+		// Bubble Tea asks this itself only when its renderer runs.
+		_, _ = w.d.Write([]byte(ansi.RequestModeSynchronizedOutput))
+	}
 	return w.guard(w.inner.Init())
 }
 
@@ -210,6 +237,10 @@ func (w *wrapper) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		w.width, w.height = msg.Width, msg.Height
 	case tea.ColorProfileMsg:
 		w.profile = msg.Profile
+	case tea.ModeReportMsg:
+		if msg.Mode == ansi.ModeSynchronizedOutput && msg.Value == ansi.ModeReset {
+			w.d.sync()
+		}
 	}
 	var cmd tea.Cmd
 	w.inner, cmd = w.inner.Update(msg)

@@ -18,6 +18,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
 )
@@ -534,6 +535,46 @@ func TestResizeFollowsSIGWINCH(t *testing.T) {
 			}
 		case <-deadline:
 			t.Fatal(fmt.Sprintf("the model never got the new size 100x30"))
+		}
+	}
+}
+
+// TestSynchronizedOutput: the terminal is asked whether it knows
+// synchronized output, and once it says so, each frame comes wrapped in
+// it, so it is shown whole.
+func TestSynchronizedOutput(t *testing.T) {
+	m := &page{text: fullPage(80, 24, "start")}
+	p, r, _, stop := pipeProgram(t, m, Options{Profile: colorprofile.TrueColor})
+	defer stop()
+	waitFor(t, "the question", func() bool { _, _, out := r.state(); return strings.Contains(out, "\x1b[?2026$p") })
+	waitFor(t, "the first frame", func() bool { n, _, _ := r.state(); return n > 80*24 })
+	_, _, out := r.state()
+	if strings.Contains(out, "\x1b[?2026h") {
+		t.Fatal("synchronized output used before the terminal said it knows it")
+	}
+	p.Send(tea.ModeReportMsg{Mode: ansi.ModeSynchronizedOutput, Value: ansi.ModeReset})
+	n0, _, _ := r.state()
+	p.Send(setText(fullPage(80, 24, "other")))
+	waitFor(t, "the next frame", func() bool { n, _, _ := r.state(); return n > n0 })
+	time.Sleep(20 * time.Millisecond)
+	_, _, out = r.state()
+	if frame := out[n0:]; !strings.HasPrefix(frame, "\x1b[?2026h") || !strings.HasSuffix(frame, "\x1b[?2026l") {
+		t.Errorf("frame not wrapped in synchronized output: %q", frame)
+	}
+}
+
+func TestAsksSync(t *testing.T) {
+	for _, tc := range []struct {
+		env  []string
+		want bool
+	}{
+		{[]string{"TERM=xterm-256color"}, true},
+		{[]string{"TERM=xterm-256color", "SSH_TTY=/dev/pts/1"}, false},
+		{[]string{"TERM=xterm-kitty", "SSH_TTY=/dev/pts/1"}, true},
+		{[]string{"TERM=xterm-256color", "TERM_PROGRAM=Apple_Terminal"}, false},
+	} {
+		if got := asksSync(tc.env); got != tc.want {
+			t.Errorf("asksSync(%q) = %v; want %v", tc.env, got, tc.want)
 		}
 	}
 }
