@@ -45,7 +45,7 @@ func TestLinesRedrawnAlone(t *testing.T) {
 		}
 		if clean && frame%5 == 1 {
 			for i := range lines { // back to clean lines
-				if !independent(lines[i : i+1 : i+1]) || i < h-1 && !independent([]string{lines[i], ""}) {
+				if !independent(lines[i:i+1:i+1]) || i < h-1 && !independent([]string{lines[i], ""}) {
 					lines[i] = randomLine(r, true) + "\x1b[m"
 				}
 			}
