@@ -8,8 +8,9 @@
 // wrapped: after each Update the wrapper asks the model for its view
 // itself, when a frame is due, and hands the content to a drawing
 // goroutine only when it differs from the last one drawn. That goroutine
-// diffs the frame against the screen with ultraviolet's TerminalRenderer
-// and writes the difference in one write.
+// parses the lines that changed into cells, diffs the cells against the
+// screen with ultraviolet's TerminalRenderer, and writes the difference in
+// one write.
 //
 // Timing: a message after a quiet spell (MinInterval since the last frame)
 // is drawn at once, so a key reaches the screen without waiting for a
