@@ -72,6 +72,7 @@ type drawer struct {
 	wake    chan struct{}
 	quit    chan struct{}
 	stopped chan struct{}
+	onPanic func() // gives the terminal back its mode when drawing panics
 }
 
 // newDrawer draws on out. env's TERM tells the renderer which sequences
@@ -119,7 +120,7 @@ func (d *drawer) stop() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if !d.closed {
-		d.restore()
+		d.restore(true)
 	}
 }
 
@@ -137,6 +138,8 @@ func (d *drawer) start() {
 }
 
 // run draws the frames handed to submit, the newest first, until stop.
+// A panic in drawing ends the process (no one recovers this goroutine):
+// the terminal is restored first, so the report can be read.
 func (d *drawer) run() {
 	defer close(d.stopped)
 	for {
@@ -150,12 +153,26 @@ func (d *drawer) run() {
 		d.next = nil
 		d.slot.Unlock()
 		if f != nil {
-			d.mu.Lock()
-			if !d.closed {
-				d.draw(f)
-			}
-			d.mu.Unlock()
+			d.drawSafely(f)
 		}
+	}
+}
+
+func (d *drawer) drawSafely(f *frame) {
+	d.mu.Lock()
+	defer func() {
+		if r := recover(); r != nil {
+			d.restore(false)
+			d.mu.Unlock()
+			if d.onPanic != nil {
+				d.onPanic()
+			}
+			panic(r)
+		}
+		d.mu.Unlock()
+	}()
+	if !d.closed {
+		d.draw(f)
 	}
 }
 
@@ -340,8 +357,10 @@ func (d *drawer) write(b []byte) {
 // restore leaves the terminal as the program found it: keyboard, mouse,
 // focus and paste modes off, the title cleared, the alternate screen left
 // (or the inline frame's last line kept), the cursor shown. Called with
-// d.mu held; only once, and nothing is drawn after it.
-func (d *drawer) restore() {
+// d.mu held; only once, and nothing is drawn after it. moveDown puts the
+// cursor under an inline frame first, with the renderer, which is not
+// trusted after it panicked.
+func (d *drawer) restore(moveDown bool) {
 	d.closed = true
 	last := d.last
 	if last == nil {
@@ -361,7 +380,7 @@ func (d *drawer) restore() {
 	if last.title != "" {
 		d.buf.WriteString(ansi.SetWindowTitle(""))
 	}
-	if d.cells.RenderBuffer != nil {
+	if moveDown && d.cells.RenderBuffer != nil {
 		d.scr.MoveTo(0, d.cells.Height()-1)
 		_ = d.scr.Flush()
 	}

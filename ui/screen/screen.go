@@ -147,6 +147,7 @@ func (p *Program) Run() (tea.Model, error) {
 			return p.w.inner, fmt.Errorf("screen: putting the terminal in raw mode: %w", err)
 		}
 		p.w.unraw = func() { _ = term.Restore(fd, st) }
+		p.w.d.onPanic = p.w.unraw
 	}
 	p.w.d.start()
 	stopSize := func() {}

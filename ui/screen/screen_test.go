@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"regexp"
 	"slices"
 	"strconv"
@@ -576,5 +577,51 @@ func TestAsksSync(t *testing.T) {
 		if got := asksSync(tc.env); got != tc.want {
 			t.Errorf("asksSync(%q) = %v; want %v", tc.env, got, tc.want)
 		}
+	}
+}
+
+// TestDrawPanicRestores: a panic in the drawing goroutine ends the
+// process, as any goroutine's panic does, but the terminal is restored
+// first (cooked, alternate screen left) and the report follows on it. The
+// program runs in a child process (this test, re-run) on a pty.
+func TestDrawPanicRestores(t *testing.T) {
+	if os.Getenv("SCREEN_TEST_DRAW_PANIC") == "1" {
+		env := []string{"TERM=xterm-256color"}
+		p := NewProgram(&page{text: fullPage(80, 24, "start")}, Options{Out: os.Stdout, In: os.Stdin, TTY: os.Stdin,
+			SizeOf: os.Stdout, Profile: colorprofile.TrueColor, Environ: env}, tea.WithoutSignalHandler())
+		go func() {
+			for drawn(p) == 0 {
+				time.Sleep(time.Millisecond)
+			}
+			p.w.d.mu.Lock()
+			p.w.d.scr = nil // the next frame panics
+			p.w.d.mu.Unlock()
+			p.Send(setText(fullPage(80, 24, "broken")))
+		}()
+		_, _ = p.Run()
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestDrawPanicRestores$")
+	cmd.Env = append(os.Environ(), "SCREEN_TEST_DRAW_PANIC=1")
+	master, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 24, Cols: 80})
+	if err != nil {
+		t.Skipf("no pseudo-terminal here: %v", err)
+	}
+	defer master.Close()
+	var out bytes.Buffer
+	_, _ = io.Copy(&out, master) // until the child is gone
+	err = cmd.Wait()
+	if err == nil {
+		t.Fatalf("the child did not fail: %q", out.String())
+	}
+	s := out.String()
+	enter := strings.LastIndex(s, "\x1b[?1049h")
+	leave := strings.LastIndex(s, "\x1b[?1049l")
+	report := strings.Index(s, "panic")
+	if enter < 0 || leave < enter || report < leave {
+		t.Errorf("want the alternate screen entered, left, then the panic reported; got enter %d leave %d report %d in %q", enter, leave, report, s)
+	}
+	if !canonical(t, master) {
+		t.Errorf("the terminal was left in raw mode")
 	}
 }
