@@ -12,6 +12,7 @@ import (
 	"net"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -796,7 +797,7 @@ func (s *Server) program(sess ssh.Session) (*screen.Program, sessionModel) {
 	}
 	m := s.newModel(s.cfg.Subscribe(ls.ctx), s.sessionOptions(ls.id))
 	pty, _, _ := sess.Pty()
-	env := append(sess.Environ(), "TERM="+pty.Term)
+	env := append(slices.Clip(sess.Environ()), "TERM="+pty.Term)
 	p := screen.NewProgram(m, screen.Options{
 		// The console never writes to the channel itself (see outQueue).
 		Out:   ls.out,
