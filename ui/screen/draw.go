@@ -27,8 +27,8 @@ type frame struct {
 	cursor        *tea.Cursor
 }
 
-func newFrame(v tea.View, w, h int, p colorprofile.Profile) *frame {
-	return &frame{
+func newFrame(v tea.View, w, h int, p colorprofile.Profile) frame {
+	return frame{
 		content: v.Content, width: w, height: h, profile: p,
 		alt: v.AltScreen, mouse: v.MouseMode, title: v.WindowTitle, focus: v.ReportFocus,
 		noPaste: v.DisableBracketedPasteMode, keys: v.KeyboardEnhancements, cursor: v.Cursor,

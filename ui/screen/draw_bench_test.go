@@ -36,6 +36,7 @@ func BenchmarkDrawOneLineChanged(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		v.Content = pages[i%2]
-		d.draw(newFrame(v, 160, 48, colorprofile.TrueColor))
+		f := newFrame(v, 160, 48, colorprofile.TrueColor)
+		d.draw(&f)
 	}
 }

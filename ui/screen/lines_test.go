@@ -52,7 +52,8 @@ func TestLinesRedrawnAlone(t *testing.T) {
 		}
 		content := strings.Join(lines, "\n")
 		wasIndep := d.indep && d.lines != nil
-		d.draw(newFrame(tea.View{Content: content, AltScreen: true}, w, h, colorprofile.TrueColor))
+		f := newFrame(tea.View{Content: content, AltScreen: true}, w, h, colorprofile.TrueColor)
+		d.draw(&f)
 		if wasIndep && d.indep {
 			alone++
 		}

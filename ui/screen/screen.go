@@ -230,7 +230,7 @@ func (w *wrapper) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case drawMsg:
 		w.armed = false
-		if f := w.frame(); f != nil && !f.same(w.shown) {
+		if f, ok := w.frame(); ok && !f.same(w.shown) {
 			w.show(f, now)
 		}
 		return w, nil
@@ -255,8 +255,8 @@ func (w *wrapper) due(now time.Time) tea.Cmd {
 	if w.armed {
 		return nil
 	}
-	f := w.frame()
-	if f == nil || f.same(w.shown) {
+	f, ok := w.frame()
+	if !ok || f.same(w.shown) {
 		return nil
 	}
 	if wait := w.interval - now.Sub(w.shownAt); wait > 0 {
@@ -267,17 +267,19 @@ func (w *wrapper) due(now time.Time) tea.Cmd {
 	return nil
 }
 
-// frame is the model's view now; nil before the size is known.
-func (w *wrapper) frame() *frame {
+// frame is the model's view now; none before the size is known. It is a
+// value: the frame of every message is compared, and only one that is
+// drawn is kept.
+func (w *wrapper) frame() (frame, bool) {
 	if w.width <= 0 || w.height <= 0 {
-		return nil
+		return frame{}, false
 	}
-	return newFrame(w.inner.View(), w.width, w.height, w.profile)
+	return newFrame(w.inner.View(), w.width, w.height, w.profile), true
 }
 
-func (w *wrapper) show(f *frame, now time.Time) {
-	w.shown, w.shownAt = f, now
-	w.d.submit(f)
+func (w *wrapper) show(f frame, now time.Time) {
+	w.shown, w.shownAt = &f, now
+	w.d.submit(&f)
 }
 
 // filter sees every message before Bubble Tea does.
