@@ -15,6 +15,7 @@ import (
 	"github.com/fgtop/fgtop/engine/partition"
 	"github.com/fgtop/fgtop/themes"
 	"github.com/fgtop/fgtop/ui/console"
+	"github.com/fgtop/fgtop/ui/screen"
 	"github.com/spf13/cobra"
 )
 
@@ -103,7 +104,11 @@ func runProgram(ctx context.Context, eng *engine.Engine, uopts console.Options, 
 	// The model holds the partition draft while editing: give it back
 	// however the program ends.
 	defer m.Close()
-	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithFPS(console.FrameRate))
+	p, closeTTY, err := localProgram(ctx, m)
+	if err != nil {
+		return fmt.Errorf("console: %w", err)
+	}
+	defer closeTTY()
 	go oneProcAfterScan(ctx, eng.Ready())
 	done := make(chan error, 1)
 	go func() {
@@ -126,13 +131,24 @@ func runProgram(ctx context.Context, eng *engine.Engine, uopts console.Options, 
 	}
 }
 
+// localProgram is the program of a console on this process's terminal,
+// drawn when what it shows changed (package screen); done closes the
+// terminal it opened, once the program ended.
+func localProgram(ctx context.Context, m tea.Model) (p *screen.Program, done func(), err error) {
+	o, done, err := screen.Local()
+	if err != nil {
+		return nil, nil, err //nolint:wrapcheck // screen's words
+	}
+	return screen.NewProgram(m, o, tea.WithContext(ctx)), done, nil
+}
+
 // oneProcAfterScan lets the console run on one P once the engine's first
-// scan, which reads the scratch roots on every core, is done. At rest the
-// console wakes 20 times a second (the renderer's frames) and once a second
-// for a poll; with a second P each wake-up also sets an idle thread spinning
-// for work, which measured about a fifth of an idle console's CPU
-// (bench/idlecpu.sh: 0.41-0.49 % of a core with one P, 0.57-0.59 % with two,
-// in the same runs). A change of a file costs the engine well under a
+// scan, which reads the scratch roots on every core, is done. With a
+// second P each wake-up of the console (a poll, the clock, a frame) also
+// sets an idle thread spinning for work, which measured about a fifth of
+// an idle console's CPU when it still woke 20 times a second for Bubble
+// Tea's renderer (bench/idlecpu.sh: 0.41-0.49 % of a core with one P,
+// 0.57-0.59 % with two, in the same runs). A change of a file costs the engine well under a
 // millisecond and a frame under 2 ms, so one P keeps up. A GOMAXPROCS the
 // user set is left alone.
 func oneProcAfterScan(ctx context.Context, ready <-chan struct{}) {

@@ -19,7 +19,6 @@ import (
 	"github.com/fgtop/fgtop/engine/history"
 	"github.com/fgtop/fgtop/engine/report"
 	"github.com/fgtop/fgtop/internal/safefile"
-	"github.com/fgtop/fgtop/ui/console"
 	fleetui "github.com/fgtop/fgtop/ui/fleet"
 	"github.com/spf13/cobra"
 	gossh "golang.org/x/crypto/ssh"
@@ -474,7 +473,11 @@ func runFleetConsole(ctx context.Context, src *fleetSource, f *fleetFlags) error
 	}
 	m := fleetui.New(src.tracker.Subscribe(ctx), fleetui.Options{Theme: uo.Theme, Background: uo.Background, ASCII: uo.ASCII,
 		Settings: src.settings, Source: src.desc, At: f.consoleAt(ctx, src), Step: fleetui.DefaultStep})
-	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithFPS(console.FrameRate))
+	p, done, err := localProgram(ctx, m)
+	if err != nil {
+		return fmt.Errorf("fleet console: %w", err)
+	}
+	defer done()
 	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) && ctx.Err() == nil {
 		return fmt.Errorf("fleet console: %w", err)
 	}

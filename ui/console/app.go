@@ -66,14 +66,15 @@ type Options struct {
 	History string
 }
 
-// FrameRate is the renderer's frame rate: pass tea.WithFPS(FrameRate) to
-// every program. Bubble Tea's renderer wakes at this rate even when nothing
-// changes: at 160x48 on 8 mock GPUs, 60 fps cost 0.80-0.90 % of a core and
-// 30 fps 0.40-0.53 % where 20 fps cost 0.32 %; on a later, slower VM 15 fps
-// measured no lower than 20 (the redraw of what changes each second and the
-// runtime's wake-ups dominate; see oneProcAfterScan in cmd/fgtop). At 20 a
-// file write reaches the screen in about 72 ms at p99 (target 100 ms;
-// bench/latency.sh).
+// FrameRate is how many snapshots a second the console adopts at most
+// (frameInterval): a burst of file writes is derived and drawn once per
+// 50 ms, and the first write after a quiet spell at once. It is no longer
+// a renderer's rate: the programs are drawn by package screen when what
+// they show changed (at most once per screen.MinInterval), not on a
+// ticker. Bubble Tea's renderer, which drew on a ticker at this rate,
+// cost 0.32 % of a core at 20 fps and 0.80-0.90 % at 60 fps at 160x48 on
+// 8 mock GPUs with nothing changing; at 20 a file write reached the
+// screen in about 72 ms at p99 (target 100 ms; bench/latency.sh).
 const FrameRate = 20
 
 // frameInterval is how often at most a new snapshot is adopted: adopting

@@ -12,6 +12,7 @@ import (
 	"net"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -19,7 +20,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/ssh"
 	"charm.land/wish/v2"
-	bm "charm.land/wish/v2/bubbletea"
+	"github.com/charmbracelet/colorprofile"
 	"github.com/fsnotify/fsnotify"
 	gossh "golang.org/x/crypto/ssh"
 
@@ -27,6 +28,7 @@ import (
 	"github.com/fgtop/fgtop/model"
 	"github.com/fgtop/fgtop/themes"
 	uiconsole "github.com/fgtop/fgtop/ui/console"
+	"github.com/fgtop/fgtop/ui/screen"
 )
 
 // Defaults of Config.
@@ -782,9 +784,11 @@ func (s *Server) closeModel(sess ssh.Session, c sessionModel) {
 // program builds the console of an admitted session, and returns it with
 // its model (to Close once it ended): its own
 // subscription, its own options (read-only for a viewer), the size and
-// colour profile of the client's terminal (bm.MakeOptions), and input
-// that counts toward the idle timeout.
-func (s *Server) program(sess ssh.Session) (*tea.Program, sessionModel) {
+// colour profile of the client's terminal, and input that counts toward
+// the idle timeout. It is drawn when what it shows changed (package
+// screen), so an idle session costs nothing between its console's
+// once-a-second changes.
+func (s *Server) program(sess ssh.Session) (*screen.Program, sessionModel) {
 	s.mu.Lock()
 	ls := s.sessions[sess]
 	s.mu.Unlock()
@@ -792,20 +796,26 @@ func (s *Server) program(sess ssh.Session) (*tea.Program, sessionModel) {
 		return nil, nil
 	}
 	m := s.newModel(s.cfg.Subscribe(ls.ctx), s.sessionOptions(ls.id))
-	popts := append(bm.MakeOptions(sess),
+	pty, _, _ := sess.Pty()
+	env := append(slices.Clip(sess.Environ()), "TERM="+pty.Term)
+	p := screen.NewProgram(m, screen.Options{
+		// The console never writes to the channel itself (see outQueue).
+		Out:   ls.out,
+		In:    inputClock{r: sess, ls: ls},
+		Width: pty.Window.Width, Height: pty.Window.Height,
+		// The client's terminal is not ours to ask: its colours are what
+		// its environment says, as wish's bubbletea middleware takes them.
+		Profile: colorprofile.Env(env),
+		Environ: env,
+		// The session's emulated pty turns "\n" into "\r\n".
+		MapNewline: true,
+	},
 		tea.WithContext(ls.ctx),
 		// The server's signals are not the session's business.
 		tea.WithoutSignalHandler(),
-		// Listed after MakeOptions' own WithInput and WithOutput, so they
-		// replace them: the console never writes to the channel itself
-		// (see outQueue).
-		tea.WithInput(inputClock{r: sess, ls: ls}),
-		tea.WithOutput(ls.out),
-		tea.WithFPS(uiconsole.FrameRate),
 	)
-	p := tea.NewProgram(m, popts...)
 	ls.mu.Lock()
-	ls.prog = p
+	ls.prog = p.Program
 	cut := ls.reason != ""
 	ls.mu.Unlock()
 	if cut {

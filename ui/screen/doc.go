@@ -1,0 +1,36 @@
+// Package screen draws a Bubble Tea program when what it shows changed,
+// not at a frame rate.
+//
+// Bubble Tea's own renderer wakes on a ticker (tea.WithFPS) and compares
+// the last view with the newest one on every tick, so a console at rest
+// still woke 20 times a second. A program made with NewProgram runs with
+// Bubble Tea's renderer switched off (tea.WithoutRenderer) and its model
+// wrapped: after each Update the wrapper asks the model for its view
+// itself, when a frame is due, and hands the content to a drawing
+// goroutine only when it differs from the last one drawn. That goroutine
+// parses the lines that changed into cells, diffs the cells against the
+// screen with ultraviolet's TerminalRenderer, and writes the difference in
+// one write.
+//
+// Timing: a message after a quiet spell (MinInterval since the last frame)
+// is drawn at once, so a key reaches the screen without waiting for a
+// tick. Messages within MinInterval of a frame arm one timer that draws
+// the newest state when the interval ends: a burst costs one frame per
+// interval, and a key in a burst waits at most one interval. Nothing is
+// armed while nothing arrives.
+//
+// What Bubble Tea still does: it reads the keys, runs Update and the Cmds,
+// and keeps a ticker for its own output buffer, which tea.WithFPS(1) slows
+// to once a second (it cannot be stopped; it finds the buffer empty,
+// because the queries the console sends are written here, and writes
+// nothing). What this package took over from Bubble Tea's renderer, since
+// WithoutRenderer also skips Bubble Tea's terminal setup: raw mode of a
+// local terminal (and its restoring, on quit, kill, cancel and panic), the
+// window size at start and on SIGWINCH, the alternate screen, the hidden
+// cursor, mouse, focus and bracketed-paste modes, the window title, the
+// keyboard enhancements, colour downsampling to the terminal's profile,
+// and the "\n" mapping of an SSH session's emulated pty. Not supported,
+// because no console uses them: View's terminal colours and progress bar,
+// Println above an inline program, and suspending with ^Z (tea.Suspend is
+// answered with tea.ResumeMsg, as wish does over SSH).
+package screen

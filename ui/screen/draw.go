@@ -1,0 +1,425 @@
+package screen
+
+import (
+	"bytes"
+	"io"
+	"strings"
+	"sync"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	uv "github.com/charmbracelet/ultraviolet"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// frame is what one view puts on the terminal: its content and the modes
+// it asks for, at the size and colour profile it was made for.
+type frame struct {
+	content       string
+	width, height int
+	profile       colorprofile.Profile
+	alt           bool
+	mouse         tea.MouseMode
+	title         string
+	focus         bool
+	noPaste       bool
+	keys          tea.KeyboardEnhancements
+	cursor        *tea.Cursor
+}
+
+func newFrame(v tea.View, w, h int, p colorprofile.Profile) frame {
+	return frame{
+		content: v.Content, width: w, height: h, profile: p,
+		alt: v.AltScreen, mouse: v.MouseMode, title: v.WindowTitle, focus: v.ReportFocus,
+		noPaste: v.DisableBracketedPasteMode, keys: v.KeyboardEnhancements, cursor: v.Cursor,
+	}
+}
+
+// same reports whether f would draw exactly what g drew.
+func (f *frame) same(g *frame) bool {
+	if g == nil {
+		return false
+	}
+	if (f.cursor == nil) != (g.cursor == nil) || f.cursor != nil && *f.cursor != *g.cursor {
+		return false
+	}
+	return f.content == g.content && f.width == g.width && f.height == g.height && f.profile == g.profile &&
+		f.alt == g.alt && f.mouse == g.mouse && f.title == g.title && f.focus == g.focus &&
+		f.noPaste == g.noPaste && f.keys == g.keys
+}
+
+// drawer owns the terminal: every byte the program writes goes through it,
+// under mu, so a frame, a query and the restoring never interleave.
+type drawer struct {
+	mu      sync.Mutex
+	out     io.Writer
+	buf     bytes.Buffer // the write being made
+	scr     *uv.TerminalRenderer
+	cells   uv.ScreenBuffer
+	last    *frame   // on the terminal now; nil before the first frame
+	lines   []string // last's content, line by line
+	indep   bool     // each of lines starts with the default pen
+	closed  bool
+	written int64 // bytes written to out
+	frames  int   // frames drawn
+	// synced: the terminal said it knows synchronized output (mode
+	// 2026), so each frame is shown at once, not as it is written.
+	synced bool
+
+	slot    sync.Mutex
+	started bool   // run was started
+	next    *frame // the newest frame not drawn yet
+	wake    chan struct{}
+	quit    chan struct{}
+	stopped chan struct{}
+	onPanic func() // gives the terminal back its mode when drawing panics
+}
+
+// newDrawer draws on out. env's TERM tells the renderer which sequences
+// the terminal knows; mapNl says out turns "\n" into "\r\n" (an SSH
+// session's emulated pty), which lets the renderer move down with "\n".
+func newDrawer(out io.Writer, env []string, mapNl bool) *drawer {
+	d := &drawer{out: out, wake: make(chan struct{}, 1), quit: make(chan struct{}), stopped: make(chan struct{})}
+	scr := uv.NewTerminalRenderer(&d.buf, env)
+	scr.SetRelativeCursor(true)
+	scr.SetFullscreen(false)
+	scr.SetTabStops(-1)
+	scr.SetBackspace(false)
+	scr.SetMapNewline(mapNl)
+	scr.SetScrollOptim(true)
+	d.scr = scr
+	return d
+}
+
+// Write writes p to the terminal between frames: Bubble Tea's own output,
+// a query. Nothing is written once the terminal was restored.
+func (d *drawer) Write(p []byte) (int, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.closed {
+		d.write(p)
+	}
+	return len(p), nil
+}
+
+// stop ends the drawing goroutine and restores the terminal; a frame not
+// drawn yet is dropped. It may be called more than once, from any
+// goroutine.
+func (d *drawer) stop() {
+	d.slot.Lock()
+	select {
+	case <-d.quit:
+	default:
+		close(d.quit)
+	}
+	started := d.started
+	d.slot.Unlock()
+	if started {
+		<-d.stopped
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.closed {
+		d.restore(true)
+	}
+}
+
+// start starts the drawing goroutine.
+func (d *drawer) start() {
+	d.slot.Lock()
+	defer d.slot.Unlock()
+	select {
+	case <-d.quit:
+		return // stopped before it started
+	default:
+	}
+	d.started = true
+	go d.run()
+}
+
+// run draws the frames handed to submit, the newest first, until stop.
+// A panic in drawing ends the process (no one recovers this goroutine):
+// the terminal is restored first, so the report can be read.
+func (d *drawer) run() {
+	defer close(d.stopped)
+	for {
+		select {
+		case <-d.quit:
+			return
+		case <-d.wake:
+		}
+		d.slot.Lock()
+		f := d.next
+		d.next = nil
+		d.slot.Unlock()
+		if f != nil {
+			d.drawSafely(f)
+		}
+	}
+}
+
+func (d *drawer) drawSafely(f *frame) {
+	d.mu.Lock()
+	defer func() {
+		if r := recover(); r != nil {
+			d.restore(false)
+			d.mu.Unlock()
+			if d.onPanic != nil {
+				d.onPanic()
+			}
+			panic(r)
+		}
+		d.mu.Unlock()
+	}()
+	if !d.closed {
+		d.draw(f)
+	}
+}
+
+// submit hands f to the drawing goroutine; a frame it has not drawn yet
+// is replaced, since nobody would see it.
+func (d *drawer) submit(f *frame) {
+	d.slot.Lock()
+	d.next = f
+	d.slot.Unlock()
+	select {
+	case d.wake <- struct{}{}:
+	default:
+	}
+}
+
+// draw puts f on the terminal: the modes that changed, then the cells that
+// changed, in one write. Called with d.mu held.
+func (d *drawer) draw(f *frame) {
+	last := d.last
+	scr := d.scr
+	d.buf.Reset()
+	if d.synced {
+		d.buf.WriteString(ansi.SetModeSynchronizedOutput)
+	}
+	// Leaving or entering the alternate screen, and hiding the cursor,
+	// lead the frame: the terminal keeps keyboard modes per screen, and
+	// some keep the cursor's visibility per screen too.
+	switchedScreen := last == nil || f.alt != last.alt
+	if switchedScreen {
+		if last != nil {
+			d.buf.WriteString(keysOff())
+		}
+		switch {
+		case f.alt:
+			scr.SaveCursor()
+			scr.SetFullscreen(true)
+			scr.SetRelativeCursor(false)
+			d.buf.WriteString(ansi.SetModeAltScreenSaveCursor)
+		case last != nil:
+			scr.SetRelativeCursor(true)
+			scr.SetFullscreen(false)
+			d.buf.WriteString(ansi.ResetModeAltScreenSaveCursor)
+			scr.RestoreCursor()
+		}
+		scr.Erase()
+	}
+	if f.cursor == nil && (switchedScreen || last.cursor != nil) {
+		d.buf.WriteString(ansi.ResetModeTextCursorEnable)
+	}
+	if switchedScreen {
+		d.buf.WriteString(keysOn(f.keys))
+	} else if f.keys != last.keys {
+		d.buf.WriteString(ansi.KittyKeyboard(kittyFlags(f.keys), 1))
+	}
+	if last == nil || f.profile != last.profile {
+		scr.SetColorProfile(f.profile)
+		scr.Erase()
+	}
+	if last == nil || f.noPaste != last.noPaste {
+		switch {
+		case !f.noPaste:
+			d.buf.WriteString(ansi.SetModeBracketedPaste)
+		case last != nil:
+			d.buf.WriteString(ansi.ResetModeBracketedPaste)
+		}
+	}
+	if last == nil || f.focus != last.focus {
+		switch {
+		case f.focus:
+			d.buf.WriteString(ansi.SetModeFocusEvent)
+		case last != nil:
+			d.buf.WriteString(ansi.ResetModeFocusEvent)
+		}
+	}
+	if last == nil || f.mouse != last.mouse {
+		if last != nil && last.mouse != tea.MouseModeNone {
+			d.buf.WriteString(mouseOff)
+		}
+		switch f.mouse {
+		case tea.MouseModeCellMotion:
+			d.buf.WriteString(ansi.SetModeMouseButtonEvent + ansi.SetModeMouseExtSgr)
+		case tea.MouseModeAllMotion:
+			d.buf.WriteString(ansi.SetModeMouseAnyEvent + ansi.SetModeMouseExtSgr)
+		}
+	}
+	if (last == nil && f.title != "") || (last != nil && f.title != last.title) {
+		d.buf.WriteString(ansi.SetWindowTitle(f.title))
+	}
+
+	// The cells. An inline frame (no alternate screen) is as high as its
+	// content; a full-screen one fills the window.
+	lines := strings.Split(f.content, "\n")
+	h := f.height
+	if !f.alt {
+		h = min(len(lines), f.height)
+	}
+	resized := true
+	switch {
+	case d.cells.RenderBuffer == nil:
+		d.cells = uv.NewScreenBuffer(f.width, h)
+		scr.Resize(f.width, h)
+	case d.cells.Width() != f.width || d.cells.Height() != h:
+		d.cells.Resize(f.width, h)
+		d.cells.Touched = nil
+		scr.Resize(f.width, h)
+		scr.Erase()
+	default:
+		resized = false
+	}
+	// Parsing a styled frame into cells is most of a frame's cost (about
+	// 3 ms for a dense 160x48 one): only the lines that changed are
+	// parsed again, where every line starts with the default pen, so a
+	// line's cells depend on its own text only.
+	indep := independent(lines)
+	if !resized && indep && d.indep && len(lines) == len(d.lines) {
+		for y, l := range lines[:min(len(lines), h)] {
+			if l != d.lines[y] {
+				uv.NewStyledString(l).Draw(d.cells, uv.Rect(0, y, f.width, 1))
+			}
+		}
+	} else {
+		d.cells.Clear()
+		uv.NewStyledString(f.content).Draw(d.cells, d.cells.Bounds())
+	}
+	d.lines, d.indep = lines, indep
+	scr.Render(d.cells.RenderBuffer)
+	if f.cursor != nil {
+		scr.MoveTo(f.cursor.X, f.cursor.Y)
+	}
+	_ = scr.Flush() // into d.buf: cannot fail
+	if f.cursor != nil && (switchedScreen || last.cursor == nil) {
+		d.buf.WriteString(ansi.SetModeTextCursorEnable)
+	}
+	d.last = f
+	d.frames++
+	if d.synced {
+		d.buf.WriteString(ansi.ResetModeSynchronizedOutput)
+	}
+	d.write(d.buf.Bytes())
+}
+
+// independent reports whether each line of a frame starts with the
+// default pen: every line but the last ends with its styles reset (or
+// sets none, after a line that ended so), and no hyperlink or carriage
+// return carries anything from one line to the next.
+func independent(lines []string) bool {
+	for _, l := range lines[:len(lines)-1] {
+		i := strings.LastIndexByte(l, '\x1b')
+		if i < 0 {
+			if strings.IndexByte(l, '\r') >= 0 {
+				return false
+			}
+			continue
+		}
+		rest := l[i:]
+		if !strings.HasPrefix(rest, "\x1b[m") && !strings.HasPrefix(rest, "\x1b[0m") ||
+			strings.Contains(l, "\x1b]") || strings.IndexByte(l, '\r') >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// sync turns synchronized output on for the frames to come.
+func (d *drawer) sync() {
+	d.mu.Lock()
+	d.synced = true
+	d.mu.Unlock()
+}
+
+// write sends b to the terminal in one write. Called with d.mu held.
+func (d *drawer) write(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	// A terminal that cannot be written to (a client gone) ends the
+	// program through its input; the frames have nobody to tell.
+	n, _ := d.out.Write(b)
+	d.written += int64(n)
+}
+
+// restore leaves the terminal as the program found it: keyboard, mouse,
+// focus and paste modes off, the title cleared, the alternate screen left
+// (or the inline frame's last line kept), the cursor shown. Called with
+// d.mu held; only once, and nothing is drawn after it. moveDown puts the
+// cursor under an inline frame first, with the renderer, which is not
+// trusted after it panicked.
+func (d *drawer) restore(moveDown bool) {
+	d.closed = true
+	last := d.last
+	if last == nil {
+		return
+	}
+	d.buf.Reset()
+	d.buf.WriteString(keysOff())
+	if last.mouse != tea.MouseModeNone {
+		d.buf.WriteString(mouseOff)
+	}
+	if last.focus {
+		d.buf.WriteString(ansi.ResetModeFocusEvent)
+	}
+	if !last.noPaste {
+		d.buf.WriteString(ansi.ResetModeBracketedPaste)
+	}
+	if last.title != "" {
+		d.buf.WriteString(ansi.SetWindowTitle(""))
+	}
+	if moveDown && d.cells.RenderBuffer != nil {
+		d.scr.MoveTo(0, d.cells.Height()-1)
+		_ = d.scr.Flush()
+	}
+	if last.alt {
+		d.buf.WriteString(ansi.ResetModeAltScreenSaveCursor)
+	} else {
+		d.buf.WriteString("\r\n" + ansi.EraseScreenBelow)
+	}
+	d.buf.WriteString(ansi.SetModeTextCursorEnable)
+	d.write(d.buf.Bytes())
+}
+
+const mouseOff = ansi.ResetModeMouseButtonEvent + ansi.ResetModeMouseAnyEvent + ansi.ResetModeMouseExtSgr
+
+// keysOn turns the keyboard enhancements ke on as Bubble Tea's renderer
+// did (modifyOtherKeys and one entry on the kitty stack), so keys read the
+// same as they did under it.
+func keysOn(ke tea.KeyboardEnhancements) string {
+	return ansi.SetModifyOtherKeys2 + ansi.PushKittyKeyboard(kittyFlags(ke))
+}
+
+// keysOff undoes keysOn for the screen being left.
+func keysOff() string { return ansi.ResetModifyOtherKeys + ansi.PopKittyKeyboard(1) }
+
+// kittyFlags are the kitty keyboard flags of ke: basic disambiguation
+// always, as Bubble Tea asks for.
+func kittyFlags(ke tea.KeyboardEnhancements) int {
+	flags := ansi.KittyDisambiguateEscapeCodes
+	if ke.ReportEventTypes {
+		flags |= ansi.KittyReportEventTypes
+	}
+	if ke.ReportAlternateKeys {
+		flags |= ansi.KittyReportAlternateKeys
+	}
+	if ke.ReportAllKeysAsEscapeCodes {
+		flags |= ansi.KittyReportAllKeysAsEscapeCodes
+	}
+	if ke.ReportAssociatedText {
+		flags |= ansi.KittyReportAssociatedKeys
+	}
+	return flags
+}
