@@ -36,6 +36,7 @@ type Derived struct {
 type DevRow struct {
 	Key    model.DeviceKey
 	Dev    *model.Device
+	devIdx int // Dev's index in Snap.Devices
 	Label  string // "GPU0", "MIG 3/0"
 	Tag    string // how kernel rows name it: "GPU0", "GPU4:3/0"
 	Abbrev string // shortest unique id form: "…2d01", "GPU-5eed"
@@ -144,6 +145,12 @@ func Derive(s *model.Snapshot, o DeriveOptions, c *DeriveCache) *Derived {
 	if c == nil {
 		c = NewDeriveCache()
 	}
+	if p := c.prev; p != nil && sameOptions(c.prevOpts, o) && sameButTelemetry(p.Snap, s) {
+		c.Reused++
+		c.prev = p.retelemetry(s, o)
+		return c.prev
+	}
+	c.Full++
 	c.begin()
 	defer c.End(s.NumKernels(), len(s.Usage))
 	d := &Derived{
@@ -163,6 +170,7 @@ func Derive(s *model.Snapshot, o DeriveOptions, c *DeriveCache) *Derived {
 	d.deriveHost()
 	d.DevMeas = d.DevMeasures()
 	d.KernMeas = d.KernMeasures()
+	c.prev, c.prevOpts = d, o
 	return d
 }
 
@@ -221,7 +229,7 @@ func (d *Derived) deriveDevices(o DeriveOptions, short map[model.AgentID]string,
 	parentRow := -1
 	for n, i := range order {
 		dv := &s.Devices[i]
-		r := DevRow{Key: dv.Key(), Dev: dv, Abbrev: abbrev[n], Child: dv.IsMIG() && ids[dv.Parent]}
+		r := DevRow{Key: dv.Key(), Dev: dv, devIdx: i, Abbrev: abbrev[n], Child: dv.IsMIG() && ids[dv.Parent]}
 		if dv.IsMIG() {
 			r.Label = "MIG " + kit.MIGSuffix(dv.ID)
 			r.Tag = kit.MIGSuffix(dv.ID)
