@@ -700,3 +700,14 @@ func Sum(xs ...Dec) Dec {
 	}
 	return s
 }
+
+// Same reports whether x and y are the same number written the same way:
+// equal in value, sign and exponent, so they print alike ("1.0" and "1.00"
+// are not the same; Cmp says they are equal).
+func (x Dec) Same(y Dec) bool {
+	if x.d == y.d {
+		return true
+	}
+	a, b := x.ptr(), y.ptr()
+	return a.Form == b.Form && a.Negative == b.Negative && a.Exponent == b.Exponent && a.Cmp(b) == 0
+}

@@ -184,7 +184,7 @@ func New(snapshots <-chan *model.Snapshot, opts Options) *App {
 
 func newApp(snapshots <-chan *model.Snapshot, opts Options) *App {
 	a := &App{
-		common: &common{Common: &kit.Common{Now: opts.Now, Th: kit.DefaultThresholds(), Actor: opts.Actor}},
+		common: &common{Common: &kit.Common{Now: opts.Now, Th: kit.DefaultThresholds(), Actor: opts.Actor}, memo: newViewMemo()},
 		opts:   opts, ch: snapshots,
 		hist: history{}, seenIssues: map[string]bool{},
 		Desk: &editor.DeskWork{},
@@ -383,10 +383,9 @@ func (a *App) NodeName() string {
 // compose assembles the whole screen: exactly h rows, none wider than w.
 func (a *App) compose() string {
 	w, h := a.Size()
+	a.memo.frame()
 	rows := a.Rows(w, h)
-	for i, r := range rows {
-		rows[i] = kit.ClampLine(r, w) // the safety net; tests check it never cuts
-	}
+	a.memo.clampRows(rows, w) // the safety net; tests check it never cuts
 	return strings.Join(rows, "\n")
 }
 

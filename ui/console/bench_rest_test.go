@@ -10,14 +10,23 @@ import (
 )
 
 // BenchmarkViewAtRest is what a console at rest does each second: the
-// NVML poll publishes a snapshot where only the telemetry moved (on every
-// GPU), the console adopts it and draws the frame. Ns/op and allocs/op are
-// the cost of one such second (issue 29: rebuild only what changed).
+// NVML poll publishes a snapshot where only the telemetry changed, the
+// console adopts it and draws the frame. Ns/op and allocs/op are the cost
+// of one such second (issue 29: rebuild only what changed). "still" is an
+// idle node, whose readings repeat (new values, same figures); "moving"
+// has every reading of every GPU move every second.
 func BenchmarkViewAtRest(b *testing.B) {
-	for _, c := range []struct{ gpus, kernels, w, h int }{
-		{4, 0, 160, 48}, {4, 16, 160, 48}, {8, 16, 160, 48}, {8, 16, 240, 70},
+	for _, c := range []struct {
+		gpus, kernels, w, h int
+		moving              bool
+	}{
+		{4, 0, 160, 48, false}, {4, 0, 160, 48, true}, {8, 16, 160, 48, false}, {8, 16, 160, 48, true}, {8, 16, 240, 70, true},
 	} {
-		b.Run(fmt.Sprintf("%dgpu-%dk-%dx%d", c.gpus, c.kernels, c.w, c.h), func(b *testing.B) {
+		how := "still"
+		if c.moving {
+			how = "moving"
+		}
+		b.Run(fmt.Sprintf("%dgpu-%dk-%dx%d-%s", c.gpus, c.kernels, c.w, c.h, how), func(b *testing.B) {
 			s := fake.Large(c.gpus, c.kernels)
 			a := testApp(b, c.w, c.h, s, Options{})
 			for i := range 400 { // a full history, so the graphs draw lines
@@ -35,7 +44,11 @@ func BenchmarkViewAtRest(b *testing.B) {
 					b.StopTimer()
 					for range 256 {
 						n++
-						s = fake.Tick(s, n)
+						if c.moving {
+							s = fake.Tick(s, n)
+						} else {
+							s = fake.Tick(s, 0)
+						}
 						next = append(next, s)
 					}
 					b.StartTimer()

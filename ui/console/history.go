@@ -169,6 +169,11 @@ func (r *ring) columns(dst []float32, lastSec int64, perCol int) {
 	perCol = max(perCol, 1)
 	dst = dst[:min(len(dst), maxCols)]
 	var count [maxCols]uint16
+	// Summed in float64, where adding a few hundred float32 readings is
+	// exact: a bucket of equal readings has exactly that reading for its
+	// mean, so an idle device's graph is the same from one second to the
+	// next (the view memo keeps it) rather than off in the last bit.
+	var sum [maxCols]float64
 	p := int64(perCol)
 	newest := floorDiv(lastSec, p)
 	for i := r.N - 1; i >= 0; i-- {
@@ -182,15 +187,12 @@ func (r *ring) columns(dst []float32, lastSec int64, perCol int) {
 			continue
 		}
 		c := len(dst) - 1 - j
-		if count[c] == 0 {
-			dst[c] = 0
-		}
-		dst[c] += v
+		sum[c] += float64(v)
 		count[c]++
 	}
 	for c := range dst {
-		if count[c] > 1 {
-			dst[c] /= float32(count[c])
+		if count[c] > 0 {
+			dst[c] = float32(sum[c] / float64(count[c]))
 		}
 	}
 }

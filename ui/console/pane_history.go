@@ -165,7 +165,7 @@ func (p *historyPane) viewBig(i, w, h int) []string {
 			rings[k].columns(vals, dh.sec, perCol)
 		}
 		series[k].Vals = vals
-		panels[k] = kit.GraphPanel(st, series[k], pw, h-1, perCol)
+		panels[k] = p.memo.graphPanel(graphKey{r.Key, k}, st, series[k], pw, h-1, perCol)
 	}
 	gap := kit.Spaces(panelGap)
 	for row := range h - 1 {
@@ -251,7 +251,7 @@ func (p *historyPane) viewSmall(devs []int, sel, w, h int) []string {
 			if r.Over {
 				left[2].Lvl = kit.LvlCrit
 			}
-			cells = append(cells, kit.MiniGraph(st, left, right, alloc, util, cw, ch, devs[k] == sel))
+			cells = append(cells, p.memo.miniGraph(graphKey{r.Key, -1}, st, left, right, alloc, util, cw, ch, devs[k] == sel))
 		}
 		for row := range ch {
 			var b strings.Builder

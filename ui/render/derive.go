@@ -36,7 +36,7 @@ type Derived struct {
 type DevRow struct {
 	Key    model.DeviceKey
 	Dev    *model.Device
-	devIdx int // Dev's index in Snap.Devices
+	devIdx int    // Dev's index in Snap.Devices
 	Label  string // "GPU0", "MIG 3/0"
 	Tag    string // how kernel rows name it: "GPU0", "GPU4:3/0"
 	Abbrev string // shortest unique id form: "…2d01", "GPU-5eed"

@@ -3,7 +3,6 @@ package render
 import (
 	"reflect"
 	"slices"
-	"time"
 
 	"github.com/fgtop/fgtop/model"
 	"github.com/fgtop/fgtop/ui/kit"
@@ -11,21 +10,26 @@ import (
 
 // sameButTelemetry reports whether b says what a says but for the moment
 // it was taken (Seq, Time) and the devices' telemetry: what the NVML poll
-// publishes every second while nothing else moves. Everything Derive reads
-// besides telemetry is compared: the kernels by identity (the engine's
-// sharing contract gives a changed kernel a new sequence), the rest by
-// value, so a snapshot the engine rebuilt with equal agents, issues and
-// usage still counts as the same. Values equal in meaning but not in
-// representation (1.0 and 1.00) count as different: that only costs a
-// full derivation.
+// publishes every second while nothing else moves. Every other field is
+// compared (TestSameButTelemetrySeesEveryField keeps the list whole): the
+// kernels and device usages by identity (the engine's sharing contract
+// gives a changed one a new pointer), the rest by value, so a snapshot the
+// engine rebuilt with equal agents and issues still counts as the same.
+// Decimals equal in value but not in representation (1.0 and 1.00) count
+// as different: that only costs a full derivation. It allocates nothing:
+// it runs on every snapshot.
 func sameButTelemetry(a, b *model.Snapshot) bool {
-	if a == nil || b == nil {
+	switch {
+	case a == nil || b == nil:
 		return false
-	}
-	if a == b {
+	case a == b:
 		return true
-	}
-	if a.KernelSeq() != b.KernelSeq() || len(a.Devices) != len(b.Devices) || len(a.Usage) != len(b.Usage) {
+	case a.KernelSeq() != b.KernelSeq(), len(a.Devices) != len(b.Devices), len(a.Usage) != len(b.Usage),
+		a.Node != b.Node, a.Source != b.Source, a.Mode != b.Mode, a.ConfigPath != b.ConfigPath,
+		a.ConfigHash != b.ConfigHash, a.DraftFormat != b.DraftFormat, a.HostMemBytes != b.HostMemBytes,
+		a.IdleKernels != b.IdleKernels, a.IdleAfter != b.IdleAfter,
+		!sameAllocator(&a.Allocator, &b.Allocator), !samePlugin(a.Plugin, b.Plugin),
+		!slices.Equal(a.Issues, b.Issues):
 		return false
 	}
 	for k, u := range a.Usage {
@@ -34,18 +38,28 @@ func sameButTelemetry(a, b *model.Snapshot) bool {
 		}
 	}
 	for i := range a.Devices {
-		da, db := a.Devices[i], b.Devices[i]
-		da.Telemetry, db.Telemetry = nil, nil
-		if !reflect.DeepEqual(da, db) {
+		if !sameDevice(&a.Devices[i], &b.Devices[i]) {
 			return false
 		}
 	}
-	ha, hb := *a, *b
-	ha.Seq, hb.Seq = 0, 0
-	ha.Time, hb.Time = time.Time{}, time.Time{}
-	ha.Devices, hb.Devices = nil, nil
-	ha.Usage, hb.Usage = nil, nil
-	return reflect.DeepEqual(ha, hb)
+	return len(a.Agents) == len(b.Agents) && (len(a.Agents) == 0 || reflect.DeepEqual(a.Agents, b.Agents))
+}
+
+// sameDevice compares every field of two devices but their telemetry.
+func sameDevice(a, b *model.Device) bool {
+	return a.ID == b.ID && a.Name == b.Name && a.Slot == b.Slot && a.SlotType == b.SlotType &&
+		a.Capacity.Same(b.Capacity) && a.CapacityUnknown == b.CapacityUnknown && a.Index == b.Index &&
+		a.Model == b.Model && a.UUID == b.UUID && a.NUMANode == b.NUMANode && a.Parent == b.Parent &&
+		a.MemoryBytes == b.MemoryBytes && a.Processors == b.Processors
+}
+
+func sameAllocator(a, b *model.Allocator) bool {
+	return a.Fractional == b.Fractional && a.Quantum.Same(b.Quantum) && a.AffinityPolicy == b.AffinityPolicy &&
+		slices.Equal(a.AllocationOrder, b.AllocationOrder)
+}
+
+func samePlugin(a, b *model.PluginInfo) bool {
+	return a == b || a != nil && b != nil && *a == *b
 }
 
 // sameOptions reports whether two derivations' options draw alike.

@@ -13,7 +13,8 @@ import (
 // Devices, Agents, Issues and Usage containers, as the engine builds them
 // each time, sharing every kernel and device usage, and on every
 // accelerator with telemetry a new *Telemetry whose utilisation, memory,
-// temperature and power readings move with n.
+// temperature and power readings move with n; n 0 keeps every reading (an
+// idle node: new values that say the same).
 func Tick(s *model.Snapshot, n int) *model.Snapshot {
 	t := *s
 	t.Seq++
@@ -25,6 +26,10 @@ func Tick(s *model.Snapshot, n int) *model.Snapshot {
 			continue
 		}
 		tel := *d.Telemetry
+		if n == 0 {
+			d.Telemetry = &tel
+			continue
+		}
 		if tel.UtilGPU.Valid {
 			tel.UtilGPU.V = uint32((int(tel.UtilGPU.V) + n + i) % 101)
 		}

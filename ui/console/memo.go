@@ -1,0 +1,160 @@
+package console
+
+import (
+	"math"
+	"slices"
+
+	"github.com/fgtop/fgtop/model"
+	"github.com/fgtop/fgtop/ui/kit"
+)
+
+// viewMemo keeps the pieces of the last frames that are expensive to draw
+// (the history graphs' panels and small multiples, the frame's clamped
+// rows) with everything they were drawn from, and gives a piece back when
+// the next frame asks for it with equal inputs. The inputs are compared by
+// value, not by a version someone must remember to bump: a piece is
+// redrawn exactly when something it is drawn from changed. At rest, where
+// the telemetry of an idle GPU repeats itself every second, a frame then
+// redraws the header's clock and the figures that moved, not every graph.
+type viewMemo struct {
+	gen    uint64 // the frame being drawn; entries carry the last frame that used them
+	graphs map[graphKey]*graphMemo
+	// rows are the last frame's rows before and after kit.ClampLine to
+	// rowsW cells.
+	rows, clamped []string
+	rowsW         int
+	// kept counts the graphs given back instead of drawn (tests).
+	kept int
+}
+
+// graphKey names one graph of the history pane: a device's big panel k
+// (0 allocation, 1 utilisation, 2 memory) or its small multiple (k -1).
+type graphKey struct {
+	dev model.DeviceKey
+	k   int
+}
+
+// graphMemo is one drawn graph and what it was drawn from.
+type graphMemo struct {
+	gen         uint64
+	st          *kit.Styles
+	name        string
+	lvl         kit.Level
+	left, right []kit.Span
+	a, b        []float32
+	w, h, n     int
+	marked      bool
+	out         []string
+}
+
+func newViewMemo() *viewMemo { return &viewMemo{graphs: map[graphKey]*graphMemo{}} }
+
+// frame starts a frame: graphs no frame drew since the last one are
+// forgotten (a device gone, a pane resized away).
+func (m *viewMemo) frame() {
+	if m == nil {
+		return
+	}
+	for k, g := range m.graphs {
+		if g.gen != m.gen {
+			delete(m.graphs, k)
+		}
+	}
+	m.gen++
+}
+
+// sameFloats compares readings bit for bit: NaN ("no reading") equals NaN.
+func sameFloats(a, b []float32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// entry returns the memo's entry for key, and whether it was drawn from
+// what want was.
+func (m *viewMemo) entry(key graphKey, want *graphMemo) (*graphMemo, bool) {
+	g := m.graphs[key]
+	if g == nil {
+		g = &graphMemo{}
+		m.graphs[key] = g
+	}
+	g.gen = m.gen
+	same := g.out != nil && g.st == want.st && g.name == want.name && g.lvl == want.lvl &&
+		g.w == want.w && g.h == want.h && g.n == want.n && g.marked == want.marked &&
+		slices.Equal(g.left, want.left) && slices.Equal(g.right, want.right) &&
+		sameFloats(g.a, want.a) && sameFloats(g.b, want.b)
+	return g, same
+}
+
+// keep stores what g was drawn from (copies: the caller reuses its
+// buffers) and the drawing.
+func (g *graphMemo) keep(from *graphMemo, out []string) {
+	st, a, b, left, right := from.st, from.a, from.b, from.left, from.right
+	*g = *from
+	g.st = st
+	g.a, g.b = append(g.a[:0:0], a...), append(g.b[:0:0], b...)
+	g.left, g.right = slices.Clone(left), slices.Clone(right)
+	g.out = out
+}
+
+// graphPanel is kit.GraphPanel, drawn again only when its inputs changed.
+func (m *viewMemo) graphPanel(key graphKey, st *kit.Styles, s kit.GraphSeries, w, h, perCol int) []string {
+	if m == nil {
+		return kit.GraphPanel(st, s, w, h, perCol)
+	}
+	want := graphMemo{st: st, name: s.Name, lvl: s.Lvl, left: s.Now, a: s.Vals, w: w, h: h, n: perCol}
+	g, same := m.entry(key, &want)
+	if same {
+		m.kept++
+		return g.out
+	}
+	out := kit.GraphPanel(st, s, w, h, perCol)
+	g.keep(&want, out)
+	g.gen = m.gen
+	return out
+}
+
+// miniGraph is kit.MiniGraph, drawn again only when its inputs changed.
+func (m *viewMemo) miniGraph(key graphKey, st *kit.Styles, left, right []kit.Span, alloc, util []float32, w, h int, marked bool) []string {
+	if m == nil {
+		return kit.MiniGraph(st, left, right, alloc, util, w, h, marked)
+	}
+	want := graphMemo{st: st, left: left, right: right, a: alloc, b: util, w: w, h: h, marked: marked}
+	g, same := m.entry(key, &want)
+	if same {
+		m.kept++
+		return g.out
+	}
+	out := kit.MiniGraph(st, left, right, alloc, util, w, h, marked)
+	g.keep(&want, out)
+	g.gen = m.gen
+	return out
+}
+
+// clampRows is kit.ClampLine over every row, reusing the last frame's
+// clamped row where the row is the same string.
+func (m *viewMemo) clampRows(rows []string, w int) {
+	if m == nil {
+		for i, r := range rows {
+			rows[i] = kit.ClampLine(r, w)
+		}
+		return
+	}
+	clamped := make([]string, len(rows))
+	for i, r := range rows {
+		if i < len(m.rows) && m.rowsW == w && m.rows[i] == r {
+			clamped[i] = m.clamped[i]
+			continue
+		}
+		clamped[i] = kit.ClampLine(r, w)
+	}
+	m.rows = append(m.rows[:0], rows...)
+	m.clamped, m.rowsW = clamped, w
+	copy(rows, clamped)
+}
