@@ -1,8 +1,8 @@
 package console
 
 import (
-	"testing"
 	"github.com/fgtop/fgtop/ui/internal/fake"
+	"testing"
 )
 
 // TestMemoFrameMatchesFresh: a frame drawn with the memo of the frames
