@@ -3,6 +3,7 @@ package console
 import (
 	"math"
 	"slices"
+	"unsafe"
 
 	"github.com/fgtop/fgtop/model"
 	"github.com/fgtop/fgtop/ui/kit"
@@ -19,6 +20,7 @@ import (
 type viewMemo struct {
 	gen    uint64 // the frame being drawn; entries carry the last frame that used them
 	graphs map[graphKey]*graphMemo
+	joins  map[string]*joinMemo
 	// rows are the last frame's rows before and after kit.ClampLine to
 	// rowsW cells.
 	rows, clamped []string
@@ -47,7 +49,9 @@ type graphMemo struct {
 	out         []string
 }
 
-func newViewMemo() *viewMemo { return &viewMemo{graphs: map[graphKey]*graphMemo{}} }
+func newViewMemo() *viewMemo {
+	return &viewMemo{graphs: map[graphKey]*graphMemo{}, joins: map[string]*joinMemo{}}
+}
 
 // frame starts a frame: graphs no frame drew since the last one are
 // forgotten (a device gone, a pane resized away).
@@ -58,6 +62,11 @@ func (m *viewMemo) frame() {
 	for k, g := range m.graphs {
 		if g.gen != m.gen {
 			delete(m.graphs, k)
+		}
+	}
+	for k, j := range m.joins {
+		if j.gen != m.gen {
+			delete(m.joins, k)
 		}
 	}
 	m.gen++
@@ -100,7 +109,7 @@ func (g *graphMemo) keep(from *graphMemo, out []string) {
 	g.st = st
 	g.a, g.b = append(g.a[:0:0], a...), append(g.b[:0:0], b...)
 	g.left, g.right = slices.Clone(left), slices.Clone(right)
-	g.out = out
+	g.out = out[:len(out):len(out)] // an append to what the memo gave copies
 }
 
 // graphPanel is kit.GraphPanel, drawn again only when its inputs changed.
@@ -114,10 +123,9 @@ func (m *viewMemo) graphPanel(key graphKey, st *kit.Styles, s kit.GraphSeries, w
 		m.kept++
 		return g.out
 	}
-	out := kit.GraphPanel(st, s, w, h, perCol)
-	g.keep(&want, out)
+	g.keep(&want, kit.GraphPanel(st, s, w, h, perCol))
 	g.gen = m.gen
-	return out
+	return g.out
 }
 
 // miniGraph is kit.MiniGraph, drawn again only when its inputs changed.
@@ -131,10 +139,9 @@ func (m *viewMemo) miniGraph(key graphKey, st *kit.Styles, left, right []kit.Spa
 		m.kept++
 		return g.out
 	}
-	out := kit.MiniGraph(st, left, right, alloc, util, w, h, marked)
-	g.keep(&want, out)
+	g.keep(&want, kit.MiniGraph(st, left, right, alloc, util, w, h, marked))
 	g.gen = m.gen
-	return out
+	return g.out
 }
 
 // clampRows is kit.ClampLine over every row, reusing the last frame's
@@ -157,4 +164,47 @@ func (m *viewMemo) clampRows(rows []string, w int) {
 	m.rows = append(m.rows[:0], rows...)
 	m.clamped, m.rowsW = clamped, w
 	copy(rows, clamped)
+}
+
+// joinMemo is rows put together from pieces the memo gave (graphs, or
+// other joins) and a few words and numbers.
+type joinMemo struct {
+	gen   uint64
+	parts []*string // each piece's first row: the memo gives back the very slice
+	lens  []int
+	spans []kit.Span
+	ints  []int
+	out   []string
+}
+
+// joined is build's rows, kept from the last frame when build would put
+// together the very same pieces (the slices the memo gave, not equal
+// copies) with equal spans and numbers. Pieces drawn afresh this frame
+// are new slices, so what contains them is put together again.
+func (m *viewMemo) joined(key string, parts [][]string, spans []kit.Span, ints []int, build func() []string) []string {
+	if m == nil {
+		return build()
+	}
+	j := m.joins[key]
+	if j == nil {
+		j = &joinMemo{}
+		m.joins[key] = j
+	}
+	j.gen = m.gen
+	same := j.out != nil && len(j.parts) == len(parts) && slices.Equal(j.spans, spans) && slices.Equal(j.ints, ints)
+	for i := 0; same && i < len(parts); i++ {
+		same = j.parts[i] == unsafe.SliceData(parts[i]) && j.lens[i] == len(parts[i])
+	}
+	if same {
+		m.kept++
+		return j.out
+	}
+	out := build()
+	j.out = out[:len(out):len(out)]
+	j.parts, j.lens = j.parts[:0], j.lens[:0]
+	for _, p := range parts {
+		j.parts, j.lens = append(j.parts, unsafe.SliceData(p)), append(j.lens, len(p))
+	}
+	j.spans, j.ints = append(j.spans[:0], spans...), append(j.ints[:0], ints...)
+	return j.out
 }
