@@ -21,11 +21,15 @@ type viewMemo struct {
 	gen    uint64 // the frame being drawn; entries carry the last frame that used them
 	graphs map[graphKey]*graphMemo
 	joins  map[string]*joinMemo
+	blocks map[blockKey]*blockMemo
 	// rows are the last frame's rows before and after kit.ClampLine to
 	// rowsW cells.
 	rows, clamped []string
 	rowsW         int
-	// kept counts the graphs given back instead of drawn (tests).
+	// header is the last header drawn and what from.
+	header   []string
+	headerIn headerIn
+	// kept counts the pieces given back instead of drawn (tests).
 	kept int
 }
 
@@ -50,7 +54,7 @@ type graphMemo struct {
 }
 
 func newViewMemo() *viewMemo {
-	return &viewMemo{graphs: map[graphKey]*graphMemo{}, joins: map[string]*joinMemo{}}
+	return &viewMemo{graphs: map[graphKey]*graphMemo{}, joins: map[string]*joinMemo{}, blocks: map[blockKey]*blockMemo{}}
 }
 
 // frame starts a frame: graphs no frame drew since the last one are
@@ -67,6 +71,11 @@ func (m *viewMemo) frame() {
 	for k, j := range m.joins {
 		if j.gen != m.gen {
 			delete(m.joins, k)
+		}
+	}
+	for k, b := range m.blocks {
+		if b.gen != m.gen {
+			delete(m.blocks, k)
 		}
 	}
 	m.gen++
@@ -207,4 +216,49 @@ func (m *viewMemo) joined(key string, parts [][]string, spans []kit.Span, ints [
 	}
 	j.spans, j.ints = append(j.spans[:0], spans...), append(j.ints[:0], ints...)
 	return j.out
+}
+
+// blockKey names a block of rows a pane draws: an agent's (pane, index).
+type blockKey struct {
+	pane pane
+	i    int
+}
+
+// blockIn is what a block is drawn from: the styles, the derived slices
+// it reads by identity (a Derived is never modified, and a snapshot where
+// only the telemetry moved shares its rows with the one before), and the
+// sizes and flags.
+type blockIn struct {
+	st    *kit.Styles
+	ids   [2]unsafe.Pointer
+	lens  [2]int
+	w     int
+	flags uint8
+}
+
+type blockMemo struct {
+	gen uint64
+	in  blockIn
+	out []string
+}
+
+// block is build's rows, kept from the last frame when they are drawn from
+// the same things.
+func (m *viewMemo) block(key blockKey, in blockIn, build func() []string) []string {
+	if m == nil {
+		return build()
+	}
+	b := m.blocks[key]
+	if b == nil {
+		b = &blockMemo{}
+		m.blocks[key] = b
+	}
+	b.gen = m.gen
+	if b.out != nil && b.in == in {
+		m.kept++
+		return b.out
+	}
+	out := build()
+	b.in, b.out = in, out[:len(out):len(out)]
+	return b.out
 }

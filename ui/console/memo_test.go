@@ -1,8 +1,10 @@
 package console
 
 import (
-	"github.com/fgtop/fgtop/ui/internal/fake"
 	"testing"
+
+	"github.com/fgtop/fgtop/model"
+	"github.com/fgtop/fgtop/ui/internal/fake"
 )
 
 // TestMemoFrameMatchesFresh: a frame drawn with the memo of the frames
@@ -19,9 +21,12 @@ func TestMemoFrameMatchesFresh(t *testing.T) {
 		defer func() { a.memo = m }()
 		return a.compose()
 	}
-	step := func(what string, n int) {
+	step := func(what string, n int, change ...func(s *model.Snapshot)) {
 		t.Helper()
 		s = fake.Tick(s, n)
+		for _, c := range change {
+			c(s)
+		}
 		feed(a, s)
 		a.Update(frameMsg{})
 		got := a.View().Content
@@ -48,6 +53,17 @@ func TestMemoFrameMatchesFresh(t *testing.T) {
 	step("resized", 0)
 	typeKeys(a, "a")
 	step("bars per agent", 3)
+	step("agent down", 0, func(s *model.Snapshot) {
+		s.Agents[0].Health = model.AgentHealth{State: model.AgentDown, Detail: "connection refused"}
+	})
+	step("agent up", 0, func(s *model.Snapshot) { s.Agents[0].Health = model.AgentHealth{State: model.AgentUp} })
+	step("source degraded", 0, func(s *model.Snapshot) {
+		s.Source = model.SourceInfo{Kind: "nvml", Health: "degraded", Detail: "nvmlDeviceGetTemperature: GPU is lost"}
+	})
+	typeKeys(a, "\t\t")
+	step("agents focused", 0)
+	typeKeys(a, "j")
+	step("second agent", 0)
 	a.Update(teaSize(100, 40))
 	step("narrow", 0)
 }
