@@ -595,7 +595,18 @@ func (x Dec) Cmp(y Dec) int {
 func (x Dec) Equal(y Dec) bool { return x.Cmp(y) == 0 }
 
 // Identical reports whether x and y print the same (same value and exponent).
-func (x Dec) Identical(y Dec) bool { return x.String() == y.String() }
+// Finite values are compared without printing them: the console compares
+// every device's capacity on every snapshot.
+func (x Dec) Identical(y Dec) bool {
+	a, b := x.ptr(), y.ptr()
+	if a == b {
+		return true
+	}
+	if a.Form == apd.Finite && b.Form == apd.Finite {
+		return a.Negative == b.Negative && a.Exponent == b.Exponent && a.Coeff.Cmp(&b.Coeff) == 0
+	}
+	return x.String() == y.String()
+}
 
 // Less reports x < y.
 func (x Dec) Less(y Dec) bool { return x.Cmp(y) < 0 }
@@ -699,15 +710,4 @@ func Sum(xs ...Dec) Dec {
 		s = s.Add(x)
 	}
 	return s
-}
-
-// Same reports whether x and y are the same number written the same way:
-// equal in value, sign and exponent, so they print alike ("1.0" and "1.00"
-// are not the same; Cmp says they are equal).
-func (x Dec) Same(y Dec) bool {
-	if x.d == y.d {
-		return true
-	}
-	a, b := x.ptr(), y.ptr()
-	return a.Form == b.Form && a.Negative == b.Negative && a.Exponent == b.Exponent && a.Cmp(b) == 0
 }

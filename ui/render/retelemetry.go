@@ -48,13 +48,13 @@ func sameButTelemetry(a, b *model.Snapshot) bool {
 // sameDevice compares every field of two devices but their telemetry.
 func sameDevice(a, b *model.Device) bool {
 	return a.ID == b.ID && a.Name == b.Name && a.Slot == b.Slot && a.SlotType == b.SlotType &&
-		a.Capacity.Same(b.Capacity) && a.CapacityUnknown == b.CapacityUnknown && a.Index == b.Index &&
+		a.Capacity.Identical(b.Capacity) && a.CapacityUnknown == b.CapacityUnknown && a.Index == b.Index &&
 		a.Model == b.Model && a.UUID == b.UUID && a.NUMANode == b.NUMANode && a.Parent == b.Parent &&
 		a.MemoryBytes == b.MemoryBytes && a.Processors == b.Processors
 }
 
 func sameAllocator(a, b *model.Allocator) bool {
-	return a.Fractional == b.Fractional && a.Quantum.Same(b.Quantum) && a.AffinityPolicy == b.AffinityPolicy &&
+	return a.Fractional == b.Fractional && a.Quantum.Identical(b.Quantum) && a.AffinityPolicy == b.AffinityPolicy &&
 		slices.Equal(a.AllocationOrder, b.AllocationOrder)
 }
 
