@@ -64,6 +64,10 @@ type Options struct {
 	// History is the history directory the console records into and
 	// reads the past from (:at); "" when there is none.
 	History string
+	// Deriver derives the live snapshots; consoles that are fed the same
+	// snapshots (serve's sessions) share one, so each snapshot is derived
+	// once for all of them. Nil gives the console one of its own.
+	Deriver *render.Deriver
 }
 
 // FrameRate is the renderer's frame rate: pass tea.WithFPS(FrameRate) to
@@ -117,9 +121,12 @@ type App struct {
 	pending    *model.Snapshot
 	frameArmed bool
 	// adoptedAt is when the last snapshot was adopted (frame pacing).
-	adoptedAt  time.Time
-	Closed     bool
-	cache      *render.DeriveCache
+	adoptedAt time.Time
+	Closed    bool
+	// deriver derives the live snapshots (Options.Deriver); pastCache
+	// those of the record (:at), which no other console shares.
+	deriver    *render.Deriver
+	pastCache  *render.DeriveCache
 	hist       history
 	past       pastState
 	graph      graphSpan
@@ -187,7 +194,10 @@ func newApp(snapshots <-chan *model.Snapshot, opts Options) *App {
 		common: &common{Common: &kit.Common{Now: opts.Now, Th: kit.DefaultThresholds(), Actor: opts.Actor}, memo: newViewMemo()},
 		opts:   opts, ch: snapshots,
 		hist: history{}, seenIssues: map[string]bool{},
-		Desk: &editor.DeskWork{},
+		Desk: &editor.DeskWork{}, deriver: opts.Deriver,
+	}
+	if a.deriver == nil {
+		a.deriver = render.NewDeriver()
 	}
 	a.newPanes()
 	if a.Now == nil {
@@ -302,10 +312,16 @@ func (a *App) adoptNow(s *model.Snapshot) {
 func (a *App) adopt(s *model.Snapshot) {
 	first := a.Snap == nil
 	a.Snap = s
-	if a.cache == nil {
-		a.cache = render.NewDeriveCache()
+	o := render.DeriveOptions{Th: a.Th, G: a.St.G, Looks: a.St.LookDims()}
+	if a.past.on {
+		if a.pastCache == nil {
+			a.pastCache = render.NewDeriveCache()
+		}
+		a.d = render.Derive(s, o, a.pastCache)
+	} else {
+		a.pastCache = nil
+		a.d = a.deriver.Derive(s, o)
 	}
-	a.d = render.Derive(s, render.DeriveOptions{Th: a.Th, G: a.St.G, Looks: a.St.LookDims()}, a.cache)
 	a.hist.observe(s, func(dv *model.Device) sample {
 		alloc := float32(0)
 		if r, ok := a.d.DevIndex[dv.Key()]; ok {

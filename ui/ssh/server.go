@@ -27,6 +27,7 @@ import (
 	"github.com/fgtop/fgtop/model"
 	"github.com/fgtop/fgtop/themes"
 	uiconsole "github.com/fgtop/fgtop/ui/console"
+	"github.com/fgtop/fgtop/ui/render"
 )
 
 // Defaults of Config.
@@ -258,6 +259,11 @@ func New(cfg Config) (*Server, error) {
 	cfg.MaxStreamSessions = min(cfg.MaxStreamSessions, cfg.MaxSessions)
 	if cfg.MaxSessionsPerKey <= 0 {
 		cfg.MaxSessionsPerKey = DefaultMaxSessionsPerKey
+	}
+	if cfg.UI.Deriver == nil {
+		// One derivation of each snapshot for every session (sessionOptions
+		// copies the template), not one per session.
+		cfg.UI.Deriver = render.NewDeriver()
 	}
 	if cfg.MaxStartups == (Startups{}) {
 		cfg.MaxStartups = DefaultMaxStartups
