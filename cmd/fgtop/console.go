@@ -105,6 +105,7 @@ func runProgram(ctx context.Context, eng *engine.Engine, uopts console.Options, 
 	defer m.Close()
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithFPS(console.FrameRate))
 	go oneProcAfterScan(ctx, eng.Ready())
+	go gcAfterScan(ctx, eng.Ready())
 	done := make(chan error, 1)
 	go func() {
 		_, err := p.Run()
