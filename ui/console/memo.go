@@ -7,6 +7,7 @@ import (
 
 	"github.com/fgtop/fgtop/model"
 	"github.com/fgtop/fgtop/ui/kit"
+	"github.com/fgtop/fgtop/ui/render"
 )
 
 // viewMemo keeps the pieces of the last frames that are expensive to draw
@@ -22,6 +23,8 @@ type viewMemo struct {
 	graphs map[graphKey]*graphMemo
 	joins  map[string]*joinMemo
 	blocks map[blockKey]*blockMemo
+	// devRows are the devices pane's rows by index.
+	devRows map[int]*devRowMemo
 	// rows are the last frame's rows before and after kit.ClampLine to
 	// rowsW cells.
 	rows, clamped []string
@@ -54,7 +57,8 @@ type graphMemo struct {
 }
 
 func newViewMemo() *viewMemo {
-	return &viewMemo{graphs: map[graphKey]*graphMemo{}, joins: map[string]*joinMemo{}, blocks: map[blockKey]*blockMemo{}}
+	return &viewMemo{graphs: map[graphKey]*graphMemo{}, joins: map[string]*joinMemo{}, blocks: map[blockKey]*blockMemo{},
+		devRows: map[int]*devRowMemo{}}
 }
 
 // frame starts a frame: graphs no frame drew since the last one are
@@ -76,6 +80,11 @@ func (m *viewMemo) frame() {
 	for k, b := range m.blocks {
 		if b.gen != m.gen {
 			delete(m.blocks, k)
+		}
+	}
+	for k, r := range m.devRows {
+		if r.gen != m.gen {
+			delete(m.devRows, k)
 		}
 	}
 	m.gen++
@@ -261,4 +270,43 @@ func (m *viewMemo) block(key blockKey, in blockIn, build func() []string) []stri
 	out := build()
 	b.in, b.out = in, out[:len(out):len(out)]
 	return b.out
+}
+
+// devRowIn is what a device row is drawn from: its derivation (every field
+// of the row but its telemetry cells is the same within one Gen), its
+// telemetry cells, its sparklines as drawn, the columns, and the flags.
+type devRowIn struct {
+	st             *kit.Styles
+	gen            *render.Gen
+	tele           kit.TeleCells
+	sparkA, sparkU string
+	c              devCols
+	w              int
+	flags          uint8
+}
+
+type devRowMemo struct {
+	gen uint64
+	in  devRowIn
+	out string
+}
+
+// devRow is row i of the devices pane, kept from the last frame when it is
+// drawn from the same things.
+func (m *viewMemo) devRow(i int, in devRowIn, build func() string) string {
+	if m == nil || in.gen == nil {
+		return build()
+	}
+	r := m.devRows[i]
+	if r == nil {
+		r = &devRowMemo{}
+		m.devRows[i] = r
+	}
+	r.gen = m.gen
+	if r.out != "" && r.in == in {
+		m.kept++
+		return r.out
+	}
+	r.in, r.out = in, build()
+	return r.out
 }

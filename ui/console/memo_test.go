@@ -47,6 +47,11 @@ func TestMemoFrameMatchesFresh(t *testing.T) {
 	if a.memo.kept-kept < 5*(3+8) {
 		t.Errorf("at rest the memo kept %d graphs in 5 frames, want every one of the 11 each frame", a.memo.kept-kept)
 	}
+	step("a temperature alone", 0, func(s *model.Snapshot) {
+		tel := *s.Devices[2].Telemetry
+		tel.TempC.V += 7
+		s.Devices[2].Telemetry = &tel
+	})
 	typeKeys(a, "j")
 	step("cursor moved", 0)
 	a.Update(teaSize(160, 48))

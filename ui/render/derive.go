@@ -16,6 +16,11 @@ import (
 // cells, ownership. Views only pick rows and lay them out, so a frame costs
 // the same at 10 kernels and at 10,000.
 type Derived struct {
+	// Gen identifies the derivation the rows were made in: one made from
+	// the previous snapshot's, where only the telemetry moved, keeps its
+	// Gen, so equal Gens mean every row is the same but the device rows'
+	// Dev and Tele. A view may keep what it drew from them by Gen.
+	Gen      *Gen
 	Snap     *model.Snapshot
 	Devs     []DevRow // accelerators, each GPU followed by its MIG instances
 	DevIndex map[model.DeviceKey]int
@@ -31,6 +36,9 @@ type Derived struct {
 	DevMeas  DevMeasures
 	KernMeas KernMeasures
 }
+
+// Gen is a derivation's identity (Derived.Gen): compared by pointer.
+type Gen struct{ _ byte }
 
 // DevRow is one accelerator row of the devices pane.
 type DevRow struct {
@@ -154,7 +162,7 @@ func Derive(s *model.Snapshot, o DeriveOptions, c *DeriveCache) *Derived {
 	c.begin()
 	defer c.End(s.NumKernels(), len(s.Usage))
 	d := &Derived{
-		Snap: s, DevIndex: map[model.DeviceKey]int{},
+		Gen: new(Gen), Snap: s, DevIndex: map[model.DeviceKey]int{},
 		agentIdx: map[model.AgentID]int{}, G: o.G,
 	}
 	shortAgents := AgentShortNames(s.Agents)
