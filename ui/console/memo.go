@@ -25,6 +25,12 @@ type viewMemo struct {
 	blocks map[blockKey]*blockMemo
 	// devRows are the devices pane's rows by index.
 	devRows map[int]*devRowMemo
+	// kernRows are the kernels pane's rows by screen row, drawn with the
+	// columns kernCols (colsGen: the frame that compared them).
+	kernRows map[int]*kernRowMemo
+	kernCols []kernCol
+	colsGen  uint64
+	colsSame bool
 	// rows are the last frame's rows before and after kit.ClampLine to
 	// rowsW cells.
 	rows, clamped []string
@@ -58,7 +64,7 @@ type graphMemo struct {
 
 func newViewMemo() *viewMemo {
 	return &viewMemo{graphs: map[graphKey]*graphMemo{}, joins: map[string]*joinMemo{}, blocks: map[blockKey]*blockMemo{},
-		devRows: map[int]*devRowMemo{}}
+		devRows: map[int]*devRowMemo{}, kernRows: map[int]*kernRowMemo{}}
 }
 
 // frame starts a frame: graphs no frame drew since the last one are
@@ -85,6 +91,11 @@ func (m *viewMemo) frame() {
 	for k, r := range m.devRows {
 		if r.gen != m.gen {
 			delete(m.devRows, k)
+		}
+	}
+	for k, r := range m.kernRows {
+		if r.gen != m.gen {
+			delete(m.kernRows, k)
 		}
 	}
 	m.gen++
@@ -304,6 +315,51 @@ func (m *viewMemo) devRow(i int, in devRowIn, build func() string) string {
 	}
 	r.gen = m.gen
 	if r.out != "" && r.in == in {
+		m.kept++
+		return r.out
+	}
+	r.in, r.out = in, build()
+	return r.out
+}
+
+// kernRowIn is what a kernel row is drawn from, but the columns: its
+// derivation and kernel (a row is the same within one Gen), the amount on
+// the followed device, its age as shown, the width and the flags.
+type kernRowIn struct {
+	st           *kit.Styles
+	gen          *render.Gen
+	k            int
+	on, age      string
+	w            int
+	sel, focused bool
+}
+
+type kernRowMemo struct {
+	gen uint64
+	in  kernRowIn
+	out string
+}
+
+// kernRow is the kernels pane's screen row i, kept from the last frame when
+// it is drawn from the same things with the same columns.
+func (m *viewMemo) kernRow(i int, in kernRowIn, cols []kernCol, build func() string) string {
+	if m == nil || in.gen == nil {
+		return build()
+	}
+	// The columns are compared once a frame (every row has the same),
+	// and again if a row comes with others.
+	first, eq := m.colsGen != m.gen, slices.Equal(m.kernCols, cols)
+	if first || !eq {
+		m.colsGen, m.colsSame = m.gen, first && eq
+		m.kernCols = append(m.kernCols[:0], cols...)
+	}
+	r := m.kernRows[i]
+	if r == nil {
+		r = &kernRowMemo{}
+		m.kernRows[i] = r
+	}
+	r.gen = m.gen
+	if m.colsSame && r.out != "" && r.in == in {
 		m.kept++
 		return r.out
 	}

@@ -65,6 +65,10 @@ func TestMemoFrameMatchesFresh(t *testing.T) {
 	step("source degraded", 0, func(s *model.Snapshot) {
 		s.Source = model.SourceInfo{Kind: "nvml", Health: "degraded", Detail: "nvmlDeviceGetTemperature: GPU is lost"}
 	})
+	typeKeys(a, "f")
+	step("all kernels", 0)
+	typeKeys(a, "S")
+	step("kernels in reverse", 0)
 	typeKeys(a, "\t\t")
 	step("agents focused", 0)
 	typeKeys(a, "j")
