@@ -7,6 +7,7 @@ import (
 	"github.com/fgtop/fgtop/model"
 
 	"github.com/fgtop/fgtop/ui/internal/fake"
+	"github.com/fgtop/fgtop/ui/render"
 )
 
 // BenchmarkViewAtRest is what a console at rest does each second: the
@@ -55,6 +56,46 @@ func BenchmarkViewAtRest(b *testing.B) {
 				}
 				a.adopt(next[0])
 				next = next[1:]
+				_ = a.View()
+			}
+		})
+	}
+}
+
+// BenchmarkSessionsAtRest is serve's sessions at rest: n consoles over one
+// subscription, sharing one Deriver, each adopting the second's snapshot
+// (readings moving on every GPU) and drawing its frame. Ns/op is per
+// session and snapshot: the derivation is made once for all of them.
+func BenchmarkSessionsAtRest(b *testing.B) {
+	for _, n := range []int{1, 10, 50} {
+		b.Run(fmt.Sprintf("sessions=%d", n), func(b *testing.B) {
+			s := fake.Large(4, 16)
+			dv := render.NewDeriver()
+			apps := make([]*App, n)
+			for i := range apps {
+				apps[i] = testApp(b, 160, 48, s, Options{Deriver: dv})
+			}
+			// Each snapshot is adopted by every session in turn; the
+			// snapshots are made outside the timer, 256 at a time.
+			var next []*model.Snapshot
+			k, it := 0, 0
+			b.ReportAllocs()
+			for b.Loop() {
+				if it%n == 0 {
+					if len(next) == 0 {
+						b.StopTimer()
+						for range 256 {
+							k++
+							next = append(next, fake.Tick(s, k))
+							s = next[len(next)-1]
+						}
+						b.StartTimer()
+					}
+					s, next = next[0], next[1:]
+				}
+				a := apps[it%n]
+				it++
+				a.adopt(s)
 				_ = a.View()
 			}
 		})
