@@ -70,6 +70,16 @@ type Options struct {
 	Deriver *render.Deriver
 }
 
+// ShareDerivations returns o with a Deriver, unless it has one: every
+// console made from the options it returns derives each snapshot once
+// with the others (serve's sessions, fed the same snapshots).
+func (o Options) ShareDerivations() Options {
+	if o.Deriver == nil {
+		o.Deriver = render.NewDeriver()
+	}
+	return o
+}
+
 // FrameRate is the renderer's frame rate: pass tea.WithFPS(FrameRate) to
 // every program. Bubble Tea's renderer wakes at this rate even when nothing
 // changes: at 160x48 on 8 mock GPUs, 60 fps cost 0.80-0.90 % of a core and

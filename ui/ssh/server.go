@@ -27,7 +27,6 @@ import (
 	"github.com/fgtop/fgtop/model"
 	"github.com/fgtop/fgtop/themes"
 	uiconsole "github.com/fgtop/fgtop/ui/console"
-	"github.com/fgtop/fgtop/ui/render"
 )
 
 // Defaults of Config.
@@ -260,11 +259,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxSessionsPerKey <= 0 {
 		cfg.MaxSessionsPerKey = DefaultMaxSessionsPerKey
 	}
-	if cfg.UI.Deriver == nil {
-		// One derivation of each snapshot for every session (sessionOptions
-		// copies the template), not one per session.
-		cfg.UI.Deriver = render.NewDeriver()
-	}
+	// One derivation of each snapshot for every session (sessionOptions
+	// copies the template), not one per session.
+	cfg.UI = cfg.UI.ShareDerivations()
 	if cfg.MaxStartups == (Startups{}) {
 		cfg.MaxStartups = DefaultMaxStartups
 	}
