@@ -556,10 +556,16 @@ func smallNonNegInt(x Dec) (uint64, bool) {
 	return v, v < 1<<63
 }
 
-// formatSmallAuto is the "s" format of v < 2^63 without big arithmetic:
-// the quotient v / 1024^idx has at most 4 integer digits and 10·idx ≤ 60
-// fractional ones (24 digits of headroom under the 28-digit context means
-// no rounding happens before the final quantize).
+// formatSmallAuto is the "s" format of v < 2^63 without big arithmetic.
+// The quotient x = v / 2^shift (shift = 10·idx ≤ 60) has at most 4 integer
+// digits; Python rounds it to 28 significant digits before quantizing it
+// to hundredths, and that first rounding never changes the second: it
+// moves x by at most half a unit in the 24th fractional digit, while x
+// differs from a half-hundredth (a tie of the second rounding) or a whole
+// hundredth, unless it is one, by at least 1/2^shift ≥ 2^-60 > 10^-19
+// (x·100 is a multiple of 1/2^shift). So the exact x rounded half-even to
+// hundredths is Python's answer, for every unit (FuzzFormatBinarySize
+// holds it to the decimal path, quantizeScaled).
 func formatSmallAuto(v uint64) (string, error) {
 	if v < 1024 {
 		return strconv.FormatUint(v, 10), nil
@@ -571,17 +577,6 @@ func formatSmallAuto(v uint64) (string, error) {
 	unit := binaryUnits[idx-1 : idx]
 	if rem == 0 {
 		return strconv.FormatUint(whole, 10) + unit, nil
-	}
-	// The exact quotient needs up to shift fractional digits; when it has
-	// more than 28 significant digits Python rounds it first, so leave
-	// those to the general path.
-	if 4+int(shift) > 28 {
-		n := new(big.Int).SetUint64(v)
-		s, err := quantizeScaled(n, shift)
-		if err != nil {
-			return "", err
-		}
-		return s + unit, nil
 	}
 	// rem/2^shift rounded half-even to hundredths: compare rem·100 against
 	// multiples of 2^shift.

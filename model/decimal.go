@@ -595,7 +595,18 @@ func (x Dec) Cmp(y Dec) int {
 func (x Dec) Equal(y Dec) bool { return x.Cmp(y) == 0 }
 
 // Identical reports whether x and y print the same (same value and exponent).
-func (x Dec) Identical(y Dec) bool { return x.String() == y.String() }
+// Finite values are compared without printing them: the console compares
+// every device's capacity on every snapshot.
+func (x Dec) Identical(y Dec) bool {
+	a, b := x.ptr(), y.ptr()
+	if a == b {
+		return true
+	}
+	if a.Form == apd.Finite && b.Form == apd.Finite {
+		return a.Negative == b.Negative && a.Exponent == b.Exponent && a.Coeff.Cmp(&b.Coeff) == 0
+	}
+	return x.String() == y.String()
+}
 
 // Less reports x < y.
 func (x Dec) Less(y Dec) bool { return x.Cmp(y) < 0 }

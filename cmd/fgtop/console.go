@@ -110,6 +110,7 @@ func runProgram(ctx context.Context, eng *engine.Engine, uopts console.Options, 
 	}
 	defer closeTTY()
 	go oneProcAfterScan(ctx, eng.Ready())
+	go gcAfterScan(ctx, eng.Ready())
 	done := make(chan error, 1)
 	go func() {
 		_, err := p.Run()

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/pprof"
 	"strings"
 
@@ -57,6 +58,13 @@ func run(args []string) int {
 			return exitBadUsage
 		}
 		defer stop()
+	}
+	if path := os.Getenv("FGTOP_MEMPROFILE"); path != "" {
+		defer func() {
+			if err := writeHeapProfile(path); err != nil {
+				fmt.Fprintln(stderr, "fgtop:", err)
+			}
+		}()
 	}
 	root := newRootCmd()
 	root.SetArgs(args)
@@ -125,6 +133,32 @@ the kernels are named with --scratch-root. Try it without a node: fgtop demo.
 	root.AddCommand(newCompletionCmd())
 	registerCompletions(root)
 	return root
+}
+
+// writeHeapProfile writes a heap profile to path at the end of the run,
+// after a collection, so it shows what stays live (the console at rest:
+// FGTOP_MEMPROFILE=/tmp/heap.pprof fgtop ...; go tool pprof
+// -sample_index=inuse_space -top). The runtime's own figures (heap in
+// use, reserved, stacks) are in its debug=1 form: go tool pprof -raw, or
+// the "# runtime.MemStats" lines of FGTOP_MEMPROFILE=path.txt.
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("heap profile: %w", err)
+	}
+	runtime.GC()
+	debugForm := 0
+	if strings.HasSuffix(path, ".txt") {
+		debugForm = 1
+	}
+	if err := pprof.Lookup("heap").WriteTo(f, debugForm); err != nil {
+		f.Close()
+		return fmt.Errorf("heap profile %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("heap profile %s: %w", path, err)
+	}
+	return nil
 }
 
 // startCPUProfile writes a CPU profile of the whole run to path: how the

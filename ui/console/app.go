@@ -64,6 +64,20 @@ type Options struct {
 	// History is the history directory the console records into and
 	// reads the past from (:at); "" when there is none.
 	History string
+	// Deriver derives the live snapshots; consoles that are fed the same
+	// snapshots (serve's sessions) share one, so each snapshot is derived
+	// once for all of them. Nil gives the console one of its own.
+	Deriver *render.Deriver
+}
+
+// ShareDerivations returns o with a Deriver, unless it has one: every
+// console made from the options it returns derives each snapshot once
+// with the others (serve's sessions, fed the same snapshots).
+func (o Options) ShareDerivations() Options {
+	if o.Deriver == nil {
+		o.Deriver = render.NewDeriver()
+	}
+	return o
 }
 
 // FrameRate is how many snapshots a second the console adopts at most
@@ -118,9 +132,12 @@ type App struct {
 	pending    *model.Snapshot
 	frameArmed bool
 	// adoptedAt is when the last snapshot was adopted (frame pacing).
-	adoptedAt  time.Time
-	Closed     bool
-	cache      *render.DeriveCache
+	adoptedAt time.Time
+	Closed    bool
+	// deriver derives the live snapshots (Options.Deriver); pastCache
+	// those of the record (:at), which no other console shares.
+	deriver    *render.Deriver
+	pastCache  *render.DeriveCache
 	hist       history
 	past       pastState
 	graph      graphSpan
@@ -185,10 +202,13 @@ func New(snapshots <-chan *model.Snapshot, opts Options) *App {
 
 func newApp(snapshots <-chan *model.Snapshot, opts Options) *App {
 	a := &App{
-		common: &common{Common: &kit.Common{Now: opts.Now, Th: kit.DefaultThresholds(), Actor: opts.Actor}},
+		common: &common{Common: &kit.Common{Now: opts.Now, Th: kit.DefaultThresholds(), Actor: opts.Actor}, memo: newViewMemo()},
 		opts:   opts, ch: snapshots,
 		hist: history{}, seenIssues: map[string]bool{},
-		Desk: &editor.DeskWork{},
+		Desk: &editor.DeskWork{}, deriver: opts.Deriver,
+	}
+	if a.deriver == nil {
+		a.deriver = render.NewDeriver()
 	}
 	a.newPanes()
 	if a.Now == nil {
@@ -303,10 +323,16 @@ func (a *App) adoptNow(s *model.Snapshot) {
 func (a *App) adopt(s *model.Snapshot) {
 	first := a.Snap == nil
 	a.Snap = s
-	if a.cache == nil {
-		a.cache = render.NewDeriveCache()
+	o := render.DeriveOptions{Th: a.Th, G: a.St.G, Looks: a.St.LookDims()}
+	if a.past.on {
+		if a.pastCache == nil {
+			a.pastCache = render.NewDeriveCache()
+		}
+		a.d = render.Derive(s, o, a.pastCache)
+	} else {
+		a.pastCache = nil
+		a.d = a.deriver.Derive(s, o)
 	}
-	a.d = render.Derive(s, render.DeriveOptions{Th: a.Th, G: a.St.G, Looks: a.St.LookDims()}, a.cache)
 	a.hist.observe(s, func(dv *model.Device) sample {
 		alloc := float32(0)
 		if r, ok := a.d.DevIndex[dv.Key()]; ok {
@@ -384,10 +410,9 @@ func (a *App) NodeName() string {
 // compose assembles the whole screen: exactly h rows, none wider than w.
 func (a *App) compose() string {
 	w, h := a.Size()
+	a.memo.frame()
 	rows := a.Rows(w, h)
-	for i, r := range rows {
-		rows[i] = kit.ClampLine(r, w) // the safety net; tests check it never cuts
-	}
+	a.memo.clampRows(rows, w) // the safety net; tests check it never cuts
 	return strings.Join(rows, "\n")
 }
 

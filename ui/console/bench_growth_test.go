@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/fgtop/fgtop/ui/internal/fake"
+	"github.com/fgtop/fgtop/ui/render"
 )
 
 // BenchmarkViewMainGrowth is BenchmarkViewMain16x1000 at 160×48 for the
@@ -29,7 +30,7 @@ func BenchmarkViewMainGrowth(b *testing.B) {
 			typeKeys(a, "f")
 			b.ReportAllocs()
 			for b.Loop() {
-				a.cache = nil
+				a.deriver = render.NewDeriver()
 				a.adopt(s)
 				a.Invalidate()
 				_ = a.View()

@@ -2,6 +2,7 @@ package console
 
 import (
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -416,5 +417,59 @@ func TestLargeScreenIsUsed(t *testing.T) {
 			t.Errorf("%dx%d: graphs shown %v, want %v", tt.W, tt.H, got, tt.graphs)
 		}
 		t.Logf("%dx%d: %d blank rows", tt.W, tt.H, blank)
+	}
+}
+
+// columnsRef is ring.columns as the definition says it, one bucket
+// computed per sample: the mean of each perCol-second bucket ending at
+// lastSec, aligned to whole multiples of perCol.
+func columnsRef(r *ring, dst []float32, lastSec int64, perCol int) {
+	for i := range dst {
+		dst[i] = float32(math.NaN())
+	}
+	dst = dst[:min(len(dst), maxCols)]
+	sum, count := make([]float64, len(dst)), make([]int, len(dst))
+	p := int64(max(perCol, 1))
+	newest := floorDiv(lastSec, p)
+	for i := r.N - 1; i >= 0; i-- {
+		j := int(newest - floorDiv(lastSec-int64(r.N-1-i), p))
+		if j >= len(dst) {
+			break
+		}
+		if v := r.at(i); !math.IsNaN(float64(v)) {
+			sum[len(dst)-1-j] += float64(v)
+			count[len(dst)-1-j]++
+		}
+	}
+	for c := range dst {
+		if count[c] > 0 {
+			dst[c] = float32(sum[c] / float64(count[c]))
+		}
+	}
+}
+
+// TestRingColumnsMatchDefinition: the bucket walk gives what computing
+// each sample's bucket gives, for rings that wrapped, gaps, any width,
+// bucket size and moment (before the epoch too).
+func TestRingColumnsMatchDefinition(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(29, 4))
+	for n := range 2000 {
+		var r ring
+		for range rnd.IntN(3 * histLen) {
+			v := rnd.Float32()
+			if rnd.IntN(10) == 0 {
+				v = float32(math.NaN())
+			}
+			r.push(v)
+		}
+		w, perCol, last := 1+rnd.IntN(600), 1+rnd.IntN(40), rnd.Int64N(100_000)-50_000
+		got, want := make([]float32, w), make([]float32, w)
+		r.columns(got, last, perCol)
+		columnsRef(&r, want, last, perCol)
+		for i := range got {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) && !(math.IsNaN(float64(got[i])) && math.IsNaN(float64(want[i]))) {
+				t.Fatalf("case %d (n %d, w %d, perCol %d, last %d): column %d is %v, want %v", n, r.N, w, perCol, last, i, got[i], want[i])
+			}
+		}
 	}
 }

@@ -169,28 +169,37 @@ func (r *ring) columns(dst []float32, lastSec int64, perCol int) {
 	perCol = max(perCol, 1)
 	dst = dst[:min(len(dst), maxCols)]
 	var count [maxCols]uint16
+	// Summed in float64, where adding a few hundred float32 readings is
+	// exact: a bucket of equal readings has exactly that reading for its
+	// mean, so an idle device's graph is the same from one second to the
+	// next (the view memo keeps it) rather than off in the last bit.
+	var sum [maxCols]float64
+	// Newest sample first, one second back each: left is how many
+	// seconds of the current bucket remain, starting with the newest
+	// bucket's, which ends at lastSec.
 	p := int64(perCol)
-	newest := floorDiv(lastSec, p)
-	for i := r.N - 1; i >= 0; i-- {
-		sec := lastSec - int64(r.N-1-i)
-		j := int(newest - floorDiv(sec, p))
-		if j >= len(dst) {
+	left := lastSec - floorDiv(lastSec, p)*p + 1
+	c := len(dst) - 1
+	idx := (r.head + r.N - 1) % histLen
+	for range r.N {
+		if c < 0 {
 			break
 		}
-		v := r.at(i)
-		if math.IsNaN(float64(v)) {
-			continue
+		if v := r.v[idx]; !math.IsNaN(float64(v)) {
+			sum[c] += float64(v)
+			count[c]++
 		}
-		c := len(dst) - 1 - j
-		if count[c] == 0 {
-			dst[c] = 0
+		if left--; left == 0 {
+			c--
+			left = p
 		}
-		dst[c] += v
-		count[c]++
+		if idx--; idx < 0 {
+			idx = histLen - 1
+		}
 	}
 	for c := range dst {
-		if count[c] > 1 {
-			dst[c] /= float32(count[c])
+		if count[c] > 0 {
+			dst[c] = float32(sum[c] / float64(count[c]))
 		}
 	}
 }

@@ -2,6 +2,7 @@ package console
 
 import (
 	"strconv"
+	"unsafe"
 
 	"github.com/fgtop/fgtop/model"
 
@@ -51,7 +52,19 @@ func (p *agentsPane) viewTitled(title []kit.Span) []string {
 	return p.frame(title, nil, p.d != nil, "", nil,
 		func() string { return "no agent config: every device is shared" },
 		func(i int, out []string) []string {
-			return agentBlockOf(p.St, &p.d.Agents[i], p.W, i == p.Cursor, p.focused, out)
+			r := &p.d.Agents[i]
+			in := blockIn{st: p.St, w: p.W,
+				ids:  [2]unsafe.Pointer{unsafe.Pointer(unsafe.SliceData(r.Header)), unsafe.Pointer(unsafe.SliceData(r.Lines))},
+				lens: [2]int{len(r.Header), len(r.Lines)}}
+			if i == p.Cursor {
+				in.flags |= 1
+			}
+			if p.focused {
+				in.flags |= 2
+			}
+			return append(out, p.memo.block(blockKey{p.ID, i}, in, func() []string {
+				return agentBlockOf(p.St, r, p.W, i == p.Cursor, p.focused, nil)
+			})...)
 		})
 }
 

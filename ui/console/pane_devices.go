@@ -168,7 +168,22 @@ func (p *devicesPane) viewTitled(title []kit.Span) []string {
 				hs := p.hits()
 				hit = i < len(hs) && hs[i]
 			}
-			return append(out, deviceRowOf(p.St, r, (*p.hist)[r.Key], c, p.byAgent, p.W, sel, mark, hit))
+			dh := (*p.hist)[r.Key]
+			in := devRowIn{st: p.St, gen: p.d.Gen, tele: r.Tele, c: c, w: p.W}
+			for k, f := range []bool{p.byAgent, sel, mark, hit} {
+				if f {
+					in.flags |= 1 << k
+				}
+			}
+			if dh != nil && c.sparkA > 0 {
+				in.sparkA = sparkline(&dh.alloc, c.sparkA, p.St.G.Spark)
+			}
+			if dh != nil && c.sparkU > 0 {
+				in.sparkU = sparkline(&dh.Util, c.sparkU, p.St.G.Spark)
+			}
+			return append(out, p.memo.devRow(i, in, func() string {
+				return deviceRowOf(p.St, r, dh, c, p.byAgent, p.W, sel, mark, hit)
+			}))
 		})
 }
 

@@ -91,12 +91,14 @@ func (p *historyPane) View() []string {
 		lw := wideSplit(w)
 		rw := w - lw - 1
 		left, right := p.viewBig(sel, lw, h), p.viewSmall(devs, sel, rw, h)
-		sep := p.St.Border.Render(p.St.G.Sep)
-		out := make([]string, h)
-		for i := range out {
-			out[i] = left[i] + sep + right[i]
-		}
-		return out
+		return p.memo.joined("history", [][]string{left, right}, nil, []int{w, h}, func() []string {
+			sep := p.St.Border.Render(p.St.G.Sep)
+			out := make([]string, h)
+			for i := range out {
+				out[i] = left[i] + sep + right[i]
+			}
+			return out
+		})
 	case len(devs) > 1 && h >= bigMinH+1+miniMinH:
 		smallH := 1 + miniRows(len(devs), w)*miniMinH
 		bigH := max(bigMinH, min(h-smallH, bigMaxH))
@@ -140,11 +142,10 @@ func (p *historyPane) viewBig(i, w, h int) []string {
 	if p.rec != nil {
 		perCol = p.rec.perCol(kit.PanelPlotW(pw))
 	}
-	title := []kit.Span{{Lvl: kit.LvlTitle, Text: " History of "}, {Lvl: kit.LvlAccent, Text: r.Label}, {Lvl: kit.LvlTitle, Text: " "}}
-	info := []kit.Span{{Lvl: kit.LvlDim, Text: p.spanInfo(fmtSpan(kit.PanelPlotW(pw)*perCol)) + ", " + fmtSpan(perCol) + " a column"}}
-	out := []string{kit.TitleRowOf(st, w, title, info, 0, 0, 0)}
+	title := []kit.Span{{Lvl: kit.LvlTitle, Text: " History of "}, {Lvl: kit.LvlAccent, Text: r.Label}, {Lvl: kit.LvlTitle, Text: " "},
+		{Lvl: kit.LvlDim, Text: p.spanInfo(fmtSpan(kit.PanelPlotW(pw)*perCol)) + ", " + fmtSpan(perCol) + " a column"}}
 	if h <= 1 {
-		return out[:h]
+		return []string{kit.TitleRowOf(st, w, title[:3], title[3:], 0, 0, 0)}[:h]
 	}
 	figLvl := kit.LvlPlain
 	if r.Over {
@@ -165,21 +166,25 @@ func (p *historyPane) viewBig(i, w, h int) []string {
 			rings[k].columns(vals, dh.sec, perCol)
 		}
 		series[k].Vals = vals
-		panels[k] = kit.GraphPanel(st, series[k], pw, h-1, perCol)
+		panels[k] = p.memo.graphPanel(graphKey{r.Key, k}, st, series[k], pw, h-1, perCol)
 	}
-	gap := kit.Spaces(panelGap)
-	for row := range h - 1 {
-		var b strings.Builder
-		for k := range n {
-			if k > 0 {
-				b.WriteString(gap)
+	return p.memo.joined("big", panels, title, []int{w, h}, func() []string {
+		out := make([]string, 0, h)
+		out = append(out, kit.TitleRowOf(st, w, title[:3], title[3:], 0, 0, 0))
+		gap := kit.Spaces(panelGap)
+		for row := range h - 1 {
+			var b strings.Builder
+			for k := range n {
+				if k > 0 {
+					b.WriteString(gap)
+				}
+				b.WriteString(panels[k][row])
 			}
-			b.WriteString(panels[k][row])
+			b.WriteString(pad)
+			out = append(out, b.String())
 		}
-		b.WriteString(pad)
-		out = append(out, b.String())
-	}
-	return out
+		return out
+	})
 }
 
 // miniRows is how many rows of small multiples n devices take at width w.
@@ -213,12 +218,10 @@ func (p *historyPane) viewSmall(devs []int, sel, w, h int) []string {
 	}
 	info := []kit.Span{{Lvl: kit.LvlAlloc, Text: "allocated"}, {Lvl: kit.LvlDim, Text: " " + st.G.Sep + " "}, {Lvl: kit.LvlUtil, Text: "GPU busy"}, {Lvl: kit.LvlDim, Text: ", " + p.spanInfo("5m")}}
 	title := []kit.Span{{Lvl: kit.LvlTitle, Text: " All devices "}, {Lvl: kit.LvlDim, Text: "(" + strconv.Itoa(len(devs)) + ") "}}
-	out := []string{kit.TitleRowOf(st, w, title, info, rows, shown, first)}
 	cw := (w - (cols-1)*miniGap) / cols
 	pw := kit.MiniPlotW(cw)
 	perCol := kit.PerColumn(pw)
 	alloc, util := make([]float32, pw), make([]float32, pw)
-	gap := kit.Spaces(miniGap)
 	// "alloc" when every cell's left half has room for it (one wording
 	// for the grid); the title names both halves in any case.
 	word := " alloc "
@@ -227,48 +230,49 @@ func (p *historyPane) viewSmall(devs []int, sel, w, h int) []string {
 			word = " "
 		}
 	}
-	for gr := first; gr < first+shown; gr++ {
-		cells := make([][]string, 0, cols)
-		for c := range cols {
-			k := gr*cols + c
-			if k >= len(devs) {
-				break
-			}
-			r := &p.d.Devs[devs[k]]
-			dh := p.hist[r.Key]
-			if p.rec != nil {
-				p.rec.columns(alloc, r.Key, 0)
-				p.rec.columns(util, r.Key, 1)
-			} else {
-				dh.alloc.columns(alloc, dh.sec, perCol)
-				dh.Util.columns(util, dh.sec, perCol)
-			}
-			left := []kit.Span{{Lvl: kit.LvlPlain, Text: r.Label}, {Lvl: kit.LvlDim, Text: word}, {Lvl: kit.LvlAlloc, Text: pct(dh.alloc.last())}}
-			right := []kit.Span{{Lvl: kit.LvlDim, Text: " busy "}, {Lvl: kit.LvlUtil, Text: pct(dh.Util.last())}}
-			if devs[k] == sel {
-				left[0].Lvl = kit.LvlAccent
-			}
-			if r.Over {
-				left[2].Lvl = kit.LvlCrit
-			}
-			cells = append(cells, kit.MiniGraph(st, left, right, alloc, util, cw, ch, devs[k] == sel))
+	var cells [][]string
+	for k := first * cols; k < min((first+shown)*cols, len(devs)); k++ {
+		r := &p.d.Devs[devs[k]]
+		dh := p.hist[r.Key]
+		if p.rec != nil {
+			p.rec.columns(alloc, r.Key, 0)
+			p.rec.columns(util, r.Key, 1)
+		} else {
+			dh.alloc.columns(alloc, dh.sec, perCol)
+			dh.Util.columns(util, dh.sec, perCol)
 		}
-		for row := range ch {
-			var b strings.Builder
-			used := 0
-			for c, cell := range cells {
-				if c > 0 {
-					b.WriteString(gap)
-					used += miniGap
-				}
-				b.WriteString(cell[row])
-				used += cw
-			}
-			b.WriteString(kit.Spaces(w - used))
-			out = append(out, b.String())
+		left := []kit.Span{{Lvl: kit.LvlPlain, Text: r.Label}, {Lvl: kit.LvlDim, Text: word}, {Lvl: kit.LvlAlloc, Text: pct(dh.alloc.last())}}
+		right := []kit.Span{{Lvl: kit.LvlDim, Text: " busy "}, {Lvl: kit.LvlUtil, Text: pct(dh.Util.last())}}
+		if devs[k] == sel {
+			left[0].Lvl = kit.LvlAccent
 		}
+		if r.Over {
+			left[2].Lvl = kit.LvlCrit
+		}
+		cells = append(cells, p.memo.miniGraph(graphKey{r.Key, -1}, st, left, right, alloc, util, cw, ch, devs[k] == sel))
 	}
-	return padRows(out, w, h)
+	return p.memo.joined("small", cells, append(title, info...), []int{w, h, rows, shown, first, len(title)}, func() []string {
+		out := []string{kit.TitleRowOf(st, w, title, info, rows, shown, first)}
+		gap := kit.Spaces(miniGap)
+		for gr := 0; gr*cols < len(cells); gr++ {
+			row := cells[gr*cols : min((gr+1)*cols, len(cells))]
+			for line := range ch {
+				var b strings.Builder
+				used := 0
+				for c, cell := range row {
+					if c > 0 {
+						b.WriteString(gap)
+						used += miniGap
+					}
+					b.WriteString(cell[line])
+					used += cw
+				}
+				b.WriteString(kit.Spaces(w - used))
+				out = append(out, b.String())
+			}
+		}
+		return padRows(out, w, h)
+	})
 }
 
 // padRows makes rows exactly h rows of w cells, adding blank rows.

@@ -283,6 +283,10 @@ func (p *kernelsPane) viewTitled(title []kit.Span) []string {
 				on = kv.OnDev[i]
 			}
 			kr := &p.d.Kernels[kv.Rows[i]]
-			return append(out, kernelRowOf(p.St, kr, on, p.cols, p.W, now, i == p.Cursor, p.focused))
+			in := kernRowIn{st: p.St, gen: p.d.Gen, k: kv.Rows[i], on: on, age: kit.FmtAge(now.Sub(kr.K.Seen)), w: p.W,
+				sel: i == p.Cursor, focused: p.focused}
+			return append(out, p.memo.kernRow(i, in, p.cols, func() string {
+				return kernelRowOf(p.St, kr, on, p.cols, p.W, now, i == p.Cursor, p.focused)
+			}))
 		})
 }

@@ -11,4 +11,7 @@ import (
 type common struct {
 	*kit.Common
 	d *render.Derived
+	// memo keeps the last frames' expensive pieces (memo.go); nil draws
+	// everything afresh.
+	memo *viewMemo
 }

@@ -139,7 +139,7 @@ func (a *App) Rows(w, h int) []string {
 	if base < 0 {
 		rows = a.viewMain(w, h)
 	} else {
-		rows = a.viewHeader(w)
+		rows = append(rows, a.viewHeader(w)...) // a copy: the memo keeps the header
 		l := a.layers[base]
 		l.SetSize(w, max(h-len(rows)-1, 0))
 		rows = append(rows, l.View()...)

@@ -256,6 +256,41 @@ func (a *App) headerPieces() []headerPiece {
 // BEP-1044 warning and the exact device-source failure when there are.
 func (a *App) viewHeader(w int) []string {
 	ps := a.headerPieces()
+	m := a.memo
+	if m == nil {
+		return a.viewHeaderOf(ps, w)
+	}
+	in := headerIn{st: a.St, w: w, pieces: ps, draft: a.Snap != nil && a.Snap.DraftFormat,
+		prob: sourceProblem(a.Snap), warn: sourceWarnings(a.Snap)}
+	if m.header != nil && m.headerIn.same(&in) {
+		return m.header
+	}
+	in.pieces = slices.Clone(ps) // viewHeaderOf reorders ps
+	out := a.viewHeaderOf(ps, w)
+	m.headerIn, m.header = in, out[:len(out):len(out)]
+	return m.header
+}
+
+// headerIn is what the header is drawn from.
+type headerIn struct {
+	st     *kit.Styles
+	w      int
+	pieces []headerPiece
+	draft  bool
+	prob   kit.Span
+	warn   []kit.Span
+}
+
+func (h *headerIn) same(o *headerIn) bool {
+	return h.st == o.st && h.w == o.w && h.draft == o.draft && h.prob == o.prob && slices.Equal(h.warn, o.warn) &&
+		slices.EqualFunc(h.pieces, o.pieces, func(a, b headerPiece) bool {
+			return a.drop == b.drop && a.right == b.right && a.lead == b.lead && slices.Equal(a.spans, b.spans) &&
+				slices.Equal(a.narrow, b.narrow) && slices.Equal(a.short, b.short) && slices.Equal(a.spill, b.spill)
+		})
+}
+
+// viewHeaderOf lays the pieces out on one line, or two.
+func (a *App) viewHeaderOf(ps []headerPiece, w int) []string {
 	const sep = " │ "
 	// The width the pieces need: " │ " between left pieces, a space
 	// between right ones and at least sideGap between the two sides, so

@@ -21,6 +21,14 @@ type DeriveCache struct {
 	// number of looks they were chosen from.
 	Looks map[model.KernelID]uint8
 	lookN int
+	// prev is the last snapshot's derivation and the options it was made
+	// with: a snapshot where only the telemetry and the clock moved (the
+	// NVML poll at rest, every second) is derived from it (retelemetry).
+	prev     *Derived
+	prevOpts DeriveOptions
+	// Full counts the derivations made from scratch and Reused those made
+	// from the previous one; tests and benchmarks read them.
+	Full, Reused int
 }
 
 // kernCached is what one kernel value formats to.

@@ -16,6 +16,11 @@ import (
 // cells, ownership. Views only pick rows and lay them out, so a frame costs
 // the same at 10 kernels and at 10,000.
 type Derived struct {
+	// Gen identifies the derivation the rows were made in: one made from
+	// the previous snapshot's, where only the telemetry moved, keeps its
+	// Gen, so equal Gens mean every row is the same but the device rows'
+	// Dev and Tele. A view may keep what it drew from them by Gen.
+	Gen      *Gen
 	Snap     *model.Snapshot
 	Devs     []DevRow // accelerators, each GPU followed by its MIG instances
 	DevIndex map[model.DeviceKey]int
@@ -32,10 +37,14 @@ type Derived struct {
 	KernMeas KernMeasures
 }
 
+// Gen is a derivation's identity (Derived.Gen): compared by pointer.
+type Gen struct{ _ byte }
+
 // DevRow is one accelerator row of the devices pane.
 type DevRow struct {
 	Key    model.DeviceKey
 	Dev    *model.Device
+	devIdx int    // Dev's index in Snap.Devices
 	Label  string // "GPU0", "MIG 3/0"
 	Tag    string // how kernel rows name it: "GPU0", "GPU4:3/0"
 	Abbrev string // shortest unique id form: "…2d01", "GPU-5eed"
@@ -144,10 +153,16 @@ func Derive(s *model.Snapshot, o DeriveOptions, c *DeriveCache) *Derived {
 	if c == nil {
 		c = NewDeriveCache()
 	}
+	if p := c.prev; p != nil && sameOptions(c.prevOpts, o) && sameButTelemetry(p.Snap, s) {
+		c.Reused++
+		c.prev = p.retelemetry(s, o)
+		return c.prev
+	}
+	c.Full++
 	c.begin()
 	defer c.End(s.NumKernels(), len(s.Usage))
 	d := &Derived{
-		Snap: s, DevIndex: map[model.DeviceKey]int{},
+		Gen: new(Gen), Snap: s, DevIndex: map[model.DeviceKey]int{},
 		agentIdx: map[model.AgentID]int{}, G: o.G,
 	}
 	shortAgents := AgentShortNames(s.Agents)
@@ -163,6 +178,7 @@ func Derive(s *model.Snapshot, o DeriveOptions, c *DeriveCache) *Derived {
 	d.deriveHost()
 	d.DevMeas = d.DevMeasures()
 	d.KernMeas = d.KernMeasures()
+	c.prev, c.prevOpts = d, o
 	return d
 }
 
@@ -221,7 +237,7 @@ func (d *Derived) deriveDevices(o DeriveOptions, short map[model.AgentID]string,
 	parentRow := -1
 	for n, i := range order {
 		dv := &s.Devices[i]
-		r := DevRow{Key: dv.Key(), Dev: dv, Abbrev: abbrev[n], Child: dv.IsMIG() && ids[dv.Parent]}
+		r := DevRow{Key: dv.Key(), Dev: dv, devIdx: i, Abbrev: abbrev[n], Child: dv.IsMIG() && ids[dv.Parent]}
 		if dv.IsMIG() {
 			r.Label = "MIG " + kit.MIGSuffix(dv.ID)
 			r.Tag = kit.MIGSuffix(dv.ID)

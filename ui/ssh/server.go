@@ -261,6 +261,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxSessionsPerKey <= 0 {
 		cfg.MaxSessionsPerKey = DefaultMaxSessionsPerKey
 	}
+	// One derivation of each snapshot for every session (sessionOptions
+	// copies the template), not one per session.
+	cfg.UI = cfg.UI.ShareDerivations()
 	if cfg.MaxStartups == (Startups{}) {
 		cfg.MaxStartups = DefaultMaxStartups
 	}

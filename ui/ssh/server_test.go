@@ -24,6 +24,7 @@ import (
 	"github.com/fgtop/fgtop/model"
 	uiconsole "github.com/fgtop/fgtop/ui/console"
 	"github.com/fgtop/fgtop/ui/internal/fake"
+	"github.com/fgtop/fgtop/ui/render"
 )
 
 // waitFor bounds every wait of these tests: generous for a loaded 2-core
@@ -629,5 +630,38 @@ func TestWindowFollowsTheClient(t *testing.T) {
 		case <-deadline:
 			t.Fatal("the console was never told the new window size 100x30")
 		}
+	}
+}
+
+// TestSessionsDeriveEachSnapshotOnce: every session's console gets the
+// server's one Deriver, so a snapshot all sessions show is derived once,
+// not once a session (issue 29: each session's cost is its own frame).
+func TestSessionsDeriveEachSnapshotOnce(t *testing.T) {
+	derivers := make(chan *render.Deriver, 4)
+	f := startServer(t, nil, func(s *Server) {
+		next := s.newModel
+		s.newModel = func(sub <-chan *model.Snapshot, o uiconsole.Options) sessionModel {
+			derivers <- o.Deriver
+			return next(sub, o)
+		}
+	})
+	a := f.open(t, "olga", f.operator, nil)
+	b := f.open(t, "victor", f.viewer, nil)
+	a.waitScreen(t, "gpu-node01")
+	b.waitScreen(t, "gpu-node01")
+	da, db := <-derivers, <-derivers
+	if da == nil || da != db {
+		t.Fatalf("the sessions got derivers %p and %p, want the server's one", da, db)
+	}
+	before := da.Made()
+	for i := range 3 {
+		next := fake.Node(fake.Options{})
+		next.Node = "gpu-node" + strconv.Itoa(10+i)
+		f.pub.Publish(next)
+		a.waitScreen(t, next.Node)
+		b.waitScreen(t, next.Node)
+	}
+	if got := da.Made() - before; got != 3 {
+		t.Errorf("two sessions showed 3 snapshots: %d derivations, want 3", got)
 	}
 }
