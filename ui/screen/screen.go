@@ -288,10 +288,7 @@ func (w *wrapper) filter(_ tea.Model, msg tea.Msg) tea.Msg {
 	case tea.BatchMsg:
 		// The Cmds of a batch run on Bubble Tea's goroutines: a panic in
 		// one must restore the terminal before Bubble Tea reports it.
-		for i, c := range m {
-			m[i] = w.guard(c)
-		}
-		return m
+		return w.guardAll(m)
 	case tea.SuspendMsg:
 		// The consoles have no ^Z: stay, as wish does over SSH.
 		return tea.ResumeMsg{}
@@ -329,8 +326,30 @@ func (w *wrapper) guard(cmd tea.Cmd) tea.Cmd {
 	}
 	return func() tea.Msg {
 		defer w.closeOnPanic()
-		return cmd()
+		return w.guardAll(cmd())
 	}
+}
+
+// cmdType is the element type of tea.BatchMsg and of tea.Sequence's
+// message, which Bubble Tea does not export.
+var cmdType = reflect.TypeFor[tea.Cmd]()
+
+// guardAll guards the Cmds of a batch or a sequence that msg carries. The
+// filter sees only the batches sent as messages: a batch or a sequence
+// returned by a Cmd of a batch, or in a sequence, Bubble Tea runs itself,
+// on goroutines whose panic it reports with the terminal still raw and on
+// the alternate screen, where the report vanishes.
+func (w *wrapper) guardAll(msg tea.Msg) tea.Msg {
+	v := reflect.ValueOf(msg)
+	if v.Kind() != reflect.Slice || v.Type().Elem() != cmdType {
+		return msg
+	}
+	for i := range v.Len() {
+		if c, _ := v.Index(i).Interface().(tea.Cmd); c != nil {
+			v.Index(i).Set(reflect.ValueOf(w.guard(c)))
+		}
+	}
+	return msg
 }
 
 func (w *wrapper) closeOnPanic() {

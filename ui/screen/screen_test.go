@@ -80,6 +80,8 @@ func fullPage(w, h int, mark string) string {
 
 func (m *page) Init() tea.Cmd { return m.init }
 
+func brokenCmd() tea.Msg { panic("a command broke") }
+
 func (m *page) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case setText:
@@ -97,6 +99,13 @@ func (m *page) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, tea.Quit
 		case "p":
 			panic("the model broke")
+		case "s":
+			// A sequence's Cmds, and a batch a Cmd returns, are run by
+			// Bubble Tea itself, not sent through the filter.
+			return m, tea.Sequence(func() tea.Msg { return nothing{} }, brokenCmd)
+		case "n":
+			return m, tea.Batch(func() tea.Msg { return nothing{} },
+				func() tea.Msg { return tea.Batch(func() tea.Msg { return nothing{} }, brokenCmd)() })
 		}
 		m.text = fullPage(80, 24, "key "+msg.String())
 	}
@@ -468,6 +477,8 @@ func TestRestoredOnEveryEnd(t *testing.T) {
 		{"kill", func(r *ptyRun) { r.p.Kill() }, tea.ErrProgramKilled},
 		{"context", func(r *ptyRun) { r.cancel() }, tea.ErrProgramKilled},
 		{"panic", func(r *ptyRun) { _, _ = r.master.Write([]byte("p")) }, tea.ErrProgramPanic},
+		{"panic in a sequence", func(r *ptyRun) { _, _ = r.master.Write([]byte("s")) }, tea.ErrProgramPanic},
+		{"panic in a nested batch", func(r *ptyRun) { _, _ = r.master.Write([]byte("n")) }, tea.ErrProgramPanic},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := startPty(t, &page{text: fullPage(80, 24, "start")}, false)
