@@ -473,6 +473,11 @@ func runFleetConsole(ctx context.Context, src *fleetSource, f *fleetFlags) error
 	}
 	m := fleetui.New(src.tracker.Subscribe(ctx), fleetui.Options{Theme: uo.Theme, Background: uo.Background, ASCII: uo.ASCII,
 		Settings: src.settings, Source: src.desc, At: f.consoleAt(ctx, src), Step: fleetui.DefaultStep})
+	// The terminal went away, or someone said so: end as on SIGTERM,
+	// with the terminal restored (fleet's one-shot runs keep SIGHUP's
+	// default, for nohup).
+	ctx, stop := notifyStop(ctx, syscall.SIGHUP)
+	defer stop()
 	p, done, err := localProgram(ctx, m)
 	if err != nil {
 		return fmt.Errorf("fleet console: %w", err)
