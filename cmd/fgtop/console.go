@@ -119,7 +119,7 @@ func runProgram(ctx context.Context, eng *engine.Engine, uopts console.Options, 
 	}()
 	select {
 	case err := <-done:
-		if err != nil && !errors.Is(err, tea.ErrProgramKilled) && ctx.Err() == nil {
+		if consoleFailed(ctx, err, os.Stderr) {
 			return fmt.Errorf("console: %w", err)
 		}
 		return nil
@@ -131,6 +131,17 @@ func runProgram(ctx context.Context, eng *engine.Engine, uopts console.Options, 
 		}
 		return nil
 	}
+}
+
+// consoleFailed reports whether a console's program ended in failure, not
+// by quitting or being stopped: a panic (the model's, which Bubble Tea
+// reports itself, or drawing's, whose stack is written to stderr here)
+// is one, though Bubble Tea calls it killed too.
+func consoleFailed(ctx context.Context, err error, stderr io.Writer) bool {
+	if dp := (*screen.DrawPanicError)(nil); errors.As(err, &dp) {
+		fmt.Fprintf(stderr, "%s\n", dp.Stack)
+	}
+	return err != nil && (errors.Is(err, tea.ErrProgramPanic) || !errors.Is(err, tea.ErrProgramKilled) && ctx.Err() == nil)
 }
 
 // localProgram is the program of a console on this process's terminal,

@@ -4,6 +4,8 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -15,10 +17,12 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
 
 	"github.com/fgtop/fgtop/internal/testfix"
+	"github.com/fgtop/fgtop/ui/screen"
 )
 
 // TestConsoleSignalsRestoreTerminal runs the console (this test
@@ -120,4 +124,39 @@ func cooked(t *testing.T, f *os.File) bool {
 		t.Fatal(err)
 	}
 	return tio.Lflag&unix.ICANON != 0
+}
+
+// TestConsoleFailed: a panic ends the console with an error (and a
+// drawing panic's stack on stderr), though Bubble Tea calls it killed;
+// a quit, a kill or a stop does not.
+func TestConsoleFailed(t *testing.T) {
+	live := context.Background()
+	stopped, cancel := context.WithCancel(context.Background())
+	cancel()
+	draw := &screen.DrawPanicError{Value: "broken", Stack: []byte("goroutine 7 [running]: draw")}
+	for _, tc := range []struct {
+		name      string
+		ctx       context.Context
+		err       error
+		want      bool
+		wantStack bool
+	}{
+		{"quit", live, nil, false, false},
+		{"killed", live, tea.ErrProgramKilled, false, false},
+		{"stopped", stopped, errors.New("read: input closed"), false, false},
+		{"failed", live, errors.New("read: input closed"), true, false},
+		{"model panic", live, fmt.Errorf("%w: %w", tea.ErrProgramKilled, tea.ErrProgramPanic), true, false},
+		{"model panic while stopping", stopped, fmt.Errorf("%w: %w", tea.ErrProgramKilled, tea.ErrProgramPanic), true, false},
+		{"drawing panic", live, draw, true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stderr bytes.Buffer
+			if got := consoleFailed(tc.ctx, tc.err, &stderr); got != tc.want {
+				t.Errorf("consoleFailed(%v) = %v; want %v", tc.err, got, tc.want)
+			}
+			if got := strings.Contains(stderr.String(), "goroutine 7"); got != tc.wantStack {
+				t.Errorf("stack on stderr %v, want %v: %q", got, tc.wantStack, stderr.String())
+			}
+		})
+	}
 }

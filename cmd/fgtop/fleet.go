@@ -13,7 +13,6 @@ import (
 	"syscall"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
 	"github.com/fgtop/fgtop/engine/alloc"
 	"github.com/fgtop/fgtop/engine/fleet"
 	"github.com/fgtop/fgtop/engine/history"
@@ -483,7 +482,7 @@ func runFleetConsole(ctx context.Context, src *fleetSource, f *fleetFlags) error
 		return fmt.Errorf("fleet console: %w", err)
 	}
 	defer done()
-	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) && ctx.Err() == nil {
+	if _, err := p.Run(); consoleFailed(ctx, err, os.Stderr) {
 		return fmt.Errorf("fleet console: %w", err)
 	}
 	return nil

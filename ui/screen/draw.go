@@ -2,7 +2,9 @@ package screen
 
 import (
 	"bytes"
+	"fmt"
 	"io"
+	"runtime/debug"
 	"strings"
 	"sync"
 
@@ -11,6 +13,21 @@ import (
 	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi"
 )
+
+// DrawPanicError is the error of a program whose drawing panicked (a bug
+// in drawing a frame). It is a tea.ErrProgramKilled and a
+// tea.ErrProgramPanic, as a panic in the program's model is.
+type DrawPanicError struct {
+	Value any    // what the panic said
+	Stack []byte // where
+}
+
+func (e *DrawPanicError) Error() string {
+	return fmt.Sprintf("%v: %v: screen: drawing a frame panicked: %v", tea.ErrProgramKilled, tea.ErrProgramPanic, e.Value)
+}
+
+// Unwrap lets errors.Is find tea.ErrProgramKilled and tea.ErrProgramPanic.
+func (e *DrawPanicError) Unwrap() []error { return []error{tea.ErrProgramKilled, tea.ErrProgramPanic} }
 
 // frame is what one view puts on the terminal: its content and the modes
 // it asks for, at the size and colour profile it was made for.
@@ -73,6 +90,10 @@ type drawer struct {
 	quit    chan struct{}
 	stopped chan struct{}
 	onPanic func() // gives the terminal back its mode when drawing panics
+	// failed ends the program once drawing panicked; panicked is why
+	// (under mu).
+	failed   func()
+	panicked *DrawPanicError
 }
 
 // newDrawer draws on out. env's TERM tells the renderer which sequences
@@ -138,8 +159,6 @@ func (d *drawer) start() {
 }
 
 // run draws the frames handed to submit, the newest first, until stop.
-// A panic in drawing ends the process (no one recovers this goroutine):
-// the terminal is restored first, so the report can be read.
 func (d *drawer) run() {
 	defer close(d.stopped)
 	for {
@@ -158,16 +177,25 @@ func (d *drawer) run() {
 	}
 }
 
+// drawSafely draws f. A panic in drawing ends the program, not the
+// process: this goroutine is no one's to recover, and a served console's
+// panic would end every session of the server. The terminal is restored
+// (cooked, the alternate screen left), nothing more is drawn, and Run
+// returns the panic as a *DrawPanicError.
 func (d *drawer) drawSafely(f *frame) {
 	d.mu.Lock()
 	defer func() {
 		if r := recover(); r != nil {
+			d.panicked = &DrawPanicError{Value: r, Stack: debug.Stack()}
 			d.restore(false)
 			d.mu.Unlock()
 			if d.onPanic != nil {
 				d.onPanic()
 			}
-			panic(r)
+			if d.failed != nil {
+				d.failed()
+			}
+			return
 		}
 		d.mu.Unlock()
 	}()

@@ -135,7 +135,8 @@ func NewProgram(m tea.Model, o Options, opts ...tea.ProgramOption) *Program {
 }
 
 // Run runs the program and returns its model. The terminal is restored
-// on every way out: quit, Kill, the context's end, a panic.
+// on every way out: quit, Kill, the context's end, a panic. A panic in
+// drawing a frame ends the program with a *DrawPanicError.
 func (p *Program) Run() (tea.Model, error) {
 	if p.sizeErr != nil {
 		return p.w.inner, p.sizeErr
@@ -149,6 +150,8 @@ func (p *Program) Run() (tea.Model, error) {
 		p.w.unraw = func() { _ = term.Restore(fd, st) }
 		p.w.d.onPanic = p.w.unraw
 	}
+	// Killed from the drawing goroutine, which Kill does not wait for.
+	p.w.d.failed = p.Program.Kill
 	p.w.d.start()
 	stopSize := func() {}
 	if p.o.SizeOf != nil {
@@ -157,6 +160,12 @@ func (p *Program) Run() (tea.Model, error) {
 	_, err := p.Program.Run()
 	stopSize()
 	p.w.close()
+	p.w.d.mu.Lock()
+	panicked := p.w.d.panicked
+	p.w.d.mu.Unlock()
+	if panicked != nil {
+		return p.w.inner, panicked
+	}
 	return p.w.inner, err //nolint:wrapcheck // Bubble Tea's errors, which callers test with errors.Is
 }
 
