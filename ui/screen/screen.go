@@ -353,12 +353,14 @@ func (w *wrapper) guardAll(msg tea.Msg) tea.Msg {
 	if v.Kind() != reflect.Slice || v.Type().Elem() != cmdType {
 		return msg
 	}
+	// A copy: the slice is the Cmd's, which may run again.
+	g := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
 	for i := range v.Len() {
 		if c, _ := v.Index(i).Interface().(tea.Cmd); c != nil {
-			v.Index(i).Set(reflect.ValueOf(w.guard(c)))
+			g.Index(i).Set(reflect.ValueOf(w.guard(c)))
 		}
 	}
-	return msg
+	return g.Interface()
 }
 
 func (w *wrapper) closeOnPanic() {
