@@ -339,18 +339,16 @@ func (w *wrapper) guard(cmd tea.Cmd) tea.Cmd {
 	}
 }
 
-// cmdType is the element type of tea.BatchMsg and of tea.Sequence's
-// message, which Bubble Tea does not export.
-var cmdType = reflect.TypeFor[tea.Cmd]()
-
 // guardAll guards the Cmds of a batch or a sequence that msg carries. The
 // filter sees only the batches sent as messages: a batch or a sequence
 // returned by a Cmd of a batch, or in a sequence, Bubble Tea runs itself,
 // on goroutines whose panic it reports with the terminal still raw and on
 // the alternate screen, where the report vanishes.
 func (w *wrapper) guardAll(msg tea.Msg) tea.Msg {
+	// tea.Sequence's message type is not exported: it is known by its
+	// elements, as tea.BatchMsg is.
 	v := reflect.ValueOf(msg)
-	if v.Kind() != reflect.Slice || v.Type().Elem() != cmdType {
+	if v.Kind() != reflect.Slice || v.Type().Elem() != reflect.TypeFor[tea.Cmd]() {
 		return msg
 	}
 	// A copy: the slice is the Cmd's, which may run again.
