@@ -82,6 +82,10 @@ type drawer struct {
 	// synced: the terminal said it knows synchronized output (mode
 	// 2026), so each frame is shown at once, not as it is written.
 	synced bool
+	// wide: the terminal said it knows mode 2027 (grapheme clusters'
+	// widths), so cells are measured by grapheme, with the mode on;
+	// wideOn: the mode is on.
+	wide, wideOn bool
 
 	slot    sync.Mutex
 	started bool   // run was started
@@ -225,6 +229,10 @@ func (d *drawer) draw(f *frame) {
 	if d.synced {
 		d.buf.WriteString(ansi.SetModeSynchronizedOutput)
 	}
+	if d.wide && !d.wideOn {
+		d.buf.WriteString(ansi.SetModeUnicodeCore)
+		d.wideOn = true
+	}
 	// Leaving or entering the alternate screen, and hiding the cursor,
 	// lead the frame: the terminal keeps keyboard modes per screen, and
 	// some keep the cursor's visibility per screen too.
@@ -310,6 +318,9 @@ func (d *drawer) draw(f *frame) {
 	default:
 		resized = false
 	}
+	if d.wide {
+		d.cells.Method = ansi.GraphemeWidth
+	}
 	// Parsing a styled frame into cells is most of a frame's cost (about
 	// 3 ms for a dense 160x48 one): only the lines that changed are
 	// parsed again, where every line starts with the default pen, so a
@@ -364,6 +375,15 @@ func independent(lines []string) bool {
 	return true
 }
 
+// graphemes measures cells by grapheme from the next frame on, which is
+// parsed whole.
+func (d *drawer) graphemes() {
+	d.mu.Lock()
+	d.wide = true
+	d.lines = nil
+	d.mu.Unlock()
+}
+
 // sync turns synchronized output on for the frames to come.
 func (d *drawer) sync() {
 	d.mu.Lock()
@@ -416,6 +436,9 @@ func (d *drawer) restore(moveDown bool) {
 		d.buf.WriteString(ansi.ResetModeAltScreenSaveCursor)
 	} else {
 		d.buf.WriteString("\r\n" + ansi.EraseScreenBelow)
+	}
+	if d.wideOn {
+		d.buf.WriteString(ansi.ResetModeUnicodeCore)
 	}
 	d.buf.WriteString(ansi.SetModeTextCursorEnable)
 	d.write(d.buf.Bytes())

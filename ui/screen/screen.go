@@ -211,7 +211,7 @@ type wrapper struct {
 	shown         *frame    // the last frame handed to the drawer
 	shownAt       time.Time // when
 	armed         bool      // a drawMsg is on its way
-	askSync       bool      // ask the terminal whether it knows synchronized output
+	askSync       bool      // ask the terminal whether it knows synchronized output and grapheme widths
 	closeOnce     sync.Once
 	unraw         func()
 
@@ -225,8 +225,8 @@ type wrapper struct {
 func (w *wrapper) Init() tea.Cmd {
 	defer w.closeOnPanic()
 	if w.askSync {
-		// Bubble Tea asks this itself only when its renderer runs.
-		_, _ = w.d.Write([]byte(ansi.RequestModeSynchronizedOutput))
+		// Bubble Tea asks these itself only when its renderer runs.
+		_, _ = w.d.Write([]byte(ansi.RequestModeSynchronizedOutput + ansi.RequestModeUnicodeCore))
 	}
 	return w.guard(w.inner.Init())
 }
@@ -248,8 +248,18 @@ func (w *wrapper) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.ColorProfileMsg:
 		w.profile = msg.Profile
 	case tea.ModeReportMsg:
-		if msg.Mode == ansi.ModeSynchronizedOutput && msg.Value == ansi.ModeReset {
+		switch {
+		case msg.Mode == ansi.ModeSynchronizedOutput && msg.Value == ansi.ModeReset:
 			w.d.sync()
+		case msg.Mode == ansi.ModeUnicodeCore &&
+			(msg.Value == ansi.ModeReset || msg.Value == ansi.ModeSet || msg.Value == ansi.ModePermanentlySet):
+			// Cells are measured as the terminal draws them, by grapheme
+			// (as lipgloss lays the view out), as Bubble Tea's renderer
+			// did: else an emoji with a variation selector is one cell
+			// here and two there, and the rest of its line shifts. The
+			// next frame is drawn whole.
+			w.d.graphemes()
+			w.shown = nil
 		}
 	}
 	var cmd tea.Cmd

@@ -622,3 +622,49 @@ func TestDrawPanicRestores(t *testing.T) {
 		t.Errorf("%d bytes written after the terminal was restored", m-n)
 	}
 }
+
+// TestGraphemeWidths: the terminal is asked whether it measures by
+// grapheme (mode 2027); once it says so, cells are measured as it and
+// lipgloss measure them, so an emoji with a variation selector takes two
+// cells and what follows it on its line is not drawn one cell to the
+// left; the frame is redrawn at once, the mode turned on, and off again
+// on the way out.
+func TestGraphemeWidths(t *testing.T) {
+	const heart = "\u2764\ufe0f" // two cells by grapheme, one by wcwidth
+	if ansi.StringWidth(heart) != 2 || ansi.StringWidthWc(heart) != 1 {
+		t.Fatalf("widths of %q: grapheme %d, wcwidth %d", heart, ansi.StringWidth(heart), ansi.StringWidthWc(heart))
+	}
+	text := "a" + heart + "b\n" + fullPage(80, 23, "start")
+	p, r, _, stop := pipeProgram(t, &page{text: text}, Options{Profile: colorprofile.TrueColor})
+	waitFor(t, "the question", func() bool { _, _, out := r.state(); return strings.Contains(out, "\x1b[?2027$p") })
+	bAt := func() int {
+		p.w.d.mu.Lock()
+		defer p.w.d.mu.Unlock()
+		if p.w.d.cells.RenderBuffer == nil {
+			return -1
+		}
+		for x := range 6 {
+			if c := p.w.d.cells.CellAt(x, 0); c != nil && c.Content == "b" {
+				return x
+			}
+		}
+		return -1
+	}
+	waitFor(t, "the first frame", func() bool { return bAt() >= 0 })
+	if x := bAt(); x != 2 {
+		t.Fatalf("before the terminal answered, b is at column %d; want 2 (wcwidth)", x)
+	}
+	n0, _, _ := r.state()
+	p.Send(tea.ModeReportMsg{Mode: ansi.ModeUnicodeCore, Value: ansi.ModeReset})
+	waitFor(t, "b after a two-cell heart", func() bool { return bAt() == 3 })
+	waitFor(t, "the frame", func() bool { n, _, _ := r.state(); return n > n0 })
+	_, _, out := r.state()
+	if !strings.Contains(out[n0:], "\x1b[?2027h") {
+		t.Errorf("mode 2027 not turned on: %q", out[n0:])
+	}
+	stop()
+	_, _, out = r.state()
+	if on, off := strings.LastIndex(out, "\x1b[?2027h"), strings.LastIndex(out, "\x1b[?2027l"); off < on {
+		t.Errorf("mode 2027 left on at the end: on at %d, off at %d", on, off)
+	}
+}
