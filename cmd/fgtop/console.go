@@ -64,7 +64,9 @@ func (f *consoleFlags) uiOptions(node string) (console.Options, error) {
 // runConsoleUI runs the engine and the interactive console on it until the
 // user quits or a signal arrives.
 func runConsoleUI(ctx context.Context, eopts engine.Options, uopts console.Options) error {
-	ctx, stop := notifyStop(ctx, os.Interrupt, syscall.SIGTERM)
+	// SIGHUP too: uncaught, it ended the process on the alternate
+	// screen, raw, with the mouse reporting into the shell.
+	ctx, stop := notifyStop(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -118,7 +120,7 @@ func runProgram(ctx context.Context, eng *engine.Engine, uopts console.Options, 
 	}()
 	select {
 	case err := <-done:
-		if err != nil && !errors.Is(err, tea.ErrProgramKilled) && ctx.Err() == nil {
+		if consoleFailed(ctx, err, os.Stderr) {
 			return fmt.Errorf("console: %w", err)
 		}
 		return nil
@@ -132,15 +134,30 @@ func runProgram(ctx context.Context, eng *engine.Engine, uopts console.Options, 
 	}
 }
 
+// consoleFailed reports whether a console's program ended in failure, not
+// by quitting or being stopped: a panic (the model's, which Bubble Tea
+// reports itself, or drawing's, whose stack is written to stderr here)
+// is one, though Bubble Tea calls it killed too.
+func consoleFailed(ctx context.Context, err error, stderr io.Writer) bool {
+	if dp := (*screen.DrawPanicError)(nil); errors.As(err, &dp) {
+		fmt.Fprintf(stderr, "%s\n", dp.Stack)
+	}
+	return err != nil && (errors.Is(err, tea.ErrProgramPanic) || !errors.Is(err, tea.ErrProgramKilled) && ctx.Err() == nil)
+}
+
 // localProgram is the program of a console on this process's terminal,
 // drawn when what it shows changed (package screen); done closes the
-// terminal it opened, once the program ended.
+// terminal it opened, once the program ended. ctx must end on SIGINT and
+// SIGTERM (notifyStop): Bubble Tea's own handler of them is off, since
+// with both, a signal could end ctx first, and Bubble Tea's handler then
+// waited for ever to send its QuitMsg to the loop that had ended, and its
+// shutdown for that handler, so the terminal was never restored.
 func localProgram(ctx context.Context, m tea.Model) (p *screen.Program, done func(), err error) {
 	o, done, err := screen.Local()
 	if err != nil {
 		return nil, nil, err //nolint:wrapcheck // screen's words
 	}
-	return screen.NewProgram(m, o, tea.WithContext(ctx)), done, nil
+	return screen.NewProgram(m, o, tea.WithContext(ctx), tea.WithoutSignalHandler()), done, nil
 }
 
 // oneProcAfterScan lets the console run on one P once the engine's first

@@ -13,7 +13,6 @@ import (
 	"syscall"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
 	"github.com/fgtop/fgtop/engine/alloc"
 	"github.com/fgtop/fgtop/engine/fleet"
 	"github.com/fgtop/fgtop/engine/history"
@@ -473,12 +472,17 @@ func runFleetConsole(ctx context.Context, src *fleetSource, f *fleetFlags) error
 	}
 	m := fleetui.New(src.tracker.Subscribe(ctx), fleetui.Options{Theme: uo.Theme, Background: uo.Background, ASCII: uo.ASCII,
 		Settings: src.settings, Source: src.desc, At: f.consoleAt(ctx, src), Step: fleetui.DefaultStep})
+	// The terminal went away, or someone said so: end as on SIGTERM,
+	// with the terminal restored (fleet's one-shot runs keep SIGHUP's
+	// default, for nohup).
+	ctx, stop := notifyStop(ctx, syscall.SIGHUP)
+	defer stop()
 	p, done, err := localProgram(ctx, m)
 	if err != nil {
 		return fmt.Errorf("fleet console: %w", err)
 	}
 	defer done()
-	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) && ctx.Err() == nil {
+	if _, err := p.Run(); consoleFailed(ctx, err, os.Stderr) {
 		return fmt.Errorf("fleet console: %w", err)
 	}
 	return nil

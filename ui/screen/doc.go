@@ -28,8 +28,11 @@
 // local terminal (and its restoring, on quit, kill, cancel and panic), the
 // window size at start and on SIGWINCH, the alternate screen, the hidden
 // cursor, mouse, focus and bracketed-paste modes, the window title, the
-// keyboard enhancements, colour downsampling to the terminal's profile,
-// and the "\n" mapping of an SSH session's emulated pty. Not supported,
+// keyboard enhancements, synchronized output and grapheme widths where
+// the terminal says it knows them, colour downsampling to the terminal's
+// profile, and the "\n" mapping of an SSH session's emulated pty. A panic
+// in drawing ends the program (Run returns a *DrawPanicError), not the
+// process. Not supported,
 // because no console uses them: View's terminal colours and progress bar,
 // Println above an inline program, and suspending with ^Z (tea.Suspend is
 // answered with tea.ResumeMsg, as wish does over SSH).

@@ -2,7 +2,9 @@ package screen
 
 import (
 	"bytes"
+	"fmt"
 	"io"
+	"runtime/debug"
 	"strings"
 	"sync"
 
@@ -11,6 +13,21 @@ import (
 	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi"
 )
+
+// DrawPanicError is the error of a program whose drawing panicked (a bug
+// in drawing a frame). It is a tea.ErrProgramKilled and a
+// tea.ErrProgramPanic, as a panic in the program's model is.
+type DrawPanicError struct {
+	Value any    // what the panic said
+	Stack []byte // where
+}
+
+func (e *DrawPanicError) Error() string {
+	return fmt.Sprintf("%v: %v: screen: drawing a frame panicked: %v", tea.ErrProgramKilled, tea.ErrProgramPanic, e.Value)
+}
+
+// Unwrap lets errors.Is find tea.ErrProgramKilled and tea.ErrProgramPanic.
+func (e *DrawPanicError) Unwrap() []error { return []error{tea.ErrProgramKilled, tea.ErrProgramPanic} }
 
 // frame is what one view puts on the terminal: its content and the modes
 // it asks for, at the size and colour profile it was made for.
@@ -65,6 +82,10 @@ type drawer struct {
 	// synced: the terminal said it knows synchronized output (mode
 	// 2026), so each frame is shown at once, not as it is written.
 	synced bool
+	// wide: the terminal said it knows mode 2027 (grapheme clusters'
+	// widths), so cells are measured by grapheme, with the mode on;
+	// wideOn: the mode is on.
+	wide, wideOn bool
 
 	slot    sync.Mutex
 	started bool   // run was started
@@ -73,6 +94,10 @@ type drawer struct {
 	quit    chan struct{}
 	stopped chan struct{}
 	onPanic func() // gives the terminal back its mode when drawing panics
+	// failed ends the program once drawing panicked; panicked is why
+	// (under mu).
+	failed   func()
+	panicked *DrawPanicError
 }
 
 // newDrawer draws on out. env's TERM tells the renderer which sequences
@@ -138,8 +163,6 @@ func (d *drawer) start() {
 }
 
 // run draws the frames handed to submit, the newest first, until stop.
-// A panic in drawing ends the process (no one recovers this goroutine):
-// the terminal is restored first, so the report can be read.
 func (d *drawer) run() {
 	defer close(d.stopped)
 	for {
@@ -158,16 +181,25 @@ func (d *drawer) run() {
 	}
 }
 
+// drawSafely draws f. A panic in drawing ends the program, not the
+// process: this goroutine is no one's to recover, and a served console's
+// panic would end every session of the server. The terminal is restored
+// (cooked, the alternate screen left), nothing more is drawn, and Run
+// returns the panic as a *DrawPanicError.
 func (d *drawer) drawSafely(f *frame) {
 	d.mu.Lock()
 	defer func() {
 		if r := recover(); r != nil {
+			d.panicked = &DrawPanicError{Value: r, Stack: debug.Stack()}
 			d.restore(false)
 			d.mu.Unlock()
 			if d.onPanic != nil {
 				d.onPanic()
 			}
-			panic(r)
+			if d.failed != nil {
+				d.failed()
+			}
+			return
 		}
 		d.mu.Unlock()
 	}()
@@ -196,6 +228,10 @@ func (d *drawer) draw(f *frame) {
 	d.buf.Reset()
 	if d.synced {
 		d.buf.WriteString(ansi.SetModeSynchronizedOutput)
+	}
+	if d.wide && !d.wideOn {
+		d.buf.WriteString(ansi.SetModeUnicodeCore)
+		d.wideOn = true
 	}
 	// Leaving or entering the alternate screen, and hiding the cursor,
 	// lead the frame: the terminal keeps keyboard modes per screen, and
@@ -282,6 +318,9 @@ func (d *drawer) draw(f *frame) {
 	default:
 		resized = false
 	}
+	if d.wide {
+		d.cells.Method = ansi.GraphemeWidth
+	}
 	// Parsing a styled frame into cells is most of a frame's cost (about
 	// 3 ms for a dense 160x48 one): only the lines that changed are
 	// parsed again, where every line starts with the default pen, so a
@@ -336,6 +375,15 @@ func independent(lines []string) bool {
 	return true
 }
 
+// graphemes measures cells by grapheme from the next frame on, which is
+// parsed whole.
+func (d *drawer) graphemes() {
+	d.mu.Lock()
+	d.wide = true
+	d.lines = nil
+	d.mu.Unlock()
+}
+
 // sync turns synchronized output on for the frames to come.
 func (d *drawer) sync() {
 	d.mu.Lock()
@@ -388,6 +436,9 @@ func (d *drawer) restore(moveDown bool) {
 		d.buf.WriteString(ansi.ResetModeAltScreenSaveCursor)
 	} else {
 		d.buf.WriteString("\r\n" + ansi.EraseScreenBelow)
+	}
+	if d.wideOn {
+		d.buf.WriteString(ansi.ResetModeUnicodeCore)
 	}
 	d.buf.WriteString(ansi.SetModeTextCursorEnable)
 	d.write(d.buf.Bytes())

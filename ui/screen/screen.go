@@ -135,7 +135,8 @@ func NewProgram(m tea.Model, o Options, opts ...tea.ProgramOption) *Program {
 }
 
 // Run runs the program and returns its model. The terminal is restored
-// on every way out: quit, Kill, the context's end, a panic.
+// on every way out: quit, Kill, the context's end, a panic. A panic in
+// drawing a frame ends the program with a *DrawPanicError.
 func (p *Program) Run() (tea.Model, error) {
 	if p.sizeErr != nil {
 		return p.w.inner, p.sizeErr
@@ -149,6 +150,8 @@ func (p *Program) Run() (tea.Model, error) {
 		p.w.unraw = func() { _ = term.Restore(fd, st) }
 		p.w.d.onPanic = p.w.unraw
 	}
+	// Killed from the drawing goroutine, which Kill does not wait for.
+	p.w.d.failed = p.Program.Kill
 	p.w.d.start()
 	stopSize := func() {}
 	if p.o.SizeOf != nil {
@@ -157,6 +160,12 @@ func (p *Program) Run() (tea.Model, error) {
 	_, err := p.Program.Run()
 	stopSize()
 	p.w.close()
+	p.w.d.mu.Lock()
+	panicked := p.w.d.panicked
+	p.w.d.mu.Unlock()
+	if panicked != nil {
+		return p.w.inner, panicked
+	}
 	return p.w.inner, err //nolint:wrapcheck // Bubble Tea's errors, which callers test with errors.Is
 }
 
@@ -202,7 +211,7 @@ type wrapper struct {
 	shown         *frame    // the last frame handed to the drawer
 	shownAt       time.Time // when
 	armed         bool      // a drawMsg is on its way
-	askSync       bool      // ask the terminal whether it knows synchronized output
+	askSync       bool      // ask the terminal whether it knows synchronized output and grapheme widths
 	closeOnce     sync.Once
 	unraw         func()
 
@@ -216,8 +225,8 @@ type wrapper struct {
 func (w *wrapper) Init() tea.Cmd {
 	defer w.closeOnPanic()
 	if w.askSync {
-		// Bubble Tea asks this itself only when its renderer runs.
-		_, _ = w.d.Write([]byte(ansi.RequestModeSynchronizedOutput))
+		// Bubble Tea asks these itself only when its renderer runs.
+		_, _ = w.d.Write([]byte(ansi.RequestModeSynchronizedOutput + ansi.RequestModeUnicodeCore))
 	}
 	return w.guard(w.inner.Init())
 }
@@ -239,8 +248,18 @@ func (w *wrapper) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.ColorProfileMsg:
 		w.profile = msg.Profile
 	case tea.ModeReportMsg:
-		if msg.Mode == ansi.ModeSynchronizedOutput && msg.Value == ansi.ModeReset {
+		switch {
+		case msg.Mode == ansi.ModeSynchronizedOutput && msg.Value == ansi.ModeReset:
 			w.d.sync()
+		case msg.Mode == ansi.ModeUnicodeCore &&
+			(msg.Value == ansi.ModeReset || msg.Value == ansi.ModeSet || msg.Value == ansi.ModePermanentlySet):
+			// Cells are measured as the terminal draws them, by grapheme
+			// (as lipgloss lays the view out), as Bubble Tea's renderer
+			// did: else an emoji with a variation selector is one cell
+			// here and two there, and the rest of its line shifts. The
+			// next frame is drawn whole.
+			w.d.graphemes()
+			w.shown = nil
 		}
 	}
 	var cmd tea.Cmd
@@ -288,10 +307,7 @@ func (w *wrapper) filter(_ tea.Model, msg tea.Msg) tea.Msg {
 	case tea.BatchMsg:
 		// The Cmds of a batch run on Bubble Tea's goroutines: a panic in
 		// one must restore the terminal before Bubble Tea reports it.
-		for i, c := range m {
-			m[i] = w.guard(c)
-		}
-		return m
+		return w.guardAll(m)
 	case tea.SuspendMsg:
 		// The consoles have no ^Z: stay, as wish does over SSH.
 		return tea.ResumeMsg{}
@@ -329,8 +345,30 @@ func (w *wrapper) guard(cmd tea.Cmd) tea.Cmd {
 	}
 	return func() tea.Msg {
 		defer w.closeOnPanic()
-		return cmd()
+		return w.guardAll(cmd())
 	}
+}
+
+// guardAll guards the Cmds of a batch or a sequence that msg carries. The
+// filter sees only the batches sent as messages: a batch or a sequence
+// returned by a Cmd of a batch, or in a sequence, Bubble Tea runs itself,
+// on goroutines whose panic it reports with the terminal still raw and on
+// the alternate screen, where the report vanishes.
+func (w *wrapper) guardAll(msg tea.Msg) tea.Msg {
+	// tea.Sequence's message type is not exported: it is known by its
+	// elements, as tea.BatchMsg is.
+	v := reflect.ValueOf(msg)
+	if v.Kind() != reflect.Slice || v.Type().Elem() != reflect.TypeFor[tea.Cmd]() {
+		return msg
+	}
+	// A copy: the slice is the Cmd's, which may run again.
+	g := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+	for i := range v.Len() {
+		if c, _ := v.Index(i).Interface().(tea.Cmd); c != nil {
+			g.Index(i).Set(reflect.ValueOf(w.guard(c)))
+		}
+	}
+	return g.Interface()
 }
 
 func (w *wrapper) closeOnPanic() {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"regexp"
 	"slices"
 	"strconv"
@@ -62,7 +61,8 @@ type (
 )
 
 // page is a model that shows a page of text, changed by setText; keys
-// write themselves into the last line, q quits and p panics.
+// write themselves into the last line, q quits, p panics, and 1 and 2
+// return a Cmd that panics, in a sequence and in a nested batch.
 type page struct {
 	text  string
 	init  tea.Cmd
@@ -79,6 +79,8 @@ func fullPage(w, h int, mark string) string {
 }
 
 func (m *page) Init() tea.Cmd { return m.init }
+
+func brokenCmd() tea.Msg { panic("a command broke") }
 
 func (m *page) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
@@ -97,6 +99,13 @@ func (m *page) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, tea.Quit
 		case "p":
 			panic("the model broke")
+		case "1":
+			// A sequence's Cmds, and a batch a Cmd returns, are run by
+			// Bubble Tea itself, not sent through the filter.
+			return m, tea.Sequence(func() tea.Msg { return nothing{} }, brokenCmd)
+		case "2":
+			return m, tea.Batch(func() tea.Msg { return nothing{} },
+				func() tea.Msg { return tea.Batch(func() tea.Msg { return nothing{} }, brokenCmd)() })
 		}
 		m.text = fullPage(80, 24, "key "+msg.String())
 	}
@@ -468,6 +477,8 @@ func TestRestoredOnEveryEnd(t *testing.T) {
 		{"kill", func(r *ptyRun) { r.p.Kill() }, tea.ErrProgramKilled},
 		{"context", func(r *ptyRun) { r.cancel() }, tea.ErrProgramKilled},
 		{"panic", func(r *ptyRun) { _, _ = r.master.Write([]byte("p")) }, tea.ErrProgramPanic},
+		{"panic in a sequence", func(r *ptyRun) { _, _ = r.master.Write([]byte("1")) }, tea.ErrProgramPanic},
+		{"panic in a nested batch", func(r *ptyRun) { _, _ = r.master.Write([]byte("2")) }, tea.ErrProgramPanic},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := startPty(t, &page{text: fullPage(80, 24, "start")}, false)
@@ -581,47 +592,79 @@ func TestAsksSync(t *testing.T) {
 }
 
 // TestDrawPanicRestores: a panic in the drawing goroutine ends the
-// process, as any goroutine's panic does, but the terminal is restored
-// first (cooked, alternate screen left) and the report follows on it. The
-// program runs in a child process (this test, re-run) on a pty.
+// program, not the process (a served console's would end every session of
+// the server): the terminal is restored (cooked, alternate screen left,
+// cursor shown) and Run returns the panic, with where it happened.
 func TestDrawPanicRestores(t *testing.T) {
-	if os.Getenv("SCREEN_TEST_DRAW_PANIC") == "1" {
-		env := []string{"TERM=xterm-256color"}
-		p := NewProgram(&page{text: fullPage(80, 24, "start")}, Options{Out: os.Stdout, In: os.Stdin, TTY: os.Stdin,
-			SizeOf: os.Stdout, Profile: colorprofile.TrueColor, Environ: env}, tea.WithoutSignalHandler())
-		go func() {
-			for drawn(p) == 0 {
-				time.Sleep(time.Millisecond)
+	r := startPty(t, &page{text: fullPage(80, 24, "start")}, false)
+	waitFor(t, "the first frame", func() bool { return drawn(r.p) > 0 })
+	r.p.w.d.mu.Lock()
+	r.p.w.d.scr = nil // the next frame panics
+	r.p.w.d.mu.Unlock()
+	r.p.Send(setText(fullPage(80, 24, "broken")))
+	select {
+	case err := <-r.done:
+		var dp *DrawPanicError
+		if !errors.As(err, &dp) || !errors.Is(err, tea.ErrProgramPanic) || !errors.Is(err, tea.ErrProgramKilled) {
+			t.Fatalf("Run: %v; want a *DrawPanicError, a tea.ErrProgramPanic", err)
+		}
+		if !strings.Contains(string(dp.Stack), "(*drawer).draw") {
+			t.Errorf("the panic's stack does not say where: %s", dp.Stack)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the program did not end after drawing panicked")
+	}
+	r.checkRestored(t)
+	n := len(r.output())
+	r.p.Send(setText(fullPage(80, 24, "after")))
+	time.Sleep(50 * time.Millisecond)
+	if m := len(r.output()); m != n {
+		t.Errorf("%d bytes written after the terminal was restored", m-n)
+	}
+}
+
+// TestGraphemeWidths: the terminal is asked whether it measures by
+// grapheme (mode 2027); once it says so, cells are measured as it and
+// lipgloss measure them, so an emoji with a variation selector takes two
+// cells and what follows it on its line is not drawn one cell to the
+// left; the frame is redrawn at once, the mode turned on, and off again
+// on the way out.
+func TestGraphemeWidths(t *testing.T) {
+	const heart = "\u2764\ufe0f" // two cells by grapheme, one by wcwidth
+	if ansi.StringWidth(heart) != 2 || ansi.StringWidthWc(heart) != 1 {
+		t.Fatalf("widths of %q: grapheme %d, wcwidth %d", heart, ansi.StringWidth(heart), ansi.StringWidthWc(heart))
+	}
+	text := "a" + heart + "b\n" + fullPage(80, 23, "start")
+	p, r, _, stop := pipeProgram(t, &page{text: text}, Options{Profile: colorprofile.TrueColor})
+	waitFor(t, "the question", func() bool { _, _, out := r.state(); return strings.Contains(out, "\x1b[?2027$p") })
+	bAt := func() int {
+		p.w.d.mu.Lock()
+		defer p.w.d.mu.Unlock()
+		if p.w.d.cells.RenderBuffer == nil {
+			return -1
+		}
+		for x := range 6 {
+			if c := p.w.d.cells.CellAt(x, 0); c != nil && c.Content == "b" {
+				return x
 			}
-			p.w.d.mu.Lock()
-			p.w.d.scr = nil // the next frame panics
-			p.w.d.mu.Unlock()
-			p.Send(setText(fullPage(80, 24, "broken")))
-		}()
-		_, _ = p.Run()
-		return
+		}
+		return -1
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestDrawPanicRestores$")
-	cmd.Env = append(os.Environ(), "SCREEN_TEST_DRAW_PANIC=1")
-	master, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 24, Cols: 80})
-	if err != nil {
-		t.Skipf("no pseudo-terminal here: %v", err)
+	waitFor(t, "the first frame", func() bool { return bAt() >= 0 })
+	if x := bAt(); x != 2 {
+		t.Fatalf("before the terminal answered, b is at column %d; want 2 (wcwidth)", x)
 	}
-	defer master.Close()
-	var out bytes.Buffer
-	_, _ = io.Copy(&out, master) // until the child is gone
-	err = cmd.Wait()
-	if err == nil {
-		t.Fatalf("the child did not fail: %q", out.String())
+	n0, _, _ := r.state()
+	p.Send(tea.ModeReportMsg{Mode: ansi.ModeUnicodeCore, Value: ansi.ModeReset})
+	waitFor(t, "b after a two-cell heart", func() bool { return bAt() == 3 })
+	waitFor(t, "the frame", func() bool { n, _, _ := r.state(); return n > n0 })
+	_, _, out := r.state()
+	if !strings.Contains(out[n0:], "\x1b[?2027h") {
+		t.Errorf("mode 2027 not turned on: %q", out[n0:])
 	}
-	s := out.String()
-	enter := strings.LastIndex(s, "\x1b[?1049h")
-	leave := strings.LastIndex(s, "\x1b[?1049l")
-	report := strings.Index(s, "panic")
-	if enter < 0 || leave < enter || report < leave {
-		t.Errorf("want the alternate screen entered, left, then the panic reported; got enter %d leave %d report %d in %q", enter, leave, report, s)
-	}
-	if !canonical(t, master) {
-		t.Errorf("the terminal was left in raw mode")
+	stop()
+	_, _, out = r.state()
+	if on, off := strings.LastIndex(out, "\x1b[?2027h"), strings.LastIndex(out, "\x1b[?2027l"); off < on {
+		t.Errorf("mode 2027 left on at the end: on at %d, off at %d", on, off)
 	}
 }

@@ -741,7 +741,12 @@ func (s *Server) console(next ssh.Handler) ssh.Handler {
 			if pub := sess.PublicKey(); pub != nil {
 				fp = gossh.FingerprintSHA256(pub)
 			}
-			s.log.Error("console failed", "user", sess.User(), "key", fp, "remote", addrString(sess.RemoteAddr()), "err", err.Error())
+			attrs := []any{"user", sess.User(), "key", fp, "remote", addrString(sess.RemoteAddr()), "err", err.Error()}
+			if dp := (*screen.DrawPanicError)(nil); errors.As(err, &dp) {
+				// No one else reports it: the server runs on.
+				attrs = append(attrs, "stack", string(dp.Stack))
+			}
+			s.log.Error("console failed", attrs...)
 		case err != nil:
 			ended = "client gone"
 		}
