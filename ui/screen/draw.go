@@ -111,7 +111,12 @@ func newDrawer(out io.Writer, env []string, mapNl bool) *drawer {
 	scr.SetTabStops(-1)
 	scr.SetBackspace(false)
 	scr.SetMapNewline(mapNl)
-	scr.SetScrollOptim(true)
+	// Hard-scroll optimisation hashes every line of every frame to find
+	// lines that moved: most of a frame's drawing cost in serve's idle
+	// sessions, where what changes is a figure in place, never a scroll.
+	// A list scrolled by a key is rewritten line by line instead: more
+	// bytes once, on a key, against CPU on every frame.
+	scr.SetScrollOptim(false)
 	d.scr = scr
 	return d
 }
