@@ -13,6 +13,7 @@ import (
 	"github.com/fgtop/fgtop/engine"
 	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/engine/partition"
+	"github.com/fgtop/fgtop/engine/replay"
 	"github.com/fgtop/fgtop/themes"
 	"github.com/fgtop/fgtop/ui/console"
 	"github.com/fgtop/fgtop/ui/screen"
@@ -41,7 +42,10 @@ func (f *consoleFlags) register(cmd *cobra.Command, withReadOnly bool) {
 // over NO_COLOR; without one the console picks mono under NO_COLOR and
 // detects light or dark otherwise.
 func (f *consoleFlags) uiOptions(node string) (console.Options, error) {
-	opts := console.Options{ReadOnly: f.readOnly, ASCII: f.ascii, NodeName: node}
+	// One record cache per process: uiOptions is called once by each
+	// command that runs consoles, and serve gives these options to every
+	// session's console.
+	opts := console.Options{ReadOnly: f.readOnly, ASCII: f.ascii, NodeName: node, Records: replay.NewRecordCache(replay.RecordsMax)}
 	switch f.theme {
 	case "":
 	case "light", "dark":

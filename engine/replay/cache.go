@@ -41,13 +41,13 @@ func NewRecordCache(max int) *RecordCache {
 	return &RecordCache{max: max, load: LoadDir, ents: map[recordKey]*recordEnt{}}
 }
 
-// RecordsMax bounds Records: the history directories one process's
-// consoles replay (a console has one).
+// RecordsMax bounds a process's cache: the history directories one
+// process's consoles replay (a console has one). cmd/fgtop makes one
+// cache of it per process (console, demo, serve) and gives it to every
+// console it runs, so the editors of N operators of one `serve` hold one
+// week, not N; a package's cache would be shared by every test and every
+// program linked in, whatever their records.
 const RecordsMax = 4
-
-// Records is the process's record cache: the editors of every operator
-// of one `serve` share it, so N operators hold one week, not N.
-var Records = NewRecordCache(RecordsMax)
 
 // LoadDir reads the sessions of [from, to) of the history record in dir.
 func LoadDir(dir string, from, to time.Time) (*Record, error) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/engine/partition"
+	"github.com/fgtop/fgtop/engine/replay"
 	"github.com/fgtop/fgtop/internal/untrusted"
 	"github.com/fgtop/fgtop/model"
 	"github.com/fgtop/fgtop/themes"
@@ -68,6 +69,10 @@ type Options struct {
 	// snapshots (serve's sessions) share one, so each snapshot is derived
 	// once for all of them. Nil gives the console one of its own.
 	Deriver *render.Deriver
+	// Records is the process's cache of replayed records, shared by the
+	// partition editors of every console it runs (nil: each editor reads
+	// its own).
+	Records *replay.RecordCache
 }
 
 // ShareDerivations returns o with a Deriver, unless it has one: every

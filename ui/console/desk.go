@@ -162,7 +162,7 @@ func (a *App) editorOpened(m editor.DeskOpenedMsg) {
 		return
 	}
 	ed := &editor.Editor{Common: a.Common, Derive: func() *render.Derived { return a.d }, Desk: a.opts.Desk, Work: a.Desk, Sess: m.Sess}
-	ed.SetHistory(a.opts.History)
+	ed.SetHistory(a.opts.History, a.opts.Records)
 	a.push(ed)
 	ed.Replan()
 	a.Flashf(kit.LvlInfo, "editing "+a.opts.Desk.Path()+": the draft is yours until you leave (esc)")

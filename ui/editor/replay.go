@@ -70,6 +70,8 @@ const (
 type replayState struct {
 	// dir is the history directory ("" : no record, no line).
 	dir string
+	// records is where the record is read and shared (SetHistory).
+	records *replay.RecordCache
 	// key is the draft (request and partition) last scheduled; gen counts
 	// the drafts scheduled, so a stale answer is known.
 	key string
@@ -91,8 +93,15 @@ type replayState struct {
 }
 
 // SetHistory gives the editor the console's history directory: with one,
-// the draft is replayed against the record after each edit.
-func (e *Editor) SetHistory(dir string) { e.rp.dir = dir }
+// the draft is replayed against the record after each edit. The record
+// is read through records, the process's cache its other editors share;
+// nil gives this editor a cache of its own (one read per editor).
+func (e *Editor) SetHistory(dir string, records *replay.RecordCache) {
+	if records == nil {
+		records = replay.NewRecordCache(1)
+	}
+	e.rp.dir, e.rp.records = dir, records
+}
 
 // replayOn reports whether the editor has a record to replay.
 func (e *Editor) replayOn() bool { return e.rp.dir != "" }
@@ -188,11 +197,11 @@ func (e *Editor) recordFor() (rec *replay.Record, dir string, now time.Time) {
 }
 
 // loadRecord is the record's last ReplaySpan up to now (in a command),
-// as the process's editors share it (replay.Records: one read of the
-// week for every operator of a serve, at most ReplayRecordTTL old), and
-// when it was read up to.
-func loadRecord(dir string, now time.Time) (*replay.Record, time.Time, error) {
-	return replay.Records.Get(dir, ReplaySpan, ReplayRecordTTL, now)
+// as the process's editors share it through c (one read of the week for
+// every operator of a serve, at most ReplayRecordTTL old), and when it
+// was read up to.
+func loadRecord(c *replay.RecordCache, dir string, now time.Time) (*replay.Record, time.Time, error) {
+	return c.Get(dir, ReplaySpan, ReplayRecordTTL, now)
 }
 
 // startReplay replays the current draft in a command.
@@ -204,12 +213,12 @@ func (e *Editor) startReplay() {
 		return
 	}
 	rec, dir, now := e.recordFor()
-	gen, sess, plan := e.rp.gen, e.Sess, e.Plan
+	gen, sess, plan, records := e.rp.gen, e.Sess, e.Plan, e.rp.records
 	e.rp.running = true
 	e.Do(func() tea.Msg {
 		m := ReplayMsg{Sess: sess, kind: replayDone, gen: gen}
 		if rec == nil {
-			if rec, m.recAt, m.err = loadRecord(dir, now); m.err != nil {
+			if rec, m.recAt, m.err = loadRecord(records, dir, now); m.err != nil {
 				return m
 			}
 			m.rec = rec
@@ -384,13 +393,13 @@ func (e *Editor) suggest() {
 		return
 	}
 	rec, dir, now := e.recordFor()
-	sess := e.Sess
+	sess, records := e.Sess, e.rp.records
 	e.rp.suggesting, e.rp.running = true, true
 	e.Invalidate()
 	e.Do(func() tea.Msg {
 		m := ReplayMsg{Sess: sess, kind: suggestDone, in: in}
 		if rec == nil {
-			if rec, m.recAt, m.err = loadRecord(dir, now); m.err != nil {
+			if rec, m.recAt, m.err = loadRecord(records, dir, now); m.err != nil {
 				return m
 			}
 			m.rec = rec
