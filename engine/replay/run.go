@@ -2,8 +2,10 @@ package replay
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cockroachdb/apd/v3"
@@ -153,6 +155,9 @@ type Options struct {
 	// noShort: every refusal is the allocator's attempt, never the
 	// cheap check before it (the tests' reference).
 	noShort bool
+	// serial: the agents are run together even where each could run on
+	// its own (the tests' reference).
+	serial bool
 	// Word is how many of the run's disagreements (Fidelity) and of each
 	// agent's refusals have their reason worded and the other agents
 	// asked (CouldRunOn); the rest say Unworded. 0 words them all. The
@@ -238,8 +243,123 @@ type running struct {
 
 // Run replays rec's sessions under part.
 func Run(rec *Record, part Partition, opts Options) *Result {
+	if groups := apart(rec, part, opts); groups != nil {
+		return runApart(rec, part, opts, groups)
+	}
 	r := &runner{rec: rec, part: part, opts: opts, res: &Result{From: rec.From, To: rec.To}}
 	return r.run()
+}
+
+// apart is rec's sessions by the agent that ran them (in order of first
+// arrival) where each agent's run is its own: one partition throughout
+// (a change rebuilds every agent's maps at once), every session names
+// its agent (none is routed by what the others hold), no refusal asks
+// the others (NoElsewhere) and no fidelity run (its disagreements are
+// worded in the order of the whole node). Nil otherwise, or for one
+// agent.
+func apart(rec *Record, part Partition, opts Options) [][]int {
+	if opts.serial || len(part) != 1 || opts.Fidelity || !opts.NoElsewhere || len(rec.Sessions) < 2 {
+		return nil
+	}
+	idx := map[model.AgentID]int{}
+	var groups [][]int
+	for i := range rec.Sessions {
+		a := rec.Sessions[i].Agent
+		if a == "" {
+			return nil
+		}
+		g, ok := idx[a]
+		if !ok {
+			g = len(groups)
+			idx[a] = g
+			groups = append(groups, nil)
+		}
+		groups[g] = append(groups[g], i)
+	}
+	if len(groups) < 2 {
+		return nil
+	}
+	return groups
+}
+
+// runApart runs each agent's sessions on its own, a few at once, and
+// puts the runs together as one run of them all gives them: the agents
+// in the partition's order, then those it lacks by their first arrival;
+// the refusals by time, agent by agent where at the same moment.
+func runApart(rec *Record, part Partition, opts Options, groups [][]int) *Result {
+	runs := make([]*runner, len(groups))
+	sem := make(chan struct{}, max(runtime.GOMAXPROCS(0), 1))
+	var wg sync.WaitGroup
+	for g, only := range groups {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			r := &runner{rec: rec, part: part, opts: opts, res: &Result{From: rec.From, To: rec.To}, only: only}
+			r.run()
+			runs[g] = r
+		})
+	}
+	wg.Wait()
+	res := &Result{From: rec.From, To: rec.To}
+	byID := map[model.AgentID]*AgentResult{}
+	for g, r := range runs {
+		res.Sessions += r.res.Sessions
+		res.refused += r.res.refused
+		res.short += r.res.short
+		res.Unrouted += r.res.Unrouted
+		own := rec.Sessions[groups[g][0]].Agent
+		for i := range r.res.Agents {
+			a := &r.res.Agents[i]
+			if a.Agent == own || byID[a.Agent] == nil {
+				byID[a.Agent] = a
+			}
+		}
+	}
+	seen := map[model.AgentID]bool{}
+	add := func(id model.AgentID) {
+		if a := byID[id]; a != nil && !seen[id] {
+			seen[id] = true
+			res.Agents = append(res.Agents, *a)
+			res.Refused = append(res.Refused, a.Refused...)
+		}
+	}
+	for _, a := range part[0].Agents {
+		add(a.ID)
+	}
+	// The agents the partition lacks, as a run of them all meets them.
+	type first struct {
+		at time.Time
+		i  int
+		id model.AgentID
+	}
+	var late []first
+	for _, only := range groups {
+		f := first{i: -1}
+		for _, i := range only {
+			s := &rec.Sessions[i]
+			at := s.Start
+			if s.Before && at.Before(rec.From) {
+				at = rec.From
+			}
+			if f.i < 0 || at.Before(f.at) {
+				f = first{at: at, i: i, id: s.Agent}
+			}
+		}
+		if !seen[f.id] {
+			late = append(late, f)
+		}
+	}
+	slices.SortFunc(late, func(a, b first) int {
+		if c := a.at.Compare(b.at); c != 0 {
+			return c
+		}
+		return a.i - b.i
+	})
+	for _, f := range late {
+		add(f.id)
+	}
+	slices.SortStableFunc(res.Refused, func(a, b Refusal) int { return a.At.Compare(b.At) })
+	return res
 }
 
 type runner struct {
@@ -258,6 +378,8 @@ type runner struct {
 	picked map[*Session]*agentRun
 	// plugins are the device plugins the record lists.
 	plugins map[model.DeviceName]bool
+	// only: the sessions replayed, by index in rec.Sessions (nil: all).
+	only []int
 }
 
 func (r *runner) run() *Result {
@@ -274,12 +396,23 @@ func (r *runner) run() *Result {
 		leave bool
 		i     int
 	}
-	evs := make([]event, 0, 2*len(rec.Sessions)+len(r.part))
+	n := len(rec.Sessions)
+	if r.only != nil {
+		n = len(r.only)
+	}
+	evs := make([]event, 0, 2*n+len(r.part))
 	for i := 1; i < len(r.part); i++ {
 		// A new partition: before the sessions of its moment arrive.
 		evs = append(evs, event{t: r.part[i].At, leave: true, i: -i})
 	}
-	for i := range rec.Sessions {
+	for k := range len(rec.Sessions) {
+		i := k
+		if r.only != nil {
+			if k >= len(r.only) {
+				break
+			}
+			i = r.only[k]
+		}
 		s := &rec.Sessions[i]
 		at := s.Start
 		if s.Before && at.Before(rec.From) {
