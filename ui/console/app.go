@@ -145,7 +145,7 @@ type App struct {
 	// composedAt is when the cached frame was composed: a tick that comes
 	// within tickSlack of it changes nothing a fresh frame would show.
 	composedAt time.Time
-	Closed    bool
+	Closed     bool
 	// deriver derives the live snapshots (Options.Deriver); pastCache
 	// those of the record (:at), which no other console shares.
 	deriver    *render.Deriver
