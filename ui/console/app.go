@@ -103,6 +103,15 @@ const frameInterval = time.Second / FrameRate
 // TickInterval refreshes ages and expires flash messages.
 const TickInterval = time.Second
 
+// tickSlack is how recent a frame may be for a tick to keep it. At rest
+// the NVML poll's snapshot and the tick each arrive once a second, a few
+// tens of milliseconds apart, and each used to compose a frame: the
+// snapshot's frame already shows the clock and ages of its moment, so the
+// tick just after it would compose the same frame again. Keeping it is
+// the same as the tick's (arbitrary) phase being that much earlier: the
+// ages it shows are at most TickInterval+tickSlack old, never older.
+const tickSlack = 100 * time.Millisecond
+
 // PromptMode is what the footer's prompt is for.
 type PromptMode uint8
 
@@ -138,7 +147,10 @@ type App struct {
 	frameArmed bool
 	// adoptedAt is when the last snapshot was adopted (frame pacing).
 	adoptedAt time.Time
-	Closed    bool
+	// composedAt is when the cached frame was composed: a tick that comes
+	// within tickSlack of it changes nothing a fresh frame would show.
+	composedAt time.Time
+	Closed     bool
 	// deriver derives the live snapshots (Options.Deriver); pastCache
 	// those of the record (:at), which no other console shares.
 	deriver    *render.Deriver
@@ -386,6 +398,7 @@ func (a *App) adopt(s *model.Snapshot) {
 func (a *App) View() tea.View {
 	if !a.FrameOK {
 		a.frame = a.compose()
+		a.composedAt = a.Now()
 		if a.St.ASCII {
 			a.frame = kit.ASCIIOnly(a.frame)
 		}

@@ -94,8 +94,11 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		a.Closed = true
 		a.Flashf(kit.LvlCrit, "the engine stopped publishing: this is the last snapshot it sent")
 	case kit.TickMsg:
-		a.ExpireFlash()
-		a.Invalidate()   // ages and "updated ... ago" move on
+		// Ages and "updated ... ago" move on, unless the frame was just
+		// composed (a snapshot adopted this instant: see tickSlack).
+		if a.ExpireFlash() || !a.FrameOK || a.Now().Sub(a.composedAt) >= tickSlack {
+			a.Invalidate()
+		}
 		a.broadcast(msg) // the editor checks its draft against the snapshot
 		a.pollDesk()
 		return a, tick()
