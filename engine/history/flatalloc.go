@@ -197,6 +197,11 @@ func decodeSessHeadRest(d *dec, id model.KernelID) sessHead {
 			decodeField(d, k, f)
 		}
 	}
+	return sessHeadOf(k, fa)
+}
+
+// sessHeadOf is the sessions walk's head of k holding fa.
+func sessHeadOf(k *model.Kernel, fa flatAlloc) sessHead {
 	h := sessHead{kernelHead: kernelHead{ID: k.ID, Agent: k.Agent, State: k.State}, fa: fa}
 	if r := k.Record; r != nil {
 		h.Session, h.User, h.Project = r.SessionID, r.OwnerUserID, r.OwnerProjectID
@@ -231,11 +236,7 @@ func decodeSessPatch(d *dec, prev *sessHead) (sessHead, uint32) {
 			decodeField(d, k, f)
 		}
 	}
-	h := sessHead{kernelHead: kernelHead{ID: k.ID, Agent: k.Agent, State: k.State}, fa: fa}
-	if r := k.Record; r != nil {
-		h.Session, h.User, h.Project = r.SessionID, r.OwnerUserID, r.OwnerProjectID
-	}
-	return h, mask
+	return sessHeadOf(k, fa), mask
 }
 
 // sessCkHeads are a checkpoint's kernels as the sessions walk keeps them.
