@@ -187,10 +187,11 @@ func (h *histWalk) close(iv *Interval, at time.Time, gone bool) {
 func (h *histWalk) put(kh kernelHead, t time.Time, since bool) {
 	tr := h.cur[kh.ID]
 	if tr == nil {
-		// A kernel or user query follows only its own kernels (and, for a
-		// user, those whose owner is not known yet); a device query all
-		// (a kernel may move onto the device later).
-		if h.f.Kernel != "" && !strings.HasPrefix(string(kh.ID), h.f.Kernel) || h.otherUser(kh) {
+		// A kernel query follows only its own kernels; a device query all
+		// (a kernel may move onto the device later), and a query by who
+		// all too: a kernel known as another's may be patched into the
+		// asked one's later, and a patch is read over the head it follows.
+		if h.f.Kernel != "" && !strings.HasPrefix(string(kh.ID), h.f.Kernel) {
 			return
 		}
 		tr = &ktrack{}
@@ -206,13 +207,14 @@ func (h *histWalk) put(kh kernelHead, t time.Time, since bool) {
 		tr.pending = true
 	}
 	if h.otherUser(kh) {
-		// Its owner is now known, and not the asked one: what it held
-		// while unknown goes to done, which drops it by the owner learnt.
+		// Its owner is known, and not the asked one: what it held while
+		// unknown (or as the asked one's) goes to done, which judges it by
+		// the owner of its time; the head stays, to follow its patches.
 		for k, iv := range tr.open {
 			h.close(iv, t, false)
 			delete(tr.open, k)
 		}
-		delete(h.cur, kh.ID)
+		tr.head = kh
 		return
 	}
 	if h.unchanged(tr, kh) {
