@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -83,7 +84,7 @@ func (r *memoRig) tick(n int, change func(s *model.Snapshot)) {
 // step does the seeded random step and checks the frames.
 func (r *memoRig) step(rng *rand.Rand) {
 	what := ""
-	switch op := rng.IntN(20); op {
+	switch op := rng.IntN(25); op {
 	case 0, 1, 2:
 		what = "idle snapshot"
 		r.tick(0, nil)
@@ -170,6 +171,58 @@ func (r *memoRig) step(rng *rand.Rand) {
 	case 19:
 		what = "key H (history)"
 		r.each(func(a *App) { typeKeys(a, "h") })
+	case 20:
+		src := []string{"", "degraded", "mock"}[rng.IntN(3)]
+		what = "fixture node " + src
+		r.now = r.now.Add(time.Second)
+		s := fake.Node(fake.Options{Source: src})
+		s.Time = r.now
+		r.snap(s)
+	case 21:
+		// A kernel's state and owner learnt late: a new kernel value,
+		// the same id.
+		ks := r.s.Kernels()
+		if len(ks) == 0 {
+			what = "no kernel to change"
+			break
+		}
+		i := rng.IntN(len(ks))
+		st := []model.KernelState{model.KernelOK, model.KernelStale, model.KernelBroken, model.KernelPending}[rng.IntN(4)]
+		what = fmt.Sprintf("kernel %d %s", i, st)
+		r.tick(0, func(s *model.Snapshot) {
+			ks = slices.Clone(ks)
+			k := *ks[i]
+			k.State = st
+			rec := model.KernelRecord{}
+			if k.Record != nil {
+				rec = *k.Record
+			}
+			rec.OwnerUserID = fmt.Sprintf("user-%d-late", rng.IntN(100))
+			rec.SessionType = "batch"
+			k.Record = &rec
+			ks[i] = &k
+			s.SetKernels(ks)
+		})
+	case 22:
+		kind := []string{"", "cuda-open", "cuda-fractional"}[rng.IntN(3)]
+		what = "plugin " + kind
+		r.tick(0, func(s *model.Snapshot) {
+			s.Plugin = nil
+			if kind != "" {
+				s.Plugin = &model.PluginInfo{Kind: kind, Source: "flag"}
+			}
+		})
+	case 23:
+		what = "allocator"
+		q := []string{"0.01", "0.10", "0.25"}[rng.IntN(3)]
+		r.tick(0, func(s *model.Snapshot) {
+			s.Allocator.Quantum = model.MustDec(q)
+			s.Allocator.Fractional = q != "0.01"
+		})
+	case 24:
+		what = "idle kernels"
+		n := rng.IntN(3)
+		r.tick(0, func(s *model.Snapshot) { s.IdleKernels = n })
 	}
 	r.log = append(r.log, what)
 	r.check(what)
