@@ -36,16 +36,22 @@ type memoRig struct {
 	// their references.
 	apps [4]*App
 	log  []string
+	// dir is the history record's directory ("": none).
+	dir string
 }
 
-func newMemoRig(t testing.TB) *memoRig {
-	r := &memoRig{t: t, now: fake.T0.Add(3 * time.Second), gpus: 4, kerns: 6}
+func newMemoRig(t *testing.T) *memoRig { return newMemoRigIn(t, "") }
+
+// newMemoRigIn is a rig whose consoles read the history record in dir
+// ("": none).
+func newMemoRigIn(t *testing.T, dir string) *memoRig {
+	r := &memoRig{t: t, now: fake.T0.Add(3 * time.Second), gpus: 4, kerns: 6, dir: dir}
 	clock := func() time.Time { return r.now }
 	r.s = fake.Large(r.gpus, r.kerns)
 	r.s.Time = r.now
 	shared := render.NewDeriver()
 	mk := func(w, h int, theme string, ascii bool, d *render.Deriver, memo bool) *App {
-		a := testApp(t, w, h, r.s, Options{Now: clock, Theme: themes.MustBuiltin(theme), ASCII: ascii, Deriver: d})
+		a := testApp(t, w, h, r.s, Options{Now: clock, Theme: themes.MustBuiltin(theme), ASCII: ascii, Deriver: d, History: r.dir})
 		if !memo {
 			a.memo = nil
 		}
@@ -323,5 +329,48 @@ func TestMemoHistoryPaneEverySize(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestMemoPastAndLive: in the past (:at) and back (:live), through
+// snapshots, ticks, themes, resizes and spans, every session's frame is
+// its reference's.
+func TestMemoPastAndLive(t *testing.T) {
+	dir, past := pastRecord(t)
+	r := newMemoRigIn(t, dir)
+	upd := func(what string, msg tea.Msg) {
+		r.each(func(a *App) {
+			_, cmd := a.Update(msg)
+			if _, ok := msg.(kit.TickMsg); !ok {
+				runCmd(a, cmd)
+			}
+		})
+		r.check(what)
+	}
+	cmd := func(line string) {
+		r.each(func(a *App) { command(a, line) })
+		r.check(":" + line)
+	}
+	for round := range 3 {
+		cmd("at " + past[round%2].Time.Add(time.Minute).Format(time.RFC3339))
+		for i, a := range r.apps {
+			if !a.past.on {
+				t.Fatalf("console %d: :at did not show the past", i)
+			}
+		}
+		r.tick(round, nil)
+		r.check("snapshot in the past")
+		r.now = r.now.Add(40 * time.Millisecond)
+		upd("tick", kit.TickMsg{})
+		r.now = r.now.Add(time.Second)
+		upd("tick", kit.TickMsg{})
+		upd("theme", themeLoadedMsg{t: themes.MustBuiltin([]string{themes.Light, themes.Mono, themes.Dark}[round])})
+		upd("resize", teaSize(170+round*10, 50))
+		cmd("span " + []string{"1h", "1d", "10m"}[round])
+		upd("key j", keyRune('j'))
+		cmd("live")
+		r.tick(round+1, nil)
+		r.check("snapshot live")
+		upd("resize", teaSize(120+round*20, 40))
 	}
 }
