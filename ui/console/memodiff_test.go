@@ -374,3 +374,48 @@ func TestMemoPastAndLive(t *testing.T) {
 		upd("resize", teaSize(120+round*20, 40))
 	}
 }
+
+// TestMemoSessionsConcurrent: serve's sessions run on their own
+// goroutines and share one Deriver; sessions with different options fed
+// the same snapshots at once each draw their reference's frame (and
+// -race sees no session write into a shared derivation).
+func TestMemoSessionsConcurrent(t *testing.T) {
+	shared := render.NewDeriver()
+	snaps := []*model.Snapshot{fake.Large(4, 6)}
+	for n := 1; n < 40; n++ {
+		s := fake.Tick(snaps[n-1], n%3)
+		if n%10 == 0 {
+			s = fake.Large(1+n%5, n%7)
+			s.Time = fake.T0.Add(time.Duration(n) * time.Second)
+		}
+		snaps = append(snaps, s)
+	}
+	type opt struct {
+		theme string
+		ascii bool
+		w, h  int
+	}
+	opts := []opt{{themes.Dark, false, 160, 48}, {themes.Mono, true, 120, 40}, {themes.Light, false, 200, 60}, {themes.Dark, true, 100, 30}}
+	errs := make(chan error, len(opts))
+	for _, o := range opts {
+		sess := testApp(t, o.w, o.h, nil, Options{Theme: themes.MustBuiltin(o.theme), ASCII: o.ascii, Deriver: shared})
+		ref := testApp(t, o.w, o.h, nil, Options{Theme: themes.MustBuiltin(o.theme), ASCII: o.ascii, Deriver: render.NewDeriver()})
+		ref.memo = nil
+		go func() {
+			for i, s := range snaps {
+				feed(sess, s)
+				feed(ref, s)
+				if got, want := sess.View().Content, ref.View().Content; got != want {
+					errs <- fmt.Errorf("%v, snapshot %d: the session's frame differs from its reference's:\n%s", o, i, lineDiff(got, want))
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range opts {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
