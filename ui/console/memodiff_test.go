@@ -419,3 +419,18 @@ func TestMemoSessionsConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// FuzzMemoDifferential is TestMemoDifferential over the fuzzer's seeds:
+// a seed and a number of steps (at most 80) drive the rig; any session
+// frame that differs from its reference's is a memo keyed on too little.
+func FuzzMemoDifferential(f *testing.F) {
+	f.Add(uint64(0), uint8(40))
+	f.Add(uint64(29), uint8(80))
+	f.Fuzz(func(t *testing.T, seed uint64, steps uint8) {
+		r := newMemoRig(t)
+		rng := rand.New(rand.NewPCG(seed, 29))
+		for range min(int(steps), 80) {
+			r.step(rng)
+		}
+	})
+}
