@@ -199,6 +199,7 @@ func (m *viewMemo) clampRows(rows []string, w int) {
 // other joins) and a few words and numbers.
 type joinMemo struct {
 	gen   uint64
+	st    *kit.Styles
 	parts []*string // each piece's first row: the memo gives back the very slice
 	lens  []int
 	spans []kit.Span
@@ -208,9 +209,11 @@ type joinMemo struct {
 
 // joined is build's rows, kept from the last frame when build would put
 // together the very same pieces (the slices the memo gave, not equal
-// copies) with equal spans and numbers. Pieces drawn afresh this frame
-// are new slices, so what contains them is put together again.
-func (m *viewMemo) joined(key string, parts [][]string, spans []kit.Span, ints []int, build func() []string) []string {
+// copies) with equal styles, spans and numbers. Pieces drawn afresh this
+// frame are new slices, so what contains them is put together again. The
+// styles are compared too: a join may have no piece (the small multiples
+// where none fits) and still draw its title with them.
+func (m *viewMemo) joined(key string, st *kit.Styles, parts [][]string, spans []kit.Span, ints []int, build func() []string) []string {
 	if m == nil {
 		return build()
 	}
@@ -220,7 +223,7 @@ func (m *viewMemo) joined(key string, parts [][]string, spans []kit.Span, ints [
 		m.joins[key] = j
 	}
 	j.gen = m.gen
-	same := j.out != nil && len(j.parts) == len(parts) && slices.Equal(j.spans, spans) && slices.Equal(j.ints, ints)
+	same := j.out != nil && j.st == st && len(j.parts) == len(parts) && slices.Equal(j.spans, spans) && slices.Equal(j.ints, ints)
 	for i := 0; same && i < len(parts); i++ {
 		same = j.parts[i] == unsafe.SliceData(parts[i]) && j.lens[i] == len(parts[i])
 	}
@@ -234,7 +237,7 @@ func (m *viewMemo) joined(key string, parts [][]string, spans []kit.Span, ints [
 	for _, p := range parts {
 		j.parts, j.lens = append(j.parts, unsafe.SliceData(p)), append(j.lens, len(p))
 	}
-	j.spans, j.ints = append(j.spans[:0], spans...), append(j.ints[:0], ints...)
+	j.st, j.spans, j.ints = st, append(j.spans[:0], spans...), append(j.ints[:0], ints...)
 	return j.out
 }
 

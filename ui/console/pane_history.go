@@ -91,7 +91,7 @@ func (p *historyPane) View() []string {
 		lw := wideSplit(w)
 		rw := w - lw - 1
 		left, right := p.viewBig(sel, lw, h), p.viewSmall(devs, sel, rw, h)
-		return p.memo.joined("history", [][]string{left, right}, nil, []int{w, h}, func() []string {
+		return p.memo.joined("history", p.St, [][]string{left, right}, nil, []int{w, h}, func() []string {
 			sep := p.St.Border.Render(p.St.G.Sep)
 			out := make([]string, h)
 			for i := range out {
@@ -168,7 +168,7 @@ func (p *historyPane) viewBig(i, w, h int) []string {
 		series[k].Vals = vals
 		panels[k] = p.memo.graphPanel(graphKey{r.Key, k}, st, series[k], pw, h-1, perCol)
 	}
-	return p.memo.joined("big", panels, title, []int{w, h}, func() []string {
+	return p.memo.joined("big", st, panels, title, []int{w, h}, func() []string {
 		out := make([]string, 0, h)
 		out = append(out, kit.TitleRowOf(st, w, title[:3], title[3:], 0, 0, 0))
 		gap := kit.Spaces(panelGap)
@@ -251,7 +251,7 @@ func (p *historyPane) viewSmall(devs []int, sel, w, h int) []string {
 		}
 		cells = append(cells, p.memo.miniGraph(graphKey{r.Key, -1}, st, left, right, alloc, util, cw, ch, devs[k] == sel))
 	}
-	return p.memo.joined("small", cells, append(title, info...), []int{w, h, rows, shown, first, len(title)}, func() []string {
+	return p.memo.joined("small", st, cells, append(title, info...), []int{w, h, rows, shown, first, len(title)}, func() []string {
 		out := []string{kit.TitleRowOf(st, w, title, info, rows, shown, first)}
 		gap := kit.Spaces(miniGap)
 		for gr := 0; gr*cols < len(cells); gr++ {
