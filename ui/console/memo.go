@@ -1,6 +1,7 @@
 package console
 
 import (
+	"maps"
 	"math"
 	"slices"
 	"unsafe"
@@ -73,32 +74,17 @@ func (m *viewMemo) frame() {
 	if m == nil {
 		return
 	}
-	for k, g := range m.graphs {
-		if g.gen != m.gen {
-			delete(m.graphs, k)
-		}
-	}
-	for k, j := range m.joins {
-		if j.gen != m.gen {
-			delete(m.joins, k)
-		}
-	}
-	for k, b := range m.blocks {
-		if b.gen != m.gen {
-			delete(m.blocks, k)
-		}
-	}
-	for k, r := range m.devRows {
-		if r.gen != m.gen {
-			delete(m.devRows, k)
-		}
-	}
-	for k, r := range m.kernRows {
-		if r.gen != m.gen {
-			delete(m.kernRows, k)
-		}
-	}
+	sweep(m.graphs, m.gen, func(g *graphMemo) uint64 { return g.gen })
+	sweep(m.joins, m.gen, func(j *joinMemo) uint64 { return j.gen })
+	sweep(m.blocks, m.gen, func(b *blockMemo) uint64 { return b.gen })
+	sweep(m.devRows, m.gen, func(r *devRowMemo) uint64 { return r.gen })
+	sweep(m.kernRows, m.gen, func(r *kernRowMemo) uint64 { return r.gen })
 	m.gen++
+}
+
+// sweep drops the entries of m that the frame gen did not use.
+func sweep[K comparable, V any](m map[K]V, gen uint64, used func(V) uint64) {
+	maps.DeleteFunc(m, func(_ K, v V) bool { return used(v) != gen })
 }
 
 // sameFloats compares readings bit for bit: NaN ("no reading") equals NaN.
