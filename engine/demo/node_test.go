@@ -257,7 +257,17 @@ func TestNodeDeterministicActions(t *testing.T) {
 			lines = append(lines, a.String())
 			mu.Unlock()
 		}})
+		// At least 700 ms, and on a loaded machine until it has acted
+		// enough to compare (at most 10 s).
 		time.Sleep(700 * time.Millisecond)
+		for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+			mu.Lock()
+			enough := len(lines) >= 60
+			mu.Unlock()
+			if enough {
+				break
+			}
+		}
 		if err := n.Close(); err != nil {
 			t.Fatal(err)
 		}

@@ -92,11 +92,13 @@ func TestSessionsStopsItsReadAheadWhenCancelled(t *testing.T) {
 			t.Fatalf("cancelled: %v, %v (want context.Canceled)", res, err)
 		}
 		// The read-ahead closes its channel as it ends: give it the
-		// moment to finish returning (a read that went on would take a
-		// whole segment's decompression).
+		// moment to finish returning, which on a loaded machine (CI under
+		// -race on two cores) took more than 20 yields (a read that went
+		// on would take a whole segment's decompression).
 		n := runtime.NumGoroutine()
-		for try := 0; try < 20 && n > base; try++ {
+		for end := time.Now().Add(20 * time.Millisecond); n > base && time.Now().Before(end); {
 			runtime.Gosched()
+			time.Sleep(100 * time.Microsecond)
 			n = runtime.NumGoroutine()
 		}
 		if n > base {
