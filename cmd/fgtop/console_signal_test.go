@@ -3,9 +3,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -15,12 +12,10 @@ import (
 	"testing"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
 	"github.com/creack/pty"
 
 	"github.com/fgtop/fgtop/internal/ptytest"
 	"github.com/fgtop/fgtop/internal/testfix"
-	"github.com/fgtop/fgtop/ui/screen"
 )
 
 // TestConsoleSignalsRestoreTerminal runs the console (this test
@@ -76,41 +71,6 @@ func TestConsoleSignalsRestoreTerminal(t *testing.T) {
 			if t.Failed() {
 				s := out.String()
 				t.Logf("after %s: %v; the last words: %q", sig, cmd.ProcessState, s[max(0, strings.LastIndex(s, "fgtop:")):])
-			}
-		})
-	}
-}
-
-// TestConsoleFailed: a panic ends the console with an error (and a
-// drawing panic's stack on stderr), though Bubble Tea calls it killed;
-// a quit, a kill or a stop does not.
-func TestConsoleFailed(t *testing.T) {
-	live := context.Background()
-	stopped, cancel := context.WithCancel(context.Background())
-	cancel()
-	draw := &screen.DrawPanicError{Value: "broken", Stack: []byte("goroutine 7 [running]: draw")}
-	for _, tc := range []struct {
-		name      string
-		ctx       context.Context
-		err       error
-		want      bool
-		wantStack bool
-	}{
-		{"quit", live, nil, false, false},
-		{"killed", live, tea.ErrProgramKilled, false, false},
-		{"stopped", stopped, errors.New("read: input closed"), false, false},
-		{"failed", live, errors.New("read: input closed"), true, false},
-		{"model panic", live, fmt.Errorf("%w: %w", tea.ErrProgramKilled, tea.ErrProgramPanic), true, false},
-		{"model panic while stopping", stopped, fmt.Errorf("%w: %w", tea.ErrProgramKilled, tea.ErrProgramPanic), true, false},
-		{"drawing panic", live, draw, true, true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var stderr bytes.Buffer
-			if got := consoleFailed(tc.ctx, tc.err, &stderr); got != tc.want {
-				t.Errorf("consoleFailed(%v) = %v; want %v", tc.err, got, tc.want)
-			}
-			if got := strings.Contains(stderr.String(), "goroutine 7"); got != tc.wantStack {
-				t.Errorf("stack on stderr %v, want %v: %q", got, tc.wantStack, stderr.String())
 			}
 		})
 	}
