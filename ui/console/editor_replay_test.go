@@ -175,8 +175,18 @@ func step(a *App, msgs chan tea.Msg, k tea.KeyPressMsg) {
 // lineUntil delivers messages until the screen has want, and returns it.
 func lineUntil(t *testing.T, a *App, msgs chan tea.Msg, want string) string {
 	t.Helper()
+	return lineUntilNever(t, a, msgs, want, "")
+}
+
+// lineUntilNever is lineUntil where a screen with never (unless empty)
+// before want fails the test.
+func lineUntilNever(t *testing.T, a *App, msgs chan tea.Msg, want, never string) string {
+	t.Helper()
 	deadline := time.After(10 * time.Second)
-	for !strings.Contains(screen(a), want) {
+	for v := screen(a); !strings.Contains(v, want); v = screen(a) {
+		if never != "" && strings.Contains(v, never) {
+			t.Fatalf("the screen shows %q before the line %q:\n%s", never, want, v)
+		}
 		select {
 		case m := <-msgs:
 			_, c := a.Update(m)
@@ -340,19 +350,8 @@ func TestEditorReplaySupersede(t *testing.T) {
 		t.Fatalf("draft %+v, want both agents' cuda.shares", got)
 	}
 	runCmds(held, msgs)
-	deadline := time.After(10 * time.Second)
-	for want := "last 7d under this draft: all 3 sessions start"; !strings.Contains(screen(a), want); {
-		if v := screen(a); strings.Contains(v, "under this draft: 1 session") {
-			t.Fatalf("the line shows the answer for a draft already replaced:\n%s", v)
-		}
-		select {
-		case m := <-msgs:
-			_, c := a.Update(m)
-			runCmds(c, msgs)
-		case <-deadline:
-			t.Fatalf("the line %q never came:\n%s", want, screen(a))
-		}
-	}
+	// "1 session" would be the answer for the draft already replaced.
+	lineUntilNever(t, a, msgs, "last 7d under this draft: all 3 sessions start", "under this draft: 1 session")
 }
 
 // typeKeysAsync types s, running the commands as a program does.
