@@ -43,7 +43,7 @@ func (f *consoleFlags) uiOptions(node string) (console.Options, error) {
 	if te := (*local.ThemeError)(nil); errors.As(err, &te) {
 		return opts, usageErr("--theme %s: %v", te.Name, te.Err)
 	}
-	return opts, err //nolint:wrapcheck // no other error
+	return opts, err //nolint:wrapcheck // nil: a theme is all ConsoleOptions can fail on
 }
 
 // runConsoleUI runs the engine and the interactive console on it until the
