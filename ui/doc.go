@@ -15,6 +15,9 @@
 //     help, prompt, header and footer, history graphs; it opens the editor.
 //   - fleet: the fleet table, which opens a read-only console per node.
 //   - ssh: the SSH server that runs one console program per session.
+//   - local: runs a console program on this process's terminal (the node
+//     console on an engine it starts, or the fleet's), with the options
+//     every console of the process shares.
 //   - screen: draws a program when what it shows changed, not at a frame
 //     rate (every console program, local or served, runs on it); it knows
 //     no screen.

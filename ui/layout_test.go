@@ -16,7 +16,7 @@ const module = "github.com/fgtop/fgtop/"
 // TestScreensImportOneWay: ui's packages import one way, screens -> kit ->
 // model: the kit knows no screen, a screen imports another only where it
 // opens it (the console opens the editor, the fleet opens consoles, the SSH
-// server runs consoles on the screen package's drawing), and nothing under ui imports cmd. Each package's
+// server and local run consoles on the screen package's drawing), and nothing under ui imports cmd. Each package's
 // doc comment says what it owns.
 func TestScreensImportOneWay(t *testing.T) {
 	// The ui packages each may import; any other ui package is a wrong way.
@@ -27,6 +27,7 @@ func TestScreensImportOneWay(t *testing.T) {
 		"console":       {"kit", "render", "editor"},
 		"fleet":         {"kit", "render", "console"},
 		"ssh":           {"kit", "console", "screen"},
+		"local":         {"console", "screen"},
 		"internal/fake": nil,
 		// screen draws any Bubble Tea program; it knows none of them.
 		"screen": nil,

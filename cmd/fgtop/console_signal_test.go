@@ -3,26 +3,19 @@
 package main
 
 import (
-	"bytes"
-	"context"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
 	"github.com/creack/pty"
-	"golang.org/x/sys/unix"
 
+	"github.com/fgtop/fgtop/internal/ptytest"
 	"github.com/fgtop/fgtop/internal/testfix"
-	"github.com/fgtop/fgtop/ui/screen"
 )
 
 // TestConsoleSignalsRestoreTerminal runs the console (this test
@@ -54,34 +47,12 @@ func TestConsoleSignalsRestoreTerminal(t *testing.T) {
 				t.Skipf("no pseudo-terminal here: %v", err)
 			}
 			defer master.Close()
-			var mu sync.Mutex
-			var out bytes.Buffer
-			read := make(chan struct{})
-			go func() {
-				defer close(read)
-				b := make([]byte, 32<<10)
-				for {
-					n, err := master.Read(b)
-					mu.Lock()
-					out.Write(b[:n])
-					mu.Unlock()
-					if err != nil {
-						return
-					}
-				}
-			}()
-			shown := func() string { mu.Lock(); defer mu.Unlock(); return out.String() }
-			deadline := time.Now().Add(20 * time.Second)
-			for !strings.Contains(shown(), "Devices") {
-				if time.Now().After(deadline) {
-					_ = cmd.Process.Kill()
-					t.Fatalf("no console frame after 20 s: %q", shown())
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
+			defer func() { _ = cmd.Process.Kill() }() // if the test failed before it ended
+			out := ptytest.Read(master)
+			out.WaitFor(t, "console frame", 20*time.Second, func(s string) bool { return strings.Contains(s, "Devices") })
 			// The child's terminal is raw while the console runs: a cooked
 			// one afterwards is the console's restoring, not the pty's.
-			if cooked(t, master) {
+			if ptytest.Canonical(t, master) {
 				t.Fatal("the terminal is cooked while the console runs")
 			}
 			if err := cmd.Process.Signal(sig); err != nil {
@@ -92,70 +63,14 @@ func TestConsoleSignalsRestoreTerminal(t *testing.T) {
 			select {
 			case <-waited:
 			case <-time.After(20 * time.Second):
-				_ = cmd.Process.Kill()
 				t.Fatalf("the console did not end after %s", sig)
 			}
 			// The pty's output is read until the child is gone; what it
 			// wrote last is in by then or soon after.
-			time.Sleep(100 * time.Millisecond)
-			s := shown()
-			enter := strings.LastIndex(s, "\x1b[?1049h")
-			rest := s[max(enter, 0):]
-			if enter < 0 || !strings.Contains(rest, "\x1b[?1049l") || !strings.Contains(rest, "\x1b[?25h") ||
-				!strings.Contains(rest, "\x1b[?1002l") {
-				t.Logf("%v; the last words: %q", cmd.ProcessState, s[max(0, strings.LastIndex(s, "fgtop:")):])
-				t.Errorf("after %s: alternate screen entered at %d, then left %v, cursor shown %v, mouse off %v; the end: %q",
-					sig, enter, strings.Contains(rest, "\x1b[?1049l"), strings.Contains(rest, "\x1b[?25h"),
-					strings.Contains(rest, "\x1b[?1002l"), rest[max(0, len(rest)-300):])
-			}
-			if !cooked(t, master) {
-				t.Errorf("after %s the terminal is left raw", sig)
-			}
-			_, _ = io.Copy(io.Discard, master)
-		})
-	}
-}
-
-// cooked reports whether the pty's line discipline is canonical again.
-func cooked(t *testing.T, f *os.File) bool {
-	t.Helper()
-	tio, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tio.Lflag&unix.ICANON != 0
-}
-
-// TestConsoleFailed: a panic ends the console with an error (and a
-// drawing panic's stack on stderr), though Bubble Tea calls it killed;
-// a quit, a kill or a stop does not.
-func TestConsoleFailed(t *testing.T) {
-	live := context.Background()
-	stopped, cancel := context.WithCancel(context.Background())
-	cancel()
-	draw := &screen.DrawPanicError{Value: "broken", Stack: []byte("goroutine 7 [running]: draw")}
-	for _, tc := range []struct {
-		name      string
-		ctx       context.Context
-		err       error
-		want      bool
-		wantStack bool
-	}{
-		{"quit", live, nil, false, false},
-		{"killed", live, tea.ErrProgramKilled, false, false},
-		{"stopped", stopped, errors.New("read: input closed"), false, false},
-		{"failed", live, errors.New("read: input closed"), true, false},
-		{"model panic", live, fmt.Errorf("%w: %w", tea.ErrProgramKilled, tea.ErrProgramPanic), true, false},
-		{"model panic while stopping", stopped, fmt.Errorf("%w: %w", tea.ErrProgramKilled, tea.ErrProgramPanic), true, false},
-		{"drawing panic", live, draw, true, true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var stderr bytes.Buffer
-			if got := consoleFailed(tc.ctx, tc.err, &stderr); got != tc.want {
-				t.Errorf("consoleFailed(%v) = %v; want %v", tc.err, got, tc.want)
-			}
-			if got := strings.Contains(stderr.String(), "goroutine 7"); got != tc.wantStack {
-				t.Errorf("stack on stderr %v, want %v: %q", got, tc.wantStack, stderr.String())
+			ptytest.CheckRestored(t, out, master, 2*time.Second)
+			if t.Failed() {
+				s := out.String()
+				t.Logf("after %s: %v; the last words: %q", sig, cmd.ProcessState, s[max(0, strings.LastIndex(s, "fgtop:")):])
 			}
 		})
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/fgtop/fgtop/engine/report"
 	"github.com/fgtop/fgtop/internal/safefile"
 	fleetui "github.com/fgtop/fgtop/ui/fleet"
+	"github.com/fgtop/fgtop/ui/local"
 	"github.com/spf13/cobra"
 	gossh "golang.org/x/crypto/ssh"
 )
@@ -477,12 +478,12 @@ func runFleetConsole(ctx context.Context, src *fleetSource, f *fleetFlags) error
 	// default, for nohup).
 	ctx, stop := notifyStop(ctx, syscall.SIGHUP)
 	defer stop()
-	p, done, err := localProgram(ctx, m)
+	p, done, err := local.Program(ctx, m)
 	if err != nil {
 		return fmt.Errorf("fleet console: %w", err)
 	}
 	defer done()
-	if _, err := p.Run(); consoleFailed(ctx, err, os.Stderr) {
+	if _, err := p.Run(); local.Failed(ctx, err, os.Stderr) {
 		return fmt.Errorf("fleet console: %w", err)
 	}
 	return nil

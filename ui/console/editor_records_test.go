@@ -3,8 +3,6 @@ package console
 import (
 	"testing"
 
-	tea "charm.land/bubbletea/v2"
-
 	"github.com/fgtop/fgtop/engine/replay"
 )
 
@@ -16,19 +14,8 @@ func TestEditorReplaySharesTheProcessCache(t *testing.T) {
 	path, dir, snap := recordedNode(t)
 	shared := replay.NewRecordCache(replay.RecordsMax)
 	open := func(records *replay.RecordCache) {
-		a := testApp(t, 140, 40, snap, Options{Actor: alice, Desk: testDesk(path, snap), History: dir, Records: records})
-		a.SyncCmds = false
-		msgs := make(chan tea.Msg, 64)
-		_, cmd := a.Update(keyRune('e'))
-		runCmds(cmd, msgs)
-		deliverUntil(t, a, msgs, "the editor", func() bool { return a.ed() != nil })
-		step(a, msgs, keyRune('j'))
-		step(a, msgs, enter)
-		step(a, msgs, clearIn)
-		for _, r := range "2.2" {
-			step(a, msgs, keyRune(r))
-		}
-		step(a, msgs, enter)
+		a, msgs := editorOpen(t, snap, Options{Actor: alice, Desk: testDesk(path, snap), History: dir, Records: records})
+		setAmount(a, msgs, "j", "2.2")
 		lineUntil(t, a, msgs, "1 session of i-node-a would not have started (cuda.shares peak 1.8 > 1.5)")
 		a.Close()
 	}

@@ -136,13 +136,34 @@ func recordedNode(t *testing.T) (string, string, *model.Snapshot) {
 func replayConsole(t *testing.T) (*App, chan tea.Msg) {
 	t.Helper()
 	path, dir, snap := recordedNode(t)
-	a := testApp(t, 140, 40, snap, Options{Actor: alice, Desk: testDesk(path, snap), History: dir})
+	return editorOpen(t, snap, Options{Actor: alice, Desk: testDesk(path, snap), History: dir})
+}
+
+// editorOpen is a console given o on snap with the editor open, run from
+// here on as a program runs it; msgs are the messages its commands send.
+func editorOpen(t *testing.T, snap *model.Snapshot, o Options) (*App, chan tea.Msg) {
+	t.Helper()
+	a := testApp(t, 140, 40, snap, o)
 	a.SyncCmds = false
 	msgs := make(chan tea.Msg, 64)
-	_, cmd := a.Update(keyRune('e'))
-	runCmds(cmd, msgs)
+	step(a, msgs, keyRune('e'))
 	deliverUntil(t, a, msgs, "the editor", func() bool { return a.ed() != nil })
 	return a, msgs
+}
+
+// typeAmount moves the slot grid's cursor by the keys moves and types amt
+// as the amount of the row it lands on, not yet entered.
+func typeAmount(a *App, msgs chan tea.Msg, moves, amt string) {
+	typeKeysAsync(a, msgs, moves)
+	step(a, msgs, enter)
+	step(a, msgs, clearIn)
+	typeKeysAsync(a, msgs, amt)
+}
+
+// setAmount is typeAmount, entered.
+func setAmount(a *App, msgs chan tea.Msg, moves, amt string) {
+	typeAmount(a, msgs, moves, amt)
+	step(a, msgs, enter)
 }
 
 // step is one key press, its commands run as a program runs them.
@@ -154,8 +175,18 @@ func step(a *App, msgs chan tea.Msg, k tea.KeyPressMsg) {
 // lineUntil delivers messages until the screen has want, and returns it.
 func lineUntil(t *testing.T, a *App, msgs chan tea.Msg, want string) string {
 	t.Helper()
+	return lineUntilNever(t, a, msgs, want, "")
+}
+
+// lineUntilNever is lineUntil where a screen with never (unless empty)
+// before want fails the test.
+func lineUntilNever(t *testing.T, a *App, msgs chan tea.Msg, want, never string) string {
+	t.Helper()
 	deadline := time.After(10 * time.Second)
-	for !strings.Contains(screen(a), want) {
+	for v := screen(a); !strings.Contains(v, want); v = screen(a) {
+		if never != "" && strings.Contains(v, never) {
+			t.Fatalf("the screen shows %q before the line %q:\n%s", never, want, v)
+		}
 		select {
 		case m := <-msgs:
 			_, c := a.Update(m)
@@ -181,12 +212,7 @@ func TestEditorReplayLine(t *testing.T) {
 		t.Fatalf("scope %v: the recorded node's file is slot-based", e.Scope())
 	}
 	// The first row is i-node-a's cuda.shares, the second i-node-b's.
-	step(a, msgs, keyRune('j'))
-	step(a, msgs, enter)
-	step(a, msgs, clearIn)
-	for _, r := range "2.2" {
-		step(a, msgs, keyRune(r))
-	}
+	typeAmount(a, msgs, "j", "2.2")
 	began := time.Now()
 	_, cmd := a.Update(enter)
 	took := time.Since(began)
@@ -301,15 +327,8 @@ func TestEditorReplayKeysOperatorsOnly(t *testing.T) {
 func TestEditorReplaySupersede(t *testing.T) {
 	a, msgs := replayConsole(t)
 	lineUntil(t, a, msgs, "last 7d under agent.toml as it is: 1 session of i-node-a")
-	setAmount := func(moves string, amt string) {
-		typeKeysAsync(a, msgs, moves)
-		step(a, msgs, enter)
-		step(a, msgs, clearIn)
-		typeKeysAsync(a, msgs, amt)
-		step(a, msgs, enter)
-	}
 	// i-node-b to 1.0: i-node-a still refuses its second kernel.
-	setAmount("j", "1.0")
+	setAmount(a, msgs, "j", "1.0")
 	// Its debounce ends: the replay starts; its command is held back.
 	var held tea.Cmd
 	for held == nil {
@@ -326,24 +345,13 @@ func TestEditorReplaySupersede(t *testing.T) {
 		}
 	}
 	// i-node-a to 2.0 while it runs: every session starts.
-	setAmount("k", "2.0")
+	setAmount(a, msgs, "k", "2.0")
 	if got := a.ed().Req.Slots; len(got) != 2 {
 		t.Fatalf("draft %+v, want both agents' cuda.shares", got)
 	}
 	runCmds(held, msgs)
-	deadline := time.After(10 * time.Second)
-	for want := "last 7d under this draft: all 3 sessions start"; !strings.Contains(screen(a), want); {
-		if v := screen(a); strings.Contains(v, "under this draft: 1 session") {
-			t.Fatalf("the line shows the answer for a draft already replaced:\n%s", v)
-		}
-		select {
-		case m := <-msgs:
-			_, c := a.Update(m)
-			runCmds(c, msgs)
-		case <-deadline:
-			t.Fatalf("the line %q never came:\n%s", want, screen(a))
-		}
-	}
+	// "1 session" would be the answer for the draft already replaced.
+	lineUntilNever(t, a, msgs, "last 7d under this draft: all 3 sessions start", "under this draft: 1 session")
 }
 
 // typeKeysAsync types s, running the commands as a program does.
@@ -359,18 +367,8 @@ func typeKeysAsync(a *App, msgs chan tea.Msg, s string) {
 // record yet").
 func TestEditorReplayNothingRecordedYet(t *testing.T) {
 	path, _, snap := recordedNode(t)
-	a := testApp(t, 140, 40, snap, Options{Actor: alice, Desk: testDesk(path, snap), History: t.TempDir()})
-	a.SyncCmds = false
-	msgs := make(chan tea.Msg, 64)
-	step(a, msgs, keyRune('e'))
-	deliverUntil(t, a, msgs, "the editor", func() bool { return a.ed() != nil })
-	step(a, msgs, keyRune('j'))
-	step(a, msgs, enter)
-	step(a, msgs, clearIn)
-	for _, r := range "2.2" {
-		step(a, msgs, keyRune(r))
-	}
-	step(a, msgs, enter)
+	a, msgs := editorOpen(t, snap, Options{Actor: alice, Desk: testDesk(path, snap), History: t.TempDir()})
+	setAmount(a, msgs, "j", "2.2")
 	v := lineUntil(t, a, msgs, "last 7d: nothing recorded yet to replay")
 	if strings.Contains(v, "replay: replay:") || strings.Contains(v, "no replay:") {
 		t.Errorf("the line:\n%s", v)

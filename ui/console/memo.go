@@ -50,9 +50,40 @@ type graphKey struct {
 	k   int
 }
 
+// used is what every memo entry carries: the last frame that asked for
+// it, by which frame forgets the entries no frame wants any more.
+type used struct{ gen uint64 }
+
+func (u *used) use(gen uint64)   { u.gen = gen }
+func (u *used) lastUsed() uint64 { return u.gen }
+
+// memoEntry is a pointer to an entry of one of the memo's maps.
+type memoEntry[V any] interface {
+	*V
+	use(gen uint64)
+	lastUsed() uint64
+}
+
+// lookup returns m's entry for key, made empty if there is none, marked
+// used by the frame gen.
+func lookup[K comparable, V any, P memoEntry[V]](m map[K]P, key K, gen uint64) P {
+	e := m[key]
+	if e == nil {
+		e = new(V)
+		m[key] = e
+	}
+	e.use(gen)
+	return e
+}
+
+// sweep drops the entries of m that the frame gen did not use.
+func sweep[K comparable, V any, P memoEntry[V]](m map[K]P, gen uint64) {
+	maps.DeleteFunc(m, func(_ K, e P) bool { return e.lastUsed() != gen })
+}
+
 // graphMemo is one drawn graph and what it was drawn from.
 type graphMemo struct {
-	gen         uint64
+	used
 	st          *kit.Styles
 	name        string
 	lvl         kit.Level
@@ -74,17 +105,12 @@ func (m *viewMemo) frame() {
 	if m == nil {
 		return
 	}
-	sweep(m.graphs, m.gen, func(g *graphMemo) uint64 { return g.gen })
-	sweep(m.joins, m.gen, func(j *joinMemo) uint64 { return j.gen })
-	sweep(m.blocks, m.gen, func(b *blockMemo) uint64 { return b.gen })
-	sweep(m.devRows, m.gen, func(r *devRowMemo) uint64 { return r.gen })
-	sweep(m.kernRows, m.gen, func(r *kernRowMemo) uint64 { return r.gen })
+	sweep(m.graphs, m.gen)
+	sweep(m.joins, m.gen)
+	sweep(m.blocks, m.gen)
+	sweep(m.devRows, m.gen)
+	sweep(m.kernRows, m.gen)
 	m.gen++
-}
-
-// sweep drops the entries of m that the frame gen did not use.
-func sweep[K comparable, V any](m map[K]V, gen uint64, used func(V) uint64) {
-	maps.DeleteFunc(m, func(_ K, v V) bool { return used(v) != gen })
 }
 
 // sameFloats compares readings bit for bit: NaN ("no reading") equals NaN.
@@ -100,27 +126,29 @@ func sameFloats(a, b []float32) bool {
 	return true
 }
 
-// entry returns the memo's entry for key, and whether it was drawn from
-// what want was.
-func (m *viewMemo) entry(key graphKey, want *graphMemo) (*graphMemo, bool) {
-	g := m.graphs[key]
-	if g == nil {
-		g = &graphMemo{}
-		m.graphs[key] = g
-	}
-	g.gen = m.gen
+// graph is draw's graph, kept from the last frame when it would be drawn
+// from what want is.
+func (m *viewMemo) graph(key graphKey, want *graphMemo, draw func() []string) []string {
+	g := lookup(m.graphs, key, m.gen)
 	same := g.out != nil && g.st == want.st && g.name == want.name && g.lvl == want.lvl &&
 		g.w == want.w && g.h == want.h && g.n == want.n && g.marked == want.marked &&
 		slices.Equal(g.left, want.left) && slices.Equal(g.right, want.right) &&
 		sameFloats(g.a, want.a) && sameFloats(g.b, want.b)
-	return g, same
+	if same {
+		m.kept++
+		return g.out
+	}
+	g.keep(want, draw())
+	return g.out
 }
 
 // keep stores what g was drawn from (copies: the caller reuses its
-// buffers) and the drawing.
+// buffers) and the drawing; g stays marked used by its frame.
 func (g *graphMemo) keep(from *graphMemo, out []string) {
 	st, a, b, left, right := from.st, from.a, from.b, from.left, from.right
+	u := g.used
 	*g = *from
+	g.used = u
 	g.st = st
 	g.a, g.b = append(g.a[:0:0], a...), append(g.b[:0:0], b...)
 	g.left, g.right = slices.Clone(left), slices.Clone(right)
@@ -133,14 +161,7 @@ func (m *viewMemo) graphPanel(key graphKey, st *kit.Styles, s kit.GraphSeries, w
 		return kit.GraphPanel(st, s, w, h, perCol)
 	}
 	want := graphMemo{st: st, name: s.Name, lvl: s.Lvl, left: s.Now, a: s.Vals, w: w, h: h, n: perCol}
-	g, same := m.entry(key, &want)
-	if same {
-		m.kept++
-		return g.out
-	}
-	g.keep(&want, kit.GraphPanel(st, s, w, h, perCol))
-	g.gen = m.gen
-	return g.out
+	return m.graph(key, &want, func() []string { return kit.GraphPanel(st, s, w, h, perCol) })
 }
 
 // miniGraph is kit.MiniGraph, drawn again only when its inputs changed.
@@ -149,14 +170,7 @@ func (m *viewMemo) miniGraph(key graphKey, st *kit.Styles, left, right []kit.Spa
 		return kit.MiniGraph(st, left, right, alloc, util, w, h, marked)
 	}
 	want := graphMemo{st: st, left: left, right: right, a: alloc, b: util, w: w, h: h, marked: marked}
-	g, same := m.entry(key, &want)
-	if same {
-		m.kept++
-		return g.out
-	}
-	g.keep(&want, kit.MiniGraph(st, left, right, alloc, util, w, h, marked))
-	g.gen = m.gen
-	return g.out
+	return m.graph(key, &want, func() []string { return kit.MiniGraph(st, left, right, alloc, util, w, h, marked) })
 }
 
 // clampRows is kit.ClampLine over every row, reusing the last frame's
@@ -184,7 +198,7 @@ func (m *viewMemo) clampRows(rows []string, w int) {
 // joinMemo is rows put together from pieces the memo gave (graphs, or
 // other joins) and a few words and numbers.
 type joinMemo struct {
-	gen   uint64
+	used
 	st    *kit.Styles
 	parts []*string // each piece's first row: the memo gives back the very slice
 	lens  []int
@@ -203,12 +217,7 @@ func (m *viewMemo) joined(key string, st *kit.Styles, parts [][]string, spans []
 	if m == nil {
 		return build()
 	}
-	j := m.joins[key]
-	if j == nil {
-		j = &joinMemo{}
-		m.joins[key] = j
-	}
-	j.gen = m.gen
+	j := lookup(m.joins, key, m.gen)
 	same := j.out != nil && j.st == st && len(j.parts) == len(parts) && slices.Equal(j.spans, spans) && slices.Equal(j.ints, ints)
 	for i := 0; same && i < len(parts); i++ {
 		same = j.parts[i] == unsafe.SliceData(parts[i]) && j.lens[i] == len(parts[i])
@@ -246,7 +255,7 @@ type blockIn struct {
 }
 
 type blockMemo struct {
-	gen uint64
+	used
 	in  blockIn
 	out []string
 }
@@ -257,12 +266,7 @@ func (m *viewMemo) block(key blockKey, in blockIn, build func() []string) []stri
 	if m == nil {
 		return build()
 	}
-	b := m.blocks[key]
-	if b == nil {
-		b = &blockMemo{}
-		m.blocks[key] = b
-	}
-	b.gen = m.gen
+	b := lookup(m.blocks, key, m.gen)
 	if b.out != nil && b.in == in {
 		m.kept++
 		return b.out
@@ -286,7 +290,7 @@ type devRowIn struct {
 }
 
 type devRowMemo struct {
-	gen uint64
+	used
 	in  devRowIn
 	out string
 }
@@ -297,12 +301,7 @@ func (m *viewMemo) devRow(i int, in devRowIn, build func() string) string {
 	if m == nil || in.gen == nil {
 		return build()
 	}
-	r := m.devRows[i]
-	if r == nil {
-		r = &devRowMemo{}
-		m.devRows[i] = r
-	}
-	r.gen = m.gen
+	r := lookup(m.devRows, i, m.gen)
 	if r.out != "" && r.in == in {
 		m.kept++
 		return r.out
@@ -324,7 +323,7 @@ type kernRowIn struct {
 }
 
 type kernRowMemo struct {
-	gen uint64
+	used
 	in  kernRowIn
 	out string
 }
@@ -342,12 +341,7 @@ func (m *viewMemo) kernRow(i int, in kernRowIn, cols []kernCol, build func() str
 		m.colsGen, m.colsSame = m.gen, first && eq
 		m.kernCols = append(m.kernCols[:0], cols...)
 	}
-	r := m.kernRows[i]
-	if r == nil {
-		r = &kernRowMemo{}
-		m.kernRows[i] = r
-	}
-	r.gen = m.gen
+	r := lookup(m.kernRows, i, m.gen)
 	if m.colsSame && r.out != "" && r.in == in {
 		m.kept++
 		return r.out

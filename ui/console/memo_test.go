@@ -5,6 +5,7 @@ import (
 
 	"github.com/fgtop/fgtop/model"
 	"github.com/fgtop/fgtop/ui/internal/fake"
+	"github.com/fgtop/fgtop/ui/render"
 )
 
 // TestMemoFrameMatchesFresh: a frame drawn with the memo of the frames
@@ -75,4 +76,48 @@ func TestMemoFrameMatchesFresh(t *testing.T) {
 	step("second agent", 0)
 	a.Update(teaSize(100, 40))
 	step("narrow", 0)
+}
+
+// TestMemoForgetsUnused: every map of the memo gives the same entry back
+// to the frame that asks again, and forgets an entry the first frame that
+// does not ask for it ends; the other entries stay.
+func TestMemoForgetsUnused(t *testing.T) {
+	m := newViewMemo()
+	build := func() []string { return []string{"x"} }
+	row := func() string { return "r" }
+	ask := func(keys ...int) {
+		for _, k := range keys {
+			m.joined(string(rune('a'+k)), nil, nil, nil, nil, build)
+			m.block(blockKey{i: k}, blockIn{}, build)
+			lookup(m.graphs, graphKey{k: k}, m.gen)
+			m.devRow(k, devRowIn{gen: &render.Gen{}}, row)
+			m.kernRow(k, kernRowIn{gen: &render.Gen{}}, nil, row)
+		}
+	}
+	sizes := func() []int {
+		return []int{len(m.graphs), len(m.joins), len(m.blocks), len(m.devRows), len(m.kernRows)}
+	}
+	for _, tc := range []struct {
+		name string
+		keys []int
+		want int
+	}{
+		{"first frame asks for three", []int{0, 1, 2}, 3},
+		{"next frame asks for two", []int{0, 2}, 3}, // 1 is forgotten when this frame ends
+		{"then for the same two", []int{0, 2}, 2},
+		{"then for none", nil, 2},
+		{"then for one", []int{1}, 1},
+	} {
+		m.frame()
+		ask(tc.keys...)
+		for i, n := range sizes() {
+			if n != tc.want {
+				t.Errorf("%s: map %d holds %d entries, want %d (%v)", tc.name, i, n, tc.want, sizes())
+			}
+		}
+	}
+	g := lookup(m.graphs, graphKey{k: 1}, m.gen)
+	if again := lookup(m.graphs, graphKey{k: 1}, m.gen); again != g {
+		t.Errorf("a second lookup in one frame made a new entry")
+	}
 }

@@ -20,7 +20,8 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/creack/pty"
-	"golang.org/x/sys/unix"
+
+	"github.com/fgtop/fgtop/internal/ptytest"
 )
 
 // recorder is a terminal's output: every write, with when it came.
@@ -318,17 +319,14 @@ func TestColourProfiles(t *testing.T) {
 	}
 }
 
-// ptyProgram runs m on a real pseudo-terminal, as the local console runs.
+// ptyRun is m run on a real pseudo-terminal, as the local console runs.
 type ptyRun struct {
 	p      *Program
 	master *os.File
 	tty    *os.File
 	done   chan error
 	cancel context.CancelFunc
-
-	mu    sync.Mutex
-	out   bytes.Buffer
-	times []time.Time // when each read from the master came
+	out    *ptytest.Output
 }
 
 // startPty runs m on a pty. With fileKeys the keys are read from the pty
@@ -347,22 +345,7 @@ func startPty(t *testing.T, m tea.Model, fileKeys bool) *ptyRun {
 	}
 	env := []string{"TERM=xterm-256color"}
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &ptyRun{master: master, tty: tty, done: make(chan error, 1), cancel: cancel}
-	go func() {
-		b := make([]byte, 64<<10)
-		for {
-			n, err := master.Read(b)
-			if n > 0 {
-				r.mu.Lock()
-				r.out.Write(b[:n])
-				r.times = append(r.times, time.Now())
-				r.mu.Unlock()
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
+	r := &ptyRun{master: master, tty: tty, done: make(chan error, 1), cancel: cancel, out: ptytest.Read(master)}
 	var keys io.Reader = tty
 	if !fileKeys {
 		keys = struct{ io.Reader }{tty}
@@ -379,30 +362,8 @@ func startPty(t *testing.T, m tea.Model, fileKeys bool) *ptyRun {
 		tty.Close()
 		master.Close()
 	})
-	waitFor(t, "the first frame", func() bool { return strings.Contains(r.output(), "\x1b[?1049h") })
+	r.out.WaitFor(t, "first frame", 5*time.Second, func(out string) bool { return strings.Contains(out, ptytest.EnterAlt) })
 	return r
-}
-
-func (r *ptyRun) output() string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.out.String()
-}
-
-func (r *ptyRun) reads() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return len(r.times)
-}
-
-// canonical reports whether the terminal is in its usual cooked mode.
-func canonical(t *testing.T, f *os.File) bool {
-	t.Helper()
-	tio, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tio.Lflag&unix.ICANON != 0 && tio.Lflag&unix.ECHO != 0
 }
 
 // checkRestored: after the program ended, the terminal is back in cooked
@@ -410,18 +371,7 @@ func canonical(t *testing.T, f *os.File) bool {
 // the cursor, with mouse reporting off.
 func (r *ptyRun) checkRestored(t *testing.T) {
 	t.Helper()
-	if !canonical(t, r.tty) {
-		t.Errorf("the terminal was left in raw mode")
-	}
-	waitFor(t, "the restoring sequences", func() bool {
-		out := r.output()
-		tail := out[strings.LastIndex(out, "\x1b[?1049h"):]
-		return strings.Contains(tail, "\x1b[?1049l") && strings.Contains(tail, "\x1b[?25h") && strings.Contains(tail, "\x1b[?1002l")
-	})
-	out := r.output()
-	if i, j := strings.LastIndex(out, "\x1b[?1049l"), strings.LastIndex(out, "\x1b[?25l"); j > i {
-		t.Errorf("the cursor was hidden again after the screen was restored")
-	}
+	ptytest.CheckRestored(t, r.out, r.tty, 5*time.Second)
 }
 
 // TestKeyFrameWithinOneInterval: on a real terminal at rest, a key's frame
@@ -429,22 +379,20 @@ func (r *ptyRun) checkRestored(t *testing.T) {
 // wait for.
 func TestKeyFrameWithinOneInterval(t *testing.T) {
 	r := startPty(t, &page{text: fullPage(80, 24, "start")}, true)
-	if canonical(t, r.tty) {
+	if ptytest.Canonical(t, r.tty) {
 		t.Fatal("the terminal is not in raw mode while the program runs")
 	}
 	time.Sleep(100 * time.Millisecond)
 	var lat []time.Duration
 	for i := range 30 {
-		before := r.reads()
+		before := r.out.Reads()
 		key := string("abcdefghijklmnorstuv"[i%20])
 		start := time.Now()
 		if _, err := r.master.Write([]byte(key)); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, "the key's frame", func() bool { return r.reads() > before })
-		r.mu.Lock()
-		lat = append(lat, r.times[before].Sub(start))
-		r.mu.Unlock()
+		waitFor(t, "the key's frame", func() bool { return r.out.Reads() > before })
+		lat = append(lat, r.out.ReadAt(before).Sub(start))
 		time.Sleep(40 * time.Millisecond) // at rest again
 	}
 	slices.Sort(lat)
@@ -497,7 +445,7 @@ func TestRestoredOnEveryEnd(t *testing.T) {
 				go func() {
 					b := make([]byte, 1)
 					if _, err := pr.Read(b); err == nil {
-						cookedAtReport <- canonical(t, r.tty)
+						cookedAtReport <- ptytest.Canonical(t, r.tty)
 					}
 					_, _ = io.Copy(io.Discard, pr)
 				}()
@@ -615,10 +563,10 @@ func TestDrawPanicRestores(t *testing.T) {
 		t.Fatal("the program did not end after drawing panicked")
 	}
 	r.checkRestored(t)
-	n := len(r.output())
+	n := len(r.out.String())
 	r.p.Send(setText(fullPage(80, 24, "after")))
 	time.Sleep(50 * time.Millisecond)
-	if m := len(r.output()); m != n {
+	if m := len(r.out.String()); m != n {
 		t.Errorf("%d bytes written after the terminal was restored", m-n)
 	}
 }
