@@ -193,25 +193,12 @@ func (f *simulateFlags) run(ctx context.Context) error {
 	// cpu and mem join the maps only when a request asks for them; every
 	// node has both, so a typo of either is told apart from them.
 	known := append([]model.SlotName{model.SlotCPU, model.SlotMem}, sim.Slots...)
-	steps := make([]placement.Step, len(f.requests))
-	for i, r := range f.requests {
-		if steps[i], err = placement.ParseStep(r, sim.Types); err != nil {
-			if nerr := placement.UnknownSlotIn(r, known); nerr != nil {
-				return usageErr("--request %q: %v", r, nerr)
-			}
-			return usageErr("--request %v", err)
-		}
-		if err := steps[i].CheckAmounts(sim.Types); err != nil {
-			return usageErr("--request %q: %v", r, err)
-		}
-		if steps[i].AsksForNothing() {
-			fmt.Fprintf(f.stderr, "fgtop: --request %q asks for nothing: Backend.AI drops amounts of 0, so this step allocates nothing\n", r)
-		}
+	steps, nothing, err := placement.ParseSteps(f.requests, sim.Types, known)
+	for _, r := range nothing {
+		fmt.Fprintf(f.stderr, "fgtop: --request %q asks for nothing: Backend.AI drops amounts of 0, so this step allocates nothing\n", r)
 	}
-	for i, st := range steps {
-		if err := placement.CheckSlots(st.Request, known); err != nil {
-			return usageErr("--request %q: %v", f.requests[i], err)
-		}
+	if err != nil {
+		return usageErr("--request %v", err)
 	}
 	if err := placement.ValidateSteps(steps); err != nil {
 		return usageErr("--request: %v", err)
@@ -504,18 +491,13 @@ func (f *simulateFlags) runCases() error {
 	if f.changed("no-fragmentation") {
 		o.ForbidFragmentation = &f.noFrag
 	}
-	var outs []placement.CaseRun
-	for i := range cases {
-		c := &cases[i]
-		node, steps, err := c.Prepare(o)
-		if err != nil {
-			return usageErr("--case %s: %v", f.caseFile, err)
-		}
-		res, err := placement.Run(node, steps, placement.RunOptions{Trace: f.trace || f.check})
-		if err != nil {
-			return fmt.Errorf("simulate: case %s: %w", c.ID, err)
-		}
-		outs = append(outs, placement.CaseRun{Case: c, Sim: &placement.Simulation{Node: node, Source: "case " + c.ID}, Result: res})
+	outs, err := placement.RunCases(cases, o, f.trace || f.check)
+	var bad *placement.BadCaseError
+	switch {
+	case errors.As(err, &bad):
+		return usageErr("--case %s: %v", f.caseFile, bad.Err)
+	case err != nil:
+		return fmt.Errorf("simulate: %w", err)
 	}
 	if f.check {
 		return f.reportCheck(outs)

@@ -58,3 +58,31 @@ func IsDeviceList(path string) bool {
 	b := bytes.TrimLeft(buf[:n], " \t\r\n\ufeff")
 	return len(b) > 0 && (b[0] == '[' || b[0] == '{')
 }
+
+// BadCaseError is a corpus case that cannot be run as written (its
+// devices, settings or operations): bad input, not a failed simulation.
+type BadCaseError struct{ Err error }
+
+func (e *BadCaseError) Error() string { return e.Err.Error() }
+
+func (e *BadCaseError) Unwrap() error { return e.Err }
+
+// RunCases runs every case on its own node, with o over its settings,
+// recording each step's state when trace is set (Check needs it). The
+// first case that cannot be prepared stops it with a *BadCaseError.
+func RunCases(cases []Case, o CaseOverrides, trace bool) ([]CaseRun, error) {
+	var out []CaseRun
+	for i := range cases {
+		c := &cases[i]
+		node, steps, err := c.Prepare(o)
+		if err != nil {
+			return nil, &BadCaseError{Err: err}
+		}
+		res, err := Run(node, steps, RunOptions{Trace: trace})
+		if err != nil {
+			return nil, fmt.Errorf("case %s: %w", c.ID, err)
+		}
+		out = append(out, CaseRun{Case: c, Sim: &Simulation{Node: node, Source: "case " + c.ID}, Result: res})
+	}
+	return out, nil
+}

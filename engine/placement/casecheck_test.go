@@ -2,8 +2,10 @@ package placement
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -73,5 +75,33 @@ func TestCasesCheckOutput(t *testing.T) {
 				t.Errorf("WriteText\n%q\nwant\n%q", w.String(), tt.text)
 			}
 		})
+	}
+}
+
+func TestRunCases(t *testing.T) {
+	cases := loadCorpus(t)
+	runs, err := RunCases(cases, CaseOverrides{}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != len(cases) {
+		t.Fatalf("%d runs of %d cases", len(runs), len(cases))
+	}
+	for i, r := range runs {
+		if r.Case != &cases[i] || r.Sim.Source != "case "+cases[i].ID || len(r.Result.Steps) != len(cases[i].Operations) {
+			t.Errorf("run %d: case %s, source %q, %d steps of %d", i, r.Case.ID, r.Sim.Source, len(r.Result.Steps), len(cases[i].Operations))
+		}
+	}
+	if chk := CheckCases(runs); chk.Mismatched != 0 || chk.Cases != len(cases) {
+		t.Errorf("the corpus run through RunCases: %+v", chk)
+	}
+
+	// A case whose devices do not read is bad input, whichever case it is.
+	bad := slices.Clone(cases)
+	bad[len(bad)-1].SlotType = "no-such-type"
+	runs, err = RunCases(bad, CaseOverrides{}, false)
+	var be *BadCaseError
+	if !errors.As(err, &be) || runs != nil {
+		t.Fatalf("a bad case: %d runs, %v (%T), want a *BadCaseError", len(runs), err, err)
 	}
 }
