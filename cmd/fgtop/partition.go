@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"os/user"
 	"strings"
 	"syscall"
 
@@ -410,22 +409,6 @@ func confirm(cmd *cobra.Command, yes bool, question string) error {
 	return &exitError{code: exitProblem, err: errors.New("not confirmed: nothing written")}
 }
 
-// cliActor is who runs the command: the CLI is an operator (the file's own
-// permissions decide the rest).
-func cliActor() agentconfig.Actor {
-	name := os.Getenv("SUDO_USER")
-	if name == "" {
-		if u, err := user.Current(); err == nil {
-			name = u.Username
-		}
-	}
-	origin := "cli"
-	if host, err := os.Hostname(); err == nil {
-		origin = "cli@" + host
-	}
-	return agentconfig.Actor{Name: name, Origin: origin, Role: agentconfig.RoleOperator}
-}
-
 // restart says a restart is needed, or runs --restart-cmd with its output
 // shown.
 func restart(cmd *cobra.Command, restartCmd string) error {
@@ -513,7 +496,7 @@ plan or bad usage.
 			if err := confirm(cmd, yes, fmt.Sprintf("apply %d change(s) to %s?", len(p.Edits), p.Config)); err != nil {
 				return err
 			}
-			res, err := partition.Apply(p, partition.ApplyOptions{Actor: cliActor(), Force: force})
+			res, err := partition.Apply(p, partition.ApplyOptions{Actor: agentconfig.LocalOperator(), Force: force})
 			if res != nil {
 				fmt.Fprintf(out, "written: %s (sha256 %s -> %s)\nprevious version: %s\njournal: %s\n", res.Path, shortHash(res.OldHash), shortHash(res.NewHash), res.Backup, res.Journal)
 			}
@@ -573,7 +556,7 @@ Exit status: 0 restored, 1 refused or failed, 2 bad usage.
 			if err := confirm(cmd, yes, fmt.Sprintf("restore %s?", config)); err != nil {
 				return err
 			}
-			res, err := agentconfig.Rollback(agentconfig.RollbackRequest{Path: config, Actor: cliActor(), Force: force})
+			res, err := agentconfig.Rollback(agentconfig.RollbackRequest{Path: config, Actor: agentconfig.LocalOperator(), Force: force})
 			if err != nil {
 				return &exitError{code: exitProblem, err: err}
 			}
