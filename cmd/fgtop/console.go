@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fgtop/fgtop/engine"
+	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/themes"
 	"github.com/fgtop/fgtop/ui/console"
 	"github.com/fgtop/fgtop/ui/local"
@@ -53,7 +54,7 @@ func runConsoleUI(ctx context.Context, eopts engine.Options, uopts console.Optio
 	// screen, raw, with the mouse reporting into the shell.
 	ctx, stop := notifyStop(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	return local.Run(ctx, local.Options{Engine: eopts, Console: uopts, Actor: cliActor(), Stderr: os.Stderr,
+	return local.Run(ctx, local.Options{Engine: eopts, Console: uopts, Actor: agentconfig.LocalOperator(), Stderr: os.Stderr,
 		Record: func(ctx context.Context, eng *engine.Engine) func() {
 			return startRecording(ctx, eng, uopts.History, os.Stderr)
 		}})

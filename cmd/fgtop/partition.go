@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"os/user"
 	"strings"
 	"syscall"
 
@@ -125,16 +124,8 @@ func (f *changeFlags) unknownSlotIn(ctx context.Context, src *sourceFlags, cmdNa
 	if err != nil || cfg == nil {
 		return nil
 	}
-	known := partition.KnownSlots(cfg, partition.InventoryOf(snap))
-	for _, v := range f.slots {
-		_, rest, _ := strings.Cut(v, "=")
-		slot, _, ok := strings.Cut(rest, "=")
-		if !ok || strings.TrimSpace(slot) == "" {
-			continue
-		}
-		if err := model.CheckSlot(model.SlotName(strings.TrimSpace(slot)), known); err != nil {
-			return usageErr("--slot %s: %v", v, err)
-		}
+	if v, err := partition.UnknownSlotIn(f.slots, cfg, snap); err != nil {
+		return usageErr("--slot %s: %v", v, err)
 	}
 	return nil
 }
@@ -280,83 +271,10 @@ bad usage.
 // missing or could not be read.
 func runCheck(w io.Writer, cfg *agentconfig.Config, snap *model.Snapshot, unseen int, schema partition.Schema, asJSON bool) error {
 	res := partition.Check(cfg, snap, unseen, schema)
-	rep, v := &res.Report, res.Verdict
-	warnings := func() {
-		for _, s := range rep.Warnings {
-			if v.DraftOnly() && strings.HasPrefix(s, agentconfig.DraftFormatWarning) {
-				continue // the headline says it
-			}
-			fmt.Fprintf(w, "warning: %s\n", s)
-		}
-	}
-	switch {
-	case asJSON:
-		writeJSON(w, rep)
-	case res.Class == partition.CheckRefused:
-		fmt.Fprintf(w, "%s: %s (%d problem(s)):\n", cfg.Path, res.Headline, len(rep.Problems))
-		for _, p := range rep.Problems {
-			fmt.Fprintf(w, "  %s\n", p)
-		}
-		if res.NodeProblems {
-			fmt.Fprintf(w, "  (node: %s)\n", nodeSummary(snap))
-		}
-		if schema == partition.SchemaDraft && v.DraftOnly() {
-			for _, p := range v.MainErrors {
-				fmt.Fprintf(w, "  main: %s\n", p)
-			}
-		}
-		warnings()
-	default:
-		if v.DraftOnly() {
-			fmt.Fprintf(w, "%s: %s. Judged by the unmerged BEP-1044 draft (PR #8463), as --schema bep-1044 asks; an agent running Backend.AI main refuses it at its next start:\n", cfg.Path, mainRefuses(cfg))
-			for _, p := range v.MainErrors {
-				fmt.Fprintf(w, "  main: %s\n", p)
-			}
-		}
-		warnings()
-		kernels := 0
-		for _, k := range snap.Kernels() {
-			if k.Alloc != nil {
-				kernels++
-			}
-		}
-		fmt.Fprintf(w, "%s: %s, %s; %d device(s), %d live kernel(s)\n", cfg.Path, cfg.Format, cfg.Mode, len(snap.Devices), kernels)
-		rep.Partition.WriteText(w)
-		if len(rep.Drift) > 0 {
-			fmt.Fprintf(w, "drift (%d):\n", len(rep.Drift))
-			for _, iss := range rep.Drift {
-				fmt.Fprintf(w, "  %s %s: %s\n", iss.Severity, iss.Code, iss.Message)
-			}
-		}
-		for _, iss := range rep.Notes {
-			fmt.Fprintf(w, "note: %s\n", iss)
-		}
-		for _, iss := range rep.UnreadFiles {
-			fmt.Fprintf(w, "unread: %s\n", iss)
-		}
-		loader := "Backend.AI main loads this file"
-		if schema == partition.SchemaDraft {
-			loader = "the BEP-1044 draft (PR #8463) loads this file"
-		}
-		switch {
-		case res.Failing > 0:
-			if unseen > 0 {
-				fmt.Fprintf(w, "note: the live state was only partly checked: %d scratch root(s) missing or unreadable (see the warnings on stderr)\n", unseen)
-			}
-			if len(rep.UnreadFiles) > 0 {
-				fmt.Fprintf(w, "note: the live state was only partly read: %s\n", partition.UnreadSummary(rep.UnreadFiles))
-			}
-		case unseen > 0:
-			fmt.Fprintf(w, "%s and the agent starts on this node, but the live state was not checked: %d scratch root(s) missing or unreadable (see the warnings on stderr), so the kernels under them were not seen\n", loader, unseen)
-		case len(rep.UnreadFiles) > 0:
-			fmt.Fprintf(w, "not ok: %s and the agent starts on this node, but the live state was not fully read: %d kernel file(s) could not be read or parsed (unread: above), so what those kernels hold is not known\n", loader, len(rep.UnreadFiles))
-		case res.AccelUnchecked:
-			fmt.Fprintf(w, "not ok: %s, but whether the agent starts on this node was not checked: its start-up checks on the accelerator amounts need the node's accelerators and their capacities (see the note above)\n", loader)
-		case v.DraftOnly():
-			fmt.Fprintf(w, "the live state matches the config, and %s, but Backend.AI main cannot load it\n", loader)
-		default:
-			fmt.Fprintf(w, "ok: %s, the agent starts on this node (%s), and the live state matches the config\n", loader, nodeSummary(snap))
-		}
+	if asJSON {
+		writeJSON(w, &res.Report)
+	} else {
+		res.WriteText(w)
 	}
 	switch res.Class {
 	case partition.CheckRefused:
@@ -365,41 +283,6 @@ func runCheck(w io.Writer, cfg *agentconfig.Config, snap *model.Snapshot, unseen
 		return &exitError{code: exitProblem, err: errors.New(res.Reason)}
 	}
 	return nil
-}
-
-// mainRefuses heads a file that only the BEP-1044 draft loads: always the
-// draft's one sentence (scripts match it), and where the file is not in
-// the draft's device-based form, what is true besides (main refuses it for
-// another reason, listed below, that the draft's schema happens to allow).
-func mainRefuses(cfg *agentconfig.Config) string {
-	if cfg.IsDraftFormat() {
-		return agentconfig.DraftFormatWarning
-	}
-	return agentconfig.DraftFormatWarning + " (only the draft's schema accepts it, though it is not in the draft's device-based form: main refuses it for its own reasons, each listed as main: ...)"
-}
-
-// nodeSummary says which node the start-up checks ran against.
-func nodeSummary(snap *model.Snapshot) string {
-	cores := 0
-	var other []string
-	counted := map[model.DeviceName]int{}
-	for _, d := range snap.Devices {
-		switch d.Slot {
-		case model.SlotCPU:
-			cores++
-		case model.SlotMem:
-		default:
-			if counted[d.Name] == 0 {
-				other = append(other, string(d.Name))
-			}
-			counted[d.Name]++
-		}
-	}
-	s := fmt.Sprintf("%d cores, %s memory", cores, model.FormatBinarySize(model.NewDec(snap.HostMemBytes, 0)))
-	for _, n := range other {
-		s += fmt.Sprintf(", %d %s", counted[model.DeviceName(n)], n)
-	}
-	return s
 }
 
 func writeJSON(w io.Writer, v any) {
@@ -429,15 +312,11 @@ func buildPlan(ctx context.Context, src *sourceFlags, ch *changeFlags, cmdName s
 	if err != nil {
 		return nil, nil, err
 	}
-	blind = roots.blind
-	inv := partition.InventoryOf(snap)
-	if err := partition.CheckSlotSets(req.Slots, cfg, inv); err != nil {
+	p, err = partition.Propose(cfg, snap, req, roots.blind)
+	if err != nil {
 		return nil, nil, usageErr("%v", err)
 	}
-	draft, errs := partition.Draft(cfg, inv, req)
-	p = partition.Build(cfg, draft, snap, errs...)
-	p.NotSeen(blind)
-	return p, blind, nil
+	return p, roots.blind, nil
 }
 
 func newPlanCmd() *cobra.Command {
@@ -530,22 +409,6 @@ func confirm(cmd *cobra.Command, yes bool, question string) error {
 	return &exitError{code: exitProblem, err: errors.New("not confirmed: nothing written")}
 }
 
-// cliActor is who runs the command: the CLI is an operator (the file's own
-// permissions decide the rest).
-func cliActor() agentconfig.Actor {
-	name := os.Getenv("SUDO_USER")
-	if name == "" {
-		if u, err := user.Current(); err == nil {
-			name = u.Username
-		}
-	}
-	origin := "cli"
-	if host, err := os.Hostname(); err == nil {
-		origin = "cli@" + host
-	}
-	return agentconfig.Actor{Name: name, Origin: origin, Role: agentconfig.RoleOperator}
-}
-
 // restart says a restart is needed, or runs --restart-cmd with its output
 // shown.
 func restart(cmd *cobra.Command, restartCmd string) error {
@@ -633,7 +496,7 @@ plan or bad usage.
 			if err := confirm(cmd, yes, fmt.Sprintf("apply %d change(s) to %s?", len(p.Edits), p.Config)); err != nil {
 				return err
 			}
-			res, err := partition.Apply(p, partition.ApplyOptions{Actor: cliActor(), Force: force})
+			res, err := partition.Apply(p, partition.ApplyOptions{Actor: agentconfig.LocalOperator(), Force: force})
 			if res != nil {
 				fmt.Fprintf(out, "written: %s (sha256 %s -> %s)\nprevious version: %s\njournal: %s\n", res.Path, shortHash(res.OldHash), shortHash(res.NewHash), res.Backup, res.Journal)
 			}
@@ -693,7 +556,7 @@ Exit status: 0 restored, 1 refused or failed, 2 bad usage.
 			if err := confirm(cmd, yes, fmt.Sprintf("restore %s?", config)); err != nil {
 				return err
 			}
-			res, err := agentconfig.Rollback(agentconfig.RollbackRequest{Path: config, Actor: cliActor(), Force: force})
+			res, err := agentconfig.Rollback(agentconfig.RollbackRequest{Path: config, Actor: agentconfig.LocalOperator(), Force: force})
 			if err != nil {
 				return &exitError{code: exitProblem, err: err}
 			}

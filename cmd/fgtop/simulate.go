@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -195,25 +193,12 @@ func (f *simulateFlags) run(ctx context.Context) error {
 	// cpu and mem join the maps only when a request asks for them; every
 	// node has both, so a typo of either is told apart from them.
 	known := append([]model.SlotName{model.SlotCPU, model.SlotMem}, sim.Slots...)
-	steps := make([]placement.Step, len(f.requests))
-	for i, r := range f.requests {
-		if steps[i], err = placement.ParseStep(r, sim.Types); err != nil {
-			if nerr := placement.UnknownSlotIn(r, known); nerr != nil {
-				return usageErr("--request %q: %v", r, nerr)
-			}
-			return usageErr("--request %v", err)
-		}
-		if err := steps[i].CheckAmounts(sim.Types); err != nil {
-			return usageErr("--request %q: %v", r, err)
-		}
-		if steps[i].AsksForNothing() {
-			fmt.Fprintf(f.stderr, "fgtop: --request %q asks for nothing: Backend.AI drops amounts of 0, so this step allocates nothing\n", r)
-		}
+	steps, nothing, err := placement.ParseSteps(f.requests, sim.Types, known)
+	for _, r := range nothing {
+		fmt.Fprintf(f.stderr, "fgtop: --request %q asks for nothing: Backend.AI drops amounts of 0, so this step allocates nothing\n", r)
 	}
-	for i, st := range steps {
-		if err := placement.CheckSlots(st.Request, known); err != nil {
-			return usageErr("--request %q: %v", f.requests[i], err)
-		}
+	if err != nil {
+		return usageErr("--request %v", err)
 	}
 	if err := placement.ValidateSteps(steps); err != nil {
 		return usageErr("--request: %v", err)
@@ -265,7 +250,7 @@ func (f *simulateFlags) setup(ctx context.Context) (*placement.Simulation, error
 	sim := &placement.Simulation{Types: model.DefaultSlotTypes(), Source: f.src.devices}
 	live := f.src.config != "" || len(f.src.scratchRoot) > 0
 	if live {
-		if isJSONDevices(f.src.devices) {
+		if placement.IsDeviceList(f.src.devices) {
 			return nil, usageErr("--devices %s: a device list is for simulations on an empty node; with --config/--scratch-root use auto, nvml or a mock-accelerator.toml", f.src.devices)
 		}
 		return f.liveNode(ctx, settings, memBytes, sim)
@@ -275,7 +260,7 @@ func (f *simulateFlags) setup(ctx context.Context) (*placement.Simulation, error
 	}
 
 	var devs []model.Device
-	if isJSONDevices(f.src.devices) {
+	if placement.IsDeviceList(f.src.devices) {
 		devs, err = f.deviceList(&settings, sim)
 	} else {
 		devs, err = f.sourceDevices(ctx, &settings, sim)
@@ -453,28 +438,6 @@ func (f *simulateFlags) configSettings(s *placement.Settings) (*agentconfig.Conf
 // and a few MiB.
 const maxSimCPUs = 4096
 
-// isJSONDevices reports whether --devices names a device list rather than
-// a mock-accelerator.toml: a .json file, or a file whose first non-blank
-// byte opens a JSON array or object.
-func isJSONDevices(path string) bool {
-	switch path {
-	case "", "auto", "nvml":
-		return false
-	}
-	if strings.EqualFold(filepath.Ext(path), ".json") {
-		return true
-	}
-	fh, err := safefile.Open(path, false)
-	if err != nil {
-		return false
-	}
-	defer fh.Close()
-	buf := make([]byte, 512)
-	n, _ := fh.Read(buf)
-	b := bytes.TrimLeft(buf[:n], " \t\r\n\ufeff")
-	return len(b) > 0 && (b[0] == '[' || b[0] == '{')
-}
-
 func agentIDs(as []model.AgentID) string {
 	ids := make([]string, len(as))
 	for i, a := range as {
@@ -528,18 +491,13 @@ func (f *simulateFlags) runCases() error {
 	if f.changed("no-fragmentation") {
 		o.ForbidFragmentation = &f.noFrag
 	}
-	var outs []placement.CaseRun
-	for i := range cases {
-		c := &cases[i]
-		node, steps, err := c.Prepare(o)
-		if err != nil {
-			return usageErr("--case %s: %v", f.caseFile, err)
-		}
-		res, err := placement.Run(node, steps, placement.RunOptions{Trace: f.trace || f.check})
-		if err != nil {
-			return fmt.Errorf("simulate: case %s: %w", c.ID, err)
-		}
-		outs = append(outs, placement.CaseRun{Case: c, Sim: &placement.Simulation{Node: node, Source: "case " + c.ID}, Result: res})
+	outs, err := placement.RunCases(cases, o, f.trace || f.check)
+	var bad *placement.BadCaseError
+	switch {
+	case errors.As(err, &bad):
+		return usageErr("--case %s: %v", f.caseFile, bad.Err)
+	case err != nil:
+		return fmt.Errorf("simulate: %w", err)
 	}
 	if f.check {
 		return f.reportCheck(outs)
@@ -570,22 +528,11 @@ func (f *simulateFlags) runCases() error {
 func (f *simulateFlags) reportCheck(runs []placement.CaseRun) error {
 	chk := placement.CheckCases(runs)
 	if f.asJSON {
-		mism := []placement.OrderedObject{}
-		for _, m := range chk.Mismatches {
-			mism = append(mism, placement.OrderedObject{{K: "case", V: m.Case}, {K: "op", V: m.Step}, {K: "what", V: m.What}})
-		}
-		if err := f.writeJSON(placement.OrderedObject{{K: "cases", V: chk.Cases}, {K: "operations", V: chk.Operations}, {K: "mismatched_operations", V: chk.Mismatched}, {K: "mismatches", V: mism}}); err != nil {
+		if err := f.writeJSON(chk.Document()); err != nil {
 			return err
 		}
 	} else {
-		for _, m := range chk.Mismatches {
-			fmt.Fprintf(f.stdout, "%s op #%d: %s\n", m.Case, m.Step, m.What)
-		}
-		if chk.Mismatched == 0 {
-			fmt.Fprintf(f.stdout, "%d case(s), %d operation(s): all match the recorded results\n", chk.Cases, chk.Operations)
-		} else {
-			fmt.Fprintf(f.stdout, "%d case(s), %d operation(s): %d differ from the recorded results\n", chk.Cases, chk.Operations, chk.Mismatched)
-		}
+		chk.WriteText(f.stdout)
 	}
 	if chk.Mismatched > 0 {
 		return &exitError{code: exitProblem, err: fmt.Errorf("%d operation(s) differ from the recorded results", chk.Mismatched)}

@@ -8,8 +8,6 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
-	"sort"
-	"strings"
 	"syscall"
 	"time"
 
@@ -110,7 +108,7 @@ the moment; 2 on bad usage.`,
 			render := func(s *model.Snapshot, indent bool) error {
 				// Only the form asked for is built: the full report costs
 				// as much as the scan's state folding at 10,000 kernels.
-				v := snapshotValue(s, allocMap)
+				v := report.Value(s, allocMap)
 				b, err := report.Marshal(v, indent)
 				if err != nil {
 					return err
@@ -188,43 +186,20 @@ const (
 	allocAbsolute = report.FormAllocAbsolute
 )
 
-// snapshotValue is what snapshot prints (report.Value).
-func snapshotValue(s *model.Snapshot, allocMap string) any { return report.Value(s, allocMap) }
-
-// reportProblems lists, on stderr, the files that were skipped, and those
-// counted with a warning (no final newline).
+// reportProblems lists on stderr the files that were skipped and those
+// counted with a warning (report.Problems).
 func reportProblems(stderr io.Writer, s *model.Snapshot) {
-	for _, k := range s.Kernels() {
-		switch {
-		case k.Problem == nil:
-		case k.State == model.KernelBroken || k.State == model.KernelStale:
-			fmt.Fprintf(stderr, "fgtop: skipped %s\n", k.Problem)
-		case k.State == model.KernelOK:
-			fmt.Fprintf(stderr, "fgtop: %s\n", k.Problem)
-		}
+	for _, p := range report.Problems(s) {
+		fmt.Fprintf(stderr, "fgtop: %s\n", p)
 	}
 }
 
-// reportRatioUnknown names on stderr the GPUs that hold shares but that
-// --alloc-map leaves out because their capacity is unknown: a map without
-// them reads as if nothing were held there.
+// reportRatioUnknown names on stderr the GPUs that --alloc-map leaves out
+// (report.RatioLeftOut).
 func reportRatioUnknown(stderr io.Writer, s *model.Snapshot) {
-	var ids []string
-	for k, u := range s.Usage {
-		if k.Name == "cuda" && len(u.Held) > 0 && s.AllocRatioUnknown(k.ID) {
-			ids = append(ids, string(k.ID))
-		}
+	if msg := report.RatioLeftOut(s); msg != "" {
+		fmt.Fprintf(stderr, "fgtop: %s\n", msg)
 	}
-	if len(ids) == 0 {
-		return
-	}
-	sort.Strings(ids)
-	why := "the CUDA plugin settings were not read"
-	if s.Plugin != nil && strings.HasPrefix(s.Plugin.Settings, "etcd ") && !s.Plugin.SettingsOK {
-		why = "the CUDA plugin settings were never read from " + s.Plugin.Settings
-	}
-	fmt.Fprintf(stderr, "fgtop: --alloc-map leaves out %s, which kernels hold: the capacity is unknown (%s); give it with --fgpu-capacity, the settings with --plugin-config, or use --alloc-map=absolute\n",
-		strings.Join(ids, ", "), why)
 }
 
 // followChanges prints one JSON line per real change of what the form
@@ -259,54 +234,11 @@ func followChanges(ctx context.Context, opts engine.Options, w io.Writer, allocM
 		_, err = w.Write(b)
 		return err
 	}
-	return followSnapshotsTick(ctx, opts, emit, tick, beat)
+	return engine.FollowSnapshots(ctx, opts, emit, tick, beat)
 }
 
 // followSnapshots runs the live engine and calls emit for every snapshot it
 // publishes after the initial scan.
 func followSnapshots(ctx context.Context, opts engine.Options, emit func(*model.Snapshot) error) error {
-	return followSnapshotsTick(ctx, opts, emit, nil, nil)
-}
-
-// followSnapshotsTick is followSnapshots that also calls beat on every
-// tick. Nothing is emitted before the initial scan of every root is
-// published: the first line is the node as it is, not a partial scan.
-func followSnapshotsTick(ctx context.Context, opts engine.Options, emit func(*model.Snapshot) error, tick <-chan time.Time, beat func(time.Time) error) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	eng := engine.New(opts)
-	errc := make(chan error, 1)
-	go func() { errc <- eng.Run(ctx) }()
-	sub := eng.Subscribe(ctx)
-	ready := eng.Ready()
-	var done uint64 // the last sequence number emitted
-	for {
-		select {
-		case err := <-errc:
-			return err
-		case <-ready:
-			ready = nil
-			if s := eng.Latest(); s != nil {
-				done = s.Seq
-				if err := emit(s); err != nil {
-					return err
-				}
-			}
-		case s, ok := <-sub:
-			if !ok {
-				return nil
-			}
-			if ready != nil || s.Seq <= done {
-				continue
-			}
-			done = s.Seq
-			if err := emit(s); err != nil {
-				return err
-			}
-		case now := <-tick:
-			if err := beat(now); err != nil {
-				return err
-			}
-		}
-	}
+	return engine.FollowSnapshots(ctx, opts, emit, nil, nil)
 }

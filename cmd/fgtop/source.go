@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -205,39 +204,20 @@ func (f *sourceFlags) deviceErr(err error) error {
 }
 
 // warnRoots says on w which scratch roots do not exist or are not
-// directories: a mistyped --scratch-root would otherwise show an empty
-// node, with the reason only in the JSON's issues.
-//
-// It returns the roots that leave fgtop blind: one that exists but cannot
-// be read as a directory, or a --scratch-root that does not exist (a typo
-// hides the real root's kernels). A root from agent.toml that does not
-// exist yet is only warned about (absent): the agent creates it, so no
-// kernel can be under it, and plan and apply go ahead; check says the live
-// state was not checked, since a root gone from under a running agent
-// looks the same.
+// directories (scratch.UnseenRoots): a mistyped --scratch-root would
+// otherwise show an empty node, with the reason only in the JSON's issues.
+// It returns them sorted: the roots that leave fgtop blind, which plan and
+// apply refuse to go ahead without, and the config's roots that do not
+// exist yet, which check only says it could not check.
 func warnRoots(w io.Writer, opts *engine.Options) (roots unseenRoots) {
-	for _, r := range opts.Roots {
-		fi, err := os.Stat(r.Path)
-		var msg string
-		blocks := true
-		switch {
-		case err != nil && errors.Is(err, fs.ErrNotExist):
-			msg = fmt.Sprintf("scratch root %s (agent %s) does not exist", r.Path, r.Agent)
-			blocks = opts.RootsOverridden
-		case err != nil:
-			msg = fmt.Sprintf("scratch root %s (agent %s): %v", r.Path, r.Agent, err)
-		case !fi.IsDir():
-			msg = fmt.Sprintf("scratch root %s (agent %s) is not a directory", r.Path, r.Agent)
-		default:
-			continue
-		}
+	for _, u := range scratch.UnseenRoots(opts.Roots, opts.RootsOverridden) {
 		// The engine reports it too (an issue, in the console's header),
 		// and follows the root should it appear.
-		fmt.Fprintf(w, "fgtop: warning: %s\n", msg)
-		if blocks {
-			roots.blind = append(roots.blind, msg)
+		fmt.Fprintf(w, "fgtop: warning: %s\n", u.Message)
+		if u.Blind {
+			roots.blind = append(roots.blind, u.Message)
 		} else {
-			roots.absent = append(roots.absent, msg)
+			roots.absent = append(roots.absent, u.Message)
 		}
 	}
 	return roots

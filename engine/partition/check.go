@@ -97,6 +97,12 @@ type CheckResult struct {
 	// AccelUnchecked is true when a manual partition's accelerator amounts
 	// could not be judged (the node's accelerators are unknown).
 	AccelUnchecked bool
+
+	// What the check judged, for WriteText.
+	cfg    *agentconfig.Config
+	snap   *model.Snapshot
+	unseen int
+	schema Schema
 }
 
 // Check judges cfg under schema against the live node in snap. unseen
@@ -104,7 +110,7 @@ type CheckResult struct {
 // live state is then not known, and the verdict says so rather than
 // "matches". Check is pure: it reads cfg and snap and touches nothing.
 func Check(cfg *agentconfig.Config, snap *model.Snapshot, unseen int, schema Schema) *CheckResult {
-	res := &CheckResult{Verdict: cfg.Verdict}
+	res := &CheckResult{Verdict: cfg.Verdict, cfg: cfg, snap: snap, unseen: unseen, schema: schema}
 	if res.Verdict == nil {
 		res.Verdict = &agentconfig.Verdict{}
 	}

@@ -8,8 +8,9 @@
 // engine/agentconfig's safe writer.
 //
 // Check gives `fgtop check`'s verdict (status, report, exit class) on a
-// config against the live node.
+// config against the live node, and CheckResult.WriteText its words;
+// Propose plans an operator's request on the node as plan and apply do.
 //
-// Effective, Drift, Check, Draft and Build are pure: they read a config, a draft
+// Effective, Drift, Check, Draft, Build and Propose are pure: they read a config, a draft
 // and a *model.Snapshot and touch no file. Apply is the only writer.
 package partition

@@ -14,7 +14,8 @@
 // flags; setup.go decides what the command's reads mean (a device
 // source's issues and settings, the agent config's defaults, a live
 // node's partitions and --agent, a corpus case's overrides and check),
-// and Document and WriteTable are the command's output, so the command
+// requests.go reads its requests, casecheck.go runs corpus cases and
+// words their check, and Document and WriteTable are the command's output, so the command
 // only parses flags, reads its inputs and prints.
 //
 // # Map construction (what the agent's plugins do)

@@ -9,11 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fgtop/fgtop/engine"
 	"github.com/fgtop/fgtop/engine/enginetest"
 	"github.com/fgtop/fgtop/engine/history"
-	"github.com/fgtop/fgtop/engine/inventory"
-	"github.com/fgtop/fgtop/engine/scratch"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -75,7 +72,7 @@ allocation-mode = "manual"
 
 func newWeek(t *testing.T, a, b string) *week {
 	t.Helper()
-	w := &week{t: t, base: time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC), roots: map[model.AgentID]string{}, dir: t.TempDir(), files: enginetest.NewFiles(t)}
+	w := &week{t: t, base: time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC), dir: t.TempDir(), files: enginetest.NewFiles(t)}
 	w.now.Store(w.base.UnixNano())
 	clock := func() time.Time { return time.Unix(0, w.now.Load()) }
 	cfgDir := t.TempDir()
@@ -83,42 +80,12 @@ func newWeek(t *testing.T, a, b string) *week {
 	if err := os.WriteFile(w.config, []byte(slotConfig(a, b)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	v, err := engine.LoadConfigView(w.config)
+	w.live, w.roots = enginetest.StartScripted(t, w.config, clock, agentA, agentB)
+	rec, err := history.Open(history.Options{Dir: w.dir, FlushEvery: time.Millisecond, Clock: clock, Keep: 30 * 24 * time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(v.Issues) > 0 {
-		t.Fatalf("the scripted agent.toml has problems: %v", v.Issues)
-	}
-	var opts engine.Options
-	v.Apply(&opts)
-	opts.Roots = nil
-	for _, id := range []model.AgentID{agentA, agentB} {
-		w.roots[id] = t.TempDir()
-		opts.Roots = append(opts.Roots, scratch.Root{Path: w.roots[id], Agent: id})
-	}
-	opts.RootsOverridden = true
-	cpus := make([]int, 128)
-	for i := range cpus {
-		cpus[i] = i
-	}
-	fx := enginetest.Fixtures(t)
-	src, err := inventory.NewMock(filepath.Join(fx, "mock-accelerator.toml"), filepath.Join(fx, "mock-accelerator.etcd.json"),
-		inventory.NewHost(inventory.HostOptions{CPUs: cpus, MemBytes: 1 << 40}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts.Inventory = src
-	opts.Node = "node-replay"
-	opts.PollEvery = time.Hour
-	opts.Clock = clock
-	opts.NoProcs, opts.NoHealth = true, true
-	opts.ConfigDebounce = 5 * time.Millisecond
-	w.live = enginetest.Start(t, opts)
-	w.rec, err = history.Open(history.Options{Dir: w.dir, FlushEvery: time.Millisecond, Clock: clock, Keep: 30 * 24 * time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w.rec = rec
 	t.Cleanup(func() {
 		if w.rec != nil {
 			w.rec.Close()

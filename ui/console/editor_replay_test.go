@@ -11,11 +11,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/fgtop/fgtop/engine"
 	"github.com/fgtop/fgtop/engine/enginetest"
 	record "github.com/fgtop/fgtop/engine/history"
-	"github.com/fgtop/fgtop/engine/inventory"
-	"github.com/fgtop/fgtop/engine/scratch"
 	"github.com/fgtop/fgtop/internal/testfix"
 	"github.com/fgtop/fgtop/model"
 	"github.com/fgtop/fgtop/ui/editor"
@@ -52,33 +49,7 @@ func recordedNode(t *testing.T) (string, string, *model.Snapshot) {
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	v, err := engine.LoadConfigView(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var opts engine.Options
-	v.Apply(&opts)
-	roots := map[model.AgentID]string{}
-	opts.Roots = nil
-	for _, id := range []model.AgentID{rpA, rpB} {
-		roots[id] = t.TempDir()
-		opts.Roots = append(opts.Roots, scratch.Root{Path: roots[id], Agent: id})
-	}
-	opts.RootsOverridden = true
-	cpus := make([]int, 128)
-	for i := range cpus {
-		cpus[i] = i
-	}
-	fx := enginetest.Fixtures(t)
-	src, err := inventory.NewMock(filepath.Join(fx, "mock-accelerator.toml"), filepath.Join(fx, "mock-accelerator.etcd.json"),
-		inventory.NewHost(inventory.HostOptions{CPUs: cpus, MemBytes: 1 << 40}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts.Inventory, opts.Node, opts.PollEvery, opts.Clock = src, "node-replay", time.Hour, clock
-	opts.NoProcs, opts.NoHealth = true, true
-	opts.ConfigDebounce = 5 * time.Millisecond
-	live := enginetest.Start(t, opts)
+	live, roots := enginetest.StartScripted(t, path, clock, rpA, rpB)
 	dir := t.TempDir()
 	rec, err := record.Open(record.Options{Dir: dir, FlushEvery: time.Millisecond, Clock: clock, Keep: 30 * 24 * time.Hour})
 	if err != nil {

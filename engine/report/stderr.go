@@ -1,0 +1,50 @@
+package report
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/fgtop/fgtop/model"
+)
+
+// Problems are what a one-shot report says about the kernels' files
+// beside its document (fgtop writes them to stderr): "skipped PROBLEM" for
+// a file that is not counted (broken, or stale: its last good reading is
+// not current), the problem alone for one counted with a warning. Kernels
+// come in the snapshot's order.
+func Problems(s *model.Snapshot) []string {
+	var out []string
+	for _, k := range s.Kernels() {
+		switch {
+		case k.Problem == nil:
+		case k.State == model.KernelBroken || k.State == model.KernelStale:
+			out = append(out, "skipped "+k.Problem.String())
+		case k.State == model.KernelOK:
+			out = append(out, k.Problem.String())
+		}
+	}
+	return out
+}
+
+// RatioLeftOut names the GPUs that kernels hold shares on but that the
+// ratio alloc map (FormAllocRatio) leaves out, their capacity being
+// unknown, and what to do: a map without them reads as if nothing were
+// held there. It is "" when the map leaves nothing out.
+func RatioLeftOut(s *model.Snapshot) string {
+	var ids []string
+	for k, u := range s.Usage {
+		if k.Name == "cuda" && len(u.Held) > 0 && s.AllocRatioUnknown(k.ID) {
+			ids = append(ids, string(k.ID))
+		}
+	}
+	if len(ids) == 0 {
+		return ""
+	}
+	sort.Strings(ids)
+	why := "the CUDA plugin settings were not read"
+	if s.Plugin != nil && strings.HasPrefix(s.Plugin.Settings, "etcd ") && !s.Plugin.SettingsOK {
+		why = "the CUDA plugin settings were never read from " + s.Plugin.Settings
+	}
+	return "--alloc-map leaves out " + strings.Join(ids, ", ") + ", which kernels hold: the capacity is unknown (" + why +
+		"); give it with --fgpu-capacity, the settings with --plugin-config, or use --alloc-map=absolute"
+}
