@@ -391,53 +391,7 @@ func (r *runner) run() *Result {
 	}
 	r.setPartition(r.part[0].Agents)
 	r.now = rec.From
-	type event struct {
-		t     time.Time
-		leave bool
-		i     int
-	}
-	n := len(rec.Sessions)
-	if r.only != nil {
-		n = len(r.only)
-	}
-	evs := make([]event, 0, 2*n+len(r.part))
-	for i := 1; i < len(r.part); i++ {
-		// A new partition: before the sessions of its moment arrive.
-		evs = append(evs, event{t: r.part[i].At, leave: true, i: -i})
-	}
-	for k := range len(rec.Sessions) {
-		i := k
-		if r.only != nil {
-			if k >= len(r.only) {
-				break
-			}
-			i = r.only[k]
-		}
-		s := &rec.Sessions[i]
-		at := s.Start
-		if s.Before && at.Before(rec.From) {
-			at = rec.From
-		}
-		evs = append(evs, event{t: at, i: i})
-		if !s.Open && s.End.Before(rec.To) {
-			evs = append(evs, event{t: s.End, leave: true, i: i})
-		}
-	}
-	// Sessions were sorted with those running at the start first; a
-	// stable sort by time keeps that, and a departure at the same moment
-	// frees what an arrival then may take.
-	slices.SortStableFunc(evs, func(a, b event) int {
-		if c := a.t.Compare(b.t); c != 0 {
-			return c
-		}
-		if a.leave != b.leave {
-			if a.leave {
-				return -1
-			}
-			return 1
-		}
-		return 0
-	})
+	evs := r.events()
 	r.live = make([]*running, len(rec.Sessions))
 	for _, ev := range evs {
 		r.advance(ev.t)
@@ -461,6 +415,96 @@ func (r *runner) run() *Result {
 	}
 	slices.SortStableFunc(r.res.Refused, func(a, b Refusal) int { return a.At.Compare(b.At) })
 	return r.res
+}
+
+// event is an arrival, a departure (leave) or, with i < 0, the partition
+// -i put in force.
+type event struct {
+	t     time.Time
+	leave bool
+	i     int
+}
+
+// events are the run's events in the order it takes them: by time; at
+// one moment a new partition first, then the departures (they free what
+// an arrival then may take), each kind in the order of the sessions. It
+// is the stable sort by (time, departure first) of the partitions, then
+// each session's arrival and departure, made as a merge of three lists
+// in order: the arrivals are in order already (the sessions are sorted
+// by arrival, those running at the start first, at From), so only the
+// departures are sorted (TestEventsAreTheStableSort).
+func (r *runner) events() []event {
+	rec := r.rec
+	n := len(rec.Sessions)
+	if r.only != nil {
+		n = len(r.only)
+	}
+	parts := make([]event, 0, len(r.part))
+	for i := 1; i < len(r.part); i++ {
+		// A new partition: before the sessions of its moment arrive.
+		parts = append(parts, event{t: r.part[i].At, leave: true, i: -i})
+	}
+	arrs := make([]event, 0, n)
+	deps := make([]event, 0, n)
+	for k := range n {
+		i := k
+		if r.only != nil {
+			i = r.only[k]
+		}
+		s := &rec.Sessions[i]
+		at := s.Start
+		if s.Before && at.Before(rec.From) {
+			at = rec.From
+		}
+		arrs = append(arrs, event{t: at, i: i})
+		if !s.Open && s.End.Before(rec.To) {
+			deps = append(deps, event{t: s.End, leave: true, i: i})
+		}
+	}
+	byTime := func(a, b event) int { return a.t.Compare(b.t) }
+	// Stable: at one moment the order they were listed in.
+	slices.SortStableFunc(parts, byTime)
+	if !slices.IsSortedFunc(arrs, byTime) {
+		slices.SortStableFunc(arrs, byTime)
+	}
+	// The departures were listed by index (only lists its indexes in
+	// increasing order too: apart), so by time then index is the stable
+	// order.
+	slices.SortFunc(deps, func(a, b event) int {
+		if c := a.t.Compare(b.t); c != 0 {
+			return c
+		}
+		return a.i - b.i
+	})
+	evs := make([]event, 0, len(parts)+len(arrs)+len(deps))
+	p, d, a := 0, 0, 0
+	for p < len(parts) || d < len(deps) || a < len(arrs) {
+		// The earliest; at a tie a partition, then a departure, then an
+		// arrival.
+		pick := -1
+		var t time.Time
+		if p < len(parts) {
+			pick, t = 0, parts[p].t
+		}
+		if d < len(deps) && (pick < 0 || deps[d].t.Before(t)) {
+			pick, t = 1, deps[d].t
+		}
+		if a < len(arrs) && (pick < 0 || arrs[a].t.Before(t)) {
+			pick = 2
+		}
+		switch pick {
+		case 0:
+			evs = append(evs, parts[p])
+			p++
+		case 1:
+			evs = append(evs, deps[d])
+			d++
+		default:
+			evs = append(evs, arrs[a])
+			a++
+		}
+	}
+	return evs
 }
 
 // setPartition puts agents in force: each agent's maps are rebuilt over
@@ -677,6 +721,17 @@ func (r *runner) listed(a model.Allocations) model.Allocations {
 	return out
 }
 
+// listedOnly is listed(a), or a itself where every slot's plugin is
+// listed.
+func (r *runner) listedOnly(a model.Allocations) model.Allocations {
+	for slot := range a {
+		if !r.plugins[slot.DeviceName()] {
+			return r.listed(a)
+		}
+	}
+	return a
+}
+
 // follow is a fidelity step: the session runs where it really ran,
 // whatever the rules said, and any difference is a Disagreement.
 func (r *runner) follow(a *agentRun, s *Session, kind, why string, placed alloc.KernelAllocation) *running {
@@ -685,12 +740,12 @@ func (r *runner) follow(a *agentRun, s *Session, kind, why string, placed alloc.
 			panic(fmt.Sprintf("replay: freeing a placement just made: %v", err))
 		}
 	}
-	got, skipped := a.st.Node.Load(s.Got)
-	for _, sk := range skipped {
-		if r.plugins[sk.Slot.DeviceName()] {
-			r.res.Skipped++
-		}
-	}
+	// Only the listed plugins' part: the maps hold no device of the
+	// others, so the rest would be skipped, and not counted, at the cost
+	// of wording why for every session of a record made without the
+	// host's devices.
+	got, skipped := a.st.Node.Load(r.listedOnly(s.Got))
+	r.res.Skipped += len(skipped)
 	// The order of the sessions running when the record began is not
 	// known, nor that of sessions its agent started within one recorded
 	// moment: only where one arriving alone lands is compared.
