@@ -179,11 +179,11 @@ type agentRun struct {
 	id    model.AgentID
 	agent model.Agent
 	st    *placement.AgentState
-	held  model.ResourceSlot
+	held  map[model.SlotName]fixed
 	res   *AgentResult
 	// demand is what its recorded sessions running now ask, refused ones
 	// included (held is what those that started hold).
-	demand model.ResourceSlot
+	demand map[model.SlotName]fixed
 	stats  map[model.SlotName]*slotAcc
 	// absent: the partition has no such agent.
 	absent bool
@@ -196,11 +196,13 @@ type slotAcc struct {
 	varies bool
 	seen   bool
 	given  bool
-	peak   model.Dec
+	peak   fixed
 	peakAt time.Time
 	over   time.Duration
-	useSum model.Dec // used × ns
-	amtSum model.Dec // amount × ns
+	// amountF is amount, to compare with the demand.
+	amountF fixed
+	useSum  useSum    // used × ns
+	amtSum  model.Dec // amount × ns
 	// mark: useSum counts the time up to it; the rest is added when
 	// what is used or the amount changes (settle), not at every event
 	// of the node. amtMark: the same for amtSum, which only the amount
@@ -211,14 +213,11 @@ type slotAcc struct {
 
 // settle adds the time from acc.mark to now, at what was used since
 // then.
-func (acc *slotAcc) settle(used model.Dec, now time.Time) {
+func (acc *slotAcc) settle(used fixed, now time.Time) {
 	if !now.After(acc.mark) {
 		return
 	}
-	if used.Sign() != 0 {
-		dt := model.DecFromInt64(int64(now.Sub(acc.mark)))
-		acc.useSum = acc.useSum.Add(used.Mul(dt))
-	}
+	acc.useSum.add(used, int64(now.Sub(acc.mark)))
 	acc.mark = now
 }
 
@@ -380,6 +379,8 @@ type runner struct {
 	plugins map[model.DeviceName]bool
 	// only: the sessions replayed, by index in rec.Sessions (nil: all).
 	only []int
+	// reqs are the sessions' requests as the run sums them (reqOf).
+	reqs [][]slotReq
 }
 
 func (r *runner) run() *Result {
@@ -399,13 +400,12 @@ func (r *runner) run() *Result {
 			r.changePartition(r.part[-ev.i].Agents)
 			continue
 		}
-		s := &rec.Sessions[ev.i]
 		if ev.leave {
-			r.leave(s, r.live[ev.i])
+			r.leave(ev.i, r.live[ev.i])
 			r.live[ev.i] = nil
 			continue
 		}
-		r.live[ev.i] = r.arrive(s)
+		r.live[ev.i] = r.arrive(ev.i)
 	}
 	r.advance(rec.To)
 	for _, a := range r.agents {
@@ -516,7 +516,7 @@ func (r *runner) setPartition(agents []model.Agent) {
 	for _, a := range agents {
 		ar := r.byID[a.ID]
 		if ar == nil {
-			ar = &agentRun{id: a.ID, held: model.ResourceSlot{}, demand: model.ResourceSlot{},
+			ar = &agentRun{id: a.ID, held: map[model.SlotName]fixed{}, demand: map[model.SlotName]fixed{},
 				stats: map[model.SlotName]*slotAcc{}, res: &AgentResult{Agent: a.ID}}
 			r.byID[a.ID] = ar
 			r.agents = append(r.agents, ar)
@@ -554,7 +554,7 @@ func (r *runner) advance(t time.Time) {
 	}
 	for _, a := range r.agents {
 		for slot, acc := range a.stats {
-			if acc.amount.Less(a.demand[slot]) {
+			if acc.amountF.cmp(a.demand[slot]) < 0 {
 				acc.over += t.Sub(r.now)
 			}
 		}
@@ -591,7 +591,7 @@ func (a *agentRun) track(slot model.SlotName, now time.Time) *slotAcc {
 	acc := a.stats[slot]
 	if acc == nil {
 		amt, given := a.amountOf(slot)
-		acc = &slotAcc{amount: amt, given: given, seen: true, useSum: model.Zero, amtSum: model.Zero, peak: model.Zero, mark: now, amtMark: now}
+		acc = &slotAcc{amount: amt, amountF: fixedOf(amt), given: given, seen: true, amtSum: model.Zero, mark: now, amtMark: now}
 		a.stats[slot] = acc
 	}
 	return acc
@@ -606,11 +606,12 @@ func (a *agentRun) refresh(now time.Time) {
 		if !amt.Equal(acc.amount) {
 			acc.varies = true
 		}
-		acc.amount, acc.given = amt, given
+		acc.amount, acc.amountF, acc.given = amt, fixedOf(amt), given
 	}
 }
 
-func (r *runner) arrive(s *Session) *running {
+func (r *runner) arrive(i int) *running {
+	s := &r.rec.Sessions[i]
 	r.res.Sessions++
 	a := r.route(s)
 	if a == nil && s.Agent == "" && len(r.cur) > 1 {
@@ -621,11 +622,12 @@ func (r *runner) arrive(s *Session) *running {
 		return nil
 	}
 	a.res.Sessions++
-	for slot, v := range s.Requested {
-		acc := a.track(slot, r.now)
-		a.demand[slot] = a.demand[slot].Add(v)
-		if acc.peak.Less(a.demand[slot]) {
-			acc.peak, acc.peakAt = a.demand[slot], r.now
+	for _, q := range r.reqOf(i) {
+		acc := a.track(q.slot, r.now)
+		d := a.demand[q.slot].add(q.amt, false)
+		a.demand[q.slot] = d
+		if acc.peak.cmp(d) < 0 {
+			acc.peak, acc.peakAt = d, r.now
 		}
 	}
 	req := s.Request()
@@ -635,7 +637,7 @@ func (r *runner) arrive(s *Session) *running {
 	}
 	kind, why, got := r.place(a, req, word)
 	if r.opts.Fidelity {
-		return r.follow(a, s, kind, why, got)
+		return r.follow(a, i, kind, why, got)
 	}
 	if why != "" {
 		r.res.refused++
@@ -650,8 +652,43 @@ func (r *runner) arrive(s *Session) *running {
 		return nil
 	}
 	l := &running{s: s, agent: a, got: got}
-	r.take(a, s, 1)
+	r.take(a, i, false)
 	return l
+}
+
+// slotReq is one slot of a session's request.
+type slotReq struct {
+	slot model.SlotName
+	amt  fixed
+}
+
+// reqOf is session i's request as the run sums it, made on first use.
+func (r *runner) reqOf(i int) []slotReq {
+	if r.reqs == nil {
+		r.reqs = make([][]slotReq, len(r.rec.Sessions))
+	}
+	q := r.reqs[i]
+	if q == nil {
+		q = make([]slotReq, 0, len(r.rec.Sessions[i].Requested))
+		for slot, v := range r.rec.Sessions[i].Requested {
+			q = append(q, slotReq{slot, fixedOf(v)})
+		}
+		r.reqs[i] = q
+	}
+	return q
+}
+
+// managerLimit is the manager's per-agent limit on a now (nil: the
+// agent is not slot-based).
+func (a *agentRun) managerLimit() *placement.ManagerLimit {
+	if a.agent.Given == nil {
+		return nil
+	}
+	held := make(model.ResourceSlot, len(a.held))
+	for slot, v := range a.held {
+		held[slot] = v.Dec()
+	}
+	return placement.ManagerLimitOf(&model.Agent{ID: a.id, Given: a.agent.Given, Held: held})
 }
 
 // place runs the manager's rule, then the agent's allocator; on a refusal
@@ -660,7 +697,7 @@ func (r *runner) place(a *agentRun, req alloc.Request, word bool) (string, strin
 	if a.absent || !slices.ContainsFunc(r.cur, func(x model.Agent) bool { return x.ID == a.id }) {
 		return KindNoAgent, fmt.Sprintf("the partition has no agent %s: the manager would not send it there", a.id), nil
 	}
-	if lim := placement.ManagerLimitOf(&model.Agent{ID: a.id, Given: a.agent.Given, Held: a.held}); lim != nil {
+	if lim := a.managerLimit(); lim != nil {
 		if why := lim.Refusal(req); why != "" {
 			return placement.KindManagerRefused, why, nil
 		}
@@ -734,7 +771,8 @@ func (r *runner) listedOnly(a model.Allocations) model.Allocations {
 
 // follow is a fidelity step: the session runs where it really ran,
 // whatever the rules said, and any difference is a Disagreement.
-func (r *runner) follow(a *agentRun, s *Session, kind, why string, placed alloc.KernelAllocation) *running {
+func (r *runner) follow(a *agentRun, i int, kind, why string, placed alloc.KernelAllocation) *running {
+	s := &r.rec.Sessions[i]
 	if placed != nil {
 		if err := a.st.Node.Free(placed); err != nil {
 			panic(fmt.Sprintf("replay: freeing a placement just made: %v", err))
@@ -758,7 +796,7 @@ func (r *runner) follow(a *agentRun, s *Session, kind, why string, placed alloc.
 			r.res.Disagreements = append(r.res.Disagreements, Disagreement{At: r.now, Kernel: s.Kernel, Agent: a.id, Got: s.Got, Placed: placed.ToModel()})
 		}
 	}
-	r.take(a, s, 1)
+	r.take(a, i, false)
 	return &running{s: s, agent: a, got: got}
 }
 
@@ -794,22 +832,21 @@ func (r *runner) sameMoment(s *Session) bool {
 	return false
 }
 
-func (r *runner) take(a *agentRun, s *Session, sign int64) {
-	for slot, v := range s.Requested {
-		if acc := a.stats[slot]; acc != nil {
-			acc.settle(a.held[slot], r.now)
+// take adds session i's request to what a's sessions hold (gives it
+// back with back).
+func (r *runner) take(a *agentRun, i int, back bool) {
+	for _, q := range r.reqOf(i) {
+		if acc := a.stats[q.slot]; acc != nil {
+			acc.settle(a.held[q.slot], r.now)
 		}
 		// What the sessions that started hold is what the manager
 		// counts as held, and what the mean use counts as used: one sum.
-		if sign < 0 {
-			a.held[slot] = a.held[slot].Sub(v)
-		} else {
-			a.held[slot] = a.held[slot].Add(v)
-		}
+		a.held[q.slot] = a.held[q.slot].add(q.amt, back)
 	}
 }
 
-func (r *runner) leave(s *Session, l *running) {
+func (r *runner) leave(i int, l *running) {
+	s := &r.rec.Sessions[i]
 	a := r.route(s)
 	if a == nil {
 		a = r.picked[s]
@@ -817,8 +854,8 @@ func (r *runner) leave(s *Session, l *running) {
 	if a == nil {
 		return
 	}
-	for slot, v := range s.Requested {
-		a.demand[slot] = a.demand[slot].Sub(v)
+	for _, q := range r.reqOf(i) {
+		a.demand[q.slot] = a.demand[q.slot].add(q.amt, true)
 	}
 	a.lastLeave = r.now
 	if l == nil {
@@ -827,7 +864,7 @@ func (r *runner) leave(s *Session, l *running) {
 	if err := l.agent.st.Node.Free(l.got); err != nil {
 		panic(fmt.Sprintf("replay: freeing %s: %v", s.Kernel, err))
 	}
-	r.take(l.agent, s, -1)
+	r.take(l.agent, i, true)
 }
 
 // route is the agent a session goes to: the one that ran it (what the
@@ -842,8 +879,8 @@ func (r *runner) route(s *Session) *agentRun {
 	if s.Agent != "" {
 		// An agent the partition does not have: it gets an empty part,
 		// so every request it would have made is refused in its words.
-		ar := &agentRun{id: s.Agent, absent: true, agent: model.Agent{ID: s.Agent, Given: model.ResourceSlot{}}, held: model.ResourceSlot{},
-			demand: model.ResourceSlot{}, stats: map[model.SlotName]*slotAcc{}, res: &AgentResult{Agent: s.Agent}}
+		ar := &agentRun{id: s.Agent, absent: true, agent: model.Agent{ID: s.Agent, Given: model.ResourceSlot{}}, held: map[model.SlotName]fixed{},
+			demand: map[model.SlotName]fixed{}, stats: map[model.SlotName]*slotAcc{}, res: &AgentResult{Agent: s.Agent}}
 		ar.st = placement.ForAgent(&model.Snapshot{Devices: r.rec.Devices}, &ar.agent, r.rec.Settings)
 		r.byID[s.Agent] = ar
 		r.agents = append(r.agents, ar)
@@ -869,7 +906,7 @@ func (r *runner) pick(s *Session) *agentRun {
 		if first == nil {
 			first = a
 		}
-		if lim := placement.ManagerLimitOf(&model.Agent{ID: a.id, Given: a.agent.Given, Held: a.held}); lim != nil && lim.Refusal(req) != "" {
+		if lim := a.managerLimit(); lim != nil && lim.Refusal(req) != "" {
 			continue
 		}
 		if reg := r.registered(req); !r.short(a, reg) {
@@ -896,7 +933,7 @@ func (r *runner) elsewhere(from *agentRun, req alloc.Request) []model.AgentID {
 		if b == from || !slices.ContainsFunc(r.cur, func(a model.Agent) bool { return a.ID == b.id }) {
 			continue
 		}
-		if lim := placement.ManagerLimitOf(&model.Agent{ID: b.id, Given: b.agent.Given, Held: b.held}); lim != nil && lim.Refusal(req) != "" {
+		if lim := b.managerLimit(); lim != nil && lim.Refusal(req) != "" {
 			continue
 		}
 		if reg := r.registered(req); !r.short(b, reg) {
@@ -914,9 +951,9 @@ func (r *runner) finish(a *agentRun) {
 		acc := a.stats[slot]
 		acc.settle(a.held[slot], r.now)
 		acc.settleAmount(r.now)
-		st := SlotStat{Slot: slot, Amount: acc.amount, Varies: acc.varies, Given: acc.given, Peak: acc.peak, PeakAt: acc.peakAt, Over: acc.over}
+		st := SlotStat{Slot: slot, Amount: acc.amount, Varies: acc.varies, Given: acc.given, Peak: acc.peak.Dec(), PeakAt: acc.peakAt, Over: acc.over}
 		if acc.amtSum.Sign() > 0 {
-			if q, err := acc.useSum.Quo(acc.amtSum); err == nil {
+			if q, err := acc.useSum.Dec().Quo(acc.amtSum); err == nil {
 				if v, err := q.Quantize(-2, apd.RoundHalfEven); err == nil {
 					st.MeanUse = model.Some(v)
 				}
