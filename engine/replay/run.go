@@ -209,6 +209,9 @@ type slotAcc struct {
 	// changes (settleAmount).
 	mark, amtMark time.Time
 	zeroAmt       bool
+	// noUse: the amount is zero and stays so (one partition all the
+	// run), so no mean use is given and what is used is not summed.
+	noUse bool
 }
 
 // settle adds the time from acc.mark to now, at what was used since
@@ -217,7 +220,9 @@ func (acc *slotAcc) settle(used fixed, now time.Time) {
 	if !now.After(acc.mark) {
 		return
 	}
-	acc.useSum.add(used, int64(now.Sub(acc.mark)))
+	if !acc.noUse {
+		acc.useSum.add(used, int64(now.Sub(acc.mark)))
+	}
 	acc.mark = now
 }
 
@@ -586,12 +591,14 @@ func (a *agentRun) amountOf(slot model.SlotName) (model.Dec, bool) {
 	return total, false
 }
 
-// track makes sure slot is accounted for on a.
-func (a *agentRun) track(slot model.SlotName, now time.Time) *slotAcc {
+// track makes sure slot is accounted for on a; fixedPart: the partition
+// does not change during the run.
+func (a *agentRun) track(slot model.SlotName, now time.Time, fixedPart bool) *slotAcc {
 	acc := a.stats[slot]
 	if acc == nil {
 		amt, given := a.amountOf(slot)
-		acc = &slotAcc{amount: amt, amountF: fixedOf(amt), given: given, seen: true, amtSum: model.Zero, mark: now, amtMark: now}
+		acc = &slotAcc{amount: amt, amountF: fixedOf(amt), given: given, seen: true, amtSum: model.Zero, mark: now, amtMark: now,
+			noUse: fixedPart && amt.Sign() == 0}
 		a.stats[slot] = acc
 	}
 	return acc
@@ -623,7 +630,7 @@ func (r *runner) arrive(i int) *running {
 	}
 	a.res.Sessions++
 	for _, q := range r.reqOf(i) {
-		acc := a.track(q.slot, r.now)
+		acc := a.track(q.slot, r.now, len(r.part) == 1)
 		d := a.demand[q.slot].add(q.amt, false)
 		a.demand[q.slot] = d
 		if acc.peak.cmp(d) < 0 {
