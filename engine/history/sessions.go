@@ -97,6 +97,8 @@ type sessWalk struct {
 	jobs   []allocJob
 	jobsC  chan []allocJob
 	mapped chan struct{}
+	// slab is where the next kernels' sums are taken from.
+	slab []ksum
 }
 
 type sessTrack struct {
@@ -373,7 +375,13 @@ func (sw *sessWalk) put(kh sessHead, t time.Time, since bool) {
 		}
 		k = sw.sums[kh.ID]
 		if k == nil {
-			k = &ksum{}
+			// From blocks: a busy week has 200,000 of them, all kept
+			// to the walk's end.
+			if len(sw.slab) == 0 {
+				sw.slab = make([]ksum, 1024)
+			}
+			k = &sw.slab[0]
+			sw.slab = sw.slab[1:]
 			sw.sums[kh.ID] = k
 			sw.order = append(sw.order, kh.ID)
 		}
