@@ -1,9 +1,11 @@
 package replay
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -172,4 +174,32 @@ func cmpStr(a, b string) int {
 		return 1
 	}
 	return 0
+}
+
+// TestCompareIsTheTwoRuns: the report of the fidelity run and a
+// proposal's run made at once is the one of the two made one after the
+// other, for the text and --json, with and without a proposal.
+func TestCompareIsTheTwoRuns(t *testing.T) {
+	w := scriptedWeek(t)
+	rec := loadWhole(t, w.reader())
+	for _, prop := range [][]model.Agent{nil, given(rec, map[model.AgentID]string{agentA: "0.5", agentB: "1.0"})} {
+		for _, word := range []int{0, Printed, 1} {
+			want := NewDoc(rec, Run(rec, rec.AsItWas(), Options{Fidelity: true, Word: word}), nil)
+			if prop != nil {
+				want = NewDoc(rec, Run(rec, rec.AsItWas(), Options{Fidelity: true, Word: word}), Run(rec, Fixed(prop), Options{Word: word}))
+			}
+			got := Compare(rec, prop, true, word)
+			var a, b strings.Builder
+			want.WriteText(&a)
+			got.WriteText(&b)
+			ja, _ := json.Marshal(want)
+			jb, _ := json.Marshal(got)
+			if a.String() != b.String() || string(ja) != string(jb) {
+				t.Fatalf("proposal %v, word %d: at once\n%s\n%s\none after the other\n%s\n%s", prop != nil, word, b.String(), jb, a.String(), ja)
+			}
+			if prop != nil && !got.Proposal {
+				t.Fatal("the proposal's run is not in the report")
+			}
+		}
+	}
 }
