@@ -90,10 +90,17 @@ func (f *replayFlags) window(now time.Time) (from, to time.Time, err error) {
 func runPlanReplay(ctx context.Context, out io.Writer, src *sourceFlags, ch *changeFlags, rf *replayFlags, asJSON bool) error {
 	var rec *replay.Record
 	var sg *replay.Suggestion
+	// The run under the partitions in force, started beside the
+	// suggestion's search where there is one: it depends on nothing the
+	// search finds.
+	var asWas *replay.Pending
 	if rf.suggest {
 		var flags []string
 		var err error
-		if flags, sg, rec, err = suggestSlots(ctx, src, ch, rf, "plan"); err != nil {
+		started := func(rec *replay.Record) {
+			asWas = replay.Start(rec, rec.AsItWas(), replay.Options{Fidelity: true, Word: wordFor(asJSON)})
+		}
+		if flags, sg, rec, err = suggestSlotsThen(ctx, src, ch, rf, "plan", started); err != nil {
 			return err
 		}
 		ch.slots = flags
@@ -128,7 +135,10 @@ func runPlanReplay(ctx context.Context, out io.Writer, src *sourceFlags, ch *cha
 			return err
 		}
 	}
-	doc := replay.Compare(rec, proposalOf(rec, plan), true, wordFor(asJSON))
+	if asWas == nil {
+		asWas = replay.Start(rec, rec.AsItWas(), replay.Options{Fidelity: true, Word: wordFor(asJSON)})
+	}
+	doc := replay.CompareStarted(rec, asWas, proposalOf(rec, plan), wordFor(asJSON))
 	bw := bufio.NewWriterSize(out, 64<<10)
 	if sg != nil {
 		doc.Suggested = map[model.AgentID]map[model.SlotName]string{}
@@ -217,6 +227,12 @@ func writeSuggestion(w io.Writer, sg *replay.Suggestion, flags []string) {
 // suggestSlots is --suggest: the record's sessions and today's file give
 // the --slot flags of the amounts replay.Suggest finds.
 func suggestSlots(ctx context.Context, src *sourceFlags, ch *changeFlags, rf *replayFlags, cmdName string) ([]string, *replay.Suggestion, *replay.Record, error) {
+	return suggestSlotsThen(ctx, src, ch, rf, cmdName, nil)
+}
+
+// suggestSlotsThen is suggestSlots calling loaded (when not nil) with
+// the record as soon as it is read, before the search.
+func suggestSlotsThen(ctx context.Context, src *sourceFlags, ch *changeFlags, rf *replayFlags, cmdName string, loaded func(*replay.Record)) ([]string, *replay.Suggestion, *replay.Record, error) {
 	if len(ch.slots) > 0 || len(ch.moves) > 0 || ch.mode != "" || len(ch.cpu) > 0 || len(ch.mem) > 0 || ch.from != "" {
 		return nil, nil, nil, usageErr("--suggest makes the change itself: drop --slot, --move, --mode, --cpu, --mem and --from")
 	}
@@ -239,6 +255,9 @@ func suggestSlots(ctx context.Context, src *sourceFlags, ch *changeFlags, rf *re
 	rec, err := loadReplay(dir, from, to)
 	if err != nil {
 		return nil, nil, nil, err
+	}
+	if loaded != nil {
+		loaded(rec)
 	}
 	in := replay.SuggestInput{Today: today, Total: agentconfig.Totals(snap.Devices)}
 	in.Limits(cfg, snap.Allocator.Quantum)

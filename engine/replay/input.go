@@ -67,17 +67,40 @@ func (rec *Record) AgentIDs() []model.AgentID {
 // reports the two. The two runs share nothing but the record, which
 // neither changes, so they run at once.
 func Compare(rec *Record, proposal []model.Agent, fidelity bool, word int) *Doc {
+	return CompareStarted(rec, Start(rec, rec.AsItWas(), Options{Fidelity: fidelity, Word: word}), proposal, word)
+}
+
+// CompareStarted is Compare with the run under the partitions in force
+// started already (beside a suggestion's search).
+func CompareStarted(rec *Record, asWas *Pending, proposal []model.Agent, word int) *Doc {
 	var prop *Result
-	done := make(chan struct{})
+	if proposal != nil {
+		prop = Run(rec, Fixed(proposal), Options{Word: word})
+	}
+	return NewDoc(rec, asWas.Wait(), prop)
+}
+
+// Pending is a run going on on its own goroutine.
+type Pending struct {
+	done chan struct{}
+	res  *Result
+}
+
+// Start starts Run(rec, part, opts) on its own goroutine: runs share
+// the record, which none changes.
+func Start(rec *Record, part Partition, opts Options) *Pending {
+	p := &Pending{done: make(chan struct{})}
 	go func() {
-		defer close(done)
-		if proposal != nil {
-			prop = Run(rec, Fixed(proposal), Options{Word: word})
-		}
+		defer close(p.done)
+		p.res = Run(rec, part, opts)
 	}()
-	asWas := Run(rec, rec.AsItWas(), Options{Fidelity: fidelity, Word: word})
-	<-done
-	return NewDoc(rec, asWas, prop)
+	return p
+}
+
+// Wait is the run's result, once it is done.
+func (p *Pending) Wait() *Result {
+	<-p.done
+	return p.res
 }
 
 // Limits sets in's Reserved and Step for every slot of in.Total as the
