@@ -203,3 +203,13 @@ func TestCompareIsTheTwoRuns(t *testing.T) {
 		}
 	}
 }
+
+// loadWhole is the replay's record of all of rd's span.
+func loadWhole(t *testing.T, rd *history.Reader) *Record {
+	t.Helper()
+	rec, err := Load(rd, time.Time{}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}

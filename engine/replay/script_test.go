@@ -197,13 +197,3 @@ func (w *week) reader() *history.Reader {
 	}
 	return rd
 }
-
-// loadWhole is the replay's record of all of rd's span.
-func loadWhole(t *testing.T, rd *history.Reader) *Record {
-	t.Helper()
-	rec, err := Load(rd, time.Time{}, time.Time{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rec
-}
