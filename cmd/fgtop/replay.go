@@ -13,7 +13,6 @@ import (
 	"github.com/fgtop/fgtop/engine/fleet"
 	"github.com/fgtop/fgtop/engine/history"
 	"github.com/fgtop/fgtop/engine/partition"
-	"github.com/fgtop/fgtop/engine/placement"
 	"github.com/fgtop/fgtop/engine/replay"
 	"github.com/fgtop/fgtop/model"
 	"github.com/spf13/cobra"
@@ -91,10 +90,17 @@ func (f *replayFlags) window(now time.Time) (from, to time.Time, err error) {
 func runPlanReplay(ctx context.Context, out io.Writer, src *sourceFlags, ch *changeFlags, rf *replayFlags, asJSON bool) error {
 	var rec *replay.Record
 	var sg *replay.Suggestion
+	// The run under the partitions in force, started beside the
+	// suggestion's search where there is one: it depends on nothing the
+	// search finds.
+	var asWas *replay.Pending
 	if rf.suggest {
 		var flags []string
 		var err error
-		if flags, sg, rec, err = suggestSlots(ctx, src, ch, rf, "plan"); err != nil {
+		started := func(rec *replay.Record) {
+			asWas = replay.Start(rec, rec.AsItWas(), replay.Options{Fidelity: true, Word: wordFor(asJSON)})
+		}
+		if flags, sg, rec, err = suggestSlotsThen(ctx, src, ch, rf, "plan", started); err != nil {
 			return err
 		}
 		ch.slots = flags
@@ -129,13 +135,10 @@ func runPlanReplay(ctx context.Context, out io.Writer, src *sourceFlags, ch *cha
 			return err
 		}
 	}
-	word := wordFor(asJSON)
-	asWas := replay.Run(rec, rec.AsItWas(), replay.Options{Fidelity: true, Word: word})
-	var prop *replay.Result
-	if plan != nil {
-		prop = replay.Run(rec, replay.Fixed(proposalAgents(rec, plan)), replay.Options{Word: word})
+	if asWas == nil {
+		asWas = replay.Start(rec, rec.AsItWas(), replay.Options{Fidelity: true, Word: wordFor(asJSON)})
 	}
-	doc := replay.NewDoc(rec, asWas, prop)
+	doc := replay.CompareStarted(rec, asWas, proposalOf(rec, plan), wordFor(asJSON))
 	bw := bufio.NewWriterSize(out, 64<<10)
 	if sg != nil {
 		doc.Suggested = map[model.AgentID]map[model.SlotName]string{}
@@ -169,25 +172,13 @@ func runPlanReplay(ctx context.Context, out io.Writer, src *sourceFlags, ch *cha
 	return nil
 }
 
-// proposalAgents are the record's agents (as at the end of the span) with
-// the partition the plan would write.
-func proposalAgents(rec *replay.Record, p *partition.Plan) []model.Agent {
-	last := rec.Epochs[len(rec.Epochs)-1].Agents
-	agents := make([]model.Agent, 0, len(last))
-	for _, a := range last {
-		agents = append(agents, model.Agent{ID: a.ID})
+// proposalOf is the record's agents (as at the end of the span) with the
+// partition the plan would write; nil without a plan.
+func proposalOf(rec *replay.Record, p *partition.Plan) []model.Agent {
+	if p == nil {
+		return nil
 	}
-	for _, ap := range p.Next.Agents {
-		found := false
-		for _, a := range agents {
-			found = found || a.ID == ap.ID
-		}
-		if !found {
-			agents = append(agents, model.Agent{ID: ap.ID})
-		}
-	}
-	p.Next.Fill(agents)
-	return agents
+	return replay.Proposal(rec.AgentIDs(), p.Next)
 }
 
 // loadReplay reads the record's sessions of [from, to) from dir.
@@ -236,6 +227,12 @@ func writeSuggestion(w io.Writer, sg *replay.Suggestion, flags []string) {
 // suggestSlots is --suggest: the record's sessions and today's file give
 // the --slot flags of the amounts replay.Suggest finds.
 func suggestSlots(ctx context.Context, src *sourceFlags, ch *changeFlags, rf *replayFlags, cmdName string) ([]string, *replay.Suggestion, *replay.Record, error) {
+	return suggestSlotsThen(ctx, src, ch, rf, cmdName, nil)
+}
+
+// suggestSlotsThen is suggestSlots calling loaded (when not nil) with
+// the record as soon as it is read, before the search.
+func suggestSlotsThen(ctx context.Context, src *sourceFlags, ch *changeFlags, rf *replayFlags, cmdName string, loaded func(*replay.Record)) ([]string, *replay.Suggestion, *replay.Record, error) {
 	if len(ch.slots) > 0 || len(ch.moves) > 0 || ch.mode != "" || len(ch.cpu) > 0 || len(ch.mem) > 0 || ch.from != "" {
 		return nil, nil, nil, usageErr("--suggest makes the change itself: drop --slot, --move, --mode, --cpu, --mem and --from")
 	}
@@ -251,41 +248,19 @@ func suggestSlots(ctx context.Context, src *sourceFlags, ch *changeFlags, rf *re
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	inv := partition.InventoryOf(snap)
-	cur := partition.Effective(cfg, inv)
-	today := make([]model.Agent, 0, len(cur.Agents))
-	for _, a := range cur.Agents {
-		today = append(today, model.Agent{ID: a.ID})
-	}
-	cur.Fill(today)
-	for _, a := range today {
-		if a.Given == nil {
-			return nil, nil, nil, usageErr("--suggest: %s gives its agents no amounts (%s, %s): it suggests slot-based amounts, which a manual partition of two or more agents in Backend.AI main's form has; switch with --mode manual first", cfg.Path, cfg.Format, cfg.Mode)
-		}
+	today := replay.Today(partition.Effective(cfg, partition.InventoryOf(snap)))
+	if replay.Unslotted(today) != "" {
+		return nil, nil, nil, usageErr("--suggest: %s gives its agents no amounts (%s, %s): it suggests slot-based amounts, which a manual partition of two or more agents in Backend.AI main's form has; switch with --mode manual first", cfg.Path, cfg.Format, cfg.Mode)
 	}
 	rec, err := loadReplay(dir, from, to)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	in := replay.SuggestInput{Today: today, Total: agentconfig.Totals(snap.Devices), Reserved: model.ResourceSlot{}, Step: model.ResourceSlot{}}
-	quantum := snap.Allocator.Quantum
-	if quantum.Sign() <= 0 {
-		quantum = placement.DefaultQuantum
+	if loaded != nil {
+		loaded(rec)
 	}
-	for s := range in.Total {
-		in.Reserved[s] = cfg.Reserved(s)
-		switch {
-		case s == model.SlotCPU:
-			in.Step[s] = model.NewDec(1, 0)
-		case s == model.SlotMem:
-			in.Step[s] = model.NewDec(1<<30, 0)
-			if cfg.MemoryAlignSize.Sign() > 0 && model.NewDec(1<<30, 0).Less(cfg.MemoryAlignSize) {
-				in.Step[s] = cfg.MemoryAlignSize
-			}
-		case s.MajorType() == "shares":
-			in.Step[s] = quantum
-		}
-	}
+	in := replay.SuggestInput{Today: today, Total: agentconfig.Totals(snap.Devices)}
+	in.Limits(cfg, snap.Allocator.Quantum)
 	sg := replay.Suggest(rec, in)
 	return sg.Flags(today), sg, rec, nil
 }
@@ -309,12 +284,7 @@ func runArrivals(ctx context.Context, out io.Writer, src *sourceFlags, ch *chang
 	if err != nil {
 		return err
 	}
-	cur := partition.Effective(cfg, partition.InventoryOf(snap))
-	today := make([]model.Agent, 0, len(cur.Agents))
-	for _, a := range cur.Agents {
-		today = append(today, model.Agent{ID: a.ID})
-	}
-	cur.Fill(today)
+	today := replay.Today(partition.Effective(cfg, partition.InventoryOf(snap)))
 	rec := replay.ArrivalsRecord(sessions, snap, fleet.SettingsFor(snap, fleet.Settings{}), today)
 	var plan *partition.Plan
 	if !req.Empty() {
@@ -326,13 +296,7 @@ func runArrivals(ctx context.Context, out io.Writer, src *sourceFlags, ch *chang
 			return &exitError{code: exitBadUsage, err: fmt.Errorf("the plan is invalid (%d error(s)): fix the request or the config as the errors above say; nothing was replayed", len(plan.Errors))}
 		}
 	}
-	word := wordFor(asJSON)
-	asWas := replay.Run(rec, rec.AsItWas(), replay.Options{Word: word})
-	var prop *replay.Result
-	if plan != nil {
-		prop = replay.Run(rec, replay.Fixed(proposalAgents(rec, plan)), replay.Options{Word: word})
-	}
-	doc := replay.NewDoc(rec, asWas, prop)
+	doc := replay.Compare(rec, proposalOf(rec, plan), false, wordFor(asJSON))
 	bw := bufio.NewWriterSize(out, 64<<10)
 	if asJSON {
 		writeJSON(bw, doc)

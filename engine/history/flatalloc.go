@@ -166,6 +166,28 @@ func (fa *flatAlloc) within(a model.Allocations) bool {
 	return true
 }
 
+// withinFlat is within(base's maps) for a regular base (each slot and
+// device once, no slot without a device), read flat.
+func (fa *flatAlloc) withinFlat(base *flatAlloc) bool {
+	if fa.irregular {
+		return fa.within(base.toMap())
+	}
+	for i := range fa.ents {
+		e := &fa.ents[i]
+		found := false
+		for j := range base.ents {
+			if b := &base.ents[j]; b.dev == e.dev && b.slot == e.slot {
+				found = b.amt.Equal(e.amt)
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
 // sessHead is a kernel's head as the sessions walk keeps it: the
 // allocation flat, its maps made only when asked for (alloc).
 type sessHead struct {

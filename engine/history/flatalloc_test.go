@@ -49,6 +49,8 @@ func TestFlatAllocMatchesMaps(t *testing.T) {
 	}{
 		{"none", nil, false},
 		{"one", []rawSlot{{"cuda.shares", [][2]string{{"0", "0.5"}}}}, false},
+		{"one, another amount", []rawSlot{{"cuda.shares", [][2]string{{"0", "0.25"}}}}, false},
+		{"one, another slot", []rawSlot{{"cpu", [][2]string{{"0", "0.5"}}}}, false},
 		{"two slots", []rawSlot{{"cuda.shares", [][2]string{{"0", "0.5"}, {"1", "1.00"}}}, {"cpu", [][2]string{{"3", "1"}}}}, false},
 		{"an empty slot", []rawSlot{{"cuda.shares", nil}}, true},
 		{"an empty slot beside one", []rawSlot{{"cpu", nil}, {"cuda.shares", [][2]string{{"0", "0.5"}}}}, true},
@@ -92,6 +94,11 @@ func TestFlatAllocMatchesMaps(t *testing.T) {
 				fo := decodeFlat(&d2)
 				if fa.identical(&fo) != allocIdentical(want, fo.toMap()) {
 					t.Fatalf("identical to %q: %v, maps %v", o.name, fa.identical(&fo), allocIdentical(want, fo.toMap()))
+				}
+				// Within a regular arrival read flat (the sessions walk
+				// keeps an arrival's maps for later) is within its maps.
+				if !fo.irregular && fa.withinFlat(&fo) != allocWithin(fo.toMap(), want) {
+					t.Fatalf("within %q flat: %v, maps %v", o.name, fa.withinFlat(&fo), allocWithin(fo.toMap(), want))
 				}
 			}
 		})

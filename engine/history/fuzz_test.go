@@ -229,6 +229,9 @@ func FuzzKernelRecord(f *testing.F) {
 		if sh.fa.within(h.Alloc) != allocWithin(h.Alloc, h.Alloc) || !sh.same(&sh) {
 			t.Fatal("a flat allocation is not within itself")
 		}
+		if !sh.fa.irregular && !sh.fa.withinFlat(&sh.fa) {
+			t.Fatal("a regular flat allocation is not within itself read flat")
+		}
 	})
 }
 

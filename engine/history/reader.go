@@ -181,6 +181,9 @@ type segRead struct {
 	clean bool
 	// dec decompresses a lazily read delta stream.
 	dec *zstd.Decoder
+	// sessCk are the checkpoint's heads as the sessions walk reads them,
+	// decoded ahead (sessWalk.pre); nil when not.
+	sessCk sessCkHeads
 }
 
 func (r *Reader) read(i int, skipCkpt bool) *segRead { return r.readOf(i, skipCkpt, false) }

@@ -18,10 +18,7 @@ import (
 // agents by first arrival).
 func TestAgentsApartAgree(t *testing.T) {
 	w := scriptedWeek(t)
-	rec, err := Load(w.reader(), time.Time{}, time.Time{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := loadWhole(t, w.reader())
 	opts := []Options{{NoElsewhere: true, count: true}, {NoElsewhere: true}, {NoElsewhere: true, Word: 1}, {NoElsewhere: true, Word: Printed}}
 	agree := func(what string, r *Record, part Partition) {
 		t.Helper()

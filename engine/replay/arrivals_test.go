@@ -3,7 +3,6 @@ package replay
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/fgtop/fgtop/model"
 )
@@ -86,10 +85,7 @@ func FuzzParseArrivals(f *testing.F) {
 // to the first that takes it.
 func TestArrivalsReplay(t *testing.T) {
 	w := scriptedWeek(t)
-	rec, err := Load(w.reader(), time.Time{}, time.Time{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := loadWhole(t, w.reader())
 	ss, err := ParseArrivals([]byte(`start,end,agent,slots
 2026-11-23T01:00:00Z,2026-11-23T10:00:00Z,i-node-a,cuda.shares=0.5
 2026-11-23T02:00:00Z,2026-11-23T05:00:00Z,i-node-a,cuda.shares=1.0

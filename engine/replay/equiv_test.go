@@ -297,10 +297,7 @@ func TestSessionsMatchIntervalsBench(t *testing.T) {
 // in TestScriptedWeek: 0.02).
 func TestCountingRunAgrees(t *testing.T) {
 	w := scriptedWeek(t)
-	rec, err := Load(w.reader(), time.Time{}, time.Time{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := loadWhole(t, w.reader())
 	seen := map[int]bool{}
 	for _, amt := range []string{"0.1", "0.5", "1.0", "1.5", "2.0", "2.5", "4.0"} {
 		part := given(rec, map[model.AgentID]string{agentA: amt, agentB: amt})
@@ -331,10 +328,7 @@ func TestCountingRunAgrees(t *testing.T) {
 // same byte for byte.
 func TestWordedRunAgrees(t *testing.T) {
 	w := scriptedWeek(t)
-	rec, err := Load(w.reader(), time.Time{}, time.Time{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := loadWhole(t, w.reader())
 	unworded := 0
 	for _, amt := range []string{"0.1", "0.5", "1.0", "1.5", "2.0", "2.5", "4.0"} {
 		part := given(rec, map[model.AgentID]string{agentA: amt, agentB: amt})
@@ -395,10 +389,7 @@ func TestWordedRunAgrees(t *testing.T) {
 // count in its verdict is all of them.
 func TestTextListsTheFirstRefusals(t *testing.T) {
 	w := scriptedWeek(t)
-	rec, err := Load(w.reader(), time.Time{}, time.Time{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := loadWhole(t, w.reader())
 	// The week's first session of a, arriving 30 times over at once.
 	var i int
 	for i = range rec.Sessions {

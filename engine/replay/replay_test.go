@@ -76,10 +76,7 @@ func slotOf(t *testing.T, a *AgentResult, slot model.SlotName) SlotStat {
 
 func TestScriptedWeek(t *testing.T) {
 	w := scriptedWeek(t)
-	rec, err := Load(w.reader(), time.Time{}, time.Time{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := loadWhole(t, w.reader())
 	if len(rec.Sessions) != 5 || len(rec.Missing) != 0 {
 		t.Fatalf("sessions %d, missing %v", len(rec.Sessions), rec.Missing)
 	}
@@ -208,10 +205,7 @@ func TestPartitionChangeInsideTheSpan(t *testing.T) {
 	w.start(81*h, agentA, 8, share(2, "0.7"), share(3, "0.6"))
 	w.stop(83*h, agentA, 8)
 	w.stop(90*h, agentA, 7)
-	rec, err := Load(w.reader(), time.Time{}, time.Time{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := loadWhole(t, w.reader())
 	if len(rec.Epochs) != 2 || rec.Epochs[1].At.Before(w.base.Add(72*h)) || !rec.Epochs[1].At.Before(w.base.Add(80*h)) {
 		t.Fatalf("epochs %+v; notes %v", rec.Epochs, rec.Notes)
 	}
@@ -254,10 +248,7 @@ func TestGapInTheRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.observe(func(*model.Snapshot) error { return nil })
-	rec, err := Load(w.reader(), time.Time{}, time.Time{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := loadWhole(t, w.reader())
 	// The new recorder's first snapshot is the engine's latest, of 15h.
 	if len(rec.Missing) != 1 || !rec.Missing[0].From.Equal(w.base.Add(10*h)) || !rec.Missing[0].To.Equal(w.base.Add(15*h)) {
 		t.Fatalf("missing %+v", rec.Missing)
@@ -281,10 +272,7 @@ func TestGapInTheRecord(t *testing.T) {
 
 func TestSuggest(t *testing.T) {
 	w := scriptedWeek(t)
-	rec, err := Load(w.reader(), time.Time{}, time.Time{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := loadWhole(t, w.reader())
 	step := model.ResourceSlot{model.SlotCUDAShares: model.MustDec("0.1"), model.SlotCPU: model.MustDec("1"), model.SlotMem: model.NewDec(1<<30, 0)}
 	total := model.ResourceSlot{model.SlotCUDAShares: model.MustDec("4.00"), model.SlotCPU: model.MustDec("128"), model.SlotMem: model.NewDec(1<<40, 0)}
 	shares := func(sg *Suggestion) string {
@@ -329,10 +317,7 @@ func TestSuggest(t *testing.T) {
 // landed is compared on its GPUs alone.
 func TestRecordWithoutHostDevices(t *testing.T) {
 	w := scriptedWeek(t)
-	rec, err := Load(w.reader(), time.Time{}, time.Time{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := loadWhole(t, w.reader())
 	var gpus []model.Device
 	for _, d := range rec.Devices {
 		if d.Name == "cuda" {
@@ -399,10 +384,7 @@ func TestSpanInsideTheRecord(t *testing.T) {
 // flag it prints is one the config's rules take.
 func TestSuggestWithoutHostDevices(t *testing.T) {
 	w := scriptedWeek(t)
-	rec, err := Load(w.reader(), time.Time{}, time.Time{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := loadWhole(t, w.reader())
 	var gpus []model.Device
 	for _, d := range rec.Devices {
 		if d.Name == "cuda" {
@@ -442,10 +424,7 @@ func TestSuggestWithoutHostDevices(t *testing.T) {
 // amounts now, and says which slots it kept for that reason.
 func TestSuggestWithoutNodeDevices(t *testing.T) {
 	w := scriptedWeek(t)
-	rec, err := Load(w.reader(), time.Time{}, time.Time{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := loadWhole(t, w.reader())
 	today := given(rec, map[model.AgentID]string{agentA: "1.0", agentB: "3.0"})
 	total := model.ResourceSlot{model.SlotCPU: model.MustDec("128"), model.SlotMem: model.NewDec(1<<40, 0)}
 	step := model.ResourceSlot{model.SlotCPU: model.MustDec("1"), model.SlotMem: model.NewDec(1<<30, 0)}
@@ -470,10 +449,7 @@ func TestSuggestWithoutNodeDevices(t *testing.T) {
 // suggestion says the devices refuse, not "short of []".
 func TestSuggestWantingWords(t *testing.T) {
 	w := scriptedWeek(t)
-	rec, err := Load(w.reader(), time.Time{}, time.Time{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := loadWhole(t, w.reader())
 	rec = oneGPU(rec)
 	today := given(rec, map[model.AgentID]string{agentA: "2.5", agentB: "1.5"})
 	total := model.ResourceSlot{model.SlotCUDAShares: model.MustDec("4.00"), model.SlotCPU: model.MustDec("128"), model.SlotMem: model.NewDec(1<<40, 0)}

@@ -179,11 +179,11 @@ type agentRun struct {
 	id    model.AgentID
 	agent model.Agent
 	st    *placement.AgentState
-	held  model.ResourceSlot
+	held  map[model.SlotName]fixed
 	res   *AgentResult
 	// demand is what its recorded sessions running now ask, refused ones
 	// included (held is what those that started hold).
-	demand model.ResourceSlot
+	demand map[model.SlotName]fixed
 	stats  map[model.SlotName]*slotAcc
 	// absent: the partition has no such agent.
 	absent bool
@@ -196,28 +196,32 @@ type slotAcc struct {
 	varies bool
 	seen   bool
 	given  bool
-	peak   model.Dec
+	peak   fixed
 	peakAt time.Time
 	over   time.Duration
-	useSum model.Dec // used × ns
-	amtSum model.Dec // amount × ns
+	// amountF is amount, to compare with the demand.
+	amountF fixed
+	useSum  useSum    // used × ns
+	amtSum  model.Dec // amount × ns
 	// mark: useSum counts the time up to it; the rest is added when
 	// what is used or the amount changes (settle), not at every event
 	// of the node. amtMark: the same for amtSum, which only the amount
 	// changes (settleAmount).
 	mark, amtMark time.Time
 	zeroAmt       bool
+	// noUse: the amount is zero and stays so (one partition all the
+	// run), so no mean use is given and what is used is not summed.
+	noUse bool
 }
 
 // settle adds the time from acc.mark to now, at what was used since
 // then.
-func (acc *slotAcc) settle(used model.Dec, now time.Time) {
+func (acc *slotAcc) settle(used fixed, now time.Time) {
 	if !now.After(acc.mark) {
 		return
 	}
-	if used.Sign() != 0 {
-		dt := model.DecFromInt64(int64(now.Sub(acc.mark)))
-		acc.useSum = acc.useSum.Add(used.Mul(dt))
+	if !acc.noUse {
+		acc.useSum.add(used, int64(now.Sub(acc.mark)))
 	}
 	acc.mark = now
 }
@@ -380,6 +384,8 @@ type runner struct {
 	plugins map[model.DeviceName]bool
 	// only: the sessions replayed, by index in rec.Sessions (nil: all).
 	only []int
+	// reqs are the sessions' requests as the run sums them (reqOf).
+	reqs [][]slotReq
 }
 
 func (r *runner) run() *Result {
@@ -391,53 +397,7 @@ func (r *runner) run() *Result {
 	}
 	r.setPartition(r.part[0].Agents)
 	r.now = rec.From
-	type event struct {
-		t     time.Time
-		leave bool
-		i     int
-	}
-	n := len(rec.Sessions)
-	if r.only != nil {
-		n = len(r.only)
-	}
-	evs := make([]event, 0, 2*n+len(r.part))
-	for i := 1; i < len(r.part); i++ {
-		// A new partition: before the sessions of its moment arrive.
-		evs = append(evs, event{t: r.part[i].At, leave: true, i: -i})
-	}
-	for k := range len(rec.Sessions) {
-		i := k
-		if r.only != nil {
-			if k >= len(r.only) {
-				break
-			}
-			i = r.only[k]
-		}
-		s := &rec.Sessions[i]
-		at := s.Start
-		if s.Before && at.Before(rec.From) {
-			at = rec.From
-		}
-		evs = append(evs, event{t: at, i: i})
-		if !s.Open && s.End.Before(rec.To) {
-			evs = append(evs, event{t: s.End, leave: true, i: i})
-		}
-	}
-	// Sessions were sorted with those running at the start first; a
-	// stable sort by time keeps that, and a departure at the same moment
-	// frees what an arrival then may take.
-	slices.SortStableFunc(evs, func(a, b event) int {
-		if c := a.t.Compare(b.t); c != 0 {
-			return c
-		}
-		if a.leave != b.leave {
-			if a.leave {
-				return -1
-			}
-			return 1
-		}
-		return 0
-	})
+	evs := r.events()
 	r.live = make([]*running, len(rec.Sessions))
 	for _, ev := range evs {
 		r.advance(ev.t)
@@ -445,13 +405,12 @@ func (r *runner) run() *Result {
 			r.changePartition(r.part[-ev.i].Agents)
 			continue
 		}
-		s := &rec.Sessions[ev.i]
 		if ev.leave {
-			r.leave(s, r.live[ev.i])
+			r.leave(ev.i, r.live[ev.i])
 			r.live[ev.i] = nil
 			continue
 		}
-		r.live[ev.i] = r.arrive(s)
+		r.live[ev.i] = r.arrive(ev.i)
 	}
 	r.advance(rec.To)
 	for _, a := range r.agents {
@@ -463,6 +422,96 @@ func (r *runner) run() *Result {
 	return r.res
 }
 
+// event is an arrival, a departure (leave) or, with i < 0, the partition
+// -i put in force.
+type event struct {
+	t     time.Time
+	leave bool
+	i     int
+}
+
+// events are the run's events in the order it takes them: by time; at
+// one moment a new partition first, then the departures (they free what
+// an arrival then may take), each kind in the order of the sessions. It
+// is the stable sort by (time, departure first) of the partitions, then
+// each session's arrival and departure, made as a merge of three lists
+// in order: the arrivals are in order already (the sessions are sorted
+// by arrival, those running at the start first, at From), so only the
+// departures are sorted (TestEventsAreTheStableSort).
+func (r *runner) events() []event {
+	rec := r.rec
+	n := len(rec.Sessions)
+	if r.only != nil {
+		n = len(r.only)
+	}
+	parts := make([]event, 0, len(r.part))
+	for i := 1; i < len(r.part); i++ {
+		// A new partition: before the sessions of its moment arrive.
+		parts = append(parts, event{t: r.part[i].At, leave: true, i: -i})
+	}
+	arrs := make([]event, 0, n)
+	deps := make([]event, 0, n)
+	for k := range n {
+		i := k
+		if r.only != nil {
+			i = r.only[k]
+		}
+		s := &rec.Sessions[i]
+		at := s.Start
+		if s.Before && at.Before(rec.From) {
+			at = rec.From
+		}
+		arrs = append(arrs, event{t: at, i: i})
+		if !s.Open && s.End.Before(rec.To) {
+			deps = append(deps, event{t: s.End, leave: true, i: i})
+		}
+	}
+	byTime := func(a, b event) int { return a.t.Compare(b.t) }
+	// Stable: at one moment the order they were listed in.
+	slices.SortStableFunc(parts, byTime)
+	if !slices.IsSortedFunc(arrs, byTime) {
+		slices.SortStableFunc(arrs, byTime)
+	}
+	// The departures were listed by index (only lists its indexes in
+	// increasing order too: apart), so by time then index is the stable
+	// order.
+	slices.SortFunc(deps, func(a, b event) int {
+		if c := a.t.Compare(b.t); c != 0 {
+			return c
+		}
+		return a.i - b.i
+	})
+	evs := make([]event, 0, len(parts)+len(arrs)+len(deps))
+	p, d, a := 0, 0, 0
+	for p < len(parts) || d < len(deps) || a < len(arrs) {
+		// The earliest; at a tie a partition, then a departure, then an
+		// arrival.
+		pick := -1
+		var t time.Time
+		if p < len(parts) {
+			pick, t = 0, parts[p].t
+		}
+		if d < len(deps) && (pick < 0 || deps[d].t.Before(t)) {
+			pick, t = 1, deps[d].t
+		}
+		if a < len(arrs) && (pick < 0 || arrs[a].t.Before(t)) {
+			pick = 2
+		}
+		switch pick {
+		case 0:
+			evs = append(evs, parts[p])
+			p++
+		case 1:
+			evs = append(evs, deps[d])
+			d++
+		default:
+			evs = append(evs, arrs[a])
+			a++
+		}
+	}
+	return evs
+}
+
 // setPartition puts agents in force: each agent's maps are rebuilt over
 // the devices its partition gives it (every device in the slot-based
 // form), with what its running sessions hold loaded back.
@@ -472,7 +521,7 @@ func (r *runner) setPartition(agents []model.Agent) {
 	for _, a := range agents {
 		ar := r.byID[a.ID]
 		if ar == nil {
-			ar = &agentRun{id: a.ID, held: model.ResourceSlot{}, demand: model.ResourceSlot{},
+			ar = &agentRun{id: a.ID, held: map[model.SlotName]fixed{}, demand: map[model.SlotName]fixed{},
 				stats: map[model.SlotName]*slotAcc{}, res: &AgentResult{Agent: a.ID}}
 			r.byID[a.ID] = ar
 			r.agents = append(r.agents, ar)
@@ -510,7 +559,7 @@ func (r *runner) advance(t time.Time) {
 	}
 	for _, a := range r.agents {
 		for slot, acc := range a.stats {
-			if acc.amount.Less(a.demand[slot]) {
+			if acc.amountF.cmp(a.demand[slot]) < 0 {
 				acc.over += t.Sub(r.now)
 			}
 		}
@@ -542,12 +591,14 @@ func (a *agentRun) amountOf(slot model.SlotName) (model.Dec, bool) {
 	return total, false
 }
 
-// track makes sure slot is accounted for on a.
-func (a *agentRun) track(slot model.SlotName, now time.Time) *slotAcc {
+// track makes sure slot is accounted for on a; fixedPart: the partition
+// does not change during the run.
+func (a *agentRun) track(slot model.SlotName, now time.Time, fixedPart bool) *slotAcc {
 	acc := a.stats[slot]
 	if acc == nil {
 		amt, given := a.amountOf(slot)
-		acc = &slotAcc{amount: amt, given: given, seen: true, useSum: model.Zero, amtSum: model.Zero, peak: model.Zero, mark: now, amtMark: now}
+		acc = &slotAcc{amount: amt, amountF: fixedOf(amt), given: given, seen: true, amtSum: model.Zero, mark: now, amtMark: now,
+			noUse: fixedPart && amt.Sign() == 0}
 		a.stats[slot] = acc
 	}
 	return acc
@@ -562,11 +613,12 @@ func (a *agentRun) refresh(now time.Time) {
 		if !amt.Equal(acc.amount) {
 			acc.varies = true
 		}
-		acc.amount, acc.given = amt, given
+		acc.amount, acc.amountF, acc.given = amt, fixedOf(amt), given
 	}
 }
 
-func (r *runner) arrive(s *Session) *running {
+func (r *runner) arrive(i int) *running {
+	s := &r.rec.Sessions[i]
 	r.res.Sessions++
 	a := r.route(s)
 	if a == nil && s.Agent == "" && len(r.cur) > 1 {
@@ -577,11 +629,12 @@ func (r *runner) arrive(s *Session) *running {
 		return nil
 	}
 	a.res.Sessions++
-	for slot, v := range s.Requested {
-		acc := a.track(slot, r.now)
-		a.demand[slot] = a.demand[slot].Add(v)
-		if acc.peak.Less(a.demand[slot]) {
-			acc.peak, acc.peakAt = a.demand[slot], r.now
+	for _, q := range r.reqOf(i) {
+		acc := a.track(q.slot, r.now, len(r.part) == 1)
+		d := a.demand[q.slot].add(q.amt, false)
+		a.demand[q.slot] = d
+		if acc.peak.cmp(d) < 0 {
+			acc.peak, acc.peakAt = d, r.now
 		}
 	}
 	req := s.Request()
@@ -591,7 +644,7 @@ func (r *runner) arrive(s *Session) *running {
 	}
 	kind, why, got := r.place(a, req, word)
 	if r.opts.Fidelity {
-		return r.follow(a, s, kind, why, got)
+		return r.follow(a, i, kind, why, got)
 	}
 	if why != "" {
 		r.res.refused++
@@ -606,8 +659,43 @@ func (r *runner) arrive(s *Session) *running {
 		return nil
 	}
 	l := &running{s: s, agent: a, got: got}
-	r.take(a, s, 1)
+	r.take(a, i, false)
 	return l
+}
+
+// slotReq is one slot of a session's request.
+type slotReq struct {
+	slot model.SlotName
+	amt  fixed
+}
+
+// reqOf is session i's request as the run sums it, made on first use.
+func (r *runner) reqOf(i int) []slotReq {
+	if r.reqs == nil {
+		r.reqs = make([][]slotReq, len(r.rec.Sessions))
+	}
+	q := r.reqs[i]
+	if q == nil {
+		q = make([]slotReq, 0, len(r.rec.Sessions[i].Requested))
+		for slot, v := range r.rec.Sessions[i].Requested {
+			q = append(q, slotReq{slot, fixedOf(v)})
+		}
+		r.reqs[i] = q
+	}
+	return q
+}
+
+// managerLimit is the manager's per-agent limit on a now (nil: the
+// agent is not slot-based).
+func (a *agentRun) managerLimit() *placement.ManagerLimit {
+	if a.agent.Given == nil {
+		return nil
+	}
+	held := make(model.ResourceSlot, len(a.held))
+	for slot, v := range a.held {
+		held[slot] = v.Dec()
+	}
+	return placement.ManagerLimitOf(&model.Agent{ID: a.id, Given: a.agent.Given, Held: held})
 }
 
 // place runs the manager's rule, then the agent's allocator; on a refusal
@@ -616,7 +704,7 @@ func (r *runner) place(a *agentRun, req alloc.Request, word bool) (string, strin
 	if a.absent || !slices.ContainsFunc(r.cur, func(x model.Agent) bool { return x.ID == a.id }) {
 		return KindNoAgent, fmt.Sprintf("the partition has no agent %s: the manager would not send it there", a.id), nil
 	}
-	if lim := placement.ManagerLimitOf(&model.Agent{ID: a.id, Given: a.agent.Given, Held: a.held}); lim != nil {
+	if lim := a.managerLimit(); lim != nil {
 		if why := lim.Refusal(req); why != "" {
 			return placement.KindManagerRefused, why, nil
 		}
@@ -677,20 +765,32 @@ func (r *runner) listed(a model.Allocations) model.Allocations {
 	return out
 }
 
+// listedOnly is listed(a), or a itself where every slot's plugin is
+// listed.
+func (r *runner) listedOnly(a model.Allocations) model.Allocations {
+	for slot := range a {
+		if !r.plugins[slot.DeviceName()] {
+			return r.listed(a)
+		}
+	}
+	return a
+}
+
 // follow is a fidelity step: the session runs where it really ran,
 // whatever the rules said, and any difference is a Disagreement.
-func (r *runner) follow(a *agentRun, s *Session, kind, why string, placed alloc.KernelAllocation) *running {
+func (r *runner) follow(a *agentRun, i int, kind, why string, placed alloc.KernelAllocation) *running {
+	s := &r.rec.Sessions[i]
 	if placed != nil {
 		if err := a.st.Node.Free(placed); err != nil {
 			panic(fmt.Sprintf("replay: freeing a placement just made: %v", err))
 		}
 	}
-	got, skipped := a.st.Node.Load(s.Got)
-	for _, sk := range skipped {
-		if r.plugins[sk.Slot.DeviceName()] {
-			r.res.Skipped++
-		}
-	}
+	// Only the listed plugins' part: the maps hold no device of the
+	// others, so the rest would be skipped, and not counted, at the cost
+	// of wording why for every session of a record made without the
+	// host's devices.
+	got, skipped := a.st.Node.Load(r.listedOnly(s.Got))
+	r.res.Skipped += len(skipped)
 	// The order of the sessions running when the record began is not
 	// known, nor that of sessions its agent started within one recorded
 	// moment: only where one arriving alone lands is compared.
@@ -703,7 +803,7 @@ func (r *runner) follow(a *agentRun, s *Session, kind, why string, placed alloc.
 			r.res.Disagreements = append(r.res.Disagreements, Disagreement{At: r.now, Kernel: s.Kernel, Agent: a.id, Got: s.Got, Placed: placed.ToModel()})
 		}
 	}
-	r.take(a, s, 1)
+	r.take(a, i, false)
 	return &running{s: s, agent: a, got: got}
 }
 
@@ -739,22 +839,21 @@ func (r *runner) sameMoment(s *Session) bool {
 	return false
 }
 
-func (r *runner) take(a *agentRun, s *Session, sign int64) {
-	for slot, v := range s.Requested {
-		if acc := a.stats[slot]; acc != nil {
-			acc.settle(a.held[slot], r.now)
+// take adds session i's request to what a's sessions hold (gives it
+// back with back).
+func (r *runner) take(a *agentRun, i int, back bool) {
+	for _, q := range r.reqOf(i) {
+		if acc := a.stats[q.slot]; acc != nil {
+			acc.settle(a.held[q.slot], r.now)
 		}
 		// What the sessions that started hold is what the manager
 		// counts as held, and what the mean use counts as used: one sum.
-		if sign < 0 {
-			a.held[slot] = a.held[slot].Sub(v)
-		} else {
-			a.held[slot] = a.held[slot].Add(v)
-		}
+		a.held[q.slot] = a.held[q.slot].add(q.amt, back)
 	}
 }
 
-func (r *runner) leave(s *Session, l *running) {
+func (r *runner) leave(i int, l *running) {
+	s := &r.rec.Sessions[i]
 	a := r.route(s)
 	if a == nil {
 		a = r.picked[s]
@@ -762,8 +861,8 @@ func (r *runner) leave(s *Session, l *running) {
 	if a == nil {
 		return
 	}
-	for slot, v := range s.Requested {
-		a.demand[slot] = a.demand[slot].Sub(v)
+	for _, q := range r.reqOf(i) {
+		a.demand[q.slot] = a.demand[q.slot].add(q.amt, true)
 	}
 	a.lastLeave = r.now
 	if l == nil {
@@ -772,7 +871,7 @@ func (r *runner) leave(s *Session, l *running) {
 	if err := l.agent.st.Node.Free(l.got); err != nil {
 		panic(fmt.Sprintf("replay: freeing %s: %v", s.Kernel, err))
 	}
-	r.take(l.agent, s, -1)
+	r.take(l.agent, i, true)
 }
 
 // route is the agent a session goes to: the one that ran it (what the
@@ -787,8 +886,8 @@ func (r *runner) route(s *Session) *agentRun {
 	if s.Agent != "" {
 		// An agent the partition does not have: it gets an empty part,
 		// so every request it would have made is refused in its words.
-		ar := &agentRun{id: s.Agent, absent: true, agent: model.Agent{ID: s.Agent, Given: model.ResourceSlot{}}, held: model.ResourceSlot{},
-			demand: model.ResourceSlot{}, stats: map[model.SlotName]*slotAcc{}, res: &AgentResult{Agent: s.Agent}}
+		ar := &agentRun{id: s.Agent, absent: true, agent: model.Agent{ID: s.Agent, Given: model.ResourceSlot{}}, held: map[model.SlotName]fixed{},
+			demand: map[model.SlotName]fixed{}, stats: map[model.SlotName]*slotAcc{}, res: &AgentResult{Agent: s.Agent}}
 		ar.st = placement.ForAgent(&model.Snapshot{Devices: r.rec.Devices}, &ar.agent, r.rec.Settings)
 		r.byID[s.Agent] = ar
 		r.agents = append(r.agents, ar)
@@ -814,7 +913,7 @@ func (r *runner) pick(s *Session) *agentRun {
 		if first == nil {
 			first = a
 		}
-		if lim := placement.ManagerLimitOf(&model.Agent{ID: a.id, Given: a.agent.Given, Held: a.held}); lim != nil && lim.Refusal(req) != "" {
+		if lim := a.managerLimit(); lim != nil && lim.Refusal(req) != "" {
 			continue
 		}
 		if reg := r.registered(req); !r.short(a, reg) {
@@ -841,7 +940,7 @@ func (r *runner) elsewhere(from *agentRun, req alloc.Request) []model.AgentID {
 		if b == from || !slices.ContainsFunc(r.cur, func(a model.Agent) bool { return a.ID == b.id }) {
 			continue
 		}
-		if lim := placement.ManagerLimitOf(&model.Agent{ID: b.id, Given: b.agent.Given, Held: b.held}); lim != nil && lim.Refusal(req) != "" {
+		if lim := b.managerLimit(); lim != nil && lim.Refusal(req) != "" {
 			continue
 		}
 		if reg := r.registered(req); !r.short(b, reg) {
@@ -859,9 +958,9 @@ func (r *runner) finish(a *agentRun) {
 		acc := a.stats[slot]
 		acc.settle(a.held[slot], r.now)
 		acc.settleAmount(r.now)
-		st := SlotStat{Slot: slot, Amount: acc.amount, Varies: acc.varies, Given: acc.given, Peak: acc.peak, PeakAt: acc.peakAt, Over: acc.over}
+		st := SlotStat{Slot: slot, Amount: acc.amount, Varies: acc.varies, Given: acc.given, Peak: acc.peak.Dec(), PeakAt: acc.peakAt, Over: acc.over}
 		if acc.amtSum.Sign() > 0 {
-			if q, err := acc.useSum.Quo(acc.amtSum); err == nil {
+			if q, err := acc.useSum.Dec().Quo(acc.amtSum); err == nil {
 				if v, err := q.Quantize(-2, apd.RoundHalfEven); err == nil {
 					st.MeanUse = model.Some(v)
 				}

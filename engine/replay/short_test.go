@@ -51,10 +51,7 @@ func allOptions() []Options {
 // did refuse some.
 func TestShortRefusalAgrees(t *testing.T) {
 	w := scriptedWeek(t)
-	rec, err := Load(w.reader(), time.Time{}, time.Time{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := loadWhole(t, w.reader())
 	short := 0
 	for _, amt := range []string{"0.1", "0.5", "1.0", "2.0", "4.0", "100"} {
 		for _, one := range []bool{false, true} {

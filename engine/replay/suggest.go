@@ -171,8 +171,10 @@ func Suggest(rec *Record, in SuggestInput) *Suggestion {
 			out.Amounts[a.ID][s] = x[i]
 		}
 	}
-	out.Result = Run(rec, Fixed(out.partition(in.Today)), Options{NoElsewhere: true, count: true})
 	if len(out.Short) > 0 {
+		// The counted run the improvement starts from (where the peaks
+		// fit there is none: the worded run below is the result).
+		out.Result = Run(rec, Fixed(out.partition(in.Today)), Options{NoElsewhere: true, count: true})
 		out.improve(rec, in, deadline)
 	}
 	// Its callers say how many it refuses; the plan's own run under the

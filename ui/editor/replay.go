@@ -12,7 +12,6 @@ import (
 	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/engine/history"
 	"github.com/fgtop/fgtop/engine/partition"
-	"github.com/fgtop/fgtop/engine/placement"
 	"github.com/fgtop/fgtop/engine/replay"
 	"github.com/fgtop/fgtop/model"
 	"github.com/fgtop/fgtop/ui/kit"
@@ -112,23 +111,7 @@ func (e *Editor) draftKey() string {
 	if e.Plan == nil || e.Plan.Next == nil {
 		return ""
 	}
-	return fmt.Sprintf("%v|%v|%v", e.Req, e.Plan.Valid(), nextAgents(e.Plan, nil))
-}
-
-// nextAgents are ids (the record's agents, then the plan's others) with
-// the partition the plan would write.
-func nextAgents(p *partition.Plan, ids []model.AgentID) []model.Agent {
-	agents := make([]model.Agent, 0, len(ids)+len(p.Next.Agents))
-	for _, id := range ids {
-		agents = append(agents, model.Agent{ID: id})
-	}
-	for _, ap := range p.Next.Agents {
-		if !slices.Contains(ids, ap.ID) {
-			agents = append(agents, model.Agent{ID: ap.ID})
-		}
-	}
-	p.Next.Fill(agents)
-	return agents
+	return fmt.Sprintf("%v|%v|%v", e.Req, e.Plan.Valid(), replay.Proposal(nil, e.Plan.Next))
 }
 
 // scheduleReplay starts the debounce when the draft changed since the
@@ -223,20 +206,9 @@ func (e *Editor) startReplay() {
 			}
 			m.rec = rec
 		}
-		m.res = replay.Run(rec, replay.Fixed(nextAgents(plan, recordAgents(rec))), replay.Options{})
+		m.res = replay.Run(rec, replay.Fixed(replay.Proposal(rec.AgentIDs(), plan.Next)), replay.Options{})
 		return m
 	})
-}
-
-// recordAgents are the agents of the record's last partition.
-func recordAgents(rec *replay.Record) []model.AgentID {
-	var ids []model.AgentID
-	if n := len(rec.Epochs); n > 0 {
-		for _, a := range rec.Epochs[n-1].Agents {
-			ids = append(ids, a.ID)
-		}
-	}
-	return ids
 }
 
 // replayLine is the line under the verdict; nil without a record.
@@ -418,39 +390,19 @@ func (e *Editor) suggestInput() (replay.SuggestInput, error) {
 	if cur == nil || base == nil {
 		return replay.SuggestInput{}, fmt.Errorf("S: the file as it is is not known yet")
 	}
-	today := make([]model.Agent, 0, len(cur.Agents))
-	for _, a := range cur.Agents {
-		today = append(today, model.Agent{ID: a.ID})
+	today := replay.Today(cur)
+	if replay.Unslotted(today) != "" {
+		return replay.SuggestInput{}, fmt.Errorf("S: agent.toml gives its agents no amounts (%s): the suggestion changes a manual slot-based partition of two or more agents; apply one first", base.Mode)
 	}
-	cur.Fill(today)
-	for _, a := range today {
-		if a.Given == nil {
-			return replay.SuggestInput{}, fmt.Errorf("S: agent.toml gives its agents no amounts (%s): the suggestion changes a manual slot-based partition of two or more agents; apply one first", base.Mode)
-		}
-	}
-	in := replay.SuggestInput{Today: today, Total: model.ResourceSlot{}, Reserved: model.ResourceSlot{}, Step: model.ResourceSlot{}, Budget: suggestBudget}
+	in := replay.SuggestInput{Today: today, Total: model.ResourceSlot{}, Budget: suggestBudget}
 	for s, v := range cur.Totals {
 		in.Total[s] = v
 	}
-	quantum := placement.DefaultQuantum
-	if e.Snap != nil && e.Snap.Allocator.Quantum.Sign() > 0 {
+	var quantum model.Dec
+	if e.Snap != nil {
 		quantum = e.Snap.Allocator.Quantum
 	}
-	gib := model.NewDec(1<<30, 0)
-	for s := range in.Total {
-		in.Reserved[s] = base.Reserved(s)
-		switch {
-		case s == model.SlotCPU:
-			in.Step[s] = model.NewDec(1, 0)
-		case s == model.SlotMem:
-			in.Step[s] = gib
-			if base.MemoryAlignSize.Sign() > 0 && gib.Less(base.MemoryAlignSize) {
-				in.Step[s] = base.MemoryAlignSize
-			}
-		case s.MajorType() == "shares":
-			in.Step[s] = quantum
-		}
-	}
+	in.Limits(base, quantum)
 	return in, nil
 }
 

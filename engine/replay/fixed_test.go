@@ -1,0 +1,91 @@
+package replay
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/fgtop/fgtop/model"
+)
+
+// fixedAmounts are amounts of every form a record holds and some it
+// should not: shares in tenths and hundredths, whole cores, memory in
+// bytes, exponents above zero, and coefficients near and past int64.
+var fixedAmounts = []string{
+	"0", "0.0", "0.00", "0.1", "0.25", "0.50", "1.0", "2", "8", "1E+2", "1.5E+3", "0.000001",
+	"1073741824", "68719476736", "1099511627776000", "9223372036854775807", "9223372036854775808",
+	"92233720368547758.07", "123456789012345678901234", "5E+18", "0.3333333333333333333",
+}
+
+// TestFixedIsDecArithmetic: sums and differences kept as fixed are the
+// very Decs (Identical: value and exponent) Dec's Add and Sub give, in
+// random sequences that start at zero, climb, give back, overflow int64
+// and come back; every comparison agrees with Dec's; and the time-
+// weighted use sum is the Dec sum settle made, also past 10^26 (where it
+// takes the decimal path) and when a finer exponent arrives late.
+func TestFixedIsDecArithmetic(t *testing.T) {
+	seed := rand.Uint64()
+	rng := rand.New(rand.NewPCG(seed, 29))
+	amts := make([]model.Dec, len(fixedAmounts))
+	for i, s := range fixedAmounts {
+		amts[i] = model.MustDec(s)
+	}
+	decPaths, usePaths := 0, 0
+	for round := range 2000 {
+		// Most rounds draw from a few small amounts, as a node's
+		// sessions do; some from all of them.
+		pool := amts[:12]
+		switch round % 5 {
+		case 0:
+			pool = amts
+		case 1:
+			// Large amounts that fit int64 one by one: their products
+			// with a week's nanoseconds pass 28 digits.
+			pool = amts[12:16]
+		}
+		var f fixed
+		var d model.Dec
+		var u useSum
+		ud := model.Zero
+		var taken []model.Dec
+		for step := range 60 {
+			v := pool[rng.IntN(len(pool))]
+			back := len(taken) > 0 && rng.IntN(3) == 0
+			if back {
+				k := rng.IntN(len(taken))
+				v = taken[k]
+				taken = append(taken[:k], taken[k+1:]...)
+				f, d = f.add(fixedOf(v), true), d.Sub(v)
+			} else {
+				taken = append(taken, v)
+				f, d = f.add(fixedOf(v), false), d.Add(v)
+			}
+			if !f.Dec().Identical(d) {
+				t.Fatalf("seed %d round %d step %d: fixed %s (%+v), Dec %s", seed, round, step, f.Dec(), f, d)
+			}
+			w := fixedOf(pool[rng.IntN(len(pool))])
+			if got, want := f.cmp(w), d.Cmp(w.Dec()); got != want {
+				t.Fatalf("seed %d round %d step %d: %s against %s: fixed %d, Dec %d", seed, round, step, d, w.Dec(), got, want)
+			}
+			dt := rng.Int64N(600e12) + 1
+			if rng.IntN(2) == 0 {
+				dt = rng.Int64N(5e9) + 1
+			}
+			u.add(f, dt)
+			if d.Sign() != 0 {
+				ud = ud.Add(d.Mul(model.DecFromInt64(dt)))
+			}
+			if !u.Dec().Identical(ud) {
+				t.Fatalf("seed %d round %d step %d: use sum %s, Dec %s", seed, round, step, u.Dec(), ud)
+			}
+		}
+		if f.dec {
+			decPaths++
+		}
+		if u.dec {
+			usePaths++
+		}
+	}
+	if decPaths == 0 || usePaths == 0 {
+		t.Fatalf("seed %d: the decimal path was never taken (sums %d, use sums %d)", seed, decPaths, usePaths)
+	}
+}

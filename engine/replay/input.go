@@ -1,0 +1,136 @@
+package replay
+
+import (
+	"slices"
+
+	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/engine/partition"
+	"github.com/fgtop/fgtop/engine/placement"
+	"github.com/fgtop/fgtop/model"
+)
+
+// Today is the agents of p (a config's partition as in force) with the
+// amounts it gives them, in p's order: the partition a suggestion starts
+// from and a replay of arrivals runs under.
+func Today(p *partition.Partition) []model.Agent {
+	today := make([]model.Agent, 0, len(p.Agents))
+	for _, a := range p.Agents {
+		today = append(today, model.Agent{ID: a.ID})
+	}
+	p.Fill(today)
+	return today
+}
+
+// Unslotted is the first of agents the partition gives no amounts ("":
+// every one has them): the suggestion sizes slot-based amounts only.
+func Unslotted(agents []model.Agent) model.AgentID {
+	for _, a := range agents {
+		if a.Given == nil {
+			return a.ID
+		}
+	}
+	return ""
+}
+
+// Proposal is the agents ids (a record's, in its order) and then next's
+// others, with the partition next would write: what a proposal's run
+// replays.
+func Proposal(ids []model.AgentID, next *partition.Partition) []model.Agent {
+	agents := make([]model.Agent, 0, len(ids)+len(next.Agents))
+	for _, id := range ids {
+		agents = append(agents, model.Agent{ID: id})
+	}
+	for _, ap := range next.Agents {
+		if !slices.Contains(ids, ap.ID) {
+			agents = append(agents, model.Agent{ID: ap.ID})
+		}
+	}
+	next.Fill(agents)
+	return agents
+}
+
+// AgentIDs are the agents of the partition in force at the end of rec's
+// span, in its order.
+func (rec *Record) AgentIDs() []model.AgentID {
+	var ids []model.AgentID
+	if n := len(rec.Epochs); n > 0 {
+		for _, a := range rec.Epochs[n-1].Agents {
+			ids = append(ids, a.ID)
+		}
+	}
+	return ids
+}
+
+// Compare runs rec under the partitions in force (a fidelity run with
+// fidelity: a recorded span; without, arrivals from a file) and, given
+// one, under the proposal, each wording word refusals (Options.Word), and
+// reports the two. The two runs share nothing but the record, which
+// neither changes, so they run at once.
+func Compare(rec *Record, proposal []model.Agent, fidelity bool, word int) *Doc {
+	return CompareStarted(rec, Start(rec, rec.AsItWas(), Options{Fidelity: fidelity, Word: word}), proposal, word)
+}
+
+// CompareStarted is Compare with the run under the partitions in force
+// started already (beside a suggestion's search).
+func CompareStarted(rec *Record, asWas *Pending, proposal []model.Agent, word int) *Doc {
+	var prop *Result
+	if proposal != nil {
+		prop = Run(rec, Fixed(proposal), Options{Word: word})
+	}
+	return NewDoc(rec, asWas.Wait(), prop)
+}
+
+// Pending is a run going on on its own goroutine.
+type Pending struct {
+	done chan struct{}
+	res  *Result
+}
+
+// Start starts Run(rec, part, opts) on its own goroutine: runs share
+// the record, which none changes.
+func Start(rec *Record, part Partition, opts Options) *Pending {
+	p := &Pending{done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		p.res = Run(rec, part, opts)
+	}()
+	return p
+}
+
+// Wait is the run's result, once it is done.
+func (p *Pending) Wait() *Result {
+	<-p.done
+	return p.res
+}
+
+// Limits sets in's Reserved and Step for every slot of in.Total as the
+// config and the allocator have them: what the config reserves; a whole
+// core, 1 GiB of memory (or the config's memory-align-size when larger)
+// and the allocator's quantum of a shares slot (the default where it is
+// not positive).
+func (in *SuggestInput) Limits(cfg *agentconfig.Config, quantum model.Dec) {
+	if in.Reserved == nil {
+		in.Reserved = model.ResourceSlot{}
+	}
+	if in.Step == nil {
+		in.Step = model.ResourceSlot{}
+	}
+	if quantum.Sign() <= 0 {
+		quantum = placement.DefaultQuantum
+	}
+	gib := model.NewDec(1<<30, 0)
+	for s := range in.Total {
+		in.Reserved[s] = cfg.Reserved(s)
+		switch {
+		case s == model.SlotCPU:
+			in.Step[s] = model.NewDec(1, 0)
+		case s == model.SlotMem:
+			in.Step[s] = gib
+			if cfg.MemoryAlignSize.Sign() > 0 && gib.Less(cfg.MemoryAlignSize) {
+				in.Step[s] = cfg.MemoryAlignSize
+			}
+		case s.MajorType() == "shares":
+			in.Step[s] = quantum
+		}
+	}
+}
