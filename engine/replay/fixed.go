@@ -27,13 +27,22 @@ type fixed struct {
 	dec bool
 }
 
+// fixedExp bounds the exponents kept as machine integers: a sum of
+// coefficients below 2^63 at exponents within ±1,000 stays far inside
+// the context's ±999,999, where Dec adds exactly. Past it Dec's result
+// is no longer the exact sum (a subnormal, an overflow: NaN), so an amount
+// a damaged record gives such an exponent takes the decimal path, and a
+// zero's alignment is a short loop.
+const fixedExp = 1000
+
 // fixedOf is v as a fixed.
 func fixedOf(v model.Dec) fixed {
 	if v == (model.Dec{}) {
 		return fixed{}
 	}
 	a := v.Apd()
-	if a.Form != apd.Finite || !a.Coeff.IsInt64() || a.Negative && a.Coeff.Sign() == 0 {
+	if a.Form != apd.Finite || !a.Coeff.IsInt64() || a.Negative && a.Coeff.Sign() == 0 ||
+		a.Exponent < -fixedExp || a.Exponent > fixedExp {
 		return fixed{d: v, dec: true}
 	}
 	c := a.Coeff.Int64()

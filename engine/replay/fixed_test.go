@@ -89,3 +89,41 @@ func TestFixedIsDecArithmetic(t *testing.T) {
 		t.Fatalf("seed %d: the decimal path was never taken (sums %d, use sums %d)", seed, decPaths, usePaths)
 	}
 }
+
+// TestFixedAtTheContextsEdgeIsDec: amounts whose exponents lie near or
+// past the context's range (a damaged record's), where Dec's sum is not
+// the exact one (a subnormal, an overflow: NaN), give what Dec gives,
+// in sums, differences, comparisons and the use sum, beside the small
+// amounts a record holds.
+func TestFixedAtTheContextsEdgeIsDec(t *testing.T) {
+	edge := []string{"1E-1000030", "9E+999999", "0E+999999", "0E-999999", "5E-999999", "1E-1000020",
+		"1E+1001", "1E-1001", "3E+1000", "7E-1000", "0.25", "1", "0"}
+	for _, xs := range edge {
+		for _, ys := range edge {
+			x, y := model.MustDec(xs), model.MustDec(ys)
+			for _, sub := range []bool{false, true} {
+				got, want := fixedOf(x).add(fixedOf(y), sub), x.Add(y)
+				if sub {
+					want = x.Sub(y)
+				}
+				if !got.Dec().Identical(want) {
+					t.Errorf("%s %s %s: fixed %s, Dec %s", xs, map[bool]string{false: "+", true: "-"}[sub], ys, got.Dec(), want)
+				}
+			}
+			if got, want := fixedOf(x).cmp(fixedOf(y)), x.Cmp(y); got != want {
+				t.Errorf("%s against %s: fixed %d, Dec %d", xs, ys, got, want)
+			}
+			var u useSum
+			ud := model.Zero
+			for _, v := range []model.Dec{x, y} {
+				u.add(fixedOf(v), 1e9)
+				if v.Sign() != 0 {
+					ud = ud.Add(v.Mul(model.DecFromInt64(1e9)))
+				}
+			}
+			if !u.Dec().Identical(ud) {
+				t.Errorf("use sum of %s and %s: %s, Dec %s", xs, ys, u.Dec(), ud)
+			}
+		}
+	}
+}
