@@ -71,6 +71,8 @@ type Resolver struct {
 	round uint64
 	// buf is reused for reads: stat and cgroup files are small.
 	buf []byte
+	// clock: the mark is read from CLOCK_BOOTTIME (root is "/proc").
+	clock bool
 	// afterCgroup, in tests, runs between the cgroup read and the second
 	// stat read (where a PID can change hands).
 	afterCgroup func()
@@ -81,7 +83,7 @@ func NewResolver(procRoot string) *Resolver {
 	if procRoot == "" {
 		procRoot = "/proc"
 	}
-	return &Resolver{root: procRoot, cache: map[uint32]*entry{}, buf: make([]byte, 0, 4096)}
+	return &Resolver{root: procRoot, cache: map[uint32]*entry{}, buf: make([]byte, 0, 4096), clock: filepath.Clean(procRoot) == "/proc"}
 }
 
 // Root is the /proc root the resolver reads.
@@ -89,7 +91,17 @@ func (r *Resolver) Root() string { return r.root }
 
 // Mark reads /proc/uptime: call it just before asking the driver for its
 // process list, and pass the mark to Resolve for each PID of that list.
+//
+// On the host's own /proc (the root "/proc") the mark is read from the
+// clock /proc/uptime shows (CLOCK_BOOTTIME), not from the file: the same
+// ticks, and a poll of idle GPUs no longer reads a file at all. Another
+// root (a host's /proc mounted elsewhere, a test's fake tree) is read.
 func (r *Resolver) Mark() Mark {
+	if r.clock {
+		if m, ok := clockMark(); ok {
+			return m
+		}
+	}
 	raw, err := r.read(filepath.Join(r.root, "uptime"), 256)
 	if err != nil {
 		return Mark{}
