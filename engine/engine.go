@@ -358,6 +358,12 @@ func (e *Engine) Run(ctx context.Context) error {
 			}
 			return fmt.Errorf("scratch watcher: %w", err)
 		case r := <-invCh:
+			if st.sameReading(r.inv, r.err) {
+				// At rest every poll reads the same: the last content
+				// at the poll's time, which subscribers adopt as it is.
+				e.publish(st.retimed())
+				continue
+			}
 			// Slot types are fixed at start: the watcher parses with them.
 			st.takeInventory(r.inv, r.err)
 			e.publish(st.snapshot())
