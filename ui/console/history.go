@@ -21,9 +21,17 @@ type ring struct {
 	v    [histLen]float32
 	head int // index of the oldest sample
 	N    int
+	// still is how many of the newest samples are the newest one (bit
+	// for bit, NaN included), at most histLen.
+	still int
 }
 
 func (r *ring) push(x float32) {
+	if r.N > 0 && math.Float32bits(x) == math.Float32bits(r.last()) {
+		r.still = min(r.still+1, histLen)
+	} else {
+		r.still = 1
+	}
 	if r.N < histLen {
 		r.v[(r.head+r.N)%histLen] = x
 		r.N++
@@ -38,8 +46,19 @@ func (r *ring) setLast(x float32) {
 		r.push(x)
 		return
 	}
+	if math.Float32bits(x) == math.Float32bits(r.last()) {
+		return
+	}
 	r.v[(r.head+r.N-1)%histLen] = x
+	r.still = 1
+	for i := r.N - 2; i >= 0 && math.Float32bits(r.at(i)) == math.Float32bits(x); i-- {
+		r.still++
+	}
 }
+
+// constantFull reports whether the ring is full of one value: another
+// sample of it leaves every view of the ring as it was.
+func (r *ring) constantFull() bool { return r.N == histLen && r.still >= histLen }
 
 func (r *ring) last() float32 {
 	if r.N == 0 {
@@ -122,6 +141,56 @@ func (h history) observe(s *model.Snapshot, frac func(*model.Device) sample) {
 			delete(h, k)
 		}
 	}
+}
+
+// retime records a snapshot whose content is the last observed one's, at
+// snapshot second sec: each device's last sample again, for each second
+// since its newest (observe would compute the same samples). It reports
+// whether a view drawn from the history may read otherwise now: not when
+// every ring was full of one value and each live graph of geoms has its
+// samples in the same columns at sec as before (columns are aligned to
+// whole multiples of their seconds, so the oldest column a full ring
+// reaches moves with the second).
+func (h history) retime(sec int64, geoms []graphGeom) bool {
+	moved := false
+	for _, dh := range h {
+		if sec <= dh.sec {
+			continue
+		}
+		still := dh.alloc.constantFull() && dh.Util.constantFull() && dh.Mem.constantFull()
+		last := dh.last()
+		for range min(sec-dh.sec, histLen) {
+			dh.push(last)
+		}
+		was := dh.sec
+		dh.sec = sec
+		if !still {
+			moved = true
+			continue
+		}
+		for _, g := range geoms {
+			if g.filled(was) != g.filled(sec) {
+				moved = true
+			}
+		}
+	}
+	return moved
+}
+
+// graphGeom is a live history graph's shape: its columns and the seconds
+// each stands for.
+type graphGeom struct{ cols, perCol int }
+
+// filled is how many of the graph's columns (newest first) a full ring
+// whose newest sample is of second lastSec reaches (ring.columns).
+func (g graphGeom) filled(lastSec int64) int {
+	p := int64(max(g.perCol, 1))
+	first := lastSec - floorDiv(lastSec, p)*p + 1 // seconds in the newest column
+	n := int64(1)
+	if rest := int64(histLen) - first; rest > 0 {
+		n += (rest + p - 1) / p
+	}
+	return int(min(n, int64(min(g.cols, maxCols))))
 }
 
 // sparkline draws the newest w samples of r, right-aligned, exactly w
