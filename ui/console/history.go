@@ -2,6 +2,7 @@ package console
 
 import (
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/fgtop/fgtop/model"
@@ -146,51 +147,90 @@ func (h history) observe(s *model.Snapshot, frac func(*model.Device) sample) {
 // retime records a snapshot whose content is the last observed one's, at
 // snapshot second sec: each device's last sample again, for each second
 // since its newest (observe would compute the same samples). It reports
-// whether a view drawn from the history may read otherwise now: not when
-// every ring was full of one value and each live graph of geoms has its
-// samples in the same columns at sec as before (columns are aligned to
-// whole multiples of their seconds, so the oldest column a full ring
-// reaches moves with the second).
+// whether a view drawn from the history may read otherwise now. geoms are
+// the views the frame drew (graphs and sparklines, which are graphs of
+// one-second columns): a view reads the same when every sample it drew,
+// before and after, is the newest reading, and as many of its columns
+// have samples (columns are aligned to whole multiples of their seconds,
+// so the oldest one a ring reaches moves with the second).
 func (h history) retime(sec int64, geoms []graphGeom) bool {
 	moved := false
 	for _, dh := range h {
 		if sec <= dh.sec {
 			continue
 		}
-		still := dh.alloc.constantFull() && dh.Util.constantFull() && dh.Mem.constantFull()
+		rings := [3]*ring{&dh.alloc, &dh.Util, &dh.Mem}
+		var n0 [3]int
+		for k, r := range rings {
+			n0[k] = r.N
+			if len(geoms) > 0 && !moved {
+				for _, g := range geoms {
+					if r.still < g.covered(r.N, dh.sec) {
+						moved = true // a view draws an older, other reading
+					}
+				}
+			}
+		}
 		last := dh.last()
 		for range min(sec-dh.sec, histLen) {
 			dh.push(last)
 		}
 		was := dh.sec
 		dh.sec = sec
-		if !still {
-			moved = true
+		if moved || len(geoms) == 0 {
 			continue
 		}
-		for _, g := range geoms {
-			if g.filled(was) != g.filled(sec) {
-				moved = true
+		for k, r := range rings {
+			for _, g := range geoms {
+				if r.still < g.covered(r.N, sec) || g.filled(n0[k], was) != g.filled(r.N, sec) {
+					moved = true
+				}
 			}
 		}
 	}
 	return moved
 }
 
-// graphGeom is a live history graph's shape: its columns and the seconds
-// each stands for.
+// graphGeom is the shape of a view of a ring: a graph's columns and the
+// seconds each stands for; a sparkline w cells wide is {w, 1}.
 type graphGeom struct{ cols, perCol int }
 
-// filled is how many of the graph's columns (newest first) a full ring
-// whose newest sample is of second lastSec reaches (ring.columns).
-func (g graphGeom) filled(lastSec int64) int {
-	p := int64(max(g.perCol, 1))
-	first := lastSec - floorDiv(lastSec, p)*p + 1 // seconds in the newest column
-	n := int64(1)
-	if rest := int64(histLen) - first; rest > 0 {
-		n += (rest + p - 1) / p
+// buckets is how many of the view's columns a ring of n samples whose
+// newest is of second lastSec reaches (ring.columns), and how many of the
+// samples they take.
+func (g graphGeom) buckets(n int, lastSec int64) (cols, samples int) {
+	if n <= 0 {
+		return 0, 0
 	}
-	return int(min(n, int64(min(g.cols, maxCols))))
+	p := int64(max(g.perCol, 1))
+	w := int64(min(g.cols, maxCols))
+	if w <= 0 {
+		return 0, 0
+	}
+	first := lastSec - floorDiv(lastSec, p)*p + 1 // seconds in the newest column
+	c := int64(1)
+	if rest := int64(n) - first; rest > 0 {
+		c += (rest + p - 1) / p
+	}
+	return int(min(c, w)), int(min(int64(n), first+(w-1)*p))
+}
+
+func (g graphGeom) filled(n int, lastSec int64) int {
+	c, _ := g.buckets(n, lastSec)
+	return c
+}
+
+func (g graphGeom) covered(n int, lastSec int64) int {
+	_, s := g.buckets(n, lastSec)
+	return s
+}
+
+// noteGeom adds a view's shape to geoms (nil: not collected), once.
+func noteGeom(geoms *[]graphGeom, g graphGeom) {
+	if geoms == nil || slices.Contains(*geoms, g) {
+		return
+	}
+	*geoms = append(*geoms, g)
 }
 
 // sparkline draws the newest w samples of r, right-aligned, exactly w

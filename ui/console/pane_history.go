@@ -30,11 +30,7 @@ type historyPane struct {
 }
 
 // drawn notes a graph drawn from the live rings.
-func (p *historyPane) drawn(cols, perCol int) {
-	if p.geoms != nil {
-		*p.geoms = append(*p.geoms, graphGeom{cols, perCol})
-	}
-}
+func (p *historyPane) drawn(cols, perCol int) { noteGeom(p.geoms, graphGeom{cols, perCol}) }
 
 // Sizes the arrangement needs: a big graph's panel (label, at least two
 // plot rows, time axis) plus the pane's title, and a small multiple (label

@@ -144,9 +144,8 @@ func TestRestFrameExact(t *testing.T) {
 }
 
 // TestRestComposesNothing: a node at rest (the same content each second,
-// no kernel ages on screen) composes no frame once its history rings are
-// full of the same readings; each second before that the sparklines
-// grow. A snapshot that moves a reading is composed at once, and a tick
+// no kernel ages on screen) composes no frame once its graphs and
+// sparklines are as wide as they get (before, they grow). A snapshot that moves a reading is composed at once, and a tick
 // without any snapshot composes only when "updated ... ago" turns over.
 func TestRestComposesNothing(t *testing.T) {
 	for _, size := range [][2]int{{80, 24}, {160, 48}, {240, 70}} {
@@ -229,8 +228,38 @@ func TestGraphGeomFilled(t *testing.T) {
 				n++
 			}
 		}
-		if got := g.filled(sec); got != n {
+		if got := g.filled(histLen, sec); got != n {
 			t.Fatalf("%+v at %d: filled %d, columns has %d", g, sec, got, n)
+		}
+	}
+	// Rings not yet full: filled counts the columns with samples, and no
+	// sample older than covered shows in any column.
+	for range 5000 {
+		g := graphGeom{cols: 1 + rng.IntN(600), perCol: 1 + rng.IntN(12)}
+		sec := 1_700_000_000 + rng.Int64N(100_000)
+		n := 1 + rng.IntN(histLen)
+		cov := g.covered(n, sec)
+		var rr ring
+		for i := range n {
+			v := float32(0)
+			if i < n-cov {
+				v = 1
+			}
+			rr.push(v)
+		}
+		vals := make([]float32, g.cols)
+		rr.columns(vals, sec, g.perCol)
+		got := 0
+		for _, v := range vals {
+			if !math.IsNaN(float64(v)) {
+				got++
+				if v != 0 {
+					t.Fatalf("%+v at %d, %d samples: a sample older than the %d covered shows", g, sec, n, cov)
+				}
+			}
+		}
+		if f := g.filled(n, sec); f != got {
+			t.Fatalf("%+v at %d, %d samples: filled %d, columns has %d", g, sec, n, f, got)
 		}
 	}
 	// A still device's history under a graph 200 columns of 2 s: the
