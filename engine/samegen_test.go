@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -183,4 +185,95 @@ func (p *stepSource) Poll(ctx context.Context) (*inventory.Inventory, error) {
 	tel.TempC = model.Some(c)
 	out.Devices[0].Telemetry = &tel
 	return &out, nil
+}
+
+func TestNextPoll(t *testing.T) {
+	ph := time.Unix(1000, 250_000_000)
+	for _, c := range []struct {
+		now  time.Time
+		want time.Time
+	}{
+		{time.Unix(999, 0), ph},   // the phase is ahead: then
+		{ph, ph.Add(time.Second)}, // on it: the next
+		{time.Unix(1003, 100_000_000), time.Unix(1003, 250_000_000)}, // before this second's
+		{time.Unix(1003, 900_000_000), time.Unix(1004, 250_000_000)}, // after it
+	} {
+		if got := nextPoll(ph, c.now, time.Second); !got.Equal(c.want) {
+			t.Errorf("nextPoll(%v, %v) = %v, want %v", ph, c.now, got, c.want)
+		}
+	}
+}
+
+// timedSource records when it is polled.
+type timedSource struct {
+	inventory.Source
+	mu sync.Mutex
+	at []time.Time
+}
+
+func (p *timedSource) Poll(ctx context.Context) (*inventory.Inventory, error) {
+	p.mu.Lock()
+	p.at = append(p.at, time.Now())
+	p.mu.Unlock()
+	return p.Source.Poll(ctx)
+}
+
+// TestAlignPoll: after AlignPoll(phase) the polls come at phase plus
+// whole periods (measured at half a period from where they were).
+func TestAlignPoll(t *testing.T) {
+	_, opts := fixtureTree(t)
+	const every = 200 * time.Millisecond
+	opts.PollEvery = every
+	src := &timedSource{Source: opts.Inventory}
+	opts.Inventory = src
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	e := New(opts)
+	done := make(chan error, 1)
+	go func() { done <- e.Run(ctx) }()
+	ch := e.Subscribe(ctx)
+	go func() {
+		for range ch {
+		}
+	}()
+	<-e.Ready()
+	src.mu.Lock()
+	n := len(src.at)
+	src.mu.Unlock()
+	// Half a period from the polls' own phase: the furthest they can be.
+	time.Sleep(every / 4)
+	src.mu.Lock()
+	last := src.at[len(src.at)-1]
+	src.mu.Unlock()
+	phase := last.Add(every / 2)
+	e.AlignPoll(phase)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		src.mu.Lock()
+		k := len(src.at) - n
+		src.mu.Unlock()
+		if k >= 8 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(every)
+	}
+	cancel()
+	<-done
+	src.mu.Lock()
+	defer src.mu.Unlock()
+	var offs []time.Duration
+	for _, at := range src.at {
+		if at.After(phase) {
+			offs = append(offs, at.Sub(phase)%every)
+		}
+	}
+	if len(offs) < 5 {
+		t.Fatalf("%d polls after the phase", len(offs))
+	}
+	slices.Sort(offs)
+	// A poll is late by the scheduler's delay, never early; the median
+	// is within a quarter period of the phase (it was half a period off).
+	if med := offs[len(offs)/2]; med > every/4 {
+		t.Errorf("polls %v after the phase (mod %v): not on it", offs, every)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"syscall"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/fgtop/fgtop/engine"
@@ -110,7 +111,7 @@ func runProgram(ctx context.Context, eng *engine.Engine, uopts console.Options, 
 	// The model holds the partition draft while editing: give it back
 	// however the program ends.
 	defer m.Close()
-	p, closeTTY, err := localProgram(ctx, m)
+	p, closeTTY, err := localProgram(ctx, m, eng.AlignPoll)
 	if err != nil {
 		return fmt.Errorf("console: %w", err)
 	}
@@ -156,11 +157,15 @@ func consoleFailed(ctx context.Context, err error, stderr io.Writer) bool {
 // with both, a signal could end ctx first, and Bubble Tea's handler then
 // waited for ever to send its QuitMsg to the loop that had ended, and its
 // shutdown for that handler, so the terminal was never restored.
-func localProgram(ctx context.Context, m tea.Model) (p *screen.Program, done func(), err error) {
+//
+// started, when set, is told when the program started (screen.Options):
+// the console puts the engine's inventory poll on that phase.
+func localProgram(ctx context.Context, m tea.Model, started func(time.Time)) (p *screen.Program, done func(), err error) {
 	o, done, err := screen.Local()
 	if err != nil {
 		return nil, nil, err //nolint:wrapcheck // screen's words
 	}
+	o.Started = started
 	return screen.NewProgram(m, o, tea.WithContext(ctx), tea.WithoutSignalHandler()), done, nil
 }
 
