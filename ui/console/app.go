@@ -163,6 +163,8 @@ type App struct {
 	// geoms are the live history graphs the frame draws from the rings
 	// (history.retime tells from them whether a repeated sample shows).
 	geoms []graphGeom
+	// dFor is what the current derivation was made with.
+	dFor derivedFor
 	// lastTick is when the tick's work last ran; clock fires when no
 	// snapshot did it for TickInterval+tickGrace.
 	lastTick time.Time
@@ -339,6 +341,13 @@ func ListenLatest[T any](ch <-chan T, wrap func(T) tea.Msg, closed tea.Msg) tea.
 	}
 }
 
+// derivedFor is what a derivation depends on besides the snapshot: the
+// styles (glyphs, kernel looks) and thresholds.
+type derivedFor struct {
+	st *kit.Styles
+	th kit.Thresholds
+}
+
 // consoleClock is the console's one timer: it fires TickInterval (and
 // tickGrace) after the tick's work last ran, and each snapshot that does
 // that work moves it on instead of a second timer waking the process at
@@ -432,8 +441,8 @@ func (a *App) adoptNow(s *model.Snapshot) {
 // what it shows moves (a graph's columns, "updated ... ago": checkStale).
 func (a *App) retime(s *model.Snapshot) bool {
 	old := a.Snap
-	if old == nil || s.Gen == 0 || s.Gen != old.Gen || a.past.on || a.d == nil {
-		return false
+	if old == nil || s.Gen == 0 || s.Gen != old.Gen || a.past.on || a.d == nil || a.dFor != (derivedFor{a.St, a.Th}) {
+		return false // (a theme changed since: derived again with its glyphs)
 	}
 	a.Snap = s
 	if a.hist.retime(s.Time.Unix(), a.geoms) {
@@ -460,6 +469,7 @@ func (a *App) adopt(s *model.Snapshot) {
 		a.pastCache = nil
 		a.d = a.deriver.Derive(s, o)
 	}
+	a.dFor = derivedFor{a.St, a.Th}
 	a.hist.observe(s, func(dv *model.Device) sample {
 		alloc := float32(0)
 		if r, ok := a.d.DevIndex[dv.Key()]; ok {

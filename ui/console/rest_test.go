@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/fgtop/fgtop/model"
+	"github.com/fgtop/fgtop/themes"
 	"github.com/fgtop/fgtop/ui/internal/fake"
 	"github.com/fgtop/fgtop/ui/kit"
 )
@@ -69,7 +70,11 @@ func (r *restRig) snap(n int) {
 	}
 	s.Time, s.Gen = r.now, r.gen
 	r.s = s
-	r.each(func(a *App) { feed(a, s) })
+	feed(r.a, s)
+	// The reference derives every snapshot (no Gen: nothing to go by).
+	c := *s
+	c.Gen = 0
+	feed(r.b, &c)
 }
 
 // check: a's frame is the one composed afresh now, and afresh at any
@@ -130,9 +135,14 @@ func TestRestFrameExact(t *testing.T) {
 				r.now = r.now.Add(d)
 				what = "tick after " + d.String()
 				r.each(func(a *App) { a.Update(clockMsg{}) })
-			case op < 11:
+			case op < 11 && rng.IntN(2) == 0:
 				what = "flash"
 				r.each(func(a *App) { a.Flashf(kit.LvlInfo, "hello") })
+			case op < 11:
+				names := themes.Names()
+				n := names[rng.IntN(len(names))]
+				what = "theme " + n
+				r.each(func(a *App) { a.Update(themeLoadedMsg{t: themes.MustBuiltin(n)}) })
 			default:
 				k := []string{"j", "k", "h", "\t"}[rng.IntN(4)]
 				what = "key " + k
