@@ -126,6 +126,9 @@ type Engine struct {
 
 	mu   sync.Mutex
 	subs map[*subscriber]struct{}
+
+	// align carries the phase AlignPoll asked for to the poll.
+	align chan time.Time
 }
 
 type subscriber struct {
@@ -149,7 +152,35 @@ func New(opts Options) *Engine {
 	if opts.HealthEvery <= 0 {
 		opts.HealthEvery = 5 * time.Second
 	}
-	return &Engine{opts: opts, ready: make(chan struct{}), subs: map[*subscriber]struct{}{}}
+	return &Engine{opts: opts, ready: make(chan struct{}), subs: map[*subscriber]struct{}{}, align: make(chan time.Time, 1)}
+}
+
+// AlignPoll puts the inventory polls on at + k*PollEvery from the next one
+// on. A console's program runs a timer of its own at a period of a second
+// (Bubble Tea's renderer ticker, which it cannot stop): two timers at two
+// phases wake the process twice a second, and the Go runtime's monitor
+// spins down after each wake-up, so at rest both timers at one phase cost
+// about half. The latest phase asked for wins; it never blocks.
+func (e *Engine) AlignPoll(at time.Time) {
+	for {
+		select {
+		case e.align <- at:
+			return
+		default:
+		}
+		select {
+		case <-e.align:
+		default:
+		}
+	}
+}
+
+// nextPoll is the first instant of phase + k*every after now.
+func nextPoll(phase, now time.Time, every time.Duration) time.Time {
+	if phase.After(now) {
+		return phase
+	}
+	return phase.Add((now.Sub(phase)/every + 1) * every)
 }
 
 // Latest returns the last published snapshot (nil before the first).
@@ -247,7 +278,11 @@ func (e *Engine) Run(ctx context.Context) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			t := time.NewTicker(e.opts.PollEvery)
+			// A timer set to the next instant of a fixed phase, not a
+			// Ticker: AlignPoll moves the phase.
+			every := e.opts.PollEvery
+			phase := time.Now()
+			t := time.NewTimer(every)
 			defer t.Stop()
 			// A source whose reading changes for reasons of its own (plugin
 			// settings in etcd) is polled at once, not at the next tick.
@@ -259,8 +294,12 @@ func (e *Engine) Run(ctx context.Context) error {
 				select {
 				case <-ctx.Done():
 					return
+				case phase = <-e.align:
+					t.Reset(time.Until(nextPoll(phase, time.Now(), every)))
+					continue
 				case <-changed:
 				case <-t.C:
+					t.Reset(time.Until(nextPoll(phase, time.Now(), every)))
 				}
 				{
 					inv, err := e.opts.Inventory.Poll(ctx)
@@ -358,6 +397,12 @@ func (e *Engine) Run(ctx context.Context) error {
 			}
 			return fmt.Errorf("scratch watcher: %w", err)
 		case r := <-invCh:
+			if st.sameReading(r.inv, r.err) {
+				// At rest every poll reads the same: the last content
+				// at the poll's time, which subscribers adopt as it is.
+				e.publish(st.retimed())
+				continue
+			}
 			// Slot types are fixed at start: the watcher parses with them.
 			st.takeInventory(r.inv, r.err)
 			e.publish(st.snapshot())

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/fgtop/fgtop/engine/inventory"
@@ -91,6 +93,11 @@ type agentAcc struct {
 // state is owned by the engine's single state goroutine (or by Build for a
 // one-shot snapshot); nothing in it is safe for concurrent use.
 type state struct {
+	// last is the last snapshot published (retimed republishes it);
+	// usesMoved is set when updateUses changed a kernel's use.
+	last      *model.Snapshot
+	usesMoved bool
+
 	node       string
 	mode       string
 	draftFmt   bool
@@ -1037,7 +1044,9 @@ func (s *state) snapshot() *model.Snapshot {
 	s.seq++
 	snap := &model.Snapshot{
 		Seq: s.seq, Time: s.now(), Node: s.node, Mode: s.mode, ConfigPath: s.configPath, ConfigHash: s.configHash, DraftFormat: s.draftFmt,
+		Gen: nextGen(),
 	}
+	s.last = snap
 	if s.joinDirty {
 		s.join()
 	}
@@ -1125,6 +1134,41 @@ func (s *state) snapshot() *model.Snapshot {
 	snap.Issues = s.issues
 	return snap
 }
+
+// retimed publishes the last snapshot's content again at a new time and
+// under the next Seq, with its Gen: nothing but the clock moved.
+func (s *state) retimed() *model.Snapshot {
+	s.seq++
+	snap := *s.last
+	snap.Seq, snap.Time = s.seq, s.now()
+	s.last = &snap
+	return &snap
+}
+
+// sameReading reports whether an inventory poll read what the state
+// holds and changed nothing else: then the snapshot to publish is the
+// last one retimed. Time passing is still applied (a kernel at 0 % may
+// cross its idle mark), and a move there is a change.
+func (s *state) sameReading(inv *inventory.Inventory, err error) bool {
+	if err != nil || s.last == nil || s.inv == nil || !inventory.Equal(s.inv, inv) {
+		return false
+	}
+	if _, had := s.srcIssues["inventory"]; had {
+		return false // the reading that failed last time is back: news
+	}
+	s.useAll, s.usesMoved = true, false
+	s.updateUses()
+	return !s.usesMoved
+}
+
+// genNext hands out content generations. It is shared by the engines of
+// a process and starts at a random value, so that snapshots of two
+// engines (a node's engine restarted behind a viewer) never share one.
+var genNext atomic.Uint64
+
+func init() { genNext.Store(rand.Uint64() >> 1) }
+
+func nextGen() uint64 { return genNext.Add(1) }
 
 func (s *state) collectIssues() []model.Issue {
 	var out []model.Issue

@@ -201,6 +201,7 @@ func (s *state) updateUse(id model.KernelID, ks *kstate, now time.Time) {
 	if u.Equal(old) {
 		return
 	}
+	s.usesMoved = true
 	if old != nil && old.Idle {
 		s.idleCount--
 	}

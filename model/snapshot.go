@@ -27,6 +27,14 @@ import (
 type Snapshot struct {
 	Seq  uint64
 	Time time.Time
+	// Gen is the content's generation, set by the engine that built the
+	// snapshot: two snapshots with the same non-zero Gen are equal in
+	// everything but Seq and Time (an inventory poll that read what the
+	// one before it read), so a subscriber that has derived one need not
+	// derive the other. Zero says nothing (a snapshot built elsewhere: a
+	// record's, a test's). Not in the JSON: a snapshot read back is
+	// compared afresh.
+	Gen  uint64 `json:"-"`
 	Node string
 	// Source describes where devices come from and how healthy that is.
 	Source SourceInfo

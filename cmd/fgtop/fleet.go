@@ -478,7 +478,7 @@ func runFleetConsole(ctx context.Context, src *fleetSource, f *fleetFlags) error
 	// default, for nohup).
 	ctx, stop := notifyStop(ctx, syscall.SIGHUP)
 	defer stop()
-	p, done, err := local.Program(ctx, m)
+	p, done, err := local.Program(ctx, m, nil)
 	if err != nil {
 		return fmt.Errorf("fleet console: %w", err)
 	}

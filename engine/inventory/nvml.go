@@ -64,6 +64,11 @@ type NVMLSource struct {
 	countErr bool          // no GPU could be counted
 	detail   string
 	procs    *ProcessReader
+	// pollDetail is the source's detail for detailLost lost GPUs; polled
+	// is the most devices a poll listed (the next one's capacity).
+	pollDetail string
+	detailLost int
+	polled     int
 
 	// failed-Init readings, cached per HostInfo.
 	lastHost *HostInfo
@@ -87,6 +92,8 @@ type nvmlGPU struct {
 	// sampleRet is how the last per-process utilisation call went
 	// (ProcUtil for a GPU that runs no process, which is not asked).
 	sampleRet model.Opt[bool]
+	// lastTel is the telemetry last published for the GPU (immutable).
+	lastTel *model.Telemetry
 }
 
 // slowValues are a GPU's rarely-changing readings with their return codes.
@@ -357,7 +364,9 @@ func (s *NVMLSource) Poll(ctx context.Context) (*Inventory, error) {
 		slotTypes: model.SlotTypes{},
 		source:    model.SourceInfo{Kind: KindNVML, Health: HealthOK},
 		issues:    slices.Clone(s.static),
+		devices:   make([]model.Device, 0, s.polled),
 	}
+	defer func() { s.polled = max(s.polled, len(a.devices)) }()
 	if s.opts.Fractional {
 		a.slotTypes[model.SlotCUDAShares] = model.SlotTypeCount
 		a.fractional, a.quantum = true, s.opts.Quantum
@@ -370,7 +379,9 @@ func (s *NVMLSource) Poll(ctx context.Context) (*Inventory, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		devs := s.readGPU(g)
+		from := len(a.devices)
+		a.devices = s.readGPU(g, a.devices)
+		devs := a.devices[from:]
 		if g.lost {
 			nLost++
 			a.issues = append(a.issues, model.Issue{
@@ -383,7 +394,6 @@ func (s *NVMLSource) Poll(ctx context.Context) (*Inventory, error) {
 				a.slotTypes[devs[i].Slot] = model.SlotTypeUnique
 			}
 		}
-		a.devices = append(a.devices, devs...)
 	}
 	switch {
 	case s.countErr:
@@ -391,10 +401,13 @@ func (s *NVMLSource) Poll(ctx context.Context) (*Inventory, error) {
 	case nLost > 0 || len(s.static) > 0:
 		a.source.Health = HealthDegraded
 	}
-	a.source.Detail = fmt.Sprintf("%s: %d GPU(s)", s.detail, len(s.gpus))
-	if nLost > 0 {
-		a.source.Detail += fmt.Sprintf(", %d lost", nLost)
+	if s.detailLost != nLost || s.pollDetail == "" {
+		s.pollDetail, s.detailLost = fmt.Sprintf("%s: %d GPU(s)", s.detail, len(s.gpus)), nLost
+		if nLost > 0 {
+			s.pollDetail += fmt.Sprintf(", %d lost", nLost)
+		}
 	}
+	a.source.Detail = s.pollDetail
 	return assemble(a, hi), nil
 }
 
@@ -421,14 +434,17 @@ func (p probe) ok(what string, ret nvml.Return) bool {
 }
 
 // readGPU reads one GPU's telemetry and, with MIG on, its MIG devices. It
-// returns the GPU followed by its MIG devices.
-func (s *NVMLSource) readGPU(g *nvmlGPU) []model.Device {
-	t := &model.Telemetry{}
+// appends the GPU followed by its MIG devices to dst.
+func (s *NVMLSource) readGPU(g *nvmlGPU, dst []model.Device) []model.Device {
+	// Read into a value of the poll's own; a reading equal to the last
+	// publishes the last one again (no allocation at rest, and the
+	// engine's comparison of the two is one pointer compare).
+	var tv model.Telemetry
+	t := &tv
 	dev := g.dev
-	dev.Telemetry = t
 	if g.lost {
-		t.Lost = true
-		return []model.Device{dev}
+		dev.Telemetry = &model.Telemetry{Lost: true}
+		return append(dst, dev)
 	}
 	p := probe{t}
 	h := g.h
@@ -487,18 +503,24 @@ func (s *NVMLSource) readGPU(g *nvmlGPU) []model.Device {
 		s.sampleProcesses(g, p, t)
 		g.sampleRet = t.ProcUtil
 	}
-	out := []model.Device{dev}
+	var mig []model.Device
 	if migOn && !t.Lost {
-		out = append(out, s.readMIG(g, p, procs)...)
+		mig = s.readMIG(g, p, procs)
 	}
 	if t.Lost {
 		// Sticky: a lost GPU does not come back without a reset, and each
 		// call to it can block for seconds.
 		g.lost = true
-		out[0].Telemetry = &model.Telemetry{Lost: true, Errors: t.Errors}
-		return out[:1]
+		dev.Telemetry = &model.Telemetry{Lost: true, Errors: t.Errors}
+		return append(dst, dev)
 	}
-	return out
+	if g.lastTel == nil || !SameTelemetry(g.lastTel, t) {
+		g.lastTel = new(model.Telemetry)
+		*g.lastTel = tv
+	}
+	dev.Telemetry = g.lastTel
+	dst = append(dst, dev)
+	return append(dst, mig...)
 }
 
 // readSlow re-reads a GPU's slow values when SlowEvery has passed since

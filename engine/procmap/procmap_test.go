@@ -274,3 +274,46 @@ func TestResolveThisProcess(t *testing.T) {
 		t.Fatalf("this process: %+v", got)
 	}
 }
+
+// TestMarkFromClock: on the host's /proc the mark is CLOCK_BOOTTIME in
+// ticks, which is what /proc/uptime says (read before and after it),
+// read afresh in each round and carried on by the monotonic clock within
+// one, and it reads no file (no allocation: the file's path and parse
+// allocate).
+func TestMarkFromClock(t *testing.T) {
+	if _, err := os.Stat("/proc/uptime"); err != nil {
+		t.Skip("no /proc here")
+	}
+	fromFile := func() uint64 {
+		raw, err := os.ReadFile("/proc/uptime")
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := ParseUptime(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	r := NewResolver("")
+	for i := range 50 {
+		if i%2 == 0 {
+			r.Sweep() // a new round reads the clock; within one it is carried on
+		}
+		before := fromFile()
+		m := r.Mark()
+		after := fromFile()
+		if !m.OK || m.Ticks < before || m.Ticks > after {
+			t.Fatalf("mark %+v outside /proc/uptime's %d..%d", m, before, after)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { r.Mark() }); n != 0 {
+		t.Errorf("Mark on /proc allocates %v times: it reads the file", n)
+	}
+	// Another root is still read (a fake tree's uptime is what counts).
+	f := newFakeProc(t)
+	f.uptime(123)
+	if m := NewResolver(f.root).Mark(); !m.OK || m.Ticks != 123 {
+		t.Errorf("fake root's mark %+v, want its uptime 123", m)
+	}
+}

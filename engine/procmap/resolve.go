@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"syscall"
+	"time"
 )
 
 // Status says what a Resolve found about a PID.
@@ -71,6 +72,12 @@ type Resolver struct {
 	round uint64
 	// buf is reused for reads: stat and cgroup files are small.
 	buf []byte
+	// clock: the mark is read from CLOCK_BOOTTIME (root is "/proc"),
+	// clockBase at clockAt, in round clockRound-1 (0: not yet).
+	clock      bool
+	clockBase  uint64 // ns
+	clockAt    time.Time
+	clockRound uint64
 	// afterCgroup, in tests, runs between the cgroup read and the second
 	// stat read (where a PID can change hands).
 	afterCgroup func()
@@ -81,7 +88,7 @@ func NewResolver(procRoot string) *Resolver {
 	if procRoot == "" {
 		procRoot = "/proc"
 	}
-	return &Resolver{root: procRoot, cache: map[uint32]*entry{}, buf: make([]byte, 0, 4096)}
+	return &Resolver{root: procRoot, cache: map[uint32]*entry{}, buf: make([]byte, 0, 4096), clock: filepath.Clean(procRoot) == "/proc"}
 }
 
 // Root is the /proc root the resolver reads.
@@ -89,7 +96,26 @@ func (r *Resolver) Root() string { return r.root }
 
 // Mark reads /proc/uptime: call it just before asking the driver for its
 // process list, and pass the mark to Resolve for each PID of that list.
+//
+// On the host's own /proc (the root "/proc") the mark is read from the
+// clock /proc/uptime shows (CLOCK_BOOTTIME), not from the file: the same
+// ticks, and a poll of idle GPUs no longer reads a file at all. Another
+// root (a host's /proc mounted elsewhere, a test's fake tree) is read.
 func (r *Resolver) Mark() Mark {
+	if r.clock {
+		// CLOCK_BOOTTIME is a system call (no vDSO for it in Go): read
+		// once per round, and carried on from there by the monotonic
+		// clock, which runs with it but for a suspend (none happens in
+		// the milliseconds of one poll).
+		const tick = uint64(time.Second / ClockTicks)
+		if r.clockRound == r.round+1 {
+			return Mark{Ticks: (r.clockBase + uint64(time.Since(r.clockAt))) / tick, OK: true}
+		}
+		if ns, ok := clockMark(); ok {
+			r.clockBase, r.clockAt, r.clockRound = ns, time.Now(), r.round+1
+			return Mark{Ticks: ns / tick, OK: true}
+		}
+	}
 	raw, err := r.read(filepath.Join(r.root, "uptime"), 256)
 	if err != nil {
 		return Mark{}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -103,14 +104,14 @@ const frameInterval = time.Second / FrameRate
 // TickInterval refreshes ages and expires flash messages.
 const TickInterval = time.Second
 
-// tickSlack is how recent a frame may be for a tick to keep it. At rest
-// the NVML poll's snapshot and the tick each arrive once a second, a few
-// tens of milliseconds apart, and each used to compose a frame: the
-// snapshot's frame already shows the clock and ages of its moment, so the
-// tick just after it would compose the same frame again. Keeping it is
-// the same as the tick's (arbitrary) phase being that much earlier: the
-// ages it shows are at most TickInterval+tickSlack old, never older.
-const tickSlack = 100 * time.Millisecond
+// tickGrace is how long past TickInterval the console's clock waits for
+// a snapshot before it fires. Every snapshot adopted at least half a
+// TickInterval after the last tick does the tick's work (ages, flash
+// expiry, the desk's poll) and moves the clock on, so at rest the
+// once-a-second inventory poll is the console's only wake-up: the clock
+// fires only when no snapshot came, and a text that turned over is then
+// drawn at most TickInterval+tickGrace late (ages are whole seconds).
+const tickGrace = 50 * time.Millisecond
 
 // PromptMode is what the footer's prompt is for.
 type PromptMode uint8
@@ -132,6 +133,8 @@ type (
 	}
 	closedMsg struct{}
 	frameMsg  struct{}
+	// clockMsg is the console's clock firing (consoleClock).
+	clockMsg struct{}
 )
 
 // App is the root model. It keeps the last adopted snapshot, what was
@@ -147,10 +150,26 @@ type App struct {
 	frameArmed bool
 	// adoptedAt is when the last snapshot was adopted (frame pacing).
 	adoptedAt time.Time
-	// composedAt is when the cached frame was composed: a tick that comes
-	// within tickSlack of it changes nothing a fresh frame would show.
-	composedAt time.Time
-	Closed     bool
+	// composedAt is when the cached frame was composed; staleAt is the
+	// earliest instant one of its texts changes by time alone (zero:
+	// none), shownUpdated the "updated ... ago" it shows: until either
+	// moves, a tick or a snapshot of the same content leaves the frame
+	// as it is (checkStale).
+	composedAt   time.Time
+	staleAt      time.Time
+	shownUpdated kit.Span
+	// composing is set while compose runs (shownUpdated is the frame's).
+	composing bool
+	// geoms are the live history graphs the frame draws from the rings
+	// (history.retime tells from them whether a repeated sample shows).
+	geoms []graphGeom
+	// dFor is what the current derivation was made with.
+	dFor derivedFor
+	// lastTick is when the tick's work last ran; clock fires when no
+	// snapshot did it for TickInterval+tickGrace.
+	lastTick time.Time
+	clock    *consoleClock
+	Closed   bool
 	// deriver derives the live snapshots (Options.Deriver); pastCache
 	// those of the record (:at), which no other console shares.
 	deriver    *render.Deriver
@@ -223,6 +242,7 @@ func newApp(snapshots <-chan *model.Snapshot, opts Options) *App {
 		opts:   opts, ch: snapshots,
 		hist: history{}, seenIssues: map[string]bool{},
 		Desk: &editor.DeskWork{}, deriver: opts.Deriver,
+		clock: newConsoleClock(),
 	}
 	if a.deriver == nil {
 		a.deriver = render.NewDeriver()
@@ -281,7 +301,8 @@ func (a *App) setTheme(t *themes.Theme) error {
 // is to be detected, asks the terminal for its background colour.
 func (a *App) Init() tea.Cmd {
 	a.pollDesk()
-	cmds := []tea.Cmd{a.listen(), tick(), a.takeLater(nil)}
+	a.lastTick = a.Now()
+	cmds := []tea.Cmd{a.listen(), a.clock.wait(), a.takeLater(nil)}
 	if !a.theme.explicit && a.opts.Background == "" {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}
@@ -320,8 +341,80 @@ func ListenLatest[T any](ch <-chan T, wrap func(T) tea.Msg, closed tea.Msg) tea.
 	}
 }
 
-func tick() tea.Cmd {
-	return tea.Tick(TickInterval, func(time.Time) tea.Msg { return kit.TickMsg{} })
+// derivedFor is what a derivation depends on besides the snapshot: the
+// styles (glyphs, kernel looks) and thresholds.
+type derivedFor struct {
+	st *kit.Styles
+	th kit.Thresholds
+}
+
+// consoleClock is the console's one timer: it fires TickInterval (and
+// tickGrace) after the tick's work last ran, and each snapshot that does
+// that work moves it on instead of a second timer waking the process at
+// another phase of the second.
+type consoleClock struct {
+	t    *time.Timer
+	done chan struct{}
+	once sync.Once
+}
+
+func newConsoleClock() *consoleClock {
+	return &consoleClock{t: time.NewTimer(TickInterval + tickGrace), done: make(chan struct{})}
+}
+
+// wait is the command that waits for the clock (one at a time: the
+// clockMsg it delivers starts the next).
+func (c *consoleClock) wait() tea.Cmd {
+	return func() tea.Msg {
+		select {
+		case <-c.t.C:
+			return clockMsg{}
+		case <-c.done:
+			return nil
+		}
+	}
+}
+
+// restart makes the clock fire TickInterval+tickGrace from now.
+func (c *consoleClock) restart() { c.t.Reset(TickInterval + tickGrace) }
+
+// stop ends the clock and its waiting command.
+func (c *consoleClock) stop() {
+	c.once.Do(func() {
+		c.t.Stop()
+		close(c.done)
+	})
+}
+
+// tickWork is the clock's once-a-second work, done by the clock or by a
+// snapshot adopted at least half a TickInterval after the last: a flash
+// runs out, the frame is dropped where a text of it turned over, the
+// layers hear the tick, the desk is asked who holds the draft.
+func (a *App) tickWork(now time.Time) {
+	a.lastTick = now
+	a.clock.restart()
+	if a.ExpireFlash() {
+		a.Invalidate()
+	}
+	a.checkStale(now)
+	a.broadcast(kit.TickMsg{}) // the editor checks its draft against the snapshot
+	a.pollDesk()
+}
+
+// checkStale drops the frame when, at now, a fresh one would read
+// otherwise: one of its ages or expiries came due (staleAt), or the
+// "updated ... ago" for the current snapshot is not the one it shows.
+func (a *App) checkStale(now time.Time) {
+	if !a.FrameOK {
+		return
+	}
+	if !a.staleAt.IsZero() && !now.Before(a.staleAt) {
+		a.Invalidate()
+		return
+	}
+	if u, _ := updatedSpan(a.Snap, now); u != a.shownUpdated {
+		a.Invalidate()
+	}
 }
 
 // frame ends the current frame after d.
@@ -331,13 +424,39 @@ func frame(d time.Duration) tea.Cmd {
 
 // adoptNow adopts s and starts a frame.
 func (a *App) adoptNow(s *model.Snapshot) {
-	a.adoptedAt = a.Now()
+	now := a.Now()
+	a.adoptedAt = now
 	a.adopt(s)
+	if now.Sub(a.lastTick) >= TickInterval/2 {
+		a.tickWork(now)
+	} else {
+		a.checkStale(now)
+	}
+}
+
+// retime adopts s when it is the current snapshot's content at a newer
+// time (the engine's same content generation: a poll that read what the
+// last one read). Nothing is derived again and no issue is new: the
+// history repeats its last samples, and the frame is dropped only where
+// what it shows moves (a graph's columns, "updated ... ago": checkStale).
+func (a *App) retime(s *model.Snapshot) bool {
+	old := a.Snap
+	if old == nil || s.Gen == 0 || s.Gen != old.Gen || a.past.on || a.d == nil || a.dFor != (derivedFor{a.St, a.Th}) {
+		return false // (a theme changed since: derived again with its glyphs)
+	}
+	a.Snap = s
+	if a.hist.retime(s.Time.Unix(), a.geoms) {
+		a.Invalidate()
+	}
+	return true
 }
 
 // adopt makes a snapshot current: derive what the views need once, record
 // history, flash issues that were not there before.
 func (a *App) adopt(s *model.Snapshot) {
+	if a.retime(s) {
+		return
+	}
 	first := a.Snap == nil
 	a.Snap = s
 	o := render.DeriveOptions{Th: a.Th, G: a.St.G, Looks: a.St.LookDims()}
@@ -350,6 +469,7 @@ func (a *App) adopt(s *model.Snapshot) {
 		a.pastCache = nil
 		a.d = a.deriver.Derive(s, o)
 	}
+	a.dFor = derivedFor{a.St, a.Th}
 	a.hist.observe(s, func(dv *model.Device) sample {
 		alloc := float32(0)
 		if r, ok := a.d.DevIndex[dv.Key()]; ok {
@@ -397,8 +517,8 @@ func (a *App) adopt(s *model.Snapshot) {
 // that change nothing visible (snapshots waiting for the next frame).
 func (a *App) View() tea.View {
 	if !a.FrameOK {
-		a.frame = a.compose()
 		a.composedAt = a.Now()
+		a.frame = a.compose()
 		if a.St.ASCII {
 			a.frame = kit.ASCIIOnly(a.frame)
 		}
@@ -426,11 +546,26 @@ func (a *App) NodeName() string {
 }
 
 // compose assembles the whole screen: exactly h rows, none wider than w.
+//
+// It notes when the frame goes stale: the ages it shows turning over, the
+// flash running out; a layer over the main screen or the past (which draw
+// clocks of their own) make it stale at once, so each tick draws them
+// afresh as before.
 func (a *App) compose() string {
 	w, h := a.Size()
 	a.memo.frame()
+	a.BeginStale()
+	a.composing, a.shownUpdated, a.geoms = true, kit.Span{}, a.geoms[:0]
+	defer func() { a.composing = false }()
+	if a.Flash.Text != "" {
+		a.ChangesAt(a.Flash.Until)
+	}
+	if len(a.layers) > 0 || a.past.on {
+		a.ChangesAt(a.Now())
+	}
 	rows := a.Rows(w, h)
 	a.memo.clampRows(rows, w) // the safety net; tests check it never cuts
+	a.staleAt = a.StaleAt()
 	return strings.Join(rows, "\n")
 }
 

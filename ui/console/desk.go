@@ -174,6 +174,7 @@ func (a *App) editorOpened(m editor.DeskOpenedMsg) {
 // the program has ended (an SSH session that drops never sends its
 // program another message); calling it twice is harmless.
 func (a *App) Close() {
+	a.clock.stop()
 	a.reads.close()
 	if ed := a.ed(); ed != nil {
 		ed.Close()

@@ -2,6 +2,7 @@ package console
 
 import (
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/fgtop/fgtop/model"
@@ -21,9 +22,17 @@ type ring struct {
 	v    [histLen]float32
 	head int // index of the oldest sample
 	N    int
+	// still is how many of the newest samples are the newest one (bit
+	// for bit, NaN included), at most histLen.
+	still int
 }
 
 func (r *ring) push(x float32) {
+	if r.N > 0 && math.Float32bits(x) == math.Float32bits(r.last()) {
+		r.still = min(r.still+1, histLen)
+	} else {
+		r.still = 1
+	}
 	if r.N < histLen {
 		r.v[(r.head+r.N)%histLen] = x
 		r.N++
@@ -38,8 +47,19 @@ func (r *ring) setLast(x float32) {
 		r.push(x)
 		return
 	}
+	if math.Float32bits(x) == math.Float32bits(r.last()) {
+		return
+	}
 	r.v[(r.head+r.N-1)%histLen] = x
+	r.still = 1
+	for i := r.N - 2; i >= 0 && math.Float32bits(r.at(i)) == math.Float32bits(x); i-- {
+		r.still++
+	}
 }
+
+// constantFull reports whether the ring is full of one value: another
+// sample of it leaves every view of the ring as it was.
+func (r *ring) constantFull() bool { return r.N == histLen && r.still >= histLen }
 
 func (r *ring) last() float32 {
 	if r.N == 0 {
@@ -122,6 +142,95 @@ func (h history) observe(s *model.Snapshot, frac func(*model.Device) sample) {
 			delete(h, k)
 		}
 	}
+}
+
+// retime records a snapshot whose content is the last observed one's, at
+// snapshot second sec: each device's last sample again, for each second
+// since its newest (observe would compute the same samples). It reports
+// whether a view drawn from the history may read otherwise now. geoms are
+// the views the frame drew (graphs and sparklines, which are graphs of
+// one-second columns): a view reads the same when every sample it drew,
+// before and after, is the newest reading, and as many of its columns
+// have samples (columns are aligned to whole multiples of their seconds,
+// so the oldest one a ring reaches moves with the second).
+func (h history) retime(sec int64, geoms []graphGeom) bool {
+	moved := false
+	for _, dh := range h {
+		if sec <= dh.sec {
+			continue
+		}
+		rings := [3]*ring{&dh.alloc, &dh.Util, &dh.Mem}
+		var n0 [3]int
+		for k, r := range rings {
+			n0[k] = r.N
+			if len(geoms) > 0 && !moved {
+				for _, g := range geoms {
+					if r.still < g.covered(r.N, dh.sec) {
+						moved = true // a view draws an older, other reading
+					}
+				}
+			}
+		}
+		last := dh.last()
+		for range min(sec-dh.sec, histLen) {
+			dh.push(last)
+		}
+		was := dh.sec
+		dh.sec = sec
+		if moved || len(geoms) == 0 {
+			continue
+		}
+		for k, r := range rings {
+			for _, g := range geoms {
+				if r.still < g.covered(r.N, sec) || g.filled(n0[k], was) != g.filled(r.N, sec) {
+					moved = true
+				}
+			}
+		}
+	}
+	return moved
+}
+
+// graphGeom is the shape of a view of a ring: a graph's columns and the
+// seconds each stands for; a sparkline w cells wide is {w, 1}.
+type graphGeom struct{ cols, perCol int }
+
+// buckets is how many of the view's columns a ring of n samples whose
+// newest is of second lastSec reaches (ring.columns), and how many of the
+// samples they take.
+func (g graphGeom) buckets(n int, lastSec int64) (cols, samples int) {
+	if n <= 0 {
+		return 0, 0
+	}
+	p := int64(max(g.perCol, 1))
+	w := int64(min(g.cols, maxCols))
+	if w <= 0 {
+		return 0, 0
+	}
+	first := lastSec - floorDiv(lastSec, p)*p + 1 // seconds in the newest column
+	c := int64(1)
+	if rest := int64(n) - first; rest > 0 {
+		c += (rest + p - 1) / p
+	}
+	return int(min(c, w)), int(min(int64(n), first+(w-1)*p))
+}
+
+func (g graphGeom) filled(n int, lastSec int64) int {
+	c, _ := g.buckets(n, lastSec)
+	return c
+}
+
+func (g graphGeom) covered(n int, lastSec int64) int {
+	_, s := g.buckets(n, lastSec)
+	return s
+}
+
+// noteGeom adds a view's shape to geoms (nil: not collected), once.
+func noteGeom(geoms *[]graphGeom, g graphGeom) {
+	if geoms == nil || slices.Contains(*geoms, g) {
+		return
+	}
+	*geoms = append(*geoms, g)
 }
 
 // sparkline draws the newest w samples of r, right-aligned, exactly w

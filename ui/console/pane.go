@@ -200,6 +200,7 @@ var paneSpecs = [numPanes]paneSpec{
 	paneDevices: {"Devices", func(a *App) paneModel {
 		a.devices = newDevicesPane(a.common, &a.hist, func() { a.Kernels.refresh() })
 		a.devices.hits = func() []bool { return a.Kernels.matchDevs }
+		a.devices.geoms = &a.geoms
 		return a.devices
 	}, devicesWant, paneRole{col: colLeft, capNum: 3, capDen: 5, least: 3}},
 	paneKernels: {"Kernels", func(a *App) paneModel {

@@ -88,6 +88,8 @@ type devicesPane struct {
 	byAgent bool
 	// hits marks the rows holding a kernel that matches the filter.
 	hits func() []bool
+	// geoms, when set, collects the sparklines' shapes (App.geoms).
+	geoms *[]graphGeom
 }
 
 func newDevicesPane(c *common, hist *history, moved func()) *devicesPane {
@@ -177,9 +179,11 @@ func (p *devicesPane) viewTitled(title []kit.Span) []string {
 			}
 			if dh != nil && c.sparkA > 0 {
 				in.sparkA = sparkline(&dh.alloc, c.sparkA, p.St.G.Spark)
+				noteGeom(p.geoms, graphGeom{c.sparkA, 1})
 			}
 			if dh != nil && c.sparkU > 0 {
 				in.sparkU = sparkline(&dh.Util, c.sparkU, p.St.G.Spark)
+				noteGeom(p.geoms, graphGeom{c.sparkU, 1})
 			}
 			return append(out, p.memo.devRow(i, in, func() string {
 				return deviceRowOf(p.St, r, dh, c, p.byAgent, p.W, sel, mark, hit)

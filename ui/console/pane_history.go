@@ -24,7 +24,13 @@ type historyPane struct {
 	rec  *recSpan
 	W, H int
 	sel  int // index into d.devs of the device the big graph shows
+	// geoms, when set, collects the shapes of the graphs drawn from the
+	// live rings (App.geoms).
+	geoms *[]graphGeom
 }
+
+// drawn notes a graph drawn from the live rings.
+func (p *historyPane) drawn(cols, perCol int) { noteGeom(p.geoms, graphGeom{cols, perCol}) }
 
 // Sizes the arrangement needs: a big graph's panel (label, at least two
 // plot rows, time axis) plus the pane's title, and a small multiple (label
@@ -164,6 +170,7 @@ func (p *historyPane) viewBig(i, w, h int) []string {
 			p.rec.columns(vals, r.Key, k)
 		} else {
 			rings[k].columns(vals, dh.sec, perCol)
+			p.drawn(len(vals), perCol)
 		}
 		series[k].Vals = vals
 		panels[k] = p.memo.graphPanel(graphKey{r.Key, k}, st, series[k], pw, h-1, perCol)
@@ -240,6 +247,7 @@ func (p *historyPane) viewSmall(devs []int, sel, w, h int) []string {
 		} else {
 			dh.alloc.columns(alloc, dh.sec, perCol)
 			dh.Util.columns(util, dh.sec, perCol)
+			p.drawn(len(alloc), perCol)
 		}
 		left := []kit.Span{{Lvl: kit.LvlPlain, Text: r.Label}, {Lvl: kit.LvlDim, Text: word}, {Lvl: kit.LvlAlloc, Text: pct(dh.alloc.last())}}
 		right := []kit.Span{{Lvl: kit.LvlDim, Text: " busy "}, {Lvl: kit.LvlUtil, Text: pct(dh.Util.last())}}

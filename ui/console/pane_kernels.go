@@ -283,7 +283,7 @@ func (p *kernelsPane) viewTitled(title []kit.Span) []string {
 				on = kv.OnDev[i]
 			}
 			kr := &p.d.Kernels[kv.Rows[i]]
-			in := kernRowIn{st: p.St, gen: p.d.Gen, k: kv.Rows[i], on: on, age: kit.FmtAge(now.Sub(kr.K.Seen)), w: p.W,
+			in := kernRowIn{st: p.St, gen: p.d.Gen, k: kv.Rows[i], on: on, age: p.Age(now, kr.K.Seen), w: p.W,
 				sel: i == p.Cursor, focused: p.focused}
 			return append(out, p.memo.kernRow(i, in, p.cols, func() string {
 				return kernelRowOf(p.St, kr, on, p.cols, p.W, now, i == p.Cursor, p.focused)

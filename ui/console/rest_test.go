@@ -2,82 +2,197 @@ package console
 
 import (
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/fgtop/fgtop/model"
+	"github.com/fgtop/fgtop/themes"
 	"github.com/fgtop/fgtop/ui/internal/fake"
 	"github.com/fgtop/fgtop/ui/kit"
 )
 
-// TestTickJustAfterSnapshotKeepsFrame: at rest the NVML poll's snapshot
-// and the second's tick arrive a few tens of milliseconds apart; the tick
-// keeps the frame the snapshot composed (it is the frame a fresh console
-// draws at that moment, as if the tick had come then), and composes anew when the frame is older than
-// tickSlack, when it expires a flash, or when something else dropped the
-// frame. After every message the frame equals a fresh console's at the
-// moment it was composed, never more than tickSlack before.
-func TestTickJustAfterSnapshotKeepsFrame(t *testing.T) {
-	now := fake.T0.Add(3 * time.Second)
-	clock := func() time.Time { return now }
-	s := fake.Large(4, 4)
-	a := testApp(t, 160, 48, s, Options{Now: clock})
-	// fresh is a fresh console's frame at the moment the kept frame was
-	// composed: a kept frame is the one a tick that came then would draw.
-	fresh := func() string {
-		m, n := a.memo, now
-		a.memo, now = nil, a.composedAt
-		defer func() { a.memo, now = m, n }()
-		return a.compose()
+// restRig drives a console and its reference (no memo, every frame
+// composed afresh) with one sequence of messages on one fixed clock.
+type restRig struct {
+	t    *testing.T
+	now  time.Time
+	s    *model.Snapshot
+	a, b *App
+	gen  uint64
+	// composed counts the frames a composed.
+	composed int
+}
+
+func newRestRig(t *testing.T, s *model.Snapshot, w, h int) *restRig {
+	r := &restRig{t: t, now: fake.T0.Add(3 * time.Second), gen: 1}
+	clock := func() time.Time { return r.now }
+	s.Time, s.Gen = r.now, r.gen
+	r.s = s
+	r.a = testApp(t, w, h, s, Options{Now: clock})
+	r.b = testApp(t, w, h, s, Options{Now: clock})
+	r.b.memo = nil
+	r.a.View()
+	return r
+}
+
+func (r *restRig) each(f func(a *App)) { f(r.a); f(r.b) }
+
+// view is a's frame, counting the compositions.
+func (r *restRig) view() string {
+	if !r.a.FrameOK {
+		r.composed++
 	}
-	check := func(what string, wantComposed bool) {
-		t.Helper()
-		composed := !a.FrameOK
-		if got, want := a.View().Content, fresh(); got != want {
-			t.Fatalf("%s: the frame differs from a fresh one:\n%s", what, lineDiff(got, want))
-		}
-		if age := now.Sub(a.composedAt); age >= tickSlack {
-			t.Errorf("%s: the frame is %v old", what, age)
-		}
-		if composed != wantComposed {
-			t.Errorf("%s: composed a frame: %v, want %v", what, composed, wantComposed)
-		}
+	return r.a.View().Content
+}
+
+// freshAt is the reference's frame composed afresh at t.
+func (r *restRig) freshAt(t time.Time) string {
+	now := r.now
+	r.now = t
+	defer func() { r.now = now }()
+	r.b.Invalidate()
+	return r.b.View().Content
+}
+
+// snap delivers the current content again at now (the engine's retimed
+// snapshot: same Gen) or, with n > 0, moved readings under a new Gen.
+func (r *restRig) snap(n int) {
+	s := fake.Tick(r.s, n)
+	if n == 0 {
+		c := *r.s
+		s = &c
+		s.Seq++
+	} else {
+		r.gen++
 	}
-	step := func(d time.Duration) {
-		now = now.Add(d)
-		s = fake.Tick(s, 0)
-		s.Time = now
-		a.Update(SnapshotMsg{s})
-		a.Update(frameMsg{})
+	s.Time, s.Gen = r.now, r.gen
+	r.s = s
+	feed(r.a, s)
+	// The reference derives every snapshot (no Gen: nothing to go by).
+	c := *s
+	c.Gen = 0
+	feed(r.b, &c)
+}
+
+// check: a's frame is the one composed afresh now, and afresh at any
+// instant before the frame's expiry (the earliest of its own texts'
+// changes and the header's "updated ... ago").
+func (r *restRig) check(what string, rng *rand.Rand) {
+	r.t.Helper()
+	got := r.view()
+	if want := r.freshAt(r.now); got != want {
+		r.t.Fatalf("%s: the frame differs from one composed afresh now:\n%s", what, lineDiff(got, want))
 	}
-	a.View()
-	for range 5 {
-		// A snapshot, then the tick 40 ms later: one frame a second.
-		step(960 * time.Millisecond)
-		check("snapshot", true)
-		now = now.Add(40 * time.Millisecond)
-		a.Update(kit.TickMsg{})
-		check("tick 40 ms after the snapshot", false)
+	exp := r.a.staleAt
+	if _, next := updatedSpan(r.a.Snap, r.now); !next.IsZero() && (exp.IsZero() || next.Before(exp)) {
+		exp = next
 	}
-	// No snapshot: every tick composes (the ages move on).
+	if exp.IsZero() {
+		exp = r.now.Add(time.Hour)
+	}
+	if exp.Before(r.now) {
+		r.t.Fatalf("%s: the frame expired at %v, before now %v", what, exp, r.now)
+	}
 	for range 3 {
-		now = now.Add(time.Second)
-		a.Update(kit.TickMsg{})
-		check("tick without a snapshot", true)
+		at := r.now.Add(time.Duration(rng.Int64N(int64(exp.Sub(r.now)) + 1)))
+		if at.Equal(exp) {
+			continue
+		}
+		if want := r.freshAt(at); got != want {
+			r.t.Fatalf("%s: the frame (expiring at %v) differs from one composed afresh %v later:\n%s",
+				what, exp, at.Sub(r.now), lineDiff(got, want))
+		}
 	}
-	// A flash that ends at the tick is gone from the frame at once.
-	a.Flashf(kit.LvlInfo, "hello")
-	a.View()
-	now = a.Flash.Until
-	step(0)
-	a.View()
-	now = now.Add(10 * time.Millisecond)
-	a.Update(kit.TickMsg{})
-	check("tick expiring a flash", true)
-	// A snapshot the tick finds not yet drawn is drawn.
-	step(time.Second)
-	a.Update(kit.TickMsg{})
-	check("tick before the snapshot's frame", true)
+}
+
+// TestRestFrameExact: over seeded random sequences of snapshots of the
+// same content (what the engine publishes at rest), snapshots that move,
+// ticks at any phase, flashes and keys, the console's frame after every
+// message is the one a console composes afresh at that instant, and at
+// any instant before the expiry the frame noted. (The frame is composed
+// only where a text moved: TestRestComposesNothing.)
+func TestRestFrameExact(t *testing.T) {
+	for seed := range uint64(6) {
+		rng := rand.New(rand.NewPCG(seed, 29))
+		r := newRestRig(t, fake.Large(1+rng.IntN(5), rng.IntN(12)), 100+rng.IntN(140), 24+rng.IntN(40))
+		for step := range 400 {
+			what := ""
+			switch op := rng.IntN(12); {
+			case op < 5:
+				r.now = r.now.Add([]time.Duration{time.Second, 990 * time.Millisecond, 1010 * time.Millisecond, 3 * time.Second}[rng.IntN(4)])
+				what = "same content"
+				r.snap(0)
+			case op < 7:
+				r.now = r.now.Add(time.Second)
+				what = "moved readings"
+				r.snap(1 + rng.IntN(50))
+			case op < 10:
+				d := []time.Duration{10 * time.Millisecond, 400 * time.Millisecond, 960 * time.Millisecond, time.Second,
+					1050 * time.Millisecond, 59 * time.Second, time.Hour}[rng.IntN(7)]
+				r.now = r.now.Add(d)
+				what = "tick after " + d.String()
+				r.each(func(a *App) { a.Update(clockMsg{}) })
+			case op < 11 && rng.IntN(2) == 0:
+				what = "flash"
+				r.each(func(a *App) { a.Flashf(kit.LvlInfo, "hello") })
+			case op < 11:
+				names := themes.Names()
+				n := names[rng.IntN(len(names))]
+				what = "theme " + n
+				r.each(func(a *App) { a.Update(themeLoadedMsg{t: themes.MustBuiltin(n)}) })
+			default:
+				k := []string{"j", "k", "h", "\t"}[rng.IntN(4)]
+				what = "key " + k
+				r.each(func(a *App) { typeKeys(a, k) })
+			}
+			r.check(fmt.Sprintf("seed %d step %d (%s)", seed, step, what), rng)
+		}
+	}
+}
+
+// TestRestComposesNothing: a node at rest (the same content each second,
+// no kernel ages on screen) composes no frame once its graphs and
+// sparklines are as wide as they get (before, they grow). A snapshot that moves a reading is composed at once, and a tick
+// without any snapshot composes only when "updated ... ago" turns over.
+func TestRestComposesNothing(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {160, 48}, {240, 70}} {
+		r := newRestRig(t, fake.Large(4, 0), size[0], size[1])
+		rng := rand.New(rand.NewPCG(1, 2))
+		for range histLen + 5 {
+			r.now = r.now.Add(time.Second)
+			r.snap(0)
+			r.check("filling", rng)
+		}
+		r.composed = 0
+		for i := range 300 {
+			// The poll's phase wanders a little, as a loaded machine's does.
+			r.now = r.now.Add(time.Second + time.Duration(i%7-3)*time.Millisecond)
+			r.snap(0)
+			r.check("at rest", rng)
+		}
+		if r.composed != 0 {
+			t.Errorf("%dx%d: %d frames composed in 300 s at rest", size[0], size[1], r.composed)
+		}
+		r.now = r.now.Add(time.Second)
+		r.snap(7)
+		r.check("moved", rng)
+		if r.composed != 1 {
+			t.Errorf("%dx%d: a moved reading composed %d frames", size[0], size[1], r.composed)
+		}
+		// The engine goes quiet: the clock alone.
+		r.composed = 0
+		for range 10 {
+			r.now = r.now.Add(TickInterval + tickGrace)
+			r.each(func(a *App) { a.Update(clockMsg{}) })
+			r.check("clock", rng)
+		}
+		if r.composed != 10 {
+			t.Errorf("%dx%d: 10 seconds without a snapshot composed %d frames, want 10 (updated ... ago)", size[0], size[1], r.composed)
+		}
+	}
 }
 
 // lineDiff shows the lines where got and want differ, without colour.
@@ -97,4 +212,79 @@ func lineDiff(got, want string) string {
 		}
 	}
 	return b.String()
+}
+
+// TestGraphGeomFilled: for a full ring of one reading, filled says how
+// many columns ring.columns gives a value, whatever the graph's width,
+// seconds a column and newest second; retime then tells a graph that
+// moves from one that does not.
+func TestGraphGeomFilled(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 29))
+	var r ring
+	for range histLen {
+		r.push(0.25)
+	}
+	if !r.constantFull() {
+		t.Fatal("a full ring of one value is not constantFull")
+	}
+	for range 5000 {
+		g := graphGeom{cols: 1 + rng.IntN(600), perCol: 1 + rng.IntN(12)}
+		sec := 1_700_000_000 + rng.Int64N(100_000)
+		vals := make([]float32, g.cols)
+		r.columns(vals, sec, g.perCol)
+		n := 0
+		for _, v := range vals {
+			if !math.IsNaN(float64(v)) {
+				n++
+			}
+		}
+		if got := g.filled(histLen, sec); got != n {
+			t.Fatalf("%+v at %d: filled %d, columns has %d", g, sec, got, n)
+		}
+	}
+	// Rings not yet full: filled counts the columns with samples, and no
+	// sample older than covered shows in any column.
+	for range 5000 {
+		g := graphGeom{cols: 1 + rng.IntN(600), perCol: 1 + rng.IntN(12)}
+		sec := 1_700_000_000 + rng.Int64N(100_000)
+		n := 1 + rng.IntN(histLen)
+		cov := g.covered(n, sec)
+		var rr ring
+		for i := range n {
+			v := float32(0)
+			if i < n-cov {
+				v = 1
+			}
+			rr.push(v)
+		}
+		vals := make([]float32, g.cols)
+		rr.columns(vals, sec, g.perCol)
+		got := 0
+		for _, v := range vals {
+			if !math.IsNaN(float64(v)) {
+				got++
+				if v != 0 {
+					t.Fatalf("%+v at %d, %d samples: a sample older than the %d covered shows", g, sec, n, cov)
+				}
+			}
+		}
+		if f := g.filled(n, sec); f != got {
+			t.Fatalf("%+v at %d, %d samples: filled %d, columns has %d", g, sec, n, f, got)
+		}
+	}
+	// A still device's history under a graph 200 columns of 2 s: the
+	// oldest column comes and goes with the second.
+	h := history{{Name: "cuda", ID: "g"}: &devHistory{sec: 1000}}
+	for _, rg := range []*ring{&h[model.DeviceKey{Name: "cuda", ID: "g"}].alloc, &h[model.DeviceKey{Name: "cuda", ID: "g"}].Util, &h[model.DeviceKey{Name: "cuda", ID: "g"}].Mem} {
+		for range histLen {
+			rg.push(0)
+		}
+	}
+	wide, narrow := []graphGeom{{cols: 200, perCol: 2}}, []graphGeom{{cols: 60, perCol: 5}}
+	if !h.retime(1001, wide) || !h.retime(1002, wide) || !h.retime(1003, wide) {
+		t.Error("a 200-column graph of 2 s columns: retime does not follow its oldest column")
+	}
+	if h.retime(1004, narrow) || h.retime(1100, narrow) {
+		t.Error("a 60-column graph a full ring covers moved")
+	}
 }

@@ -93,15 +93,13 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case closedMsg:
 		a.Closed = true
 		a.Flashf(kit.LvlCrit, "the engine stopped publishing: this is the last snapshot it sent")
+	case clockMsg:
+		a.tickWork(a.Now())
+		return a, a.clock.wait()
 	case kit.TickMsg:
-		// Ages and "updated ... ago" move on, unless the frame was just
-		// composed (a snapshot adopted this instant: see tickSlack).
-		if a.ExpireFlash() || !a.FrameOK || a.Now().Sub(a.composedAt) >= tickSlack {
-			a.Invalidate()
-		}
-		a.broadcast(msg) // the editor checks its draft against the snapshot
-		a.pollDesk()
-		return a, tick()
+		// A tick from elsewhere (tests): the clock's work, the clock
+		// left waiting.
+		a.tickWork(a.Now())
 	case tea.EnvMsg:
 		if !a.theme.explicit && themes.NoColor(msg.Getenv) {
 			a.theme.noColor = true

@@ -172,12 +172,20 @@ func agentsDown(s *model.Snapshot) kit.Span {
 }
 
 // updatedSpan is the time since the snapshot, turning to a warning when
-// the engine has gone quiet.
-func updatedSpan(s *model.Snapshot, now time.Time) kit.Span {
+// the engine has gone quiet, and the instant it next reads otherwise
+// (zero for none).
+func updatedSpan(s *model.Snapshot, now time.Time) (kit.Span, time.Time) {
 	if s == nil || s.Time.IsZero() {
-		return kit.Span{}
+		return kit.Span{}, time.Time{}
 	}
 	age := now.Sub(s.Time)
+	next := s.Time.Add(kit.AgeNext(age))
+	for _, turn := range []time.Duration{10 * time.Second, time.Minute} {
+		// The level turns just past 10 s and a minute.
+		if at := s.Time.Add(turn + 1); age <= turn && at.Before(next) {
+			next = at
+		}
+	}
 	lvl := kit.LvlDim
 	switch {
 	case age > time.Minute:
@@ -185,7 +193,7 @@ func updatedSpan(s *model.Snapshot, now time.Time) kit.Span {
 	case age > 10*time.Second:
 		lvl = kit.LvlWarn
 	}
-	return kit.Span{Lvl: lvl, Text: "updated " + kit.FmtAge(age) + " ago"}
+	return kit.Span{Lvl: lvl, Text: "updated " + kit.FmtAge(age) + " ago"}, next
 }
 
 // headerPieces are the header's parts for the current state.
@@ -231,7 +239,13 @@ func (a *App) headerPieces() []headerPiece {
 		if d := agentsDown(s); d.Text != "" {
 			ps = append(ps, headerPiece{spans: []kit.Span{d}, drop: 2})
 		}
-		if u := updatedSpan(s, a.Now()); u.Text != "" {
+		u, _ := updatedSpan(s, a.Now())
+		if a.composing {
+			// Not noted as a change: a snapshot of the same content
+			// renews it each second; checkStale compares it instead.
+			a.shownUpdated = u
+		}
+		if u.Text != "" {
 			ps = append(ps, headerPiece{spans: []kit.Span{u}, drop: 1, right: true})
 		}
 	}

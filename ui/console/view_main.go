@@ -82,6 +82,7 @@ func (a *App) viewMain(w, h int) []string {
 	}
 	if lay.graphOn {
 		g := newHistoryPane(a.common, a.hist, a.recSpan())
+		g.geoms = &a.geoms
 		g.SetSize(lay.graph.W, lay.graph.H)
 		g.Select(a.devices.Cursor)
 		rows = append(rows, g.View()...)

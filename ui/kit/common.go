@@ -31,6 +31,32 @@ type Common struct {
 	Flash Flash
 	// bus carries what components ask of the root (layers.go).
 	bus
+	// staleAt is the earliest instant at which a text of the frame being
+	// composed changes by time alone (zero: none noted); see ChangesAt.
+	staleAt time.Time
+}
+
+// BeginStale starts noting, for a frame about to be composed, when its
+// time-dependent texts change.
+func (c *Common) BeginStale() { c.staleAt = time.Time{} }
+
+// ChangesAt notes that the frame being composed shows a text that changes
+// at t by time alone (an age turning over, a flash running out).
+func (c *Common) ChangesAt(t time.Time) {
+	if c.staleAt.IsZero() || t.Before(c.staleAt) {
+		c.staleAt = t
+	}
+}
+
+// StaleAt is the earliest instant noted since BeginStale (zero: none):
+// until then the frame composed reads the same at any moment.
+func (c *Common) StaleAt() time.Time { return c.staleAt }
+
+// Age is FmtAge(now-since), noting when that text next changes.
+func (c *Common) Age(now, since time.Time) string {
+	d := now.Sub(since)
+	c.ChangesAt(since.Add(AgeNext(d)))
+	return FmtAge(d)
 }
 
 // Invalidate drops the cached frame: the next View composes a new one.

@@ -138,6 +138,23 @@ func FmtAge(d time.Duration) string {
 	return fmt.Sprintf("%dd%dh", days, h)
 }
 
+// AgeNext is the age at which FmtAge next prints otherwise than for d:
+// the smallest e > d with FmtAge(e) != FmtAge(d).
+func AgeNext(d time.Duration) time.Duration {
+	const day = 24 * time.Hour
+	switch {
+	case d < 0:
+		return time.Second // "0s", as for 0
+	case d < time.Minute:
+		return d.Truncate(time.Second) + time.Second
+	case d < day:
+		return d.Truncate(time.Minute) + time.Minute
+	case d/day >= 100:
+		return d.Truncate(day) + day
+	}
+	return d.Truncate(time.Hour) + time.Hour
+}
+
 // FmtBytesDec prints an exact byte amount as Backend.AI's BinarySize does
 // ("32g", "1.5g").
 func FmtBytesDec(d model.Dec) string { return model.FormatBinarySize(d) }

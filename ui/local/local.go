@@ -14,6 +14,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -123,7 +124,7 @@ func run(ctx context.Context, eng *engine.Engine, o Options, engineErr <-chan er
 	// The model holds the partition draft while editing: give it back
 	// however the program ends.
 	defer m.Close()
-	p, closeTTY, err := Program(ctx, m)
+	p, closeTTY, err := Program(ctx, m, eng.AlignPoll)
 	if err != nil {
 		return fmt.Errorf("console: %w", err)
 	}
@@ -169,11 +170,15 @@ func Failed(ctx context.Context, err error, stderr io.Writer) bool {
 // end ctx first, and Bubble Tea's handler then waited for ever to send its
 // QuitMsg to the loop that had ended, and its shutdown for that handler,
 // so the terminal was never restored.
-func Program(ctx context.Context, m tea.Model) (p *screen.Program, done func(), err error) {
+//
+// started, when set, is told when the program started (screen.Options):
+// the local console puts the engine's inventory poll on that phase.
+func Program(ctx context.Context, m tea.Model, started func(time.Time)) (p *screen.Program, done func(), err error) {
 	o, done, err := screen.Local()
 	if err != nil {
 		return nil, nil, err //nolint:wrapcheck // screen's words
 	}
+	o.Started = started
 	return screen.NewProgram(m, o, tea.WithContext(ctx), tea.WithoutSignalHandler()), done, nil
 }
 

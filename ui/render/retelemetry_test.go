@@ -73,6 +73,7 @@ func TestSameButTelemetrySeesEveryField(t *testing.T) {
 	base.Allocator.AllocationOrder = []model.DeviceName{"cuda"}
 	snapFields := map[string]func(s *model.Snapshot){
 		"Seq": nil, "Time": nil, // the moment: the same snapshot
+		"Gen":          nil, // a marker of content, not content: derived as ever
 		"Node":         func(s *model.Snapshot) { s.Node += "x" },
 		"Source":       func(s *model.Snapshot) { s.Source.Health = "degraded" },
 		"Mode":         func(s *model.Snapshot) { s.Mode = "shared" },

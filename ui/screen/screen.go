@@ -49,6 +49,12 @@ type Options struct {
 	MapNewline bool
 	// Interval is the shortest time between frames; 0 means MinInterval.
 	Interval time.Duration
+	// Started, when set, is told the instant the program started, which
+	// is the phase of Bubble Tea's own once-a-second ticker (started just
+	// before the model's Init): a caller with a periodic timer of its own
+	// puts it on that phase, so the process wakes once a second, not
+	// twice (engine.AlignPoll).
+	Started func(at time.Time)
 }
 
 // Local returns the Options of a program on this process's terminal: keys
@@ -118,6 +124,7 @@ func NewProgram(m tea.Model, o Options, opts ...tea.ProgramOption) *Program {
 		pos: tea.RequestCursorPosition(), version: tea.RequestTerminalVersion(),
 		clip:    reflect.TypeOf(tea.SetClipboard("")()),
 		askSync: o.In != nil && asksSync(uv.Environ(env)),
+		started: o.Started,
 	}
 	all := append(opts[:len(opts):len(opts)],
 		// Bubble Tea's renderer off; its ticker, which cannot be
@@ -214,6 +221,7 @@ type wrapper struct {
 	askSync       bool      // ask the terminal whether it knows synchronized output and grapheme widths
 	closeOnce     sync.Once
 	unraw         func()
+	started       func(time.Time) // Options.Started
 
 	// The queries a model may send (tea.RequestBackgroundColor, ...),
 	// which this program writes itself at once, in order with the frames,
@@ -224,6 +232,9 @@ type wrapper struct {
 
 func (w *wrapper) Init() tea.Cmd {
 	defer w.closeOnPanic()
+	if w.started != nil {
+		w.started(time.Now())
+	}
 	if w.askSync {
 		// Bubble Tea asks these itself only when its renderer runs.
 		_, _ = w.d.Write([]byte(ansi.RequestModeSynchronizedOutput + ansi.RequestModeUnicodeCore))

@@ -1,0 +1,60 @@
+package inventory
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/fgtop/fgtop/model"
+)
+
+// Equal reports whether two readings say the same in everything a
+// snapshot shows: devices with their telemetry and processes, slot
+// types, source, issues, host memory, allocator settings and plugin. The
+// engine publishes a poll that reads the same as the one before as the
+// same content at a new time, which its subscribers adopt without
+// deriving anything again; a field left out here would be one a
+// subscriber never sees change (TestEqualSeesEveryField).
+func Equal(a, b *Inventory) bool {
+	if a == b {
+		return true
+	}
+	if a == nil || b == nil {
+		return false
+	}
+	return a.Source == b.Source && a.HostMemBytes == b.HostMemBytes && a.Fractional == b.Fractional &&
+		a.Quantum.Identical(b.Quantum) && samePlugin(a.Plugin, b.Plugin) &&
+		maps.Equal(a.SlotTypes, b.SlotTypes) && slices.Equal(a.Issues, b.Issues) &&
+		slices.EqualFunc(a.Devices, b.Devices, func(x, y model.Device) bool { return SameDevice(&x, &y) })
+}
+
+// SameDevice reports whether two readings of a device are equal, its
+// telemetry included.
+func SameDevice(a, b *model.Device) bool {
+	return a.ID == b.ID && a.Name == b.Name && a.Slot == b.Slot && a.SlotType == b.SlotType &&
+		a.Capacity.Identical(b.Capacity) && a.CapacityUnknown == b.CapacityUnknown && a.Index == b.Index &&
+		a.Model == b.Model && a.UUID == b.UUID && a.NUMANode == b.NUMANode && a.Parent == b.Parent &&
+		a.MemoryBytes == b.MemoryBytes && a.Processors == b.Processors && SameTelemetry(a.Telemetry, b.Telemetry)
+}
+
+// SameTelemetry reports whether two telemetry readings are equal (nil is
+// only equal to nil: no reading is not a reading of nothing).
+func SameTelemetry(a, b *model.Telemetry) bool {
+	if a == b {
+		return true
+	}
+	if a == nil || b == nil {
+		return false
+	}
+	return a.MemUsed == b.MemUsed && a.MemTotal == b.MemTotal && a.UtilGPU == b.UtilGPU && a.UtilMem == b.UtilMem &&
+		a.TempC == b.TempC && a.PowerMW == b.PowerMW && a.PowerCapMW == b.PowerCapMW && a.MIGMode == b.MIGMode &&
+		a.ProcUtil == b.ProcUtil && a.Lost == b.Lost && slices.Equal(a.Errors, b.Errors) &&
+		// nil (not listed) and empty (nothing runs) say different things.
+		(a.Processes == nil) == (b.Processes == nil) && slices.Equal(a.Processes, b.Processes)
+}
+
+func samePlugin(a, b *model.PluginInfo) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
