@@ -80,7 +80,7 @@ func writeMan(w io.Writer, root *cobra.Command) error {
 	m.item("SUDO_USER", "the name journaled for changes made under sudo, instead of the login")
 	m.item("TMPDIR", "where fgtop demo puts its node (removed on exit)")
 	m.item("FGTOP_REQUIRE_ETCD", "tests only: 1 makes the tests that start a real etcd fail instead of skip where the etcd binary is missing")
-	m.item("GOGC, GOMEMLIMIT", "when set, snapshot leaves the garbage collector as the user set it")
+	m.item("GOGC, GOMEMLIMIT", "when set, snapshot, the console and serve leave the garbage collector as the user set it (serve otherwise keeps the Go runtime's memory under a soft 192 MiB)")
 	m.item("FGTOP_HISTORY", "the history directory when --history is not given (\"off\": record nothing)")
 	m.section("FILES")
 	m.item("agent.toml", "the agent config, looked for where Backend.AI's agent looks, in order: "+strings.Join(configPlaces(), ", ")+
