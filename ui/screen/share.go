@@ -2,9 +2,10 @@ package screen
 
 import (
 	"hash/maphash"
-	"strings"
 	"sync"
 	"sync/atomic"
+
+	uv "github.com/charmbracelet/ultraviolet"
 )
 
 // Transitions lets the drawers of many programs (serve's sessions) write
@@ -50,7 +51,7 @@ func (t *Transitions) Stats() (hits, misses int64) {
 
 // transClass is what, besides the two frames, a change's bytes depend on.
 type transClass struct {
-	env          string // the environment the renderer was made with
+	env          string // what the renderer took from its environment (envKey)
 	mapNl        bool
 	synced       bool
 	wide, wideOn bool
@@ -81,12 +82,24 @@ type transition struct {
 	out              []byte
 }
 
-// class returns the ring of c, made on first use.
+// maxClasses bounds the classes kept: a client names its terminal type,
+// and one that names a new one for each session must not make the store
+// grow. Terminals of a few kinds keep theirs.
+const maxClasses = 32
+
+// class returns the ring of c, made on first use; beyond maxClasses an
+// arbitrary other class is forgotten (its changes are computed again).
 func (t *Transitions) class(c transClass) *transRing {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	r := t.classes[c]
 	if r == nil {
+		if len(t.classes) >= maxClasses {
+			for k := range t.classes {
+				delete(t.classes, k)
+				break
+			}
+		}
 		r = &transRing{}
 		t.classes[c] = r
 	}
@@ -118,5 +131,7 @@ func (r *transRing) add(e transition) {
 	r.next = (r.next + 1) % transRingLen
 }
 
-// envKey is env as one comparable string.
-func envKey(env []string) string { return strings.Join(env, "\x00") }
+// envKey is what a renderer made with env takes from it: the terminal's
+// type (its capabilities). It also detects a colour profile there, which
+// a drawer's first frame replaces with the frame's.
+func envKey(env []string) string { return uv.Environ(env).Getenv("TERM") }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -279,5 +280,37 @@ func BenchmarkDrawShared(b *testing.B) {
 		// Each session has its own frame, equal to the others'.
 		g.content = strings.Clone(f.content)
 		d.draw(&g)
+	}
+}
+
+// TestTransitionsClassesBounded: clients that each name another terminal
+// type do not make the store grow without bound, and a drawer whose class
+// was forgotten still draws what its twin draws.
+func TestTransitionsClassesBounded(t *testing.T) {
+	share := NewTransitions()
+	f := newFrame(tea.View{Content: "a\nb", AltScreen: true}, 10, 2, colorprofile.TrueColor)
+	g := newFrame(tea.View{Content: "a\nc", AltScreen: true}, 10, 2, colorprofile.TrueColor)
+	var keptOut, twinOut bytes.Buffer
+	kept := newDrawer(&keptOut, []string{"TERM=xterm-256color"}, true)
+	kept.share, kept.canon = share, true
+	twin := newDrawer(&twinOut, []string{"TERM=xterm-256color"}, true)
+	twin.canon = true
+	kept.draw(&f)
+	twin.draw(&f)
+	for i := range 10 * maxClasses {
+		d := newDrawer(io.Discard, []string{"TERM=xterm-" + strconv.Itoa(i)}, true)
+		d.share, d.canon = share, true
+		d.draw(&f)
+	}
+	share.mu.Lock()
+	n := len(share.classes)
+	share.mu.Unlock()
+	if n > maxClasses {
+		t.Errorf("%d classes kept, want at most %d", n, maxClasses)
+	}
+	kept.draw(&g)
+	twin.draw(&g)
+	if keptOut.String() != twinOut.String() {
+		t.Errorf("a drawer whose class was forgotten wrote\n%q\nits twin\n%q", keptOut.String(), twinOut.String())
 	}
 }
