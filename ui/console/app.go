@@ -320,8 +320,12 @@ func ListenLatest[T any](ch <-chan T, wrap func(T) tea.Msg, closed tea.Msg) tea.
 	}
 }
 
+// tick fires on the wall clock's second, not a second after the console
+// started: serve's idle viewers then move their ages and clock at the same
+// instant and draw the same frames, whose changes they share (package
+// screen's Transitions).
 func tick() tea.Cmd {
-	return tea.Tick(TickInterval, func(time.Time) tea.Msg { return kit.TickMsg{} })
+	return tea.Every(TickInterval, func(time.Time) tea.Msg { return kit.TickMsg{} })
 }
 
 // frame ends the current frame after d.
