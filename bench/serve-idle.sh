@@ -21,10 +21,17 @@
 # shows the console. It prints the server's CPU, RSS and threads at each
 # count, the per-session CPU ((CPU at N - CPU at 0) / N), and, for the
 # load they add to the machine, the CPU of the ssh clients and of tmux.
+# At the end it prints the server's count of frame changes written as
+# another session had computed them (frames_shared) and computed
+# (frames_diffed), where the server logs them.
 #
 #   bash bench/serve-idle.sh                           # builds ./cmd/fgtop
 #   FGTOP_BIN=/tmp/fgtop WINDOW=30 COUNTS="0 1 10 50" bash bench/serve-idle.sh
 #   COLS=80 ROWS=24 bash bench/serve-idle.sh
+#   SETTLE0=5 SETTLE=330 COUNTS="0 50" bash bench/serve-idle.sh  # at rest for days:
+#       the sessions' history graphs (five minutes) all full, so idle viewers draw the same frames
+#
+# SETTLE0 is the settle before the baseline (0 sessions), SETTLE by default.
 #
 # It fails (exit 1) when the server does not start, a session does not
 # show the console within 60 s, or one is gone at the end of a window.
@@ -34,6 +41,7 @@ export GOTOOLCHAIN=local LC_ALL=C.UTF-8
 
 window=${WINDOW:-30}
 settle=${SETTLE:-5}
+settle0=${SETTLE0:-$settle}
 counts=${COUNTS:-0 1 10 50}
 cols=${COLS:-160}
 rows=${ROWS:-48}
@@ -48,6 +56,10 @@ cleanup() {
 	if [[ -n ${spid:-} ]]; then
 		kill "$spid" 2>/dev/null
 		wait "$spid" 2>/dev/null
+		# How many frame changes the sessions wrote as another session
+		# had computed them, and how many were computed (logged by a
+		# server that shares them).
+		grep -o 'frames_shared=[0-9]* frames_diffed=[0-9]*' "$work/serve.log" 2>/dev/null | tail -1
 	fi
 	rm -rf "$work"
 }
@@ -131,7 +143,7 @@ base=""
 declare -A cpu
 for n in $counts; do
 	open_to "$n"
-	sleep "$settle"
+	if ((n == 0)); then sleep "$settle0"; else sleep "$settle"; fi
 	load=$(cut -d' ' -f1-3 /proc/loadavg)
 	a=$(ticks "$spid") ca=$(clients) ta=$(ticks "$tsrv") t0=$(date +%s.%N)
 	sleep "$window"

@@ -12,6 +12,11 @@
 // screen with ultraviolet's TerminalRenderer, and writes the difference in
 // one write.
 //
+// Programs that often draw the same frames (serve's idle viewers) may
+// share a Transitions: a frame change one of their drawers computed is
+// written by the others as it is, byte for byte what they would have
+// computed, since each frame ends in a canonical state (see Transitions).
+//
 // Timing: a message after a quiet spell (MinInterval since the last frame)
 // is drawn at once, so a key reaches the screen without waiting for a
 // tick. Messages within MinInterval of a frame arm one timer that draws

@@ -87,6 +87,27 @@ type drawer struct {
 	// wideOn: the mode is on.
 	wide, wideOn bool
 
+	// share holds the frame changes the drawers of other programs
+	// computed (nil: this drawer computes its own); env and mapNl are
+	// what its renderer was made with, the class of the changes it may
+	// take from there. canon ends every frame in the canonical state
+	// Transitions needs (set with share; tests set it alone).
+	share *Transitions
+	env   string
+	mapNl bool
+	canon bool
+	// rlast is the frame the renderer drew last: last, unless frames
+	// were written from share since, which the renderer catches up
+	// with (catchUp) before it computes a change again. lastHash is
+	// last's content hash when lastHashed.
+	rlast      *frame
+	lastHash   uint64
+	lastHashed bool
+	// widePending: the terminal said it measures graphemes, and the
+	// next frame turns that on (after the renderer caught up in the old
+	// way); reparse: it was turned on and no frame was drawn since.
+	widePending, reparse bool
+
 	slot    sync.Mutex
 	started bool   // run was started
 	next    *frame // the newest frame not drawn yet
@@ -104,7 +125,8 @@ type drawer struct {
 // the terminal knows; mapNl says out turns "\n" into "\r\n" (an SSH
 // session's emulated pty), which lets the renderer move down with "\n".
 func newDrawer(out io.Writer, env []string, mapNl bool) *drawer {
-	d := &drawer{out: out, wake: make(chan struct{}, 1), quit: make(chan struct{}), stopped: make(chan struct{})}
+	d := &drawer{out: out, wake: make(chan struct{}, 1), quit: make(chan struct{}), stopped: make(chan struct{}),
+		env: envKey(env), mapNl: mapNl}
 	scr := uv.NewTerminalRenderer(&d.buf, env)
 	scr.SetRelativeCursor(true)
 	scr.SetFullscreen(false)
@@ -226,15 +248,97 @@ func (d *drawer) submit(f *frame) {
 }
 
 // draw puts f on the terminal: the modes that changed, then the cells that
-// changed, in one write. Called with d.mu held.
+// changed, in one write; with a Transitions, the bytes another drawer
+// computed for the same change when there are some. Called with d.mu
+// held.
 func (d *drawer) draw(f *frame) {
-	last := d.last
+	if d.widePending {
+		// The frame on the terminal was parsed the old way: the
+		// renderer catches up with it that way first.
+		d.catchUp()
+		d.widePending = false
+		d.wide, d.lines, d.reparse = true, nil, true
+	}
+	if d.share != nil && d.shareable(f) {
+		d.drawShared(f)
+		return
+	}
+	d.catchUp()
+	d.paint(f, false)
+	d.lastHashed = false
+	d.write(d.buf.Bytes())
+}
+
+// shareable says whether the change from the last frame to f may be taken
+// from (and given to) the Transitions: full-screen frames of one size
+// and colour profile, whose change depends on the two frames alone.
+func (d *drawer) shareable(f *frame) bool {
+	l := d.last
+	return f.alt && (l == nil || l.alt && l.width == f.width && l.height == f.height && l.profile == f.profile)
+}
+
+// drawShared draws f with the change stored in d.share, or computes it
+// and stores it. The drawers of one class wait for the one computing a
+// change, which they then write from the store. Called with d.mu held.
+func (d *drawer) drawShared(f *frame) {
+	t := d.share
+	from := d.last
+	if from != nil && !d.lastHashed {
+		d.lastHash, d.lastHashed = t.hash(from), true
+	}
+	fromHash, toHash := d.lastHash, t.hash(f)
+	r := t.class(transClass{env: d.env, mapNl: d.mapNl, synced: d.synced, wide: d.wide, wideOn: d.wideOn, reparse: d.reparse})
+	r.mu.Lock()
+	out := r.find(from, fromHash, f, toHash)
+	if out == nil {
+		// Unlocked however painting ends: a panic here must not
+		// stop the other sessions of the class.
+		func() {
+			defer r.mu.Unlock()
+			t.misses.Add(1)
+			d.catchUp()
+			d.paint(f, false)
+			out = bytes.Clone(d.buf.Bytes())
+			r.add(transition{from: from, fromHash: fromHash, to: f, toHash: toHash, out: out})
+		}()
+	} else {
+		r.mu.Unlock()
+		t.hits.Add(1)
+		// What paint does besides drawing, the renderer left behind.
+		if d.wide {
+			d.wideOn = true
+		}
+		d.reparse = false
+		d.last = f
+		d.frames++
+	}
+	d.lastHash, d.lastHashed = toHash, true
+	d.write(out)
+}
+
+// catchUp brings the renderer to the frame on the terminal after frames
+// written from the Transitions, throwing away what it would write: from
+// then on it computes changes from what the terminal shows. Called with
+// d.mu held.
+func (d *drawer) catchUp() {
+	if d.rlast != d.last {
+		d.paint(d.last, true)
+	}
+}
+
+// paint brings the renderer from the frame it drew last to f and leaves
+// in d.buf what takes a terminal there: the modes that changed, then the
+// cells that changed. Unless catching up, which paints a frame already
+// on the terminal and writes nothing, f is then the terminal's frame.
+// Called with d.mu held.
+func (d *drawer) paint(f *frame, catchingUp bool) {
+	last := d.rlast
 	scr := d.scr
 	d.buf.Reset()
 	if d.synced {
 		d.buf.WriteString(ansi.SetModeSynchronizedOutput)
 	}
-	if d.wide && !d.wideOn {
+	if d.wide && !d.wideOn && !catchingUp {
 		d.buf.WriteString(ansi.SetModeUnicodeCore)
 		d.wideOn = true
 	}
@@ -343,19 +447,29 @@ func (d *drawer) draw(f *frame) {
 	}
 	d.lines, d.indep = lines, indep
 	scr.Render(d.cells.RenderBuffer)
-	if f.cursor != nil {
+	switch {
+	case f.cursor != nil:
 		scr.MoveTo(f.cursor.X, f.cursor.Y)
+	case d.canon:
+		// Where the last cell changed is no part of the frame: the
+		// next change would depend on it, and so on the frames before.
+		scr.MoveTo(0, 0)
 	}
 	_ = scr.Flush() // into d.buf: cannot fail
 	if f.cursor != nil && (switchedScreen || last.cursor == nil) {
 		d.buf.WriteString(ansi.SetModeTextCursorEnable)
 	}
+	d.rlast = f
+	if catchingUp {
+		d.buf.Reset()
+		return
+	}
 	d.last = f
 	d.frames++
+	d.reparse = false
 	if d.synced {
 		d.buf.WriteString(ansi.ResetModeSynchronizedOutput)
 	}
-	d.write(d.buf.Bytes())
 }
 
 // independent reports whether each line of a frame starts with the
@@ -384,8 +498,7 @@ func independent(lines []string) bool {
 // parsed whole.
 func (d *drawer) graphemes() {
 	d.mu.Lock()
-	d.wide = true
-	d.lines = nil
+	d.widePending = true
 	d.mu.Unlock()
 }
 
@@ -418,6 +531,11 @@ func (d *drawer) restore(moveDown bool) {
 	last := d.last
 	if last == nil {
 		return
+	}
+	if moveDown {
+		// Before the restoring is written into d.buf: catching up
+		// paints into it.
+		d.catchUp()
 	}
 	d.buf.Reset()
 	d.buf.WriteString(keysOff())

@@ -55,6 +55,10 @@ type Options struct {
 	// puts it on that phase, so the process wakes once a second, not
 	// twice (engine.AlignPoll).
 	Started func(at time.Time)
+	// Share, when set, is shared with other programs that often draw the
+	// same frames (serve's sessions): a change of frame one of them
+	// computed is written by the others as it is (see Transitions).
+	Share *Transitions
 }
 
 // Local returns the Options of a program on this process's terminal: keys
@@ -117,8 +121,10 @@ func NewProgram(m tea.Model, o Options, opts ...tea.ProgramOption) *Program {
 		}
 		width, height = w, h
 	}
+	d := newDrawer(o.Out, env, o.MapNewline)
+	d.share, d.canon = o.Share, o.Share != nil
 	w := &wrapper{
-		inner: m, d: newDrawer(o.Out, env, o.MapNewline),
+		inner: m, d: d,
 		width: width, height: height, profile: o.Profile, interval: interval,
 		bg: tea.RequestBackgroundColor(), fg: tea.RequestForegroundColor(), cc: tea.RequestCursorColor(),
 		pos: tea.RequestCursorPosition(), version: tea.RequestTerminalVersion(),

@@ -186,6 +186,11 @@ type Server struct {
 	start  sync.Once
 	wg     sync.WaitGroup
 
+	// frames holds the frame changes the sessions' drawers computed:
+	// idle viewers draw the same frames, and each change is then diffed
+	// once for all of them, not once each (screen.Transitions).
+	frames *screen.Transitions
+
 	// newModel builds a session's console (uiconsole.New); tests look at the
 	// options each session gets through it.
 	newModel func(<-chan *model.Snapshot, uiconsole.Options) sessionModel
@@ -271,6 +276,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.PerSourceMaxStartups = DefaultPerSourceMaxStartups
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, sessions: map[ssh.Session]*session{}, readKeys: ReadAuthorizedKeys,
+		frames:   screen.NewTransitions(),
 		newModel: func(sub <-chan *model.Snapshot, o uiconsole.Options) sessionModel { return uiconsole.New(sub, o) }}
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -366,7 +372,8 @@ func (s *Server) Close() error {
 		return nil
 	}
 	s.closed = true
-	s.log.Info("shutting down", "sessions", len(s.sessions))
+	hits, misses := s.frames.Stats()
+	s.log.Info("shutting down", "sessions", len(s.sessions), "frames_shared", hits, "frames_diffed", misses)
 	live := make([]*session, 0, len(s.sessions))
 	for _, ls := range s.sessions {
 		live = append(live, ls)
@@ -817,6 +824,7 @@ func (s *Server) program(sess ssh.Session) (*screen.Program, sessionModel) {
 		Environ: env,
 		// The session's emulated pty turns "\n" into "\r\n".
 		MapNewline: true,
+		Share:      s.frames,
 	},
 		tea.WithContext(ls.ctx),
 		// The server's signals are not the session's business.

@@ -665,3 +665,49 @@ func TestSessionsDeriveEachSnapshotOnce(t *testing.T) {
 		t.Errorf("two sessions showed 3 snapshots: %d derivations, want 3", got)
 	}
 }
+
+// TestViewersShareFrameChanges: viewers that draw the same frames write
+// each frame change as one of them computed it (screen.Transitions), and
+// each still sees its own console: the one that opens the help sees it,
+// the others do not, and all follow the node.
+func TestViewersShareFrameChanges(t *testing.T) {
+	var srv *Server
+	f := startServer(t, nil, func(s *Server) { srv = s })
+	cs := []*console{
+		f.open(t, "victor", f.viewer, nil),
+		f.open(t, "vera", f.viewer, nil),
+		f.open(t, "vlad", f.viewer, nil),
+	}
+	for _, c := range cs {
+		c.waitScreen(t, "gpu-node01")
+	}
+	for i := range 3 {
+		next := fake.Node(fake.Options{})
+		next.Node = "gpu-node" + strconv.Itoa(20+i)
+		f.pub.Publish(next)
+		for _, c := range cs {
+			c.waitScreen(t, next.Node)
+		}
+	}
+	hits, misses := srv.frames.Stats()
+	t.Logf("%d frame changes written as another session computed them, %d computed", hits, misses)
+	if hits == 0 {
+		t.Fatalf("three viewers of one node shared no frame change (%d computed)", misses)
+	}
+	const help = "read-only: no key changes the node"
+	cs[0].press(t, "?")
+	cs[0].waitScreen(t, help)
+	last := fake.Node(fake.Options{})
+	last.Node = "gpu-node29"
+	f.pub.Publish(last)
+	for _, c := range cs[1:] {
+		if scr := c.waitScreen(t, "gpu-node29"); strings.Contains(scr, help) {
+			t.Fatalf("a viewer that pressed nothing shows the help another opened:\n%s", scr)
+		}
+	}
+	cs[0].press(t, "?")
+	waitUntil(t, "the help closed on the viewer that opened it, over the newest node", func() bool {
+		scr := cs[0].scr.screen()
+		return strings.Contains(scr, "gpu-node29") && !strings.Contains(scr, help)
+	})
+}
