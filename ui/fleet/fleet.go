@@ -513,6 +513,10 @@ func (m *Model) drillKey(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 func (m *Model) closeDrill() {
+	// Its clock and reads end with it: left running, the clock's next
+	// message would reach the next node opened, which would then wait on
+	// its own clock twice (and a goroutine on the old one, forever).
+	m.drill.Close()
 	close(m.drillCh)
 	m.drill, m.drillCh, m.drillLast, m.drillAddr = nil, nil, nil, ""
 }
