@@ -28,9 +28,13 @@ func configErr(path string, found bool, err error) error {
 	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		abs, _ := filepath.Abs(path)
-		return usageErr("no agent config at %s: fgtop looked for %s; check the path, or leave --config out to use the first that exists of Backend.AI's usual places (%s)",
-			how, abs, strings.Join(agentconfig.SearchPaths(), ", "))
+		// The absolute path only where it says more than the path given:
+		// "no agent config at /x.toml (...): fgtop looked for /x.toml".
+		if abs, aerr := filepath.Abs(path); aerr == nil && abs != path {
+			how += ": fgtop looked for " + abs
+		}
+		return usageErr("no agent config at %s; check the path, or leave --config out to use the first that exists of Backend.AI's usual places (%s)",
+			how, strings.Join(agentconfig.SearchPaths(), ", "))
 	case errors.Is(err, fs.ErrPermission):
 		return usageErr("cannot read the agent config %s: permission denied; run fgtop as root or as the user the agent runs as (e.g. sudo fgtop ...)", how)
 	}

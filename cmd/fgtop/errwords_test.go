@@ -24,7 +24,9 @@ func TestErrorsNameWhatToDo(t *testing.T) {
 		notWant []string
 	}{
 		{"config not found", []string{"check", "--config", missing}, exitBadUsage,
-			[]string{"no agent config at " + missing, "check the path", "/etc/backend.ai/agent.toml"}, []string{"lstat", "resolve agent config path"}},
+			[]string{"no agent config at " + missing, "check the path", "/etc/backend.ai/agent.toml"}, []string{"lstat", "resolve agent config path", "looked for " + missing}},
+		{"config not found, relative", []string{"check", "--config", "nope-htour.toml"}, exitBadUsage,
+			[]string{"no agent config at nope-htour.toml (given with --config): fgtop looked for /", "/nope-htour.toml; check the path"}, nil},
 		{"config not found, snapshot", []string{"snapshot", "--config", missing}, exitBadUsage,
 			[]string{"no agent config at " + missing}, []string{"lstat"}},
 		{"negative mem echoed as written", []string{"plan", "--config", cfg, "--mem", "a=-10g"}, exitBadUsage,

@@ -295,7 +295,10 @@ func ParseAssuming(path string, raw []byte, assume Format) (*Config, error) {
 		var de *toml.DecodeError
 		if errors.As(err, &de) {
 			row, col := de.Position()
-			return nil, fmt.Errorf("%s:%d:%d: %s", path, row, col, de.Error())
+			// The library's own words ("toml: expected ']' ...") named
+			// neither what is wrong with the file nor what to do.
+			return nil, fmt.Errorf("%s:%d:%d: not valid TOML: %s; Backend.AI's agent cannot load it either: fix line %d",
+				path, row, col, strings.TrimPrefix(de.Error(), "toml: "), row)
 		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -195,6 +195,21 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
+// A file that is not TOML is said so in fgtop's words, at its line and
+// column, with the fix: it passed the library's "toml: expected ']' to
+// close table name" through.
+func TestParseNotTOML(t *testing.T) {
+	for _, c := range []struct{ text, want string }{
+		{"[agent\nfoo=", "agent.toml:1:7: not valid TOML: expected ']' to close table name; Backend.AI's agent cannot load it either: fix line 1"},
+		{"[agent]\nid = \n", "agent.toml:2:6: not valid TOML: "},
+	} {
+		_, err := Parse("agent.toml", []byte(c.text))
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) || strings.Contains(err.Error(), "toml: ") {
+			t.Errorf("Parse(%q): %v, want %q", c.text, err, c.want)
+		}
+	}
+}
+
 func TestFormatGuessed(t *testing.T) {
 	text := "[resource]\nallocation-mode = \"auto-split\"\n[[agents]]\n[agents.agent]\nid = \"a\"\n[[agents]]\n[agents.agent]\nid = \"b\"\n"
 	text = testfix.AgentTOML(text)

@@ -22,11 +22,25 @@ func (r *Reader) History(f Filter) (*HistoryResult, error) {
 	if len(r.segs) == 0 {
 		return nil, r.empty()
 	}
-	workers := runtime.GOMAXPROCS(0)
-	if workers < 2 {
-		return r.historySeq(f)
+	var res *HistoryResult
+	if workers := runtime.GOMAXPROCS(0); workers < 2 {
+		var err error
+		if res, err = r.historySeq(f); err != nil {
+			return nil, err
+		}
+	} else {
+		res = r.historyPar(f, workers)
 	}
-	return r.historyPar(f, workers), nil
+	if res.To.IsZero() {
+		// A span that ends before the record begins walks no segment, so
+		// nothing set the record's end: "covers ... to 0001-01-01" said so.
+		_, to, err := r.Span()
+		if err != nil {
+			return nil, err
+		}
+		res.To = to
+	}
+	return res, nil
 }
 
 // segWalk is one segment walked on its own from its checkpoint.

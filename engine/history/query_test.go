@@ -286,3 +286,41 @@ func TestStepShownAcrossSegments(t *testing.T) {
 		t.Errorf("StepShown(%s, -1): %s %v, want %s", at[3].Format("05.000"), got.Format("05.000"), ok, at[2].Format("05.000"))
 	}
 }
+
+// A span that ends before the record begins walks no segment; the answer
+// still says where the record ends (`fgtop history --until` before the
+// record printed "which covers ... to 0001-01-01").
+func TestSpanBeforeRecordKnowsItsEnd(t *testing.T) {
+	dir := t.TempDir()
+	rec, err := Open(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	churn(t, 10, func(s *model.Snapshot) { rec.Observe(s); rec.Flush() })
+	rec.Close()
+	rd, err := OpenReader(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	from, to, err := rd.Span()
+	if err != nil || to.IsZero() {
+		t.Fatalf("span %s-%s: %v", from, to, err)
+	}
+	early := from.Add(-time.Hour)
+	for _, f := range []Filter{{Device: "cuda:1", Until: early}, {Until: early, Since: early.Add(-time.Hour)}} {
+		res, err := rd.History(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.From.Equal(from) || !res.To.Equal(to) || len(res.Intervals) != 0 {
+			t.Errorf("%+v: span %s-%s with %d intervals, want the record's %s-%s and none", f, res.From, res.To, len(res.Intervals), from, to)
+		}
+	}
+	ss, err := rd.Sessions(time.Time{}, early)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ss.To.Equal(to) || len(ss.Sessions) != 0 {
+		t.Errorf("sessions before the record: to %s with %d sessions, want %s and none", ss.To, len(ss.Sessions), to)
+	}
+}

@@ -127,6 +127,15 @@ func (r *Reader) Sessions(since, until time.Time) (*SessionsResult, error) {
 	sw.reach(q.res.To)
 	sw.endMaps()
 	res := &SessionsResult{Missing: q.res.Missing, From: q.res.From, To: q.res.To, Partitions: q.res.Partitions}
+	if res.To.IsZero() {
+		// No segment walked (the span ends before the record): the
+		// record's end from its last segment, as History gives it.
+		_, to, err := r.Span()
+		if err != nil {
+			return nil, err
+		}
+		res.To = to
+	}
 	for _, tr := range sw.heads {
 		if tr.sum != nil && tr.sum.holding {
 			tr.sum.s.To, tr.sum.s.Open, tr.sum.s.Gone = res.To, true, false

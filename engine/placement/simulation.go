@@ -496,8 +496,15 @@ func amountsText(a alloc.Allocation, types model.SlotTypes, name func(model.Devi
 
 // amountText writes an amount, bytes slots as binary sizes.
 func amountText(v model.Dec, slot model.SlotName, types model.SlotTypes) string {
-	if types.TypeOf(slot) == model.SlotTypeBytes && v.Sign() > 0 {
-		return model.FormatBinarySize(v)
+	if types.TypeOf(slot) == model.SlotTypeBytes {
+		switch v.Sign() {
+		case 1:
+			return model.FormatBinarySize(v)
+		case -1:
+			// Overcommitted memory's FREE: it printed the raw byte count
+			// (-114310483968) beside "23.54g" and "130g".
+			return "-" + model.FormatBinarySize(v.Neg())
+		}
 	}
 	return v.String()
 }

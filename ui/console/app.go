@@ -672,6 +672,19 @@ func (a *App) followFlash() {
 			return
 		}
 	}
+	// The issue is gone while its flash lasts (the demo's overcommits
+	// last seconds): "new issue: GPU3 over capacity" stood beside a GPU3
+	// within its capacity and an issues pane without it.
+	lead := strings.TrimRight(f.Lead, ":; ") + ", since cleared: "
+	if f.Lead != "new issue: " {
+		lead = strings.TrimRight(f.Lead, ":; ") + "; the worst since cleared: "
+	}
+	f.Text = lead + strings.TrimPrefix(f.Text, f.Lead)
+	if f.Short != "" {
+		f.Short = lead + strings.TrimPrefix(f.Short, f.Lead)
+	}
+	f.Issue, f.Lead = "", ""
+	a.Invalidate()
 }
 
 func nan() float64 { return math.NaN() }

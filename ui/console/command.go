@@ -1,6 +1,7 @@
 package console
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -285,6 +286,20 @@ func (a *App) devCommand(name string) {
 		}
 	}
 	k, err := names.NewDevices(devs, "this node").Resolve(name)
+	var nf *names.NotFoundError
+	if errors.As(err, &nf) {
+		// The error lists the devices by plugin key and UUID first, so at
+		// 80 columns the footer cut it before a single name the screen
+		// shows; list those names instead.
+		var shown []string
+		for i := range a.d.Devs {
+			if l := a.d.Devs[i].Label; l != "" {
+				shown = append(shown, l)
+			}
+		}
+		a.Flashf(kit.LvlWarn, fmt.Sprintf("no device %q on this node; it has %s", name, strings.Join(shown, ", ")))
+		return
+	}
 	if err != nil {
 		a.Flashf(kit.LvlWarn, err.Error())
 		return

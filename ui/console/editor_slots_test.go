@@ -249,6 +249,34 @@ func TestEditorSlotVerdictReadable(t *testing.T) {
 	}
 }
 
+// TestEditorSlotNamesWhole: at 80 columns the slot-based grid shows
+// every slot's name whole, a space before the agent's number: it cut
+// "cuda.device:10g-mig" to "cuda.device:10g…" and ran it into "1 numa0".
+func TestEditorSlotNamesWhole(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {200, 60}} {
+		path := slotConfig(t)
+		snap := freeNode()
+		a := testApp(t, size[0], size[1], snap, Options{Actor: alice, Desk: testDesk(path, snap)})
+		typeKeys(a, "e")
+		if a.ed() == nil {
+			t.Fatalf("e did not open the editor:\n%s", screen(a))
+		}
+		v := screen(a)
+		rows := map[string]int{}
+		for _, line := range strings.Split(v, "\n") {
+			f := strings.Fields(strings.TrimPrefix(strings.TrimSpace(line), "▶"))
+			if len(f) > 2 && (f[1] == "1" && f[2] == "numa0" || f[1] == "2" && f[2] == "numa1") {
+				rows[f[0]]++
+			}
+		}
+		for _, slot := range []string{"cuda.device:10g-mig", "cuda.device:20g-mig", "cuda.shares"} {
+			if rows[slot] != 2 {
+				t.Errorf("%dx%d: %s is not whole before its agents' numbers (rows %v):\n%s", size[0], size[1], slot, rows, v)
+			}
+		}
+	}
+}
+
 // TestEditorSlotSharedMem: switched to shared mode, a slot-based grid's
 // mem rows say every agent's memory is not partitioned (each sees the
 // node's), not that the other agents are given 0.

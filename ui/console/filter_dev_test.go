@@ -88,7 +88,18 @@ func TestDevCommand(t *testing.T) {
 		t.Fatal("no device to move to")
 	}
 	run("dev GPU99")
-	if !strings.Contains(a.Flash.Text, `no device "GPU99" in this node, which knows `) || !strings.Contains(a.Flash.Text, "(GPU0)") {
+	if !strings.Contains(a.Flash.Text, `no device "GPU99" on this node; it has GPU0, GPU1`) {
 		t.Errorf(":dev GPU99 flashed %q", a.Flash.Text)
+	}
+	// At 80 columns the footer shows the names the screen uses: it listed
+	// plugin keys and UUIDs first, cut before any of them.
+	small := testApp(t, 80, 24, fake.Node(fake.Options{}), Options{})
+	small.View()
+	small.Update(keyRune(':'))
+	typeKeys(small, "dev GPU99")
+	small.Update(keyCode(tea.KeyEnter))
+	lines := strings.Split(screen(small), "\n")
+	if last := lines[len(lines)-1]; !strings.Contains(last, `no device "GPU99" on this node; it has GPU0, GPU1`) {
+		t.Errorf(":dev GPU99 at 80 columns: footer %q", last)
 	}
 }

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/fgtop/fgtop/model"
@@ -43,4 +44,41 @@ func TestOngoingOverCapacityFlashesOnce(t *testing.T) {
 	// One agent alone now overbooks cpu:3: an error of that core.
 	step("it worsens into an error", []model.Issue{gpuOver("1.50"), {Severity: model.SevError, Code: model.IssueOverCapacity,
 		Device: model.DeviceKey{Name: "cpu", ID: "3"}, Message: "cpu:3 is held beyond its capacity: 2 of 1"}}, true)
+}
+
+// A new issue that clears while its flash lasts is said to have cleared:
+// "new issue: GPU0 over capacity" stood beside a device within its
+// capacity and an issues pane without it (the demo's overcommits last
+// seconds).
+func TestIssueFlashSaysCleared(t *testing.T) {
+	base := fake.Node(fake.Options{})
+	a := testApp(t, 120, 40, base, Options{})
+	over := base.Issues[0] // GPU0 held beyond its capacity
+	if over.Code != model.IssueOverCapacity {
+		t.Fatalf("the fixture's first issue is %s", over.Code)
+	}
+	seq := base.Seq
+	with := func(issues ...model.Issue) {
+		s := *base
+		seq++
+		s.Seq, s.Issues = seq, issues
+		a.adopt(&s)
+	}
+	with()
+	with(over)
+	if !strings.HasPrefix(a.Flash.Text, "new issue: ") {
+		t.Fatalf("no new-issue flash: %q", a.Flash.Text)
+	}
+	with()
+	if !strings.HasPrefix(a.Flash.Text, "new issue, since cleared: ") || !strings.Contains(a.Flash.Text, "1.10 of 1.00") {
+		t.Errorf("the issue cleared; flash %q", a.Flash.Text)
+	}
+	if a.Flash.Short != "" && !strings.HasPrefix(a.Flash.Short, "new issue, since cleared: ") {
+		t.Errorf("short flash %q", a.Flash.Short)
+	}
+	// Back again: news again.
+	with(over)
+	if !strings.HasPrefix(a.Flash.Text, "new issue: ") {
+		t.Errorf("the issue is back; flash %q", a.Flash.Text)
+	}
 }

@@ -247,7 +247,8 @@ func (e *Editor) gridSlotRow(i int, r EdRow, shorts []string, cols edCols, w int
 	if r.Agent > 0 {
 		labelP = st.Dim
 	}
-	l.Cell(labelP, string(r.Slot), cols.Label, false, st.G.Ellipsis)
+	l.Cell(labelP, string(r.Slot), cols.Label-1, false, st.G.Ellipsis)
+	l.Gap(1)
 	aw := 4
 	for j, s := range shorts {
 		aw = max(aw, kit.Width(s)+len(strconv.Itoa(j+1))+2)

@@ -173,6 +173,14 @@ type edCols struct {
 
 func (e *Editor) edColumns(w int, shorts []string) edCols {
 	c := edCols{Label: min(max(w/5, 16), 26)}
+	if e.slotGrid() {
+		// A slot's name and the agent after it need a space between them:
+		// at 80 columns "cuda.device:10g-mig" was cut to "cuda.device:10g…"
+		// and ran into the agent's number ("…1 numa0").
+		for _, r := range e.Rows {
+			c.Label = max(c.Label, min(kit.Width(string(r.Slot))+1, w/3))
+		}
+	}
 	used := 2 + c.Label
 	for i, s := range shorts {
 		cw := max(kit.Width(s)+len(strconv.Itoa(i+1))+3, 7)
