@@ -3,6 +3,7 @@ package console
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -217,57 +218,90 @@ func dropLastGrapheme(s string) string {
 	return out
 }
 
+// consoleCommand is one ':' command: the names it answers to (the first
+// is the one help shows), an example for the unknown-command hint, and
+// what it does with the line's fields (f[0] is the name) and the line.
+type consoleCommand struct {
+	names   []string
+	example string
+	run     func(a *App, f []string, line string) tea.Cmd
+}
+
+// commands is every ':' command, in the order help lists them: the one
+// table runCommand dispatches by and help and the hint are made from, so
+// a command cannot work without being listed, nor be listed and not work.
+func commands() []consoleCommand {
+	return []consoleCommand{
+		{[]string{"sort"}, ":sort COLUMN", func(a *App, f []string, _ string) tea.Cmd {
+			if len(f) < 2 {
+				a.Flashf(kit.LvlWarn, "usage: :sort COLUMN [asc|desc]; columns: "+strings.Join(a.Kernels.sortColumns(), " "))
+				return nil
+			}
+			desc := len(f) > 2 && (f[2] == "desc" || f[2] == "d")
+			if strings.HasPrefix(f[1], "-") {
+				f[1], desc = f[1][1:], true
+			}
+			if !a.Kernels.setSort(f[1], desc) {
+				a.Flashf(kit.LvlWarn, "no column "+f[1]+"; columns: "+strings.Join(a.Kernels.sortColumns(), " "))
+			}
+			return nil
+		}},
+		{[]string{"filter"}, ":filter TEXT", func(a *App, _ []string, line string) tea.Cmd {
+			a.Kernels.setFilter(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "filter")))
+			return nil
+		}},
+		{[]string{"dev"}, ":dev GPU1", func(a *App, f []string, _ string) tea.Cmd {
+			a.devCommand(strings.Join(f[1:], " "))
+			return nil
+		}},
+		{[]string{"follow"}, ":follow", func(a *App, _ []string, _ string) tea.Cmd {
+			a.Kernels.follow = !a.Kernels.follow
+			a.Kernels.refresh()
+			return nil
+		}},
+		{[]string{"theme"}, ":theme NAME", func(a *App, f []string, _ string) tea.Cmd {
+			if len(f) < 2 {
+				a.Flashf(kit.LvlInfo, "theme "+a.St.Theme.Name+"; built-in: "+strings.Join(themes.Names(), " "))
+				return nil
+			}
+			// Loading may read a file: never inside Update.
+			load, arg := a.opts.LoadTheme, strings.Join(f[1:], " ")
+			if load == nil {
+				load = themes.Load
+			}
+			return func() tea.Msg {
+				t, err := load(arg)
+				return themeLoadedMsg{t: t, Err: err}
+			}
+		}},
+		{[]string{"at"}, ":at TIME", func(a *App, f []string, _ string) tea.Cmd { return a.pastCommand(f) }},
+		{[]string{"live"}, ":live", func(a *App, f []string, _ string) tea.Cmd { return a.pastCommand(f) }},
+		{[]string{"span"}, ":span 1d", func(a *App, f []string, _ string) tea.Cmd { return a.spanCommand(f) }},
+		{[]string{"help"}, ":help", func(a *App, _ []string, _ string) tea.Cmd {
+			a.openHelp()
+			return nil
+		}},
+		{[]string{"q", "q!", "quit", "exit"}, ":q", func(*App, []string, string) tea.Cmd { return tea.Quit }},
+	}
+}
+
 // runCommand runs a ':' command.
 func (a *App) runCommand(line string) tea.Cmd {
 	f := strings.Fields(line)
 	if len(f) == 0 {
 		return nil
 	}
-	switch f[0] {
-	case "q", "q!", "quit", "exit":
-		return tea.Quit
-	case "sort":
-		if len(f) < 2 {
-			a.Flashf(kit.LvlWarn, "usage: :sort COLUMN [asc|desc]; columns: "+strings.Join(a.Kernels.sortColumns(), " "))
-			return nil
+	cmds := commands()
+	for _, c := range cmds {
+		if slices.Contains(c.names, f[0]) {
+			return c.run(a, f, line)
 		}
-		desc := len(f) > 2 && (f[2] == "desc" || f[2] == "d")
-		if strings.HasPrefix(f[1], "-") {
-			f[1], desc = f[1][1:], true
-		}
-		if !a.Kernels.setSort(f[1], desc) {
-			a.Flashf(kit.LvlWarn, "no column "+f[1]+"; columns: "+strings.Join(a.Kernels.sortColumns(), " "))
-		}
-	case "theme":
-		if len(f) < 2 {
-			a.Flashf(kit.LvlInfo, "theme "+a.St.Theme.Name+"; built-in: "+strings.Join(themes.Names(), " "))
-			return nil
-		}
-		// Loading may read a file: never inside Update.
-		load, arg := a.opts.LoadTheme, strings.Join(f[1:], " ")
-		if load == nil {
-			load = themes.Load
-		}
-		return func() tea.Msg {
-			t, err := load(arg)
-			return themeLoadedMsg{t: t, Err: err}
-		}
-	case "filter":
-		a.Kernels.setFilter(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "filter")))
-	case "follow":
-		a.Kernels.follow = !a.Kernels.follow
-		a.Kernels.refresh()
-	case "help":
-		a.openHelp()
-	case "at", "live":
-		return a.pastCommand(f)
-	case "span":
-		return a.spanCommand(f)
-	case "dev":
-		a.devCommand(strings.Join(f[1:], " "))
-	default:
-		a.Flashf(kit.LvlWarn, "unknown command :"+f[0]+" (try :q, :sort COLUMN, :theme NAME, :filter TEXT, :dev GPU1, :at TIME, :live, :span 1d)")
 	}
+	examples := make([]string, len(cmds))
+	for i, c := range cmds {
+		examples[i] = c.example
+	}
+	a.Flashf(kit.LvlWarn, "unknown command :"+f[0]+" (try "+strings.Join(examples, ", ")+")")
 	return nil
 }
 

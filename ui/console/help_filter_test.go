@@ -86,7 +86,7 @@ func helpBody(a *App) string {
 }
 
 // TestHelpGivesCommandSyntax: the help says how to write :at and :span,
-// not only their names (the key row's "command (:sort :theme :at ...)").
+// not only their names.
 func TestHelpGivesCommandSyntax(t *testing.T) {
 	a := testApp(t, 160, 40, fake.Node(fake.Options{}), Options{})
 	typeKeys(a, "?")

@@ -58,7 +58,7 @@ func NewKeyMap(role kit.Role) kit.KeyMap {
 		b(ActFollow, kit.GrpView, false, []string{"f"}, "f", "kernels: follow device / all"),
 		b(ActSegments, kit.GrpView, false, []string{"a"}, "a", "bars: per kernel / per agent"),
 		b(ActCopy, kit.GrpView, false, []string{"y"}, "y", "copy selected id (OSC 52)"),
-		b(kit.ActCommand, kit.GrpGeneral, true, []string{":"}, ":", "command (:sort :theme :at :live :span :q)"),
+		b(kit.ActCommand, kit.GrpGeneral, true, []string{":"}, ":", "command (the help lists them)"),
 		// Back and help show at any width in the editor's footer, as on
 		// the main screen.
 		in(b(kit.ActBack, kit.GrpGeneral, false, []string{"esc"}, "esc", "back / clear"), editing, editing).Foot("", "back", 1),

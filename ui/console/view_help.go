@@ -180,6 +180,7 @@ func (hs *helpScreen) notes(w int) []string {
 		{":at TIME", "the node as recorded then: 14:02, yesterday 14:02, mon 09:30, -2h, 2026-11-27 14:02; [ ] step, :live returns"},
 		{":live", "back to the live node from :at"},
 		{":span 5m|1h|1d|7d", "the history graphs' span (longer than 5m: drawn from the record)"},
+		{":help", "this help (? too)"},
 	}
 	for _, c := range cmds {
 		out = append(out, kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlAccent, Text: "   " + kit.PadRight(c[0], 22)}, {Lvl: kit.LvlPlain, Text: c[1]}}, w))
