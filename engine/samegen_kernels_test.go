@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -19,23 +18,9 @@ func TestSameGenKernelsComeAndGoAtRest(t *testing.T) {
 	root, opts := fixtureTree(t)
 	opts.Clock = time.Now
 	opts.PollEvery = 5 * time.Millisecond
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	e := New(opts)
-	done := make(chan error, 1)
-	go func() { done <- e.Run(ctx) }()
-	ch := e.Subscribe(ctx)
+	e, ch, stop := runningEngine(t, opts)
 	<-e.Ready()
-	next := func() *model.Snapshot {
-		t.Helper()
-		select {
-		case s := <-ch:
-			return s
-		case <-time.After(10 * time.Second):
-			t.Fatal("no snapshot within 10 s")
-			return nil
-		}
-	}
+	next := func() *model.Snapshot { t.Helper(); return nextSnapshot(t, ch) }
 	settled := func(s *model.Snapshot, n int) bool {
 		if s.NumKernels() != n {
 			return false
@@ -81,8 +66,7 @@ func TestSameGenKernelsComeAndGoAtRest(t *testing.T) {
 		t.Fatal(err)
 	}
 	atRest("a kernel left", 3, gen)
-	cancel()
-	if err := <-done; err != nil {
+	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -109,6 +109,37 @@ func TestSameReadingRetimes(t *testing.T) {
 	}
 }
 
+// runningEngine runs an engine on opts until the test ends or stop is
+// called; stop returns what Run returned.
+func runningEngine(t *testing.T, opts Options) (e *Engine, ch <-chan *model.Snapshot, stop func() error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	e = New(opts)
+	done := make(chan error, 1)
+	go func() { done <- e.Run(ctx) }()
+	ch = e.Subscribe(ctx)
+	var once sync.Once
+	var err error
+	stop = func() error {
+		once.Do(func() { cancel(); err = <-done })
+		return err
+	}
+	t.Cleanup(func() { _ = stop() })
+	return e, ch, stop
+}
+
+// nextSnapshot is the next snapshot on ch, within 10 s.
+func nextSnapshot(t *testing.T, ch <-chan *model.Snapshot) *model.Snapshot {
+	t.Helper()
+	select {
+	case s := <-ch:
+		return s
+	case <-time.After(10 * time.Second):
+		t.Fatal("no snapshot within 10 s")
+		return nil
+	}
+}
+
 // TestRunPublishesSameGenAtRest: the running engine, polling a source
 // whose readings hold still, publishes one content under one Gen at
 // newer times; a reading that moves gets a new Gen.
@@ -118,23 +149,9 @@ func TestRunPublishesSameGenAtRest(t *testing.T) {
 	opts.PollEvery = 5 * time.Millisecond
 	src := &stepSource{Source: opts.Inventory}
 	opts.Inventory = src
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	e := New(opts)
-	done := make(chan error, 1)
-	go func() { done <- e.Run(ctx) }()
-	ch := e.Subscribe(ctx)
+	e, ch, stop := runningEngine(t, opts)
 	<-e.Ready()
-	next := func() *model.Snapshot {
-		t.Helper()
-		select {
-		case s := <-ch:
-			return s
-		case <-time.After(10 * time.Second):
-			t.Fatal("no snapshot within 10 s")
-			return nil
-		}
-	}
+	next := func() *model.Snapshot { t.Helper(); return nextSnapshot(t, ch) }
 	// Past the first scan's snapshots (the scan, the records read after
 	// it), at rest: six in a row of one content. Two in a row are not
 	// enough: a poll can come between the scan's batches, and the batch
@@ -162,8 +179,7 @@ func TestRunPublishesSameGenAtRest(t *testing.T) {
 	if tc := s.Devices[0].Telemetry; tc == nil || tc.TempC != model.Some[uint32](41) {
 		t.Fatalf("the new gen does not carry the new reading: %+v", s.Devices[0].Telemetry)
 	}
-	cancel()
-	if err := <-done; err != nil {
+	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -234,12 +250,7 @@ func TestAlignPoll(t *testing.T) {
 	opts.PollEvery = every
 	src := &timedSource{Source: opts.Inventory}
 	opts.Inventory = src
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	e := New(opts)
-	done := make(chan error, 1)
-	go func() { done <- e.Run(ctx) }()
-	ch := e.Subscribe(ctx)
+	e, ch, stop := runningEngine(t, opts)
 	go func() {
 		for range ch {
 		}
@@ -265,8 +276,7 @@ func TestAlignPoll(t *testing.T) {
 		}
 		time.Sleep(every)
 	}
-	cancel()
-	<-done
+	_ = stop()
 	src.mu.Lock()
 	defer src.mu.Unlock()
 	var offs []time.Duration
