@@ -246,19 +246,34 @@ func TestSnapshotAllocMapForms(t *testing.T) {
 	}
 }
 
-// TestScratchRootWarning: a mistyped --scratch-root is said on stderr.
-func TestScratchRootWarning(t *testing.T) {
+// TestSnapshotBlindRoot: a one-shot snapshot refuses a mistyped
+// --scratch-root (exit 2, said once, nothing on stdout) rather than print a
+// node without that root's kernels; a root of agent.toml's that does not
+// exist yet (the agent creates it) is warned about and the report printed.
+func TestSnapshotBlindRoot(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "file")
 	os.WriteFile(file, nil, 0o644)
+	mock := filepath.Join(testfix.Dir(t, "backendai"), "mock-accelerator.toml")
 	for _, c := range []struct{ root, want string }{
 		{filepath.Join(dir, "nope"), "does not exist"},
 		{file, "is not a directory"},
 	} {
-		code, _, stderr := runFgtop(t, "snapshot", "--scratch-root", c.root, "--devices", filepath.Join(testfix.Dir(t, "backendai"), "mock-accelerator.toml"), "--alloc-map")
-		if code != 0 || !strings.Contains(stderr, "warning: scratch root "+c.root) || !strings.Contains(stderr, c.want) {
-			t.Errorf("%s: exit %d, stderr %q", c.root, code, stderr)
+		code, stdout, stderr := runFgtop(t, "snapshot", "--scratch-root", c.root, "--devices", mock, "--alloc-map")
+		msg := "scratch root " + c.root + " (agent " + filepath.Base(c.root) + ") " + c.want
+		if code != exitBadUsage || stdout != "" || strings.Count(stderr, msg) != 1 ||
+			!strings.Contains(stderr, "a one-shot report would leave out the kernels under it") {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q", c.root, code, stdout, stderr)
 		}
+	}
+
+	n := newNode(t)
+	if err := os.RemoveAll(n.roots[agentB]); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runFgtop(t, n.args("snapshot", "--alloc-map")...)
+	if code != 0 || !strings.HasPrefix(stdout, "{") || !strings.Contains(stderr, "warning: scratch root "+n.roots[agentB]) {
+		t.Errorf("config root not created yet: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }
 

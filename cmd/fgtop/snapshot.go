@@ -59,7 +59,8 @@ func newSnapshotCmd() *cobra.Command {
                          "demo") instead of this node: try the formats without a node
 
 Exit status: 0 on success, even when issues are reported; 1 with --at where the record lacks
-the moment; 2 on bad usage.`,
+the moment; 2 on bad usage, and when a --scratch-root does not exist or a root cannot be read
+(without --follow: the report would leave its kernels out).`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 && (args[0] == allocAbsolute || args[0] == allocRatio) && cmd.Flags().Changed("alloc-map") {
 				// pflag takes an optional value only after '='.
@@ -97,6 +98,7 @@ the moment; 2 on bad usage.`,
 			if err := checkDemoFlags(cmd, "snapshot", useDemo, "config", "scratch-root", "devices", "mock-etcd", "host-cpus", "host-mem"); err != nil {
 				return err
 			}
+			src.oneShot = !follow
 			ctx, stop := notifyStop(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			sn, err := openServedNode(ctx, useDemo, seed, &src, "")

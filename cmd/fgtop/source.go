@@ -34,6 +34,11 @@ type sourceFlags struct {
 	plugin      pluginFlags
 	// live: the command follows the node (registerLive).
 	live bool
+	// oneShot: the command reports once (snapshot without --follow), so a
+	// root it cannot see is refused rather than followed: the report
+	// would be missing that root's kernels with nothing to say so but a
+	// warning.
+	oneShot bool
 }
 
 func (f *sourceFlags) register(cmd *cobra.Command) {
@@ -167,6 +172,11 @@ func (f *sourceFlags) options() (engine.Options, error) {
 			opts.Agents = nil
 		}
 	}
+	if f.oneShot {
+		if err := refuseBlindRoots(opts.Roots, opts.RootsOverridden); err != nil {
+			return opts, err
+		}
+	}
 	warnRoots(untrusted.NewWriter(os.Stderr), &opts)
 	src, err := f.openInventory(pc, rootPaths(opts.Roots))
 	if err != nil {
@@ -221,6 +231,24 @@ func warnRoots(w io.Writer, opts *engine.Options) (roots unseenRoots) {
 		}
 	}
 	return roots
+}
+
+// refuseBlindRoots is a one-shot report's check of its roots: a root named
+// with --scratch-root that does not exist, or any root that cannot be read
+// as a directory, would leave its kernels out of an answer that looks
+// whole. A root of agent.toml's that does not exist yet holds no kernels
+// (the agent creates it) and is only warned about.
+func refuseBlindRoots(roots []scratch.Root, named bool) error {
+	var blind []string
+	for _, u := range scratch.UnseenRoots(roots, named) {
+		if u.Blind {
+			blind = append(blind, untrusted.Text(u.Message))
+		}
+	}
+	if len(blind) == 0 {
+		return nil
+	}
+	return usageErr("%s\na one-shot report would leave out the kernels under it: check the path (the console and snapshot --follow wait for a root to appear)", strings.Join(blind, "\n"))
 }
 
 // unseenRoots are warnRoots' findings: blind, the roots that leave fgtop
