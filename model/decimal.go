@@ -621,24 +621,51 @@ func (x Dec) op(y Dec, f binop) (Dec, error) {
 	return Dec{&d}, nil
 }
 
-func (x Dec) mustOp(y Dec, f binop) Dec {
-	r, err := x.op(y, f)
-	if err != nil {
-		// Only NaN/Infinity operands or a zero divisor can get here; results
-		// become NaN rather than crashing an operator's console.
-		return Dec{&apd.Decimal{Form: apd.NaN}}
+// farApart is an exponent gap past which a sum is computed by edgeAddSub:
+// well beyond the 28 digits rounding keeps.
+const farApart = 4 * 28
+
+// edgeOp is op for Add, Sub and Mul: where apd refuses exponents Python's
+// context allows (decimal_edge.go), the operation is done again moved.
+func (x Dec) edgeOp(y Dec, f binop, mul bool) Dec {
+	a, b := x.ptr(), y.ptr()
+	if !mul && a.Form == apd.Finite && b.Form == apd.Finite {
+		// Terms far apart are added as apart as rounding needs: apd would
+		// compute 10^gap (10 ms at a gap of 100,000, a hostile file's).
+		if gap := int64(a.Exponent) - int64(b.Exponent); gap > farApart || gap < -farApart {
+			if r, err := edgeAddSub(a, b, f); err == nil {
+				return r
+			}
+			return Dec{&apd.Decimal{Form: apd.NaN}}
+		}
 	}
-	return r
+	r, err := x.op(y, f)
+	if err == nil {
+		return r
+	}
+	if a.Form == apd.Finite && b.Form == apd.Finite {
+		if mul {
+			r, err = edgeMul(a, b)
+		} else {
+			r, err = edgeAddSub(a, b, f)
+		}
+		if err == nil {
+			return r
+		}
+	}
+	// NaN/Infinity operands, or Python's Overflow: NaN rather than crash
+	// an operator's console.
+	return Dec{&apd.Decimal{Form: apd.NaN}}
 }
 
 // Add returns x+y in Python's default context.
-func (x Dec) Add(y Dec) Dec { return x.mustOp(y, (*apd.Context).Add) }
+func (x Dec) Add(y Dec) Dec { return x.edgeOp(y, (*apd.Context).Add, false) }
 
 // Sub returns x-y.
-func (x Dec) Sub(y Dec) Dec { return x.mustOp(y, (*apd.Context).Sub) }
+func (x Dec) Sub(y Dec) Dec { return x.edgeOp(y, (*apd.Context).Sub, false) }
 
 // Mul returns x*y.
-func (x Dec) Mul(y Dec) Dec { return x.mustOp(y, (*apd.Context).Mul) }
+func (x Dec) Mul(y Dec) Dec { return x.edgeOp(y, (*apd.Context).Mul, true) }
 
 // Quo returns x/y (Python's `/`).
 func (x Dec) Quo(y Dec) (Dec, error) { return pyQuo(x, y) }
