@@ -72,6 +72,13 @@ type Snapshot struct {
 	kernels *KernelSeq // sorted by ID; nil is empty
 }
 
+// SameContent reports whether s and o are one content (the same non-zero
+// Gen: a poll that read what the one before it read), so what was derived
+// from one holds for the other.
+func (s *Snapshot) SameContent(o *Snapshot) bool {
+	return s == o || s != nil && o != nil && s.Gen != 0 && s.Gen == o.Gen
+}
+
 // ConfigUnusable is Snapshot.ConfigHash while the agent.toml changed on
 // disk into something the engine cannot use (it keeps the partition it
 // last read): no draft's base has this hash.

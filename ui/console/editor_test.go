@@ -1258,3 +1258,34 @@ func TestHeaderSaysDraftFormat(t *testing.T) {
 		}
 	}
 }
+
+// TestEditorKeepsItsPlanAtRest: the engine's retimed snapshot (same
+// content, a newer time, every idle second) leaves the editor's plan as it
+// is; a snapshot of new content plans again.
+func TestEditorKeepsItsPlanAtRest(t *testing.T) {
+	path := fixtureConfig(t)
+	snap := freeNode()
+	snap.Gen = 7
+	a := editing(t, testDesk(path, snap), snap, alice)
+	a.Update(kit.TickMsg{})
+	plan := a.ed().Plan
+	if plan == nil {
+		t.Fatal("the editor has no plan")
+	}
+	for i := 1; i <= 3; i++ {
+		c := *snap
+		c.Seq += uint64(i)
+		c.Time = snap.Time.Add(time.Duration(i) * time.Second)
+		feed(a, &c)
+		a.Update(kit.TickMsg{})
+		if a.ed().Plan != plan {
+			t.Fatalf("second %d: a retimed snapshot of the same content planned again", i)
+		}
+	}
+	c := *snap
+	c.Gen++
+	feed(a, &c)
+	if a.ed().Plan == plan {
+		t.Fatal("a snapshot of new content did not plan again")
+	}
+}

@@ -269,7 +269,9 @@ func (e *Editor) check() {
 	default:
 		e.lostDraft(err)
 	}
-	if e.Lost == "" && e.Snap != e.planSnap {
+	// A snapshot retimed under the same content (every idle second) plans
+	// what the last did: no replan, no replay.
+	if e.Lost == "" && !e.Snap.SameContent(e.planSnap) {
 		e.Replan()
 	}
 }
