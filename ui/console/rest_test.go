@@ -108,49 +108,98 @@ func (r *restRig) check(what string, rng *rand.Rand) {
 	}
 }
 
-// TestRestFrameExact: over seeded random sequences of snapshots of the
-// same content (what the engine publishes at rest), snapshots that move,
-// ticks at any phase, flashes and keys, the console's frame after every
-// message is the one a console composes afresh at that instant, and at
-// any instant before the expiry the frame noted. (The frame is composed
-// only where a text moved: TestRestComposesNothing.)
-func TestRestFrameExact(t *testing.T) {
+// restOp is one kind of step of a random walk at rest: it acts on both
+// consoles of the rig and says what it did.
+type restOp struct {
+	weight int
+	do     func(r *restRig, rng *rand.Rand) string
+}
+
+// walkRest runs steps operations, drawn by weight, on rigs of six seeds
+// (on the PCG stream given) and checks the frame after each (restRig.check).
+func walkRest(t *testing.T, stream uint64, steps int, ops []restOp) {
+	total := 0
+	for _, o := range ops {
+		total += o.weight
+	}
 	for seed := range uint64(6) {
-		rng := rand.New(rand.NewPCG(seed, 29))
+		rng := rand.New(rand.NewPCG(seed, stream))
 		r := newRestRig(t, fake.Large(1+rng.IntN(5), rng.IntN(12)), 100+rng.IntN(140), 24+rng.IntN(40))
-		for step := range 400 {
-			what := ""
-			switch op := rng.IntN(12); {
-			case op < 5:
-				r.now = r.now.Add([]time.Duration{time.Second, 990 * time.Millisecond, 1010 * time.Millisecond, 3 * time.Second}[rng.IntN(4)])
-				what = "same content"
-				r.snap(0)
-			case op < 7:
-				r.now = r.now.Add(time.Second)
-				what = "moved readings"
-				r.snap(1 + rng.IntN(50))
-			case op < 10:
-				d := []time.Duration{10 * time.Millisecond, 400 * time.Millisecond, 960 * time.Millisecond, time.Second,
-					1050 * time.Millisecond, 59 * time.Second, time.Hour}[rng.IntN(7)]
-				r.now = r.now.Add(d)
-				what = "tick after " + d.String()
-				r.each(func(a *App) { a.Update(clockMsg{}) })
-			case op < 11 && rng.IntN(2) == 0:
-				what = "flash"
-				r.each(func(a *App) { a.Flashf(kit.LvlInfo, "hello") })
-			case op < 11:
-				names := themes.Names()
-				n := names[rng.IntN(len(names))]
-				what = "theme " + n
-				r.each(func(a *App) { a.Update(themeLoadedMsg{t: themes.MustBuiltin(n)}) })
-			default:
-				k := []string{"j", "k", "h", "\t"}[rng.IntN(4)]
-				what = "key " + k
-				r.each(func(a *App) { typeKeys(a, k) })
+		for step := range steps {
+			n, what := rng.IntN(total), ""
+			for _, o := range ops {
+				if n < o.weight {
+					what = o.do(r, rng)
+					break
+				}
+				n -= o.weight
 			}
 			r.check(fmt.Sprintf("seed %d step %d (%s)", seed, step, what), rng)
 		}
 	}
+}
+
+// The steps both walks take: the engine's retimed snapshot of the same
+// content at about a second, one of moved readings, and the clock firing
+// after one of ds.
+func restSame(weight int) restOp {
+	return restOp{weight, func(r *restRig, rng *rand.Rand) string {
+		r.now = r.now.Add([]time.Duration{time.Second, 990 * time.Millisecond, 1010 * time.Millisecond, 3 * time.Second}[rng.IntN(4)])
+		r.snap(0)
+		return "same content"
+	}}
+}
+
+func restMoved(weight int) restOp {
+	return restOp{weight, func(r *restRig, rng *rand.Rand) string {
+		r.now = r.now.Add(time.Second)
+		r.snap(1 + rng.IntN(50))
+		return "moved readings"
+	}}
+}
+
+func restTick(weight int, ds ...time.Duration) restOp {
+	return restOp{weight, func(r *restRig, rng *rand.Rand) string {
+		d := ds[rng.IntN(len(ds))]
+		r.now = r.now.Add(d)
+		r.each(func(a *App) { a.Update(clockMsg{}) })
+		return "tick after " + d.String()
+	}}
+}
+
+// restKeys types one of keys.
+func restKeys(weight int, keys ...string) restOp {
+	return restOp{weight, func(r *restRig, rng *rand.Rand) string {
+		k := keys[rng.IntN(len(keys))]
+		r.each(func(a *App) { typeKeys(a, k) })
+		return "key " + k
+	}}
+}
+
+// TestRestFrameExact: over seeded random sequences of snapshots of the
+// same content (what the engine publishes at rest), snapshots that move,
+// ticks at any phase, flashes, themes and keys, the console's frame after
+// every message is the one a console composes afresh at that instant, and
+// at any instant before the expiry the frame noted. (The frame is composed
+// only where a text moved: TestRestComposesNothing.)
+func TestRestFrameExact(t *testing.T) {
+	walkRest(t, 29, 400, []restOp{
+		restSame(5),
+		restMoved(2),
+		restTick(3, 10*time.Millisecond, 400*time.Millisecond, 960*time.Millisecond, time.Second,
+			1050*time.Millisecond, 59*time.Second, time.Hour),
+		{1, func(r *restRig, _ *rand.Rand) string {
+			r.each(func(a *App) { a.Flashf(kit.LvlInfo, "hello") })
+			return "flash"
+		}},
+		{1, func(r *restRig, rng *rand.Rand) string {
+			names := themes.Names()
+			n := names[rng.IntN(len(names))]
+			r.each(func(a *App) { a.Update(themeLoadedMsg{t: themes.MustBuiltin(n)}) })
+			return "theme " + n
+		}},
+		restKeys(1, "j", "k", "h", "\t"),
+	})
 }
 
 // TestRestComposesNothing: a node at rest (the same content each second,
