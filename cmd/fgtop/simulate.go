@@ -385,8 +385,8 @@ func (f *simulateFlags) liveNode(ctx context.Context, settings placement.Setting
 	case err != nil:
 		return nil, err
 	}
-	for _, sk := range skipped {
-		fmt.Fprintf(f.stderr, "fgtop: kernel %s: not loaded: %s\n", sk.Kernel, sk.Skip)
+	for _, l := range placement.SkipLines(skipped) {
+		fmt.Fprintf(f.stderr, "fgtop: %s\n", l)
 	}
 	return sim, nil
 }
