@@ -74,6 +74,12 @@ type Options struct {
 	// partition editors of every console it runs (nil: each editor reads
 	// its own).
 	Records *replay.RecordCache
+	// ClockOnSecond puts the console's clock on the wall clock's whole
+	// second (plus tickGrace) rather than a TickInterval after its last
+	// tick: serve's sessions, opened at any phase, then move their ages
+	// at one instant and draw the same frames (screen.Transitions shares
+	// them). The local console leaves it off.
+	ClockOnSecond bool
 }
 
 // ShareDerivations returns o with a Deriver, unless it has one: every
@@ -242,7 +248,7 @@ func newApp(snapshots <-chan *model.Snapshot, opts Options) *App {
 		opts:   opts, ch: snapshots,
 		hist: history{}, seenIssues: map[string]bool{},
 		Desk: &editor.DeskWork{}, deriver: opts.Deriver,
-		clock: newConsoleClock(),
+		clock: newConsoleClock(opts.ClockOnSecond),
 	}
 	if a.deriver == nil {
 		a.deriver = render.NewDeriver()
@@ -356,10 +362,24 @@ type consoleClock struct {
 	t    *time.Timer
 	done chan struct{}
 	once sync.Once
+	// onSecond: the clock fires at a whole second (Options.ClockOnSecond).
+	onSecond bool
 }
 
-func newConsoleClock() *consoleClock {
-	return &consoleClock{t: time.NewTimer(TickInterval + tickGrace), done: make(chan struct{})}
+func newConsoleClock(onSecond bool) *consoleClock {
+	c := &consoleClock{onSecond: onSecond, done: make(chan struct{})}
+	c.t = time.NewTimer(c.next(time.Now()))
+	return c
+}
+
+// next is how long after now the clock fires: TickInterval+tickGrace, or
+// tickGrace past the first whole second after now. The timer is the
+// real clock's, so now is too (Options.Now is the shown ages').
+func (c *consoleClock) next(now time.Time) time.Duration {
+	if !c.onSecond {
+		return TickInterval + tickGrace
+	}
+	return now.Truncate(TickInterval).Add(TickInterval + tickGrace).Sub(now)
 }
 
 // wait is the command that waits for the clock (one at a time: the
@@ -375,8 +395,9 @@ func (c *consoleClock) wait() tea.Cmd {
 	}
 }
 
-// restart makes the clock fire TickInterval+tickGrace from now.
-func (c *consoleClock) restart() { c.t.Reset(TickInterval + tickGrace) }
+// restart makes the clock fire TickInterval+tickGrace from now (or at
+// the next whole second's grace).
+func (c *consoleClock) restart() { c.t.Reset(c.next(time.Now())) }
 
 // stop ends the clock and its waiting command.
 func (c *consoleClock) stop() {
