@@ -80,6 +80,11 @@ type Options struct {
 	// at one instant and draw the same frames (screen.Transitions shares
 	// them). The local console leaves it off.
 	ClockOnSecond bool
+	// Samples are the history graphs' samples of the live snapshots,
+	// shared by the consoles fed the same ones (serve's sessions): a
+	// console starts its graphs from them, so one opened late draws what
+	// the others draw. Nil: the graphs start with the console.
+	Samples *Samples
 }
 
 // ShareDerivations returns o with a Deriver, unless it has one: every
@@ -88,6 +93,9 @@ type Options struct {
 func (o Options) ShareDerivations() Options {
 	if o.Deriver == nil {
 		o.Deriver = render.NewDeriver()
+	}
+	if o.Samples == nil {
+		o.Samples = NewSamples()
 	}
 	return o
 }
@@ -466,6 +474,9 @@ func (a *App) retime(s *model.Snapshot) bool {
 		return false // (a theme changed since: derived again with its glyphs)
 	}
 	a.Snap = s
+	if a.opts.Samples != nil {
+		a.opts.Samples.record(s, nil)
+	}
 	if a.hist.retime(s.Time.Unix(), a.geoms) {
 		a.Invalidate()
 	}
@@ -491,7 +502,7 @@ func (a *App) adopt(s *model.Snapshot) {
 		a.d = a.deriver.Derive(s, o)
 	}
 	a.dFor = derivedFor{a.St, a.Th}
-	a.hist.observe(s, func(dv *model.Device) sample {
+	frac := func(dv *model.Device) sample {
 		alloc := float32(0)
 		if r, ok := a.d.DevIndex[dv.Key()]; ok {
 			row := &a.d.Devs[r]
@@ -521,7 +532,18 @@ func (a *App) adopt(s *model.Snapshot) {
 			}
 		}
 		return sample{alloc, util, mem}
-	})
+	}
+	switch sm := a.opts.Samples; {
+	case sm == nil || a.past.on:
+		a.hist.observe(s, frac)
+	case first:
+		// The graphs as the consoles here before this one draw them.
+		sm.record(s, frac)
+		a.hist = sm.clone()
+	default:
+		sm.record(s, frac)
+		a.hist.observe(s, frac)
+	}
 	a.followFlash()
 	a.flashNewIssues(first)
 	a.clampCursors()
