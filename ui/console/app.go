@@ -403,6 +403,18 @@ func (c *consoleClock) wait() tea.Cmd {
 	}
 }
 
+// due says whether a snapshot adopted at now does the tick's work, last
+// done at last: half a TickInterval after it, or, on the whole second,
+// once a whole second passed since (the first snapshot of each second
+// does it, and the clock, at the next second's grace, never fires while
+// the engine's poll on the whole second brings one).
+func (c *consoleClock) due(last, now time.Time) bool {
+	if c.onSecond {
+		return now.Truncate(TickInterval).After(last)
+	}
+	return now.Sub(last) >= TickInterval/2
+}
+
 // restart makes the clock fire TickInterval+tickGrace from now (or at
 // the next whole second's grace).
 func (c *consoleClock) restart() { c.t.Reset(c.next(time.Now())) }
@@ -456,7 +468,7 @@ func (a *App) adoptNow(s *model.Snapshot) {
 	now := a.Now()
 	a.adoptedAt = now
 	a.adopt(s)
-	if now.Sub(a.lastTick) >= TickInterval/2 {
+	if a.clock.due(a.lastTick, now) {
 		a.tickWork(now)
 	} else {
 		a.checkStale(now)
