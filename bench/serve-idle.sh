@@ -32,6 +32,9 @@
 #       the sessions' history graphs (five minutes) all full, so idle viewers draw the same frames
 #
 # SETTLE0 is the settle before the baseline (0 sessions), SETTLE by default.
+# PERF=PREFIX also records each window's profile of the server's threads
+# (perf record -F 4999 -g) into PREFIX.N for N sessions; read one with
+# perf report -i PREFIX.50 --children --sort sym --stdio -g none.
 #
 # It fails (exit 1) when the server does not start, a session does not
 # show the console within 60 s, or one is gone at the end of a window.
@@ -146,7 +149,12 @@ for n in $counts; do
 	if ((n == 0)); then sleep "$settle0"; else sleep "$settle"; fi
 	load=$(cut -d' ' -f1-3 /proc/loadavg)
 	a=$(ticks "$spid") ca=$(clients) ta=$(ticks "$tsrv") t0=$(date +%s.%N)
+	if [[ -n ${PERF:-} ]]; then
+		perf record -q -F 4999 -g -o "$PERF.$n" -t "$(ls "/proc/$spid/task" | paste -sd,)" -- sleep "$window" >/dev/null 2>&1 &
+		perfpid=$!
+	fi
 	sleep "$window"
+	[[ -z ${PERF:-} ]] || wait "$perfpid"
 	b=$(ticks "$spid") cb=$(clients) tb=$(ticks "$tsrv") t1=$(date +%s.%N)
 	[[ -d /proc/$spid ]] || die "the server exited during the window of $n sessions"
 	for ((i = 1; i <= n; i++)); do

@@ -284,6 +284,12 @@ func runServe(ctx context.Context, r serveRun) (err error) {
 		// apply through one session makes the others' drafts stale.
 		uopts.Desk = partition.NewDesk(partition.DeskOptions{Config: eopts.ConfigPath, Snapshot: eng.Latest})
 	}
+	// Every session's clock, every session program's ticker and the
+	// engine's poll on the whole second: the sessions compose at one
+	// instant from one snapshot, so they draw the same frames and share
+	// their changes, and the process wakes once a second for all of them.
+	uopts.ClockOnSecond = true
+	eng.AlignPoll(time.Now().Truncate(time.Second))
 	engineErr := make(chan error, 1)
 	go func() { engineErr <- eng.Run(ctx) }()
 	defer startRecording(ctx, eng, uopts.History, r.stderr)()
@@ -306,7 +312,7 @@ func runServe(ctx context.Context, r serveRun) (err error) {
 		MaxSessions: r.serve.maxSessions, MaxViewerSessions: r.serve.maxViewerSessions, MaxStreamSessions: r.serve.maxStreamSessions,
 		MaxSessionsPerKey: r.serve.maxPerKey, MaxStartups: r.serve.startups, PerSourceMaxStartups: r.serve.perSourceStartups,
 		StuckTimeout: r.serve.stuckTimeout, IdleTimeout: idleConfig(r.serve.idleTimeout),
-		ThemeDir: r.serve.themeDir, Logger: logger, UI: uopts,
+		ThemeDir: r.serve.themeDir, Logger: logger, UI: uopts, StartOnSecond: true,
 	}
 	if dir := uopts.History; dir != "" {
 		// fgtop fleet --hosts --at asks each node's own record.

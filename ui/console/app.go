@@ -74,6 +74,17 @@ type Options struct {
 	// partition editors of every console it runs (nil: each editor reads
 	// its own).
 	Records *replay.RecordCache
+	// ClockOnSecond puts the console's clock on the wall clock's whole
+	// second (plus tickGrace) rather than a TickInterval after its last
+	// tick: serve's sessions, opened at any phase, then move their ages
+	// at one instant and draw the same frames (screen.Transitions shares
+	// them). The local console leaves it off.
+	ClockOnSecond bool
+	// Samples are the history graphs' samples of the live snapshots,
+	// shared by the consoles fed the same ones (serve's sessions): a
+	// console starts its graphs from them, so one opened late draws what
+	// the others draw. Nil: the graphs start with the console.
+	Samples *Samples
 }
 
 // ShareDerivations returns o with a Deriver, unless it has one: every
@@ -82,6 +93,9 @@ type Options struct {
 func (o Options) ShareDerivations() Options {
 	if o.Deriver == nil {
 		o.Deriver = render.NewDeriver()
+	}
+	if o.Samples == nil {
+		o.Samples = NewSamples()
 	}
 	return o
 }
@@ -242,7 +256,7 @@ func newApp(snapshots <-chan *model.Snapshot, opts Options) *App {
 		opts:   opts, ch: snapshots,
 		hist: history{}, seenIssues: map[string]bool{},
 		Desk: &editor.DeskWork{}, deriver: opts.Deriver,
-		clock: newConsoleClock(),
+		clock: newConsoleClock(opts.ClockOnSecond),
 	}
 	if a.deriver == nil {
 		a.deriver = render.NewDeriver()
@@ -356,10 +370,24 @@ type consoleClock struct {
 	t    *time.Timer
 	done chan struct{}
 	once sync.Once
+	// onSecond: the clock fires at a whole second (Options.ClockOnSecond).
+	onSecond bool
 }
 
-func newConsoleClock() *consoleClock {
-	return &consoleClock{t: time.NewTimer(TickInterval + tickGrace), done: make(chan struct{})}
+func newConsoleClock(onSecond bool) *consoleClock {
+	c := &consoleClock{onSecond: onSecond, done: make(chan struct{})}
+	c.t = time.NewTimer(c.next(time.Now()))
+	return c
+}
+
+// next is how long after now the clock fires: TickInterval+tickGrace, or
+// tickGrace past the first whole second after now. The timer is the
+// real clock's, so now is too (Options.Now is the shown ages').
+func (c *consoleClock) next(now time.Time) time.Duration {
+	if !c.onSecond {
+		return TickInterval + tickGrace
+	}
+	return now.Truncate(TickInterval).Add(TickInterval + tickGrace).Sub(now)
 }
 
 // wait is the command that waits for the clock (one at a time: the
@@ -375,8 +403,21 @@ func (c *consoleClock) wait() tea.Cmd {
 	}
 }
 
-// restart makes the clock fire TickInterval+tickGrace from now.
-func (c *consoleClock) restart() { c.t.Reset(TickInterval + tickGrace) }
+// due says whether a snapshot adopted at now does the tick's work, last
+// done at last: half a TickInterval after it, or, on the whole second,
+// once a whole second passed since (the first snapshot of each second
+// does it, and the clock, at the next second's grace, never fires while
+// the engine's poll on the whole second brings one).
+func (c *consoleClock) due(last, now time.Time) bool {
+	if c.onSecond {
+		return now.Truncate(TickInterval).After(last)
+	}
+	return now.Sub(last) >= TickInterval/2
+}
+
+// restart makes the clock fire TickInterval+tickGrace from now (or at
+// the next whole second's grace).
+func (c *consoleClock) restart() { c.t.Reset(c.next(time.Now())) }
 
 // stop ends the clock and its waiting command.
 func (c *consoleClock) stop() {
@@ -427,7 +468,7 @@ func (a *App) adoptNow(s *model.Snapshot) {
 	now := a.Now()
 	a.adoptedAt = now
 	a.adopt(s)
-	if now.Sub(a.lastTick) >= TickInterval/2 {
+	if a.clock.due(a.lastTick, now) {
 		a.tickWork(now)
 	} else {
 		a.checkStale(now)
@@ -445,6 +486,9 @@ func (a *App) retime(s *model.Snapshot) bool {
 		return false // (a theme changed since: derived again with its glyphs)
 	}
 	a.Snap = s
+	if a.opts.Samples != nil {
+		a.opts.Samples.record(s, nil)
+	}
 	if a.hist.retime(s.Time.Unix(), a.geoms) {
 		a.Invalidate()
 	}
@@ -470,7 +514,7 @@ func (a *App) adopt(s *model.Snapshot) {
 		a.d = a.deriver.Derive(s, o)
 	}
 	a.dFor = derivedFor{a.St, a.Th}
-	a.hist.observe(s, func(dv *model.Device) sample {
+	frac := func(dv *model.Device) sample {
 		alloc := float32(0)
 		if r, ok := a.d.DevIndex[dv.Key()]; ok {
 			row := &a.d.Devs[r]
@@ -500,7 +544,18 @@ func (a *App) adopt(s *model.Snapshot) {
 			}
 		}
 		return sample{alloc, util, mem}
-	})
+	}
+	switch sm := a.opts.Samples; {
+	case sm == nil || a.past.on:
+		a.hist.observe(s, frac)
+	case first:
+		// The graphs as the consoles here before this one draw them.
+		sm.record(s, frac)
+		a.hist = sm.clone()
+	default:
+		sm.record(s, frac)
+		a.hist.observe(s, frac)
+	}
 	a.followFlash()
 	a.flashNewIssues(first)
 	a.clampCursors()

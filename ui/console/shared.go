@@ -1,6 +1,9 @@
 package console
 
 import (
+	"sync"
+
+	"github.com/fgtop/fgtop/model"
 	"github.com/fgtop/fgtop/ui/kit"
 	"github.com/fgtop/fgtop/ui/render"
 )
@@ -14,4 +17,50 @@ type common struct {
 	// memo keeps the last frames' expensive pieces (memo.go); nil draws
 	// everything afresh.
 	memo *viewMemo
+}
+
+// Samples is the history graphs' samples of the live snapshots, kept once
+// for the consoles fed the same snapshots (serve's sessions). A console's
+// graphs are its own history, from the snapshots it adopted; one that
+// joins late starts from these, so it draws what the consoles there
+// before it draw (and shares their frame changes, screen.Transitions)
+// from its first snapshot rather than after the graphs' five minutes.
+type Samples struct {
+	mu   sync.Mutex
+	h    history
+	last *model.Snapshot
+}
+
+// NewSamples returns an empty Samples.
+func NewSamples() *Samples { return &Samples{h: history{}} }
+
+// record adds s, which a console adopts, unless a console added it or a
+// newer one already. Its content the last one's (the engine's same
+// generation), the last samples repeat, as a console's retime repeats
+// them; else frac computes its samples, as the console's adopt does
+// (nil: it cannot, and s is left out).
+func (sm *Samples) record(s *model.Snapshot, frac func(*model.Device) sample) {
+	sm.mu.Lock()
+	defer sm.mu.Unlock()
+	switch {
+	case sm.last != nil && !s.Time.After(sm.last.Time):
+	case sm.last != nil && s.Gen != 0 && s.Gen == sm.last.Gen:
+		sm.h.retime(s.Time.Unix(), nil)
+		sm.last = s
+	case frac != nil:
+		sm.h.observe(s, frac)
+		sm.last = s
+	}
+}
+
+// clone returns a copy of the samples, for a console's own history.
+func (sm *Samples) clone() history {
+	sm.mu.Lock()
+	defer sm.mu.Unlock()
+	h := make(history, len(sm.h))
+	for k, dh := range sm.h {
+		c := *dh
+		h[k] = &c
+	}
+	return h
 }

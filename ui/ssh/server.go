@@ -137,6 +137,14 @@ type Config struct {
 	// stale. A viewer's session is always read-only; UI.ReadOnly makes
 	// every session a viewer, in the engine too, whatever its key says.
 	UI uiconsole.Options
+	// StartOnSecond starts each session's program at the wall clock's
+	// next whole second (at most a second after the session opened):
+	// Bubble Tea's own once-a-second ticker takes its phase from the
+	// program's start, and with every session's on the whole second, as
+	// the console's clock (UI.ClockOnSecond) and the engine's poll
+	// (engine.AlignPoll), the process wakes once a second for all of
+	// them rather than once per session at its own phase.
+	StartOnSecond bool
 }
 
 // Identity is who a session is: what the engine's journal records about
@@ -190,6 +198,9 @@ type Server struct {
 	// idle viewers draw the same frames, and each change is then diffed
 	// once for all of them, not once each (screen.Transitions).
 	frames *screen.Transitions
+	// programStarted, when set, is told when each session's program
+	// started (tests: StartOnSecond).
+	programStarted func(time.Time)
 
 	// newModel builds a session's console (uiconsole.New); tests look at the
 	// options each session gets through it.
@@ -739,6 +750,9 @@ func (s *Server) console(next ssh.Handler) ssh.Handler {
 		// A program killed because its session ended (the client went
 		// away, or the server cut it) is a normal end: the disconnect line
 		// says why. A panic is reported as killed too, and is not one.
+		if s.cfg.StartOnSecond {
+			untilWholeSecond(ctx)
+		}
 		_, err := p.Run()
 		ended := "quit"
 		switch {
@@ -825,6 +839,7 @@ func (s *Server) program(sess ssh.Session) (*screen.Program, sessionModel) {
 		// The session's emulated pty turns "\n" into "\r\n".
 		MapNewline: true,
 		Share:      s.frames,
+		Started:    s.programStarted,
 	},
 		tea.WithContext(ls.ctx),
 		// The server's signals are not the session's business.
@@ -838,6 +853,18 @@ func (s *Server) program(sess ssh.Session) (*screen.Program, sessionModel) {
 		p.Quit() // cut between admission and now
 	}
 	return p, m
+}
+
+// untilWholeSecond waits until the wall clock's next whole second, or
+// until ctx is done.
+func untilWholeSecond(ctx context.Context) {
+	now := time.Now()
+	t := time.NewTimer(now.Truncate(time.Second).Add(time.Second).Sub(now))
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
 }
 
 // sessionOptions are the console options of one session: the template,
