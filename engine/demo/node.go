@@ -89,6 +89,10 @@ type Node struct {
 	// pendingSince is when the node first saw agent.toml give an agent
 	// another partition than the one it runs (zero: none pending).
 	pendingSince time.Time
+	// disk is agent.toml's partition as last read (RestartStates);
+	// diskReads counts the reads (tests).
+	disk      *diskParts
+	diskReads int
 
 	cancel context.CancelFunc
 	done   chan struct{}

@@ -2,6 +2,7 @@ package demo
 
 import (
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -29,7 +30,7 @@ func (n *Node) RestartStates() map[model.AgentID]model.Restart {
 
 func (n *Node) restartStatesLocked() map[model.AgentID]model.Restart {
 	out := make(map[model.AgentID]model.Restart, len(n.parts))
-	onDisk, err := n.partsOnDisk()
+	onDisk, err := n.partsOnDiskCached()
 	for i := range n.parts {
 		p := &n.parts[i]
 		switch {
@@ -63,8 +64,40 @@ func (n *Node) PendingSince() time.Time {
 	return n.pendingSince
 }
 
+// diskParts is partsOnDisk's last answer and the file it read.
+type diskParts struct {
+	fi    os.FileInfo
+	parts map[model.AgentID]*agentPart
+	err   error
+}
+
+// sameFile tells one version of a file from another without reading it:
+// an edit in place changes its size or modification time, a replacement
+// (fgtop's atomic apply) the file itself.
+func sameFile(a, b os.FileInfo) bool {
+	return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
+}
+
+// partsOnDiskCached is partsOnDisk, read again only when agent.toml is not
+// the file it read last: the engine asks every second, and parsing the
+// TOML each time was the largest cost of serve --demo's idle server after
+// its sessions.
+func (n *Node) partsOnDiskCached() (map[model.AgentID]*agentPart, error) {
+	fi, statErr := os.Stat(n.ConfigPath)
+	if statErr == nil && n.disk != nil && sameFile(n.disk.fi, fi) {
+		return n.disk.parts, n.disk.err
+	}
+	parts, err := n.partsOnDisk()
+	n.disk = nil
+	if statErr == nil {
+		n.disk = &diskParts{fi: fi, parts: parts, err: err}
+	}
+	return parts, err
+}
+
 // partsOnDisk reads the partition agent.toml gives each agent now.
 func (n *Node) partsOnDisk() (map[model.AgentID]*agentPart, error) {
+	n.diskReads++
 	cfg, err := agentconfig.Load(n.ConfigPath)
 	if err != nil {
 		return nil, fmt.Errorf("agent.toml: %w", err)

@@ -2,6 +2,7 @@ package demo
 
 import (
 	"context"
+	"os"
 	"testing"
 	"time"
 
@@ -138,5 +139,65 @@ func TestDemoRestartAfterApply(t *testing.T) {
 	}
 	if !n.PendingSince().IsZero() {
 		t.Error("PendingSince set with nothing pending")
+	}
+}
+
+// TestRestartStatesReadAChangedFileOnly: asked every second, RestartStates
+// reads agent.toml again only when it is another file (fgtop's apply
+// replaces it) or was edited in place; each change is seen at the next
+// call.
+func TestRestartStatesReadAChangedFileOnly(t *testing.T) {
+	n := startNode(t, Options{Seed: 2, Speed: 20})
+	a0 := n.parts[0].id
+	reads := func() int {
+		n.mu.Lock()
+		defer n.mu.Unlock()
+		return n.diskReads
+	}
+	before := reads()
+	for range 5 {
+		if st := n.RestartStates()[a0].State; st != model.RestartCurrent {
+			t.Fatalf("state %s before any change", st)
+		}
+	}
+	if got := reads() - before; got != 1 {
+		t.Fatalf("five calls on an unchanged file read it %d times, want 1", got)
+	}
+
+	desk := partition.NewDesk(partition.DeskOptions{Config: n.ConfigPath, Snapshot: func() *model.Snapshot { return nil }})
+	sess, err := desk.Open(agentconfig.Actor{Name: "demo", Origin: "console", Role: agentconfig.RoleOperator}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	set, err := partition.ParseSlotSet(string(a0) + "=cuda.shares=1.5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := sess.Plan(partition.Request{Slots: []partition.SlotSet{set}})
+	if !plan.Valid() {
+		t.Fatalf("plan: %v", plan.Errors)
+	}
+	if _, err := sess.Apply(plan, true); err != nil {
+		t.Fatal(err)
+	}
+	if st := n.RestartStates()[a0].State; st != model.RestartPending {
+		t.Fatalf("after an apply replaced agent.toml: state %s, want pending", st)
+	}
+
+	// An edit in place that breaks the file is seen too.
+	f, err := os.OpenFile(n.ConfigPath, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("\n[[[ not toml\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if st := n.RestartStates()[a0].State; st != model.RestartUnknown {
+		t.Fatalf("after an edit in place broke agent.toml: state %s, want unknown", st)
+	}
+	if got := reads() - before; got != 3 {
+		t.Fatalf("%d reads for two changes, want 3", got)
 	}
 }
