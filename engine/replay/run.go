@@ -379,7 +379,7 @@ type runner struct {
 	// rec.Sessions.
 	live []*running
 	// picked are the agents sessions that name none went to.
-	picked map[*Session]*agentRun
+	picked map[int]*agentRun
 	// plugins are the device plugins the record lists.
 	plugins map[model.DeviceName]bool
 	// only: the sessions replayed, by index in rec.Sessions (nil: all).
@@ -389,6 +389,16 @@ type runner struct {
 }
 
 func (r *runner) run() *Result {
+	r.begin()
+	r.live = make([]*running, len(r.rec.Sessions))
+	for _, ev := range r.events() {
+		r.step(ev)
+	}
+	return r.end()
+}
+
+// begin sets the run up at the span's start.
+func (r *runner) begin() {
 	rec := r.rec
 	r.byID = map[model.AgentID]*agentRun{}
 	r.plugins = map[model.DeviceName]bool{}
@@ -397,22 +407,25 @@ func (r *runner) run() *Result {
 	}
 	r.setPartition(r.part[0].Agents)
 	r.now = rec.From
-	evs := r.events()
-	r.live = make([]*running, len(rec.Sessions))
-	for _, ev := range evs {
-		r.advance(ev.t)
-		if ev.i < 0 {
-			r.changePartition(r.part[-ev.i].Agents)
-			continue
-		}
-		if ev.leave {
-			r.leave(ev.i, r.live[ev.i])
-			r.live[ev.i] = nil
-			continue
-		}
+}
+
+// step takes the run's next event.
+func (r *runner) step(ev event) {
+	r.advance(ev.t)
+	switch {
+	case ev.i < 0:
+		r.changePartition(r.part[-ev.i].Agents)
+	case ev.leave:
+		r.leave(ev.i, r.live[ev.i])
+		r.live[ev.i] = nil
+	default:
 		r.live[ev.i] = r.arrive(ev.i)
 	}
-	r.advance(rec.To)
+}
+
+// end accounts for the rest of the span and gives the result.
+func (r *runner) end() *Result {
+	r.advance(r.rec.To)
 	for _, a := range r.agents {
 		r.finish(a)
 		r.res.Agents = append(r.res.Agents, *a.res)
@@ -622,7 +635,7 @@ func (r *runner) arrive(i int) *running {
 	r.res.Sessions++
 	a := r.route(s)
 	if a == nil && s.Agent == "" && len(r.cur) > 1 {
-		a = r.pick(s)
+		a = r.pick(i, s)
 	}
 	if a == nil {
 		r.res.Unrouted++
@@ -671,8 +684,10 @@ type slotReq struct {
 
 // reqOf is session i's request as the run sums it, made on first use.
 func (r *runner) reqOf(i int) []slotReq {
-	if r.reqs == nil {
-		r.reqs = make([][]slotReq, len(r.rec.Sessions))
+	if len(r.reqs) < len(r.rec.Sessions) {
+		// A run fed as the record is read (follow) sees more sessions
+		// as it goes.
+		r.reqs = append(r.reqs, make([][]slotReq, len(r.rec.Sessions)-len(r.reqs))...)
 	}
 	q := r.reqs[i]
 	if q == nil {
@@ -856,7 +871,7 @@ func (r *runner) leave(i int, l *running) {
 	s := &r.rec.Sessions[i]
 	a := r.route(s)
 	if a == nil {
-		a = r.picked[s]
+		a = r.picked[i]
 	}
 	if a == nil {
 		return
@@ -899,9 +914,9 @@ func (r *runner) route(s *Session) *agentRun {
 // pick is the agent a session that names none goes to: the first, in
 // the partition's order, whose manager limit and allocator take it now;
 // the first agent when none does (its refusal is the one said).
-func (r *runner) pick(s *Session) *agentRun {
+func (r *runner) pick(i int, s *Session) *agentRun {
 	if r.picked == nil {
-		r.picked = map[*Session]*agentRun{}
+		r.picked = map[int]*agentRun{}
 	}
 	req := s.Request()
 	var first *agentRun
@@ -918,12 +933,12 @@ func (r *runner) pick(s *Session) *agentRun {
 		}
 		if reg := r.registered(req); !r.short(a, reg) {
 			if _, err := a.st.Node.Try(reg); err == nil {
-				r.picked[s] = a
+				r.picked[i] = a
 				return a
 			}
 		}
 	}
-	r.picked[s] = first
+	r.picked[i] = first
 	return first
 }
 
