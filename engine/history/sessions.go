@@ -304,6 +304,9 @@ func (sw *sessWalk) mapLater(k *ksum, fa flatAlloc) {
 // note adds n to the notes for the follower (none: nothing).
 func (sw *sessWalk) note(n SessionNote) {
 	if sw.follow != nil {
+		if sw.notes == nil {
+			sw.notes = make([]SessionNote, 0, 2*sw.every)
+		}
 		sw.notes = append(sw.notes, n)
 	}
 }

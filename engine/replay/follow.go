@@ -91,6 +91,9 @@ type follower struct {
 	began bool
 	// broken says why the run cannot stand ("": it can so far).
 	broken string
+	// noAgent is the first session taken in with no agent, plus one (0:
+	// none).
+	noAgent int
 }
 
 func newFollower(rec *Record, opts Options) *follower {
@@ -179,7 +182,7 @@ func (fw *follower) take(notes []history.SessionNote) {
 			}
 		}
 	}
-	if arrived {
+	if arrived && !slices.IsSortedFunc(fw.pending, func(a, b history.SessionNote) int { return cmpNote(a.At, a.Kernel, b.At, b.Kernel) }) {
 		slices.SortStableFunc(fw.pending, func(a, b history.SessionNote) int { return cmpNote(a.At, a.Kernel, b.At, b.Kernel) })
 	}
 }
@@ -227,10 +230,13 @@ func (fw *follower) admit(upto time.Time, final bool) {
 		s := Session{Kernel: p.Kernel, Agent: p.Agent, Start: p.At, End: rec.To, Open: true, Got: p.Alloc, Requested: requestOf(p.Alloc)}
 		s.Before = !s.Start.After(rec.From)
 		i := len(rec.Sessions)
-		rec.Sessions = append(rec.Sessions, s)
+		rec.Sessions = append(doubled(rec.Sessions), s)
 		fw.r.live = append(fw.r.live, nil)
 		fw.left = append(fw.left, false)
 		st.idx = i + 1
+		if s.Agent == "" && fw.noAgent == 0 {
+			fw.noAgent = i + 1
+		}
 		if ended {
 			fw.leaves(i, end)
 		}
@@ -284,14 +290,9 @@ func (fw *follower) runTo(upto time.Time, final bool) {
 // depends on them: sameMoment), has no agent yet. Its agent may be learnt
 // later in the record: ev and all after it wait for the walk's end.
 func (fw *follower) unnamed(ev event) bool {
-	ss := fw.work.Sessions
-	limit := ev.t.Add(OrderSlack)
-	for i := ev.i; i < len(ss) && (i == ev.i || !ss[i].Start.After(limit)); i++ {
-		if ss[i].Agent == "" {
-			return true
-		}
-	}
-	return false
+	// The first session with no agent, at or after ev (the run never
+	// passes it): those between are no later than it.
+	return fw.noAgent > 0 && !fw.work.Sessions[fw.noAgent-1].Start.After(ev.t.Add(OrderSlack))
 }
 
 // adopt makes the run's sessions rec's, as sessionsOf makes them of the
@@ -348,6 +349,18 @@ func (fw *follower) adopt(res *history.SessionsResult, rec *Record) string {
 // allocation it gives the result).
 func sameMap(a, b model.Allocations) bool {
 	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
+}
+
+// doubled is s with room for one more, doubling where it grows: append
+// grows a long slice by a quarter, so a week's 200,000 sessions were
+// copied, onto fresh pages, a dozen times over.
+func doubled[T any](s []T) []T {
+	if len(s) < cap(s) {
+		return s
+	}
+	d := make([]T, len(s), max(2*cap(s), 1024))
+	copy(d, s)
+	return d
 }
 
 // depHeap are departures by (time, session).

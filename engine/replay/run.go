@@ -813,9 +813,9 @@ func (r *runner) follow(a *agentRun, i int, kind, why string, placed alloc.Kerne
 		r.res.Compared++
 		switch {
 		case why != "":
-			r.res.Disagreements = append(r.res.Disagreements, Disagreement{At: r.now, Kernel: s.Kernel, Agent: a.id, Refused: why, Got: s.Got})
+			r.res.Disagreements = append(doubled(r.res.Disagreements), Disagreement{At: r.now, Kernel: s.Kernel, Agent: a.id, Refused: why, Got: s.Got})
 		case !sameAlloc(placed.ToModel(), r.listed(s.Got)):
-			r.res.Disagreements = append(r.res.Disagreements, Disagreement{At: r.now, Kernel: s.Kernel, Agent: a.id, Got: s.Got, Placed: placed.ToModel()})
+			r.res.Disagreements = append(doubled(r.res.Disagreements), Disagreement{At: r.now, Kernel: s.Kernel, Agent: a.id, Got: s.Got, Placed: placed.ToModel()})
 		}
 	}
 	r.take(a, i, false)
