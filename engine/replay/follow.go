@@ -115,7 +115,10 @@ type seqState struct {
 // seq is the state of the walk's kernel n.
 func (fw *follower) seq(n int) *seqState {
 	if n >= len(fw.seqs) {
-		fw.seqs = append(fw.seqs, make([]seqState, n+1-len(fw.seqs))...)
+		if n >= cap(fw.seqs) {
+			fw.seqs = slices.Grow(fw.seqs, max(n+1, 2*cap(fw.seqs))-len(fw.seqs))
+		}
+		fw.seqs = fw.seqs[:n+1]
 	}
 	return &fw.seqs[n]
 }

@@ -687,7 +687,11 @@ func (r *runner) reqOf(i int) []slotReq {
 	if len(r.reqs) < len(r.rec.Sessions) {
 		// A run fed as the record is read (follow) sees more sessions
 		// as it goes.
-		r.reqs = append(r.reqs, make([][]slotReq, len(r.rec.Sessions)-len(r.reqs))...)
+		n := len(r.rec.Sessions)
+		if n > cap(r.reqs) {
+			r.reqs = slices.Grow(r.reqs, max(n, 2*cap(r.reqs))-len(r.reqs))
+		}
+		r.reqs = r.reqs[:n]
 	}
 	q := r.reqs[i]
 	if q == nil {
@@ -780,16 +784,8 @@ func (r *runner) listed(a model.Allocations) model.Allocations {
 	return out
 }
 
-// listedOnly is listed(a), or a itself where every slot's plugin is
-// listed.
-func (r *runner) listedOnly(a model.Allocations) model.Allocations {
-	for slot := range a {
-		if !r.plugins[slot.DeviceName()] {
-			return r.listed(a)
-		}
-	}
-	return a
-}
+// listedPlugin: the record lists devices of plugin n.
+func (r *runner) listedPlugin(n model.DeviceName) bool { return r.plugins[n] }
 
 // follow is a fidelity step: the session runs where it really ran,
 // whatever the rules said, and any difference is a Disagreement.
@@ -804,7 +800,7 @@ func (r *runner) follow(a *agentRun, i int, kind, why string, placed alloc.Kerne
 	// others, so the rest would be skipped, and not counted, at the cost
 	// of wording why for every session of a record made without the
 	// host's devices.
-	got, skipped := a.st.Node.Load(r.listedOnly(s.Got))
+	got, skipped := a.st.Node.LoadOf(s.Got, r.listedPlugin)
 	r.res.Skipped += len(skipped)
 	// The order of the sessions running when the record began is not
 	// known, nor that of sessions its agent started within one recorded
