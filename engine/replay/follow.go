@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"fmt"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -23,7 +24,21 @@ import (
 // learnt late, a kernel that came back after leaving, a partition
 // changed inside the span, a walk out of order), the run is made again
 // on the record as read, so the result is always Run's.
+//
+// On two cores or fewer it reads, then runs: the read keeps both busy
+// already (the walk, the read-ahead and the arrivals' maps), and a run
+// beside it was measured to cost a fifth more CPU (the collector active
+// throughout, the run's data live during the walk) for no less wall
+// time (BENCHMARKS.md).
 func LoadStarted(rd *history.Reader, from, to time.Time, opts Options) (*Record, *Pending, error) {
+	if runtime.GOMAXPROCS(0) <= 2 {
+		rec, err := Load(rd, from, to)
+		if err != nil {
+			return nil, nil, err
+		}
+		opts.Fidelity = true
+		return rec, Start(rec, rec.AsItWas(), opts), nil
+	}
 	return loadStarted(rd, from, to, opts, 0)
 }
 
