@@ -109,13 +109,15 @@ type follower struct {
 	// noAgent is the first session taken in with no agent, plus one (0:
 	// none).
 	noAgent int
+	// decs are the requests' sums made (requestOf).
+	decs map[fixed]model.Dec
 }
 
 func newFollower(rec *Record, opts Options) *follower {
 	work := &Record{From: rec.From, To: rec.To, Node: rec.Node, Devices: rec.Devices, Settings: rec.Settings, Epochs: rec.Epochs[:1:1]}
 	opts.Fidelity = true
 	r := &runner{rec: work, part: work.AsItWas(), opts: opts, res: &Result{From: work.From, To: work.To}}
-	return &follower{work: work, r: r}
+	return &follower{work: work, r: r, decs: map[fixed]model.Dec{}}
 }
 
 // seqState is what the follower knows of one of the walk's kernels.
@@ -245,7 +247,7 @@ func (fw *follower) admit(upto time.Time, final bool) {
 		if ended && !end.After(rec.From) || p.At.After(rec.To) || !holdsAny(p.Alloc) {
 			continue
 		}
-		s := Session{Kernel: p.Kernel, Agent: p.Agent, Start: p.At, End: rec.To, Open: true, Got: p.Alloc, Requested: requestOf(p.Alloc)}
+		s := Session{Kernel: p.Kernel, Agent: p.Agent, Start: p.At, End: rec.To, Open: true, Got: p.Alloc, Requested: requestOf(p.Alloc, fw.decs)}
 		s.Before = !s.Start.After(rec.From)
 		i := len(rec.Sessions)
 		rec.Sessions = append(doubled(rec.Sessions), s)
@@ -341,7 +343,7 @@ func (fw *follower) adopt(res *history.SessionsResult, rec *Record) string {
 		}
 		if w.Kernel != k.Kernel || !w.Start.Equal(k.From) || w.Agent != k.Agent || !sameMap(w.Got, k.Alloc) {
 			return fmt.Sprintf("session %d (%s) is not what the run took: %s at %s on %s (%s), read as %s at %s on %s (%s)", j, k.Kernel,
-				w.Kernel, w.Start, w.Agent, Requested(w.Requested), k.Kernel, k.From, k.Agent, Requested(requestOf(k.Alloc)))
+				w.Kernel, w.Start, w.Agent, Requested(w.Requested), k.Kernel, k.From, k.Agent, Requested(requestOf(k.Alloc, map[fixed]model.Dec{})))
 		}
 		leaves := !k.Open && k.To.Before(to)
 		if leaves != fw.left[j] || leaves && !w.End.Equal(k.To) {
