@@ -131,7 +131,9 @@ func runPlanReplay(ctx context.Context, out io.Writer, src *sourceFlags, ch *cha
 		}
 	}
 	if rec == nil {
-		if rec, err = loadReplay(dir, from, to); err != nil {
+		// The run under the partitions in force is fed as the record
+		// is read, on the core the read leaves free.
+		if rec, asWas, err = loadReplayStarted(dir, from, to, replay.Options{Fidelity: true, Word: wordFor(asJSON)}); err != nil {
 			return err
 		}
 	}
@@ -195,6 +197,20 @@ func loadReplay(dir string, from, to time.Time) (*replay.Record, error) {
 		return nil, &exitError{code: exitProblem, err: fmt.Errorf("%s: %w", dir, err)}
 	}
 	return rec, nil
+}
+
+// loadReplayStarted is loadReplay with the run of opts under the
+// partitions in force started as the record is read (replay.LoadStarted).
+func loadReplayStarted(dir string, from, to time.Time, opts replay.Options) (*replay.Record, *replay.Pending, error) {
+	rd, err := history.OpenReader(dir)
+	if err != nil {
+		return nil, nil, &exitError{code: exitProblem, err: err}
+	}
+	rec, p, err := replay.LoadStarted(rd, from, to, opts)
+	if err != nil {
+		return nil, nil, &exitError{code: exitProblem, err: fmt.Errorf("%s: %w", dir, err)}
+	}
+	return rec, p, nil
 }
 
 // writeSuggestion says what --suggest found, as the flags that plan it.

@@ -32,6 +32,11 @@ func (sw *sessWalk) checkpoint(sr *segRead, start, gapAt time.Time, carry bool) 
 	}
 	sr.sessCk = nil
 	if carry {
+		sw.flush(start)
+	} else {
+		sw.flush(gapAt)
+	}
+	if carry {
 		sw.advance(inCk, start)
 	} else {
 		sw.restart(inCk, start, gapAt)

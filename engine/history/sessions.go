@@ -70,12 +70,67 @@ type ksum struct {
 	fa   flatAlloc
 	// built is written by the maps' goroutine only, read after it ends.
 	built model.Allocations
+	// seq is its kernel's place in the walk's order (SessionNote.Seq).
+	seq int
 }
 
-// allocJob is a session's arrival allocation to make maps of.
+// allocJob is a session's arrival allocation to make maps of; note,
+// when not negative, is the arrival's SessionNote in the batch, given
+// the maps too.
 type allocJob struct {
-	k  *ksum
-	fa flatAlloc
+	k    *ksum
+	fa   flatAlloc
+	note int
+}
+
+// mapBatch is what the walk sends the maps' goroutine: arrivals to make
+// maps of and, when a follower is fed (SessionsFollow), the notes to
+// pass on once their maps are made.
+type mapBatch struct {
+	jobs  []allocJob
+	notes []SessionNote
+	upto  time.Time
+}
+
+// NoteKind is what a SessionNote says.
+type NoteKind uint8
+
+const (
+	// NoteArrive: a session arrived (At is its From, as Sessions gives
+	// it; Agent as known then; Alloc what it held).
+	NoteArrive NoteKind = iota + 1
+	// NoteLeave: a session stopped holding anything at At.
+	NoteLeave
+	// NoteResume: a session said to have left holds something again, so
+	// its departure was not its end.
+	NoteResume
+)
+
+// SessionNote is one thing the walk learnt of a session as it went, in
+// the order it learnt them (SessionsFollow). What a note says may be
+// made final only by the walk's end (the agent learnt late, a kernel
+// coming back): the follower checks its notes against the result.
+type SessionNote struct {
+	Kind   NoteKind
+	Kernel model.KernelID
+	At     time.Time
+	// Since, Agent and Alloc are an arrival's.
+	Since bool
+	Agent model.AgentID
+	Alloc model.Allocations
+	// Gone: a departure in a gap of the record.
+	Gone bool
+	// Seq numbers the kernel among those the walk met (from 0, each
+	// once), so that a follower can file its notes without a map.
+	Seq int
+}
+
+// SessionBatch is notes sent together. Upto is the walk's promise that
+// no later note is of a moment before it: a follower may act on what
+// the notes say of moments before Upto, and checks the promise.
+type SessionBatch struct {
+	Notes []SessionNote
+	Upto  time.Time
 }
 
 // sessWalk tracks every kernel's head and folds it into its session.
@@ -95,8 +150,14 @@ type sessWalk struct {
 	// of 200,000 arrivals were a third of the walk's own time, and the
 	// walk needs them only at its end.
 	jobs   []allocJob
-	jobsC  chan []allocJob
+	jobsC  chan mapBatch
 	mapped chan struct{}
+	// follow, when not nil, is fed the notes (SessionsFollow), through
+	// the maps' goroutine, which gives the arrivals their maps first.
+	follow chan<- SessionBatch
+	notes  []SessionNote
+	upto   time.Time
+	every  int
 	// slab is where the next kernels' sums are taken from.
 	slab []ksum
 }
@@ -113,12 +174,31 @@ type sessTrack struct {
 // one pass with no per-device intervals: a week of a busy node has
 // millions of those and a few hundred thousand sessions.
 func (r *Reader) Sessions(since, until time.Time) (*SessionsResult, error) {
+	return r.SessionsFollow(since, until, nil, 0)
+}
+
+// SessionsFollow is Sessions feeding follow, when not nil, with what the
+// walk learns of the sessions in the span as it goes (SessionNote), so
+// that a follower can work on them on another core while the walk reads
+// on; follow is closed when the walk ends, whatever the outcome, and a
+// follower must read it to its close. The notes say nothing Sessions'
+// result does not: the follower checks what it took of them against it.
+// every is how many notes a batch gathers at least before it is sent (0:
+// 256; a small one hands them over sooner, in more batches: the tests').
+func (r *Reader) SessionsFollow(since, until time.Time, follow chan<- SessionBatch, every int) (*SessionsResult, error) {
 	if len(r.segs) == 0 {
+		if follow != nil {
+			close(follow)
+		}
 		return nil, r.empty()
 	}
 	f := Filter{Since: since, Until: until, Host: true}
 	q := r.newHistRun(f)
-	sw := &sessWalk{h: q.h, since: since, until: until, heads: map[model.KernelID]*sessTrack{}, sums: map[model.KernelID]*ksum{}}
+	sw := &sessWalk{h: q.h, since: since, until: until, heads: map[model.KernelID]*sessTrack{}, sums: map[model.KernelID]*ksum{},
+		follow: follow, every: every}
+	if sw.every <= 0 {
+		sw.every = 256
+	}
 	sw.startMaps()
 	defer sw.endMaps()
 	if err := r.walkSeq(q, sw); err != nil {
@@ -181,14 +261,24 @@ func (r *Reader) Sessions(since, until time.Time) (*SessionsResult, error) {
 
 // startMaps starts the goroutine that makes the arrivals' maps.
 func (sw *sessWalk) startMaps() {
-	sw.jobsC = make(chan []allocJob, 8)
+	sw.jobsC = make(chan mapBatch, 8)
 	sw.mapped = make(chan struct{})
+	follow := sw.follow
 	go func() {
 		defer close(sw.mapped)
+		if follow != nil {
+			defer close(follow)
+		}
 		for batch := range sw.jobsC {
-			for _, j := range batch {
+			for _, j := range batch.jobs {
 				// cloneHeld of a regular allocation's maps is them.
 				j.k.built = j.fa.toMap()
+				if j.note >= 0 {
+					batch.notes[j.note].Alloc = j.k.built
+				}
+			}
+			if follow != nil && (len(batch.notes) > 0 || !batch.upto.IsZero()) {
+				follow <- SessionBatch{Notes: batch.notes, Upto: batch.upto}
 			}
 		}
 	}()
@@ -200,11 +290,42 @@ func (sw *sessWalk) mapLater(k *ksum, fa flatAlloc) {
 	if sw.jobs == nil {
 		sw.jobs = make([]allocJob, 0, 512)
 	}
-	sw.jobs = append(sw.jobs, allocJob{k: k, fa: fa})
-	if len(sw.jobs) == cap(sw.jobs) {
-		sw.jobsC <- sw.jobs
+	note := -1
+	if sw.follow != nil && sw.inSpan {
+		note = len(sw.notes) - 1 // the arrival's, noted just before
+	}
+	sw.jobs = append(sw.jobs, allocJob{k: k, fa: fa, note: note})
+	if sw.follow == nil && len(sw.jobs) == cap(sw.jobs) {
+		sw.jobsC <- mapBatch{jobs: sw.jobs}
 		sw.jobs = nil
 	}
+}
+
+// note adds n to the notes for the follower (none: nothing).
+func (sw *sessWalk) note(n SessionNote) {
+	if sw.follow != nil {
+		if sw.notes == nil {
+			sw.notes = make([]SessionNote, 0, 2*sw.every)
+		}
+		sw.notes = append(sw.notes, n)
+	}
+}
+
+// flush sends the notes so far on, with the promise that none to come
+// is of a moment before upto, when there are enough of them to be worth
+// a send: the walk is about to fold what happened at upto.
+func (sw *sessWalk) flush(upto time.Time) {
+	if sw.follow == nil {
+		return
+	}
+	if upto.After(sw.upto) {
+		sw.upto = upto
+	}
+	if len(sw.notes) < sw.every && len(sw.jobs) < 512 {
+		return
+	}
+	sw.jobsC <- mapBatch{jobs: sw.jobs, notes: sw.notes, upto: sw.upto}
+	sw.jobs, sw.notes = nil, nil
 }
 
 // endMaps waits for every arrival's maps (once; again does nothing).
@@ -212,9 +333,9 @@ func (sw *sessWalk) endMaps() {
 	if sw.jobsC == nil {
 		return
 	}
-	if len(sw.jobs) > 0 {
-		sw.jobsC <- sw.jobs
-		sw.jobs = nil
+	if len(sw.jobs) > 0 || len(sw.notes) > 0 {
+		sw.jobsC <- mapBatch{jobs: sw.jobs, notes: sw.notes, upto: sw.upto}
+		sw.jobs, sw.notes = nil, nil
 	}
 	close(sw.jobsC)
 	<-sw.mapped
@@ -272,6 +393,17 @@ func (sw *sessWalk) reach(t time.Time) {
 	for _, tr := range sw.heads {
 		if k := tr.sum; k != nil && k.started && k.holding {
 			k.rebase(&tr.head)
+			if sw.follow != nil {
+				n := SessionNote{Kind: NoteArrive, Kernel: k.s.Kernel, At: k.s.From, Since: k.s.Since, Agent: k.s.Agent, Alloc: k.s.Alloc, Seq: k.seq}
+				if k.lazy {
+					// Not rebased (began before the walk knew since
+					// when): its maps are being made.
+					sw.note(n)
+					sw.jobs = append(sw.jobs, allocJob{k: k, fa: k.fa, note: len(sw.notes) - 1})
+					continue
+				}
+				sw.note(n)
+			}
 		}
 	}
 }
@@ -391,6 +523,7 @@ func (sw *sessWalk) put(kh sessHead, t time.Time, since bool) {
 			}
 			k = &sw.slab[0]
 			sw.slab = sw.slab[1:]
+			k.seq = len(sw.order)
 			sw.sums[kh.ID] = k
 			sw.order = append(sw.order, kh.ID)
 		}
@@ -413,14 +546,23 @@ func (sw *sessWalk) put(kh sessHead, t time.Time, since bool) {
 		pk.Alloc, kk.Alloc = prev.alloc(), kh.alloc()
 		k.track(pk, kk, t)
 	}
+	if k.started && !k.holding && sw.inSpan {
+		sw.note(SessionNote{Kind: NoteResume, Kernel: k.s.Kernel, At: t, Seq: k.seq})
+	}
 	k.holding = true
 	k.who.take(identity{Session: kh.Session, User: kh.User, Project: kh.Project})
 	if !k.started {
 		k.started = true
 		k.s = KernelSession{Kernel: kh.ID, Agent: kh.Agent, From: t, Since: since}
+		if sw.inSpan {
+			sw.note(SessionNote{Kind: NoteArrive, Kernel: kh.ID, At: t, Since: since, Agent: kh.Agent, Seq: k.seq})
+		}
 		if kh.fa.irregular {
 			k.lazy = false
 			k.s.Alloc = cloneHeld(kh.alloc())
+			if sw.follow != nil && sw.inSpan {
+				sw.notes[len(sw.notes)-1].Alloc = k.s.Alloc
+			}
 		} else {
 			sw.mapLater(k, kh.fa)
 		}
@@ -495,6 +637,9 @@ func (sw *sessWalk) release(k *ksum, t time.Time, gone bool) {
 	}
 	k.holding = false
 	k.s.To, k.s.Gone = t, gone
+	if sw.inSpan {
+		sw.note(SessionNote{Kind: NoteLeave, Kernel: k.s.Kernel, At: t, Gone: gone, Seq: k.seq})
+	}
 	if !sw.inSpan && t.Before(sw.since) {
 		k.started = false
 		k.who = identity{}
@@ -543,6 +688,7 @@ func cloneHeld(a model.Allocations) model.Allocations {
 
 // deltas is histWalk.deltas for sessions.
 func (sw *sessWalk) deltas(tm time.Time, grp []rawRec) {
+	sw.flush(tm)
 	h := sw.h
 	for _, rr := range grp {
 		switch rr.typ {

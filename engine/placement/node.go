@@ -264,10 +264,29 @@ func (s Skip) String() string {
 // the part that was loaded is returned as a KernelAllocation (so that it
 // can be freed or counted in AllocMap).
 func (n *Node) Load(a model.Allocations) (alloc.KernelAllocation, []Skip) {
-	if loaded, ok := n.loadOne(a); ok {
+	if loaded, ok := n.loadOne(a, nil); ok {
 		return loaded, nil
 	}
 	loaded, skipped := n.LoadAll([]model.Allocations{a})
+	return loaded, skipped[0]
+}
+
+// LoadOf is Load of the part of a whose plugins keep takes (the rest is
+// neither loaded nor said to be skipped), without making that part's
+// maps where the maps hold it whole: a replay of a record made without
+// the host's devices loads the accelerators' part of 200,000 sessions
+// (TestLoadOfIsLoadOfThePart).
+func (n *Node) LoadOf(a model.Allocations, keep func(model.DeviceName) bool) (alloc.KernelAllocation, []Skip) {
+	if loaded, ok := n.loadOne(a, keep); ok {
+		return loaded, nil
+	}
+	part := make(model.Allocations, len(a))
+	for slot, devs := range a {
+		if keep(slot.DeviceName()) {
+			part[slot] = devs
+		}
+	}
+	loaded, skipped := n.LoadAll([]model.Allocations{part})
 	return loaded, skipped[0]
 }
 
@@ -276,9 +295,12 @@ func (n *Node) Load(a model.Allocations) (alloc.KernelAllocation, []Skip) {
 // maps by plugin, which one allocation needs no more than its own (each
 // device once per slot, so nothing to sum). A replay loads a week's
 // 200,000 sessions one by one (TestLoadOneIsLoadAll).
-func (n *Node) loadOne(a model.Allocations) (alloc.KernelAllocation, bool) {
+func (n *Node) loadOne(a model.Allocations, keep func(model.DeviceName) bool) (alloc.KernelAllocation, bool) {
 	for slot, devs := range a {
 		name := slot.DeviceName()
+		if keep != nil && !keep(name) {
+			continue
+		}
 		if n.maps[name] == nil {
 			return nil, false
 		}
@@ -292,6 +314,9 @@ func (n *Node) loadOne(a model.Allocations) (alloc.KernelAllocation, bool) {
 	var loaded alloc.KernelAllocation
 	var slots []model.SlotName
 	for _, p := range n.plugins {
+		if keep != nil && !keep(p.Name) {
+			continue
+		}
 		slots = slots[:0]
 		for slot, devs := range a {
 			if slot.DeviceName() == p.Name && len(devs) > 0 {

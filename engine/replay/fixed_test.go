@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -123,6 +124,58 @@ func TestFixedAtTheContextsEdgeIsDec(t *testing.T) {
 			}
 			if !u.Dec().Identical(ud) {
 				t.Errorf("use sum of %s and %s: %s, Dec %s", xs, ys, u.Dec(), ud)
+			}
+		}
+	}
+}
+
+// TestRequestOfIsTheDecSum: a session's request made with fixed sums and
+// kept Decs is, slot by slot, the Dec sum of what it holds (Identical:
+// value and exponent), over random allocations of one to four devices
+// a slot, amounts from the odd to the large, infinities and negative
+// zeros included, with Decs kept across sessions.
+func TestRequestOfIsTheDecSum(t *testing.T) {
+	seed := rand.Uint64()
+	rng := rand.New(rand.NewPCG(seed, 27))
+	// Sums of up to four of these are exact (below 28 digits), so the
+	// order a map gives the devices in does not round them apart.
+	var amts []model.Dec
+	for _, s := range fixedAmounts {
+		if len(s) < 22 && s != "0.3333333333333333333" {
+			amts = append(amts, model.MustDec(s))
+		}
+	}
+	for _, s := range []string{"Infinity", "-0", "-0.00", "-1.5"} {
+		amts = append(amts, model.MustDec(s))
+	}
+	slots := []model.SlotName{model.SlotCUDAShares, model.SlotCPU, model.SlotMem}
+	decs := map[fixed]model.Dec{}
+	for i := range 5000 {
+		a := model.Allocations{}
+		for _, slot := range slots[:1+rng.IntN(len(slots))] {
+			devs := map[model.DeviceID]model.Dec{}
+			for d := range rng.IntN(5) {
+				pool := amts[:12]
+				if rng.IntN(4) == 0 {
+					pool = amts
+				}
+				devs[model.DeviceID(fmt.Sprint(d))] = pool[rng.IntN(len(pool))]
+			}
+			a[slot] = devs
+		}
+		want := model.ResourceSlot{}
+		for slot, devs := range a {
+			for _, amt := range devs {
+				want[slot] = want[slot].Add(amt)
+			}
+		}
+		got := requestOf(a, decs)
+		if len(got) != len(want) {
+			t.Fatalf("seed %d, allocation %d %v: %v, the Dec sums %v", seed, i, a, got, want)
+		}
+		for slot, w := range want {
+			if g, ok := got[slot]; !ok || !g.Identical(w) || g.String() != w.String() {
+				t.Fatalf("seed %d, allocation %d %v: %s is %v, the Dec sum %v", seed, i, a, slot, g, w)
 			}
 		}
 	}

@@ -84,6 +84,9 @@ func CompareStarted(rec *Record, asWas *Pending, proposal []model.Agent, word in
 type Pending struct {
 	done chan struct{}
 	res  *Result
+	// redo says why a run fed as the record was read was made again on
+	// the record once read ("": it was not; LoadStarted).
+	redo string
 }
 
 // Start starts Run(rec, part, opts) on its own goroutine: runs share

@@ -219,6 +219,21 @@ func TestPartitionChangeInsideTheSpan(t *testing.T) {
 	if !st.Varies || st.Amount.String() != "3.0" || st.Peak.String() != "2.8" || st.Over != 0 {
 		t.Errorf("a's cuda.shares as it was %+v", st)
 	}
+	// The run fed as the record is read is this one (made again: the
+	// partition changed inside the span).
+	from, to, err := w.reader().Span()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, every := range []int{1, 0} {
+		if why := followedAgrees(t, "the partition changed", w.reader(), from, to, Options{}, every); !strings.Contains(why, "partition changed") {
+			t.Errorf("every %d: the fed run was made again because %q", every, why)
+		}
+		// Before the change it stands.
+		if why := followedAgrees(t, "before the change", w.reader(), from, w.base.Add(71*h), Options{}, every); why != "" {
+			t.Errorf("every %d, before the change: the fed run was made again because %q", every, why)
+		}
+	}
 	fixed := Run(rec, Fixed(rec.Epochs[0].Agents), Options{})
 	if len(fixed.Refused) != 1 || fixed.Refused[0].Kernel != "00000008-0000-4000-8000-000000000008" {
 		t.Errorf("under the start's partition all week: refused %+v", fixed.Refused)
@@ -259,6 +274,15 @@ func TestGapInTheRecord(t *testing.T) {
 	k3 := rec.Sessions[1]
 	if k3.Kernel != "00000003-0000-4000-8000-000000000003" || !k3.InGap || k3.Before || !k3.Start.Equal(w.base.Add(15*h)) {
 		t.Errorf("k3 read as %+v", k3)
+	}
+	from, to, err := w.reader().Span()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, every := range []int{1, 0} {
+		if why := followedAgrees(t, "the record with a gap", w.reader(), from, to, Options{}, every); why != "" {
+			t.Errorf("every %d: the fed run was made again because %q", every, why)
+		}
 	}
 	doc := NewDoc(rec, Run(rec, rec.AsItWas(), Options{Fidelity: true}), nil)
 	var sb strings.Builder

@@ -379,7 +379,7 @@ type runner struct {
 	// rec.Sessions.
 	live []*running
 	// picked are the agents sessions that name none went to.
-	picked map[*Session]*agentRun
+	picked map[int]*agentRun
 	// plugins are the device plugins the record lists.
 	plugins map[model.DeviceName]bool
 	// only: the sessions replayed, by index in rec.Sessions (nil: all).
@@ -389,6 +389,16 @@ type runner struct {
 }
 
 func (r *runner) run() *Result {
+	r.begin()
+	r.live = make([]*running, len(r.rec.Sessions))
+	for _, ev := range r.events() {
+		r.step(ev)
+	}
+	return r.end()
+}
+
+// begin sets the run up at the span's start.
+func (r *runner) begin() {
 	rec := r.rec
 	r.byID = map[model.AgentID]*agentRun{}
 	r.plugins = map[model.DeviceName]bool{}
@@ -397,22 +407,25 @@ func (r *runner) run() *Result {
 	}
 	r.setPartition(r.part[0].Agents)
 	r.now = rec.From
-	evs := r.events()
-	r.live = make([]*running, len(rec.Sessions))
-	for _, ev := range evs {
-		r.advance(ev.t)
-		if ev.i < 0 {
-			r.changePartition(r.part[-ev.i].Agents)
-			continue
-		}
-		if ev.leave {
-			r.leave(ev.i, r.live[ev.i])
-			r.live[ev.i] = nil
-			continue
-		}
+}
+
+// step takes the run's next event.
+func (r *runner) step(ev event) {
+	r.advance(ev.t)
+	switch {
+	case ev.i < 0:
+		r.changePartition(r.part[-ev.i].Agents)
+	case ev.leave:
+		r.leave(ev.i, r.live[ev.i])
+		r.live[ev.i] = nil
+	default:
 		r.live[ev.i] = r.arrive(ev.i)
 	}
-	r.advance(rec.To)
+}
+
+// end accounts for the rest of the span and gives the result.
+func (r *runner) end() *Result {
+	r.advance(r.rec.To)
 	for _, a := range r.agents {
 		r.finish(a)
 		r.res.Agents = append(r.res.Agents, *a.res)
@@ -622,7 +635,7 @@ func (r *runner) arrive(i int) *running {
 	r.res.Sessions++
 	a := r.route(s)
 	if a == nil && s.Agent == "" && len(r.cur) > 1 {
-		a = r.pick(s)
+		a = r.pick(i, s)
 	}
 	if a == nil {
 		r.res.Unrouted++
@@ -671,8 +684,14 @@ type slotReq struct {
 
 // reqOf is session i's request as the run sums it, made on first use.
 func (r *runner) reqOf(i int) []slotReq {
-	if r.reqs == nil {
-		r.reqs = make([][]slotReq, len(r.rec.Sessions))
+	if len(r.reqs) < len(r.rec.Sessions) {
+		// A run fed as the record is read (follow) sees more sessions
+		// as it goes.
+		n := len(r.rec.Sessions)
+		if n > cap(r.reqs) {
+			r.reqs = slices.Grow(r.reqs, max(n, 2*cap(r.reqs))-len(r.reqs))
+		}
+		r.reqs = r.reqs[:n]
 	}
 	q := r.reqs[i]
 	if q == nil {
@@ -765,16 +784,8 @@ func (r *runner) listed(a model.Allocations) model.Allocations {
 	return out
 }
 
-// listedOnly is listed(a), or a itself where every slot's plugin is
-// listed.
-func (r *runner) listedOnly(a model.Allocations) model.Allocations {
-	for slot := range a {
-		if !r.plugins[slot.DeviceName()] {
-			return r.listed(a)
-		}
-	}
-	return a
-}
+// listedPlugin: the record lists devices of plugin n.
+func (r *runner) listedPlugin(n model.DeviceName) bool { return r.plugins[n] }
 
 // follow is a fidelity step: the session runs where it really ran,
 // whatever the rules said, and any difference is a Disagreement.
@@ -789,7 +800,7 @@ func (r *runner) follow(a *agentRun, i int, kind, why string, placed alloc.Kerne
 	// others, so the rest would be skipped, and not counted, at the cost
 	// of wording why for every session of a record made without the
 	// host's devices.
-	got, skipped := a.st.Node.Load(r.listedOnly(s.Got))
+	got, skipped := a.st.Node.LoadOf(s.Got, r.listedPlugin)
 	r.res.Skipped += len(skipped)
 	// The order of the sessions running when the record began is not
 	// known, nor that of sessions its agent started within one recorded
@@ -798,9 +809,9 @@ func (r *runner) follow(a *agentRun, i int, kind, why string, placed alloc.Kerne
 		r.res.Compared++
 		switch {
 		case why != "":
-			r.res.Disagreements = append(r.res.Disagreements, Disagreement{At: r.now, Kernel: s.Kernel, Agent: a.id, Refused: why, Got: s.Got})
+			r.res.Disagreements = append(doubled(r.res.Disagreements), Disagreement{At: r.now, Kernel: s.Kernel, Agent: a.id, Refused: why, Got: s.Got})
 		case !sameAlloc(placed.ToModel(), r.listed(s.Got)):
-			r.res.Disagreements = append(r.res.Disagreements, Disagreement{At: r.now, Kernel: s.Kernel, Agent: a.id, Got: s.Got, Placed: placed.ToModel()})
+			r.res.Disagreements = append(doubled(r.res.Disagreements), Disagreement{At: r.now, Kernel: s.Kernel, Agent: a.id, Got: s.Got, Placed: placed.ToModel()})
 		}
 	}
 	r.take(a, i, false)
@@ -856,7 +867,7 @@ func (r *runner) leave(i int, l *running) {
 	s := &r.rec.Sessions[i]
 	a := r.route(s)
 	if a == nil {
-		a = r.picked[s]
+		a = r.picked[i]
 	}
 	if a == nil {
 		return
@@ -899,9 +910,9 @@ func (r *runner) route(s *Session) *agentRun {
 // pick is the agent a session that names none goes to: the first, in
 // the partition's order, whose manager limit and allocator take it now;
 // the first agent when none does (its refusal is the one said).
-func (r *runner) pick(s *Session) *agentRun {
+func (r *runner) pick(i int, s *Session) *agentRun {
 	if r.picked == nil {
-		r.picked = map[*Session]*agentRun{}
+		r.picked = map[int]*agentRun{}
 	}
 	req := s.Request()
 	var first *agentRun
@@ -918,12 +929,12 @@ func (r *runner) pick(s *Session) *agentRun {
 		}
 		if reg := r.registered(req); !r.short(a, reg) {
 			if _, err := a.st.Node.Try(reg); err == nil {
-				r.picked[s] = a
+				r.picked[i] = a
 				return a
 			}
 		}
 	}
-	r.picked[s] = first
+	r.picked[i] = first
 	return first
 }
 
