@@ -82,6 +82,7 @@ func writeMan(w io.Writer, root *cobra.Command) error {
 	m.item("FGTOP_REQUIRE_ETCD", "tests only: 1 makes the tests that start a real etcd fail instead of skip where the etcd binary is missing")
 	m.item("GOGC, GOMEMLIMIT", "when set, snapshot, the console and serve leave the garbage collector as the user set it (serve otherwise keeps the Go runtime's memory under a soft 192 MiB)")
 	m.item("FGTOP_HISTORY", "the history directory when --history is not given (\"off\": record nothing)")
+	m.item("FGTOP_REPLAY_FED", "1: plan --replay runs the partitions in force as the record is read rather than after it (the same answer; measured slower on two cores, meant for machines with more)")
 	m.section("FILES")
 	m.item("agent.toml", "the agent config, looked for where Backend.AI's agent looks, in order: "+strings.Join(configPlaces(), ", ")+
 		"; or given with --config. Watching needs read permission; plan, apply and rollback need write permission on the file and its directory")

@@ -133,7 +133,7 @@ func runPlanReplay(ctx context.Context, out io.Writer, src *sourceFlags, ch *cha
 	if rec == nil {
 		// The run under the partitions in force is fed as the record
 		// is read, on the core the read leaves free.
-		if rec, asWas, err = loadReplayStarted(dir, from, to, replay.Options{Fidelity: true, Word: wordFor(asJSON)}); err != nil {
+		if rec, asWas, err = loadReplayStarted(dir, from, to, replay.Options{Fidelity: true, Word: wordFor(asJSON), Fed: os.Getenv("FGTOP_REPLAY_FED") == "1"}); err != nil {
 			return err
 		}
 	}

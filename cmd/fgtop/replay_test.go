@@ -75,6 +75,16 @@ func TestReplayDemoFidelity(t *testing.T) {
 		t.Fatalf("only %d placements compared of %d sessions", doc.AsItWas.Compared, doc.Sessions)
 	}
 	t.Logf("%d sessions, %d running at the start, %d placements compared", doc.Sessions, doc.Before, doc.AsItWas.Compared)
+
+	// The run fed as the record is read (FGTOP_REPLAY_FED=1) answers the same.
+	t.Setenv("FGTOP_REPLAY_FED", "1")
+	var fed bytes.Buffer
+	if err := runPlanReplay(context.Background(), &fed, &sourceFlags{}, &changeFlags{}, &rf, true); err != nil {
+		t.Fatalf("fed: exit %v\n%s", err, fed.String())
+	}
+	if fed.String() != out.String() {
+		t.Fatalf("the fed run's document differs:\n%s\nagainst\n%s", fed.String(), out.String())
+	}
 }
 
 // demoSource is the source flags of the demo's own node: its agent.toml,

@@ -4,7 +4,6 @@ import (
 	"container/heap"
 	"fmt"
 	"reflect"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -25,13 +24,14 @@ import (
 // changed inside the span, a walk out of order), the run is made again
 // on the record as read, so the result is always Run's.
 //
-// On two cores or fewer it reads, then runs: the read keeps both busy
+// It does so only where opts.Fed asks: by default it reads, then runs.
+// On this project's two-core machine the read keeps both cores busy
 // already (the walk, the read-ahead and the arrivals' maps), and a run
 // beside it was measured to cost a fifth more CPU (the collector active
 // throughout, the run's data live during the walk) for no less wall
-// time (BENCHMARKS.md).
+// time; on more cores it has not been measured yet (BENCHMARKS.md).
 func LoadStarted(rd *history.Reader, from, to time.Time, opts Options) (*Record, *Pending, error) {
-	if runtime.GOMAXPROCS(0) <= 2 {
+	if !opts.Fed {
 		rec, err := Load(rd, from, to)
 		if err != nil {
 			return nil, nil, err

@@ -165,6 +165,10 @@ type Options struct {
 	// as the placement: a week that refuses 200,000 sessions spends
 	// seconds on reasons the text (Printed of each) never shows.
 	Word int
+	// Fed: LoadStarted feeds the run as the record is read rather than
+	// after it (an experiment for machines with more than two cores,
+	// where it is not measured yet).
+	Fed bool
 }
 
 // Printed is how many disagreements, and refusals of each agent, the
