@@ -26,12 +26,14 @@
 # windows: fgtop must show GPU3's row, nvtop "Device 3 [NVIDIA H100".
 #
 # After SETTLE seconds, ROUNDS windows of WINDOW seconds follow one
-# another; each window reads both processes at its start and at its end,
-# so both see the same load. Per window and program it prints:
+# another; each window reads every process at its start and at its end,
+# so all see the same load. Per window and program it prints:
 #   - utime+stime from /proc/PID/stat (1/CLK_TCK resolution) as % of a core,
 #   - the same from /proc/PID/task/*/schedstat (nanoseconds, live threads
 #     only: finer, as nvtop's figure is a few ticks per window),
-#   - the ratio fgtop/nvtop from each (inf when nvtop used none),
+#   - its wake-ups a second (voluntary context switches of its threads),
+#   - the ratio of each other program to nvtop from both (inf when nvtop
+#     used none),
 #   - VmRSS and Threads from /proc/PID/status at the window's end,
 #   - each tmux server's CPU (the terminal parsing what the program drew),
 #   - the load average at the window's start.
@@ -47,8 +49,7 @@
 # or "GODEBUG=...") is set in its environment. FGTOP_ENV is set in
 # fgtop's. FGTOP_BIN2=/path adds a second fgtop (FGTOP2_ENV for its
 # environment), so two trees, or one binary under two settings, are read
-# in the same windows. Every program is also given its wake-ups: the
-# voluntary context switches of its threads a second.
+# in the same windows.
 #
 # NVML=system GPUS=N uses the NVML library the environment loads (a real
 # node's driver; bench/gpu-check.sh runs it so) instead of the fake, and
