@@ -26,12 +26,14 @@
 # windows: fgtop must show GPU3's row, nvtop "Device 3 [NVIDIA H100".
 #
 # After SETTLE seconds, ROUNDS windows of WINDOW seconds follow one
-# another; each window reads both processes at its start and at its end,
-# so both see the same load. Per window and program it prints:
+# another; each window reads every process at its start and at its end,
+# so all see the same load. Per window and program it prints:
 #   - utime+stime from /proc/PID/stat (1/CLK_TCK resolution) as % of a core,
 #   - the same from /proc/PID/task/*/schedstat (nanoseconds, live threads
 #     only: finer, as nvtop's figure is a few ticks per window),
-#   - the ratio fgtop/nvtop from each (inf when nvtop used none),
+#   - its wake-ups a second (voluntary context switches of its threads),
+#   - the ratio of each other program to nvtop from both (inf when nvtop
+#     used none),
 #   - VmRSS and Threads from /proc/PID/status at the window's end,
 #   - each tmux server's CPU (the terminal parsing what the program drew),
 #   - the load average at the window's start.
@@ -40,6 +42,14 @@
 #   FGTOP_BIN=/tmp/fgtop WINDOW=30 ROUNDS=2 bash bench/idle-vs-nvtop.sh
 #   SIZES="80x24 160x48 240x70" bash bench/idle-vs-nvtop.sh   # one run per size
 #   COLS=240 ROWS=70 bash bench/idle-vs-nvtop.sh
+#
+# GOFLOOR=1 adds a third program in a tmux of its own: bench/gofloor, a Go
+# program that only ticks once a second and writes one changing line (the
+# floor any Go program at rest pays); GOFLOOR_ENV (e.g. "GOMAXPROCS=1"
+# or "GODEBUG=...") is set in its environment. FGTOP_ENV is set in
+# fgtop's. FGTOP_BIN2=/path adds a second fgtop (FGTOP2_ENV for its
+# environment), so two trees, or one binary under two settings, are read
+# in the same windows.
 #
 # NVML=system GPUS=N uses the NVML library the environment loads (a real
 # node's driver; bench/gpu-check.sh runs it so) instead of the fake, and
@@ -62,10 +72,14 @@ work=$(mktemp -d)
 sockf="fgtop-vs-nvtop-f-$$" sockn="fgtop-vs-nvtop-n-$$"
 tf() { tmux -u -L "$sockf" -f /dev/null "$@"; }
 tn() { tmux -u -L "$sockn" -f /dev/null "$@"; }
+t2() { tmux -u -L "fgtop-vs-nvtop-2-$$" -f /dev/null "$@"; }
+tg() { tmux -u -L "fgtop-vs-nvtop-g-$$" -f /dev/null "$@"; }
 cleanup() {
 	set +e
 	tf kill-server 2>/dev/null
 	tn kill-server 2>/dev/null
+	t2 kill-server 2>/dev/null
+	tg kill-server 2>/dev/null
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -156,63 +170,94 @@ status() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
 
 fgtop_shows() { tf capture-pane -p -t c | grep -q "^. GPU$last "; }
 nvtop_shows() { tn capture-pane -p -t n | grep -q "Device $last \\["; }
+fgtop2_shows() { t2 capture-pane -p -t c | grep -q "^. GPU$last "; }
+gofloor_shows() { tg capture-pane -p -t g | grep -q "gofloor tick"; }
+# wakes PID: voluntary context switches of its live threads.
+wakes() { cat /proc/"$1"/task/*/status 2>/dev/null | awk '$1 == "voluntary_ctxt_switches:" { s += $2 } END { printf "%d", s }'; }
+
+# The programs measured, in the order printed: name, tmux function, check.
+progs=(fgtop nvtop)
+if [[ -n ${FGTOP_BIN2:-} ]]; then progs+=(fgtop2); fi
+if [[ ${GOFLOOR:-0} == 1 ]]; then
+	progs+=(gofloor)
+	gofloor=${GOFLOOR_BIN:-$work/gofloor}
+	[[ -n ${GOFLOOR_BIN:-} ]] || go build -o "$gofloor" ./bench/gofloor
+fi
 
 echo "nvtop: $nvtop ($got)"
-echo "fgtop: $bin $("$bin" version | head -1)"
+echo "fgtop: $bin $("$bin" version | head -1)${FGTOP_ENV:+ with $FGTOP_ENV}"
+[[ -z ${FGTOP_BIN2:-} ]] || echo "fgtop2: $FGTOP_BIN2 $("$FGTOP_BIN2" version | head -1)${FGTOP2_ENV:+ with $FGTOP2_ENV}"
+[[ ${GOFLOOR:-0} != 1 ]] || echo "gofloor: $gofloor${GOFLOOR_ENV:+ with $GOFLOOR_ENV}"
 echo "fgtop flags: ${fargs[*]}"
 echo "machine: $(nproc) CPUs; window ${window}s x $rounds, settle ${settle}s"
 
 for size in $sizes; do
 	cols=${size%x*} rows=${size#*x}
 	[[ $cols =~ ^[0-9]+$ && $rows =~ ^[0-9]+$ ]] || die "size '$size': want COLSxROWS"
-	tf new-session -d -s c -x "$cols" -y "$rows" "exec env $envs '$bin' ${fargs[*]} 2>'$work/fgtop.err'"
+	tf new-session -d -s c -x "$cols" -y "$rows" "exec env $envs ${FGTOP_ENV:-} '$bin' ${fargs[*]} 2>'$work/fgtop.err'"
 	tn new-session -d -s n -x "$cols" -y "$rows" "exec env $envs '$nvtop' 2>'$work/nvtop.err'"
-	fpid=$(tf display -p -t c '#{pane_pid}') fsrv=$(tf display -p -t c '#{pid}')
-	npid=$(tn display -p -t n '#{pane_pid}') nsrv=$(tn display -p -t n '#{pid}')
+	declare -A pid=() srv=()
+	pid[fgtop]=$(tf display -p -t c '#{pane_pid}') srv[fgtop]=$(tf display -p -t c '#{pid}')
+	pid[nvtop]=$(tn display -p -t n '#{pane_pid}') srv[nvtop]=$(tn display -p -t n '#{pid}')
+	if [[ -n ${FGTOP_BIN2:-} ]]; then
+		mkdir -p "$work/scratch2"
+		# shellcheck disable=SC2206
+		fargs2=(${FGTOP_ARGS:---devices nvml --history off --scratch-root $work/scratch2})
+		t2 new-session -d -s c -x "$cols" -y "$rows" "exec env $envs ${FGTOP2_ENV:-} '$FGTOP_BIN2' ${fargs2[*]} 2>'$work/fgtop2.err'"
+		pid[fgtop2]=$(t2 display -p -t c '#{pane_pid}') srv[fgtop2]=$(t2 display -p -t c '#{pid}')
+	fi
+	if [[ ${GOFLOOR:-0} == 1 ]]; then
+		tg new-session -d -s g -x "$cols" -y "$rows" "exec env TERM=tmux-256color ${GOFLOOR_ENV:-} '$gofloor' 2>'$work/gofloor.err'"
+		pid[gofloor]=$(tg display -p -t g '#{pane_pid}') srv[gofloor]=$(tg display -p -t g '#{pid}')
+	fi
 	end=$((SECONDS + 60))
-	until fgtop_shows && nvtop_shows; do
-		if ((SECONDS >= end)); then
-			echo "--- fgtop's screen:" >&2
-			tf capture-pane -p -t c >&2 || true
-			cat "$work/fgtop.err" >&2
-			echo "--- nvtop's screen:" >&2
-			tn capture-pane -p -t n >&2 || true
-			cat "$work/nvtop.err" >&2
-			die "at ${cols}x$rows both programs must show $ngpu GPUs (GPU$last; Device $last) within 60 s"
-		fi
-		sleep 0.2
+	for p in "${progs[@]}"; do
+		until "${p}_shows"; do
+			if ((SECONDS >= end)); then
+				for f in "$work"/*.err; do echo "--- $f:" >&2; cat "$f" >&2; done
+				die "at ${cols}x$rows $p does not show what it should within 60 s (fgtop: GPU$last; nvtop: Device $last; gofloor: its tick)"
+			fi
+			sleep 0.2
+		done
 	done
 	sleep "$settle"
 	echo
-	echo "== ${cols}x$rows: $what; fgtop pid $fpid, nvtop pid $npid"
+	echo "== ${cols}x$rows: $what; $(for p in "${progs[@]}"; do printf '%s pid %s ' "$p" "${pid[$p]}"; done)"
 	for ((r = 1; r <= rounds; r++)); do
 		load=$(cut -d' ' -f1-3 /proc/loadavg)
+		declare -A a=() an=() aw=() as=()
 		t0=$(date +%s.%N)
-		fa=$(ticks "$fpid") fna=$(nanos "$fpid") na=$(ticks "$npid") nna=$(nanos "$npid")
-		sfa=$(ticks "$fsrv") sna=$(ticks "$nsrv")
+		for p in "${progs[@]}"; do
+			a[$p]=$(ticks "${pid[$p]}") an[$p]=$(nanos "${pid[$p]}") aw[$p]=$(wakes "${pid[$p]}") as[$p]=$(ticks "${srv[$p]}")
+		done
 		sleep "$window"
 		t1=$(date +%s.%N)
-		fb=$(ticks "$fpid") fnb=$(nanos "$fpid") nb=$(ticks "$npid") nnb=$(nanos "$npid")
-		sfb=$(ticks "$fsrv") snb=$(ticks "$nsrv")
-		[[ -d /proc/$fpid && -d /proc/$npid ]] || die "a program exited during window $r"
-		frss=$(status "$fpid" VmRSS) fth=$(status "$fpid" Threads)
-		nrss=$(status "$npid" VmRSS) nth=$(status "$npid" Threads)
-		awk -v r="$r" -v load="$load" -v t0="$t0" -v t1="$t1" -v hz="$hz" \
-			-v fa="$fa" -v fb="$fb" -v fna="$fna" -v fnb="$fnb" -v na="$na" -v nb="$nb" -v nna="$nna" -v nnb="$nnb" \
-			-v sfa="$sfa" -v sfb="$sfb" -v sna="$sna" -v snb="$snb" \
-			-v frss="$frss" -v fth="$fth" -v nrss="$nrss" -v nth="$nth" 'BEGIN {
-			w = t1 - t0
-			f = 100 * (fb - fa) / hz / w; n = 100 * (nb - na) / hz / w
-			fs = 100 * (fnb - fna) / 1e9 / w; ns = 100 * (nnb - nna) / 1e9 / w
-			printf "round %d, %.1f s, load average %s\n", r, w, load
-			printf "  fgtop  %6.3f %% of a core (%d ticks)  %6.3f %% (schedstat)  RSS %6.1f MB  %2d threads  its tmux %.3f %%\n", f, fb - fa, fs, frss / 1024, fth, 100 * (sfb - sfa) / hz / w
-			printf "  nvtop  %6.3f %% of a core (%d ticks)  %6.3f %% (schedstat)  RSS %6.1f MB  %2d threads  its tmux %.3f %%\n", n, nb - na, ns, nrss / 1024, nth, 100 * (snb - sna) / hz / w
-			printf "  ratio fgtop/nvtop: %s (ticks)  %s (schedstat)\n", (n > 0 ? sprintf("%.2f", f / n) : "inf"), (ns > 0 ? sprintf("%.2f", fs / ns) : "inf")
-		}'
+		printf 'round %d, %.1f s, load average %s\n' "$r" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" "$load"
+		declare -A share=() sshare=()
+		for p in "${progs[@]}"; do
+			[[ -d /proc/${pid[$p]} ]] || die "$p exited during window $r"
+			b=$(ticks "${pid[$p]}") bn=$(nanos "${pid[$p]}") bw=$(wakes "${pid[$p]}") bs=$(ticks "${srv[$p]}")
+			rss=$(status "${pid[$p]}" VmRSS) th=$(status "${pid[$p]}" Threads)
+			line=$(awk -v p="$p" -v t0="$t0" -v t1="$t1" -v hz="$hz" -v a="${a[$p]}" -v b="$b" -v an="${an[$p]}" -v bn="$bn" \
+				-v aw="${aw[$p]}" -v bw="$bw" -v as="${as[$p]}" -v bs="$bs" -v rss="$rss" -v th="$th" 'BEGIN {
+				w = t1 - t0
+				printf "%.6f %.6f   %-7s %6.3f %% of a core (%d ticks)  %6.3f %% (schedstat)  %5.1f wake-ups/s  RSS %6.1f MB  %2d threads  its tmux %.3f %%\n",
+					100 * (b - a) / hz / w, 100 * (bn - an) / 1e9 / w, p, 100 * (b - a) / hz / w, b - a, 100 * (bn - an) / 1e9 / w, (bw - aw) / w, rss / 1024, th, 100 * (bs - as) / hz / w
+			}')
+			read -r share[$p] sshare[$p] rest <<<"$line"
+			echo "${line#* * }"
+		done
+		for p in "${progs[@]}"; do
+			[[ $p != nvtop ]] || continue
+			awk -v p="$p" -v f="${share[$p]}" -v n="${share[nvtop]}" -v fs="${sshare[$p]}" -v ns="${sshare[nvtop]}" 'BEGIN {
+				printf "  ratio %s/nvtop: %s (ticks)  %s (schedstat)\n", p, (n > 0 ? sprintf("%.2f", f / n) : "inf"), (ns > 0 ? sprintf("%.2f", fs / ns) : "inf")
+			}'
+		done
 	done
-	fgtop_shows || die "fgtop no longer shows GPU$last at the end"
-	nvtop_shows || die "nvtop no longer shows Device $last at the end"
+	for p in "${progs[@]}"; do "${p}_shows" || die "$p no longer shows what it should at the end"; done
 	tf kill-server
 	tn kill-server
+	[[ -z ${FGTOP_BIN2:-} ]] || t2 kill-server
+	[[ ${GOFLOOR:-0} != 1 ]] || tg kill-server
 	sleep 0.5
 done

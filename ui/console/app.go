@@ -367,7 +367,10 @@ type derivedFor struct {
 // that work moves it on instead of a second timer waking the process at
 // another phase of the second.
 type consoleClock struct {
+	mu   sync.Mutex
 	t    *time.Timer
+	gen  uint64        // the armed timer's; an older one's ring is dropped
+	ring chan struct{} // one ring at most, taken by wait
 	done chan struct{}
 	once sync.Once
 	// onSecond: the clock fires at a whole second (Options.ClockOnSecond).
@@ -375,8 +378,8 @@ type consoleClock struct {
 }
 
 func newConsoleClock(onSecond bool) *consoleClock {
-	c := &consoleClock{onSecond: onSecond, done: make(chan struct{})}
-	c.t = time.NewTimer(c.next(time.Now()))
+	c := &consoleClock{onSecond: onSecond, ring: make(chan struct{}, 1), done: make(chan struct{})}
+	c.restart()
 	return c
 }
 
@@ -395,7 +398,7 @@ func (c *consoleClock) next(now time.Time) time.Duration {
 func (c *consoleClock) wait() tea.Cmd {
 	return func() tea.Msg {
 		select {
-		case <-c.t.C:
+		case <-c.ring:
 			return clockMsg{}
 		case <-c.done:
 			return nil
@@ -416,13 +419,42 @@ func (c *consoleClock) due(last, now time.Time) bool {
 }
 
 // restart makes the clock fire TickInterval+tickGrace from now (or at
-// the next whole second's grace).
-func (c *consoleClock) restart() { c.t.Reset(c.next(time.Now())) }
+// the next whole second's grace). It arms a new timer rather than Reset
+// the pending one: the runtime keeps a timer Reset to a later instant
+// under its old instant until that comes, and wakes a thread (and its
+// monitor, twice) to find nothing due, 50 ms after every snapshot at rest.
+// A stopped timer's entry is dropped when the next one is added
+// (bench/idle-vs-nvtop.sh; TestClockRestart).
+func (c *consoleClock) restart() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.t != nil {
+		c.t.Stop()
+	}
+	c.gen++
+	gen := c.gen
+	select {
+	case <-c.ring: // the old timer's, not yet taken
+	default:
+	}
+	c.t = time.AfterFunc(c.next(time.Now()), func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.gen == gen {
+			select {
+			case c.ring <- struct{}{}:
+			default:
+			}
+		}
+	})
+}
 
 // stop ends the clock and its waiting command.
 func (c *consoleClock) stop() {
 	c.once.Do(func() {
+		c.mu.Lock()
 		c.t.Stop()
+		c.mu.Unlock()
 		close(c.done)
 	})
 }

@@ -40,3 +40,51 @@ func TestClockOnTheSecond(t *testing.T) {
 		}
 	}
 }
+
+// TestClockRestart: the clock rings TickInterval+tickGrace after its last
+// restart, once, and not for a timer a restart replaced (restart arms a new
+// timer: a ring of the old one, taken or not, must not reach the console).
+func TestClockRestart(t *testing.T) {
+	c := newConsoleClock(false)
+	defer c.stop()
+	rang := make(chan time.Time, 4)
+	go func() {
+		for {
+			if c.wait()() == nil {
+				return
+			}
+			rang <- time.Now()
+		}
+	}()
+	period := TickInterval + tickGrace
+	time.Sleep(period / 2)
+	restarted := time.Now()
+	c.restart()
+	// The first timer's instant passes: no ring.
+	select {
+	case at := <-rang:
+		t.Fatalf("the clock rang %v after its restart, want %v", at.Sub(restarted), period)
+	case <-time.After(period * 3 / 4):
+	}
+	select {
+	case at := <-rang:
+		if d := at.Sub(restarted); d < period {
+			t.Fatalf("the clock rang %v after its restart, want %v", d, period)
+		}
+	case <-time.After(period * 2):
+		t.Fatalf("the clock did not ring within %v of its restart", period*11/4)
+	}
+	// A ring the console has not taken yet (no wait is running) is dropped
+	// by a restart: the next is the new timer's.
+	c2 := newConsoleClock(false)
+	defer c2.stop()
+	c2.ring <- struct{}{} // as if the replaced timer had rung just before
+	c2.restart()
+	again := time.Now()
+	if at, ok := c2.wait()().(clockMsg); !ok {
+		t.Fatalf("wait: %T, want clockMsg", at)
+	}
+	if d := time.Since(again); d < period {
+		t.Fatalf("a replaced timer's ring reached the console %v after the restart, want %v", d, period)
+	}
+}
