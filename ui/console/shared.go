@@ -2,6 +2,7 @@ package console
 
 import (
 	"sync"
+	"time"
 
 	"github.com/fgtop/fgtop/model"
 	"github.com/fgtop/fgtop/ui/kit"
@@ -31,6 +32,11 @@ type Samples struct {
 	last *model.Snapshot
 }
 
+// samplesGap is how long the samples may go without a snapshot before
+// they are taken to have missed some: the engine publishes every poll
+// (a second), retimed when nothing changed.
+const samplesGap = 5 * time.Second
+
 // NewSamples returns an empty Samples.
 func NewSamples() *Samples { return &Samples{h: history{}} }
 
@@ -42,6 +48,13 @@ func NewSamples() *Samples { return &Samples{h: history{}} }
 func (sm *Samples) record(s *model.Snapshot, frac func(*model.Device) sample) {
 	sm.mu.Lock()
 	defer sm.mu.Unlock()
+	if sm.last != nil && s.Time.Sub(sm.last.Time) > samplesGap {
+		// No console adopted the snapshots in between (every session
+		// had left, or looked at the past): a history would fill the gap
+		// with the last readings before it, which no snapshot said. The
+		// samples start again, as a lone console's graphs start.
+		sm.h, sm.last = history{}, nil
+	}
 	switch {
 	case sm.last != nil && !s.Time.After(sm.last.Time):
 	case sm.last != nil && s.Gen != 0 && s.Gen == sm.last.Gen:
