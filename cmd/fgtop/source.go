@@ -248,7 +248,7 @@ func refuseBlindRoots(roots []scratch.Root, named bool) error {
 	if len(blind) == 0 {
 		return nil
 	}
-	return usageErr("%s\na one-shot report would leave out the kernels under it: check the path (the console and snapshot --follow wait for a root to appear)", strings.Join(blind, "\n"))
+	return usageErr("%s\na one-shot report would leave out the kernels under it: check the path and its permissions (the console and snapshot --follow keep watching for it)", strings.Join(blind, "\n"))
 }
 
 // unseenRoots are warnRoots' findings: blind, the roots that leave fgtop

@@ -133,3 +133,28 @@ func permissionScenario(t *testing.T) {
 	})
 	r.waitEvent("kernel of the listable root", from, isUpdate(kid(4), "four"))
 }
+
+// TestUnseenUnlistableRoot: a root stat finds but whose listing is refused
+// (searchable, not readable) is unseen and blind, named by the operator or
+// by agent.toml: no kernel under it is seen. Run as root it re-runs itself
+// as nobody (chmod blocks root nothing).
+func TestUnseenUnlistableRoot(t *testing.T) {
+	if os.Geteuid() == 0 {
+		runAsNobody(t, "TestUnseenUnlistableRoot")
+		return
+	}
+	base := t.TempDir()
+	r := filepath.Join(base, "r")
+	mkKernel(t, r, kid(1), "one")
+	chmod(t, r, 0o300)
+	t.Cleanup(func() { os.Chmod(r, 0o755) })
+	if _, err := os.ReadDir(r); err == nil {
+		t.Skip("permission bits do not stop this user")
+	}
+	for _, named := range []bool{true, false} {
+		u := UnseenRoots([]Root{{Path: base, Agent: "ok"}, {Path: r, Agent: "b"}}, named)
+		if len(u) != 1 || !u[0].Blind || u[0].Message != "scratch root "+r+" (agent b) cannot be listed: permission denied" {
+			t.Errorf("named=%v: %+v", named, u)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package scratch
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 )
@@ -22,8 +23,8 @@ type Unseen struct {
 	Blind bool
 }
 
-// UnseenRoots stats each root and returns those that do not exist or are
-// not directories, in order. named says the roots are the operator's
+// UnseenRoots stats each root and returns those that do not exist, are
+// not directories or cannot be listed, in order. named says the roots are the operator's
 // (--scratch-root), not agent.toml's.
 func UnseenRoots(roots []Root, named bool) []Unseen {
 	var out []Unseen
@@ -39,9 +40,32 @@ func UnseenRoots(roots []Root, named bool) []Unseen {
 		case !fi.IsDir():
 			u.Message = fmt.Sprintf("scratch root %s (agent %s) is not a directory", r.Path, r.Agent)
 		default:
+			if err := listable(r.Path); err != nil {
+				var pe *fs.PathError
+				if errors.As(err, &pe) {
+					err = pe.Err
+				}
+				u.Message = fmt.Sprintf("scratch root %s (agent %s) cannot be listed: %v", r.Path, r.Agent, err)
+				break
+			}
 			continue
 		}
 		out = append(out, u)
 	}
 	return out
+}
+
+// listable opens dir and reads one name from it: a directory stat finds
+// may still refuse its listing (no read permission), and then no kernel
+// under it is seen.
+func listable(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if _, err := f.Readdirnames(1); err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	return nil
 }
