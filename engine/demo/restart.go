@@ -75,24 +75,41 @@ type diskParts struct {
 // an edit in place changes its size or modification time, a replacement
 // (fgtop's atomic apply) the file itself.
 func sameFile(a, b os.FileInfo) bool {
-	return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
+	return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime()) && changed(a).Equal(changed(b))
 }
+
+// racyWindow is how recent a file's last change may be, at the moment it
+// is read, for that read not to be kept: a file system stamps times from a
+// coarse clock (a jiffy; a second or two on some), so an edit of the same
+// size landing just after the read could carry the very stamps the read
+// saw (git's "racily clean" entries).
+const racyWindow = 2 * time.Second
 
 // partsOnDiskCached is partsOnDisk, read again only when agent.toml is not
 // the file it read last: the engine asks every second, and parsing the
 // TOML each time was the largest cost of serve --demo's idle server after
-// its sessions.
+// its sessions. A read made within racyWindow of the file's last change
+// is not kept.
 func (n *Node) partsOnDiskCached() (map[model.AgentID]*agentPart, error) {
 	fi, statErr := os.Stat(n.ConfigPath)
 	if statErr == nil && n.disk != nil && sameFile(n.disk.fi, fi) {
 		return n.disk.parts, n.disk.err
 	}
+	readAt := time.Now()
 	parts, err := n.partsOnDisk()
 	n.disk = nil
-	if statErr == nil {
+	if statErr == nil && readAt.Sub(latest(fi.ModTime(), changed(fi))) > racyWindow {
 		n.disk = &diskParts{fi: fi, parts: parts, err: err}
 	}
 	return parts, err
+}
+
+// latest is the later of a and b.
+func latest(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // partsOnDisk reads the partition agent.toml gives each agent now.

@@ -149,6 +149,9 @@ func TestDemoRestartAfterApply(t *testing.T) {
 func TestRestartStatesReadAChangedFileOnly(t *testing.T) {
 	n := startNode(t, Options{Seed: 2, Speed: 20})
 	a0 := n.parts[0].id
+	// A read within racyWindow of the file's last change is not kept:
+	// let the file the demo wrote age past it.
+	time.Sleep(racyWindow + 100*time.Millisecond)
 	reads := func() int {
 		n.mu.Lock()
 		defer n.mu.Unlock()
@@ -199,5 +202,41 @@ func TestRestartStatesReadAChangedFileOnly(t *testing.T) {
 	}
 	if got := reads() - before; got != 3 {
 		t.Fatalf("%d reads for two changes, want 3", got)
+	}
+}
+
+// TestRestartStatesSeeARacyEdit: agent.toml edited in place to the same
+// size, its modification time set back to the one read (as a file system
+// stamping from a coarse clock would leave it), is read again: a read made
+// within racyWindow of a change is not kept, and the change time moves.
+// (The hrev7 review's test: before, 200 of 200 such edits were missed.)
+func TestRestartStatesSeeARacyEdit(t *testing.T) {
+	n := startNode(t, Options{Seed: 2, Speed: 20})
+	a0 := n.parts[0].id
+	orig, err := os.ReadFile(n.ConfigPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken := append([]byte("[[[ "), orig[4:]...)
+	for i := range 50 {
+		if err := os.WriteFile(n.ConfigPath, orig, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if st := n.RestartStates()[a0].State; st != model.RestartCurrent {
+			t.Fatalf("try %d: state %s on the original file", i, st)
+		}
+		fi, err := os.Stat(n.ConfigPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(n.ConfigPath, broken, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(n.ConfigPath, fi.ModTime(), fi.ModTime()); err != nil {
+			t.Fatal(err)
+		}
+		if st := n.RestartStates()[a0].State; st != model.RestartUnknown {
+			t.Fatalf("try %d: state %s after a same-size edit broke agent.toml", i, st)
+		}
 	}
 }
