@@ -197,21 +197,29 @@ func hostageConn(addr string, key gossh.Signer, hostKey gossh.PublicKey, user st
 		return err
 	}
 	go func() { _ = sess.Wait(); ended() }()
-	for i := range 200 {
+	// 200 resizes, then more until linger ends or the server drops the
+	// session: each is a full repaint of the largest screen, so the SSH
+	// window fills however little the demo changes (under CI's load a
+	// hostage that only waited was not dropped within 30 s).
+	end := time.After(linger)
+	for i := 0; ; i++ {
 		select {
 		case <-stop:
 			return nil
+		case <-gone:
+			return nil
 		default:
+		}
+		if i >= 200 {
+			select {
+			case <-end:
+				return nil
+			default:
+			}
 		}
 		_ = sess.WindowChange(sshserve.MaxHeight-i%7, sshserve.MaxWidth-i%11)
 		time.Sleep(20 * time.Millisecond)
 	}
-	select {
-	case <-stop:
-	case <-gone:
-	case <-time.After(linger):
-	}
-	return nil
 }
 
 // operatorLogin opens a console with the key and waits for the node's

@@ -227,8 +227,11 @@ func TestUnreachableReasonWraps(t *testing.T) {
 	// and they give way before the reason's last words do.
 	tr.Send(ctx, fleet.Event{Addr: "10.0.0.7:2222", Snap: a, Sum: fleet.Summarize(a, fleet.Settings{}), At: now})
 	tr.Send(ctx, fleet.Event{Addr: "10.0.0.7:2222", Err: errors.New(why), At: now})
+	// Both events of 10.0.0.7 taken: its snapshot kept, its reason said
+	// (not just "not live": before its first event it is connecting).
 	waitTracker(t, tr, func(f *fleet.Fleet) bool {
-		return f.Node("10.0.0.9:2222").State == fleet.Unreachable && f.Node("10.0.0.7:2222").State != fleet.Live
+		n7 := f.Node("10.0.0.7:2222")
+		return f.Node("10.0.0.9:2222").State == fleet.Unreachable && n7.State != fleet.Live && n7.Snap != nil && n7.Reason != ""
 	})
 	for _, ascii := range []bool{false, true} {
 		m := New(nil, Options{Theme: themes.MustBuiltin(themes.Dark), ASCII: ascii, Now: func() time.Time { return now }, Source: "ssh: 2 hosts"})
