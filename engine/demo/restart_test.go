@@ -57,23 +57,7 @@ func TestDemoRestartAfterApply(t *testing.T) {
 		return state(s, a0) == model.RestartCurrent && state(s, a1) == model.RestartCurrent
 	})
 
-	desk := partition.NewDesk(partition.DeskOptions{Config: n.ConfigPath, Snapshot: eng.Latest})
-	sess, err := desk.Open(agentconfig.Actor{Name: "demo", Origin: "console", Role: agentconfig.RoleOperator}, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close()
-	set, err := partition.ParseSlotSet(string(a0) + "=cuda.shares=1.5")
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan := sess.Plan(partition.Request{Slots: []partition.SlotSet{set}})
-	if !plan.Valid() {
-		t.Fatalf("plan: %v", plan.Errors)
-	}
-	if _, err := sess.Apply(plan, true); err != nil {
-		t.Fatal(err)
-	}
+	applySlot(t, n, eng.Latest, string(a0)+"=cuda.shares=1.5")
 	s := wait("restart pending for "+string(a0), func(s *model.Snapshot) bool {
 		return state(s, a0) == model.RestartPending && state(s, a1) == model.RestartCurrent
 	})
@@ -167,23 +151,7 @@ func TestRestartStatesReadAChangedFileOnly(t *testing.T) {
 		t.Fatalf("five calls on an unchanged file read it %d times, want 1", got)
 	}
 
-	desk := partition.NewDesk(partition.DeskOptions{Config: n.ConfigPath, Snapshot: func() *model.Snapshot { return nil }})
-	sess, err := desk.Open(agentconfig.Actor{Name: "demo", Origin: "console", Role: agentconfig.RoleOperator}, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close()
-	set, err := partition.ParseSlotSet(string(a0) + "=cuda.shares=1.5")
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan := sess.Plan(partition.Request{Slots: []partition.SlotSet{set}})
-	if !plan.Valid() {
-		t.Fatalf("plan: %v", plan.Errors)
-	}
-	if _, err := sess.Apply(plan, true); err != nil {
-		t.Fatal(err)
-	}
+	applySlot(t, n, func() *model.Snapshot { return nil }, string(a0)+"=cuda.shares=1.5")
 	if st := n.RestartStates()[a0].State; st != model.RestartPending {
 		t.Fatalf("after an apply replaced agent.toml: state %s, want pending", st)
 	}
@@ -238,5 +206,28 @@ func TestRestartStatesSeeARacyEdit(t *testing.T) {
 		if st := n.RestartStates()[a0].State; st != model.RestartUnknown {
 			t.Fatalf("try %d: state %s after a same-size edit broke agent.toml", i, st)
 		}
+	}
+}
+
+// applySlot applies one AGENT=SLOT=AMOUNT to the node's agent.toml as an
+// operator's console does (a desk's session: plan, then apply).
+func applySlot(t *testing.T, n *Node, latest func() *model.Snapshot, slot string) {
+	t.Helper()
+	desk := partition.NewDesk(partition.DeskOptions{Config: n.ConfigPath, Snapshot: latest})
+	sess, err := desk.Open(agentconfig.Actor{Name: "demo", Origin: "console", Role: agentconfig.RoleOperator}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	set, err := partition.ParseSlotSet(slot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := sess.Plan(partition.Request{Slots: []partition.SlotSet{set}})
+	if !plan.Valid() {
+		t.Fatalf("plan: %v", plan.Errors)
+	}
+	if _, err := sess.Apply(plan, true); err != nil {
+		t.Fatal(err)
 	}
 }
