@@ -1,0 +1,290 @@
+package console
+
+import (
+	"math"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/fgtop/fgtop/model"
+	"github.com/fgtop/fgtop/themes"
+	"github.com/fgtop/fgtop/ui/kit"
+	"github.com/fgtop/fgtop/ui/render"
+)
+
+// Frames lets the consoles fed the same snapshots (serve's sessions)
+// compose a frame once for all of those in one state: idle viewers of a
+// node show the same frame, and composing it was the largest part of
+// what each one cost.
+//
+// It is exact, not a guess, and conservative: only a read-only console
+// that never had a key, a mouse event or a paste, with no layer over its
+// main screen and not showing the past, takes part (one that had a key
+// leaves for good), and it takes a frame only when every input of its
+// composition equals the composer's: the adopted snapshot and its
+// derivation (shared by the Deriver), the size, the theme and ASCII,
+// every pane's cursor, scroll and size, the kernels' follow, sort and
+// filter, the flash, what the desk said, the graphs' span, the history
+// rings (compared sample by sample), and the instant, within the span in
+// which the composer's frame reads the same (its staleAt and the
+// "updated ... ago" it shows, as a console's own cached frame).
+type Frames struct {
+	mu   sync.Mutex
+	ents [framesLen]sharedFrame
+	next int
+
+	hits, misses atomic.Int64
+}
+
+// framesLen is how many recent frames are kept: at rest the sessions in
+// one state compose within milliseconds of each other, a few states at a
+// time (sizes, themes).
+const framesLen = 8
+
+// NewFrames returns an empty store.
+func NewFrames() *Frames { return &Frames{} }
+
+// Stats says how many frames were taken from the store (hits) and how
+// many composed by the consoles taking part (misses).
+func (f *Frames) Stats() (hits, misses int64) { return f.hits.Load(), f.misses.Load() }
+
+// frameKey is what a main-screen composition depends on, besides the
+// history rings and the instant.
+type frameKey struct {
+	snap     *model.Snapshot
+	d        *render.Derived
+	w, h     int
+	theme    themeKey
+	ascii    bool
+	th       kit.Thresholds
+	focus    pane
+	lists    [numPanes]listState
+	follow   bool
+	sortCol  string
+	sortDesc bool
+	filter   string
+	byAgent  bool
+	flash    kit.Flash
+	desk     string
+	graph    graphSpan
+	opts     optsKey
+}
+
+// themeKey names the theme: one set explicitly by its pointer, else the
+// built-in one picked by background and NO_COLOR (themes.Builtin parses
+// afresh each time, so those pointers differ between consoles).
+type themeKey struct {
+	explicit         *themes.Theme
+	dark, noColor    bool
+	explicitlyChosen bool
+}
+
+// optsKey is what of the options the main screen shows.
+type optsKey struct {
+	readOnly, demo, history bool
+	quitIs, nodeName        string
+}
+
+// listState is a pane's cursor, scroll, size and focus.
+type listState struct {
+	w, h, cursor, offset int
+	focused              bool
+}
+
+// sharedFrame is a composed frame and what its composer left behind.
+type sharedFrame struct {
+	key          frameKey
+	hist         history
+	frame        string
+	lay          layout
+	geoms        []graphGeom
+	composedAt   time.Time
+	staleAt      time.Time
+	shownUpdated kit.Span
+	after        [numPanes]listState
+}
+
+// lists returns the panes' lists, in pane order.
+func (a *App) lists() [numPanes]*list {
+	var ls [numPanes]*list
+	for p, pm := range a.panes {
+		switch x := pm.(type) {
+		case *devicesPane:
+			ls[p] = &x.list
+		case *kernelsPane:
+			ls[p] = &x.list
+		case *agentsPane:
+			ls[p] = &x.list
+		case *issuesPane:
+			ls[p] = &x.list
+		}
+	}
+	return ls
+}
+
+// listStates returns the panes' states; ok is false for a pane that is
+// not a list (none today), which keeps the console off the shared path.
+func (a *App) listStates() (st [numPanes]listState, ok bool) {
+	for p, l := range a.lists() {
+		if l == nil {
+			return st, false
+		}
+		st[p] = listState{l.W, l.H, l.Cursor, l.offset, l.focused}
+	}
+	return st, true
+}
+
+// shareKey returns the key of the frame the console would compose now;
+// ok is false when it does not take part.
+func (a *App) shareKey() (k frameKey, ok bool) {
+	f := a.opts.Frames
+	if f == nil || a.shareOff || !a.opts.ReadOnly || a.d == nil || a.Snap == nil ||
+		len(a.layers) > 0 || a.past.on || a.dFor != (derivedFor{a.St, a.Th}) {
+		return k, false
+	}
+	lists, ok := a.listStates()
+	if !ok {
+		return k, false
+	}
+	w, h := a.Size()
+	tk := themeKey{dark: a.theme.dark, noColor: a.theme.noColor, explicitlyChosen: a.theme.explicit}
+	if a.theme.explicit {
+		tk.explicit = a.St.Theme
+	}
+	var desk strings.Builder
+	for _, spans := range [][]kit.Span{a.deskHold, a.deskWrite} {
+		for _, s := range spans {
+			desk.WriteString(string(rune('0' + int(s.Lvl))))
+			desk.WriteString(s.Text)
+			desk.WriteByte(0)
+		}
+		desk.WriteByte(1)
+	}
+	return frameKey{
+		snap: a.Snap, d: a.d, w: w, h: h, theme: tk, ascii: a.St.ASCII, th: a.Th,
+		focus: a.focus, lists: lists,
+		follow: a.Kernels.follow, sortCol: a.Kernels.sortCol, sortDesc: a.Kernels.sortDesc,
+		filter: a.Kernels.Filter, byAgent: a.devices.byAgent,
+		flash: a.Flash, desk: desk.String(), graph: a.graph,
+		opts: optsKey{
+			readOnly: a.opts.ReadOnly, demo: a.opts.DemoRestart != nil, history: a.opts.History != "",
+			quitIs: a.opts.QuitIs, nodeName: a.opts.NodeName,
+		},
+	}, true
+}
+
+// takeShared sets the console's frame from one composed by another
+// console in the same state, and says whether it did.
+func (a *App) takeShared(k frameKey) bool {
+	f := a.opts.Frames
+	now := a.Now()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i := range f.ents {
+		e := &f.ents[i]
+		if e.frame == "" || e.key != k || now.Before(e.composedAt) ||
+			!e.staleAt.IsZero() && !now.Before(e.staleAt) {
+			continue
+		}
+		if u, _ := updatedSpan(a.Snap, now); u != e.shownUpdated || !histSame(a.hist, e.hist) {
+			continue
+		}
+		a.composedAt, a.staleAt, a.shownUpdated = now, e.staleAt, e.shownUpdated
+		a.frame, a.lay = e.frame, e.lay
+		a.geoms = append(a.geoms[:0], e.geoms...)
+		for p, l := range a.lists() {
+			s := e.after[p]
+			l.W, l.H, l.Cursor, l.offset, l.focused = s.w, s.h, s.cursor, s.offset, s.focused
+		}
+		f.hits.Add(1)
+		return true
+	}
+	return false
+}
+
+// offerShared stores the frame the console just composed under k, the
+// key it had before composing.
+func (a *App) offerShared(k frameKey) {
+	after, ok := a.listStates()
+	if !ok {
+		return
+	}
+	e := sharedFrame{
+		key: k, hist: cloneHistory(a.hist), frame: a.frame, lay: a.lay,
+		geoms:      append([]graphGeom(nil), a.geoms...),
+		composedAt: a.composedAt, staleAt: a.staleAt, shownUpdated: a.shownUpdated, after: after,
+	}
+	f := a.opts.Frames
+	f.misses.Add(1)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.ents[f.next] = e
+	f.next = (f.next + 1) % framesLen
+}
+
+// composeShared is View's composition: taken from the store when another
+// console in the same state composed it, else composed and offered.
+func (a *App) composeShared() {
+	k, ok := a.shareKey()
+	if ok && a.takeShared(k) {
+		return
+	}
+	a.composedAt = a.Now()
+	a.frame = a.compose()
+	if a.St.ASCII {
+		a.frame = kit.ASCIIOnly(a.frame)
+	}
+	if ok {
+		a.offerShared(k)
+	}
+}
+
+// noteShared takes the console off the shared path for good when msg is
+// input from the operator: what keys and the mouse change is more than
+// the key says, and a viewer that used them is no longer idle.
+func (a *App) noteShared(msg tea.Msg) {
+	switch msg.(type) {
+	case tea.KeyPressMsg, tea.KeyReleaseMsg, tea.MouseMsg, tea.PasteMsg, tea.PasteStartMsg, tea.PasteEndMsg, themeLoadedMsg:
+		a.shareOff = true
+	}
+}
+
+// cloneHistory copies h.
+func cloneHistory(h history) history {
+	c := make(history, len(h))
+	for k, dh := range h {
+		d := *dh
+		c[k] = &d
+	}
+	return c
+}
+
+// histSame says whether two histories hold the same rings, sample by
+// sample (bit for bit: the gaps are NaN).
+func histSame(a, b history) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, x := range a {
+		y := b[k]
+		if y == nil || x.sec != y.sec || !ringSame(&x.alloc, &y.alloc) || !ringSame(&x.Util, &y.Util) || !ringSame(&x.Mem, &y.Mem) {
+			return false
+		}
+	}
+	return true
+}
+
+func ringSame(x, y *ring) bool {
+	if x.head != y.head || x.N != y.N || x.still != y.still {
+		return false
+	}
+	for i := range x.v {
+		if math.Float32bits(x.v[i]) != math.Float32bits(y.v[i]) {
+			return false
+		}
+	}
+	return true
+}
