@@ -13,6 +13,7 @@ import (
 
 	"github.com/fgtop/fgtop/model"
 	"github.com/fgtop/fgtop/themes"
+	"github.com/fgtop/fgtop/ui/internal/fake"
 )
 
 // framesSnapshots are samplesSnapshots with issues that come and go (a
@@ -221,4 +222,51 @@ func TestSharedFramesNeedReadOnly(t *testing.T) {
 		t.Errorf("operators' consoles took %d frames and offered %d", hits, misses)
 	}
 	_ = themes.Dark
+}
+
+// BenchmarkSessionsSharedFrames is serve's read-only sessions at rest,
+// as BenchmarkSessionsAtRest, with their frames composed once for those
+// in one state (frames=shared) or by each (frames=own, as before
+// Frames). Ns/op is per session and snapshot.
+func BenchmarkSessionsSharedFrames(b *testing.B) {
+	for _, n := range []int{10, 50} {
+		for _, shared := range []bool{false, true} {
+			name := fmt.Sprintf("sessions=%d/frames=own", n)
+			if shared {
+				name = fmt.Sprintf("sessions=%d/frames=shared", n)
+			}
+			b.Run(name, func(b *testing.B) {
+				s := fake.Large(4, 16)
+				o := Options{ReadOnly: true, Theme: themes.MustBuiltin(themes.Dark)}.ShareDerivations()
+				if !shared {
+					o.Frames = nil
+				}
+				apps := make([]*App, n)
+				for i := range apps {
+					apps[i] = testApp(b, 160, 48, s, o)
+				}
+				var next []*model.Snapshot
+				k, it := 0, 0
+				b.ReportAllocs()
+				for b.Loop() {
+					if it%n == 0 {
+						if len(next) == 0 {
+							b.StopTimer()
+							for range 256 {
+								k++
+								next = append(next, fake.Tick(s, k))
+								s = next[len(next)-1]
+							}
+							b.StartTimer()
+						}
+						s, next = next[0], next[1:]
+					}
+					a := apps[it%n]
+					it++
+					a.adopt(s)
+					_ = a.View()
+				}
+			})
+		}
+	}
 }
