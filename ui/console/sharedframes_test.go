@@ -221,7 +221,6 @@ func TestSharedFramesNeedReadOnly(t *testing.T) {
 	if hits, misses := o.Frames.Stats(); hits+misses != 0 {
 		t.Errorf("operators' consoles took %d frames and offered %d", hits, misses)
 	}
-	_ = themes.Dark
 }
 
 // BenchmarkSessionsSharedFrames is serve's read-only sessions at rest,
