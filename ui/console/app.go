@@ -208,6 +208,8 @@ type App struct {
 	// shareOff: the console had input and composes its own frames
 	// (Options.Frames).
 	shareOff bool
+	// frameTaken: the frame is another console's (Options.Frames).
+	frameTaken bool
 
 	// The main screen's panes, in focus order (indexed by pane), and the
 	// focused one; the typed pointers are for what crosses panes (the

@@ -199,6 +199,7 @@ func (a *App) takeShared(k frameKey) bool {
 			s := e.after[p]
 			l.W, l.H, l.Cursor, l.offset, l.focused = s.w, s.h, s.cursor, s.offset, s.focused
 		}
+		a.frameTaken = true
 		f.hits.Add(1)
 		return true
 	}
@@ -232,14 +233,20 @@ func (a *App) composeShared() {
 	if ok && a.takeShared(k) {
 		return
 	}
+	a.composeOwn()
+	if ok {
+		a.offerShared(k)
+	}
+}
+
+// composeOwn composes the console's frame itself.
+func (a *App) composeOwn() {
 	a.composedAt = a.Now()
 	a.frame = a.compose()
 	if a.St.ASCII {
 		a.frame = kit.ASCIIOnly(a.frame)
 	}
-	if ok {
-		a.offerShared(k)
-	}
+	a.frameTaken = false
 }
 
 // noteShared takes the console off the shared path for good when msg is
@@ -249,6 +256,12 @@ func (a *App) noteShared(msg tea.Msg) {
 	switch msg.(type) {
 	case tea.KeyPressMsg, tea.KeyReleaseMsg, tea.MouseMsg, tea.PasteMsg, tea.PasteStartMsg, tea.PasteEndMsg, themeLoadedMsg:
 		a.shareOff = true
+		if a.frameTaken && a.FrameOK {
+			// What the panes note while drawing (the kernels' columns,
+			// which a click on their header reads) is the console's own
+			// again before the input is handled: the same frame, drawn.
+			a.composeOwn()
+		}
 	}
 }
 

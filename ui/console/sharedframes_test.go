@@ -111,6 +111,7 @@ func TestSharedFramesExact(t *testing.T) {
 		mk("key", 160, 48, dark),
 		mk("light later", 160, 48, o),
 		mk("skipped one", 160, 48, dark),
+		mk("mouse", 160, 48, dark),
 	}
 	const join = 27 // with a new issue: the others flash it, the late one does not
 	flashes, light := 0, false
@@ -123,6 +124,18 @@ func TestSharedFramesExact(t *testing.T) {
 			pairs[2].update(teaSize(160, 48))
 		case join:
 			pairs = append(pairs, mk("late", 160, 48, dark))
+		case 15:
+			// A click on the kernels' AGENT header, where the twin has it.
+			own := pairs[6].own
+			r := own.lay.panes[paneKernels]
+			for _, c := range own.Kernels.cols {
+				if c.Key == "agent" {
+					pairs[6].update(tea.MouseClickMsg{X: r.x + c.x, Y: r.y + 1, Button: tea.MouseLeft})
+				}
+			}
+			if pairs[6].own.Kernels.sortCol != "agent" {
+				t.Fatalf("the click sorted by %q", pairs[6].own.Kernels.sortCol)
+			}
 		case 30:
 			pairs[4].update(tea.BackgroundColorMsg{Color: color.White})
 		}
