@@ -67,6 +67,7 @@ type frameKey struct {
 	sortDesc bool
 	filter   string
 	byAgent  bool
+	// flash is the flash but for when it runs out (flashKey).
 	flash    kit.Flash
 	desk     string
 	graph    graphSpan
@@ -103,6 +104,7 @@ type sharedFrame struct {
 	geoms        []graphGeom
 	composedAt   time.Time
 	staleAt      time.Time
+	flashUntil   time.Time
 	shownUpdated kit.Span
 	after        [numPanes]listState
 }
@@ -168,12 +170,46 @@ func (a *App) shareKey() (k frameKey, ok bool) {
 		focus: a.focus, lists: lists,
 		follow: a.Kernels.follow, sortCol: a.Kernels.sortCol, sortDesc: a.Kernels.sortDesc,
 		filter: a.Kernels.Filter, byAgent: a.devices.byAgent,
-		flash: a.Flash, desk: desk.String(), graph: a.graph,
+		flash: flashKey(a.Flash), desk: desk.String(), graph: a.graph,
 		opts: optsKey{
 			readOnly: a.opts.ReadOnly, demo: a.opts.DemoRestart != nil, history: a.opts.History != "",
 			quitIs: a.opts.QuitIs, nodeName: a.opts.NodeName,
 		},
 	}, true
+}
+
+// flashKey is f without its end: consoles that adopted a snapshot with a
+// new issue milliseconds apart flash it until instants as far apart, and
+// draw the same footer. The end is only when the frame goes stale
+// (sharedStaleAt).
+func flashKey(f kit.Flash) kit.Flash {
+	f.Until = time.Time{}
+	return f
+}
+
+// sharedStaleAt is when the frame of e goes stale for a console whose
+// flash runs out at until (its own composition's staleAt), and whether
+// that is known: the composer's staleAt is the earliest of its texts'
+// turns and its own flash's end, so a flash that ends later than the
+// composer's, where that end was the earliest, hides the texts' turn.
+func sharedStaleAt(e *sharedFrame, flash kit.Flash) (time.Time, bool) {
+	if flash.Text == "" {
+		return e.staleAt, true
+	}
+	until := flash.Until
+	switch {
+	case !e.staleAt.IsZero() && e.staleAt.Before(e.flashUntil):
+		// A text turns before the composer's flash ends.
+	case !until.After(e.flashUntil):
+		// Its flash ends no later than the composer's, which was the
+		// earliest.
+	default:
+		return time.Time{}, false
+	}
+	if e.staleAt.IsZero() || until.Before(e.staleAt) {
+		return until, true
+	}
+	return e.staleAt, true
 }
 
 // takeShared sets the console's frame from one composed by another
@@ -185,14 +221,17 @@ func (a *App) takeShared(k frameKey) bool {
 	defer f.mu.Unlock()
 	for i := range f.ents {
 		e := &f.ents[i]
-		if e.frame == "" || e.key != k || now.Before(e.composedAt) ||
-			!e.staleAt.IsZero() && !now.Before(e.staleAt) {
+		if e.frame == "" || e.key != k || now.Before(e.composedAt) {
+			continue
+		}
+		staleAt, known := sharedStaleAt(e, a.Flash)
+		if !known || !staleAt.IsZero() && !now.Before(staleAt) {
 			continue
 		}
 		if u, _ := updatedSpan(a.Snap, now); u != e.shownUpdated || !histSame(a.hist, e.hist) {
 			continue
 		}
-		a.composedAt, a.staleAt, a.shownUpdated = now, e.staleAt, e.shownUpdated
+		a.composedAt, a.staleAt, a.shownUpdated = now, staleAt, e.shownUpdated
 		a.frame, a.lay = e.frame, e.lay
 		a.geoms = append(a.geoms[:0], e.geoms...)
 		for p, l := range a.lists() {
@@ -217,6 +256,7 @@ func (a *App) offerShared(k frameKey) {
 		key: k, hist: cloneHistory(a.hist), frame: a.frame, lay: a.lay,
 		geoms:      append([]graphGeom(nil), a.geoms...),
 		composedAt: a.composedAt, staleAt: a.staleAt, shownUpdated: a.shownUpdated, after: after,
+		flashUntil: a.Flash.Until,
 	}
 	f := a.opts.Frames
 	f.misses.Add(1)

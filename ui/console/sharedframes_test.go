@@ -80,6 +80,9 @@ func (p *twinPair) check(t *testing.T, step int) string {
 	if got.Content != want.Content {
 		t.Fatalf("step %d, %s: the console sharing frames draws another frame than its twin: %s", step, p.name, firstDiff(got.Content, want.Content))
 	}
+	if p.shared.staleAt != p.own.staleAt {
+		t.Fatalf("step %d, %s: the frame goes stale at %v, its twin's at %v", step, p.name, p.shared.staleAt, p.own.staleAt)
+	}
 	if got.WindowTitle != want.WindowTitle {
 		t.Fatalf("step %d, %s: title %q, its twin's %q", step, p.name, got.WindowTitle, want.WindowTitle)
 	}
@@ -104,9 +107,13 @@ func TestSharedFramesExact(t *testing.T) {
 	}
 	dark := o
 	dark.Background = "dark"
+	// A session whose clock reads 7 ms later: it adopts, flashes and
+	// draws that much after the others.
+	later := dark
+	later.Now = func() time.Time { return clk.now().Add(7 * time.Millisecond) }
 	pairs := []*twinPair{
 		mk("first", 160, 48, dark),
-		mk("second", 160, 48, dark),
+		mk("second", 160, 48, later),
 		mk("resized", 120, 40, dark),
 		mk("key", 160, 48, dark),
 		mk("light later", 160, 48, o),
@@ -184,14 +191,19 @@ func with(opts, alone Options) Options {
 }
 
 // TestSharedFramesConcurrently: sessions adopt and draw on goroutines of
-// their own, at their own pace, through one Frames (go test -race); each
-// draws its twin's frame at every step.
+// their own through one Frames (go test -race), meeting after each
+// snapshot as serve's sessions, on the whole second, do; each draws its
+// twin's frame at every step.
 func TestSharedFramesConcurrently(t *testing.T) {
 	snaps := framesSnapshots(30)
 	o := Options{ReadOnly: true, Background: "dark"}.ShareDerivations()
 	const sessions = 4
 	var wg sync.WaitGroup
-	errs := make(chan string, sessions)
+	steps := make([]sync.WaitGroup, len(snaps))
+	for i := range steps {
+		steps[i].Add(sessions)
+	}
+	errs := make(chan string, sessions*len(snaps))
 	for k := range sessions {
 		wg.Go(func() {
 			clk := &framesClock{t: snaps[0].Time}
@@ -200,14 +212,15 @@ func TestSharedFramesConcurrently(t *testing.T) {
 			alone := opts
 			alone.Frames = nil
 			p := &twinPair{fmt.Sprint("session ", k), framesApp(160, 48, opts), framesApp(160, 48, alone)}
-			for i, s := range snaps[k:] {
+			for i, s := range snaps {
 				clk.set(s.Time.Add(300 * time.Millisecond))
 				p.update(SnapshotMsg{s}, frameMsg{})
 				got, want := p.shared.View().Content, p.own.View().Content
 				if got != want {
 					errs <- fmt.Sprintf("session %d, step %d: %s", k, i, firstDiff(got, want))
-					return
 				}
+				steps[i].Done()
+				steps[i].Wait()
 			}
 		})
 	}
