@@ -68,10 +68,10 @@ type frameKey struct {
 	filter   string
 	byAgent  bool
 	// flash is the flash but for when it runs out (flashKey).
-	flash    kit.Flash
-	desk     string
-	graph    graphSpan
-	opts     optsKey
+	flash kit.Flash
+	desk  string
+	graph graphSpan
+	opts  optsKey
 }
 
 // themeKey names the theme: one set explicitly by its pointer, else the
