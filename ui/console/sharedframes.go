@@ -216,9 +216,14 @@ func sharedStaleAt(e *sharedFrame, flash kit.Flash) (time.Time, bool) {
 // console in the same state, and says whether it did.
 func (a *App) takeShared(k frameKey) bool {
 	f := a.opts.Frames
-	now := a.Now()
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	// The instant is read with the lock held: every frame stored was
+	// composed before it, and one composed after it is not seen. (Read
+	// before, a console kept waiting for the lock missed the frames
+	// stored meanwhile as composed after its instant: most of them at
+	// rest, where the sessions draw at one instant.)
+	now := a.Now()
 	for i := range f.ents {
 		e := &f.ents[i]
 		if e.frame == "" || e.key != k || now.Before(e.composedAt) {
