@@ -23,7 +23,9 @@
 # load they add to the machine, the CPU of the ssh clients and of tmux.
 # At the end it prints the server's count of frame changes written as
 # another session had computed them (frames_shared) and computed
-# (frames_diffed), where the server logs them.
+# (frames_diffed), where the server logs them, and the frames the
+# read-only sessions took as composed by another in the same state
+# (compositions_taken) and composed (compositions_made).
 #
 #   bash bench/serve-idle.sh                           # builds ./cmd/fgtop
 #   FGTOP_BIN=/tmp/fgtop WINDOW=30 COUNTS="0 1 10 50" bash bench/serve-idle.sh
@@ -63,6 +65,9 @@ cleanup() {
 		# had computed them, and how many were computed (logged by a
 		# server that shares them).
 		grep -o 'frames_shared=[0-9]* frames_diffed=[0-9]*' "$work/serve.log" 2>/dev/null | tail -1
+		# How many frames the read-only sessions took as another in the
+		# same state had composed them, and how many were composed.
+		grep -o 'compositions_taken=[0-9]* compositions_made=[0-9]*' "$work/serve.log" 2>/dev/null | tail -1 || true
 	fi
 	rm -rf "$work"
 }

@@ -85,6 +85,9 @@ type Options struct {
 	// console starts its graphs from them, so one opened late draws what
 	// the others draw. Nil: the graphs start with the console.
 	Samples *Samples
+	// Frames lets the read-only consoles in one state compose each frame
+	// once (sharedframes.go); nil: each composes its own.
+	Frames *Frames
 }
 
 // ShareDerivations returns o with a Deriver, unless it has one: every
@@ -96,6 +99,9 @@ func (o Options) ShareDerivations() Options {
 	}
 	if o.Samples == nil {
 		o.Samples = NewSamples()
+	}
+	if o.Frames == nil {
+		o.Frames = NewFrames()
 	}
 	return o
 }
@@ -199,6 +205,11 @@ type App struct {
 	// something held was seen, or the operator pressed a key or used the
 	// mouse), so startOnNeediest no longer moves it.
 	startPicked bool
+	// shareOff: the console had input and composes its own frames
+	// (Options.Frames).
+	shareOff bool
+	// frameTaken: the frame is another console's (Options.Frames).
+	frameTaken bool
 
 	// The main screen's panes, in focus order (indexed by pane), and the
 	// focused one; the typed pointers are for what crosses panes (the
@@ -604,11 +615,7 @@ func (a *App) adopt(s *model.Snapshot) {
 // that change nothing visible (snapshots waiting for the next frame).
 func (a *App) View() tea.View {
 	if !a.FrameOK {
-		a.composedAt = a.Now()
-		a.frame = a.compose()
-		if a.St.ASCII {
-			a.frame = kit.ASCIIOnly(a.frame)
-		}
+		a.composeShared()
 		a.FrameOK = true
 	}
 	v := tea.NewView(a.frame)

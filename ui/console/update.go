@@ -17,6 +17,7 @@ import (
 // journal, close, who holds the draft) and theme loading run as commands
 // and come back as messages (editor_cmds.go).
 func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	a.noteShared(msg)
 	m, cmd := a.update(msg)
 	// What the components sent on the bus (and, in tests, the desk's
 	// answers) is handled before Update returns.

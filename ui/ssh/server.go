@@ -384,7 +384,12 @@ func (s *Server) Close() error {
 	}
 	s.closed = true
 	hits, misses := s.frames.Stats()
-	s.log.Info("shutting down", "sessions", len(s.sessions), "frames_shared", hits, "frames_diffed", misses)
+	taken, composed := int64(0), int64(0)
+	if f := s.cfg.UI.Frames; f != nil {
+		taken, composed = f.Stats()
+	}
+	s.log.Info("shutting down", "sessions", len(s.sessions), "frames_shared", hits, "frames_diffed", misses,
+		"compositions_taken", taken, "compositions_made", composed)
 	live := make([]*session, 0, len(s.sessions))
 	for _, ls := range s.sessions {
 		live = append(live, ls)
