@@ -72,6 +72,8 @@ type frameKey struct {
 	desk  string
 	graph graphSpan
 	opts  optsKey
+	// closed: the header says the engine stopped.
+	closed bool
 }
 
 // themeKey names the theme: one set explicitly by its pointer, else the
@@ -107,6 +109,9 @@ type sharedFrame struct {
 	flashUntil   time.Time
 	shownUpdated kit.Span
 	after        [numPanes]listState
+	// cols are the kernels' columns the frame drew, which a click on
+	// their header reads.
+	cols []kernCol
 }
 
 // lists returns the panes' lists, in pane order.
@@ -144,7 +149,7 @@ func (a *App) listStates() (st [numPanes]listState, ok bool) {
 func (a *App) shareKey() (k frameKey, ok bool) {
 	f := a.opts.Frames
 	if f == nil || a.shareOff || !a.opts.ReadOnly || a.d == nil || a.Snap == nil ||
-		len(a.layers) > 0 || a.past.on || a.dFor != (derivedFor{a.St, a.Th}) {
+		len(a.layers) > 0 || a.past.on || !a.past.outside.IsZero() || a.dFor != (derivedFor{a.St, a.Th}) {
 		return k, false
 	}
 	lists, ok := a.listStates()
@@ -175,6 +180,7 @@ func (a *App) shareKey() (k frameKey, ok bool) {
 			readOnly: a.opts.ReadOnly, demo: a.opts.DemoRestart != nil, history: a.opts.History != "",
 			quitIs: a.opts.QuitIs, nodeName: a.opts.NodeName,
 		},
+		closed: a.Closed,
 	}, true
 }
 
@@ -239,6 +245,7 @@ func (a *App) takeShared(k frameKey) bool {
 		a.composedAt, a.staleAt, a.shownUpdated = now, staleAt, e.shownUpdated
 		a.frame, a.lay = e.frame, e.lay
 		a.geoms = append(a.geoms[:0], e.geoms...)
+		a.Kernels.cols = append(a.Kernels.cols[:0:0], e.cols...)
 		for p, l := range a.lists() {
 			s := e.after[p]
 			l.W, l.H, l.Cursor, l.offset, l.focused = s.w, s.h, s.cursor, s.offset, s.focused
@@ -261,7 +268,7 @@ func (a *App) offerShared(k frameKey) {
 		key: k, hist: cloneHistory(a.hist), frame: a.frame, lay: a.lay,
 		geoms:      append([]graphGeom(nil), a.geoms...),
 		composedAt: a.composedAt, staleAt: a.staleAt, shownUpdated: a.shownUpdated, after: after,
-		flashUntil: a.Flash.Until,
+		flashUntil: a.Flash.Until, cols: append([]kernCol(nil), a.Kernels.cols...),
 	}
 	f := a.opts.Frames
 	f.misses.Add(1)
