@@ -75,29 +75,35 @@ func BenchmarkSessionsAtRest(b *testing.B) {
 			for i := range apps {
 				apps[i] = testApp(b, 160, 48, s, Options{Deriver: dv})
 			}
-			// Each snapshot is adopted by every session in turn; the
-			// snapshots are made outside the timer, 256 at a time.
-			var next []*model.Snapshot
-			k, it := 0, 0
-			b.ReportAllocs()
-			for b.Loop() {
-				if it%n == 0 {
-					if len(next) == 0 {
-						b.StopTimer()
-						for range 256 {
-							k++
-							next = append(next, fake.Tick(s, k))
-							s = next[len(next)-1]
-						}
-						b.StartTimer()
-					}
-					s, next = next[0], next[1:]
-				}
-				a := apps[it%n]
-				it++
-				a.adopt(s)
-				_ = a.View()
-			}
+			adoptInTurn(b, apps, s)
 		})
+	}
+}
+
+// adoptInTurn is the loop of the sessions benchmarks: each snapshot, made
+// from s outside the timer 256 at a time, is adopted and drawn by every
+// session in turn; an op is one session and snapshot.
+func adoptInTurn(b *testing.B, apps []*App, s *model.Snapshot) {
+	n := len(apps)
+	var next []*model.Snapshot
+	k, it := 0, 0
+	b.ReportAllocs()
+	for b.Loop() {
+		if it%n == 0 {
+			if len(next) == 0 {
+				b.StopTimer()
+				for range 256 {
+					k++
+					next = append(next, fake.Tick(s, k))
+					s = next[len(next)-1]
+				}
+				b.StartTimer()
+			}
+			s, next = next[0], next[1:]
+		}
+		a := apps[it%n]
+		it++
+		a.adopt(s)
+		_ = a.View()
 	}
 }

@@ -270,27 +270,7 @@ func BenchmarkSessionsSharedFrames(b *testing.B) {
 				for i := range apps {
 					apps[i] = testApp(b, 160, 48, s, o)
 				}
-				var next []*model.Snapshot
-				k, it := 0, 0
-				b.ReportAllocs()
-				for b.Loop() {
-					if it%n == 0 {
-						if len(next) == 0 {
-							b.StopTimer()
-							for range 256 {
-								k++
-								next = append(next, fake.Tick(s, k))
-								s = next[len(next)-1]
-							}
-							b.StartTimer()
-						}
-						s, next = next[0], next[1:]
-					}
-					a := apps[it%n]
-					it++
-					a.adopt(s)
-					_ = a.View()
-				}
+				adoptInTurn(b, apps, s)
 			})
 		}
 	}
