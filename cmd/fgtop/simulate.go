@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"slices"
-	"strings"
 
 	"github.com/fgtop/fgtop/engine"
 	"github.com/fgtop/fgtop/engine/agentconfig"
@@ -381,7 +380,7 @@ func (f *simulateFlags) liveNode(ctx context.Context, settings placement.Setting
 	case errors.As(err, &unknownCap):
 		return nil, usageErr("simulate: the capacity of %s is unknown (the CUDA plugin settings could not be read): give it with --fgpu-capacity or the settings with --plugin-config", unknownCap.Device)
 	case errors.As(err, &unknownAgent):
-		return nil, usageErr("--agent %s: no such agent (have %s)", f.agent, agentIDs(unknownAgent.Have))
+		return nil, usageErr("--agent %s: no such agent (have %s)", f.agent, unknownAgent.HaveText())
 	case err != nil:
 		return nil, err
 	}
@@ -438,17 +437,6 @@ func (f *simulateFlags) configSettings(s *placement.Settings) (*agentconfig.Conf
 // and a few MiB.
 const maxSimCPUs = 4096
 
-func agentIDs(as []model.AgentID) string {
-	ids := make([]string, len(as))
-	for i, a := range as {
-		ids[i] = string(a)
-	}
-	if len(ids) == 0 {
-		return "none"
-	}
-	return strings.Join(ids, ", ")
-}
-
 // runCases runs --case FILE.
 func (f *simulateFlags) runCases() error {
 	for _, name := range []string{"request", "devices", "mock-etcd", "config", "scratch-root", "agent", "cpus", "cpu-numa", "mem", "allocation-order"} {
@@ -499,28 +487,13 @@ func (f *simulateFlags) runCases() error {
 	case err != nil:
 		return fmt.Errorf("simulate: %w", err)
 	}
-	if f.check {
+	switch {
+	case f.check:
 		return f.reportCheck(outs)
+	case f.asJSON:
+		return f.writeJSON(placement.RunsDocument(outs))
 	}
-	if len(outs) == 1 {
-		return f.render(outs[0].Sim, outs[0].Result, outs[0].Case.ID)
-	}
-	if f.asJSON {
-		docs := make([]any, len(outs))
-		for i, o := range outs {
-			docs[i] = o.Sim.Document(o.Result, o.Case.ID)
-		}
-		return f.writeJSON(placement.OrderedObject{{K: "cases", V: docs}})
-	}
-	for i, o := range outs {
-		if i > 0 {
-			fmt.Fprintln(f.stdout)
-		}
-		if err := f.render(o.Sim, o.Result, o.Case.ID); err != nil {
-			return err
-		}
-	}
-	return nil
+	return placement.WriteRunTables(f.stdout, outs, f.red)
 }
 
 // reportCheck prints the comparison of every case with its recorded
@@ -545,8 +518,11 @@ func (f *simulateFlags) render(sim *placement.Simulation, res *placement.Result,
 	if f.asJSON {
 		return f.writeJSON(sim.Document(res, caseID))
 	}
-	return sim.WriteTable(f.stdout, res, caseID, func(s string) string { return paintRed(f.stdout, s) })
+	return sim.WriteTable(f.stdout, res, caseID, f.red)
 }
+
+// red paints OVERCOMMIT red where stdout is a terminal.
+func (f *simulateFlags) red(s string) string { return paintRed(f.stdout, s) }
 
 func (f *simulateFlags) writeJSON(v any) error {
 	b, err := report.Marshal(v, !f.compact)
