@@ -40,7 +40,11 @@ Devices (--devices):
 CPU cores and memory are added only when --cpus / --mem describe a virtual host, or when a
 request names cpu or mem (then they are this machine's), so a simulation of accelerator
 slots never depends on the machine running it. --cpu-numa K spreads the --cpus cores
-over K NUMA nodes in equal blocks.
+over K NUMA nodes in equal blocks. On a live tree (--config / --scratch-root), which does
+not list the host, a request naming cpu or mem without --cpus / --mem is answered with this
+machine's cores and memory and says so on stderr; it is refused (exit 2, naming the flag)
+when the tree's kernels hold cores this machine lacks or more memory than it has: the tree
+is another node's.
 
 Allocator settings: --strategy applies to the maps of the device source (the accelerator,
 or every plugin of a devices.json); host cpu is EVENLY and mem FILL, as on the agent.
@@ -126,9 +130,13 @@ type simulateFlags struct {
 	asJSON   bool
 	trace    bool
 	compact  bool
-	changed  func(string) bool
-	stdout   io.Writer
-	stderr   io.Writer
+	// live is the snapshot of --config/--scratch-root, nil on an empty
+	// node: whether its cores and memory are this machine's is judged
+	// once the requests are read.
+	live    *model.Snapshot
+	changed func(string) bool
+	stdout  io.Writer
+	stderr  io.Writer
 }
 
 func newSimulateCmd() *cobra.Command {
@@ -201,6 +209,11 @@ func (f *simulateFlags) run(ctx context.Context) error {
 	}
 	if err := placement.ValidateSteps(steps); err != nil {
 		return usageErr("--request: %v", err)
+	}
+	if f.live != nil {
+		if err := f.judgeHost(placement.HostDoubts(f.live, steps, f.cpus > 0, f.mem != "")); err != nil {
+			return err
+		}
 	}
 	res, err := placement.Run(sim.Node, steps, placement.RunOptions{Trace: f.trace, Live: sim.Live, Manager: sim.Manager})
 	if err != nil {
@@ -351,6 +364,7 @@ func (f *simulateFlags) liveNode(ctx context.Context, settings placement.Setting
 		return nil, fmt.Errorf("simulate: reading the live state: %w", err)
 	}
 	reportProblems(f.stderr, snap)
+	f.live = snap
 	inv, err := opts.Inventory.Poll(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("simulate: device inventory: %w", err)
@@ -388,6 +402,30 @@ func (f *simulateFlags) liveNode(ctx context.Context, settings placement.Setting
 		fmt.Fprintf(f.stderr, "fgtop: %s\n", l)
 	}
 	return sim, nil
+}
+
+// judgeHost refuses a request for cpu or mem on a tree whose kernels
+// cannot have run on this machine, whose cores and memory stand for the
+// node's unless --cpus/--mem give them; where nothing contradicts this
+// machine, it says whose capacity the answer uses.
+func (f *simulateFlags) judgeHost(ds []placement.HostDoubt) error {
+	flag := func(d placement.HostDoubt) string {
+		if d.Slot == model.SlotMem {
+			return "--mem SIZE"
+		}
+		return "--cpus N (and --cpu-numa K)"
+	}
+	for _, d := range ds {
+		if d.Contradiction != "" {
+			return usageErr("simulate: a request asks for %s, and the tree of --config/--scratch-root is another node's: %s; give that node's %s with %s",
+				d.Slot, d.Contradiction, d.Slot, flag(d))
+		}
+	}
+	for _, d := range ds {
+		fmt.Fprintf(f.stderr, "fgtop: the %s capacity is this machine's (%s): the tree of --config/--scratch-root does not say its node's; if it is another node's, give that node's with %s\n",
+			d.Slot, d.Here, flag(d))
+	}
+	return nil
 }
 
 // openAccelerators opens --devices without the host's CPU cores and memory
