@@ -28,7 +28,7 @@ func TestSimulateLiveHostIsThisMachines(t *testing.T) {
 		root   string
 		extra  []string
 		bad    bool     // exit 2
-		stderr []string // in stderr, in order
+		stderr []string // in stderr
 		quiet  string   // not in stderr
 	}{
 		{name: "cores this machine lacks", root: far, extra: []string{"--request", "cpu=1"}, bad: true,
@@ -54,13 +54,10 @@ func TestSimulateLiveHostIsThisMachines(t *testing.T) {
 			if (code == exitBadUsage) != tt.bad {
 				t.Fatalf("exit %d, want 2: %v\n%s", code, tt.bad, errOut)
 			}
-			rest := errOut
 			for _, w := range tt.stderr {
-				i := strings.Index(rest, w)
-				if i < 0 {
-					t.Fatalf("stderr lacks %q (in order):\n%s", w, errOut)
+				if !strings.Contains(errOut, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, errOut)
 				}
-				rest = rest[i+len(w):]
 			}
 			if tt.quiet != "" && strings.Contains(errOut, tt.quiet) {
 				t.Errorf("stderr says %q:\n%s", tt.quiet, errOut)

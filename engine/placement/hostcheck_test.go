@@ -46,16 +46,8 @@ func TestHostDoubts(t *testing.T) {
 			if tt.tree != nil {
 				tt.tree(snap)
 			}
-			var steps []Step
-			for _, s := range tt.steps {
-				st, err := ParseStep(s, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				steps = append(steps, st)
-			}
 			var got []string
-			for _, d := range HostDoubts(snap, steps, tt.cpu, tt.mem) {
+			for _, d := range HostDoubts(snap, steps(t, tt.steps...), tt.cpu, tt.mem) {
 				got = append(got, fmt.Sprintf("%s (%s) %s", d.Slot, d.Here, d.Contradiction))
 			}
 			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
