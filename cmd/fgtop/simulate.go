@@ -43,8 +43,8 @@ slots never depends on the machine running it. --cpu-numa K spreads the --cpus c
 over K NUMA nodes in equal blocks. On a live tree (--config / --scratch-root), which does
 not list the host, a request naming cpu or mem without --cpus / --mem is answered with this
 machine's cores and memory and says so on stderr; it is refused (exit 2, naming the flag)
-when the tree's kernels hold cores this machine lacks or more memory than it has: the tree
-is another node's.
+when the tree's kernels hold, or the config's manual partition gives its agents, cores this
+machine lacks or more cores or memory than it has: the tree is another node's.
 
 Allocator settings: --strategy applies to the maps of the device source (the accelerator,
 or every plugin of a devices.json); host cpu is EVENLY and mem FILL, as on the agent.
@@ -130,10 +130,12 @@ type simulateFlags struct {
 	asJSON   bool
 	trace    bool
 	compact  bool
-	// live is the snapshot of --config/--scratch-root, nil on an empty
-	// node: whether its cores and memory are this machine's is judged
-	// once the requests are read.
+	// live and liveCfg are the snapshot and the config of --config/
+	// --scratch-root (nil on an empty node, or without --config): whether
+	// the node's cores and memory are this machine's is judged once the
+	// requests are read.
 	live    *model.Snapshot
+	liveCfg *agentconfig.Config
 	changed func(string) bool
 	stdout  io.Writer
 	stderr  io.Writer
@@ -211,7 +213,7 @@ func (f *simulateFlags) run(ctx context.Context) error {
 		return usageErr("--request: %v", err)
 	}
 	if f.live != nil {
-		if err := f.judgeHost(placement.HostDoubts(f.live, steps, f.cpus > 0, f.mem != "")); err != nil {
+		if err := f.judgeHost(placement.HostDoubts(f.live, f.liveCfg, steps, f.cpus > 0, f.mem != "")); err != nil {
 			return err
 		}
 	}
@@ -373,6 +375,7 @@ func (f *simulateFlags) liveNode(ctx context.Context, settings placement.Setting
 	if err != nil {
 		return nil, err
 	}
+	f.liveCfg = cfg
 	sim.TakeInventory(&settings, inv, f.src.devices, f.quantum != "")
 	agent := model.AgentID(f.agent)
 	if f.agent != "" && len(snap.Agents) > 0 {

@@ -1,8 +1,13 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/fgtop/fgtop/internal/testfix"
 )
 
 // TestSimulateLiveHostIsThisMachines: on a live tree, the host's cores
@@ -23,6 +28,21 @@ func TestSimulateLiveHostIsThisMachines(t *testing.T) {
 	far := tree("4000:1,4001:1", "1g") // cores no machine running the tests has
 	huge := tree("0:1", "64p")         // more memory than it has
 	near := tree("0:1", "1g")          // nothing says it is another node's
+	// The two-agent device-based config with cores no machine running
+	// the tests has.
+	fx := testfix.Dir(t, "backendai")
+	text, err := os.ReadFile(filepath.Join(fx, "agent.multi-agent.device-based.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	far0, far1 := `cpu = ["4000", "4001"]`, `cpu = ["4002", "4003"]`
+	cfgText := regexp.MustCompile(`cpu = \["0", [^\]]*\]`).ReplaceAllString(string(text), far0)
+	cfgText = regexp.MustCompile(`cpu = \["16", [^\]]*\]`).ReplaceAllString(cfgText, far1)
+	if !strings.Contains(cfgText, far0) || !strings.Contains(cfgText, far1) {
+		t.Fatal("the fixture's core lists moved")
+	}
+	cfg := writeFile(t, t.TempDir(), "agent.toml", cfgText)
+	cfgArgs := []string{"--config", cfg, "--scratch-root", "i-gpu-node01-numa1=" + t.TempDir()}
 	tests := []struct {
 		name   string
 		root   string
@@ -41,12 +61,16 @@ func TestSimulateLiveHostIsThisMachines(t *testing.T) {
 			quiet: "capacity is this machine's"},
 		{name: "a tree that fits says whose capacity", root: near, extra: []string{"--request", "cpu=1,mem=1g"},
 			stderr: []string{"the cpu capacity is this machine's", "--cpus N", "the mem capacity is this machine's", "--mem SIZE"}},
+		{name: "a config's cores this machine lacks", root: near, extra: append(cfgArgs, "--request", "cpu=1"), bad: true,
+			stderr: []string{"the config gives its agents cores 4000, 4001, 4002, 4003, which this machine", "--cpus N"}},
+		{name: "the config's node's cores given", root: near, extra: append(cfgArgs, "--cpus", "4096", "--request", "cpu=1"),
+			quiet: "capacity is this machine's"},
 		{name: "an accelerator request says nothing", root: far, extra: []string{"--request", "cuda.shares=0.1"},
 			quiet: "this machine"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			args := append([]string{"simulate", "--devices", toml, "--mock-etcd", etcd, "--scratch-root", "agent-1=" + tt.root}, tt.extra...)
+			args := append([]string{"simulate", "--devices", toml, "--mock-etcd", etcd, "--scratch-root", "i-gpu-node01-numa0=" + tt.root}, tt.extra...)
 			_, errOut, code := runSim(t, args...)
 			if strings.Contains(errOut, "skipped") {
 				t.Fatalf("the tree's kernel was not read:\n%s", errOut)

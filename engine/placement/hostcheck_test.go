@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/model"
 )
 
 // TestHostDoubts checks which host slots a simulation on a live tree
 // doubts: only those its requests ask for and no virtual host replaced,
-// each with what in the tree's kernels cannot be on this machine.
+// each with what in the tree's kernels or its config's manual partition
+// cannot be on this machine.
 func TestHostDoubts(t *testing.T) {
 	// twoAgentNode: 8 cores, 64 GiB; k-a1 holds cores 0-1 and 8 GiB.
 	foreign := func(s *model.Snapshot) {
@@ -20,10 +22,24 @@ func TestHostDoubts(t *testing.T) {
 		}})
 		s.SetKernels(ks)
 	}
+	manual := func(mode string, allocs ...*agentconfig.Allocation) *agentconfig.Config {
+		cfg := &agentconfig.Config{Mode: mode}
+		for i, a := range allocs {
+			cfg.Agents = append(cfg.Agents, agentconfig.AgentConfig{ID: model.AgentID(fmt.Sprint("a", i+1)), IDSet: true, Alloc: a})
+		}
+		return cfg
+	}
+	cores := func(ids ...model.DeviceID) *agentconfig.Allocation {
+		return &agentconfig.Allocation{HasCPU: true, CPU: ids}
+	}
+	counts := func(n int64, memGiB int64) *agentconfig.Allocation {
+		return &agentconfig.Allocation{HasCPU: true, CPUCount: model.NewDec(n, 0), HasMem: true, Mem: model.NewDec(memGiB*gib, 0)}
+	}
 	tests := []struct {
 		name     string
 		steps    []string
 		tree     func(*model.Snapshot)
+		cfg      *agentconfig.Config
 		cpu, mem bool // --cpus, --mem given
 		want     []string
 	}{
@@ -36,6 +52,19 @@ func TestHostDoubts(t *testing.T) {
 		{name: "cores this machine lacks", steps: []string{"cpu=1,mem=1g"}, tree: foreign,
 			want: []string{"cpu (8 cores) the kernels hold cores 9, 12, 64, 100 and 1 more, which this machine (8 cores) lacks",
 				"mem (64 GiB) the kernels hold 108 GiB of memory, more than this machine's 64 GiB"}},
+		{name: "a config's cores this machine lacks", steps: []string{"cpu=1"},
+			cfg:  manual(agentconfig.ModeManual, cores("0", "1", "2", "3"), cores("4", "41", "40")),
+			want: []string{"cpu (8 cores) the config gives its agents cores 40, 41, which this machine (8 cores) lacks"}},
+		{name: "a config's counts beyond this machine", steps: []string{"cpu=1,mem=1g"},
+			cfg: manual(agentconfig.ModeManual, counts(6, 40), counts(6, 40)),
+			want: []string{"cpu (8 cores) the config gives its agents 12 cores, more than this machine's 8",
+				"mem (64 GiB) the config gives its agents 80 GiB of memory, more than this machine's 64 GiB"}},
+		{name: "a config that fits", steps: []string{"cpu=1,mem=1g"},
+			cfg:  manual(agentconfig.ModeManual, counts(4, 32), counts(4, 32)),
+			want: []string{"cpu (8 cores) ", "mem (64 GiB) "}},
+		{name: "tables outside manual mode are not a partition", steps: []string{"cpu=1,mem=1g"},
+			cfg:  manual(agentconfig.ModeAutoSplit, counts(6, 40), cores("41")),
+			want: []string{"cpu (8 cores) ", "mem (64 GiB) "}},
 		{name: "a virtual host is not doubted", steps: []string{"cpu=1,mem=1g"}, tree: foreign, cpu: true, mem: true},
 		{name: "only the slot not given", steps: []string{"cpu=1,mem=1g"}, tree: foreign, cpu: true,
 			want: []string{"mem (64 GiB) the kernels hold 108 GiB of memory, more than this machine's 64 GiB"}},
@@ -47,7 +76,7 @@ func TestHostDoubts(t *testing.T) {
 				tt.tree(snap)
 			}
 			var got []string
-			for _, d := range HostDoubts(snap, steps(t, tt.steps...), tt.cpu, tt.mem) {
+			for _, d := range HostDoubts(snap, tt.cfg, steps(t, tt.steps...), tt.cpu, tt.mem) {
 				got = append(got, fmt.Sprintf("%s (%s) %s", d.Slot, d.Here, d.Contradiction))
 			}
 			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
