@@ -371,8 +371,8 @@ Nothing is written. Exit status: 0 valid (or no change), 2 invalid or bad usage.
 			} else {
 				p.WriteText(cmd.OutOrStdout())
 			}
-			if !p.Valid() {
-				return &exitError{code: exitBadUsage, err: fmt.Errorf("the plan is invalid (%d error(s)): fix the request or the config as the errors above say", len(p.Errors))}
+			if why := p.Invalid(); why != "" {
+				return &exitError{code: exitBadUsage, err: errors.New(why)}
 			}
 			return nil
 		},
@@ -487,7 +487,7 @@ plan or bad usage.
 				return &exitError{code: exitProblem, err: errors.New(why)}
 			}
 			if h, held := partition.DraftHolder(p.Config); held {
-				fmt.Fprintf(cmd.ErrOrStderr(), "note: %s is editing the partition in a console; applying makes that draft stale (it must be reviewed before it can be applied)\n", h)
+				fmt.Fprintln(cmd.ErrOrStderr(), partition.DraftStaleNote(h))
 			}
 			if err := confirm(cmd, yes, fmt.Sprintf("apply %d change(s) to %s?", len(p.Edits), p.Config)); err != nil {
 				return err

@@ -47,6 +47,21 @@ func JudgeApply(p *Plan, blind int, force bool) (ApplyVerdict, string) {
 	return ApplyGo, ""
 }
 
+// Invalid is why plan exits 2 on an invalid plan, "" for a valid one: the
+// errors themselves are in the plan's text above it.
+func (p *Plan) Invalid() string {
+	if p.Valid() {
+		return ""
+	}
+	return fmt.Sprintf("the plan is invalid (%d error(s)): fix the request or the config as the errors above say", len(p.Errors))
+}
+
+// DraftStaleNote is what apply says when h holds a console's draft of the
+// file it is about to write: the write makes that draft stale.
+func DraftStaleNote(h Hold) string {
+	return fmt.Sprintf("note: %s is editing the partition in a console; applying makes that draft stale (it must be reviewed before it can be applied)", h)
+}
+
 // Verified is apply's last line when the file read back gives the plan.
 const Verified = "verified: the file read back gives the planned partition"
 

@@ -61,6 +61,12 @@ func TestApplyText(t *testing.T) {
 		{"restored", func(b *bytes.Buffer) { WriteRestored(b, res) },
 			"restored: /etc/agent.toml (sha256 fedcba987654)\nversion replaced: /etc/agent.toml.fgtop-1.bak\njournal: /etc/agent.toml.fgtop-journal.jsonl\n"},
 		{"a short hash stays whole", func(b *bytes.Buffer) { b.WriteString(ShortHash("abc")) }, "abc"},
+		{"a valid plan is not invalid", func(b *bytes.Buffer) { b.WriteString((&Plan{}).Invalid()) }, ""},
+		{"an invalid plan counts its errors", func(b *bytes.Buffer) { b.WriteString((&Plan{Errors: []string{"a", "b", "c"}}).Invalid()) },
+			"the plan is invalid (3 error(s)): fix the request or the config as the errors above say"},
+		{"a held draft goes stale", func(b *bytes.Buffer) {
+			b.WriteString(DraftStaleNote(Hold{Actor: agentconfig.Actor{Name: "alice", Origin: "ssh:203.0.113.7:51234"}, Since: time.Date(2026, 12, 2, 14, 2, 3, 0, time.Local)}))
+		}, "note: alice (ssh:203.0.113.7:51234) since 14:02:03 is editing the partition in a console; applying makes that draft stale (it must be reviewed before it can be applied)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
