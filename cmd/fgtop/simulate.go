@@ -407,10 +407,11 @@ func (f *simulateFlags) liveNode(ctx context.Context, settings placement.Setting
 	return sim, nil
 }
 
-// judgeHost refuses a request for cpu or mem on a tree whose kernels
-// cannot have run on this machine, whose cores and memory stand for the
-// node's unless --cpus/--mem give them; where nothing contradicts this
-// machine, it says whose capacity the answer uses.
+// judgeHost refuses a request for cpu or mem on a tree that cannot be
+// this machine's (its kernels or its config's partition say so), whose
+// cores and memory stand for the node's unless --cpus/--mem give them;
+// where nothing contradicts this machine, it says whose capacity the
+// answer uses.
 func (f *simulateFlags) judgeHost(ds []placement.HostDoubt) error {
 	flag := func(d placement.HostDoubt) string {
 		if d.Slot == model.SlotMem {
