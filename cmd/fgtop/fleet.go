@@ -387,46 +387,23 @@ func (f *fleetFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 			return usageErr("--fit %q: %v", f.fit, err)
 		}
 	}
-	var v any
-	bad := false
-	if f.fit != "" {
-		r := fleet.FitJSON(fl, req, src.settings)
-		v, bad = r, len(r.Fits) == 0
-		if !f.asJSON {
-			printFit(stdout, r)
-		}
-	} else {
-		j := fleet.ToJSON(fl)
-		v = j
-		for _, n := range j.Nodes {
-			bad = bad || n.State == fleet.Unreachable || n.Devices == nil || n.Note != ""
-		}
-		if !f.asJSON {
-			printFleet(stdout, j)
-		}
-	}
+	a := fleet.NewAnswer(fl, f.fit != "", req, f.fit, src.settings)
 	if f.asJSON {
-		b, err := report.Marshal(v, !f.compact)
+		b, err := report.Marshal(a.Value(), !f.compact)
 		if err != nil {
 			return err
 		}
 		if _, err := stdout.Write(b); err != nil {
 			return err
 		}
+	} else {
+		a.WriteText(stdout, func(s string) string { return paintRed(stdout, s) })
 	}
-	for _, n := range fl.Nodes {
-		if n.State != fleet.Live || n.Snap == nil {
-			fmt.Fprintf(stderr, "fgtop fleet: %s: %s: %s\n", n.Addr, n.State, n.Reason)
-		}
-		if n.Note != "" {
-			fmt.Fprintf(stderr, "fgtop fleet: %s: %s\n", n.Addr, n.Note)
-		}
+	for _, l := range a.NodeLines {
+		fmt.Fprintf(stderr, "fgtop fleet: %s\n", l)
 	}
-	if bad {
-		if f.fit != "" {
-			return &exitError{code: exitProblem, err: fmt.Errorf("%s fits on no live node", f.fit)}
-		}
-		return &exitError{code: exitProblem, err: fmt.Errorf("some nodes did not answer, or are marked (see above)")}
+	if a.Failure != "" {
+		return &exitError{code: exitProblem, err: errors.New(a.Failure)}
 	}
 	return nil
 }
@@ -453,9 +430,6 @@ func waitAtMost(wait func(), d time.Duration) {
 func waitAnswered(ctx context.Context, t *fleet.Tracker, timeout time.Duration) *fleet.Fleet {
 	return fleet.WaitAnswered(ctx, t, timeout)
 }
-
-// printFleet writes the fleet's table.
-func printFleet(w io.Writer, j fleet.JSONFleet) { fleet.WriteTable(w, j) }
 
 // printFit writes where a request fits, overcommits in red on a terminal.
 func printFit(w io.Writer, r fleet.JSONFitReport) {

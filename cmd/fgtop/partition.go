@@ -371,8 +371,8 @@ Nothing is written. Exit status: 0 valid (or no change), 2 invalid or bad usage.
 			} else {
 				p.WriteText(cmd.OutOrStdout())
 			}
-			if !p.Valid() {
-				return &exitError{code: exitBadUsage, err: fmt.Errorf("the plan is invalid (%d error(s)): fix the request or the config as the errors above say", len(p.Errors))}
+			if why := p.Invalid(); why != "" {
+				return &exitError{code: exitBadUsage, err: errors.New(why)}
 			}
 			return nil
 		},
@@ -414,7 +414,7 @@ func confirm(cmd *cobra.Command, yes bool, question string) error {
 func restart(cmd *cobra.Command, restartCmd string) error {
 	out := cmd.OutOrStdout()
 	if restartCmd == "" {
-		fmt.Fprintln(out, "restart needed: the agent reads agent.toml only at start-up; restart it (or pass --restart-cmd CMD) for the change to take effect")
+		fmt.Fprintln(out, partition.RestartNeeded)
 		return nil
 	}
 	fmt.Fprintf(out, "running restart command: %s\n", restartCmd)
@@ -477,33 +477,29 @@ plan or bad usage.
 			}
 			out := cmd.OutOrStdout()
 			p.WriteText(out)
-			switch {
-			case !p.Valid():
-				return &exitError{code: exitBadUsage, err: fmt.Errorf("refusing to apply: the plan is invalid (%d error(s)); %s is untouched", len(p.Errors), p.Config)}
-			case !p.Changed():
-				fmt.Fprintln(out, "nothing to apply")
+			switch v, why := partition.JudgeApply(p, len(blind), force); v {
+			case partition.ApplyInvalid:
+				return &exitError{code: exitBadUsage, err: errors.New(why)}
+			case partition.ApplyNothing:
+				fmt.Fprintln(out, why)
 				return nil
-			case len(p.Affected()) > 0 && !force:
-				return &exitError{code: exitProblem, err: fmt.Errorf("refusing to apply: live kernels hold devices that move (--force applies anyway); %s is untouched", p.Config)}
-			case len(blind) > 0 && !force:
-				// Moves and capacity cuts are judged against the live
-				// kernels, and some of them are not seen.
-				return &exitError{code: exitProblem, err: fmt.Errorf("refusing to apply: %d scratch root(s) cannot be read, so the live kernels this change may affect cannot be seen (--force applies anyway); %s is untouched", len(blind), p.Config)}
+			case partition.ApplyRefused:
+				return &exitError{code: exitProblem, err: errors.New(why)}
 			}
 			if h, held := partition.DraftHolder(p.Config); held {
-				fmt.Fprintf(cmd.ErrOrStderr(), "note: %s is editing the partition in a console; applying makes that draft stale (it must be reviewed before it can be applied)\n", h)
+				fmt.Fprintln(cmd.ErrOrStderr(), partition.DraftStaleNote(h))
 			}
 			if err := confirm(cmd, yes, fmt.Sprintf("apply %d change(s) to %s?", len(p.Edits), p.Config)); err != nil {
 				return err
 			}
 			res, err := partition.Apply(p, partition.ApplyOptions{Actor: agentconfig.LocalOperator(), Force: force})
 			if res != nil {
-				fmt.Fprintf(out, "written: %s (sha256 %s -> %s)\nprevious version: %s\njournal: %s\n", res.Path, shortHash(res.OldHash), shortHash(res.NewHash), res.Backup, res.Journal)
+				partition.WriteApplied(out, &res.CommitResult)
 			}
 			if err != nil {
 				return &exitError{code: exitProblem, err: err}
 			}
-			fmt.Fprintln(out, "verified: the file read back gives the planned partition")
+			fmt.Fprintln(out, partition.Verified)
 			return restart(cmd, restartCmd)
 		},
 	}
@@ -551,8 +547,7 @@ Exit status: 0 restored, 1 refused or failed, 2 bad usage.
 			if err != nil {
 				return &exitError{code: exitProblem, err: err}
 			}
-			fmt.Fprintf(out, "undoing the apply of %s by %s (%s): %s -> restore %s (sha256 %s)\n",
-				top.Time.Format("2006-01-02 15:04:05Z07:00"), top.Actor, top.Origin, shortHash(top.NewHash), top.Backup, shortHash(top.OldHash))
+			partition.WriteUndoing(out, top)
 			if err := confirm(cmd, yes, fmt.Sprintf("restore %s?", config)); err != nil {
 				return err
 			}
@@ -560,7 +555,7 @@ Exit status: 0 restored, 1 refused or failed, 2 bad usage.
 			if err != nil {
 				return &exitError{code: exitProblem, err: err}
 			}
-			fmt.Fprintf(out, "restored: %s (sha256 %s)\nversion replaced: %s\njournal: %s\n", res.Path, shortHash(res.NewHash), res.Backup, res.Journal)
+			partition.WriteRestored(out, res)
 			if len(res.Mismatch) > 0 {
 				return &exitError{code: exitProblem, err: fmt.Errorf("restored, but: %s", strings.Join(res.Mismatch, "; "))}
 			}
@@ -573,11 +568,4 @@ Exit status: 0 restored, 1 refused or failed, 2 bad usage.
 	fl.BoolVar(&force, "force", false, "roll back even when the file changed since the apply")
 	fl.StringVar(&restartCmd, "restart-cmd", "", "command to run (sh -c) after restoring")
 	return cmd
-}
-
-func shortHash(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
 }

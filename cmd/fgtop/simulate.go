@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"slices"
-	"strings"
 
 	"github.com/fgtop/fgtop/engine"
 	"github.com/fgtop/fgtop/engine/agentconfig"
@@ -41,7 +40,11 @@ Devices (--devices):
 CPU cores and memory are added only when --cpus / --mem describe a virtual host, or when a
 request names cpu or mem (then they are this machine's), so a simulation of accelerator
 slots never depends on the machine running it. --cpu-numa K spreads the --cpus cores
-over K NUMA nodes in equal blocks.
+over K NUMA nodes in equal blocks. On a live tree (--config / --scratch-root), which does
+not list the host, a request naming cpu or mem without --cpus / --mem is answered with this
+machine's cores and memory and says so on stderr; it is refused (exit 2, naming the flag)
+when the tree's kernels hold, or the config's manual partition gives its agents, cores this
+machine lacks or more cores or memory than it has: the tree is another node's.
 
 Allocator settings: --strategy applies to the maps of the device source (the accelerator,
 or every plugin of a devices.json); host cpu is EVENLY and mem FILL, as on the agent.
@@ -127,9 +130,15 @@ type simulateFlags struct {
 	asJSON   bool
 	trace    bool
 	compact  bool
-	changed  func(string) bool
-	stdout   io.Writer
-	stderr   io.Writer
+	// live and liveCfg are the snapshot and the config of --config/
+	// --scratch-root (nil on an empty node, or without --config): whether
+	// the node's cores and memory are this machine's is judged once the
+	// requests are read.
+	live    *model.Snapshot
+	liveCfg *agentconfig.Config
+	changed func(string) bool
+	stdout  io.Writer
+	stderr  io.Writer
 }
 
 func newSimulateCmd() *cobra.Command {
@@ -202,6 +211,11 @@ func (f *simulateFlags) run(ctx context.Context) error {
 	}
 	if err := placement.ValidateSteps(steps); err != nil {
 		return usageErr("--request: %v", err)
+	}
+	if f.live != nil {
+		if err := f.judgeHost(placement.HostDoubts(f.live, f.liveCfg, steps, f.cpus > 0, f.mem != "")); err != nil {
+			return err
+		}
 	}
 	res, err := placement.Run(sim.Node, steps, placement.RunOptions{Trace: f.trace, Live: sim.Live, Manager: sim.Manager})
 	if err != nil {
@@ -352,6 +366,7 @@ func (f *simulateFlags) liveNode(ctx context.Context, settings placement.Setting
 		return nil, fmt.Errorf("simulate: reading the live state: %w", err)
 	}
 	reportProblems(f.stderr, snap)
+	f.live = snap
 	inv, err := opts.Inventory.Poll(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("simulate: device inventory: %w", err)
@@ -360,6 +375,7 @@ func (f *simulateFlags) liveNode(ctx context.Context, settings placement.Setting
 	if err != nil {
 		return nil, err
 	}
+	f.liveCfg = cfg
 	sim.TakeInventory(&settings, inv, f.src.devices, f.quantum != "")
 	agent := model.AgentID(f.agent)
 	if f.agent != "" && len(snap.Agents) > 0 {
@@ -381,7 +397,7 @@ func (f *simulateFlags) liveNode(ctx context.Context, settings placement.Setting
 	case errors.As(err, &unknownCap):
 		return nil, usageErr("simulate: the capacity of %s is unknown (the CUDA plugin settings could not be read): give it with --fgpu-capacity or the settings with --plugin-config", unknownCap.Device)
 	case errors.As(err, &unknownAgent):
-		return nil, usageErr("--agent %s: no such agent (have %s)", f.agent, agentIDs(unknownAgent.Have))
+		return nil, usageErr("--agent %s: no such agent (have %s)", f.agent, unknownAgent.HaveText())
 	case err != nil:
 		return nil, err
 	}
@@ -389,6 +405,31 @@ func (f *simulateFlags) liveNode(ctx context.Context, settings placement.Setting
 		fmt.Fprintf(f.stderr, "fgtop: %s\n", l)
 	}
 	return sim, nil
+}
+
+// judgeHost refuses a request for cpu or mem on a tree that cannot be
+// this machine's (its kernels or its config's partition say so), whose
+// cores and memory stand for the node's unless --cpus/--mem give them;
+// where nothing contradicts this machine, it says whose capacity the
+// answer uses.
+func (f *simulateFlags) judgeHost(ds []placement.HostDoubt) error {
+	flag := func(d placement.HostDoubt) string {
+		if d.Slot == model.SlotMem {
+			return "--mem SIZE"
+		}
+		return "--cpus N (and --cpu-numa K)"
+	}
+	for _, d := range ds {
+		if d.Contradiction != "" {
+			return usageErr("simulate: a request asks for %s, and the tree of --config/--scratch-root is another node's: %s; give that node's %s with %s",
+				d.Slot, d.Contradiction, d.Slot, flag(d))
+		}
+	}
+	for _, d := range ds {
+		fmt.Fprintf(f.stderr, "fgtop: the %s capacity is this machine's (%s): the tree of --config/--scratch-root does not say its node's; if it is another node's, give that node's with %s\n",
+			d.Slot, d.Here, flag(d))
+	}
+	return nil
 }
 
 // openAccelerators opens --devices without the host's CPU cores and memory
@@ -437,17 +478,6 @@ func (f *simulateFlags) configSettings(s *placement.Settings) (*agentconfig.Conf
 // the simulated node (one device per core) stays a fraction of a second
 // and a few MiB.
 const maxSimCPUs = 4096
-
-func agentIDs(as []model.AgentID) string {
-	ids := make([]string, len(as))
-	for i, a := range as {
-		ids[i] = string(a)
-	}
-	if len(ids) == 0 {
-		return "none"
-	}
-	return strings.Join(ids, ", ")
-}
 
 // runCases runs --case FILE.
 func (f *simulateFlags) runCases() error {
@@ -499,28 +529,13 @@ func (f *simulateFlags) runCases() error {
 	case err != nil:
 		return fmt.Errorf("simulate: %w", err)
 	}
-	if f.check {
+	switch {
+	case f.check:
 		return f.reportCheck(outs)
+	case f.asJSON:
+		return f.writeJSON(placement.RunsDocument(outs))
 	}
-	if len(outs) == 1 {
-		return f.render(outs[0].Sim, outs[0].Result, outs[0].Case.ID)
-	}
-	if f.asJSON {
-		docs := make([]any, len(outs))
-		for i, o := range outs {
-			docs[i] = o.Sim.Document(o.Result, o.Case.ID)
-		}
-		return f.writeJSON(placement.OrderedObject{{K: "cases", V: docs}})
-	}
-	for i, o := range outs {
-		if i > 0 {
-			fmt.Fprintln(f.stdout)
-		}
-		if err := f.render(o.Sim, o.Result, o.Case.ID); err != nil {
-			return err
-		}
-	}
-	return nil
+	return placement.WriteRunTables(f.stdout, outs, f.red)
 }
 
 // reportCheck prints the comparison of every case with its recorded
@@ -545,8 +560,11 @@ func (f *simulateFlags) render(sim *placement.Simulation, res *placement.Result,
 	if f.asJSON {
 		return f.writeJSON(sim.Document(res, caseID))
 	}
-	return sim.WriteTable(f.stdout, res, caseID, func(s string) string { return paintRed(f.stdout, s) })
+	return sim.WriteTable(f.stdout, res, caseID, f.red)
 }
+
+// red paints OVERCOMMIT red where stdout is a terminal.
+func (f *simulateFlags) red(s string) string { return paintRed(f.stdout, s) }
 
 func (f *simulateFlags) writeJSON(v any) error {
 	b, err := report.Marshal(v, !f.compact)

@@ -35,6 +35,34 @@ func (c CasesCheck) WriteText(w io.Writer) {
 	}
 }
 
+// RunsDocument is case runs as fgtop simulate --case --json prints them:
+// one run's own document (Simulation.Document), or for several
+// {"cases": [...]}, each its document, in the file's order.
+func RunsDocument(runs []CaseRun) any {
+	if len(runs) == 1 {
+		return runs[0].Sim.Document(runs[0].Result, runs[0].Case.ID)
+	}
+	docs := make([]any, len(runs))
+	for i, r := range runs {
+		docs[i] = r.Sim.Document(r.Result, r.Case.ID)
+	}
+	return OrderedObject{{K: "cases", V: docs}}
+}
+
+// WriteRunTables writes every case run's table (Simulation.WriteTable),
+// a blank line between two; red is WriteTable's.
+func WriteRunTables(w io.Writer, runs []CaseRun, red func(string) string) error {
+	for i, r := range runs {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		if err := r.Sim.WriteTable(w, r.Result, r.Case.ID, red); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // IsDeviceList reports whether a device source names a device list (a
 // devices.json, ParseDeviceSpecs) rather than a mock-accelerator.toml, auto
 // or nvml: a .json file, or a file whose first non-blank byte opens a JSON

@@ -3,6 +3,7 @@ package placement
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/engine/alloc"
@@ -141,6 +142,19 @@ type UnknownAgentError struct {
 
 func (e *UnknownAgentError) Error() string {
 	return fmt.Sprintf("no such agent %s", e.Agent)
+}
+
+// HaveText lists the node's agents for an error ("a, b"), "none" when it
+// has none.
+func (e *UnknownAgentError) HaveText() string {
+	if len(e.Have) == 0 {
+		return "none"
+	}
+	ids := make([]string, len(e.Have))
+	for i, a := range e.Have {
+		ids[i] = string(a)
+	}
+	return strings.Join(ids, ", ")
 }
 
 // SetLiveNode sets the simulation up on the live node of snap: its devices

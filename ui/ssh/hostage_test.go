@@ -150,11 +150,7 @@ func TestHostageViewerFreesItsSlot(t *testing.T) {
 // first line came (the session was admitted).
 func (f *fixture) openStream(t *testing.T, user string, key gossh.Signer) {
 	t.Helper()
-	c := f.client(t, user, key)
-	sess, err := c.NewSession()
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, sess := f.session(t, user, key)
 	out, err := sess.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

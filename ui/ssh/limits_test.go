@@ -68,6 +68,17 @@ func (f *fixture) session(t *testing.T, user string, key gossh.Signer) (*gossh.C
 	return c, sess
 }
 
+// ptySession is session with a pty of the console's size (termW x termH)
+// requested.
+func (f *fixture) ptySession(t *testing.T, user string, key gossh.Signer) (*gossh.Client, *gossh.Session) {
+	t.Helper()
+	c, sess := f.session(t, user, key)
+	if err := sess.RequestPty("xterm-256color", termH, termW, gossh.TerminalModes{}); err != nil {
+		t.Fatal(err)
+	}
+	return c, sess
+}
+
 func heapInUse() uint64 {
 	runtime.GC()
 	var ms runtime.MemStats

@@ -17,8 +17,6 @@ import (
 	"testing"
 	"time"
 
-	gossh "golang.org/x/crypto/ssh"
-
 	"github.com/fgtop/fgtop/model"
 	"github.com/fgtop/fgtop/ui/internal/fake"
 )
@@ -261,18 +259,7 @@ func TestLoad(t *testing.T) {
 	var screen *term // one session's screen, to check what a person sees
 	for i := range meters {
 		meters[i] = &meter{published: published}
-		c, err := f.dial(fmt.Sprintf("load%02d", i), f.viewer)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = c.Close() })
-		sess, err := c.NewSession()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := sess.RequestPty("xterm-256color", termH, termW, gossh.TerminalModes{}); err != nil {
-			t.Fatal(err)
-		}
+		_, sess := f.ptySession(t, fmt.Sprintf("load%02d", i), f.viewer)
 		sess.Stdout, sess.Stderr = meters[i], io.Discard
 		if i == 0 {
 			screen = newTerm(termW, termH)

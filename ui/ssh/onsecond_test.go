@@ -41,18 +41,7 @@ func (s *stampedTerm) since(t time.Time) []time.Time {
 // openStamped opens a console whose output arrivals are noted.
 func (f *fixture) openStamped(t *testing.T, key gossh.Signer) *stampedTerm {
 	t.Helper()
-	c, err := f.dial("victor", key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	sess, err := c.NewSession()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sess.RequestPty("xterm-256color", termH, termW, gossh.TerminalModes{}); err != nil {
-		t.Fatal(err)
-	}
+	_, sess := f.ptySession(t, "victor", key)
 	st := &stampedTerm{term: newTerm(termW, termH)}
 	sess.Stdout, sess.Stderr = st, newTerm(termW, termH)
 	if _, err := sess.StdinPipe(); err != nil {

@@ -168,15 +168,7 @@ const termW, termH = 120, 40
 
 func (f *fixture) open(t *testing.T, user string, key gossh.Signer, env map[string]string) *console {
 	t.Helper()
-	c, err := f.dial(user, key)
-	if err != nil {
-		t.Fatalf("dial as %s: %v", user, err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	sess, err := c.NewSession()
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, sess := f.session(t, user, key)
 	for k, v := range env {
 		if err := sess.Setenv(k, v); err != nil {
 			t.Fatal(err)
@@ -187,6 +179,7 @@ func (f *fixture) open(t *testing.T, user string, key gossh.Signer, env map[stri
 	}
 	con := &console{client: c, sess: sess, scr: newTerm(termW, termH), stderr: newTerm(termW, termH), done: make(chan error, 1)}
 	sess.Stdout, sess.Stderr = con.scr, con.stderr
+	var err error
 	if con.in, err = sess.StdinPipe(); err != nil {
 		t.Fatal(err)
 	}
@@ -390,18 +383,10 @@ func TestDemotedOperatorIsCutOff(t *testing.T) {
 func TestLimits(t *testing.T) {
 	t.Run("no pty", func(t *testing.T) {
 		f := startServer(t, nil)
-		c, err := f.dial("victor", f.viewer)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		sess, err := c.NewSession()
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, sess := f.session(t, "victor", f.viewer)
 		var stderr bytes.Buffer
 		sess.Stderr = &stderr
-		err = sess.Run("")
+		err := sess.Run("")
 		var exit *gossh.ExitError
 		if !errors.As(err, &exit) || exit.ExitStatus() != 1 || !strings.Contains(stderr.String(), "the console needs a terminal") {
 			t.Fatalf("no pty: err %v, stderr %q", err, stderr.String())
@@ -434,18 +419,7 @@ func TestLimits(t *testing.T) {
 	})
 	t.Run("command", func(t *testing.T) {
 		f := startServer(t, nil)
-		c, err := f.dial("victor", f.viewer)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		sess, err := c.NewSession()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := sess.RequestPty("xterm", 24, 80, gossh.TerminalModes{}); err != nil {
-			t.Fatal(err)
-		}
+		_, sess := f.ptySession(t, "victor", f.viewer)
 		out, err := sess.CombinedOutput("cat /etc/passwd")
 		if err == nil || !strings.Contains(string(out), "runs one command, the read-only snapshot stream") {
 			t.Fatalf("a command: err %v, output %q", err, out)

@@ -16,15 +16,7 @@ import (
 // per change, and is cut when its key is removed.
 func TestSnapshotStream(t *testing.T) {
 	f := startServer(t, nil)
-	c, err := f.dial("victor", f.viewer)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	sess, err := c.NewSession()
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, sess := f.session(t, "victor", f.viewer)
 	out, err := sess.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
