@@ -42,9 +42,11 @@ request names cpu or mem (then they are this machine's), so a simulation of acce
 slots never depends on the machine running it. --cpu-numa K spreads the --cpus cores
 over K NUMA nodes in equal blocks. On a live tree (--config / --scratch-root), which does
 not list the host, a request naming cpu or mem without --cpus / --mem is answered with this
-machine's cores and memory and says so on stderr; it is refused (exit 2, naming the flag)
-when the tree's kernels hold, or the config's manual partition gives its agents, cores this
-machine lacks or more cores or memory than it has: the tree is another node's.
+machine's cores and memory and says so on stderr, with what makes that doubtful (cores this
+process does not see, an agent's kernels holding more memory than the machine has); it is
+refused (exit 2, naming the flag) only when the tree's kernels hold, or the config's manual
+partition gives its agents, core ids this machine does not have at all: the tree is another
+node's. (Agents of one node may together hold more memory, and cores, than the host.)
 
 Allocator settings: --strategy applies to the maps of the device source (the accelerator,
 or every plugin of a devices.json); host cpu is EVENLY and mem FILL, as on the agent.
@@ -110,7 +112,8 @@ runs, naming the node's slots and the closest one ("did you mean cuda.shares?").
 
 Exit status: 0 when every request was placed (frees included); 1 when a request could not
 be placed (the table or JSON says why; the other steps still run) or --check found a
-difference; 2 on bad usage or bad input (an unknown slot, a negative amount). Without
+difference; 2 on bad usage or bad input (an unknown slot, a negative amount, a request for
+cpu on a tree of another node without --cpus). Without
 --agent on a node of several agents, a request is placed when one of the agents' own
 allocators takes it ("an_agent_takes" in the JSON), whatever the whole node's one
 allocator says.`
@@ -213,7 +216,7 @@ func (f *simulateFlags) run(ctx context.Context) error {
 		return usageErr("--request: %v", err)
 	}
 	if f.live != nil {
-		if err := f.judgeHost(placement.HostDoubts(f.live, f.liveCfg, steps, f.cpus > 0, f.mem != "")); err != nil {
+		if err := f.judgeHost(placement.HostDoubts(f.live, f.liveCfg, steps, presentCPUs(), f.cpus > 0, f.mem != "")); err != nil {
 			return err
 		}
 	}
@@ -407,11 +410,11 @@ func (f *simulateFlags) liveNode(ctx context.Context, settings placement.Setting
 	return sim, nil
 }
 
-// judgeHost refuses a request for cpu or mem on a tree that cannot be
-// this machine's (its kernels or its config's partition say so), whose
-// cores and memory stand for the node's unless --cpus/--mem give them;
-// where nothing contradicts this machine, it says whose capacity the
-// answer uses.
+// judgeHost refuses a request for cpu on a tree that cannot be this
+// machine's (its kernels or its config's partition name cores the machine
+// does not have), whose cores and memory stand for the node's unless
+// --cpus/--mem give them; otherwise it says, one line a slot, whose
+// capacity the answer uses and what makes it doubtful.
 func (f *simulateFlags) judgeHost(ds []placement.HostDoubt) error {
 	flag := func(d placement.HostDoubt) string {
 		if d.Slot == model.SlotMem {
@@ -426,8 +429,11 @@ func (f *simulateFlags) judgeHost(ds []placement.HostDoubt) error {
 		}
 	}
 	for _, d := range ds {
-		fmt.Fprintf(f.stderr, "fgtop: the %s capacity is this machine's (%s): the tree of --config/--scratch-root does not say its node's; if it is another node's, give that node's with %s\n",
-			d.Slot, d.Here, flag(d))
+		line := fmt.Sprintf("fgtop: %s: this machine's %s stand for the node's (another node's: %s)", d.Slot, d.Here, flag(d))
+		if d.Evidence != "" {
+			line += "; " + d.Evidence
+		}
+		fmt.Fprintln(f.stderr, line)
 	}
 	return nil
 }
@@ -573,4 +579,14 @@ func (f *simulateFlags) writeJSON(v any) error {
 	}
 	_, err = f.stdout.Write(b)
 	return err
+}
+
+// presentCPUs is every CPU this machine has, nil when /sys does not say
+// (a simulation's host check then proves nothing from core ids).
+func presentCPUs() []int {
+	cpus, err := inventory.PresentCPUs("")
+	if err != nil {
+		return nil
+	}
+	return cpus
 }

@@ -394,3 +394,22 @@ func intersectSorted(a, b []int) []int {
 	}
 	return out
 }
+
+// PresentCPUs lists the CPUs the machine has at all, online or not and
+// whatever this process's affinity (/sys/devices/system/cpu/present, or
+// possible where present is missing): a core id outside it cannot be a
+// core of this machine, where one outside Host's cores may be only
+// offline or outside a cgroup's or taskset's mask. sysRoot "" is /sys.
+func PresentCPUs(sysRoot string) ([]int, error) {
+	if sysRoot == "" {
+		sysRoot = "/sys"
+	}
+	cpus, err := readCPUList(filepath.Join(sysRoot, "devices/system/cpu/present"))
+	if errors.Is(err, fs.ErrNotExist) {
+		cpus, err = readCPUList(filepath.Join(sysRoot, "devices/system/cpu/possible"))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("the machine's CPUs: %w", err)
+	}
+	return cpus, nil
+}
