@@ -431,11 +431,6 @@ func waitAnswered(ctx context.Context, t *fleet.Tracker, timeout time.Duration) 
 	return fleet.WaitAnswered(ctx, t, timeout)
 }
 
-// printFit writes where a request fits, overcommits in red on a terminal.
-func printFit(w io.Writer, r fleet.JSONFitReport) {
-	fleet.WriteFit(w, r, func(s string) string { return paintRed(w, s) })
-}
-
 // runFleetConsole runs the fleet console until the user quits.
 func runFleetConsole(ctx context.Context, src *fleetSource, f *fleetFlags) error {
 	if err := requireTerminal("fgtop fleet", "fgtop fleet --once --json"); err != nil {

@@ -113,7 +113,7 @@ func TestFleetFitOvercommit(t *testing.T) {
 		t.Errorf("JSON fit %+v (fits %v, overcommits %v)", f, j.Fits, j.Overcommits)
 	}
 	var b strings.Builder
-	printFit(&b, j)
+	fleet.WriteFit(&b, j, func(s string) string { return s })
 	if !strings.Contains(b.String(), "fits on 1 node(s), 1 of them only by overcommitting a device") || !strings.Contains(b.String(), "OVERCOMMIT: "+gpu1+" would hold") {
 		t.Errorf("fleet --fit text:\n%s", b.String())
 	}
@@ -274,7 +274,7 @@ func TestPrintFitMemory(t *testing.T) {
 		Nodes: []fleet.JSONNode{{Node: "n", Fit: &fleet.JSONFit{Fits: true, Agent: "a",
 			Placement: map[string]map[string]string{"mem": {"root": "34359738368"}, "cpu": {"4": "1"}}}}}}
 	var b strings.Builder
-	printFit(&b, j)
+	fleet.WriteFit(&b, j, func(s string) string { return s })
 	out := b.String()
 	for _, want := range []string{"request cuda.shares=1.2,cpu=4,mem=32g fits", "32g mem on root", "1 cpu on 4"} {
 		if !strings.Contains(out, want) {
