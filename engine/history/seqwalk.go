@@ -83,7 +83,15 @@ func (r *Reader) walkSeq(q *histRun, fo segFolder) error {
 		pf, _ := fo.(preFolder)
 		in := newInterner()
 		for i := range q.n {
-			sr := rd.read(i, false)
+			var sr *segRead
+			if q.foldOf != nil {
+				if f := q.foldOf(segs[i]); q.foldUsable(f) {
+					sr = &segRead{file: segs[i], fold: f}
+				}
+			}
+			if sr == nil {
+				sr = rd.read(i, false)
+			}
 			if pf != nil && rd.ctxErr() == nil {
 				pf.pre(sr, in)
 			}
@@ -114,6 +122,10 @@ func (r *Reader) walkSeq(q *histRun, fo segFolder) error {
 // stepWith walks the next segment, as read, into fo.
 func (q *histRun) stepWith(sr *segRead, fo segFolder) {
 	i := q.i
+	if sr.fold != nil {
+		q.foldStep(i, sr.fold, fo.(*sessWalk))
+		return
+	}
 	q.i++
 	if q.unreadable(i, sr) {
 		return

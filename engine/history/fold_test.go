@@ -1,0 +1,427 @@
+package history
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/model"
+)
+
+// foldNode makes snapshots of a node whose kernels do everything the
+// sessions walk must fold: they come without their agent or owner and
+// learn them later, hold nothing for a while, grow, shrink and move,
+// change owner, leave and come back under the same id.
+type foldNode struct {
+	rng  *rand.Rand
+	ks   map[model.KernelID]*model.Kernel
+	gone []model.KernelID
+	t    time.Time
+	seq  uint64
+	next int
+}
+
+func newFoldNode(seed uint64) *foldNode {
+	n := &foldNode{rng: rand.New(rand.NewPCG(seed, 27)), ks: map[model.KernelID]*model.Kernel{}, t: time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)}
+	for range 6 {
+		n.add()
+	}
+	return n
+}
+
+func (n *foldNode) amt() model.Dec { return model.NewDec(int64(1+n.rng.IntN(4)), -1) }
+
+func (n *foldNode) alloc() model.Allocations {
+	a := model.Allocations{}
+	switch n.rng.IntN(8) {
+	case 0:
+		return a // holds nothing
+	case 1:
+		a[model.SlotCUDAShares] = map[model.DeviceID]model.Dec{} // a slot with no device
+		return a
+	}
+	devs := map[model.DeviceID]model.Dec{}
+	for range 1 + n.rng.IntN(2) {
+		devs[model.DeviceID(fmt.Sprint(n.rng.IntN(3)))] = n.amt()
+	}
+	a[model.SlotCUDAShares] = devs
+	if n.rng.IntN(2) == 0 {
+		a[model.SlotCPU] = map[model.DeviceID]model.Dec{"0": model.NewDec(int64(1+n.rng.IntN(2)), 0)}
+	}
+	return a
+}
+
+func (n *foldNode) who(k *model.Kernel) {
+	k.Agent = model.AgentID([]string{"i-a", "i-b"}[n.rng.IntN(2)])
+	k.Record = &model.KernelRecord{SessionID: fmt.Sprintf("5e55-%d", n.rng.IntN(1000)), OwnerUserID: fmt.Sprintf("user-%d", n.rng.IntN(3))}
+	if n.rng.IntN(2) == 0 {
+		k.Record.OwnerProjectID = fmt.Sprintf("proj-%d", n.rng.IntN(2))
+	}
+}
+
+func (n *foldNode) kernel(id model.KernelID) *model.Kernel {
+	k := &model.Kernel{ID: id, State: model.KernelOK, Seen: n.t, ModTime: n.t, Alloc: n.alloc(),
+		Path: "/var/lib/backend.ai/scratches/" + string(id) + "/config/resource.txt"}
+	if n.rng.IntN(3) > 0 {
+		n.who(k)
+	}
+	return k
+}
+
+func (n *foldNode) add() {
+	id := model.KernelID(fmt.Sprintf("%08x-0000-4000-8000-000000000000", n.next))
+	n.next++
+	n.ks[id] = n.kernel(id)
+}
+
+func (n *foldNode) any() *model.Kernel {
+	if len(n.ks) == 0 {
+		return nil
+	}
+	ids := make([]model.KernelID, 0, len(n.ks))
+	for id := range n.ks {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return n.ks[ids[n.rng.IntN(len(ids))]]
+}
+
+// step makes a few changes, a second after the last.
+func (n *foldNode) step() *model.Snapshot {
+	n.t = n.t.Add(time.Second)
+	for range 1 + n.rng.IntN(3) {
+		k := n.any()
+		switch r := n.rng.IntN(12); {
+		case r < 2 || k == nil:
+			n.add()
+		case r < 3:
+			delete(n.ks, k.ID)
+			n.gone = append(n.gone, k.ID)
+		case r < 4 && len(n.gone) > 0:
+			i := n.rng.IntN(len(n.gone))
+			id := n.gone[i]
+			n.gone = slices.Delete(n.gone, i, i+1)
+			if n.ks[id] == nil {
+				n.ks[id] = n.kernel(id)
+			}
+		case r < 5:
+			c := *k
+			c.Alloc = n.alloc()
+			n.ks[k.ID] = &c
+		case r < 7:
+			// Gives part back: not a change.
+			c := *k
+			c.Alloc = model.Allocations{}
+			for slot, devs := range k.Alloc {
+				for dev, a := range devs {
+					if n.rng.IntN(2) == 0 {
+						if c.Alloc[slot] == nil {
+							c.Alloc[slot] = map[model.DeviceID]model.Dec{}
+						}
+						c.Alloc[slot][dev] = a
+					}
+				}
+			}
+			n.ks[k.ID] = &c
+		case r < 9:
+			// One amount moves, on a device it holds.
+			c := *k
+			c.Alloc = model.Allocations{}
+			for slot, devs := range k.Alloc {
+				c.Alloc[slot] = map[model.DeviceID]model.Dec{}
+				for dev, a := range devs {
+					c.Alloc[slot][dev] = a
+				}
+				for dev := range devs {
+					c.Alloc[slot][dev] = n.amt()
+					break
+				}
+			}
+			n.ks[k.ID] = &c
+		default:
+			// Learns who it is, or changes owner.
+			c := *k
+			n.who(&c)
+			n.ks[k.ID] = &c
+		}
+	}
+	n.seq++
+	s := &model.Snapshot{Seq: n.seq, Time: n.t, Node: "node01", Source: model.SourceInfo{Kind: "mock", Health: "ok"}}
+	ks := make([]*model.Kernel, 0, len(n.ks))
+	for _, k := range n.ks {
+		ks = append(ks, k)
+	}
+	s.SetKernels(ks)
+	return s
+}
+
+// recordFolds records node in runs: rotating every few seconds, some
+// runs ending cleanly and some killed, with gaps between them, and a
+// partition journal record now and then.
+func recordFolds(t *testing.T, dir string, node *foldNode) {
+	t.Helper()
+	for run := range 2 + node.rng.IntN(3) {
+		opts := Options{Dir: dir, CheckpointEvery: time.Duration(3+node.rng.IntN(6)) * time.Second, Clock: func() time.Time { return node.t }}
+		rec, err := Open(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 30 + node.rng.IntN(40) {
+			rec.Observe(node.step())
+			if node.rng.IntN(15) == 0 {
+				b, _ := json.Marshal(agentconfig.JournalRecord{Time: node.t, Action: "apply"})
+				rec.pending = appendRecord(rec.pending, recJournal, b)
+			}
+			if i%(1+node.rng.IntN(3)) == 0 {
+				if err := rec.Flush(); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if run%2 == 0 {
+			rec.Close()
+		} else {
+			rec.Flush()
+			kill(rec)
+		}
+		node.t = node.t.Add(time.Duration(node.rng.IntN(20)) * time.Second)
+	}
+}
+
+// memFolds folds every segment of rd but the last, in memory.
+func memFolds(t *testing.T, rd *Reader) map[string]*segFold {
+	t.Helper()
+	out := map[string]*segFold{}
+	for i := range len(rd.segs) - 1 {
+		sr := rd.read(i, false)
+		if f, ok := buildFold(sr, newInterner()); ok {
+			out[rd.segs[i].Path] = f
+		}
+	}
+	return out
+}
+
+// sessionsText is everything a SessionsResult says, in order.
+func sessionsText(res *SessionsResult) string {
+	var b strings.Builder
+	for _, s := range res.Sessions {
+		var al []string
+		for slot, devs := range s.Alloc {
+			for dev, a := range devs {
+				al = append(al, fmt.Sprintf("%s/%s=%s(e%d)", slot, dev, a, a.Exponent()))
+			}
+		}
+		slices.Sort(al)
+		fmt.Fprintf(&b, "%s agent=%s who=%s/%s/%s %s..%s since=%v open=%v gone=%v changed=%v alloc=[%s] nilalloc=%v\n",
+			s.Kernel, s.Agent, s.Session, s.User, s.Project, s.From.UTC().Format(time.RFC3339Nano), s.To.UTC().Format(time.RFC3339Nano),
+			s.Since, s.Open, s.Gone, s.Changed, strings.Join(al, ","), s.Alloc == nil)
+	}
+	fmt.Fprintf(&b, "missing %v\nspan %s..%s\npartitions %v\n", res.Missing, res.From.UTC(), res.To.UTC(), res.Partitions)
+	return b.String()
+}
+
+// foldsAgree compares Sessions over [a, b) walked and with folds, and
+// returns how many segments the folds stood for.
+func foldsAgree(t *testing.T, what string, rd *Reader, folds map[string]*segFold, a, b time.Time) (int, bool) {
+	t.Helper()
+	rd.foldOf = nil
+	want, err := rd.Sessions(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd.foldOf = func(s segFile) *segFold { return folds[s.Path] }
+	got, err := rd.Sessions(a, b)
+	rd.foldOf = nil
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, g := sessionsText(want), sessionsText(got); w != g {
+		t.Errorf("%s %s..%s: the folds' sessions differ from the walk's\nwalk:\n%s\nfolds:\n%s", what, a.UTC(), b.UTC(), w, g)
+		return got.Folded, false
+	}
+	return got.Folded, true
+}
+
+// TestFoldsAreTheWalk is the differential test of the folds: over many
+// random records (late identities, kernels leaving and coming back,
+// amounts changing, recorder restarts and kills, gaps, a journal), the
+// whole record and spans cut at random points, Sessions joining the
+// folds of the segments inside the span gives what walking every segment
+// gives, field by field.
+func TestFoldsAreTheWalk(t *testing.T) {
+	runs := 60
+	if testing.Short() {
+		runs = 15
+	}
+	folded, spans := 0, 0
+	for run := range runs {
+		dir := t.TempDir()
+		node := newFoldNode(uint64(run))
+		recordFolds(t, dir, node)
+		rd, err := OpenReader(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		folds := memFolds(t, rd)
+		from, to, err := rd.Span()
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, ok := foldsAgree(t, fmt.Sprintf("run %d, the whole record", run), rd, folds, time.Time{}, time.Time{})
+		if !ok {
+			return
+		}
+		folded += n
+		rng := rand.New(rand.NewPCG(uint64(run), 5))
+		span := to.Sub(from)
+		for range 8 {
+			a := from.Add(time.Duration(rng.Int64N(int64(span))) - 2*time.Second)
+			b := a.Add(time.Duration(rng.Int64N(int64(span))))
+			if rng.IntN(4) == 0 {
+				// At a segment's start.
+				a = rd.segs[rng.IntN(len(rd.segs))].Start
+			}
+			n, ok := foldsAgree(t, fmt.Sprintf("run %d", run), rd, folds, a, b)
+			if !ok {
+				return
+			}
+			folded += n
+			spans++
+		}
+	}
+	if folded < runs*4 {
+		t.Errorf("the folds stood for %d segments over %d runs: the test does not exercise them", folded, runs)
+	}
+	t.Logf("%d runs, %d spans, %d segments taken from folds", runs, spans, folded)
+}
+
+// TestFoldsDifferentialCanFail: the comparison above sees a fold that
+// says a wrong thing (each of the fold's facts dropped in turn): it would
+// catch a join rule that loses it.
+func TestFoldsDifferentialCanFail(t *testing.T) {
+	breaks := map[string]func(e *foldEnt){
+		"learnt dropped":        func(e *foldEnt) { e.learnt = identity{} },
+		"changes ignored":       func(e *foldEnt) { e.changed, e.conflict, e.held = false, false, nil },
+		"departures lost":       func(e *foldEnt) { e.rel = false },
+		"gone as not in a gap":  func(e *foldEnt) { e.relGone = !e.relGone },
+		"who dropped":           func(e *foldEnt) { e.who = identity{} },
+		"pending forgotten":     func(e *foldEnt) { e.pending = false },
+		"holding at end forgot": func(e *foldEnt) { e.holding = false },
+	}
+	for name, brk := range breaks {
+		caught := false
+		for run := 0; run < 30 && !caught; run++ {
+			dir := t.TempDir()
+			node := newFoldNode(uint64(run))
+			recordFolds(t, dir, node)
+			rd, err := OpenReader(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			folds := memFolds(t, rd)
+			for _, f := range folds {
+				for i := range f.ents {
+					brk(&f.ents[i])
+				}
+			}
+			rd.foldOf = nil
+			want, err := rd.Sessions(time.Time{}, time.Time{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rd.foldOf = func(s segFile) *segFold { return folds[s.Path] }
+			got, err := rd.Sessions(time.Time{}, time.Time{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			caught = sessionsText(want) != sessionsText(got)
+		}
+		if !caught {
+			t.Errorf("%s: no run's sessions changed: the differential test would not see it", name)
+		}
+	}
+}
+
+// TestFoldSeesAChangeThatLeavesWithIt: a session begun in one segment
+// holds its arrival's amount again in the next (its owner learnt), then
+// another amount, and leaves, all inside that segment: the union of what
+// it held there lies within its arrival but for the two amounts of one
+// device, and only those say it changed (the next checkpoint, which
+// would see it again, no longer lists it).
+func TestFoldSeesAChangeThatLeavesWithIt(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+	rec, err := Open(Options{Dir: dir, CheckpointEvery: 10 * time.Second, Clock: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := model.MustDec
+	k := &model.Kernel{ID: "00000001-0000-4000-8000-000000000000", State: model.KernelOK, Agent: "i-a",
+		Alloc: model.Allocations{model.SlotCUDAShares: {"0": d("0.5"), "1": d("0.2")}}}
+	other := &model.Kernel{ID: "00000002-0000-4000-8000-000000000000", State: model.KernelOK, Agent: "i-a",
+		Alloc: model.Allocations{model.SlotCUDAShares: {"2": d("0.1")}}}
+	seq := uint64(0)
+	snap := func(ks ...*model.Kernel) {
+		seq++
+		s := &model.Snapshot{Seq: seq, Time: now, Node: "node01", Source: model.SourceInfo{Kind: "mock", Health: "ok"}}
+		s.SetKernels(ks)
+		rec.Observe(s)
+		if err := rec.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	snap(k, other)
+	for _, step := range []func() *model.Kernel{
+		nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, // into the second segment
+		func() *model.Kernel { c := *k; c.Record = &model.KernelRecord{SessionID: "5e55-1", OwnerUserID: "u"}; return &c },
+		func() *model.Kernel {
+			c := *k
+			c.Record = &model.KernelRecord{SessionID: "5e55-1", OwnerUserID: "u"}
+			c.Alloc = model.Allocations{model.SlotCUDAShares: {"0": d("0.5"), "1": d("0.3")}}
+			return &c
+		},
+	} {
+		now = now.Add(time.Second)
+		if step != nil {
+			k = step()
+		}
+		snap(k, other)
+	}
+	now = now.Add(time.Second)
+	snap(other) // it leaves
+	for range 12 {
+		now = now.Add(time.Second)
+		snap(other)
+	}
+	rec.Close()
+	rd, err := OpenReader(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rd.segs) < 3 {
+		t.Fatalf("%d segments, want 3 or more", len(rd.segs))
+	}
+	folds := memFolds(t, rd)
+	// From the second segment's start: the first is walked (the session
+	// arrives there), the second taken from its fold.
+	from := rd.segs[1].Start.Add(-time.Second)
+	n, _ := foldsAgree(t, "a change that leaves with it", rd, folds, from, time.Time{})
+	if n == 0 {
+		t.Fatal("no segment was taken from its fold")
+	}
+	rd.foldOf = func(s segFile) *segFold { return folds[s.Path] }
+	res, err := rd.Sessions(from, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range res.Sessions {
+		if s.Kernel == k.ID && !s.Changed {
+			t.Errorf("%s: not Changed, though it held 0.3 of cuda 1 after arriving with 0.2", s.Kernel)
+		}
+	}
+}
