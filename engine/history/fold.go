@@ -1,6 +1,9 @@
 package history
 
 import (
+	"cmp"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/fgtop/fgtop/model"
@@ -99,7 +102,14 @@ func buildFold(sr *segRead, in *interner) (*segFold, bool) {
 		heads: map[model.KernelID]*sessHead{}, at: map[model.KernelID]int{}}
 	h := &histWalk{in: in}
 	ck := h.sessCkptHeads(sr)
-	for _, kh := range ck {
+	// In the kernels' order, so that a segment folds to the same bytes.
+	ids := make([]model.KernelID, 0, len(ck))
+	for id := range ck {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		kh := ck[id]
 		e := b.ent(kh.ID)
 		e.inCk, e.ck = true, *kh
 		e.present, e.pending, e.holding = true, !kh.known(), kh.fa.holds()
@@ -117,6 +127,11 @@ func buildFold(sr *segRead, in *interner) (*segFold, bool) {
 		return nil, false
 	}
 	b.f.end, b.f.clean, b.f.rotated, b.f.rotateAt = sr.end, sr.clean, w.rotated, w.rotateAt
+	for i := range b.f.ents {
+		slices.SortFunc(b.f.ents[i].held, func(x, y allocEnt) int {
+			return cmp.Or(strings.Compare(string(x.slot), string(y.slot)), strings.Compare(string(x.dev), string(y.dev)))
+		})
+	}
 	return b.f, true
 }
 
@@ -316,7 +331,7 @@ func (sw *sessWalk) joinDeltas(e *foldEnt) {
 		}
 		k.who.take(e.who)
 	}
-	if e.rel {
+	if e.rel && k != nil {
 		k.s.To, k.s.Gone = e.relAt, e.relGone
 	}
 	if k != nil {

@@ -1,9 +1,13 @@
 package history
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"hash/crc32"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -229,8 +233,9 @@ func sessionsText(res *SessionsResult) string {
 // returns how many segments the folds stood for.
 func foldsAgree(t *testing.T, what string, rd *Reader, folds map[string]*segFold, a, b time.Time) (int, bool) {
 	t.Helper()
-	rd.foldOf = nil
+	rd.noFolds = true
 	want, err := rd.Sessions(a, b)
+	rd.noFolds = false
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,8 +334,9 @@ func TestFoldsDifferentialCanFail(t *testing.T) {
 					brk(&f.ents[i])
 				}
 			}
-			rd.foldOf = nil
+			rd.noFolds = true
 			want, err := rd.Sessions(time.Time{}, time.Time{})
+			rd.noFolds = false
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -378,7 +384,11 @@ func TestFoldSeesAChangeThatLeavesWithIt(t *testing.T) {
 	snap(k, other)
 	for _, step := range []func() *model.Kernel{
 		nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, // into the second segment
-		func() *model.Kernel { c := *k; c.Record = &model.KernelRecord{SessionID: "5e55-1", OwnerUserID: "u"}; return &c },
+		func() *model.Kernel {
+			c := *k
+			c.Record = &model.KernelRecord{SessionID: "5e55-1", OwnerUserID: "u"}
+			return &c
+		},
 		func() *model.Kernel {
 			c := *k
 			c.Record = &model.KernelRecord{SessionID: "5e55-1", OwnerUserID: "u"}
@@ -424,4 +434,156 @@ func TestFoldSeesAChangeThatLeavesWithIt(t *testing.T) {
 			t.Errorf("%s: not Changed, though it held 0.3 of cuda 1 after arriving with 0.2", s.Kernel)
 		}
 	}
+}
+
+// TestFoldFilesAreTheWalk: the recorder writes each sealed segment's
+// fold beside it; Sessions takes them, and answers as the walk does.
+// A fold that is damaged, of another segment, or beside a segment with
+// a tail is refused (counted) and its segment walked; a missing one is
+// walked; a record made without folds is walked, and WriteFold adds
+// them to it.
+func TestFoldFilesAreTheWalk(t *testing.T) {
+	check := func(what string, rd *Reader, wantUsed, wantRefused int64) {
+		t.Helper()
+		rd.Folds.Used.Store(0)
+		rd.Folds.Refused.Store(0)
+		rd.noFolds = true
+		want, err := rd.Sessions(time.Time{}, time.Time{})
+		rd.noFolds = false
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := rd.Sessions(time.Time{}, time.Time{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w, g := sessionsText(want), sessionsText(got); w != g {
+			t.Errorf("%s: the sessions differ\nwalk:\n%s\nfolds:\n%s", what, w, g)
+		}
+		if u, r := rd.Folds.Used.Load(), rd.Folds.Refused.Load(); u != wantUsed || r != wantRefused || int64(got.Folded) != u {
+			t.Errorf("%s: %d folds used, %d refused, %d segments folded; want %d and %d", what, u, r, got.Folded, wantUsed, wantRefused)
+		}
+	}
+	for run := range 6 {
+		dir := t.TempDir()
+		node := newFoldNode(uint64(100 + run))
+		recordFolds(t, dir, node)
+		rd, err := OpenReader(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var folded []segFile
+		for _, s := range rd.segs {
+			if _, err := os.Stat(foldPath(s.Path)); err == nil {
+				folded = append(folded, s)
+			}
+		}
+		if len(folded) < 3 {
+			t.Fatalf("run %d: %d of %d segments have a fold", run, len(folded), len(rd.segs))
+		}
+		// Every fold file is the in-memory fold of its segment.
+		for _, s := range folded {
+			sr := rd.read(slices.Index(rd.segs, s), false)
+			mem, _ := buildFold(sr, newInterner())
+			seg, _ := os.ReadFile(s.Path)
+			b, _ := os.ReadFile(foldPath(s.Path))
+			f, err := parseFold(b, int64(len(seg)), crc32.Checksum(seg, castagnoli), s.Start)
+			if err != nil {
+				t.Fatalf("%s: %v", foldPath(s.Path), err)
+			}
+			if !bytes.Equal(encodeFold(f, seg), encodeFold(mem, seg)) {
+				t.Errorf("%s: the file's fold is not the segment's", foldPath(s.Path))
+			}
+		}
+		n := int64(len(folded))
+		check(fmt.Sprintf("run %d, as recorded", run), rd, n, 0)
+		// Damaged: a byte of its body flipped.
+		b, _ := os.ReadFile(foldPath(folded[0].Path))
+		b[len(b)-3] ^= 0x40
+		os.WriteFile(foldPath(folded[0].Path), b, 0o644)
+		// Stale: another segment's fold.
+		b1, _ := os.ReadFile(foldPath(folded[1].Path))
+		os.WriteFile(foldPath(folded[2].Path), b1, 0o644)
+		check(fmt.Sprintf("run %d, one damaged and one stale", run), rd, n-2, 2)
+		// Missing.
+		os.Remove(foldPath(folded[0].Path))
+		check(fmt.Sprintf("run %d, one missing", run), rd, n-2, 1)
+		// Beside a segment with a tail.
+		os.WriteFile(tailPath(folded[1].Path), nil, 0o644)
+		check(fmt.Sprintf("run %d, one beside a tail", run), rd, n-3, 2)
+		os.Remove(tailPath(folded[1].Path))
+		// Folds added to what lacks them.
+		for _, s := range folded {
+			if err := WriteFold(s.Path); err != nil {
+				t.Fatal(err)
+			}
+		}
+		check(fmt.Sprintf("run %d, folds written again", run), rd, n, 0)
+	}
+	// A record made without folds is walked.
+	dir := t.TempDir()
+	rec, err := Open(Options{Dir: dir, CheckpointEvery: 3 * time.Second, NoFolds: true, Clock: func() time.Time { return time.Unix(1e9, 0) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Close()
+	if m, _ := filepath.Glob(filepath.Join(dir, "*"+foldSuffix)); len(m) > 0 {
+		t.Errorf("NoFolds wrote %v", m)
+	}
+}
+
+// foldSeed is a fold of a few kernels, as the recorder writes them.
+func foldSeed() *segFold {
+	t0 := time.Unix(1_700_000_000, 0)
+	fa := flatAlloc{n: 1, ents: []allocEnt{{slot: model.SlotCUDAShares, dev: "0", amt: model.MustDec("0.5"), first: true}}}
+	f := &segFold{start: t0, end: t0.Add(time.Minute), clean: true, rotated: true, rotateAt: t0.Add(time.Minute), last: t0.Add(50 * time.Second),
+		journal: [][]byte{[]byte(`{"time":"2023-11-14T22:13:20Z","action":"apply"}`)}, inCk: map[model.KernelID]bool{"k1": true}}
+	f.ents = []foldEnt{
+		{id: "k1", inCk: true, ck: sessHead{kernelHead: kernelHead{ID: "k1", Agent: "i-a", Session: "s"}, fa: fa}, present: true, holding: true,
+			first: true, firstAt: t0.Add(time.Second), firstAgent: "i-a", firstFA: fa, held: fa.ents, who: identity{Session: "s"}},
+		{id: "k2", first: true, firstAt: t0.Add(2 * time.Second), firstFA: fa, rel: true, relAt: t0.Add(9 * time.Second), learnt: identity{Agent: "i-b", Session: "t"}},
+	}
+	return f
+}
+
+// FuzzFold: a fold body parses or is refused, within its bounds, and
+// what parses encodes again to what parses the same; joined onto a walk
+// it does not panic.
+func FuzzFold(f *testing.F) {
+	seg := []byte("a segment")
+	full := encodeFold(foldSeed(), seg)
+	body, err := foldZ().dec.DecodeAll(full[foldHead:], nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(body)
+	f.Add(body[:len(body)/2])
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > maxFuzzInput {
+			return
+		}
+		start := time.Unix(1_700_000_000, 0)
+		fd, err := parseFoldBody(b, start)
+		if err != nil {
+			return
+		}
+		again := encodeFold(fd, seg)
+		b2, err := foldZ().dec.DecodeAll(again[foldHead:], nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fd2, err := parseFoldBody(b2, start)
+		if err != nil {
+			t.Fatalf("a parsed fold encodes to one that does not parse: %v", err)
+		}
+		if !bytes.Equal(encodeFold(fd2, seg), again) {
+			t.Fatal("a parsed fold does not encode as it parsed")
+		}
+		sw := &sessWalk{h: &histWalk{in: newInterner()}, heads: map[model.KernelID]*sessTrack{}, sums: map[model.KernelID]*ksum{}}
+		sw.startMaps()
+		sw.applyFold(fd, start, start, false)
+		sw.applyFold(fd, start.Add(time.Minute), start.Add(time.Minute), true)
+		sw.endMaps()
+	})
 }

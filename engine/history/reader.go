@@ -58,6 +58,11 @@ type Reader struct {
 	// foldOf, when set, gives a segment's fold (nil: none), which
 	// Sessions takes in place of walking a segment wholly in its span.
 	foldOf func(segFile) *segFold
+	// noFolds: Sessions walks every segment, folded or not (the tests'
+	// reference).
+	noFolds bool
+	// Folds counts the fold files Sessions took and refused.
+	Folds FoldStats
 }
 
 // SetContext bounds the reader's reads by ctx (nil: no bound): once it is

@@ -58,6 +58,10 @@ type Options struct {
 	// a second compresses each change on its own, and the faster level
 	// costs a few per cent of size at the 10,000-kernel week).
 	Level zstd.EncoderLevel
+	// NoFolds: seal segments without their folds (seg-….fgf), which
+	// spare a later read of sessions decoding them (the tests' records
+	// of before folds).
+	NoFolds bool
 }
 
 // Recorder appends the engine's changes to a history directory. Its
@@ -773,7 +777,16 @@ func (r *Recorder) finishSegment(recs []byte) error {
 	r.f.Close()
 	r.tf.Close()
 	os.Remove(r.tf.Name())
+	path := r.f.Name()
 	r.f, r.tf, r.zw = nil, nil, nil
+	// Sealed, the segment never changes: its fold spares every later
+	// read of sessions over it decoding it. One that cannot be written
+	// costs those reads time, never an answer (they walk the segment).
+	if !r.opts.NoFolds {
+		if err := WriteFold(path); err != nil {
+			r.opts.Logf("history: %v", err)
+		}
+	}
 	return nil
 }
 

@@ -205,8 +205,11 @@ func (r *Reader) SessionsFollow(since, until time.Time, follow chan<- SessionBat
 	if sw.every <= 0 {
 		sw.every = 256
 	}
-	if follow == nil {
+	if follow == nil && !r.noFolds {
 		q.foldOf = r.foldOf
+		if q.foldOf == nil {
+			q.foldOf = r.loadFold
+		}
 	}
 	sw.startMaps()
 	defer sw.endMaps()
