@@ -587,3 +587,68 @@ func FuzzFold(f *testing.F) {
 		sw.endMaps()
 	})
 }
+
+// TestFoldsBench folds the sealed segments of a record
+// (FGTOP_FOLD_BENCH_DIR, e.g. a copy of the bench week) where they lack
+// a fold, says what each costs and weighs, and times Sessions over the
+// week before FGTOP_FOLD_BENCH_UNTIL (RFC 3339) walked and with folds,
+// comparing the two field by field.
+func TestFoldsBench(t *testing.T) {
+	dir := os.Getenv("FGTOP_FOLD_BENCH_DIR")
+	if dir == "" {
+		t.Skip("set FGTOP_FOLD_BENCH_DIR to a history directory")
+	}
+	rd, err := OpenReader(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var total, segBytes int64
+	var worst time.Duration
+	for i, s := range rd.segs {
+		segBytes += s.Size
+		if i == len(rd.segs)-1 {
+			continue
+		}
+		if _, err := os.Stat(foldPath(s.Path)); err != nil {
+			t0 := time.Now()
+			if err := WriteFold(s.Path); err != nil {
+				t.Fatal(err)
+			}
+			worst = max(worst, time.Since(t0))
+		}
+		if fi, err := os.Stat(foldPath(s.Path)); err == nil {
+			total += fi.Size()
+		}
+	}
+	t.Logf("segments %.1f MiB, folds %.2f MiB (%d segments), the slowest fold written in %v", float64(segBytes)/(1<<20), float64(total)/(1<<20), len(rd.segs)-1, worst)
+	var until time.Time
+	if u := os.Getenv("FGTOP_FOLD_BENCH_UNTIL"); u != "" {
+		if until, err = time.Parse(time.RFC3339, u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	since := until.Add(-7 * 24 * time.Hour)
+	if until.IsZero() {
+		since = time.Time{}
+	}
+	for round := range 2 {
+		rd.noFolds = true
+		c0, t0 := cpuTime(), time.Now()
+		want, err := rd.Sessions(since, until)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wall, cpu := time.Since(t0), cpuTime()-c0
+		rd.noFolds = false
+		c1, t1 := cpuTime(), time.Now()
+		got, err := rd.Sessions(since, until)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("round %d: %d sessions; walked %v wall %v CPU; with folds (%d segments) %v wall %v CPU", round+1, len(want.Sessions), wall.Round(time.Millisecond), cpu.Round(time.Millisecond),
+			got.Folded, time.Since(t1).Round(time.Millisecond), (cpuTime() - c1).Round(time.Millisecond))
+		if round == 0 && sessionsText(want) != sessionsText(got) {
+			t.Fatal("the sessions with folds differ from the walk's")
+		}
+	}
+}

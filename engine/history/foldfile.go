@@ -227,6 +227,19 @@ type foldDec struct {
 	tab  []string
 	decs []model.Dec
 	seen []bool
+	// slab: room for the entries' allocations (a segment's fold holds
+	// tens of thousands).
+	slab []allocEnt
+}
+
+// ents is room for m allocation entries.
+func (d *foldDec) ents(m int) []allocEnt {
+	if cap(d.slab)-len(d.slab) < m {
+		d.slab = make([]allocEnt, 0, max(m, 4096))
+	}
+	k := len(d.slab)
+	d.slab = d.slab[:k+m]
+	return d.slab[k : k+m : k+m]
 }
 
 func (d *foldDec) fail(why string) {
@@ -331,7 +344,7 @@ func (d *foldDec) fa() flatAlloc {
 	}
 	fa.n = n
 	if m > 0 {
-		fa.ents = make([]allocEnt, m)
+		fa.ents = d.ents(m)
 	}
 	firsts := 0
 	for k := 0; k < m && d.err == nil; k++ {
@@ -363,28 +376,51 @@ func (d *foldDec) fa() flatAlloc {
 	return fa
 }
 
-// irregularEnts is decodeFlat's irregular of the entries it made: a slot
-// with no device, a slot named twice, a device named twice in a slot;
-// through sets (a hostile fold may hold a million entries).
+// irregularEnts is decodeFlat's irregular of the entries it made: a
+// slot with no device, a slot named twice, a device named twice in a
+// slot. By comparing pairs for a kernel's handful of entries, through
+// sets past that (a hostile fold may hold a million).
 func irregularEnts(ents []allocEnt) bool {
-	slots := map[model.SlotName]bool{}
-	var devs map[model.DeviceID]bool
-	for i := range ents {
-		e := &ents[i]
-		if e.none {
-			return true
-		}
-		if e.first {
-			if slots[e.slot] {
+	if len(ents) > 32 {
+		slots := map[model.SlotName]bool{}
+		var devs map[model.DeviceID]bool
+		for i := range ents {
+			e := &ents[i]
+			if e.none {
 				return true
 			}
-			slots[e.slot] = true
-			devs = map[model.DeviceID]bool{}
+			if e.first {
+				if slots[e.slot] {
+					return true
+				}
+				slots[e.slot] = true
+				devs = map[model.DeviceID]bool{}
+			}
+			if devs[e.dev] {
+				return true
+			}
+			devs[e.dev] = true
 		}
-		if devs[e.dev] {
+		return false
+	}
+	start := 0
+	for i := range ents {
+		if ents[i].none {
 			return true
 		}
-		devs[e.dev] = true
+		if ents[i].first {
+			start = i
+			for k := range start {
+				if ents[k].first && ents[k].slot == ents[i].slot {
+					return true
+				}
+			}
+		}
+		for b := start; b < i; b++ {
+			if ents[b].dev == ents[i].dev {
+				return true
+			}
+		}
 	}
 	return false
 }
@@ -441,10 +477,12 @@ func parseFoldBody(body []byte, start time.Time) (*segFold, error) {
 	}
 	// An entry is its flags and id at least.
 	ne := d.countOf(2)
+	// The room made ahead is bounded whatever the count says.
 	if d.err == nil && ne > 0 {
-		f.ents = make([]foldEnt, 0, min(ne, 1<<14))
+		f.ents = make([]foldEnt, 0, min(ne, 1<<16))
+		f.inCk = make(map[model.KernelID]bool, min(ne, 1<<16))
 	}
-	seen := map[model.KernelID]bool{}
+	seen := make(map[model.KernelID]bool, min(ne, 1<<16))
 	for k := 0; k < ne && d.err == nil; k++ {
 		var x foldEnt
 		fl := d.uv()
@@ -481,8 +519,11 @@ func parseFoldBody(body []byte, start time.Time) (*segFold, error) {
 		}
 		if fl&feHeld != 0 {
 			m := d.countOf(3)
+			if d.err == nil {
+				x.held = d.ents(m)
+			}
 			for j := 0; j < m && d.err == nil; j++ {
-				x.held = append(x.held, allocEnt{slot: model.SlotName(d.str()), dev: model.DeviceID(d.str()), amt: d.amt()})
+				x.held[j] = allocEnt{slot: model.SlotName(d.str()), dev: model.DeviceID(d.str()), amt: d.amt()}
 			}
 		}
 		if x.rel {
