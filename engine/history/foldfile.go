@@ -663,5 +663,10 @@ func WriteFold(segPath string) error {
 		os.Remove(tmp.Name())
 		return fmt.Errorf("history: fold: %w", err)
 	}
+	// Retention may have dropped the segment meanwhile: its fold would
+	// stay.
+	if _, err := os.Lstat(segPath); errors.Is(err, os.ErrNotExist) {
+		os.Remove(foldPath(segPath))
+	}
 	return nil
 }

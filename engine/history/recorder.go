@@ -16,6 +16,7 @@ import (
 	"hash/maphash"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
@@ -69,6 +70,9 @@ type Options struct {
 type Recorder struct {
 	opts Options
 	lock *os.File
+	// folding are the sealed segments' folds being written, off the
+	// recorder's loop (a busy segment folds in a second); Close waits.
+	folding sync.WaitGroup
 
 	// What the record says now (the last observed snapshot's view).
 	prev   *model.Snapshot
@@ -783,9 +787,14 @@ func (r *Recorder) finishSegment(recs []byte) error {
 	// read of sessions over it decoding it. One that cannot be written
 	// costs those reads time, never an answer (they walk the segment).
 	if !r.opts.NoFolds {
-		if err := WriteFold(path); err != nil {
-			r.opts.Logf("history: %v", err)
-		}
+		logf := r.opts.Logf
+		r.folding.Add(1)
+		go func() {
+			defer r.folding.Done()
+			if err := WriteFold(path); err != nil {
+				logf("history: %v", err)
+			}
+		}()
 	}
 	return nil
 }
@@ -817,6 +826,7 @@ func (r *Recorder) Close() error {
 	}
 	err := r.Flush()
 	r.closeSegment(true)
+	r.folding.Wait()
 	r.lock.Close()
 	r.lock = nil
 	return err
