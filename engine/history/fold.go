@@ -48,7 +48,18 @@ type segFold struct {
 	last           time.Time // the latest moment of its deltas
 	journal        [][]byte
 	ents           []foldEnt
-	inCk           map[model.KernelID]bool
+	// inCk are the kernels of the checkpoint (an absolute fold's).
+	inCk map[model.KernelID]bool
+	// rel: the fold is relative to the segment before it, which rotated
+	// into it (prevSize and prevCRC name it): a kernel whose checkpoint
+	// head is the one it ended that segment with is left out unless its
+	// deltas say something (same), and left are the kernels that segment
+	// ended with that the checkpoint lacks. It is used only right after
+	// that segment, continued into this one.
+	rel      bool
+	prevSize int64
+	prevCRC  uint32
+	left     []model.KernelID
 }
 
 // foldEnt is one kernel's stay in a segment.
@@ -58,6 +69,11 @@ type foldEnt struct {
 	// allocation; its state is not the walk's concern).
 	inCk bool
 	ck   sessHead
+	// same: (a relative fold's) the checkpoint's head is the one the
+	// segment before ended with; ck is not kept.
+	same bool
+	// touched: its deltas name it (the builder's; not kept).
+	touched bool
 	// first: it held something in the deltas; firstAt, firstAgent and
 	// firstFA the first such moment.
 	first      bool
@@ -95,8 +111,50 @@ type foldBuilder struct {
 // buildFold folds segment sr; false when it is not whole (unreadable,
 // damaged or torn): such a segment is walked.
 func buildFold(sr *segRead, in *interner) (*segFold, bool) {
+	f, _, ok := foldSegment(sr, in)
+	return f, ok
+}
+
+// buildFoldAfter folds segment sr relative to prev, the segment before
+// it, of prevSize bytes and CRC-32C prevCRC, when prev is whole and
+// rotated into sr; else absolutely.
+func buildFoldAfter(sr, prev *segRead, prevSize int64, prevCRC uint32, in *interner) (*segFold, bool) {
+	f, _, ok := foldSegment(sr, in)
+	if !ok || prev == nil {
+		return f, ok
+	}
+	pf, ends, pok := foldSegment(prev, in)
+	if !pok || !pf.rotated || !pf.rotateAt.Equal(sr.file.Start) {
+		return f, ok
+	}
+	f.rel, f.prevSize, f.prevCRC = true, prevSize, prevCRC
+	for id := range ends {
+		if !f.inCk[id] {
+			f.left = append(f.left, id)
+		}
+	}
+	slices.Sort(f.left)
+	kept := f.ents[:0]
+	for _, e := range f.ents {
+		if e.inCk {
+			if was := ends[e.id]; was != nil && was.same(&e.ck) {
+				e.same, e.ck = true, sessHead{}
+				if !e.touched {
+					continue
+				}
+			}
+		}
+		kept = append(kept, e)
+	}
+	f.ents, f.inCk = kept, nil
+	return f, true
+}
+
+// foldSegment is buildFold that also gives the heads the segment ends
+// with.
+func foldSegment(sr *segRead, in *interner) (*segFold, map[model.KernelID]*sessHead, bool) {
 	if sr.err != nil || sr.data == nil || sr.data.Checkpoint == nil || sr.data.Damage != "" || sr.data.Torn {
-		return nil, false
+		return nil, nil, false
 	}
 	b := &foldBuilder{f: &segFold{start: sr.file.Start, inCk: map[model.KernelID]bool{}}, in: in,
 		heads: map[model.KernelID]*sessHead{}, at: map[model.KernelID]int{}}
@@ -124,7 +182,7 @@ func buildFold(sr *segRead, in *interner) (*segFold, bool) {
 	w.onJournal = func(body []byte) { b.f.journal = append(b.f.journal, append([]byte(nil), body...)) }
 	w.scan(sr, nil, time.Time{})
 	if sr.data.Damage != "" {
-		return nil, false
+		return nil, nil, false
 	}
 	b.f.end, b.f.clean, b.f.rotated, b.f.rotateAt = sr.end, sr.clean, w.rotated, w.rotateAt
 	for i := range b.f.ents {
@@ -132,7 +190,7 @@ func buildFold(sr *segRead, in *interner) (*segFold, bool) {
 			return cmp.Or(strings.Compare(string(x.slot), string(y.slot)), strings.Compare(string(x.dev), string(y.dev)))
 		})
 	}
-	return b.f, true
+	return b.f, b.heads, true
 }
 
 func (b *foldBuilder) ent(id model.KernelID) *foldEnt {
@@ -187,6 +245,7 @@ func (b *foldBuilder) deltas(tm time.Time, grp []rawRec) {
 // put is sessWalk.put of a delta, folded.
 func (b *foldBuilder) put(kh sessHead, t time.Time) {
 	e := b.ent(kh.ID)
+	e.touched = true
 	nh := kh
 	b.heads[kh.ID] = &nh
 	if !e.present {
@@ -229,6 +288,7 @@ func (b *foldBuilder) put(kh sessHead, t time.Time) {
 // gone is sessWalk.gone of a delta, folded.
 func (b *foldBuilder) gone(id model.KernelID, t time.Time) {
 	e := b.ent(id)
+	e.touched = true
 	delete(b.heads, id)
 	if e.holding {
 		e.rel, e.relAt, e.relGone = true, t, false
@@ -286,6 +346,25 @@ func (q *histRun) foldStep(i int, f *segFold, sw *sessWalk) {
 // applyFold joins f onto the walk: the checkpoint through the walk's own
 // restart or advance, then each kernel's deltas as folded.
 func (sw *sessWalk) applyFold(f *segFold, start, gapAt time.Time, carry bool) {
+	if f.rel {
+		// Right after the segment it is relative to (foldStep): the walk
+		// follows the kernels that segment ended with, as it ended them.
+		for _, id := range f.left {
+			if sw.heads[id] != nil {
+				sw.gone(id, start, false)
+			}
+		}
+		for i := range f.ents {
+			if e := &f.ents[i]; e.inCk && !e.same {
+				sw.put(e.ck, start, false)
+			}
+		}
+		sw.reach(start)
+		for i := range f.ents {
+			sw.joinDeltas(&f.ents[i])
+		}
+		return
+	}
 	for id := range sw.heads {
 		if !f.inCk[id] {
 			if carry {

@@ -197,17 +197,41 @@ func recordFolds(t *testing.T, dir string, node *foldNode) {
 	}
 }
 
-// memFolds folds every segment of rd but the last, in memory.
-func memFolds(t *testing.T, rd *Reader) map[string]*segFold {
+// memFolds folds every segment of rd but the last, in memory; rel: each
+// relative to the segment before it where that one rotated into it.
+func memFolds(t *testing.T, rd *Reader, rel bool) map[string]*segFold {
 	t.Helper()
 	out := map[string]*segFold{}
 	for i := range len(rd.segs) - 1 {
-		sr := rd.read(i, false)
-		if f, ok := buildFold(sr, newInterner()); ok {
+		if f, ok := memFold(t, rd, i, rel); ok {
 			out[rd.segs[i].Path] = f
 		}
 	}
 	return out
+}
+
+func memFold(t *testing.T, rd *Reader, i int, rel bool) (*segFold, bool) {
+	t.Helper()
+	sr := rd.read(i, false)
+	if !rel || i == 0 {
+		return buildFold(sr, newInterner())
+	}
+	size, crc, err := segIdentity(rd.segs[i-1].Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return buildFoldAfter(sr, rd.read(i-1, false), size, crc, newInterner())
+}
+
+// foldsOf is a Reader.foldOf of folds, as loadFold takes them.
+func foldsOf(folds map[string]*segFold) func(segFile, *segFile) *segFold {
+	return func(s segFile, prev *segFile) *segFold {
+		f := folds[s.Path]
+		if f != nil && f.rel && (prev == nil || !prevIs(f, *prev)) {
+			return nil
+		}
+		return f
+	}
 }
 
 // sessionsText is everything a SessionsResult says, in order.
@@ -239,7 +263,7 @@ func foldsAgree(t *testing.T, what string, rd *Reader, folds map[string]*segFold
 	if err != nil {
 		t.Fatal(err)
 	}
-	rd.foldOf = func(s segFile) *segFold { return folds[s.Path] }
+	rd.foldOf = foldsOf(folds)
 	got, err := rd.Sessions(a, b)
 	rd.foldOf = nil
 	if err != nil {
@@ -272,12 +296,13 @@ func TestFoldsAreTheWalk(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		folds := memFolds(t, rd)
+		folds := memFolds(t, rd, run%2 == 1)
+		kind := []string{"absolute", "relative"}[run%2]
 		from, to, err := rd.Span()
 		if err != nil {
 			t.Fatal(err)
 		}
-		n, ok := foldsAgree(t, fmt.Sprintf("run %d, the whole record", run), rd, folds, time.Time{}, time.Time{})
+		n, ok := foldsAgree(t, fmt.Sprintf("run %d (%s folds), the whole record", run, kind), rd, folds, time.Time{}, time.Time{})
 		if !ok {
 			return
 		}
@@ -291,7 +316,7 @@ func TestFoldsAreTheWalk(t *testing.T) {
 				// At a segment's start.
 				a = rd.segs[rng.IntN(len(rd.segs))].Start
 			}
-			n, ok := foldsAgree(t, fmt.Sprintf("run %d", run), rd, folds, a, b)
+			n, ok := foldsAgree(t, fmt.Sprintf("run %d (%s folds)", run, kind), rd, folds, a, b)
 			if !ok {
 				return
 			}
@@ -328,7 +353,7 @@ func TestFoldsDifferentialCanFail(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			folds := memFolds(t, rd)
+			folds := memFolds(t, rd, run%2 == 1)
 			for _, f := range folds {
 				for i := range f.ents {
 					brk(&f.ents[i])
@@ -340,7 +365,7 @@ func TestFoldsDifferentialCanFail(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rd.foldOf = func(s segFile) *segFold { return folds[s.Path] }
+			rd.foldOf = foldsOf(folds)
 			got, err := rd.Sessions(time.Time{}, time.Time{})
 			if err != nil {
 				t.Fatal(err)
@@ -416,7 +441,7 @@ func TestFoldSeesAChangeThatLeavesWithIt(t *testing.T) {
 	if len(rd.segs) < 3 {
 		t.Fatalf("%d segments, want 3 or more", len(rd.segs))
 	}
-	folds := memFolds(t, rd)
+	folds := memFolds(t, rd, false)
 	// From the second segment's start: the first is walked (the session
 	// arrives there), the second taken from its fold.
 	from := rd.segs[1].Start.Add(-time.Second)
@@ -424,7 +449,7 @@ func TestFoldSeesAChangeThatLeavesWithIt(t *testing.T) {
 	if n == 0 {
 		t.Fatal("no segment was taken from its fold")
 	}
-	rd.foldOf = func(s segFile) *segFold { return folds[s.Path] }
+	rd.foldOf = foldsOf(folds)
 	res, err := rd.Sessions(from, time.Time{})
 	if err != nil {
 		t.Fatal(err)
@@ -482,9 +507,12 @@ func TestFoldFilesAreTheWalk(t *testing.T) {
 			t.Fatalf("run %d: %d of %d segments have a fold", run, len(folded), len(rd.segs))
 		}
 		// Every fold file is the in-memory fold of its segment.
+		rels := 0
 		for _, s := range folded {
-			sr := rd.read(slices.Index(rd.segs, s), false)
-			mem, _ := buildFold(sr, newInterner())
+			mem, _ := memFold(t, rd, slices.Index(rd.segs, s), true)
+			if mem.rel {
+				rels++
+			}
 			seg, _ := os.ReadFile(s.Path)
 			b, _ := os.ReadFile(foldPath(s.Path))
 			f, err := parseFold(b, int64(len(seg)), crc32.Checksum(seg, castagnoli), s.Start)
@@ -494,6 +522,9 @@ func TestFoldFilesAreTheWalk(t *testing.T) {
 			if !bytes.Equal(encodeFold(f, seg), encodeFold(mem, seg)) {
 				t.Errorf("%s: the file's fold is not the segment's", foldPath(s.Path))
 			}
+		}
+		if rels == 0 {
+			t.Errorf("run %d: no fold is relative to the segment before", run)
 		}
 		n := int64(len(folded))
 		check(fmt.Sprintf("run %d, as recorded", run), rd, n, 0)

@@ -116,6 +116,7 @@ const (
 	feWho
 	feLearnt
 	feHeld
+	feSame
 	feAll = 1<<iota - 1
 )
 
@@ -130,9 +131,20 @@ func encodeFold(f *segFold, seg []byte) []byte {
 	if f.rotated {
 		fl |= 2
 	}
+	if f.rel {
+		fl |= 4
+	}
 	e.uv(fl)
 	e.tm(f.rotateAt)
 	e.tm(f.last)
+	if f.rel {
+		e.uv(uint64(f.prevSize))
+		e.uv(uint64(f.prevCRC))
+		e.uv(uint64(len(f.left)))
+		for _, id := range f.left {
+			e.str(string(id))
+		}
+	}
 	e.uv(uint64(len(f.journal)))
 	for _, j := range f.journal {
 		e.bytes(j)
@@ -146,14 +158,14 @@ func encodeFold(f *segFold, seg []byte) []byte {
 			bit uint64
 		}{{x.inCk, feInCk}, {x.first, feFirst}, {x.changed, feChanged}, {x.conflict, feConflict}, {x.rel, feRel},
 			{x.relGone, feRelGone}, {x.present, fePresent}, {x.pending, fePending}, {x.holding, feHolding},
-			{x.who != (identity{}), feWho}, {x.learnt != (identity{}), feLearnt}, {len(x.held) > 0, feHeld}} {
+			{x.who != (identity{}), feWho}, {x.learnt != (identity{}), feLearnt}, {len(x.held) > 0, feHeld}, {x.same, feSame}} {
 			if b.on {
 				fl |= b.bit
 			}
 		}
 		e.uv(fl)
 		e.str(string(x.id))
-		if x.inCk {
+		if x.inCk && !x.same {
 			e.str(string(x.ck.State))
 			e.who(identity{Agent: x.ck.Agent, Session: x.ck.Session, User: x.ck.User, Project: x.ck.Project}, true)
 			e.fa(&x.ck.fa)
@@ -465,12 +477,27 @@ func parseFoldBody(body []byte, start time.Time) (*segFold, error) {
 	d.decs, d.seen = make([]model.Dec, len(d.tab)), make([]bool, len(d.tab))
 	f := &segFold{start: start, end: d.tm(), inCk: map[model.KernelID]bool{}}
 	fl := d.uv()
-	if fl > 3 {
+	if fl > 7 {
 		d.fail("bad flags")
 	}
-	f.clean, f.rotated = fl&1 != 0, fl&2 != 0
+	f.clean, f.rotated, f.rel = fl&1 != 0, fl&2 != 0, fl&4 != 0
 	f.rotateAt = d.tm()
 	f.last = d.tm()
+	if f.rel {
+		size, crc := d.uv(), d.uv()
+		if size > maxSegmentFile || crc > math.MaxUint32 {
+			d.fail("bad segment before")
+		}
+		f.prevSize, f.prevCRC = int64(size), uint32(crc)
+		nl := d.countOf(1)
+		if d.err == nil {
+			f.left = make([]model.KernelID, 0, nl)
+		}
+		for k := 0; k < nl && d.err == nil; k++ {
+			f.left = append(f.left, model.KernelID(d.str()))
+		}
+		f.inCk = nil
+	}
 	nj := d.countOf(1)
 	for k := 0; k < nj && d.err == nil; k++ {
 		f.journal = append(f.journal, d.bytes())
@@ -480,7 +507,9 @@ func parseFoldBody(body []byte, start time.Time) (*segFold, error) {
 	// The room made ahead is bounded whatever the count says.
 	if d.err == nil && ne > 0 {
 		f.ents = make([]foldEnt, 0, min(ne, 1<<16))
-		f.inCk = make(map[model.KernelID]bool, min(ne, 1<<16))
+		if !f.rel {
+			f.inCk = make(map[model.KernelID]bool, min(ne, 1<<16))
+		}
 	}
 	seen := make(map[model.KernelID]bool, min(ne, 1<<16))
 	for k := 0; k < ne && d.err == nil; k++ {
@@ -492,18 +521,25 @@ func parseFoldBody(body []byte, start time.Time) (*segFold, error) {
 		}
 		x.inCk, x.first, x.changed, x.conflict = fl&feInCk != 0, fl&feFirst != 0, fl&feChanged != 0, fl&feConflict != 0
 		x.rel, x.relGone, x.present, x.pending, x.holding = fl&feRel != 0, fl&feRelGone != 0, fl&fePresent != 0, fl&fePending != 0, fl&feHolding != 0
+		x.same = fl&feSame != 0
+		if x.same && (!f.rel || !x.inCk) {
+			d.fail("an entry the walk could not have made")
+			break
+		}
 		x.id = model.KernelID(d.str())
 		if seen[x.id] {
 			d.fail("a kernel listed twice")
 			break
 		}
 		seen[x.id] = true
-		if x.inCk {
+		if x.inCk && !x.same {
 			x.ck.ID = x.id
 			x.ck.State = model.KernelState(d.str())
 			id := d.who(true)
 			x.ck.Agent, x.ck.Session, x.ck.User, x.ck.Project = id.Agent, id.Session, id.User, id.Project
 			x.ck.fa = d.fa()
+		}
+		if x.inCk && !f.rel {
 			f.inCk[x.id] = true
 		}
 		if x.first {
@@ -532,7 +568,7 @@ func parseFoldBody(body []byte, start time.Time) (*segFold, error) {
 		// What the walk could never have folded: a departure or a
 		// holding of a kernel that never held, one followed nowhere
 		// that is pending or holding.
-		if (x.rel || x.holding) && !x.first && !(x.inCk && x.ck.fa.holds()) || !x.present && (x.pending || x.holding) {
+		if (x.rel || x.holding) && !x.first && !x.same && !(x.inCk && x.ck.fa.holds()) || !x.present && (x.pending || x.holding) {
 			d.fail("an entry the walk could not have made")
 			break
 		}
@@ -588,6 +624,13 @@ func segIdentity(path string) (int64, uint32, error) {
 	return n, h.Sum32(), nil
 }
 
+// prevIs reports whether relative fold f is of the segment after prev:
+// prev's size and CRC-32C are those f names.
+func prevIs(f *segFold, prev segFile) bool {
+	size, crc, err := segIdentity(prev.Path)
+	return err == nil && size == f.prevSize && crc == f.prevCRC
+}
+
 // FoldStats counts what a reader made of the fold files beside its
 // segments.
 type FoldStats struct {
@@ -597,10 +640,11 @@ type FoldStats struct {
 	Used, Refused atomic.Int64
 }
 
-// loadFold is the fold of segment sf when the file beside it is of it
-// and the segment has no tail; nil otherwise (the walk reads the
+// loadFold is the fold of segment sf when the file beside it is of it,
+// the segment has no tail and, for a fold relative to the segment
+// before, that segment is prev; nil otherwise (the walk reads the
 // segment). A fold file that is there but not usable is counted.
-func (r *Reader) loadFold(sf segFile) *segFold {
+func (r *Reader) loadFold(sf segFile, prev *segFile) *segFold {
 	b, err := readBounded(foldPath(sf.Path), maxFold)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -619,6 +663,16 @@ func (r *Reader) loadFold(sf segFile) *segFold {
 	f, err := parseFold(b, size, crc, sf.Start)
 	if err != nil {
 		return refuse()
+	}
+	if f.rel {
+		if prev == nil {
+			// The walk begins here: the segment it is relative to is
+			// not read.
+			return nil
+		}
+		if !prevIs(f, *prev) {
+			return refuse()
+		}
 	}
 	r.Folds.Used.Add(1)
 	return f
@@ -641,7 +695,27 @@ func WriteFold(segPath string) error {
 		return fmt.Errorf("history: fold: %w", err)
 	}
 	rd := &Reader{dir: filepath.Dir(segPath), segs: []segFile{{Path: segPath, Start: start, Size: int64(len(seg))}}}
-	f, ok := buildFold(rd.read(0, false), newInterner())
+	// Relative to the segment before it, where that one is sealed and
+	// continued into it.
+	var prev *segRead
+	var prevSize int64
+	var prevCRC uint32
+	if segs, err := listSegments(filepath.Dir(segPath)); err == nil {
+		for i := 1; i < len(segs); i++ {
+			if segs[i].Path != segPath {
+				continue
+			}
+			p := segs[i-1]
+			if _, err := os.Lstat(tailPath(p.Path)); !errors.Is(err, os.ErrNotExist) {
+				break
+			}
+			if prevSize, prevCRC, err = segIdentity(p.Path); err == nil {
+				prd := &Reader{dir: rd.dir, segs: []segFile{p}}
+				prev = prd.read(0, false)
+			}
+		}
+	}
+	f, ok := buildFoldAfter(rd.read(0, false), prev, prevSize, prevCRC, newInterner())
 	if !ok {
 		return nil
 	}

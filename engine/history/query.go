@@ -367,7 +367,7 @@ type histRun struct {
 	rs *Reader
 	// foldOf, when set, gives segments' folds (Sessions without a
 	// follower).
-	foldOf func(segFile) *segFold
+	foldOf func(sf segFile, prev *segFile) *segFold
 	folded int
 }
 

@@ -57,7 +57,7 @@ type Reader struct {
 	ctx context.Context
 	// foldOf, when set, gives a segment's fold (nil: none), which
 	// Sessions takes in place of walking a segment wholly in its span.
-	foldOf func(segFile) *segFold
+	foldOf func(sf segFile, prev *segFile) *segFold
 	// noFolds: Sessions walks every segment, folded or not (the tests'
 	// reference).
 	noFolds bool

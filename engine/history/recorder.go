@@ -328,6 +328,13 @@ func Open(opts Options) (*Recorder, error) {
 	}
 	r := &Recorder{opts: opts, lock: lock, tailMax: tailMax, kernHash: map[model.KernelID]uint64{}, seed: maphash.MakeSeed(), needCkpt: true,
 		busy: map[model.KernelID]*model.Kernel{}, devs: map[model.DeviceKey]*devNote{}}
+	// A fold a killed recorder was writing is half a file: the lock is
+	// ours, so no one else writes one now.
+	if tmps, err := filepath.Glob(filepath.Join(opts.Dir, ".fold-*")); err == nil {
+		for _, p := range tmps {
+			os.Remove(p)
+		}
+	}
 	r.retain(opts.Clock())
 	r.loadCarried()
 	return r, nil

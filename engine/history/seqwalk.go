@@ -85,7 +85,11 @@ func (r *Reader) walkSeq(q *histRun, fo segFolder) error {
 		for i := range q.n {
 			var sr *segRead
 			if q.foldOf != nil {
-				if f := q.foldOf(segs[i]); q.foldUsable(f) {
+				var prev *segFile
+				if i > 0 {
+					prev = &segs[i-1]
+				}
+				if f := q.foldOf(segs[i], prev); q.foldUsable(f) {
 					sr = &segRead{file: segs[i], fold: f}
 				}
 			}
@@ -110,6 +114,11 @@ func (r *Reader) walkSeq(q *histRun, fo segFolder) error {
 		if err := r.ctxErr(); err != nil {
 			// A segment the read-ahead stopped in is not a damaged one.
 			return err
+		}
+		if sr.fold != nil && sr.fold.rel && !q.carry {
+			// Relative to a segment that did not continue into it (that
+			// one was damaged): walked.
+			sr = (&Reader{dir: r.dir, segs: segs, ctx: r.ctx}).read(q.i, false)
 		}
 		// Segments wholly before Since matter only for what is open when
 		// it begins; their checkpoint alone would not say since when, so
