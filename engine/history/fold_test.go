@@ -589,6 +589,16 @@ func FuzzFold(f *testing.F) {
 	}
 	f.Add(body)
 	f.Add(body[:len(body)/2])
+	// A relative one: a kernel unchanged since the segment before, one
+	// gone at the rotation.
+	rel := foldSeed()
+	rel.rel, rel.prevSize, rel.prevCRC, rel.left, rel.inCk = true, 123, 0xfeedbeef, []model.KernelID{"k0"}, nil
+	rel.ents[0].same, rel.ents[0].ck = true, sessHead{}
+	rb, err := foldZ().dec.DecodeAll(encodeFold(rel, seg)[foldHead:], nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(rb)
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if len(b) > maxFuzzInput {
