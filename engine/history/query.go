@@ -365,6 +365,10 @@ type histRun struct {
 	outs [][]Interval
 	// rs reads a segment again where a parallel walk cannot be used.
 	rs *Reader
+	// foldOf, when set, gives segments' folds (Sessions without a
+	// follower).
+	foldOf func(sf segFile, prev *segFile) *segFold
+	folded int
 }
 
 func (r *Reader) newHistRun(f Filter) *histRun {

@@ -55,6 +55,14 @@ type Reader struct {
 	spanTo   time.Time
 	// ctx, when set, bounds the reads (SetContext).
 	ctx context.Context
+	// foldOf, when set, gives a segment's fold (nil: none), which
+	// Sessions takes in place of walking a segment wholly in its span.
+	foldOf func(sf segFile, prev *segFile) *segFold
+	// noFolds: Sessions walks every segment, folded or not (the tests'
+	// reference).
+	noFolds bool
+	// Folds counts the fold files Sessions took and refused.
+	Folds FoldStats
 }
 
 // SetContext bounds the reader's reads by ctx (nil: no bound): once it is
@@ -184,6 +192,9 @@ type segRead struct {
 	// sessCk are the checkpoint's heads as the sessions walk reads them,
 	// decoded ahead (sessWalk.pre); nil when not.
 	sessCk sessCkHeads
+	// fold, when set, is the segment's fold, taken in place of reading
+	// it (Sessions).
+	fold *segFold
 }
 
 func (r *Reader) read(i int, skipCkpt bool) *segRead { return r.readOf(i, skipCkpt, false) }

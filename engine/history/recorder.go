@@ -16,6 +16,7 @@ import (
 	"hash/maphash"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
@@ -58,6 +59,10 @@ type Options struct {
 	// a second compresses each change on its own, and the faster level
 	// costs a few per cent of size at the 10,000-kernel week).
 	Level zstd.EncoderLevel
+	// NoFolds: seal segments without their folds (seg-….fgf), which
+	// spare a later read of sessions decoding them (the tests' records
+	// of before folds).
+	NoFolds bool
 }
 
 // Recorder appends the engine's changes to a history directory. Its
@@ -65,6 +70,9 @@ type Options struct {
 type Recorder struct {
 	opts Options
 	lock *os.File
+	// folding are the sealed segments' folds being written, off the
+	// recorder's loop (a busy segment folds in a second); Close waits.
+	folding sync.WaitGroup
 
 	// What the record says now (the last observed snapshot's view).
 	prev   *model.Snapshot
@@ -320,6 +328,13 @@ func Open(opts Options) (*Recorder, error) {
 	}
 	r := &Recorder{opts: opts, lock: lock, tailMax: tailMax, kernHash: map[model.KernelID]uint64{}, seed: maphash.MakeSeed(), needCkpt: true,
 		busy: map[model.KernelID]*model.Kernel{}, devs: map[model.DeviceKey]*devNote{}}
+	// A fold a killed recorder was writing is half a file: the lock is
+	// ours, so no one else writes one now.
+	if tmps, err := filepath.Glob(filepath.Join(opts.Dir, ".fold-*")); err == nil {
+		for _, p := range tmps {
+			os.Remove(p)
+		}
+	}
 	r.retain(opts.Clock())
 	r.loadCarried()
 	return r, nil
@@ -773,7 +788,21 @@ func (r *Recorder) finishSegment(recs []byte) error {
 	r.f.Close()
 	r.tf.Close()
 	os.Remove(r.tf.Name())
+	path := r.f.Name()
 	r.f, r.tf, r.zw = nil, nil, nil
+	// Sealed, the segment never changes: its fold spares every later
+	// read of sessions over it decoding it. One that cannot be written
+	// costs those reads time, never an answer (they walk the segment).
+	if !r.opts.NoFolds {
+		logf := r.opts.Logf
+		r.folding.Add(1)
+		go func() {
+			defer r.folding.Done()
+			if err := WriteFold(path); err != nil {
+				logf("history: %v", err)
+			}
+		}()
+	}
 	return nil
 }
 
@@ -804,6 +833,7 @@ func (r *Recorder) Close() error {
 	}
 	err := r.Flush()
 	r.closeSegment(true)
+	r.folding.Wait()
 	r.lock.Close()
 	r.lock = nil
 	return err

@@ -37,6 +37,9 @@ func (r *Recorder) retain(now time.Time) {
 		if fi, err := os.Lstat(tailPath(s.Path)); err == nil && fi.Mode().IsRegular() {
 			size += diskSize(fi)
 		}
+		if fi, err := os.Lstat(foldPath(s.Path)); err == nil && fi.Mode().IsRegular() {
+			size += diskSize(fi)
+		}
 		s.Size = size
 		total += size
 		own = append(own, s)
@@ -56,7 +59,13 @@ func (r *Recorder) retain(now time.Time) {
 		if !old && total <= r.opts.MaxSize {
 			break
 		}
-		// The tail first: a segment without its tail reads, shorter.
+		// The fold first: one without its segment is never read, but
+		// would stay.
+		if err := os.Remove(foldPath(s.Path)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			r.opts.Logf("history: drop %s: %v", foldPath(s.Path), err)
+			break
+		}
+		// The tail next: a segment without its tail reads, shorter.
 		if err := os.Remove(tailPath(s.Path)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			r.opts.Logf("history: drop %s: %v", tailPath(s.Path), err)
 			break

@@ -83,7 +83,19 @@ func (r *Reader) walkSeq(q *histRun, fo segFolder) error {
 		pf, _ := fo.(preFolder)
 		in := newInterner()
 		for i := range q.n {
-			sr := rd.read(i, false)
+			var sr *segRead
+			if q.foldOf != nil {
+				var prev *segFile
+				if i > 0 {
+					prev = &segs[i-1]
+				}
+				if f := q.foldOf(segs[i], prev); q.foldUsable(f) {
+					sr = &segRead{file: segs[i], fold: f}
+				}
+			}
+			if sr == nil {
+				sr = rd.read(i, false)
+			}
 			if pf != nil && rd.ctxErr() == nil {
 				pf.pre(sr, in)
 			}
@@ -103,6 +115,11 @@ func (r *Reader) walkSeq(q *histRun, fo segFolder) error {
 			// A segment the read-ahead stopped in is not a damaged one.
 			return err
 		}
+		if sr.fold != nil && sr.fold.rel && !q.carry {
+			// Relative to a segment that did not continue into it (that
+			// one was damaged): walked.
+			sr = (&Reader{dir: r.dir, segs: segs, ctx: r.ctx}).read(q.i, false)
+		}
 		// Segments wholly before Since matter only for what is open when
 		// it begins; their checkpoint alone would not say since when, so
 		// they are read all the same.
@@ -114,6 +131,10 @@ func (r *Reader) walkSeq(q *histRun, fo segFolder) error {
 // stepWith walks the next segment, as read, into fo.
 func (q *histRun) stepWith(sr *segRead, fo segFolder) {
 	i := q.i
+	if sr.fold != nil {
+		q.foldStep(i, sr.fold, fo.(*sessWalk))
+		return
+	}
 	q.i++
 	if q.unreadable(i, sr) {
 		return

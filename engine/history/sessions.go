@@ -48,6 +48,9 @@ type SessionsResult struct {
 	From, To time.Time
 	// Partitions are the agent.toml journal's records in the span.
 	Partitions []agentconfig.JournalRecord
+	// Folded is how many segments were taken from their folds instead
+	// of walked.
+	Folded int
 }
 
 // ksum is a kernel's session as the walk folds it.
@@ -166,6 +169,9 @@ type sessTrack struct {
 	head    sessHead
 	pending bool
 	sum     *ksum
+	// folded: the track comes from a segment's fold, whose head is not
+	// kept: the next checkpoint's head is put, whatever it is.
+	folded bool
 }
 
 // Sessions walks the record of [since, until) once (zero: unbounded)
@@ -199,6 +205,12 @@ func (r *Reader) SessionsFollow(since, until time.Time, follow chan<- SessionBat
 	if sw.every <= 0 {
 		sw.every = 256
 	}
+	if follow == nil && !r.noFolds {
+		q.foldOf = r.foldOf
+		if q.foldOf == nil {
+			q.foldOf = r.loadFold
+		}
+	}
 	sw.startMaps()
 	defer sw.endMaps()
 	if err := r.walkSeq(q, sw); err != nil {
@@ -206,7 +218,7 @@ func (r *Reader) SessionsFollow(since, until time.Time, follow chan<- SessionBat
 	}
 	sw.reach(q.res.To)
 	sw.endMaps()
-	res := &SessionsResult{Missing: q.res.Missing, From: q.res.From, To: q.res.To, Partitions: q.res.Partitions}
+	res := &SessionsResult{Missing: q.res.Missing, From: q.res.From, To: q.res.To, Partitions: q.res.Partitions, Folded: q.folded}
 	if res.To.IsZero() {
 		// No segment walked (the span ends before the record): the
 		// record's end from its last segment, as History gives it.
@@ -351,7 +363,7 @@ func (sw *sessWalk) restart(inCk sessCkHeads, start, gapAt time.Time) {
 	}
 	for _, kh := range inCk {
 		tr, known := sw.heads[kh.ID]
-		if known && tr.head.same(kh) {
+		if known && !tr.folded && tr.head.same(kh) {
 			continue
 		}
 		sw.put(*kh, start, !known)
@@ -366,7 +378,7 @@ func (sw *sessWalk) advance(inCk sessCkHeads, start time.Time) {
 		}
 	}
 	for _, kh := range inCk {
-		if tr := sw.heads[kh.ID]; tr != nil && tr.head.same(kh) {
+		if tr := sw.heads[kh.ID]; tr != nil && !tr.folded && tr.head.same(kh) {
 			continue
 		}
 		sw.put(*kh, start, false)
@@ -507,7 +519,7 @@ func (sw *sessWalk) put(kh sessHead, t time.Time, since bool) {
 		tr.pending = true
 	}
 	prev := tr.head
-	tr.head = kh
+	tr.head, tr.folded = kh, false
 	held := kh.fa.holds()
 	k := tr.sum
 	if k == nil {
@@ -516,16 +528,7 @@ func (sw *sessWalk) put(kh sessHead, t time.Time, since bool) {
 		}
 		k = sw.sums[kh.ID]
 		if k == nil {
-			// From blocks: a busy week has 200,000 of them, all kept
-			// to the walk's end.
-			if len(sw.slab) == 0 {
-				sw.slab = make([]ksum, 1024)
-			}
-			k = &sw.slab[0]
-			sw.slab = sw.slab[1:]
-			k.seq = len(sw.order)
-			sw.sums[kh.ID] = k
-			sw.order = append(sw.order, kh.ID)
+			k = sw.newSum(kh.ID)
 		}
 		tr.sum = k
 	}
@@ -574,6 +577,20 @@ func (sw *sessWalk) put(kh sessHead, t time.Time, since bool) {
 	if k.lazy && !kh.fa.withinFlat(&k.fa) || !k.lazy && !kh.fa.within(k.s.Alloc) {
 		k.s.Changed = true
 	}
+}
+
+// newSum is a new kernel's sum, from blocks: a busy week has 200,000 of
+// them, all kept to the walk's end.
+func (sw *sessWalk) newSum(id model.KernelID) *ksum {
+	if len(sw.slab) == 0 {
+		sw.slab = make([]ksum, 1024)
+	}
+	k := &sw.slab[0]
+	sw.slab = sw.slab[1:]
+	k.seq = len(sw.order)
+	sw.sums[id] = k
+	sw.order = append(sw.order, id)
+	return k
 }
 
 // afterSpan follows, after the asked span, the devices k's kernel still

@@ -16,6 +16,9 @@ import (
 // kill leaves the directory as a SIGKILLed recorder does: what was
 // written stays, nothing more is, the lock goes.
 func kill(r *Recorder) {
+	// The folds of the segments it sealed before are written (a killed
+	// one's half-written fold is removed by the next recorder).
+	r.folding.Wait()
 	if r.f != nil {
 		r.f.Close()
 		r.tf.Close()
