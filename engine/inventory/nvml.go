@@ -73,6 +73,13 @@ type NVMLSource struct {
 	// failed-Init readings, cached per HostInfo.
 	lastHost *HostInfo
 	last     *Inventory
+
+	// prev is the accelerator part of the last reading and prevInv the
+	// reading made of it and prevHost: a poll that reads the same returns
+	// prevInv itself.
+	prev     *accel
+	prevHost *HostInfo
+	prevInv  *Inventory
 }
 
 // nvmlGPU is one GPU: its handle, what never changes, and whether it is
@@ -408,7 +415,14 @@ func (s *NVMLSource) Poll(ctx context.Context) (*Inventory, error) {
 		}
 	}
 	a.source.Detail = s.pollDetail
-	return assemble(a, hi), nil
+	if s.prevInv != nil && hi == s.prevHost && sameAccel(s.prev, a) {
+		// At rest nothing moved: no new reading to build, and the
+		// consumer's comparison with the last one is a pointer compare.
+		return s.prevInv, nil
+	}
+	inv := assemble(a, hi)
+	s.prev, s.prevHost, s.prevInv = a, hi, inv
+	return inv, nil
 }
 
 // probe collects the outcome of a GPU's calls into its Telemetry.
