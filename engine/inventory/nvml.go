@@ -80,6 +80,8 @@ type NVMLSource struct {
 	prev     *accel
 	prevHost *HostInfo
 	prevInv  *Inventory
+	// spare is an accel no reading refers to, for the next poll to fill.
+	spare *accel
 }
 
 // nvmlGPU is one GPU: its handle, what never changes, and whether it is
@@ -367,11 +369,23 @@ func (s *NVMLSource) Poll(ctx context.Context) (*Inventory, error) {
 		return &inv, nil
 	}
 
-	a := &accel{
-		slotTypes: model.SlotTypes{},
+	// The accel of the poll before the last, or of a poll that read the
+	// same as the last, is free: assemble copies what an accel holds.
+	a := s.spare
+	s.spare = nil
+	if a == nil {
+		a = &accel{slotTypes: model.SlotTypes{}}
+	}
+	clear(a.slotTypes)
+	devices := a.devices[:0]
+	if cap(devices) < s.polled {
+		devices = make([]model.Device, 0, s.polled)
+	}
+	*a = accel{
+		slotTypes: a.slotTypes,
 		source:    model.SourceInfo{Kind: KindNVML, Health: HealthOK},
 		issues:    slices.Clone(s.static),
-		devices:   make([]model.Device, 0, s.polled),
+		devices:   devices,
 	}
 	defer func() { s.polled = max(s.polled, len(a.devices)) }()
 	if s.opts.Fractional {
@@ -418,10 +432,11 @@ func (s *NVMLSource) Poll(ctx context.Context) (*Inventory, error) {
 	if s.prevInv != nil && hi == s.prevHost && sameAccel(s.prev, a) {
 		// At rest nothing moved: no new reading to build, and the
 		// consumer's comparison with the last one is a pointer compare.
+		s.spare = a
 		return s.prevInv, nil
 	}
 	inv := assemble(a, hi)
-	s.prev, s.prevHost, s.prevInv = a, hi, inv
+	s.spare, s.prev, s.prevHost, s.prevInv = s.prev, a, hi, inv
 	return inv, nil
 }
 

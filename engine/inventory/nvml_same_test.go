@@ -4,6 +4,8 @@ package inventory
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -93,7 +95,26 @@ func TestNVMLSameReadingSameInventory(t *testing.T) {
 		}
 		return inv
 	}
+	// Every reading returned stays as it was: the source reuses its own
+	// buffers, never one a reading holds.
+	type kept struct{ inv, was *Inventory }
+	var keep []kept
+	hold := func(inv *Inventory) {
+		was := *inv
+		was.Devices = slices.Clone(inv.Devices)
+		was.Issues = slices.Clone(inv.Issues)
+		was.SlotTypes = maps.Clone(inv.SlotTypes)
+		keep = append(keep, kept{inv, &was})
+	}
+	defer func() {
+		for i, k := range keep {
+			if !Equal(k.inv, k.was) || len(k.inv.Devices) != len(k.was.Devices) {
+				t.Errorf("reading %d changed after it was returned", i)
+			}
+		}
+	}()
 	last := poll(src)
+	hold(last)
 	if again := poll(src); again != last {
 		t.Fatal("a poll that read the same built a new reading")
 	}
@@ -109,6 +130,7 @@ func TestNVMLSameReadingSameInventory(t *testing.T) {
 	} {
 		step.change()
 		got := poll(src)
+		hold(got)
 		if got == last || Equal(got, last) {
 			t.Fatalf("%s: the reading did not change", step.name)
 		}
