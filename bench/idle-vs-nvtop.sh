@@ -51,6 +51,11 @@
 # environment), so two trees, or one binary under two settings, are read
 # in the same windows.
 #
+# SPANS=1 adds one more window per size under `perf record -a -e
+# sched:sched_switch` and prints, per program, its on-CPU time, wake-ups
+# and bursts of work a second with the bursts' span, and per thread
+# (bench/restspan.py; needs perf and the right to trace the scheduler).
+#
 # NVML=system GPUS=N uses the NVML library the environment loads (a real
 # node's driver; bench/gpu-check.sh runs it so) instead of the fake, and
 # checks for N GPUs.
@@ -254,6 +259,16 @@ for size in $sizes; do
 			}'
 		done
 	done
+	if [[ ${SPANS:-0} == 1 ]]; then
+		# The scheduler's record of one more window: each program's
+		# bursts of work and its threads' wake-ups (bench/restspan.py).
+		perf record -q -a -e sched:sched_switch -o "$work/sched.data" -- sleep "$window" >"$work/perf.log" 2>&1 ||
+			die "perf record failed (SPANS=1 needs perf and the right to trace the scheduler): $(cat "$work/perf.log")"
+		echo "bursts at rest, ${window} s of sched_switch records (load average $(cut -d' ' -f1-3 /proc/loadavg)):"
+		# shellcheck disable=SC2046 # one NAME=PID argument a program
+		perf script -i "$work/sched.data" 2>/dev/null |
+			python3 bench/restspan.py $(for p in "${progs[@]}"; do printf '%s=%s ' "$p" "${pid[$p]}"; done)
+	fi
 	for p in "${progs[@]}"; do "${p}_shows" || die "$p no longer shows what it should at the end"; done
 	tf kill-server
 	tn kill-server

@@ -3,10 +3,9 @@
 # and under the demo's churn), with bench/keylat (see its doc comment for
 # how a press and its frame are told apart and timed).
 #
-# Modes (MODES, default "floor rest churn"):
-#   floor  the harness alone: a shell loop that prints the marker at once
-#          for each key (-sync=false, a line is a frame): what the pty,
-#          keylat and the machine's load add, the floor under the others.
+# Modes (MODES, default "rest churn"):
+#   floor  a shell loop that prints the marker at once for each key
+#          (-sync=false, a line is a frame), in a run of its own.
 #   rest   a quiet fake node: four idle fake H100s through the real cgo
 #          NVML path (the tests' fake libnvidia-ml.so.1, internal/fakenvml),
 #          an empty scratch root, --history off; nothing changes but the
@@ -15,8 +14,13 @@
 #          moves every second, the history pane records (its default).
 # Each presses ? ROUNDS times (half open the help, half close it) in a
 # COLSxROWS pty and prints p50/p90/p99/max from the press to the end of
-# the frame that shows its effect, and to the first byte after it.
-#
+# the frame that shows its effect, and to the first byte after it. rest
+# and churn also press keylat's own echo program in a pty of its own,
+# alternately with the console in the same run, and print its figures:
+# the floor (the pty, keylat, the machine's load) under the same load.
+# keylat reads each pty on a thread of its own and runs its threads at
+# SCHED_FIFO where allowed (as root), so its own waits for a core stay
+# out of the figures; KEYLAT_ARGS adds flags (-rt=false, -floor=false).
 #   bash bench/keylat.sh                          # builds ./cmd/fgtop
 #   FGTOP_BIN=/tmp/fgtop ROUNDS=200 MODES=churn COLS=80 ROWS=24 bash bench/keylat.sh
 #
@@ -26,8 +30,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export GOTOOLCHAIN=local LC_ALL=C.UTF-8
 
-rounds=${ROUNDS:-100}
-modes=${MODES:-floor rest churn}
+rounds=${ROUNDS:-200}
+modes=${MODES:-rest churn}
 cols=${COLS:-160}
 rows=${ROWS:-48}
 
@@ -37,6 +41,8 @@ trap 'rm -rf "$work"' EXIT
 bin=${FGTOP_BIN:-$work/fgtop}
 [[ -n ${FGTOP_BIN:-} ]] || CGO_ENABLED=1 go build -o "$bin" ./cmd/fgtop
 go build -o "$work/keylat" ./bench/keylat
+# shellcheck disable=SC2206 # KEYLAT_ARGS is a list of flags, split on blanks
+kargs=(${KEYLAT_ARGS:-})
 echo "fgtop: $bin $("$bin" version | head -1); $(nproc) CPUs"
 for mode in $modes; do
 	echo
@@ -52,13 +58,13 @@ for mode in $modes; do
 		mkdir -p "$work/scratch" "$work/xdg"
 		echo "== at rest: four idle fake H100s, empty scratch root, --history off"
 		XDG_CONFIG_HOME="$work/xdg" LD_LIBRARY_PATH="$work/lib" FAKE_NVML_CONFIG="$work/gpus.toml" \
-			"$work/keylat" -rounds "$rounds" -cols "$cols" -rows "$rows" -- \
+			"$work/keylat" "${kargs[@]}" -rounds "$rounds" -cols "$cols" -rows "$rows" -- \
 			"$bin" --devices nvml --history off --scratch-root "$work/scratch"
 		;;
 	churn)
 		mkdir -p "$work/xdg"
 		echo "== under churn: fgtop demo"
-		XDG_CONFIG_HOME="$work/xdg" "$work/keylat" -rounds "$rounds" -cols "$cols" -rows "$rows" -- "$bin" demo
+		XDG_CONFIG_HOME="$work/xdg" "$work/keylat" "${kargs[@]}" -rounds "$rounds" -cols "$cols" -rows "$rows" -- "$bin" demo
 		;;
 	*)
 		echo "keylat.sh: mode '$mode': want floor, rest or churn" >&2

@@ -27,6 +27,16 @@
 // frame (-ready) within -start-timeout, a press gets no answering frame
 // within -timeout, or the console exits.
 //
+// What it measures is kept apart from keylat's own delays: each pty is
+// read on a thread of its own in blocking reads, a read's time taken as
+// the read returns; the pressing and reading threads run at SCHED_FIFO
+// where allowed (-rt; the programs measured are started before, and run
+// as they would). With -floor (the default) a trivial program, keylat
+// itself answering each key at once with a frame, runs in a pty of its
+// own and is pressed alternately with the console in the same run: its
+// figures are the floor under the console's, the pty, keylat and the
+// machine's load, measured under the same load.
+//
 //	go run ./bench/keylat -- /tmp/fgtop demo
 //	go run ./bench/keylat -rounds 200 -cols 80 -rows 24 -- /tmp/fgtop --devices nvml --history off --scratch-root /tmp/empty
 //
@@ -42,12 +52,15 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"runtime"
 	"sort"
 	"strings"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
 )
 
 // event is one thing read from the pty: a chunk (any bytes) or the end of
@@ -180,6 +193,9 @@ type options struct {
 	settle         time.Duration
 	sync           bool
 	term           string
+	floor          bool
+	rt             bool
+	echoChild      bool
 }
 
 func main() {
@@ -198,11 +214,21 @@ func main() {
 	flag.DurationVar(&o.settle, "settle", 2*time.Second, "wait after the first frame before the first press")
 	flag.BoolVar(&o.sync, "sync", true, "answer the synchronized-output query (exact frame ends), as modern terminals do")
 	flag.StringVar(&o.term, "term", "xterm-256color", "TERM of the console")
+	flag.BoolVar(&o.floor, "floor", true, "press a trivial echo program (keylat itself) in a pty of its own in the same run, alternately with the console: the harness's own latency under the same load")
+	flag.BoolVar(&o.rt, "rt", true, "run keylat's pressing and reading threads at SCHED_FIFO priority (where allowed), so its own waits for a core stay out of the figures")
+	flag.BoolVar(&o.echoChild, "echo-child", false, "be the echo program of -floor (internal)")
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: keylat [flags] -- COMMAND [ARGS...]\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
+	if o.echoChild {
+		if err := echo(o); err != nil {
+			fmt.Fprintln(os.Stderr, "keylat echo:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if flag.NArg() == 0 || o.rounds < 2 || o.gapMax < o.gapMin || o.key == "" {
 		flag.Usage()
 		os.Exit(2)
@@ -228,142 +254,295 @@ func environ(term string) []string {
 	return append(env, "TERM="+term)
 }
 
-func run(o options, argv []string) error {
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = environ(o.term)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+// target is one program in a pty of its own, and the times of its
+// answers.
+type target struct {
+	name   string
+	argv   []string
+	cmd    *exec.Cmd
+	tty    *os.File
+	stderr bytes.Buffer
+	events chan event
+	sync   bool
+
+	first, frame   [2][]time.Duration
+	frames, chunks int
+}
+
+// start runs argv in a cols x rows pty. The reading starts with read.
+func start(name string, argv []string, o options, sync bool) (*target, error) {
+	t := &target{name: name, argv: argv, events: make(chan event, 1<<16), sync: sync}
+	t.cmd = exec.Command(argv[0], argv[1:]...)
+	t.cmd.Env = environ(o.term)
+	t.cmd.Stderr = &t.stderr
 	// pty.StartWithSize gives the command the pty as stdin and stdout;
 	// stderr stays ours so a failing console's words are kept.
-	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: uint16(o.rows), Cols: uint16(o.cols)})
+	tty, err := pty.StartWithSize(t.cmd, &pty.Winsize{Rows: uint16(o.rows), Cols: uint16(o.cols)})
 	if err != nil {
-		return fmt.Errorf("start %s in a pty: %w", argv[0], err)
+		return nil, fmt.Errorf("start %s in a pty: %w", argv[0], err)
 	}
-	defer func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(3 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-		_ = tty.Close()
-	}()
+	t.tty = tty
+	return t, nil
+}
 
-	events := make(chan event, 1<<16)
-	ps := &parser{sync: o.sync, answer: func(b []byte) { _, _ = tty.Write(b) }}
+// read follows the pty on a thread of its own, in blocking reads, so a
+// read's time is taken the moment the kernel hands the bytes over (not
+// when the Go scheduler next runs a goroutine the netpoller woke).
+func (t *target) read(rt bool) {
+	ps := &parser{sync: t.sync, answer: func(b []byte) { _, _ = t.tty.Write(b) }}
+	fd := int(t.tty.Fd()) // Fd puts the file in blocking mode
 	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
+		if rt {
+			_ = realtime()
+		}
 		buf := make([]byte, 1<<16)
 		for {
-			n, err := tty.Read(buf)
+			n, err := unix.Read(fd, buf)
 			at := time.Now()
+			if err == unix.EINTR {
+				continue
+			}
 			if n > 0 {
 				frames := ps.feed(buf[:n])
-				events <- event{at: at, text: ps.chunk.String()}
-				if !o.sync {
+				t.events <- event{at: at, text: ps.chunk.String()}
+				if !t.sync {
 					frames = append(frames, ps.text.String())
 					ps.text.Reset()
 				}
 				for _, f := range frames {
-					events <- event{at: at, frame: true, text: f}
+					t.events <- event{at: at, frame: true, text: f}
 				}
 			}
+			if err == nil && n == 0 {
+				err = io.EOF
+			}
 			if err != nil {
-				events <- event{at: at, err: err}
+				t.events <- event{at: at, err: err}
 				return
 			}
 		}
 	}()
-	exited := func(err error) error {
-		if errors.Is(err, io.EOF) || errors.Is(err, syscall.EIO) {
-			err = errors.New("the pty closed")
-		}
-		return fmt.Errorf("the console ended (%v); its stderr: %s", err, strings.TrimSpace(stderr.String()))
-	}
+}
 
-	// The first frame: the console is up and drawing. The first frame may
-	// come before the answer to the synchronized-output query, unbracketed,
-	// so what counts here is the text of every chunk.
+// stop ends the program and closes its pty.
+func (t *target) stop() {
+	_ = t.cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { _ = t.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(3 * time.Second):
+		_ = t.cmd.Process.Kill()
+		<-done
+	}
+	_ = t.tty.Close()
+}
+
+func (t *target) exited(err error) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, syscall.EIO) {
+		err = errors.New("the pty closed")
+	}
+	return fmt.Errorf("%s ended (%v); its stderr: %s", t.name, err, strings.TrimSpace(t.stderr.String()))
+}
+
+// ready waits for the first frame: the program is up and drawing. The
+// first frame may come before the answer to the synchronized-output
+// query, unbracketed, so what counts here is the text of every chunk.
+func (t *target) ready(text string, timeout time.Duration) error {
 	var seen strings.Builder
-	deadline := time.After(o.startTimeout)
-	for ready := false; !ready; {
+	deadline := time.After(timeout)
+	for {
 		select {
-		case ev := <-events:
+		case ev := <-t.events:
 			if ev.err != nil {
-				return exited(ev.err)
+				return t.exited(ev.err)
 			}
 			if !ev.frame {
 				seen.WriteString(ev.text)
-				ready = strings.Contains(seen.String(), o.ready)
+				if strings.Contains(seen.String(), text) {
+					return nil
+				}
 			}
 		case <-deadline:
-			return fmt.Errorf("no frame holding %q within %s (is -ready right for this console and size? -sync=false if it never brackets frames); its stderr: %s",
-				o.ready, o.startTimeout, strings.TrimSpace(stderr.String()))
+			return fmt.Errorf("%s: no frame holding %q within %s (is -ready right for this console and size? -sync=false if it never brackets frames); its stderr: %s",
+				t.name, text, timeout, strings.TrimSpace(t.stderr.String()))
 		}
 	}
-	if err := drain(events, o.settle); err != nil {
-		return exited(err)
+}
+
+// press waits an uneven gap, presses key and waits for the frame holding
+// want; dir (0 opening, 1 closing) files the times.
+func (t *target) press(o options, dir int, want string) error {
+	gap := o.gapMin + rand.N(o.gapMax-o.gapMin+1)
+	if err := drain(t.events, gap); err != nil {
+		return t.exited(err)
+	}
+	t0 := time.Now()
+	if _, err := t.tty.Write([]byte(o.key)); err != nil {
+		return fmt.Errorf("%s: press %q: %w", t.name, o.key, err)
+	}
+	var firstAt time.Time
+	timeout := time.After(o.timeout)
+	for {
+		select {
+		case ev := <-t.events:
+			switch {
+			case ev.err != nil:
+				return t.exited(ev.err)
+			case ev.at.Before(t0):
+				// Read before the press: not its answer.
+			case !ev.frame:
+				t.chunks++
+				if firstAt.IsZero() {
+					firstAt = ev.at
+				}
+			case !strings.Contains(ev.text, want):
+				t.frames++ // another frame: the clock, the churn
+			default:
+				t.frames++
+				t.first[dir] = append(t.first[dir], firstAt.Sub(t0))
+				t.frame[dir] = append(t.frame[dir], ev.at.Sub(t0))
+				return nil
+			}
+		case <-timeout:
+			return fmt.Errorf("%s: press %q: no frame holding %q within %s", t.name, o.key, want, o.timeout)
+		}
+	}
+}
+
+func run(o options, argv []string) error {
+	// Every program is started before any thread of keylat turns
+	// realtime: a child forked from such a thread would inherit it.
+	console, err := start("the console", argv, o, o.sync)
+	if err != nil {
+		return err
+	}
+	defer console.stop()
+	targets := []*target{console}
+	if o.floor {
+		self, err := os.Executable()
+		if err != nil {
+			return fmt.Errorf("the floor's echo program (keylat itself): %w", err)
+		}
+		echo, err := start("the floor (keylat -echo-child)", []string{self, "-echo-child", "-open", o.open, "-close", o.close, "-ready", o.ready}, o, true)
+		if err != nil {
+			return err
+		}
+		defer echo.stop()
+		targets = append(targets, echo)
+	}
+	rtNote := "off"
+	if o.rt {
+		// The pressing goroutine stays on this thread, so its time before
+		// each write is taken where it writes.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := realtime(); err != nil {
+			rtNote = "not allowed (" + err.Error() + "): keylat's own waits for a core are in the figures"
+		} else {
+			rtNote = "SCHED_FIFO"
+		}
+	}
+	for _, t := range targets {
+		t.read(o.rt)
+	}
+	for _, t := range targets {
+		if err := t.ready(o.ready, o.startTimeout); err != nil {
+			return err
+		}
+	}
+	for _, t := range targets {
+		if err := drain(t.events, o.settle); err != nil {
+			return t.exited(err)
+		}
 	}
 
-	var first, frame [2][]time.Duration
-	frames, chunks := 0, 0
 	for i := 0; i < o.rounds; i++ {
 		dir := i % 2
 		want := o.open
 		if dir == 1 {
 			want = o.close
 		}
-		gap := o.gapMin + rand.N(o.gapMax-o.gapMin+1)
-		if err := drain(events, gap); err != nil {
-			return exited(err)
-		}
-		t0 := time.Now()
-		if _, err := tty.Write([]byte(o.key)); err != nil {
-			return fmt.Errorf("press %q: %w", o.key, err)
-		}
-		var firstAt time.Time
-		timeout := time.After(o.timeout)
-		for done := false; !done; {
-			select {
-			case ev := <-events:
-				switch {
-				case ev.err != nil:
-					return exited(ev.err)
-				case ev.at.Before(t0):
-					// Read before the press: not its answer.
-				case !ev.frame:
-					chunks++
-					if firstAt.IsZero() {
-						firstAt = ev.at
-					}
-				case !strings.Contains(ev.text, want):
-					frames++ // another frame: the clock, the churn
-				default:
-					frames++
-					first[dir] = append(first[dir], firstAt.Sub(t0))
-					frame[dir] = append(frame[dir], ev.at.Sub(t0))
-					done = true
-				}
-			case <-timeout:
-				return fmt.Errorf("press %d (%q): no frame holding %q within %s", i+1, o.key, want, o.timeout)
+		// Which program goes first alternates in pairs of rounds, so
+		// neither is always pressed right after the other answered.
+		for k := range targets {
+			t := targets[(k+i/2)%len(targets)]
+			if err := t.press(o, dir, want); err != nil {
+				return fmt.Errorf("press %d: %w", i+1, err)
 			}
 		}
 	}
 
-	fmt.Printf("%d presses of %q in a %dx%d pty (synchronized output answered: %v): %s\n",
-		o.rounds, o.key, o.cols, o.rows, o.sync, strings.Join(argv, " "))
+	fmt.Printf("%d presses of %q in a %dx%d pty (synchronized output answered: %v; keylat's threads: %s): %s\n",
+		o.rounds, o.key, o.cols, o.rows, o.sync, rtNote, strings.Join(argv, " "))
 	all := func(d [2][]time.Duration) []time.Duration { return append(append([]time.Duration{}, d[0]...), d[1]...) }
-	report("key to its frame's end, all", all(frame))
-	report("  opening (frame holds "+o.open+")", frame[0])
-	report("  closing (frame holds "+o.close+")", frame[1])
-	report("key to the first byte after it", all(first))
-	fmt.Printf("while waiting: %d reads, %d frames (the presses' own included)\n", chunks, frames)
+	report("key to its frame's end, all", all(console.frame))
+	report("  opening (frame holds "+o.open+")", console.frame[0])
+	report("  closing (frame holds "+o.close+")", console.frame[1])
+	report("key to the first byte after it", all(console.first))
+	fmt.Printf("while waiting: %d reads, %d frames (the presses' own included)\n", console.chunks, console.frames)
+	if o.floor {
+		fl := targets[1]
+		report("the floor in the same run: key to its frame", all(fl.frame))
+	}
 	if load, err := os.ReadFile("/proc/loadavg"); err == nil {
 		fmt.Printf("load average at the end: %s\n", strings.Join(strings.Fields(string(load))[:3], " "))
 	}
 	return nil
+}
+
+// realtime puts the calling thread at SCHED_FIFO priority 10, reset on
+// fork (so no child inherits it).
+func realtime() error {
+	const resetOnFork = 0x40000000 // SCHED_RESET_ON_FORK
+	param := struct{ priority int32 }{10}
+	if _, _, e := unix.RawSyscall(unix.SYS_SCHED_SETSCHEDULER, 0, uintptr(unix.SCHED_FIFO|resetOnFork), uintptr(unsafe.Pointer(&param))); e != 0 {
+		return e
+	}
+	return nil
+}
+
+// echo is the floor's program: the terminal raw, it draws the ready text,
+// then answers each key at once with a frame holding the open and close
+// text in turn, bracketed as synchronized output, as the console does.
+func echo(o options) error {
+	t, err := unix.IoctlGetTermios(0, unix.TCGETS)
+	if err != nil {
+		return fmt.Errorf("stdin is not a terminal: %w", err)
+	}
+	raw := *t
+	raw.Iflag &^= unix.IGNBRK | unix.BRKINT | unix.PARMRK | unix.ISTRIP | unix.INLCR | unix.IGNCR | unix.ICRNL | unix.IXON
+	raw.Oflag &^= unix.OPOST
+	raw.Lflag &^= unix.ECHO | unix.ECHONL | unix.ICANON | unix.ISIG | unix.IEXTEN
+	raw.Cc[unix.VMIN], raw.Cc[unix.VTIME] = 1, 0
+	if err := unix.IoctlSetTermios(0, unix.TCSETS, &raw); err != nil {
+		return fmt.Errorf("raw mode: %w", err)
+	}
+	frame := func(text string) error {
+		_, err := os.Stdout.WriteString("\x1b[?2026h\x1b[H\x1b[2J" + text + "\x1b[?2026l")
+		return err
+	}
+	if err := frame(o.ready); err != nil {
+		return err
+	}
+	buf := make([]byte, 64)
+	for open := true; ; {
+		n, err := os.Stdin.Read(buf)
+		if err != nil {
+			return nil // the pty closed: keylat is done
+		}
+		for range n {
+			text := o.close
+			if open {
+				text = o.open
+			}
+			open = !open
+			if err := frame(text); err != nil {
+				return err
+			}
+		}
+	}
 }
 
 // drain consumes events for d; it returns the pty's error if the console

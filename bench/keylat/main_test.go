@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -98,4 +100,25 @@ func FuzzParser(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestFloorAgainstItself: keylat measures its own echo program as the
+// console, with the floor beside it, and reports both.
+func TestFloorAgainstItself(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds keylat")
+	}
+	bin := filepath.Join(t.TempDir(), "keylat")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	out, err := exec.Command(bin, "-rounds", "6", "-gap-min", "1ms", "-gap-max", "5ms", "-settle", "10ms", "--", bin, "-echo-child").CombinedOutput()
+	if err != nil {
+		t.Fatalf("keylat: %v\n%s", err, out)
+	}
+	for _, want := range []string{"key to its frame's end, all                  n=6 ", "the floor in the same run: key to its frame  n=6 "} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
 }

@@ -24,7 +24,21 @@ func Equal(a, b *Inventory) bool {
 	return a.Source == b.Source && a.HostMemBytes == b.HostMemBytes && a.Fractional == b.Fractional &&
 		a.Quantum.Identical(b.Quantum) && samePlugin(a.Plugin, b.Plugin) &&
 		maps.Equal(a.SlotTypes, b.SlotTypes) && slices.Equal(a.Issues, b.Issues) &&
-		slices.EqualFunc(a.Devices, b.Devices, func(x, y model.Device) bool { return SameDevice(&x, &y) })
+		sameDevices(a.Devices, b.Devices)
+}
+
+// sameDevices compares the devices in place, without copying each (a
+// model.Device is large).
+func sameDevices(a, b []model.Device) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !SameDevice(&a[i], &b[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // SameDevice reports whether two readings of a device are equal, its
@@ -57,4 +71,11 @@ func samePlugin(a, b *model.PluginInfo) bool {
 		return a == b
 	}
 	return *a == *b
+}
+
+// sameAccel reports whether two accelerator readings say the same in
+// everything assemble carries into an Inventory.
+func sameAccel(a, b *accel) bool {
+	return a.source == b.source && a.fractional == b.fractional && a.quantum.Identical(b.quantum) &&
+		maps.Equal(a.slotTypes, b.slotTypes) && slices.Equal(a.issues, b.issues) && sameDevices(a.devices, b.devices)
 }

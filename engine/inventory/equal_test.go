@@ -126,3 +126,39 @@ func TestEqualSeesEveryField(t *testing.T) {
 		t.Error("capacity 1 and 1.00 compare equal")
 	}
 }
+
+// TestSameAccelSeesEveryField: the NVML source returns its last reading
+// when sameAccel says the new one reads the same, so every field of an
+// accel must count; a new field without a case here fails the count.
+func TestSameAccelSeesEveryField(t *testing.T) {
+	base := func() *accel {
+		return &accel{
+			devices:   []model.Device{{ID: "0", Name: "cuda", Telemetry: &model.Telemetry{TempC: model.Some(uint32(40))}}},
+			slotTypes: model.SlotTypes{model.SlotCUDADevice: model.SlotTypeCount},
+			source:    model.SourceInfo{Kind: KindNVML, Health: HealthOK, Detail: "1 GPU(s)"},
+			issues:    []model.Issue{{Severity: model.SevWarning, Code: model.IssueDeviceSource, Message: "x"}},
+			quantum:   model.NewDec(1, -2),
+		}
+	}
+	cases := map[string]func(a *accel){
+		"devices":    func(a *accel) { a.devices[0].Telemetry = &model.Telemetry{TempC: model.Some(uint32(41))} },
+		"slotTypes":  func(a *accel) { a.slotTypes["cuda.mig-1g.10gb"] = model.SlotTypeUnique },
+		"source":     func(a *accel) { a.source.Health = HealthDegraded },
+		"issues":     func(a *accel) { a.issues = nil },
+		"fractional": func(a *accel) { a.fractional = true },
+		"quantum":    func(a *accel) { a.quantum = model.NewDec(5, -2) },
+	}
+	if n := reflect.TypeOf(accel{}).NumField(); n != len(cases) {
+		t.Fatalf("accel has %d fields, this test changes %d", n, len(cases))
+	}
+	if !sameAccel(base(), base()) {
+		t.Fatal("two equal readings differ")
+	}
+	for name, change := range cases {
+		b := base()
+		change(b)
+		if sameAccel(base(), b) {
+			t.Errorf("%s changed, yet the readings are the same", name)
+		}
+	}
+}

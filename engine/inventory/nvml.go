@@ -73,6 +73,15 @@ type NVMLSource struct {
 	// failed-Init readings, cached per HostInfo.
 	lastHost *HostInfo
 	last     *Inventory
+
+	// prev is the accelerator part of the last reading and prevInv the
+	// reading made of it and prevHost: a poll that reads the same returns
+	// prevInv itself.
+	prev     *accel
+	prevHost *HostInfo
+	prevInv  *Inventory
+	// spare is an accel no reading refers to, for the next poll to fill.
+	spare *accel
 }
 
 // nvmlGPU is one GPU: its handle, what never changes, and whether it is
@@ -360,11 +369,23 @@ func (s *NVMLSource) Poll(ctx context.Context) (*Inventory, error) {
 		return &inv, nil
 	}
 
-	a := &accel{
-		slotTypes: model.SlotTypes{},
+	// The accel of the poll before the last, or of a poll that read the
+	// same as the last, is free: assemble copies what an accel holds.
+	a := s.spare
+	s.spare = nil
+	if a == nil {
+		a = &accel{slotTypes: model.SlotTypes{}}
+	}
+	clear(a.slotTypes)
+	devices := a.devices[:0]
+	if cap(devices) < s.polled {
+		devices = make([]model.Device, 0, s.polled)
+	}
+	*a = accel{
+		slotTypes: a.slotTypes,
 		source:    model.SourceInfo{Kind: KindNVML, Health: HealthOK},
 		issues:    slices.Clone(s.static),
-		devices:   make([]model.Device, 0, s.polled),
+		devices:   devices,
 	}
 	defer func() { s.polled = max(s.polled, len(a.devices)) }()
 	if s.opts.Fractional {
@@ -408,7 +429,15 @@ func (s *NVMLSource) Poll(ctx context.Context) (*Inventory, error) {
 		}
 	}
 	a.source.Detail = s.pollDetail
-	return assemble(a, hi), nil
+	if s.prevInv != nil && hi == s.prevHost && sameAccel(s.prev, a) {
+		// At rest nothing moved: no new reading to build, and the
+		// consumer's comparison with the last one is a pointer compare.
+		s.spare = a
+		return s.prevInv, nil
+	}
+	inv := assemble(a, hi)
+	s.spare, s.prev, s.prevHost, s.prevInv = s.prev, a, hi, inv
+	return inv, nil
 }
 
 // probe collects the outcome of a GPU's calls into its Telemetry.

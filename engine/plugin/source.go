@@ -65,6 +65,20 @@ type Source struct {
 	settleAt   []time.Time
 	first      chan struct{}
 	changed    chan struct{}
+	// gen counts the changes of settings, etcdErr and evidence: the
+	// inputs of the decision besides Options, which never change.
+	gen uint64
+
+	// The last poll's work, reused while its inputs stand, under pollMu:
+	// the decision made at decGen, and the registered reading made from
+	// lastInner at lastGen.
+	pollMu    sync.Mutex
+	dec       decision
+	decGen    uint64
+	decOK     bool
+	lastInner *inventory.Inventory
+	lastGen   uint64
+	lastOut   *inventory.Inventory
 
 	// ctx ends the etcd watch; Close cancels it.
 	ctx     context.Context
@@ -145,6 +159,9 @@ func (s *Source) take(r EtcdReading) {
 		changed = s.etcdErr != "" || !sameSettings(s.settings, r.Settings)
 		s.etcdErr = ""
 		s.settings = r.Settings
+	}
+	if changed {
+		s.gen++
 	}
 	if !s.ever {
 		s.ever = true
@@ -234,34 +251,24 @@ func (s *Source) evidenceDue(last time.Time) bool {
 	return due
 }
 
-// Poll reads the wrapped source and registers its GPUs.
-func (s *Source) Poll(ctx context.Context) (*inventory.Inventory, error) {
-	inv, err := s.inner.Poll(ctx)
-	if err != nil || inv == nil {
-		return inv, err
-	}
-	if inv.Source.Kind != inventory.KindNVML {
-		return inv, nil
-	}
-	s.mu.Lock()
-	settings, etcdErr := s.settings, s.etcdErr
-	evidence, evidenceAt := s.evidence, s.evidenceAt
-	s.mu.Unlock()
+// decision is what the plugin's inputs decide, apart from the devices.
+type decision struct {
+	info   model.PluginInfo
+	issues []model.Issue
+	st     *Settings
+}
 
+// decide weighs the inputs read at gen, or returns the decision made
+// from them already.
+func (s *Source) decide(gen uint64, settings map[model.AgentID]*Settings, etcdErr string, evidence Evidence) decision {
+	if s.decOK && s.decGen == gen {
+		return s.dec
+	}
 	st, agentIssues := s.pick(settings)
 	in := s.opts.Inputs
 	in.Settings = st
 	in.Evidence = evidence
 	info, issues := Decide(in)
-	if (info.Source == RuleScratch || info.Source == RuleDefault) && len(s.opts.EvidenceRoots) > 0 && s.evidenceDue(evidenceAt) {
-		// The kernels decide: kernels come and go, so look again now and
-		// then (bounded: MaxEvidenceFiles files of 64 KiB).
-		in.Evidence = ScanEvidence(s.opts.EvidenceRoots)
-		s.mu.Lock()
-		s.evidence, s.evidenceAt = in.Evidence, time.Now()
-		s.mu.Unlock()
-		info, issues = Decide(in)
-	}
 	issues = append(issues, agentIssues...)
 	switch {
 	case s.opts.File != nil:
@@ -293,6 +300,50 @@ func (s *Source) Poll(ctx context.Context) (*inventory.Inventory, error) {
 				Message: "CUDA plugin setting " + p})
 		}
 	}
+	s.dec, s.decGen, s.decOK = decision{info: info, issues: issues, st: st}, gen, true
+	return s.dec
+}
+
+// Poll reads the wrapped source and registers its GPUs. A reading equal
+// to the last poll's, with the same settings and evidence, returns the
+// last poll's registered reading itself (readings are never changed
+// after they are returned): at rest a poll then decides and registers
+// nothing, and the engine's comparison is one pointer compare.
+func (s *Source) Poll(ctx context.Context) (*inventory.Inventory, error) {
+	inv, err := s.inner.Poll(ctx)
+	if err != nil || inv == nil {
+		return inv, err
+	}
+	if inv.Source.Kind != inventory.KindNVML {
+		return inv, nil
+	}
+	s.pollMu.Lock()
+	defer s.pollMu.Unlock()
+	s.mu.Lock()
+	settings, etcdErr := s.settings, s.etcdErr
+	evidence, evidenceAt, gen := s.evidence, s.evidenceAt, s.gen
+	s.mu.Unlock()
+
+	d := s.decide(gen, settings, etcdErr, evidence)
+	if (d.info.Source == RuleScratch || d.info.Source == RuleDefault) && len(s.opts.EvidenceRoots) > 0 && s.evidenceDue(evidenceAt) {
+		// The kernels decide: kernels come and go, so look again now and
+		// then (bounded: MaxEvidenceFiles files of 64 KiB).
+		ev := ScanEvidence(s.opts.EvidenceRoots)
+		s.mu.Lock()
+		if ev != s.evidence {
+			s.evidence = ev
+			s.gen++
+		}
+		s.evidenceAt = time.Now()
+		settings, etcdErr, evidence, gen = s.settings, s.etcdErr, s.evidence, s.gen
+		s.mu.Unlock()
+		d = s.decide(gen, settings, etcdErr, evidence)
+	}
+	if s.lastOut != nil && s.lastGen == gen && inventory.Equal(s.lastInner, inv) {
+		return s.lastOut, nil
+	}
+	info, st := d.info, d.st
+	issues := slices.Clone(d.issues)
 	reg := Register(inv.Devices, info.Kind, st, s.opts.Capacities)
 	issues = append(issues, reg.Issues...)
 
@@ -315,6 +366,7 @@ func (s *Source) Poll(ctx context.Context) (*inventory.Inventory, error) {
 		out.Source.Detail += fmt.Sprintf(", %d masked by device_mask", len(reg.Masked))
 	}
 	out.Plugin = &info
+	s.lastInner, s.lastGen, s.lastOut = inv, gen, &out
 	return &out, nil
 }
 
