@@ -96,6 +96,12 @@ type drawer struct {
 	env   string
 	mapNl bool
 	canon bool
+	// environ is the environment the renderer was made with, for the
+	// class's painters (Transitions) made like it.
+	environ []string
+	// paints counts the renderer's paints (catching up included): what
+	// a change costs, for the tests.
+	paints int
 	// rlast is the frame the renderer drew last: last, unless frames
 	// were written from share since, which the renderer catches up
 	// with (catchUp) before it computes a change again. lastHash is
@@ -126,7 +132,7 @@ type drawer struct {
 // session's emulated pty), which lets the renderer move down with "\n".
 func newDrawer(out io.Writer, env []string, mapNl bool) *drawer {
 	d := &drawer{out: out, wake: make(chan struct{}, 1), quit: make(chan struct{}), stopped: make(chan struct{}),
-		env: envKey(env), mapNl: mapNl}
+		env: envKey(env), mapNl: mapNl, environ: env}
 	scr := uv.NewTerminalRenderer(&d.buf, env)
 	scr.SetRelativeCursor(true)
 	scr.SetFullscreen(false)
@@ -287,33 +293,49 @@ func (d *drawer) drawShared(f *frame) {
 		d.lastHash, d.lastHashed = t.hash(from), true
 	}
 	fromHash, toHash := d.lastHash, t.hash(f)
-	r := t.class(transClass{env: d.env, mapNl: d.mapNl, synced: d.synced, wide: d.wide, wideOn: d.wideOn, reparse: d.reparse})
+	c := transClass{env: d.env, mapNl: d.mapNl, synced: d.synced, wide: d.wide, wideOn: d.wideOn, reparse: d.reparse}
+	r := t.class(c)
 	r.mu.Lock()
 	out := r.find(from, fromHash, f, toHash)
-	if out == nil {
+	if out != nil {
+		r.mu.Unlock()
+		t.hits.Add(1)
+		d.wrote(f)
+	} else {
+		painted := false
 		// Unlocked however painting ends: a panic here must not
 		// stop the other sessions of the class.
 		func() {
 			defer r.mu.Unlock()
 			t.misses.Add(1)
-			d.catchUp()
-			d.paint(f, false)
-			out = bytes.Clone(d.buf.Bytes())
+			if from != nil && c.painted() {
+				out, painted = t.paintWith(r, c, d.environ, from, fromHash, f, toHash)
+			}
+			if !painted {
+				d.catchUp()
+				d.paint(f, false)
+				out = bytes.Clone(d.buf.Bytes())
+			}
 			r.add(transition{from: from, fromHash: fromHash, to: f, toHash: toHash, out: out})
 		}()
-	} else {
-		r.mu.Unlock()
-		t.hits.Add(1)
-		// What paint does besides drawing, the renderer left behind.
-		if d.wide {
-			d.wideOn = true
+		if painted {
+			d.wrote(f)
 		}
-		d.reparse = false
-		d.last = f
-		d.frames++
 	}
 	d.lastHash, d.lastHashed = toHash, true
 	d.write(out)
+}
+
+// wrote notes that the terminal shows f, written from bytes the
+// drawer's renderer did not compute: what paint does besides drawing,
+// the renderer left behind. Called with d.mu held.
+func (d *drawer) wrote(f *frame) {
+	if d.wide {
+		d.wideOn = true
+	}
+	d.reparse = false
+	d.last = f
+	d.frames++
 }
 
 // catchUp brings the renderer to the frame on the terminal after frames
@@ -332,6 +354,7 @@ func (d *drawer) catchUp() {
 // on the terminal and writes nothing, f is then the terminal's frame.
 // Called with d.mu held.
 func (d *drawer) paint(f *frame, catchingUp bool) {
+	d.paints++
 	last := d.rlast
 	scr := d.scr
 	d.buf.Reset()

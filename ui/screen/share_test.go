@@ -316,3 +316,91 @@ func TestTransitionsClassesBounded(t *testing.T) {
 		t.Errorf("a drawer whose class was forgotten wrote\n%q\nits twin\n%q", keptOut.String(), twinOut.String())
 	}
 }
+
+// TestTransitionsOnePaintPerChange: sessions at rest in a few states (as
+// serve's idle viewers settle on the device each one's cursor started
+// on), whose frames all change each step, cost one paint a state and a
+// step, however long ago the drawer that meets a change first computed
+// one itself, and write what twins computing every change write. With
+// more states than a class follows, changes are still exact.
+func TestTransitionsOnePaintPerChange(t *testing.T) {
+	for _, states := range []int{3, classPainters + 2} {
+		t.Run(strconv.Itoa(states)+" states", func(t *testing.T) {
+			const w, h, perState, steps = 40, 10, 4, 12
+			r := rand.New(rand.NewPCG(29, uint64(states)))
+			env := []string{"TERM=xterm-256color"}
+			share := NewTransitions()
+			type pair struct {
+				a, b       *drawer
+				outA, outB bytes.Buffer
+			}
+			// Each state's page; a step changes a line of each.
+			pages := make([][]string, states)
+			for s := range pages {
+				for range h {
+					pages[s] = append(pages[s], randomLine(r, true)+"\x1b[m")
+				}
+			}
+			pairs := make([][]*pair, states)
+			for s := range pairs {
+				for range perState {
+					p := &pair{}
+					p.a = newDrawer(&p.outA, env, true)
+					p.a.share, p.a.canon = share, true
+					p.b = newDrawer(&p.outB, env, true)
+					p.b.canon = true
+					pairs[s] = append(pairs[s], p)
+				}
+			}
+			paints := func() int {
+				n := 0
+				for _, ps := range pairs {
+					for _, p := range ps {
+						n += p.a.paints
+					}
+				}
+				share.mu.Lock()
+				defer share.mu.Unlock()
+				for _, c := range share.classes {
+					for _, q := range c.painters {
+						n += q.d.paints
+					}
+				}
+				return n
+			}
+			before := 0
+			for i := range steps {
+				if i == 2 {
+					before = paints()
+				}
+				for s, ps := range pairs {
+					pages[s][r.IntN(h)] = randomLine(r, true) + "\x1b[m"
+					f := newFrame(tea.View{Content: strings.Join(pages[s], "\n"), AltScreen: true}, w, h, colorprofile.TrueColor)
+					// Each step another drawer of the state meets the
+					// change first: its renderer is steps behind.
+					for j := range ps {
+						p := ps[(i+j)%len(ps)]
+						na, nb := p.outA.Len(), p.outB.Len()
+						p.a.draw(&f)
+						p.b.draw(&f)
+						if ga, gb := p.outA.String()[na:], p.outB.String()[nb:]; ga != gb {
+							t.Fatalf("state %d, step %d: the shared drawer wrote\n%q\nits twin\n%q", s, i, ga, gb)
+						}
+					}
+				}
+			}
+			got, want := paints()-before, states*(steps-2)
+			hits, misses := share.Stats()
+			t.Logf("%d paints for %d changes; %d changes written from the store, %d computed", got, want, hits, misses)
+			if states <= classPainters && got != want {
+				t.Errorf("%d paints for %d changes of %d states at rest, want one a change", got, want, states)
+			}
+			share.mu.Lock()
+			held := share.painters
+			share.mu.Unlock()
+			if held > maxPainters {
+				t.Errorf("%d painters held, want at most %d", held, maxPainters)
+			}
+		})
+	}
+}
