@@ -100,8 +100,10 @@ type drawer struct {
 	// class's painters (Transitions) made like it.
 	environ []string
 	// paints counts the renderer's paints (catching up included): what
-	// a change costs, for the tests.
+	// a change costs, for the tests; drawn, when set (by tests), is
+	// told of each frame drawn, in order.
 	paints int
+	drawn  func(*frame)
 	// rlast is the frame the renderer drew last: last, unless frames
 	// were written from share since, which the renderer catches up
 	// with (catchUp) before it computes a change again. lastHash is
@@ -204,46 +206,60 @@ func (d *drawer) run() {
 			return
 		case <-d.wake:
 		}
-		d.slot.Lock()
-		f := d.next
-		d.next = nil
-		d.slot.Unlock()
-		if f != nil {
-			d.drawSafely(f)
-		}
+		d.drawSafely()
 	}
 }
 
-// drawSafely draws f. A panic in drawing ends the program, not the
-// process: this goroutine is no one's to recover, and a served console's
-// panic would end every session of the server. The terminal is restored
-// (cooked, the alternate screen left), nothing more is drawn, and Run
-// returns the panic as a *DrawPanicError.
-func (d *drawer) drawSafely(f *frame) {
+// drawSafely draws the frame handed to submit, if one waits. A panic in
+// drawing ends the program, not the process: this goroutine is no one's
+// to recover, and a served console's panic would end every session of
+// the server. The terminal is restored (cooked, the alternate screen
+// left), nothing more is drawn, and Run returns the panic as a
+// *DrawPanicError.
+//
+// The frame is taken with d.mu held, so a frame that submit draws at once
+// (drawStoredNow, under d.mu, when none waits) is never drawn before one
+// handed over earlier.
+func (d *drawer) drawSafely() {
 	d.mu.Lock()
-	defer func() {
-		if r := recover(); r != nil {
-			d.panicked = &DrawPanicError{Value: r, Stack: debug.Stack()}
-			d.restore(false)
-			d.mu.Unlock()
-			if d.onPanic != nil {
-				d.onPanic()
-			}
-			if d.failed != nil {
-				d.failed()
-			}
-			return
-		}
-		d.mu.Unlock()
-	}()
-	if !d.closed {
+	defer d.unlockAfterDraw()
+	d.slot.Lock()
+	f := d.next
+	d.next = nil
+	d.slot.Unlock()
+	if f != nil && !d.closed {
 		d.draw(f)
 	}
 }
 
+// unlockAfterDraw unlocks d.mu after drawing, deferred: a panic in
+// drawing restores the terminal and ends the program (drawSafely).
+func (d *drawer) unlockAfterDraw() {
+	if r := recover(); r != nil {
+		d.panicked = &DrawPanicError{Value: r, Stack: debug.Stack()}
+		d.restore(false)
+		d.mu.Unlock()
+		if d.onPanic != nil {
+			d.onPanic()
+		}
+		if d.failed != nil {
+			d.failed()
+		}
+		return
+	}
+	d.mu.Unlock()
+}
+
 // submit hands f to the drawing goroutine; a frame it has not drawn yet
-// is replaced, since nobody would see it.
+// is replaced, since nobody would see it. A change another drawer
+// computed is written at once, on the caller's goroutine, when nothing
+// waits for the terminal: it is a look-up and a write that never waits
+// on the client (serve's output queue), and it spares waking the
+// drawing goroutine for each frame of each idle session.
 func (d *drawer) submit(f *frame) {
+	if d.share != nil && d.drawStoredNow(f) {
+		return
+	}
 	d.slot.Lock()
 	d.next = f
 	d.slot.Unlock()
@@ -253,11 +269,54 @@ func (d *drawer) submit(f *frame) {
 	}
 }
 
+// drawStoredNow writes f from the Transitions and says whether it did:
+// only when the drawer is idle (no frame drawn or waiting), f is a
+// shareable change stored already, and no drawer of the class is
+// computing one (whose wait would hold up the caller).
+func (d *drawer) drawStoredNow(f *frame) (drawn bool) {
+	if !d.mu.TryLock() {
+		return false
+	}
+	defer d.unlockAfterDraw()
+	d.slot.Lock()
+	waiting := d.next != nil
+	d.slot.Unlock()
+	if waiting || d.closed || d.widePending || !d.shareable(f) {
+		return false
+	}
+	t := d.share
+	from := d.last
+	if from != nil && !d.lastHashed {
+		d.lastHash, d.lastHashed = t.hash(from), true
+	}
+	toHash := t.hash(f)
+	r := t.class(transClass{env: d.env, mapNl: d.mapNl, synced: d.synced, wide: d.wide, wideOn: d.wideOn, reparse: d.reparse})
+	if !r.mu.TryLock() {
+		return false
+	}
+	out := r.find(from, d.lastHash, f, toHash)
+	r.mu.Unlock()
+	if out == nil {
+		return false
+	}
+	t.hits.Add(1)
+	d.wrote(f)
+	d.lastHash, d.lastHashed = toHash, true
+	d.write(out)
+	if d.drawn != nil {
+		d.drawn(f)
+	}
+	return true
+}
+
 // draw puts f on the terminal: the modes that changed, then the cells that
 // changed, in one write; with a Transitions, the bytes another drawer
 // computed for the same change when there are some. Called with d.mu
 // held.
 func (d *drawer) draw(f *frame) {
+	if d.drawn != nil {
+		defer d.drawn(f)
+	}
 	if d.widePending {
 		// The frame on the terminal was parsed the old way: the
 		// renderer catches up with it that way first.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
@@ -402,5 +403,107 @@ func TestTransitionsOnePaintPerChange(t *testing.T) {
 				t.Errorf("%d painters held, want at most %d", held, maxPainters)
 			}
 		})
+	}
+}
+
+// TestSubmitWritesStoredAtOnce: a frame whose change another drawer
+// computed is written by submit itself when the drawer is idle, without
+// its drawing goroutine; frames are still drawn in the order submitted
+// (never one handed to the goroutine after a newer one written at once),
+// and the bytes are those of a twin that computes every change of the
+// frames drawn.
+func TestSubmitWritesStoredAtOnce(t *testing.T) {
+	r := rand.New(rand.NewPCG(29, 6))
+	const w, h, steps = 40, 10, 400
+	pool := sharePool(r, w, h)[:14]
+	env := []string{"TERM=xterm-256color"}
+	share := NewTransitions()
+	lead := newDrawer(io.Discard, env, true)
+	lead.share, lead.canon = share, true
+	var out bytes.Buffer
+	d := newDrawer(&out, env, true)
+	d.share, d.canon = share, true
+	var mu sync.Mutex
+	var drawn []int // step of each frame drawn
+	step := map[*frame]int{}
+	d.drawn = func(f *frame) {
+		mu.Lock()
+		drawn = append(drawn, step[f])
+		mu.Unlock()
+	}
+	count := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(drawn)
+	}
+	d.start()
+	frames := make([]*frame, steps)
+	atOnce := 0
+	for i := range steps {
+		f := pool[r.IntN(len(pool))]
+		frames[i] = &f
+		mu.Lock()
+		step[&f] = i
+		mu.Unlock()
+		switch x := r.IntN(10); {
+		case x < 6:
+			// The lead computed the change; the drawer waits for
+			// nothing: submit writes it.
+			lead.draw(&f)
+			for d.slot.Lock(); d.next != nil; d.slot.Lock() {
+				d.slot.Unlock()
+				time.Sleep(100 * time.Microsecond)
+			}
+			d.slot.Unlock()
+			d.mu.Lock() // the goroutine's frame drawn
+			d.mu.Unlock()
+			n := count()
+			d.submit(&f)
+			if count() == n+1 {
+				atOnce++
+			}
+		case x < 8:
+			// A burst: stored and not, the goroutine busy.
+			lead.draw(&f)
+			d.submit(&f)
+		default:
+			d.submit(&f) // its own change
+		}
+	}
+	for end := time.Now().Add(10 * time.Second); ; {
+		mu.Lock()
+		last := len(drawn) > 0 && drawn[len(drawn)-1] == steps-1
+		mu.Unlock()
+		if last {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatal("the last frame submitted was not drawn within 10 s")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	d.mu.Lock()
+	got := out.String()
+	d.mu.Unlock()
+	d.stop()
+	mu.Lock()
+	defer mu.Unlock()
+	for i := 1; i < len(drawn); i++ {
+		if drawn[i] <= drawn[i-1] {
+			t.Fatalf("frame of step %d drawn after that of step %d", drawn[i], drawn[i-1])
+		}
+	}
+	var twinOut bytes.Buffer
+	twin := newDrawer(&twinOut, env, true)
+	twin.canon = true
+	for _, i := range drawn {
+		twin.draw(frames[i])
+	}
+	if got != twinOut.String() {
+		t.Errorf("the drawer wrote other bytes than a twin drawing the same %d frames", len(drawn))
+	}
+	t.Logf("%d of %d frames drawn, %d written by submit at once", len(drawn), steps, atOnce)
+	if atOnce < steps/3 {
+		t.Errorf("%d frames written by submit at once, want at least %d (the stored changes of an idle drawer)", atOnce, steps/3)
 	}
 }
