@@ -507,3 +507,39 @@ func TestSubmitWritesStoredAtOnce(t *testing.T) {
 		t.Errorf("%d frames written by submit at once, want at least %d (the stored changes of an idle drawer)", atOnce, steps/3)
 	}
 }
+
+// BenchmarkTransitionsAtRest: one step of 40 idle sessions in 4 states
+// (10 each) whose dense 160x48 frames each change a line, another
+// session meeting each change first at each step; the cost of a step,
+// all sessions together.
+func BenchmarkTransitionsAtRest(b *testing.B) {
+	const states, perState = 4, 10
+	env := []string{"TERM=xterm-256color"}
+	share := NewTransitions()
+	ds := make([][]*drawer, states)
+	for s := range ds {
+		for range perState {
+			d := newDrawer(io.Discard, env, true)
+			d.share, d.canon = share, true
+			ds[s] = append(ds[s], d)
+		}
+	}
+	lines := make([][]string, states)
+	for s := range lines {
+		lines[s] = strings.Split(styledPage(s), "\n")
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		for s, dd := range ds {
+			y := (i + s) % len(lines[s])
+			lines[s][y] = strings.Replace(lines[s][y], "ab", "ba", 1)
+			if !strings.Contains(lines[s][y], "ab") {
+				lines[s][y] = strings.Split(styledPage(s), "\n")[y]
+			}
+			f := newFrame(tea.View{Content: strings.Join(lines[s], "\n"), AltScreen: true}, 160, 48, colorprofile.TrueColor)
+			for j := range dd {
+				dd[(i+j)%perState].draw(&f)
+			}
+		}
+	}
+}
