@@ -105,9 +105,13 @@ type painter struct {
 // classPainters is how many states one class follows with painters: at
 // rest a few (one per device the viewers' cursors settle on, a size or
 // two); maxPainters bounds them all, as each holds a frame's cells.
+// Frames of more than maxPaintedCells (a large terminal's) are painted
+// by the drawers' own renderers: a painter keeps the cells of the
+// largest frame it drew, and a client may ask for any size.
 const (
-	classPainters = 8
-	maxPainters   = 16
+	classPainters   = 8
+	maxPainters     = 16
+	maxPaintedCells = 256 * 96
 )
 
 // painted says whether the changes of a class are painted by painters:
@@ -118,10 +122,14 @@ func (c transClass) painted() bool { return !c.reparse && c.wide == c.wideOn }
 // paintWith paints the change from → to of class c with one of r's
 // painters, the one at from when there is one, else one brought there
 // first (a new one while the bounds allow, else the least recently
-// used). ok is false when r has no painter and may have none. environ
+// used). ok is false when r has no painter and may have none, or the
+// frames are too large for one (maxPaintedCells). environ
 // is the environment of a drawer of the class, which a new painter's
 // renderer is made with. Called with r.mu held.
 func (t *Transitions) paintWith(r *transRing, c transClass, environ []string, from *frame, fromHash uint64, to *frame, toHash uint64) (out []byte, ok bool) {
+	if from.width*from.height > maxPaintedCells || to.width*to.height > maxPaintedCells {
+		return nil, false
+	}
 	r.clock++
 	var p *painter
 	for _, q := range r.painters {

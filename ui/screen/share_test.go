@@ -543,3 +543,30 @@ func BenchmarkTransitionsAtRest(b *testing.B) {
 		}
 	}
 }
+
+// TestTransitionsLargeFramesNotPainted: the changes of frames larger than
+// maxPaintedCells are computed by the drawers themselves (a painter would
+// keep their cells for good), exactly as before.
+func TestTransitionsLargeFramesNotPainted(t *testing.T) {
+	const w, h = 500, 200
+	env := []string{"TERM=xterm-256color"}
+	share := NewTransitions()
+	var outA, outB bytes.Buffer
+	a := newDrawer(&outA, env, true)
+	a.share, a.canon = share, true
+	b := newDrawer(&outB, env, true)
+	b.canon = true
+	for i := range 3 {
+		f := newFrame(tea.View{Content: strings.Repeat("x", i+1) + "\x1b[m", AltScreen: true}, w, h, colorprofile.TrueColor)
+		a.draw(&f)
+		b.draw(&f)
+	}
+	if outA.String() != outB.String() {
+		t.Error("the sharing drawer wrote other bytes than its twin")
+	}
+	share.mu.Lock()
+	defer share.mu.Unlock()
+	if share.painters != 0 {
+		t.Errorf("%d painters made for %dx%d frames, want none", share.painters, w, h)
+	}
+}
