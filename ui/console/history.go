@@ -110,14 +110,12 @@ type history map[model.DeviceKey]*devHistory
 // and nothing changed in between.
 func (h history) observe(s *model.Snapshot, frac func(*model.Device) sample) {
 	sec := s.Time.Unix()
-	seen := make(map[model.DeviceKey]bool, len(s.Devices))
 	for i := range s.Devices {
 		d := &s.Devices[i]
 		if !d.IsAccelerator() {
 			continue
 		}
 		k := d.Key()
-		seen[k] = true
 		x := frac(d)
 		dh := h[k]
 		switch {
@@ -137,8 +135,32 @@ func (h history) observe(s *model.Snapshot, frac func(*model.Device) sample) {
 			dh.sec = sec
 		}
 	}
+	h.forgetGone(s)
+}
+
+// forgetGone drops the devices s no longer has. A node has a few: a scan
+// of them is cheaper than a set made for each snapshot (by each of
+// serve's sessions); a set for a node with many.
+func (h history) forgetGone(s *model.Snapshot) {
+	has := func(k model.DeviceKey) bool {
+		for i := range s.Devices {
+			if d := &s.Devices[i]; d.Key() == k && d.IsAccelerator() {
+				return true
+			}
+		}
+		return false
+	}
+	if len(s.Devices) > 32 {
+		seen := make(map[model.DeviceKey]bool, len(s.Devices))
+		for i := range s.Devices {
+			if d := &s.Devices[i]; d.IsAccelerator() {
+				seen[d.Key()] = true
+			}
+		}
+		has = func(k model.DeviceKey) bool { return seen[k] }
+	}
 	for k := range h {
-		if !seen[k] {
+		if !has(k) {
 			delete(h, k)
 		}
 	}

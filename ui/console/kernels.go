@@ -96,7 +96,9 @@ func (p *kernelsPane) refresh() {
 			rows = append(rows, ki)
 		}
 	}
-	if !slices.Contains(p.sortColumns(), p.sortCol) {
+	// "id" is always a column: the usual sort needs no list of them
+	// (built for each snapshot by each of serve's sessions otherwise).
+	if p.sortCol != "id" && !slices.Contains(p.sortColumns(), p.sortCol) {
 		p.sortCol = "id"
 	}
 	cmpf := p.kernelCmp(on, onF)

@@ -441,3 +441,40 @@ func TestAgentDetail(t *testing.T) {
 		t.Error("esc did not close the agent detail")
 	}
 }
+
+// TestHistoryForgetsGoneDevices: a device a snapshot no longer has leaves
+// the history, on a node of a few devices and of many, and the others
+// keep their samples.
+func TestHistoryForgetsGoneDevices(t *testing.T) {
+	for _, extra := range []int{0, 40} {
+		t.Run(strconv.Itoa(extra)+" more devices", func(t *testing.T) {
+			s := fake.Node(fake.Options{})
+			for i := range extra {
+				s.Devices = append(s.Devices, model.Device{Name: "cuda", ID: model.DeviceID("extra-" + strconv.Itoa(i))})
+			}
+			frac := func(*model.Device) sample { return sample{0.5, 0.25, 0.1} }
+			h := history{}
+			h.observe(s, frac)
+			var keys []model.DeviceKey
+			for i := range s.Devices {
+				if d := &s.Devices[i]; d.IsAccelerator() {
+					keys = append(keys, d.Key())
+				}
+			}
+			if len(h) != len(keys) || len(keys) < 2 {
+				t.Fatalf("%d devices in the history, want %d (at least 2)", len(h), len(keys))
+			}
+			gone := keys[1]
+			s2 := *s
+			s2.Time = s.Time.Add(time.Second)
+			s2.Devices = slices.DeleteFunc(slices.Clone(s.Devices), func(d model.Device) bool { return d.Key() == gone })
+			h.observe(&s2, frac)
+			if _, ok := h[gone]; ok {
+				t.Errorf("%v, gone from the snapshot, is still in the history", gone)
+			}
+			if len(h) != len(keys)-1 || h[keys[0]] == nil || h[keys[0]].alloc.N != 2 {
+				t.Errorf("the history holds %d devices, want the %d left with 2 samples each", len(h), len(keys)-1)
+			}
+		})
+	}
+}

@@ -199,10 +199,14 @@ func updatedSpan(s *model.Snapshot, now time.Time) (kit.Span, time.Time) {
 // headerPieces are the header's parts for the current state.
 func (a *App) headerPieces() []headerPiece {
 	s := a.Snap
-	ps := append(a.pastBanner(), []headerPiece{
-		{spans: []kit.Span{{Lvl: kit.LvlAccent, Text: "fgtop"}, {Lvl: kit.LvlPlain, Text: " "}, {Lvl: kit.LvlTitle, Text: a.NodeName()}}},
-		{spans: []kit.Span{sourceBadge(s)}},
-	}...)
+	// Room for every piece: the header is drawn for each snapshot by
+	// each of serve's sessions, and growing the slice piece by piece
+	// was most of what that cost.
+	ps := append(make([]headerPiece, 0, 16), a.pastBanner()...)
+	ps = append(ps,
+		headerPiece{spans: []kit.Span{{Lvl: kit.LvlAccent, Text: "fgtop"}, {Lvl: kit.LvlPlain, Text: " "}, {Lvl: kit.LvlTitle, Text: a.NodeName()}}},
+		headerPiece{spans: []kit.Span{sourceBadge(s)}},
+	)
 	if p := pluginBadge(s); p != nil {
 		// The rule that decided is what the bars mean: on a narrow
 		// terminal it opens the second line, where the etcd warning (if

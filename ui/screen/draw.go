@@ -96,6 +96,14 @@ type drawer struct {
 	env   string
 	mapNl bool
 	canon bool
+	// environ is the environment the renderer was made with, for the
+	// class's painters (Transitions) made like it.
+	environ []string
+	// paints counts the renderer's paints (catching up included): what
+	// a change costs, for the tests; drawn, when set (by tests), is
+	// told of each frame drawn, in order.
+	paints int
+	drawn  func(*frame)
 	// rlast is the frame the renderer drew last: last, unless frames
 	// were written from share since, which the renderer catches up
 	// with (catchUp) before it computes a change again. lastHash is
@@ -126,7 +134,7 @@ type drawer struct {
 // session's emulated pty), which lets the renderer move down with "\n".
 func newDrawer(out io.Writer, env []string, mapNl bool) *drawer {
 	d := &drawer{out: out, wake: make(chan struct{}, 1), quit: make(chan struct{}), stopped: make(chan struct{}),
-		env: envKey(env), mapNl: mapNl}
+		env: envKey(env), mapNl: mapNl, environ: env}
 	scr := uv.NewTerminalRenderer(&d.buf, env)
 	scr.SetRelativeCursor(true)
 	scr.SetFullscreen(false)
@@ -198,46 +206,60 @@ func (d *drawer) run() {
 			return
 		case <-d.wake:
 		}
-		d.slot.Lock()
-		f := d.next
-		d.next = nil
-		d.slot.Unlock()
-		if f != nil {
-			d.drawSafely(f)
-		}
+		d.drawSafely()
 	}
 }
 
-// drawSafely draws f. A panic in drawing ends the program, not the
-// process: this goroutine is no one's to recover, and a served console's
-// panic would end every session of the server. The terminal is restored
-// (cooked, the alternate screen left), nothing more is drawn, and Run
-// returns the panic as a *DrawPanicError.
-func (d *drawer) drawSafely(f *frame) {
+// drawSafely draws the frame handed to submit, if one waits. A panic in
+// drawing ends the program, not the process: this goroutine is no one's
+// to recover, and a served console's panic would end every session of
+// the server. The terminal is restored (cooked, the alternate screen
+// left), nothing more is drawn, and Run returns the panic as a
+// *DrawPanicError.
+//
+// The frame is taken with d.mu held, so a frame that submit draws at once
+// (drawStoredNow, under d.mu, when none waits) is never drawn before one
+// handed over earlier.
+func (d *drawer) drawSafely() {
 	d.mu.Lock()
-	defer func() {
-		if r := recover(); r != nil {
-			d.panicked = &DrawPanicError{Value: r, Stack: debug.Stack()}
-			d.restore(false)
-			d.mu.Unlock()
-			if d.onPanic != nil {
-				d.onPanic()
-			}
-			if d.failed != nil {
-				d.failed()
-			}
-			return
-		}
-		d.mu.Unlock()
-	}()
-	if !d.closed {
+	defer d.unlockAfterDraw()
+	d.slot.Lock()
+	f := d.next
+	d.next = nil
+	d.slot.Unlock()
+	if f != nil && !d.closed {
 		d.draw(f)
 	}
 }
 
+// unlockAfterDraw unlocks d.mu after drawing, deferred: a panic in
+// drawing restores the terminal and ends the program (drawSafely).
+func (d *drawer) unlockAfterDraw() {
+	if r := recover(); r != nil {
+		d.panicked = &DrawPanicError{Value: r, Stack: debug.Stack()}
+		d.restore(false)
+		d.mu.Unlock()
+		if d.onPanic != nil {
+			d.onPanic()
+		}
+		if d.failed != nil {
+			d.failed()
+		}
+		return
+	}
+	d.mu.Unlock()
+}
+
 // submit hands f to the drawing goroutine; a frame it has not drawn yet
-// is replaced, since nobody would see it.
+// is replaced, since nobody would see it. A change another drawer
+// computed is written at once, on the caller's goroutine, when nothing
+// waits for the terminal: it is a look-up and a write that never waits
+// on the client (serve's output queue), and it spares waking the
+// drawing goroutine for each frame of each idle session.
 func (d *drawer) submit(f *frame) {
+	if d.share != nil && d.drawStoredNow(f) {
+		return
+	}
 	d.slot.Lock()
 	d.next = f
 	d.slot.Unlock()
@@ -247,11 +269,54 @@ func (d *drawer) submit(f *frame) {
 	}
 }
 
+// drawStoredNow writes f from the Transitions and says whether it did:
+// only when the drawer is idle (no frame drawn or waiting), f is a
+// shareable change stored already, and no drawer of the class is
+// computing one (whose wait would hold up the caller).
+func (d *drawer) drawStoredNow(f *frame) (drawn bool) {
+	if !d.mu.TryLock() {
+		return false
+	}
+	defer d.unlockAfterDraw()
+	d.slot.Lock()
+	waiting := d.next != nil
+	d.slot.Unlock()
+	if waiting || d.closed || d.widePending || !d.shareable(f) {
+		return false
+	}
+	t := d.share
+	from := d.last
+	if from != nil && !d.lastHashed {
+		d.lastHash, d.lastHashed = t.hash(from), true
+	}
+	toHash := t.hash(f)
+	r := t.class(transClass{env: d.env, mapNl: d.mapNl, synced: d.synced, wide: d.wide, wideOn: d.wideOn, reparse: d.reparse})
+	if !r.mu.TryLock() {
+		return false
+	}
+	out := r.find(from, d.lastHash, f, toHash)
+	r.mu.Unlock()
+	if out == nil {
+		return false
+	}
+	t.hits.Add(1)
+	d.wrote(f)
+	d.lastHash, d.lastHashed = toHash, true
+	d.write(out)
+	if d.drawn != nil {
+		d.drawn(f)
+	}
+	return true
+}
+
 // draw puts f on the terminal: the modes that changed, then the cells that
 // changed, in one write; with a Transitions, the bytes another drawer
 // computed for the same change when there are some. Called with d.mu
 // held.
 func (d *drawer) draw(f *frame) {
+	if d.drawn != nil {
+		defer d.drawn(f)
+	}
 	if d.widePending {
 		// The frame on the terminal was parsed the old way: the
 		// renderer catches up with it that way first.
@@ -287,33 +352,49 @@ func (d *drawer) drawShared(f *frame) {
 		d.lastHash, d.lastHashed = t.hash(from), true
 	}
 	fromHash, toHash := d.lastHash, t.hash(f)
-	r := t.class(transClass{env: d.env, mapNl: d.mapNl, synced: d.synced, wide: d.wide, wideOn: d.wideOn, reparse: d.reparse})
+	c := transClass{env: d.env, mapNl: d.mapNl, synced: d.synced, wide: d.wide, wideOn: d.wideOn, reparse: d.reparse}
+	r := t.class(c)
 	r.mu.Lock()
 	out := r.find(from, fromHash, f, toHash)
-	if out == nil {
+	if out != nil {
+		r.mu.Unlock()
+		t.hits.Add(1)
+		d.wrote(f)
+	} else {
+		painted := false
 		// Unlocked however painting ends: a panic here must not
 		// stop the other sessions of the class.
 		func() {
 			defer r.mu.Unlock()
 			t.misses.Add(1)
-			d.catchUp()
-			d.paint(f, false)
-			out = bytes.Clone(d.buf.Bytes())
+			if from != nil && c.painted() {
+				out, painted = t.paintWith(r, c, d.environ, from, fromHash, f, toHash)
+			}
+			if !painted {
+				d.catchUp()
+				d.paint(f, false)
+				out = bytes.Clone(d.buf.Bytes())
+			}
 			r.add(transition{from: from, fromHash: fromHash, to: f, toHash: toHash, out: out})
 		}()
-	} else {
-		r.mu.Unlock()
-		t.hits.Add(1)
-		// What paint does besides drawing, the renderer left behind.
-		if d.wide {
-			d.wideOn = true
+		if painted {
+			d.wrote(f)
 		}
-		d.reparse = false
-		d.last = f
-		d.frames++
 	}
 	d.lastHash, d.lastHashed = toHash, true
 	d.write(out)
+}
+
+// wrote notes that the terminal shows f, written from bytes the
+// drawer's renderer did not compute: what paint does besides drawing,
+// the renderer left behind. Called with d.mu held.
+func (d *drawer) wrote(f *frame) {
+	if d.wide {
+		d.wideOn = true
+	}
+	d.reparse = false
+	d.last = f
+	d.frames++
 }
 
 // catchUp brings the renderer to the frame on the terminal after frames
@@ -332,6 +413,7 @@ func (d *drawer) catchUp() {
 // on the terminal and writes nothing, f is then the terminal's frame.
 // Called with d.mu held.
 func (d *drawer) paint(f *frame, catchingUp bool) {
+	d.paints++
 	last := d.rlast
 	scr := d.scr
 	d.buf.Reset()

@@ -58,6 +58,9 @@ type Options struct {
 	// Share, when set, is shared with other programs that often draw the
 	// same frames (serve's sessions): a change of frame one of them
 	// computed is written by the others as it is (see Transitions).
+	// Such a change may be written to Out on the program's own
+	// goroutine, which a write that waits on the terminal would hold
+	// up: Out should not wait (serve's output queue).
 	Share *Transitions
 }
 

@@ -1,7 +1,9 @@
 package screen
 
 import (
+	"bytes"
 	"hash/maphash"
+	"io"
 	"sync"
 	"sync/atomic"
 
@@ -28,11 +30,21 @@ import (
 // Only changes between two full-screen frames of the same size and
 // colour profile are shared (and a program's first frame): a screen
 // switch, a resize or a profile change is computed by each drawer.
+//
+// A change no drawer of the class computed yet is painted by one of the
+// class's painters: renderers of the store's own, each following the
+// frames of one state the class's drawers are in (at rest, the few
+// states idle viewers settle in), so a change is one paint from the
+// frame the painter drew last. The drawer's own renderer, which may
+// have drawn nothing for minutes, would first have to catch up with the
+// frame on its terminal: for a dense page, a paint of most lines.
 type Transitions struct {
 	seed maphash.Seed
 
 	mu      sync.Mutex
 	classes map[transClass]*transRing
+	// painters is how many painters the classes hold (under mu).
+	painters int
 
 	hits, misses atomic.Int64
 }
@@ -72,6 +84,94 @@ type transRing struct {
 	mu   sync.Mutex
 	ents [transRingLen]transition
 	next int
+	// painters follow the class's states (under mu); clock orders
+	// their use, the least recent giving way.
+	painters []*painter
+	clock    uint64
+
+	// held is how many painters the class was allowed, and gone that
+	// it was forgotten (both under the Transitions' mu).
+	held int
+	gone bool
+}
+
+// painter is a renderer of a class's own, at the frame it drew last.
+type painter struct {
+	d    *drawer
+	hash uint64 // the hash of d.rlast's content
+	used uint64
+}
+
+// classPainters is how many states one class follows with painters: at
+// rest a few (one per device the viewers' cursors settle on, a size or
+// two); maxPainters bounds them all, as each holds a frame's cells.
+// Frames of more than maxPaintedCells (a large terminal's) are painted
+// by the drawers' own renderers: a painter keeps the cells of the
+// largest frame it drew, and a client may ask for any size.
+const (
+	classPainters   = 8
+	maxPainters     = 16
+	maxPaintedCells = 256 * 96
+)
+
+// painted says whether the changes of a class are painted by painters:
+// not while grapheme widths are being turned on (the class then changes
+// with the frame, and the next frame is parsed whole).
+func (c transClass) painted() bool { return !c.reparse && c.wide == c.wideOn }
+
+// paintWith paints the change from → to of class c with one of r's
+// painters, the one at from when there is one, else one brought there
+// first (a new one while the bounds allow, else the least recently
+// used). ok is false when r has no painter and may have none, or the
+// frames are too large for one (maxPaintedCells). environ
+// is the environment of a drawer of the class, which a new painter's
+// renderer is made with. Called with r.mu held.
+func (t *Transitions) paintWith(r *transRing, c transClass, environ []string, from *frame, fromHash uint64, to *frame, toHash uint64) (out []byte, ok bool) {
+	if from.width*from.height > maxPaintedCells || to.width*to.height > maxPaintedCells {
+		return nil, false
+	}
+	r.clock++
+	var p *painter
+	for _, q := range r.painters {
+		if q.hash == fromHash && from.same(q.d.rlast) {
+			p = q
+			break
+		}
+	}
+	if p == nil {
+		if len(r.painters) < classPainters && t.holdPainter(r) {
+			d := newDrawer(io.Discard, environ, c.mapNl)
+			d.canon, d.synced, d.wide, d.wideOn = true, c.synced, c.wide, c.wideOn
+			p = &painter{d: d}
+			r.painters = append(r.painters, p)
+		} else {
+			for _, q := range r.painters {
+				if p == nil || q.used < p.used {
+					p = q
+				}
+			}
+		}
+		if p == nil {
+			return nil, false
+		}
+		p.d.paint(from, true)
+	}
+	p.d.paint(to, false)
+	p.hash, p.used = toHash, r.clock
+	return bytes.Clone(p.d.buf.Bytes()), true
+}
+
+// holdPainter says whether class r may make one more painter, and
+// counts it.
+func (t *Transitions) holdPainter(r *transRing) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if r.gone || t.painters >= maxPainters {
+		return false
+	}
+	t.painters++
+	r.held++
+	return true
 }
 
 // transition is the bytes that take a terminal from one frame to the
@@ -95,8 +195,12 @@ func (t *Transitions) class(c transClass) *transRing {
 	r := t.classes[c]
 	if r == nil {
 		if len(t.classes) >= maxClasses {
-			for k := range t.classes {
+			for k, old := range t.classes {
 				delete(t.classes, k)
+				// Its painters are dropped with it (a drawer
+				// still painting with one finishes).
+				old.gone = true
+				t.painters -= old.held
 				break
 			}
 		}

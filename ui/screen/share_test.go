@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
@@ -314,5 +315,258 @@ func TestTransitionsClassesBounded(t *testing.T) {
 	twin.draw(&g)
 	if keptOut.String() != twinOut.String() {
 		t.Errorf("a drawer whose class was forgotten wrote\n%q\nits twin\n%q", keptOut.String(), twinOut.String())
+	}
+}
+
+// TestTransitionsOnePaintPerChange: sessions at rest in a few states (as
+// serve's idle viewers settle on the device each one's cursor started
+// on), whose frames all change each step, cost one paint a state and a
+// step, however long ago the drawer that meets a change first computed
+// one itself, and write what twins computing every change write. With
+// more states than a class follows, changes are still exact.
+func TestTransitionsOnePaintPerChange(t *testing.T) {
+	for _, states := range []int{3, classPainters + 2} {
+		t.Run(strconv.Itoa(states)+" states", func(t *testing.T) {
+			const w, h, perState, steps = 40, 10, 4, 12
+			r := rand.New(rand.NewPCG(29, uint64(states)))
+			env := []string{"TERM=xterm-256color"}
+			share := NewTransitions()
+			type pair struct {
+				a, b       *drawer
+				outA, outB bytes.Buffer
+			}
+			// Each state's page; a step changes a line of each.
+			pages := make([][]string, states)
+			for s := range pages {
+				for range h {
+					pages[s] = append(pages[s], randomLine(r, true)+"\x1b[m")
+				}
+			}
+			pairs := make([][]*pair, states)
+			for s := range pairs {
+				for range perState {
+					p := &pair{}
+					p.a = newDrawer(&p.outA, env, true)
+					p.a.share, p.a.canon = share, true
+					p.b = newDrawer(&p.outB, env, true)
+					p.b.canon = true
+					pairs[s] = append(pairs[s], p)
+				}
+			}
+			paints := func() int {
+				n := 0
+				for _, ps := range pairs {
+					for _, p := range ps {
+						n += p.a.paints
+					}
+				}
+				share.mu.Lock()
+				defer share.mu.Unlock()
+				for _, c := range share.classes {
+					for _, q := range c.painters {
+						n += q.d.paints
+					}
+				}
+				return n
+			}
+			before := 0
+			for i := range steps {
+				if i == 2 {
+					before = paints()
+				}
+				for s, ps := range pairs {
+					pages[s][r.IntN(h)] = randomLine(r, true) + "\x1b[m"
+					f := newFrame(tea.View{Content: strings.Join(pages[s], "\n"), AltScreen: true}, w, h, colorprofile.TrueColor)
+					// Each step another drawer of the state meets the
+					// change first: its renderer is steps behind.
+					for j := range ps {
+						p := ps[(i+j)%len(ps)]
+						na, nb := p.outA.Len(), p.outB.Len()
+						p.a.draw(&f)
+						p.b.draw(&f)
+						if ga, gb := p.outA.String()[na:], p.outB.String()[nb:]; ga != gb {
+							t.Fatalf("state %d, step %d: the shared drawer wrote\n%q\nits twin\n%q", s, i, ga, gb)
+						}
+					}
+				}
+			}
+			got, want := paints()-before, states*(steps-2)
+			hits, misses := share.Stats()
+			t.Logf("%d paints for %d changes; %d changes written from the store, %d computed", got, want, hits, misses)
+			if states <= classPainters && got != want {
+				t.Errorf("%d paints for %d changes of %d states at rest, want one a change", got, want, states)
+			}
+			share.mu.Lock()
+			held := share.painters
+			share.mu.Unlock()
+			if held > maxPainters {
+				t.Errorf("%d painters held, want at most %d", held, maxPainters)
+			}
+		})
+	}
+}
+
+// TestSubmitWritesStoredAtOnce: a frame whose change another drawer
+// computed is written by submit itself when the drawer is idle, without
+// its drawing goroutine; frames are still drawn in the order submitted
+// (never one handed to the goroutine after a newer one written at once),
+// and the bytes are those of a twin that computes every change of the
+// frames drawn.
+func TestSubmitWritesStoredAtOnce(t *testing.T) {
+	r := rand.New(rand.NewPCG(29, 6))
+	const w, h, steps = 40, 10, 400
+	pool := sharePool(r, w, h)[:14]
+	env := []string{"TERM=xterm-256color"}
+	share := NewTransitions()
+	lead := newDrawer(io.Discard, env, true)
+	lead.share, lead.canon = share, true
+	var out bytes.Buffer
+	d := newDrawer(&out, env, true)
+	d.share, d.canon = share, true
+	var mu sync.Mutex
+	var drawn []int // step of each frame drawn
+	step := map[*frame]int{}
+	d.drawn = func(f *frame) {
+		mu.Lock()
+		drawn = append(drawn, step[f])
+		mu.Unlock()
+	}
+	count := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(drawn)
+	}
+	d.start()
+	frames := make([]*frame, steps)
+	atOnce := 0
+	for i := range steps {
+		f := pool[r.IntN(len(pool))]
+		frames[i] = &f
+		mu.Lock()
+		step[&f] = i
+		mu.Unlock()
+		switch x := r.IntN(10); {
+		case x < 6:
+			// The lead computed the change; the drawer waits for
+			// nothing: submit writes it.
+			lead.draw(&f)
+			for d.slot.Lock(); d.next != nil; d.slot.Lock() {
+				d.slot.Unlock()
+				time.Sleep(100 * time.Microsecond)
+			}
+			d.slot.Unlock()
+			d.mu.Lock() // the goroutine's frame drawn
+			d.mu.Unlock()
+			n := count()
+			d.submit(&f)
+			if count() == n+1 {
+				atOnce++
+			}
+		case x < 8:
+			// A burst: stored and not, the goroutine busy.
+			lead.draw(&f)
+			d.submit(&f)
+		default:
+			d.submit(&f) // its own change
+		}
+	}
+	for end := time.Now().Add(10 * time.Second); ; {
+		mu.Lock()
+		last := len(drawn) > 0 && drawn[len(drawn)-1] == steps-1
+		mu.Unlock()
+		if last {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatal("the last frame submitted was not drawn within 10 s")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	d.mu.Lock()
+	got := out.String()
+	d.mu.Unlock()
+	d.stop()
+	mu.Lock()
+	defer mu.Unlock()
+	for i := 1; i < len(drawn); i++ {
+		if drawn[i] <= drawn[i-1] {
+			t.Fatalf("frame of step %d drawn after that of step %d", drawn[i], drawn[i-1])
+		}
+	}
+	var twinOut bytes.Buffer
+	twin := newDrawer(&twinOut, env, true)
+	twin.canon = true
+	for _, i := range drawn {
+		twin.draw(frames[i])
+	}
+	if got != twinOut.String() {
+		t.Errorf("the drawer wrote other bytes than a twin drawing the same %d frames", len(drawn))
+	}
+	t.Logf("%d of %d frames drawn, %d written by submit at once", len(drawn), steps, atOnce)
+	if atOnce < steps/3 {
+		t.Errorf("%d frames written by submit at once, want at least %d (the stored changes of an idle drawer)", atOnce, steps/3)
+	}
+}
+
+// BenchmarkTransitionsAtRest: one step of 40 idle sessions in 4 states
+// (10 each) whose dense 160x48 frames each change a line, another
+// session meeting each change first at each step; the cost of a step,
+// all sessions together.
+func BenchmarkTransitionsAtRest(b *testing.B) {
+	const states, perState = 4, 10
+	env := []string{"TERM=xterm-256color"}
+	share := NewTransitions()
+	ds := make([][]*drawer, states)
+	for s := range ds {
+		for range perState {
+			d := newDrawer(io.Discard, env, true)
+			d.share, d.canon = share, true
+			ds[s] = append(ds[s], d)
+		}
+	}
+	lines := make([][]string, states)
+	for s := range lines {
+		lines[s] = strings.Split(styledPage(s), "\n")
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		for s, dd := range ds {
+			y := (i + s) % len(lines[s])
+			lines[s][y] = strings.Replace(lines[s][y], "ab", "ba", 1)
+			if !strings.Contains(lines[s][y], "ab") {
+				lines[s][y] = strings.Split(styledPage(s), "\n")[y]
+			}
+			f := newFrame(tea.View{Content: strings.Join(lines[s], "\n"), AltScreen: true}, 160, 48, colorprofile.TrueColor)
+			for j := range dd {
+				dd[(i+j)%perState].draw(&f)
+			}
+		}
+	}
+}
+
+// TestTransitionsLargeFramesNotPainted: the changes of frames larger than
+// maxPaintedCells are computed by the drawers themselves (a painter would
+// keep their cells for good), exactly as before.
+func TestTransitionsLargeFramesNotPainted(t *testing.T) {
+	const w, h = 500, 200
+	env := []string{"TERM=xterm-256color"}
+	share := NewTransitions()
+	var outA, outB bytes.Buffer
+	a := newDrawer(&outA, env, true)
+	a.share, a.canon = share, true
+	b := newDrawer(&outB, env, true)
+	b.canon = true
+	for i := range 3 {
+		f := newFrame(tea.View{Content: strings.Repeat("x", i+1) + "\x1b[m", AltScreen: true}, w, h, colorprofile.TrueColor)
+		a.draw(&f)
+		b.draw(&f)
+	}
+	if outA.String() != outB.String() {
+		t.Error("the sharing drawer wrote other bytes than its twin")
+	}
+	share.mu.Lock()
+	defer share.mu.Unlock()
+	if share.painters != 0 {
+		t.Errorf("%d painters made for %dx%d frames, want none", share.painters, w, h)
 	}
 }
