@@ -404,6 +404,11 @@ or a prefix that names several (the error lists them).`,
 			var notFound *names.NotFoundError
 			var ambiguous *names.AmbiguousError
 			switch {
+			case errors.As(err, &notFound) && recordEmpty(rd):
+				// A record that holds nothing yet knows no name: that is a
+				// finding about the record (exit 1, as snapshot --at says
+				// it), not a wrong name.
+				return &exitError{code: exitProblem, err: emptyRecordErr(d, rd)}
 			case errors.As(err, &notFound) || errors.As(err, &ambiguous):
 				return usageErr("history %s: %v", askedName(cmd.Flags(), "device", "kernel", "user", "session", "project"), err)
 			case err != nil:
@@ -430,6 +435,25 @@ or a prefix that names several (the error lists them).`,
 	fl.StringVar(&until, "until", "", "up to this time")
 	fl.BoolVar(&asJSON, "json", false, "print JSON (schema "+histtext.Schema+")")
 	return cmd
+}
+
+// recordEmpty reports whether rd holds no segment at all.
+func recordEmpty(rd *history.Reader) bool {
+	_, _, err := rd.Span()
+	return errors.Is(err, history.ErrEmpty)
+}
+
+// emptyRecordErr says that the directory holds no record yet, naming the
+// files named like segments that the reader left out, if any.
+func emptyRecordErr(dir string, rd *history.Reader) error {
+	var skipped []string
+	for _, s := range rd.Skipped() {
+		skipped = append(skipped, s.String())
+	}
+	if len(skipped) == 0 {
+		return fmt.Errorf("%s: %w (is fgtop record, or a console with --history, writing there?)", dir, history.ErrEmpty)
+	}
+	return fmt.Errorf("%s: %w (skipped: %s)", dir, history.ErrEmpty, strings.Join(skipped, "; "))
 }
 
 // printHistory writes the listing (histtext) and turns what it finds
