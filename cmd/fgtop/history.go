@@ -119,6 +119,27 @@ func readHistoryDir(flag string) (string, error) {
 	return v, nil
 }
 
+// scannedWait bounds how long a recorder waits for the engine's first
+// full reading before it records what there is.
+const scannedWait = 10 * time.Second
+
+// subscribeScanned subscribes to eng once every scratch root has been
+// scanned (eng.Ready), or after scannedWait. The engine publishes as the
+// device inventory and each root come in; a record whose first checkpoint
+// is such a partial snapshot has every kernel already running "begin" a
+// moment after the record did: history showed them without "<" (held
+// since at least then) and a replay counted none as running at the start.
+func subscribeScanned(ctx context.Context, eng *engine.Engine) <-chan *model.Snapshot {
+	t := time.NewTimer(scannedWait)
+	defer t.Stop()
+	select {
+	case <-eng.Ready():
+	case <-ctx.Done():
+	case <-t.C:
+	}
+	return eng.Subscribe(ctx)
+}
+
 // startRecording records eng's snapshots into dir until ctx is done or
 // the returned function is called, which waits for the last write.
 // Another process writing the directory is not an error: this one then
@@ -142,7 +163,7 @@ func startRecording(ctx context.Context, eng *engine.Engine, dir string, stderr 
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		rec.Run(ctx, eng.Subscribe(ctx))
+		rec.Run(ctx, subscribeScanned(ctx, eng))
 	}()
 	return func() {
 		cancel()
@@ -224,7 +245,7 @@ Exit status: 0 when stopped by a signal; 2 on bad usage or when the directory is
 			fmt.Fprintf(os.Stderr, "fgtop record: recording into %s (keep %s, at most %s); stop with Ctrl-C\n",
 				hopts.Dir, rf.keep, rf.maxSize)
 			recErr := make(chan error, 1)
-			go func() { recErr <- rec.Run(ctx, eng.Subscribe(ctx)) }()
+			go func() { recErr <- rec.Run(ctx, subscribeScanned(ctx, eng)) }()
 			select {
 			case <-ctx.Done():
 			case err = <-errc:
