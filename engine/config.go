@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"slices"
 
 	"github.com/fgtop/fgtop/engine/agentconfig"
@@ -171,8 +172,22 @@ func (s *state) configFailed(path string, err error) {
 	}
 	s.configHash = model.ConfigUnusable
 	s.srcIssues[key] = model.Issue{Severity: model.SevError, Code: model.IssueConfig, File: path,
-		Message: fmt.Sprintf("agent.toml changed on disk and cannot be used (%v); still showing the partition last read", err)}
+		Message: configUnusable(path, err)}
 	s.issuesDirty = true
+}
+
+// configUnusable words why the agent.toml on disk cannot be used now. A
+// file that is gone or unreadable gets fgtop's words and the way back (the
+// loader's own error would be an lstat or open error); a file that reads
+// but does not load already names its line and passes through.
+func configUnusable(path string, err error) string {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Sprintf("agent.toml %s is gone (removed or renamed, or its directory): still showing the partition last read; put it back, or start fgtop with --config naming where it is now", path)
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Sprintf("agent.toml %s can no longer be read (permission denied): still showing the partition last read; give fgtop's user read access again, or run fgtop as root or as the user the agent runs as", path)
+	}
+	return fmt.Sprintf("agent.toml changed on disk and cannot be used (%v); still showing the partition last read", err)
 }
 
 // setConfig installs a new reading of the agent.toml: mode, agents, their

@@ -14,7 +14,7 @@ var exitStatus = []struct{ code, what string }{
 		"apply and rollback: written and read back; simulate: every request was placed; fleet --once: every node answered)"},
 	{"1", "a finding: check found drift, could not read the live state it compares with, or could not judge a manual partition's accelerator amounts (the node's GPUs or their capacities unknown); " +
 		"simulate: a request cannot be placed, or --check found a difference; fleet --once: a node is unreachable; fleet --fit: no live node takes the request; " +
-		"apply and rollback: not confirmed, refused (live kernels hold devices that move, a scratch root cannot be read; --force overrides) or failed, nothing to roll back; " +
+		"apply and rollback: not confirmed, refused (live kernels hold devices that move or more than their agent's new amount, a scratch root cannot be read; --force overrides) or failed, nothing to roll back; " +
 		"snapshot --at and history: the record lacks the moment or part of the span asked, or holds nothing"},
 	{"2", "bad usage or bad input: an unknown command or flag, a value fgtop cannot read (--cpu a=abc, --mem a=0.3K, --mem a=-10g), " +
 		"a file that cannot be read or parsed, a config the agent would refuse to load or start with (check), a plan that is invalid (plan, apply), " +

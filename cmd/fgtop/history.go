@@ -119,6 +119,27 @@ func readHistoryDir(flag string) (string, error) {
 	return v, nil
 }
 
+// scannedWait bounds how long a recorder waits for the engine's first
+// full reading before it records what there is.
+const scannedWait = 10 * time.Second
+
+// subscribeScanned subscribes to eng once every scratch root has been
+// scanned (eng.Ready), or after scannedWait. The engine publishes as the
+// device inventory and each root come in; a record whose first checkpoint
+// is such a partial snapshot has every kernel already running "begin" a
+// moment after the record did: history showed them without "<" (held
+// since at least then) and a replay counted none as running at the start.
+func subscribeScanned(ctx context.Context, eng *engine.Engine) <-chan *model.Snapshot {
+	t := time.NewTimer(scannedWait)
+	defer t.Stop()
+	select {
+	case <-eng.Ready():
+	case <-ctx.Done():
+	case <-t.C:
+	}
+	return eng.Subscribe(ctx)
+}
+
 // startRecording records eng's snapshots into dir until ctx is done or
 // the returned function is called, which waits for the last write.
 // Another process writing the directory is not an error: this one then
@@ -142,7 +163,7 @@ func startRecording(ctx context.Context, eng *engine.Engine, dir string, stderr 
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		rec.Run(ctx, eng.Subscribe(ctx))
+		rec.Run(ctx, subscribeScanned(ctx, eng))
 	}()
 	return func() {
 		cancel()
@@ -224,7 +245,7 @@ Exit status: 0 when stopped by a signal; 2 on bad usage or when the directory is
 			fmt.Fprintf(os.Stderr, "fgtop record: recording into %s (keep %s, at most %s); stop with Ctrl-C\n",
 				hopts.Dir, rf.keep, rf.maxSize)
 			recErr := make(chan error, 1)
-			go func() { recErr <- rec.Run(ctx, eng.Subscribe(ctx)) }()
+			go func() { recErr <- rec.Run(ctx, subscribeScanned(ctx, eng)) }()
 			select {
 			case <-ctx.Done():
 			case err = <-errc:
@@ -404,6 +425,11 @@ or a prefix that names several (the error lists them).`,
 			var notFound *names.NotFoundError
 			var ambiguous *names.AmbiguousError
 			switch {
+			case errors.As(err, &notFound) && recordEmpty(rd):
+				// A record that holds nothing yet knows no name: that is a
+				// finding about the record (exit 1, as snapshot --at says
+				// it), not a wrong name.
+				return &exitError{code: exitProblem, err: emptyRecordErr(d, rd)}
 			case errors.As(err, &notFound) || errors.As(err, &ambiguous):
 				return usageErr("history %s: %v", askedName(cmd.Flags(), "device", "kernel", "user", "session", "project"), err)
 			case err != nil:
@@ -430,6 +456,25 @@ or a prefix that names several (the error lists them).`,
 	fl.StringVar(&until, "until", "", "up to this time")
 	fl.BoolVar(&asJSON, "json", false, "print JSON (schema "+histtext.Schema+")")
 	return cmd
+}
+
+// recordEmpty reports whether rd holds no segment at all.
+func recordEmpty(rd *history.Reader) bool {
+	_, _, err := rd.Span()
+	return errors.Is(err, history.ErrEmpty)
+}
+
+// emptyRecordErr says that the directory holds no record yet, naming the
+// files named like segments that the reader left out, if any.
+func emptyRecordErr(dir string, rd *history.Reader) error {
+	var skipped []string
+	for _, s := range rd.Skipped() {
+		skipped = append(skipped, s.String())
+	}
+	if len(skipped) == 0 {
+		return fmt.Errorf("%s: %w (is fgtop record, or a console with --history, writing there?)", dir, history.ErrEmpty)
+	}
+	return fmt.Errorf("%s: %w (skipped: %s)", dir, history.ErrEmpty, strings.Join(skipped, "; "))
 }
 
 // printHistory writes the listing (histtext) and turns what it finds

@@ -61,3 +61,23 @@ func TestHistoryAndSnapshotSayPlantedSegments(t *testing.T) {
 		}
 	}
 }
+
+// TestHistoryEmptyRecordIsAFinding: `history` on a directory that holds
+// no record yet says so and exits 1, as `snapshot --at` does; before, it
+// blamed the name ("no device: the record knows no devices") with exit 2.
+func TestHistoryEmptyRecordIsAFinding(t *testing.T) {
+	hist := t.TempDir()
+	for _, args := range [][]string{
+		{"history", "--device", "GPU0", "--history", hist},
+		{"history", "--kernel", "k1", "--history", hist},
+		{"snapshot", "--at", "-1m", "--history", hist},
+	} {
+		code, out := runCLI(t, args...)
+		if code != exitProblem {
+			t.Errorf("%v: exit %d, want %d:\n%s", args, code, exitProblem, out)
+		}
+		if want := hist + ": the history directory holds no record yet"; !strings.Contains(out, want) {
+			t.Errorf("%v does not say %q:\n%s", args, want, out)
+		}
+	}
+}

@@ -508,7 +508,7 @@ plan or bad usage.
 	rf.register(cmd)
 	fl := cmd.Flags()
 	fl.BoolVar(&yes, "yes", false, "do not ask for confirmation (required when stdin is not a terminal)")
-	fl.BoolVar(&force, "force", false, "apply even when live kernels hold devices that move")
+	fl.BoolVar(&force, "force", false, "apply even when live kernels hold devices that move, or more than their agent's planned amount")
 	fl.StringVar(&restartCmd, "restart-cmd", "", "command to run (sh -c) after applying, e.g. 'systemctl restart backendai-agent'")
 	return cmd
 }

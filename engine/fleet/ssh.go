@@ -145,7 +145,7 @@ func ClientConfig(o SSHOptions) (cfg *gossh.ClientConfig, closeFn func(), err er
 	if len(auth) == 0 {
 		looked := "no --identity"
 		if o.SSHDir != "" {
-			looked = "no --identity, no id_ed25519, id_ecdsa or id_rsa in " + o.SSHDir
+			looked = "no --identity, none of " + strings.Join(defaultIdentityNames, ", ") + " in " + o.SSHDir
 		}
 		if len(o.DefaultIdentities) > 0 {
 			looked = "none of " + strings.Join(o.DefaultIdentities, ", ") + " is an unencrypted key"

@@ -12,6 +12,10 @@ import (
 	"github.com/fgtop/fgtop/internal/untrusted"
 )
 
+// defaultIdentityNames are ssh's IdentityFile defaults, in its order: the
+// files looked for and the names the "no key" error lists are one list.
+var defaultIdentityNames = []string{"id_rsa", "id_ecdsa", "id_ecdsa_sk", "id_ed25519", "id_ed25519_sk", "id_dsa"}
+
 // DefaultIdentityFiles are the private keys ssh tries when none is named
 // (its IdentityFile defaults), under home's .ssh; nil without a home.
 func DefaultIdentityFiles(home string) []string {
@@ -19,7 +23,7 @@ func DefaultIdentityFiles(home string) []string {
 		return nil
 	}
 	var out []string
-	for _, n := range []string{"id_rsa", "id_ecdsa", "id_ecdsa_sk", "id_ed25519", "id_ed25519_sk", "id_dsa"} {
+	for _, n := range defaultIdentityNames {
 		p := filepath.Join(home, ".ssh", n)
 		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
 			out = append(out, p)

@@ -3,6 +3,8 @@ package partition
 import (
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/fgtop/fgtop/engine/agentconfig"
 )
@@ -40,11 +42,38 @@ func JudgeApply(p *Plan, blind int, force bool) (ApplyVerdict, string) {
 	case !p.Changed():
 		return ApplyNothing, "nothing to apply"
 	case len(p.Affected()) > 0 && !force:
-		return ApplyRefused, fmt.Sprintf("refusing to apply: live kernels hold devices that move (--force applies anyway); %s is untouched", p.Config)
+		return ApplyRefused, fmt.Sprintf("refusing to apply: %s (--force applies anyway); %s is untouched", p.affectedWhy(), p.Config)
 	case blind > 0 && !force:
 		return ApplyRefused, fmt.Sprintf("refusing to apply: %d scratch root(s) cannot be read, so the live kernels this change may affect cannot be seen (--force applies anyway); %s is untouched", blind, p.Config)
 	}
 	return ApplyGo, ""
+}
+
+// affectedWhy says what makes the plan affect live kernels: devices that
+// move (device lists) or agents whose kernels hold more than their planned
+// amount (slot-based, where nothing moves and the old words would send an
+// operator looking for a move that is not there).
+func (p *Plan) affectedWhy() string {
+	var moved bool
+	for _, m := range p.Moves {
+		for _, h := range m.Holders {
+			moved = moved || h.Stranded
+		}
+	}
+	var strained []string
+	for _, s := range p.Strained {
+		if a := string(s.Agent); !slices.Contains(strained, a) {
+			strained = append(strained, a)
+		}
+	}
+	over := fmt.Sprintf("the live kernels of %s hold more than the planned amount", strings.Join(strained, ", "))
+	switch {
+	case moved && len(strained) > 0:
+		return "live kernels hold devices that move, and " + over
+	case len(strained) > 0:
+		return over
+	}
+	return "live kernels hold devices that move"
 }
 
 // Invalid is why plan exits 2 on an invalid plan, "" for a valid one: the
