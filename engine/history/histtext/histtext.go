@@ -79,6 +79,10 @@ type missingDoc struct {
 
 func rfc(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
+// stamp is a moment in a sentence, as the record's other messages say one
+// (the listing's columns drop the zone its header gives).
+func stamp(t time.Time) string { return t.Local().Format("2006-01-02 15:04:05 MST") }
+
 // Options say how Write lists.
 type Options struct {
 	// JSON: the document (Schema) instead of the table.
@@ -97,9 +101,9 @@ func Write(w io.Writer, res *history.HistoryResult, f history.Filter, o Options)
 	parts, asJSON, active := res.Partitions, o.JSON, o.Active
 	if !f.Until.IsZero() && f.Until.Before(res.From) || !f.Since.IsZero() && f.Since.After(res.To) && !active {
 		problems = append(problems, fmt.Sprintf("the asked span is outside the record, which covers %s to %s",
-			res.From.Local().Format(time.RFC3339), res.To.Local().Format(time.RFC3339)))
+			stamp(res.From), stamp(res.To)))
 	} else if !f.Since.IsZero() && f.Since.Before(res.From) {
-		problems = append(problems, fmt.Sprintf("the record begins at %s, after --since", res.From.Local().Format(time.RFC3339)))
+		problems = append(problems, fmt.Sprintf("the record begins at %s, after --since", stamp(res.From)))
 	}
 	var missing []history.Missing
 	for _, m := range res.Missing {
