@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net"
 	"net/url"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
@@ -121,9 +123,44 @@ func ReadEtcd(ctx context.Context, o EtcdOptions) (map[model.AgentID]*Settings, 
 
 func etcdErr(o EtcdOptions, err error) error {
 	if errors.Is(err, context.DeadlineExceeded) {
-		err = fmt.Errorf("no answer within %v", o.Timeout)
+		// The client retries a refused connection until its deadline;
+		// "nothing listens there" and "it listens but does not answer"
+		// send an operator to different places.
+		if why := unreachable(o.Endpoints, min(o.Timeout, 500*time.Millisecond)); why != "" {
+			err = fmt.Errorf("%s (no answer within %v)", why, o.Timeout)
+		} else {
+			err = fmt.Errorf("no answer within %v", o.Timeout)
+		}
 	}
 	return fmt.Errorf("etcd at %s: %w", o.Addr(), err)
+}
+
+// unreachable says why no endpoint takes a TCP connection ("connection
+// refused"), or "" when one does (or none can be tried).
+func unreachable(endpoints []string, timeout time.Duration) string {
+	why := ""
+	for _, ep := range endpoints {
+		hostPort := ep
+		if u, err := url.Parse(ep); err == nil && u.Host != "" {
+			hostPort = u.Host
+		}
+		c, err := net.DialTimeout("tcp", hostPort, timeout)
+		if err == nil {
+			c.Close()
+			return ""
+		}
+		if why == "" {
+			var op *net.OpError
+			if errors.As(err, &op) && op.Err != nil {
+				err = op.Err
+			}
+			why = err.Error()
+			if errors.Is(err, syscall.ECONNREFUSED) {
+				why = "connection refused: is etcd running there?"
+			}
+		}
+	}
+	return why
 }
 
 // scope is one prefix's keys as read and since followed: raw by etcd
