@@ -29,13 +29,29 @@ import (
 // segment, and the answer is the same (Reader.FoldsRefused counts them).
 const (
 	foldSuffix = ".fgf"
-	foldMagic  = "FGHFOLD1"
+	// foldMagic is also the version of the walk's rules a fold was made
+	// by: a fold holds the sessions walk's decisions (a change, a first
+	// holding, a head the same), not the record, and is copied with the
+	// record and kept as long as its segment. A change to those rules in
+	// sessions.go or fold.go changes it (FGHFOLD2, ...), so that older
+	// folds are refused and their segments walked by the new rules.
+	foldMagic = "FGHFOLD1"
 	// foldHead: magic, segment size (uint64 LE), segment CRC-32C, body
 	// length, body CRC-32C (uint32 LE each).
 	foldHead = len(foldMagic) + 8 + 4 + 4 + 4
 	// maxFold bounds what a reader reads of a fold file and what its
-	// body decompresses to: a busy node's segment folds in about 1 MiB.
-	maxFold = 64 << 20
+	// body decompresses to: a busy node's segment (10,000 kernels, a
+	// change a second) folds in about 1.5 MiB, 2.3 MiB decompressed.
+	maxFold = 16 << 20
+	// maxFoldStrings and maxFoldEnts bound what one fold's parse makes
+	// however its counts read (zeros decompress from a few KiB into a
+	// body that claims millions): the strings of its table, and its
+	// allocations' entries all together, about 100,000 for that segment;
+	// maxAllocEnts one allocation's (a slot and device each). A fold
+	// past them is refused and its segment walked.
+	maxFoldStrings = 1 << 20
+	maxFoldEnts    = 1 << 21
+	maxAllocEnts   = 1 << 16
 	// foldNoTime stands for the zero time.
 	foldNoTime = math.MinInt64
 )
@@ -242,10 +258,18 @@ type foldDec struct {
 	// slab: room for the entries' allocations (a segment's fold holds
 	// tens of thousands).
 	slab []allocEnt
+	// made counts the entries given room so far (maxFoldEnts).
+	made int
 }
 
-// ents is room for m allocation entries.
+// ents is room for m allocation entries; nil, failing, past maxAllocEnts
+// for one allocation or maxFoldEnts for the fold.
 func (d *foldDec) ents(m int) []allocEnt {
+	if m > maxAllocEnts || d.made+m > maxFoldEnts {
+		d.fail("more allocation entries than a fold holds")
+		return nil
+	}
+	d.made += m
 	if cap(d.slab)-len(d.slab) < m {
 		d.slab = make([]allocEnt, 0, max(m, 4096))
 	}
@@ -461,8 +485,12 @@ func parseFold(b []byte, segSize int64, segCRC uint32, start time.Time) (*segFol
 // parseFoldBody reads a fold's decompressed body.
 func parseFoldBody(body []byte, start time.Time) (*segFold, error) {
 	d := &foldDec{b: body}
-	nt := d.countOf(1)
-	d.tab = make([]string, 0, nt)
+	// A string is a tag and a length at least.
+	nt := d.countOf(2)
+	if nt > maxFoldStrings {
+		d.fail("more strings than a fold holds")
+	}
+	d.tab = make([]string, 0, min(nt, 1<<16))
 	td := &dec{b: d.b}
 	for range nt {
 		if d.err != nil || td.err != nil {

@@ -53,7 +53,9 @@ type SessionsResult struct {
 	Folded int
 }
 
-// ksum is a kernel's session as the walk folds it.
+// ksum is a kernel's session as the walk folds it. The sealed segments'
+// folds (fold.go) keep this walk's decisions: changing its rules changes
+// foldMagic (foldfile.go), or old folds answer by the old rules.
 type ksum struct {
 	s       KernelSession
 	started bool
