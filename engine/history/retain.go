@@ -25,6 +25,7 @@ func (r *Recorder) retain(now time.Time) {
 	if err != nil {
 		return
 	}
+	r.dropOrphanFolds()
 	own := segs[:0]
 	var total int64
 	for _, s := range segs {
@@ -153,4 +154,28 @@ func dirWarning(dir string) string {
 		return fmt.Sprintf("%s is readable by every user (mode %04o): the record names owners, sessions and images; chmod 700 %s (or 750 for a group that may read it)", dir, m, dir)
 	}
 	return ""
+}
+
+// dropOrphanFolds removes the folds whose segment is gone: retention can
+// drop a fold, then its segment, between a fold writer's rename and its
+// check that the segment is still there. Such a fold is never read, and
+// retention, which counts a fold with its segment, would never count or
+// drop it.
+func (r *Recorder) dropOrphanFolds() {
+	folds, err := filepath.Glob(filepath.Join(r.opts.Dir, "seg-*"+foldSuffix))
+	if err != nil {
+		return
+	}
+	for _, f := range folds {
+		seg := f[:len(f)-len(foldSuffix)] + segSuffix
+		if _, err := os.Lstat(seg); !errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if fi, err := os.Lstat(f); err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
+			r.opts.Logf("history: drop %s: %v", f, err)
+		}
+	}
 }
