@@ -676,6 +676,17 @@ func (a *App) flashNewIssues(first bool) {
 			fresh = append(fresh, r)
 		}
 	}
+	if len(fresh) > 0 && a.Flash.Text != "" && !a.Flash.News && a.Now().Before(a.Flash.Until) {
+		// An answer to the operator (a command's, a key's) stays for its
+		// time: on a busy node a new issue came every few hundred ms and
+		// wiped "unknown command" before it could be read. The new
+		// issues stay news (not seen), to flash once it is gone; the
+		// header counts them and the issues pane lists them meanwhile.
+		for _, r := range fresh {
+			delete(seen, r.ID)
+		}
+		fresh = nil
+	}
 	a.seenIssues = seen
 	if len(fresh) == 0 {
 		return
@@ -693,7 +704,7 @@ func (a *App) flashNewIssues(first bool) {
 		lead = strconv.Itoa(len(fresh)) + " new issues; "
 	}
 	a.Flashf(lvl, lead+worst.Text)
-	a.Flash.Issue, a.Flash.Lead, a.Flash.Short = worst.ID, lead, lead+worst.Short
+	a.Flash.Issue, a.Flash.Lead, a.Flash.Short, a.Flash.News = worst.ID, lead, lead+worst.Short, true
 }
 
 // startOnNeediest puts the devices cursor, until the start is settled

@@ -190,6 +190,31 @@ func TestFlashNewIssuesAndExpiry(t *testing.T) {
 	}
 }
 
+// TestAnswerOutlivesNewIssues: a command's answer is not wiped by a new
+// issue's flash while it lasts (the demo's busy node replaced "unknown
+// command" within 0.3 s); the new issue flashes once the answer is gone.
+func TestAnswerOutlivesNewIssues(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	now := fake.T0
+	a := testApp(t, 100, 30, fake.Node(fake.Options{}), Options{Now: func() time.Time { return now }})
+	typeKeys(a, ":bogus")
+	a.Update(keyCode(tea.KeyEnter))
+	answer := a.Flash.Text
+	if !strings.Contains(answer, "unknown command") {
+		t.Fatalf("flash = %q", answer)
+	}
+	feed(a, fake.Node(fake.Options{Source: "degraded"}))
+	if a.Flash.Text != answer {
+		t.Fatalf("a new issue replaced the answer at once: %q", a.Flash.Text)
+	}
+	now = a.Flash.Until
+	a.Update(kit.TickMsg{})
+	feed(a, fake.Node(fake.Options{Source: "degraded"}))
+	if !strings.Contains(a.Flash.Text, "device-source") || a.Flash.Lvl != kit.LvlCrit {
+		t.Fatalf("once the answer was gone, the new issue's flash = %q (level %v)", a.Flash.Text, a.Flash.Lvl)
+	}
+}
+
 // TestBurstAdoptsOncePerFrame: the first snapshot after a quiet frame is
 // adopted at once; the rest of a burst within the frame is queued and the
 // frame's end adopts the newest one.

@@ -18,6 +18,10 @@ type Flash struct {
 	// figures are the issue's current ones, not those of its first
 	// sighting. Flashf clears both.
 	Issue, Lead string
+	// News says the flash is the console's own news (new issues), which
+	// newer news may replace; any other is an answer to the operator,
+	// which stays its time. Flashf clears it.
+	News bool
 	// Short, when set, is what the footer shows where Text does not fit
 	// (an issue named by its label alone, its amounts kept): at 80 columns
 	// the keys beside it left no room for the amounts.
