@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 
@@ -518,10 +519,22 @@ func (d *drawer) paint(f *frame, catchingUp bool) {
 	// line's cells depend on its own text only.
 	indep := independent(lines)
 	if !resized && indep && d.indep && len(lines) == len(d.lines) {
-		for y, l := range lines[:min(len(lines), h)] {
+		shown := lines[:min(len(lines), h)]
+		for y, l := range shown {
 			if l != d.lines[y] {
 				uv.NewStyledString(l).Draw(d.cells, uv.Rect(0, y, f.width, 1))
 			}
+		}
+		// Ultraviolet erases a blank bottom from the row above the blank
+		// run (clearBottom moves to top-1 of a 1-based top): that row is
+		// drawn again only if it is touched, and an untouched one stayed
+		// erased on the terminal (hrev11).
+		top := len(shown)
+		for top > 0 && blankLine(shown[top-1]) {
+			top--
+		}
+		if top > 0 && top < len(shown) && shown[top-1] == d.lines[top-1] && !slices.Equal(shown[top:], d.lines[top:len(shown)]) {
+			uv.NewStyledString(shown[top-1]).Draw(d.cells, uv.Rect(0, top-1, f.width, 1))
 		}
 	} else {
 		d.cells.Clear()
@@ -552,6 +565,13 @@ func (d *drawer) paint(f *frame, catchingUp bool) {
 	if d.synced {
 		d.buf.WriteString(ansi.ResetModeSynchronizedOutput)
 	}
+}
+
+// blankLine says a frame line shows nothing but spaces (what a renderer
+// may erase rather than draw); a styled space counts too, which only
+// touches a row more than needed.
+func blankLine(l string) bool {
+	return strings.TrimLeft(ansi.Strip(l), " ") == ""
 }
 
 // independent reports whether each line of a frame starts with the

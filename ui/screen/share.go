@@ -100,6 +100,10 @@ type painter struct {
 	d    *drawer
 	hash uint64 // the hash of d.rlast's content
 	used uint64
+	// spoilt: a paint began and did not end (it panicked): its renderer
+	// may be anywhere between two frames, so it follows no state, and is
+	// made anew before it paints again.
+	spoilt bool
 }
 
 // classPainters is how many states one class follows with painters: at
@@ -133,16 +137,19 @@ func (t *Transitions) paintWith(r *transRing, c transClass, environ []string, fr
 	r.clock++
 	var p *painter
 	for _, q := range r.painters {
-		if q.hash == fromHash && from.same(q.d.rlast) {
+		if !q.spoilt && q.hash == fromHash && from.same(q.d.rlast) {
 			p = q
 			break
 		}
 	}
+	fresh := func() *drawer {
+		d := newDrawer(io.Discard, environ, c.mapNl)
+		d.canon, d.synced, d.wide, d.wideOn = true, c.synced, c.wide, c.wideOn
+		return d
+	}
 	if p == nil {
 		if len(r.painters) < classPainters && t.holdPainter(r) {
-			d := newDrawer(io.Discard, environ, c.mapNl)
-			d.canon, d.synced, d.wide, d.wideOn = true, c.synced, c.wide, c.wideOn
-			p = &painter{d: d}
+			p = &painter{d: fresh()}
 			r.painters = append(r.painters, p)
 		} else {
 			for _, q := range r.painters {
@@ -154,10 +161,15 @@ func (t *Transitions) paintWith(r *transRing, c transClass, environ []string, fr
 		if p == nil {
 			return nil, false
 		}
+		if p.spoilt {
+			p.d = fresh()
+		}
+		p.spoilt = true
 		p.d.paint(from, true)
 	}
+	p.spoilt = true
 	p.d.paint(to, false)
-	p.hash, p.used = toHash, r.clock
+	p.hash, p.used, p.spoilt = toHash, r.clock, false
 	return bytes.Clone(p.d.buf.Bytes()), true
 }
 
