@@ -480,6 +480,12 @@ func AgentVerdict(ag *AgentPreview, types model.SlotTypes, name func(model.Devic
 	return "would take it (" + amountsText(FlattenAllocation(ag.Alloc), types, name) + ")"
 }
 
+// AllocationText writes where a request would land on one line, devices
+// named by name: "cuda.shares GPU3=0.50; cpu 4=1".
+func AllocationText(a alloc.KernelAllocation, types model.SlotTypes, name func(model.DeviceID) string) string {
+	return amountsText(FlattenAllocation(a), types, name)
+}
+
 // OnlyByOvercommit reports whether some agent would take the request and
 // every one that would puts a device over its capacity.
 func (p *Preview) OnlyByOvercommit() bool { return onlyByOvercommit(p.Agents) }

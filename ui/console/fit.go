@@ -67,8 +67,7 @@ func answerFit(s *model.Snapshot, text string) (fitAnswer, error) {
 	if node == "" {
 		node = "this node"
 	}
-	ans.Lines = append(ans.Lines, fitLine{kit.LvlDim, fmt.Sprintf("request %s on %s as of %s, each agent placing with its own allocator on its own partition and kernels (as fgtop simulate does)",
-		text, node, s.Time.Format("2006-01-02 15:04:05"))})
+	var agents []fitLine
 	var takes, clean []int
 	for i := range pv.Agents {
 		ag := &pv.Agents[i]
@@ -79,7 +78,7 @@ func answerFit(s *model.Snapshot, text string) (fitAnswer, error) {
 		case ag.Overcommit:
 			lvl = kit.LvlCrit
 		}
-		ans.Lines = append(ans.Lines, fitLine{lvl, agentName(ag.Agent) + " " + placement.AgentVerdict(ag, types, name)})
+		agents = append(agents, fitLine{lvl, agentName(ag.Agent) + " " + placement.AgentVerdict(ag, types, name)})
 		if !ag.OK() {
 			continue
 		}
@@ -89,21 +88,22 @@ func answerFit(s *model.Snapshot, text string) (fitAnswer, error) {
 		}
 		for _, d := range ag.Devices {
 			if d.Overcommit {
-				ans.Lines = append(ans.Lines, fitLine{kit.LvlCrit, "  OVERCOMMIT: " + placement.OvercommitNote(d, types, name)})
+				agents = append(agents, fitLine{kit.LvlCrit, "  OVERCOMMIT: " + placement.OvercommitNote(d, types, name)})
 			}
 		}
 	}
+	var verdict fitLine
 	switch {
 	case len(clean) > 0:
 		ag := &pv.Agents[clean[0]]
 		ans.Lvl = kit.LvlOK
-		ans.Short = fmt.Sprintf("fit %s: %s %s", text, shortAgent(ag.Agent), placement.AgentVerdict(ag, types, name))
-		ans.Lines = append(ans.Lines, fitLine{kit.LvlOK, fmt.Sprintf("it fits: %d of %d agent(s) would take it", len(takes), len(pv.Agents))})
+		ans.Short = fmt.Sprintf("fit: %s takes it: %s", shortAgent(ag.Agent), placement.AllocationText(ag.Alloc, types, name))
+		verdict = fitLine{kit.LvlOK, fmt.Sprintf("it fits: %d of %d agent(s) would take it", len(takes), len(pv.Agents))}
 	case pv.OnlyByOvercommit():
 		ag := &pv.Agents[takes[0]]
 		ans.Lvl = kit.LvlCrit
-		ans.Short = fmt.Sprintf("fit %s: only by OVERCOMMIT: %s %s", text, shortAgent(ag.Agent), strings.TrimSuffix(placement.AgentVerdict(ag, types, name), ", OVERCOMMIT across all agents"))
-		ans.Lines = append(ans.Lines, fitLine{kit.LvlCrit, "OVERCOMMIT: every agent that would take it puts a device over its capacity"})
+		ans.Short = fmt.Sprintf("fit: only by OVERCOMMIT: %s takes it: %s", shortAgent(ag.Agent), placement.AllocationText(ag.Alloc, types, name))
+		verdict = fitLine{kit.LvlCrit, "only by OVERCOMMIT: every agent that would take it puts a device over its capacity"}
 	default:
 		ans.Lvl = kit.LvlWarn
 		why := "no agent"
@@ -113,9 +113,11 @@ func answerFit(s *model.Snapshot, text string) (fitAnswer, error) {
 				why = shortAgent(pv.Agents[0].Agent) + ": " + why
 			}
 		}
-		ans.Short = fmt.Sprintf("fit %s: refused: %s", text, why)
-		ans.Lines = append(ans.Lines, fitLine{kit.LvlWarn, "refused: no agent would take it"})
+		ans.Short = fmt.Sprintf("fit: refused: %s", why)
+		verdict = fitLine{kit.LvlWarn, "refused: no agent would take it"}
 	}
+	ans.Lines = append([]fitLine{verdict, {kit.LvlDim, fmt.Sprintf("%s as of %s, each agent placing with its own allocator on its own partition and kernels, as fgtop simulate does:",
+		node, s.Time.Format("Jan 2 15:04:05"))}}, agents...)
 	return ans, nil
 }
 

@@ -62,7 +62,7 @@ func TestFitAgreesWithSimulate(t *testing.T) {
 		want kit.Level // OK: fits; Crit: only by overcommitting; Warn: refused
 		says string    // in the footer's short answer
 	}{
-		{"cuda.shares=0.5", kit.LvlOK, "would take it (cuda.shares GPU"},
+		{"cuda.shares=0.5", kit.LvlOK, "takes it: cuda.shares GPU"},
 		{"cuda.shares=0.5,cpu=2,mem=4g", kit.LvlOK, "cpu "},
 		{"cuda.shares=0.8", kit.LvlCrit, "only by OVERCOMMIT"},
 		{"cuda.shares=2.5", kit.LvlWarn, "refused"},
@@ -93,7 +93,7 @@ func TestFitAgreesWithSimulate(t *testing.T) {
 			if byOver := strings.Contains(table, "only by overcommitting") || strings.Contains(table, "on every agent that would take it"); byOver != (ans.Lvl == kit.LvlCrit) {
 				t.Errorf("simulate only-by-overcommit=%v, :fit level %v (%s)\n%s", byOver, ans.Lvl, ans.Short, table)
 			}
-			if ans.Lvl != tt.want || !strings.Contains(ans.Short, tt.says) || !strings.HasPrefix(ans.Short, "fit "+tt.req+": ") {
+			if ans.Lvl != tt.want || !strings.Contains(ans.Short, tt.says) || !strings.HasPrefix(ans.Short, "fit: ") {
 				t.Errorf("short answer %q (level %v), want level %v saying %q", ans.Short, ans.Lvl, tt.want, tt.says)
 			}
 		})
@@ -154,7 +154,7 @@ func TestFitCommand(t *testing.T) {
 	if ds == nil || ds.Kind != detFit {
 		t.Fatalf("no :fit detail; flash %q", a.Flash.Text)
 	}
-	if !strings.HasPrefix(a.Flash.Text, "fit cuda.shares=0.5: agent ") || !strings.Contains(a.Flash.Text, "would take it") {
+	if !strings.HasPrefix(a.Flash.Text, "fit: agent ") || !strings.Contains(a.Flash.Text, "takes it: cuda.shares GPU") {
 		t.Errorf("flash %q", a.Flash.Text)
 	}
 	body := stripANSI(a.View().Content)
