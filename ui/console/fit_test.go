@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -181,5 +182,48 @@ func TestFitCommand(t *testing.T) {
 	}
 	if run("fit"); !strings.Contains(a.Flash.Text, "usage: :fit") {
 		t.Errorf(":fit alone: %q", a.Flash.Text)
+	}
+}
+
+// FuzzAnswerFit: whatever is typed after :fit (at most the prompt's 256
+// characters) is answered or refused in words, never a panic, and an
+// answer always has its short text and a line per agent.
+func FuzzAnswerFit(f *testing.F) {
+	s := fake.Node(fake.Options{})
+	for _, seed := range []string{"cuda.shares=0.5", "cuda.shares=0.5,cpu=2,mem=4g", `{"cuda.shares": "1.2"}`, "free=1",
+		"cuda.device:20g-mig=1", "mem=1e30", "cuda.shares=0.0000000000000000000000000001", "cpu=-1", ",,=", "cuda.shares=1.2.3"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		if utf8.RuneCountInString(text) > maxPromptRunes {
+			return
+		}
+		ans, err := answerFit(s, text)
+		if err != nil {
+			if err.Error() == "" {
+				t.Fatal("an empty error")
+			}
+			return
+		}
+		n := 0
+		for _, l := range ans.Lines {
+			if strings.HasPrefix(l.Text, "agent ") {
+				n++
+			}
+		}
+		if ans.Short == "" || n != len(s.Agents) {
+			t.Fatalf("%q: short %q, %d agent lines", text, ans.Short, n)
+		}
+	})
+}
+
+// BenchmarkAnswerFit is one :fit on a large node (64 GPUs, 2,000
+// kernels), the work its Cmd does off the UI loop.
+func BenchmarkAnswerFit(b *testing.B) {
+	s := fake.Large(64, 2000)
+	for b.Loop() {
+		if _, err := answerFit(s, "cuda.shares=0.5,cpu=2,mem=4g"); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
