@@ -442,26 +442,64 @@ func stepNotes(r StepResult, a stepAfter, types model.SlotTypes, later bool, nam
 	var out []string
 	for _, d := range a.devices {
 		if d.Overcommit {
-			out = append(out, fmt.Sprintf("step %d: OVERCOMMIT: %s would hold %s of %s %s across all agents (%s held now + %s): the agent's allocator does not see the other agents' kernels",
-				r.Index, name(d.Device), amountText(d.TotalAfter, d.Slot, types), amountText(d.Capacity, d.Slot, types), d.Slot,
-				amountText(d.HeldNow, d.Slot, types), amountText(d.Adds, d.Slot, types)))
+			out = append(out, fmt.Sprintf("step %d: OVERCOMMIT: %s", r.Index, OvercommitNote(d, types, name)))
 		}
 	}
 	its := "its kernels only"
 	if later {
 		its = "its live kernels only, not the steps above"
 	}
-	for _, ag := range a.agents {
-		switch {
-		case !ag.OK():
-			out = append(out, fmt.Sprintf("step %d: agent %s's own allocator (%s) would not take it: %s", r.Index, ag.Agent, its, ag.Reason))
-		case ag.Overcommit:
-			out = append(out, fmt.Sprintf("step %d: agent %s's own allocator (%s) would take it (%s), OVERCOMMIT across all agents", r.Index, ag.Agent, its, amountsText(FlattenAllocation(ag.Alloc), types, name)))
-		default:
-			out = append(out, fmt.Sprintf("step %d: agent %s's own allocator (%s) would take it (%s)", r.Index, ag.Agent, its, amountsText(FlattenAllocation(ag.Alloc), types, name)))
-		}
+	for i := range a.agents {
+		ag := &a.agents[i]
+		out = append(out, fmt.Sprintf("step %d: agent %s's own allocator (%s) %s", r.Index, ag.Agent, its, AgentVerdict(ag, types, name)))
 	}
 	return out
+}
+
+// OvercommitNote says what a device would hold across every agent after a
+// placement that puts it over its capacity, in simulate's words (the
+// console's :fit says it the same way).
+func OvercommitNote(d DeviceAfter, types model.SlotTypes, name func(model.DeviceID) string) string {
+	return fmt.Sprintf("%s would hold %s of %s %s across all agents (%s held now + %s): the agent's allocator does not see the other agents' kernels",
+		name(d.Device), amountText(d.TotalAfter, d.Slot, types), amountText(d.Capacity, d.Slot, types), d.Slot,
+		amountText(d.HeldNow, d.Slot, types), amountText(d.Adds, d.Slot, types))
+}
+
+// AgentVerdict says what one agent's own allocator would do with a
+// request, in simulate's words: "would take it (cuda.shares GPU3=0.5)",
+// with ", OVERCOMMIT across all agents" where that puts a device over its
+// capacity, or "would not take it: " and the allocator's or the manager's
+// reason. simulate's notes and the console's :fit both say it this way.
+func AgentVerdict(ag *AgentPreview, types model.SlotTypes, name func(model.DeviceID) string) string {
+	switch {
+	case !ag.OK():
+		return "would not take it: " + ag.Reason
+	case ag.Overcommit:
+		return "would take it (" + amountsText(FlattenAllocation(ag.Alloc), types, name) + "), OVERCOMMIT across all agents"
+	}
+	return "would take it (" + amountsText(FlattenAllocation(ag.Alloc), types, name) + ")"
+}
+
+// AllocationText writes where a request would land on one line, devices
+// named by name: "cuda.shares GPU3=0.50; cpu 4=1".
+func AllocationText(a alloc.KernelAllocation, types model.SlotTypes, name func(model.DeviceID) string) string {
+	return amountsText(FlattenAllocation(a), types, name)
+}
+
+// OnlyByOvercommit reports whether some agent would take the request and
+// every one that would puts a device over its capacity.
+func (p *Preview) OnlyByOvercommit() bool { return onlyByOvercommit(p.Agents) }
+
+// DeviceNames names devices as the console and simulate's table do (GPU3,
+// MIG 4/0), by id where a device has no label.
+func DeviceNames(devs []model.Device) func(model.DeviceID) string {
+	labels := names.LabelsByID(devs)
+	return func(id model.DeviceID) string {
+		if l, ok := labels[id]; ok {
+			return l
+		}
+		return string(id)
+	}
 }
 
 // pythonKind reports whether an error kind names an exception of Python

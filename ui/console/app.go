@@ -198,6 +198,8 @@ type App struct {
 	past       pastState
 	graph      graphSpan
 	seenIssues map[string]bool
+	// fitSeq numbers the :fit requests: only the last one's answer shows.
+	fitSeq int
 	// reads is the one read of the history record this console may have
 	// running (recordread.go).
 	reads recordReads

@@ -274,6 +274,7 @@ func commands() []consoleCommand {
 				return themeLoadedMsg{t: t, Err: err}
 			}
 		}},
+		{[]string{"fit"}, ":fit cuda.shares=0.5", func(a *App, f []string, _ string) tea.Cmd { return a.fitCommand(f) }},
 		{[]string{"at"}, ":at TIME", func(a *App, f []string, _ string) tea.Cmd { return a.pastCommand(f) }},
 		{[]string{"live"}, ":live", func(a *App, f []string, _ string) tea.Cmd { return a.pastCommand(f) }},
 		{[]string{"span"}, ":span 1d", func(a *App, f []string, _ string) tea.Cmd { return a.spanCommand(f) }},

@@ -17,6 +17,9 @@ const (
 	detKernel
 	detIssue
 	detAgent
+	// detFit is a :fit answer: of the snapshot it was asked on, so it is
+	// not rebuilt from newer ones.
+	detFit
 )
 
 // detailLine is one line of a detail screen: spans, or a device's share
@@ -74,6 +77,7 @@ func (ds *detail) rebuild() {
 	d := ds.d
 	now := ds.Now()
 	switch ds.Kind {
+	case detFit:
 	case detDevice:
 		di, ok := d.DevIndex[ds.Dev]
 		if !ok {

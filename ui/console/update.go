@@ -84,6 +84,9 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case themeLoadedMsg:
 		a.themeLoaded(msg)
 		a.Invalidate()
+	case fitMsg:
+		a.fitAnswered(msg)
+		a.Invalidate()
 	case demoRestartedMsg:
 		if msg.err != nil {
 			a.Flashf(kit.LvlCrit, msg.err.Error())
