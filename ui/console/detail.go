@@ -3,6 +3,7 @@ package console
 import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	"strings"
 
 	"github.com/fgtop/fgtop/model"
 
@@ -115,6 +116,21 @@ func (ds *detail) rebuild() {
 	}
 }
 
+// wrapDetail breaks a detail line into rows of at most w cells: at spaces
+// (a sentence such as :fit's answer read "the m / anager"), unless a word
+// is longer than a continuation row (a path, an id), which is cut between
+// graphemes where the row ends, as it would be anyway.
+func wrapDetail(spans []kit.Span, w int) [][]kit.Span {
+	for _, sp := range spans {
+		for _, word := range strings.Fields(sp.Text) {
+			if kit.Width(word) > w-4 {
+				return wrapSpans(spans, w)
+			}
+		}
+	}
+	return kit.WrapWords(spans, w)
+}
+
 // wrapSpans breaks a line of spans into rows of at most w cells, cutting
 // between graphemes, continuation rows indented by 4.
 func wrapSpans(spans []kit.Span, w int) [][]kit.Span {
@@ -189,7 +205,7 @@ func (ds *detail) Rows(w int) []string {
 			out = append(out, l.Finish(w))
 			continue
 		}
-		for _, sp := range wrapSpans(dl.spans, w-2) {
+		for _, sp := range wrapDetail(dl.spans, w-2) {
 			l := kit.NewLine(kit.Paint{})
 			l.Gap(1)
 			kit.PutSpans(l, st, sp, w-1)
