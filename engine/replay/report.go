@@ -177,6 +177,9 @@ func NewDoc(rec *Record, asWas, prop *Result) *Doc {
 	if asWas.SameMoment > 0 {
 		d.Notes = append(d.Notes, fmt.Sprintf("%d session(s) arrived within %s of another change of their agent's: which came first is not certain in the record (it has the moments fgtop saw the files), so where each landed is not compared", asWas.SameMoment, OrderSlack))
 	}
+	if ov := OverheldOf(asWas); len(ov) > 0 {
+		d.Notes = append(d.Notes, joinOverheld(ov)+": "+OverheldWhy)
+	}
 	d.ServesAll = len(main.Refused) == 0 && (prop != nil || d.AsItWas.Refused == 0)
 	return d
 }
