@@ -49,6 +49,10 @@ type Doc struct {
 	// amounts because the node's devices of them were not given
 	// (Suggestion.Unsized).
 	SuggestedUnsized []model.SlotName `json:"suggested_unsized,omitempty"`
+	// SuggestedOverheld says why the suggestion raises amounts whose
+	// agent's recorded kernels held more than it was given though they
+	// ran (Suggestion.OverheldWords).
+	SuggestedOverheld string `json:"suggested_overheld,omitempty"`
 }
 
 // RefusalDoc is one refused session.
