@@ -152,6 +152,7 @@ func runPlanReplay(ctx context.Context, out io.Writer, src *sourceFlags, ch *cha
 		}
 		doc.SuggestedKept = sg.Kept
 		doc.SuggestedUnsized = sg.Unsized
+		doc.SuggestedOverheld = sg.OverheldWords()
 	}
 	if asJSON {
 		writeJSON(bw, doc)
@@ -237,7 +238,11 @@ func writeSuggestion(w io.Writer, sg *replay.Suggestion, flags []string) {
 	for _, f := range flags {
 		sb.WriteString(" --slot " + f)
 	}
-	fmt.Fprintf(w, " %s\n\n", strings.TrimSpace(sb.String()))
+	fmt.Fprintf(w, " %s\n", strings.TrimSpace(sb.String()))
+	if why := sg.OverheldWords(); why != "" {
+		fmt.Fprintf(w, "suggested: weigh the raise before applying it: %s\n", why)
+	}
+	fmt.Fprintln(w)
 }
 
 // suggestSlots is --suggest: the record's sessions and today's file give

@@ -19,8 +19,14 @@ import (
 // Node (no files are written except the fake host tree).
 func testSim(t *testing.T, seed int64) (*sim, []agentPart, *inventory.Inventory) {
 	t.Helper()
+	return testSimForm(t, seed, agentconfig.FormatDeviceBased)
+}
+
+// testSimForm is testSim with the partition written in form f.
+func testSimForm(t *testing.T, seed int64, f agentconfig.Format) (*sim, []agentPart, *inventory.Inventory) {
+	t.Helper()
 	dir := t.TempDir()
-	raw, err := renderAgentTOML(filepath.Join(dir, "scratches"), agentconfig.FormatDeviceBased)
+	raw, err := renderAgentTOML(filepath.Join(dir, "scratches"), f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,6 +309,50 @@ func TestShortID(t *testing.T) {
 	for _, tt := range tests {
 		if got := shortID(model.DeviceID(tt.in)); got != tt.want {
 			t.Errorf("shortID(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestSimOverAmountOnlyByEarlyRelease: a slot-based agent allocates from
+// every device of the node, so only the manager's count keeps its kernels
+// within its amounts (as in Backend.AI main). Its live kernels hold more
+// than its amount only while the manager has counted a stopping kernel's
+// resources as free early, and then by no more than such kernels hold:
+// the demo's allocator and release order do not overcommit on their own
+// (h27demo: a replay showed an agent's cpu at 20 of its 15).
+func TestSimOverAmountOnlyByEarlyRelease(t *testing.T) {
+	for _, seed := range []int64{1, 2, 3} {
+		s, _, _ := testSimForm(t, seed, agentconfig.FormatSlotBased)
+		over := 0
+		for i := int64(0); i < 3600*stepsPerSecond; i++ {
+			s.advance()
+			for ai, a := range s.agents {
+				held, early := model.ResourceSlot{}, model.ResourceSlot{}
+				for _, k := range s.live {
+					if k.agent != ai {
+						continue
+					}
+					held = held.Add(slotsOf(k.req))
+					if k.released {
+						early = early.Add(slotsOf(k.req))
+					}
+				}
+				for slot, v := range held {
+					amt := a.capacity[slot]
+					if !amt.Less(v) {
+						continue
+					}
+					over++
+					if early[slot].IsZero() || amt.Less(v.Sub(early[slot])) {
+						t.Fatalf("seed %d step %d: %s's kernels hold %s %s of its %s, %s of it by kernels the manager released early",
+							seed, s.step, a.id, v, slot, amt, early[slot])
+					}
+				}
+			}
+		}
+		t.Logf("seed %d: %d agent-slot steps over the amount, each while an early-released kernel still held", seed, over)
+		if seed == 1 && over == 0 {
+			t.Errorf("seed %d: no agent ever held more than its amount in an hour: the early release is not exercised", seed)
 		}
 	}
 }

@@ -49,6 +49,10 @@ type Doc struct {
 	// amounts because the node's devices of them were not given
 	// (Suggestion.Unsized).
 	SuggestedUnsized []model.SlotName `json:"suggested_unsized,omitempty"`
+	// SuggestedOverheld says why the suggestion raises amounts whose
+	// agent's recorded kernels held more than it was given though they
+	// ran (Suggestion.OverheldWords).
+	SuggestedOverheld string `json:"suggested_overheld,omitempty"`
 }
 
 // RefusalDoc is one refused session.
@@ -176,6 +180,9 @@ func NewDoc(rec *Record, asWas, prop *Result) *Doc {
 	}
 	if asWas.SameMoment > 0 {
 		d.Notes = append(d.Notes, fmt.Sprintf("%d session(s) arrived within %s of another change of their agent's: which came first is not certain in the record (it has the moments fgtop saw the files), so where each landed is not compared", asWas.SameMoment, OrderSlack))
+	}
+	if ov := OverheldOf(asWas); len(ov) > 0 {
+		d.Notes = append(d.Notes, joinOverheld(ov)+": "+OverheldWhy)
 	}
 	d.ServesAll = len(main.Refused) == 0 && (prop != nil || d.AsItWas.Refused == 0)
 	return d

@@ -44,6 +44,21 @@ type Suggestion struct {
 	// no amount can be checked against the node, so each agent keeps
 	// today's (never 0, which the node's missing devices would make).
 	Unsized []model.SlotName
+	// Overheld are the agents' slots the suggestion raises above today's
+	// amounts whose recorded kernels held more than the agent was given
+	// though the record saw them run (see Overheld): the raise may serve
+	// sessions the manager sent only because it counted a stopping
+	// container as gone, which the operator must be told.
+	Overheld []Overheld
+}
+
+// OverheldWords says why the suggestion raises the Overheld amounts; ""
+// when it raises none of them.
+func (sg *Suggestion) OverheldWords() string {
+	if len(sg.Overheld) == 0 {
+		return ""
+	}
+	return joinOverheld(sg.Overheld) + ": " + OverheldWhy
 }
 
 // Wanting is what the suggestion's amounts leave refusing, in words: the
@@ -181,6 +196,34 @@ func Suggest(rec *Record, in SuggestInput) *Suggestion {
 	// amounts lists them: only the first of each agent are worded here.
 	out.Result = Run(rec, Fixed(out.partition(in.Today)), Options{Word: Printed})
 	out.AllServed = len(out.Result.Refused) == 0
+	out.Overheld = raisedOverheld(rec, in.Today, out.Amounts)
+	return out
+}
+
+// raisedOverheld is the overheld slots of the record (a run under the
+// partitions in force) whose amounts are raised above today's. The run
+// is made only when some amount is raised.
+func raisedOverheld(rec *Record, today []model.Agent, amounts map[model.AgentID]model.ResourceSlot) []Overheld {
+	raised := map[model.AgentID]map[model.SlotName]bool{}
+	for _, a := range today {
+		for s, v := range amounts[a.ID] {
+			if cur, ok := a.Given[s]; ok && cur.Less(v) {
+				if raised[a.ID] == nil {
+					raised[a.ID] = map[model.SlotName]bool{}
+				}
+				raised[a.ID][s] = true
+			}
+		}
+	}
+	if len(raised) == 0 {
+		return nil
+	}
+	var out []Overheld
+	for _, o := range OverheldOf(Run(rec, rec.AsItWas(), Options{Fidelity: true, NoElsewhere: true, Word: 1})) {
+		if raised[o.Agent][o.Slot] {
+			out = append(out, o)
+		}
+	}
 	return out
 }
 

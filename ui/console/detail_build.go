@@ -463,14 +463,16 @@ func useLines(d *render.Derived, k *model.Kernel, now time.Time) []detailLine {
 	out := []detailLine{blank, section("Allocated against used")}
 	for _, du := range u.Devices {
 		name := du.Device.String()
+		heldText := du.Held.String()
 		if di, ok := d.DevIndex[du.Device]; ok {
 			name = d.Devs[di].Label
+			heldText = kit.FmtWhole(d.Devs[di].Dev.Slot, du.Held)
 		}
 		capacity := du.Capacity.String()
 		if du.CapacityUnknown {
 			capacity = "?"
 		}
-		held := du.Held.String() + "/" + capacity
+		held := heldText + "/" + capacity
 		if du.Held.Sign() == 0 {
 			held = "nothing held"
 		}

@@ -94,6 +94,16 @@ func slotAmountText(slot model.SlotName, v model.Dec) string {
 	return v.String()
 }
 
+// heldAmountText is slotAmountText for what kernels hold: a whole-unit
+// slot's whole amount without the fraction digits a resource.txt may give
+// it ("1", not "1.00"), as the console prints it.
+func heldAmountText(slot model.SlotName, v model.Dec) string {
+	if slot == model.SlotMem {
+		return kit.FmtBytesDec(v)
+	}
+	return kit.FmtWhole(slot, v)
+}
+
 // withSlot is the draft with row r's agent given val of r's slot; a value
 // equal to the file's drops the agent's set for that slot, so the draft
 // says only what changes.
@@ -318,7 +328,7 @@ func (e *Editor) gridSlotRow(i int, r EdRow, shorts []string, cols edCols, w int
 	if heldBeyond(r.Slot, amount, held) {
 		hl = kit.LvlCrit
 	}
-	sp = append(sp, kit.Span{Lvl: kit.LvlDim, Text: " · held "}, kit.Span{Lvl: hl, Text: slotAmountText(r.Slot, held)})
+	sp = append(sp, kit.Span{Lvl: kit.LvlDim, Text: " · held "}, kit.Span{Lvl: hl, Text: heldAmountText(r.Slot, held)})
 	kit.PutSpans(l, st, sp, room)
 	return l.Finish(w)
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cockroachdb/apd/v3"
 	"github.com/fgtop/fgtop/model"
 	"github.com/fgtop/fgtop/model/names"
 )
@@ -166,6 +167,25 @@ func FmtSlot(slot model.SlotName, v model.Dec) string {
 		return FmtBytesDec(v)
 	}
 	return v.String()
+}
+
+// FmtWhole prints a whole-unit slot's (cores, whole devices, MIG slices)
+// whole amount without fraction digits, any other amount as its decimal:
+// a resource.txt may write a MIG slice held as "1.00", and it prints "1"
+// as a core held and the slice's capacity do.
+func FmtWhole(slot model.SlotName, v model.Dec) string {
+	if wholeUnit(slot) && v.Exponent() < 0 {
+		if w, err := v.Quantize(0, apd.RoundDown); err == nil && w.Equal(v) {
+			return w.String()
+		}
+	}
+	return v.String()
+}
+
+// wholeUnit: slot is allocated in whole units only.
+func wholeUnit(slot model.SlotName) bool {
+	return slot == model.SlotCPU || strings.HasSuffix(string(slot), ".device") ||
+		model.DefaultSlotTypes().TypeOf(slot) == model.SlotTypeUnique
 }
 
 // ShortKernel is the kernel id as operators read it in docker ps: its first

@@ -253,7 +253,7 @@ func (d *Derived) deriveDevices(o DeriveOptions, short map[model.AgentID]string,
 		}
 		u := s.Usage[r.Key]
 		total := u.Total()
-		r.Held, r.Capacity = total.String(), dv.Capacity.String()
+		r.Held, r.Capacity = kit.FmtWhole(dv.Slot, total), dv.Capacity.String()
 		r.CapF = dv.Capacity.Float64()
 		r.Over = dv.Capacity.Less(total)
 		r.HasBar = dv.Capacity.Sign() > 0 || total.Sign() > 0
