@@ -20,20 +20,7 @@ import (
 // then heartbeats as fast as the connection takes them; sent counts them.
 func floodNode(t *testing.T, first []byte, sent *atomic.Int64) string {
 	t.Helper()
-	addr, _ := sshtest.ExecPeer(t, func(ch gossh.Channel) {
-		defer ch.Close()
-		if _, err := ch.Write(first); err != nil {
-			return
-		}
-		var f report.Follower
-		for {
-			hb, _ := f.Heartbeat(time.Now())
-			if _, err := ch.Write(hb); err != nil {
-				return
-			}
-			sent.Add(1)
-		}
-	})
+	addr, _ := sshtest.CountedStreamPeer(t, first, 0, sent)
 	return addr
 }
 

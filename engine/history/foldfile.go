@@ -215,7 +215,13 @@ func encodeFold(f *segFold, seg []byte) []byte {
 	for _, s := range e.tab {
 		te.id(s)
 	}
-	body := foldZ().enc.EncodeAll(append(te.b, e.b...), nil)
+	return frameFold(append(te.b, e.b...), seg)
+}
+
+// frameFold is a fold file of raw, the body before compression, named to
+// the segment whose bytes are seg.
+func frameFold(raw, seg []byte) []byte {
+	body := foldZ().enc.EncodeAll(raw, nil)
 	out := make([]byte, foldHead, foldHead+len(body))
 	copy(out, foldMagic)
 	n := len(foldMagic)

@@ -8,20 +8,6 @@ import (
 	"time"
 )
 
-// hostileFold is a fold file of body (compressed as the recorder does)
-// named to seg.
-func hostileFold(body, seg []byte) []byte {
-	z := foldZ().enc.EncodeAll(body, nil)
-	out := make([]byte, foldHead, foldHead+len(z))
-	copy(out, foldMagic)
-	n := len(foldMagic)
-	binary.LittleEndian.PutUint64(out[n:], uint64(len(seg)))
-	binary.LittleEndian.PutUint32(out[n+8:], crc32.Checksum(seg, castagnoli))
-	binary.LittleEndian.PutUint32(out[n+12:], uint32(len(z)))
-	binary.LittleEndian.PutUint32(out[n+16:], crc32.Checksum(z, castagnoli))
-	return append(out, z...)
-}
-
 // TestHostileFoldBounded: a fold file of a few KiB whose body
 // decompresses to zeros under its counts (a string table of millions, an
 // allocation of an entry per two bytes left) is refused within a bound of
@@ -56,7 +42,7 @@ func TestHostileFoldBounded(t *testing.T) {
 		cases["allocation"] = append(b, make([]byte, L)...)
 	}
 	for name, body := range cases {
-		file := hostileFold(body, seg)
+		file := frameFold(body, seg)
 		runtime.GC()
 		var m0, m1 runtime.MemStats
 		runtime.ReadMemStats(&m0)

@@ -15,6 +15,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -215,6 +216,13 @@ func serveExec(c net.Conn, cfg *gossh.ServerConfig, serve func(ch gossh.Channel)
 // takes them, a flood), until the client goes.
 func StreamPeer(t testing.TB, first []byte, gap time.Duration) (addr string, host Key) {
 	t.Helper()
+	return CountedStreamPeer(t, first, gap, nil)
+}
+
+// CountedStreamPeer is StreamPeer counting in sent, when not nil, the
+// heartbeats the client's window let it write (how far a flood got).
+func CountedStreamPeer(t testing.TB, first []byte, gap time.Duration, sent *atomic.Int64) (addr string, host Key) {
+	t.Helper()
 	return ExecPeer(t, func(ch gossh.Channel) {
 		defer ch.Close()
 		if _, err := ch.Write(first); err != nil {
@@ -225,6 +233,9 @@ func StreamPeer(t testing.TB, first []byte, gap time.Duration) (addr string, hos
 			hb, _ := f.Heartbeat(time.Now())
 			if _, err := ch.Write(hb); err != nil {
 				return
+			}
+			if sent != nil {
+				sent.Add(1)
 			}
 			if gap > 0 {
 				time.Sleep(gap)
