@@ -197,6 +197,19 @@ func recordFolds(t *testing.T, dir string, node *foldNode) {
 	}
 }
 
+// foldedRun records the random node of seed run and folds its segments
+// in memory, relative ones for odd runs.
+func foldedRun(t *testing.T, run int) (*Reader, map[string]*segFold) {
+	t.Helper()
+	dir := t.TempDir()
+	recordFolds(t, dir, newFoldNode(uint64(run)))
+	rd, err := OpenReader(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rd, memFolds(t, rd, run%2 == 1)
+}
+
 // memFolds folds every segment of rd but the last, in memory; rel: each
 // relative to the segment before it where that one rotated into it.
 func memFolds(t *testing.T, rd *Reader, rel bool) map[string]*segFold {
@@ -289,14 +302,7 @@ func TestFoldsAreTheWalk(t *testing.T) {
 	}
 	folded, spans := 0, 0
 	for run := range runs {
-		dir := t.TempDir()
-		node := newFoldNode(uint64(run))
-		recordFolds(t, dir, node)
-		rd, err := OpenReader(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		folds := memFolds(t, rd, run%2 == 1)
+		rd, folds := foldedRun(t, run)
 		kind := []string{"absolute", "relative"}[run%2]
 		from, to, err := rd.Span()
 		if err != nil {
@@ -346,14 +352,7 @@ func TestFoldsDifferentialCanFail(t *testing.T) {
 	for name, brk := range breaks {
 		caught := false
 		for run := 0; run < 30 && !caught; run++ {
-			dir := t.TempDir()
-			node := newFoldNode(uint64(run))
-			recordFolds(t, dir, node)
-			rd, err := OpenReader(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			folds := memFolds(t, rd, run%2 == 1)
+			rd, folds := foldedRun(t, run)
 			for _, f := range folds {
 				for i := range f.ents {
 					brk(&f.ents[i])
