@@ -63,7 +63,9 @@ func TestSimulateOvercommit(t *testing.T) {
 		t.Errorf("the placement does not touch GPU0: %s", out)
 	}
 	code, out = runCLI(t, base...)
-	wantCode(t, code, exitOK, out, "! OVERCOMMIT", "OVERCOMMIT: "+gpu1+" would hold")
+	// The live table names devices as the console does; the id stays in
+	// the table's ID column and in --json.
+	wantCode(t, code, exitOK, out, "! OVERCOMMIT", "OVERCOMMIT: GPU0 would hold", gpu1)
 
 	// Without --agent, each agent's own allocator is shown: numa1 takes
 	// it by overcommitting, numa0 (1.1 free on its one GPU left) does not.

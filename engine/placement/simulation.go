@@ -70,6 +70,7 @@ func (sim *Simulation) SetLive(s *model.Snapshot, agent *model.Agent, settings S
 	st := ForAgent(s, agent, settings)
 	sim.Node, sim.Live, sim.Kernels = st.Node, st.Live, st.Kernels
 	sim.Slots = DeviceSlots(s.Devices)
+	sim.Labels = names.LabelsByID(s.Devices)
 	sim.Phys = PhysicalOf(s)
 	sim.Manager = ManagerLimitOf(agent)
 	if agent == nil && len(s.Agents) > 1 {
