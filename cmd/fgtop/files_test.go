@@ -30,6 +30,9 @@ func TestFileFlagsRefuseNonRegular(t *testing.T) {
 	}{
 		{"known-hosts fifo", "--known-hosts " + fifo + ": a FIFO, not a regular file",
 			[]string{"fleet", "--hosts", "127.0.0.1:1", "--known-hosts", fifo, "--once", "--timeout", "2s"}},
+		// ssh's way to skip the check is refused with how to trust a node.
+		{"known-hosts /dev/null", "--known-hosts /dev/null: a character device, not a regular file: fgtop checks every node's host key and cannot skip it; give a known_hosts file (ssh-keyscan",
+			[]string{"fleet", "--hosts", "127.0.0.1:1", "--known-hosts", "/dev/null", "--once", "--timeout", "2s"}},
 		{"known-hosts dir", "a directory, not a regular file",
 			[]string{"fleet", "--hosts", "127.0.0.1:1", "--known-hosts", dir, "--once", "--timeout", "2s"}},
 		{"identity fifo", "--identity " + fifo + ": a FIFO, not a regular file",

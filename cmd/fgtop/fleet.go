@@ -241,7 +241,9 @@ func (f *fleetFlags) start(ctx context.Context) (*fleetSource, error) {
 	} else {
 		for _, p := range known {
 			if err := checkRegular("fleet: --known-hosts", p); err != nil {
-				return nil, err
+				// ssh users skip the check with /dev/null; say that fgtop
+				// has no such way, and how to trust a node instead.
+				return nil, usageErr("%v: fgtop checks every node's host key and cannot skip it; give a known_hosts file (ssh-keyscan -p 2222 NODE >> FILE, after checking the key)", err)
 			}
 		}
 	}
