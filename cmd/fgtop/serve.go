@@ -358,6 +358,14 @@ wait:
 	case e := <-metricsErr:
 		err = e
 	}
+	if path := os.Getenv("FGTOP_SERVE_MEMPROFILE"); path != "" {
+		// FGTOP_MEMPROFILE is written as the process ends, after every
+		// session is gone: this one is the heap with the sessions still
+		// open (what an idle viewer holds).
+		if perr := writeHeapProfile(path); perr != nil {
+			logger.Error("heap profile", "err", perr.Error())
+		}
+	}
 	if cerr := srv.Close(); cerr != nil && err == nil {
 		err = cerr
 	}

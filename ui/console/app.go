@@ -180,6 +180,10 @@ type App struct {
 	shownUpdated kit.Span
 	// composing is set while compose runs (shownUpdated is the frame's).
 	composing bool
+	// hdrPieces and hdrSpans are headerPieces' scratch: the last
+	// header's pieces, made again into the same memory.
+	hdrPieces []headerPiece
+	hdrSpans  []kit.Span
 	// geoms are the live history graphs the frame draws from the rings
 	// (history.retime tells from them whether a repeated sample shows).
 	geoms []graphGeom

@@ -1,11 +1,11 @@
 package console
 
 import (
-	"math"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -346,10 +346,14 @@ func ringSame(x, y *ring) bool {
 	if x.head != y.head || x.N != y.N || x.still != y.still {
 		return false
 	}
-	for i := range x.v {
-		if math.Float32bits(x.v[i]) != math.Float32bits(y.v[i]) {
-			return false
-		}
-	}
-	return true
+	// Bit for bit (NaN is a gap, and equals itself), as one comparison of
+	// memory: every take of a shared frame compares the taker's rings
+	// with the composer's, and a loop over the samples was 3 % of the
+	// server's CPU at 50 viewers of the demo.
+	return *ringBits(&x.v) == *ringBits(&y.v)
+}
+
+// ringBits is a ring's samples as the bytes of their bits.
+func ringBits(v *[histLen]float32) *[histLen * 4]byte {
+	return (*[histLen * 4]byte)(unsafe.Pointer(v))
 }

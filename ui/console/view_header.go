@@ -199,13 +199,15 @@ func updatedSpan(s *model.Snapshot, now time.Time) (kit.Span, time.Time) {
 // headerPieces are the header's parts for the current state.
 func (a *App) headerPieces() []headerPiece {
 	s := a.Snap
-	// Room for every piece: the header is drawn for each snapshot by
-	// each of serve's sessions, and growing the slice piece by piece
-	// was most of what that cost.
-	ps := append(make([]headerPiece, 0, 16), a.pastBanner()...)
+	// The header is drawn for each snapshot by each of serve's sessions
+	// (its height lays the panes out): the pieces and their spans go
+	// into the App's scratch, memory of the last header, not memory of
+	// their own each time (viewHeader keeps a deep copy when it draws).
+	a.hdrSpans = a.hdrSpans[:0]
+	ps := append(a.hdrPieces[:0], a.pastBanner()...)
 	ps = append(ps,
-		headerPiece{spans: []kit.Span{{Lvl: kit.LvlAccent, Text: "fgtop"}, {Lvl: kit.LvlPlain, Text: " "}, {Lvl: kit.LvlTitle, Text: a.NodeName()}}},
-		headerPiece{spans: []kit.Span{sourceBadge(s)}},
+		headerPiece{spans: a.hdrSpan(kit.Span{Lvl: kit.LvlAccent, Text: "fgtop"}, kit.Span{Lvl: kit.LvlPlain, Text: " "}, kit.Span{Lvl: kit.LvlTitle, Text: a.NodeName()})},
+		headerPiece{spans: a.hdrSpan(sourceBadge(s))},
 	)
 	if p := pluginBadge(s); p != nil {
 		// The rule that decided is what the bars mean: on a narrow
@@ -214,15 +216,16 @@ func (a *App) headerPieces() []headerPiece {
 		ps = append(ps, headerPiece{spans: p, drop: 3, lead: true, narrow: p[:2]})
 	}
 	if s != nil {
-		var mode []kit.Span
+		agents := kit.Span{Lvl: kit.LvlPlain, Text: kit.Plural(len(s.Agents), "agent")}
+		mode := a.hdrSpan(agents)
 		if s.Mode != "" {
-			mode = append(mode, kit.Span{Lvl: kit.LvlPlain, Text: s.Mode}, kit.Span{Lvl: kit.LvlDim, Text: " " + a.St.G.Dot + " "})
+			mode = a.hdrSpan(kit.Span{Lvl: kit.LvlPlain, Text: s.Mode}, kit.Span{Lvl: kit.LvlDim, Text: " " + a.St.G.Dot + " "}, agents)
 		}
-		mode = append(mode, kit.Span{Lvl: kit.LvlPlain, Text: kit.Plural(len(s.Agents), "agent")})
 		ps = append(ps, headerPiece{spans: mode, drop: 4})
-		ks := []kit.Span{{Lvl: kit.LvlPlain, Text: kit.Plural(s.NumKernels(), "kernel")}}
+		kernels := kit.Span{Lvl: kit.LvlPlain, Text: kit.Plural(s.NumKernels(), "kernel")}
+		ks := a.hdrSpan(kernels)
 		if n := a.d.States.Stale + a.d.States.Broken; n > 0 {
-			ks = append(ks, kit.Span{Lvl: kit.LvlWarn, Text: " (" + strconv.Itoa(n) + " unreadable)"})
+			ks = a.hdrSpan(kernels, kit.Span{Lvl: kit.LvlWarn, Text: " (" + strconv.Itoa(n) + " unreadable)"})
 		}
 		ps = append(ps, headerPiece{spans: ks, drop: 3})
 		if n := len(s.Issues); n > 0 {
@@ -230,7 +233,7 @@ func (a *App) headerPieces() []headerPiece {
 			if s.Issues[0].Severity == model.SevError {
 				lvl = kit.LvlCrit
 			}
-			ps = append(ps, headerPiece{spans: []kit.Span{{Lvl: lvl, Text: kit.Plural(n, "issue")}}, drop: 2})
+			ps = append(ps, headerPiece{spans: a.hdrSpan(kit.Span{Lvl: lvl, Text: kit.Plural(n, "issue")}), drop: 2})
 		}
 		if r := restartPending(s); r.Text != "" {
 			if a.opts.DemoRestart != nil && a.Keys.Role().CanWrite() {
@@ -238,10 +241,10 @@ func (a *App) headerPieces() []headerPiece {
 				// know of (real agents restart outside fgtop).
 				r.Text += " (R restarts)"
 			}
-			ps = append(ps, headerPiece{spans: []kit.Span{r}, drop: 2})
+			ps = append(ps, headerPiece{spans: a.hdrSpan(r), drop: 2})
 		}
 		if d := agentsDown(s); d.Text != "" {
-			ps = append(ps, headerPiece{spans: []kit.Span{d}, drop: 2})
+			ps = append(ps, headerPiece{spans: a.hdrSpan(d), drop: 2})
 		}
 		u, _ := updatedSpan(s, a.Now())
 		if a.composing {
@@ -250,7 +253,7 @@ func (a *App) headerPieces() []headerPiece {
 			a.shownUpdated = u
 		}
 		if u.Text != "" {
-			ps = append(ps, headerPiece{spans: []kit.Span{u}, drop: 1, right: true})
+			ps = append(ps, headerPiece{spans: a.hdrSpan(u), drop: 1, right: true})
 		}
 	}
 	// Every console sharing the desk, viewers too, says who holds the
@@ -262,12 +265,31 @@ func (a *App) headerPieces() []headerPiece {
 		ps = append(ps, headerPiece{spans: a.deskWrite, drop: 5})
 	}
 	if a.Closed {
-		ps = append(ps, headerPiece{spans: []kit.Span{{Lvl: kit.LvlCrit, Text: "engine stopped"}}, right: true})
+		ps = append(ps, headerPiece{spans: a.hdrSpan(kit.Span{Lvl: kit.LvlCrit, Text: "engine stopped"}), right: true})
 	}
 	if a.Keys.Role() == kit.RoleViewer {
-		ps = append(ps, headerPiece{spans: []kit.Span{{Lvl: kit.LvlBadge, Text: " " + a.St.G.Lock + " "}}, right: true})
+		ps = append(ps, headerPiece{spans: a.hdrSpan(kit.Span{Lvl: kit.LvlBadge, Text: " " + a.St.G.Lock + " "}), right: true})
 	}
+	a.hdrPieces = ps
 	return ps
+}
+
+// hdrSpan is spans in the header's scratch (headerPieces), valid until
+// the next header is made: capped, so that appending to it copies.
+func (a *App) hdrSpan(spans ...kit.Span) []kit.Span {
+	n := len(a.hdrSpans)
+	a.hdrSpans = append(a.hdrSpans, spans...)
+	return a.hdrSpans[n:len(a.hdrSpans):len(a.hdrSpans)]
+}
+
+// clonePieces copies pieces whose spans may be the header's scratch.
+func clonePieces(ps []headerPiece) []headerPiece {
+	c := slices.Clone(ps)
+	for i := range c {
+		p := &c[i]
+		p.spans, p.narrow, p.short, p.spill = slices.Clone(p.spans), slices.Clone(p.narrow), slices.Clone(p.short), slices.Clone(p.spill)
+	}
+	return c
 }
 
 // viewHeader draws the header: one line, plus a second one for the
@@ -283,7 +305,8 @@ func (a *App) viewHeader(w int) []string {
 	if m.header != nil && m.headerIn.same(&in) {
 		return m.header
 	}
-	in.pieces = slices.Clone(ps) // viewHeaderOf reorders ps
+	// viewHeaderOf reorders ps, and the next header reuses their spans.
+	in.pieces = clonePieces(ps)
 	out := a.viewHeaderOf(ps, w)
 	m.headerIn, m.header = in, out[:len(out):len(out)]
 	return m.header

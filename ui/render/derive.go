@@ -153,7 +153,7 @@ func Derive(s *model.Snapshot, o DeriveOptions, c *DeriveCache) *Derived {
 	if c == nil {
 		c = NewDeriveCache()
 	}
-	if p := c.prev; p != nil && sameOptions(c.prevOpts, o) && sameButTelemetry(p.Snap, s) {
+	if p := c.prev; p != nil && sameOptions(&c.prevOpts, &o) && sameButTelemetry(p.Snap, s) {
 		c.Reused++
 		c.prev = p.retelemetry(s, o)
 		return c.prev

@@ -69,7 +69,7 @@ func (v *Deriver) Made() int {
 
 func (v *Deriver) entry(o DeriveOptions) *deriverEntry {
 	for i, e := range v.entries {
-		if sameOptions(e.o, o) {
+		if sameOptions(&e.o, &o) {
 			copy(v.entries[1:i+1], v.entries[:i])
 			v.entries[0] = e
 			return e

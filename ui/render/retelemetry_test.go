@@ -144,3 +144,45 @@ func keysOf[V any](m map[string]V) []string {
 	}
 	return out
 }
+
+// TestSameGlyphsSeesEveryField: glyphs that differ in any one field draw
+// otherwise, so options with them are other options. A field added to
+// kit.Glyphs fails here until sameGlyphs compares it. Comparing options
+// allocates nothing (each of serve's sessions asks for each snapshot).
+func TestSameGlyphsSeesEveryField(t *testing.T) {
+	base := kit.UnicodeGlyphs(true)
+	typ := reflect.TypeFor[kit.Glyphs]()
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		g := base
+		g.Patterns, g.Spark = slices.Clone(base.Patterns), slices.Clone(base.Spark)
+		v := reflect.ValueOf(&g).Elem().Field(i)
+		switch f.Type.Kind() {
+		case reflect.String:
+			v.SetString(v.String() + "x")
+		case reflect.Slice:
+			// Same length, one element other: the contents are compared.
+			v.Index(0).SetString(v.Index(0).String() + "x")
+		default:
+			t.Fatalf("kit.Glyphs.%s is a %s: sameGlyphs and this test know strings and slices of them", f.Name, f.Type)
+		}
+		if sameGlyphs(&base, &g) || sameGlyphs(&g, &base) {
+			t.Errorf("glyphs differing in %s count as the same", f.Name)
+		}
+	}
+	same := base
+	same.Patterns, same.Spark = slices.Clone(base.Patterns), slices.Clone(base.Spark)
+	if !sameGlyphs(&base, &same) {
+		t.Error("equal glyphs (slices of their own) count as different")
+	}
+	a := DeriveOptions{Th: kit.DefaultThresholds(), G: base, Looks: kit.LookDims{Colours: 6, Shapes: 1}}
+	b := a
+	b.G = same
+	if n := testing.AllocsPerRun(10, func() {
+		if !sameOptions(&a, &b) {
+			t.Fatal("equal options count as different")
+		}
+	}); n != 0 {
+		t.Errorf("comparing options allocated %.0f times, want none", n)
+	}
+}

@@ -3,6 +3,7 @@ package screen
 import (
 	"bytes"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"math/rand/v2"
 	"strconv"
@@ -568,5 +569,31 @@ func TestTransitionsLargeFramesNotPainted(t *testing.T) {
 	defer share.mu.Unlock()
 	if share.painters != 0 {
 		t.Errorf("%d painters made for %dx%d frames, want none", share.painters, w, h)
+	}
+}
+
+// TestTransitionsHashOncePerContent: sessions that took one composed
+// frame hold one string, hashed once for all of them; a copy of it, a
+// prefix of it (the same memory, shorter) and another content are each
+// hashed, and a hash is always the content's.
+func TestTransitionsHashOncePerContent(t *testing.T) {
+	tr := NewTransitions()
+	content := strings.Repeat("a line of a frame\n", 200) + "the last"
+	want := func(s string) uint64 { return maphash.String(tr.seed, s) }
+	for i := range 5 {
+		if h := tr.hash(&frame{content: content}); h != want(content) {
+			t.Fatalf("hash %d of the frame is not its content's", i)
+		}
+	}
+	if n := tr.hashed.Load(); n != 1 {
+		t.Errorf("one content held by 5 frames was hashed %d times, want once", n)
+	}
+	for _, other := range []string{strings.Clone(content), content[:len(content)-1], content[1:], strings.Replace(content, "last", "next", 1)} {
+		if h := tr.hash(&frame{content: other}); h != want(other) {
+			t.Errorf("the hash of %q... is not its content's", other[:20])
+		}
+	}
+	if n := tr.hashed.Load(); n != 5 {
+		t.Errorf("after a copy, two slices and another content, %d hashes computed, want 5", n)
 	}
 }

@@ -1,0 +1,38 @@
+package console
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/fgtop/fgtop/ui/internal/fake"
+	"github.com/fgtop/fgtop/ui/kit"
+)
+
+// TestHeaderPiecesReuseTheirMemory: each of serve's sessions lays its
+// panes out for each snapshot, which makes the header's pieces; they are
+// made into the memory of the last ones (half the header's allocations:
+// 19 a header, 9 now), and the header drawn from them still follows the
+// snapshot (the memo keeps copies, not the scratch they are made in).
+func TestHeaderPiecesReuseTheirMemory(t *testing.T) {
+	s := fake.Node(fake.Options{})
+	a := testApp(t, 160, 48, s, Options{ReadOnly: true})
+	first := a.headerPieces()
+	span0 := &first[0].spans[0]
+	again := a.headerPieces()
+	if &again[0] != &first[0] || &again[0].spans[0] != span0 {
+		t.Error("the header's pieces and spans were made in new memory, not the last header's")
+	}
+	// Snapshots of one kernel fewer each: the header says each count.
+	for k := s.NumKernels(); k >= s.NumKernels()-3; k-- {
+		next := *s
+		next.Time = s.Time.Add(time.Duration(s.NumKernels()-k+1) * time.Second)
+		next.SetKernels(s.Kernels()[s.NumKernels()-k:])
+		feed(a, &next)
+		if got := ansi.Strip(strings.Join(a.viewHeader(160), "\n")); !strings.Contains(got, " "+kit.Plural(k, "kernel")) {
+			t.Fatalf("with %d kernels the header says:\n%s", k, got)
+		}
+	}
+}
