@@ -133,7 +133,8 @@ func TestFixedAtTheContextsEdgeIsDec(t *testing.T) {
 // kept Decs is, slot by slot, the Dec sum of what it holds (Identical:
 // value and exponent), over random allocations of one to four devices
 // a slot, amounts from the odd to the large, infinities and negative
-// zeros included, with Decs kept across sessions.
+// zeros included, with Decs kept across sessions (and, every other one,
+// the amounts' fixed memoized across them: requestOfMemo).
 func TestRequestOfIsTheDecSum(t *testing.T) {
 	seed := rand.Uint64()
 	rng := rand.New(rand.NewPCG(seed, 27))
@@ -150,6 +151,7 @@ func TestRequestOfIsTheDecSum(t *testing.T) {
 	}
 	slots := []model.SlotName{model.SlotCUDAShares, model.SlotCPU, model.SlotMem}
 	decs := map[fixed]model.Dec{}
+	fx := map[model.Dec]fixed{}
 	for i := range 5000 {
 		a := model.Allocations{}
 		for _, slot := range slots[:1+rng.IntN(len(slots))] {
@@ -169,7 +171,12 @@ func TestRequestOfIsTheDecSum(t *testing.T) {
 				want[slot] = want[slot].Add(amt)
 			}
 		}
+		// Every other one through the memo of the amounts' fixed, kept
+		// across allocations that share their Decs (as a segment's do).
 		got := requestOf(a, decs)
+		if i%2 == 1 {
+			got = requestOfMemo(a, decs, fx)
+		}
 		if len(got) != len(want) {
 			t.Fatalf("seed %d, allocation %d %v: %v, the Dec sums %v", seed, i, a, got, want)
 		}

@@ -285,12 +285,13 @@ func sessionsOf(ks []history.KernelSession, from, to time.Time) []Session {
 func sessionsOfPart(ks []history.KernelSession, from, to time.Time) []Session {
 	out := make([]Session, 0, len(ks))
 	decs := map[fixed]model.Dec{}
+	fx := map[model.Dec]fixed{}
 	for i := range ks {
 		k := &ks[i]
 		if !keeps(k, from, to) {
 			continue
 		}
-		s := Session{Kernel: k.Kernel, Agent: k.Agent, Start: k.From, Got: k.Alloc, Requested: requestOf(k.Alloc, decs)}
+		s := Session{Kernel: k.Kernel, Agent: k.Agent, Start: k.From, Got: k.Alloc, Requested: requestOfMemo(k.Alloc, decs, fx)}
 		s.finish(k, from, to)
 		out = append(out, s)
 	}
@@ -319,6 +320,14 @@ func holdsAny(a model.Allocations) bool {
 // week's 200,000 sessions ask a few amounts, and each Dec sum allocated
 // (TestRequestOfIsTheDecSum).
 func requestOf(a model.Allocations, decs map[fixed]model.Dec) model.ResourceSlot {
+	return requestOfMemo(a, decs, nil)
+}
+
+// requestOfMemo is requestOf keeping each amount's fixed in fx (when not
+// nil) by the Dec itself: a Dec is never changed once made, and the
+// record's reader gives one Dec to every equal amount of a segment, so a
+// week's amounts are converted a few thousand times, not a million.
+func requestOfMemo(a model.Allocations, decs map[fixed]model.Dec, fx map[model.Dec]fixed) model.ResourceSlot {
 	req := make(model.ResourceSlot, len(a))
 	for slot, devs := range a {
 		if len(devs) == 0 {
@@ -326,7 +335,7 @@ func requestOf(a model.Allocations, decs map[fixed]model.Dec) model.ResourceSlot
 		}
 		var f fixed
 		for _, amt := range devs {
-			f = f.add(fixedOf(amt), false)
+			f = f.add(fixedOfMemo(amt, fx), false)
 		}
 		if f.dec {
 			req[slot] = f.d

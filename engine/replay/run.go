@@ -388,8 +388,10 @@ type runner struct {
 	plugins map[model.DeviceName]bool
 	// only: the sessions replayed, by index in rec.Sessions (nil: all).
 	only []int
-	// reqs are the sessions' requests as the run sums them (reqOf).
+	// reqs are the sessions' requests as the run sums them (reqOf); fx
+	// their amounts' fixed (fixedOfMemo).
 	reqs [][]slotReq
+	fx   map[model.Dec]fixed
 }
 
 func (r *runner) run() *Result {
@@ -700,8 +702,11 @@ func (r *runner) reqOf(i int) []slotReq {
 	q := r.reqs[i]
 	if q == nil {
 		q = make([]slotReq, 0, len(r.rec.Sessions[i].Requested))
+		if r.fx == nil {
+			r.fx = map[model.Dec]fixed{}
+		}
 		for slot, v := range r.rec.Sessions[i].Requested {
-			q = append(q, slotReq{slot, fixedOf(v)})
+			q = append(q, slotReq{slot, fixedOfMemo(v, r.fx)})
 		}
 		r.reqs[i] = q
 	}
