@@ -48,7 +48,9 @@ type segFold struct {
 	last           time.Time // the latest moment of its deltas
 	journal        [][]byte
 	ents           []foldEnt
-	// inCk are the kernels of the checkpoint (an absolute fold's).
+	// inCk are the kernels of the checkpoint (an absolute fold's): true
+	// for each; a fold read from its file lists its other kernels too,
+	// false.
 	inCk map[model.KernelID]bool
 	// rel: the fold is relative to the segment before it, which rotated
 	// into it (prevSize and prevCRC name it): a kernel whose checkpoint

@@ -545,9 +545,19 @@ func parseFoldBody(body []byte, start time.Time) (*segFold, error) {
 			f.inCk = make(map[model.KernelID]bool, min(ne, 1<<16))
 		}
 	}
-	seen := make(map[model.KernelID]bool, min(ne, 1<<16))
+	// The kernels met so far: an absolute fold's inCk holds them all (false
+	// for those its checkpoint lacks, which applyFold reads as absent), so
+	// that a segment's 20,000 kernels are not put in two maps.
+	seen := f.inCk
+	if f.rel {
+		seen = make(map[model.KernelID]bool, min(ne, 1<<16))
+	}
 	for k := 0; k < ne && d.err == nil; k++ {
-		var x foldEnt
+		// Decoded in its place: an entry is hundreds of bytes, and a
+		// fold tens of thousands of them. One that fails leaves the
+		// fold, and the fold is dropped.
+		f.ents = append(f.ents, foldEnt{})
+		x := &f.ents[len(f.ents)-1]
 		fl := d.uv()
 		if fl&^feAll != 0 {
 			d.fail("bad entry flags")
@@ -561,20 +571,17 @@ func parseFoldBody(body []byte, start time.Time) (*segFold, error) {
 			break
 		}
 		x.id = model.KernelID(d.str())
-		if seen[x.id] {
+		if _, dup := seen[x.id]; dup {
 			d.fail("a kernel listed twice")
 			break
 		}
-		seen[x.id] = true
+		seen[x.id] = x.inCk && !f.rel
 		if x.inCk && !x.same {
 			x.ck.ID = x.id
 			x.ck.State = model.KernelState(d.str())
 			id := d.who(true)
 			x.ck.Agent, x.ck.Session, x.ck.User, x.ck.Project = id.Agent, id.Session, id.User, id.Project
 			x.ck.fa = d.fa()
-		}
-		if x.inCk && !f.rel {
-			f.inCk[x.id] = true
 		}
 		if x.first {
 			x.firstAt = d.tm()
@@ -606,7 +613,6 @@ func parseFoldBody(body []byte, start time.Time) (*segFold, error) {
 			d.fail("an entry the walk could not have made")
 			break
 		}
-		f.ents = append(f.ents, x)
 	}
 	if d.err == nil && len(d.b) != 0 {
 		d.fail("bytes after the end")
