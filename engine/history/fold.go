@@ -62,6 +62,9 @@ type segFold struct {
 	prevSize int64
 	prevCRC  uint32
 	left     []model.KernelID
+	// give, when not nil, takes ents back once the walk has joined the
+	// fold (foldStep): nothing keeps an entry past its join.
+	give chan []foldEnt
 }
 
 // foldEnt is one kernel's stay in a segment.
@@ -341,6 +344,16 @@ func (q *histRun) foldStep(i int, f *segFold, sw *sessWalk) {
 	sw.applyFold(f, start, gapAt, q.carry)
 	for _, body := range f.journal {
 		q.res.Partitions = q.f.journal(q.res.Partitions, body)
+	}
+	if f.give != nil {
+		// Cleared, so that the buffer keeps none of this fold's strings
+		// and allocations alive while it waits.
+		clear(f.ents)
+		select {
+		case f.give <- f.ents[:0]:
+		default:
+		}
+		f.ents = nil
 	}
 	q.finish(i, &segData{}, segEnd{end: f.end, clean: f.clean, rotated: f.rotated, rotateAt: f.rotateAt})
 }

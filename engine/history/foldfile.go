@@ -470,6 +470,12 @@ func irregularEnts(ents []allocEnt) bool {
 // parseFold reads a fold file made of a segment of segSize bytes whose
 // CRC-32C is segCRC, starting at start.
 func parseFold(b []byte, segSize int64, segCRC uint32, start time.Time) (*segFold, error) {
+	return parseFoldInto(b, segSize, segCRC, start, nil)
+}
+
+// parseFoldInto is parseFold decoding the entries into spare's room
+// where it has enough (a walk's buffer, handed back once joined).
+func parseFoldInto(b []byte, segSize int64, segCRC uint32, start time.Time, spare []foldEnt) (*segFold, error) {
 	if len(b) < foldHead || string(b[:len(foldMagic)]) != foldMagic {
 		return nil, fmt.Errorf("%w: not a fold fgtop wrote", errFold)
 	}
@@ -485,11 +491,16 @@ func parseFold(b []byte, segSize int64, segCRC uint32, start time.Time) (*segFol
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errFold, err)
 	}
-	return parseFoldBody(body, start)
+	return parseFoldBodyInto(body, start, spare)
 }
 
 // parseFoldBody reads a fold's decompressed body.
 func parseFoldBody(body []byte, start time.Time) (*segFold, error) {
+	return parseFoldBodyInto(body, start, nil)
+}
+
+// parseFoldBodyInto is parseFoldBody into spare's room (parseFoldInto).
+func parseFoldBodyInto(body []byte, start time.Time, spare []foldEnt) (*segFold, error) {
 	d := &foldDec{b: body}
 	// A string is a tag and a length at least.
 	nt := d.countOf(2)
@@ -540,7 +551,11 @@ func parseFoldBody(body []byte, start time.Time) (*segFold, error) {
 	ne := d.countOf(2)
 	// The room made ahead is bounded whatever the count says.
 	if d.err == nil && ne > 0 {
-		f.ents = make([]foldEnt, 0, min(ne, 1<<16))
+		if n := min(ne, 1<<16); cap(spare) >= n {
+			f.ents = spare[:0]
+		} else {
+			f.ents = make([]foldEnt, 0, n)
+		}
 		if !f.rel {
 			f.inCk = make(map[model.KernelID]bool, min(ne, 1<<16))
 		}
@@ -685,6 +700,15 @@ type FoldStats struct {
 // before, that segment is prev; nil otherwise (the walk reads the
 // segment). A fold file that is there but not usable is counted.
 func (r *Reader) loadFold(sf segFile, prev *segFile) *segFold {
+	return r.loadFoldBuf(sf, prev, nil)
+}
+
+// loadFoldBuf is loadFold decoding the entries into a buffer from bufs
+// when one waits there (never waiting for one), and naming bufs as where
+// the fold's entries go once the walk has joined it (foldStep): a week's
+// folds are 150 MB of entries, each fold's dead once joined, and fresh
+// memory for each was a fifth of the read.
+func (r *Reader) loadFoldBuf(sf segFile, prev *segFile, bufs chan []foldEnt) *segFold {
 	b, err := readBounded(foldPath(sf.Path), maxFold)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -700,10 +724,16 @@ func (r *Reader) loadFold(sf segFile, prev *segFile) *segFold {
 	if err != nil {
 		return refuse()
 	}
-	f, err := parseFold(b, size, crc, sf.Start)
+	var spare []foldEnt
+	select {
+	case spare = <-bufs:
+	default:
+	}
+	f, err := parseFoldInto(b, size, crc, sf.Start, spare)
 	if err != nil {
 		return refuse()
 	}
+	f.give = bufs
 	if f.rel {
 		if prev == nil {
 			// The walk begins here: the segment it is relative to is

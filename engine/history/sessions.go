@@ -210,7 +210,10 @@ func (r *Reader) SessionsFollow(since, until time.Time, follow chan<- SessionBat
 	if follow == nil && !r.noFolds {
 		q.foldOf = r.foldOf
 		if q.foldOf == nil {
-			q.foldOf = r.loadFold
+			// The folds' entries in a few buffers in turn: one being
+			// joined, one waiting, one being decoded.
+			bufs := make(chan []foldEnt, 3)
+			q.foldOf = func(sf segFile, prev *segFile) *segFold { return r.loadFoldBuf(sf, prev, bufs) }
 		}
 	}
 	sw.startMaps()
