@@ -693,6 +693,9 @@ type FoldStats struct {
 	// fold file there that is damaged, stale (of another segment) or
 	// beside a segment with a tail; its segment was walked.
 	Used, Refused atomic.Int64
+	// Reused: folds decoded into the entries' buffer of one the walk had
+	// joined already (loadFoldBuf).
+	Reused atomic.Int64
 }
 
 // loadFold is the fold of segment sf when the file beside it is of it,
@@ -734,6 +737,9 @@ func (r *Reader) loadFoldBuf(sf segFile, prev *segFile, bufs chan []foldEnt) *se
 		return refuse()
 	}
 	f.give = bufs
+	if spare != nil {
+		r.Folds.Reused.Add(1)
+	}
 	if f.rel {
 		if prev == nil {
 			// The walk begins here: the segment it is relative to is
