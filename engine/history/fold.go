@@ -417,9 +417,20 @@ func (sw *sessWalk) joinDeltas(e *foldEnt) {
 		if !k.started {
 			k.started = true
 			k.s = KernelSession{Kernel: e.id, Agent: e.firstAgent, From: e.firstAt}
-			k.lazy = false
-			k.s.Alloc = cloneHeld(e.firstFA.toMap())
 			k.s.Changed = e.changed
+			if e.firstFA.irregular {
+				k.lazy = false
+				k.s.Alloc = cloneHeld(e.firstFA.toMap())
+			} else {
+				// Its maps made off the walk, as put has a walked
+				// arrival's: they were half of the join's time. Its
+				// entries copied out of the fold's, which the rest of
+				// the fold's allocations share, so that the session
+				// keeps to the walk's end its own and not the fold's.
+				fa := e.firstFA
+				fa.ents = sw.keepEnts(fa.ents)
+				sw.mapLater(k, fa)
+			}
 		} else if !k.s.Changed && (e.conflict || !k.arrivalHolds(e.held)) {
 			k.s.Changed = true
 		}
@@ -448,6 +459,16 @@ func (sw *sessWalk) joinDeltas(e *foldEnt) {
 	if k != nil {
 		tr.sum = k
 	}
+}
+
+// keepEnts is a copy of ents in the walk's own blocks.
+func (sw *sessWalk) keepEnts(ents []allocEnt) []allocEnt {
+	if cap(sw.ents)-len(sw.ents) < len(ents) {
+		sw.ents = make([]allocEnt, 0, max(len(ents), 16384))
+	}
+	k := len(sw.ents)
+	sw.ents = append(sw.ents, ents...)
+	return sw.ents[k:len(sw.ents):len(sw.ents)]
 }
 
 // arrivalHolds reports whether every amount of held is held, Equal, in

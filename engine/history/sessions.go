@@ -163,8 +163,10 @@ type sessWalk struct {
 	notes  []SessionNote
 	upto   time.Time
 	every  int
-	// slab is where the next kernels' sums are taken from.
+	// slab is where the next kernels' sums are taken from; ents where
+	// the folded arrivals' entries are copied to (keepEnts).
 	slab []ksum
+	ents []allocEnt
 }
 
 type sessTrack struct {
