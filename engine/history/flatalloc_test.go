@@ -150,7 +150,9 @@ func TestToMapSharedIsToMap(t *testing.T) {
 			}
 		}
 	}
-	same := func(a, b map[model.DeviceID]model.Dec) bool { return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer() }
+	same := func(a, b map[model.DeviceID]model.Dec) bool {
+		return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
+	}
 	shared := func(slots []rawSlot) model.Allocations {
 		fa := read(slots)
 		return fa.toMapShared(one)
