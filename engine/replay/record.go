@@ -286,12 +286,13 @@ func sessionsOfPart(ks []history.KernelSession, from, to time.Time) []Session {
 	out := make([]Session, 0, len(ks))
 	decs := map[fixed]model.Dec{}
 	fx := map[model.Dec]fixed{}
+	same := map[reqKey]model.ResourceSlot{}
 	for i := range ks {
 		k := &ks[i]
 		if !keeps(k, from, to) {
 			continue
 		}
-		s := Session{Kernel: k.Kernel, Agent: k.Agent, Start: k.From, Got: k.Alloc, Requested: requestOfMemo(k.Alloc, decs, fx)}
+		s := Session{Kernel: k.Kernel, Agent: k.Agent, Start: k.From, Got: k.Alloc, Requested: requestOfMemo(k.Alloc, decs, fx, same)}
 		s.finish(k, from, to)
 		out = append(out, s)
 	}
@@ -320,15 +321,31 @@ func holdsAny(a model.Allocations) bool {
 // week's 200,000 sessions ask a few amounts, and each Dec sum allocated
 // (TestRequestOfIsTheDecSum).
 func requestOf(a model.Allocations, decs map[fixed]model.Dec) model.ResourceSlot {
-	return requestOfMemo(a, decs, nil)
+	return requestOfMemo(a, decs, nil, nil)
+}
+
+// reqKey is a request of a few slots as requestOfMemo shares it: its
+// slots in order, each with its Dec (the one decs gives every equal sum).
+type reqKey struct {
+	n    int
+	slot [4]model.SlotName
+	amt  [4]model.Dec
 }
 
 // requestOfMemo is requestOf keeping each amount's fixed in fx (when not
 // nil) by the Dec itself: a Dec is never changed once made, and the
 // record's reader gives one Dec to every equal amount of a segment, so a
-// week's amounts are converted a few thousand times, not a million.
-func requestOfMemo(a model.Allocations, decs map[fixed]model.Dec, fx map[model.Dec]fixed) model.ResourceSlot {
-	req := make(model.ResourceSlot, len(a))
+// week's amounts are converted a few thousand times, not a million. With
+// same (not nil), a request of the same slots in the same Decs as one
+// made before is that one's map: requests are never changed once made,
+// and a week's 200,000 sessions ask a few thousand.
+func requestOfMemo(a model.Allocations, decs map[fixed]model.Dec, fx map[model.Dec]fixed, same map[reqKey]model.ResourceSlot) model.ResourceSlot {
+	var k reqKey
+	shared := same != nil && len(a) <= len(k.slot)
+	var req model.ResourceSlot
+	if !shared {
+		req = make(model.ResourceSlot, len(a))
+	}
 	for slot, devs := range a {
 		if len(devs) == 0 {
 			continue
@@ -337,17 +354,41 @@ func requestOfMemo(a model.Allocations, decs map[fixed]model.Dec, fx map[model.D
 		for _, amt := range devs {
 			f = f.add(fixedOfMemo(amt, fx), false)
 		}
-		if f.dec {
-			req[slot] = f.d
-			continue
+		d := f.d
+		if !f.dec {
+			var ok bool
+			if d, ok = decs[f]; !ok {
+				d = f.Dec()
+				decs[f] = d
+			}
 		}
-		d, ok := decs[f]
-		if !ok {
-			d = f.Dec()
-			decs[f] = d
+		if shared {
+			k.slot[k.n], k.amt[k.n] = slot, d
+			k.n++
+		} else {
+			req[slot] = d
 		}
-		req[slot] = d
 	}
+	if !shared {
+		return req
+	}
+	for i := 1; i < k.n; i++ {
+		for j := i; j > 0 && k.slot[j] < k.slot[j-1]; j-- {
+			k.slot[j], k.slot[j-1] = k.slot[j-1], k.slot[j]
+			k.amt[j], k.amt[j-1] = k.amt[j-1], k.amt[j]
+		}
+	}
+	if req, ok := same[k]; ok {
+		return req
+	}
+	req = make(model.ResourceSlot, k.n)
+	for i := range k.n {
+		req[k.slot[i]] = k.amt[i]
+	}
+	if len(same) >= 1<<16 {
+		clear(same)
+	}
+	same[k] = req
 	return req
 }
 
