@@ -95,25 +95,52 @@ type Record struct {
 // Load reads the sessions of [from, to) from a history record. A span
 // reaching outside the record is cut to it.
 func Load(rd *history.Reader, from, to time.Time) (*Record, error) {
-	rec, err := loadHead(rd, from, to)
+	from, to, err := spanCut(rd, from, to)
 	if err != nil {
 		return nil, err
 	}
-	res, err := rd.Sessions(rec.From, rec.To)
+	// The node at the span's start is read beside the sessions, by a
+	// reader of its own: the sessions' read leaves part of a core free,
+	// and the node's was a tenth of the command, before it.
+	type head struct {
+		rec *Record
+		err error
+	}
+	hc := make(chan head, 1)
+	fork := rd.Fork()
+	go func() {
+		rec, err := loadHeadAt(fork, from, to)
+		hc <- head{rec, err}
+	}()
+	res, err := rd.Sessions(from, to)
+	h := <-hc
+	if h.err != nil {
+		return nil, h.err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("replay: reading the sessions: %w", err)
 	}
-	rec.loadRest(rd, res)
-	return rec, nil
+	h.rec.loadRest(rd, res)
+	return h.rec, nil
 }
 
 // loadHead is what Load knows before it reads the sessions: the span cut
 // to the record, the node, its devices and settings, and the partition
 // in force at the span's start.
 func loadHead(rd *history.Reader, from, to time.Time) (*Record, error) {
+	from, to, err := spanCut(rd, from, to)
+	if err != nil {
+		return nil, err
+	}
+	return loadHeadAt(rd, from, to)
+}
+
+// spanCut is [from, to) cut to the record's span; an error where nothing
+// of the record is left.
+func spanCut(rd *history.Reader, from, to time.Time) (time.Time, time.Time, error) {
 	rFrom, rTo, err := rd.Span()
 	if err != nil {
-		return nil, fmt.Errorf("replay: %w", err)
+		return from, to, fmt.Errorf("replay: %w", err)
 	}
 	if from.Before(rFrom) {
 		from = rFrom
@@ -122,9 +149,14 @@ func loadHead(rd *history.Reader, from, to time.Time) (*Record, error) {
 		to = rTo
 	}
 	if !from.Before(to) {
-		return nil, fmt.Errorf("replay: the span %s to %s holds nothing of the record, which covers %s to %s",
+		return from, to, fmt.Errorf("replay: the span %s to %s holds nothing of the record, which covers %s to %s",
 			stamp(from), stamp(to), stamp(rFrom), stamp(rTo))
 	}
+	return from, to, nil
+}
+
+// loadHeadAt is loadHead of a span already cut to the record.
+func loadHeadAt(rd *history.Reader, from, to time.Time) (*Record, error) {
 	first, err := rd.At(from)
 	if err != nil {
 		return nil, fmt.Errorf("replay: the node at %s: %w", stamp(from), err)
