@@ -64,7 +64,8 @@ func TestAgentsApartAgree(t *testing.T) {
 // TestPrepIsTheRun: a run whose sessions' requests, sums and nearness are
 // made ahead on another goroutine (startPrep) is, in every field, the run
 // that makes them as it goes, fidelity runs and runs under amounts, on the
-// scripted week and random weeks; and the preps are made.
+// scripted week (with and without the host's devices) and random weeks;
+// and the preps are made.
 func TestPrepIsTheRun(t *testing.T) {
 	w := scriptedWeek(t)
 	rec := loadWhole(t, w.reader())
@@ -86,6 +87,17 @@ func TestPrepIsTheRun(t *testing.T) {
 		}
 	}
 	agree("scripted, as it was", rec, rec.AsItWas())
+	// Without the host's devices: the requests' cpu and mem are not the
+	// allocator's (registered).
+	gpus := *rec
+	gpus.Devices = nil
+	for _, d := range rec.Devices {
+		if d.Name == "cuda" {
+			gpus.Devices = append(gpus.Devices, d)
+		}
+	}
+	agree("scripted without host devices", &gpus, gpus.AsItWas())
+	agree("scripted without host devices, 0.5", &gpus, Fixed(given(&gpus, map[model.AgentID]string{agentA: "0.5", agentB: "0.5"})))
 	for _, amt := range []string{"0.1", "1.0", "100"} {
 		agree("scripted, "+amt, rec, Fixed(given(rec, map[model.AgentID]string{agentA: amt, agentB: amt})))
 	}

@@ -404,12 +404,13 @@ type runner struct {
 }
 
 // prep is what a run takes of a session that depends on nothing the run
-// does: its request as the allocator takes it and, for a fidelity run,
+// does: its request as the allocator takes it (reg: of the listed plugins,
+// registered) and, for a fidelity run,
 // whether another of its agent's sessions arrived within OrderSlack of it
 // (nearOf). Its sums go to runner.reqs.
 type prep struct {
-	req  alloc.Request
-	near bool
+	req, reg alloc.Request
+	near     bool
 }
 
 // prepMin is how many sessions a run has at least for their preps to be
@@ -446,6 +447,7 @@ func (r *runner) startPrep() {
 			for i := lo; i < hi; i++ {
 				s := &r.rec.Sessions[i]
 				r.preps[i].req = s.Request()
+				r.preps[i].reg = r.registered(r.preps[i].req)
 				r.reqs[i] = sumsOf(s.Requested, fx)
 				if fidelity {
 					r.preps[i].near = nearOf(r.rec.Sessions, s)
@@ -735,9 +737,9 @@ func (r *runner) arrive(i int) *running {
 			acc.peak, acc.peakAt = d, r.now
 		}
 	}
-	var req alloc.Request
+	var req, reg alloc.Request
 	if prepped {
-		req = r.preps[i].req
+		req, reg = r.preps[i].req, r.preps[i].reg
 	} else {
 		req = s.Request()
 	}
@@ -745,7 +747,7 @@ func (r *runner) arrive(i int) *running {
 	if r.opts.Fidelity {
 		word = r.opts.Word <= 0 || len(r.res.Disagreements) < r.opts.Word
 	}
-	kind, why, got := r.place(a, req, word)
+	kind, why, got := r.place(a, req, reg, word)
 	if r.opts.Fidelity {
 		return r.follow(a, i, kind, why, got)
 	}
@@ -818,8 +820,9 @@ func (a *agentRun) managerLimit() *placement.ManagerLimit {
 }
 
 // place runs the manager's rule, then the agent's allocator; on a refusal
-// it returns the error kind and the reason.
-func (r *runner) place(a *agentRun, req alloc.Request, word bool) (string, string, alloc.KernelAllocation) {
+// it returns the error kind and the reason. reg, when not nil, is
+// registered(req), made ahead (startPrep).
+func (r *runner) place(a *agentRun, req, reg alloc.Request, word bool) (string, string, alloc.KernelAllocation) {
 	if a.absent || !slices.ContainsFunc(r.cur, func(x model.Agent) bool { return x.ID == a.id }) {
 		return KindNoAgent, fmt.Sprintf("the partition has no agent %s: the manager would not send it there", a.id), nil
 	}
@@ -828,7 +831,10 @@ func (r *runner) place(a *agentRun, req alloc.Request, word bool) (string, strin
 			return placement.KindManagerRefused, why, nil
 		}
 	}
-	req = r.registered(req)
+	if reg == nil {
+		reg = r.registered(req)
+	}
+	req = reg
 	if (r.opts.count || !word) && r.short(a, req) {
 		// Refused for want of room, seen without the attempt: what the
 		// attempt would say of it is not printed.
