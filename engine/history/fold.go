@@ -2,6 +2,7 @@ package history
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -65,6 +66,28 @@ type segFold struct {
 	// give, when not nil, takes ents back once the walk has joined the
 	// fold (foldStep): nothing keeps an entry past its join.
 	give chan []foldEnt
+	// tab, decs and seen are the file's strings and amounts, for heldOf.
+	tab  []string
+	decs []model.Dec
+	seen []bool
+}
+
+// heldOf is e.held, decoded from the fold's body where it was read from
+// a file.
+func (f *segFold) heldOf(e *foldEnt) []allocEnt {
+	if e.heldN == 0 {
+		return e.held
+	}
+	d := &foldDec{b: e.heldRaw, tab: f.tab, decs: f.decs, seen: f.seen}
+	out := make([]allocEnt, e.heldN)
+	for j := range out {
+		out[j] = allocEnt{slot: model.SlotName(d.str()), dev: model.DeviceID(d.str()), amt: d.amt()}
+	}
+	if d.err != nil {
+		// The parse checked these very bytes.
+		panic(fmt.Sprintf("history: a fold's amounts read once and not again: %v", d.err))
+	}
+	return out
 }
 
 // foldEnt is one kernel's stay in a segment.
@@ -88,8 +111,13 @@ type foldEnt struct {
 	// changed: a later holding in the deltas was not within firstFA.
 	changed bool
 	// held: every amount it held in the deltas, once per slot and
-	// device; conflict: one of them was held in two amounts.
+	// device; conflict: one of them was held in two amounts. A fold read
+	// from its file keeps them as its body has them, heldN of them at
+	// heldRaw (checked whole as it was read), decoded only where the
+	// join asks (segFold.heldOf): the join needs them of few kernels.
 	held     []allocEnt
+	heldRaw  []byte
+	heldN    int
 	conflict bool
 	// who: who it was while it held in the deltas; learnt: what it
 	// learnt of who it is there.
@@ -376,7 +404,7 @@ func (sw *sessWalk) applyFold(f *segFold, start, gapAt time.Time, carry bool) {
 		}
 		sw.reach(start)
 		for i := range f.ents {
-			sw.joinDeltas(&f.ents[i])
+			sw.joinDeltas(f, &f.ents[i])
 		}
 		return
 	}
@@ -397,12 +425,12 @@ func (sw *sessWalk) applyFold(f *segFold, start, gapAt time.Time, carry bool) {
 	}
 	sw.reach(start)
 	for i := range f.ents {
-		sw.joinDeltas(&f.ents[i])
+		sw.joinDeltas(f, &f.ents[i])
 	}
 }
 
 // joinDeltas applies a kernel's folded deltas (in the span).
-func (sw *sessWalk) joinDeltas(e *foldEnt) {
+func (sw *sessWalk) joinDeltas(f *segFold, e *foldEnt) {
 	var k *ksum
 	if e.first || e.rel || e.learnt != (identity{}) || !e.inCk || e.holding {
 		k = sw.sums[e.id]
@@ -431,7 +459,7 @@ func (sw *sessWalk) joinDeltas(e *foldEnt) {
 				fa.ents = sw.keepEnts(fa.ents)
 				sw.mapLater(k, fa)
 			}
-		} else if !k.s.Changed && (e.conflict || !k.arrivalHolds(e.held)) {
+		} else if !k.s.Changed && (e.conflict || !k.arrivalHolds(f.heldOf(e))) {
 			k.s.Changed = true
 		}
 		k.who.take(e.who)

@@ -168,13 +168,14 @@ func encodeFold(f *segFold, seg []byte) []byte {
 	e.uv(uint64(len(f.ents)))
 	for i := range f.ents {
 		x := &f.ents[i]
+		held := f.heldOf(x)
 		var fl uint64
 		for _, b := range []struct {
 			on  bool
 			bit uint64
 		}{{x.inCk, feInCk}, {x.first, feFirst}, {x.changed, feChanged}, {x.conflict, feConflict}, {x.rel, feRel},
 			{x.relGone, feRelGone}, {x.present, fePresent}, {x.pending, fePending}, {x.holding, feHolding},
-			{x.who != (identity{}), feWho}, {x.learnt != (identity{}), feLearnt}, {len(x.held) > 0, feHeld}, {x.same, feSame}} {
+			{x.who != (identity{}), feWho}, {x.learnt != (identity{}), feLearnt}, {len(held) > 0, feHeld}, {x.same, feSame}} {
 			if b.on {
 				fl |= b.bit
 			}
@@ -198,8 +199,8 @@ func encodeFold(f *segFold, seg []byte) []byte {
 			e.who(x.learnt, true)
 		}
 		if fl&feHeld != 0 {
-			e.uv(uint64(len(x.held)))
-			for _, h := range x.held {
+			e.uv(uint64(len(held)))
+			for _, h := range held {
 				e.str(string(h.slot))
 				e.str(string(h.dev))
 				e.str(h.amt.String())
@@ -271,17 +272,26 @@ type foldDec struct {
 // ents is room for m allocation entries; nil, failing, past maxAllocEnts
 // for one allocation or maxFoldEnts for the fold.
 func (d *foldDec) ents(m int) []allocEnt {
-	if m > maxAllocEnts || d.made+m > maxFoldEnts {
-		d.fail("more allocation entries than a fold holds")
+	if !d.room(m) {
 		return nil
 	}
-	d.made += m
 	if cap(d.slab)-len(d.slab) < m {
 		d.slab = make([]allocEnt, 0, max(m, 4096))
 	}
 	k := len(d.slab)
 	d.slab = d.slab[:k+m]
 	return d.slab[k : k+m : k+m]
+}
+
+// room counts m allocation entries to the fold's (ents without the
+// room); false, failing, past maxAllocEnts or maxFoldEnts.
+func (d *foldDec) room(m int) bool {
+	if m > maxAllocEnts || d.made+m > maxFoldEnts {
+		d.fail("more allocation entries than a fold holds")
+		return false
+	}
+	d.made += m
+	return true
 }
 
 func (d *foldDec) fail(why string) {
@@ -610,12 +620,19 @@ func parseFoldBodyInto(body []byte, start time.Time, spare []foldEnt) (*segFold,
 			x.learnt = d.who(true)
 		}
 		if fl&feHeld != 0 {
+			// Checked as a decode would (heldOf decodes them if asked).
 			m := d.countOf(3)
 			if d.err == nil {
-				x.held = d.ents(m)
+				d.room(m)
 			}
+			raw := d.b
 			for j := 0; j < m && d.err == nil; j++ {
-				x.held[j] = allocEnt{slot: model.SlotName(d.str()), dev: model.DeviceID(d.str()), amt: d.amt()}
+				d.str()
+				d.str()
+				d.amt()
+			}
+			if d.err == nil && m > 0 {
+				x.heldRaw, x.heldN = raw[:len(raw)-len(d.b):len(raw)-len(d.b)], m
 			}
 		}
 		if x.rel {
@@ -635,6 +652,7 @@ func parseFoldBodyInto(body []byte, start time.Time, spare []foldEnt) (*segFold,
 	if d.err != nil {
 		return nil, d.err
 	}
+	f.tab, f.decs, f.seen = d.tab, d.decs, d.seen
 	return f, nil
 }
 
