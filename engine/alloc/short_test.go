@@ -73,3 +73,78 @@ func TestShortNeverRefusesWhatAllocatePlaces(t *testing.T) {
 	}
 	t.Logf("seed %d: %d short, %d refused asking over the free total, %d placed", seed, short, refusedOverTotal, placed)
 }
+
+// shortRef is short as first written: every device's free capacity by
+// subtraction, the positive ones summed.
+func (m *FractionMap) shortRef(slot model.SlotName, amount model.Dec) bool {
+	si, ok := m.slotIdx[slot]
+	if !ok {
+		return false
+	}
+	sum := model.Zero
+	for _, i := range m.slots[si].devs {
+		if free := m.devs[i].Capacity.Sub(m.alloc[i]); free.Sign() > 0 {
+			sum = sum.Add(free)
+		}
+	}
+	if !sum.IsFinite() {
+		return false
+	}
+	if m.strategy == Fill {
+		return sum.Less(amount)
+	}
+	q, rq := quantize2(sum), quantize2(amount)
+	if !q.IsFinite() || !rq.IsFinite() {
+		return false
+	}
+	return q.Less(rq)
+}
+
+// TestShortIsTheSubtraction: short, which skips a device whose
+// allocation reaches its capacity without subtracting, says what the
+// subtraction says, on maps held exactly full, past full (in other
+// exponents: 1.00 held of 1), empty and in between; and Short without
+// dedup's map is Short of the deduplicated request.
+func TestShortIsTheSubtraction(t *testing.T) {
+	seed := rand.Uint64()
+	rng := rand.New(rand.NewPCG(seed, 28))
+	held := []string{"0", "0.0", "0.5", "1", "1.00", "1.000001", "2", "0.999", "3.5", "-0.5"}
+	full := 0
+	for round := range 2000 {
+		n := 1 + rng.IntN(6)
+		var cuda []DeviceSlot
+		for i := range n {
+			cuda = append(cuda, DeviceSlot{ID: model.DeviceID(fmt.Sprint(i)), Slot: model.SlotCUDAShares, Capacity: model.NewDec(int64(1+rng.IntN(2)), 0)})
+		}
+		fm := NewFractionMap(cuda, Strategy(rng.IntN(2)), model.MustDec("0.01"), nil)
+		for i := range cuda {
+			fm.set(i, model.MustDec(held[rng.IntN(len(held))]))
+			if !fm.alloc[i].Less(cuda[i].Capacity) {
+				full++
+			}
+		}
+		for range 5 {
+			amt := model.NewDec(int64(rng.IntN(4000)), -3)
+			if got, want := fm.short(model.SlotCUDAShares, amt), fm.shortRef(model.SlotCUDAShares, amt); got != want {
+				t.Fatalf("seed %d round %d: short %v of %s held %v, the subtraction says %v", seed, round, got, amt, fm.alloc, want)
+			}
+			req := Request{{Slot: model.SlotCUDAShares, Amount: amt}}
+			if rng.IntN(3) == 0 {
+				req = append(req, SlotAmount{Slot: model.SlotCUDAShares, Amount: model.NewDec(int64(rng.IntN(4000)), -3)})
+			}
+			computers := map[model.DeviceName]Map{"cuda": fm}
+			want := false
+			for _, e := range req.dedup() {
+				if e.Amount.Sign() > 0 && fm.shortRef(e.Slot, e.Amount) {
+					want = true
+				}
+			}
+			if got := Short(computers, req); got != want {
+				t.Fatalf("seed %d round %d: Short %v of %v, deduplicated %v", seed, round, got, req, want)
+			}
+		}
+	}
+	if full == 0 {
+		t.Fatalf("seed %d: no device held full: the skip is not exercised", seed)
+	}
+}

@@ -1,6 +1,7 @@
 package history
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/fgtop/fgtop/model"
@@ -111,5 +112,60 @@ func TestFlatAllocMatchesMaps(t *testing.T) {
 	decodeFlat(&df)
 	if dm.err == nil || df.err == nil || dm.err.Error() != df.err.Error() {
 		t.Fatalf("a bad amount: maps %v, flat %v", dm.err, df.err)
+	}
+}
+
+// TestToMapSharedIsToMap: the arrivals' maps made sharing slots of one
+// device are, on every shape of TestFlatAllocMatchesMaps's, the maps
+// toMap makes; a slot of one device held in the same amount (the
+// interner's one Dec) by two allocations is one map, and one of two
+// devices, or in another amount, is not shared.
+func TestToMapSharedIsToMap(t *testing.T) {
+	in := newInterner()
+	one := map[oneHeld]map[model.DeviceID]model.Dec{}
+	read := func(slots []rawSlot) flatAlloc {
+		e := enc{}
+		encodeRawAlloc(&e, slots)
+		d := dec{b: e.b, in: in}
+		fa := decodeFlat(&d)
+		if d.err != nil {
+			t.Fatal(d.err)
+		}
+		return fa
+	}
+	shapes := [][]rawSlot{nil,
+		{{"cuda.shares", [][2]string{{"0", "0.5"}}}},
+		{{"cuda.shares", [][2]string{{"0", "0.5"}, {"1", "1.00"}}}, {"cpu", [][2]string{{"3", "1"}}}},
+		{{"cpu", [][2]string{{"3", "1"}}}, {"mem", [][2]string{{"host", "4294967296"}}}, {"cuda.shares", [][2]string{{"0", "0.5"}}}},
+		{{"cuda.shares", nil}},
+		{{"cuda.shares", [][2]string{{"0", "0.5"}}}, {"cuda.shares", [][2]string{{"1", "0.25"}}}},
+		{{"cuda.shares", [][2]string{{"0", "0.5"}, {"0", "0.7"}}}},
+	}
+	for round := range 2 {
+		for i, sh := range shapes {
+			fa := read(sh)
+			got, want := fa.toMapShared(one), fa.toMap()
+			if !allocIdentical(got, want) || (got == nil) != (want == nil) || len(got) != len(want) {
+				t.Fatalf("round %d shape %d: shared %v, toMap %v", round, i, got, want)
+			}
+		}
+	}
+	same := func(a, b map[model.DeviceID]model.Dec) bool {
+		return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
+	}
+	shared := func(slots []rawSlot) model.Allocations {
+		fa := read(slots)
+		return fa.toMapShared(one)
+	}
+	a, b, c := shared(shapes[1]), shared(shapes[3]), shared(shapes[2])
+	d := shared([]rawSlot{{"cuda.shares", [][2]string{{"0", "0.25"}}}})
+	if !same(a["cuda.shares"], b["cuda.shares"]) {
+		t.Error("cuda.shares 0.5 on device 0, held twice: two maps")
+	}
+	if same(a["cuda.shares"], c["cuda.shares"]) || same(a["cuda.shares"], d["cuda.shares"]) {
+		t.Error("a slot of two devices, or another amount, shares the map of one")
+	}
+	if !same(b["cpu"], c["cpu"]) {
+		t.Error("cpu 1 on device 3, held twice: two maps")
 	}
 }

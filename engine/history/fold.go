@@ -2,6 +2,7 @@ package history
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -48,7 +49,9 @@ type segFold struct {
 	last           time.Time // the latest moment of its deltas
 	journal        [][]byte
 	ents           []foldEnt
-	// inCk are the kernels of the checkpoint (an absolute fold's).
+	// inCk are the kernels of the checkpoint (an absolute fold's): true
+	// for each; a fold read from its file lists its other kernels too,
+	// false.
 	inCk map[model.KernelID]bool
 	// rel: the fold is relative to the segment before it, which rotated
 	// into it (prevSize and prevCRC name it): a kernel whose checkpoint
@@ -60,6 +63,31 @@ type segFold struct {
 	prevSize int64
 	prevCRC  uint32
 	left     []model.KernelID
+	// give, when not nil, takes ents back once the walk has joined the
+	// fold (foldStep): nothing keeps an entry past its join.
+	give chan []foldEnt
+	// tab, decs and seen are the file's strings and amounts, for heldOf.
+	tab  []string
+	decs []model.Dec
+	seen []bool
+}
+
+// heldOf is e.held, decoded from the fold's body where it was read from
+// a file.
+func (f *segFold) heldOf(e *foldEnt) []allocEnt {
+	if e.heldN == 0 {
+		return e.held
+	}
+	d := &foldDec{b: e.heldRaw, tab: f.tab, decs: f.decs, seen: f.seen}
+	out := make([]allocEnt, e.heldN)
+	for j := range out {
+		out[j] = allocEnt{slot: model.SlotName(d.str()), dev: model.DeviceID(d.str()), amt: d.amt()}
+	}
+	if d.err != nil {
+		// The parse checked these very bytes.
+		panic(fmt.Sprintf("history: a fold's amounts read once and not again: %v", d.err))
+	}
+	return out
 }
 
 // foldEnt is one kernel's stay in a segment.
@@ -83,8 +111,13 @@ type foldEnt struct {
 	// changed: a later holding in the deltas was not within firstFA.
 	changed bool
 	// held: every amount it held in the deltas, once per slot and
-	// device; conflict: one of them was held in two amounts.
+	// device; conflict: one of them was held in two amounts. A fold read
+	// from its file keeps them as its body has them, heldN of them at
+	// heldRaw (checked whole as it was read), decoded only where the
+	// join asks (segFold.heldOf): the join needs them of few kernels.
 	held     []allocEnt
+	heldRaw  []byte
+	heldN    int
 	conflict bool
 	// who: who it was while it held in the deltas; learnt: what it
 	// learnt of who it is there.
@@ -340,6 +373,16 @@ func (q *histRun) foldStep(i int, f *segFold, sw *sessWalk) {
 	for _, body := range f.journal {
 		q.res.Partitions = q.f.journal(q.res.Partitions, body)
 	}
+	if f.give != nil {
+		// Cleared, so that the buffer keeps none of this fold's strings
+		// and allocations alive while it waits.
+		clear(f.ents)
+		select {
+		case f.give <- f.ents[:0]:
+		default:
+		}
+		f.ents = nil
+	}
 	q.finish(i, &segData{}, segEnd{end: f.end, clean: f.clean, rotated: f.rotated, rotateAt: f.rotateAt})
 }
 
@@ -361,7 +404,7 @@ func (sw *sessWalk) applyFold(f *segFold, start, gapAt time.Time, carry bool) {
 		}
 		sw.reach(start)
 		for i := range f.ents {
-			sw.joinDeltas(&f.ents[i])
+			sw.joinDeltas(f, &f.ents[i])
 		}
 		return
 	}
@@ -382,12 +425,12 @@ func (sw *sessWalk) applyFold(f *segFold, start, gapAt time.Time, carry bool) {
 	}
 	sw.reach(start)
 	for i := range f.ents {
-		sw.joinDeltas(&f.ents[i])
+		sw.joinDeltas(f, &f.ents[i])
 	}
 }
 
 // joinDeltas applies a kernel's folded deltas (in the span).
-func (sw *sessWalk) joinDeltas(e *foldEnt) {
+func (sw *sessWalk) joinDeltas(f *segFold, e *foldEnt) {
 	var k *ksum
 	if e.first || e.rel || e.learnt != (identity{}) || !e.inCk || e.holding {
 		k = sw.sums[e.id]
@@ -402,10 +445,21 @@ func (sw *sessWalk) joinDeltas(e *foldEnt) {
 		if !k.started {
 			k.started = true
 			k.s = KernelSession{Kernel: e.id, Agent: e.firstAgent, From: e.firstAt}
-			k.lazy = false
-			k.s.Alloc = cloneHeld(e.firstFA.toMap())
 			k.s.Changed = e.changed
-		} else if !k.s.Changed && (e.conflict || !k.arrivalHolds(e.held)) {
+			if e.firstFA.irregular {
+				k.lazy = false
+				k.s.Alloc = cloneHeld(e.firstFA.toMap())
+			} else {
+				// Its maps made off the walk, as put has a walked
+				// arrival's: they were half of the join's time. Its
+				// entries copied out of the fold's, which the rest of
+				// the fold's allocations share, so that the session
+				// keeps to the walk's end its own and not the fold's.
+				fa := e.firstFA
+				fa.ents = sw.keepEnts(fa.ents)
+				sw.mapLater(k, fa)
+			}
+		} else if !k.s.Changed && (e.conflict || !k.arrivalHolds(f.heldOf(e))) {
 			k.s.Changed = true
 		}
 		k.who.take(e.who)
@@ -433,6 +487,16 @@ func (sw *sessWalk) joinDeltas(e *foldEnt) {
 	if k != nil {
 		tr.sum = k
 	}
+}
+
+// keepEnts is a copy of ents in the walk's own blocks.
+func (sw *sessWalk) keepEnts(ents []allocEnt) []allocEnt {
+	if cap(sw.ents)-len(sw.ents) < len(ents) {
+		sw.ents = make([]allocEnt, 0, max(len(ents), 16384))
+	}
+	k := len(sw.ents)
+	sw.ents = append(sw.ents, ents...)
+	return sw.ents[k:len(sw.ents):len(sw.ents)]
 }
 
 // arrivalHolds reports whether every amount of held is held, Equal, in

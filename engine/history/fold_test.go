@@ -465,12 +465,14 @@ func TestFoldSeesAChangeThatLeavesWithIt(t *testing.T) {
 // A fold that is damaged, of another segment, or beside a segment with
 // a tail is refused (counted) and its segment walked; a missing one is
 // walked; a record made without folds is walked, and WriteFold adds
-// them to it.
+// them to it. Folds decoded into the entries' buffers the walk hands back
+// answer the same.
 func TestFoldFilesAreTheWalk(t *testing.T) {
 	check := func(what string, rd *Reader, wantUsed, wantRefused int64) {
 		t.Helper()
 		rd.Folds.Used.Store(0)
 		rd.Folds.Refused.Store(0)
+		rd.Folds.Reused.Store(0)
 		rd.noFolds = true
 		want, err := rd.Sessions(time.Time{}, time.Time{})
 		rd.noFolds = false
@@ -486,6 +488,13 @@ func TestFoldFilesAreTheWalk(t *testing.T) {
 		}
 		if u, r := rd.Folds.Used.Load(), rd.Folds.Refused.Load(); u != wantUsed || r != wantRefused || int64(got.Folded) != u {
 			t.Errorf("%s: %d folds used, %d refused, %d segments folded; want %d and %d", what, u, r, got.Folded, wantUsed, wantRefused)
+		}
+		// The read-ahead decodes a segment once the walk has taken the one
+		// before the last it sent, so after the walk has joined (and
+		// handed back the entries of) the one before that: with four
+		// folds used, the fourth is decoded into a buffer handed back.
+		if used := rd.Folds.Used.Load(); rd.Folds.Reused.Load() == 0 && used >= 4 {
+			t.Errorf("%s: %d folds used, none decoded into a buffer handed back", what, used)
 		}
 	}
 	for run := range 6 {

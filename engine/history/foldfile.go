@@ -168,13 +168,14 @@ func encodeFold(f *segFold, seg []byte) []byte {
 	e.uv(uint64(len(f.ents)))
 	for i := range f.ents {
 		x := &f.ents[i]
+		held := f.heldOf(x)
 		var fl uint64
 		for _, b := range []struct {
 			on  bool
 			bit uint64
 		}{{x.inCk, feInCk}, {x.first, feFirst}, {x.changed, feChanged}, {x.conflict, feConflict}, {x.rel, feRel},
 			{x.relGone, feRelGone}, {x.present, fePresent}, {x.pending, fePending}, {x.holding, feHolding},
-			{x.who != (identity{}), feWho}, {x.learnt != (identity{}), feLearnt}, {len(x.held) > 0, feHeld}, {x.same, feSame}} {
+			{x.who != (identity{}), feWho}, {x.learnt != (identity{}), feLearnt}, {len(held) > 0, feHeld}, {x.same, feSame}} {
 			if b.on {
 				fl |= b.bit
 			}
@@ -198,8 +199,8 @@ func encodeFold(f *segFold, seg []byte) []byte {
 			e.who(x.learnt, true)
 		}
 		if fl&feHeld != 0 {
-			e.uv(uint64(len(x.held)))
-			for _, h := range x.held {
+			e.uv(uint64(len(held)))
+			for _, h := range held {
 				e.str(string(h.slot))
 				e.str(string(h.dev))
 				e.str(h.amt.String())
@@ -271,17 +272,26 @@ type foldDec struct {
 // ents is room for m allocation entries; nil, failing, past maxAllocEnts
 // for one allocation or maxFoldEnts for the fold.
 func (d *foldDec) ents(m int) []allocEnt {
-	if m > maxAllocEnts || d.made+m > maxFoldEnts {
-		d.fail("more allocation entries than a fold holds")
+	if !d.room(m) {
 		return nil
 	}
-	d.made += m
 	if cap(d.slab)-len(d.slab) < m {
 		d.slab = make([]allocEnt, 0, max(m, 4096))
 	}
 	k := len(d.slab)
 	d.slab = d.slab[:k+m]
 	return d.slab[k : k+m : k+m]
+}
+
+// room counts m allocation entries to the fold's (ents without the
+// room); false, failing, past maxAllocEnts or maxFoldEnts.
+func (d *foldDec) room(m int) bool {
+	if m > maxAllocEnts || d.made+m > maxFoldEnts {
+		d.fail("more allocation entries than a fold holds")
+		return false
+	}
+	d.made += m
+	return true
 }
 
 func (d *foldDec) fail(why string) {
@@ -470,6 +480,12 @@ func irregularEnts(ents []allocEnt) bool {
 // parseFold reads a fold file made of a segment of segSize bytes whose
 // CRC-32C is segCRC, starting at start.
 func parseFold(b []byte, segSize int64, segCRC uint32, start time.Time) (*segFold, error) {
+	return parseFoldInto(b, segSize, segCRC, start, nil)
+}
+
+// parseFoldInto is parseFold decoding the entries into spare's room
+// where it has enough (a walk's buffer, handed back once joined).
+func parseFoldInto(b []byte, segSize int64, segCRC uint32, start time.Time, spare []foldEnt) (*segFold, error) {
 	if len(b) < foldHead || string(b[:len(foldMagic)]) != foldMagic {
 		return nil, fmt.Errorf("%w: not a fold fgtop wrote", errFold)
 	}
@@ -485,11 +501,16 @@ func parseFold(b []byte, segSize int64, segCRC uint32, start time.Time) (*segFol
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errFold, err)
 	}
-	return parseFoldBody(body, start)
+	return parseFoldBodyInto(body, start, spare)
 }
 
 // parseFoldBody reads a fold's decompressed body.
 func parseFoldBody(body []byte, start time.Time) (*segFold, error) {
+	return parseFoldBodyInto(body, start, nil)
+}
+
+// parseFoldBodyInto is parseFoldBody into spare's room (parseFoldInto).
+func parseFoldBodyInto(body []byte, start time.Time, spare []foldEnt) (*segFold, error) {
 	d := &foldDec{b: body}
 	// A string is a tag and a length at least.
 	nt := d.countOf(2)
@@ -540,14 +561,28 @@ func parseFoldBody(body []byte, start time.Time) (*segFold, error) {
 	ne := d.countOf(2)
 	// The room made ahead is bounded whatever the count says.
 	if d.err == nil && ne > 0 {
-		f.ents = make([]foldEnt, 0, min(ne, 1<<16))
+		if n := min(ne, 1<<16); cap(spare) >= n {
+			f.ents = spare[:0]
+		} else {
+			f.ents = make([]foldEnt, 0, n)
+		}
 		if !f.rel {
 			f.inCk = make(map[model.KernelID]bool, min(ne, 1<<16))
 		}
 	}
-	seen := make(map[model.KernelID]bool, min(ne, 1<<16))
+	// The kernels met so far: an absolute fold's inCk holds them all (false
+	// for those its checkpoint lacks, which applyFold reads as absent), so
+	// that a segment's 20,000 kernels are not put in two maps.
+	seen := f.inCk
+	if f.rel {
+		seen = make(map[model.KernelID]bool, min(ne, 1<<16))
+	}
 	for k := 0; k < ne && d.err == nil; k++ {
-		var x foldEnt
+		// Decoded in its place: an entry is hundreds of bytes, and a
+		// fold tens of thousands of them. One that fails leaves the
+		// fold, and the fold is dropped.
+		f.ents = append(f.ents, foldEnt{})
+		x := &f.ents[len(f.ents)-1]
 		fl := d.uv()
 		if fl&^feAll != 0 {
 			d.fail("bad entry flags")
@@ -561,20 +596,17 @@ func parseFoldBody(body []byte, start time.Time) (*segFold, error) {
 			break
 		}
 		x.id = model.KernelID(d.str())
-		if seen[x.id] {
+		if _, dup := seen[x.id]; dup {
 			d.fail("a kernel listed twice")
 			break
 		}
-		seen[x.id] = true
+		seen[x.id] = x.inCk && !f.rel
 		if x.inCk && !x.same {
 			x.ck.ID = x.id
 			x.ck.State = model.KernelState(d.str())
 			id := d.who(true)
 			x.ck.Agent, x.ck.Session, x.ck.User, x.ck.Project = id.Agent, id.Session, id.User, id.Project
 			x.ck.fa = d.fa()
-		}
-		if x.inCk && !f.rel {
-			f.inCk[x.id] = true
 		}
 		if x.first {
 			x.firstAt = d.tm()
@@ -588,12 +620,19 @@ func parseFoldBody(body []byte, start time.Time) (*segFold, error) {
 			x.learnt = d.who(true)
 		}
 		if fl&feHeld != 0 {
+			// Checked as a decode would (heldOf decodes them if asked).
 			m := d.countOf(3)
 			if d.err == nil {
-				x.held = d.ents(m)
+				d.room(m)
 			}
+			raw := d.b
 			for j := 0; j < m && d.err == nil; j++ {
-				x.held[j] = allocEnt{slot: model.SlotName(d.str()), dev: model.DeviceID(d.str()), amt: d.amt()}
+				d.str()
+				d.str()
+				d.amt()
+			}
+			if d.err == nil && m > 0 {
+				x.heldRaw, x.heldN = raw[:len(raw)-len(d.b):len(raw)-len(d.b)], m
 			}
 		}
 		if x.rel {
@@ -606,7 +645,6 @@ func parseFoldBody(body []byte, start time.Time) (*segFold, error) {
 			d.fail("an entry the walk could not have made")
 			break
 		}
-		f.ents = append(f.ents, x)
 	}
 	if d.err == nil && len(d.b) != 0 {
 		d.fail("bytes after the end")
@@ -614,6 +652,7 @@ func parseFoldBody(body []byte, start time.Time) (*segFold, error) {
 	if d.err != nil {
 		return nil, d.err
 	}
+	f.tab, f.decs, f.seen = d.tab, d.decs, d.seen
 	return f, nil
 }
 
@@ -672,6 +711,9 @@ type FoldStats struct {
 	// fold file there that is damaged, stale (of another segment) or
 	// beside a segment with a tail; its segment was walked.
 	Used, Refused atomic.Int64
+	// Reused: folds decoded into the entries' buffer of one the walk had
+	// joined already (loadFoldBuf).
+	Reused atomic.Int64
 }
 
 // loadFold is the fold of segment sf when the file beside it is of it,
@@ -679,6 +721,15 @@ type FoldStats struct {
 // before, that segment is prev; nil otherwise (the walk reads the
 // segment). A fold file that is there but not usable is counted.
 func (r *Reader) loadFold(sf segFile, prev *segFile) *segFold {
+	return r.loadFoldBuf(sf, prev, nil)
+}
+
+// loadFoldBuf is loadFold decoding the entries into a buffer from bufs
+// when one waits there (never waiting for one), and naming bufs as where
+// the fold's entries go once the walk has joined it (foldStep): a week's
+// folds are 150 MB of entries, each fold's dead once joined, and fresh
+// memory for each was a fifth of the read.
+func (r *Reader) loadFoldBuf(sf segFile, prev *segFile, bufs chan []foldEnt) *segFold {
 	b, err := readBounded(foldPath(sf.Path), maxFold)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -694,9 +745,18 @@ func (r *Reader) loadFold(sf segFile, prev *segFile) *segFold {
 	if err != nil {
 		return refuse()
 	}
-	f, err := parseFold(b, size, crc, sf.Start)
+	var spare []foldEnt
+	select {
+	case spare = <-bufs:
+	default:
+	}
+	f, err := parseFoldInto(b, size, crc, sf.Start, spare)
 	if err != nil {
 		return refuse()
+	}
+	f.give = bufs
+	if spare != nil {
+		r.Folds.Reused.Add(1)
 	}
 	if f.rel {
 		if prev == nil {

@@ -65,6 +65,14 @@ type Reader struct {
 	Folds FoldStats
 }
 
+// Fork is a reader of the same segments, as this one lists them, for
+// another goroutine: its own decoder and buffers, the same clock, context
+// and folds. This one's span, when known, is copied, not shared.
+func (r *Reader) Fork() *Reader {
+	return &Reader{dir: r.dir, segs: r.segs, skipped: r.skipped, Active: r.Active, Now: r.Now, ctx: r.ctx,
+		foldOf: r.foldOf, noFolds: r.noFolds, spanDone: r.spanDone, spanTo: r.spanTo}
+}
+
 // SetContext bounds the reader's reads by ctx (nil: no bound): once it is
 // done, the segment being read stops where it is, even part way through
 // decompressing: At and Series return ctx's error, Step finds nothing. A console

@@ -163,8 +163,10 @@ type sessWalk struct {
 	notes  []SessionNote
 	upto   time.Time
 	every  int
-	// slab is where the next kernels' sums are taken from.
+	// slab is where the next kernels' sums are taken from; ents where
+	// the folded arrivals' entries are copied to (keepEnts).
 	slab []ksum
+	ents []allocEnt
 }
 
 type sessTrack struct {
@@ -210,7 +212,10 @@ func (r *Reader) SessionsFollow(since, until time.Time, follow chan<- SessionBat
 	if follow == nil && !r.noFolds {
 		q.foldOf = r.foldOf
 		if q.foldOf == nil {
-			q.foldOf = r.loadFold
+			// The folds' entries in a few buffers in turn: one being
+			// joined, one waiting, one being decoded.
+			bufs := make(chan []foldEnt, 3)
+			q.foldOf = func(sf segFile, prev *segFile) *segFold { return r.loadFoldBuf(sf, prev, bufs) }
 		}
 	}
 	sw.startMaps()
@@ -283,10 +288,11 @@ func (sw *sessWalk) startMaps() {
 		if follow != nil {
 			defer close(follow)
 		}
+		one := map[oneHeld]map[model.DeviceID]model.Dec{}
 		for batch := range sw.jobsC {
 			for _, j := range batch.jobs {
 				// cloneHeld of a regular allocation's maps is them.
-				j.k.built = j.fa.toMap()
+				j.k.built = j.fa.toMapShared(one)
 				if j.note >= 0 {
 					batch.notes[j.note].Alloc = j.k.built
 				}

@@ -60,3 +60,53 @@ func TestAgentsApartAgree(t *testing.T) {
 		t.Error("a partition change: run apart")
 	}
 }
+
+// TestPrepIsTheRun: a run whose sessions' requests, sums and nearness are
+// made ahead on another goroutine (startPrep) is, in every field, the run
+// that makes them as it goes, fidelity runs and runs under amounts, on the
+// scripted week (with and without the host's devices) and random weeks;
+// and the preps are made.
+func TestPrepIsTheRun(t *testing.T) {
+	w := scriptedWeek(t)
+	rec := loadWhole(t, w.reader())
+	opts := []Options{{Fidelity: true}, {Fidelity: true, Word: Printed}, {}, {Word: 1}, {NoElsewhere: true, serial: true}}
+	agree := func(what string, r *Record, part Partition) {
+		t.Helper()
+		for _, o := range opts {
+			o.prepAt = -1
+			want := Run(r, part, o)
+			o.prepAt = 1
+			pr := &runner{rec: r, part: part, opts: o, res: &Result{From: r.From, To: r.To}}
+			got := pr.run()
+			if pr.preps == nil {
+				t.Fatalf("%s %+v: no preps made", what, o)
+			}
+			if a, b := fmt.Sprintf("%+v", *got), fmt.Sprintf("%+v", *want); a != b {
+				t.Fatalf("%s %+v: prepared\n%s\nas it goes\n%s", what, o, a, b)
+			}
+		}
+	}
+	agree("scripted, as it was", rec, rec.AsItWas())
+	// Without the host's devices: the requests' cpu and mem are not the
+	// allocator's (registered).
+	gpus := *rec
+	gpus.Devices = nil
+	for _, d := range rec.Devices {
+		if d.Name == "cuda" {
+			gpus.Devices = append(gpus.Devices, d)
+		}
+	}
+	agree("scripted without host devices", &gpus, gpus.AsItWas())
+	agree("scripted without host devices, 0.5", &gpus, Fixed(given(&gpus, map[model.AgentID]string{agentA: "0.5", agentB: "0.5"})))
+	for _, amt := range []string{"0.1", "1.0", "100"} {
+		agree("scripted, "+amt, rec, Fixed(given(rec, map[model.AgentID]string{agentA: amt, agentB: amt})))
+	}
+	seed := rand.Uint64()
+	rng := rand.New(rand.NewPCG(seed, 4))
+	for round := range 20 {
+		r := randomWeek(rec, rng)
+		amts := map[model.AgentID]string{agentA: fmt.Sprintf("%d.%d", rng.IntN(4), rng.IntN(10)), agentB: fmt.Sprintf("%d.%d", rng.IntN(4), rng.IntN(10))}
+		agree(fmt.Sprintf("seed %d round %d %v", seed, round, amts), r, Fixed(given(r, amts)))
+		agree(fmt.Sprintf("seed %d round %d as it was", seed, round), r, r.AsItWas())
+	}
+}

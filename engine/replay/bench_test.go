@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"fmt"
 	"os"
 	"testing"
 	"time"
@@ -46,4 +47,48 @@ func TestReplayBench(t *testing.T) {
 	t.Logf("%d sessions, %s to %s; load %v, fidelity run %v (%d disagreements), proposal run %v (%d refused), suggest %v (%v, %d refused)",
 		len(rec.Sessions), rec.From.UTC().Format(time.RFC3339), rec.To.UTC().Format(time.RFC3339), load, fid, len(asWas.Disagreements),
 		propT, len(prop.Refused), sugT, sg.Amounts, len(sg.Result.Refused))
+}
+
+// TestPrepBench times the fidelity run of the text report over a record
+// (FGTOP_REPLAY_BENCH_DIR, --until FGTOP_REPLAY_BENCH_UNTIL, 7 days),
+// its sessions' parts made ahead (startPrep) and as it goes, in turn,
+// three rounds: the same results, and the time each takes.
+func TestPrepBench(t *testing.T) {
+	dir := os.Getenv("FGTOP_REPLAY_BENCH_DIR")
+	if dir == "" {
+		t.Skip("set FGTOP_REPLAY_BENCH_DIR to a history directory")
+	}
+	rd, err := history.OpenReader(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var to time.Time
+	if u := os.Getenv("FGTOP_REPLAY_BENCH_UNTIL"); u != "" {
+		if to, err = time.Parse(time.RFC3339, u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	from := time.Time{}
+	if !to.IsZero() {
+		from = to.Add(-7 * 24 * time.Hour)
+	}
+	rec, err := Load(rd, from, to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want string
+	for round := range 3 {
+		for _, at := range []int{-1, 0} {
+			t0 := time.Now()
+			res := Run(rec, rec.AsItWas(), Options{Fidelity: true, Word: Printed, prepAt: at})
+			took := time.Since(t0)
+			got := fmt.Sprintf("%+v", *res)
+			if want == "" {
+				want = got
+			} else if got != want {
+				t.Fatalf("round %d, prepAt %d: another result", round, at)
+			}
+			t.Logf("round %d, %d sessions, prepared ahead %v: %v", round, len(rec.Sessions), at == 0, took)
+		}
+	}
 }

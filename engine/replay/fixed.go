@@ -52,6 +52,20 @@ func fixedOf(v model.Dec) fixed {
 	return fixed{c: c, e: a.Exponent}
 }
 
+// fixedOfMemo is fixedOf(v), kept in fx (nil: not kept) by v: a Dec is
+// never changed once made, so the one Dec gives the one fixed.
+func fixedOfMemo(v model.Dec, fx map[model.Dec]fixed) fixed {
+	if fx == nil {
+		return fixedOf(v)
+	}
+	f, ok := fx[v]
+	if !ok {
+		f = fixedOf(v)
+		fx[v] = f
+	}
+	return f
+}
+
 // Dec is f as a decimal.
 func (f fixed) Dec() model.Dec {
 	if f.dec {

@@ -3,7 +3,9 @@ package replay
 import (
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"testing"
+	"unsafe"
 
 	"github.com/fgtop/fgtop/model"
 )
@@ -133,7 +135,9 @@ func TestFixedAtTheContextsEdgeIsDec(t *testing.T) {
 // kept Decs is, slot by slot, the Dec sum of what it holds (Identical:
 // value and exponent), over random allocations of one to four devices
 // a slot, amounts from the odd to the large, infinities and negative
-// zeros included, with Decs kept across sessions.
+// zeros included, with Decs kept across sessions (and, for two in three,
+// the amounts' fixed memoized across them, for one in three the maps of
+// equal requests shared: requestOfMemo).
 func TestRequestOfIsTheDecSum(t *testing.T) {
 	seed := rand.Uint64()
 	rng := rand.New(rand.NewPCG(seed, 27))
@@ -150,6 +154,14 @@ func TestRequestOfIsTheDecSum(t *testing.T) {
 	}
 	slots := []model.SlotName{model.SlotCUDAShares, model.SlotCPU, model.SlotMem}
 	decs := map[fixed]model.Dec{}
+	fx := map[model.Dec]fixed{}
+	same := map[reqKey]model.ResourceSlot{}
+	maps, shared := map[unsafe.Pointer]bool{}, 0
+	defer func() {
+		if !t.Failed() && shared == 0 {
+			t.Errorf("seed %d: no request shared an earlier one's map", seed)
+		}
+	}()
 	for i := range 5000 {
 		a := model.Allocations{}
 		for _, slot := range slots[:1+rng.IntN(len(slots))] {
@@ -169,7 +181,21 @@ func TestRequestOfIsTheDecSum(t *testing.T) {
 				want[slot] = want[slot].Add(amt)
 			}
 		}
+		// Every other one through the memo of the amounts' fixed, kept
+		// across allocations that share their Decs (as a segment's do).
 		got := requestOf(a, decs)
+		switch i % 3 {
+		case 1:
+			got = requestOfMemo(a, decs, fx, nil)
+		case 2:
+			// Shared with an earlier request of the same slots and Decs.
+			got = requestOfMemo(a, decs, fx, same)
+			p := reflect.ValueOf(got).UnsafePointer()
+			if maps[p] {
+				shared++
+			}
+			maps[p] = true
+		}
 		if len(got) != len(want) {
 			t.Fatalf("seed %d, allocation %d %v: %v, the Dec sums %v", seed, i, a, got, want)
 		}

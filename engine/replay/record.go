@@ -95,25 +95,52 @@ type Record struct {
 // Load reads the sessions of [from, to) from a history record. A span
 // reaching outside the record is cut to it.
 func Load(rd *history.Reader, from, to time.Time) (*Record, error) {
-	rec, err := loadHead(rd, from, to)
+	from, to, err := spanCut(rd, from, to)
 	if err != nil {
 		return nil, err
 	}
-	res, err := rd.Sessions(rec.From, rec.To)
+	// The node at the span's start is read beside the sessions, by a
+	// reader of its own: the sessions' read leaves part of a core free,
+	// and the node's was a tenth of the command, before it.
+	type head struct {
+		rec *Record
+		err error
+	}
+	hc := make(chan head, 1)
+	fork := rd.Fork()
+	go func() {
+		rec, err := loadHeadAt(fork, from, to)
+		hc <- head{rec, err}
+	}()
+	res, err := rd.Sessions(from, to)
+	h := <-hc
+	if h.err != nil {
+		return nil, h.err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("replay: reading the sessions: %w", err)
 	}
-	rec.loadRest(rd, res)
-	return rec, nil
+	h.rec.loadRest(rd, res)
+	return h.rec, nil
 }
 
 // loadHead is what Load knows before it reads the sessions: the span cut
 // to the record, the node, its devices and settings, and the partition
 // in force at the span's start.
 func loadHead(rd *history.Reader, from, to time.Time) (*Record, error) {
+	from, to, err := spanCut(rd, from, to)
+	if err != nil {
+		return nil, err
+	}
+	return loadHeadAt(rd, from, to)
+}
+
+// spanCut is [from, to) cut to the record's span; an error where nothing
+// of the record is left.
+func spanCut(rd *history.Reader, from, to time.Time) (time.Time, time.Time, error) {
 	rFrom, rTo, err := rd.Span()
 	if err != nil {
-		return nil, fmt.Errorf("replay: %w", err)
+		return from, to, fmt.Errorf("replay: %w", err)
 	}
 	if from.Before(rFrom) {
 		from = rFrom
@@ -122,9 +149,14 @@ func loadHead(rd *history.Reader, from, to time.Time) (*Record, error) {
 		to = rTo
 	}
 	if !from.Before(to) {
-		return nil, fmt.Errorf("replay: the span %s to %s holds nothing of the record, which covers %s to %s",
+		return from, to, fmt.Errorf("replay: the span %s to %s holds nothing of the record, which covers %s to %s",
 			stamp(from), stamp(to), stamp(rFrom), stamp(rTo))
 	}
+	return from, to, nil
+}
+
+// loadHeadAt is loadHead of a span already cut to the record.
+func loadHeadAt(rd *history.Reader, from, to time.Time) (*Record, error) {
 	first, err := rd.At(from)
 	if err != nil {
 		return nil, fmt.Errorf("replay: the node at %s: %w", stamp(from), err)
@@ -285,12 +317,14 @@ func sessionsOf(ks []history.KernelSession, from, to time.Time) []Session {
 func sessionsOfPart(ks []history.KernelSession, from, to time.Time) []Session {
 	out := make([]Session, 0, len(ks))
 	decs := map[fixed]model.Dec{}
+	fx := map[model.Dec]fixed{}
+	same := map[reqKey]model.ResourceSlot{}
 	for i := range ks {
 		k := &ks[i]
 		if !keeps(k, from, to) {
 			continue
 		}
-		s := Session{Kernel: k.Kernel, Agent: k.Agent, Start: k.From, Got: k.Alloc, Requested: requestOf(k.Alloc, decs)}
+		s := Session{Kernel: k.Kernel, Agent: k.Agent, Start: k.From, Got: k.Alloc, Requested: requestOfMemo(k.Alloc, decs, fx, same)}
 		s.finish(k, from, to)
 		out = append(out, s)
 	}
@@ -319,26 +353,74 @@ func holdsAny(a model.Allocations) bool {
 // week's 200,000 sessions ask a few amounts, and each Dec sum allocated
 // (TestRequestOfIsTheDecSum).
 func requestOf(a model.Allocations, decs map[fixed]model.Dec) model.ResourceSlot {
-	req := make(model.ResourceSlot, len(a))
+	return requestOfMemo(a, decs, nil, nil)
+}
+
+// reqKey is a request of a few slots as requestOfMemo shares it: its
+// slots in order, each with its Dec (the one decs gives every equal sum).
+type reqKey struct {
+	n    int
+	slot [4]model.SlotName
+	amt  [4]model.Dec
+}
+
+// requestOfMemo is requestOf keeping each amount's fixed in fx (when not
+// nil) by the Dec itself: a Dec is never changed once made, and the
+// record's reader gives one Dec to every equal amount of a segment, so a
+// week's amounts are converted a few thousand times, not a million. With
+// same (not nil), a request of the same slots in the same Decs as one
+// made before is that one's map: requests are never changed once made,
+// and a week's 200,000 sessions ask a few thousand.
+func requestOfMemo(a model.Allocations, decs map[fixed]model.Dec, fx map[model.Dec]fixed, same map[reqKey]model.ResourceSlot) model.ResourceSlot {
+	var k reqKey
+	shared := same != nil && len(a) <= len(k.slot)
+	var req model.ResourceSlot
+	if !shared {
+		req = make(model.ResourceSlot, len(a))
+	}
 	for slot, devs := range a {
 		if len(devs) == 0 {
 			continue
 		}
 		var f fixed
 		for _, amt := range devs {
-			f = f.add(fixedOf(amt), false)
+			f = f.add(fixedOfMemo(amt, fx), false)
 		}
-		if f.dec {
-			req[slot] = f.d
-			continue
+		d := f.d
+		if !f.dec {
+			var ok bool
+			if d, ok = decs[f]; !ok {
+				d = f.Dec()
+				decs[f] = d
+			}
 		}
-		d, ok := decs[f]
-		if !ok {
-			d = f.Dec()
-			decs[f] = d
+		if shared {
+			k.slot[k.n], k.amt[k.n] = slot, d
+			k.n++
+		} else {
+			req[slot] = d
 		}
-		req[slot] = d
 	}
+	if !shared {
+		return req
+	}
+	for i := 1; i < k.n; i++ {
+		for j := i; j > 0 && k.slot[j] < k.slot[j-1]; j-- {
+			k.slot[j], k.slot[j-1] = k.slot[j-1], k.slot[j]
+			k.amt[j], k.amt[j-1] = k.amt[j-1], k.amt[j]
+		}
+	}
+	if req, ok := same[k]; ok {
+		return req
+	}
+	req = make(model.ResourceSlot, k.n)
+	for i := range k.n {
+		req[k.slot[i]] = k.amt[i]
+	}
+	if len(same) >= 1<<16 {
+		clear(same)
+	}
+	same[k] = req
 	return req
 }
 

@@ -158,6 +158,10 @@ type Options struct {
 	// serial: the agents are run together even where each could run on
 	// its own (the tests' reference).
 	serial bool
+	// prepAt is how many sessions a run has at least for their parts that
+	// depend on nothing it does to be made ahead on another goroutine (0:
+	// prepMin; negative: never, the tests' reference).
+	prepAt int
 	// Word is how many of the run's disagreements (Fidelity) and of each
 	// agent's refusals have their reason worded and the other agents
 	// asked (CouldRunOn); the rest say Unworded. 0 words them all. The
@@ -388,13 +392,91 @@ type runner struct {
 	plugins map[model.DeviceName]bool
 	// only: the sessions replayed, by index in rec.Sessions (nil: all).
 	only []int
-	// reqs are the sessions' requests as the run sums them (reqOf).
+	// reqs are the sessions' requests as the run sums them (reqOf); fx
+	// their amounts' fixed (fixedOfMemo).
 	reqs [][]slotReq
+	fx   map[model.Dec]fixed
+	// preps are the sessions' parts made ahead (startPrep), the first
+	// prepped of them made; prepC says how far they are.
+	preps   []prep
+	prepped int
+	prepC   chan int
+}
+
+// prep is what a run takes of a session that depends on nothing the run
+// does: its request as the allocator takes it (reg: of the listed plugins,
+// registered) and, for a fidelity run,
+// whether another of its agent's sessions arrived within OrderSlack of it
+// (nearOf). Its sums go to runner.reqs.
+type prep struct {
+	req, reg alloc.Request
+	near     bool
+}
+
+// prepMin is how many sessions a run has at least for their preps to be
+// made ahead; prepChunk how many are handed over at once.
+const (
+	prepMin   = 4096
+	prepChunk = 2048
+)
+
+// startPrep makes the sessions' preps in order on another goroutine while
+// the run goes: on a week of 200,000 sessions the run is one core's work
+// and the other's is free. Not for a run of some agents' sessions (apart)
+// or a counting one (the suggestion's, many at once on every core).
+func (r *runner) startPrep() {
+	n := len(r.rec.Sessions)
+	at := r.opts.prepAt
+	if at == 0 {
+		at = prepMin
+	}
+	if at < 0 || n < at || r.only != nil || r.opts.count || runtime.GOMAXPROCS(0) < 2 {
+		return
+	}
+	r.preps = make([]prep, n)
+	r.reqs = make([][]slotReq, n)
+	// Room for every chunk's word: the goroutine never waits on the run.
+	c := make(chan int, n/prepChunk+1)
+	r.prepC = c
+	fidelity := r.opts.Fidelity
+	go func() {
+		defer close(c)
+		fx := map[model.Dec]fixed{}
+		for lo := 0; lo < n; lo += prepChunk {
+			hi := min(lo+prepChunk, n)
+			for i := lo; i < hi; i++ {
+				s := &r.rec.Sessions[i]
+				r.preps[i].req = s.Request()
+				r.preps[i].reg = r.registered(r.preps[i].req)
+				r.reqs[i] = sumsOf(s.Requested, fx)
+				if fidelity {
+					r.preps[i].near = nearOf(r.rec.Sessions, s)
+				}
+			}
+			c <- hi
+		}
+	}()
+}
+
+// ready waits for session i's prep; false when none is made.
+func (r *runner) ready(i int) bool {
+	if r.preps == nil {
+		return false
+	}
+	for i >= r.prepped {
+		hi, ok := <-r.prepC
+		if !ok {
+			panic(fmt.Sprintf("replay: session %d of %d never prepared", i, len(r.preps)))
+		}
+		r.prepped = hi
+	}
+	return true
 }
 
 func (r *runner) run() *Result {
 	r.begin()
 	r.live = make([]*running, len(r.rec.Sessions))
+	r.startPrep()
 	for _, ev := range r.events() {
 		r.step(ev)
 	}
@@ -636,6 +718,7 @@ func (a *agentRun) refresh(now time.Time) {
 
 func (r *runner) arrive(i int) *running {
 	s := &r.rec.Sessions[i]
+	prepped := r.ready(i)
 	r.res.Sessions++
 	a := r.route(s)
 	if a == nil && s.Agent == "" && len(r.cur) > 1 {
@@ -654,12 +737,17 @@ func (r *runner) arrive(i int) *running {
 			acc.peak, acc.peakAt = d, r.now
 		}
 	}
-	req := s.Request()
+	var req, reg alloc.Request
+	if prepped {
+		req, reg = r.preps[i].req, r.preps[i].reg
+	} else {
+		req = s.Request()
+	}
 	word := r.opts.Word <= 0 || len(a.res.Refused) < r.opts.Word
 	if r.opts.Fidelity {
 		word = r.opts.Word <= 0 || len(r.res.Disagreements) < r.opts.Word
 	}
-	kind, why, got := r.place(a, req, word)
+	kind, why, got := r.place(a, req, reg, word)
 	if r.opts.Fidelity {
 		return r.follow(a, i, kind, why, got)
 	}
@@ -699,11 +787,21 @@ func (r *runner) reqOf(i int) []slotReq {
 	}
 	q := r.reqs[i]
 	if q == nil {
-		q = make([]slotReq, 0, len(r.rec.Sessions[i].Requested))
-		for slot, v := range r.rec.Sessions[i].Requested {
-			q = append(q, slotReq{slot, fixedOf(v)})
+		if r.fx == nil {
+			r.fx = map[model.Dec]fixed{}
 		}
+		q = sumsOf(r.rec.Sessions[i].Requested, r.fx)
 		r.reqs[i] = q
+	}
+	return q
+}
+
+// sumsOf is a request's slots as the run sums them, the amounts' fixed
+// kept in fx.
+func sumsOf(req model.ResourceSlot, fx map[model.Dec]fixed) []slotReq {
+	q := make([]slotReq, 0, len(req))
+	for slot, v := range req {
+		q = append(q, slotReq{slot, fixedOfMemo(v, fx)})
 	}
 	return q
 }
@@ -722,8 +820,9 @@ func (a *agentRun) managerLimit() *placement.ManagerLimit {
 }
 
 // place runs the manager's rule, then the agent's allocator; on a refusal
-// it returns the error kind and the reason.
-func (r *runner) place(a *agentRun, req alloc.Request, word bool) (string, string, alloc.KernelAllocation) {
+// it returns the error kind and the reason. reg, when not nil, is
+// registered(req), made ahead (startPrep).
+func (r *runner) place(a *agentRun, req, reg alloc.Request, word bool) (string, string, alloc.KernelAllocation) {
 	if a.absent || !slices.ContainsFunc(r.cur, func(x model.Agent) bool { return x.ID == a.id }) {
 		return KindNoAgent, fmt.Sprintf("the partition has no agent %s: the manager would not send it there", a.id), nil
 	}
@@ -732,7 +831,10 @@ func (r *runner) place(a *agentRun, req alloc.Request, word bool) (string, strin
 			return placement.KindManagerRefused, why, nil
 		}
 	}
-	req = r.registered(req)
+	if reg == nil {
+		reg = r.registered(req)
+	}
+	req = reg
 	if (r.opts.count || !word) && r.short(a, req) {
 		// Refused for want of room, seen without the attempt: what the
 		// attempt would say of it is not printed.
@@ -809,7 +911,7 @@ func (r *runner) follow(a *agentRun, i int, kind, why string, placed alloc.Kerne
 	// The order of the sessions running when the record began is not
 	// known, nor that of sessions its agent started within one recorded
 	// moment: only where one arriving alone lands is compared.
-	if !s.Before && !r.sameMoment(s) {
+	if !s.Before && !r.sameMoment(i, s) {
 		r.res.Compared++
 		switch {
 		case why != "":
@@ -831,13 +933,28 @@ const OrderSlack = 250 * time.Millisecond
 // sameMoment reports whether another of s's agent's sessions arrived or
 // left within OrderSlack before s arrived (or arrived as late after):
 // which came first is not certain, so where s landed is not compared.
-func (r *runner) sameMoment(s *Session) bool {
+func (r *runner) sameMoment(i int, s *Session) bool {
 	a := r.route(s)
 	if a != nil && !a.lastLeave.IsZero() && s.Start.Sub(a.lastLeave) <= OrderSlack {
 		r.res.SameMoment++
 		return true
 	}
-	ss := r.rec.Sessions
+	near := false
+	if r.ready(i) {
+		near = r.preps[i].near
+	} else {
+		near = nearOf(r.rec.Sessions, s)
+	}
+	if near {
+		r.res.SameMoment++
+	}
+	return near
+}
+
+// nearOf reports whether another of s's agent's sessions of ss (those
+// running at the start aside) arrived within OrderSlack of s: what
+// sameMoment asks after the agent's last departure, of the record alone.
+func nearOf(ss []Session, s *Session) bool {
 	lo := s.Start.Add(-OrderSlack)
 	i, _ := slices.BinarySearchFunc(ss, lo, func(x Session, t time.Time) int {
 		if x.Before {
@@ -847,7 +964,6 @@ func (r *runner) sameMoment(s *Session) bool {
 	})
 	for ; i < len(ss) && !ss[i].Start.After(s.Start.Add(OrderSlack)); i++ {
 		if &ss[i] != s && ss[i].Agent == s.Agent && !ss[i].Before {
-			r.res.SameMoment++
 			return true
 		}
 	}
