@@ -363,7 +363,7 @@ wait:
 		// session is gone: this one is the heap with the sessions still
 		// open (what an idle viewer holds).
 		if perr := writeHeapProfile(path); perr != nil {
-			logger.Error("heap profile", "err", perr.Error())
+			logger.Error("FGTOP_SERVE_MEMPROFILE not written", "err", perr.Error())
 		}
 	}
 	if cerr := srv.Close(); cerr != nil && err == nil {
