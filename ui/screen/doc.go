@@ -17,11 +17,13 @@
 // written by the others as it is, byte for byte what they would have
 // computed, since each frame ends in a canonical state (see Transitions).
 //
-// Timing: a message after a quiet spell (MinInterval since the last frame)
-// is drawn at once, so a key reaches the screen without waiting for a
-// tick. Messages within MinInterval of a frame arm one timer that draws
-// the newest state when the interval ends: a burst costs one frame per
-// interval, and a key in a burst waits at most one interval. Nothing is
+// Timing: the user's input (a key, a paste, the mouse, a resize) that
+// changes the frame is drawn at once, whenever it comes: a person waits
+// on it. Other messages after a quiet spell (MinInterval since the last
+// frame) are drawn at once too; those within MinInterval of a frame arm
+// one timer that draws the newest state when the interval ends, so a
+// burst of data costs one frame per interval. A key's frame that comes
+// while the drawer is busy with a data frame is drawn next. Nothing is
 // armed while nothing arrives.
 //
 // What Bubble Tea still does: it reads the keys, runs Update and the Cmds,
