@@ -6,8 +6,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/fgtop/fgtop/ui/internal/fake"
 	"github.com/fgtop/fgtop/themes"
+	"github.com/fgtop/fgtop/ui/internal/fake"
 )
 
 // TestHelpLinesMemo: the help opened again (each ? opens a new one) with
