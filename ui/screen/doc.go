@@ -10,7 +10,9 @@
 // goroutine only when it differs from the last one drawn. That goroutine
 // parses the lines that changed into cells, diffs the cells against the
 // screen with ultraviolet's TerminalRenderer, and writes the difference in
-// one write.
+// one write. A frame that changed most of its lines (the help opened by a
+// key) is written line by line from its text instead, when every line
+// can be (direct.go), and the renderer catches up after the write.
 //
 // Programs that often draw the same frames (serve's idle viewers) may
 // share a Transitions: a frame change one of their drawers computed is

@@ -351,6 +351,9 @@ func (d *drawer) draw(f *frame) {
 // the write: the frame does not wait for the renderer. Called with d.mu
 // held.
 func (d *drawer) drawDirect(f *frame) bool {
+	if d.share != nil || d.canon || d.last == nil || !f.alt {
+		return false
+	}
 	lines := strings.Split(f.content, "\n")
 	changed, ok := d.directable(f, lines)
 	if !ok || !d.direct(&d.directOut, f, lines, changed) {
