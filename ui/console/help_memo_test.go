@@ -54,3 +54,24 @@ func TestHelpLinesMemo(t *testing.T) {
 	a.View()
 	check("the screen narrowed", 120, false)
 }
+
+// BenchmarkHelpOpen: ? on the main screen at 160x48, as far as the
+// console goes: the help opened and its frame composed (memo: the body
+// of the last help given back; fresh: made again, as before the memo).
+func BenchmarkHelpOpen(b *testing.B) {
+	for _, fresh := range []bool{false, true} {
+		b.Run(map[bool]string{false: "memo", true: "fresh"}[fresh], func(b *testing.B) {
+			a := testApp(b, 160, 48, fake.Node(fake.Options{}), Options{})
+			a.View()
+			for b.Loop() {
+				if fresh {
+					a.memo.help = nil
+				}
+				a.openHelp()
+				a.Invalidate()
+				a.View()
+				a.layers = a.layers[:len(a.layers)-1]
+			}
+		})
+	}
+}
