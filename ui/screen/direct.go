@@ -11,7 +11,7 @@ import (
 )
 
 // A frame that changes most of the screen (the console's help opened or
-// closed by a key) costs the renderer about 3-5 ms at 160x48: every
+// closed by a key) costs the renderer about 2-4 ms at 160x48: every
 // changed line is parsed into cells, checked for wide cells and diffed
 // cell by cell, each cell's pen converted to the colour profile. Those
 // lines are written whole instead, each from its own text, which is
