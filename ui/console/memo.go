@@ -39,6 +39,13 @@ type viewMemo struct {
 	// header is the last header drawn and what from.
 	header   []string
 	headerIn headerIn
+	// help is the help screen's body (without an editor) and what it
+	// was made from (helpScreen.linesKey): a key opens a new help each
+	// time, with the same body as the last one, and making it (the key
+	// map's full help, laid out and styled) was most of that frame's
+	// compose.
+	help    []string
+	helpKey string
 	// kept counts the pieces given back instead of drawn (tests).
 	kept int
 }

@@ -1,6 +1,9 @@
 package console
 
 import (
+	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -110,8 +113,57 @@ func (hs *helpScreen) FooterKeep() []key.Binding {
 		key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit"))}
 }
 
-// Lines is the help screen's body.
+// Lines is the help screen's body, made again only when what it shows
+// may have changed.
 func (hs *helpScreen) Lines(w int) []string {
+	m := hs.memo
+	if m == nil || hs.ed != nil {
+		// The editor's notes follow its state, which has no key here.
+		return hs.lines(w)
+	}
+	k := hs.linesKey(w)
+	if m.help == nil || k != m.helpKey {
+		m.help, m.helpKey = hs.lines(w), k
+	} else {
+		m.kept++
+	}
+	return slices.Clip(m.help)
+}
+
+// linesKey is everything the body (without an editor) is made from: the
+// width, the filter, the styles (a theme is a new *kit.Styles), the key
+// map's bindings as the help shows them, and what the notes list.
+func (hs *helpScreen) linesKey(w int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d\x00%s\x00%p\x00%v\x00%v\x00%v\x00", w, hs.Filter, hs.St, hs.Keys.Role(), hs.Scope(), hs.themeNames)
+	for _, col := range hs.Keys.FullHelpIn(hs.Scope()) {
+		for _, kb := range col {
+			h := kb.Help()
+			if kb.Enabled() {
+				b.WriteByte('+')
+			}
+			b.WriteString(h.Key + "\x01" + h.Desc + "\x01" + strings.Join(kb.Keys(), "\x01") + "\x00")
+		}
+		b.WriteByte('\x02')
+	}
+	if hs.sortColumns != nil {
+		b.WriteString(strings.Join(hs.sortColumns(), " "))
+	}
+	b.WriteByte('\x00')
+	if hs.shown != nil {
+		m := hs.shown()
+		if m == nil {
+			b.WriteString("all")
+		}
+		for _, t := range slices.Sorted(maps.Keys(m)) {
+			fmt.Fprintf(&b, "%s=%t\x01", t, m[t])
+		}
+	}
+	return b.String()
+}
+
+// lines makes the help screen's body.
+func (hs *helpScreen) lines(w int) []string {
 	st := hs.St
 	var out []string
 	role := hs.Keys.Role()

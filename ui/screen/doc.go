@@ -10,18 +10,22 @@
 // goroutine only when it differs from the last one drawn. That goroutine
 // parses the lines that changed into cells, diffs the cells against the
 // screen with ultraviolet's TerminalRenderer, and writes the difference in
-// one write.
+// one write. A frame that changed most of its lines (the help opened by a
+// key) is written line by line from its text instead, when every line
+// can be (direct.go), and the renderer catches up after the write.
 //
 // Programs that often draw the same frames (serve's idle viewers) may
 // share a Transitions: a frame change one of their drawers computed is
 // written by the others as it is, byte for byte what they would have
 // computed, since each frame ends in a canonical state (see Transitions).
 //
-// Timing: a message after a quiet spell (MinInterval since the last frame)
-// is drawn at once, so a key reaches the screen without waiting for a
-// tick. Messages within MinInterval of a frame arm one timer that draws
-// the newest state when the interval ends: a burst costs one frame per
-// interval, and a key in a burst waits at most one interval. Nothing is
+// Timing: the user's input (a key, a paste, the mouse, a resize) that
+// changes the frame is drawn at once, whenever it comes: a person waits
+// on it. Other messages after a quiet spell (MinInterval since the last
+// frame) are drawn at once too; those within MinInterval of a frame arm
+// one timer that draws the newest state when the interval ends, so a
+// burst of data costs one frame per interval. A key's frame that comes
+// while the drawer is busy with a data frame is drawn next. Nothing is
 // armed while nothing arrives.
 //
 // What Bubble Tea still does: it reads the keys, runs Update and the Cmds,

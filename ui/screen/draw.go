@@ -116,6 +116,14 @@ type drawer struct {
 	// next frame turns that on (after the renderer caught up in the old
 	// way); reparse: it was turned on and no frame was drawn since.
 	widePending, reparse bool
+	// direct holds a frame written directly (direct.go); cellRunes, the
+	// runes found one cell wide there or not.
+	directOut bytes.Buffer
+	cellRunes map[rune]bool
+	// directs counts the frames written directly; noDirect writes none
+	// so (both for the tests).
+	directs  int
+	noDirect bool
 
 	slot    sync.Mutex
 	started bool   // run was started
@@ -329,10 +337,40 @@ func (d *drawer) draw(f *frame) {
 		d.drawShared(f)
 		return
 	}
+	if !d.noDirect && d.drawDirect(f) {
+		return
+	}
 	d.catchUp()
 	d.paint(f, false)
 	d.lastHashed = false
 	d.write(d.buf.Bytes())
+}
+
+// drawDirect writes f's changed lines directly when most of them changed
+// and each can be (direct.go), then brings the renderer up to f, after
+// the write: the frame does not wait for the renderer. Called with d.mu
+// held.
+func (d *drawer) drawDirect(f *frame) bool {
+	if d.share != nil || d.canon || d.last == nil || !f.alt {
+		return false
+	}
+	lines := strings.Split(f.content, "\n")
+	changed, ok := d.directable(f, lines)
+	if !ok || !d.direct(&d.directOut, f, lines, changed) {
+		return false
+	}
+	d.write(d.directOut.Bytes())
+	d.last = f
+	d.frames++
+	d.directs++
+	d.lastHashed = false
+	d.catchUp()
+	// The renderer's cursor is where the frame left the terminal's.
+	x, y := directCursor(f)
+	d.scr.MoveTo(x, y)
+	_ = d.scr.Flush()
+	d.buf.Reset()
+	return true
 }
 
 // shareable says whether the change from the last frame to f may be taken

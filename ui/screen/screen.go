@@ -16,9 +16,9 @@ import (
 	"github.com/charmbracelet/x/term"
 )
 
-// MinInterval is the shortest time between two frames: a burst of
-// messages is drawn once per interval, and a key that comes in a burst
-// waits at most this long for its frame (one frame of a 60 Hz display).
+// MinInterval is the shortest time between two frames of data (one frame
+// of a 60 Hz display): a burst of data messages is drawn once per
+// interval. The user's input is drawn at once, never held by it.
 const MinInterval = 16 * time.Millisecond
 
 // Options says where a program's frames go and what its terminal is.
@@ -284,21 +284,36 @@ func (w *wrapper) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	var cmd tea.Cmd
 	w.inner, cmd = w.inner.Update(msg)
-	return w, tea.Batch(w.guard(cmd), w.due(now))
+	return w, tea.Batch(w.guard(cmd), w.due(now, userInput(msg)))
+}
+
+// userInput says msg is the user's doing (a key, a paste, the mouse, a
+// resize): its frame is drawn at once, never coalesced with the data's,
+// since a person waits on it while data frames wait on nobody.
+func userInput(msg tea.Msg) bool {
+	switch msg.(type) {
+	case tea.KeyMsg, tea.PasteMsg, tea.MouseMsg, tea.WindowSizeMsg:
+		return true
+	}
+	return false
 }
 
 // due draws the view now if it changed and the interval since the last
 // frame has passed, or arms one drawMsg for the interval's end. A view
-// that did not change arms nothing: at rest nothing runs.
-func (w *wrapper) due(now time.Time) tea.Cmd {
-	if w.armed {
+// that did not change arms nothing: at rest nothing runs. The frame of
+// the user's input (now) is drawn at once whatever the interval: a
+// drawMsg armed for the data before it stays armed and draws only what
+// changed after (if the drawer is busy with a data frame, this one goes
+// next, replacing any frame not drawn yet).
+func (w *wrapper) due(now time.Time, input bool) tea.Cmd {
+	if w.armed && !input {
 		return nil
 	}
 	f, ok := w.frame()
 	if !ok || f.same(w.shown) {
 		return nil
 	}
-	if wait := w.interval - now.Sub(w.shownAt); wait > 0 {
+	if wait := w.interval - now.Sub(w.shownAt); wait > 0 && !input {
 		w.armed = true
 		return tea.Tick(wait, func(time.Time) tea.Msg { return drawMsg{} })
 	}

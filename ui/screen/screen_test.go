@@ -109,6 +109,10 @@ func (m *page) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 				func() tea.Msg { return tea.Batch(func() tea.Msg { return nothing{} }, brokenCmd)() })
 		}
 		m.text = fullPage(80, 24, "key "+msg.String())
+	case tea.PasteMsg:
+		m.text = fullPage(80, 24, "paste "+msg.Content)
+	case tea.MouseClickMsg:
+		m.text = fullPage(80, 24, fmt.Sprintf("click %d,%d", msg.X, msg.Y))
 	}
 	return m, nil
 }
@@ -232,6 +236,59 @@ func TestBurstIsCoalesced(t *testing.T) {
 	p.w.d.mu.Unlock()
 	if shown != last {
 		t.Errorf("the screen does not show the last change")
+	}
+}
+
+// TestInputNeverCoalesced: the user's input (a key, a paste, a click, a
+// resize) that changes the frame is handed to the drawer at once, even
+// right after a frame and with a data change waiting for the interval to
+// end; the data's frames are still coalesced. The interval is an hour: a
+// frame that waited for it would never come.
+func TestInputNeverCoalesced(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		input tea.Msg
+		want  func(f *frame) bool
+	}{
+		{"key", tea.KeyPressMsg{Code: 'x', Text: "x"}, func(f *frame) bool { return f.content == fullPage(80, 24, "key x") }},
+		{"paste", tea.PasteMsg{Content: "hi"}, func(f *frame) bool { return f.content == fullPage(80, 24, "paste hi") }},
+		{"click", tea.MouseClickMsg{X: 3, Y: 4}, func(f *frame) bool { return f.content == fullPage(80, 24, "click 3,4") }},
+		{"resize", tea.WindowSizeMsg{Width: 90, Height: 30}, func(f *frame) bool { return f.width == 90 && f.height == 30 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &page{text: fullPage(80, 24, "start")}
+			p, r, _, stop := pipeProgram(t, m, Options{Profile: colorprofile.TrueColor, Interval: time.Hour})
+			defer stop()
+			waitFor(t, "the first frame", func() bool { n, _, _ := r.state(); return n > 80*24 })
+			shown := func() *frame {
+				p.w.d.mu.Lock()
+				defer p.w.d.mu.Unlock()
+				return p.w.d.last
+			}
+			// The start's own messages (the size, the environment).
+			time.Sleep(50 * time.Millisecond)
+			data := fullPage(80, 24, "data")
+			p.Send(setText(data))
+			time.Sleep(2 * time.Millisecond)
+			sent := time.Now()
+			p.Send(tc.input)
+			waitFor(t, "the input's frame", func() bool { return tc.want(shown()) })
+			took := time.Since(sent)
+			t.Logf("input to frame: %v", took)
+			if took > time.Second {
+				t.Errorf("the input's frame took %v; want it at once", took)
+			}
+			// The data change before the input waits for the interval
+			// still (the key's page replaced it in this model; the
+			// resize's frame carries it).
+			time.Sleep(30 * time.Millisecond)
+			if tc.name != "resize" && shown().content == data {
+				t.Errorf("the data's change was drawn before its interval ended: not coalesced")
+			}
+			if n := drawn(p); n != 2 {
+				t.Errorf("%d frames drawn; want 2 (the first and the input's)", n)
+			}
+		})
 	}
 }
 
