@@ -46,6 +46,7 @@ type viewMemo struct {
 	// compose.
 	help    []string
 	helpKey string
+	helpSt  *kit.Styles
 	// kept counts the pieces given back instead of drawn (tests).
 	kept int
 }

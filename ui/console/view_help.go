@@ -122,8 +122,8 @@ func (hs *helpScreen) Lines(w int) []string {
 		return hs.lines(w)
 	}
 	k := hs.linesKey(w)
-	if m.help == nil || k != m.helpKey {
-		m.help, m.helpKey = hs.lines(w), k
+	if m.help == nil || k != m.helpKey || hs.St != m.helpSt {
+		m.help, m.helpKey, m.helpSt = hs.lines(w), k, hs.St
 	} else {
 		m.kept++
 	}
@@ -131,11 +131,13 @@ func (hs *helpScreen) Lines(w int) []string {
 }
 
 // linesKey is everything the body (without an editor) is made from: the
-// width, the filter, the styles (a theme is a new *kit.Styles), the key
-// map's bindings as the help shows them, and what the notes list.
+// width, the filter, the key map's bindings as the help shows them, and
+// what the notes list; the styles are kept beside it as the pointer
+// itself (a theme is a new *kit.Styles): their address as text would not
+// keep them alive, and a later theme's styles could be made there.
 func (hs *helpScreen) linesKey(w int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d\x00%s\x00%p\x00%v\x00%v\x00%v\x00", w, hs.Filter, hs.St, hs.Keys.Role(), hs.Scope(), hs.themeNames)
+	fmt.Fprintf(&b, "%d\x00%s\x00%v\x00%v\x00%v\x00", w, hs.Filter, hs.Keys.Role(), hs.Scope(), hs.themeNames)
 	for _, col := range hs.Keys.FullHelpIn(hs.Scope()) {
 		for _, kb := range col {
 			h := kb.Help()

@@ -51,6 +51,11 @@ func (d *drawer) directable(f *frame, lines []string) (changed []int, ok bool) {
 		(f.cursor == nil) != (l.cursor == nil) {
 		return nil, false
 	}
+	if c := f.cursor; c != nil && (c.X < 0 || c.X >= f.width || c.Y < 0 || c.Y >= f.height) {
+		// A terminal clamps a position off the screen, where the renderer
+		// wraps it to the next row: they would disagree on the cursor.
+		return nil, false
+	}
 	switch f.profile {
 	case colorprofile.TrueColor, colorprofile.ANSI256, colorprofile.ANSI:
 	default:

@@ -568,7 +568,7 @@ func (d *drawer) paint(f *frame, catchingUp bool) {
 		// drawn again only if it is touched, and an untouched one stayed
 		// erased on the terminal (hrev11).
 		top := len(shown)
-		for top > 0 && blankLine(shown[top-1]) {
+		for top > 0 && blankRow(d.cells.RenderBuffer, top-1, f.width) {
 			top--
 		}
 		if top > 0 && top < len(shown) && shown[top-1] == d.lines[top-1] && !slices.Equal(shown[top:], d.lines[top:len(shown)]) {
@@ -605,11 +605,17 @@ func (d *drawer) paint(f *frame, catchingUp bool) {
 	}
 }
 
-// blankLine says a frame line shows nothing but spaces (what a renderer
-// may erase rather than draw); a styled space counts too, which only
-// touches a row more than needed.
-func blankLine(l string) bool {
-	return strings.TrimLeft(ansi.Strip(l), " ") == ""
+// blankRow says row y of buf is what ultraviolet's clearBottom counts as
+// blank: every cell an unstyled space. A row of styled spaces (a
+// selected row on a background) is not: counting it blank left the row
+// above it untouched while the renderer erased from it (hrev12).
+func blankRow(buf *uv.RenderBuffer, y, w int) bool {
+	for x := range w {
+		if c := buf.CellAt(x, y); c == nil || !c.Equal(&uv.EmptyCell) {
+			return false
+		}
+	}
+	return true
 }
 
 // independent reports whether each line of a frame starts with the
