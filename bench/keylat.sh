@@ -6,6 +6,10 @@
 # Modes (MODES, default "rest churn"):
 #   floor  a shell loop that prints the marker at once for each key
 #          (-sync=false, a line is a frame), in a run of its own.
+#   bigfloor  a program that answers each key with a full-screen frame of
+#          about 14 KB (what the console writes when ? opens or closes its
+#          help at 160x48) and the marker after it: the pty's own cost of
+#          carrying such a frame, in a run of its own (needs python3).
 #   rest   a quiet fake node: four idle fake H100s through the real cgo
 #          NVML path (the tests' fake libnvidia-ml.so.1, internal/fakenvml),
 #          an empty scratch root, --history off; nothing changes but the
@@ -52,6 +56,21 @@ for mode in $modes; do
 		"$work/keylat" -sync=false -settle 200ms -rounds "$rounds" -cols "$cols" -rows "$rows" -- bash -c \
 			'i=0; echo HELD/CAPACITY; while read -rsn1 _; do i=$((1 - i)); if ((i)); then echo shift+tab; else echo HELD/CAPACITY; fi; done'
 		;;
+	bigfloor)
+		echo "== the floor of a full-screen frame: ~14 KB written for each key"
+		"$work/keylat" -sync=false -settle 200ms -rounds "$rounds" -cols "$cols" -rows "$rows" -- python3 -c '
+import os, tty
+tty.setraw(0)
+fill = ("\x1b[2;3H" + "x" * 150 + "\r\n") * 90
+i = 0
+os.write(1, b"HELD/CAPACITY\r\n")
+while True:
+    if not os.read(0, 1):
+        break
+    i = 1 - i
+    os.write(1, (fill + ("shift+tab" if i else "HELD/CAPACITY") + "\r\n").encode())
+'
+		;;
 	rest)
 		go run ./internal/fakenvml/buildfake "$work/lib" >/dev/null
 		printf '[[gpu]]\nuuid = "GPU-%s"\n' 5a1c3e2f-7b9d-4e1a-8c3b-0000000000a{0,1,2,3} >"$work/gpus.toml"
@@ -67,7 +86,7 @@ for mode in $modes; do
 		XDG_CONFIG_HOME="$work/xdg" "$work/keylat" "${kargs[@]}" -rounds "$rounds" -cols "$cols" -rows "$rows" -- "$bin" demo
 		;;
 	*)
-		echo "keylat.sh: mode '$mode': want floor, rest or churn" >&2
+		echo "keylat.sh: mode '$mode': want floor, bigfloor, rest or churn" >&2
 		exit 2
 		;;
 	esac
