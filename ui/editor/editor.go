@@ -944,7 +944,17 @@ func (e *Editor) Key(msg tea.KeyPressMsg) tea.Cmd {
 			case edJournal:
 				off = &e.jourOff
 			case edRefused:
+				// The list scrolls by refusal: a page is what the
+				// last frame showed.
 				off = &e.rp.refOff
+				switch act {
+				case kit.ActPageDown:
+					e.rp.refOff += max(e.rp.refPage, 1)
+					return nil
+				case kit.ActPageUp:
+					e.rp.refOff = max(e.rp.refOff-max(e.rp.refPage, 1), 0)
+					return nil
+				}
 			}
 			e.Scroll(off, act)
 		}

@@ -87,8 +87,9 @@ type replayState struct {
 	res    *replay.Result
 	resGen int
 	err    error
-	// refOff scrolls the refused list.
-	refOff int
+	// refOff scrolls the refused list: the first refusal shown. refPage
+	// is how many the last frame showed whole (a page's step).
+	refOff, refPage int
 }
 
 // SetHistory gives the editor the console's history directory: with one,
@@ -284,53 +285,98 @@ func (e *Editor) openRefused() {
 	e.Showing, e.rp.refOff = edRefused, 0
 }
 
-// viewRefused draws the refused list: time, kernel, session, owner,
-// agent, what it asked, then why on its own row.
+// viewRefused draws the refused list: a header, then each refusal's
+// time, kernel, session, owner, agent and what it asked, with why on the
+// rows below it. It scrolls by refusal (rp.refOff is an index into the
+// result's refusals) and draws only those on the screen: a draft that
+// refuses 200,000 sessions of a busy week costs a frame what one screen
+// of them costs.
 func (e *Editor) viewRefused(w, h int) []string {
 	st := e.St
-	var body []string
-	row := func(sp ...kit.Span) {
-		body = append(body, kit.SpansRow(st, append([]kit.Span{{Lvl: kit.LvlPlain, Text: " "}}, sp...), w))
+	row := func(sp ...kit.Span) string {
+		return kit.SpansRow(st, append([]kit.Span{{Lvl: kit.LvlPlain, Text: " "}}, sp...), w)
 	}
+	title := []kit.Span{{Lvl: kit.LvlFocus, Text: " Refused under the draft "}, {Lvl: kit.LvlDim, Text: " last " + spanText(ReplaySpan) + " of the record "}}
+	back := []kit.Span{{Lvl: kit.LvlDim, Text: "esc back"}}
 	res := e.rp.res
+	var msg []kit.Span
+	listed := false
 	switch {
 	case e.rp.resGen != e.rp.gen || res == nil:
-		if l := e.replayLine(); l != nil {
-			row(l...)
-		}
+		msg = e.replayLine()
 	case len(res.Refused) == 0:
-		row(kit.Span{Lvl: kit.LvlOK, Text: "every recorded session of the last " + spanText(ReplaySpan) + " starts under this draft"})
+		msg = []kit.Span{{Lvl: kit.LvlOK, Text: "every recorded session of the last " + spanText(ReplaySpan) + " starts under this draft"}}
 	default:
-		row(kit.Span{Lvl: kit.LvlDim, Text: kit.PadRight("TIME", 20) + kit.PadRight("KERNEL", 14) + kit.PadRight("SESSION", 14) + kit.PadRight("OWNER", 14) + kit.PadRight("AGENT", 16) + "ASKED"})
-		for _, r := range res.Refused {
-			row(kit.Span{Lvl: kit.LvlPlain, Text: kit.PadRight(r.At.Local().Format("2006-01-02 15:04:05"), 20)},
-				kit.Span{Lvl: kit.LvlAccent, Text: kit.PadRight(short(string(r.Kernel)), 14)},
-				kit.Span{Lvl: kit.LvlPlain, Text: kit.PadRight(short(r.Session), 14) + kit.PadRight(short(r.Owner), 14) + kit.PadRight(string(r.Agent), 16)},
-				kit.Span{Lvl: kit.LvlPlain, Text: replay.Requested(r.Requested)})
-			why := r.Reason
-			if len(r.CouldRunOn) > 0 {
-				ids := make([]string, len(r.CouldRunOn))
-				for i, id := range r.CouldRunOn {
-					ids[i] = string(id)
-				}
-				why += "; could have run on " + strings.Join(ids, ", ")
-			}
-			for _, ln := range kit.WrapWords([]kit.Span{{Lvl: kit.LvlWarn, Text: why}}, max(w-6, 1)) {
-				row(append([]kit.Span{{Lvl: kit.LvlPlain, Text: "    "}}, ln...)...)
-			}
-		}
+		listed = true
 	}
-	visible := max(h-1, 0)
-	e.rp.refOff = min(max(e.rp.refOff, 0), max(len(body)-visible, 0))
-	title := []kit.Span{{Lvl: kit.LvlFocus, Text: " Refused under the draft "}, {Lvl: kit.LvlDim, Text: " last " + spanText(ReplaySpan) + " of the record "}}
-	out := []string{kit.TitleRowOf(st, w, title, []kit.Span{{Lvl: kit.LvlDim, Text: "esc back"}}, len(body), visible, e.rp.refOff)}
-	for i := e.rp.refOff; i < len(body) && len(out) < h; i++ {
-		out = append(out, body[i])
+	if !listed {
+		e.rp.refOff, e.rp.refPage = 0, 1
+		out := []string{kit.TitleRowOf(st, w, title, back, 0, 0, 0)}
+		if msg != nil && h > 1 {
+			out = append(out, row(msg...))
+		}
+		return out
+	}
+	refs := res.Refused
+	visible := max(h-2, 0) // the title and the header
+	entry := func(r *replay.Refusal) []string {
+		rows := []string{row(kit.Span{Lvl: kit.LvlPlain, Text: kit.PadRight(r.At.Local().Format("2006-01-02 15:04:05"), 20)},
+			kit.Span{Lvl: kit.LvlAccent, Text: kit.PadRight(short(string(r.Kernel)), 14)},
+			kit.Span{Lvl: kit.LvlPlain, Text: kit.PadRight(short(r.Session), 14) + kit.PadRight(short(r.Owner), 14) + kit.PadRight(string(r.Agent), 16)},
+			kit.Span{Lvl: kit.LvlPlain, Text: replay.Requested(r.Requested)})}
+		for _, ln := range kit.WrapWords([]kit.Span{{Lvl: kit.LvlWarn, Text: refusedWhy(r)}}, max(w-6, 1)) {
+			rows = append(rows, row(append([]kit.Span{{Lvl: kit.LvlPlain, Text: "    "}}, ln...)...))
+		}
+		return rows
+	}
+	// The last refusal from which the rest fill the screen: G's and the
+	// wheel's limit, found from the end, one screen's worth of wrapping.
+	last, used := len(refs), 0
+	for last > 0 {
+		n := 1 + len(kit.WrapWords([]kit.Span{{Lvl: kit.LvlWarn, Text: refusedWhy(&refs[last-1])}}, max(w-6, 1)))
+		if used+n > visible && used > 0 {
+			break
+		}
+		used += n
+		last--
+	}
+	e.rp.refOff = min(max(e.rp.refOff, 0), last)
+	var body []string
+	shown := 0
+	for i := e.rp.refOff; i < len(refs) && len(body) < visible; i++ {
+		rows := entry(&refs[i])
+		if len(body)+len(rows) <= visible {
+			shown++
+		}
+		body = append(body, rows...)
+	}
+	e.rp.refPage = max(shown, 1)
+	out := []string{kit.TitleRowOf(st, w, title, back, len(refs), shown, e.rp.refOff)}
+	if h > 1 {
+		out = append(out, row(kit.Span{Lvl: kit.LvlDim, Text: kit.PadRight("TIME", 20) + kit.PadRight("KERNEL", 14) + kit.PadRight("SESSION", 14) + kit.PadRight("OWNER", 14) + kit.PadRight("AGENT", 16) + "ASKED"}))
+	}
+	for _, b := range body {
+		if len(out) >= h {
+			break
+		}
+		out = append(out, b)
 	}
 	return out
 }
 
-// short is an id's first 12 characters, as the kernel list shows them.
+// refusedWhy is a refusal's reason as the list words it.
+func refusedWhy(r *replay.Refusal) string {
+	why := r.Reason
+	if len(r.CouldRunOn) > 0 {
+		ids := make([]string, len(r.CouldRunOn))
+		for i, id := range r.CouldRunOn {
+			ids[i] = string(id)
+		}
+		why += "; could have run on " + strings.Join(ids, ", ")
+	}
+	return why
+}
+
 func short(s string) string {
 	if s == "" {
 		return "-"
