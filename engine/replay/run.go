@@ -125,6 +125,8 @@ type Result struct {
 	Skipped int
 	// short counts the refusals found by the check before the attempt.
 	short int
+	// memoHits counts the manager's answers given again (managerRefusal).
+	memoHits int
 }
 
 // Partition is the partitions in force over a run, oldest first; the
@@ -155,6 +157,9 @@ type Options struct {
 	// noShort: every refusal is the allocator's attempt, never the
 	// cheap check before it (the tests' reference).
 	noShort bool
+	// noMemo: the manager's limit is made anew and asked at every
+	// arrival, never kept (managerRefusal's reference, in tests).
+	noMemo bool
 	// serial: the agents are run together even where each could run on
 	// its own (the tests' reference).
 	serial bool
@@ -197,6 +202,24 @@ type agentRun struct {
 	absent bool
 	// lastLeave is when one of its sessions last left.
 	lastLeave time.Time
+	// lim is the manager's limit on it while limOK: what its sessions
+	// hold changes only when one starts or leaves (take) and what it is
+	// given only with the partition, while a busy week asks it at each
+	// of 200,000 arrivals. refusals are the limit's answers to requests
+	// since it was made (refusalMemo).
+	lim      *placement.ManagerLimit
+	limOK    bool
+	refusals map[refusalKey]string
+}
+
+// refusalKey is a request as the manager's limit is asked it: its slots
+// the limit gives amounts of, in order, each amount as its fixed. The
+// same slots in the same order with the same amounts in the same form
+// (1.0 is not 1.00: the words print them) ask the same question of the
+// same limit (ManagerLimit's refusal reads nothing else of a request).
+type refusalKey struct {
+	n   int
+	req [4]slotReq
 }
 
 type slotAcc struct {
@@ -318,6 +341,7 @@ func runApart(rec *Record, part Partition, opts Options, groups [][]int) *Result
 		res.Sessions += r.res.Sessions
 		res.refused += r.res.refused
 		res.short += r.res.short
+		res.memoHits += r.res.memoHits
 		res.Unrouted += r.res.Unrouted
 		own := rec.Sessions[groups[g][0]].Agent
 		for i := range r.res.Agents {
@@ -512,10 +536,24 @@ func (r *runner) step(ev event) {
 // end accounts for the rest of the span and gives the result.
 func (r *runner) end() *Result {
 	r.advance(r.rec.To)
+	var refusing []*AgentResult
 	for _, a := range r.agents {
 		r.finish(a)
 		r.res.Agents = append(r.res.Agents, *a.res)
-		r.res.Refused = append(r.res.Refused, a.res.Refused...)
+		if len(a.res.Refused) > 0 {
+			refusing = append(refusing, a.res)
+		}
+	}
+	if len(refusing) == 1 {
+		// One agent's refusals are in the order of the run, by time:
+		// they are the run's, not a copy (a draft refusing most of a
+		// week has 200,000), capped so that nothing appends onto them.
+		own := refusing[0].Refused
+		r.res.Refused = own[:len(own):len(own)]
+		return r.res
+	}
+	for _, a := range refusing {
+		r.res.Refused = append(r.res.Refused, a.Refused...)
 	}
 	slices.SortStableFunc(r.res.Refused, func(a, b Refusal) int { return a.At.Compare(b.At) })
 	return r.res
@@ -626,6 +664,7 @@ func (r *runner) setPartition(agents []model.Agent) {
 			r.agents = append(r.agents, ar)
 		}
 		ar.agent = a
+		ar.limitChanged()
 		ar.st = placement.ForAgent(snap, &a, r.rec.Settings)
 	}
 }
@@ -760,7 +799,7 @@ func (r *runner) arrive(i int) *running {
 		if !r.opts.NoElsewhere && word {
 			ref.CouldRunOn = r.elsewhere(a, req)
 		}
-		a.res.Refused = append(a.res.Refused, ref)
+		a.res.Refused = append(doubled(a.res.Refused), ref)
 		return nil
 	}
 	l := &running{s: s, agent: a, got: got}
@@ -809,6 +848,11 @@ func sumsOf(req model.ResourceSlot, fx map[model.Dec]fixed) []slotReq {
 // managerLimit is the manager's per-agent limit on a now (nil: the
 // agent is not slot-based).
 func (a *agentRun) managerLimit() *placement.ManagerLimit {
+	if a.limOK {
+		return a.lim
+	}
+	a.lim, a.limOK = nil, true
+	clear(a.refusals)
 	if a.agent.Given == nil {
 		return nil
 	}
@@ -816,7 +860,41 @@ func (a *agentRun) managerLimit() *placement.ManagerLimit {
 	for slot, v := range a.held {
 		held[slot] = v.Dec()
 	}
-	return placement.ManagerLimitOf(&model.Agent{ID: a.id, Given: a.agent.Given, Held: held})
+	a.lim = placement.ManagerLimitOf(&model.Agent{ID: a.id, Given: a.agent.Given, Held: held})
+	return a.lim
+}
+
+// limitChanged drops the manager's limit kept on a: what its sessions
+// hold or what it is given changed.
+func (a *agentRun) limitChanged() { a.limOK = false }
+
+// managerRefusal is lim.Refusal(req), lim being a's current limit,
+// answered once per request while the limit stands: the words of a
+// refusal are the same for every equal request, and a draft that
+// refuses most of a week asks them 200,000 times.
+// again says the answer was given before.
+func (a *agentRun) managerRefusal(lim *placement.ManagerLimit, req alloc.Request, fx map[model.Dec]fixed) (why string, again bool) {
+	if len(req) > len(refusalKey{}.req) {
+		return lim.Refusal(req), false
+	}
+	// Only the slots the limit gives amounts of are asked of it: the
+	// others cannot refuse.
+	var k refusalKey
+	for _, e := range req {
+		if _, ok := lim.Given[e.Slot]; ok {
+			k.req[k.n] = slotReq{e.Slot, fixedOfMemo(e.Amount, fx)}
+			k.n++
+		}
+	}
+	if why, ok := a.refusals[k]; ok {
+		return why, true
+	}
+	why = lim.Refusal(req)
+	if a.refusals == nil {
+		a.refusals = map[refusalKey]string{}
+	}
+	a.refusals[k] = why
+	return why, false
 }
 
 // place runs the manager's rule, then the agent's allocator; on a refusal
@@ -826,8 +904,20 @@ func (r *runner) place(a *agentRun, req, reg alloc.Request, word bool) (string, 
 	if a.absent || !slices.ContainsFunc(r.cur, func(x model.Agent) bool { return x.ID == a.id }) {
 		return KindNoAgent, fmt.Sprintf("the partition has no agent %s: the manager would not send it there", a.id), nil
 	}
+	if r.opts.noMemo {
+		a.limitChanged()
+	}
 	if lim := a.managerLimit(); lim != nil {
-		if why := lim.Refusal(req); why != "" {
+		if r.fx == nil {
+			r.fx = map[model.Dec]fixed{}
+		}
+		why, again := "", false
+		if r.opts.noMemo {
+			why = lim.Refusal(req)
+		} else if why, again = a.managerRefusal(lim, req, r.fx); again {
+			r.res.memoHits++
+		}
+		if why != "" {
 			return placement.KindManagerRefused, why, nil
 		}
 	}
@@ -981,6 +1071,7 @@ func (r *runner) take(a *agentRun, i int, back bool) {
 		// counts as held, and what the mean use counts as used: one sum.
 		a.held[q.slot] = a.held[q.slot].add(q.amt, back)
 	}
+	a.limitChanged()
 }
 
 func (r *runner) leave(i int, l *running) {
