@@ -124,28 +124,65 @@ func TestDirectCursorPastEdge(t *testing.T) {
 	}
 }
 
-// Random differential test with harder pieces and cursors anywhere in
-// [0, w] x [0, h).
+// lineMix is how the random tests make a console's lines: one time in
+// oneIn each, one of whole as it is (blank, full width on a background),
+// else up to 11 pieces, the styles reset at the end.
+type lineMix struct {
+	pieces, whole []string
+	oneIn         int
+}
+
+func (m lineMix) line(r *rand.Rand) string {
+	if k := r.IntN(m.oneIn); k < len(m.whole) {
+		return m.whole[k]
+	}
+	var b strings.Builder
+	for range r.IntN(12) {
+		b.WriteString(m.pieces[r.IntN(len(m.pieces))])
+	}
+	return b.String() + "\x1b[m"
+}
+
+// randomViews is steps full-screen frames of h lines of m: every third
+// changes one or two lines (a frame for the renderer), the others half
+// the lines or more (frames that may be written directly). With
+// cursorCols > 0 each has a cursor in [0, cursorCols) x [0, h).
+func randomViews(r *rand.Rand, m lineMix, h, steps, cursorCols int) []tea.View {
+	lines := make([]string, h)
+	for i := range lines {
+		lines[i] = m.line(r)
+	}
+	var vs []tea.View
+	for step := range steps {
+		n := 1 + r.IntN(2)
+		if step%3 != 0 {
+			n = h/2 + r.IntN(h/2+1)
+		}
+		for _, y := range r.Perm(h)[:n] {
+			lines[y] = m.line(r)
+		}
+		v := tea.View{Content: strings.Join(lines, "\n"), AltScreen: true}
+		if cursorCols > 0 {
+			v.Cursor = tea.NewCursor(r.IntN(cursorCols), r.IntN(h))
+		}
+		vs = append(vs, v)
+	}
+	return vs
+}
+
+// Random differential test with harder pieces (wide and combining
+// characters, rarer SGR attributes) and cursors anywhere in [0, w] x
+// [0, h): one past the last column is the edge the renderer wraps.
 func TestDirectRandomHard(t *testing.T) {
 	const w, h, steps = 24, 8, 400
-	pieces := []string{"abc", " ", "   ", "─┼─", "█", "µ×°", "→", "Ωж", "\u00a0", "x",
-		"\x1b[31m", "\x1b[48;5;200m", "\x1b[m", "\x1b[0m", "\x1b[4:3m", "\x1b[7m", "\x1b[21m", "\x1b[5m", "\x1b[8m",
-		"\x1b[53m", "\x1b[38;5;9m", "\x1b[48;2;200;100;0m", "\x1b[;1m", "\x1b[58;2;1;2;3m", "\x1b[49m", "\x1b[41m   ",
-		"\u2764", "\u2600", "\u0483", "e\u0301", "\u2b50", "\u25b6", "\u2122", "\u2139", "\u24c2", "\u2194"}
-	line := func(r *rand.Rand) string {
-		var b strings.Builder
-		n := 0
-		for range r.IntN(12) {
-			p := pieces[r.IntN(len(pieces))]
-			b.WriteString(p)
-			n += len(p)
-		}
-		s := b.String()
-		if r.IntN(6) == 0 {
-			// exactly full width, with a background
-			s = "\x1b[44m" + strings.Repeat("z", w)
-		}
-		return s + "\x1b[m"
+	mix := lineMix{
+		pieces: []string{"abc", " ", "   ", "─┼─", "█", "µ×°", "→", "Ωж", "\u00a0", "x",
+			"\x1b[31m", "\x1b[48;5;200m", "\x1b[m", "\x1b[0m", "\x1b[4:3m", "\x1b[7m", "\x1b[21m", "\x1b[5m", "\x1b[8m",
+			"\x1b[53m", "\x1b[38;5;9m", "\x1b[48;2;200;100;0m", "\x1b[;1m", "\x1b[58;2;1;2;3m", "\x1b[49m", "\x1b[41m   ",
+			"\u2764", "\u2600", "\u0483", "e\u0301", "\u2b50", "\u25b6", "\u2122", "\u2139", "\u24c2", "\u2194"},
+		// exactly full width, with a background
+		whole: []string{"\x1b[44m" + strings.Repeat("z", w) + "\x1b[m"},
+		oneIn: 6,
 	}
 	for _, tc := range []struct {
 		env  string
@@ -159,25 +196,11 @@ func TestDirectRandomHard(t *testing.T) {
 	} {
 		t.Run(fmt.Sprint(tc.env, tc.prof, tc.cur), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(12, uint64(tc.prof)))
-			lines := make([]string, h)
-			for i := range lines {
-				lines[i] = line(r)
+			cursorCols := 0
+			if tc.cur {
+				cursorCols = w + 1
 			}
-			var vs []tea.View
-			for step := range steps {
-				n := 1 + r.IntN(2)
-				if step%3 != 0 {
-					n = h/2 + r.IntN(h/2+1)
-				}
-				for _, y := range r.Perm(h)[:n] {
-					lines[y] = line(r)
-				}
-				v := tea.View{Content: strings.Join(lines, "\n"), AltScreen: true}
-				if tc.cur {
-					v.Cursor = tea.NewCursor(r.IntN(w), r.IntN(h))
-				}
-				vs = append(vs, v)
-			}
+			vs := randomViews(r, mix, h, steps, cursorCols)
 			t.Logf("%d directs", twinRun(t, tc.env, tc.prof, false, w, h, vs))
 		})
 	}
@@ -229,9 +252,13 @@ func strictRun(t *testing.T, env string, prof colorprofile.Profile, mapNl bool, 
 // except rows the renderer-only twin also leaves.
 func TestDirectRandomConsole(t *testing.T) {
 	const w, h, steps = 30, 9, 600
-	pieces := []string{"abc", " ", "  ", "─┼─", "█▌", "µ×°", "→↑", "…•", "Ωж", "\u00a0",
-		"\x1b[31m", "\x1b[1;38;2;10;20;30m", "\x1b[48;5;200m", "\x1b[m", "\x1b[0m", "\x1b[4:3m", "\x1b[7m",
-		"\x1b[22;39m", "\x1b[38;5;9m", "\x1b[48;2;200;100;0m", "\x1b[;1m", "\x1b[9m", "\x1b[58;2;1;2;3m", "\x1b[49m"}
+	mix := lineMix{
+		pieces: []string{"abc", " ", "  ", "─┼─", "█▌", "µ×°", "→↑", "…•", "Ωж", "\u00a0",
+			"\x1b[31m", "\x1b[1;38;2;10;20;30m", "\x1b[48;5;200m", "\x1b[m", "\x1b[0m", "\x1b[4:3m", "\x1b[7m",
+			"\x1b[22;39m", "\x1b[38;5;9m", "\x1b[48;2;200;100;0m", "\x1b[;1m", "\x1b[9m", "\x1b[58;2;1;2;3m", "\x1b[49m"},
+		whole: []string{"", "\x1b[44m" + strings.Repeat(" ", w) + "\x1b[m", "\x1b[42m" + strings.Repeat("=", w) + "\x1b[m"},
+		oneIn: 10,
+	}
 	for _, tc := range []struct {
 		env   string
 		prof  colorprofile.Profile
@@ -245,40 +272,11 @@ func TestDirectRandomConsole(t *testing.T) {
 	} {
 		t.Run(fmt.Sprint(tc.env, tc.prof, tc.mapNl, tc.cur), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(99, uint64(tc.prof)))
-			line := func() string {
-				switch r.IntN(10) {
-				case 0:
-					return ""
-				case 1:
-					return "\x1b[44m" + strings.Repeat(" ", w) + "\x1b[m"
-				case 2:
-					return "\x1b[42m" + strings.Repeat("=", w) + "\x1b[m"
-				}
-				var b strings.Builder
-				for range r.IntN(12) {
-					b.WriteString(pieces[r.IntN(len(pieces))])
-				}
-				return b.String() + "\x1b[m"
+			cursorCols := 0
+			if tc.cur {
+				cursorCols = w
 			}
-			lines := make([]string, h)
-			for i := range lines {
-				lines[i] = line()
-			}
-			var vs []tea.View
-			for step := range steps {
-				n := 1 + r.IntN(2)
-				if step%3 != 0 {
-					n = h/2 + r.IntN(h/2+1)
-				}
-				for _, y := range r.Perm(h)[:n] {
-					lines[y] = line()
-				}
-				v := tea.View{Content: strings.Join(lines, "\n"), AltScreen: true}
-				if tc.cur {
-					v.Cursor = tea.NewCursor(r.IntN(w), r.IntN(h))
-				}
-				vs = append(vs, v)
-			}
+			vs := randomViews(r, mix, h, steps, cursorCols)
 			for _, m := range []modes{{}, {sync: true}, {wide: true}} {
 				t.Logf("%+v: %d directs", m, twinRunC(t, tc.env, tc.prof, tc.mapNl, w, h, vs, true, m))
 			}

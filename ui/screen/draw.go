@@ -121,9 +121,11 @@ type drawer struct {
 	directOut bytes.Buffer
 	cellRunes map[rune]bool
 	// directs counts the frames written directly; noDirect writes none
-	// so (both for the tests).
+	// so; splits counts the frames' contents split into lines (all for
+	// the tests).
 	directs  int
 	noDirect bool
+	splits   int
 
 	slot    sync.Mutex
 	started bool   // run was started
@@ -337,40 +339,50 @@ func (d *drawer) draw(f *frame) {
 		d.drawShared(f)
 		return
 	}
-	if !d.noDirect && d.drawDirect(f) {
-		return
+	// paint takes the lines the direct path split, which refuses a frame
+	// at rest (one line changed) after splitting it: a frame is split
+	// once.
+	var lines []string
+	if !d.noDirect {
+		var done bool
+		if lines, done = d.drawDirect(f); done {
+			return
+		}
 	}
 	d.catchUp()
-	d.paint(f, false)
+	d.paint(f, lines, false)
 	d.lastHashed = false
 	d.write(d.buf.Bytes())
 }
 
 // drawDirect writes f's changed lines directly when most of them changed
 // and each can be (direct.go), then brings the renderer up to f, after
-// the write: the frame does not wait for the renderer. Called with d.mu
-// held.
-func (d *drawer) drawDirect(f *frame) bool {
+// the write: the frame does not wait for the renderer. done says it
+// wrote f; lines are f's content split into lines, nil when it refused
+// f before splitting it. Called with d.mu held.
+func (d *drawer) drawDirect(f *frame) (lines []string, done bool) {
 	if d.share != nil || d.canon || d.last == nil || !f.alt {
-		return false
+		return nil, false
 	}
-	lines := strings.Split(f.content, "\n")
+	lines = d.split(f)
 	changed, ok := d.directable(f, lines)
 	if !ok || !d.direct(&d.directOut, f, lines, changed) {
-		return false
+		return lines, false
 	}
 	d.write(d.directOut.Bytes())
 	d.last = f
 	d.frames++
 	d.directs++
 	d.lastHashed = false
-	d.catchUp()
+	// The renderer catches up with f (what catchUp does: directable
+	// found it at the frame before f), from the lines split above.
+	d.paint(f, lines, true)
 	// The renderer's cursor is where the frame left the terminal's.
 	x, y := directCursor(f)
 	d.scr.MoveTo(x, y)
 	_ = d.scr.Flush()
 	d.buf.Reset()
-	return true
+	return lines, true
 }
 
 // shareable says whether the change from the last frame to f may be taken
@@ -411,7 +423,7 @@ func (d *drawer) drawShared(f *frame) {
 			}
 			if !painted {
 				d.catchUp()
-				d.paint(f, false)
+				d.paint(f, nil, false)
 				out = bytes.Clone(d.buf.Bytes())
 			}
 			r.add(transition{from: from, fromHash: fromHash, to: f, toHash: toHash, out: out})
@@ -442,7 +454,7 @@ func (d *drawer) wrote(f *frame) {
 // d.mu held.
 func (d *drawer) catchUp() {
 	if d.rlast != d.last {
-		d.paint(d.last, true)
+		d.paint(d.last, nil, true)
 	}
 }
 
@@ -450,8 +462,9 @@ func (d *drawer) catchUp() {
 // in d.buf what takes a terminal there: the modes that changed, then the
 // cells that changed. Unless catching up, which paints a frame already
 // on the terminal and writes nothing, f is then the terminal's frame.
-// Called with d.mu held.
-func (d *drawer) paint(f *frame, catchingUp bool) {
+// lines are f's content split into lines when the caller has them (they
+// are kept, never changed), nil to split it here. Called with d.mu held.
+func (d *drawer) paint(f *frame, lines []string, catchingUp bool) {
 	d.paints++
 	last := d.rlast
 	scr := d.scr
@@ -530,7 +543,9 @@ func (d *drawer) paint(f *frame, catchingUp bool) {
 
 	// The cells. An inline frame (no alternate screen) is as high as its
 	// content; a full-screen one fills the window.
-	lines := strings.Split(f.content, "\n")
+	if lines == nil {
+		lines = d.split(f)
+	}
 	h := f.height
 	if !f.alt {
 		h = min(len(lines), f.height)
@@ -603,6 +618,12 @@ func (d *drawer) paint(f *frame, catchingUp bool) {
 	if d.synced {
 		d.buf.WriteString(ansi.ResetModeSynchronizedOutput)
 	}
+}
+
+// split is f's content line by line, a new slice (the callers keep it).
+func (d *drawer) split(f *frame) []string {
+	d.splits++
+	return strings.Split(f.content, "\n")
 }
 
 // blankRow says row y of buf is what ultraviolet's clearBottom counts as

@@ -1,6 +1,7 @@
 package screen
 
 import (
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"strings"
@@ -65,5 +66,36 @@ func TestLinesRedrawnAlone(t *testing.T) {
 	}
 	if alone < 100 {
 		t.Errorf("only %d of 400 frames were drawn line by line; the test does not exercise it", alone)
+	}
+}
+
+// TestFrameSplitOnce: each frame's content is split into lines once,
+// whether it is written directly (the renderer catching up after), refused
+// by the direct path and painted (a frame at rest: one line changed), or
+// painted without the direct path.
+func TestFrameSplitOnce(t *testing.T) {
+	const w, h = 20, 6
+	page := func(mark string, changed int) string {
+		return pageOf(w, h, func(y int) string {
+			if y < changed {
+				return fmt.Sprintf("\x1b[31m%s %d\x1b[m", mark, y)
+			}
+			return fmt.Sprintf("row %d", y)
+		})
+	}
+	for _, noDirect := range []bool{false, true} {
+		d := newDrawer(io.Discard, []string{"TERM=xterm-256color"}, false)
+		d.noDirect = noDirect
+		frames := []string{page("a", 0), page("b", 1), page("c", 1), page("d", h), page("e", h), page("e", h-1)}
+		for i, c := range frames {
+			f := newFrame(tea.View{Content: c, AltScreen: true}, w, h, colorprofile.TrueColor)
+			d.draw(&f)
+			if d.splits != i+1 {
+				t.Fatalf("noDirect %v: frame %d: %d splits after %d frames (%d written directly, %d paints)", noDirect, i, d.splits, i+1, d.directs, d.paints)
+			}
+		}
+		if !noDirect && (d.directs == 0 || d.paints-d.directs < 3) {
+			t.Errorf("%d frames written directly, %d paints: the test does not exercise both paths", d.directs, d.paints)
+		}
 	}
 }

@@ -188,10 +188,10 @@ func (t *Transitions) paintWith(r *transRing, c transClass, environ []string, fr
 			p.d = fresh()
 		}
 		p.spoilt = true
-		p.d.paint(from, true)
+		p.d.paint(from, nil, true)
 	}
 	p.spoilt = true
-	p.d.paint(to, false)
+	p.d.paint(to, nil, false)
 	p.hash, p.used, p.spoilt = toHash, r.clock, false
 	return bytes.Clone(p.d.buf.Bytes()), true
 }
