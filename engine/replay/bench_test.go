@@ -3,6 +3,7 @@ package replay
 import (
 	"fmt"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
@@ -90,5 +91,49 @@ func TestPrepBench(t *testing.T) {
 			}
 			t.Logf("round %d, %d sessions, prepared ahead %v: %v", round, len(rec.Sessions), at == 0, took)
 		}
+	}
+}
+
+// TestEditorRunBench times what the console's editor runs after each
+// edit of a draft (ui/editor: Run under the draft, every refusal worded,
+// the record read once before): the record of FGTOP_REPLAY_BENCH_DIR's
+// week up to FGTOP_REPLAY_BENCH_UNTIL, its agents given 2.0, 6.0 and 8.0
+// shares in turn, five runs each (BENCHMARKS.md: the editor's line).
+func TestEditorRunBench(t *testing.T) {
+	dir := os.Getenv("FGTOP_REPLAY_BENCH_DIR")
+	if dir == "" {
+		t.Skip("set FGTOP_REPLAY_BENCH_DIR to a history directory")
+	}
+	rd, err := history.OpenReader(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var from, to time.Time
+	if u := os.Getenv("FGTOP_REPLAY_BENCH_UNTIL"); u != "" {
+		if to, err = time.Parse(time.RFC3339, u); err != nil {
+			t.Fatal(err)
+		}
+		from = to.Add(-7 * 24 * time.Hour)
+	}
+	rec, err := Load(rd, from, to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, amt := range []string{"2.0", "6.0", "8.0"} {
+		draft := make([]model.Agent, len(rec.Epochs[0].Agents))
+		for i, a := range rec.Epochs[0].Agents {
+			a.Given = model.ResourceSlot{model.SlotCUDAShares: model.MustDec(amt)}
+			draft[i] = a
+		}
+		var took []time.Duration
+		refused := 0
+		for range 5 {
+			t0 := time.Now()
+			res := Run(rec, Fixed(draft), Options{})
+			took = append(took, time.Since(t0))
+			refused = len(res.Refused)
+		}
+		slices.Sort(took)
+		t.Logf("%d sessions, draft of %s shares: %d refused; runs %v (median %v)", len(rec.Sessions), amt, refused, took, took[len(took)/2])
 	}
 }
