@@ -2,17 +2,14 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/engine/history"
 	"github.com/fgtop/fgtop/engine/inventory"
+	"github.com/fgtop/fgtop/internal/complete"
 	"github.com/fgtop/fgtop/themes"
 	"github.com/spf13/cobra"
 )
@@ -20,50 +17,6 @@ import (
 // completionTimeout bounds the device lookup behind a completion: a Tab
 // must answer at once, even where NVML is slow to start.
 const completionTimeout = 2 * time.Second
-
-// bashFallback follows cobra's bash script: stand-ins for the two helpers
-// of the bash-completion package that the script calls, defined only where
-// that package is not loaded, so that completion works on a bare bash too.
-const bashFallback = `
-# Stand-ins for bash-completion's helpers, only where that package is absent.
-if ! declare -F _get_comp_words_by_ref >/dev/null 2>&1; then
-_get_comp_words_by_ref()
-{
-    # Words split at blanks only, as "-n =:" asks: --move cuda:0=a is one word.
-    local line=${COMP_LINE:0:COMP_POINT}
-    local -a ws
-    read -r -a ws <<<"$line"
-    if [[ -z $line || $line == *[[:space:]] ]]; then
-        ws+=("")
-    fi
-    words=("${ws[@]}")
-    cword=$((${#ws[@]} - 1))
-    cur=${ws[cword]}
-    prev=
-    if ((cword > 0)); then
-        prev=${ws[cword - 1]}
-    fi
-}
-fi
-if ! declare -F _filedir >/dev/null 2>&1; then
-_filedir()
-{
-    local IFS=$'\n' f re
-    local -a found
-    found=($(compgen -d -- "$cur"))
-    if [[ ${1-} != -d ]]; then
-        re="\\.(${1%|})\$"
-        for f in $(compgen -f -- "$cur"); do
-            if [[ ! -d $f ]] && [[ -z ${1%|} || $f =~ $re ]]; then
-                found+=("$f")
-            fi
-        done
-    fi
-    compopt -o filenames 2>/dev/null
-    COMPREPLY+=("${found[@]}")
-}
-fi
-`
 
 func newCompletionCmd() *cobra.Command {
 	cmd := &cobra.Command{
@@ -93,7 +46,7 @@ Install (as root for every user, or into your own directories):
 			if err := c.Root().GenBashCompletionV2(c.OutOrStdout(), true); err != nil {
 				return err
 			}
-			_, err := io.WriteString(c.OutOrStdout(), bashFallback)
+			_, err := io.WriteString(c.OutOrStdout(), complete.BashStandIns)
 			return err
 		}},
 		{"zsh", func(c *cobra.Command) error { return c.Root().GenZshCompletion(c.OutOrStdout()) }},
@@ -181,130 +134,88 @@ func registerCompletions(root *cobra.Command) {
 	walk(root)
 }
 
+// offer is words to complete with, the shell adding a space after the one
+// taken unless noSpace.
+func offer(words []string, noSpace bool) ([]cobra.Completion, cobra.ShellCompDirective) {
+	d := cobra.ShellCompDirectiveNoFileComp
+	if noSpace {
+		d |= cobra.ShellCompDirectiveNoSpace
+	}
+	return words, d
+}
+
 // completeTheme offers the built-in theme names and user themes; a value
 // that looks like a path completes as a file.
 func completeTheme(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	if strings.ContainsAny(toComplete, "/.~") {
+	words, ok := complete.Theme(toComplete, themes.Names(), func() []string { return regularFiles(themes.UserDir()) })
+	if !ok {
 		return []string{"toml"}, cobra.ShellCompDirectiveFilterFileExt
 	}
-	names := themes.Names()
-	if dir := themes.UserDir(); dir != "" {
-		if ents, err := os.ReadDir(dir); err == nil {
-			for _, e := range ents {
-				if n, ok := strings.CutSuffix(e.Name(), ".toml"); ok && e.Type().IsRegular() && !slices.Contains(names, n) {
-					names = append(names, n)
-				}
-			}
-		}
-	}
-	return names, cobra.ShellCompDirectiveNoFileComp
+	return offer(words, false)
 }
 
 // completeDeviceSource offers auto and nvml, then mock-accelerator.toml or
-// devices.json files. Cobra cannot mix words with the shell's file
-// completion, so before anything is typed the files of the current
-// directory are listed here.
+// devices.json files.
 func completeDeviceSource(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	if toComplete == "" {
-		out := []string{"auto", "nvml"}
-		if ents, err := os.ReadDir("."); err == nil {
-			for _, e := range ents {
-				if ext := filepath.Ext(e.Name()); e.Type().IsRegular() && (ext == ".toml" || ext == ".json") {
-					out = append(out, e.Name())
-				}
-			}
-		}
-		return out, cobra.ShellCompDirectiveNoFileComp
+	words, ok := complete.DeviceSource(toComplete, func() []string { return regularFiles(".") })
+	if !ok {
+		return []string{"toml", "json"}, cobra.ShellCompDirectiveFilterFileExt
+	}
+	return offer(words, false)
+}
+
+// regularFiles lists the names of dir's regular files; none when dir is
+// "" or cannot be read.
+func regularFiles(dir string) []string {
+	if dir == "" {
+		return nil
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
 	}
 	var out []string
-	for _, w := range []string{"auto", "nvml"} {
-		if strings.HasPrefix(w, toComplete) {
-			out = append(out, w)
+	for _, e := range ents {
+		if e.Type().IsRegular() {
+			out = append(out, e.Name())
 		}
 	}
-	if len(out) > 0 {
-		return out, cobra.ShellCompDirectiveNoFileComp
-	}
-	return []string{"toml", "json"}, cobra.ShellCompDirectiveFilterFileExt
+	return out
 }
 
 // completeAgents offers the agent ids of the config the command line
 // names, each followed by suffix ("=" for --cpu AGENT=...).
 func completeAgents(suffix string) cobra.CompletionFunc {
 	return func(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		dir := cobra.ShellCompDirectiveNoFileComp
-		if suffix != "" {
-			if strings.Contains(toComplete, suffix) {
-				// Past the agent: the value is the user's to type.
-				return nil, dir
-			}
-			dir |= cobra.ShellCompDirectiveNoSpace
-		}
-		var out []string
-		for _, id := range agentIDsFor(cmd) {
-			out = append(out, id+suffix)
-		}
-		return out, dir
+		return offer(complete.Fields(toComplete, suffix != "", func() []string { return agentIDsFor(cmd) }))
 	}
 }
 
 // completeMove completes --move DEVICE=AGENT: plugin-qualified device ids
 // first, then, after "=", the agents.
 func completeMove(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	if dev, _, ok := strings.Cut(toComplete, "="); ok {
-		var out []string
-		for _, id := range agentIDsFor(cmd) {
-			out = append(out, dev+"="+id)
-		}
-		return out, cobra.ShellCompDirectiveNoFileComp
-	}
-	var out []string
-	for _, d := range deviceIDsFor(cmd) {
-		out = append(out, d+"=")
-	}
-	return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+	return offer(complete.Fields(toComplete, false,
+		func() []string { return deviceIDsFor(cmd) },
+		func() []string { return agentIDsFor(cmd) }))
 }
 
 // completeSlot completes --slot AGENT=SLOT=AMOUNT: the agents first, then,
 // after "AGENT=", cpu, mem and the slots the device source registers (and
 // those the config names); the amount is the user's to type.
 func completeSlot(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	agent, rest, ok := strings.Cut(toComplete, "=")
-	if !ok {
-		var out []string
-		for _, id := range agentIDsFor(cmd) {
-			out = append(out, id+"=")
-		}
-		return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
-	}
-	if strings.Contains(rest, "=") {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	var out []string
-	for _, s := range slotNamesFor(cmd) {
-		out = append(out, agent+"="+s+"=")
-	}
-	return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+	return offer(complete.Fields(toComplete, true,
+		func() []string { return agentIDsFor(cmd) },
+		func() []string { return slotNamesFor(cmd) }))
 }
 
 // slotNamesFor lists cpu, mem, the slots of the device source --devices
 // and --mock-etcd name, and the slots the config's tables name, each once.
 func slotNamesFor(cmd *cobra.Command) []string {
-	out := []string{"cpu", "mem"}
-	add := func(s string) {
-		if !slices.Contains(out, s) {
-			out = append(out, s)
+	var slots []string
+	if inv := pollDevices(cmd); inv != nil {
+		for _, d := range inv.Devices {
+			slots = append(slots, string(d.Slot))
 		}
-	}
-	if src, err := inventory.Open(flagString(cmd, "devices"), inventory.OpenOptions{MockEtcdPath: flagString(cmd, "mock-etcd")}); err == nil {
-		ctx, cancel := context.WithTimeout(context.Background(), completionTimeout)
-		if inv, err := src.Poll(ctx); err == nil && inv != nil {
-			for _, d := range inv.Devices {
-				add(string(d.Slot))
-			}
-		}
-		cancel()
-		src.Close()
 	}
 	path := flagString(cmd, "config")
 	if path == "" {
@@ -315,14 +226,13 @@ func slotNamesFor(cmd *cobra.Command) []string {
 			for _, a := range cfg.Agents {
 				if a.Alloc != nil {
 					for s := range a.Alloc.Slots {
-						add(string(s))
+						slots = append(slots, string(s))
 					}
 				}
 			}
 		}
 	}
-	slices.Sort(out[2:])
-	return out
+	return complete.Slots(slots)
 }
 
 // flagString reads a string flag of cmd, "" when it has none.
@@ -360,22 +270,13 @@ func agentIDsFor(cmd *cobra.Command) []string {
 			}
 		}
 	}
-	for _, v := range roots {
-		agent, _, ok := strings.Cut(v, "=")
-		if !ok {
-			agent = filepath.Base(filepath.Clean(v))
-		}
-		ids = append(ids, agent)
-	}
-	slices.Sort(ids)
-	return slices.Compact(ids)
+	return complete.Agents(ids, roots)
 }
 
-// deviceIDsFor lists PLUGIN:ID for every device of the source --devices
-// and --mock-etcd name, host cores included.
-func deviceIDsFor(cmd *cobra.Command) []string {
-	spec := flagString(cmd, "devices")
-	src, err := inventory.Open(spec, inventory.OpenOptions{MockEtcdPath: flagString(cmd, "mock-etcd")})
+// pollDevices reads the device source --devices and --mock-etcd name
+// once, within completionTimeout; nil when it cannot.
+func pollDevices(cmd *cobra.Command) *inventory.Inventory {
+	src, err := inventory.Open(flagString(cmd, "devices"), inventory.OpenOptions{MockEtcdPath: flagString(cmd, "mock-etcd")})
 	if err != nil {
 		return nil
 	}
@@ -383,17 +284,19 @@ func deviceIDsFor(cmd *cobra.Command) []string {
 	ctx, cancel := context.WithTimeout(context.Background(), completionTimeout)
 	defer cancel()
 	inv, err := src.Poll(ctx)
-	if err != nil || inv == nil {
+	if err != nil {
 		return nil
 	}
-	var out []string
-	for _, d := range inv.Devices {
-		if d.Name == "mem" {
-			continue // memory moves with --mem, not --move
-		}
-		out = append(out, fmt.Sprintf("%s:%s", d.Name, d.ID))
+	return inv
+}
+
+// deviceIDsFor lists PLUGIN:ID for every device of the source --devices
+// and --mock-etcd name, host cores included.
+func deviceIDsFor(cmd *cobra.Command) []string {
+	if inv := pollDevices(cmd); inv != nil {
+		return complete.Movable(inv.Devices)
 	}
-	return out
+	return nil
 }
 
 // completeDevices offers, for history --device, the accelerators of the
@@ -411,11 +314,5 @@ func completeDevices(cmd *cobra.Command, _ []string, _ string) ([]cobra.Completi
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	var out []cobra.Completion
-	for i := range res.Snap.Devices {
-		if d := &res.Snap.Devices[i]; d.IsAccelerator() {
-			out = append(out, d.Key().String())
-		}
-	}
-	return out, cobra.ShellCompDirectiveNoFileComp
+	return offer(complete.Accelerators(res.Snap.Devices), false)
 }

@@ -1,17 +1,13 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
-
-	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/fgtop/fgtop/internal/sshtest"
 )
@@ -29,52 +25,15 @@ func TestServeMemProfileWithSessionsOpen(t *testing.T) {
 	rate := runtime.MemProfileRate
 	runtime.MemProfileRate = 4096
 	t.Cleanup(func() { runtime.MemProfileRate = rate })
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	addrc := make(chan string, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- runServe(ctx, serveRun{src: &sourceFlags{}, console: &consoleFlags{ascii: true, theme: "dark"}, serve: sf,
-			stderr: io.Discard, ready: func(a string) { addrc <- a }})
-	}()
-	var addr string
-	select {
-	case addr = <-addrc:
-	case err := <-done:
-		t.Fatalf("serve ended: %v", err)
-	case <-time.After(30 * time.Second):
-		t.Fatal("serve did not start")
-	}
-	c, err := sshtest.Dial(addr, "t", keys.Viewer, sshtest.HostKey(t, sf.hostKey), 10*time.Second)
+	srv := startDemoServe(t, sf, serveRun{})
+	c, err := sshtest.Dial(srv.addr, "t", keys.Viewer, sshtest.HostKey(t, sf.hostKey), 10*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	sess, err := c.NewSession()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := &sshtest.Buffer{}
-	sess.Stdout = out
-	if err := sess.RequestPty("xterm-256color", 40, 120, gossh.TerminalModes{}); err != nil {
-		t.Fatal(err)
-	}
-	if err := sess.Shell(); err != nil {
-		t.Fatal(err)
-	}
-	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(out.String(), "[read-only]"); time.Sleep(50 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the viewer's console never showed; got %q", out.String())
-		}
-	}
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("serve: %v", err)
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("serve did not stop")
+	viewConsole(t, c, "[read-only]")
+	if err := srv.stop(t); err != nil {
+		t.Fatalf("serve: %v", err)
 	}
 	text, err := os.ReadFile(path)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -60,6 +61,81 @@ func demoServeFlags(t *testing.T) (*serveFlags, sshtest.Keys) {
 		maxSessions: 4, logPath: filepath.Join(dir, "serve.log"), demo: true, seed: 1}, keys
 }
 
+// demoServer is `fgtop serve` run in process by startDemoServe.
+type demoServer struct {
+	addr   string
+	cancel context.CancelFunc
+	ended  chan struct{} // closed when runServe returns
+	err    error         // runServe's, once ended is closed
+}
+
+// startDemoServe runs `fgtop serve` with sf (demoServeFlags) on the demo
+// node, r giving the hooks besides ready, and returns once it listens.
+// A test that ends without stopping it has it stopped.
+func startDemoServe(t *testing.T, sf *serveFlags, r serveRun) *demoServer {
+	t.Helper()
+	r.src, r.console, r.serve, r.stderr = &sourceFlags{}, &consoleFlags{ascii: true, theme: "dark"}, sf, io.Discard
+	addrc := make(chan string, 1)
+	r.ready = func(a string) { addrc <- a }
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &demoServer{cancel: cancel, ended: make(chan struct{})}
+	go func() {
+		s.err = runServe(ctx, r)
+		close(s.ended)
+	}()
+	t.Cleanup(func() { s.stop(t) })
+	select {
+	case s.addr = <-addrc:
+	case <-s.ended:
+		t.Fatalf("serve ended: %v", s.err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not start")
+	}
+	return s
+}
+
+// stop ends the server and returns runServe's error; the test fails
+// when it does not end within 15 s.
+func (s *demoServer) stop(t *testing.T) error {
+	t.Helper()
+	s.cancel()
+	select {
+	case <-s.ended:
+		return s.err
+	case <-time.After(15 * time.Second):
+		t.Fatal("serve did not stop")
+		return nil
+	}
+}
+
+// viewConsole opens a console on c as a viewer's terminal would (a
+// 120x40 pty and a shell) and waits, 20 s at most, until its output
+// holds every mark.
+func viewConsole(t *testing.T, c *gossh.Client, marks ...string) *sshtest.Buffer {
+	t.Helper()
+	sess, err := c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := &sshtest.Buffer{}
+	sess.Stdout = out
+	if err := sess.RequestPty("xterm-256color", 40, 120, gossh.TerminalModes{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.Shell(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		missing := slices.DeleteFunc(slices.Clone(marks), func(m string) bool { return strings.Contains(out.String(), m) })
+		if len(missing) == 0 {
+			return out
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the viewer's console never showed %q; got %q", missing, out.String())
+		}
+	}
+}
+
 // TestServeDemo is the issue's check, in process: `fgtop serve --demo` on
 // a loopback port with an operator key and a viewer key; a third key is
 // refused, the viewer gets the read-only console of the demo node, every
@@ -69,33 +145,13 @@ func TestServeDemo(t *testing.T) {
 	sf, keys := demoServeFlags(t)
 	logPath, hostKeyPath := sf.logPath, sf.hostKey
 	sf.themeDir = t.TempDir()
-	ctx, cancel := context.WithCancel(context.Background())
-	addrc := make(chan string, 1)
 	cfgc := make(chan sshserve.Config, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- runServe(ctx, serveRun{src: &sourceFlags{}, console: &consoleFlags{ascii: true, theme: "dark"}, serve: sf,
-			stderr: io.Discard, ready: func(a string) { addrc <- a }, configured: func(c sshserve.Config) { cfgc <- c }})
-	}()
+	srv := startDemoServe(t, sf, serveRun{configured: func(c sshserve.Config) { cfgc <- c }})
 	defer func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("serve: %v", err)
-			}
-		case <-time.After(15 * time.Second):
-			t.Error("serve did not stop")
+		if err := srv.stop(t); err != nil {
+			t.Errorf("serve: %v", err)
 		}
 	}()
-	var addr string
-	select {
-	case addr = <-addrc:
-	case err := <-done:
-		t.Fatalf("serve ended: %v", err)
-	case <-time.After(30 * time.Second):
-		t.Fatal("serve did not start")
-	}
 	cfg := <-cfgc
 	if cfg.ThemeDir != sf.themeDir {
 		t.Fatalf("the server's theme dir %q, want --theme-dir %q", cfg.ThemeDir, sf.themeDir)
@@ -115,7 +171,7 @@ func TestServeDemo(t *testing.T) {
 	}
 	hostKey := sshtest.HostKey(t, hostKeyPath)
 	dial := func(k gossh.Signer) (*gossh.Client, error) {
-		return sshtest.Dial(addr, "t", k, hostKey, 10*time.Second)
+		return sshtest.Dial(srv.addr, "t", k, hostKey, 10*time.Second)
 	}
 	if _, err := dial(keys.Stranger); err == nil || !strings.Contains(err.Error(), "unable to authenticate") {
 		t.Fatalf("third key: %v, want permission denied", err)
@@ -125,26 +181,8 @@ func TestServeDemo(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	sess, err := c.NewSession()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := &sshtest.Buffer{}
-	sess.Stdout = out
-	if err := sess.RequestPty("xterm-256color", 40, 120, gossh.TerminalModes{}); err != nil {
-		t.Fatal(err)
-	}
-	if err := sess.Shell(); err != nil {
-		t.Fatal(err)
-	}
 	// The window title names the demo node; the header carries the mark.
-	deadline := time.Now().Add(20 * time.Second)
-	for !(strings.Contains(out.String(), "fgtop fgtop-demo") && strings.Contains(out.String(), "[read-only]")) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the viewer's console never showed the demo node read-only; got %q", out.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	viewConsole(t, c, "fgtop fgtop-demo", "[read-only]")
 	logged, err := os.ReadFile(logPath)
 	if err != nil {
 		t.Fatal(err)
@@ -166,27 +204,13 @@ func TestServeDemo(t *testing.T) {
 func TestServeDemoOutlivesItsNode(t *testing.T) {
 	sf, _ := demoServeFlags(t)
 	logPath := sf.logPath
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	nodec := make(chan *demo.Node, 1)
-	addrc := make(chan string, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- runServe(ctx, serveRun{src: &sourceFlags{}, console: &consoleFlags{ascii: true, theme: "dark"}, serve: sf,
-			stderr: io.Discard, ready: func(a string) { addrc <- a }, demoNode: func(n *demo.Node) { nodec <- n }})
-	}()
+	srv := startDemoServe(t, sf, serveRun{demoNode: func(n *demo.Node) { nodec <- n }})
 	var node *demo.Node
 	select {
 	case node = <-nodec:
 	case <-time.After(30 * time.Second):
 		t.Fatal("serve did not start its demo node")
-	}
-	select {
-	case <-addrc:
-	case err := <-done:
-		t.Fatalf("serve ended: %v", err)
-	case <-time.After(30 * time.Second):
-		t.Fatal("serve did not start")
 	}
 	// Every scratch root becomes a file: the agents' next write fails.
 	for _, r := range node.Roots {
@@ -206,18 +230,13 @@ func TestServeDemoOutlivesItsNode(t *testing.T) {
 		t.Fatal("the demo node stopped without an error")
 	}
 	select {
-	case err := <-done:
-		t.Fatalf("serve exited when its demo node stopped: %v", err)
+	case <-srv.ended:
+		t.Fatalf("serve exited when its demo node stopped: %v", srv.err)
 	case <-time.After(time.Second):
 	}
 	logged, _ := os.ReadFile(logPath)
 	if !strings.Contains(string(logged), "demo node stopped: serving its last state") {
 		t.Fatalf("the log does not say the node stopped:\n%s", logged)
 	}
-	cancel()
-	select {
-	case <-done:
-	case <-time.After(15 * time.Second):
-		t.Fatal("serve did not stop")
-	}
+	srv.stop(t)
 }
