@@ -63,7 +63,10 @@ func LoadDir(dir string, from, to time.Time) (*Record, error) {
 // the moment it was read up to. A reader that asks while it is read
 // waits for that read. A failed read is not kept: the next reader reads
 // again (a recorder that just started has its first segment within its
-// flush).
+// flush). A record is let go age after its read: no reader asking that
+// age would take it, and a console left open for days after one look at
+// the editor would otherwise hold a busy node's week (hundreds of MB)
+// until the process ends.
 func (c *RecordCache) Get(dir string, span, age time.Duration, now time.Time) (rec *Record, at time.Time, err error) {
 	key := recordKey{dir, span}
 	c.mu.Lock()
@@ -89,14 +92,21 @@ func (c *RecordCache) Get(dir string, span, age time.Duration, now time.Time) (r
 	c.mu.Unlock()
 	e.rec, e.err = c.load(dir, now.Add(-span), now)
 	if e.err != nil {
-		c.mu.Lock()
-		if c.ents[key] == e {
-			delete(c.ents, key)
-		}
-		c.mu.Unlock()
+		c.forget(key, e)
+	} else {
+		time.AfterFunc(age, func() { c.forget(key, e) })
 	}
 	close(e.done)
 	return e.rec, e.at, e.err
+}
+
+// forget takes e out of the cache if it is still key's entry.
+func (c *RecordCache) forget(key recordKey, e *recordEnt) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ents[key] == e {
+		delete(c.ents, key)
+	}
 }
 
 // Len is how many records the cache holds.

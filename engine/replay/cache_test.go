@@ -3,6 +3,7 @@ package replay
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -114,4 +115,36 @@ func TestSharedRecordRunsConcurrently(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// TestRecordCacheLetsGo: a record leaves the cache age after its read,
+// and nothing of the cache holds it then: the console's editor opened
+// once must not keep a busy node's week for the life of the process.
+func TestRecordCacheLetsGo(t *testing.T) {
+	c := NewRecordCache(RecordsMax)
+	c.load = func(dir string, from, to time.Time) (*Record, error) {
+		return &Record{From: from, To: to, Node: dir, Sessions: make([]Session, 1000)}, nil
+	}
+	var freed atomic.Bool
+	func() {
+		rec, _, err := c.Get("d1", ReplaySpanForTest, 100*time.Millisecond, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		runtime.AddCleanup(rec, func(b *atomic.Bool) { b.Store(true) }, &freed)
+	}()
+	if c.Len() != 1 {
+		t.Fatalf("%d records kept right after the read", c.Len())
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !freed.Load() {
+		if time.Now().After(deadline) {
+			t.Fatalf("the record is still held 5 s after its age of 100 ms (%d kept)", c.Len())
+		}
+		runtime.GC()
+		time.Sleep(20 * time.Millisecond)
+	}
+	if c.Len() != 0 {
+		t.Fatalf("%d records kept after their age", c.Len())
+	}
 }
