@@ -103,7 +103,10 @@ type Disagreement struct {
 type Result struct {
 	From, To time.Time
 	Sessions int
-	Refused  []Refusal
+	// Refused are every agent's refusals by time. Where one agent refuses
+	// they are its AgentResult's own list (a busy week's is 200,000
+	// long): a Result is read, never changed.
+	Refused []Refusal
 	// refused counts the refusals, listed or not (Options.count).
 	refused int
 	Agents  []AgentResult

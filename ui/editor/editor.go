@@ -891,7 +891,7 @@ func (e *Editor) Update(msg tea.Msg) tea.Cmd {
 		case edJournal:
 			e.jourOff = max(e.jourOff+delta, 0)
 		case edRefused:
-			e.rp.refOff = max(e.rp.refOff+delta, 0)
+			e.refMove(delta)
 		default:
 			if e.Input == nil {
 				e.moveEdCursor(delta)
@@ -944,17 +944,8 @@ func (e *Editor) Key(msg tea.KeyPressMsg) tea.Cmd {
 			case edJournal:
 				off = &e.jourOff
 			case edRefused:
-				// The list scrolls by refusal: a page is what the
-				// last frame showed.
-				off = &e.rp.refOff
-				switch act {
-				case kit.ActPageDown:
-					e.rp.refOff += max(e.rp.refPage, 1)
-					return nil
-				case kit.ActPageUp:
-					e.rp.refOff = max(e.rp.refOff-max(e.rp.refPage, 1), 0)
-					return nil
-				}
+				e.refKey(act)
+				return nil
 			}
 			e.Scroll(off, act)
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/fgtop/fgtop/engine/replay"
@@ -15,7 +16,8 @@ import (
 )
 
 // refusedEditor is an editor showing the refused list of a result with n
-// refusals, the i-th of kernel k<i> at base+i seconds, worded "why <i>".
+// refusals, the i-th of kernel k<i> at base+i seconds, worded "why <i>",
+// with the console's moving keys in the list's scope.
 func refusedEditor(t testing.TB, n, w, h int) *Editor {
 	t.Helper()
 	st, err := kit.NewStyles(themes.MustBuiltin(themes.Mono), false)
@@ -28,7 +30,12 @@ func refusedEditor(t testing.TB, n, w, h int) *Editor {
 		res.Refused = append(res.Refused, replay.Refusal{At: base.Add(time.Duration(i) * time.Second), Kernel: model.KernelID(fmt.Sprintf("k%06d", i)),
 			Agent: "i-node-a", Requested: model.ResourceSlot{model.SlotCUDAShares: model.MustDec("0.5")}, Reason: fmt.Sprintf("why %06d", i)})
 	}
-	e := &Editor{Common: &kit.Common{St: st, Width: w, Height: h}}
+	mv := func(act kit.Action, k string) kit.Binding {
+		return kit.NewBinding(act, kit.GrpMove, ScRefused, 0, []string{k}, k, k)
+	}
+	keys := kit.KeyMapOf(kit.RoleOperator, ScRefused, []kit.Binding{mv(kit.ActUp, "k"), mv(kit.ActDown, "j"), mv(kit.ActTop, "g"),
+		mv(kit.ActBottom, "G"), mv(kit.ActPageUp, "pgup"), mv(kit.ActPageDown, "pgdown")})
+	e := &Editor{Common: &kit.Common{St: st, Keys: keys, Width: w, Height: h}}
 	e.rp.dir, e.rp.res, e.rp.gen, e.rp.resGen = "/nowhere", res, 1, 1
 	e.Showing = edRefused
 	return e
@@ -36,12 +43,26 @@ func refusedEditor(t testing.TB, n, w, h int) *Editor {
 
 func plain(rows []string) string { return ansi.Strip(strings.Join(rows, "\n")) }
 
-// TestRefusedListScrollsByRefusal: the list draws the refusals from its
-// offset on, each with its reason under it, and says which of how many it
-// shows; the wheel and j/k move one refusal, a page what the frame
-// showed, G to the last screen, whose last row is the last refusal's
-// reason; the header stays.
-func TestRefusedListScrollsByRefusal(t *testing.T) {
+// press sends the editor a key by its name (j, G, pgdown, ...).
+func press(e *Editor, k string) {
+	var msg tea.KeyPressMsg
+	switch k {
+	case "pgup":
+		msg = tea.KeyPressMsg{Code: tea.KeyPgUp}
+	case "pgdown":
+		msg = tea.KeyPressMsg{Code: tea.KeyPgDown}
+	default:
+		msg = tea.KeyPressMsg{Code: rune(k[0]), Text: k}
+	}
+	e.Key(msg)
+}
+
+// TestRefusedListScrolls: the list draws the refusals from its position
+// on, each with its reason under it, and says which of how many it
+// shows; j/k move a row, a page what the frame showed, G to the last
+// screen, whose last row is the last refusal's reason, g back; the
+// header stays.
+func TestRefusedListScrolls(t *testing.T) {
 	const n, w, h = 1000, 100, 12
 	e := refusedEditor(t, n, w, h)
 	v := plain(e.viewRefused(w, h))
@@ -54,15 +75,20 @@ func TestRefusedListScrollsByRefusal(t *testing.T) {
 	if strings.Contains(v, "k000005") {
 		t.Errorf("first screen shows a sixth refusal in 10 rows:\n%s", v)
 	}
-	e.Scroll(&e.rp.refOff, kit.ActDown)
+	press(e, "j")
+	press(e, "j")
 	if v := plain(e.viewRefused(w, h)); !strings.Contains(v, "2-6/1000") || strings.Contains(v, "k000000") || !strings.Contains(v, "why 000005") {
-		t.Errorf("one down:\n%s", v)
+		t.Errorf("two rows down:\n%s", v)
 	}
-	e.rp.refOff += e.rp.refPage // what ActPageDown does
+	press(e, "pgdown")
 	if v := plain(e.viewRefused(w, h)); !strings.Contains(v, "7-11/1000") || !strings.HasPrefix(strings.Split(v, "\n")[2], " 2026") {
 		t.Errorf("a page down:\n%s", v)
 	}
-	e.Scroll(&e.rp.refOff, kit.ActBottom)
+	press(e, "pgup")
+	if v := plain(e.viewRefused(w, h)); !strings.Contains(v, "2-6/1000") {
+		t.Errorf("a page up again:\n%s", v)
+	}
+	press(e, "G")
 	v = plain(e.viewRefused(w, h))
 	rows := strings.Split(v, "\n")
 	if !strings.Contains(v, "996-1000/1000") || !strings.Contains(rows[len(rows)-1], "why 000999") || len(rows) != h {
@@ -71,25 +97,91 @@ func TestRefusedListScrollsByRefusal(t *testing.T) {
 	if !strings.Contains(rows[1], "TIME") {
 		t.Errorf("G: the header scrolled away:\n%s", v)
 	}
-	e.Scroll(&e.rp.refOff, kit.ActTop)
+	press(e, "j")
+	if v2 := plain(e.viewRefused(w, h)); v2 != v {
+		t.Errorf("j past the end moved the list:\n%s", v2)
+	}
+	press(e, "g")
 	if v := plain(e.viewRefused(w, h)); !strings.Contains(v, "1-5/1000") {
 		t.Errorf("g:\n%s", v)
 	}
+	e.Update(tea.MouseWheelMsg(tea.Mouse{Button: tea.MouseWheelDown}))
+	e.Update(tea.MouseWheelMsg(tea.Mouse{Button: tea.MouseWheelDown}))
+	if v := plain(e.viewRefused(w, h)); !strings.Contains(v, "2-6/1000") {
+		t.Errorf("two wheel steps down:\n%s", v)
+	}
 }
 
-// TestRefusedListOneScreen: a list that fits shows no position, and a
-// long reason wraps under its refusal.
-func TestRefusedListOneScreen(t *testing.T) {
-	e := refusedEditor(t, 2, 40, 20)
-	e.rp.res.Refused[1].Reason = strings.Repeat("word ", 20)
-	e.rp.res.Refused[1].CouldRunOn = []model.AgentID{"i-node-b"}
-	v := plain(e.viewRefused(40, 20))
-	if strings.Contains(v, "/2") || !strings.Contains(v, "why 000000") || !strings.Contains(v, "i-node-b") {
-		t.Errorf("two refusals on one screen:\n%s", v)
+// TestRefusedListTallReasons: a reason taller than the screen is read to
+// its end a row at a time, a page never passes a row unseen however tall
+// the refusals above or below, and even a screen of three rows shows the
+// reasons and where it is.
+func TestRefusedListTallReasons(t *testing.T) {
+	const w, h = 40, 8
+	e := refusedEditor(t, 10, w, h)
+	refs := e.rp.res.Refused
+	for i := range 5 {
+		// Ten rows or more at this width, on a screen of six.
+		refs[i].Reason = strings.Repeat(fmt.Sprintf("r%d ", i), 100) + fmt.Sprintf("END%d", i)
 	}
-	if rows := strings.Split(v, "\n"); len(rows) < 2+2+4 {
-		t.Errorf("the long reason did not wrap (%d rows):\n%s", len(rows), v)
+	refs[7].CouldRunOn = []model.AgentID{"i-node-b"}
+	seen := map[string]bool{}
+	note := func(v string) {
+		for _, ln := range strings.Split(v, "\n")[2:] {
+			seen[strings.TrimSpace(ln)] = true
+		}
 	}
+	v := plain(e.viewRefused(w, h))
+	note(v)
+	for range 200 {
+		press(e, "j")
+		note(plain(e.viewRefused(w, h)))
+	}
+	for i := range 5 {
+		if !strings.Contains(strings.Join(keys(seen), "\n"), fmt.Sprintf("END%d", i)) {
+			t.Errorf("row by row, the end of refusal %d's reason was never on the screen", i)
+		}
+	}
+	// Page by page, down then up: every row of every refusal shows.
+	all := map[string]bool{}
+	press(e, "g")
+	for range 40 {
+		for _, ln := range strings.Split(plain(e.viewRefused(w, h)), "\n")[2:] {
+			all[strings.TrimSpace(ln)] = true
+		}
+		press(e, "pgdown")
+	}
+	up := map[string]bool{}
+	press(e, "G")
+	for range 40 {
+		for _, ln := range strings.Split(plain(e.viewRefused(w, h)), "\n")[2:] {
+			up[strings.TrimSpace(ln)] = true
+		}
+		press(e, "pgup")
+	}
+	for ln := range seen {
+		if !all[ln] || !up[ln] {
+			t.Errorf("paging down (%v) or up (%v) never showed %q", all[ln], up[ln], ln)
+		}
+	}
+	// Three rows: the title, the header and one row, the reasons reached.
+	small := refusedEditor(t, 1000, 100, 3)
+	v = plain(small.viewRefused(100, 3))
+	if !strings.Contains(v, "1-1/1000") {
+		t.Errorf("three rows: no position:\n%s", v)
+	}
+	press(small, "j")
+	if v := plain(small.viewRefused(100, 3)); !strings.Contains(v, "why 000000") {
+		t.Errorf("three rows, one down: the first reason is not shown:\n%s", v)
+	}
+}
+
+func keys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
 }
 
 // BenchmarkRefusedList is one frame of the refused list of 200,000

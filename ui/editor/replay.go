@@ -3,6 +3,7 @@ package editor
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -87,9 +88,11 @@ type replayState struct {
 	res    *replay.Result
 	resGen int
 	err    error
-	// refOff scrolls the refused list: the first refusal shown. refPage
-	// is how many the last frame showed whole (a page's step).
-	refOff, refPage int
+	// refOff and refRow are the refused list's position: the first
+	// refusal shown and its first row shown. refW and refVisible are the
+	// width and the rows of refusals of the last frame (the keys' page).
+	refOff, refRow   int
+	refW, refVisible int
 }
 
 // SetHistory gives the editor the console's history directory: with one,
@@ -282,15 +285,16 @@ func (e *Editor) openRefused() {
 	if !e.replayOn() {
 		return
 	}
-	e.Showing, e.rp.refOff = edRefused, 0
+	e.Showing, e.rp.refOff, e.rp.refRow = edRefused, 0, 0
 }
 
 // viewRefused draws the refused list: a header, then each refusal's
 // time, kernel, session, owner, agent and what it asked, with why on the
-// rows below it. It scrolls by refusal (rp.refOff is an index into the
-// result's refusals) and draws only those on the screen: a draft that
-// refuses 200,000 sessions of a busy week costs a frame what one screen
-// of them costs.
+// rows below it. It scrolls by rows, as any list, but its position is a
+// refusal and a row within it (rp.refOff, rp.refRow), and only the
+// refusals on the screen are wrapped and drawn: a draft that refuses
+// 200,000 sessions of a busy week costs a frame what one screen of them
+// costs, and a reason taller than the screen is read row by row.
 func (e *Editor) viewRefused(w, h int) []string {
 	st := e.St
 	row := func(sp ...kit.Span) string {
@@ -310,7 +314,7 @@ func (e *Editor) viewRefused(w, h int) []string {
 		listed = true
 	}
 	if !listed {
-		e.rp.refOff, e.rp.refPage = 0, 1
+		e.rp.refOff, e.rp.refRow = 0, 0
 		out := []string{kit.TitleRowOf(st, w, title, back, 0, 0, 0)}
 		if msg != nil && h > 1 {
 			out = append(out, row(msg...))
@@ -318,40 +322,35 @@ func (e *Editor) viewRefused(w, h int) []string {
 		return out
 	}
 	refs := res.Refused
-	visible := max(h-2, 0) // the title and the header
-	entry := func(r *replay.Refusal) []string {
-		rows := []string{row(kit.Span{Lvl: kit.LvlPlain, Text: kit.PadRight(r.At.Local().Format("2006-01-02 15:04:05"), 20)},
-			kit.Span{Lvl: kit.LvlAccent, Text: kit.PadRight(short(string(r.Kernel)), 14)},
-			kit.Span{Lvl: kit.LvlPlain, Text: kit.PadRight(short(r.Session), 14) + kit.PadRight(short(r.Owner), 14) + kit.PadRight(string(r.Agent), 16)},
-			kit.Span{Lvl: kit.LvlPlain, Text: replay.Requested(r.Requested)})}
-		for _, ln := range kit.WrapWords([]kit.Span{{Lvl: kit.LvlWarn, Text: refusedWhy(r)}}, max(w-6, 1)) {
-			rows = append(rows, row(append([]kit.Span{{Lvl: kit.LvlPlain, Text: "    "}}, ln...)...))
-		}
-		return rows
+	visible := max(h-2, 1) // the title and the header
+	e.rp.refW, e.rp.refVisible = w, visible
+	// The last position, from which the rest fill the screen: G's and
+	// the scrolling's limit, found from the end.
+	li, lr, used := len(refs), 0, 0
+	for li > 0 && used < visible {
+		li--
+		used += e.refRows(li, w)
 	}
-	// The last refusal from which the rest fill the screen: G's and the
-	// wheel's limit, found from the end, one screen's worth of wrapping.
-	last, used := len(refs), 0
-	for last > 0 {
-		n := 1 + len(kit.WrapWords([]kit.Span{{Lvl: kit.LvlWarn, Text: refusedWhy(&refs[last-1])}}, max(w-6, 1)))
-		if used+n > visible && used > 0 {
-			break
-		}
-		used += n
-		last--
+	if used > visible {
+		lr = used - visible
 	}
-	e.rp.refOff = min(max(e.rp.refOff, 0), last)
+	if e.rp.refOff > li || e.rp.refOff == li && e.rp.refRow > lr {
+		e.rp.refOff, e.rp.refRow = li, lr
+	}
+	e.rp.refOff = max(e.rp.refOff, 0)
+	e.rp.refRow = min(max(e.rp.refRow, 0), e.refRows(e.rp.refOff, w)-1)
 	var body []string
-	shown := 0
+	last := e.rp.refOff
 	for i := e.rp.refOff; i < len(refs) && len(body) < visible; i++ {
-		rows := entry(&refs[i])
-		if len(body)+len(rows) <= visible {
-			shown++
+		rows := e.refEntry(row, &refs[i], w)
+		if i == e.rp.refOff {
+			rows = rows[e.rp.refRow:]
 		}
 		body = append(body, rows...)
+		last = i
 	}
-	e.rp.refPage = max(shown, 1)
-	out := []string{kit.TitleRowOf(st, w, title, back, len(refs), shown, e.rp.refOff)}
+	// The position names the refusals any row of which is on the screen.
+	out := []string{kit.TitleRowOf(st, w, title, back, len(refs), last-e.rp.refOff+1, e.rp.refOff)}
 	if h > 1 {
 		out = append(out, row(kit.Span{Lvl: kit.LvlDim, Text: kit.PadRight("TIME", 20) + kit.PadRight("KERNEL", 14) + kit.PadRight("SESSION", 14) + kit.PadRight("OWNER", 14) + kit.PadRight("AGENT", 16) + "ASKED"}))
 	}
@@ -362,6 +361,86 @@ func (e *Editor) viewRefused(w, h int) []string {
 		out = append(out, b)
 	}
 	return out
+}
+
+// refEntry is refusal r's rows at width w: its line, then why.
+func (e *Editor) refEntry(row func(...kit.Span) string, r *replay.Refusal, w int) []string {
+	rows := []string{row(kit.Span{Lvl: kit.LvlPlain, Text: kit.PadRight(r.At.Local().Format("2006-01-02 15:04:05"), 20)},
+		kit.Span{Lvl: kit.LvlAccent, Text: kit.PadRight(short(string(r.Kernel)), 14)},
+		kit.Span{Lvl: kit.LvlPlain, Text: kit.PadRight(short(r.Session), 14) + kit.PadRight(short(r.Owner), 14) + kit.PadRight(string(r.Agent), 16)},
+		kit.Span{Lvl: kit.LvlPlain, Text: replay.Requested(r.Requested)})}
+	for _, ln := range refusedWrap(r, w) {
+		rows = append(rows, row(append([]kit.Span{{Lvl: kit.LvlPlain, Text: "    "}}, ln...)...))
+	}
+	return rows
+}
+
+// refusedWrap is refusal r's reason wrapped under its line at width w.
+func refusedWrap(r *replay.Refusal, w int) [][]kit.Span {
+	return kit.WrapWords([]kit.Span{{Lvl: kit.LvlWarn, Text: refusedWhy(r)}}, max(w-6, 1))
+}
+
+// refRows is how many rows refusal i takes at width w.
+func (e *Editor) refRows(i, w int) int {
+	refs := e.rp.res.Refused
+	if i < 0 || i >= len(refs) {
+		return 1
+	}
+	return 1 + len(refusedWrap(&refs[i], w))
+}
+
+// refMove moves the refused list by n rows (up when negative), wrapping
+// only the refusals it passes; the next frame clamps it to the list.
+func (e *Editor) refMove(n int) {
+	if e.rp.res == nil || len(e.rp.res.Refused) == 0 {
+		return
+	}
+	refs, w := e.rp.res.Refused, e.rp.refW
+	if w <= 0 {
+		w, _ = e.Size()
+	}
+	i, r := min(max(e.rp.refOff, 0), len(refs)-1), max(e.rp.refRow, 0)
+	for n > 0 && i < len(refs) {
+		rows := e.refRows(i, w)
+		step := min(n, rows-r)
+		r, n = r+step, n-step
+		if r >= rows {
+			if i == len(refs)-1 {
+				r = rows - 1
+				break
+			}
+			i, r = i+1, 0
+		}
+	}
+	for n < 0 && (i > 0 || r > 0) {
+		if r == 0 {
+			i--
+			r = e.refRows(i, w)
+		}
+		step := min(-n, r)
+		r, n = r-step, n+step
+	}
+	e.rp.refOff, e.rp.refRow = i, r
+}
+
+// refKey moves the refused list as a list's keys do: a row, a screen
+// (what the last frame showed), the first row, the last screen.
+func (e *Editor) refKey(act kit.Action) {
+	page := max(e.rp.refVisible, 1)
+	switch act {
+	case kit.ActUp:
+		e.refMove(-1)
+	case kit.ActDown:
+		e.refMove(1)
+	case kit.ActPageUp:
+		e.refMove(-page)
+	case kit.ActPageDown:
+		e.refMove(page)
+	case kit.ActTop:
+		e.rp.refOff, e.rp.refRow = 0, 0
+	case kit.ActBottom:
+		e.rp.refOff, e.rp.refRow = math.MaxInt, 0 // clamped when drawn
+	}
 }
 
 // refusedWhy is a refusal's reason as the list words it.
