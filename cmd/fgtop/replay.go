@@ -169,6 +169,9 @@ func runPlanReplay(ctx context.Context, out io.Writer, src *sourceFlags, ch *cha
 	if err := bw.Flush(); err != nil {
 		return err
 	}
+	if !doc.ServesAll && !doc.Proposal {
+		return &exitError{code: exitProblem, err: fmt.Errorf("the rules would have refused %d of the %d recorded session(s) under the partition in force, though they ran", doc.RefusedCount(), doc.Sessions)}
+	}
 	if !doc.ServesAll {
 		return &exitError{code: exitProblem, err: fmt.Errorf("%d of %d recorded session(s) would not have started", doc.RefusedCount(), doc.Sessions)}
 	}

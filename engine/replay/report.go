@@ -156,9 +156,23 @@ func NewDoc(rec *Record, asWas, prop *Result) *Doc {
 		d.Refused = append(d.Refused, RefusalDoc{Kernel: r.Kernel, Session: r.Session, Owner: r.Owner, Agent: r.Agent, At: r.At,
 			Requested: r.Requested, Kind: r.Kind, Reason: r.Reason, CouldRunOn: on, Before: r.Before})
 	}
+	// Without a proposal the run is the fidelity run: every session runs
+	// where it really ran, and those the rules would have refused are
+	// its disagreements, said per agent as such (not "all start").
+	refusedRan := map[model.AgentID]int{}
+	if prop == nil {
+		for _, g := range asWas.Disagreements {
+			if g.Refused != "" {
+				refusedRan[g.Agent]++
+			}
+		}
+	}
 	for i := range main.Agents {
 		a := &main.Agents[i]
 		ad := AgentDoc{Agent: a.Agent, Sessions: a.Sessions, Refused: len(a.Refused), Slots: []SlotDoc{}, Verdict: a.Verdict()}
+		if n := refusedRan[a.Agent]; n > 0 {
+			ad.Verdict = fmt.Sprintf("%s: all %d session(s) ran; the rules would have refused %d of them (as it was, above)", a.Agent, a.Sessions, n)
+		}
 		for _, s := range a.Slots {
 			sd := SlotDoc{Slot: s.Slot, Amount: s.Amount, Given: s.Given, Varies: s.Varies, Peak: s.Peak, PeakAt: s.PeakAt, OverSeconds: s.Over.Seconds()}
 			if s.MeanUse.Valid {
@@ -277,6 +291,8 @@ func (d *Doc) WriteText(w io.Writer) error {
 	switch {
 	case refused == 0:
 		fmt.Fprintf(ew, "verdict: all %d session(s) start\n", d.Sessions)
+	case !d.Proposal:
+		fmt.Fprintf(ew, "verdict: the record saw all %d session(s) run; under the partition in force the rules would have refused %d of them (as it was, above)\n", d.Sessions, refused)
 	default:
 		fmt.Fprintf(ew, "verdict: %d of %d session(s) would not have started\n", refused, d.Sessions)
 	}

@@ -1,0 +1,56 @@
+package replay
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/fgtop/fgtop/model"
+)
+
+// TestFidelityTextSaysTheyRan: without a proposal the report is the
+// fidelity run's, where every session runs where it really ran: an agent
+// whose sessions the rules would have refused says they ran and how many
+// the rules refuse, never that all start, and the verdict says the same
+// number as the disagreements above it; an agent with none says all
+// start.
+func TestFidelityTextSaysTheyRan(t *testing.T) {
+	rec := loadWhole(t, scriptedWeek(t).reader())
+	// The partition in force made small for i-node-a only: the record saw
+	// its sessions run, the rules refuse some.
+	tight := *rec
+	tight.Epochs = []Epoch{{At: rec.From, Agents: given(rec, map[model.AgentID]string{agentA: "0.5"})}}
+	asWas := Run(&tight, tight.AsItWas(), Options{Fidelity: true, Word: Printed})
+	refused := map[model.AgentID]int{}
+	total := 0
+	for _, g := range asWas.Disagreements {
+		if g.Refused != "" {
+			refused[g.Agent]++
+			total++
+		}
+	}
+	if refused[agentA] == 0 || refused[agentB] != 0 {
+		t.Fatalf("the tight partition refuses %v: the test needs i-node-a's only", refused)
+	}
+	doc := NewDoc(&tight, asWas, nil)
+	var sb strings.Builder
+	if err := doc.WriteText(&sb); err != nil {
+		t.Fatal(err)
+	}
+	out := sb.String()
+	for _, a := range doc.Agents {
+		want := fmt.Sprintf("%s: all %d session(s) start", a.Agent, a.Sessions)
+		if n := refused[a.Agent]; n > 0 {
+			want = fmt.Sprintf("%s: all %d session(s) ran; the rules would have refused %d of them (as it was, above)", a.Agent, a.Sessions, n)
+		}
+		if a.Verdict != want || !strings.Contains(out, "  "+want+"\n") {
+			t.Errorf("agent %s: verdict %q, want %q in the text:\n%s", a.Agent, a.Verdict, want, out)
+		}
+	}
+	if want := fmt.Sprintf("verdict: the record saw all %d session(s) run; under the partition in force the rules would have refused %d of them (as it was, above)\n", doc.Sessions, total); !strings.HasSuffix(out, want) {
+		t.Errorf("the text does not end with %q:\n%s", want, out)
+	}
+	if doc.ServesAll || doc.RefusedCount() != total || len(doc.Refused) != 0 {
+		t.Errorf("serves all %v, refused %d (want %d), listed %d (want none: they ran)", doc.ServesAll, doc.RefusedCount(), total, len(doc.Refused))
+	}
+}
