@@ -194,3 +194,32 @@ func BenchmarkRefusedList(b *testing.B) {
 		e.viewRefused(160, 48)
 	}
 }
+
+// TestReplayLineLeadsWithTheTotal: where several agents refuse, the line
+// says how many of how many sessions would not have started first (a
+// narrow screen cuts the rest), then each agent's count and the slots
+// over its amount; one agent's refusals keep the wording.
+func TestReplayLineLeadsWithTheTotal(t *testing.T) {
+	e := refusedEditor(t, 8, 200, 40)
+	res := e.rp.res
+	res.Sessions = 469
+	res.Agents = []replay.AgentResult{
+		{Agent: "i-demo-numa0", Sessions: 249, Refused: res.Refused[:5], Slots: []replay.SlotStat{{Slot: model.SlotCPU, Amount: model.MustDec("15"), Peak: model.MustDec("20"), Over: time.Second}}},
+		{Agent: "i-demo-numa1", Sessions: 220, Refused: res.Refused[5:]},
+	}
+	text := func() string {
+		var sb strings.Builder
+		for _, sp := range e.replayLine() {
+			sb.WriteString(sp.Text)
+		}
+		return sb.String()
+	}
+	if got, want := text(), "last 7d under agent.toml as it is: 8 of 469 sessions would not have started: i-demo-numa0 5 (cpu peak 20 > 15); i-demo-numa1 3"; got != want {
+		t.Errorf("two agents:\n got %q\nwant %q", got, want)
+	}
+	res.Agents = res.Agents[:1]
+	res.Refused = res.Refused[:5]
+	if got, want := text(), "last 7d under agent.toml as it is: 5 sessions of i-demo-numa0 would not have started (cpu peak 20 > 15)"; got != want {
+		t.Errorf("one agent:\n got %q\nwant %q", got, want)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -243,21 +244,31 @@ func (e *Editor) replayLine() []kit.Span {
 		return []kit.Span{{Lvl: kit.LvlDim, Text: span + under}, {Lvl: kit.LvlOK, Text: "all " + kit.Plural(res.Sessions, "session") + " start"}}
 	}
 	var parts []string
+	var alone string
 	for _, a := range res.Agents {
 		if len(a.Refused) == 0 {
 			continue
 		}
-		s := kit.Plural(len(a.Refused), "session") + " of " + string(a.Agent) + " would not have started"
+		s := string(a.Agent) + " " + strconv.Itoa(len(a.Refused))
+		alone = kit.Plural(len(a.Refused), "session") + " of " + string(a.Agent) + " would not have started"
 		if why := overSlots(&a); why != "" {
 			s += " (" + why + ")"
+			alone += " (" + why + ")"
 		}
 		parts = append(parts, s)
 	}
-	sp := []kit.Span{{Lvl: kit.LvlDim, Text: span + under}, {Lvl: kit.LvlCrit, Text: strings.Join(parts, "; ")}}
+	lists := ""
 	if e.hasAct(ActEdRefused) {
-		sp = append(sp, kit.Span{Lvl: kit.LvlDim, Text: " · R lists them"})
+		lists = " · R lists them"
 	}
-	return sp
+	if len(parts) == 1 {
+		return []kit.Span{{Lvl: kit.LvlDim, Text: span + under}, {Lvl: kit.LvlCrit, Text: alone}, {Lvl: kit.LvlDim, Text: lists}}
+	}
+	// Several agents: the total first, so that a narrow screen that cuts
+	// the line keeps what matters; then each agent's share.
+	total := strconv.Itoa(len(res.Refused)) + " of " + kit.Plural(res.Sessions, "session") + " would not have started"
+	return []kit.Span{{Lvl: kit.LvlDim, Text: span + under}, {Lvl: kit.LvlCrit, Text: total}, {Lvl: kit.LvlDim, Text: lists + ": "},
+		{Lvl: kit.LvlCrit, Text: strings.Join(parts, "; ")}}
 }
 
 // overSlots says which slots' demand went over the amount, as plan
