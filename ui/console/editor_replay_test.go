@@ -241,6 +241,11 @@ func TestEditorReplaySuggest(t *testing.T) {
 	if !strings.Contains(a.Flash.Text, "every recorded session starts") {
 		t.Errorf("flash %q", a.Flash.Text)
 	}
+	// i-node-a's kernels held 1.8 of its 1.5 and the record saw them run:
+	// the raise is said to be weighed, as plan --suggest says it.
+	if !strings.Contains(a.Flash.Text, "weigh the raise before applying it: i-node-a's kernels held 1.8 cuda.shares") || a.Flash.Lvl != kit.LvlWarn {
+		t.Errorf("flash %q (level %v): no word of the raise over what the record saw held", a.Flash.Text, a.Flash.Lvl)
+	}
 	lineUntil(t, a, msgs, "last 7d under this draft: all 3 sessions start")
 	step(a, msgs, keyRune('u'))
 	if len(e.Req.Slots) != 0 {

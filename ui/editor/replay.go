@@ -576,6 +576,13 @@ func (e *Editor) suggested(m ReplayMsg) {
 		return
 	}
 	e.edit(next)
+	if why := sg.OverheldWords(); why != "" {
+		// As plan --suggest says it: the raise may serve sessions the
+		// manager sent only because it counted a stopping container as
+		// gone.
+		e.Flashf(kit.LvlWarn, msg+" (u undoes); weigh the raise before applying it: "+why)
+		return
+	}
 	e.Flashf(kit.LvlInfo, msg+" (u undoes)")
 }
 
