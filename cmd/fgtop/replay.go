@@ -169,7 +169,7 @@ func runPlanReplay(ctx context.Context, out io.Writer, src *sourceFlags, ch *cha
 	if err := bw.Flush(); err != nil {
 		return err
 	}
-	if !doc.ServesAll && !doc.Proposal {
+	if !doc.ServesAll && !doc.Proposal && !doc.Arrivals {
 		return &exitError{code: exitProblem, err: fmt.Errorf("the rules would have refused %d of the %d recorded session(s) under the partition in force, though they ran", doc.RefusedCount(), doc.Sessions)}
 	}
 	if !doc.ServesAll {
@@ -309,6 +309,13 @@ func runArrivals(ctx context.Context, out io.Writer, src *sourceFlags, ch *chang
 		return err
 	}
 	today := replay.Today(partition.Effective(cfg, partition.InventoryOf(snap)))
+	ids := make([]model.AgentID, len(today))
+	for i, a := range today {
+		ids[i] = a.ID
+	}
+	if err := replay.CheckArrivals(sessions, partition.KnownSlots(cfg, partition.InventoryOf(snap)), ids); err != nil {
+		return usageErr("--arrivals %s:\n%v", rf.arrivals, err)
+	}
 	rec := replay.ArrivalsRecord(sessions, snap, fleet.SettingsFor(snap, fleet.Settings{}), today)
 	var plan *partition.Plan
 	if !req.Empty() {

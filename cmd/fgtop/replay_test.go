@@ -244,10 +244,29 @@ func TestPlanArrivals(t *testing.T) {
 		!strings.Contains(doc.Refused[0].Reason, "the agent reports 0.5 cuda.shares free (given 2.0, its kernels hold 1.5), 1.5 requested") {
 		t.Fatalf("exit %v, refused %+v", err, doc.Refused)
 	}
+	if doc.AsItWas.Refused != 0 || !doc.Arrivals || doc.ServesAll {
+		t.Errorf("as it was %+v, arrivals %v, serves all %v: a file's sessions have no record to be checked against", doc.AsItWas, doc.Arrivals, doc.ServesAll)
+	}
+	// The text says nothing of a record the file is not.
+	out.Reset()
+	err = runPlanReplay(ctx, &out, demoSource(node.Dir), &changeFlags{}, &replayFlags{arrivals: file}, false)
+	text := out.String()
+	if !errors.As(err, &ee) || ee.code != exitProblem || !strings.Contains(text, "as it was: sessions from an arrivals file, not a record") ||
+		!strings.HasSuffix(text, "verdict: 1 of 2 session(s) would not have started\n") || strings.Contains(text, "record saw") || strings.Contains(text, "stopping container") {
+		t.Errorf("exit %v, text:\n%s", err, text)
+	}
 	write("start,end,agent,slots\n2026-11-23T01:00:00Z,soon,i-demo-numa0,cpu=1\n")
 	err = runPlanReplay(ctx, &out, demoSource(node.Dir), &changeFlags{}, &replayFlags{arrivals: file}, false)
 	if !errors.As(err, &ee) || ee.code != exitBadUsage || !strings.Contains(err.Error(), "line 2: end \"soon\"") {
 		t.Fatalf("bad row: %v", err)
+	}
+	// A misspelt slot and an agent the node lacks are refused by line, as
+	// typos, not replayed as refusals.
+	write("start,end,agent,slots\n2026-11-23T01:00:00Z,,i-demo-numa0,cuda.shrs=0.5\n# a comment\n2026-11-23T01:00:00Z,,i-nope,cpu=1\n2026-11-23T01:00:00Z,,,cpu=1\n")
+	err = runPlanReplay(ctx, &out, demoSource(node.Dir), &changeFlags{}, &replayFlags{arrivals: file}, false)
+	if !errors.As(err, &ee) || ee.code != exitBadUsage || !strings.Contains(err.Error(), "line 2: unknown slot \"cuda.shrs\": did you mean cuda.shares?") ||
+		!strings.Contains(err.Error(), "line 4: agent \"i-nope\" is not one of this node's (i-demo-numa0, i-demo-numa1)") || strings.Contains(err.Error(), "line 5") {
+		t.Fatalf("typos: %v", err)
 	}
 }
 

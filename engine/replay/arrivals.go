@@ -184,6 +184,37 @@ func arrival(start, end, agent, slots string, types model.SlotTypes) (Session, e
 	return s, nil
 }
 
+// CheckArrivals checks sessions read by ParseArrivals against the node
+// they are replayed on: each slot one of known (a misspelt one told as
+// its typo: "did you mean cuda.shares?") and each agent named one of
+// agents. A session of another node, or a typo, would otherwise be
+// replayed as refused, and the operator told that a partition starves
+// it. Every bad line is said, by its number.
+func CheckArrivals(sessions []Session, known []model.SlotName, agents []model.AgentID) error {
+	var errs []error
+	for i := range sessions {
+		s := &sessions[i]
+		line := strings.TrimPrefix(string(s.Kernel), "line-")
+		for _, slot := range s.Requested.Names() {
+			if err := model.CheckSlot(slot, known); err != nil {
+				errs = append(errs, fmt.Errorf("line %s: %w", line, err))
+			}
+		}
+		if s.Agent != "" && !slices.Contains(agents, s.Agent) {
+			names := make([]string, len(agents))
+			for k, a := range agents {
+				names[k] = string(a)
+			}
+			errs = append(errs, fmt.Errorf("line %s: agent %q is not one of this node's (%s)", line, s.Agent, strings.Join(names, ", ")))
+		}
+		if len(errs) >= 20 {
+			errs = append(errs, errors.New("(stopped at 20 bad lines)"))
+			break
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // ArrivalsRecord is a Record of sessions from an arrivals file on the
 // node of snap (its devices, allocator and agents), under partition.
 func ArrivalsRecord(sessions []Session, snap *model.Snapshot, settings placement.Settings, agents []model.Agent) *Record {

@@ -67,7 +67,12 @@ func (rec *Record) AgentIDs() []model.AgentID {
 // reports the two. The two runs share nothing but the record, which
 // neither changes, so they run at once.
 func Compare(rec *Record, proposal []model.Agent, fidelity bool, word int) *Doc {
-	return CompareStarted(rec, Start(rec, rec.AsItWas(), Options{Fidelity: fidelity, Word: word}), proposal, word)
+	asWas := Start(rec, rec.AsItWas(), Options{Fidelity: fidelity, Word: word})
+	var prop *Result
+	if proposal != nil {
+		prop = Run(rec, Fixed(proposal), Options{Word: word})
+	}
+	return newDoc(rec, asWas.Wait(), prop, !fidelity)
 }
 
 // CompareStarted is Compare with the run under the partitions in force

@@ -31,6 +31,9 @@ type Doc struct {
 	// Proposal: the proposal was replayed (false: only the partition in
 	// force, the fidelity check).
 	Proposal bool `json:"proposal"`
+	// Arrivals: the sessions came from an arrivals file, not a record:
+	// there is no "as it was" to check the rules against.
+	Arrivals bool `json:"arrivals,omitempty"`
 	// Refused and Agents are the proposal's (or, without one, the
 	// partition in force's).
 	Refused []RefusalDoc `json:"refused"`
@@ -128,15 +131,23 @@ const GapHides = "sessions that began and ended inside it are not replayed; one 
 
 // NewDoc makes the document of a replay: asWas is the fidelity run, prop
 // the proposal's (nil without one).
-func NewDoc(rec *Record, asWas, prop *Result) *Doc {
+func NewDoc(rec *Record, asWas, prop *Result) *Doc { return newDoc(rec, asWas, prop, false) }
+
+// newDoc is NewDoc; with arrivals, asWas is the run of an arrivals
+// file's sessions under today's partition (not a fidelity run), and
+// nothing is said of a record.
+func newDoc(rec *Record, asWas, prop *Result, arrivals bool) *Doc {
 	d := &Doc{Schema: Schema, Node: rec.Node, From: rec.From, To: rec.To, Routing: Routing, Sessions: len(rec.Sessions), Proposal: prop != nil,
-		Notes: rec.Notes, Refused: []RefusalDoc{}, Agents: []AgentDoc{}, Missing: []MissingDoc{}}
+		Arrivals: arrivals, Notes: rec.Notes, Refused: []RefusalDoc{}, Agents: []AgentDoc{}, Missing: []MissingDoc{}}
 	for i := range rec.Sessions {
 		if rec.Sessions[i].Before {
 			d.Before++
 		}
 	}
 	d.AsItWas = AsItWasDoc{Refused: len(asWas.Refused), Compared: asWas.Compared, Disagreements: make([]DisagreementDoc, 0, len(asWas.Disagreements))}
+	if arrivals {
+		d.AsItWas.Refused = 0
+	}
 	for _, g := range asWas.Disagreements {
 		if g.Refused != "" {
 			d.AsItWas.Refused++
@@ -195,10 +206,10 @@ func NewDoc(rec *Record, asWas, prop *Result) *Doc {
 	if asWas.SameMoment > 0 {
 		d.Notes = append(d.Notes, fmt.Sprintf("%d session(s) arrived within %s of another change of their agent's: which came first is not certain in the record (it has the moments fgtop saw the files), so where each landed is not compared", asWas.SameMoment, OrderSlack))
 	}
-	if ov := OverheldOf(asWas); len(ov) > 0 {
+	if ov := OverheldOf(asWas); len(ov) > 0 && !arrivals {
 		d.Notes = append(d.Notes, joinOverheld(ov)+": "+OverheldWhy)
 	}
-	d.ServesAll = len(main.Refused) == 0 && (prop != nil || d.AsItWas.Refused == 0)
+	d.ServesAll = len(main.Refused) == 0 && (prop != nil || arrivals || d.AsItWas.Refused == 0)
 	return d
 }
 
@@ -210,6 +221,8 @@ func (d *Doc) WriteText(w io.Writer) error {
 		orDash(d.Node), stamp(d.From), stamp(d.To), days(span), d.Sessions, d.Before)
 	fmt.Fprintf(ew, "routing: %s\n", d.Routing)
 	switch n := len(d.AsItWas.Disagreements); {
+	case d.Arrivals:
+		fmt.Fprintln(ew, "as it was: sessions from an arrivals file, not a record: nothing to check the rules against")
 	case n == 0:
 		fmt.Fprintf(ew, "as it was: the rules start every session the record saw run (%d placement(s) compared: each where it really ran)\n", d.AsItWas.Compared)
 	default:
@@ -286,12 +299,14 @@ func (d *Doc) WriteText(w io.Writer) error {
 	for _, n := range d.Notes {
 		fmt.Fprintf(ew, "note: %s\n", n)
 	}
-	fmt.Fprintln(ew, "note: sessions the manager never sent (an agent full at the time) are not in the record: a replay shows whom smaller amounts would have starved, not whom larger ones would have admitted")
+	if !d.Arrivals {
+		fmt.Fprintln(ew, "note: sessions the manager never sent (an agent full at the time) are not in the record: a replay shows whom smaller amounts would have starved, not whom larger ones would have admitted")
+	}
 	refused := d.RefusedCount()
 	switch {
 	case refused == 0:
 		fmt.Fprintf(ew, "verdict: all %d session(s) start\n", d.Sessions)
-	case !d.Proposal:
+	case !d.Proposal && !d.Arrivals:
 		fmt.Fprintf(ew, "verdict: the record saw all %d session(s) run; under the partition in force the rules would have refused %d of them (as it was, above)\n", d.Sessions, refused)
 	default:
 		fmt.Fprintf(ew, "verdict: %d of %d session(s) would not have started\n", refused, d.Sessions)
@@ -302,7 +317,7 @@ func (d *Doc) WriteText(w io.Writer) error {
 // RefusedCount is how many sessions would not have started: under the
 // proposal, or without one under the partition in force.
 func (d *Doc) RefusedCount() int {
-	if d.Proposal {
+	if d.Proposal || d.Arrivals {
 		return len(d.Refused)
 	}
 	return d.AsItWas.Refused
