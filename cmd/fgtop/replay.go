@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -198,7 +199,7 @@ func loadReplay(dir string, from, to time.Time) (*replay.Record, error) {
 	// collector would run without end.
 	rec, err := replay.Load(rd, from, to)
 	if err != nil {
-		return nil, &exitError{code: exitProblem, err: fmt.Errorf("%s: %w", dir, err)}
+		return nil, &exitError{code: loadCode(err), err: fmt.Errorf("%s: %w", dir, err)}
 	}
 	return rec, nil
 }
@@ -212,9 +213,21 @@ func loadReplayStarted(dir string, from, to time.Time, opts replay.Options) (*re
 	}
 	rec, p, err := replay.LoadStarted(rd, from, to, opts)
 	if err != nil {
-		return nil, nil, &exitError{code: exitProblem, err: fmt.Errorf("%s: %w", dir, err)}
+		return nil, nil, &exitError{code: loadCode(err), err: fmt.Errorf("%s: %w", dir, err)}
 	}
 	return rec, p, nil
+}
+
+// loadCode is the exit status of a record that could not be replayed:
+// one with nothing to replay (no record yet, a span outside it) is not
+// an answer about sessions, so not 1 (some would not have started),
+// which a script would read as refusals; a damaged one is a problem.
+func loadCode(err error) int {
+	var outside *replay.OutsideError
+	if errors.Is(err, history.ErrEmpty) || errors.As(err, &outside) {
+		return exitBadUsage
+	}
+	return exitProblem
 }
 
 // writeSuggestion says what --suggest found, as the flags that plan it.

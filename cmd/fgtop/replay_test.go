@@ -308,3 +308,23 @@ func TestWriteSuggestionWords(t *testing.T) {
 		t.Errorf("missing %q in:\n%s", want, b.String())
 	}
 }
+
+// TestReplayNothingToReplay: a history directory with no record yet, and
+// a span outside the record, are said as such with exit 2: never exit 1,
+// which says some sessions would not have started.
+func TestReplayNothingToReplay(t *testing.T) {
+	empty := t.TempDir()
+	var out bytes.Buffer
+	err := runPlanReplay(context.Background(), &out, &sourceFlags{}, &changeFlags{}, &replayFlags{span: "7d", dir: empty}, false)
+	var ee *exitError
+	if !errors.As(err, &ee) || ee.code != exitBadUsage || !strings.Contains(err.Error(), "the history directory holds no record yet") {
+		t.Errorf("an empty directory: %v", err)
+	}
+	dir := recordDemo(t, 20, 3*time.Second)
+	err = runPlanReplay(context.Background(), &out, &sourceFlags{}, &changeFlags{}, &replayFlags{span: "1h", until: "2026-11-01T00:00:00Z", dir: dir}, false)
+	until := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	from, to := until.Add(-time.Hour).Local().Format("2006-01-02 15:04:05"), until.Local().Format("2006-01-02 15:04:05")
+	if !errors.As(err, &ee) || ee.code != exitBadUsage || !strings.Contains(err.Error(), "the span "+from+" ") || !strings.Contains(err.Error(), " to "+to+" ") {
+		t.Errorf("a span before the record: %v", err)
+	}
+}

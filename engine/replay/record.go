@@ -142,6 +142,7 @@ func spanCut(rd *history.Reader, from, to time.Time) (time.Time, time.Time, erro
 	if err != nil {
 		return from, to, fmt.Errorf("replay: %w", err)
 	}
+	asked := OutsideError{From: from, To: to, RecordFrom: rFrom, RecordTo: rTo}
 	if from.Before(rFrom) {
 		from = rFrom
 	}
@@ -149,10 +150,25 @@ func spanCut(rd *history.Reader, from, to time.Time) (time.Time, time.Time, erro
 		to = rTo
 	}
 	if !from.Before(to) {
-		return from, to, fmt.Errorf("replay: the span %s to %s holds nothing of the record, which covers %s to %s",
-			stamp(from), stamp(to), stamp(rFrom), stamp(rTo))
+		return from, to, &asked
 	}
 	return from, to, nil
+}
+
+// OutsideError is a span that holds nothing of the record: as asked (To
+// zero: up to the record's end), and the record's own.
+type OutsideError struct {
+	From, To             time.Time
+	RecordFrom, RecordTo time.Time
+}
+
+func (e *OutsideError) Error() string {
+	to := e.To
+	if to.IsZero() {
+		to = e.RecordTo
+	}
+	return fmt.Sprintf("replay: the span %s to %s holds nothing of the record, which covers %s to %s",
+		stamp(e.From), stamp(to), stamp(e.RecordFrom), stamp(e.RecordTo))
 }
 
 // loadHeadAt is loadHead of a span already cut to the record.
