@@ -127,6 +127,11 @@ func runPlanReplay(ctx context.Context, out io.Writer, src *sourceFlags, ch *cha
 			return err
 		}
 		if !plan.Valid() {
+			if sg != nil {
+				// What the suggestion kept and why comes before the
+				// plan that judges it.
+				writeSuggestion(out, sg, ch.slots)
+			}
 			plan.WriteText(out)
 			return &exitError{code: exitBadUsage, err: fmt.Errorf("the plan is invalid (%d error(s)): fix the request or the config as the errors above say; nothing was replayed", len(plan.Errors))}
 		}
@@ -153,6 +158,7 @@ func runPlanReplay(ctx context.Context, out io.Writer, src *sourceFlags, ch *cha
 		}
 		doc.SuggestedKept = sg.Kept
 		doc.SuggestedUnsized = sg.Unsized
+		doc.SuggestedEmpty = sg.Empty
 		doc.SuggestedOverheld = sg.OverheldWords()
 	}
 	if asJSON {
@@ -234,6 +240,9 @@ func loadCode(err error) int {
 func writeSuggestion(w io.Writer, sg *replay.Suggestion, flags []string) {
 	if len(sg.Kept) > 0 {
 		fmt.Fprintf(w, "suggested: %s kept at today's amounts: the record lists no devices of them (made without the host's), so it cannot tell their demand\n", joinSlots(sg.Kept))
+	}
+	if len(sg.Empty) > 0 {
+		fmt.Fprintf(w, "suggested: %s kept at today's amounts: the node as given leaves none of it after the config's reserved amounts (plan off the node sizes this machine: give --host-cpus and --host-mem as the node has them)\n", joinSlots(sg.Empty))
 	}
 	if len(sg.Unsized) > 0 {
 		fmt.Fprintf(w, "suggested: %s kept at today's amounts: the node's devices of them are not listed (give them with --devices), so no amount can be sized against the node\n", joinSlots(sg.Unsized))

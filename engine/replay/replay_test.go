@@ -2,6 +2,7 @@ package replay
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -536,5 +537,27 @@ func TestOverheldSaid(t *testing.T) {
 	sg = Suggest(rec, SuggestInput{Today: given(rec, map[model.AgentID]string{agentA: "2.0", agentB: "2.0"}), Total: total, Reserved: model.ResourceSlot{}, Step: step})
 	if len(sg.Overheld) != 0 || sg.OverheldWords() != "" {
 		t.Errorf("nothing raised, yet %+v", sg.Overheld)
+	}
+}
+
+// TestSuggestNothingLeft: a node that, as given, leaves nothing of a slot
+// after the config's reserved amounts (plan off the node: this machine's
+// 2 cores, 2 reserved) made the search suggest 0 of it, which the
+// config's rules refuse. It keeps today's amounts and says which slots.
+func TestSuggestNothingLeft(t *testing.T) {
+	w := scriptedWeek(t)
+	rec := loadWhole(t, w.reader())
+	today := given(rec, map[model.AgentID]string{agentA: "1.0", agentB: "3.0"})
+	total := model.ResourceSlot{model.SlotCUDAShares: model.MustDec("8.0")}
+	reserved := model.ResourceSlot{model.SlotCUDAShares: model.MustDec("8.0")}
+	step := model.ResourceSlot{model.SlotCUDAShares: model.MustDec("0.1")}
+	sg := Suggest(rec, SuggestInput{Today: today, Total: total, Reserved: reserved, Step: step})
+	if got := fmt.Sprint(sg.Empty); got != "[cuda.shares]" || slices.Contains(sg.Unsized, model.SlotCUDAShares) {
+		t.Errorf("empty %s, unsized %s: want cuda.shares left empty by the reserved amount", got, sg.Unsized)
+	}
+	for _, a := range today {
+		if got, want := sg.Amounts[a.ID][model.SlotCUDAShares], a.Given[model.SlotCUDAShares]; !got.Equal(want) {
+			t.Errorf("%s cuda.shares suggested %s, today %s: the node leaves none to size", a.ID, got, want)
+		}
 	}
 }

@@ -52,6 +52,9 @@ type Doc struct {
 	// amounts because the node's devices of them were not given
 	// (Suggestion.Unsized).
 	SuggestedUnsized []model.SlotName `json:"suggested_unsized,omitempty"`
+	// SuggestedEmpty are the slots it left at today's amounts because the
+	// node, as given, leaves none of them after the reserved amounts.
+	SuggestedEmpty []model.SlotName `json:"suggested_empty,omitempty"`
 	// SuggestedOverheld says why the suggestion raises amounts whose
 	// agent's recorded kernels held more than it was given though they
 	// ran (Suggestion.OverheldWords).

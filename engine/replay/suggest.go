@@ -44,6 +44,11 @@ type Suggestion struct {
 	// no amount can be checked against the node, so each agent keeps
 	// today's (never 0, which the node's missing devices would make).
 	Unsized []model.SlotName
+	// Empty are the slots of which the node, as given, leaves nothing
+	// after the config's reserved amounts (plan run off the node without
+	// --host-cpus: this machine's 2 cores, 2 reserved): each agent keeps
+	// today's, which a suggestion of 0 would make invalid.
+	Empty []model.SlotName
 	// Overheld are the agents' slots the suggestion raises above today's
 	// amounts whose recorded kernels held more than the agent was given
 	// though the record saw them run (see Overheld): the raise may serve
@@ -141,8 +146,13 @@ func Suggest(rec *Record, in SuggestInput) *Suggestion {
 			}
 			continue
 		}
-		if tot, ok := in.Total[s]; !ok || tot.Sign() <= 0 {
-			out.Unsized = append(out.Unsized, s)
+		tot, ok := in.Total[s]
+		if !ok || tot.Sign() <= 0 || tot.Sub(in.Reserved[s]).Sign() <= 0 {
+			if !ok || tot.Sign() <= 0 {
+				out.Unsized = append(out.Unsized, s)
+			} else {
+				out.Empty = append(out.Empty, s)
+			}
 			for _, a := range in.Today {
 				if v, ok := a.Given[s]; ok {
 					out.Amounts[a.ID][s] = v
