@@ -60,4 +60,15 @@ func TestDemoRestartPendingSaysR(t *testing.T) {
 			t.Errorf("%+v: header:\n%s", o, strings.SplitN(v, "\n", 3)[0])
 		}
 	}
+	// In the editor R lists the draft's refusals: the header says to
+	// leave it first.
+	snap := pending()
+	e := testApp(t, 160, 40, snap, Options{Actor: alice, DemoRestart: hook, Desk: testDesk(fixtureConfig(t), snap)})
+	typeKeys(e, "e")
+	if e.ed() == nil {
+		t.Fatalf("no editor:\n%s", screen(e))
+	}
+	if v := screen(e); !strings.Contains(v, "restart pending (esc, then R restarts)") {
+		t.Errorf("the editor's header:\n%s", strings.SplitN(v, "\n", 3)[0])
+	}
 }

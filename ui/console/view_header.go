@@ -239,7 +239,12 @@ func (a *App) headerPieces() []headerPiece {
 			if a.opts.DemoRestart != nil && a.Keys.Role().CanWrite() {
 				// The demo's agents restart on a key the operator has to
 				// know of (real agents restart outside fgtop).
-				r.Text += " (R restarts)"
+				if a.ed() != nil {
+					// In the editor R lists the draft's refusals.
+					r.Text += " (esc, then R restarts)"
+				} else {
+					r.Text += " (R restarts)"
+				}
 			}
 			ps = append(ps, headerPiece{spans: a.hdrSpan(r), drop: 2})
 		}
