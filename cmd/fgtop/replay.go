@@ -79,6 +79,9 @@ func (f *replayFlags) window(now time.Time) (from, to time.Time, err error) {
 		}
 	}
 	if !from.Before(to) {
+		if f.until == "" {
+			return from, to, usageErr("--since %s is not before now (--until's default)", f.since)
+		}
 		return from, to, usageErr("--until is not after --since")
 	}
 	return from, to, nil

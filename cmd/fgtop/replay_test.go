@@ -171,6 +171,11 @@ func TestReplayFlagsUsage(t *testing.T) {
 			t.Errorf("%+v: %v, want a usage error", rf, err)
 		}
 	}
+	// A --since after now with no --until names what was given.
+	rf := replayFlags{span: "1h", since: "2099-01-01T00:00:00Z"}
+	if _, _, err := rf.window(time.Now()); err == nil || !strings.Contains(err.Error(), "--since 2099-01-01T00:00:00Z is not before now (--until's default)") {
+		t.Errorf("--since in the future: %v", err)
+	}
 }
 
 // TestApplySuggestReplay: today's file gives i-demo-numa0 too little for

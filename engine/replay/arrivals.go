@@ -107,6 +107,12 @@ func arrivalCSV(line string, types model.SlotTypes) (Session, error) {
 	if err == io.EOF {
 		return Session{}, errors.New("empty")
 	}
+	var perr *csv.ParseError
+	if errors.As(err, &perr) {
+		// The reader sees one line at a time: its own line number is
+		// always 1, and the caller says the file's.
+		return Session{}, fmt.Errorf("column %d: %v", perr.Column, perr.Err)
+	}
 	if err != nil {
 		return Session{}, err
 	}

@@ -28,6 +28,7 @@ func TestParseArrivals(t *testing.T) {
 		{"json unknown field", `{"start": "2026-11-23T03:00:00Z", "slot": "cpu=1"}` + "\n", "line 1: not a session object", true},
 		{"empty", "# nothing\n", "the arrivals file lists no session", true},
 		{"two bad lines", "x,,a,cpu=1\ny,,a,cpu=1\n", "line 1: start \"x\"", true},
+		{"unclosed quote, by the file's line", "start,end,agent,slots\n2026-11-23T03:00:00Z,,i-a,\"cpu=1,mem=2g\n", "line 2: column ", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ss, err := ParseArrivals([]byte(c.in), nil)
