@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fgtop/fgtop/model"
 )
@@ -52,5 +53,21 @@ func TestFidelityTextSaysTheyRan(t *testing.T) {
 	}
 	if doc.ServesAll || doc.RefusedCount() != total || len(doc.Refused) != 0 {
 		t.Errorf("serves all %v, refused %d (want %d), listed %d (want none: they ran)", doc.ServesAll, doc.RefusedCount(), total, len(doc.Refused))
+	}
+}
+
+// TestDaysSaysBrief: a time over the amount shorter than a second is not
+// printed as 0s beside a peak above it.
+func TestDaysSaysBrief(t *testing.T) {
+	for _, c := range []struct {
+		d    time.Duration
+		want string
+	}{
+		{0, "0"}, {80 * time.Millisecond, "<1s"}, {600 * time.Millisecond, "1s"}, {4359 * time.Millisecond, "4s"},
+		{30 * time.Minute, "30m"}, {26 * time.Hour, "1d2h"},
+	} {
+		if got := days(c.d); got != c.want {
+			t.Errorf("days(%v) = %q, want %q", c.d, got, c.want)
+		}
 	}
 }

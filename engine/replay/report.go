@@ -352,6 +352,10 @@ func days(d time.Duration) string {
 	if d <= 0 {
 		return "0"
 	}
+	if d < time.Second/2 {
+		// Not "0s" beside a peak over the amount: it was over, briefly.
+		return "<1s"
+	}
 	if d < time.Minute {
 		return d.Round(time.Second).String()
 	}
