@@ -251,7 +251,7 @@ func TestEditorReplaySuggest(t *testing.T) {
 	if len(e.Req.Slots) != 0 {
 		t.Errorf("u after S: draft %+v", e.Req.Slots)
 	}
-	lineUntil(t, a, msgs, "last 7d under agent.toml as it is: 1 session of i-node-a would not have started")
+	lineUntil(t, a, msgs, "last 7d under agent.toml as it is: 1 session of i-node-a ran that these amounts refuse")
 }
 
 // TestEditorReplayKeysOperatorsOnly: the replay's keys are in an

@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/fgtop/fgtop/engine/partition"
 	"github.com/fgtop/fgtop/engine/replay"
 	"github.com/fgtop/fgtop/model"
 	"github.com/fgtop/fgtop/themes"
@@ -214,12 +215,19 @@ func TestReplayLineLeadsWithTheTotal(t *testing.T) {
 		}
 		return sb.String()
 	}
-	if got, want := text(), "last 7d under agent.toml as it is: 8 of 469 sessions would not have started: i-demo-numa0 5 (cpu peak 20 > 15); i-demo-numa1 3"; got != want {
+	// Under the file as it is the refused sessions are ones the record saw
+	// run; under a draft, ones that would not have started.
+	if got, want := text(), "last 7d under agent.toml as it is: 8 of 469 sessions ran that these amounts refuse: i-demo-numa0 5 (cpu peak 20 > 15); i-demo-numa1 3"; got != want {
 		t.Errorf("two agents:\n got %q\nwant %q", got, want)
 	}
+	e.Req.Slots = []partition.SlotSet{{Agent: "i-demo-numa0", Slot: model.SlotCPU, Amount: model.MustDec("14")}}
+	if got, want := text(), "last 7d under this draft: 8 of 469 sessions would not have started: i-demo-numa0 5 (cpu peak 20 > 15); i-demo-numa1 3"; got != want {
+		t.Errorf("two agents, a draft:\n got %q\nwant %q", got, want)
+	}
+	e.Req.Slots = nil
 	res.Agents = res.Agents[:1]
 	res.Refused = res.Refused[:5]
-	if got, want := text(), "last 7d under agent.toml as it is: 5 sessions of i-demo-numa0 would not have started (cpu peak 20 > 15)"; got != want {
+	if got, want := text(), "last 7d under agent.toml as it is: 5 sessions of i-demo-numa0 ran that these amounts refuse (cpu peak 20 > 15)"; got != want {
 		t.Errorf("one agent:\n got %q\nwant %q", got, want)
 	}
 }

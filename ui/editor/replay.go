@@ -243,6 +243,14 @@ func (e *Editor) replayLine() []kit.Span {
 	if len(res.Refused) == 0 {
 		return []kit.Span{{Lvl: kit.LvlDim, Text: span + under}, {Lvl: kit.LvlOK, Text: "all " + kit.Plural(res.Sessions, "session") + " start"}}
 	}
+	// Under the file as it is, the refused sessions are ones the record
+	// saw run (over the amounts: the manager counted a stopping container
+	// as gone, or the agent read another file): said so, not as if today's
+	// partition had starved them.
+	verb := " would not have started"
+	if !e.Dirty() {
+		verb = " ran that these amounts refuse"
+	}
 	var parts []string
 	var alone string
 	for _, a := range res.Agents {
@@ -250,7 +258,7 @@ func (e *Editor) replayLine() []kit.Span {
 			continue
 		}
 		s := string(a.Agent) + " " + strconv.Itoa(len(a.Refused))
-		alone = kit.Plural(len(a.Refused), "session") + " of " + string(a.Agent) + " would not have started"
+		alone = kit.Plural(len(a.Refused), "session") + " of " + string(a.Agent) + verb
 		if why := overSlots(&a); why != "" {
 			s += " (" + why + ")"
 			alone += " (" + why + ")"
@@ -266,7 +274,7 @@ func (e *Editor) replayLine() []kit.Span {
 	}
 	// Several agents: the total first, so that a narrow screen that cuts
 	// the line keeps what matters; then each agent's share.
-	total := strconv.Itoa(len(res.Refused)) + " of " + kit.Plural(res.Sessions, "session") + " would not have started"
+	total := strconv.Itoa(len(res.Refused)) + " of " + kit.Plural(res.Sessions, "session") + verb
 	return []kit.Span{{Lvl: kit.LvlDim, Text: span + under}, {Lvl: kit.LvlCrit, Text: total}, {Lvl: kit.LvlDim, Text: lists + ": "},
 		{Lvl: kit.LvlCrit, Text: strings.Join(parts, "; ")}}
 }
