@@ -103,7 +103,8 @@ func TestEditorSlotBased(t *testing.T) {
 		t.Errorf("3.5: the limit does not lead: %q", c.Warn)
 	}
 	// The rule of plan and simulate: 1e999 and 1E-30 are refused as typed.
-	for in, want := range map[string]string{"1e999": "too large", "1E-30": "below 0.001"} {
+	// What is not a decimal is said to be one, not to be missing.
+	for in, want := range map[string]string{"1e999": "too large", "1E-30": "below 0.001", "0.1R": `"0.1R" is not an amount: a decimal`} {
 		press(a, clearIn)
 		typeKeys(a, in)
 		if c := e.InputCheck; c.Err == nil || !strings.Contains(c.Err.Error(), want) {

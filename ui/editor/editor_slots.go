@@ -2,6 +2,7 @@ package editor
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -153,8 +154,11 @@ func (e *Editor) slotChecker(r EdRow) func(string) FieldCheck {
 			c = FieldCheck{Hint: "= " + kit.Plural(n, "core") + " of " + total.String()}
 		default:
 			v, err := model.ParseDec(s)
-			if s == "" || err != nil {
+			if s == "" {
 				return FieldCheck{Err: errors.New("an amount is needed, e.g. 2.0")}
+			}
+			if err != nil {
+				return FieldCheck{Err: fmt.Errorf("%q is not an amount: a decimal, e.g. 2.0", s)}
 			}
 			// The one rule of plan and simulate (model.CheckAmount).
 			if err := model.CheckAmount(r.Slot, v, false); err != nil {
