@@ -113,8 +113,12 @@ func readHistoryDir(flag string) (string, error) {
 	if v == "" {
 		v = defaultHistoryDir
 	}
-	if _, err := os.Stat(v); err != nil {
+	fi, err := os.Stat(v)
+	if err != nil {
 		return "", usageErr("no history at %s (%v): name the directory a recorder writes with --history DIR", v, err)
+	}
+	if !fi.IsDir() {
+		return "", usageErr("no history at %s: it is a file, not a directory: name the directory a recorder writes with --history DIR", v)
 	}
 	return v, nil
 }

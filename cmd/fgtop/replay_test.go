@@ -178,6 +178,29 @@ func TestReplayFlagsUsage(t *testing.T) {
 	}
 }
 
+// TestReadHistoryDirUsage: a --history that is missing or a file is bad
+// usage (exit 2), said in fgtop's words; a directory is taken.
+func TestReadHistoryDirUsage(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ path, want string }{
+		{filepath.Join(dir, "none"), "no such file"},
+		{file, "it is a file, not a directory"},
+	} {
+		_, err := readHistoryDir(c.path)
+		var ee *exitError
+		if !errors.As(err, &ee) || ee.code != exitBadUsage || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("--history %s: %v, want a usage error saying %q", c.path, err, c.want)
+		}
+	}
+	if got, err := readHistoryDir(dir); err != nil || got != dir {
+		t.Errorf("--history %s: %q, %v", dir, got, err)
+	}
+}
+
 // TestApplySuggestReplay: today's file gives i-demo-numa0 too little for
 // the sessions it ran; apply --suggest --replay writes the amounts that
 // start them all, after the usual confirmation (--yes), and the file

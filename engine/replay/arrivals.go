@@ -214,7 +214,7 @@ func CheckArrivals(sessions []Session, known []model.SlotName, agents []model.Ag
 			errs = append(errs, fmt.Errorf("line %s: agent %q is not one of this node's (%s)", line, s.Agent, strings.Join(names, ", ")))
 		}
 		if len(errs) >= 20 {
-			errs = append(errs, errors.New("(stopped at 20 bad lines)"))
+			errs = append(errs, errors.New("(stopped at 20 errors)"))
 			break
 		}
 	}

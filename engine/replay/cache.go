@@ -36,8 +36,12 @@ type recordEnt struct {
 	at   time.Time // the span's end: when it was asked for
 }
 
-// NewRecordCache keeps at most max records (the oldest read goes first).
+// NewRecordCache keeps at most max records (the oldest read goes first);
+// a max below 1 keeps one, the record being read, which no one evicts.
 func NewRecordCache(max int) *RecordCache {
+	if max < 1 {
+		max = 1
+	}
 	return &RecordCache{max: max, load: LoadDir, ents: map[recordKey]*recordEnt{}}
 }
 

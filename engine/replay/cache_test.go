@@ -127,7 +127,9 @@ func TestRecordCacheLetsGo(t *testing.T) {
 	}
 	var freed atomic.Bool
 	func() {
-		rec, _, err := c.Get("d1", ReplaySpanForTest, 100*time.Millisecond, time.Now())
+		// An age long enough that a slow machine still finds it kept
+		// right after the read.
+		rec, _, err := c.Get("d1", ReplaySpanForTest, time.Second, time.Now())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -136,15 +138,46 @@ func TestRecordCacheLetsGo(t *testing.T) {
 	if c.Len() != 1 {
 		t.Fatalf("%d records kept right after the read", c.Len())
 	}
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(10 * time.Second)
 	for !freed.Load() {
 		if time.Now().After(deadline) {
-			t.Fatalf("the record is still held 5 s after its age of 100 ms (%d kept)", c.Len())
+			t.Fatalf("the record is still held 10 s after its age of 1 s (%d kept)", c.Len())
 		}
 		runtime.GC()
 		time.Sleep(20 * time.Millisecond)
 	}
 	if c.Len() != 0 {
 		t.Fatalf("%d records kept after their age", c.Len())
+	}
+}
+
+// TestRecordCacheOfNone: a cache made with a bound below one keeps the
+// record being read (it looped for ever looking for another to evict).
+func TestRecordCacheOfNone(t *testing.T) {
+	for _, max := range []int{0, -3} {
+		c := NewRecordCache(max)
+		c.load = func(dir string, from, to time.Time) (*Record, error) {
+			return &Record{From: from, To: to, Node: dir}, nil
+		}
+		done := make(chan error, 1)
+		go func() {
+			now := time.Now()
+			_, _, err := c.Get("d1", ReplaySpanForTest, time.Minute, now)
+			if err == nil {
+				_, _, err = c.Get("d2", ReplaySpanForTest, time.Minute, now)
+			}
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("NewRecordCache(%d): Get has not returned in 5 s", max)
+		}
+		if c.Len() != 1 {
+			t.Fatalf("NewRecordCache(%d) holds %d records, want 1", max, c.Len())
+		}
 	}
 }

@@ -47,6 +47,10 @@ func TestFidelityTextSaysTheyRan(t *testing.T) {
 		if a.Verdict != want || !strings.Contains(out, "  "+want+"\n") {
 			t.Errorf("agent %s: verdict %q, want %q in the text:\n%s", a.Agent, a.Verdict, want, out)
 		}
+		// The JSON's count agrees with the verdict (refused is 0: they ran).
+		if a.Refused != 0 || a.RefusedRan != refused[a.Agent] {
+			t.Errorf("agent %s: refused %d, refused_though_ran %d, want 0 and %d", a.Agent, a.Refused, a.RefusedRan, refused[a.Agent])
+		}
 	}
 	if want := fmt.Sprintf("verdict: the record saw all %d session(s) run; under the partition in force the rules would have refused %d of them (as it was, above)\n", doc.Sessions, total); !strings.HasSuffix(out, want) {
 		t.Errorf("the text does not end with %q:\n%s", want, out)

@@ -81,8 +81,12 @@ type AgentDoc struct {
 	Agent    model.AgentID `json:"agent"`
 	Sessions int           `json:"sessions"`
 	Refused  int           `json:"refused"`
-	Slots    []SlotDoc     `json:"slots"`
-	Verdict  string        `json:"verdict"`
+	// RefusedRan counts, in the fidelity run (no proposal), the agent's
+	// sessions the rules would have refused though they ran: Refused is
+	// 0 there, since every session runs where it really ran.
+	RefusedRan int       `json:"refused_though_ran,omitempty"`
+	Slots      []SlotDoc `json:"slots"`
+	Verdict    string    `json:"verdict"`
 }
 
 // SlotDoc is one slot of one agent.
@@ -185,6 +189,7 @@ func newDoc(rec *Record, asWas, prop *Result, arrivals bool) *Doc {
 		a := &main.Agents[i]
 		ad := AgentDoc{Agent: a.Agent, Sessions: a.Sessions, Refused: len(a.Refused), Slots: []SlotDoc{}, Verdict: a.Verdict()}
 		if n := refusedRan[a.Agent]; n > 0 {
+			ad.RefusedRan = n
 			ad.Verdict = fmt.Sprintf("%s: all %d session(s) ran; the rules would have refused %d of them (as it was, above)", a.Agent, a.Sessions, n)
 		}
 		for _, s := range a.Slots {
