@@ -51,9 +51,10 @@ func TestReplayBench(t *testing.T) {
 }
 
 // TestPrepBench times the fidelity run of the text report over a record
-// (FGTOP_REPLAY_BENCH_DIR, --until FGTOP_REPLAY_BENCH_UNTIL, 7 days),
-// its sessions' parts made ahead (startPrep) and as it goes, in turn,
-// three rounds: the same results, and the time each takes.
+// (FGTOP_REPLAY_BENCH_DIR, --until FGTOP_REPLAY_BENCH_UNTIL, 7 days):
+// whole with its sessions' parts made as it goes, whole with them made
+// ahead (startPrep), and in chunks of time (runChunked), in turn, three
+// rounds: the same results, and the time each takes.
 func TestPrepBench(t *testing.T) {
 	dir := os.Getenv("FGTOP_REPLAY_BENCH_DIR")
 	if dir == "" {
@@ -78,18 +79,29 @@ func TestPrepBench(t *testing.T) {
 		t.Fatal(err)
 	}
 	var want string
+	ways := []struct {
+		name string
+		o    Options
+	}{
+		{"as it goes", Options{prepAt: -1, chunkAt: -1}},
+		{"prepared ahead", Options{chunkAt: -1}},
+		{"in chunks", Options{}},
+	}
 	for round := range 3 {
-		for _, at := range []int{-1, 0} {
+		for _, w := range ways {
+			o := w.o
+			o.Fidelity, o.Word = true, Printed
 			t0 := time.Now()
-			res := Run(rec, rec.AsItWas(), Options{Fidelity: true, Word: Printed, prepAt: at})
+			res := Run(rec, rec.AsItWas(), o)
 			took := time.Since(t0)
+			res.short, res.memoHits = 0, 0
 			got := fmt.Sprintf("%+v", *res)
 			if want == "" {
 				want = got
 			} else if got != want {
-				t.Fatalf("round %d, prepAt %d: another result", round, at)
+				t.Fatalf("round %d, %s: another result", round, w.name)
 			}
-			t.Logf("round %d, %d sessions, prepared ahead %v: %v", round, len(rec.Sessions), at == 0, took)
+			t.Logf("round %d, %d sessions, %s: %v", round, len(rec.Sessions), w.name, took)
 		}
 	}
 }

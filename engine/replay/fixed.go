@@ -210,6 +210,36 @@ func (u *useSum) add(used fixed, dt int64) {
 	u.d = u.d.Add(used.Dec().Mul(model.DecFromInt64(dt)))
 }
 
+// addSum adds o's terms to u, as adding them one by one after u's would:
+// false (u unchanged) where that is not certain, either sum or theirs
+// being past machine integers (the decimal sum rounds in the order it is
+// made). A sum starts at exponent 0 and keeps the least of its terms'.
+func (u *useSum) addSum(o useSum) bool {
+	if u.dec || o.dec {
+		return false
+	}
+	hi, lo, e := u.hi, u.lo, u.e
+	oh, ol := o.hi, o.lo
+	ok := true
+	if o.e < e {
+		hi, lo, ok = times10(hi, lo, e-o.e)
+		e = o.e
+	} else if o.e > e {
+		oh, ol, ok = times10(oh, ol, o.e-e)
+	}
+	if !ok {
+		return false
+	}
+	var carry uint64
+	lo, carry = bits.Add64(lo, ol, 0)
+	hi += oh + carry
+	if !below(hi, lo, useCapHi, useCapLo) {
+		return false
+	}
+	u.hi, u.lo, u.e = hi, lo, e
+	return true
+}
+
 // exact is the 128-bit sum as the Dec it stands for.
 func (u *useSum) exact() model.Dec {
 	if u.hi == 0 && u.lo == 0 && u.e == 0 {

@@ -166,6 +166,11 @@ type Options struct {
 	// serial: the agents are run together even where each could run on
 	// its own (the tests' reference).
 	serial bool
+	// chunkAt is how many sessions a fidelity run has at least to be run
+	// in chunks of time on several cores (0: chunkMin; negative: never,
+	// the tests' reference); chunks, when positive, how many (the
+	// tests': otherwise one a core, at most maxChunks).
+	chunkAt, chunks int
 	// prepAt is how many sessions a run has at least for their parts that
 	// depend on nothing it does to be made ahead on another goroutine (0:
 	// prepMin; negative: never, the tests' reference).
@@ -281,6 +286,11 @@ type running struct {
 
 // Run replays rec's sessions under part.
 func Run(rec *Record, part Partition, opts Options) *Result {
+	if k := chunksOf(rec, part, opts); k > 1 {
+		if res := runChunked(rec, part, opts, k); res != nil {
+			return res
+		}
+	}
 	if groups := apart(rec, part, opts); groups != nil {
 		return runApart(rec, part, opts, groups)
 	}
@@ -428,6 +438,12 @@ type runner struct {
 	preps   []prep
 	prepped int
 	prepC   chan int
+	// chunk: the run is one chunk of a fidelity run in chunks of time
+	// (runChunked); allocWhy says, for each of its disagreements, whether
+	// its reason is the allocator's (one a run that does not word it
+	// gives as Unworded).
+	chunk    bool
+	allocWhy []bool
 }
 
 // prep is what a run takes of a session that depends on nothing the run
@@ -771,14 +787,7 @@ func (r *runner) arrive(i int) *running {
 		return nil
 	}
 	a.res.Sessions++
-	for _, q := range r.reqOf(i) {
-		acc := a.track(q.slot, r.now, len(r.part) == 1)
-		d := a.demand[q.slot].add(q.amt, false)
-		a.demand[q.slot] = d
-		if acc.peak.cmp(d) < 0 {
-			acc.peak, acc.peakAt = d, r.now
-		}
-	}
+	r.demandOf(a, i)
 	var req, reg alloc.Request
 	if prepped {
 		req, reg = r.preps[i].req, r.preps[i].reg
@@ -808,6 +817,19 @@ func (r *runner) arrive(i int) *running {
 	l := &running{s: s, agent: a, got: got}
 	r.take(a, i, false)
 	return l
+}
+
+// demandOf adds session i's request to what a's recorded sessions ask,
+// and to each slot's peak.
+func (r *runner) demandOf(a *agentRun, i int) {
+	for _, q := range r.reqOf(i) {
+		acc := a.track(q.slot, r.now, len(r.part) == 1)
+		d := a.demand[q.slot].add(q.amt, false)
+		a.demand[q.slot] = d
+		if acc.peak.cmp(d) < 0 {
+			acc.peak, acc.peakAt = d, r.now
+		}
+	}
 }
 
 // slotReq is one slot of a session's request.
@@ -937,7 +959,17 @@ func (r *runner) place(a *agentRun, req, reg alloc.Request, word bool) (string, 
 		}
 		return "", Unworded, nil
 	}
-	got, err := a.st.Node.Allocate(req)
+	var got alloc.KernelAllocation
+	var err error
+	if r.opts.Fidelity {
+		// Where the allocator would put it, the maps left as they were:
+		// the session runs where it really ran (follow), and nothing of
+		// the attempt stays in them (not even the form of an amount a
+		// place it did not run on saw added and taken back).
+		got, err = a.st.Node.Try(req)
+	} else {
+		got, err = a.st.Node.Allocate(req)
+	}
 	if err != nil && r.opts.count {
 		return "", "refused", nil
 	}
@@ -990,11 +1022,6 @@ func (r *runner) listedPlugin(n model.DeviceName) bool { return r.plugins[n] }
 // whatever the rules said, and any difference is a Disagreement.
 func (r *runner) follow(a *agentRun, i int, kind, why string, placed alloc.KernelAllocation) *running {
 	s := &r.rec.Sessions[i]
-	if placed != nil {
-		if err := a.st.Node.Free(placed); err != nil {
-			panic(fmt.Sprintf("replay: freeing a placement just made: %v", err))
-		}
-	}
 	// Only the listed plugins' part: the maps hold no device of the
 	// others, so the rest would be skipped, and not counted, at the cost
 	// of wording why for every session of a record made without the
@@ -1009,8 +1036,14 @@ func (r *runner) follow(a *agentRun, i int, kind, why string, placed alloc.Kerne
 		switch {
 		case why != "":
 			r.res.Disagreements = append(doubled(r.res.Disagreements), Disagreement{At: r.now, Kernel: s.Kernel, Agent: a.id, Refused: why, Got: s.Got})
+			if r.chunk {
+				r.allocWhy = append(r.allocWhy, allocKind(kind))
+			}
 		case !sameAlloc(placed.ToModel(), r.listed(s.Got)):
 			r.res.Disagreements = append(doubled(r.res.Disagreements), Disagreement{At: r.now, Kernel: s.Kernel, Agent: a.id, Got: s.Got, Placed: placed.ToModel()})
+			if r.chunk {
+				r.allocWhy = append(r.allocWhy, false)
+			}
 		}
 	}
 	r.take(a, i, false)

@@ -1,0 +1,293 @@
+package replay
+
+import (
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/fgtop/fgtop/engine/placement"
+	"github.com/fgtop/fgtop/model"
+)
+
+// A fidelity run follows the record: every session runs where it really
+// ran, whatever the rules say of it, so what the node holds at any moment
+// is the record's, not the run's. The rules' answer to one arrival then
+// depends on nothing the run decided before it, and the run can be cut
+// in chunks of time, each chunk on its own core. A chunk's run first
+// takes every event before it without asking the rules (quiet): the
+// sessions load where they ran and leave, in the same order and the same
+// arithmetic as the whole run, so its maps, sums and limits are the whole
+// run's, in value and in form, when its own events begin. Its tallies
+// then start from nothing (cut), and the chunks' tallies are put
+// together as one run gives them (TestChunksAreTheRun).
+
+// chunkMin is how many sessions a fidelity run has at least to be run in
+// chunks: below it the quiet passes cost more than the cores save.
+const chunkMin = 8192
+
+// maxChunks bounds the chunks of one run: each chunk's quiet pass takes
+// every event before it, so more chunks save less.
+const maxChunks = 4
+
+// quietCost is what an event taken quietly costs against one taken with
+// the rules (a placement attempt and its free, the comparison), measured
+// on the 10,000-kernel bench week: the chunks are cut so that each
+// chunk's quiet pass and run together cost the same.
+const quietCost = 0.1
+
+// chunksOf is how many chunks the run of rec under part is cut in; 1 or
+// less: none. Only a fidelity run under one partition, every session
+// naming one of its agents (none is routed by what the others hold, and
+// no agent is met that the partition lacks).
+func chunksOf(rec *Record, part Partition, opts Options) int {
+	if !opts.Fidelity || opts.serial || opts.count || len(part) != 1 || opts.chunkAt < 0 {
+		return 0
+	}
+	at := opts.chunkAt
+	if at == 0 {
+		at = chunkMin
+	}
+	if len(rec.Sessions) < at {
+		return 0
+	}
+	in := map[model.AgentID]bool{}
+	for _, a := range part[0].Agents {
+		in[a.ID] = true
+	}
+	for i := range rec.Sessions {
+		a := rec.Sessions[i].Agent
+		if a == "" && len(part[0].Agents) == 1 {
+			continue
+		}
+		if !in[a] {
+			return 0
+		}
+	}
+	if opts.chunks > 0 {
+		return opts.chunks
+	}
+	return min(runtime.GOMAXPROCS(0), maxChunks)
+}
+
+// chunkBounds cuts n events in k chunks whose quiet pass and run cost the
+// same: chunk j runs events [b[j], b[j+1]) after b[j] quiet ones.
+func chunkBounds(n, k int) []int {
+	// Chunk j's cost is quietCost·b[j] + (b[j+1] − b[j]) = L for every
+	// j, so b[j+1] = L + (1 − quietCost)·b[j] from b[0] = 0; L makes
+	// b[k] = n.
+	g := 1 - quietCost
+	sum, pow := 0.0, 1.0
+	for range k {
+		sum += pow
+		pow *= g
+	}
+	l := float64(n) / sum
+	b := make([]int, k+1)
+	x := 0.0
+	for j := 1; j < k; j++ {
+		x = l + g*x
+		b[j] = min(max(int(x), b[j-1]), n)
+	}
+	b[k] = n
+	return b
+}
+
+// runChunked is Run of a fidelity run in k chunks of time, nil where the
+// chunks' tallies cannot be put together exactly (a use sum past machine
+// integers, whose decimal sum rounds in the order it is made): Run then
+// runs it whole.
+func runChunked(rec *Record, part Partition, opts Options, k int) *Result {
+	opts.prepAt = -1
+	first := &runner{rec: rec, part: part, opts: opts, res: &Result{From: rec.From, To: rec.To}}
+	first.begin()
+	evs := first.events()
+	b := chunkBounds(len(evs), k)
+	runs := make([]*runner, k)
+	var wg sync.WaitGroup
+	for j := range k {
+		wg.Go(func() {
+			r := first
+			if j > 0 {
+				r = &runner{rec: rec, part: part, opts: opts, res: &Result{From: rec.From, To: rec.To}}
+				r.begin()
+			}
+			r.chunk = true
+			r.live = make([]*running, len(rec.Sessions))
+			r.quietTo(evs[:b[j]])
+			if j > 0 {
+				r.cut()
+			}
+			for _, ev := range evs[b[j]:b[j+1]] {
+				r.step(ev)
+			}
+			runs[j] = r
+		})
+	}
+	wg.Wait()
+	return joinChunks(runs, opts)
+}
+
+// quietTo takes the events before a chunk as the run does, without
+// asking the rules of an arrival (it runs where it ran), and without
+// loading each session into the maps and freeing it: only those running
+// at the chunk's start are loaded. A map's amount keeps the finest form
+// of every amount added to it and taken back (0.3 + 0.50 − 0.50 is
+// 0.30), so each device is then given, as a zero, the finest form it was
+// loaded with before: its amount is the whole run's in value and in form.
+func (r *runner) quietTo(evs []event) {
+	var order []int
+	live := make([]bool, len(r.rec.Sessions))
+	// Each agent's maps are its own (in the slot-based form every agent's
+	// hold every device).
+	finest := map[*agentRun]model.Allocations{}
+	for _, ev := range evs {
+		if ev.t.After(r.now) {
+			r.now = ev.t
+		}
+		s := &r.rec.Sessions[ev.i]
+		a := r.route(s)
+		if ev.leave {
+			for _, q := range r.reqOf(ev.i) {
+				a.demand[q.slot] = a.demand[q.slot].add(q.amt, true)
+			}
+			a.lastLeave = r.now
+			live[ev.i] = false
+			r.take(a, ev.i, true)
+			continue
+		}
+		r.demandOf(a, ev.i)
+		r.take(a, ev.i, false)
+		live[ev.i] = true
+		order = append(order, ev.i)
+		fa := finest[a]
+		if fa == nil {
+			fa = model.Allocations{}
+			finest[a] = fa
+		}
+		for slot, devs := range s.Got {
+			if !r.plugins[slot.DeviceName()] {
+				continue
+			}
+			f := fa[slot]
+			if f == nil {
+				f = map[model.DeviceID]model.Dec{}
+				fa[slot] = f
+			}
+			for id, v := range devs {
+				if w, ok := f[id]; !ok || v.Apd().Exponent < w.Apd().Exponent {
+					f[id] = v
+				}
+			}
+		}
+	}
+	for _, i := range order {
+		if !live[i] {
+			continue
+		}
+		s := &r.rec.Sessions[i]
+		a := r.route(s)
+		got, _ := a.st.Node.LoadOf(s.Got, r.listedPlugin)
+		r.live[i] = &running{s: s, agent: a, got: got}
+	}
+	for a, fa := range finest {
+		for _, f := range fa {
+			for id, v := range f {
+				f[id] = model.NewDec(0, v.Apd().Exponent)
+			}
+		}
+		a.st.Node.LoadOf(fa, r.listedPlugin)
+	}
+}
+
+// cut starts the run's tallies from nothing at its moment: what came
+// before is another chunk's.
+func (r *runner) cut() {
+	*r.res = Result{From: r.rec.From, To: r.rec.To}
+	for _, a := range r.agents {
+		a.res.Sessions = 0
+		for slot, acc := range a.stats {
+			acc.settle(a.held[slot], r.now)
+			acc.settleAmount(r.now)
+			acc.peak, acc.peakAt = fixed{}, time.Time{}
+			acc.over = 0
+			acc.useSum = useSum{}
+			acc.amtSum = model.Zero
+		}
+	}
+}
+
+// joinChunks puts the chunks' runs together as one run of them all gives
+// them; nil where it cannot be exact.
+func joinChunks(runs []*runner, opts Options) *Result {
+	last := runs[len(runs)-1]
+	var dis []Disagreement
+	var allocWhy []bool
+	var sessions, compared, sameMoment, skipped, short, memo int
+	for _, r := range runs {
+		dis = append(dis, r.res.Disagreements...)
+		allocWhy = append(allocWhy, r.allocWhy...)
+		sessions += r.res.Sessions
+		compared += r.res.Compared
+		sameMoment += r.res.SameMoment
+		skipped += r.res.Skipped
+		short += r.res.short
+		memo += r.res.memoHits
+	}
+	// A chunk words its own first disagreements; past the whole run's
+	// first ones, the allocator's reasons are not worded.
+	if opts.Word > 0 {
+		for g := opts.Word; g < len(dis); g++ {
+			if allocWhy[g] {
+				dis[g].Refused = Unworded
+			}
+		}
+	}
+	// Each slot's tallies of the earlier chunks, settled at their ends,
+	// go into the last chunk's, which the run's end settles at the span's
+	// end. The chunks are in time order: the first of equal peaks is the
+	// one reached first, as a run keeps it.
+	for ai, la := range last.agents {
+		for _, r := range runs[:len(runs)-1] {
+			la.res.Sessions += r.agents[ai].res.Sessions
+		}
+		for slot, lacc := range la.stats {
+			var accs []*slotAcc
+			for _, r := range runs[:len(runs)-1] {
+				a := r.agents[ai]
+				if acc := a.stats[slot]; acc != nil {
+					acc.settle(a.held[slot], r.now)
+					acc.settleAmount(r.now)
+					accs = append(accs, acc)
+				}
+			}
+			if len(accs) == 0 {
+				continue
+			}
+			accs = append(accs, lacc)
+			use, amt, over := accs[0].useSum, accs[0].amtSum, accs[0].over
+			peak, peakAt := accs[0].peak, accs[0].peakAt
+			for _, acc := range accs[1:] {
+				if !use.addSum(acc.useSum) {
+					return nil
+				}
+				amt = amt.Add(acc.amtSum)
+				over += acc.over
+				if peak.cmp(acc.peak) < 0 {
+					peak, peakAt = acc.peak, acc.peakAt
+				}
+			}
+			lacc.useSum, lacc.amtSum, lacc.over, lacc.peak, lacc.peakAt = use, amt, over, peak, peakAt
+		}
+	}
+	out := last.end()
+	out.Disagreements = dis
+	out.Sessions, out.Compared, out.SameMoment, out.Skipped, out.short, out.memoHits = sessions, compared, sameMoment, skipped, short, memo
+	return out
+}
+
+// allocKind: a refusal of this kind is the allocator's, whose reason a
+// run words only for its first disagreements (place); the manager's and
+// a missing agent's are always worded.
+func allocKind(kind string) bool {
+	return kind != placement.KindManagerRefused && kind != KindNoAgent
+}
