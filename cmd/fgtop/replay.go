@@ -206,6 +206,7 @@ func loadReplay(dir string, from, to time.Time) (*replay.Record, error) {
 	// No memory ceiling as history's queries set (queryGC): a week's
 	// sessions with their cores and memory hold more than it, and the
 	// collector would run without end.
+	prepareHeap(rd)
 	rec, err := replay.Load(rd, from, to)
 	if err != nil {
 		return nil, &exitError{code: loadCode(err), err: fmt.Errorf("%s: %w", dir, err)}
@@ -220,6 +221,7 @@ func loadReplayStarted(dir string, from, to time.Time, opts replay.Options) (*re
 	if err != nil {
 		return nil, nil, &exitError{code: exitProblem, err: err}
 	}
+	prepareHeap(rd)
 	rec, p, err := replay.LoadStarted(rd, from, to, opts)
 	if err != nil {
 		return nil, nil, &exitError{code: loadCode(err), err: fmt.Errorf("%s: %w", dir, err)}

@@ -127,6 +127,16 @@ func OpenReader(dir string) (*Reader, error) {
 	return &Reader{dir: dir, segs: own, skipped: odd, Active: writerActive(dir)}, nil
 }
 
+// Size is the bytes of the record's segments on disk (their folds
+// aside): what a query over all of it reads.
+func (r *Reader) Size() int64 {
+	var n int64
+	for _, s := range r.segs {
+		n += s.Size
+	}
+	return n
+}
+
 // Skipped is a file named like a segment that a reader leaves out of the
 // record, and why (not a regular file, or named for a time to come).
 type Skipped struct {
