@@ -90,6 +90,9 @@ type Record struct {
 	Missing []history.Missing
 	// Notes say what the record could not tell.
 	Notes []string
+	// end, when read beside the sessions (Load), is the probe of the
+	// span's end.
+	end *probe
 }
 
 // Load reads the sessions of [from, to) from a history record. A span
@@ -112,16 +115,40 @@ func Load(rd *history.Reader, from, to time.Time) (*Record, error) {
 		rec, err := loadHeadAt(fork, from, to)
 		hc <- head{rec, err}
 	}()
+	// So is the node at the span's end, the partitions' last probe
+	// (epochs), which came after the read, alone on one core.
+	ec := make(chan probe, 1)
+	endFork := rd.Fork()
+	go func() { ec <- probeAt(endFork, to) }()
 	res, err := rd.Sessions(from, to)
 	h := <-hc
+	end := <-ec
 	if h.err != nil {
 		return nil, h.err
 	}
 	if err != nil {
 		return nil, fmt.Errorf("replay: reading the sessions: %w", err)
 	}
+	h.rec.end = &end
 	h.rec.loadRest(rd, res)
 	return h.rec, nil
+}
+
+// probe is the partition's hash at a moment of the record, and the node
+// then (nil where the record has none: the hash is then "").
+type probe struct {
+	at   time.Time
+	hash string
+	snap *model.Snapshot
+}
+
+// probeAt is the node of the record rd at t, as epochs probes it.
+func probeAt(rd *history.Reader, t time.Time) probe {
+	res, err := rd.At(t)
+	if err != nil || res.Snap == nil {
+		return probe{at: t}
+	}
+	return probe{at: t, hash: res.Snap.ConfigHash, snap: res.Snap}
 }
 
 // loadHead is what Load knows before it reads the sessions: the span cut
@@ -197,6 +224,9 @@ func (rec *Record) loadRest(rd *history.Reader, res *history.SessionsResult) {
 // loadEnd is loadRest after the sessions are made.
 func (rec *Record) loadEnd(rd *history.Reader, res *history.SessionsResult) {
 	rec.epochs(rd, res.Partitions)
+	// The node at the end is the probe's only: a record is kept (the
+	// editor's cache) without it.
+	rec.end = nil
 	rec.Notes = append(rec.Notes, unlisted(rec)...)
 	changed := 0
 	for i := range rec.Sessions {
@@ -251,11 +281,11 @@ func (rec *Record) epochs(rd *history.Reader, parts []agentconfig.JournalRecord)
 	probes = append(probes, rec.To)
 	slices.SortFunc(probes, time.Time.Compare)
 	hashAt := func(t time.Time) (string, *model.Snapshot) {
-		res, err := rd.At(t)
-		if err != nil || res.Snap == nil {
-			return "", nil
+		if rec.end != nil && rec.end.at.Equal(t) {
+			return rec.end.hash, rec.end.snap
 		}
-		return res.Snap.ConfigHash, res.Snap
+		p := probeAt(rd, t)
+		return p.hash, p.snap
 	}
 	prevHash := rec.Epochs[0].Hash
 	for _, t := range probes[1:] {
