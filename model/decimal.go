@@ -708,6 +708,18 @@ func (x Dec) Normalize() Dec {
 // that fits.
 func (x Dec) Int64() (int64, error) { return x.ptr().Int64() }
 
+// CoeffFloat is x's coefficient's magnitude as a float64 (rounded; with
+// Exponent, x's size for bounds, never for accounting), read without a
+// copy.
+func (x Dec) CoeffFloat() float64 {
+	c := &x.ptr().Coeff
+	if c.IsUint64() {
+		return float64(c.Uint64())
+	}
+	f, _ := new(big.Float).SetInt(c.MathBigInt()).Float64()
+	return math.Abs(f)
+}
+
 // Float64 is for display only (bar widths), never for accounting.
 func (x Dec) Float64() float64 {
 	f, _ := x.ptr().Float64()

@@ -78,6 +78,12 @@ func TestPrepBench(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	fr := &runner{rec: rec, part: rec.AsItWas(), opts: Options{Fidelity: true}, res: &Result{}}
+	fr.begin()
+	t0 := time.Now()
+	fit := fr.sumsFit()
+	t.Logf("%d sessions; the fidelity run is cut in %d chunks; its sums fit: %v (found in %v)", len(rec.Sessions),
+		chunksOf(rec, rec.AsItWas(), Options{Fidelity: true}), fit, time.Since(t0))
 	var want string
 	ways := []struct {
 		name string

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"math"
 	"runtime"
 	"sync"
 	"time"
@@ -14,12 +15,14 @@ import (
 // is the record's, not the run's. The rules' answer to one arrival then
 // depends on nothing the run decided before it, and the run can be cut
 // in chunks of time, each chunk on its own core. A chunk's run first
-// takes every event before it without asking the rules (quiet): the
-// sessions load where they ran and leave, in the same order and the same
-// arithmetic as the whole run, so its maps, sums and limits are the whole
-// run's, in value and in form, when its own events begin. Its tallies
-// then start from nothing (cut), and the chunks' tallies are put
-// together as one run gives them (TestChunksAreTheRun).
+// walks every event before it without asking the rules (quietTo): what
+// each agent's sessions hold and ask summed with the same additions in
+// the same order as the whole run, the sessions running at its start
+// loaded where they ran, each device's amount given the form the whole
+// run's has; so its maps, sums and limits are the whole run's, in value
+// and in form, when its own events begin. Its tallies then start from
+// nothing (cut), and the chunks' tallies are put together as one run
+// gives them (TestChunksAreTheRun).
 
 // chunkMin is how many sessions a fidelity run has at least to be run in
 // chunks: below it the quiet passes cost more than the cores save.
@@ -69,6 +72,88 @@ func chunksOf(rec *Record, part Partition, opts Options) int {
 	return min(runtime.GOMAXPROCS(0), maxChunks)
 }
 
+// sumsFit: every agent's use sum of every slot whose use it keeps stays
+// well below 10^26 at the least exponent of its amounts, and its amount's
+// time sum below 27 digits: the chunks' sums are then put together
+// exactly (joinChunks). Past it (a host's memory given to an agent,
+// hundreds of GiB held for days) the chunks would all run and then the
+// whole run again: such a run is run whole at once. The bound is each
+// session's amount for as long as it runs in the span; half the cap
+// leaves room for the float sum's rounding. r has begun, under one
+// partition that has every session's agent (chunksOf).
+func (r *runner) sumsFit() bool {
+	rec := r.rec
+	span := float64(rec.To.Sub(rec.From))
+	// The slots an amount can be given to: the devices', the given
+	// ones, memory (amountOf).
+	var cands []model.SlotName
+	seen := map[model.SlotName]bool{model.SlotMem: true}
+	cands = append(cands, model.SlotMem)
+	for _, d := range rec.Devices {
+		if !seen[d.Slot] {
+			seen[d.Slot] = true
+			cands = append(cands, d.Slot)
+		}
+	}
+	for _, a := range r.agents {
+		for slot := range a.agent.Given {
+			if !seen[slot] {
+				seen[slot] = true
+				cands = append(cands, slot)
+			}
+		}
+	}
+	// Each agent's slots whose use it keeps (track: none of an amount of
+	// none), and their bounds.
+	type bound struct {
+		slot model.SlotName
+		sum  float64
+		emin int32
+	}
+	kept := map[*agentRun][]bound{}
+	for _, a := range r.agents {
+		for _, slot := range cands {
+			amt, _ := a.amountOf(slot)
+			if amt.CoeffFloat()*span >= 1e27 {
+				return false
+			}
+			if amt.Sign() != 0 {
+				kept[a] = append(kept[a], bound{slot: slot})
+			}
+		}
+	}
+	for i := range rec.Sessions {
+		s := &rec.Sessions[i]
+		bs := kept[r.route(s)]
+		if len(bs) == 0 {
+			continue
+		}
+		from, to := s.Start, s.End
+		if from.Before(rec.From) {
+			from = rec.From
+		}
+		if s.Open || to.After(rec.To) {
+			to = rec.To
+		}
+		dt := min(max(float64(to.Sub(from)), 0), span)
+		for j := range bs {
+			if v, ok := s.Requested[bs[j].slot]; ok {
+				e := v.Exponent()
+				bs[j].emin = min(bs[j].emin, e)
+				bs[j].sum += dt * v.CoeffFloat() * math.Pow10(int(e))
+			}
+		}
+	}
+	for _, bs := range kept {
+		for _, b := range bs {
+			if b.sum*math.Pow10(int(-b.emin)) >= 5e25 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // chunkBounds cuts n events in k chunks whose quiet pass and run cost the
 // same: chunk j runs events [b[j], b[j+1]) after b[j] quiet ones.
 func chunkBounds(n, k int) []int {
@@ -94,12 +179,16 @@ func chunkBounds(n, k int) []int {
 
 // runChunked is Run of a fidelity run in k chunks of time, nil where the
 // chunks' tallies cannot be put together exactly (a use sum past machine
-// integers, whose decimal sum rounds in the order it is made): Run then
-// runs it whole.
+// integers or an amount's time sum near 28 digits, whose decimal sums
+// round in the order they are made): Run then runs it whole. sumsFit
+// finds them before the chunks run.
 func runChunked(rec *Record, part Partition, opts Options, k int) *Result {
 	opts.prepAt = -1
 	first := &runner{rec: rec, part: part, opts: opts, res: &Result{From: rec.From, To: rec.To}}
 	first.begin()
+	if !first.sumsFit() {
+		return nil
+	}
 	evs := first.events()
 	b := chunkBounds(len(evs), k)
 	runs := make([]*runner, k)
@@ -146,17 +235,23 @@ func (r *runner) quietTo(evs []event) {
 		}
 		s := &r.rec.Sessions[ev.i]
 		a := r.route(s)
+		// What its sessions ask and hold, summed as the run sums them
+		// (the same additions in the same order: the same forms); the
+		// tallies of time (use, peaks, time over) are cut's to start.
 		if ev.leave {
 			for _, q := range r.reqOf(ev.i) {
 				a.demand[q.slot] = a.demand[q.slot].add(q.amt, true)
+				a.held[q.slot] = a.held[q.slot].add(q.amt, true)
 			}
 			a.lastLeave = r.now
 			live[ev.i] = false
-			r.take(a, ev.i, true)
 			continue
 		}
-		r.demandOf(a, ev.i)
-		r.take(a, ev.i, false)
+		for _, q := range r.reqOf(ev.i) {
+			a.track(q.slot, r.now, len(r.part) == 1)
+			a.demand[q.slot] = a.demand[q.slot].add(q.amt, false)
+			a.held[q.slot] = a.held[q.slot].add(q.amt, false)
+		}
 		live[ev.i] = true
 		order = append(order, ev.i)
 		fa := finest[a]
@@ -205,9 +300,9 @@ func (r *runner) cut() {
 	*r.res = Result{From: r.rec.From, To: r.rec.To}
 	for _, a := range r.agents {
 		a.res.Sessions = 0
-		for slot, acc := range a.stats {
-			acc.settle(a.held[slot], r.now)
-			acc.settleAmount(r.now)
+		a.limitChanged()
+		for _, acc := range a.stats {
+			acc.mark, acc.amtMark = r.now, r.now
 			acc.peak, acc.peakAt = fixed{}, time.Time{}
 			acc.over = 0
 			acc.useSum = useSum{}
@@ -217,7 +312,9 @@ func (r *runner) cut() {
 }
 
 // joinChunks puts the chunks' runs together as one run of them all gives
-// them; nil where it cannot be exact.
+// them; nil where it cannot be exact. A fidelity run refuses nothing
+// (Refused) and, every session naming an agent of the partition
+// (chunksOf), routes every one (Unrouted): those stay the last chunk's.
 func joinChunks(runs []*runner, opts Options) *Result {
 	last := runs[len(runs)-1]
 	var dis []Disagreement
@@ -270,7 +367,13 @@ func joinChunks(runs []*runner, opts Options) *Result {
 				if !use.addSum(acc.useSum) {
 					return nil
 				}
+				// A sum of Decs is exact, and so the same in any
+				// order, below 28 digits; the amounts' time sums pass
+				// that only with tens of terabytes for a week.
 				amt = amt.Add(acc.amtSum)
+				if amt.CoeffFloat() >= 1e27 {
+					return nil
+				}
 				over += acc.over
 				if peak.cmp(acc.peak) < 0 {
 					peak, peakAt = acc.peak, acc.peakAt

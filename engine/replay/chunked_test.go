@@ -3,6 +3,7 @@ package replay
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -158,6 +159,134 @@ func TestChunkBounds(t *testing.T) {
 					t.Fatalf("%d events in %d: chunk %d longer than %d: %v", n, k, j, j-1, b)
 				}
 			}
+		}
+	}
+}
+
+// TestChunksZeroLengthSession: a session that left at or before it
+// arrived (seen once; its times out of order) leaves right after its
+// arrival in the run's events, whole or in chunks: it holds nothing
+// after its moment, and the chunks' quiet passes take it as the whole
+// run does.
+func TestChunksZeroLengthSession(t *testing.T) {
+	rec := loadWhole(t, scriptedWeek(t).reader())
+	seed := rand.Uint64()
+	rng := rand.New(rand.NewPCG(seed, 58))
+	for round := range 20 {
+		r := randomWeek(rec, rng)
+		instant := map[int]bool{}
+		for i := range r.Sessions {
+			s := &r.Sessions[i]
+			if s.Before || rng.IntN(6) != 0 {
+				continue
+			}
+			s.Open = false
+			s.End = s.Start
+			if rng.IntN(3) == 0 {
+				s.End = s.Start.Add(-time.Minute)
+			}
+			instant[i] = true
+		}
+		if len(instant) == 0 {
+			continue
+		}
+		run := &runner{rec: r, part: r.AsItWas(), opts: Options{Fidelity: true}, res: &Result{}}
+		run.begin()
+		evs := run.events()
+		arrived := map[int]bool{}
+		for j, ev := range evs {
+			if ev.i < 0 {
+				continue
+			}
+			if !ev.leave {
+				arrived[ev.i] = true
+				if instant[ev.i] && (j+1 == len(evs) || !evs[j+1].leave || evs[j+1].i != ev.i) {
+					t.Fatalf("seed %d round %d: session %d left at its arrival, but its departure is not the next event", seed, round, ev.i)
+				}
+				continue
+			}
+			if !arrived[ev.i] {
+				t.Fatalf("seed %d round %d: session %d leaves before it arrives", seed, round, ev.i)
+			}
+		}
+		for _, k := range []int{2, 3, 4} {
+			chunksAgree(t, fmt.Sprintf("seed %d round %d", seed, round), r, r.AsItWas(), Options{Fidelity: true, Word: 1}, k)
+			chunksAgree(t, fmt.Sprintf("seed %d round %d, 0.5 each", seed, round), r, Fixed(given(r, map[model.AgentID]string{agentA: "0.5", agentB: "0.5"})), Options{Fidelity: true}, k)
+		}
+	}
+}
+
+// TestChunksHostMemoryRunsWhole: a week whose sessions hold a terabyte of
+// the host's memory each, its agents given memory, has use sums past
+// 10^26, where the chunks' tallies cannot be put together exactly:
+// sumsFit finds it before any chunk runs (else they would all run and
+// then the whole run again), and the run is the whole run. With 1 GiB
+// each, and with no memory given (no use of it kept), the same week is
+// cut in chunks.
+func TestChunksHostMemoryRunsWhole(t *testing.T) {
+	rec := loadWhole(t, scriptedWeek(t).reader())
+	withMem := func(amount string) *Record {
+		r := *rec
+		r.Sessions = slices.Clone(rec.Sessions)
+		v := model.MustDec(amount)
+		for i := range r.Sessions {
+			s := &r.Sessions[i]
+			got := model.Allocations{}
+			req := model.ResourceSlot{}
+			for slot, devs := range s.Got {
+				got[slot], req[slot] = devs, s.Requested[slot]
+			}
+			if devs, ok := got[model.SlotMem]; ok {
+				m := map[model.DeviceID]model.Dec{}
+				for id := range devs {
+					m[id] = v
+				}
+				got[model.SlotMem], req[model.SlotMem] = m, v
+			}
+			s.Got, s.Requested = got, req
+		}
+		return &r
+	}
+	// No memory given: the amount of memory is none.
+	noMem := func(r *Record) Partition {
+		agents := given(r, nil)
+		for i := range agents {
+			agents[i].Given[model.SlotMem] = model.Zero
+			agents[i].Mem = model.Zero
+		}
+		return Fixed(agents)
+	}
+	fits := func(r *Record, part Partition) bool {
+		run := &runner{rec: r, part: part, opts: Options{Fidelity: true}, res: &Result{}}
+		run.begin()
+		return run.sumsFit()
+	}
+	opts := Options{Fidelity: true, Word: 1, chunkAt: 1, chunks: 3}
+	big := withMem("1099511627776")
+	if fits(big, big.AsItWas()) {
+		t.Fatal("a terabyte held all week, memory given: the use sums are said to fit")
+	}
+	if runChunked(big, big.AsItWas(), opts, 3) != nil {
+		t.Fatal("a terabyte held all week: cut in chunks")
+	}
+	got := Run(big, big.AsItWas(), opts)
+	opts.chunkAt = -1
+	want := Run(big, big.AsItWas(), opts)
+	got.short, got.memoHits, want.short, want.memoHits = 0, 0, 0, 0
+	if a, b := fmt.Sprintf("%+v", *got), fmt.Sprintf("%+v", *want); a != b {
+		t.Fatalf("a terabyte held all week:\n%s\nwhole\n%s", a, b)
+	}
+	small := withMem("1073741824")
+	for _, c := range []struct {
+		what string
+		r    *Record
+		part Partition
+	}{{"1 GiB held all week", small, small.AsItWas()}, {"a terabyte held all week, no memory given", big, noMem(big)}} {
+		if !fits(c.r, c.part) {
+			t.Fatalf("%s: the use sums are said not to fit", c.what)
+		}
+		if !chunksAgree(t, c.what, c.r, c.part, Options{Fidelity: true, Word: 1}, 3) {
+			t.Fatalf("%s: not cut in chunks", c.what)
 		}
 	}
 }

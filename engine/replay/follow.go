@@ -222,7 +222,21 @@ func (fw *follower) leaves(i int, t time.Time) {
 	}
 	s.End, s.Open = t, false
 	fw.left[i] = true
-	heap.Push(&fw.deps, event{t: t, leave: true, i: i})
+	// A session that left at or before it arrived leaves right after its
+	// arrival, as events orders it (runTo takes the arrival first).
+	at := s.Start
+	if s.Before && at.Before(fw.work.From) {
+		at = fw.work.From
+	}
+	heap.Push(&fw.deps, event{t: later(t, at), leave: true, i: i})
+}
+
+// later is the later of a and b.
+func later(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return b
+	}
+	return a
 }
 
 // admit takes in the pending arrivals before upto (all with final), as
@@ -283,7 +297,9 @@ func (fw *follower) runTo(upto time.Time, final bool) {
 			}
 		}
 		switch {
-		case len(fw.deps) > 0 && (!arr || !at.Before(fw.deps[0].t)):
+		case len(fw.deps) > 0 && (!arr || !at.Before(fw.deps[0].t) && fw.deps[0].i < fw.next):
+			// A departure of a session yet to arrive (one that left as
+			// it arrived) waits for its arrival.
 			ev = fw.deps[0]
 		case arr:
 			ev = event{t: at, i: fw.next}

@@ -174,7 +174,8 @@ func TestFollowedRunBench(t *testing.T) {
 // sessions whose arrivals and departures crowd a few moments: many
 // within OrderSlack of each other, departures at the very moment of
 // arrivals, some running before the span, some open at its end, some
-// naming no agent; in the order Load gives them (arrival, then kernel).
+// naming no agent, some leaving at the moment they arrived; in the
+// order Load gives them (arrival, then kernel).
 func clusteredWeek(rec *Record, rng *rand.Rand, n int, unnamed bool) *Record {
 	r := *rec
 	r.Sessions = nil
@@ -206,6 +207,10 @@ func clusteredWeek(rec *Record, rng *rand.Rand, n int, unnamed bool) *Record {
 		s.End = at()
 		if !s.End.After(s.Start) {
 			s.End = s.Start.Add(time.Duration(1+rng.IntN(2)) * OrderSlack / 2)
+		}
+		if !s.Before && rng.IntN(12) == 0 {
+			// Seen once: it leaves at the moment it arrived.
+			s.End = s.Start
 		}
 		if s.End.After(r.To) || rng.IntN(10) == 0 {
 			s.End, s.Open = r.To, true
@@ -254,10 +259,11 @@ func feed(rec *Record, rng *rand.Rand) []history.SessionBatch {
 
 // TestFollowerIsTheRun: the fed run taking a crowded week's notes batch
 // by batch (arrivals within OrderSlack of each other, departures at the
-// moment of arrivals, sessions with no agent on a node of two) is Run
-// on the week: the same disagreements, counts and report. It fails when
-// the fed run takes a moment less than OrderSlack behind the walk, or
-// an arrival before a departure of its moment.
+// moment of arrivals, sessions that leave as they arrive, sessions with
+// no agent on a node of two) is Run on the week: the same
+// disagreements, counts and report. It fails when the fed run takes a
+// moment less than OrderSlack behind the walk, an arrival before a
+// departure of its moment, or a departure before its own arrival.
 func TestFollowerIsTheRun(t *testing.T) {
 	seed := rand.Uint64()
 	rng := rand.New(rand.NewPCG(seed, 27))

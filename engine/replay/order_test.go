@@ -15,10 +15,12 @@ import (
 
 // stableEvents is how run ordered its events before events merged them:
 // the partitions, then each session's arrival and departure, in one
-// stable sort by time, a departure before an arrival at one moment.
+// stable sort by time, a departure before an arrival at one moment; a
+// departure at or before its own arrival then put right after it.
 func stableEvents(r *runner) []event {
 	rec := r.rec
 	var evs []event
+	instant := map[int]bool{}
 	for i := 1; i < len(r.part); i++ {
 		evs = append(evs, event{t: r.part[i].At, leave: true, i: -i})
 	}
@@ -38,6 +40,7 @@ func stableEvents(r *runner) []event {
 		evs = append(evs, event{t: at, i: i})
 		if !s.Open && s.End.Before(rec.To) {
 			evs = append(evs, event{t: s.End, leave: true, i: i})
+			instant[i] = !s.End.After(at)
 		}
 	}
 	slices.SortStableFunc(evs, func(a, b event) int {
@@ -52,7 +55,17 @@ func stableEvents(r *runner) []event {
 		}
 		return 0
 	})
-	return evs
+	var out []event
+	for _, ev := range evs {
+		if ev.leave && instant[ev.i] {
+			continue
+		}
+		out = append(out, ev)
+		if !ev.leave && instant[ev.i] {
+			out = append(out, event{t: ev.t, leave: true, i: ev.i})
+		}
+	}
+	return out
 }
 
 // TestEventsAreTheStableSort: the merged events are the stable sort's,

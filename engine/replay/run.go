@@ -607,6 +607,11 @@ func (r *runner) events() []event {
 	}
 	arrs := make([]event, 0, n)
 	deps := make([]event, 0, n)
+	// A session that left at or before it arrived (seen once, or its
+	// times out of order in the record) leaves right after its arrival,
+	// not before it: a departure before the arrival would free nothing,
+	// and the session would hold its amount to the span's end.
+	var instant map[int]bool
 	for k := range n {
 		i := k
 		if r.only != nil {
@@ -619,6 +624,13 @@ func (r *runner) events() []event {
 		}
 		arrs = append(arrs, event{t: at, i: i})
 		if !s.Open && s.End.Before(rec.To) {
+			if !s.End.After(at) {
+				if instant == nil {
+					instant = map[int]bool{}
+				}
+				instant[i] = true
+				continue
+			}
 			deps = append(deps, event{t: s.End, leave: true, i: i})
 		}
 	}
@@ -637,7 +649,7 @@ func (r *runner) events() []event {
 		}
 		return a.i - b.i
 	})
-	evs := make([]event, 0, len(parts)+len(arrs)+len(deps))
+	evs := make([]event, 0, len(parts)+len(arrs)+len(deps)+len(instant))
 	p, d, a := 0, 0, 0
 	for p < len(parts) || d < len(deps) || a < len(arrs) {
 		// The earliest; at a tie a partition, then a departure, then an
@@ -662,6 +674,9 @@ func (r *runner) events() []event {
 			d++
 		default:
 			evs = append(evs, arrs[a])
+			if instant[arrs[a].i] {
+				evs = append(evs, event{t: arrs[a].t, leave: true, i: arrs[a].i})
+			}
 			a++
 		}
 	}
