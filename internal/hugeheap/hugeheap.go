@@ -25,8 +25,10 @@ const hugePage = 2 << 20
 // Prepare asks the kernel to back the next n bytes the heap grows into
 // with huge pages, within a quarter of the machine's memory. It does
 // nothing where the platform has no such advice, where GODEBUG sets
-// disablethp=1 (the runtime's own switch for them), or for n under a
-// huge page; an error of the kernel's is not the query's, and is
+// disablethp=1 (the runtime's own switch for them), where the kernel
+// gives no transparent huge pages or refuses to overcommit memory
+// (vm.overcommit_memory 2: the mapping would count against the limit,
+// and one refused is fatal to the runtime), or for n under a huge page; an error of the kernel's is not the query's, and is
 // dropped: the query then runs as it would have.
 func Prepare(n int64) {
 	if n < hugePage || thpDisabled(os.Getenv("GODEBUG")) {

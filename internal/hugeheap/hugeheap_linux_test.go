@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestPrepareAdvises: the range Prepare gives back to the heap is, in the
@@ -13,6 +15,9 @@ import (
 // for huge pages (VmFlags hg), whatever the machine's setting; a size
 // under a huge page advises nothing.
 func TestPrepareAdvises(t *testing.T) {
+	if b := budget(64<<20, totalRAM(t), readSmall("/proc/sys/vm/overcommit_memory"), readSmall("/sys/kernel/mm/transparent_hugepage/enabled")); b < 64<<20 {
+		t.Skipf("this machine's budget for the advice is %d bytes (its memory, overcommit or huge page settings)", b)
+	}
 	beg, end, err := prepare(64 << 20)
 	if err != nil {
 		t.Skipf("the kernel refuses the advice (%v): no transparent huge pages here", err)
@@ -39,12 +44,15 @@ func advised(t *testing.T, beg, end uintptr) bool {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<16), 1<<20)
-	in, seen := false, false
+	in, seen, flags := false, false, false
 	for sc.Scan() {
 		line := sc.Text()
 		if lo, hi, ok := vmaRange(line); ok {
 			in = lo < end && beg < hi
 			continue
+		}
+		if strings.HasPrefix(line, "VmFlags:") {
+			flags = true
 		}
 		if in && strings.HasPrefix(line, "VmFlags:") {
 			seen = true
@@ -53,7 +61,42 @@ func advised(t *testing.T, beg, end uintptr) bool {
 			}
 		}
 	}
+	if !flags {
+		t.Skip("/proc/self/smaps has no VmFlags lines (a kernel before 3.8)")
+	}
 	return seen
+}
+
+// totalRAM is the machine's memory in bytes.
+func totalRAM(t *testing.T) int64 {
+	var si unix.Sysinfo_t
+	if err := unix.Sysinfo(&si); err != nil {
+		t.Skipf("sysinfo: %v", err)
+	}
+	return int64(si.Totalram) * int64(si.Unit)
+}
+
+// TestBudget: no mapping where the kernel counts it against a hard
+// limit or gives no huge pages; a quarter of the memory at most.
+func TestBudget(t *testing.T) {
+	const g = 1 << 30
+	for _, c := range []struct {
+		n, total        int64
+		overcommit, thp string
+		want            int64
+	}{
+		{g, 16 * g, "0", "always [madvise] never", g},
+		{g, 16 * g, "1", "[always] madvise never", g},
+		{g, 16 * g, "2", "always [madvise] never", 0},
+		{g, 16 * g, "0", "always madvise [never]", 0},
+		{g, 2 * g, "0", "always [madvise] never", g / 2},
+		{g, 0, "", "", g},
+		{g, 16 * g, "", "garbled [", g},
+	} {
+		if got := budget(c.n, c.total, c.overcommit, c.thp); got != c.want {
+			t.Errorf("budget(%d, %d, %q, %q) = %d, want %d", c.n, c.total, c.overcommit, c.thp, got, c.want)
+		}
+	}
 }
 
 // vmaRange parses a mapping's first line ("lo-hi perms ...").
