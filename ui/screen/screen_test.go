@@ -498,12 +498,35 @@ func TestRestoredOnEveryEnd(t *testing.T) {
 				}
 				stderr := os.Stderr
 				os.Stderr = pw
-				defer func() { os.Stderr = stderr; pw.Close() }()
+				// Bubble Tea reads os.Stderr again for the report's
+				// stack: it is put back only once the stack is read
+				// (the pipe's read is what orders the two).
+				reported := make(chan bool, 1)
+				defer func() {
+					select {
+					case <-reported:
+					case <-time.After(5 * time.Second):
+						t.Error("the panic's report did not end with its stack")
+					}
+					os.Stderr = stderr
+					pw.Close()
+				}()
 				go func() {
 					b := make([]byte, 1)
-					if _, err := pr.Read(b); err == nil {
-						cookedAtReport <- ptytest.Canonical(t, r.tty)
+					if _, err := pr.Read(b); err != nil {
+						return
 					}
+					cookedAtReport <- ptytest.Canonical(t, r.tty)
+					report := append([]byte(nil), b...)
+					buf := make([]byte, 4096)
+					for !stackEnded(report) {
+						n, err := pr.Read(buf)
+						report = append(report, buf[:n]...)
+						if err != nil {
+							return
+						}
+					}
+					reported <- true
 					_, _ = io.Copy(io.Discard, pr)
 				}()
 			}
@@ -522,6 +545,13 @@ func TestRestoredOnEveryEnd(t *testing.T) {
 			}
 		})
 	}
+}
+
+// stackEnded reports whether a Bubble Tea panic report has been read to
+// the end of its stack: a goroutine's trace, then a blank line.
+func stackEnded(report []byte) bool {
+	_, stack, ok := bytes.Cut(report, []byte("goroutine "))
+	return ok && bytes.Contains(stack, []byte("\r\n\r\n"))
 }
 
 // TestResizeFollowsSIGWINCH: a local terminal's new size reaches the
