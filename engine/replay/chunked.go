@@ -117,7 +117,9 @@ func (r *runner) sumsFit() bool {
 	for _, a := range r.agents {
 		for _, slot := range cands {
 			amt, _ := a.amountOf(slot)
-			if amt.CoeffFloat()*span >= 0.99e28 {
+			// Its time sum starts from 0: at exponent 0 where the
+			// amount's is above it.
+			if amt.CoeffFloat()*math.Pow10(int(max(amt.Exponent(), 0)))*span >= 0.99e28 {
 				return false
 			}
 			if amt.Sign() != 0 {
