@@ -374,11 +374,12 @@ func joinChunks(runs []*runner, opts Options) *Result {
 				}
 				// A sum of Decs is exact, and so the same in any
 				// order, below 28 digits; the amounts' time sums pass
-				// that only with tens of terabytes for a week. One
-				// rounded has a larger exponent than its terms'.
-				e := min(amt.Exponent(), acc.amtSum.Exponent())
+				// that only with tens of terabytes for a week. An
+				// exact one is at the exponent it is made at (from 0,
+				// of the one amount: one partition); one rounded, the
+				// chunk's or the join's, has a larger one.
 				amt = amt.Add(acc.amtSum)
-				if amt.Exponent() != e {
+				if amt.Sign() != 0 && amt.Exponent() > min(0, lacc.amount.Exponent()) {
 					return nil
 				}
 				over += acc.over
