@@ -73,14 +73,17 @@ func chunksOf(rec *Record, part Partition, opts Options) int {
 }
 
 // sumsFit: every agent's use sum of every slot whose use it keeps stays
-// well below 10^26 at the least exponent of its amounts, and its amount's
-// time sum below 27 digits: the chunks' sums are then put together
-// exactly (joinChunks). Past it (a host's memory given to an agent,
-// hundreds of GiB held for days) the chunks would all run and then the
-// whole run again: such a run is run whole at once. The bound is each
-// session's amount for as long as it runs in the span; half the cap
-// leaves room for the float sum's rounding. r has begun, under one
-// partition that has every session's agent (chunksOf).
+// below 10^26 at the least exponent of its amounts, and its amount's
+// time sum below 28 digits (Dec's precision: the whole run's one product
+// and the chunks' sum of theirs are then the same exact number): the
+// chunks' sums are then put together exactly (joinChunks). Past it (a
+// host's memory given to an agent, hundreds of GiB held for days) the
+// chunks would all run and then the whole run again: such a run is run
+// whole at once. The bound is each session's amount for as long as it
+// runs in the span, the integral the use sum is; a hundredth of each cap
+// leaves room for the float sum's rounding (a few parts in 10^11 over a
+// week's 200,000 sessions). r has begun, under one partition that has
+// every session's agent (chunksOf).
 func (r *runner) sumsFit() bool {
 	rec := r.rec
 	span := float64(rec.To.Sub(rec.From))
@@ -114,7 +117,9 @@ func (r *runner) sumsFit() bool {
 	for _, a := range r.agents {
 		for _, slot := range cands {
 			amt, _ := a.amountOf(slot)
-			if amt.CoeffFloat()*span >= 1e27 {
+			// Its time sum starts from 0: at exponent 0 where the
+			// amount's is above it.
+			if amt.CoeffFloat()*math.Pow10(int(max(amt.Exponent(), 0)))*span >= 0.99e28 {
 				return false
 			}
 			if amt.Sign() != 0 {
@@ -146,7 +151,7 @@ func (r *runner) sumsFit() bool {
 	}
 	for _, bs := range kept {
 		for _, b := range bs {
-			if b.sum*math.Pow10(int(-b.emin)) >= 5e25 {
+			if b.sum*math.Pow10(int(-b.emin)) >= 0.99e26 {
 				return false
 			}
 		}
@@ -369,9 +374,12 @@ func joinChunks(runs []*runner, opts Options) *Result {
 				}
 				// A sum of Decs is exact, and so the same in any
 				// order, below 28 digits; the amounts' time sums pass
-				// that only with tens of terabytes for a week.
+				// that only with tens of terabytes for a week. An
+				// exact one is at the exponent it is made at (from 0,
+				// of the one amount: one partition); one rounded, the
+				// chunk's or the join's, has a larger one.
 				amt = amt.Add(acc.amtSum)
-				if amt.CoeffFloat() >= 1e27 {
+				if amt.Sign() != 0 && amt.Exponent() > min(0, lacc.amount.Exponent()) {
 					return nil
 				}
 				over += acc.over
