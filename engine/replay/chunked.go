@@ -143,6 +143,12 @@ func (r *runner) sumsFit() bool {
 		dt := min(max(float64(to.Sub(from)), 0), span)
 		for j := range bs {
 			if v, ok := s.Requested[bs[j].slot]; ok {
+				if v.Sign() < 0 || fixedOf(v).dec {
+					// A damaged record's amount (negative, not a
+					// machine integer): its sums take the decimal
+					// path, which the chunks cannot join.
+					return false
+				}
 				e := v.Exponent()
 				bs[j].emin = min(bs[j].emin, e)
 				bs[j].sum += dt * v.CoeffFloat() * math.Pow10(int(e))

@@ -80,10 +80,11 @@ func TestSumsFitBigHostMemory(t *testing.T) {
 }
 
 // TestSumsFitUseNearCap: 96 GiB held all week by one session, and by
-// the others for 34 hours (1.03·10^11 × 7.2·10^14 ≈ 7.4·10^25, below 10^26: the use sum stays a machine integer, and the
-// chunks' sums are put together exactly) is cut in chunks; sumsFit's
-// bound is the integral itself, so it needs no factor of two for the
-// float sum's rounding.
+// the others for 34 hours (1.03·10^11 × 7.2·10^14 ≈ 7.4·10^25, below
+// 10^26: the use sum stays a machine integer, and the chunks' sums are
+// put together exactly) is cut in chunks; sumsFit's bound is the
+// integral itself, so it needs no factor of two for the float sum's
+// rounding.
 func TestSumsFitUseNearCap(t *testing.T) {
 	r, part := oneAgentWeek(t, "1099511627776", "103079215104", true)
 	if !fitsOf(r, part) {
@@ -110,5 +111,30 @@ func TestSumsFitAmountExponent(t *testing.T) {
 	r, part := oneAgentWeek(t, "2E+13", "34359738368", false)
 	if fitsOf(r, part) {
 		t.Error("2E+13 bytes of host memory for a week: the sums are said to fit")
+	}
+}
+
+// TestSumsFitDamagedAmount: a session asking a negative amount, or one
+// no machine integer holds, makes the run's sums take the decimal path,
+// where the chunks cannot be joined: sumsFit says so before any chunk
+// runs (the second also by its digits at the least exponent), and the
+// run is the whole run.
+func TestSumsFitDamagedAmount(t *testing.T) {
+	for _, amt := range []string{"-1073741824", "12345678901234567890E-10"} {
+		r, part := oneAgentWeek(t, "1099511627776", "1073741824", false)
+		s := &r.Sessions[len(r.Sessions)/2]
+		v := model.MustDec(amt)
+		got := map[model.DeviceID]model.Dec{}
+		for id := range s.Got[model.SlotMem] {
+			got[id] = v
+		}
+		s.Got[model.SlotMem], s.Requested[model.SlotMem] = got, v
+		if fitsOf(r, part) {
+			t.Errorf("a session asking %s bytes: the sums are said to fit", amt)
+		}
+		opts := Options{Fidelity: true, Word: 1, chunkAt: 1, chunks: 3}
+		if runChunked(r, part, opts, 3) != nil {
+			t.Errorf("a session asking %s bytes: cut in chunks", amt)
+		}
 	}
 }
