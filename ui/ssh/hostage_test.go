@@ -126,9 +126,25 @@ func TestHostageViewerFreesItsSlot(t *testing.T) {
 		}
 		t.Log("no hostage filled its window under -race; the drop is checked on the built binary")
 	}
-	runtime.GC()
-	grew := int64(liveHeap()) - int64(before)
-	t.Logf("live heap grew by %.1f MB after the second round of 4 hostages", float64(grew)/(1<<20))
+	// A slot is free once its session is counted out; its console's
+	// goroutines (the program, the writer a closed window kept waiting)
+	// may still be ending, and hold their frames until they have: on a
+	// loaded machine under -race that took long enough to see 100 MB
+	// live. What the hostages leave behind is what stays for seconds.
+	var grew, first int64
+	counted := time.Now()
+	for settle := counted.Add(10 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		runtime.GC()
+		grew = int64(liveHeap()) - int64(before)
+		if first == 0 {
+			first = grew
+		}
+		if grew <= 48<<20 || time.Now().After(settle) {
+			break
+		}
+	}
+	t.Logf("live heap grew by %.1f MB after the second round of 4 hostages (%.1f MB as the slots came back, %v before it settled)",
+		float64(grew)/(1<<20), float64(first)/(1<<20), time.Since(counted).Round(time.Millisecond))
 	if grew > 48<<20 {
 		t.Fatalf("the hostages left %d MB behind", grew>>20)
 	}
