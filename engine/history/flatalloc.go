@@ -126,16 +126,45 @@ type oneHeld struct {
 	amt model.Dec
 }
 
-// maxShared bounds the slot maps toMapShared keeps for sharing.
-const maxShared = 1 << 16
+// maxManyDevs is the most devices of a slot's map shared by its
+// entries (manyHeld): a kernel's cores are a few, its GPUs fewer.
+const maxManyDevs = 8
 
-// toMapShared is toMap of a regular allocation, its slots of one device
-// taken from one (and kept there) where an earlier allocation held the
-// same device in the same Dec: a week's 200,000 arrivals hold a few
-// thousand such, and a map each was a third of the memory the sessions
-// keep, each page of it a fault. Maps are never changed once decoded
-// (cloneHeld), so sharing them is not seen.
-func (fa *flatAlloc) toMapShared(one map[oneHeld]map[model.DeviceID]model.Dec) model.Allocations {
+// manyHeld is a slot's map of two to maxManyDevs devices, its entries in
+// the order the record lists them (two orders of the same map are two
+// keys: a map missed, never a wrong one), each amount its Dec as for
+// oneHeld.
+type manyHeld struct {
+	n    int
+	devs [maxManyDevs]model.DeviceID
+	amts [maxManyDevs]model.Dec
+}
+
+// maxShared bounds the slot maps of one device toMapShared keeps for
+// sharing; maxManyShared those of several (a key is 200 bytes).
+const (
+	maxShared     = 1 << 16
+	maxManyShared = 1 << 14
+)
+
+// sharedMaps are the slot maps toMapShared has made, by what they hold.
+type sharedMaps struct {
+	one  map[oneHeld]map[model.DeviceID]model.Dec
+	many map[manyHeld]map[model.DeviceID]model.Dec
+}
+
+func newSharedMaps() *sharedMaps {
+	return &sharedMaps{one: map[oneHeld]map[model.DeviceID]model.Dec{}, many: map[manyHeld]map[model.DeviceID]model.Dec{}}
+}
+
+// toMapShared is toMap of a regular allocation, each slot's map taken
+// from sh (and kept there) where an earlier allocation held the same
+// devices in the same Decs: a week's 200,000 arrivals hold a few
+// thousand such of one device and a few thousand core ranges, and a map
+// each was half the memory the sessions keep, each page of it a fault.
+// Maps are never changed once decoded (cloneHeld), so sharing them is
+// not seen.
+func (fa *flatAlloc) toMapShared(sh *sharedMaps) model.Allocations {
 	if fa.n == 0 || fa.irregular {
 		return fa.toMap()
 	}
@@ -146,27 +175,47 @@ func (fa *flatAlloc) toMapShared(one map[oneHeld]map[model.DeviceID]model.Dec) m
 		for j < len(fa.ents) && !fa.ents[j].first {
 			j++
 		}
-		if j == i+1 {
+		switch {
+		case j == i+1:
 			k := oneHeld{dev: e.dev, amt: e.amt}
-			m := one[k]
+			m := sh.one[k]
 			if m == nil {
-				if len(one) >= maxShared {
-					clear(one)
+				if len(sh.one) >= maxShared {
+					clear(sh.one)
 				}
 				m = map[model.DeviceID]model.Dec{e.dev: e.amt}
-				one[k] = m
+				sh.one[k] = m
 			}
 			al[e.slot] = m
-		} else {
-			devs := make(map[model.DeviceID]model.Dec, j-i)
-			for k := i; k < j; k++ {
-				devs[fa.ents[k].dev] = fa.ents[k].amt
+		case j-i <= maxManyDevs:
+			k := manyHeld{n: j - i}
+			for x := i; x < j; x++ {
+				k.devs[x-i], k.amts[x-i] = fa.ents[x].dev, fa.ents[x].amt
 			}
-			al[e.slot] = devs
+			m := sh.many[k]
+			if m == nil {
+				if len(sh.many) >= maxManyShared {
+					clear(sh.many)
+				}
+				m = fa.slotMap(i, j)
+				sh.many[k] = m
+			}
+			al[e.slot] = m
+		default:
+			al[e.slot] = fa.slotMap(i, j)
 		}
 		i = j
 	}
 	return al
+}
+
+// slotMap is the map of entries [i, j) of a regular allocation.
+func (fa *flatAlloc) slotMap(i, j int) map[model.DeviceID]model.Dec {
+	devs := make(map[model.DeviceID]model.Dec, j-i)
+	for k := i; k < j; k++ {
+		devs[fa.ents[k].dev] = fa.ents[k].amt
+	}
+	return devs
 }
 
 // holds: some amount of some slot (holds of the maps).

@@ -2,6 +2,7 @@ package history
 
 import (
 	"reflect"
+	"strconv"
 	"testing"
 
 	"github.com/fgtop/fgtop/model"
@@ -115,14 +116,16 @@ func TestFlatAllocMatchesMaps(t *testing.T) {
 	}
 }
 
-// TestToMapSharedIsToMap: the arrivals' maps made sharing slots of one
-// device are, on every shape of TestFlatAllocMatchesMaps's, the maps
-// toMap makes; a slot of one device held in the same amount (the
-// interner's one Dec) by two allocations is one map, and one of two
-// devices, or in another amount, is not shared.
+// TestToMapSharedIsToMap: the arrivals' maps made sharing slots are, on
+// every shape of TestFlatAllocMatchesMaps's, the maps toMap makes; a
+// slot of one device held in the same amount (the interner's one Dec) by
+// two allocations is one map, and one of two devices, or in another
+// amount, is not shared; a slot of several devices is shared where it
+// lists the same devices in the same amounts and order, not in another
+// amount's form or past maxManyDevs.
 func TestToMapSharedIsToMap(t *testing.T) {
 	in := newInterner()
-	one := map[oneHeld]map[model.DeviceID]model.Dec{}
+	one := newSharedMaps()
 	read := func(slots []rawSlot) flatAlloc {
 		e := enc{}
 		encodeRawAlloc(&e, slots)
@@ -167,5 +170,46 @@ func TestToMapSharedIsToMap(t *testing.T) {
 	}
 	if !same(b["cpu"], c["cpu"]) {
 		t.Error("cpu 1 on device 3, held twice: two maps")
+	}
+
+	cores := func(amt string, ids ...string) []rawSlot {
+		var devs [][2]string
+		for _, id := range ids {
+			devs = append(devs, [2]string{id, amt})
+		}
+		return []rawSlot{{"cuda.shares", [][2]string{{"0", "0.5"}}}, {"cpu", devs}}
+	}
+	r1, r2 := shared(cores("1", "4", "5", "6")), shared(cores("1", "4", "5", "6"))
+	if !same(r1["cpu"], r2["cpu"]) || !same(r1["cuda.shares"], r2["cuda.shares"]) {
+		t.Error("cores 4-6 held twice in the same amounts: two maps")
+	}
+	for name, other := range map[string]model.Allocations{
+		"another order":   shared(cores("1", "6", "5", "4")),
+		"another form":    shared(cores("1.0", "4", "5", "6")),
+		"another device":  shared(cores("1", "4", "5", "7")),
+		"one device more": shared(cores("1", "4", "5", "6", "7")),
+	} {
+		if same(r1["cpu"], other["cpu"]) {
+			t.Errorf("%s shares the map of cores 4-6", name)
+		}
+		if want := other["cpu"]; len(want) < 3 {
+			t.Errorf("%s: cpu %v", name, want)
+		}
+	}
+	wide := []string{"0", "1", "2", "3", "4", "5", "6", "7", "8"}
+	w1, w2 := shared(cores("1", wide...)), shared(cores("1", wide...))
+	if same(w1["cpu"], w2["cpu"]) || len(w1["cpu"]) != len(wide) {
+		t.Errorf("a map of %d devices (past maxManyDevs) shared, or not made whole: %v", len(wide), w1["cpu"])
+	}
+
+	// Past its bound the cache starts again; every map is still toMap's.
+	for i := range maxManyShared + 10 {
+		fa := read(cores("1", strconv.Itoa(i), strconv.Itoa(i+1)))
+		if got, want := fa.toMapShared(one), fa.toMap(); !allocIdentical(got, want) {
+			t.Fatalf("map %d: shared %v, toMap %v", i, got, want)
+		}
+	}
+	if len(one.many) > maxManyShared {
+		t.Errorf("%d maps of several devices kept, bound %d", len(one.many), maxManyShared)
 	}
 }

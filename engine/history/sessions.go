@@ -288,11 +288,11 @@ func (sw *sessWalk) startMaps() {
 		if follow != nil {
 			defer close(follow)
 		}
-		one := map[oneHeld]map[model.DeviceID]model.Dec{}
+		sh := newSharedMaps()
 		for batch := range sw.jobsC {
 			for _, j := range batch.jobs {
 				// cloneHeld of a regular allocation's maps is them.
-				j.k.built = j.fa.toMapShared(one)
+				j.k.built = j.fa.toMapShared(sh)
 				if j.note >= 0 {
 					batch.notes[j.note].Alloc = j.k.built
 				}
