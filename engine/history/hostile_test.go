@@ -600,6 +600,29 @@ func TestDamagedLastChunkIsNamed(t *testing.T) {
 			if strings.Contains(msg, "no recorder has written since") {
 				t.Errorf("damage called the record's end: %q", msg)
 			}
+
+			// history and the replay's sessions list it among what the
+			// record lacks (they listed nothing, and the kernels open);
+			// while a recorder holds the directory a torn end is a
+			// chunk being written, not damage.
+			name := filepath.Base(segs[0].Path)
+			for _, active := range []bool{false, true} {
+				rd.Active = active
+				res, err := rd.History(Filter{Device: "cuda:0"})
+				if err != nil {
+					t.Fatalf("active %v: History: %v", active, err)
+				}
+				sres, err := rd.Sessions(time.Time{}, time.Time{})
+				if err != nil {
+					t.Fatalf("active %v: Sessions: %v", active, err)
+				}
+				for what, ms := range map[string][]Missing{"history": res.Missing, "sessions": sres.Missing} {
+					said := fmt.Sprint(ms)
+					if wantSaid := !active; strings.Contains(said, name) != wantSaid {
+						t.Errorf("%s, active %v: missing %s; want the damage named: %v", what, active, said, wantSaid)
+					}
+				}
+			}
 		})
 	}
 }

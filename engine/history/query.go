@@ -369,10 +369,14 @@ type histRun struct {
 	// follower).
 	foldOf func(sf segFile, prev *segFile) *segFold
 	folded int
+	// active: a recorder holds the directory, so the last segment's torn
+	// end may be a chunk it is still writing, not damage.
+	active bool
 }
 
 func (r *Reader) newHistRun(f Filter) *histRun {
-	q := &histRun{f: f, h: &histWalk{f: f, cur: map[model.KernelID]*ktrack{}, in: newInterner()}, res: &HistoryResult{From: r.segs[0].Start, Skipped: r.skipped}}
+	q := &histRun{f: f, h: &histWalk{f: f, cur: map[model.KernelID]*ktrack{}, in: newInterner()}, res: &HistoryResult{From: r.segs[0].Start, Skipped: r.skipped},
+		active: r.Active}
 	// With --since, reading starts at the checkpoint before it: what was
 	// held then shows as held since that checkpoint ("<").
 	first := 0
@@ -467,7 +471,10 @@ func (q *histRun) finish(i int, data *segData, se segEnd) {
 	}
 	q.prevEnd = end
 	q.res.To = end
-	damaged := data.Damage != "" && (!data.Torn || i < len(segs)-1)
+	// A torn end of the last segment is a chunk being written only while
+	// a recorder holds the directory; with none, the rest is lost, as
+	// snapshot --at says of a time after it.
+	damaged := data.Damage != "" && (!data.Torn || i < len(segs)-1 || !q.active)
 	q.carry = !damaged && i+1 < len(segs) && se.continues(segs[i+1].Start)
 	next := time.Time{}
 	if i+1 < len(segs) {
