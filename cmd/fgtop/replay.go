@@ -30,8 +30,8 @@ type replayFlags struct {
 func (f *replayFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.span, "replay", "", "replay the sessions the history recorded over SPAN (such as 7d, the record's usual week; 36h; 1d12h) under the partition in force, and under the change when the flags make one")
-	fl.StringVar(&f.since, "since", "", "with --replay: from this time (RFC 3339, 14:02, 2026-11-27 14:02, -2h), as history takes it")
-	fl.StringVar(&f.until, "until", "", "with --replay: up to this time (default now)")
+	fl.StringVar(&f.since, "since", "", "with --replay: the span starts at this time (RFC 3339, 14:02, 2026-11-27 14:02, -2h), as history takes it")
+	fl.StringVar(&f.until, "until", "", "with --replay: the span ends at this time (default now); not with --since")
 	fl.StringVar(&f.dir, "history", "", "with --replay: the history directory (default "+defaultHistoryDir+")")
 	fl.StringVar(&f.arrivals, "arrivals", "", "replay the sessions of FILE instead of the record: CSV start,end,agent,slots or JSON lines (docs/replay.md), under today's partition and the change")
 	fl.BoolVar(&f.suggest, "suggest", false, "with --replay: find the slot amounts per agent under which every recorded session starts (else the fewest refused), nearest today's file, and plan them")
@@ -60,31 +60,35 @@ func (f *replayFlags) on() (bool, error) {
 	return true, nil
 }
 
-// window is the span the flags name, relative to now.
+// window is the span the flags name, relative to now: SPAN up to --until
+// (now by default), or SPAN from --since (up to now at the most).
 func (f *replayFlags) window(now time.Time) (from, to time.Time, err error) {
-	to = now
-	if f.until != "" {
-		if to, err = history.ParseWhen(f.until, now); err != nil {
-			return from, to, usageErr("--until: %v", err)
-		}
-	}
 	d, err := history.ParseDays(f.span)
 	if err != nil || d <= 0 {
 		return from, to, usageErr("--replay %q: want a span such as 7d, 36h or 1d12h", f.span)
 	}
-	from = to.Add(-d)
-	if f.since != "" {
+	if f.since != "" && f.until != "" {
+		return from, to, usageErr("--replay %s with both --since and --until: the span is counted from --since or up to --until; give one of them", f.span)
+	}
+	to = now
+	switch {
+	case f.since != "":
 		if from, err = history.ParseWhen(f.since, now); err != nil {
 			return from, to, usageErr("--since: %v", err)
 		}
-	}
-	if !from.Before(to) {
-		if f.until == "" {
-			return from, to, usageErr("--since %s is not before now (--until's default)", f.since)
+		if !from.Before(now) {
+			return from, to, usageErr("--since %s is not before now", f.since)
 		}
-		return from, to, usageErr("--until is not after --since")
+		if end := from.Add(d); end.Before(now) {
+			to = end
+		}
+		return from, to, nil
+	case f.until != "":
+		if to, err = history.ParseWhen(f.until, now); err != nil {
+			return from, to, usageErr("--until: %v", err)
+		}
 	}
-	return from, to, nil
+	return to.Add(-d), to, nil
 }
 
 // runPlanReplay is plan --replay: the record's sessions replayed under the

@@ -171,11 +171,48 @@ func TestReplayFlagsUsage(t *testing.T) {
 			t.Errorf("%+v: %v, want a usage error", rf, err)
 		}
 	}
-	// A --since after now with no --until names what was given.
+	// A --since after now names what was given.
 	rf := replayFlags{span: "1h", since: "2099-01-01T00:00:00Z"}
-	if _, _, err := rf.window(time.Now()); err == nil || !strings.Contains(err.Error(), "--since 2099-01-01T00:00:00Z is not before now (--until's default)") {
+	if _, _, err := rf.window(time.Now()); err == nil || !strings.Contains(err.Error(), "--since 2099-01-01T00:00:00Z is not before now") {
 		t.Errorf("--since in the future: %v", err)
 	}
+}
+
+// TestReplayWindow: SPAN is counted back from --until (now by default) or
+// on from --since, never replaced by it (--replay 10s --since -1m
+// replayed the whole last minute: the tour).
+func TestReplayWindow(t *testing.T) {
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	at := func(s string) time.Time { return time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC).Add(mustDuration(t, s)) }
+	for _, c := range []struct {
+		rf       replayFlags
+		from, to time.Time
+	}{
+		{replayFlags{span: "2h"}, at("10h"), at("12h")},
+		{replayFlags{span: "10s", since: "-1m"}, now.Add(-time.Minute), now.Add(-50 * time.Second)},
+		{replayFlags{span: "1h", since: "2026-11-27T03:00:00Z"}, at("3h"), at("4h")},
+		{replayFlags{span: "36h", since: "2026-11-27T03:00:00Z"}, at("3h"), now},
+		{replayFlags{span: "1h", until: "2026-11-27T03:00:00Z"}, at("2h"), at("3h")},
+		{replayFlags{span: "10s", until: "-1m"}, now.Add(-70 * time.Second), now.Add(-time.Minute)},
+	} {
+		from, to, err := c.rf.window(now)
+		if err != nil || !from.Equal(c.from) || !to.Equal(c.to) {
+			t.Errorf("%+v: %s to %s (%v), want %s to %s", c.rf, from, to, err, c.from, c.to)
+		}
+	}
+	rf := replayFlags{span: "1h", since: "-3h", until: "-1h"}
+	if _, _, err := rf.window(now); err == nil || !strings.Contains(err.Error(), "give one of them") {
+		t.Errorf("--since and --until with a span: %v", err)
+	}
+}
+
+func mustDuration(t *testing.T, s string) time.Duration {
+	t.Helper()
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }
 
 // TestReadHistoryDirUsage: a --history that is missing or a file is bad
