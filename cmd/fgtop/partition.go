@@ -345,7 +345,9 @@ slots. Every agent must keep an amount for every slot the node's plugins
 register, and per slot the agents' amounts must fit the node (the agent
 stops at start-up otherwise): the plan says so in the agent's words.
 
-Nothing is written. Exit status: 0 valid (or no change), 2 invalid or bad usage.
+Nothing is written. Exit status: 0 valid (or no change), 2 invalid or bad usage;
+with --replay or --arrivals, 1 when some session would not have started (with no
+change flag: when the rules would have refused some the record saw run).
 
 ` + configHelp,
 		Example: `  fgtop plan --config /etc/backend.ai/agent.toml --move cuda:GPU-1234=i-node-b

@@ -128,6 +128,15 @@ func runPlanReplay(ctx context.Context, out io.Writer, src *sourceFlags, ch *cha
 	if err != nil {
 		return err
 	}
+	if req.Empty() && src.config != "" {
+		// The fidelity check replays the partitions the record holds, but
+		// a file named and not read would look checked: one that does not
+		// load is refused as every other plan refuses it.
+		if cfg, err := agentconfig.Load(src.config); cfg == nil {
+			return configErr(src.config, false, err)
+		}
+		fmt.Fprintf(os.Stderr, "note: with no change flag the replay judges the partitions the record holds; %s is read only to check it loads\n", src.config)
+	}
 	var plan *partition.Plan
 	if !req.Empty() {
 		if plan, _, err = buildPlan(ctx, src, ch, "plan"); err != nil {

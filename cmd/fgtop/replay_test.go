@@ -393,3 +393,24 @@ func TestReplayNothingToReplay(t *testing.T) {
 		t.Errorf("a span before the record: %v", err)
 	}
 }
+
+// TestReplayFidelityRefusesABadConfig: with no change flag the replay
+// reads no config, but one named with --config that does not load (not
+// TOML, not there) is refused as every other plan refuses it, before
+// anything is replayed (it was ignored, and the report looked checked
+// against it: the tour).
+func TestReplayFidelityRefusesABadConfig(t *testing.T) {
+	dir := t.TempDir()
+	broken := filepath.Join(dir, "agent.toml")
+	if err := os.WriteFile(broken, []byte("[agent\nbroken"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{broken, filepath.Join(dir, "missing.toml")} {
+		var out bytes.Buffer
+		err := runPlanReplay(context.Background(), &out, &sourceFlags{config: path}, &changeFlags{}, &replayFlags{span: "7d", dir: dir}, false)
+		var ee *exitError
+		if !errors.As(err, &ee) || ee.code != exitBadUsage || !strings.Contains(err.Error(), path) || out.Len() > 0 {
+			t.Errorf("%s: %v, wrote %q; want bad usage naming it, nothing replayed", path, err, out.String())
+		}
+	}
+}
