@@ -33,7 +33,8 @@ const (
 // agent may be empty (the first agent that takes it, in config order);
 // slots are written as simulate's requests (slot=amount, comma- or
 // semicolon-separated; a JSON object in JSON lines). Blank lines and
-// lines starting with # are skipped. A bad row is refused with its line
+// lines starting with # are skipped, and a leading UTF-8 byte order
+// mark. A bad row is refused with its line
 // number; nothing is guessed.
 func ParseArrivals(data []byte, types model.SlotTypes) ([]Session, error) {
 	if len(data) > MaxArrivalsBytes {
@@ -41,6 +42,9 @@ func ParseArrivals(data []byte, types model.SlotTypes) ([]Session, error) {
 	}
 	var out []Session
 	var errs []error
+	// A spreadsheet's export (Excel's "CSV UTF-8") begins with a byte
+	// order mark: not part of the first field.
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	lines := bytes.Split(data, []byte("\n"))
 	for i, raw := range lines {
 		n := i + 1

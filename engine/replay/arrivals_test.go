@@ -15,6 +15,8 @@ func TestParseArrivals(t *testing.T) {
 	}{
 		{"csv with header", "start,end,agent,slots\n2026-11-23T03:00:00Z,2026-11-23T04:00:00Z,i-a,\"cuda.shares=0.8,cpu=8,mem=32g\"\n",
 			"03:00>04:00 i-a cpu=8 cuda.shares=0.8 mem=32g", false},
+		{"csv with a byte order mark (a spreadsheet's export)", "\ufeffstart,end,agent,slots\r\n2026-11-23T03:00:00Z,,,cuda.shares=0.5\r\n",
+			"03:00>open - cuda.shares=0.5", false},
 		{"semicolons, no agent, still running", "# exported\n2026-11-23T05:00:00Z,,,cuda.shares=0.5;cpu=2\n",
 			"05:00>open - cpu=2 cuda.shares=0.5", false},
 		{"json lines, sorted by start", `{"start": "2026-11-23T06:00:00Z", "end": "2026-11-23T07:00:00Z", "agent": "i-b", "slots": {"cuda.shares": "1.0"}}
