@@ -435,6 +435,13 @@ or a prefix that names several (the error lists them).`,
 			if !f.Since.IsZero() && !f.Until.IsZero() && f.Until.Before(f.Since) {
 				return usageErr("--until is before --since")
 			}
+			if f.Since.After(now) {
+				// Said whether or not a recorder is writing: with one, the
+				// record's end is now, and an empty table read as "nobody
+				// held it" (a year mistyped).
+				return &exitError{code: exitProblem, err: fmt.Errorf("--since %s is in the future (now is %s): the record holds nothing after now",
+					f.Since.Local().Format("2006-01-02 15:04:05 MST"), now.Local().Format("2006-01-02 15:04:05 MST"))}
+			}
 			rd, err := history.OpenReader(d)
 			if err != nil {
 				return err

@@ -81,3 +81,24 @@ func TestHistoryEmptyRecordIsAFinding(t *testing.T) {
 		}
 	}
 }
+
+// TestHistorySinceInTheFuture: a --since after now is said and exits 1
+// whether or not a recorder holds the directory; with one (the record's
+// end is now) it printed an empty table and exited 0, which read as
+// "nobody held it" for a mistyped year (the tour).
+func TestHistorySinceInTheFuture(t *testing.T) {
+	dir := recordDemo(t, 20, 2*time.Second)
+	for _, active := range []bool{false, true} {
+		if active {
+			rec, err := history.Open(history.Options{Dir: dir})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rec.Close()
+		}
+		code, out := runCLI(t, "history", "--device", "GPU0", "--history", dir, "--since", "2099-01-01T00:00:00Z")
+		if code != exitProblem || !strings.Contains(out, "is in the future") {
+			t.Errorf("recorder holding the directory %v: exit %d, want %d saying the future:\n%s", active, code, exitProblem, out)
+		}
+	}
+}
