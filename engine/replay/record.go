@@ -16,6 +16,7 @@
 package replay
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"slices"
@@ -177,6 +178,13 @@ func spanCut(rd *history.Reader, from, to time.Time) (time.Time, time.Time, erro
 		to = rTo
 	}
 	if !from.Before(to) {
+		// A record cut short by damage ends where the damage begins:
+		// that, not the span asked, is what to say (the reader names it
+		// for a moment after the end).
+		var oe *history.OutsideError
+		if _, err := rd.At(rTo.Add(time.Hour)); errors.As(err, &oe) {
+			asked.Damage = oe.Damage
+		}
 		return from, to, &asked
 	}
 	return from, to, nil
@@ -187,6 +195,9 @@ func spanCut(rd *history.Reader, from, to time.Time) (time.Time, time.Time, erro
 type OutsideError struct {
 	From, To             time.Time
 	RecordFrom, RecordTo time.Time
+	// Damage: the record ends early because its last segment is damaged
+	// there (the reader's words), "" otherwise.
+	Damage string
 }
 
 func (e *OutsideError) Error() string {
@@ -194,8 +205,12 @@ func (e *OutsideError) Error() string {
 	if to.IsZero() {
 		to = e.RecordTo
 	}
-	return fmt.Sprintf("replay: the span %s to %s holds nothing of the record, which covers %s to %s",
+	msg := fmt.Sprintf("replay: the span %s to %s holds nothing of the record, which covers %s to %s",
 		stamp(e.From), stamp(to), stamp(e.RecordFrom), stamp(e.RecordTo))
+	if e.Damage != "" {
+		msg += ": " + e.Damage
+	}
+	return msg
 }
 
 // loadHeadAt is loadHead of a span already cut to the record.

@@ -1,7 +1,10 @@
 package replay
 
 import (
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -559,5 +562,37 @@ func TestSuggestNothingLeft(t *testing.T) {
 		if got, want := sg.Amounts[a.ID][model.SlotCUDAShares], a.Given[model.SlotCUDAShares]; !got.Equal(want) {
 			t.Errorf("%s cuda.shares suggested %s, today %s: the node leaves none to size", a.ID, got, want)
 		}
+	}
+}
+
+// TestOutsideSaysTheDamage: a span after a record cut short by a damaged
+// last chunk says the damage (the segment, the byte, what is lost), not
+// only that the span holds nothing of the record (the tour).
+func TestOutsideSaysTheDamage(t *testing.T) {
+	w := newWeek(t, "2.5", "1.5")
+	w.start(1*h, agentA, 1, share(0, "0.5"))
+	w.stop(2*h, agentA, 1)
+	w.reader()
+	segs, err := filepath.Glob(filepath.Join(w.dir, "seg-*.fgh"))
+	if err != nil || len(segs) == 0 {
+		t.Fatalf("segments %v: %v", segs, err)
+	}
+	last := segs[len(segs)-1]
+	st, err := os.Stat(last)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(last, st.Size()-3); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(strings.TrimSuffix(last, ".fgh") + ".fgf")
+	rd, err := history.OpenReader(w.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Load(rd, w.base.Add(100*h), w.base.Add(101*h))
+	var oe *OutsideError
+	if !errors.As(err, &oe) || !strings.Contains(err.Error(), filepath.Base(last)+" is damaged") || !strings.Contains(err.Error(), "is lost") {
+		t.Fatalf("a span after the damage: %v", err)
 	}
 }
