@@ -102,3 +102,12 @@ func TestHistorySinceInTheFuture(t *testing.T) {
 		}
 	}
 }
+
+// TestSnapshotEmptyAt: --at '' says --at is empty (it said "--history
+// needs --at", with --at given: the tour).
+func TestSnapshotEmptyAt(t *testing.T) {
+	code, out := runCLI(t, "snapshot", "--history", t.TempDir(), "--at", "")
+	if code != exitBadUsage || !strings.Contains(out, "--at is empty") {
+		t.Errorf("exit %d, want %d saying --at is empty:\n%s", code, exitBadUsage, out)
+	}
+}

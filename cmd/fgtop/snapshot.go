@@ -86,6 +86,9 @@ the moment; 2 on bad usage, and when a --scratch-root does not exist or a root c
 			if !asJSON && allocMap == "" {
 				asJSON = true
 			}
+			if at == "" && cmd.Flags().Changed("at") {
+				return usageErr("--at is empty: give a time (RFC 3339, 14:02, 2026-11-27 14:02, -2h)")
+			}
 			if at != "" {
 				if follow {
 					return usageErr("--at and --follow are exclusive")

@@ -75,3 +75,17 @@ func TestDaysSaysBrief(t *testing.T) {
 		}
 	}
 }
+
+// TestSpanUnderASecond: a span shorter than a second (a record a moment
+// long) is printed <1s in the report's first line, not 0 (the tour).
+func TestSpanUnderASecond(t *testing.T) {
+	from := time.Date(2026, 12, 4, 2, 40, 14, 800_000_000, time.UTC)
+	var b strings.Builder
+	d := &Doc{From: from, To: from.Add(400 * time.Millisecond)}
+	if err := d.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if first, _, _ := strings.Cut(b.String(), "\n"); !strings.Contains(first, "(<1s)") {
+		t.Errorf("first line %q, want the span <1s", first)
+	}
+}

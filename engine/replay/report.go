@@ -224,7 +224,7 @@ func newDoc(rec *Record, asWas, prop *Result, arrivals bool) *Doc {
 // WriteText prints the document for an operator.
 func (d *Doc) WriteText(w io.Writer) error {
 	ew := &errWriter{w: w}
-	span := d.To.Sub(d.From).Round(time.Second)
+	span := d.To.Sub(d.From)
 	fmt.Fprintf(ew, "replay of %s, %s to %s (%s): %d session(s), %d already running at the start (placed first)\n",
 		orDash(d.Node), stamp(d.From), stamp(d.To), days(span), d.Sessions, d.Before)
 	fmt.Fprintf(ew, "routing: %s\n", d.Routing)
