@@ -103,7 +103,7 @@ func TestHistorySinceInTheFuture(t *testing.T) {
 	}
 }
 
-// TestSnapshotEmptyAt: --at ” says --at is empty (it said "--history
+// TestSnapshotEmptyAt: an empty --at says so (it said "--history
 // needs --at", with --at given: the tour).
 func TestSnapshotEmptyAt(t *testing.T) {
 	code, out := runCLI(t, "snapshot", "--history", t.TempDir(), "--at", "")
