@@ -600,6 +600,15 @@ func TestDamagedLastChunkIsNamed(t *testing.T) {
 			if strings.Contains(msg, "no recorder has written since") {
 				t.Errorf("damage called the record's end: %q", msg)
 			}
+			// A second after the last intact change is lost too: the
+			// beat's slack does not cover a damaged end.
+			_, end, err := rd.Span()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := rd.At(end.Add(time.Second)); !errors.As(err, &out) || out.Damage == "" {
+				t.Errorf("At a second after the damage: %v", err)
+			}
 
 			// history and the replay's sessions list it among what the
 			// record lacks (they listed nothing, and the kernels open);

@@ -388,7 +388,9 @@ func (r *Reader) AtContext(ctx context.Context, t time.Time) (*Result, error) {
 		if i == len(r.segs)-1 {
 			r.spanDone, r.spanTo = true, end
 			res.To = end
-			if t.After(end.Add(slack)) && !r.Active {
+			// Damage cut the record at end: a moment after it is lost,
+			// not covered by the beat's slack.
+			if (t.After(end.Add(slack)) || sr.data.Damage != "" && t.After(end)) && !r.Active {
 				oe := &OutsideError{At: t, From: res.From, To: end}
 				if sr.data.Damage != "" {
 					// The record ends here because the segment is damaged
