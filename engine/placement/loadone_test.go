@@ -118,6 +118,26 @@ func TestLoadOneIsLoadAll(t *testing.T) {
 	})
 }
 
+// TestLoadOneIsLoadAllTwoSlotsOfAPlugin: a plugin whose devices are of
+// two slots (shares on some GPUs, whole devices on others) is loaded
+// with its slots in LoadAll's order whatever order a's map gives them.
+func TestLoadOneIsLoadAllTwoSlotsOfAPlugin(t *testing.T) {
+	gen := randomAllocs{
+		picks: []slotPick{{model.SlotCUDAShares, []model.DeviceID{"A", "B"}}, {model.SlotCUDADevice, []model.DeviceID{"E", "F"}},
+			{model.SlotCPU, []model.DeviceID{"0", "1"}}},
+		amts:     []string{"0.1", "0.5", "1"},
+		infinite: 50,
+	}
+	devs := []model.Device{gpu("A", 0, "1.0"), gpu("B", 1, "1.0"), wholeGPU("E", 0), wholeGPU("F", 1), core(0, 0), core(1, 1)}
+	sameLoads(t, 32, devs, gen, [2]string{"Load", "LoadAll"}, func(_ *rand.Rand, a model.Allocations) (loadFunc, loadFunc) {
+		return func(n *Node) (alloc.KernelAllocation, []Skip) { return n.Load(a) },
+			func(n *Node) (alloc.KernelAllocation, []Skip) {
+				loaded, skipped := n.LoadAll([]model.Allocations{a})
+				return loaded, skipped[0]
+			}
+	})
+}
+
 // TestLoadOfIsLoadOfThePart: loading the part of an allocation of the
 // plugins kept (LoadOf, what a replay loads of a record made without
 // the host's devices) is Load of that part, made as a map: the same

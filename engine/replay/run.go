@@ -2,6 +2,7 @@ package replay
 
 import (
 	"fmt"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -433,6 +434,8 @@ type runner struct {
 	// their amounts' fixed (fixedOfMemo).
 	reqs [][]slotReq
 	fx   map[model.Dec]fixed
+	// asked is what the run made of each recorded request (askedOf).
+	asked map[uintptr]*asked
 	// preps are the sessions' parts made ahead (startPrep), the first
 	// prepped of them made; prepC says how far they are.
 	preps   []prep
@@ -807,7 +810,8 @@ func (r *runner) arrive(i int) *running {
 	if prepped {
 		req, reg = r.preps[i].req, r.preps[i].reg
 	} else {
-		req = s.Request()
+		q := r.askedOf(s)
+		req, reg = q.req, q.reg
 	}
 	word := r.opts.Word <= 0 || len(a.res.Refused) < r.opts.Word
 	if r.opts.Fidelity {
@@ -866,12 +870,38 @@ func (r *runner) reqOf(i int) []slotReq {
 	}
 	q := r.reqs[i]
 	if q == nil {
-		if r.fx == nil {
-			r.fx = map[model.Dec]fixed{}
-		}
-		q = sumsOf(r.rec.Sessions[i].Requested, r.fx)
+		q = r.askedOf(&r.rec.Sessions[i]).sums
 		r.reqs[i] = q
 	}
+	return q
+}
+
+// asked is what a run makes of a recorded request: its sums, the request
+// as the allocator takes it and its part of the listed plugins.
+type asked struct {
+	sums     []slotReq
+	req, reg alloc.Request
+}
+
+// askedOf is what the run makes of s's request, made once per request:
+// the record's sessions that asked the same share one map
+// (requestOfMemo), never changed once made, which a week's 200,000
+// sessions ask a few thousand of; nor are the sums and requests made of
+// it changed by the run.
+func (r *runner) askedOf(s *Session) *asked {
+	key := reflect.ValueOf(s.Requested).Pointer()
+	if q := r.asked[key]; q != nil && key != 0 {
+		return q
+	}
+	if r.fx == nil {
+		r.fx = map[model.Dec]fixed{}
+	}
+	if r.asked == nil {
+		r.asked = map[uintptr]*asked{}
+	}
+	q := &asked{sums: sumsOf(s.Requested, r.fx), req: s.Request()}
+	q.reg = r.registered(q.req)
+	r.asked[key] = q
 	return q
 }
 
