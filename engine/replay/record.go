@@ -355,41 +355,48 @@ func short(h string) string {
 // (Changed says so).
 func sessionsOf(ks []history.KernelSession, from, to time.Time) []Session {
 	// Each kernel's session is its own: on a busy week (200,000 kernels)
-	// the two halves are made on two cores and joined in order.
-	var out []Session
+	// the two halves are made on two cores, each into its part of one
+	// slice, and joined in order by moving the second down (a slice for
+	// each, joined by append, was 0.05 s of copying onto fresh pages).
+	out := make([]Session, len(ks))
+	n := 0
 	if half := len(ks) / 2; half >= 4096 && runtime.GOMAXPROCS(0) > 1 {
-		var second []Session
+		var m int
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			second = sessionsOfPart(ks[half:], from, to)
+			m = sessionsOfPart(out[half:], ks[half:], from, to)
 		}()
-		out = sessionsOfPart(ks[:half], from, to)
+		n = sessionsOfPart(out[:half], ks[:half], from, to)
 		<-done
-		out = append(out, second...)
+		n += copy(out[n:], out[half:half+m])
 	} else {
-		out = sessionsOfPart(ks, from, to)
+		n = sessionsOfPart(out, ks, from, to)
 	}
+	clear(out[n:])
+	out = out[:n:n]
 	sortSessions(out)
 	return out
 }
 
-// sessionsOfPart is sessionsOf of part of the kernels, in their order.
-func sessionsOfPart(ks []history.KernelSession, from, to time.Time) []Session {
-	out := make([]Session, 0, len(ks))
+// sessionsOfPart makes the sessions of part of the kernels into out, in
+// their order, and says how many it made.
+func sessionsOfPart(out []Session, ks []history.KernelSession, from, to time.Time) int {
 	decs := map[fixed]model.Dec{}
 	fx := map[model.Dec]fixed{}
 	same := map[reqKey]model.ResourceSlot{}
+	n := 0
 	for i := range ks {
 		k := &ks[i]
 		if !keeps(k, from, to) {
 			continue
 		}
-		s := Session{Kernel: k.Kernel, Agent: k.Agent, Start: k.From, Got: k.Alloc, Requested: requestOfMemo(k.Alloc, decs, fx, same)}
+		s := &out[n]
+		*s = Session{Kernel: k.Kernel, Agent: k.Agent, Start: k.From, Got: k.Alloc, Requested: requestOfMemo(k.Alloc, decs, fx, same)}
 		s.finish(k, from, to)
-		out = append(out, s)
+		n++
 	}
-	return out
+	return n
 }
 
 // keeps: k is a session of the replay of [from, to): it held something
