@@ -183,16 +183,18 @@ func TestReplayFlagsUsage(t *testing.T) {
 // replayed the whole last minute: the tour).
 func TestReplayWindow(t *testing.T) {
 	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
-	at := func(s string) time.Time { return time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC).Add(mustDuration(t, s)) }
+	at := func(h time.Duration) time.Time {
+		return time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC).Add(h * time.Hour)
+	}
 	for _, c := range []struct {
 		rf       replayFlags
 		from, to time.Time
 	}{
-		{replayFlags{span: "2h"}, at("10h"), at("12h")},
+		{replayFlags{span: "2h"}, at(10), at(12)},
 		{replayFlags{span: "10s", since: "-1m"}, now.Add(-time.Minute), now.Add(-50 * time.Second)},
-		{replayFlags{span: "1h", since: "2026-11-27T03:00:00Z"}, at("3h"), at("4h")},
-		{replayFlags{span: "36h", since: "2026-11-27T03:00:00Z"}, at("3h"), now},
-		{replayFlags{span: "1h", until: "2026-11-27T03:00:00Z"}, at("2h"), at("3h")},
+		{replayFlags{span: "1h", since: "2026-11-27T03:00:00Z"}, at(3), at(4)},
+		{replayFlags{span: "36h", since: "2026-11-27T03:00:00Z"}, at(3), now},
+		{replayFlags{span: "1h", until: "2026-11-27T03:00:00Z"}, at(2), at(3)},
 		{replayFlags{span: "10s", until: "-1m"}, now.Add(-70 * time.Second), now.Add(-time.Minute)},
 	} {
 		from, to, err := c.rf.window(now)
@@ -204,15 +206,6 @@ func TestReplayWindow(t *testing.T) {
 	if _, _, err := rf.window(now); err == nil || !strings.Contains(err.Error(), "give one of them") {
 		t.Errorf("--since and --until with a span: %v", err)
 	}
-}
-
-func mustDuration(t *testing.T, s string) time.Duration {
-	t.Helper()
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
 }
 
 // TestReadHistoryDirUsage: a --history that is missing or a file is bad
