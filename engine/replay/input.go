@@ -34,10 +34,19 @@ func Unslotted(agents []model.Agent) model.AgentID {
 
 // Proposal is the agents ids (a record's, in its order) and then next's
 // others, with the partition next would write: what a proposal's run
-// replays.
+// replays. Where next splits the node between agents, an agent of ids it
+// lacks is not one of them: its sessions are refused in the run, as the
+// manager would not send them to an agent that is gone (run.go's route),
+// not replayed on the whole node as if it had no limit. A single agent
+// takes every recorded agent's sessions: an agent that sets no id is
+// given a new one at every start, so its record may name several.
 func Proposal(ids []model.AgentID, next *partition.Partition) []model.Agent {
 	agents := make([]model.Agent, 0, len(ids)+len(next.Agents))
+	split := len(next.Agents) > 1
 	for _, id := range ids {
+		if split && next.Agent(id) == nil {
+			continue
+		}
 		agents = append(agents, model.Agent{ID: id})
 	}
 	for _, ap := range next.Agents {

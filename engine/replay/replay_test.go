@@ -596,3 +596,49 @@ func TestOutsideSaysTheDamage(t *testing.T) {
 		t.Fatalf("a span after the damage: %v", err)
 	}
 }
+
+// TestProposalWithoutARecordedAgent: a proposal that splits the node
+// between agents the record's agent b is not among refuses b's sessions
+// (the manager would not send them to an agent that is gone), saying
+// where they could have run, instead of replaying them on the whole
+// node as an agent with no limit (the tour: two renamed agents, each
+// given 0.1 share, were judged "all sessions start"). A single agent
+// takes every recorded agent's sessions.
+func TestProposalWithoutARecordedAgent(t *testing.T) {
+	w := scriptedWeek(t)
+	rec := loadWhole(t, w.reader())
+	part := func(ids ...model.AgentID) *partition.Partition {
+		p := &partition.Partition{Mode: agentconfig.ModeManual, Effective: agentconfig.ModeManual, Format: agentconfig.FormatSlotBased}
+		for _, id := range ids {
+			p.Agents = append(p.Agents, partition.AgentPart{ID: id, Capacity: model.ResourceSlot{
+				model.SlotCUDAShares: model.MustDec("4.0"), model.SlotCPU: model.MustDec("60"), model.SlotMem: model.MustDec("515396075520")}})
+		}
+		return p
+	}
+	const agentC = model.AgentID("i-node-c")
+	res := Run(rec, Fixed(Proposal(rec.AgentIDs(), part(agentA, agentC))), Options{})
+	var refused []string
+	for _, r := range res.Refused {
+		refused = append(refused, string(r.Kernel[len(r.Kernel)-1:]))
+		if r.Agent != agentB || r.Kind != KindNoAgent || !slices.Contains(r.CouldRunOn, agentC) {
+			t.Errorf("refused %+v: want b's, NoSuchAgent, could have run on %s", r, agentC)
+		}
+	}
+	if strings.Join(refused, " ") != "5 6" {
+		t.Errorf("refused kernels %v, want b's 5 and 6", refused)
+	}
+	if b := agentOf(t, res, agentB); !b.Absent || !strings.Contains(b.Verdict(), "not an agent of the partition") {
+		t.Errorf("b: absent %v, verdict %q", b.Absent, b.Verdict())
+	}
+	res = Run(rec, Fixed(Proposal(rec.AgentIDs(), part("agent"))), Options{})
+	if len(res.Refused) != 0 {
+		t.Errorf("under one agent: refused %+v", res.Refused)
+	}
+	// The suggestion for a file of a and c says no amounts serve b's.
+	step := model.ResourceSlot{model.SlotCUDAShares: model.MustDec("0.1"), model.SlotCPU: model.MustDec("1"), model.SlotMem: model.NewDec(1<<30, 0)}
+	total := model.ResourceSlot{model.SlotCUDAShares: model.MustDec("8.0"), model.SlotCPU: model.MustDec("128"), model.SlotMem: model.NewDec(1<<40, 0)}
+	sg := Suggest(rec, SuggestInput{Today: Today(part(agentA, agentC)), Total: total, Reserved: model.ResourceSlot{}, Step: step})
+	if fmt.Sprint(sg.Absent) != "[{i-node-b 2}]" || sg.AllServed || !strings.Contains(sg.Wanting(), "i-node-b are not agents of the file: their 2 session(s)") {
+		t.Errorf("suggestion: absent %v, all served %v, wanting %q", sg.Absent, sg.AllServed, sg.Wanting())
+	}
+}

@@ -84,9 +84,11 @@ type AgentDoc struct {
 	// RefusedRan counts, in the fidelity run (no proposal), the agent's
 	// sessions the rules would have refused though they ran: Refused is
 	// 0 there, since every session runs where it really ran.
-	RefusedRan int       `json:"refused_though_ran,omitempty"`
-	Slots      []SlotDoc `json:"slots"`
-	Verdict    string    `json:"verdict"`
+	RefusedRan int `json:"refused_though_ran,omitempty"`
+	// Absent: the partition has no such agent; its sessions are refused.
+	Absent  bool      `json:"absent,omitempty"`
+	Slots   []SlotDoc `json:"slots"`
+	Verdict string    `json:"verdict"`
 }
 
 // SlotDoc is one slot of one agent.
@@ -187,7 +189,7 @@ func newDoc(rec *Record, asWas, prop *Result, arrivals bool) *Doc {
 	}
 	for i := range main.Agents {
 		a := &main.Agents[i]
-		ad := AgentDoc{Agent: a.Agent, Sessions: a.Sessions, Refused: len(a.Refused), Slots: []SlotDoc{}, Verdict: a.Verdict()}
+		ad := AgentDoc{Agent: a.Agent, Sessions: a.Sessions, Refused: len(a.Refused), Absent: a.Absent, Slots: []SlotDoc{}, Verdict: a.Verdict()}
 		if n := refusedRan[a.Agent]; n > 0 {
 			ad.RefusedRan = n
 			ad.Verdict = fmt.Sprintf("%s: all %d session(s) ran; the rules would have refused %d of them (as it was, above)", a.Agent, a.Sessions, n)
@@ -278,6 +280,11 @@ func (d *Doc) WriteText(w io.Writer) error {
 				fmt.Fprintf(ew, "; could have run on %s", strings.Join(ids, ", "))
 			}
 			fmt.Fprintln(ew)
+		}
+		if a.Absent {
+			// No amounts of its own: a table would show the node's.
+			fmt.Fprintf(ew, "  %s\n", a.Verdict)
+			continue
 		}
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  SLOT\tAMOUNT\tPEAK DEMAND\tOVER THE AMOUNT\tMEAN IN USE")

@@ -67,10 +67,16 @@ type AgentResult struct {
 	Sessions int
 	Refused  []Refusal
 	Slots    []SlotStat
+	// Absent: the partition has no such agent (sessions the record
+	// routes to it are refused, KindNoAgent).
+	Absent bool
 }
 
 // Verdict is the agent's one line.
 func (a *AgentResult) Verdict() string {
+	if a.Absent {
+		return fmt.Sprintf("%s: not an agent of the partition: none of its %d session(s) would have been sent to it", a.Agent, a.Sessions)
+	}
 	if len(a.Refused) == 0 {
 		return fmt.Sprintf("%s: all %d session(s) start", a.Agent, a.Sessions)
 	}
@@ -1190,7 +1196,7 @@ func (r *runner) route(s *Session) *agentRun {
 		// An agent the partition does not have: it gets an empty part,
 		// so every request it would have made is refused in its words.
 		ar := &agentRun{id: s.Agent, absent: true, agent: model.Agent{ID: s.Agent, Given: model.ResourceSlot{}}, held: map[model.SlotName]fixed{},
-			demand: map[model.SlotName]fixed{}, stats: map[model.SlotName]*slotAcc{}, res: &AgentResult{Agent: s.Agent}}
+			demand: map[model.SlotName]fixed{}, stats: map[model.SlotName]*slotAcc{}, res: &AgentResult{Agent: s.Agent, Absent: true}}
 		ar.st = placement.ForAgent(&model.Snapshot{Devices: r.rec.Devices}, &ar.agent, r.rec.Settings)
 		r.byID[s.Agent] = ar
 		r.agents = append(r.agents, ar)

@@ -55,6 +55,16 @@ type Suggestion struct {
 	// sessions the manager sent only because it counted a stopping
 	// container as gone, which the operator must be told.
 	Overheld []Overheld
+	// Absent are the record's agents that today's file does not have,
+	// with how many sessions the record routes to each: no amounts serve
+	// those (another node's record, or agents renamed since).
+	Absent []AbsentAgent
+}
+
+// AbsentAgent is an agent of the record the partition lacks.
+type AbsentAgent struct {
+	Agent    model.AgentID
+	Sessions int
 }
 
 // OverheldWords says why the suggestion raises the Overheld amounts; ""
@@ -71,6 +81,18 @@ func (sg *Suggestion) OverheldWords() string {
 // refusals are the allocator's (the devices: fragmentation, one GPU too
 // small), which no amount changes.
 func (sg *Suggestion) Wanting() string {
+	if len(sg.Absent) > 0 {
+		names := ""
+		n := 0
+		for i, a := range sg.Absent {
+			if i > 0 {
+				names += ", "
+			}
+			names += string(a.Agent)
+			n += a.Sessions
+		}
+		return fmt.Sprintf("the record's agent(s) %s are not agents of the file: their %d session(s) go to agents it lacks, whatever the amounts (a record of another node, or agents renamed since)", names, n)
+	}
 	if len(sg.Short) > 0 {
 		return "the node is short of " + joinSlotNames(sg.Short) + " for the agents' peaks together"
 	}
@@ -118,6 +140,11 @@ func Suggest(rec *Record, in SuggestInput) *Suggestion {
 		peak[a.Agent] = p
 	}
 	out := &Suggestion{Amounts: map[model.AgentID]model.ResourceSlot{}}
+	for _, a := range base.Agents {
+		if a.Absent {
+			out.Absent = append(out.Absent, AbsentAgent{Agent: a.Agent, Sessions: a.Sessions})
+		}
+	}
 	for _, a := range in.Today {
 		out.Amounts[a.ID] = model.ResourceSlot{}
 	}
