@@ -138,6 +138,14 @@ func arrivalJSON(line string, types model.SlotTypes) (Session, error) {
 	if err := dec.Decode(&v); err != nil {
 		return Session{}, fmt.Errorf("not a session object: %v", err)
 	}
+	// One object a line: a second one, or anything after the first,
+	// would be dropped unread.
+	if rest := strings.TrimSpace(line[dec.InputOffset():]); rest != "" {
+		if len(rest) > 40 {
+			rest = rest[:40] + "..."
+		}
+		return Session{}, fmt.Errorf("more after the session object, %q: one object a line", rest)
+	}
 	if v.Start == nil {
 		return Session{}, errors.New("no start")
 	}
