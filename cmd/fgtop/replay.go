@@ -143,13 +143,12 @@ func runPlanReplay(ctx context.Context, out io.Writer, src *sourceFlags, ch *cha
 			return err
 		}
 		if !plan.Valid() {
-			if sg != nil {
+			if sg != nil && !asJSON {
 				// What the suggestion kept and why comes before the
 				// plan that judges it.
 				writeSuggestion(out, sg, ch.slots)
 			}
-			plan.WriteText(out)
-			return &exitError{code: exitBadUsage, err: fmt.Errorf("the plan is invalid (%d error(s)): fix the request or the config as the errors above say; nothing was replayed", len(plan.Errors))}
+			return invalidPlan(out, plan, asJSON)
 		}
 	}
 	if rec == nil {
@@ -363,8 +362,7 @@ func runArrivals(ctx context.Context, out io.Writer, src *sourceFlags, ch *chang
 			return err
 		}
 		if !plan.Valid() {
-			plan.WriteText(out)
-			return &exitError{code: exitBadUsage, err: fmt.Errorf("the plan is invalid (%d error(s)): fix the request or the config as the errors above say; nothing was replayed", len(plan.Errors))}
+			return invalidPlan(out, plan, asJSON)
 		}
 	}
 	doc := replay.Compare(rec, proposalOf(rec, plan), false, wordFor(asJSON))
@@ -402,6 +400,18 @@ func readBounded(path string, max int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s is larger than the %d bytes read", path, max)
 	}
 	return data, nil
+}
+
+// invalidPlan prints a plan a replay refuses to judge, as plan prints
+// it (--json: its JSON, which a script reads as plan --json's), and is
+// the refusal.
+func invalidPlan(out io.Writer, plan *partition.Plan, asJSON bool) error {
+	if asJSON {
+		writeJSON(out, plan)
+	} else {
+		plan.WriteText(out)
+	}
+	return &exitError{code: exitBadUsage, err: fmt.Errorf("the plan is invalid (%d error(s)): fix the request or the config as the plan says; nothing was replayed", len(plan.Errors))}
 }
 
 // joinSlots is "cpu and mem", "a, b and c".

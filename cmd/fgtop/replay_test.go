@@ -313,6 +313,16 @@ func TestPlanArrivals(t *testing.T) {
 		!strings.HasSuffix(text, "verdict: 1 of 2 session(s) would not have started\n") || strings.Contains(text, "record saw") || strings.Contains(text, "stopping container") {
 		t.Errorf("exit %v, text:\n%s", err, text)
 	}
+	// An invalid plan is printed as plan prints it: with --json, its
+	// JSON (a script's jq must not meet text), and nothing replayed.
+	out.Reset()
+	err = runPlanReplay(ctx, &out, demoSource(node.Dir), &changeFlags{slots: []string{"i-demo-numa0=cuda.shares=3.9"}}, &replayFlags{arrivals: file}, true)
+	var plan struct {
+		Errors []json.RawMessage `json:"errors"`
+	}
+	if jerr := json.Unmarshal(out.Bytes(), &plan); jerr != nil || len(plan.Errors) == 0 || !errors.As(err, &ee) || ee.code != exitBadUsage {
+		t.Fatalf("invalid plan with --json: %v, %v\n%s", err, jerr, out.String())
+	}
 	write("start,end,agent,slots\n2026-11-23T01:00:00Z,soon,i-demo-numa0,cpu=1\n")
 	err = runPlanReplay(ctx, &out, demoSource(node.Dir), &changeFlags{}, &replayFlags{arrivals: file}, false)
 	if !errors.As(err, &ee) || ee.code != exitBadUsage || !strings.Contains(err.Error(), "line 2: end \"soon\"") {
