@@ -315,6 +315,7 @@ func (r *runner) cut() {
 		for _, acc := range a.stats {
 			acc.mark, acc.amtMark = r.now, r.now
 			acc.peak, acc.peakAt = fixed{}, time.Time{}
+			acc.overPeak, acc.overAmt, acc.overAt = fixed{}, model.Dec{}, time.Time{}
 			acc.over = 0
 			acc.useSum = useSum{}
 			acc.amtSum = model.Zero
@@ -374,6 +375,7 @@ func joinChunks(runs []*runner, opts Options) *Result {
 			accs = append(accs, lacc)
 			use, amt, over := accs[0].useSum, accs[0].amtSum, accs[0].over
 			peak, peakAt := accs[0].peak, accs[0].peakAt
+			overPeak, overAmt, overAt := accs[0].overPeak, accs[0].overAmt, accs[0].overAt
 			for _, acc := range accs[1:] {
 				if !use.addSum(acc.useSum) {
 					return nil
@@ -392,8 +394,12 @@ func joinChunks(runs []*runner, opts Options) *Result {
 				if peak.cmp(acc.peak) < 0 {
 					peak, peakAt = acc.peak, acc.peakAt
 				}
+				if overPeak.cmp(acc.overPeak) < 0 {
+					overPeak, overAmt, overAt = acc.overPeak, acc.overAmt, acc.overAt
+				}
 			}
 			lacc.useSum, lacc.amtSum, lacc.over, lacc.peak, lacc.peakAt = use, amt, over, peak, peakAt
+			lacc.overPeak, lacc.overAmt, lacc.overAt = overPeak, overAmt, overAt
 		}
 	}
 	out := last.end()

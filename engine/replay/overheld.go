@@ -20,8 +20,8 @@ import (
 type Overheld struct {
 	Agent  model.AgentID
 	Slot   model.SlotName
-	Amount model.Dec // the amount given at the end of the span
-	Peak   model.Dec // the most its kernels held at once
+	Amount model.Dec // the amount given at At
+	Peak   model.Dec // the most its kernels held at once over it
 	At     time.Time // when they held Peak
 	Over   time.Duration
 }
@@ -37,7 +37,7 @@ func OverheldOf(asWas *Result) []Overheld {
 	for _, a := range asWas.Agents {
 		for _, s := range a.Slots {
 			if s.Given && s.Over > 0 {
-				out = append(out, Overheld{Agent: a.Agent, Slot: s.Slot, Amount: s.Amount, Peak: s.Peak, At: s.PeakAt, Over: s.Over})
+				out = append(out, Overheld{Agent: a.Agent, Slot: s.Slot, Amount: s.OverAmount, Peak: s.OverPeak, At: s.OverAt, Over: s.Over})
 			}
 		}
 	}
@@ -46,7 +46,7 @@ func OverheldOf(asWas *Result) []Overheld {
 
 // String is the overheld slot in an operator's words.
 func (o Overheld) String() string {
-	return fmt.Sprintf("%s's kernels held %s %s at once, above the %s it was given (%s; above it for %s in all)",
+	return fmt.Sprintf("%s's kernels held %s %s at once, above the %s it was given then (%s; above its amount for %s in all)",
 		o.Agent, amount(o.Slot, o.Peak), o.Slot, amount(o.Slot, o.Amount), stamp(o.At), o.Over.Round(time.Millisecond))
 }
 

@@ -177,34 +177,7 @@ func TestPartitionChangeInsideTheSpan(t *testing.T) {
 	w.start(1*h, agentA, 1, share(0, "0.5"))
 	w.stop(2*h, agentA, 1)
 	w.at(72 * h)
-	cfg, err := agentconfig.Load(w.config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	snap := w.live.Eng.Latest()
-	inv := partition.InventoryOf(snap)
-	sets := []partition.SlotSet{}
-	for _, v := range []string{"i-node-a=cuda.shares=3.0", "i-node-b=cuda.shares=1.0"} {
-		s, err := partition.ParseSlotSet(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sets = append(sets, s)
-	}
-	draft, errs := partition.Draft(cfg, inv, partition.Request{Slots: sets})
-	p := partition.Build(cfg, draft, snap, errs...)
-	if !p.Valid() {
-		t.Fatalf("plan: %v", p.Errors)
-	}
-	if _, err := partition.Apply(p, partition.ApplyOptions{Actor: agentconfig.Actor{Name: "test", Origin: "test", Role: agentconfig.RoleOperator}}); err != nil {
-		t.Fatal(err)
-	}
-	w.observe(func(s *model.Snapshot) error {
-		if g := s.Agents[0].Given[model.SlotCUDAShares]; g.String() != "3.0" {
-			return fmt.Errorf("a given %s", g)
-		}
-		return nil
-	})
+	setShares(t, w, "3.0", "1.0")
 	w.start(80*h, agentA, 7, share(0, "0.8"), share(1, "0.7"))
 	w.start(81*h, agentA, 8, share(2, "0.7"), share(3, "0.6"))
 	w.stop(83*h, agentA, 8)
@@ -241,6 +214,67 @@ func TestPartitionChangeInsideTheSpan(t *testing.T) {
 	fixed := Run(rec, Fixed(rec.Epochs[0].Agents), Options{})
 	if len(fixed.Refused) != 1 || fixed.Refused[0].Kernel != "00000008-0000-4000-8000-000000000008" {
 		t.Errorf("under the start's partition all week: refused %+v", fixed.Refused)
+	}
+}
+
+// setShares applies a partition of the agents' cuda.shares to w's node at
+// its current moment and waits for the engine to see it.
+func setShares(t *testing.T, w *week, a, b string) {
+	t.Helper()
+	cfg, err := agentconfig.Load(w.config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := w.live.Eng.Latest()
+	var sets []partition.SlotSet
+	for _, v := range []string{"i-node-a=cuda.shares=" + a, "i-node-b=cuda.shares=" + b} {
+		s, err := partition.ParseSlotSet(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sets = append(sets, s)
+	}
+	draft, errs := partition.Draft(cfg, partition.InventoryOf(snap), partition.Request{Slots: sets})
+	p := partition.Build(cfg, draft, snap, errs...)
+	if !p.Valid() {
+		t.Fatalf("plan: %v", p.Errors)
+	}
+	if _, err := partition.Apply(p, partition.ApplyOptions{Actor: agentconfig.Actor{Name: "test", Origin: "test", Role: agentconfig.RoleOperator}}); err != nil {
+		t.Fatal(err)
+	}
+	w.observe(func(s *model.Snapshot) error {
+		if g := s.Agents[0].Given[model.SlotCUDAShares]; g.String() != a {
+			return fmt.Errorf("a given %s", g)
+		}
+		return nil
+	})
+}
+
+// TestOverheldSaysTheAmountThen: the note on kernels that held more than
+// their agent was given quotes the amount given when they did, not the
+// span end's (the tour: "2.90 at once, above the 1.5 it was given" of a
+// moment when 2.0 was given). i-node-a, given 1.0, held 1.4 at 02-03h;
+// given 3.0 from 10h.
+func TestOverheldSaysTheAmountThen(t *testing.T) {
+	w := newWeek(t, "1.0", "3.0")
+	w.start(1*h, agentA, 1, share(0, "0.8"))
+	w.start(2*h, agentA, 2, share(1, "0.6"))
+	w.stop(3*h, agentA, 1)
+	w.stop(4*h, agentA, 2)
+	w.at(10 * h)
+	setShares(t, w, "3.0", "1.0")
+	w.start(11*h, agentA, 3, share(0, "2.0"))
+	w.stop(12*h, agentA, 3)
+	rec := loadWhole(t, w.reader())
+	if len(rec.Epochs) != 2 {
+		t.Fatalf("epochs %+v", rec.Epochs)
+	}
+	ov := OverheldOf(Run(rec, rec.AsItWas(), Options{Fidelity: true}))
+	if len(ov) != 1 || ov[0].Peak.String() != "1.4" || ov[0].Amount.String() != "1.0" || !ov[0].At.Equal(w.base.Add(2*h)) || ov[0].Over != h {
+		t.Fatalf("overheld %+v, want 1.4 over the 1.0 given at 02:00, for 1h", ov)
+	}
+	if got := ov[0].String(); !strings.Contains(got, "held 1.4 cuda.shares at once, above the 1.0 it was given then") {
+		t.Errorf("said %q", got)
 	}
 }
 

@@ -55,6 +55,12 @@ type SlotStat struct {
 	PeakAt time.Time
 	// Over is how long the demand exceeded the amount.
 	Over time.Duration
+	// OverPeak is the highest demand at a moment it exceeded the amount
+	// given then, OverAmount that amount and OverAt the moment (when
+	// Over is not zero): Amount is the span end's, which a partition
+	// changed inside it makes another.
+	OverPeak, OverAmount model.Dec
+	OverAt               time.Time
 	// MeanUse is the mean share of the amount held by the sessions that
 	// started in the replay (0..1, two decimals; invalid when the amount
 	// is zero).
@@ -245,6 +251,11 @@ type slotAcc struct {
 	peak   fixed
 	peakAt time.Time
 	over   time.Duration
+	// overPeak is the highest demand at a moment it exceeded the amount
+	// then, overAmt that amount and overAt the moment.
+	overPeak fixed
+	overAmt  model.Dec
+	overAt   time.Time
 	// amountF is amount, to compare with the demand.
 	amountF fixed
 	useSum  useSum    // used × ns
@@ -795,6 +806,8 @@ func (a *agentRun) refresh(now time.Time) {
 			acc.varies = true
 		}
 		acc.amount, acc.amountF, acc.given = amt, fixedOf(amt), given
+		// A smaller amount puts what runs over it from now.
+		acc.noteOver(a.demand[slot], now)
 	}
 }
 
@@ -854,6 +867,15 @@ func (r *runner) demandOf(a *agentRun, i int) {
 		if acc.peak.cmp(d) < 0 {
 			acc.peak, acc.peakAt = d, r.now
 		}
+		acc.noteOver(d, r.now)
+	}
+}
+
+// noteOver notes demand d at now where it exceeds the amount then and
+// every such demand before.
+func (acc *slotAcc) noteOver(d fixed, now time.Time) {
+	if acc.amountF.cmp(d) < 0 && acc.overPeak.cmp(d) < 0 {
+		acc.overPeak, acc.overAmt, acc.overAt = d, acc.amount, now
 	}
 }
 
@@ -1268,6 +1290,9 @@ func (r *runner) finish(a *agentRun) {
 		acc.settle(a.held[slot], r.now)
 		acc.settleAmount(r.now)
 		st := SlotStat{Slot: slot, Amount: acc.amount, Varies: acc.varies, Given: acc.given, Peak: acc.peak.Dec(), PeakAt: acc.peakAt, Over: acc.over}
+		if acc.over > 0 {
+			st.OverPeak, st.OverAmount, st.OverAt = acc.overPeak.Dec(), acc.overAmt, acc.overAt
+		}
 		if acc.amtSum.Sign() > 0 {
 			if q, err := acc.useSum.Dec().Quo(acc.amtSum); err == nil {
 				if v, err := q.Quantize(-2, apd.RoundHalfEven); err == nil {
