@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -108,5 +109,24 @@ func TestArrivalsReplay(t *testing.T) {
 	}
 	if n := agentOf(t, res, agentB).Sessions; n != 1 {
 		t.Errorf("the session naming no agent: b has %d session(s), want 1 (a holds 1.5 of 2.0 then)", n)
+	}
+	for _, n := range ar.Notes {
+		if strings.Contains(n, "lists no") {
+			t.Errorf("the node lists its GPUs, yet: %q", n)
+		}
+	}
+	// A node given without its GPUs (plan with no --devices) judges
+	// their shares by the amounts alone, and says so.
+	var host []model.Device
+	for _, d := range rec.Devices {
+		if d.Name != "cuda" {
+			host = append(host, d)
+		}
+	}
+	ar = ArrivalsRecord(ss, &model.Snapshot{Node: rec.Node, Devices: host}, rec.Settings, given(rec, nil))
+	if !slices.ContainsFunc(ar.Notes, func(n string) bool {
+		return strings.HasPrefix(n, "the node as given lists no cuda devices (give them with --devices")
+	}) {
+		t.Errorf("notes %q", ar.Notes)
 	}
 }

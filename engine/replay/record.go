@@ -242,7 +242,7 @@ func (rec *Record) loadEnd(rd *history.Reader, res *history.SessionsResult) {
 	// The node at the end is the probe's only: a record is kept (the
 	// editor's cache) without it.
 	rec.end = nil
-	rec.Notes = append(rec.Notes, unlisted(rec)...)
+	rec.Notes = append(rec.Notes, unlisted(rec, false)...)
 	changed := 0
 	for i := range rec.Sessions {
 		if rec.Sessions[i].Changed {
@@ -531,8 +531,10 @@ func cmpSessions(a, b Session) int {
 	}
 }
 
-// unlisted says which requested plugins the record lists no devices of.
-func unlisted(rec *Record) []string {
+// unlisted says which requested plugins the record lists no devices of:
+// the record's own words, or, of an arrivals file (node: the node as
+// given), the node's.
+func unlisted(rec *Record, node bool) []string {
 	have := map[model.DeviceName]bool{}
 	for _, d := range rec.Devices {
 		have[d.Name] = true
@@ -547,6 +549,10 @@ func unlisted(rec *Record) []string {
 	}
 	var out []string
 	for _, n := range slices.Sorted(mapKeys(missing)) {
+		if node {
+			out = append(out, fmt.Sprintf("the node as given lists no %s devices (give them with --devices, or run where its plugin sees them): the sessions' %s is judged by the agents' amounts only, not by an allocator", n, n))
+			continue
+		}
 		out = append(out, fmt.Sprintf("the record lists no %s devices (it was made without the host's): the sessions' %s is judged by the agents' amounts only, not by an allocator", n, n))
 	}
 	return out

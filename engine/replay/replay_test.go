@@ -387,7 +387,7 @@ func TestRecordWithoutHostDevices(t *testing.T) {
 		}
 	}
 	rec.Devices = gpus
-	notes := unlisted(rec)
+	notes := unlisted(rec, false)
 	if len(notes) != 2 || !strings.Contains(notes[0], "the record lists no cpu devices") {
 		t.Fatalf("notes %q", notes)
 	}
