@@ -891,7 +891,7 @@ func (e *Editor) Update(msg tea.Msg) tea.Cmd {
 		case edJournal:
 			e.jourOff = max(e.jourOff+delta, 0)
 		case edRefused:
-			e.refMove(delta)
+			e.refMove(delta, delta > 0)
 		default:
 			if e.Input == nil {
 				e.moveEdCursor(delta)

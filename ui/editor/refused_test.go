@@ -60,9 +60,10 @@ func press(e *Editor, k string) {
 
 // TestRefusedListScrolls: the list draws the refusals from its position
 // on, each with its reason under it, and says which of how many it
-// shows; j/k move a row, a page what the frame showed, G to the last
-// screen, whose last row is the last refusal's reason, g back; the
-// header stays.
+// shows; j/k and the wheel move a refusal (a screen never begins with a
+// reason whose line is off it: the tour), a page what the frame showed,
+// G to the last screen, whose last row is the last refusal's reason, g
+// back; the header stays.
 func TestRefusedListScrolls(t *testing.T) {
 	const n, w, h = 1000, 100, 12
 	e := refusedEditor(t, n, w, h)
@@ -78,15 +79,20 @@ func TestRefusedListScrolls(t *testing.T) {
 	}
 	press(e, "j")
 	press(e, "j")
-	if v := plain(e.viewRefused(w, h)); !strings.Contains(v, "2-6/1000") || strings.Contains(v, "k000000") || !strings.Contains(v, "why 000005") {
-		t.Errorf("two rows down:\n%s", v)
+	if v := plain(e.viewRefused(w, h)); !strings.Contains(v, "3-7/1000") || strings.Contains(v, "k000001") || !strings.HasPrefix(strings.Split(v, "\n")[2], " 2026") {
+		t.Errorf("two refusals down:\n%s", v)
 	}
+	press(e, "k")
+	if v := plain(e.viewRefused(w, h)); !strings.Contains(v, "2-6/1000") || !strings.HasPrefix(strings.Split(v, "\n")[2], " 2026") {
+		t.Errorf("one refusal up:\n%s", v)
+	}
+	press(e, "j")
 	press(e, "pgdown")
-	if v := plain(e.viewRefused(w, h)); !strings.Contains(v, "7-11/1000") || !strings.HasPrefix(strings.Split(v, "\n")[2], " 2026") {
+	if v := plain(e.viewRefused(w, h)); !strings.Contains(v, "8-12/1000") || !strings.HasPrefix(strings.Split(v, "\n")[2], " 2026") {
 		t.Errorf("a page down:\n%s", v)
 	}
 	press(e, "pgup")
-	if v := plain(e.viewRefused(w, h)); !strings.Contains(v, "2-6/1000") {
+	if v := plain(e.viewRefused(w, h)); !strings.Contains(v, "3-7/1000") {
 		t.Errorf("a page up again:\n%s", v)
 	}
 	press(e, "G")
@@ -108,8 +114,31 @@ func TestRefusedListScrolls(t *testing.T) {
 	}
 	e.Update(tea.MouseWheelMsg(tea.Mouse{Button: tea.MouseWheelDown}))
 	e.Update(tea.MouseWheelMsg(tea.Mouse{Button: tea.MouseWheelDown}))
-	if v := plain(e.viewRefused(w, h)); !strings.Contains(v, "2-6/1000") {
+	if v := plain(e.viewRefused(w, h)); !strings.Contains(v, "3-7/1000") {
 		t.Errorf("two wheel steps down:\n%s", v)
+	}
+}
+
+// TestRefusedListBeginsWithALine: refusals of one to three rows, moved
+// through by every key in turn at 80x24, always begin the screen with a
+// refusal's line, and what each asked is shown whole at 80 columns (the
+// tour: a page down began with the end of a reason; ASKED was cut to …).
+func TestRefusedListBeginsWithALine(t *testing.T) {
+	const w, h = 80, 24
+	e := refusedEditor(t, 300, w, h)
+	for i := range e.rp.res.Refused {
+		e.rp.res.Refused[i].Reason = strings.Repeat("because ", 1+i%3*10) + fmt.Sprintf("END%d", i)
+		e.rp.res.Refused[i].Requested = model.ResourceSlot{model.SlotCUDAShares: model.MustDec("0.70"), model.SlotCPU: model.MustDec("4"), model.SlotMem: model.NewDec(64<<30, 0)}
+	}
+	for n, k := range strings.Fields(strings.Repeat("j j pgdown j pgdown pgdown k pgup j pgdown pgup pgup k ", 8) + "G k pgup G pgup j") {
+		press(e, k)
+		rows := strings.Split(plain(e.viewRefused(w, h)), "\n")
+		if !strings.HasPrefix(rows[2], " 11-20 ") {
+			t.Fatalf("after key %d (%s) the screen begins mid-refusal:\n%s", n, k, strings.Join(rows, "\n"))
+		}
+		if !strings.Contains(rows[2], "cpu=4 cuda.shares=0.70 mem=64g") || !strings.Contains(rows[1], "ASKED") {
+			t.Fatalf("at 80 columns what was asked is cut:\n%s", strings.Join(rows, "\n"))
+		}
 	}
 }
 

@@ -309,11 +309,13 @@ func (e *Editor) openRefused() {
 
 // viewRefused draws the refused list: a header, then each refusal's
 // time, kernel, session, owner, agent and what it asked, with why on the
-// rows below it. It scrolls by rows, as any list, but its position is a
-// refusal and a row within it (rp.refOff, rp.refRow), and only the
-// refusals on the screen are wrapped and drawn: a draft that refuses
-// 200,000 sessions of a busy week costs a frame what one screen of them
-// costs, and a reason taller than the screen is read row by row.
+// rows below it. It moves a refusal at a time (refMove), so that a
+// screen begins with a refusal's line, not the end of a reason whose
+// line is off it; its position is a refusal and a row within it
+// (rp.refOff, rp.refRow), a reason taller than the screen being read
+// row by row. Only the refusals on the screen are wrapped and drawn: a
+// draft that refuses 200,000 sessions of a busy week costs a frame what
+// one screen of them costs.
 func (e *Editor) viewRefused(w, h int) []string {
 	st := e.St
 	row := func(sp ...kit.Span) string {
@@ -352,6 +354,11 @@ func (e *Editor) viewRefused(w, h int) []string {
 	}
 	if used > visible {
 		lr = used - visible
+		if e.refRows(li, w) <= visible && li+1 < len(refs) {
+			// The last screen begins with a refusal's line, rows to
+			// spare below, where one that fits would be cut.
+			li, lr = li+1, 0
+		}
 	}
 	if e.rp.refOff > li || e.rp.refOff == li && e.rp.refRow > lr {
 		e.rp.refOff, e.rp.refRow = li, lr
@@ -360,8 +367,9 @@ func (e *Editor) viewRefused(w, h int) []string {
 	e.rp.refRow = min(max(e.rp.refRow, 0), e.refRows(e.rp.refOff, w)-1)
 	var body []string
 	last := e.rp.refOff
+	cols := refCols(w)
 	for i := e.rp.refOff; i < len(refs) && len(body) < visible; i++ {
-		rows := e.refEntry(row, &refs[i], w)
+		rows := e.refEntry(row, &refs[i], w, cols)
 		if i == e.rp.refOff {
 			rows = rows[e.rp.refRow:]
 		}
@@ -371,7 +379,14 @@ func (e *Editor) viewRefused(w, h int) []string {
 	// The position names the refusals any row of which is on the screen.
 	out := []string{kit.TitleRowOf(st, w, title, back, len(refs), last-e.rp.refOff+1, e.rp.refOff)}
 	if h > 1 {
-		out = append(out, row(kit.Span{Lvl: kit.LvlDim, Text: kit.PadRight("TIME", 20) + kit.PadRight("KERNEL", 14) + kit.PadRight("SESSION", 14) + kit.PadRight("OWNER", 14) + kit.PadRight("AGENT", 16) + "ASKED"}))
+		head := kit.PadRight("TIME", cols.timeW) + kit.PadRight("KERNEL", 14)
+		if cols.session {
+			head += kit.PadRight("SESSION", 14)
+		}
+		if cols.owner {
+			head += kit.PadRight("OWNER", 14)
+		}
+		out = append(out, row(kit.Span{Lvl: kit.LvlDim, Text: head + kit.PadRight("AGENT", 16) + "ASKED"}))
 	}
 	for _, b := range body {
 		if len(out) >= h {
@@ -382,11 +397,37 @@ func (e *Editor) viewRefused(w, h int) []string {
 	return out
 }
 
+// refColumns are the refused list's columns at a width: its optional
+// ones, and TIME's width and form.
+type refColumns struct {
+	session, owner bool
+	timeW          int
+	timeForm       string
+}
+
+// refCols leaves out OWNER, then SESSION and the year, where ASKED would
+// be cut: at 80 columns the five before it took 79 (the tour). What a
+// session asked is what the list is read for; the kernel names it.
+func refCols(w int) refColumns {
+	c := refColumns{session: w >= 96, owner: w >= 110, timeW: 20, timeForm: "2006-01-02 15:04:05"}
+	if !c.session {
+		c.timeW, c.timeForm = 16, "01-02 15:04:05"
+	}
+	return c
+}
+
 // refEntry is refusal r's rows at width w: its line, then why.
-func (e *Editor) refEntry(row func(...kit.Span) string, r *replay.Refusal, w int) []string {
-	rows := []string{row(kit.Span{Lvl: kit.LvlPlain, Text: kit.PadRight(r.At.Local().Format("2006-01-02 15:04:05"), 20)},
+func (e *Editor) refEntry(row func(...kit.Span) string, r *replay.Refusal, w int, cols refColumns) []string {
+	who := ""
+	if cols.session {
+		who += kit.PadRight(short(r.Session), 14)
+	}
+	if cols.owner {
+		who += kit.PadRight(short(r.Owner), 14)
+	}
+	rows := []string{row(kit.Span{Lvl: kit.LvlPlain, Text: kit.PadRight(r.At.Local().Format(cols.timeForm), cols.timeW)},
 		kit.Span{Lvl: kit.LvlAccent, Text: kit.PadRight(short(string(r.Kernel)), 14)},
-		kit.Span{Lvl: kit.LvlPlain, Text: kit.PadRight(short(r.Session), 14) + kit.PadRight(short(r.Owner), 14) + kit.PadRight(string(r.Agent), 16)},
+		kit.Span{Lvl: kit.LvlPlain, Text: who + kit.PadRight(string(r.Agent), 16)},
 		kit.Span{Lvl: kit.LvlPlain, Text: replay.Requested(r.Requested)})}
 	for _, ln := range refusedWrap(r, w) {
 		rows = append(rows, row(append([]kit.Span{{Lvl: kit.LvlPlain, Text: "    "}}, ln...)...))
@@ -409,8 +450,10 @@ func (e *Editor) refRows(i, w int) int {
 }
 
 // refMove moves the refused list by n rows (up when negative), wrapping
-// only the refusals it passes; the next frame clamps it to the list.
-func (e *Editor) refMove(n int) {
+// only the refusals it passes, to the start of a refusal where the one
+// it lands in fits on the screen: the next one's (ahead) or its own. The
+// next frame clamps it to the list.
+func (e *Editor) refMove(n int, ahead bool) {
 	if e.rp.res == nil || len(e.rp.res.Refused) == 0 {
 		return
 	}
@@ -439,22 +482,37 @@ func (e *Editor) refMove(n int) {
 		step := min(-n, r)
 		r, n = r-step, n+step
 	}
+	vis := e.rp.refVisible
+	if vis <= 0 {
+		// No frame drawn yet: the one the editor's size gives.
+		_, sh := e.Size()
+		vis = sh - 2
+	}
+	if r > 0 && e.refRows(i, w) <= max(vis, 1) {
+		if ahead && i < len(refs)-1 {
+			i++
+		}
+		r = 0
+	}
 	e.rp.refOff, e.rp.refRow = i, r
 }
 
-// refKey moves the refused list as a list's keys do: a row, a screen
-// (what the last frame showed), the first row, the last screen.
+// refKey moves the refused list as a list's keys do: a refusal (a row
+// of one taller than the screen), a screen (what the last frame showed:
+// down, to the refusal it cut; up, to the one after the row it reaches,
+// so that nothing between is passed unseen), the first, the last
+// screen.
 func (e *Editor) refKey(act kit.Action) {
 	page := max(e.rp.refVisible, 1)
 	switch act {
 	case kit.ActUp:
-		e.refMove(-1)
+		e.refMove(-1, false)
 	case kit.ActDown:
-		e.refMove(1)
+		e.refMove(1, true)
 	case kit.ActPageUp:
-		e.refMove(-page)
+		e.refMove(-page, true)
 	case kit.ActPageDown:
-		e.refMove(page)
+		e.refMove(page, false)
 	case kit.ActTop:
 		e.rp.refOff, e.rp.refRow = 0, 0
 	case kit.ActBottom:
