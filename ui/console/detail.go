@@ -1,9 +1,11 @@
 package console
 
 import (
+	"strings"
+	"time"
+
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
-	"strings"
 
 	"github.com/fgtop/fgtop/model"
 
@@ -45,6 +47,8 @@ type detail struct {
 	Title string
 	Lines []detailLine
 	off   int
+	// staleAt is when an age in Lines turns over (zero: none does).
+	staleAt time.Time
 }
 
 // Rank stacks a detail with the screens.
@@ -77,6 +81,7 @@ func (ds *detail) Update(msg tea.Msg) tea.Cmd {
 func (ds *detail) rebuild() {
 	d := ds.d
 	now := ds.Now()
+	ds.staleAt = time.Time{}
 	switch ds.Kind {
 	case detFit:
 	case detDevice:
@@ -94,7 +99,9 @@ func (ds *detail) rebuild() {
 			return
 		}
 		ds.Title = "kernel " + d.Kernels[ki].Short
-		ds.Lines = kernelDetail(d, ki, now)
+		clk := &ageClock{now: now}
+		ds.Lines = kernelDetail(d, ki, clk)
+		ds.staleAt = clk.next
 	case detIssue:
 		for i := range d.Issues {
 			if d.Issues[i].ID == ds.issue {
@@ -167,6 +174,12 @@ func wrapSpans(spans []kit.Span, w int) [][]kit.Span {
 
 // View draws the title row and as many lines as fit.
 func (ds *detail) View() []string {
+	if !ds.staleAt.IsZero() && !ds.Now().Before(ds.staleAt) {
+		ds.rebuild()
+	}
+	if !ds.staleAt.IsZero() {
+		ds.ChangesAt(ds.staleAt)
+	}
 	w, h := ds.W, ds.H
 	body := ds.Rows(w)
 	return scrolled(ds.St, w, h, []kit.Span{{Lvl: kit.LvlFocus, Text: " " + ds.Title + " "}}, []kit.Span{{Lvl: kit.LvlDim, Text: "esc back"}}, body, &ds.off)

@@ -272,16 +272,31 @@ func optBool(o model.Opt[bool]) kit.Span {
 	return kit.Span{Lvl: kit.LvlPlain, Text: "off"}
 }
 
+// ageClock words ages at now and keeps the earliest instant one of them
+// turns over: a detail is built from a snapshot, and on a node at rest no
+// new one comes to make "seen 5s ago" read 6s (the tour).
+type ageClock struct {
+	now, next time.Time
+}
+
+func (c *ageClock) age(since time.Time) string {
+	text, next := kit.AgeAt(c.now, since)
+	if c.next.IsZero() || next.Before(c.next) {
+		c.next = next
+	}
+	return text
+}
+
 // kernelDetail is everything about one kernel: its file, state, what it
 // requested and what it holds on each device, its GPU processes, issues
 // naming it.
-func kernelDetail(d *render.Derived, ki int, now time.Time) []detailLine {
+func kernelDetail(d *render.Derived, ki int, clk *ageClock) []detailLine {
 	kr := &d.Kernels[ki]
 	k := kr.K
 	out := []detailLine{
 		{spans: []kit.Span{{Lvl: kit.LvlTitle, Text: string(k.ID)}}},
 		{spans: []kit.Span{{Lvl: kit.LvlDim, Text: "agent "}, {Lvl: kit.LvlPlain, Text: string(k.Agent)}, {Lvl: kit.LvlDim, Text: "  state "}, {Lvl: kr.StateLvl, Text: string(k.State)},
-			{Lvl: kit.LvlDim, Text: "  seen "}, {Lvl: kit.LvlPlain, Text: kit.FmtAge(now.Sub(k.Seen)) + " ago"}}},
+			{Lvl: kit.LvlDim, Text: "  seen "}, {Lvl: kit.LvlPlain, Text: clk.age(k.Seen) + " ago"}}},
 		kv("resource.txt", k.Path),
 	}
 	if !k.ModTime.IsZero() {
@@ -294,7 +309,7 @@ func kernelDetail(d *render.Derived, ki int, now time.Time) []detailLine {
 		out = append(out, detailLine{spans: []kit.Span{{Lvl: kit.LvlWarn, Text: "problem "}, {Lvl: kit.LvlPlain, Text: k.Problem.String()}}})
 	}
 	out = append(out, ownerLines(k)...)
-	out = append(out, useLines(d, k, now)...)
+	out = append(out, useLines(d, k, clk)...)
 	out = append(out, blank, section("Requested (SLOTS)"))
 	if len(k.Slots) == 0 {
 		out = append(out, text(kit.LvlDim, "  nothing"))
@@ -455,7 +470,7 @@ func ownerLines(k *model.Kernel) []detailLine {
 
 // useLines are the kernel's allocated against used: per device its share
 // beside what its processes use, and whether it holds but idles.
-func useLines(d *render.Derived, k *model.Kernel, now time.Time) []detailLine {
+func useLines(d *render.Derived, k *model.Kernel, clk *ageClock) []detailLine {
 	u := k.Use
 	if u == nil {
 		return nil
@@ -489,9 +504,9 @@ func useLines(d *render.Derived, k *model.Kernel, now time.Time) []detailLine {
 	}
 	switch {
 	case u.Idle:
-		out = append(out, text(kit.LvlWarn, "  holding but idle: 0 % since "+u.IdleSince.UTC().Format("15:04:05")+" ("+kit.FmtAge(now.Sub(u.IdleSince))+")"))
+		out = append(out, text(kit.LvlWarn, "  holding but idle: 0 % since "+u.IdleSince.UTC().Format("15:04:05")+" ("+clk.age(u.IdleSince)+")"))
 	case !u.IdleSince.IsZero():
-		out = append(out, text(kit.LvlDim, "  at 0 % for "+kit.FmtAge(now.Sub(u.IdleSince))+" (marked idle after --idle-after)"))
+		out = append(out, text(kit.LvlDim, "  at 0 % for "+clk.age(u.IdleSince)+" (marked idle after --idle-after)"))
 	case u.MemOnly:
 		out = append(out, text(kit.LvlNA, "  utilisation N/A: the driver gives its processes' memory only"))
 	}

@@ -75,7 +75,7 @@ func TestKernelDetailOwnerAndUse(t *testing.T) {
 			t.Fatalf("no kernel %s", id)
 		}
 		var b strings.Builder
-		for _, l := range kernelDetail(a.d, ki, fake.T0) {
+		for _, l := range kernelDetail(a.d, ki, &ageClock{now: fake.T0}) {
 			for _, sp := range l.spans {
 				b.WriteString(sp.Text)
 			}

@@ -54,9 +54,9 @@ func (c *Common) StaleAt() time.Time { return c.staleAt }
 
 // Age is FmtAge(now-since), noting when that text next changes.
 func (c *Common) Age(now, since time.Time) string {
-	d := now.Sub(since)
-	c.ChangesAt(since.Add(AgeNext(d)))
-	return FmtAge(d)
+	text, next := AgeAt(now, since)
+	c.ChangesAt(next)
+	return text
 }
 
 // Invalidate drops the cached frame: the next View composes a new one.

@@ -139,6 +139,12 @@ func FmtAge(d time.Duration) string {
 	return fmt.Sprintf("%dd%dh", days, h)
 }
 
+// AgeAt is FmtAge(now-since) and the instant that text turns over.
+func AgeAt(now, since time.Time) (string, time.Time) {
+	d := now.Sub(since)
+	return FmtAge(d), since.Add(AgeNext(d))
+}
+
 // AgeNext is the age at which FmtAge next prints otherwise than for d:
 // the smallest e > d with FmtAge(e) != FmtAge(d).
 func AgeNext(d time.Duration) time.Duration {
