@@ -281,10 +281,19 @@ type ageClock struct {
 
 func (c *ageClock) age(since time.Time) string {
 	text, next := kit.AgeAt(c.now, since)
-	if c.next.IsZero() || next.Before(c.next) {
+	if !next.IsZero() && (c.next.IsZero() || next.Before(c.next)) {
 		c.next = next
 	}
 	return text
+}
+
+// seenText is how long ago the node first saw a kernel; "not known"
+// where the node did not say (an older fgtop's document, in a fleet).
+func seenText(clk *ageClock, seen time.Time) string {
+	if seen.IsZero() {
+		return "not known"
+	}
+	return clk.age(seen) + " ago"
 }
 
 // kernelDetail is everything about one kernel: its file, state, what it
@@ -296,7 +305,7 @@ func kernelDetail(d *render.Derived, ki int, clk *ageClock) []detailLine {
 	out := []detailLine{
 		{spans: []kit.Span{{Lvl: kit.LvlTitle, Text: string(k.ID)}}},
 		{spans: []kit.Span{{Lvl: kit.LvlDim, Text: "agent "}, {Lvl: kit.LvlPlain, Text: string(k.Agent)}, {Lvl: kit.LvlDim, Text: "  state "}, {Lvl: kr.StateLvl, Text: string(k.State)},
-			{Lvl: kit.LvlDim, Text: "  seen "}, {Lvl: kit.LvlPlain, Text: clk.age(k.Seen) + " ago"}}},
+			{Lvl: kit.LvlDim, Text: "  seen "}, {Lvl: kit.LvlPlain, Text: seenText(clk, k.Seen)}}},
 		kv("resource.txt", k.Path),
 	}
 	if !k.ModTime.IsZero() {

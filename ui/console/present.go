@@ -253,7 +253,8 @@ func kernelRowOf(st *kit.Styles, kr *render.KernRow, onDev string, cols []kernCo
 		case "devices":
 			l.Cell(st.Text, kr.Devs, c.W, false, ell)
 		case "age":
-			l.Cell(st.Dim, kit.FmtAge(now.Sub(kr.K.Seen)), c.W, true, ell)
+			age, _ := kit.AgeAt(now, kr.K.Seen)
+			l.Cell(st.Dim, age, c.W, true, ell)
 		case "state":
 			l.Cell(st.Level(kr.StateLvl), string(kr.K.State), c.W, false, ell)
 		case "user":

@@ -55,7 +55,9 @@ func (c *Common) StaleAt() time.Time { return c.staleAt }
 // Age is FmtAge(now-since), noting when that text next changes.
 func (c *Common) Age(now, since time.Time) string {
 	text, next := AgeAt(now, since)
-	c.ChangesAt(next)
+	if !next.IsZero() {
+		c.ChangesAt(next)
+	}
 	return text
 }
 

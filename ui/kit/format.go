@@ -139,8 +139,13 @@ func FmtAge(d time.Duration) string {
 	return fmt.Sprintf("%dd%dh", days, h)
 }
 
-// AgeAt is FmtAge(now-since) and the instant that text turns over.
+// AgeAt is FmtAge(now-since) and the instant that text turns over; "-"
+// and no instant where since is not known (zero: a fleet's node sent no
+// time for a kernel), not an age of 292 years.
 func AgeAt(now, since time.Time) (string, time.Time) {
+	if since.IsZero() {
+		return "-", time.Time{}
+	}
 	d := now.Sub(since)
 	return FmtAge(d), since.Add(AgeNext(d))
 }

@@ -29,3 +29,22 @@ func TestAgeNext(t *testing.T) {
 		}
 	}
 }
+
+// TestAgeAtUnknown: a time not known (zero) is "-", with no instant to
+// draw again at, not 106751 days (a fleet's node that sent none: the
+// tour); a known one is FmtAge and AgeNext.
+func TestAgeAtUnknown(t *testing.T) {
+	now := time.Date(2026, 12, 4, 6, 0, 0, 0, time.UTC)
+	if text, next := AgeAt(now, time.Time{}); text != "-" || !next.IsZero() {
+		t.Errorf("unknown: %q, next %v", text, next)
+	}
+	c := &Common{}
+	c.BeginStale()
+	if text := c.Age(now, time.Time{}); text != "-" || !c.StaleAt().IsZero() {
+		t.Errorf("Common.Age of unknown: %q, stale at %v", text, c.StaleAt())
+	}
+	since := now.Add(-90 * time.Second)
+	if text, next := AgeAt(now, since); text != FmtAge(90*time.Second) || !next.Equal(since.Add(AgeNext(90*time.Second))) {
+		t.Errorf("90s: %q, next %v", text, next)
+	}
+}
