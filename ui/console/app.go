@@ -563,10 +563,52 @@ func (a *App) adopt(s *model.Snapshot) {
 		a.d = a.deriver.Derive(s, o)
 	}
 	a.dFor = derivedFor{a.St, a.Th}
-	frac := func(dv *model.Device) sample {
+	frac := fracOf(a.d)
+	switch sm := a.opts.Samples; {
+	case sm == nil || a.past.on:
+		a.hist.observe(s, frac)
+	case first:
+		// The graphs as the consoles here before this one draw them.
+		sm.record(s, frac)
+		a.hist = sm.clone()
+	default:
+		sm.record(s, frac)
+		a.hist.observe(s, frac)
+	}
+	a.followFlash()
+	a.flashNewIssues(first)
+	a.clampCursors()
+	if !a.startPicked && !a.past.on {
+		a.startOnNeediest()
+	}
+	a.Kernels.refresh()
+	a.broadcast(kit.AdoptedMsg{})
+	a.Invalidate()
+}
+
+// observeLive records a live snapshot that comes while the console shows
+// the past, in the live history it goes back to (and the samples it
+// shares): the graphs are then the node's whole, where coming back drew
+// the seconds in the past as the last reading before them (the tour).
+func (a *App) observeLive(s *model.Snapshot) {
+	if a.past.liveHist == nil && a.opts.Samples == nil {
+		return
+	}
+	frac := fracOf(a.deriver.Derive(s, render.DeriveOptions{Th: a.Th, G: a.St.G, Looks: a.St.LookDims()}))
+	if sm := a.opts.Samples; sm != nil {
+		sm.record(s, frac)
+	}
+	if a.past.liveHist != nil {
+		a.past.liveHist.observe(s, frac)
+	}
+}
+
+// fracOf is the history samples of d's devices.
+func fracOf(d *render.Derived) func(dv *model.Device) sample {
+	return func(dv *model.Device) sample {
 		alloc := float32(0)
-		if r, ok := a.d.DevIndex[dv.Key()]; ok {
-			row := &a.d.Devs[r]
+		if r, ok := d.DevIndex[dv.Key()]; ok {
+			row := &d.Devs[r]
 			total := 0.0
 			for _, v := range row.KernAmts {
 				total += v
@@ -594,26 +636,6 @@ func (a *App) adopt(s *model.Snapshot) {
 		}
 		return sample{alloc, util, mem}
 	}
-	switch sm := a.opts.Samples; {
-	case sm == nil || a.past.on:
-		a.hist.observe(s, frac)
-	case first:
-		// The graphs as the consoles here before this one draw them.
-		sm.record(s, frac)
-		a.hist = sm.clone()
-	default:
-		sm.record(s, frac)
-		a.hist.observe(s, frac)
-	}
-	a.followFlash()
-	a.flashNewIssues(first)
-	a.clampCursors()
-	if !a.startPicked && !a.past.on {
-		a.startOnNeediest()
-	}
-	a.Kernels.refresh()
-	a.broadcast(kit.AdoptedMsg{})
-	a.Invalidate()
 }
 
 // View draws the console. The frame is cached between state changes,

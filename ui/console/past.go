@@ -151,6 +151,7 @@ func (a *App) pastUpdate(msg tea.Msg) (tea.Cmd, bool) {
 			return nil, false
 		}
 		a.past.live = msg.Snap
+		a.observeLive(msg.Snap)
 		a.Invalidate()
 		return a.listen(), true
 	}
@@ -207,6 +208,12 @@ func (a *App) goLive() {
 	}
 	a.past.on = false
 	a.hist = a.past.liveHist
+	if sm := a.opts.Samples; sm != nil {
+		// The samples every console here shares, which this one went on
+		// recording in the past (observeLive): the graphs of the viewers
+		// in one state are one.
+		a.hist = sm.clone()
+	}
 	a.past.liveHist = nil
 	live := a.past.live
 	a.past.snap, a.past.live, a.past.note = nil, nil, ""

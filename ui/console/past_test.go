@@ -1,6 +1,9 @@
 package console
 
 import (
+	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -160,4 +163,77 @@ func TestPastHeaderKeepsNameAndHealth(t *testing.T) {
 	// Wide, the banner is whole on the first line.
 	a.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
 	mustContain(t, "wide past header", stripANSI(a.viewHeader(200)[0]), ", live is ")
+}
+
+// histText is a console's history, device by device, sample by sample.
+func histText(h history) string {
+	var b strings.Builder
+	for _, k := range slices.SortedFunc(maps.Keys(h), func(x, y model.DeviceKey) int { return strings.Compare(x.String(), y.String()) }) {
+		dh := h[k]
+		fmt.Fprintf(&b, "%s sec %d:", k, dh.sec)
+		for _, r := range []*ring{&dh.alloc, &dh.Util, &dh.Mem} {
+			for i := range r.N {
+				fmt.Fprintf(&b, " %v", r.at(i))
+			}
+			b.WriteString(" |")
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// TestLiveGraphsGoOnInThePast: the live snapshots that come while the
+// console shows the past are in the graphs it comes back to, second by
+// second, as a console that stayed live draws them (the tour: coming
+// back drew those seconds as the last reading before the past, so a
+// change showed at the wrong time for five minutes).
+func TestLiveGraphsGoOnInThePast(t *testing.T) {
+	dir, past := pastRecord(t)
+	live := fake.Node(fake.Options{})
+	at := func(i int) *model.Snapshot {
+		cp := *live
+		cp.Seq, cp.Time, cp.Gen = live.Seq+uint64(i), live.Time.Add(time.Duration(i)*time.Second), 0
+		cp.Devices = slices.Clone(live.Devices)
+		for j := range cp.Devices {
+			tel := model.Telemetry{}
+			if cp.Devices[j].Telemetry != nil {
+				tel = *cp.Devices[j].Telemetry
+			}
+			tel.UtilGPU = model.Some(uint32(i * 7 % 100))
+			cp.Devices[j].Telemetry = &tel
+		}
+		return &cp
+	}
+	// Alone, and as serve's sessions, sharing their samples: the one
+	// that stayed live alone then records none of them.
+	for _, shared := range []bool{false, true} {
+		var sm *Samples
+		if shared {
+			sm = NewSamples()
+		}
+		stayed := testApp(t, 160, 48, live, Options{Samples: sm})
+		a := testApp(t, 160, 48, live, Options{History: dir, Samples: sm})
+		command(a, "at "+past[0].Time.Add(time.Minute).Format(time.RFC3339))
+		if !a.past.on {
+			t.Fatal("not in the past")
+		}
+		for i := 1; i <= 20; i++ {
+			if !shared {
+				feed(stayed, at(i))
+			}
+			feed(a, at(i))
+		}
+		command(a, "live")
+		if shared {
+			for i := 1; i <= 20; i++ {
+				feed(stayed, at(i))
+			}
+		}
+		if a.past.on {
+			t.Fatal("still in the past")
+		}
+		if got, want := histText(a.hist), histText(stayed.hist); got != want || !strings.Contains(got, " 0.7 ") {
+			t.Errorf("shared %v: back from the past, the graphs read\n%s\na console that stayed live\n%s", shared, got, want)
+		}
+	}
 }
