@@ -198,7 +198,7 @@ func TestEditorReplayLine(t *testing.T) {
 	}
 	runCmds(cmd, msgs)
 	v := lineUntil(t, a, msgs, "1 session of i-node-a would not have started (cuda.shares peak 1.8 > 1.5)")
-	if !strings.Contains(v, "last 7d under this draft: 1 session of i-node-a") || !strings.Contains(v, "R lists them") {
+	if !strings.Contains(v, "(all the record holds) under this draft: 1 session of i-node-a") || !strings.Contains(v, "R lists them") {
 		t.Errorf("the line:\n%s", v)
 	}
 	t.Logf("the edit's Update took %v", took)
@@ -246,12 +246,12 @@ func TestEditorReplaySuggest(t *testing.T) {
 	if !strings.Contains(a.Flash.Text, "weigh the raise before applying it: i-node-a's kernels held 1.8 cuda.shares") || a.Flash.Lvl != kit.LvlWarn {
 		t.Errorf("flash %q (level %v): no word of the raise over what the record saw held", a.Flash.Text, a.Flash.Lvl)
 	}
-	lineUntil(t, a, msgs, "last 7d under this draft: all 3 sessions start")
+	lineUntil(t, a, msgs, "(all the record holds) under this draft: all 3 sessions start")
 	step(a, msgs, keyRune('u'))
 	if len(e.Req.Slots) != 0 {
 		t.Errorf("u after S: draft %+v", e.Req.Slots)
 	}
-	lineUntil(t, a, msgs, "last 7d under agent.toml as it is: 1 session of i-node-a ran that these amounts refuse")
+	lineUntil(t, a, msgs, "(all the record holds) under agent.toml as it is: 1 session of i-node-a ran that these amounts refuse")
 }
 
 // TestEditorReplayKeysOperatorsOnly: the replay's keys are in an
@@ -302,7 +302,7 @@ func TestEditorReplayKeysOperatorsOnly(t *testing.T) {
 // the line ends with the answer for the draft as it is (all start).
 func TestEditorReplaySupersede(t *testing.T) {
 	a, msgs := replayConsole(t)
-	lineUntil(t, a, msgs, "last 7d under agent.toml as it is: 1 session of i-node-a")
+	lineUntil(t, a, msgs, "(all the record holds) under agent.toml as it is: 1 session of i-node-a")
 	// i-node-b to 1.0: i-node-a still refuses its second kernel.
 	setAmount(a, msgs, "j", "1.0")
 	// Its debounce ends: the replay starts; its command is held back.
@@ -327,7 +327,7 @@ func TestEditorReplaySupersede(t *testing.T) {
 	}
 	runCmds(held, msgs)
 	// "1 session" would be the answer for the draft already replaced.
-	lineUntilNever(t, a, msgs, "last 7d under this draft: all 3 sessions start", "under this draft: 1 session")
+	lineUntilNever(t, a, msgs, "(all the record holds) under this draft: all 3 sessions start", "under this draft: 1 session")
 }
 
 // typeKeysAsync types s, running the commands as a program does.

@@ -221,7 +221,7 @@ func (e *Editor) replayLine() []kit.Span {
 	if !e.replayOn() {
 		return nil
 	}
-	span := "last " + spanText(ReplaySpan)
+	span := e.spanWords()
 	under := " under this draft: "
 	if !e.Dirty() {
 		under = " under agent.toml as it is: "
@@ -291,6 +291,18 @@ func overSlots(a *replay.AgentResult) string {
 	return strings.Join(worst, ", ")
 }
 
+// spanWords is the span the line speaks of: the last ReplaySpan, or, of
+// a record that holds less, how much it holds (a console recording for
+// two minutes said "last 7d").
+func (e *Editor) spanWords() string {
+	if res := e.rp.res; res != nil {
+		if held := res.To.Sub(res.From); held < ReplaySpan-time.Minute {
+			return "last " + kit.FmtAge(held) + " (all the record holds)"
+		}
+	}
+	return "last " + spanText(ReplaySpan)
+}
+
 // spanText is a span as --replay takes it: 7d, 36h.
 func spanText(d time.Duration) string {
 	if d%(24*time.Hour) == 0 {
@@ -321,7 +333,7 @@ func (e *Editor) viewRefused(w, h int) []string {
 	row := func(sp ...kit.Span) string {
 		return kit.SpansRow(st, append([]kit.Span{{Lvl: kit.LvlPlain, Text: " "}}, sp...), w)
 	}
-	title := []kit.Span{{Lvl: kit.LvlFocus, Text: " Refused under the draft "}, {Lvl: kit.LvlDim, Text: " last " + spanText(ReplaySpan) + " of the record "}}
+	title := []kit.Span{{Lvl: kit.LvlFocus, Text: " Refused under the draft "}, {Lvl: kit.LvlDim, Text: " " + e.spanWords() + " of the record "}}
 	back := []kit.Span{{Lvl: kit.LvlDim, Text: "esc back"}}
 	res := e.rp.res
 	var msg []kit.Span
@@ -330,7 +342,7 @@ func (e *Editor) viewRefused(w, h int) []string {
 	case e.rp.resGen != e.rp.gen || res == nil:
 		msg = e.replayLine()
 	case len(res.Refused) == 0:
-		msg = []kit.Span{{Lvl: kit.LvlOK, Text: "every recorded session of the last " + spanText(ReplaySpan) + " starts under this draft"}}
+		msg = []kit.Span{{Lvl: kit.LvlOK, Text: "every recorded session of the " + e.spanWords() + " starts under this draft"}}
 	default:
 		listed = true
 	}
