@@ -218,10 +218,6 @@ func (sc *kernelScratch) appendKernel(b []byte, k *model.Kernel) []byte {
 		var tb [64]byte
 		b = sc.appendString(sc.key(b, d, false, "mod_time"), string(k.ModTime.UTC().AppendFormat(tb[:0], time.RFC3339Nano)))
 	}
-	if !k.Seen.IsZero() {
-		var tb [64]byte
-		b = sc.appendString(sc.key(b, d, false, "seen"), string(k.Seen.UTC().AppendFormat(tb[:0], time.RFC3339Nano)))
-	}
 	if k.Legacy {
 		b = append(sc.key(b, d, false, "legacy"), "true"...)
 	}

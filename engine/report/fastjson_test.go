@@ -55,9 +55,6 @@ func randomSnapshot(rng *rand.Rand, n int) *model.Snapshot {
 		if rng.IntN(3) > 0 {
 			k.ModTime = time.Unix(int64(rng.IntN(2e9)), int64(rng.IntN(3))*int64(rng.IntN(1e9))).In(time.FixedZone("x", 3600*rng.IntN(5)))
 		}
-		if rng.IntN(3) > 0 {
-			k.Seen = time.Unix(int64(rng.IntN(2e9)), int64(rng.IntN(3))*int64(rng.IntN(1e9))).In(time.FixedZone("y", 3600*rng.IntN(5)))
-		}
 		if rng.IntN(4) == 0 {
 			k.Problem = &model.Issue{Severity: model.Severity(rng.IntN(3)), Code: pick(), Message: pick(), File: pick(), Line: rng.IntN(3),
 				Kernel: k.ID, Agent: model.AgentID(pick()), Device: model.DeviceKey{Name: "cuda", ID: model.DeviceID(pick())}}

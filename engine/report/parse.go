@@ -72,8 +72,8 @@ func truncate(s string, n int) string {
 // Model turns a v1 document back into the snapshot it was made from, as
 // far as the document carries it: devices, usage per device (totals and
 // each kernel's holdings, rebuilt from the kernels' allocations), kernels,
-// agents with their partitions, issues. What it does not carry (unified
-// devices; a kernel's first-seen time in an older fgtop's) stays zero. Every decimal must parse:
+// agents with their partitions, issues. What it does not carry (a kernel's
+// first-seen time, unified devices) stays zero. Every decimal must parse:
 // a document that does not is refused rather than shown with a wrong total.
 func (r *Snapshot) Model() (*model.Snapshot, error) {
 	s := &model.Snapshot{Seq: r.Seq, Node: r.Node, Mode: r.Mode, ConfigPath: r.Config, Source: r.Source,
@@ -146,14 +146,9 @@ func (r *Snapshot) Model() (*model.Snapshot, error) {
 			if mk.ModTime, err = time.Parse(time.RFC3339Nano, k.ModTime); err != nil {
 				return nil, fmt.Errorf("kernel %s: mod_time: %w", k.ID, err)
 			}
-			// A document without seen (an older fgtop's): its file's
-			// time is the closest it says.
+			// When the node first saw the kernel is not in the document;
+			// its file's time is the closest it says.
 			mk.Seen = mk.ModTime
-		}
-		if k.Seen != "" {
-			if mk.Seen, err = time.Parse(time.RFC3339Nano, k.Seen); err != nil {
-				return nil, fmt.Errorf("kernel %s: seen: %w", k.ID, err)
-			}
 		}
 		if len(k.Allocations) > 0 {
 			mk.Alloc = model.Allocations{}

@@ -118,14 +118,6 @@ func TestModelRoundTrip(t *testing.T) {
 		if len(s.Kernels()) == 0 {
 			t.Fatalf("seed %d: the demo node has no kernels: the test proves nothing", seed)
 		}
-		// When the node first saw each kernel travels (a fleet's AGE
-		// read 10675… days where the document lacked it: the tour).
-		for _, k := range s.Kernels() {
-			mk := m.Kernel(k.ID)
-			if mk == nil || k.Seen.IsZero() || !mk.Seen.Equal(k.Seen) {
-				t.Errorf("seed %d: kernel %s seen %v, read back as %+v", seed, k.ID, k.Seen, mk)
-			}
-		}
 		for k, u := range m.Usage {
 			if !m.Device(k).IsAccelerator() {
 				continue

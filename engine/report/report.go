@@ -153,11 +153,8 @@ type Kernel struct {
 	Slots       map[string]string            `json:"slots"`
 	Allocations map[string]map[string]string `json:"allocations"`
 	ModTime     string                       `json:"mod_time,omitempty"`
-	// Seen is when the node first saw the kernel: what its console's
-	// AGE counts from.
-	Seen    string `json:"seen,omitempty"`
-	Legacy  bool   `json:"legacy,omitempty"`
-	Problem *Issue `json:"problem,omitempty"`
+	Legacy      bool                         `json:"legacy,omitempty"`
+	Problem     *Issue                       `json:"problem,omitempty"`
 	// AgentBy says how the agent was found: "recovery.json",
 	// "scratch-root", or "none" (agent is then "").
 	AgentBy string `json:"agent_by,omitempty"`
@@ -390,9 +387,6 @@ func kernelDoc(k *model.Kernel) Kernel {
 	}
 	if !k.ModTime.IsZero() {
 		kj.ModTime = k.ModTime.UTC().Format(time.RFC3339Nano)
-	}
-	if !k.Seen.IsZero() {
-		kj.Seen = k.Seen.UTC().Format(time.RFC3339Nano)
 	}
 	kj.Container = k.Container
 	if u := k.Use; u != nil {
