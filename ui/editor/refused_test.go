@@ -26,7 +26,7 @@ func refusedEditor(t testing.TB, n, w, h int) *Editor {
 		t.Fatal(err)
 	}
 	base := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
-	res := &replay.Result{Sessions: n}
+	res := &replay.Result{Sessions: n, From: base, To: base.Add(ReplaySpan)}
 	for i := range n {
 		res.Refused = append(res.Refused, replay.Refusal{At: base.Add(time.Duration(i) * time.Second), Kernel: model.KernelID(fmt.Sprintf("k%06d", i)),
 			Agent: "i-node-a", Requested: model.ResourceSlot{model.SlotCUDAShares: model.MustDec("0.5")}, Reason: fmt.Sprintf("why %06d", i)})
@@ -258,5 +258,11 @@ func TestReplayLineLeadsWithTheTotal(t *testing.T) {
 	res.Refused = res.Refused[:5]
 	if got, want := text(), "last 7d under agent.toml as it is: 5 sessions of i-demo-numa0 ran that these amounts refuse (cpu peak 20 > 15)"; got != want {
 		t.Errorf("one agent:\n got %q\nwant %q", got, want)
+	}
+	// A record that holds less says how much (a recorder started two
+	// minutes ago said "last 7d": the tour).
+	res.To = res.From.Add(2 * time.Minute)
+	if got := text(); !strings.HasPrefix(got, "last 2m (all the record holds) under agent.toml as it is: 5 sessions") {
+		t.Errorf("a record of two minutes: %q", got)
 	}
 }

@@ -295,7 +295,7 @@ func overSlots(a *replay.AgentResult) string {
 // a record that holds less, how much it holds (a console recording for
 // two minutes said "last 7d").
 func (e *Editor) spanWords() string {
-	if res := e.rp.res; res != nil {
+	if res := e.rp.res; res != nil && !res.From.IsZero() {
 		if held := res.To.Sub(res.From); held < ReplaySpan-time.Minute {
 			return "last " + kit.FmtAge(held) + " (all the record holds)"
 		}
