@@ -207,6 +207,14 @@ func (c *Config) Clone() *Config {
 	return &d
 }
 
+// UnsetID reports whether id is the name the loader gives an agent whose
+// file sets no id ("agent", "agents[1]"): Backend.AI names such an agent
+// agent-<uuid4> at every start, so a record never knows it by this one.
+func UnsetID(id model.AgentID) bool {
+	s := string(id)
+	return s == "agent" || strings.HasPrefix(s, "agents[") && strings.HasSuffix(s, "]")
+}
+
 // Agent returns the agent with id, or nil.
 func (c *Config) Agent(id model.AgentID) *AgentConfig {
 	for i := range c.Agents {

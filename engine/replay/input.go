@@ -34,15 +34,22 @@ func Unslotted(agents []model.Agent) model.AgentID {
 
 // Proposal is the agents ids (a record's, in its order) and then next's
 // others, with the partition next would write: what a proposal's run
-// replays. Where next splits the node between agents, an agent of ids it
-// lacks is not one of them: its sessions are refused in the run, as the
-// manager would not send them to an agent that is gone (run.go's route),
-// not replayed on the whole node as if it had no limit. A single agent
-// takes every recorded agent's sessions: an agent that sets no id is
-// given a new one at every start, so its record may name several.
+// replays. Where next splits the node between agents whose ids it sets,
+// an agent of ids it lacks is not one of them: its sessions are refused
+// in the run, as the manager would not send them to an agent that is
+// gone (run.go's route), not replayed on the whole node as if it had no
+// limit. Otherwise (one agent, or one whose id Backend.AI makes up at
+// every start, which no record knows it by) each recorded agent is
+// replayed as before: by the allocator over the node's devices, with no
+// manager limit.
 func Proposal(ids []model.AgentID, next *partition.Partition) []model.Agent {
 	agents := make([]model.Agent, 0, len(ids)+len(next.Agents))
 	split := len(next.Agents) > 1
+	for _, ap := range next.Agents {
+		if agentconfig.UnsetID(ap.ID) {
+			split = false
+		}
+	}
 	for _, id := range ids {
 		if split && next.Agent(id) == nil {
 			continue

@@ -668,6 +668,13 @@ func TestProposalWithoutARecordedAgent(t *testing.T) {
 	if len(res.Refused) != 0 {
 		t.Errorf("under one agent: refused %+v", res.Refused)
 	}
+	// Agents whose file sets no id are named agent-<uuid4> by Backend.AI
+	// at every start: a record never knows them by the loader's names,
+	// so none of its agents is taken for gone.
+	res = Run(rec, Fixed(Proposal(rec.AgentIDs(), part("agents[0]", "agents[1]"))), Options{})
+	if len(res.Refused) != 0 {
+		t.Errorf("under agents with no ids: refused %+v", res.Refused)
+	}
 	// The suggestion for a file of a and c says no amounts serve b's.
 	step := model.ResourceSlot{model.SlotCUDAShares: model.MustDec("0.1"), model.SlotCPU: model.MustDec("1"), model.SlotMem: model.NewDec(1<<30, 0)}
 	total := model.ResourceSlot{model.SlotCUDAShares: model.MustDec("8.0"), model.SlotCPU: model.MustDec("128"), model.SlotMem: model.NewDec(1<<40, 0)}

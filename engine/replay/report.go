@@ -195,6 +195,10 @@ func newDoc(rec *Record, asWas, prop *Result, arrivals bool) *Doc {
 			ad.Verdict = fmt.Sprintf("%s: all %d session(s) ran; the rules would have refused %d of them (as it was, above)", a.Agent, a.Sessions, n)
 		}
 		for _, s := range a.Slots {
+			if a.Absent {
+				// No amounts of its own, as in the text.
+				break
+			}
 			sd := SlotDoc{Slot: s.Slot, Amount: s.Amount, Given: s.Given, Varies: s.Varies, Peak: s.Peak, PeakAt: s.PeakAt, OverSeconds: s.Over.Seconds()}
 			if s.MeanUse.Valid {
 				v := s.MeanUse.V

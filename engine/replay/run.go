@@ -918,7 +918,7 @@ type asked struct {
 // it changed by the run.
 func (r *runner) askedOf(s *Session) *asked {
 	key := reflect.ValueOf(s.Requested).Pointer()
-	if q := r.asked[key]; q != nil && key != 0 {
+	if q := r.asked[key]; q != nil {
 		return q
 	}
 	if r.fx == nil {

@@ -288,7 +288,8 @@ func (c *ageClock) age(since time.Time) string {
 }
 
 // seenText is how long ago the node first saw a kernel; "not known"
-// where the node did not say (an older fgtop's document, in a fleet).
+// where that is not known (a fleet's node sends no such time: it reads
+// the file's, which a kernel found by the start-up scan lacks).
 func seenText(clk *ageClock, seen time.Time) string {
 	if seen.IsZero() {
 		return "not known"

@@ -49,8 +49,8 @@ func (sm *Samples) record(s *model.Snapshot, frac func(*model.Device) sample) {
 	sm.mu.Lock()
 	defer sm.mu.Unlock()
 	if sm.last != nil && s.Time.Sub(sm.last.Time) > samplesGap {
-		// No console adopted the snapshots in between (every session
-		// had left, or looked at the past): a history would fill the gap
+		// No console recorded the snapshots in between (every session
+		// had left): a history would fill the gap
 		// with the last readings before it, which no snapshot said. The
 		// samples start again, as a lone console's graphs start.
 		sm.h, sm.last = history{}, nil

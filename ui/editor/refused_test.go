@@ -261,6 +261,11 @@ func TestReplayLineLeadsWithTheTotal(t *testing.T) {
 	}
 	// A record that holds less says how much (a recorder started two
 	// minutes ago said "last 7d": the tour).
+	res.Agents[0].Absent = true
+	if got := text(); !strings.Contains(got, "5 sessions of i-demo-numa0 ran that these amounts refuse (not an agent of the draft)") {
+		t.Errorf("an agent the draft lacks: %q", got)
+	}
+	res.Agents[0].Absent = false
 	res.To = res.From.Add(2 * time.Minute)
 	if got := text(); !strings.HasPrefix(got, "last 2m (all the record holds) under agent.toml as it is: 5 sessions") {
 		t.Errorf("a record of two minutes: %q", got)

@@ -259,7 +259,12 @@ func (e *Editor) replayLine() []kit.Span {
 		}
 		s := string(a.Agent) + " " + strconv.Itoa(len(a.Refused))
 		alone = kit.Plural(len(a.Refused), "session") + " of " + string(a.Agent) + verb
-		if why := overSlots(&a); why != "" {
+		if a.Absent {
+			// Its amounts would be the node's: what refuses is that the
+			// draft has no such agent.
+			s += " (not an agent of the draft)"
+			alone += " (not an agent of the draft)"
+		} else if why := overSlots(&a); why != "" {
 			s += " (" + why + ")"
 			alone += " (" + why + ")"
 		}
