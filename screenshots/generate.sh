@@ -179,7 +179,7 @@ shot help 120 36 dark "" '?' 'wait:Share bars'
 # The demo records from its start; after a few seconds of record the line
 # under the verdict replays them under the draft (issue 27).
 shot editor 160 32 dark "" 'hold:4' e 'wait:^─ Partition' Down Down Down Down Down Down Enter C-u 1.5 Enter \
-	'wait:draft: cuda.shares of 1 agent' 'wait:last 7d under this draft: [0-9a]' 'wait:^ slot-based: amounts'
+	'wait:draft: cuda.shares of 1 agent' 'wait:under this draft: [0-9a]' 'wait:^ slot-based: amounts'
 # The light theme, for light terminals.
 shot light 120 36 light "--theme light" f 'wait:^─ Kernels \([0-9]'
 
