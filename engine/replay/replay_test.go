@@ -679,7 +679,13 @@ func TestProposalWithoutARecordedAgent(t *testing.T) {
 	step := model.ResourceSlot{model.SlotCUDAShares: model.MustDec("0.1"), model.SlotCPU: model.MustDec("1"), model.SlotMem: model.NewDec(1<<30, 0)}
 	total := model.ResourceSlot{model.SlotCUDAShares: model.MustDec("8.0"), model.SlotCPU: model.MustDec("128"), model.SlotMem: model.NewDec(1<<40, 0)}
 	sg := Suggest(rec, SuggestInput{Today: Today(part(agentA, agentC)), Total: total, Reserved: model.ResourceSlot{}, Step: step})
-	if fmt.Sprint(sg.Absent) != "[{i-node-b 2}]" || sg.AllServed || !strings.Contains(sg.Wanting(), "i-node-b are not agents of the file: their 2 session(s)") {
+	if fmt.Sprint(sg.Absent) != "[{i-node-b 2}]" || sg.AllServed || !strings.Contains(sg.Wanting(), "i-node-b are not agents of the file: their 2 session(s)") ||
+		!strings.Contains(sg.Wanting(), "agents renamed since") {
 		t.Errorf("suggestion: absent %v, all served %v, wanting %q", sg.Absent, sg.AllServed, sg.Wanting())
+	}
+	// A file that sets no ids: that, not a rename, is why.
+	sg = Suggest(rec, SuggestInput{Today: Today(part("agents[0]", "agents[1]")), Total: total, Reserved: model.ResourceSlot{}, Step: step})
+	if len(sg.Absent) != 2 || !strings.Contains(sg.Wanting(), "the file sets no agent ids") {
+		t.Errorf("suggestion under agents with no ids: absent %v, wanting %q", sg.Absent, sg.Wanting())
 	}
 }

@@ -3,9 +3,11 @@ package replay
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/cockroachdb/apd/v3"
+	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -59,6 +61,8 @@ type Suggestion struct {
 	// with how many sessions the record routes to each: no amounts serve
 	// those (another node's record, or agents renamed since).
 	Absent []AbsentAgent
+	// unsetIDs: an agent of today's file sets no id (agentconfig.UnsetID).
+	unsetIDs bool
 }
 
 // AbsentAgent is an agent of the record the partition lacks.
@@ -82,16 +86,17 @@ func (sg *Suggestion) OverheldWords() string {
 // small), which no amount changes.
 func (sg *Suggestion) Wanting() string {
 	if len(sg.Absent) > 0 {
-		names := ""
+		var names []string
 		n := 0
-		for i, a := range sg.Absent {
-			if i > 0 {
-				names += ", "
-			}
-			names += string(a.Agent)
+		for _, a := range sg.Absent {
+			names = append(names, string(a.Agent))
 			n += a.Sessions
 		}
-		return fmt.Sprintf("the record's agent(s) %s are not agents of the file: their %d session(s) go to agents it lacks, whatever the amounts (a record of another node, or agents renamed since)", names, n)
+		why := "a record of another node, or agents renamed since"
+		if sg.unsetIDs {
+			why = "the file sets no agent ids, and Backend.AI names such agents agent-<uuid4> at every start: set [agents.agent] id"
+		}
+		return fmt.Sprintf("the record's agent(s) %s are not agents of the file: their %d session(s) go to agents it lacks, whatever the amounts (%s)", strings.Join(names, ", "), n, why)
 	}
 	if len(sg.Short) > 0 {
 		return "the node is short of " + joinSlotNames(sg.Short) + " for the agents' peaks together"
@@ -144,6 +149,9 @@ func Suggest(rec *Record, in SuggestInput) *Suggestion {
 		if a.Absent {
 			out.Absent = append(out.Absent, AbsentAgent{Agent: a.Agent, Sessions: a.Sessions})
 		}
+	}
+	for _, a := range in.Today {
+		out.unsetIDs = out.unsetIDs || agentconfig.UnsetID(a.ID)
 	}
 	for _, a := range in.Today {
 		out.Amounts[a.ID] = model.ResourceSlot{}
