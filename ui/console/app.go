@@ -590,16 +590,30 @@ func (a *App) adopt(s *model.Snapshot) {
 // the past, in the live history it goes back to (and the samples it
 // shares): the graphs are then the node's whole, where coming back drew
 // the seconds in the past as the last reading before them (the tour).
-func (a *App) observeLive(s *model.Snapshot) {
-	if a.past.liveHist == nil && a.opts.Samples == nil {
+// prev is the live snapshot before s: one of the same content (the
+// engine's generation) repeats the last samples, as retime does, without
+// deriving s. With shared samples, only they are kept: goLive takes them.
+func (a *App) observeLive(prev, s *model.Snapshot) {
+	sm, h := a.opts.Samples, a.past.liveHist
+	if sm != nil {
+		h = nil
+	}
+	if sm == nil && h == nil {
+		return
+	}
+	if prev != nil && s.Gen != 0 && s.Gen == prev.Gen {
+		if sm != nil {
+			sm.record(s, nil)
+		} else {
+			h.retime(s.Time.Unix(), nil)
+		}
 		return
 	}
 	frac := fracOf(a.deriver.Derive(s, render.DeriveOptions{Th: a.Th, G: a.St.G, Looks: a.St.LookDims()}))
-	if sm := a.opts.Samples; sm != nil {
+	if sm != nil {
 		sm.record(s, frac)
-	}
-	if a.past.liveHist != nil {
-		a.past.liveHist.observe(s, frac)
+	} else {
+		h.observe(s, frac)
 	}
 }
 

@@ -150,8 +150,8 @@ func (a *App) pastUpdate(msg tea.Msg) (tea.Cmd, bool) {
 		if !a.past.on {
 			return nil, false
 		}
+		a.observeLive(a.past.live, msg.Snap)
 		a.past.live = msg.Snap
-		a.observeLive(msg.Snap)
 		a.Invalidate()
 		return a.listen(), true
 	}

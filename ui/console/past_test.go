@@ -192,14 +192,16 @@ func TestLiveGraphsGoOnInThePast(t *testing.T) {
 	live := fake.Node(fake.Options{})
 	at := func(i int) *model.Snapshot {
 		cp := *live
-		cp.Seq, cp.Time, cp.Gen = live.Seq+uint64(i), live.Time.Add(time.Duration(i)*time.Second), 0
+		// Two seconds a content (the engine's generation): the second
+		// a poll that read what the first read.
+		cp.Seq, cp.Time, cp.Gen = live.Seq+uint64(i), live.Time.Add(time.Duration(i)*time.Second), uint64(1000+i/2)
 		cp.Devices = slices.Clone(live.Devices)
 		for j := range cp.Devices {
 			tel := model.Telemetry{}
 			if cp.Devices[j].Telemetry != nil {
 				tel = *cp.Devices[j].Telemetry
 			}
-			tel.UtilGPU = model.Some(uint32(i * 7 % 100))
+			tel.UtilGPU = model.Some(uint32(i / 2 * 7 % 100))
 			cp.Devices[j].Telemetry = &tel
 		}
 		return &cp
