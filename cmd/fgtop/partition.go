@@ -440,9 +440,14 @@ func newApplyCmd() *cobra.Command {
 		Short: "Apply a partition change to agent.toml: validated, atomic, backed up, journaled (needs --yes when not interactive)",
 		Long: `Plan a partition change (the same flags as plan), show the plan, and write it.
 
-Refuses, leaving the file untouched, when the plan is invalid, when live
-kernels hold a device that would move (unless --force), when the file changed
-on disk since it was read, or without --yes when stdin is not a terminal.
+Refuses, leaving the file untouched, when the plan is invalid, when the file
+changed on disk since it was read, or without --yes when stdin is not a
+terminal; and, unless --force, when live kernels hold a device that would
+move or more than their agent's new amount (or would, if kernels whose agent
+cannot be told are its), when a scratch root or a kernel file cannot be read,
+or when a manual partition's accelerator amounts change while the node's GPUs
+or their capacities are unknown (the agent's start-up checks on them cannot
+be run: check says "not ok").
 Otherwise: only the values that change are rewritten; the file is written to
 a temp file in the same directory, synced and renamed over agent.toml; the
 previous version is kept beside it (agent.toml.fgtop-<time>.bak); the result
@@ -510,7 +515,7 @@ plan or bad usage.
 	rf.register(cmd)
 	fl := cmd.Flags()
 	fl.BoolVar(&yes, "yes", false, "do not ask for confirmation (required when stdin is not a terminal)")
-	fl.BoolVar(&force, "force", false, "apply even when live kernels hold devices that move, or more than their agent's planned amount")
+	fl.BoolVar(&force, "force", false, "apply even when live kernels hold devices that move or more than their agent's planned amount, or what the change affects could not all be checked")
 	fl.StringVar(&restartCmd, "restart-cmd", "", "command to run (sh -c) after applying, e.g. 'systemctl restart backendai-agent'")
 	return cmd
 }

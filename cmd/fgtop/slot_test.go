@@ -130,3 +130,101 @@ func TestPlanJSONSaysWhoseLoaderJudged(t *testing.T) {
 	code, out := runCLI(t, args("plan", "--slot", "i-gpu-node01-a=cuda.shares=1.5", "--slot", "i-gpu-node01-b=cuda.shares=2.5", "--json")...)
 	wantCode(t, code, exitOK, out, `"judged_by": "main"`, `"loads_on_main": true`)
 }
+
+// TestApplyUnattributedKernel: a live kernel whose agent cannot be told
+// (no recovery.json, in the scratch root both agents share) may be either
+// agent's, so a cut that would leave it above the amount of whichever it
+// is refuses without --force, in words that say so; a change it fits under
+// whoever runs it applies. One whose recovery.json names an agent the file
+// does not list is drift for check, not "ok".
+func TestApplyUnattributedKernel(t *testing.T) {
+	config, args := slotNode(t)
+	fix := testfix.Dir(t, "backendai")
+	root := filepath.Join(filepath.Dir(config), "scratches")
+	kdir := filepath.Join(root, "2e9b6d43-8c1f-4a7e-b5d2-91c0e7f3a6b8", "config")
+	if err := os.MkdirAll(kdir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	res, err := os.ReadFile(filepath.Join(fix, "resource.cuda-shares-split.txt")) // 1.2 shares, 8 cores
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(kdir, "resource.txt"), res, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	orig, _ := os.ReadFile(config)
+	cut := []string{"--slot", "i-gpu-node01-a=cuda.shares=0.5", "--slot", "i-gpu-node01-b=cuda.shares=0.5"}
+
+	code, out := runCLI(t, args("plan", cut...)...)
+	wantCode(t, code, exitOK, out, "agent i-gpu-node01-a holds 1.20 cuda.shares, planned capacity 0.5 if kernel 2e9b6d43-8c1f-4a7e-b5d2-91c0e7f3a6b8 is its (its agent cannot be told)",
+		"live kernels are affected: apply needs --force")
+	code, out = runCLI(t, args("apply", append(cut, "--yes")...)...)
+	wantCode(t, code, exitProblem, out, "refusing to apply: live kernels whose agent cannot be told would put i-gpu-node01-a or i-gpu-node01-b above its planned amount if they are its")
+	if now, _ := os.ReadFile(config); !bytes.Equal(now, orig) {
+		t.Fatal("a refused apply changed the file")
+	}
+	// 1.2 fits under 1.5 whoever runs it, and b keeps its amount.
+	code, out = runCLI(t, args("apply", "--slot", "i-gpu-node01-a=cuda.shares=1.5", "--yes")...)
+	wantCode(t, code, exitOK, out, "verified")
+	code, out = runCLI(t, args("rollback", "--yes")...)
+	wantCode(t, code, exitOK, out, "restored")
+
+	rec, err := os.ReadFile(filepath.Join(fix, "recovery.numa0-batch.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec = bytes.ReplaceAll(rec, []byte("21e330bf-e15a-47a9-9183-df27ccd257b6"), []byte("2e9b6d43-8c1f-4a7e-b5d2-91c0e7f3a6b8"))
+	if err := os.WriteFile(filepath.Join(kdir, "recovery.json"), rec, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out = runCLI(t, args("check")...)
+	wantCode(t, code, exitProblem, out, "drift (1):", "agent-conflict", "which agent.toml does not list")
+	code, out = runCLI(t, args("apply", append(cut, "--yes")...)...)
+	wantCode(t, code, exitProblem, out, "refusing to apply: live kernels whose agent cannot be told")
+	code, out = runCLI(t, args("apply", append(cut, "--yes", "--force")...)...)
+	wantCode(t, code, exitOK, out, "verified")
+}
+
+// TestApplyUnchecked: without the node's accelerators, the agent's start-up
+// checks on a manual file's accelerator amounts cannot run (check says
+// "not ok"), so plan says its verdict is only as far as it was checked and
+// apply refuses a change of those amounts without --force (one the agent
+// would stop on at start-up: 9 shares on a 4-GPU node); a change of cores
+// alone applies. A kernel file that cannot be parsed hides what it holds:
+// apply refuses then too.
+func TestApplyUnchecked(t *testing.T) {
+	config, args := slotNode(t)
+	noDevices := func(cmd string, extra ...string) []string {
+		return append([]string{cmd, "--config", config, "--host-cpus", "0-63", "--host-mem", "512g"}, extra...)
+	}
+	orig, _ := os.ReadFile(config)
+	code, out := runCLI(t, noDevices("plan", "--slot", "i-gpu-node01-a=cuda.shares=9")...)
+	wantCode(t, code, exitOK, out, "valid as far as it was checked, 1 file change(s); not checked: the agent's start-up checks on the accelerator amounts were not run")
+	code, out = runCLI(t, noDevices("apply", "--slot", "i-gpu-node01-a=cuda.shares=9", "--yes")...)
+	wantCode(t, code, exitProblem, out, "refusing to apply: the agent's start-up checks on the accelerator amounts were not run")
+	if now, _ := os.ReadFile(config); !bytes.Equal(now, orig) {
+		t.Fatal("a refused apply changed the file")
+	}
+	// With the devices the same change is what it is: invalid.
+	code, out = runCLI(t, args("plan", "--slot", "i-gpu-node01-a=cuda.shares=9")...)
+	wantCode(t, code, exitBadUsage, out, "over-allocated")
+	code, out = runCLI(t, noDevices("apply", "--slot", "i-gpu-node01-a=cpu=9", "--yes")...)
+	wantCode(t, code, exitOK, out, "verified")
+	code, out = runCLI(t, args("rollback", "--yes")...)
+	wantCode(t, code, exitOK, out, "restored")
+
+	kdir := filepath.Join(filepath.Dir(config), "scratches", "9a9a9a9a-2222-4a7e-b5d2-91c0e7f3a6b8", "config")
+	if err := os.MkdirAll(kdir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(kdir, "resource.txt"), []byte("SLOTS={garbage\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out = runCLI(t, args("apply", "--slot", "i-gpu-node01-b=cuda.shares=0.1", "--yes")...)
+	wantCode(t, code, exitProblem, out, "refusing to apply: 1 kernel file(s) could not be read or parsed, so what those kernels hold is not known (--force applies anyway)")
+	if now, _ := os.ReadFile(config); !bytes.Equal(now, orig) {
+		t.Fatal("a refused apply changed the file")
+	}
+	code, out = runCLI(t, args("apply", "--slot", "i-gpu-node01-b=cuda.shares=0.1", "--yes", "--force")...)
+	wantCode(t, code, exitOK, out, "verified")
+}

@@ -491,11 +491,21 @@ func appendJournal(path string, rec JournalRecord) error {
 	if err != nil {
 		return err
 	}
-	f, err := safefile.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600, true)
+	f, err := safefile.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600, true)
 	if err != nil {
 		return err
 	}
-	if _, err := f.Write(append(b, '\n')); err != nil {
+	line := append(b, '\n')
+	// A write torn before its newline (power lost, a full disk) would
+	// otherwise take this record into its line, and both would be lost
+	// to the reader: this one starts a line of its own.
+	if st, err := f.Stat(); err == nil && st.Size() > 0 {
+		last := make([]byte, 1)
+		if _, err := f.ReadAt(last, st.Size()-1); err == nil && last[0] != '\n' {
+			line = append([]byte{'\n'}, line...)
+		}
+	}
+	if _, err := f.Write(line); err != nil {
 		f.Close()
 		return err
 	}
@@ -570,7 +580,7 @@ func Undoable(path, journal string) (*JournalRecord, error) {
 	if journal == "" {
 		journal = JournalPath(real)
 	}
-	recs, _, err := readJournal(journal)
+	recs, bad, err := readJournal(journal)
 	if err != nil {
 		return nil, err
 	}
@@ -623,6 +633,10 @@ func Undoable(path, journal string) (*JournalRecord, error) {
 		}
 	}
 	if len(stack) == 0 {
+		if bad > 0 {
+			return nil, fmt.Errorf("%w: the journal %s records no apply of %s still in effect that fgtop can read; %d of its line(s) cannot be read (a write torn by a crash or a full disk?), and an apply they recorded is not known: its backups (%s.fgtop-*.bak) are beside the file",
+				ErrNothingToRollBack, journal, real, bad, filepath.Base(real))
+		}
 		return nil, fmt.Errorf("%w: the journal %s records no apply of %s still in effect", ErrNothingToRollBack, journal, real)
 	}
 	r := stack[len(stack)-1]

@@ -45,6 +45,8 @@ func JudgeApply(p *Plan, blind int, force bool) (ApplyVerdict, string) {
 		return ApplyRefused, fmt.Sprintf("refusing to apply: %s (--force applies anyway); %s is untouched", p.affectedWhy(), p.Config)
 	case blind > 0 && !force:
 		return ApplyRefused, fmt.Sprintf("refusing to apply: %d scratch root(s) cannot be read, so the live kernels this change may affect cannot be seen (--force applies anyway); %s is untouched", blind, p.Config)
+	case len(p.Unchecked()) > 0 && !force:
+		return ApplyRefused, fmt.Sprintf("refusing to apply: %s (--force applies anyway); %s is untouched", strings.Join(p.Unchecked(), "; and "), p.Config)
 	}
 	return ApplyGo, ""
 }
@@ -60,20 +62,28 @@ func (p *Plan) affectedWhy() string {
 			moved = moved || h.Stranded
 		}
 	}
-	var strained []string
+	var strained, maybe []string
 	for _, s := range p.Strained {
-		if a := string(s.Agent); !slices.Contains(strained, a) {
+		a := string(s.Agent)
+		switch {
+		case len(s.Unattributed) == 0 && !slices.Contains(strained, a):
 			strained = append(strained, a)
+		case len(s.Unattributed) > 0 && !slices.Contains(maybe, a):
+			maybe = append(maybe, a)
 		}
 	}
-	over := fmt.Sprintf("the live kernels of %s hold more than the planned amount", strings.Join(strained, ", "))
-	switch {
-	case moved && len(strained) > 0:
-		return "live kernels hold devices that move, and " + over
-	case len(strained) > 0:
-		return over
+	maybe = slices.DeleteFunc(maybe, func(a string) bool { return slices.Contains(strained, a) })
+	var over []string
+	if moved {
+		over = append(over, "live kernels hold devices that move")
 	}
-	return "live kernels hold devices that move"
+	if len(strained) > 0 {
+		over = append(over, fmt.Sprintf("the live kernels of %s hold more than the planned amount", strings.Join(strained, ", ")))
+	}
+	if len(maybe) > 0 {
+		over = append(over, fmt.Sprintf("live kernels whose agent cannot be told would put %s above its planned amount if they are its", strings.Join(maybe, " or ")))
+	}
+	return strings.Join(over, ", and ")
 }
 
 // Invalid is why plan exits 2 on an invalid plan, "" for a valid one: the

@@ -38,6 +38,19 @@ func TestJudgeApply(t *testing.T) {
 		{name: "unseen roots refuse", plan: Plan{Config: "/a.toml", Edits: edit}, blind: 2,
 			want: ApplyRefused, why: "refusing to apply: 2 scratch root(s) cannot be read, so the live kernels this change may affect cannot be seen (--force applies anyway); /a.toml is untouched"},
 		{name: "unseen roots forced go", plan: Plan{Config: "/a.toml", Edits: edit}, blind: 2, force: true, want: ApplyGo},
+		{name: "a strain only if unattributed kernels are its is said as such", plan: Plan{Config: "/a.toml", Edits: edit,
+			Strained: []Strain{{Agent: "a", Slot: "cuda.shares", Held: model.MustDec("1.9"), Capacity: model.MustDec("1.0"), Unattributed: []model.KernelID{"k9"}},
+				{Agent: "b", Slot: "cuda.shares", Held: model.MustDec("1.9"), Capacity: model.MustDec("1.0"), Unattributed: []model.KernelID{"k9"}}}},
+			want: ApplyRefused, why: "refusing to apply: live kernels whose agent cannot be told would put a or b above its planned amount if they are its (--force applies anyway); /a.toml is untouched"},
+		{name: "a sure strain is not said again as a possible one", plan: Plan{Config: "/a.toml", Edits: edit,
+			Strained: []Strain{{Agent: "a", Slot: "cpu", Held: model.MustDec("9"), Capacity: model.MustDec("8")},
+				{Agent: "a", Slot: "cuda.shares", Held: model.MustDec("1.9"), Capacity: model.MustDec("1.0"), Unattributed: []model.KernelID{"k9"}}}},
+			want: ApplyRefused, why: "refusing to apply: the live kernels of a hold more than the planned amount (--force applies anyway); /a.toml is untouched"},
+		{name: "unchecked accelerator amounts refuse", plan: Plan{Config: "/a.toml", Edits: edit, AccelUnchecked: true},
+			want: ApplyRefused, why: "refusing to apply: the agent's start-up checks on the accelerator amounts were not run: the node's accelerators or their capacities are unknown (pass --devices, --fgpu-capacity or --plugin-config) (--force applies anyway); /a.toml is untouched"},
+		{name: "unread kernel files refuse", plan: Plan{Config: "/a.toml", Edits: edit, Unread: []string{"x", "y"}},
+			want: ApplyRefused, why: "refusing to apply: 2 kernel file(s) could not be read or parsed, so what those kernels hold is not known (--force applies anyway); /a.toml is untouched"},
+		{name: "unchecked forced goes", plan: Plan{Config: "/a.toml", Edits: edit, AccelUnchecked: true, Unread: []string{"x"}}, force: true, want: ApplyGo},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

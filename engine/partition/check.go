@@ -185,6 +185,12 @@ func Check(cfg *agentconfig.Config, snap *model.Snapshot, unseen int, schema Sch
 			}
 			rep.Drift = append(rep.Drift, iss)
 			res.Failing++
+		case model.IssueAgentConflict:
+			// A kernel's own record names an agent the file does not
+			// list, or one whose scratch root is elsewhere: the file and
+			// the node disagree on who runs it.
+			rep.Drift = append(rep.Drift, iss)
+			res.Failing++
 		case model.IssueDriftNotOwner, model.IssueDriftUnowned, model.IssueDriftMemBeyond:
 			// Drift computes these from the config itself.
 		case model.IssueParse, model.IssuePermission, model.IssueSymlinkEscape:

@@ -3,6 +3,7 @@ package partition
 import (
 	"cmp"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -203,6 +204,87 @@ func heldByAgent(s *model.Snapshot) map[model.AgentID]model.ResourceSlot {
 		}
 	}
 	return held
+}
+
+// unattributed are the live kernels whose agent cannot be told, with
+// the agents each may belong to.
+type unattributed []unattributedKernel
+
+type unattributedKernel struct {
+	id   model.KernelID
+	held model.ResourceSlot
+	// of are the agents whose scratch root holds the kernel; nil: any
+	// agent (none of the agents' roots is known to hold it).
+	of []model.AgentID
+}
+
+// unattributedHeld finds the kernels of s that hold something and whose
+// agent the engine could not tell (model.AgentByNone): a scratch root
+// several agents share and no usable recovery.json, or a recovery.json
+// naming an agent the file does not list.
+func unattributedHeld(s *model.Snapshot) unattributed {
+	if s == nil {
+		return nil
+	}
+	var out unattributed
+	for _, k := range s.Kernels() {
+		if k.Agent != "" || k.Alloc == nil {
+			continue
+		}
+		u := unattributedKernel{id: k.ID, held: model.ResourceSlot{}}
+		for slot, m := range k.Alloc {
+			for _, v := range m {
+				u.held[slot] = u.held[slot].Add(v)
+			}
+		}
+		for _, a := range s.Agents {
+			if a.ScratchRoot != "" && k.Path != "" && under(k.Path, a.ScratchRoot) {
+				u.of = append(u.of, a.ID)
+			}
+		}
+		out = append(out, u)
+	}
+	slices.SortFunc(out, func(a, b unattributedKernel) int { return strings.Compare(string(a.id), string(b.id)) })
+	return out
+}
+
+// slots are the slots the kernels that may be agent a's hold.
+func (u unattributed) slots(a model.AgentID) []model.SlotName {
+	var out []model.SlotName
+	for _, k := range u {
+		if k.of != nil && !slices.Contains(k.of, a) {
+			continue
+		}
+		for slot := range k.held {
+			if !slices.Contains(out, slot) {
+				out = append(out, slot)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// of is how much of slot the kernels that may be agent a's hold, and the
+// ids of those that hold some.
+func (u unattributed) of(a model.AgentID, slot model.SlotName) (model.Dec, []model.KernelID) {
+	sum := model.Zero
+	var ids []model.KernelID
+	for _, k := range u {
+		v, ok := k.held[slot]
+		if !ok || v.Sign() <= 0 || (k.of != nil && !slices.Contains(k.of, a)) {
+			continue
+		}
+		ids = append(ids, k.id)
+		sum = sum.Add(v)
+	}
+	return sum, ids
+}
+
+// under reports whether path lies below dir.
+func under(path, dir string) bool {
+	rel, err := filepath.Rel(filepath.Clean(dir), filepath.Clean(path))
+	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
 // agentOverCapacity: per agent and slot, what its kernels hold against the

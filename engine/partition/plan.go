@@ -49,6 +49,13 @@ type Plan struct {
 	Errors   []string `json:"errors,omitempty"`
 	Warnings []string `json:"warnings,omitempty"`
 	Notes    []string `json:"notes,omitempty"`
+	// AccelUnchecked: the node's accelerators or their capacities are
+	// unknown, so the agent's start-up checks on a manual partition's
+	// accelerator amounts (check's "not ok") were not run.
+	AccelUnchecked bool `json:"accel_unchecked,omitempty"`
+	// Unread are the kernel files that could not be read or parsed: what
+	// those kernels hold is not known.
+	Unread []string `json:"unread,omitempty"`
 
 	// Current and Next are the effective partitions before and after.
 	Current *Partition `json:"-"`
@@ -105,6 +112,32 @@ type Strain struct {
 	Slot     model.SlotName `json:"slot"`
 	Held     model.Dec      `json:"held"`
 	Capacity model.Dec      `json:"capacity"`
+	// Unattributed, when set, are live kernels whose agent cannot be told
+	// (no usable recovery.json in a scratch root several agents share, or
+	// one that names an agent the file does not list): Held counts them,
+	// and the strain is real if they are this agent's.
+	Unattributed []model.KernelID `json:"unattributed,omitempty"`
+}
+
+// words is the strain as Affected says it.
+func (s Strain) words() string {
+	return fmt.Sprintf("agent %s's kernels hold %s %s, more than its planned %s%s", s.Agent, amount(s.Slot, s.Held), s.Slot, amount(s.Slot, s.Capacity), s.ifTheirs())
+}
+
+// ifTheirs is the condition of a strain that counts kernels whose agent
+// cannot be told, "" for one that does not.
+func (s Strain) ifTheirs() string {
+	switch len(s.Unattributed) {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf(" if kernel %s is its (its agent cannot be told)", s.Unattributed[0])
+	}
+	ids := make([]string, len(s.Unattributed))
+	for i, id := range s.Unattributed {
+		ids[i] = string(id)
+	}
+	return fmt.Sprintf(" if kernels %s are its (their agent cannot be told)", strings.Join(ids, ", "))
 }
 
 // Valid reports whether the plan has no errors.
@@ -127,8 +160,7 @@ func (p *Plan) Affected() []string {
 		}
 	}
 	for _, s := range p.Strained {
-		out = append(out, fmt.Sprintf("agent %s's kernels hold %s %s, more than its planned %s",
-			s.Agent, amount(s.Slot, s.Held), s.Slot, amount(s.Slot, s.Capacity)))
+		out = append(out, s.words())
 	}
 	return out
 }
@@ -250,10 +282,59 @@ func Build(cur, draft *agentconfig.Config, snap *model.Snapshot, extra ...string
 		p.Warnings = append(p.Warnings, "no device inventory: device names and IDs are not checked")
 	}
 	p.compare(snap)
+	// As check judges a file: a manual partition's accelerator amounts are
+	// checked at the agent's start against the accelerators, and kernels
+	// whose files were not read hold what cannot be seen.
+	p.AccelUnchecked = inv.AcceleratorsUnknown && next.Mode == agentconfig.ModeManual && givesAccelerators(next) && p.accelChanged()
+	if snap != nil {
+		for _, iss := range snap.Issues {
+			switch iss.Code {
+			case model.IssueParse, model.IssuePermission, model.IssueSymlinkEscape:
+				p.Unread = append(p.Unread, iss.Message)
+			}
+		}
+	}
 	if p.Changed() {
 		p.Notes = append(p.Notes, "the agent reads agent.toml only at start-up: restart it after applying (apply --restart-cmd CMD runs a command for that)")
 	}
 	return p
+}
+
+// accelChanged reports whether the plan changes what the agents are given
+// of an accelerator: an amount of a slot other than cpu and mem, a device
+// other than a core that moves, or the mode (a file that comes to give
+// amounts).
+func (p *Plan) accelChanged() bool {
+	if p.ModeFrom != p.ModeTo {
+		return true
+	}
+	for _, a := range p.Agents {
+		for _, c := range a.Capacity {
+			if c.Slot != model.SlotCPU && c.Slot != model.SlotMem {
+				return true
+			}
+		}
+	}
+	for _, m := range p.Moves {
+		if m.Key.Name != "cpu" && m.Key.Name != "mem" {
+			return true
+		}
+	}
+	return false
+}
+
+// Unchecked says what about the plan could not be checked on this node,
+// one line each (none: everything was): apply needs force to write a plan
+// that changes something while any is left.
+func (p *Plan) Unchecked() []string {
+	var out []string
+	if p.AccelUnchecked {
+		out = append(out, "the agent's start-up checks on the accelerator amounts were not run: the node's accelerators or their capacities are unknown (pass --devices, --fgpu-capacity or --plugin-config)")
+	}
+	if n := len(p.Unread); n > 0 {
+		out = append(out, fmt.Sprintf("%d kernel file(s) could not be read or parsed, so what those kernels hold is not known", n))
+	}
+	return out
 }
 
 // Judged-by names: check's --schema values.
@@ -411,6 +492,7 @@ func (p *Plan) compare(snap *model.Snapshot) {
 
 	// Capacities (the slot-based format's whole partition) and strain.
 	held := heldByAgent(snap)
+	unattr := unattributedHeld(snap)
 	for _, a := range next.Agents {
 		d := deltas[a.ID]
 		ca := cur.Agent(a.ID)
@@ -424,20 +506,38 @@ func (p *Plan) compare(snap *model.Snapshot) {
 			}
 		}
 		if next.Mode != agentconfig.ModeShared {
-			for _, s := range held[a.ID].Names() {
+			slots := held[a.ID].Names()
+			for _, s := range unattr.slots(a.ID) {
+				if _, ok := held[a.ID][s]; !ok {
+					slots = append(slots, s)
+				}
+			}
+			for _, s := range slots {
 				// Device-based partitions move devices (and cores),
 				// which Moves covers; mem is an amount there too.
 				if next.Exclusive && s != model.SlotMem {
 					continue
 				}
-				if c, ok := a.Capacity[s]; ok && c.Less(held[a.ID][s]) {
-					before := model.Zero
-					if ca != nil {
-						before = ca.Capacity[s]
-					}
-					if !c.Equal(before) {
-						p.Strained = append(p.Strained, Strain{Agent: a.ID, Slot: s, Held: held[a.ID][s], Capacity: c})
-					}
+				c, ok := a.Capacity[s]
+				if !ok {
+					continue
+				}
+				before := model.Zero
+				if ca != nil {
+					before = ca.Capacity[s]
+				}
+				if c.Equal(before) {
+					continue
+				}
+				own := held[a.ID][s]
+				extra, ids := unattr.of(a.ID, s)
+				switch {
+				case c.Less(own):
+					p.Strained = append(p.Strained, Strain{Agent: a.ID, Slot: s, Held: own, Capacity: c})
+				case c.Less(own.Add(extra)):
+					// Kernels whose agent cannot be told may be this
+					// agent's: then it would hold more than it is given.
+					p.Strained = append(p.Strained, Strain{Agent: a.ID, Slot: s, Held: own.Add(extra), Capacity: c, Unattributed: ids})
 				}
 			}
 		}

@@ -68,7 +68,7 @@ func (p *Plan) WriteText(w io.Writer) error {
 	if len(p.Strained) > 0 {
 		fmt.Fprintf(b, "\nlive kernels above the new capacity:\n")
 		for _, s := range p.Strained {
-			fmt.Fprintf(b, "  agent %s holds %s %s, planned capacity %s\n", s.Agent, amount(s.Slot, s.Held), s.Slot, amount(s.Slot, s.Capacity))
+			fmt.Fprintf(b, "  agent %s holds %s %s, planned capacity %s%s\n", s.Agent, amount(s.Slot, s.Held), s.Slot, amount(s.Slot, s.Capacity), s.ifTheirs())
 		}
 	}
 	if len(p.Unchanged) > 0 {
@@ -108,6 +108,8 @@ func (p *Plan) WriteText(w io.Writer) error {
 		fmt.Fprintf(b, "\nno change\n")
 	case len(p.Affected()) > 0:
 		fmt.Fprintf(b, "\nvalid, %d file change(s); live kernels are affected: apply needs --force\n", len(p.Edits))
+	case len(p.Unchecked()) > 0:
+		fmt.Fprintf(b, "\nvalid as far as it was checked, %d file change(s); not checked: %s: apply needs --force\n", len(p.Edits), strings.Join(p.Unchecked(), "; "))
 	default:
 		fmt.Fprintf(b, "\nvalid, %d file change(s)\n", len(p.Edits))
 	}
