@@ -609,3 +609,43 @@ func ownsCUDA(s *model.Snapshot, agent model.AgentID, dev string) bool {
 	}
 	return false
 }
+
+// TestUnusableAmounts: an amount no device can hold (NaN, Infinity, one
+// below zero), which Backend.AI's Decimal reads all the same, is an error
+// on its kernel and is left out of the device's total: a NaN added in made
+// the total NaN and hid the device's over-capacity, a negative one hid
+// another kernel's load. The kernel's other amounts still count.
+func TestUnusableAmounts(t *testing.T) {
+	for _, bad := range []string{"NaN", "Infinity", "-0.50", "sNaN"} {
+		t.Run(bad, func(t *testing.T) {
+			root, opts := fixtureTree(t)
+			const over, odd = "77777777-7777-4777-8777-777777777777", "88888888-8888-4888-8888-888888888888"
+			writeKernel(t, root, over, gpuKernel(t, gpu01, "1.20", "3"))
+			writeKernel(t, root, odd, gpuKernel(t, gpu01, bad, "5"))
+			snap, err := Build(context.Background(), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			k := kernelOf(t, snap, odd)
+			if k.Problem == nil || k.Problem.Severity != model.SevError || !strings.Contains(k.Problem.Message, "not an amount a device can hold") {
+				t.Fatalf("kernel %+v: want an error on its amount", k.Problem)
+			}
+			if _, ok := k.Alloc[model.SlotCUDAShares]; ok {
+				t.Errorf("the unusable amount is held: %v", k.Alloc)
+			}
+			if _, ok := k.Alloc[model.SlotCPU]; !ok {
+				t.Errorf("its core is no longer held: %v", k.Alloc)
+			}
+			if v := snap.AllocMap()[gpu01]; v.String() != "1.20" {
+				t.Errorf("the device holds %v, want 1.20 (the other kernel's)", v)
+			}
+			found := false
+			for _, iss := range issuesWith(snap, model.IssueOverCapacity) {
+				found = found || strings.Contains(iss.Message, "1.20 of 1")
+			}
+			if !found {
+				t.Errorf("over-capacity hidden: %v", snap.Issues)
+			}
+		})
+	}
+}

@@ -353,7 +353,16 @@ func (s *state) upsertKernel(r kernelRead) {
 		k.UnifiedDevices = unifiedPairs(spec.UnifiedDevices)
 		contrib = safeAlloc(spec.Alloc)
 		s.setContainer(id, ks, untrusted.Text(spec.CID))
-		if r.settled {
+		if usable, bad := usableAmounts(contrib); bad != "" {
+			// Backend.AI's Decimal reads NaN, Infinity and a minus sign,
+			// but no device holds such a share: added into a total, one
+			// would hide the device's load (NaN) or fake it.
+			contrib = usable
+			iss := model.Issue{Severity: model.SevError, Code: model.IssueParse, File: path, Kernel: id, Agent: agent,
+				Message: untrusted.Text(bad) + ": not an amount a device can hold; left out of the device's total (what the kernel holds there is not known)"}
+			k.Problem = &iss
+			s.setFileIssue(id, &iss)
+		} else if r.settled {
 			iss := model.Issue{Severity: model.SevWarning, Code: model.IssueNoFinalNewline, File: path, Kernel: id, Agent: agent,
 				Message: "the last line has no newline; read as Backend.AI reads it, the last line included"}
 			k.Problem = &iss
@@ -393,6 +402,49 @@ func (s *state) upsertKernel(r kernelRead) {
 	ks.pub = k
 	s.putKernel(k)
 	s.checkKernel(id, ks)
+}
+
+// usableAmounts is a without the amounts no device can hold (not finite,
+// or below zero), and what the first of them was, in words ("" when every
+// amount is usable: a itself is returned).
+func usableAmounts(a model.Allocations) (model.Allocations, string) {
+	found := false
+	for _, devs := range a {
+		for _, v := range devs {
+			found = found || !v.IsFinite() || v.Sign() < 0
+		}
+	}
+	if !found {
+		return a, ""
+	}
+	// The first in order, so that the message does not change from one
+	// read of the same file to the next.
+	var bad string
+	slots := slices.Sorted(maps.Keys(a))
+	for _, slot := range slots {
+		for _, id := range slices.Sorted(maps.Keys(a[slot])) {
+			if v := a[slot][id]; !v.IsFinite() || v.Sign() < 0 {
+				bad = fmt.Sprintf("%s on device %s is %s", slot, id, v)
+				break
+			}
+		}
+		if bad != "" {
+			break
+		}
+	}
+	out := make(model.Allocations, len(a))
+	for slot, devs := range a {
+		m := make(map[model.DeviceID]model.Dec, len(devs))
+		for id, v := range devs {
+			if v.IsFinite() && v.Sign() >= 0 {
+				m[id] = v
+			}
+		}
+		if len(m) > 0 {
+			out[slot] = m
+		}
+	}
+	return out, bad
 }
 
 // promoteTorn counts every file without a final newline whose settle time

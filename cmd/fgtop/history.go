@@ -396,8 +396,10 @@ same amounts, owner and session, from when to when.
   --since/--until TIME   RFC 3339, 14:02, 2026-11-27 14:02, or -2h
 
 A "<" before FROM: it held the device already when the record (or the record after a gap) began.
-TO "open": it still holds it at the end of the record. A "?" after TO: it ended somewhere in a
-gap of the record. Gaps and damaged segments are listed after the table.
+TO "open": it still holds it at the end of the record (with --until: at --until). A "?" after
+TO: it ended somewhere in a gap of the record (or held it last then, before a gap that --until
+falls in). Gaps, damaged segments and a span past the end of a record no recorder writes to any
+more are listed after the table.
 
 A kernel's owner, session, project and agent are the whole kernel's, even when its recovery.json
 was written after it appeared (the agent's usual order).
@@ -465,7 +467,7 @@ or a prefix that names several (the error lists them).`,
 			// Tens of thousands of lines: one write(2) per line was a third
 			// of the command's time.
 			bw := bufio.NewWriterSize(cmd.OutOrStdout(), 64<<10)
-			perr := printHistory(bw, res, f, asJSON, rd.Active)
+			perr := printHistory(bw, res, f, asJSON, rd.Active, now)
 			if err := bw.Flush(); err != nil && perr == nil {
 				perr = err
 			}
@@ -506,8 +508,8 @@ func emptyRecordErr(dir string, rd *history.Reader) error {
 
 // printHistory writes the listing (histtext) and turns what it finds
 // amiss in the answer into exit status 1.
-func printHistory(w io.Writer, res *history.HistoryResult, f history.Filter, asJSON, active bool) error {
-	problems, err := histtext.Write(w, res, f, histtext.Options{JSON: asJSON, Active: active})
+func printHistory(w io.Writer, res *history.HistoryResult, f history.Filter, asJSON, active bool, now time.Time) error {
+	problems, err := histtext.Write(w, res, f, histtext.Options{JSON: asJSON, Active: active, Now: now})
 	if err != nil {
 		return err
 	}

@@ -39,6 +39,12 @@ func (r *Reader) History(f Filter) (*HistoryResult, error) {
 			return nil, err
 		}
 		res.To = to
+	} else if f.Since.After(res.To) {
+		// The span lies in a gap after the part read, not past the
+		// record: say where the record ends.
+		if _, to, err := r.Span(); err == nil && to.After(res.To) {
+			res.RecordTo = to
+		}
 	}
 	return res, nil
 }

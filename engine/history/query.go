@@ -104,6 +104,9 @@ type HistoryResult struct {
 	// filter's Kernel (User, Session, Project) is or begins, sorted: more
 	// than one is an ambiguous prefix.
 	Matched []string
+	// RecordTo, when set, is the record's end, past To: the asked span
+	// lies in a gap after the part read (To is that part's end).
+	RecordTo time.Time
 }
 
 type ktrack struct {
@@ -184,7 +187,14 @@ func (h *histWalk) close(iv *Interval, at time.Time, gone bool) {
 }
 
 // put applies one kernel's new head at t.
-func (h *histWalk) put(kh kernelHead, t time.Time, since bool) {
+func (h *histWalk) put(kh kernelHead, t time.Time, since bool) { h.putAfter(kh, t, since, t, false) }
+
+// putAfter is put where what the kernel held before may have changed
+// earlier than t: after a gap of the record (which began at endAt, and
+// gone set), what it no longer holds as it did ended somewhere in the
+// gap, as a kernel that went then ("?"), not at t, and what it holds anew
+// it held already when the record began again ("<").
+func (h *histWalk) putAfter(kh kernelHead, t time.Time, since bool, endAt time.Time, gone bool) {
 	tr := h.cur[kh.ID]
 	if tr == nil {
 		// A kernel query follows only its own kernels; a device query all
@@ -211,7 +221,7 @@ func (h *histWalk) put(kh kernelHead, t time.Time, since bool) {
 		// unknown (or as the asked one's) goes to done, which judges it by
 		// the owner of its time; the head stays, to follow its patches.
 		for k, iv := range tr.open {
-			h.close(iv, t, false)
+			h.close(iv, endAt, gone)
 			delete(tr.open, k)
 		}
 		tr.head = kh
@@ -242,7 +252,7 @@ func (h *histWalk) put(kh kernelHead, t time.Time, since bool) {
 			delete(amounts, k)
 			continue
 		}
-		h.close(iv, t, false)
+		h.close(iv, endAt, gone)
 		delete(tr.open, k)
 	}
 	for k, a := range amounts {
@@ -359,6 +369,9 @@ type histRun struct {
 	prevEnd time.Time
 	// carry: the previous segment continues into the next one.
 	carry bool
+	// lostTail: the record's last segment is damaged, and what it held
+	// after its last intact change is lost.
+	lostTail bool
 	// i: the next segment to walk.
 	i int
 	// outs are the intervals of joined segment walks, besides h.out.
@@ -475,6 +488,7 @@ func (q *histRun) finish(i int, data *segData, se segEnd) {
 	// a recorder holds the directory; with none, the rest is lost, as
 	// snapshot --at says of a time after it.
 	damaged := data.Damage != "" && (!data.Torn || i < len(segs)-1 || !q.active)
+	q.lostTail = damaged && i == len(segs)-1
 	q.carry = !damaged && i+1 < len(segs) && se.continues(segs[i+1].Start)
 	next := time.Time{}
 	if i+1 < len(segs) {
@@ -513,9 +527,17 @@ func (q *histRun) done() *HistoryResult {
 		}
 		q.outs = nil
 	}
+	// Stopped at --until before the record's end: what is still held was
+	// held to the end of the part read. Past --until, that is held at the
+	// end of the asked span ("open"); before it, the record goes on only
+	// after a gap, which it may have ended in ("?"), as a kernel that
+	// leaves in a gap.
+	// So is what was held at a damaged end: the rest of the record is
+	// lost.
+	cut := q.n < len(q.segs) && res.To.Before(q.f.Until) || q.lostTail
 	for _, tr := range h.cur {
 		for _, iv := range tr.open {
-			iv.To, iv.Open = res.To, true
+			iv.To, iv.Open, iv.Gone = res.To, !cut, cut
 			if h.match(iv) {
 				h.out = append(h.out, *iv)
 			}
@@ -582,7 +604,8 @@ func (h *histWalk) restart(inCk ckHeads, start, gapAt time.Time) {
 			// put would change nothing: what is open follows the head.
 			continue
 		}
-		h.put(*kh, start, !known)
+		// What changed, changed somewhere in the gap.
+		h.putAfter(*kh, start, true, gapAt, true)
 	}
 }
 

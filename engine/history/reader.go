@@ -23,6 +23,11 @@ type Missing struct {
 }
 
 func (m Missing) String() string {
+	if m.To.Equal(m.From) {
+		// The lost end of a damaged last segment: how far it went is
+		// lost with it.
+		return fmt.Sprintf("from %s on: %s", m.From.UTC().Format(time.RFC3339), m.Why)
+	}
 	return fmt.Sprintf("%s to %s: %s", m.From.UTC().Format(time.RFC3339), m.To.UTC().Format(time.RFC3339), m.Why)
 }
 

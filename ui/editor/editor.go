@@ -783,6 +783,12 @@ func (e *Editor) askApply() {
 	if p.ModeFrom != p.ModeTo {
 		d.Body = append(d.Body, []kit.Span{{Lvl: kit.LvlPlain, Text: "  allocation-mode " + p.ModeFrom + " → " + p.ModeTo}})
 	}
+	if un := p.Unchecked(); len(un) > 0 {
+		d.Body = append(d.Body, []kit.Span{}, []kit.Span{{Lvl: kit.LvlWarn, Text: "Not checked on this node:"}})
+		for _, l := range un {
+			d.Body = append(d.Body, []kit.Span{{Lvl: kit.LvlWarn, Text: "  " + l}})
+		}
+	}
 	if aff := p.Affected(); len(aff) > 0 {
 		d.Expect = affectedAgents(p)
 		d.Body = append(d.Body, []kit.Span{}, []kit.Span{{Lvl: kit.LvlCrit, Text: "Live kernels are affected"}, {Lvl: kit.LvlPlain, Text: " (they keep running where they are until they end):"}})

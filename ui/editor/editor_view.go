@@ -565,7 +565,13 @@ func (e *Editor) planLines() [][]kit.Span {
 		case section == "notes" && ln != "":
 			lvl = kit.LvlDim
 		}
-		if strings.HasPrefix(ln, "valid") || strings.HasPrefix(ln, "INVALID") || ln == "no change" {
+		switch {
+		case strings.HasPrefix(ln, "valid as far as it was checked"):
+			// The console's apply dialog lists what was not checked
+			// above its Cancel; only live kernels ask for an id.
+			lvl = kit.LvlWarn
+			ln = strings.ReplaceAll(ln, "apply needs --force", "the apply dialog lists it")
+		case strings.HasPrefix(ln, "valid") || strings.HasPrefix(ln, "INVALID") || ln == "no change":
 			ln = strings.ReplaceAll(ln, "apply needs --force", "apply asks for the affected agent's id")
 		}
 		if strings.HasPrefix(ln, "valid") || strings.HasPrefix(ln, "INVALID") {

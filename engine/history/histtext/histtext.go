@@ -90,6 +90,9 @@ type Options struct {
 	// Active: a recorder holds the record, so a span after its end is
 	// not outside it (it is being written).
 	Active bool
+	// Now is the end of a span asked with --since alone (zero: the span
+	// ends with the record).
+	Now time.Time
 }
 
 // Write lists res, the answer to f, as `fgtop history` prints it: the
@@ -99,9 +102,13 @@ type Options struct {
 // the user, for the caller to report and exit on; err is a write error.
 func Write(w io.Writer, res *history.HistoryResult, f history.Filter, o Options) (problems []string, err error) {
 	parts, asJSON, active := res.Partitions, o.JSON, o.Active
-	if !f.Until.IsZero() && f.Until.Before(res.From) || !f.Since.IsZero() && f.Since.After(res.To) && !active {
+	recTo := res.To
+	if res.RecordTo.After(recTo) {
+		recTo = res.RecordTo
+	}
+	if !f.Until.IsZero() && f.Until.Before(res.From) || !f.Since.IsZero() && f.Since.After(recTo) && !active {
 		problems = append(problems, fmt.Sprintf("the asked span is outside the record, which covers %s to %s",
-			stamp(res.From), stamp(res.To)))
+			stamp(res.From), stamp(recTo)))
 	} else if !f.Since.IsZero() && f.Since.Before(res.From) {
 		problems = append(problems, fmt.Sprintf("the record begins at %s, after --since", stamp(res.From)))
 	}
@@ -110,6 +117,16 @@ func Write(w io.Writer, res *history.HistoryResult, f history.Filter, o Options)
 		if (f.Until.IsZero() || !m.From.After(f.Until)) && (f.Since.IsZero() || !m.To.Before(f.Since)) {
 			missing = append(missing, m)
 		}
+	}
+	// A span that runs on past the end of a record nothing writes to any
+	// more lacks its last stretch, as snapshot --at says of a moment there:
+	// what was held then is not known (an "open" row was held at the end).
+	end := f.Until
+	if end.IsZero() && !f.Since.IsZero() {
+		end = o.Now
+	}
+	if !end.IsZero() && !active && !res.To.IsZero() && end.After(recTo) && !f.Since.After(recTo) && !missingFrom(missing, res.To) {
+		missing = append(missing, history.Missing{From: res.To, To: end, Why: "not recorded: the record ends here and no recorder has written since"})
 	}
 	if asJSON {
 		doc := historyDoc{Schema: Schema, From: rfc(res.From), To: rfc(res.To), Intervals: []Interval{}, Missing: []missingDoc{},
@@ -161,6 +178,17 @@ func Write(w io.Writer, res *history.HistoryResult, f history.Filter, o Options)
 		problems = append(problems, fmt.Sprintf("the record lacks %d stretch(es) of the asked span (listed above)", len(missing)))
 	}
 	return problems, nil
+}
+
+// missingFrom: a stretch listed already begins at t (a gap after the
+// part read, which the record goes on after).
+func missingFrom(ms []history.Missing, t time.Time) bool {
+	for _, m := range ms {
+		if m.From.Equal(t) {
+			return true
+		}
+	}
+	return false
 }
 
 func dash(s string) string {

@@ -114,3 +114,50 @@ func TestWrite(t *testing.T) {
 		}
 	}
 }
+
+// TestSpanPastTheRecordsEnd: a span that runs on past the end of a record
+// no recorder writes to any more lacks its last stretch (exit 1, as
+// snapshot --at says of a moment there), with --until or with --since
+// alone (to now); not while a recorder writes, not for the whole record,
+// and not where the part read ends at a gap the record goes on after.
+func TestSpanPastTheRecordsEnd(t *testing.T) {
+	t0 := time.Date(2026, 12, 4, 9, 0, 0, 0, time.UTC)
+	end := t0.Add(10 * time.Minute)
+	res := func() *history.HistoryResult {
+		return &history.HistoryResult{From: t0, To: end, Intervals: []history.Interval{{Device: model.DeviceKey{Name: "cuda", ID: "1"},
+			Kernel: "k1", Amounts: model.ResourceSlot{model.SlotCUDAShares: model.MustDec("0.5")}, From: t0, To: end, Open: true}}}
+	}
+	gap := res()
+	gap.Missing = []history.Missing{{From: end, To: end.Add(time.Hour), Why: "not recorded: no recorder was running"}}
+	tests := []struct {
+		name string
+		res  *history.HistoryResult
+		f    history.Filter
+		o    Options
+		lack bool
+	}{
+		{"--until past the end", res(), history.Filter{Since: t0, Until: end.Add(time.Minute)}, Options{}, true},
+		{"--since alone, now past the end", res(), history.Filter{Since: t0}, Options{Now: end.Add(time.Minute)}, true},
+		{"a recorder writes", res(), history.Filter{Since: t0, Until: end.Add(time.Minute)}, Options{Active: true}, false},
+		{"the whole record", res(), history.Filter{}, Options{Now: end.Add(time.Minute)}, false},
+		{"--until at the end", res(), history.Filter{Since: t0, Until: end}, Options{}, false},
+		{"a gap after the part read", gap, history.Filter{Since: t0, Until: end.Add(time.Minute)}, Options{}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b bytes.Buffer
+			problems, err := Write(&b, tt.res, tt.f, tt.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lacks := len(problems) > 0
+			ends := strings.Contains(b.String(), "the record ends here")
+			if lacks != tt.lack {
+				t.Errorf("problems %q, want some: %v\n%s", problems, tt.lack, b.String())
+			}
+			if ends != (tt.lack && tt.res != gap) {
+				t.Errorf("says the record ends: %v\n%s", ends, b.String())
+			}
+		})
+	}
+}

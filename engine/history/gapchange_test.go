@@ -1,0 +1,168 @@
+package history
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fgtop/fgtop/model"
+)
+
+// TestChangeInAGapIsNotExact: a kernel whose amount changed while no
+// recorder ran is not said to have changed at the moment the record began
+// again. What it held before ended somewhere in the gap ("?": Gone, at the
+// gap's start), what it holds after it held already when the record began
+// again ("<": Since); a kernel that held the same across the gap keeps one
+// interval. The sequential and the parallel walks agree.
+func TestChangeInAGapIsNotExact(t *testing.T) {
+	dir := t.TempDir()
+	node := newSynth(3, 0)
+	k := &model.Kernel{ID: "aaaaaaaa-0000-4000-8000-000000000001", Agent: "i-node01", AgentBy: model.AgentByRecord, State: model.KernelOK,
+		Path: "/s/a/config/resource.txt", Seen: node.t, ModTime: node.t,
+		Alloc: model.Allocations{model.SlotCUDAShares: {"1": model.MustDec("0.70")}}}
+	same := &model.Kernel{ID: "bbbbbbbb-0000-4000-8000-000000000002", Agent: "i-node01", AgentBy: model.AgentByRecord, State: model.KernelOK,
+		Path: "/s/b/config/resource.txt", Seen: node.t, ModTime: node.t,
+		Alloc: model.Allocations{model.SlotCUDAShares: {"1": model.MustDec("0.20")}}}
+	node.ks[k.ID], node.ks[same.ID] = k, same
+	run := func(n int) time.Time {
+		rec, err := Open(Options{Dir: dir, Clock: func() time.Time { return node.t }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range n {
+			node.t = node.t.Add(time.Second)
+			rec.Observe(node.snap())
+		}
+		rec.Close()
+		return node.t
+	}
+	start := node.t.Add(time.Second)
+	lastSeen := run(5)
+	node.t = node.t.Add(30 * time.Second) // no recorder: the change is in here
+	changed := *k
+	changed.Alloc = model.Allocations{model.SlotCUDAShares: {"1": model.MustDec("0.40")}}
+	node.ks[k.ID] = &changed
+	again := node.t.Add(time.Second)
+	run(5)
+
+	rd, err := OpenReader(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq, err := rd.historySeq(Filter{Device: "cuda:1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	par := rd.historyPar(Filter{Device: "cuda:1"}, 2)
+	for name, res := range map[string]*HistoryResult{"sequential": seq, "parallel": par} {
+		var got []string
+		for _, iv := range res.Intervals {
+			got = append(got, fmt.Sprintf("%s %s from %s since %v to %s gone %v open %v", iv.Kernel[:8], iv.Amounts[model.SlotCUDAShares],
+				iv.From.Format(time.TimeOnly), iv.Since, iv.To.Format(time.TimeOnly), iv.Gone, iv.Open))
+		}
+		want := []string{
+			fmt.Sprintf("aaaaaaaa 0.70 from %s since true to %s gone true open false", start.Format(time.TimeOnly), lastSeen.Format(time.TimeOnly)),
+			fmt.Sprintf("bbbbbbbb 0.20 from %s since true to %s gone false open true", start.Format(time.TimeOnly), node.t.Format(time.TimeOnly)),
+			fmt.Sprintf("aaaaaaaa 0.40 from %s since true to %s gone false open true", again.Format(time.TimeOnly), node.t.Format(time.TimeOnly)),
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s:\n got %q\nwant %q", name, got, want)
+		}
+		if len(res.Missing) != 1 {
+			t.Errorf("%s: missing %v, want the gap", name, res.Missing)
+		}
+	}
+}
+
+// TestUntilInAGapAndALostTail: asked up to a moment inside a gap, a
+// kernel seen last before the gap is not "open" (it left in the gap or
+// not: the record cannot say), but ended somewhere in the gap, as without
+// --until; asked up to a moment the part read covers, it is held then
+// ("open"). A record whose last segment is damaged does not claim what
+// was held after its last intact change: the rows end there with "?", and
+// the lost stretch reads "from ... on".
+func TestUntilInAGapAndALostTail(t *testing.T) {
+	dir := t.TempDir()
+	node := newSynth(4, 0)
+	k := &model.Kernel{ID: "cccccccc-0000-4000-8000-000000000003", Agent: "i-node01", AgentBy: model.AgentByRecord, State: model.KernelOK,
+		Path: "/s/c/config/resource.txt", Seen: node.t, ModTime: node.t,
+		Alloc: model.Allocations{model.SlotCUDAShares: {"2": model.MustDec("0.60")}}}
+	node.ks[k.ID] = k
+	run := func(n int) time.Time {
+		rec, err := Open(Options{Dir: dir, Clock: func() time.Time { return node.t }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range n {
+			node.t = node.t.Add(time.Second)
+			rec.Observe(node.snap())
+		}
+		rec.Close()
+		return node.t
+	}
+	run(5)
+	lastSeen := node.t
+	node.t = node.t.Add(30 * time.Second)
+	delete(node.ks, k.ID) // it leaves in the gap
+	run(5)
+	rd, err := OpenReader(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := func(f Filter) Interval {
+		t.Helper()
+		f.Device = "cuda:2"
+		res, err := rd.History(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Intervals) != 1 {
+			t.Fatalf("%+v: %d intervals", f, len(res.Intervals))
+		}
+		return res.Intervals[0]
+	}
+	whole := one(Filter{})
+	if !whole.Gone || whole.Open || !whole.To.Equal(lastSeen) {
+		t.Fatalf("the whole record: %+v, want it gone in the gap after %s", whole, lastSeen)
+	}
+	inGap := one(Filter{Since: lastSeen.Add(-2 * time.Second), Until: lastSeen.Add(10 * time.Second)})
+	if !inGap.Gone || inGap.Open || !inGap.To.Equal(lastSeen) {
+		t.Errorf("--until in the gap: %+v, want it gone in the gap after %s, not open", inGap, lastSeen)
+	}
+	before := one(Filter{Since: lastSeen.Add(-3 * time.Second), Until: lastSeen.Add(-time.Second)})
+	if before.Gone || !before.Open {
+		t.Errorf("--until before the gap: %+v, want it held then (open)", before)
+	}
+
+	// The last segment's end damaged: the kernel held to the end is not
+	// open past it.
+	node.ks[k.ID] = k
+	run(5)
+	segs, _ := listSegments(dir)
+	last := segs[len(segs)-1].Path
+	b, err := os.ReadFile(last)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(last, b[:len(b)-3], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rd, err = OpenReader(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := rd.History(Filter{Device: "cuda:2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tail := res.Intervals[len(res.Intervals)-1]
+	if tail.Open || !tail.Gone {
+		t.Errorf("held at a damaged end: %+v, want it ended there with '?'", tail)
+	}
+	lost := res.Missing[len(res.Missing)-1]
+	if !strings.HasPrefix(lost.String(), "from ") || !strings.Contains(lost.String(), " on: segment ") {
+		t.Errorf("the lost tail reads %q", lost)
+	}
+}
