@@ -326,7 +326,7 @@ func snapshotAt(at, dirFlag, allocMap string, compact bool, stdout, stderr io.Wr
 	}
 	if !res.Exact {
 		return &exitError{code: exitProblem, err: fmt.Errorf("%s falls where the record lacks data: this is the node as last recorded, at %s",
-			t.Local().Format(time.RFC3339), res.Snap.Time.Local().Format(time.RFC3339))}
+			t.Local().Format("2006-01-02 15:04:05 MST"), res.Snap.Time.Local().Format("2006-01-02 15:04:05 MST"))}
 	}
 	return nil
 }
@@ -388,7 +388,8 @@ func newHistoryCmd() *cobra.Command {
 		Long: `List, from the history directory, who held what: one line per kernel and device with the
 same amounts, owner and session, from when to when.
 
-  --device NAME  a device by any name fgtop shows: cuda:1, GPU1, MIG 4/0, its id or UUID, a unique prefix
+  --device NAME  a device by any name fgtop shows: cuda:1, GPU1, MIG 4/0, its id or UUID, a unique prefix;
+                 the host's cores and memory as cpu:3 and mem:root
   --kernel ID    a kernel id or a unique prefix
   --user ID      an owner user id (recovery.json owner_user_id) or a unique prefix
   --session ID   a session id or a unique prefix
@@ -476,7 +477,7 @@ or a prefix that names several (the error lists them).`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&dir, "history", "", "the history directory (default "+defaultHistoryDir+")")
-	fl.StringVar(&device, "device", "", "a device: cuda:1, GPU1, MIG 4/0, an id, UUID or unique prefix")
+	fl.StringVar(&device, "device", "", "a device: cuda:1, GPU1, MIG 4/0, an id, UUID or unique prefix; cpu:3 or mem:root for the host's")
 	fl.StringVar(&kernel, "kernel", "", "a kernel id or a unique prefix")
 	fl.StringVar(&user, "user", "", "an owner user id or a unique prefix")
 	fl.StringVar(&session, "session", "", "a session id or a unique prefix")

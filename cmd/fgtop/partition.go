@@ -71,7 +71,9 @@ func (f *changeFlags) request() (partition.Request, error) {
 		req.Moves = append(req.Moves, partition.Move{Device: dev, Agent: model.AgentID(agent)})
 	}
 	for _, c := range f.cpu {
-		agent, spec, ok := strings.Cut(c, "=")
+		// The last "=": a core list has none, an agent id may.
+		i := strings.LastIndexByte(c, '=')
+		agent, spec, ok := c[:max(i, 0)], c[i+1:], i >= 0
 		if !ok || agent == "" || spec == "" {
 			return req, usageErr("--cpu %q: want AGENT=0-7,16 (or AGENT=COUNT in the slot-based format)", c)
 		}
@@ -81,7 +83,9 @@ func (f *changeFlags) request() (partition.Request, error) {
 		req.CPU = append(req.CPU, partition.CPUSet{Agent: model.AgentID(agent), Spec: spec})
 	}
 	for _, m := range f.mem {
-		agent, size, ok := strings.Cut(m, "=")
+		// The last "=": a size has none, an agent id may.
+		i := strings.LastIndexByte(m, '=')
+		agent, size, ok := m[:max(i, 0)], m[i+1:], i >= 0
 		if !ok || agent == "" || size == "" {
 			return req, usageErr("--mem %q: want AGENT=SIZE, e.g. i-node-a=64G", m)
 		}

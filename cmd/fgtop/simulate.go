@@ -110,9 +110,9 @@ str(Decimal) form.
 A slot the node does not register (a typo such as cuda.shres) is refused before anything
 runs, naming the node's slots and the closest one ("did you mean cuda.shares?").
 
-Exit status: 0 when every request was placed (frees included); 1 when a request could not
-be placed (the table or JSON says why; the other steps still run) or --check found a
-difference; 2 on bad usage or bad input (an unknown slot, a negative amount, a request for
+Exit status: 0 when every request was placed and every free freed; 1 when a request could
+not be placed or a free failed (freeing what was freed already; the table or JSON says why,
+and the other steps still run) or --check found a difference; 2 on bad usage or bad input (an unknown slot, a negative amount, a request for
 cpu on a tree of another node without --cpus). Without
 --agent on a node of several agents, a request is placed when one of the agents' own
 allocators takes it ("an_agent_takes" in the JSON), whatever the whole node's one
@@ -230,9 +230,15 @@ func (f *simulateFlags) run(ctx context.Context) error {
 	if err := f.render(sim, res, ""); err != nil {
 		return err
 	}
-	if failed := sim.Unplaced(res); failed > 0 {
+	failed, frees := sim.Unplaced(res), placement.FailedFrees(res)
+	switch {
+	case failed > 0:
 		// A script asking "does it fit?" reads the exit status.
 		return &exitError{code: exitProblem, err: fmt.Errorf("%d of %d request(s) could not be placed", failed, placement.CountRequests(res.Steps))}
+	case frees > 0:
+		// The help promises 0 only when every step, frees included, did
+		// what it says.
+		return &exitError{code: exitProblem, err: fmt.Errorf("%d free(s) failed (see the steps above)", frees)}
 	}
 	return nil
 }

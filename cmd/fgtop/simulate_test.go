@@ -425,7 +425,9 @@ func TestSimulateSteps(t *testing.T) {
 			steps: []step{{"", "k1"}, {"", "k1"}}, allocMap: "[]"},
 		{name: "failed request then its free", requests: []string{"cuda.shares=3", "free=1", "cuda.shares=1"}, code: exitProblem,
 			steps: []step{{"InsufficientResource", "k1"}, {"NotAllocated", "k1"}, {"", "k2"}}, allocMap: "[[" + seedB + " 1.00]]"},
-		{name: "double free", requests: []string{"cuda.shares=1", "free=1", "free=1"},
+		// A free that fails is a step that did not do what it says: a
+		// script reads 1, as for a request not placed.
+		{name: "double free", requests: []string{"cuda.shares=1", "free=1", "free=1"}, code: exitProblem,
 			steps: []step{{"", "k1"}, {"", "k1"}, {"AlreadyFreed", "k1"}}, allocMap: "[]"},
 		{name: "fragmented", flags: []string{"--no-fragmentation"}, requests: []string{"cuda.shares=0.6", "cuda.shares=0.6", "cuda.shares=0.6"}, code: exitProblem,
 			steps: []step{{"", "k1"}, {"", "k2"}, {"FractionalResourceFragmented", "k3"}}},

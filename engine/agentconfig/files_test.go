@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/fgtop/fgtop/internal/safefile"
+	"github.com/fgtop/fgtop/model"
 )
 
 // TestSymlinkedJournalIsRefused repeats issue 16's attack on the files
@@ -338,5 +339,62 @@ func TestJournalTornTail(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(c.Path); !bytes.Equal(b, c.Raw) {
 		t.Fatal("rollback did not restore the file")
+	}
+}
+
+// TestResolvePathWords: a config path that cannot be resolved is said in
+// an operator's words (not lstat's or EvalSymlinks'), and stays an
+// fs.ErrNotExist where it is one (the commands' "no agent config at").
+func TestResolvePathWords(t *testing.T) {
+	dir := t.TempDir()
+	l1, l2 := filepath.Join(dir, "l1"), filepath.Join(dir, "l2")
+	if err := os.Symlink(l2, l1); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(l1, l2); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "nope.toml")
+	_, err := ResolvePath(missing)
+	if !errors.Is(err, os.ErrNotExist) || err.Error() != "no such file: "+missing {
+		t.Errorf("missing: %v", err)
+	}
+	_, err = ResolvePath(l1)
+	if err == nil || err.Error() != l1+": a loop of symbolic links" {
+		t.Errorf("loop: %v", err)
+	}
+	if _, err := Load(missing); err == nil || strings.Contains(err.Error(), "lstat") {
+		t.Errorf("load of a missing file: %v", err)
+	}
+}
+
+// TestCheckWarningsOfAFile: a devices slot no plugin of the node registers
+// (a typo Backend.AI loads and ignores) and an empty agent id are said,
+// though the file loads: a missing id already was.
+func TestCheckWarningsOfAFile(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "agent.multi-agent.slot-based.toml"))
+	if err != nil {
+		t.Skip("no slot-based fixture here:", err)
+	}
+	text := strings.ReplaceAll(string(raw), `"cuda.shares" = "2.0"`, `"cuda.shares" = "2.0", "cuda.shres" = "1"`)
+	text = strings.Replace(text, `id = "i-gpu-node01-b"`, `id = ""`, 1)
+	path := filepath.Join(t.TempDir(), "agent.toml")
+	if err := os.WriteFile(path, []byte(text), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(c.Warnings, "\n"), "agents[1]'s id is empty") {
+		t.Errorf("warnings %q: want the empty id", c.Warnings)
+	}
+	devs := []model.Device{{Name: "cuda", ID: "g0", Slot: model.SlotCUDAShares, Capacity: model.One}}
+	got := c.UnknownSlots(devs)
+	if len(got) != 2 || !strings.Contains(got[0], `unknown slot "cuda.shres": did you mean cuda.shares?`) {
+		t.Errorf("unknown slots %q", got)
+	}
+	if c.UnknownSlots(nil) != nil {
+		t.Error("slots judged without the node's devices")
 	}
 }

@@ -3,7 +3,9 @@ package agentconfig
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
+	"strings"
 )
 
 // DraftFormatWarning is what fgtop says wherever a file in the BEP-1044
@@ -65,7 +67,32 @@ func ResolvePath(path string) (string, error) {
 	}
 	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
-		return abs, fmt.Errorf("resolve agent config path: %w", err)
+		return abs, &PathError{Path: abs, Err: err}
 	}
 	return real, nil
 }
+
+// PathError is a config path that cannot be resolved, in words an
+// operator reads (not lstat's or EvalSymlinks'); Err stays reachable
+// (errors.Is(err, fs.ErrNotExist)).
+type PathError struct {
+	Path string
+	Err  error
+}
+
+func (e *PathError) Error() string {
+	var pe *fs.PathError
+	switch {
+	case errors.Is(e.Err, fs.ErrNotExist):
+		return "no such file: " + e.Path
+	case errors.Is(e.Err, fs.ErrPermission):
+		return "permission denied: " + e.Path + " (or a directory above it)"
+	case strings.Contains(e.Err.Error(), "too many links"):
+		return e.Path + ": a loop of symbolic links"
+	case errors.As(e.Err, &pe):
+		return e.Path + ": " + pe.Err.Error()
+	}
+	return e.Path + ": " + e.Err.Error()
+}
+
+func (e *PathError) Unwrap() error { return e.Err }

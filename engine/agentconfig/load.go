@@ -370,6 +370,9 @@ func (l *loader) load(doc map[string]any) error {
 		ag := AgentConfig{ScratchRoot: resolvePath(l.base, c.ScratchRoot)}
 		if id, ok := str(table(doc, "agent"), "id"); ok {
 			ag.ID, ag.IDSet = model.AgentID(id), true
+			if strings.TrimSpace(id) == "" {
+				c.Warnings = append(c.Warnings, "[agent] id is empty: the manager and fgtop's record know the agent by an empty name; set one")
+			}
 		} else {
 			ag.ID = "agent"
 			c.Warnings = append(c.Warnings, "[agent] id is not set: Backend.AI makes up agent-<uuid4> at every start; set it")
@@ -402,6 +405,11 @@ func (l *loader) load(doc map[string]any) error {
 		ag := AgentConfig{ScratchRoot: resolvePath(l.base, c.ScratchRoot)}
 		if id, ok := str(table(entry, "agent"), "id"); ok {
 			ag.ID, ag.IDSet = model.AgentID(id), true
+			if strings.TrimSpace(id) == "" {
+				// Backend.AI takes it as it is: an agent the manager and
+				// every record know by an empty name.
+				c.Warnings = append(c.Warnings, fmt.Sprintf("agents[%d]'s id is empty: the manager and fgtop's record know the agent by an empty name; set one", i))
+			}
 		} else {
 			ag.ID = model.AgentID(fmt.Sprintf("agents[%d]", i))
 			if id, ok := str(table(doc, "agent"), "id"); ok {

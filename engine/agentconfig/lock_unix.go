@@ -3,8 +3,10 @@
 package agentconfig
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"syscall"
 
 	"github.com/fgtop/fgtop/internal/safefile"
@@ -17,6 +19,9 @@ func lockJournal(path string) (func(), error) {
 	// could otherwise make root create or lock any file.
 	f, err := safefile.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600, true)
 	if err != nil {
+		if errors.Is(err, syscall.EROFS) {
+			return nil, fmt.Errorf("cannot write beside the config: %s is on a read-only file system (the journal %s cannot be made): %w", filepath.Dir(path), filepath.Base(path), err)
+		}
 		return nil, fmt.Errorf("open journal: %w", err)
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {

@@ -2,6 +2,7 @@ package agentconfig
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -250,6 +251,35 @@ func deviceSlots(devices []model.Device) []model.SlotName {
 		out = append(out, d.Slot)
 	}
 	slices.Sort(out)
+	return out
+}
+
+// UnknownSlots says, one line each, where an agent's devices table names
+// a slot none of the node's plugins registers (a typo: "cuda.shres"):
+// Backend.AI loads and starts with it and never reads it, so the agent's
+// amount of the slot meant is not what the file seems to say. Nil where
+// the devices are not known.
+func (c *Config) UnknownSlots(devices []model.Device) []string {
+	known := deviceSlots(devices)
+	if len(known) == 0 {
+		return nil
+	}
+	var out []string
+	said := map[model.SlotName]bool{}
+	for _, a := range c.Agents {
+		if a.Alloc == nil {
+			continue
+		}
+		for _, s := range slices.Sorted(maps.Keys(a.Alloc.Slots)) {
+			if s == model.SlotCPU || s == model.SlotMem {
+				continue
+			}
+			if err := model.CheckSlot(s, known); err != nil && (a.OwnAlloc || !said[s]) {
+				said[s] = true
+				out = append(out, fmt.Sprintf("agent %s: devices names %v; Backend.AI ignores a slot no plugin registers", a.ID, err))
+			}
+		}
+	}
 	return out
 }
 

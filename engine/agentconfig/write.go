@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -672,6 +673,9 @@ func Rollback(req RollbackRequest) (*CommitResult, error) {
 	}
 	prev, err := safefile.ReadFileNoFollow(top.Backup, MaxConfigSize)
 	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("the backup of the version before that apply, %s, is gone: nothing to restore it from (the journal records its sha256 %s): %w", top.Backup, short(top.OldHash), err)
+		}
 		return nil, fmt.Errorf("read backup of the previous version: %w", err)
 	}
 	if h := hashOf(prev); h != top.OldHash {

@@ -3,6 +3,7 @@ package history
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -164,5 +165,101 @@ func TestUntilInAGapAndALostTail(t *testing.T) {
 	lost := res.Missing[len(res.Missing)-1]
 	if !strings.HasPrefix(lost.String(), "from ") || !strings.Contains(lost.String(), " on: segment ") {
 		t.Errorf("the lost tail reads %q", lost)
+	}
+}
+
+// TestQueryHostOnly: a kernel that held only cores and memory is in the
+// record: asked by its id or its owner, history lists what it held there
+// (it said "no kernel in the record", while snapshot --at showed it), and
+// a core or the memory is a device history answers for.
+func TestQueryHostOnly(t *testing.T) {
+	dir := t.TempDir()
+	node := newSynth(5, 2)
+	k := &model.Kernel{ID: "17171717-0000-4000-8000-000000000017", Agent: "i-node01", AgentBy: model.AgentByRecord, State: model.KernelOK,
+		Path: "/s/h/config/resource.txt", Seen: node.t, ModTime: node.t,
+		Alloc:  model.Allocations{model.SlotCPU: {"0": model.One, "1": model.One}, model.SlotMem: {"root": model.MustDec("4294967296")}},
+		Record: &model.KernelRecord{SessionID: "5e550000-0000-4000-8000-000000000017", OwnerUserID: "77777777-aaaa-4aaa-8aaa-000000000007"}}
+	node.ks[k.ID] = k
+	recordSynth(t, dir, node, 3, 1, Options{})
+	rd, err := OpenReader(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []Filter{{Kernel: "1717"}, {User: "7777"}, {Device: "cpu:1"}, {Device: "mem:root"}} {
+		res, err := rd.Query(f)
+		if err != nil {
+			t.Fatalf("%+v: %v", f, err)
+		}
+		found := false
+		for _, iv := range res.Intervals {
+			found = found || iv.Kernel == k.ID
+		}
+		if !found {
+			t.Errorf("%+v: %d intervals, none of %s", f, len(res.Intervals), k.ID)
+		}
+	}
+	if _, err := rd.Query(Filter{Kernel: "1818"}); err == nil {
+		t.Error("a kernel the record does not hold was found")
+	}
+}
+
+// TestStrayFileInsideASegment: a file named like a segment for a time the
+// segment before it recorded through (garbage, or a copy gone wrong) is no
+// segment the recorder wrote: history and snapshot --at answer as without
+// it, the record's real gap keeps its own reason, and the file is listed
+// as skipped, not as a stretch the record lacks.
+func TestStrayFileInsideASegment(t *testing.T) {
+	dir := t.TempDir()
+	node := newSynth(6, 3)
+	run := func(n int) {
+		rec, err := Open(Options{Dir: dir, Clock: func() time.Time { return node.t }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range n {
+			rec.Observe(node.step())
+		}
+		rec.Close()
+	}
+	run(20)
+	node.t = node.t.Add(time.Minute)
+	run(20)
+	rd, err := OpenReader(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clean, err := rd.History(Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	segs, _ := listSegments(dir)
+	inside := segs[0].Start.Add(10 * time.Second)
+	stray := filepath.Join(dir, fmt.Sprintf("seg-%020d.fgh", inside.UnixNano()))
+	if err := os.WriteFile(stray, []byte("not a segment at all, just bytes"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rd, err = OpenReader(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := rd.History(Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got.Missing) != fmt.Sprint(clean.Missing) || len(got.Intervals) != len(clean.Intervals) {
+		t.Errorf("with the stray file: missing %v, %d intervals; without: %v, %d", got.Missing, len(got.Intervals), clean.Missing, len(clean.Intervals))
+	}
+	if len(got.Skipped) != 1 || got.Skipped[0].Path != stray {
+		t.Errorf("skipped %v, want the stray file", got.Skipped)
+	}
+	res, err := rd.At(inside.Add(3 * time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Exact || len(res.Missing) != 0 || len(res.Skipped) != 1 {
+		t.Errorf("snapshot --at inside the first segment: exact %v, missing %v, skipped %v", res.Exact, res.Missing, res.Skipped)
+	}
+	if len(rd.Skipped()) != 0 {
+		t.Errorf("the reader's own list grew: %v", rd.Skipped())
 	}
 }

@@ -126,6 +126,16 @@ func (r *Reader) Query(f Filter) (*HistoryResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(res.Matched) == 0 && !f.Host && (f.Kernel != "" || f.User != "" || f.Session != "" || f.Project != "") {
+		// Nothing that held an accelerator: a kernel of cores and memory
+		// only is in the record too, and what it held is its answer, not
+		// "no such kernel".
+		hf := f
+		hf.Host = true
+		if hres, err := r.History(hf); err == nil && len(hres.Matched) > 0 {
+			res, f = hres, hf
+		}
+	}
 	name, kind := f.Kernel, "kernel"
 	switch {
 	case f.User != "":
@@ -181,6 +191,11 @@ func (f Filter) pick(iv *Interval) string {
 // queryDevice is Query by device. A plugin key is tried as it is first
 // (the devices of the record are then read only when it finds nothing).
 func (r *Reader) queryDevice(f Filter) (*HistoryResult, error) {
+	if name, _, _ := strings.Cut(f.Device, ":"); name == "cpu" || name == "mem" {
+		// The host's cores and memory are in the record beside the
+		// accelerators (snapshot --at lists them).
+		f.Host = true
+	}
 	var tried *HistoryResult
 	if strings.IndexByte(f.Device, ':') > 0 {
 		res, err := r.History(f)

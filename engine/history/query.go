@@ -369,6 +369,8 @@ type histRun struct {
 	prevEnd time.Time
 	// carry: the previous segment continues into the next one.
 	carry bool
+	// prevSE is how the segment walked last ended.
+	prevSE segEnd
 	// lostTail: the record's last segment is damaged, and what it held
 	// after its last intact change is lost.
 	lostTail bool
@@ -388,7 +390,7 @@ type histRun struct {
 }
 
 func (r *Reader) newHistRun(f Filter) *histRun {
-	q := &histRun{f: f, h: &histWalk{f: f, cur: map[model.KernelID]*ktrack{}, in: newInterner()}, res: &HistoryResult{From: r.segs[0].Start, Skipped: r.skipped},
+	q := &histRun{f: f, h: &histWalk{f: f, cur: map[model.KernelID]*ktrack{}, in: newInterner()}, res: &HistoryResult{From: r.segs[0].Start, Skipped: slices.Clip(r.skipped)},
 		active: r.Active}
 	// With --since, reading starts at the checkpoint before it: what was
 	// held then shows as held since that checkpoint ("<").
@@ -460,7 +462,26 @@ func (q *histRun) unreadable(i int, sr *segRead) bool {
 		to = q.segs[i+1].Start
 	}
 	name := filepath.Base(q.segs[i].Path)
-	q.res.Missing = append(q.res.Missing, Missing{From: q.segs[i].Start, To: to, Why: fmt.Sprintf("segment %s: %s", name, why)})
+	from := q.segs[i].Start
+	if q.prevEnd.After(from) {
+		// The segment before recorded past this file's name: what it
+		// lacks begins where that one ends.
+		from = q.prevEnd
+	}
+	if from.After(q.segs[i].Start) {
+		// A file named for a time the segment before recorded through is
+		// none the recorder wrote: it hides nothing, and the record goes
+		// from that segment to the next as if it were not there.
+		q.res.Skipped = append(q.res.Skipped, Skipped{Path: q.segs[i].Path, Why: why + " (named for a time the segment before it recorded through)"})
+		q.carry = q.prevSE.continues(to)
+		if i+1 < len(q.segs) {
+			if m, ok := gapBetween(q.prevEnd, to, q.prevSE.clean, q.prevSE.rotated, q.carry); ok {
+				q.res.Missing = append(q.res.Missing, m)
+			}
+		}
+		return true
+	}
+	q.res.Missing = append(q.res.Missing, Missing{From: from, To: to, Why: fmt.Sprintf("segment %s: %s", name, why)})
 	q.carry = false
 	return true
 }
@@ -482,7 +503,7 @@ func (q *histRun) finish(i int, data *segData, se segEnd) {
 	if end.IsZero() {
 		end = segs[i].Start
 	}
-	q.prevEnd = end
+	q.prevEnd, q.prevSE = end, se
 	q.res.To = end
 	// A torn end of the last segment is a chunk being written only while
 	// a recorder holds the directory; with none, the rest is lost, as

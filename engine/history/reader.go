@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,10 +27,14 @@ func (m Missing) String() string {
 	if m.To.Equal(m.From) {
 		// The lost end of a damaged last segment: how far it went is
 		// lost with it.
-		return fmt.Sprintf("from %s on: %s", m.From.UTC().Format(time.RFC3339), m.Why)
+		return fmt.Sprintf("from %s on: %s", stampOf(m.From), m.Why)
 	}
-	return fmt.Sprintf("%s to %s: %s", m.From.UTC().Format(time.RFC3339), m.To.UTC().Format(time.RFC3339), m.Why)
+	return fmt.Sprintf("%s to %s: %s", stampOf(m.From), stampOf(m.To), m.Why)
 }
+
+// stampOf is a moment as the record's messages say it: local time, as the
+// tables list it, with its zone (the JSON documents carry RFC 3339 UTC).
+func stampOf(t time.Time) string { return t.Local().Format("2006-01-02 15:04:05 MST") }
 
 // Reader answers from a history directory. It reads the segments as they
 // are when asked; a recorder may be writing the last one meanwhile. A
@@ -386,6 +391,19 @@ func (r *Reader) AtContext(ctx context.Context, t time.Time) (*Result, error) {
 			if err != nil {
 				return nil, err
 			}
+			// Files after it named for a time it recorded through, which
+			// could not be read, hide nothing: skipped, not missing.
+			kept := res.Missing[:0]
+			res.Skipped = slices.Clip(res.Skipped) // the reader's own list: appended to, copied
+			for _, m := range res.Missing {
+				if m.From.Before(end) && !m.From.Before(sr.file.Start) && strings.HasPrefix(m.Why, "segment ") {
+					name, why, _ := strings.Cut(strings.TrimPrefix(m.Why, "segment "), ": ")
+					res.Skipped = append(res.Skipped, Skipped{Path: filepath.Join(r.dir, name), Why: why + " (named for a time the segment before it recorded through)"})
+					continue
+				}
+				kept = append(kept, m)
+			}
+			res.Missing = kept
 			r.learnAhead(snap, i, t)
 			res.Snap, res.Exact = snap, true
 			return res, nil

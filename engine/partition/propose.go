@@ -1,8 +1,6 @@
 package partition
 
 import (
-	"strings"
-
 	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/model"
 )
@@ -36,12 +34,11 @@ func UnknownSlotIn(settings []string, cfg *agentconfig.Config, snap *model.Snaps
 	}
 	known := KnownSlots(cfg, InventoryOf(snap))
 	for _, v := range settings {
-		_, rest, _ := strings.Cut(v, "=")
-		slot, _, ok := strings.Cut(rest, "=")
-		if !ok || strings.TrimSpace(slot) == "" {
+		_, slot, _, ok := SplitSlotSet(v)
+		if !ok || slot == "" {
 			continue
 		}
-		if err := model.CheckSlot(model.SlotName(strings.TrimSpace(slot)), known); err != nil {
+		if err := model.CheckSlot(model.SlotName(slot), known); err != nil {
 			return v, err
 		}
 	}

@@ -19,15 +19,28 @@ type SlotSet struct {
 	Amount model.Dec
 }
 
+// SplitSlotSet splits AGENT=SLOT=AMOUNT at its last two "=": a slot name
+// and an amount never hold one, and an agent id may (Backend.AI loads
+// id = "x=1"). The parts are trimmed; ok is false with fewer than two.
+func SplitSlotSet(s string) (agent, slot, amount string, ok bool) {
+	j := strings.LastIndexByte(s, '=')
+	if j < 0 {
+		return "", "", "", false
+	}
+	i := strings.LastIndexByte(s[:j], '=')
+	if i < 0 {
+		return "", "", "", false
+	}
+	return strings.TrimSpace(s[:i]), strings.TrimSpace(s[i+1 : j]), strings.TrimSpace(s[j+1:]), true
+}
+
 // ParseSlotSet reads AGENT=SLOT=AMOUNT. mem takes a binary size (64G), any
 // other slot an exact decimal kept as written ("2.0" stays 2.0). A negative
 // or non-finite amount is refused: main refuses it too; so is mem of 0 or
 // less, as --mem refuses it.
 func ParseSlotSet(s string) (SlotSet, error) {
-	agent, rest, ok := strings.Cut(s, "=")
-	slot, amount, ok2 := strings.Cut(rest, "=")
-	agent, slot, amount = strings.TrimSpace(agent), strings.TrimSpace(slot), strings.TrimSpace(amount)
-	if !ok || !ok2 || agent == "" || slot == "" || amount == "" {
+	agent, slot, amount, ok := SplitSlotSet(s)
+	if !ok || agent == "" || slot == "" || amount == "" {
 		return SlotSet{}, fmt.Errorf("want AGENT=SLOT=AMOUNT, e.g. i-node-a=cuda.shares=2.0")
 	}
 	set := SlotSet{Agent: model.AgentID(agent), Slot: model.SlotName(slot)}

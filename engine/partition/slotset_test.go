@@ -90,3 +90,24 @@ func FuzzParseSlotSet(f *testing.F) {
 		}
 	})
 }
+
+// TestSplitSlotSet: AGENT=SLOT=AMOUNT is split at its last two "=", so an
+// agent id holding one (Backend.AI loads id = "x=1") can be named.
+func TestSplitSlotSet(t *testing.T) {
+	for in, want := range map[string][4]string{
+		"a=cuda.shares=1.5":   {"a", "cuda.shares", "1.5", "true"},
+		"x=1=cuda.shares=1.5": {"x=1", "cuda.shares", "1.5", "true"},
+		" a = mem = 64G ":     {"a", "mem", "64G", "true"},
+		"a=cuda.shares":       {"", "", "", "false"},
+		"nothing":             {"", "", "", "false"},
+		"==":                  {"", "", "", "true"},
+	} {
+		a, s, v, ok := SplitSlotSet(in)
+		if got := [4]string{a, s, v, map[bool]string{true: "true", false: "false"}[ok]}; got != want {
+			t.Errorf("SplitSlotSet(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if set, err := ParseSlotSet("x=1=cuda.shares=1.5"); err != nil || set.Agent != "x=1" {
+		t.Errorf("ParseSlotSet: %+v, %v", set, err)
+	}
+}

@@ -298,6 +298,18 @@ func (sim *Simulation) Unplaced(res *Result) int {
 	return n
 }
 
+// FailedFrees counts the free steps of res that failed (an allocation
+// already freed).
+func FailedFrees(res *Result) int {
+	n := 0
+	for i := range res.Steps {
+		if res.Steps[i].Step.IsFree() && res.Steps[i].ErrKind != "" {
+			n++
+		}
+	}
+	return n
+}
+
 // BadAmount is the first step of res that failed for an amount beyond
 // Backend.AI's decimal precision (NaN and infinities are refused when
 // parsed): bad input rather than a placement answer. Nil when none did.

@@ -66,6 +66,11 @@ func (o ParseOptions) Parse(data []byte, types model.SlotTypes) (*Spec, error) {
 			return nil, &ParseError{Kind: "Torn", Msg: "empty file (still being written?)", Torn: true}
 		}
 		if data[len(data)-1] != '\n' {
+			// Bytes that are not text in the lines before the last are
+			// not a write still under way: say what they are.
+			if whole := data[:bytes.LastIndexByte(data, '\n')+1]; !utf8.Valid(whole) {
+				return nil, utf8Error(whole)
+			}
 			return nil, &ParseError{Line: bytes.Count(data, []byte{'\n'}) + 1, Kind: "Torn",
 				Msg: "the last line has no newline (still being written?)", Torn: true}
 		}

@@ -218,3 +218,27 @@ func TestParseManyKeys(t *testing.T) {
 		t.Errorf("cpu order %v, cpu[5] = %v", cpu, spec.Alloc[model.SlotCPU]["5"])
 	}
 }
+
+// TestTornOrNotText: a file whose last line lacks its newline is a write
+// still under way only where what comes before is text; bytes that are not
+// UTF-8 in the lines before it are said as such (the agent's read fails on
+// them), not as a file to wait for.
+func TestTornOrNotText(t *testing.T) {
+	types := model.DefaultSlotTypes()
+	for _, tc := range []struct {
+		name string
+		data string
+		torn bool
+		kind string
+	}{
+		{"a line cut short", "CID=abc\nSLOTS={\"cpu\": \"1\"}\nCUDA.SHA", true, "Torn"},
+		{"cut inside a character", "CID=abc\nSLOTS={\"cpu\": \"1\"}\nX=\xe2\x82", true, "Torn"},
+		{"garbage before the last line", "CID=abc\n\xaa\xbb\xcc\nX=1", false, "UnicodeDecodeError"},
+	} {
+		_, err := Parse([]byte(tc.data), types)
+		var pe *ParseError
+		if !errors.As(err, &pe) || pe.Torn != tc.torn || pe.Kind != tc.kind {
+			t.Errorf("%s: %v (torn %v), want kind %s torn %v", tc.name, err, pe != nil && pe.Torn, tc.kind, tc.torn)
+		}
+	}
+}

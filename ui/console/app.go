@@ -552,6 +552,10 @@ func (a *App) adopt(s *model.Snapshot) {
 	}
 	first := a.Snap == nil
 	a.Snap = s
+	a.At = time.Time{}
+	if a.past.on {
+		a.At = s.Time
+	}
 	o := render.DeriveOptions{Th: a.Th, G: a.St.G, Looks: a.St.LookDims()}
 	if a.past.on {
 		if a.pastCache == nil {

@@ -80,7 +80,7 @@ func (ds *detail) Update(msg tea.Msg) tea.Cmd {
 
 func (ds *detail) rebuild() {
 	d := ds.d
-	now := ds.Now()
+	now := ds.AgeNow()
 	ds.staleAt = time.Time{}
 	switch ds.Kind {
 	case detFit:
@@ -99,7 +99,7 @@ func (ds *detail) rebuild() {
 			return
 		}
 		ds.Title = "kernel " + d.Kernels[ki].Short
-		clk := &ageClock{now: now}
+		clk := &ageClock{now: now, fixed: !ds.At.IsZero()}
 		ds.Lines = kernelDetail(d, ki, clk)
 		ds.staleAt = clk.next
 	case detIssue:

@@ -277,11 +277,13 @@ func optBool(o model.Opt[bool]) kit.Span {
 // new one comes to make "seen 5s ago" read 6s (the tour).
 type ageClock struct {
 	now, next time.Time
+	// fixed: now is a moment of the past, which time does not move.
+	fixed bool
 }
 
 func (c *ageClock) age(since time.Time) string {
 	text, next := kit.AgeAt(c.now, since)
-	if !next.IsZero() && (c.next.IsZero() || next.Before(c.next)) {
+	if !c.fixed && !next.IsZero() && (c.next.IsZero() || next.Before(c.next)) {
 		c.next = next
 	}
 	return text

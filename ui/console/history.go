@@ -263,7 +263,7 @@ func sparkline(r *ring, w int, levels []string) string {
 		v := r.at(i)
 		idx := 0
 		if !math.IsNaN(float64(v)) && v > 0 {
-			idx = max(1, min(top, int(math.Round(float64(v)*float64(top)))))
+			idx = max(1, int(math.Round(math.Min(float64(v)*float64(top), float64(top)))))
 		}
 		b.WriteString(levels[idx])
 	}

@@ -255,7 +255,7 @@ func (p *kernelsPane) viewTitled(title []kit.Span) []string {
 		}
 		info = append(info, kit.Span{Lvl: kit.LvlWarn, Text: strconv.Itoa(p.d.Snap.IdleKernels) + " idle"})
 	}
-	now := p.Now()
+	now := p.AgeNow()
 	return p.frame(title, info, p.d != nil, "",
 		func() []string {
 			onTitle := ""

@@ -13,6 +13,7 @@ import (
 	record "github.com/fgtop/fgtop/engine/history"
 	"github.com/fgtop/fgtop/model"
 	"github.com/fgtop/fgtop/ui/internal/fake"
+	"github.com/fgtop/fgtop/ui/kit"
 )
 
 // runCmd runs a command as the program would and hands its messages to a.
@@ -237,5 +238,42 @@ func TestLiveGraphsGoOnInThePast(t *testing.T) {
 		if got, want := histText(a.hist), histText(stayed.hist); got != want || !strings.Contains(got, " 0.7 ") {
 			t.Errorf("shared %v: back from the past, the graphs read\n%s\na console that stayed live\n%s", shared, got, want)
 		}
+	}
+}
+
+// TestPastAgesCountToThePast: in the past a kernel's AGE is counted to the
+// moment shown, not to the live clock (a kernel 31 s old then read 4m).
+func TestPastAgesCountToThePast(t *testing.T) {
+	dir, past := pastRecord(t)
+	live := fake.Node(fake.Options{})
+	now := fake.T0.Add(2 * time.Hour)
+	a := testApp(t, 200, 60, live, Options{History: dir, Now: func() time.Time { return now }})
+	for a.focus != paneKernels {
+		a.Update(keyCode(tea.KeyTab))
+	}
+	at := past[0].Time.Add(time.Minute)
+	command(a, "at "+at.Format(time.RFC3339))
+	if !a.past.on {
+		t.Fatal("not in the past")
+	}
+	a.Update(keyRune('f')) // all kernels, not those on the selected device
+	k := a.Snap.Kernels()[0]
+	if k.Seen.IsZero() {
+		t.Skip("the record gives its kernels no first-seen time")
+	}
+	v := stripANSI(screen(a))
+	thenAge, liveAge := kit.FmtAge(a.Snap.Time.Sub(k.Seen)), kit.FmtAge(now.Sub(k.Seen))
+	if thenAge == liveAge {
+		t.Fatalf("the test cannot tell the ages apart: %s", thenAge)
+	}
+	row := ""
+	for _, ln := range strings.Split(v, "\n") {
+		if strings.Contains(ln, string(k.ID)[:8]) {
+			row = ln
+			break
+		}
+	}
+	if !strings.Contains(row, " "+thenAge+" ") || strings.Contains(row, " "+liveAge+" ") {
+		t.Errorf("kernel %s's row in the past: %q; want its age then, %s (not %s)", k.ID[:8], row, thenAge, liveAge)
 	}
 }

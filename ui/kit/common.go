@@ -14,9 +14,12 @@ import (
 // global. The root model changes it (a resize, a theme, a new snapshot)
 // and the components read it when they next draw.
 type Common struct {
-	St    *Styles
-	Keys  KeyMap
-	Now   func() time.Time
+	St   *Styles
+	Keys KeyMap
+	Now  func() time.Time
+	// At is the moment the screen shows when it is not now (the console
+	// in the past: :at, [ and ]); zero while live. Ages count to it.
+	At    time.Time
 	Th    Thresholds
 	Actor agentconfig.Actor
 	// width and height are the terminal's size as reported; 0 until the
@@ -52,10 +55,19 @@ func (c *Common) ChangesAt(t time.Time) {
 // until then the frame composed reads the same at any moment.
 func (c *Common) StaleAt() time.Time { return c.staleAt }
 
+// AgeNow is the moment an age is counted to: At in the past, else now.
+func (c *Common) AgeNow() time.Time {
+	if !c.At.IsZero() {
+		return c.At
+	}
+	return c.Now()
+}
+
 // Age is FmtAge(now-since), noting when that text next changes.
 func (c *Common) Age(now, since time.Time) string {
 	text, next := AgeAt(now, since)
-	if !next.IsZero() {
+	if !next.IsZero() && c.At.IsZero() {
+		// In the past an age is counted to a moment time does not move.
 		c.ChangesAt(next)
 	}
 	return text

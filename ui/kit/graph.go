@@ -58,7 +58,9 @@ func PlotRows(vals []float32, h int, levels []string) []string {
 		if math.IsNaN(float64(v)) {
 			continue
 		}
-		units[i] = max(1, min(total, int(math.Round(float64(v)*float64(total)))))
+		// Clamped before the conversion: a reading past any int (an
+		// amount of 1e23 shares) converts to the lowest one.
+		units[i] = max(1, int(math.Round(math.Min(float64(v)*float64(total), float64(total)))))
 	}
 	// One string for all rows, sliced: a tall plot is one allocation, not
 	// one a row.
