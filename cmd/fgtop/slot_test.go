@@ -199,7 +199,8 @@ func TestApplyUnchecked(t *testing.T) {
 	}
 	orig, _ := os.ReadFile(config)
 	code, out := runCLI(t, noDevices("plan", "--slot", "i-gpu-node01-a=cuda.shares=9")...)
-	wantCode(t, code, exitOK, out, "valid as far as it was checked, 1 file change(s); not checked: the agent's start-up checks on the accelerator amounts were not run")
+	wantCode(t, code, exitOK, out, "not checked on this node (1):", "the agent's start-up checks on the accelerator amounts were not run",
+		"valid as far as it was checked, 1 file change(s) (not checked: above): apply needs --force")
 	code, out = runCLI(t, noDevices("apply", "--slot", "i-gpu-node01-a=cuda.shares=9", "--yes")...)
 	wantCode(t, code, exitProblem, out, "refusing to apply: the agent's start-up checks on the accelerator amounts were not run")
 	if now, _ := os.ReadFile(config); !bytes.Equal(now, orig) {

@@ -398,3 +398,27 @@ func TestCheckWarningsOfAFile(t *testing.T) {
 		t.Error("slots judged without the node's devices")
 	}
 }
+
+// TestRollbackChangedSaysUnreadLines: a rollback refused because the file
+// changed since the apply says when journal lines cannot be read: one may
+// be the record that explains the change, and --force would then restore
+// the wrong version.
+func TestRollbackChangedSaysUnreadLines(t *testing.T) {
+	c, next := setup(t)
+	if _, err := Commit(CommitRequest{Path: c.Path, BaseHash: c.Hash, Data: next, Actor: operator, Now: clock()}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(JournalPath(c.Path), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"time":"2026-12-04T09:1`)
+	f.Close()
+	if err := os.WriteFile(c.Path, append(next, '\n'), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Rollback(RollbackRequest{Path: c.Path, Actor: operator, Now: clock()})
+	if !errors.Is(err, ErrChangedOnDisk) || !strings.Contains(err.Error(), "1 line(s) fgtop cannot read") {
+		t.Fatalf("rollback of a changed file with a torn journal line: %v", err)
+	}
+}

@@ -660,8 +660,15 @@ func Rollback(req RollbackRequest) (*CommitResult, error) {
 		return nil, err
 	}
 	if h := hashOf(cur); h != top.NewHash && !req.Force {
-		return nil, fmt.Errorf("%w: %s is sha256 %s, not the %s the apply of %s wrote; --force rolls back anyway (the current file is backed up first)",
-			ErrChangedOnDisk, req.Path, short(h), short(top.NewHash), top.Time.Format(time.RFC3339))
+		// A journal line that cannot be read may be the record that
+		// explains it (a rollback of that apply, torn): said, since
+		// --force would then restore the wrong version.
+		unread := ""
+		if _, bad, _ := readJournal(req.Journal); bad > 0 {
+			unread = fmt.Sprintf(" (the journal has %d line(s) fgtop cannot read, which may be a later apply or rollback: check the backups beside the file before forcing)", bad)
+		}
+		return nil, fmt.Errorf("%w: %s is sha256 %s, not the %s the apply of %s wrote; --force rolls back anyway (the current file is backed up first)%s",
+			ErrChangedOnDisk, req.Path, short(h), short(top.NewHash), top.Time.Format(time.RFC3339), unread)
 	}
 	// The backup's path comes from the journal: it must be one fgtop
 	// made (beside the config, named as writeBackup names them), a

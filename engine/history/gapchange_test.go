@@ -174,13 +174,23 @@ func TestUntilInAGapAndALostTail(t *testing.T) {
 // a core or the memory is a device history answers for.
 func TestQueryHostOnly(t *testing.T) {
 	dir := t.TempDir()
-	node := newSynth(5, 2)
+	node := newSynth(5, 0)
 	k := &model.Kernel{ID: "17171717-0000-4000-8000-000000000017", Agent: "i-node01", AgentBy: model.AgentByRecord, State: model.KernelOK,
 		Path: "/s/h/config/resource.txt", Seen: node.t, ModTime: node.t,
 		Alloc:  model.Allocations{model.SlotCPU: {"0": model.One, "1": model.One}, model.SlotMem: {"root": model.MustDec("4294967296")}},
 		Record: &model.KernelRecord{SessionID: "5e550000-0000-4000-8000-000000000017", OwnerUserID: "77777777-aaaa-4aaa-8aaa-000000000007"}}
 	node.ks[k.ID] = k
-	recordSynth(t, dir, node, 3, 1, Options{})
+	// Snapshots of this node as it is (the synthetic steps would change
+	// or remove the kernel at random).
+	rec, err := Open(Options{Dir: dir, Clock: func() time.Time { return node.t }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		node.t = node.t.Add(time.Second)
+		rec.Observe(node.snap())
+	}
+	rec.Close()
 	rd, err := OpenReader(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -224,11 +234,11 @@ func TestStrayFileInsideASegment(t *testing.T) {
 	run(20)
 	node.t = node.t.Add(time.Minute)
 	run(20)
-	rd, err := OpenReader(dir)
+	cleanRd, err := OpenReader(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	clean, err := rd.History(Filter{})
+	clean, err := cleanRd.History(Filter{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +248,7 @@ func TestStrayFileInsideASegment(t *testing.T) {
 	if err := os.WriteFile(stray, []byte("not a segment at all, just bytes"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rd, err = OpenReader(dir)
+	rd, err := OpenReader(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +269,114 @@ func TestStrayFileInsideASegment(t *testing.T) {
 	if !res.Exact || len(res.Missing) != 0 || len(res.Skipped) != 1 {
 		t.Errorf("snapshot --at inside the first segment: exact %v, missing %v, skipped %v", res.Exact, res.Missing, res.Skipped)
 	}
-	if len(rd.Skipped()) != 0 {
-		t.Errorf("the reader's own list grew: %v", rd.Skipped())
+	if len(rd.Skipped()) != 1 {
+		t.Errorf("the reader's own list: %v", rd.Skipped())
+	}
+	// Asked from after its name (the walk then begins at the segment
+	// before it) and named inside the last segment (the record's end is
+	// that segment's): the same answers as without it.
+	since := inside.Add(5 * time.Second)
+	cleanSince, _ := cleanRd.History(Filter{Since: since})
+	gotSince, _ := rd.History(Filter{Since: since})
+	if fmt.Sprint(gotSince.Missing) != fmt.Sprint(cleanSince.Missing) || len(gotSince.Intervals) != len(cleanSince.Intervals) {
+		t.Errorf("--since after its name: missing %v, %d intervals; without it: %v, %d", gotSince.Missing, len(gotSince.Intervals), cleanSince.Missing, len(cleanSince.Intervals))
+	}
+	_, cleanEnd, _ := cleanRd.Span()
+	last := segs[len(segs)-1].Start.Add(2 * time.Second)
+	if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("seg-%020d.fgh", last.UnixNano())), []byte("0123456789abcdefghijklmnop"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rd, err = OpenReader(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, end, err := rd.Span(); err != nil || !end.Equal(cleanEnd) {
+		t.Errorf("the record's end with a stray named inside the last segment: %v (%v), want %v", end, err, cleanEnd)
+	}
+}
+
+// TestOwnerLearntInAGap: a kernel whose owner became known while no
+// recorder ran, holding the same amount, held it throughout: one row (the
+// owner's from its first moment), not one that ended in the gap and
+// another after it. The sequential and parallel walks agree.
+func TestOwnerLearntInAGap(t *testing.T) {
+	dir := t.TempDir()
+	node := newSynth(7, 0)
+	k := &model.Kernel{ID: "dddddddd-0000-4000-8000-000000000004", Agent: "i-node01", AgentBy: model.AgentByRecord, State: model.KernelOK,
+		Path: "/s/d/config/resource.txt", Seen: node.t, ModTime: node.t,
+		Alloc: model.Allocations{model.SlotCUDAShares: {"3": model.MustDec("0.70")}}}
+	node.ks[k.ID] = k
+	run := func(n int) {
+		rec, err := Open(Options{Dir: dir, Clock: func() time.Time { return node.t }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range n {
+			node.t = node.t.Add(time.Second)
+			rec.Observe(node.snap())
+		}
+		rec.Close()
+	}
+	run(5)
+	node.t = node.t.Add(30 * time.Second)
+	known := *k
+	known.Record = &model.KernelRecord{SessionID: "5e550000-0000-4000-8000-000000000004", OwnerUserID: "44444444-aaaa-4aaa-8aaa-000000000004"}
+	node.ks[k.ID] = &known
+	run(5)
+	rd, err := OpenReader(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []Filter{{Device: "cuda:3"}, {Kernel: "dddd"}, {User: "4444"}} {
+		seq, err := rd.historySeq(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, res := range map[string]*HistoryResult{"sequential": seq, "parallel": rd.historyPar(f, 2)} {
+			if len(res.Intervals) != 1 || !res.Intervals[0].Open || res.Intervals[0].Gone || res.Intervals[0].User != known.Record.OwnerUserID {
+				t.Errorf("%+v, %s: %+v, want one open row of the owner", f, name, res.Intervals)
+			}
+		}
+	}
+}
+
+// TestUntilInAQuickRestart: a recorder stopped and started again within
+// the moment the record does not call a gap is no gap: asked up to a
+// moment between the two, a kernel held across is held then ("open"), not
+// ended in a gap nobody listed.
+func TestUntilInAQuickRestart(t *testing.T) {
+	dir := t.TempDir()
+	node := newSynth(8, 0)
+	k := &model.Kernel{ID: "eeeeeeee-0000-4000-8000-000000000005", Agent: "i-node01", AgentBy: model.AgentByRecord, State: model.KernelOK,
+		Path: "/s/e/config/resource.txt", Seen: node.t, ModTime: node.t,
+		Alloc: model.Allocations{model.SlotCUDAShares: {"4": model.MustDec("0.30")}}}
+	node.ks[k.ID] = k
+	run := func(n int) {
+		rec, err := Open(Options{Dir: dir, Clock: func() time.Time { return node.t }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range n {
+			node.t = node.t.Add(time.Second)
+			rec.Observe(node.snap())
+		}
+		rec.Close()
+	}
+	run(5)
+	stopped := node.t
+	run(5)
+	rd, err := OpenReader(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := rd.History(Filter{Device: "cuda:4", Since: stopped.Add(-2 * time.Second), Until: stopped.Add(500 * time.Millisecond)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Missing) != 0 {
+		t.Skipf("the restart is listed as a gap here (%v): not the case this test is about", res.Missing)
+	}
+	if len(res.Intervals) != 1 || res.Intervals[0].Gone || !res.Intervals[0].Open || !res.More {
+		t.Errorf("%+v (more %v), want it held at --until", res.Intervals, res.More)
 	}
 }

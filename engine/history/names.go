@@ -46,6 +46,9 @@ type Known struct {
 // Known walks the whole record for the names it holds (a listing of
 // every interval: a query's cost, for the errors that list them).
 func (r *Reader) Known() (*Known, error) {
+	// Accelerators only, as Query matches names first: a kernel of cores
+	// and memory only is answered when no accelerator kernel matches
+	// (Query), not listed here.
 	res, err := r.History(Filter{})
 	if err != nil {
 		return nil, err
@@ -203,6 +206,22 @@ func (r *Reader) queryDevice(f Filter) (*HistoryResult, error) {
 			return res, err
 		}
 		tried = res
+	}
+	if f.Host {
+		// A core or the memory the record knows, which held nothing
+		// in the span: known, and an empty answer, not a wrong name.
+		key := model.DeviceKey{}
+		for _, d := range r.Devices() {
+			if d.Key().String() == f.Device {
+				key = d.Key()
+			}
+		}
+		if key.Name != "" {
+			if tried != nil {
+				return tried, nil
+			}
+			return r.History(f)
+		}
 	}
 	key, err := r.ResolveDevice(f.Device)
 	if err != nil {

@@ -107,6 +107,8 @@ type HistoryResult struct {
 	// RecordTo, when set, is the record's end, past To: the asked span
 	// lies in a gap after the part read (To is that part's end).
 	RecordTo time.Time
+	// More: the record goes on after To (the walk stopped at Until).
+	More bool
 }
 
 type ktrack struct {
@@ -220,8 +222,9 @@ func (h *histWalk) putAfter(kh kernelHead, t time.Time, since bool, endAt time.T
 		// Its owner is known, and not the asked one: what it held while
 		// unknown (or as the asked one's) goes to done, which judges it by
 		// the owner of its time; the head stays, to follow its patches.
+		// Who it is changed, not what it held: the pieces meet at t.
 		for k, iv := range tr.open {
-			h.close(iv, endAt, gone)
+			h.close(iv, t, false)
 			delete(tr.open, k)
 		}
 		tr.head = kh
@@ -246,13 +249,26 @@ func (h *histWalk) putAfter(kh kernelHead, t time.Time, since bool, endAt time.T
 		}
 		amounts[k][slot] = amt
 	})
+	// A device whose amounts stay and only who holds them changed (its
+	// owner learnt) is closed and opened again at t, as without a gap:
+	// the pieces meet there and settle joins them.
+	var whoOnly map[model.DeviceKey]bool
 	for k, iv := range tr.open {
 		a, ok := amounts[k]
-		if ok && sameSlots(a, iv.Amounts) && iv.Agent == kh.Agent && iv.User == kh.User && iv.Session == kh.Session {
+		same := ok && sameSlots(a, iv.Amounts)
+		if same && iv.Agent == kh.Agent && iv.User == kh.User && iv.Session == kh.Session {
 			delete(amounts, k)
 			continue
 		}
-		h.close(iv, endAt, gone)
+		if same && gone {
+			if whoOnly == nil {
+				whoOnly = map[model.DeviceKey]bool{}
+			}
+			whoOnly[k] = true
+			h.close(iv, t, false)
+		} else {
+			h.close(iv, endAt, gone)
+		}
 		delete(tr.open, k)
 	}
 	for k, a := range amounts {
@@ -260,7 +276,7 @@ func (h *histWalk) putAfter(kh kernelHead, t time.Time, since bool, endAt time.T
 			tr.open = map[model.DeviceKey]*Interval{}
 		}
 		tr.open[k] = &Interval{Device: k, Kernel: kh.ID, Agent: kh.Agent, Session: kh.Session, User: kh.User, Project: kh.Project,
-			Amounts: a, From: t, Since: since}
+			Amounts: a, From: t, Since: since && !whoOnly[k]}
 	}
 	tr.head = kh
 }
@@ -483,6 +499,9 @@ func (q *histRun) unreadable(i int, sr *segRead) bool {
 	}
 	q.res.Missing = append(q.res.Missing, Missing{From: from, To: to, Why: fmt.Sprintf("segment %s: %s", name, why)})
 	q.carry = false
+	// The last segment unreadable: what was held at the end of the one
+	// before is not known to be held after it.
+	q.lostTail = i == len(q.segs)-1
 	return true
 }
 
@@ -555,7 +574,12 @@ func (q *histRun) done() *HistoryResult {
 	// leaves in a gap.
 	// So is what was held at a damaged end: the rest of the record is
 	// lost.
-	cut := q.n < len(q.segs) && res.To.Before(q.f.Until) || q.lostTail
+	res.More = q.n < len(q.segs)
+	gapAfter := false
+	for _, m := range res.Missing {
+		gapAfter = gapAfter || m.From.Equal(res.To)
+	}
+	cut := res.More && res.To.Before(q.f.Until) && gapAfter || q.lostTail
 	for _, tr := range h.cur {
 		for _, iv := range tr.open {
 			iv.To, iv.Open, iv.Gone = res.To, !cut, cut

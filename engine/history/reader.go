@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/fgtop/fgtop/internal/safefile"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -132,9 +134,36 @@ func OpenReader(dir string) (*Reader, error) {
 				s.Start.UTC().Format("2006-01-02 15:04:05 MST"))})
 			continue
 		}
+		if notSegment(s) {
+			// Garbage, or a copy gone wrong: left in, it would be taken
+			// for a segment whose content is lost, a gap over time the
+			// segments around it recorded (or the record's end).
+			odd = append(odd, Skipped{Path: s.Path, Why: "not an fgtop history segment (it does not begin with a segment's header; move it out of the history directory)"})
+			continue
+		}
 		own = append(own, s)
 	}
 	return &Reader{dir: dir, segs: own, skipped: odd, Active: writerActive(dir)}, nil
+}
+
+// notSegment reports whether s holds a whole header's bytes and they are
+// not a segment header's: no recorder wrote it. A shorter file may be a
+// segment a recorder is creating, and one of another format version is a
+// segment all the same (the read says which): both stay.
+func notSegment(s segFile) bool {
+	if s.Size < headerSize {
+		return false
+	}
+	f, err := safefile.Open(s.Path, true)
+	if err != nil {
+		return false // the read says why
+	}
+	defer f.Close()
+	h := make([]byte, headerSize)
+	if _, err := io.ReadFull(f, h); err != nil {
+		return false
+	}
+	return errors.Is(checkHeader(h), errNotSegment)
 }
 
 // Size is the bytes of the record's segments on disk (their folds

@@ -41,12 +41,21 @@ func JudgeApply(p *Plan, blind int, force bool) (ApplyVerdict, string) {
 		return ApplyInvalid, fmt.Sprintf("refusing to apply: the plan is invalid (%d error(s)); %s is untouched", len(p.Errors), p.Config)
 	case !p.Changed():
 		return ApplyNothing, "nothing to apply"
-	case len(p.Affected()) > 0 && !force:
-		return ApplyRefused, fmt.Sprintf("refusing to apply: %s (--force applies anyway); %s is untouched", p.affectedWhy(), p.Config)
-	case blind > 0 && !force:
-		return ApplyRefused, fmt.Sprintf("refusing to apply: %d scratch root(s) cannot be read, so the live kernels this change may affect cannot be seen (--force applies anyway); %s is untouched", blind, p.Config)
-	case len(p.Unchecked()) > 0 && !force:
-		return ApplyRefused, fmt.Sprintf("refusing to apply: %s (--force applies anyway); %s is untouched", strings.Join(p.Unchecked(), "; and "), p.Config)
+	case force:
+		return ApplyGo, ""
+	}
+	// Every reason, so that a --force given for one is not taken for
+	// the others unseen.
+	var why []string
+	if len(p.Affected()) > 0 {
+		why = append(why, p.affectedWhy())
+	}
+	if blind > 0 {
+		why = append(why, fmt.Sprintf("%d scratch root(s) cannot be read, so the live kernels this change may affect cannot be seen", blind))
+	}
+	why = append(why, p.Unchecked()...)
+	if len(why) > 0 {
+		return ApplyRefused, fmt.Sprintf("refusing to apply: %s (--force applies anyway); %s is untouched", strings.Join(why, "; and "), p.Config)
 	}
 	return ApplyGo, ""
 }

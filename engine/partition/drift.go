@@ -242,6 +242,11 @@ func unattributedHeld(s *model.Snapshot) unattributed {
 				u.of = append(u.of, a.ID)
 			}
 		}
+		if r := k.Record; u.of != nil && r != nil && r.AgentID != "" && !slices.Contains(u.of, r.AgentID) {
+			// Its recovery.json names an agent whose root is elsewhere:
+			// the agent_id is what Backend.AI goes by.
+			u.of = append(u.of, r.AgentID)
+		}
 		out = append(out, u)
 	}
 	slices.SortFunc(out, func(a, b unattributedKernel) int { return strings.Compare(string(a.id), string(b.id)) })

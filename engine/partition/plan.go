@@ -53,8 +53,8 @@ type Plan struct {
 	// unknown, so the agent's start-up checks on a manual partition's
 	// accelerator amounts (check's "not ok") were not run.
 	AccelUnchecked bool `json:"accel_unchecked,omitempty"`
-	// Unread are the kernel files that could not be read or parsed: what
-	// those kernels hold is not known.
+	// Unread are the kernel files that could not be read or parsed (the
+	// file and why): what those kernels hold is not known.
 	Unread []string `json:"unread,omitempty"`
 
 	// Current and Next are the effective partitions before and after.
@@ -290,7 +290,16 @@ func Build(cur, draft *agentconfig.Config, snap *model.Snapshot, extra ...string
 		for _, iss := range snap.Issues {
 			switch iss.Code {
 			case model.IssueParse, model.IssuePermission, model.IssueSymlinkEscape:
-				p.Unread = append(p.Unread, iss.Message)
+				// Errors only: a file still being written (torn, a
+				// warning) settles in a moment.
+				if iss.Severity < model.SevError {
+					continue
+				}
+				w := iss.Message
+				if iss.File != "" {
+					w = iss.File + ": " + w
+				}
+				p.Unread = append(p.Unread, w)
 			}
 		}
 	}

@@ -101,6 +101,9 @@ func (p *Plan) WriteText(w io.Writer) error {
 	section("errors", p.Errors)
 	section("warnings", p.Warnings)
 	section("notes", p.Notes)
+	if p.Valid() && p.Changed() {
+		section("not checked on this node", p.Unchecked())
+	}
 	switch {
 	case !p.Valid():
 		fmt.Fprintf(b, "\nINVALID: %d error(s); nothing can be applied\n", len(p.Errors))
@@ -109,7 +112,7 @@ func (p *Plan) WriteText(w io.Writer) error {
 	case len(p.Affected()) > 0:
 		fmt.Fprintf(b, "\nvalid, %d file change(s); live kernels are affected: apply needs --force\n", len(p.Edits))
 	case len(p.Unchecked()) > 0:
-		fmt.Fprintf(b, "\nvalid as far as it was checked, %d file change(s); not checked: %s: apply needs --force\n", len(p.Edits), strings.Join(p.Unchecked(), "; "))
+		fmt.Fprintf(b, "\nvalid as far as it was checked, %d file change(s) (not checked: above): apply needs --force\n", len(p.Edits))
 	default:
 		fmt.Fprintf(b, "\nvalid, %d file change(s)\n", len(p.Edits))
 	}

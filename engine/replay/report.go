@@ -312,6 +312,11 @@ func (d *Doc) WriteText(w io.Writer) error {
 	if len(d.Missing) > 0 {
 		fmt.Fprintf(ew, "\nthe record lacks %d stretch(es) of the span (%s):\n", len(d.Missing), GapHides)
 		for _, m := range d.Missing {
+			if m.To.Equal(m.From) {
+				// A damaged end: how far the record went is lost with it.
+				fmt.Fprintf(ew, "  from %s on: %s\n", stamp(m.From), m.Why)
+				continue
+			}
 			fmt.Fprintf(ew, "  %s to %s: %s\n", stamp(m.From), stamp(m.To), m.Why)
 		}
 	}

@@ -553,7 +553,9 @@ func (a *App) adopt(s *model.Snapshot) {
 	first := a.Snap == nil
 	a.Snap = s
 	a.At = time.Time{}
-	if a.past.on {
+	if a.past.on || !a.past.outside.IsZero() {
+		// The past, by :at or by whoever feeds this console (a node
+		// opened from the fleet in the past).
 		a.At = s.Time
 	}
 	o := render.DeriveOptions{Th: a.Th, G: a.St.G, Looks: a.St.LookDims()}

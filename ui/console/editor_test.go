@@ -1289,3 +1289,27 @@ func TestEditorKeepsItsPlanAtRest(t *testing.T) {
 		t.Fatal("a snapshot of new content did not plan again")
 	}
 }
+
+// TestEditorApplyDialogSaysWhatWasNotChecked: a kernel file that could
+// not be parsed hides what its kernel holds: the plan's verdict says it
+// was valid only as far as it was checked, and the apply dialog lists what
+// was not, above its Cancel.
+func TestEditorApplyDialogSaysWhatWasNotChecked(t *testing.T) {
+	path := fixtureConfig(t)
+	snap := freeNode()
+	snap.Issues = append(snap.Issues, model.Issue{Severity: model.SevError, Code: model.IssueParse,
+		File: "/var/lib/backend.ai/scratches/k/config/resource.txt", Message: "SLOTS: not JSON"})
+	desk := testDesk(path, snap)
+	a := editing(t, desk, snap, alice)
+	typeKeys(a, "jjj")
+	press(a, agentNum(1))
+	typeKeys(a, "A")
+	v := screen(a)
+	if a.dlg() == nil || !strings.Contains(v, "Not checked on this node:") || !strings.Contains(v, "1 kernel file(s) could not be read or parsed") || !strings.Contains(v, "▶ Cancel") {
+		t.Fatalf("apply dialog:\n%s", v)
+	}
+	press(a, enter)
+	if a.dlg() != nil {
+		t.Fatal("the dialog did not close on Cancel")
+	}
+}

@@ -296,9 +296,12 @@ func pct(v float32) string {
 	if math.IsNaN(float64(v)) {
 		return "n/a"
 	}
-	if p := float64(v) * 100; p >= 1e6 {
+	switch p := float64(v) * 100; {
+	case p >= 1e6:
 		// Past what a column says (and past any int: 1e23 shares).
 		return ">999999%"
+	case p <= -1e6:
+		return "<-999999%"
 	}
 	return strconv.Itoa(int(math.Round(float64(v)*100))) + "%"
 }

@@ -207,6 +207,7 @@ func (a *App) goLive() {
 		return
 	}
 	a.past.on = false
+	a.At = time.Time{}
 	a.hist = a.past.liveHist
 	if sm := a.opts.Samples; sm != nil {
 		// The samples every console here shares, which this one went on
@@ -229,6 +230,12 @@ func (a *App) goLive() {
 func (a *App) ShowPast(at time.Time) {
 	if !a.past.outside.Equal(at) {
 		a.past.outside = at
+		switch {
+		case !at.IsZero():
+			a.At = at // ages count to it
+		case !a.past.on:
+			a.At = time.Time{}
+		}
 		a.Invalidate()
 	}
 }

@@ -125,7 +125,7 @@ func Write(w io.Writer, res *history.HistoryResult, f history.Filter, o Options)
 	if end.IsZero() && !f.Since.IsZero() {
 		end = o.Now
 	}
-	if !end.IsZero() && !active && !res.To.IsZero() && end.After(recTo) && !f.Since.After(recTo) && !missingFrom(missing, res.To) {
+	if !end.IsZero() && !active && !res.To.IsZero() && end.After(recTo) && !f.Since.After(recTo) && !res.More {
 		missing = append(missing, history.Missing{From: res.To, To: end, Why: "not recorded: the record ends here and no recorder has written since"})
 	}
 	if asJSON {
@@ -178,17 +178,6 @@ func Write(w io.Writer, res *history.HistoryResult, f history.Filter, o Options)
 		problems = append(problems, fmt.Sprintf("the record lacks %d stretch(es) of the asked span (listed above)", len(missing)))
 	}
 	return problems, nil
-}
-
-// missingFrom: a stretch listed already begins at t (a gap after the
-// part read, which the record goes on after).
-func missingFrom(ms []history.Missing, t time.Time) bool {
-	for _, m := range ms {
-		if m.From.Equal(t) {
-			return true
-		}
-	}
-	return false
 }
 
 func dash(s string) string {

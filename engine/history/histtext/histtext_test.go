@@ -129,6 +129,9 @@ func TestSpanPastTheRecordsEnd(t *testing.T) {
 	}
 	gap := res()
 	gap.Missing = []history.Missing{{From: end, To: end.Add(time.Hour), Why: "not recorded: no recorder was running"}}
+	gap.More = true // the walk stopped at --until: the record goes on after the gap
+	short := res()
+	short.More = true // a restart too quick to list: the record goes on
 	tests := []struct {
 		name string
 		res  *history.HistoryResult
@@ -142,6 +145,7 @@ func TestSpanPastTheRecordsEnd(t *testing.T) {
 		{"the whole record", res(), history.Filter{}, Options{Now: end.Add(time.Minute)}, false},
 		{"--until at the end", res(), history.Filter{Since: t0, Until: end}, Options{}, false},
 		{"a gap after the part read", gap, history.Filter{Since: t0, Until: end.Add(time.Minute)}, Options{}, true},
+		{"the record goes on after a quick restart", short, history.Filter{Since: t0, Until: end.Add(time.Second)}, Options{}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
