@@ -54,9 +54,11 @@ In a session, :theme NAME picks a built-in theme or one of --theme-dir: never a 
 viewer types makes the server read a file.
 
 Limits: --max-sessions is shared out so that viewers cannot lock operators out: viewer keys'
-consoles hold at most --max-viewer-sessions (default a quarter of --max-sessions), snapshot
---follow streams (any key's: a fleet's) a share of their own, --max-stream-sessions (default a
-quarter too), and one key at most --max-sessions-per-key (default 4).
+consoles hold at most --max-viewer-sessions (default a quarter of --max-sessions; with
+--readonly every key's console is a viewer's), the exec commands (snapshot --follow streams,
+one-shot snapshots, snapshot --at, history: any key's, a fleet's) a share of their own,
+--max-stream-sessions (default a quarter too), and one key at most --max-sessions-per-key
+(default 4).
 A session's output never waits on its client: a client that takes none of it for --stuck-timeout
 (default 30s), or lets 4 MiB pile up, is dropped and its slot freed; window changes reach the
 console at most ten times a second (the newest wins). SIGTERM or SIGINT closes every session and
@@ -134,7 +136,7 @@ func newServeCmd() *cobra.Command {
 	fl.StringVar(&sf.hostKey, "host-key", "", "host key file, created with mode 0600 when missing (required)")
 	fl.IntVar(&sf.maxSessions, "max-sessions", sshserve.DefaultMaxSessions, "most sessions at once")
 	fl.IntVar(&sf.maxViewerSessions, "max-viewer-sessions", 0, "most consoles at once of viewer keys, so operators keep the rest (default: a quarter of --max-sessions, at least 1)")
-	fl.IntVar(&sf.maxStreamSessions, "max-stream-sessions", 0, "most snapshot --follow streams at once (any key's: fleets), a share of their own (default: a quarter of --max-sessions, at least 1)")
+	fl.IntVar(&sf.maxStreamSessions, "max-stream-sessions", 0, "most exec commands at once (snapshot --follow streams, one-shot snapshots, snapshot --at, history: any key's, fleets'), a share of their own (default: a quarter of --max-sessions, at least 1)")
 	fl.IntVar(&sf.maxPerKey, "max-sessions-per-key", sshserve.DefaultMaxSessionsPerKey, "most sessions one key holds at once (consoles and streams)")
 	fl.StringVar(&sf.maxStartups, "max-startups", sshserve.DefaultMaxStartups.String(), "unauthenticated connections at once, as sshd's MaxStartups start:rate:full: from start on a new one is dropped with rate % chance, rising to all at full")
 	fl.StringVar(&sf.perSourceMaxStartups, "per-source-max-startups", sshserve.DefaultPerSourceMaxStartups.String(), "the same limit per source address (start:rate:full, or N)")

@@ -46,7 +46,7 @@ func (f *sourceFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.config, "config", "", "agent.toml (default: Backend.AI's usual places)")
 	fl.StringArrayVar(&f.scratchRoot, "scratch-root", nil, "scratch root to watch, as DIR or AGENT=DIR (repeatable; overrides the config)")
 	fl.StringVar(&f.devices, "devices", "auto", "device source: auto, nvml, or a mock-accelerator.toml path")
-	fl.StringVar(&f.mockEtcd, "mock-etcd", "", "the mock plugin's etcd settings as JSON (allocation_mode, unit_mem, ...)")
+	fl.StringVar(&f.mockEtcd, "mock-etcd", "", "a JSON file of the mock plugin's etcd settings (allocation_mode, unit_mem, ...)")
 	fl.StringVar(&f.hostCPUs, "host-cpus", "", "use these CPU cores instead of this host's, e.g. 0-63 (to check a config written for another node)")
 	fl.StringVar(&f.hostMem, "host-mem", "", "use this much memory instead of this host's, e.g. 512g (to check a config written for another node)")
 	f.plugin.register(fl)

@@ -177,4 +177,18 @@ func TestRecordHistory(t *testing.T) {
 	if _, err := RecordHistory(t.TempDir(), history.Filter{Device: "cuda:0"}); err == nil || !strings.Contains(err.Error(), "the node's record") {
 		t.Fatalf("no record: %v", err)
 	}
+
+	// Names as the console shows them, and a name that names nothing is
+	// an error listing what the record knows, as fgtop history answers it
+	// (over SSH it was an empty answer: "nothing held").
+	doc, err = RecordHistory(dir, history.Filter{Device: "GPU0"})
+	if ivs, _, perr := ParseNodeHistory("n1:2222", doc); err != nil || perr != nil || len(ivs) != 1 {
+		t.Fatalf("--device GPU0: %v %v:\n%s", err, perr, doc)
+	}
+	for _, f := range []history.Filter{{Device: "GPU9"}, {Kernel: "ffff"}} {
+		doc, err := RecordHistory(dir, f)
+		if err == nil || !strings.Contains(err.Error(), "in the record, which knows") || len(doc) != 0 {
+			t.Errorf("%+v: %v:\n%s", f, err, doc)
+		}
+	}
 }

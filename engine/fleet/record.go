@@ -58,7 +58,10 @@ func RecordHistory(dir string, f history.Filter) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the node's record: %w", err)
 	}
-	res, err := rd.History(f)
+	// Names as the console shows them (GPU1, MIG 7/0, a prefix), and a
+	// name the record does not know is an error listing what it does, as
+	// `fgtop history` answers: never an empty answer for a typo.
+	res, err := rd.Query(f)
 	if err != nil {
 		return nil, fmt.Errorf("the node's record: %w", err)
 	}

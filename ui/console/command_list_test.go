@@ -32,3 +32,20 @@ func TestHelpListsEveryCommand(t *testing.T) {
 		t.Errorf("an unknown command's hint: %q", a.Flash.Text)
 	}
 }
+
+// TestHelpSaysTheRecordsCommandsNeedOne: a console that keeps no history
+// lists :at, :live and :span as needing one (they only say so when run),
+// as [ and ] are left out of its keys; one with a record lists them plain.
+func TestHelpSaysTheRecordsCommandsNeedOne(t *testing.T) {
+	for _, hist := range []string{"", t.TempDir()} {
+		a := testApp(t, 200, 200, nil, Options{History: hist})
+		var help string
+		for _, l := range helpLines(a, 200) {
+			help += stripANSI(l) + "\n"
+		}
+		marked := strings.Count(help, "no record here (start fgtop with --history DIR)")
+		if want := map[bool]int{true: 3, false: 0}[hist == ""]; marked != want {
+			t.Errorf("history %q: %d commands marked, want %d:\n%s", hist, marked, want, help)
+		}
+	}
+}

@@ -189,6 +189,12 @@ func (a *App) pastKey(act kit.Action) (tea.Cmd, bool) {
 			a.Flashf(kit.LvlWarn, "no editing in the past: :live comes back to the node as it is")
 			return nil, true
 		}
+	case ActDemoRestart:
+		if a.past.on {
+			// It acts on the node as it is, which the screen does not show.
+			a.Flashf(kit.LvlWarn, "no restarting in the past: :live comes back to the node as it is")
+			return nil, true
+		}
 	}
 	return nil, false
 }

@@ -277,3 +277,24 @@ func TestPastAgesCountToThePast(t *testing.T) {
 		t.Errorf("kernel %s's row in the past: %q; want its age then, %s (not %s)", k.ID[:8], row, thenAge, liveAge)
 	}
 }
+
+// TestNoDemoRestartInThePast: R (the demo's restart of its agents) acts
+// on the node as it is, which a console in the past does not show: it is
+// refused there, as editing is.
+func TestNoDemoRestartInThePast(t *testing.T) {
+	dir, past := pastRecord(t)
+	restarts := 0
+	a := testApp(t, 160, 48, fake.Node(fake.Options{}), Options{History: dir, DemoRestart: func() (string, error) {
+		restarts++
+		return "restarted", nil
+	}})
+	command(a, "at "+past[0].Time.Add(time.Minute).Format(time.RFC3339))
+	if !a.past.on {
+		t.Fatal("not in the past")
+	}
+	_, cmd := a.Update(keyRune('R'))
+	runCmd(a, cmd)
+	if restarts != 0 || !strings.Contains(a.Flash.Text, "no restarting in the past") {
+		t.Fatalf("R in the past: %d restarts, flash %q", restarts, a.Flash.Text)
+	}
+}

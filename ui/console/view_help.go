@@ -33,6 +33,9 @@ type helpScreen struct {
 	ed *editor.Editor
 	// themeNames: :theme takes names only (a console served over SSH).
 	themeNames bool
+	// noRecord: the console keeps no history, so :at, :live and :span
+	// (longer than the live 5m) only say so: the help says it once.
+	noRecord bool
 	// sortColumns are the kernel table's sort columns, for :sort.
 	sortColumns func() []string
 	// shown are the column titles the main screen draws at this width
@@ -48,7 +51,7 @@ type helpScreen struct {
 // openHelp opens the help for what is on screen: over the editor, the
 // editor's keys and notes.
 func (a *App) openHelp() {
-	a.push(&helpScreen{common: a.common, ed: a.ed(), themeNames: a.opts.LoadTheme != nil,
+	a.push(&helpScreen{common: a.common, ed: a.ed(), themeNames: a.opts.LoadTheme != nil, noRecord: a.opts.History == "",
 		sortColumns: a.Kernels.sortColumns, shown: a.shownColumns, hm: help.New()})
 }
 
@@ -137,7 +140,7 @@ func (hs *helpScreen) Lines(w int) []string {
 // keep them alive, and a later theme's styles could be made there.
 func (hs *helpScreen) linesKey(w int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d\x00%s\x00%v\x00%v\x00%v\x00", w, hs.Filter, hs.Keys.Role(), hs.Scope(), hs.themeNames)
+	fmt.Fprintf(&b, "%d\x00%s\x00%v\x00%v\x00%v\x00%v\x00", w, hs.Filter, hs.Keys.Role(), hs.Scope(), hs.themeNames, hs.noRecord)
 	for _, col := range hs.Keys.FullHelpIn(hs.Scope()) {
 		for _, kb := range col {
 			h := kb.Help()
@@ -236,6 +239,16 @@ func (hs *helpScreen) notes(w int) []string {
 		{":live", "back to the live node from :at"},
 		{":span 5m|1h|1d|7d", "the history graphs' span (longer than 5m: drawn from the record)"},
 		{":help", "this help (? too)"},
+	}
+	if hs.noRecord {
+		// The record's commands exist (each says why it cannot answer),
+		// but this console keeps none: said where they are listed, as [
+		// and ] are left out of the keys.
+		for i := range cmds {
+			if strings.HasPrefix(cmds[i][0], ":at ") || cmds[i][0] == ":live" || strings.HasPrefix(cmds[i][0], ":span ") {
+				cmds[i][1] = "no record here (start fgtop with --history DIR): " + cmds[i][1]
+			}
+		}
 	}
 	for _, c := range cmds {
 		out = append(out, kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlAccent, Text: "   " + kit.PadRight(c[0], 22)}, {Lvl: kit.LvlPlain, Text: c[1]}}, w))

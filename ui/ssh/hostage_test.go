@@ -205,7 +205,7 @@ func TestSessionShares(t *testing.T) {
 		}
 		// A follow stream has its own share, whatever the viewers hold.
 		f.openStream(t, "olga", f.operator)
-		if err := f.tryStream("olga", f.operator); err == nil || !strings.Contains(err.Error(), "too many snapshot streams (the limit is 1 of 5 sessions)") {
+		if err := f.tryStream("olga", f.operator); err == nil || !strings.Contains(err.Error(), "too many snapshot streams and queries (the limit is 1 of 5 sessions)") {
 			t.Fatalf("second stream: %v", err)
 		}
 		// The operators' two slots are there.
@@ -342,6 +342,12 @@ func TestOutQueue(t *testing.T) {
 // tryStream opens a follow stream and returns the server's refusal (its
 // stderr) as an error, or nil once the stream's first line came.
 func (f *fixture) tryStream(user string, key gossh.Signer) error {
+	return f.tryCommand(user, key, "snapshot --follow --json --heartbeat 200ms")
+}
+
+// tryCommand runs an exec command and waits for its first line (the
+// stream goes on being read); the error is its stderr when it gave none.
+func (f *fixture) tryCommand(user string, key gossh.Signer, cmd string) error {
 	c, err := f.dial(user, key)
 	if err != nil {
 		return err
@@ -358,7 +364,7 @@ func (f *fixture) tryStream(user string, key gossh.Signer) error {
 		c.Close()
 		return err
 	}
-	if err := sess.Start("snapshot --follow --json --heartbeat 200ms"); err != nil {
+	if err := sess.Start(cmd); err != nil {
 		c.Close()
 		return err
 	}
@@ -397,6 +403,26 @@ func TestViewersCannotLockOutTheFleet(t *testing.T) {
 	}
 	if err := f.tryStream("fleet", f.operator); err != nil {
 		t.Fatalf("an operator's fleet stream with the viewers' share full: %v", err)
+	}
+	// A one-shot snapshot (what fleet --once and fleet --at ask) counts
+	// against the streams' share too: a third viewer key is not refused
+	// for the viewers' consoles (it was: "too many viewer sessions").
+	third := sshtest.NewKey(t)
+	keys, err := os.ReadFile(f.keysPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sshtest.WriteAtomic(t, f.keysPath, string(keys)+third.AuthLine("", "wanda@watch"))
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		err := f.tryCommand("fleet-once", third, "snapshot --json")
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) || strings.Contains(err.Error(), "too many viewer sessions") {
+			t.Fatalf("a viewer key's one-shot snapshot with the viewers' share full: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond) // the key file reloading
 	}
 	f.open(t, "olga", f.operator, nil).waitScreen(t, "gpu-node01")
 }

@@ -80,13 +80,13 @@ type Config struct {
 	HostKey string
 	// MaxSessions is the most sessions at once; 0 means DefaultMaxSessions.
 	MaxSessions int
-	// MaxViewerSessions is the most consoles (and one-shot snapshots) at
-	// once of viewer keys, so that viewers cannot take the slots operators
+	// MaxViewerSessions is the most consoles at once of viewer keys, so that viewers cannot take the slots operators
 	// need; 0 means a quarter of MaxSessions (at least 1). It is capped at
 	// MaxSessions.
 	MaxViewerSessions int
-	// MaxStreamSessions is the most snapshot --follow streams at once,
-	// any key's: the fleet's machine streams have a share of their own,
+	// MaxStreamSessions is the most exec commands at once (snapshot
+	// --follow streams, one-shot snapshots, snapshot --at, history), any
+	// key's: the fleet's machine queries have a share of their own,
 	// so viewers' consoles cannot lock a fleet out, nor streams the
 	// consoles. 0 means a quarter of MaxSessions (at least 1); capped at
 	// MaxSessions. Operators' consoles have the slots the two shares
@@ -598,7 +598,12 @@ func (s *Server) admit(sess ssh.Session, pub ssh.PublicKey, id Identity, stream,
 		id.Role = agentconfig.RoleViewer
 	}
 	wire := string(pub.Marshal())
-	share := id.Role == agentconfig.RoleViewer && !follow
+	// A viewer's console counts against the viewers' share; every exec
+	// command (a follow stream, a one-shot snapshot, snapshot --at, a
+	// history query: a fleet's) against the streams' own, so that viewers'
+	// consoles cannot lock a fleet out of a node's past either.
+	share := id.Role == agentconfig.RoleViewer && !stream
+	follow = stream
 	viewers, streams, byKey := 0, 0, 0
 	for _, o := range s.sessions {
 		if o.viewerShare {
@@ -619,7 +624,7 @@ func (s *Server) admit(sess ssh.Session, pub ssh.PublicKey, id Identity, stream,
 			s.cfg.MaxViewerSessions, s.cfg.MaxSessions)
 	}
 	if follow && streams >= s.cfg.MaxStreamSessions {
-		return nil, fmt.Sprintf("too many snapshot streams (the limit is %d of %d sessions): try again later",
+		return nil, fmt.Sprintf("too many snapshot streams and queries (the limit is %d of %d sessions): try again later",
 			s.cfg.MaxStreamSessions, s.cfg.MaxSessions)
 	}
 	ls := &session{id: id, wire: wire, keyRole: k.Role, start: time.Now(), stream: stream, viewerShare: share, streamShare: follow}
