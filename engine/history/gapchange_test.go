@@ -11,6 +11,31 @@ import (
 	"github.com/fgtop/fgtop/model"
 )
 
+// recorderRuns returns what runs a recorder over dir for n snapshots of
+// node, made by next, and closes it: a run of the recorder between two
+// stretches of the clock no recorder ran in. It returns the last
+// snapshot's time.
+func recorderRuns(t *testing.T, dir string, node *synthNode, next func() *model.Snapshot) func(n int) time.Time {
+	return func(n int) time.Time {
+		t.Helper()
+		rec, err := Open(Options{Dir: dir, Clock: func() time.Time { return node.t }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range n {
+			rec.Observe(next())
+		}
+		rec.Close()
+		return node.t
+	}
+}
+
+// tick is the node a second later, as it is (step changes it too).
+func (n *synthNode) tick() *model.Snapshot {
+	n.t = n.t.Add(time.Second)
+	return n.snap()
+}
+
 // TestChangeInAGapIsNotExact: a kernel whose amount changed while no
 // recorder ran is not said to have changed at the moment the record began
 // again. What it held before ended somewhere in the gap ("?": Gone, at the
@@ -27,18 +52,7 @@ func TestChangeInAGapIsNotExact(t *testing.T) {
 		Path: "/s/b/config/resource.txt", Seen: node.t, ModTime: node.t,
 		Alloc: model.Allocations{model.SlotCUDAShares: {"1": model.MustDec("0.20")}}}
 	node.ks[k.ID], node.ks[same.ID] = k, same
-	run := func(n int) time.Time {
-		rec, err := Open(Options{Dir: dir, Clock: func() time.Time { return node.t }})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for range n {
-			node.t = node.t.Add(time.Second)
-			rec.Observe(node.snap())
-		}
-		rec.Close()
-		return node.t
-	}
+	run := recorderRuns(t, dir, node, node.tick)
 	start := node.t.Add(time.Second)
 	lastSeen := run(5)
 	node.t = node.t.Add(30 * time.Second) // no recorder: the change is in here
@@ -91,18 +105,7 @@ func TestUntilInAGapAndALostTail(t *testing.T) {
 		Path: "/s/c/config/resource.txt", Seen: node.t, ModTime: node.t,
 		Alloc: model.Allocations{model.SlotCUDAShares: {"2": model.MustDec("0.60")}}}
 	node.ks[k.ID] = k
-	run := func(n int) time.Time {
-		rec, err := Open(Options{Dir: dir, Clock: func() time.Time { return node.t }})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for range n {
-			node.t = node.t.Add(time.Second)
-			rec.Observe(node.snap())
-		}
-		rec.Close()
-		return node.t
-	}
+	run := recorderRuns(t, dir, node, node.tick)
 	run(5)
 	lastSeen := node.t
 	node.t = node.t.Add(30 * time.Second)
@@ -182,15 +185,7 @@ func TestQueryHostOnly(t *testing.T) {
 	node.ks[k.ID] = k
 	// Snapshots of this node as it is (the synthetic steps would change
 	// or remove the kernel at random).
-	rec, err := Open(Options{Dir: dir, Clock: func() time.Time { return node.t }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for range 3 {
-		node.t = node.t.Add(time.Second)
-		rec.Observe(node.snap())
-	}
-	rec.Close()
+	recorderRuns(t, dir, node, node.tick)(3)
 	rd, err := OpenReader(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -221,16 +216,7 @@ func TestQueryHostOnly(t *testing.T) {
 func TestStrayFileInsideASegment(t *testing.T) {
 	dir := t.TempDir()
 	node := newSynth(6, 3)
-	run := func(n int) {
-		rec, err := Open(Options{Dir: dir, Clock: func() time.Time { return node.t }})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for range n {
-			rec.Observe(node.step())
-		}
-		rec.Close()
-	}
+	run := recorderRuns(t, dir, node, node.step)
 	run(20)
 	node.t = node.t.Add(time.Minute)
 	run(20)
@@ -306,17 +292,7 @@ func TestOwnerLearntInAGap(t *testing.T) {
 		Path: "/s/d/config/resource.txt", Seen: node.t, ModTime: node.t,
 		Alloc: model.Allocations{model.SlotCUDAShares: {"3": model.MustDec("0.70")}}}
 	node.ks[k.ID] = k
-	run := func(n int) {
-		rec, err := Open(Options{Dir: dir, Clock: func() time.Time { return node.t }})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for range n {
-			node.t = node.t.Add(time.Second)
-			rec.Observe(node.snap())
-		}
-		rec.Close()
-	}
+	run := recorderRuns(t, dir, node, node.tick)
 	run(5)
 	node.t = node.t.Add(30 * time.Second)
 	known := *k
@@ -351,17 +327,7 @@ func TestUntilInAQuickRestart(t *testing.T) {
 		Path: "/s/e/config/resource.txt", Seen: node.t, ModTime: node.t,
 		Alloc: model.Allocations{model.SlotCUDAShares: {"4": model.MustDec("0.30")}}}
 	node.ks[k.ID] = k
-	run := func(n int) {
-		rec, err := Open(Options{Dir: dir, Clock: func() time.Time { return node.t }})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for range n {
-			node.t = node.t.Add(time.Second)
-			rec.Observe(node.snap())
-		}
-		rec.Close()
-	}
+	run := recorderRuns(t, dir, node, node.tick)
 	run(5)
 	stopped := node.t
 	run(5)
