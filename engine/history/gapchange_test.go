@@ -30,6 +30,14 @@ func recorderRuns(t *testing.T, dir string, node *synthNode, next func() *model.
 	}
 }
 
+// sharesKernel is a kernel of node's agent holding amt cuda.shares on
+// device dev.
+func sharesKernel(node *synthNode, id model.KernelID, dev model.DeviceID, amt string) *model.Kernel {
+	return &model.Kernel{ID: id, Agent: "i-node01", AgentBy: model.AgentByRecord, State: model.KernelOK,
+		Path: "/s/" + string(id[:8]) + "/config/resource.txt", Seen: node.t, ModTime: node.t,
+		Alloc: model.Allocations{model.SlotCUDAShares: {dev: model.MustDec(amt)}}}
+}
+
 // tick is the node a second later, as it is (step changes it too).
 func (n *synthNode) tick() *model.Snapshot {
 	n.t = n.t.Add(time.Second)
@@ -45,12 +53,8 @@ func (n *synthNode) tick() *model.Snapshot {
 func TestChangeInAGapIsNotExact(t *testing.T) {
 	dir := t.TempDir()
 	node := newSynth(3, 0)
-	k := &model.Kernel{ID: "aaaaaaaa-0000-4000-8000-000000000001", Agent: "i-node01", AgentBy: model.AgentByRecord, State: model.KernelOK,
-		Path: "/s/a/config/resource.txt", Seen: node.t, ModTime: node.t,
-		Alloc: model.Allocations{model.SlotCUDAShares: {"1": model.MustDec("0.70")}}}
-	same := &model.Kernel{ID: "bbbbbbbb-0000-4000-8000-000000000002", Agent: "i-node01", AgentBy: model.AgentByRecord, State: model.KernelOK,
-		Path: "/s/b/config/resource.txt", Seen: node.t, ModTime: node.t,
-		Alloc: model.Allocations{model.SlotCUDAShares: {"1": model.MustDec("0.20")}}}
+	k := sharesKernel(node, "aaaaaaaa-0000-4000-8000-000000000001", "1", "0.70")
+	same := sharesKernel(node, "bbbbbbbb-0000-4000-8000-000000000002", "1", "0.20")
 	node.ks[k.ID], node.ks[same.ID] = k, same
 	run := recorderRuns(t, dir, node, node.tick)
 	start := node.t.Add(time.Second)
@@ -101,9 +105,7 @@ func TestChangeInAGapIsNotExact(t *testing.T) {
 func TestUntilInAGapAndALostTail(t *testing.T) {
 	dir := t.TempDir()
 	node := newSynth(4, 0)
-	k := &model.Kernel{ID: "cccccccc-0000-4000-8000-000000000003", Agent: "i-node01", AgentBy: model.AgentByRecord, State: model.KernelOK,
-		Path: "/s/c/config/resource.txt", Seen: node.t, ModTime: node.t,
-		Alloc: model.Allocations{model.SlotCUDAShares: {"2": model.MustDec("0.60")}}}
+	k := sharesKernel(node, "cccccccc-0000-4000-8000-000000000003", "2", "0.60")
 	node.ks[k.ID] = k
 	run := recorderRuns(t, dir, node, node.tick)
 	run(5)
@@ -288,9 +290,7 @@ func TestStrayFileInsideASegment(t *testing.T) {
 func TestOwnerLearntInAGap(t *testing.T) {
 	dir := t.TempDir()
 	node := newSynth(7, 0)
-	k := &model.Kernel{ID: "dddddddd-0000-4000-8000-000000000004", Agent: "i-node01", AgentBy: model.AgentByRecord, State: model.KernelOK,
-		Path: "/s/d/config/resource.txt", Seen: node.t, ModTime: node.t,
-		Alloc: model.Allocations{model.SlotCUDAShares: {"3": model.MustDec("0.70")}}}
+	k := sharesKernel(node, "dddddddd-0000-4000-8000-000000000004", "3", "0.70")
 	node.ks[k.ID] = k
 	run := recorderRuns(t, dir, node, node.tick)
 	run(5)
@@ -323,9 +323,7 @@ func TestOwnerLearntInAGap(t *testing.T) {
 func TestUntilInAQuickRestart(t *testing.T) {
 	dir := t.TempDir()
 	node := newSynth(8, 0)
-	k := &model.Kernel{ID: "eeeeeeee-0000-4000-8000-000000000005", Agent: "i-node01", AgentBy: model.AgentByRecord, State: model.KernelOK,
-		Path: "/s/e/config/resource.txt", Seen: node.t, ModTime: node.t,
-		Alloc: model.Allocations{model.SlotCUDAShares: {"4": model.MustDec("0.30")}}}
+	k := sharesKernel(node, "eeeeeeee-0000-4000-8000-000000000005", "4", "0.30")
 	node.ks[k.ID] = k
 	run := recorderRuns(t, dir, node, node.tick)
 	run(5)
