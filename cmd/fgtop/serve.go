@@ -60,7 +60,8 @@ one-shot snapshots, snapshot --at, history: any key's, a fleet's) a share of the
 --max-stream-sessions (default a quarter too), and one key at most --max-sessions-per-key
 (default 4).
 A session's output never waits on its client: a client that takes none of it for --stuck-timeout
-(default 30s), or lets 4 MiB pile up, is dropped and its slot freed; window changes reach the
+(default 30s) once its SSH window is full (at a console's rate, minutes after it stops reading),
+or lets 4 MiB pile up, is dropped and its slot freed; window changes reach the
 console at most ten times a second (the newest wins). SIGTERM or SIGINT closes every session and
 stops the server; what has not stopped after 3 seconds is ended then (a second signal: at once).
 A session's window is capped at 500x200 cells; a connection holds at most 4 sessions and
@@ -140,7 +141,7 @@ func newServeCmd() *cobra.Command {
 	fl.IntVar(&sf.maxPerKey, "max-sessions-per-key", sshserve.DefaultMaxSessionsPerKey, "most sessions one key holds at once (consoles and streams)")
 	fl.StringVar(&sf.maxStartups, "max-startups", sshserve.DefaultMaxStartups.String(), "unauthenticated connections at once, as sshd's MaxStartups start:rate:full: from start on a new one is dropped with rate % chance, rising to all at full")
 	fl.StringVar(&sf.perSourceMaxStartups, "per-source-max-startups", sshserve.DefaultPerSourceMaxStartups.String(), "the same limit per source address (start:rate:full, or N)")
-	fl.DurationVar(&sf.stuckTimeout, "stuck-timeout", sshserve.DefaultStuckTimeout, "drop a session whose client takes none of its output for this long")
+	fl.DurationVar(&sf.stuckTimeout, "stuck-timeout", sshserve.DefaultStuckTimeout, "drop a session whose client takes none of its output for this long once its SSH window is full")
 	fl.DurationVar(&sf.idleTimeout, "idle-timeout", sshserve.DefaultIdleTimeout, "close a session after this long without input (0: never)")
 	fl.StringVar(&sf.themeDir, "theme-dir", "", "directory of theme files (NAME.toml) sessions may pick with :theme NAME (default: built-in themes only; a session never names a path)")
 	fl.StringVar(&sf.logPath, "log", "", "append connects and refusals to this file (default: stderr)")
