@@ -187,7 +187,11 @@ func TestQueryHostOnly(t *testing.T) {
 	node.ks[k.ID] = k
 	// Snapshots of this node as it is (the synthetic steps would change
 	// or remove the kernel at random).
-	recorderRuns(t, dir, node, node.tick)(3)
+	run := recorderRuns(t, dir, node, node.tick)
+	run(3)
+	delete(node.ks, k.ID) // it ends; the record goes on
+	node.ks["aaaaaaaa-0000-4000-8000-0000000000aa"] = sharesKernel(node, "aaaaaaaa-0000-4000-8000-0000000000aa", "0", "0.50")
+	run(3)
 	rd, err := OpenReader(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -207,6 +211,13 @@ func TestQueryHostOnly(t *testing.T) {
 	}
 	if _, err := rd.Query(Filter{Kernel: "1818"}); err == nil {
 		t.Error("a kernel the record does not hold was found")
+	}
+	// Asked for a span after it held anything: known, and it held
+	// nothing then (an empty answer, as for an accelerator kernel), not
+	// "no kernel in the record".
+	res, err := rd.Query(Filter{Kernel: "1717", Since: node.t.Add(-time.Second)})
+	if err != nil || len(res.Intervals) != 0 {
+		t.Errorf("after its span: %v, %d intervals", err, len(res.Intervals))
 	}
 }
 

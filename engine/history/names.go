@@ -49,7 +49,12 @@ func (r *Reader) Known() (*Known, error) {
 	// Accelerators only, as Query matches names first: a kernel of cores
 	// and memory only is answered when no accelerator kernel matches
 	// (Query), not listed here.
-	res, err := r.History(Filter{})
+	return r.knownOf(Filter{})
+}
+
+// knownOf is Known of the intervals f's walk of the whole record gives.
+func (r *Reader) knownOf(f Filter) (*Known, error) {
+	res, err := r.History(f)
 	if err != nil {
 		return nil, err
 	}
@@ -166,20 +171,38 @@ func (r *Reader) Query(f Filter) (*HistoryResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	list := known.Kernels
-	switch kind {
-	case "user":
-		list = known.Users
-	case "session":
-		list = known.Sessions
-	case "project":
-		list = known.Projects
-	}
-	if _, err := names.ID(name, list, kind, recordWhere); err != nil {
-		return nil, r.withDamage(err)
+	if _, err := names.ID(name, known.of(kind), kind, recordWhere); err != nil {
+		var nf *names.NotFoundError
+		if !errors.As(err, &nf) {
+			return nil, err
+		}
+		// A name no accelerator kernel has may be one of cores and
+		// memory only, outside the span: known, and it held nothing
+		// then. This walk is the error path's only.
+		host, herr := r.knownOf(Filter{Host: true})
+		if herr != nil {
+			return nil, herr
+		}
+		if _, err := names.ID(name, host.of(kind), kind, recordWhere); err != nil {
+			return nil, r.withDamage(err)
+		}
 	}
 	// Known, and held nothing in the asked span.
 	return res, nil
+}
+
+// of is the list of names of kind ("kernel", "user", "session",
+// "project").
+func (k *Known) of(kind string) []string {
+	switch kind {
+	case "user":
+		return k.Users
+	case "session":
+		return k.Sessions
+	case "project":
+		return k.Projects
+	}
+	return k.Kernels
 }
 
 // pick is the field of iv the filter names (kernel, user, session,

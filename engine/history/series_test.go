@@ -3,6 +3,7 @@ package history
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -214,6 +215,11 @@ func FuzzSeries(f *testing.F) {
 			t.Fatal(err)
 		}
 		s, err := rd.Series(context.Background(), feed.start.Add(-time.Hour), feed.start.Add(time.Hour), 12)
+		if errors.Is(err, ErrEmpty) && len(rd.Skipped()) == 1 && len(b) >= headerSize {
+			// Bytes that do not begin with a segment header are no
+			// segment: skipped, and said (the record holds nothing).
+			return
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
