@@ -68,7 +68,17 @@ const arrSep = "\x1d"
 // arrElem names instance i of the array of tables key.
 func arrElem(key string, i int) string { return key + arrSep + strconv.Itoa(i) }
 
-func pathKey(p []string) string { return strings.Join(p, "\x00") }
+func pathKey(p []string) string {
+	// Each key after a separator of its own: a table named "" ([""]) is
+	// not the root, which a plain join made it (an edit meant for the
+	// root then landed in it).
+	var b strings.Builder
+	for _, k := range p {
+		b.WriteByte(0)
+		b.WriteString(k)
+	}
+	return b.String()
+}
 
 // pathString renders a path for messages: agents[1].resource.devices.cuda.
 func pathString(p []string) string {
