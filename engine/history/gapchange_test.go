@@ -280,6 +280,30 @@ func TestStrayFileInsideASegment(t *testing.T) {
 	if fmt.Sprint(gotSince.Missing) != fmt.Sprint(cleanSince.Missing) || len(gotSince.Intervals) != len(cleanSince.Intervals) {
 		t.Errorf("--since after its name: missing %v, %d intervals; without it: %v, %d", gotSince.Missing, len(gotSince.Intervals), cleanSince.Missing, len(cleanSince.Intervals))
 	}
+	// One that begins with a segment's header and holds nothing after it
+	// (a copy cut short) is read, cannot be, and is skipped the same way.
+	hdr, err := os.ReadFile(segs[0].Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(dir, fmt.Sprintf("seg-%020d.fgh", inside.Add(time.Second).UnixNano()))
+	if err := os.WriteFile(cut, append(hdr[:headerSize:headerSize], "garbage"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rd, err = OpenReader(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := rd.History(Filter{}); err != nil || fmt.Sprint(got.Missing) != fmt.Sprint(clean.Missing) {
+		t.Errorf("with a cut copy: missing %v (%v), without: %v", got.Missing, err, clean.Missing)
+	}
+	res, err = rd.At(inside.Add(3 * time.Second))
+	if err != nil || !res.Exact || len(res.Missing) != 0 || len(res.Skipped) != 2 {
+		t.Errorf("snapshot --at with a cut copy: %v, exact %v, missing %v, skipped %v", err, res != nil && res.Exact, res.Missing, res.Skipped)
+	}
+	if err := os.Remove(cut); err != nil {
+		t.Fatal(err)
+	}
 	_, cleanEnd, _ := cleanRd.Span()
 	last := segs[len(segs)-1].Start.Add(2 * time.Second)
 	if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("seg-%020d.fgh", last.UnixNano())), []byte("0123456789abcdefghijklmnop"), 0o644); err != nil {

@@ -230,21 +230,10 @@ func (r *Reader) queryDevice(f Filter) (*HistoryResult, error) {
 		}
 		tried = res
 	}
-	if f.Host {
-		// A core or the memory the record knows, which held nothing
-		// in the span: known, and an empty answer, not a wrong name.
-		key := model.DeviceKey{}
-		for _, d := range r.Devices() {
-			if d.Key().String() == f.Device {
-				key = d.Key()
-			}
-		}
-		if key.Name != "" {
-			if tried != nil {
-				return tried, nil
-			}
-			return r.History(f)
-		}
+	if f.Host && tried != nil && slices.ContainsFunc(r.Devices(), func(d model.Device) bool { return d.Key().String() == f.Device }) {
+		// A core or the memory the record knows, which held nothing in
+		// the span: known, and an empty answer, not a wrong name.
+		return tried, nil
 	}
 	key, err := r.ResolveDevice(f.Device)
 	if err != nil {

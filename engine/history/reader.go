@@ -29,14 +29,12 @@ func (m Missing) String() string {
 	if m.To.Equal(m.From) {
 		// The lost end of a damaged last segment: how far it went is
 		// lost with it.
-		return fmt.Sprintf("from %s on: %s", stampOf(m.From), m.Why)
+		return fmt.Sprintf("from %s on: %s", fmtTime(m.From), m.Why)
 	}
-	return fmt.Sprintf("%s to %s: %s", stampOf(m.From), stampOf(m.To), m.Why)
+	// Local time with its zone, as the tables and the record's other
+	// messages say a moment (the JSON documents carry RFC 3339 UTC).
+	return fmt.Sprintf("%s to %s: %s", fmtTime(m.From), fmtTime(m.To), m.Why)
 }
-
-// stampOf is a moment as the record's messages say it: local time, as the
-// tables list it, with its zone (the JSON documents carry RFC 3339 UTC).
-func stampOf(t time.Time) string { return t.Local().Format("2006-01-02 15:04:05 MST") }
 
 // Reader answers from a history directory. It reads the segments as they
 // are when asked; a recorder may be writing the last one meanwhile. A
@@ -379,6 +377,9 @@ func (r *Reader) AtContext(ctx context.Context, t time.Time) (*Result, error) {
 		return nil, &OutsideError{At: t, From: res.From, To: to}
 	}
 	slack := DefaultBeatEvery + 2*DefaultFlushEvery
+	// unread are the files named after the segment that answers, whose
+	// checkpoint could not be read (each a stretch of res.Missing).
+	var unread []Skipped
 	// The last segment that begins at or before t, and any before it whose
 	// checkpoint cannot be read.
 	i := len(r.segs) - 1
@@ -402,6 +403,7 @@ func (r *Reader) AtContext(ctx context.Context, t time.Time) (*Result, error) {
 			}
 			res.Missing = append(res.Missing, Missing{From: sr.file.Start, To: t,
 				Why: fmt.Sprintf("segment %s: %s", filepath.Base(sr.file.Path), why)})
+			unread = append(unread, Skipped{Path: sr.file.Path, Why: why + " (named for a time the segment before it recorded through)"})
 			continue
 		}
 		w := walker{stopPast: true, ctx: ctx}
@@ -420,19 +422,13 @@ func (r *Reader) AtContext(ctx context.Context, t time.Time) (*Result, error) {
 			if err != nil {
 				return nil, err
 			}
-			// Files after it named for a time it recorded through, which
-			// could not be read, hide nothing: skipped, not missing.
-			kept := res.Missing[:0]
-			res.Skipped = slices.Clip(res.Skipped) // the reader's own list: appended to, copied
-			for _, m := range res.Missing {
-				if m.From.Before(end) && !m.From.Before(sr.file.Start) && strings.HasPrefix(m.Why, "segment ") {
-					name, why, _ := strings.Cut(strings.TrimPrefix(m.Why, "segment "), ": ")
-					res.Skipped = append(res.Skipped, Skipped{Path: filepath.Join(r.dir, name), Why: why + " (named for a time the segment before it recorded through)"})
-					continue
-				}
-				kept = append(kept, m)
+			// Every stretch noted so far is a file after this segment that
+			// could not be read, named at or before t, which this segment
+			// recorded through: it hides nothing, skipped, not missing.
+			if len(unread) > 0 {
+				res.Skipped = append(slices.Clip(res.Skipped), unread...) // the reader's own list: copied
+				res.Missing = nil
 			}
-			res.Missing = kept
 			r.learnAhead(snap, i, t)
 			res.Snap, res.Exact = snap, true
 			return res, nil

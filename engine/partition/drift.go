@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/engine/scratch"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -238,7 +239,7 @@ func unattributedHeld(s *model.Snapshot) unattributed {
 			}
 		}
 		for _, a := range s.Agents {
-			if a.ScratchRoot != "" && k.Path != "" && under(k.Path, a.ScratchRoot) {
+			if a.ScratchRoot != "" && k.Path != "" && scratch.Within(filepath.Clean(a.ScratchRoot), filepath.Clean(k.Path)) {
 				u.of = append(u.of, a.ID)
 			}
 		}
@@ -284,12 +285,6 @@ func (u unattributed) of(a model.AgentID, slot model.SlotName) (model.Dec, []mod
 		sum = sum.Add(v)
 	}
 	return sum, ids
-}
-
-// under reports whether path lies below dir.
-func under(path, dir string) bool {
-	rel, err := filepath.Rel(filepath.Clean(dir), filepath.Clean(path))
-	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
 // agentOverCapacity: per agent and slot, what its kernels hold against the

@@ -42,9 +42,9 @@ func isMissing(err error) bool {
 	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
 }
 
-// within reports whether p is base or below it; both must be clean and
+// Within reports whether p is base or below it; both must be clean and
 // absolute (or both relative to the same directory).
-func within(base, p string) bool {
+func Within(base, p string) bool {
 	rel, err := filepath.Rel(base, p)
 	if err != nil {
 		return false
@@ -76,7 +76,7 @@ func judgeSymlink(root, link string) symlinkVerdict {
 	realLink := filepath.Join(realRoot, rel)
 	if t, err := filepath.EvalSymlinks(realLink); err == nil {
 		t, _ = filepath.Abs(t)
-		return symlinkVerdict{target: t, escapes: !within(realRoot, t)}
+		return symlinkVerdict{target: t, escapes: !Within(realRoot, t)}
 	}
 	text, err := os.Readlink(realLink)
 	if err != nil {
@@ -86,7 +86,7 @@ func judgeSymlink(root, link string) symlinkVerdict {
 	if !filepath.IsAbs(t) {
 		t = filepath.Join(filepath.Dir(realLink), t)
 	}
-	return symlinkVerdict{target: text, escapes: !within(realRoot, filepath.Clean(t))}
+	return symlinkVerdict{target: text, escapes: !Within(realRoot, filepath.Clean(t))}
 }
 
 // symlinkIssue is the Problem for a refused symlink.

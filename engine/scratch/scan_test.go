@@ -49,8 +49,8 @@ func TestWithin(t *testing.T) {
 		{"/a/b", "/a/b/..c", true},
 	}
 	for _, tt := range tests {
-		if got := within(tt.base, filepath.Clean(tt.p)); got != tt.want {
-			t.Errorf("within(%q, %q) = %v, want %v", tt.base, tt.p, got, tt.want)
+		if got := Within(tt.base, filepath.Clean(tt.p)); got != tt.want {
+			t.Errorf("Within(%q, %q) = %v, want %v", tt.base, tt.p, got, tt.want)
 		}
 	}
 }
