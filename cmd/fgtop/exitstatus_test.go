@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"github.com/fgtop/fgtop/internal/manpage"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -41,7 +42,7 @@ func TestExitStatusTable(t *testing.T) {
 		if !strings.Contains(flat, r.code+" "+r.what) {
 			t.Errorf("--help lacks exit status %s: %q", r.code, r.what)
 		}
-		if !strings.Contains(man.String(), `\fB`+r.code+`\fR`+"\n"+roffEscape(r.what)) {
+		if !strings.Contains(man.String(), `\fB`+r.code+`\fR`+"\n"+manpage.Escape(r.what)) {
 			t.Errorf("the manual page lacks exit status %s", r.code)
 		}
 		want.WriteString("| " + r.code + " | " + r.what + " |\n")

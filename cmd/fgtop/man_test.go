@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"github.com/fgtop/fgtop/internal/manpage"
 	"os/exec"
 	"regexp"
 	"strings"
@@ -52,7 +53,7 @@ func TestManPage(t *testing.T) {
 
 	root := newRootCmd()
 	root.InitDefaultVersionFlag()
-	cmds := manCommands(root)
+	cmds := manpage.Commands(root)
 	if len(cmds) < 12 {
 		t.Fatalf("only %d commands found in the tree", len(cmds))
 	}
@@ -71,17 +72,17 @@ func TestManPage(t *testing.T) {
 		}
 	}
 	var rootFlags []string
-	for _, f := range manFlags(root) {
+	for _, f := range manpage.Flags(root) {
 		rootFlags = append(rootFlags, f.Name)
 	}
 	check("OPTIONS", rootFlags)
 	for _, c := range cmds {
 		var names []string
-		for _, f := range manFlags(c) {
+		for _, f := range manpage.Flags(c) {
 			names = append(names, f.Name)
 		}
 		// Every flag the command accepts apart from help, checked through
-		// cobra itself rather than through manFlags.
+		// cobra itself rather than through manpage.Flags.
 		all := 0
 		c.LocalFlags().VisitAll(func(f *pflag.Flag) {
 			if f.Name != "help" && !f.Hidden {
