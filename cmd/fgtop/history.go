@@ -5,11 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/fgtop/fgtop/internal/gcpolicy"
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
-	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -19,7 +18,6 @@ import (
 	"github.com/fgtop/fgtop/engine/history"
 	"github.com/fgtop/fgtop/engine/history/histtext"
 	"github.com/fgtop/fgtop/engine/report"
-	"github.com/fgtop/fgtop/internal/hugeheap"
 	"github.com/fgtop/fgtop/model"
 	"github.com/fgtop/fgtop/model/names"
 	"github.com/spf13/cobra"
@@ -288,8 +286,8 @@ func snapshotAt(at, dirFlag, allocMap string, compact bool, stdout, stderr io.Wr
 		return err
 	}
 	rd.Now = func() time.Time { return now }
-	prepareHeap(rd)
-	seekGC()
+	gcpolicy.PrepareQueryHeap(rd.Size())
+	gcpolicy.Seek()
 	res, err := rd.At(t)
 	var out *history.OutsideError
 	switch {
@@ -329,54 +327,6 @@ func snapshotAt(at, dirFlag, allocMap string, compact bool, stdout, stderr io.Wr
 			t.Local().Format("2006-01-02 15:04:05 MST"), res.Snap.Time.Local().Format("2006-01-02 15:04:05 MST"))}
 	}
 	return nil
-}
-
-// queryHeap is how many times the record's size on disk is readied for
-// a query's heap: `plan --replay 7d` on the 10,000-kernel bench week
-// (72.7 MiB of segments) peaks at 0.6–0.7 GB of RSS, `history --device`
-// at 0.57, and the heap's allocations scatter past its peak: at 10 times
-// the part past it faulted small pages again (0.5–1.1 s of system time
-// against 0.15 s at 16). Only what the heap touches is backed.
-const queryHeap = 16
-
-// prepareHeap readies the heap a one-shot query over rd is about to grow
-// (hugeheap.Prepare): a third of `plan --replay 7d`'s CPU on the bench
-// week was the kernel's faults of fresh 4 KiB pages.
-func prepareHeap(rd *history.Reader) { hugeheap.Prepare(queryHeap * rd.Size()) }
-
-// queryGC trades memory for time in a one-shot query, which builds a
-// large state once and exits: the collector runs a quarter as often,
-// under a ceiling that keeps a week's query within 768 MiB of heap.
-// GOGC and GOMEMLIMIT from the environment win.
-func queryGC() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
-	}
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(768 << 20)
-	}
-}
-
-// seekHeap is the heap a seek grows to before its first collection:
-// `snapshot --at` on the 10,000-kernel week allocates about 170 MiB in
-// all, so it never collects, where the collector ran two or three times
-// at GOGC 400 for the same peak (about a tenth of its CPU).
-const seekHeap = 512 << 20
-
-// seekGC sets the collector up for `snapshot --at`, which builds one
-// snapshot and exits: no collection until the heap reaches seekHeap,
-// then queryGC's policy from the first collection on, so a record too
-// large for that costs what it did before. GOGC or GOMEMLIMIT from the
-// environment leave the collector as the user set it.
-func seekGC() {
-	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
-		queryGC()
-		return
-	}
-	debug.SetGCPercent(-1)
-	debug.SetMemoryLimit(seekHeap)
-	sentinel := new([64]byte)
-	runtime.AddCleanup(sentinel, func(struct{}) { queryGC() }, struct{}{})
 }
 
 func newHistoryCmd() *cobra.Command {
@@ -449,8 +399,8 @@ or a prefix that names several (the error lists them).`,
 			if err != nil {
 				return err
 			}
-			prepareHeap(rd)
-			queryGC()
+			gcpolicy.PrepareQueryHeap(rd.Size())
+			gcpolicy.Query()
 			res, err := rd.Query(f)
 			var notFound *names.NotFoundError
 			var ambiguous *names.AmbiguousError

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/fgtop/fgtop/internal/gcpolicy"
 	"io"
 	"os"
 	"strings"
@@ -215,10 +216,10 @@ func loadReplay(dir string, from, to time.Time) (*replay.Record, error) {
 	if err != nil {
 		return nil, &exitError{code: exitProblem, err: err}
 	}
-	// No memory ceiling as history's queries set (queryGC): a week's
+	// No memory ceiling as history's queries set (gcpolicy.Query): a week's
 	// sessions with their cores and memory hold more than it, and the
 	// collector would run without end.
-	prepareHeap(rd)
+	gcpolicy.PrepareQueryHeap(rd.Size())
 	rec, err := replay.Load(rd, from, to)
 	if err != nil {
 		return nil, &exitError{code: loadCode(err), err: fmt.Errorf("%s: %w", dir, err)}
@@ -233,7 +234,7 @@ func loadReplayStarted(dir string, from, to time.Time, opts replay.Options) (*re
 	if err != nil {
 		return nil, nil, &exitError{code: exitProblem, err: err}
 	}
-	prepareHeap(rd)
+	gcpolicy.PrepareQueryHeap(rd.Size())
 	rec, p, err := replay.LoadStarted(rd, from, to, opts)
 	if err != nil {
 		return nil, nil, &exitError{code: loadCode(err), err: fmt.Errorf("%s: %w", dir, err)}

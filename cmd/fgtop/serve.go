@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/fgtop/fgtop/internal/gcpolicy"
 	"io"
 	"io/fs"
 	"log/slog"
 	"net"
 	"os"
-	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -123,7 +123,7 @@ func newServeCmd() *cobra.Command {
 			if ctx == nil {
 				ctx = context.Background()
 			}
-			defer serveMemoryLimit()()
+			defer gcpolicy.Serve()()
 			return runServe(ctx, serveRun{src: &src, console: &cf, serve: &sf, stderr: cmd.ErrOrStderr()})
 		},
 	}
@@ -389,27 +389,4 @@ func idleConfig(d time.Duration) time.Duration {
 // SSH: the document, and what the record lacks of the span beside it.
 func historyDocOf(dir string, q sshserve.HistoryQuery) ([]byte, error) {
 	return fleet.RecordHistory(dir, history.Filter{Device: q.Device, Kernel: q.Kernel, User: q.User, Since: q.Since, Until: q.Until})
-}
-
-// serveHeap is serve's soft memory limit (debug.SetMemoryLimit: the Go
-// runtime's own memory, not the binary's pages). Without one, sessions
-// dropped under attack left their frames to a collector that runs only
-// when the heap doubles: two rounds of issue 23's hostages (six viewers at
-// 500x200 flooding resizes, three admitted), the second starting as soon
-// as the first was dropped, peaked at 336-353 MB RSS against the 300 MB
-// the attack may cost (TestServeHostageBinary); with this limit 272-273
-// MB at 256 MiB and 223-225 MB at 200 MiB. Past it the collector runs
-// more often (at most about half a core, the runtime's own cap), nothing
-// fails.
-const serveHeap = 192 << 20
-
-// serveMemoryLimit sets serveHeap for the serve process and returns what
-// restores the limit before it. A GOGC or GOMEMLIMIT in the environment
-// wins: then nothing is changed.
-func serveMemoryLimit() (restore func()) {
-	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
-		return func() {}
-	}
-	prev := debug.SetMemoryLimit(serveHeap)
-	return func() { debug.SetMemoryLimit(prev) }
 }

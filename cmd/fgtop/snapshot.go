@@ -3,11 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/fgtop/fgtop/internal/gcpolicy"
 	"io"
-	"math"
 	"os"
-	"runtime"
-	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -122,7 +120,7 @@ the moment; 2 on bad usage, and when a --scratch-root does not exist or a root c
 				return err
 			}
 			if !follow {
-				oneShotGC()
+				gcpolicy.OneShot()
 				s, err := engine.Build(ctx, opts)
 				if err != nil {
 					return err
@@ -150,39 +148,6 @@ the moment; 2 on bad usage, and when a --scratch-root does not exist or a root c
 	fl.StringVar(&at, "at", "", "the snapshot as recorded at this time (RFC 3339, 14:02, -2h)")
 	fl.StringVar(&histDir, "history", "", "with --at: the history directory (default "+defaultHistoryDir+")")
 	return cmd
-}
-
-// oneShotHeap is the memory (the runtime's, as debug.SetMemoryLimit counts
-// it) a one-shot snapshot may grow to before its first collection. A scan
-// of 10,000 kernels with a recovery.json each allocates about 31 MB (3 KB
-// a kernel) of which it keeps about 17 MB; at 40 MiB the runtime's own
-// overhead made that scan collect once, just before it ended (≈ 6 ms of
-// CPU and write barriers for nothing). At 44 MiB neither 10,000-kernel tree
-// of bench/mktree collects, and the process peaks at 47-50 / 52-55 MiB RSS
-// without / with records (scanbench; DESIGN.md: ≤ 64 MiB); a larger tree
-// collects, and from then on runs the default policy.
-const oneShotHeap = 44 << 20
-
-// oneShotGC sets the garbage collector up for a process that scans once,
-// prints and exits: no collection until the heap reaches oneShotHeap, then
-// the default policy (GOGC=100, no limit) from the first collection on, so
-// a tree larger than that costs what it always did and a heap that lives
-// beyond the limit can never make the collector run back to back. It does
-// nothing when the user set GOGC or GOMEMLIMIT. The live commands (console,
-// watch, --follow, serve) never call it: they keep the default policy.
-func oneShotGC() {
-	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
-		return
-	}
-	debug.SetGCPercent(-1)
-	debug.SetMemoryLimit(oneShotHeap)
-	// The cleanup of an object nobody holds runs after the first
-	// collection, whatever triggered it.
-	sentinel := new([64]byte)
-	runtime.AddCleanup(sentinel, func(struct{}) {
-		debug.SetGCPercent(100)
-		debug.SetMemoryLimit(math.MaxInt64)
-	}, struct{}{})
 }
 
 // The --alloc-map forms.
