@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/fgtop/fgtop/internal/gcpolicy"
+	"github.com/fgtop/fgtop/internal/safefile"
 	"io"
 	"os"
 	"strings"
@@ -336,8 +337,11 @@ func runArrivals(ctx context.Context, out io.Writer, src *sourceFlags, ch *chang
 	if err != nil {
 		return err
 	}
-	data, err := readBounded(rf.arrivals, replay.MaxArrivalsBytes)
+	data, err := safefile.ReadFile(rf.arrivals, replay.MaxArrivalsBytes)
 	if err != nil {
+		if w := missingFile(err); w != "" {
+			return usageErr("--arrivals %s: %s", rf.arrivals, w)
+		}
 		return usageErr("--arrivals: %v", err)
 	}
 	sessions, err := replay.ParseArrivals(data, nil)
@@ -384,23 +388,6 @@ func runArrivals(ctx context.Context, out io.Writer, src *sourceFlags, ch *chang
 		return &exitError{code: exitProblem, err: fmt.Errorf("%d of %d session(s) of %s would not have started", doc.RefusedCount(), doc.Sessions, rf.arrivals)}
 	}
 	return nil
-}
-
-// readBounded reads at most max bytes of path, refusing a larger file.
-func readBounded(path string, max int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > max {
-		return nil, fmt.Errorf("%s is larger than the %d bytes read", path, max)
-	}
-	return data, nil
 }
 
 // invalidPlan prints a plan a replay refuses to judge, as plan prints

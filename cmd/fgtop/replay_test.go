@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -335,6 +337,30 @@ func TestPlanArrivals(t *testing.T) {
 	if !errors.As(err, &ee) || ee.code != exitBadUsage || !strings.Contains(err.Error(), "line 2: unknown slot \"cuda.shrs\": did you mean cuda.shares?") ||
 		!strings.Contains(err.Error(), "line 4: agent \"i-nope\" is not one of this node's (i-demo-numa0, i-demo-numa1)") || strings.Contains(err.Error(), "line 5") {
 		t.Fatalf("typos: %v", err)
+	}
+	// A FIFO, a device or a missing file is refused at once in fgtop's
+	// words: a FIFO used to block the open, SIGTERM and all.
+	fifo := filepath.Join(t.TempDir(), "arrivals.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{
+		fifo:                                  "not a regular file (a FIFO)",
+		"/dev/zero":                           "not a regular file (a character device)",
+		filepath.Join(t.TempDir(), "missing"): "no such file (looked for ",
+	} {
+		done := make(chan error, 1)
+		go func() {
+			done <- runPlanReplay(ctx, io.Discard, demoSource(node.Dir), &changeFlags{}, &replayFlags{arrivals: path}, false)
+		}()
+		select {
+		case err = <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("--arrivals %s: still reading after 10 s", path)
+		}
+		if !errors.As(err, &ee) || ee.code != exitBadUsage || !strings.Contains(err.Error(), want) {
+			t.Errorf("--arrivals %s: %v, want exit 2 saying %q", path, err, want)
+		}
 	}
 }
 
