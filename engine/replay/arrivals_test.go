@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fgtop/fgtop/model"
 )
@@ -109,6 +110,15 @@ func TestArrivalsReplay(t *testing.T) {
 	}
 	if n := agentOf(t, res, agentB).Sessions; n != 1 {
 		t.Errorf("the session naming no agent: b has %d session(s), want 1 (a holds 1.5 of 2.0 then)", n)
+	}
+	// b's mean use is over the span (01:00 to 10:00), not from its one
+	// session's arrival at 03:30: 1.5 for 6.5 h of 2.0 for 9 h is 0.54
+	// (0.75 when counted from 03:30).
+	if !ar.From.Equal(time.Date(2026, 11, 23, 1, 0, 0, 0, time.UTC)) || !ar.To.Equal(time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)) {
+		t.Fatalf("span %v to %v", ar.From, ar.To)
+	}
+	if st := slotOf(t, agentOf(t, res, agentB), model.SlotCUDAShares); st.MeanUse.V.String() != "0.54" || st.Varies {
+		t.Errorf("b's cuda.shares %+v, want a mean use of 0.54", st)
 	}
 	for _, n := range ar.Notes {
 		if strings.Contains(n, "lists no") {

@@ -269,6 +269,10 @@ type slotAcc struct {
 	// noUse: the amount is zero and stays so (one partition all the
 	// run), so no mean use is given and what is used is not summed.
 	noUse bool
+	// start is when the run first met the slot on the agent (cut leaves
+	// it): before it nothing was used, and the amount's time from the
+	// span's start to it is added at the end (spanBefore).
+	start time.Time
 }
 
 // settle adds the time from acc.mark to now, at what was used since
@@ -762,15 +766,20 @@ func (r *runner) advance(t time.Time) {
 // amountOf is what agent a may use of slot: its given amount in the
 // slot-based form, else what its devices hold.
 func (a *agentRun) amountOf(slot model.SlotName) (model.Dec, bool) {
-	if a.agent.Given != nil {
-		if g, ok := a.agent.Given[slot]; ok {
+	return amountWith(&a.agent, a.st, slot)
+}
+
+// amountWith is what agent ag, whose maps are st, may use of slot.
+func amountWith(ag *model.Agent, st *placement.AgentState, slot model.SlotName) (model.Dec, bool) {
+	if ag.Given != nil {
+		if g, ok := ag.Given[slot]; ok {
 			return g, true
 		}
 	}
-	if slot == model.SlotMem && a.agent.Mem.Sign() > 0 {
-		return a.agent.Mem, false
+	if slot == model.SlotMem && ag.Mem.Sign() > 0 {
+		return ag.Mem, false
 	}
-	p := a.st.Node.Plugin(slot.DeviceName())
+	p := st.Node.Plugin(slot.DeviceName())
 	if p == nil {
 		return model.Zero, false
 	}
@@ -790,7 +799,7 @@ func (a *agentRun) track(slot model.SlotName, now time.Time, fixedPart bool) *sl
 	if acc == nil {
 		amt, given := a.amountOf(slot)
 		acc = &slotAcc{amount: amt, amountF: fixedOf(amt), given: given, seen: true, amtSum: model.Zero, mark: now, amtMark: now,
-			noUse: fixedPart && amt.Sign() == 0}
+			noUse: fixedPart && amt.Sign() == 0, start: now}
 		a.stats[slot] = acc
 	}
 	return acc
@@ -1289,6 +1298,11 @@ func (r *runner) finish(a *agentRun) {
 		acc := a.stats[slot]
 		acc.settle(a.held[slot], r.now)
 		acc.settleAmount(r.now)
+		if !acc.noUse {
+			before, varies := r.spanBefore(a, slot, acc.start, acc.amount)
+			acc.amtSum = acc.amtSum.Add(before)
+			acc.varies = acc.varies || varies
+		}
 		st := SlotStat{Slot: slot, Amount: acc.amount, Varies: acc.varies, Given: acc.given, Peak: acc.peak.Dec(), PeakAt: acc.peakAt, Over: acc.over}
 		if acc.over > 0 {
 			st.OverPeak, st.OverAmount, st.OverAt = acc.overPeak.Dec(), acc.overAmt, acc.overAt
@@ -1302,6 +1316,39 @@ func (r *runner) finish(a *agentRun) {
 		}
 		a.res.Slots = append(a.res.Slots, st)
 	}
+}
+
+// spanBefore is the amount of slot agent a was given times the time,
+// from the span's start to until (when the run first met the slot on
+// it), under the partitions in force then: the mean use is over the
+// span, not from an agent's first session on. varies: an amount then
+// was not first, the one the slot was met with.
+func (r *runner) spanBefore(a *agentRun, slot model.SlotName, until time.Time, first model.Dec) (model.Dec, bool) {
+	sum, varies := model.Zero, false
+	snap := &model.Snapshot{Devices: r.rec.Devices}
+	for k, ep := range r.part {
+		from := r.rec.From
+		if k > 0 && ep.At.After(from) {
+			from = ep.At
+		}
+		to := until
+		if k+1 < len(r.part) && r.part[k+1].At.Before(to) {
+			to = r.part[k+1].At
+		}
+		if !to.After(from) {
+			continue
+		}
+		amt := model.Zero
+		if i := slices.IndexFunc(ep.Agents, func(ag model.Agent) bool { return ag.ID == a.id }); i >= 0 {
+			ag := ep.Agents[i]
+			amt, _ = amountWith(&ag, placement.ForAgent(snap, &ag, r.rec.Settings), slot)
+		}
+		if !amt.Equal(first) {
+			varies = true
+		}
+		sum = sum.Add(amt.Mul(model.DecFromInt64(int64(to.Sub(from)))))
+	}
+	return sum, varies
 }
 
 func mapKeys[K comparable, V any](m map[K]V) func(func(K) bool) {
