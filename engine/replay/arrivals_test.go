@@ -140,3 +140,21 @@ func TestArrivalsReplay(t *testing.T) {
 		t.Errorf("notes %q", ar.Notes)
 	}
 }
+
+// TestAgentlessNote: a record's sessions that name no agent on a node of
+// several are said to be routed by a guess; on a node of one agent, or
+// with every agent known, nothing is said.
+func TestAgentlessNote(t *testing.T) {
+	two := []Epoch{{Agents: []model.Agent{{ID: "a"}, {ID: "b"}}}}
+	one := []Epoch{{Agents: []model.Agent{{ID: "a"}}}}
+	ss := []Session{{Kernel: "k1", Agent: "a"}, {Kernel: "k2"}, {Kernel: "k3"}}
+	if n := agentlessNote(&Record{Epochs: two, Sessions: ss}); !strings.HasPrefix(n, "2 session(s) of the record name no agent (nothing told whose they were; the first: k2)") {
+		t.Errorf("two agents: %q", n)
+	}
+	if n := agentlessNote(&Record{Epochs: one, Sessions: ss}); n != "" {
+		t.Errorf("one agent: %q", n)
+	}
+	if n := agentlessNote(&Record{Epochs: two, Sessions: ss[:1]}); n != "" {
+		t.Errorf("every agent known: %q", n)
+	}
+}

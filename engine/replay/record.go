@@ -252,6 +252,31 @@ func (rec *Record) loadEnd(rd *history.Reader, res *history.SessionsResult) {
 	if changed > 0 {
 		rec.Notes = append(rec.Notes, fmt.Sprintf("%d session(s) changed what they held while running; each is replayed with what it held when it arrived", changed))
 	}
+	if n := agentlessNote(rec); n != "" {
+		rec.Notes = append(rec.Notes, n)
+	}
+}
+
+// agentlessNote says that sessions of the record name no agent on a node
+// of several, and so are routed by a guess (pick); "" when none do.
+func agentlessNote(rec *Record) string {
+	if !slices.ContainsFunc(rec.Epochs, func(e Epoch) bool { return len(e.Agents) > 1 }) {
+		return ""
+	}
+	n := 0
+	var first model.KernelID
+	for i := range rec.Sessions {
+		if rec.Sessions[i].Agent == "" {
+			if n == 0 {
+				first = rec.Sessions[i].Kernel
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d session(s) of the record name no agent (nothing told whose they were; the first: %s): each goes to the first agent that takes it then, a guess that may move under a proposal and change that agent's answer", n, first)
 }
 
 // stamp is a moment as the replay prints it.

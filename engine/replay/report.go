@@ -15,7 +15,7 @@ import (
 const Schema = "fgtop.replay/v1"
 
 // Routing says how sessions are routed, in every output.
-const Routing = "each session goes to the agent that ran it (what the manager did), one naming none (an arrivals file) to the first agent that takes it; a refused one says which other agents would have taken it then"
+const Routing = "each session goes to the agent that ran it (what the manager did), one naming none (an arrivals file, or a kernel whose agent the record never learnt) to the first agent that takes it; a refused one says which other agents would have taken it then"
 
 // Doc is the fgtop.replay/v1 document.
 type Doc struct {
