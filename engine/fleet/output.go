@@ -139,8 +139,9 @@ func nodeJSON(n *Node) JSONNode {
 	if s.Slot != "" {
 		j.Held, j.Capacity, j.Free, j.Largest = ptr(s.Held), ptr(s.Capacity), ptr(s.Free), ptr(s.Largest)
 		if s.Unknown > 0 {
-			// A total that leaves some devices out is not the node's.
-			j.Capacity = nil
+			// A total that leaves some devices out is not the node's,
+			// nor is what is free of it or the largest fit in it.
+			j.Capacity, j.Free, j.Largest = nil, nil, nil
 		}
 	}
 	for _, d := range s.Devices {
@@ -179,6 +180,12 @@ func FitJSON(f *Fleet, req alloc.Request, base Settings) JSONFitReport {
 			j.Fit = &JSONFit{Unknown: true, Reason: why}
 		default:
 			fit := FitRequest(n.Snap, req, base)
+			if !fit.OK && n.Sum.Unknown > 0 && asks(req, n.Sum.Slot) {
+				// Refused against devices counted as holding nothing
+				// more: the answer is the node's settings', not read.
+				j.Fit = &JSONFit{Unknown: true, Reason: fmt.Sprintf("unknown: the capacity of %d %s device(s) is not known (the node could not read its plugin settings); against the rest: %s", n.Sum.Unknown, n.Sum.Slot, fit.Reason)}
+				break
+			}
 			j.Fit = fitJSON(fit)
 			if fit.OK {
 				out.Fits = append(out.Fits, n.Name)
@@ -190,6 +197,16 @@ func FitJSON(f *Fleet, req alloc.Request, base Settings) JSONFitReport {
 		out.Nodes = append(out.Nodes, j)
 	}
 	return out
+}
+
+// asks: req asks for some of slot.
+func asks(req alloc.Request, slot model.SlotName) bool {
+	for _, a := range req {
+		if a.Slot == slot && a.Amount.Sign() > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func onAgent(a model.AgentID) string {

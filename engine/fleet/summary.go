@@ -524,6 +524,24 @@ func (s Summary) CapacityText() string {
 	return s.Capacity.String()
 }
 
+// FreeText and LargestText are what is free of the node and its largest
+// fit as shown: "?" while some device's capacity is unknown (counted
+// as holding nothing more, they would read as full).
+func (s Summary) FreeText() string {
+	if s.Unknown > 0 {
+		return "?"
+	}
+	return s.Free.String()
+}
+
+// LargestText: see FreeText.
+func (s Summary) LargestText() string {
+	if s.Unknown > 0 {
+		return "?"
+	}
+	return s.Largest.String()
+}
+
 // String prints a summary in one line, devices included: equal strings
 // mean the fleet shows the same figures.
 func (s Summary) String() string {

@@ -66,9 +66,18 @@ func WriteTable(w io.Writer, j JSONFleet) {
 			fmt.Fprintf(w, "%-20s %-12s %4d %15s %8s %8s %6s %7d %6d  %s  %s\n", n.Node, n.State, n.GPUs, "-", "-", "-", "-", n.Kernels, n.Issues, n.Address, n.Error)
 			continue
 		}
-		fmt.Fprintf(w, "%-20s %-12s %4d %15s %8s %8s %6d %7d %6d  %s  %s\n", n.Node, n.State, n.GPUs, n.Held.String()+"/"+n.Capacity.String(),
-			n.Free.String(), n.Largest.String(), n.Pieces, n.Kernels, n.Issues, n.Address, n.Error)
+		fmt.Fprintf(w, "%-20s %-12s %4d %15s %8s %8s %6d %7d %6d  %s  %s\n", n.Node, n.State, n.GPUs, n.Held.String()+"/"+orUnknown(n.Capacity),
+			orUnknown(n.Free), orUnknown(n.Largest), n.Pieces, n.Kernels, n.Issues, n.Address, n.Error)
 	}
+}
+
+// orUnknown is a figure of the table, "?" where the node cannot know it
+// (a device's capacity unknown).
+func orUnknown(d *model.Dec) string {
+	if d == nil {
+		return "?"
+	}
+	return d.String()
 }
 
 // WriteFit writes where a request fits as `fgtop fleet --fit` prints it;

@@ -38,4 +38,30 @@ func TestSummaryUnknownCapacity(t *testing.T) {
 	if j.Capacity != nil || j.Devices[0].Capacity != nil || j.Devices[0].Free != nil || j.Devices[1].Capacity == nil {
 		t.Errorf("JSON %s: want the node's and A's capacity absent, B's present", b)
 	}
+	// Neither is what is free of the node nor its largest fit: against
+	// A counted as full they read 0 where the node may take more.
+	if j.Free != nil || j.Largest != nil || sum.FreeText() != "?" || sum.LargestText() != "?" {
+		t.Errorf("JSON %s, free %s, largest %s: want both unknown", b, sum.FreeText(), sum.LargestText())
+	}
+	// The --once table (it panicked on the absent capacity).
+	var tb strings.Builder
+	WriteTable(&tb, JSONFleet{Nodes: []JSONNode{j}})
+	if !strings.Contains(tb.String(), " 0.50/? ") || strings.Count(tb.String(), " ? ") < 2 {
+		t.Errorf("table:\n%s", tb.String())
+	}
+	// --fit: refused only because A counts as full is not an answer.
+	req, err := ParseRequest("cuda.shares=2.5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fit := FitJSON(&Fleet{Nodes: []Node{{Addr: "n", Name: "n", State: Live, LastSeen: now, Snap: s, Sum: sum}}}, req, Settings{})
+	if f := fit.Nodes[0].Fit; f == nil || f.Fits || !f.Unknown || !strings.HasPrefix(f.Reason, "unknown: the capacity of 1 cuda.shares device(s) is not known") {
+		t.Errorf("fit %+v", f)
+	}
+	// One that fits on what is known fits.
+	req, _ = ParseRequest("cuda.shares=0.5")
+	fit = FitJSON(&Fleet{Nodes: []Node{{Addr: "n", Name: "n", State: Live, LastSeen: now, Snap: s, Sum: sum}}}, req, Settings{})
+	if f := fit.Nodes[0].Fit; f == nil || !f.Fits {
+		t.Errorf("fit of 0.5 %+v", f)
+	}
 }

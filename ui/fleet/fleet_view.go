@@ -396,12 +396,12 @@ func (m *Model) viewRow(n *fleet.Node, sel bool, cols []fleetCol, nameW, w int, 
 			}
 		case "free":
 			if has {
-				v = s.Free.String()
+				v = s.FreeText()
 			}
 		case "largest":
 			if has {
-				v = s.Largest.String()
-				if s.Largest.IsZero() && !dimmed {
+				v = s.LargestText()
+				if s.Unknown == 0 && s.Largest.IsZero() && !dimmed {
 					p = st.Warn
 				}
 			}
@@ -582,8 +582,12 @@ func (m *Model) viewDetail(w int, now time.Time) []string {
 		out = append(out, kit.SpansRow(st, sp, w))
 		if n.Sum.Slot != "" {
 			freeLine = len(out)
-			out = append(out, kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlDim, Text: fmt.Sprintf("  %s free %s in %s; the largest %s request that fits: %s",
-				n.Sum.Slot, n.Sum.Free, fleet.Pieces(n.Sum.Pieces), n.Sum.Slot, n.Sum.Largest)}}, w))
+			line := fmt.Sprintf("  %s free %s in %s; the largest %s request that fits: %s",
+				n.Sum.Slot, n.Sum.Free, fleet.Pieces(n.Sum.Pieces), n.Sum.Slot, n.Sum.Largest)
+			if n.Sum.Unknown > 0 {
+				line = fmt.Sprintf("  %s free and the largest fit unknown: the capacity of %d device(s) is not known", n.Sum.Slot, n.Sum.Unknown)
+			}
+			out = append(out, kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlDim, Text: line}}, w))
 		}
 	}
 	if m.fitReq != nil {
