@@ -62,6 +62,8 @@ type devAcc struct {
 	byAgent map[model.AgentID]*slotAcc
 	dirty   bool
 	pub     *model.DeviceUsage
+	// exps are held's terms by exponent (expCounts).
+	exps expCounts
 }
 
 // slotAcc is a per-slot total with the number of entries in it, so a slot
@@ -70,6 +72,7 @@ type devAcc struct {
 type slotAcc struct {
 	held  model.ResourceSlot
 	count map[model.SlotName]int
+	exps  expCounts
 }
 
 func (a *devAcc) agentAcc(agent model.AgentID) *slotAcc {
@@ -78,7 +81,7 @@ func (a *devAcc) agentAcc(agent model.AgentID) *slotAcc {
 	}
 	sa := a.byAgent[agent]
 	if sa == nil {
-		sa = &slotAcc{held: model.ResourceSlot{}, count: map[model.SlotName]int{}}
+		sa = &slotAcc{held: model.ResourceSlot{}, count: map[model.SlotName]int{}, exps: expCounts{}}
 		a.byAgent[agent] = sa
 	}
 	return sa
@@ -88,6 +91,7 @@ type agentAcc struct {
 	base    model.Agent
 	held    model.ResourceSlot
 	kernels int
+	exps    expCounts
 }
 
 // state is owned by the engine's single state goroutine (or by Build for a
@@ -233,7 +237,7 @@ func newState(o *Options) *state {
 
 func (s *state) addAgent(a model.Agent) {
 	s.agentIdx[a.ID] = len(s.agents)
-	s.agents = append(s.agents, &agentAcc{base: a, held: model.ResourceSlot{}})
+	s.agents = append(s.agents, &agentAcc{base: a, held: model.ResourceSlot{}, exps: expCounts{}})
 }
 
 // setInventory installs a new device reading. Derived device issues are
@@ -563,7 +567,7 @@ func (s *state) agentKernels(a model.AgentID, d int) {
 func (s *state) acc(k model.DeviceKey) *devAcc {
 	a := s.dev[k]
 	if a == nil {
-		a = &devAcc{key: k, held: model.ResourceSlot{}, count: map[model.SlotName]int{}}
+		a = &devAcc{key: k, held: model.ResourceSlot{}, count: map[model.SlotName]int{}, exps: expCounts{}}
 		s.dev[k] = a
 	}
 	return a
@@ -617,6 +621,8 @@ func (s *state) apply(agent model.AgentID, id model.KernelID, al model.Allocatio
 				sum := old.Add(amt)
 				a.held[slot] = sum
 				a.count[slot]++
+				a.exps.add(slot, amt)
+				sa.exps.add(slot, amt)
 				// Decs are immutable: where the agent's total on the
 				// device is the very value the device's total was (one
 				// agent holds everything there, the usual node), its new
@@ -636,6 +642,7 @@ func (s *state) apply(agent model.AgentID, id model.KernelID, al model.Allocatio
 					}
 				}
 				if ag != nil {
+					ag.exps.add(slot, amt)
 					// The same for the agent's node-wide total (one
 					// device of the plugin: one GPU, mem's "root").
 					if prev := ag.held[slot]; prev == old {
@@ -648,12 +655,14 @@ func (s *state) apply(agent model.AgentID, id model.KernelID, al model.Allocatio
 				var old, diff model.Dec
 				kept := false
 				a.count[slot]--
+				a.exps.remove(slot, amt)
+				sa.exps.remove(slot, amt)
 				if a.count[slot] <= 0 {
 					delete(a.count, slot)
 					delete(a.held, slot)
 				} else {
 					old = a.held[slot]
-					diff, kept = old.Sub(amt), true
+					diff, kept = a.exps.fit(slot, old.Sub(amt)), true
 					a.held[slot] = diff
 				}
 				sa.count[slot]--
@@ -666,17 +675,18 @@ func (s *state) apply(agent model.AgentID, id model.KernelID, al model.Allocatio
 				} else if so := sa.held[slot]; kept && so == old {
 					sa.held[slot] = diff
 				} else {
-					sa.held[slot] = so.Sub(amt)
+					sa.held[slot] = sa.exps.fit(slot, so.Sub(amt))
 				}
 				if track {
 					s.endBulk()
 					a.holdings.Delete(id, slot)
 				}
 				if ag != nil {
+					ag.exps.remove(slot, amt)
 					if prev := ag.held[slot]; kept && prev == old {
 						ag.held[slot] = diff
 					} else {
-						ag.held[slot] = prev.Sub(amt)
+						ag.held[slot] = ag.exps.fit(slot, prev.Sub(amt))
 					}
 				}
 			}

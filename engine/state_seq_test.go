@@ -86,13 +86,21 @@ func TestStateSnapshotsPersistent(t *testing.T) {
 			gpus := []model.DeviceID{"g0", "g1", "g2"}
 			spec := func() *resourcefile.Spec {
 				a := model.Allocations{
-					model.SlotCUDAShares: {gpus[rng.IntN(3)]: model.NewDec(int64(rng.IntN(100)), 2)},
+					model.SlotCUDAShares: {gpus[rng.IntN(3)]: model.NewDec(int64(rng.IntN(100)), -2)},
 					model.SlotCPU:        {model.DeviceID(fmt.Sprint(rng.IntN(8))): model.One},
 					model.SlotMem:        {"root": model.NewDec(int64(1+rng.IntN(8))<<30, 0)},
 				}
 				if rng.IntN(3) == 0 {
 					a[model.SlotCUDAShares][gpus[rng.IntN(3)]] = model.MustDec("0.10")
 					a[model.SlotCUDADevice] = map[model.DeviceID]model.Dec{gpus[rng.IntN(3)]: model.One}
+				}
+				// Amounts of other forms (0.5, 0.125): a total's form is
+				// the finest of its terms left, as a fresh sum's.
+				switch rng.IntN(4) {
+				case 0:
+					a[model.SlotCUDAShares][gpus[rng.IntN(3)]] = model.NewDec(int64(1+rng.IntN(9)), -1)
+				case 1:
+					a[model.SlotCUDAShares][gpus[rng.IntN(3)]] = model.MustDec("0.125")
 				}
 				return &resourcefile.Spec{Alloc: a}
 			}
@@ -131,6 +139,21 @@ func TestStateSnapshotsPersistent(t *testing.T) {
 				for k := range want {
 					if s.Usage[k] == nil {
 						t.Fatalf("step %d: device %s has holdings but no usage", step, k)
+					}
+				}
+				fresh, freshAgent := freshSums(ks)
+				for k, u := range s.Usage {
+					for slot, v := range u.Held {
+						if w := fresh[k][slot]; v.String() != w.String() {
+							t.Fatalf("step %d: device %s holds %s %s; a fresh sum of its kernels' is %s", step, k, v, slot, w)
+						}
+					}
+				}
+				for _, ag := range s.Agents {
+					for slot, v := range ag.Held {
+						if w, ok := freshAgent[ag.ID][slot]; ok && v.String() != w.String() {
+							t.Fatalf("step %d: agent %s holds %s %s; a fresh sum of its kernels' is %s", step, ag.ID, v, slot, w)
+						}
 					}
 				}
 				views = append(views, viewOf(s))
@@ -211,4 +234,35 @@ func TestBulkRemove(t *testing.T) {
 			}
 		})
 	}
+}
+
+// freshSums are each device's and each agent's totals summed afresh from
+// the kernels, as Backend.AI sums them.
+func freshSums(ks []*model.Kernel) (map[model.DeviceKey]model.ResourceSlot, map[model.AgentID]model.ResourceSlot) {
+	dev := map[model.DeviceKey]model.ResourceSlot{}
+	agent := map[model.AgentID]model.ResourceSlot{}
+	for _, k := range ks {
+		for slot, m := range k.Alloc {
+			for id, v := range m {
+				key := model.DeviceKey{Name: slot.DeviceName(), ID: id}
+				if dev[key] == nil {
+					dev[key] = model.ResourceSlot{}
+				}
+				if old, ok := dev[key][slot]; ok {
+					dev[key][slot] = old.Add(v)
+				} else {
+					dev[key][slot] = v
+				}
+				if agent[k.Agent] == nil {
+					agent[k.Agent] = model.ResourceSlot{}
+				}
+				if old, ok := agent[k.Agent][slot]; ok {
+					agent[k.Agent][slot] = old.Add(v)
+				} else {
+					agent[k.Agent][slot] = v
+				}
+			}
+		}
+	}
+	return dev, agent
 }
