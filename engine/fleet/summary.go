@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/fgtop/fgtop/engine/alloc"
 	"github.com/fgtop/fgtop/engine/placement"
@@ -383,6 +384,9 @@ type Fit struct {
 // agent of the node (placement.Planner, as `fgtop simulate` does on a live
 // node), each agent on its own partition and kernels.
 func FitRequest(s *model.Snapshot, req alloc.Request, base Settings) Fit {
+	if f, ok := lacksSlot(s, req); ok {
+		return f
+	}
 	p := placement.NewPlanner(s, SettingsFor(s, base))
 	pv := p.Preview(req)
 	var out Fit
@@ -424,6 +428,32 @@ func FitRequest(s *model.Snapshot, req alloc.Request, base Settings) Fit {
 	}
 	out.Reason = joinReasons(reasons)
 	return out
+}
+
+// KindNoSuchSlot is the refusal of a request for a slot no device of the
+// node has (cuda.shares on a node of whole GPUs).
+const KindNoSuchSlot = "NoSuchSlot"
+
+// lacksSlot is the refusal of req on a node none of whose devices has a
+// slot it asks for: the allocators of such a node never see that slot,
+// and would answer for the rest of the request alone.
+func lacksSlot(s *model.Snapshot, req alloc.Request) (Fit, bool) {
+	have := map[model.SlotName]bool{}
+	for _, d := range s.Devices {
+		have[d.Slot] = true
+	}
+	for _, e := range req {
+		if e.Amount.Sign() <= 0 || have[e.Slot] {
+			continue
+		}
+		names := make([]string, 0, len(have))
+		for sl := range have {
+			names = append(names, string(sl))
+		}
+		slices.Sort(names)
+		return Fit{ErrKind: KindNoSuchSlot, Reason: fmt.Sprintf("no device of this node has %s (its slots: %s)", e.Slot, strings.Join(names, ", "))}, true
+	}
+	return Fit{}, false
 }
 
 // shortfall is, per slot of req, how much more than free the request asks

@@ -100,3 +100,29 @@ func TestFitFragmentedWording(t *testing.T) {
 		t.Errorf("short %v: a2 has enough free in total", f.Short)
 	}
 }
+
+// TestFitSlotTheNodeLacks: a request for cuda.shares on a node of whole
+// GPUs (cuda.device) is refused, naming the slots it has; under 1 it
+// "fitted" with nothing placed, as the allocators never saw the slot.
+func TestFitSlotTheNodeLacks(t *testing.T) {
+	s := shortNode()
+	for i := range s.Devices {
+		if s.Devices[i].Slot == model.SlotCUDAShares {
+			s.Devices[i].Slot, s.Devices[i].Capacity = model.SlotCUDADevice, model.One
+		}
+	}
+	for _, r := range []string{"cuda.shares=0.5", "cuda.shares=0.01", "cuda.shares=2", "cpu=1,cuda.shares=0.5"} {
+		req, err := ParseRequest(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := FitRequest(s, req, Settings{})
+		if f.OK || f.ErrKind != KindNoSuchSlot || f.Reason != "no device of this node has cuda.shares (its slots: cpu, cuda.device, mem)" {
+			t.Errorf("%s: %+v", r, f)
+		}
+	}
+	req, _ := ParseRequest("cuda.device=1")
+	if f := FitRequest(s, req, Settings{}); !f.OK {
+		t.Errorf("cuda.device=1: %+v", f)
+	}
+}
