@@ -77,6 +77,10 @@ const (
 	// qUpOver (with the lookback): whether each node's target is up now,
 	// joined on its job and instance (absent: no longer a target).
 	qUpOver = "max by (node) (max by (job, instance, node) (last_over_time(fgtop_build_info[%s])) * on (job, instance) group_left () up)"
+	// qTargets: the targets that export each node's name now; more than
+	// one is two nodes given one name (a cloned config, a repeated
+	// --node), whose series would be read as one node's.
+	qTargets = "group by (node, job, instance) (fgtop_build_info)"
 )
 
 // PromClient queries Prometheus's HTTP API (client_golang's
@@ -129,6 +133,9 @@ type PromNode struct {
 	// yet (it serves fgtop_build_info alone). Snap is then nil, Down "",
 	// and Scraped its current scrape, read afresh every refresh.
 	Waiting string
+	// Conflict says why the node has no figures though it is scraped:
+	// several targets export its name (sharedNames). Snap is then nil.
+	Conflict string
 
 	// unread says why a down node's last scrape or figures could not be
 	// read this refresh ("" when they were).
@@ -166,7 +173,7 @@ func (c *PromClient) refreshAt(ctx context.Context, now time.Time) ([]PromNode, 
 	ctx, cancel := context.WithTimeout(ctx, c.o.Timeout)
 	defer cancel()
 	lb := pmodel.Duration(c.o.Lookback).String()
-	qs := append(slices.Clone(promQueries), qScrapedAt, fmt.Sprintf(qKnownOver, lb), fmt.Sprintf(qUpOver, lb))
+	qs := append(slices.Clone(promQueries), qScrapedAt, fmt.Sprintf(qKnownOver, lb), fmt.Sprintf(qUpOver, lb), qTargets)
 	res, err := c.queryAll(ctx, qs, now)
 	if err != nil {
 		return nil, err
@@ -218,8 +225,32 @@ func (c *PromClient) refreshAt(ctx context.Context, now time.Time) ([]PromNode, 
 		}
 	}
 	out := append(append(current, waiting...), down...)
+	shared := sharedNames(res[n+3])
+	for i := range out {
+		if why := shared[out[i].Name]; why != "" {
+			out[i] = PromNode{Name: out[i].Name, Scraped: out[i].Scraped, Conflict: why}
+		}
+	}
 	slices.SortFunc(out, func(a, b PromNode) int { return cmp.Compare(a.Name, b.Name) })
 	return out, nil
+}
+
+// sharedNames says, of each node name that more than one target exports
+// (qTargets), which targets do.
+func sharedNames(vec pmodel.Vector) map[string]string {
+	targets := map[string][]string{}
+	for _, smp := range vec {
+		name := string(smp.Metric["node"])
+		targets[name] = append(targets[name], string(smp.Metric["job"])+"/"+string(smp.Metric["instance"]))
+	}
+	out := map[string]string{}
+	for name, ts := range targets {
+		if len(ts) > 1 {
+			slices.Sort(ts)
+			out[name] = fmt.Sprintf("%d Prometheus targets export this node name (%s): two nodes share it, and their series cannot be told apart; give each exporter its own --node", len(ts), untrusted.Text(strings.Join(ts, ", ")))
+		}
+	}
+	return out
 }
 
 // RefreshAnswered is Refresh for `fleet --once` and --fit: while a node's
@@ -756,7 +787,10 @@ func FollowPrometheus(ctx context.Context, t *Tracker, c *PromClient) {
 			t.SetError(ctx, nil)
 			for _, n := range nodes {
 				ev := Event{Addr: n.Name, Seen: n.Scraped, Alive: true, Waiting: n.Waiting}
-				if n.Down != "" {
+				switch {
+				case n.Conflict != "":
+					ev = Event{Addr: n.Name, Seen: n.Scraped, Err: errors.New(n.Conflict)}
+				case n.Down != "":
 					ev = Event{Addr: n.Name, Seen: n.Scraped, Err: errors.New(downReason(n, time.Now()))}
 				}
 				if seq, ok := last[n.Name]; n.Snap != nil && (!ok || seq != n.Snap.Seq) {
@@ -796,6 +830,8 @@ func PromFleet(nodes []PromNode, now time.Time, unreachableAfter time.Duration) 
 	for _, n := range nodes {
 		st, why := Live, ""
 		switch {
+		case n.Conflict != "":
+			st, why = Unreachable, n.Conflict
 		case n.Down != "":
 			st, why = Stale, downReason(n, now)
 			// Unreachable only on a known last scrape that old: one that

@@ -48,11 +48,36 @@ func TestPromClient(t *testing.T) {
 	fresh := promtest.NewFakeTarget(t, promtest.BuildInfo("fresh"))
 	b := promtest.NewFakeTarget(t, promtest.Snapshot("b", 5))
 	d := promtest.NewFakeTarget(t, promtest.Snapshot("d", 7))
-	srv := promtest.Start(t, []promtest.Target{{Addr: ready.Addr}, {Addr: fresh.Addr}, {Addr: b.Addr}, {Addr: d.Addr}})
+	// Two exporters given one node name (a cloned config).
+	twin1 := promtest.NewFakeTarget(t, promtest.Snapshot("twin", 2))
+	twin2 := promtest.NewFakeTarget(t, promtest.Snapshot("twin", 4))
+	srv := promtest.Start(t, []promtest.Target{{Addr: ready.Addr}, {Addr: fresh.Addr}, {Addr: b.Addr}, {Addr: d.Addr}, {Addr: twin1.Addr}, {Addr: twin2.Addr}})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	srv.WaitUp(t, ctx)
-	srv.WaitQuery(t, ctx, `count(fgtop_build_info)`, func(v pmodel.Vector) bool { return len(v) == 1 && v[0].Value == 4 })
+	srv.WaitQuery(t, ctx, `count(fgtop_build_info)`, func(v pmodel.Vector) bool { return len(v) == 1 && v[0].Value == 6 })
+
+	// Their series would be summed into one node's: the name is said to
+	// be shared, with the targets, and no figures are given.
+	t.Run("SharedName", func(t *testing.T) {
+		c := newTestPromClient(t, srv.URL)
+		nodes, err := c.Refresh(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tw := promNode(t, nodes, "twin")
+		if tw.Snap != nil || !strings.HasPrefix(tw.Conflict, "2 Prometheus targets export this node name (") ||
+			!strings.Contains(tw.Conflict, twin1.Addr) || !strings.Contains(tw.Conflict, twin2.Addr) {
+			t.Fatalf("twin: %+v", tw)
+		}
+		fl := PromFleet(nodes, time.Now(), time.Minute)
+		if n := fl.Node("twin"); n.State != Unreachable || n.Reason != tw.Conflict || n.Snap != nil {
+			t.Fatalf("--once: twin %s %q", n.State, n.Reason)
+		}
+		if n := fl.Node("ready"); n.State != Live || n.Snap == nil {
+			t.Fatalf("--once: ready %s %q", n.State, n.Reason)
+		}
+	})
 	// goDown takes a target down and waits until Prometheus saw it.
 	goDown := func(t *testing.T, ctx context.Context, f *promtest.FakeTarget, node string) {
 		t.Helper()
