@@ -86,7 +86,7 @@ and SIGTERM end the fleet at once (within 3 s whatever the peers do).
 The allocator flags (--strategy, --quantum, --no-fragmentation, --allocation-order,
 --affinity) apply to every node where the node's snapshot does not say.
 
-Exit status: 0; with --once, 1 when a node is unreachable (the JSON lists it); with --fit, 1
+Exit status: 0; with --once, 1 when a node is unreachable, stale or marked (the JSON lists it); with --fit, 1
 when the request fits on no live node; 2 on bad usage.`
 
 // fleetFlags are fgtop fleet's flags.

@@ -172,8 +172,8 @@ func fleetAtScenario(t *testing.T, viaVictoria bool) {
 	// After node-2 stopped: node-2 is stale with its last figures, its age
 	// counted from the moment asked, not from now (which is later).
 	j, stderr, code := fleetAt(t, store, m3.at)
-	if code != exitOK {
-		t.Fatalf("--at %s: exit %d (node-2 stale, not unreachable): %s", m3.name, code, stderr)
+	if code != exitProblem || !strings.Contains(stderr, "node-2: stale: target down") {
+		t.Fatalf("--at %s: exit %d, want 1 (node-2 stale: its figures are its last): %s", m3.name, code, stderr)
 	}
 	n := atNode(t, j, "node-2")
 	if n.State != fleet.Stale || !strings.Contains(n.Error, "target down") || !strings.Contains(n.Error, "before "+fleet.AtStamp(m3.at)) {

@@ -193,8 +193,8 @@ func TestFleetPrometheusNodeDown(t *testing.T) {
 
 	out, stderr, code := runFleetCmd(t, "--prometheus", srv.URL, "--once", "--json")
 	queried := time.Now()
-	if code != exitOK {
-		t.Fatalf("exit %d (node-3 is stale, not yet unreachable): %s\n%s", code, stderr, out)
+	if code != exitProblem || !strings.Contains(stderr, "node-3: stale: target down") {
+		t.Fatalf("exit %d, want 1 (node-3 is stale, not yet unreachable, and its figures are its last): %s\n%s", code, stderr, out)
 	}
 	var got fleet.JSONFleet
 	if err := json.Unmarshal([]byte(out), &got); err != nil {

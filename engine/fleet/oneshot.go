@@ -20,8 +20,8 @@ type Answer struct {
 	// and what marks it ("ADDR: NOTE"), in fleet order.
 	NodeLines []string
 	// Failure is why the run exits 1 ("" when it does not): the request
-	// fits on no live node, or without one, a node did not answer, has
-	// no figures, or is marked.
+	// fits on no live node, or without one, a node did not answer, is
+	// stale, has no figures, or is marked.
 	Failure string
 }
 
@@ -40,8 +40,9 @@ func NewAnswer(fl *Fleet, fit bool, req alloc.Request, fitText string, settings 
 		j := ToJSON(fl)
 		a.Fleet = &j
 		for _, n := range j.Nodes {
-			if n.State == Unreachable || n.Devices == nil || n.Note != "" {
-				a.Failure = "some nodes did not answer, or are marked (see above)"
+			// A stale node's figures are its last, not its answer now.
+			if n.State == Unreachable || n.State == Stale || n.Devices == nil || n.Note != "" {
+				a.Failure = "some nodes did not answer, are stale, or are marked (see above)"
 			}
 		}
 	}

@@ -30,12 +30,14 @@ func TestNewAnswer(t *testing.T) {
 		failure string
 	}{
 		{name: "every node live", nodes: []Node{live}},
-		{name: "a stale node with figures is no failure", nodes: []Node{live, stale},
-			lines: []string{"stale:2222: stale: no answer for 6s"}},
+		// Its figures are its last, not an answer now (a Prometheus
+		// target down): a script must not read 0 as every node answering.
+		{name: "a stale node with figures is a failure", nodes: []Node{live, stale},
+			lines: []string{"stale:2222: stale: no answer for 6s"}, failure: "some nodes did not answer, are stale, or are marked (see above)"},
 		{name: "an unreachable node is", nodes: []Node{live, dead},
-			lines: []string{"dead:2222: unreachable: connection refused"}, failure: "some nodes did not answer, or are marked (see above)"},
+			lines: []string{"dead:2222: unreachable: connection refused"}, failure: "some nodes did not answer, are stale, or are marked (see above)"},
 		{name: "a marked node is", nodes: []Node{flood, live},
-			lines: []string{"flood:2222: floods lines"}, failure: "some nodes did not answer, or are marked (see above)"},
+			lines: []string{"flood:2222: floods lines"}, failure: "some nodes did not answer, are stale, or are marked (see above)"},
 		{name: "a fit on a live node", nodes: []Node{dead, live}, fit: "cuda.shares=0.5",
 			lines: []string{"dead:2222: unreachable: connection refused"}},
 		{name: "a fit on no live node", nodes: []Node{stale, dead}, fit: "cuda.shares=0.5",
