@@ -2,6 +2,8 @@ package main
 
 import (
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,6 +102,14 @@ func TestFleetPrometheusErrors(t *testing.T) {
 		if strings.Contains(out, raw) {
 			t.Errorf("not listening: the client's words %q in\n%s", raw, out)
 		}
+	}
+	// A server without the query API (an exporter's /metrics server
+	// answers 404 there) is said to be one.
+	notProm := httptest.NewServer(http.NotFoundHandler())
+	defer notProm.Close()
+	code, out = runCLIQuiet(t, "fleet", "--prometheus", notProm.URL, "--once", "--json", "--timeout", "5s")
+	if code != exitProblem || !strings.Contains(out, notProm.URL+" has no Prometheus query API (/api/v1/query answers 404 Not Found)") || strings.Contains(out, "client_error") {
+		t.Errorf("not Prometheus: exit %d\n%s", code, out)
 	}
 }
 

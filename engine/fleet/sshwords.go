@@ -3,6 +3,7 @@ package fleet
 import (
 	"errors"
 	"fmt"
+	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"net"
 	"os"
 	"path/filepath"
@@ -86,6 +87,11 @@ func promErr(url, query string, err error) error {
 		return fmt.Errorf("%s cannot be reached (no route to the host): check --prometheus and the network", url)
 	case errors.As(err, &dns) && dns.IsNotFound:
 		return fmt.Errorf("%s: no such host %q: check --prometheus", url, dns.Name)
+	}
+	var api *v1.Error
+	if errors.As(err, &api) && api.Type == v1.ErrClient && strings.Contains(api.Msg, "404") {
+		// fgtop's exporter, or any server without the query API.
+		return fmt.Errorf("%s has no Prometheus query API (/api/v1/query answers 404 Not Found): is it an exporter (fgtop exporter, serve --metrics-listen)? point --prometheus at the Prometheus (or VictoriaMetrics) that scrapes it", url)
 	}
 	return fmt.Errorf("query %s: %w", query, untrusted.Err(err))
 }
