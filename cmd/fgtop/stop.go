@@ -19,7 +19,8 @@ import (
 const forceAfter = 3 * time.Second
 
 // notifyStop is signal.NotifyContext for a long-running command: ctx ends
-// at the first of sigs, and from then on the process exits within
+// at the first of sigs (the command then stops and returns as it does,
+// 0 when all went well), and from then on the process exits within
 // forceAfter whatever the command still waits for (at once on a second
 // signal), with 128 plus the signal's number, as a shell reports a
 // killed process. The stop function releases the signals; once one came,
