@@ -223,6 +223,23 @@ func SymlinkEscape(t *testing.T) []Phase {
 	MustWriteKernel(t, root, k1, f.Resource(root, k1, share(0, "0.30")))
 	after := converged(t, l, "real directory again", func(s *model.Snapshot) error { return wantAlloc(s, MockDevices[0], "0.30") })
 	after = issueCleared(t, l, after, model.IssueSymlinkEscape, link)
+
+	// A new kernel directory that is a symlink (never a kernel), then
+	// removed: its error goes with it (it stayed for good).
+	link3 := filepath.Join(root, KernelID(3))
+	if err := os.Symlink(filepath.Join(outside, kx), link3); err != nil {
+		t.Fatal(err)
+	}
+	converged(t, l, "a new symlinked kernel directory", func(s *model.Snapshot) error {
+		if FindIssue(s, model.IssueSymlinkEscape, func(i model.Issue) bool { return i.File == link3 }) == nil {
+			return fmt.Errorf("no symlink-escape error naming %s: %v", link3, s.Issues)
+		}
+		return nil
+	})
+	if err := os.Remove(link3); err != nil {
+		t.Fatal(err)
+	}
+	issueCleared(t, l, after, model.IssueSymlinkEscape, link3)
 	return []Phase{
 		{Name: "before", Snap: before},
 		{Name: "symlinked", Snap: during, Path: link, Kernel: model.KernelID(k1)},

@@ -67,6 +67,28 @@ type rootState struct {
 	// watch failure during it was reported already.
 	quiet   bool
 	kernels map[string]*kstate
+	// refused are the kernel directories last found to be symlinks: not
+	// kernels, but the engine holds each one's Problem until the kernel's
+	// next event, which their removal must send (refusedGone).
+	refused map[string]bool
+}
+
+// refusedGone keeps whether kid's last read refused its directory as a
+// symlink (now), and says whether an earlier read did and this one does
+// not: that Problem is out of date, and the engine is told the kernel
+// is gone.
+func (rs *rootState) refusedGone(kid string, now bool) bool {
+	was := rs.refused[kid]
+	switch {
+	case now && !was:
+		if rs.refused == nil {
+			rs.refused = map[string]bool{}
+		}
+		rs.refused[kid] = true
+	case !now && was:
+		delete(rs.refused, kid)
+	}
+	return was && !now
 }
 
 // kstate is what the watcher remembers of one kernel.
@@ -416,6 +438,20 @@ func (w *Watcher[T]) resync(ctx context.Context, roots []*rootState, useSkip, wa
 			if e.res.status == kGone {
 				delete(rs.kernels, e.kid)
 			}
+			refusedNow := e.res.status == kGone && e.res.has && e.res.ev.Kind == Problem
+			if rs.refusedGone(e.kid, refusedNow) && e.res.status == kGone {
+				batches[i] = append(batches[i], Event[T]{Kind: KernelRemoved, Root: rs.root.Path, Agent: rs.root.Agent,
+					Kernel: model.KernelID(e.kid), Path: resourcePath(rs.path, e.kid)})
+			}
+		}
+		// Symlinked kernel directories gone since the last scan: their
+		// Problems go too.
+		for kid := range rs.refused {
+			if !present[kid] {
+				delete(rs.refused, kid)
+				batches[i] = append(batches[i], Event[T]{Kind: KernelRemoved, Root: rs.root.Path, Agent: rs.root.Agent,
+					Kernel: model.KernelID(kid), Path: resourcePath(rs.path, kid)})
+			}
 		}
 		// Kernels gone since the last scan: their watches go too.
 		for kid, k := range rs.kernels {
@@ -736,13 +772,15 @@ func (w *Watcher[T]) rereadKernels(ctx context.Context, rs *rootState, kids []st
 				batch = append(batch, ev)
 			}
 		}
+		refusedNow := res.status == kGone && res.has && res.ev.Kind == Problem
 		if res.status == kGone {
 			delete(rs.kernels, kid)
-			if known[j] {
+			if rs.refusedGone(kid, refusedNow) || known[j] {
 				batch = append(batch, Event[T]{Kind: KernelRemoved, Root: rs.root.Path, Agent: rs.root.Agent,
 					Kernel: model.KernelID(kid), Path: resourcePath(rs.path, kid)})
 			}
 		} else {
+			rs.refusedGone(kid, false)
 			rs.kernels[kid] = ks[j]
 		}
 		if res.has {
