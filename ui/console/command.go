@@ -292,6 +292,12 @@ func (a *App) runCommand(line string) tea.Cmd {
 	if len(f) == 0 {
 		return nil
 	}
+	// A command's answer is its own: the last one's message (an error
+	// it made) would read as this one's.
+	if a.Flash.Text != "" {
+		a.Flash = kit.Flash{}
+		a.Invalidate()
+	}
 	cmds := commands()
 	for _, c := range cmds {
 		if slices.Contains(c.names, f[0]) {

@@ -91,6 +91,12 @@ func TestDevCommand(t *testing.T) {
 	if !strings.Contains(a.Flash.Text, `no device "GPU99" on this node; it has GPU0, GPU1`) {
 		t.Errorf(":dev GPU99 flashed %q", a.Flash.Text)
 	}
+	// The next command that works takes that error away: it read as its
+	// answer for the flash's seconds.
+	run("dev GPU1")
+	if a.Flash.Text != "" {
+		t.Errorf(":dev GPU1 after :dev GPU99: flash %q", a.Flash.Text)
+	}
 	// At 80 columns the footer shows the names the screen uses: it listed
 	// plugin keys and UUIDs first, cut before any of them.
 	small := testApp(t, 80, 24, fake.Node(fake.Options{}), Options{})
