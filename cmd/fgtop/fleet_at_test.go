@@ -478,6 +478,39 @@ func TestFleetHistoryHosts(t *testing.T) {
 	if !strings.Contains(out, nodes[0].addr) || !strings.Contains(out, "no answer: 127.0.0.1:1") {
 		t.Errorf("table:\n%s", out)
 	}
+
+	// A kernel of node1's (the nodes run other seeds): node2 is not a
+	// node that did not answer, only one whose record does not know it
+	// (exit 0, "not_found"); a kernel no node knows is bad usage (exit
+	// 2), each node's words given.
+	if len(got.Intervals) == 0 {
+		t.Fatal("no rows to take a kernel from")
+	}
+	var kernel string
+	for _, iv := range got.Intervals {
+		if iv.Node == nodes[0].addr {
+			kernel = iv.Kernel
+			break
+		}
+	}
+	if kernel == "" {
+		t.Fatal("node1 held nothing")
+	}
+	two := hostsOf(nodes[:2])
+	out, stderr, code = runFleetCmd(t, "history", "--hosts", two, "--identity", id, "--known-hosts", kh, "--json", "--kernel", kernel,
+		"--since", since.Format(time.RFC3339Nano), "--until", until.Format(time.RFC3339Nano))
+	var one fleet.FleetHistory
+	if err := json.Unmarshal([]byte(out), &one); err != nil {
+		t.Fatalf("exit %d: %v: %s %s", code, err, out, stderr)
+	}
+	if code != exitOK || len(one.Problems) != 0 || len(one.NotFound) != 1 || one.NotFound[0].Node != nodes[1].addr ||
+		!strings.Contains(one.NotFound[0].Error, "no kernel") || len(one.Intervals) == 0 {
+		t.Errorf("a kernel of node1: exit %d, problems %v, not found %v, %d rows: %s", code, one.Problems, one.NotFound, len(one.Intervals), stderr)
+	}
+	_, stderr, code = runFleetCmd(t, "history", "--hosts", two, "--identity", id, "--known-hosts", kh, "--kernel", "0123abcd-dead")
+	if code != exitBadUsage || !strings.Contains(stderr, "no node's record knows it: "+nodes[0].addr+": ") || !strings.Contains(stderr, nodes[1].addr+": ") {
+		t.Errorf("a kernel no node knows: exit %d: %s", code, stderr)
+	}
 }
 
 func historyRow(iv fleet.HistoryInterval, until time.Time) string {

@@ -122,7 +122,30 @@ type FleetHistory struct {
 	Intervals []HistoryInterval `json:"intervals"`
 	Missing   []HistoryGap      `json:"missing"`
 	Problems  []HistoryProblem  `json:"problems"`
+	// NotFound are the nodes whose record does not know the name asked
+	// (a kernel, user or device of another node), in their words: not a
+	// part of the span unknown.
+	NotFound []HistoryProblem `json:"not_found"`
 }
+
+// NowhereError is a name no node's record knows: every node said so.
+type NowhereError struct {
+	Nodes []HistoryProblem
+}
+
+func (e *NowhereError) Error() string {
+	parts := make([]string, len(e.Nodes))
+	for i, n := range e.Nodes {
+		parts[i] = n.Node + ": " + n.Error
+	}
+	return "no node's record knows it: " + strings.Join(parts, "; ")
+}
+
+// notHereError is a node's refusal of a query for a name its record does
+// not know (exit status 2).
+type notHereError struct{ msg string }
+
+func (e *notHereError) Error() string { return e.msg }
 
 // Incomplete reports whether part of the asked span is not known: a node
 // did not answer, or its record lacks part of it.
@@ -184,6 +207,9 @@ func WriteHistory(w io.Writer, h *FleetHistory, asJSON bool) error {
 	for _, p := range h.Problems {
 		fmt.Fprintf(&b, "no answer: %s: %s\n", p.Node, p.Error)
 	}
+	for _, p := range h.NotFound {
+		fmt.Fprintf(&b, "not in its record: %s: %s\n", p.Node, p.Error)
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -244,9 +270,10 @@ func HistoryHosts(ctx context.Context, hosts []string, cfg *gossh.ClientConfig, 
 	}
 	o = o.withDefaults()
 	type answer struct {
-		ivs  []HistoryInterval
-		gaps []HistoryGap
-		prob string
+		ivs     []HistoryInterval
+		gaps    []HistoryGap
+		prob    string
+		notHere string
 	}
 	answers := make([]answer, len(hosts))
 	var wg sync.WaitGroup
@@ -256,6 +283,11 @@ func HistoryHosts(ctx context.Context, hosts []string, cfg *gossh.ClientConfig, 
 			defer wg.Done()
 			out, problem, err := execAll(ctx, h, cfg, o, cmd, MaxHistoryBody)
 			a := &answers[i]
+			var nh *notHereError
+			if errors.As(err, &nh) {
+				a.notHere = untrusted.Text(nh.msg)
+				return
+			}
 			if err != nil {
 				a.prob = untrusted.Text(err.Error())
 				return
@@ -270,13 +302,19 @@ func HistoryHosts(ctx context.Context, hosts []string, cfg *gossh.ClientConfig, 
 		}()
 	}
 	wg.Wait()
-	fh := &FleetHistory{Schema: FleetHistorySchema, Intervals: []HistoryInterval{}, Missing: []HistoryGap{}, Problems: []HistoryProblem{}}
+	fh := &FleetHistory{Schema: FleetHistorySchema, Intervals: []HistoryInterval{}, Missing: []HistoryGap{}, Problems: []HistoryProblem{}, NotFound: []HistoryProblem{}}
 	for i, a := range answers {
 		fh.Intervals = append(fh.Intervals, a.ivs...)
 		fh.Missing = append(fh.Missing, a.gaps...)
 		if a.prob != "" {
 			fh.Problems = append(fh.Problems, HistoryProblem{Node: hosts[i], Error: a.prob})
 		}
+		if a.notHere != "" {
+			fh.NotFound = append(fh.NotFound, HistoryProblem{Node: hosts[i], Error: a.notHere})
+		}
+	}
+	if len(hosts) > 0 && len(fh.NotFound) == len(hosts) {
+		return nil, &NowhereError{Nodes: fh.NotFound}
 	}
 	slices.SortStableFunc(fh.Intervals, func(a, b HistoryInterval) int {
 		return cmp.Or(a.from.Compare(b.from), cmp.Compare(a.Node, b.Node), cmp.Compare(a.Device, b.Device), cmp.Compare(a.Kernel, b.Kernel))
@@ -310,10 +348,25 @@ func execAll(ctx context.Context, addr string, cfg *gossh.ClientConfig, o SSHOpt
 	switch {
 	case ctx.Err() != nil:
 		return nil, "", fmt.Errorf("no answer: %w", ctx.Err())
+	case len(out) == 0 && msg != "" && exitStatus(werr) == 2:
+		return nil, "", &notHereError{msg: msg}
 	case len(out) == 0 && msg != "":
 		return nil, "", errors.New(msg)
 	case len(out) == 0:
 		return nil, "", fmt.Errorf("the node closed the session without an answer (%v)", werr)
 	}
 	return out, msg, nil
+}
+
+// exitStatus is a remote command's exit status (0 when it exited well, -1
+// when it did not say).
+func exitStatus(err error) int {
+	if err == nil {
+		return 0
+	}
+	var ee *gossh.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitStatus()
+	}
+	return -1
 }

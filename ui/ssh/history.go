@@ -1,7 +1,9 @@
 package sshserve
 
 import (
+	"errors"
 	"fmt"
+	"github.com/fgtop/fgtop/model/names"
 	"time"
 )
 
@@ -112,6 +114,14 @@ func (s *Server) history(ls *session, q HistoryQuery) {
 		ls.out.flush(s.stuck)
 	}
 	if problem != nil {
+		var nf *names.NotFoundError
+		if len(b) == 0 && errors.As(problem, &nf) {
+			// Not this node's (fleet history asks every node): said
+			// apart from a record that could not answer.
+			ls.mu.Lock()
+			ls.usage = true
+			ls.mu.Unlock()
+		}
 		fail(problem.Error())
 		return
 	}

@@ -246,6 +246,9 @@ type session struct {
 	prog   *tea.Program
 	reason string // why the server ends the session; "" while it does not
 	ended  string // how the console ended, for the log: quit, client gone, failed
+	// usage: the reason is the query's own fault (a name the node's
+	// record does not know): exit status 2, as the command line's.
+	usage bool
 }
 
 // New checks the configuration, loads the keys and the host key (creating
@@ -705,7 +708,7 @@ func (s *Server) release(sess ssh.Session, ls *session) {
 	ls.out.flush(cutGrace)
 	ls.out.Close()
 	ls.mu.Lock()
-	reason, end := ls.reason, ls.ended
+	reason, end, usage := ls.reason, ls.ended, ls.usage
 	ls.mu.Unlock()
 	if end == "" {
 		end = "quit"
@@ -713,7 +716,11 @@ func (s *Server) release(sess ssh.Session, ls *session) {
 	if reason != "" {
 		end = reason
 		fmt.Fprintf(sess.Stderr(), "\r\nfgtop serve: %s\r\n", reason)
-		_ = sess.Exit(1)
+		code := 1
+		if usage {
+			code = 2
+		}
+		_ = sess.Exit(code)
 	}
 	s.log.Info("disconnect", "user", ls.id.User, "key", ls.id.Fingerprint, "remote", ls.id.Remote,
 		"role", string(ls.id.Role), "duration", time.Since(ls.start).Round(time.Millisecond).String(), "end", end)
