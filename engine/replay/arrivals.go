@@ -138,6 +138,11 @@ func arrivalJSON(line string, types model.SlotTypes) (Session, error) {
 	if err := dec.Decode(&v); err != nil {
 		return Session{}, fmt.Errorf("not a session object: %v", err)
 	}
+	// encoding/json keeps the last of a key given twice: which one was
+	// meant is a guess.
+	if k, ok := duplicateKey(line); ok {
+		return Session{}, fmt.Errorf("%q is given twice: which is meant is not known", k)
+	}
 	// One object a line: a second one, or anything after the first,
 	// would be dropped unread.
 	if rest := strings.TrimSpace(line[dec.InputOffset():]); rest != "" {
@@ -259,4 +264,53 @@ func ArrivalsRecord(sessions []Session, snap *model.Snapshot, settings placement
 	rec.Notes = append(rec.Notes, "sessions from an arrivals file: where each really ran is not known, so placements are not compared")
 	rec.Notes = append(rec.Notes, unlisted(rec, true)...)
 	return rec
+}
+
+// duplicateKey finds a key given twice in one object of a JSON value
+// (at any depth), reading it token by token.
+func duplicateKey(data string) (string, bool) {
+	dec := json.NewDecoder(strings.NewReader(data))
+	type level struct {
+		obj  bool
+		keys map[string]bool
+		key  bool // the next token of an object is a key
+	}
+	var stack []*level
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		var top *level
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if top != nil && top.obj && top.key {
+			if k, ok := tok.(string); ok {
+				if top.keys[k] {
+					return k, true
+				}
+				top.keys[k] = true
+				top.key = false
+				continue
+			}
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, &level{obj: true, keys: map[string]bool{}, key: true})
+			continue
+		case json.Delim('['):
+			stack = append(stack, &level{})
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+			if len(stack) == 0 {
+				return "", false
+			}
+		}
+		// A value ends: an object's next token is a key again.
+		if len(stack) > 0 && stack[len(stack)-1].obj {
+			stack[len(stack)-1].key = true
+		}
+	}
 }
