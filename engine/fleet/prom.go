@@ -48,7 +48,7 @@ var promQueries = []string{
 	"fgtop_allocator_info", "fgtop_agent_info", "fgtop_device_owner_info", "fgtop_agent_memory_share_bytes",
 	units("fgtop_agent_device_held"), "fgtop_kernels", "fgtop_issues_by_severity", "fgtop_node_info",
 	"fgtop_device_source_info", "fgtop_host_memory_bytes", "fgtop_snapshot_sequence",
-	"fgtop_device_capacity_exponent", "fgtop_device_held_exponent",
+	"fgtop_device_capacity_exponent", "fgtop_device_held_exponent", units("fgtop_agent_given"),
 }
 
 // units selects every unit's metric of an amount the exporter splits by
@@ -576,6 +576,7 @@ func buildPromNodes(res []pmodel.Vector, scraped map[string]time.Time, settings 
 		qSeq
 		qCapExp
 		qHeldExp
+		qAgentGiven
 	)
 	var names []string
 	for n := range g[qSeq] {
@@ -717,6 +718,17 @@ func buildPromNodes(res []pmodel.Vector, scraped map[string]time.Time, settings 
 		for _, x := range g[qMemShare][name] {
 			mem[model.AgentID(x.get("agent"))] = x.v
 		}
+		// What the slot-based form gives each agent: the manager's limit
+		// (an exporter before it sends none, and --fit then judges by
+		// the allocators alone).
+		given := map[model.AgentID]model.ResourceSlot{}
+		for _, x := range g[qAgentGiven][name] {
+			a := model.AgentID(x.get("agent"))
+			if given[a] == nil {
+				given[a] = model.ResourceSlot{}
+			}
+			given[a][model.SlotName(x.get("slot"))] = x.v
+		}
 		alloc := map[model.AgentID]model.Allocations{}
 		for _, x := range g[qAgentHeld][name] {
 			a := model.AgentID(x.get("agent"))
@@ -732,7 +744,7 @@ func buildPromNodes(res []pmodel.Vector, scraped map[string]time.Time, settings 
 		var kernels []*model.Kernel
 		for _, pa := range agents {
 			a := pa.a
-			a.Owns, a.Mem = owns[a.ID], mem[a.ID]
+			a.Owns, a.Mem, a.Given = owns[a.ID], mem[a.ID], given[a.ID]
 			s.Agents = append(s.Agents, a)
 		}
 		for a, al := range alloc {

@@ -4,6 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/fgtop/fgtop/engine/metrics"
+	"github.com/fgtop/fgtop/model"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/common/expfmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -51,11 +55,44 @@ func TestPromClient(t *testing.T) {
 	// Two exporters given one node name (a cloned config).
 	twin1 := promtest.NewFakeTarget(t, promtest.Snapshot("twin", 2))
 	twin2 := promtest.NewFakeTarget(t, promtest.Snapshot("twin", 4))
-	srv := promtest.Start(t, []promtest.Target{{Addr: ready.Addr}, {Addr: fresh.Addr}, {Addr: b.Addr}, {Addr: d.Addr}, {Addr: twin1.Addr}, {Addr: twin2.Addr}})
+	// A slot-based node, as the real exporter serves it: each agent given
+	// 1.0 cuda.shares over three free GPUs.
+	slotNode := slotBasedNode()
+	given := promtest.NewFakeTarget(t, exporterText(t, slotNode))
+	srv := promtest.Start(t, []promtest.Target{{Addr: ready.Addr}, {Addr: fresh.Addr}, {Addr: b.Addr}, {Addr: d.Addr}, {Addr: twin1.Addr}, {Addr: twin2.Addr}, {Addr: given.Addr}})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	srv.WaitUp(t, ctx)
-	srv.WaitQuery(t, ctx, `count(fgtop_build_info)`, func(v pmodel.Vector) bool { return len(v) == 1 && v[0].Value == 6 })
+	srv.WaitQuery(t, ctx, `count(fgtop_build_info)`, func(v pmodel.Vector) bool { return len(v) == 1 && v[0].Value == 7 })
+
+	// --fit on it through Prometheus keeps the manager's limit: 1.5 fits
+	// the GPUs but no agent's 1.0 (it "fitted" when only memory's given
+	// amount was exported).
+	t.Run("ManagerLimit", func(t *testing.T) {
+		c := newTestPromClient(t, srv.URL)
+		nodes, err := c.Refresh(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := promNode(t, nodes, "given")
+		if n.Snap == nil {
+			t.Fatalf("given: %+v", n)
+		}
+		for _, r := range []string{"cuda.shares=1.5", "cuda.shares=0.5"} {
+			req, err := ParseRequest(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, want := FitRequest(n.Snap, req, Settings{}), FitRequest(slotNode, req, Settings{})
+			if got.OK != want.OK || got.Agent != want.Agent || got.ErrKind != want.ErrKind {
+				t.Errorf("%s through Prometheus: ok %v agent %s %s %q; from the snapshot: ok %v agent %s %s %q", r,
+					got.OK, got.Agent, got.ErrKind, got.Reason, want.OK, want.Agent, want.ErrKind, want.Reason)
+			}
+			if r == "cuda.shares=1.5" && (got.OK || !strings.Contains(got.Reason, "the manager would not send it there")) {
+				t.Errorf("%s: %+v, want the manager's refusal", r, got)
+			}
+		}
+	})
 
 	// Their series would be summed into one node's: the name is said to
 	// be shared, with the targets, and no figures are given.
@@ -287,4 +324,36 @@ func failingProxy(t *testing.T, url string, fail func(query string) bool) http.H
 		}
 		rp.ServeHTTP(w, r)
 	})
+}
+
+// slotBasedNode is shortNode in main's slot-based form: every agent on
+// every device, each given 1.0 cuda.shares.
+func slotBasedNode() *model.Snapshot {
+	s := shortNode()
+	s.Node = "given"
+	for i := range s.Agents {
+		s.Agents[i].Owns = nil
+		s.Agents[i].Given = model.ResourceSlot{model.SlotCUDAShares: model.MustDec("1.0"), model.SlotCPU: model.MustDec("2"), model.SlotMem: model.NewDec(32<<30, 0)}
+	}
+	s.SetKernels(nil)
+	return s
+}
+
+// exporterText is what fgtop's exporter serves for s.
+func exporterText(t *testing.T, s *model.Snapshot) string {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(metrics.New(metrics.Options{Latest: func() *model.Snapshot { return s }}))
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	enc := expfmt.NewEncoder(&b, expfmt.NewFormat(expfmt.TypeTextPlain))
+	for _, mf := range mfs {
+		if err := enc.Encode(mf); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return b.String()
 }

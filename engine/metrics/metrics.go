@@ -127,6 +127,7 @@ var (
 	descAgentKernels = desc("fgtop_agent_kernels", "Kernels attributed to the agent.", "node", "agent")
 	descAgentHeld    = unitDesc("fgtop_agent_held", "What the agent's kernels hold in total, per slot", "node", "agent", "slot")
 	descAgentMem     = desc("fgtop_agent_memory_share_bytes", "The memory the agent's partition gives it, in bytes (absent when mem is not partitioned).", "node", "agent")
+	descAgentGiven   = unitDesc("fgtop_agent_given", "What the slot-based partition gives the agent, per slot: what it reports to the manager as its capacity, and the manager's limit on what it sends there (absent outside that form)", "node", "agent", "slot")
 	descAgentDevHeld = unitDesc("fgtop_agent_device_held", "What the agent's kernels hold on the device, per slot (non-zero only)", "node", "agent", "plugin", "device", "slot")
 	descRestart      = desc("fgtop_agent_restart_info", "Whether the agent's process runs the agent.toml on disk: current, restart-pending, not-running, cannot-tell (always 1).", "node", "agent", "state")
 	descAgentUp      = desc("fgtop_agent_up", "Whether the agent answers GET /health on its service-addr: 1 up, 0 down or unreachable (absent before the first check, and for agents on other hosts).", "node", "agent")
@@ -148,7 +149,7 @@ var allDescs = slices.Concat([]*prometheus.Desc{
 	descAllocRatio, descOwner, descAgentInfo, descAgentKernels, descAgentMem,
 	descRestart, descAgentUp, descUtil, descMemUtil, descMemUsed, descMemTotal, descTemp,
 	descPower, descPowerCap, descLost, descProcs,
-}, descCapacity.all(), descHeld.all(), descFree.all(), descOverCap.all(), descAgentHeld.all(), descAgentDevHeld.all(), descDrift.all())
+}, descCapacity.all(), descHeld.all(), descFree.all(), descOverCap.all(), descAgentHeld.all(), descAgentDevHeld.all(), descDrift.all(), descAgentGiven.all())
 
 // Names returns the name of every series the collector can emit, sorted as
 // declared.
@@ -394,6 +395,9 @@ func (c *Collector) collectAgents(ch chan<- prometheus.Metric, s *model.Snapshot
 		}
 		if a.Mem.Sign() > 0 {
 			gauge(ch, descAgentMem, f(a.Mem), node, id)
+		}
+		for _, sl := range a.Given.Names() {
+			gauge(ch, descAgentGiven.of(sl), f(a.Given[sl]), node, id, string(sl))
 		}
 		if a.Restart.State != "" {
 			gauge(ch, descRestart, 1, node, id, string(a.Restart.State))
