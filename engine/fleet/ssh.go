@@ -320,6 +320,12 @@ func streamOnce(ctx context.Context, t *Tracker, addr string, cfg *gossh.ClientC
 			mu.Lock()
 			s := silent
 			mu.Unlock()
+			if !s && errors.Is(err, io.EOF) && rc.stderr.String() == "" {
+				// Stdout and stderr are two channels: a refusal ("too
+				// many snapshot streams ...") may come just after the
+				// end of stdout. Wait, briefly, for the session's end.
+				waitSession(rc.sess, refusalWait)
+			}
 			switch {
 			case s:
 				return got, fmt.Errorf("no line for %s: connection dropped", o.Silence)
@@ -413,4 +419,21 @@ func (l *limitedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return strings.ReplaceAll(string(l.b), "\r", "")
+}
+
+// refusalWait is how long a stream that ended waits for the node's words
+// on stderr.
+const refusalWait = time.Second
+
+// waitSession waits for sess to end, at most d.
+func waitSession(sess *gossh.Session, d time.Duration) {
+	done := make(chan struct{})
+	go func() {
+		_ = sess.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(d):
+	}
 }

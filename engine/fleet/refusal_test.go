@@ -1,0 +1,40 @@
+//go:build unix
+
+package fleet
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/fgtop/fgtop/internal/sshtest"
+)
+
+// TestStreamRefusalAfterStdout: a node that refuses the stream (its
+// limits) says why on stderr and ends the session: the client copies
+// stderr on a goroutine of its own while the stream's reader meets the
+// end of stdout, and then waits for the session, so the fleet gives the
+// node's words, not "the node closed the stream". (Without the wait the
+// words were lost when that goroutine came late: a race, which this
+// test catches only when it goes that way.)
+func TestStreamRefusalAfterStdout(t *testing.T) {
+	const why = "fgtop serve: too many snapshot streams and queries (the limit is 1 of 4 sessions): try again later"
+	addr, _ := sshtest.ExecPeer(t, func(ch gossh.Channel) {
+		time.Sleep(50 * time.Millisecond)
+		_, _ = ch.Stderr().Write([]byte("\r\n" + why + "\r\n"))
+		_, _ = ch.SendRequest("exit-status", false, gossh.Marshal(struct{ Status uint32 }{1}))
+		_ = ch.Close()
+	})
+	cfg := &gossh.ClientConfig{User: "t", Auth: []gossh.AuthMethod{gossh.PublicKeys(sshtest.NewKey(t).Signer)},
+		HostKeyCallback: gossh.InsecureIgnoreHostKey()} //nolint:gosec // a test node on loopback
+	tr := NewTracker([]string{addr}, "ssh", Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err := streamOnce(ctx, tr, addr, cfg, SSHOptions{}.withDefaults())
+	if err == nil || !strings.Contains(err.Error(), "too many snapshot streams and queries") {
+		t.Fatalf("stream refused: %v, want the node's words", err)
+	}
+}
