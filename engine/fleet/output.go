@@ -71,6 +71,9 @@ type JSONNode struct {
 	Devices  []JSONDevice `json:"devices"`
 	// Fit is the outcome of --fit on this node.
 	Fit *JSONFit `json:"fit,omitempty"`
+	// figures: the node gave a snapshot (its counts are its own, not
+	// zeros for want of one).
+	figures bool
 }
 
 // JSONDevice is one accelerator of a node.
@@ -134,6 +137,7 @@ func nodeJSON(n *Node) JSONNode {
 	if n.Snap == nil {
 		return j
 	}
+	j.figures = true
 	s := n.Sum
 	j.Slot, j.GPUs, j.Pieces, j.Kernels, j.Issues = string(s.Slot), s.GPUs, s.Pieces, s.Kernels, s.Issues
 	if s.Slot != "" {

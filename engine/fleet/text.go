@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -63,7 +64,12 @@ func WriteTable(w io.Writer, j JSONFleet) {
 	fmt.Fprintf(w, "%-20s %-12s %4s %15s %8s %8s %6s %7s %6s  %s\n", "NODE", "STATE", "GPUS", "HELD/CAPACITY", "FREE", "LARGEST", "PIECES", "KERNELS", "ISSUES", "ADDRESS")
 	for _, n := range j.Nodes {
 		if n.Held == nil {
-			fmt.Fprintf(w, "%-20s %-12s %4d %15s %8s %8s %6s %7d %6d  %s  %s\n", n.Node, n.State, n.GPUs, "-", "-", "-", "-", n.Kernels, n.Issues, n.Address, n.Error)
+			gpus, kernels, issues := "-", "-", "-"
+			if n.figures {
+				// A node without accelerators: its counts are real.
+				gpus, kernels, issues = strconv.Itoa(n.GPUs), strconv.Itoa(n.Kernels), strconv.Itoa(n.Issues)
+			}
+			fmt.Fprintf(w, "%-20s %-12s %4s %15s %8s %8s %6s %7s %6s  %s  %s\n", n.Node, n.State, gpus, "-", "-", "-", "-", kernels, issues, n.Address, n.Error)
 			continue
 		}
 		fmt.Fprintf(w, "%-20s %-12s %4d %15s %8s %8s %6d %7d %6d  %s  %s\n", n.Node, n.State, n.GPUs, n.Held.String()+"/"+orUnknown(n.Capacity),

@@ -22,6 +22,10 @@ func TestWriteTable(t *testing.T) {
 	if len(lines) != 3 || !strings.HasPrefix(lines[0], "NODE") {
 		t.Fatalf("%q", b.String())
 	}
+	// The unreachable node's counts are not known: "-", never 0.
+	if f := strings.Fields(lines[2]); len(f) < 9 || f[2] != "-" || f[7] != "-" || f[8] != "-" {
+		t.Errorf("unreachable node's counts: %q", lines[2])
+	}
 	for i, want := range [][]string{{"gpu-a", "live", "1.5/4", "10.0.0.1:2222"}, {"gpu-b", "unreachable", " - ", "connection refused"}} {
 		for _, w := range want {
 			if !strings.Contains(lines[i+1], w) {
