@@ -390,6 +390,9 @@ func (f *fleetFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 		}
 	}
 	a := fleet.NewAnswer(fl, f.fit != "", req, f.fit, src.settings)
+	if a.Fit != nil && f.at != "" {
+		a.Fit.At = fleet.AtStamp(at)
+	}
 	if f.asJSON {
 		b, err := report.Marshal(a.Value(), !f.compact)
 		if err != nil {

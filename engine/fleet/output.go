@@ -112,6 +112,9 @@ type JSONFit struct {
 // JSONFitReport is `fgtop fleet --fit SLOTS --json`.
 type JSONFitReport struct {
 	Request string `json:"request"`
+	// At is the past moment the fleet was asked at (--at), RFC 3339;
+	// absent for now.
+	At string `json:"at,omitempty"`
 	// Fits lists the live nodes that take the request, in fleet order.
 	Fits []string `json:"fits"`
 	// Overcommits lists those of Fits where the placement would put a

@@ -96,6 +96,9 @@ func WriteFit(w io.Writer, r JSONFitReport, red func(string) string) {
 		}
 	}
 	fmt.Fprintf(w, "request %s fits on %d node(s)", strings.Join(req, ","), len(r.Fits))
+	if r.At != "" {
+		fmt.Fprintf(w, " as the fleet was at %s", r.At)
+	}
 	if len(r.Overcommits) > 0 {
 		fmt.Fprintf(w, ", %s", red(fmt.Sprintf("%d of them only by overcommitting a device", len(r.Overcommits))))
 	}
@@ -118,8 +121,12 @@ func WriteFit(w io.Writer, r JSONFitReport, red func(string) string) {
 			for _, d := range n.Fit.Devices {
 				if d.Overcommit {
 					amt := func(v model.Dec) string { return fitAmount(string(d.Slot), v.String()) }
-					fmt.Fprintf(w, "        %s: %s would hold %s of %s %s across all agents (%s held now + %s)\n",
-						red("! OVERCOMMIT"), d.Device, amt(d.TotalAfter), amt(d.Capacity), d.Slot, amt(d.HeldNow), amt(d.Adds))
+					when := "now"
+					if r.At != "" {
+						when = "then"
+					}
+					fmt.Fprintf(w, "        %s: %s would hold %s of %s %s across all agents (%s held %s + %s)\n",
+						red("! OVERCOMMIT"), d.Device, amt(d.TotalAfter), amt(d.Capacity), d.Slot, amt(d.HeldNow), when, amt(d.Adds))
 				}
 			}
 		case n.Fit.Unknown:

@@ -52,4 +52,13 @@ func TestWriteFit(t *testing.T) {
 			t.Errorf("no %q in\n%s", w, b.String())
 		}
 	}
+	// At a past moment (--at) the figures are then's, not now's.
+	b.Reset()
+	WriteFit(&b, JSONFitReport{Request: "cuda.shares=0.5", At: "2026-11-30T03:00:00Z", Fits: []string{"gpu-a"}, Overcommits: []string{"gpu-a"},
+		Nodes: []JSONNode{{Node: "gpu-a", Fit: &JSONFit{Fits: true, Placement: map[string]map[string]string{"cuda.shares": {"GPU-1": "0.5"}},
+			Devices: []placement.DeviceAfter{{Device: "GPU-1", Slot: "cuda.shares", Overcommit: true, TotalAfter: model.NewDec(11, -1), Capacity: model.NewDec(1, 0),
+				HeldNow: model.NewDec(6, -1), Adds: model.NewDec(5, -1)}}}}}}, func(s string) string { return s })
+	if got := b.String(); !strings.Contains(got, "fits on 1 node(s) as the fleet was at 2026-11-30T03:00:00Z") || !strings.Contains(got, "(0.6 held then + 0.5)") || strings.Contains(got, "held now") {
+		t.Errorf("--fit --at:\n%s", got)
+	}
 }
