@@ -3,6 +3,7 @@ package fleet
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/fgtop/fgtop/engine/fleet"
+	"github.com/fgtop/fgtop/model"
 	"github.com/fgtop/fgtop/themes"
 	"github.com/fgtop/fgtop/ui/internal/fake"
 
@@ -254,5 +256,39 @@ func TestUnreachableReasonWraps(t *testing.T) {
 				t.Errorf("%s ascii=%v: %d rows, want 24", addr, ascii, n)
 			}
 		}
+	}
+}
+
+// TestFleetHeaderKeepsSlotsApart: a fleet of a fractional node and a node
+// of whole GPUs totals each slot on its own: shares and devices were
+// added into one held/capacity.
+func TestFleetHeaderKeepsSlotsApart(t *testing.T) {
+	th, err := themes.Load("dark")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := New(nil, Options{Theme: th, ASCII: true, Now: func() time.Time { return fake.T0 }, Source: "ssh: 2 hosts"})
+	m.Update(tea.WindowSizeMsg{Width: 200, Height: 40})
+	a := fake.Node(fake.Options{})
+	b := *fake.Node(fake.Options{})
+	b.Node = "whole"
+	b.Devices = slices.Clone(b.Devices)
+	for i := range b.Devices {
+		if b.Devices[i].Slot == model.SlotCUDAShares {
+			b.Devices[i].Slot, b.Devices[i].Capacity = model.SlotCUDADevice, model.One
+		}
+	}
+	b.SetKernels(nil)
+	sa, sb := fleet.Summarize(a, fleet.Settings{}), fleet.Summarize(&b, fleet.Settings{})
+	if sa.Slot != model.SlotCUDAShares || sb.Slot != model.SlotCUDADevice {
+		t.Fatalf("slots %s and %s", sa.Slot, sb.Slot)
+	}
+	m.Update(fleetMsg{&fleet.Fleet{Time: fake.T0, Nodes: []fleet.Node{
+		{Addr: "a:1", Name: "a", State: fleet.Live, LastSeen: fake.T0, Snap: a, Sum: sa},
+		{Addr: "b:1", Name: "whole", State: fleet.Live, LastSeen: fake.T0, Snap: &b, Sum: sb},
+	}}})
+	want := fmt.Sprintf("live: %d GPUs, held %s/%s cuda.shares, %s/%s cuda.device", sa.GPUs+sb.GPUs, sa.Held, sa.Capacity, sb.Held, sb.Capacity)
+	if s := stripANSI(fleetScreen(m)); !strings.Contains(s, want) {
+		t.Fatalf("header lacks %q:\n%s", want, s)
 	}
 }

@@ -119,8 +119,26 @@ func (m *Model) View() tea.View {
 	return v
 }
 
-func (m *Model) counts() (live, stale, unreachable, connecting int, held, capacity model.Dec, gpus, unknown int) {
-	held, capacity = model.Zero, model.Zero
+// slotTotal is what the live nodes hold and offer of one slot.
+type slotTotal struct {
+	slot           model.SlotName
+	held, capacity model.Dec
+	unknown        int
+}
+
+// text is held/capacity, "?" for a capacity some device leaves unknown.
+func (t slotTotal) text() string {
+	c := t.capacity.String()
+	if t.unknown > 0 {
+		c = "?"
+	}
+	return t.held.String() + "/" + c
+}
+
+// counts are the nodes by state and, per slot in the order met, what the
+// live nodes hold of their GPUs: shares and whole devices are never added
+// together.
+func (m *Model) counts() (live, stale, unreachable, connecting int, totals []slotTotal, gpus int) {
 	if m.fl == nil {
 		return
 	}
@@ -138,9 +156,15 @@ func (m *Model) counts() (live, stale, unreachable, connecting int, held, capaci
 		// The header's figures are the live nodes': a stale or unreachable
 		// node's are not its figures now.
 		if n.State == fleet.Live && n.Snap != nil && n.Sum.Slot != "" {
-			held, capacity = held.Add(n.Sum.Held), capacity.Add(n.Sum.Capacity)
+			i := slices.IndexFunc(totals, func(t slotTotal) bool { return t.slot == n.Sum.Slot })
+			if i < 0 {
+				totals = append(totals, slotTotal{slot: n.Sum.Slot, held: model.Zero, capacity: model.Zero})
+				i = len(totals) - 1
+			}
+			t := &totals[i]
+			t.held, t.capacity = t.held.Add(n.Sum.Held), t.capacity.Add(n.Sum.Capacity)
+			t.unknown += n.Sum.Unknown
 			gpus += n.Sum.GPUs
-			unknown += n.Sum.Unknown
 		}
 	}
 	return
@@ -156,10 +180,18 @@ type headerPiece struct {
 
 func (m *Model) viewHeader(w int) string {
 	st := m.St
-	live, stale, unr, conn, held, capacity, gpus, unknown := m.counts()
-	capText := capacity.String()
-	if unknown > 0 {
-		capText = "?"
+	live, stale, unr, conn, totals, gpus := m.counts()
+	heldText := "0/0"
+	switch len(totals) {
+	case 0:
+	case 1:
+		heldText = totals[0].text()
+	default:
+		parts := make([]string, len(totals))
+		for i, t := range totals {
+			parts[i] = t.text() + " " + string(t.slot)
+		}
+		heldText = strings.Join(parts, ", ")
 	}
 	ps := []headerPiece{{spans: []kit.Span{{Lvl: kit.LvlTitle, Text: " fgtop fleet"}}}}
 	ps = append(ps, m.pastPieces()...)
@@ -179,7 +211,7 @@ func (m *Model) viewHeader(w int) string {
 		counts = append(counts, kit.Span{Lvl: kit.LvlDim, Text: " · "}, kit.Span{Lvl: kit.LvlInfo, Text: fmt.Sprintf("%d connecting", conn)})
 	}
 	ps = append(ps, headerPiece{spans: counts},
-		headerPiece{spans: []kit.Span{{Lvl: kit.LvlDim, Text: fmt.Sprintf(" │ live: %d GPUs, held %s/%s", gpus, held, capText)}}, drop: 2})
+		headerPiece{spans: []kit.Span{{Lvl: kit.LvlDim, Text: fmt.Sprintf(" │ live: %d GPUs, held %s", gpus, heldText)}}, drop: 2})
 	var sp []kit.Span
 	for _, p := range fitPieces(ps, w) {
 		sp = append(sp, p...)
