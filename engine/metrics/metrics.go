@@ -318,6 +318,11 @@ func (c *Collector) collectDevices(ch chan<- prometheus.Metric, s *model.Snapsho
 			gauge(ch, descHeldExp, float64(u.Held[sl].Exponent()), node, string(k.ID), string(sl))
 		}
 		gauge(ch, descDevKernels, float64(u.Kernels), node, string(k.Name), string(k.ID))
+		// gpu_alloc_map has such a device too (its raw amount, as
+		// Backend.AI's): the same ratio snapshot's alloc_map_ratio gives.
+		if v, ok := ratio[k.ID]; ok && k.Name == "cuda" {
+			gauge(ch, descAllocRatio, f(v), node, string(k.ID))
+		}
 	}
 }
 

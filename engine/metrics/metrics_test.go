@@ -150,6 +150,7 @@ func TestCollectAgreesWithSnapshotJSON(t *testing.T) {
 		{"shared", base},
 		{"partitioned", partitioned(base)},
 		{"capacity unknown", capacityUnknown(base)},
+		{"a held device the inventory lacks", unlistedGPU(t, base)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := New(Options{Latest: fixed(tc.snap), Build: BuildInfo{Version: "v0.0.0-test"}})
@@ -162,6 +163,25 @@ func TestCollectAgreesWithSnapshotJSON(t *testing.T) {
 			}
 		})
 	}
+}
+
+// unlistedGPU is s without a GPU its kernels hold: what is held there
+// still counts, and gpu_alloc_map (alloc_map_ratio) has it.
+func unlistedGPU(t *testing.T, s *model.Snapshot) *model.Snapshot {
+	c := *s
+	c.Devices = nil
+	dropped := false
+	for _, d := range s.Devices {
+		if u := s.Usage[d.Key()]; !dropped && d.Name == "cuda" && u != nil && u.Total().Sign() > 0 {
+			dropped = true
+			continue
+		}
+		c.Devices = append(c.Devices, d)
+	}
+	if !dropped {
+		t.Fatal("no held GPU to leave out")
+	}
+	return &c
 }
 
 // capacityUnknown is s with its first GPU's capacity unknown (fractional
@@ -413,5 +433,36 @@ func TestHostileLabels(t *testing.T) {
 	}
 	if f := hostile.Foreign(body); len(f) > 0 {
 		t.Fatalf("raw bytes in the exposition: %v", f)
+	}
+}
+
+// TestAllocRatioOfAnUnlistedGPU: a GPU the kernels hold that the
+// inventory lacks is in snapshot --json's alloc_map_ratio (as in
+// Backend.AI's gpu_alloc_map): the exporter gives the same ratio.
+func TestAllocRatioOfAnUnlistedGPU(t *testing.T) {
+	snap := unlistedGPU(t, build(t, tree(t, 5, "agent-a", "agent-b")))
+	listed := map[model.DeviceID]bool{}
+	for _, d := range snap.Devices {
+		listed[d.ID] = true
+	}
+	doc := report.FromSnapshot(snap)
+	ss := samples(t, exposition(t, New(Options{Latest: fixed(snap)})))
+	n := 0
+	for id, want := range doc.AllocMapRatio {
+		if listed[model.DeviceID(id)] {
+			continue
+		}
+		n++
+		got := promtest.Select(ss, "fgtop_device_alloc_ratio", "device", id)
+		if len(got) != 1 {
+			t.Errorf("alloc ratio of %s, not listed: %v, want %s (alloc_map_ratio)", id, got, want)
+			continue
+		}
+		if v, err := got[0].Dec(); err != nil || v.Cmp(model.MustDec(fmt.Sprint(want))) != 0 {
+			t.Errorf("alloc ratio of %s, not listed: %v (%v), want %v (alloc_map_ratio)", id, v, err, want)
+		}
+	}
+	if n == 0 {
+		t.Fatalf("alloc_map_ratio has no unlisted device: %v", doc.AllocMapRatio)
 	}
 }
