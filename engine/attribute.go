@@ -140,7 +140,12 @@ type attribution struct {
 func (s *state) attribute(id model.KernelID, root, path string, rec *model.KernelRecord, recErr error, pending bool) attribution {
 	agents := s.rootAgents.agents[root]
 	var out attribution
-	if recErr != nil && !errors.Is(recErr, fs.ErrNotExist) {
+	switch {
+	case recErr != nil && rec != nil:
+		// Incomplete while rewritten: its last whole version is used.
+		out.issues = append(out.issues, model.Issue{Severity: model.SevInfo, Code: model.IssueRecord, Kernel: id,
+			File: recordPath(path), Message: fmt.Sprintf("kernel %s: recovery.json is incomplete (%v): its last whole version is used", short(id), stripPath(recErr, recordPath(path)))})
+	case recErr != nil && !errors.Is(recErr, fs.ErrNotExist):
 		out.issues = append(out.issues, model.Issue{Severity: model.SevWarning, Code: model.IssueRecord, Kernel: id,
 			File: recordPath(path), Message: fmt.Sprintf("kernel %s: recovery.json cannot be used: %v", short(id), stripPath(recErr, recordPath(path)))})
 	}

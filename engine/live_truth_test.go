@@ -197,6 +197,62 @@ func TestRecordWrittenAfterResource(t *testing.T) {
 	})
 }
 
+// TestRecordRewrittenKeepsItsAgent: the agent rewrites recovery.json in
+// place; while the file is cut short, the kernel keeps the agent its last
+// whole version named (it went unattributed, its agent's totals and the
+// node's issues flipping), with an info issue saying so; a record that
+// is wrong, not incomplete, is not covered for.
+func TestRecordRewrittenKeepsItsAgent(t *testing.T) {
+	config, root := sharedConfig(t)
+	const id = "55555555-5555-4555-8555-555555555555"
+	writeKernel(t, root, id, gpuKernel(t, gpu02, "0.40", "20"))
+	writeRecord(t, root, id, numa1)
+	l := startLive(t, viewOptions(t, config))
+	l.wait(t, "attributed by its record", 2*time.Second, func(s *model.Snapshot) error {
+		if k := s.Kernel(id); k == nil || k.Agent != numa1 {
+			return fmt.Errorf("kernel %+v", k)
+		}
+		return nil
+	})
+	path := filepath.Join(root, id, "config", "recovery.json")
+	whole, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, whole[:len(whole)/3], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l.wait(t, "cut short: the last whole record stands", 2*time.Second, func(s *model.Snapshot) error {
+		k := s.Kernel(id)
+		if k == nil || k.Agent != numa1 || k.AgentBy != model.AgentByRecord {
+			return fmt.Errorf("kernel %+v", k)
+		}
+		is := issuesWith(s, model.IssueRecord)
+		if len(is) != 1 || is[0].Severity != model.SevInfo || !strings.Contains(is[0].Message, "its last whole version is used") {
+			return fmt.Errorf("record issues %v", is)
+		}
+		if n := len(issuesWith(s, model.IssueUnattributed)); n != 0 {
+			return fmt.Errorf("%d unattributed issue(s)", n)
+		}
+		return nil
+	})
+	// Not JSON at all: no longer a rewrite in progress.
+	if err := os.WriteFile(path, []byte("{\"id\": 12, garbage"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l.wait(t, "a broken record is not covered for", 2*time.Second, func(s *model.Snapshot) error {
+		k := s.Kernel(id)
+		if k == nil || k.AgentBy == model.AgentByRecord {
+			return fmt.Errorf("kernel %+v", k)
+		}
+		is := issuesWith(s, model.IssueRecord)
+		if len(is) != 1 || is[0].Severity != model.SevWarning {
+			return fmt.Errorf("record issues %v", is)
+		}
+		return nil
+	})
+}
+
 // TestFollowConfig: agent.toml replaced by rename (as editors and fgtop do)
 // reaches the snapshot within 1 s, with real fsnotify; a broken file keeps
 // the last good partition with an issue naming the file; a good one clears

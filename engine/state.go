@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"github.com/fgtop/fgtop/engine/recovery"
 	"maps"
 	"math/rand/v2"
 	"slices"
@@ -331,7 +332,15 @@ func (s *state) upsertKernel(r kernelRead) {
 		s.kernels[id] = ks
 	}
 	if r.recKnown {
-		ks.rec, ks.recErr = r.rec, r.recErr
+		if r.rec == nil && ks.rec != nil && ks.rec.KernelID == id && recovery.BeingWritten(r.recErr) {
+			// The agent rewrites the record in place: while it is
+			// incomplete, its last whole version stands (as a torn
+			// resource.txt keeps its last good figures), and the error
+			// says so beside it.
+			ks.recErr = r.recErr
+		} else {
+			ks.rec, ks.recErr = r.rec, r.recErr
+		}
 	}
 	ks.pending = r.pending
 	at := s.attribute(id, r.root, path, ks.rec, ks.recErr, r.pending)

@@ -30,6 +30,14 @@ const MaxSize = 1 << 20
 // one call, so an empty one is being written (or was truncated).
 var ErrEmpty = errors.New("empty file (still being written?)")
 
+// ErrTruncated is returned for a document that ends before it is whole:
+// being written, or cut short.
+var ErrTruncated = errors.New("truncated JSON (still being written?)")
+
+// BeingWritten reports whether err says the record is incomplete (empty
+// or cut short), as while the agent rewrites it, rather than wrong.
+func BeingWritten(err error) bool { return errors.Is(err, ErrEmpty) || errors.Is(err, ErrTruncated) }
+
 // Parse reads one recovery.json. path is kept in the record and used in
 // errors.
 func Parse(path string, data []byte) (*model.KernelRecord, error) {

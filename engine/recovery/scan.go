@@ -24,7 +24,7 @@ type scanner struct {
 
 func (s *scanner) fail(what string) error {
 	if s.i >= len(s.b) {
-		return errors.New("truncated JSON (still being written?)")
+		return ErrTruncated
 	}
 	return fmt.Errorf("not valid JSON at byte %d: %s", s.i, what)
 }
