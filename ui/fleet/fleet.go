@@ -83,6 +83,9 @@ type Model struct {
 	Input      string
 	promptPrev string
 	showHelp   bool
+	// helpTop is the help's first row shown, when it is taller than the
+	// screen (helpPage rows at a time).
+	helpTop, helpPage int
 	Flash      kit.Flash
 
 	// The :fit request in force, its results per node address, and the
@@ -313,12 +316,27 @@ func (m *Model) Key(msg tea.KeyPressMsg) tea.Cmd {
 		return m.promptKeyFleet(msg)
 	}
 	if m.showHelp {
+		page := max(m.helpPage, 1)
 		switch m.Keys.LookupIn(scFleet, msg) {
 		case kit.ActQuit:
 			return tea.Quit
 		case kit.ActHelp, kit.ActBack:
 			m.showHelp = false
+		case kit.ActUp:
+			m.helpTop--
+		case kit.ActDown:
+			m.helpTop++
+		case kit.ActPageUp:
+			m.helpTop -= page
+		case kit.ActPageDown:
+			m.helpTop += page
+		case kit.ActTop:
+			m.helpTop = 0
+		case kit.ActBottom:
+			m.helpTop = 1 << 30
 		}
+		// The view clamps it to what there is.
+		m.helpTop = max(m.helpTop, 0)
 		return nil
 	}
 	page := max(m.visibleRows()-1, 1)
@@ -331,7 +349,7 @@ func (m *Model) Key(msg tea.KeyPressMsg) tea.Cmd {
 	case kit.ActQuit:
 		return tea.Quit
 	case kit.ActHelp:
-		m.showHelp = true
+		m.showHelp, m.helpTop = true, 0
 	case kit.ActUp:
 		m.Cursor--
 	case kit.ActDown:

@@ -292,3 +292,30 @@ func TestFleetHeaderKeepsSlotsApart(t *testing.T) {
 		t.Fatalf("header lacks %q:\n%s", want, s)
 	}
 }
+
+// TestFleetHelpScrollsAt80x24: the help is taller than 24 rows; what
+// does not fit scrolls (its last command, :q, was cut off for good).
+func TestFleetHelpScrollsAt80x24(t *testing.T) {
+	m := newTestFleet(t, 80, 24)
+	fleetPress(m, "?")
+	s := stripANSI(fleetScreen(m))
+	if strings.Contains(s, ":q ") || !strings.Contains(s, "j/k pgup/pgdn scroll  1-21/") {
+		t.Fatalf("help at 80x24, top:\n%s", s)
+	}
+	if n := len(strings.Split(strings.TrimRight(s, "\n"), "\n")); n != 24 {
+		t.Fatalf("%d rows, want 24", n)
+	}
+	fleetPress(m, "G")
+	s = stripANSI(fleetScreen(m))
+	if !strings.Contains(s, ":q ") || !strings.Contains(s, ":filter TEXT") {
+		t.Fatalf("help at 80x24, bottom:\n%s", s)
+	}
+	fleetPress(m, "g")
+	if s := stripANSI(fleetScreen(m)); !strings.Contains(s, " 1-21/") {
+		t.Fatalf("help after g:\n%s", s)
+	}
+	fleetPress(m, "esc")
+	if s := stripANSI(fleetScreen(m)); !strings.Contains(s, "Nodes by") {
+		t.Fatalf("esc did not leave the help:\n%s", s)
+	}
+}

@@ -687,7 +687,7 @@ func (m *Model) viewFooter(w int) string {
 
 func (m *Model) viewFleetHelp(w, h int) []string {
 	st := m.St
-	rows := []string{m.viewHeader(w), kit.TitleRowOf(st, w, []kit.Span{{Lvl: kit.LvlFocus, Text: " Help "}}, []kit.Span{{Lvl: kit.LvlDim, Text: "esc/? back"}}, 0, 0, 0)}
+	var rows []string
 	for i, row := range kit.HelpRowsOf(&m.Help, m.Keys.FullHelpIn(scFleet), w-2) {
 		if i > 0 {
 			rows = append(rows, "")
@@ -714,8 +714,21 @@ func (m *Model) viewFleetHelp(w, h int) []string {
 	} {
 		rows = append(rows, kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlAccent, Text: "   " + kit.PadRight(c[0], 18)}, {Lvl: kit.LvlPlain, Text: c[1]}}, w))
 	}
-	for len(rows) < h-1 {
-		rows = append(rows, "")
+	// Below the header and the title, above the footer: what does not
+	// fit scrolls (j/k, pgup/pgdn, g/G), as the console's help does.
+	page := max(h-3, 1)
+	m.helpPage = page
+	top := min(m.helpTop, max(len(rows)-page, 0))
+	m.helpTop = top
+	where := "esc/? back"
+	if len(rows) > page {
+		where = fmt.Sprintf("j/k pgup/pgdn scroll  %d-%d/%d  esc/? back", top+1, min(top+page, len(rows)), len(rows))
+		rows = rows[top:min(top+page, len(rows))]
 	}
-	return append(rows[:h-1], m.viewFooter(w))
+	out := []string{m.viewHeader(w), kit.TitleRowOf(st, w, []kit.Span{{Lvl: kit.LvlFocus, Text: " Help "}}, []kit.Span{{Lvl: kit.LvlDim, Text: where}}, 0, 0, 0)}
+	out = append(out, rows...)
+	for len(out) < h-1 {
+		out = append(out, "")
+	}
+	return append(out[:h-1], m.viewFooter(w))
 }
