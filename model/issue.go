@@ -67,6 +67,9 @@ const (
 	// IssueBadID: an id Backend.AI defines as a UUID (kernel, session,
 	// owner) that is not one, from a record or a peer's snapshot.
 	IssueBadID = "bad-id"
+	// IssueFromSummary: a node seen through Prometheus, which carries
+	// its issue counts and per-agent totals, not the issues or kernels.
+	IssueFromSummary = "from-summary"
 )
 
 // Issue is something an operator should know about, with where it comes

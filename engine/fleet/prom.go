@@ -747,9 +747,27 @@ func buildPromNodes(res []pmodel.Vector, scraped map[string]time.Time, settings 
 			a.Owns, a.Mem, a.Given = owns[a.ID], mem[a.ID], given[a.ID]
 			s.Agents = append(s.Agents, a)
 		}
+		holds := map[model.DeviceKey][]model.Holding{}
 		for a, al := range alloc {
-			kernels = append(kernels, &model.Kernel{ID: model.KernelID("all kernels of " + cmp.Or(string(a), "no agent")), Agent: a,
+			kid := model.KernelID("all kernels of " + cmp.Or(string(a), "no agent"))
+			kernels = append(kernels, &model.Kernel{ID: kid, Agent: a,
 				State: model.KernelOK, Alloc: al, AgentBy: model.AgentByRecord})
+			// The devices' bars are drawn from their holdings: one per
+			// agent, as the per-agent rows say (kernels are not series).
+			for slot, devs := range al {
+				if !model.CarriesHoldings(slot.DeviceName()) {
+					continue
+				}
+				for id, v := range devs {
+					k := model.DeviceKey{Name: slot.DeviceName(), ID: id}
+					holds[k] = append(holds[k], model.Holding{Kernel: kid, Agent: a, Slot: slot, Amount: v})
+				}
+			}
+		}
+		for k, hs := range holds {
+			if u := s.Usage[k]; u != nil {
+				u.SetHoldings(hs)
+			}
 		}
 		s.SetKernels(kernels)
 		pn.Snap = s
@@ -760,12 +778,29 @@ func buildPromNodes(res []pmodel.Vector, scraped map[string]time.Time, settings 
 			n, _ := x.v.Int64()
 			pn.Sum.Kernels += int(n)
 		}
+		var warns, errs int64
 		for _, x := range g[qIssues][name] {
-			if sev := x.get("severity"); sev == "warning" || sev == "error" {
-				n, _ := x.v.Int64()
-				pn.Sum.Issues += int(n)
+			n, _ := x.v.Int64()
+			switch x.get("severity") {
+			case "warning":
+				warns += n
+			case "error":
+				errs += n
 			}
 		}
+		pn.Sum.Issues = int(warns + errs)
+		// Its console (opened from the fleet) says what Prometheus does
+		// not carry, and the node's own count of its issues, at their
+		// worst severity: never "no issues" on a node that has some.
+		sev := model.SevInfo
+		switch {
+		case errs > 0:
+			sev = model.SevError
+		case warns > 0:
+			sev = model.SevWarning
+		}
+		s.Issues = append(s.Issues, model.Issue{Severity: sev, Code: model.IssueFromSummary,
+			Message: fmt.Sprintf("seen through Prometheus: the node has %d error(s) and %d warning(s), which its own console lists (ssh to it, or fleet over SSH); kernels are not series, so each agent's holdings show as one row", errs, warns)})
 		s.Time = pn.Scraped
 		out = append(out, pn)
 	}

@@ -92,6 +92,16 @@ func TestPromClient(t *testing.T) {
 				t.Errorf("%s: %+v, want the manager's refusal", r, got)
 			}
 		}
+		// Its console draws what is held (one holding an agent: kernels
+		// are not series) and says it has an error, not "no issues".
+		hs := n.Snap.Usage[model.DeviceKey{Name: "cuda", ID: "C"}].Holdings()
+		if len(hs) != 1 || hs[0].Agent != "a1" || hs[0].Amount.String() != "0.25" {
+			t.Errorf("holdings of C through Prometheus: %+v", hs)
+		}
+		if len(n.Snap.Issues) != 1 || n.Snap.Issues[0].Code != model.IssueFromSummary || n.Snap.Issues[0].Severity != model.SevError ||
+			!strings.Contains(n.Snap.Issues[0].Message, "the node has 1 error(s) and 0 warning(s)") || n.Sum.Issues != 1 {
+			t.Errorf("issues through Prometheus: %+v (summary %d)", n.Snap.Issues, n.Sum.Issues)
+		}
 	})
 
 	// Their series would be summed into one node's: the name is said to
@@ -327,7 +337,8 @@ func failingProxy(t *testing.T, url string, fail func(query string) bool) http.H
 }
 
 // slotBasedNode is shortNode in main's slot-based form: every agent on
-// every device, each given 1.0 cuda.shares.
+// every device, each given 1.0 cuda.shares; a1's one kernel holds 0.25
+// of GPU C, and the node has one error issue.
 func slotBasedNode() *model.Snapshot {
 	s := shortNode()
 	s.Node = "given"
@@ -335,7 +346,13 @@ func slotBasedNode() *model.Snapshot {
 		s.Agents[i].Owns = nil
 		s.Agents[i].Given = model.ResourceSlot{model.SlotCUDAShares: model.MustDec("1.0"), model.SlotCPU: model.MustDec("2"), model.SlotMem: model.NewDec(32<<30, 0)}
 	}
-	s.SetKernels(nil)
+	amt := model.MustDec("0.25")
+	s.SetKernels([]*model.Kernel{{ID: "11111111-2222-4333-8444-555555555555", Agent: "a1", State: model.KernelOK,
+		Alloc: model.Allocations{model.SlotCUDAShares: {"C": amt}}}})
+	key := model.DeviceKey{Name: "cuda", ID: "C"}
+	s.Usage = map[model.DeviceKey]*model.DeviceUsage{key: {Key: key, Held: model.ResourceSlot{model.SlotCUDAShares: amt}, Kernels: 1,
+		ByAgent: map[model.AgentID]model.ResourceSlot{"a1": {model.SlotCUDAShares: amt}}}}
+	s.Issues = []model.Issue{{Severity: model.SevError, Code: model.IssueOverCapacity, Message: "held beyond its capacity"}}
 	return s
 }
 
