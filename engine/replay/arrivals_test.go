@@ -164,3 +164,32 @@ func TestAgentlessNote(t *testing.T) {
 		t.Errorf("every agent known: %q", n)
 	}
 }
+
+// TestArrivalsNoTakerIsNoAgentsDemand: sessions of a file that name no
+// agent and that no agent takes are refused under the first agent, but
+// their demand is counted on none: they were never its sessions (its
+// peak read 6.4 on an amount of 2.0, from two such sessions).
+func TestArrivalsNoTakerIsNoAgentsDemand(t *testing.T) {
+	w := scriptedWeek(t)
+	rec := loadWhole(t, w.reader())
+	ss, err := ParseArrivals([]byte(`start,end,agent,slots
+2026-11-23T01:00:00Z,2026-11-23T05:00:00Z,,cuda.shares=1.8
+2026-11-23T01:10:00Z,2026-11-23T05:00:00Z,,cuda.shares=0.5
+2026-11-23T01:20:00Z,2026-11-23T05:00:00Z,,cuda.shares=3.0
+2026-11-23T01:30:00Z,2026-11-23T05:00:00Z,,cuda.shares=1.6
+`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ar := ArrivalsRecord(ss, &model.Snapshot{Node: rec.Node, Devices: rec.Devices}, rec.Settings, given(rec, map[model.AgentID]string{agentA: "2.0", agentB: "2.0"}))
+	res := Run(ar, ar.AsItWas(), Options{})
+	if len(res.Refused) != 2 || res.Refused[0].Kernel != "line-4" || res.Refused[1].Kernel != "line-5" {
+		t.Fatalf("refused %+v", res.Refused)
+	}
+	if st := slotOf(t, agentOf(t, res, agentA), model.SlotCUDAShares); st.Peak.String() != "1.8" || st.Over != 0 {
+		t.Errorf("a's cuda.shares %+v: want the peak of its own session, 1.8, never over", st)
+	}
+	if st := slotOf(t, agentOf(t, res, agentB), model.SlotCUDAShares); st.Peak.String() != "0.5" {
+		t.Errorf("b's cuda.shares %+v", st)
+	}
+}

@@ -445,8 +445,11 @@ type runner struct {
 	// live are the sessions running in the replay, by index in
 	// rec.Sessions.
 	live []*running
-	// picked are the agents sessions that name none went to.
-	picked map[int]*agentRun
+	// picked are the agents sessions that name none went to; noTaker
+	// those of them no agent took (refused under the first, their
+	// demand counted on none: they were never its sessions).
+	picked  map[int]*agentRun
+	noTaker map[int]bool
 	// plugins are the device plugins the record lists.
 	plugins map[model.DeviceName]bool
 	// only: the sessions replayed, by index in rec.Sessions (nil: all).
@@ -833,7 +836,9 @@ func (r *runner) arrive(i int) *running {
 		return nil
 	}
 	a.res.Sessions++
-	r.demandOf(a, i)
+	if !r.noTaker[i] {
+		r.demandOf(a, i)
+	}
 	var req, reg alloc.Request
 	if prepped {
 		req, reg = r.preps[i].req, r.preps[i].reg
@@ -1201,8 +1206,10 @@ func (r *runner) leave(i int, l *running) {
 	if a == nil {
 		return
 	}
-	for _, q := range r.reqOf(i) {
-		a.demand[q.slot] = a.demand[q.slot].add(q.amt, true)
+	if !r.noTaker[i] {
+		for _, q := range r.reqOf(i) {
+			a.demand[q.slot] = a.demand[q.slot].add(q.amt, true)
+		}
 	}
 	a.lastLeave = r.now
 	if l == nil {
@@ -1264,6 +1271,12 @@ func (r *runner) pick(i int, s *Session) *agentRun {
 		}
 	}
 	r.picked[i] = first
+	if first != nil {
+		if r.noTaker == nil {
+			r.noTaker = map[int]bool{}
+		}
+		r.noTaker[i] = true
+	}
 	return first
 }
 
