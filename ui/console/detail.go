@@ -2,6 +2,8 @@ package console
 
 import (
 	"strings"
+
+	"charm.land/bubbles/v2/key"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -53,6 +55,22 @@ type detail struct {
 
 // Rank stacks a detail with the screens.
 func (ds *detail) Rank() kit.LayerRank { return kit.RankScreen }
+
+// footerKeys are the keys that work on a detail screen (Update): it
+// scrolls and goes back; the main screen's panes, filter and sort keys
+// do nothing here, so its footer does not offer them.
+func (ds *detail) footerKeys() []key.Binding {
+	return append([]key.Binding{
+		key.NewBinding(key.WithKeys("j", "k"), key.WithHelp("j/k", "scroll")),
+		key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+	}, ds.Keys.EssentialIn(ScMain)...)
+}
+
+// Footer is the detail's own footer help (kit.Footed).
+func (ds *detail) Footer(w int) string { return kit.ShortHelpOf(ds.St, ds.footerKeys(), w) }
+
+// FooterKeep is what the footer keeps beside a flash: back, help, quit.
+func (ds *detail) FooterKeep() []key.Binding { return ds.footerKeys()[1:] }
 
 // Update scrolls; esc or enter closes the detail, ? shows the help in its
 // place, and the new snapshot's lines replace the old ones.
