@@ -109,3 +109,16 @@ func TestDevCommand(t *testing.T) {
 		t.Errorf(":dev GPU99 at 80 columns: footer %q", last)
 	}
 }
+
+// TestHelpFooterAt40Columns: at 40 columns the help's footer keeps its
+// ways out, esc back and ctrl+c quit (q types into its filter): esc went
+// first, and with it the only way back.
+func TestHelpFooterAt40Columns(t *testing.T) {
+	a := testApp(t, 40, 20, fake.Node(fake.Options{}), Options{})
+	a.View()
+	a.Update(keyRune('?'))
+	lines := strings.Split(screen(a), "\n")
+	if last := lines[len(lines)-1]; !strings.Contains(last, "esc back") || !strings.Contains(last, "ctrl+c quit") {
+		t.Errorf("help footer at 40 columns: %q", last)
+	}
+}

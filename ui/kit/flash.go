@@ -41,8 +41,10 @@ func FlashDuration(l Level) time.Duration {
 }
 
 // minFlashCells is the least of a flash the footer shows beside the keys
-// it keeps; on a narrower line the keys go first.
-const minFlashCells = 20
+// it keeps; on a narrower line the keys go first. Twelve cells keep the
+// ways out (esc back, ctrl+c quit: 22 cells) beside a message at 40
+// columns, where 20 dropped esc, the help screen's only way back.
+const minFlashCells = 12
 
 // FlashFooter is a flash message as the footer row, with keep drawn at its
 // right (help and quit, and what else must not hide behind it): on a busy
