@@ -86,7 +86,7 @@ type Model struct {
 	// helpTop is the help's first row shown, when it is taller than the
 	// screen (helpPage rows at a time).
 	helpTop, helpPage int
-	Flash      kit.Flash
+	Flash             kit.Flash
 
 	// The :fit request in force, its results per node address, and the
 	// sequence number of the last one asked (a slow result for an older
