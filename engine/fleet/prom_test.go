@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"github.com/fgtop/fgtop/engine/metrics"
 	"github.com/fgtop/fgtop/model"
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/common/expfmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -359,18 +357,5 @@ func slotBasedNode() *model.Snapshot {
 // exporterText is what fgtop's exporter serves for s.
 func exporterText(t *testing.T, s *model.Snapshot) string {
 	t.Helper()
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(metrics.New(metrics.Options{Latest: func() *model.Snapshot { return s }}))
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b bytes.Buffer
-	enc := expfmt.NewEncoder(&b, expfmt.NewFormat(expfmt.TypeTextPlain))
-	for _, mf := range mfs {
-		if err := enc.Encode(mf); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return b.String()
+	return string(promtest.Exposition(t, metrics.New(metrics.Options{Latest: func() *model.Snapshot { return s }})))
 }

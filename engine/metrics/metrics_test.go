@@ -1,7 +1,6 @@
 package metrics
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -20,7 +19,6 @@ import (
 	"github.com/fgtop/fgtop/internal/testfix"
 	"github.com/fgtop/fgtop/model"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/common/expfmt"
 )
 
 const (
@@ -88,25 +86,9 @@ func build(t testing.TB, opts engine.Options) *model.Snapshot {
 	return s
 }
 
-// exposition is one scrape of c in Prometheus's text format, through a
-// pedantic registry (which also checks every metric against its Desc).
-func exposition(t testing.TB, c prometheus.Collector) []byte {
-	t.Helper()
-	reg := prometheus.NewPedanticRegistry()
-	reg.MustRegister(c)
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	enc := expfmt.NewEncoder(&buf, expfmt.NewFormat(expfmt.TypeTextPlain))
-	for _, mf := range mfs {
-		if err := enc.Encode(mf); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return buf.Bytes()
-}
+// exposition is one scrape of c in Prometheus's text format
+// (promtest.Exposition).
+func exposition(t testing.TB, c prometheus.Collector) []byte { return promtest.Exposition(t, c) }
 
 func fixed(s *model.Snapshot) func() *model.Snapshot { return func() *model.Snapshot { return s } }
 

@@ -7,9 +7,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"testing"
 
 	"github.com/fgtop/fgtop/engine/report"
 	"github.com/fgtop/fgtop/model"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/expfmt"
 	pmodel "github.com/prometheus/common/model"
 )
@@ -288,4 +290,25 @@ func SelectUnits(samples []Sample, base string, labels ...string) []Sample {
 		out = append(out, Select(samples, base+"_"+u, labels...)...)
 	}
 	return out
+}
+
+// Exposition is one scrape of c in Prometheus's text format, through a
+// pedantic registry (which also checks every metric against its Desc):
+// what an exporter serving c answers.
+func Exposition(t testing.TB, c prometheus.Collector) []byte {
+	t.Helper()
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(c)
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	enc := expfmt.NewEncoder(&buf, expfmt.NewFormat(expfmt.TypeTextPlain))
+	for _, mf := range mfs {
+		if err := enc.Encode(mf); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return buf.Bytes()
 }
