@@ -90,6 +90,15 @@ type Share struct {
 // Resource returns the resource.txt of kernel kid under root holding
 // shares (in order). An empty shares list gives a CPU-only kernel.
 func (f *Files) Resource(root, kid string, shares []Share) []byte {
+	return f.ResourceAsking(root, kid, shares, nil)
+}
+
+// ResourceAsking is Resource with SLOTS saying asked where it names a
+// slot, as Backend.AI writes a kernel that asked more than it got on a
+// device (each device's share rounded down to the quantum) and memory
+// asked in bytes: its MEM_SHARES line is that amount in BinarySize's
+// lossy text (4294967295 bytes as "4g").
+func (f *Files) ResourceAsking(root, kid string, shares []Share, asked model.ResourceSlot) []byte {
 	s := *f.base
 	s.Mounts = slices.Clone(f.base.Mounts)
 	for i := range s.Mounts {
@@ -105,6 +114,15 @@ func (f *Files) Resource(root, kid string, shares []Share) []byte {
 			s.Alloc[k] = v
 		}
 	}
+	if m, ok := asked[model.SlotMem]; ok {
+		s.Alloc[model.SlotMem] = map[model.DeviceID]model.Dec{"root": m}
+	}
+	format := func() []byte {
+		for k, v := range asked {
+			s.Slots[k] = v
+		}
+		return s.Format()
+	}
 	s.DeviceOrder = map[model.SlotName][]model.DeviceID{}
 	for k, v := range f.base.DeviceOrder {
 		if k != model.SlotCUDAShares {
@@ -117,7 +135,7 @@ func (f *Files) Resource(root, kid string, shares []Share) []byte {
 	if len(shares) == 0 {
 		delete(s.Slots, model.SlotCUDAShares)
 		s.SlotOrder = slices.DeleteFunc(s.SlotOrder, func(n model.SlotName) bool { return n == model.SlotCUDAShares })
-		return s.Format()
+		return format()
 	}
 	m := map[model.DeviceID]model.Dec{}
 	var order []model.DeviceID
@@ -142,7 +160,7 @@ func (f *Files) Resource(root, kid string, shares []Share) []byte {
 		{Key: "CUDA_RESOURCE_VIRTUALIZED", Value: "1"},
 		{Key: "CUDA_MEMORY_LIMITS", Value: strings.Join(mems, ",")},
 	}, s.Extra...)
-	return s.Format()
+	return format()
 }
 
 // Random returns the resource.txt of a kernel holding 0.1 to 0.5 shares on

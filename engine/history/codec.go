@@ -144,6 +144,10 @@ type interner struct {
 	decs map[string]model.Dec
 	// uuids: the text of UUIDs by their 16 bytes (owners, projects).
 	uuids map[[16]byte]string
+	// slots: kernels' requests (SLOTS) by their encoding (islots): a
+	// week's 200,000 kernels ask a few hundred, and a map each was as
+	// many allocations as the rest of their heads.
+	slots map[string]model.ResourceSlot
 }
 
 // Bounds: only short strings are kept, and only so many, whatever the
@@ -154,7 +158,8 @@ const (
 )
 
 func newInterner() *interner {
-	return &interner{strs: map[string]string{}, decs: map[string]model.Dec{}, uuids: map[[16]byte]string{}}
+	return &interner{strs: map[string]string{}, decs: map[string]model.Dec{}, uuids: map[[16]byte]string{},
+		slots: map[string]model.ResourceSlot{}}
 }
 
 // istr is str, interned when the decoder has an interner.
@@ -947,6 +952,47 @@ func decodeRecordHead(d *dec, k *model.Kernel) {
 // headFields are the patch fields a history query reads; they come
 // first in a record, so the rest is never decoded.
 const headFields = 1<<fAgent | 1<<fState | 1<<fAlloc | 1<<fRecord
+
+// sessFields are those the sessions walk reads: the head's and the
+// kernel's request (SLOTS), which a replay takes as what it asked.
+const sessFields = headFields | 1<<fSlots
+
+// islots reads a SLOTS field (fSlots) as decodeField does, the same
+// errors, giving every equal encoding one map when the decoder has an
+// interner. The map is shared: it is never changed once made.
+func (d *dec) islots() model.ResourceSlot {
+	var k model.Kernel
+	if d.in == nil {
+		decodeField(d, &k, fSlots)
+		return k.Slots
+	}
+	start := d.b
+	skipField(d, fSlots)
+	if d.err != nil {
+		return nil
+	}
+	raw := start[:len(start)-len(d.b)]
+	if r, ok := d.in.slots[string(raw)]; ok {
+		return r
+	}
+	sd := dec{b: raw, in: d.in}
+	decodeField(&sd, &k, fSlots)
+	if sd.err != nil {
+		d.fail(sd.err)
+		return nil
+	}
+	if len(raw) <= 4*internLen && len(d.in.slots) < internMax {
+		d.in.slots[string(raw)] = k.Slots
+	}
+	return k.Slots
+}
+
+// skipPath reads a path field (fPath) as decodeField does, making no
+// string of it.
+func skipPath(d *dec) {
+	d.byte()
+	d.strBytes()
+}
 
 // decodePatchHead reads the head fields of a patch record into k,
 // keeping only the allocations want accepts, and returns the mask; the

@@ -289,10 +289,12 @@ func (fa *flatAlloc) withinFlat(base *flatAlloc) bool {
 }
 
 // sessHead is a kernel's head as the sessions walk keeps it: the
-// allocation flat, its maps made only when asked for (alloc).
+// allocation flat, its maps made only when asked for (alloc), and what
+// the kernel requested (its SLOTS; shared, never changed).
 type sessHead struct {
 	kernelHead // Alloc unset: alloc()
 	fa         flatAlloc
+	slots      model.ResourceSlot
 }
 
 // alloc is the head's allocation as maps.
@@ -301,7 +303,7 @@ func (h *sessHead) alloc() model.Allocations { return h.fa.toMap() }
 // same is sameHead of the two heads.
 func (h *sessHead) same(o *sessHead) bool {
 	return h.ID == o.ID && h.Agent == o.Agent && h.State == o.State && h.Session == o.Session && h.User == o.User &&
-		h.Project == o.Project && h.fa.identical(&o.fa)
+		h.Project == o.Project && h.fa.identical(&o.fa) && slotsIdentical(h.slots, o.slots)
 }
 
 // decodeSessHeadRest is decodeHeadRest (all devices) keeping the
@@ -309,17 +311,24 @@ func (h *sessHead) same(o *sessHead) bool {
 func decodeSessHeadRest(d *dec, id model.KernelID) sessHead {
 	k := &model.Kernel{ID: id}
 	var fa flatAlloc
-	for f := 0; f <= fRecord && d.err == nil; f++ {
+	var slots model.ResourceSlot
+	for f := 0; f <= fSlots && d.err == nil; f++ {
 		switch f {
 		case fAlloc:
 			fa = decodeFlat(d)
 		case fRecord:
 			decodeRecordHead(d, k)
+		case fPath:
+			skipPath(d)
+		case fSlots:
+			slots = d.islots()
 		default:
 			decodeField(d, k, f)
 		}
 	}
-	return sessHeadOf(k, fa)
+	h := sessHeadOf(k, fa)
+	h.slots = slots
+	return h
 }
 
 // sessHeadOf is the sessions walk's head of k holding fa.
@@ -339,26 +348,32 @@ func decodeSessPatch(d *dec, prev *sessHead) (sessHead, uint32) {
 		d.fail(fmt.Errorf("field mask %#x", mask))
 		return sessHead{}, 0
 	}
-	if mask&headFields == 0 {
+	if mask&sessFields == 0 {
 		return sessHead{}, mask
 	}
 	k := &model.Kernel{ID: prev.ID, Agent: prev.Agent, State: prev.State}
 	if prev.Session != "" || prev.User != "" || prev.Project != "" {
 		k.Record = &model.KernelRecord{SessionID: prev.Session, OwnerUserID: prev.User, OwnerProjectID: prev.Project}
 	}
-	fa := prev.fa
-	for f := 0; f <= fRecord && d.err == nil; f++ {
+	fa, slots := prev.fa, prev.slots
+	for f := 0; f <= fSlots && d.err == nil; f++ {
 		switch {
 		case mask&(1<<f) == 0:
 		case f == fAlloc:
 			fa = decodeFlat(d)
 		case f == fRecord:
 			decodeRecordHead(d, k)
+		case f == fPath:
+			skipPath(d)
+		case f == fSlots:
+			slots = d.islots()
 		default:
 			decodeField(d, k, f)
 		}
 	}
-	return sessHeadOf(k, fa), mask
+	h := sessHeadOf(k, fa)
+	h.slots = slots
+	return h, mask
 }
 
 // sessCkHeads are a checkpoint's kernels as the sessions walk keeps them.

@@ -102,12 +102,13 @@ type foldEnt struct {
 	same bool
 	// touched: its deltas name it (the builder's; not kept).
 	touched bool
-	// first: it held something in the deltas; firstAt, firstAgent and
-	// firstFA the first such moment.
+	// first: it held something in the deltas; firstAt, firstAgent,
+	// firstFA and firstSlots the first such moment.
 	first      bool
 	firstAt    time.Time
 	firstAgent model.AgentID
 	firstFA    flatAlloc
+	firstSlots model.ResourceSlot
 	// changed: a later holding in the deltas was not within firstFA.
 	changed bool
 	// held: every amount it held in the deltas, once per slot and
@@ -261,7 +262,7 @@ func (b *foldBuilder) deltas(tm time.Time, grp []rawRec) {
 				continue
 			}
 			kh, mask := decodeSessPatch(&d, prev)
-			if d.err != nil || mask&headFields == 0 {
+			if d.err != nil || mask&sessFields == 0 {
 				continue
 			}
 			b.put(kh, tm)
@@ -301,7 +302,7 @@ func (b *foldBuilder) put(kh sessHead, t time.Time) {
 	e.holding = true
 	e.who.take(identity{Session: kh.Session, User: kh.User, Project: kh.Project})
 	if !e.first {
-		e.first, e.firstAt, e.firstAgent, e.firstFA = true, t, kh.Agent, kh.fa
+		e.first, e.firstAt, e.firstAgent, e.firstFA, e.firstSlots = true, t, kh.Agent, kh.fa, kh.slots
 	} else if !e.changed && !kh.fa.within(e.firstFA.toMap()) {
 		e.changed = true
 	}
@@ -444,7 +445,7 @@ func (sw *sessWalk) joinDeltas(f *segFold, e *foldEnt) {
 		}
 		if !k.started {
 			k.started = true
-			k.s = KernelSession{Kernel: e.id, Agent: e.firstAgent, From: e.firstAt}
+			k.s = KernelSession{Kernel: e.id, Agent: e.firstAgent, From: e.firstAt, Slots: e.firstSlots}
 			k.s.Changed = e.changed
 			if e.firstFA.irregular {
 				k.lazy = false

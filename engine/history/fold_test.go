@@ -60,6 +60,22 @@ func (n *foldNode) alloc() model.Allocations {
 	return a
 }
 
+// slots is a request: none now and then (a record made before SLOTS
+// were kept), else a few slots, one of them zero as the agent writes
+// those it was not asked for.
+func (n *foldNode) slots() model.ResourceSlot {
+	if n.rng.IntN(6) == 0 {
+		return nil
+	}
+	r := model.ResourceSlot{model.SlotCUDAShares: n.amt(), model.SlotMem: model.NewDec(int64(4294967295+n.rng.IntN(3)), 0)}
+	if n.rng.IntN(2) == 0 {
+		r[model.SlotCPU] = model.NewDec(int64(1+n.rng.IntN(2)), 0)
+	} else {
+		r[model.SlotCPU] = model.NewDec(0, 0)
+	}
+	return r
+}
+
 func (n *foldNode) who(k *model.Kernel) {
 	k.Agent = model.AgentID([]string{"i-a", "i-b"}[n.rng.IntN(2)])
 	k.Record = &model.KernelRecord{SessionID: fmt.Sprintf("5e55-%d", n.rng.IntN(1000)), OwnerUserID: fmt.Sprintf("user-%d", n.rng.IntN(3))}
@@ -69,7 +85,7 @@ func (n *foldNode) who(k *model.Kernel) {
 }
 
 func (n *foldNode) kernel(id model.KernelID) *model.Kernel {
-	k := &model.Kernel{ID: id, State: model.KernelOK, Seen: n.t, ModTime: n.t, Alloc: n.alloc(),
+	k := &model.Kernel{ID: id, State: model.KernelOK, Seen: n.t, ModTime: n.t, Alloc: n.alloc(), Slots: n.slots(),
 		Path: "/var/lib/backend.ai/scratches/" + string(id) + "/config/resource.txt"}
 	if n.rng.IntN(3) > 0 {
 		n.who(k)
@@ -116,6 +132,14 @@ func (n *foldNode) step() *model.Snapshot {
 		case r < 5:
 			c := *k
 			c.Alloc = n.alloc()
+			if n.rng.IntN(3) == 0 {
+				// A new request: a patch of SLOTS with the allocation
+				// or, when it holds the same, alone.
+				c.Slots = n.slots()
+				if n.rng.IntN(2) == 0 {
+					c.Alloc = k.Alloc
+				}
+			}
 			n.ks[k.ID] = &c
 		case r < 7:
 			// Gives part back: not a change.
@@ -258,9 +282,13 @@ func sessionsText(res *SessionsResult) string {
 			}
 		}
 		slices.Sort(al)
-		fmt.Fprintf(&b, "%s agent=%s who=%s/%s/%s %s..%s since=%v open=%v gone=%v changed=%v alloc=[%s] nilalloc=%v\n",
+		var sl []string
+		for _, n := range s.Slots.Names() {
+			sl = append(sl, fmt.Sprintf("%s=%s", n, s.Slots[n]))
+		}
+		fmt.Fprintf(&b, "%s agent=%s who=%s/%s/%s %s..%s since=%v open=%v gone=%v changed=%v alloc=[%s] nilalloc=%v slots=[%s]\n",
 			s.Kernel, s.Agent, s.Session, s.User, s.Project, s.From.UTC().Format(time.RFC3339Nano), s.To.UTC().Format(time.RFC3339Nano),
-			s.Since, s.Open, s.Gone, s.Changed, strings.Join(al, ","), s.Alloc == nil)
+			s.Since, s.Open, s.Gone, s.Changed, strings.Join(al, ","), s.Alloc == nil, strings.Join(sl, ","))
 	}
 	fmt.Fprintf(&b, "missing %v\nspan %s..%s\npartitions %v\n", res.Missing, res.From.UTC(), res.To.UTC(), res.Partitions)
 	return b.String()
@@ -309,7 +337,7 @@ func TestFoldsAreTheWalk(t *testing.T) {
 			t.Fatal(err)
 		}
 		n, ok := foldsAgree(t, fmt.Sprintf("run %d (%s folds), the whole record", run, kind), rd, folds, time.Time{}, time.Time{})
-		if !ok {
+		if !ok || !slotsAreArrivals(t, fmt.Sprintf("run %d", run), rd, time.Time{}, time.Time{}, true) {
 			return
 		}
 		folded += n
@@ -323,7 +351,7 @@ func TestFoldsAreTheWalk(t *testing.T) {
 				a = rd.segs[rng.IntN(len(rd.segs))].Start
 			}
 			n, ok := foldsAgree(t, fmt.Sprintf("run %d (%s folds)", run, kind), rd, folds, a, b)
-			if !ok {
+			if !ok || !slotsAreArrivals(t, fmt.Sprintf("run %d", run), rd, a, b, false) {
 				return
 			}
 			folded += n
@@ -336,18 +364,56 @@ func TestFoldsAreTheWalk(t *testing.T) {
 	t.Logf("%d runs, %d spans, %d segments taken from folds", runs, spans, folded)
 }
 
+// slotsAreArrivals checks, over [a, b), that each session's Slots are
+// its kernel's SLOTS in the record's snapshot at its arrival, as snapshot
+// --at reads them (for one that began before a, when what it holds at a
+// began); some: some session asks something.
+func slotsAreArrivals(t *testing.T, what string, rd *Reader, a, b time.Time, some bool) bool {
+	t.Helper()
+	res, err := rd.Sessions(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	withSlots := 0
+	for _, s := range res.Sessions {
+		at, err := rd.At(s.From)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := at.Snap.Kernel(s.Kernel)
+		if k == nil {
+			t.Errorf("%s: %s arrived at %s, where the record has no such kernel", what, s.Kernel, s.From)
+			return false
+		}
+		if !slotsIdentical(k.Slots, s.Slots) {
+			t.Errorf("%s: %s arrived at %s asking %v; the record has it asking %v then", what, s.Kernel, s.From, s.Slots, k.Slots)
+			return false
+		}
+		if s.Slots != nil {
+			withSlots++
+		}
+	}
+	if some && withSlots == 0 {
+		t.Errorf("%s: no session asks anything: the check checks nothing", what)
+		return false
+	}
+	return true
+}
+
 // TestFoldsDifferentialCanFail: the comparison above sees a fold that
 // says a wrong thing (each of the fold's facts dropped in turn): it would
 // catch a join rule that loses it.
 func TestFoldsDifferentialCanFail(t *testing.T) {
 	breaks := map[string]func(e *foldEnt){
-		"learnt dropped":        func(e *foldEnt) { e.learnt = identity{} },
-		"changes ignored":       func(e *foldEnt) { e.changed, e.conflict, e.held = false, false, nil },
-		"departures lost":       func(e *foldEnt) { e.rel = false },
-		"gone as not in a gap":  func(e *foldEnt) { e.relGone = !e.relGone },
-		"who dropped":           func(e *foldEnt) { e.who = identity{} },
-		"pending forgotten":     func(e *foldEnt) { e.pending = false },
-		"holding at end forgot": func(e *foldEnt) { e.holding = false },
+		"learnt dropped":         func(e *foldEnt) { e.learnt = identity{} },
+		"changes ignored":        func(e *foldEnt) { e.changed, e.conflict, e.held = false, false, nil },
+		"departures lost":        func(e *foldEnt) { e.rel = false },
+		"gone as not in a gap":   func(e *foldEnt) { e.relGone = !e.relGone },
+		"who dropped":            func(e *foldEnt) { e.who = identity{} },
+		"pending forgotten":      func(e *foldEnt) { e.pending = false },
+		"holding at end forgot":  func(e *foldEnt) { e.holding = false },
+		"request dropped":        func(e *foldEnt) { e.firstSlots = nil },
+		"head's request dropped": func(e *foldEnt) { e.ck.slots = nil },
 	}
 	for name, brk := range breaks {
 		caught := false
@@ -699,5 +765,85 @@ func TestFoldsBench(t *testing.T) {
 		if round == 0 && sessionsText(want) != sessionsText(got) {
 			t.Fatal("the sessions with folds differ from the walk's")
 		}
+	}
+}
+
+// TestRecorderRefoldsOldFolds: a record whose sealed segments have no
+// fold, or one made by an older version's rules (another magic), gets
+// this version's folds when a recorder opens it, off its loop; the
+// readers then take them and answer as the walk does.
+func TestRecorderRefoldsOldFolds(t *testing.T) {
+	dir := t.TempDir()
+	node := newFoldNode(3)
+	recordFolds(t, dir, node)
+	segs, err := listSegments(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sealed := 0
+	for i, sf := range segs {
+		fp := foldPath(sf.Path)
+		b, err := os.ReadFile(fp)
+		if err != nil {
+			continue
+		}
+		sealed++
+		if i%2 == 0 {
+			os.Remove(fp)
+			continue
+		}
+		copy(b, "FGHFOLD1")
+		if err := os.WriteFile(fp, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if sealed < 3 {
+		t.Fatalf("only %d sealed segments with folds: the test needs more", sealed)
+	}
+	rd, err := OpenReader(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := rd.Sessions(time.Time{}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want.Folded != 0 {
+		t.Fatalf("%d old or missing folds were used", want.Folded)
+	}
+	rec, err := Open(Options{Dir: dir, Clock: func() time.Time { return node.t }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Close stops the refolding between segments: it is waited for
+	// here, as a recorder that runs on gives it the time.
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		current := 0
+		for _, sf := range segs {
+			if foldCurrent(foldPath(sf.Path)) {
+				current++
+			}
+		}
+		if current >= sealed {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d sealed segments refolded after 20 s", current, sealed)
+		}
+	}
+	rec.Close()
+	rd, err = OpenReader(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := rd.Sessions(time.Time{}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Folded < sealed-1 || rd.Folds.Refused.Load() != 0 {
+		t.Errorf("after the recorder opened the record, %d of %d sealed segments were taken from folds, %d folds refused", got.Folded, sealed, rd.Folds.Refused.Load())
+	}
+	if w, g := sessionsText(want), sessionsText(got); w != g {
+		t.Errorf("the new folds' sessions differ from the walk's\nwalk:\n%s\nfolds:\n%s", w, g)
 	}
 }

@@ -35,7 +35,9 @@ const (
 	// record and kept as long as its segment. A change to those rules in
 	// sessions.go or fold.go changes it (FGHFOLD2, ...), so that older
 	// folds are refused and their segments walked by the new rules.
-	foldMagic = "FGHFOLD1"
+	// FGHFOLD2: the kernels' requests (SLOTS) at their heads and first
+	// holdings.
+	foldMagic = "FGHFOLD2"
 	// foldHead: magic, segment size (uint64 LE), segment CRC-32C, body
 	// length, body CRC-32C (uint32 LE each).
 	foldHead = len(foldMagic) + 8 + 4 + 4 + 4
@@ -118,6 +120,15 @@ func (e *foldEnc) fa(fa *flatAlloc) {
 	}
 }
 
+// slots writes a request (SLOTS), its slots in order.
+func (e *foldEnc) slots(r model.ResourceSlot) {
+	e.uv(uint64(len(r)))
+	for _, n := range r.Names() {
+		e.str(string(n))
+		e.str(r[n].String())
+	}
+}
+
 // The entry's flags.
 const (
 	feInCk = 1 << iota
@@ -186,11 +197,13 @@ func encodeFold(f *segFold, seg []byte) []byte {
 			e.str(string(x.ck.State))
 			e.who(identity{Agent: x.ck.Agent, Session: x.ck.Session, User: x.ck.User, Project: x.ck.Project}, true)
 			e.fa(&x.ck.fa)
+			e.slots(x.ck.slots)
 		}
 		if x.first {
 			e.tm(x.firstAt)
 			e.str(string(x.firstAgent))
 			e.fa(&x.firstFA)
+			e.slots(x.firstSlots)
 		}
 		if fl&feWho != 0 {
 			e.who(x.who, false)
@@ -267,7 +280,24 @@ type foldDec struct {
 	slab []allocEnt
 	// made counts the entries given room so far (maxFoldEnts).
 	made int
+	// reqs: the requests read so far by their bytes (slots): a fold's
+	// kernels ask a few, each one map; shared, when not nil, those of
+	// the other folds of the read, by their text.
+	reqs   map[string]model.ResourceSlot
+	shared *reqCache
+	key    []byte
 }
+
+// reqCache shares the requests (SLOTS) the folds of one read decode,
+// by their text: a week's folds each name the same few thousand, and a
+// map of each in each fold was 100 MB and as many more in the replay's
+// requests made of them. Safe for concurrent use; bounded.
+type reqCache struct {
+	mu sync.Mutex
+	m  map[string]model.ResourceSlot
+}
+
+func newReqCache() *reqCache { return &reqCache{m: map[string]model.ResourceSlot{}} }
 
 // ents is room for m allocation entries; nil, failing, past maxAllocEnts
 // for one allocation or maxFoldEnts for the fold.
@@ -428,6 +458,74 @@ func (d *foldDec) fa() flatAlloc {
 	return fa
 }
 
+// slots reads a request as foldEnc.slots wrote it: its slots in order,
+// each once, counted to the fold's entries (room).
+func (d *foldDec) slots() model.ResourceSlot {
+	n := d.countOf(2)
+	if d.err != nil || n == 0 || !d.room(n) {
+		return nil
+	}
+	start := d.b
+	var prev string
+	for k := 0; k < n && d.err == nil; k++ {
+		slot := d.str()
+		d.amt()
+		if k > 0 && slot <= prev {
+			d.fail("a request's slots out of order")
+		}
+		prev = slot
+	}
+	if d.err != nil {
+		return nil
+	}
+	raw := start[:len(start)-len(d.b)]
+	if r, ok := d.reqs[string(raw)]; ok {
+		return r
+	}
+	// Read again, checked: the names and amounts' texts, for the shared
+	// key, and their values.
+	rd := &foldDec{b: raw, tab: d.tab, decs: d.decs, seen: d.seen}
+	type ent struct {
+		slot model.SlotName
+		amt  model.Dec
+	}
+	var ea [8]ent
+	ents := ea[:0]
+	d.key = d.key[:0]
+	for range n {
+		slot := rd.str()
+		i := rd.uv()
+		d.key = append(append(append(append(d.key, slot...), 0), d.tab[i]...), 0)
+		ents = append(ents, ent{model.SlotName(slot), d.decs[i]})
+	}
+	var r model.ResourceSlot
+	if d.shared != nil {
+		d.shared.mu.Lock()
+		r = d.shared.m[string(d.key)]
+		d.shared.mu.Unlock()
+	}
+	if r == nil {
+		r = make(model.ResourceSlot, n)
+		for _, e := range ents {
+			r[e.slot] = e.amt
+		}
+		if d.shared != nil {
+			d.shared.mu.Lock()
+			if len(d.shared.m) < 1<<14 {
+				d.shared.m[string(d.key)] = r
+			}
+			d.shared.mu.Unlock()
+		}
+	}
+	if d.reqs == nil {
+		d.reqs = map[string]model.ResourceSlot{}
+	}
+	if len(d.reqs) < 1<<12 {
+		d.reqs[string(raw)] = r
+	}
+	return r
+}
+
 // irregularEnts is decodeFlat's irregular of the entries it made: a
 // slot with no device, a slot named twice, a device named twice in a
 // slot. By comparing pairs for a kernel's handful of entries, through
@@ -480,12 +578,12 @@ func irregularEnts(ents []allocEnt) bool {
 // parseFold reads a fold file made of a segment of segSize bytes whose
 // CRC-32C is segCRC, starting at start.
 func parseFold(b []byte, segSize int64, segCRC uint32, start time.Time) (*segFold, error) {
-	return parseFoldInto(b, segSize, segCRC, start, nil)
+	return parseFoldInto(b, segSize, segCRC, start, nil, nil)
 }
 
 // parseFoldInto is parseFold decoding the entries into spare's room
 // where it has enough (a walk's buffer, handed back once joined).
-func parseFoldInto(b []byte, segSize int64, segCRC uint32, start time.Time, spare []foldEnt) (*segFold, error) {
+func parseFoldInto(b []byte, segSize int64, segCRC uint32, start time.Time, spare []foldEnt, reqs *reqCache) (*segFold, error) {
 	if len(b) < foldHead || string(b[:len(foldMagic)]) != foldMagic {
 		return nil, fmt.Errorf("%w: not a fold fgtop wrote", errFold)
 	}
@@ -501,17 +599,17 @@ func parseFoldInto(b []byte, segSize int64, segCRC uint32, start time.Time, spar
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errFold, err)
 	}
-	return parseFoldBodyInto(body, start, spare)
+	return parseFoldBodyInto(body, start, spare, reqs)
 }
 
 // parseFoldBody reads a fold's decompressed body.
 func parseFoldBody(body []byte, start time.Time) (*segFold, error) {
-	return parseFoldBodyInto(body, start, nil)
+	return parseFoldBodyInto(body, start, nil, nil)
 }
 
 // parseFoldBodyInto is parseFoldBody into spare's room (parseFoldInto).
-func parseFoldBodyInto(body []byte, start time.Time, spare []foldEnt) (*segFold, error) {
-	d := &foldDec{b: body}
+func parseFoldBodyInto(body []byte, start time.Time, spare []foldEnt, reqs *reqCache) (*segFold, error) {
+	d := &foldDec{b: body, shared: reqs}
 	// A string is a tag and a length at least.
 	nt := d.countOf(2)
 	if nt > maxFoldStrings {
@@ -607,11 +705,13 @@ func parseFoldBodyInto(body []byte, start time.Time, spare []foldEnt) (*segFold,
 			id := d.who(true)
 			x.ck.Agent, x.ck.Session, x.ck.User, x.ck.Project = id.Agent, id.Session, id.User, id.Project
 			x.ck.fa = d.fa()
+			x.ck.slots = d.slots()
 		}
 		if x.first {
 			x.firstAt = d.tm()
 			x.firstAgent = model.AgentID(d.str())
 			x.firstFA = d.fa()
+			x.firstSlots = d.slots()
 		}
 		if fl&feWho != 0 {
 			x.who = d.who(false)
@@ -721,7 +821,7 @@ type FoldStats struct {
 // before, that segment is prev; nil otherwise (the walk reads the
 // segment). A fold file that is there but not usable is counted.
 func (r *Reader) loadFold(sf segFile, prev *segFile) *segFold {
-	return r.loadFoldBuf(sf, prev, nil)
+	return r.loadFoldBuf(sf, prev, nil, nil)
 }
 
 // loadFoldBuf is loadFold decoding the entries into a buffer from bufs
@@ -729,7 +829,7 @@ func (r *Reader) loadFold(sf segFile, prev *segFile) *segFold {
 // the fold's entries go once the walk has joined it (foldStep): a week's
 // folds are 150 MB of entries, each fold's dead once joined, and fresh
 // memory for each was a fifth of the read.
-func (r *Reader) loadFoldBuf(sf segFile, prev *segFile, bufs chan []foldEnt) *segFold {
+func (r *Reader) loadFoldBuf(sf segFile, prev *segFile, bufs chan []foldEnt, reqs *reqCache) *segFold {
 	b, err := readBounded(foldPath(sf.Path), maxFold)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -750,7 +850,7 @@ func (r *Reader) loadFoldBuf(sf segFile, prev *segFile, bufs chan []foldEnt) *se
 	case spare = <-bufs:
 	default:
 	}
-	f, err := parseFoldInto(b, size, crc, sf.Start, spare)
+	f, err := parseFoldInto(b, size, crc, sf.Start, spare, reqs)
 	if err != nil {
 		return refuse()
 	}

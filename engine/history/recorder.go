@@ -14,9 +14,11 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
@@ -72,7 +74,9 @@ type Recorder struct {
 	lock *os.File
 	// folding are the sealed segments' folds being written, off the
 	// recorder's loop (a busy segment folds in a second); Close waits.
-	folding sync.WaitGroup
+	// stopFold stops refold between segments.
+	folding  sync.WaitGroup
+	stopFold atomic.Bool
 
 	// What the record says now (the last observed snapshot's view).
 	prev   *model.Snapshot
@@ -337,7 +341,59 @@ func Open(opts Options) (*Recorder, error) {
 	}
 	r.retain(opts.Clock())
 	r.loadCarried()
+	if !opts.NoFolds {
+		r.refold()
+	}
 	return r, nil
+}
+
+// refold folds, off the recorder's loop, the sealed segments whose fold
+// is missing or was made by other rules of the walk (foldMagic): after
+// an upgrade the readers would walk every segment of the record, seconds
+// a week, until retention dropped them. Close stops it between segments.
+func (r *Recorder) refold() {
+	segs, err := listSegments(r.opts.Dir)
+	if err != nil {
+		return
+	}
+	var stale []string
+	for _, sf := range segs {
+		if _, err := os.Lstat(tailPath(sf.Path)); !errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if !foldCurrent(foldPath(sf.Path)) {
+			stale = append(stale, sf.Path)
+		}
+	}
+	if len(stale) == 0 {
+		return
+	}
+	logf := r.opts.Logf
+	r.folding.Add(1)
+	go func() {
+		defer r.folding.Done()
+		for _, p := range stale {
+			if r.stopFold.Load() {
+				return
+			}
+			if err := WriteFold(p); err != nil && logf != nil {
+				logf("history: %v", err)
+			}
+		}
+	}()
+}
+
+// foldCurrent: the file at path is a fold made by this version's rules
+// (whether it is of its segment is the reader's check).
+func foldCurrent(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	b := make([]byte, len(foldMagic))
+	_, err = io.ReadFull(f, b)
+	return err == nil && string(b) == foldMagic
 }
 
 // Dir is the directory recorded into.
@@ -833,6 +889,7 @@ func (r *Recorder) Close() error {
 	}
 	err := r.Flush()
 	r.closeSegment(true)
+	r.stopFold.Store(true)
 	r.folding.Wait()
 	r.lock.Close()
 	r.lock = nil

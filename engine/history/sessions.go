@@ -34,6 +34,10 @@ type KernelSession struct {
 	// Alloc is what it held at From, on every device the record lists
 	// and the host's cpu and mem (only amounts it holds).
 	Alloc model.Allocations
+	// Slots is what it requested (its SLOTS) as the record had it at
+	// From: nil where the record has none. Shared between sessions:
+	// never changed.
+	Slots model.ResourceSlot
 	// Changed: at some later moment it held an amount of a slot on a
 	// device that Alloc does not say (a grown or moved allocation; one
 	// that only gives part back is not a change).
@@ -64,8 +68,10 @@ type ksum struct {
 	// who: the last identity seen while it held something.
 	who identity
 	// before: since when it has held what it holds on each device, kept
-	// while the walk is before the asked span (rebase).
+	// while the walk is before the asked span (rebase); asked: what it
+	// requested from when, there, each change of it once.
 	before map[model.DeviceKey]time.Time
+	asked  []askedAt
 	// after: after the asked span, the devices it still holds as it did
 	// in it (afterSpan).
 	after map[model.DeviceKey]bool
@@ -77,6 +83,33 @@ type ksum struct {
 	built model.Allocations
 	// seq is its kernel's place in the walk's order (SessionNote.Seq).
 	seq int
+}
+
+// askedAt is a kernel's request (SLOTS) from a moment on.
+type askedAt struct {
+	at    time.Time
+	slots model.ResourceSlot
+}
+
+// noteAsked notes, before the asked span, that the kernel asks slots at
+// t (a change only).
+func (k *ksum) noteAsked(slots model.ResourceSlot, t time.Time) {
+	if n := len(k.asked); n > 0 && slotsIdentical(k.asked[n-1].slots, slots) {
+		return
+	}
+	k.asked = append(k.asked, askedAt{at: t, slots: slots})
+}
+
+// askedWhen is what the kernel asked at t, of what noteAsked noted.
+func (k *ksum) askedWhen(t time.Time) model.ResourceSlot {
+	var r model.ResourceSlot
+	for _, a := range k.asked {
+		if a.at.After(t) {
+			break
+		}
+		r = a.slots
+	}
+	return r
 }
 
 // allocJob is a session's arrival allocation to make maps of; note,
@@ -119,10 +152,11 @@ type SessionNote struct {
 	Kind   NoteKind
 	Kernel model.KernelID
 	At     time.Time
-	// Since, Agent and Alloc are an arrival's.
+	// Since, Agent, Alloc and Slots are an arrival's.
 	Since bool
 	Agent model.AgentID
 	Alloc model.Allocations
+	Slots model.ResourceSlot
 	// Gone: a departure in a gap of the record.
 	Gone bool
 	// Seq numbers the kernel among those the walk met (from 0, each
@@ -215,7 +249,8 @@ func (r *Reader) SessionsFollow(since, until time.Time, follow chan<- SessionBat
 			// The folds' entries in a few buffers in turn: one being
 			// joined, one waiting, one being decoded.
 			bufs := make(chan []foldEnt, 3)
-			q.foldOf = func(sf segFile, prev *segFile) *segFold { return r.loadFoldBuf(sf, prev, bufs) }
+			reqs := newReqCache()
+			q.foldOf = func(sf segFile, prev *segFile) *segFold { return r.loadFoldBuf(sf, prev, bufs, reqs) }
 		}
 	}
 	sw.startMaps()
@@ -414,7 +449,7 @@ func (sw *sessWalk) reach(t time.Time) {
 		if k := tr.sum; k != nil && k.started && k.holding {
 			k.rebase(&tr.head)
 			if sw.follow != nil {
-				n := SessionNote{Kind: NoteArrive, Kernel: k.s.Kernel, At: k.s.From, Since: k.s.Since, Agent: k.s.Agent, Alloc: k.s.Alloc, Seq: k.seq}
+				n := SessionNote{Kind: NoteArrive, Kernel: k.s.Kernel, At: k.s.From, Since: k.s.Since, Agent: k.s.Agent, Alloc: k.s.Alloc, Slots: k.s.Slots, Seq: k.seq}
 				if k.lazy {
 					// Not rebased (began before the walk knew since
 					// when): its maps are being made.
@@ -445,7 +480,8 @@ func (k *ksum) rebase(head *sessHead) {
 	}
 	k.s.From, k.s.Changed = start, false
 	k.lazy = false
-	k.s.Agent = head.Agent
+	k.s.Agent, k.s.Slots = head.Agent, k.askedWhen(start)
+	k.asked = nil
 	k.who = identity{Session: head.Session, User: head.User, Project: head.Project}
 	k.s.Alloc = model.Allocations{}
 	for slot, devs := range head.alloc() {
@@ -556,6 +592,7 @@ func (sw *sessWalk) put(kh sessHead, t time.Time, since bool) {
 		pk, kk := prev.kernelHead, kh.kernelHead
 		pk.Alloc, kk.Alloc = prev.alloc(), kh.alloc()
 		k.track(pk, kk, t)
+		k.noteAsked(kh.slots, t)
 	}
 	if k.started && !k.holding && sw.inSpan {
 		sw.note(SessionNote{Kind: NoteResume, Kernel: k.s.Kernel, At: t, Seq: k.seq})
@@ -564,9 +601,9 @@ func (sw *sessWalk) put(kh sessHead, t time.Time, since bool) {
 	k.who.take(identity{Session: kh.Session, User: kh.User, Project: kh.Project})
 	if !k.started {
 		k.started = true
-		k.s = KernelSession{Kernel: kh.ID, Agent: kh.Agent, From: t, Since: since}
+		k.s = KernelSession{Kernel: kh.ID, Agent: kh.Agent, From: t, Since: since, Slots: kh.slots}
 		if sw.inSpan {
-			sw.note(SessionNote{Kind: NoteArrive, Kernel: kh.ID, At: t, Since: since, Agent: kh.Agent, Seq: k.seq})
+			sw.note(SessionNote{Kind: NoteArrive, Kernel: kh.ID, At: t, Since: since, Agent: kh.Agent, Slots: kh.slots, Seq: k.seq})
 		}
 		if kh.fa.irregular {
 			k.lazy = false
@@ -668,7 +705,7 @@ func (sw *sessWalk) release(k *ksum, t time.Time, gone bool) {
 	if !sw.inSpan && t.Before(sw.since) {
 		k.started = false
 		k.who = identity{}
-		k.before = nil
+		k.before, k.asked = nil, nil
 	}
 }
 
@@ -738,7 +775,7 @@ func (sw *sessWalk) deltas(tm time.Time, grp []rawRec) {
 				continue
 			}
 			kh, mask := decodeSessPatch(&d, &tr.head)
-			if d.err != nil || mask&headFields == 0 {
+			if d.err != nil || mask&sessFields == 0 {
 				continue
 			}
 			sw.put(kh, tm, false)

@@ -206,3 +206,32 @@ func TestRequestOfIsTheDecSum(t *testing.T) {
 		}
 	}
 }
+
+// TestAskedOf: a session asks what SLOTS says where it is not zero, what
+// it held of a slot SLOTS does not ask, and what it held with no SLOTS.
+func TestAskedOf(t *testing.T) {
+	held := model.Allocations{
+		model.SlotCUDAShares: {"a": model.MustDec("0.7"), "b": model.MustDec("0.7")},
+		model.SlotCPU:        {"0": model.MustDec("1"), "1": model.MustDec("1")},
+	}
+	for _, c := range []struct {
+		name  string
+		slots model.ResourceSlot
+		want  string
+	}{
+		{"no SLOTS: what it held", nil, "map[cpu:2 cuda.shares:1.4]"},
+		{"SLOTS as asked", model.ResourceSlot{model.SlotCUDAShares: model.MustDec("1.5"), model.SlotCPU: model.MustDec("2"), model.SlotMem: model.MustDec("4294967295")},
+			"map[cpu:2 cuda.shares:1.5 mem:4294967295]"},
+		{"zeros are not asked", model.ResourceSlot{model.SlotCUDAShares: model.MustDec("1.5"), model.SlotCPU: model.MustDec("2"), "cuda.device": model.MustDec("0")},
+			"map[cpu:2 cuda.shares:1.5]"},
+		{"a held slot SLOTS lacks is what it held", model.ResourceSlot{model.SlotCUDAShares: model.MustDec("1.5")}, "map[cpu:2 cuda.shares:1.5]"},
+		{"all zeros: what it held", model.ResourceSlot{model.SlotCUDAShares: model.MustDec("0")}, "map[cpu:2 cuda.shares:1.4]"},
+	} {
+		m := newAskMemo()
+		for range 2 { // the second from the memo
+			if got := fmt.Sprint(m.askedOf(c.slots, held)); got != c.want {
+				t.Errorf("%s: asked %s, want %s", c.name, got, c.want)
+			}
+		}
+	}
+}

@@ -109,15 +109,17 @@ type follower struct {
 	// noAgent is the first session taken in with no agent, plus one (0:
 	// none).
 	noAgent int
-	// decs are the requests' sums made (requestOf).
-	decs map[fixed]model.Dec
+	// asks are the requests made (askedOf); slotsOf[i] the SLOTS session
+	// i's note gave, for adopt's check.
+	asks    *askMemo
+	slotsOf []model.ResourceSlot
 }
 
 func newFollower(rec *Record, opts Options) *follower {
 	work := &Record{From: rec.From, To: rec.To, Node: rec.Node, Devices: rec.Devices, Settings: rec.Settings, Epochs: rec.Epochs[:1:1]}
 	opts.Fidelity = true
 	r := &runner{rec: work, part: work.AsItWas(), opts: opts, res: &Result{From: work.From, To: work.To}}
-	return &follower{work: work, r: r, decs: map[fixed]model.Dec{}}
+	return &follower{work: work, r: r, asks: newAskMemo()}
 }
 
 // seqState is what the follower knows of one of the walk's kernels.
@@ -261,12 +263,13 @@ func (fw *follower) admit(upto time.Time, final bool) {
 		if ended && !end.After(rec.From) || p.At.After(rec.To) || !holdsAny(p.Alloc) {
 			continue
 		}
-		s := Session{Kernel: p.Kernel, Agent: p.Agent, Start: p.At, End: rec.To, Open: true, Got: p.Alloc, Requested: requestOf(p.Alloc, fw.decs)}
+		s := Session{Kernel: p.Kernel, Agent: p.Agent, Start: p.At, End: rec.To, Open: true, Got: p.Alloc, Requested: fw.asks.askedOf(p.Slots, p.Alloc)}
 		s.Before = !s.Start.After(rec.From)
 		i := len(rec.Sessions)
 		rec.Sessions = append(doubled(rec.Sessions), s)
 		fw.r.live = append(fw.r.live, nil)
 		fw.left = append(fw.left, false)
+		fw.slotsOf = append(fw.slotsOf, p.Slots)
 		st.idx = i + 1
 		if s.Agent == "" && fw.noAgent == 0 {
 			fw.noAgent = i + 1
@@ -357,9 +360,9 @@ func (fw *follower) adopt(res *history.SessionsResult, rec *Record) string {
 			// nor looked at yet (unnamed).
 			w.Agent = k.Agent
 		}
-		if w.Kernel != k.Kernel || !w.Start.Equal(k.From) || w.Agent != k.Agent || !sameMap(w.Got, k.Alloc) {
+		if w.Kernel != k.Kernel || !w.Start.Equal(k.From) || w.Agent != k.Agent || !sameMap(w.Got, k.Alloc) || !sameSlotMap(fw.slotsOf[j], k.Slots) {
 			return fmt.Sprintf("session %d (%s) is not what the run took: %s at %s on %s (%s), read as %s at %s on %s (%s)", j, k.Kernel,
-				w.Kernel, w.Start, w.Agent, Requested(w.Requested), k.Kernel, k.From, k.Agent, Requested(requestOf(k.Alloc, map[fixed]model.Dec{})))
+				w.Kernel, w.Start, w.Agent, Requested(w.Requested), k.Kernel, k.From, k.Agent, Requested(newAskMemo().askedOf(k.Slots, k.Alloc)))
 		}
 		leaves := !k.Open && k.To.Before(to)
 		if leaves != fw.left[j] || leaves && !w.End.Equal(k.To) {
@@ -379,6 +382,11 @@ func (fw *follower) adopt(res *history.SessionsResult, rec *Record) string {
 	}
 	rec.Sessions = ws
 	return ""
+}
+
+// sameSlotMap: a and b are the one map, or both none.
+func sameSlotMap(a, b model.ResourceSlot) bool {
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }
 
 // sameMap: a and b are the one map (the walk gave the follower the

@@ -18,10 +18,12 @@ package replay
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/engine/alloc"
@@ -50,9 +52,8 @@ type Session struct {
 	// InGap: it arrived in one, before Start (the first moment the record
 	// saw it again).
 	EndsInGap, InGap bool
-	// Requested is what it held of each slot when it arrived: Backend.AI
-	// allocates exactly what a kernel requests (its SLOTS), so the sum
-	// of its allocation per slot is its request.
+	// Requested is what it asked (askedOf): its SLOTS as the record has
+	// them at its arrival, else what it held of each slot then.
 	Requested model.ResourceSlot
 	// Got is where it really ran when it arrived.
 	Got model.Allocations
@@ -407,9 +408,7 @@ func sessionsOf(ks []history.KernelSession, from, to time.Time) []Session {
 // sessionsOfPart makes the sessions of part of the kernels into out, in
 // their order, and says how many it made.
 func sessionsOfPart(out []Session, ks []history.KernelSession, from, to time.Time) int {
-	decs := map[fixed]model.Dec{}
-	fx := map[model.Dec]fixed{}
-	same := map[reqKey]model.ResourceSlot{}
+	m := newAskMemo()
 	n := 0
 	for i := range ks {
 		k := &ks[i]
@@ -417,7 +416,7 @@ func sessionsOfPart(out []Session, ks []history.KernelSession, from, to time.Tim
 			continue
 		}
 		s := &out[n]
-		*s = Session{Kernel: k.Kernel, Agent: k.Agent, Start: k.From, Got: k.Alloc, Requested: requestOfMemo(k.Alloc, decs, fx, same)}
+		*s = Session{Kernel: k.Kernel, Agent: k.Agent, Start: k.From, Got: k.Alloc, Requested: m.askedOf(k.Slots, k.Alloc)}
 		s.finish(k, from, to)
 		n++
 	}
@@ -438,6 +437,77 @@ func holdsAny(a model.Allocations) bool {
 		}
 	}
 	return false
+}
+
+// askMemo keeps what askedOf made: a week's 200,000 sessions ask a few
+// thousand requests, and the record gives each equal SLOTS one map.
+type askMemo struct {
+	decs  map[fixed]model.Dec
+	fx    map[model.Dec]fixed
+	same  map[reqKey]model.ResourceSlot
+	slots map[unsafe.Pointer]model.ResourceSlot
+}
+
+func newAskMemo() *askMemo {
+	return &askMemo{decs: map[fixed]model.Dec{}, fx: map[model.Dec]fixed{}, same: map[reqKey]model.ResourceSlot{},
+		slots: map[unsafe.Pointer]model.ResourceSlot{}}
+}
+
+// askedOf is what a session asked, from its SLOTS (slots) and what it
+// held on arrival (a). Backend.AI's manager counts the request against
+// an agent's amount, and its allocator places the request, rounding each
+// device's share down to the quantum and writing memory in a lossy text
+// (backendai.md §1.3): what a kernel held can be less than it asked
+// (1.5 held as 0.7 + 0.7). So each slot is SLOTS' amount where it is
+// not zero (the agent writes "0" for every slot it knows and was not
+// asked); a slot SLOTS does not ask but the kernel held (a record made
+// before SLOTS were kept, or SLOTS torn) is what it held. The result is
+// shared: never changed.
+func (m *askMemo) askedOf(slots model.ResourceSlot, a model.Allocations) model.ResourceSlot {
+	held := requestOfMemo(a, m.decs, m.fx, m.same)
+	if len(slots) == 0 {
+		return held
+	}
+	key := reflect.ValueOf(slots).UnsafePointer()
+	asked, ok := m.slots[key]
+	if !ok {
+		asked = make(model.ResourceSlot, len(slots))
+		for n, v := range slots {
+			if v.Sign() > 0 {
+				asked[n] = v
+			}
+		}
+		if len(m.slots) >= 1<<16 {
+			clear(m.slots)
+		}
+		m.slots[key] = asked
+	}
+	if len(asked) == 0 {
+		return held
+	}
+	if coveredBy(held, asked) {
+		return asked
+	}
+	r := make(model.ResourceSlot, len(asked)+len(held))
+	for n, v := range asked {
+		r[n] = v
+	}
+	for n, v := range held {
+		if _, ok := r[n]; !ok {
+			r[n] = v
+		}
+	}
+	return r
+}
+
+// coveredBy: every slot of a is one r names (whatever the amounts).
+func coveredBy(a, r model.ResourceSlot) bool {
+	for n := range a {
+		if _, ok := r[n]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // requestOf is what a holds of each slot: the request of a session that

@@ -3,6 +3,7 @@ package replay
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/engine/enginetest"
 	"github.com/fgtop/fgtop/engine/history"
 	"github.com/fgtop/fgtop/engine/partition"
 	"github.com/fgtop/fgtop/model"
@@ -687,5 +689,69 @@ func TestProposalWithoutARecordedAgent(t *testing.T) {
 	sg = Suggest(rec, SuggestInput{Today: Today(part("agents[0]", "agents[1]")), Total: total, Reserved: model.ResourceSlot{}, Step: step})
 	if len(sg.Absent) != 2 || !strings.Contains(sg.Wanting(), "the file sets no agent ids") {
 		t.Errorf("suggestion under agents with no ids: absent %v, wanting %q", sg.Absent, sg.Wanting())
+	}
+}
+
+// TestRequestIsSLOTS: a kernel that asked 1.5 fGPU and 4294967295 bytes
+// of memory holds 0.7 + 0.7 (each device's share rounded down to the
+// mock's quantum, 0.1) and "4g" (BinarySize's lossy text): the replay
+// takes what it asked (its SLOTS), as the manager counts it, not what it
+// held. As it was, the allocator places the request where it ran, its
+// memory read back as the record wrote it; an agent given 1.45 would not
+// have been sent it (what it held, 1.4, would have fitted).
+func TestRequestIsSLOTS(t *testing.T) {
+	w := newWeek(t, "2.5", "1.5")
+	w.at(1 * h)
+	id := enginetest.KernelID(1)
+	asked := model.ResourceSlot{model.SlotCUDAShares: model.MustDec("1.5"), model.SlotMem: model.MustDec("4294967295")}
+	enginetest.MustWriteKernel(t, w.roots[agentA], id, w.files.ResourceAsking(w.roots[agentA], id, []enginetest.Share{share(2, "0.7"), share(3, "0.7")}, asked))
+	w.observe(func(s *model.Snapshot) error {
+		if k := s.Kernel(model.KernelID(id)); k == nil || k.Alloc == nil {
+			return fmt.Errorf("kernel %s not seen yet", id)
+		}
+		return nil
+	})
+	w.stop(2*h, agentA, 1)
+	rec := loadWhole(t, w.reader())
+	if len(rec.Sessions) != 1 {
+		t.Fatalf("sessions %+v", rec.Sessions)
+	}
+	s := rec.Sessions[0]
+	if got := fmt.Sprint(s.Requested); got != "map[cpu:8 cuda.shares:1.5 mem:4294967295]" {
+		t.Fatalf("requested %s, want what SLOTS says (held %s)", got, allocText(s.Got))
+	}
+	if mem := s.Got[model.SlotMem]["root"].String(); mem != "4294967296" {
+		t.Fatalf("the record holds mem %s, want 4g as MEM_SHARES wrote it", mem)
+	}
+
+	res := Run(rec, rec.AsItWas(), Options{Fidelity: true})
+	if len(res.Refused) != 0 || res.Compared != 1 {
+		t.Fatalf("as it was: refused %+v, compared %d", res.Refused, res.Compared)
+	}
+	// The fixture's cores are the host's interleaved NUMA order, which
+	// the virtual host's allocator does not give: the fGPU and memory
+	// are compared.
+	for _, d := range res.Disagreements {
+		if d.Refused != "" {
+			t.Fatalf("as it was, the rules refuse it: %s", d.Refused)
+		}
+		placed, got := maps.Clone(d.Placed), maps.Clone(d.Got)
+		delete(placed, model.SlotCPU)
+		delete(got, model.SlotCPU)
+		bytes := map[model.SlotName]bool{model.SlotMem: true}
+		if !sameAlloc(placed, got, bytes) {
+			t.Fatalf("placed %s, ran on %s", allocText(d.Placed), allocText(d.Got))
+		}
+		if sameAlloc(placed, got, nil) {
+			t.Fatalf("placed %s equals %s exactly: the lossy memory is not exercised", allocText(placed), allocText(got))
+		}
+	}
+	if st := slotOf(t, agentOf(t, res, agentA), model.SlotCUDAShares); st.Peak.String() != "1.5" {
+		t.Errorf("a's cuda.shares peak %s, want the 1.5 asked", st.Peak)
+	}
+
+	res = Run(rec, Fixed(given(rec, map[model.AgentID]string{agentA: "1.45"})), Options{NoElsewhere: true})
+	if len(res.Refused) != 1 || res.Refused[0].Kind != "ManagerRefused" || !strings.Contains(res.Refused[0].Reason, "1.5 requested") {
+		t.Fatalf("a given 1.45: refused %+v, want the manager's refusal of the 1.5 asked", res.Refused)
 	}
 }
