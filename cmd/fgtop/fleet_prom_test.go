@@ -103,8 +103,9 @@ func TestFleetPrometheusOnce(t *testing.T) {
 		eq("capacity", j.Capacity, want.Capacity)
 		eq("free", j.Free, want.Free)
 		eq("largest fit", j.Largest, want.Largest)
-		if j.Pieces != want.Pieces || j.Kernels != m.k || j.Issues != want.Issues || j.GPUs != want.GPUs {
-			t.Errorf("%s: pieces %d kernels %d issues %d gpus %d; want %d %d %d %d", m.name, j.Pieces, j.Kernels, j.Issues, j.GPUs,
+		if j.Pieces == nil || j.Kernels == nil || j.Issues == nil || j.GPUs == nil ||
+			*j.Pieces != want.Pieces || *j.Kernels != m.k || *j.Issues != want.Issues || *j.GPUs != want.GPUs {
+			t.Errorf("%s: pieces %v kernels %v issues %v gpus %v; want %d %d %d %d", m.name, j.Pieces, j.Kernels, j.Issues, j.GPUs,
 				want.Pieces, m.k, want.Issues, want.GPUs)
 		}
 		if i == 0 {

@@ -57,23 +57,22 @@ type JSONNode struct {
 	State   State  `json:"state"`
 	Error   string `json:"error,omitempty"`
 	// Note marks a node that misbehaves (Node.Note).
-	Note     string       `json:"note,omitempty"`
-	LastSeen string       `json:"last_seen,omitempty"`
-	Slot     string       `json:"slot,omitempty"`
-	GPUs     int          `json:"gpus"`
+	Note     string `json:"note,omitempty"`
+	LastSeen string `json:"last_seen,omitempty"`
+	Slot     string `json:"slot,omitempty"`
+	// GPUs, Pieces, Kernels and Issues are null for a node that gave
+	// no figures (unreachable, connecting): not zeros it never said.
+	GPUs     *int         `json:"gpus"`
 	Held     *model.Dec   `json:"held,omitempty"`
 	Capacity *model.Dec   `json:"capacity,omitempty"`
 	Free     *model.Dec   `json:"free,omitempty"`
 	Largest  *model.Dec   `json:"largest_fit,omitempty"`
-	Pieces   int          `json:"free_pieces"`
-	Kernels  int          `json:"kernels"`
-	Issues   int          `json:"issues"`
+	Pieces   *int         `json:"free_pieces"`
+	Kernels  *int         `json:"kernels"`
+	Issues   *int         `json:"issues"`
 	Devices  []JSONDevice `json:"devices"`
 	// Fit is the outcome of --fit on this node.
 	Fit *JSONFit `json:"fit,omitempty"`
-	// figures: the node gave a snapshot (its counts are its own, not
-	// zeros for want of one).
-	figures bool
 }
 
 // JSONDevice is one accelerator of a node.
@@ -140,9 +139,8 @@ func nodeJSON(n *Node) JSONNode {
 	if n.Snap == nil {
 		return j
 	}
-	j.figures = true
 	s := n.Sum
-	j.Slot, j.GPUs, j.Pieces, j.Kernels, j.Issues = string(s.Slot), s.GPUs, s.Pieces, s.Kernels, s.Issues
+	j.Slot, j.GPUs, j.Pieces, j.Kernels, j.Issues = string(s.Slot), &s.GPUs, &s.Pieces, &s.Kernels, &s.Issues
 	if s.Slot != "" {
 		j.Held, j.Capacity, j.Free, j.Largest = ptr(s.Held), ptr(s.Capacity), ptr(s.Free), ptr(s.Largest)
 		if s.Unknown > 0 {

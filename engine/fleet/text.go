@@ -64,17 +64,23 @@ func WriteTable(w io.Writer, j JSONFleet) {
 	fmt.Fprintf(w, "%-20s %-12s %4s %15s %8s %8s %6s %7s %6s  %s\n", "NODE", "STATE", "GPUS", "HELD/CAPACITY", "FREE", "LARGEST", "PIECES", "KERNELS", "ISSUES", "ADDRESS")
 	for _, n := range j.Nodes {
 		if n.Held == nil {
-			gpus, kernels, issues := "-", "-", "-"
-			if n.figures {
-				// A node without accelerators: its counts are real.
-				gpus, kernels, issues = strconv.Itoa(n.GPUs), strconv.Itoa(n.Kernels), strconv.Itoa(n.Issues)
-			}
+			// A node without accelerators has counts; one that gave no
+			// figures has none.
+			gpus, kernels, issues := orDash(n.GPUs), orDash(n.Kernels), orDash(n.Issues)
 			fmt.Fprintf(w, "%-20s %-12s %4s %15s %8s %8s %6s %7s %6s  %s  %s\n", n.Node, n.State, gpus, "-", "-", "-", "-", kernels, issues, n.Address, n.Error)
 			continue
 		}
-		fmt.Fprintf(w, "%-20s %-12s %4d %15s %8s %8s %6d %7d %6d  %s  %s\n", n.Node, n.State, n.GPUs, n.Held.String()+"/"+orUnknown(n.Capacity),
-			orUnknown(n.Free), orUnknown(n.Largest), n.Pieces, n.Kernels, n.Issues, n.Address, n.Error)
+		fmt.Fprintf(w, "%-20s %-12s %4s %15s %8s %8s %6s %7s %6s  %s  %s\n", n.Node, n.State, orDash(n.GPUs), n.Held.String()+"/"+orUnknown(n.Capacity),
+			orUnknown(n.Free), orUnknown(n.Largest), orDash(n.Pieces), orDash(n.Kernels), orDash(n.Issues), n.Address, n.Error)
 	}
+}
+
+// orDash is a count of the table, "-" where the node gave none.
+func orDash(n *int) string {
+	if n == nil {
+		return "-"
+	}
+	return strconv.Itoa(*n)
 }
 
 // orUnknown is a figure of the table, "?" where the node cannot know it

@@ -15,7 +15,7 @@ func TestWriteTable(t *testing.T) {
 	held, capa := model.NewDec(15, -1), model.NewDec(4, 0)
 	var b bytes.Buffer
 	WriteTable(&b, JSONFleet{Nodes: []JSONNode{
-		{Node: "gpu-a", State: "live", GPUs: 4, Held: &held, Capacity: &capa, Free: &capa, Largest: &capa, Pieces: 2, Kernels: 3, Address: "10.0.0.1:2222"},
+		{Node: "gpu-a", State: "live", GPUs: intp(4), Held: &held, Capacity: &capa, Free: &capa, Largest: &capa, Pieces: intp(2), Kernels: intp(3), Issues: intp(0), Address: "10.0.0.1:2222"},
 		{Node: "gpu-b", State: "unreachable", Address: "10.0.0.2:2222", Error: "connection refused"},
 	}})
 	lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
@@ -34,6 +34,8 @@ func TestWriteTable(t *testing.T) {
 		}
 	}
 }
+
+func intp(n int) *int { return &n }
 
 // --fit: memory said as a size, the overcommit painted by the caller's
 // red, a node that does not fit with its reason.
