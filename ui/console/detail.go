@@ -72,8 +72,8 @@ func (ds *detail) Footer(w int) string { return kit.ShortHelpOf(ds.St, ds.footer
 // FooterKeep is what the footer keeps beside a flash: back, help, quit.
 func (ds *detail) FooterKeep() []key.Binding { return ds.footerKeys()[1:] }
 
-// Update scrolls; esc or enter closes the detail, ? shows the help in its
-// place, and the new snapshot's lines replace the old ones.
+// Update scrolls; esc or enter closes the detail, ? shows the help over
+// it, and the new snapshot's lines replace the old ones.
 func (ds *detail) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case kit.AdoptedMsg:
@@ -87,7 +87,8 @@ func (ds *detail) Update(msg tea.Msg) tea.Cmd {
 		case kit.ActBack, kit.ActDetail:
 			ds.Close()
 		case kit.ActHelp:
-			ds.Close()
+			// Over the detail: esc from the help comes back to it, where
+			// the operator was reading.
 			ds.Send(kit.HelpMsg{})
 		default:
 			ds.Scroll(&ds.off, act)

@@ -159,9 +159,9 @@ func TestPromptOverLateDialog(t *testing.T) {
 	}
 }
 
-// TestDetailHelpAndWheel: ? on a detail shows the help in its place (esc
-// then returns to the main screen), and the wheel scrolls the screen on
-// top, passing the prompt by.
+// TestDetailHelpAndWheel: ? on a detail shows the help over it (esc
+// then returns to the detail, scrolled as it was), and the wheel scrolls
+// the screen on top, passing the prompt by.
 func TestDetailHelpAndWheel(t *testing.T) {
 	a := testApp(t, 100, 20, fake.Node(fake.Options{}), Options{})
 	a.Update(keyCode(tea.KeyEnter))
@@ -175,16 +175,20 @@ func TestDetailHelpAndWheel(t *testing.T) {
 		t.Errorf("two wheel steps down the detail: offset %d", got)
 	}
 	typeKeys(a, "?")
-	if detailOf(a) != nil || helpOf(a) == nil {
-		t.Fatalf("? on the detail: top %T", a.top())
+	if _, ok := a.top().(*helpScreen); !ok {
+		t.Fatalf("? on the detail: top %T, want the help", a.top())
 	}
 	wheel(tea.MouseWheelDown)
 	if helpOf(a).off != 1 {
 		t.Errorf("wheel on the help: offset %d", helpOf(a).off)
 	}
 	press(a, esc)
+	if ds, ok := a.top().(*detail); !ok || ds.off != 2 {
+		t.Fatalf("esc from that help: top %T, want the detail where it was (offset 2)", a.top())
+	}
+	press(a, esc)
 	if a.ModalOpen() {
-		t.Fatalf("esc from that help: top %T, want the main screen", a.top())
+		t.Fatalf("esc from the detail: top %T, want the main screen", a.top())
 	}
 	// With the prompt open the wheel still moves the pane under it.
 	typeKeys(a, "/")
