@@ -224,7 +224,7 @@ func TestFilterSearchesAllGPUs(t *testing.T) {
 }
 
 // TestEditorFooterKeepsHelpAndQuit: in the partition editor at 80
-// columns too, the footer offers help and quit (ctrl+c: q is a letter
+// columns and narrower, the footer offers help and quit (ctrl+c: q is a letter
 // there), with plan and apply; the least needed items drop first.
 func TestEditorFooterKeepsHelpAndQuit(t *testing.T) {
 	path := fixtureConfig(t)
@@ -242,6 +242,15 @@ func TestEditorFooterKeepsHelpAndQuit(t *testing.T) {
 			}
 		}
 		a.Update(keyCode(tea.KeyEscape))
+	}
+	// Narrower, help and quit stay while they fit at all: at 40 columns
+	// quit was left out for apply.
+	a := testApp(t, 80, 24, snap, Options{Actor: alice, Desk: testDesk(path, snap)})
+	typeKeys(a, "e")
+	for w := 24; w < 60; w++ {
+		if f := stripANSI(a.ed().Footer(w)); !strings.Contains(f, "? help") || !strings.Contains(f, "ctrl+c quit") {
+			t.Errorf("w=%d: editor footer %q", w, f)
+		}
 	}
 }
 

@@ -74,6 +74,11 @@ func (e *Editor) FooterKeep() []key.Binding {
 	return e.Keys.EssentialIn(e.Scope())
 }
 
+// footMust: help and quit are the footer's last words, as the main
+// screen's short help keeps them: at 40 columns the editor's footer left
+// out ctrl+c quit for apply, and q types into a field here.
+func footMust(it kit.FootItem) bool { return it.Key == "?" || it.Key == "ctrl+c" || it.Key == "q" }
+
 // fieldQuit is the way out a field's footer keeps (inputKey's ctrl+c).
 func fieldQuit() []key.Binding {
 	return []key.Binding{key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit"))}
@@ -82,7 +87,7 @@ func fieldQuit() []key.Binding {
 // footerLine draws footer items in their order, leaving out, when the
 // line is too narrow for all, the least important first (the highest
 // prio, the last of equals), so apply, plan, undo and leaving show at any
-// width where they fit at all.
+// width where they fit at all; help and quit go last of all (footMust).
 func (e *Editor) footerLine(items []kit.FootItem, w int) string {
 	st := e.St
 	itemW := func(it kit.FootItem) int { return kit.Width(it.Key) + 1 + kit.Width(it.Desc) }
@@ -103,7 +108,7 @@ func (e *Editor) footerLine(items []kit.FootItem, w int) string {
 		}
 		worst := -1
 		for i, it := range items {
-			if keep[i] && (worst < 0 || it.Prio >= items[worst].Prio) {
+			if keep[i] && !footMust(it) && (worst < 0 || it.Prio >= items[worst].Prio) {
 				worst = i
 			}
 		}
