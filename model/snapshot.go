@@ -68,6 +68,10 @@ type Snapshot struct {
 	// IdleAfter is how long a kernel must stay at 0 % to count as idle
 	// (0 when idle marking is off).
 	IdleAfter time.Duration
+	// SummaryKernels, when not nil, is the node's own count of its
+	// kernels where the snapshot holds a summary of them instead (a node
+	// seen through Prometheus: each agent's holdings as one row).
+	SummaryKernels *int `json:",omitempty"`
 
 	kernels *KernelSeq // sorted by ID; nil is empty
 }

@@ -778,6 +778,8 @@ func buildPromNodes(res []pmodel.Vector, scraped map[string]time.Time, settings 
 			n, _ := x.v.Int64()
 			pn.Sum.Kernels += int(n)
 		}
+		nk := pn.Sum.Kernels
+		s.SummaryKernels = &nk
 		var warns, errs int64
 		for _, x := range g[qIssues][name] {
 			n, _ := x.v.Int64()

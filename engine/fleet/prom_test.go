@@ -90,6 +90,10 @@ func TestPromClient(t *testing.T) {
 				t.Errorf("%s: %+v, want the manager's refusal", r, got)
 			}
 		}
+		// Its console counts the node's kernels, not its rows.
+		if k := n.Snap.SummaryKernels; k == nil || *k != slotNode.NumKernels() {
+			t.Errorf("kernels through Prometheus: %v, the node has %d", k, slotNode.NumKernels())
+		}
 		// Its console draws what is held (one holding an agent: kernels
 		// are not series) and says it has an error, not "no issues".
 		hs := n.Snap.Usage[model.DeviceKey{Name: "cuda", ID: "C"}].Holdings()

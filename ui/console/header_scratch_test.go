@@ -36,3 +36,18 @@ func TestHeaderPiecesReuseTheirMemory(t *testing.T) {
 		}
 	}
 }
+
+// TestHeaderSaysTheSummarysKernels: a node opened from a Prometheus fleet
+// holds one row per agent (kernels are not series); its header counts
+// the node's kernels, not those rows.
+func TestHeaderSaysTheSummarysKernels(t *testing.T) {
+	s := fake.Node(fake.Options{})
+	rows := s.NumKernels()
+	n := rows + 40
+	s.SummaryKernels = &n
+	a := testApp(t, 160, 48, s, Options{ReadOnly: true})
+	got := ansi.Strip(strings.Join(a.viewHeader(160), "\n"))
+	if !strings.Contains(got, " "+kit.Plural(n, "kernel")) || strings.Contains(got, " "+kit.Plural(rows, "kernel")) {
+		t.Fatalf("a summary of %d kernels in %d rows; the header says:\n%s", n, rows, got)
+	}
+}

@@ -223,6 +223,10 @@ func (a *App) headerPieces() []headerPiece {
 		}
 		ps = append(ps, headerPiece{spans: mode, drop: 4})
 		kernels := kit.Span{Lvl: kit.LvlPlain, Text: kit.Plural(s.NumKernels(), "kernel")}
+		if n := s.SummaryKernels; n != nil {
+			// Its rows are its agents' holdings; the count is the node's.
+			kernels.Text = kit.Plural(*n, "kernel")
+		}
 		ks := a.hdrSpan(kernels)
 		if n := a.d.States.Stale + a.d.States.Broken; n > 0 {
 			ks = a.hdrSpan(kernels, kit.Span{Lvl: kit.LvlWarn, Text: " (" + strconv.Itoa(n) + " unreadable)"})
