@@ -480,6 +480,26 @@ func TestFleetHistoryHosts(t *testing.T) {
 		t.Errorf("table:\n%s", out)
 	}
 
+	// Asked from before the records began: the nodes answer, and the
+	// stretch before each record is missing, not a node that did not
+	// answer (it was listed as one).
+	early := since.Add(-time.Hour).Format(time.RFC3339Nano)
+	out, stderr, code = runFleetCmd(t, "history", "--hosts", hostsOf(nodes[:2]), "--identity", id, "--known-hosts", kh, "--json",
+		"--device", dev, "--since", early, "--until", until.Format(time.RFC3339Nano))
+	var pre fleet.FleetHistory
+	if err := json.Unmarshal([]byte(out), &pre); err != nil {
+		t.Fatalf("exit %d: %v: %s %s", code, err, out, stderr)
+	}
+	before := map[string]bool{}
+	for _, m := range pre.Missing {
+		if from, err := time.Parse(time.RFC3339Nano, m.From); err == nil && from.Equal(since.Add(-time.Hour)) && strings.HasPrefix(m.Why, "before the record begins") {
+			before[m.Node] = true
+		}
+	}
+	if code != exitProblem || len(pre.Problems) != 0 || !before[nodes[0].addr] || !before[nodes[1].addr] || len(pre.Intervals) < len(got.Intervals) {
+		t.Errorf("from before the records: exit %d, problems %v, missing %v, %d rows: %s", code, pre.Problems, pre.Missing, len(pre.Intervals), stderr)
+	}
+
 	// A kernel of node1's (the nodes run other seeds): node2 is not a
 	// node that did not answer, only one whose record does not know it
 	// (exit 0, "not_found"); a kernel no node knows is bad usage (exit

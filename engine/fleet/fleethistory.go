@@ -261,8 +261,10 @@ func ParseNodeHistory(node string, b []byte) ([]HistoryInterval, []HistoryGap, e
 
 // HistoryHosts asks every node's record at once and merges the answers
 // by time (then node, then device), each row naming its node. A node
-// that did not answer, or whose record lacks part of the span, is in
-// Problems with its words; its record's gaps in the span are in Missing.
+// that did not answer, or answered with a problem it lists no gap for
+// (the span outside its record), is in Problems with its words; its
+// record's gaps in the span (and the stretch before it began) are in
+// Missing.
 func HistoryHosts(ctx context.Context, hosts []string, cfg *gossh.ClientConfig, o SSHOptions, q HistoryQuery) (*FleetHistory, error) {
 	cmd, err := q.command()
 	if err != nil {
@@ -292,13 +294,18 @@ func HistoryHosts(ctx context.Context, hosts []string, cfg *gossh.ClientConfig, 
 				a.prob = untrusted.Text(err.Error())
 				return
 			}
-			a.prob = untrusted.Text(problem)
 			ivs, gaps, err := ParseNodeHistory(h, out)
 			if err != nil {
 				a.prob = untrusted.Text(err.Error())
 				return
 			}
 			a.ivs, a.gaps = ivs, gaps
+			if len(gaps) == 0 {
+				// What it says beside an answer with no gap (the span
+				// outside its record) is a problem; words beside its
+				// gaps are about them, and they are in Missing.
+				a.prob = untrusted.Text(problem)
+			}
 		}()
 	}
 	wg.Wait()

@@ -113,6 +113,18 @@ func Write(w io.Writer, res *history.HistoryResult, f history.Filter, o Options)
 		problems = append(problems, fmt.Sprintf("the record begins at %s, after --since", stamp(res.From)))
 	}
 	var missing []history.Missing
+	before := 0 // the stretch before the record, said in problems already
+	if !f.Since.IsZero() && f.Since.Before(res.From) && !res.From.IsZero() {
+		// Listed too, as a stretch the answer lacks: what was held then
+		// is not known, and a reader of the document (fleet history)
+		// has it with the node's other gaps.
+		to := res.From
+		if !f.Until.IsZero() && f.Until.Before(to) {
+			to = f.Until
+		}
+		missing = append(missing, history.Missing{From: f.Since, To: to, Why: "before the record begins: no recorder wrote then"})
+		before = 1
+	}
 	for _, m := range res.Missing {
 		if (f.Until.IsZero() || !m.From.After(f.Until)) && (f.Since.IsZero() || !m.To.Before(f.Since)) {
 			missing = append(missing, m)
@@ -174,8 +186,8 @@ func Write(w io.Writer, res *history.HistoryResult, f history.Filter, o Options)
 			fmt.Fprintf(w, "skipped: %s\n", sk)
 		}
 	}
-	if len(missing) > 0 {
-		problems = append(problems, fmt.Sprintf("the record lacks %d stretch(es) of the asked span (listed above)", len(missing)))
+	if n := len(missing) - before; n > 0 {
+		problems = append(problems, fmt.Sprintf("the record lacks %d stretch(es) of the asked span (listed above)", n))
 	}
 	return problems, nil
 }
