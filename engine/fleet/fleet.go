@@ -10,7 +10,9 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -381,6 +383,7 @@ func (t *Tracker) publish() {
 	t.dirty = false
 	t.seq++
 	f := &Fleet{Seq: t.seq, Time: t.opts.Now(), Nodes: slices.Clone(t.nodes), Err: t.err}
+	markTwins(f.Nodes)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.latest = f
@@ -390,5 +393,37 @@ func (t *Tracker) publish() {
 		default:
 		}
 		ch <- f
+	}
+}
+
+// markTwins marks the nodes dialled over SSH that give one node name from
+// two addresses: one node reached twice (its figures counted twice in the
+// totals) or two nodes sharing a name (a cloned config). Which it is
+// cannot be told, so each names the others, and a script's --once sees a
+// marked node. Prometheus's shared names are refused where they are read
+// (PromNode.Conflict); a node's own mark (one that floods) is kept.
+func markTwins(ns []Node) {
+	by := map[string][]int{}
+	for i := range ns {
+		if n := &ns[i]; n.Source == "ssh" && n.Snap != nil && n.Snap.Node != "" {
+			by[n.Snap.Node] = append(by[n.Snap.Node], i)
+		}
+	}
+	for name, idx := range by {
+		if len(idx) < 2 {
+			continue
+		}
+		for _, i := range idx {
+			if ns[i].Note != "" {
+				continue
+			}
+			var others []string
+			for _, j := range idx {
+				if j != i {
+					others = append(others, ns[j].Addr)
+				}
+			}
+			ns[i].Note = fmt.Sprintf("shares its name (%s) with %s: one node reached twice, or two nodes with one name; the totals count each", untrusted.Text(name), strings.Join(others, ", "))
+		}
 	}
 }

@@ -3,6 +3,7 @@ package fleet
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -249,5 +250,30 @@ func TestTrackerDownOnlyAges(t *testing.T) {
 	tr.publish()
 	if n := tr.Latest().Node("q"); n.State != Unreachable || !n.LastSeen.Equal(last) {
 		t.Fatalf("q 25 s after its last scrape: %s (%s), last seen %s; want unreachable", n.State, n.Reason, n.LastSeen)
+	}
+}
+
+// TestTrackerMarksTwins: two addresses over SSH that give one node name
+// are marked, each naming the other (one node reached twice, or a cloned
+// name: its figures would be counted twice); a third of another name is
+// not, and --once's answer fails on the marked ones.
+func TestTrackerMarksTwins(t *testing.T) {
+	now := time.Unix(1000, 0)
+	tr := NewTracker([]string{"10.0.0.1:22", "10.0.0.2:22", "10.0.0.3:22"}, "ssh", Options{Now: func() time.Time { return now }})
+	for addr, name := range map[string]string{"10.0.0.1:22": "gpu-a", "10.0.0.2:22": "gpu-a", "10.0.0.3:22": "gpu-c"} {
+		tr.apply(Event{Addr: addr, Snap: &model.Snapshot{Node: name}})
+	}
+	tr.publish()
+	f := tr.Latest()
+	for _, c := range []struct{ addr, other string }{{"10.0.0.1:22", "10.0.0.2:22"}, {"10.0.0.2:22", "10.0.0.1:22"}} {
+		if n := f.Node(c.addr); !strings.HasPrefix(n.Note, "shares its name (gpu-a) with "+c.other+":") {
+			t.Errorf("%s: note %q", c.addr, n.Note)
+		}
+	}
+	if n := f.Node("10.0.0.3:22"); n.Note != "" {
+		t.Errorf("gpu-c marked: %q", n.Note)
+	}
+	if a := NewAnswer(f, false, nil, "", Settings{}); a.Failure == "" || len(a.NodeLines) != 2 {
+		t.Errorf("--once: failure %q, lines %q", a.Failure, a.NodeLines)
 	}
 }

@@ -227,7 +227,10 @@ func TestUnreachableReasonWraps(t *testing.T) {
 	tr.Send(ctx, fleet.Event{Addr: "10.0.0.9:2222", Err: errors.New(why), At: now})
 	// 10.0.0.7 was live, then refused the key: its last figures are kept,
 	// and they give way before the reason's last words do.
-	tr.Send(ctx, fleet.Event{Addr: "10.0.0.7:2222", Snap: a, Sum: fleet.Summarize(a, fleet.Settings{}), At: now})
+	// (Another node: two addresses giving one name are marked.)
+	b := *a
+	b.Node = "gpu-node07"
+	tr.Send(ctx, fleet.Event{Addr: "10.0.0.7:2222", Snap: &b, Sum: fleet.Summarize(&b, fleet.Settings{}), At: now})
 	tr.Send(ctx, fleet.Event{Addr: "10.0.0.7:2222", Err: errors.New(why), At: now})
 	// Both events of 10.0.0.7 taken: its snapshot kept, its reason said
 	// (not just "not live": before its first event it is connecting).
