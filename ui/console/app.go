@@ -66,6 +66,10 @@ type Options struct {
 	// History is the history directory the console records into and
 	// reads the past from (:at); "" when there is none.
 	History string
+	// NoRecordWhy is what :at, :live, :span and the help say where
+	// History is "" ("" for the local words: start fgtop with --history
+	// DIR): a node opened from the fleet has its record on the node.
+	NoRecordWhy string
 	// Deriver derives the live snapshots; consoles that are fed the same
 	// snapshots (serve's sessions) share one, so each snapshot is derived
 	// once for all of them. Nil gives the console one of its own.
@@ -841,3 +845,15 @@ func (a *App) followFlash() {
 }
 
 func nan() float64 { return math.NaN() }
+
+// noRecordWhy is what the record's commands say in a console that keeps
+// none; short for the help's list.
+func (a *App) noRecordWhy(short bool) string {
+	switch {
+	case a.opts.NoRecordWhy != "":
+		return a.opts.NoRecordWhy
+	case short:
+		return "start fgtop with --history DIR"
+	}
+	return "start fgtop with --history DIR (or run fgtop record)"
+}

@@ -69,7 +69,7 @@ func (a *App) spanCommand(f []string) tea.Cmd {
 			continue
 		}
 		if a.opts.History == "" {
-			a.Flashf(kit.LvlWarn, "no history: start fgtop with --history DIR (or run fgtop record) to graph more than 5m")
+			a.Flashf(kit.LvlWarn, "no history here to graph more than 5m: "+a.noRecordWhy(false))
 			return nil
 		}
 		a.graph = graphSpan{name: s.name, d: s.d, gen: a.graph.gen + 1}

@@ -65,7 +65,7 @@ func (a *App) pastCommand(f []string) tea.Cmd {
 		return nil
 	}
 	if a.opts.History == "" {
-		a.Flashf(kit.LvlWarn, "no history: start fgtop with --history DIR (or run fgtop record) to look into the past")
+		a.Flashf(kit.LvlWarn, "no history here: "+a.noRecordWhy(false))
 		return nil
 	}
 	if len(f) < 2 {

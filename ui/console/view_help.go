@@ -36,6 +36,8 @@ type helpScreen struct {
 	// noRecord: the console keeps no history, so :at, :live and :span
 	// (longer than the live 5m) only say so: the help says it once.
 	noRecord bool
+	// noRecordWhy is what they say instead (App.noRecordWhy).
+	noRecordWhy string
 	// sortColumns are the kernel table's sort columns, for :sort.
 	sortColumns func() []string
 	// shown are the column titles the main screen draws at this width
@@ -51,7 +53,7 @@ type helpScreen struct {
 // openHelp opens the help for what is on screen: over the editor, the
 // editor's keys and notes.
 func (a *App) openHelp() {
-	a.push(&helpScreen{common: a.common, ed: a.ed(), themeNames: a.opts.LoadTheme != nil, noRecord: a.opts.History == "",
+	a.push(&helpScreen{common: a.common, ed: a.ed(), themeNames: a.opts.LoadTheme != nil, noRecord: a.opts.History == "", noRecordWhy: a.noRecordWhy(true),
 		sortColumns: a.Kernels.sortColumns, shown: a.shownColumns, hm: help.New()})
 }
 
@@ -246,7 +248,7 @@ func (hs *helpScreen) notes(w int) []string {
 		// and ] are left out of the keys.
 		for i := range cmds {
 			if strings.HasPrefix(cmds[i][0], ":at ") || cmds[i][0] == ":live" || strings.HasPrefix(cmds[i][0], ":span ") {
-				cmds[i][1] = "no record here (start fgtop with --history DIR): " + cmds[i][1]
+				cmds[i][1] = "no record here (" + hs.noRecordWhy + "): " + cmds[i][1]
 			}
 		}
 	}

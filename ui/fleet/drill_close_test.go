@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -61,5 +62,30 @@ func TestDrillClosedEndsItsCommands(t *testing.T) {
 		case <-deadline:
 			t.Fatalf("a command of the closed console still runs %v after q (its clock not stopped)", time.Since(closedAt).Round(time.Millisecond))
 		}
+	}
+}
+
+// TestDrillAtSaysWhereTheRecordIs: in a node's console opened from the
+// fleet, :at does not tell the operator to start fgtop with --history
+// (that console keeps no record): the node's record is on the node, and
+// the fleet's own :at looks at every node then.
+func TestDrillAtSaysWhereTheRecordIs(t *testing.T) {
+	m := newTestFleet(t, 120, 40)
+	for i, r := range m.Rows {
+		if m.fl.Nodes[r].Snap != nil {
+			m.Cursor = i
+			break
+		}
+	}
+	if m.Open(); m.drill == nil {
+		t.Fatal("enter opened nothing")
+	}
+	for _, k := range ":at -1h" {
+		fleetPress(m, string(k))
+	}
+	m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+	s := stripANSI(m.View().Content)
+	if !strings.Contains(s, "the node's record is on the node") || strings.Contains(s, "--history DIR") {
+		t.Errorf(":at in a node's console opened from the fleet:\n%s", s)
 	}
 }

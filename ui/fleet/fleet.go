@@ -507,7 +507,8 @@ func (m *Model) Open() tea.Cmd {
 	m.drillCh = make(chan *model.Snapshot, 1)
 	m.drillCh <- n.Snap
 	m.drill = console.New(m.drillCh, console.Options{ReadOnly: true, Theme: m.St.Theme, ASCII: m.opts.ASCII, Now: m.opts.Now, NodeName: n.Name,
-		Background: m.opts.Background, QuitIs: "back to the fleet"})
+		Background: m.opts.Background, QuitIs: "back to the fleet",
+		NoRecordWhy: "the node's record is on the node; :at TIME in the fleet (esc back) shows every node then, fgtop fleet history asks their records"})
 	w, h := m.size()
 	m.drill.ShowPast(m.pastShown())
 	m.drill.Update(tea.WindowSizeMsg{Width: w, Height: h})
