@@ -28,6 +28,7 @@ func sameButTelemetry(a, b *model.Snapshot) bool {
 		a.Node != b.Node, a.Source != b.Source, a.Mode != b.Mode, a.ConfigPath != b.ConfigPath,
 		a.ConfigHash != b.ConfigHash, a.DraftFormat != b.DraftFormat, a.HostMemBytes != b.HostMemBytes,
 		a.IdleKernels != b.IdleKernels, a.IdleAfter != b.IdleAfter,
+		(a.SummaryKernels == nil) != (b.SummaryKernels == nil), a.SummaryKernels != nil && *a.SummaryKernels != *b.SummaryKernels,
 		!sameAllocator(&a.Allocator, &b.Allocator), !samePlugin(a.Plugin, b.Plugin),
 		!slices.Equal(a.Issues, b.Issues):
 		return false
@@ -75,7 +76,7 @@ func sameOptions(a, b *DeriveOptions) bool {
 // 50 viewers of the demo node.
 func sameGlyphs(a, b *kit.Glyphs) bool {
 	return a.Held == b.Held && a.HeldAlt == b.HeldAlt && a.Free == b.Free && a.Over == b.Over &&
-		slices.Equal(a.Patterns, b.Patterns) && a.Mark == b.Mark && a.Drift == b.Drift &&
+		slices.Equal(a.Patterns, b.Patterns) && a.Mark == b.Mark && a.Drift == b.Drift && a.DriftAlt == b.DriftAlt &&
 		slices.Equal(a.Spark, b.Spark) && a.Branch == b.Branch && a.Sep == b.Sep && a.Rule == b.Rule &&
 		a.Ellipsis == b.Ellipsis && a.Cursor == b.Cursor && a.Lock == b.Lock && a.Up == b.Up &&
 		a.Down == b.Down && a.Degree == b.Degree && a.Dot == b.Dot &&

@@ -89,7 +89,11 @@ func TestSameButTelemetrySeesEveryField(t *testing.T) {
 		"Plugin":       func(s *model.Snapshot) { s.Plugin = &model.PluginInfo{Kind: "cuda_fractional"} },
 		"IdleKernels":  func(s *model.Snapshot) { s.IdleKernels++ },
 		"IdleAfter":    func(s *model.Snapshot) { s.IdleAfter++ },
-		"kernels":      func(s *model.Snapshot) { s.SetKernels(s.Kernels()[1:]) },
+		"SummaryKernels": func(s *model.Snapshot) {
+			n := 7
+			s.SummaryKernels = &n
+		},
+		"kernels": func(s *model.Snapshot) { s.SetKernels(s.Kernels()[1:]) },
 	}
 	devFields := map[string]func(d *model.Device){
 		"Telemetry":       nil, // what moves at rest
