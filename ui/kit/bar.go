@@ -113,16 +113,30 @@ func giveEveryHolderACell(amounts []float64, cells []int) {
 // for none) in the drift shape, the overflow in the over colour and glyph,
 // the free part dim.
 func (s *Styles) RenderBar(l *Line, segs []barSeg, look func(index int) int, drifted func(index int) bool) {
+	alt := false // the last segment drawn was drifted, in the alternate shape
+	last := false
 	for _, sg := range segs {
 		switch sg.Kind {
 		case segFree:
 			l.putRepeat(s.Free, s.G.Free, sg.cells)
+			last = false
 		case segOver:
 			l.putRepeat(s.Over, s.G.Over, sg.cells)
+			last = false
 		default:
 			p, g := s.Look(look(sg.index))
-			if drifted != nil && drifted(sg.index) {
+			d := drifted != nil && drifted(sg.index) && sg.cells > 0
+			if d {
+				// Two drifted shares side by side: without colour
+				// (NO_COLOR) one shape would make them one.
+				alt = last && !alt && s.G.DriftAlt != ""
 				g = s.G.Drift
+				if alt {
+					g = s.G.DriftAlt
+				}
+			}
+			if sg.cells > 0 {
+				last = d
 			}
 			l.putRepeat(p, g, sg.cells)
 		}

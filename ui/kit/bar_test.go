@@ -150,3 +150,31 @@ func TestASCIIBarGlyphs(t *testing.T) {
 		t.Errorf("ascii bars = %q, want %q", got, want)
 	}
 }
+
+// TestDriftedNeighboursStayTwo: two drifted kernels side by side on a
+// bar take two shapes, so that without colour (NO_COLOR, --ascii) they
+// do not read as one; a drifted share after another kernel's, or alone,
+// takes the first.
+func TestDriftedNeighboursStayTwo(t *testing.T) {
+	for _, c := range []struct {
+		ascii   bool
+		drifted map[int]bool
+		want    string
+	}{
+		{false, map[int]bool{0: true, 1: true}, "▞▞▞▚▚▚▚░░░"},
+		{true, map[int]bool{0: true, 1: true}, `///\\\\...`},
+		{false, map[int]bool{1: true}, "▓▓▓▞▞▞▞░░░"},
+		{true, map[int]bool{0: true, 1: true, 2: true}, `//\\\//...`},
+	} {
+		st := testStyles(t, "mono", c.ascii)
+		amts := []float64{0.3, 0.4}
+		if len(c.drifted) == 3 {
+			amts = []float64{0.2, 0.3, 0.2}
+		}
+		l := NewLine(Paint{})
+		st.RenderBar(l, BarLayout(amts, 1, 10), func(i int) int { return i + 1 }, func(i int) bool { return c.drifted[i] })
+		if got := stripANSI(l.Finish(10)); got != c.want {
+			t.Errorf("ascii=%v drifted %v: %q, want %q", c.ascii, c.drifted, got, c.want)
+		}
+	}
+}

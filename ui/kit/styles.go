@@ -76,8 +76,10 @@ type Glyphs struct {
 	// kernels apart (where shapes do, the mark is the kernel's shape).
 	Mark string
 	// Drift draws the share of a kernel that holds a device its agent
-	// does not own, in the kernel's colour.
+	// does not own, in the kernel's colour; DriftAlt the next one's when
+	// two such shares meet, so that they stay two without colour.
 	Drift     string
+	DriftAlt  string
 	Spark     []string
 	Branch    string // MIG instance under its GPU (2 cells)
 	Sep, Rule string // vertical and horizontal rules
@@ -106,7 +108,7 @@ func UnicodeGlyphs(patterned bool) Glyphs {
 		Lock: "🔒 read-only", Up: "▲", Down: "▼", Degree: "°C", Dot: "·",
 		CornerTL: "┌", CornerTR: "┐", CornerBL: "└", CornerBR: "┘",
 		Owned: "■", Gained: "+", Lost: "×",
-		Patterns: []string{"█"}, Drift: "▞", Mark: "▌", Hit: "•",
+		Patterns: []string{"█"}, Drift: "▞", DriftAlt: "▚", Mark: "▌", Hit: "•",
 	}
 	if patterned {
 		// Shapes as well as colours: kernels differ in shape, overflow is
@@ -126,7 +128,7 @@ func ASCIIGlyphs() Glyphs {
 		Lock: "[read-only]", Up: "^", Down: "v", Degree: "C", Dot: "-",
 		CornerTL: "+", CornerTR: "+", CornerBL: "+", CornerBR: "+",
 		Owned: "#", Gained: "+", Lost: "x",
-		Patterns: []string{"#", "=", "%", "@"}, Drift: "/", Mark: "#", Hit: "*",
+		Patterns: []string{"#", "=", "%", "@"}, Drift: "/", DriftAlt: "\\", Mark: "#", Hit: "*",
 	}
 }
 
