@@ -72,6 +72,11 @@ func TestCheckVerdict(t *testing.T) {
 			source: "none", status: "ok", class: CheckOK, notes: 1, startupChecked: true},
 		{name: "manual with unknown accelerators is unchecked", cfg: slotBased, schema: SchemaMain, devices: hostDevices(32, nil, 256),
 			source: "none", status: "unchecked", class: CheckFinding, notes: 1, accelUnchecked: true},
+		// 120G + 120G on a 236G host loads (within the 8G reserved:
+		// backendai.md §5.1), but the agents may be sent more than the
+		// host has: a note, as plan warns it, not drift.
+		{name: "mem given beyond the host is a note", cfg: slotBased, schema: SchemaMain, devices: hostDevices(32, []string{gpu1, gpu2, gpu3, gpu4}, 236),
+			status: "ok", class: CheckOK, notes: 1, startupChecked: true},
 		{name: "too few GPUs for the manual amounts: wont-start", cfg: slotBased, schema: SchemaMain, devices: hostDevices(32, []string{gpu1}, 256),
 			status: "wont-start", class: CheckRefused, problems: true, node: true},
 		{name: "device-based file under main is invalid", cfg: deviceBased, schema: SchemaMain, devices: fixtureDevices(),

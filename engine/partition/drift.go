@@ -20,7 +20,8 @@ import (
 //   - IssueDriftUnowned: in manual mode, a device no agent owns (warning for
 //     accelerators, info for CPU cores);
 //   - IssueDriftMemBeyond: the mem assigned to the agents adds up to more
-//     than the host has;
+//     than the host has (MemBeyondHost: a judgement of the file, which
+//     check lists as a note and plan as a warning);
 //   - IssueOverCapacity: in the slot-based format, an agent's kernels hold
 //     more of a slot than the capacity its partition reports.
 //
@@ -61,19 +62,8 @@ func Drift(p *Partition, s *model.Snapshot) []model.Issue {
 				Message: fmt.Sprintf("cpu %s (%d cores) are owned by no agent (manual mode): no agent's kernels run on them", IDRanges(cores), len(cores))})
 		}
 	}
-	if p.Mode == agentconfig.ModeManual && !p.MemTotal.IsZero() {
-		sum := model.Zero
-		var parts []string
-		for _, a := range p.Agents {
-			sum = sum.Add(a.Mem)
-			parts = append(parts, fmt.Sprintf("%s %s", a.ID, model.FormatBinarySize(a.Mem)))
-		}
-		if p.MemTotal.Less(sum) {
-			out = append(out, model.Issue{Severity: model.SevWarning, Code: model.IssueDriftMemBeyond,
-				Device: model.DeviceKey{Name: "mem", ID: "root"},
-				Message: fmt.Sprintf("mem assigned to the agents (%s; %s in all) is more than the host's %s on mem:root",
-					strings.Join(parts, ", "), model.FormatBinarySize(sum), model.FormatBinarySize(p.MemTotal))})
-		}
+	if iss := MemBeyondHost(p); iss != nil {
+		out = append(out, *iss)
 	}
 	if !p.Exclusive && p.Format == agentconfig.FormatSlotBased && p.Mode != agentconfig.ModeShared {
 		out = append(out, agentOverCapacity(p, s)...)
@@ -314,4 +304,30 @@ func joinAgents(ids []model.AgentID) string {
 		s[i] = string(id)
 	}
 	return strings.Join(s, ", ")
+}
+
+// MemBeyondHost is the warning that a manual partition gives its agents
+// more memory, together, than the host has; nil when it does not (or the
+// host's memory is not known). Backend.AI loads such a file when each
+// agent's share of what is available fits (backendai.md §5.1), but each
+// agent reports up to its amount to the manager, which may then send the
+// agents together more memory than the host has. It says so; it is not a
+// difference between the file and the node.
+func MemBeyondHost(p *Partition) *model.Issue {
+	if p == nil || p.Mode != agentconfig.ModeManual || p.MemTotal.IsZero() {
+		return nil
+	}
+	sum := model.Zero
+	var parts []string
+	for _, a := range p.Agents {
+		sum = sum.Add(a.Mem)
+		parts = append(parts, fmt.Sprintf("%s %s", a.ID, model.FormatBinarySize(a.Mem)))
+	}
+	if !p.MemTotal.Less(sum) {
+		return nil
+	}
+	return &model.Issue{Severity: model.SevWarning, Code: model.IssueDriftMemBeyond,
+		Device: model.DeviceKey{Name: "mem", ID: "root"},
+		Message: fmt.Sprintf("mem assigned to the agents (%s; %s in all) is more than the host's %s on mem:root: the manager may send them more memory than the host has",
+			strings.Join(parts, ", "), model.FormatBinarySize(sum), model.FormatBinarySize(p.MemTotal))}
 }

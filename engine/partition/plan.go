@@ -278,6 +278,9 @@ func Build(cur, draft *agentconfig.Config, snap *model.Snapshot, extra ...string
 	}
 	p.Next = Effective(next, inv)
 	p.Notes = append(p.Notes, p.Next.Notes...)
+	if iss := MemBeyondHost(p.Next); iss != nil {
+		p.Warnings = append(p.Warnings, iss.Message)
+	}
 	if len(inv.Devices) == 0 {
 		p.Warnings = append(p.Warnings, "no device inventory: device names and IDs are not checked")
 	}

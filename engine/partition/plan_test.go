@@ -435,3 +435,18 @@ func TestPlanJudgedByTheChosenFormatsLoader(t *testing.T) {
 		})
 	}
 }
+
+// TestPlanWarnsMemBeyondHost: plan warns, as check notes, of a manual
+// partition that gives its agents more memory together than the host has
+// (the file loads; the manager may send them more than the host has).
+func TestPlanWarnsMemBeyondHost(t *testing.T) {
+	c := loadFixture(t, "agent.multi-agent.slot-based.toml")
+	snap := snapshot(hostDevices(32, []string{gpu1, gpu2, gpu3, gpu4}, 236))
+	d, errs := Draft(c, InventoryOf(snap), Request{})
+	p := Build(c, d, snap, errs...)
+	if !p.Valid() || !slices.ContainsFunc(p.Warnings, func(w string) bool {
+		return strings.Contains(w, "240g in all) is more than the host's 236g") && strings.Contains(w, "the manager may send them more memory")
+	}) {
+		t.Errorf("valid %v, errors %q, warnings %q", p.Valid(), p.Errors, p.Warnings)
+	}
+}
