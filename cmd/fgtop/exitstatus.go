@@ -7,7 +7,8 @@ import (
 // exitStatus is the one exit-status table of every command: --help, the
 // manual page and the README say it in these words (TestExitStatusTable
 // holds the README to them). Scripts can trust it: 1 is a finding, never
-// a mistake of the caller; 2 is a mistake of the caller or of the file.
+// a mistake of the caller; 2 is a mistake of the caller or of the file;
+// 3 is a written config whose restart failed (1 writes nothing).
 var exitStatus = []struct{ code, what string }{
 	{"0", "ok: the command did what it was asked (snapshot, the console, serve and exporter until stopped; " +
 		"check: the agent loads the file and the live state matches it; plan: the change is valid or there is none; " +
@@ -19,6 +20,8 @@ var exitStatus = []struct{ code, what string }{
 	{"2", "bad usage or bad input: an unknown command or flag, a value fgtop cannot read (--cpu a=abc, --mem a=0.3K, --mem a=-10g), " +
 		"a file that cannot be read or parsed, a config the agent would refuse to load or start with (check), a plan that is invalid (plan, apply), " +
 		"a console without a terminal, apply without --yes and no terminal to confirm"},
+	{"3", "apply and rollback: the config is written and read back, but the --restart-cmd command failed " +
+		"(the agent may still run the old config: restart it, or roll back)"},
 }
 
 // exitStatusHelp is the table as --help prints it, indented and wrapped

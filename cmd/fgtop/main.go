@@ -2,7 +2,8 @@
 // agents: who holds which share of which GPU, which agent owns which device,
 // and how to change that partition safely.
 //
-// Exit codes: 0 ok, 1 the check found a problem, 2 bad usage or bad input.
+// Exit codes: 0 ok, 1 the check found a problem, 2 bad usage or bad input,
+// 3 a config written whose --restart-cmd failed.
 package main
 
 import (
@@ -23,6 +24,9 @@ const (
 	exitOK       = 0
 	exitProblem  = 1
 	exitBadUsage = 2
+	// exitRestartFailed: apply or rollback wrote the config, and
+	// --restart-cmd failed: unlike 1, something was written.
+	exitRestartFailed = 3
 )
 
 // exitError carries an exit code up to main.

@@ -427,7 +427,7 @@ func restart(cmd *cobra.Command, restartCmd string) error {
 	c := exec.CommandContext(cmd.Context(), "/bin/sh", "-c", restartCmd)
 	c.Stdout, c.Stderr = out, cmd.ErrOrStderr()
 	if err := c.Run(); err != nil {
-		return &exitError{code: exitProblem, err: fmt.Errorf("the config is written, but the restart command failed: %w", err)}
+		return &exitError{code: exitRestartFailed, err: fmt.Errorf("the config is written, but the restart command failed: %w", err)}
 	}
 	fmt.Fprintln(out, "restart command finished")
 	return nil
@@ -461,8 +461,8 @@ is read back and checked against the plan; a journal line is appended
 The agent reads agent.toml only at start-up: --restart-cmd CMD runs CMD (with
 sh -c) after a successful apply and shows its output.
 
-Exit status: 0 applied (or nothing to apply), 1 not confirmed, refused or failed, 2 an invalid
-plan or bad usage.
+Exit status: 0 applied (or nothing to apply), 1 not confirmed, refused or failed (nothing
+written), 2 an invalid plan or bad usage, 3 applied but --restart-cmd failed.
 
 ` + configHelp,
 		Args: cobra.NoArgs,
@@ -541,7 +541,8 @@ backup does not match the hash recorded.
 The journal is keyed on the file's resolved path, so any spelling of it
 (relative, absolute, through a symlink) finds the applies made with another.
 
-Exit status: 0 restored, 1 refused or failed, 2 bad usage.
+Exit status: 0 restored, 1 refused or failed (nothing written), 2 bad usage, 3 restored but
+--restart-cmd failed.
 
 ` + configHelp,
 		Args: cobra.NoArgs,

@@ -285,14 +285,23 @@ func TestPartitionScenarios(t *testing.T) {
 		t.Fatal("a refused apply changed the file")
 	}
 
-	// rollback restores the original bytes exactly.
-	code, out = runCLI(t, n.args("rollback", "--yes")...)
-	wantCode(t, code, exitOK, out, "restored: ")
+	// rollback restores the original bytes exactly. Its restart command
+	// failing is exit 3: written, unlike 1 (nothing written).
+	code, out = runCLI(t, n.args("rollback", "--yes", "--restart-cmd", "exit 7")...)
+	wantCode(t, code, exitRestartFailed, out, "restored: ", "the config is written, but the restart command failed: exit status 7")
 	if !bytes.Equal(n.current(t), n.original) {
 		t.Fatal("rollback did not restore the original bytes")
 	}
 	code, out = runCLI(t, n.args("rollback", "--yes")...)
 	wantCode(t, code, exitProblem, out, "nothing to roll back")
+	// The same for apply: written and read back, then the restart failed.
+	code, out = runCLI(t, n.args("apply", "--move", "cuda:"+gpu3+"="+agentB, "--yes", "--restart-cmd", "false")...)
+	wantCode(t, code, exitRestartFailed, out, "verified: the file read back gives the planned partition", "the config is written, but the restart command failed")
+	if !bytes.Equal(n.current(t), after) {
+		t.Fatal("apply whose restart failed did not leave the applied file")
+	}
+	code, out = runCLI(t, n.args("rollback", "--yes")...)
+	wantCode(t, code, exitOK, out, "restored: ")
 
 	// a device listed under two agents: check says the config is invalid.
 	dup := bytes.Replace(n.original, []byte(`devices = { cuda = ["`+gpu2+`", `), []byte(`devices = { cuda = ["`+gpu1+`", "`+gpu2+`", `), 1)
