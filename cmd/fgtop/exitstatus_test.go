@@ -84,7 +84,7 @@ func TestPlanSaysItsExitStatus(t *testing.T) {
 // moment; plan's summary said 1 for an invalid plan).
 func TestCommandsSayTheirExitStatus(t *testing.T) {
 	codes := map[string]string{
-		"check": "012", "plan": "012", "apply": "012", "rollback": "012", "simulate": "012",
+		"check": "012", "plan": "012", "apply": "0123", "rollback": "0123", "simulate": "012",
 		"fleet": "012", "snapshot": "012", "history": "012", "record": "02",
 	}
 	para := regexp.MustCompile(`(?s)Exit status:(.*?)(\n\n|$)`)
