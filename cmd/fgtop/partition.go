@@ -560,6 +560,9 @@ Exit status: 0 restored, 1 refused or failed (nothing written), 2 bad usage, 3 r
 				return &exitError{code: exitProblem, err: err}
 			}
 			partition.WriteUndoing(out, top)
+			if v := partition.RestoreVerdict(top); v != "" {
+				fmt.Fprintln(cmd.ErrOrStderr(), "fgtop: warning: "+v)
+			}
 			if err := confirm(cmd, yes, fmt.Sprintf("restore %s?", config)); err != nil {
 				return err
 			}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/internal/safefile"
 )
 
 // The words of `fgtop apply` and `fgtop rollback` around the write: what
@@ -144,4 +145,32 @@ func WriteUndoing(w io.Writer, top *agentconfig.JournalRecord) {
 // hash, the backup of the version it replaced and the journal.
 func WriteRestored(w io.Writer, res *agentconfig.CommitResult) {
 	fmt.Fprintf(w, "restored: %s (sha256 %s)\nversion replaced: %s\njournal: %s\n", res.Path, ShortHash(res.NewHash), res.Backup, res.Journal)
+}
+
+// RestoreVerdict is what Backend.AI main makes of the version a rollback
+// of top restores, "" when it loads it. A rollback restores the bytes as
+// they were, a file main refused included (the apply that fixed it is the
+// one undone): said before it is confirmed, as plan says of the current
+// file, so that nobody restarts an agent into a file it will not load.
+func RestoreVerdict(top *agentconfig.JournalRecord) string {
+	if top == nil || top.Backup == "" {
+		return ""
+	}
+	raw, err := safefile.ReadFileNoFollow(top.Backup, agentconfig.MaxConfigSize)
+	if err != nil {
+		return "" // the rollback itself says why it cannot read it
+	}
+	cfg, err := agentconfig.Parse(top.Config, raw)
+	switch {
+	case cfg == nil:
+		return fmt.Sprintf("the version to restore does not load (%v): an agent restarted with it will not start", err)
+	case len(cfg.Problems) > 0:
+		var ps []string
+		for _, p := range cfg.Problems {
+			ps = append(ps, p.String())
+		}
+		return "the version to restore breaks a rule Backend.AI main checks when it loads the file: " + strings.Join(ps, "; ") +
+			": an agent restarted with it will not start"
+	}
+	return ""
 }
