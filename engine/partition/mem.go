@@ -47,6 +47,8 @@ func ParseMem(s string) (v model.Dec, warn string, err error) {
 // CheckMem says why v bytes cannot be an agent's mem share: not above
 // zero, below the config's memory-align-size align (the agent cannot
 // align less), or above the node's memory total (either zero: unknown).
+// The last two are fgtop's rules, not main's (which loads both), and say
+// so: the plan's other reasons are the agent's.
 // Draft applies it to every MemSet, so the CLI and the console refuse the
 // same sizes.
 func CheckMem(v, total, align model.Dec) error {
@@ -54,9 +56,9 @@ func CheckMem(v, total, align model.Dec) error {
 	case v.Sign() <= 0:
 		return errors.New("mem must be above zero")
 	case !align.IsZero() && v.Less(align):
-		return fmt.Errorf("below the config's memory-align-size %s", HumanBytes(align))
+		return fmt.Errorf("below the config's memory-align-size %s (fgtop's rule: main loads it, but the agent reports its memory rounded down to that size, none)", HumanBytes(align))
 	case !total.IsZero() && total.Less(v):
-		return fmt.Errorf("more than the node's %s", HumanBytes(total))
+		return fmt.Errorf("more than the node's %s (fgtop's rule: main loads it and caps it at the node's memory, so the file would not say what the agent gets)", HumanBytes(total))
 	}
 	return nil
 }
