@@ -70,6 +70,18 @@ func (f *changeFlags) request() (partition.Request, error) {
 		}
 		req.Moves = append(req.Moves, partition.Move{Device: dev, Agent: model.AgentID(agent)})
 	}
+	// An agent's slot given twice (--slot twice, or --slot mem and --mem)
+	// would be written with the last value, silently: the operator meant
+	// one of them, and fgtop cannot tell which.
+	given := map[[2]string]string{}
+	twice := func(agent, slot, flag string) error {
+		k := [2]string{agent, slot}
+		if first, ok := given[k]; ok {
+			return usageErr("%s: %s's %s is given twice (%s, then %s): give it once", flag, agent, slot, first, flag)
+		}
+		given[k] = flag
+		return nil
+	}
 	for _, c := range f.cpu {
 		// The last "=": a core list has none, an agent id may.
 		i := strings.LastIndexByte(c, '=')
@@ -79,6 +91,9 @@ func (f *changeFlags) request() (partition.Request, error) {
 		}
 		if !coreListSyntax(spec) {
 			return req, usageErr("--cpu %q: %q is not a list of cores such as 0-7,16 (nor a core count, as the slot-based format takes)", c, spec)
+		}
+		if err := twice(agent, "cpu", "--cpu "+c); err != nil {
+			return req, err
 		}
 		req.CPU = append(req.CPU, partition.CPUSet{Agent: model.AgentID(agent), Spec: spec})
 	}
@@ -97,12 +112,18 @@ func (f *changeFlags) request() (partition.Request, error) {
 		if b.Sign() <= 0 {
 			return req, usageErr("--mem %q: %s is not above zero: write the agent's memory, e.g. %s=64G", m, size, agent)
 		}
+		if err := twice(agent, "mem", "--mem "+m); err != nil {
+			return req, err
+		}
 		req.Mem = append(req.Mem, partition.MemSet{Agent: model.AgentID(agent), Bytes: b, Text: size})
 	}
 	for _, v := range f.slots {
 		set, err := partition.ParseSlotSet(v)
 		if err != nil {
 			return req, usageErr("--slot %q: %v", v, err)
+		}
+		if err := twice(string(set.Agent), string(set.Slot), "--slot "+v); err != nil {
+			return req, err
 		}
 		req.Slots = append(req.Slots, set)
 	}

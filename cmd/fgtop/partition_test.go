@@ -525,6 +525,18 @@ func TestPartitionMemRefusedLikeTheConsole(t *testing.T) {
 	// What both accept still plans.
 	code, out := runCLI(t, n.args("plan", "--mode", "manual", "--mem", agentA+"=32M")...)
 	wantCode(t, code, exitOK, out, "valid, 1 file change(s)")
+	// One agent's slot given twice is refused, not the last one taken.
+	for _, args := range [][]string{
+		{"--mem", agentA + "=32M", "--mem", agentA + "=64M"},
+		{"--mem", agentA + "=32M", "--slot", agentA + "=mem=64M"},
+		{"--slot", agentA + "=cuda.shares=1", "--slot", agentA + "=cuda.shares=1.5"},
+	} {
+		code, out := runCLI(t, n.args("apply", append([]string{"--mode", "manual", "--yes"}, args...)...)...)
+		wantCode(t, code, exitBadUsage, out, "is given twice", "give it once")
+	}
+	if !bytes.Equal(n.current(t), n.original) {
+		t.Fatal("a slot given twice wrote the file")
+	}
 }
 
 // TestApplyBlindRoot: a scratch root that cannot be read hides the kernels

@@ -69,6 +69,10 @@ func ParseSlotSet(s string) (SlotSet, error) {
 	if set.Slot == model.SlotCPU {
 		n, ierr := v.Int64()
 		if ierr != nil {
+			if r, err := v.Rem(model.One); err == nil && r.IsZero() {
+				// Whole, too large for any count of cores.
+				return SlotSet{}, fmt.Errorf("cpu=%s: more cores than any node has", amount)
+			}
 			return SlotSet{}, fmt.Errorf("cpu=%s: the slot-based format takes a whole core count, e.g. cpu=15", amount)
 		}
 		// agent.toml's cpu is a TOML integer: 12.0 or 1e1 as typed

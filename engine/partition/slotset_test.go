@@ -25,6 +25,7 @@ func TestParseSlotSet(t *testing.T) {
 		{"a=cuda.shares=x", "", "not a decimal"},
 		{"a=cuda.shares=NaN", "", "not a finite amount"},
 		{"a=cpu=1.5", "", "whole core count"},
+		{"a=cpu=10000000000000000000", "", "cpu=10000000000000000000: more cores than any node has"},
 		// Backend.AI's range and quantum, the rule simulate applies to a
 		// request: 1e999 and 1E-30 were planned.
 		{"a=cuda.shares=1e999", "", "cuda.shares=1e999: too large"},
