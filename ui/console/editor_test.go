@@ -1313,3 +1313,34 @@ func TestEditorApplyDialogSaysWhatWasNotChecked(t *testing.T) {
 		t.Fatal("the dialog did not close on Cancel")
 	}
 }
+
+// TestEditorStaleReasonFollowsTheFile: agent.toml made unusable on disk
+// while a draft is edited makes it stale ("cannot be used"); restored byte
+// for byte, the draft stays stale until p, but no longer says the file
+// cannot be used.
+func TestEditorStaleReasonFollowsTheFile(t *testing.T) {
+	path := fixtureConfig(t)
+	snap := freeNode()
+	raw := sha256.Sum256([]byte(mustRead(t, path)))
+	snap.ConfigHash = hex.EncodeToString(raw[:])
+	a := editing(t, testDesk(path, snap), snap, alice)
+	bad := *a.Snap
+	bad.Seq++
+	bad.ConfigHash = model.ConfigUnusable
+	a.adoptNow(&bad)
+	a.Update(kit.TickMsg{})
+	if !strings.Contains(a.ed().Stale, "cannot be used") {
+		t.Fatalf("stale %q, want the file that cannot be used", a.ed().Stale)
+	}
+	engineReads(t, a, a.Snap, path)
+	a.Update(kit.TickMsg{})
+	if s := a.ed().Stale; s == "" || strings.Contains(s, "cannot be used") {
+		t.Fatalf("stale %q after the file came back: want stale, not 'cannot be used'", s)
+	}
+	// (The flash of the moment it went stale, in the footer, says what
+	// happened then.)
+	v := screen(a)
+	if body := v[:strings.LastIndex(strings.TrimRight(v, "\n"), "\n")]; strings.Contains(body, "cannot be used") {
+		t.Errorf("the editor still says the file cannot be used:\n%s", v)
+	}
+}

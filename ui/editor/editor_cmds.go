@@ -259,6 +259,13 @@ func (e *Editor) check() {
 	err := e.Sess.Stale(hash)
 	switch {
 	case err == nil:
+		if e.Stale != "" && strings.Contains(e.Stale, "cannot be used") {
+			// The file reads again as the draft was made on (restored
+			// byte for byte): the draft stays stale until p, but the
+			// reason is no longer that the file cannot be used.
+			e.Stale = "agent.toml was changed on disk, then back to the bytes the draft was made on"
+			e.Invalidate()
+		}
 	case errors.Is(err, partition.ErrStale):
 		reason := e.staleReason(err)
 		if e.Stale == "" {
