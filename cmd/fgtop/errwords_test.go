@@ -66,7 +66,7 @@ func TestErrorsNameWhatToDo(t *testing.T) {
 			wantWords(t, out, tt.want, tt.notWant)
 		})
 	}
-	for typo, want := range map[string]string{"chek": "did you mean check?", "snap": "did you mean snapshot?", "zzzzzz": "fgtop --help"} {
+	for typo, want := range map[string]string{"chek": "did you mean check?", "snap": "did you mean snapshot?", "undo": "did you mean rollback?", "zzzzzz": "fgtop --help"} {
 		root := newRootCmd()
 		root.SetArgs([]string{typo})
 		err := root.Execute()
