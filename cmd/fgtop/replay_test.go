@@ -105,7 +105,7 @@ func TestReplayDemoFidelity(t *testing.T) {
 // than it was given, with the replay's explanation.
 func overheldSaid(notes []string, agent model.AgentID) bool {
 	for _, n := range notes {
-		if strings.Contains(n, string(agent)+"'s kernels held ") && strings.Contains(n, replay.OverheldWhy) {
+		if strings.Contains(n, string(agent)+"'s kernels asked ") && strings.Contains(n, replay.OverheldWhy) {
 			return true
 		}
 	}
@@ -397,7 +397,7 @@ func TestWriteSuggestionWords(t *testing.T) {
 	b.Reset()
 	sg.Overheld = []replay.Overheld{{Agent: "i-demo-numa0", Slot: model.SlotCPU, Amount: model.MustDec("15"), Peak: model.MustDec("20"), At: time.Date(2026, 12, 2, 10, 59, 11, 0, time.UTC), Over: 706 * time.Millisecond}}
 	writeSuggestion(&b, sg, []string{"i-demo-numa0=cpu=20"})
-	if want := "suggested: weigh the raise before applying it: i-demo-numa0's kernels held 20 cpu at once, above the 15 it was given then ("; !strings.Contains(b.String(), want) ||
+	if want := "suggested: weigh the raise before applying it: i-demo-numa0's kernels asked 20 cpu at once (their SLOTS, as the manager counts them), above the 15 it was given then ("; !strings.Contains(b.String(), want) ||
 		!strings.Contains(b.String(), "released them") || !strings.HasSuffix(b.String(), "\n\n") {
 		t.Errorf("missing %q in:\n%s", want, b.String())
 	}

@@ -7,9 +7,10 @@ import (
 	"github.com/fgtop/fgtop/model"
 )
 
-// Overheld is a slot whose amount an agent's recorded kernels held more
-// of, together, than the agent was given, though the record saw every one
-// of them run. A slot-based agent allocates from every device of the
+// Overheld is a slot whose amount an agent's recorded kernels asked more
+// of, together (their requests, as the manager counts them; what they
+// held may be less), than the agent was given, though the record saw
+// every one of them run. A slot-based agent allocates from every device of the
 // node: only the manager's count keeps its kernels within its amount, so
 // this is the manager having counted a stopping container's resources as
 // free before the agent released them (a container hung while stopping or
@@ -21,8 +22,8 @@ type Overheld struct {
 	Agent  model.AgentID
 	Slot   model.SlotName
 	Amount model.Dec // the amount given at At
-	Peak   model.Dec // the most its kernels held at once over it
-	At     time.Time // when they held Peak
+	Peak   model.Dec // the most its kernels asked at once over it
+	At     time.Time // when they asked Peak
 	Over   time.Duration
 }
 
@@ -46,7 +47,7 @@ func OverheldOf(asWas *Result) []Overheld {
 
 // String is the overheld slot in an operator's words.
 func (o Overheld) String() string {
-	return fmt.Sprintf("%s's kernels held %s %s at once, above the %s it was given then (%s; above its amount for %s in all)",
+	return fmt.Sprintf("%s's kernels asked %s %s at once (their SLOTS, as the manager counts them), above the %s it was given then (%s; above its amount for %s in all)",
 		o.Agent, amount(o.Slot, o.Peak), o.Slot, amount(o.Slot, o.Amount), stamp(o.At), o.Over.Round(time.Millisecond))
 }
 

@@ -251,7 +251,7 @@ func (rec *Record) loadEnd(rd *history.Reader, res *history.SessionsResult) {
 		}
 	}
 	if changed > 0 {
-		rec.Notes = append(rec.Notes, fmt.Sprintf("%d session(s) changed what they held while running; each is replayed with what it held when it arrived", changed))
+		rec.Notes = append(rec.Notes, fmt.Sprintf("%d session(s) changed what they held while running; each is replayed with what it asked when it arrived (its SLOTS, else what it held then)", changed))
 	}
 	if n := agentlessNote(rec); n != "" {
 		rec.Notes = append(rec.Notes, n)

@@ -275,7 +275,7 @@ func TestOverheldSaysTheAmountThen(t *testing.T) {
 	if len(ov) != 1 || ov[0].Peak.String() != "1.4" || ov[0].Amount.String() != "1.0" || !ov[0].At.Equal(w.base.Add(2*h)) || ov[0].Over != h {
 		t.Fatalf("overheld %+v, want 1.4 over the 1.0 given at 02:00, for 1h", ov)
 	}
-	if got := ov[0].String(); !strings.Contains(got, "held 1.4 cuda.shares at once, above the 1.0 it was given then") {
+	if got := ov[0].String(); !strings.Contains(got, "asked 1.4 cuda.shares at once (their SLOTS, as the manager counts them), above the 1.0 it was given then") {
 		t.Errorf("said %q", got)
 	}
 }
@@ -558,7 +558,7 @@ func TestOverheldSaid(t *testing.T) {
 	if err := doc.WriteText(&sb); err != nil {
 		t.Fatal(err)
 	}
-	want := "i-node-a's kernels held 1.4 cuda.shares at once, above the 1.0 it was given"
+	want := "i-node-a's kernels asked 1.4 cuda.shares at once (their SLOTS, as the manager counts them), above the 1.0 it was given"
 	if !strings.Contains(sb.String(), want) || !strings.Contains(sb.String(), "released them") {
 		t.Errorf("the replay does not say it:\n%s", sb.String())
 	}

@@ -243,7 +243,7 @@ func TestEditorReplaySuggest(t *testing.T) {
 	}
 	// i-node-a's kernels held 1.8 of its 1.5 and the record saw them run:
 	// the raise is said to be weighed, as plan --suggest says it.
-	if !strings.Contains(a.Flash.Text, "weigh the raise before applying it: i-node-a's kernels held 1.8 cuda.shares") || a.Flash.Lvl != kit.LvlWarn {
+	if !strings.Contains(a.Flash.Text, "weigh the raise before applying it: i-node-a's kernels asked 1.8 cuda.shares") || a.Flash.Lvl != kit.LvlWarn {
 		t.Errorf("flash %q (level %v): no word of the raise over what the record saw held", a.Flash.Text, a.Flash.Lvl)
 	}
 	lineUntil(t, a, msgs, "(all the record holds) under this draft: all 3 sessions start")
