@@ -550,11 +550,11 @@ func newRollbackCmd() *cobra.Command {
 	var yes, force bool
 	var restartCmd string
 	cmd := &cobra.Command{
-		Use:   "rollback",
+		Use: "rollback",
 		// What an operator may type for it: cobra then says "Did you
 		// mean this? rollback".
 		SuggestFor: []string{"undo", "revert", "restore"},
-		Short: "Restore agent.toml as it was before the last apply (atomic and journaled; needs --yes when not interactive)",
+		Short:      "Restore agent.toml as it was before the last apply (atomic and journaled; needs --yes when not interactive)",
 		Long: `Restore the version of agent.toml from before the last apply that is still in
 effect (the journal is replayed: an apply pushes, a rollback pops), byte for
 byte, with the same safety as apply: atomic write, a backup of the current
