@@ -651,6 +651,21 @@ func FormatBinarySize(bytes Dec) string {
 	return s
 }
 
+// FormatBinarySizeExact is FormatBinarySize where the size reads back as
+// the very bytes, else the size and the bytes ("8g (8589934591 bytes)"):
+// for words where a byte decides (a refusal by 1 byte read "8g free, 8g
+// requested", §1.3's lossy text).
+func FormatBinarySizeExact(bytes Dec) string {
+	s := FormatBinarySize(bytes)
+	if back, err := ParseBinarySize(s); err == nil && back.Equal(bytes) {
+		return s
+	}
+	if !bytes.IsFinite() {
+		return s
+	}
+	return s + " (" + bytes.String() + " bytes)"
+}
+
 // FormatBinarySizeUnit forces one unit ("m", "g", ...), like format spec
 // "m": 1.5 MiB prints as "1.5m", 123 bytes as "0m". Where Python would
 // raise it returns the value itself.

@@ -128,3 +128,17 @@ func TestFormatBinarySize(t *testing.T) {
 		t.Errorf("FormatBinarySize(Infinity) = %q", got)
 	}
 }
+
+func TestFormatBinarySizeExact(t *testing.T) {
+	for in, want := range map[string]string{
+		"4294967296": "4g",
+		"4294967295": "4g (4294967295 bytes)",
+		"1536":       "1.5k",
+		"1000":       "1000",
+		"8589934591": "8g (8589934591 bytes)",
+	} {
+		if got := FormatBinarySizeExact(MustDec(in)); got != want {
+			t.Errorf("%s: %q, want %q", in, got, want)
+		}
+	}
+}

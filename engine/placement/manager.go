@@ -61,10 +61,11 @@ func managerWords(slot model.SlotName, left, g, held, want model.Dec) string {
 		words(left), slot, words(g), words(held), words(want))
 }
 
-// amountWords is an amount of slot as the reasons print it.
+// amountWords is an amount of slot as the reasons print it: memory as a
+// size, with its bytes where the size rounds them (a byte can decide).
 func amountWords(slot model.SlotName, v model.Dec) string {
 	if slot == model.SlotMem {
-		return model.FormatBinarySize(v)
+		return model.FormatBinarySizeExact(v)
 	}
 	return v.String()
 }

@@ -754,4 +754,18 @@ func TestRequestIsSLOTS(t *testing.T) {
 	if len(res.Refused) != 1 || res.Refused[0].Kind != "ManagerRefused" || !strings.Contains(res.Refused[0].Reason, "1.5 requested") {
 		t.Fatalf("a given 1.45: refused %+v, want the manager's refusal of the 1.5 asked", res.Refused)
 	}
+	// Given a byte less memory than it asked: refused, and the words
+	// say the bytes where the size rounds them ("4g free, 4g requested"
+	// would not say why).
+	part := given(rec, nil)
+	for i := range part {
+		if part[i].ID == agentA {
+			part[i].Given[model.SlotMem] = model.MustDec("4294967294")
+		}
+	}
+	res = Run(rec, Fixed(part), Options{NoElsewhere: true})
+	if len(res.Refused) != 1 || !strings.Contains(res.Refused[0].Reason, "the agent reports 4g (4294967294 bytes) mem free") ||
+		!strings.Contains(res.Refused[0].Reason, "4g (4294967295 bytes) requested") {
+		t.Fatalf("a given 4294967294 bytes: refused %+v", res.Refused)
+	}
 }

@@ -1456,7 +1456,9 @@ func recordedAs(v, w model.Dec) bool {
 // amount is an amount of slot as the replay prints it.
 func amount(slot model.SlotName, v model.Dec) string {
 	if slot == model.SlotMem {
-		return model.FormatBinarySize(v)
+		// Where the size rounds the bytes, both: a request one byte
+		// over read "8g free, 8g requested".
+		return model.FormatBinarySizeExact(v)
 	}
 	return v.String()
 }
