@@ -437,8 +437,11 @@ func (r *Reader) AtContext(ctx context.Context, t time.Time) (*Result, error) {
 			r.spanDone, r.spanTo = true, end
 			res.To = end
 			// Damage cut the record at end: a moment after it is lost,
-			// not covered by the beat's slack.
-			if (t.After(end.Add(slack)) || sr.data.Damage != "" && t.After(end)) && !r.Active {
+			// not covered by the beat's slack; nor is one after a clean
+			// stop (its end record is the moment the recorder stopped:
+			// a kernel gone a second later read as present, exit 0).
+			stopped := sr.clean && !w.rotated
+			if (t.After(end.Add(slack)) || (sr.data.Damage != "" || stopped) && t.After(end)) && !r.Active {
 				oe := &OutsideError{At: t, From: res.From, To: end}
 				if sr.data.Damage != "" {
 					// The record ends here because the segment is damaged

@@ -329,3 +329,42 @@ func FuzzTail(f *testing.F) {
 		rd.History(Filter{Device: "cuda:1"})
 	})
 }
+
+// TestAtAfterACleanStop: a moment after a recorder stopped cleanly is
+// outside the record at once (its end record is the moment it stopped);
+// after a killed recorder's last write, the beat's slack still reads as
+// recorded (it may have written nothing because nothing changed).
+func TestAtAfterACleanStop(t *testing.T) {
+	for _, clean := range []bool{true, false} {
+		dir := t.TempDir()
+		node := newFoldNode(7)
+		rec, err := Open(Options{Dir: dir, Clock: func() time.Time { return node.t }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 5 {
+			rec.Observe(node.step())
+		}
+		if err := rec.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		stop := node.t
+		if clean {
+			rec.Close()
+		} else {
+			kill(rec)
+		}
+		rd, err := OpenReader(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := rd.At(stop); err != nil {
+			t.Fatalf("clean=%v: at the stop: %v", clean, err)
+		}
+		_, err = rd.At(stop.Add(2 * time.Second))
+		var out *OutsideError
+		if clean != errors.As(err, &out) {
+			t.Errorf("clean=%v: 2 s after the last moment: %v", clean, err)
+		}
+	}
+}
