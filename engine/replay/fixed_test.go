@@ -226,6 +226,8 @@ func TestAskedOf(t *testing.T) {
 			"map[cpu:2 cuda.shares:1.5]"},
 		{"a held slot SLOTS lacks is what it held", model.ResourceSlot{model.SlotCUDAShares: model.MustDec("1.5")}, "map[cpu:2 cuda.shares:1.5]"},
 		{"all zeros: what it held", model.ResourceSlot{model.SlotCUDAShares: model.MustDec("0")}, "map[cpu:2 cuda.shares:1.4]"},
+		{"what no agent writes: what it held", model.ResourceSlot{model.SlotCPU: model.MustDec("1e30"), model.SlotCUDAShares: model.MustDec("Infinity"),
+			model.SlotMem: model.MustDec("1e40")}, "map[cpu:2 cuda.shares:1.4]"},
 	} {
 		m := newAskMemo()
 		for range 2 { // the second from the memo

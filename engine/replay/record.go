@@ -454,7 +454,8 @@ func newAskMemo() *askMemo {
 }
 
 // askedOf is what a session asked, from its SLOTS (slots) and what it
-// held on arrival (a). Backend.AI's manager counts the request against
+// held on arrival (a); an amount no agent writes (plausibleAsk) is not
+// taken. Backend.AI's manager counts the request against
 // an agent's amount, and its allocator places the request, rounding each
 // device's share down to the quantum and writing memory in a lossy text
 // (backendai.md §1.3): what a kernel held can be less than it asked
@@ -473,7 +474,7 @@ func (m *askMemo) askedOf(slots model.ResourceSlot, a model.Allocations) model.R
 	if !ok {
 		asked = make(model.ResourceSlot, len(slots))
 		for n, v := range slots {
-			if v.Sign() > 0 {
+			if v.Sign() > 0 && plausibleAsk(n, v) {
 				asked[n] = v
 			}
 		}
@@ -498,6 +499,22 @@ func (m *askMemo) askedOf(slots model.ResourceSlot, a model.Allocations) model.R
 		}
 	}
 	return r
+}
+
+// maxAskBytes is the most memory a request is taken to ask: what a byte
+// count in an int64 holds (8 EiB), more than any node has.
+var maxAskBytes = model.NewDec(1<<63-1, 0)
+
+// plausibleAsk: v of slot is an amount an agent could have written in
+// SLOTS (the rule an operator's amounts keep, model.CheckAmount: finite,
+// within Backend.AI's decimals; memory within an int64). An agent never
+// writes 1e30 cores or Infinity; a file that says so was not written by
+// one, and the slot is taken at what the kernel held.
+func plausibleAsk(slot model.SlotName, v model.Dec) bool {
+	if slot == model.SlotMem {
+		return model.CheckAmount(slot, v, true) == nil && !maxAskBytes.Less(v)
+	}
+	return model.CheckAmount(slot, v, false) == nil
 }
 
 // coveredBy: every slot of a is one r names (whatever the amounts).
