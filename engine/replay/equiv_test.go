@@ -54,7 +54,7 @@ func sameSessions(t *testing.T, rd *history.Reader, from, to time.Time) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	now := sessionsOf(ks.Sessions, from, to)
+	now := sessionsOf(ks.Sessions, from, to, nil)
 	t.Logf("%s..%s: %d segments taken from their folds", from, to, ks.Folded)
 	if fmt.Sprint(ks.Missing) != fmt.Sprint(res.Missing) || fmt.Sprint(ks.Partitions) != fmt.Sprint(res.Partitions) {
 		t.Errorf("%s..%s: gaps or journal differ:\nHistory  %v %v\nSessions %v %v", from, to, res.Missing, res.Partitions, ks.Missing, ks.Partitions)

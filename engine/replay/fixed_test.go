@@ -229,11 +229,29 @@ func TestAskedOf(t *testing.T) {
 		{"what no agent writes: what it held", model.ResourceSlot{model.SlotCPU: model.MustDec("1e30"), model.SlotCUDAShares: model.MustDec("Infinity"),
 			model.SlotMem: model.MustDec("1e40")}, "map[cpu:2 cuda.shares:1.4]"},
 	} {
-		m := newAskMemo()
+		m := newAskMemo(nil)
 		for range 2 { // the second from the memo
 			if got := fmt.Sprint(m.askedOf(c.slots, held)); got != c.want {
 				t.Errorf("%s: asked %s, want %s", c.name, got, c.want)
 			}
 		}
+	}
+}
+
+// TestAskedOfLeavesOutUnregisteredSlots: a slot of a plugin the record
+// lists that none of its devices registers (cuda.device on a fractional
+// node) was not asked of the agent, which writes only the slots it knows;
+// slots of plugins the record does not list are kept (judged by the
+// agents' amounts, Record.Notes says so).
+func TestAskedOfLeavesOutUnregisteredSlots(t *testing.T) {
+	devs := []model.Device{{ID: "a", Name: "cuda", Slot: model.SlotCUDAShares}, {ID: "0", Name: "cpu", Slot: model.SlotCPU}}
+	held := model.Allocations{model.SlotCUDAShares: {"a": model.MustDec("0.5")}, model.SlotCPU: {"0": model.MustDec("1")}}
+	slots := model.ResourceSlot{model.SlotCUDAShares: model.MustDec("0.5"), "cuda.device": model.MustDec("1"), model.SlotCPU: model.MustDec("1"),
+		"tpu.device": model.MustDec("1")}
+	if got := fmt.Sprint(newAskMemo(devs).askedOf(slots, held)); got != "map[cpu:1 cuda.shares:0.5 tpu.device:1]" {
+		t.Errorf("asked %s", got)
+	}
+	if got := fmt.Sprint(newAskMemo(nil).askedOf(slots, held)); got != "map[cpu:1 cuda.device:1 cuda.shares:0.5 tpu.device:1]" {
+		t.Errorf("with no devices known: asked %s", got)
 	}
 }

@@ -64,7 +64,7 @@ func loadStarted(rd *history.Reader, from, to time.Time, opts Options, every int
 	rec.Missing = inSpan(res.Missing, rec.From, rec.To)
 	why := fw.adopt(res, rec)
 	if why != "" {
-		rec.Sessions = sessionsOf(res.Sessions, rec.From, rec.To)
+		rec.Sessions = sessionsOf(res.Sessions, rec.From, rec.To, rec.Devices)
 	}
 	rec.loadEnd(rd, res)
 	if why == "" && len(rec.Epochs) != 1 {
@@ -119,7 +119,7 @@ func newFollower(rec *Record, opts Options) *follower {
 	work := &Record{From: rec.From, To: rec.To, Node: rec.Node, Devices: rec.Devices, Settings: rec.Settings, Epochs: rec.Epochs[:1:1]}
 	opts.Fidelity = true
 	r := &runner{rec: work, part: work.AsItWas(), opts: opts, res: &Result{From: work.From, To: work.To}}
-	return &follower{work: work, r: r, asks: newAskMemo()}
+	return &follower{work: work, r: r, asks: newAskMemo(work.Devices)}
 }
 
 // seqState is what the follower knows of one of the walk's kernels.
@@ -362,7 +362,7 @@ func (fw *follower) adopt(res *history.SessionsResult, rec *Record) string {
 		}
 		if w.Kernel != k.Kernel || !w.Start.Equal(k.From) || w.Agent != k.Agent || !sameMap(w.Got, k.Alloc) || !sameSlotMap(fw.slotsOf[j], k.Slots) {
 			return fmt.Sprintf("session %d (%s) is not what the run took: %s at %s on %s (%s), read as %s at %s on %s (%s)", j, k.Kernel,
-				w.Kernel, w.Start, w.Agent, Requested(w.Requested), k.Kernel, k.From, k.Agent, Requested(newAskMemo().askedOf(k.Slots, k.Alloc)))
+				w.Kernel, w.Start, w.Agent, Requested(w.Requested), k.Kernel, k.From, k.Agent, Requested(newAskMemo(fw.work.Devices).askedOf(k.Slots, k.Alloc)))
 		}
 		leaves := !k.Open && k.To.Before(to)
 		if leaves != fw.left[j] || leaves && !w.End.Equal(k.To) {

@@ -169,9 +169,9 @@ func TestSessionsOfInHalvesAgrees(t *testing.T) {
 		}
 		return cmpStr(string(a.Kernel), string(b.Kernel))
 	})
-	got := sessionsOf(ks, from, to)
+	got := sessionsOf(ks, from, to, nil)
 	want := make([]Session, len(ks))
-	want = want[:sessionsOfPart(want, ks, from, to)]
+	want = want[:sessionsOfPart(want, ks, from, to, nil)]
 	slices.SortFunc(want, cmpSessions)
 	if len(got) != len(want) || len(got) < 1000 {
 		t.Fatalf("seed %d: %d sessions in halves, %d in one pass", seed, len(got), len(want))

@@ -233,7 +233,7 @@ func loadHeadAt(rd *history.Reader, from, to time.Time) (*Record, error) {
 // loadRest is Load after the sessions are read.
 func (rec *Record) loadRest(rd *history.Reader, res *history.SessionsResult) {
 	rec.Missing = inSpan(res.Missing, rec.From, rec.To)
-	rec.Sessions = sessionsOf(res.Sessions, rec.From, rec.To)
+	rec.Sessions = sessionsOf(res.Sessions, rec.From, rec.To, rec.Devices)
 	rec.loadEnd(rd, res)
 }
 
@@ -379,7 +379,7 @@ func short(h string) string {
 // its agent then, and who it is as learnt, even late. Where what it held
 // changed while it ran, the replay keeps what it held on arrival
 // (Changed says so).
-func sessionsOf(ks []history.KernelSession, from, to time.Time) []Session {
+func sessionsOf(ks []history.KernelSession, from, to time.Time, devs []model.Device) []Session {
 	// Each kernel's session is its own: on a busy week (200,000 kernels)
 	// the two halves are made on two cores, each into its part of one
 	// slice, and joined in order by moving the second down (a slice for
@@ -391,13 +391,13 @@ func sessionsOf(ks []history.KernelSession, from, to time.Time) []Session {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			m = sessionsOfPart(out[half:], ks[half:], from, to)
+			m = sessionsOfPart(out[half:], ks[half:], from, to, devs)
 		}()
-		n = sessionsOfPart(out[:half], ks[:half], from, to)
+		n = sessionsOfPart(out[:half], ks[:half], from, to, devs)
 		<-done
 		n += copy(out[n:], out[half:half+m])
 	} else {
-		n = sessionsOfPart(out, ks, from, to)
+		n = sessionsOfPart(out, ks, from, to, devs)
 	}
 	clear(out[n:])
 	out = out[:n:n]
@@ -407,8 +407,8 @@ func sessionsOf(ks []history.KernelSession, from, to time.Time) []Session {
 
 // sessionsOfPart makes the sessions of part of the kernels into out, in
 // their order, and says how many it made.
-func sessionsOfPart(out []Session, ks []history.KernelSession, from, to time.Time) int {
-	m := newAskMemo()
+func sessionsOfPart(out []Session, ks []history.KernelSession, from, to time.Time, devs []model.Device) int {
+	m := newAskMemo(devs)
 	n := 0
 	for i := range ks {
 		k := &ks[i]
@@ -446,11 +446,36 @@ type askMemo struct {
 	fx    map[model.Dec]fixed
 	same  map[reqKey]model.ResourceSlot
 	slots map[unsafe.Pointer]model.ResourceSlot
+	// registered are the slots the record's devices register, plugins
+	// their plugins (nil: the devices are not known).
+	registered map[model.SlotName]bool
+	plugins    map[model.DeviceName]bool
 }
 
-func newAskMemo() *askMemo {
-	return &askMemo{decs: map[fixed]model.Dec{}, fx: map[model.Dec]fixed{}, same: map[reqKey]model.ResourceSlot{},
+// newAskMemo is a memo for the sessions of a record of devs (nil: the
+// devices are not known).
+func newAskMemo(devs []model.Device) *askMemo {
+	m := &askMemo{decs: map[fixed]model.Dec{}, fx: map[model.Dec]fixed{}, same: map[reqKey]model.ResourceSlot{},
 		slots: map[unsafe.Pointer]model.ResourceSlot{}}
+	if len(devs) > 0 {
+		m.registered, m.plugins = map[model.SlotName]bool{}, map[model.DeviceName]bool{}
+		for _, d := range devs {
+			m.plugins[d.Name] = true
+			m.registered[d.Slot] = true
+		}
+	}
+	return m
+}
+
+// unregistered: slot is of a plugin the record lists, and none of its
+// devices registers it. The agent writes only the slots it knows in
+// SLOTS (normalize_slots(ignore_unknown=True), backendai.md §1.2): one it
+// does not know was not asked of it (cuda.device on a fractional node).
+func (m *askMemo) unregistered(slot model.SlotName) bool {
+	if m.plugins == nil || !m.plugins[slot.DeviceName()] {
+		return false
+	}
+	return !m.registered[slot]
 }
 
 // askedOf is what a session asked, from its SLOTS (slots) and what it
@@ -474,7 +499,7 @@ func (m *askMemo) askedOf(slots model.ResourceSlot, a model.Allocations) model.R
 	if !ok {
 		asked = make(model.ResourceSlot, len(slots))
 		for n, v := range slots {
-			if v.Sign() > 0 && plausibleAsk(n, v) {
+			if v.Sign() > 0 && plausibleAsk(n, v) && !m.unregistered(n) {
 				asked[n] = v
 			}
 		}
