@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -845,5 +846,38 @@ func TestRecorderRefoldsOldFolds(t *testing.T) {
 	}
 	if w, g := sessionsText(want), sessionsText(got); w != g {
 		t.Errorf("the new folds' sessions differ from the walk's\nwalk:\n%s\nfolds:\n%s", w, g)
+	}
+}
+
+// TestRefoldPassesAFIFOBy: a FIFO planted where a segment's fold goes
+// does not hold the recorder's start (it was opened to read its magic).
+func TestRefoldPassesAFIFOBy(t *testing.T) {
+	dir := t.TempDir()
+	node := newFoldNode(5)
+	recordFolds(t, dir, node)
+	segs, err := listSegments(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fifo := foldPath(segs[0].Path)
+	os.Remove(fifo)
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("no FIFO here: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		rec, err := Open(Options{Dir: dir, Clock: func() time.Time { return node.t }})
+		if err == nil {
+			rec.Close()
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the recorder did not start with a FIFO where a fold goes")
 	}
 }

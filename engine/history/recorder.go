@@ -24,6 +24,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/internal/safefile"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -384,9 +385,11 @@ func (r *Recorder) refold() {
 }
 
 // foldCurrent: the file at path is a fold made by this version's rules
-// (whether it is of its segment is the reader's check).
+// (whether it is of its segment is the reader's check). Opened as the
+// readers open the record's files: a FIFO planted there would hold the
+// recorder's start for good.
 func foldCurrent(path string) bool {
-	f, err := os.Open(path)
+	f, err := safefile.Open(path, true)
 	if err != nil {
 		return false
 	}
