@@ -360,7 +360,7 @@ func (fw *follower) adopt(res *history.SessionsResult, rec *Record) string {
 			// nor looked at yet (unnamed).
 			w.Agent = k.Agent
 		}
-		if w.Kernel != k.Kernel || !w.Start.Equal(k.From) || w.Agent != k.Agent || !sameMap(w.Got, k.Alloc) || !sameSlotMap(fw.slotsOf[j], k.Slots) {
+		if w.Kernel != k.Kernel || !w.Start.Equal(k.From) || w.Agent != k.Agent || !sameMap(w.Got, k.Alloc) || !sameMap(fw.slotsOf[j], k.Slots) {
 			return fmt.Sprintf("session %d (%s) is not what the run took: %s at %s on %s (%s), read as %s at %s on %s (%s)", j, k.Kernel,
 				w.Kernel, w.Start, w.Agent, Requested(w.Requested), k.Kernel, k.From, k.Agent, Requested(newAskMemo(fw.work.Devices).askedOf(k.Slots, k.Alloc)))
 		}
@@ -384,14 +384,9 @@ func (fw *follower) adopt(res *history.SessionsResult, rec *Record) string {
 	return ""
 }
 
-// sameSlotMap: a and b are the one map, or both none.
-func sameSlotMap(a, b model.ResourceSlot) bool {
-	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
-}
-
-// sameMap: a and b are the one map (the walk gave the follower the
-// allocation it gives the result).
-func sameMap(a, b model.Allocations) bool {
+// sameMap: a and b are the one map, or both none (the walk gave the
+// follower the allocation, or the request, it gives the result).
+func sameMap[M ~map[K]V, K comparable, V any](a, b M) bool {
 	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }
 

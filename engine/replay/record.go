@@ -374,11 +374,10 @@ func short(h string) string {
 }
 
 // sessionsOf makes the replay's sessions of the record's kernels in
-// [from, to): each with what it held on arrival (Backend.AI allocates
-// exactly what a kernel requests, so the sum per slot is its request),
-// its agent then, and who it is as learnt, even late. Where what it held
-// changed while it ran, the replay keeps what it held on arrival
-// (Changed says so).
+// [from, to), on a node of devs: each with what it asked on arrival
+// (askedOf) and where it ran, its agent then, and who it is as learnt,
+// even late. Where what it held changed while it ran, the replay keeps
+// what it asked on arrival (Changed says so).
 func sessionsOf(ks []history.KernelSession, from, to time.Time, devs []model.Device) []Session {
 	// Each kernel's session is its own: on a busy week (200,000 kernels)
 	// the two halves are made on two cores, each into its part of one
@@ -440,7 +439,9 @@ func holdsAny(a model.Allocations) bool {
 }
 
 // askMemo keeps what askedOf made: a week's 200,000 sessions ask a few
-// thousand requests, and the record gives each equal SLOTS one map.
+// thousand requests, and the record gives each equal SLOTS one map. The
+// memo is keyed on those maps' addresses: the sessions they are of keep
+// them alive while the memo is used, so no address is another map's.
 type askMemo struct {
 	decs  map[fixed]model.Dec
 	fx    map[model.Dec]fixed
