@@ -186,42 +186,33 @@ func TestCheckMissingScratchRoot(t *testing.T) {
 // fixed a file main refused restores the refused bytes (as asked), and
 // says before it does that an agent restarted with them will not start.
 func TestRollbackSaysTheRestoredFileWillNotLoad(t *testing.T) {
-	fix := testfix.Dir(t, "backendai")
-	dir := t.TempDir()
-	root := filepath.Join(dir, "scratches")
-	if err := os.Mkdir(root, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	text, err := os.ReadFile(filepath.Join(fix, "agent.multi-agent.slot-based.toml"))
+	config, args := slotNode(t)
+	text, err := os.ReadFile(config)
 	if err != nil {
 		t.Fatal(err)
 	}
-	edited := strings.Replace(string(text), `scratch-root = "/var/lib/backend.ai/scratches"`, `scratch-root = "`+root+`"`, 1)
 	// Agent a without its devices: all agents must declare the same.
+	edited := string(text)
 	i := strings.Index(edited, "  devices = ")
 	j := strings.Index(edited[i:], "\n")
-	if i < 0 || j < 0 || edited == string(text) {
+	if i < 0 || j < 0 {
 		t.Fatal("fixture changed")
 	}
-	edited = edited[:i] + edited[i+j+1:]
-	config := filepath.Join(dir, "agent.toml")
-	if err := os.WriteFile(config, []byte(edited), 0o644); err != nil {
+	if err := os.WriteFile(config, []byte(edited[:i]+edited[i+j+1:]), 0o640); err != nil {
 		t.Fatal(err)
 	}
-	node := []string{"--config", config, "--devices", filepath.Join(fix, "mock-accelerator.toml"), "--mock-etcd", filepath.Join(fix, "mock-accelerator.etcd.json"),
-		"--host-cpus", "0-31", "--host-mem", "256g"}
-	code, out := runCLI(t, append([]string{"check"}, node...)...)
+	code, out := runCLI(t, args("check")...)
 	wantCode(t, code, exitBadUsage, out)
-	code, out = runCLI(t, append([]string{"apply", "--slot", "i-gpu-node01-a=cuda.shares=2.0", "--yes"}, node...)...)
+	code, out = runCLI(t, args("apply", "--slot", "i-gpu-node01-a=cuda.shares=2.0", "--yes")...)
 	wantCode(t, code, exitOK, out, "the current config breaks a rule")
-	code, out = runCLI(t, append([]string{"rollback", "--yes"}, node...)...)
+	code, out = runCLI(t, args("rollback", "--yes")...)
 	wantCode(t, code, exitOK, out, "restored: ", "warning: the version to restore breaks a rule Backend.AI main checks when it loads the file", "an agent restarted with it will not start")
-	code, out = runCLI(t, append([]string{"apply", "--slot", "i-gpu-node01-a=cuda.shares=2.0", "--yes"}, node...)...)
+	code, out = runCLI(t, args("apply", "--slot", "i-gpu-node01-a=cuda.shares=2.0", "--yes")...)
 	wantCode(t, code, exitOK, out)
-	code, out = runCLI(t, append([]string{"apply", "--slot", "i-gpu-node01-a=cuda.shares=1.5", "--yes"}, node...)...)
+	code, out = runCLI(t, args("apply", "--slot", "i-gpu-node01-a=cuda.shares=1.5", "--yes")...)
 	wantCode(t, code, exitOK, out)
 	// A version that loads restores without a word of it.
-	code, out = runCLI(t, append([]string{"rollback", "--yes"}, node...)...)
+	code, out = runCLI(t, args("rollback", "--yes")...)
 	wantCode(t, code, exitOK, out, "restored: ")
 	if strings.Contains(out, "warning: the version to restore") {
 		t.Errorf("a loadable version warned:\n%s", out)
