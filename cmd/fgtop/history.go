@@ -346,10 +346,11 @@ same amounts, owner and session, from when to when.
   --project ID   an owner project id or a unique prefix
   --since/--until TIME   RFC 3339, 14:02, 2026-11-27 14:02, or -2h
 
-A "<" before FROM: it held the device already when the record (or the record after a gap) began.
-TO "open": it still holds it at the end of the record (with --until: at --until). A "?" after
-TO: it ended somewhere in a gap of the record (or held it last then, before a gap that --until
-falls in). Gaps, damaged segments and a span past the end of a record no recorder writes to any
+The rows are cut to the asked span. A "<" before FROM: it held the device already at --since, or
+when the record (or the record after a gap) began. TO "open": it still held it at --until, or at
+the end of the record. A "?" after TO: it ended somewhere in a gap of the record (or held it last
+then, before a gap that --until falls in). From when to when a kernel held it: --kernel ID
+without --since/--until. Gaps, damaged segments and a span past the end of a record no recorder writes to any
 more are listed after the table.
 
 A kernel's owner, session, project and agent are the whole kernel's, even when its recovery.json

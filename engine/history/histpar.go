@@ -39,9 +39,10 @@ func (r *Reader) History(f Filter) (*HistoryResult, error) {
 			return nil, err
 		}
 		res.To = to
-	} else if f.Since.After(res.To) {
-		// The span lies in a gap after the part read, not past the
-		// record: say where the record ends.
+	} else if res.More {
+		// The walk stopped at --until: say where the record ends, not
+		// where the part read does (which depends on where its
+		// segments begin).
 		if _, to, err := r.Span(); err == nil && to.After(res.To) {
 			res.RecordTo = to
 		}

@@ -91,6 +91,8 @@ type Interval struct {
 
 // HistoryResult is what History found.
 type HistoryResult struct {
+	// Intervals are what the walk saw, which may run past the asked span
+	// (CutToSpan cuts them to it).
 	Intervals []Interval
 	Missing   []Missing
 	From, To  time.Time
@@ -104,8 +106,8 @@ type HistoryResult struct {
 	// filter's Kernel (User, Session, Project) is or begins, sorted: more
 	// than one is an ambiguous prefix.
 	Matched []string
-	// RecordTo, when set, is the record's end, past To: the asked span
-	// lies in a gap after the part read (To is that part's end).
+	// RecordTo, when set, is the record's end, past To: the walk
+	// stopped at Until (To is the end of the part read).
 	RecordTo time.Time
 	// More: the record goes on after To (the walk stopped at Until).
 	More bool
@@ -589,17 +591,47 @@ func (q *histRun) done() *HistoryResult {
 		}
 	}
 	h.out, res.Matched = settle(h.out, h.ident, q.f)
-	slices.SortFunc(h.out, func(a, b Interval) int {
-		if c := a.From.Compare(b.From); c != 0 {
-			return c
-		}
-		if a.Device != b.Device {
-			return strings.Compare(a.Device.String(), b.Device.String())
-		}
-		return strings.Compare(string(a.Kernel), string(b.Kernel))
-	})
+	slices.SortFunc(h.out, cmpInterval)
 	res.Intervals = h.out
 	return res
+}
+
+// cmpInterval orders intervals as History lists them: by start, device,
+// kernel.
+func cmpInterval(a, b Interval) int {
+	if c := a.From.Compare(b.From); c != 0 {
+		return c
+	}
+	if a.Device != b.Device {
+		return strings.Compare(a.Device.String(), b.Device.String())
+	}
+	return strings.Compare(string(a.Kernel), string(b.Kernel))
+}
+
+// CutToSpan is History's intervals (of f) cut to f's span, as `fgtop
+// history` lists them: one held at Since begins there ("<"), one held at
+// Until ends there (Open), ordered as History orders them. History gives
+// what its walk saw outside the span: from the checkpoint before Since to
+// the end of the segment Until falls in, which depends on where segments
+// begin; cut, two records of the same changes give one answer, and Open
+// and Since mean what the help says (held at --until, at --since). ivs is
+// left as it is.
+func CutToSpan(ivs []Interval, f Filter) []Interval {
+	if f.Since.IsZero() && f.Until.IsZero() {
+		return ivs
+	}
+	out := slices.Clone(ivs)
+	for i := range out {
+		iv := &out[i]
+		if !f.Since.IsZero() && iv.From.Before(f.Since) {
+			iv.From, iv.Since = f.Since, true
+		}
+		if !f.Until.IsZero() && (iv.Open || iv.To.After(f.Until)) && !iv.To.Before(f.Until) {
+			iv.To, iv.Open, iv.Gone = f.Until, true, false
+		}
+	}
+	slices.SortFunc(out, cmpInterval)
+	return out
 }
 
 // ckHeads are a checkpoint's kernels by id; the heads lie in a few large

@@ -96,12 +96,14 @@ type Options struct {
 }
 
 // Write lists res, the answer to f, as `fgtop history` prints it: the
-// table (or the JSON document), the partition changes and the stretches
+// table (or the JSON document) of its intervals cut to f's span
+// (history.CutToSpan), the partition changes and the stretches
 // the record lacks in the asked span. It returns what is amiss in the
 // answer (the span outside the record, stretches missing), worded for
 // the user, for the caller to report and exit on; err is a write error.
 func Write(w io.Writer, res *history.HistoryResult, f history.Filter, o Options) (problems []string, err error) {
 	parts, asJSON, active := res.Partitions, o.JSON, o.Active
+	ivs := history.CutToSpan(res.Intervals, f)
 	recTo := res.To
 	if res.RecordTo.After(recTo) {
 		recTo = res.RecordTo
@@ -141,13 +143,13 @@ func Write(w io.Writer, res *history.HistoryResult, f history.Filter, o Options)
 		missing = append(missing, history.Missing{From: res.To, To: end, Why: "not recorded: the record ends here and no recorder has written since"})
 	}
 	if asJSON {
-		doc := historyDoc{Schema: Schema, From: rfc(res.From), To: rfc(res.To), Intervals: []Interval{}, Missing: []missingDoc{},
+		doc := historyDoc{Schema: Schema, From: rfc(res.From), To: rfc(recTo), Intervals: []Interval{}, Missing: []missingDoc{},
 			Partitions: []partitionDoc{}}
 		for _, jr := range parts {
 			doc.Partitions = append(doc.Partitions, partitionDoc{Time: rfc(jr.Time), Action: jr.Action, Actor: jr.Actor, Config: jr.Config,
 				OldHash: jr.OldHash, NewHash: jr.NewHash, Result: jr.Result})
 		}
-		for _, iv := range res.Intervals {
+		for _, iv := range ivs {
 			am := map[string]string{}
 			for s, v := range iv.Amounts {
 				am[string(s)] = v.String()
@@ -170,10 +172,10 @@ func Write(w io.Writer, res *history.HistoryResult, f history.Filter, o Options)
 			return nil, err
 		}
 	} else {
-		if !writeTable(w, res.Intervals) {
-			writeTabs(w, res.Intervals)
+		if !writeTable(w, ivs) {
+			writeTabs(w, ivs)
 		}
-		if len(res.Intervals) == 0 {
+		if len(ivs) == 0 {
 			fmt.Fprintln(w, "(nothing held in the asked span)")
 		}
 		for _, jr := range parts {
