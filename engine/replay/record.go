@@ -100,7 +100,7 @@ type Record struct {
 // Load reads the sessions of [from, to) from a history record. A span
 // reaching outside the record is cut to it.
 func Load(rd *history.Reader, from, to time.Time) (*Record, error) {
-	from, to, err := spanCut(rd, from, to)
+	from, to, cutNotes, err := spanCut(rd, from, to)
 	if err != nil {
 		return nil, err
 	}
@@ -132,6 +132,7 @@ func Load(rd *history.Reader, from, to time.Time) (*Record, error) {
 		return nil, fmt.Errorf("replay: reading the sessions: %w", err)
 	}
 	h.rec.end = &end
+	h.rec.Notes = append(cutNotes, h.rec.Notes...)
 	h.rec.loadRest(rd, res)
 	return h.rec, nil
 }
@@ -157,25 +158,40 @@ func probeAt(rd *history.Reader, t time.Time) probe {
 // to the record, the node, its devices and settings, and the partition
 // in force at the span's start.
 func loadHead(rd *history.Reader, from, to time.Time) (*Record, error) {
-	from, to, err := spanCut(rd, from, to)
+	from, to, cutNotes, err := spanCut(rd, from, to)
 	if err != nil {
 		return nil, err
 	}
-	return loadHeadAt(rd, from, to)
+	rec, err := loadHeadAt(rd, from, to)
+	if err != nil {
+		return nil, err
+	}
+	rec.Notes = append(cutNotes, rec.Notes...)
+	return rec, nil
 }
 
-// spanCut is [from, to) cut to the record's span; an error where nothing
-// of the record is left.
-func spanCut(rd *history.Reader, from, to time.Time) (time.Time, time.Time, error) {
+// spanCut is [from, to) cut to the record's span, with notes that say
+// what of the asked span the record does not hold; an error where
+// nothing of it is left.
+func spanCut(rd *history.Reader, from, to time.Time) (time.Time, time.Time, []string, error) {
 	rFrom, rTo, err := rd.Span()
 	if err != nil {
-		return from, to, fmt.Errorf("replay: %w", err)
+		return from, to, nil, fmt.Errorf("replay: %w", err)
 	}
 	asked := OutsideError{From: from, To: to, RecordFrom: rFrom, RecordTo: rTo}
+	var notes []string
 	if from.Before(rFrom) {
+		if !from.IsZero() {
+			notes = append(notes, fmt.Sprintf("the span asked begins at %s, before the record does: the replay begins with it, at %s", stamp(from), stamp(rFrom)))
+		}
 		from = rFrom
 	}
 	if to.IsZero() || to.After(rTo) {
+		if !to.IsZero() && !rd.Active {
+			// A recorder that holds the record writes up to now: its end
+			// is a second or so ago, not a stretch the record lacks.
+			notes = append(notes, fmt.Sprintf("the span asked runs to %s, past the record's end at %s, and no recorder has written since: the replay ends there", stamp(to), stamp(rTo)))
+		}
 		to = rTo
 	}
 	if !from.Before(to) {
@@ -186,9 +202,9 @@ func spanCut(rd *history.Reader, from, to time.Time) (time.Time, time.Time, erro
 		if _, err := rd.At(rTo.Add(time.Hour)); errors.As(err, &oe) {
 			asked.Damage = oe.Damage
 		}
-		return from, to, &asked
+		return from, to, nil, &asked
 	}
-	return from, to, nil
+	return from, to, notes, nil
 }
 
 // OutsideError is a span that holds nothing of the record: as asked (To

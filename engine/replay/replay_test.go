@@ -769,3 +769,49 @@ func TestRequestIsSLOTS(t *testing.T) {
 		t.Fatalf("a given 4294967294 bytes: refused %+v", res.Refused)
 	}
 }
+
+// A span asked past either end of a record no recorder writes to is cut
+// to the record, and the replay says so: the header's span alone did not
+// tell that six of the seven days asked were never recorded.
+func TestSpanPastTheRecordIsSaid(t *testing.T) {
+	rd := scriptedWeek(t).reader()
+	rFrom, rTo, err := rd.Span()
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, after := "before the record does", "past the record's end"
+	for _, c := range []struct {
+		name     string
+		from, to time.Time
+		want     []string
+	}{
+		{"the record", rFrom, rTo, nil},
+		{"inside it", rFrom.Add(h), rTo.Add(-h), nil},
+		{"up to its end", rFrom.Add(h), time.Time{}, nil},
+		{"before it", rFrom.Add(-3 * h), rTo.Add(-h), []string{before}},
+		{"after it", rFrom.Add(h), rTo.Add(6 * h), []string{after}},
+		{"around it", rFrom.Add(-h), rTo.Add(h), []string{before, after}},
+	} {
+		for _, fed := range []bool{false, true} {
+			rec, p, err := LoadStarted(rd, c.from, c.to, Options{Fed: fed})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.Wait()
+			var got []string
+			for _, n := range rec.Notes {
+				for _, w := range []string{before, after} {
+					if strings.Contains(n, w) {
+						got = append(got, w)
+					}
+				}
+			}
+			if !slices.Equal(got, c.want) {
+				t.Errorf("%s (fed %v): notes %q, want ones saying %q", c.name, fed, rec.Notes, c.want)
+			}
+			if !rec.From.Equal(later(c.from, rFrom)) || !rec.To.Equal(rTo) && (c.to.IsZero() || c.to.After(rTo)) {
+				t.Errorf("%s: replayed %s to %s", c.name, rec.From, rec.To)
+			}
+		}
+	}
+}
