@@ -202,6 +202,22 @@ func (s *state) setConfig(v *ConfigView) {
 	s.configFailed(v.Path, nil)
 	s.partition = v.Partition
 
+	if s.rootsFromConfig {
+		// A watched root the config still names is the agent's it names
+		// now: an agent renamed in agent.toml keeps its root, and its
+		// kernels go with it (they stayed on the old id, an agent the
+		// file no longer has, with its held figures).
+		roots := slices.Clone(s.roots)
+		for i := range roots {
+			for _, r := range v.Roots {
+				if samePath(r.Path, roots[i].Path) {
+					roots[i].Agent = r.Agent
+					break
+				}
+			}
+		}
+		s.roots = roots
+	}
 	// Agents: the config's, in its order, then any root's agent it lacks.
 	agents := slices.Clone(v.Agents)
 	have := map[model.AgentID]bool{}
