@@ -288,7 +288,12 @@ func (s *state) agentAdd(agent model.AgentID, al model.Allocations) {
 	ag := s.agents[i]
 	for slot, devs := range al {
 		for _, amt := range devs {
-			ag.held[slot] = ag.held[slot].Add(amt)
+			sum, exact := ag.held[slot].AddExact(amt)
+			ag.held[slot] = sum
+			ag.exps.add(slot, amt)
+			if !exact {
+				s.markLossy(slot)
+			}
 		}
 	}
 }

@@ -1,9 +1,13 @@
 package engine
 
 import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -59,4 +63,87 @@ func TestRenamedAgentKeepsItsKernels(t *testing.T) {
 		t.Fatal(err)
 	}
 	l.wait(t, "the kernel on a3", 2*time.Second, func(s *model.Snapshot) error { return holds(s, "a3") })
+}
+
+// A kernel with an amount of 28 digits and more (outside input: a hostile
+// or broken resource.txt) that comes and goes leaves its agent's and
+// devices' totals as a fresh sum of the kernels left, as a one-shot
+// snapshot of the same files gives them: the running totals, rounded to
+// 28 digits when it came, kept 9.876543211 for an agent holding 0.50; and
+// after agent.toml changed, 0.0000001 come and gone left 0.5000000 (the
+// agents' accounts made again did not count their terms' exponents).
+func TestHostileAmountLeavesNoResidue(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "s1")
+	if err := os.Mkdir(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "agent.toml")
+	cfg := fmt.Sprintf("[agent]\nid = \"a1\"\n[container]\nscratch-root = %q\n", root)
+	if err := os.WriteFile(path, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const keep, hostile, small = "77777777-7777-4777-8777-777777777777", "88888888-8888-4888-8888-888888888888", "99999999-9999-4999-8999-999999999999"
+	writeKernel(t, root, keep, gpuKernel(t, gpu03, "0.50", "5"))
+	l := startLive(t, viewOptions(t, path))
+	same := func(what string) {
+		t.Helper()
+		snap, err := Build(context.Background(), viewOptions(t, path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := fmt.Sprint(heldOf(snap))
+		l.wait(t, what, 3*time.Second, func(s *model.Snapshot) error {
+			if got := fmt.Sprint(heldOf(s)); got != want {
+				return fmt.Errorf("live %s, one-shot %s", got, want)
+			}
+			return nil
+		})
+	}
+	same("the kernel alone")
+	// The agents' accounts are made again when agent.toml changes.
+	if err := os.WriteFile(path+".tmp", []byte(cfg+"# edited\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(path+".tmp", path); err != nil {
+		t.Fatal(err)
+	}
+	l.wait(t, "the edited config", 2*time.Second, func(s *model.Snapshot) error {
+		if sum := sha256.Sum256([]byte(cfg + "# edited\n")); s.ConfigHash != hex.EncodeToString(sum[:]) {
+			return fmt.Errorf("config hash %s", s.ConfigHash)
+		}
+		return nil
+	})
+	for _, amt := range []string{"123456789012345678901234567890.123456789", "0.0000001", "1E+40"} {
+		id := hostile
+		if amt == "0.0000001" {
+			id = small
+		}
+		writeKernel(t, root, id, gpuKernel(t, gpu01, amt, "6"))
+		same("with " + amt)
+		if err := os.RemoveAll(filepath.Join(root, id)); err != nil {
+			t.Fatal(err)
+		}
+		same("after " + amt + " went")
+	}
+	l.wait(t, "0.50 held", time.Second, func(s *model.Snapshot) error {
+		if got := s.Agents[0].Held[model.SlotCUDAShares].String(); got != "0.50" {
+			return fmt.Errorf("a1 holds %s", got)
+		}
+		return nil
+	})
+}
+
+// heldOf is what the snapshot says is held, per agent and per device.
+func heldOf(s *model.Snapshot) []string {
+	var out []string
+	for _, a := range s.Agents {
+		out = append(out, fmt.Sprintf("%s %v", a.ID, a.Held))
+	}
+	var devs []string
+	for k, u := range s.Usage {
+		devs = append(devs, fmt.Sprintf("%s %v %v", k, u.Held, u.ByAgent))
+	}
+	slices.Sort(devs)
+	return append(out, devs...)
 }

@@ -159,7 +159,13 @@ type state struct {
 	health      map[model.AgentID]model.AgentHealth // the last round of GET /health
 	issuesDirty bool
 	issues      []model.Issue
-	seq         uint64
+	// lossy: slots some running total of which was rounded when a term
+	// was added (a hostile amount of 28 digits and more); taking a term
+	// of such a slot back marks it for rebuild, summed afresh from the
+	// kernels before the next snapshot (rebuildLossy).
+	lossy   map[model.SlotName]bool
+	rebuild map[model.SlotName]bool
+	seq     uint64
 	// resyncEpoch counts resyncs (kstate.resynced).
 	resyncEpoch uint64
 
@@ -627,7 +633,7 @@ func (s *state) apply(agent model.AgentID, id model.KernelID, al model.Allocatio
 			sa := a.agentAcc(agent)
 			if sign > 0 {
 				old := a.held[slot]
-				sum := old.Add(amt)
+				sum, exact := old.AddExact(amt)
 				a.held[slot] = sum
 				a.count[slot]++
 				a.exps.add(slot, amt)
@@ -639,7 +645,9 @@ func (s *state) apply(agent model.AgentID, id model.KernelID, al model.Allocatio
 				if so := sa.held[slot]; so == old {
 					sa.held[slot] = sum
 				} else {
-					sa.held[slot] = so.Add(amt)
+					var ok bool
+					sa.held[slot], ok = so.AddExact(amt)
+					exact = exact && ok
 				}
 				sa.count[slot]++
 				if track {
@@ -657,10 +665,21 @@ func (s *state) apply(agent model.AgentID, id model.KernelID, al model.Allocatio
 					if prev := ag.held[slot]; prev == old {
 						ag.held[slot] = sum
 					} else {
-						ag.held[slot] = prev.Add(amt)
+						var ok bool
+						ag.held[slot], ok = prev.AddExact(amt)
+						exact = exact && ok
 					}
 				}
+				if !exact {
+					s.markLossy(slot)
+				}
 			} else {
+				if s.lossy[slot] {
+					if s.rebuild == nil {
+						s.rebuild = map[model.SlotName]bool{}
+					}
+					s.rebuild[slot] = true
+				}
 				var old, diff model.Dec
 				kept := false
 				a.count[slot]--
@@ -702,6 +721,84 @@ func (s *state) apply(agent model.AgentID, id model.KernelID, al model.Allocatio
 			a.dirty = true
 		}
 	}
+}
+
+// markLossy notes that a running total of slot was rounded.
+func (s *state) markLossy(slot model.SlotName) {
+	if s.lossy == nil {
+		s.lossy = map[model.SlotName]bool{}
+	}
+	s.lossy[slot] = true
+}
+
+// rebuildLossy sums afresh, from the kernels' allocations, the totals of
+// the slots marked for rebuild (per device, per agent on each device, per
+// agent): a running total that was rounded once cannot take a term back
+// exactly. It costs a pass over the kernels, and only a node that was
+// given a hostile amount pays it.
+func (s *state) rebuildLossy() {
+	ids := make([]model.KernelID, 0, len(s.kernels))
+	for id := range s.kernels {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for slot := range s.rebuild {
+		name := slot.DeviceName()
+		devSum := map[model.DeviceID]model.Dec{}
+		onDev := map[model.DeviceID]map[model.AgentID]model.Dec{}
+		agSum := map[model.AgentID]model.Dec{}
+		exact := true
+		add := func(v model.Dec, amt model.Dec) model.Dec {
+			r, ok := v.AddExact(amt)
+			exact = exact && ok
+			return r
+		}
+		for _, id := range ids {
+			ks := s.kernels[id]
+			devs := ks.contrib[slot]
+			if len(devs) == 0 {
+				continue
+			}
+			agent := ks.pub.Agent
+			_, known := s.agentIdx[agent]
+			for _, dev := range slices.Sorted(maps.Keys(devs)) {
+				amt := devs[dev]
+				devSum[dev] = add(devSum[dev], amt)
+				m := onDev[dev]
+				if m == nil {
+					m = map[model.AgentID]model.Dec{}
+					onDev[dev] = m
+				}
+				m[agent] = add(m[agent], amt)
+				if known {
+					agSum[agent] = add(agSum[agent], amt)
+				}
+			}
+		}
+		for key, a := range s.dev {
+			if key.Name != name || a.count[slot] <= 0 {
+				continue
+			}
+			a.held[slot] = devSum[key.ID]
+			for agent, sa := range a.byAgent {
+				if sa.count[slot] > 0 {
+					sa.held[slot] = onDev[key.ID][agent]
+				}
+			}
+			a.dirty = true
+		}
+		for _, ag := range s.agents {
+			if v, ok := agSum[ag.base.ID]; ok {
+				ag.held[slot] = v
+			} else {
+				delete(ag.held, slot)
+			}
+		}
+		if exact {
+			delete(s.lossy, slot)
+		}
+	}
+	clear(s.rebuild)
 }
 
 // firstSlotOn reports whether slot is the first of al's slots (in name
@@ -1112,6 +1209,9 @@ func fileIssue(path string, id model.KernelID, agent model.AgentID, err error) m
 // snapshot publishes the current state as an immutable Snapshot.
 func (s *state) snapshot() *model.Snapshot {
 	s.endBulk()
+	if len(s.rebuild) > 0 {
+		s.rebuildLossy()
+	}
 	s.seq++
 	snap := &model.Snapshot{
 		Seq: s.seq, Time: s.now(), Node: s.node, Mode: s.mode, ConfigPath: s.configPath, ConfigHash: s.configHash, DraftFormat: s.draftFmt,

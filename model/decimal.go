@@ -664,6 +664,25 @@ func (x Dec) Add(y Dec) Dec { return x.edgeOp(y, (*apd.Context).Add, false) }
 // Sub returns x-y.
 func (x Dec) Sub(y Dec) Dec { return x.edgeOp(y, (*apd.Context).Sub, false) }
 
+// AddExact is Add, and whether the sum is exact: not rounded to the
+// context's 28 digits, finite. A running total built by adding and taking
+// back terms is the fresh sum of the terms left only while every step was
+// exact (a hostile 1E+30 added and taken back leaves 0.50 + 1E+30 − 1E+30
+// rounded, not 0.50).
+func (x Dec) AddExact(y Dec) (Dec, bool) {
+	a, b := x.ptr(), y.ptr()
+	if a.Form == apd.Finite && b.Form == apd.Finite {
+		if gap := int64(a.Exponent) - int64(b.Exponent); gap <= farApart && gap >= -farApart {
+			var d apd.Decimal
+			cond, err := PyContext.Add(&d, a, b)
+			if err == nil && d.Form == apd.Finite {
+				return Dec{&d}, !cond.Rounded() && !cond.Inexact()
+			}
+		}
+	}
+	return x.Add(y), false
+}
+
 // Mul returns x*y.
 func (x Dec) Mul(y Dec) Dec { return x.edgeOp(y, (*apd.Context).Mul, true) }
 
