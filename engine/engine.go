@@ -511,6 +511,13 @@ func (st *state) applyEvent(ev scratch.Event[*kread]) {
 	case scratch.Resynced:
 		st.resync(ev.Root, ev.Present)
 		delete(st.srcIssues, "root:"+ev.Root)
+		// The root was listed: a problem listing it (permission denied,
+		// an I/O error) is over. It stayed up after chmod gave the root
+		// back, its kernels followed again.
+		for _, code := range []string{model.IssuePermission, model.IssueRootMissing} {
+			delete(st.srcIssues, "watch:"+code+":"+ev.Path)
+			delete(st.srcIssues, "watch:"+code+":"+ev.Root)
+		}
 		st.issuesDirty = true
 	case scratch.RootMissing:
 		what := "is missing; waiting for it to come back"

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fgtop/fgtop/engine/scratch"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -146,4 +147,31 @@ func heldOf(s *model.Snapshot) []string {
 	}
 	slices.Sort(devs)
 	return append(out, devs...)
+}
+
+// A root that could not be listed (chmod 000) and can be again: the
+// watcher's next listing (Resynced) ends the problem. The issue stayed up,
+// counted in the header, though the root's kernels were followed again.
+func TestRootListedAgainEndsItsProblem(t *testing.T) {
+	root, opts := fixtureTree(t)
+	writeKernel(t, root, "77777777-7777-4777-8777-777777777777", readFixture(t, "resource.cuda-shares-single.txt"))
+	st := newState(&opts)
+	types := st.takeInventory(opts.Inventory.Poll(context.Background()))
+	r := opts.Roots[0]
+	// As the watcher words a root whose listing is refused.
+	st.applyEvent(scratch.Event[*kread]{Kind: scratch.Problem, Root: r.Path, Agent: r.Agent, Path: r.Path,
+		Issue: &model.Issue{Severity: model.SevError, Code: model.IssuePermission, File: r.Path, Agent: r.Agent,
+			Message: "cannot list the scratch root: open " + r.Path + ": permission denied; its kernels keep their last known figures"}})
+	denied := func(s *model.Snapshot) bool {
+		return slices.ContainsFunc(s.Issues, func(i model.Issue) bool { return i.Code == model.IssuePermission && i.File == r.Path })
+	}
+	if !denied(st.snapshot()) {
+		t.Fatal("no issue for the unlistable root")
+	}
+	for _, ev := range scratch.Scan(context.Background(), opts.Roots, parser(types, nil), 1) {
+		st.applyEvent(ev)
+	}
+	if s := st.snapshot(); denied(s) || s.Kernel("77777777-7777-4777-8777-777777777777") == nil {
+		t.Fatalf("listed again: issues %v", s.Issues)
+	}
 }
