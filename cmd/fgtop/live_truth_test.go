@@ -277,6 +277,22 @@ func TestSnapshotBlindRoot(t *testing.T) {
 	}
 }
 
+// TestScratchRootNamesAConfigAgent: with a config, --scratch-root
+// AGENT=DIR must name one of its agents; a typo made a new agent of the
+// kernels under DIR, taken from the one that runs them, with exit 0.
+func TestScratchRootNamesAConfigAgent(t *testing.T) {
+	n := newNode(t)
+	code, stdout, stderr := runFgtop(t, n.args("snapshot", "--alloc-map", "--scratch-root", "i-zz="+n.roots[agentB])...)
+	if code != exitBadUsage || stdout != "" || !strings.Contains(stderr, `names no agent "i-zz"; its agents are `+agentA+", "+agentB) {
+		t.Errorf("an unknown agent: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	for _, root := range []string{agentB + "=" + n.roots[agentB], n.roots[agentB]} {
+		if code, stdout, _ := runFgtop(t, n.args("snapshot", "--alloc-map", "--scratch-root", root)...); code != 0 || !strings.HasPrefix(stdout, "{") {
+			t.Errorf("--scratch-root %s: exit %d", root, code)
+		}
+	}
+}
+
 // lines reads a child's stdout line by line into a channel.
 func lines(t *testing.T, cmd *exec.Cmd) <-chan string {
 	t.Helper()

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -44,7 +45,7 @@ type sourceFlags struct {
 func (f *sourceFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.config, "config", "", "agent.toml (default: Backend.AI's usual places)")
-	fl.StringArrayVar(&f.scratchRoot, "scratch-root", nil, "scratch root to watch, as DIR or AGENT=DIR (repeatable; overrides the config)")
+	fl.StringArrayVar(&f.scratchRoot, "scratch-root", nil, "scratch root to watch, as DIR or AGENT=DIR (repeatable; overrides the config, whose agents AGENT must name)")
 	fl.StringVar(&f.devices, "devices", "auto", "device source: auto, nvml, or a mock-accelerator.toml path")
 	fl.StringVar(&f.mockEtcd, "mock-etcd", "", "a JSON file of the mock plugin's etcd settings (allocation_mode, unit_mem, ...)")
 	fl.StringVar(&f.hostCPUs, "host-cpus", "", "use these CPU cores instead of this host's, e.g. 0-63 (to check a config written for another node)")
@@ -170,6 +171,8 @@ func (f *sourceFlags) options() (engine.Options, error) {
 		opts.RootsOverridden = true
 		if path == "" {
 			opts.Agents = nil
+		} else if err := rootsNameConfigAgents(f.scratchRoot, roots, opts.Agents, path); err != nil {
+			return opts, err
 		}
 	}
 	if f.oneShot {
@@ -282,6 +285,25 @@ func parseRoots(vals []string) ([]scratch.Root, error) {
 		out = append(out, scratch.Root{Path: abs, Agent: model.AgentID(agent)})
 	}
 	return out, nil
+}
+
+// rootsNameConfigAgents refuses a --scratch-root AGENT=DIR whose AGENT
+// the config does not have: a typo quietly made a new agent of the
+// kernels under DIR, taken from the agent that runs them. A bare DIR is
+// named for its directory and attributed as the agent does (recovery.json
+// first), so it is not checked.
+func rootsNameConfigAgents(vals []string, roots []scratch.Root, agents []model.Agent, config string) error {
+	var ids []string
+	for _, a := range agents {
+		ids = append(ids, string(a.ID))
+	}
+	for i, v := range vals {
+		if !strings.Contains(v, "=") || slices.Contains(ids, string(roots[i].Agent)) {
+			continue
+		}
+		return usageErr("--scratch-root %s: %s names no agent %q; its agents are %s", v, config, roots[i].Agent, strings.Join(ids, ", "))
+	}
+	return nil
 }
 
 func closeSource(opts engine.Options) {
