@@ -399,6 +399,16 @@ func (f *simulateFlags) liveNode(ctx context.Context, settings placement.Setting
 		}
 		agent = model.AgentID(id)
 	}
+	host := f.cpus > 0 || f.mem != "" || asksHost(f.requests)
+	if !host {
+		// The help's promise: a simulation of accelerator slots never
+		// depends on the machine running it. The tree does not list the
+		// host; the engine filled in this machine's cores and memory
+		// (2 cores and -28g free beside another node's kernels).
+		s := *snap
+		s.Devices = slices.DeleteFunc(slices.Clone(snap.Devices), func(d model.Device) bool { return d.Name == "cpu" || d.Name == "mem" })
+		snap = &s
+	}
 	skipped, err := sim.SetLiveNode(snap, placement.Live{CPUs: f.cpus, CPUNUMA: f.cpuNUMA, Mem: memBytes, Config: cfg, Agent: agent}, settings)
 	var unknownCap *placement.CapacityUnknownError
 	var unknownAgent *placement.UnknownAgentError
@@ -410,10 +420,34 @@ func (f *simulateFlags) liveNode(ctx context.Context, settings placement.Setting
 	case err != nil:
 		return nil, err
 	}
+	if !host {
+		// Not simulated: the kernels' cores and memory are not "skipped".
+		skipped = slices.DeleteFunc(skipped, func(k placement.KernelSkip) bool {
+			n := k.Slot.DeviceName()
+			return n == "cpu" || n == "mem"
+		})
+	}
 	for _, l := range placement.SkipLines(skipped) {
 		fmt.Fprintf(f.stderr, "fgtop: %s\n", l)
 	}
 	return sim, nil
+}
+
+// asksHost: some request names cpu or mem (a step that does not parse is
+// reported later, with the slot types known).
+func asksHost(requests []string) bool {
+	for _, r := range requests {
+		st, err := placement.ParseStep(r, nil)
+		if err != nil {
+			continue
+		}
+		for _, e := range st.Request {
+			if n := e.Slot.DeviceName(); n == "cpu" || n == "mem" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // judgeHost refuses a request for cpu on a tree that cannot be this

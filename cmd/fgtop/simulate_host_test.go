@@ -52,6 +52,10 @@ func TestSimulateLiveHostIsThisMachines(t *testing.T) {
 		bad    bool     // exit 2
 		stderr []string // in stderr
 		quiet  string   // not in stderr
+		// noHost: no cpu or mem map, no cpu or mem row (this machine's
+		// cores and memory were listed beside the tree's kernels, their
+		// cores "not loaded").
+		noHost bool
 	}{
 		{name: "cores this machine lacks", root: far, extra: []string{"--request", "cpu=1"}, bad: true,
 			stderr: []string{"a request asks for cpu", "the kernels hold cores 4000, 4001, which this machine (", "--cpus N"}},
@@ -68,12 +72,18 @@ func TestSimulateLiveHostIsThisMachines(t *testing.T) {
 		{name: "the config's node's cores given", root: near, extra: append(cfgArgs, "--cpus", "4096", "--request", "cpu=1"),
 			quiet: "stand for the node's"},
 		{name: "an accelerator request says nothing", root: far, extra: []string{"--request", "cuda.shares=0.1"},
-			quiet: "this machine"},
+			quiet: "this machine", noHost: true},
+		{name: "an accelerator request on a near tree says nothing", root: near, extra: []string{"--request", "cuda.shares=0.1"},
+			quiet: "not loaded", noHost: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			args := append([]string{"simulate", "--devices", toml, "--mock-etcd", etcd, "--scratch-root", "i-gpu-node01-numa0=" + tt.root}, tt.extra...)
-			_, errOut, code := runSim(t, args...)
+			out, errOut, code := runSim(t, args...)
+			if tt.noHost && (strings.Contains(out, "cpu:") || strings.Contains(out, "mem:") || strings.Contains(out, " cpu ") ||
+				strings.Contains(out, " mem ") || strings.Contains(errOut, "not loaded")) {
+				t.Errorf("the host simulated for an accelerator request:\n%s\n%s", out, errOut)
+			}
 			if strings.Contains(errOut, "skipped") {
 				t.Fatalf("the tree's kernel was not read:\n%s", errOut)
 			}
