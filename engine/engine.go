@@ -537,6 +537,12 @@ func (st *state) applyEvent(ev scratch.Event[*kread]) {
 				// The kernel's current state (symlink, permission denied),
 				// replacing its earlier one until its next event.
 				key = kernelProblemKey(ev.Kernel)
+				if ks := st.kernels[ev.Kernel]; ks != nil && ks.pending && ks.contrib == nil {
+					// A directory seen before its file, whose file is then
+					// refused: not a kernel "pending" its file, and not
+					// one a one-shot snapshot lists; the issue names it.
+					st.removeKernel(ev.Kernel)
+				}
 			}
 			st.srcIssues[key] = *ev.Issue
 			st.issuesDirty = true

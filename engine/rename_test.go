@@ -175,3 +175,46 @@ func TestRootListedAgainEndsItsProblem(t *testing.T) {
 		t.Fatalf("listed again: issues %v", s.Issues)
 	}
 }
+
+// A kernel directory seen before its file (pending), whose resource.txt
+// then comes as a symlink the watcher refuses: the console listed it as
+// "pending" and counted it, while a one-shot snapshot of the same tree
+// leaves it out; both now leave it out, with the issue naming it.
+func TestRefusedFileIsNotPending(t *testing.T) {
+	root, opts := fixtureTree(t)
+	const id = "88888888-8888-4888-8888-888888888888"
+	dir := filepath.Join(root, id, "config")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	l := startLive(t, opts)
+	l.wait(t, "the pending kernel", 2*time.Second, func(s *model.Snapshot) error {
+		if k := s.Kernel(id); k == nil || k.State != model.KernelPending {
+			return fmt.Errorf("kernel %+v", k)
+		}
+		return nil
+	})
+	target := filepath.Join(t.TempDir(), "resource.txt")
+	if err := os.WriteFile(target, readFixture(t, "resource.cuda-shares-single.txt"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, filepath.Join(dir, "resource.txt")); err != nil {
+		t.Fatal(err)
+	}
+	shot, err := Build(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if shot.Kernel(id) != nil {
+		t.Fatalf("the one-shot snapshot lists the kernel: %+v", shot.Kernel(id))
+	}
+	l.wait(t, "the refused file", 2*time.Second, func(s *model.Snapshot) error {
+		if k := s.Kernel(id); k != nil {
+			return fmt.Errorf("kernel %+v", k)
+		}
+		if !slices.ContainsFunc(s.Issues, func(i model.Issue) bool { return i.Kernel == id }) {
+			return fmt.Errorf("no issue names the kernel: %v", s.Issues)
+		}
+		return nil
+	})
+}
