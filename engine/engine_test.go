@@ -138,6 +138,9 @@ func TestBuildIssues(t *testing.T) {
 	}
 	if iss, ok := codes[model.IssueUnknownDevice]; !ok || !strings.Contains(iss.Message, "ffffffff") {
 		t.Errorf("no unknown-device issue: %v", snap.Issues)
+	} else if iss.Kernel != "11111111-1111-4111-8111-111111111111" || !strings.HasSuffix(iss.Message, "; kernel 11111111-1111-4111-8111-111111111111") {
+		// Whose allocation it is: the issue opens the kernel.
+		t.Errorf("the unknown-device issue names no kernel: %+v", iss)
 	}
 	if iss, ok := codes[model.IssueOverCapacity]; !ok || !strings.Contains(iss.Message, "2d02") || !strings.Contains(iss.Message, "2.10 of 1.00") {
 		t.Errorf("no over-capacity issue for 2d02 at 2.10 of 1.00: %v", snap.Issues)

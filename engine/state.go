@@ -816,6 +816,32 @@ func firstSlotOn(al model.Allocations, slot model.SlotName, name model.DeviceNam
 	return true
 }
 
+// kernelsOn lists the kernels holding the device, sorted, when they are
+// at most max (nil otherwise, and for a device whose plugin keeps no
+// holdings).
+func (a *devAcc) kernelsOn(max int) []model.KernelID {
+	if a.holdings.Len()+len(a.bulkHold) > max {
+		return nil
+	}
+	var out []model.KernelID
+	for _, h := range append(a.holdings.Seq().Slice(), a.bulkHold...) {
+		if !slices.Contains(out, h.Kernel) {
+			out = append(out, h.Kernel)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// joinKernels is ids in a sentence.
+func joinKernels(ids []model.KernelID) string {
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = string(id)
+	}
+	return strings.Join(s, ", ")
+}
+
 // entries is the number of (kernel, slot) entries held on the device.
 func (a *devAcc) entries() int {
 	n := 0
@@ -887,7 +913,15 @@ func (s *state) checkDevice(a *devAcc) {
 			case a.key.Name == "cuda":
 				msg += s.otherNameHint(a.key.ID)
 			}
-			out = append(out, model.Issue{Severity: sev, Code: model.IssueUnknownDevice, Message: msg, Device: a.key})
+			iss := model.Issue{Severity: sev, Code: model.IssueUnknownDevice, Message: msg, Device: a.key}
+			// Whose: at 3 a.m. the operator had to hunt for the kernel.
+			if ks := a.kernelsOn(8); len(ks) == 1 {
+				iss.Kernel = ks[0]
+				iss.Message += fmt.Sprintf("; kernel %s", ks[0])
+			} else if len(ks) > 1 {
+				iss.Message += fmt.Sprintf("; kernels %s", joinKernels(ks))
+			}
+			out = append(out, iss)
 		default:
 			d := &s.inv.Devices[i]
 			if total := sumHeld(a.held); !d.CapacityUnknown && d.Capacity.Less(total) {
