@@ -336,3 +336,42 @@ func TestEditorSlotUnknownAccelerators(t *testing.T) {
 		t.Errorf("1.5 with the node's total unknown: %+v", c)
 	}
 }
+
+// TestEditorInvalidFlashGoes: apply on an invalid draft says why in the
+// footer; an edit that makes the plan valid takes that away (it stayed
+// its time beside the apply dialog's "valid", tour helper-73).
+func TestEditorInvalidFlashGoes(t *testing.T) {
+	path := slotConfig(t)
+	snap := freeNode()
+	a := editing(t, testDesk(path, snap), snap, alice)
+	e := a.ed()
+	row := -1
+	for i, r := range e.Rows {
+		if r.Kind == editor.RowSlot && r.Slot == model.SlotCUDAShares && r.Agent == 0 {
+			row = i
+		}
+	}
+	if row < 0 {
+		t.Fatal("no cuda.shares row for the first agent")
+	}
+	typeKeys(a, strings.Repeat("j", row))
+	set := func(amount string) {
+		t.Helper()
+		press(a, enter)
+		if e.Input == nil {
+			t.Fatalf("enter opened no field: %q", a.Flash.Text)
+		}
+		press(a, clearIn)
+		typeKeys(a, amount)
+		press(a, enter)
+	}
+	set("3.5")
+	typeKeys(a, "A")
+	if !strings.HasPrefix(a.Flash.Text, "the plan is invalid under") {
+		t.Fatalf("apply on 3.5 of 4.00 beside 2.0: flash %q", a.Flash.Text)
+	}
+	set("1.5")
+	if strings.Contains(screen(a), "the plan is invalid") {
+		t.Errorf("the plan is valid, the footer says otherwise:\n%s", screen(a))
+	}
+}

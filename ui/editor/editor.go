@@ -241,6 +241,9 @@ func cloneRequest(r partition.Request) partition.Request {
 // snapshot, and rebuilds the grid's rows.
 func (e *Editor) Replan() {
 	e.Plan = e.Sess.Plan(e.Req)
+	if e.Plan.Valid() {
+		e.DropFlash(invalidPlanFlash)
+	}
 	e.planSnap = e.Snap
 	e.Rows = e.editorRows()
 	e.Cursor = min(e.Cursor, max(len(e.Rows)-1, 0))
@@ -727,6 +730,10 @@ func (e *Editor) resetDraft() {
 	e.Flashf(kit.LvlInfo, "draft reset to the file as it is (u undoes)")
 }
 
+// invalidPlanFlash begins the footer's answer to apply on an invalid
+// plan; an edit that makes the plan valid takes it away.
+const invalidPlanFlash = "the plan is invalid under "
+
 // askApply opens the apply dialog, default Cancel; a plan that strands live
 // kernels also needs the affected agent's id typed.
 func (e *Editor) askApply() {
@@ -742,7 +749,7 @@ func (e *Editor) askApply() {
 		e.Flashf(kit.LvlWarn, "the draft is stale ("+e.Stale+"): press p to review the recomputed plan before applying")
 		return
 	case !p.Valid():
-		e.Flashf(kit.LvlCrit, "the plan is invalid under "+p.JudgeLabel()+" ("+kit.Plural(len(p.Errors), "error")+"): "+FirstLine(p.Errors[0])+" (p shows them all)")
+		e.Flashf(kit.LvlCrit, invalidPlanFlash+p.JudgeLabel()+" ("+kit.Plural(len(p.Errors), "error")+"): "+FirstLine(p.Errors[0])+" (p shows them all)")
 		return
 	case !p.Changed():
 		e.Flashf(kit.LvlInfo, "the draft changes nothing: there is nothing to apply")

@@ -434,6 +434,10 @@ func (m *Model) command(line string) tea.Cmd {
 			return nil
 		}
 		m.fitText, m.fitReq, m.fits, m.fitAt = text, req, nil, nil
+		if strings.HasPrefix(m.Flash.Text, ":fit ") {
+			// The last :fit's refusal, answered by this one.
+			m.Flash = kit.Flash{}
+		}
 		return m.refit(true)
 	case "sort":
 		if len(f) < 2 || !slices.Contains(fleetSortCols, f[1]) {

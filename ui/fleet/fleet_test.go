@@ -210,6 +210,16 @@ func TestFleetFitTypo(t *testing.T) {
 	if !strings.Contains(s, `unknown slot "cuda.shres": did you mean cuda.shares?`) || m.fitReq != nil {
 		t.Errorf(":fit cuda.shres=0.5 (fit request %v):\n%s", m.fitReq, s)
 	}
+	// The next :fit answers it: the refusal does not stay beside its
+	// answer for the rest of its time.
+	fleetPress(m, ":")
+	for _, r := range "fit cuda.shares=0.5" {
+		fleetPress(m, string(r))
+	}
+	fleetPress(m, "enter")
+	if s := stripANSI(fleetScreen(m)); strings.Contains(s, "unknown slot") || m.fitReq == nil {
+		t.Errorf(":fit cuda.shares=0.5 after the typo (fit request %v):\n%s", m.fitReq, s)
+	}
 }
 
 // TestUnreachableReasonWraps: at 80 columns the reason a node is

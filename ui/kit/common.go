@@ -1,6 +1,7 @@
 package kit
 
 import (
+	"strings"
 	"time"
 
 	"github.com/fgtop/fgtop/engine/agentconfig"
@@ -94,6 +95,16 @@ func TermSize(w, h int) (int, int) {
 func (c *Common) Flashf(l Level, text string) {
 	c.Flash = Flash{Lvl: l, Text: text, Until: c.Now().Add(FlashDuration(l))}
 	c.Invalidate()
+}
+
+// DropFlash clears the flash when its text begins with prefix: an answer
+// the operator's next step made untrue (an invalid plan now valid) must
+// not stay its time beside what says otherwise.
+func (c *Common) DropFlash(prefix string) {
+	if c.Flash.Text != "" && strings.HasPrefix(c.Flash.Text, prefix) {
+		c.Flash = Flash{}
+		c.Invalidate()
+	}
 }
 
 // ExpireFlash clears a flash whose time is up; it reports whether it did.
