@@ -375,3 +375,27 @@ func TestEditorInvalidFlashGoes(t *testing.T) {
 		t.Errorf("the plan is valid, the footer says otherwise:\n%s", screen(a))
 	}
 }
+
+// TestEditorTitleNamesTheFile: at every width from 80 columns the
+// editor's title row names the file (its end at least), whatever the
+// mode words beside it: on the device-based draft at 80 columns it named
+// neither the file nor the mode (tour helper-73).
+func TestEditorTitleNamesTheFile(t *testing.T) {
+	for _, path := range []string{fixtureConfig(t), slotConfig(t)} {
+		snap := freeNode()
+		a := editing(t, testDesk(path, snap), snap, alice)
+		for w := 80; w <= 200; w += 5 {
+			a.Update(tea.WindowSizeMsg{Width: w, Height: 30})
+			var title string
+			for _, l := range strings.Split(screen(a), "\n") {
+				if strings.Contains(l, "Partition") {
+					title = l
+					break
+				}
+			}
+			if !strings.Contains(title, "toml") {
+				t.Errorf("%s at %d columns: the title names no file: %q", filepath.Base(filepath.Dir(path)), w, title)
+			}
+		}
+	}
+}

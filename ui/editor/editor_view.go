@@ -159,8 +159,28 @@ func (e *Editor) modeSpans() []kit.Span {
 	return append(append(out, kit.Span{Lvl: kit.LvlDim, Text: " · "}), e.formatSpans()...)
 }
 
+// titleInfo is the title row's right part: the mode, the draft's size,
+// STALE and LOST; short says the draft format in fewer words.
+func (e *Editor) titleInfo(short bool) []kit.Span {
+	p := e.Plan
+	info := e.modeSpans()
+	if short && p.DraftFormat {
+		info = append(info[:len(info)-1], kit.Span{Lvl: kit.LvlCrit, Text: "BEP-1044 draft: main cannot load it"})
+	}
+	if n := len(p.Edits); n > 0 {
+		info = append(info, kit.Span{Lvl: kit.LvlDim, Text: " · "}, kit.Span{Lvl: kit.LvlAccent, Text: "draft: " + kit.Plural(n, "file change")})
+	}
+	if e.Stale != "" {
+		info = append(info, kit.Span{Lvl: kit.LvlDim, Text: " "}, kit.Span{Lvl: kit.LvlBadge, Text: " STALE "})
+	}
+	if e.Lost != "" {
+		info = append(info, kit.Span{Lvl: kit.LvlDim, Text: " "}, kit.Span{Lvl: kit.LvlBadge, Text: " LOST "})
+	}
+	return info
+}
+
 // formatSpans says the draft's format, and plainly when it is one
-// Backend.AI main cannot load.
+// Backend.AI main cannot load (the last span: titleInfo shortens it).
 func (e *Editor) formatSpans() []kit.Span {
 	p := e.Plan
 	if p.DraftFormat {
@@ -219,19 +239,27 @@ func (e *Editor) viewGrid(w, h int) []string {
 	}
 	e.off = min(e.off, max(len(e.Rows)-visible, 0))
 
-	info := e.modeSpans()
-	if n := len(p.Edits); n > 0 {
-		info = append(info, kit.Span{Lvl: kit.LvlDim, Text: " · "}, kit.Span{Lvl: kit.LvlAccent, Text: "draft: " + kit.Plural(n, "file change")})
+	// The title row: the file, then the mode and the draft's size at the
+	// right (and the rows' counter when they scroll). The mode matters
+	// more than the whole path, but the file's name must stay: where the
+	// draft format's words leave it no room they say it shortly.
+	counter := 0
+	if len(e.Rows) > visible && visible > 0 {
+		counter = len(strconv.Itoa(e.off+1)+"-"+strconv.Itoa(min(e.off+visible, len(e.Rows)))+"/"+strconv.Itoa(len(e.Rows))) + 2
 	}
-	if e.Stale != "" {
-		info = append(info, kit.Span{Lvl: kit.LvlDim, Text: " "}, kit.Span{Lvl: kit.LvlBadge, Text: " STALE "})
+	fixed := 1 + kit.Width(" Partition ") + 2 + 1 + 2 + 1 + counter
+	var info []kit.Span
+	for _, short := range []bool{false, true} {
+		info = e.titleInfo(short)
+		if w-fixed-kit.SpansWidth(info) >= 12 || !p.DraftFormat {
+			break
+		}
 	}
-	if e.Lost != "" {
-		info = append(info, kit.Span{Lvl: kit.LvlDim, Text: " "}, kit.Span{Lvl: kit.LvlBadge, Text: " LOST "})
+	room := w - fixed - kit.SpansWidth(info)
+	if fixed+kit.SpansWidth(info) > w {
+		// Too wide for the row, which drops it: the path takes its room.
+		room = w - fixed
 	}
-	// The mode and the draft's size matter more than the whole path: the
-	// path keeps its end.
-	room := w - kit.SpansWidth(info) - 30
 	path := p.Config
 	if kit.Width(path) > room {
 		path = st.G.Ellipsis + kit.TruncateLeft(path, max(room-1, 0))
