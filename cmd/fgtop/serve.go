@@ -58,7 +58,7 @@ consoles hold at most --max-viewer-sessions (default a quarter of --max-sessions
 --readonly every key's console is a viewer's), the exec commands (snapshot --follow streams,
 one-shot snapshots, snapshot --at, history: any key's, a fleet's) a share of their own,
 --max-stream-sessions (default a quarter too), and one key at most --max-sessions-per-key
-(default 4).
+(default 4). Shares that leave operators no slot, or a --max-sessions under 3, are refused.
 A session's output never waits on its client: a client that takes none of it for --stuck-timeout
 (default 30s) once its SSH window is full (at a console's rate, minutes after it stops reading),
 or lets 4 MiB pile up, is dropped and its slot freed; window changes reach the
@@ -135,7 +135,7 @@ func newServeCmd() *cobra.Command {
 	fl.StringVar(&sf.listen, "listen", "127.0.0.1:2222", "address to listen on (HOST:PORT; 0.0.0.0:2222 for every interface)")
 	fl.StringVar(&sf.authorizedKeys, "authorized-keys", "", "OpenSSH authorized_keys file: who may connect, and as what (required)")
 	fl.StringVar(&sf.hostKey, "host-key", "", "host key file, created with mode 0600 when missing (required)")
-	fl.IntVar(&sf.maxSessions, "max-sessions", sshserve.DefaultMaxSessions, "most sessions at once")
+	fl.IntVar(&sf.maxSessions, "max-sessions", sshserve.DefaultMaxSessions, "most sessions at once (3 or more: operators keep what the viewers' and the streams' shares leave)")
 	fl.IntVar(&sf.maxViewerSessions, "max-viewer-sessions", 0, "most consoles at once of viewer keys, so operators keep the rest (default: a quarter of --max-sessions, at least 1)")
 	fl.IntVar(&sf.maxStreamSessions, "max-stream-sessions", 0, "most exec commands at once (snapshot --follow streams, one-shot snapshots, snapshot --at, history: any key's, fleets'), a share of their own (default: a quarter of --max-sessions, at least 1)")
 	fl.IntVar(&sf.maxPerKey, "max-sessions-per-key", sshserve.DefaultMaxSessionsPerKey, "most sessions one key holds at once (consoles and streams)")
@@ -160,13 +160,18 @@ func (f *serveFlags) check(cmd *cobra.Command) error {
 	case f.hostKey == "":
 		return usageErr("serve: --host-key FILE is required (it is created on first start)")
 	case f.maxSessions < 1:
-		return usageErr("serve: --max-sessions %d: want at least 1", f.maxSessions)
+		return usageErr("serve: --max-sessions %d: want 3 or more (a slot each at least for viewers' consoles, the snapshot streams and operators)", f.maxSessions)
 	case f.maxViewerSessions < 0 || f.maxViewerSessions > f.maxSessions:
 		return usageErr("serve: --max-viewer-sessions %d: want 1 to --max-sessions (%d), or 0 for a quarter of it", f.maxViewerSessions, f.maxSessions)
 	case f.maxStreamSessions < 0 || f.maxStreamSessions > f.maxSessions:
 		return usageErr("serve: --max-stream-sessions %d: want 1 to --max-sessions (%d), or 0 for a quarter of it", f.maxStreamSessions, f.maxSessions)
 	case f.maxPerKey < 1:
 		return usageErr("serve: --max-sessions-per-key %d: want at least 1", f.maxPerKey)
+	}
+	if err := f.checkShares(); err != nil {
+		return err
+	}
+	switch {
 	case f.stuckTimeout < time.Second:
 		return usageErr("serve: --stuck-timeout %s: want 1s or more", f.stuckTimeout)
 	case f.idleTimeout < 0:
@@ -205,6 +210,42 @@ func (f *serveFlags) check(cmd *cobra.Command) error {
 			f.authorizedKeys, missingFile(err))
 	}
 	return checkRegular("serve: --authorized-keys", f.authorizedKeys)
+}
+
+// checkShares refuses viewers' and streams' shares that leave operators
+// no slot of --max-sessions: a viewer console and a fleet stream under
+// --max-sessions 2 locked every operator out, which the shares exist to
+// prevent, and the server said nothing about it until an operator was
+// refused.
+func (f *serveFlags) checkShares() error {
+	viewers, streams := sshserve.Shares(f.maxSessions, f.maxViewerSessions, f.maxStreamSessions)
+	if f.maxSessions-viewers-streams >= 1 {
+		return nil
+	}
+	if f.maxViewerSessions == 0 && f.maxStreamSessions == 0 {
+		return usageErr("serve: --max-sessions %d leaves operators no slot: viewers' consoles and the snapshot streams have one each at least, so want 3 or more", f.maxSessions)
+	}
+	// The least --max-sessions that leaves operators one, the shares not
+	// given growing with it.
+	enough := f.maxSessions
+	for {
+		enough++
+		if v, s := sshserve.Shares(enough, f.maxViewerSessions, f.maxStreamSessions); enough-v-s >= 1 {
+			break
+		}
+	}
+	return usageErr("serve: %s and %s leave operators no slot of --max-sessions %d: lower the shares, or raise --max-sessions to %d or more",
+		shareFlag("--max-viewer-sessions", f.maxViewerSessions, viewers), shareFlag("--max-stream-sessions", f.maxStreamSessions, streams),
+		f.maxSessions, enough)
+}
+
+// shareFlag names a share as checkShares says it: a share not given is
+// the default's, which the person did not write.
+func shareFlag(name string, given, share int) string {
+	if given == 0 {
+		return fmt.Sprintf("%s %d (a quarter of --max-sessions, at least 1)", name, share)
+	}
+	return fmt.Sprintf("%s %d", name, share)
 }
 
 // serveRun is one `fgtop serve` invocation.

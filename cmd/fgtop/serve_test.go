@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -42,6 +44,75 @@ func TestServeFlags(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if code := run(tt.args); code != exitBadUsage {
 				t.Fatalf("exit %d, want %d", code, exitBadUsage)
+			}
+		})
+	}
+}
+
+// TestServeSharesLeaveOperatorsASlot: --max-sessions 2 gave viewers' consoles
+// and the streams a slot each, and --max-sessions 4 took shares of 4 and 4,
+// so a viewer and a fleet locked every operator out, silently. Shares that
+// leave operators no slot are refused, saying what to change; the defaults
+// leave them one from --max-sessions 3 on.
+func TestServeSharesLeaveOperatorsASlot(t *testing.T) {
+	tests := []struct {
+		name                     string
+		sessions, viewers, strms int
+		want                     string // "": accepted
+	}{
+		{name: "defaults", sessions: sshserve.DefaultMaxSessions},
+		{name: "the fewest sessions", sessions: 3},
+		{name: "shares given", sessions: 8, viewers: 3, strms: 4},
+		{name: "one session", sessions: 1, want: "--max-sessions 1 leaves operators no slot: viewers' consoles and the snapshot streams have one each at least, so want 3 or more"},
+		{name: "two sessions", sessions: 2, want: "--max-sessions 2 leaves operators no slot"},
+		{name: "shares of every session", sessions: 4, viewers: 4, strms: 4,
+			want: "--max-viewer-sessions 4 and --max-stream-sessions 4 leave operators no slot of --max-sessions 4: lower the shares, or raise --max-sessions to 9 or more"},
+		{name: "shares of every session but one", sessions: 9, viewers: 4, strms: 5, want: "raise --max-sessions to 10 or more"},
+		{name: "a given share and a default one", sessions: 4, viewers: 3,
+			want: "--max-viewer-sessions 3 and --max-stream-sessions 1 (a quarter of --max-sessions, at least 1) leave operators no slot of --max-sessions 4: lower the shares, or raise --max-sessions to 5 or more"},
+		{name: "a default share that grows", sessions: 8, strms: 6, want: "raise --max-sessions to 9 or more"},
+	}
+	// Through the command line, as the operator met it. The listen
+	// address is refused after the shares are checked, so that a share
+	// accepted by mistake opens no port.
+	dir := t.TempDir()
+	keys := filepath.Join(dir, "authorized_keys")
+	if err := os.WriteFile(keys, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range tests {
+		if tt.want == "" {
+			continue
+		}
+		t.Run("command line/"+tt.name, func(t *testing.T) {
+			args := []string{"serve", "--demo", "--authorized-keys", keys, "--host-key", filepath.Join(dir, "hk"), "--listen", "nowhere",
+				"--max-sessions", strconv.Itoa(tt.sessions), "--max-viewer-sessions", strconv.Itoa(tt.viewers), "--max-stream-sessions", strconv.Itoa(tt.strms)}
+			code, out := runCLIQuiet(t, args...)
+			if code != exitBadUsage || !strings.Contains(out, tt.want) {
+				t.Fatalf("exit %d, want %d saying %q; output:\n%s", code, exitBadUsage, tt.want, out)
+			}
+		})
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sf := serveFlags{maxSessions: tt.sessions, maxViewerSessions: tt.viewers, maxStreamSessions: tt.strms}
+			err := sf.checkShares()
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+				t.Fatalf("err %v, want %q", err, tt.want)
+			}
+			var ee *exitError
+			if tt.want != "" && (!errors.As(err, &ee) || ee.code != exitBadUsage) {
+				t.Fatalf("%v: not bad usage (exit %d)", err, exitBadUsage)
+			}
+			if err == nil {
+				// What the server then holds back for operators.
+				v, s := sshserve.Shares(tt.sessions, tt.viewers, tt.strms)
+				if tt.sessions-v-s < 1 {
+					t.Fatalf("accepted, operators have %d slots", tt.sessions-v-s)
+				}
 			}
 		})
 	}

@@ -90,7 +90,8 @@ type Config struct {
 	// so viewers' consoles cannot lock a fleet out, nor streams the
 	// consoles. 0 means a quarter of MaxSessions (at least 1); capped at
 	// MaxSessions. Operators' consoles have the slots the two shares
-	// leave.
+	// leave (Shares); New takes shares that leave them none, as a load
+	// test gives one viewer key every slot, and fgtop serve refuses them.
 	MaxStreamSessions int
 	// MaxSessionsPerKey is the most sessions one key holds at once; 0
 	// means DefaultMaxSessionsPerKey.
@@ -269,14 +270,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.KeysPoll <= 0 {
 		cfg.KeysPoll = DefaultKeysPoll
 	}
-	if cfg.MaxViewerSessions <= 0 {
-		cfg.MaxViewerSessions = max(cfg.MaxSessions/4, 1)
-	}
-	cfg.MaxViewerSessions = min(cfg.MaxViewerSessions, cfg.MaxSessions)
-	if cfg.MaxStreamSessions <= 0 {
-		cfg.MaxStreamSessions = max(cfg.MaxSessions/4, 1)
-	}
-	cfg.MaxStreamSessions = min(cfg.MaxStreamSessions, cfg.MaxSessions)
+	cfg.MaxViewerSessions, cfg.MaxStreamSessions = Shares(cfg.MaxSessions, cfg.MaxViewerSessions, cfg.MaxStreamSessions)
 	if cfg.MaxSessionsPerKey <= 0 {
 		cfg.MaxSessionsPerKey = DefaultMaxSessionsPerKey
 	}
@@ -566,6 +560,21 @@ func (s *Server) keyRole(pub ssh.PublicKey) (agentconfig.Role, string) {
 		return agentconfig.RoleViewer, k.Comment
 	}
 	return k.Role, k.Comment
+}
+
+// Shares is what the viewers' consoles and the exec commands hold of
+// maxSessions when asked for viewers and streams (0: a quarter of it, at
+// least 1; capped at maxSessions): operators' consoles have the rest.
+// fgtop serve refuses flags that leave operators no slot, and needs the
+// very shares New will use to tell.
+func Shares(maxSessions, viewers, streams int) (int, int) {
+	share := func(n int) int {
+		if n <= 0 {
+			n = max(maxSessions/4, 1)
+		}
+		return min(n, maxSessions)
+	}
+	return share(viewers), share(streams)
 }
 
 // admit registers a session if its key is still authorized and the limit
