@@ -64,6 +64,11 @@ type connState struct {
 	channels int
 	live     int // admitted sessions
 	idle     *time.Timer
+	// ended is set once the connection closed: a session released after
+	// that (a killed client's, a fleet's stream) re-armed idle, and a
+	// minute later the log said a connection long gone was closed for
+	// want of a console.
+	ended bool
 }
 
 // onConn registers a new connection (before its handshake), or drops it
@@ -80,6 +85,14 @@ func (s *Server) onConn(ctx ssh.Context, c net.Conn) net.Conn {
 	c = &startupConn{Conn: c, leave: leave}
 	cs := &connState{conn: c, start: time.Now(), timeout: s.noSession, authed: leave}
 	cs.idle = time.AfterFunc(s.noSession, func() {
+		// Stop does not wait for a clock that already ran out: one that
+		// did as the connection closed or a console started says nothing.
+		cs.mu.Lock()
+		stale := cs.ended || cs.live > 0
+		cs.mu.Unlock()
+		if stale {
+			return
+		}
 		s.log.Info("closing connection", "remote", addrString(c.RemoteAddr()), "why",
 			fmt.Sprintf("no console for %s", s.noSession))
 		_ = c.Close()
@@ -95,7 +108,7 @@ func (s *Server) onConn(ctx ssh.Context, c net.Conn) net.Conn {
 // idle connection; a client that stopped reading still is, as the write
 // blocks.
 func (s *Server) keepAlive(ctx ssh.Context, cs *connState) {
-	defer cs.idle.Stop()
+	defer cs.end()
 	if s.connIdle <= 0 {
 		<-ctx.Done()
 		return
@@ -148,16 +161,26 @@ func (cs *connState) admitted() {
 }
 
 // released notes a console ended; the last one restarts the no-session
-// clock.
+// clock, unless the connection is gone already: its sessions end after it.
 func (cs *connState) released() {
 	if cs == nil {
 		return
 	}
 	cs.mu.Lock()
 	cs.live--
-	if cs.live == 0 {
+	if cs.live == 0 && !cs.ended {
 		cs.idle.Reset(cs.timeout)
 	}
+	cs.mu.Unlock()
+}
+
+// end notes the connection closed and stops its no-session clock for
+// good, under the lock released takes, so that no session ending later
+// restarts it.
+func (cs *connState) end() {
+	cs.mu.Lock()
+	cs.ended = true
+	cs.idle.Stop()
 	cs.mu.Unlock()
 }
 

@@ -1,6 +1,7 @@
 package sshserve
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"runtime"
@@ -217,6 +218,89 @@ func TestConnectionWithoutSessionIsClosed(t *testing.T) {
 	case <-done:
 	case <-time.After(waitFor):
 		t.Fatal("a connection whose console ended was kept open")
+	}
+}
+
+// TestNoConsoleClockStopsWithItsConnection: a session that ended after its
+// connection had closed (a killed client, a fleet ending its stream)
+// re-armed the connection's no-console clock, so a minute later the log
+// said "closing connection ... no console for 1m0s" about a connection long
+// gone, after every such session. A connection kept open without a console
+// is still closed, and logged.
+func TestNoConsoleClockStopsWithItsConnection(t *testing.T) {
+	const noConsole = 300 * time.Millisecond
+	f := startServer(t, func(c *Config) { c.NoSessionTimeout = noConsole })
+	tests := []struct {
+		name string
+		// end ends the session and returns its client, still connected.
+		end func(t *testing.T) *gossh.Client
+		// stays keeps the client connected: the server closes it.
+		stays bool
+	}{
+		{name: "quit, then the client leaves", end: func(t *testing.T) *gossh.Client {
+			c := f.open(t, "olga", f.operator, nil)
+			c.waitScreen(t, "gpu-node01")
+			c.press(t, "q")
+			c.waitEnd(t)
+			return c.client
+		}},
+		{name: "client killed", end: func(t *testing.T) *gossh.Client {
+			c := f.open(t, "olga", f.operator, nil)
+			c.waitScreen(t, "gpu-node01")
+			return c.client
+		}},
+		{name: "follow stream left by its fleet", end: func(t *testing.T) *gossh.Client {
+			c, sess := f.session(t, "victor", f.viewer)
+			out, err := sess.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := sess.Start("snapshot --follow --json"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := bufio.NewReader(out).ReadString('\n'); err != nil {
+				t.Fatalf("no snapshot line: %v", err)
+			}
+			return c
+		}},
+		{name: "quit, the client stays", stays: true, end: func(t *testing.T) *gossh.Client {
+			c := f.open(t, "olga", f.operator, nil)
+			c.waitScreen(t, "gpu-node01")
+			c.press(t, "q")
+			c.waitEnd(t)
+			return c.client
+		}},
+	}
+	closing := func(remote string) string { return `msg="closing connection" remote=` + remote + " " }
+	var gone, kept []string
+	for _, tt := range tests {
+		c := tt.end(t)
+		remote := c.LocalAddr().String()
+		if tt.stays {
+			kept = append(kept, remote)
+			continue
+		}
+		_ = c.Close()
+		gone = append(gone, remote)
+		waitUntil(t, tt.name+": the server to see the connection end", func() bool {
+			return f.srv.SessionCount() == 0
+		})
+	}
+	for _, remote := range kept {
+		waitUntil(t, "the close of a connection kept without a console", func() bool {
+			return strings.Contains(f.log.String(), closing(remote)+`why="no console for 300ms"`)
+		})
+	}
+	// Every clock re-armed by mistake has run out by now.
+	time.Sleep(3 * noConsole)
+	var again []string
+	for i, remote := range gone {
+		if strings.Contains(f.log.String(), closing(remote)) {
+			again = append(again, tests[i].name)
+		}
+	}
+	if len(again) > 0 {
+		t.Fatalf("closed connections logged as closed for want of a console (%s):\n%s", strings.Join(again, "; "), f.log.String())
 	}
 }
 
