@@ -153,15 +153,19 @@ func (c *demoChild) wait(t *testing.T) int {
 }
 
 // TestDemoSignalsRemoveFiles runs the demo binary, stops it with a signal
-// and checks that its temporary files are gone.
+// and checks that its temporary files are gone. GNU timeout sends its
+// signal twice, to the child and then to its process group: that was taken
+// for a second signal and the files were left.
 func TestDemoSignalsRemoveFiles(t *testing.T) {
 	tests := []struct {
-		name string
-		sig  syscall.Signal
+		name  string
+		sig   syscall.Signal
+		twice bool
 	}{
-		{"SIGTERM", syscall.SIGTERM},
-		{"SIGINT", syscall.SIGINT},
-		{"SIGHUP", syscall.SIGHUP},
+		{"SIGTERM", syscall.SIGTERM, false},
+		{"SIGINT", syscall.SIGINT, false},
+		{"SIGHUP", syscall.SIGHUP, false},
+		{"SIGTERM twice at once, as timeout sends it", syscall.SIGTERM, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -175,6 +179,13 @@ func TestDemoSignalsRemoveFiles(t *testing.T) {
 			}
 			if err := c.cmd.Process.Signal(tt.sig); err != nil {
 				t.Fatal(err)
+			}
+			if tt.twice {
+				// Apart enough that the child's runtime takes them as two.
+				time.Sleep(5 * time.Millisecond)
+				if err := c.cmd.Process.Signal(tt.sig); err != nil {
+					t.Fatal(err)
+				}
 			}
 			_, _ = io.Copy(io.Discard, c.stdout)
 			if code := c.wait(t); code != 0 {

@@ -18,13 +18,21 @@ import (
 // ignored SIGTERM for good while a peer held them.
 const forceAfter = 3 * time.Second
 
+// sameSignal is how soon after the first a signal that is the same one
+// again counts as that one: GNU timeout sends its signal to the child and
+// then to the child's process group, microseconds apart, and taking that
+// for a person asking twice skipped the cleanup (fgtop-demo-* directories
+// were left in /tmp). A person pressing Ctrl-C twice is seconds apart.
+const sameSignal = 500 * time.Millisecond
+
 // notifyStop is signal.NotifyContext for a long-running command: ctx ends
 // at the first of sigs (the command then stops and returns as it does,
 // 0 when all went well), and from then on the process exits within
 // forceAfter whatever the command still waits for (at once on a second
-// signal), with 128 plus the signal's number, as a shell reports a
-// killed process. The stop function releases the signals; once one came,
-// the deadline stands even after stop.
+// signal, unless it is the first one again within sameSignal), with 128
+// plus the signal's number, as a shell reports a killed process. The stop
+// function releases the signals; once one came, the deadline stands even
+// after stop.
 func notifyStop(ctx context.Context, sigs ...os.Signal) (context.Context, context.CancelFunc) {
 	return notifyStopTo(ctx, os.Stderr, forceAfter, os.Exit, sigs...)
 }
@@ -44,6 +52,7 @@ func notifyStopTo(ctx context.Context, stderr io.Writer, after time.Duration, ex
 		case <-done:
 			return
 		}
+		first := time.Now()
 		signalled.Store(true)
 		cancel()
 		code := 1
@@ -60,6 +69,9 @@ func notifyStopTo(ctx context.Context, stderr io.Writer, after time.Duration, ex
 				if again == syscall.SIGPIPE {
 					// Every write to a closed pipe raises it: not a
 					// person asking twice.
+					continue
+				}
+				if again == sig && time.Since(first) < sameSignal {
 					continue
 				}
 				fmt.Fprintf(stderr, "fgtop: %s again: exiting now\n", again)

@@ -12,50 +12,65 @@ import (
 
 // TestNotifyStopForcesExit: the first signal ends the context, and the
 // process exits forceAfter later if the command is still stopping, with
-// 128 plus the signal; a second signal exits at once.
+// 128 plus the signal; a second signal exits at once. The same signal again
+// right after the first (GNU timeout sends it to the child, then to its
+// process group) is the first one: it exited at once, skipping the cleanup.
 func TestNotifyStopForcesExit(t *testing.T) {
-	for _, twice := range []bool{false, true} {
-		var out lockedBuffer
-		exited := make(chan int, 1)
-		ctx, stop := notifyStopTo(context.Background(), &out, 300*time.Millisecond, func(code int) { exited <- code }, syscall.SIGUSR1)
-		defer stop()
-		if err := syscall.Kill(syscall.Getpid(), syscall.SIGUSR1); err != nil {
-			t.Fatal(err)
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(5 * time.Second):
-			t.Fatal("the signal did not end the context")
-		}
-		sent := time.Now()
-		if twice {
+	tests := []struct {
+		name  string
+		after time.Duration // the deadline
+		// again, when set, is when the second signal comes after the
+		// first was taken.
+		again time.Duration
+		// soon: the exit comes within 200 ms of the second signal; else at
+		// the deadline.
+		soon bool
+		want string
+	}{
+		{name: "one signal", after: 300 * time.Millisecond, want: "not stopped after 300ms"},
+		{name: "the same again at once", after: 300 * time.Millisecond, again: time.Millisecond, want: "not stopped after 300ms"},
+		{name: "the same again later", after: 3 * time.Second, again: sameSignal + 200*time.Millisecond, soon: true, want: "again: exiting now"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out lockedBuffer
+			exited := make(chan int, 1)
+			ctx, stop := notifyStopTo(context.Background(), &out, tt.after, func(code int) { exited <- code }, syscall.SIGUSR1)
+			defer stop()
 			if err := syscall.Kill(syscall.Getpid(), syscall.SIGUSR1); err != nil {
 				t.Fatal(err)
 			}
-		}
-		select {
-		case code := <-exited:
-			took := time.Since(sent)
-			if code != 128+int(syscall.SIGUSR1) {
-				t.Fatalf("exit %d", code)
+			select {
+			case <-ctx.Done():
+			case <-time.After(5 * time.Second):
+				t.Fatal("the signal did not end the context")
 			}
-			if twice && took > 200*time.Millisecond {
-				t.Fatalf("a second signal exited after %s", took)
+			first, sent := time.Now(), time.Now()
+			if tt.again > 0 {
+				time.Sleep(tt.again)
+				sent = time.Now()
+				if err := syscall.Kill(syscall.Getpid(), syscall.SIGUSR1); err != nil {
+					t.Fatal(err)
+				}
 			}
-			if !twice && took < 250*time.Millisecond {
-				t.Fatalf("forced exit after %s, before the grace", took)
+			select {
+			case code := <-exited:
+				if code != 128+int(syscall.SIGUSR1) {
+					t.Fatalf("exit %d", code)
+				}
+				if took := time.Since(sent); tt.soon && took > 200*time.Millisecond {
+					t.Fatalf("a second signal exited after %s", took)
+				}
+				if took := time.Since(first); !tt.soon && took < tt.after-50*time.Millisecond {
+					t.Fatalf("exit after %s, before the deadline (%s); stderr %q", took, tt.after, out.String())
+				}
+				if !strings.Contains(out.String(), tt.want) {
+					t.Fatalf("stderr %q, want %q", out.String(), tt.want)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("no forced exit")
 			}
-			want := "not stopped after 300ms"
-			if twice {
-				want = "again: exiting now"
-			}
-			if !strings.Contains(out.String(), want) {
-				t.Fatalf("stderr %q, want %q", out.String(), want)
-			}
-		case <-time.After(5 * time.Second):
-			t.Fatal("no forced exit")
-		}
-		stop()
+		})
 	}
 	// Stopped before any signal: nothing happens later.
 	exited := make(chan int, 1)
