@@ -187,7 +187,15 @@ func TestQueryHostOnly(t *testing.T) {
 	node.ks[k.ID] = k
 	// Snapshots of this node as it is (the synthetic steps would change
 	// or remove the kernel at random).
-	run := recorderRuns(t, dir, node, node.tick)
+	// The node lists its GPU, two cores and its memory, as the engine's
+	// snapshots do.
+	devs := []model.Device{{ID: "0", Name: "cuda", Slot: model.SlotCUDAShares, Capacity: model.One}, {ID: "0", Name: "cpu", Slot: model.SlotCPU, Capacity: model.One},
+		{ID: "1", Name: "cpu", Slot: model.SlotCPU, Capacity: model.One}, {ID: "root", Name: "mem", Slot: model.SlotMem, Capacity: model.MustDec("17179869184")}}
+	run := recorderRuns(t, dir, node, func() *model.Snapshot {
+		s := node.tick()
+		s.Devices = devs
+		return s
+	})
 	run(3)
 	delete(node.ks, k.ID) // it ends; the record goes on
 	node.ks["aaaaaaaa-0000-4000-8000-0000000000aa"] = sharesKernel(node, "aaaaaaaa-0000-4000-8000-0000000000aa", "0", "0.50")
@@ -211,6 +219,11 @@ func TestQueryHostOnly(t *testing.T) {
 	}
 	if _, err := rd.Query(Filter{Kernel: "1818"}); err == nil {
 		t.Error("a kernel the record does not hold was found")
+	}
+	// A core the record does not know: the error lists the cores it
+	// knows (it listed the GPUs alone, though cpu:1 is a name it takes).
+	if _, err := rd.Query(Filter{Device: "cpu:99"}); err == nil || !strings.Contains(err.Error(), "cpu:1") || !strings.Contains(err.Error(), "mem:root") {
+		t.Errorf("cpu:99: %v", err)
 	}
 	// Asked for a span after it held anything: known, and it held
 	// nothing then (an empty answer, as for an accelerator kernel), not

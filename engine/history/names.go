@@ -236,6 +236,13 @@ func (r *Reader) queryDevice(f Filter) (*HistoryResult, error) {
 		return tried, nil
 	}
 	key, err := r.ResolveDevice(f.Device)
+	if err != nil && f.Host {
+		// A core or the memory asked by name: the error lists the host's
+		// devices the record knows (it listed the GPUs alone, though
+		// cpu:16 and mem:root are names it takes).
+		key, err = names.NewDevices(r.Devices(), recordWhere).Resolve(f.Device)
+		err = r.withDamage(err)
+	}
 	if err != nil {
 		return nil, err
 	}
