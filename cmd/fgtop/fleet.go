@@ -208,8 +208,9 @@ func (f *fleetFlags) hostList() ([]string, error) {
 	return hosts, nil
 }
 
-// start dials every node and follows its stream until ctx ends.
-func (f *fleetFlags) start(ctx context.Context) (*fleetSource, error) {
+// start dials every node and follows its stream until ctx ends. What it
+// goes on without (known_hosts lines no ssh can read) is said on stderr.
+func (f *fleetFlags) start(ctx context.Context, stderr io.Writer) (*fleetSource, error) {
 	if err := f.check(); err != nil {
 		return nil, err
 	}
@@ -257,7 +258,8 @@ func (f *fleetFlags) start(ctx context.Context) (*fleetSource, error) {
 		user = os.Getenv("USER")
 	}
 	o := fleet.SSHOptions{User: user, Identities: f.identities, AgentSocket: os.Getenv("SSH_AUTH_SOCK"), KnownHosts: known,
-		Heartbeat: f.heartbeat, Settings: settings, Silence: f.staleAfter + f.heartbeat}
+		Heartbeat: f.heartbeat, Settings: settings, Silence: f.staleAfter + f.heartbeat,
+		Warn: func(s string) { fmt.Fprintf(stderr, "fgtop fleet: %s\n", s) }}
 	if len(f.identities) == 0 {
 		// As ssh: ~/.ssh/id_* when no key is named.
 		home, _ := os.UserHomeDir()
@@ -343,7 +345,7 @@ func (f *fleetFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 		ctx, cancelT = context.WithTimeout(ctx, f.timeout)
 		defer cancelT()
 	}
-	src, err := f.start(ctx)
+	src, err := f.start(ctx, stderr)
 	if err != nil {
 		return err
 	}

@@ -247,7 +247,7 @@ func TestFleetBenchHistory100(t *testing.T) {
 	f := &fleetFlags{hosts: strings.Join(hosts, ","), identities: []string{filepath.Join(dir, "id")}, knownHosts: []string{filepath.Join(dir, "known_hosts")},
 		timeout: 30 * time.Second, staleAfter: fleet.DefaultStaleAfter, unreachable: fleet.DefaultUnreachableAfter, heartbeat: 2 * time.Second,
 		alloc: allocFlags{strategy: "evenly"}, noFollow: true}
-	src, err := f.start(ctx)
+	src, err := f.start(ctx, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

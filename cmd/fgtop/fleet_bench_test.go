@@ -362,5 +362,5 @@ func startBenchClient(ctx context.Context, dir string) (*fleetSource, error) {
 		knownHosts: []string{filepath.Join(dir, "known_hosts")}, timeout: 30 * time.Second,
 		staleAfter: fleet.DefaultStaleAfter, unreachable: fleet.DefaultUnreachableAfter, heartbeat: 2 * time.Second,
 		alloc: allocFlags{strategy: "evenly"}}
-	return f.start(ctx)
+	return f.start(ctx, io.Discard)
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -89,7 +90,7 @@ func TestFleetFitAgreesWithSimulate(t *testing.T) {
 				staleAfter: fleet.DefaultStaleAfter, unreachable: fleet.DefaultUnreachableAfter, heartbeat: time.Second, alloc: set.flags}
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			src, err := f.start(ctx)
+			src, err := f.start(ctx, io.Discard)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -253,7 +253,7 @@ func TestFleetPrometheusNodeDown(t *testing.T) {
 		staleAfter: fleet.DefaultStaleAfter, unreachable: fleet.DefaultUnreachableAfter, heartbeat: time.Second, alloc: allocFlags{strategy: "evenly"}}
 	fctx, fcancel := context.WithCancel(context.Background())
 	defer fcancel()
-	src, err := f.start(fctx)
+	src, err := f.start(fctx, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

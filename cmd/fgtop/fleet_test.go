@@ -232,7 +232,7 @@ func TestFleetNodeGoesAway(t *testing.T) {
 		alloc: allocFlags{strategy: "evenly"}}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	src, err := f.start(ctx)
+	src, err := f.start(ctx, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,5 +318,65 @@ func TestFleetHostKeys(t *testing.T) {
 		if n.State != fleet.Unreachable || !strings.Contains(n.Error, want) || len(n.Devices) != 0 {
 			t.Errorf("%s: state %s, error %q; want unreachable with %q", n.Address, n.State, n.Error, want)
 		}
+	}
+}
+
+// TestFleetKnownHostsWithJunk is the operator tour's check: a line no ssh
+// can read in known_hosts (given with --known-hosts, or the default
+// ~/.ssh/known_hosts) used to stop `fgtop fleet` with exit 2
+// ("knownhosts: KH:6: ssh: short read"); OpenSSH skips it. The fleet now
+// says once on stderr which lines of which file it left out and reads the
+// node, and a changed key is still refused, named at its line.
+func TestFleetKnownHostsWithJunk(t *testing.T) {
+	nodes, id, kh := startFleet(t, 1)
+	good, err := os.ReadFile(kh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blob := strings.Fields(string(good))[2]
+	junk := "garbage line here\n" + "[127.0.0.1]:1 ssh-ed25519 " + blob[:64] + "!" + blob[65:] + "\n"
+	changed := sshtest.KnownHosts(nodes[0].addr, sshtest.NewKeys(t).Operator.PublicKey())
+	for _, tc := range []struct {
+		name    string
+		file    string
+		flag    bool // --known-hosts FILE, else ~/.ssh/known_hosts
+		code    int
+		nodeErr string // in the node's error; "" for live
+		skipped string
+	}{
+		{"--known-hosts", junk + string(good), true, exitOK, "", "left out 2 lines that are no host key (ssh skips them too): line 1 (the key is not a public key fgtop knows), line 2 (the key is not base64)"},
+		{"~/.ssh/known_hosts", string(good) + "\n" + junk, false, exitOK, "", "left out 2 lines that are no host key (ssh skips them too): line 3 (the key is not a public key fgtop knows), line 4 (the key is not base64)"},
+		{"a changed key after junk", junk + changed, true, exitProblem, "REMOTE HOST IDENTIFICATION HAS CHANGED", "left out 2 lines"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			home := fakeHome(t)
+			file := filepath.Join(home, ".ssh", "known_hosts")
+			args := []string{"--hosts", nodes[0].addr, "--identity", id, "--once", "--json", "--timeout", "10s"}
+			if tc.flag {
+				file = filepath.Join(t.TempDir(), "kh")
+				args = append(args, "--known-hosts", file)
+			}
+			if err := os.WriteFile(file, []byte(tc.file), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			out, stderr, code := runFleetCmd(t, args...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d: %s", code, tc.code, stderr)
+			}
+			if want := "fgtop fleet: known_hosts " + file + ": " + tc.skipped; !strings.Contains(stderr, want) || strings.Count(stderr, "known_hosts "+file+": left out") != 1 {
+				t.Errorf("stderr %q\nwant it once: %q", stderr, want)
+			}
+			var got fleet.JSONFleet
+			if err := json.Unmarshal([]byte(out), &got); err != nil || len(got.Nodes) != 1 {
+				t.Fatalf("%v: %s", err, out)
+			}
+			n := got.Nodes[0]
+			if tc.nodeErr == "" && (n.State != fleet.Live || len(n.Devices) == 0) {
+				t.Errorf("node %s %q, want it live with its devices", n.State, n.Error)
+			}
+			if tc.nodeErr != "" && (n.State != fleet.Unreachable || !strings.Contains(n.Error, tc.nodeErr) || !strings.Contains(n.Error, file+":3")) {
+				t.Errorf("node %s %q, want unreachable with %q at %s:3", n.State, n.Error, tc.nodeErr, file)
+			}
+		})
 	}
 }

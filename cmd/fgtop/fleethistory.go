@@ -54,7 +54,7 @@ Exit status: 0; 1 when a node did not answer or its record lacks part of the ask
 			defer stop()
 			ctx, cancel := context.WithTimeout(ctx, f.timeout)
 			defer cancel()
-			src, err := f.start(ctx)
+			src, err := f.start(ctx, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}

@@ -42,6 +42,10 @@ type SSHOptions struct {
 	AgentSocket string
 	// KnownHosts are known_hosts files; a host key must be in one of them.
 	KnownHosts []string
+	// Warn, when not nil, is told once what ClientConfig leaves out and
+	// goes on without (known_hosts lines no ssh can read), for stderr:
+	// the operator should know which of their lines fgtop does not use.
+	Warn func(string)
 	// Heartbeat is the heartbeat the stream is asked for.
 	Heartbeat time.Duration
 	// DialTimeout bounds the TCP connect and the SSH handshake.
@@ -99,8 +103,9 @@ const maxIdentityFile = 1 << 20
 
 // ClientConfig builds the SSH client configuration: public-key auth from
 // the identity files and ssh-agent, host keys checked against known_hosts
-// as OpenSSH does (an unknown or changed key is refused). close releases
-// the agent connection.
+// as OpenSSH does (an unknown or changed key is refused; a line no ssh can
+// read is left out, told to o.Warn, rather than stop the fleet). close
+// releases the agent connection.
 func ClientConfig(o SSHOptions) (cfg *gossh.ClientConfig, closeFn func(), err error) {
 	closeFn = func() {}
 	var signers []gossh.Signer
@@ -165,10 +170,10 @@ func ClientConfig(o SSHOptions) (cfg *gossh.ClientConfig, closeFn func(), err er
 		closeFn()
 		return nil, func() {}, fmt.Errorf("no known_hosts file (%s): host keys cannot be checked; add the nodes' keys, e.g. ssh-keyscan -p PORT HOST >> ~/.ssh/known_hosts", strings.Join(o.KnownHosts, ", "))
 	}
-	hk, err := knownhosts.New(files...)
+	hk, err := loadKnownHosts(files, o.Warn)
 	if err != nil {
 		closeFn()
-		return nil, func() {}, fmt.Errorf("known_hosts: %w", err)
+		return nil, func() {}, err
 	}
 	user := o.User
 	if user == "" {
