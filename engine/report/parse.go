@@ -98,6 +98,9 @@ func (r *Snapshot) Model() (*model.Snapshot, error) {
 			if !d.Capacity.IsFinite() {
 				return nil, fmt.Errorf("device %s: capacity is not a finite decimal", d.Key)
 			}
+			if d.Capacity.Sign() < 0 {
+				return nil, fmt.Errorf("device %s: capacity %s is negative: no device offers less than nothing", d.Key, truncate(d.Capacity.String(), 40))
+			}
 			capacity = *d.Capacity
 		}
 		md := model.Device{ID: model.DeviceID(d.ID), Name: model.DeviceName(d.Plugin), Slot: model.SlotName(d.Slot),
@@ -114,7 +117,7 @@ func (r *Snapshot) Model() (*model.Snapshot, error) {
 		}
 		s.Devices = append(s.Devices, md)
 		if len(d.Held) > 0 || d.Kernels > 0 {
-			held, err := slots(d.Held)
+			held, err := heldSlots(d.Held)
 			if err != nil {
 				return nil, fmt.Errorf("device %s: %w", d.Key, err)
 			}
@@ -126,7 +129,7 @@ func (r *Snapshot) Model() (*model.Snapshot, error) {
 		if !ok {
 			return nil, fmt.Errorf("unknown device %q: want PLUGIN:ID", truncate(u.Key, 40))
 		}
-		held, err := slots(u.Held)
+		held, err := heldSlots(u.Held)
 		if err != nil {
 			return nil, fmt.Errorf("device %s: %w", u.Key, err)
 		}
@@ -139,6 +142,9 @@ func (r *Snapshot) Model() (*model.Snapshot, error) {
 		mk := &model.Kernel{ID: model.KernelID(k.ID), Agent: model.AgentID(k.Agent), Path: k.Path,
 			State: model.KernelState(k.State), Legacy: k.Legacy, AgentBy: model.AgentBasis(k.AgentBy)}
 		var err error
+		// A kernel's slots are its resource.txt's SLOTS as written, which
+		// the node publishes even when negative (its own check flags the
+		// kernel): only its allocations on devices count, below.
 		if mk.Slots, err = slots(k.Slots); err != nil {
 			return nil, fmt.Errorf("kernel %s: %w", k.ID, err)
 		}
@@ -158,6 +164,9 @@ func (r *Snapshot) Model() (*model.Snapshot, error) {
 					d, err := model.ParseDec(v)
 					if err != nil || !d.IsFinite() {
 						return nil, fmt.Errorf("kernel %s: %s on %s: %q is not a decimal", k.ID, slot, id, truncate(v, 40))
+					}
+					if d.Sign() < 0 {
+						return nil, fmt.Errorf("kernel %s: %s on %s: %q is negative: no kernel holds less than nothing", k.ID, slot, id, truncate(v, 40))
 					}
 					m[model.DeviceID(id)] = d
 					name := model.SlotName(slot).DeviceName()
@@ -200,7 +209,7 @@ func (r *Snapshot) Model() (*model.Snapshot, error) {
 	for _, a := range r.Agents {
 		ma := model.Agent{ID: model.AgentID(a.ID), ScratchRoot: a.ScratchRoot, Kernels: a.Kernels}
 		var err error
-		if ma.Held, err = slots(a.Held); err != nil {
+		if ma.Held, err = heldSlots(a.Held); err != nil {
 			return nil, fmt.Errorf("agent %s: %w", a.ID, err)
 		}
 		if a.Owns != nil {
@@ -261,6 +270,24 @@ func badKernelIDs(ks []Kernel) []model.Issue {
 		}
 	}
 	return out
+}
+
+// heldSlots reads what a device or an agent holds. Backend.AI allocates
+// no negative amount, and a node's fgtop leaves one a resource.txt claims
+// out of its totals (a parse-error issue), so a negative one is a peer's
+// invention: taken, it would show more free than the device's capacity
+// (held -3.50 of 4.00, 7.70 free). It is refused as a NaN is.
+func heldSlots(m map[string]string) (model.ResourceSlot, error) {
+	out, err := slots(m)
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range out {
+		if v.Sign() < 0 {
+			return nil, fmt.Errorf("held %s: %q is negative: nothing holds less than nothing", truncate(string(k), 40), truncate(m[string(k)], 40))
+		}
+	}
+	return out, nil
 }
 
 func slots(m map[string]string) (model.ResourceSlot, error) {
@@ -326,6 +353,9 @@ func (u *KernelUse) model() (*model.KernelUse, error) {
 		}
 		if !d.Held.IsFinite() || (d.Capacity != nil && !d.Capacity.IsFinite()) {
 			return nil, fmt.Errorf("device %s: held and capacity must be finite decimals", truncate(d.Device, 40))
+		}
+		if d.Held.Sign() < 0 || (d.Capacity != nil && d.Capacity.Sign() < 0) {
+			return nil, fmt.Errorf("device %s: held and capacity must not be negative", truncate(d.Device, 40))
 		}
 		du := model.DeviceUse{Device: model.DeviceKey{Name: model.DeviceName(name), ID: model.DeviceID(id)},
 			Held: d.Held, CapacityUnknown: d.Capacity == nil, Procs: d.Procs, MemUsed: some(d.MemUsed), Util: some(d.UtilPct)}

@@ -149,6 +149,17 @@ func TestParseLine(t *testing.T) {
 		{"other schema", `{"schema":"x/v9"}`, false, "schema"},
 		{"bad decimal", `{"schema":"fgtop.snapshot/v1","devices":[{"key":"cuda:0","plugin":"cuda","id":"0","capacity":"1","held":{"cuda.shares":"x"}}]}`, false, "not a decimal"},
 		{"bad capacity", `{"schema":"fgtop.snapshot/v1","devices":[{"key":"cuda:0","plugin":"cuda","id":"0","capacity":"NaN"}]}`, false, "capacity"},
+		// Amounts Backend.AI never writes are refused as NaN is: taken, a
+		// held of -5.00 showed -3.50/4.00 and 7.70 free in the fleet.
+		{"negative held", `{"schema":"fgtop.snapshot/v1","devices":[{"key":"cuda:0","plugin":"cuda","id":"0","capacity":"4.00","held":{"cuda.shares":"-5.00"},"kernels":1}]}`, false, `device cuda:0: held cuda.shares: "-5.00" is negative`},
+		{"negative capacity", `{"schema":"fgtop.snapshot/v1","devices":[{"key":"cuda:0","plugin":"cuda","id":"0","capacity":"-1.00"}]}`, false, "device cuda:0: capacity -1.00 is negative"},
+		{"negative held on an unknown device", `{"schema":"fgtop.snapshot/v1","unknown_devices":[{"key":"cuda:9","held":{"cuda.shares":"-1"}}]}`, false, `device cuda:9: held cuda.shares: "-1" is negative`},
+		{"negative allocation", `{"schema":"fgtop.snapshot/v1","kernels":[{"id":"k","agent":"a","state":"ok","slots":{},"allocations":{"cuda.shares":{"0":"-0.5"}}}]}`, false, `kernel k: cuda.shares on 0: "-0.5" is negative`},
+		{"negative agent held", `{"schema":"fgtop.snapshot/v1","agents":[{"id":"a","held":{"cuda.shares":"-2"},"owns":{}}]}`, false, `agent a: held cuda.shares: "-2" is negative`},
+		{"negative use", `{"schema":"fgtop.snapshot/v1","kernels":[{"id":"k","agent":"a","state":"ok","slots":{},"allocations":{},"use":{"procs":0,"idle":false,"devices":[{"device":"cuda:0","held":"-1","capacity":"1","procs":0}]}}]}`, false, "device cuda:0: held and capacity must not be negative"},
+		// A kernel's slots are its resource.txt's as written: a node
+		// publishes a negative one (and flags the kernel), so it is shown.
+		{"negative kernel slots", `{"schema":"fgtop.snapshot/v1","kernels":[{"id":"k","agent":"a","state":"ok","slots":{"cpu":"-4"},"allocations":{}}]}`, false, ""},
 		{"minimal", `{"schema":"fgtop.snapshot/v1","node":"n1"}`, false, ""},
 	}
 	for _, c := range cases {
