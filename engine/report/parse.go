@@ -143,9 +143,11 @@ func (r *Snapshot) Model() (*model.Snapshot, error) {
 			State: model.KernelState(k.State), Legacy: k.Legacy, AgentBy: model.AgentBasis(k.AgentBy)}
 		var err error
 		// A kernel's slots are its resource.txt's SLOTS as written, which
-		// the node publishes even when negative (its own check flags the
-		// kernel): only its allocations on devices count, below.
-		if mk.Slots, err = slots(k.Slots); err != nil {
+		// the node publishes even when negative or NaN (its own check
+		// flags the kernel): only its allocations on devices count, below.
+		// Refused, a NaN in one kernel's SLOTS made the whole node
+		// unreachable in the fleet.
+		if mk.Slots, err = slotsAsWritten(k.Slots); err != nil {
 			return nil, fmt.Errorf("kernel %s: %w", k.ID, err)
 		}
 		if k.ModTime != "" {
@@ -286,6 +288,20 @@ func heldSlots(m map[string]string) (model.ResourceSlot, error) {
 		if v.Sign() < 0 {
 			return nil, fmt.Errorf("held %s: %q is negative: nothing holds less than nothing", truncate(string(k), 40), truncate(m[string(k)], 40))
 		}
+	}
+	return out, nil
+}
+
+// slotsAsWritten is slots taking NaN and Infinity too: a kernel's SLOTS
+// as its file says them.
+func slotsAsWritten(m map[string]string) (model.ResourceSlot, error) {
+	out := make(model.ResourceSlot, len(m))
+	for k, v := range m {
+		d, err := model.ParseDec(v)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %q is not a decimal", truncate(k, 40), truncate(v, 40))
+		}
+		out[model.SlotName(k)] = d
 	}
 	return out, nil
 }

@@ -160,6 +160,7 @@ func TestParseLine(t *testing.T) {
 		// A kernel's slots are its resource.txt's as written: a node
 		// publishes a negative one (and flags the kernel), so it is shown.
 		{"negative kernel slots", `{"schema":"fgtop.snapshot/v1","kernels":[{"id":"k","agent":"a","state":"ok","slots":{"cpu":"-4"},"allocations":{}}]}`, false, ""},
+		{"NaN kernel slots", `{"schema":"fgtop.snapshot/v1","kernels":[{"id":"k","agent":"a","state":"ok","slots":{"cpu":"NaN","mem":"Infinity"},"allocations":{}}]}`, false, ""},
 		{"minimal", `{"schema":"fgtop.snapshot/v1","node":"n1"}`, false, ""},
 	}
 	for _, c := range cases {
