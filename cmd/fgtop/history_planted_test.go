@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fgtop/fgtop/engine/history"
+	"github.com/fgtop/fgtop/internal/testfix"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -109,5 +110,19 @@ func TestSnapshotEmptyAt(t *testing.T) {
 	code, out := runCLI(t, "snapshot", "--history", t.TempDir(), "--at", "")
 	if code != exitBadUsage || !strings.Contains(out, "--at is empty") {
 		t.Errorf("exit %d, want %d saying --at is empty:\n%s", code, exitBadUsage, out)
+	}
+}
+
+// TestSnapshotHistoryOff: --history off, as the console takes it, asks a
+// snapshot of now for nothing: it is no error (it said "--history needs
+// --at", tour helper-74); a directory without --at still is.
+func TestSnapshotHistoryOff(t *testing.T) {
+	mock := filepath.Join(testfix.Dir(t, "backendai"), "mock-accelerator.toml")
+	root := t.TempDir()
+	if code, out := runCLI(t, "snapshot", "--scratch-root", root, "--devices", mock, "--history", "off"); code != 0 {
+		t.Errorf("--history off: exit %d:\n%s", code, out)
+	}
+	if code, out := runCLI(t, "snapshot", "--scratch-root", root, "--devices", mock, "--history", t.TempDir()); code != exitBadUsage || !strings.Contains(out, "--history needs --at") {
+		t.Errorf("--history DIR without --at: exit %d:\n%s", code, out)
 	}
 }

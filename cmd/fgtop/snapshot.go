@@ -93,7 +93,9 @@ the moment; 2 on bad usage, and when a --scratch-root does not exist or a root c
 				}
 				return snapshotAt(at, histDir, allocMap, compact, cmd.OutOrStdout(), cmd.ErrOrStderr())
 			}
-			if histDir != "" {
+			if histDir != "" && histDir != "off" {
+				// "off" (no record, as the console takes it) asks for
+				// nothing a snapshot of now would read.
 				return usageErr("--history needs --at")
 			}
 			if err := checkDemoFlags(cmd, "snapshot", useDemo, "config", "scratch-root", "devices", "mock-etcd", "host-cpus", "host-mem"); err != nil {
