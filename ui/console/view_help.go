@@ -289,6 +289,14 @@ func (hs *helpScreen) notes(w int) []string {
 		row(hist, "history, one sample a second: share held")
 	}
 	var kern []string
+	if st := has("STATE"); st != "" {
+		kern = append(kern, st)
+		row(st, "ok: its resource.txt read; stale: the file no longer reads, its last good allocation counts; broken: it never read, it counts nothing; pending: no resource.txt yet")
+	}
+	if age := has("AGE"); age != "" {
+		kern = append(kern, age)
+		row(age, "since fgtop first saw the kernel")
+	}
 	if who := has("USER", "TYPE", "SESSION"); who != "" {
 		var what []string
 		for _, c := range [][2]string{{"USER", "owner user id"}, {"TYPE", "session type"}, {"SESSION", "session id"}} {
