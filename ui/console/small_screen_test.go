@@ -165,7 +165,7 @@ func TestHelpListsShownColumns(t *testing.T) {
 		if has != (dc.sparkU > 0) || has != sz.busy {
 			t.Errorf("%dx%d: help lists BUSY %v, the screen draws it %v", sz.W, sz.H, has, dc.sparkU > 0)
 		}
-		for _, c := range []string{"USER", "GMEM"} {
+		for _, c := range []string{"USER", "GMEM", "STATE", "AGE"} {
 			shown := slices.ContainsFunc(a.Kernels.cols, func(k kernCol) bool { return k.Title == c })
 			if strings.Contains(stripANSI(body), "   "+c) != shown {
 				t.Errorf("%dx%d: column %s shown %v, in the help %v", sz.W, sz.H, c, shown, !shown)
