@@ -78,16 +78,7 @@ func TestEditorSlotBased(t *testing.T) {
 	}
 	press(a, esc)
 
-	row := -1
-	for i, r := range e.Rows {
-		if r.Kind == editor.RowSlot && r.Slot == model.SlotCUDAShares && r.Agent == 0 {
-			row = i
-		}
-	}
-	if row < 0 {
-		t.Fatal("no cuda.shares row for the first agent")
-	}
-	typeKeys(a, strings.Repeat("j", row))
+	toFirstShares(t, a)
 	press(a, enter)
 	if e.Input == nil {
 		t.Fatalf("enter opened no field: %q", a.Flash.Text)
@@ -345,16 +336,7 @@ func TestEditorInvalidFlashGoes(t *testing.T) {
 	snap := freeNode()
 	a := editing(t, testDesk(path, snap), snap, alice)
 	e := a.ed()
-	row := -1
-	for i, r := range e.Rows {
-		if r.Kind == editor.RowSlot && r.Slot == model.SlotCUDAShares && r.Agent == 0 {
-			row = i
-		}
-	}
-	if row < 0 {
-		t.Fatal("no cuda.shares row for the first agent")
-	}
-	typeKeys(a, strings.Repeat("j", row))
+	toFirstShares(t, a)
 	set := func(amount string) {
 		t.Helper()
 		press(a, enter)
@@ -398,4 +380,16 @@ func TestEditorTitleNamesTheFile(t *testing.T) {
 			}
 		}
 	}
+}
+
+// toFirstShares moves the cursor to the first agent's cuda.shares row.
+func toFirstShares(t *testing.T, a *App) {
+	t.Helper()
+	for i, r := range a.ed().Rows {
+		if r.Kind == editor.RowSlot && r.Slot == model.SlotCUDAShares && r.Agent == 0 {
+			typeKeys(a, strings.Repeat("j", i))
+			return
+		}
+	}
+	t.Fatal("no cuda.shares row for the first agent")
 }
