@@ -373,9 +373,13 @@ func (l *loader) load(doc map[string]any) error {
 			if strings.TrimSpace(id) == "" {
 				c.Warnings = append(c.Warnings, "[agent] id is empty: the manager and fgtop's record know the agent by an empty name; set one")
 			}
-		} else {
+		} else if _, given := table(doc, "agent")["id"]; !given {
 			ag.ID = "agent"
 			c.Warnings = append(c.Warnings, "[agent] id is not set: Backend.AI makes up agent-<uuid4> at every start; set it")
+		} else {
+			// Set but not a string: the loader's own error says so, and
+			// "not set" beside it would contradict it.
+			ag.ID = "agent"
 		}
 		ag.Resource = globalTbl
 		ag.ServiceAddr = serviceAddr(table(doc, "agent"), nil)

@@ -86,6 +86,33 @@ devices = { "cuda.shares" = "1.5" }
 	}
 }
 
+// TestAgentIDNotAString: an [agent] id that is not a string is the
+// loader's error, and the agent is not also said to have no id.
+func TestAgentIDNotAString(t *testing.T) {
+	for _, tc := range []struct{ id, problem, warning string }{
+		{"id = 5", "agent.id: must be a string", ""},
+		{"", "", "[agent] id is not set"},
+		{`id = "i-a"`, "", ""},
+	} {
+		c, err := Parse("agent.toml", []byte(testfix.AgentTOML("[agent]\n"+tc.id+"\n")))
+		var inv *InvalidError
+		if err != nil && !errors.As(err, &inv) {
+			t.Fatal(err)
+		}
+		var all string
+		for _, p := range c.Problems {
+			all += p.String() + "\n"
+		}
+		if (tc.problem == "") != !strings.Contains(all, "agent.id") || (tc.problem != "" && !strings.Contains(all, tc.problem)) {
+			t.Errorf("%q: problems %q, want %q", tc.id, c.Problems, tc.problem)
+		}
+		warned := strings.Contains(strings.Join(c.Warnings, "\n"), "id is not set")
+		if warned != (tc.warning != "") {
+			t.Errorf("%q: warnings %q, want %q", tc.id, c.Warnings, tc.warning)
+		}
+	}
+}
+
 // TestLoadRules checks every load-time rule of domain/backendai.md §5 with
 // the agent's wording where it has one.
 func TestLoadRules(t *testing.T) {
