@@ -17,3 +17,11 @@ type Allocator struct {
 	// without a config.
 	AllocationOrder []DeviceName
 }
+
+// QuantumUnknown is true when the maps are fractional and the source could
+// not say their quantum_size (the plugin settings were not read, or theirs
+// is not a positive decimal): where a share lands depends on it, and no
+// default is the node's.
+func (a Allocator) QuantumUnknown() bool {
+	return a.Fractional && a.Quantum.Sign() <= 0
+}

@@ -36,7 +36,10 @@ Devices (--devices):
                           "slot_type": count|bytes|unique). A *.shares slot makes a
                           FractionAllocMap (quantum 0.01 unless --quantum), any other a
                           DiscretePropertyAllocMap. The file may list cpu cores too.
-  auto | nvml             the GPUs of this node
+  auto | nvml             the GPUs of this node, as the CUDA plugin registers them (--cuda-plugin,
+                          --plugin-config, --fgpu-capacity; on a live tree, its agents' etcd);
+                          fractional maps take the settings' quantum_size, and a simulation
+                          without one that can be read is refused unless --quantum gives it
 CPU cores and memory are added only when --cpus / --mem describe a virtual host, or when a
 request names cpu or mem (then they are this machine's), so a simulation of accelerator
 slots never depends on the machine running it. --cpu-numa K spreads the --cpus cores
@@ -340,14 +343,24 @@ func (f *simulateFlags) sourceDevices(ctx context.Context, settings *placement.S
 	// bad allocation_mode there leaves no devices, and "--devices: no
 	// devices" would blame the wrong file.
 	acc := placement.AcceleratorsOf(inv, f.src.mockEtcd)
-	sim.TakeInventory(settings, inv, f.src.devices, f.quantum != "")
+	qerr := sim.TakeInventory(settings, inv, f.src.devices, f.quantum != "")
 	for _, iss := range acc.Warnings {
 		f.warnSource(iss)
 	}
 	if acc.EtcdFatal != nil {
 		return nil, usageErr("--mock-etcd %s: %s", acc.EtcdFatal.File, acc.EtcdFatal.Message)
 	}
+	if qerr != nil && len(acc.Devices) > 0 {
+		return nil, quantumErr(qerr)
+	}
 	return acc.Devices, nil
+}
+
+// quantumErr is simulate's refusal to place shares on fractional maps of
+// an unknown quantum: FractionAllocMap's 0.01 or the mock's 0.1 would
+// round them as the node's allocator may not.
+func quantumErr(err error) error {
+	return usageErr("simulate: %v: give it with --quantum, or the plugin settings with --plugin-config", err)
 }
 
 // warnSource prints a device source's issue, naming --mock-etcd for that
@@ -385,7 +398,9 @@ func (f *simulateFlags) liveNode(ctx context.Context, settings placement.Setting
 		return nil, err
 	}
 	f.liveCfg = cfg
-	sim.TakeInventory(&settings, inv, f.src.devices, f.quantum != "")
+	if err := sim.TakeInventory(&settings, inv, f.src.devices, f.quantum != ""); err != nil {
+		return nil, quantumErr(err)
+	}
 	agent := model.AgentID(f.agent)
 	if f.agent != "" && len(snap.Agents) > 0 {
 		// The agent by its id or a unique prefix, as every name.
@@ -414,7 +429,7 @@ func (f *simulateFlags) liveNode(ctx context.Context, settings placement.Setting
 	var unknownAgent *placement.UnknownAgentError
 	switch {
 	case errors.As(err, &unknownCap):
-		return nil, usageErr("simulate: the capacity of %s is unknown (the CUDA plugin settings could not be read): give it with --fgpu-capacity or the settings with --plugin-config", unknownCap.Device)
+		return nil, usageErr("simulate: the capacity of %s is unknown (%s): give it with --fgpu-capacity or the settings with --plugin-config", unknownCap.Device, report.CapacityWhy(snap))
 	case errors.As(err, &unknownAgent):
 		return nil, usageErr("--agent %s: no such agent (have %s)", f.agent, unknownAgent.HaveText())
 	case err != nil:
@@ -486,11 +501,17 @@ func (f *simulateFlags) openAccelerators() (inventory.Source, error) {
 	}
 	switch f.src.devices {
 	case "", "auto", "nvml":
+		if err := f.src.checkPluginFlags(); err != nil {
+			return nil, err
+		}
 		src, err := inventory.Open(f.src.devices, inventory.OpenOptions{})
 		if err != nil {
 			return nil, f.src.deviceErr(err)
 		}
-		return src, nil
+		// The GPUs as the CUDA plugin registers them: --cuda-plugin,
+		// --plugin-config and --fgpu-capacity say how, with no agent
+		// config to read etcd's settings from.
+		return f.src.wrapPlugin(src, pluginContext{}, nil)
 	}
 	if _, err := os.Stat(f.src.devices); errors.Is(err, fs.ErrNotExist) {
 		if w := missingFile(err); w != "" {

@@ -148,6 +148,9 @@ func nodeJSON(n *Node) JSONNode {
 			// nor is what is free of it or the largest fit in it.
 			j.Capacity, j.Free, j.Largest = nil, nil, nil
 		}
+		if s.QuantumUnknown {
+			j.Largest = nil
+		}
 	}
 	for _, d := range s.Devices {
 		jd := JSONDevice{Device: string(d.Device), Plugin: string(d.Plugin), Parent: string(d.Parent), Slot: string(d.Slot), Held: d.Held}
@@ -185,6 +188,10 @@ func FitJSON(f *Fleet, req alloc.Request, base Settings) JSONFitReport {
 			j.Fit = &JSONFit{Unknown: true, Reason: why}
 		default:
 			fit := FitRequest(n.Snap, req, base)
+			if fit.Unknown {
+				j.Fit = &JSONFit{Unknown: true, Reason: "unknown: " + fit.Reason}
+				break
+			}
 			if !fit.OK && n.Sum.Unknown > 0 && asks(req, n.Sum.Slot) {
 				// Refused against devices counted as holding nothing
 				// more: the answer is the node's settings', not read.

@@ -1,6 +1,8 @@
 package fleet
 
 import (
+	"fmt"
+
 	"github.com/fgtop/fgtop/engine/alloc"
 	"github.com/fgtop/fgtop/engine/placement"
 	"github.com/fgtop/fgtop/model"
@@ -25,4 +27,20 @@ func nodeSettings(s *model.Snapshot, fleet Settings) placement.Settings {
 		base.Order = append([]model.DeviceName(nil), a.AllocationOrder...)
 	}
 	return base
+}
+
+// QuantumKnown is nil unless req asks for a shares slot of a node whose
+// fractional maps have a quantum no one gave (the node could not read its
+// plugin settings, fleet's --quantum not set): rounded by a default that
+// may not be the node's, where it would land is not known.
+func QuantumKnown(s *model.Snapshot, req alloc.Request, fleet Settings) error {
+	if !s.Allocator.QuantumUnknown() || !fleet.Quantum.IsZero() {
+		return nil
+	}
+	for _, a := range req {
+		if a.Slot.MajorType() == "shares" && a.Amount.Sign() > 0 {
+			return fmt.Errorf("where %s lands is not known: the quantum_size of the node's fractional maps is unknown (its CUDA plugin settings were not read, or their quantum_size is not a positive decimal)", a.Slot)
+		}
+	}
+	return nil
 }

@@ -58,6 +58,10 @@ type Summary struct {
 	// TooLarge says the node has more than MaxNodeDevices devices: its
 	// totals are counted, but Largest is not searched (zero).
 	TooLarge bool
+	// QuantumUnknown: Slot is fractional and its quantum is not known
+	// (the node could not read its plugin settings, and the fleet was not
+	// given --quantum): Largest is not searched (zero) and not shown.
+	QuantumUnknown bool
 }
 
 // MaxNodeDevices is the most devices a node may have for the fleet to
@@ -133,7 +137,8 @@ func Summarize(s *model.Snapshot, base Settings) Summary {
 		}
 	}
 	sum.TooLarge = len(s.Devices) > MaxNodeDevices
-	if sum.Slot != "" && !sum.TooLarge {
+	sum.QuantumUnknown = sum.Slot.MajorType() == "shares" && s.Allocator.QuantumUnknown() && base.Quantum.IsZero()
+	if sum.Slot != "" && !sum.TooLarge && !sum.QuantumUnknown {
 		sum.Largest = largest(s, sum.Slot, SettingsFor(s, base))
 	}
 	return sum
@@ -355,6 +360,9 @@ func topFit(n int64, fits func(int64) bool) int64 {
 // Fit is where one request would land on one node.
 type Fit struct {
 	OK bool
+	// Unknown: the node cannot say (Reason says why); neither a fit nor
+	// a refusal.
+	Unknown bool
 	// Agent takes the request (the first agent, in config order, that
 	// does); "" on a node without agents.
 	Agent model.AgentID
@@ -386,6 +394,9 @@ type Fit struct {
 func FitRequest(s *model.Snapshot, req alloc.Request, base Settings) Fit {
 	if f, ok := lacksSlot(s, req); ok {
 		return f
+	}
+	if err := QuantumKnown(s, req, base); err != nil {
+		return Fit{Unknown: true, Reason: err.Error()}
 	}
 	p := placement.NewPlanner(s, SettingsFor(s, base))
 	pv := p.Preview(req)
@@ -566,7 +577,7 @@ func (s Summary) FreeText() string {
 
 // LargestText: see FreeText.
 func (s Summary) LargestText() string {
-	if s.Unknown > 0 {
+	if s.Unknown > 0 || s.QuantumUnknown {
 		return "?"
 	}
 	return s.Largest.String()

@@ -65,3 +65,42 @@ func TestSummaryUnknownCapacity(t *testing.T) {
 		t.Errorf("fit of 0.5 %+v", f)
 	}
 }
+
+// TestSummaryUnknownQuantum: a fractional node that could not read its
+// quantum_size has no largest fit and no --fit answer for shares, until
+// the fleet's --quantum gives one; its held and free are still known.
+func TestSummaryUnknownQuantum(t *testing.T) {
+	s := shortNode()
+	s.Allocator = model.Allocator{Fractional: true, Quantum: model.MustDec("0.5")}
+	known := Summarize(s, Settings{})
+	if known.QuantumUnknown || known.LargestText() == "?" || known.Largest.Sign() <= 0 {
+		t.Fatalf("known quantum: %+v", known)
+	}
+	s.Allocator.Quantum = model.Zero
+	sum := Summarize(s, Settings{})
+	if !sum.QuantumUnknown || sum.LargestText() != "?" || sum.FreeText() != known.FreeText() {
+		t.Errorf("unknown quantum: largest %s free %s, want ? and %s", sum.LargestText(), sum.FreeText(), known.FreeText())
+	}
+	now := time.Unix(1000, 0)
+	fl := &Fleet{Nodes: []Node{{Addr: "n", Name: "n", State: Live, LastSeen: now, Snap: s, Sum: sum}}}
+	if j := nodeJSON(&fl.Nodes[0]); j.Largest != nil || j.Free == nil {
+		t.Errorf("JSON largest %v free %v: want largest absent, free present", j.Largest, j.Free)
+	}
+	req, _ := ParseRequest("cuda.shares=0.5")
+	f := FitJSON(fl, req, Settings{}).Nodes[0].Fit
+	if f == nil || f.Fits || !f.Unknown || !strings.Contains(f.Reason, "quantum_size") {
+		t.Errorf("fit %+v: want unknown, naming the quantum_size", f)
+	}
+	if got := FitRequest(s, req, Settings{}); !got.Unknown || got.OK {
+		t.Errorf("FitRequest %+v: want unknown", got)
+	}
+	// Given by the fleet's flag, the node is judged with it.
+	var withQ Settings
+	withQ.Quantum = model.MustDec("0.5")
+	if f := FitJSON(fl, req, withQ).Nodes[0].Fit; f == nil || f.Unknown {
+		t.Errorf("fit with --quantum %+v", f)
+	}
+	if sum := Summarize(s, withQ); sum.QuantumUnknown || sum.LargestText() == "?" {
+		t.Errorf("summary with --quantum: %+v", sum)
+	}
+}

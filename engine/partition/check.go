@@ -234,7 +234,11 @@ func Check(cfg *agentconfig.Config, snap *model.Snapshot, unseen int, schema Sch
 		res.Class, res.Reason = CheckFinding, "the live state was not fully read: "+UnreadSummary(rep.UnreadFiles)
 	case res.AccelUnchecked:
 		rep.Status = "unchecked"
-		res.Class, res.Reason = CheckFinding, "the agent's start-up checks on accelerator amounts were not run: the node's accelerators or their capacities are unknown"
+		why := "the node's accelerators or their capacities are unknown"
+		if inv.Plugin != nil && inv.Plugin.SettingsDiffer {
+			why = "the agents' CUDA plugin settings differ, so each registers the GPUs its own way"
+		}
+		res.Class, res.Reason = CheckFinding, "the agent's start-up checks on accelerator amounts were not run: "+why
 	case v.DraftOnly():
 		rep.Status = "draft-only"
 	}

@@ -25,6 +25,9 @@ type Inventory struct {
 	AcceleratorsUnknown bool
 	// Source describes the device source, for messages.
 	Source model.SourceInfo
+	// Plugin is how the CUDA plugin was decided and where its settings
+	// came from (nil without one), for messages.
+	Plugin *model.PluginInfo
 }
 
 // InventoryOf takes the inventory from a snapshot.
@@ -32,11 +35,13 @@ func InventoryOf(s *model.Snapshot) Inventory {
 	if s == nil {
 		return Inventory{}
 	}
-	return Inventory{Devices: s.Devices, HostMem: model.NewDec(s.HostMemBytes, 0), Source: s.Source,
+	return Inventory{Devices: s.Devices, HostMem: model.NewDec(s.HostMemBytes, 0), Source: s.Source, Plugin: s.Plugin,
 		// The inventory's kinds and health words (engine/inventory).
 		// A capacity not known (plugin settings never read) is treated as
-		// an unknown accelerator set: nothing is judged against a zero.
-		AcceleratorsUnknown: s.Source.Kind == "none" || s.Source.Health == "unavailable" || model.AnyCapacityUnknown(s.Devices)}
+		// an unknown accelerator set: nothing is judged against a zero;
+		// so are GPUs each agent registers with settings of its own.
+		AcceleratorsUnknown: s.Source.Kind == "none" || s.Source.Health == "unavailable" || model.AnyCapacityUnknown(s.Devices) ||
+			(s.Plugin != nil && s.Plugin.SettingsDiffer)}
 }
 
 // UnknownNote says why AcceleratorsUnknown is set and what would tell: no
@@ -45,6 +50,9 @@ func InventoryOf(s *model.Snapshot) Inventory {
 // --plugin-config), so an operator is not sent after a device source
 // that works.
 func (inv Inventory) UnknownNote() string {
+	if inv.Plugin != nil && inv.Plugin.SettingsDiffer && len(inv.Devices) > 0 {
+		return "the agents' CUDA plugin settings differ (node scopes in etcd), so each agent registers the GPUs with its own units or mode and the devices shown are the first agent's: accelerator amounts in the config were not checked against each agent's registration; give the agents the same settings"
+	}
 	if inv.Source.Kind != "none" && inv.Source.Health != "unavailable" {
 		var ids []string
 		for i := range inv.Devices {
@@ -53,8 +61,8 @@ func (inv Inventory) UnknownNote() string {
 			}
 		}
 		if len(ids) > 0 {
-			return fmt.Sprintf("the capacity of %s is unknown (the CUDA plugin settings were not read): accelerator capacities in the config were not checked; give them with --fgpu-capacity or the settings with --plugin-config",
-				strings.Join(ids, ", "))
+			return fmt.Sprintf("the capacity of %s is unknown (%s): accelerator capacities in the config were not checked; give them with --fgpu-capacity or the settings with --plugin-config",
+				strings.Join(ids, ", "), inv.Plugin.CapacityWhy())
 		}
 	}
 	detail := inv.Source.Detail

@@ -1,6 +1,7 @@
 package placement
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -34,13 +35,24 @@ func ConfigDefaults(s *Settings, cfg *agentconfig.Config, policySet, orderSet bo
 	}
 }
 
+// ErrQuantumUnknown is TakeInventory's answer for fractional maps whose
+// quantum_size the source could not read, with no flag to give it: the
+// allocator's own default would place shares where the node's does not.
+var ErrQuantumUnknown = errors.New("the quantum_size of the fractional maps is unknown (the CUDA plugin settings were not read, or their quantum_size is not a positive decimal)")
+
 // TakeInventory takes from a device source's inventory the quantum (in
 // fractional mode, unless quantumSet says a flag gave one), the slot types
 // the node registers, and the source's name (source, or the inventory's
-// own detail when it has one).
-func (sim *Simulation) TakeInventory(s *Settings, inv *inventory.Inventory, source string, quantumSet bool) {
-	if !quantumSet && inv.Fractional && !inv.Quantum.IsZero() {
+// own detail when it has one). It is ErrQuantumUnknown, with the rest
+// taken, where the quantum is needed and neither gives it.
+func (sim *Simulation) TakeInventory(s *Settings, inv *inventory.Inventory, source string, quantumSet bool) error {
+	var err error
+	switch {
+	case quantumSet || !inv.Fractional:
+	case inv.Quantum.Sign() > 0:
 		s.Quantum = inv.Quantum
+	default:
+		err = ErrQuantumUnknown
 	}
 	for k, v := range inv.SlotTypes {
 		sim.Types[k] = v
@@ -49,6 +61,7 @@ func (sim *Simulation) TakeInventory(s *Settings, inv *inventory.Inventory, sour
 	if inv.Source.Detail != "" {
 		sim.Source = inv.Source.Detail
 	}
+	return err
 }
 
 // SourceIssue is a device source's issue worth a warning; Etcd marks one

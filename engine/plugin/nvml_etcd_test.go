@@ -351,6 +351,10 @@ func TestAgentsMaskDifferentGPUs(t *testing.T) {
 		}
 	}
 
+	if inv.Plugin == nil || inv.Plugin.SettingsDiffer {
+		t.Errorf("masks alone differ: plugin %+v, want the registrations merged, not differing", inv.Plugin)
+	}
+
 	// unit_proc differs too: the first agent's registration, as before.
 	etcd.Put(plugin.NodePrefix("local", "i-b")+"unit_proc", "4")
 	deadline := time.Now().Add(3 * time.Second)
@@ -362,6 +366,25 @@ func TestAgentsMaskDifferentGPUs(t *testing.T) {
 			break
 		} else if time.Now().After(deadline) {
 			t.Fatalf("settings differing beyond the mask: got %q, want i-a's GPUs 0 and 2", got)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// cuda_open reads neither unit: the agents register alike.
+	if inv.Plugin == nil || inv.Plugin.SettingsDiffer {
+		t.Errorf("unit_proc differs under cuda_open: plugin %+v, want the registrations alike", inv.Plugin)
+	}
+	// A different allocation_mode is a different plugin: what the first
+	// agent registers is not the second's.
+	etcd.Put(plugin.NodePrefix("local", "i-b")+"allocation_mode", "fractional")
+	deadline = time.Now().Add(3 * time.Second)
+	for {
+		if inv, err = src.Poll(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if inv.Plugin != nil && inv.Plugin.SettingsDiffer {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("allocation_mode differs: plugin %+v, want SettingsDiffer", inv.Plugin)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

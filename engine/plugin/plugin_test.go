@@ -151,8 +151,14 @@ func TestRegister(t *testing.T) {
 			if r.Devices[len(r.Devices)-1].Name != "cpu" {
 				t.Fatal("the cpu device did not pass through")
 			}
-			if tc.s == nil && tc.c == "" && tc.kind == model.PluginCUDAFractional && len(r.Issues) != 1 {
-				t.Fatalf("issues %v: want one saying the capacity is unknown", r.Issues)
+			if tc.s == nil && tc.c == "" && tc.kind == model.PluginCUDAFractional &&
+				(len(r.Issues) != 2 || !strings.Contains(r.Issues[0].Message, "capacity unknown") || !strings.Contains(r.Issues[1].Message, "quantum_size unknown (the plugin settings were never read)")) {
+				t.Fatalf("issues %v: want one saying the capacity is unknown, one the quantum", r.Issues)
+			}
+			if tc.kind == model.PluginCUDAFractional {
+				if known := tc.s != nil; r.Quantum.Sign() > 0 != known || (r.QuantumWhy == "") != known {
+					t.Fatalf("quantum %s (%q) with settings read %v", r.Quantum, r.QuantumWhy, known)
+				}
 			}
 		})
 	}
@@ -347,5 +353,33 @@ func TestRegisterFractionalMIGParent(t *testing.T) {
 	r = Register(devs, model.PluginCUDAFractional, nil, c)
 	if got := ids(r.Devices); !strings.Contains(got, "GPU-bbbbbbbb-0000-0000-0000-000000000000=5/") || !strings.Contains(got, "GPU-cccccccc-0000-0000-0000-000000000000=0/") {
 		t.Errorf("with --fgpu-capacity 1=5,7: %s", got)
+	}
+}
+
+// A quantum_size the plugin would not load with is not replaced by the
+// default: the registration says the quantum is unknown, and why.
+func TestRegisterQuantum(t *testing.T) {
+	for _, tc := range []struct {
+		kv      map[string]string
+		want    string
+		unknown string
+	}{
+		{map[string]string{}, "0.1", ""},
+		{map[string]string{"quantum_size": "0.25"}, "0.25", ""},
+		{map[string]string{"quantum_size": "banana"}, "0", "its quantum_size is not a positive decimal"},
+		{map[string]string{"quantum_size": "-0.1"}, "0", "its quantum_size is not a positive decimal"},
+	} {
+		s := Parse(tc.kv)
+		r := Register(fourGPUs(), model.PluginCUDAFractional, s, Capacities{})
+		if r.Quantum.String() != tc.want || r.QuantumWhy != tc.unknown {
+			t.Errorf("%v: quantum %s (%q), want %s (%q)", tc.kv, r.Quantum, r.QuantumWhy, tc.want, tc.unknown)
+		}
+		said := false
+		for _, iss := range r.Issues {
+			said = said || strings.Contains(iss.Message, "quantum_size unknown")
+		}
+		if said != (tc.unknown != "") {
+			t.Errorf("%v: issues %v", tc.kv, r.Issues)
+		}
 	}
 }

@@ -85,9 +85,11 @@ type Registration struct {
 	// Masked are the GPUs device_mask leaves out (their NVML UUIDs).
 	Masked []string
 	Issues []model.Issue
-	// Fractional and Quantum: the fractional plugin's alloc maps.
+	// Fractional and Quantum: the fractional plugin's alloc maps; Quantum
+	// is zero, QuantumWhy saying why, where the settings do not give it.
 	Fractional bool
 	Quantum    model.Dec
+	QuantumWhy string
 }
 
 // Register turns NVML's GPUs (ids "GPU-<uuid>", slot cuda.device, each
@@ -198,9 +200,15 @@ func Register(devs []model.Device, kind string, s *Settings, c Capacities) Regis
 		r.Devices = append(r.Devices, d)
 	}
 	if kind == model.PluginCUDAFractional {
+		// Unknown stays zero: the plugin's default is the default only
+		// where the key is unset, which settings never read cannot say.
 		r.Fractional = true
-		r.Quantum = DefaultQuantum
-		if s != nil {
+		switch {
+		case s == nil:
+			r.QuantumWhy = "the plugin settings were never read"
+		case s.BadQuantum:
+			r.QuantumWhy = "its quantum_size is not a positive decimal"
+		default:
 			r.Quantum = s.Quantum
 		}
 	}
@@ -230,6 +238,10 @@ func Register(devs []model.Device, kind string, s *Settings, c Capacities) Regis
 	if len(unknownWhy) > 0 {
 		r.Issues = append(r.Issues, model.Issue{Severity: model.SevWarning, Code: model.IssuePluginSettings,
 			Message: fmt.Sprintf("cuda.shares capacity unknown for %s: shown as ?, not as 1; give it with --fgpu-capacity N or DEVICE=N,...", strings.Join(unknownWhy, ", "))})
+	}
+	if r.QuantumWhy != "" {
+		r.Issues = append(r.Issues, model.Issue{Severity: model.SevWarning, Code: model.IssuePluginSettings,
+			Message: fmt.Sprintf("cuda.shares quantum_size unknown (%s): where shares would land is not judged (simulate takes it with --quantum)", r.QuantumWhy)})
 	}
 	if s != nil {
 		var stray []string

@@ -79,6 +79,9 @@ type Settings struct {
 	Problems []string
 	// BadUnits: unit_mem or unit_proc is unusable.
 	BadUnits bool
+	// BadQuantum: quantum_size is set but not a positive decimal; Quantum
+	// is then not the plugin's (it would not load with it).
+	BadQuantum bool
 }
 
 // parsedKeys are the keys Parse reads; every other key is only kept in
@@ -163,6 +166,7 @@ func Parse(kv map[string]string) *Settings {
 		d, err := model.ParseDec(strings.TrimSpace(v))
 		if err != nil || d.Sign() <= 0 || len(v) > 64 {
 			bad("quantum_size", v, "want a positive decimal such as 0.1")
+			s.BadQuantum = true
 		} else {
 			s.Quantum = d
 		}

@@ -264,12 +264,16 @@ func (s *Source) decide(gen uint64, settings map[model.AgentID]*Settings, etcdEr
 	if s.decOK && s.decGen == gen {
 		return s.dec
 	}
-	st, agentIssues := s.pick(settings)
+	st, agentIssues, differ := s.pick(settings)
 	in := s.opts.Inputs
 	in.Settings = st
 	in.Evidence = evidence
 	info, issues := Decide(in)
 	issues = append(issues, agentIssues...)
+	// cuda_open reads only device_mask (a difference pick already
+	// merges) and allocation_mode (a different plugin): unit_mem and the
+	// quantum change the registration of fractional GPUs alone.
+	info.SettingsDiffer = differ && (info.Kind == model.PluginCUDAFractional || modesDiffer(settings))
 	switch {
 	case s.opts.File != nil:
 		info.Settings, info.SettingsOK = "file "+s.opts.FilePath, true
@@ -375,9 +379,9 @@ func (s *Source) Poll(ctx context.Context) (*inventory.Inventory, error) {
 // registers (each agent's devices are its own, and the node's are all of
 // them), with an issue; the first agent's otherwise, with an issue (its
 // capacities are in its own units, which cannot be summed with another's).
-func (s *Source) pick(m map[model.AgentID]*Settings) (*Settings, []model.Issue) {
+func (s *Source) pick(m map[model.AgentID]*Settings) (*Settings, []model.Issue, bool) {
 	if len(m) == 0 {
-		return nil, nil
+		return nil, nil, false
 	}
 	ids := make([]string, 0, len(m))
 	for id := range m {
@@ -399,7 +403,7 @@ func (s *Source) pick(m map[model.AgentID]*Settings) (*Settings, []model.Issue) 
 		}
 	}
 	if len(differ) == 0 {
-		return first, nil
+		return first, nil, false
 	}
 	if merged, ok := maskUnion(first, order, m); ok {
 		var masks []string
@@ -408,11 +412,27 @@ func (s *Source) pick(m map[model.AgentID]*Settings) (*Settings, []model.Issue) 
 		}
 		return merged, []model.Issue{{Severity: model.SevWarning, Code: model.IssuePluginSettings,
 			Message: fmt.Sprintf("the agents' CUDA plugins mask different GPUs (device_mask, node scopes in etcd): %s; fgtop shows every GPU some agent registers (left out: %s), and each agent places work only on the GPUs it registers",
-				strings.Join(masks, "; "), maskWords(merged.DeviceMask))}}
+				strings.Join(masks, "; "), maskWords(merged.DeviceMask))}}, false
 	}
 	return first, []model.Issue{{Severity: model.SevWarning, Code: model.IssuePluginSettings,
 		Message: fmt.Sprintf("the agents' CUDA plugin settings differ (node scopes in etcd): %s has %s, but %s; fgtop shows the GPUs as agent %s registers them",
-			order[0], first, strings.Join(differ, "; "), order[0])}}
+			order[0], first, strings.Join(differ, "; "), order[0])}}, true
+}
+
+// modesDiffer: some agents' allocation_mode differ, so they run different
+// plugins (cuda.shares against cuda.device).
+func modesDiffer(m map[model.AgentID]*Settings) bool {
+	mode, seen := "", false
+	for _, st := range m {
+		if st == nil {
+			continue
+		}
+		if seen && st.AllocationMode != mode {
+			return true
+		}
+		mode, seen = st.AllocationMode, true
+	}
+	return false
 }
 
 // maskUnion is first with a device_mask that leaves out only the GPUs every

@@ -263,6 +263,9 @@ func ArrivalsRecord(sessions []Session, snap *model.Snapshot, settings placement
 	rec.Epochs = []Epoch{{At: rec.From, Agents: partitionOf(agents), Hash: snap.ConfigHash}}
 	rec.Notes = append(rec.Notes, "sessions from an arrivals file: where each really ran is not known, so placements are not compared")
 	rec.Notes = append(rec.Notes, unlisted(rec, true)...)
+	if snap.Allocator.QuantumUnknown() {
+		rec.Notes = append(rec.Notes, QuantumNote)
+	}
 	return rec
 }
 

@@ -109,7 +109,16 @@ func TestArrivalsReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A node that could not read its quantum_size is replayed with the
+	// allocator's default, and says so.
+	unk := ArrivalsRecord(ss, &model.Snapshot{Node: rec.Node, Devices: rec.Devices, Allocator: model.Allocator{Fractional: true}}, rec.Settings, given(rec, nil))
+	if !slices.Contains(unk.Notes, QuantumNote) {
+		t.Errorf("notes %q: want the quantum's", unk.Notes)
+	}
 	ar := ArrivalsRecord(ss, &model.Snapshot{Node: rec.Node, Devices: rec.Devices}, rec.Settings, given(rec, map[model.AgentID]string{agentA: "2.0", agentB: "2.0"}))
+	if slices.Contains(ar.Notes, QuantumNote) {
+		t.Errorf("notes %q: the quantum's without cause", ar.Notes)
+	}
 	res := Run(ar, ar.AsItWas(), Options{})
 	if len(res.Refused) != 1 || res.Refused[0].Kernel != "line-4" || res.Refused[0].Agent != agentA {
 		t.Fatalf("refused %+v", res.Refused)

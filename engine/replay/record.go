@@ -230,6 +230,11 @@ func (e *OutsideError) Error() string {
 	return msg
 }
 
+// QuantumNote is the replay's word on a record of fractional maps whose
+// quantum_size the recorder could not read: shares are rounded by
+// FractionAllocMap's own default, which may not be the node's.
+var QuantumNote = "the quantum_size of the fractional maps is not known (the node's CUDA plugin settings were not read, or theirs is not a positive decimal): shares are rounded to " + placement.DefaultQuantum.String() + ", FractionAllocMap's default, which may not be the node's"
+
 // loadHeadAt is loadHead of a span already cut to the record.
 func loadHeadAt(rd *history.Reader, from, to time.Time) (*Record, error) {
 	first, err := rd.At(from)
@@ -243,6 +248,9 @@ func loadHeadAt(rd *history.Reader, from, to time.Time) (*Record, error) {
 		rec.Devices[i].Telemetry = nil
 	}
 	rec.Epochs = []Epoch{{At: from, Agents: partitionOf(snap.Agents), Hash: snap.ConfigHash}}
+	if snap.Allocator.QuantumUnknown() {
+		rec.Notes = append(rec.Notes, QuantumNote)
+	}
 	return rec, nil
 }
 

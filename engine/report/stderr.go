@@ -41,10 +41,10 @@ func RatioLeftOut(s *model.Snapshot) string {
 		return ""
 	}
 	sort.Strings(ids)
-	why := "the CUDA plugin settings were not read"
-	if s.Plugin != nil && strings.HasPrefix(s.Plugin.Settings, "etcd ") && !s.Plugin.SettingsOK {
-		why = "the CUDA plugin settings were never read from " + s.Plugin.Settings
-	}
-	return "--alloc-map leaves out " + strings.Join(ids, ", ") + ", which kernels hold: the capacity is unknown (" + why +
+	return "--alloc-map leaves out " + strings.Join(ids, ", ") + ", which kernels hold: the capacity is unknown (" + CapacityWhy(s) +
 		"); give it with --fgpu-capacity, the settings with --plugin-config, or use --alloc-map=absolute"
 }
+
+// CapacityWhy is why a snapshot's fractional capacities can be unknown:
+// model.PluginInfo.CapacityWhy of its plugin.
+func CapacityWhy(s *model.Snapshot) string { return s.Plugin.CapacityWhy() }

@@ -62,6 +62,8 @@ func TestRatioLeftOut(t *testing.T) {
 		{name: "etcd never read names etcd", usage: held("g1"), plugin: &model.PluginInfo{Settings: "etcd 127.0.0.1:2379"},
 			want: "(the CUDA plugin settings were never read from etcd 127.0.0.1:2379)"},
 		{name: "etcd read now is not blamed", usage: held("g1"), plugin: &model.PluginInfo{Settings: "etcd 127.0.0.1:2379", SettingsOK: true},
+			want: "(the CUDA plugin settings from etcd 127.0.0.1:2379 do not give it (see the plugin-settings warning))"},
+		{name: "no settings source", usage: held("g1"), plugin: &model.PluginInfo{Settings: "none"},
 			want: "(the CUDA plugin settings were not read)"},
 	}
 	for _, tt := range tests {

@@ -58,6 +58,9 @@ func answerFit(s *model.Snapshot, text string) (fitAnswer, error) {
 		}
 		return fitAnswer{}, err
 	}
+	if err := fleet.QuantumKnown(s, req, fleet.Settings{}); err != nil {
+		return fitAnswer{}, err //nolint:wrapcheck // says what is unknown and why
+	}
 	types := model.DefaultSlotTypes()
 	name := placement.DeviceNames(s.Devices)
 	pv := placement.NewPlanner(s, fleet.SettingsFor(s, fleet.Settings{})).Preview(req)

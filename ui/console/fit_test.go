@@ -227,3 +227,22 @@ func BenchmarkAnswerFit(b *testing.B) {
 		}
 	}
 }
+
+// TestFitQuantumUnknown: on a fractional node that could not read its
+// quantum_size, :fit does not round shares by a default that may not be
+// the node's; a request without shares is answered as before.
+func TestFitQuantumUnknown(t *testing.T) {
+	s := fake.Node(fake.Options{})
+	s.Allocator.Fractional, s.Allocator.Quantum = true, model.MustDec("0.05")
+	if _, err := answerFit(s, "cuda.shares=0.15"); err != nil {
+		t.Fatalf("known quantum: %v", err)
+	}
+	s.Allocator.Quantum = model.Zero
+	_, err := answerFit(s, "cuda.shares=0.15,cpu=1")
+	if err == nil || !strings.Contains(err.Error(), "quantum_size") || !strings.Contains(err.Error(), "cuda.shares") {
+		t.Fatalf("unknown quantum: %v, want an error naming the quantum_size and cuda.shares", err)
+	}
+	if _, err := answerFit(s, "cpu=1"); err != nil {
+		t.Fatalf("no shares asked: %v", err)
+	}
+}

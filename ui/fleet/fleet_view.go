@@ -433,7 +433,7 @@ func (m *Model) viewRow(n *fleet.Node, sel bool, cols []fleetCol, nameW, w int, 
 		case "largest":
 			if has {
 				v = s.LargestText()
-				if s.Unknown == 0 && s.Largest.IsZero() && !dimmed {
+				if s.Unknown == 0 && !s.QuantumUnknown && s.Largest.IsZero() && !dimmed {
 					p = st.Warn
 				}
 			}
@@ -482,6 +482,9 @@ func (m *Model) fitCell(n *fleet.Node) (kit.Level, string) {
 	f, ok := m.fits[n.Addr]
 	if !ok {
 		return kit.LvlDim, "…"
+	}
+	if f.Unknown {
+		return kit.LvlWarn, "unknown" // the detail pane says why
 	}
 	if f.OK {
 		g := f
@@ -616,8 +619,11 @@ func (m *Model) viewDetail(w int, now time.Time) []string {
 			freeLine = len(out)
 			line := fmt.Sprintf("  %s free %s in %s; the largest %s request that fits: %s",
 				n.Sum.Slot, n.Sum.Free, fleet.Pieces(n.Sum.Pieces), n.Sum.Slot, n.Sum.Largest)
-			if n.Sum.Unknown > 0 {
+			switch {
+			case n.Sum.Unknown > 0:
 				line = fmt.Sprintf("  %s free and the largest fit unknown: the capacity of %d device(s) is not known", n.Sum.Slot, n.Sum.Unknown)
+			case n.Sum.QuantumUnknown:
+				line = fmt.Sprintf("  %s free %s in %s; the largest fit unknown: the node's quantum_size is not known (give --quantum)", n.Sum.Slot, n.Sum.Free, fleet.Pieces(n.Sum.Pieces))
 			}
 			out = append(out, kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlDim, Text: line}}, w))
 		}
@@ -641,6 +647,8 @@ func (m *Model) viewDetail(w int, now time.Time) []string {
 				out = append(out, kit.SpansRow(st, append([]kit.Span{{Lvl: kit.LvlCrit, Text: "  " + m.fitText + " OVERCOMMITS: " + placementText(f, labels)}}, overcommitSpans(f, labels)...), w))
 			case f.OK:
 				out = append(out, kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlOK, Text: "  " + m.fitText + " fits: " + placementText(f, labels)}}, w))
+			case f.Unknown:
+				out = append(out, kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlWarn, Text: "  " + m.fitText + ": unknown, " + f.Reason}}, w))
 			default:
 				out = append(out, kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlCrit, Text: "  " + m.fitText + ": " + f.Reason}}, w))
 			}
