@@ -134,7 +134,8 @@ type PromNode struct {
 	// and Scraped its current scrape, read afresh every refresh.
 	Waiting string
 	// Conflict says why the node has no figures though it is scraped:
-	// several targets export its name (sharedNames). Snap is then nil.
+	// several targets export its name (sharedNames), or it exports values
+	// no node has (badValues). Snap is then nil.
 	Conflict string
 
 	// unread says why a down node's last scrape or figures could not be
@@ -521,6 +522,56 @@ func byNode(vec pmodel.Vector) (map[string][]series, error) {
 	return out, nil
 }
 
+// badValues says, of each node with one, the first sample of g (one map a
+// query, by node) that no node's exporter sends: a value that is not
+// finite, or a negative one outside the exponent series (signed, the
+// indexes in signed). Read as figures, a NaN capacity or a negative held
+// amount would make the fleet's free, largest fit and --fit answers up;
+// the node is shown without figures, saying why, and the others are not
+// touched.
+func badValues(g []map[string][]series, signed ...int) map[string]string {
+	out := map[string]string{}
+	for i, m := range g {
+		for name, xs := range m {
+			if out[name] != "" {
+				continue
+			}
+			for _, x := range xs {
+				what := ""
+				switch {
+				case !x.v.IsFinite():
+					what = "not a number"
+				case x.v.Sign() < 0 && !slices.Contains(signed, i):
+					what = "negative"
+				default:
+					continue
+				}
+				metric := string(x.l["__name__"])
+				if metric == "" {
+					metric = promQueries[i]
+				}
+				out[name] = fmt.Sprintf("its exporter's %s%s is %s (%s): no figures of it are shown", untrusted.Text(metric), deviceWords(x), x.v, what)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// deviceWords names a sample's device and slot, where it has them.
+func deviceWords(x series) string {
+	var parts []string
+	for _, k := range []string{"agent", "device", "slot"} {
+		if v := x.get(k); v != "" {
+			parts = append(parts, k+" "+untrusted.Text(v))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " for " + strings.Join(parts, ", ")
+}
+
 // exponents maps (device, slot) to the decimal exponent an exponent
 // series gives.
 func exponents(xs []series) map[[2]string]int32 {
@@ -588,8 +639,13 @@ func buildPromNodes(res []pmodel.Vector, scraped map[string]time.Time, settings 
 		}
 	}
 	slices.Sort(names)
+	bad := badValues(g, qCapExp, qHeldExp)
 	var out []PromNode
 	for _, name := range names {
+		if why := bad[name]; why != "" {
+			out = append(out, PromNode{Name: name, Scraped: scraped[name], Conflict: why})
+			continue
+		}
 		s := &model.Snapshot{Node: name, Usage: map[model.DeviceKey]*model.DeviceUsage{}}
 		pn := PromNode{Name: name, Scraped: scraped[name]}
 		for _, x := range g[qSeq][name] {

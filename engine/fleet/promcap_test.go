@@ -1,6 +1,8 @@
 package fleet
 
 import (
+	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -44,5 +46,71 @@ func TestPromUnknownCapacity(t *testing.T) {
 	sum := Summarize(nodes[0].Snap, Settings{})
 	if sum.Devices[0].CapacityText() != "?" || sum.Devices[0].Free.Sign() != 0 {
 		t.Errorf("summary of GPU-a: capacity %s free %s, want ? and 0", sum.Devices[0].CapacityText(), sum.Devices[0].Free)
+	}
+}
+
+// TestPromValuesNoNodeSends: a node whose exporter (or whoever can push to
+// the store) sends a NaN capacity or a negative held amount is shown
+// without figures, saying which value; the other nodes keep theirs, and a
+// negative exponent (1.00 sent as 1 with exponent -2) is no such value.
+func TestPromValuesNoNodeSends(t *testing.T) {
+	res := make([]pmodel.Vector, len(promQueries))
+	sample := func(node string, v float64, kv ...string) *pmodel.Sample {
+		m := pmodel.Metric{"node": pmodel.LabelValue(node)}
+		for i := 0; i+1 < len(kv); i += 2 {
+			m[pmodel.LabelName(kv[i])] = pmodel.LabelValue(kv[i+1])
+		}
+		return &pmodel.Sample{Metric: m, Value: pmodel.SampleValue(v)}
+	}
+	const qInfo, qCap, qHeld, qSeq, qCapExp = 0, 1, 2, 14, 15
+	if promQueries[qCapExp] != "fgtop_device_capacity_exponent" {
+		t.Fatalf("query %d is %s: the test's indexes are stale", qCapExp, promQueries[qCapExp])
+	}
+	for _, tc := range []struct {
+		node      string
+		capacity  float64
+		held      float64
+		badMetric string
+	}{
+		{"good", 1, 0.5, ""},
+		{"nan", math.NaN(), 0.5, "fgtop_device_capacity_shares for device GPU-a, slot cuda.shares is NaN"},
+		{"inf", 1, math.Inf(1), "fgtop_device_held_shares for device GPU-a, slot cuda.shares is Infinity"},
+		{"negative", 1, -0.5, "fgtop_device_held_shares for device GPU-a, slot cuda.shares is -0.5 (negative)"},
+	} {
+		res[qInfo] = append(res[qInfo], sample(tc.node, 1, "__name__", "fgtop_device_info", "device", "GPU-a", "plugin", "cuda", "slot", "cuda.shares",
+			"slot_type", "count", "position", "0", "index", "0"))
+		res[qCap] = append(res[qCap], sample(tc.node, tc.capacity, "__name__", "fgtop_device_capacity_shares", "device", "GPU-a", "slot", "cuda.shares"))
+		res[qCapExp] = append(res[qCapExp], sample(tc.node, -2, "__name__", "fgtop_device_capacity_exponent", "device", "GPU-a", "slot", "cuda.shares"))
+		res[qHeld] = append(res[qHeld], sample(tc.node, tc.held, "__name__", "fgtop_device_held_shares", "device", "GPU-a", "slot", "cuda.shares"))
+		res[qSeq] = append(res[qSeq], sample(tc.node, 3, "__name__", "fgtop_snapshot_sequence"))
+	}
+	now := time.Now()
+	nodes, err := buildPromNodes(res, map[string]time.Time{"good": now, "nan": now, "inf": now, "negative": now}, Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]PromNode{}
+	for _, n := range nodes {
+		byName[n.Name] = n
+	}
+	if g := byName["good"]; g.Snap == nil || g.Conflict != "" || g.Sum.CapacityText() != "1.00" || g.Sum.Free.String() != "0.50" {
+		t.Errorf("good node: conflict %q, capacity %s free %s", g.Conflict, g.Sum.CapacityText(), g.Sum.Free)
+	}
+	f := PromFleet(nodes, now, time.Minute)
+	for _, name := range []string{"nan", "inf", "negative"} {
+		n := byName[name]
+		if n.Snap != nil || !strings.Contains(n.Conflict, "no figures of it are shown") {
+			t.Errorf("%s: snapshot %v, conflict %q", name, n.Snap != nil, n.Conflict)
+		}
+		for _, fn := range f.Nodes {
+			if fn.Name == name && (fn.State == Live || fn.Snap != nil) {
+				t.Errorf("%s in the fleet: state %s, figures %v", name, fn.State, fn.Snap != nil)
+			}
+		}
+	}
+	for name, want := range map[string]string{"nan": "NaN", "inf": "Infinity", "negative": "-0.5 (negative)"} {
+		if !strings.Contains(byName[name].Conflict, want) {
+			t.Errorf("%s: %q lacks %q", name, byName[name].Conflict, want)
+		}
 	}
 }
