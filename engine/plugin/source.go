@@ -270,10 +270,11 @@ func (s *Source) decide(gen uint64, settings map[model.AgentID]*Settings, etcdEr
 	in.Evidence = evidence
 	info, issues := Decide(in)
 	issues = append(issues, agentIssues...)
-	// cuda_open reads only device_mask (a difference pick already
-	// merges) and allocation_mode (a different plugin): unit_mem and the
-	// quantum change the registration of fractional GPUs alone.
-	info.SettingsDiffer = differ && (info.Kind == model.PluginCUDAFractional || modesDiffer(settings))
+	// Settings that differ register differently only where the plugin
+	// reads what differs: the plugin itself (each agent's allocation_mode
+	// weighed as the node's would be), the GPUs a device_mask that pick
+	// could not merge leaves, and the units and quantum of fractional GPUs.
+	info.SettingsDiffer = differ && registersDiffer(in, info.Kind, st, settings)
 	switch {
 	case s.opts.File != nil:
 		info.Settings, info.SettingsOK = "file "+s.opts.FilePath, true
@@ -419,20 +420,53 @@ func (s *Source) pick(m map[model.AgentID]*Settings) (*Settings, []model.Issue, 
 			order[0], first, strings.Join(differ, "; "), order[0])}}, true
 }
 
-// modesDiffer: some agents' allocation_mode differ, so they run different
-// plugins (cuda.shares against cuda.device).
-func modesDiffer(m map[model.AgentID]*Settings) bool {
-	mode, seen := "", false
+// registersDiffer reports whether some agent's settings in m register the
+// GPUs otherwise than shown, the settings the node is shown with (pick's
+// first agent's, masks not merged), do under kind: another plugin (its
+// allocation_mode decided as the node's, with the same flag, lists and
+// evidence), other GPUs (device_mask), or, for fractional GPUs, other
+// units or another quantum. Keys spelled otherwise with the same value
+// ("20g" and "20480m") and keys the plugin does not read are alike.
+func registersDiffer(in Inputs, kind string, shown *Settings, m map[model.AgentID]*Settings) bool {
 	for _, st := range m {
-		if st == nil {
-			continue
-		}
-		if seen && st.AllocationMode != mode {
+		in.Settings = st
+		if info, _ := Decide(in); info.Kind != kind {
 			return true
 		}
-		mode, seen = st.AllocationMode, true
+	}
+	for _, st := range m {
+		if !sameMask(st, shown) {
+			return true
+		}
+		if kind == model.PluginCUDAFractional && !sameUnits(st, shown) {
+			return true
+		}
 	}
 	return false
+}
+
+// sameMask: a and b mask the same GPUs (items compared as the bare UUIDs
+// they name, as maskUnion does).
+func sameMask(a, b *Settings) bool {
+	set := func(s *Settings) map[string]bool {
+		out := map[string]bool{}
+		if s != nil {
+			for _, item := range s.DeviceMask {
+				out[strings.TrimPrefix(strings.ToLower(item), "gpu-")] = true
+			}
+		}
+		return out
+	}
+	return maps.Equal(set(a), set(b))
+}
+
+// sameUnits: a and b give fractional GPUs the same capacities and quantum.
+func sameUnits(a, b *Settings) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.UnitMem == b.UnitMem && a.UnitProc == b.UnitProc && a.BadUnits == b.BadUnits &&
+		a.BadQuantum == b.BadQuantum && a.Quantum.Cmp(b.Quantum) == 0
 }
 
 // maskUnion is first with a device_mask that leaves out only the GPUs every

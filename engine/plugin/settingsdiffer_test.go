@@ -1,0 +1,61 @@
+package plugin
+
+import (
+	"context"
+	"testing"
+
+	"github.com/fgtop/fgtop/engine/inventory"
+	"github.com/fgtop/fgtop/model"
+)
+
+// TestSettingsDifferByRegistration: SettingsDiffer says whether the
+// agents' settings register the GPUs otherwise than the ones shown, not
+// whether their keys are spelled alike.
+func TestSettingsDifferByRegistration(t *testing.T) {
+	const u1, u2 = "aaaaaaaa-0000-0000-0000-000000000000", "bbbbbbbb-0000-0000-0000-000000000000"
+	frac := func(kv map[string]string) map[string]string {
+		kv["allocation_mode"] = "fractional"
+		return kv
+	}
+	for _, tc := range []struct {
+		name   string
+		a, b   map[string]string
+		flag   string
+		differ bool
+	}{
+		{"alike", map[string]string{}, map[string]string{}, "", false},
+		// The mock and fgtop both take an unset allocation_mode as
+		// discrete here (no evidence, no flag): cuda_open on both.
+		{"unset mode against discrete", map[string]string{}, map[string]string{"allocation_mode": "discrete"}, "", false},
+		{"mode unset against fractional", map[string]string{}, map[string]string{"allocation_mode": "fractional"}, "", true},
+		{"modes differ under --cuda-plugin", map[string]string{}, map[string]string{"allocation_mode": "fractional"}, model.PluginCUDAOpen, false},
+		{"masks alone", map[string]string{"device_mask": u1}, map[string]string{"device_mask": u2}, "", false},
+		// cuda_open reads no unit, but the masks are then not merged: the
+		// GPUs shown are the first agent's, not the second's.
+		{"masks and a unit under cuda_open", map[string]string{"device_mask": u1}, map[string]string{"device_mask": u2, "unit_proc": "4"}, "", true},
+		{"a unit alone under cuda_open", map[string]string{}, map[string]string{"unit_proc": "4"}, "", false},
+		{"unit_mem spelled otherwise", frac(map[string]string{"unit_mem": "20g"}), frac(map[string]string{"unit_mem": "20480m"}), "", false},
+		{"unit_mem differs", frac(map[string]string{"unit_mem": "20g"}), frac(map[string]string{"unit_mem": "80g"}), "", true},
+		{"quantum spelled otherwise", frac(map[string]string{"quantum_size": "0.1"}), frac(map[string]string{"quantum_size": "0.10"}), "", false},
+		{"quantum differs", frac(map[string]string{}), frac(map[string]string{"quantum_size": "0.25"}), "", true},
+		{"quantum unreadable on one", frac(map[string]string{}), frac(map[string]string{"quantum_size": "banana"}), "", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			inner := &swapInner{inv: inventory.Inventory{Devices: fourGPUs(),
+				SlotTypes: model.SlotTypes{model.SlotCUDADevice: model.SlotTypeCount, model.SlotCPU: model.SlotTypeCount},
+				Source:    model.SourceInfo{Kind: inventory.KindNVML, Health: "ok"}}}
+			opts := Options{Etcd: EtcdOptions{Endpoints: []string{"127.0.0.1:1"}, Agents: []model.AgentID{"i-a", "i-b"}}}
+			opts.Inputs.Flag = tc.flag
+			src := NewSource(inner, opts)
+			defer src.Close()
+			src.take(EtcdReading{Settings: map[model.AgentID]*Settings{"i-a": Parse(tc.a), "i-b": Parse(tc.b)}})
+			inv, err := src.Poll(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if inv.Plugin == nil || inv.Plugin.SettingsDiffer != tc.differ {
+				t.Errorf("plugin %+v: want SettingsDiffer %v", inv.Plugin, tc.differ)
+			}
+		})
+	}
+}
