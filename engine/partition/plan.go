@@ -53,6 +53,10 @@ type Plan struct {
 	// unknown, so the agent's start-up checks on a manual partition's
 	// accelerator amounts (check's "not ok") were not run.
 	AccelUnchecked bool `json:"accel_unchecked,omitempty"`
+	// settingsDiffer: AccelUnchecked because the agents' CUDA plugin
+	// settings register the GPUs differently, not because the
+	// accelerators are unknown.
+	settingsDiffer bool
 	// Unread are the kernel files that could not be read or parsed (the
 	// file and why): what those kernels hold is not known.
 	Unread []string `json:"unread,omitempty"`
@@ -289,6 +293,7 @@ func Build(cur, draft *agentconfig.Config, snap *model.Snapshot, extra ...string
 	// checked at the agent's start against the accelerators, and kernels
 	// whose files were not read hold what cannot be seen.
 	p.AccelUnchecked = inv.AcceleratorsUnknown && next.Mode == agentconfig.ModeManual && givesAccelerators(next) && p.accelChanged()
+	p.settingsDiffer = inv.Plugin != nil && inv.Plugin.SettingsDiffer && len(inv.Devices) > 0
 	if snap != nil {
 		for _, iss := range snap.Issues {
 			switch iss.Code {
@@ -340,7 +345,10 @@ func (p *Plan) accelChanged() bool {
 // that changes something while any is left.
 func (p *Plan) Unchecked() []string {
 	var out []string
-	if p.AccelUnchecked {
+	switch {
+	case p.AccelUnchecked && p.settingsDiffer:
+		out = append(out, "the agent's start-up checks on the accelerator amounts were not run: the agents' CUDA plugin settings differ (node scopes in etcd), so each registers the GPUs its own way (give the agents the same settings)")
+	case p.AccelUnchecked:
 		out = append(out, "the agent's start-up checks on the accelerator amounts were not run: the node's accelerators or their capacities are unknown (pass --devices, --fgpu-capacity or --plugin-config)")
 	}
 	if n := len(p.Unread); n > 0 {
