@@ -130,9 +130,11 @@ func (v *ConfigView) Apply(o *Options) {
 // device set, and the drift that depends only on the partition.
 func partitionHook(cfg *agentconfig.Config, agents []model.Agent) func(*inventory.Inventory) ([]model.Agent, []model.Issue) {
 	return func(inv *inventory.Inventory) ([]model.Agent, []model.Issue) {
-		pinv := partition.Inventory{Devices: inv.Devices, HostMem: model.NewDec(inv.HostMemBytes, 0), Source: inv.Source,
+		// As partition.InventoryOf judges a snapshot, so that the console
+		// and check agree on what is not judged.
+		pinv := partition.Inventory{Devices: inv.Devices, HostMem: model.NewDec(inv.HostMemBytes, 0), Source: inv.Source, Plugin: inv.Plugin,
 			AcceleratorsUnknown: inv.Source.Kind == inventory.KindNone || inv.Source.Health == inventory.HealthUnavailable ||
-				model.AnyCapacityUnknown(inv.Devices)}
+				model.AnyCapacityUnknown(inv.Devices) || (inv.Plugin != nil && inv.Plugin.SettingsDiffer)}
 		p := partition.Effective(cfg, pinv)
 		out := slices.Clone(agents)
 		p.Fill(out)

@@ -324,8 +324,12 @@ func suggestSlotsThen(ctx context.Context, src *sourceFlags, ch *changeFlags, rf
 	if loaded != nil {
 		loaded(rec)
 	}
+	quantum, err := replay.SuggestQuantum(snap.Allocator, rec)
+	if err != nil {
+		return nil, nil, nil, usageErr("--suggest: %v", err)
+	}
 	in := replay.SuggestInput{Today: today, Total: agentconfig.Totals(snap.Devices)}
-	in.Limits(cfg, snap.Allocator.Quantum)
+	in.Limits(cfg, quantum)
 	sg := replay.Suggest(rec, in)
 	return sg.Flags(today), sg, rec, nil
 }

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -200,5 +201,34 @@ func TestArrivalsNoTakerIsNoAgentsDemand(t *testing.T) {
 	}
 	if st := slotOf(t, agentOf(t, res, agentB), model.SlotCUDAShares); st.Peak.String() != "0.5" {
 		t.Errorf("b's cuda.shares %+v", st)
+	}
+}
+
+// TestSuggestQuantum: the suggestion steps shares by the node's quantum,
+// else its record's, and refuses where neither knows it.
+func TestSuggestQuantum(t *testing.T) {
+	known := &Record{}
+	known.Settings.Quantum = model.MustDec("0.25")
+	for _, tc := range []struct {
+		live model.Allocator
+		rec  *Record
+		want string
+	}{
+		{model.Allocator{Fractional: true, Quantum: model.MustDec("0.05")}, known, "0.05"},
+		{model.Allocator{}, nil, "0"},
+		{model.Allocator{Fractional: true}, known, "0.25"},
+		{model.Allocator{Fractional: true}, &Record{}, "unknown"},
+		{model.Allocator{Fractional: true}, nil, "unknown"},
+	} {
+		q, err := SuggestQuantum(tc.live, tc.rec)
+		got := q.String()
+		if errors.Is(err, ErrQuantumUnknown) {
+			got = "unknown"
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if got != tc.want {
+			t.Errorf("live %+v: %s, want %s", tc.live, got, tc.want)
+		}
 	}
 }

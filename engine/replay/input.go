@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"errors"
 	"slices"
 
 	"github.com/fgtop/fgtop/engine/agentconfig"
@@ -125,6 +126,24 @@ func Start(rec *Record, part Partition, opts Options) *Pending {
 func (p *Pending) Wait() *Result {
 	<-p.done
 	return p.res
+}
+
+// ErrQuantumUnknown is the suggestion's refusal on fractional maps whose
+// quantum_size neither the node nor its record knows: amounts found in
+// steps of a default quantum may be ones the node's allocator rounds away.
+var ErrQuantumUnknown = errors.New("the quantum_size of the fractional maps is unknown (the node's CUDA plugin settings were not read, or theirs is not a positive decimal), so no cuda.shares amounts are suggested in its steps; fix the settings in etcd first")
+
+// SuggestQuantum is the quantum a suggestion steps shares by: the node's
+// (live), else the one its record knew (rec may be nil); ErrQuantumUnknown
+// when the maps are fractional and neither says.
+func SuggestQuantum(live model.Allocator, rec *Record) (model.Dec, error) {
+	switch {
+	case !live.QuantumUnknown():
+		return live.Quantum, nil
+	case rec != nil && rec.Settings.Quantum.Sign() > 0:
+		return rec.Settings.Quantum, nil
+	}
+	return model.Dec{}, ErrQuantumUnknown
 }
 
 // Limits sets in's Reserved and Step for every slot of in.Total as the

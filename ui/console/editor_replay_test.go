@@ -254,6 +254,24 @@ func TestEditorReplaySuggest(t *testing.T) {
 	lineUntil(t, a, msgs, "(all the record holds) under agent.toml as it is: 1 session of i-node-a ran that these amounts refuse")
 }
 
+// TestEditorReplaySuggestQuantumUnknown: on a fractional node that could
+// not read its quantum_size, S fills nothing: amounts in steps of a
+// default quantum may be ones the node's allocator rounds away.
+func TestEditorReplaySuggestQuantumUnknown(t *testing.T) {
+	path, dir, snap := recordedNode(t)
+	if !snap.Allocator.Fractional {
+		t.Fatalf("the recorded node's allocator %+v: want fractional", snap.Allocator)
+	}
+	snap.Allocator.Quantum = model.Zero
+	a, msgs := editorOpen(t, snap, Options{Actor: alice, Desk: testDesk(path, snap), History: dir})
+	e := a.ed()
+	step(a, msgs, keyRune('S'))
+	deliverUntil(t, a, msgs, "the refusal", func() bool { return strings.Contains(a.Flash.Text, "quantum_size") })
+	if !strings.HasPrefix(a.Flash.Text, "S: ") || len(e.Req.Slots) != 0 {
+		t.Errorf("flash %q, draft %+v: want no suggestion naming the quantum_size, the draft untouched", a.Flash.Text, e.Req.Slots)
+	}
+}
+
 // TestEditorReplayKeysOperatorsOnly: the replay's keys are in an
 // operator's map (help lists S and R in the slot-based grid) only where a
 // record is; a viewer's (--readonly) map has neither, its help does not

@@ -619,7 +619,11 @@ func (e *Editor) suggestInput() (replay.SuggestInput, error) {
 	}
 	var quantum model.Dec
 	if e.Snap != nil {
-		quantum = e.Snap.Allocator.Quantum
+		q, err := replay.SuggestQuantum(e.Snap.Allocator, nil)
+		if err != nil {
+			return replay.SuggestInput{}, fmt.Errorf("S: %w", err)
+		}
+		quantum = q
 	}
 	in.Limits(base, quantum)
 	return in, nil
