@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"context"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -49,5 +50,26 @@ func TestPromHostile(t *testing.T) {
 	_, err = newTestPromClient(t, bad.URL).Refresh(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "boom") || !untrusted.Safe(err.Error()) {
 		t.Fatalf("error %q: want the body quoted escaped", err)
+	}
+}
+
+// TestPromAnswerWithoutData: a server that answers every query
+// {"status":"success"} (no data) or {} is refused with an error saying so;
+// it crashed the fleet (a nil value's Type()).
+func TestPromAnswerWithoutData(t *testing.T) {
+	for _, body := range []string{`{"status":"success"}`, `{}`, `{"status":"success","data":null}`} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(body))
+		}))
+		nodes, err := newTestPromClient(t, srv.URL).Refresh(context.Background())
+		srv.Close()
+		if err == nil || len(nodes) != 0 {
+			t.Errorf("%s: nodes %v, error %v: want an error", body, nodes, err)
+			continue
+		}
+		if !strings.Contains(err.Error(), "without data") && !strings.Contains(err.Error(), "want a vector") {
+			t.Errorf("%s: error %q", body, err)
+		}
 	}
 }

@@ -49,6 +49,7 @@ var promQueries = []string{
 	units("fgtop_agent_device_held"), "fgtop_kernels", "fgtop_issues_by_severity", "fgtop_node_info",
 	"fgtop_device_source_info", "fgtop_host_memory_bytes", "fgtop_snapshot_sequence",
 	"fgtop_device_capacity_exponent", "fgtop_device_held_exponent", units("fgtop_agent_given"),
+	"fgtop_agent_kernels",
 }
 
 // units selects every unit's metric of an amount the exporter splits by
@@ -340,6 +341,12 @@ func (c *PromClient) queryAll(ctx context.Context, qs []string, at time.Time) ([
 				errs <- promErr(c.o.URL, q, err)
 				return
 			}
+			if v == nil {
+				// {"status":"success"} without "data": not Prometheus's
+				// answer to an instant query, whatever sent it.
+				errs <- fmt.Errorf("query %s: an answer without data, want a vector", q)
+				return
+			}
 			vec, ok := v.(pmodel.Vector)
 			if !ok {
 				errs <- fmt.Errorf("query %s: a %s, want a vector", q, v.Type())
@@ -435,6 +442,9 @@ func (c *PromClient) lastScrapes(ctx context.Context, names []string, now time.T
 	v, _, _, err := c.api.Query(ctx, q, now)
 	if err != nil {
 		return nil, promErr(c.o.URL, short, err)
+	}
+	if v == nil {
+		return nil, fmt.Errorf("query %s: an answer without data, want a matrix", short)
 	}
 	m, ok := v.(pmodel.Matrix)
 	if !ok {
@@ -628,6 +638,7 @@ func buildPromNodes(res []pmodel.Vector, scraped map[string]time.Time, settings 
 		qCapExp
 		qHeldExp
 		qAgentGiven
+		qAgentKernels
 	)
 	var names []string
 	for n := range g[qSeq] {
@@ -797,10 +808,28 @@ func buildPromNodes(res []pmodel.Vector, scraped map[string]time.Time, settings 
 			}
 			alloc[a][slot][model.DeviceID(x.get("device"))] = x.v
 		}
+		agentKernels := map[model.AgentID]int{}
+		for _, x := range g[qAgentKernels][name] {
+			n, _ := x.v.Int64()
+			agentKernels[model.AgentID(x.get("agent"))] = int(n)
+		}
 		var kernels []*model.Kernel
 		for _, pa := range agents {
 			a := pa.a
-			a.Owns, a.Mem, a.Given = owns[a.ID], mem[a.ID], given[a.ID]
+			a.Owns, a.Mem, a.Given, a.Kernels = owns[a.ID], mem[a.ID], given[a.ID], agentKernels[a.ID]
+			// What the manager's limit subtracts from the amount given:
+			// without it, every agent read as holding nothing, and --fit
+			// sent requests to agents that were full.
+			a.Held = model.ResourceSlot{}
+			for slot, devs := range alloc[a.ID] {
+				sum := model.Zero
+				for _, v := range devs {
+					sum = sum.Add(v)
+				}
+				if !sum.IsZero() {
+					a.Held[slot] = sum
+				}
+			}
 			s.Agents = append(s.Agents, a)
 		}
 		holds := map[model.DeviceKey][]model.Holding{}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fgtop/fgtop/model"
 	pmodel "github.com/prometheus/common/model"
 )
 
@@ -112,5 +113,57 @@ func TestPromValuesNoNodeSends(t *testing.T) {
 		if !strings.Contains(byName[name].Conflict, want) {
 			t.Errorf("%s: %q lacks %q", name, byName[name].Conflict, want)
 		}
+	}
+}
+
+// TestPromAgentHeld: through Prometheus an agent's kernels hold what its
+// per-device series say, so the manager's limit (its given amount less
+// what they hold) refuses what SSH refuses: 1.2 on an agent given 2.0
+// whose kernels hold 1.5. They were read as holding nothing, and --fit
+// sent the request there.
+func TestPromAgentHeld(t *testing.T) {
+	res := make([]pmodel.Vector, len(promQueries))
+	sample := func(v float64, kv ...string) *pmodel.Sample {
+		m := pmodel.Metric{"node": "n1"}
+		for i := 0; i+1 < len(kv); i += 2 {
+			m[pmodel.LabelName(kv[i])] = pmodel.LabelValue(kv[i+1])
+		}
+		return &pmodel.Sample{Metric: m, Value: pmodel.SampleValue(v)}
+	}
+	const qInfo, qCap, qHeld, qAgent, qAgentHeld, qSeq, qAgentGiven = 0, 1, 2, 5, 8, 14, 17
+	if promQueries[qAgent] != "fgtop_agent_info" || !strings.Contains(promQueries[qAgentHeld], "fgtop_agent_device_held") || !strings.Contains(promQueries[qAgentGiven], "fgtop_agent_given") {
+		t.Fatalf("queries %q: the test's indexes are stale", promQueries)
+	}
+	res[qInfo] = append(res[qInfo], sample(1, "__name__", "fgtop_device_info", "device", "GPU-a", "plugin", "cuda", "slot", "cuda.shares",
+		"slot_type", "count", "position", "0", "index", "0"))
+	res[qCap] = append(res[qCap], sample(4, "__name__", "fgtop_device_capacity_shares", "device", "GPU-a", "slot", "cuda.shares"))
+	res[qHeld] = append(res[qHeld], sample(1.5, "__name__", "fgtop_device_held_shares", "device", "GPU-a", "slot", "cuda.shares"))
+	res[qAgent] = append(res[qAgent], sample(1, "__name__", "fgtop_agent_info", "agent", "i-a", "position", "0"))
+	res[qAgentHeld] = append(res[qAgentHeld],
+		sample(1.0, "__name__", "fgtop_agent_device_held_shares", "agent", "i-a", "plugin", "cuda", "device", "GPU-a", "slot", "cuda.shares"),
+		sample(0.5, "__name__", "fgtop_agent_device_held_shares", "agent", "i-a", "plugin", "cuda", "device", "GPU-b", "slot", "cuda.shares"))
+	res[qAgentGiven] = append(res[qAgentGiven], sample(2, "__name__", "fgtop_agent_given_shares", "agent", "i-a", "slot", "cuda.shares"))
+	res[qSeq] = append(res[qSeq], sample(3, "__name__", "fgtop_snapshot_sequence"))
+	const qAgentKernels = 18
+	if promQueries[qAgentKernels] != "fgtop_agent_kernels" {
+		t.Fatalf("query %d is %s: the test's indexes are stale", qAgentKernels, promQueries[qAgentKernels])
+	}
+	res[qAgentKernels] = append(res[qAgentKernels], sample(2, "__name__", "fgtop_agent_kernels", "agent", "i-a"))
+	nodes, err := buildPromNodes(res, map[string]time.Time{"n1": time.Now()}, Settings{})
+	if err != nil || len(nodes) != 1 || nodes[0].Snap == nil || len(nodes[0].Snap.Agents) != 1 {
+		t.Fatalf("nodes %+v, %v", nodes, err)
+	}
+	a := nodes[0].Snap.Agents[0]
+	if got := a.Held[model.SlotCUDAShares]; got.String() != "1.5" || a.Kernels != 2 {
+		t.Errorf("agent held %v in %d kernel(s), want cuda.shares 1.5 in 2", a.Held, a.Kernels)
+	}
+	req, _ := ParseRequest("cuda.shares=1.2")
+	fit := FitRequest(nodes[0].Snap, req, Settings{})
+	if fit.OK || !strings.Contains(fit.Reason, "its kernels hold 1.5") {
+		t.Errorf("fit %+v: want the manager's refusal (0.5 free of 2)", fit)
+	}
+	req, _ = ParseRequest("cuda.shares=0.5")
+	if fit := FitRequest(nodes[0].Snap, req, Settings{}); !fit.OK {
+		t.Errorf("0.5 on 0.5 free: %+v", fit)
 	}
 }
