@@ -332,3 +332,32 @@ func TestFleetHelpScrollsAt80x24(t *testing.T) {
 		t.Fatalf("esc did not leave the help:\n%s", s)
 	}
 }
+
+// TestFleetSourceFailing: a fleet whose source fails (Prometheus
+// unreachable) and names no node says so in its header and in place of
+// the rows, never "no node matches the filter" with no filter set; with a
+// filter that matches nothing, that is what it says.
+func TestFleetSourceFailing(t *testing.T) {
+	th, err := themes.Load("dark")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := New(nil, Options{Theme: th, ASCII: true, Now: func() time.Time { return fake.T0 }, Source: "prometheus http://127.0.0.1:19099"})
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 20})
+	m.Update(fleetMsg{&fleet.Fleet{Seq: 1, Time: fake.T0, Err: "prometheus: dial tcp 127.0.0.1:19099: connection refused"}})
+	scr := fleetScreen(m)
+	if !strings.Contains(scr, "SOURCE FAILING") || !strings.Contains(scr, "no nodes: prometheus: dial tcp 127.0.0.1:19099: connection refused") ||
+		strings.Contains(scr, "matches the filter") {
+		t.Errorf("screen:\n%s", scr)
+	}
+	m = newTestFleet(t, 100, 20)
+	m.Update(fleetMsg{fleetOf(t)})
+	if scr := fleetScreen(m); strings.Contains(scr, "SOURCE FAILING") {
+		t.Errorf("a working source said failing:\n%s", scr)
+	}
+	m.Filter = "nothing-like-this"
+	m.resort()
+	if scr := fleetScreen(m); !strings.Contains(scr, "no node matches the filter nothing-like-this") {
+		t.Errorf("filtered screen:\n%s", scr)
+	}
+}

@@ -210,6 +210,10 @@ func (m *Model) viewHeader(w int) string {
 	if conn > 0 {
 		counts = append(counts, kit.Span{Lvl: kit.LvlDim, Text: " · "}, kit.Span{Lvl: kit.LvlInfo, Text: fmt.Sprintf("%d connecting", conn)})
 	}
+	if m.fl != nil && m.fl.Err != "" {
+		// Before the counts: "0 live" alone reads as a fleet at rest.
+		counts = append([]kit.Span{{Lvl: kit.LvlDim, Text: " │ "}, {Lvl: kit.LvlCrit, Text: "SOURCE FAILING"}}, counts...)
+	}
 	ps = append(ps, headerPiece{spans: counts},
 		headerPiece{spans: []kit.Span{{Lvl: kit.LvlDim, Text: fmt.Sprintf(" │ live: %d GPUs, held %s", gpus, heldText)}}, drop: 2})
 	var sp []kit.Span
@@ -322,11 +326,18 @@ func (m *Model) viewTable(w, h int) []string {
 	}
 	rows = append(rows, head.Finish(w))
 	if m.fl == nil || len(m.Rows) == 0 {
-		msg := "  waiting for the nodes…"
-		if m.fl != nil {
-			msg = "  no node matches the filter"
+		msg, lvl := "  waiting for the nodes…", kit.LvlDim
+		switch {
+		case m.fl == nil:
+		case m.fl.Err != "":
+			// The source fails: no node is not "none matches".
+			msg, lvl = "  no nodes: "+m.fl.Err, kit.LvlCrit
+		case len(m.fl.Nodes) == 0:
+			msg = "  no nodes yet: the source has named none"
+		case m.Filter != "":
+			msg = "  no node matches the filter " + m.Filter + " (/ to change it)"
 		}
-		rows = append(rows, kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlDim, Text: msg}}, w))
+		rows = append(rows, kit.SpansRow(st, []kit.Span{{Lvl: lvl, Text: msg}}, w))
 	}
 	now := m.shownNow()
 	for i := m.offset; i < len(m.Rows) && i < m.offset+vis; i++ {
