@@ -532,6 +532,29 @@ func TestFleetHistoryHosts(t *testing.T) {
 	if code != exitBadUsage || !strings.Contains(stderr, "no node's record knows it: "+nodes[0].addr+": ") || !strings.Contains(stderr, nodes[1].addr+": ") {
 		t.Errorf("a kernel no node knows: exit %d: %s", code, stderr)
 	}
+
+	// A prefix of two of node1's kernels is the asker's to lengthen, as
+	// `history` says on one node (exit 2), not a node that did not answer.
+	byFirst := map[string]string{}
+	prefix := ""
+	for _, k := range s.Kernels() {
+		id := string(k.ID)
+		if id == "" {
+			continue
+		}
+		if o, ok := byFirst[id[:1]]; ok && o != id {
+			prefix = id[:1]
+			break
+		}
+		byFirst[id[:1]] = id
+	}
+	if prefix == "" {
+		t.Fatal("no two kernels of node1 share a first character: no ambiguous prefix to ask")
+	}
+	_, stderr, code = runFleetCmd(t, "history", "--hosts", two, "--identity", id, "--known-hosts", kh, "--kernel", prefix)
+	if code != exitBadUsage || !strings.Contains(stderr, nodes[0].addr+": ") || !strings.Contains(stderr, "is ambiguous") || strings.Contains(stderr, "did not answer") {
+		t.Errorf("an ambiguous prefix: exit %d: %s", code, stderr)
+	}
 }
 
 func historyRow(iv fleet.HistoryInterval, until time.Time) string {

@@ -141,6 +141,21 @@ func (e *NowhereError) Error() string {
 	return "no node's record knows it: " + strings.Join(parts, "; ")
 }
 
+// AmbiguousError is a name that is a prefix of several on some node: the
+// asker must give more of it, as `history` on one node says (exit 2); the
+// other nodes' answers would be for a name the asker did not mean.
+type AmbiguousError struct {
+	Nodes []HistoryProblem
+}
+
+func (e *AmbiguousError) Error() string {
+	parts := make([]string, len(e.Nodes))
+	for i, n := range e.Nodes {
+		parts[i] = n.Node + ": " + n.Error
+	}
+	return strings.Join(parts, "; ")
+}
+
 // notHereError is a node's refusal of a query for a name its record does
 // not know (exit status 2).
 type notHereError struct{ msg string }
@@ -319,6 +334,17 @@ func HistoryHosts(ctx context.Context, hosts []string, cfg *gossh.ClientConfig, 
 		if a.notHere != "" {
 			fh.NotFound = append(fh.NotFound, HistoryProblem{Node: hosts[i], Error: a.notHere})
 		}
+	}
+	var amb []HistoryProblem
+	for _, p := range fh.NotFound {
+		// The node's own words (model/names.AmbiguousError): its exit
+		// status 2 says only "the asker's to fix".
+		if strings.Contains(p.Error, " is ambiguous: it names ") {
+			amb = append(amb, p)
+		}
+	}
+	if len(amb) > 0 {
+		return nil, &AmbiguousError{Nodes: amb}
 	}
 	if len(hosts) > 0 && len(fh.NotFound) == len(hosts) {
 		return nil, &NowhereError{Nodes: fh.NotFound}

@@ -115,9 +115,11 @@ func (s *Server) history(ls *session, q HistoryQuery) {
 	}
 	if problem != nil {
 		var nf *names.NotFoundError
-		if len(b) == 0 && errors.As(problem, &nf) {
-			// Not this node's (fleet history asks every node): said
-			// apart from a record that could not answer.
+		var amb *names.AmbiguousError
+		if len(b) == 0 && (errors.As(problem, &nf) || errors.As(problem, &amb)) {
+			// Not this node's, or a prefix naming several here (fleet
+			// history asks every node): the asker's to fix, said apart
+			// from a record that could not answer, as `history` exits 2.
 			ls.mu.Lock()
 			ls.usage = true
 			ls.mu.Unlock()
