@@ -107,6 +107,9 @@ type HistoryGap struct {
 	From string `json:"from"`
 	To   string `json:"to"`
 	Why  string `json:"why"`
+	// OpenEnded: from From on, its end lost with it (a damaged last
+	// segment); To is the end of what was asked.
+	OpenEnded bool `json:"open_ended,omitempty"`
 }
 
 // HistoryProblem is a node that did not answer, or whose record lacks
@@ -217,6 +220,10 @@ func WriteHistory(w io.Writer, h *FleetHistory, asJSON bool) error {
 		b.WriteString("(nothing held in the asked span)\n")
 	}
 	for _, m := range h.Missing {
+		if m.OpenEnded {
+			fmt.Fprintf(&b, "missing: %s from %s on: %s\n", m.Node, m.From, m.Why)
+			continue
+		}
 		fmt.Fprintf(&b, "missing: %s %s to %s: %s\n", m.Node, m.From, m.To, m.Why)
 	}
 	for _, p := range h.Problems {

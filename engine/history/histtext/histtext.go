@@ -75,6 +75,9 @@ type missingDoc struct {
 	From string `json:"from"`
 	To   string `json:"to"`
 	Why  string `json:"why"`
+	// OpenEnded: the lost end of a damaged last segment, whose own end is
+	// lost with it; To is then the end of what was asked (or now).
+	OpenEnded bool `json:"open_ended,omitempty"`
 }
 
 func rfc(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
@@ -159,7 +162,17 @@ func Write(w io.Writer, res *history.HistoryResult, f history.Filter, o Options)
 				Since: iv.Since, Open: iv.Open, Gone: iv.Gone})
 		}
 		for _, m := range missing {
-			doc.Missing = append(doc.Missing, missingDoc{From: rfc(m.From), To: rfc(m.To), Why: m.Why})
+			md := missingDoc{From: rfc(m.From), To: rfc(m.To), Why: m.Why}
+			if m.To.Equal(m.From) {
+				// A stretch of no length reads as nothing lost.
+				md.OpenEnded = true
+				if end.After(m.From) {
+					md.To = rfc(end)
+				} else if o.Now.After(m.From) {
+					md.To = rfc(o.Now)
+				}
+			}
+			doc.Missing = append(doc.Missing, md)
 		}
 		for _, sk := range res.Skipped {
 			doc.Skipped = append(doc.Skipped, skippedDoc{File: sk.Path, Why: sk.Why})
