@@ -414,3 +414,49 @@ func TestFutureWhileRecording(t *testing.T) {
 		t.Fatalf("now itself: %v", err)
 	}
 }
+
+// TestHeldAndDamaged: a moment after the damage in the last segment, while
+// a recorder holds the directory, lacks the rest of that segment, said as
+// damage; not as a recorder that is not writing (a full disk?), which sent
+// an operator after a disk that was fine.
+func TestHeldAndDamaged(t *testing.T) {
+	dir := t.TempDir()
+	node := newSynth(9, 5)
+	rec, err := Open(Options{Dir: dir, Clock: func() time.Time { return node.t }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Close()
+	var last *model.Snapshot
+	for range 40 {
+		last = node.step()
+		rec.Observe(last)
+		rec.Flush()
+	}
+	// The live tail file, as the tour damaged it beside a running serve.
+	segs, _ := listSegments(dir)
+	seg := segs[len(segs)-1]
+	seg.Path = strings.TrimSuffix(seg.Path, filepath.Ext(seg.Path)) + ".fgt"
+	b, err := os.ReadFile(seg.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := len(b) * 4 / 5; i < len(b)*4/5+8; i++ {
+		b[i] ^= 0x5a
+	}
+	if err := os.WriteFile(seg.Path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := mustAt(t, dir, last.Time.Add(time.Minute))
+	if res.Exact || len(res.Missing) == 0 {
+		t.Fatalf("after the damage: exact %v, missing %v", res.Exact, res.Missing)
+	}
+	for _, m := range res.Missing {
+		if strings.Contains(m.Why, "not writing") {
+			t.Errorf("missing %q: the damage read as a recorder not writing", m.Why)
+		}
+	}
+	if !strings.Contains(res.Missing[0].Why, "seg-") || !strings.Contains(res.Missing[0].Why, "lost") {
+		t.Errorf("missing %v: want the damaged segment named first", res.Missing)
+	}
+}

@@ -457,10 +457,11 @@ func (r *Reader) AtContext(ctx context.Context, t time.Time) (*Result, error) {
 				}
 				return nil, oe
 			}
-			if t.After(end.Add(slack)) {
+			if t.After(end.Add(slack)) && sr.data.Damage == "" {
 				// A recorder writes at least every few seconds: one that
 				// holds the directory and has not cannot write (a full
-				// disk, a directory gone read-only).
+				// disk, a directory gone read-only). Past damage, what it
+				// wrote is there but unreadable: the damage says so below.
 				res.Missing = append(res.Missing, Missing{From: end, To: t,
 					Why: "nothing recorded since: the recorder holding the directory is not writing (a full disk?)"})
 			}
