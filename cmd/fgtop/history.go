@@ -386,8 +386,8 @@ or a prefix that names several (the error lists them).`,
 					return usageErr("--until: %v", err)
 				}
 			}
-			if !f.Since.IsZero() && !f.Until.IsZero() && f.Until.Before(f.Since) {
-				return usageErr("--until is before --since")
+			if err := history.SpanOrder(f.Since, f.Until, until, now); err != nil {
+				return usageErr("%v", err)
 			}
 			if f.Since.After(now) {
 				// Said whether or not a recorder is writing: with one, the

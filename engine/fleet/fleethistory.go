@@ -64,10 +64,7 @@ func (q *HistoryQuery) SetSpan(since, until string, now time.Time) error {
 			return fmt.Errorf("--until: %w", err)
 		}
 	}
-	if !q.Since.IsZero() && !q.Until.IsZero() && q.Until.Before(q.Since) {
-		return errors.New("--until is before --since")
-	}
-	return nil
+	return history.SpanOrder(q.Since, q.Until, until, now)
 }
 
 // command is the query as the node's exec command. The ids go over SSH as

@@ -31,7 +31,7 @@ func TestNewHistoryQuery(t *testing.T) {
 			wantSince: time.Date(2026, 11, 27, 14, 2, 0, 0, time.Local), wantUntil: now.Add(-time.Hour)},
 		{name: "bad since", user: "u1", since: "25:99", err: "--since: "},
 		{name: "bad until", user: "u1", until: "soon", err: "--until: "},
-		{name: "backwards", user: "u1", since: "15:00", until: "14:00", err: "--until is before --since"},
+		{name: "backwards", user: "u1", since: "15:00", until: "14:00", err: "is before --since"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

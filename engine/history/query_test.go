@@ -125,6 +125,58 @@ func TestParseWhen(t *testing.T) {
 	}
 }
 
+// TestSpanOrder: a backwards span names both ends as read, and a time of
+// day still to come today, read as yesterday's, is said to be the cause.
+func TestSpanOrder(t *testing.T) {
+	loc := time.FixedZone("X", 3600)
+	now := time.Date(2026, 11, 27, 16, 40, 3, 0, loc)
+	for _, c := range []struct {
+		since, until string
+		want         []string // substrings of the error; nil: no error
+		not          string
+	}{
+		{since: "16:00", until: "16:30"},
+		{since: "16:00", until: ""},
+		{since: "", until: "16:30"},
+		{since: "16:00", until: "16:00"},
+		{since: "16:00", until: "16:50", want: []string{"--until (2026-11-26 16:50:00 X) is before --since (2026-11-27 16:00:00 X)", "16:50 is still to come today (now is 16:40:03), so it reads as yesterday's"}},
+		{since: "15:00", until: "14:00", want: []string{"--until (2026-11-27 14:00:00 X) is before --since (2026-11-27 15:00:00 X)"}, not: "yesterday"},
+		{since: "today 16:00", until: "yesterday 17:00", want: []string{"--until (2026-11-26 17:00:00 X)"}, not: "still to come"},
+	} {
+		var since, until time.Time
+		var err error
+		if c.since != "" {
+			if since, err = ParseWhen(c.since, now); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if c.until != "" {
+			if until, err = ParseWhen(c.until, now); err != nil {
+				t.Fatal(err)
+			}
+		}
+		err = SpanOrder(since, until, c.until, now)
+		if c.want == nil {
+			if err != nil {
+				t.Errorf("%s..%s: %v", c.since, c.until, err)
+			}
+			continue
+		}
+		if err == nil {
+			t.Errorf("%s..%s: no error", c.since, c.until)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s..%s: %q lacks %q", c.since, c.until, err, w)
+			}
+		}
+		if c.not != "" && strings.Contains(err.Error(), c.not) {
+			t.Errorf("%s..%s: %q says %q", c.since, c.until, err, c.not)
+		}
+	}
+}
+
 func TestStep(t *testing.T) {
 	dir := t.TempDir()
 	node := newSynth(5, 10)

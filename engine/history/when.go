@@ -1,6 +1,7 @@
 package history
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -140,4 +141,37 @@ func parseDays(s string) (time.Duration, error) {
 		return 0, err
 	}
 	return time.Duration(days)*24*time.Hour + d, nil
+}
+
+// SpanOrder refuses a span whose end comes before its start, naming both
+// ends as they were read (a zero end is open). untilText is --until as
+// typed: a bare time of day still to come today reads as yesterday's, the
+// usual cause, and the error says so.
+func SpanOrder(since, until time.Time, untilText string, now time.Time) error {
+	if since.IsZero() || until.IsZero() || !until.Before(since) {
+		return nil
+	}
+	msg := fmt.Sprintf("--until (%s) is before --since (%s)", spanStamp(until), spanStamp(since))
+	if clockOnly(untilText) {
+		y, m, d := now.Date()
+		if uy, um, ud := until.Date(); uy != y || um != m || ud != d {
+			msg += fmt.Sprintf(": --until %s is still to come today (now is %s), so it reads as yesterday's; leave --until out to mean now",
+				strings.TrimSpace(untilText), now.Format("15:04:05"))
+		}
+	}
+	return errors.New(msg)
+}
+
+// spanStamp is a moment as the span errors print it: local, to the second.
+func spanStamp(t time.Time) string { return t.Format("2006-01-02 15:04:05 MST") }
+
+// clockOnly reports whether s is a bare time of day ("14:02", "14:02:17").
+func clockOnly(s string) bool {
+	s = strings.TrimSpace(s)
+	for _, layout := range []string{"15:04:05", "15:04"} {
+		if _, err := time.Parse(layout, s); err == nil {
+			return true
+		}
+	}
+	return false
 }

@@ -3,8 +3,10 @@ package sshserve
 import (
 	"errors"
 	"fmt"
-	"github.com/fgtop/fgtop/model/names"
 	"time"
+
+	"github.com/fgtop/fgtop/engine/history"
+	"github.com/fgtop/fgtop/model/names"
 )
 
 // HistoryCommand is the exec command that asks a node's record who held
@@ -77,8 +79,8 @@ func parseHistory(args []string) (HistoryQuery, error) {
 	if named != 1 {
 		return q, fmt.Errorf("name one of --device, --kernel, --user: %s", historyUsage)
 	}
-	if !q.Since.IsZero() && !q.Until.IsZero() && q.Until.Before(q.Since) {
-		return q, fmt.Errorf("--until is before --since")
+	if err := history.SpanOrder(q.Since, q.Until, "", time.Time{}); err != nil {
+		return q, err
 	}
 	return q, nil
 }
