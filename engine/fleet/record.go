@@ -36,6 +36,11 @@ func RecordAt(dir string, at time.Time) ([]byte, error) {
 		return nil, fmt.Errorf("the node's record lacks %s: %w", AtStamp(at), err)
 	}
 	if !res.Exact {
+		if m, ok := holding(res.Missing, at); ok {
+			// The gap's own words: a damaged segment, a recorder that
+			// was not running, not only that there is a gap.
+			return nil, fmt.Errorf("the node's record lacks %s: %s (last recorded at %s)", AtStamp(at), m, AtStamp(res.Snap.Time))
+		}
 		return nil, fmt.Errorf("the node's record lacks %s: it falls in a gap (last recorded at %s)", AtStamp(at), AtStamp(res.Snap.Time))
 	}
 	b, err := report.MarshalSnapshot(res.Snap, false)
@@ -46,6 +51,17 @@ func RecordAt(dir string, at time.Time) ([]byte, error) {
 		b = append(b, '\n')
 	}
 	return b, nil
+}
+
+// holding is the stretch of missing that holds at: the lost end of a
+// damaged last segment (From == To) holds every moment from From on.
+func holding(missing []history.Missing, at time.Time) (history.Missing, bool) {
+	for _, m := range missing {
+		if !at.Before(m.From) && (m.To.Equal(m.From) || !at.After(m.To)) {
+			return m, true
+		}
+	}
+	return history.Missing{}, false
 }
 
 // RecordHistory is a node's answer to `history --json` over SSH (fgtop

@@ -1,0 +1,69 @@
+package fleet
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fgtop/fgtop/engine/history"
+	"github.com/fgtop/fgtop/model"
+)
+
+// TestRecordAtDamage: a moment in the lost end of a damaged live tail is
+// answered with the damage (the segment, what was lost), not only "a gap";
+// a moment before the damage is still answered.
+func TestRecordAtDamage(t *testing.T) {
+	dir := t.TempDir()
+	t0 := time.Date(2026, 11, 27, 14, 0, 0, 0, time.UTC)
+	now := t0
+	rec, err := history.Open(history.Options{Dir: dir, Clock: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Close()
+	for i := range 40 {
+		now = t0.Add(time.Duration(i) * time.Minute)
+		held := model.MustDec(fmt.Sprintf("0.%d0", 1+i%9))
+		s := &model.Snapshot{Seq: uint64(i + 1), Time: now, Node: "n1",
+			Devices: []model.Device{{ID: "0", Name: "cuda", Slot: model.SlotCUDAShares, SlotType: model.SlotTypeCount, Capacity: model.MustDec("1.00")}},
+			Agents:  []model.Agent{{ID: "a1", Owns: map[model.DeviceName][]model.DeviceID{"cuda": {"0"}}}}}
+		s.SetKernels([]*model.Kernel{{ID: "k0001", Agent: "a1", Slots: model.ResourceSlot{model.SlotCUDAShares: held},
+			Alloc: model.Allocations{model.SlotCUDAShares: {"0": held}}}})
+		rec.Observe(s)
+		if err := rec.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := RecordAt(dir, t0.Add(5*time.Minute)); err != nil {
+		t.Fatalf("before any damage: %v", err)
+	}
+	tails, _ := filepath.Glob(filepath.Join(dir, "*.fgt"))
+	if len(tails) != 1 {
+		t.Fatalf("live tail files %v", tails)
+	}
+	b, err := os.ReadFile(tails[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := len(b) * 4 / 5; i < len(b)*4/5+8; i++ {
+		b[i] ^= 0x5a
+	}
+	if err := os.WriteFile(tails[0], b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = RecordAt(dir, t0.Add(39*time.Minute))
+	if err == nil {
+		t.Fatal("a moment in the damaged tail was answered")
+	}
+	for _, w := range []string{"the node's record lacks", "seg-", "lost"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("%q lacks %q", err, w)
+		}
+	}
+	if _, err := RecordAt(dir, t0.Add(2*time.Minute)); err != nil {
+		t.Errorf("before the damage: %v", err)
+	}
+}
