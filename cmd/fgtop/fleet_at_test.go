@@ -291,9 +291,14 @@ func waitStoreAt(t *testing.T, ctx context.Context, url, query string, at time.T
 func TestFleetAtHosts(t *testing.T) {
 	root := t.TempDir()
 	before := time.Now().Add(-time.Second)
-	nodes, id, kh := startFleetWith(t, 3, func(i int) string {
-		if i == 2 {
+	nodes, id, kh := startFleetWith(t, 4, func(i int) string {
+		switch i {
+		case 2:
 			return historyOff
+		case 3:
+			// node4 is pointed at node1's record (a shared mount, a
+			// copied unit file): it must not answer as node1 from there.
+			return filepath.Join(root, "history1")
 		}
 		return filepath.Join(root, fmt.Sprintf("history%d", i+1))
 	})
@@ -328,7 +333,7 @@ func TestFleetAtHosts(t *testing.T) {
 		t.Errorf("exit %d, want %d (node3 keeps no record): %s", code, exitProblem, stderr)
 	}
 	j := decodeFleet(t, out)
-	if len(j.Nodes) != 3 {
+	if len(j.Nodes) != 4 {
 		t.Fatalf("%d nodes: %s", len(j.Nodes), out)
 	}
 	for i, n := range j.Nodes[:2] {
@@ -347,6 +352,9 @@ func TestFleetAtHosts(t *testing.T) {
 	if n := j.Nodes[2]; n.State != fleet.Unreachable || !strings.HasPrefix(n.Error, fleet.NoDataAt(at)) ||
 		!strings.Contains(n.Error, "keeps no record") || n.Held != nil || len(n.Devices) != 0 || n.Kernels != nil || n.GPUs != nil || n.Issues != nil {
 		t.Errorf("node3, no record: %+v", n)
+	}
+	if n := j.Nodes[3]; n.State != fleet.Unreachable || !strings.Contains(n.Error, "of node node1") || !strings.Contains(n.Error, "not of this node (node4)") || n.Held != nil {
+		t.Errorf("node4 reading node1's record: %s %s %q", n.Node, n.State, n.Error)
 	}
 
 	// --fit at the moment: where each node's state then places it.
@@ -395,8 +403,9 @@ func TestFleetAtHosts(t *testing.T) {
 // the exit status is 1.
 func TestFleetHistoryHosts(t *testing.T) {
 	root := t.TempDir()
-	dirs := []string{filepath.Join(root, "h1"), filepath.Join(root, "h2"), historyOff}
-	nodes, id, kh := startFleetWith(t, 3, func(i int) string { return dirs[i] })
+	// node4 is pointed at node1's record: it must not answer as node1.
+	dirs := []string{filepath.Join(root, "h1"), filepath.Join(root, "h2"), historyOff, filepath.Join(root, "h1")}
+	nodes, id, kh := startFleetWith(t, 4, func(i int) string { return dirs[i] })
 	time.Sleep(1500 * time.Millisecond) // the records begin
 	since := time.Now()
 	time.Sleep(3 * time.Second) // the demo runs, its kernels come and go
@@ -471,8 +480,9 @@ func TestFleetHistoryHosts(t *testing.T) {
 	for _, p := range got.Problems {
 		probs[p.Node] = p.Error
 	}
-	if len(probs) != 2 || !strings.Contains(probs[nodes[2].addr], "keeps no record") || !strings.Contains(probs["127.0.0.1:1"], "not listening") {
-		t.Errorf("problems %v, want node3's missing record and :1 not listening", probs)
+	if len(probs) != 3 || !strings.Contains(probs[nodes[2].addr], "keeps no record") || !strings.Contains(probs["127.0.0.1:1"], "not listening") ||
+		!strings.Contains(probs[nodes[3].addr], "of node node1") || !strings.Contains(probs[nodes[3].addr], "not of this node (node4)") {
+		t.Errorf("problems %v, want node3's missing record, node4 refusing node1's record and :1 not listening", probs)
 	}
 	// The table names the node on each row and lists the problems.
 	out, _, _ = runFleetCmd(t, append([]string{"history", "--hosts", hosts, "--identity", id, "--known-hosts", kh}, span...)...)

@@ -360,8 +360,9 @@ func runServe(ctx context.Context, r serveRun) (err error) {
 	}
 	if dir := uopts.History; dir != "" {
 		// fgtop fleet --hosts --at asks each node's own record.
-		scfg.SnapshotAt = func(_ context.Context, at time.Time) ([]byte, error) { return fleet.RecordAt(dir, at) }
-		scfg.History = func(_ context.Context, q sshserve.HistoryQuery) ([]byte, error) { return historyDocOf(dir, q) }
+		self := eopts.Node
+		scfg.SnapshotAt = func(_ context.Context, at time.Time) ([]byte, error) { return fleet.RecordAt(dir, self, at) }
+		scfg.History = func(_ context.Context, q sshserve.HistoryQuery) ([]byte, error) { return historyDocOf(dir, self, q) }
 	}
 	if r.configured != nil {
 		r.configured(scfg)
@@ -428,6 +429,6 @@ func idleConfig(d time.Duration) time.Duration {
 
 // historyDocOf is `fgtop history --json` for fgtop fleet history over
 // SSH: the document, and what the record lacks of the span beside it.
-func historyDocOf(dir string, q sshserve.HistoryQuery) ([]byte, error) {
-	return fleet.RecordHistory(dir, history.Filter{Device: q.Device, Kernel: q.Kernel, User: q.User, Since: q.Since, Until: q.Until})
+func historyDocOf(dir, self string, q sshserve.HistoryQuery) ([]byte, error) {
+	return fleet.RecordHistory(dir, self, history.Filter{Device: q.Device, Kernel: q.Kernel, User: q.User, Since: q.Since, Until: q.Until})
 }

@@ -25,8 +25,11 @@ import (
 // fgtop.snapshot/v1 document its own record (the history directory dir)
 // holds at at, one compact line. Where the record lacks that moment (before
 // it begins, after it ends, or in a gap) it says so, and gives nothing:
-// the node as last recorded is not the node then.
-func RecordAt(dir string, at time.Time) ([]byte, error) {
+// the node as last recorded is not the node then. self is the name of the
+// node that answers ("" takes any): a record that names another node at
+// that moment is refused, as the fleet would show that node's figures
+// under this node's address.
+func RecordAt(dir, self string, at time.Time) ([]byte, error) {
 	rd, err := history.OpenReader(dir)
 	if err != nil {
 		return nil, fmt.Errorf("the node's record: %w", err)
@@ -42,6 +45,9 @@ func RecordAt(dir string, at time.Time) ([]byte, error) {
 			return nil, fmt.Errorf("the node's record lacks %s: %s (last recorded at %s)", AtStamp(at), m, AtStamp(res.Snap.Time))
 		}
 		return nil, fmt.Errorf("the node's record lacks %s: it falls in a gap (last recorded at %s)", AtStamp(at), AtStamp(res.Snap.Time))
+	}
+	if self != "" && res.Snap.Node != "" && res.Snap.Node != self {
+		return nil, fmt.Errorf("the record in %s is of node %s at %s, not of this node (%s): is --history another node's directory?", dir, res.Snap.Node, AtStamp(at), self)
 	}
 	b, err := report.MarshalSnapshot(res.Snap, false)
 	if err != nil {
@@ -68,11 +74,20 @@ func holding(missing []history.Missing, at time.Time) (history.Missing, bool) {
 // fleet history): the fgtop.history/v1 document its own record (the
 // history directory dir) gives for f, as `fgtop history --json` prints
 // it. What the record lacks of the span comes back as the error beside
-// the document, which the node says on stderr.
-func RecordHistory(dir string, f history.Filter) ([]byte, error) {
+// the document, which the node says on stderr. self is the name of the
+// node that answers ("" takes any): a record whose last moment names
+// another node is refused, as RecordAt refuses it.
+func RecordHistory(dir, self string, f history.Filter) ([]byte, error) {
 	rd, err := history.OpenReader(dir)
 	if err != nil {
 		return nil, fmt.Errorf("the node's record: %w", err)
+	}
+	if self != "" {
+		if _, to, err := rd.Span(); err == nil {
+			if res, err := rd.At(to); err == nil && res.Snap.Node != "" && res.Snap.Node != self {
+				return nil, fmt.Errorf("the record in %s is of node %s (last recorded at %s), not of this node (%s): is --history another node's directory?", dir, res.Snap.Node, AtStamp(to), self)
+			}
+		}
 	}
 	// Names as the console shows them (GPU1, MIG 7/0, a prefix), and a
 	// name the record does not know is an error listing what it does, as
@@ -149,6 +164,9 @@ func HostsAt(ctx context.Context, hosts []string, cfg *gossh.ClientConfig, o SSH
 		}()
 	}
 	wg.Wait()
+	// As the live fleet does: two addresses answering with one node's
+	// record are marked, not shown as two nodes.
+	markTwins(f.Nodes)
 	return f
 }
 
