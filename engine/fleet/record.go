@@ -10,6 +10,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	gossh "golang.org/x/crypto/ssh"
@@ -252,7 +253,10 @@ func dialNode(ctx context.Context, addr string, cfg *gossh.ClientConfig, o SSHOp
 	_ = conn.SetDeadline(time.Now().Add(o.DialTimeout))
 	// A node that stalls the handshake does not hold the fleet past ctx.
 	stopHandshake := context.AfterFunc(ctx, func() { _ = conn.Close() })
-	cc, chans, reqs, err := gossh.NewClientConn(conn, addr, cfg)
+	// Whether the node said anything tells a stopped process (the
+	// kernel accepts for it, nothing answers) from one that stalls later.
+	heard := &heardConn{Conn: conn}
+	cc, chans, reqs, err := gossh.NewClientConn(heard, addr, cfg)
 	stopHandshake()
 	if err != nil {
 		_ = conn.Close()
@@ -260,8 +264,20 @@ func dialNode(ctx context.Context, addr string, cfg *gossh.ClientConfig, o SSHOp
 		if errors.As(err, &he) {
 			return nil, he
 		}
-		return nil, handshakeErr(err, o)
+		return nil, handshakeErr(err, o, heard.n.Load() > 0)
 	}
 	_ = conn.SetDeadline(time.Time{})
 	return gossh.NewClient(cc, chans, reqs), nil
+}
+
+// heardConn counts what the node sent during the handshake.
+type heardConn struct {
+	net.Conn
+	n atomic.Int64
+}
+
+func (c *heardConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	c.n.Add(int64(n))
+	return n, err
 }

@@ -4,6 +4,8 @@ package fleet
 
 import (
 	"context"
+	"io"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -36,5 +38,55 @@ func TestStreamRefusalAfterStdout(t *testing.T) {
 	_, err := streamOnce(ctx, tr, addr, cfg, SSHOptions{}.withDefaults())
 	if err == nil || !strings.Contains(err.Error(), "too many snapshot streams and queries") {
 		t.Fatalf("stream refused: %v, want the node's words", err)
+	}
+}
+
+// TestHandshakeStalled: a port that accepts and says nothing (a stopped
+// fgtop serve: the kernel accepts for it) and one that sends its SSH
+// version and then nothing are each worded for what the operator should
+// look at, with the time waited.
+func TestHandshakeStalled(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		greet string
+		want  []string
+	}{
+		{name: "silent", want: []string{"the connection was accepted but nothing answered for 300ms", "stalled (stopped by Ctrl-Z"}},
+		{name: "banner", greet: "SSH-2.0-stalled\r\n", want: []string{"the node began the SSH handshake, then did not answer for 300ms", "stalled or overloaded"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ln.Close()
+			held := make(chan net.Conn, 1)
+			go func() {
+				conn, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				_, _ = io.WriteString(conn, c.greet)
+				held <- conn
+			}()
+			defer func() {
+				select {
+				case conn := <-held:
+					conn.Close()
+				default:
+				}
+			}()
+			cfg := &gossh.ClientConfig{User: "t", Auth: []gossh.AuthMethod{gossh.PublicKeys(sshtest.NewKey(t).Signer)},
+				HostKeyCallback: gossh.InsecureIgnoreHostKey()} //nolint:gosec // a test node on loopback
+			_, err = SnapshotAtSSH(context.Background(), ln.Addr().String(), cfg, SSHOptions{DialTimeout: 300 * time.Millisecond}, time.Now())
+			if err == nil {
+				t.Fatal("a stalled handshake answered")
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("%q lacks %q", err, w)
+				}
+			}
+		})
 	}
 }

@@ -55,8 +55,9 @@ func isTimeout(err error) bool {
 
 // handshakeErr words a failed SSH handshake: the node refused every key
 // offered (naming where they came from), or another failure, with the
-// library's text kept at the end for whoever debugs it.
-func handshakeErr(err error, o SSHOptions) error {
+// library's text kept at the end for whoever debugs it. heard: the node
+// sent something before it failed.
+func handshakeErr(err error, o SSHOptions, heard bool) error {
 	msg := err.Error()
 	if strings.Contains(msg, "unable to authenticate") {
 		var from []string
@@ -69,7 +70,12 @@ func handshakeErr(err error, o SSHOptions) error {
 			strings.Join(from, ", "))
 	}
 	if isTimeout(err) {
-		return errors.New("the connection was accepted but the SSH handshake timed out: is it fgtop serve (not another service) on this port?")
+		if heard {
+			return fmt.Errorf("the node began the SSH handshake, then did not answer for %s: fgtop serve there is stalled or overloaded (stopped by Ctrl-Z or a debugger, swapping, out of CPU)", o.DialTimeout)
+		}
+		// The kernel accepts for a stopped process: nothing but a
+		// silent port tells it from a service that waits to be spoken to.
+		return fmt.Errorf("the connection was accepted but nothing answered for %s: the process on this port is stalled (stopped by Ctrl-Z or a debugger, swapping, out of CPU), or it is not fgtop serve but a service that waits for its client to speak first", o.DialTimeout)
 	}
 	return fmt.Errorf("ssh handshake failed: %w", err)
 }
