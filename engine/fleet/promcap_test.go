@@ -10,18 +10,22 @@ import (
 	pmodel "github.com/prometheus/common/model"
 )
 
+// promSample is one series of node's answer: v with the labels kv gives
+// in pairs.
+func promSample(node string, v float64, kv ...string) *pmodel.Sample {
+	m := pmodel.Metric{"node": pmodel.LabelValue(node)}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[pmodel.LabelName(kv[i])] = pmodel.LabelValue(kv[i+1])
+	}
+	return &pmodel.Sample{Metric: m, Value: pmodel.SampleValue(v)}
+}
+
 // TestPromUnknownCapacity: a GPU the exporter lists without a capacity
 // (its node never read the fractional settings) reads as unknown through
 // Prometheus, as through SSH: held/?, not held against a capacity of 0.
 func TestPromUnknownCapacity(t *testing.T) {
 	res := make([]pmodel.Vector, len(promQueries))
-	sample := func(v float64, kv ...string) *pmodel.Sample {
-		m := pmodel.Metric{"node": "n1"}
-		for i := 0; i+1 < len(kv); i += 2 {
-			m[pmodel.LabelName(kv[i])] = pmodel.LabelValue(kv[i+1])
-		}
-		return &pmodel.Sample{Metric: m, Value: pmodel.SampleValue(v)}
-	}
+	sample := func(v float64, kv ...string) *pmodel.Sample { return promSample("n1", v, kv...) }
 	const qInfo, qCap, qHeld, qSeq = 0, 1, 2, 14
 	if promQueries[qSeq] != "fgtop_snapshot_sequence" {
 		t.Fatalf("query %d is %s: the test's indexes are stale", qSeq, promQueries[qSeq])
@@ -56,13 +60,7 @@ func TestPromUnknownCapacity(t *testing.T) {
 // negative exponent (1.00 sent as 1 with exponent -2) is no such value.
 func TestPromValuesNoNodeSends(t *testing.T) {
 	res := make([]pmodel.Vector, len(promQueries))
-	sample := func(node string, v float64, kv ...string) *pmodel.Sample {
-		m := pmodel.Metric{"node": pmodel.LabelValue(node)}
-		for i := 0; i+1 < len(kv); i += 2 {
-			m[pmodel.LabelName(kv[i])] = pmodel.LabelValue(kv[i+1])
-		}
-		return &pmodel.Sample{Metric: m, Value: pmodel.SampleValue(v)}
-	}
+	sample := promSample
 	const qInfo, qCap, qHeld, qSeq, qCapExp = 0, 1, 2, 14, 15
 	if promQueries[qCapExp] != "fgtop_device_capacity_exponent" {
 		t.Fatalf("query %d is %s: the test's indexes are stale", qCapExp, promQueries[qCapExp])
@@ -123,13 +121,7 @@ func TestPromValuesNoNodeSends(t *testing.T) {
 // sent the request there.
 func TestPromAgentHeld(t *testing.T) {
 	res := make([]pmodel.Vector, len(promQueries))
-	sample := func(v float64, kv ...string) *pmodel.Sample {
-		m := pmodel.Metric{"node": "n1"}
-		for i := 0; i+1 < len(kv); i += 2 {
-			m[pmodel.LabelName(kv[i])] = pmodel.LabelValue(kv[i+1])
-		}
-		return &pmodel.Sample{Metric: m, Value: pmodel.SampleValue(v)}
-	}
+	sample := func(v float64, kv ...string) *pmodel.Sample { return promSample("n1", v, kv...) }
 	const qInfo, qCap, qHeld, qAgent, qAgentHeld, qSeq, qAgentGiven = 0, 1, 2, 5, 8, 14, 17
 	if promQueries[qAgent] != "fgtop_agent_info" || !strings.Contains(promQueries[qAgentHeld], "fgtop_agent_device_held") || !strings.Contains(promQueries[qAgentGiven], "fgtop_agent_given") {
 		t.Fatalf("queries %q: the test's indexes are stale", promQueries)
