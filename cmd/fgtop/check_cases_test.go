@@ -218,3 +218,57 @@ func TestRollbackSaysTheRestoredFileWillNotLoad(t *testing.T) {
 		t.Errorf("a loadable version warned:\n%s", out)
 	}
 }
+
+// TestRollbackJudgesTheLiveKernels: a rollback is judged as apply judges
+// a plan. Restoring an amount below what an agent's live kernels hold is
+// refused (exit 1, the file untouched) unless --force, naming the
+// kernels; restoring a file the agent's start-up checks refuse on this
+// node (more shares given than the node has) says so before it goes on.
+// It restored both with exit 0 and no word.
+func TestRollbackJudgesTheLiveKernels(t *testing.T) {
+	config, args := slotNode(t)
+	addSlotKernel(t, config, "i-gpu-node01-a") // 0.90 of GPU1
+	text, err := os.ReadFile(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	setA := func(amount string) {
+		t.Helper()
+		edited := strings.Replace(string(text), `devices = { "cuda.shares" = "2.0" }`, `devices = { "cuda.shares" = "`+amount+`" }`, 1)
+		if edited == string(text) {
+			t.Fatal("fixture changed: no devices line")
+		}
+		if err := os.WriteFile(config, []byte(edited), 0o640); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// a given 0.5 while its kernel holds 0.90; an apply gives it 2.0.
+	setA("0.5")
+	code, out := runCLI(t, args("apply", "--slot", "i-gpu-node01-a=cuda.shares=2.0", "--yes")...)
+	wantCode(t, code, exitOK, out, "verified")
+	applied, _ := os.ReadFile(config)
+	code, out = runCLI(t, args("rollback", "--yes")...)
+	wantCode(t, code, exitProblem, out, "live kernels the restored partition affects (1):",
+		"agent i-gpu-node01-a's kernels hold 0.90 cuda.shares, more than its restored 0.5",
+		"refusing to roll back: the live kernels of i-gpu-node01-a hold more than the restored amount (--force rolls back anyway)")
+	if now, _ := os.ReadFile(config); string(now) != string(applied) {
+		t.Fatal("a refused rollback wrote the file")
+	}
+	code, out = runCLI(t, args("rollback", "--yes", "--force")...)
+	wantCode(t, code, exitOK, out, "restored: ")
+
+	// a given 3.0 beside b's 2.0 on four GPUs of 1.0: the agent stops at
+	// start-up (ResourceOverAllocatedError). An apply fixes it; undoing
+	// that apply says what it restores.
+	setA("3.0")
+	code, out = runCLI(t, args("check")...)
+	wantCode(t, code, exitBadUsage, out)
+	code, out = runCLI(t, args("apply", "--slot", "i-gpu-node01-a=cuda.shares=2.0", "--yes")...)
+	wantCode(t, code, exitOK, out, "verified")
+	code, out = runCLI(t, args("rollback", "--yes")...)
+	wantCode(t, code, exitOK, out, "restored: ", "warning: the version to restore fails the agent's start-up checks on this node", "an agent restarted with it will not start")
+	if strings.Contains(out, "live kernels the restored partition affects") {
+		t.Errorf("a rollback that leaves every kernel within its agent's amount named some:\n%s", out)
+	}
+}

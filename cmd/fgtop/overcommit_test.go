@@ -125,18 +125,11 @@ func TestFleetFitOvercommit(t *testing.T) {
 	}
 }
 
-// TestSlotBasedDriftOvercommit: main's slot-based form, after an apply
-// moved cuda.shares from agent a (2.0 -> 0.8) to b (2.0 -> 3.2) while a
-// kernel of a still holds 0.90 of GPU0. The manager no longer sends a a
-// 3.2 request (0.8 given, 0.90 held); b's allocator, which does not see
-// a's kernel, takes it, and it needs GPU0: only by overcommitting it.
-// simulate --agent b and the fleet's fit both say so.
-func TestSlotBasedDriftOvercommit(t *testing.T) {
-	config, args := slotNode(t)
-	text, err := os.ReadFile(config)
-	if err != nil {
-		t.Fatal(err)
-	}
+// addSlotKernel puts a kernel of agent holding 0.90 cuda.shares of GPU1
+// under the scratch root of slotNode's config (the fixture's
+// single-device resource.txt, its amount changed).
+func addSlotKernel(t *testing.T, config, agent string) {
+	t.Helper()
 	root := filepath.Join(filepath.Dir(config), "scratches")
 	kernel := "0b7e4c2a-1f3d-4a5b-9c8e-7d6f5e4a3b21"
 	res := string(readFixture(t, "resource.cuda-shares-single.txt"))
@@ -151,7 +144,22 @@ func TestSlotBasedDriftOvercommit(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "resource.txt"), []byte(res), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	addRecord(t, filepath.Join(root, kernel), "i-gpu-node01-a")
+	addRecord(t, filepath.Join(root, kernel), agent)
+}
+
+// TestSlotBasedDriftOvercommit: main's slot-based form, after an apply
+// moved cuda.shares from agent a (2.0 -> 0.8) to b (2.0 -> 3.2) while a
+// kernel of a still holds 0.90 of GPU0. The manager no longer sends a a
+// 3.2 request (0.8 given, 0.90 held); b's allocator, which does not see
+// a's kernel, takes it, and it needs GPU0: only by overcommitting it.
+// simulate --agent b and the fleet's fit both say so.
+func TestSlotBasedDriftOvercommit(t *testing.T) {
+	config, args := slotNode(t)
+	text, err := os.ReadFile(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addSlotKernel(t, config, "i-gpu-node01-a")
 	code, out := runCLI(t, args("apply", "--slot", "i-gpu-node01-a=cuda.shares=0.8", "--slot", "i-gpu-node01-b=cuda.shares=3.2", "--yes", "--force")...)
 	wantCode(t, code, exitOK, out, "verified")
 	if after, _ := os.ReadFile(config); string(after) == string(text) {

@@ -560,7 +560,12 @@ effect (the journal is replayed: an apply pushes, a rollback pops), byte for
 byte, with the same safety as apply: atomic write, a backup of the current
 version, a journal line. Refuses when the file changed since that apply
 (--force restores anyway; the current file is backed up first) or when the
-backup does not match the hash recorded.
+backup does not match the hash recorded; and, unless --force, as apply
+does, when live kernels hold a device that would move or more than their
+agent's restored amount, or when a scratch root cannot be read. A restored
+version that fails the agent's start-up checks on this node (a slot given
+more than the node has) is said on stderr before it asks: an agent
+restarted with it will not start.
 
 The journal is keyed on the file's resolved path, so any spelling of it
 (relative, absolute, through a symlink) finds the applies made with another.
@@ -587,6 +592,25 @@ Exit status: 0 restored, 1 refused or failed (nothing written), 2 bad usage, 3 r
 			if v := partition.RestoreVerdict(top); v != "" {
 				fmt.Fprintln(cmd.ErrOrStderr(), "fgtop: warning: "+v)
 			}
+			// The restored partition is judged as apply judges a plan:
+			// the live kernels it would strand, the start-up checks.
+			ctx, stop := signalContext(cmd)
+			defer stop()
+			if cfg, snap, roots, err := nodeState(ctx, &src, "rollback"); err != nil {
+				if !force {
+					return &exitError{code: exitProblem, err: fmt.Errorf("refusing to roll back: the live kernels cannot be judged (%v) (--force rolls back anyway); %s is untouched", err, config)}
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "fgtop: warning: the live kernels were not judged: %v\n", err)
+			} else {
+				j := partition.JudgeRestore(top, cfg, snap, len(roots.blind), force)
+				for _, w := range j.Warnings {
+					fmt.Fprintln(cmd.ErrOrStderr(), "fgtop: warning: "+w)
+				}
+				partition.WriteRestoreAffected(out, j)
+				if j.Refusal != "" {
+					return &exitError{code: exitProblem, err: errors.New(j.Refusal)}
+				}
+			}
 			if err := confirm(cmd, yes, fmt.Sprintf("restore %s?", config)); err != nil {
 				return err
 			}
@@ -604,7 +628,7 @@ Exit status: 0 restored, 1 refused or failed (nothing written), 2 bad usage, 3 r
 	src.register(cmd)
 	fl := cmd.Flags()
 	fl.BoolVar(&yes, "yes", false, "do not ask for confirmation (required when stdin is not a terminal)")
-	fl.BoolVar(&force, "force", false, "roll back even when the file changed since the apply")
+	fl.BoolVar(&force, "force", false, "roll back even when the file changed since the apply, or live kernels hold devices that move or more than their agent's restored amount")
 	fl.StringVar(&restartCmd, "restart-cmd", "", "command to run (sh -c) after restoring")
 	return cmd
 }
