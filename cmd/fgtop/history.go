@@ -176,14 +176,21 @@ func startRecording(ctx context.Context, eng *engine.Engine, dir string, stderr 
 
 type recordFlags struct {
 	dir     string
+	history string
 	keep    string
 	maxSize string
 }
 
 func (f *recordFlags) options() (history.Options, error) {
+	if f.history != "" {
+		if f.dir != "" && f.dir != f.history {
+			return history.Options{}, usageErr("record: --dir %s and --history %s name two directories: give one", f.dir, f.history)
+		}
+		f.dir = f.history
+	}
 	o := history.Options{Dir: f.dir}
 	if f.dir == "" {
-		return o, usageErr("record: --dir DIR is required")
+		return o, usageErr("record: --dir DIR (or --history DIR) is required")
 	}
 	d, err := history.ParseDays(f.keep)
 	if err != nil || d <= 0 {
@@ -265,6 +272,9 @@ Exit status: 0 when stopped by a signal; 2 on bad usage or when the directory is
 	src.registerLive(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&rf.dir, "dir", "", "the history directory to write (created if missing)")
+	// Every other command names the directory --history: an operator
+	// types it here too.
+	fl.StringVar(&rf.history, "history", "", "the same as --dir")
 	fl.StringVar(&rf.keep, "keep", "7d", "drop what is older than this (7d, 36h)")
 	fl.StringVar(&rf.maxSize, "max-size", "100MiB", "drop the oldest segments beyond this size")
 	return cmd

@@ -88,3 +88,34 @@ func TestRecordSaysWhenItsDirIsOpen(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordHistoryFlag: record takes the directory as --history too, as
+// every other command names it; two different directories are refused.
+func TestRecordHistoryFlag(t *testing.T) {
+	for _, c := range []struct {
+		dir, history string
+		want         string
+		err          string
+	}{
+		{dir: "/h", want: "/h"},
+		{history: "/h", want: "/h"},
+		{dir: "/h", history: "/h", want: "/h"},
+		{dir: "/a", history: "/b", err: "--dir /a and --history /b name two directories"},
+		{err: "--dir DIR (or --history DIR) is required"},
+	} {
+		f := recordFlags{dir: c.dir, history: c.history, keep: "7d", maxSize: "100MiB"}
+		o, err := f.options()
+		switch {
+		case c.err != "":
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("--dir %q --history %q: %v, want %q", c.dir, c.history, err, c.err)
+			}
+		case err != nil || o.Dir != c.want:
+			t.Errorf("--dir %q --history %q: %q %v, want %q", c.dir, c.history, o.Dir, err, c.want)
+		}
+	}
+	cmd := newRecordCmd()
+	if cmd.Flags().Lookup("history") == nil {
+		t.Error("record has no --history flag")
+	}
+}
