@@ -270,20 +270,59 @@ func TestEditorSlotNamesWhole(t *testing.T) {
 }
 
 // TestEditorSlotSharedMem: switched to shared mode, a slot-based grid's
-// mem rows say every agent's memory is not partitioned (each sees the
-// node's), not that the other agents are given 0.
+// mem rows give every agent the node's available memory (main's SHARED
+// agent_slot is available_total, as the cpu and cuda.shares rows show
+// theirs), not 0 for the other agents, nor "not partitioned".
 func TestEditorSlotSharedMem(t *testing.T) {
 	path := slotConfig(t)
 	snap := freeNode()
 	a := editing(t, testDesk(path, snap), snap, alice)
 	typeKeys(a, "m") // manual -> shared
+	avail := a.ed().Plan.Next.Available[model.SlotMem]
+	if avail.IsZero() {
+		t.Fatal("the plan has no available memory")
+	}
+	want := model.FormatBinarySize(avail)
 	v := screen(a)
+	n := 0
 	for _, ln := range strings.Split(v, "\n") {
 		if strings.Contains(ln, "mem  ") && strings.Contains(ln, " of ") {
-			if strings.Contains(ln, "others numa1 0 ") || strings.Contains(ln, "others numa0 0 ") || !strings.Contains(ln, "not partitioned") {
-				t.Errorf("shared mode's mem row: %q", ln)
+			n++
+			if strings.Contains(ln, "others numa1 0 ") || strings.Contains(ln, "others numa0 0 ") || strings.Contains(ln, "not partitioned") ||
+				strings.Count(ln, " "+want+" ") != 2 {
+				t.Errorf("shared mode's mem row: %q, want %s for both agents", ln, want)
 			}
 		}
+	}
+	if n != 2 {
+		t.Errorf("%d mem rows:\n%s", n, v)
+	}
+}
+
+// TestEditorSlotSameAmountNoChange: switched to auto-split, 4.00 shares
+// split in two give each agent 2.00, the 2.0 the file gives: the same
+// amount, which the grid does not mark "(was 2.0)" as a change (the
+// draft's summary already left it out).
+func TestEditorSlotSameAmountNoChange(t *testing.T) {
+	path := slotConfig(t)
+	snap := freeNode()
+	a := editing(t, testDesk(path, snap), snap, alice)
+	typeKeys(a, "mm") // manual -> shared -> auto-split
+	if a.ed().Plan.ModeTo != "auto-split" {
+		t.Fatalf("mode %s", a.ed().Plan.ModeTo)
+	}
+	v := screen(a)
+	n := 0
+	for _, ln := range strings.Split(v, "\n") {
+		if strings.Contains(ln, "cuda.shares") && strings.Contains(ln, " of 4.00") {
+			n++
+			if strings.Contains(ln, "(was") {
+				t.Errorf("an amount equal by value marked as a change: %q", ln)
+			}
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d cuda.shares rows:\n%s", n, v)
 	}
 }
 

@@ -186,7 +186,7 @@ func (e *Editor) changeSummary() string {
 		if cpuText(p, n) != cpuText(p, c) {
 			cpu++
 		}
-		if !c.Mem.Equal(n.Mem) {
+		if !memAmount(c).Equal(memAmount(n)) {
 			mem++
 		}
 	}
@@ -1068,6 +1068,22 @@ func memOrNone(d model.Dec) string {
 	}
 	return model.FormatBinarySize(d)
 }
+
+// memAmount is the memory an agent is given: its own amount or, in shared
+// mode where it has none, the node's available memory, which every agent
+// is given whole (zero when that is unknown too).
+func memAmount(ap *partition.AgentPart) model.Dec {
+	if ap == nil {
+		return model.Zero
+	}
+	if !ap.Mem.IsZero() {
+		return ap.Mem
+	}
+	return ap.Capacity[model.SlotMem]
+}
+
+// memText is memAmount as the editor shows it.
+func memText(ap *partition.AgentPart) string { return memOrNone(memAmount(ap)) }
 
 // data is what the console derived from its adopted snapshot, or nil.
 func (e *Editor) data() *render.Derived {

@@ -87,6 +87,17 @@ func slotValue(ap *partition.AgentPart, slot model.SlotName) string {
 	return v.String()
 }
 
+// sameAmount reports whether two versions of an agent give it the same
+// amount of slot, by value (mem as memAmount).
+func sameAmount(a, b *partition.AgentPart, slot model.SlotName) bool {
+	if slot == model.SlotMem {
+		return memAmount(a).Equal(memAmount(b))
+	}
+	av, aok := a.Capacity[slot]
+	bv, bok := b.Capacity[slot]
+	return aok == bok && av.Equal(bv)
+}
+
 // slotAmountText is an amount as the grid shows it.
 func slotAmountText(slot model.SlotName, v model.Dec) string {
 	if slot == model.SlotMem {
@@ -287,15 +298,15 @@ func (e *Editor) gridSlotRow(i int, r EdRow, shorts []string, cols edCols, w int
 	}
 	shown := val
 	if r.Slot == model.SlotMem {
-		shown = memOrNone(next.Mem)
+		shown = memText(next)
 	}
 	was := ""
-	if cur := e.Plan.Current.Agent(next.ID); cur != nil {
-		if c := slotValue(cur, r.Slot); c != val {
-			was = c
-			if r.Slot == model.SlotMem {
-				was = memOrNone(cur.Mem)
-			}
+	if cur := e.Plan.Current.Agent(next.ID); cur != nil && !sameAmount(cur, next, r.Slot) {
+		// By value: 2.0 in the file and 2.00 made by a split are one
+		// amount, not a change.
+		was = slotValue(cur, r.Slot)
+		if r.Slot == model.SlotMem {
+			was = memText(cur)
 		}
 	}
 	lvl := kit.LvlPlain
@@ -320,7 +331,7 @@ func (e *Editor) gridSlotRow(i int, r EdRow, shorts []string, cols edCols, w int
 		o := &e.Plan.Next.Agents[j]
 		text := slotAmountText(r.Slot, o.Capacity[r.Slot])
 		if r.Slot == model.SlotMem {
-			text = memOrNone(o.Mem)
+			text = memText(o)
 		}
 		others = append(others, shorts[j]+" "+text)
 	}

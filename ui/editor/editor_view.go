@@ -452,9 +452,9 @@ func (e *Editor) gridAgentRow(i int, r EdRow, shorts []string, cols edCols, w in
 	cur := e.Plan.Current.Agent(next.ID)
 	var val, was string
 	if r.Kind == RowMem {
-		val = memOrNone(next.Mem)
-		if cur != nil && !cur.Mem.Equal(next.Mem) {
-			was = memOrNone(cur.Mem)
+		val = memText(next)
+		if cur != nil && !memAmount(cur).Equal(memAmount(next)) {
+			was = memText(cur)
 		}
 	} else {
 		val, was = cpuText(e.Plan, next), ""
