@@ -531,11 +531,24 @@ func (st *state) applyEvent(ev scratch.Event[*kread]) {
 		delete(st.srcIssues, "root:"+ev.Root)
 		st.issuesDirty = true
 	case scratch.Problem:
+		if ev.Issue != nil && ev.Kernel != "" && ev.Issue.Code == model.IssuePermission {
+			// A kernel whose file cannot be read is judged as one whose
+			// file does not parse: stale on its last good figures, or
+			// broken with none, and listed either way. It read "ok", and
+			// a one-shot snapshot (--alloc-map too) left it out without
+			// a word.
+			delete(st.tornDue, ev.Kernel)
+			st.upsertKernel(kernelRead{root: ev.Root, id: ev.Kernel, path: ev.Path, err: &issueErr{iss: *ev.Issue}})
+			if ks := st.kernels[ev.Kernel]; ks != nil {
+				ks.torn = nil
+			}
+			return
+		}
 		if ev.Issue != nil {
 			key := "watch:" + ev.Issue.Code + ":" + ev.Issue.File
 			if ev.Kernel != "" {
-				// The kernel's current state (symlink, permission denied),
-				// replacing its earlier one until its next event.
+				// The kernel's current state (a symlink), replacing its
+				// earlier one until its next event.
 				key = kernelProblemKey(ev.Kernel)
 				if ks := st.kernels[ev.Kernel]; ks != nil && ks.pending && ks.contrib == nil {
 					// A directory seen before its file, whose file is then

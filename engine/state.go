@@ -1226,6 +1226,13 @@ func unifiedPairs(v any) [][2]string {
 }
 
 func fileIssue(path string, id model.KernelID, agent model.AgentID, err error) model.Issue {
+	var ie *issueErr
+	if errors.As(err, &ie) {
+		iss := ie.iss
+		iss.Kernel, iss.Agent = id, agent
+		iss.Message = untrusted.Text(iss.Message)
+		return iss
+	}
 	iss := model.Issue{Severity: model.SevError, Code: model.IssueParse, File: path, Kernel: id, Agent: agent, Message: err.Error()}
 	var pe *resourcefile.ParseError
 	if errors.As(err, &pe) {
@@ -1239,6 +1246,13 @@ func fileIssue(path string, id model.KernelID, agent model.AgentID, err error) m
 	iss.Message = untrusted.Text(iss.Message)
 	return iss
 }
+
+// issueErr is a read of a kernel's file that failed with the watcher's
+// own issue (permission denied): the kernel is judged as for a file that
+// does not parse, under that issue.
+type issueErr struct{ iss model.Issue }
+
+func (e *issueErr) Error() string { return e.iss.Message }
 
 // snapshot publishes the current state as an immutable Snapshot.
 func (s *state) snapshot() *model.Snapshot {

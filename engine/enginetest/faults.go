@@ -478,6 +478,14 @@ func PermissionDenied(t *testing.T) []Phase {
 		if k := s.Kernel(model.KernelID(k1)); k == nil {
 			return fmt.Errorf("kernel 1 dropped")
 		}
+		// Each unreadable kernel is stale, under its permission issue:
+		// not "ok" on figures that are no longer read.
+		for _, id := range []string{k1, k2} {
+			k := s.Kernel(model.KernelID(id))
+			if k == nil || k.State != model.KernelStale || k.Problem == nil || k.Problem.Code != model.IssuePermission {
+				return fmt.Errorf("kernel %s unreadable: %+v, want stale under a permission issue", id, k)
+			}
+		}
 		// Last known figures stay: 0.30 and whichever of 0.20/0.25 was
 		// read before the directory closed.
 		if err := wantAlloc(s, MockDevices[0], "0.30"); err != nil {
@@ -488,6 +496,22 @@ func PermissionDenied(t *testing.T) []Phase {
 		}
 		return nil
 	})
+	// A one-shot read (snapshot, --alloc-map) lists both, broken under
+	// their issue and holding nothing, beside kernel 3: it left them out
+	// without a word.
+	one, err := l.Rescan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{k1, k2} {
+		k := one.Kernel(model.KernelID(id))
+		if k == nil || k.State != model.KernelBroken || k.Problem == nil || k.Problem.Code != model.IssuePermission || len(k.Alloc) != 0 {
+			t.Errorf("one-shot, kernel %s unreadable: %+v, want broken under a permission issue", id, k)
+		}
+	}
+	if k := one.Kernel(model.KernelID(k3)); k == nil || k.State != model.KernelOK {
+		t.Errorf("one-shot, kernel 3: %+v", k)
+	}
 	if err := os.Chmod(p1, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -509,6 +533,11 @@ func PermissionDenied(t *testing.T) []Phase {
 	})
 	after = issueCleared(t, l, after, model.IssuePermission, p1)
 	after = issueCleared(t, l, after, model.IssuePermission, d2)
+	for _, id := range []string{k1, k2} {
+		if k := after.Kernel(model.KernelID(id)); k == nil || k.State != model.KernelOK || k.Problem != nil {
+			t.Errorf("kernel %s readable again: %+v, want ok", id, k)
+		}
+	}
 	// The locked directory could not be watched, so the root fell back to
 	// periodic rescans with a warning; its next rescan sets every watch
 	// and replaces the warning with a notice.

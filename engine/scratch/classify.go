@@ -112,7 +112,7 @@ func permissionIssue(r Root, kid, path string, err error) *model.Issue {
 	return &model.Issue{
 		Severity: model.SevError,
 		Code:     model.IssuePermission,
-		Message:  fmt.Sprintf("cannot read: %v; its kernel keeps its last known figures", err),
+		Message:  fmt.Sprintf("cannot read: %v", err),
 		File:     path,
 		Kernel:   model.KernelID(kid),
 		Agent:    r.Agent,
