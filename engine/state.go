@@ -1151,7 +1151,11 @@ func (s *state) checkKernel(id model.KernelID, ks *kstate) {
 			for _, v := range ks.contrib[slot] {
 				if !v.IsZero() {
 					msg := fmt.Sprintf("kernel %s holds %s, a slot no device on this node provides (Backend.AI: UnsupportedResource)", short(id), slot)
-					if p := s.inv.Plugin; p != nil && slot.DeviceName() == "cuda" {
+					if slot.DeviceName() == "cuda" && s.inv.Source.Health == "unavailable" {
+						// fgtop's blindness, not the agent's refusal: the
+						// GPUs that provide it are the ones it cannot see.
+						msg = fmt.Sprintf("kernel %s holds %s, a slot no device fgtop sees provides: the device source is unavailable, so the GPUs that provide it may be ones it cannot see", short(id), slot)
+					} else if p := s.inv.Plugin; p != nil && slot.DeviceName() == "cuda" {
 						// The kernel's plugin and the one fgtop mirrors disagree.
 						msg += fmt.Sprintf("; fgtop registers the GPUs as the %s CUDA plugin (decided by %s: %s): if the agents run the other one, say so with --cuda-plugin", p.Kind, p.Source, p.Detail)
 					}
