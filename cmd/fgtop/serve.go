@@ -360,7 +360,7 @@ func runServe(ctx context.Context, r serveRun) (err error) {
 	}
 	if dir := uopts.History; dir != "" {
 		// fgtop fleet --hosts --at asks each node's own record.
-		self := eopts.Node
+		self := recordNames(eopts.Node, sn.demo != nil)
 		scfg.SnapshotAt = func(_ context.Context, at time.Time) ([]byte, error) { return fleet.RecordAt(dir, self, at) }
 		scfg.History = func(_ context.Context, q sshserve.HistoryQuery) ([]byte, error) { return historyDocOf(dir, self, q) }
 	}
@@ -429,6 +429,24 @@ func idleConfig(d time.Duration) time.Duration {
 
 // historyDocOf is `fgtop history --json` for fgtop fleet history over
 // SSH: the document, and what the record lacks of the span beside it.
-func historyDocOf(dir, self string, q sshserve.HistoryQuery) ([]byte, error) {
+func historyDocOf(dir string, self []string, q sshserve.HistoryQuery) ([]byte, error) {
 	return fleet.RecordHistory(dir, self, history.Filter{Device: q.Device, Kernel: q.Kernel, User: q.User, Since: q.Since, Until: q.Until})
+}
+
+// recordNames are the names this node's record may give it: serve's own
+// (--node, or the host name), and, on a real node, the host name, which
+// `fgtop record` beside serve (contrib/fgtop-record.service) records
+// under whatever --node serve is given. The demo node's record is its
+// own: the host's is not the demo's.
+func recordNames(node string, demo bool) []string {
+	var names []string
+	if node != "" {
+		names = append(names, node)
+	}
+	if !demo {
+		if h, err := os.Hostname(); err == nil && h != "" && h != node {
+			names = append(names, h)
+		}
+	}
+	return names
 }

@@ -152,7 +152,7 @@ func TestRecordHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	doc, err := RecordHistory(dir, "n1", history.Filter{Device: "cuda:0"})
+	doc, err := RecordHistory(dir, []string{"n1"}, history.Filter{Device: "cuda:0"})
 	if err != nil {
 		t.Fatalf("%v:\n%s", err, doc)
 	}
@@ -169,31 +169,31 @@ func TestRecordHistory(t *testing.T) {
 		t.Fatalf("%+v:\n%s", iv, doc)
 	}
 
-	doc, err = RecordHistory(dir, "n1", history.Filter{Device: "cuda:0", Since: t0.Add(-time.Hour)})
+	doc, err = RecordHistory(dir, []string{"n1"}, history.Filter{Device: "cuda:0", Since: t0.Add(-time.Hour)})
 	if err == nil || !strings.Contains(err.Error(), "the record begins at") || !bytes.Contains(doc, []byte(`"schema": "fgtop.history/v1"`)) {
 		t.Fatalf("a span before the record: %v:\n%s", err, doc)
 	}
 
 	// Asked of node n2, whose --history is n1's directory: refused with
 	// both names, not answered as n2's.
-	if doc, err := RecordHistory(dir, "n2", history.Filter{Device: "cuda:0"}); err == nil || len(doc) != 0 ||
+	if doc, err := RecordHistory(dir, []string{"n2"}, history.Filter{Device: "cuda:0"}); err == nil || len(doc) != 0 ||
 		!strings.Contains(err.Error(), "of node n1") || !strings.Contains(err.Error(), "not of this node (n2)") {
 		t.Errorf("another node's record: %v:\n%s", err, doc)
 	}
 
-	if _, err := RecordHistory(t.TempDir(), "n1", history.Filter{Device: "cuda:0"}); err == nil || !strings.Contains(err.Error(), "the node's record") {
+	if _, err := RecordHistory(t.TempDir(), []string{"n1"}, history.Filter{Device: "cuda:0"}); err == nil || !strings.Contains(err.Error(), "the node's record") {
 		t.Fatalf("no record: %v", err)
 	}
 
 	// Names as the console shows them, and a name that names nothing is
 	// an error listing what the record knows, as fgtop history answers it
 	// (over SSH it was an empty answer: "nothing held").
-	doc, err = RecordHistory(dir, "n1", history.Filter{Device: "GPU0"})
+	doc, err = RecordHistory(dir, []string{"n1"}, history.Filter{Device: "GPU0"})
 	if ivs, _, perr := ParseNodeHistory("n1:2222", doc); err != nil || perr != nil || len(ivs) != 1 {
 		t.Fatalf("--device GPU0: %v %v:\n%s", err, perr, doc)
 	}
 	for _, f := range []history.Filter{{Device: "GPU9"}, {Kernel: "ffff"}} {
-		doc, err := RecordHistory(dir, "n1", f)
+		doc, err := RecordHistory(dir, []string{"n1"}, f)
 		if err == nil || !strings.Contains(err.Error(), "in the record, which knows") || len(doc) != 0 {
 			t.Errorf("%+v: %v:\n%s", f, err, doc)
 		}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -26,11 +27,11 @@ import (
 // fgtop.snapshot/v1 document its own record (the history directory dir)
 // holds at at, one compact line. Where the record lacks that moment (before
 // it begins, after it ends, or in a gap) it says so, and gives nothing:
-// the node as last recorded is not the node then. self is the name of the
-// node that answers ("" takes any): a record that names another node at
-// that moment is refused, as the fleet would show that node's figures
-// under this node's address.
-func RecordAt(dir, self string, at time.Time) ([]byte, error) {
+// the node as last recorded is not the node then. self are the names the
+// node that answers goes by (none takes any): a record that names another
+// node at that moment is refused, as the fleet would show that node's
+// figures under this node's address.
+func RecordAt(dir string, self []string, at time.Time) ([]byte, error) {
 	rd, err := history.OpenReader(dir)
 	if err != nil {
 		return nil, fmt.Errorf("the node's record: %w", err)
@@ -47,8 +48,8 @@ func RecordAt(dir, self string, at time.Time) ([]byte, error) {
 		}
 		return nil, fmt.Errorf("the node's record lacks %s: it falls in a gap (last recorded at %s)", AtStamp(at), AtStamp(res.Snap.Time))
 	}
-	if self != "" && res.Snap.Node != "" && res.Snap.Node != self {
-		return nil, fmt.Errorf("the record in %s is of node %s at %s, not of this node (%s): is --history another node's directory?", dir, res.Snap.Node, AtStamp(at), self)
+	if otherNode(res.Snap.Node, self) {
+		return nil, fmt.Errorf("the record in %s is of node %s at %s, not of this node (%s): is --history another node's directory?", dir, res.Snap.Node, AtStamp(at), strings.Join(self, " or "))
 	}
 	b, err := report.MarshalSnapshot(res.Snap, false)
 	if err != nil {
@@ -71,22 +72,29 @@ func holding(missing []history.Missing, at time.Time) (history.Missing, bool) {
 	return history.Missing{}, false
 }
 
+// otherNode reports whether a record's node name is none of self, the
+// names the answering node goes by (an unnamed record, or no self, is
+// not another node's).
+func otherNode(recorded string, self []string) bool {
+	return recorded != "" && len(self) > 0 && !slices.Contains(self, recorded)
+}
+
 // RecordHistory is a node's answer to `history --json` over SSH (fgtop
 // fleet history): the fgtop.history/v1 document its own record (the
 // history directory dir) gives for f, as `fgtop history --json` prints
 // it. What the record lacks of the span comes back as the error beside
-// the document, which the node says on stderr. self is the name of the
-// node that answers ("" takes any): a record whose last moment names
-// another node is refused, as RecordAt refuses it.
-func RecordHistory(dir, self string, f history.Filter) ([]byte, error) {
+// the document, which the node says on stderr. self are the names the
+// node that answers goes by (none takes any): a record whose last moment
+// names another node is refused, as RecordAt refuses it.
+func RecordHistory(dir string, self []string, f history.Filter) ([]byte, error) {
 	rd, err := history.OpenReader(dir)
 	if err != nil {
 		return nil, fmt.Errorf("the node's record: %w", err)
 	}
-	if self != "" {
+	if len(self) > 0 {
 		if _, to, err := rd.Span(); err == nil {
-			if res, err := rd.At(to); err == nil && res.Snap.Node != "" && res.Snap.Node != self {
-				return nil, fmt.Errorf("the record in %s is of node %s (last recorded at %s), not of this node (%s): is --history another node's directory?", dir, res.Snap.Node, AtStamp(to), self)
+			if res, err := rd.At(to); err == nil && otherNode(res.Snap.Node, self) {
+				return nil, fmt.Errorf("the record in %s is of node %s (last recorded at %s), not of this node (%s): is --history another node's directory?", dir, res.Snap.Node, AtStamp(to), strings.Join(self, " or "))
 			}
 		}
 	}

@@ -37,13 +37,18 @@ func TestRecordAtDamage(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := RecordAt(dir, "n1", t0.Add(5*time.Minute)); err != nil {
+	if _, err := RecordAt(dir, []string{"n1"}, t0.Add(5*time.Minute)); err != nil {
 		t.Fatalf("before any damage: %v", err)
 	}
 	// Another node's record: refused with both names, never answered as
 	// this node's.
-	if _, err := RecordAt(dir, "n2", t0.Add(5*time.Minute)); err == nil || !strings.Contains(err.Error(), "of node n1") || !strings.Contains(err.Error(), "not of this node (n2)") {
+	if _, err := RecordAt(dir, []string{"n2"}, t0.Add(5*time.Minute)); err == nil || !strings.Contains(err.Error(), "of node n1") || !strings.Contains(err.Error(), "not of this node (n2)") {
 		t.Errorf("another node's record: %v", err)
+	}
+	// A node that goes by two names (serve --node, and the host name
+	// `fgtop record` gives it) answers from a record under either.
+	if _, err := RecordAt(dir, []string{"n2", "n1"}, t0.Add(5*time.Minute)); err != nil {
+		t.Errorf("this node's record under its other name: %v", err)
 	}
 	tails, _ := filepath.Glob(filepath.Join(dir, "*.fgt"))
 	if len(tails) != 1 {
@@ -59,7 +64,7 @@ func TestRecordAtDamage(t *testing.T) {
 	if err := os.WriteFile(tails[0], b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = RecordAt(dir, "n1", t0.Add(39*time.Minute))
+	_, err = RecordAt(dir, []string{"n1"}, t0.Add(39*time.Minute))
 	if err == nil {
 		t.Fatal("a moment in the damaged tail was answered")
 	}
@@ -68,7 +73,7 @@ func TestRecordAtDamage(t *testing.T) {
 			t.Errorf("%q lacks %q", err, w)
 		}
 	}
-	if _, err := RecordAt(dir, "n1", t0.Add(2*time.Minute)); err != nil {
+	if _, err := RecordAt(dir, []string{"n1"}, t0.Add(2*time.Minute)); err != nil {
 		t.Errorf("before the damage: %v", err)
 	}
 }
