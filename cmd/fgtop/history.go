@@ -182,6 +182,13 @@ type recordFlags struct {
 }
 
 func (f *recordFlags) options() (history.Options, error) {
+	// "off" means no record to every command that takes --history: here
+	// it would have recorded into ./off.
+	for _, v := range []struct{ flag, val string }{{"--history", f.history}, {"--dir", f.dir}} {
+		if v.val == historyOff {
+			return history.Options{}, usageErr("record: %s off records nothing: name the directory to record into (stop the recorder to record nothing)", v.flag)
+		}
+	}
 	if f.history != "" {
 		if f.dir != "" && f.dir != f.history {
 			return history.Options{}, usageErr("record: --dir %s and --history %s name two directories: give one", f.dir, f.history)

@@ -102,6 +102,9 @@ func TestRecordHistoryFlag(t *testing.T) {
 		{dir: "/h", history: "/h", want: "/h"},
 		{dir: "/a", history: "/b", err: "--dir /a and --history /b name two directories"},
 		{err: "--dir DIR (or --history DIR) is required"},
+		// "off" is no directory to every other command: record made ./off.
+		{history: "off", err: "--history off records nothing"},
+		{dir: "off", err: "--dir off records nothing"},
 	} {
 		f := recordFlags{dir: c.dir, history: c.history, keep: "7d", maxSize: "100MiB"}
 		o, err := f.options()
