@@ -272,3 +272,32 @@ func TestRollbackJudgesTheLiveKernels(t *testing.T) {
 		t.Errorf("a rollback that leaves every kernel within its agent's amount named some:\n%s", out)
 	}
 }
+
+// TestRollbackRefusesUnreadKernels: a kernel file that cannot be read
+// hides what it holds, and apply refuses then without --force; a rollback
+// is judged as apply judges a plan, so it refuses too. It restored with
+// exit 0 and no word.
+func TestRollbackRefusesUnreadKernels(t *testing.T) {
+	config, args := slotNode(t)
+	code, out := runCLI(t, args("apply", "--slot", "i-gpu-node01-a=cuda.shares=1.0", "--yes")...)
+	wantCode(t, code, exitOK, out, "verified")
+	applied, _ := os.ReadFile(config)
+	kdir := filepath.Join(filepath.Dir(config), "scratches", "9a9a9a9a-2222-4a7e-b5d2-91c0e7f3a6b8", "config")
+	if err := os.MkdirAll(kdir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(kdir, "resource.txt"), []byte("SLOTS={garbage\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out = runCLI(t, args("rollback", "--yes")...)
+	wantCode(t, code, exitProblem, out, "refusing to roll back: 1 kernel file(s) could not be read or parsed, so what those kernels hold is not known (--force rolls back anyway)")
+	if now, _ := os.ReadFile(config); string(now) != string(applied) {
+		t.Fatal("a refused rollback wrote the file")
+	}
+	// Without the node's GPUs the restored cuda.shares cannot be checked
+	// against them: said, as a failed check is.
+	code, out = runCLI(t, "rollback", "--config", config, "--host-cpus", "0-63", "--host-mem", "512g", "--yes")
+	wantCode(t, code, exitProblem, out, "warning: the agent's start-up checks on the restored accelerator amounts were not run", "refusing to roll back: 1 kernel file(s)")
+	code, out = runCLI(t, args("rollback", "--yes", "--force")...)
+	wantCode(t, code, exitOK, out, "restored: ")
+}

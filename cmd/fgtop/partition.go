@@ -562,10 +562,11 @@ version, a journal line. Refuses when the file changed since that apply
 (--force restores anyway; the current file is backed up first) or when the
 backup does not match the hash recorded; and, unless --force, as apply
 does, when live kernels hold a device that would move or more than their
-agent's restored amount, or when a scratch root cannot be read. A restored
-version that fails the agent's start-up checks on this node (a slot given
-more than the node has) is said on stderr before it asks: an agent
-restarted with it will not start.
+agent's restored amount, or when a scratch root or a kernel file cannot be
+read. A restored version that fails the agent's start-up checks on this
+node (a slot given more than the node has), or that cannot be checked
+against its GPUs, is said on stderr before it asks: an agent restarted
+with a failing one will not start.
 
 The journal is keyed on the file's resolved path, so any spelling of it
 (relative, absolute, through a symlink) finds the applies made with another.

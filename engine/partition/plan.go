@@ -294,27 +294,36 @@ func Build(cur, draft *agentconfig.Config, snap *model.Snapshot, extra ...string
 	// whose files were not read hold what cannot be seen.
 	p.AccelUnchecked = inv.AcceleratorsUnknown && next.Mode == agentconfig.ModeManual && givesAccelerators(next) && p.accelChanged()
 	p.settingsDiffer = inv.Plugin != nil && inv.Plugin.SettingsDiffer && len(inv.Devices) > 0
-	if snap != nil {
-		for _, iss := range snap.Issues {
-			switch iss.Code {
-			case model.IssueParse, model.IssuePermission, model.IssueSymlinkEscape:
-				// Errors only: a file still being written (torn, a
-				// warning) settles in a moment.
-				if iss.Severity < model.SevError {
-					continue
-				}
-				w := iss.Message
-				if iss.File != "" {
-					w = iss.File + ": " + w
-				}
-				p.Unread = append(p.Unread, w)
-			}
-		}
-	}
+	p.Unread = unreadKernels(snap)
 	if p.Changed() {
 		p.Notes = append(p.Notes, "the agent reads agent.toml only at start-up: restart it after applying (apply --restart-cmd CMD runs a command for that)")
 	}
 	return p
+}
+
+// unreadKernels are the kernel files snap could not read or parse, one
+// line each: what those kernels hold is not known.
+func unreadKernels(snap *model.Snapshot) []string {
+	if snap == nil {
+		return nil
+	}
+	var out []string
+	for _, iss := range snap.Issues {
+		switch iss.Code {
+		case model.IssueParse, model.IssuePermission, model.IssueSymlinkEscape:
+			// Errors only: a file still being written (torn, a
+			// warning) settles in a moment.
+			if iss.Severity < model.SevError {
+				continue
+			}
+			w := iss.Message
+			if iss.File != "" {
+				w = iss.File + ": " + w
+			}
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // accelChanged reports whether the plan changes what the agents are given

@@ -45,6 +45,12 @@ func JudgeRestore(top *agentconfig.JournalRecord, cur *agentconfig.Config, snap 
 	}
 	p := &Plan{Config: cur.Path, inv: inv, ModeFrom: cur.Mode, ModeTo: next.Mode, Current: Effective(cur, inv), Next: Effective(next, inv)}
 	p.compare(snap)
+	p.Unread = unreadKernels(snap)
+	if inv.AcceleratorsUnknown && next.Mode == agentconfig.ModeManual && givesAccelerators(next) && p.accelChanged() {
+		// Said, not refused: a restored file that fails these checks is
+		// only warned of either.
+		j.Warnings = append(j.Warnings, "the agent's start-up checks on the restored accelerator amounts were not run: the node's accelerators or their capacities are unknown")
+	}
 	for _, a := range p.Affected() {
 		j.Affected = append(j.Affected, strings.Replace(a, "more than its planned ", "more than its restored ", 1))
 	}
@@ -57,6 +63,10 @@ func JudgeRestore(top *agentconfig.JournalRecord, cur *agentconfig.Config, snap 
 	}
 	if blind > 0 {
 		why = append(why, fmt.Sprintf("%d scratch root(s) cannot be read, so the live kernels the rollback may affect cannot be seen", blind))
+	}
+	if n := len(p.Unread); n > 0 {
+		// As apply refuses: what those kernels hold is not known.
+		why = append(why, fmt.Sprintf("%d kernel file(s) could not be read or parsed, so what those kernels hold is not known", n))
 	}
 	if len(why) > 0 {
 		j.Refusal = fmt.Sprintf("refusing to roll back: %s (--force rolls back anyway); %s is untouched", strings.Join(why, "; and "), cur.Path)
