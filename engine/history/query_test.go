@@ -142,6 +142,9 @@ func TestSpanOrder(t *testing.T) {
 		{since: "16:00", until: "16:50", want: []string{"--until (2026-11-26 16:50:00 X) is before --since (2026-11-27 16:00:00 X)", "16:50 is still to come today (now is 16:40:03), so it reads as yesterday's"}},
 		{since: "15:00", until: "14:00", want: []string{"--until (2026-11-27 14:00:00 X) is before --since (2026-11-27 15:00:00 X)"}, not: "yesterday"},
 		{since: "today 16:00", until: "yesterday 17:00", want: []string{"--until (2026-11-26 17:00:00 X)"}, not: "still to come"},
+		// Both still to come, so both yesterday's: read as today's, --until
+		// would still be before --since; the span is backwards as typed.
+		{since: "16:55", until: "16:50", want: []string{"--until (2026-11-26 16:50:00 X) is before --since (2026-11-26 16:55:00 X)"}, not: "still to come"},
 	} {
 		var since, until time.Time
 		var err error

@@ -152,8 +152,11 @@ func SpanOrder(since, until time.Time, untilText string, now time.Time) error {
 		return nil
 	}
 	msg := fmt.Sprintf("--until (%s) is before --since (%s)", spanStamp(until), spanStamp(since))
-	if clockOnly(untilText) {
-		y, m, d := now.Date()
+	// The hint only where --since is today's: with both ends yesterday's
+	// (both times of day still to come) the span was typed backwards, and
+	// leaving --until out would not mend it.
+	y, m, d := now.Date()
+	if sy, sm, sd := since.In(now.Location()).Date(); clockOnly(untilText) && sy == y && sm == m && sd == d {
 		if uy, um, ud := until.Date(); uy != y || um != m || ud != d {
 			msg += fmt.Sprintf(": --until %s is still to come today (now is %s), so it reads as yesterday's; leave --until out to mean now",
 				strings.TrimSpace(untilText), now.Format("15:04:05"))
