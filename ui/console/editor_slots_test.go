@@ -297,6 +297,12 @@ func TestEditorSlotSharedMem(t *testing.T) {
 	if n != 2 {
 		t.Errorf("%d mem rows:\n%s", n, v)
 	}
+	// The apply dialog says the change in the grid's words.
+	from := model.FormatBinarySize(a.ed().Plan.Current.Agents[0].Mem)
+	typeKeys(a, "A")
+	if v := screen(a); !strings.Contains(v, "mem "+from+" → "+want) || strings.Contains(v, "not partitioned") {
+		t.Errorf("the apply dialog, want mem %s → %s:\n%s", from, want, v)
+	}
 }
 
 // TestEditorSlotSameAmountNoChange: switched to auto-split, 4.00 shares

@@ -186,7 +186,7 @@ func (e *Editor) changeSummary() string {
 		if cpuText(p, n) != cpuText(p, c) {
 			cpu++
 		}
-		if !memAmount(c).Equal(memAmount(n)) {
+		if !memAmount(p.Current, c).Equal(memAmount(p.Next, n)) {
 			mem++
 		}
 	}
@@ -771,8 +771,10 @@ func (e *Editor) askApply() {
 		if len(ag.Losses) > 0 {
 			parts = append(parts, "loses "+strings.Join(ag.Losses, ", "))
 		}
-		if !ag.MemFrom.Equal(ag.MemTo) {
-			parts = append(parts, "mem "+memOrNone(ag.MemFrom)+" → "+memOrNone(ag.MemTo))
+		// As the grid says it: in shared mode the node's available
+		// memory, not "not partitioned".
+		if from, to := memAmount(p.Current, p.Current.Agent(ag.Agent)), memAmount(p.Next, p.Next.Agent(ag.Agent)); !from.Equal(to) {
+			parts = append(parts, "mem "+memOrNone(from)+" → "+memOrNone(to))
 		}
 		if p.Format == agentconfig.FormatSlotBased {
 			// A slot-based edit changes amounts, not devices: without
@@ -1069,21 +1071,29 @@ func memOrNone(d model.Dec) string {
 	return model.FormatBinarySize(d)
 }
 
-// memAmount is the memory an agent is given: its own amount or, in shared
-// mode where it has none, the node's available memory, which every agent
-// is given whole (zero when that is unknown too).
-func memAmount(ap *partition.AgentPart) model.Dec {
+// memAmount is the memory an agent of part is given: its own amount or,
+// in shared mode where it has none, the node's available memory (total
+// less reserved-mem), which every agent is given whole (main's SHARED
+// agent_slot); zero when that is unknown too.
+func memAmount(part *partition.Partition, ap *partition.AgentPart) model.Dec {
 	if ap == nil {
 		return model.Zero
 	}
 	if !ap.Mem.IsZero() {
 		return ap.Mem
 	}
+	if part != nil {
+		if v := part.Available[model.SlotMem]; !v.IsZero() {
+			return v
+		}
+	}
 	return ap.Capacity[model.SlotMem]
 }
 
 // memText is memAmount as the editor shows it.
-func memText(ap *partition.AgentPart) string { return memOrNone(memAmount(ap)) }
+func memText(part *partition.Partition, ap *partition.AgentPart) string {
+	return memOrNone(memAmount(part, ap))
+}
 
 // data is what the console derived from its adopted snapshot, or nil.
 func (e *Editor) data() *render.Derived {

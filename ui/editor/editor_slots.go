@@ -87,11 +87,11 @@ func slotValue(ap *partition.AgentPart, slot model.SlotName) string {
 	return v.String()
 }
 
-// sameAmount reports whether two versions of an agent give it the same
-// amount of slot, by value (mem as memAmount).
-func sameAmount(a, b *partition.AgentPart, slot model.SlotName) bool {
+// sameAmount reports whether the current and next versions of an agent
+// give it the same amount of slot, by value (mem as memAmount).
+func (e *Editor) sameAmount(a, b *partition.AgentPart, slot model.SlotName) bool {
 	if slot == model.SlotMem {
-		return memAmount(a).Equal(memAmount(b))
+		return memAmount(e.Plan.Current, a).Equal(memAmount(e.Plan.Next, b))
 	}
 	av, aok := a.Capacity[slot]
 	bv, bok := b.Capacity[slot]
@@ -298,15 +298,15 @@ func (e *Editor) gridSlotRow(i int, r EdRow, shorts []string, cols edCols, w int
 	}
 	shown := val
 	if r.Slot == model.SlotMem {
-		shown = memText(next)
+		shown = memText(e.Plan.Next, next)
 	}
 	was := ""
-	if cur := e.Plan.Current.Agent(next.ID); cur != nil && !sameAmount(cur, next, r.Slot) {
+	if cur := e.Plan.Current.Agent(next.ID); cur != nil && !e.sameAmount(cur, next, r.Slot) {
 		// By value: 2.0 in the file and 2.00 made by a split are one
 		// amount, not a change.
 		was = slotValue(cur, r.Slot)
 		if r.Slot == model.SlotMem {
-			was = memText(cur)
+			was = memText(e.Plan.Current, cur)
 		}
 	}
 	lvl := kit.LvlPlain
@@ -331,7 +331,7 @@ func (e *Editor) gridSlotRow(i int, r EdRow, shorts []string, cols edCols, w int
 		o := &e.Plan.Next.Agents[j]
 		text := slotAmountText(r.Slot, o.Capacity[r.Slot])
 		if r.Slot == model.SlotMem {
-			text = memText(o)
+			text = memText(e.Plan.Next, o)
 		}
 		others = append(others, shorts[j]+" "+text)
 	}

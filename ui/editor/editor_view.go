@@ -452,9 +452,9 @@ func (e *Editor) gridAgentRow(i int, r EdRow, shorts []string, cols edCols, w in
 	cur := e.Plan.Current.Agent(next.ID)
 	var val, was string
 	if r.Kind == RowMem {
-		val = memText(next)
-		if cur != nil && !memAmount(cur).Equal(memAmount(next)) {
-			was = memText(cur)
+		val = memText(e.Plan.Next, next)
+		if cur != nil && !memAmount(e.Plan.Current, cur).Equal(memAmount(e.Plan.Next, next)) {
+			was = memText(e.Plan.Current, cur)
 		}
 	} else {
 		val, was = cpuText(e.Plan, next), ""
