@@ -386,6 +386,14 @@ func (s *state) upsertKernel(r kernelRead) {
 				Message: "the last line has no newline; read as Backend.AI reads it, the last line included"}
 			k.Problem = &iss
 			s.setFileIssue(id, &iss)
+		} else if miss := requestedUnlisted(k.Slots, contrib, k.UnifiedDevices); miss != "" {
+			// A file cut at a line's end parses: SLOTS comes before the
+			// allocation lines, so what it asks for and is not listed
+			// is held where fgtop cannot see.
+			iss := model.Issue{Severity: model.SevWarning, Code: model.IssueNoAllocation, File: path, Kernel: id, Agent: agent,
+				Message: "requests " + miss + " but lists no allocation of it: the agent writes its allocation lines after SLOTS, so the file looks cut short (still being written, or truncated); what the kernel holds there is not known"}
+			k.Problem = &iss
+			s.setFileIssue(id, &iss)
 		} else {
 			s.setFileIssue(id, nil)
 		}
@@ -1249,6 +1257,27 @@ func fileIssue(path string, id model.KernelID, agent model.AgentID, err error) m
 	// A reason may quote the file's own bytes.
 	iss.Message = untrusted.Text(iss.Message)
 	return iss
+}
+
+// requestedUnlisted names the slots a kernel requests a non-zero amount of
+// (SLOTS) with no allocation line listing any of it, "" when every one is
+// listed. A unified slot (UNIFIED_DEVICES) has no line of its own.
+func requestedUnlisted(slots model.ResourceSlot, alloc model.Allocations, unified [][2]string) string {
+	var miss []string
+	for _, slot := range slots.Names() {
+		if v := slots[slot]; v.IsZero() || v.Sign() < 0 {
+			continue
+		}
+		if len(alloc[slot]) > 0 || slices.ContainsFunc(unified, func(p [2]string) bool { return p[1] == string(slot) }) {
+			continue
+		}
+		amount := slots[slot].String()
+		if slot == model.SlotMem {
+			amount = model.FormatBinarySize(slots[slot])
+		}
+		miss = append(miss, amount+" "+string(slot))
+	}
+	return strings.Join(miss, ", ")
 }
 
 // issueErr is a read of a kernel's file that failed with the watcher's

@@ -55,6 +55,9 @@ const (
 	// IssueNoFinalNewline: a resource.txt whose last line has no newline,
 	// unchanged for the settle time, read as Backend.AI reads it.
 	IssueNoFinalNewline = "no-final-newline"
+	// IssueNoAllocation: a resource.txt whose SLOTS asks for a slot that
+	// no allocation line lists (a file cut short at a line's end).
+	IssueNoAllocation = "no-allocation"
 	// IssueRestartPending: an agent runs an older agent.toml than the one
 	// on disk.
 	IssueRestartPending = "restart-pending"
