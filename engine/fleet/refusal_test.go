@@ -51,8 +51,8 @@ func TestHandshakeStalled(t *testing.T) {
 		greet string
 		want  []string
 	}{
-		{name: "silent", want: []string{"the connection was accepted but nothing answered for 300ms", "stalled (stopped by Ctrl-Z"}},
-		{name: "banner", greet: "SSH-2.0-stalled\r\n", want: []string{"the node began the SSH handshake, then did not answer for 300ms", "stalled or overloaded"}},
+		{name: "silent", want: []string{"the connection was accepted but nothing answered within 300ms", "stalled (stopped by Ctrl-Z"}},
+		{name: "banner", greet: "SSH-2.0-stalled\r\n", want: []string{"the node began the SSH handshake but did not finish it within 300ms of the connection", "stalled or overloaded"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -71,11 +71,11 @@ func handshakeErr(err error, o SSHOptions, heard bool) error {
 	}
 	if isTimeout(err) {
 		if heard {
-			return fmt.Errorf("the node began the SSH handshake, then did not answer for %s: fgtop serve there is stalled or overloaded (stopped by Ctrl-Z or a debugger, swapping, out of CPU)", o.DialTimeout)
+			return fmt.Errorf("the node began the SSH handshake but did not finish it within %s of the connection: fgtop serve there is stalled or overloaded (stopped by Ctrl-Z or a debugger, swapping, out of CPU)", o.DialTimeout)
 		}
 		// The kernel accepts for a stopped process: nothing but a
 		// silent port tells it from a service that waits to be spoken to.
-		return fmt.Errorf("the connection was accepted but nothing answered for %s: the process on this port is stalled (stopped by Ctrl-Z or a debugger, swapping, out of CPU), or it is not fgtop serve but a service that waits for its client to speak first", o.DialTimeout)
+		return fmt.Errorf("the connection was accepted but nothing answered within %s: the process on this port is stalled (stopped by Ctrl-Z or a debugger, swapping, out of CPU), or it is not fgtop serve but a service that waits for its client to speak first", o.DialTimeout)
 	}
 	return fmt.Errorf("ssh handshake failed: %w", err)
 }
