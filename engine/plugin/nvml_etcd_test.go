@@ -253,6 +253,29 @@ func TestEtcdDownAtStartDefault(t *testing.T) {
 	}
 }
 
+// TestEtcdDownAtStartOpen: with etcd unreachable and cuda_open decided
+// by a flag (or the kernels), the etcd issue says the device_mask is
+// unknown, not that fractional capacities are.
+func TestEtcdDownAtStartOpen(t *testing.T) {
+	etcd := etcdtest.Start(t)
+	etcd.Stop()
+	inner, _ := nvmlSource(t, 2)
+	src := plugin.NewSource(inner, plugin.Options{Inputs: plugin.Inputs{Flag: model.PluginCUDAOpen},
+		Etcd: plugin.EtcdOptions{Endpoints: []string{etcd.Endpoint}, Timeout: 500 * time.Millisecond}})
+	src.Start(1500 * time.Millisecond)
+	defer src.Close()
+	inv, err := src.Poll(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !hasIssue(inv, "etcd at "+etcd.Endpoint) || !hasIssue(inv, "a device_mask is unknown") {
+		t.Errorf("want an etcd issue saying the device_mask is unknown: %v", inv.Issues)
+	}
+	if hasIssue(inv, "fractional capacities are unknown") {
+		t.Errorf("an issue speaks of fractional capacities on GPUs registered as cuda_open: %v", inv.Issues)
+	}
+}
+
 func hasIssue(inv *inventory.Inventory, sub string) bool {
 	for _, i := range inv.Issues {
 		if strings.Contains(i.Message, sub) {

@@ -291,6 +291,10 @@ func (s *Source) decide(gen uint64, settings map[model.AgentID]*Settings, etcdEr
 			// cuda_open by default is a guess here: the settings no one
 			// could read may say fractional, or mask GPUs.
 			kept = "none were ever read, so the GPUs are shown as cuda_open registers them only because nothing else tells (the settings may say fractional, or mask GPUs; --cuda-plugin or --plugin-config settles it)"
+		case info.Kind == model.PluginCUDAOpen:
+			// Decided by the kernels or a flag: the plugin is known, but
+			// its device_mask is in the settings no one could read.
+			kept = "none were ever read, so a device_mask is unknown: GPUs the agents do not register may be shown (--plugin-config settles it)"
 		default:
 			kept = "none were ever read, so fractional capacities are unknown"
 		}
