@@ -306,7 +306,7 @@ func TestNVMLInitFailure(t *testing.T) {
 		{nvml.ERROR_DRIVER_NOT_LOADED, InitDriverNotLoaded, "kernel driver is not loaded"},
 		{nvml.ERROR_NO_PERMISSION, InitNoPermission, "no permission"},
 		{nvml.ERROR_LIB_RM_VERSION_MISMATCH, InitVersionMismatch, "version mismatch"},
-		{nvml.ERROR_UNKNOWN, InitOther, "NVML initialisation failed (NVML error 999"},
+		{nvml.ERROR_UNKNOWN, InitOther, "NVML initialisation failed (NVML error 999)"},
 	}
 	for _, tc := range tests {
 		t.Run(string(tc.reason), func(t *testing.T) {

@@ -108,6 +108,10 @@ func (e *InitError) Error() string {
 	case InitVersionMismatch:
 		return fmt.Sprintf("NVIDIA driver/library version mismatch (NVML: %s): the loaded kernel module and libnvidia-ml differ, usually after a driver upgrade without a reboot; reboot or reload the nvidia kernel modules", e.NVML)
 	}
+	if e.NVML == "" || e.NVML == fmt.Sprintf("NVML error %d", e.Code) {
+		// retText's fallback is the code itself: said once.
+		return fmt.Sprintf("NVML initialisation failed (NVML error %d)", e.Code)
+	}
 	return fmt.Sprintf("NVML initialisation failed (NVML error %d: %s)", e.Code, e.NVML)
 }
 
