@@ -200,7 +200,9 @@ func Decide(in Inputs) (model.PluginInfo, []model.Issue) {
 	case in.Evidence.Kind() != "":
 		info.Kind, info.Source = in.Evidence.Kind(), RuleScratch
 		if info.Kind == model.PluginCUDAFractional {
-			info.Detail = fmt.Sprintf("%d kernel(s) hold cuda.shares, e.g. %s", in.Evidence.Shares, in.Evidence.SharesExample)
+			// The fractional plugin's marks, which it writes for a kernel
+			// that holds no shares too (CUDA_RESOURCE_VIRTUALIZED=1).
+			info.Detail = fmt.Sprintf("%d kernel(s) carry the fractional plugin's lines (cuda.shares, CUDA_RESOURCE_VIRTUALIZED=1), e.g. %s", in.Evidence.Shares, in.Evidence.SharesExample)
 		} else {
 			info.Detail = fmt.Sprintf("%d kernel(s) hold cuda.device on index ids, e.g. %s", in.Evidence.Device, in.Evidence.DeviceExample)
 		}
@@ -215,11 +217,11 @@ func Decide(in Inputs) (model.PluginInfo, []model.Issue) {
 	switch {
 	case ev.Disagrees():
 		issues = append(issues, model.Issue{Severity: model.SevWarning, Code: model.IssuePluginEvidence,
-			Message: fmt.Sprintf("the kernels disagree about the CUDA plugin: %d hold cuda.shares (e.g. %s), %d hold cuda.device on index ids (e.g. %s); showing %s (%s)",
+			Message: fmt.Sprintf("the kernels disagree about the CUDA plugin: %d carry the fractional plugin's lines (e.g. %s), %d hold cuda.device on index ids (e.g. %s); showing %s (%s)",
 				ev.Shares, ev.SharesExample, ev.Device, ev.DeviceExample, info.Kind, info.Source)})
 	case ev.Kind() != "" && ev.Kind() != info.Kind:
 		ex := ev.SharesExample
-		what := "hold cuda.shares"
+		what := "carry the fractional plugin's lines (cuda.shares, CUDA_RESOURCE_VIRTUALIZED=1)"
 		if ev.Kind() == model.PluginCUDAOpen {
 			ex, what = ev.DeviceExample, "hold cuda.device on index ids"
 		}
