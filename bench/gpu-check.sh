@@ -142,7 +142,7 @@ if "$bin" snapshot --help 2>&1 | grep -q -- --cuda-plugin; then
 		bad=$(json "$out" '" | ".join(i["message"] for i in d.get("issues",[]) if i["code"] in ("unknown-device","unsupported-resource"))')
 		[[ -z $bad ]] && pass "2 $name: no unknown-device or unsupported-resource issue" || fail "2 $name: $bad"
 		local on
-		on=$(json "$out" '",".join(sorted(i for k in d["kernels"] if k["id"]=="'"$k"'" for s in k["allocations"].values() for i in s))')
+		on=$(json "$out" '",".join(sorted(i for k in d["kernels"] if k["id"]=="'"$k"'" for n, s in k["allocations"].items() if n.startswith("cuda") for i in s))')
 		[[ $on == "$dev" ]] && pass "2 $name: the kernel holds $slot on $dev" || fail "2 $name: the kernel holds on [$on], want $dev"
 		json "$out" '"\n".join("      %s %s capacity %s source %s" % (x["id"], x["slot"], x.get("capacity","?"), x.get("source","")) for x in d["devices"] if x["plugin"]=="cuda")'
 		if "$bin" snapshot --alloc-map --devices nvml --scratch-root "$scratch" "$@" >"$work/$name.map" 2>"$work/$name.maperr" &&
@@ -152,7 +152,7 @@ if "$bin" snapshot --help 2>&1 | grep -q -- --cuda-plugin; then
 			fail "2 $name: --alloc-map: $(cat "$work/$name.map" "$work/$name.maperr")"
 		fi
 	}
-	kernel_with "$kopen" "$cid_open" 'SLOTS={"cpu":"1","mem":"1073741824","cuda.device":"1"}' 'CUDA.DEVICE_SHARES=0:1' 'CUDA_GLOBAL_DEVICE_IDS=0:0' 'CUDA_RESOURCE_VIRTUALIZED=0'
+	kernel_with "$kopen" "$cid_open" 'SLOTS={"cpu":"1","mem":"1073741824","cuda.device":"1"}' 'CUDA.DEVICE_SHARES=0:1' 'CPU_SHARES=0:1' 'MEM_SHARES=root:1073741824' 'CUDA_GLOBAL_DEVICE_IDS=0:0' 'CUDA_RESOURCE_VIRTUALIZED=0'
 	echo '{"cuda": {"device_mask": ""}}' >"$work/plugin-open.json"
 	check_kind open "$kopen" 0 cuda.device --cuda-plugin open --plugin-config "$work/plugin-open.json"
 	rm -rf "${scratch:?}/$kopen"
@@ -165,7 +165,7 @@ if "$bin" snapshot --help 2>&1 | grep -q -- --cuda-plugin; then
 		want=$(python3 -c "import sys; n=int(sys.argv[1]); print(','.join(str(i) for i in range(n) if i != 1))" "$ngpu")
 		[[ $ids == "$want" ]] && pass "2 open: device_mask of GPU 1 leaves ids $ids" || fail "2 open: device_mask of GPU 1 gives [$ids], want [$want]"
 	fi
-	kernel_with "$kfrac" "$cid_frac" 'SLOTS={"cpu":"1","mem":"1073741824","cuda.shares":"0.5"}' "CUDA.SHARES_SHARES=GPU-$uuid0:0.5" "CUDA_GLOBAL_DEVICE_IDS=0:GPU-$uuid0" 'CUDA_RESOURCE_VIRTUALIZED=1'
+	kernel_with "$kfrac" "$cid_frac" 'SLOTS={"cpu":"1","mem":"1073741824","cuda.shares":"0.5"}' "CUDA.SHARES_SHARES=GPU-$uuid0:0.5" 'CPU_SHARES=0:1' 'MEM_SHARES=root:1073741824' "CUDA_GLOBAL_DEVICE_IDS=0:GPU-$uuid0" 'CUDA_RESOURCE_VIRTUALIZED=1'
 	echo '{"cuda": {"allocation_mode": "fractional", "unit_mem": "20g", "unit_proc": 8}}' >"$work/plugin-fractional.json"
 	check_kind fractional "$kfrac" "GPU-$uuid0" cuda.shares --cuda-plugin fractional --plugin-config "$work/plugin-fractional.json"
 	# The assumed rule, from the GPU's own memory and SM count (NVML's).
@@ -259,7 +259,7 @@ elif [[ ! -f /sys/fs/cgroup/cgroup.controllers || $EUID -ne 0 ]]; then
 else
 	cid=$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')
 	kload=11111111-2222-4333-8444-000000000004
-	kernel_with "$kload" "$cid" 'SLOTS={"cpu":"1","mem":"1073741824","cuda.device":"1"}' 'CUDA.DEVICE_SHARES=0:1'
+	kernel_with "$kload" "$cid" 'SLOTS={"cpu":"1","mem":"1073741824","cuda.device":"1"}' 'CUDA.DEVICE_SHARES=0:1' 'CPU_SHARES=0:1' 'MEM_SHARES=root:1073741824'
 	cgdir=/sys/fs/cgroup/system.slice/docker-$cid.scope
 	mkdir -p "$cgdir"
 	bash -c "echo \$\$ >$cgdir/cgroup.procs; exec $load" >/dev/null 2>&1 &
