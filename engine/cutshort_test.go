@@ -35,24 +35,8 @@ func TestCutShortAtLineEnd(t *testing.T) {
 		{name: "unified", text: head + `SLOTS={"cpu":"1","mem":"1073741824","cuda.shares":"0.3"}` + "\n" + `UNIFIED_DEVICES=[["cuda","cuda.shares"]]` + "\nCPU_SHARES=0:1\nMEM_SHARES=root:1073741824\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			src, err := inventory.NewMock(filepath.Join(fx, "mock-accelerator.toml"), filepath.Join(fx, "mock-accelerator.etcd.json"), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer src.Close()
-			root := t.TempDir()
 			const id = "11111111-1111-4111-8111-111111111111"
-			d := filepath.Join(root, id, "config")
-			if err := os.MkdirAll(d, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(d, "resource.txt"), []byte(c.text), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			snap, err := engine.Build(context.Background(), engine.Options{Inventory: src, Roots: []scratch.Root{{Path: root, Agent: "i-a"}}})
-			if err != nil {
-				t.Fatal(err)
-			}
+			snap := buildOneKernel(t, filepath.Join(fx, "mock-accelerator.etcd.json"), id, c.text)
 			k := snap.Kernel(id)
 			if k == nil {
 				t.Fatal("kernel not listed")
@@ -65,4 +49,30 @@ func TestCutShortAtLineEnd(t *testing.T) {
 			}
 		})
 	}
+}
+
+// buildOneKernel is a one-shot snapshot of a node on the fixtures' mock
+// GPUs (their plugin settings from etcdFile) with one kernel, id, whose
+// resource.txt is text.
+func buildOneKernel(t *testing.T, etcdFile, id, text string) *model.Snapshot {
+	t.Helper()
+	fx := enginetest.Fixtures(t)
+	src, err := inventory.NewMock(filepath.Join(fx, "mock-accelerator.toml"), etcdFile, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	root := t.TempDir()
+	d := filepath.Join(root, id, "config")
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(d, "resource.txt"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := engine.Build(context.Background(), engine.Options{Inventory: src, Roots: []scratch.Root{{Path: root, Agent: "i-a"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return snap
 }

@@ -1263,12 +1263,26 @@ func fileIssue(path string, id model.KernelID, agent model.AgentID, err error) m
 // (SLOTS) with no allocation line listing any of it, "" when every one is
 // listed. A unified slot (UNIFIED_DEVICES) has no line of its own.
 func requestedUnlisted(slots model.ResourceSlot, alloc model.Allocations, unified [][2]string) string {
+	unlisted := func(slot model.SlotName) bool {
+		v := slots[slot]
+		return !v.IsZero() && v.Sign() > 0 && len(alloc[slot]) == 0 &&
+			!slices.ContainsFunc(unified, func(p [2]string) bool { return p[1] == string(slot) })
+	}
+	// Every kernel read passes here: the sorted list is made only for a
+	// file that lacks something.
+	lacks := false
+	for slot := range slots {
+		if unlisted(slot) {
+			lacks = true
+			break
+		}
+	}
+	if !lacks {
+		return ""
+	}
 	var miss []string
 	for _, slot := range slots.Names() {
-		if v := slots[slot]; v.IsZero() || v.Sign() < 0 {
-			continue
-		}
-		if len(alloc[slot]) > 0 || slices.ContainsFunc(unified, func(p [2]string) bool { return p[1] == string(slot) }) {
+		if !unlisted(slot) {
 			continue
 		}
 		amount := slots[slot].String()

@@ -1,16 +1,12 @@
 package engine_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/fgtop/fgtop/engine"
 	"github.com/fgtop/fgtop/engine/enginetest"
-	"github.com/fgtop/fgtop/engine/inventory"
-	"github.com/fgtop/fgtop/engine/scratch"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -32,25 +28,9 @@ func TestUnsupportedWhileBlind(t *testing.T) {
 		{name: "seeing", etcd: filepath.Join(fx, "mock-accelerator.etcd.json")},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			src, err := inventory.NewMock(filepath.Join(fx, "mock-accelerator.toml"), c.etcd, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer src.Close()
-			root := t.TempDir()
-			d := filepath.Join(root, "11111111-1111-4111-8111-111111111111", "config")
-			if err := os.MkdirAll(d, 0o755); err != nil {
-				t.Fatal(err)
-			}
 			// A slot the mock's GPUs never register, held on one of them.
 			text := "SCRATCH_SIZE=0m\nMOUNTS=\nSLOTS={\"cuda.shares\":\"0.5\"}\nCUDA.SHARES_SHARES=c59395cd-ac91-4cd3-a1b0-3d2568aa2d01:0.5\n"
-			if err := os.WriteFile(filepath.Join(d, "resource.txt"), []byte(text), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			snap, err := engine.Build(context.Background(), engine.Options{Inventory: src, Roots: []scratch.Root{{Path: root, Agent: "i-a"}}})
-			if err != nil {
-				t.Fatal(err)
-			}
+			snap := buildOneKernel(t, c.etcd, "11111111-1111-4111-8111-111111111111", text)
 			var msgs []string
 			for _, i := range snap.Issues {
 				if i.Code == model.IssueUnsupported {
