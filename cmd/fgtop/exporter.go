@@ -30,7 +30,9 @@ allocation order); NVML telemetry with dcgm-exporter's label names (gpu, UUID, h
 modelName is model_name here, as promtool's lint wants); fgtop_build_info. Every series carries node (--node).
 
 The source flags are snapshot's. --demo serves the embedded demo node instead.
-Stop with Ctrl-C or SIGTERM: in-flight scrapes finish first (at most 5 seconds).`
+Stop with Ctrl-C or SIGTERM: in-flight scrapes finish first (at most 2 seconds; the process
+exits 3 seconds after the signal whatever they do, or at a second Ctrl-C). At most 4 scrapes
+are served at once; a fifth is answered 503 at once.`
 
 // exporterFlags are the flags of `fgtop exporter` beyond the source flags.
 type exporterFlags struct {
@@ -202,8 +204,9 @@ type metricsServer struct {
 }
 
 // shutdownGrace is how long in-flight scrapes may take to finish once the
-// server is told to stop.
-const shutdownGrace = 5 * time.Second
+// server is told to stop: under forceAfter, so that a stop on a signal
+// ends by this path and not by the forced exit.
+const shutdownGrace = 2 * time.Second
 
 // startMetrics listens on addr (flag names it in errors) and serves the
 // collector over latest from a goroutine.

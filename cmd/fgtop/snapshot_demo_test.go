@@ -34,3 +34,35 @@ func TestSnapshotDemo(t *testing.T) {
 		}
 	}
 }
+
+// TestDemoIdleAfter: the demo node served by snapshot, exporter or serve
+// marks idle kernels after the demo's own --idle-after default (its
+// kernels live minutes), and a --idle-after given is taken; before, the
+// flag was ignored with --demo and the engine's 10-minute default used.
+func TestDemoIdleAfter(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	for _, tc := range []struct {
+		args []string
+		want float64
+	}{
+		{nil, demoIdleAfter.Seconds()},
+		{[]string{"--idle-after", "90s"}, 90},
+		{[]string{"--idle-after", "0"}, 0},
+	} {
+		args := append([]string{"snapshot", "--demo", "--compact"}, tc.args...)
+		code, out := runCLIQuiet(t, args...)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, out)
+		}
+		var s report.Snapshot
+		if err := json.Unmarshal([]byte(out), &s); err != nil {
+			t.Fatalf("%v: %v: %s", args, err, out)
+		}
+		if s.IdleAfterS != tc.want {
+			t.Errorf("%v: idle_after_s %v, want %v", args, s.IdleAfterS, tc.want)
+		}
+	}
+	if code, out := runCLIQuiet(t, "snapshot", "--demo", "--idle-after", "-1s"); code != exitBadUsage {
+		t.Errorf("--idle-after -1s: exit %d: %s", code, out)
+	}
+}

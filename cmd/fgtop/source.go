@@ -35,6 +35,9 @@ type sourceFlags struct {
 	plugin      pluginFlags
 	// live: the command follows the node (registerLive).
 	live bool
+	// liveFlags are the flags registerLive added to, so that the demo
+	// can tell a --idle-after given from its default.
+	liveFlags *pflag.FlagSet
 	// oneShot: the command reports once (snapshot without --follow), so a
 	// root it cannot see is refused rather than followed: the report
 	// would be missing that root's kernels with nothing to say so but a
@@ -57,7 +60,18 @@ func (f *sourceFlags) register(cmd *cobra.Command) {
 // (console, watch, snapshot, serve, exporter): --idle-after.
 func (f *sourceFlags) registerLive(cmd *cobra.Command) {
 	f.live = true
+	f.liveFlags = cmd.Flags()
 	registerIdleAfter(cmd.Flags(), &f.idleAfter, engine.DefaultIdleAfter)
+}
+
+// demoIdleAfterOption is --idle-after for the embedded demo node: the
+// demo command's default (its kernels live minutes, not hours) unless the
+// flag was given.
+func (f *sourceFlags) demoIdleAfterOption() (time.Duration, error) {
+	if f.liveFlags == nil || !f.liveFlags.Changed("idle-after") {
+		return demoIdleAfter, nil
+	}
+	return idleAfterOption(f.idleAfter)
 }
 
 // registerIdleAfter adds --idle-after: how long a kernel holds a GPU at 0 %
@@ -328,11 +342,16 @@ type servedNode struct {
 func openServedNode(ctx context.Context, useDemo bool, seed int64, src *sourceFlags, name string) (*servedNode, error) {
 	n := &servedNode{}
 	if useDemo {
+		idle, err := src.demoIdleAfterOption()
+		if err != nil {
+			return nil, err
+		}
 		node, err := demo.Start(ctx, demo.Options{Seed: seed, Speed: 1})
 		if err != nil {
 			return nil, err
 		}
 		n.demo, n.opts = node, node.EngineOptions()
+		n.opts.IdleAfter = idle
 	} else {
 		opts, err := src.options()
 		if err != nil {
