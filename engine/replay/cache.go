@@ -34,6 +34,29 @@ type recordEnt struct {
 	rec  *Record
 	err  error
 	at   time.Time // the span's end: when it was asked for
+	// keep is how long it stands in for a fresh read (KeepFor; age
+	// while it is read).
+	keep time.Duration
+}
+
+// minKeep is the least a young record is kept: reading one is cheap.
+const minKeep = 5 * time.Second
+
+// KeepFor is how long rec, read for the last span, may stand in for a
+// fresh read: age, but for a record that holds less than span (a
+// recorder that started minutes ago) a tenth of what it holds, at least
+// minKeep. A draft opened 15 s after the recorder started was judged,
+// and S suggested amounts, from those 15 s for the next 5 minutes while
+// the record grew twentyfold.
+func KeepFor(rec *Record, span, age time.Duration) time.Duration {
+	if rec == nil || rec.From.IsZero() {
+		return age
+	}
+	held := rec.To.Sub(rec.From)
+	if held >= span-time.Minute {
+		return age
+	}
+	return min(age, max(minKeep, held/10))
 }
 
 // NewRecordCache keeps at most max records (the oldest read goes first);
@@ -74,12 +97,12 @@ func LoadDir(dir string, from, to time.Time) (*Record, error) {
 func (c *RecordCache) Get(dir string, span, age time.Duration, now time.Time) (rec *Record, at time.Time, err error) {
 	key := recordKey{dir, span}
 	c.mu.Lock()
-	if e := c.ents[key]; e != nil && now.Sub(e.at) < age {
+	if e := c.ents[key]; e != nil && now.Sub(e.at) < min(age, e.keep) {
 		c.mu.Unlock()
 		<-e.done
 		return e.rec, e.at, e.err
 	}
-	e := &recordEnt{done: make(chan struct{}), at: now}
+	e := &recordEnt{done: make(chan struct{}), at: now, keep: age}
 	c.ents[key] = e
 	for len(c.ents) > c.max {
 		var oldest recordKey
@@ -98,7 +121,11 @@ func (c *RecordCache) Get(dir string, span, age time.Duration, now time.Time) (r
 	if e.err != nil {
 		c.forget(key, e)
 	} else {
-		time.AfterFunc(age, func() { c.forget(key, e) })
+		keep := KeepFor(e.rec, span, age)
+		c.mu.Lock()
+		e.keep = keep
+		c.mu.Unlock()
+		time.AfterFunc(keep, func() { c.forget(key, e) })
 	}
 	close(e.done)
 	return e.rec, e.at, e.err

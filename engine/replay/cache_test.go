@@ -181,3 +181,49 @@ func TestRecordCacheOfNone(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordCacheYoungRecord: a record holding less than the span asked
+// (a recorder that started seconds ago) stands in for a fresh read a
+// tenth of what it holds (at least minKeep), not the whole age: the
+// editor judged drafts and S suggested amounts from a record's first 15
+// s for five minutes. A record holding the span is kept the whole age.
+func TestRecordCacheYoungRecord(t *testing.T) {
+	var loads atomic.Int32
+	start := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	c := NewRecordCache(2)
+	c.load = func(dir string, from, to time.Time) (*Record, error) {
+		loads.Add(1)
+		if from.Before(start) {
+			from = start // the record began at start
+		}
+		return &Record{From: from, To: to, Node: dir}, nil
+	}
+	const age = 5 * time.Minute
+	now := start.Add(15 * time.Second)
+	first, _, _ := c.Get("d", ReplaySpanForTest, age, now)
+	if got := KeepFor(first, ReplaySpanForTest, age); got != minKeep {
+		t.Fatalf("15 s of record kept %v, want %v", got, minKeep)
+	}
+	if rec, _, _ := c.Get("d", ReplaySpanForTest, age, now.Add(minKeep-time.Second)); rec != first {
+		t.Fatal("a young record was read again within its keep")
+	}
+	later, _, _ := c.Get("d", ReplaySpanForTest, age, now.Add(minKeep+time.Second))
+	if later == first || loads.Load() != 2 {
+		t.Fatalf("a 15 s record stood in for a fresh read %v later (%d reads)", minKeep+time.Second, loads.Load())
+	}
+	if held := later.To.Sub(later.From); held != 15*time.Second+minKeep+time.Second {
+		t.Fatalf("the read again holds %v", held)
+	}
+	// An hour of record: a tenth is six minutes, cut to the age.
+	hour := &Record{From: start, To: start.Add(time.Hour)}
+	if got := KeepFor(hour, ReplaySpanForTest, age); got != age {
+		t.Errorf("an hour of record kept %v, want %v", got, age)
+	}
+	if got := KeepFor(&Record{From: start, To: start.Add(20 * time.Minute)}, ReplaySpanForTest, age); got != 2*time.Minute {
+		t.Errorf("20 min of record kept %v, want 2m", got)
+	}
+	full := &Record{From: start, To: start.Add(ReplaySpanForTest)}
+	if got := KeepFor(full, ReplaySpanForTest, age); got != age {
+		t.Errorf("the whole span kept %v, want %v", got, age)
+	}
+}

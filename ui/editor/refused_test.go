@@ -267,7 +267,15 @@ func TestReplayLineLeadsWithTheTotal(t *testing.T) {
 	}
 	res.Agents[0].Absent = false
 	res.To = res.From.Add(2 * time.Minute)
+	e.rp.recAt = res.To
+	e.Now = func() time.Time { return res.To.Add(time.Second) }
 	if got := text(); !strings.HasPrefix(got, "last 2m (all the record holds) under agent.toml as it is: 5 sessions") {
 		t.Errorf("a record of two minutes: %q", got)
+	}
+	// Read a minute ago, the record has grown by half since: said (the
+	// tour's draft judged 15 s of record while minutes were recorded).
+	e.Now = func() time.Time { return res.To.Add(time.Minute) }
+	if got := text(); !strings.HasPrefix(got, "last 2m (all the record held, read 1m ago) under agent.toml as it is: 5 sessions") {
+		t.Errorf("a record of two minutes read a minute ago: %q", got)
 	}
 }

@@ -38,6 +38,9 @@ const (
 	ReplayDebounce = 150 * time.Millisecond
 	// ReplayRecordTTL is how long a record read stays in use.
 	ReplayRecordTTL = 5 * time.Minute
+	// minReadAgo is how old a young record's read must be before the
+	// line says when it was read.
+	minReadAgo = 10 * time.Second
 	// suggestBudget bounds S's search, as plan --suggest's default.
 	suggestBudget = 10 * time.Second
 )
@@ -178,7 +181,7 @@ func (e *Editor) replayMsg(m ReplayMsg) {
 // else a command reads it again.
 func (e *Editor) recordFor() (rec *replay.Record, dir string, now time.Time) {
 	now = e.Now()
-	if e.rp.rec != nil && now.Sub(e.rp.recAt) < ReplayRecordTTL {
+	if e.rp.rec != nil && now.Sub(e.rp.recAt) < replay.KeepFor(e.rp.rec, ReplaySpan, ReplayRecordTTL) {
 		return e.rp.rec, "", now
 	}
 	return nil, e.rp.dir, now
@@ -298,10 +301,14 @@ func overSlots(a *replay.AgentResult) string {
 
 // spanWords is the span the line speaks of: the last ReplaySpan, or, of
 // a record that holds less, how much it holds (a console recording for
-// two minutes said "last 7d").
+// two minutes said "last 7d"), and how long ago it was read when that is
+// a noticeable part of it (the record grew since).
 func (e *Editor) spanWords() string {
 	if res := e.rp.res; res != nil && !res.From.IsZero() {
 		if held := res.To.Sub(res.From); held < ReplaySpan-time.Minute {
+			if ago := e.Now().Sub(e.rp.recAt); !e.rp.recAt.IsZero() && ago >= minReadAgo && ago >= held/10 {
+				return "last " + kit.FmtAge(held) + " (all the record held, read " + kit.FmtAge(ago) + " ago)"
+			}
 			return "last " + kit.FmtAge(held) + " (all the record holds)"
 		}
 	}
