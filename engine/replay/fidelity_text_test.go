@@ -89,3 +89,56 @@ func TestSpanUnderASecond(t *testing.T) {
 		t.Errorf("first line %q, want the span <1s", first)
 	}
 }
+
+// TestNearRefusalIsADisagreement: a session that ran and that the rules
+// refuse is a disagreement even where another change of its agent's lies
+// within OrderSlack of it (where it landed is then not compared, but of
+// two arrivals the record cannot order the second is refused either
+// way). A fidelity run once let such a session through, saying the rules
+// start every session, while the run of the same partition as a
+// proposal refused it (the tour).
+func TestNearRefusalIsADisagreement(t *testing.T) {
+	rec := loadWhole(t, scriptedWeek(t).reader())
+	tight := *rec
+	tight.Epochs = []Epoch{{At: rec.From, Agents: given(rec, map[model.AgentID]string{agentA: "0.5"})}}
+	asWas := Run(&tight, tight.AsItWas(), Options{Fidelity: true})
+	var x *Disagreement
+	for i := range asWas.Disagreements {
+		if g := &asWas.Disagreements[i]; g.Refused != "" {
+			x = g
+			break
+		}
+	}
+	if x == nil {
+		t.Fatal("the tight partition refuses nothing: the test needs a refusal")
+	}
+	// A copy of it arriving 100 ms before it and leaving 50 ms before
+	// it: x now arrives within OrderSlack of its agent's departure and of
+	// an arrival.
+	near := tight
+	near.Sessions = nil
+	for _, s := range tight.Sessions {
+		if s.Kernel == x.Kernel && !s.Before {
+			z := s
+			z.Kernel += "-near"
+			z.Start, z.End, z.Open = s.Start.Add(-100*time.Millisecond), s.Start.Add(-50*time.Millisecond), false
+			near.Sessions = append(near.Sessions, z)
+		}
+		near.Sessions = append(near.Sessions, s)
+	}
+	fid := Run(&near, near.AsItWas(), Options{Fidelity: true})
+	found := false
+	for _, g := range fid.Disagreements {
+		found = found || g.Kernel == x.Kernel && g.Refused != ""
+	}
+	if !found {
+		t.Errorf("%s, refused by the rules within %v of another change of its agent's, is not a disagreement: %d disagreement(s), %d near", x.Kernel, OrderSlack, len(fid.Disagreements), fid.SameMoment)
+	}
+	refusedByRun := false
+	for _, r := range Run(&near, near.AsItWas(), Options{}).Refused {
+		refusedByRun = refusedByRun || r.Kernel == x.Kernel
+	}
+	if !refusedByRun {
+		t.Errorf("the run of the partition in force does not refuse %s: the test's premise", x.Kernel)
+	}
+}

@@ -1124,7 +1124,11 @@ func (r *runner) follow(a *agentRun, i int, kind, why string, placed alloc.Kerne
 	// The order of the sessions running when the record began is not
 	// known, nor that of sessions its agent started within one recorded
 	// moment: only where one arriving alone lands is compared.
-	if !s.Before && !r.sameMoment(i, s) {
+	// A refusal is compared whatever the order: of two arrivals the
+	// record cannot order, the second is refused whichever it was (a
+	// near session let through made a fidelity run say "all start" of
+	// sessions that a proposal changing nothing refuses).
+	if !s.Before && (why != "" || !r.sameMoment(i, s)) {
 		r.res.Compared++
 		switch {
 		case why != "":
