@@ -286,13 +286,16 @@ func TestOverheldSaysTheAmountThen(t *testing.T) {
 func TestGapInTheRecord(t *testing.T) {
 	w := newWeek(t, "2.5", "1.5")
 	w.start(1*h, agentA, 1, share(0, "0.5"))
+	w.start(2*h, agentB, 4, share(3, "0.5"))
 	w.at(10 * h)
 	w.observe(func(*model.Snapshot) error { return nil })
 	if err := w.rec.Close(); err != nil {
 		t.Fatal(err)
 	}
 	w.rec = nil
-	// Inside the gap: k2 comes and goes unseen by any recorder; k3 comes.
+	// Inside the gap: k4 leaves; k2 comes and goes unseen by any
+	// recorder; k3 comes.
+	w.stop(11*h, agentB, 4)
 	w.start(12*h, agentA, 2, share(1, "1.0"))
 	w.stop(13*h, agentA, 2)
 	w.start(15*h, agentB, 3, share(2, "1.0"))
@@ -308,10 +311,19 @@ func TestGapInTheRecord(t *testing.T) {
 	if len(rec.Missing) != 1 || !rec.Missing[0].From.Equal(w.base.Add(10*h)) || !rec.Missing[0].To.Equal(w.base.Add(15*h)) {
 		t.Fatalf("missing %+v", rec.Missing)
 	}
-	if len(rec.Sessions) != 2 {
+	if len(rec.Sessions) != 3 {
 		t.Fatalf("sessions %+v", rec.Sessions)
 	}
-	k3 := rec.Sessions[1]
+	// k4, seen before the gap and not after, is taken as leaving as the
+	// gap began (GapHides says so).
+	k4 := rec.Sessions[1]
+	if k4.Kernel != "00000004-0000-4000-8000-000000000004" || !k4.EndsInGap || !k4.End.Equal(w.base.Add(10*h)) {
+		t.Errorf("k4 read as %+v, want it leaving at 10h, in the gap", k4)
+	}
+	if !strings.Contains(GapHides, "one seen before it and not after left sometime in it, and is taken as leaving as it began") {
+		t.Errorf("GapHides does not say what k4 is taken as: %q", GapHides)
+	}
+	k3 := rec.Sessions[2]
 	if k3.Kernel != "00000003-0000-4000-8000-000000000003" || !k3.InGap || k3.Before || !k3.Start.Equal(w.base.Add(15*h)) {
 		t.Errorf("k3 read as %+v", k3)
 	}

@@ -136,7 +136,7 @@ type MissingDoc struct {
 }
 
 // GapHides is what a gap of the record may hide from a replay.
-const GapHides = "sessions that began and ended inside it are not replayed; one running across it is taken as running throughout; one first seen after it arrived sometime in it"
+const GapHides = "sessions that began and ended inside it are not replayed; one running across it is taken as running throughout; one seen before it and not after left sometime in it, and is taken as leaving as it began; one first seen after it arrived sometime in it"
 
 // NewDoc makes the document of a replay: asWas is the fidelity run, prop
 // the proposal's (nil without one).
