@@ -279,3 +279,19 @@ func TestReplayLineLeadsWithTheTotal(t *testing.T) {
 		t.Errorf("a record of two minutes read a minute ago: %q", got)
 	}
 }
+
+// TestRefusedListRunningAtStart: a refusal of a session already running
+// when the span began says so in the list, as plan --replay's text does:
+// its TIME is the span's start, not when it arrived (the tour).
+func TestRefusedListRunningAtStart(t *testing.T) {
+	const w, h = 100, 12
+	e := refusedEditor(t, 3, w, h)
+	e.rp.res.Refused[0].Before = true
+	v := plain(e.viewRefused(w, h))
+	if !strings.Contains(v, "(running at the start) why 000000") {
+		t.Errorf("the first refusal, running at the start, does not say so:\n%s", v)
+	}
+	if strings.Contains(v, "(running at the start) why 000001") {
+		t.Errorf("a refusal of an arrival says it was running at the start:\n%s", v)
+	}
+}

@@ -547,6 +547,11 @@ func (e *Editor) refKey(act kit.Action) {
 // refusedWhy is a refusal's reason as the list words it.
 func refusedWhy(r *replay.Refusal) string {
 	why := r.Reason
+	if r.Before {
+		// Its TIME is the span's start, not an arrival (plan --replay
+		// says the same).
+		why = "(running at the start) " + why
+	}
 	if len(r.CouldRunOn) > 0 {
 		ids := make([]string, len(r.CouldRunOn))
 		for i, id := range r.CouldRunOn {
