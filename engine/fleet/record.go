@@ -272,6 +272,11 @@ func dialNode(ctx context.Context, addr string, cfg *gossh.ClientConfig, o SSHOp
 		if errors.As(err, &he) {
 			return nil, he
 		}
+		if cerr := ctx.Err(); cerr != nil {
+			// ctx closed the connection under the handshake: the
+			// library only saw a closed connection.
+			return nil, handshakeCut(cerr, heard.n.Load() > 0)
+		}
 		return nil, handshakeErr(err, o, heard.n.Load() > 0)
 	}
 	_ = conn.SetDeadline(time.Time{})

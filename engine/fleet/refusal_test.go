@@ -4,6 +4,7 @@ package fleet
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net"
 	"strings"
@@ -49,10 +50,15 @@ func TestHandshakeStalled(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		greet string
-		want  []string
+		// ctxAfter: the run's own time (--timeout) runs out first.
+		ctxAfter time.Duration
+		want     []string
 	}{
 		{name: "silent", want: []string{"the connection was accepted but nothing answered within 300ms", "stalled (stopped by Ctrl-Z"}},
 		{name: "banner", greet: "SSH-2.0-stalled\r\n", want: []string{"the node began the SSH handshake but did not finish it within 300ms of the connection", "stalled or overloaded"}},
+		// The library said "use of closed network connection".
+		{name: "silent, the run's time out", ctxAfter: 200 * time.Millisecond, want: []string{"the time given ran out during the SSH handshake", "the node had sent nothing", "stalled (stopped by Ctrl-Z"}},
+		{name: "banner, the run's time out", greet: "SSH-2.0-stalled\r\n", ctxAfter: 200 * time.Millisecond, want: []string{"the time given ran out during the SSH handshake", "the node began it but did not finish", "stalled or overloaded"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -78,7 +84,14 @@ func TestHandshakeStalled(t *testing.T) {
 			}()
 			cfg := &gossh.ClientConfig{User: "t", Auth: []gossh.AuthMethod{gossh.PublicKeys(sshtest.NewKey(t).Signer)},
 				HostKeyCallback: gossh.InsecureIgnoreHostKey()} //nolint:gosec // a test node on loopback
-			_, err = SnapshotAtSSH(context.Background(), ln.Addr().String(), cfg, SSHOptions{DialTimeout: 300 * time.Millisecond}, time.Now())
+			ctx, dial := context.Background(), 300*time.Millisecond
+			if c.ctxAfter > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, c.ctxAfter)
+				defer cancel()
+				dial = 10 * time.Second
+			}
+			_, err = SnapshotAtSSH(ctx, ln.Addr().String(), cfg, SSHOptions{DialTimeout: dial}, time.Now())
 			if err == nil {
 				t.Fatal("a stalled handshake answered")
 			}
@@ -86,6 +99,9 @@ func TestHandshakeStalled(t *testing.T) {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("%q lacks %q", err, w)
 				}
+			}
+			if c.ctxAfter > 0 && !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("%q does not wrap the context's deadline", err)
 			}
 		})
 	}

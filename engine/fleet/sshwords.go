@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
@@ -78,6 +79,20 @@ func handshakeErr(err error, o SSHOptions, heard bool) error {
 		return fmt.Errorf("the connection was accepted but nothing answered within %s: the process on this port is stalled (stopped by Ctrl-Z or a debugger, swapping, out of CPU), or it is not fgtop serve but a service that waits for its client to speak first", o.DialTimeout)
 	}
 	return fmt.Errorf("ssh handshake failed: %w", err)
+}
+
+// handshakeCut words a handshake that the caller's context ended (the
+// run's --timeout, or a stop): what the node had done by then tells a
+// stopped process from an overloaded one, as handshakeErr does.
+func handshakeCut(cerr error, heard bool) error {
+	node := "the node had sent nothing: the process on this port is stalled (stopped by Ctrl-Z or a debugger, swapping, out of CPU), or it is not fgtop serve"
+	if heard {
+		node = "the node began it but did not finish: fgtop serve there is stalled or overloaded"
+	}
+	if errors.Is(cerr, context.DeadlineExceeded) {
+		return fmt.Errorf("the time given ran out during the SSH handshake (%s): %w", node, cerr)
+	}
+	return fmt.Errorf("stopped during the SSH handshake (%s): %w", node, cerr)
 }
 
 // promErr words a Prometheus query that could not reach Prometheus, as
