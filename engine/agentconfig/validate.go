@@ -1,6 +1,7 @@
 package agentconfig
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -277,6 +278,33 @@ func (c *Config) UnknownSlots(devices []model.Device) []string {
 			if err := model.CheckSlot(s, known); err != nil && (a.OwnAlloc || !said[s]) {
 				said[s] = true
 				out = append(out, fmt.Sprintf("agent %s: devices names %v; Backend.AI ignores a slot no plugin registers", a.ID, err))
+			}
+		}
+	}
+	return out
+}
+
+// SlotTyposBlind is UnknownSlots for a node whose accelerators are not
+// known (no NVML, no --devices): which slots a plugin registers cannot be
+// said, so only a slot a small edit away from cuda.shares or cuda.device
+// (cuda.shres, cuda.Shares) is warned of, as a likely typo; any other
+// name may be a plugin's fgtop does not know.
+func (c *Config) SlotTyposBlind() []string {
+	common := []model.SlotName{model.SlotCUDAShares, model.SlotCUDADevice}
+	var out []string
+	said := map[model.SlotName]bool{}
+	for _, a := range c.Agents {
+		if a.Alloc == nil {
+			continue
+		}
+		for _, s := range slices.Sorted(maps.Keys(a.Alloc.Slots)) {
+			if s == model.SlotCPU || s == model.SlotMem || said[s] && !a.OwnAlloc {
+				continue
+			}
+			var ue *model.UnknownSlotError
+			if err := model.CheckSlot(s, common); errors.As(err, &ue) && ue.Suggest != "" {
+				said[s] = true
+				out = append(out, fmt.Sprintf("agent %s: devices names %q, not a slot of the CUDA plugins (did you mean %s?); the node's accelerators are unknown here, so which slots its plugins register is not checked", a.ID, s, ue.Suggest))
 			}
 		}
 	}

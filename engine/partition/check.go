@@ -118,8 +118,12 @@ func Check(cfg *agentconfig.Config, snap *model.Snapshot, unseen int, schema Sch
 	v := res.Verdict
 	rep := &res.Report
 	*rep = CheckReport{Config: cfg.Path, Schema: string(schema), Status: "ok", Warnings: slices.Clone(cfg.Warnings), UnreadRoots: unseen, LiveChecked: unseen == 0}
-	if snap != nil && cfg.Mode == agentconfig.ModeManual && !InventoryOf(snap).AcceleratorsUnknown {
-		rep.Warnings = append(rep.Warnings, cfg.UnknownSlots(snap.Devices)...)
+	if snap != nil && cfg.Mode == agentconfig.ModeManual {
+		if InventoryOf(snap).AcceleratorsUnknown {
+			rep.Warnings = append(rep.Warnings, cfg.SlotTyposBlind()...)
+		} else {
+			rep.Warnings = append(rep.Warnings, cfg.UnknownSlots(snap.Devices)...)
+		}
 	}
 	rep.LoadsOnMain, rep.LoadsOnDraft = v.Main, v.Draft
 	for _, p := range v.MainErrors {
