@@ -29,8 +29,8 @@ import (
 // it begins, after it ends, or in a gap) it says so, and gives nothing:
 // the node as last recorded is not the node then. self are the names the
 // node that answers goes by (none takes any): a record that names another
-// node at that moment is refused, as the fleet would show that node's
-// figures under this node's address.
+// node at that moment and at its last is refused, as the fleet would show
+// that node's figures under this node's address.
 func RecordAt(dir string, self []string, at time.Time) ([]byte, error) {
 	rd, err := history.OpenReader(dir)
 	if err != nil {
@@ -48,7 +48,9 @@ func RecordAt(dir string, self []string, at time.Time) ([]byte, error) {
 		}
 		return nil, fmt.Errorf("the node's record lacks %s: it falls in a gap (last recorded at %s)", AtStamp(at), AtStamp(res.Snap.Time))
 	}
-	if otherNode(res.Snap.Node, self) {
+	// A record whose last moment names this node is this node's under
+	// an older name (a renamed host), as RecordHistory judges it.
+	if otherNode(res.Snap.Node, self) && otherNode(lastNode(rd), self) {
 		return nil, fmt.Errorf("the record in %s is of node %s at %s, not of this node (%s): is --history another node's directory?", dir, res.Snap.Node, AtStamp(at), strings.Join(self, " or "))
 	}
 	b, err := report.MarshalSnapshot(res.Snap, false)
@@ -70,6 +72,17 @@ func holding(missing []history.Missing, at time.Time) (history.Missing, bool) {
 		}
 	}
 	return history.Missing{}, false
+}
+
+// lastNode is the node rd's last moment names ("" where that cannot be
+// read: no other node's, by otherNode).
+func lastNode(rd *history.Reader) string {
+	if _, to, err := rd.Span(); err == nil {
+		if res, err := rd.At(to); err == nil {
+			return res.Snap.Node
+		}
+	}
+	return ""
 }
 
 // otherNode reports whether a record's node name is none of self, the

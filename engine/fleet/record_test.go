@@ -77,3 +77,48 @@ func TestRecordAtDamage(t *testing.T) {
 		t.Errorf("before the damage: %v", err)
 	}
 }
+
+// TestRecordAtRenamedHost: a host renamed from n0 to n1 while recording
+// answers fleet --at for moments before the rename (the record's last
+// moment names it), as fleet history answers for the whole record; a
+// node that is neither is still refused. RecordAt judged by the name at
+// the moment asked and refused those moments.
+func TestRecordAtRenamedHost(t *testing.T) {
+	dir := t.TempDir()
+	t0 := time.Date(2026, 11, 27, 14, 0, 0, 0, time.UTC)
+	now := t0
+	rec, err := history.Open(history.Options{Dir: dir, Clock: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Close()
+	for i := range 10 {
+		now = t0.Add(time.Duration(i) * time.Minute)
+		name := "n0"
+		if i >= 5 {
+			name = "n1"
+		}
+		held := model.MustDec(fmt.Sprintf("0.%d0", 1+i))
+		s := &model.Snapshot{Seq: uint64(i + 1), Time: now, Node: name,
+			Devices: []model.Device{{ID: "0", Name: "cuda", Slot: model.SlotCUDAShares, SlotType: model.SlotTypeCount, Capacity: model.MustDec("1.00")}},
+			Agents:  []model.Agent{{ID: "a1", Owns: map[model.DeviceName][]model.DeviceID{"cuda": {"0"}}}}}
+		s.SetKernels([]*model.Kernel{{ID: "k0001", Agent: "a1", Slots: model.ResourceSlot{model.SlotCUDAShares: held},
+			Alloc: model.Allocations{model.SlotCUDAShares: {"0": held}}}})
+		rec.Observe(s)
+		if err := rec.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := RecordAt(dir, []string{"n1"}, t0.Add(2*time.Minute)); err != nil {
+		t.Errorf("a moment before the rename: %v", err)
+	}
+	if _, err := RecordAt(dir, []string{"n1"}, t0.Add(7*time.Minute)); err != nil {
+		t.Errorf("a moment after the rename: %v", err)
+	}
+	if _, err := RecordHistory(dir, []string{"n1"}, history.Filter{}); err != nil {
+		t.Errorf("fleet history of the renamed host: %v", err)
+	}
+	if _, err := RecordAt(dir, []string{"n2"}, t0.Add(2*time.Minute)); err == nil || !strings.Contains(err.Error(), "of node n0") {
+		t.Errorf("another node asking: %v", err)
+	}
+}
