@@ -295,3 +295,35 @@ func TestRefusedListRunningAtStart(t *testing.T) {
 		t.Errorf("a refusal of an arrival says it was running at the start:\n%s", v)
 	}
 }
+
+// TestRecordForYoungRecord: the editor's own copy of a record younger
+// than the span stands in for a fresh read only a tenth of what it holds
+// (at least 5 s), as the process's cache keeps it (replay.KeepFor), not
+// ReplayRecordTTL: a draft opened 15 s into a recording was judged, and S
+// suggested, from those 15 s for five minutes. A record of the whole span
+// is kept the whole TTL.
+func TestRecordForYoungRecord(t *testing.T) {
+	start := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	read := start.Add(15 * time.Second)
+	e := &Editor{Common: &kit.Common{}}
+	e.rp.dir = "/nowhere"
+	e.rp.rec, e.rp.recAt = &replay.Record{From: start, To: read}, read
+	for _, tc := range []struct {
+		after time.Duration
+		kept  bool
+	}{{4 * time.Second, true}, {6 * time.Second, false}, {time.Minute, false}} {
+		e.Now = func() time.Time { return read.Add(tc.after) }
+		if rec, dir, _ := e.recordFor(); (rec != nil) != tc.kept || (dir == "") != tc.kept {
+			t.Errorf("15 s of record read %v ago: kept %v (dir %q), want kept %v", tc.after, rec != nil, dir, tc.kept)
+		}
+	}
+	e.rp.rec = &replay.Record{From: read.Add(-ReplaySpan), To: read}
+	e.Now = func() time.Time { return read.Add(ReplayRecordTTL - time.Second) }
+	if rec, _, _ := e.recordFor(); rec == nil {
+		t.Errorf("a record of the whole span read %v ago was not kept", ReplayRecordTTL-time.Second)
+	}
+	e.Now = func() time.Time { return read.Add(ReplayRecordTTL) }
+	if rec, _, _ := e.recordFor(); rec != nil {
+		t.Errorf("a record of the whole span read %v ago was kept", ReplayRecordTTL)
+	}
+}
