@@ -66,7 +66,7 @@ func newExporterCmd() *cobra.Command {
 		},
 	}
 	src.register(cmd)
-	src.registerLive(cmd)
+	src.registerLiveDemo(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&ef.listen, "listen", "", "address to serve /metrics on, HOST:PORT (required; e.g. 127.0.0.1:9477, or :9477 for every interface)")
 	fl.StringVar(&ef.node, "node", "", "node name in every series (default: this host's name; the demo node's with --demo)")

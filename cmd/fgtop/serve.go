@@ -128,7 +128,7 @@ func newServeCmd() *cobra.Command {
 		},
 	}
 	src.register(cmd)
-	src.registerLive(cmd)
+	src.registerLiveDemo(cmd)
 	cf.register(cmd, true)
 	demoHistoryUsage(cmd.Flags(), "--demo")
 	fl := cmd.Flags()

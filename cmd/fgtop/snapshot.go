@@ -137,7 +137,7 @@ the moment; 2 on bad usage, and when a --scratch-root does not exist or a root c
 		},
 	}
 	src.register(cmd)
-	src.registerLive(cmd)
+	src.registerLiveDemo(cmd)
 	fl := cmd.Flags()
 	fl.BoolVar(&asJSON, "json", false, "print the whole snapshot (schema fgtop.snapshot/v1); the default")
 	fl.StringVar(&allocMap, "alloc-map", "", "print Backend.AI's gpu_alloc_map JSON: the current per-device ratio, or =absolute for older agents")

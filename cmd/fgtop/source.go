@@ -64,6 +64,14 @@ func (f *sourceFlags) registerLive(cmd *cobra.Command) {
 	registerIdleAfter(cmd.Flags(), &f.idleAfter, engine.DefaultIdleAfter)
 }
 
+// registerLiveDemo is registerLive for a command that also serves the
+// demo node (--demo), whose --idle-after default is the demo's.
+func (f *sourceFlags) registerLiveDemo(cmd *cobra.Command) {
+	f.registerLive(cmd)
+	fl := cmd.Flags().Lookup("idle-after")
+	fl.Usage += fmt.Sprintf("; with --demo %s unless given", demoIdleAfter)
+}
+
 // demoIdleAfterOption is --idle-after for the embedded demo node: the
 // demo command's default (its kernels live minutes, not hours) unless the
 // flag was given.
