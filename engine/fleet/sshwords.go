@@ -90,10 +90,21 @@ func handshakeCut(cerr error, heard bool) error {
 		node = "the node began it but did not finish: fgtop serve there is stalled or overloaded"
 	}
 	if errors.Is(cerr, context.DeadlineExceeded) {
-		return fmt.Errorf("the time given ran out during the SSH handshake (%s): %w", node, cerr)
+		return &cutErr{msg: "the time given (--timeout) ran out during the SSH handshake (" + node + ")", cause: cerr}
 	}
-	return fmt.Errorf("stopped during the SSH handshake (%s): %w", node, cerr)
+	return &cutErr{msg: "stopped during the SSH handshake (" + node + ")", cause: cerr}
 }
+
+// cutErr says a handshake cut short in fgtop's words and wraps the
+// context's error for errors.Is, without "context deadline exceeded"
+// after the words.
+type cutErr struct {
+	msg   string
+	cause error
+}
+
+func (e *cutErr) Error() string { return e.msg }
+func (e *cutErr) Unwrap() error { return e.cause }
 
 // promErr words a Prometheus query that could not reach Prometheus, as
 // dialErr does a node: nothing listening, no route, a name that does not
