@@ -194,6 +194,10 @@ type Server struct {
 	cancel context.CancelFunc
 	start  sync.Once
 	wg     sync.WaitGroup
+	// lns are the listeners Serve was given (under mu): Close closes
+	// them, since the library keeps accepting on a listener it is given
+	// after its own Close.
+	lns []net.Listener
 
 	// frames holds the frame changes the sessions' drawers computed:
 	// idle viewers draw the same frames, and each change is then diffed
@@ -357,6 +361,15 @@ func (s *Server) Serve(ln net.Listener) error {
 		s.wg.Add(1)
 		go s.watchKeys()
 	})
+	s.mu.Lock()
+	if s.closed {
+		// Closed before it served: the library would accept for ever.
+		s.mu.Unlock()
+		_ = ln.Close()
+		return nil
+	}
+	s.lns = append(s.lns, ln)
+	s.mu.Unlock()
 	s.log.Info("listening", "addr", ln.Addr().String(), "max_sessions", s.cfg.MaxSessions,
 		"max_viewer_sessions", s.cfg.MaxViewerSessions, "max_stream_sessions", s.cfg.MaxStreamSessions, "max_sessions_per_key", s.cfg.MaxSessionsPerKey, "idle_timeout", s.idle.String(),
 		"max_startups", s.cfg.MaxStartups.String(), "per_source_max_startups", s.cfg.PerSourceMaxStartups.String())
@@ -401,6 +414,17 @@ func (s *Server) Close() error {
 	}
 	s.cancel()
 	err := s.srv.Close()
+	s.mu.Lock()
+	lns := s.lns
+	s.lns = nil
+	s.mu.Unlock()
+	for _, ln := range lns {
+		_ = ln.Close()
+	}
+	// A Serve that has not started yet must not Add to wg while Wait
+	// runs (the race detector caught a serve stopped within a moment of
+	// its start): this Do either waits for Serve's Add or takes its place.
+	s.start.Do(func() {})
 	s.wg.Wait()
 	s.refused.stop()
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -684,4 +685,43 @@ func TestViewersShareFrameChanges(t *testing.T) {
 		scr := cs[0].scr.screen()
 		return strings.Contains(scr, "gpu-node29") && !strings.Contains(scr, help)
 	})
+}
+
+// TestCloseRightAfterServe: a server closed while the goroutine that
+// serves it has not begun (serve stopped within a moment of its start)
+// does not race Serve's start against Close's wait (the race detector
+// caught it in cmd/fgtop's serve tests), and Serve after Close returns.
+func TestCloseRightAfterServe(t *testing.T) {
+	for i := range 20 {
+		dir := t.TempDir()
+		keys := sshtest.NewKeys(t)
+		path := filepath.Join(dir, "authorized_keys")
+		sshtest.WriteAtomic(t, path, keys.AuthorizedKeys())
+		srv, err := New(Config{Subscribe: newPublisher(fake.Node(fake.Options{})).Subscribe, AuthorizedKeys: path,
+			HostKey: filepath.Join(dir, "hk"), IdleTimeout: -1, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- srv.Serve(ln) }()
+		if i%2 == 0 {
+			runtime.Gosched()
+		}
+		if err := srv.Close(); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("Serve: %v", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("Serve did not return after Close")
+		}
+		ln.Close()
+	}
 }
