@@ -265,23 +265,12 @@ func (c *Config) UnknownSlots(devices []model.Device) []string {
 	if len(known) == 0 {
 		return nil
 	}
-	var out []string
-	said := map[model.SlotName]bool{}
-	for _, a := range c.Agents {
-		if a.Alloc == nil {
-			continue
+	return c.slotWarnings(func(a *AgentConfig, s model.SlotName) string {
+		if err := model.CheckSlot(s, known); err != nil {
+			return fmt.Sprintf("agent %s: devices names %v; Backend.AI ignores a slot no plugin registers", a.ID, err)
 		}
-		for _, s := range slices.Sorted(maps.Keys(a.Alloc.Slots)) {
-			if s == model.SlotCPU || s == model.SlotMem {
-				continue
-			}
-			if err := model.CheckSlot(s, known); err != nil && (a.OwnAlloc || !said[s]) {
-				said[s] = true
-				out = append(out, fmt.Sprintf("agent %s: devices names %v; Backend.AI ignores a slot no plugin registers", a.ID, err))
-			}
-		}
-	}
-	return out
+		return ""
+	})
 }
 
 // SlotTyposBlind is UnknownSlots for a node whose accelerators are not
@@ -291,9 +280,23 @@ func (c *Config) UnknownSlots(devices []model.Device) []string {
 // name may be a plugin's fgtop does not know.
 func (c *Config) SlotTyposBlind() []string {
 	common := []model.SlotName{model.SlotCUDAShares, model.SlotCUDADevice}
+	return c.slotWarnings(func(a *AgentConfig, s model.SlotName) string {
+		var ue *model.UnknownSlotError
+		if err := model.CheckSlot(s, common); errors.As(err, &ue) && ue.Suggest != "" {
+			return fmt.Sprintf("agent %s: devices names %q, not a slot of the CUDA plugins (did you mean %s?); the node's accelerators are unknown here, so which slots its plugins register is not checked", a.ID, s, ue.Suggest)
+		}
+		return ""
+	})
+}
+
+// slotWarnings is warn's line for each accelerator slot of each agent's
+// devices table that it finds fault with: once per slot among the agents
+// that take the shared table, once per agent that has its own.
+func (c *Config) slotWarnings(warn func(a *AgentConfig, s model.SlotName) string) []string {
 	var out []string
 	said := map[model.SlotName]bool{}
-	for _, a := range c.Agents {
+	for i := range c.Agents {
+		a := &c.Agents[i]
 		if a.Alloc == nil {
 			continue
 		}
@@ -301,10 +304,9 @@ func (c *Config) SlotTyposBlind() []string {
 			if s == model.SlotCPU || s == model.SlotMem || said[s] && !a.OwnAlloc {
 				continue
 			}
-			var ue *model.UnknownSlotError
-			if err := model.CheckSlot(s, common); errors.As(err, &ue) && ue.Suggest != "" {
+			if w := warn(a, s); w != "" {
 				said[s] = true
-				out = append(out, fmt.Sprintf("agent %s: devices names %q, not a slot of the CUDA plugins (did you mean %s?); the node's accelerators are unknown here, so which slots its plugins register is not checked", a.ID, s, ue.Suggest))
+				out = append(out, w)
 			}
 		}
 	}
