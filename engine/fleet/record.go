@@ -50,8 +50,10 @@ func RecordAt(dir string, self []string, at time.Time) ([]byte, error) {
 	}
 	// A record whose last moment names this node is this node's under
 	// an older name (a renamed host), as RecordHistory judges it.
-	if otherNode(res.Snap.Node, self) && otherNode(lastNode(rd), self) {
-		return nil, fmt.Errorf("the record in %s is of node %s at %s, not of this node (%s): is --history another node's directory?", dir, res.Snap.Node, AtStamp(at), strings.Join(self, " or "))
+	if otherNode(res.Snap.Node, self) {
+		if last, _ := lastNode(rd); otherNode(last, self) {
+			return nil, fmt.Errorf("the record in %s is of node %s at %s, not of this node (%s): is --history another node's directory?", dir, res.Snap.Node, AtStamp(at), strings.Join(self, " or "))
+		}
 	}
 	b, err := report.MarshalSnapshot(res.Snap, false)
 	if err != nil {
@@ -74,15 +76,15 @@ func holding(missing []history.Missing, at time.Time) (history.Missing, bool) {
 	return history.Missing{}, false
 }
 
-// lastNode is the node rd's last moment names ("" where that cannot be
-// read: no other node's, by otherNode).
-func lastNode(rd *history.Reader) string {
+// lastNode is the node rd's last moment names, and that moment ("" where
+// it cannot be read: no other node's, by otherNode).
+func lastNode(rd *history.Reader) (string, time.Time) {
 	if _, to, err := rd.Span(); err == nil {
 		if res, err := rd.At(to); err == nil {
-			return res.Snap.Node
+			return res.Snap.Node, to
 		}
 	}
-	return ""
+	return "", time.Time{}
 }
 
 // otherNode reports whether a record's node name is none of self, the
@@ -105,10 +107,8 @@ func RecordHistory(dir string, self []string, f history.Filter) ([]byte, error) 
 		return nil, fmt.Errorf("the node's record: %w", err)
 	}
 	if len(self) > 0 {
-		if _, to, err := rd.Span(); err == nil {
-			if res, err := rd.At(to); err == nil && otherNode(res.Snap.Node, self) {
-				return nil, fmt.Errorf("the record in %s is of node %s (last recorded at %s), not of this node (%s): is --history another node's directory?", dir, res.Snap.Node, AtStamp(to), strings.Join(self, " or "))
-			}
+		if node, to := lastNode(rd); otherNode(node, self) {
+			return nil, fmt.Errorf("the record in %s is of node %s (last recorded at %s), not of this node (%s): is --history another node's directory?", dir, node, AtStamp(to), strings.Join(self, " or "))
 		}
 	}
 	// Names as the console shows them (GPU1, MIG 7/0, a prefix), and a

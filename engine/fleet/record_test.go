@@ -18,25 +18,7 @@ import (
 func TestRecordAtDamage(t *testing.T) {
 	dir := t.TempDir()
 	t0 := time.Date(2026, 11, 27, 14, 0, 0, 0, time.UTC)
-	now := t0
-	rec, err := history.Open(history.Options{Dir: dir, Clock: func() time.Time { return now }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rec.Close()
-	for i := range 40 {
-		now = t0.Add(time.Duration(i) * time.Minute)
-		held := model.MustDec(fmt.Sprintf("0.%d0", 1+i%9))
-		s := &model.Snapshot{Seq: uint64(i + 1), Time: now, Node: "n1",
-			Devices: []model.Device{{ID: "0", Name: "cuda", Slot: model.SlotCUDAShares, SlotType: model.SlotTypeCount, Capacity: model.MustDec("1.00")}},
-			Agents:  []model.Agent{{ID: "a1", Owns: map[model.DeviceName][]model.DeviceID{"cuda": {"0"}}}}}
-		s.SetKernels([]*model.Kernel{{ID: "k0001", Agent: "a1", Slots: model.ResourceSlot{model.SlotCUDAShares: held},
-			Alloc: model.Allocations{model.SlotCUDAShares: {"0": held}}}})
-		rec.Observe(s)
-		if err := rec.Flush(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	recordMinutes(t, dir, t0, 40, func(int) string { return "n1" })
 	if _, err := RecordAt(dir, []string{"n1"}, t0.Add(5*time.Minute)); err != nil {
 		t.Fatalf("before any damage: %v", err)
 	}
@@ -86,29 +68,12 @@ func TestRecordAtDamage(t *testing.T) {
 func TestRecordAtRenamedHost(t *testing.T) {
 	dir := t.TempDir()
 	t0 := time.Date(2026, 11, 27, 14, 0, 0, 0, time.UTC)
-	now := t0
-	rec, err := history.Open(history.Options{Dir: dir, Clock: func() time.Time { return now }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rec.Close()
-	for i := range 10 {
-		now = t0.Add(time.Duration(i) * time.Minute)
-		name := "n0"
+	recordMinutes(t, dir, t0, 10, func(i int) string {
 		if i >= 5 {
-			name = "n1"
+			return "n1"
 		}
-		held := model.MustDec(fmt.Sprintf("0.%d0", 1+i))
-		s := &model.Snapshot{Seq: uint64(i + 1), Time: now, Node: name,
-			Devices: []model.Device{{ID: "0", Name: "cuda", Slot: model.SlotCUDAShares, SlotType: model.SlotTypeCount, Capacity: model.MustDec("1.00")}},
-			Agents:  []model.Agent{{ID: "a1", Owns: map[model.DeviceName][]model.DeviceID{"cuda": {"0"}}}}}
-		s.SetKernels([]*model.Kernel{{ID: "k0001", Agent: "a1", Slots: model.ResourceSlot{model.SlotCUDAShares: held},
-			Alloc: model.Allocations{model.SlotCUDAShares: {"0": held}}}})
-		rec.Observe(s)
-		if err := rec.Flush(); err != nil {
-			t.Fatal(err)
-		}
-	}
+		return "n0"
+	})
 	if _, err := RecordAt(dir, []string{"n1"}, t0.Add(2*time.Minute)); err != nil {
 		t.Errorf("a moment before the rename: %v", err)
 	}
@@ -120,5 +85,32 @@ func TestRecordAtRenamedHost(t *testing.T) {
 	}
 	if _, err := RecordAt(dir, []string{"n2"}, t0.Add(2*time.Minute)); err == nil || !strings.Contains(err.Error(), "of node n0") {
 		t.Errorf("another node asking: %v", err)
+	}
+}
+
+// recordMinutes records n snapshots into dir, a minute apart from t0, of
+// a one-GPU node named node(i) whose one kernel's share changes each
+// minute; the recorder stays open (it holds the directory) until the
+// test ends.
+func recordMinutes(t *testing.T, dir string, t0 time.Time, n int, node func(i int) string) {
+	t.Helper()
+	now := t0
+	rec, err := history.Open(history.Options{Dir: dir, Clock: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rec.Close() })
+	for i := range n {
+		now = t0.Add(time.Duration(i) * time.Minute)
+		held := model.MustDec(fmt.Sprintf("0.%d0", 1+i%9))
+		s := &model.Snapshot{Seq: uint64(i + 1), Time: now, Node: node(i),
+			Devices: []model.Device{{ID: "0", Name: "cuda", Slot: model.SlotCUDAShares, SlotType: model.SlotTypeCount, Capacity: model.MustDec("1.00")}},
+			Agents:  []model.Agent{{ID: "a1", Owns: map[model.DeviceName][]model.DeviceID{"cuda": {"0"}}}}}
+		s.SetKernels([]*model.Kernel{{ID: "k0001", Agent: "a1", Slots: model.ResourceSlot{model.SlotCUDAShares: held},
+			Alloc: model.Allocations{model.SlotCUDAShares: {"0": held}}}})
+		rec.Observe(s)
+		if err := rec.Flush(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
