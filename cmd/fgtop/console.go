@@ -48,15 +48,16 @@ func (f *consoleFlags) uiOptions(node string) (console.Options, error) {
 }
 
 // runConsoleUI runs the engine and the interactive console on it until the
-// user quits or a signal arrives.
-func runConsoleUI(ctx context.Context, eopts engine.Options, uopts console.Options) error {
+// user quits or a signal arrives. demo says the node is the demo's, whose
+// record is its own (recordNames).
+func runConsoleUI(ctx context.Context, eopts engine.Options, uopts console.Options, demo bool) error {
 	// SIGHUP too: uncaught, it ended the process on the alternate
 	// screen, raw, with the mouse reporting into the shell.
 	ctx, stop := notifyStop(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	return local.Run(ctx, local.Options{Engine: eopts, Console: uopts, Actor: agentconfig.LocalOperator(), Stderr: os.Stderr,
 		Record: func(ctx context.Context, eng *engine.Engine) func() {
-			return startRecording(ctx, eng, uopts.History, os.Stderr)
+			return startRecording(ctx, eng, uopts.History, recordNames(eopts.Node, demo), os.Stderr)
 		}})
 }
 
@@ -96,7 +97,7 @@ func consoleOn(ctx context.Context, src *sourceFlags, cf *consoleFlags) error {
 		ctx = context.Background()
 	}
 	uopts.History = cf.historyDir(os.Stderr)
-	return runConsoleUI(ctx, eopts, uopts)
+	return runConsoleUI(ctx, eopts, uopts, false)
 }
 
 // historyDir resolves --history for a console, with the note on w when

@@ -225,7 +225,7 @@ func runDemoConsole(ctx context.Context, node *demo.Node, idleAfter time.Duratio
 	}
 	// The demo records beside its node, so :at works after a minute.
 	uopts.History = demoHistoryDir(cf.history, node)
-	return runConsoleUI(ctx, opts, uopts)
+	return runConsoleUI(ctx, opts, uopts, true)
 }
 
 // restartLoop restarts the demo's changed agents once their restart has

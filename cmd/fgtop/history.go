@@ -146,16 +146,20 @@ func subscribeScanned(ctx context.Context, eng *engine.Engine) <-chan *model.Sna
 // startRecording records eng's snapshots into dir until ctx is done or
 // the returned function is called, which waits for the last write.
 // Another process writing the directory is not an error: this one then
-// only reads it.
-func startRecording(ctx context.Context, eng *engine.Engine, dir string, stderr io.Writer) func() {
+// only reads it. names are those the node's snapshots go by
+// (recordNames): a directory holding another node's record is not
+// written, and said.
+func startRecording(ctx context.Context, eng *engine.Engine, dir string, names []string, stderr io.Writer) func() {
 	if dir == "" || dir == historyOff {
 		return func() {}
 	}
-	rec, err := history.Open(history.Options{Dir: dir, Logf: func(format string, a ...any) {
+	rec, err := history.Open(history.Options{Dir: dir, Names: names, Logf: func(format string, a ...any) {
 		fmt.Fprintf(stderr, "fgtop: "+format+"\n", a...)
 	}})
 	if err != nil {
-		if errors.Is(err, history.ErrLocked) {
+		if errors.Is(err, history.ErrOtherNode) {
+			fmt.Fprintf(stderr, "fgtop: not recording: %v\n", err)
+		} else if errors.Is(err, history.ErrLocked) {
 			fmt.Fprintf(stderr, "fgtop: %v; not recording, the other one does\n", err)
 		} else {
 			fmt.Fprintf(stderr, "fgtop: history off: %v\n", err)
@@ -232,7 +236,11 @@ Only one process writes a directory (a lock); serve, exporter and the console re
 (--history DIR) unless another process already does. Oldest segments are dropped first
 beyond --keep or --max-size.
 
-Exit status: 0 when stopped by a signal; 2 on bad usage or when the directory is taken.`,
+A directory whose record last named another node is refused: this node's kernels would be
+taken for that node's by every reader (a copy of another node's record, the demo's).
+
+Exit status: 0 when stopped by a signal; 2 on bad usage, when the directory is taken, or when it
+holds another node's record.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			hopts, err := rf.options()
@@ -247,9 +255,10 @@ Exit status: 0 when stopped by a signal; 2 on bad usage or when the directory is
 			ctx, stop := notifyStop(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			hopts.Logf = func(format string, a ...any) { fmt.Fprintf(os.Stderr, "fgtop record: "+format+"\n", a...) }
+			hopts.Names = recordNames(opts.Node, false)
 			rec, err := history.Open(hopts)
 			if err != nil {
-				if errors.Is(err, history.ErrLocked) {
+				if errors.Is(err, history.ErrLocked) || errors.Is(err, history.ErrOtherNode) {
 					return &exitError{code: exitBadUsage, err: err}
 				}
 				return err

@@ -336,7 +336,7 @@ func runServe(ctx context.Context, r serveRun) (err error) {
 	eng.AlignPoll(time.Now().Truncate(time.Second))
 	engineErr := make(chan error, 1)
 	go func() { engineErr <- eng.Run(ctx) }()
-	defer startRecording(ctx, eng, uopts.History, r.stderr)()
+	defer startRecording(ctx, eng, uopts.History, recordNames(eopts.Node, sn.demo != nil), r.stderr)()
 	var metricsErr <-chan error
 	if r.serve.metricsListen != "" {
 		ms, err := startMetrics(r.serve.metricsListen, "serve: --metrics-listen", eng.Latest, eopts.Node)
@@ -433,11 +433,13 @@ func historyDocOf(dir string, self []string, q sshserve.HistoryQuery) ([]byte, e
 	return fleet.RecordHistory(dir, self, history.Filter{Device: q.Device, Kernel: q.Kernel, User: q.User, Since: q.Since, Until: q.Until})
 }
 
-// recordNames are the names this node's record may give it: serve's own
-// (--node, or the host name), and, on a real node, the host name, which
-// `fgtop record` beside serve (contrib/fgtop-record.service) records
-// under whatever --node serve is given. The demo node's record is its
-// own: the host's is not the demo's.
+// recordNames are the names this node's record may give it: the
+// command's own (serve's or exporter's --node, or the host name), and, on
+// a real node, the host name, which `fgtop record` beside serve
+// (contrib/fgtop-record.service) records under whatever --node serve is
+// given. The demo node's record is its own: the host's is not the demo's.
+// They are what a recorder takes as this node's (history.Options.Names)
+// and what the fleet's readers answer for.
 func recordNames(node string, demo bool) []string {
 	var names []string
 	if node != "" {

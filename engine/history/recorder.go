@@ -17,6 +17,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -66,6 +68,40 @@ type Options struct {
 	// spare a later read of sessions decoding them (the tests' records
 	// of before folds).
 	NoFolds bool
+	// Names are the names this node's snapshots go by. When given, a
+	// directory whose record last named another node is refused
+	// (ErrOtherNode): the recorder would append this node's kernels to
+	// that node's record, and every reader after that moment would take
+	// them for the other node's. None: no check.
+	Names []string
+}
+
+// ErrOtherNode: the directory holds another node's record.
+var ErrOtherNode = errors.New("the history directory holds another node's record")
+
+// OtherNodeError says whose record a directory holds, and what to do.
+type OtherNodeError struct {
+	Dir   string
+	Node  string    // the node the record's last moment names
+	At    time.Time // that moment
+	Names []string  // the names this node goes by
+}
+
+func (e *OtherNodeError) Error() string {
+	return fmt.Sprintf("%s holds the record of node %q (last recorded at %s), not of this node (%s): recording here would mix the two; "+
+		"give this node its own --history DIR, or, where this is this node's record under an old name (a renamed host, serve --node), move it aside (mv %s %s.old) and read it with --history",
+		e.Dir, e.Node, fmtTime(e.At), quoteAll(e.Names), e.Dir, e.Dir)
+}
+
+// Is makes errors.Is(err, ErrOtherNode) hold.
+func (e *OtherNodeError) Is(target error) bool { return target == ErrOtherNode }
+
+func quoteAll(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	return strings.Join(q, " or ")
 }
 
 // Recorder appends the engine's changes to a history directory. Its
@@ -250,16 +286,16 @@ func (r *Recorder) carry(k *model.Kernel) *model.Kernel {
 	return &c
 }
 
-// loadCarried reads the last state of the directory's record.
-func (r *Recorder) loadCarried() {
-	rd, err := OpenReader(r.opts.Dir)
+// lastState is the last state of dir's record (nil where there is none
+// or it cannot be read).
+func lastState(dir string, now time.Time) *Result {
+	rd, err := OpenReader(dir)
 	if err != nil {
-		return
+		return nil
 	}
 	// The last segment a recorder wrote, not a planted one: a file named
 	// for 2030 would otherwise set journalSeen there, and every journal
 	// record before 2030 would be skipped.
-	now := r.opts.Clock()
 	for len(rd.segs) > 0 {
 		if _, why := ownSeg(rd.segs[len(rd.segs)-1], now); why == "" {
 			break
@@ -267,10 +303,19 @@ func (r *Recorder) loadCarried() {
 		rd.segs = rd.segs[:len(rd.segs)-1]
 	}
 	if len(rd.segs) == 0 {
-		return
+		return nil
 	}
 	res, err := rd.At(rd.segs[len(rd.segs)-1].Start.Add(1 << 62))
 	if err != nil || res.Snap == nil {
+		return nil
+	}
+	return res
+}
+
+// loadCarried reads the last state of the directory's record.
+func (r *Recorder) loadCarried() {
+	res := lastState(r.opts.Dir, r.opts.Clock())
+	if res == nil {
 		return
 	}
 	r.journalSeen = res.To
@@ -330,6 +375,13 @@ func Open(opts Options) (*Recorder, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	// Before retention, which would drop the other node's segments.
+	if len(opts.Names) > 0 {
+		if last := lastState(opts.Dir, opts.Clock()); last != nil && last.Snap.Node != "" && !slices.Contains(opts.Names, last.Snap.Node) {
+			lock.Close()
+			return nil, &OtherNodeError{Dir: opts.Dir, Node: last.Snap.Node, At: last.Snap.Time, Names: opts.Names}
+		}
 	}
 	r := &Recorder{opts: opts, lock: lock, tailMax: tailMax, kernHash: map[model.KernelID]uint64{}, seed: maphash.MakeSeed(), needCkpt: true,
 		busy: map[model.KernelID]*model.Kernel{}, devs: map[model.DeviceKey]*devNote{}}

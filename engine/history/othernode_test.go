@@ -1,0 +1,102 @@
+package history
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fgtop/fgtop/model"
+)
+
+// TestOpenRefusesAnotherNodesRecord: a recorder given the names its node
+// goes by refuses a directory whose record last named another node (a
+// copy of node-a's record browsed on node-b, the demo pointed at the real
+// record), and drops none of its segments on the way, whatever --keep
+// says. A record of one of its names, or of no name, is taken.
+func TestOpenRefusesAnotherNodesRecord(t *testing.T) {
+	t0 := time.Now().Add(-3 * time.Hour).Truncate(time.Second)
+	record := func(t *testing.T, node string) string {
+		dir := filepath.Join(t.TempDir(), "history")
+		now := t0
+		rec, err := Open(Options{Dir: dir, Clock: func() time.Time { return now }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 3 {
+			now = t0.Add(time.Duration(i) * time.Minute)
+			rec.Observe(&model.Snapshot{Seq: uint64(i + 1), Time: now, Node: node})
+			if err := rec.Flush(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := rec.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	files := func(t *testing.T, dir string) string {
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		for _, e := range ents {
+			if fi, err := e.Info(); err == nil && e.Name() != lockName {
+				b.WriteString(e.Name() + " " + fi.ModTime().String() + "\n")
+			}
+		}
+		return b.String()
+	}
+	for _, c := range []struct {
+		name     string
+		recorded string
+		names    []string
+		refused  bool
+	}{
+		{"another node", "node-a", []string{"node-b"}, true},
+		{"the demo into a real record", "gpu7", []string{"fgtop-demo"}, true},
+		{"its own name", "node-a", []string{"node-a"}, false},
+		{"one of its names (serve --node beside record)", "node-a.example", []string{"a7", "node-a.example"}, false},
+		{"no names given: no check", "node-a", nil, false},
+		{"a record of no name", "", []string{"node-b"}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := record(t, c.recorded)
+			before := files(t, dir)
+			// Retention would drop everything: the record is hours old.
+			rec, err := Open(Options{Dir: dir, Names: c.names, Keep: time.Minute})
+			if !c.refused {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				rec.Close()
+				return
+			}
+			if err == nil {
+				rec.Close()
+				t.Fatal("recorded into another node's record")
+			}
+			var oe *OtherNodeError
+			if !errors.Is(err, ErrOtherNode) || !errors.As(err, &oe) || oe.Node != c.recorded {
+				t.Fatalf("error %v (%T), want ErrOtherNode naming %s", err, err, c.recorded)
+			}
+			for _, want := range []string{dir, `"` + c.recorded + `"`, `"` + c.names[0] + `"`, "--history"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("%q does not say %s", err, want)
+				}
+			}
+			if after := files(t, dir); after != before {
+				t.Errorf("the refused record changed:\n%s\nnow:\n%s", before, after)
+			}
+			// The lock is given back: the node's own recorder still records.
+			rec, err = Open(Options{Dir: dir, Names: []string{c.recorded}})
+			if err != nil {
+				t.Fatalf("after the refusal: %v", err)
+			}
+			rec.Close()
+		})
+	}
+}
