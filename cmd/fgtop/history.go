@@ -179,6 +179,7 @@ func startRecording(ctx context.Context, eng *engine.Engine, dir string, names [
 }
 
 type recordFlags struct {
+	node    string
 	dir     string
 	history string
 	keep    string
@@ -247,11 +248,17 @@ holds another node's record.`,
 			if err != nil {
 				return err
 			}
+			if cmd.Flags().Changed("node") && !validNodeName(rf.node) {
+				return usageErr("record: --node %q: want a non-empty name of printable characters", rf.node)
+			}
 			opts, err := src.options()
 			if err != nil {
 				return err
 			}
 			defer closeSource(opts)
+			if rf.node != "" {
+				opts.Node = rf.node
+			}
 			ctx, stop := notifyStop(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			hopts.Logf = func(format string, a ...any) { fmt.Fprintf(os.Stderr, "fgtop record: "+format+"\n", a...) }
@@ -293,6 +300,7 @@ holds another node's record.`,
 	fl.StringVar(&rf.history, "history", "", "the same as --dir")
 	fl.StringVar(&rf.keep, "keep", "7d", "drop what is older than this (7d, 36h)")
 	fl.StringVar(&rf.maxSize, "max-size", "100MiB", "drop the oldest segments beyond this size")
+	fl.StringVar(&rf.node, "node", "", "the node's name in its record (default: the host name; serve's --node, to record under the name serve gives it)")
 	return cmd
 }
 

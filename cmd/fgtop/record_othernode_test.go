@@ -89,6 +89,29 @@ func TestRecordRefusesAnotherNodesRecord(t *testing.T) {
 		t.Errorf("record wrote into it:\n%s\nnow:\n%s", before, after)
 	}
 
+	// Its own record under serve's --node: record --node takes it.
+	rec = fgtopChild("record", "--dir", dir, "--node", "gpu-node-17", "--config", filepath.Join(node.Dir, "agent.toml"),
+		"--devices", filepath.Join(node.Dir, "mock-accelerator.toml"), "--mock-etcd", filepath.Join(node.Dir, "mock-accelerator.etcd.json"),
+		"--host-cpus", "0-31", "--host-mem", "256g")
+	errb.Reset()
+	rec.Stderr = &errb
+	if err := rec.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Second)
+	rec.Process.Signal(os.Interrupt)
+	if err := rec.Wait(); err != nil {
+		t.Errorf("record --node gpu-node-17: %v\n%s", err, errb.String())
+	}
+	if rd, err := history.OpenReader(dir); err != nil {
+		t.Error(err)
+	} else if _, to, err := rd.Span(); err != nil {
+		t.Error(err)
+	} else if res, err := rd.At(to); err != nil || res.Snap.Node != "gpu-node-17" || !to.After(time.Now().Add(-time.Minute)) {
+		t.Errorf("record --node gpu-node-17 left the record at %s naming %v (%v)", to, res, err)
+	}
+	before = listing(t, dir)
+
 	// The demo console, serve --demo or exporter --demo given the real
 	// node's record with --history.
 	eng := engine.New(node.EngineOptions())

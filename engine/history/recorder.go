@@ -89,8 +89,8 @@ type OtherNodeError struct {
 
 func (e *OtherNodeError) Error() string {
 	return fmt.Sprintf("%s holds the record of node %q (last recorded at %s), not of this node (%s): recording here would mix the two; "+
-		"give this node its own --history DIR, or, where this is this node's record under an old name (a renamed host, serve --node), move it aside (mv %s %s.old) and read it with --history",
-		e.Dir, e.Node, fmtTime(e.At), quoteAll(e.Names), e.Dir, e.Dir)
+		"give this node its own --history DIR; where it is this node's record under another name (a renamed host, serve --node), record under that name (--node %s) or move it aside (mv %s %s.old) and read it with --history",
+		e.Dir, e.Node, fmtTime(e.At), quoteAll(e.Names), e.Node, e.Dir, e.Dir)
 }
 
 // Is makes errors.Is(err, ErrOtherNode) hold.
