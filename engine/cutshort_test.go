@@ -30,6 +30,10 @@ func TestCutShortAtLineEnd(t *testing.T) {
 			want: "requests 1 cpu, 0.3 cuda.shares, 1g mem but lists no allocation of it"},
 		{name: "cut-after-cpu", text: head + `SLOTS={"cpu":"1","mem":"1073741824","cuda.shares":"0.3"}` + "\nCUDA.SHARES_SHARES=" + gpu + ":0.3\nCPU_SHARES=0:1\n",
 			want: "requests 1g mem but lists no allocation of it"},
+		// Cut inside an allocation line, no final newline: read as
+		// Backend.AI reads it, and still lacking what SLOTS asks.
+		{name: "cut-inside-a-line", text: head + `SLOTS={"cpu":"1","mem":"1073741824","cuda.shares":"0.3"}` + "\nUNIFIED_DEVICES=[]\nCUDA.SHARES_SHA",
+			want: "requests 1 cpu, 0.3 cuda.shares, 1g mem but lists no allocation of it"},
 		{name: "whole", text: head + `SLOTS={"cpu":"1","mem":"1073741824","cuda.shares":"0.3"}` + "\nCUDA.SHARES_SHARES=" + gpu + ":0.3\nCPU_SHARES=0:1\nMEM_SHARES=root:1073741824\n"},
 		{name: "zero", text: head + `SLOTS={"cpu":"1","mem":"1073741824","cuda.shares":"0"}` + "\nCPU_SHARES=0:1\nMEM_SHARES=root:1073741824\n"},
 		{name: "unified", text: head + `SLOTS={"cpu":"1","mem":"1073741824","cuda.shares":"0.3"}` + "\n" + `UNIFIED_DEVICES=[["cuda","cuda.shares"]]` + "\nCPU_SHARES=0:1\nMEM_SHARES=root:1073741824\n"},

@@ -395,6 +395,54 @@ func TestTornSettles(t *testing.T) {
 	})
 }
 
+// TestCutShortKeepsLastGood: a kernel's file that loses its allocation
+// lines (cut at a line's end, or inside one) while it runs keeps what it
+// held, stale and saying so, as a file that does not parse keeps it:
+// read as holding nothing, it gave its share back to the device's total
+// and to the record (who held GPU3 then lost it). Whole again, it is ok.
+func TestCutShortKeepsLastGood(t *testing.T) {
+	root, opts := fixtureTree(t)
+	const id = "77777777-7777-4777-8777-777777777777"
+	full := gpuKernel(t, gpu01, "0.70", "3")
+	text := string(full)
+	cut := text[:strings.Index(text, "CUDA.SHARES_SHARES=")]
+	p := writeKernel(t, root, id, full)
+	opts.TornSettle = 200 * time.Millisecond
+	l := startLive(t, opts)
+	holds := func(s *model.Snapshot, want string) error {
+		if v := s.AllocMap()[gpu01]; v.String() != want {
+			return fmt.Errorf("GPU %s holds %v, want %s", gpu01, v, want)
+		}
+		return nil
+	}
+	l.wait(t, "whole", 2*time.Second, func(s *model.Snapshot) error { return holds(s, "0.70") })
+	for _, c := range []struct{ name, text string }{
+		{"cut at a line's end", cut},
+		{"cut inside a line", cut + "CUDA.SHARES_SHA"},
+	} {
+		if err := os.WriteFile(p, []byte(c.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		l.wait(t, c.name, 3*time.Second, func(s *model.Snapshot) error {
+			k := s.Kernel(id)
+			if k == nil || k.State != model.KernelStale || k.Problem == nil || k.Problem.Code != model.IssueNoAllocation ||
+				!strings.Contains(k.Problem.Message, "keeping its last good allocation") {
+				return fmt.Errorf("kernel %+v problem %+v", k, k.Problem)
+			}
+			return holds(s, "0.70")
+		})
+		if err := os.WriteFile(p, full, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		l.wait(t, "whole again after "+c.name, 2*time.Second, func(s *model.Snapshot) error {
+			if k := s.Kernel(id); k == nil || k.State != model.KernelOK || k.Problem != nil {
+				return fmt.Errorf("%+v", k)
+			}
+			return holds(s, "0.70")
+		})
+	}
+}
+
 // TestDeviceKernelCounts: every device counts the kernels on it, CPU cores
 // and memory included; a kernel with two slots on one device counts once.
 func TestDeviceKernelCounts(t *testing.T) {

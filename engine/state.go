@@ -381,17 +381,25 @@ func (s *state) upsertKernel(r kernelRead) {
 				Message: untrusted.Text(bad) + ": not an amount a device can hold; left out of the device's total (what the kernel holds there is not known)"}
 			k.Problem = &iss
 			s.setFileIssue(id, &iss)
-		} else if r.settled {
-			iss := model.Issue{Severity: model.SevWarning, Code: model.IssueNoFinalNewline, File: path, Kernel: id, Agent: agent,
-				Message: "the last line has no newline; read as Backend.AI reads it, the last line included"}
-			k.Problem = &iss
-			s.setFileIssue(id, &iss)
 		} else if miss := requestedUnlisted(k.Slots, contrib, k.UnifiedDevices); miss != "" {
 			// A file cut at a line's end parses: SLOTS comes before the
 			// allocation lines, so what it asks for and is not listed
-			// is held where fgtop cannot see.
+			// is held where fgtop cannot see. Before the missing final
+			// newline: a file cut inside an allocation line lacks both.
 			iss := model.Issue{Severity: model.SevWarning, Code: model.IssueNoAllocation, File: path, Kernel: id, Agent: agent,
 				Message: "requests " + miss + " but lists no allocation of it: the agent writes its allocation lines after SLOTS, so the file looks cut short (still being written, or truncated); what the kernel holds there is not known"}
+			if len(ks.contrib) > 0 {
+				// As for a file that does not parse: the kernel did not
+				// give back what it held because its file lost lines.
+				k.State = model.KernelStale
+				contrib = ks.contrib
+				iss.Message += " (keeping its last good allocation)"
+			}
+			k.Problem = &iss
+			s.setFileIssue(id, &iss)
+		} else if r.settled {
+			iss := model.Issue{Severity: model.SevWarning, Code: model.IssueNoFinalNewline, File: path, Kernel: id, Agent: agent,
+				Message: "the last line has no newline; read as Backend.AI reads it, the last line included"}
 			k.Problem = &iss
 			s.setFileIssue(id, &iss)
 		} else {

@@ -40,14 +40,44 @@ func TestCheckUnreadKernelFile(t *testing.T) {
 	wantCode(t, code, exitOK, out, "ok: Backend.AI main loads this file")
 
 	bad := filepath.Join(kdir, "resource.txt")
-	if err := os.WriteFile(bad, []byte("CID=5b0d3a9e\nthis line is not KEY=VALUE\n"), 0o644); err != nil {
+	slots := `SLOTS={"cpu":"1","mem":"1073741824","cuda.shares":"0.5"}`
+	orig, err := os.ReadFile(config)
+	if err != nil {
 		t.Fatal(err)
 	}
-	code, out = runCLI(t, args...)
-	wantCode(t, code, exitProblem, out, "unread: ", "the live state was not fully read", bad)
-	if strings.Contains(out, "\nok:") || strings.Contains(out, "matches") {
-		t.Errorf("check calls a state it could not read ok:\n%s", out)
+	for _, c := range []struct{ name, text string }{
+		{"not KEY=VALUE", "CID=5b0d3a9e\nthis line is not KEY=VALUE\n"},
+		// A file cut as it is written or copied: plan and apply skipped
+		// the first (a torn file, a warning the live console lets
+		// settle) and all three passed the last two (they parse).
+		{"torn inside SLOTS", "SCRATCH_SIZE=0m\n" + slots[:30]},
+		{"cut at a line's end", "SCRATCH_SIZE=0m\n" + slots + "\nUNIFIED_DEVICES=[]\n"},
+		{"cut inside an allocation line", "SCRATCH_SIZE=0m\n" + slots + "\nUNIFIED_DEVICES=[]\nCUDA.SHARES_SHA"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if err := os.WriteFile(bad, []byte(c.text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, out := runCLI(t, args...)
+			wantCode(t, code, exitProblem, out, "unread: ", "the live state was not fully read", bad)
+			if strings.Contains(out, "\nok:") || strings.Contains(out, "matches") {
+				t.Errorf("check calls a state it could not read ok:\n%s", out)
+			}
+			code, out = runCLI(t, append(args, "--json")...)
+			wantCode(t, code, exitProblem, out, `"status": "unchecked"`, `"live_state_checked": false`, `"unread_files": [`)
+
+			change := []string{"--slot", "i-gpu-node01-b=cuda.shares=0.5"}
+			plan := append(append([]string{"plan"}, args[1:]...), change...)
+			_, out = runCLI(t, plan...)
+			if !strings.Contains(out, bad) {
+				t.Errorf("plan does not name the unread file:\n%s", out)
+			}
+			apply := append(append([]string{"apply"}, args[1:]...), append(change, "--yes")...)
+			code, out = runCLI(t, apply...)
+			wantCode(t, code, exitProblem, out, "refusing to apply: 1 kernel file(s) could not be read or parsed, so what those kernels hold is not known (--force applies anyway)")
+			if now, _ := os.ReadFile(config); string(now) != string(orig) {
+				t.Fatal("a refused apply changed the file")
+			}
+		})
 	}
-	code, out = runCLI(t, append(args, "--json")...)
-	wantCode(t, code, exitProblem, out, `"status": "unchecked"`, `"live_state_checked": false`, `"unread_files": [`)
 }

@@ -188,6 +188,11 @@ func Check(cfg *agentconfig.Config, snap *model.Snapshot, unseen int, schema Sch
 		}
 	}
 	for _, iss := range snap.Issues {
+		if holdingUnknown(snap, iss) {
+			rep.UnreadFiles = append(rep.UnreadFiles, iss)
+			rep.LiveChecked = false
+			continue
+		}
 		switch iss.Code {
 		case model.IssueOverCapacity:
 			if iss.Severity < model.SevError {
@@ -207,9 +212,6 @@ func Check(cfg *agentconfig.Config, snap *model.Snapshot, unseen int, schema Sch
 			res.Failing++
 		case model.IssueDriftNotOwner, model.IssueDriftUnowned, model.IssueDriftMemBeyond:
 			// Drift computes these from the config itself.
-		case model.IssueParse, model.IssuePermission, model.IssueSymlinkEscape:
-			rep.UnreadFiles = append(rep.UnreadFiles, iss)
-			rep.LiveChecked = false
 		default:
 			if iss.Severity >= model.SevWarning {
 				rep.Notes = append(rep.Notes, iss)

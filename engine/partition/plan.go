@@ -309,21 +309,35 @@ func unreadKernels(snap *model.Snapshot) []string {
 	}
 	var out []string
 	for _, iss := range snap.Issues {
-		switch iss.Code {
-		case model.IssueParse, model.IssuePermission, model.IssueSymlinkEscape:
-			// Errors only: a file still being written (torn, a
-			// warning) settles in a moment.
-			if iss.Severity < model.SevError {
-				continue
-			}
-			w := iss.Message
-			if iss.File != "" {
-				w = iss.File + ": " + w
-			}
-			out = append(out, w)
+		if !holdingUnknown(snap, iss) {
+			continue
 		}
+		w := iss.Message
+		if iss.File != "" {
+			w = iss.File + ": " + w
+		}
+		out = append(out, w)
 	}
 	return out
+}
+
+// holdingUnknown reports whether iss, of snap, leaves what a kernel holds
+// unknown: its file could not be read or parsed, torn ones included (plan,
+// apply and check read the node once: a file cut mid-line is what they
+// judge by, whether or not it would settle), or it parses but lists none
+// of what it asks for (cut at a line's end). A kernel the live engine
+// keeps at its last good allocation (stale) is known by that.
+func holdingUnknown(snap *model.Snapshot, iss model.Issue) bool {
+	switch iss.Code {
+	case model.IssueParse, model.IssuePermission, model.IssueSymlinkEscape, model.IssueNoAllocation:
+		if iss.Kernel != "" {
+			if k := snap.Kernel(iss.Kernel); k != nil && k.State == model.KernelStale {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // accelChanged reports whether the plan changes what the agents are given

@@ -89,6 +89,7 @@ func (p *Plan) WriteText(w io.Writer) error {
 			}
 		}
 	}
+	const maxUnreadListed = 5
 	section := func(title string, lines []string) {
 		if len(lines) == 0 {
 			return
@@ -103,6 +104,18 @@ func (p *Plan) WriteText(w io.Writer) error {
 	section("notes", p.Notes)
 	if p.Valid() && p.Changed() {
 		section("not checked on this node", p.Unchecked())
+		// Which files, as check names them: the operator looks at them
+		// before deciding on --force.
+		if len(p.Unread) > 0 {
+			fmt.Fprintf(b, "\nunread (%d):\n", len(p.Unread))
+			for i, l := range p.Unread {
+				if i == maxUnreadListed {
+					fmt.Fprintf(b, "  and %d more\n", len(p.Unread)-i)
+					break
+				}
+				fmt.Fprintf(b, "  %s\n", l)
+			}
+		}
 	}
 	switch {
 	case !p.Valid():
