@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/fgtop/fgtop/engine"
 	"github.com/fgtop/fgtop/engine/agentconfig"
@@ -436,18 +437,52 @@ func confirm(cmd *cobra.Command, yes bool, question string) error {
 	return &exitError{code: exitProblem, err: errors.New("not confirmed: nothing written")}
 }
 
+// restartFlags are --restart-cmd and its bound, --restart-timeout.
+type restartFlags struct {
+	cmd     string
+	timeout time.Duration
+}
+
+func (f *restartFlags) register(cmd *cobra.Command, after string) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.cmd, "restart-cmd", "", "command to run (sh -c) after "+after+", e.g. 'systemctl restart backendai-agent'")
+	fl.DurationVar(&f.timeout, "restart-timeout", 2*time.Minute, "stop --restart-cmd (and whatever it started) when it runs longer than this; exit 3")
+}
+
+// restartGrace is how long a restart command stopped at its timeout may
+// take to end before it and its process group are killed.
+const restartGrace = 5 * time.Second
+
 // restart says a restart is needed, or runs --restart-cmd with its output
-// shown.
-func restart(cmd *cobra.Command, restartCmd string) error {
+// shown, within --restart-timeout: a hung `systemctl restart` would hold
+// the operator's terminal with the file already written.
+func restart(cmd *cobra.Command, f restartFlags) error {
 	out := cmd.OutOrStdout()
-	if restartCmd == "" {
+	if f.cmd == "" {
 		fmt.Fprintln(out, partition.RestartNeeded)
 		return nil
 	}
-	fmt.Fprintf(out, "running restart command: %s\n", restartCmd)
-	c := exec.CommandContext(cmd.Context(), "/bin/sh", "-c", restartCmd)
+	if f.timeout <= 0 {
+		return &exitError{code: exitRestartFailed, err: fmt.Errorf("the config is written, but the restart command was not run: --restart-timeout %s is not a positive duration", f.timeout)}
+	}
+	fmt.Fprintf(out, "running restart command: %s\n", f.cmd)
+	ctx, cancel := context.WithTimeout(cmd.Context(), f.timeout)
+	defer cancel()
+	c := exec.CommandContext(ctx, "/bin/sh", "-c", f.cmd)
 	c.Stdout, c.Stderr = out, cmd.ErrOrStderr()
-	if err := c.Run(); err != nil {
+	// Its own process group, stopped whole: sh's children (systemctl,
+	// a sleep) outlive a signal to sh alone and hold its output open.
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	c.Cancel = func() error { return syscall.Kill(-c.Process.Pid, syscall.SIGTERM) }
+	c.WaitDelay = restartGrace
+	err := c.Run()
+	if c.Process != nil {
+		syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
+	}
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return &exitError{code: exitRestartFailed, err: fmt.Errorf("the config is written, but the restart command did not finish within %s (--restart-timeout) and was stopped: restart the agent yourself", f.timeout)}
+	case err != nil:
 		return &exitError{code: exitRestartFailed, err: fmt.Errorf("the config is written, but the restart command failed: %w", err)}
 	}
 	fmt.Fprintln(out, "restart command finished")
@@ -459,7 +494,7 @@ func newApplyCmd() *cobra.Command {
 	var ch changeFlags
 	var rf replayFlags
 	var yes, force bool
-	var restartCmd string
+	var rs restartFlags
 	cmd := &cobra.Command{
 		Use:   "apply",
 		Short: "Apply a partition change to agent.toml: validated, atomic, backed up, journaled (needs --yes when not interactive)",
@@ -480,7 +515,10 @@ is read back and checked against the plan; a journal line is appended
 (agent.toml.fgtop-journal.jsonl). "fgtop rollback" undoes it.
 
 The agent reads agent.toml only at start-up: --restart-cmd CMD runs CMD (with
-sh -c) after a successful apply and shows its output.
+sh -c) after a successful apply and shows its output, stopped (with what it
+started) after --restart-timeout. With nothing to apply, it is not run: the
+file already says what was asked, and whether the agent was restarted since
+it was written is not known here.
 
 Exit status: 0 applied (or nothing to apply), 1 not confirmed, refused or failed (nothing
 written), 2 an invalid plan or bad usage, 3 applied but --restart-cmd failed.
@@ -514,6 +552,11 @@ written), 2 an invalid plan or bad usage, 3 applied but --restart-cmd failed.
 				return &exitError{code: exitBadUsage, err: errors.New(why)}
 			case partition.ApplyNothing:
 				fmt.Fprintln(out, why)
+				if rs.cmd != "" {
+					// An apply whose restart failed, run again: the
+					// file is written, the agent maybe not restarted.
+					fmt.Fprintf(out, "--restart-cmd not run: nothing was written. If the agent was not restarted since %s last changed (an earlier restart command that failed), restart it: it reads the file only at start-up\n", p.Config)
+				}
 				return nil
 			case partition.ApplyRefused:
 				return &exitError{code: exitProblem, err: errors.New(why)}
@@ -532,7 +575,7 @@ written), 2 an invalid plan or bad usage, 3 applied but --restart-cmd failed.
 				return &exitError{code: exitProblem, err: err}
 			}
 			fmt.Fprintln(out, partition.Verified)
-			return restart(cmd, restartCmd)
+			return restart(cmd, rs)
 		},
 	}
 	src.register(cmd)
@@ -541,14 +584,14 @@ written), 2 an invalid plan or bad usage, 3 applied but --restart-cmd failed.
 	fl := cmd.Flags()
 	fl.BoolVar(&yes, "yes", false, "do not ask for confirmation (required when stdin is not a terminal)")
 	fl.BoolVar(&force, "force", false, "apply even when live kernels hold devices that move or more than their agent's planned amount, or what the change affects could not all be checked")
-	fl.StringVar(&restartCmd, "restart-cmd", "", "command to run (sh -c) after applying, e.g. 'systemctl restart backendai-agent'")
+	rs.register(cmd, "applying")
 	return cmd
 }
 
 func newRollbackCmd() *cobra.Command {
 	var src sourceFlags
 	var yes, force bool
-	var restartCmd string
+	var rs restartFlags
 	cmd := &cobra.Command{
 		Use: "rollback",
 		// What an operator may type for it: cobra then says "Did you
@@ -623,13 +666,13 @@ Exit status: 0 restored, 1 refused or failed (nothing written), 2 bad usage, 3 r
 			if len(res.Mismatch) > 0 {
 				return &exitError{code: exitProblem, err: fmt.Errorf("restored, but: %s", strings.Join(res.Mismatch, "; "))}
 			}
-			return restart(cmd, restartCmd)
+			return restart(cmd, rs)
 		},
 	}
 	src.register(cmd)
 	fl := cmd.Flags()
 	fl.BoolVar(&yes, "yes", false, "do not ask for confirmation (required when stdin is not a terminal)")
 	fl.BoolVar(&force, "force", false, "roll back even when the file changed since the apply, or live kernels hold devices that move or more than their agent's restored amount")
-	fl.StringVar(&restartCmd, "restart-cmd", "", "command to run (sh -c) after restoring")
+	rs.register(cmd, "restoring")
 	return cmd
 }

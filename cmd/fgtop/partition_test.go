@@ -9,8 +9,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/engine/inventory"
@@ -300,6 +303,38 @@ func TestPartitionScenarios(t *testing.T) {
 	if !bytes.Equal(n.current(t), after) {
 		t.Fatal("apply whose restart failed did not leave the applied file")
 	}
+	// Run again with a restart command that works: nothing is written,
+	// and it says the restart is the operator's (it went silent).
+	code, out = runCLI(t, n.args("apply", "--move", "cuda:"+gpu3+"="+agentB, "--yes", "--restart-cmd", "echo restarted")...)
+	wantCode(t, code, exitOK, out, "nothing to apply", "--restart-cmd not run: nothing was written", "restart it")
+	if strings.Contains(out, "running restart command") {
+		t.Errorf("a restart ran with nothing written:\n%s", out)
+	}
+	code, out = runCLI(t, n.args("rollback", "--yes")...)
+	wantCode(t, code, exitOK, out, "restored: ")
+
+	// A restart command that hangs (a stuck systemctl) is stopped at
+	// --restart-timeout with what it started: exit 3, not a terminal held
+	// for ever.
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	start := time.Now()
+	code, out = runCLI(t, n.args("apply", "--move", "cuda:"+gpu3+"="+agentB, "--yes", "--restart-timeout", "1s",
+		"--restart-cmd", "echo $$ > "+pidFile+"; sleep 60; echo woke")...)
+	wantCode(t, code, exitRestartFailed, out, "running restart command", "the config is written, but the restart command did not finish within 1s (--restart-timeout) and was stopped")
+	if d := time.Since(start); d > 15*time.Second {
+		t.Errorf("apply took %s with --restart-timeout 1s", d)
+	}
+	if b, err := os.ReadFile(pidFile); err != nil {
+		t.Error(err)
+	} else if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err != nil {
+		t.Error(err)
+	} else if left := liveInGroup(t, pid); len(left) > 0 {
+		t.Errorf("the restart command's process group %d outlived its timeout: %v", pid, left)
+		syscall.Kill(-pid, syscall.SIGKILL)
+	}
+	if !bytes.Equal(n.current(t), after) {
+		t.Fatal("apply whose restart timed out did not leave the applied file")
+	}
 	code, out = runCLI(t, n.args("rollback", "--yes")...)
 	wantCode(t, code, exitOK, out, "restored: ")
 
@@ -579,4 +614,33 @@ func TestApplyBlindRoot(t *testing.T) {
 	}
 	code, out = runCLI(t, n.args("apply", "--move", "cuda:"+gpu3+"="+agentA, "--yes")...)
 	wantCode(t, code, exitProblem, out, "refusing to apply: 1 scratch root(s) cannot be read")
+}
+
+// liveInGroup lists the processes of group pgid that are not zombies
+// (a killed process waits for whoever adopted it to reap it), from /proc.
+func liveInGroup(t *testing.T, pgid int) []string {
+	t.Helper()
+	stats, err := filepath.Glob("/proc/[0-9]*/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var live []string
+	for _, p := range stats {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid pgrp ...: comm may hold spaces.
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(s[i+1:])
+		if len(f) < 3 || f[0] == "Z" || f[2] != strconv.Itoa(pgid) {
+			continue
+		}
+		live = append(live, strings.TrimSpace(s[:i+1]))
+	}
+	return live
 }
