@@ -197,6 +197,12 @@ func Write(w io.Writer, res *history.HistoryResult, f history.Filter, o Options)
 		for _, m := range missing {
 			fmt.Fprintf(w, "missing: %s\n", m)
 		}
+		if f.Since.IsZero() && f.Until.IsZero() && !active && !o.Now.IsZero() && o.Now.After(recTo) && !res.More &&
+			slices.ContainsFunc(ivs, func(iv history.Interval) bool { return iv.Open }) {
+			// The whole record asked: nothing of it is missing, but at
+			// 3 a.m. "open" reads as "holds it now".
+			fmt.Fprintf(w, "note: the record ends at %s and no recorder writes to it now: a TO of \"open\" was held then; since then is not known\n", stamp(recTo))
+		}
 		for _, sk := range res.Skipped {
 			fmt.Fprintf(w, "skipped: %s\n", sk)
 		}

@@ -158,6 +158,7 @@ func TestSpanPastTheRecordsEnd(t *testing.T) {
 		{"--since alone, now past the end", res(), history.Filter{Since: t0}, Options{Now: end.Add(time.Minute)}, true},
 		{"a recorder writes", res(), history.Filter{Since: t0, Until: end.Add(time.Minute)}, Options{Active: true}, false},
 		{"the whole record", res(), history.Filter{}, Options{Now: end.Add(time.Minute)}, false},
+		{"the whole record, a recorder writes", res(), history.Filter{}, Options{Now: end.Add(time.Minute), Active: true}, false},
 		{"--until at the end", res(), history.Filter{Since: t0, Until: end}, Options{}, false},
 		{"a gap after the part read", gap, history.Filter{Since: t0, Until: end.Add(time.Minute)}, Options{}, true},
 		{"the record goes on after a quick restart", short, history.Filter{Since: t0, Until: end.Add(time.Second)}, Options{}, false},
@@ -176,6 +177,12 @@ func TestSpanPastTheRecordsEnd(t *testing.T) {
 			}
 			if ends != (tt.lack && tt.res != gap) {
 				t.Errorf("says the record ends: %v\n%s", ends, b.String())
+			}
+			// The whole record, no recorder: nothing missing, but its
+			// "open" rows are said to be of the record's end, not now.
+			noted := strings.Contains(b.String(), `note: the record ends at `+stamp(end)+` and no recorder writes to it now: a TO of "open" was held then`)
+			if want := tt.name == "the whole record"; noted != want {
+				t.Errorf("notes the record's end: %v, want %v\n%s", noted, want, b.String())
 			}
 		})
 	}
