@@ -268,10 +268,14 @@ func (p *kernelsPane) viewTitled(title []kit.Span) []string {
 		func() string {
 			switch {
 			case p.Filter != "":
-				if back := p.backTo(); back != "" {
-					return "no kernel on any GPU matches /" + p.Filter + " (esc: back to " + back + ")"
+				hint := ""
+				if miss := render.FilterNearMiss(p.Filter); miss != "" {
+					hint = " (" + miss + ")"
 				}
-				return "no kernel matches /" + p.Filter
+				if back := p.backTo(); back != "" {
+					return "no kernel on any GPU matches /" + p.Filter + hint + " (esc: back to " + back + ")"
+				}
+				return "no kernel matches /" + p.Filter + hint
 			case kv.Dev >= 0:
 				return "nothing held on " + p.d.Devs[kv.Dev].Label + " (f: all kernels)"
 			}

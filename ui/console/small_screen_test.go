@@ -221,6 +221,11 @@ func TestFilterSearchesAllGPUs(t *testing.T) {
 	typeKeys(a, "/zzzz")
 	a.Update(keyCode(tea.KeyEnter))
 	mustContain(t, "no match", stripANSI(a.View().Content), "no kernel on any GPU matches /zzzz")
+	// A mistyped field matches nothing too: it says which was meant.
+	a.Update(keyCode(tea.KeyEscape))
+	typeKeys(a, "/usr:bb31")
+	a.Update(keyCode(tea.KeyEnter))
+	mustContain(t, "a mistyped field", stripANSI(a.View().Content), "(usr: is no filter field; user:?)")
 }
 
 // TestEditorFooterKeepsHelpAndQuit: in the partition editor at 80

@@ -171,6 +171,32 @@ func (f kernelFilter) Match(r *KernRow) bool {
 	return true
 }
 
+// FilterNearMiss names, for a filter that matched nothing, a term that
+// reads as a mistyped field (usr:ed3a: plain text no row holds, two edits
+// from user:), "" when none does: "/usr: is no field; user:?". A term
+// whose name is far from every field (cuda:3, 14:02) is plain text.
+func FilterNearMiss(f string) string {
+	for _, t := range CompileFilter(f) {
+		name, _, ok := strings.Cut(t.val, ":")
+		if t.field != nil || !ok || name == "" {
+			continue
+		}
+		for _, ff := range filterFields {
+			lim := 1
+			if len(ff.Name) >= 6 {
+				lim = 2
+			}
+			if len(ff.Name) < 3 {
+				continue // is: id:, in: would read as it
+			}
+			if d := model.EditDistance(name, ff.Name); d > 0 && d <= lim {
+				return name + ": is no filter field; " + ff.Name + ":?"
+			}
+		}
+	}
+	return ""
+}
+
 // FilterHelp lists the filter's fields for the help screen.
 func FilterHelp() [][2]string {
 	out := make([][2]string, 0, len(filterFields))
