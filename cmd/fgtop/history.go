@@ -395,14 +395,18 @@ Exit status: 0; 1 when the record lacks part of the asked span or it lies outsid
 or a prefix that names several (the error lists them).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			n := 0
-			for _, v := range []string{device, kernel, user, session, project} {
-				if v != "" {
-					n++
+			var given []string
+			for _, f := range []struct{ flag, v string }{{"--device", device}, {"--kernel", kernel}, {"--user", user}, {"--session", session}, {"--project", project}} {
+				if f.v != "" {
+					given = append(given, f.flag)
 				}
 			}
-			if n != 1 {
+			switch {
+			case len(given) == 0:
 				return usageErr("history: name one of --device NAME, --kernel ID, --user ID, --session ID, --project ID")
+			case len(given) > 1:
+				// Not a filter of both: the record is asked one way.
+				return usageErr("history: %s given together: name only one of --device NAME, --kernel ID, --user ID, --session ID, --project ID (the console's / filter combines them)", strings.Join(given, " and "))
 			}
 			d, err := readHistoryDir(dir)
 			if err != nil {

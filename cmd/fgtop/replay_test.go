@@ -446,3 +446,21 @@ func TestReplayFidelityRefusesABadConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestHistoryOneQuery: history asks the record one way; two of its
+// questions given together are named as such, not answered as if none
+// had been (which read as "you gave none").
+func TestHistoryOneQuery(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "history: name one of --device NAME"},
+		{[]string{"--device", "GPU2", "--user", "229f"}, "history: --device and --user given together: name only one of"},
+		{[]string{"--kernel", "k", "--session", "s", "--project", "p"}, "history: --kernel and --session and --project given together"},
+	} {
+		code, out := runCLI(t, append([]string{"history", "--history", dir}, c.args...)...)
+		wantCode(t, code, exitBadUsage, out, c.want)
+	}
+}
