@@ -60,10 +60,14 @@ func ParseArrivals(data []byte, types model.SlotTypes) ([]Session, error) {
 		switch {
 		case strings.HasPrefix(line, "{"):
 			s, err = arrivalJSON(line, types)
-		case len(out) == 0 && len(errs) == 0 && strings.HasPrefix(strings.ToLower(line), "start"):
+		case len(out) == 0 && len(errs) == 0 && looksLikeHeader(line):
 			if err = csvHeader(line); err == nil {
 				continue
 			}
+			// The rows after a header of other columns would be read
+			// in the wrong ones, each with an error of its own that
+			// hides this one.
+			return nil, fmt.Errorf("line %d: %w", n, err)
 		default:
 			s, err = arrivalCSV(line, types)
 		}
@@ -88,6 +92,14 @@ func ParseArrivals(data []byte, types model.SlotTypes) ([]Session, error) {
 	return out, nil
 }
 
+// looksLikeHeader reports whether a CSV line begins with one of the
+// header's names: a header, in the right order or not.
+func looksLikeHeader(line string) bool {
+	first, _, _ := strings.Cut(line, ",")
+	first = strings.ToLower(strings.Trim(strings.TrimSpace(first), `"`))
+	return slices.Contains([]string{"start", "end", "agent", "slots"}, first)
+}
+
 func csvHeader(line string) error {
 	r := csv.NewReader(strings.NewReader(line))
 	f, err := r.Read()
@@ -99,7 +111,7 @@ func csvHeader(line string) error {
 		f[i] = strings.ToLower(strings.TrimSpace(f[i]))
 	}
 	if !slices.Equal(f, want) {
-		return fmt.Errorf("the header is %q; want start,end,agent,slots", line)
+		return fmt.Errorf("the header is %q; want start,end,agent,slots, in that order (the columns are read by their place)", line)
 	}
 	return nil
 }

@@ -25,6 +25,11 @@ func TestParseArrivals(t *testing.T) {
 		{"json lines, sorted by start", `{"start": "2026-11-23T06:00:00Z", "end": "2026-11-23T07:00:00Z", "agent": "i-b", "slots": {"cuda.shares": "1.0"}}
 {"start": "2026-11-23T01:00:00Z", "slots": "cpu=1"}
 `, "01:00>open - cpu=1|06:00>07:00 i-b cuda.shares=1.0", false},
+		// A header of the same names in another order: said, and the
+		// rows (read by place) not read at all.
+		{"a header in another order", "end,start,agent,slots\n2026-11-23T04:00:00Z,2026-11-23T03:00:00Z,i-a,cpu=1\n",
+			"line 1: the header is \"end,start,agent,slots\"; want start,end,agent,slots, in that order", true},
+		{"a quoted header of other columns", "\"agent\",\"start\"\n", "line 1: the header is", true},
 		{"bad time", "2026-11-23 03:00,2026-11-23T04:00:00Z,i-a,cpu=1\n", "line 1: start \"2026-11-23 03:00\": want an RFC 3339 time", true},
 		{"end before start", "start,end,agent,slots\n\n2026-11-23T04:00:00Z,2026-11-23T03:00:00Z,i-a,cpu=1\n", "line 3: end 2026-11-23T03:00:00Z is not after start", true},
 		{"unquoted commas", "2026-11-23T03:00:00Z,,i-a,cpu=1,mem=2g\n", "line 1: 5 field(s); want start,end,agent,slots (quote slots that hold commas)", true},
