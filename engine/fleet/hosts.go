@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"net/netip"
@@ -151,10 +152,16 @@ func normalizeHost(h string) (string, error) {
 		return "", fmt.Errorf("%s: a host name is at most 253 bytes", hostPart(h))
 	}
 	if !validHost(host) {
+		if strings.Contains(host, "@") {
+			// ssh's USER@HOST: the login name is one for the whole
+			// fleet, and the part before '@' is not quoted (it may be
+			// anything the file holds).
+			return "", errors.New("a login name before '@' is not taken in --hosts: give it once for every node with --user NAME")
+		}
 		return "", fmt.Errorf("%s: not a host name or address", hostPart(h))
 	}
 	if p, err := strconv.Atoi(port); err != nil || p < 1 || p > 65535 {
-		return "", fmt.Errorf("%s: the port is not a number from 1 to 65535", hostPart(h))
+		return "", fmt.Errorf("%s: the port after ':' is not a number from 1 to 65535", hostPart(h))
 	}
 	return net.JoinHostPort(host, port), nil
 }

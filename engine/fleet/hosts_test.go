@@ -18,7 +18,8 @@ func TestParseHosts(t *testing.T) {
 		{"a:0", "", "port"},
 		{"a:x", "", "port"},
 		{":22", "", "no host"},
-		{"user@host:22", "", "not a host"},
+		{"user@host:22", "", "line 1: a login name before '@' is not taken in --hosts: give it once for every node with --user NAME"},
+		{"a:x", "", `"a"…: the port after ':' is not a number`},
 		{"# only comments\n", "", "no hosts"},
 		{"node-01.rack_2.example.com.:22 fe80::1%eth0 [fe80::1%eth0]:22", "node-01.rack_2.example.com.:22 [fe80::1%eth0]:2222 [fe80::1%eth0]:22", ""},
 		{"-node", "", "not a host name"},
@@ -26,6 +27,11 @@ func TestParseHosts(t *testing.T) {
 		{"a/b", "", `"a"…: not a host name`},
 		{"[a:SECRET]:22", "", `""…: not a host name`},
 		{"node01\nroot:x:0:0:root:/root:/bin/bash\nnode02", "", `line 2: "root"…: not a host name or address`},
+	}
+	// A line of a file given by mistake that has an '@' in it is not
+	// quoted either.
+	if _, err := ParseHosts("node01\nalice@example.com:$6$SECRET\n"); err == nil || strings.Contains(err.Error(), "SECRET") || strings.Contains(err.Error(), "alice") {
+		t.Errorf("an '@' line: %v", err)
 	}
 	for _, c := range cases {
 		got, err := ParseHosts(c.in)
