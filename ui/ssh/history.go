@@ -25,7 +25,10 @@ type HistoryQuery struct {
 	Since, Until time.Time
 }
 
-const historyUsage = "history takes `history --json (--device ID|--kernel ID|--user ID) [--since RFC3339] [--until RFC3339]`"
+const historyUsage = "history takes `" + historyForm + "`"
+
+// historyForm is the history command's one form, as the usages give it.
+const historyForm = "history --json (--device ID|--kernel ID|--user ID) [--since RFC3339] [--until RFC3339]"
 
 // parseHistory parses the exec command of a history query. Times are
 // RFC 3339 only: "14:02" or "-2h" would be read with the node's clock and

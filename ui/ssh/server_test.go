@@ -422,7 +422,7 @@ func TestLimits(t *testing.T) {
 		f := startServer(t, nil)
 		_, sess := f.ptySession(t, "victor", f.viewer)
 		out, err := sess.CombinedOutput("cat /etc/passwd")
-		if err == nil || !strings.Contains(string(out), "runs one command, the read-only snapshot stream") {
+		if err == nil || !strings.Contains(string(out), "runs read-only commands: the snapshot stream") || !strings.Contains(string(out), "history --json (--device ID") {
 			t.Fatalf("a command: err %v, output %q", err, out)
 		}
 	})

@@ -30,8 +30,9 @@ const (
 )
 
 // streamUsage is what a client that asks for anything else is told.
-const streamUsage = "fgtop serve runs one command, the read-only snapshot stream: " +
-	"`snapshot --follow --json [--heartbeat DUR]` (or `snapshot --json` for one document, `snapshot --at RFC3339 --json` for one from the node's record); for the console connect with `ssh -t` and no command"
+const streamUsage = "fgtop serve runs read-only commands: the snapshot stream " +
+	"`snapshot --follow --json [--heartbeat DUR]` (or `snapshot --json` for one document, `snapshot --at RFC3339 --json` for one from the node's record), " +
+	"and `" + historyForm + "` from the node's record; for the console connect with `ssh -t` and no command"
 
 // streamSpec is a parsed stream command.
 type streamSpec struct {
