@@ -419,15 +419,28 @@ func TestCutShortKeepsLastGood(t *testing.T) {
 	for _, c := range []struct{ name, text string }{
 		{"cut at a line's end", cut},
 		{"cut inside a line", cut + "CUDA.SHARES_SHA"},
+		// head -c 500: inside MOUNTS, before SLOTS.
+		{"cut before SLOTS", text[:500]},
 	} {
 		if err := os.WriteFile(p, []byte(c.text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		l.wait(t, c.name, 3*time.Second, func(s *model.Snapshot) error {
 			k := s.Kernel(id)
-			if k == nil || k.State != model.KernelStale || k.Problem == nil || k.Problem.Code != model.IssueNoAllocation ||
+			if k == nil || k.State != model.KernelStale || k.Problem == nil ||
 				!strings.Contains(k.Problem.Message, "keeping its last good allocation") {
 				return fmt.Errorf("kernel %+v problem %+v", k, k.Problem)
+			}
+			if c.name != "cut before SLOTS" && k.Problem.Code != model.IssueNoAllocation {
+				return fmt.Errorf("problem %+v, want no-allocation", k.Problem)
+			}
+			return holds(s, "0.70")
+		})
+		// Settled (the torn line read as Backend.AI reads it), still so.
+		time.Sleep(500 * time.Millisecond)
+		l.wait(t, c.name+", settled", 2*time.Second, func(s *model.Snapshot) error {
+			if k := s.Kernel(id); k == nil || k.State != model.KernelStale {
+				return fmt.Errorf("%+v", k)
 			}
 			return holds(s, "0.70")
 		})
