@@ -160,8 +160,13 @@ func newSimulateCmd() *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f.changed = cmd.Flags().Changed
-			if f.src.hostCPUs != "" || f.src.hostMem != "" {
-				return usageErr("simulate does not take --host-cpus/--host-mem: use --cpus N")
+			switch {
+			case f.src.hostCPUs != "" && f.src.hostMem != "":
+				return usageErr("simulate does not take --host-cpus/--host-mem: use --cpus N and --mem SIZE")
+			case f.src.hostCPUs != "":
+				return usageErr("simulate does not take --host-cpus: use --cpus N (cores 0..N-1)")
+			case f.src.hostMem != "":
+				return usageErr("simulate does not take --host-mem: use --mem SIZE (e.g. 256g)")
 			}
 			f.stdout, f.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
 			return f.run(cmd.Context())

@@ -661,3 +661,21 @@ func TestSimulateLiveState(t *testing.T) {
 		t.Errorf("device list with --scratch-root: exit %d, want 2", code)
 	}
 }
+
+// TestSimulateHostFlagsNameTheirOwn: simulate's host is given with --cpus
+// and --mem; --host-cpus and --host-mem (the other commands') are refused
+// naming the flag that takes the place of the one given. --host-mem was
+// told to use --cpus.
+func TestSimulateHostFlagsNameTheirOwn(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--host-cpus", "0-63"}, "simulate does not take --host-cpus: use --cpus N"},
+		{[]string{"--host-mem", "512g"}, "simulate does not take --host-mem: use --mem SIZE"},
+		{[]string{"--host-cpus", "0-63", "--host-mem", "512g"}, "use --cpus N and --mem SIZE"},
+	} {
+		code, out := runCLI(t, append([]string{"simulate", "--request", "cpu=1"}, c.args...)...)
+		wantCode(t, code, exitBadUsage, out, c.want)
+	}
+}
