@@ -100,6 +100,11 @@ func flagErr(cmd *cobra.Command, err error) error {
 	case errors.As(err, &unknown):
 		msg := err.Error()
 		if name := unknown.GetSpecifiedName(); unknown.GetSpecifiedShortnames() == "" {
+			// fgtop --demo: a command of the same name (serve --demo is
+			// a flag, the demo console a command).
+			if sub, _, err := cmd.Find([]string{name}); err == nil && sub != cmd && sub.Name() == name {
+				return usageErr("%s; did you mean the command `%s`?\n%s", msg, sub.CommandPath(), help)
+			}
 			if near := closestFlags(cmd, name); len(near) > 0 {
 				msg += "; did you mean --" + strings.Join(near, " or --") + "?"
 			}

@@ -43,6 +43,8 @@ func TestErrorsNameWhatToDo(t *testing.T) {
 			[]string{"--devices " + missing + ": no such file", "mock-accelerator.toml"}, []string{"stat "}},
 		{"unknown agent", []string{"plan", "--config", cfg, "--cpu", "nobody=0-3"}, exitBadUsage,
 			[]string{"unknown agent 'nobody'", "the plan is invalid"}, nil},
+		{"a command typed as a flag", []string{"--demo"}, exitBadUsage,
+			[]string{"unknown flag: --demo; did you mean the command `fgtop demo`?"}, nil},
 		{"flag value not a number", []string{"demo", "--seed", "abc"}, exitBadUsage,
 			[]string{`--seed "abc": want a whole number`, "fgtop demo --help"}, []string{"strconv", "invalid syntax"}},
 		{"flag value out of range", []string{"demo", "--seed", "99999999999999999999"}, exitBadUsage,
