@@ -20,6 +20,7 @@ import (
 	"github.com/fgtop/fgtop/internal/untrusted"
 	"github.com/fgtop/fgtop/model"
 	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
 )
 
 // The partition commands: check, plan, apply, rollback. They work on the
@@ -449,44 +450,95 @@ func (f *restartFlags) register(cmd *cobra.Command, after string) {
 	fl.DurationVar(&f.timeout, "restart-timeout", 2*time.Minute, "stop --restart-cmd (and whatever it started) when it runs longer than this; exit 3")
 }
 
+// validate refuses a --restart-timeout that could not run the command,
+// before anything is written: found after the write, it left the file
+// applied and the agent not restarted.
+func (f *restartFlags) validate() error {
+	if f.cmd != "" && f.timeout <= 0 {
+		return usageErr("--restart-timeout %s: want a positive duration (2m, 30s)", f.timeout)
+	}
+	return nil
+}
+
 // restartGrace is how long a restart command stopped at its timeout may
 // take to end before it and its process group are killed.
 const restartGrace = 5 * time.Second
 
 // restart says a restart is needed, or runs --restart-cmd with its output
 // shown, within --restart-timeout: a hung `systemctl restart` would hold
-// the operator's terminal with the file already written.
-func restart(cmd *cobra.Command, f restartFlags) error {
+// the operator's terminal with the file already written. ctx is the
+// command's, ended by SIGINT and SIGTERM: they stop the restart command
+// too.
+func restart(ctx context.Context, cmd *cobra.Command, f restartFlags) error {
 	out := cmd.OutOrStdout()
 	if f.cmd == "" {
 		fmt.Fprintln(out, partition.RestartNeeded)
 		return nil
 	}
-	if f.timeout <= 0 {
-		return &exitError{code: exitRestartFailed, err: fmt.Errorf("the config is written, but the restart command was not run: --restart-timeout %s is not a positive duration", f.timeout)}
+	if err := f.validate(); err != nil {
+		return err
 	}
 	fmt.Fprintf(out, "running restart command: %s\n", f.cmd)
-	ctx, cancel := context.WithTimeout(cmd.Context(), f.timeout)
+	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
 	c := exec.CommandContext(ctx, "/bin/sh", "-c", f.cmd)
 	c.Stdout, c.Stderr = out, cmd.ErrOrStderr()
 	// Its own process group, stopped whole: sh's children (systemctl,
 	// a sleep) outlive a signal to sh alone and hold its output open.
+	// On the operator's terminal that group is put in the foreground, as
+	// a shell does: in the background, a sudo asking for a password was
+	// stopped (SIGTTIN) until the timeout, and Ctrl-C reached only fgtop.
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	tty := foregroundTTY(cmd.InOrStdin())
+	if tty >= 0 {
+		c.SysProcAttr.Foreground, c.SysProcAttr.Ctty = true, tty
+	}
 	c.Cancel = func() error { return syscall.Kill(-c.Process.Pid, syscall.SIGTERM) }
 	c.WaitDelay = restartGrace
 	err := c.Run()
-	if c.Process != nil {
+	if tty >= 0 {
+		takeForeground(tty)
+	}
+	if c.Process != nil && ctx.Err() != nil {
+		// Stopped: what it started goes with it. A command that ended
+		// by itself keeps what it started (an agent it ran with &).
 		syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
 	}
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return &exitError{code: exitRestartFailed, err: fmt.Errorf("the config is written, but the restart command did not finish within %s (--restart-timeout) and was stopped: restart the agent yourself", f.timeout)}
+	case ctx.Err() != nil:
+		return &exitError{code: exitRestartFailed, err: errors.New("the config is written, but the restart command was stopped by a signal: restart the agent yourself")}
 	case err != nil:
 		return &exitError{code: exitRestartFailed, err: fmt.Errorf("the config is written, but the restart command failed: %w", err)}
 	}
 	fmt.Fprintln(out, "restart command finished")
 	return nil
+}
+
+// foregroundTTY is the descriptor of the terminal in is when fgtop's
+// process group is that terminal's foreground one, -1 otherwise (not a
+// terminal, or fgtop run in the background).
+func foregroundTTY(in io.Reader) int {
+	f, ok := in.(*os.File)
+	if !ok || !isTerminal(f) {
+		return -1
+	}
+	fd := int(f.Fd())
+	if pg, err := unix.IoctlGetInt(fd, unix.TIOCGPGRP); err != nil || pg != unix.Getpgrp() {
+		return -1
+	}
+	return fd
+}
+
+// takeForeground makes fgtop's process group the foreground one of the
+// terminal tty again, as a shell does once its job ends (SIGTTOU, which
+// would stop a background group asking, ignored meanwhile).
+func takeForeground(tty int) {
+	signal.Ignore(syscall.SIGTTOU)
+	defer signal.Reset(syscall.SIGTTOU)
+	pg := unix.Getpgrp()
+	unix.IoctlSetPointerInt(tty, unix.TIOCSPGRP, pg)
 }
 
 func newApplyCmd() *cobra.Command {
@@ -526,6 +578,9 @@ written), 2 an invalid plan or bad usage, 3 applied but --restart-cmd failed.
 ` + configHelp,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := rs.validate(); err != nil {
+				return err
+			}
 			ctx, stop := signalContext(cmd)
 			defer stop()
 			if on, err := rf.on(); err != nil {
@@ -575,7 +630,7 @@ written), 2 an invalid plan or bad usage, 3 applied but --restart-cmd failed.
 				return &exitError{code: exitProblem, err: err}
 			}
 			fmt.Fprintln(out, partition.Verified)
-			return restart(cmd, rs)
+			return restart(ctx, cmd, rs)
 		},
 	}
 	src.register(cmd)
@@ -620,6 +675,9 @@ Exit status: 0 restored, 1 refused or failed (nothing written), 2 bad usage, 3 r
 ` + configHelp,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := rs.validate(); err != nil {
+				return err
+			}
 			config, err := configPath(&src, "rollback")
 			if err != nil {
 				return err
@@ -666,7 +724,7 @@ Exit status: 0 restored, 1 refused or failed (nothing written), 2 bad usage, 3 r
 			if len(res.Mismatch) > 0 {
 				return &exitError{code: exitProblem, err: fmt.Errorf("restored, but: %s", strings.Join(res.Mismatch, "; "))}
 			}
-			return restart(cmd, rs)
+			return restart(ctx, cmd, rs)
 		},
 	}
 	src.register(cmd)
