@@ -45,21 +45,26 @@ func TestCheckUnreadKernelFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct{ name, text string }{
-		{"not KEY=VALUE", "CID=5b0d3a9e\nthis line is not KEY=VALUE\n"},
+	// As the agent writes it: SCRATCH_SIZE, MOUNTS, SLOTS, then the
+	// allocation lines. Without MOUNTS= a file is refused as one the
+	// agent cannot read, whatever else it lacks: the cut ones below
+	// would not reach the check of what SLOTS asks for.
+	head := "SCRATCH_SIZE=0m\nMOUNTS=\n" + slots
+	for _, c := range []struct{ name, text, why string }{
+		{"not KEY=VALUE", "CID=5b0d3a9e\nthis line is not KEY=VALUE\n", ""},
 		// A file cut as it is written or copied: plan and apply skipped
 		// the first (a torn file, a warning the live console lets
 		// settle) and all three passed the last two (they parse).
-		{"torn inside SLOTS", "SCRATCH_SIZE=0m\n" + slots[:30]},
-		{"cut at a line's end", "SCRATCH_SIZE=0m\n" + slots + "\nUNIFIED_DEVICES=[]\n"},
-		{"cut inside an allocation line", "SCRATCH_SIZE=0m\n" + slots + "\nUNIFIED_DEVICES=[]\nCUDA.SHARES_SHA"},
+		{"torn inside SLOTS", "SCRATCH_SIZE=0m\nMOUNTS=\n" + slots[:30], "no newline"},
+		{"cut at a line's end", head + "\nUNIFIED_DEVICES=[]\n", "but lists no allocation of it"},
+		{"cut inside an allocation line", head + "\nUNIFIED_DEVICES=[]\nCUDA.SHARES_SHA", "but lists no allocation of it"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if err := os.WriteFile(bad, []byte(c.text), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			code, out := runCLI(t, args...)
-			wantCode(t, code, exitProblem, out, "unread: ", "the live state was not fully read", bad)
+			wantCode(t, code, exitProblem, out, "unread: ", "the live state was not fully read", bad, c.why)
 			if strings.Contains(out, "\nok:") || strings.Contains(out, "matches") {
 				t.Errorf("check calls a state it could not read ok:\n%s", out)
 			}
