@@ -456,6 +456,37 @@ func TestCutShortKeepsLastGood(t *testing.T) {
 	}
 }
 
+// TestCutShortFromTheStart: a kernel whose file lacked its allocation
+// lines from the first read has no last good allocation: read again
+// (still cut, its CPU line there), it is what the file says, with the
+// warning, not stale "keeping" what the cut file itself listed.
+func TestCutShortFromTheStart(t *testing.T) {
+	root, opts := fixtureTree(t)
+	const id = "78787878-7878-4878-8878-787878787878"
+	text := string(gpuKernel(t, gpu01, "0.70", "3"))
+	cut := text[:strings.Index(text, "CUDA.SHARES_SHARES=")] + "CPU_SHARES=3:1\n"
+	p := writeKernel(t, root, id, []byte(cut))
+	l := startLive(t, opts)
+	check := func(s *model.Snapshot) error {
+		k := s.Kernel(id)
+		if k == nil || k.State != model.KernelOK || k.Problem == nil || k.Problem.Code != model.IssueNoAllocation ||
+			strings.Contains(k.Problem.Message, "keeping") {
+			return fmt.Errorf("kernel %+v problem %+v", k, k.Problem)
+		}
+		return nil
+	}
+	l.wait(t, "first read", 2*time.Second, check)
+	again := strings.Replace(cut, "SCRATCH_SIZE=0m", "SCRATCH_SIZE=1m", 1)
+	if again == cut {
+		t.Fatal("fixture changed: no SCRATCH_SIZE=0m")
+	}
+	if err := os.WriteFile(p, []byte(again), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	l.wait(t, "read again", 2*time.Second, check)
+}
+
 // TestDeviceKernelCounts: every device counts the kernels on it, CPU cores
 // and memory included; a kernel with two slots on one device counts once.
 func TestDeviceKernelCounts(t *testing.T) {

@@ -388,7 +388,9 @@ func (s *state) upsertKernel(r kernelRead) {
 			// newline: a file cut inside an allocation line lacks both.
 			iss := model.Issue{Severity: model.SevWarning, Code: model.IssueNoAllocation, File: path, Kernel: id, Agent: agent,
 				Message: "requests " + miss + " but lists no allocation of it: the agent writes its allocation lines after SLOTS, so the file looks cut short (still being written, or truncated); what the kernel holds there is not known"}
-			if len(ks.contrib) > 0 {
+			// A last good allocation: one the file listed in full. A
+			// file that never did has none to keep.
+			if len(ks.contrib) > 0 && !(ks.pub != nil && ks.pub.State == model.KernelOK && ks.pub.Problem != nil && ks.pub.Problem.Code == model.IssueNoAllocation) {
 				// As for a file that does not parse: the kernel did not
 				// give back what it held because its file lost lines.
 				k.State = model.KernelStale

@@ -326,11 +326,14 @@ func unreadKernels(snap *model.Snapshot) []string {
 // apply and check read the node once: a file cut mid-line is what they
 // judge by, whether or not it would settle), or it parses but lists none
 // of what it asks for (cut at a line's end). A kernel the live engine
-// keeps at its last good allocation (stale) is known by that.
+// keeps at its last good allocation (stale) while its file is being
+// written (a warning: torn, or cut short) is known by that, as the
+// console's editor always took it; one whose file is wrong (an error) is
+// not.
 func holdingUnknown(snap *model.Snapshot, iss model.Issue) bool {
 	switch iss.Code {
 	case model.IssueParse, model.IssuePermission, model.IssueSymlinkEscape, model.IssueNoAllocation:
-		if iss.Kernel != "" {
+		if iss.Kernel != "" && iss.Severity < model.SevError {
 			if k := snap.Kernel(iss.Kernel); k != nil && k.State == model.KernelStale {
 				return false
 			}
