@@ -57,7 +57,7 @@ func runConsoleUI(ctx context.Context, eopts engine.Options, uopts console.Optio
 	defer stop()
 	return local.Run(ctx, local.Options{Engine: eopts, Console: uopts, Actor: agentconfig.LocalOperator(), Stderr: os.Stderr,
 		Record: func(ctx context.Context, eng *engine.Engine) func() {
-			return startRecording(ctx, eng, uopts.History, recordNames(eopts.Node, demo), os.Stderr)
+			return startRecording(ctx, eng, uopts.History, eopts.Node, demo, os.Stderr)
 		}})
 }
 

@@ -170,7 +170,7 @@ func runExporter(ctx context.Context, r exporterRun) (err error) {
 			fmt.Fprintln(r.stderr, "fgtop exporter:", note)
 		}
 	}
-	defer startRecording(ctx, eng, hdir, recordNames(eopts.Node, sn.demo != nil), r.stderr)()
+	defer startRecording(ctx, eng, hdir, eopts.Node, sn.demo != nil, r.stderr)()
 
 	ms, err := startMetrics(r.flags.listen, "--listen", eng.Latest, eopts.Node)
 	if err != nil {

@@ -211,7 +211,7 @@ func TestFleetBenchHistory100(t *testing.T) {
 	var stops []func()
 	for i, nd := range nodes {
 		hist := filepath.Join(dir, fmt.Sprintf("n%03d", i), "history")
-		stops = append(stops, startRecording(ctx, nd.eng, hist, nil, io.Discard))
+		stops = append(stops, startRecording(ctx, nd.eng, hist, "", true, io.Discard))
 		hk := filepath.Join(dir, fmt.Sprintf("n%03d", i), "host_key")
 		srv, err := sshserve.New(sshserve.Config{Subscribe: nd.eng.Subscribe, AuthorizedKeys: authPath, HostKey: hk, MaxSessions: 4,
 			Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), KeysPoll: time.Hour,

@@ -146,14 +146,14 @@ func subscribeScanned(ctx context.Context, eng *engine.Engine) <-chan *model.Sna
 // startRecording records eng's snapshots into dir until ctx is done or
 // the returned function is called, which waits for the last write.
 // Another process writing the directory is not an error: this one then
-// only reads it. names are those the node's snapshots go by
-// (recordNames): a directory holding another node's record is not
-// written, and said.
-func startRecording(ctx context.Context, eng *engine.Engine, dir string, names []string, stderr io.Writer) func() {
+// only reads it. node is the name the node's snapshots go by, demo says
+// it is the demo's (recordNames): a directory holding another node's
+// record is not written, and said.
+func startRecording(ctx context.Context, eng *engine.Engine, dir, node string, demo bool, stderr io.Writer) func() {
 	if dir == "" || dir == historyOff {
 		return func() {}
 	}
-	rec, err := history.Open(history.Options{Dir: dir, Names: names, Logf: func(format string, a ...any) {
+	rec, err := history.Open(history.Options{Dir: dir, Names: recordNames(node, demo), KernelsVouch: !demo, Logf: func(format string, a ...any) {
 		fmt.Fprintf(stderr, "fgtop: "+format+"\n", a...)
 	}})
 	if err != nil {
@@ -262,7 +262,7 @@ holds another node's record.`,
 			ctx, stop := notifyStop(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			hopts.Logf = func(format string, a ...any) { fmt.Fprintf(os.Stderr, "fgtop record: "+format+"\n", a...) }
-			hopts.Names = recordNames(opts.Node, false)
+			hopts.Names, hopts.KernelsVouch = recordNames(opts.Node, false), true
 			rec, err := history.Open(hopts)
 			if err != nil {
 				if errors.Is(err, history.ErrLocked) || errors.Is(err, history.ErrOtherNode) {

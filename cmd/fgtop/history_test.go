@@ -285,7 +285,7 @@ func TestDemoRecordsItsHistory(t *testing.T) {
 	go func() { errc <- eng.Run(ctx) }()
 	dir := filepath.Join(node.Dir, "history")
 	var note bytes.Buffer
-	stop := startRecording(ctx, eng, dir, nil, &note)
+	stop := startRecording(ctx, eng, dir, "", true, &note)
 	live := eng.Subscribe(ctx)
 	var seen []*model.Snapshot
 	deadline := time.After(4 * time.Second)

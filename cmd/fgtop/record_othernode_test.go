@@ -117,7 +117,7 @@ func TestRecordRefusesAnotherNodesRecord(t *testing.T) {
 	eng := engine.New(node.EngineOptions())
 	go eng.Run(ctx)
 	var note bytes.Buffer
-	stop := startRecording(ctx, eng, dir, recordNames(demo.NodeName, true), &note)
+	stop := startRecording(ctx, eng, dir, demo.NodeName, true, &note)
 	time.Sleep(1500 * time.Millisecond)
 	stop()
 	if !strings.Contains(note.String(), `fgtop: not recording: `+dir+` holds the record of node "gpu-node-17"`) {
@@ -127,10 +127,39 @@ func TestRecordRefusesAnotherNodesRecord(t *testing.T) {
 		t.Errorf("the demo recorded into it:\n%s\nnow:\n%s", before, after)
 	}
 
+	// serve --node gpu3 recorded last, into the directory fgtop record
+	// writes (no recorder ran meanwhile): its kernels run here, so
+	// record, which knows only the host name, takes it and says why.
+	served := filepath.Join(t.TempDir(), "history")
+	note.Reset()
+	gopts := node.EngineOptions()
+	gopts.Node = "gpu3"
+	geng := engine.New(gopts)
+	go geng.Run(ctx)
+	stop = startRecording(ctx, geng, served, "gpu3", false, &note)
+	time.Sleep(1500 * time.Millisecond)
+	stop()
+	if note.Len() > 0 {
+		t.Fatalf("serve --node gpu3's recording said %q", note.String())
+	}
+	rec = fgtopChild("record", "--dir", served, "--config", filepath.Join(node.Dir, "agent.toml"),
+		"--devices", filepath.Join(node.Dir, "mock-accelerator.toml"), "--mock-etcd", filepath.Join(node.Dir, "mock-accelerator.etcd.json"),
+		"--host-cpus", "0-31", "--host-mem", "256g")
+	errb.Reset()
+	rec.Stderr = &errb
+	if err := rec.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Second)
+	rec.Process.Signal(os.Interrupt)
+	if err := rec.Wait(); err != nil || !strings.Contains(errb.String(), `was last recorded as node "gpu3"; its kernel`) {
+		t.Errorf("record after serve --node gpu3: %v\n%s", err, errb.String())
+	}
+
 	// Its own record is recorded into.
 	own, before := otherNodesRecord(t, demo.NodeName)
 	note.Reset()
-	stop = startRecording(ctx, eng, own, recordNames(demo.NodeName, true), &note)
+	stop = startRecording(ctx, eng, own, demo.NodeName, true, &note)
 	time.Sleep(1500 * time.Millisecond)
 	stop()
 	if note.Len() > 0 || listing(t, own) == before {

@@ -41,7 +41,7 @@ func recordDemoNode(t *testing.T, speed float64, d time.Duration) (string, strin
 	go eng.Run(ctx)
 	dir := filepath.Join(t.TempDir(), "history")
 	var note bytes.Buffer
-	stop := startRecording(ctx, eng, dir, nil, &note)
+	stop := startRecording(ctx, eng, dir, "", true, &note)
 	time.Sleep(d)
 	time.Sleep(1500 * time.Millisecond) // the last batch
 	stop()

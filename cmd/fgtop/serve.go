@@ -336,7 +336,7 @@ func runServe(ctx context.Context, r serveRun) (err error) {
 	eng.AlignPoll(time.Now().Truncate(time.Second))
 	engineErr := make(chan error, 1)
 	go func() { engineErr <- eng.Run(ctx) }()
-	defer startRecording(ctx, eng, uopts.History, recordNames(eopts.Node, sn.demo != nil), r.stderr)()
+	defer startRecording(ctx, eng, uopts.History, eopts.Node, sn.demo != nil, r.stderr)()
 	var metricsErr <-chan error
 	if r.serve.metricsListen != "" {
 		ms, err := startMetrics(r.serve.metricsListen, "serve: --metrics-listen", eng.Latest, eopts.Node)

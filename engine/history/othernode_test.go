@@ -2,6 +2,7 @@ package history
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -97,6 +98,68 @@ func TestOpenRefusesAnotherNodesRecord(t *testing.T) {
 				t.Fatalf("after the refusal: %v", err)
 			}
 			rec.Close()
+		})
+	}
+}
+
+// TestOpenTakesItsOwnRecordUnderAnotherName: a record last named
+// otherwise whose last moment lists a kernel running on this host (its
+// resource.txt is here) is this host's under another name (serve --node,
+// a renamed host): a recorder that may take the kernels' word takes it,
+// and says so; the demo's (no vouching) and a copy of another node's
+// record (its kernels' files are not here) are refused.
+func TestOpenTakesItsOwnRecordUnderAnotherName(t *testing.T) {
+	scratch := t.TempDir()
+	here := filepath.Join(scratch, "0a0a0a0a-1111-4111-8111-111111111111", "config", "resource.txt")
+	if err := os.MkdirAll(filepath.Dir(here), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(here, []byte("SLOTS={}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gone := filepath.Join(scratch, "0b0b0b0b-2222-4222-8222-222222222222", "config", "resource.txt")
+	record := func(t *testing.T, path string) string {
+		dir := filepath.Join(t.TempDir(), "history")
+		t0 := time.Now().Add(-time.Hour).Truncate(time.Second)
+		rec, err := Open(Options{Dir: dir, Clock: func() time.Time { return t0 }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := &model.Snapshot{Seq: 1, Time: t0, Node: "gpu3"}
+		s.SetKernels([]*model.Kernel{{ID: model.KernelID(filepath.Base(filepath.Dir(filepath.Dir(path)))), Path: path, State: model.KernelOK}})
+		rec.Observe(s)
+		if err := rec.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if err := rec.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	for _, c := range []struct {
+		name    string
+		path    string
+		vouch   bool
+		refused bool
+	}{
+		{"its kernel runs here", here, true, false},
+		{"its kernel runs here, no vouching (the demo)", here, false, true},
+		{"its kernel is not here (a copy)", gone, true, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := record(t, c.path)
+			var said strings.Builder
+			rec, err := Open(Options{Dir: dir, Names: []string{"node-a.example"}, KernelsVouch: c.vouch,
+				Logf: func(format string, a ...any) { said.WriteString(fmt.Sprintf(format, a...)) }})
+			if err == nil {
+				rec.Close()
+			}
+			if refused := errors.Is(err, ErrOtherNode); refused != c.refused {
+				t.Fatalf("refused %v (%v), want %v", refused, err, c.refused)
+			}
+			if !c.refused && !strings.Contains(said.String(), `was last recorded as node "gpu3"; its kernel 0a0a0a0a-1111-4111-8111-111111111111 runs on this host`) {
+				t.Errorf("taken without a word: %q", said.String())
+			}
 		})
 	}
 }

@@ -74,6 +74,13 @@ type Options struct {
 	// that node's record, and every reader after that moment would take
 	// them for the other node's. None: no check.
 	Names []string
+	// KernelsVouch: a kernel of the record's last moment whose
+	// resource.txt is on this host shows the record is this host's under
+	// another name (a renamed host, the name serve --node gave it), and
+	// it is taken, said through Logf. Off for the demo, whose kernels are
+	// not the host's; a copy of another node's record names kernels whose
+	// scratch directories are on that node only (their ids are UUIDs).
+	KernelsVouch bool
 }
 
 // ErrOtherNode: the directory holds another node's record.
@@ -286,6 +293,21 @@ func (r *Recorder) carry(k *model.Kernel) *model.Kernel {
 	return &c
 }
 
+// kernelHere is a kernel of snap whose resource.txt is a file on this
+// host ("" where none is).
+func kernelHere(snap *model.Snapshot) model.KernelID {
+	var found model.KernelID
+	snap.KernelSeq().Each(func(k *model.Kernel) {
+		if found != "" || k.Path == "" {
+			return
+		}
+		if fi, err := os.Stat(k.Path); err == nil && fi.Mode().IsRegular() {
+			found = k.ID
+		}
+	})
+	return found
+}
+
 // lastState is the last state of dir's record (nil where there is none
 // or it cannot be read).
 func lastState(dir string, now time.Time) *Result {
@@ -379,8 +401,16 @@ func Open(opts Options) (*Recorder, error) {
 	// Before retention, which would drop the other node's segments.
 	if len(opts.Names) > 0 {
 		if last := lastState(opts.Dir, opts.Clock()); last != nil && last.Snap.Node != "" && !slices.Contains(opts.Names, last.Snap.Node) {
-			lock.Close()
-			return nil, &OtherNodeError{Dir: opts.Dir, Node: last.Snap.Node, At: last.Snap.Time, Names: opts.Names}
+			k := ""
+			if opts.KernelsVouch {
+				k = string(kernelHere(last.Snap))
+			}
+			if k == "" {
+				lock.Close()
+				return nil, &OtherNodeError{Dir: opts.Dir, Node: last.Snap.Node, At: last.Snap.Time, Names: opts.Names}
+			}
+			opts.Logf("history: %s was last recorded as node %q; its kernel %s runs on this host, so it is this node's record: recording as %q from now on",
+				opts.Dir, last.Snap.Node, k, opts.Names[0])
 		}
 	}
 	r := &Recorder{opts: opts, lock: lock, tailMax: tailMax, kernHash: map[model.KernelID]uint64{}, seed: maphash.MakeSeed(), needCkpt: true,
