@@ -377,6 +377,15 @@ func (s *Server) Serve(ln net.Listener) error {
 	if errors.Is(err, ssh.ErrServerClosed) {
 		return nil
 	}
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if err != nil && closed {
+		// Close closed ln before the library's Serve took it (it knew
+		// of no listener to close): its Accept says the listener is
+		// closed, which is the server closing, not a fault.
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("sshserve: %w", err)
 	}
