@@ -382,8 +382,8 @@ same amounts, owner and session, from when to when.
 
 The rows are cut to the asked span. A "<" before FROM: it held the device already at --since, or
 when the record (or the record after a gap) began. TO "open": it still held it at --until, or at
-the end of the record (a note says when that end is not now: no recorder writes to it). A "?" after TO: it ended somewhere in a gap of the record (or held it last
-then, before a gap that --until falls in). From when to when a kernel held it: --kernel ID
+the end of the record (a note says when that end is not now). A "?" after TO: it ended somewhere
+in a gap of the record (or held it last then, before a gap that --until falls in). From when to when a kernel held it: --kernel ID
 without --since/--until. Gaps, damaged segments and a span past the end of a record no recorder writes to any
 more are listed after the table.
 

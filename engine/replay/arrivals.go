@@ -93,11 +93,13 @@ func ParseArrivals(data []byte, types model.SlotTypes) ([]Session, error) {
 }
 
 // looksLikeHeader reports whether a CSV line begins with one of the
-// header's names: a header, in the right order or not.
+// header's names (a header, in the right order or not) or with "start"
+// (start_time, …: a header of other names). No row does: a row begins
+// with a time.
 func looksLikeHeader(line string) bool {
 	first, _, _ := strings.Cut(line, ",")
 	first = strings.ToLower(strings.Trim(strings.TrimSpace(first), `"`))
-	return slices.Contains([]string{"start", "end", "agent", "slots"}, first)
+	return strings.HasPrefix(first, "start") || slices.Contains([]string{"end", "agent", "slots"}, first)
 }
 
 func csvHeader(line string) error {

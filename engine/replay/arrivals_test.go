@@ -30,6 +30,7 @@ func TestParseArrivals(t *testing.T) {
 		{"a header in another order", "end,start,agent,slots\n2026-11-23T04:00:00Z,2026-11-23T03:00:00Z,i-a,cpu=1\n",
 			"line 1: the header is \"end,start,agent,slots\"; want start,end,agent,slots, in that order", true},
 		{"a quoted header of other columns", "\"agent\",\"start\"\n", "line 1: the header is", true},
+		{"a header of other names", "start_time,end_time,agent,slots\n", "line 1: the header is \"start_time,end_time,agent,slots\"", true},
 		{"bad time", "2026-11-23 03:00,2026-11-23T04:00:00Z,i-a,cpu=1\n", "line 1: start \"2026-11-23 03:00\": want an RFC 3339 time", true},
 		{"end before start", "start,end,agent,slots\n\n2026-11-23T04:00:00Z,2026-11-23T03:00:00Z,i-a,cpu=1\n", "line 3: end 2026-11-23T03:00:00Z is not after start", true},
 		{"unquoted commas", "2026-11-23T03:00:00Z,,i-a,cpu=1,mem=2g\n", "line 1: 5 field(s); want start,end,agent,slots (quote slots that hold commas)", true},
