@@ -39,6 +39,27 @@ func otherNodesRecord(t *testing.T, node string) (dir, files string) {
 	return dir, listing(t, dir)
 }
 
+// runRecord runs `fgtop record` into dir on the demo node's files, with
+// extra flags, for two seconds (a recorder that took the directory
+// records until stopped: it is then interrupted), and returns its stderr
+// and exit status.
+func runRecord(t *testing.T, node *demo.Node, dir string, extra ...string) (string, int) {
+	t.Helper()
+	args := append([]string{"record", "--dir", dir, "--config", filepath.Join(node.Dir, "agent.toml"),
+		"--devices", filepath.Join(node.Dir, "mock-accelerator.toml"), "--mock-etcd", filepath.Join(node.Dir, "mock-accelerator.etcd.json"),
+		"--host-cpus", "0-31", "--host-mem", "256g"}, extra...)
+	rec := fgtopChild(args...)
+	var errb bytes.Buffer
+	rec.Stderr = &errb
+	if err := rec.Start(); err != nil {
+		t.Fatal(err)
+	}
+	timer := time.AfterFunc(2*time.Second, func() { rec.Process.Signal(os.Interrupt) })
+	rec.Wait()
+	timer.Stop()
+	return errb.String(), rec.ProcessState.ExitCode()
+}
+
 func listing(t *testing.T, dir string) string {
 	t.Helper()
 	ents, err := os.ReadDir(dir)
@@ -69,19 +90,7 @@ func TestRecordRefusesAnotherNodesRecord(t *testing.T) {
 	defer node.Close()
 
 	dir, before := otherNodesRecord(t, "gpu-node-17")
-	rec := fgtopChild("record", "--dir", dir, "--config", filepath.Join(node.Dir, "agent.toml"),
-		"--devices", filepath.Join(node.Dir, "mock-accelerator.toml"), "--mock-etcd", filepath.Join(node.Dir, "mock-accelerator.etcd.json"),
-		"--host-cpus", "0-31", "--host-mem", "256g")
-	var errb bytes.Buffer
-	rec.Stderr = &errb
-	if err := rec.Start(); err != nil {
-		t.Fatal(err)
-	}
-	// A recorder that took the directory records until stopped.
-	timer := time.AfterFunc(5*time.Second, func() { rec.Process.Signal(os.Interrupt) })
-	rec.Wait()
-	timer.Stop()
-	stderr, code := errb.String(), rec.ProcessState.ExitCode()
+	stderr, code := runRecord(t, node, dir)
 	if code != 2 || !strings.Contains(stderr, `record of node "gpu-node-17"`) || !strings.Contains(stderr, "--history DIR") {
 		t.Errorf("record into another node's record: exit %d, want 2 naming it:\n%s", code, stderr)
 	}
@@ -90,18 +99,8 @@ func TestRecordRefusesAnotherNodesRecord(t *testing.T) {
 	}
 
 	// Its own record under serve's --node: record --node takes it.
-	rec = fgtopChild("record", "--dir", dir, "--node", "gpu-node-17", "--config", filepath.Join(node.Dir, "agent.toml"),
-		"--devices", filepath.Join(node.Dir, "mock-accelerator.toml"), "--mock-etcd", filepath.Join(node.Dir, "mock-accelerator.etcd.json"),
-		"--host-cpus", "0-31", "--host-mem", "256g")
-	errb.Reset()
-	rec.Stderr = &errb
-	if err := rec.Start(); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(2 * time.Second)
-	rec.Process.Signal(os.Interrupt)
-	if err := rec.Wait(); err != nil {
-		t.Errorf("record --node gpu-node-17: %v\n%s", err, errb.String())
+	if stderr, code := runRecord(t, node, dir, "--node", "gpu-node-17"); code != 0 {
+		t.Errorf("record --node gpu-node-17: exit %d\n%s", code, stderr)
 	}
 	if rd, err := history.OpenReader(dir); err != nil {
 		t.Error(err)
@@ -142,18 +141,8 @@ func TestRecordRefusesAnotherNodesRecord(t *testing.T) {
 	if note.Len() > 0 {
 		t.Fatalf("serve --node gpu3's recording said %q", note.String())
 	}
-	rec = fgtopChild("record", "--dir", served, "--config", filepath.Join(node.Dir, "agent.toml"),
-		"--devices", filepath.Join(node.Dir, "mock-accelerator.toml"), "--mock-etcd", filepath.Join(node.Dir, "mock-accelerator.etcd.json"),
-		"--host-cpus", "0-31", "--host-mem", "256g")
-	errb.Reset()
-	rec.Stderr = &errb
-	if err := rec.Start(); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(2 * time.Second)
-	rec.Process.Signal(os.Interrupt)
-	if err := rec.Wait(); err != nil || !strings.Contains(errb.String(), `was last recorded as node "gpu3"; its kernel`) {
-		t.Errorf("record after serve --node gpu3: %v\n%s", err, errb.String())
+	if stderr, code := runRecord(t, node, served); code != 0 || !strings.Contains(stderr, `was last recorded as node "gpu3"; its kernel`) {
+		t.Errorf("record after serve --node gpu3: exit %d\n%s", code, stderr)
 	}
 
 	// Its own record is recorded into.
