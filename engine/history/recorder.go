@@ -334,9 +334,9 @@ func lastState(dir string, now time.Time) *Result {
 	return res
 }
 
-// loadCarried reads the last state of the directory's record.
-func (r *Recorder) loadCarried() {
-	res := lastState(r.opts.Dir, r.opts.Clock())
+// loadCarried takes res, the last state of the directory's record (nil:
+// none), as what the recorder carries on from.
+func (r *Recorder) loadCarried(res *Result) {
 	if res == nil {
 		return
 	}
@@ -398,9 +398,12 @@ func Open(opts Options) (*Recorder, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Before retention, which would drop the other node's segments.
+	// Read once, before retention, which would drop the other node's
+	// segments; retention keeps the last segment, so this is the state
+	// the recorder carries on from too.
+	last := lastState(opts.Dir, opts.Clock())
 	if len(opts.Names) > 0 {
-		if last := lastState(opts.Dir, opts.Clock()); last != nil && last.Snap.Node != "" && !slices.Contains(opts.Names, last.Snap.Node) {
+		if last != nil && last.Snap.Node != "" && !slices.Contains(opts.Names, last.Snap.Node) {
 			k := ""
 			if opts.KernelsVouch {
 				k = string(kernelHere(last.Snap))
@@ -423,7 +426,7 @@ func Open(opts Options) (*Recorder, error) {
 		}
 	}
 	r.retain(opts.Clock())
-	r.loadCarried()
+	r.loadCarried(last)
 	if !opts.NoFolds {
 		r.refold()
 	}
