@@ -388,9 +388,7 @@ func (s *state) upsertKernel(r kernelRead) {
 			// newline: a file cut inside an allocation line lacks both.
 			iss := model.Issue{Severity: model.SevWarning, Code: model.IssueNoAllocation, File: path, Kernel: id, Agent: agent,
 				Message: "requests " + miss + " but lists no allocation of it: the agent writes its allocation lines after SLOTS, so the file looks cut short (still being written, or truncated); what the kernel holds there is not known"}
-			// A last good allocation: one the file listed in full. A
-			// file that never did has none to keep.
-			if len(ks.contrib) > 0 && !(ks.pub != nil && ks.pub.State == model.KernelOK && ks.pub.Problem != nil && ks.pub.Problem.Code == model.IssueNoAllocation) {
+			if len(ks.contrib) > 0 && !ks.cutFromTheStart() {
 				// As for a file that does not parse: the kernel did not
 				// give back what it held because its file lost lines.
 				k.State = model.KernelStale
@@ -439,6 +437,14 @@ func (s *state) upsertKernel(r kernelRead) {
 	ks.pub = k
 	s.putKernel(k)
 	s.checkKernel(id, ks)
+}
+
+// cutFromTheStart reports whether the kernel's last read was already a
+// file cut short that the engine took as it was (not stale): what it
+// holds then is no last good allocation, only what the cut file listed.
+func (ks *kstate) cutFromTheStart() bool {
+	p := ks.pub
+	return p != nil && p.State == model.KernelOK && p.Problem != nil && p.Problem.Code == model.IssueNoAllocation
 }
 
 // usableAmounts is a without the amounts no device can hold (not finite,

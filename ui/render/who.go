@@ -172,9 +172,10 @@ func (f kernelFilter) Match(r *KernRow) bool {
 }
 
 // FilterNearMiss names, for a filter that matched nothing, a term that
-// reads as a mistyped field (usr:ed3a: plain text no row holds, two edits
-// from user:), "" when none does: "/usr: is no field; user:?". A term
-// whose name is far from every field (cuda:3, 14:02) is plain text.
+// reads as a mistyped field (usr:ed3a: plain text no row holds, an edit
+// from user:), "" when none does: "usr: is no filter field; user:?". A
+// term whose name is far from every field (cuda:3, 14:02) is plain text;
+// so is one near a field of two letters (id: is not is:).
 func FilterNearMiss(f string) string {
 	for _, t := range CompileFilter(f) {
 		name, _, ok := strings.Cut(t.val, ":")
@@ -182,12 +183,12 @@ func FilterNearMiss(f string) string {
 			continue
 		}
 		for _, ff := range filterFields {
-			lim := 1
+			if len(ff.Name) < 3 {
+				continue
+			}
+			lim := 1 // edits that still read as the field
 			if len(ff.Name) >= 6 {
 				lim = 2
-			}
-			if len(ff.Name) < 3 {
-				continue // is: id:, in: would read as it
 			}
 			if d := model.EditDistance(name, ff.Name); d > 0 && d <= lim {
 				return name + ": is no filter field; " + ff.Name + ":?"
