@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"os/signal"
 	"strings"
 	"syscall"
@@ -17,10 +16,10 @@ import (
 	"github.com/fgtop/fgtop/engine"
 	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/engine/partition"
+	"github.com/fgtop/fgtop/internal/shjob"
 	"github.com/fgtop/fgtop/internal/untrusted"
 	"github.com/fgtop/fgtop/model"
 	"github.com/spf13/cobra"
-	"golang.org/x/sys/unix"
 )
 
 // The partition commands: check, plan, apply, rollback. They work on the
@@ -465,10 +464,9 @@ func (f *restartFlags) validate() error {
 const restartGrace = 5 * time.Second
 
 // restart says a restart is needed, or runs --restart-cmd with its output
-// shown, within --restart-timeout: a hung `systemctl restart` would hold
-// the operator's terminal with the file already written. ctx is the
-// command's, ended by SIGINT and SIGTERM: they stop the restart command
-// too.
+// shown, within --restart-timeout (shjob): a hung `systemctl restart`
+// would hold the operator's terminal with the file already written. ctx
+// is the command's, ended by SIGINT and SIGTERM: they stop it too.
 func restart(ctx context.Context, cmd *cobra.Command, f restartFlags) error {
 	out := cmd.OutOrStdout()
 	if f.cmd == "" {
@@ -479,66 +477,18 @@ func restart(ctx context.Context, cmd *cobra.Command, f restartFlags) error {
 		return err
 	}
 	fmt.Fprintf(out, "running restart command: %s\n", f.cmd)
-	ctx, cancel := context.WithTimeout(ctx, f.timeout)
-	defer cancel()
-	c := exec.CommandContext(ctx, "/bin/sh", "-c", f.cmd)
-	c.Stdout, c.Stderr = out, cmd.ErrOrStderr()
-	// Its own process group, stopped whole: sh's children (systemctl,
-	// a sleep) outlive a signal to sh alone and hold its output open.
-	// On the operator's terminal that group is put in the foreground, as
-	// a shell does: in the background, a sudo asking for a password was
-	// stopped (SIGTTIN) until the timeout, and Ctrl-C reached only fgtop.
-	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	tty := foregroundTTY(cmd.InOrStdin())
-	if tty >= 0 {
-		c.SysProcAttr.Foreground, c.SysProcAttr.Ctty = true, tty
-	}
-	c.Cancel = func() error { return syscall.Kill(-c.Process.Pid, syscall.SIGTERM) }
-	c.WaitDelay = restartGrace
-	err := c.Run()
-	if tty >= 0 {
-		takeForeground(tty)
-	}
-	if c.Process != nil && ctx.Err() != nil {
-		// Stopped: what it started goes with it. A command that ended
-		// by itself keeps what it started (an agent it ran with &).
-		syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
-	}
+	err := shjob.Run(ctx, shjob.Options{Cmd: f.cmd, Timeout: f.timeout, Grace: restartGrace,
+		Stdin: cmd.InOrStdin(), Stdout: out, Stderr: cmd.ErrOrStderr()})
 	switch {
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+	case errors.Is(err, shjob.ErrTimeout):
 		return &exitError{code: exitRestartFailed, err: fmt.Errorf("the config is written, but the restart command did not finish within %s (--restart-timeout) and was stopped: restart the agent yourself", f.timeout)}
-	case ctx.Err() != nil:
+	case errors.Is(err, shjob.ErrStopped):
 		return &exitError{code: exitRestartFailed, err: errors.New("the config is written, but the restart command was stopped by a signal: restart the agent yourself")}
 	case err != nil:
 		return &exitError{code: exitRestartFailed, err: fmt.Errorf("the config is written, but the restart command failed: %w", err)}
 	}
 	fmt.Fprintln(out, "restart command finished")
 	return nil
-}
-
-// foregroundTTY is the descriptor of the terminal in is when fgtop's
-// process group is that terminal's foreground one, -1 otherwise (not a
-// terminal, or fgtop run in the background).
-func foregroundTTY(in io.Reader) int {
-	f, ok := in.(*os.File)
-	if !ok || !isTerminal(f) {
-		return -1
-	}
-	fd := int(f.Fd())
-	if pg, err := unix.IoctlGetInt(fd, unix.TIOCGPGRP); err != nil || pg != unix.Getpgrp() {
-		return -1
-	}
-	return fd
-}
-
-// takeForeground makes fgtop's process group the foreground one of the
-// terminal tty again, as a shell does once its job ends (SIGTTOU, which
-// would stop a background group asking, ignored meanwhile).
-func takeForeground(tty int) {
-	signal.Ignore(syscall.SIGTTOU)
-	defer signal.Reset(syscall.SIGTTOU)
-	pg := unix.Getpgrp()
-	unix.IoctlSetPointerInt(tty, unix.TIOCSPGRP, pg)
 }
 
 func newApplyCmd() *cobra.Command {
