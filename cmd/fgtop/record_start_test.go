@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -34,20 +32,8 @@ func TestRecordStartsWithTheKernelsAlreadyThere(t *testing.T) {
 	// several times.
 	for i := 0; i < 4; i++ {
 		dir := filepath.Join(t.TempDir(), "history")
-		rec := fgtopChild("record", "--dir", dir, "--config", filepath.Join(node.Dir, "agent.toml"),
-			"--devices", filepath.Join(node.Dir, "mock-accelerator.toml"), "--mock-etcd", filepath.Join(node.Dir, "mock-accelerator.etcd.json"),
-			"--host-cpus", "0-31", "--host-mem", "256g")
-		var stderr bytes.Buffer
-		rec.Stderr = &stderr
-		if err := rec.Start(); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(1500 * time.Millisecond)
-		if err := rec.Process.Signal(os.Interrupt); err != nil {
-			t.Fatal(err)
-		}
-		if err := rec.Wait(); err != nil {
-			t.Fatalf("record: %v\n%s", err, stderr.String())
+		if stderr, code := runRecord(t, node, dir); code != 0 {
+			t.Fatalf("record: exit %d\n%s", code, stderr)
 		}
 		checkHeldSinceStart(t, dir)
 	}
