@@ -26,13 +26,19 @@ type consoleFlags struct {
 }
 
 func (f *consoleFlags) register(cmd *cobra.Command, withReadOnly bool) {
+	f.registerLook(cmd)
+	registerHistoryFlag(cmd.Flags(), &f.history, "record the node's history into DIR and read the past from it")
+	if withReadOnly {
+		cmd.Flags().BoolVar(&f.readOnly, "readonly", false, "read-only: no editing or applying action exists")
+	}
+}
+
+// registerLook adds only the look of the console: a console of no node
+// (the fleet's) records no history, so it has no --history.
+func (f *consoleFlags) registerLook(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.theme, "theme", "", "theme: "+fmt.Sprint(themes.Names())+", light|dark to override detection, or a theme file")
 	fl.BoolVar(&f.ascii, "ascii", false, "draw with 7-bit characters only (terminals without block glyphs)")
-	registerHistoryFlag(fl, &f.history, "record the node's history into DIR and read the past from it")
-	if withReadOnly {
-		fl.BoolVar(&f.readOnly, "readonly", false, "read-only: no editing or applying action exists")
-	}
 }
 
 // uiOptions turns the flags into console options (local.ConsoleOptions:

@@ -19,6 +19,7 @@ var exitStatus = []struct{ code, what string }{
 		"snapshot --at and history: the record lacks the moment or part of the span asked, or holds nothing"},
 	{"2", "bad usage or bad input: an unknown command or flag, a value fgtop cannot read (--cpu a=abc, --mem a=0.3K, --mem a=-10g), " +
 		"a file that cannot be read or parsed, a config the agent would refuse to load or start with (check), a plan that is invalid (plan, apply), " +
+		"plan --replay with nothing to replay (no record yet, or a span outside it), " +
 		"a console without a terminal, apply without --yes and no terminal to confirm"},
 	{"3", "apply and rollback: the config is written and read back, but the --restart-cmd command failed or ran past --restart-timeout " +
 		"(the agent may still run the old config: restart it, or roll back)"},

@@ -143,13 +143,13 @@ func newFleetCmd() *cobra.Command {
 	fl.BoolVar(&f.asJSON, "json", false, "print JSON (with --once or --fit)")
 	fl.BoolVar(&f.compact, "compact", false, "with --json: one-line JSON")
 	fl.DurationVar(&f.timeout, "timeout", 10*time.Second, "with --once/--fit: the longest to wait for the nodes")
-	fl.StringVar(&f.at, "at", "", "the fleet as it was at TIME (as snapshot --at: RFC 3339, 14:02, -2h), from --prometheus")
+	fl.StringVar(&f.at, "at", "", "the fleet as it was at TIME (as snapshot --at: RFC 3339, 14:02, yesterday 14:02, -2h), from --prometheus, or over SSH from each node's --history record")
 	fl.StringVar(&f.fit, "fit", "", "where would this request fit: SLOTS such as cuda.shares=2.5,cpu=8,mem=64g")
 	fl.DurationVar(&f.staleAfter, "stale-after", fleet.DefaultStaleAfter, "a node that sent nothing for this long is stale")
 	fl.DurationVar(&f.unreachable, "unreachable-after", fleet.DefaultUnreachableAfter, "a node that sent nothing for this long is unreachable")
 	fl.DurationVar(&f.heartbeat, "heartbeat", 2*time.Second, "the heartbeat each node's stream is asked for")
 	f.alloc.register(cmd, "the accelerator maps", "the node's", "the node's agent config")
-	f.console.register(cmd, false)
+	f.console.registerLook(cmd)
 	cmd.AddCommand(newFleetHistoryCmd())
 	return cmd
 }

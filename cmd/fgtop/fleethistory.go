@@ -75,7 +75,7 @@ Exit status: 0; 1 when a node did not answer or its record lacks part of the ask
 	fl.StringVar(&q.device, "device", "", "a device: cuda:0, or a bare accelerator id")
 	fl.StringVar(&q.kernel, "kernel", "", "a kernel id or a unique prefix")
 	fl.StringVar(&q.user, "user", "", "an owner user id")
-	fl.StringVar(&q.since, "since", "", "from this time (RFC 3339, 14:02, -2h)")
+	fl.StringVar(&q.since, "since", "", "from this time (RFC 3339, 2026-11-27 14:02, 14:02, yesterday, -2h, -1d)")
 	fl.StringVar(&q.until, "until", "", "up to this time")
 	fl.BoolVar(&asJSON, "json", false, "print JSON (schema "+fleet.FleetHistorySchema+")")
 	return cmd

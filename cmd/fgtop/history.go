@@ -471,7 +471,7 @@ or a prefix that names several (the error lists them).`,
 	fl.StringVar(&user, "user", "", "an owner user id or a unique prefix")
 	fl.StringVar(&session, "session", "", "a session id or a unique prefix")
 	fl.StringVar(&project, "project", "", "an owner project id or a unique prefix")
-	fl.StringVar(&since, "since", "", "from this time (RFC 3339, 14:02, -2h)")
+	fl.StringVar(&since, "since", "", "from this time (RFC 3339, 2026-11-27 14:02, 14:02, yesterday, -2h, -1d)")
 	fl.StringVar(&until, "until", "", "up to this time")
 	fl.BoolVar(&asJSON, "json", false, "print JSON (schema "+histtext.Schema+")")
 	return cmd

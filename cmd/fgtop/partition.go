@@ -451,9 +451,11 @@ func (f *restartFlags) register(cmd *cobra.Command, after string) {
 
 // validate refuses a --restart-timeout that could not run the command,
 // before anything is written: found after the write, it left the file
-// applied and the agent not restarted.
+// applied and the agent not restarted. It is refused without
+// --restart-cmd too: a script's bad value is found the first time it
+// runs, not the first time it names a command.
 func (f *restartFlags) validate() error {
-	if f.cmd != "" && f.timeout <= 0 {
+	if f.timeout <= 0 {
 		return usageErr("--restart-timeout %s: want a positive duration (2m, 30s)", f.timeout)
 	}
 	return nil

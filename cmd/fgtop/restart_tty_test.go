@@ -116,5 +116,12 @@ func TestRestartTimeoutRefusedBeforeWriting(t *testing.T) {
 		}
 		code, out = runCLI(t, n.args("rollback", "--yes", "--restart-cmd", "true", "--restart-timeout", d)...)
 		wantCode(t, code, exitBadUsage, out, "want a positive duration")
+		// Without --restart-cmd the value is as wrong (the docs' tour
+		// found it written and accepted).
+		code, out = runCLI(t, n.args("apply", "--move", "cuda:"+gpu3+"="+agentB, "--yes", "--restart-timeout", d)...)
+		wantCode(t, code, exitBadUsage, out, "want a positive duration")
+		if !bytes.Equal(n.current(t), n.original) {
+			t.Fatalf("apply with --restart-timeout %s and no --restart-cmd wrote the file", d)
+		}
 	}
 }

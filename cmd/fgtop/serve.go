@@ -39,7 +39,7 @@ apply by one makes another's draft stale. The journal beside agent.toml records 
 rollback with the SSH user, the key's fingerprint and the remote address.
 
 The host key is created (ed25519, mode 0600) on first start and reused after. Sessions need a
-terminal (ssh -t). One command exists, for any key: the read-only snapshot stream
+terminal (ssh -t). Read-only commands exist, for any key: the snapshot stream
 ` + "`ssh -p PORT node snapshot --follow --json [--heartbeat DUR]`" + ` (fgtop.snapshot/v1, one line per
 change, heartbeat lines while nothing changes; snapshot --json prints one; snapshot --at
 RFC3339 --json prints the one the node's --history record holds then, for fgtop fleet --at;
