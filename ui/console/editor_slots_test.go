@@ -438,3 +438,50 @@ func toFirstShares(t *testing.T, a *App) {
 	}
 	t.Fatal("no cuda.shares row for the first agent")
 }
+
+// TestEditorApplyDialogSaysWarningsAndArrows: the apply dialog shows the
+// plan's warnings (an operator who presses A without p confirmed memory
+// beyond the host's unseen: the tour), and with --ascii a change reads
+// "2.0 -> 1.5", not "2.0 > 1.5", a comparison that is false for an
+// increase.
+func TestEditorApplyDialogSaysWarningsAndArrows(t *testing.T) {
+	path := slotConfig(t)
+	snap := freeNode()
+	a := testApp(t, 120, 40, snap, Options{Actor: alice, Desk: testDesk(path, snap), ASCII: true})
+	typeKeys(a, "e")
+	if a.ed() == nil {
+		t.Fatalf("e did not open the editor:\n%s", screen(a))
+	}
+	toFirstShares(t, a)
+	press(a, enter, clearIn)
+	typeKeys(a, "1.5")
+	press(a, enter)
+	mem := -1
+	for i, r := range a.ed().Rows {
+		if r.Kind == editor.RowSlot && r.Slot == model.SlotMem && r.Agent == 0 {
+			mem = i
+		}
+	}
+	if mem < 0 {
+		t.Fatal("no mem row for the first agent")
+	}
+	typeKeys(a, "g"+strings.Repeat("j", mem))
+	press(a, enter, clearIn)
+	// 160G + 100G on a 256 GiB host: main loads it (the excess is within
+	// reserved-mem 8G), and the plan warns.
+	typeKeys(a, "160G")
+	press(a, enter)
+	if len(a.ed().Plan.Warnings) == 0 {
+		t.Fatalf("no warning in the plan for 260G given on 256G: %+v", a.ed().Plan.Warnings)
+	}
+	typeKeys(a, "A")
+	v := screen(a)
+	for _, want := range []string{string(fake.Agent0) + ": mem 100g -> 160g; cuda.shares 2.0 -> 1.5", "Warnings (1):", "more than the host"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("the apply dialog lacks %q:\n%s", want, v)
+		}
+	}
+	if strings.Contains(v, "2.0 > 1.5") {
+		t.Errorf("--ascii draws the change as a comparison:\n%s", v)
+	}
+}

@@ -160,7 +160,7 @@ func (e *Editor) changeSummary() string {
 	}
 	var parts []string
 	if p.ModeFrom != p.ModeTo {
-		parts = append(parts, "mode "+p.ModeFrom+" → "+p.ModeTo)
+		parts = append(parts, "mode "+p.ModeFrom+" "+e.St.G.To+" "+p.ModeTo)
 	}
 	devs := 0
 	for _, m := range p.Moves {
@@ -762,6 +762,7 @@ func (e *Editor) askApply() {
 		}
 		return nil
 	}
+	to := " " + e.St.G.To + " "
 	d.Body = append(d.Body, []kit.Span{{Lvl: kit.LvlPlain, Text: "Write " + kit.Plural(len(p.Edits), "change") + " to "}, {Lvl: kit.LvlAccent, Text: p.Config}, {Lvl: kit.LvlPlain, Text: "?"}})
 	for _, ag := range p.Agents {
 		var parts []string
@@ -773,15 +774,15 @@ func (e *Editor) askApply() {
 		}
 		// As the grid says it: in shared mode the node's available
 		// memory, not "not partitioned".
-		if from, to := memAmount(p.Current, p.Current.Agent(ag.Agent)), memAmount(p.Next, p.Next.Agent(ag.Agent)); !from.Equal(to) {
-			parts = append(parts, "mem "+memOrNone(from)+" → "+memOrNone(to))
+		if was, now := memAmount(p.Current, p.Current.Agent(ag.Agent)), memAmount(p.Next, p.Next.Agent(ag.Agent)); !was.Equal(now) {
+			parts = append(parts, "mem "+memOrNone(was)+to+memOrNone(now))
 		}
 		if p.Format == agentconfig.FormatSlotBased {
 			// A slot-based edit changes amounts, not devices: without
 			// these the dialog asked to write changes it did not name.
 			for _, c := range ag.Capacity {
 				if c.Slot != model.SlotMem {
-					parts = append(parts, string(c.Slot)+" "+c.From.String()+" → "+c.To.String())
+					parts = append(parts, string(c.Slot)+" "+c.From.String()+to+c.To.String())
 				}
 			}
 		}
@@ -790,7 +791,16 @@ func (e *Editor) askApply() {
 		}
 	}
 	if p.ModeFrom != p.ModeTo {
-		d.Body = append(d.Body, []kit.Span{{Lvl: kit.LvlPlain, Text: "  allocation-mode " + p.ModeFrom + " → " + p.ModeTo}})
+		d.Body = append(d.Body, []kit.Span{{Lvl: kit.LvlPlain, Text: "  allocation-mode " + p.ModeFrom + to + p.ModeTo}})
+	}
+	if len(p.Warnings) > 0 {
+		// The plan's warnings (memory beyond the host's, a rule the
+		// current file breaks): an operator who presses A without p
+		// confirms them here or nowhere.
+		d.Body = append(d.Body, []kit.Span{}, []kit.Span{{Lvl: kit.LvlWarn, Text: "Warnings (" + strconv.Itoa(len(p.Warnings)) + "):"}})
+		for _, w := range p.Warnings {
+			d.Body = append(d.Body, []kit.Span{{Lvl: kit.LvlWarn, Text: "  " + FirstLine(w)}})
+		}
 	}
 	if un := p.Unchecked(); len(un) > 0 {
 		d.Body = append(d.Body, []kit.Span{}, []kit.Span{{Lvl: kit.LvlWarn, Text: "Not checked on this node:"}})

@@ -152,7 +152,7 @@ func (e *Editor) modeSpans() []kit.Span {
 	if p.ModeFrom == p.ModeTo {
 		return append([]kit.Span{{Lvl: kit.LvlDim, Text: "mode "}, {Lvl: kit.LvlPlain, Text: p.ModeTo}, {Lvl: kit.LvlDim, Text: " · "}}, e.formatSpans()...)
 	}
-	out := []kit.Span{{Lvl: kit.LvlDim, Text: "mode "}, {Lvl: kit.LvlPlain, Text: p.ModeFrom + " → "}, {Lvl: kit.LvlAccent, Text: p.ModeTo}}
+	out := []kit.Span{{Lvl: kit.LvlDim, Text: "mode "}, {Lvl: kit.LvlPlain, Text: p.ModeFrom + " " + e.St.G.To + " "}, {Lvl: kit.LvlAccent, Text: p.ModeTo}}
 	if p.ModeTo == agentconfig.ModeAutoSplit {
 		out = append(out, kit.Span{Lvl: kit.LvlDim, Text: " (preview of the deal)"})
 	}
@@ -662,7 +662,7 @@ func (e *Editor) viewJournal(w, h int) []string {
 	case len(e.journal) == 0:
 		row(kit.Span{Lvl: kit.LvlDim, Text: "nothing applied yet: the journal " + e.Desk.JournalPath() + " is empty"})
 	default:
-		row(kit.Span{Lvl: kit.LvlDim, Text: kit.PadRight("TIME", 20) + kit.PadRight("ACTION", 9) + kit.PadRight("RESULT", 9) + kit.PadRight("ACTOR", 14) + kit.PadRight("ORIGIN", 22) + "OLD → NEW"})
+		row(kit.Span{Lvl: kit.LvlDim, Text: kit.PadRight("TIME", 20) + kit.PadRight("ACTION", 9) + kit.PadRight("RESULT", 9) + kit.PadRight("ACTOR", 14) + kit.PadRight("ORIGIN", 22) + "OLD " + e.St.G.To + " NEW"})
 	}
 	for _, r := range e.journal {
 		res := kit.Span{Lvl: kit.LvlOK, Text: kit.PadRight(r.Result, 9)}
@@ -675,7 +675,7 @@ func (e *Editor) viewJournal(w, h int) []string {
 		}
 		row(kit.Span{Lvl: kit.LvlPlain, Text: kit.PadRight(r.Time.Local().Format("2006-01-02 15:04:05"), 20)}, kit.Span{Lvl: kit.LvlAccent, Text: kit.PadRight(r.Action, 9)}, res,
 			kit.Span{Lvl: kit.LvlPlain, Text: kit.PadRight(r.Actor, 14)}, kit.Span{Lvl: kit.LvlDim, Text: kit.PadRight(r.Origin, 22)},
-			kit.Span{Lvl: kit.LvlPlain, Text: ShortHash(r.OldHash) + " → " + ShortHash(r.NewHash)}, kit.Span{Lvl: kit.LvlWarn, Text: extra})
+			kit.Span{Lvl: kit.LvlPlain, Text: ShortHash(r.OldHash) + " " + e.St.G.To + " " + ShortHash(r.NewHash)}, kit.Span{Lvl: kit.LvlWarn, Text: extra})
 		for _, m := range r.Mismatch {
 			row(kit.Span{Lvl: kit.LvlCrit, Text: "    mismatch: " + m})
 		}

@@ -96,6 +96,9 @@ type Glyphs struct {
 	Owned, Gained, Lost string
 	// Hit marks a device row holding a kernel that matches the filter.
 	Hit string
+	// To joins a value to what it becomes ("2.0 → 1.5"): a one-cell ">"
+	// in 7-bit text reads as a comparison, false for an increase.
+	To string
 }
 
 // UnicodeGlyphs are the glyphs of a Unicode terminal; patterned gives the
@@ -108,7 +111,7 @@ func UnicodeGlyphs(patterned bool) Glyphs {
 		Lock: "🔒 read-only", Up: "▲", Down: "▼", Degree: "°C", Dot: "·",
 		CornerTL: "┌", CornerTR: "┐", CornerBL: "└", CornerBR: "┘",
 		Owned: "■", Gained: "+", Lost: "×",
-		Patterns: []string{"█"}, Drift: "▞", DriftAlt: "▚", Mark: "▌", Hit: "•",
+		Patterns: []string{"█"}, Drift: "▞", DriftAlt: "▚", Mark: "▌", Hit: "•", To: "→",
 	}
 	if patterned {
 		// Shapes as well as colours: kernels differ in shape, overflow is
@@ -128,7 +131,7 @@ func ASCIIGlyphs() Glyphs {
 		Lock: "[read-only]", Up: "^", Down: "v", Degree: "C", Dot: "-",
 		CornerTL: "+", CornerTR: "+", CornerBL: "+", CornerBR: "+",
 		Owned: "#", Gained: "+", Lost: "x",
-		Patterns: []string{"#", "=", "%", "@"}, Drift: "/", DriftAlt: "\\", Mark: "#", Hit: "*",
+		Patterns: []string{"#", "=", "%", "@"}, Drift: "/", DriftAlt: "\\", Mark: "#", Hit: "*", To: "->",
 	}
 }
 
