@@ -7,6 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/fgtop/fgtop/model"
 	"github.com/fgtop/fgtop/ui/internal/fake"
 	"github.com/fgtop/fgtop/ui/kit"
 )
@@ -49,5 +50,20 @@ func TestHeaderSaysTheSummarysKernels(t *testing.T) {
 	got := ansi.Strip(strings.Join(a.viewHeader(160), "\n"))
 	if !strings.Contains(got, " "+kit.Plural(n, "kernel")) || strings.Contains(got, " "+kit.Plural(rows, "kernel")) {
 		t.Fatalf("a summary of %d kernels in %d rows; the header says:\n%s", n, rows, got)
+	}
+}
+
+// TestHeaderSaysConfigErrorsBeforeTheSource: at 80 columns the second
+// line leads with what makes every number wrong (an agent.toml the agent
+// will not start with) before the device source's state; the NVML note
+// of a node without GPUs pushed it off the line (the tour).
+func TestHeaderSaysConfigErrorsBeforeTheSource(t *testing.T) {
+	s := fake.Node(fake.Options{})
+	s.Source = model.SourceInfo{Kind: "none", Health: "unavailable", Detail: "no GPU source: NVML library not found; host CPU and memory only"}
+	s.Issues = append(s.Issues, model.Issue{Severity: model.SevError, Code: model.IssueConfig, Message: `cpu: "fifteen" is not a number`})
+	a := testApp(t, 80, 24, s, Options{ReadOnly: true})
+	got := ansi.Strip(strings.Join(a.viewHeader(80), "\n"))
+	if !strings.Contains(got, "agent.toml has 1 error(s)") {
+		t.Fatalf("at 80 columns the header hides the config's errors:\n%s", got)
 	}
 }

@@ -437,13 +437,11 @@ func (a *App) viewHeaderOf(ps []headerPiece, w int) []string {
 			second = append(second, p.spans...)
 		}
 	}
-	if prob := sourceProblem(a.Snap); prob.Text != "" {
-		if len(second) > 0 {
-			second = append(second, kit.Span{Lvl: kit.LvlBorder, Text: a.sepGlyph(sep)}, prob)
-		} else {
-			second = append(second, kit.Span{Lvl: kit.LvlDim, Text: "  "}, prob)
-		}
-	}
+	// What makes every number wrong (an agent.toml the agent will not
+	// start with, a scratch root gone, etcd unreachable) before the
+	// device source's state: at 80 columns the source's "no GPU source:
+	// NVML library not found" pushed "agent.toml has 3 error(s)" off the
+	// line (the tour).
 	for _, wsp := range sourceWarnings(a.Snap) {
 		if len(second) > 0 {
 			second = append(second, kit.Span{Lvl: kit.LvlBorder, Text: a.sepGlyph(" │ ")})
@@ -451,6 +449,13 @@ func (a *App) viewHeaderOf(ps []headerPiece, w int) []string {
 			second = append(second, kit.Span{Lvl: kit.LvlDim, Text: "  "})
 		}
 		second = append(second, wsp)
+	}
+	if prob := sourceProblem(a.Snap); prob.Text != "" {
+		if len(second) > 0 {
+			second = append(second, kit.Span{Lvl: kit.LvlBorder, Text: a.sepGlyph(sep)}, prob)
+		} else {
+			second = append(second, kit.Span{Lvl: kit.LvlDim, Text: "  "}, prob)
+		}
 	}
 	for _, p := range dropped {
 		if p.lead {
