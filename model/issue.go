@@ -44,6 +44,9 @@ const (
 	IssueDriftNotOwner  = "drift-not-owner"
 	IssueDriftUnowned   = "drift-unowned"
 	IssueDriftMemBeyond = "drift-mem-beyond-host"
+	// IssueDriftCPUBeyond: a slot-based partition gives its agents more
+	// CPU cores, together, than the host has.
+	IssueDriftCPUBeyond = "drift-cpu-beyond-host"
 	// IssueAgentConflict: a kernel's recovery.json names an agent whose
 	// scratch root does not hold it.
 	IssueAgentConflict = "agent-conflict"

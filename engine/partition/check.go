@@ -176,7 +176,7 @@ func Check(cfg *agentconfig.Config, snap *model.Snapshot, unseen int, schema Sch
 	part := Effective(cfg, inv)
 	rep.Partition = part
 	for _, iss := range Drift(part, snap) {
-		if iss.Code == model.IssueDriftMemBeyond {
+		if iss.Code == model.IssueDriftMemBeyond || iss.Code == model.IssueDriftCPUBeyond {
 			// A judgement of the file, which loads: plan warns of it
 			// too, and neither fails on it.
 			rep.Notes = append(rep.Notes, iss)
@@ -210,7 +210,7 @@ func Check(cfg *agentconfig.Config, snap *model.Snapshot, unseen int, schema Sch
 			// the node disagree on who runs it.
 			rep.Drift = append(rep.Drift, iss)
 			res.Failing++
-		case model.IssueDriftNotOwner, model.IssueDriftUnowned, model.IssueDriftMemBeyond:
+		case model.IssueDriftNotOwner, model.IssueDriftUnowned, model.IssueDriftMemBeyond, model.IssueDriftCPUBeyond:
 			// Drift computes these from the config itself.
 		default:
 			if iss.Severity >= model.SevWarning {

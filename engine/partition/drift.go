@@ -65,6 +65,9 @@ func Drift(p *Partition, s *model.Snapshot) []model.Issue {
 	if iss := MemBeyondHost(p); iss != nil {
 		out = append(out, *iss)
 	}
+	if iss := CPUBeyondHost(p); iss != nil {
+		out = append(out, *iss)
+	}
 	if !p.Exclusive && p.Format == agentconfig.FormatSlotBased && p.Mode != agentconfig.ModeShared {
 		out = append(out, agentOverCapacity(p, s)...)
 	}
@@ -304,6 +307,36 @@ func joinAgents(ids []model.AgentID) string {
 		s[i] = string(id)
 	}
 	return strings.Join(s, ", ")
+}
+
+// CPUBeyondHost is MemBeyondHost's warning for CPU cores, in the
+// slot-based form, where each agent's cpu is an amount it reports to the
+// manager, not cores it owns: amounts that add up to more cores than the
+// host has let the manager send the agents more work than it can run
+// (main loads such a file: each amount is checked alone). nil when they
+// fit, in the device-based form, or with the cores not known.
+func CPUBeyondHost(p *Partition) *model.Issue {
+	if p == nil || p.Mode != agentconfig.ModeManual || p.Format != agentconfig.FormatSlotBased {
+		return nil
+	}
+	cores, ok := p.Totals[model.SlotCPU]
+	if !ok || cores.IsZero() {
+		return nil
+	}
+	sum := model.Zero
+	var parts []string
+	for _, a := range p.Agents {
+		c := a.Capacity[model.SlotCPU]
+		sum = sum.Add(c)
+		parts = append(parts, fmt.Sprintf("%s %s", a.ID, c))
+	}
+	if !cores.Less(sum) {
+		return nil
+	}
+	return &model.Issue{Severity: model.SevWarning, Code: model.IssueDriftCPUBeyond,
+		Device: model.DeviceKey{Name: "cpu"},
+		Message: fmt.Sprintf("cpu given to the agents (%s; %s in all) is more than the host's %s cores: the manager may send them more work than the cores can run",
+			strings.Join(parts, ", "), sum, cores)}
 }
 
 // MemBeyondHost is the warning that a manual partition gives its agents

@@ -285,6 +285,9 @@ func Build(cur, draft *agentconfig.Config, snap *model.Snapshot, extra ...string
 	if iss := MemBeyondHost(p.Next); iss != nil {
 		p.Warnings = append(p.Warnings, iss.Message)
 	}
+	if iss := CPUBeyondHost(p.Next); iss != nil {
+		p.Warnings = append(p.Warnings, iss.Message)
+	}
 	if len(inv.Devices) == 0 {
 		p.Warnings = append(p.Warnings, "no device inventory: device names and IDs are not checked")
 	}

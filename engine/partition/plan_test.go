@@ -450,3 +450,32 @@ func TestPlanWarnsMemBeyondHost(t *testing.T) {
 		t.Errorf("valid %v, errors %q, warnings %q", p.Valid(), p.Errors, p.Warnings)
 	}
 }
+
+// TestPlanWarnsCPUBeyondHost: as TestPlanWarnsMemBeyondHost for cores in
+// the slot-based form: 17 + 17 cores given on a 32-core host loads, but
+// the manager may send the agents more work than the cores run, and plan
+// said "valid" with no word of it (the tour). 16 + 16 is no warning;
+// check notes it and does not fail on it.
+func TestPlanWarnsCPUBeyondHost(t *testing.T) {
+	c := loadFixture(t, "agent.multi-agent.slot-based.toml")
+	snap := snapshot(hostDevices(32, []string{gpu1, gpu2, gpu3, gpu4}, 512))
+	for _, tc := range []struct {
+		each string
+		warn bool
+	}{{"17", true}, {"16", false}} {
+		n := model.MustDec(tc.each)
+		req := Request{Slots: []SlotSet{{Agent: "i-gpu-node01-a", Slot: model.SlotCPU, Amount: n}, {Agent: "i-gpu-node01-b", Slot: model.SlotCPU, Amount: n}}}
+		d, errs := Draft(c, InventoryOf(snap), req)
+		p := Build(c, d, snap, errs...)
+		warned := slices.ContainsFunc(p.Warnings, func(w string) bool {
+			return strings.Contains(w, "in all) is more than the host's 32 cores")
+		})
+		if !p.Valid() || warned != tc.warn {
+			t.Errorf("cpu %s each on 32 cores: valid %v, errors %q, warnings %q (want a warning: %v)", tc.each, p.Valid(), p.Errors, p.Warnings, tc.warn)
+		}
+	}
+	iss := CPUBeyondHost(Effective(c, InventoryOf(snapshot(hostDevices(24, []string{gpu1}, 512)))))
+	if iss == nil || iss.Code != model.IssueDriftCPUBeyond || !strings.Contains(iss.Message, "30 in all) is more than the host's 24 cores") {
+		t.Errorf("15 + 15 on 24 cores: %+v", iss)
+	}
+}
