@@ -133,8 +133,7 @@ func partitionHook(cfg *agentconfig.Config, agents []model.Agent) func(*inventor
 		// As partition.InventoryOf judges a snapshot, so that the console
 		// and check agree on what is not judged.
 		pinv := partition.Inventory{Devices: inv.Devices, HostMem: model.NewDec(inv.HostMemBytes, 0), Source: inv.Source, Plugin: inv.Plugin,
-			AcceleratorsUnknown: inv.Source.Kind == inventory.KindNone || inv.Source.Health == inventory.HealthUnavailable ||
-				model.AnyCapacityUnknown(inv.Devices) || (inv.Plugin != nil && inv.Plugin.SettingsDiffer)}
+			AcceleratorsUnknown: partition.AcceleratorsUnknown(inv.Source, inv.Devices, inv.Plugin)}
 		p := partition.Effective(cfg, pinv)
 		out := slices.Clone(agents)
 		p.Fill(out)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/engine/demo"
 	"github.com/fgtop/fgtop/engine/inventory"
+	"github.com/fgtop/fgtop/engine/plugin"
 	"github.com/fgtop/fgtop/engine/scratch"
 	"github.com/fgtop/fgtop/internal/untrusted"
 	"github.com/fgtop/fgtop/model"
@@ -50,7 +52,7 @@ func (f *sourceFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.config, "config", "", "agent.toml (default: Backend.AI's usual places)")
 	fl.StringArrayVar(&f.scratchRoot, "scratch-root", nil, "scratch root to watch, as DIR or AGENT=DIR (repeatable; overrides the config, whose agents AGENT must name)")
 	fl.StringVar(&f.devices, "devices", "auto", "device source: auto, nvml, or a mock-accelerator.toml path")
-	fl.StringVar(&f.mockEtcd, "mock-etcd", "", "a JSON file of the mock plugin's etcd settings (allocation_mode, unit_mem, ...)")
+	fl.StringVar(&f.mockEtcd, "mock-etcd", "", "a JSON file of the mock plugin's etcd settings (allocation_mode, unit_mem, ...); without it they are read from agent.toml's [etcd] (config/plugins/accelerator/mock/), as the agent reads them")
 	fl.StringVar(&f.hostCPUs, "host-cpus", "", "use these CPU cores instead of this host's, e.g. 0-63 (to check a config written for another node)")
 	fl.StringVar(&f.hostMem, "host-mem", "", "use this much memory instead of this host's, e.g. 512g (to check a config written for another node)")
 	f.plugin.register(fl)
@@ -133,7 +135,15 @@ func (f *sourceFlags) openInventory(pc pluginContext, roots []string) (inventory
 	if err := f.checkMockEtcd(); err != nil {
 		return nil, err
 	}
-	src, err := inventory.Open(f.devices, inventory.OpenOptions{MockEtcdPath: f.mockEtcd, Host: host})
+	oo := inventory.OpenOptions{MockEtcdPath: f.mockEtcd, Host: host}
+	if f.mockEtcd == "" {
+		s, err := mockSettingsOfEtcd(f.devices, pc)
+		if err != nil {
+			return nil, err
+		}
+		oo.MockSettings = s
+	}
+	src, err := inventory.Open(f.devices, oo)
 	if err != nil {
 		return nil, f.deviceErr(err)
 	}
@@ -209,6 +219,49 @@ func (f *sourceFlags) options() (engine.Options, error) {
 	}
 	opts.Inventory = src
 	return opts, nil
+}
+
+// mockSettingsOfEtcd reads the mock plugin's settings as its agents do,
+// from the etcd agent.toml names (config/plugins/accelerator/mock/, each
+// agent's node scope over the global one), for a --devices that is a
+// mock-accelerator.toml given no --mock-etcd: nil for another source or
+// no etcd. Settings that cannot be read are the plugin's defaults, said
+// (inventory.UnreadMockSettings); settings the plugin would refuse are bad
+// input, as in a --mock-etcd file. Read once: the agent reads them at
+// start-up.
+func mockSettingsOfEtcd(devices string, pc pluginContext) (*inventory.MockSettings, error) {
+	switch devices {
+	case "", "auto", "nvml":
+		return nil, nil
+	}
+	if pc.etcd == nil || len(pc.etcd.Addrs) == 0 {
+		return nil, nil
+	}
+	o := plugin.EtcdOptions{Endpoints: pc.etcd.Addrs, Namespace: pc.etcd.Namespace, User: pc.etcd.User, Password: pc.etcd.Password,
+		Agents: pc.agents, Timeout: etcdTimeout, Entry: "mock"}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*etcdTimeout)
+	defer cancel()
+	per, err := plugin.ReadEtcdFlat(ctx, o)
+	if err != nil {
+		return inventory.UnreadMockSettings(err.Error()), nil
+	}
+	var first map[string]string
+	for _, a := range append([]model.AgentID{""}, pc.agents...) {
+		kv, ok := per[a]
+		if !ok {
+			continue
+		}
+		if first == nil {
+			first = kv
+		} else if !maps.Equal(first, kv) {
+			return inventory.UnreadMockSettings("the agents' node scopes set them differently, and one mock device list serves them all"), nil
+		}
+	}
+	s, err := inventory.MockSettingsFromEtcd(o.Where(), first)
+	if err != nil {
+		return nil, usageErr("the mock plugin's settings in etcd: %v", err)
+	}
+	return s, nil
 }
 
 // checkMockEtcd refuses --mock-etcd where no mock file is read.

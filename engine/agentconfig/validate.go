@@ -28,11 +28,15 @@ type ValidateOptions struct {
 	// mock file): names and IDs of other plugins are then not checked,
 	// rather than all reported as unknown.
 	AcceleratorsUnknown bool
+	// SlotsUnknown says even the accelerators' slot names are a guess
+	// (the mock plugin's settings not read: its mode decides cuda.device
+	// or cuda.shares): a slot-based agent is not held to cover them.
+	SlotsUnknown bool
 }
 
 // ValidateWith is Validate with options.
 func (c *Config) ValidateWith(devices []model.Device, opts ValidateOptions) []Problem {
-	v := &validator{c: c, devices: devices, partial: opts.AcceleratorsUnknown}
+	v := &validator{c: c, devices: devices, partial: opts.AcceleratorsUnknown, slotsGuessed: opts.SlotsUnknown}
 	v.doc, _ = indexTOML(c.Raw)
 	if devices != nil {
 		v.reserved()
@@ -62,8 +66,10 @@ type validator struct {
 	c       *Config
 	devices []model.Device
 	partial bool
-	doc     *tomlDoc
-	out     []Problem
+	// slotsGuessed: ValidateOptions.SlotsUnknown.
+	slotsGuessed bool
+	doc          *tomlDoc
+	out          []Problem
 }
 
 func (v *validator) add(at []string, agent model.AgentID, format string, a ...any) {
@@ -321,6 +327,9 @@ func (v *validator) slotCoverage() {
 			continue
 		}
 		for _, s := range deviceSlots(v.devices) {
+			if v.slotsGuessed && s != model.SlotCPU && s != model.SlotMem {
+				continue
+			}
 			if _, ok := a.Alloc.Slots[s]; !ok {
 				v.add(v.agentPath(i, "devices"), a.ID, "Agent %s: slot '%s' of a loaded plugin is missing from devices: in manual mode every agent needs an amount for every slot, e.g. devices = { \"%s\" = \"1.0\" } (the agent stops at start-up with ValueError)", a.ID, s, s)
 			}

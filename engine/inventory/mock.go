@@ -106,7 +106,17 @@ func mockDevices(cfg *MockConfig, s *MockSettings) *accel {
 	}
 	mode := s.Mode()
 	file := cfg.Path
-	if !s.AllocationModeSet {
+	switch {
+	case s.Unread != "":
+		// The agent would have read them; fgtop could not, so the mode
+		// and every capacity below are a guess it says, and nothing is
+		// judged against it (degraded: partition.Inventory).
+		a.source.Health = HealthDegraded
+		a.issues = append(a.issues, model.Issue{
+			Severity: model.SevWarning, Code: model.IssueDeviceSource,
+			Message: "the mock plugin's settings could not be read from the agent's etcd (" + s.Unread + "): fgtop assumes none are set (discrete mode, the plugin's default), which may not be what the agent runs; give them with --mock-etcd FILE",
+		})
+	case !s.AllocationModeSet:
 		where := "no --mock-etcd settings given"
 		if s.Path != "" {
 			where = s.Path + " sets no allocation_mode"
@@ -224,5 +234,8 @@ func mockDevices(cfg *MockConfig, s *MockSettings) *accel {
 		}
 	}
 	a.source.Detail = fmt.Sprintf("%s: %d %s device(s), %s mode, %s %s", file, len(cfg.Devices), cfg.SlotName, mode, total, mainSlot)
+	if s.Unread != "" {
+		a.source.Detail += " (assumed: the plugin's settings in etcd not read)"
+	}
 	return a
 }

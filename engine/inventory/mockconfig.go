@@ -457,8 +457,12 @@ const (
 // MockSettings are the mock plugin's runtime settings, which Backend.AI
 // keeps in etcd under config/plugins/accelerator/mock/ (§4.3).
 type MockSettings struct {
-	// Path of the JSON file they came from ("" for the defaults).
+	// Path of the JSON file they came from, or the etcd prefix they were
+	// read from ("" for the defaults).
 	Path string
+	// Unread says why the settings in the agent's etcd could not be
+	// read; the plugin's defaults stand in for them.
+	Unread string
 	// AllocationMode is allocation_mode as given. When it is not set
 	// (AllocationModeSet false) the plugin uses discrete mode and logs a
 	// warning; any value other than "discrete" and "fractional" disables
@@ -520,6 +524,30 @@ func floorHundredths(f float64) model.Dec {
 	// least 512 MiB or 2 is far below 2^62/100, so the result fits.
 	i, _ := x.Int64()
 	return model.NewDec(i, -2)
+}
+
+// MockSettingsFromEtcd reads the settings as etcd holds them: kv are the
+// keys under config/plugins/accelerator/mock/ (plugin.ReadEtcdFlat), where
+// names that prefix for messages. They are checked as ParseMockSettings
+// checks a file.
+func MockSettingsFromEtcd(where string, kv map[string]string) (*MockSettings, error) {
+	obj := make(map[string]string, len(kv))
+	for k, v := range kv {
+		obj[k] = v
+	}
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return nil, &ConfigError{File: where, Msg: err.Error()}
+	}
+	return ParseMockSettings(where, b)
+}
+
+// UnreadMockSettings are the plugin's defaults standing in for settings
+// that could not be read from the agent's etcd (why).
+func UnreadMockSettings(why string) *MockSettings {
+	s := DefaultMockSettings()
+	s.Unread = why
+	return s
 }
 
 // LoadMockSettings reads the mock plugin's etcd settings from a JSON file.

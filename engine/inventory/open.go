@@ -14,6 +14,10 @@ type OpenOptions struct {
 	// MockEtcdPath is --mock-etcd: the mock plugin's etcd settings as JSON.
 	// It only applies to a mock-accelerator.toml.
 	MockEtcdPath string
+	// MockSettings, without MockEtcdPath, are the mock plugin's settings
+	// as read from the agent's etcd (MockSettingsFromEtcd,
+	// UnreadMockSettings); nil: the plugin's defaults.
+	MockSettings *MockSettings
 	NVML         NVMLOptions
 	Host         HostOptions
 }
@@ -70,6 +74,13 @@ func Open(spec string, opts OpenOptions) (Source, error) {
 	}
 	if _, err := os.Stat(spec); errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("want auto, nvml or the path of a mock-accelerator.toml: %w", err)
+	}
+	if opts.MockEtcdPath == "" && opts.MockSettings != nil {
+		cfg, err := LoadMockConfig(spec)
+		if err != nil {
+			return nil, err
+		}
+		return NewMockFromConfig(cfg, opts.MockSettings, host), nil
 	}
 	src, err := NewMock(spec, opts.MockEtcdPath, host)
 	if err != nil {

@@ -40,8 +40,22 @@ func InventoryOf(s *model.Snapshot) Inventory {
 		// A capacity not known (plugin settings never read) is treated as
 		// an unknown accelerator set: nothing is judged against a zero;
 		// so are GPUs each agent registers with settings of its own.
-		AcceleratorsUnknown: s.Source.Kind == "none" || s.Source.Health == "unavailable" || model.AnyCapacityUnknown(s.Devices) ||
-			(s.Plugin != nil && s.Plugin.SettingsDiffer)}
+		AcceleratorsUnknown: AcceleratorsUnknown(s.Source, s.Devices, s.Plugin)}
+}
+
+// AcceleratorsUnknown is Inventory.AcceleratorsUnknown of a device set:
+// no accelerator source, one unavailable, a capacity not known, GPUs each
+// agent registers with settings of its own, or a mock plugin whose
+// settings were not read. The engine and check judge by this one rule.
+func AcceleratorsUnknown(src model.SourceInfo, devices []model.Device, pl *model.PluginInfo) bool {
+	return src.Kind == "none" || src.Health == "unavailable" || model.AnyCapacityUnknown(devices) ||
+		(pl != nil && pl.SettingsDiffer) || mockGuessed(src)
+}
+
+// mockGuessed: the mock plugin's devices are the defaults' guess, its
+// settings in etcd not read (engine/inventory's degraded mock).
+func mockGuessed(src model.SourceInfo) bool {
+	return src.Kind == "mock" && src.Health == "degraded"
 }
 
 // UnknownNote says why AcceleratorsUnknown is set and what would tell: no
@@ -52,6 +66,9 @@ func InventoryOf(s *model.Snapshot) Inventory {
 func (inv Inventory) UnknownNote() string {
 	if inv.Plugin != nil && inv.Plugin.SettingsDiffer && len(inv.Devices) > 0 {
 		return "the agents' CUDA plugin settings differ (node scopes in etcd), so each agent registers the GPUs with its own units or mode and the devices shown are the first agent's: accelerator amounts in the config were not checked against each agent's registration; give the agents the same settings"
+	}
+	if mockGuessed(inv.Source) {
+		return "the mock plugin's settings were not read (see its warning): the accelerators shown are its defaults' (discrete mode), so accelerator amounts in the config were not checked; give the settings with --mock-etcd FILE"
 	}
 	if inv.Source.Kind != "none" && inv.Source.Health != "unavailable" {
 		var ids []string
@@ -75,7 +92,7 @@ func (inv Inventory) UnknownNote() string {
 // ValidateOptions are the agentconfig validation options this inventory
 // calls for.
 func (inv Inventory) ValidateOptions() agentconfig.ValidateOptions {
-	return agentconfig.ValidateOptions{AcceleratorsUnknown: inv.AcceleratorsUnknown}
+	return agentconfig.ValidateOptions{AcceleratorsUnknown: inv.AcceleratorsUnknown, SlotsUnknown: mockGuessed(inv.Source)}
 }
 
 // MemTotal is the node's memory in bytes: the "mem" devices' capacity, or

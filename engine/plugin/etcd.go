@@ -39,6 +39,10 @@ type EtcdOptions struct {
 	// Recheck is how often the settings are read again besides the watch,
 	// which is also how soon a stopped etcd is noticed (default 3s).
 	Recheck time.Duration
+	// Entry is the plugin whose settings are read: the last component of
+	// config/plugins/accelerator/<entry>/ (default EntryPoint, the CUDA
+	// plugin's; the mock plugin's is "mock").
+	Entry string
 }
 
 // Addr names the endpoints for messages.
@@ -53,13 +57,52 @@ type EtcdReading struct {
 }
 
 // GlobalPrefix is the etcd key prefix of the CUDA plugin's global settings.
-func GlobalPrefix(namespace string) string {
-	return "/sorna/" + namespace + "/config/plugins/accelerator/" + EntryPoint + "/"
-}
+func GlobalPrefix(namespace string) string { return entryPrefix(namespace, "", EntryPoint) }
 
 // NodePrefix is the prefix of an agent's node-scope settings.
 func NodePrefix(namespace string, agent model.AgentID) string {
-	return "/sorna/" + namespace + "/nodes/agents/" + string(agent) + "/config/plugins/accelerator/" + EntryPoint + "/"
+	return entryPrefix(namespace, agent, EntryPoint)
+}
+
+// entryPrefix is the prefix of plugin entry's settings: the global scope
+// for agent "", else that agent's node scope.
+func entryPrefix(namespace string, agent model.AgentID, entry string) string {
+	if agent == "" {
+		return "/sorna/" + namespace + "/config/plugins/accelerator/" + entry + "/"
+	}
+	return "/sorna/" + namespace + "/nodes/agents/" + string(agent) + "/config/plugins/accelerator/" + entry + "/"
+}
+
+// ReadEtcdFlat reads o.Entry's settings once, unparsed: per agent its
+// node scope over the global scope (the key "" when Agents is empty), keys
+// relative to the plugin's prefix and keys and values through
+// untrusted.Text, as ReadEtcd reads the CUDA plugin's.
+func ReadEtcdFlat(ctx context.Context, o EtcdOptions) (map[model.AgentID]map[string]string, error) {
+	o.defaults()
+	cli, err := newClient(o)
+	if err != nil {
+		return nil, etcdErr(o, err)
+	}
+	defer cli.Close()
+	scopes, err := readAll(ctx, cli, o)
+	if err != nil {
+		return nil, err
+	}
+	out := map[model.AgentID]map[string]string{}
+	if len(o.Agents) == 0 {
+		out[""] = maps.Clone(scopes[0].flat)
+		return out, nil
+	}
+	for i, a := range o.Agents {
+		out[a] = Merge(scopes[0].flat, scopes[i+1].flat)
+	}
+	return out, nil
+}
+
+// Where names the prefix o reads, for messages: "etcd at ADDR, KEY".
+func (o EtcdOptions) Where() string {
+	o.defaults()
+	return "etcd at " + o.Addr() + ", " + entryPrefix(o.Namespace, "", o.Entry)
 }
 
 // Bounds of a prefix read. The read is paged (pageKeys a request, all
@@ -94,6 +137,9 @@ func newClient(o EtcdOptions) (*clientv3.Client, error) {
 }
 
 func (o *EtcdOptions) defaults() {
+	if o.Entry == "" {
+		o.Entry = EntryPoint
+	}
 	if o.Timeout <= 0 {
 		o.Timeout = 2 * time.Second
 	}
@@ -181,9 +227,9 @@ type scope struct {
 func readAll(ctx context.Context, cli *clientv3.Client, o EtcdOptions) ([]*scope, error) {
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
-	prefixes := []string{GlobalPrefix(o.Namespace)}
+	prefixes := []string{entryPrefix(o.Namespace, "", o.Entry)}
 	for _, a := range o.Agents {
-		prefixes = append(prefixes, NodePrefix(o.Namespace, a))
+		prefixes = append(prefixes, entryPrefix(o.Namespace, a, o.Entry))
 	}
 	out := make([]*scope, 0, len(prefixes))
 	for _, p := range prefixes {
