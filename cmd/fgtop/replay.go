@@ -9,6 +9,7 @@ import (
 	"github.com/fgtop/fgtop/internal/safefile"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -130,19 +131,34 @@ func runPlanReplay(ctx context.Context, out io.Writer, src *sourceFlags, ch *cha
 	if err != nil {
 		return err
 	}
+	// cfgAgents are the config's agents, where it names them all: the
+	// record's must share one, or it is another node's.
+	var cfgAgents []model.AgentID
 	if req.Empty() && src.config != "" {
 		// The fidelity check replays the partitions the record holds, but
 		// a file named and not read would look checked: one that does not
 		// load is refused as every other plan refuses it.
-		if cfg, err := agentconfig.Load(src.config); cfg == nil {
+		cfg, err := agentconfig.Load(src.config)
+		if cfg == nil {
 			return configErr(src.config, false, err)
 		}
+		cfgAgents = configAgentIDs(cfg)
 		fmt.Fprintf(os.Stderr, "note: with no change flag the replay judges the partitions the record holds; %s is read only to check it loads\n", src.config)
 	}
 	var plan *partition.Plan
 	if !req.Empty() {
 		if plan, _, err = buildPlan(ctx, src, ch, "plan"); err != nil {
 			return err
+		}
+		if plan.Next != nil {
+			cfgAgents = nil
+			for _, a := range plan.Next.Agents {
+				if agentconfig.UnsetID(a.ID) {
+					cfgAgents = nil
+					break
+				}
+				cfgAgents = append(cfgAgents, a.ID)
+			}
 		}
 		if !plan.Valid() {
 			if sg != nil && !asJSON {
@@ -159,6 +175,15 @@ func runPlanReplay(ctx context.Context, out io.Writer, src *sourceFlags, ch *cha
 		if rec, asWas, err = loadReplayStarted(dir, from, to, replay.Options{Fidelity: true, Word: wordFor(asJSON), Fed: os.Getenv("FGTOP_REPLAY_FED") == "1"}); err != nil {
 			return err
 		}
+	}
+	if mismatch := otherAgents(dir, rec, cfgAgents); mismatch != "" {
+		// A proposal for agents the record never saw would be judged on
+		// nothing (the tour replayed the demo's record under a real
+		// node's file and got a verdict for the demo's agents).
+		if plan != nil {
+			return usageErr("%s: replay a node's record with that node's agent.toml", mismatch)
+		}
+		fmt.Fprintf(os.Stderr, "note: %s; what follows judges the record by its own partitions\n", mismatch)
 	}
 	if asWas == nil {
 		asWas = replay.Start(rec, rec.AsItWas(), replay.Options{Fidelity: true, Word: wordFor(asJSON)})
@@ -200,6 +225,41 @@ func runPlanReplay(ctx context.Context, out io.Writer, src *sourceFlags, ch *cha
 		return &exitError{code: exitProblem, err: fmt.Errorf("%d of %d recorded session(s) would not have started", doc.RefusedCount(), doc.Sessions)}
 	}
 	return nil
+}
+
+// otherAgents says that rec's agents (its partition at the span's end)
+// and the config's share none, so the record is another node's; "" when
+// they share one, or either is not known.
+func otherAgents(dir string, rec *replay.Record, cfgAgents []model.AgentID) string {
+	recAgents := rec.AgentIDs()
+	if len(cfgAgents) == 0 || len(recAgents) == 0 || slices.ContainsFunc(recAgents, func(id model.AgentID) bool { return slices.Contains(cfgAgents, id) }) {
+		return ""
+	}
+	return fmt.Sprintf("the record in %s is of agents %s; the config's are %s: none in common, so it is another node's record (or the agents were renamed)",
+		dir, joinAgentIDs(recAgents), joinAgentIDs(cfgAgents))
+}
+
+// configAgentIDs are cfg's agent ids; nil where one is not set (a
+// single-agent file without [agent] id: the agent makes one up, so
+// whether the record's is it cannot be told).
+func configAgentIDs(cfg *agentconfig.Config) []model.AgentID {
+	var ids []model.AgentID
+	for _, a := range cfg.Agents {
+		if !a.IDSet || agentconfig.UnsetID(a.ID) {
+			return nil
+		}
+		ids = append(ids, a.ID)
+	}
+	return ids
+}
+
+// joinAgentIDs lists ids for a message.
+func joinAgentIDs(ids []model.AgentID) string {
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = string(id)
+	}
+	return strings.Join(s, ", ")
 }
 
 // proposalOf is the record's agents (as at the end of the span) with the
@@ -320,6 +380,11 @@ func suggestSlotsThen(ctx context.Context, src *sourceFlags, ch *changeFlags, rf
 	rec, err := loadReplay(dir, from, to)
 	if err != nil {
 		return nil, nil, nil, err
+	}
+	// Amounts suggested from another node's record would be cut to what
+	// its agents, none of them these, never used: nothing.
+	if mismatch := otherAgents(dir, rec, configAgentIDs(cfg)); mismatch != "" {
+		return nil, nil, nil, usageErr("--suggest: %s: suggest from a node's record with that node's agent.toml", mismatch)
 	}
 	if loaded != nil {
 		loaded(rec)

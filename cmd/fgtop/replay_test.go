@@ -464,3 +464,69 @@ func TestHistoryOneQuery(t *testing.T) {
 		wantCode(t, code, exitBadUsage, out, c.want)
 	}
 }
+
+// TestReplayRefusesAnotherNodesConfig: a proposal made from an agent.toml
+// none of whose agents the record knows is refused (exit 2), naming both
+// sets: the tour replayed the demo's record under another node's file and
+// got a verdict for the demo's agents. Without a change flag the record is
+// still judged by its own partitions, with a note.
+func TestReplayRefusesAnotherNodesConfig(t *testing.T) {
+	dir, nodeDir := recordDemoNode(t, 20, 3*time.Second)
+	raw, err := os.ReadFile(filepath.Join(nodeDir, "agent.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	renamed := strings.ReplaceAll(string(raw), "i-demo-numa", "i-other-numa")
+	if renamed == string(raw) {
+		t.Fatal("the demo's agent.toml names no i-demo-numa agent: the test would prove nothing")
+	}
+	other := filepath.Join(t.TempDir(), "agent.toml")
+	if err := os.WriteFile(other, []byte(renamed), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	src := demoSource(nodeDir)
+	src.config = other
+	var out bytes.Buffer
+	err = runPlanReplay(context.Background(), &out, src, &changeFlags{slots: []string{"i-other-numa0=cuda.shares=1.5"}}, &replayFlags{span: "1h", dir: dir}, false)
+	var ee *exitError
+	if !errors.As(err, &ee) || ee.code != exitBadUsage || !strings.Contains(err.Error(), "i-demo-numa0, i-demo-numa1; the config's are i-other-numa0, i-other-numa1: none in common") {
+		t.Fatalf("a proposal for agents the record never saw: %v\n%s", err, out.String())
+	}
+	// The node's own file: no such refusal.
+	out.Reset()
+	err = runPlanReplay(context.Background(), &out, demoSource(nodeDir), &changeFlags{slots: []string{"i-demo-numa0=cuda.shares=1.5"}}, &replayFlags{span: "1h", dir: dir}, false)
+	if err != nil && strings.Contains(err.Error(), "none in common") {
+		t.Fatalf("the node's own agent.toml refused: %v", err)
+	}
+}
+
+// TestSuggestRefusesAnotherNodesRecord: --suggest from a record none of
+// whose agents the config names would cut every amount to what agents it
+// never saw used (nothing); it is refused before anything is planned, and
+// apply writes nothing.
+func TestSuggestRefusesAnotherNodesRecord(t *testing.T) {
+	dir, nodeDir := recordDemoNode(t, 20, 3*time.Second)
+	raw, err := os.ReadFile(filepath.Join(nodeDir, "agent.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(t.TempDir(), "agent.toml")
+	renamed := []byte(strings.ReplaceAll(string(raw), "i-demo-numa", "i-other-numa"))
+	if err := os.WriteFile(other, renamed, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	src := demoSource(nodeDir)
+	src.config = other
+	var out bytes.Buffer
+	err = runPlanReplay(context.Background(), &out, src, &changeFlags{}, &replayFlags{span: "1h", dir: dir, suggest: true}, false)
+	var ee *exitError
+	if !errors.As(err, &ee) || ee.code != exitBadUsage || !strings.Contains(err.Error(), "--suggest: the record in") || !strings.Contains(err.Error(), "none in common") {
+		t.Fatalf("--suggest from another node's record: %v\n%s", err, out.String())
+	}
+	code, text := runCLI(t, "apply", "--config", other, "--devices", src.devices, "--mock-etcd", src.mockEtcd, "--host-cpus", "0-31", "--host-mem", "256g",
+		"--replay", "1h", "--history", dir, "--suggest", "--yes")
+	wantCode(t, code, exitBadUsage, text, "none in common")
+	if now, _ := os.ReadFile(other); !bytes.Equal(now, renamed) {
+		t.Fatal("apply --suggest wrote another node's suggestion")
+	}
+}
