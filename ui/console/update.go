@@ -145,6 +145,12 @@ func (a *App) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case kit.ActHelp:
 		a.openHelp()
 	case kit.ActFilter:
+		if a.focus == paneAgents || a.focus == paneIssues {
+			// The filter is the kernels': typed over the Issues or
+			// Agents tab, its result and its hints were out of sight
+			// (the tour). The Devices pane stays: it marks the hits.
+			a.setFocusPane(paneKernels)
+		}
 		a.startPrompt(PromptFilter, FilterToExtend(a.Kernels.Filter))
 	case kit.ActCommand:
 		a.startPrompt(PromptCommand, "")

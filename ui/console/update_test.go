@@ -529,3 +529,26 @@ func TestHistoryForgetsGoneDevices(t *testing.T) {
 		})
 	}
 }
+
+// TestFilterBringsTheKernelsForward: / typed over the Issues or Agents tab
+// gives the Kernels pane the focus, where the filter's result and its
+// hints show (they were out of sight: the tour); over Devices, which
+// marks the hits, the focus stays.
+func TestFilterBringsTheKernelsForward(t *testing.T) {
+	for _, from := range []pane{paneAgents, paneIssues, paneDevices} {
+		a := testApp(t, 80, 24, fake.Node(fake.Options{}), Options{})
+		a.setFocusPane(from)
+		typeKeys(a, "/usr:bb31")
+		a.Update(keyCode(tea.KeyEnter))
+		want := paneKernels
+		if from == paneDevices {
+			want = paneDevices
+		}
+		if a.focus != want {
+			t.Errorf("/ over %s: focus on %s, want %s", paneSpecs[from].Title, paneSpecs[a.focus].Title, paneSpecs[want].Title)
+		}
+		if from != paneDevices && !strings.Contains(screen(a), "user:?") {
+			t.Errorf("/ over %s: the near-miss hint is not on screen:\n%s", paneSpecs[from].Title, screen(a))
+		}
+	}
+}
