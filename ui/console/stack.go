@@ -164,10 +164,28 @@ func (a *App) Rows(w, h int) []string {
 // footerHelp is the footer's key help when neither the prompt nor a flash
 // takes it: the topmost screen's own, or "" for the main screen's.
 func (a *App) footerHelp(w int) string {
+	if d := a.topDialog(); d != nil {
+		// Under a dialog only its keys act: the screen's (p plan, A
+		// apply) were offered and did nothing (the tour).
+		return kit.SpansRow(a.St, []kit.Span{{Lvl: kit.LvlDim, Text: d.Hints()}}, w)
+	}
 	if f := a.footedScreen(); f != nil {
 		return f.Footer(w)
 	}
 	return ""
+}
+
+// topDialog is the open dialog on top of the layers, or nil.
+func (a *App) topDialog() *kit.Dialog {
+	for i := len(a.layers) - 1; i >= 0; i-- {
+		l := a.layers[i]
+		if l.Closed() {
+			continue
+		}
+		d, _ := l.(*kit.Dialog)
+		return d
+	}
+	return nil
 }
 
 // footedScreen is the screen whose footer shows: the topmost screen if it
