@@ -3,8 +3,10 @@ package console
 import (
 	"errors"
 	"slices"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/engine/partition"
 	"github.com/fgtop/fgtop/model"
 
@@ -73,6 +75,20 @@ func (a *App) pollDesk() {
 	})
 }
 
+// actorWho names an actor in the header: over SSH the user name is the
+// client's own choice, so the key it logged in with is named beside it
+// ("olga key SHA256:Ab3dE9xQ"), as the journal keeps it.
+func actorWho(a agentconfig.Actor) string {
+	if a.Key == "" {
+		return a.Name
+	}
+	k := a.Key
+	if _, rest, ok := strings.Cut(k, ":"); ok && len(rest) > 8 {
+		k = k[:len(k)-len(rest)+8]
+	}
+	return a.Name + " key " + k
+}
+
 // deskPolled shows who holds the draft and the desk's last write in the
 // header of every console sharing the desk, and lets the editor notice a
 // lost draft.
@@ -80,14 +96,14 @@ func (a *App) deskPolled(m editor.DeskPolledMsg) {
 	ed := a.ed()
 	var hold, write []kit.Span
 	if m.Held {
-		lvl, who := kit.LvlWarn, m.Hold.Actor.Name
+		lvl, who := kit.LvlWarn, actorWho(m.Hold.Actor)
 		if m.Mine && ed != nil && ed.Owns(m.Sess) {
 			lvl, who = kit.LvlAccent, "you"
 		}
 		hold = []kit.Span{{Lvl: lvl, Text: "draft: " + who + " since " + m.Hold.Since.Local().Format("15:04")}}
 	}
 	if m.Written && !a.agentsRestarted() {
-		write = []kit.Span{{Lvl: kit.LvlWarn, Text: "agent.toml written " + m.Write.Since.Local().Format("15:04") + " by " + m.Write.Actor.Name + ": restart agents"}}
+		write = []kit.Span{{Lvl: kit.LvlWarn, Text: "agent.toml written " + m.Write.Since.Local().Format("15:04") + " by " + actorWho(m.Write.Actor) + ": restart agents"}}
 	}
 	if !slices.Equal(hold, a.deskHold) || !slices.Equal(write, a.deskWrite) {
 		a.deskHold, a.deskWrite = hold, write
