@@ -277,14 +277,26 @@ func (e *Editor) replayLine() []kit.Span {
 	if e.hasAct(ActEdRefused) {
 		lists = " · R lists them"
 	}
+	var line []kit.Span
 	if len(parts) == 1 {
-		return []kit.Span{{Lvl: kit.LvlDim, Text: span + under}, {Lvl: kit.LvlCrit, Text: alone}, {Lvl: kit.LvlDim, Text: lists}}
+		line = []kit.Span{{Lvl: kit.LvlDim, Text: span + under}, {Lvl: kit.LvlCrit, Text: alone}, {Lvl: kit.LvlDim, Text: lists}}
+	} else {
+		// Several agents: the total first, so that a narrow screen that
+		// cuts the line keeps what matters; then each agent's share.
+		total := strconv.Itoa(len(res.Refused)) + " of " + kit.Plural(res.Sessions, "session") + verb
+		line = []kit.Span{{Lvl: kit.LvlDim, Text: span + under}, {Lvl: kit.LvlCrit, Text: total}, {Lvl: kit.LvlDim, Text: lists + ": "},
+			{Lvl: kit.LvlCrit, Text: strings.Join(parts, "; ")}}
 	}
-	// Several agents: the total first, so that a narrow screen that cuts
-	// the line keeps what matters; then each agent's share.
-	total := strconv.Itoa(len(res.Refused)) + " of " + kit.Plural(res.Sessions, "session") + verb
-	return []kit.Span{{Lvl: kit.LvlDim, Text: span + under}, {Lvl: kit.LvlCrit, Text: total}, {Lvl: kit.LvlDim, Text: lists + ": "},
-		{Lvl: kit.LvlCrit, Text: strings.Join(parts, "; ")}}
+	if lists != "" && e.W > 0 && kit.SpansWidth(line) > e.W-1 {
+		// Cut at the screen's edge, the line lost the key that opens the
+		// whole list (the tour at 80 columns): it goes first then.
+		first := []kit.Span{line[0], {Lvl: kit.LvlDim, Text: "R lists them: "}, line[1]}
+		if len(line) == 4 {
+			first = append(first, kit.Span{Lvl: kit.LvlDim, Text: ": "}, line[3])
+		}
+		line = first
+	}
+	return line
 }
 
 // overSlots says which slots' demand went over the amount, as plan

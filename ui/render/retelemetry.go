@@ -81,7 +81,7 @@ func sameGlyphs(a, b *kit.Glyphs) bool {
 		a.Ellipsis == b.Ellipsis && a.Cursor == b.Cursor && a.Lock == b.Lock && a.Up == b.Up &&
 		a.Down == b.Down && a.Degree == b.Degree && a.Dot == b.Dot &&
 		a.CornerTL == b.CornerTL && a.CornerTR == b.CornerTR && a.CornerBL == b.CornerBL && a.CornerBR == b.CornerBR &&
-		a.Owned == b.Owned && a.Gained == b.Gained && a.Lost == b.Lost && a.Hit == b.Hit
+		a.Owned == b.Owned && a.Gained == b.Gained && a.Lost == b.Lost && a.Hit == b.Hit && a.To == b.To
 }
 
 // retelemetry is p for snapshot s, which differs from p's only in its
