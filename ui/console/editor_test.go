@@ -201,6 +201,11 @@ func TestEditorMoveFreeDeviceAndApply(t *testing.T) {
 	if v := screen(a); !strings.Contains(v, "Journal") || !strings.Contains(v, "alice") || !strings.Contains(v, editor.ShortHash(recs[0].NewHash)) {
 		t.Errorf("journal view:\n%s", v)
 	}
+	// What it changed and where the old file went, not hashes alone (the
+	// tour).
+	if v := screen(a); !strings.Contains(v, "agents[0].resource.devices") || !strings.Contains(v, " → ") || !strings.Contains(v, "backup "+recs[0].Backup[:20]) {
+		t.Errorf("the journal view does not say what the apply changed, or its backup (%s):\n%s", recs[0].Backup, v)
+	}
 	press(a, esc)
 	if a.ed().Showing != editor.EdGrid {
 		t.Error("esc did not leave the journal view")

@@ -124,9 +124,11 @@ type Editor struct {
 	// is refused until the first one's result is in.
 	Applying bool
 
-	journal    []agentconfig.JournalRecord
-	journalBad int
-	journalErr string
+	journal []agentconfig.JournalRecord
+	// journalWhat is what each journal record changed (journalChanges).
+	journalWhat []string
+	journalBad  int
+	journalErr  string
 
 	// rp is the draft's replay against the history record (replay.go).
 	rp replayState

@@ -1,6 +1,7 @@
 package editor
 
 import (
+	"encoding/json"
 	"errors"
 	"path/filepath"
 	"slices"
@@ -51,6 +52,8 @@ type (
 	// DeskJournalMsg is the journal's last records.
 	DeskJournalMsg struct {
 		recs []agentconfig.JournalRecord
+		// what each record changed, one line (journalChanges), by index
+		what []string
 		bad  int
 		Err  error
 	}
@@ -127,7 +130,7 @@ func (e *Editor) deskMsg(msg tea.Msg) {
 	case DeskReviewedMsg:
 		e.reviewed(msg)
 	case DeskJournalMsg:
-		e.journal, e.journalBad, e.journalErr = msg.recs, msg.bad, ""
+		e.journal, e.journalWhat, e.journalBad, e.journalErr = msg.recs, msg.what, msg.bad, ""
 		if msg.Err != nil {
 			e.journalErr = msg.Err.Error()
 		}
@@ -234,12 +237,44 @@ func (e *Editor) reviewed(m DeskReviewedMsg) {
 	e.Showing, e.planOff = EdPlan, 0
 }
 
+// journalChanges is what a journal record's plan changed in the file, in
+// one line ("agents[0].resource.cpu 15 -> 17; ..."): the hashes alone
+// told an operator nothing (the tour). "" where the record keeps no plan
+// (a rollback) or one that does not read.
+func journalChanges(plan json.RawMessage) string {
+	if len(plan) == 0 {
+		return ""
+	}
+	var p struct {
+		Edits []agentconfig.Change `json:"edits"`
+	}
+	if json.Unmarshal(plan, &p) != nil {
+		return ""
+	}
+	parts := make([]string, 0, len(p.Edits))
+	for _, c := range p.Edits {
+		old, next := strings.TrimSpace(c.Old), strings.TrimSpace(c.New)
+		if _, v, ok := strings.Cut(old, "="); ok {
+			old = strings.TrimSpace(v)
+		}
+		if _, v, ok := strings.Cut(next, "="); ok {
+			next = strings.TrimSpace(v)
+		}
+		parts = append(parts, c.Key+" "+old+" -> "+next)
+	}
+	return strings.Join(parts, "; ")
+}
+
 // loadJournal reads the last records of the desk's journal.
 func (e *Editor) loadJournal() {
 	d := e.Desk
 	e.Do(func() tea.Msg {
 		recs, bad, err := d.Journal(journalRows)
-		return DeskJournalMsg{recs: recs, bad: bad, Err: err}
+		what := make([]string, len(recs))
+		for i := range recs {
+			what[i] = journalChanges(recs[i].Plan)
+		}
+		return DeskJournalMsg{recs: recs, what: what, bad: bad, Err: err}
 	})
 }
 

@@ -664,7 +664,7 @@ func (e *Editor) viewJournal(w, h int) []string {
 	default:
 		row(kit.Span{Lvl: kit.LvlDim, Text: kit.PadRight("TIME", 20) + kit.PadRight("ACTION", 9) + kit.PadRight("RESULT", 9) + kit.PadRight("ACTOR", 14) + kit.PadRight("ORIGIN", 22) + "OLD " + e.St.G.To + " NEW"})
 	}
-	for _, r := range e.journal {
+	for i, r := range e.journal {
 		res := kit.Span{Lvl: kit.LvlOK, Text: kit.PadRight(r.Result, 9)}
 		if r.Result != "ok" {
 			res.Lvl = kit.LvlCrit
@@ -676,6 +676,12 @@ func (e *Editor) viewJournal(w, h int) []string {
 		row(kit.Span{Lvl: kit.LvlPlain, Text: kit.PadRight(r.Time.Local().Format("2006-01-02 15:04:05"), 20)}, kit.Span{Lvl: kit.LvlAccent, Text: kit.PadRight(r.Action, 9)}, res,
 			kit.Span{Lvl: kit.LvlPlain, Text: kit.PadRight(r.Actor, 14)}, kit.Span{Lvl: kit.LvlDim, Text: kit.PadRight(r.Origin, 22)},
 			kit.Span{Lvl: kit.LvlPlain, Text: ShortHash(r.OldHash) + " " + e.St.G.To + " " + ShortHash(r.NewHash)}, kit.Span{Lvl: kit.LvlWarn, Text: extra})
+		if i < len(e.journalWhat) && e.journalWhat[i] != "" {
+			row(kit.Span{Lvl: kit.LvlDim, Text: "    " + strings.ReplaceAll(e.journalWhat[i], " -> ", " "+e.St.G.To+" ")})
+		}
+		if r.Backup != "" {
+			row(kit.Span{Lvl: kit.LvlDim, Text: "    backup " + r.Backup})
+		}
 		for _, m := range r.Mismatch {
 			row(kit.Span{Lvl: kit.LvlCrit, Text: "    mismatch: " + m})
 		}
