@@ -73,6 +73,10 @@ func TestMockSettingsFromTheAgentsEtcd(t *testing.T) {
 	wantCode(t, code, exitBadUsage, out, "unit_proc", "below the plugin's minimum")
 	etcd.Put(global+"unit_proc", "108")
 
+	// simulate on the live tree places on the settings etcd holds.
+	code, out = runCLI(t, "simulate", "--config", cfg, "--devices", filepath.Join(fix, "mock-accelerator.toml"), "--request", "cuda.shares=0.5")
+	wantCode(t, code, exitOK, out, "fractional mode", "cuda.shares GPU")
+
 	// --mock-etcd wins: etcd is not read (stopped, it would be said).
 	etcd.Stop()
 	code, out = check("--mock-etcd", filepath.Join(fix, "mock-accelerator.etcd.json"))
@@ -88,4 +92,7 @@ func TestMockSettingsFromTheAgentsEtcd(t *testing.T) {
 	if strings.Contains(out, "would stop at start-up") {
 		t.Fatalf("a verdict judged against guessed settings:\n%s", out)
 	}
+	// simulate places nothing on a guess.
+	code, out = runCLI(t, "simulate", "--config", cfg, "--devices", filepath.Join(fix, "mock-accelerator.toml"), "--request", "cuda.shares=0.5")
+	wantCode(t, code, exitBadUsage, out, "could not be read from the agent's etcd", "--mock-etcd FILE")
 }

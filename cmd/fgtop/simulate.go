@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/fgtop/fgtop/engine"
 	"github.com/fgtop/fgtop/engine/agentconfig"
@@ -391,6 +392,17 @@ func (f *simulateFlags) liveNode(ctx context.Context, settings placement.Setting
 	snap, err := engine.Build(ctx, opts)
 	if err != nil {
 		return nil, fmt.Errorf("simulate: reading the live state: %w", err)
+	}
+	if snap.Source.Kind == inventory.KindMock && snap.Source.Health == inventory.HealthDegraded {
+		// The mock's settings in its agents' etcd were not read: a
+		// placement on the defaults' guess may be wrong, so none.
+		for _, iss := range snap.Issues {
+			if iss.Code == model.IssueDeviceSource && iss.Severity == model.SevWarning {
+				why, _, _ := strings.Cut(iss.Message, ": fgtop assumes")
+				return nil, usageErr("simulate: %s: a placement on the plugin's defaults may be wrong; give the settings with --mock-etcd FILE", why)
+			}
+		}
+		return nil, usageErr("simulate: the mock plugin's settings were not read: give them with --mock-etcd FILE")
 	}
 	reportProblems(f.stderr, snap)
 	f.live = snap
