@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -245,23 +244,44 @@ func mockSettingsOfEtcd(devices string, pc pluginContext) (*inventory.MockSettin
 	if err != nil {
 		return inventory.UnreadMockSettings(err.Error()), nil
 	}
-	var first map[string]string
+	// Each agent's settings are checked as the plugin checks them (one
+	// the plugin refuses stops that agent), then compared by what they
+	// register, as the CUDA plugin's are (plugin.registersDiffer): keys
+	// spelled otherwise ("40g", "40960m") or that register nothing (the
+	// mock's device_mask only hides statistics) are alike.
+	var first *inventory.MockSettings
 	for _, a := range append([]model.AgentID{""}, pc.agents...) {
 		kv, ok := per[a]
 		if !ok {
 			continue
 		}
+		s, err := inventory.MockSettingsFromEtcd(o.Where(), kv)
+		if err != nil {
+			if a != "" {
+				return nil, usageErr("the mock plugin's settings in etcd, as agent %s reads them (its node scope over the global one): %v", a, err)
+			}
+			return nil, usageErr("the mock plugin's settings in etcd: %v", err)
+		}
 		if first == nil {
-			first = kv
-		} else if !maps.Equal(first, kv) {
+			first = s
+		} else if !sameMockRegistration(first, s) {
 			return inventory.UnreadMockSettings("the agents' node scopes set them differently, and one mock device list serves them all"), nil
 		}
 	}
-	s, err := inventory.MockSettingsFromEtcd(o.Where(), first)
-	if err != nil {
-		return nil, usageErr("the mock plugin's settings in etcd: %v", err)
+	return first, nil
+}
+
+// sameMockRegistration: a and b make the mock plugin register the same
+// slots and capacities (its mode; in fractional mode its units and
+// quantum).
+func sameMockRegistration(a, b *inventory.MockSettings) bool {
+	if a.Mode() != b.Mode() {
+		return false
 	}
-	return s, nil
+	if a.Mode() != inventory.ModeFractional {
+		return true
+	}
+	return a.UnitMem == b.UnitMem && a.UnitProc == b.UnitProc && a.QuantumSize.Cmp(b.QuantumSize) == 0
 }
 
 // checkMockEtcd refuses --mock-etcd where no mock file is read.
