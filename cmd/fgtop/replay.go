@@ -227,16 +227,32 @@ func runPlanReplay(ctx context.Context, out io.Writer, src *sourceFlags, ch *cha
 	return nil
 }
 
-// otherAgents says that rec's agents (its partition at the span's end)
-// and the config's share none, so the record is another node's; "" when
-// they share one, or either is not known.
+// otherAgents says that rec's agents (those of every partition in force
+// over its span) and the config's share none, so the record is another
+// node's; "" when they share one, or either is not known.
 func otherAgents(dir string, rec *replay.Record, cfgAgents []model.AgentID) string {
-	recAgents := rec.AgentIDs()
+	recAgents := spanAgentIDs(rec)
 	if len(cfgAgents) == 0 || len(recAgents) == 0 || slices.ContainsFunc(recAgents, func(id model.AgentID) bool { return slices.Contains(cfgAgents, id) }) {
 		return ""
 	}
 	return fmt.Sprintf("the record in %s is of agents %s; the config's are %s: none in common, so it is another node's record (or the agents were renamed)",
 		dir, joinAgentIDs(recAgents), joinAgentIDs(cfgAgents))
+}
+
+// spanAgentIDs are the agents of every partition rec's span saw, the
+// latest partition's first: a record whose agents were renamed within it
+// knows the old names as well as the new ones (rec.AgentIDs has only the
+// latest, and refused the file the span began under).
+func spanAgentIDs(rec *replay.Record) []model.AgentID {
+	ids := rec.AgentIDs()
+	for i := len(rec.Epochs) - 1; i >= 0; i-- {
+		for _, a := range rec.Epochs[i].Agents {
+			if !slices.Contains(ids, a.ID) {
+				ids = append(ids, a.ID)
+			}
+		}
+	}
+	return ids
 }
 
 // configAgentIDs are cfg's agent ids; nil where one is not set (a
