@@ -324,9 +324,16 @@ func (sg *Suggestion) improve(rec *Record, in SuggestInput, deadline time.Time) 
 // fitsNode is Backend.AI's ResourceOverAllocatedError check on one slot:
 // each agent counts its amount less what the node has beyond it, and the
 // counts must not add up past the node's total less the reservation.
+//
+// The amounts themselves must also add up to no more than the node's
+// total: main loads up to total + (n-1) x reserved (it counts each amount
+// less the reservation), but amounts past the host's cores or memory let
+// the manager send the agents more than the node has, and plan warns of
+// them (partition.CPUBeyondHost, MemBeyondHost): a suggestion never
+// makes its own plan warn.
 func fitsNode(x []model.Dec, total, reserved model.Dec) bool {
 	avail := total.Sub(reserved)
-	sum := model.Zero
+	sum, given := model.Zero, model.Zero
 	for _, v := range x {
 		if avail.Less(v) {
 			// The agent counts at most the available total: more is
@@ -334,8 +341,9 @@ func fitsNode(x []model.Dec, total, reserved model.Dec) bool {
 			return false
 		}
 		sum = sum.Add(avail.Sub(model.Max(total.Sub(v), model.Zero)))
+		given = given.Add(v)
 	}
-	return !avail.Less(sum)
+	return !avail.Less(sum) && !total.Less(given)
 }
 
 // fairShare shares a short slot out by max-min fairness: every agent a

@@ -138,3 +138,30 @@ func TestSumsFitDamagedAmount(t *testing.T) {
 		}
 	}
 }
+
+// TestFitsNodeWithinTheHost: main loads amounts up to the node's total
+// plus (n-1) reservations (each counted less the reservation), but a
+// suggestion stays within the host's total, so its own plan never warns
+// that the agents are given more cores or memory than the node has (the
+// review: 17 + 17 cores suggested on 32, reserved 2).
+func TestFitsNodeWithinTheHost(t *testing.T) {
+	d := model.MustDec
+	for _, tc := range []struct {
+		x    []string
+		want bool
+	}{
+		{[]string{"17", "17"}, false}, // main's rule alone takes it: 15 + 15 of 30
+		{[]string{"16", "16"}, true},
+		{[]string{"15", "17"}, true},
+		{[]string{"31", "1"}, false}, // 31 is past the 30 available to one agent
+		{[]string{"30", "2"}, true},
+	} {
+		x := make([]model.Dec, len(tc.x))
+		for i, v := range tc.x {
+			x[i] = d(v)
+		}
+		if got := fitsNode(x, d("32"), d("2")); got != tc.want {
+			t.Errorf("fitsNode(%v, 32, reserved 2) = %v, want %v", tc.x, got, tc.want)
+		}
+	}
+}
