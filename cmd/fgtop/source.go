@@ -146,6 +146,18 @@ func (f *sourceFlags) openInventory(pc pluginContext, roots []string) (inventory
 	if err != nil {
 		return nil, f.deviceErr(err)
 	}
+	if ms, ok := src.(*inventory.MockSource); ok && f.live && oo.MockSettings != nil {
+		// A console, serve or exporter started while etcd was down
+		// reads again until it can, as the CUDA plugin's reader does.
+		devices := f.devices
+		ms.RetryUnread(mockRetry, func(ctx context.Context) *inventory.MockSettings {
+			s, err := mockSettingsOfEtcdCtx(ctx, devices, pc)
+			if err != nil {
+				return nil
+			}
+			return s
+		})
+	}
 	wrapped, err := f.wrapPlugin(src, pc, roots)
 	if err != nil {
 		_ = src.Close()
@@ -220,6 +232,10 @@ func (f *sourceFlags) options() (engine.Options, error) {
 	return opts, nil
 }
 
+// mockRetry is how often a live command reads the mock plugin's settings
+// again while they could not be read.
+const mockRetry = 10 * time.Second
+
 // mockSettingsOfEtcd reads the mock plugin's settings as its agents do,
 // from the etcd agent.toml names (config/plugins/accelerator/mock/, each
 // agent's node scope over the global one), for a --devices that is a
@@ -229,6 +245,11 @@ func (f *sourceFlags) options() (engine.Options, error) {
 // input, as in a --mock-etcd file. Read once: the agent reads them at
 // start-up.
 func mockSettingsOfEtcd(devices string, pc pluginContext) (*inventory.MockSettings, error) {
+	return mockSettingsOfEtcdCtx(context.Background(), devices, pc)
+}
+
+// mockSettingsOfEtcdCtx is mockSettingsOfEtcd under ctx.
+func mockSettingsOfEtcdCtx(ctx context.Context, devices string, pc pluginContext) (*inventory.MockSettings, error) {
 	switch devices {
 	case "", "auto", "nvml":
 		return nil, nil
@@ -243,7 +264,7 @@ func mockSettingsOfEtcd(devices string, pc pluginContext) (*inventory.MockSettin
 	}
 	o := plugin.EtcdOptions{Endpoints: pc.etcd.Addrs, Namespace: pc.etcd.Namespace, User: pc.etcd.User, Password: pc.etcd.Password,
 		Agents: pc.agents, Timeout: etcdTimeout, Entry: "mock"}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*etcdTimeout)
+	ctx, cancel := context.WithTimeout(ctx, 2*etcdTimeout)
 	defer cancel()
 	per, err := plugin.ReadEtcdFlat(ctx, o)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/fgtop/fgtop/model"
 )
@@ -25,6 +26,9 @@ type MockSource struct {
 	mu       sync.Mutex
 	lastHost *HostInfo
 	last     *Inventory
+	// stop ends RetryUnread's reads (Close).
+	stop     chan struct{}
+	stopOnce sync.Once
 }
 
 // NewMock reads a mock-accelerator.toml and, if etcdJSONPath is not empty,
@@ -65,14 +69,58 @@ func NewMockFromConfig(cfg *MockConfig, settings *MockSettings, host *Host) *Moc
 	if settings == nil {
 		settings = DefaultMockSettings()
 	}
-	return &MockSource{cfg: cfg, settings: settings, host: host, acc: mockDevices(cfg, settings)}
+	return &MockSource{cfg: cfg, settings: settings, host: host, acc: mockDevices(cfg, settings), stop: make(chan struct{})}
 }
 
 // Config returns the parsed mock-accelerator.toml.
 func (m *MockSource) Config() *MockConfig { return m.cfg }
 
 // Settings returns the plugin settings in effect.
-func (m *MockSource) Settings() *MockSettings { return m.settings }
+func (m *MockSource) Settings() *MockSettings {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.settings
+}
+
+// RetryUnread reads settings that could not be read at start
+// (UnreadMockSettings) again every period, until read gives settings it
+// read or the source is closed; the devices are then registered with them
+// from the next Poll on. A console, serve or exporter started while etcd
+// was down kept the defaults' guess for its whole life. It does nothing
+// for settings that were read.
+func (m *MockSource) RetryUnread(period time.Duration, read func(context.Context) *MockSettings) {
+	m.mu.Lock()
+	unread := m.settings.Unread != ""
+	m.mu.Unlock()
+	if !unread || read == nil {
+		return
+	}
+	go func() {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go func() {
+			<-m.stop
+			cancel()
+		}()
+		t := time.NewTicker(period)
+		defer t.Stop()
+		for {
+			select {
+			case <-m.stop:
+				return
+			case <-t.C:
+			}
+			s := read(ctx)
+			if s == nil || s.Unread != "" {
+				continue
+			}
+			m.mu.Lock()
+			m.settings, m.acc, m.last = s, mockDevices(m.cfg, s), nil
+			m.mu.Unlock()
+			return
+		}
+	}()
+}
 
 // Poll returns the mock devices and the host's. Only the host part is ever
 // re-read.
@@ -94,8 +142,11 @@ func (m *MockSource) Poll(ctx context.Context) (*Inventory, error) {
 	return &inv, nil
 }
 
-// Close does nothing: the mock holds no resources.
-func (m *MockSource) Close() error { return nil }
+// Close ends RetryUnread's reads; the mock holds nothing else.
+func (m *MockSource) Close() error {
+	m.stopOnce.Do(func() { close(m.stop) })
+	return nil
+}
 
 // mockDevices computes what the plugin registers (list_devices,
 // create_alloc_map, slot_types), once.

@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/fgtop/fgtop/model"
 )
@@ -531,5 +533,64 @@ func TestMockWithHost(t *testing.T) {
 	inv2 := poll(t, src)
 	if &inv2.Devices[0] != &inv.Devices[0] {
 		t.Error("unchanged poll rebuilt the device list")
+	}
+}
+
+// TestMockRetryUnread: settings that could not be read at start are read
+// again until they can be, and the devices are registered with them from
+// the next Poll on (a console started while etcd was down kept the
+// defaults' guess for its life); Close ends the reads.
+func TestMockRetryUnread(t *testing.T) {
+	cfg, err := LoadMockConfig(fixtureTOML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, err := LoadMockSettings(fixtureEtcd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := NewMockFromConfig(cfg, UnreadMockSettings("etcd at 127.0.0.1:1: connection refused"), nil)
+	if inv := poll(t, src); inv.Fractional || inv.Source.Health != HealthDegraded {
+		t.Fatalf("unread settings: fractional %v, health %s", inv.Fractional, inv.Source.Health)
+	}
+	var calls atomic.Int32
+	src.RetryUnread(5*time.Millisecond, func(context.Context) *MockSettings {
+		if calls.Add(1) < 3 {
+			return UnreadMockSettings("still down")
+		}
+		return good
+	})
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		inv := poll(t, src)
+		if inv.Fractional && inv.Source.Health == HealthOK && inv.Devices[0].Slot == model.SlotCUDAShares {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the settings read at the third try were never taken: %+v", inv.Source)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	n := calls.Load()
+	time.Sleep(30 * time.Millisecond)
+	if calls.Load() != n {
+		t.Error("reads went on after the settings were read")
+	}
+
+	// Close ends the reads of a source that never could.
+	src2 := NewMockFromConfig(cfg, UnreadMockSettings("down"), nil)
+	var calls2 atomic.Int32
+	src2.RetryUnread(5*time.Millisecond, func(context.Context) *MockSettings { calls2.Add(1); return nil })
+	for deadline := time.Now().Add(5 * time.Second); calls2.Load() == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no read of settings that could not be read")
+		}
+	}
+	src2.Close()
+	time.Sleep(10 * time.Millisecond)
+	m := calls2.Load()
+	time.Sleep(30 * time.Millisecond)
+	if m == 0 || calls2.Load() != m {
+		t.Errorf("reads before Close %d, after %d: want some, then none", m, calls2.Load())
 	}
 }
