@@ -236,14 +236,13 @@ func (f *sourceFlags) options() (engine.Options, error) {
 // again while they could not be read.
 const mockRetry = 10 * time.Second
 
-// mockSettingsOfEtcd reads the mock plugin's settings as its agents do,
-// from the etcd agent.toml names (config/plugins/accelerator/mock/, each
-// agent's node scope over the global one), for a --devices that is a
-// mock-accelerator.toml given no --mock-etcd: nil for another source or
-// no etcd. Settings that cannot be read are the plugin's defaults, said
-// (inventory.UnreadMockSettings); settings the plugin would refuse are bad
-// input, as in a --mock-etcd file. Read once: the agent reads them at
-// start-up.
+// mockSettingsOfEtcd is the mock plugin's settings as its agents read
+// them from the etcd agent.toml names (plugin.ReadMockSettings), for a
+// --devices that is a mock-accelerator.toml given no --mock-etcd: nil for
+// another source, one that does not exist (said at once by its open, not
+// after etcd's timeout) or no etcd. A value the plugin refuses is bad
+// usage. Live commands read them again while they could not be read
+// (MockSource.RetryUnread).
 func mockSettingsOfEtcd(devices string, pc pluginContext) (*inventory.MockSettings, error) {
 	return mockSettingsOfEtcdCtx(context.Background(), devices, pc)
 }
@@ -258,56 +257,16 @@ func mockSettingsOfEtcdCtx(ctx context.Context, devices string, pc pluginContext
 		return nil, nil
 	}
 	if _, err := os.Stat(devices); err != nil {
-		// Said at once by the device source's open, not after etcd's
-		// timeout (the review: 1.56 s to say "no such file").
 		return nil, nil
 	}
-	o := plugin.EtcdOptions{Endpoints: pc.etcd.Addrs, Namespace: pc.etcd.Namespace, User: pc.etcd.User, Password: pc.etcd.Password,
-		Agents: pc.agents, Timeout: etcdTimeout, Entry: "mock"}
 	ctx, cancel := context.WithTimeout(ctx, 2*etcdTimeout)
 	defer cancel()
-	per, err := plugin.ReadEtcdFlat(ctx, o)
+	s, err := plugin.ReadMockSettings(ctx, plugin.EtcdOptions{Endpoints: pc.etcd.Addrs, Namespace: pc.etcd.Namespace,
+		User: pc.etcd.User, Password: pc.etcd.Password, Agents: pc.agents, Timeout: etcdTimeout})
 	if err != nil {
-		return inventory.UnreadMockSettings(err.Error()), nil
+		return nil, usageErr("%v", err)
 	}
-	// Each agent's settings are checked as the plugin checks them (one
-	// the plugin refuses stops that agent), then compared by what they
-	// register, as the CUDA plugin's are (plugin.registersDiffer): keys
-	// spelled otherwise ("40g", "40960m") or that register nothing (the
-	// mock's device_mask only hides statistics) are alike.
-	var first *inventory.MockSettings
-	for _, a := range append([]model.AgentID{""}, pc.agents...) {
-		kv, ok := per[a]
-		if !ok {
-			continue
-		}
-		s, err := inventory.MockSettingsFromEtcd(o.Where(), kv)
-		if err != nil {
-			if a != "" {
-				return nil, usageErr("the mock plugin's settings in etcd, as agent %s reads them (its node scope over the global one): %v", a, err)
-			}
-			return nil, usageErr("the mock plugin's settings in etcd: %v", err)
-		}
-		if first == nil {
-			first = s
-		} else if !sameMockRegistration(first, s) {
-			return inventory.UnreadMockSettings("the agents' node scopes set them differently, and one mock device list serves them all"), nil
-		}
-	}
-	return first, nil
-}
-
-// sameMockRegistration: a and b make the mock plugin register the same
-// slots and capacities (its mode; in fractional mode its units and
-// quantum).
-func sameMockRegistration(a, b *inventory.MockSettings) bool {
-	if a.Mode() != b.Mode() {
-		return false
-	}
-	if a.Mode() != inventory.ModeFractional {
-		return true
-	}
-	return a.UnitMem == b.UnitMem && a.UnitProc == b.UnitProc && a.QuantumSize.Cmp(b.QuantumSize) == 0
+	return s, nil
 }
 
 // checkMockEtcd refuses --mock-etcd where no mock file is read.
