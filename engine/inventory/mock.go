@@ -16,7 +16,9 @@ import (
 // (Device.Telemetry is nil).
 //
 // The plugin reads its config once at start, and so does MockSource: the
-// accelerator part is computed once and every Poll shares it.
+// accelerator part is computed once and every Poll shares it (once more
+// where settings that could not be read at start are read later:
+// RetryUnread).
 type MockSource struct {
 	cfg      *MockConfig
 	settings *MockSettings
@@ -99,8 +101,11 @@ func (m *MockSource) RetryUnread(period time.Duration, read func(context.Context
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		go func() {
-			<-m.stop
-			cancel()
+			select {
+			case <-m.stop:
+				cancel()
+			case <-ctx.Done():
+			}
 		}()
 		t := time.NewTicker(period)
 		defer t.Stop()
