@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -26,28 +25,7 @@ func TestMockSettingsScopesAlikeByRegistration(t *testing.T) {
 		etcd.Put(global+k, v)
 	}
 	fix := testfix.Dir(t, "backendai")
-	raw, err := os.ReadFile(filepath.Join(fix, "agent.multi-agent.slot-based.toml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	scratch := filepath.Join(dir, "scratches")
-	if err := os.Mkdir(scratch, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	host, port, _ := strings.Cut(etcd.Endpoint, ":")
-	text := strings.NewReplacer(
-		`namespace = "local"`, `namespace = "`+ns+`"`,
-		`addr = { host = "127.0.0.1", port = 2379 }`, `addr = { host = "`+host+`", port = `+port+` }`,
-		"/var/lib/backend.ai/scratches", scratch,
-	).Replace(string(raw))
-	if !strings.Contains(text, port) || !strings.Contains(text, ns) {
-		t.Fatal("the fixture's [etcd] was not rewritten: the test would prove nothing")
-	}
-	cfg := filepath.Join(dir, "agent.toml")
-	if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	cfg := etcdSlotConfig(t, etcd, ns)
 	check := func() (int, string) {
 		return runCLI(t, "check", "--config", cfg, "--devices", filepath.Join(fix, "mock-accelerator.toml"),
 			"--host-cpus", "0-63", "--host-mem", "512g")

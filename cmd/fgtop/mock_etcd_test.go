@@ -26,28 +26,7 @@ func TestMockSettingsFromTheAgentsEtcd(t *testing.T) {
 		etcd.Put(global+k, v)
 	}
 	fix := testfix.Dir(t, "backendai")
-	raw, err := os.ReadFile(filepath.Join(fix, "agent.multi-agent.slot-based.toml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	scratch := filepath.Join(dir, "scratches")
-	if err := os.Mkdir(scratch, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	host, port, _ := strings.Cut(etcd.Endpoint, ":")
-	text := strings.NewReplacer(
-		`namespace = "local"`, `namespace = "`+ns+`"`,
-		`addr = { host = "127.0.0.1", port = 2379 }`, `addr = { host = "`+host+`", port = `+port+` }`,
-		"/var/lib/backend.ai/scratches", scratch,
-	).Replace(string(raw))
-	if text == string(raw) || !strings.Contains(text, port) {
-		t.Fatal("the fixture's [etcd] or scratch root was not rewritten: the test would prove nothing")
-	}
-	cfg := filepath.Join(dir, "agent.toml")
-	if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	cfg := etcdSlotConfig(t, etcd, ns)
 	check := func(extra ...string) (int, string) {
 		args := append([]string{"check", "--config", cfg, "--devices", filepath.Join(fix, "mock-accelerator.toml"),
 			"--host-cpus", "0-63", "--host-mem", "512g"}, extra...)
@@ -95,4 +74,34 @@ func TestMockSettingsFromTheAgentsEtcd(t *testing.T) {
 	// simulate places nothing on a guess.
 	code, out = runCLI(t, "simulate", "--config", cfg, "--devices", filepath.Join(fix, "mock-accelerator.toml"), "--request", "cuda.shares=0.5")
 	wantCode(t, code, exitBadUsage, out, "could not be read from the agent's etcd", "--mock-etcd FILE")
+}
+
+// etcdSlotConfig is the fixtures' slot-based agent.toml with its [etcd]
+// pointed at etcd under namespace ns and its scratch root in a temporary
+// directory; it returns the file's path.
+func etcdSlotConfig(t *testing.T, etcd *etcdtest.Server, ns string) string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(testfix.Dir(t, "backendai"), "agent.multi-agent.slot-based.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	scratch := filepath.Join(dir, "scratches")
+	if err := os.Mkdir(scratch, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	host, port, _ := strings.Cut(etcd.Endpoint, ":")
+	text := strings.NewReplacer(
+		`namespace = "local"`, `namespace = "`+ns+`"`,
+		`addr = { host = "127.0.0.1", port = 2379 }`, `addr = { host = "`+host+`", port = `+port+` }`,
+		"/var/lib/backend.ai/scratches", scratch,
+	).Replace(string(raw))
+	if !strings.Contains(text, `port = `+port) || !strings.Contains(text, ns) || !strings.Contains(text, scratch) {
+		t.Fatal("the fixture's [etcd] or scratch root was not rewritten: the test would prove nothing")
+	}
+	cfg := filepath.Join(dir, "agent.toml")
+	if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return cfg
 }

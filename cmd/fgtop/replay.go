@@ -9,7 +9,6 @@ import (
 	"github.com/fgtop/fgtop/internal/safefile"
 	"io"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -142,7 +141,7 @@ func runPlanReplay(ctx context.Context, out io.Writer, src *sourceFlags, ch *cha
 		if cfg == nil {
 			return configErr(src.config, false, err)
 		}
-		cfgAgents = configAgentIDs(cfg)
+		cfgAgents = cfg.NamedAgentIDs()
 		fmt.Fprintf(os.Stderr, "note: with no change flag the replay judges the partitions the record holds; %s is read only to check it loads\n", src.config)
 	}
 	var plan *partition.Plan
@@ -227,55 +226,14 @@ func runPlanReplay(ctx context.Context, out io.Writer, src *sourceFlags, ch *cha
 	return nil
 }
 
-// otherAgents says that rec's agents (those of every partition in force
-// over its span) and the config's share none, so the record is another
-// node's; "" when they share one, or either is not known.
+// otherAgents says that the record in dir (rec) is another node's:
+// none of its agents is the config's (replay.Record.Foreign); "" when one
+// is, or either is not known.
 func otherAgents(dir string, rec *replay.Record, cfgAgents []model.AgentID) string {
-	recAgents := spanAgentIDs(rec)
-	if len(cfgAgents) == 0 || len(recAgents) == 0 || slices.ContainsFunc(recAgents, func(id model.AgentID) bool { return slices.Contains(cfgAgents, id) }) {
-		return ""
+	if why := rec.Foreign(cfgAgents); why != "" {
+		return "the record in " + dir + " " + why
 	}
-	return fmt.Sprintf("the record in %s is of agents %s; the config's are %s: none in common, so it is another node's record (or the agents were renamed)",
-		dir, joinAgentIDs(recAgents), joinAgentIDs(cfgAgents))
-}
-
-// spanAgentIDs are the agents of every partition rec's span saw, the
-// latest partition's first: a record whose agents were renamed within it
-// knows the old names as well as the new ones (rec.AgentIDs has only the
-// latest, and refused the file the span began under).
-func spanAgentIDs(rec *replay.Record) []model.AgentID {
-	ids := rec.AgentIDs()
-	for i := len(rec.Epochs) - 1; i >= 0; i-- {
-		for _, a := range rec.Epochs[i].Agents {
-			if !slices.Contains(ids, a.ID) {
-				ids = append(ids, a.ID)
-			}
-		}
-	}
-	return ids
-}
-
-// configAgentIDs are cfg's agent ids; nil where one is not set (a
-// single-agent file without [agent] id: the agent makes one up, so
-// whether the record's is it cannot be told).
-func configAgentIDs(cfg *agentconfig.Config) []model.AgentID {
-	var ids []model.AgentID
-	for _, a := range cfg.Agents {
-		if !a.IDSet || agentconfig.UnsetID(a.ID) {
-			return nil
-		}
-		ids = append(ids, a.ID)
-	}
-	return ids
-}
-
-// joinAgentIDs lists ids for a message.
-func joinAgentIDs(ids []model.AgentID) string {
-	s := make([]string, len(ids))
-	for i, id := range ids {
-		s[i] = string(id)
-	}
-	return strings.Join(s, ", ")
+	return ""
 }
 
 // proposalOf is the record's agents (as at the end of the span) with the
@@ -399,7 +357,7 @@ func suggestSlotsThen(ctx context.Context, src *sourceFlags, ch *changeFlags, rf
 	}
 	// Amounts suggested from another node's record would be cut to what
 	// its agents, none of them these, never used: nothing.
-	if mismatch := otherAgents(dir, rec, configAgentIDs(cfg)); mismatch != "" {
+	if mismatch := otherAgents(dir, rec, cfg.NamedAgentIDs()); mismatch != "" {
 		return nil, nil, nil, usageErr("--suggest: %s: suggest from a node's record with that node's agent.toml", mismatch)
 	}
 	if loaded != nil {

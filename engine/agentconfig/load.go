@@ -234,6 +234,18 @@ func (c *Config) AgentIDs() []model.AgentID {
 	return out
 }
 
+// NamedAgentIDs are the agent ids in config order where the file names
+// every one; nil where one is not set (a single-agent file without [agent]
+// id: the agent makes one up, so which record is its cannot be told).
+func (c *Config) NamedAgentIDs() []model.AgentID {
+	for _, a := range c.Agents {
+		if !a.IDSet || UnsetID(a.ID) {
+			return nil
+		}
+	}
+	return c.AgentIDs()
+}
+
 // Problem is one broken rule.
 type Problem struct {
 	// Line is the 1-based line of the offending key, 0 when unknown.

@@ -79,12 +79,7 @@ func entryPrefix(namespace string, agent model.AgentID, entry string) string {
 // untrusted.Text, as ReadEtcd reads the CUDA plugin's.
 func ReadEtcdFlat(ctx context.Context, o EtcdOptions) (map[model.AgentID]map[string]string, error) {
 	o.defaults()
-	cli, err := newClient(o)
-	if err != nil {
-		return nil, etcdErr(o, err)
-	}
-	defer cli.Close()
-	scopes, err := readAll(ctx, cli, o)
+	scopes, err := readOnce(ctx, o)
 	if err != nil {
 		return nil, err
 	}
@@ -155,16 +150,21 @@ func (o *EtcdOptions) defaults() {
 // global scope.
 func ReadEtcd(ctx context.Context, o EtcdOptions) (map[model.AgentID]*Settings, error) {
 	o.defaults()
+	scopes, err := readOnce(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	return settingsOf(o, scopes), nil
+}
+
+// readOnce reads every scope of o (defaults set) on a client of its own.
+func readOnce(ctx context.Context, o EtcdOptions) ([]*scope, error) {
 	cli, err := newClient(o)
 	if err != nil {
 		return nil, etcdErr(o, err)
 	}
 	defer cli.Close()
-	scopes, err := readAll(ctx, cli, o)
-	if err != nil {
-		return nil, err
-	}
-	return settingsOf(o, scopes), nil
+	return readAll(ctx, cli, o)
 }
 
 func etcdErr(o EtcdOptions, err error) error {

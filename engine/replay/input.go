@@ -2,7 +2,9 @@ package replay
 
 import (
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/engine/partition"
@@ -64,6 +66,40 @@ func Proposal(ids []model.AgentID, next *partition.Partition) []model.Agent {
 	}
 	next.Fill(agents)
 	return agents
+}
+
+// SpanAgentIDs are the agents of every partition rec's span saw, the
+// latest partition's first: a record whose agents were renamed within it
+// knows the old names as well as the new ones.
+func (rec *Record) SpanAgentIDs() []model.AgentID {
+	ids := rec.AgentIDs()
+	for i := len(rec.Epochs) - 1; i >= 0; i-- {
+		for _, a := range rec.Epochs[i].Agents {
+			if !slices.Contains(ids, a.ID) {
+				ids = append(ids, a.ID)
+			}
+		}
+	}
+	return ids
+}
+
+// Foreign says, in words that follow "the record ...", that none of rec's
+// agents (SpanAgentIDs) is one of ids, so the record is another node's: a
+// proposal or a suggestion for ids would be judged on nothing. "" when
+// one is, or either is empty.
+func (rec *Record) Foreign(ids []model.AgentID) string {
+	own := rec.SpanAgentIDs()
+	if len(ids) == 0 || len(own) == 0 || slices.ContainsFunc(own, func(id model.AgentID) bool { return slices.Contains(ids, id) }) {
+		return ""
+	}
+	join := func(ids []model.AgentID) string {
+		s := make([]string, len(ids))
+		for i, id := range ids {
+			s[i] = string(id)
+		}
+		return strings.Join(s, ", ")
+	}
+	return fmt.Sprintf("is of agents %s; the config's are %s: none in common, so it is another node's record (or the agents were renamed)", join(own), join(ids))
 }
 
 // AgentIDs are the agents of the partition in force at the end of rec's
