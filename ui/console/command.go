@@ -33,15 +33,19 @@ type prompt struct {
 	Input string
 	// prev is the filter before the prompt opened.
 	prev string
+	// cancelled runs when esc closes the prompt (nil: nothing more than
+	// the filter given back).
+	cancelled func()
 	// run runs a command line; setFilter applies the filter.
 	run       func(string) tea.Cmd
 	setFilter func(string)
 }
 
-// startPrompt opens the filter or the command line.
-func (a *App) startPrompt(m PromptMode, initial string) {
+// startPrompt opens the filter or the command line; cancelled (may be
+// nil) runs when esc closes it.
+func (a *App) startPrompt(m PromptMode, initial string, cancelled func()) {
 	a.push(&prompt{common: a.common, mode: m, Input: initial, prev: a.Kernels.Filter, run: a.runCommand,
-		setFilter: a.Kernels.setFilter})
+		setFilter: a.Kernels.setFilter, cancelled: cancelled})
 }
 
 // FilterToExtend is a kept filter as / reopens it: with a space after it,
@@ -69,6 +73,9 @@ func (p *prompt) Update(msg tea.Msg) tea.Cmd {
 		func() { p.Flashf(kit.LvlWarn, PromptFullText()) })
 	if p.mode == PromptNone {
 		p.Close()
+		if k.Code == tea.KeyEscape && p.cancelled != nil {
+			p.cancelled()
+		}
 	}
 	return cmd
 }

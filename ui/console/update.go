@@ -145,15 +145,18 @@ func (a *App) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case kit.ActHelp:
 		a.openHelp()
 	case kit.ActFilter:
-		if a.focus == paneAgents || a.focus == paneIssues {
+		var back func()
+		if from := a.focus; from == paneAgents || from == paneIssues {
 			// The filter is the kernels': typed over the Issues or
 			// Agents tab, its result and its hints were out of sight
 			// (the tour). The Devices pane stays: it marks the hits.
+			// Esc, which gives the old filter back, gives the pane back.
 			a.setFocusPane(paneKernels)
+			back = func() { a.setFocusPane(from) }
 		}
-		a.startPrompt(PromptFilter, FilterToExtend(a.Kernels.Filter))
+		a.startPrompt(PromptFilter, FilterToExtend(a.Kernels.Filter), back)
 	case kit.ActCommand:
-		a.startPrompt(PromptCommand, "")
+		a.startPrompt(PromptCommand, "", nil)
 	case kit.ActBack:
 		switch {
 		case a.Kernels.Filter != "":

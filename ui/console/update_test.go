@@ -552,3 +552,21 @@ func TestFilterBringsTheKernelsForward(t *testing.T) {
 		}
 	}
 }
+
+// TestFilterEscGivesThePaneBack: esc, which gives the filter from before
+// back, also gives back the pane / took the focus from; enter keeps the
+// Kernels pane (TestFilterBringsTheKernelsForward).
+func TestFilterEscGivesThePaneBack(t *testing.T) {
+	for _, from := range []pane{paneAgents, paneIssues, paneDevices, paneKernels} {
+		a := testApp(t, 80, 24, fake.Node(fake.Options{}), Options{})
+		a.setFocusPane(from)
+		typeKeys(a, "/usr:bb31")
+		a.Update(keyCode(tea.KeyEscape))
+		if a.focus != from {
+			t.Errorf("/ then esc over %s: focus on %s", paneSpecs[from].Title, paneSpecs[a.focus].Title)
+		}
+		if a.Kernels.Filter != "" {
+			t.Errorf("/ then esc over %s: filter %q kept", paneSpecs[from].Title, a.Kernels.Filter)
+		}
+	}
+}
