@@ -41,7 +41,7 @@ func kernelColumns(w int, d *render.Derived, m render.KernMeasures, onTitle, sor
 		}
 		cs = append(cs, cand{c, prio})
 	}
-	add(0, kernCol{Key: "id", Title: "ID", W: 8, slot: -1})
+	add(0, kernCol{Key: "id", Title: "ID", W: m.ID, slot: -1})
 	add(6, kernCol{Key: "agent", Title: "AGENT", W: m.Agent, slot: -1})
 	if onTitle != "" {
 		add(2, kernCol{Key: "on", Title: onTitle, W: max(m.On, kit.Width(onTitle)+1), right: true, slot: -1})

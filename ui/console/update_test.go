@@ -570,3 +570,23 @@ func TestFilterEscGivesThePaneBack(t *testing.T) {
 		}
 	}
 }
+
+// TestKernelsAlikeAtEightReadApart: two kernels whose ids share their
+// first 8 characters read apart in the kernels table, the id column
+// widened for them.
+func TestKernelsAlikeAtEightReadApart(t *testing.T) {
+	s := fake.Node(fake.Options{})
+	ks := s.Kernels()
+	twin := *ks[0]
+	twin.ID = model.KernelID(string(ks[0].ID)[:8] + "-ffff-4fff-8fff-ffffffffffff")
+	s.SetKernels(append(slices.Clone(ks), &twin))
+	a := testApp(t, 200, 60, s, Options{})
+	a.setFocusPane(paneKernels)
+	a.Update(keyRune('f'))
+	scr := screen(a)
+	for _, want := range []string{string(ks[0].ID)[:10], string(twin.ID)[:10]} {
+		if !strings.Contains(scr, want+" ") {
+			t.Errorf("kernel %s does not read %q in the table:\n%s", want[:8], want, scr)
+		}
+	}
+}

@@ -68,6 +68,41 @@ func (d *Derived) deriveKernels(short map[model.AgentID]string, c *DeriveCache) 
 		}
 		d.Kernels[i] = r
 	}
+	TellShortIDsApart(d.Kernels)
+}
+
+// TellShortIDsApart lengthens the short ids of rows (sorted by kernel id)
+// whose 8-character prefixes are alike to the prefix that tells each from
+// its neighbours: two kernels must never read the same at 3 a.m. Ids that
+// are alike whole (a test's, or a file named twice) stay as they are. The
+// rows being sorted, alike prefixes are neighbours: one pass.
+func TellShortIDsApart(rows []KernRow) {
+	common := func(a, b string) int {
+		n := 0
+		for n < len(a) && n < len(b) && a[n] == b[n] {
+			n++
+		}
+		return n
+	}
+	for i := 0; i < len(rows); {
+		j := i + 1
+		for j < len(rows) && rows[j].Short == rows[i].Short {
+			j++
+		}
+		if j-i > 1 {
+			for k := i; k < j; k++ {
+				id, need := string(rows[k].K.ID), 0
+				if k > i {
+					need = common(id, string(rows[k-1].K.ID)) + 1
+				}
+				if k+1 < j {
+					need = max(need, common(id, string(rows[k+1].K.ID))+1)
+				}
+				rows[k].Short = id[:min(max(need, len(rows[k].Short)), len(id))]
+			}
+		}
+		i = j
+	}
 }
 
 // KernelIndex finds a kernel in the snapshot's id-sorted list.

@@ -40,7 +40,9 @@ func (d *Derived) DevMeasures() DevMeasures {
 // KernMeasures are the widths of a snapshot's kernel cells, measured once
 // per snapshot.
 type KernMeasures struct {
-	Agent, Devs, On int
+	// ID is the id column's width: 8, more where two kernels' first 8
+	// characters are alike (TellShortIDsApart).
+	ID, Agent, Devs, On int
 	Slots           []int
 	// who: some kernel has a record (owner, session); use: some kernel's
 	// use is known; gmem is the GMEM column's width.
@@ -50,12 +52,13 @@ type KernMeasures struct {
 
 // KernMeasures measures the kernel cells of the snapshot.
 func (d *Derived) KernMeasures() KernMeasures {
-	m := KernMeasures{Agent: 5, Devs: 7, Slots: make([]int, len(d.SlotCols)), Gmem: 4}
+	m := KernMeasures{ID: 8, Agent: 5, Devs: 7, Slots: make([]int, len(d.SlotCols)), Gmem: 4}
 	for c, s := range d.SlotCols {
 		m.Slots[c] = len(SlotHeader(s)) + 1
 	}
 	for i := range d.Kernels {
 		r := &d.Kernels[i]
+		m.ID = max(m.ID, len(r.Short))
 		m.Agent = max(m.Agent, kit.Width(r.Agent))
 		m.Devs = max(m.Devs, kit.Width(r.Devs))
 		m.Who = m.Who || r.K.Record != nil
