@@ -43,7 +43,7 @@ type KernMeasures struct {
 	// ID is the id column's width: 8, more where two kernels' first 8
 	// characters are alike (TellShortIDsApart).
 	ID, Agent, Devs, On int
-	Slots           []int
+	Slots               []int
 	// who: some kernel has a record (owner, session); use: some kernel's
 	// use is known; gmem is the GMEM column's width.
 	Who, Use bool
