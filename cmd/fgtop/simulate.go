@@ -7,17 +7,11 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"slices"
-	"strings"
 
-	"github.com/fgtop/fgtop/engine"
-	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/engine/inventory"
 	"github.com/fgtop/fgtop/engine/placement"
 	"github.com/fgtop/fgtop/engine/report"
-	"github.com/fgtop/fgtop/internal/safefile"
-	"github.com/fgtop/fgtop/model"
-	"github.com/fgtop/fgtop/model/names"
+	"github.com/fgtop/fgtop/engine/simulate"
 	"github.com/spf13/cobra"
 )
 
@@ -137,15 +131,9 @@ type simulateFlags struct {
 	asJSON   bool
 	trace    bool
 	compact  bool
-	// live and liveCfg are the snapshot and the config of --config/
-	// --scratch-root (nil on an empty node, or without --config): whether
-	// the node's cores and memory are this machine's is judged once the
-	// requests are read.
-	live    *model.Snapshot
-	liveCfg *agentconfig.Config
-	changed func(string) bool
-	stdout  io.Writer
-	stderr  io.Writer
+	changed  func(string) bool
+	stdout   io.Writer
+	stderr   io.Writer
 }
 
 func newSimulateCmd() *cobra.Command {
@@ -207,307 +195,91 @@ func (f *simulateFlags) run(ctx context.Context) error {
 	if len(f.requests) == 0 {
 		return usageErr("simulate needs at least one --request (e.g. --request cuda.shares=0.5), or --case FILE")
 	}
-	sim, err := f.setup(ctx)
+	n, err := f.node()
 	if err != nil {
-		return err
+		return simErr(err)
 	}
-	// cpu and mem join the maps only when a request asks for them; every
-	// node has both, so a typo of either is told apart from them.
-	known := append([]model.SlotName{model.SlotCPU, model.SlotMem}, sim.Slots...)
-	steps, nothing, err := placement.ParseSteps(f.requests, sim.Types, known)
-	for _, r := range nothing {
-		fmt.Fprintf(f.stderr, "fgtop: --request %q asks for nothing: Backend.AI drops amounts of 0, so this step allocates nothing\n", r)
-	}
-	if err != nil {
-		return usageErr("--request %v", err)
-	}
-	if err := placement.ValidateSteps(steps); err != nil {
-		return usageErr("--request: %v", err)
-	}
-	if f.live != nil {
-		if err := f.judgeHost(placement.HostDoubts(f.live, f.liveCfg, steps, presentCPUs(), f.cpus > 0, f.mem != "")); err != nil {
-			return err
+	var sim *placement.Simulation
+	var live *simulate.Live
+	if n.Live {
+		live, err = f.liveNode(ctx, n)
+		if live != nil {
+			sim = live.Sim
 		}
+	} else {
+		sim, err = n.EmptyNode(ctx, f.openAccelerators)
 	}
-	res, err := placement.Run(sim.Node, steps, placement.RunOptions{Trace: f.trace, Live: sim.Live, Manager: sim.Manager})
 	if err != nil {
-		return fmt.Errorf("simulate: %w", err)
+		return simErr(err)
 	}
-	if r := placement.BadAmount(res); r != nil {
-		return usageErr("--request %q: %s", r.Step.Text, placement.ErrMessage(r.Err))
+	out, err := simulate.Place(sim, f.requests, live, n.Host, f.trace, f.warn)
+	if err != nil {
+		return simErr(err)
 	}
-	if err := f.render(sim, res, ""); err != nil {
+	if err := f.render(sim, out.Result, ""); err != nil {
 		return err
 	}
-	failed, frees := sim.Unplaced(res), placement.FailedFrees(res)
 	switch {
-	case failed > 0:
+	case out.Unplaced > 0:
 		// A script asking "does it fit?" reads the exit status.
-		return &exitError{code: exitProblem, err: fmt.Errorf("%d of %d request(s) could not be placed", failed, placement.CountRequests(res.Steps))}
-	case frees > 0:
+		return &exitError{code: exitProblem, err: fmt.Errorf("%d of %d request(s) could not be placed", out.Unplaced, out.Requests)}
+	case out.FailedFrees > 0:
 		// The help promises 0 only when every step, frees included, did
 		// what it says.
-		return &exitError{code: exitProblem, err: fmt.Errorf("%d free(s) failed (see the steps above)", frees)}
+		return &exitError{code: exitProblem, err: fmt.Errorf("%d free(s) failed (see the steps above)", out.FailedFrees)}
 	}
 	return nil
 }
 
-// setup builds the node the requests run on: its devices, settings and,
-// with --config/--scratch-root, its live allocations.
-func (f *simulateFlags) setup(ctx context.Context) (*placement.Simulation, error) {
-	if f.cpuNUMA != 0 && f.cpus == 0 {
-		return nil, usageErr("--cpu-numa needs --cpus")
+// simErr gives the simulation's bad usage and bad input exit status 2;
+// any other error stays as it is.
+func simErr(err error) error {
+	var ue *simulate.UsageError
+	if errors.As(err, &ue) {
+		return usageErr("%s", ue.Msg)
 	}
-	if f.cpus < 0 || f.cpuNUMA < 0 {
-		return nil, usageErr("--cpus and --cpu-numa must not be negative")
-	}
-	if f.cpus > maxSimCPUs {
-		return nil, usageErr("--cpus %d: at most %d cores (the largest hosts today have a few hundred; each core is a device of the simulation)", f.cpus, maxSimCPUs)
-	}
-	if f.cpuNUMA > max(f.cpus, 1) {
-		return nil, usageErr("--cpu-numa %d: more NUMA nodes than the %d cores of --cpus", f.cpuNUMA, f.cpus)
-	}
-	var memBytes model.Dec
-	if f.mem != "" {
-		v, err := model.ParseFiniteBinarySize(f.mem)
-		if err != nil || v.Sign() <= 0 {
-			return nil, usageErr("--mem %q: want a positive binary size such as 256g", f.mem)
-		}
-		memBytes = v
+	return err
+}
+
+// warn says a line of the simulation's on stderr.
+func (f *simulateFlags) warn(line string) { fmt.Fprintf(f.stderr, "fgtop: %s\n", line) }
+
+// node reads the flags that describe the node the requests run on.
+func (f *simulateFlags) node() (*simulate.Node, error) {
+	host, err := simulate.ParseHost(f.cpus, f.cpuNUMA, f.mem)
+	if err != nil {
+		return nil, err
 	}
 	settings, err := f.settings()
 	if err != nil {
 		return nil, err
 	}
-	sim := &placement.Simulation{Types: model.DefaultSlotTypes(), Source: f.src.devices}
-	live := f.src.config != "" || len(f.src.scratchRoot) > 0
-	if live {
-		if placement.IsDeviceList(f.src.devices) {
-			return nil, usageErr("--devices %s: a device list is for simulations on an empty node; with --config/--scratch-root use auto, nvml or a mock-accelerator.toml", f.src.devices)
-		}
-		return f.liveNode(ctx, settings, memBytes, sim)
-	}
-	if f.changed("agent") {
-		return nil, usageErr("--agent needs --config or --scratch-root")
-	}
-
-	var devs []model.Device
-	if placement.IsDeviceList(f.src.devices) {
-		devs, err = f.deviceList(&settings, sim)
-	} else {
-		devs, err = f.sourceDevices(ctx, &settings, sim)
-	}
-	if err != nil {
-		return nil, err
-	}
-	devs, err = placement.EmptyNode(devs, placement.Host{CPUs: f.cpus, CPUNUMA: f.cpuNUMA, Mem: memBytes, Requests: f.requests,
-		Read: func() []model.Device { return inventory.NewHost(inventory.HostOptions{}).Read().Devices }})
-	var listed *placement.HostListedError
-	if errors.As(err, &listed) {
-		return nil, usageErr("--devices %s lists %s devices already; drop --cpus/--mem", f.src.devices, listed.Name)
-	}
-	if len(devs) == 0 {
-		return nil, usageErr("--devices %s: no devices to simulate on", f.src.devices)
-	}
-	sim.SetDevices(devs, settings)
-	return sim, nil
+	n := &simulate.Node{Devices: f.src.devices, MockEtcd: f.src.mockEtcd, Config: f.src.config,
+		Live: f.src.config != "" || len(f.src.scratchRoot) > 0, Agent: f.agent, AgentGiven: f.changed("agent"),
+		Host: host, Requests: f.requests, Settings: settings,
+		QuantumSet: f.quantum != "", PolicySet: f.affinity != "", OrderSet: f.order != "", Warn: f.warn}
+	return n, n.CheckSource()
 }
 
-// deviceList reads --devices as a device list: every plugin it lists
-// follows --strategy, and alloc_map covers its slots.
-func (f *simulateFlags) deviceList(settings *placement.Settings, sim *placement.Simulation) ([]model.Device, error) {
-	if f.src.mockEtcd != "" {
-		return nil, usageErr("--mock-etcd %s: the mock plugin's settings apply only to a mock-accelerator.toml, not to the device list --devices %s", f.src.mockEtcd, f.src.devices)
-	}
-	data, err := safefile.ReadFile(f.src.devices, inventory.MaxMockFileSize)
-	if err != nil {
-		return nil, usageErr("--devices: %v", err)
-	}
-	devs, err := placement.ParseDeviceSpecs(data)
-	if err != nil {
-		return nil, usageErr("--devices %s: %v", f.src.devices, err)
-	}
-	sim.TakeDeviceList(settings, devs)
-	return devs, nil
-}
-
-// sourceDevices reads the accelerators of --devices (a mock file, auto or
-// nvml), without the host's cores and memory.
-func (f *simulateFlags) sourceDevices(ctx context.Context, settings *placement.Settings, sim *placement.Simulation) ([]model.Device, error) {
-	src, err := f.openAccelerators()
-	if err != nil {
-		return nil, err
-	}
-	inv, err := src.Poll(ctx)
-	if cerr := src.Close(); cerr != nil {
-		fmt.Fprintln(f.stderr, "fgtop: close device source:", cerr)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("simulate: device inventory: %w", err)
-	}
-	// An issue that comes from the --mock-etcd file is that flag's: a
-	// bad allocation_mode there leaves no devices, and "--devices: no
-	// devices" would blame the wrong file.
-	acc := placement.AcceleratorsOf(inv, f.src.mockEtcd)
-	qerr := sim.TakeInventory(settings, inv, f.src.devices, f.quantum != "")
-	for _, iss := range acc.Warnings {
-		f.warnSource(iss)
-	}
-	if acc.EtcdFatal != nil {
-		return nil, usageErr("--mock-etcd %s: %s", acc.EtcdFatal.File, acc.EtcdFatal.Message)
-	}
-	if qerr != nil && len(acc.Devices) > 0 {
-		return nil, quantumErr(qerr)
-	}
-	return acc.Devices, nil
-}
-
-// quantumErr is simulate's refusal to place shares on fractional maps of
-// an unknown quantum: FractionAllocMap's 0.01 or the mock's 0.1 would
-// round them as the node's allocator may not.
-func quantumErr(err error) error {
-	return usageErr("simulate: %v: give it with --quantum, or the plugin settings with --plugin-config", err)
-}
-
-// warnSource prints a device source's issue, naming --mock-etcd for that
-// file's.
-func (f *simulateFlags) warnSource(iss placement.SourceIssue) {
-	if iss.Etcd {
-		fmt.Fprintf(f.stderr, "fgtop: --mock-etcd %s: %s\n", iss.File, iss.Message)
-		return
-	}
-	fmt.Fprintf(f.stderr, "fgtop: %s\n", iss.Message)
-}
-
-// liveNode builds the node from the live state of --config/--scratch-root:
-// the snapshot's devices (cores and memory replaced by --cpus/--mem), its
-// kernels' allocations loaded, restricted to --agent's partition.
-func (f *simulateFlags) liveNode(ctx context.Context, settings placement.Settings, memBytes model.Dec, sim *placement.Simulation) (*placement.Simulation, error) {
+// liveNode sets the simulation up on the live state of --config/
+// --scratch-root.
+func (f *simulateFlags) liveNode(ctx context.Context, n *simulate.Node) (*simulate.Live, error) {
 	opts, err := f.src.options()
 	if err != nil {
 		return nil, err
 	}
 	defer closeSource(opts)
-	opts.NoHealth = true // a simulation needs the allocations, not the agents' health
-	snap, err := engine.Build(ctx, opts)
+	snap, err := simulate.ReadLive(ctx, opts)
 	if err != nil {
-		return nil, fmt.Errorf("simulate: reading the live state: %w", err)
-	}
-	if snap.Source.Kind == inventory.KindMock && snap.Source.Health == inventory.HealthDegraded {
-		// The mock's settings in its agents' etcd were not read: a
-		// placement on the defaults' guess may be wrong, so none.
-		for _, iss := range snap.Issues {
-			if iss.Code == model.IssueDeviceSource && iss.Severity == model.SevWarning {
-				why, _, _ := strings.Cut(iss.Message, ": fgtop assumes")
-				return nil, usageErr("simulate: %s: a placement on the plugin's defaults may be wrong; give the settings with --mock-etcd FILE", why)
-			}
-		}
-		return nil, usageErr("simulate: the mock plugin's settings were not read: give them with --mock-etcd FILE")
+		return nil, err
 	}
 	reportProblems(f.stderr, snap)
-	f.live = snap
-	inv, err := opts.Inventory.Poll(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("simulate: device inventory: %w", err)
+	live, err := n.LiveNode(ctx, snap, opts.Inventory)
+	var cerr *simulate.ConfigError
+	if errors.As(err, &cerr) {
+		return nil, configErr(cerr.Path, false, cerr.Err)
 	}
-	cfg, err := f.configSettings(&settings)
-	if err != nil {
-		return nil, err
-	}
-	f.liveCfg = cfg
-	if err := sim.TakeInventory(&settings, inv, f.src.devices, f.quantum != ""); err != nil {
-		return nil, quantumErr(err)
-	}
-	agent := model.AgentID(f.agent)
-	if f.agent != "" && len(snap.Agents) > 0 {
-		// The agent by its id or a unique prefix, as every name.
-		ids := make([]string, len(snap.Agents))
-		for i, a := range snap.Agents {
-			ids[i] = string(a.ID)
-		}
-		id, err := names.ID(f.agent, ids, "agent", "this node")
-		if err != nil {
-			return nil, usageErr("--agent %s: %v", f.agent, err)
-		}
-		agent = model.AgentID(id)
-	}
-	host := f.cpus > 0 || f.mem != "" || asksHost(f.requests)
-	if !host {
-		// The help's promise: a simulation of accelerator slots never
-		// depends on the machine running it. The tree does not list the
-		// host; the engine filled in this machine's cores and memory
-		// (2 cores and -28g free beside another node's kernels).
-		s := *snap
-		s.Devices = slices.DeleteFunc(slices.Clone(snap.Devices), func(d model.Device) bool { return d.Name == "cpu" || d.Name == "mem" })
-		snap = &s
-	}
-	skipped, err := sim.SetLiveNode(snap, placement.Live{CPUs: f.cpus, CPUNUMA: f.cpuNUMA, Mem: memBytes, Config: cfg, Agent: agent}, settings)
-	var unknownCap *placement.CapacityUnknownError
-	var unknownAgent *placement.UnknownAgentError
-	switch {
-	case errors.As(err, &unknownCap):
-		return nil, usageErr("simulate: the capacity of %s is unknown (%s): give it with --fgpu-capacity or the settings with --plugin-config", unknownCap.Device, report.CapacityWhy(snap))
-	case errors.As(err, &unknownAgent):
-		return nil, usageErr("--agent %s: no such agent (have %s)", f.agent, unknownAgent.HaveText())
-	case err != nil:
-		return nil, err
-	}
-	if !host {
-		// Not simulated: the kernels' cores and memory are not "skipped".
-		skipped = slices.DeleteFunc(skipped, func(k placement.KernelSkip) bool {
-			n := k.Slot.DeviceName()
-			return n == "cpu" || n == "mem"
-		})
-	}
-	for _, l := range placement.SkipLines(skipped) {
-		fmt.Fprintf(f.stderr, "fgtop: %s\n", l)
-	}
-	return sim, nil
-}
-
-// asksHost: some request names cpu or mem (a step that does not parse is
-// reported later, with the slot types known).
-func asksHost(requests []string) bool {
-	for _, r := range requests {
-		st, err := placement.ParseStep(r, nil)
-		if err != nil {
-			continue
-		}
-		for _, e := range st.Request {
-			if n := e.Slot.DeviceName(); n == "cpu" || n == "mem" {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// judgeHost refuses a request for cpu on a tree that cannot be this
-// machine's (its kernels or its config's partition name cores the machine
-// does not have), whose cores and memory stand for the node's unless
-// --cpus/--mem give them; otherwise it says, one line a slot, whose
-// capacity the answer uses and what makes it doubtful.
-func (f *simulateFlags) judgeHost(ds []placement.HostDoubt) error {
-	flag := func(d placement.HostDoubt) string {
-		if d.Slot == model.SlotMem {
-			return "--mem SIZE"
-		}
-		return "--cpus N (and --cpu-numa K)"
-	}
-	for _, d := range ds {
-		if d.Contradiction != "" {
-			return usageErr("simulate: a request asks for %s, and the tree of --config/--scratch-root is another node's: %s; give that node's %s with %s",
-				d.Slot, d.Contradiction, d.Slot, flag(d))
-		}
-	}
-	for _, d := range ds {
-		line := fmt.Sprintf("fgtop: %s: this machine's %s stand for the node's (another node's: %s)", d.Slot, d.Here, flag(d))
-		if d.Evidence != "" {
-			line += "; " + d.Evidence
-		}
-		fmt.Fprintln(f.stderr, line)
-	}
-	return nil
+	return live, err
 }
 
 // openAccelerators opens --devices without the host's CPU cores and memory
@@ -543,26 +315,6 @@ func (f *simulateFlags) openAccelerators() (inventory.Source, error) {
 	return src, nil
 }
 
-// configSettings takes affinity-policy and allocation-order from the agent
-// config where no flag set them; it returns the config (nil without
-// --config).
-func (f *simulateFlags) configSettings(s *placement.Settings) (*agentconfig.Config, error) {
-	if f.src.config == "" {
-		return nil, nil
-	}
-	cfg, err := agentconfig.Load(f.src.config)
-	if err != nil {
-		return nil, configErr(f.src.config, false, err)
-	}
-	placement.ConfigDefaults(s, cfg, f.affinity != "", f.order != "")
-	return cfg, nil
-}
-
-// maxSimCPUs bounds --cpus: far above any real host, and small enough that
-// the simulated node (one device per core) stays a fraction of a second
-// and a few MiB.
-const maxSimCPUs = 4096
-
 // runCases runs --case FILE.
 func (f *simulateFlags) runCases() error {
 	for _, name := range []string{"request", "devices", "mock-etcd", "config", "scratch-root", "agent", "cpus", "cpu-numa", "mem", "allocation-order"} {
@@ -570,23 +322,9 @@ func (f *simulateFlags) runCases() error {
 			return usageErr("--case takes its devices and operations from the file; drop --%s", name)
 		}
 	}
-	data, err := safefile.ReadFile(f.caseFile, inventory.MaxMockFileSize)
+	cases, err := simulate.LoadCases(f.caseFile, f.caseID)
 	if err != nil {
-		return usageErr("--case: %v", err)
-	}
-	cases, err := placement.ParseCases(data)
-	if err != nil {
-		return usageErr("--case %s: %v", f.caseFile, err)
-	}
-	if f.caseID != "" {
-		i := slices.IndexFunc(cases, func(c placement.Case) bool { return c.ID == f.caseID })
-		if i < 0 {
-			return usageErr("--case-id %s: no such case in %s", f.caseID, f.caseFile)
-		}
-		cases = cases[i : i+1]
-	}
-	if len(cases) == 0 {
-		return usageErr("--case %s: no cases", f.caseFile)
+		return simErr(err)
 	}
 	flagSettings, err := f.settings()
 	if err != nil {
@@ -605,13 +343,9 @@ func (f *simulateFlags) runCases() error {
 	if f.changed("no-fragmentation") {
 		o.ForbidFragmentation = &f.noFrag
 	}
-	outs, err := placement.RunCases(cases, o, f.trace || f.check)
-	var bad *placement.BadCaseError
-	switch {
-	case errors.As(err, &bad):
-		return usageErr("--case %s: %v", f.caseFile, bad.Err)
-	case err != nil:
-		return fmt.Errorf("simulate: %w", err)
+	outs, err := simulate.RunCases(f.caseFile, cases, o, f.trace || f.check)
+	if err != nil {
+		return simErr(err)
 	}
 	switch {
 	case f.check:
@@ -657,14 +391,4 @@ func (f *simulateFlags) writeJSON(v any) error {
 	}
 	_, err = f.stdout.Write(b)
 	return err
-}
-
-// presentCPUs is every CPU this machine has, nil when /sys does not say
-// (a simulation's host check then proves nothing from core ids).
-func presentCPUs() []int {
-	cpus, err := inventory.PresentCPUs("")
-	if err != nil {
-		return nil
-	}
-	return cpus
 }

@@ -1,0 +1,51 @@
+package simulate
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/fgtop/fgtop/engine/inventory"
+	"github.com/fgtop/fgtop/engine/placement"
+	"github.com/fgtop/fgtop/internal/safefile"
+)
+
+// LoadCases reads the corpus cases of path (--case), one case or a list
+// in alloc-cases.json's format; only the one whose id is id, when id is
+// not "" (--case-id).
+func LoadCases(path, id string) ([]placement.Case, error) {
+	data, err := safefile.ReadFile(path, inventory.MaxMockFileSize)
+	if err != nil {
+		return nil, usage("--case: %v", err)
+	}
+	cases, err := placement.ParseCases(data)
+	if err != nil {
+		return nil, usage("--case %s: %v", path, err)
+	}
+	if id != "" {
+		i := slices.IndexFunc(cases, func(c placement.Case) bool { return c.ID == id })
+		if i < 0 {
+			return nil, usage("--case-id %s: no such case in %s", id, path)
+		}
+		cases = cases[i : i+1]
+	}
+	if len(cases) == 0 {
+		return nil, usage("--case %s: no cases", path)
+	}
+	return cases, nil
+}
+
+// RunCases runs the cases LoadCases read from path with the flags'
+// overrides o (trace: keep each step's state, which a check needs). A
+// case the allocators cannot run is bad input, named for path.
+func RunCases(path string, cases []placement.Case, o placement.CaseOverrides, trace bool) ([]placement.CaseRun, error) {
+	outs, err := placement.RunCases(cases, o, trace)
+	var bad *placement.BadCaseError
+	switch {
+	case errors.As(err, &bad):
+		return nil, usage("--case %s: %v", path, bad.Err)
+	case err != nil:
+		return nil, fmt.Errorf("simulate: %w", err)
+	}
+	return outs, nil
+}
