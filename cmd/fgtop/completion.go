@@ -1,22 +1,13 @@
 package main
 
 import (
-	"context"
 	"io"
-	"os"
-	"time"
 
-	"github.com/fgtop/fgtop/engine/agentconfig"
-	"github.com/fgtop/fgtop/engine/history"
-	"github.com/fgtop/fgtop/engine/inventory"
 	"github.com/fgtop/fgtop/internal/complete"
+	"github.com/fgtop/fgtop/internal/complete/lookup"
 	"github.com/fgtop/fgtop/themes"
 	"github.com/spf13/cobra"
 )
-
-// completionTimeout bounds the device lookup behind a completion: a Tab
-// must answer at once, even where NVML is slow to start.
-const completionTimeout = 2 * time.Second
 
 func newCompletionCmd() *cobra.Command {
 	cmd := &cobra.Command{
@@ -147,7 +138,7 @@ func offer(words []string, noSpace bool) ([]cobra.Completion, cobra.ShellCompDir
 // completeTheme offers the built-in theme names and user themes; a value
 // that looks like a path completes as a file.
 func completeTheme(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	words, ok := complete.Theme(toComplete, themes.Names(), func() []string { return regularFiles(themes.UserDir()) })
+	words, ok := complete.Theme(toComplete, themes.Names(), func() []string { return lookup.RegularFiles(themes.UserDir()) })
 	if !ok {
 		return []string{"toml"}, cobra.ShellCompDirectiveFilterFileExt
 	}
@@ -157,82 +148,46 @@ func completeTheme(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Com
 // completeDeviceSource offers auto and nvml, then mock-accelerator.toml or
 // devices.json files.
 func completeDeviceSource(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	words, ok := complete.DeviceSource(toComplete, func() []string { return regularFiles(".") })
+	words, ok := complete.DeviceSource(toComplete, func() []string { return lookup.RegularFiles(".") })
 	if !ok {
 		return []string{"toml", "json"}, cobra.ShellCompDirectiveFilterFileExt
 	}
 	return offer(words, false)
 }
 
-// regularFiles lists the names of dir's regular files; none when dir is
-// "" or cannot be read.
-func regularFiles(dir string) []string {
-	if dir == "" {
-		return nil
-	}
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, e := range ents {
-		if e.Type().IsRegular() {
-			out = append(out, e.Name())
-		}
-	}
-	return out
-}
-
 // completeAgents offers the agent ids of the config the command line
 // names, each followed by suffix ("=" for --cpu AGENT=...).
 func completeAgents(suffix string) cobra.CompletionFunc {
 	return func(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		return offer(complete.Fields(toComplete, suffix != "", func() []string { return agentIDsFor(cmd) }))
+		return offer(complete.Fields(toComplete, suffix != "", nodeOf(cmd).AgentIDs))
 	}
 }
 
 // completeMove completes --move DEVICE=AGENT: plugin-qualified device ids
 // first, then, after "=", the agents.
 func completeMove(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	return offer(complete.Fields(toComplete, false,
-		func() []string { return deviceIDsFor(cmd) },
-		func() []string { return agentIDsFor(cmd) }))
+	n := nodeOf(cmd)
+	return offer(complete.Fields(toComplete, false, n.DeviceIDs, n.AgentIDs))
 }
 
 // completeSlot completes --slot AGENT=SLOT=AMOUNT: the agents first, then,
 // after "AGENT=", cpu, mem and the slots the device source registers (and
 // those the config names); the amount is the user's to type.
 func completeSlot(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	return offer(complete.Fields(toComplete, true,
-		func() []string { return agentIDsFor(cmd) },
-		func() []string { return slotNamesFor(cmd) }))
+	n := nodeOf(cmd)
+	return offer(complete.Fields(toComplete, true, n.AgentIDs, n.SlotNames))
 }
 
-// slotNamesFor lists cpu, mem, the slots of the device source --devices
-// and --mock-etcd name, and the slots the config's tables name, each once.
-func slotNamesFor(cmd *cobra.Command) []string {
-	var slots []string
-	if inv := pollDevices(cmd); inv != nil {
-		for _, d := range inv.Devices {
-			slots = append(slots, string(d.Slot))
+// nodeOf is what cmd's command line names of the node: its --config,
+// --scratch-root, --devices and --mock-etcd.
+func nodeOf(cmd *cobra.Command) lookup.Node {
+	n := lookup.Node{Config: flagString(cmd, "config"), Devices: flagString(cmd, "devices"), MockEtcd: flagString(cmd, "mock-etcd")}
+	if f := cmd.Flags().Lookup("scratch-root"); f != nil {
+		if sv, ok := f.Value.(interface{ GetSlice() []string }); ok {
+			n.Roots = sv.GetSlice()
 		}
 	}
-	path := flagString(cmd, "config")
-	if path == "" {
-		path, _ = agentconfig.Find()
-	}
-	if path != "" {
-		if cfg, _ := agentconfig.Load(path); cfg != nil {
-			for _, a := range cfg.Agents {
-				if a.Alloc != nil {
-					for s := range a.Alloc.Slots {
-						slots = append(slots, string(s))
-					}
-				}
-			}
-		}
-	}
-	return complete.Slots(slots)
+	return n
 }
 
 // flagString reads a string flag of cmd, "" when it has none.
@@ -243,62 +198,6 @@ func flagString(cmd *cobra.Command, name string) string {
 	return ""
 }
 
-// agentIDsFor reads the agent ids of the config named by --config (or
-// found where Backend.AI looks, when no --scratch-root is given either),
-// plus the agents --scratch-root names.
-// Any error just means fewer completions.
-func agentIDsFor(cmd *cobra.Command) []string {
-	var ids []string
-	var roots []string
-	if f := cmd.Flags().Lookup("scratch-root"); f != nil {
-		if sv, ok := f.Value.(interface{ GetSlice() []string }); ok {
-			roots = sv.GetSlice()
-		}
-	}
-	path := flagString(cmd, "config")
-	if path == "" && len(roots) == 0 {
-		// As the commands do: Backend.AI's places only when neither a
-		// config nor scratch roots are named.
-		path, _ = agentconfig.Find()
-	}
-	if path != "" {
-		// Load returns the config with its problems when it breaks a rule:
-		// its agents are still the ones to complete.
-		if cfg, _ := agentconfig.Load(path); cfg != nil {
-			for _, a := range cfg.Agents {
-				ids = append(ids, string(a.ID))
-			}
-		}
-	}
-	return complete.Agents(ids, roots)
-}
-
-// pollDevices reads the device source --devices and --mock-etcd name
-// once, within completionTimeout; nil when it cannot.
-func pollDevices(cmd *cobra.Command) *inventory.Inventory {
-	src, err := inventory.Open(flagString(cmd, "devices"), inventory.OpenOptions{MockEtcdPath: flagString(cmd, "mock-etcd")})
-	if err != nil {
-		return nil
-	}
-	defer src.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), completionTimeout)
-	defer cancel()
-	inv, err := src.Poll(ctx)
-	if err != nil {
-		return nil
-	}
-	return inv
-}
-
-// deviceIDsFor lists PLUGIN:ID for every device of the source --devices
-// and --mock-etcd name, host cores included.
-func deviceIDsFor(cmd *cobra.Command) []string {
-	if inv := pollDevices(cmd); inv != nil {
-		return complete.Movable(inv.Devices)
-	}
-	return nil
-}
-
 // completeDevices offers, for history --device, the accelerators of the
 // record's latest state.
 func completeDevices(cmd *cobra.Command, _ []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
@@ -306,13 +205,5 @@ func completeDevices(cmd *cobra.Command, _ []string, _ string) ([]cobra.Completi
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	rd, err := history.OpenReader(dir)
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	res, err := rd.At(time.Now())
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	return offer(complete.Accelerators(res.Snap.Devices), false)
+	return offer(lookup.Accelerators(dir), false)
 }
