@@ -58,71 +58,45 @@ Install (as root for every user, or into your own directories):
 // registerCompletions gives every command's flags their completions: fixed
 // words, files of the right kind, and ids read from the node.
 func registerCompletions(root *cobra.Command) {
-	words := func(ws ...string) cobra.CompletionFunc {
-		return func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
-			return ws, cobra.ShellCompDirectiveNoFileComp
-		}
-	}
-	files := func(exts ...string) cobra.CompletionFunc {
-		return func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
-			return exts, cobra.ShellCompDirectiveFilterFileExt
-		}
-	}
-	dirs := func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		return nil, cobra.ShellCompDirectiveFilterDirs
-	}
 	byFlag := map[string]cobra.CompletionFunc{
-		"theme":        completeTheme,
-		"devices":      completeDeviceSource,
-		"config":       files("toml"),
-		"from":         files("toml"),
-		"mock-etcd":    files("json"),
-		"case":         files("json"),
-		"scratch-root": dirs,
-		"agent":        completeAgents(""),
-		"cpu":          completeAgents("="),
-		"mem":          completeAgents("="),
-		"move":         completeMove,
-		"slot":         completeSlot,
-		"mode":         words("shared", "auto-split", "manual"),
-		"strategy":     words("evenly", "fill"),
-		"affinity":     words("interleaved", "prefer-single-node"),
-		"schema":       words("main", "bep-1044"),
-		"partition":    words("slot-based", "device-based"),
-		// The history's flags.
-		"history":  dirs,
-		"dir":      dirs,
-		"keep":     words("7d", "3d", "1d", "12h"),
-		"max-size": words("100MiB", "1GiB", "20MiB"),
-		"at":       words("-1h", "-2h", "-1d", "now"),
-		"since":    words("-1h", "-1d", "-7d"),
-		"until":    words("now", "-1h"),
-		"device":   completeDevices,
+		"theme":   completeTheme,
+		"devices": completeDeviceSource,
+		"agent":   completeAgents(""),
+		"cpu":     completeAgents("="),
+		"mem":     completeAgents("="),
+		"move":    completeMove,
+		"slot":    completeSlot,
+		"device":  completeDevices,
 	}
-	// The CUDA plugin flags (pluginflags.go).
-	byFlag["plugin-config"] = files("json", "toml")
-	byFlag["cuda-plugin"] = words("open", "fractional")
-	agentValued := map[string]bool{"cpu": true, "mem": true, "move": true, "slot": true}
+	for name, v := range complete.Static() {
+		byFlag[name] = completeStatic(v)
+	}
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		for name, fn := range byFlag {
-			f := c.Flags().Lookup(name)
-			if f == nil || f.Value.Type() == "bool" || f.Value.Type() == "int" {
-				continue
+			if f := c.Flags().Lookup(name); f != nil && complete.Completes(name, f.Value.Type()) {
+				// Registering twice fails; every command has its own flags.
+				_ = c.RegisterFlagCompletionFunc(name, fn)
 			}
-			// The partition flags AGENT=VALUE repeat; simulate's --mem of
-			// the same name is a size, which has nothing to complete.
-			if agentValued[name] && f.Value.Type() != "stringArray" {
-				continue
-			}
-			// Registering twice fails; every command has its own flags.
-			_ = c.RegisterFlagCompletionFunc(name, fn)
 		}
 		for _, s := range c.Commands() {
 			walk(s)
 		}
 	}
 	walk(root)
+}
+
+// completeStatic completes a flag's value as v says.
+func completeStatic(v complete.Value) cobra.CompletionFunc {
+	return func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		switch {
+		case v.Words != nil:
+			return v.Words, cobra.ShellCompDirectiveNoFileComp
+		case v.Dirs:
+			return nil, cobra.ShellCompDirectiveFilterDirs
+		}
+		return v.Exts, cobra.ShellCompDirectiveFilterFileExt
+	}
 }
 
 // offer is words to complete with, the shell adding a space after the one

@@ -12,6 +12,7 @@ import (
 	"github.com/fgtop/fgtop/engine/placement"
 	"github.com/fgtop/fgtop/engine/report"
 	"github.com/fgtop/fgtop/engine/simulate"
+	"github.com/fgtop/fgtop/model"
 	"github.com/spf13/cobra"
 )
 
@@ -199,24 +200,20 @@ func (f *simulateFlags) run(ctx context.Context) error {
 	if err != nil {
 		return simErr(err)
 	}
-	var sim *placement.Simulation
-	var live *simulate.Live
+	var set *simulate.Setup
 	if n.Live {
-		live, err = f.liveNode(ctx, n)
-		if live != nil {
-			sim = live.Sim
-		}
+		set, err = f.liveNode(ctx, n)
 	} else {
-		sim, err = n.EmptyNode(ctx, f.openAccelerators)
+		set, err = n.EmptyNode(ctx, f.openAccelerators)
 	}
 	if err != nil {
 		return simErr(err)
 	}
-	out, err := simulate.Place(sim, f.requests, live, n.Host, f.trace, f.warn)
+	out, err := n.Place(set, f.trace)
 	if err != nil {
 		return simErr(err)
 	}
-	if err := f.render(sim, out.Result, ""); err != nil {
+	if err := f.render(set.Sim, out.Result, ""); err != nil {
 		return err
 	}
 	switch {
@@ -263,23 +260,18 @@ func (f *simulateFlags) node() (*simulate.Node, error) {
 
 // liveNode sets the simulation up on the live state of --config/
 // --scratch-root.
-func (f *simulateFlags) liveNode(ctx context.Context, n *simulate.Node) (*simulate.Live, error) {
+func (f *simulateFlags) liveNode(ctx context.Context, n *simulate.Node) (*simulate.Setup, error) {
 	opts, err := f.src.options()
 	if err != nil {
 		return nil, err
 	}
 	defer closeSource(opts)
-	snap, err := simulate.ReadLive(ctx, opts)
-	if err != nil {
-		return nil, err
-	}
-	reportProblems(f.stderr, snap)
-	live, err := n.LiveNode(ctx, snap, opts.Inventory)
+	set, err := n.LiveNode(ctx, opts, func(s *model.Snapshot) { reportProblems(f.stderr, s) })
 	var cerr *simulate.ConfigError
 	if errors.As(err, &cerr) {
 		return nil, configErr(cerr.Path, false, cerr.Err)
 	}
-	return live, err
+	return set, err
 }
 
 // openAccelerators opens --devices without the host's CPU cores and memory
@@ -330,20 +322,7 @@ func (f *simulateFlags) runCases() error {
 	if err != nil {
 		return err
 	}
-	var o placement.CaseOverrides
-	if f.changed("strategy") {
-		o.Strategy = &flagSettings.Strategy
-	}
-	if f.changed("affinity") {
-		o.Policy = &flagSettings.Policy
-	}
-	if f.changed("quantum") {
-		o.Quantum = flagSettings.Quantum
-	}
-	if f.changed("no-fragmentation") {
-		o.ForbidFragmentation = &f.noFrag
-	}
-	outs, err := simulate.RunCases(f.caseFile, cases, o, f.trace || f.check)
+	outs, err := simulate.RunCases(f.caseFile, cases, simulate.Overrides(flagSettings, f.noFrag, f.changed), f.trace || f.check)
 	if err != nil {
 		return simErr(err)
 	}

@@ -35,6 +35,26 @@ func LoadCases(path, id string) ([]placement.Case, error) {
 	return cases, nil
 }
 
+// Overrides are the allocator settings s of the flags given explicitly
+// (given says which, by name: strategy, affinity, quantum,
+// no-fragmentation, whose value is forbid), which override a case's own.
+func Overrides(s placement.Settings, forbid bool, given func(flag string) bool) placement.CaseOverrides {
+	var o placement.CaseOverrides
+	if given("strategy") {
+		o.Strategy = &s.Strategy
+	}
+	if given("affinity") {
+		o.Policy = &s.Policy
+	}
+	if given("quantum") {
+		o.Quantum = s.Quantum
+	}
+	if given("no-fragmentation") {
+		o.ForbidFragmentation = &forbid
+	}
+	return o
+}
+
 // RunCases runs the cases LoadCases read from path with the flags'
 // overrides o (trace: keep each step's state, which a check needs). A
 // case the allocators cannot run is bad input, named for path.

@@ -65,7 +65,7 @@ func (n *Node) CheckSource() error {
 // for one that is not a list; its errors come back as they are), with the
 // host's cores and memory added as placement.EmptyNode says. n has
 // passed CheckSource.
-func (n *Node) EmptyNode(ctx context.Context, open func() (inventory.Source, error)) (*placement.Simulation, error) {
+func (n *Node) EmptyNode(ctx context.Context, open func() (inventory.Source, error)) (*Setup, error) {
 	sim := &placement.Simulation{Types: model.DefaultSlotTypes(), Source: n.Devices}
 	settings := n.Settings
 	var devs []model.Device
@@ -88,7 +88,7 @@ func (n *Node) EmptyNode(ctx context.Context, open func() (inventory.Source, err
 		return nil, usage("--devices %s: no devices to simulate on", n.Devices)
 	}
 	sim.SetDevices(devs, settings)
-	return sim, nil
+	return &Setup{Sim: sim}, nil
 }
 
 // deviceList reads --devices as a device list: every plugin it lists
@@ -141,11 +141,11 @@ func (n *Node) sourceDevices(ctx context.Context, open func() (inventory.Source,
 	return acc.Devices, nil
 }
 
-// ReadLive reads the live state of the tree opts describes, as every
+// readLive reads the live state of the tree opts describes, as every
 // command does but for the agents' health, which a simulation does not
 // need. A mock device source whose settings in its agents' etcd were not
 // read is refused: a placement on the defaults' guess may be wrong.
-func ReadLive(ctx context.Context, opts engine.Options) (*model.Snapshot, error) {
+func readLive(ctx context.Context, opts engine.Options) (*model.Snapshot, error) {
 	opts.NoHealth = true
 	snap, err := engine.Build(ctx, opts)
 	if err != nil {
@@ -183,25 +183,33 @@ func (e *ConfigError) Error() string { return fmt.Sprintf("%s: %v", e.Path, e.Er
 
 func (e *ConfigError) Unwrap() error { return e.Err }
 
-// Live is a simulation set up on a live node.
-type Live struct {
+// Setup is a simulation set up on its node.
+type Setup struct {
 	Sim *placement.Simulation
-	// Snap is the node's live state as read, Config its agent config (nil
-	// without --config): Place judges the host from them.
+	// Snap is a live node's state as read (nil on an empty node), Config
+	// its agent config (nil without --config): Place judges the host from
+	// them.
 	Snap   *model.Snapshot
 	Config *agentconfig.Config
 }
 
-// LiveNode sets the simulation up on snap, the live state ReadLive read,
-// whose device source is src: the snapshot's devices (cores and memory
-// replaced by the virtual host's, or dropped where no request names them),
-// its kernels' allocations loaded, restricted to n.Agent's partition
-// (its id or a unique prefix). The kernels it could not load are warned
-// about.
-func (n *Node) LiveNode(ctx context.Context, snap *model.Snapshot, src inventory.Source) (*Live, error) {
+// LiveNode sets the simulation up on the live state of the tree opts
+// describes (the command's resolution of --config/--scratch-root, its
+// device source open; problems says the snapshot's problems, as the
+// command says every snapshot's): the snapshot's devices (cores and
+// memory replaced by the virtual host's, or dropped where no request
+// names them), its kernels' allocations loaded, restricted to n.Agent's
+// partition (its id or a unique prefix). The kernels it could not load
+// are warned about.
+func (n *Node) LiveNode(ctx context.Context, opts engine.Options, problems func(*model.Snapshot)) (*Setup, error) {
+	snap, err := readLive(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	problems(snap)
 	settings := n.Settings
 	sim := &placement.Simulation{Types: model.DefaultSlotTypes(), Source: n.Devices}
-	inv, err := src.Poll(ctx)
+	inv, err := opts.Inventory.Poll(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("simulate: device inventory: %w", err)
 	}
@@ -219,7 +227,7 @@ func (n *Node) LiveNode(ctx context.Context, snap *model.Snapshot, src inventory
 	if err != nil {
 		return nil, err
 	}
-	live := &Live{Sim: sim, Snap: snap, Config: cfg}
+	set := &Setup{Sim: sim, Snap: snap, Config: cfg}
 	host := n.Host.CPUs > 0 || n.Host.MemGiven || asksHost(n.Requests)
 	if !host {
 		// The help's promise: a simulation of accelerator slots never
@@ -251,7 +259,7 @@ func (n *Node) LiveNode(ctx context.Context, snap *model.Snapshot, src inventory
 	for _, l := range placement.SkipLines(skipped) {
 		n.Warn(l)
 	}
-	return live, nil
+	return set, nil
 }
 
 // agentID is the agent --agent names, by its id or a unique prefix as

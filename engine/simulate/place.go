@@ -16,16 +16,17 @@ type Outcome struct {
 	Unplaced, Requests, FailedFrees int
 }
 
-// Place runs requests, in order, on sim. live (nil on an empty node) is
-// the node's live state: a request for cpu or mem is then judged against
-// it, as JudgeHost says. Requests of zeros only are warned about.
-func Place(sim *placement.Simulation, requests []string, live *Live, host Host, trace bool, warn func(string)) (*Outcome, error) {
+// Place runs n's requests, in order, on set (trace: keep the state after
+// every step). On a live node a request for cpu or mem is judged against
+// its state, as JudgeHost says. Requests of zeros only are warned about.
+func (n *Node) Place(set *Setup, trace bool) (*Outcome, error) {
+	sim := set.Sim
 	// cpu and mem join the maps only when a request asks for them; every
 	// node has both, so a typo of either is told apart from them.
 	known := append([]model.SlotName{model.SlotCPU, model.SlotMem}, sim.Slots...)
-	steps, nothing, err := placement.ParseSteps(requests, sim.Types, known)
+	steps, nothing, err := placement.ParseSteps(n.Requests, sim.Types, known)
 	for _, r := range nothing {
-		warn(fmt.Sprintf("--request %q asks for nothing: Backend.AI drops amounts of 0, so this step allocates nothing", r))
+		n.Warn(fmt.Sprintf("--request %q asks for nothing: Backend.AI drops amounts of 0, so this step allocates nothing", r))
 	}
 	if err != nil {
 		return nil, usage("--request %v", err)
@@ -33,13 +34,13 @@ func Place(sim *placement.Simulation, requests []string, live *Live, host Host, 
 	if err := placement.ValidateSteps(steps); err != nil {
 		return nil, usage("--request: %v", err)
 	}
-	if live != nil {
-		notes, err := JudgeHost(placement.HostDoubts(live.Snap, live.Config, steps, presentCPUs(), host.CPUs > 0, host.MemGiven))
+	if set.Snap != nil {
+		notes, err := JudgeHost(placement.HostDoubts(set.Snap, set.Config, steps, presentCPUs(), n.Host.CPUs > 0, n.Host.MemGiven))
 		if err != nil {
 			return nil, err
 		}
 		for _, l := range notes {
-			warn(l)
+			n.Warn(l)
 		}
 	}
 	res, err := placement.Run(sim.Node, steps, placement.RunOptions{Trace: trace, Live: sim.Live, Manager: sim.Manager})

@@ -3,11 +3,14 @@ package simulate
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/fgtop/fgtop/engine/alloc"
 	"github.com/fgtop/fgtop/engine/inventory"
 	"github.com/fgtop/fgtop/engine/placement"
 	"github.com/fgtop/fgtop/model"
@@ -275,7 +278,7 @@ func TestEmptyNode(t *testing.T) {
 			}
 			return c.src, nil
 		}
-		sim, err := c.n.EmptyNode(context.Background(), open)
+		set, err := c.n.EmptyNode(context.Background(), open)
 		switch {
 		case c.plain != nil:
 			if err == nil || err.Error() != c.plain.Error() {
@@ -291,7 +294,7 @@ func TestEmptyNode(t *testing.T) {
 			t.Errorf("%s: %v", c.name, err)
 			continue
 		}
-		if got := deviceCount(sim); got != c.devs {
+		if got := deviceCount(set.Sim); got != c.devs {
 			t.Errorf("%s: %d devices, want %d", c.name, got, c.devs)
 		}
 		if got := strings.Join(warns, "|"); got != c.warns {
@@ -318,11 +321,12 @@ func TestPlace(t *testing.T) {
 		n := Node{Devices: list}
 		var warns []string
 		n.Warn = func(l string) { warns = append(warns, l) }
-		sim, err := n.EmptyNode(context.Background(), nil)
+		n.Requests = c.reqs
+		set, err := n.EmptyNode(context.Background(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, err := Place(sim, c.reqs, nil, Host{}, false, n.Warn)
+		out, err := n.Place(set, false)
 		if c.err != "" {
 			if got := usageMsg(t, err); !strings.HasPrefix(got, c.err) {
 				t.Errorf("%q: %q, want %q", c.reqs, got, c.err)
@@ -348,4 +352,31 @@ func deviceCount(sim *placement.Simulation) int {
 		n += len(p.Devices)
 	}
 	return n
+}
+
+func TestOverrides(t *testing.T) {
+	s := placement.Settings{Strategy: alloc.Fill, Policy: alloc.PreferSingleNode, Quantum: model.MustDec("0.05")}
+	for _, c := range []struct {
+		given []string
+		want  string
+	}{
+		{nil, "strategy=<nil> policy=<nil> quantum=0 forbid=<nil>"},
+		{[]string{"strategy", "quantum"}, "strategy=FILL policy=<nil> quantum=0.05 forbid=<nil>"},
+		{[]string{"affinity", "no-fragmentation"}, "strategy=<nil> policy=PREFER_SINGLE_NODE quantum=0 forbid=true"},
+		{[]string{"allocation-order"}, "strategy=<nil> policy=<nil> quantum=0 forbid=<nil>"},
+	} {
+		o := Overrides(s, true, func(name string) bool { return slices.Contains(c.given, name) })
+		got := fmt.Sprintf("strategy=%s policy=%s quantum=%s forbid=%s", deref(o.Strategy), deref(o.Policy), o.Quantum, deref(o.ForbidFragmentation))
+		if got != c.want {
+			t.Errorf("Overrides given %q = %s, want %s", c.given, got, c.want)
+		}
+	}
+}
+
+// deref prints *p, "<nil>" for nil.
+func deref[T any](p *T) string {
+	if p == nil {
+		return "<nil>"
+	}
+	return fmt.Sprint(*p)
 }

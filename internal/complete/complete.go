@@ -1,8 +1,10 @@
 // Package complete works out what a Tab offers for fgtop's flag values:
 // from what was typed and the names the node has (which the caller reads:
 // agent.toml, the device source, the history), the words to offer and
-// whether the shell is to add a space after the one taken. It also holds
-// the bash script's stand-ins for the bash-completion package. Nothing
+// whether the shell is to add a space after the one taken; which flags
+// complete with fixed words, files or directories (Static, Completes). It
+// also holds the bash script's stand-ins for the bash-completion package.
+// Subpackage lookup does the reads. Nothing
 // here reads a file or knows the command line library, so every answer
 // is tested as a table.
 package complete
