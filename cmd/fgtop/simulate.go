@@ -213,17 +213,16 @@ func (f *simulateFlags) run(ctx context.Context) error {
 	if err != nil {
 		return simErr(err)
 	}
-	if err := f.render(set.Sim, out.Result, ""); err != nil {
+	if f.asJSON {
+		err = f.writeJSON(set.Sim.Document(out.Result, ""))
+	} else {
+		err = set.Sim.WriteTable(f.stdout, out.Result, "", f.red)
+	}
+	if err != nil {
 		return err
 	}
-	switch {
-	case out.Unplaced > 0:
-		// A script asking "does it fit?" reads the exit status.
-		return &exitError{code: exitProblem, err: fmt.Errorf("%d of %d request(s) could not be placed", out.Unplaced, out.Requests)}
-	case out.FailedFrees > 0:
-		// The help promises 0 only when every step, frees included, did
-		// what it says.
-		return &exitError{code: exitProblem, err: fmt.Errorf("%d free(s) failed (see the steps above)", out.FailedFrees)}
+	if err := out.Err(); err != nil {
+		return &exitError{code: exitProblem, err: err}
 	}
 	return nil
 }
@@ -314,15 +313,10 @@ func (f *simulateFlags) runCases() error {
 			return usageErr("--case takes its devices and operations from the file; drop --%s", name)
 		}
 	}
-	cases, err := simulate.LoadCases(f.caseFile, f.caseID)
-	if err != nil {
-		return simErr(err)
-	}
-	flagSettings, err := f.settings()
-	if err != nil {
-		return err
-	}
-	outs, err := simulate.RunCases(f.caseFile, cases, simulate.Overrides(flagSettings, f.noFrag, f.changed), f.trace || f.check)
+	outs, err := simulate.RunCases(f.caseFile, f.caseID, func() (placement.CaseOverrides, error) {
+		s, err := f.settings()
+		return simulate.Overrides(s, f.noFrag, f.changed), err
+	}, f.trace || f.check)
 	if err != nil {
 		return simErr(err)
 	}
@@ -350,14 +344,6 @@ func (f *simulateFlags) reportCheck(runs []placement.CaseRun) error {
 		return &exitError{code: exitProblem, err: fmt.Errorf("%d operation(s) differ from the recorded results", chk.Mismatched)}
 	}
 	return nil
-}
-
-// render prints a simulation's result.
-func (f *simulateFlags) render(sim *placement.Simulation, res *placement.Result, caseID string) error {
-	if f.asJSON {
-		return f.writeJSON(sim.Document(res, caseID))
-	}
-	return sim.WriteTable(f.stdout, res, caseID, f.red)
 }
 
 // red paints OVERCOMMIT red where stdout is a terminal.

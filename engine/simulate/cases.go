@@ -55,10 +55,20 @@ func Overrides(s placement.Settings, forbid bool, given func(flag string) bool) 
 	return o
 }
 
-// RunCases runs the cases LoadCases read from path with the flags'
-// overrides o (trace: keep each step's state, which a check needs). A
-// case the allocators cannot run is bad input, named for path.
-func RunCases(path string, cases []placement.Case, o placement.CaseOverrides, trace bool) ([]placement.CaseRun, error) {
+// RunCases runs the cases LoadCases reads from path (and id) with the
+// overrides of the flags given explicitly, which overrides reads once the
+// cases are read (its error comes back as it is). trace keeps each step's
+// state, which a check needs. A case the allocators cannot run is bad
+// input, named for path.
+func RunCases(path, id string, overrides func() (placement.CaseOverrides, error), trace bool) ([]placement.CaseRun, error) {
+	cases, err := LoadCases(path, id)
+	if err != nil {
+		return nil, err
+	}
+	o, err := overrides()
+	if err != nil {
+		return nil, err
+	}
 	outs, err := placement.RunCases(cases, o, trace)
 	var bad *placement.BadCaseError
 	switch {

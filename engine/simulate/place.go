@@ -16,6 +16,20 @@ type Outcome struct {
 	Unplaced, Requests, FailedFrees int
 }
 
+// Err says why the outcome is a problem, nil when every request was
+// placed and every free freed: a script asking "does it fit?" reads the
+// exit status, and the help promises success only when every step, frees
+// included, did what it says. Requests not placed are said first.
+func (o *Outcome) Err() error {
+	switch {
+	case o.Unplaced > 0:
+		return fmt.Errorf("%d of %d request(s) could not be placed", o.Unplaced, o.Requests)
+	case o.FailedFrees > 0:
+		return fmt.Errorf("%d free(s) failed (see the steps above)", o.FailedFrees)
+	}
+	return nil
+}
+
 // Place runs n's requests, in order, on set (trace: keep the state after
 // every step). On a live node a request for cpu or mem is judged against
 // its state, as JudgeHost says. Requests of zeros only are warned about.

@@ -205,19 +205,54 @@ func TestLoadCases(t *testing.T) {
 			t.Errorf("LoadCases(%s, %q) = %v, want %v", filepath.Base(c.path), c.id, ids, c.ids)
 		}
 	}
-	runs, err := RunCases(cases, mustCases(t, cases), placement.CaseOverrides{}, false)
-	if err != nil || len(runs) != 2 {
-		t.Fatalf("RunCases = %d runs, %v", len(runs), err)
+}
+
+func TestRunCases(t *testing.T) {
+	cases := writeFile(t, "cases.json", twoCases)
+	flagsBad := errors.New("--strategy \"x\": want evenly or fill")
+	for _, c := range []struct {
+		name, id string
+		flags    error
+		runs     int
+		err      string // a UsageError's, or the flags' error
+	}{
+		{name: "all", runs: 2},
+		{name: "one", id: "a", runs: 1},
+		// The file is read before the flags: its error is said first.
+		{name: "no such case", id: "c", flags: flagsBad, err: "--case-id c: no such case in " + cases},
+		{name: "flags", flags: flagsBad, err: flagsBad.Error()},
+	} {
+		runs, err := RunCases(cases, c.id, func() (placement.CaseOverrides, error) { return placement.CaseOverrides{}, c.flags }, false)
+		var got string
+		if err != nil {
+			got = err.Error()
+		}
+		if got != c.err || len(runs) != c.runs {
+			t.Errorf("%s: %d runs, %q; want %d, %q", c.name, len(runs), got, c.runs, c.err)
+		}
+		if err != nil && (c.flags == nil || c.id != "") != errors.As(err, new(*UsageError)) {
+			t.Errorf("%s: %T, want the flags' own error back or a UsageError", c.name, err)
+		}
 	}
 }
 
-func mustCases(t *testing.T, path string) []placement.Case {
-	t.Helper()
-	cs, err := LoadCases(path, "")
-	if err != nil {
-		t.Fatal(err)
+func TestOutcomeErr(t *testing.T) {
+	for _, c := range []struct {
+		o    Outcome
+		want string
+	}{
+		{Outcome{Requests: 2}, ""},
+		{Outcome{Unplaced: 1, Requests: 3, FailedFrees: 1}, "1 of 3 request(s) could not be placed"},
+		{Outcome{Requests: 3, FailedFrees: 2}, "2 free(s) failed (see the steps above)"},
+	} {
+		var got string
+		if err := c.o.Err(); err != nil {
+			got = err.Error()
+		}
+		if got != c.want {
+			t.Errorf("%+v: %q, want %q", c.o, got, c.want)
+		}
 	}
-	return cs
 }
 
 // fakeSource is a device source of one reading.
