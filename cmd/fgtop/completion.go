@@ -155,13 +155,9 @@ func completeSlot(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Co
 // nodeOf is what cmd's command line names of the node: its --config,
 // --scratch-root, --devices and --mock-etcd.
 func nodeOf(cmd *cobra.Command) lookup.Node {
-	n := lookup.Node{Config: flagString(cmd, "config"), Devices: flagString(cmd, "devices"), MockEtcd: flagString(cmd, "mock-etcd")}
-	if f := cmd.Flags().Lookup("scratch-root"); f != nil {
-		if sv, ok := f.Value.(interface{ GetSlice() []string }); ok {
-			n.Roots = sv.GetSlice()
-		}
-	}
-	return n
+	// A command without --scratch-root has no roots (the error says so).
+	roots, _ := cmd.Flags().GetStringArray("scratch-root")
+	return lookup.Node{Config: flagString(cmd, "config"), Roots: roots, Devices: flagString(cmd, "devices"), MockEtcd: flagString(cmd, "mock-etcd")}
 }
 
 // flagString reads a string flag of cmd, "" when it has none.

@@ -227,12 +227,17 @@ func (f *simulateFlags) run(ctx context.Context) error {
 	return nil
 }
 
-// simErr gives the simulation's bad usage and bad input exit status 2;
-// any other error stays as it is.
+// simErr gives the simulation's bad usage and bad input exit status 2,
+// and words an agent config that does not load as every command does; any
+// other error stays as it is.
 func simErr(err error) error {
 	var ue *simulate.UsageError
-	if errors.As(err, &ue) {
+	var ce *simulate.ConfigError
+	switch {
+	case errors.As(err, &ue):
 		return usageErr("%s", ue.Msg)
+	case errors.As(err, &ce):
+		return configErr(ce.Path, false, ce.Err)
 	}
 	return err
 }
@@ -265,12 +270,7 @@ func (f *simulateFlags) liveNode(ctx context.Context, n *simulate.Node) (*simula
 		return nil, err
 	}
 	defer closeSource(opts)
-	set, err := n.LiveNode(ctx, opts, func(s *model.Snapshot) { reportProblems(f.stderr, s) })
-	var cerr *simulate.ConfigError
-	if errors.As(err, &cerr) {
-		return nil, configErr(cerr.Path, false, cerr.Err)
-	}
-	return set, err
+	return n.LiveNode(ctx, opts, func(s *model.Snapshot) { reportProblems(f.stderr, s) })
 }
 
 // openAccelerators opens --devices without the host's CPU cores and memory

@@ -15,8 +15,9 @@
 // source's issues and settings, the agent config's defaults, a live
 // node's partitions and --agent, a corpus case's overrides and check),
 // requests.go reads its requests, casecheck.go runs corpus cases and
-// words their check, and Document and WriteTable are the command's output, so the command
-// only parses flags, reads its inputs and prints.
+// words their check, and Document and WriteTable are the command's output;
+// engine/simulate reads the command's inputs in its order, so the command
+// only parses flags and prints.
 //
 // # Map construction (what the agent's plugins do)
 //
