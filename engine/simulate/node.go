@@ -38,7 +38,7 @@ type Node struct {
 	// or the agent config fills in the others.
 	Settings                        placement.Settings
 	QuantumSet, PolicySet, OrderSet bool
-	// Warn says a line on stderr (without fgtop's prefix).
+	// Warn says a line on stderr (without fgtop's prefix); required.
 	Warn func(line string)
 }
 
