@@ -2,8 +2,6 @@ package main
 
 import (
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/fgtop/fgtop/engine/agentconfig"
@@ -32,11 +30,7 @@ func writeMan(w io.Writer, root *cobra.Command) error {
 	root.InitDefaultVersionFlag()
 	b := readBuildInfo()
 	var m manpage.Page
-	date := ""
-	if b.Time != nil && len(*b.Time) >= 10 {
-		date = (*b.Time)[:10]
-	}
-	m.Header("FGTOP", 1, date, "fgtop "+b.Version, "fgtop manual")
+	m.Header("FGTOP", 1, b.Date(), "fgtop "+b.Version, "fgtop manual")
 	m.Section("NAME")
 	m.Raw(`fgtop \- ` + manpage.Escape(root.Short))
 	m.Section("SYNOPSIS")
@@ -83,7 +77,7 @@ func writeMan(w io.Writer, root *cobra.Command) error {
 	m.Item("FGTOP_HISTORY", "the history directory when --history is not given (\"off\": record nothing)")
 	m.Item("FGTOP_REPLAY_FED", "1: plan --replay runs the partitions in force as the record is read rather than after it (the same answer; measured slower on two cores, meant for machines with more)")
 	m.Section("FILES")
-	m.Item("agent.toml", "the agent config, looked for where Backend.AI's agent looks, in order: "+strings.Join(configPlaces(), ", ")+
+	m.Item("agent.toml", "the agent config, looked for where Backend.AI's agent looks, in order: "+strings.Join(agentconfig.SearchPlaces(), ", ")+
 		"; or given with --config. Watching needs read permission; plan, apply and rollback need write permission on the file and its directory")
 	m.Item("SCRATCH_ROOT/KERNEL_ID/config/resource.txt", "each kernel's allocation, read once and then followed; fgtop needs read and search permission on the scratch root")
 	m.Item("AGENT.toml"+strings.TrimPrefix(agentconfig.JournalPath("AGENT.toml"), "AGENT.toml"), "the journal of every apply and rollback, beside the config")
@@ -96,22 +90,4 @@ func writeMan(w io.Writer, root *cobra.Command) error {
 	m.Raw(`fgtop version; fgtop completion \-\-help; Backend.AI's agent documentation.`)
 	_, err := io.WriteString(w, m.String())
 	return err
-}
-
-// configPlaces are agentconfig.SearchPaths for any user: the environment
-// variable by name, the home directory as ~.
-func configPlaces() []string {
-	home, _ := os.UserHomeDir()
-	env := os.Getenv("BACKEND_CONFIG_FILE")
-	out := []string{"$BACKEND_CONFIG_FILE"}
-	for _, p := range agentconfig.SearchPaths() {
-		if env != "" && p == env {
-			continue
-		}
-		if home != "" && home != "/" && strings.HasPrefix(p, home+string(filepath.Separator)) {
-			p = "~" + p[len(home):]
-		}
-		out = append(out, p)
-	}
-	return out
 }
