@@ -5,10 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/fgtop/fgtop/internal/gcpolicy"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -16,9 +14,11 @@ import (
 	"github.com/fgtop/fgtop/engine"
 	"github.com/fgtop/fgtop/engine/demo"
 	"github.com/fgtop/fgtop/engine/history"
+	"github.com/fgtop/fgtop/engine/history/histdir"
+	"github.com/fgtop/fgtop/engine/history/histread"
 	"github.com/fgtop/fgtop/engine/history/histtext"
+	"github.com/fgtop/fgtop/engine/recording"
 	"github.com/fgtop/fgtop/engine/report"
-	"github.com/fgtop/fgtop/model"
 	"github.com/fgtop/fgtop/model/names"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -31,7 +31,7 @@ import (
 var defaultHistoryDir = "/var/lib/fgtop/history"
 
 // historyOff is the --history value that records nothing.
-const historyOff = "off"
+const historyOff = histdir.Off
 
 // registerHistoryFlag adds --history DIR.
 func registerHistoryFlag(fl *pflag.FlagSet, dir *string, what string) {
@@ -55,127 +55,33 @@ func demoHistoryUsage(fl *pflag.FlagSet, whenDemo string) {
 	f.Usage = strings.TrimSuffix(f.Usage, ")") + "; with " + whenDemo + ": beside the demo node, removed on exit)"
 }
 
-// historyDir resolves --history for a command that records: the flag,
-// else FGTOP_HISTORY, else the default where it can be written. note says
-// why nothing is recorded ("" when something is, or when asked for off).
+// historyDir resolves --history for a command that records
+// (histdir.ForRecording with the default directory).
 func historyDir(flag string) (dir, note string) {
-	return historyDirOr(flag, defaultHistoryDir)
+	return histdir.ForRecording(flag, defaultHistoryDir)
 }
 
-// historyDirOr is historyDir with def as the default directory, made
-// (with its parents) when missing.
-func historyDirOr(flag, def string) (dir, note string) {
-	v := flag
-	if v == "" {
-		v = os.Getenv("FGTOP_HISTORY")
-	}
-	switch v {
-	case historyOff:
-		return "", ""
-	case "":
-	default:
-		return v, ""
-	}
-	if err := os.MkdirAll(def, 0o700); err != nil {
-		return "", fmt.Sprintf("history off: %s cannot be made (%v); record with --history DIR or `fgtop record`", def, err)
-	}
-	if syscall.Access(def, 2) != nil {
-		return "", fmt.Sprintf("history off: %s is not writable; record with --history DIR or `fgtop record`", def)
-	}
-	return def, ""
-}
-
-// demoHistoryDir resolves --history for a command on the demo node: an
-// explicit --history DIR (or off) is honoured; otherwise the demo records
-// beside its node, in its temporary directory. FGTOP_HISTORY and the
-// default directory are the real node's record: fake kernels must never
-// mix into it, nor the demo take its lock from the real recorder.
+// demoHistoryDir resolves --history for a command on the demo node
+// (histdir.ForDemo).
 func demoHistoryDir(flag string, node *demo.Node) string {
-	switch flag {
-	case historyOff:
-		return ""
-	case "":
-		return filepath.Join(node.Dir, "history")
-	}
-	return flag
+	return histdir.ForDemo(flag, node.Dir)
 }
 
-// readHistoryDir resolves --history for a command that reads.
+// readHistoryDir resolves --history for a command that reads; what is
+// wrong with it is bad usage.
 func readHistoryDir(flag string) (string, error) {
-	v := flag
-	if v == "" {
-		v = os.Getenv("FGTOP_HISTORY")
-	}
-	if v == historyOff {
-		return "", usageErr("--history off: there is no record to read")
-	}
-	if v == "" {
-		v = defaultHistoryDir
-	}
-	fi, err := os.Stat(v)
+	dir, err := histdir.ForReading(flag, defaultHistoryDir)
 	if err != nil {
-		return "", usageErr("no history at %s (%v): name the directory a recorder writes with --history DIR", v, err)
+		return "", usageErr("%v", err)
 	}
-	if !fi.IsDir() {
-		return "", usageErr("no history at %s: it is a file, not a directory: name the directory a recorder writes with --history DIR", v)
-	}
-	return v, nil
+	return dir, nil
 }
 
-// scannedWait bounds how long a recorder waits for the engine's first
-// full reading before it records what there is.
-const scannedWait = 10 * time.Second
-
-// subscribeScanned subscribes to eng once every scratch root has been
-// scanned (eng.Ready), or after scannedWait. The engine publishes as the
-// device inventory and each root come in; a record whose first checkpoint
-// is such a partial snapshot has every kernel already running "begin" a
-// moment after the record did: history showed them without "<" (held
-// since at least then) and a replay counted none as running at the start.
-func subscribeScanned(ctx context.Context, eng *engine.Engine) <-chan *model.Snapshot {
-	t := time.NewTimer(scannedWait)
-	defer t.Stop()
-	select {
-	case <-eng.Ready():
-	case <-ctx.Done():
-	case <-t.C:
-	}
-	return eng.Subscribe(ctx)
-}
-
-// startRecording records eng's snapshots into dir until ctx is done or
-// the returned function is called, which waits for the last write.
-// Another process writing the directory is not an error: this one then
-// only reads it. node is the name the node's snapshots go by, demo says
-// it is the demo's (recordNames): a directory holding another node's
-// record is not written, and said.
+// startRecording records eng's snapshots into dir on the side
+// (recording.Start); node is the name the node's snapshots go by, demo
+// says it is the demo's (recordNames).
 func startRecording(ctx context.Context, eng *engine.Engine, dir, node string, demo bool, stderr io.Writer) func() {
-	if dir == "" || dir == historyOff {
-		return func() {}
-	}
-	rec, err := history.Open(history.Options{Dir: dir, Names: recordNames(node, demo), KernelsVouch: !demo, Logf: func(format string, a ...any) {
-		fmt.Fprintf(stderr, "fgtop: "+format+"\n", a...)
-	}})
-	if err != nil {
-		if errors.Is(err, history.ErrOtherNode) {
-			fmt.Fprintf(stderr, "fgtop: not recording: %v\n", err)
-		} else if errors.Is(err, history.ErrLocked) {
-			fmt.Fprintf(stderr, "fgtop: %v; not recording, the other one does\n", err)
-		} else {
-			fmt.Fprintf(stderr, "fgtop: history off: %v\n", err)
-		}
-		return func() {}
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		rec.Run(ctx, subscribeScanned(ctx, eng))
-	}()
-	return func() {
-		cancel()
-		<-done
-	}
+	return recording.Start(ctx, eng, dir, recordNames(node, demo), !demo, stderr)
 }
 
 type recordFlags struct {
@@ -187,37 +93,10 @@ type recordFlags struct {
 }
 
 func (f *recordFlags) options() (history.Options, error) {
-	// "off" means no record to every command that takes --history: here
-	// it would have recorded into ./off.
-	for _, v := range []struct{ flag, val string }{{"--history", f.history}, {"--dir", f.dir}} {
-		if v.val == historyOff {
-			return history.Options{}, usageErr("record: %s off records nothing: name the directory to record into (stop the recorder to record nothing)", v.flag)
-		}
-	}
-	if f.history != "" {
-		if f.dir != "" && f.dir != f.history {
-			return history.Options{}, usageErr("record: --dir %s and --history %s name two directories: give one", f.dir, f.history)
-		}
-		f.dir = f.history
-	}
-	o := history.Options{Dir: f.dir}
-	if f.dir == "" {
-		return o, usageErr("record: --dir DIR (or --history DIR) is required")
-	}
-	d, err := history.ParseDays(f.keep)
-	if err != nil || d <= 0 {
-		return o, usageErr("--keep %s: want a positive duration such as 7d or 36h", f.keep)
-	}
-	o.Keep = d
-	n, err := model.ParseFiniteBinarySize(f.maxSize)
+	o, err := histdir.RecordOptions(f.dir, f.history, f.keep, f.maxSize)
 	if err != nil {
-		return o, usageErr("--max-size %s: %v", f.maxSize, err)
+		return o, usageErr("%v", err)
 	}
-	size, err := n.Int64()
-	if err != nil || size < 1<<20 {
-		return o, usageErr("--max-size %s: want at least 1MiB", f.maxSize)
-	}
-	o.MaxSize = size
 	return o, nil
 }
 
@@ -270,25 +149,10 @@ holds another node's record.`,
 				}
 				return err
 			}
-			ctx, cancel := context.WithCancel(ctx)
-			defer cancel()
-			eng := engine.New(opts)
-			errc := make(chan error, 1)
-			go func() { errc <- eng.Run(ctx) }()
-			fmt.Fprintf(os.Stderr, "fgtop record: recording into %s (keep %s, at most %s); stop with Ctrl-C\n",
-				hopts.Dir, rf.keep, rf.maxSize)
-			recErr := make(chan error, 1)
-			go func() { recErr <- rec.Run(ctx, subscribeScanned(ctx, eng)) }()
-			select {
-			case <-ctx.Done():
-			case err = <-errc:
-			}
-			cancel()
-			<-recErr
-			if err != nil && !errors.Is(err, context.Canceled) {
-				return fmt.Errorf("engine: %w", err)
-			}
-			return nil
+			return recording.Run(ctx, engine.New(opts), rec, func() {
+				fmt.Fprintf(os.Stderr, "fgtop record: recording into %s (keep %s, at most %s); stop with Ctrl-C\n",
+					hopts.Dir, rf.keep, rf.maxSize)
+			})
 		},
 	}
 	src.register(cmd)
@@ -315,52 +179,32 @@ func snapshotAt(at, dirFlag, allocMap string, compact bool, stdout, stderr io.Wr
 	if err != nil {
 		return usageErr("--at: %v", err)
 	}
-	rd, err := history.OpenReader(dir)
+	res, err := histread.At(dir, t, now)
 	if err != nil {
+		return readErr(err)
+	}
+	if err := report.WriteForm(stdout, res.Snap, allocMap, !compact); err != nil {
 		return err
 	}
-	rd.Now = func() time.Time { return now }
-	gcpolicy.PrepareQueryHeap(rd.Size())
-	gcpolicy.Seek()
-	res, err := rd.At(t)
-	var out *history.OutsideError
-	switch {
-	case errors.As(err, &out):
-		return &exitError{code: exitProblem, err: err}
-	case errors.Is(err, history.ErrEmpty):
-		return &exitError{code: exitProblem, err: fmt.Errorf("%s: %w", dir, err)}
-	case err != nil:
-		return &exitError{code: exitProblem, err: err}
-	}
-	if allocMap == report.FormSnapshot {
-		// The whole document, most of it the kernels: written as its
-		// parts are made, not first copied into one buffer.
-		if err := report.WriteSnapshot(stdout, res.Snap, !compact); err != nil {
-			return err
-		}
-	} else {
-		b, err := report.Marshal(report.Value(res.Snap, allocMap), !compact)
-		if err != nil {
-			return err
-		}
-		if _, err := stdout.Write(b); err != nil {
-			return err
-		}
-	}
-	for _, m := range res.Missing {
-		fmt.Fprintf(stderr, "fgtop: the record lacks %s\n", m)
-	}
-	for _, sk := range res.Skipped {
-		fmt.Fprintf(stderr, "fgtop: skipped %s\n", sk)
+	for _, n := range histread.Notes(res) {
+		fmt.Fprintf(stderr, "fgtop: %s\n", n)
 	}
 	if allocMap == allocRatio {
 		reportRatioUnknown(stderr, res.Snap)
 	}
-	if !res.Exact {
-		return &exitError{code: exitProblem, err: fmt.Errorf("%s falls where the record lacks data: this is the node as last recorded, at %s",
-			t.Local().Format("2006-01-02 15:04:05 MST"), res.Snap.Time.Local().Format("2006-01-02 15:04:05 MST"))}
+	if err := histread.Inexact(t, res); err != nil {
+		return &exitError{code: exitProblem, err: err}
 	}
 	return nil
+}
+
+// readErr is exit status 1 for what the record lacks (histread.ReadError);
+// other errors pass as they are.
+func readErr(err error) error {
+	if re, ok := errors.AsType[*histread.ReadError](err); ok {
+		return &exitError{code: exitProblem, err: re.Err}
+	}
+	return err
 }
 
 func newHistoryCmd() *cobra.Command {
@@ -427,37 +271,21 @@ or a prefix that names several (the error lists them).`,
 			if err := history.SpanOrder(f.Since, f.Until, until, now); err != nil {
 				return usageErr("%v", err)
 			}
-			if f.Since.After(now) {
-				// Said whether or not a recorder is writing: with one, the
-				// record's end is now, and an empty table read as "nobody
-				// held it" (a year mistyped).
-				return &exitError{code: exitProblem, err: fmt.Errorf("--since %s is in the future (now is %s): the record holds nothing after now",
-					f.Since.Local().Format("2006-01-02 15:04:05 MST"), now.Local().Format("2006-01-02 15:04:05 MST"))}
+			if err := histread.Future("--since", f.Since, now); err != nil {
+				return &exitError{code: exitProblem, err: err}
 			}
-			rd, err := history.OpenReader(d)
-			if err != nil {
-				return err
-			}
-			gcpolicy.PrepareQueryHeap(rd.Size())
-			gcpolicy.Query()
-			res, err := rd.Query(f)
+			res, active, err := histread.Query(d, f)
 			var notFound *names.NotFoundError
 			var ambiguous *names.AmbiguousError
-			switch {
-			case errors.As(err, &notFound) && recordEmpty(rd):
-				// A record that holds nothing yet knows no name: that is a
-				// finding about the record (exit 1, as snapshot --at says
-				// it), not a wrong name.
-				return &exitError{code: exitProblem, err: emptyRecordErr(d, rd)}
-			case errors.As(err, &notFound) || errors.As(err, &ambiguous):
+			if errors.As(err, &notFound) || errors.As(err, &ambiguous) {
 				return usageErr("history %s: %v", askedName(cmd.Flags(), "device", "kernel", "user", "session", "project"), err)
-			case err != nil:
-				return &exitError{code: exitProblem, err: fmt.Errorf("%s: %w", d, err)}
+			} else if err != nil {
+				return readErr(err)
 			}
 			// Tens of thousands of lines: one write(2) per line was a third
 			// of the command's time.
 			bw := bufio.NewWriterSize(cmd.OutOrStdout(), 64<<10)
-			perr := printHistory(bw, res, f, asJSON, rd.Active, now)
+			perr := printHistory(bw, res, f, asJSON, active, now)
 			if err := bw.Flush(); err != nil && perr == nil {
 				perr = err
 			}
@@ -475,25 +303,6 @@ or a prefix that names several (the error lists them).`,
 	fl.StringVar(&until, "until", "", "up to this time")
 	fl.BoolVar(&asJSON, "json", false, "print JSON (schema "+histtext.Schema+")")
 	return cmd
-}
-
-// recordEmpty reports whether rd holds no segment at all.
-func recordEmpty(rd *history.Reader) bool {
-	_, _, err := rd.Span()
-	return errors.Is(err, history.ErrEmpty)
-}
-
-// emptyRecordErr says that the directory holds no record yet, naming the
-// files named like segments that the reader left out, if any.
-func emptyRecordErr(dir string, rd *history.Reader) error {
-	var skipped []string
-	for _, s := range rd.Skipped() {
-		skipped = append(skipped, s.String())
-	}
-	if len(skipped) == 0 {
-		return fmt.Errorf("%s: %w (is fgtop record, or a console with --history, writing there?)", dir, history.ErrEmpty)
-	}
-	return fmt.Errorf("%s: %w (skipped: %s)", dir, history.ErrEmpty, strings.Join(skipped, "; "))
 }
 
 // printHistory writes the listing (histtext) and turns what it finds

@@ -1,0 +1,116 @@
+// Package histread asks a history directory what the commands that read
+// it print: the node at a moment (snapshot --at) and who held what over a
+// span (history). It opens the record, sizes the garbage collector for the
+// one query, and sorts what goes wrong into what the record lacks (a
+// ReadError) and the rest.
+package histread
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/fgtop/fgtop/engine/history"
+	"github.com/fgtop/fgtop/engine/history/histdir"
+	"github.com/fgtop/fgtop/internal/gcpolicy"
+	"github.com/fgtop/fgtop/model/names"
+)
+
+// ReadError is a finding about the record: it holds nothing yet, the
+// asked time is outside it, a segment cannot be read. The directory was
+// named right; the answer is that the record cannot give one (exit 1 to
+// the commands, not bad usage).
+type ReadError struct{ Err error }
+
+func (e *ReadError) Error() string { return e.Err.Error() }
+func (e *ReadError) Unwrap() error { return e.Err }
+
+// At is the node as dir's record has it at t, the record read as of now
+// (a recorder writing it has recorded up to now). An error opening dir is
+// returned as it is; one reading the record is a *ReadError, the empty
+// record's naming dir.
+func At(dir string, t, now time.Time) (*history.Result, error) {
+	rd, err := history.OpenReader(dir)
+	if err != nil {
+		return nil, err
+	}
+	rd.Now = func() time.Time { return now }
+	gcpolicy.PrepareQueryHeap(rd.Size())
+	gcpolicy.Seek()
+	res, err := rd.At(t)
+	var out *history.OutsideError
+	switch {
+	case errors.As(err, &out):
+		return nil, &ReadError{err}
+	case errors.Is(err, history.ErrEmpty):
+		return nil, &ReadError{fmt.Errorf("%s: %w", dir, err)}
+	case err != nil:
+		return nil, &ReadError{err}
+	}
+	return res, nil
+}
+
+// Notes are what an answer of At lacks or left out, one line each, for
+// stderr: the printed snapshot is whole only where they are none.
+func Notes(res *history.Result) []string {
+	var out []string
+	for _, m := range res.Missing {
+		out = append(out, fmt.Sprintf("the record lacks %s", m))
+	}
+	for _, sk := range res.Skipped {
+		out = append(out, fmt.Sprintf("skipped %s", sk))
+	}
+	return out
+}
+
+// Inexact says that t falls where the record lacks data and res is the
+// node as last recorded before it; nil when res is the node at t.
+func Inexact(t time.Time, res *history.Result) error {
+	if res.Exact {
+		return nil
+	}
+	return fmt.Errorf("%s falls where the record lacks data: this is the node as last recorded, at %s",
+		t.Local().Format(stamp), res.Snap.Time.Local().Format(stamp))
+}
+
+// stamp is how a moment is named to the user.
+const stamp = "2006-01-02 15:04:05 MST"
+
+// Query lists who held what in dir's record, as f asks, and whether a
+// recorder is writing the record now. An error opening dir, and a name f
+// gives that the record does not know or knows several of
+// (*names.NotFoundError, *names.AmbiguousError: the user's to correct),
+// are returned as they are; what the record lacks is a *ReadError naming
+// dir. A record that holds nothing yet knows no name: that is a finding
+// about the record, not a wrong name.
+func Query(dir string, f history.Filter) (res *history.HistoryResult, active bool, err error) {
+	rd, err := history.OpenReader(dir)
+	if err != nil {
+		return nil, false, err
+	}
+	gcpolicy.PrepareQueryHeap(rd.Size())
+	gcpolicy.Query()
+	res, err = rd.Query(f)
+	var notFound *names.NotFoundError
+	var ambiguous *names.AmbiguousError
+	switch {
+	case errors.As(err, &notFound) && histdir.Empty(rd):
+		return nil, false, &ReadError{histdir.EmptyError(dir, rd)}
+	case errors.As(err, &notFound) || errors.As(err, &ambiguous):
+		return nil, false, err
+	case err != nil:
+		return nil, false, &ReadError{fmt.Errorf("%s: %w", dir, err)}
+	}
+	return res, rd.Active, nil
+}
+
+// Future says that since is after now, when it is: said whether or not a
+// recorder is writing, since with one the record's end is now, and an
+// empty table would read as "nobody held it" (a year mistyped).
+func Future(flag string, since, now time.Time) error {
+	if !since.After(now) {
+		return nil
+	}
+	return fmt.Errorf("%s %s is in the future (now is %s): the record holds nothing after now",
+		flag, since.Local().Format(stamp), now.Local().Format(stamp))
+}

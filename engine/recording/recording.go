@@ -1,0 +1,105 @@
+// Package recording keeps a running engine's snapshots in a history
+// directory: on the side of a console, serve or exporter (Start), or as
+// the whole of `fgtop record` (Run).
+package recording
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/fgtop/fgtop/engine"
+	"github.com/fgtop/fgtop/engine/history"
+	"github.com/fgtop/fgtop/model"
+)
+
+// ScannedWait bounds how long a recorder waits for the engine's first
+// full reading before it records what there is.
+const ScannedWait = 10 * time.Second
+
+// SubscribeScanned subscribes to eng once every scratch root has been
+// scanned (eng.Ready), or after ScannedWait. The engine publishes as the
+// device inventory and each root come in; a record whose first checkpoint
+// is such a partial snapshot has every kernel already running "begin" a
+// moment after the record did: history showed them without "<" (held
+// since at least then) and a replay counted none as running at the start.
+func SubscribeScanned(ctx context.Context, eng *engine.Engine) <-chan *model.Snapshot {
+	t := time.NewTimer(ScannedWait)
+	defer t.Stop()
+	select {
+	case <-eng.Ready():
+	case <-ctx.Done():
+	case <-t.C:
+	}
+	return eng.Subscribe(ctx)
+}
+
+// Start records eng's snapshots into dir until ctx is done or the
+// returned function is called, which waits for the last write. names are
+// the names the node's snapshots go by (history.Options.Names); vouch says
+// the engine reads a real node, whose kernels the record may vouch for.
+//
+// Recording is on the side: what keeps it from recording (another process
+// writing the directory, which this one then only reads; a directory
+// holding another node's record; any other error) is said on stderr and
+// the command goes on without it. "" or "off" records nothing.
+func Start(ctx context.Context, eng *engine.Engine, dir string, names []string, vouch bool, stderr io.Writer) func() {
+	if dir == "" || dir == "off" {
+		return func() {}
+	}
+	rec, err := history.Open(history.Options{Dir: dir, Names: names, KernelsVouch: vouch, Logf: func(format string, a ...any) {
+		fmt.Fprintf(stderr, "fgtop: "+format+"\n", a...)
+	}})
+	if err != nil {
+		fmt.Fprintln(stderr, refusal(err))
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		rec.Run(ctx, SubscribeScanned(ctx, eng))
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
+}
+
+// refusal is the line Start says when it cannot open the record.
+func refusal(err error) string {
+	switch {
+	case errors.Is(err, history.ErrOtherNode):
+		return fmt.Sprintf("fgtop: not recording: %v", err)
+	case errors.Is(err, history.ErrLocked):
+		return fmt.Sprintf("fgtop: %v; not recording, the other one does", err)
+	}
+	return fmt.Sprintf("fgtop: history off: %v", err)
+}
+
+// Run runs eng and records its snapshots with rec until ctx is done or
+// the engine fails; started is called once the engine runs, before the
+// first record. It returns once the last write is done, with the engine's
+// error ("engine: ..."), nil when it stopped with ctx.
+func Run(ctx context.Context, eng *engine.Engine, rec *history.Recorder, started func()) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errc := make(chan error, 1)
+	go func() { errc <- eng.Run(ctx) }()
+	started()
+	recErr := make(chan error, 1)
+	go func() { recErr <- rec.Run(ctx, SubscribeScanned(ctx, eng)) }()
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-errc:
+	}
+	cancel()
+	<-recErr
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return fmt.Errorf("engine: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,84 @@
+package recording
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fgtop/fgtop/engine"
+	"github.com/fgtop/fgtop/engine/demo"
+	"github.com/fgtop/fgtop/engine/history"
+)
+
+func TestRefusal(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{fmt.Errorf("/h holds the record of node %q: %w", "gpu1", history.ErrOtherNode), `fgtop: not recording: /h holds the record of node "gpu1"`},
+		{fmt.Errorf("/h: %w", history.ErrLocked), "fgtop: /h: " + history.ErrLocked.Error() + "; not recording, the other one does"},
+		{errors.New("/h: permission denied"), "fgtop: history off: /h: permission denied"},
+	} {
+		if got := refusal(c.err); !strings.HasPrefix(got, c.want) {
+			t.Errorf("refusal(%v) = %q, want %q", c.err, got, c.want)
+		}
+	}
+}
+
+// A demo engine recorded on the side: "off" writes nothing, the first
+// Start writes segments, a second one on the same directory says the
+// first one records and writes nothing of its own.
+func TestStartAndRun(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	node, err := demo.Start(ctx, demo.Options{Seed: 3, Speed: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer node.Close()
+	eng := engine.New(node.EngineOptions())
+	go func() { _ = eng.Run(ctx) }()
+
+	var note bytes.Buffer
+	Start(ctx, eng, "off", nil, false, &note)()
+	dir := filepath.Join(t.TempDir(), "history")
+	stop := Start(ctx, eng, dir, []string{demo.NodeName}, false, &note)
+	var second bytes.Buffer
+	Start(ctx, eng, dir, []string{demo.NodeName}, false, &second)()
+	time.Sleep(1500 * time.Millisecond)
+	stop()
+	if note.Len() > 0 {
+		t.Errorf("the first recorder said %q", note.String())
+	}
+	if !strings.Contains(second.String(), "not recording, the other one does") {
+		t.Errorf("the second recorder said %q", second.String())
+	}
+	if segs, _ := filepath.Glob(filepath.Join(dir, "seg-*")); len(segs) == 0 {
+		t.Error("Start recorded no segment")
+	}
+	if _, err := os.Stat("off"); err == nil {
+		t.Error(`Start "off" made ./off`)
+	}
+
+	// Run: the whole of fgtop record, ended by ctx.
+	own := filepath.Join(t.TempDir(), "run")
+	rec, err := history.Open(history.Options{Dir: own, Names: []string{demo.NodeName}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rctx, rcancel := context.WithTimeout(ctx, 1500*time.Millisecond)
+	defer rcancel()
+	started := false
+	if err := Run(rctx, engine.New(node.EngineOptions()), rec, func() { started = true }); err != nil || !started {
+		t.Errorf("Run: %v, started %v", err, started)
+	}
+	if segs, _ := filepath.Glob(filepath.Join(own, "seg-*")); len(segs) == 0 {
+		t.Error("Run recorded no segment")
+	}
+}
