@@ -5,11 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
-	"path/filepath"
-	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -17,11 +13,9 @@ import (
 	"github.com/fgtop/fgtop/engine/fleet"
 	"github.com/fgtop/fgtop/engine/history"
 	"github.com/fgtop/fgtop/engine/report"
-	"github.com/fgtop/fgtop/internal/safefile"
 	fleetui "github.com/fgtop/fgtop/ui/fleet"
 	"github.com/fgtop/fgtop/ui/local"
 	"github.com/spf13/cobra"
-	gossh "golang.org/x/crypto/ssh"
 )
 
 const fleetLong = `One console for many nodes: a table of nodes (GPUs, held/capacity, free shares, the
@@ -154,26 +148,13 @@ func newFleetCmd() *cobra.Command {
 	return cmd
 }
 
-// fleetSource is a started fleet: its tracker, running until ctx ends.
-type fleetSource struct {
-	tracker  *fleet.Tracker
-	settings fleet.Settings
-	wait     func()
-	prom     *fleet.PromClient // the Prometheus source, nil over SSH
-	// hosts, sshCfg and sshOpts ask each node's record (--hosts --at).
-	hosts   []string
-	sshCfg  *gossh.ClientConfig
-	sshOpts fleet.SSHOptions
-	desc    string // "ssh: 3 hosts", "prometheus: URL"
-}
-
 func (f *fleetFlags) check() error {
 	switch {
 	case f.hosts == "" && f.prometheus == "":
 		return usageErr("fleet: a source is required: --hosts H:P,H:P, --hosts @FILE or --prometheus URL")
 	case f.hosts != "" && f.prometheus != "":
 		return usageErr("fleet: --hosts and --prometheus are exclusive")
-	case f.prometheus != "" && !httpURL(f.prometheus):
+	case f.prometheus != "" && !fleet.HTTPURL(f.prometheus):
 		return usageErr("fleet: --prometheus %q: want Prometheus's URL, e.g. http://prometheus:9090", f.prometheus)
 	case f.prometheus != "" && f.refresh < 100*time.Millisecond:
 		return usageErr("fleet: --refresh %s: want at least 100ms", f.refresh)
@@ -193,24 +174,19 @@ func (f *fleetFlags) check() error {
 
 // hostList reads --hosts.
 func (f *fleetFlags) hostList() ([]string, error) {
-	text := f.hosts
-	if path, ok := strings.CutPrefix(text, "@"); ok {
-		data, err := safefile.ReadFile(path, 1<<20)
-		if err != nil {
-			return nil, usageErr("--hosts @%s: %v", path, err)
-		}
-		text = string(data)
-	}
-	hosts, err := fleet.ParseHosts(text)
-	if err != nil {
+	hosts, err := fleet.LoadHosts(f.hosts)
+	if fe, ok := errors.AsType[*fleet.HostsFileError](err); ok {
+		return nil, usageErr("--hosts @%s: %v", fe.Path, fe.Err)
+	} else if err != nil {
 		return nil, usageErr("--hosts %s: %v", f.hosts, err)
 	}
 	return hosts, nil
 }
 
-// start dials every node and follows its stream until ctx ends. What it
-// goes on without (known_hosts lines no ssh can read) is said on stderr.
-func (f *fleetFlags) start(ctx context.Context, stderr io.Writer) (*fleetSource, error) {
+// start starts the fleet's source (fleet.StartSSH, fleet.StartPrometheus)
+// until ctx ends. What it goes on without (known_hosts lines no ssh can
+// read) is said on stderr.
+func (f *fleetFlags) start(ctx context.Context, stderr io.Writer) (*fleet.Source, error) {
 	if err := f.check(); err != nil {
 		return nil, err
 	}
@@ -219,8 +195,13 @@ func (f *fleetFlags) start(ctx context.Context, stderr io.Writer) (*fleetSource,
 		return nil, err
 	}
 	settings := fleet.Settings{Settings: ps, PolicySet: f.alloc.affinity != ""}
+	to := fleet.Options{StaleAfter: f.staleAfter, UnreachableAfter: f.unreachable}
 	if f.prometheus != "" {
-		return f.startPrometheus(ctx, settings)
+		src, err := fleet.StartPrometheus(ctx, f.promOptions(settings), to, !(f.once || f.fit != "" || f.at != ""))
+		if err != nil {
+			return nil, usageErr("fleet: %v", err)
+		}
+		return src, nil
 	}
 	hosts, err := f.hostList()
 	if err != nil {
@@ -230,7 +211,7 @@ func (f *fleetFlags) start(ctx context.Context, stderr io.Writer) (*fleetSource,
 	if len(known) == 0 {
 		// As ssh: the user's known_hosts, then the system's; either may be
 		// missing, but one that exists must still be a regular file.
-		known = []string{fleet.DefaultKnownHosts(), "/etc/ssh/ssh_known_hosts"}
+		known = fleet.DefaultKnownHostsFiles()
 		for _, p := range known {
 			if _, err := os.Lstat(p); err != nil {
 				continue
@@ -253,64 +234,20 @@ func (f *fleetFlags) start(ctx context.Context, stderr io.Writer) (*fleetSource,
 			return nil, err
 		}
 	}
-	user := f.user
-	if user == "" {
-		user = os.Getenv("USER")
-	}
-	o := fleet.SSHOptions{User: user, Identities: f.identities, AgentSocket: os.Getenv("SSH_AUTH_SOCK"), KnownHosts: known,
+	o := fleet.SSHOptions{User: f.user, Identities: f.identities, KnownHosts: known,
 		Heartbeat: f.heartbeat, Settings: settings, Silence: f.staleAfter + f.heartbeat,
 		Warn: func(s string) { fmt.Fprintf(stderr, "fgtop fleet: %s\n", s) }}
-	if len(f.identities) == 0 {
-		// As ssh: ~/.ssh/id_* when no key is named.
-		home, _ := os.UserHomeDir()
-		o.DefaultIdentities = fleet.DefaultIdentityFiles(home)
-		if home != "" {
-			o.SSHDir = filepath.Join(home, ".ssh")
-		}
-	}
-	cfg, closeAgent, err := fleet.ClientConfig(o)
+	o.LoginDefaults()
+	src, err := fleet.StartSSH(ctx, hosts, o, to, f.at == "" && !f.noFollow)
 	if err != nil {
 		return nil, usageErr("fleet: %v", err)
 	}
-	t := fleet.NewTracker(hosts, "ssh", fleet.Options{StaleAfter: f.staleAfter, UnreachableAfter: f.unreachable})
-	if f.at != "" || f.noFollow {
-		return &fleetSource{tracker: t, settings: settings, wait: closeAgent, hosts: hosts, sshCfg: cfg, sshOpts: o}, nil
-	}
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { defer wg.Done(); _ = t.Run(ctx) }()
-	for _, h := range hosts {
-		wg.Add(1)
-		go func() { defer wg.Done(); fleet.FollowSSH(ctx, t, h, cfg, o) }()
-	}
-	return &fleetSource{tracker: t, settings: settings, wait: func() { wg.Wait(); closeAgent() }, desc: fmt.Sprintf("ssh: %d hosts", len(hosts)),
-		hosts: hosts, sshCfg: cfg, sshOpts: o}, nil
+	return src, nil
 }
 
 // promOptions are the Prometheus client's options from the flags.
 func (f *fleetFlags) promOptions(settings fleet.Settings) fleet.PromOptions {
 	return fleet.PromOptions{URL: f.prometheus, Interval: f.refresh, Timeout: f.timeout, Lookback: f.lookback, Settings: settings}
-}
-
-// startPrometheus follows the fleet through Prometheus's HTTP API: the
-// nodes are whatever fgtop exporters it scrapes.
-func (f *fleetFlags) startPrometheus(ctx context.Context, settings fleet.Settings) (*fleetSource, error) {
-	c, err := fleet.NewPromClient(f.promOptions(settings))
-	if err != nil {
-		return nil, usageErr("fleet: %v", err)
-	}
-	t := fleet.NewTracker(nil, "prometheus", fleet.Options{StaleAfter: f.staleAfter, UnreachableAfter: f.unreachable, Dynamic: true})
-	src := &fleetSource{tracker: t, settings: settings, prom: c, desc: "prometheus: " + f.prometheus}
-	if f.once || f.fit != "" || f.at != "" {
-		src.wait = func() {}
-		return src, nil
-	}
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() { defer wg.Done(); _ = t.Run(ctx) }()
-	go func() { defer wg.Done(); fleet.FollowPrometheus(ctx, t, c) }()
-	src.wait = wg.Wait
-	return src, nil
 }
 
 func (f *fleetFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
@@ -351,47 +288,21 @@ func (f *fleetFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 	}
 	// The sources end with ctx; one busy with a node's answer gets a
 	// moment, not the process's life (q, Ctrl-C and SIGTERM end it now).
-	defer waitAtMost(src.wait, sourceGrace)
+	defer src.WaitAtMost(sourceGrace)
 	defer cancel()
 	if !oneShot {
 		return runFleetConsole(ctx, src, f)
 	}
-	var fl *fleet.Fleet
-	if src.prom != nil && f.at != "" {
-		if fl, err = src.prom.At(ctx, at, f.unreachable); err != nil {
-			return &exitError{code: exitProblem, err: fmt.Errorf("fleet --at %s: %w", fleet.AtStamp(at), err)}
-		}
-		if len(fl.Nodes) == 0 {
-			return &exitError{code: exitProblem, err: fmt.Errorf("fleet: %s has no fgtop series near %s (within --lookback %s before it, or after it)", f.prometheus, fleet.AtStamp(at), f.lookback)}
-		}
-	} else if f.at != "" {
-		fl = fleet.HostsAt(ctx, src.hosts, src.sshCfg, src.sshOpts, at)
-	} else if src.prom != nil {
-		// Nodes whose exporter has published no snapshot yet are given
-		// --timeout for it, as --once over SSH waits for first snapshots.
-		nodes, err := src.prom.RefreshAnswered(ctx, f.timeout)
-		if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return &exitError{code: exitProblem, err: fmt.Errorf("fleet: %s did not answer within --timeout %s", f.prometheus, f.timeout)}
-		}
-		if err != nil && ctx.Err() != nil {
-			return &exitError{code: exitProblem, err: fmt.Errorf("fleet: stopped before %s answered", f.prometheus)}
-		}
-		if err != nil {
-			return &exitError{code: exitProblem, err: fmt.Errorf("fleet: %w", err)}
-		}
-		if len(nodes) == 0 {
-			return &exitError{code: exitProblem, err: fmt.Errorf("fleet: %s has no fgtop series (does it scrape fgtop exporter or serve --metrics-listen?)", f.prometheus)}
-		}
-		fl = fleet.PromFleet(nodes, time.Now(), f.unreachable)
-	} else {
-		fl = waitAnswered(ctx, src.tracker, f.timeout)
+	fl, err := src.Read(ctx, f.promOptions(src.Settings), at, f.unreachable)
+	if err != nil {
+		return &exitError{code: exitProblem, err: err}
 	}
 	if f.fit != "" {
 		if err := fl.CheckSlots(req); err != nil {
 			return usageErr("--fit %q: %v", f.fit, err)
 		}
 	}
-	a := fleet.NewAnswer(fl, f.fit != "", req, f.fit, src.settings)
+	a := fleet.NewAnswer(fl, f.fit != "", req, f.fit, src.Settings)
 	if a.Fit != nil && f.at != "" {
 		a.Fit.At = fleet.AtStamp(at)
 	}
@@ -419,27 +330,8 @@ func (f *fleetFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 // is done with them.
 const sourceGrace = time.Second
 
-// waitAtMost runs wait for at most d, and returns then whether it
-// returned or not.
-func waitAtMost(wait func(), d time.Duration) {
-	done := make(chan struct{})
-	go func() {
-		wait()
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-time.After(d):
-	}
-}
-
-// waitAnswered is fleet.WaitAnswered.
-func waitAnswered(ctx context.Context, t *fleet.Tracker, timeout time.Duration) *fleet.Fleet {
-	return fleet.WaitAnswered(ctx, t, timeout)
-}
-
 // runFleetConsole runs the fleet console until the user quits.
-func runFleetConsole(ctx context.Context, src *fleetSource, f *fleetFlags) error {
+func runFleetConsole(ctx context.Context, src *fleet.Source, f *fleetFlags) error {
 	if err := requireTerminal("fgtop fleet", "fgtop fleet --once --json"); err != nil {
 		return err
 	}
@@ -447,8 +339,8 @@ func runFleetConsole(ctx context.Context, src *fleetSource, f *fleetFlags) error
 	if err != nil {
 		return err
 	}
-	m := fleetui.New(src.tracker.Subscribe(ctx), fleetui.Options{Theme: uo.Theme, Background: uo.Background, ASCII: uo.ASCII,
-		Settings: src.settings, Source: src.desc, At: f.consoleAt(ctx, src), Step: fleetui.DefaultStep})
+	m := fleetui.New(src.Tracker.Subscribe(ctx), fleetui.Options{Theme: uo.Theme, Background: uo.Background, ASCII: uo.ASCII,
+		Settings: src.Settings, Source: src.Desc, At: f.consoleAt(ctx, src), Step: fleetui.DefaultStep})
 	// The terminal went away, or someone said so: end as on SIGTERM,
 	// with the terminal restored (fleet's one-shot runs keep SIGHUP's
 	// default, for nohup).
@@ -465,40 +357,8 @@ func runFleetConsole(ctx context.Context, src *fleetSource, f *fleetFlags) error
 	return nil
 }
 
-// consoleAt is the console's :at, [ and ]: the fleet at a moment, read as
-// fleet --at reads it, bounded by --timeout and ended with the console
-// (ctx) or when a newer read replaces it (rctx).
-func (f *fleetFlags) consoleAt(ctx context.Context, src *fleetSource) func(context.Context, time.Time) (*fleet.Fleet, error) {
-	var prom *fleet.PromClient
-	if src.prom != nil {
-		// A client of its own: the live one's cache of down nodes is the
-		// present's, and its lock is held across the live refresh.
-		var err error
-		if prom, err = fleet.NewPromClient(f.promOptions(src.settings)); err != nil {
-			prom = src.prom
-		}
-	}
-	return func(rctx context.Context, at time.Time) (*fleet.Fleet, error) {
-		rctx, cancel := context.WithTimeout(rctx, f.timeout)
-		defer cancel()
-		defer context.AfterFunc(ctx, cancel)()
-		if prom != nil {
-			fl, err := prom.At(rctx, at, f.unreachable)
-			if err != nil {
-				return nil, err
-			}
-			if len(fl.Nodes) == 0 {
-				return nil, fmt.Errorf("%s has no fgtop series near %s (within --lookback %s before it, or after it)", f.prometheus, fleet.AtStamp(at), f.lookback)
-			}
-			return fl, nil
-		}
-		return fleet.HostsAt(rctx, src.hosts, src.sshCfg, src.sshOpts, at), nil
-	}
-}
-
-// httpURL reports whether s is an http or https URL with a host, as
-// --prometheus wants (the client would say "unsupported protocol scheme").
-func httpURL(s string) bool {
-	u, err := url.Parse(s)
-	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+// consoleAt is the console's :at, [ and ] (fleet.Source.AtFunc), bounded
+// by --timeout.
+func (f *fleetFlags) consoleAt(ctx context.Context, src *fleet.Source) func(context.Context, time.Time) (*fleet.Fleet, error) {
+	return src.AtFunc(ctx, f.promOptions(src.Settings), f.unreachable)
 }

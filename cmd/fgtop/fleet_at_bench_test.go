@@ -251,12 +251,12 @@ func TestFleetBenchHistory100(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer src.wait()
+	defer src.Wait()
 	q := fleet.HistoryQuery{Device: "c59395cd-ac91-4cd3-a1b0-3d2568aa2d01", Since: since, Until: at}
 	var hl, al []time.Duration
 	for range 10 {
 		t0 := time.Now()
-		fh, err := fleet.HistoryHosts(ctx, src.hosts, src.sshCfg, src.sshOpts, q)
+		fh, err := fleet.HistoryHosts(ctx, src.Hosts, src.SSHConfig, src.SSH, q)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -265,7 +265,7 @@ func TestFleetBenchHistory100(t *testing.T) {
 			t.Fatalf("fleet history: %d rows, want %d; problems %v missing %v", len(fh.Intervals), 3*n, fh.Problems, fh.Missing)
 		}
 		t0 = time.Now()
-		fl := fleet.HostsAt(ctx, src.hosts, src.sshCfg, src.sshOpts, at)
+		fl := fleet.HostsAt(ctx, src.Hosts, src.SSHConfig, src.SSH, at)
 		al = append(al, time.Since(t0))
 		for _, nd := range fl.Nodes {
 			if nd.State != fleet.Live {

@@ -649,7 +649,7 @@ func consoleAtCheck(t *testing.T, store string, m atMoment) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ui := fleetui.New(nil, fleetui.Options{ASCII: true, At: f.consoleAt(t.Context(), &fleetSource{prom: c}), Step: fleetui.DefaultStep})
+	ui := fleetui.New(nil, fleetui.Options{ASCII: true, At: f.consoleAt(t.Context(), &fleet.Source{Prom: c}), Step: fleetui.DefaultStep})
 	ui.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
 	live := &fleet.Fleet{Time: time.Now()}
 	ui.Show(live)

@@ -196,9 +196,9 @@ func TestFleetBench100Procs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cancel(); src.wait() })
+	t.Cleanup(func() { cancel(); src.Wait() })
 	connStart := time.Now()
-	fl := waitAnswered(ctx, src.tracker, 60*time.Second)
+	fl := fleet.WaitAnswered(ctx, src.Tracker, 60*time.Second)
 	for _, nd := range fl.Nodes {
 		if nd.State != fleet.Live {
 			t.Fatalf("%s: %s %s", nd.Addr, nd.State, nd.Reason)
@@ -233,7 +233,7 @@ func TestFleetBench100Procs(t *testing.T) {
 
 	wStart := time.Now()
 	until, _ := ctx.Deadline()
-	lat := benchWrites(t, ctx, src.tracker, nodes, writes, 100*time.Millisecond, until.Add(-15*time.Second))
+	lat := benchWrites(t, ctx, src.Tracker, nodes, writes, 100*time.Millisecond, until.Add(-15*time.Second))
 	wWall := time.Since(wStart)
 	after := sampleProcs(t, pids)
 	for _, p := range procs {

@@ -178,17 +178,17 @@ func TestFleetBench100(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer src.wait()
+	defer src.Wait()
 	defer cancel()
 	connStart := time.Now()
-	fl := waitAnswered(ctx, src.tracker, 30*time.Second)
+	fl := fleet.WaitAnswered(ctx, src.Tracker, 30*time.Second)
 	for _, nd := range fl.Nodes {
 		if nd.State != fleet.Live {
 			t.Fatalf("%s: %s %s", nd.Addr, nd.State, nd.Reason)
 		}
 	}
 	t.Logf("all %d nodes live in %s", n, time.Since(connStart).Round(time.Millisecond))
-	lat := benchWrites(t, ctx, src.tracker, nodes, 200, 0, time.Now().Add(40*time.Second))
+	lat := benchWrites(t, ctx, src.Tracker, nodes, 200, 0, time.Now().Add(40*time.Second))
 	t.Logf("%d nodes, %d writes: write -> fleet model p50 %s, p99 %s, max %s", n, len(lat),
 		pctile(lat, 0.5).Round(time.Microsecond), pctile(lat, 0.99).Round(time.Microsecond), lat[len(lat)-1].Round(time.Microsecond))
 	if pct := pctile(lat, 0.99); pct > 2*time.Second {
@@ -357,7 +357,7 @@ func TestFleetBenchPrometheus100(t *testing.T) {
 
 // startBenchClient is the fleet client of the 100-node benchmarks: the
 // nodes of dir/hosts, logged in with dir/id, host keys in dir/known_hosts.
-func startBenchClient(ctx context.Context, dir string) (*fleetSource, error) {
+func startBenchClient(ctx context.Context, dir string) (*fleet.Source, error) {
 	f := &fleetFlags{hosts: "@" + filepath.Join(dir, "hosts"), identities: []string{filepath.Join(dir, "id")},
 		knownHosts: []string{filepath.Join(dir, "known_hosts")}, timeout: 30 * time.Second,
 		staleAfter: fleet.DefaultStaleAfter, unreachable: fleet.DefaultUnreachableAfter, heartbeat: 2 * time.Second,

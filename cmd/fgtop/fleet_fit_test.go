@@ -94,10 +94,10 @@ func TestFleetFitAgreesWithSimulate(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer src.wait()
+			defer src.Wait()
 			defer cancel()
 			// The fleet holds each paused node's state.
-			waitFleet(t, src.tracker, "the paused nodes' state", func(fl *fleet.Fleet) bool {
+			waitFleet(t, src.Tracker, "the paused nodes' state", func(fl *fleet.Fleet) bool {
 				for _, n := range fl.Nodes {
 					if n.Snap == nil || n.Sum.String() != want[n.Addr] {
 						return false
@@ -105,7 +105,7 @@ func TestFleetFitAgreesWithSimulate(t *testing.T) {
 				}
 				return true
 			})
-			fl := src.tracker.Latest()
+			fl := src.Tracker.Latest()
 			checked, fits, refused := 0, 0, 0
 			for _, n := range nodes {
 				node := fl.Node(n.addr)
@@ -115,7 +115,7 @@ func TestFleetFitAgreesWithSimulate(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					got := fleet.FitRequest(node.Snap, req, src.settings)
+					got := fleet.FitRequest(node.Snap, req, src.Settings)
 					var firstOK string
 					var firstErr string
 					var okAlloc map[string]map[string]string

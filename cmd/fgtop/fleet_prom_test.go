@@ -257,9 +257,9 @@ func TestFleetPrometheusNodeDown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer src.wait()
+	defer src.Wait()
 	defer fcancel()
-	waitFleet(t, src.tracker, "node-3 down, the others live", func(fl *fleet.Fleet) bool {
+	waitFleet(t, src.Tracker, "node-3 down, the others live", func(fl *fleet.Fleet) bool {
 		if len(fl.Nodes) != 3 {
 			return false
 		}

@@ -236,9 +236,9 @@ func TestFleetNodeGoesAway(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer src.wait()
+	defer src.Wait()
 	defer cancel()
-	waitFleet(t, src.tracker, "every node live", func(fl *fleet.Fleet) bool {
+	waitFleet(t, src.Tracker, "every node live", func(fl *fleet.Fleet) bool {
 		for _, n := range fl.Nodes {
 			if n.State != fleet.Live {
 				return false
@@ -248,14 +248,14 @@ func TestFleetNodeGoesAway(t *testing.T) {
 	})
 	nodes[1].stop(t)
 	var seen []fleet.State
-	waitFleet(t, src.tracker, "node2 unreachable", func(fl *fleet.Fleet) bool {
+	waitFleet(t, src.Tracker, "node2 unreachable", func(fl *fleet.Fleet) bool {
 		n := fl.Node(nodes[1].addr)
 		if len(seen) == 0 || seen[len(seen)-1] != n.State {
 			seen = append(seen, n.State)
 		}
 		return n.State == fleet.Unreachable
 	})
-	fl := src.tracker.Latest()
+	fl := src.Tracker.Latest()
 	if len(fl.Nodes) != 3 {
 		t.Fatalf("%d nodes listed", len(fl.Nodes))
 	}
@@ -275,7 +275,7 @@ func TestFleetNodeGoesAway(t *testing.T) {
 	// It comes back on the same address with the same host key: the fleet
 	// reconnects (backoff) and it is live again, with fresh figures.
 	nodes[1].start(t)
-	waitFleet(t, src.tracker, "node2 live again", func(fl *fleet.Fleet) bool {
+	waitFleet(t, src.Tracker, "node2 live again", func(fl *fleet.Fleet) bool {
 		n := fl.Node(nodes[1].addr)
 		return n.State == fleet.Live && n.Updated.After(gone.Updated)
 	})

@@ -58,8 +58,8 @@ Exit status: 0; 1 when a node did not answer or its record lacks part of the ask
 			if err != nil {
 				return err
 			}
-			defer src.wait()
-			fh, err := fleet.HistoryHosts(ctx, src.hosts, src.sshCfg, src.sshOpts, hq)
+			defer src.Wait()
+			fh, err := fleet.HistoryHosts(ctx, src.Hosts, src.SSHConfig, src.SSH, hq)
 			if err != nil {
 				return usageErr("fleet history: %v", err)
 			}
