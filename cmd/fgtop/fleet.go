@@ -11,8 +11,6 @@ import (
 
 	"github.com/fgtop/fgtop/engine/alloc"
 	"github.com/fgtop/fgtop/engine/fleet"
-	"github.com/fgtop/fgtop/engine/history"
-	"github.com/fgtop/fgtop/engine/report"
 	fleetui "github.com/fgtop/fgtop/ui/fleet"
 	"github.com/fgtop/fgtop/ui/local"
 	"github.com/spf13/cobra"
@@ -261,12 +259,8 @@ func (f *fleetFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 	var at time.Time
 	if f.at != "" {
 		var err error
-		now := time.Now()
-		if at, err = history.ParseWhen(f.at, now); err != nil {
-			return usageErr("--at: %v", err)
-		}
-		if at.After(now) {
-			return usageErr("--at %s is in the future: the fleet's past only (leave --at out for now)", f.at)
+		if at, err = fleet.ParseAt(f.at, time.Now()); err != nil {
+			return usageErr("%v", err)
 		}
 	}
 	ctx, stop := notifyStop(ctx, os.Interrupt, syscall.SIGTERM)
@@ -288,7 +282,7 @@ func (f *fleetFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 	}
 	// The sources end with ctx; one busy with a node's answer gets a
 	// moment, not the process's life (q, Ctrl-C and SIGTERM end it now).
-	defer src.WaitAtMost(sourceGrace)
+	defer src.WaitAtMost(fleet.SourceGrace)
 	defer cancel()
 	if !oneShot {
 		return runFleetConsole(ctx, src, f)
@@ -306,16 +300,8 @@ func (f *fleetFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if a.Fit != nil && f.at != "" {
 		a.Fit.At = fleet.AtStamp(at)
 	}
-	if f.asJSON {
-		b, err := report.Marshal(a.Value(), !f.compact)
-		if err != nil {
-			return err
-		}
-		if _, err := stdout.Write(b); err != nil {
-			return err
-		}
-	} else {
-		a.WriteText(stdout, func(s string) string { return paintRed(stdout, s) })
+	if err := a.Write(stdout, f.asJSON, !f.compact, func(s string) string { return paintRed(stdout, s) }); err != nil {
+		return err
 	}
 	for _, l := range a.NodeLines {
 		fmt.Fprintf(stderr, "fgtop fleet: %s\n", l)
@@ -325,10 +311,6 @@ func (f *fleetFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 	}
 	return nil
 }
-
-// sourceGrace is how long the fleet waits for its sources to end once it
-// is done with them.
-const sourceGrace = time.Second
 
 // runFleetConsole runs the fleet console until the user quits.
 func runFleetConsole(ctx context.Context, src *fleet.Source, f *fleetFlags) error {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -186,11 +185,8 @@ func snapshotAt(at, dirFlag, allocMap string, compact bool, stdout, stderr io.Wr
 	if err := report.WriteForm(stdout, res.Snap, allocMap, !compact); err != nil {
 		return err
 	}
-	for _, n := range histread.Notes(res) {
+	for _, n := range histread.Notes(res, allocMap) {
 		fmt.Fprintf(stderr, "fgtop: %s\n", n)
-	}
-	if allocMap == allocRatio {
-		reportRatioUnknown(stderr, res.Snap)
 	}
 	if err := histread.Inexact(t, res); err != nil {
 		return &exitError{code: exitProblem, err: err}
@@ -239,36 +235,16 @@ Exit status: 0; 1 when the record lacks part of the asked span or it lies outsid
 or a prefix that names several (the error lists them).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var given []string
-			for _, f := range []struct{ flag, v string }{{"--device", device}, {"--kernel", kernel}, {"--user", user}, {"--session", session}, {"--project", project}} {
-				if f.v != "" {
-					given = append(given, f.flag)
-				}
-			}
-			switch {
-			case len(given) == 0:
-				return usageErr("history: name one of --device NAME, --kernel ID, --user ID, --session ID, --project ID")
-			case len(given) > 1:
-				// Not a filter of both: the record is asked one way.
-				return usageErr("history: %s given together: name only one of --device NAME, --kernel ID, --user ID, --session ID, --project ID (the console's / filter combines them)", strings.Join(given, " and "))
+			f := history.Filter{Device: device, Kernel: kernel, User: user, Session: session, Project: project}
+			if err := histread.OneName(f); err != nil {
+				return usageErr("%v", err)
 			}
 			d, err := readHistoryDir(dir)
 			if err != nil {
 				return err
 			}
 			now := time.Now()
-			f := history.Filter{Device: device, Kernel: kernel, User: user, Session: session, Project: project}
-			if since != "" {
-				if f.Since, err = history.ParseWhen(since, now); err != nil {
-					return usageErr("--since: %v", err)
-				}
-			}
-			if until != "" {
-				if f.Until, err = history.ParseWhen(until, now); err != nil {
-					return usageErr("--until: %v", err)
-				}
-			}
-			if err := history.SpanOrder(f.Since, f.Until, until, now); err != nil {
+			if err := histread.SetSpan(&f, since, until, now); err != nil {
 				return usageErr("%v", err)
 			}
 			if err := histread.Future("--since", f.Since, now); err != nil {
@@ -282,14 +258,15 @@ or a prefix that names several (the error lists them).`,
 			} else if err != nil {
 				return readErr(err)
 			}
-			// Tens of thousands of lines: one write(2) per line was a third
-			// of the command's time.
-			bw := bufio.NewWriterSize(cmd.OutOrStdout(), 64<<10)
-			perr := printHistory(bw, res, f, asJSON, active, now)
-			if err := bw.Flush(); err != nil && perr == nil {
-				perr = err
+			problems, err := histtext.WriteBuffered(cmd.OutOrStdout(), res, f, histtext.Options{JSON: asJSON, Active: active, Now: now})
+			if err != nil {
+				return err
 			}
-			return perr
+			if len(problems) > 0 {
+				// What the answer lacks is exit status 1.
+				return &exitError{code: exitProblem, err: errors.New(strings.Join(problems, "; "))}
+			}
+			return nil
 		},
 	}
 	fl := cmd.Flags()
@@ -303,19 +280,6 @@ or a prefix that names several (the error lists them).`,
 	fl.StringVar(&until, "until", "", "up to this time")
 	fl.BoolVar(&asJSON, "json", false, "print JSON (schema "+histtext.Schema+")")
 	return cmd
-}
-
-// printHistory writes the listing (histtext) and turns what it finds
-// amiss in the answer into exit status 1.
-func printHistory(w io.Writer, res *history.HistoryResult, f history.Filter, asJSON, active bool, now time.Time) error {
-	problems, err := histtext.Write(w, res, f, histtext.Options{JSON: asJSON, Active: active, Now: now})
-	if err != nil {
-		return err
-	}
-	if len(problems) > 0 {
-		return &exitError{code: exitProblem, err: errors.New(strings.Join(problems, "; "))}
-	}
-	return nil
 }
 
 // askedName is the first of flags that was given, as typed ("--device GPU9").

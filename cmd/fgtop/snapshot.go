@@ -110,17 +110,6 @@ the moment; 2 on bad usage, and when a --scratch-root does not exist or a root c
 			}
 			defer func() { _ = sn.close() }()
 			opts := sn.opts
-			render := func(s *model.Snapshot, indent bool) error {
-				// Only the form asked for is built: the full report costs
-				// as much as the scan's state folding at 10,000 kernels.
-				v := report.Value(s, allocMap)
-				b, err := report.Marshal(v, indent)
-				if err != nil {
-					return err
-				}
-				_, err = cmd.OutOrStdout().Write(b)
-				return err
-			}
 			if !follow {
 				gcpolicy.OneShot()
 				s, err := engine.Build(ctx, opts)
@@ -131,9 +120,11 @@ the moment; 2 on bad usage, and when a --scratch-root does not exist or a root c
 				if allocMap == allocRatio {
 					reportRatioUnknown(cmd.ErrOrStderr(), s)
 				}
-				return render(s, !compact)
+				// Only the form asked for is built: the full report costs
+				// as much as the scan's state folding at 10,000 kernels.
+				return report.WriteValue(cmd.OutOrStdout(), s, allocMap, !compact)
 			}
-			return followChanges(ctx, opts, cmd.OutOrStdout(), allocMap, heartbeat)
+			return engine.FollowForm(ctx, opts, cmd.OutOrStdout(), allocMap, heartbeat)
 		},
 	}
 	src.register(cmd)
@@ -172,41 +163,6 @@ func reportRatioUnknown(stderr io.Writer, s *model.Snapshot) {
 	if msg := report.RatioLeftOut(s); msg != "" {
 		fmt.Fprintf(stderr, "fgtop: %s\n", msg)
 	}
-}
-
-// followChanges prints one JSON line per real change of what the form
-// shows (the snapshot's sequence number and time aside), nothing while
-// nothing changes, and with heartbeat > 0 a marked heartbeat line after
-// that long without one.
-func followChanges(ctx context.Context, opts engine.Options, w io.Writer, allocMap string, heartbeat time.Duration) error {
-	f := report.Follower{Form: allocMap}
-	var tick <-chan time.Time
-	var hb *time.Ticker
-	if heartbeat > 0 {
-		hb = time.NewTicker(heartbeat)
-		defer hb.Stop()
-		tick = hb.C
-	}
-	emit := func(s *model.Snapshot) error {
-		b, err := f.Line(s)
-		if err != nil || b == nil {
-			return err
-		}
-		if hb != nil {
-			hb.Reset(heartbeat)
-		}
-		_, err = w.Write(b)
-		return err
-	}
-	beat := func(now time.Time) error {
-		b, err := f.Heartbeat(now)
-		if err != nil {
-			return err
-		}
-		_, err = w.Write(b)
-		return err
-	}
-	return engine.FollowSnapshots(ctx, opts, emit, tick, beat)
 }
 
 // followSnapshots runs the live engine and calls emit for every snapshot it

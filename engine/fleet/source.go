@@ -84,6 +84,10 @@ func StartPrometheus(ctx context.Context, po PromOptions, to Options, follow boo
 	return src, nil
 }
 
+// SourceGrace is how long a fleet waits for its sources to end once it
+// is done with them (WaitAtMost).
+const SourceGrace = time.Second
+
 // WaitAtMost waits for the source to end for at most d: one busy with a
 // node's answer gets a moment, not the process's life.
 func (s *Source) WaitAtMost(d time.Duration) {

@@ -8,10 +8,12 @@ package histread
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/fgtop/fgtop/engine/history"
 	"github.com/fgtop/fgtop/engine/history/histdir"
+	"github.com/fgtop/fgtop/engine/report"
 	"github.com/fgtop/fgtop/internal/gcpolicy"
 	"github.com/fgtop/fgtop/model/names"
 )
@@ -51,14 +53,21 @@ func At(dir string, t, now time.Time) (*history.Result, error) {
 }
 
 // Notes are what an answer of At lacks or left out, one line each, for
-// stderr: the printed snapshot is whole only where they are none.
-func Notes(res *history.Result) []string {
+// stderr: the printed snapshot is whole only where they are none. form is
+// the report's form (report.FormSnapshot, ...): the ratio map also names
+// the GPUs it leaves out (report.RatioLeftOut).
+func Notes(res *history.Result, form string) []string {
 	var out []string
 	for _, m := range res.Missing {
 		out = append(out, fmt.Sprintf("the record lacks %s", m))
 	}
 	for _, sk := range res.Skipped {
 		out = append(out, fmt.Sprintf("skipped %s", sk))
+	}
+	if form == report.FormAllocRatio {
+		if msg := report.RatioLeftOut(res.Snap); msg != "" {
+			out = append(out, msg)
+		}
 	}
 	return out
 }
@@ -113,4 +122,41 @@ func Future(flag string, since, now time.Time) error {
 	}
 	return fmt.Errorf("%s %s is in the future (now is %s): the record holds nothing after now",
 		flag, since.Local().Format(stamp), now.Local().Format(stamp))
+}
+
+// OneName checks that f names exactly one thing to ask the record about
+// (a device, kernel, user, session or project): the record is asked one
+// way, not for a filter of several. The error is the caller's usage.
+func OneName(f history.Filter) error {
+	var given []string
+	for _, g := range []struct{ flag, v string }{{"--device", f.Device}, {"--kernel", f.Kernel}, {"--user", f.User}, {"--session", f.Session}, {"--project", f.Project}} {
+		if g.v != "" {
+			given = append(given, g.flag)
+		}
+	}
+	switch {
+	case len(given) == 0:
+		return errors.New("history: name one of --device NAME, --kernel ID, --user ID, --session ID, --project ID")
+	case len(given) > 1:
+		return fmt.Errorf("history: %s given together: name only one of --device NAME, --kernel ID, --user ID, --session ID, --project ID (the console's / filter combines them)", strings.Join(given, " and "))
+	}
+	return nil
+}
+
+// SetSpan sets f's span from --since and --until as typed ("" for none),
+// read as of now, and checks that it runs forwards. The error is the
+// caller's usage.
+func SetSpan(f *history.Filter, since, until string, now time.Time) error {
+	var err error
+	if since != "" {
+		if f.Since, err = history.ParseWhen(since, now); err != nil {
+			return fmt.Errorf("--since: %w", err)
+		}
+	}
+	if until != "" {
+		if f.Until, err = history.ParseWhen(until, now); err != nil {
+			return fmt.Errorf("--until: %w", err)
+		}
+	}
+	return history.SpanOrder(f.Since, f.Until, until, now)
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fgtop/fgtop/engine/history"
+	"github.com/fgtop/fgtop/engine/report"
 	"github.com/fgtop/fgtop/model"
 	"github.com/fgtop/fgtop/model/names"
 )
@@ -83,7 +84,7 @@ func TestNotesAndInexact(t *testing.T) {
 	res := &history.Result{Snap: snap,
 		Missing: []history.Missing{{From: at.Add(-time.Minute), To: at}},
 		Skipped: []history.Skipped{{Path: "/h/seg-x.fgh", Why: "garbage"}}}
-	notes := Notes(res)
+	notes := Notes(res, report.FormSnapshot)
 	if len(notes) != 2 || !strings.HasPrefix(notes[0], "the record lacks ") || notes[1] != "skipped /h/seg-x.fgh: garbage" {
 		t.Errorf("Notes = %q", notes)
 	}
@@ -94,7 +95,7 @@ func TestNotesAndInexact(t *testing.T) {
 	if err := Inexact(at, res); err != nil {
 		t.Errorf("exact: %v", err)
 	}
-	if len(Notes(&history.Result{})) != 0 {
+	if len(Notes(&history.Result{Snap: snap}, report.FormAllocAbsolute)) != 0 || len(Notes(&history.Result{Snap: snap}, report.FormAllocRatio)) != 0 {
 		t.Error("notes for a whole answer")
 	}
 }
@@ -154,6 +155,51 @@ func TestFuture(t *testing.T) {
 		err := Future("--since", c.since, now)
 		if (err != nil) != c.err || err != nil && !strings.HasPrefix(err.Error(), "--since ") {
 			t.Errorf("since %s: %v, want error %v", c.since, err, c.err)
+		}
+	}
+}
+
+func TestOneName(t *testing.T) {
+	for _, c := range []struct {
+		f    history.Filter
+		want string
+	}{
+		{history.Filter{Device: "cuda:0"}, ""},
+		{history.Filter{Project: "p"}, ""},
+		{history.Filter{}, "history: name one of --device NAME"},
+		{history.Filter{Kernel: "k", User: "u"}, "history: --kernel and --user given together: name only one of"},
+		{history.Filter{Device: "d", Session: "s", Project: "p"}, "history: --device and --session and --project given together"},
+	} {
+		err := OneName(c.f)
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.HasPrefix(err.Error(), c.want)) {
+			t.Errorf("%+v: %v, want %q", c.f, err, c.want)
+		}
+	}
+}
+
+func TestSetSpan(t *testing.T) {
+	now := time.Date(2026, 11, 27, 14, 2, 0, 0, time.Local)
+	for _, c := range []struct {
+		since, until string
+		from, to     time.Time
+		err          string
+	}{
+		{},
+		{since: "-2h", from: now.Add(-2 * time.Hour)},
+		{since: "-2h", until: "-1h", from: now.Add(-2 * time.Hour), to: now.Add(-time.Hour)},
+		{since: "soon", err: "--since: "},
+		{until: "later", err: "--until: "},
+		{since: "-1h", until: "-2h", err: "--"},
+	} {
+		var f history.Filter
+		err := SetSpan(&f, c.since, c.until, now)
+		switch {
+		case c.err != "":
+			if err == nil || !strings.HasPrefix(err.Error(), c.err) {
+				t.Errorf("%q..%q: %v, want %q", c.since, c.until, err, c.err)
+			}
+		case err != nil || !f.Since.Equal(c.from) || !f.Until.Equal(c.to):
+			t.Errorf("%q..%q: %s..%s %v, want %s..%s", c.since, c.until, f.Since, f.Until, err, c.from, c.to)
 		}
 	}
 }
