@@ -141,17 +141,14 @@ holds another node's record.`,
 			defer stop()
 			hopts.Logf = func(format string, a ...any) { fmt.Fprintf(os.Stderr, "fgtop record: "+format+"\n", a...) }
 			hopts.Names, hopts.KernelsVouch = recordNames(opts.Node, false), true
-			rec, err := history.Open(hopts)
-			if err != nil {
-				if errors.Is(err, history.ErrLocked) || errors.Is(err, history.ErrOtherNode) {
-					return &exitError{code: exitBadUsage, err: err}
-				}
-				return err
-			}
-			return recording.Run(ctx, engine.New(opts), rec, func() {
+			err = recording.Record(ctx, opts, hopts, func() {
 				fmt.Fprintf(os.Stderr, "fgtop record: recording into %s (keep %s, at most %s); stop with Ctrl-C\n",
 					hopts.Dir, rf.keep, rf.maxSize)
 			})
+			if errors.Is(err, history.ErrLocked) || errors.Is(err, history.ErrOtherNode) {
+				return &exitError{code: exitBadUsage, err: err}
+			}
+			return err
 		},
 	}
 	src.register(cmd)

@@ -79,11 +79,23 @@ func refusal(err error) string {
 	return fmt.Sprintf("fgtop: history off: %v", err)
 }
 
-// Run runs eng and records its snapshots with rec until ctx is done or
-// the engine fails; started is called once the engine runs, before the
-// first record. It returns once the last write is done, with the engine's
-// error ("engine: ..."), nil when it stopped with ctx.
-func Run(ctx context.Context, eng *engine.Engine, rec *history.Recorder, started func()) error {
+// Record is the whole of `fgtop record`: it opens o's record, then runs
+// an engine on eopts and records its snapshots until ctx is done or the
+// engine fails; started is called once the engine runs, before the first
+// record. An error opening the record is history.Open's (history.ErrLocked:
+// another process writes it; history.ErrOtherNode); the engine's is
+// "engine: ...". It returns once the last write is done, nil when it
+// stopped with ctx.
+func Record(ctx context.Context, eopts engine.Options, o history.Options, started func()) error {
+	rec, err := history.Open(o)
+	if err != nil {
+		return err
+	}
+	return run(ctx, engine.New(eopts), rec, started)
+}
+
+// run runs eng and records its snapshots with rec (Record).
+func run(ctx context.Context, eng *engine.Engine, rec *history.Recorder, started func()) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	errc := make(chan error, 1)

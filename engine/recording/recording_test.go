@@ -66,19 +66,25 @@ func TestStartAndRun(t *testing.T) {
 		t.Error(`Start "off" made ./off`)
 	}
 
-	// Run: the whole of fgtop record, ended by ctx.
+	// Record: the whole of fgtop record, ended by ctx; a directory
+	// another process writes is refused.
 	own := filepath.Join(t.TempDir(), "run")
-	rec, err := history.Open(history.Options{Dir: own, Names: []string{demo.NodeName}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := history.Options{Dir: own, Names: []string{demo.NodeName}}
 	rctx, rcancel := context.WithTimeout(ctx, 1500*time.Millisecond)
 	defer rcancel()
 	started := false
-	if err := Run(rctx, engine.New(node.EngineOptions()), rec, func() { started = true }); err != nil || !started {
-		t.Errorf("Run: %v, started %v", err, started)
+	if err := Record(rctx, node.EngineOptions(), o, func() { started = true }); err != nil || !started {
+		t.Errorf("Record: %v, started %v", err, started)
 	}
 	if segs, _ := filepath.Glob(filepath.Join(own, "seg-*")); len(segs) == 0 {
-		t.Error("Run recorded no segment")
+		t.Error("Record recorded no segment")
+	}
+	held, err := history.Open(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	if err := Record(ctx, node.EngineOptions(), o, func() { t.Error("started on a directory another recorder writes") }); !errors.Is(err, history.ErrLocked) {
+		t.Errorf("Record on a held directory: %v, want ErrLocked", err)
 	}
 }
