@@ -1,0 +1,116 @@
+package nodeopen
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/fgtop/fgtop/engine"
+	"github.com/fgtop/fgtop/engine/scratch"
+	"github.com/fgtop/fgtop/internal/untrusted"
+	"github.com/fgtop/fgtop/model"
+)
+
+// ParseRoots reads --scratch-root values: "AGENT=DIR" names the agent;
+// a bare DIR takes its agent id from the directory's base name. A value
+// that is neither, or a directory given twice, is an *InputError.
+func ParseRoots(vals []string) ([]scratch.Root, error) {
+	var out []scratch.Root
+	seen := map[string]bool{}
+	for _, v := range vals {
+		agent, dir, ok := strings.Cut(v, "=")
+		if !ok {
+			dir, agent = v, filepath.Base(filepath.Clean(v))
+		}
+		if dir == "" || agent == "" {
+			return nil, inputErr("--scratch-root %q: want DIR or AGENT=DIR", v)
+		}
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return nil, inputErr("--scratch-root %q: %v", v, err)
+		}
+		if seen[abs] {
+			return nil, inputErr("--scratch-root %s given twice", abs)
+		}
+		seen[abs] = true
+		out = append(out, scratch.Root{Path: abs, Agent: model.AgentID(agent)})
+	}
+	return out, nil
+}
+
+// CheckRootAgents refuses a --scratch-root AGENT=DIR (vals, parsed into
+// roots) whose AGENT the config's agents do not have: a typo quietly made
+// a new agent of the kernels under DIR, taken from the agent that runs
+// them. A bare DIR is named for its directory and attributed as the agent
+// does (recovery.json first), so it is not checked.
+func CheckRootAgents(vals []string, roots []scratch.Root, agents []model.Agent, config string) error {
+	var ids []string
+	for _, a := range agents {
+		ids = append(ids, string(a.ID))
+	}
+	for i, v := range vals {
+		if !strings.Contains(v, "=") || slices.Contains(ids, string(roots[i].Agent)) {
+			continue
+		}
+		return inputErr("--scratch-root %s: %s names no agent %q; its agents are %s", v, config, roots[i].Agent, strings.Join(ids, ", "))
+	}
+	return nil
+}
+
+// RefuseBlind is a one-shot report's check of its roots: a root named
+// with --scratch-root (named) that does not exist, or any root that
+// cannot be read as a directory, would leave its kernels out of an answer
+// that looks whole. A root of agent.toml's that does not exist yet holds
+// no kernels (the agent creates it) and is only warned about.
+func RefuseBlind(roots []scratch.Root, named bool) error {
+	var blind []string
+	for _, u := range scratch.UnseenRoots(roots, named) {
+		if u.Blind {
+			blind = append(blind, untrusted.Text(u.Message))
+		}
+	}
+	if len(blind) == 0 {
+		return nil
+	}
+	return inputErr("%s\na one-shot report would leave out the kernels under it: check the path and its permissions (the console and snapshot --follow keep watching for it)", strings.Join(blind, "\n"))
+}
+
+// Unseen are WarnRoots' findings: Blind, the roots that leave fgtop
+// blind to kernels that may be there; Absent, config roots that do not
+// exist (yet).
+type Unseen struct {
+	Blind, Absent []string
+}
+
+// WarnRoots says on w (nil: nowhere) which scratch roots do not exist or
+// are not directories (scratch.UnseenRoots): a mistyped --scratch-root
+// would otherwise show an empty node, with the reason only in the JSON's
+// issues. It returns them sorted: the roots that leave fgtop blind, which
+// plan and apply refuse to go ahead without, and the config's roots that
+// do not exist yet, which check only says it could not check.
+func WarnRoots(w io.Writer, opts *engine.Options) (roots Unseen) {
+	for _, u := range scratch.UnseenRoots(opts.Roots, opts.RootsOverridden) {
+		// The engine reports it too (an issue, in the console's header),
+		// and follows the root should it appear.
+		if w != nil {
+			fmt.Fprintf(w, "fgtop: warning: %s\n", u.Message)
+		}
+		if u.Blind {
+			roots.Blind = append(roots.Blind, u.Message)
+		} else {
+			roots.Absent = append(roots.Absent, u.Message)
+		}
+	}
+	return roots
+}
+
+// RootPaths are the roots' directories.
+func RootPaths(roots []scratch.Root) []string {
+	out := make([]string, len(roots))
+	for i, r := range roots {
+		out[i] = r.Path
+	}
+	return out
+}
