@@ -6,14 +6,11 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"syscall"
-	"time"
 
 	"github.com/fgtop/fgtop/engine"
 	"github.com/fgtop/fgtop/engine/metrics"
-	"github.com/fgtop/fgtop/model"
 	"github.com/spf13/cobra"
 )
 
@@ -145,22 +142,18 @@ type exporterRun struct {
 }
 
 // runExporter starts the engine on the node (or the demo node) and serves
-// its metrics until ctx is done or SIGINT/SIGTERM arrives.
+// its metrics (metrics.RunExporter) until ctx is done or SIGINT/SIGTERM
+// arrives.
 func runExporter(ctx context.Context, r exporterRun) (err error) {
 	ctx, stop := notifyStop(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 
 	sn, err := openServedNode(ctx, r.flags.demo, r.flags.seed, r.src, r.flags.node)
 	if err != nil {
 		return err
 	}
 	defer closeInto(&err, sn.close)
-	eopts := sn.opts
-	eng := engine.New(eopts)
-	engineErr := make(chan error, 1)
-	go func() { engineErr <- eng.Run(ctx) }()
+	node := sn.opts.Node
 	var hdir string
 	if sn.demo != nil {
 		hdir = demoHistoryDir(r.flags.history, sn.demo)
@@ -170,81 +163,34 @@ func runExporter(ctx context.Context, r exporterRun) (err error) {
 			fmt.Fprintln(r.stderr, "fgtop exporter:", note)
 		}
 	}
-	defer startRecording(ctx, eng, hdir, eopts.Node, sn.demo != nil, r.stderr)()
-
-	ms, err := startMetrics(r.flags.listen, "--listen", eng.Latest, eopts.Node)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(r.stderr, "fgtop exporter: serving http://%s/metrics (node %s); stop with Ctrl-C\n", ms.addr, eopts.Node)
-	if r.ready != nil {
-		r.ready(ms.addr)
-	}
-	select {
-	case <-ctx.Done():
-	case e := <-engineErr:
-		if e != nil && !errors.Is(e, context.Canceled) {
-			err = fmt.Errorf("engine: %w", e)
-		}
-	case e := <-ms.errc:
-		err = e
-	}
-	if serr := ms.shutdown(); serr != nil && err == nil {
-		err = serr
-	}
-	cancel()
-	return err
+	err = metrics.RunExporter(ctx, metrics.ExporterOptions{Engine: sn.opts, Addr: r.flags.listen, Name: "--listen", Build: metricsBuild(),
+		Record: func(ctx context.Context, eng *engine.Engine) func() {
+			return startRecording(ctx, eng, hdir, node, sn.demo != nil, r.stderr)
+		},
+		Listening: func(addr string) {
+			fmt.Fprintf(r.stderr, "fgtop exporter: serving http://%s/metrics (node %s); stop with Ctrl-C\n", addr, node)
+			if r.ready != nil {
+				r.ready(addr)
+			}
+		}})
+	return metricsErr("--listen", err)
 }
 
-// metricsServer is a running /metrics endpoint.
-type metricsServer struct {
-	addr string
-	srv  *http.Server
-	errc chan error
-}
-
-// shutdownGrace is how long in-flight scrapes may take to finish once the
-// server is told to stop: under forceAfter, so that a stop on a signal
-// ends by this path and not by the forced exit.
-const shutdownGrace = 2 * time.Second
-
-// startMetrics listens on addr (flag names it in errors) and serves the
-// collector over latest from a goroutine.
-func startMetrics(addr, flag string, latest func() *model.Snapshot, node string) (*metricsServer, error) {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, listenErr(flag, addr, err)
-	}
+// metricsBuild is this binary's fgtop_build_info.
+func metricsBuild() metrics.BuildInfo {
 	b := readBuildInfo()
 	bi := metrics.BuildInfo{Version: b.Version, GoVersion: b.Go}
 	if b.Revision != nil {
 		bi.Revision = *b.Revision
 	}
-	c := metrics.New(metrics.Options{Latest: latest, Node: node, Build: bi})
-	srv := &http.Server{
-		Handler:           metrics.Handler(metrics.Registry(c)),
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      30 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
-	}
-	ms := &metricsServer{addr: ln.Addr().String(), srv: srv, errc: make(chan error, 1)}
-	go func() {
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			ms.errc <- fmt.Errorf("%s %s: %w", flag, addr, err)
-		}
-	}()
-	return ms, nil
+	return bi
 }
 
-// shutdown stops accepting scrapes and waits for those in flight.
-func (m *metricsServer) shutdown() error {
-	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
-	defer cancel()
-	if err := m.srv.Shutdown(ctx); err != nil {
-		m.srv.Close()
-		return fmt.Errorf("metrics server shutdown: %w", err)
+// metricsErr words an address the metrics server could not listen on
+// (flag names it); other errors pass through.
+func metricsErr(flag string, err error) error {
+	if le := (*metrics.ListenError)(nil); errors.As(err, &le) {
+		return listenErr(flag, le.Addr, le.Err)
 	}
-	return nil
+	return err
 }

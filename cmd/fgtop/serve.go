@@ -17,6 +17,7 @@ import (
 	"github.com/fgtop/fgtop/engine/demo"
 	"github.com/fgtop/fgtop/engine/fleet"
 	"github.com/fgtop/fgtop/engine/history"
+	"github.com/fgtop/fgtop/engine/metrics"
 	"github.com/fgtop/fgtop/engine/partition"
 	sshserve "github.com/fgtop/fgtop/ui/ssh"
 	"github.com/spf13/cobra"
@@ -337,17 +338,18 @@ func runServe(ctx context.Context, r serveRun) (err error) {
 	engineErr := make(chan error, 1)
 	go func() { engineErr <- eng.Run(ctx) }()
 	defer startRecording(ctx, eng, uopts.History, eopts.Node, sn.demo != nil, r.stderr)()
-	var metricsErr <-chan error
+	var metricsStop <-chan error
 	if r.serve.metricsListen != "" {
-		ms, err := startMetrics(r.serve.metricsListen, "serve: --metrics-listen", eng.Latest, eopts.Node)
+		ms, err := metrics.Listen(r.serve.metricsListen, "serve: --metrics-listen",
+			metrics.Options{Latest: eng.Latest, Node: eopts.Node, Build: metricsBuild()})
 		if err != nil {
-			return err
+			return metricsErr("serve: --metrics-listen", err)
 		}
-		defer ms.shutdown()
-		metricsErr = ms.errc
-		fmt.Fprintf(r.stderr, "fgtop serve: metrics on http://%s/metrics\n", ms.addr)
+		defer ms.Shutdown()
+		metricsStop = ms.Err()
+		fmt.Fprintf(r.stderr, "fgtop serve: metrics on http://%s/metrics\n", ms.Addr())
 		if r.metricsReady != nil {
-			r.metricsReady(ms.addr)
+			r.metricsReady(ms.Addr())
 		}
 	}
 
@@ -400,7 +402,7 @@ wait:
 		}
 	case e := <-serveErr:
 		err = e
-	case e := <-metricsErr:
+	case e := <-metricsStop:
 		err = e
 	}
 	if path := os.Getenv("FGTOP_SERVE_MEMPROFILE"); path != "" {
