@@ -147,6 +147,8 @@ type exporterRun struct {
 func runExporter(ctx context.Context, r exporterRun) (err error) {
 	ctx, stop := notifyStop(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 
 	sn, err := openServedNode(ctx, r.flags.demo, r.flags.seed, r.src, r.flags.node)
 	if err != nil {
@@ -173,6 +175,7 @@ func runExporter(ctx context.Context, r exporterRun) (err error) {
 				r.ready(addr)
 			}
 		}})
+	cancel()
 	return metricsErr("--listen", err)
 }
 

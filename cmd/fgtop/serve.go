@@ -16,9 +16,7 @@ import (
 	"github.com/fgtop/fgtop/engine"
 	"github.com/fgtop/fgtop/engine/demo"
 	"github.com/fgtop/fgtop/engine/fleet"
-	"github.com/fgtop/fgtop/engine/history"
 	"github.com/fgtop/fgtop/engine/metrics"
-	"github.com/fgtop/fgtop/engine/partition"
 	sshserve "github.com/fgtop/fgtop/ui/ssh"
 	"github.com/spf13/cobra"
 
@@ -291,16 +289,15 @@ func runServe(ctx context.Context, r serveRun) (err error) {
 	slog.SetDefault(logger)
 	defer slog.SetDefault(prevDefault)
 
-	var nodeDone <-chan struct{}
-	var nodeErr func() error
 	sn, err := openServedNode(ctx, r.serve.demo, r.serve.seed, r.src, r.serve.node)
 	if err != nil {
 		return err
 	}
 	defer closeInto(&err, sn.close)
 	eopts := sn.opts
+	o := sshserve.NodeOptions{Engine: eopts, Listen: r.serve.listen, Configured: r.configured}
 	if sn.demo != nil {
-		nodeDone, nodeErr = sn.demo.Done(), sn.demo.Err
+		o.NodeDone, o.NodeErr = sn.demo.Done(), sn.demo.Err
 		if r.demoNode != nil {
 			r.demoNode(sn.demo)
 		}
@@ -311,112 +308,65 @@ func runServe(ctx context.Context, r serveRun) (err error) {
 	}
 	if sn.demo != nil {
 		uopts.History = demoHistoryDir(r.console.history, sn.demo)
-	} else {
-		uopts.History = r.console.historyDir(r.stderr)
-	}
-	if sn.demo != nil {
 		// Operators restart the demo's agents (R) as in fgtop demo.
 		uopts.DemoRestart = func() (string, error) {
 			ids, err := sn.demo.Restart()
 			return demo.RestartedText(ids), err
 		}
+	} else {
+		uopts.History = r.console.historyDir(r.stderr)
 	}
-
-	eng := engine.New(eopts)
-	if eopts.ConfigPath != "" {
-		// One desk for the whole server: every session edits the same
-		// agent.toml, so the draft is lent to one operator at a time and an
-		// apply through one session makes the others' drafts stale.
-		uopts.Desk = partition.NewDesk(partition.DeskOptions{Config: eopts.ConfigPath, Snapshot: eng.Latest})
+	o.Self = recordNames(eopts.Node, sn.demo != nil)
+	o.Record = func(ctx context.Context, eng *engine.Engine) func() {
+		return startRecording(ctx, eng, uopts.History, eopts.Node, sn.demo != nil, r.stderr)
 	}
-	// Every session's clock, every session program's ticker and the
-	// engine's poll on the whole second: the sessions compose at one
-	// instant from one snapshot, so they draw the same frames and share
-	// their changes, and the process wakes once a second for all of them.
-	uopts.ClockOnSecond = true
-	eng.AlignPoll(time.Now().Truncate(time.Second))
-	engineErr := make(chan error, 1)
-	go func() { engineErr <- eng.Run(ctx) }()
-	defer startRecording(ctx, eng, uopts.History, eopts.Node, sn.demo != nil, r.stderr)()
-	var metricsStop <-chan error
 	if r.serve.metricsListen != "" {
-		ms, err := metrics.Listen(r.serve.metricsListen, "serve: --metrics-listen",
-			metrics.Options{Latest: eng.Latest, Node: eopts.Node, Build: metricsBuild()})
-		if err != nil {
-			return metricsErr("serve: --metrics-listen", err)
-		}
-		defer ms.Shutdown()
-		metricsStop = ms.Err()
-		fmt.Fprintf(r.stderr, "fgtop serve: metrics on http://%s/metrics\n", ms.Addr())
-		if r.metricsReady != nil {
-			r.metricsReady(ms.Addr())
+		o.Started = func(eng *engine.Engine) (<-chan error, func(), error) {
+			ms, err := metrics.Listen(r.serve.metricsListen, "serve: --metrics-listen",
+				metrics.Options{Latest: eng.Latest, Node: eopts.Node, Build: metricsBuild()})
+			if err != nil {
+				return nil, nil, metricsErr("serve: --metrics-listen", err)
+			}
+			fmt.Fprintf(r.stderr, "fgtop serve: metrics on http://%s/metrics\n", ms.Addr())
+			if r.metricsReady != nil {
+				r.metricsReady(ms.Addr())
+			}
+			return ms.Err(), func() { _ = ms.Shutdown() }, nil
 		}
 	}
-
-	scfg := sshserve.Config{
-		Subscribe: eng.Subscribe, AuthorizedKeys: r.serve.authorizedKeys, HostKey: r.serve.hostKey,
+	o.Config = sshserve.Config{
+		AuthorizedKeys: r.serve.authorizedKeys, HostKey: r.serve.hostKey,
 		MaxSessions: r.serve.maxSessions, MaxViewerSessions: r.serve.maxViewerSessions, MaxStreamSessions: r.serve.maxStreamSessions,
 		MaxSessionsPerKey: r.serve.maxPerKey, MaxStartups: r.serve.startups, PerSourceMaxStartups: r.serve.perSourceStartups,
 		StuckTimeout: r.serve.stuckTimeout, IdleTimeout: idleConfig(r.serve.idleTimeout),
-		ThemeDir: r.serve.themeDir, Logger: logger, UI: uopts, StartOnSecond: true,
+		ThemeDir: r.serve.themeDir, Logger: logger, UI: uopts,
 	}
-	if dir := uopts.History; dir != "" {
-		// fgtop fleet --hosts --at asks each node's own record.
-		self := recordNames(eopts.Node, sn.demo != nil)
-		scfg.SnapshotAt = func(_ context.Context, at time.Time) ([]byte, error) { return fleet.RecordAt(dir, self, at) }
-		scfg.History = func(_ context.Context, q sshserve.HistoryQuery) ([]byte, error) { return historyDocOf(dir, self, q) }
-	}
-	if r.configured != nil {
-		r.configured(scfg)
-	}
-	srv, err := sshserve.New(scfg)
-	if err != nil {
-		return usageErr("serve: %v", err)
-	}
-	ln, err := net.Listen("tcp", r.serve.listen)
-	if err != nil {
-		return listenErr("serve: --listen", r.serve.listen, err)
-	}
-	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.Serve(ln) }()
-	fmt.Fprintf(r.stderr, "fgtop serve: listening on %s (node %s); stop with Ctrl-C\n", ln.Addr(), eopts.Node)
-	if r.ready != nil {
-		r.ready(ln.Addr().String())
-	}
-
-wait:
-	select {
-	case <-ctx.Done():
-	case <-nodeDone:
-		// The simulated agents stopped on an error of their own (too many
-		// open files under a connection flood, a full disk): the sessions
-		// keep the node as it was, and the server stays up for them.
-		if e := nodeErr(); e != nil && ctx.Err() == nil {
-			logger.Error("demo node stopped: serving its last state", "err", e.Error())
-			nodeDone = nil
-			goto wait
-		}
-	case e := <-engineErr:
-		if e != nil && !errors.Is(e, context.Canceled) {
-			err = fmt.Errorf("engine: %w", e)
-		}
-	case e := <-serveErr:
-		err = e
-	case e := <-metricsStop:
-		err = e
-	}
-	if path := os.Getenv("FGTOP_SERVE_MEMPROFILE"); path != "" {
-		// FGTOP_MEMPROFILE is written as the process ends, after every
-		// session is gone: this one is the heap with the sessions still
-		// open (what an idle viewer holds).
-		if perr := writeHeapProfile(path); perr != nil {
-			logger.Error("FGTOP_SERVE_MEMPROFILE not written", "err", perr.Error())
+	o.Listening = func(addr net.Addr) {
+		fmt.Fprintf(r.stderr, "fgtop serve: listening on %s (node %s); stop with Ctrl-C\n", addr, eopts.Node)
+		if r.ready != nil {
+			r.ready(addr.String())
 		}
 	}
-	if cerr := srv.Close(); cerr != nil && err == nil {
-		err = cerr
+	o.Stopping = func() {
+		if path := os.Getenv("FGTOP_SERVE_MEMPROFILE"); path != "" {
+			// FGTOP_MEMPROFILE is written as the process ends, after every
+			// session is gone: this one is the heap with the sessions still
+			// open (what an idle viewer holds).
+			if perr := writeHeapProfile(path); perr != nil {
+				logger.Error("FGTOP_SERVE_MEMPROFILE not written", "err", perr.Error())
+			}
+		}
 	}
+	err = sshserve.ServeNode(ctx, o)
 	cancel()
+	var ce *sshserve.ConfigError
+	var le *sshserve.ListenError
+	switch {
+	case errors.As(err, &ce):
+		return usageErr("serve: %v", ce.Err)
+	case errors.As(err, &le):
+		return listenErr("serve: --listen", le.Addr, le.Err)
+	}
 	return err
 }
 
@@ -430,27 +380,11 @@ func idleConfig(d time.Duration) time.Duration {
 }
 
 // historyDocOf is `fgtop history --json` for fgtop fleet history over
-// SSH: the document, and what the record lacks of the span beside it.
+// SSH (sshserve.RecordHistory).
 func historyDocOf(dir string, self []string, q sshserve.HistoryQuery) ([]byte, error) {
-	return fleet.RecordHistory(dir, self, history.Filter{Device: q.Device, Kernel: q.Kernel, User: q.User, Since: q.Since, Until: q.Until})
+	return sshserve.RecordHistory(dir, self, q)
 }
 
-// recordNames are the names this node's record may give it: the
-// command's own (serve's or exporter's --node, or the host name), and, on
-// a real node, the host name, which `fgtop record` beside serve
-// (contrib/fgtop-record.service) records under whatever --node serve is
-// given. The demo node's record is its own: the host's is not the demo's.
-// They are what a recorder takes as this node's (history.Options.Names)
-// and what the fleet's readers answer for.
-func recordNames(node string, demo bool) []string {
-	var names []string
-	if node != "" {
-		names = append(names, node)
-	}
-	if !demo {
-		if h, err := os.Hostname(); err == nil && h != "" && h != node {
-			names = append(names, h)
-		}
-	}
-	return names
-}
+// recordNames are the names this node's record may give it
+// (fleet.RecordNames).
+func recordNames(node string, demo bool) []string { return fleet.RecordNames(node, demo) }
