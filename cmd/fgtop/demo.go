@@ -155,7 +155,7 @@ func runDemo(ctx context.Context, r demoRun) (err error) {
 	}
 	defer closeInto(&err, node.Close)
 	if r.restartAfterSet {
-		go restartLoop(ctx, node, r.restartAfter, func(text string) {
+		go node.RestartAfter(ctx, r.restartAfter, func(text string) {
 			if r.headless {
 				fmt.Fprintf(r.stderr, "fgtop demo: %s\n", text)
 			}
@@ -176,15 +176,8 @@ func runDemo(ctx context.Context, r demoRun) (err error) {
 // runHeadless prints every snapshot the engine publishes on the demo node
 // as one NDJSON line, until ctx is done or the simulated agents stop.
 func runHeadless(ctx context.Context, node *demo.Node, idleAfter time.Duration, w io.Writer) error {
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancel := node.Until(ctx)
 	defer cancel()
-	go func() {
-		select {
-		case <-node.Done():
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
 	opts := node.EngineOptions()
 	opts.IdleAfter = idleAfter
 	err := followSnapshots(ctx, opts, func(s *model.Snapshot) error {
@@ -208,48 +201,12 @@ func runDemoConsole(ctx context.Context, node *demo.Node, idleAfter time.Duratio
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancel := node.Until(ctx)
 	defer cancel()
-	go func() {
-		select {
-		case <-node.Done():
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
 	opts := node.EngineOptions()
 	opts.IdleAfter = idleAfter
-	uopts.DemoRestart = func() (string, error) {
-		ids, err := node.Restart()
-		return demo.RestartedText(ids), err
-	}
+	uopts.DemoRestart = node.RestartSaid
 	// The demo records beside its node, so :at works after a minute.
 	uopts.History = demoHistoryDir(cf.history, node)
 	return runConsoleUI(ctx, opts, uopts, true)
-}
-
-// restartLoop restarts the demo's changed agents once their restart has
-// been pending for after (--restart-after), and says so through say.
-func restartLoop(ctx context.Context, node *demo.Node, after time.Duration, say func(string)) {
-	t := time.NewTicker(max(min(after/4, time.Second), 50*time.Millisecond))
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-node.Done():
-			return
-		case <-t.C:
-		}
-		since := node.PendingSince()
-		if since.IsZero() || time.Since(since) < after {
-			continue
-		}
-		ids, err := node.Restart()
-		if err != nil {
-			say(err.Error())
-			continue
-		}
-		say(demo.RestartedText(ids))
-	}
 }

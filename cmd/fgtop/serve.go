@@ -16,7 +16,7 @@ import (
 	"github.com/fgtop/fgtop/engine"
 	"github.com/fgtop/fgtop/engine/demo"
 	"github.com/fgtop/fgtop/engine/fleet"
-	"github.com/fgtop/fgtop/engine/metrics"
+	"github.com/fgtop/fgtop/ui/console"
 	sshserve "github.com/fgtop/fgtop/ui/ssh"
 	"github.com/spf13/cobra"
 
@@ -265,7 +265,7 @@ type serveRun struct {
 }
 
 // runServe starts the engine on the node (or the demo node) and serves
-// the console until ctx is done or a signal arrives.
+// the console (sshserve.ServeNode) until ctx is done or a signal arrives.
 func runServe(ctx context.Context, r serveRun) (err error) {
 	ctx, stop := notifyStop(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
@@ -281,83 +281,52 @@ func runServe(ctx context.Context, r serveRun) (err error) {
 		defer f.Close()
 		logOut = f
 	}
-	logger := slog.New(slog.NewTextHandler(logOut, nil))
-	// The SSH library reports what it recovers from (a panicking handler,
-	// a channel it could not accept) through slog's default logger: to
-	// --log as well, not to the terminal the server was started from.
-	prevDefault := slog.Default()
-	slog.SetDefault(logger)
-	defer slog.SetDefault(prevDefault)
-
 	sn, err := openServedNode(ctx, r.serve.demo, r.serve.seed, r.src, r.serve.node)
 	if err != nil {
 		return err
 	}
 	defer closeInto(&err, sn.close)
-	eopts := sn.opts
-	o := sshserve.NodeOptions{Engine: eopts, Listen: r.serve.listen, Configured: r.configured}
-	if sn.demo != nil {
-		o.NodeDone, o.NodeErr = sn.demo.Done(), sn.demo.Err
-		if r.demoNode != nil {
-			r.demoNode(sn.demo)
-		}
+	node := sn.opts.Node
+	if sn.demo != nil && r.demoNode != nil {
+		r.demoNode(sn.demo)
 	}
-	uopts, err := r.console.uiOptions(eopts.Node)
+	uopts, err := r.console.uiOptions(node)
 	if err != nil {
 		return err
 	}
 	if sn.demo != nil {
 		uopts.History = demoHistoryDir(r.console.history, sn.demo)
-		// Operators restart the demo's agents (R) as in fgtop demo.
-		uopts.DemoRestart = func() (string, error) {
-			ids, err := sn.demo.Restart()
-			return demo.RestartedText(ids), err
-		}
 	} else {
 		uopts.History = r.console.historyDir(r.stderr)
 	}
-	o.Self = recordNames(eopts.Node, sn.demo != nil)
-	o.Record = func(ctx context.Context, eng *engine.Engine) func() {
-		return startRecording(ctx, eng, uopts.History, eopts.Node, sn.demo != nil, r.stderr)
-	}
-	if r.serve.metricsListen != "" {
-		o.Started = func(eng *engine.Engine) (<-chan error, func(), error) {
-			ms, err := metrics.Listen(r.serve.metricsListen, "serve: --metrics-listen",
-				metrics.Options{Latest: eng.Latest, Node: eopts.Node, Build: metricsBuild()})
-			if err != nil {
-				return nil, nil, metricsErr("serve: --metrics-listen", err)
-			}
-			fmt.Fprintf(r.stderr, "fgtop serve: metrics on http://%s/metrics\n", ms.Addr())
+	err = sshserve.ServeNode(ctx, sshserve.NodeOptions{Engine: sn.opts, Demo: sn.demo, Config: r.serve.config(uopts), Log: logOut,
+		Listen: r.serve.listen, Self: recordNames(node, sn.demo != nil), Configured: r.configured,
+		Record: func(ctx context.Context, eng *engine.Engine) func() {
+			return startRecording(ctx, eng, uopts.History, node, sn.demo != nil, r.stderr)
+		},
+		MetricsListen: r.serve.metricsListen, MetricsName: "serve: --metrics-listen", MetricsBuild: metricsBuild(),
+		MetricsListening: func(addr string) {
+			fmt.Fprintf(r.stderr, "fgtop serve: metrics on http://%s/metrics\n", addr)
 			if r.metricsReady != nil {
-				r.metricsReady(ms.Addr())
+				r.metricsReady(addr)
 			}
-			return ms.Err(), func() { _ = ms.Shutdown() }, nil
-		}
-	}
-	o.Config = sshserve.Config{
-		AuthorizedKeys: r.serve.authorizedKeys, HostKey: r.serve.hostKey,
-		MaxSessions: r.serve.maxSessions, MaxViewerSessions: r.serve.maxViewerSessions, MaxStreamSessions: r.serve.maxStreamSessions,
-		MaxSessionsPerKey: r.serve.maxPerKey, MaxStartups: r.serve.startups, PerSourceMaxStartups: r.serve.perSourceStartups,
-		StuckTimeout: r.serve.stuckTimeout, IdleTimeout: idleConfig(r.serve.idleTimeout),
-		ThemeDir: r.serve.themeDir, Logger: logger, UI: uopts,
-	}
-	o.Listening = func(addr net.Addr) {
-		fmt.Fprintf(r.stderr, "fgtop serve: listening on %s (node %s); stop with Ctrl-C\n", addr, eopts.Node)
-		if r.ready != nil {
-			r.ready(addr.String())
-		}
-	}
-	o.Stopping = func() {
-		if path := os.Getenv("FGTOP_SERVE_MEMPROFILE"); path != "" {
-			// FGTOP_MEMPROFILE is written as the process ends, after every
-			// session is gone: this one is the heap with the sessions still
-			// open (what an idle viewer holds).
-			if perr := writeHeapProfile(path); perr != nil {
-				logger.Error("FGTOP_SERVE_MEMPROFILE not written", "err", perr.Error())
+		},
+		Listening: func(addr net.Addr) {
+			fmt.Fprintf(r.stderr, "fgtop serve: listening on %s (node %s); stop with Ctrl-C\n", addr, node)
+			if r.ready != nil {
+				r.ready(addr.String())
 			}
-		}
-	}
-	err = sshserve.ServeNode(ctx, o)
+		},
+		Stopping: func(logger *slog.Logger) {
+			if path := os.Getenv("FGTOP_SERVE_MEMPROFILE"); path != "" {
+				// FGTOP_MEMPROFILE is written as the process ends, after
+				// every session is gone: this one is the heap with the
+				// sessions still open (what an idle viewer holds).
+				if perr := writeHeapProfile(path); perr != nil {
+					logger.Error("FGTOP_SERVE_MEMPROFILE not written", "err", perr.Error())
+				}
+			}
+		}})
 	cancel()
 	var ce *sshserve.ConfigError
 	var le *sshserve.ListenError
@@ -367,7 +336,18 @@ func runServe(ctx context.Context, r serveRun) (err error) {
 	case errors.As(err, &le):
 		return listenErr("serve: --listen", le.Addr, le.Err)
 	}
-	return err
+	return metricsErr("serve: --metrics-listen", err)
+}
+
+// config is the server's configuration of the flags, each session's
+// console made from uopts.
+func (f *serveFlags) config(uopts console.Options) sshserve.Config {
+	return sshserve.Config{
+		AuthorizedKeys: f.authorizedKeys, HostKey: f.hostKey,
+		MaxSessions: f.maxSessions, MaxViewerSessions: f.maxViewerSessions, MaxStreamSessions: f.maxStreamSessions,
+		MaxSessionsPerKey: f.maxPerKey, MaxStartups: f.startups, PerSourceMaxStartups: f.perSourceStartups,
+		StuckTimeout: f.stuckTimeout, IdleTimeout: idleConfig(f.idleTimeout), ThemeDir: f.themeDir, UI: uopts,
+	}
 }
 
 // idleConfig maps the flag (0: never) onto the server's setting (0:

@@ -4,12 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"net"
 	"time"
 
 	"github.com/fgtop/fgtop/engine"
+	"github.com/fgtop/fgtop/engine/demo"
 	"github.com/fgtop/fgtop/engine/fleet"
 	"github.com/fgtop/fgtop/engine/history"
+	"github.com/fgtop/fgtop/engine/metrics"
 	"github.com/fgtop/fgtop/engine/partition"
 )
 
@@ -26,25 +30,31 @@ type NodeOptions struct {
 	Listen string
 	// Self are the names the node's record gives it (fleet.RecordNames).
 	Self []string
+	// Log receives connects, refusals, reloads and session ends (unless
+	// Config.Logger is set), and is slog's default logger while the
+	// server serves; nil discards them.
+	Log io.Writer
 	// Record, if set, starts recording the engine's snapshots and returns
 	// what stops it; ServeNode calls the stop before it returns.
 	Record func(ctx context.Context, eng *engine.Engine) (stop func())
-	// Started, if set, is called with the running engine before the
-	// server is made (serve's metrics endpoint): its error ends
-	// ServeNode; stopped, when it receives, ends the serving with its
-	// error; stop, when not nil, is called before ServeNode returns.
-	Started func(eng *engine.Engine) (stopped <-chan error, stop func(), err error)
-	// NodeDone and NodeErr are the demo node's end and its error: a node
-	// that stops on an error of its own is logged and served as it was.
-	NodeDone <-chan struct{}
-	NodeErr  func() error
+	// MetricsListen, when set, also serves the engine's Prometheus
+	// metrics there (metrics.Listen; MetricsName is what it is called in
+	// errors, MetricsBuild is fgtop_build_info); MetricsListening is told
+	// the address.
+	MetricsListen, MetricsName string
+	MetricsBuild               metrics.BuildInfo
+	MetricsListening           func(addr string)
+	// Demo is the demo node when it is the one served: operators restart
+	// its agents (R), and a node that stops on an error of its own is
+	// logged and served as it was.
+	Demo *demo.Node
 	// Configured, if set, is shown the server's configuration (tests).
 	Configured func(Config)
 	// Listening, if set, is told the address once the server listens.
 	Listening func(addr net.Addr)
 	// Stopping, if set, is called once serving stops, the sessions still
-	// open (a heap profile of what they hold).
-	Stopping func()
+	// open (a heap profile of what they hold), with the server's logger.
+	Stopping func(log *slog.Logger)
 }
 
 // ConfigError is a server configuration New refused.
@@ -66,11 +76,27 @@ func (e *ListenError) Unwrap() error { return e.Err }
 // on o.Listen until ctx is done, the engine fails or the server does:
 // fgtop serve, less its flags, signals and log file. A configuration New
 // refuses is a *ConfigError; an address it cannot listen on, a
-// *ListenError.
+// *ListenError (a *metrics.ListenError for MetricsListen).
 func ServeNode(ctx context.Context, o NodeOptions) (err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	cfg := o.Config
+	if cfg.Logger == nil && o.Log != nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(o.Log, nil))
+	}
+	if cfg.Logger != nil {
+		// The SSH library reports what it recovers from (a panicking
+		// handler, a channel it could not accept) through slog's default
+		// logger: to the server's log as well, not to the terminal the
+		// server was started from.
+		prev := slog.Default()
+		slog.SetDefault(cfg.Logger)
+		defer slog.SetDefault(prev)
+	}
+	if n := o.Demo; n != nil {
+		// Operators restart the demo's agents (R) as in fgtop demo.
+		cfg.UI.DemoRestart = n.RestartSaid
+	}
 	eng := engine.New(o.Engine)
 	if o.Engine.ConfigPath != "" {
 		// One desk for the whole server: every session edits the same
@@ -89,16 +115,17 @@ func ServeNode(ctx context.Context, o NodeOptions) (err error) {
 	if o.Record != nil {
 		defer o.Record(ctx, eng)()
 	}
-	var startedErr <-chan error
-	if o.Started != nil {
-		stopped, stop, err := o.Started(eng)
+	var metricsErr <-chan error
+	if o.MetricsListen != "" {
+		ms, err := metrics.Listen(o.MetricsListen, o.MetricsName, metrics.Options{Latest: eng.Latest, Node: o.Engine.Node, Build: o.MetricsBuild})
 		if err != nil {
 			return err
 		}
-		if stop != nil {
-			defer stop()
+		defer ms.Shutdown() //nolint:errcheck // the server's own end is what ServeNode reports
+		metricsErr = ms.Err()
+		if o.MetricsListening != nil {
+			o.MetricsListening(ms.Addr())
 		}
-		startedErr = stopped
 	}
 	cfg.Subscribe = eng.Subscribe
 	if dir := cfg.UI.History; dir != "" {
@@ -123,9 +150,14 @@ func ServeNode(ctx context.Context, o NodeOptions) (err error) {
 	if o.Listening != nil {
 		o.Listening(ln.Addr())
 	}
-	err = waitNode(ctx, o, srv, engineErr, serveErr, startedErr)
+	var nodeDone <-chan struct{}
+	var nodeErr func() error
+	if o.Demo != nil {
+		nodeDone, nodeErr = o.Demo.Done(), o.Demo.Err
+	}
+	err = waitNode(ctx, nodeDone, nodeErr, srv.log, engineErr, serveErr, metricsErr)
 	if o.Stopping != nil {
-		o.Stopping()
+		o.Stopping(srv.log)
 	}
 	if cerr := srv.Close(); cerr != nil && err == nil {
 		err = cerr
@@ -135,10 +167,10 @@ func ServeNode(ctx context.Context, o NodeOptions) (err error) {
 }
 
 // waitNode waits for ServeNode's end: ctx done, or the error of the
-// engine, the server or what Started started. A demo node that stops on
-// an error of its own is logged, and its last state served on.
-func waitNode(ctx context.Context, o NodeOptions, srv *Server, engineErr, serveErr, startedErr <-chan error) error {
-	nodeDone := o.NodeDone
+// engine, the server or the metrics endpoint. A demo node that stops on
+// an error of its own (nodeDone, nodeErr) is logged on log, and its last
+// state served on.
+func waitNode(ctx context.Context, nodeDone <-chan struct{}, nodeErr func() error, log *slog.Logger, engineErr, serveErr, metricsErr <-chan error) error {
 	for {
 		select {
 		case <-ctx.Done():
@@ -148,8 +180,8 @@ func waitNode(ctx context.Context, o NodeOptions, srv *Server, engineErr, serveE
 			// many open files under a connection flood, a full disk): the
 			// sessions keep the node as it was, and the server stays up
 			// for them.
-			if e := o.NodeErr(); e != nil && ctx.Err() == nil {
-				srv.log.Error("demo node stopped: serving its last state", "err", e.Error())
+			if e := nodeErr(); e != nil && ctx.Err() == nil {
+				log.Error("demo node stopped: serving its last state", "err", e.Error())
 				nodeDone = nil
 				continue
 			}
@@ -161,7 +193,7 @@ func waitNode(ctx context.Context, o NodeOptions, srv *Server, engineErr, serveE
 			return nil
 		case e := <-serveErr:
 			return e
-		case e := <-startedErr:
+		case e := <-metricsErr:
 			return e
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/fgtop/fgtop/engine"
 	"github.com/fgtop/fgtop/engine/enginetest"
+	"github.com/fgtop/fgtop/engine/metrics"
 	"github.com/fgtop/fgtop/engine/scratch"
 	"github.com/fgtop/fgtop/internal/sshtest"
 )
@@ -24,8 +26,8 @@ func TestServeNode(t *testing.T) {
 	inv := enginetest.MockSource(t)
 	defer inv.Close()
 	eopts := engine.Options{Node: "n1", Inventory: inv, Roots: []scratch.Root{{Path: t.TempDir(), Agent: "a0"}}}
-	started := errors.New("the metrics endpoint stopped")
 	var log bytes.Buffer
+	var metricsAt string
 	for _, tt := range []struct {
 		name  string
 		tweak func(o *NodeOptions, cancel func())
@@ -41,27 +43,14 @@ func TestServeNode(t *testing.T) {
 			func(err error) bool { var ce *ConfigError; return errors.As(err, &ce) }},
 		{"an address it cannot listen on", func(o *NodeOptions, cancel func()) { o.Listen = "127.0.0.1:99999" }, false, "127.0.0.1:99999",
 			func(err error) bool { var le *ListenError; return errors.As(err, &le) && le.Addr == "127.0.0.1:99999" }},
-		{"what Started started fails to start", func(o *NodeOptions, cancel func()) {
-			o.Started = func(*engine.Engine) (<-chan error, func(), error) { return nil, nil, started }
-		}, false, started.Error(), nil},
-		{"what Started started stops", func(o *NodeOptions, cancel func()) {
-			c := make(chan error, 1)
-			c <- started
-			o.Started = func(*engine.Engine) (<-chan error, func(), error) { return c, nil, nil }
-		}, true, started.Error(), nil},
-		{"the demo node ends", func(o *NodeOptions, cancel func()) {
-			done := make(chan struct{})
-			close(done)
-			o.NodeDone, o.NodeErr = done, func() error { return nil }
-			o.Listening = nil
-		}, true, "", nil},
-		{"the demo node fails: its last state is served on", func(o *NodeOptions, cancel func()) {
-			done := make(chan struct{})
-			close(done)
-			o.NodeDone, o.NodeErr = done, func() error { return errors.New("too many open files") }
-			o.Config.Logger = slog.New(slog.NewTextHandler(&log, nil))
-			o.Listening = func(net.Addr) { go func() { time.Sleep(100 * time.Millisecond); cancel() }() }
-		}, true, "", func(error) bool { return strings.Contains(log.String(), "demo node stopped: serving its last state") }},
+		{"metrics it cannot listen for", func(o *NodeOptions, cancel func()) {
+			o.MetricsListen, o.MetricsName = "127.0.0.1:99999", "--metrics-listen"
+		}, false, "127.0.0.1:99999", func(err error) bool { var le *metrics.ListenError; return errors.As(err, &le) }},
+		{"metrics beside", func(o *NodeOptions, cancel func()) {
+			o.MetricsListen, o.MetricsName = "127.0.0.1:0", "--metrics-listen"
+			o.MetricsListening = func(addr string) { metricsAt = addr }
+		}, true, "", func(error) bool { return metricsAt != "" }},
+		{"a log", func(o *NodeOptions, cancel func()) { o.Log = &log }, true, "", nil},
 		{"the engine fails", func(o *NodeOptions, cancel func()) { o.Engine.Roots = nil }, true, "engine: ", nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -78,7 +67,7 @@ func TestServeNode(t *testing.T) {
 						cancel()
 					}
 				},
-				Stopping: func() { stopping = true }}
+				Stopping: func(*slog.Logger) { stopping = true }}
 			if tt.tweak != nil {
 				tt.tweak(&o, cancel)
 			}
@@ -95,6 +84,54 @@ func TestServeNode(t *testing.T) {
 			if cfg.Subscribe != nil && (!cfg.StartOnSecond || !cfg.UI.ClockOnSecond || cfg.UI.Desk != nil ||
 				(cfg.History != nil) != (o.Config.UI.History != "") || (cfg.SnapshotAt != nil) != (o.Config.UI.History != "")) {
 				t.Fatalf("configured %+v", cfg)
+			}
+		})
+	}
+}
+
+func TestWaitNode(t *testing.T) {
+	stopped, failed := errors.New("stopped"), errors.New("too many open files")
+	for _, tt := range []struct {
+		name    string
+		nodeErr error
+		engine  error
+		serve   error
+		metrics error
+		want    string
+		logged  bool
+	}{
+		{"the demo node ends", nil, nil, nil, nil, "", false},
+		{"the demo node fails: its last state is served on", failed, nil, nil, nil, "", true},
+		{"the engine stops", nil, context.Canceled, nil, nil, "", false},
+		{"the engine fails", nil, stopped, nil, nil, "engine: stopped", false},
+		{"the server fails", nil, nil, stopped, nil, "stopped", false},
+		{"the metrics fail", nil, nil, nil, stopped, "stopped", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			done := make(chan struct{})
+			if tt.engine == nil && tt.serve == nil && tt.metrics == nil {
+				close(done)
+			}
+			var log bytes.Buffer
+			chanOf := func(e error) chan error {
+				c := make(chan error, 1)
+				if e != nil {
+					c <- e
+				}
+				return c
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if tt.nodeErr != nil && tt.engine == nil && tt.serve == nil && tt.metrics == nil {
+				time.AfterFunc(50*time.Millisecond, cancel)
+			}
+			err := waitNode(ctx, done, func() error { return tt.nodeErr }, slog.New(slog.NewTextHandler(&log, nil)),
+				chanOf(tt.engine), chanOf(tt.serve), chanOf(tt.metrics))
+			if got := fmt.Sprint(err); tt.want == "" && err != nil || tt.want != "" && got != tt.want {
+				t.Fatalf("waitNode = %v, want %q", err, tt.want)
+			}
+			if got := strings.Contains(log.String(), "demo node stopped: serving its last state"); got != tt.logged {
+				t.Fatalf("logged %q, want the demo node's end logged: %v", log.String(), tt.logged)
 			}
 		})
 	}

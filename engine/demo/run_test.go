@@ -1,0 +1,94 @@
+package demo
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fgtop/fgtop/engine"
+)
+
+func TestUntil(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		// nodeStops: the node stops (Close); else the caller's ctx ends.
+		nodeStops bool
+	}{
+		{"the node stops", true},
+		{"the caller's context ends", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			n := startNode(t, Options{Seed: 1, Speed: 50, WarmUp: time.Second})
+			parent, cancelParent := context.WithCancel(context.Background())
+			defer cancelParent()
+			ctx, cancel := n.Until(parent)
+			defer cancel()
+			select {
+			case <-ctx.Done():
+				t.Fatal("done before the node stopped or the caller's context ended")
+			case <-time.After(20 * time.Millisecond):
+			}
+			if tt.nodeStops {
+				if err := n.Close(); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				cancelParent()
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(5 * time.Second):
+				t.Fatal("not done 5 s after")
+			}
+		})
+	}
+}
+
+func TestRestartAfter(t *testing.T) {
+	n := startNode(t, Options{Seed: 2, Speed: 20, WarmUp: 30 * time.Second})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	eng := engine.New(n.EngineOptions())
+	done := make(chan error, 1)
+	go func() { done <- eng.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	select {
+	case <-eng.Ready():
+	case <-time.After(10 * time.Second):
+		t.Fatal("engine not ready")
+	}
+	said := make(chan string, 4)
+	loop := make(chan struct{})
+	go func() {
+		defer close(loop)
+		n.RestartAfter(ctx, 100*time.Millisecond, func(s string) { said <- s })
+	}()
+	select {
+	case s := <-said:
+		t.Fatalf("said %q with no restart pending", s)
+	case <-time.After(300 * time.Millisecond):
+	}
+	a0 := n.parts[0].id
+	applySlot(t, n, eng.Latest, string(a0)+"=cuda.shares=1.5")
+	select {
+	case s := <-said:
+		if want := "restarted " + string(a0) + ": "; !strings.HasPrefix(s, want) {
+			t.Fatalf("said %q, want %q...", s, want)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no restart 10 s after an apply")
+	}
+	if !n.PendingSince().IsZero() {
+		t.Error("a restart still pending after RestartAfter restarted")
+	}
+	if s, err := n.RestartSaid(); err != nil || s != RestartedText(nil) {
+		t.Errorf("RestartSaid with nothing pending = %q, %v", s, err)
+	}
+	cancel()
+	select {
+	case <-loop:
+	case <-time.After(5 * time.Second):
+		t.Fatal("RestartAfter did not return once its context ended")
+	}
+}
