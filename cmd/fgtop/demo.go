@@ -130,54 +130,31 @@ type demoRun struct {
 
 // runDemo starts the demo node, shows it (console or NDJSON) until ctx is
 // done, a signal arrives or the viewer ends, and removes the node's files
-// on every one of those paths.
-func runDemo(ctx context.Context, r demoRun) (err error) {
+// on every one of those paths (demo.Run).
+func runDemo(ctx context.Context, r demoRun) error {
 	// SIGHUP: the terminal went away. SIGPIPE: stdout was closed under
 	// --headless; with the signal caught, the write fails with EPIPE
 	// instead of killing the process before the files are removed.
 	ctx, stop := notifyStop(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
 	defer stop()
-	opts := demo.Options{Seed: r.seed, Speed: r.speed, Partition: r.partition}
+	o := demo.RunOptions{Options: demo.Options{Seed: r.seed, Speed: r.speed, Partition: r.partition},
+		RestartAfter: r.restartAfter, RestartAfterSet: r.restartAfterSet,
+		Show: func(ctx context.Context, node *demo.Node) error {
+			return runDemoConsole(ctx, node, r.idleAfter, r.console)
+		}}
 	if r.headless {
-		opts.OnAction = func(a demo.Action) {
-			if a.Kind == demo.ActFail {
-				fmt.Fprintf(r.stderr, "fgtop demo: %s\n", a)
-			}
+		o.Say = func(text string) { fmt.Fprintf(r.stderr, "fgtop demo: %s\n", text) }
+		o.Show = func(ctx context.Context, node *demo.Node) error {
+			fmt.Fprintf(r.stderr, "fgtop demo: node files in %s (seed %d, speed %g); stop with Ctrl-C\n", node.Dir, r.seed, r.speed)
+			return runHeadless(ctx, node, r.idleAfter, r.stdout)
 		}
 	}
-	node, err := demo.Start(ctx, opts)
-	if err != nil {
-		if ctx.Err() != nil {
-			// Stopped by a signal during the warm-up; Start removed the files.
-			return nil
-		}
-		return err
-	}
-	defer closeInto(&err, node.Close)
-	if r.restartAfterSet {
-		go node.RestartAfter(ctx, r.restartAfter, func(text string) {
-			if r.headless {
-				fmt.Fprintf(r.stderr, "fgtop demo: %s\n", text)
-			}
-		})
-	}
-	if r.headless {
-		fmt.Fprintf(r.stderr, "fgtop demo: node files in %s (seed %d, speed %g); stop with Ctrl-C\n", node.Dir, r.seed, r.speed)
-		err = runHeadless(ctx, node, r.idleAfter, r.stdout)
-	} else {
-		err = runDemoConsole(ctx, node, r.idleAfter, r.console)
-	}
-	if err == nil {
-		err = node.Err()
-	}
-	return err
+	return demo.Run(ctx, o) //nolint:wrapcheck // demo.Run's words are the command's
 }
 
 // runHeadless prints every snapshot the engine publishes on the demo node
-// as one NDJSON line, until ctx is done or the simulated agents stop.
+// as one NDJSON line, until ctx is done.
 func runHeadless(ctx context.Context, node *demo.Node, idleAfter time.Duration, w io.Writer) error {
-	ctx, cancel := node.Until(ctx)
-	defer cancel()
 	opts := node.EngineOptions()
 	opts.IdleAfter = idleAfter
 	err := followSnapshots(ctx, opts, func(s *model.Snapshot) error {
@@ -201,8 +178,6 @@ func runDemoConsole(ctx context.Context, node *demo.Node, idleAfter time.Duratio
 	if err != nil {
 		return err
 	}
-	ctx, cancel := node.Until(ctx)
-	defer cancel()
 	opts := node.EngineOptions()
 	opts.IdleAfter = idleAfter
 	uopts.DemoRestart = node.RestartSaid

@@ -224,15 +224,7 @@ func (f *serveFlags) checkShares() error {
 	if f.maxViewerSessions == 0 && f.maxStreamSessions == 0 {
 		return usageErr("serve: --max-sessions %d leaves operators no slot: viewers' consoles and the snapshot streams have one each at least, so want 3 or more", f.maxSessions)
 	}
-	// The least --max-sessions that leaves operators one, the shares not
-	// given growing with it.
-	enough := f.maxSessions
-	for {
-		enough++
-		if v, s := sshserve.Shares(enough, f.maxViewerSessions, f.maxStreamSessions); enough-v-s >= 1 {
-			break
-		}
-	}
+	enough := sshserve.LeastMaxSessions(f.maxSessions, f.maxViewerSessions, f.maxStreamSessions)
 	return usageErr("serve: %s and %s leave operators no slot of --max-sessions %d: lower the shares, or raise --max-sessions to %d or more",
 		shareFlag("--max-viewer-sessions", f.maxViewerSessions, viewers), shareFlag("--max-stream-sessions", f.maxStreamSessions, streams),
 		f.maxSessions, enough)

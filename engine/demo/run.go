@@ -52,3 +52,60 @@ func (n *Node) RestartAfter(ctx context.Context, after time.Duration, say func(s
 		say(text)
 	}
 }
+
+// RunOptions say what Run runs.
+type RunOptions struct {
+	// Options are the node's; OnAction is Run's while Say is set.
+	Options Options
+	// RestartAfterSet restarts the changed agents RestartAfter after a
+	// change (Node.RestartAfter).
+	RestartAfter    time.Duration
+	RestartAfterSet bool
+	// Say, if set, is told what a watcher without a console should know:
+	// each kernel an agent's allocator refused, each restart.
+	Say func(string)
+	// Show shows the node until ctx is done or the viewer ends; ctx ends
+	// too when the node's simulated agents stop (Until).
+	Show func(ctx context.Context, n *Node) error
+}
+
+// Run starts the demo node, shows it (o.Show) and removes its files on
+// every path: fgtop demo, less its flags and signals. A ctx that ends
+// during the warm-up is no error; an error of the simulated agents is
+// Run's when the node was shown without one.
+func Run(ctx context.Context, o RunOptions) (err error) {
+	opts := o.Options
+	if o.Say != nil {
+		opts.OnAction = func(a Action) {
+			if a.Kind == ActFail {
+				o.Say(a.String())
+			}
+		}
+	}
+	n, err := Start(ctx, opts)
+	if err != nil {
+		if ctx.Err() != nil {
+			// Stopped during the warm-up; Start removed the files.
+			return nil
+		}
+		return err
+	}
+	defer func() {
+		if cerr := n.Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
+	if o.RestartAfterSet {
+		go n.RestartAfter(ctx, o.RestartAfter, func(text string) {
+			if o.Say != nil {
+				o.Say(text)
+			}
+		})
+	}
+	showCtx, cancel := n.Until(ctx)
+	defer cancel()
+	if err := o.Show(showCtx, n); err != nil {
+		return err
+	}
+	return n.Err()
+}

@@ -2,6 +2,9 @@ package demo
 
 import (
 	"context"
+	"errors"
+	"io/fs"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -90,5 +93,50 @@ func TestRestartAfter(t *testing.T) {
 	case <-loop:
 	case <-time.After(5 * time.Second):
 		t.Fatal("RestartAfter did not return once its context ended")
+	}
+}
+
+func TestRun(t *testing.T) {
+	shown := errors.New("the viewer failed")
+	for _, tt := range []struct {
+		name string
+		// cancelled: the context ends before the warm-up.
+		cancelled bool
+		show      error
+		want      error
+		shows     bool
+	}{
+		{"a context ended during the warm-up", true, nil, nil, false},
+		{"the viewer ends", false, nil, nil, true},
+		{"the viewer fails", false, shown, shown, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if tt.cancelled {
+				cancel()
+			}
+			var dir string
+			err := Run(ctx, RunOptions{Options: Options{Seed: 1, Speed: 50, WarmUp: time.Second, Dir: t.TempDir()},
+				RestartAfter: time.Millisecond, RestartAfterSet: true, Say: func(string) {},
+				Show: func(ctx context.Context, n *Node) error {
+					dir = n.Dir
+					if ctx.Err() != nil {
+						t.Error("shown with its context ended")
+					}
+					return tt.show
+				}})
+			if !errors.Is(err, tt.want) || (err == nil) != (tt.want == nil) {
+				t.Fatalf("Run = %v, want %v", err, tt.want)
+			}
+			if (dir != "") != tt.shows {
+				t.Fatalf("shown in %q, want shown: %v", dir, tt.shows)
+			}
+			if dir != "" {
+				if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+					t.Fatalf("%s left after Run (%v)", dir, err)
+				}
+			}
+		})
 	}
 }
