@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,8 +10,6 @@ import (
 
 	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/engine/demo"
-	"github.com/fgtop/fgtop/engine/report"
-	"github.com/fgtop/fgtop/model"
 	"github.com/spf13/cobra"
 )
 
@@ -146,30 +143,10 @@ func runDemo(ctx context.Context, r demoRun) error {
 		o.Say = func(text string) { fmt.Fprintf(r.stderr, "fgtop demo: %s\n", text) }
 		o.Show = func(ctx context.Context, node *demo.Node) error {
 			fmt.Fprintf(r.stderr, "fgtop demo: node files in %s (seed %d, speed %g); stop with Ctrl-C\n", node.Dir, r.seed, r.speed)
-			return runHeadless(ctx, node, r.idleAfter, r.stdout)
+			return node.WriteSnapshots(ctx, r.idleAfter, r.stdout)
 		}
 	}
 	return demo.Run(ctx, o) //nolint:wrapcheck // demo.Run's words are the command's
-}
-
-// runHeadless prints every snapshot the engine publishes on the demo node
-// as one NDJSON line, until ctx is done.
-func runHeadless(ctx context.Context, node *demo.Node, idleAfter time.Duration, w io.Writer) error {
-	opts := node.EngineOptions()
-	opts.IdleAfter = idleAfter
-	err := followSnapshots(ctx, opts, func(s *model.Snapshot) error {
-		b, err := report.Marshal(report.FromSnapshot(s), false)
-		if err != nil {
-			return err
-		}
-		_, err = w.Write(b)
-		return err
-	})
-	if errors.Is(err, syscall.EPIPE) {
-		// The reader went away (`fgtop demo --headless | head`): a normal end.
-		return nil
-	}
-	return err
 }
 
 // runDemoConsole runs the interactive console on the demo node.

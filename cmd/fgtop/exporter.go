@@ -117,19 +117,9 @@ func checkListen(flag, v string) error {
 	return nil
 }
 
-// validNodeName refuses names a label value should not carry: empty,
-// control characters, or absurdly long.
-func validNodeName(s string) bool {
-	if s == "" || len(s) > 253 {
-		return false
-	}
-	for _, r := range s {
-		if r < 0x20 || r == 0x7f {
-			return false
-		}
-	}
-	return true
-}
+// validNodeName refuses names a label value should not carry
+// (metrics.ValidNode).
+func validNodeName(s string) bool { return metrics.ValidNode(s) }
 
 // exporterRun is one `fgtop exporter` invocation.
 type exporterRun struct {

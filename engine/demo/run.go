@@ -2,7 +2,14 @@ package demo
 
 import (
 	"context"
+	"errors"
+	"io"
+	"syscall"
 	"time"
+
+	"github.com/fgtop/fgtop/engine"
+	"github.com/fgtop/fgtop/engine/report"
+	"github.com/fgtop/fgtop/model"
 )
 
 // RestartSaid restarts the agents whose restart is pending (Restart) and
@@ -108,4 +115,26 @@ func Run(ctx context.Context, o RunOptions) (err error) {
 		return err
 	}
 	return n.Err()
+}
+
+// WriteSnapshots writes every snapshot an engine on the node publishes
+// (engine.FollowSnapshots, kernels idle after idleAfter) to w as one
+// fgtop.snapshot/v1 NDJSON line, until ctx is done: fgtop demo
+// --headless. A reader that went away (`fgtop demo --headless | head`,
+// EPIPE) is a normal end.
+func (n *Node) WriteSnapshots(ctx context.Context, idleAfter time.Duration, w io.Writer) error {
+	opts := n.EngineOptions()
+	opts.IdleAfter = idleAfter
+	err := engine.FollowSnapshots(ctx, opts, func(s *model.Snapshot) error {
+		b, err := report.Marshal(report.FromSnapshot(s), false)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(b)
+		return err
+	}, nil, nil)
+	if errors.Is(err, syscall.EPIPE) {
+		return nil
+	}
+	return err
 }

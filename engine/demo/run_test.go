@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -136,6 +137,54 @@ func TestRun(t *testing.T) {
 				if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
 					t.Fatalf("%s left after Run (%v)", dir, err)
 				}
+			}
+		})
+	}
+}
+
+// lineWriter takes lines until it has enough, then fails with err or,
+// with err nil, ends the context.
+type lineWriter struct {
+	lines  []string
+	enough int
+	err    error
+	cancel func()
+}
+
+func (w *lineWriter) Write(p []byte) (int, error) {
+	if len(w.lines) >= w.enough {
+		if w.err != nil {
+			return 0, w.err
+		}
+		w.cancel()
+		return len(p), nil
+	}
+	w.lines = append(w.lines, string(p))
+	return len(p), nil
+}
+
+func TestWriteSnapshots(t *testing.T) {
+	n := startNode(t, Options{Seed: 1, Speed: 50, WarmUp: time.Second})
+	full := errors.New("disk full")
+	for _, tt := range []struct {
+		name string
+		err  error
+		want error
+	}{
+		{"until the context ends", nil, nil},
+		{"the reader went away", syscall.EPIPE, nil},
+		{"a write that fails", full, full},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			w := &lineWriter{enough: 1, err: tt.err, cancel: cancel}
+			err := n.WriteSnapshots(ctx, time.Minute, w)
+			if !errors.Is(err, tt.want) || (err == nil) != (tt.want == nil) {
+				t.Fatalf("WriteSnapshots = %v, want %v", err, tt.want)
+			}
+			if len(w.lines) != 1 || !strings.HasPrefix(w.lines[0], `{"schema":"fgtop.snapshot/v1"`) || !strings.HasSuffix(w.lines[0], "}\n") {
+				t.Fatalf("wrote %.200q", w.lines)
 			}
 		})
 	}
