@@ -106,9 +106,8 @@ func newDemoCmd() *cobra.Command {
 	return cmd
 }
 
-// demoIdleAfter is --idle-after's default in the demo: its kernels live
-// seconds to a minute, so 10 minutes would never show the mark.
-const demoIdleAfter = 30 * time.Second
+// demoIdleAfter is --idle-after's default in the demo.
+const demoIdleAfter = demo.DefaultIdleAfter
 
 // demoRun is one `fgtop demo` invocation.
 type demoRun struct {

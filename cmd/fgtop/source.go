@@ -68,16 +68,6 @@ func (f *sourceFlags) registerLiveDemo(cmd *cobra.Command) {
 	fl.Usage += fmt.Sprintf("; with --demo %s unless given", demoIdleAfter)
 }
 
-// demoIdleAfterOption is --idle-after for the embedded demo node: the
-// demo command's default (its kernels live minutes, not hours) unless the
-// flag was given.
-func (f *sourceFlags) demoIdleAfterOption() (time.Duration, error) {
-	if f.liveFlags == nil || !f.liveFlags.Changed("idle-after") {
-		return demoIdleAfter, nil
-	}
-	return idleAfterOption(f.idleAfter)
-}
-
 // registerIdleAfter adds --idle-after: how long a kernel holds a GPU at 0 %
 // before it is marked holding but idle.
 func registerIdleAfter(fl *pflag.FlagSet, v *time.Duration, def time.Duration) {
@@ -185,16 +175,12 @@ func parseRoots(vals []string) ([]scratch.Root, error) {
 	return roots, nil
 }
 
-func closeSource(opts engine.Options) {
-	if opts.Inventory != nil {
-		if err := opts.Inventory.Close(); err != nil {
-			fmt.Fprintln(untrusted.NewWriter(os.Stderr), "fgtop: close device source:", err)
-		}
-	}
-}
+// closeSource closes the device source, saying its error on stderr
+// (nodeopen.CloseSources).
+func closeSource(opts engine.Options) { nodeopen.CloseSources(opts, untrusted.NewWriter(os.Stderr)) }
 
 // servedNode is the node a long-running command (exporter, serve) puts an
-// engine on: the embedded demo node, or this node's own sources.
+// engine on (nodeopen.Served).
 type servedNode struct {
 	opts engine.Options
 	// demo is the running demo node; nil for a real node.
@@ -206,17 +192,8 @@ type servedNode struct {
 // names the node name when it is not empty. The caller closes the result
 // when done.
 func openServedNode(ctx context.Context, useDemo bool, seed int64, src *sourceFlags, name string) (*servedNode, error) {
-	o := nodeopen.ServedOptions{Demo: useDemo, Seed: seed, Name: name}
-	if useDemo {
-		idle, err := src.demoIdleAfterOption()
-		if err != nil {
-			return nil, err
-		}
-		o.DemoIdleAfter = idle
-	} else {
-		o.Sources = src.settings()
-	}
-	n, err := nodeopen.OpenServed(ctx, o)
+	n, err := nodeopen.OpenServed(ctx, nodeopen.ServedOptions{Demo: useDemo, Seed: seed, Name: name, Sources: src.settings(),
+		IdleAfterGiven: src.liveFlags != nil && src.liveFlags.Changed("idle-after")})
 	if err != nil {
 		return nil, src.sourceErr(err)
 	}
@@ -226,11 +203,7 @@ func openServedNode(ctx context.Context, useDemo bool, seed int64, src *sourceFl
 // close stops the demo node, or closes the device source (whose error is
 // only reported: the command's own result matters more).
 func (n *servedNode) close() error {
-	if n.demo != nil {
-		return n.demo.Close()
-	}
-	closeSource(n.opts)
-	return nil
+	return (&nodeopen.Served{Options: n.opts, Demo: n.demo}).Close(untrusted.NewWriter(os.Stderr))
 }
 
 // closeInto runs close and keeps its error in *err unless *err already

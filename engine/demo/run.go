@@ -138,3 +138,9 @@ func (n *Node) WriteSnapshots(ctx context.Context, idleAfter time.Duration, w io
 	}
 	return err
 }
+
+// DefaultIdleAfter is how long a demo kernel holds a GPU at 0 % before it
+// is marked holding but idle (engine.Options.IdleAfter), unless asked
+// otherwise: its kernels live seconds to a minute, so the engine's 10
+// minutes would never show the mark.
+const DefaultIdleAfter = 30 * time.Second

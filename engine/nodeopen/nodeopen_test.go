@@ -12,6 +12,8 @@ import (
 
 	"github.com/fgtop/fgtop/engine"
 	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/engine/demo"
+	"github.com/fgtop/fgtop/engine/inventory"
 	"github.com/fgtop/fgtop/engine/scratch"
 	"github.com/fgtop/fgtop/model"
 )
@@ -269,5 +271,60 @@ func TestOpenServedNamesTheNode(t *testing.T) {
 	}
 	if _, err := OpenServed(context.Background(), ServedOptions{Sources: Settings{ScratchRoots: []string{"=x"}}}); err == nil {
 		t.Fatal("a bad --scratch-root opened")
+	}
+}
+
+func TestOpenServedDemoIdleAfter(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		given bool
+		idle  time.Duration
+		want  time.Duration
+		err   bool
+	}{
+		{"the demo's default", false, time.Hour, demo.DefaultIdleAfter, false},
+		{"given", true, time.Hour, time.Hour, false},
+		{"given as never", true, 0, -1, false},
+		{"given wrong", true, -time.Second, 0, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			n, err := OpenServed(context.Background(), ServedOptions{Demo: true, Seed: 1, IdleAfterGiven: tt.given,
+				Sources: Settings{IdleAfter: tt.idle}, Name: "demo-a"})
+			if tt.err {
+				var ie *InputError
+				if !errors.As(err, &ie) || n != nil {
+					t.Fatalf("OpenServed = %v, %v; want an *InputError", n, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := n.Demo.Dir
+			if n.Options.IdleAfter != tt.want || n.Options.Node != "demo-a" {
+				t.Errorf("idle after %v on node %q, want %v on demo-a", n.Options.IdleAfter, n.Options.Node, tt.want)
+			}
+			if err := n.Close(nil); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("the demo's files are left in %s (%v)", dir, err)
+			}
+		})
+	}
+}
+
+// failingClose is a source whose Close fails.
+type failingClose struct{ inventory.Source }
+
+func (failingClose) Close() error { return errors.New("busy") }
+
+func TestCloseSources(t *testing.T) {
+	var w bytes.Buffer
+	CloseSources(engine.Options{}, &w)
+	CloseSources(engine.Options{Inventory: failingClose{}}, nil)
+	(&Served{Options: engine.Options{Inventory: failingClose{}}}).Close(&w)
+	if got, want := w.String(), "fgtop: close device source: busy\n"; got != want {
+		t.Fatalf("said %q, want %q", got, want)
 	}
 }

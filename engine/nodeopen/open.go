@@ -154,12 +154,12 @@ func Open(s Settings) (engine.Options, error) {
 // ServedOptions say which node a long-running command serves.
 type ServedOptions struct {
 	// Demo serves the embedded demo node of Seed, whose kernels are
-	// marked idle after DemoIdleAfter (engine.Options.IdleAfter);
-	// otherwise the node of Sources.
-	Demo          bool
-	Seed          int64
-	DemoIdleAfter time.Duration
-	Sources       Settings
+	// marked idle after demo.DefaultIdleAfter unless IdleAfterGiven
+	// (then Sources.IdleAfter); otherwise the node of Sources.
+	Demo           bool
+	Seed           int64
+	IdleAfterGiven bool
+	Sources        Settings
 	// Name, when not empty, names the node.
 	Name string
 }
@@ -172,18 +172,45 @@ type Served struct {
 	Demo *demo.Node
 }
 
+// Close stops the demo node, or closes the device source (CloseSources).
+func (n *Served) Close(warn io.Writer) error {
+	if n.Demo != nil {
+		return n.Demo.Close()
+	}
+	CloseSources(n.Options, warn)
+	return nil
+}
+
+// CloseSources closes opts' device source; its error is only said on warn
+// (nil: nowhere), as the command's own result matters more.
+func CloseSources(opts engine.Options, warn io.Writer) {
+	if opts.Inventory == nil {
+		return
+	}
+	if err := opts.Inventory.Close(); err != nil && warn != nil {
+		fmt.Fprintln(warn, "fgtop: close device source:", err)
+	}
+}
+
 // OpenServed starts the demo node or opens the node's sources (Open).
 // The caller closes the demo node, or the options' Inventory.
 func OpenServed(ctx context.Context, o ServedOptions) (*Served, error) {
 	n := &Served{}
 	if o.Demo {
+		idle := demo.DefaultIdleAfter
+		if o.IdleAfterGiven {
+			var err error
+			if idle, err = IdleAfter(o.Sources.IdleAfter); err != nil {
+				return nil, err
+			}
+		}
 		node, err := demo.Start(ctx, demo.Options{Seed: o.Seed, Speed: 1})
 		if err != nil {
 			// As it is: the command prints demo.Start's own words.
 			return nil, err
 		}
 		n.Demo, n.Options = node, node.EngineOptions()
-		n.Options.IdleAfter = o.DemoIdleAfter
+		n.Options.IdleAfter = idle
 	} else {
 		opts, err := Open(o.Sources)
 		if err != nil {
