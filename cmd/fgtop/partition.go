@@ -52,89 +52,9 @@ func (f *changeFlags) register(cmd *cobra.Command) {
 // request turns the flags into a partition.Request; bad syntax is a usage
 // error (exit 2).
 func (f *changeFlags) request() (partition.Request, error) {
-	var req partition.Request
-	format, err := agentconfig.ParseFormat(f.format)
+	req, err := partition.ParseChange(partition.Change{Moves: f.moves, Mode: f.mode, CPU: f.cpu, Mem: f.mem, Slots: f.slots, From: f.from, Format: f.format})
 	if err != nil {
-		return req, usageErr("--format: %v", err)
-	}
-	req.Format = format
-	switch f.mode {
-	case "", agentconfig.ModeShared, agentconfig.ModeAutoSplit, agentconfig.ModeManual:
-		req.Mode = f.mode
-	default:
-		return req, usageErr("--mode %q: want shared, auto-split or manual", f.mode)
-	}
-	for _, m := range f.moves {
-		dev, agent, ok := strings.Cut(m, "=")
-		if !ok || dev == "" || agent == "" {
-			return req, usageErr("--move %q: want DEVICE=AGENT, e.g. cuda:GPU-1234=i-node-a", m)
-		}
-		req.Moves = append(req.Moves, partition.Move{Device: dev, Agent: model.AgentID(agent)})
-	}
-	// An agent's slot given twice (--slot twice, or --slot mem and --mem)
-	// would be written with the last value, silently: the operator meant
-	// one of them, and fgtop cannot tell which.
-	given := map[[2]string]string{}
-	twice := func(agent, slot, flag string) error {
-		k := [2]string{agent, slot}
-		if first, ok := given[k]; ok {
-			return usageErr("%s: %s's %s is given twice (%s, then %s): give it once", flag, agent, slot, first, flag)
-		}
-		given[k] = flag
-		return nil
-	}
-	for _, c := range f.cpu {
-		// The last "=": a core list has none, an agent id may.
-		i := strings.LastIndexByte(c, '=')
-		agent, spec, ok := c[:max(i, 0)], c[i+1:], i >= 0
-		if !ok || agent == "" || spec == "" {
-			return req, usageErr("--cpu %q: want AGENT=0-7,16 (or AGENT=COUNT in the slot-based format)", c)
-		}
-		if !coreListSyntax(spec) {
-			return req, usageErr("--cpu %q: %q is not a list of cores such as 0-7,16 (nor a core count, as the slot-based format takes)", c, spec)
-		}
-		if err := twice(agent, "cpu", "--cpu "+c); err != nil {
-			return req, err
-		}
-		req.CPU = append(req.CPU, partition.CPUSet{Agent: model.AgentID(agent), Spec: spec})
-	}
-	for _, m := range f.mem {
-		// The last "=": a size has none, an agent id may.
-		i := strings.LastIndexByte(m, '=')
-		agent, size, ok := m[:max(i, 0)], m[i+1:], i >= 0
-		if !ok || agent == "" || size == "" {
-			return req, usageErr("--mem %q: want AGENT=SIZE, e.g. i-node-a=64G", m)
-		}
-		// The console's mem field reads sizes the same way.
-		b, _, err := partition.ParseMem(size)
-		if err != nil {
-			return req, usageErr("--mem %q: %v", m, err)
-		}
-		if b.Sign() <= 0 {
-			return req, usageErr("--mem %q: %s is not above zero: write the agent's memory, e.g. %s=64G", m, size, agent)
-		}
-		if err := twice(agent, "mem", "--mem "+m); err != nil {
-			return req, err
-		}
-		req.Mem = append(req.Mem, partition.MemSet{Agent: model.AgentID(agent), Bytes: b, Text: size})
-	}
-	for _, v := range f.slots {
-		set, err := partition.ParseSlotSet(v)
-		if err != nil {
-			return req, usageErr("--slot %q: %v", v, err)
-		}
-		if err := twice(string(set.Agent), string(set.Slot), "--slot "+v); err != nil {
-			return req, err
-		}
-		req.Slots = append(req.Slots, set)
-	}
-	if f.from != "" {
-		d, err := agentconfig.Load(f.from)
-		if d == nil {
-			return req, usageErr("--from: %v", err)
-		}
-		// A draft that breaks rules is still a draft: the plan lists them.
-		req.From = d
+		return req, usageErr("%w", err)
 	}
 	return req, nil
 }

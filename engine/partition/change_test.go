@@ -1,0 +1,71 @@
+package partition
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseChange(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		in   Change
+		// err is a part of the error's words; "" for none.
+		err  string
+		want func(Request) bool
+	}{
+		{name: "nothing", want: Request.Empty},
+		{name: "mode", in: Change{Mode: "manual"}, want: func(r Request) bool { return r.Mode == "manual" }},
+		{name: "bad mode", in: Change{Mode: "split"}, err: `--mode "split": want shared, auto-split or manual`},
+		{name: "bad format", in: Change{Format: "toml"}, err: "--format: "},
+		{name: "move", in: Change{Moves: []string{"cuda:G1=a"}}, want: func(r Request) bool {
+			return len(r.Moves) == 1 && r.Moves[0].Device == "cuda:G1" && r.Moves[0].Agent == "a"
+		}},
+		{name: "move without agent", in: Change{Moves: []string{"cuda:G1="}}, err: `--move "cuda:G1=": want DEVICE=AGENT`},
+		// The last "=" splits: an agent id may hold one.
+		{name: "cpu of an agent with =", in: Change{CPU: []string{"x=1=0-7,16"}}, want: func(r Request) bool {
+			return len(r.CPU) == 1 && r.CPU[0].Agent == "x=1" && r.CPU[0].Spec == "0-7,16"
+		}},
+		{name: "cpu without =", in: Change{CPU: []string{"a"}}, err: `--cpu "a": want AGENT=0-7,16`},
+		{name: "cpu not cores", in: Change{CPU: []string{"a=lots"}}, err: `--cpu "a=lots": "lots" is not a list of cores`},
+		{name: "mem", in: Change{Mem: []string{"a=64G"}}, want: func(r Request) bool {
+			return len(r.Mem) == 1 && r.Mem[0].Text == "64G" && r.Mem[0].Bytes.Sign() > 0
+		}},
+		{name: "mem not a size", in: Change{Mem: []string{"a=lots"}}, err: `--mem "a=lots": `},
+		{name: "mem zero", in: Change{Mem: []string{"a=0"}}, err: `--mem "a=0": 0 is not above zero: write the agent's memory, e.g. a=64G`},
+		{name: "slot", in: Change{Slots: []string{"a=cuda.shares=1.5"}}, want: func(r Request) bool {
+			return len(r.Slots) == 1 && r.Slots[0].Amount.String() == "1.5"
+		}},
+		{name: "slot bad", in: Change{Slots: []string{"a=cuda.shares"}}, err: `--slot "a=cuda.shares": want AGENT=SLOT=AMOUNT`},
+		{name: "mem given twice", in: Change{Mem: []string{"a=64G"}, Slots: []string{"a=mem=32G"}},
+			err: "--slot a=mem=32G: a's mem is given twice (--mem a=64G, then --slot a=mem=32G): give it once"},
+		{name: "cpu given twice", in: Change{CPU: []string{"a=4", "a=8"}}, err: "--cpu a=8: a's cpu is given twice (--cpu a=4, then --cpu a=8)"},
+		{name: "from missing", in: Change{From: "/nonexistent/draft.toml"}, err: "--from: "},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			req, err := ParseChange(tt.in)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("error %v, want one saying %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tt.want(req) {
+				t.Fatalf("request %+v", req)
+			}
+		})
+	}
+}
+
+func TestCoreListSyntax(t *testing.T) {
+	for spec, want := range map[string]bool{
+		"0-7,16": true, "15": true, " 1 , 2-3": true,
+		"": false, "a": false, "1-": false, "-1": false, "1,,2": false, "1234567890": false,
+	} {
+		if got := CoreListSyntax(spec); got != want {
+			t.Errorf("CoreListSyntax(%q) = %v, want %v", spec, got, want)
+		}
+	}
+}
