@@ -1,21 +1,41 @@
 //go:build unix
 
-package main
+package sigstop
 
 import (
 	"context"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 )
 
-// TestNotifyStopForcesExit: the first signal ends the context, and the
-// process exits forceAfter later if the command is still stopping, with
+// lockedBuffer is stderr written by Notify's goroutine and read by the
+// test.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// TestNotifyForcesExit: the first signal ends the context, and the
+// process exits after the deadline if the command is still stopping, with
 // 128 plus the signal; a second signal exits at once. The same signal again
 // right after the first (GNU timeout sends it to the child, then to its
 // process group) is the first one: it exited at once, skipping the cleanup.
-func TestNotifyStopForcesExit(t *testing.T) {
+func TestNotifyForcesExit(t *testing.T) {
 	tests := []struct {
 		name  string
 		after time.Duration // the deadline
@@ -29,13 +49,13 @@ func TestNotifyStopForcesExit(t *testing.T) {
 	}{
 		{name: "one signal", after: 300 * time.Millisecond, want: "not stopped after 300ms"},
 		{name: "the same again at once", after: 300 * time.Millisecond, again: time.Millisecond, want: "not stopped after 300ms"},
-		{name: "the same again later", after: 3 * time.Second, again: sameSignal + 200*time.Millisecond, soon: true, want: "again: exiting now"},
+		{name: "the same again later", after: 3 * time.Second, again: SameSignal + 200*time.Millisecond, soon: true, want: "again: exiting now"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out lockedBuffer
 			exited := make(chan int, 1)
-			ctx, stop := notifyStopTo(context.Background(), &out, tt.after, func(code int) { exited <- code }, syscall.SIGUSR1)
+			ctx, stop := Notify(context.Background(), &out, tt.after, func(code int) { exited <- code }, syscall.SIGUSR1)
 			defer stop()
 			if err := syscall.Kill(syscall.Getpid(), syscall.SIGUSR1); err != nil {
 				t.Fatal(err)
@@ -74,7 +94,7 @@ func TestNotifyStopForcesExit(t *testing.T) {
 	}
 	// Stopped before any signal: nothing happens later.
 	exited := make(chan int, 1)
-	_, stop := notifyStopTo(context.Background(), &lockedBuffer{}, 50*time.Millisecond, func(code int) { exited <- code }, syscall.SIGUSR1)
+	_, stop := Notify(context.Background(), &lockedBuffer{}, 50*time.Millisecond, func(code int) { exited <- code }, syscall.SIGUSR1)
 	stop()
 	select {
 	case code := <-exited:
