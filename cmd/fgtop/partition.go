@@ -15,8 +15,8 @@ import (
 
 	"github.com/fgtop/fgtop/engine"
 	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/engine/agentrestart"
 	"github.com/fgtop/fgtop/engine/partition"
-	"github.com/fgtop/fgtop/internal/shjob"
 	"github.com/fgtop/fgtop/internal/untrusted"
 	"github.com/fgtop/fgtop/model"
 	"github.com/spf13/cobra"
@@ -381,35 +381,20 @@ func (f *restartFlags) validate() error {
 	return nil
 }
 
-// restartGrace is how long a restart command stopped at its timeout may
-// take to end before it and its process group are killed.
-const restartGrace = 5 * time.Second
-
-// restart says a restart is needed, or runs --restart-cmd with its output
-// shown, within --restart-timeout (shjob): a hung `systemctl restart`
-// would hold the operator's terminal with the file already written. ctx
-// is the command's, ended by SIGINT and SIGTERM: they stop it too.
+// restart says a restart is needed, or runs --restart-cmd within
+// --restart-timeout (engine/restart); ctx is the command's, ended by
+// SIGINT and SIGTERM: they stop it too. Its failure is exit 3.
 func restart(ctx context.Context, cmd *cobra.Command, f restartFlags) error {
-	out := cmd.OutOrStdout()
-	if f.cmd == "" {
-		fmt.Fprintln(out, partition.RestartNeeded)
-		return nil
+	if f.cmd != "" {
+		if err := f.validate(); err != nil {
+			return err
+		}
 	}
-	if err := f.validate(); err != nil {
-		return err
+	err := agentrestart.Run(ctx, agentrestart.Options{Cmd: f.cmd, Timeout: f.timeout,
+		Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()})
+	if err != nil {
+		return &exitError{code: exitRestartFailed, err: err}
 	}
-	fmt.Fprintf(out, "running restart command: %s\n", f.cmd)
-	err := shjob.Run(ctx, shjob.Options{Cmd: f.cmd, Timeout: f.timeout, Grace: restartGrace,
-		Stdin: cmd.InOrStdin(), Stdout: out, Stderr: cmd.ErrOrStderr()})
-	switch {
-	case errors.Is(err, shjob.ErrTimeout):
-		return &exitError{code: exitRestartFailed, err: fmt.Errorf("the config is written, but the restart command did not finish within %s (--restart-timeout) and was stopped: restart the agent yourself", f.timeout)}
-	case errors.Is(err, shjob.ErrStopped):
-		return &exitError{code: exitRestartFailed, err: errors.New("the config is written, but the restart command was stopped by a signal: restart the agent yourself")}
-	case err != nil:
-		return &exitError{code: exitRestartFailed, err: fmt.Errorf("the config is written, but the restart command failed: %w", err)}
-	}
-	fmt.Fprintln(out, "restart command finished")
 	return nil
 }
 
