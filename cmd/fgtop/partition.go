@@ -450,7 +450,7 @@ written), 2 an invalid plan or bad usage, 3 applied but --restart-cmd failed.
 				if err != nil {
 					return err
 				}
-				writeSuggestion(cmd.OutOrStdout(), sg, flags)
+				sg.WriteText(cmd.OutOrStdout(), flags)
 				ch.slots = flags
 			}
 			p, blind, err := buildPlan(ctx, &src, &ch, "apply")

@@ -5,16 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/fgtop/fgtop/internal/gcpolicy"
 	"github.com/fgtop/fgtop/internal/safefile"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/engine/fleet"
-	"github.com/fgtop/fgtop/engine/history"
 	"github.com/fgtop/fgtop/engine/partition"
 	"github.com/fgtop/fgtop/engine/replay"
 	"github.com/fgtop/fgtop/model"
@@ -62,35 +59,13 @@ func (f *replayFlags) on() (bool, error) {
 	return true, nil
 }
 
-// window is the span the flags name, relative to now: SPAN up to --until
-// (now by default), or SPAN from --since (up to now at the most).
+// window is the span the flags name, relative to now (replay.Window);
+// its errors are usage errors.
 func (f *replayFlags) window(now time.Time) (from, to time.Time, err error) {
-	d, err := history.ParseDays(f.span)
-	if err != nil || d <= 0 {
-		return from, to, usageErr("--replay %q: want a span such as 7d, 36h or 1d12h", f.span)
+	if from, to, err = replay.Window(f.span, f.since, f.until, now); err != nil {
+		return from, to, usageErr("%w", err)
 	}
-	if f.since != "" && f.until != "" {
-		return from, to, usageErr("--replay %s with both --since and --until: the span is counted from --since or up to --until; give one of them", f.span)
-	}
-	to = now
-	switch {
-	case f.since != "":
-		if from, err = history.ParseWhen(f.since, now); err != nil {
-			return from, to, usageErr("--since: %v", err)
-		}
-		if !from.Before(now) {
-			return from, to, usageErr("--since %s is not before now", f.since)
-		}
-		if end := from.Add(d); end.Before(now) {
-			to = end
-		}
-		return from, to, nil
-	case f.until != "":
-		if to, err = history.ParseWhen(f.until, now); err != nil {
-			return from, to, usageErr("--until: %v", err)
-		}
-	}
-	return to.Add(-d), to, nil
+	return from, to, nil
 }
 
 // runPlanReplay is plan --replay: the record's sessions replayed under the
@@ -163,7 +138,7 @@ func runPlanReplay(ctx context.Context, out io.Writer, src *sourceFlags, ch *cha
 			if sg != nil && !asJSON {
 				// What the suggestion kept and why comes before the
 				// plan that judges it.
-				writeSuggestion(out, sg, ch.slots)
+				sg.WriteText(out, ch.slots)
 			}
 			return invalidPlan(out, plan, asJSON)
 		}
@@ -190,23 +165,13 @@ func runPlanReplay(ctx context.Context, out io.Writer, src *sourceFlags, ch *cha
 	doc := replay.CompareStarted(rec, asWas, proposalOf(rec, plan), wordFor(asJSON))
 	bw := bufio.NewWriterSize(out, 64<<10)
 	if sg != nil {
-		doc.Suggested = map[model.AgentID]map[model.SlotName]string{}
-		for id, amts := range sg.Amounts {
-			doc.Suggested[id] = map[model.SlotName]string{}
-			for s, v := range amts {
-				doc.Suggested[id][s] = v.String()
-			}
-		}
-		doc.SuggestedKept = sg.Kept
-		doc.SuggestedUnsized = sg.Unsized
-		doc.SuggestedEmpty = sg.Empty
-		doc.SuggestedOverheld = sg.OverheldWords()
+		doc.SetSuggestion(sg)
 	}
 	if asJSON {
 		writeJSON(bw, doc)
 	} else {
 		if sg != nil {
-			writeSuggestion(bw, sg, ch.slots)
+			sg.WriteText(bw, ch.slots)
 		}
 		if plan != nil {
 			plan.WriteText(bw)
@@ -217,11 +182,8 @@ func runPlanReplay(ctx context.Context, out io.Writer, src *sourceFlags, ch *cha
 	if err := bw.Flush(); err != nil {
 		return err
 	}
-	if !doc.ServesAll && !doc.Proposal && !doc.Arrivals {
-		return &exitError{code: exitProblem, err: fmt.Errorf("the rules would have refused %d of the %d recorded session(s) under the partition in force, though they ran", doc.RefusedCount(), doc.Sessions)}
-	}
-	if !doc.ServesAll {
-		return &exitError{code: exitProblem, err: fmt.Errorf("%d of %d recorded session(s) would not have started", doc.RefusedCount(), doc.Sessions)}
+	if why := doc.Shortfall(); why != "" {
+		return &exitError{code: exitProblem, err: errors.New(why)}
 	}
 	return nil
 }
@@ -247,80 +209,30 @@ func proposalOf(rec *replay.Record, p *partition.Plan) []model.Agent {
 
 // loadReplay reads the record's sessions of [from, to) from dir.
 func loadReplay(dir string, from, to time.Time) (*replay.Record, error) {
-	rd, err := history.OpenReader(dir)
-	if err != nil {
-		return nil, &exitError{code: exitProblem, err: err}
-	}
-	// No memory ceiling as history's queries set (gcpolicy.Query): a week's
-	// sessions with their cores and memory hold more than it, and the
-	// collector would run without end.
-	gcpolicy.PrepareQueryHeap(rd.Size())
-	rec, err := replay.Load(rd, from, to)
-	if err != nil {
-		return nil, &exitError{code: loadCode(err), err: fmt.Errorf("%s: %w", dir, err)}
-	}
-	return rec, nil
+	rec, err := replay.LoadSpan(dir, from, to)
+	return rec, loadErr(err)
 }
 
 // loadReplayStarted is loadReplay with the run of opts under the
 // partitions in force started as the record is read (replay.LoadStarted).
 func loadReplayStarted(dir string, from, to time.Time, opts replay.Options) (*replay.Record, *replay.Pending, error) {
-	rd, err := history.OpenReader(dir)
-	if err != nil {
-		return nil, nil, &exitError{code: exitProblem, err: err}
-	}
-	gcpolicy.PrepareQueryHeap(rd.Size())
-	rec, p, err := replay.LoadStarted(rd, from, to, opts)
-	if err != nil {
-		return nil, nil, &exitError{code: loadCode(err), err: fmt.Errorf("%s: %w", dir, err)}
-	}
-	return rec, p, nil
+	rec, p, err := replay.LoadSpanStarted(dir, from, to, opts)
+	return rec, p, loadErr(err)
 }
 
-// loadCode is the exit status of a record that could not be replayed:
-// one with nothing to replay (no record yet, a span outside it) is not
-// an answer about sessions, so not 1 (some would not have started),
-// which a script would read as refusals; a damaged one is a problem.
-func loadCode(err error) int {
-	var outside *replay.OutsideError
-	if errors.Is(err, history.ErrEmpty) || errors.As(err, &outside) {
-		return exitBadUsage
+// loadErr is the exit status of a record that could not be replayed:
+// one with nothing to replay is bad usage, not 1 (some would not have
+// started), which a script would read as refusals; a damaged one is a
+// problem.
+func loadErr(err error) error {
+	if err == nil {
+		return nil
 	}
-	return exitProblem
-}
-
-// writeSuggestion says what --suggest found, as the flags that plan it.
-func writeSuggestion(w io.Writer, sg *replay.Suggestion, flags []string) {
-	if len(sg.Kept) > 0 {
-		fmt.Fprintf(w, "suggested: %s kept at today's amounts: the record lists no devices of them (made without the host's), so it cannot tell their demand\n", joinSlots(sg.Kept))
+	var span *replay.SpanError
+	if errors.As(err, &span) && span.Empty() {
+		return &exitError{code: exitBadUsage, err: err}
 	}
-	if len(sg.Empty) > 0 {
-		fmt.Fprintf(w, "suggested: %s kept at today's amounts: the node as given leaves none of it after the config's reserved amounts (plan off the node sizes this machine: give --host-cpus and --host-mem as the node has them)\n", joinSlots(sg.Empty))
-	}
-	if len(sg.Unsized) > 0 {
-		fmt.Fprintf(w, "suggested: %s kept at today's amounts: the node's devices of them are not listed (give them with --devices), so no amount can be sized against the node\n", joinSlots(sg.Unsized))
-	}
-	switch {
-	case sg.AllServed && len(flags) == 0:
-		fmt.Fprint(w, "suggested: no change: today's amounts already start every recorded session\n\n")
-		return
-	case len(flags) == 0:
-		fmt.Fprintf(w, "suggested: no change: no amounts within the node start every recorded session (%s), and none refuse fewer than today's %d\n\n", sg.Wanting(), len(sg.Result.Refused))
-		return
-	case sg.AllServed:
-		fmt.Fprintln(w, "suggested: every recorded session starts under these amounts (the nearest to today's file):")
-	default:
-		fmt.Fprintf(w, "suggested: no amounts within the node start every recorded session (%s); these refuse the fewest, %d, with no agent given more than it ever used while another is refused:\n", sg.Wanting(), len(sg.Result.Refused))
-	}
-	var sb strings.Builder
-	for _, f := range flags {
-		sb.WriteString(" --slot " + f)
-	}
-	fmt.Fprintf(w, " %s\n", strings.TrimSpace(sb.String()))
-	if why := sg.OverheldWords(); why != "" {
-		fmt.Fprintf(w, "suggested: weigh the raise before applying it: %s\n", why)
-	}
-	fmt.Fprintln(w)
+	return &exitError{code: exitProblem, err: err}
 }
 
 // suggestSlots is --suggest: the record's sessions and today's file give
@@ -443,18 +355,6 @@ func invalidPlan(out io.Writer, plan *partition.Plan, asJSON bool) error {
 		plan.WriteText(out)
 	}
 	return &exitError{code: exitBadUsage, err: fmt.Errorf("the plan is invalid (%d error(s)): fix the request or the config as the plan says; nothing was replayed", len(plan.Errors))}
-}
-
-// joinSlots is "cpu and mem", "a, b and c".
-func joinSlots(ss []model.SlotName) string {
-	parts := make([]string, len(ss))
-	for i, s := range ss {
-		parts[i] = string(s)
-	}
-	if len(parts) < 2 {
-		return strings.Join(parts, "")
-	}
-	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }
 
 // wordFor is how many refusals a run words: the text lists the first

@@ -367,45 +367,6 @@ func TestPlanArrivals(t *testing.T) {
 	}
 }
 
-// TestWriteSuggestionWords: the suggestion's text names the slots it kept
-// because the node's devices were not given (no --devices: it used to
-// suggest cuda.shares=0), and, when no slot is short, says the devices
-// refuse instead of "short of []".
-func TestWriteSuggestionWords(t *testing.T) {
-	sg := &replay.Suggestion{Result: &replay.Result{Refused: make([]replay.Refusal, 3)}, Unsized: []model.SlotName{model.SlotCUDAShares}}
-	var b strings.Builder
-	writeSuggestion(&b, sg, nil)
-	text := b.String()
-	for _, want := range []string{
-		"suggested: cuda.shares kept at today's amounts: the node's devices of them are not listed (give them with --devices)",
-		"suggested: no change: no amounts within the node start every recorded session (every agent's amounts cover its peaks; the sessions still refused are refused by the devices (the allocator), whatever the amounts), and none refuse fewer than today's 3",
-	} {
-		if !strings.Contains(text, want) {
-			t.Errorf("missing %q in:\n%s", want, text)
-		}
-	}
-	if strings.Contains(text, "[]") {
-		t.Errorf("an empty list in:\n%s", text)
-	}
-	b.Reset()
-	sg.Short, sg.Unsized = []model.SlotName{model.SlotCUDAShares}, nil
-	writeSuggestion(&b, sg, []string{"a=cuda.shares=1.5"})
-	if want := "suggested: no amounts within the node start every recorded session (the node is short of cuda.shares for the agents' peaks together); these refuse the fewest, 3,"; !strings.Contains(b.String(), want) {
-		t.Errorf("missing %q in:\n%s", want, b.String())
-	}
-	if strings.Contains(b.String(), "weigh the raise") {
-		t.Errorf("a raise explained that overheld nothing:\n%s", b.String())
-	}
-	// A raise over an agent's overheld slot says why (h27demo).
-	b.Reset()
-	sg.Overheld = []replay.Overheld{{Agent: "i-demo-numa0", Slot: model.SlotCPU, Amount: model.MustDec("15"), Peak: model.MustDec("20"), At: time.Date(2026, 12, 2, 10, 59, 11, 0, time.UTC), Over: 706 * time.Millisecond}}
-	writeSuggestion(&b, sg, []string{"i-demo-numa0=cpu=20"})
-	if want := "suggested: weigh the raise before applying it: i-demo-numa0's kernels asked 20 cpu at once (their SLOTS, as the manager counts them), above the 15 it was given then ("; !strings.Contains(b.String(), want) ||
-		!strings.Contains(b.String(), "released them") || !strings.HasSuffix(b.String(), "\n\n") {
-		t.Errorf("missing %q in:\n%s", want, b.String())
-	}
-}
-
 // TestReplayNothingToReplay: a history directory with no record yet, and
 // a span outside the record, are said as such with exit 2: never exit 1,
 // which says some sessions would not have started.

@@ -1,0 +1,108 @@
+package replay
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/fgtop/fgtop/engine/history"
+	"github.com/fgtop/fgtop/internal/gcpolicy"
+)
+
+// Window is the span a replay's flags name, relative to now: span (7d,
+// 36h, 1d12h, as history.ParseDays reads it) up to until (now when ""),
+// or span from since (up to now at the most); since and until are
+// history.ParseWhen's times. Every error is the operator's, worded with
+// the flag it came from (--replay, --since, --until).
+func Window(span, since, until string, now time.Time) (from, to time.Time, err error) {
+	d, err := history.ParseDays(span)
+	if err != nil || d <= 0 {
+		return from, to, fmt.Errorf("--replay %q: want a span such as 7d, 36h or 1d12h", span)
+	}
+	if since != "" && until != "" {
+		return from, to, fmt.Errorf("--replay %s with both --since and --until: the span is counted from --since or up to --until; give one of them", span)
+	}
+	to = now
+	switch {
+	case since != "":
+		if from, err = history.ParseWhen(since, now); err != nil {
+			return from, to, fmt.Errorf("--since: %w", err)
+		}
+		if !from.Before(now) {
+			return from, to, fmt.Errorf("--since %s is not before now", since)
+		}
+		// SPAN on from --since, never replaced by it: --replay 10s
+		// --since -1m replayed the whole last minute.
+		if end := from.Add(d); end.Before(now) {
+			to = end
+		}
+		return from, to, nil
+	case until != "":
+		if to, err = history.ParseWhen(until, now); err != nil {
+			return from, to, fmt.Errorf("--until: %w", err)
+		}
+	}
+	return to.Add(-d), to, nil
+}
+
+// SpanError is a record that was opened but cannot be replayed over the
+// span (Load's error), said with its history directory.
+type SpanError struct {
+	Dir string
+	Err error
+}
+
+func (e *SpanError) Error() string { return e.Dir + ": " + e.Err.Error() }
+
+func (e *SpanError) Unwrap() error { return e.Err }
+
+// Empty reports whether the span holds nothing to replay (no record
+// yet, a span outside it) rather than a damaged record: nothing to
+// replay is not an answer about sessions, and a script must not read it
+// as refusals.
+func (e *SpanError) Empty() bool {
+	var outside *OutsideError
+	return errors.Is(e.Err, history.ErrEmpty) || errors.As(e.Err, &outside)
+}
+
+// LoadSpan reads the record's sessions of [from, to) from the history
+// directory dir (Load, the heap readied for it). A record that cannot be opened is the reader's
+// error; one that cannot be replayed over the span, a *SpanError.
+func LoadSpan(dir string, from, to time.Time) (*Record, error) {
+	rd, err := openDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := Load(rd, from, to)
+	if err != nil {
+		return nil, &SpanError{Dir: dir, Err: err}
+	}
+	return rec, nil
+}
+
+// LoadSpanStarted is LoadSpan with the run of opts under the partitions in
+// force started as the record is read (LoadStarted).
+func LoadSpanStarted(dir string, from, to time.Time, opts Options) (*Record, *Pending, error) {
+	rd, err := openDir(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	rec, p, err := LoadStarted(rd, from, to, opts)
+	if err != nil {
+		return nil, nil, &SpanError{Dir: dir, Err: err}
+	}
+	return rec, p, nil
+}
+
+// openDir opens the history in dir with the heap readied for reading it
+// whole. No memory ceiling as history's queries set (gcpolicy.Query): a
+// week's sessions with their cores and memory hold more than it, and the
+// collector would run without end.
+func openDir(dir string) (*history.Reader, error) {
+	rd, err := history.OpenReader(dir)
+	if err != nil {
+		return nil, err
+	}
+	gcpolicy.PrepareQueryHeap(rd.Size())
+	return rd, nil
+}
