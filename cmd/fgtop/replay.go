@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/fgtop/fgtop/engine/agentconfig"
-	"github.com/fgtop/fgtop/engine/fleet"
 	"github.com/fgtop/fgtop/engine/partition"
 	"github.com/fgtop/fgtop/engine/replay"
 	"github.com/fgtop/fgtop/model"
@@ -83,7 +82,7 @@ func runPlanReplay(ctx context.Context, out io.Writer, src *sourceFlags, ch *cha
 		var flags []string
 		var err error
 		started := func(rec *replay.Record) {
-			asWas = replay.Start(rec, rec.AsItWas(), replay.Options{Fidelity: true, Word: wordFor(asJSON)})
+			asWas = replay.Start(rec, rec.AsItWas(), replay.Options{Fidelity: true, Word: replay.WordFor(asJSON)})
 		}
 		if flags, sg, rec, err = suggestSlotsThen(ctx, src, ch, rf, "plan", started); err != nil {
 			return err
@@ -125,14 +124,7 @@ func runPlanReplay(ctx context.Context, out io.Writer, src *sourceFlags, ch *cha
 			return err
 		}
 		if plan.Next != nil {
-			cfgAgents = nil
-			for _, a := range plan.Next.Agents {
-				if agentconfig.UnsetID(a.ID) {
-					cfgAgents = nil
-					break
-				}
-				cfgAgents = append(cfgAgents, a.ID)
-			}
+			cfgAgents = plan.Next.NamedAgentIDs()
 		}
 		if !plan.Valid() {
 			if sg != nil && !asJSON {
@@ -146,65 +138,30 @@ func runPlanReplay(ctx context.Context, out io.Writer, src *sourceFlags, ch *cha
 	if rec == nil {
 		// The run under the partitions in force is fed as the record
 		// is read, on the core the read leaves free.
-		if rec, asWas, err = loadReplayStarted(dir, from, to, replay.Options{Fidelity: true, Word: wordFor(asJSON), Fed: os.Getenv("FGTOP_REPLAY_FED") == "1"}); err != nil {
+		if rec, asWas, err = loadReplayStarted(dir, from, to, replay.Options{Fidelity: true, Word: replay.WordFor(asJSON), Fed: os.Getenv("FGTOP_REPLAY_FED") == "1"}); err != nil {
 			return err
 		}
 	}
-	if mismatch := otherAgents(dir, rec, cfgAgents); mismatch != "" {
+	if why := rec.Foreign(cfgAgents); why != "" {
 		// A proposal for agents the record never saw would be judged on
 		// nothing (the tour replayed the demo's record under a real
 		// node's file and got a verdict for the demo's agents).
 		if plan != nil {
-			return usageErr("%s: replay a node's record with that node's agent.toml", mismatch)
+			return usageErr("the record in %s %s: replay a node's record with that node's agent.toml", dir, why)
 		}
-		fmt.Fprintf(os.Stderr, "note: %s; what follows judges the record by its own partitions\n", mismatch)
+		fmt.Fprintf(os.Stderr, "note: the record in %s %s; what follows judges the record by its own partitions\n", dir, why)
 	}
-	if asWas == nil {
-		asWas = replay.Start(rec, rec.AsItWas(), replay.Options{Fidelity: true, Word: wordFor(asJSON)})
-	}
-	doc := replay.CompareStarted(rec, asWas, proposalOf(rec, plan), wordFor(asJSON))
-	bw := bufio.NewWriterSize(out, 64<<10)
+	doc := replay.Judge(rec, asWas, plan, replay.WordFor(asJSON))
 	if sg != nil {
 		doc.SetSuggestion(sg)
 	}
-	if asJSON {
-		writeJSON(bw, doc)
-	} else {
-		if sg != nil {
-			sg.WriteText(bw, ch.slots)
-		}
-		if plan != nil {
-			plan.WriteText(bw)
-			fmt.Fprintln(bw)
-		}
-		doc.WriteText(bw)
-	}
-	if err := bw.Flush(); err != nil {
+	if err := writeReplay(out, asJSON, sg, ch.slots, plan, doc); err != nil {
 		return err
 	}
 	if why := doc.Shortfall(); why != "" {
 		return &exitError{code: exitProblem, err: errors.New(why)}
 	}
 	return nil
-}
-
-// otherAgents says that the record in dir (rec) is another node's:
-// none of its agents is the config's (replay.Record.Foreign); "" when one
-// is, or either is not known.
-func otherAgents(dir string, rec *replay.Record, cfgAgents []model.AgentID) string {
-	if why := rec.Foreign(cfgAgents); why != "" {
-		return "the record in " + dir + " " + why
-	}
-	return ""
-}
-
-// proposalOf is the record's agents (as at the end of the span) with the
-// partition the plan would write; nil without a plan.
-func proposalOf(rec *replay.Record, p *partition.Plan) []model.Agent {
-	if p == nil {
-		return nil
-	}
-	return replay.Proposal(rec.AgentIDs(), p.Next)
 }
 
 // loadReplay reads the record's sessions of [from, to) from dir.
@@ -259,9 +216,9 @@ func suggestSlotsThen(ctx context.Context, src *sourceFlags, ch *changeFlags, rf
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	today := replay.Today(partition.Effective(cfg, partition.InventoryOf(snap)))
-	if replay.Unslotted(today) != "" {
-		return nil, nil, nil, usageErr("--suggest: %s gives its agents no amounts (%s, %s): it suggests slot-based amounts, which a manual partition of two or more agents in Backend.AI main's form has; switch with --mode manual first", cfg.Path, cfg.Format, cfg.Mode)
+	node := replay.OnNode(cfg, snap)
+	if err := node.Slotted(); err != nil {
+		return nil, nil, nil, usageErr("--suggest: %w", err)
 	}
 	rec, err := loadReplay(dir, from, to)
 	if err != nil {
@@ -269,20 +226,17 @@ func suggestSlotsThen(ctx context.Context, src *sourceFlags, ch *changeFlags, rf
 	}
 	// Amounts suggested from another node's record would be cut to what
 	// its agents, none of them these, never used: nothing.
-	if mismatch := otherAgents(dir, rec, cfg.NamedAgentIDs()); mismatch != "" {
-		return nil, nil, nil, usageErr("--suggest: %s: suggest from a node's record with that node's agent.toml", mismatch)
+	if why := node.Foreign(rec); why != "" {
+		return nil, nil, nil, usageErr("--suggest: the record in %s %s: suggest from a node's record with that node's agent.toml", dir, why)
 	}
 	if loaded != nil {
 		loaded(rec)
 	}
-	quantum, err := replay.SuggestQuantum(snap.Allocator, rec)
+	flags, sg, err := node.Suggest(rec)
 	if err != nil {
-		return nil, nil, nil, usageErr("--suggest: %v", err)
+		return nil, nil, nil, usageErr("--suggest: %w", err)
 	}
-	in := replay.SuggestInput{Today: today, Total: agentconfig.Totals(snap.Devices)}
-	in.Limits(cfg, quantum)
-	sg := replay.Suggest(rec, in)
-	return sg.Flags(today), sg, rec, nil
+	return flags, sg, rec, nil
 }
 
 // runArrivals is plan --arrivals FILE: the file's sessions on this node,
@@ -307,15 +261,10 @@ func runArrivals(ctx context.Context, out io.Writer, src *sourceFlags, ch *chang
 	if err != nil {
 		return err
 	}
-	today := replay.Today(partition.Effective(cfg, partition.InventoryOf(snap)))
-	ids := make([]model.AgentID, len(today))
-	for i, a := range today {
-		ids[i] = a.ID
-	}
-	if err := replay.CheckArrivals(sessions, partition.KnownSlots(cfg, partition.InventoryOf(snap)), ids); err != nil {
+	rec, err := replay.OnNode(cfg, snap).Arrivals(sessions)
+	if err != nil {
 		return usageErr("--arrivals %s:\n%v", rf.arrivals, err)
 	}
-	rec := replay.ArrivalsRecord(sessions, snap, fleet.SettingsFor(snap, fleet.Settings{}), today)
 	var plan *partition.Plan
 	if !req.Empty() {
 		if plan, _, err = buildPlan(ctx, src, ch, "plan"); err != nil {
@@ -325,18 +274,8 @@ func runArrivals(ctx context.Context, out io.Writer, src *sourceFlags, ch *chang
 			return invalidPlan(out, plan, asJSON)
 		}
 	}
-	doc := replay.Compare(rec, proposalOf(rec, plan), false, wordFor(asJSON))
-	bw := bufio.NewWriterSize(out, 64<<10)
-	if asJSON {
-		writeJSON(bw, doc)
-	} else {
-		if plan != nil {
-			plan.WriteText(bw)
-			fmt.Fprintln(bw)
-		}
-		doc.WriteText(bw)
-	}
-	if err := bw.Flush(); err != nil {
+	doc := replay.Compare(rec, replay.ProposalOf(rec, plan), false, replay.WordFor(asJSON))
+	if err := writeReplay(out, asJSON, nil, nil, plan, doc); err != nil {
 		return err
 	}
 	if !doc.ServesAll {
@@ -357,11 +296,14 @@ func invalidPlan(out io.Writer, plan *partition.Plan, asJSON bool) error {
 	return &exitError{code: exitBadUsage, err: fmt.Errorf("the plan is invalid (%d error(s)): fix the request or the config as the plan says; nothing was replayed", len(plan.Errors))}
 }
 
-// wordFor is how many refusals a run words: the text lists the first
-// replay.Printed of each list, --json every one.
-func wordFor(asJSON bool) int {
+// writeReplay prints a replay's document (--json), or the suggestion,
+// the plan and the replay as text (replay.WriteJudged), buffered.
+func writeReplay(out io.Writer, asJSON bool, sg *replay.Suggestion, flags []string, plan *partition.Plan, doc *replay.Doc) error {
+	bw := bufio.NewWriterSize(out, 64<<10)
 	if asJSON {
-		return 0
+		writeJSON(bw, doc)
+	} else {
+		replay.WriteJudged(bw, sg, flags, plan, doc)
 	}
-	return replay.Printed
+	return bw.Flush()
 }

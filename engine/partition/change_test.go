@@ -1,8 +1,11 @@
 package partition
 
 import (
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/fgtop/fgtop/model"
 )
 
 func TestParseChange(t *testing.T) {
@@ -67,5 +70,28 @@ func TestCoreListSyntax(t *testing.T) {
 		if got := CoreListSyntax(spec); got != want {
 			t.Errorf("CoreListSyntax(%q) = %v, want %v", spec, got, want)
 		}
+	}
+}
+
+func TestPartitionNamedAgentIDs(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		ids  []model.AgentID
+		want []model.AgentID
+	}{
+		{"none", nil, nil},
+		{"named", []model.AgentID{"a", "b"}, []model.AgentID{"a", "b"}},
+		{"one made up at every start", []model.AgentID{"a", "agents[1]"}, nil},
+		{"the single agent's default", []model.AgentID{"agent"}, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := &Partition{}
+			for _, id := range tt.ids {
+				p.Agents = append(p.Agents, AgentPart{ID: id})
+			}
+			if got := p.NamedAgentIDs(); !slices.Equal(got, tt.want) {
+				t.Errorf("%v, want %v", got, tt.want)
+			}
+		})
 	}
 }

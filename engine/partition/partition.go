@@ -224,6 +224,21 @@ func noteGuessed(f agentconfig.Format) string {
 	return "the file has no allocation tables, so it does not say which multi-agent design it follows; this is the BEP-1044 device-based reading (exclusive devices: the file's format before this change, or --format device-based); Backend.AI main does not make devices exclusive, and fgtop reads a file without tables as main's slot-based form when it loads it again"
 }
 
+// NamedAgentIDs are the partition's agents' ids, in its order; nil when
+// one's id is one Backend.AI makes up at every start (agentconfig.UnsetID),
+// which no record knows it by: a record is then not to be judged another
+// node's by its agents.
+func (p *Partition) NamedAgentIDs() []model.AgentID {
+	var ids []model.AgentID
+	for _, a := range p.Agents {
+		if agentconfig.UnsetID(a.ID) {
+			return nil
+		}
+		ids = append(ids, a.ID)
+	}
+	return ids
+}
+
 // Effective computes the partition cfg gives on the node, per
 // domain/backendai.md §5: §5.2 (BEP-1044) for the device-based format and
 // §5.1 for the slot-based one.
