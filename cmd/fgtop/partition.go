@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +15,8 @@ import (
 	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/engine/agentrestart"
 	"github.com/fgtop/fgtop/engine/partition"
+	"github.com/fgtop/fgtop/internal/jsonout"
+	"github.com/fgtop/fgtop/internal/prompt"
 	"github.com/fgtop/fgtop/internal/untrusted"
 	"github.com/fgtop/fgtop/model"
 	"github.com/spf13/cobra"
@@ -141,16 +141,6 @@ func signalContext(cmd *cobra.Command) (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 }
 
-func parseCheckSchema(s string) (partition.Schema, error) {
-	switch strings.ToLower(s) {
-	case "", "main":
-		return partition.SchemaMain, nil
-	case "bep-1044", "bep1044", "pr8463":
-		return partition.SchemaDraft, nil
-	}
-	return "", usageErr("--schema %q: want main (Backend.AI main's loader, the default) or bep-1044 (the unmerged draft, PR #8463)", s)
-}
-
 func newCheckCmd() *cobra.Command {
 	var src sourceFlags
 	var asJSON bool
@@ -193,9 +183,9 @@ bad usage.
   fgtop check --config draft.toml --schema bep-1044`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			sch, err := parseCheckSchema(schema)
+			sch, err := partition.ParseSchema(schema)
 			if err != nil {
-				return err
+				return usageErr("%w", err)
 			}
 			ctx, stop := signalContext(cmd)
 			defer stop()
@@ -231,14 +221,8 @@ func runCheck(w io.Writer, cfg *agentconfig.Config, snap *model.Snapshot, unseen
 	return nil
 }
 
-func writeJSON(w io.Writer, v any) {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		fmt.Fprintf(w, "{\"error\": %q}\n", err.Error())
-		return
-	}
-	w.Write(append(b, '\n'))
-}
+// writeJSON is --json's output (jsonout.Write).
+var writeJSON = jsonout.Write
 
 // buildPlan loads everything and plans the flags' change.
 //
@@ -340,21 +324,20 @@ func stdinIsTerminal(in io.Reader) bool {
 	return ok && isTerminal(f)
 }
 
-// confirm asks on the terminal; without one, --yes is required.
+// confirm asks on the terminal (prompt.Confirm); without one, --yes is
+// required (exit 2); an answer other than yes is exit 1.
 func confirm(cmd *cobra.Command, yes bool, question string) error {
 	if yes {
 		return nil
 	}
-	if !stdinIsTerminal(cmd.InOrStdin()) {
-		return usageErr("refusing to write without --yes: stdin is not a terminal, so nobody can confirm")
+	err := prompt.Confirm(cmd.InOrStdin(), cmd.OutOrStdout(), stdinIsTerminal(cmd.InOrStdin()), question)
+	switch {
+	case errors.Is(err, prompt.ErrNoTerminal):
+		return usageErr("%w", err)
+	case err != nil:
+		return &exitError{code: exitProblem, err: err}
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "%s [y/N] ", question)
-	line, _ := bufio.NewReader(cmd.InOrStdin()).ReadString('\n')
-	switch strings.ToLower(strings.TrimSpace(line)) {
-	case "y", "yes":
-		return nil
-	}
-	return &exitError{code: exitProblem, err: errors.New("not confirmed: nothing written")}
+	return nil
 }
 
 // restartFlags are --restart-cmd and its bound, --restart-timeout.

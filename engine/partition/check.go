@@ -3,6 +3,7 @@ package partition
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/model"
@@ -17,6 +18,19 @@ const (
 	SchemaMain  Schema = "main"
 	SchemaDraft Schema = "bep-1044"
 )
+
+// ParseSchema reads the schema an operator names (check's --schema):
+// main (also ""), or the draft as bep-1044, bep1044 or pr8463, in any
+// case. The error says which are known.
+func ParseSchema(s string) (Schema, error) {
+	switch strings.ToLower(s) {
+	case "", "main":
+		return SchemaMain, nil
+	case "bep-1044", "bep1044", "pr8463":
+		return SchemaDraft, nil
+	}
+	return "", fmt.Errorf("--schema %q: want main (Backend.AI main's loader, the default) or bep-1044 (the unmerged draft, PR #8463)", s)
+}
 
 // CheckClass is what a check's verdict means to a script: the exit class.
 type CheckClass int

@@ -140,3 +140,27 @@ func allocsOf(cfg *agentconfig.Config) []*agentconfig.Allocation {
 	}
 	return out
 }
+
+func TestParseSchema(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want Schema
+		err  bool
+	}{
+		{"", SchemaMain, false},
+		{"main", SchemaMain, false},
+		{"MAIN", SchemaMain, false},
+		{"bep-1044", SchemaDraft, false},
+		{"BEP1044", SchemaDraft, false},
+		{"pr8463", SchemaDraft, false},
+		{"draft", "", true},
+	} {
+		got, err := ParseSchema(tt.in)
+		if got != tt.want || (err != nil) != tt.err {
+			t.Errorf("ParseSchema(%q) = %q, %v", tt.in, got, err)
+		}
+		if err != nil && err.Error() != `--schema "draft": want main (Backend.AI main's loader, the default) or bep-1044 (the unmerged draft, PR #8463)` {
+			t.Errorf("words: %v", err)
+		}
+	}
+}
