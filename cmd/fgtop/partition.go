@@ -538,20 +538,18 @@ Exit status: 0 restored, 1 refused or failed (nothing written), 2 bad usage, 3 r
 			// the live kernels it would strand, the start-up checks.
 			ctx, stop := signalContext(cmd)
 			defer stop()
+			var j partition.RestoreJudgement
 			if cfg, snap, roots, err := nodeState(ctx, &src, "rollback"); err != nil {
-				if !force {
-					return &exitError{code: exitProblem, err: fmt.Errorf("refusing to roll back: the live kernels cannot be judged (%v) (--force rolls back anyway); %s is untouched", err, config)}
-				}
-				fmt.Fprintf(cmd.ErrOrStderr(), "fgtop: warning: the live kernels were not judged: %v\n", err)
+				j = partition.JudgeRestoreUnscanned(config, err, force)
 			} else {
-				j := partition.JudgeRestore(top, cfg, snap, len(roots.blind), force)
-				for _, w := range j.Warnings {
-					fmt.Fprintln(cmd.ErrOrStderr(), "fgtop: warning: "+w)
-				}
-				partition.WriteRestoreAffected(out, j)
-				if j.Refusal != "" {
-					return &exitError{code: exitProblem, err: errors.New(j.Refusal)}
-				}
+				j = partition.JudgeRestore(top, cfg, snap, len(roots.blind), force)
+			}
+			for _, w := range j.Warnings {
+				fmt.Fprintln(cmd.ErrOrStderr(), "fgtop: warning: "+w)
+			}
+			partition.WriteRestoreAffected(out, j)
+			if j.Refusal != "" {
+				return &exitError{code: exitProblem, err: errors.New(j.Refusal)}
 			}
 			if err := confirm(cmd, yes, fmt.Sprintf("restore %s?", config)); err != nil {
 				return err

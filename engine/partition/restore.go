@@ -74,6 +74,17 @@ func JudgeRestore(top *agentconfig.JournalRecord, cur *agentconfig.Config, snap 
 	return j
 }
 
+// JudgeRestoreUnscanned is a rollback's judgement of config's restore
+// when the node could not be scanned (err): the live kernels the restore
+// would strand cannot be judged, so it is refused unless force, and with
+// force said as a warning.
+func JudgeRestoreUnscanned(config string, err error, force bool) RestoreJudgement {
+	if !force {
+		return RestoreJudgement{Refusal: fmt.Sprintf("refusing to roll back: the live kernels cannot be judged (%v) (--force rolls back anyway); %s is untouched", err, config)}
+	}
+	return RestoreJudgement{Warnings: []string{fmt.Sprintf("the live kernels were not judged: %v", err)}}
+}
+
 // RestoreJudgement is JudgeRestore's answer.
 type RestoreJudgement struct {
 	// Warnings: the restored file fails the agent's start-up checks.
