@@ -429,7 +429,7 @@ written), 2 an invalid plan or bad usage, 3 applied but --restart-cmd failed.
 				if !rf.suggest {
 					return usageErr("apply --replay applies only what --suggest finds: add --suggest, or see the replay with plan --replay")
 				}
-				flags, sg, _, err := suggestSlots(ctx, &src, &ch, &rf, "apply")
+				flags, sg, _, err := suggestSlotsThen(ctx, &src, &ch, &rf, "apply", nil)
 				if err != nil {
 					return err
 				}

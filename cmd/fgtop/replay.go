@@ -192,14 +192,10 @@ func loadErr(err error) error {
 	return &exitError{code: exitProblem, err: err}
 }
 
-// suggestSlots is --suggest: the record's sessions and today's file give
-// the --slot flags of the amounts replay.Suggest finds.
-func suggestSlots(ctx context.Context, src *sourceFlags, ch *changeFlags, rf *replayFlags, cmdName string) ([]string, *replay.Suggestion, *replay.Record, error) {
-	return suggestSlotsThen(ctx, src, ch, rf, cmdName, nil)
-}
-
-// suggestSlotsThen is suggestSlots calling loaded (when not nil) with
-// the record as soon as it is read, before the search.
+// suggestSlotsThen is --suggest: the record's sessions and today's file
+// give the --slot flags of the amounts replay.Suggest finds. loaded (when
+// not nil) is called with the record as soon as it is read, before the
+// search.
 func suggestSlotsThen(ctx context.Context, src *sourceFlags, ch *changeFlags, rf *replayFlags, cmdName string, loaded func(*replay.Record)) ([]string, *replay.Suggestion, *replay.Record, error) {
 	if len(ch.slots) > 0 || len(ch.moves) > 0 || ch.mode != "" || len(ch.cpu) > 0 || len(ch.mem) > 0 || ch.from != "" {
 		return nil, nil, nil, usageErr("--suggest makes the change itself: drop --slot, --move, --mode, --cpu, --mem and --from")
