@@ -7,6 +7,9 @@
 // validation error), and applies a plan for an Actor through
 // engine/agentconfig's safe writer.
 //
+// ParseChange reads a change as an operator types it (the CLI's --move,
+// --mode, --cpu, --mem, --slot, --from and --format) into a Request.
+//
 // Check gives `fgtop check`'s verdict (status, report, exit class) on a
 // config against the live node, and CheckResult.WriteText its words;
 // Propose plans an operator's request on the node as plan and apply do.
