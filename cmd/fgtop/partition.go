@@ -49,31 +49,19 @@ func (f *changeFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.format, "format", "", "allocation format of tables fgtop writes into a file that has none: slot-based (default, Backend.AI main's) or device-based (the BEP-1044 draft: main cannot load it); a file's existing tables keep their format")
 }
 
+// change is the flags' values as partition reads them.
+func (f *changeFlags) change() partition.Change {
+	return partition.Change{Moves: f.moves, Mode: f.mode, CPU: f.cpu, Mem: f.mem, Slots: f.slots, From: f.from, Format: f.format}
+}
+
 // request turns the flags into a partition.Request; bad syntax is a usage
 // error (exit 2).
 func (f *changeFlags) request() (partition.Request, error) {
-	req, err := partition.ParseChange(partition.Change{Moves: f.moves, Mode: f.mode, CPU: f.cpu, Mem: f.mem, Slots: f.slots, From: f.from, Format: f.format})
+	req, err := partition.ParseChange(f.change())
 	if err != nil {
 		return req, usageErr("%w", err)
 	}
 	return req, nil
-}
-
-// unknownSlotIn is the usage error of the first --slot naming a slot the
-// node does not register, nil when every one names a known slot or the
-// node cannot be read (the caller's error stands then).
-func (f *changeFlags) unknownSlotIn(ctx context.Context, src *sourceFlags, cmdName string) error {
-	if len(f.slots) == 0 {
-		return nil
-	}
-	cfg, snap, _, err := nodeState(ctx, src, cmdName)
-	if err != nil || cfg == nil {
-		return nil
-	}
-	if v, err := partition.UnknownSlotIn(f.slots, cfg, snap); err != nil {
-		return usageErr("--slot %s: %v", v, err)
-	}
-	return nil
 }
 
 // configPath is the agent.toml a partition command works on: --config, or
@@ -224,29 +212,26 @@ func runCheck(w io.Writer, cfg *agentconfig.Config, snap *model.Snapshot, unseen
 // writeJSON is --json's output (jsonout.Write).
 var writeJSON = jsonout.Write
 
-// buildPlan loads everything and plans the flags' change.
+// buildPlan loads everything and plans the flags' change
+// (partition.PlanChange); a change that cannot be planned as given is a
+// usage error.
 //
 // blind is nodeState's: a plan made without seeing every scratch root says
 // so among its warnings, since it cannot tell which moved devices are held.
 func buildPlan(ctx context.Context, src *sourceFlags, ch *changeFlags, cmdName string) (p *partition.Plan, blind []string, err error) {
-	req, err := ch.request()
+	p, err = partition.PlanChange(ch.change(), func() (*agentconfig.Config, *model.Snapshot, []string, error) {
+		cfg, snap, roots, err := nodeState(ctx, src, cmdName)
+		blind = roots.blind
+		return cfg, snap, roots.blind, err
+	})
+	var bad *partition.ChangeError
+	if errors.As(err, &bad) {
+		return nil, nil, usageErr("%w", err)
+	}
 	if err != nil {
-		// A --slot whose amount does not read may name a slot the node
-		// does not have (memory=64G): the typo is what to say.
-		if serr := ch.unknownSlotIn(ctx, src, cmdName); serr != nil {
-			return nil, nil, serr
-		}
 		return nil, nil, err
 	}
-	cfg, snap, roots, err := nodeState(ctx, src, cmdName)
-	if err != nil {
-		return nil, nil, err
-	}
-	p, err = partition.Propose(cfg, snap, req, roots.blind)
-	if err != nil {
-		return nil, nil, usageErr("%v", err)
-	}
-	return p, roots.blind, nil
+	return p, blind, nil
 }
 
 func newPlanCmd() *cobra.Command {

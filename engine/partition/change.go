@@ -140,3 +140,45 @@ func CoreListSyntax(spec string) bool {
 	}
 	return true
 }
+
+// NodeReader reads the node a change is planned on: its config, a
+// snapshot, and the scratch roots that could not be read (the plan warns
+// that it cannot tell which moved devices their kernels hold).
+type NodeReader func() (cfg *agentconfig.Config, snap *model.Snapshot, blind []string, err error)
+
+// ChangeError is a change that cannot be planned as the operator gave it:
+// its syntax (ParseChange's error), a slot the node does not register,
+// or Propose's refusal. The CLI refuses it as bad usage.
+type ChangeError struct{ Err error }
+
+func (e *ChangeError) Error() string { return e.Err.Error() }
+
+func (e *ChangeError) Unwrap() error { return e.Err }
+
+// PlanChange parses c and plans it (Propose) on the node read gives; the
+// node's own error is returned as read gives it. A --slot whose amount
+// does not parse may name a slot the node does not have (memory=64G): that
+// typo is what is said then, where the node can be read, rather than the
+// amount's syntax.
+func PlanChange(c Change, read NodeReader) (*Plan, error) {
+	req, err := ParseChange(c)
+	if err != nil {
+		if len(c.Slots) > 0 {
+			if cfg, snap, _, rerr := read(); rerr == nil && cfg != nil {
+				if v, serr := UnknownSlotIn(c.Slots, cfg, snap); serr != nil {
+					return nil, &ChangeError{fmt.Errorf("--slot %s: %w", v, serr)}
+				}
+			}
+		}
+		return nil, &ChangeError{err}
+	}
+	cfg, snap, blind, err := read()
+	if err != nil {
+		return nil, err
+	}
+	p, err := Propose(cfg, snap, req, blind)
+	if err != nil {
+		return nil, &ChangeError{err}
+	}
+	return p, nil
+}

@@ -1,10 +1,12 @@
 package partition
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -91,6 +93,54 @@ func TestPartitionNamedAgentIDs(t *testing.T) {
 			}
 			if got := p.NamedAgentIDs(); !slices.Equal(got, tt.want) {
 				t.Errorf("%v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestPlanChange(t *testing.T) {
+	const a = "i-gpu-node01-a"
+	scanFailed := errors.New("scan the node: boom")
+	for _, tt := range []struct {
+		name string
+		in   Change
+		// node fails to be read when set.
+		node error
+		// err is a part of the error's words, change whether it is a
+		// ChangeError; reads how often the node was read.
+		err    string
+		change bool
+		reads  int
+	}{
+		{name: "planned", in: Change{Slots: []string{a + "=cuda.shares=1.5"}}, reads: 1},
+		{name: "bad syntax without slots reads no node", in: Change{Mode: "split"}, err: `--mode "split"`, change: true},
+		{name: "a typo of a slot whose amount does not read", in: Change{Slots: []string{a + "=memory=64G"}}, err: "--slot " + a + "=memory=64G: ", change: true, reads: 1},
+		{name: "an amount that does not read of a known slot", in: Change{Slots: []string{a + "=cuda.shares=lots"}}, err: `--slot "` + a + `=cuda.shares=lots": `, change: true, reads: 1},
+		{name: "the node unread: the syntax is said", in: Change{Slots: []string{a + "=memory=64G"}}, node: scanFailed, err: `--slot "` + a + `=memory=64G": `, change: true, reads: 1},
+		{name: "the node's error stands", in: Change{Mode: "manual"}, node: scanFailed, err: "scan the node: boom", reads: 1},
+		{name: "Propose refuses a slot the node lacks", in: Change{Slots: []string{a + "=cuda.shres=1"}}, err: "did you mean cuda.shares?", change: true, reads: 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			reads := 0
+			p, err := PlanChange(tt.in, func() (*agentconfig.Config, *model.Snapshot, []string, error) {
+				reads++
+				if tt.node != nil {
+					return nil, nil, nil, tt.node
+				}
+				return loadFixture(t, "agent.multi-agent.slot-based.toml"), snapshot(fixtureDevices()), nil, nil
+			})
+			if reads != tt.reads {
+				t.Errorf("the node read %d time(s), want %d", reads, tt.reads)
+			}
+			if tt.err == "" {
+				if err != nil || p == nil {
+					t.Fatalf("plan %v (%v)", p, err)
+				}
+				return
+			}
+			var ce *ChangeError
+			if err == nil || !strings.Contains(err.Error(), tt.err) || errors.As(err, &ce) != tt.change {
+				t.Fatalf("error %v (a change error: %v), want %q (%v)", err, errors.As(err, &ce), tt.err, tt.change)
 			}
 		})
 	}
