@@ -159,32 +159,6 @@ func closestFlags(cmd *cobra.Command, name string) []string {
 	return out
 }
 
-// coreListSyntax reports whether spec reads as --cpu takes it: core
-// numbers and LOW-HIGH ranges, comma-separated (a lone number is also the
-// slot-based format's core count). Whether the cores exist is the plan's
-// to say; a spec that is not even numbers is bad usage.
-func coreListSyntax(spec string) bool {
-	digits := func(s string) bool {
-		if s == "" || len(s) > 9 {
-			return false
-		}
-		for _, r := range s {
-			if r < '0' || r > '9' {
-				return false
-			}
-		}
-		return true
-	}
-	for _, part := range strings.Split(spec, ",") {
-		part = strings.TrimSpace(part)
-		lo, hi, isRange := strings.Cut(part, "-")
-		if !digits(lo) || (isRange && !digits(hi)) {
-			return false
-		}
-	}
-	return true
-}
-
 // missingFile words a file that is not there or cannot be read, for a
 // flag's message: "no such file (looked for /abs/path)", "permission
 // denied on PATH: ...". "" for any other error, which keeps its own words.

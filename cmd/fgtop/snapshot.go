@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"github.com/fgtop/fgtop/internal/gcpolicy"
 	"io"
@@ -163,10 +162,4 @@ func reportRatioUnknown(stderr io.Writer, s *model.Snapshot) {
 	if msg := report.RatioLeftOut(s); msg != "" {
 		fmt.Fprintf(stderr, "fgtop: %s\n", msg)
 	}
-}
-
-// followSnapshots runs the live engine and calls emit for every snapshot it
-// publishes after the initial scan.
-func followSnapshots(ctx context.Context, opts engine.Options, emit func(*model.Snapshot) error) error {
-	return engine.FollowSnapshots(ctx, opts, emit, nil, nil)
 }

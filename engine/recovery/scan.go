@@ -132,15 +132,6 @@ func value(raw []byte, plain bool) (string, error) {
 	return v, nil
 }
 
-// str reads a string token and returns its value.
-func (s *scanner) str() (string, error) {
-	raw, plain, err := s.token()
-	if err != nil {
-		return "", err
-	}
-	return value(raw, plain)
-}
-
 func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }

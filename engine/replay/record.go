@@ -390,13 +390,6 @@ func (rec *Record) bisect(t time.Time, prevHash string, hashAt func(time.Time) (
 	}
 }
 
-func short(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
-}
-
 // sessionsOf makes the replay's sessions of the record's kernels in
 // [from, to), on a node of devs: each with what it asked on arrival
 // (askedOf) and where it ran, its agent then, and who it is as learnt,

@@ -254,16 +254,3 @@ func resample(dst, src []float32) {
 		}
 	}
 }
-
-// last is the newest reading of a device's series k, NaN when none.
-func (r *recSpan) last(key model.DeviceKey, k int) float32 {
-	if ds := r.series.Devices[key]; ds != nil {
-		src := [3][]float32{ds.Held, ds.Util, ds.Mem}[k]
-		for j := len(src) - 1; j >= 0; j-- {
-			if !math.IsNaN(float64(src[j])) {
-				return src[j]
-			}
-		}
-	}
-	return float32(math.NaN())
-}

@@ -140,15 +140,5 @@ func (a *App) flashFooter(w int) string {
 // not even its ellipsis fits, so it can overflow a narrow footer.)
 func (a *App) shortHelpLine(w int) string { return a.shortHelpFor(a.Keys.ShortHelp(), w) }
 
-// titleRow draws a title row in the console's styles (titleRowOf).
-func (a *App) titleRow(w int, title, info []kit.Span, total, visible, offset int) string {
-	return kit.TitleRowOf(a.St, w, title, info, total, visible, offset)
-}
-
-// rowStart begins a list row in the console's styles (rowStart).
-func (a *App) rowStart(highlighted, marked bool) *kit.Line {
-	return kit.RowStart(a.St, highlighted, marked)
-}
-
 // shortHelpFor is shortHelpLine for any list of bindings.
 func (a *App) shortHelpFor(bs []key.Binding, w int) string { return kit.ShortHelpOf(a.St, bs, w) }
