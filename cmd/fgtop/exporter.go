@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/fgtop/fgtop/internal/buildinfo"
 	"io"
 	"net"
 	"os"
@@ -82,7 +83,7 @@ func (f *exporterFlags) check(cmd *cobra.Command) error {
 	if err := checkListen("--listen", f.listen); err != nil {
 		return err
 	}
-	if cmd.Flags().Changed("node") && !validNodeName(f.node) {
+	if cmd.Flags().Changed("node") && !metrics.ValidNode(f.node) {
 		return usageErr("exporter: --node %q: want a non-empty name of printable characters", f.node)
 	}
 	return checkDemoFlags(cmd, "exporter", f.demo, "config", "scratch-root", "devices", "mock-etcd", "host-cpus", "host-mem")
@@ -117,10 +118,6 @@ func checkListen(flag, v string) error {
 	return nil
 }
 
-// validNodeName refuses names a label value should not carry
-// (metrics.ValidNode).
-func validNodeName(s string) bool { return metrics.ValidNode(s) }
-
 // exporterRun is one `fgtop exporter` invocation.
 type exporterRun struct {
 	src    *sourceFlags
@@ -144,20 +141,20 @@ func runExporter(ctx context.Context, r exporterRun) (err error) {
 	if err != nil {
 		return err
 	}
-	defer closeInto(&err, sn.close)
-	node := sn.opts.Node
+	defer closeInto(&err, closeServed(sn))
+	node := sn.Options.Node
 	var hdir string
-	if sn.demo != nil {
-		hdir = demoHistoryDir(r.flags.history, sn.demo)
+	if sn.Demo != nil {
+		hdir = demoHistoryDir(r.flags.history, sn.Demo)
 	} else {
 		var note string
 		if hdir, note = historyDir(r.flags.history); note != "" {
 			fmt.Fprintln(r.stderr, "fgtop exporter:", note)
 		}
 	}
-	err = metrics.RunExporter(ctx, metrics.ExporterOptions{Engine: sn.opts, Addr: r.flags.listen, Name: "--listen", Build: metricsBuild(),
+	err = metrics.RunExporter(ctx, metrics.ExporterOptions{Engine: sn.Options, Addr: r.flags.listen, Name: "--listen", Build: metricsBuild(),
 		Record: func(ctx context.Context, eng *engine.Engine) func() {
-			return startRecording(ctx, eng, hdir, node, sn.demo != nil, r.stderr)
+			return startRecording(ctx, eng, hdir, node, sn.Demo != nil, r.stderr)
 		},
 		Listening: func(addr string) {
 			fmt.Fprintf(r.stderr, "fgtop exporter: serving http://%s/metrics (node %s); stop with Ctrl-C\n", addr, node)
@@ -171,7 +168,7 @@ func runExporter(ctx context.Context, r exporterRun) (err error) {
 
 // metricsBuild is this binary's fgtop_build_info.
 func metricsBuild() metrics.BuildInfo {
-	b := readBuildInfo()
+	b := buildinfo.Read()
 	bi := metrics.BuildInfo{Version: b.Version, GoVersion: b.Go}
 	if b.Revision != nil {
 		bi.Revision = *b.Revision

@@ -216,7 +216,9 @@ func TestFleetBenchHistory100(t *testing.T) {
 		srv, err := sshserve.New(sshserve.Config{Subscribe: nd.eng.Subscribe, AuthorizedKeys: authPath, HostKey: hk, MaxSessions: 4,
 			Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), KeysPoll: time.Hour,
 			SnapshotAt: func(_ context.Context, at time.Time) ([]byte, error) { return fleet.RecordAt(hist, nil, at) },
-			History:    func(_ context.Context, q sshserve.HistoryQuery) ([]byte, error) { return historyDocOf(hist, nil, q) }})
+			History: func(_ context.Context, q sshserve.HistoryQuery) ([]byte, error) {
+				return sshserve.RecordHistory(hist, nil, q)
+			}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,10 +12,12 @@ import (
 
 	"github.com/fgtop/fgtop/engine"
 	"github.com/fgtop/fgtop/engine/demo"
+	"github.com/fgtop/fgtop/engine/fleet"
 	"github.com/fgtop/fgtop/engine/history"
 	"github.com/fgtop/fgtop/engine/history/histdir"
 	"github.com/fgtop/fgtop/engine/history/histread"
 	"github.com/fgtop/fgtop/engine/history/histtext"
+	"github.com/fgtop/fgtop/engine/metrics"
 	"github.com/fgtop/fgtop/engine/recording"
 	"github.com/fgtop/fgtop/engine/report"
 	"github.com/fgtop/fgtop/model/names"
@@ -80,7 +82,7 @@ func readHistoryDir(flag string) (string, error) {
 // (recording.Start); node is the name the node's snapshots go by, demo
 // says it is the demo's (recordNames).
 func startRecording(ctx context.Context, eng *engine.Engine, dir, node string, demo bool, stderr io.Writer) func() {
-	return recording.Start(ctx, eng, dir, recordNames(node, demo), !demo, stderr)
+	return recording.Start(ctx, eng, dir, fleet.RecordNames(node, demo), !demo, stderr)
 }
 
 type recordFlags struct {
@@ -126,7 +128,7 @@ holds another node's record.`,
 			if err != nil {
 				return err
 			}
-			if cmd.Flags().Changed("node") && !validNodeName(rf.node) {
+			if cmd.Flags().Changed("node") && !metrics.ValidNode(rf.node) {
 				return usageErr("record: --node %q: want a non-empty name of printable characters", rf.node)
 			}
 			opts, err := src.options()
@@ -140,7 +142,7 @@ holds another node's record.`,
 			ctx, stop := notifyStop(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			hopts.Logf = func(format string, a ...any) { fmt.Fprintf(os.Stderr, "fgtop record: "+format+"\n", a...) }
-			hopts.Names, hopts.KernelsVouch = recordNames(opts.Node, false), true
+			hopts.Names, hopts.KernelsVouch = fleet.RecordNames(opts.Node, false), true
 			err = recording.Record(ctx, opts, hopts, func() {
 				fmt.Fprintf(os.Stderr, "fgtop record: recording into %s (keep %s, at most %s); stop with Ctrl-C\n",
 					hopts.Dir, rf.keep, rf.maxSize)

@@ -9,13 +9,13 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/fgtop/fgtop/internal/buildinfo"
 	"os"
-	"runtime"
-	"runtime/pprof"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/fgtop/fgtop/internal/profiling"
 	"github.com/fgtop/fgtop/internal/untrusted"
 )
 
@@ -56,7 +56,7 @@ func run(args []string) int {
 	}
 	defer func() { _ = stdout.Flush(); _ = stderr.Flush() }()
 	if path := os.Getenv("FGTOP_CPUPROFILE"); path != "" {
-		stop, err := startCPUProfile(path)
+		stop, err := profiling.StartCPU(path)
 		if err != nil {
 			fmt.Fprintln(stderr, "fgtop:", err)
 			return exitBadUsage
@@ -65,7 +65,7 @@ func run(args []string) int {
 	}
 	if path := os.Getenv("FGTOP_MEMPROFILE"); path != "" {
 		defer func() {
-			if err := writeHeapProfile(path); err != nil {
+			if err := profiling.WriteHeap(path); err != nil {
 				fmt.Fprintln(stderr, "fgtop:", err)
 			}
 		}()
@@ -112,7 +112,7 @@ the kernels are named with --scratch-root. Try it without a node: fgtop demo.
 			return consoleOn(cmd.Context(), &src, &cf)
 		},
 		// --version prints what `fgtop version` prints.
-		Version: strings.TrimSuffix(readBuildInfo().text(), "\n"),
+		Version: strings.TrimSuffix(buildinfo.Read().Text(), "\n"),
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
 	// Every subcommand inherits it: flag errors in fgtop's words.
@@ -137,48 +137,4 @@ the kernels are named with --scratch-root. Try it without a node: fgtop demo.
 	root.AddCommand(newCompletionCmd())
 	registerCompletions(root)
 	return root
-}
-
-// writeHeapProfile writes a heap profile to path at the end of the run,
-// after a collection, so it shows what stays live (the console at rest:
-// FGTOP_MEMPROFILE=/tmp/heap.pprof fgtop ...; go tool pprof
-// -sample_index=inuse_space -top). The runtime's own figures (heap in
-// use, reserved, stacks) are in its debug=1 form: go tool pprof -raw, or
-// the "# runtime.MemStats" lines of FGTOP_MEMPROFILE=path.txt.
-func writeHeapProfile(path string) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("heap profile: %w", err)
-	}
-	runtime.GC()
-	debugForm := 0
-	if strings.HasSuffix(path, ".txt") {
-		debugForm = 1
-	}
-	if err := pprof.Lookup("heap").WriteTo(f, debugForm); err != nil {
-		f.Close()
-		return fmt.Errorf("heap profile %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("heap profile %s: %w", path, err)
-	}
-	return nil
-}
-
-// startCPUProfile writes a CPU profile of the whole run to path: how the
-// idle console's CPU figures in BENCHMARKS.md are taken apart
-// (FGTOP_CPUPROFILE=/tmp/cpu.pprof fgtop ...; go tool pprof -top).
-func startCPUProfile(path string) (func(), error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, fmt.Errorf("cpu profile: %w", err)
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("cpu profile %s: %w", path, err)
-	}
-	return func() {
-		pprof.StopCPUProfile()
-		f.Close()
-	}, nil
 }

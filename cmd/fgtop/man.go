@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/fgtop/fgtop/internal/buildinfo"
 	"io"
 	"strings"
 
@@ -28,7 +29,7 @@ drift from the binary. Read it with: fgtop man | man -l -`,
 // writeMan writes fgtop(1) for the command tree under root.
 func writeMan(w io.Writer, root *cobra.Command) error {
 	root.InitDefaultVersionFlag()
-	b := readBuildInfo()
+	b := buildinfo.Read()
 	var m manpage.Page
 	m.Header("FGTOP", 1, b.Date(), "fgtop "+b.Version, "fgtop manual")
 	m.Section("NAME")

@@ -11,9 +11,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/fgtop/fgtop/engine"
 	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/engine/agentrestart"
+	"github.com/fgtop/fgtop/engine/nodeopen"
 	"github.com/fgtop/fgtop/engine/partition"
 	"github.com/fgtop/fgtop/internal/jsonout"
 	"github.com/fgtop/fgtop/internal/prompt"
@@ -92,7 +92,7 @@ $BACKEND_CONFIG_FILE, ./agent.toml, ~/.config/backend.ai/agent.toml,
 // roots lists the scratch roots that could not be read or do not exist
 // (each already warned about on stderr): the kernels under them are
 // unseen, so whatever the snapshot says they hold is not the node's truth.
-func nodeState(ctx context.Context, src *sourceFlags, cmdName string) (cfg *agentconfig.Config, snap *model.Snapshot, roots unseenRoots, err error) {
+func nodeState(ctx context.Context, src *sourceFlags, cmdName string) (cfg *agentconfig.Config, snap *model.Snapshot, roots nodeopen.Unseen, err error) {
 	path, err := configPath(src, cmdName)
 	if err != nil {
 		return nil, nil, roots, err
@@ -101,26 +101,11 @@ func nodeState(ctx context.Context, src *sourceFlags, cmdName string) (cfg *agen
 	if cfg == nil {
 		return nil, nil, roots, configErr(path, src.config == "", err)
 	}
-	opts := engine.ScanOptions(cfg)
-	opts.Node, _ = os.Hostname()
-	if len(src.scratchRoot) > 0 {
-		parsed, err := parseRoots(src.scratchRoot)
-		if err != nil {
-			return nil, nil, roots, err
-		}
-		opts.Roots = parsed
-		opts.RootsOverridden = true
-	}
-	roots = warnRoots(untrusted.NewWriter(os.Stderr), &opts)
-	inv, err := src.openInventory(pluginContextOfConfig(cfg), rootPaths(opts.Roots))
+	s := src.settings()
+	s.Warn = untrusted.NewWriter(os.Stderr)
+	snap, roots, err = nodeopen.Scan(ctx, s, cfg)
 	if err != nil {
-		return nil, nil, roots, err
-	}
-	opts.Inventory = inv
-	defer closeSource(opts)
-	snap, err = engine.Build(ctx, opts)
-	if err != nil {
-		return nil, nil, roots, fmt.Errorf("scan the node: %w", err)
+		return nil, nil, roots, src.sourceErr(err)
 	}
 	return cfg, snap, roots, nil
 }
@@ -181,7 +166,7 @@ bad usage.
 			if err != nil {
 				return err
 			}
-			return runCheck(cmd.OutOrStdout(), cfg, snap, len(roots.blind)+len(roots.absent), sch, asJSON)
+			return runCheck(cmd.OutOrStdout(), cfg, snap, len(roots.Blind)+len(roots.Absent), sch, asJSON)
 		},
 	}
 	src.register(cmd)
@@ -221,8 +206,8 @@ var writeJSON = jsonout.Write
 func buildPlan(ctx context.Context, src *sourceFlags, ch *changeFlags, cmdName string) (p *partition.Plan, blind []string, err error) {
 	p, err = partition.PlanChange(ch.change(), func() (*agentconfig.Config, *model.Snapshot, []string, error) {
 		cfg, snap, roots, err := nodeState(ctx, src, cmdName)
-		blind = roots.blind
-		return cfg, snap, roots.blind, err
+		blind = roots.Blind
+		return cfg, snap, roots.Blind, err
 	})
 	var bad *partition.ChangeError
 	if errors.As(err, &bad) {
@@ -527,7 +512,7 @@ Exit status: 0 restored, 1 refused or failed (nothing written), 2 bad usage, 3 r
 			if cfg, snap, roots, err := nodeState(ctx, &src, "rollback"); err != nil {
 				j = partition.JudgeRestoreUnscanned(config, err, force)
 			} else {
-				j = partition.JudgeRestore(top, cfg, snap, len(roots.blind), force)
+				j = partition.JudgeRestore(top, cfg, snap, len(roots.Blind), force)
 			}
 			for _, w := range j.Warnings {
 				fmt.Fprintln(cmd.ErrOrStderr(), "fgtop: warning: "+w)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/engine/inventory"
 	"github.com/fgtop/fgtop/engine/nodeopen"
 	"github.com/spf13/pflag"
@@ -30,12 +29,6 @@ func (f *pluginFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&f.fgpuCapacity, "fgpu-capacity", "", fgpuCapacityHelp)
 }
 
-// pluginContext is what the agent.toml says about the plugins.
-type pluginContext = nodeopen.ConfigPlugins
-
-// pluginContextOfConfig is what c says about the plugins.
-func pluginContextOfConfig(c *agentconfig.Config) pluginContext { return nodeopen.ConfigPluginsOf(c) }
-
 // settings are the plugin flags' values.
 func (f *pluginFlags) settings() nodeopen.PluginSettings {
 	return nodeopen.PluginSettings{CUDAPlugin: f.cudaPlugin, Config: f.pluginConfig, FGPUCapacity: f.fgpuCapacity}
@@ -55,6 +48,6 @@ func (f *sourceFlags) checkPluginFlags() error {
 // wrapPlugin registers an NVML source's GPUs as the node's CUDA plugin
 // does (nodeopen.WrapPlugin), once checkPluginFlags parsed the flags.
 // Mock and demo sources are returned as they are.
-func (f *sourceFlags) wrapPlugin(inner inventory.Source, pc pluginContext, roots []string) (inventory.Source, error) {
+func (f *sourceFlags) wrapPlugin(inner inventory.Source, pc nodeopen.ConfigPlugins, roots []string) (inventory.Source, error) {
 	return nodeopen.WrapPlugin(inner, f.plugin.parsed, pc, roots), nil
 }

@@ -138,8 +138,8 @@ func runPlanReplay(ctx context.Context, out io.Writer, src *sourceFlags, ch *cha
 	if rec == nil {
 		// The run under the partitions in force is fed as the record
 		// is read, on the core the read leaves free.
-		if rec, asWas, err = loadReplayStarted(dir, from, to, replay.Options{Fidelity: true, Word: replay.WordFor(asJSON), Fed: os.Getenv("FGTOP_REPLAY_FED") == "1"}); err != nil {
-			return err
+		if rec, asWas, err = replay.LoadSpanStarted(dir, from, to, replay.Options{Fidelity: true, Word: replay.WordFor(asJSON), Fed: os.Getenv("FGTOP_REPLAY_FED") == "1"}); err != nil {
+			return loadErr(err)
 		}
 	}
 	if why := rec.Foreign(cfgAgents); why != "" {
@@ -162,19 +162,6 @@ func runPlanReplay(ctx context.Context, out io.Writer, src *sourceFlags, ch *cha
 		return &exitError{code: exitProblem, err: errors.New(why)}
 	}
 	return nil
-}
-
-// loadReplay reads the record's sessions of [from, to) from dir.
-func loadReplay(dir string, from, to time.Time) (*replay.Record, error) {
-	rec, err := replay.LoadSpan(dir, from, to)
-	return rec, loadErr(err)
-}
-
-// loadReplayStarted is loadReplay with the run of opts under the
-// partitions in force started as the record is read (replay.LoadStarted).
-func loadReplayStarted(dir string, from, to time.Time, opts replay.Options) (*replay.Record, *replay.Pending, error) {
-	rec, p, err := replay.LoadSpanStarted(dir, from, to, opts)
-	return rec, p, loadErr(err)
 }
 
 // loadErr is the exit status of a record that could not be replayed:
@@ -216,9 +203,9 @@ func suggestSlotsThen(ctx context.Context, src *sourceFlags, ch *changeFlags, rf
 	if err := node.Slotted(); err != nil {
 		return nil, nil, nil, usageErr("--suggest: %w", err)
 	}
-	rec, err := loadReplay(dir, from, to)
+	rec, err := replay.LoadSpan(dir, from, to)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, loadErr(err)
 	}
 	// Amounts suggested from another node's record would be cut to what
 	// its agents, none of them these, never used: nothing.

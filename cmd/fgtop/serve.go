@@ -16,6 +16,7 @@ import (
 	"github.com/fgtop/fgtop/engine"
 	"github.com/fgtop/fgtop/engine/demo"
 	"github.com/fgtop/fgtop/engine/fleet"
+	"github.com/fgtop/fgtop/internal/profiling"
 	"github.com/fgtop/fgtop/ui/console"
 	sshserve "github.com/fgtop/fgtop/ui/ssh"
 	"github.com/spf13/cobra"
@@ -277,24 +278,24 @@ func runServe(ctx context.Context, r serveRun) (err error) {
 	if err != nil {
 		return err
 	}
-	defer closeInto(&err, sn.close)
-	node := sn.opts.Node
-	if sn.demo != nil && r.demoNode != nil {
-		r.demoNode(sn.demo)
+	defer closeInto(&err, closeServed(sn))
+	node := sn.Options.Node
+	if sn.Demo != nil && r.demoNode != nil {
+		r.demoNode(sn.Demo)
 	}
 	uopts, err := r.console.uiOptions(node)
 	if err != nil {
 		return err
 	}
-	if sn.demo != nil {
-		uopts.History = demoHistoryDir(r.console.history, sn.demo)
+	if sn.Demo != nil {
+		uopts.History = demoHistoryDir(r.console.history, sn.Demo)
 	} else {
 		uopts.History = r.console.historyDir(r.stderr)
 	}
-	err = sshserve.ServeNode(ctx, sshserve.NodeOptions{Engine: sn.opts, Demo: sn.demo, Config: r.serve.config(uopts), Log: logOut,
-		Listen: r.serve.listen, Self: recordNames(node, sn.demo != nil), Configured: r.configured,
+	err = sshserve.ServeNode(ctx, sshserve.NodeOptions{Engine: sn.Options, Demo: sn.Demo, Config: r.serve.config(uopts), Log: logOut,
+		Listen: r.serve.listen, Self: fleet.RecordNames(node, sn.Demo != nil), Configured: r.configured,
 		Record: func(ctx context.Context, eng *engine.Engine) func() {
-			return startRecording(ctx, eng, uopts.History, node, sn.demo != nil, r.stderr)
+			return startRecording(ctx, eng, uopts.History, node, sn.Demo != nil, r.stderr)
 		},
 		MetricsListen: r.serve.metricsListen, MetricsName: "serve: --metrics-listen", MetricsBuild: metricsBuild(),
 		MetricsListening: func(addr string) {
@@ -314,7 +315,7 @@ func runServe(ctx context.Context, r serveRun) (err error) {
 				// FGTOP_MEMPROFILE is written as the process ends, after
 				// every session is gone: this one is the heap with the
 				// sessions still open (what an idle viewer holds).
-				if perr := writeHeapProfile(path); perr != nil {
+				if perr := profiling.WriteHeap(path); perr != nil {
 					logger.Error("FGTOP_SERVE_MEMPROFILE not written", "err", perr.Error())
 				}
 			}
@@ -350,13 +351,3 @@ func idleConfig(d time.Duration) time.Duration {
 	}
 	return d
 }
-
-// historyDocOf is `fgtop history --json` for fgtop fleet history over
-// SSH (sshserve.RecordHistory).
-func historyDocOf(dir string, self []string, q sshserve.HistoryQuery) ([]byte, error) {
-	return sshserve.RecordHistory(dir, self, q)
-}
-
-// recordNames are the names this node's record may give it
-// (fleet.RecordNames).
-func recordNames(node string, demo bool) []string { return fleet.RecordNames(node, demo) }

@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/fgtop/fgtop/engine/inventory"
+	"github.com/fgtop/fgtop/engine/nodeopen"
 	"github.com/fgtop/fgtop/engine/placement"
 	"github.com/fgtop/fgtop/engine/report"
 	"github.com/fgtop/fgtop/engine/simulate"
@@ -291,7 +292,7 @@ func (f *simulateFlags) openAccelerators() (inventory.Source, error) {
 		// The GPUs as the CUDA plugin registers them: --cuda-plugin,
 		// --plugin-config and --fgpu-capacity say how, with no agent
 		// config to read etcd's settings from.
-		return f.src.wrapPlugin(src, pluginContext{}, nil)
+		return f.src.wrapPlugin(src, nodeopen.ConfigPlugins{}, nil)
 	}
 	if _, err := os.Stat(f.src.devices); errors.Is(err, fs.ErrNotExist) {
 		if w := missingFile(err); w != "" {

@@ -107,8 +107,8 @@ the moment; 2 on bad usage, and when a --scratch-root does not exist or a root c
 			if err != nil {
 				return err
 			}
-			defer func() { _ = sn.close() }()
-			opts := sn.opts
+			defer func() { _ = closeServed(sn)() }()
+			opts := sn.Options
 			if !follow {
 				gcpolicy.OneShot()
 				s, err := engine.Build(ctx, opts)

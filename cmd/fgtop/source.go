@@ -4,15 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"time"
 
 	"github.com/fgtop/fgtop/engine"
-	"github.com/fgtop/fgtop/engine/demo"
 	"github.com/fgtop/fgtop/engine/inventory"
 	"github.com/fgtop/fgtop/engine/nodeopen"
-	"github.com/fgtop/fgtop/engine/scratch"
 	"github.com/fgtop/fgtop/internal/untrusted"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -110,20 +107,6 @@ func (f *sourceFlags) sourceErr(err error) error {
 	return err
 }
 
-// openInventory opens the --devices source (nodeopen.OpenInventory; pc:
-// what agent.toml says about the plugins; roots: the scratch roots, for
-// the kernels' evidence).
-func (f *sourceFlags) openInventory(pc pluginContext, roots []string) (inventory.Source, error) {
-	src, err := nodeopen.OpenInventory(f.settings(), pc, roots)
-	if err != nil {
-		return nil, f.sourceErr(err)
-	}
-	return src, nil
-}
-
-// rootPaths are the roots' directories.
-func rootPaths(roots []scratch.Root) []string { return nodeopen.RootPaths(roots) }
-
 // options resolves the flags into engine options (nodeopen.Open). The
 // returned source must be closed.
 func (f *sourceFlags) options() (engine.Options, error) {
@@ -152,58 +135,27 @@ func (f *sourceFlags) deviceErr(err error) error {
 	return usageErr("--devices %s: %v", f.devices, err)
 }
 
-// warnRoots says on w which scratch roots cannot be seen
-// (nodeopen.WarnRoots), and returns them.
-func warnRoots(w io.Writer, opts *engine.Options) unseenRoots {
-	u := nodeopen.WarnRoots(w, opts)
-	return unseenRoots{blind: u.Blind, absent: u.Absent}
-}
-
-// unseenRoots are warnRoots' findings: blind, the roots that leave fgtop
-// blind to kernels that may be there; absent, config roots that do not
-// exist (yet).
-type unseenRoots struct {
-	blind, absent []string
-}
-
-// parseRoots reads --scratch-root values (nodeopen.ParseRoots).
-func parseRoots(vals []string) ([]scratch.Root, error) {
-	roots, err := nodeopen.ParseRoots(vals)
-	if err != nil {
-		return nil, usageErr("%v", err)
-	}
-	return roots, nil
-}
-
 // closeSource closes the device source, saying its error on stderr
 // (nodeopen.CloseSources).
 func closeSource(opts engine.Options) { nodeopen.CloseSources(opts, untrusted.NewWriter(os.Stderr)) }
 
-// servedNode is the node a long-running command (exporter, serve) puts an
-// engine on (nodeopen.Served).
-type servedNode struct {
-	opts engine.Options
-	// demo is the running demo node; nil for a real node.
-	demo *demo.Node
-}
-
 // openServedNode starts the demo node (useDemo, with seed) or builds the
 // engine options from the shared source flags (nodeopen.OpenServed), and
 // names the node name when it is not empty. The caller closes the result
-// when done.
-func openServedNode(ctx context.Context, useDemo bool, seed int64, src *sourceFlags, name string) (*servedNode, error) {
+// (closeServed) when done.
+func openServedNode(ctx context.Context, useDemo bool, seed int64, src *sourceFlags, name string) (*nodeopen.Served, error) {
 	n, err := nodeopen.OpenServed(ctx, nodeopen.ServedOptions{Demo: useDemo, Seed: seed, Name: name, Sources: src.settings(),
 		IdleAfterGiven: src.liveFlags != nil && src.liveFlags.Changed("idle-after")})
 	if err != nil {
 		return nil, src.sourceErr(err)
 	}
-	return &servedNode{opts: n.Options, demo: n.Demo}, nil
+	return n, nil
 }
 
-// close stops the demo node, or closes the device source (whose error is
-// only reported: the command's own result matters more).
-func (n *servedNode) close() error {
-	return (&nodeopen.Served{Options: n.opts, Demo: n.demo}).Close(untrusted.NewWriter(os.Stderr))
+// closeServed stops the demo node, or closes the device source, whose
+// error is only said on stderr: the command's own result matters more.
+func closeServed(n *nodeopen.Served) func() error {
+	return func() error { return n.Close(untrusted.NewWriter(os.Stderr)) }
 }
 
 // closeInto runs close and keeps its error in *err unless *err already

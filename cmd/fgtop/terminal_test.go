@@ -53,32 +53,3 @@ func TestConsoleWithoutTerminal(t *testing.T) {
 		})
 	}
 }
-
-// TestCheckTerminal covers the two ways to lack a terminal with pipes.
-func TestCheckTerminal(t *testing.T) {
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	defer w.Close()
-	opened := false
-	spyTTY := func() (*os.File, *os.File, error) { opened = true; return nil, nil, errors.New("unreachable") }
-
-	err = checkTerminal(r, w, spyTTY, "fgtop watch", "fgtop snapshot --json")
-	if err == nil || !strings.Contains(err.Error(), "output is not a terminal") {
-		t.Errorf("output to a pipe: %v", err)
-	}
-	if opened {
-		t.Error("opened /dev/tty although the output already rules the console out")
-	}
-	var ee *exitError
-	if !errors.As(err, &ee) || ee.code != exitBadUsage {
-		t.Errorf("error %v is not a usage error", err)
-	}
-	// The /dev/tty branch needs a terminal on stdout, which a test cannot
-	// fake without a pty: TestConsoleWithoutTerminal covers it end to end.
-	if isTerminal(r) || isTerminal(nil) {
-		t.Error("a pipe or nil counts as a terminal")
-	}
-}

@@ -7,19 +7,11 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// buildInfo is what `fgtop version` reports (buildinfo.Info).
-type buildInfo struct{ buildinfo.Info }
-
-// readBuildInfo reads this binary's build information.
-func readBuildInfo() buildInfo { return buildInfo{buildinfo.Read()} }
-
-// text is the human form, one fact a line.
-func (b buildInfo) text() string { return b.Text() }
-
+// writeVersion writes `fgtop version` (buildinfo.Info).
 func writeVersion(w io.Writer, asJSON bool) error {
-	b := readBuildInfo()
+	b := buildinfo.Read()
 	if !asJSON {
-		_, err := io.WriteString(w, b.text())
+		_, err := io.WriteString(w, b.Text())
 		return err
 	}
 	out, err := b.JSON()

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/fgtop/fgtop/internal/buildinfo"
 	"runtime"
 	"testing"
 )
@@ -18,15 +19,15 @@ func TestVersionCommands(t *testing.T) {
 	}
 	code, js := runCLI(t, "version", "--json")
 	wantCode(t, code, exitOK, js)
-	var doc buildInfo
+	var doc buildinfo.Info
 	if err := json.Unmarshal([]byte(js), &doc); err != nil {
 		t.Fatalf("version --json: %v\n%s", err, js)
 	}
 	if doc.Go != runtime.Version() || doc.Module == "" || doc.Version == "" {
 		t.Errorf("version --json = %+v", doc)
 	}
-	if doc.text() != cmd {
-		t.Errorf("the JSON and the text disagree:\n%s\n---\n%s", doc.text(), cmd)
+	if doc.Text() != cmd {
+		t.Errorf("the JSON and the text disagree:\n%s\n---\n%s", doc.Text(), cmd)
 	}
 	code, out := runCLI(t, "version", "extra")
 	wantCode(t, code, exitBadUsage, out)
