@@ -3,6 +3,8 @@ package fleet
 import (
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/fgtop/fgtop/engine/alloc"
@@ -16,7 +18,8 @@ var commonSlots = []model.SlotName{model.SlotCPU, model.SlotMem, model.SlotCUDAS
 
 // ParseRequest reads a placement request ("cuda.shares=2.5,cpu=8,mem=64g"
 // or a JSON object), as `fgtop simulate --request` does; a free step, an
-// empty request and amounts Backend.AI would mishandle are refused.
+// empty request and amounts Backend.AI would mishandle are refused. The
+// errors do not repeat the request: the caller names it (--fit "...": ).
 func ParseRequest(text string) (alloc.Request, error) {
 	st, err := placement.ParseStep(text, nil)
 	if err != nil {
@@ -26,7 +29,9 @@ func ParseRequest(text string) (alloc.Request, error) {
 		if nerr := placement.UnknownSlotIn(text, commonSlots); errors.As(nerr, &u) && u.Suggest != "" {
 			return nil, fmt.Errorf("unknown slot %q: did you mean %s?", string(u.Slot), u.Suggest)
 		}
-		return nil, err //nolint:wrapcheck // already says what and where
+		// placement's words lead with the request, quoted, as simulate's
+		// list of steps needs; here the caller names it.
+		return nil, errors.New(strings.TrimPrefix(err.Error(), strconv.Quote(text)+": "))
 	}
 	if st.IsFree() {
 		return nil, errors.New("free=N releases a simulated step: the fleet places on live state only")

@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -54,6 +55,11 @@ func TestParseRequestNamesTypoFirst(t *testing.T) {
 		_, err := ParseRequest(tt.in)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%q: %v, want %q", tt.in, err, tt.want)
+		}
+		// The caller names the request (--fit "...": ); the error does
+		// not say it again.
+		if err != nil && strings.Contains(err.Error(), strconv.Quote(tt.in)) {
+			t.Errorf("%q: %v repeats the request", tt.in, err)
 		}
 	}
 }
