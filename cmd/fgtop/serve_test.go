@@ -284,8 +284,10 @@ func TestServeDemoOutlivesItsNode(t *testing.T) {
 		t.Fatal("serve did not start its demo node")
 	}
 	// Every scratch root becomes a file: the agents' next write fails.
+	// The root is moved aside, not removed: RemoveAll raced the agents'
+	// writes into it ("directory not empty" on a busy machine).
 	for _, r := range node.Roots {
-		if err := os.RemoveAll(r.Path); err != nil {
+		if err := os.Rename(r.Path, r.Path+".gone"); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(r.Path, nil, 0o600); err != nil {
