@@ -100,17 +100,7 @@ func configViewOf(c *agentconfig.Config, err error) (*ConfigView, error) {
 	v.Partition = partitionHook(c, v.Agents)
 	v.Etcd = c.Etcd
 	v.AllowComputePlugins, v.AllowSet, v.BlockComputePlugins = c.AllowComputePlugins, c.AllowComputePlugins != nil, c.BlockComputePlugins
-	seen := map[model.AgentID]bool{}
-	for _, a := range c.Agents {
-		id := a.ID
-		if !a.IDSet {
-			id = a.InheritedID
-		}
-		if id != "" && !seen[id] {
-			seen[id] = true
-			v.EtcdAgents = append(v.EtcdAgents, id)
-		}
-	}
+	v.EtcdAgents = c.EtcdAgentIDs()
 	return v, nil
 }
 

@@ -246,6 +246,24 @@ func (c *Config) NamedAgentIDs() []model.AgentID {
 	return c.AgentIDs()
 }
 
+// EtcdAgentIDs are the agents whose node scope in etcd the plugins read:
+// those with an id, given or inherited, each once, in config order.
+func (c *Config) EtcdAgentIDs() []model.AgentID {
+	var out []model.AgentID
+	seen := map[model.AgentID]bool{}
+	for _, a := range c.Agents {
+		id := a.ID
+		if !a.IDSet {
+			id = a.InheritedID
+		}
+		if id != "" && !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
 // Problem is one broken rule.
 type Problem struct {
 	// Line is the 1-based line of the offending key, 0 when unknown.

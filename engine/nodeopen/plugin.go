@@ -105,23 +105,12 @@ func ConfigPluginsOfView(v *engine.ConfigView) ConfigPlugins {
 	return ConfigPlugins{Etcd: &e, Allow: v.AllowComputePlugins, AllowSet: v.AllowSet, Block: v.BlockComputePlugins, Agents: v.EtcdAgents}
 }
 
-// ConfigPluginsOf is what c says about the plugins: its agents are those
-// with an id, given or inherited, each once.
+// ConfigPluginsOf is what c says about the plugins (its agents:
+// Config.EtcdAgentIDs).
 func ConfigPluginsOf(c *agentconfig.Config) ConfigPlugins {
 	e := c.Etcd
-	pc := ConfigPlugins{Etcd: &e, Allow: c.AllowComputePlugins, AllowSet: c.AllowComputePlugins != nil, Block: c.BlockComputePlugins}
-	seen := map[model.AgentID]bool{}
-	for _, a := range c.Agents {
-		id := a.ID
-		if !a.IDSet {
-			id = a.InheritedID
-		}
-		if id != "" && !seen[id] {
-			seen[id] = true
-			pc.Agents = append(pc.Agents, id)
-		}
-	}
-	return pc
+	return ConfigPlugins{Etcd: &e, Allow: c.AllowComputePlugins, AllowSet: c.AllowComputePlugins != nil, Block: c.BlockComputePlugins,
+		Agents: c.EtcdAgentIDs()}
 }
 
 // etcdOptions are the plugins' etcd of pc, read as its agents read it.
