@@ -17,6 +17,7 @@ import (
 
 	"github.com/fgtop/fgtop/internal/profiling"
 	"github.com/fgtop/fgtop/internal/untrusted"
+	"github.com/fgtop/fgtop/ui/local"
 )
 
 // Exit codes scripts can trust.
@@ -51,7 +52,7 @@ func run(args []string) int {
 	// through the one rule for outside text: a node name, an HTTP body or
 	// a file's bytes quoted in it cannot drive the terminal.
 	stdout, stderr := untrusted.NewWriter(os.Stdout), untrusted.NewWriter(os.Stderr)
-	if isTerminal(os.Stdout) && os.Getenv("NO_COLOR") == "" {
+	if local.IsTerminal(os.Stdout) && os.Getenv("NO_COLOR") == "" {
 		stdout.AllowRed()
 	}
 	defer func() { _ = stdout.Flush(); _ = stderr.Flush() }()

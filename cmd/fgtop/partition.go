@@ -19,6 +19,7 @@ import (
 	"github.com/fgtop/fgtop/internal/prompt"
 	"github.com/fgtop/fgtop/internal/untrusted"
 	"github.com/fgtop/fgtop/model"
+	"github.com/fgtop/fgtop/ui/local"
 	"github.com/spf13/cobra"
 )
 
@@ -181,7 +182,7 @@ bad usage.
 func runCheck(w io.Writer, cfg *agentconfig.Config, snap *model.Snapshot, unseen int, schema partition.Schema, asJSON bool) error {
 	res := partition.Check(cfg, snap, unseen, schema)
 	if asJSON {
-		writeJSON(w, &res.Report)
+		jsonout.Write(w, &res.Report)
 	} else {
 		res.WriteText(w)
 	}
@@ -193,9 +194,6 @@ func runCheck(w io.Writer, cfg *agentconfig.Config, snap *model.Snapshot, unseen
 	}
 	return nil
 }
-
-// writeJSON is --json's output (jsonout.Write).
-var writeJSON = jsonout.Write
 
 // buildPlan loads everything and plans the flags' change
 // (partition.PlanChange); a change that cannot be planned as given is a
@@ -269,7 +267,7 @@ change flag: when the rules would have refused some the record saw run).
 				return err
 			}
 			if asJSON {
-				writeJSON(cmd.OutOrStdout(), p)
+				jsonout.Write(cmd.OutOrStdout(), p)
 			} else {
 				p.WriteText(cmd.OutOrStdout())
 			}
@@ -291,7 +289,7 @@ change flag: when the rules would have refused some the record saw run).
 // and a prompt there read an empty answer and exited 1.
 func stdinIsTerminal(in io.Reader) bool {
 	f, ok := in.(*os.File)
-	return ok && isTerminal(f)
+	return ok && local.IsTerminal(f)
 }
 
 // confirm asks on the terminal (prompt.Confirm); without one, --yes is

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"github.com/fgtop/fgtop/engine/inventory"
 	"github.com/fgtop/fgtop/engine/nodeopen"
 	"github.com/spf13/pflag"
 )
@@ -43,11 +42,4 @@ func (f *sourceFlags) checkPluginFlags() error {
 	}
 	f.plugin.parsed = p
 	return nil
-}
-
-// wrapPlugin registers an NVML source's GPUs as the node's CUDA plugin
-// does (nodeopen.WrapPlugin), once checkPluginFlags parsed the flags.
-// Mock and demo sources are returned as they are.
-func (f *sourceFlags) wrapPlugin(inner inventory.Source, pc nodeopen.ConfigPlugins, roots []string) (inventory.Source, error) {
-	return nodeopen.WrapPlugin(inner, f.plugin.parsed, pc, roots), nil
 }

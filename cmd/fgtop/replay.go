@@ -13,6 +13,7 @@ import (
 	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/engine/partition"
 	"github.com/fgtop/fgtop/engine/replay"
+	"github.com/fgtop/fgtop/internal/jsonout"
 	"github.com/fgtop/fgtop/model"
 	"github.com/spf13/cobra"
 )
@@ -272,7 +273,7 @@ func runArrivals(ctx context.Context, out io.Writer, src *sourceFlags, ch *chang
 // the refusal.
 func invalidPlan(out io.Writer, plan *partition.Plan, asJSON bool) error {
 	if asJSON {
-		writeJSON(out, plan)
+		jsonout.Write(out, plan)
 	} else {
 		plan.WriteText(out)
 	}
@@ -284,7 +285,7 @@ func invalidPlan(out io.Writer, plan *partition.Plan, asJSON bool) error {
 func writeReplay(out io.Writer, asJSON bool, sg *replay.Suggestion, flags []string, plan *partition.Plan, doc *replay.Doc) error {
 	bw := bufio.NewWriterSize(out, 64<<10)
 	if asJSON {
-		writeJSON(bw, doc)
+		jsonout.Write(bw, doc)
 	} else {
 		replay.WriteJudged(bw, sg, flags, plan, doc)
 	}

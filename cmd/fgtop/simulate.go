@@ -292,7 +292,7 @@ func (f *simulateFlags) openAccelerators() (inventory.Source, error) {
 		// The GPUs as the CUDA plugin registers them: --cuda-plugin,
 		// --plugin-config and --fgpu-capacity say how, with no agent
 		// config to read etcd's settings from.
-		return f.src.wrapPlugin(src, nodeopen.ConfigPlugins{}, nil)
+		return nodeopen.WrapPlugin(src, f.src.plugin.parsed, nodeopen.ConfigPlugins{}, nil), nil
 	}
 	if _, err := os.Stat(f.src.devices); errors.Is(err, fs.ErrNotExist) {
 		if w := missingFile(err); w != "" {

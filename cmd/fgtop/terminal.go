@@ -19,8 +19,6 @@ func requireTerminal(command, instead string) error {
 	return nil
 }
 
-func isTerminal(f *os.File) bool { return local.IsTerminal(f) }
-
 // paintRed colours s red where w is a terminal and NO_COLOR is not set;
 // elsewhere (a pipe, a file, a test) s stays as it is.
 func paintRed(w io.Writer, s string) string {
@@ -31,7 +29,7 @@ func paintRed(w io.Writer, s string) string {
 		return x.Red(s)
 	}
 	f, ok := w.(*os.File)
-	if !ok || !isTerminal(f) || os.Getenv("NO_COLOR") != "" {
+	if !ok || !local.IsTerminal(f) || os.Getenv("NO_COLOR") != "" {
 		return s
 	}
 	return "\x1b[31m" + s + "\x1b[0m"
