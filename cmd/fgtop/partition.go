@@ -17,7 +17,6 @@ import (
 	"github.com/fgtop/fgtop/engine/partition"
 	"github.com/fgtop/fgtop/internal/jsonout"
 	"github.com/fgtop/fgtop/internal/prompt"
-	"github.com/fgtop/fgtop/internal/untrusted"
 	"github.com/fgtop/fgtop/model"
 	"github.com/fgtop/fgtop/ui/local"
 	"github.com/spf13/cobra"
@@ -102,9 +101,7 @@ func nodeState(ctx context.Context, src *sourceFlags, cmdName string) (cfg *agen
 	if cfg == nil {
 		return nil, nil, roots, configErr(path, src.config == "", err)
 	}
-	s := src.settings()
-	s.Warn = untrusted.NewWriter(os.Stderr)
-	snap, roots, err = nodeopen.Scan(ctx, s, cfg)
+	snap, roots, err = nodeopen.Scan(ctx, src.settings(), cfg)
 	if err != nil {
 		return nil, nil, roots, src.sourceErr(err)
 	}

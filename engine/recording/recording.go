@@ -12,6 +12,7 @@ import (
 
 	"github.com/fgtop/fgtop/engine"
 	"github.com/fgtop/fgtop/engine/history"
+	"github.com/fgtop/fgtop/engine/history/histdir"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -46,7 +47,7 @@ func SubscribeScanned(ctx context.Context, eng *engine.Engine) <-chan *model.Sna
 // holding another node's record; any other error) is said on stderr and
 // the command goes on without it. "" or "off" records nothing.
 func Start(ctx context.Context, eng *engine.Engine, dir string, names []string, vouch bool, stderr io.Writer) func() {
-	if dir == "" || dir == "off" {
+	if dir == "" || dir == histdir.Off {
 		return func() {}
 	}
 	rec, err := history.Open(history.Options{Dir: dir, Names: names, KernelsVouch: vouch, Logf: func(format string, a ...any) {
