@@ -7,11 +7,11 @@ import (
 	"testing"
 )
 
-// TestCheckTerminal covers, with pipes, the way to lack a terminal a test
-// can make: output to a pipe (then /dev/tty is not even tried) and stdin
-// a pipe whose /dev/tty cannot be opened. Both say what to run instead.
-// The /dev/tty branch with a terminal on stdout needs a pty:
-// cmd/fgtop's TestConsoleWithoutTerminal covers it end to end.
+// TestCheckTerminal covers, with pipes, output to a pipe: then /dev/tty
+// is not even tried, and the refusal says what to run instead. The
+// /dev/tty branch (stdin a pipe, a terminal on stdout) needs a pty:
+// TestCheckTerminalStdinPipe, and cmd/fgtop's TestConsoleWithoutTerminal
+// end to end.
 func TestCheckTerminal(t *testing.T) {
 	r, w, err := os.Pipe()
 	if err != nil {
