@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/fgtop/fgtop/internal/buildinfo"
 	"io"
 	"net"
 	"os"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/fgtop/fgtop/engine"
 	"github.com/fgtop/fgtop/engine/metrics"
+	"github.com/fgtop/fgtop/internal/buildinfo"
 	"github.com/spf13/cobra"
 )
 

@@ -9,12 +9,12 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/fgtop/fgtop/internal/buildinfo"
 	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/fgtop/fgtop/internal/buildinfo"
 	"github.com/fgtop/fgtop/internal/profiling"
 	"github.com/fgtop/fgtop/internal/untrusted"
 	"github.com/fgtop/fgtop/ui/local"

@@ -1,13 +1,13 @@
 package main
 
 import (
-	"github.com/fgtop/fgtop/internal/buildinfo"
 	"io"
 	"strings"
 
 	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/engine/partition"
 	"github.com/fgtop/fgtop/engine/plugin"
+	"github.com/fgtop/fgtop/internal/buildinfo"
 	"github.com/fgtop/fgtop/internal/manpage"
 	"github.com/spf13/cobra"
 )

@@ -2,9 +2,10 @@ package main
 
 import (
 	"encoding/json"
-	"github.com/fgtop/fgtop/internal/buildinfo"
 	"runtime"
 	"testing"
+
+	"github.com/fgtop/fgtop/internal/buildinfo"
 )
 
 // TestVersionCommands runs the three spellings and checks they agree with
