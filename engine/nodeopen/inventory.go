@@ -52,13 +52,13 @@ func CheckMockEtcd(devices, mockEtcd string) error {
 	return nil
 }
 
-// MockSettingsOfEtcd is the mock plugin's settings as its agents read
+// mockSettingsOfEtcd is the mock plugin's settings as its agents read
 // them from the etcd pc names (plugin.ReadMockSettings), for a devices
 // that is a mock-accelerator.toml given no --mock-etcd: nil for another
 // source, one that does not exist (said at once by its open, not after
 // etcd's timeout) or no etcd. A value the plugin refuses is an
 // *InputError.
-func MockSettingsOfEtcd(ctx context.Context, devices string, pc ConfigPlugins) (*inventory.MockSettings, error) {
+func mockSettingsOfEtcd(ctx context.Context, devices string, pc ConfigPlugins) (*inventory.MockSettings, error) {
 	if nvmlDevices(devices) || !pc.hasEtcd() {
 		return nil, nil
 	}
@@ -94,7 +94,7 @@ func OpenInventory(s Settings, pc ConfigPlugins, roots []string) (inventory.Sour
 	}
 	oo := inventory.OpenOptions{MockEtcdPath: s.MockEtcd, Host: host}
 	if s.MockEtcd == "" {
-		ms, err := MockSettingsOfEtcd(context.Background(), s.Devices, pc)
+		ms, err := mockSettingsOfEtcd(context.Background(), s.Devices, pc)
 		if err != nil {
 			return nil, err
 		}
@@ -109,7 +109,7 @@ func OpenInventory(s Settings, pc ConfigPlugins, roots []string) (inventory.Sour
 		// reads again until it can, as the CUDA plugin's reader does.
 		devices := s.Devices
 		ms.RetryUnread(mockRetry, func(ctx context.Context) *inventory.MockSettings {
-			s, err := MockSettingsOfEtcd(ctx, devices, pc)
+			s, err := mockSettingsOfEtcd(ctx, devices, pc)
 			if err != nil {
 				return nil
 			}

@@ -64,7 +64,7 @@ func ParseChange(c Change) (Request, error) {
 		if !ok || agent == "" || spec == "" {
 			return req, fmt.Errorf("--cpu %q: want AGENT=0-7,16 (or AGENT=COUNT in the slot-based format)", v)
 		}
-		if !CoreListSyntax(spec) {
+		if !coreListSyntax(spec) {
 			return req, fmt.Errorf("--cpu %q: %q is not a list of cores such as 0-7,16 (nor a core count, as the slot-based format takes)", v, spec)
 		}
 		if err := twice(agent, "cpu", "--cpu "+v); err != nil {
@@ -115,11 +115,11 @@ func ParseChange(c Change) (Request, error) {
 	return req, nil
 }
 
-// CoreListSyntax reports whether spec reads as --cpu takes it: core
+// coreListSyntax reports whether spec reads as --cpu takes it: core
 // numbers and LOW-HIGH ranges, comma-separated (a lone number is also the
 // slot-based format's core count). Whether the cores exist is the plan's
 // to say; a spec that is not even numbers is bad usage.
-func CoreListSyntax(spec string) bool {
+func coreListSyntax(spec string) bool {
 	digits := func(s string) bool {
 		if s == "" || len(s) > 9 {
 			return false

@@ -69,8 +69,8 @@ func TestCoreListSyntax(t *testing.T) {
 		"0-7,16": true, "15": true, " 1 , 2-3": true,
 		"": false, "a": false, "1-": false, "-1": false, "1,,2": false, "1234567890": false,
 	} {
-		if got := CoreListSyntax(spec); got != want {
-			t.Errorf("CoreListSyntax(%q) = %v, want %v", spec, got, want)
+		if got := coreListSyntax(spec); got != want {
+			t.Errorf("coreListSyntax(%q) = %v, want %v", spec, got, want)
 		}
 	}
 }

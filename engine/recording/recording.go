@@ -20,13 +20,13 @@ import (
 // full reading before it records what there is.
 const ScannedWait = 10 * time.Second
 
-// SubscribeScanned subscribes to eng once every scratch root has been
+// subscribeScanned subscribes to eng once every scratch root has been
 // scanned (eng.Ready), or after ScannedWait. The engine publishes as the
 // device inventory and each root come in; a record whose first checkpoint
 // is such a partial snapshot has every kernel already running "begin" a
 // moment after the record did: history showed them without "<" (held
 // since at least then) and a replay counted none as running at the start.
-func SubscribeScanned(ctx context.Context, eng *engine.Engine) <-chan *model.Snapshot {
+func subscribeScanned(ctx context.Context, eng *engine.Engine) <-chan *model.Snapshot {
 	t := time.NewTimer(ScannedWait)
 	defer t.Stop()
 	select {
@@ -61,7 +61,7 @@ func Start(ctx context.Context, eng *engine.Engine, dir string, names []string, 
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		rec.Run(ctx, SubscribeScanned(ctx, eng))
+		rec.Run(ctx, subscribeScanned(ctx, eng))
 	}()
 	return func() {
 		cancel()
@@ -103,7 +103,7 @@ func run(ctx context.Context, eng *engine.Engine, rec *history.Recorder, started
 	go func() { errc <- eng.Run(ctx) }()
 	started()
 	recErr := make(chan error, 1)
-	go func() { recErr <- rec.Run(ctx, SubscribeScanned(ctx, eng)) }()
+	go func() { recErr <- rec.Run(ctx, subscribeScanned(ctx, eng)) }()
 	var err error
 	select {
 	case <-ctx.Done():

@@ -10,10 +10,10 @@ import (
 	"github.com/fgtop/fgtop/internal/safefile"
 )
 
-// LoadCases reads the corpus cases of path (--case), one case or a list
+// loadCases reads the corpus cases of path (--case), one case or a list
 // in alloc-cases.json's format; only the one whose id is id, when id is
 // not "" (--case-id).
-func LoadCases(path, id string) ([]placement.Case, error) {
+func loadCases(path, id string) ([]placement.Case, error) {
 	data, err := safefile.ReadFile(path, inventory.MaxMockFileSize)
 	if err != nil {
 		return nil, usage("--case: %v", err)
@@ -55,13 +55,13 @@ func Overrides(s placement.Settings, forbid bool, given func(flag string) bool) 
 	return o
 }
 
-// RunCases runs the cases LoadCases reads from path (and id) with the
+// RunCases runs the cases loadCases reads from path (and id) with the
 // overrides of the flags given explicitly, which overrides reads once the
 // cases are read (its error comes back as it is). trace keeps each step's
 // state, which a check needs. A case the allocators cannot run is bad
 // input, named for path.
 func RunCases(path, id string, overrides func() (placement.CaseOverrides, error), trace bool) ([]placement.CaseRun, error) {
-	cases, err := LoadCases(path, id)
+	cases, err := loadCases(path, id)
 	if err != nil {
 		return nil, err
 	}

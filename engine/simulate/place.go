@@ -32,7 +32,7 @@ func (o *Outcome) Err() error {
 
 // Place runs n's requests, in order, on set (trace: keep the state after
 // every step). On a live node a request for cpu or mem is judged against
-// its state, as JudgeHost says. Requests of zeros only are warned about.
+// its state, as judgeHost says. Requests of zeros only are warned about.
 func (n *Node) Place(set *Setup, trace bool) (*Outcome, error) {
 	sim := set.Sim
 	// cpu and mem join the maps only when a request asks for them; every
@@ -49,7 +49,7 @@ func (n *Node) Place(set *Setup, trace bool) (*Outcome, error) {
 		return nil, usage("--request: %v", err)
 	}
 	if set.Snap != nil {
-		notes, err := JudgeHost(placement.HostDoubts(set.Snap, set.Config, steps, presentCPUs(), n.Host.CPUs > 0, n.Host.MemGiven))
+		notes, err := judgeHost(placement.HostDoubts(set.Snap, set.Config, steps, presentCPUs(), n.Host.CPUs > 0, n.Host.MemGiven))
 		if err != nil {
 			return nil, err
 		}
@@ -67,12 +67,12 @@ func (n *Node) Place(set *Setup, trace bool) (*Outcome, error) {
 	return &Outcome{Result: res, Unplaced: sim.Unplaced(res), Requests: placement.CountRequests(res.Steps), FailedFrees: placement.FailedFrees(res)}, nil
 }
 
-// JudgeHost refuses a request for cpu or mem on a tree that cannot be
+// judgeHost refuses a request for cpu or mem on a tree that cannot be
 // this machine's (its kernels or its config's partition name cores the
 // machine does not have), whose cores and memory stand for the node's
 // unless --cpus/--mem give them; otherwise its notes say, one a slot,
 // whose capacity the answer uses and what makes it doubtful.
-func JudgeHost(ds []placement.HostDoubt) (notes []string, err error) {
+func judgeHost(ds []placement.HostDoubt) (notes []string, err error) {
 	flag := func(d placement.HostDoubt) string {
 		if d.Slot == model.SlotMem {
 			return "--mem SIZE"

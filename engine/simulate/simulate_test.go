@@ -126,7 +126,7 @@ func TestJudgeHost(t *testing.T) {
 			{Slot: model.SlotCPU, Here: "2 cores", Contradiction: "the kernels hold core 7"},
 		}, nil, "simulate: a request asks for cpu, and the tree of --config/--scratch-root is another node's: the kernels hold core 7; give that node's cpu with --cpus N (and --cpu-numa K)"},
 	} {
-		notes, err := JudgeHost(c.ds)
+		notes, err := judgeHost(c.ds)
 		if got := usageMsg(t, err); got != c.err {
 			t.Errorf("%s: error %q, want %q", c.name, got, c.err)
 		}
@@ -193,16 +193,16 @@ func TestLoadCases(t *testing.T) {
 		{bad, "", nil, "--case " + bad + ": "},
 		{filepath.Join(t.TempDir(), "missing.json"), "", nil, "--case: "},
 	} {
-		got, err := LoadCases(c.path, c.id)
+		got, err := loadCases(c.path, c.id)
 		if msg := usageMsg(t, err); c.want == "" && msg != "" || !strings.HasPrefix(msg, c.want) {
-			t.Errorf("LoadCases(%s, %q): %q, want %q", filepath.Base(c.path), c.id, msg, c.want)
+			t.Errorf("loadCases(%s, %q): %q, want %q", filepath.Base(c.path), c.id, msg, c.want)
 		}
 		var ids []string
 		for _, k := range got {
 			ids = append(ids, k.ID)
 		}
 		if strings.Join(ids, ",") != strings.Join(c.ids, ",") {
-			t.Errorf("LoadCases(%s, %q) = %v, want %v", filepath.Base(c.path), c.id, ids, c.ids)
+			t.Errorf("loadCases(%s, %q) = %v, want %v", filepath.Base(c.path), c.id, ids, c.ids)
 		}
 	}
 }
