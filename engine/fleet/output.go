@@ -31,7 +31,10 @@ func ParseRequest(text string) (alloc.Request, error) {
 		}
 		// placement's words lead with the request, quoted, as simulate's
 		// list of steps needs; here the caller names it.
-		return nil, errors.New(strings.TrimPrefix(err.Error(), strconv.Quote(text)+": "))
+		// Nor does the fleet take free=N (refused below), which
+		// simulate's syntax error offers.
+		msg := strings.TrimPrefix(err.Error(), strconv.Quote(text)+": ")
+		return nil, errors.New(strings.TrimSuffix(msg, " or free=N"))
 	}
 	if st.IsFree() {
 		return nil, errors.New("free=N releases a simulated step: the fleet places on live state only")

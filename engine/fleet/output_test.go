@@ -51,6 +51,7 @@ func TestParseRequestNamesTypoFirst(t *testing.T) {
 		{"cuda.shres=abc", `unknown slot "cuda.shres": did you mean cuda.shares?`},
 		{"cuda.shares=abc", "invalid decimal"},
 		{"rocm.device=abc", "invalid decimal"},
+		{"cuda.shares", "want slot=amount"},
 	} {
 		_, err := ParseRequest(tt.in)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
@@ -60,6 +61,10 @@ func TestParseRequestNamesTypoFirst(t *testing.T) {
 		// not say it again.
 		if err != nil && strings.Contains(err.Error(), strconv.Quote(tt.in)) {
 			t.Errorf("%q: %v repeats the request", tt.in, err)
+		}
+		// The fleet refuses free=N: its syntax error does not offer it.
+		if err != nil && strings.Contains(err.Error(), "free=N") {
+			t.Errorf("%q: %v offers free=N", tt.in, err)
 		}
 	}
 }
