@@ -1,11 +1,9 @@
 package demo
 
 import (
-	"context"
 	"testing"
 	"time"
 
-	"github.com/fgtop/fgtop/engine"
 	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/engine/partition"
 	"github.com/fgtop/fgtop/model"
@@ -17,17 +15,7 @@ import (
 func TestDemoApplyShowsInItsConsole(t *testing.T) {
 	n := startNode(t, Options{Seed: 3, Partition: agentconfig.FormatDeviceBased})
 	n.Pause()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	eng := engine.New(n.EngineOptions())
-	done := make(chan error, 1)
-	go func() { done <- eng.Run(ctx) }()
-	defer func() { cancel(); <-done }()
-	select {
-	case <-eng.Ready():
-	case <-time.After(10 * time.Second):
-		t.Fatal("engine not ready")
-	}
+	eng := readyEngine(t, n)
 	s := eng.Latest()
 	if len(s.Agents) < 2 || s.Agents[0].Owns == nil {
 		t.Fatalf("agents %+v", s.Agents)

@@ -27,6 +27,23 @@ import (
 
 // startNode starts a demo node in a test directory and closes it (checking
 // that its files are gone) when the test ends.
+// readyEngine runs an engine on n until the test ends and waits for its
+// first scan.
+func readyEngine(t *testing.T, n *Node) *engine.Engine {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	eng := engine.New(n.EngineOptions())
+	done := make(chan error, 1)
+	go func() { done <- eng.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	select {
+	case <-eng.Ready():
+	case <-time.After(10 * time.Second):
+		t.Fatal("engine not ready")
+	}
+	return eng
+}
+
 func startNode(t *testing.T, opts Options) *Node {
 	t.Helper()
 	if opts.Dir == "" {

@@ -1,12 +1,10 @@
 package demo
 
 import (
-	"context"
 	"os"
 	"testing"
 	"time"
 
-	"github.com/fgtop/fgtop/engine"
 	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/engine/partition"
 	"github.com/fgtop/fgtop/model"
@@ -20,16 +18,7 @@ import (
 // the manager then counts the new amount, and the state is current again.
 func TestDemoRestartAfterApply(t *testing.T) {
 	n := startNode(t, Options{Seed: 2, Speed: 20, WarmUp: 30 * time.Second})
-	ctx, cancel := context.WithCancel(context.Background())
-	eng := engine.New(n.EngineOptions())
-	done := make(chan error, 1)
-	go func() { done <- eng.Run(ctx) }()
-	defer func() { cancel(); <-done }()
-	select {
-	case <-eng.Ready():
-	case <-time.After(10 * time.Second):
-		t.Fatal("engine not ready")
-	}
+	eng := readyEngine(t, n)
 	wait := func(what string, ok func(s *model.Snapshot) bool) *model.Snapshot {
 		t.Helper()
 		end := time.Now().Add(5 * time.Second)

@@ -9,8 +9,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/fgtop/fgtop/engine"
 )
 
 func TestUntil(t *testing.T) {
@@ -51,17 +49,9 @@ func TestUntil(t *testing.T) {
 
 func TestRestartAfter(t *testing.T) {
 	n := startNode(t, Options{Seed: 2, Speed: 20, WarmUp: 30 * time.Second})
+	eng := readyEngine(t, n)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	eng := engine.New(n.EngineOptions())
-	done := make(chan error, 1)
-	go func() { done <- eng.Run(ctx) }()
-	defer func() { cancel(); <-done }()
-	select {
-	case <-eng.Ready():
-	case <-time.After(10 * time.Second):
-		t.Fatal("engine not ready")
-	}
 	said := make(chan string, 4)
 	loop := make(chan struct{})
 	go func() {
