@@ -2,14 +2,13 @@ package local
 
 import (
 	"context"
-	"runtime"
 	"runtime/debug"
 	"testing"
 )
 
-// TestAtRestAfterScan: the console drops to one P and lowers GOGC once
-// the engine is ready, not before, and leaves each alone when the
-// environment sets it (GOMAXPROCS; GOGC or GOMEMLIMIT).
+// TestAtRestAfterScan: the console lowers GOGC once the engine is ready,
+// not before, and leaves it alone when the environment sets GOGC or
+// GOMEMLIMIT (its Ps: TestGovernProcs).
 func TestAtRestAfterScan(t *testing.T) {
 	gcPercent := func() int { p := debug.SetGCPercent(100); debug.SetGCPercent(p); return p }
 	for _, tc := range []struct {
@@ -20,8 +19,6 @@ func TestAtRestAfterScan(t *testing.T) {
 		set        func(int)
 		from, rest int // the setting before, and the one at rest
 	}{
-		{"one P", oneProcAfterScan, []string{"GOMAXPROCS"},
-			func() int { return runtime.GOMAXPROCS(0) }, func(n int) { runtime.GOMAXPROCS(n) }, 2, 1},
 		{"GOGC", gcAfterScan, []string{"GOGC", "GOMEMLIMIT"},
 			gcPercent, func(n int) { debug.SetGCPercent(n) }, 100, gcPercentAtRest},
 	} {

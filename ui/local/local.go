@@ -129,7 +129,7 @@ func run(ctx context.Context, eng *engine.Engine, o Options, engineErr <-chan er
 		return fmt.Errorf("console: %w", err)
 	}
 	defer closeTTY()
-	go oneProcAfterScan(ctx, eng.Ready())
+	go governProcs(ctx, eng.Ready(), eng.Subscribe(ctx), runtime.GOMAXPROCS)
 	go gcAfterScan(ctx, eng.Ready())
 	done := make(chan error, 1)
 	go func() {
@@ -180,26 +180,6 @@ func Program(ctx context.Context, m tea.Model, started func(time.Time)) (p *scre
 	}
 	o.Started = started
 	return screen.NewProgram(m, o, tea.WithContext(ctx), tea.WithoutSignalHandler()), done, nil
-}
-
-// oneProcAfterScan lets the console run on one P once the engine's first
-// scan, which reads the scratch roots on every core, is done. With a
-// second P each wake-up of the console (a poll, the clock, a frame) also
-// sets an idle thread spinning for work, which measured about a fifth of
-// an idle console's CPU when it still woke 20 times a second for Bubble
-// Tea's renderer (bench/idlecpu.sh: 0.41-0.49 % of a core with one P,
-// 0.57-0.59 % with two, in the same runs). A change of a file costs the
-// engine well under a millisecond and a frame under 2 ms, so one P keeps
-// up. A GOMAXPROCS the user set is left alone.
-func oneProcAfterScan(ctx context.Context, ready <-chan struct{}) {
-	if os.Getenv("GOMAXPROCS") != "" {
-		return
-	}
-	select {
-	case <-ready:
-		runtime.GOMAXPROCS(1)
-	case <-ctx.Done():
-	}
 }
 
 // gcAfterScan lowers the collector's growth target to gcPercentAtRest once
