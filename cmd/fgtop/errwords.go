@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path/filepath"
 	"strconv"
@@ -15,6 +16,12 @@ import (
 	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/model"
 )
+
+// sayOn says a package's lines (a warning, what it goes on without) on w
+// with fgtop's prefix, as every line fgtop writes on stderr begins.
+func sayOn(w io.Writer) func(line string) {
+	return func(line string) { fmt.Fprintln(w, "fgtop:", line) }
+}
 
 // configErr words a failure to read an agent.toml for an operator: where
 // fgtop looked and what to do. path is the file named with --config, or

@@ -82,7 +82,7 @@ func readHistoryDir(flag string) (string, error) {
 // (recording.Start); node is the name the node's snapshots go by, demo
 // says it is the demo's (recordNames).
 func startRecording(ctx context.Context, eng *engine.Engine, dir, node string, demo bool, stderr io.Writer) func() {
-	return recording.Start(ctx, eng, dir, fleet.RecordNames(node, demo), !demo, stderr)
+	return recording.Start(ctx, eng, dir, fleet.RecordNames(node, demo), !demo, sayOn(stderr))
 }
 
 type recordFlags struct {

@@ -243,9 +243,6 @@ func simErr(err error) error {
 	return err
 }
 
-// warn says a line of the simulation's on stderr.
-func (f *simulateFlags) warn(line string) { fmt.Fprintf(f.stderr, "fgtop: %s\n", line) }
-
 // node reads the flags that describe the node the requests run on.
 func (f *simulateFlags) node() (*simulate.Node, error) {
 	host, err := simulate.ParseHost(f.cpus, f.cpuNUMA, f.mem)
@@ -259,7 +256,7 @@ func (f *simulateFlags) node() (*simulate.Node, error) {
 	n := &simulate.Node{Devices: f.src.devices, MockEtcd: f.src.mockEtcd, Config: f.src.config,
 		Live: f.src.config != "" || len(f.src.scratchRoot) > 0, Agent: f.agent, AgentGiven: f.changed("agent"),
 		Host: host, Requests: f.requests, Settings: settings,
-		QuantumSet: f.quantum != "", PolicySet: f.affinity != "", OrderSet: f.order != "", Warn: f.warn}
+		QuantumSet: f.quantum != "", PolicySet: f.affinity != "", OrderSet: f.order != "", Warn: sayOn(f.stderr)}
 	return n, n.CheckSource()
 }
 

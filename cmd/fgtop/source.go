@@ -85,7 +85,7 @@ func idleAfterOption(d time.Duration) (time.Duration, error) {
 func (f *sourceFlags) settings() nodeopen.Settings {
 	return nodeopen.Settings{Config: f.config, ScratchRoots: f.scratchRoot, Devices: f.devices, MockEtcd: f.mockEtcd,
 		HostCPUs: f.hostCPUs, HostMem: f.hostMem, Plugin: f.plugin.settings(),
-		Live: f.live, IdleAfter: f.idleAfter, OneShot: f.oneShot, Warn: untrusted.NewWriter(os.Stderr)}
+		Live: f.live, IdleAfter: f.idleAfter, OneShot: f.oneShot, Warn: sayOn(untrusted.NewWriter(os.Stderr))}
 }
 
 // sourceErr words nodeopen's errors: a config that cannot be read
@@ -137,7 +137,9 @@ func (f *sourceFlags) deviceErr(err error) error {
 
 // closeSource closes the device source, saying its error on stderr
 // (nodeopen.CloseSources).
-func closeSource(opts engine.Options) { nodeopen.CloseSources(opts, untrusted.NewWriter(os.Stderr)) }
+func closeSource(opts engine.Options) {
+	nodeopen.CloseSources(opts, sayOn(untrusted.NewWriter(os.Stderr)))
+}
 
 // openServedNode starts the demo node (useDemo, with seed) or builds the
 // engine options from the shared source flags (nodeopen.OpenServed), and
@@ -155,7 +157,7 @@ func openServedNode(ctx context.Context, useDemo bool, seed int64, src *sourceFl
 // closeServed stops the demo node, or closes the device source, whose
 // error is only said on stderr: the command's own result matters more.
 func closeServed(n *nodeopen.Served) func() error {
-	return func() error { return n.Close(untrusted.NewWriter(os.Stderr)) }
+	return func() error { return n.Close(sayOn(untrusted.NewWriter(os.Stderr))) }
 }
 
 // closeInto runs close and keeps its error in *err unless *err already

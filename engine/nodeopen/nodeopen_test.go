@@ -110,11 +110,11 @@ func TestRefuseBlindAndWarnRoots(t *testing.T) {
 				wantErr(t, err, "a one-shot report would leave out the kernels under it", true)
 			}
 			var w bytes.Buffer
-			u := WarnRoots(&w, &engine.Options{Roots: tt.roots, RootsOverridden: tt.named})
+			u := WarnRoots(lineOn(&w), &engine.Options{Roots: tt.roots, RootsOverridden: tt.named})
 			if len(u.Blind) != tt.blind || len(u.Absent) != tt.absent {
 				t.Fatalf("WarnRoots = %+v, want %d blind, %d absent", u, tt.blind, tt.absent)
 			}
-			if got := strings.HasPrefix(w.String(), "fgtop: warning: "); got != tt.warned {
+			if got := strings.HasPrefix(w.String(), "warning: "); got != tt.warned {
 				t.Fatalf("warned %q, want a warning: %v", w.String(), tt.warned)
 			}
 			WarnRoots(nil, &engine.Options{Roots: tt.roots, RootsOverridden: tt.named})
@@ -314,6 +314,11 @@ func TestOpenServedDemoIdleAfter(t *testing.T) {
 	}
 }
 
+// lineOn says each line on w.
+func lineOn(w *bytes.Buffer) func(string) {
+	return func(line string) { w.WriteString(line + "\n") }
+}
+
 // failingClose is a source whose Close fails.
 type failingClose struct{ inventory.Source }
 
@@ -321,10 +326,10 @@ func (failingClose) Close() error { return errors.New("busy") }
 
 func TestCloseSources(t *testing.T) {
 	var w bytes.Buffer
-	CloseSources(engine.Options{}, &w)
+	CloseSources(engine.Options{}, lineOn(&w))
 	CloseSources(engine.Options{Inventory: failingClose{}}, nil)
-	(&Served{Options: engine.Options{Inventory: failingClose{}}}).Close(&w)
-	if got, want := w.String(), "fgtop: close device source: busy\n"; got != want {
+	(&Served{Options: engine.Options{Inventory: failingClose{}}}).Close(lineOn(&w))
+	if got, want := w.String(), "close device source: busy\n"; got != want {
 		t.Fatalf("said %q, want %q", got, want)
 	}
 }

@@ -15,7 +15,6 @@ package nodeopen
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"time"
 
@@ -47,9 +46,9 @@ type Settings struct {
 	// OneShot: the command reports once, so a root it cannot see is
 	// refused rather than followed (RefuseBlind).
 	OneShot bool
-	// Warn is told which scratch roots cannot be seen (WarnRoots); nil
-	// says nothing.
-	Warn io.Writer
+	// Warn says a line on stderr, without fgtop's prefix: which scratch
+	// roots cannot be seen (WarnRoots). nil says nothing.
+	Warn func(line string)
 }
 
 // InputError is a setting a node cannot be opened with: the caller's
@@ -173,7 +172,7 @@ type Served struct {
 }
 
 // Close stops the demo node, or closes the device source (CloseSources).
-func (n *Served) Close(warn io.Writer) error {
+func (n *Served) Close(warn func(line string)) error {
 	if n.Demo != nil {
 		return n.Demo.Close()
 	}
@@ -181,14 +180,14 @@ func (n *Served) Close(warn io.Writer) error {
 	return nil
 }
 
-// CloseSources closes opts' device source; its error is only said on warn
-// (nil: nowhere), as the command's own result matters more.
-func CloseSources(opts engine.Options, warn io.Writer) {
+// CloseSources closes opts' device source; its error is only said, as a
+// line on warn (nil: nowhere), as the command's own result matters more.
+func CloseSources(opts engine.Options, warn func(line string)) {
 	if opts.Inventory == nil {
 		return
 	}
 	if err := opts.Inventory.Close(); err != nil && warn != nil {
-		fmt.Fprintln(warn, "fgtop: close device source:", err)
+		warn("close device source: " + err.Error())
 	}
 }
 

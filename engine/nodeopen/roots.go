@@ -1,8 +1,6 @@
 package nodeopen
 
 import (
-	"fmt"
-	"io"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -84,18 +82,18 @@ type Unseen struct {
 	Blind, Absent []string
 }
 
-// WarnRoots says on w (nil: nowhere) which scratch roots do not exist or
+// WarnRoots says, a line each on warn (nil: nowhere), which scratch roots do not exist or
 // are not directories (scratch.UnseenRoots): a mistyped --scratch-root
 // would otherwise show an empty node, with the reason only in the JSON's
 // issues. It returns them sorted: the roots that leave fgtop blind, which
 // plan and apply refuse to go ahead without, and the config's roots that
 // do not exist yet, which check only says it could not check.
-func WarnRoots(w io.Writer, opts *engine.Options) (roots Unseen) {
+func WarnRoots(warn func(line string), opts *engine.Options) (roots Unseen) {
 	for _, u := range scratch.UnseenRoots(opts.Roots, opts.RootsOverridden) {
 		// The engine reports it too (an issue, in the console's header),
 		// and follows the root should it appear.
-		if w != nil {
-			fmt.Fprintf(w, "fgtop: warning: %s\n", u.Message)
+		if warn != nil {
+			warn("warning: " + u.Message)
 		}
 		if u.Blind {
 			roots.Blind = append(roots.Blind, u.Message)

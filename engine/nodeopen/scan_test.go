@@ -45,7 +45,7 @@ func TestScan(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var warn bytes.Buffer
-			s := Settings{ScratchRoots: tt.roots, Devices: tt.devices, MockEtcd: etcd, Warn: &warn}
+			s := Settings{ScratchRoots: tt.roots, Devices: tt.devices, MockEtcd: etcd, Warn: lineOn(&warn)}
 			snap, unseen, err := Scan(context.Background(), s, cfg)
 			if tt.err != nil {
 				if err == nil || !tt.err(err) || snap != nil {

@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/fgtop/fgtop/engine"
@@ -45,16 +44,17 @@ func subscribeScanned(ctx context.Context, eng *engine.Engine) <-chan *model.Sna
 // Recording is on the side: what keeps it from recording (another process
 // writing the directory, which this one then only reads; a directory
 // holding another node's record; any other error) is said on stderr and
-// the command goes on without it. "" or "off" records nothing.
-func Start(ctx context.Context, eng *engine.Engine, dir string, names []string, vouch bool, stderr io.Writer) func() {
+// the command goes on without it: say says it, a line without fgtop's
+// prefix. "" or "off" records nothing.
+func Start(ctx context.Context, eng *engine.Engine, dir string, names []string, vouch bool, say func(line string)) func() {
 	if dir == "" || dir == histdir.Off {
 		return func() {}
 	}
 	rec, err := history.Open(history.Options{Dir: dir, Names: names, KernelsVouch: vouch, Logf: func(format string, a ...any) {
-		fmt.Fprintf(stderr, "fgtop: "+format+"\n", a...)
+		say(fmt.Sprintf(format, a...))
 	}})
 	if err != nil {
-		fmt.Fprintln(stderr, refusal(err))
+		say(refusal(err))
 		return func() {}
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -73,11 +73,11 @@ func Start(ctx context.Context, eng *engine.Engine, dir string, names []string, 
 func refusal(err error) string {
 	switch {
 	case errors.Is(err, history.ErrOtherNode):
-		return fmt.Sprintf("fgtop: not recording: %v", err)
+		return fmt.Sprintf("not recording: %v", err)
 	case errors.Is(err, history.ErrLocked):
-		return fmt.Sprintf("fgtop: %v; not recording, the other one does", err)
+		return fmt.Sprintf("%v; not recording, the other one does", err)
 	}
-	return fmt.Sprintf("fgtop: history off: %v", err)
+	return fmt.Sprintf("history off: %v", err)
 }
 
 // Record is the whole of `fgtop record`: it opens o's record, then runs

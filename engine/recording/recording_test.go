@@ -21,9 +21,9 @@ func TestRefusal(t *testing.T) {
 		err  error
 		want string
 	}{
-		{fmt.Errorf("/h holds the record of node %q: %w", "gpu1", history.ErrOtherNode), `fgtop: not recording: /h holds the record of node "gpu1"`},
-		{fmt.Errorf("/h: %w", history.ErrLocked), "fgtop: /h: " + history.ErrLocked.Error() + "; not recording, the other one does"},
-		{errors.New("/h: permission denied"), "fgtop: history off: /h: permission denied"},
+		{fmt.Errorf("/h holds the record of node %q: %w", "gpu1", history.ErrOtherNode), `not recording: /h holds the record of node "gpu1"`},
+		{fmt.Errorf("/h: %w", history.ErrLocked), "/h: " + history.ErrLocked.Error() + "; not recording, the other one does"},
+		{errors.New("/h: permission denied"), "history off: /h: permission denied"},
 	} {
 		if got := refusal(c.err); !strings.HasPrefix(got, c.want) {
 			t.Errorf("refusal(%v) = %q, want %q", c.err, got, c.want)
@@ -32,6 +32,11 @@ func TestRefusal(t *testing.T) {
 }
 
 // A demo engine recorded on the side: "off" writes nothing, the first
+// lineOn says each line on w.
+func lineOn(w *bytes.Buffer) func(string) {
+	return func(line string) { w.WriteString(line + "\n") }
+}
+
 // Start writes segments, a second one on the same directory says the
 // first one records and writes nothing of its own.
 func TestStartAndRun(t *testing.T) {
@@ -46,11 +51,11 @@ func TestStartAndRun(t *testing.T) {
 	go func() { _ = eng.Run(ctx) }()
 
 	var note bytes.Buffer
-	Start(ctx, eng, "off", nil, false, &note)()
+	Start(ctx, eng, "off", nil, false, lineOn(&note))()
 	dir := filepath.Join(t.TempDir(), "history")
-	stop := Start(ctx, eng, dir, []string{demo.NodeName}, false, &note)
+	stop := Start(ctx, eng, dir, []string{demo.NodeName}, false, lineOn(&note))
 	var second bytes.Buffer
-	Start(ctx, eng, dir, []string{demo.NodeName}, false, &second)()
+	Start(ctx, eng, dir, []string{demo.NodeName}, false, lineOn(&second))()
 	time.Sleep(1500 * time.Millisecond)
 	stop()
 	if note.Len() > 0 {
