@@ -142,3 +142,28 @@ func TestNearRefusalIsADisagreement(t *testing.T) {
 		t.Errorf("the run of the partition in force does not refuse %s: the test's premise", x.Kernel)
 	}
 }
+
+// TestAgentWithoutSessions: an agent no session of the span went to says
+// so, with no slot table's header over no rows and no "all 0 session(s)
+// start" (the tour).
+func TestAgentWithoutSessions(t *testing.T) {
+	if v := (&AgentResult{Agent: agentB}).Verdict(); v != "i-node-b: no session in the span" {
+		t.Errorf("verdict %q", v)
+	}
+	from := time.Date(2026, 12, 6, 8, 0, 0, 0, time.UTC)
+	d := &Doc{From: from, To: from.Add(time.Hour), Agents: []AgentDoc{
+		{Agent: agentA, Sessions: 1, Slots: []SlotDoc{{Slot: "cuda.shares", Amount: model.MustDec("1"), Given: true, Peak: model.MustDec("0.5")}}, Verdict: "i-node-a: all 1 session(s) start"},
+		{Agent: agentB, Verdict: "i-node-b: no session in the span"},
+	}}
+	var b strings.Builder
+	if err := d.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if n := strings.Count(out, "PEAK DEMAND"); n != 1 {
+		t.Errorf("%d slot tables, want i-node-a's only:\n%s", n, out)
+	}
+	if !strings.Contains(out, "  i-node-b: no session in the span\n") {
+		t.Errorf("i-node-b's verdict missing:\n%s", out)
+	}
+}

@@ -285,8 +285,9 @@ func (d *Doc) WriteText(w io.Writer) error {
 			}
 			fmt.Fprintln(ew)
 		}
-		if a.Absent {
-			// No amounts of its own: a table would show the node's.
+		if a.Absent || len(a.Slots) == 0 {
+			// No amounts of its own (a table would show the node's), or
+			// no session to measure them by: a header with no rows.
 			fmt.Fprintf(ew, "  %s\n", a.Verdict)
 			continue
 		}

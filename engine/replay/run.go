@@ -83,6 +83,10 @@ func (a *AgentResult) Verdict() string {
 	if a.Absent {
 		return fmt.Sprintf("%s: not an agent of the partition: none of its %d session(s) would have been sent to it", a.Agent, a.Sessions)
 	}
+	if a.Sessions == 0 {
+		// "all 0 session(s) start" read as a verdict on sessions.
+		return fmt.Sprintf("%s: no session in the span", a.Agent)
+	}
 	if len(a.Refused) == 0 {
 		return fmt.Sprintf("%s: all %d session(s) start", a.Agent, a.Sessions)
 	}
