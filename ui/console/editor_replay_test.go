@@ -203,9 +203,10 @@ func TestEditorReplayLine(t *testing.T) {
 	}
 	t.Logf("the edit's Update took %v", took)
 	// At 80 columns the line is cut: the key that lists the refused
-	// sessions goes first rather than off the edge (the tour).
+	// sessions and what would not have started go first, the span last,
+	// rather than off the edge (the tours).
 	a.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
-	if v := screen(a); !strings.Contains(v, "under this draft: R lists them: 1 session") {
+	if v := screen(a); !strings.Contains(v, "R lists them: 1 session of i-node-a would not have started (cuda.shares peak 1") {
 		t.Errorf("at 80 columns the replay line loses R:\n%s", v)
 	}
 	a.Update(tea.WindowSizeMsg{Width: 140, Height: 40})
@@ -258,7 +259,7 @@ func TestEditorReplaySuggest(t *testing.T) {
 	if len(e.Req.Slots) != 0 {
 		t.Errorf("u after S: draft %+v", e.Req.Slots)
 	}
-	lineUntil(t, a, msgs, "(all the record holds) under agent.toml as it is: R lists them: 1 session of i-node-a ran that these amounts refuse")
+	lineUntil(t, a, msgs, "R lists them: 1 session of i-node-a ran that these amounts refuse (cuda.shares peak 1.8 > 1.5) · last")
 }
 
 // TestEditorReplaySuggestQuantumUnknown: on a fractional node that could
@@ -327,7 +328,7 @@ func TestEditorReplayKeysOperatorsOnly(t *testing.T) {
 // the line ends with the answer for the draft as it is (all start).
 func TestEditorReplaySupersede(t *testing.T) {
 	a, msgs := replayConsole(t)
-	lineUntil(t, a, msgs, "(all the record holds) under agent.toml as it is: R lists them: 1 session of i-node-a")
+	lineUntil(t, a, msgs, "R lists them: 1 session of i-node-a ran that these amounts refuse (cuda.shares peak 1.8 > 1.5) · last")
 	// i-node-b to 1.0: i-node-a still refuses its second kernel.
 	setAmount(a, msgs, "j", "1.0")
 	// Its debounce ends: the replay starts; its command is held back.

@@ -289,12 +289,14 @@ func (e *Editor) replayLine() []kit.Span {
 	}
 	if lists != "" && e.W > 0 && kit.SpansWidth(line) > e.W-1 {
 		// Cut at the screen's edge, the line lost the key that opens the
-		// whole list (the tour at 80 columns): it goes first then.
-		first := []kit.Span{line[0], {Lvl: kit.LvlDim, Text: "R lists them: "}, line[1]}
+		// whole list, then what would not have started (the tours at 80
+		// columns): the key and the count go first, the span it speaks
+		// of last, where the edge may cut it.
+		first := []kit.Span{{Lvl: kit.LvlDim, Text: "R lists them: "}, line[1]}
 		if len(line) == 4 {
 			first = append(first, kit.Span{Lvl: kit.LvlDim, Text: ": "}, line[3])
 		}
-		line = first
+		line = append(first, kit.Span{Lvl: kit.LvlDim, Text: " · " + span + strings.TrimSuffix(under, ": ")})
 	}
 	return line
 }
