@@ -70,8 +70,8 @@ func TestDaysSaysBrief(t *testing.T) {
 		{0, "0"}, {80 * time.Millisecond, "<1s"}, {600 * time.Millisecond, "1s"}, {4359 * time.Millisecond, "4s"},
 		{30 * time.Minute, "30m"}, {26 * time.Hour, "1d2h"},
 	} {
-		if got := days(c.d); got != c.want {
-			t.Errorf("days(%v) = %q, want %q", c.d, got, c.want)
+		if got := Days(c.d); got != c.want {
+			t.Errorf("Days(%v) = %q, want %q", c.d, got, c.want)
 		}
 	}
 }

@@ -232,7 +232,7 @@ func (d *Doc) WriteText(w io.Writer) error {
 	ew := &errWriter{w: w}
 	span := d.To.Sub(d.From)
 	fmt.Fprintf(ew, "replay of %s, %s to %s (%s): %d session(s), %d already running at the start (placed first)\n",
-		orDash(d.Node), stamp(d.From), stamp(d.To), days(span), d.Sessions, d.Before)
+		orDash(d.Node), stamp(d.From), stamp(d.To), Days(span), d.Sessions, d.Before)
 	fmt.Fprintf(ew, "routing: %s\n", d.Routing)
 	switch n := len(d.AsItWas.Disagreements); {
 	case d.Arrivals:
@@ -305,7 +305,7 @@ func (d *Doc) WriteText(w io.Writer) error {
 			if s.MeanUse != nil {
 				use = s.MeanUse.String()
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", s.Slot, amt, Amount(s.Slot, s.Peak), days(time.Duration(s.OverSeconds*float64(time.Second))), use)
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", s.Slot, amt, Amount(s.Slot, s.Peak), Days(time.Duration(s.OverSeconds*float64(time.Second))), use)
 		}
 		tw.Flush()
 		fmt.Fprintf(ew, "  %s\n", a.Verdict)
@@ -369,8 +369,10 @@ func orDash(s string) string {
 	return s
 }
 
-// days is a duration as the replay prints it: 0, 45m, 3h20m, 2d4h.
-func days(d time.Duration) string {
+// Days is a duration as the replay prints it: 0, 45m, 3h20m, 2d4h,
+// rounded to the minute (to the second under one). The editor's replay
+// line says a record's length with it, so the two agree.
+func Days(d time.Duration) string {
 	if d <= 0 {
 		return "0"
 	}

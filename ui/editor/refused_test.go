@@ -278,6 +278,14 @@ func TestReplayLineLeadsWithTheTotal(t *testing.T) {
 	if got := text(); !strings.HasPrefix(got, "last 2m (all the record held, read 1m ago) under agent.toml as it is: 5 sessions") {
 		t.Errorf("a record of two minutes read a minute ago: %q", got)
 	}
+	// 1m33s: plan --replay's first line says (2m) for the same record,
+	// and so does the line (it said 1m: the tour).
+	res.To = res.From.Add(93 * time.Second)
+	e.rp.recAt = res.To
+	e.Now = func() time.Time { return res.To.Add(time.Second) }
+	if got, want := text(), "last "+replay.Days(93*time.Second)+" (all the record holds)"; !strings.HasPrefix(got, want) || replay.Days(93*time.Second) != "2m" {
+		t.Errorf("a record of 1m33s: %q, want it to begin %q as plan's (2m)", got, want)
+	}
 }
 
 // TestRefusedListRunningAtStart: a refusal of a session already running

@@ -321,9 +321,9 @@ func (e *Editor) spanWords() string {
 	if res := e.rp.res; res != nil && !res.From.IsZero() {
 		if held := res.To.Sub(res.From); held < ReplaySpan-time.Minute {
 			if ago := e.Now().Sub(e.rp.recAt); !e.rp.recAt.IsZero() && ago >= minReadAgo && ago >= held/10 {
-				return "last " + kit.FmtAge(held) + " (all the record held, read " + kit.FmtAge(ago) + " ago)"
+				return "last " + replay.Days(held) + " (all the record held, read " + kit.FmtAge(ago) + " ago)"
 			}
-			return "last " + kit.FmtAge(held) + " (all the record holds)"
+			return "last " + replay.Days(held) + " (all the record holds)"
 		}
 	}
 	return "last " + spanText(ReplaySpan)
