@@ -494,11 +494,24 @@ func (s *Server) connFailed(conn net.Conn, err error) {
 }
 
 // refuse ends a session before any console starts, telling the client
-// why on its stderr.
-func (s *Server) refuse(sess ssh.Session, id Identity, why string) {
+// why on its stderr. usage: the asker's own mistake (see exitCode).
+func (s *Server) refuse(sess ssh.Session, id Identity, why string, usage bool) {
 	s.log.Info("refused session", "user", id.User, "key", id.Fingerprint, "remote", id.Remote, "role", string(id.Role), "why", why)
 	fmt.Fprintf(sess.Stderr(), "fgtop serve: %s\r\n", why)
-	_ = sess.Exit(1)
+	_ = sess.Exit(exitCode(usage))
+}
+
+// exitCode is a session's exit status when the server ends it, as the
+// command line's table has it: 2 when the asker's command was at fault (a
+// command or value it cannot read, a name the record does not know, a
+// console without a terminal), 1 for every other refusal or cut (limits,
+// keys, what the record lacks). fleet history reads 2 as "the asker's to
+// fix".
+func exitCode(usage bool) int {
+	if usage {
+		return 2
+	}
+	return 1
 }
 
 // gate is the middleware that admits a session: a terminal, a key still
@@ -520,18 +533,18 @@ func (s *Server) gate(next ssh.Handler) ssh.Handler {
 			id.Role, id.Comment = s.keyRole(pub)
 		}
 		if sess.Subsystem() != "" {
-			s.refuse(sess, id, streamUsage)
+			s.refuse(sess, id, streamUsage, true)
 			return
 		}
 		if cmdline := sess.Command(); len(cmdline) > 0 && cmdline[0] == HistoryCommand {
 			q, err := parseHistory(cmdline)
 			if err != nil {
-				s.refuse(sess, id, err.Error())
+				s.refuse(sess, id, err.Error(), true)
 				return
 			}
 			ls, why := s.admit(sess, pub, id, true, false)
 			if ls == nil {
-				s.refuse(sess, id, why)
+				s.refuse(sess, id, why, false)
 				return
 			}
 			s.log.Info("history", "user", ls.id.User, "key", ls.id.Fingerprint, "remote", ls.id.Remote, "role", string(ls.id.Role))
@@ -544,12 +557,12 @@ func (s *Server) gate(next ssh.Handler) ssh.Handler {
 			// terminal needed, the same limits as a console.
 			sp, err := parseStream(cmdline)
 			if err != nil {
-				s.refuse(sess, id, err.Error())
+				s.refuse(sess, id, err.Error(), true)
 				return
 			}
 			ls, why := s.admit(sess, pub, id, true, sp.follow)
 			if ls == nil {
-				s.refuse(sess, id, why)
+				s.refuse(sess, id, why, false)
 				return
 			}
 			s.log.Info("stream", "user", ls.id.User, "key", ls.id.Fingerprint, "comment", ls.id.Comment,
@@ -563,12 +576,12 @@ func (s *Server) gate(next ssh.Handler) ssh.Handler {
 			return
 		}
 		if _, _, ok := sess.Pty(); !ok {
-			s.refuse(sess, id, "the console needs a terminal: connect with `ssh -t` (no command, no -T)")
+			s.refuse(sess, id, "the console needs a terminal: connect with `ssh -t` (no command, no -T)", true)
 			return
 		}
 		ls, why := s.admit(sess, pub, id, false, false)
 		if ls == nil {
-			s.refuse(sess, id, why)
+			s.refuse(sess, id, why, false)
 			return
 		}
 		pty, _, _ := sess.Pty()
@@ -758,11 +771,7 @@ func (s *Server) release(sess ssh.Session, ls *session) {
 	if reason != "" {
 		end = reason
 		fmt.Fprintf(sess.Stderr(), "\r\nfgtop serve: %s\r\n", reason)
-		code := 1
-		if usage {
-			code = 2
-		}
-		_ = sess.Exit(code)
+		_ = sess.Exit(exitCode(usage))
 	}
 	s.log.Info("disconnect", "user", ls.id.User, "key", ls.id.Fingerprint, "remote", ls.id.Remote,
 		"role", string(ls.id.Role), "duration", time.Since(ls.start).Round(time.Millisecond).String(), "end", end)

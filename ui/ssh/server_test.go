@@ -389,7 +389,7 @@ func TestLimits(t *testing.T) {
 		sess.Stderr = &stderr
 		err := sess.Run("")
 		var exit *gossh.ExitError
-		if !errors.As(err, &exit) || exit.ExitStatus() != 1 || !strings.Contains(stderr.String(), "the console needs a terminal") {
+		if !errors.As(err, &exit) || exit.ExitStatus() != 2 || !strings.Contains(stderr.String(), "the console needs a terminal") {
 			t.Fatalf("no pty: err %v, stderr %q", err, stderr.String())
 		}
 		waitUntil(t, "the refusal in the log", func() bool {
@@ -426,6 +426,35 @@ func TestLimits(t *testing.T) {
 			t.Fatalf("a command: err %v, output %q", err, out)
 		}
 	})
+}
+
+// TestExecExitStatus: a command the asker got wrong exits 2, as the same
+// mistake on the command line does; what the node cannot answer exits 1.
+func TestExecExitStatus(t *testing.T) {
+	f := startServer(t, nil)
+	cases := []struct {
+		name, cmd string
+		code      int
+		says      string
+	}{
+		{"a relative --since", "history --json --device GPU1 --since -5s", 2, `--since "-5s": want an RFC 3339 time`},
+		{"a relative --at", "snapshot --at -1h --json", 2, `--at "-1h": want an RFC 3339 time`},
+		{"an unknown command", "cat /etc/passwd", 2, "runs read-only commands"},
+		{"a console without a terminal", "", 2, "the console needs a terminal"},
+		{"a history query on a node with no record", "history --json --device GPU1", 1, "this node keeps no record"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, sess := f.session(t, "victor", f.viewer)
+			var stderr bytes.Buffer
+			sess.Stderr = &stderr
+			err := sess.Run(c.cmd)
+			var exit *gossh.ExitError
+			if !errors.As(err, &exit) || exit.ExitStatus() != c.code || !strings.Contains(stderr.String(), c.says) {
+				t.Fatalf("%q: err %v, stderr %q; want exit status %d saying %q", c.cmd, err, stderr.String(), c.code, c.says)
+			}
+		})
+	}
 }
 
 func TestNoColorFromTheClient(t *testing.T) {
