@@ -55,6 +55,7 @@ func TestErrorsInOwnWords(t *testing.T) {
 		{"huge integer shares", sim("cuda.shares=99999999999999999999999999999"), exitBadUsage, []string{"--request", "too large"}},
 		{"memory with an exponent", sim("mem=1e400"), exitBadUsage, []string{`--request "mem=1e400"`, "whole number of bytes"}},
 		{"memory with a bad unit", sim("mem=4x"), exitBadUsage, []string{`--request "mem=4x"`, "binary unit"}},
+		{"a fraction of a byte", sim("mem=0.3k"), exitBadUsage, []string{`--request "mem=0.3k"`, "0.3k is not a whole number of bytes (307.2)"}},
 		// One rule with plan and the editor (model.CheckAmount).
 		{"1e999 shares", sim("cuda.shares=1e999"), exitBadUsage, []string{`--request "cuda.shares=1e999"`, "too large", "28 significant digits"}},
 		{"1E-30 shares", sim("cuda.shares=1E-30"), exitBadUsage, []string{`--request "cuda.shares=1E-30"`, "below 0.001"}},

@@ -32,16 +32,28 @@ func ParseMem(s string) (v model.Dec, warn string, err error) {
 	if maxMem.Less(v) {
 		return model.Dec{}, "", fmt.Errorf("%s is more memory than any node has (at most %s)", s, HumanBytes(maxMem))
 	}
-	num, unit := splitSize(s)
-	if exact, ok := exactBytes(num, unit); ok {
-		if !wholeBytes(exact) {
-			return model.Dec{}, "", fmt.Errorf("%s is not a whole number of bytes (%s): write e.g. 120G or 96GiB", s, exact.String())
-		}
+	if err := CheckWholeBytes(s); err != nil {
+		return model.Dec{}, "", err
 	}
+	num, unit := splitSize(s)
 	if unit == "" {
 		warn = "no unit: that is bytes (write " + num + "G for GiB)"
 	}
 	return v, warn, nil
+}
+
+// CheckWholeBytes refuses a size, as typed, that is not a whole number
+// of bytes ("0.3K" is 307.2): the size parser would drop the fraction,
+// and what is used would not be what was typed. A size it cannot read
+// exactly passes, for the size parser to judge. ParseMem and the mem of a
+// request (simulate --request, plan --arrivals) are held to it alike.
+func CheckWholeBytes(s string) error {
+	s = strings.TrimSpace(s)
+	num, unit := splitSize(s)
+	if exact, ok := exactBytes(num, unit); ok && !wholeBytes(exact) {
+		return fmt.Errorf("%s is not a whole number of bytes (%s): write e.g. 120G or 96GiB", s, exact.String())
+	}
+	return nil
 }
 
 // CheckMem says why v bytes cannot be an agent's mem share: not above

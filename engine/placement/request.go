@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/fgtop/fgtop/engine/alloc"
+	"github.com/fgtop/fgtop/engine/partition"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -123,13 +124,18 @@ func (s Step) AsksForNothing() bool {
 }
 
 // parseAmount reads a slot amount: a binary size for bytes slots (plain
-// numbers are bytes), an exact decimal otherwise. NaN and infinities are
-// refused.
+// numbers are bytes, and the size must be whole bytes), an exact decimal
+// otherwise. NaN and infinities are refused.
 func parseAmount(slot model.SlotName, v string, types model.SlotTypes) (model.Dec, error) {
 	var amt model.Dec
 	var err error
 	if types.TypeOf(slot) == model.SlotTypeBytes {
 		amt, err = model.ParseFiniteBinarySize(v)
+		if err == nil {
+			// The size parser drops a fraction of a byte: refused, as
+			// plan's --mem refuses it.
+			err = partition.CheckWholeBytes(v)
+		}
 	} else {
 		amt, err = model.ParseDec(v)
 	}

@@ -17,6 +17,11 @@ func TestParseStep(t *testing.T) {
 		{in: " cuda.shares = 1.2 , cpu=2 , mem=4g ", want: "cuda.shares=1.2,cpu=2,mem=4294967296"},
 		{in: "mem=1073741824", want: "mem=1073741824"},
 		{in: "mem=1.5g", want: "mem=1610612736"},
+		{in: "mem=0.5k", want: "mem=512"},
+		// A fraction of a byte is refused, not rounded (plan's --mem too).
+		{in: "mem=0.3k", wantErr: true},
+		{in: "mem=0.1m", wantErr: true},
+		{in: `{"mem": "0.3k"}`, wantErr: true},
 		{in: "cpu=2,cuda.shares=1", want: "cpu=2,cuda.shares=1"},
 		{in: "cuda.shares=0", want: "cuda.shares=0"},
 		{in: "cuda.shares=1e1", want: "cuda.shares=1E+1"},

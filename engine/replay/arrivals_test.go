@@ -76,6 +76,28 @@ func TestParseArrivals(t *testing.T) {
 	}
 }
 
+// TestArrivalsWholeBytes: a mem amount that is not whole bytes is
+// refused by its line, in plan's words, not rounded (0.3k was replayed as
+// 307 bytes): nothing is guessed.
+func TestArrivalsWholeBytes(t *testing.T) {
+	for _, c := range []struct{ name, in, line, words string }{
+		{"csv", "start,end,agent,slots\n2026-11-23T03:00:00Z,,,cpu=1\n2026-11-23T04:00:00Z,,,\"cpu=1,mem=0.3k\"\n",
+			"line 3: slots: ", "mem=0.3k: 0.3k is not a whole number of bytes (307.2): write e.g. 120G or 96GiB"},
+		{"json", `{"start": "2026-11-23T03:00:00Z", "slots": {"cpu": "1", "mem": "0.1m"}}` + "\n",
+			"line 1: slots: ", "mem=0.1m: 0.1m is not a whole number of bytes (104857.6)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ss, err := ParseArrivals([]byte(c.in), nil)
+			if err == nil {
+				t.Fatalf("accepted as %+v", ss)
+			}
+			if !strings.HasPrefix(err.Error(), c.line) || !strings.Contains(err.Error(), c.words) {
+				t.Fatalf("error %q, want %q ... %q", err, c.line, c.words)
+			}
+		})
+	}
+}
+
 func FuzzParseArrivals(f *testing.F) {
 	f.Add([]byte("start,end,agent,slots\n2026-11-23T03:00:00Z,2026-11-23T04:00:00Z,i-a,\"cuda.shares=0.8,cpu=8,mem=32g\"\n"))
 	f.Add([]byte(`{"start": "2026-11-23T06:00:00Z", "end": "2026-11-23T07:00:00Z", "agent": "i-b", "slots": {"cuda.shares": "1.0"}}` + "\n"))
