@@ -1,6 +1,7 @@
 package placement
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -140,13 +141,25 @@ func parseAmount(slot model.SlotName, v string, types model.SlotTypes) (model.De
 		amt, err = model.ParseDec(v)
 	}
 	if err != nil {
-		return model.Dec{}, fmt.Errorf("%s=%s: %w", slot, v, err)
+		return model.Dec{}, &AmountError{Slot: slot, Amount: v, Err: err}
 	}
 	if !amt.IsFinite() {
-		return model.Dec{}, fmt.Errorf("%s=%s: not a finite amount", slot, v)
+		return model.Dec{}, &AmountError{Slot: slot, Amount: v, Err: errors.New("not a finite amount")}
 	}
 	return amt, nil
 }
+
+// AmountError is a slot's amount that does not read. ParseStep gives it
+// after the step's whole text; a caller that names the step otherwise
+// (a line of an arrivals file) can say this alone, which names the amount.
+type AmountError struct {
+	Slot   model.SlotName
+	Amount string // as written
+	Err    error
+}
+
+func (e *AmountError) Error() string { return fmt.Sprintf("%s=%s: %v", e.Slot, e.Amount, e.Err) }
+func (e *AmountError) Unwrap() error { return e.Err }
 
 // FormatRequest writes a request the way ParseStep reads it.
 func FormatRequest(r alloc.Request) string {

@@ -201,6 +201,12 @@ func arrival(start, end, agent, slots string, types model.SlotTypes) (Session, e
 		return s, errors.New("no slots: want slot=amount,... such as cuda.shares=0.5,cpu=2,mem=4g")
 	}
 	st, err := placement.ParseStep(slots, types)
+	if ae, ok := errors.AsType[*placement.AmountError](err); ok {
+		// It names the amount; the row's slots before it would say the
+		// amount twice ("cuda.shares=abc": cuda.shares=abc: ...), and
+		// the line number already finds the row.
+		return s, fmt.Errorf("slots: %w", ae)
+	}
 	if err != nil {
 		return s, fmt.Errorf("slots: %w", err)
 	}

@@ -98,6 +98,33 @@ func TestArrivalsWholeBytes(t *testing.T) {
 	}
 }
 
+// TestArrivalsSayTheAmountOnce: a bad amount is said once, after its
+// line (it was said twice: slots: "cuda.shares=abc": cuda.shares=abc: ...).
+func TestArrivalsSayTheAmountOnce(t *testing.T) {
+	const header = "start,end,agent,slots\n"
+	for _, c := range []struct{ name, in, want string }{
+		{"alone", header + "2026-11-23T03:00:00Z,,,cuda.shares=abc\n",
+			`line 2: slots: cuda.shares=abc: invalid decimal: "abc"`},
+		{"beside others", header + "2026-11-23T03:00:00Z,,,\"cpu=1,cuda.shares=abc\"\n",
+			`line 2: slots: cuda.shares=abc: invalid decimal: "abc"`},
+		{"json", `{"start": "2026-11-23T03:00:00Z", "slots": {"cuda.shares": "NaN"}}` + "\n",
+			`line 1: slots: cuda.shares=NaN: not a finite amount`},
+		{"a fraction of a byte", header + "2026-11-23T03:00:00Z,,,mem=0.3k\n",
+			`line 2: slots: mem=0.3k: 0.3k is not a whole number of bytes (307.2): write e.g. 120G or 96GiB`},
+		// Not an amount's error: the slots are said, as they name what
+		// is wrong.
+		{"a slot twice", header + "2026-11-23T03:00:00Z,,,\"cpu=1,cpu=2\"\n",
+			`line 2: slots: "cpu=1,cpu=2": slot cpu given twice`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ParseArrivals([]byte(c.in), nil)
+			if err == nil || err.Error() != c.want {
+				t.Fatalf("error %v\nwant  %s", err, c.want)
+			}
+		})
+	}
+}
+
 func FuzzParseArrivals(f *testing.F) {
 	f.Add([]byte("start,end,agent,slots\n2026-11-23T03:00:00Z,2026-11-23T04:00:00Z,i-a,\"cuda.shares=0.8,cpu=8,mem=32g\"\n"))
 	f.Add([]byte(`{"start": "2026-11-23T06:00:00Z", "end": "2026-11-23T07:00:00Z", "agent": "i-b", "slots": {"cuda.shares": "1.0"}}` + "\n"))
