@@ -264,8 +264,7 @@ func (d *Devices) Resolve(name string) (model.DeviceKey, error) {
 
 // Could reports whether name could name the device k, whose console
 // label is label ("" for none), in any form Resolve takes, a prefix or
-// abbreviation included, without asking whether it names others too: a
-// filter (the console's /dev:) shows every match.
+// abbreviation included, without asking whether it names others too.
 func Could(k model.DeviceKey, label, name string) bool {
 	name = strings.TrimSpace(name)
 	if name == "" {

@@ -16,6 +16,7 @@ import (
 	"github.com/fgtop/fgtop/themes"
 
 	"github.com/fgtop/fgtop/ui/kit"
+	"github.com/fgtop/fgtop/ui/render"
 )
 
 // maxPromptRunes is the longest filter or command line: far more than a
@@ -39,13 +40,24 @@ type prompt struct {
 	// run runs a command line; setFilter applies the filter.
 	run       func(string) tea.Cmd
 	setFilter func(string)
+	// kept runs when enter keeps the filter typed.
+	kept func()
 }
 
 // startPrompt opens the filter or the command line; cancelled (may be
 // nil) runs when esc closes it.
 func (a *App) startPrompt(m PromptMode, initial string, cancelled func()) {
 	a.push(&prompt{common: a.common, mode: m, Input: initial, prev: a.Kernels.Filter, run: a.runCommand,
-		setFilter: a.Kernels.setFilter, cancelled: cancelled})
+		setFilter: a.Kernels.setFilter, cancelled: cancelled, kept: a.filterKept})
+}
+
+// filterKept says, in the footer's whole width, why a kept filter can
+// match nothing (a /dev: name that names no device or several), as :dev
+// says it: the kernels table's empty line is a pane wide, and cut.
+func (a *App) filterKept() {
+	if e := a.Kernels.Showing.FilterErr; e != "" {
+		a.Flashf(kit.LvlWarn, e)
+	}
 }
 
 // FilterToExtend is a kept filter as / reopens it: with a space after it,
@@ -69,10 +81,14 @@ func (p *prompt) Update(msg tea.Msg) tea.Cmd {
 		return nil
 	}
 	p.Invalidate()
+	was := p.mode
 	cmd := PromptKey(&p.mode, &p.Input, p.prev, k, p.run, p.setFilter,
 		func() { p.Flashf(kit.LvlWarn, PromptFullText()) })
 	if p.mode == PromptNone {
 		p.Close()
+		if was == PromptFilter && k.Code == tea.KeyEnter && p.kept != nil {
+			p.kept()
+		}
 		if k.Code == tea.KeyEscape && p.cancelled != nil {
 			p.cancelled()
 		}
@@ -327,37 +343,64 @@ func (a *App) devCommand(name string) {
 		a.Flashf(kit.LvlWarn, "usage: :dev NAME (GPU1, MIG 4/0, an id or a unique prefix)")
 		return
 	}
-	var devs []model.Device
-	for i := range a.d.Devs {
-		if dv := a.d.Devs[i].Dev; dv != nil {
-			devs = append(devs, *dv)
-		}
-	}
-	k, err := names.NewDevices(devs, "this node").Resolve(name)
-	var nf *names.NotFoundError
-	if errors.As(err, &nf) {
-		// The error lists the devices by plugin key and UUID first, so at
-		// 80 columns the footer cut it before a single name the screen
-		// shows; list those names instead.
-		var shown []string
-		for i := range a.d.Devs {
-			if l := a.d.Devs[i].Label; l != "" {
-				shown = append(shown, l)
-			}
-		}
-		a.Flashf(kit.LvlWarn, fmt.Sprintf("no device %q on this node; it has %s", name, strings.Join(shown, ", ")))
-		return
-	}
+	i, err := resolveDevice(a.d, name)
 	if err != nil {
 		a.Flashf(kit.LvlWarn, err.Error())
 		return
 	}
-	for i := range a.d.Devs {
-		if a.d.Devs[i].Key == k {
-			a.setFocusPane(paneDevices)
-			a.sizePanes()
-			a.devices.selectRow(i)
-			return
+	a.setFocusPane(paneDevices)
+	a.sizePanes()
+	a.devices.selectRow(i)
+}
+
+// resolveDevice is the row in d.Devs that name names, as history
+// --device resolves it; the error, in the words :dev and the /dev:
+// filter both say, lists the node's devices when name names none and the
+// devices it names when it names several.
+func resolveDevice(d *render.Derived, name string) (int, error) {
+	if d == nil {
+		return -1, fmt.Errorf("no device %q: no snapshot of this node yet", name)
+	}
+	var devs []model.Device
+	for i := range d.Devs {
+		if dv := d.Devs[i].Dev; dv != nil {
+			devs = append(devs, *dv)
 		}
 	}
+	nd := names.NewDevices(devs, "this node")
+	k, err := nd.Resolve(name)
+	var nf *names.NotFoundError
+	var amb *names.AmbiguousError
+	switch {
+	case errors.As(err, &amb):
+		// Its candidates are keys and UUIDs first, too long for the
+		// footer at 80 columns: name them as the screen does.
+		var them []string
+		for i := range d.Devs {
+			if l := d.Devs[i].Label; l != "" && slices.Contains(amb.Candidates, nd.Describe(d.Devs[i].Key)) {
+				them = append(them, l)
+			}
+		}
+		if len(them) == len(amb.Candidates) {
+			return -1, fmt.Errorf("device %q is ambiguous on this node: it names %s; give more of it", name, strings.Join(them, ", "))
+		}
+		return -1, err
+	case errors.As(err, &nf):
+		// The error lists the devices by plugin key and UUID first, so at
+		// 80 columns the footer cut it before a single name the screen
+		// shows; list those names instead.
+		var shown []string
+		for i := range d.Devs {
+			if l := d.Devs[i].Label; l != "" {
+				shown = append(shown, l)
+			}
+		}
+		return -1, fmt.Errorf("no device %q on this node; it has %s", name, strings.Join(shown, ", "))
+	case err != nil:
+		return -1, err
+	}
+	if i, ok := d.DevIndex[k]; ok {
+		return i, nil
+	}
+	return -1, fmt.Errorf("no device %q on this node", name)
 }

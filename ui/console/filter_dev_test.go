@@ -8,6 +8,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/fgtop/fgtop/ui/internal/fake"
+	"github.com/fgtop/fgtop/ui/kit"
+	"github.com/fgtop/fgtop/ui/render"
 )
 
 // Issue 28: /dev:NAME shows the kernels holding something on the device
@@ -120,5 +122,78 @@ func TestHelpFooterAt40Columns(t *testing.T) {
 	lines := strings.Split(screen(a), "\n")
 	if last := lines[len(lines)-1]; !strings.Contains(last, "esc back") || !strings.Contains(last, "ctrl+c quit") {
 		t.Errorf("help footer at 40 columns: %q", last)
+	}
+}
+
+// /dev:NAME resolves NAME as :dev and history --device do: a name that
+// names no device says so in :dev's words, listing what the node has (it
+// said only "no kernel on any GPU matches"), and a prefix of several
+// devices' ids is refused as ambiguous, naming them (it matched kernels on
+// all of them).
+func TestFilterDevResolvesAsDev(t *testing.T) {
+	a := testApp(t, 160, 48, fake.Node(fake.Options{}), Options{})
+	a.View()
+	filter := func(f string) {
+		a.Update(keyRune('/'))
+		a.Update(tea.KeyPressMsg{Code: 'u', Mod: tea.ModCtrl})
+		typeKeys(a, f)
+		a.Update(keyCode(tea.KeyEnter))
+	}
+	var gpus []*render.DevRow
+	for i := range a.d.Devs {
+		if r := &a.d.Devs[i]; !r.Child && r.Dev.UUID != "" && len(r.Kernels) > 0 {
+			gpus = append(gpus, r)
+		}
+	}
+	if len(gpus) < 2 {
+		t.Fatalf("%d GPUs holding kernels, want 2", len(gpus))
+	}
+
+	// The words :dev flashes for the same name.
+	a.Update(keyRune(':'))
+	typeKeys(a, "dev GPU99")
+	a.Update(keyCode(tea.KeyEnter))
+	want := a.Flash.Text
+	if !strings.Contains(want, gpus[0].Label) {
+		t.Fatalf(":dev GPU99 flashed %q, naming no device", want)
+	}
+	a.Flash = kit.Flash{}
+	filter("dev:GPU99")
+	if n := len(a.Kernels.Showing.Rows); n != 0 {
+		t.Errorf("/dev:GPU99 shows %d kernels", n)
+	}
+	if a.Kernels.Showing.FilterErr != want || a.Flash.Text != want {
+		t.Errorf("/dev:GPU99 says %q (flash %q), want %q as :dev", a.Kernels.Showing.FilterErr, a.Flash.Text, want)
+	}
+	if s := screen(a); !strings.Contains(s, `no device "GPU99" on this node`) {
+		t.Errorf("/dev:GPU99: the kernels table does not say so:\n%s", s)
+	}
+
+	// The common prefix of two GPUs' UUIDs names both.
+	u0, u1 := gpus[0].Dev.UUID, gpus[1].Dev.UUID
+	n := 0
+	for n < min(len(u0), len(u1)) && u0[n] == u1[n] {
+		n++
+	}
+	if n == 0 {
+		t.Fatalf("UUIDs %s and %s share no prefix", u0, u1)
+	}
+	prefix := u0[:n]
+	filter("dev:" + prefix)
+	if n := len(a.Kernels.Showing.Rows); n != 0 {
+		t.Errorf("/dev:%s shows %d kernels: an ambiguous name matched", prefix, n)
+	}
+	msg := a.Kernels.Showing.FilterErr
+	if !strings.Contains(msg, "ambiguous") || !strings.Contains(msg, gpus[0].Label+",") || !strings.Contains(msg, gpus[1].Label) {
+		t.Errorf("/dev:%s says %q, want it ambiguous between %s and %s", prefix, msg, gpus[0].Label, gpus[1].Label)
+	}
+	if a.Flash.Text != msg {
+		t.Errorf("/dev:%s flashed %q, want %q", prefix, a.Flash.Text, msg)
+	}
+
+	// A whole UUID names one device again.
+	filter("dev:" + u1)
+	if a.Kernels.Showing.FilterErr != "" || len(a.Kernels.Showing.Rows) == 0 {
+		t.Errorf("/dev:%s: %d kernels, error %q", u1, len(a.Kernels.Showing.Rows), a.Kernels.Showing.FilterErr)
 	}
 }

@@ -19,6 +19,9 @@ type kernelView struct {
 	OnDev  []string // what each row holds on the followed device
 	OnDevF []float64
 	Dev    int // followed device row, -1 for all kernels
+	// FilterErr is why the filter matches nothing whatever the kernels
+	// hold: a /dev: name that names no device or several.
+	FilterErr string
 }
 
 // sortColumns are the kernel table's sortable columns, in display order.
@@ -90,10 +93,28 @@ func (p *kernelsPane) refresh() {
 		}
 	}
 	filter := render.CompileFilter(p.Filter)
+	err := filter.BindDevices(func(name string) (func(*render.KernRow) bool, error) {
+		di, err := resolveDevice(d, name)
+		if err != nil {
+			return nil, err
+		}
+		// A GPU in MIG mode stands for its instances, as when followed.
+		held := map[*render.KernRow]bool{}
+		for _, r := range append([]int{di}, d.Devs[di].Children...) {
+			for _, ki := range d.Devs[r].Kernels {
+				held[&d.Kernels[ki]] = true
+			}
+		}
+		return func(r *render.KernRow) bool { return held[r] }, nil
+	})
 	rows := base[:0:0]
-	for _, ki := range base {
-		if filter.Match(&d.Kernels[ki]) {
-			rows = append(rows, ki)
+	if err != nil {
+		kv.FilterErr = err.Error()
+	} else {
+		for _, ki := range base {
+			if filter.Match(&d.Kernels[ki]) {
+				rows = append(rows, ki)
+			}
 		}
 	}
 	// "id" is always a column: the usual sort needs no list of them

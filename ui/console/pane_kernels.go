@@ -267,6 +267,11 @@ func (p *kernelsPane) viewTitled(title []kit.Span) []string {
 		},
 		func() string {
 			switch {
+			case kv.FilterErr != "":
+				if back := p.backTo(); back != "" {
+					return kv.FilterErr + " (esc: back to " + back + ")"
+				}
+				return kv.FilterErr
 			case p.Filter != "":
 				hint := ""
 				if miss := render.FilterNearMiss(p.Filter); miss != "" {

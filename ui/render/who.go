@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/fgtop/fgtop/model"
-	"github.com/fgtop/fgtop/model/names"
 
 	"github.com/fgtop/fgtop/ui/kit"
 )
@@ -92,34 +91,21 @@ var filterFields = []filterField{
 	{"image", "TEXT", "image reference contains TEXT", func(r *KernRow, v string) bool { return strings.Contains(r.W.fImage, v) }},
 	{"agent", "ID", "agent id contains ID", func(r *KernRow, v string) bool { return strings.Contains(strings.ToLower(string(r.K.Agent)), v) }},
 	{"is", "idle", "holding but idle (a GPU held at 0 % for --idle-after)", func(r *KernRow, v string) bool { return v == "idle" && r.W.Idle }},
-	{"dev", "NAME", "holds something on the device NAME: GPU1, MIG 4/0, an id, …a104 or a prefix (as history --device)", holdsOn},
-}
-
-// holdsOn: the kernel holds something on a device v names, in any form
-// names takes (the row's device tags are the console's labels; a MIG
-// slice's tag GPU4:3/0 is the label MIG 3/0).
-func holdsOn(r *KernRow, v string) bool {
-	for _, tag := range strings.Split(r.Devs, ",") {
-		if _, mig, ok := strings.Cut(tag, ":"); ok {
-			tag = "MIG " + mig
-		}
-		if names.LabelIs(tag, v) {
-			return true
-		}
-	}
-	found := false
-	r.K.Alloc.EachHeld(func(k model.DeviceKey, _ model.SlotName, _ model.Dec) {
-		found = found || names.Could(k, "", v)
-	})
-	return found
+	// dev: needs the node's devices to resolve its name: BindDevices
+	// gives it its match; unbound, it matches nothing.
+	{"dev", "NAME", "holds something on the device NAME: GPU1, MIG 4/0, an id, …a104 or a unique prefix (as history --device)", nil},
 }
 
 // fterm is one term of a compiled filter: a field match, or plain text the
-// row's haystack must contain; not inverts it.
+// row's haystack must contain; not inverts it. raw is the field's value
+// as typed (a device id's case matters to its resolver); held is a dev:
+// term's match, once BindDevices resolved its name.
 type fterm struct {
 	field *filterField
 	val   string
+	raw   string
 	not   bool
+	held  func(r *KernRow) bool
 }
 
 // kernelFilter is the compiled filter: every term must hold.
@@ -132,19 +118,30 @@ type kernelFilter []fterm
 func CompileFilter(f string) kernelFilter {
 	var out kernelFilter
 	not := false
-	for _, t := range strings.Fields(strings.ToLower(f)) {
-		for strings.HasPrefix(t, "!") {
-			not, t = !not, t[1:]
+	words := strings.Fields(f)
+	for w := 0; w < len(words); w++ {
+		raw := words[w]
+		for strings.HasPrefix(raw, "!") {
+			not, raw = !not, raw[1:]
 		}
-		if t == "" {
+		if raw == "" {
 			continue
 		}
+		t := strings.ToLower(raw)
 		term := fterm{val: t, not: not}
 		not = false
 		if name, v, ok := strings.Cut(t, ":"); ok {
 			for i := range filterFields {
 				if filterFields[i].Name == name {
 					term.field, term.val = &filterFields[i], v
+					_, term.raw, _ = strings.Cut(raw, ":")
+					// A MIG slice's label has a space (MIG 3/0): the
+					// word after dev:MIG is the rest of the name.
+					if term.field.Name == "dev" && v == "mig" && w+1 < len(words) {
+						w++
+						term.raw += " " + words[w]
+						term.val = strings.ToLower(term.raw)
+					}
 					break
 				}
 			}
@@ -159,9 +156,14 @@ func (f kernelFilter) Match(r *KernRow) bool {
 	for i := range f {
 		t := &f[i]
 		var ok bool
-		if t.field != nil {
+		switch {
+		case t.held != nil:
+			ok = t.held(r)
+		case t.field != nil && t.field.Match != nil:
 			ok = t.field.Match(r, t.val)
-		} else {
+		case t.field != nil:
+			// An unbound dev: term: no device resolved, nothing holds on it.
+		default:
 			ok = strings.Contains(r.search, t.val)
 		}
 		if ok == t.not {
@@ -169,6 +171,27 @@ func (f kernelFilter) Match(r *KernRow) bool {
 		}
 	}
 	return true
+}
+
+// BindDevices resolves each dev: term's name, with resolve (the name as
+// typed to what holds something on the device it names), so that /dev:
+// takes a name as :dev and history --device do. The first name resolve
+// refuses is the error (naming nothing, or several devices): the filter
+// then matches nothing, never every device a prefix could mean.
+func (f kernelFilter) BindDevices(resolve func(name string) (func(r *KernRow) bool, error)) error {
+	for i := range f {
+		t := &f[i]
+		if t.field == nil || t.field.Name != "dev" {
+			continue
+		}
+		held, err := resolve(t.raw)
+		if err != nil {
+			// resolve's words name the name already, as :dev says them.
+			return err
+		}
+		t.held = held
+	}
+	return nil
 }
 
 // FilterNearMiss names, for a filter that matched nothing, a term that
