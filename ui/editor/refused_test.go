@@ -335,3 +335,22 @@ func TestRecordForYoungRecord(t *testing.T) {
 		t.Errorf("a record of the whole span read %v ago was kept", ReplayRecordTTL)
 	}
 }
+
+// TestRefusedPositionAt80Columns: at 80 columns the title keeps which of
+// how many refusals are shown and esc back, its span description cut
+// instead: a record of 37s made the title too long for both, and the
+// whole right-hand part went (the tour: 11 refusals, G).
+func TestRefusedPositionAt80Columns(t *testing.T) {
+	const n, w, h = 11, 80, 14
+	e := refusedEditor(t, n, w, h)
+	e.rp.res.To = e.rp.res.From.Add(37 * time.Second)
+	e.Now = time.Now
+	title := func() string { return plain(e.viewRefused(w, h)[:1]) }
+	if got := title(); !strings.Contains(got, "Refused under the draft") || !strings.Contains(got, "1-6/11") || !strings.Contains(got, "esc back") {
+		t.Errorf("first screen's title: %q", got)
+	}
+	press(e, "G")
+	if got := title(); !strings.Contains(got, "6-11/11") || !strings.Contains(got, "esc back") {
+		t.Errorf("title after G: %q", got)
+	}
+}

@@ -2,30 +2,40 @@ package kit
 
 import "strconv"
 
+// titleKeep is how much of a title TitleRowOf keeps before it gives up
+// the right-hand part: enough to say which pane this is.
+const titleKeep = 12
+
 // TitleRowOf is a pane's title rule: title on the left, info and the
 // scroll position on the right. The node and fleet consoles share it.
+// Where they do not fit together the title is cut first (its end, the
+// description of what is shown, goes before its name), down to
+// titleKeep cells; then the info goes, and the position, which says
+// which of how many rows are shown, last.
 func TitleRowOf(st *Styles, w int, title, info []Span, total, visible, offset int) string {
-	l := NewLine(Paint{})
-	l.PutW(st.Border, st.G.Rule, 1)
-	PutSpans(l, st, title, max(w-2, 0))
-	var right []Span
+	var pos []Span
 	if total > visible && visible > 0 {
 		from, to := offset+1, min(offset+visible, total)
-		right = append(right, Span{LvlDim, strconv.Itoa(from) + "-" + strconv.Itoa(to) + "/" + strconv.Itoa(total)})
+		pos = []Span{{LvlDim, strconv.Itoa(from) + "-" + strconv.Itoa(to) + "/" + strconv.Itoa(total)}}
 	}
-	if len(info) > 0 {
-		if len(right) > 0 {
-			info = append(append([]Span{}, info...), Span{LvlDim, "  "})
-		}
-		right = append(info, right...)
-	}
-	if len(right) > 0 {
-		right = append(append([]Span{{LvlDim, " "}}, right...), Span{LvlDim, " "})
+	keep := min(SpansWidth(title), titleKeep)
+	right := titleRight(info, pos)
+	// A leading rule, the title, at least one rule before the right-hand
+	// part and one after it.
+	if 1+keep+SpansWidth(right)+2 > w {
+		right = titleRight(nil, pos)
 	}
 	rw := SpansWidth(right)
-	if l.W+rw+2 > w {
+	if 1+keep+rw+2 > w {
 		right, rw = nil, 0
 	}
+	l := NewLine(Paint{})
+	l.PutW(st.Border, st.G.Rule, 1)
+	room := w - 2
+	if rw > 0 {
+		room = w - 3 - rw
+	}
+	PutSpans(l, st, title, max(room, 0))
 	fill := max(w-l.W-rw-1, 0)
 	l.PutW(st.Border, Repeat(st.G.Rule, fill), fill)
 	PutSpans(l, st, right, rw)
@@ -33,6 +43,20 @@ func TitleRowOf(st *Styles, w int, title, info []Span, total, visible, offset in
 		l.PutW(st.Border, st.G.Rule, 1)
 	}
 	return l.Finish(w)
+}
+
+// titleRight is a title's right-hand part: the info, then the position,
+// a space either side; nil when both are empty.
+func titleRight(info, pos []Span) []Span {
+	right := append([]Span{}, info...)
+	if len(info) > 0 && len(pos) > 0 {
+		right = append(right, Span{LvlDim, "  "})
+	}
+	right = append(right, pos...)
+	if len(right) == 0 {
+		return nil
+	}
+	return append(append([]Span{{LvlDim, " "}}, right...), Span{LvlDim, " "})
 }
 
 // RowStart begins a list row: the selection background when highlighted,
