@@ -3,6 +3,7 @@ package console
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -133,6 +134,7 @@ func (a *App) pastUpdate(msg tea.Msg) (tea.Cmd, bool) {
 		}
 		if !a.past.on {
 			a.past.on = true
+			a.pastKeys()
 			a.past.live = a.Snap
 			a.past.liveHist = a.hist
 			if a.ed() != nil {
@@ -159,7 +161,12 @@ func (a *App) pastUpdate(msg tea.Msg) (tea.Cmd, bool) {
 }
 
 // pastKey handles the past's keys and keeps editing out of the past.
-func (a *App) pastKey(act kit.Action) (tea.Cmd, bool) {
+func (a *App) pastKey(act kit.Action, msg tea.KeyPressMsg) (tea.Cmd, bool) {
+	if act == kit.ActNone && a.past.on {
+		// A key the past disabled (pastKeys) still says why it does
+		// nothing here.
+		act = a.Keys.Disabled(ScMain, msg)
+	}
 	switch act {
 	case actPastPrev, actPastNext:
 		if a.reads.inFlight(readPast) {
@@ -199,6 +206,22 @@ func (a *App) pastKey(act kit.Action) (tea.Cmd, bool) {
 	return nil, false
 }
 
+// pastKeys disables, in the past, the keys that act on the node as it
+// is, which the screen does not show (e edit partition, the demo's R
+// restart), and enables them again live: the footer and the help, made
+// from the key map, offer them only where they do something.
+func (a *App) pastKeys() {
+	bl := slices.Clone(a.Keys.BindingList)
+	for i := range bl {
+		if bl[i].Act == ActEditPartition || bl[i].Act == ActDemoRestart {
+			bl[i].Key.SetEnabled(!a.past.on)
+		}
+	}
+	a.Keys.BindingList = bl
+	a.shortHelp = "" // the footer kept for its width
+	a.Invalidate()
+}
+
 // goLive leaves the past: the newest live snapshot and the live history
 // graphs come back.
 func (a *App) goLive() {
@@ -213,6 +236,7 @@ func (a *App) goLive() {
 		return
 	}
 	a.past.on = false
+	a.pastKeys()
 	a.At = time.Time{}
 	a.hist = a.past.liveHist
 	if sm := a.opts.Samples; sm != nil {

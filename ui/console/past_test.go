@@ -298,3 +298,56 @@ func TestNoDemoRestartInThePast(t *testing.T) {
 		t.Fatalf("R in the past: %d restarts, flash %q", restarts, a.Flash.Text)
 	}
 }
+
+// TestPastOffersNoEditing: in the past, e (edit partition) and the demo's
+// R (restart) act on a node the screen does not show, so the footer, the
+// help and the header do not offer them (the footer went on listing
+// both, each answering only "no ... in the past"); live they are
+// offered again. Pressed anyway, each still says why it does nothing.
+func TestPastOffersNoEditing(t *testing.T) {
+	dir, past := pastRecord(t)
+	live := fake.Node(fake.Options{})
+	a := testApp(t, 240, 60, live, Options{History: dir, DemoRestart: func() (string, error) { return "restarted", nil }})
+	offered := func() (footer, help string) {
+		a.Flash = kit.Flash{}
+		lines := strings.Split(screen(a), "\n")
+		footer = lines[len(lines)-1]
+		a.Update(keyRune('?'))
+		help = screen(a)
+		a.Update(keyCode(tea.KeyEscape))
+		return footer, help
+	}
+	edit, restart := "edit partition", "demo: restart"
+	footer, help := offered()
+	for _, w := range []string{edit, restart} {
+		if !strings.Contains(footer, w) || !strings.Contains(help, w) {
+			t.Fatalf("live: %q not offered; footer %q, help:\n%s", w, footer, help)
+		}
+	}
+	command(a, "at "+past[0].Time.Add(time.Minute).Format(time.RFC3339))
+	if !a.past.on {
+		t.Fatal("not in the past")
+	}
+	footer, help = offered()
+	for _, w := range []string{edit, restart} {
+		if strings.Contains(footer, w) || strings.Contains(help, w) {
+			t.Errorf("in the past %q is offered; footer %q, help:\n%s", w, footer, help)
+		}
+	}
+	if !strings.Contains(help, "[") || !strings.Contains(footer, "help") {
+		t.Errorf("in the past the footer or help lost the rest; footer %q, help:\n%s", footer, help)
+	}
+	for _, k := range []rune{'e', 'R'} {
+		a.Update(keyRune(k))
+		if !strings.Contains(a.Flash.Text, "in the past") {
+			t.Errorf("%c in the past: flash %q", k, a.Flash.Text)
+		}
+	}
+	command(a, "live")
+	footer, help = offered()
+	for _, w := range []string{edit, restart} {
+		if !strings.Contains(footer, w) || !strings.Contains(help, w) {
+			t.Errorf("live again: %q not offered; footer %q", w, footer)
+		}
+	}
+}

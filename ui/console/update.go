@@ -138,7 +138,7 @@ func (a *App) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return a, a.Quit()
 	}
 	a.Invalidate()
-	if cmd, ok := a.pastKey(act); ok {
+	if cmd, ok := a.pastKey(act, msg); ok {
 		return a, cmd
 	}
 	switch act {

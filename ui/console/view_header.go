@@ -240,7 +240,7 @@ func (a *App) headerPieces() []headerPiece {
 			ps = append(ps, headerPiece{spans: a.hdrSpan(kit.Span{Lvl: lvl, Text: kit.Plural(n, "issue")}), drop: 2})
 		}
 		if r := restartPending(s); r.Text != "" {
-			if a.opts.DemoRestart != nil && a.Keys.Role().CanWrite() {
+			if a.Keys.Offers(ActDemoRestart) {
 				// The demo's agents restart on a key the operator has to
 				// know of (real agents restart outside fgtop).
 				if a.ed() != nil {

@@ -99,7 +99,9 @@ type Binding struct {
 
 // KeyMap is a screen's key bindings for one role. The same value
 // dispatches key presses and generates the help, so the help cannot list a
-// key that does nothing or miss one that does something.
+// key that does nothing or miss one that does something. A binding
+// disabled for a while (key.Binding.SetEnabled: the console's editing
+// keys in the past) neither handles keys nor shows in a footer or help.
 type KeyMap struct {
 	role Role
 	// home is the scope of the screen the map is for: Lookup, ShortHelp
@@ -165,6 +167,24 @@ func (k KeyMap) LookupIn(sc Scope, msg tea.KeyPressMsg) Action {
 	return ActNone
 }
 
+// Offers reports whether a binding of act is enabled in the map: what
+// a screen may tell of the key outside the footer and help.
+func (k KeyMap) Offers(act Action) bool {
+	return slices.ContainsFunc(k.BindingList, func(b Binding) bool { return b.Act == act && b.Key.Enabled() })
+}
+
+// Disabled is the action of a binding disabled for now that would take
+// the key press in a scope (ActNone when none): a screen may say why
+// the key does nothing.
+func (k KeyMap) Disabled(sc Scope, msg tea.KeyPressMsg) Action {
+	for _, b := range k.BindingList {
+		if b.Scope&sc != 0 && !b.Key.Enabled() && slices.Contains(b.Key.Keys(), msg.String()) {
+			return b.Act
+		}
+	}
+	return ActNone
+}
+
 // Bindings returns every binding of the map.
 func (k KeyMap) Bindings() []key.Binding {
 	out := make([]key.Binding, len(k.BindingList))
@@ -192,7 +212,7 @@ func (k KeyMap) ShortHelp() []key.Binding { return k.ShortHelpIn(k.home) }
 func (k KeyMap) ShortHelpIn(sc Scope) []key.Binding {
 	var out []key.Binding
 	for _, b := range k.BindingList {
-		if b.Short&sc != 0 {
+		if b.Short&sc != 0 && b.Key.Enabled() {
 			out = append(out, b.Key)
 		}
 	}
@@ -206,7 +226,7 @@ func (k KeyMap) ShortHelpIn(sc Scope) []key.Binding {
 func (k KeyMap) EssentialIn(sc Scope) []key.Binding {
 	var out []key.Binding
 	for _, b := range k.BindingList {
-		if b.Short&sc == 0 || (b.Act != ActHelp && b.Act != ActQuit) {
+		if b.Short&sc == 0 || !b.Key.Enabled() || (b.Act != ActHelp && b.Act != ActQuit) {
 			continue
 		}
 		h := b.Key.Help()
@@ -233,7 +253,7 @@ type FootItem struct {
 func (k KeyMap) FooterIn(sc Scope) []FootItem {
 	var eds, rest []FootItem
 	for _, b := range k.BindingList {
-		if b.Short&sc == 0 {
+		if b.Short&sc == 0 || !b.Key.Enabled() {
 			continue
 		}
 		h := b.Key.Help()
@@ -265,7 +285,7 @@ type ScopedItem struct {
 func (k KeyMap) ItemsIn(group string, sc Scope) []ScopedItem {
 	var out []ScopedItem
 	for _, b := range k.BindingList {
-		if b.Group != group || b.Scope&sc == 0 {
+		if b.Group != group || b.Scope&sc == 0 || !b.Key.Enabled() {
 			continue
 		}
 		h := b.Key.Help()
@@ -296,7 +316,7 @@ func (k KeyMap) FullHelpIn(sc Scope) [][]key.Binding {
 	for _, g := range append(groups, GrpMove, GrpView, GrpGeneral, GrpOperate) {
 		var col []key.Binding
 		for _, b := range k.BindingList {
-			if b.Group == g && b.Scope&sc != 0 {
+			if b.Group == g && b.Scope&sc != 0 && b.Key.Enabled() {
 				col = append(col, b.Key)
 			}
 		}
