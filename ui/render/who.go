@@ -137,7 +137,7 @@ func CompileFilter(f string) kernelFilter {
 					_, term.raw, _ = strings.Cut(raw, ":")
 					// A MIG slice's label has a space (MIG 3/0): the
 					// word after dev:MIG is the rest of the name.
-					if term.field.Name == "dev" && v == "mig" && w+1 < len(words) {
+					if term.field.Name == "dev" && v == "mig" && w+1 < len(words) && strings.Contains(words[w+1], "/") {
 						w++
 						term.raw += " " + words[w]
 						term.val = strings.ToLower(term.raw)
