@@ -32,8 +32,11 @@ func (m Missing) String() string {
 		return fmt.Sprintf("from %s on: %s", fmtTime(m.From), m.Why)
 	}
 	// Local time with its zone, as the tables and the record's other
-	// messages say a moment (the JSON documents carry RFC 3339 UTC).
-	return fmt.Sprintf("%s to %s: %s", fmtTime(m.From), fmtTime(m.To), m.Why)
+	// messages say a moment (the JSON documents carry RFC 3339 UTC); a
+	// stretch within one second with its fractions, not "08:25:39 to
+	// 08:25:39".
+	st := Stamps(m.From, m.To)
+	return fmt.Sprintf("%s to %s: %s", st[0], st[1], m.Why)
 }
 
 // Reader answers from a history directory. It reads the segments as they
@@ -218,17 +221,22 @@ type OutsideError struct {
 }
 
 func (e *OutsideError) Error() string {
-	span := fmt.Sprintf("the record covers %s to %s", fmtTime(e.From), fmtTime(e.To))
+	// The bound the asked time lies beyond, with the fraction of a second
+	// where both fall in one: "08:25:39 is before the record begins; the
+	// record covers 08:25:39 to ..." contradicted itself.
+	st := Stamps(e.At, e.From, e.To)
+	at, to := st[0], st[2]
+	span := fmt.Sprintf("the record covers %s to %s", st[1], to)
 	if !e.Now.IsZero() {
 		return fmt.Sprintf("%s is in the future (it is %s now); %s", fmtTime(e.At), fmtTime(e.Now), span)
 	}
 	if e.At.Before(e.From) {
-		return fmt.Sprintf("%s is before the record begins; %s", fmtTime(e.At), span)
+		return fmt.Sprintf("%s is before the record begins; %s", at, span)
 	}
 	if e.Damage != "" {
-		return fmt.Sprintf("%s is after the last intact change in the record (%s): %s; %s", fmtTime(e.At), fmtTime(e.To), e.Damage, span)
+		return fmt.Sprintf("%s is after the last intact change in the record (%s): %s; %s", at, to, e.Damage, span)
 	}
-	return fmt.Sprintf("%s is after the record ends (no recorder has written since); %s", fmtTime(e.At), span)
+	return fmt.Sprintf("%s is after the record ends (no recorder has written since); %s", at, span)
 }
 
 func fmtTime(t time.Time) string { return t.Local().Format("2006-01-02 15:04:05 MST") }
@@ -358,6 +366,9 @@ func (r *Reader) AtContext(ctx context.Context, t time.Time) (*Result, error) {
 		return nil, r.empty()
 	}
 	res := &Result{From: r.segs[0].Start, Skipped: r.skipped}
+	// The start fgtop prints, to the second, pasted back as --at: the
+	// record's beginning, not "before the record begins" (AtStart).
+	t = AtStart(t, res.From)
 	if r.Now != nil {
 		// Before the record's own gaps: with a recorder running, a moment
 		// to come would read as one it failed to write (a full disk?).

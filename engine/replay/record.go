@@ -178,11 +178,15 @@ func spanCut(rd *history.Reader, from, to time.Time) (time.Time, time.Time, []st
 	if err != nil {
 		return from, to, nil, fmt.Errorf("replay: %w", err)
 	}
+	// A start written to the second that the record begins in is its
+	// beginning, as snapshot --at and history --since read it.
+	from = history.AtStart(from, rFrom)
 	asked := OutsideError{From: from, To: to, RecordFrom: rFrom, RecordTo: rTo}
 	var notes []string
 	if from.Before(rFrom) {
 		if !from.IsZero() {
-			notes = append(notes, fmt.Sprintf("the span asked begins at %s, before the record does: the replay begins with it, at %s", stamp(from), stamp(rFrom)))
+			st := history.Stamps(from, rFrom)
+			notes = append(notes, fmt.Sprintf("the span asked begins at %s, before the record does: the replay begins with it, at %s", st[0], st[1]))
 		}
 		from = rFrom
 	}
@@ -222,8 +226,12 @@ func (e *OutsideError) Error() string {
 	if to.IsZero() {
 		to = e.RecordTo
 	}
+	// With the fraction of a second where two of the four fall in one:
+	// a span that ends as the record begins is not "to 08:25:39" beside
+	// "covers 08:25:39 to".
+	st := history.Stamps(e.From, to, e.RecordFrom, e.RecordTo)
 	msg := fmt.Sprintf("replay: the span %s to %s holds nothing of the record, which covers %s to %s",
-		stamp(e.From), stamp(to), stamp(e.RecordFrom), stamp(e.RecordTo))
+		st[0], st[1], st[2], st[3])
 	if e.Damage != "" {
 		msg += ": " + e.Damage
 	}

@@ -111,15 +111,23 @@ func Write(w io.Writer, res *history.HistoryResult, f history.Filter, o Options)
 	if res.RecordTo.After(recTo) {
 		recTo = res.RecordTo
 	}
-	if !f.Until.IsZero() && f.Until.Before(res.From) || !f.Since.IsZero() && f.Since.After(recTo) && !active {
-		problems = append(problems, fmt.Sprintf("the asked span is outside the record, which covers %s to %s",
-			stamp(res.From), stamp(recTo)))
-	} else if !f.Since.IsZero() && f.Since.Before(res.From) {
-		problems = append(problems, fmt.Sprintf("the record begins at %s, after --since", stamp(res.From)))
+	// A --since written to the second that the record begins in is its
+	// beginning (history.AtStart), as snapshot --at reads it.
+	since := f.Since
+	if !since.IsZero() {
+		since = history.AtStart(since, res.From)
+	}
+	if !f.Until.IsZero() && f.Until.Before(res.From) || !since.IsZero() && since.After(recTo) && !active {
+		// The record's bounds with their fractions where the span's
+		// ends fall in their seconds.
+		st := history.Stamps(f.Until, since, res.From, recTo)
+		problems = append(problems, fmt.Sprintf("the asked span is outside the record, which covers %s to %s", st[2], st[3]))
+	} else if !since.IsZero() && since.Before(res.From) {
+		problems = append(problems, fmt.Sprintf("the record begins at %s, after --since", history.Stamps(since, res.From)[1]))
 	}
 	var missing []history.Missing
 	before := 0 // the stretch before the record, said in problems already
-	if !f.Since.IsZero() && f.Since.Before(res.From) && !res.From.IsZero() {
+	if !since.IsZero() && since.Before(res.From) && !res.From.IsZero() {
 		// Listed too, as a stretch the answer lacks: what was held then
 		// is not known, and a reader of the document (fleet history)
 		// has it with the node's other gaps.
@@ -127,7 +135,7 @@ func Write(w io.Writer, res *history.HistoryResult, f history.Filter, o Options)
 		if !f.Until.IsZero() && f.Until.Before(to) {
 			to = f.Until
 		}
-		missing = append(missing, history.Missing{From: f.Since, To: to, Why: "before the record begins: no recorder wrote then"})
+		missing = append(missing, history.Missing{From: since, To: to, Why: "before the record begins: no recorder wrote then"})
 		before = 1
 	}
 	for _, m := range res.Missing {

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fgtop/fgtop/engine/history"
+	"github.com/fgtop/fgtop/model"
+)
+
+// recordAt writes a record of one kernel whose first snapshot is at begin
+// and whose recorder stops a second later, and returns its directory.
+func recordAt(t *testing.T, begin time.Time) string {
+	t.Helper()
+	hist := t.TempDir()
+	now := begin
+	rec, err := history.Open(history.Options{Dir: hist, Clock: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &model.Snapshot{Seq: 1, Time: begin, Node: "gpu-node01"}
+	s.SetKernels([]*model.Kernel{{ID: "k1", Agent: "a", State: model.KernelOK,
+		Alloc: model.Allocations{model.SlotCUDAShares: {"0": model.MustDec("0.5")}}}})
+	rec.Observe(s)
+	if err := rec.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	now = begin.Add(time.Second)
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return hist
+}
+
+// TestRecordFirstSecond: the start fgtop prints for a record that begins
+// part way into a second (08:25:39 of 08:25:39.696), pasted back, is the
+// record's beginning for snapshot --at, history --since and plan --replay
+// --since; before, each said it was before the record begins, "the record
+// covers 08:25:39 to ...". A time with a fraction before the start is
+// still refused, naming both to the fraction that tells them apart.
+func TestRecordFirstSecond(t *testing.T) {
+	begin := time.Now().Add(-time.Hour).Truncate(time.Second).Add(696 * time.Millisecond)
+	hist := recordAt(t, begin)
+	pasted := begin.Local().Format("2006-01-02 15:04:05") // as fgtop prints it
+
+	code, out := runCLI(t, "snapshot", "--at", pasted, "--history", hist, "--compact")
+	if code != exitOK || !strings.Contains(out, `"k1"`) {
+		t.Errorf("snapshot --at %s, the record's first second: exit %d, want 0 and the node then:\n%s", pasted, code, out)
+	}
+	until := begin.Add(500 * time.Millisecond).Format(time.RFC3339Nano)
+	code, out = runCLI(t, "history", "--kernel", "k1", "--history", hist, "--since", pasted, "--until", until)
+	if code != exitOK || strings.Contains(out, "before the record begins") || !strings.Contains(out, "k1") {
+		t.Errorf("history --since %s: exit %d, want 0 and k1 without a stretch before the record:\n%s", pasted, code, out)
+	}
+	code, out = runCLI(t, "plan", "--replay", "1h", "--since", pasted, "--history", hist)
+	if strings.Contains(out, "before the record does") || strings.Contains(out, "holds nothing of the record") {
+		t.Errorf("plan --replay --since %s: exit %d, said the span begins before the record:\n%s", pasted, code, out)
+	}
+
+	early := begin.Truncate(time.Second).Add(250 * time.Millisecond)
+	day := begin.Local().Format("2006-01-02 15:04:05")
+	zone := begin.Local().Format(" MST")
+	asked, starts := day+".250"+zone, day+".696"+zone
+	code, out = runCLI(t, "snapshot", "--at", early.Format(time.RFC3339Nano), "--history", hist)
+	if want := asked + " is before the record begins; the record covers " + starts + " to "; code != exitProblem || !strings.Contains(out, want) {
+		t.Errorf("snapshot --at 250 ms before the record: exit %d, want %d saying %q:\n%s", code, exitProblem, want, out)
+	}
+	code, out = runCLI(t, "history", "--kernel", "k1", "--history", hist, "--since", early.Format(time.RFC3339Nano), "--until", until)
+	for _, want := range []string{"missing: " + asked + " to " + starts + ": before the record begins", "the record begins at " + starts + ", after --since"} {
+		if code != exitProblem || !strings.Contains(out, want) {
+			t.Errorf("history --since 250 ms before the record: exit %d, want %d saying %q:\n%s", code, exitProblem, want, out)
+		}
+	}
+}
