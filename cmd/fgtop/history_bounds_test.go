@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -70,6 +73,38 @@ func TestRecordFirstSecond(t *testing.T) {
 	for _, want := range []string{"missing: " + asked + " to " + starts + ": before the record begins", "the record begins at " + starts + ", after --since"} {
 		if code != exitProblem || !strings.Contains(out, want) {
 			t.Errorf("history --since 250 ms before the record: exit %d, want %d saying %q:\n%s", code, exitProblem, want, out)
+		}
+	}
+}
+
+// TestDamagedRecordSaid: a record of one garbage segment is said to be
+// damaged by snapshot --at a time before it or in its second, and by plan
+// --replay, as history says it; before, they said the time was before a
+// record that "covers 08:25:39 to 08:25:39", as if intact. snapshot exits
+// 1 (the record lacks the moment), plan --replay 2 (nothing to replay; as
+// history names nothing in such a record).
+func TestDamagedRecordSaid(t *testing.T) {
+	hist := t.TempDir()
+	named := time.Now().Add(-10 * time.Minute).Truncate(time.Second).Add(205 * time.Millisecond)
+	seg := fmt.Sprintf("seg-%020d.fgh", named.UnixNano())
+	if err := os.WriteFile(filepath.Join(hist, seg), []byte("garbage!"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	damage := seg + ": not an fgtop history segment (8 bytes, shorter than its header)"
+	for _, c := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"snapshot", "--at", "-20m", "--history", hist}, exitProblem},
+		{[]string{"snapshot", "--at", named.Local().Format("2006-01-02 15:04:05"), "--history", hist}, exitProblem},
+		{[]string{"snapshot", "--at", named.Add(-100 * time.Millisecond).Format(time.RFC3339Nano), "--history", hist}, exitProblem},
+		{[]string{"history", "--device", "GPU1", "--history", hist}, exitBadUsage},
+		{[]string{"plan", "--replay", "1h", "--history", hist}, exitBadUsage},
+		{[]string{"plan", "--replay", "1h", "--until", "-20m", "--history", hist}, exitBadUsage},
+	} {
+		code, out := runCLI(t, c.args...)
+		if code != c.code || !strings.Contains(out, damage) {
+			t.Errorf("%v: exit %d, want %d naming %q:\n%s", c.args, code, c.code, damage, out)
 		}
 	}
 }

@@ -218,6 +218,10 @@ type OutsideError struct {
 	// is damaged there (which, at what byte, what is lost), rather than
 	// no recorder having written since.
 	Damage string
+	// Unread, when set, names the record's first or last segment that
+	// cannot be read at all (Reader.Unreadable): the span is then only
+	// the names of files that hold nothing of it.
+	Unread string
 }
 
 func (e *OutsideError) Error() string {
@@ -227,6 +231,9 @@ func (e *OutsideError) Error() string {
 	st := Stamps(e.At, e.From, e.To)
 	at, to := st[0], st[2]
 	span := fmt.Sprintf("the record covers %s to %s", st[1], to)
+	if e.Unread != "" {
+		span += "; but the record is damaged (" + e.Unread + ")"
+	}
 	if !e.Now.IsZero() {
 		return fmt.Sprintf("%s is in the future (it is %s now); %s", fmtTime(e.At), fmtTime(e.Now), span)
 	}
@@ -308,6 +315,40 @@ func (r *Reader) readOf(i int, skipCkpt, lazy bool) *segRead {
 	return sr
 }
 
+// unreadable says why a segment as read holds nothing to start from (it
+// cannot be read, or its checkpoint cannot), and whether it does not.
+func (sr *segRead) unreadable() (why string, bad bool) {
+	switch {
+	case sr.err != nil:
+		return sr.err.Error(), true
+	case sr.data.Checkpoint != nil:
+		return "", false
+	case sr.data.Damage != "":
+		return sr.data.Damage, true
+	}
+	return "cannot be read", true
+}
+
+// Unreadable names the record's first and last segments where they hold
+// nothing to read, as history's missing lines name them ("seg-….fgh: not
+// an fgtop history segment (8 bytes, shorter than its header)"), joined
+// by "; "; "" when both can be read. The record's span comes from those
+// files' names: an answer that the asked time lies outside it says this
+// too, or a record of one garbage file reads as an intact one of a
+// moment.
+func (r *Reader) Unreadable() string {
+	var out []string
+	for i, idx := range []int{0, len(r.segs) - 1} {
+		if idx < 0 || i == 1 && idx == 0 {
+			continue
+		}
+		if why, bad := r.readOf(idx, false, true).unreadable(); bad {
+			out = append(out, filepath.Base(r.segs[idx].Path)+": "+why)
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
 // Result is the answer to At.
 type Result struct {
 	Snap *model.Snapshot
@@ -385,7 +426,7 @@ func (r *Reader) AtContext(ctx context.Context, t time.Time) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		return nil, &OutsideError{At: t, From: res.From, To: to}
+		return nil, &OutsideError{At: t, From: res.From, To: to, Unread: r.Unreadable()}
 	}
 	slack := DefaultBeatEvery + 2*DefaultFlushEvery
 	// unread are the files named after the segment that answers, whose
@@ -405,13 +446,7 @@ func (r *Reader) AtContext(ctx context.Context, t time.Time) (*Result, error) {
 		if err := r.ctxErr(); err != nil {
 			return nil, err
 		}
-		if sr.err != nil || sr.data.Checkpoint == nil {
-			why := "cannot be read"
-			if sr.err != nil {
-				why = sr.err.Error()
-			} else if sr.data.Damage != "" {
-				why = sr.data.Damage
-			}
+		if why, bad := sr.unreadable(); bad {
 			res.Missing = append(res.Missing, Missing{From: sr.file.Start, To: t,
 				Why: fmt.Sprintf("segment %s: %s", filepath.Base(sr.file.Path), why)})
 			unread = append(unread, Skipped{Path: sr.file.Path, Why: why + " (named for a time the segment before it recorded through)"})

@@ -206,6 +206,15 @@ func spanCut(rd *history.Reader, from, to time.Time) (time.Time, time.Time, []st
 		if _, err := rd.At(rTo.Add(time.Hour)); errors.As(err, &oe) {
 			asked.Damage = oe.Damage
 		}
+		if asked.Damage == "" {
+			// A first or last segment that holds nothing to read (one
+			// garbage file) leaves a span of file names: say why, as
+			// history and snapshot --at do, not "covers 08:25:39 to
+			// 08:25:39" as if intact.
+			if u := rd.Unreadable(); u != "" {
+				asked.Damage = "the record is damaged (" + u + ")"
+			}
+		}
 		return from, to, nil, &asked
 	}
 	return from, to, notes, nil
