@@ -186,6 +186,17 @@ func nextPoll(phase, now time.Time, every time.Duration) time.Time {
 // Latest returns the last published snapshot (nil before the first).
 func (e *Engine) Latest() *model.Snapshot { return e.latest.Load() }
 
+// RootPaths are the scratch roots the engine follows (Options.Roots): a
+// recorder takes only a kernel file under one of them as this node's
+// (history.Options.Roots).
+func (e *Engine) RootPaths() []string {
+	paths := make([]string, len(e.opts.Roots))
+	for i, r := range e.opts.Roots {
+		paths[i] = r.Path
+	}
+	return paths
+}
+
 // Ready is closed once the initial scan of every root is published.
 func (e *Engine) Ready() <-chan struct{} { return e.ready }
 

@@ -104,12 +104,15 @@ func TestOpenRefusesAnotherNodesRecord(t *testing.T) {
 
 // TestOpenTakesItsOwnRecordUnderAnotherName: a record last named
 // otherwise whose last moment lists a kernel running on this host (its
-// resource.txt is here) is this host's under another name (serve --node,
-// a renamed host): a recorder that may take the kernels' word takes it,
-// and says so; the demo's (no vouching) and a copy of another node's
-// record (its kernels' files are not here) are refused.
+// resource.txt is here, under one of this node's scratch roots) is this
+// host's under another name (serve --node, a renamed host): a recorder
+// that may take the kernels' word takes it, and says so; the demo's (no
+// vouching), a copy of another node's record (its kernels' files are not
+// here) and a copy of a record whose kernels' files are here but outside
+// this node's roots (the demo's, running beside) are refused.
 func TestOpenTakesItsOwnRecordUnderAnotherName(t *testing.T) {
-	scratch := t.TempDir()
+	top := t.TempDir()
+	scratch := filepath.Join(top, "scratches")
 	here := filepath.Join(scratch, "0a0a0a0a-1111-4111-8111-111111111111", "config", "resource.txt")
 	if err := os.MkdirAll(filepath.Dir(here), 0o755); err != nil {
 		t.Fatal(err)
@@ -140,16 +143,23 @@ func TestOpenTakesItsOwnRecordUnderAnotherName(t *testing.T) {
 		name    string
 		path    string
 		vouch   bool
+		roots   []string
 		refused bool
 	}{
-		{"its kernel runs here", here, true, false},
-		{"its kernel runs here, no vouching (the demo)", here, false, true},
-		{"its kernel is not here (a copy)", gone, true, true},
+		{"its kernel runs here", here, true, []string{scratch}, false},
+		{"its kernel runs here, under the second root", here, true, []string{filepath.Join(top, "other"), scratch}, false},
+		{"its kernel runs here, the root unclean", here, true, []string{scratch + "/../scratches/"}, false},
+		{"its kernel runs here, no vouching (the demo)", here, false, []string{scratch}, true},
+		{"its kernel is not here (a copy)", gone, true, []string{scratch}, true},
+		{"its kernel's file is here outside the roots (a copy of the demo's record)", here, true, []string{filepath.Join(top, "other")}, true},
+		{"a root that is the kernel root's prefix string", here, true, []string{filepath.Join(top, "scratch")}, true},
+		{"a root that is the kernel directory's prefix string", here, true, []string{filepath.Join(scratch, "0a0a0a0a")}, true},
+		{"no roots", here, true, nil, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := record(t, c.path)
 			var said strings.Builder
-			rec, err := Open(Options{Dir: dir, Names: []string{"node-a.example"}, KernelsVouch: c.vouch,
+			rec, err := Open(Options{Dir: dir, Names: []string{"node-a.example"}, KernelsVouch: c.vouch, Roots: c.roots,
 				Logf: func(format string, a ...any) { said.WriteString(fmt.Sprintf(format, a...)) }})
 			if err == nil {
 				rec.Close()

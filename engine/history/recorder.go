@@ -75,12 +75,19 @@ type Options struct {
 	// them for the other node's. None: no check.
 	Names []string
 	// KernelsVouch: a kernel of the record's last moment whose
-	// resource.txt is on this host shows the record is this host's under
-	// another name (a renamed host, the name serve --node gave it), and
-	// it is taken, said through Logf. Off for the demo, whose kernels are
-	// not the host's; a copy of another node's record names kernels whose
-	// scratch directories are on that node only (their ids are UUIDs).
+	// resource.txt is on this host, under one of Roots, shows the record
+	// is this host's under another name (a renamed host, the name serve
+	// --node gave it), and it is taken, said through Logf. Off for the
+	// demo, whose kernels are not the host's; a copy of another node's
+	// record names kernels whose scratch directories are on that node
+	// only (their ids are UUIDs).
 	KernelsVouch bool
+	// Roots are this node's scratch roots (engine.Options.Roots). A
+	// kernel file elsewhere vouches for nothing: a copy of the demo's
+	// record names the demo's scratch files, which are on this host
+	// while the demo runs, and a real recorder took the demo's record
+	// for its own. None: no kernel vouches.
+	Roots []string
 }
 
 // ErrOtherNode: the directory holds another node's record.
@@ -294,11 +301,11 @@ func (r *Recorder) carry(k *model.Kernel) *model.Kernel {
 }
 
 // kernelHere is a kernel of snap whose resource.txt is a file on this
-// host ("" where none is).
-func kernelHere(snap *model.Snapshot) model.KernelID {
+// host under one of roots ("" where none is).
+func kernelHere(snap *model.Snapshot, roots []string) model.KernelID {
 	var found model.KernelID
 	snap.KernelSeq().Each(func(k *model.Kernel) {
-		if found != "" || k.Path == "" {
+		if found != "" || k.Path == "" || !underRoot(k.Path, roots) {
 			return
 		}
 		if fi, err := os.Stat(k.Path); err == nil && fi.Mode().IsRegular() {
@@ -306,6 +313,28 @@ func kernelHere(snap *model.Snapshot) model.KernelID {
 		}
 	})
 	return found
+}
+
+// underRoot says path lies inside one of roots, by whole path elements
+// (/a/bc is not under /a/b) after cleaning (/a/b/../c is not under /a/b).
+func underRoot(path string, roots []string) bool {
+	p, err := filepath.Abs(path)
+	if err != nil {
+		return false
+	}
+	for _, root := range roots {
+		if root == "" {
+			continue
+		}
+		r, err := filepath.Abs(root)
+		if err != nil {
+			continue
+		}
+		if rel, err := filepath.Rel(r, p); err == nil && rel != "." && filepath.IsLocal(rel) {
+			return true
+		}
+	}
+	return false
 }
 
 // lastState is the last state of dir's record (nil where there is none
@@ -406,7 +435,7 @@ func Open(opts Options) (*Recorder, error) {
 		if last != nil && last.Snap.Node != "" && !slices.Contains(opts.Names, last.Snap.Node) {
 			k := ""
 			if opts.KernelsVouch {
-				k = string(kernelHere(last.Snap))
+				k = string(kernelHere(last.Snap, opts.Roots))
 			}
 			if k == "" {
 				lock.Close()

@@ -39,7 +39,8 @@ func subscribeScanned(ctx context.Context, eng *engine.Engine) <-chan *model.Sna
 // Start records eng's snapshots into dir until ctx is done or the
 // returned function is called, which waits for the last write. names are
 // the names the node's snapshots go by (history.Options.Names); vouch says
-// the engine reads a real node, whose kernels the record may vouch for.
+// the engine reads a real node, whose kernels (under eng's scratch roots)
+// the record may vouch for.
 //
 // Recording is on the side: what keeps it from recording (another process
 // writing the directory, which this one then only reads; a directory
@@ -50,7 +51,7 @@ func Start(ctx context.Context, eng *engine.Engine, dir string, names []string, 
 	if dir == "" || dir == histdir.Off {
 		return func() {}
 	}
-	rec, err := history.Open(history.Options{Dir: dir, Names: names, KernelsVouch: vouch, Logf: func(format string, a ...any) {
+	rec, err := history.Open(history.Options{Dir: dir, Names: names, KernelsVouch: vouch, Roots: eng.RootPaths(), Logf: func(format string, a ...any) {
 		say(fmt.Sprintf(format, a...))
 	}})
 	if err != nil {
@@ -86,8 +87,14 @@ func refusal(err error) string {
 // record. An error opening the record is history.Open's (history.ErrLocked:
 // another process writes it; history.ErrOtherNode); the engine's is
 // "engine: ...". It returns once the last write is done, nil when it
-// stopped with ctx.
+// stopped with ctx. o.Roots, when nil, are eopts' scratch roots: the
+// kernels that may vouch for the record are this node's.
 func Record(ctx context.Context, eopts engine.Options, o history.Options, started func()) error {
+	if o.Roots == nil {
+		for _, r := range eopts.Roots {
+			o.Roots = append(o.Roots, r.Path)
+		}
+	}
 	rec, err := history.Open(o)
 	if err != nil {
 		return err
