@@ -63,7 +63,8 @@ A failing step is reported (error kind, message) and the next one runs.
 Amounts: Backend.AI drops a slot of 0 or less from a request. A negative amount would
 thus "succeed" with nothing allocated, so fgtop refuses it (exit 2), as it does an empty
 request, an amount too large for Backend.AI's 28-digit decimals, and a size that is not a
-whole number of bytes (mem=0.3k is 307.2 bytes: plan's --mem refuses it too). A 0 beside other slots
+whole number of bytes (mem=0.3k is 307.2 bytes: plan's --mem refuses it too) or an amount
+finer than the 0.001 the manager keeps of a request (cuda.shares=0.3333). A 0 beside other slots
 is normal (Backend.AI's requests carry one for every unused slot); a request of zeros only
 runs, with a warning that it allocates nothing.
 

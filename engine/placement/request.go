@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cockroachdb/apd/v3"
+
 	"github.com/fgtop/fgtop/engine/alloc"
 	"github.com/fgtop/fgtop/engine/partition"
 	"github.com/fgtop/fgtop/model"
@@ -102,8 +104,19 @@ func (s Step) CheckAmounts(types model.SlotTypes) error {
 		types = model.DefaultSlotTypes()
 	}
 	for _, e := range s.Request {
-		if err := model.CheckAmount(e.Slot, e.Amount, types.TypeOf(e.Slot) == model.SlotTypeBytes); err != nil {
+		bytes := types.TypeOf(e.Slot) == model.SlotTypeBytes
+		if err := model.CheckAmount(e.Slot, e.Amount, bytes); err != nil {
 			return fmt.Errorf("%s=%s: %w", e.Slot, e.Amount, err)
+		}
+		if bytes {
+			continue
+		}
+		// A request reaches an agent through ResourceSlot.from_user_input,
+		// which quantizes it to 0.001: a finer one (a JSON float's
+		// 0.30000000000000004) is not what the manager would send, and
+		// rounding it here would guess.
+		if q, err := e.Amount.Quantize(model.AmountExp, apd.RoundHalfEven); err == nil && !q.Equal(e.Amount) {
+			return fmt.Errorf("%s=%s: finer than the 0.001 Backend.AI keeps of a request's %s (the manager would ask %s); write that", e.Slot, e.Amount, e.Slot, q.Normalize())
 		}
 	}
 	return nil

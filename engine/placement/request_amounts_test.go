@@ -19,6 +19,12 @@ func TestCheckAmounts(t *testing.T) {
 		{"cuda.shares=1e999", "cuda.shares=1E+999: too large", false},
 		{"cuda.shares=1E-30", "cuda.shares=1E-30: below 0.001", false},
 		{"cuda.shares=0.001", "", false},
+		{"cuda.shares=0.5000", "", false},
+		// Finer than the 0.001 the manager's request keeps: refused with
+		// what it would ask, not rounded (the tour).
+		{"cuda.shares=0.333333333333333333333333", "finer than the 0.001 Backend.AI keeps of a request's cuda.shares (the manager would ask 0.333)", false},
+		{`{"cuda.shares": 0.30000000000000004}`, "(the manager would ask 0.3)", false},
+		{"cpu=1.0005", "(the manager would ask 1)", false},
 		{"mem=1", "", false},
 		{`{"cuda.shares": "-0.01"}`, "negative", false},
 		{"", "an empty request", false},
