@@ -172,6 +172,8 @@ type App struct {
 
 	pending    *model.Snapshot
 	frameArmed bool
+	// filterFlash is the flash a kept filter last said (filterKept).
+	filterFlash string
 	// adoptedAt is when the last snapshot was adopted (frame pacing).
 	adoptedAt time.Time
 	// composedAt is when the cached frame was composed; staleAt is the

@@ -54,10 +54,18 @@ func (a *App) startPrompt(m PromptMode, initial string, cancelled func()) {
 // filterKept says, in the footer's whole width, why a kept filter can
 // match nothing (a /dev: name that names no device or several), as :dev
 // says it: the kernels table's empty line is a pane wide, and cut.
+// A filter kept after it, which matches, takes that word back (it stayed
+// until the flash timed out, beside a table that now held kernels).
 func (a *App) filterKept() {
 	if e := a.Kernels.Showing.FilterErr; e != "" {
 		a.Flashf(kit.LvlWarn, e)
+		a.filterFlash = e
+		return
 	}
+	if a.filterFlash != "" && a.Flash.Text == a.filterFlash {
+		a.Flash = kit.Flash{}
+	}
+	a.filterFlash = ""
 }
 
 // FilterToExtend is a kept filter as / reopens it: with a space after it,

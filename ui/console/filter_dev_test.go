@@ -168,6 +168,18 @@ func TestFilterDevResolvesAsDev(t *testing.T) {
 	if s := screen(a); !strings.Contains(s, `no device "GPU99" on this node`) {
 		t.Errorf("/dev:GPU99: the kernels table does not say so:\n%s", s)
 	}
+	// A filter that matches, kept next, takes the word back (it stayed
+	// until the flash timed out: the tour); another flash is left alone.
+	filter("dev:" + gpus[0].Label)
+	if len(a.Kernels.Showing.Rows) == 0 || a.Flash.Text != "" {
+		t.Errorf("/dev:%s after /dev:GPU99: %d kernels, flash %q", gpus[0].Label, len(a.Kernels.Showing.Rows), a.Flash.Text)
+	}
+	filter("dev:GPU99")
+	a.Flashf(kit.LvlInfo, "something else")
+	filter("dev:" + gpus[0].Label)
+	if a.Flash.Text != "something else" {
+		t.Errorf("a kept filter took another flash: %q", a.Flash.Text)
+	}
 
 	// The common prefix of two GPUs' UUIDs names both.
 	u0, u1 := gpus[0].Dev.UUID, gpus[1].Dev.UUID
