@@ -19,5 +19,5 @@ const forceAfter = 3 * time.Second
 // process exits within forceAfter whatever the command still waits for,
 // with 128 plus the signal's number.
 func notifyStop(ctx context.Context, sigs ...os.Signal) (context.Context, context.CancelFunc) {
-	return sigstop.Notify(ctx, os.Stderr, forceAfter, os.Exit, sigs...)
+	return sigstop.Notify(ctx, sayOn(os.Stderr), forceAfter, os.Exit, sigs...)
 }

@@ -7,7 +7,6 @@ package sigstop
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"sync"
@@ -28,10 +27,11 @@ const SameSignal = 500 * time.Millisecond
 // from then on exit is called within after, whatever the command still
 // waits for (at once on a second signal, unless it is the first one again
 // within SameSignal), with 128 plus the signal's number, as a shell
-// reports a killed process; why is written to stderr. The stop function
+// reports a killed process; why is said as a line (without a program's
+// prefix: the caller's say adds its own). The stop function
 // releases the signals; once one came, the deadline stands even after
 // stop.
-func Notify(ctx context.Context, stderr io.Writer, after time.Duration, exit func(int), sigs ...os.Signal) (context.Context, context.CancelFunc) {
+func Notify(ctx context.Context, say func(line string), after time.Duration, exit func(int), sigs ...os.Signal) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(ctx)
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, sigs...)
@@ -56,7 +56,7 @@ func Notify(ctx context.Context, stderr io.Writer, after time.Duration, exit fun
 		for {
 			select {
 			case <-timer.C:
-				fmt.Fprintf(stderr, "fgtop: %s: not stopped after %s: exiting now\n", sig, after)
+				say(fmt.Sprintf("%s: not stopped after %s: exiting now", sig, after))
 			case again := <-ch:
 				if again == syscall.SIGPIPE {
 					// Every write to a closed pipe raises it: not a
@@ -66,7 +66,7 @@ func Notify(ctx context.Context, stderr io.Writer, after time.Duration, exit fun
 				if again == sig && time.Since(first) < SameSignal {
 					continue
 				}
-				fmt.Fprintf(stderr, "fgtop: %s again: exiting now\n", again)
+				say(fmt.Sprintf("%s again: exiting now", again))
 			}
 			break
 		}

@@ -24,6 +24,9 @@ func (b *lockedBuffer) Write(p []byte) (int, error) {
 	return b.b.Write(p)
 }
 
+// say is Notify's say, a line at a time.
+func (b *lockedBuffer) say(line string) { b.Write([]byte(line + "\n")) }
+
 func (b *lockedBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -55,7 +58,7 @@ func TestNotifyForcesExit(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var out lockedBuffer
 			exited := make(chan int, 1)
-			ctx, stop := Notify(context.Background(), &out, tt.after, func(code int) { exited <- code }, syscall.SIGUSR1)
+			ctx, stop := Notify(context.Background(), out.say, tt.after, func(code int) { exited <- code }, syscall.SIGUSR1)
 			defer stop()
 			if err := syscall.Kill(syscall.Getpid(), syscall.SIGUSR1); err != nil {
 				t.Fatal(err)
@@ -94,7 +97,7 @@ func TestNotifyForcesExit(t *testing.T) {
 	}
 	// Stopped before any signal: nothing happens later.
 	exited := make(chan int, 1)
-	_, stop := Notify(context.Background(), &lockedBuffer{}, 50*time.Millisecond, func(code int) { exited <- code }, syscall.SIGUSR1)
+	_, stop := Notify(context.Background(), (&lockedBuffer{}).say, 50*time.Millisecond, func(code int) { exited <- code }, syscall.SIGUSR1)
 	stop()
 	select {
 	case code := <-exited:
