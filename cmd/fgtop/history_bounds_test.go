@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -74,6 +75,92 @@ func TestRecordFirstSecond(t *testing.T) {
 		if code != exitProblem || !strings.Contains(out, want) {
 			t.Errorf("history --since 250 ms before the record: exit %d, want %d saying %q:\n%s", code, exitProblem, want, out)
 		}
+	}
+}
+
+// TestRecordLastSecond: the end fgtop prints for a record that ends part
+// way into a second (08:25:40 of 08:25:40.696) and that no recorder
+// writes any more, pasted back as --until, is the record's end for
+// history and plan --replay, as its start is for --since; before, each cut
+// the span 0.696 s short of the end. A time with a fraction after the end
+// is still after it, a stretch the record lacks.
+func TestRecordLastSecond(t *testing.T) {
+	begin := time.Now().Add(-time.Hour).Truncate(time.Second).Add(696 * time.Millisecond)
+	hist := recordAt(t, begin)
+	end := begin.Add(time.Second) // the recorder stops a second later
+	pasted := end.Local().Format("2006-01-02 15:04:05")
+
+	code, out := runCLI(t, "history", "--kernel", "k1", "--history", hist, "--until", pasted, "--json")
+	var doc struct {
+		RecordTo  string `json:"record_to"`
+		Intervals []struct {
+			To   string `json:"to"`
+			Open bool   `json:"open"`
+		} `json:"intervals"`
+		Missing []json.RawMessage `json:"missing"`
+	}
+	if err := json.NewDecoder(strings.NewReader(out)).Decode(&doc); err != nil {
+		t.Fatalf("history --until %s --json: %v:\n%s", pasted, err, out)
+	}
+	recTo, err := time.Parse(time.RFC3339Nano, doc.RecordTo)
+	if err != nil || !recTo.Equal(end) {
+		t.Fatalf("record_to %q, want the recorder's last moment %s", doc.RecordTo, end.Format(time.RFC3339Nano))
+	}
+	if code != exitOK || len(doc.Missing) != 0 || len(doc.Intervals) != 1 || doc.Intervals[0].To != doc.RecordTo || !doc.Intervals[0].Open {
+		t.Errorf("history --until %s, the record's last second: exit %d, want 0 and k1 open to the record's end %s, nothing missing:\n%s", pasted, code, doc.RecordTo, out)
+	}
+	code, out = runCLI(t, "plan", "--replay", "1h", "--until", pasted, "--history", hist, "--json")
+	var rep struct {
+		To time.Time `json:"to"`
+	}
+	if err := json.NewDecoder(strings.NewReader(out[strings.Index(out, "{"):])).Decode(&rep); err != nil {
+		t.Fatalf("plan --replay --until %s --json: %v:\n%s", pasted, err, out)
+	}
+	if !rep.To.Equal(end) || strings.Contains(out, "past the record's end") {
+		t.Errorf("plan --replay 1h --until %s: exit %d, replayed to %s, want the record's end %s:\n%s", pasted, code, rep.To.Format(time.RFC3339Nano), end.Format(time.RFC3339Nano), out)
+	}
+	code, out = runCLI(t, "snapshot", "--at", pasted, "--history", hist, "--compact")
+	if code != exitOK || !strings.Contains(out, `"k1"`) {
+		t.Errorf("snapshot --at %s, the record's last second: exit %d, want 0 and the node then:\n%s", pasted, code, out)
+	}
+
+	late := end.Add(100 * time.Millisecond).Format(time.RFC3339Nano)
+	code, out = runCLI(t, "history", "--kernel", "k1", "--history", hist, "--until", late)
+	if want := "the record ends here and no recorder has written since"; code != exitProblem || !strings.Contains(out, want) {
+		t.Errorf("history --until 100 ms after the record's end: exit %d, want %d saying %q:\n%s", code, exitProblem, want, out)
+	}
+
+	// A kernel that arrives in the last second, after the whole second
+	// pasted and before the end: the record holds it, so the answer does
+	// (the walk, which stops at --until, reads on to the end).
+	hist = t.TempDir()
+	now := begin
+	rec, err := history.Open(history.Options{Dir: hist, Clock: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, at := range []time.Time{begin, end.Add(-200 * time.Millisecond)} {
+		now = at
+		s := &model.Snapshot{Seq: uint64(i + 1), Time: at, Node: "gpu-node01"}
+		ks := []*model.Kernel{{ID: "k1", Agent: "a", State: model.KernelOK,
+			Alloc: model.Allocations{model.SlotCUDAShares: {"0": model.MustDec("0.5")}}}}
+		if i == 1 {
+			ks = append(ks, &model.Kernel{ID: "k2", Agent: "a", State: model.KernelOK,
+				Alloc: model.Allocations{model.SlotCUDAShares: {"0": model.MustDec("0.25")}}})
+		}
+		s.SetKernels(ks)
+		rec.Observe(s)
+		if err := rec.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	now = end
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	code, out = runCLI(t, "history", "--kernel", "k2", "--history", hist, "--until", pasted)
+	if code != exitOK || !strings.Contains(out, "cuda.shares=0.25") {
+		t.Errorf("history --kernel k2 --until %s, k2 arriving in the record's last second: exit %d, want 0 and k2 held:\n%s", pasted, code, out)
 	}
 }
 

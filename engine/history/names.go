@@ -127,6 +127,9 @@ func (r *Reader) withDamage(err error) error {
 // names several a *names.AmbiguousError listing them: never an empty
 // answer for a name that means nothing.
 func (r *Reader) Query(f Filter) (*HistoryResult, error) {
+	// An --until pasted from the end fgtop printed is the record's end
+	// (AtEnd): read before the walk, which stops at Until.
+	f.Until = r.untilAtEnd(f.Until)
 	if f.Device != "" {
 		return r.queryDevice(f)
 	}
@@ -251,4 +254,21 @@ func (r *Reader) queryDevice(f Filter) (*HistoryResult, error) {
 	}
 	f.Device = key.String()
 	return r.History(f)
+}
+
+// untilAtEnd is until read against the record's end (AtEnd) where no
+// recorder writes it: a recorder's end moves on. The end is read only
+// where it may fall in until's second (the last segment begins before
+// that second is over).
+func (r *Reader) untilAtEnd(until time.Time) time.Time {
+	if until.IsZero() || until.Nanosecond() != 0 || r.Active || len(r.segs) == 0 ||
+		!r.segs[len(r.segs)-1].Start.Before(until.Add(time.Second)) {
+		return until
+	}
+	_, to, err := r.Span()
+	if err != nil {
+		// The walk meets what stops the read, and says it.
+		return until
+	}
+	return AtEnd(until, to)
 }

@@ -58,3 +58,17 @@ func AtStart(t, from time.Time) time.Time {
 	}
 	return t
 }
+
+// AtEnd is t, an end of a span, read against a record that ends at to and
+// that no recorder writes any more: a time written to the whole second
+// stands for that second to its end, so one whose second the record ends
+// in, before the end, is the record's end; any other time is itself (one
+// with a fraction after the end is still after it). An operator pasting the
+// end fgtop printed, to the second, gets the whole record, not one cut
+// short by the fraction the print left off.
+func AtEnd(t, to time.Time) time.Time {
+	if t.Nanosecond() == 0 && to.After(t) && to.Sub(t) < time.Second {
+		return to
+	}
+	return t
+}

@@ -63,3 +63,29 @@ func TestAtStart(t *testing.T) {
 		t.Errorf("a second before a whole-second start: %s", got)
 	}
 }
+
+// TestAtEnd: only a time on a whole second, in the second the record ends
+// in and before the end, is read as the record's end.
+func TestAtEnd(t *testing.T) {
+	to := time.Date(2026, 12, 6, 10, 0, 5, 300e6, time.UTC)
+	sec := to.Truncate(time.Second)
+	for _, c := range []struct {
+		at   time.Time
+		want time.Time
+	}{
+		{sec, to},
+		{sec.Add(250 * time.Millisecond), sec.Add(250 * time.Millisecond)},
+		{sec.Add(400 * time.Millisecond), sec.Add(400 * time.Millisecond)},
+		{sec.Add(time.Second), sec.Add(time.Second)},
+		{sec.Add(-time.Second), sec.Add(-time.Second)},
+		{time.Time{}, time.Time{}},
+	} {
+		if got := AtEnd(c.at, to); !got.Equal(c.want) {
+			t.Errorf("AtEnd(%s): %s, want %s", c.at.Format(time.RFC3339Nano), got.Format(time.RFC3339Nano), c.want.Format(time.RFC3339Nano))
+		}
+	}
+	// A record that ends on a whole second: that second is its end.
+	if got := AtEnd(sec, sec); !got.Equal(sec) {
+		t.Errorf("a whole-second end: %s", got)
+	}
+}

@@ -181,6 +181,11 @@ func spanCut(rd *history.Reader, from, to time.Time) (time.Time, time.Time, []st
 	// A start written to the second that the record begins in is its
 	// beginning, as snapshot --at and history --since read it.
 	from = history.AtStart(from, rFrom)
+	if !rd.Active {
+		// An end written to the second that the record ends in is its
+		// end, as history --until reads it (a recorder's end moves on).
+		to = history.AtEnd(to, rTo)
+	}
 	asked := OutsideError{From: from, To: to, RecordFrom: rFrom, RecordTo: rTo}
 	var notes []string
 	if from.Before(rFrom) {

@@ -106,11 +106,17 @@ type Options struct {
 // the user, for the caller to report and exit on; err is a write error.
 func Write(w io.Writer, res *history.HistoryResult, f history.Filter, o Options) (problems []string, err error) {
 	parts, asJSON, active := res.Partitions, o.JSON, o.Active
-	ivs := history.CutToSpan(res.Intervals, f)
 	recTo := res.To
 	if res.RecordTo.After(recTo) {
 		recTo = res.RecordTo
 	}
+	// An --until written to the second that a record no recorder writes
+	// any more ends in is its end (history.AtEnd), as the query read it:
+	// not a span cut short by the fraction the printed end left off.
+	if !f.Until.IsZero() && !active {
+		f.Until = history.AtEnd(f.Until, recTo)
+	}
+	ivs := history.CutToSpan(res.Intervals, f)
 	// A --since written to the second that the record begins in is its
 	// beginning (history.AtStart), as snapshot --at reads it.
 	since := f.Since
