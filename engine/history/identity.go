@@ -11,16 +11,20 @@ import (
 // identity is who a kernel is: its agent, session, owner and project.
 // The agent writes resource.txt first and recovery.json (the owner) a
 // moment later, so a kernel is often first recorded without them; what
-// it learns later is true of the whole kernel.
+// it learns later is true of the whole kernel. That includes its agent:
+// until recovery.json is read the engine takes its scratch root's agent,
+// but the record's agent_id is whose it is (several agents may share a
+// root), and one naming an agent that cannot be its leaves it no agent's.
 type identity struct {
 	Agent                  model.AgentID
 	Session, User, Project string
 }
 
-// known: the kernel's agent and recovery record are known (every
-// record names a session; its owner and project may be null, and stay
-// so). Until then what it learns is kept for the whole kernel.
-func (kh *kernelHead) known() bool { return kh.Agent != "" && kh.Session != "" }
+// known: the kernel's recovery record is known (every record names a
+// session; its owner and project may be null, and stay so), and with it
+// its agent, which may be none (a record naming an agent agent.toml does
+// not list). Until then what it learns is kept for the whole kernel.
+func (kh *kernelHead) known() bool { return kh.Session != "" }
 
 // learn keeps what kh says of its kernel's identity, over what was
 // learnt before.
@@ -33,9 +37,10 @@ func (h *histWalk) learn(kh kernelHead) {
 	h.ident[kh.ID] = id
 }
 
-// take sets what o knows over what id knows.
+// take sets what o knows over what id knows. An o that knows the
+// kernel's record knows its agent too, even when that is none.
 func (id *identity) take(o identity) {
-	if o.Agent != "" {
+	if o.Agent != "" || o.Session != "" {
 		id.Agent = o.Agent
 	}
 	if o.Session != "" {
@@ -50,8 +55,11 @@ func (id *identity) take(o identity) {
 }
 
 // fill gives iv what its kernel learnt of who it is where iv lacks it.
+// An interval from before the kernel's record was read (no session)
+// takes the record's agent over the scratch root's the engine gave it
+// then: one stay is one row, whose as recovery.json says.
 func (id identity) fill(iv *Interval) {
-	if iv.Agent == "" {
+	if iv.Agent == "" || iv.Session == "" && id.Session != "" {
 		iv.Agent = id.Agent
 	}
 	if iv.Session == "" {
@@ -167,7 +175,7 @@ func snapIdentity(k *model.Kernel) identity {
 }
 
 // complete is kernelHead.known for a snapshot's kernel.
-func (id identity) complete() bool { return id.Agent != "" && id.Session != "" }
+func (id identity) complete() bool { return id.Session != "" }
 
 // noDevice is a device filter no allocation passes: the look-ahead needs
 // a kernel's identity, not what it holds.

@@ -327,3 +327,109 @@ func seed() uint64 {
 	}
 	return n
 }
+
+// A kernel first recorded under its scratch root's agent (resource.txt
+// alone) whose recovery.json, read later, names an agent that cannot be
+// its there (one agent.toml does not list, or one whose scratch root is
+// elsewhere) is no agent's, from its first moment: recovery.json, not the
+// directory, says whose a kernel is. history lists its stay on a device as
+// one row with the agent recovery.json leaves it (none), by kernel, by
+// device and by owner; snapshot --at before the record was read keeps the
+// agent the engine attributed it to then (its totals counted it), with the
+// owner learnt later.
+func TestRecordLearntAgentIsTheWholeKernels(t *testing.T) {
+	for _, tc := range []struct {
+		name, agent string
+		// every: the recorder's CheckpointEvery; a short one puts the
+		// record's arrival in the next segment's checkpoint.
+		every time.Duration
+	}{
+		{"agent not listed", "i-stranger", 0},
+		{"agent of another root", "i-else", 0},
+		{"agent not listed learnt across a rotation", "i-stranger", 10 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, root, elsewhere := t.TempDir(), t.TempDir(), t.TempDir()
+			files := enginetest.NewFiles(t)
+			const user = "11111111-aaaa-4000-8000-000000000001"
+			kid := enginetest.KernelID(7)
+			lv := enginetest.Start(t, engine.Options{
+				Roots:     []scratch.Root{{Path: root, Agent: "i-root"}, {Path: elsewhere, Agent: "i-else"}},
+				Agents:    []model.Agent{{ID: "i-root", ScratchRoot: root}, {ID: "i-else", ScratchRoot: elsewhere}},
+				Inventory: enginetest.MockSource(t), Node: "node-id", PollEvery: 20 * time.Millisecond})
+			rec, err := Open(Options{Dir: dir, CheckpointEvery: tc.every})
+			if err != nil {
+				t.Fatal(err)
+			}
+			observe := func(what string, cond func(k *model.Kernel) error) *model.Snapshot {
+				s := lv.Wait(t, what, 10*time.Second, func(s *model.Snapshot) error {
+					for _, k := range s.Kernels() {
+						if string(k.ID) == kid {
+							return cond(k)
+						}
+					}
+					return fmt.Errorf("kernel %s not seen", kid)
+				})
+				rec.Observe(s)
+				if err := rec.Flush(); err != nil {
+					t.Fatal(err)
+				}
+				return s
+			}
+			enginetest.MustWriteKernel(t, root, kid, files.Resource(root, kid, []enginetest.Share{{Dev: "1", Amount: model.MustDec("0.3")}}))
+			before := observe("the kernel under its root's agent", func(k *model.Kernel) error {
+				if k.Agent != "i-root" || k.Record != nil || len(k.Alloc[model.SlotCUDAShares]) == 0 {
+					return fmt.Errorf("agent %q, record %v, holding %v", k.Agent, k.Record, k.Alloc)
+				}
+				return nil
+			})
+			time.Sleep(30 * time.Millisecond)
+			writeRecovery(t, root, kid, user, tc.agent)
+			after := observe("the kernel's recovery.json read", func(k *model.Kernel) error {
+				if k.Record == nil || k.Agent != "" || len(k.Alloc[model.SlotCUDAShares]) == 0 {
+					return fmt.Errorf("agent %q, record %v", k.Agent, k.Record)
+				}
+				return nil
+			})
+			if !after.Time.After(before.Time) {
+				t.Fatalf("the record was read at %s, not after %s", after.Time, before.Time)
+			}
+			rec.Close()
+			if segs, err := listSegments(dir); err != nil || tc.every > 0 && len(segs) < 2 {
+				t.Fatalf("%d segments (%v): the rotation did not happen", len(segs), err)
+			}
+
+			rd, err := OpenReader(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, q := range []struct {
+				by string
+				f  Filter
+			}{{"--kernel", Filter{Kernel: kid}}, {"--device", Filter{Device: "cuda:1"}}, {"--user", Filter{User: user}}} {
+				res, err := rd.History(q.f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var rows []string
+				for _, iv := range res.Intervals {
+					if string(iv.Kernel) == kid {
+						rows = append(rows, fmt.Sprintf("%s from %s: %s", iv.Device, iv.From.Format(time.RFC3339Nano),
+							holdingLine(iv.Amounts, iv.User, iv.Session, iv.Project, iv.Agent)))
+					}
+				}
+				if len(rows) != 1 || res.Intervals[0].Agent != "" || res.Intervals[0].User != user || !res.Intervals[0].From.Equal(before.Time) {
+					t.Errorf("history %s: want one row from %s, of %s, no agent; got\n%s", q.by, before.Time.Format(time.RFC3339Nano), user, strings.Join(rows, "\n"))
+				}
+			}
+			at, err := rd.At(before.Time)
+			if err != nil {
+				t.Fatal(err)
+			}
+			k := at.Snap.Kernel(model.KernelID(kid))
+			if k == nil || k.Agent != "i-root" || k.Record == nil || k.Record.OwnerUserID != user {
+				t.Errorf("snapshot --at before the record was read: %+v, want agent i-root and owner %s", k, user)
+			}
+		})
+	}
+}
