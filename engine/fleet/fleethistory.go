@@ -19,6 +19,7 @@ import (
 	"github.com/fgtop/fgtop/engine/history/histtext"
 	"github.com/fgtop/fgtop/engine/report"
 	"github.com/fgtop/fgtop/internal/untrusted"
+	"github.com/fgtop/fgtop/model/names"
 )
 
 // MaxHistoryBody is the longest history document read from one node: a
@@ -157,7 +158,9 @@ func (e *AmbiguousError) Error() string {
 }
 
 // notHereError is a node's refusal of a query for a name its record does
-// not know (exit status 2).
+// not know, or knows several of (exit status 2, in model/names' words:
+// the status alone is any usage error, a flag a node of another version
+// does not know among them, and that is not "the name is not here").
 type notHereError struct{ msg string }
 
 func (e *notHereError) Error() string { return e.msg }
@@ -385,7 +388,7 @@ func execAll(ctx context.Context, addr string, cfg *gossh.ClientConfig, o SSHOpt
 	switch {
 	case ctx.Err() != nil:
 		return nil, "", fmt.Errorf("no answer: %w", ctx.Err())
-	case len(out) == 0 && msg != "" && exitStatus(werr) == 2:
+	case len(out) == 0 && exitStatus(werr) == 2 && names.IsRefusal(msg):
 		return nil, "", &notHereError{msg: msg}
 	case len(out) == 0 && msg != "":
 		return nil, "", errors.New(msg)

@@ -106,3 +106,39 @@ func TestHandshakeStalled(t *testing.T) {
 		})
 	}
 }
+
+// TestHistoryNodeUsageErrorIsAProblem: a node that exits 2 with a name
+// refusal in model/names' words does not know the name (NotFound); one
+// that exits 2 with any other words (a flag a node of another version
+// does not know) is a node that did not answer the query (Problems), not
+// one where the name is not.
+func TestHistoryNodeUsageErrorIsAProblem(t *testing.T) {
+	peer := func(words string) string {
+		addr, _ := sshtest.ExecPeer(t, func(ch gossh.Channel) {
+			_, _ = ch.Stderr().Write([]byte(words + "\n"))
+			_, _ = ch.SendRequest("exit-status", false, gossh.Marshal(struct{ Status uint32 }{2}))
+			_ = ch.Close()
+		})
+		return addr
+	}
+	notHere := peer(`fgtop: no kernel "k9" in the record, which knows k1, k2`)
+	older := peer(`fgtop: unknown flag: --until`)
+	cfg := &gossh.ClientConfig{User: "t", Auth: []gossh.AuthMethod{gossh.PublicKeys(sshtest.NewKey(t).Signer)},
+		HostKeyCallback: gossh.InsecureIgnoreHostKey()} //nolint:gosec // test nodes on loopback
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	q, err := NewHistoryQuery("", "k9", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fh, err := HistoryHosts(ctx, []string{notHere, older}, cfg, SSHOptions{}, q)
+	if err != nil {
+		t.Fatalf("history: %v", err)
+	}
+	if len(fh.NotFound) != 1 || fh.NotFound[0].Node != notHere {
+		t.Errorf("not found %+v, want only %s", fh.NotFound, notHere)
+	}
+	if len(fh.Problems) != 1 || fh.Problems[0].Node != older || !strings.Contains(fh.Problems[0].Error, "unknown flag: --until") {
+		t.Errorf("problems %+v, want %s with its words", fh.Problems, older)
+	}
+}

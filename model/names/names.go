@@ -9,6 +9,7 @@ package names
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -42,6 +43,16 @@ type AmbiguousError struct {
 func (e *AmbiguousError) Error() string {
 	return fmt.Sprintf("%s %q is ambiguous: it names %s; give more of it", e.Kind, e.Name, list(e.Candidates))
 }
+
+// refusal matches the words of NotFoundError and AmbiguousError, after
+// any prefix a program puts before an error ("fgtop: history: ").
+var refusal = regexp.MustCompile(`(?:^|: )(?:no [a-z]+ "(?:[^"\\]|\\.)*"(?: in .*, which knows |: .* knows no )|[a-z]+ "(?:[^"\\]|\\.)*" is ambiguous: it names )`)
+
+// IsRefusal reports whether msg, a line another fgtop printed (a node's
+// stderr), is one of this package's errors: a name that matches nothing
+// or several. An exit status alone cannot tell it from other usage
+// errors (a flag a node of another version does not know).
+func IsRefusal(msg string) bool { return refusal.MatchString(msg) }
 
 func list(xs []string) string {
 	if len(xs) <= listMax {

@@ -129,3 +129,27 @@ func TestCould(t *testing.T) {
 		}
 	}
 }
+
+// TestIsRefusal: the words of a name that matches nothing or several,
+// as a node prints them after its prefixes, are told from every other
+// usage error a node may exit 2 with.
+func TestIsRefusal(t *testing.T) {
+	for _, c := range []struct {
+		msg  string
+		want bool
+	}{
+		{(&NotFoundError{Kind: "kernel", Name: "zz", Where: "the record", Known: []string{"k1", "k2"}}).Error(), true},
+		{"fgtop: history: " + (&NotFoundError{Kind: "user", Name: `a"b`, Where: "the record", Known: []string{"u"}}).Error(), true},
+		{"fgtop: " + (&NotFoundError{Kind: "session", Name: "s", Where: "the record"}).Error(), true},
+		{"fgtop: " + (&AmbiguousError{Kind: "device", Name: "GPU", Candidates: []string{"GPU0", "GPU1"}}).Error(), true},
+		{"fgtop: unknown flag: --kernel-prefix", false},
+		{"fgtop: history: --since: cannot read \"yesterday\" as a time", false},
+		{"fgtop: no record in /var/lib/fgtop/history: run fgtop record", false},
+		{"Error: unknown command \"history\" for \"fgtop\"", false},
+		{"", false},
+	} {
+		if got := IsRefusal(c.msg); got != c.want {
+			t.Errorf("IsRefusal(%q) = %v, want %v", c.msg, got, c.want)
+		}
+	}
+}
