@@ -103,12 +103,14 @@ type foldEnt struct {
 	// touched: its deltas name it (the builder's; not kept).
 	touched bool
 	// first: it held something in the deltas; firstAt, firstAgent,
-	// firstFA and firstSlots the first such moment.
+	// firstFA and firstSlots the first such moment, and firstBare: its
+	// recovery record was not read then (ksum.bare).
 	first      bool
 	firstAt    time.Time
 	firstAgent model.AgentID
 	firstFA    flatAlloc
 	firstSlots model.ResourceSlot
+	firstBare  bool
 	// changed: a later holding in the deltas was not within firstFA.
 	changed bool
 	// held: every amount it held in the deltas, once per slot and
@@ -302,7 +304,7 @@ func (b *foldBuilder) put(kh sessHead, t time.Time) {
 	e.holding = true
 	e.who.take(identity{Session: kh.Session, User: kh.User, Project: kh.Project})
 	if !e.first {
-		e.first, e.firstAt, e.firstAgent, e.firstFA, e.firstSlots = true, t, kh.Agent, kh.fa, kh.slots
+		e.first, e.firstAt, e.firstAgent, e.firstFA, e.firstSlots, e.firstBare = true, t, kh.Agent, kh.fa, kh.slots, kh.Session == ""
 	} else if !e.changed && !kh.fa.within(e.firstFA.toMap()) {
 		e.changed = true
 	}
@@ -446,7 +448,7 @@ func (sw *sessWalk) joinDeltas(f *segFold, e *foldEnt) {
 		if !k.started {
 			k.started = true
 			k.s = KernelSession{Kernel: e.id, Agent: e.firstAgent, From: e.firstAt, Slots: e.firstSlots}
-			k.s.Changed = e.changed
+			k.s.Changed, k.bare = e.changed, e.firstBare
 			if e.firstFA.irregular {
 				k.lazy = false
 				k.s.Alloc = cloneHeld(e.firstFA.toMap())

@@ -77,8 +77,10 @@ func (n *foldNode) slots() model.ResourceSlot {
 	return r
 }
 
+// who gives k its recovery record, whose agent may be none (one
+// agent.toml does not list there).
 func (n *foldNode) who(k *model.Kernel) {
-	k.Agent = model.AgentID([]string{"i-a", "i-b"}[n.rng.IntN(2)])
+	k.Agent = model.AgentID([]string{"i-a", "i-b", ""}[n.rng.IntN(3)])
 	k.Record = &model.KernelRecord{SessionID: fmt.Sprintf("5e55-%d", n.rng.IntN(1000)), OwnerUserID: fmt.Sprintf("user-%d", n.rng.IntN(3))}
 	if n.rng.IntN(2) == 0 {
 		k.Record.OwnerProjectID = fmt.Sprintf("proj-%d", n.rng.IntN(2))
@@ -90,6 +92,9 @@ func (n *foldNode) kernel(id model.KernelID) *model.Kernel {
 		Path: "/var/lib/backend.ai/scratches/" + string(id) + "/config/resource.txt"}
 	if n.rng.IntN(3) > 0 {
 		n.who(k)
+	} else if n.rng.IntN(2) == 0 {
+		// Its scratch root's agent, until its record is read.
+		k.Agent = "i-root"
 	}
 	return k
 }
@@ -415,6 +420,7 @@ func TestFoldsDifferentialCanFail(t *testing.T) {
 		"holding at end forgot":  func(e *foldEnt) { e.holding = false },
 		"request dropped":        func(e *foldEnt) { e.firstSlots = nil },
 		"head's request dropped": func(e *foldEnt) { e.ck.slots = nil },
+		"record at arrival said": func(e *foldEnt) { e.firstBare = false },
 	}
 	for name, brk := range breaks {
 		caught := false

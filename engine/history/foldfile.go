@@ -36,8 +36,10 @@ const (
 	// sessions.go or fold.go changes it (FGHFOLD2, ...), so that older
 	// folds are refused and their segments walked by the new rules.
 	// FGHFOLD2: the kernels' requests (SLOTS) at their heads and first
-	// holdings.
-	foldMagic = "FGHFOLD2"
+	// holdings. FGHFOLD3: a kernel is known (not pending) once its
+	// recovery record is, whatever agent that leaves it, and a first
+	// holding says whether the record was read then (firstBare).
+	foldMagic = "FGHFOLD3"
 	// foldHead: magic, segment size (uint64 LE), segment CRC-32C, body
 	// length, body CRC-32C (uint32 LE each).
 	foldHead = len(foldMagic) + 8 + 4 + 4 + 4
@@ -144,6 +146,7 @@ const (
 	feLearnt
 	feHeld
 	feSame
+	feFirstBare
 	feAll = 1<<iota - 1
 )
 
@@ -186,7 +189,8 @@ func encodeFold(f *segFold, seg []byte) []byte {
 			bit uint64
 		}{{x.inCk, feInCk}, {x.first, feFirst}, {x.changed, feChanged}, {x.conflict, feConflict}, {x.rel, feRel},
 			{x.relGone, feRelGone}, {x.present, fePresent}, {x.pending, fePending}, {x.holding, feHolding},
-			{x.who != (identity{}), feWho}, {x.learnt != (identity{}), feLearnt}, {len(held) > 0, feHeld}, {x.same, feSame}} {
+			{x.who != (identity{}), feWho}, {x.learnt != (identity{}), feLearnt}, {len(held) > 0, feHeld}, {x.same, feSame},
+			{x.firstBare, feFirstBare}} {
 			if b.on {
 				fl |= b.bit
 			}
@@ -688,7 +692,7 @@ func parseFoldBodyInto(body []byte, start time.Time, spare []foldEnt, reqs *reqC
 		}
 		x.inCk, x.first, x.changed, x.conflict = fl&feInCk != 0, fl&feFirst != 0, fl&feChanged != 0, fl&feConflict != 0
 		x.rel, x.relGone, x.present, x.pending, x.holding = fl&feRel != 0, fl&feRelGone != 0, fl&fePresent != 0, fl&fePending != 0, fl&feHolding != 0
-		x.same = fl&feSame != 0
+		x.same, x.firstBare = fl&feSame != 0, fl&feFirstBare != 0
 		if x.same && (!f.rel || !x.inCk) {
 			d.fail("an entry the walk could not have made")
 			break
@@ -740,8 +744,10 @@ func parseFoldBodyInto(body []byte, start time.Time, spare []foldEnt, reqs *reqC
 		}
 		// What the walk could never have folded: a departure or a
 		// holding of a kernel that never held, one followed nowhere
-		// that is pending or holding.
-		if (x.rel || x.holding) && !x.first && !x.same && !(x.inCk && x.ck.fa.holds()) || !x.present && (x.pending || x.holding) {
+		// that is pending or holding, a first holding's record where
+		// there was none.
+		if (x.rel || x.holding) && !x.first && !x.same && !(x.inCk && x.ck.fa.holds()) || !x.present && (x.pending || x.holding) ||
+			x.firstBare && !x.first {
 			d.fail("an entry the walk could not have made")
 			break
 		}

@@ -328,77 +328,95 @@ func seed() uint64 {
 	return n
 }
 
-// A kernel first recorded under its scratch root's agent (resource.txt
-// alone) whose recovery.json, read later, names an agent that cannot be
-// its there (one agent.toml does not list, or one whose scratch root is
-// elsewhere) is no agent's, from its first moment: recovery.json, not the
-// directory, says whose a kernel is. history lists its stay on a device as
-// one row with the agent recovery.json leaves it (none), by kernel, by
-// device and by owner; snapshot --at before the record was read keeps the
-// agent the engine attributed it to then (its totals counted it), with the
-// owner learnt later.
-func TestRecordLearntAgentIsTheWholeKernels(t *testing.T) {
-	for _, tc := range []struct {
-		name, agent string
-		// every: the recorder's CheckpointEvery; a short one puts the
-		// record's arrival in the next segment's checkpoint.
-		every time.Duration
-	}{
-		{"agent not listed", "i-stranger", 0},
-		{"agent of another root", "i-else", 0},
-		{"agent not listed learnt across a rotation", "i-stranger", 10 * time.Millisecond},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			dir, root, elsewhere := t.TempDir(), t.TempDir(), t.TempDir()
-			files := enginetest.NewFiles(t)
-			const user = "11111111-aaaa-4000-8000-000000000001"
-			kid := enginetest.KernelID(7)
-			lv := enginetest.Start(t, engine.Options{
-				Roots:     []scratch.Root{{Path: root, Agent: "i-root"}, {Path: elsewhere, Agent: "i-else"}},
-				Agents:    []model.Agent{{ID: "i-root", ScratchRoot: root}, {ID: "i-else", ScratchRoot: elsewhere}},
-				Inventory: enginetest.MockSource(t), Node: "node-id", PollEvery: 20 * time.Millisecond})
-			rec, err := Open(Options{Dir: dir, CheckpointEvery: tc.every})
-			if err != nil {
-				t.Fatal(err)
-			}
-			observe := func(what string, cond func(k *model.Kernel) error) *model.Snapshot {
-				s := lv.Wait(t, what, 10*time.Second, func(s *model.Snapshot) error {
-					for _, k := range s.Kernels() {
-						if string(k.ID) == kid {
-							return cond(k)
-						}
-					}
-					return fmt.Errorf("kernel %s not seen", kid)
-				})
-				rec.Observe(s)
-				if err := rec.Flush(); err != nil {
-					t.Fatal(err)
-				}
-				return s
-			}
-			enginetest.MustWriteKernel(t, root, kid, files.Resource(root, kid, []enginetest.Share{{Dev: "1", Amount: model.MustDec("0.3")}}))
-			before := observe("the kernel under its root's agent", func(k *model.Kernel) error {
-				if k.Agent != "i-root" || k.Record != nil || len(k.Alloc[model.SlotCUDAShares]) == 0 {
-					return fmt.Errorf("agent %q, record %v, holding %v", k.Agent, k.Record, k.Alloc)
-				}
-				return nil
-			})
-			time.Sleep(30 * time.Millisecond)
-			writeRecovery(t, root, kid, user, tc.agent)
-			after := observe("the kernel's recovery.json read", func(k *model.Kernel) error {
-				if k.Record == nil || k.Agent != "" || len(k.Alloc[model.SlotCUDAShares]) == 0 {
-					return fmt.Errorf("agent %q, record %v", k.Agent, k.Record)
-				}
-				return nil
-			})
-			if !after.Time.After(before.Time) {
-				t.Fatalf("the record was read at %s, not after %s", after.Time, before.Time)
-			}
-			rec.Close()
-			if segs, err := listSegments(dir); err != nil || tc.every > 0 && len(segs) < 2 {
-				t.Fatalf("%d segments (%v): the rotation did not happen", len(segs), err)
-			}
+// learntAgentCases are records of a kernel first recorded under its
+// scratch root's agent (resource.txt alone) whose recovery.json, read
+// later, names an agent that cannot be its there: one agent.toml does
+// not list, or one whose scratch root is elsewhere.
+var learntAgentCases = []struct {
+	name, agent string
+	// every: the recorder's CheckpointEvery; a short one puts the
+	// record's arrival in the next segment's checkpoint.
+	every time.Duration
+}{
+	{"agent not listed", "i-stranger", 0},
+	{"agent of another root", "i-else", 0},
+	{"agent not listed learnt across a rotation", "i-stranger", 10 * time.Millisecond},
+}
 
+// learntAgentRecord records, with a real engine over a real scratch tree,
+// kernel kid of user first under its root's agent i-root (before: the
+// snapshot), then with its recovery.json naming agent (after: the
+// snapshot that read it), into dir, and closes the record.
+func learntAgentRecord(t *testing.T, agent string, every time.Duration) (dir, kid, user string, before, after *model.Snapshot) {
+	t.Helper()
+	dir, root, elsewhere := t.TempDir(), t.TempDir(), t.TempDir()
+	files := enginetest.NewFiles(t)
+	user = "11111111-aaaa-4000-8000-000000000001"
+	kid = enginetest.KernelID(7)
+	lv := enginetest.Start(t, engine.Options{
+		Roots:     []scratch.Root{{Path: root, Agent: "i-root"}, {Path: elsewhere, Agent: "i-else"}},
+		Agents:    []model.Agent{{ID: "i-root", ScratchRoot: root}, {ID: "i-else", ScratchRoot: elsewhere}},
+		Inventory: enginetest.MockSource(t), Node: "node-id", PollEvery: 20 * time.Millisecond})
+	rec, err := Open(Options{Dir: dir, CheckpointEvery: every})
+	if err != nil {
+		t.Fatal(err)
+	}
+	observe := func(what string, cond func(k *model.Kernel) error) *model.Snapshot {
+		s := lv.Wait(t, what, 10*time.Second, func(s *model.Snapshot) error {
+			for _, k := range s.Kernels() {
+				if string(k.ID) == kid {
+					return cond(k)
+				}
+			}
+			return fmt.Errorf("kernel %s not seen", kid)
+		})
+		rec.Observe(s)
+		if err := rec.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	enginetest.MustWriteKernel(t, root, kid, files.Resource(root, kid, []enginetest.Share{{Dev: "1", Amount: model.MustDec("0.3")}}))
+	before = observe("the kernel under its root's agent", func(k *model.Kernel) error {
+		if k.Agent != "i-root" || k.Record != nil || len(k.Alloc[model.SlotCUDAShares]) == 0 {
+			return fmt.Errorf("agent %q, record %v, holding %v", k.Agent, k.Record, k.Alloc)
+		}
+		return nil
+	})
+	time.Sleep(30 * time.Millisecond)
+	writeRecovery(t, root, kid, user, agent)
+	after = observe("the kernel's recovery.json read", func(k *model.Kernel) error {
+		if k.Record == nil || k.Agent != "" || len(k.Alloc[model.SlotCUDAShares]) == 0 {
+			return fmt.Errorf("agent %q, record %v", k.Agent, k.Record)
+		}
+		return nil
+	})
+	if !after.Time.After(before.Time) {
+		t.Fatalf("the record was read at %s, not after %s", after.Time, before.Time)
+	}
+	// The kernel goes on holding after the record was read, so that a
+	// span may begin there.
+	time.Sleep(30 * time.Millisecond)
+	observe("the kernel still there", func(k *model.Kernel) error { return nil })
+	rec.Close()
+	if segs, err := listSegments(dir); err != nil || every > 0 && len(segs) < 2 {
+		t.Fatalf("%d segments (%v): the rotation did not happen", len(segs), err)
+	}
+	return dir, kid, user, before, after
+}
+
+// A kernel first recorded under its scratch root's agent whose
+// recovery.json, read later, names an agent that cannot be its there is
+// no agent's, from its first moment: recovery.json, not the directory,
+// says whose a kernel is. history lists its stay on a device as one row
+// with the agent recovery.json leaves it (none), by kernel, by device and
+// by owner; snapshot --at before the record was read keeps the agent the
+// engine attributed it to then (its totals counted it), with the owner
+// learnt later.
+func TestRecordLearntAgentIsTheWholeKernels(t *testing.T) {
+	for _, tc := range learntAgentCases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, kid, user, before, _ := learntAgentRecord(t, tc.agent, tc.every)
 			rd, err := OpenReader(dir)
 			if err != nil {
 				t.Fatal(err)
@@ -429,6 +447,79 @@ func TestRecordLearntAgentIsTheWholeKernels(t *testing.T) {
 			k := at.Snap.Kernel(model.KernelID(kid))
 			if k == nil || k.Agent != "i-root" || k.Record == nil || k.Record.OwnerUserID != user {
 				t.Errorf("snapshot --at before the record was read: %+v, want agent i-root and owner %s", k, user)
+			}
+		})
+	}
+}
+
+// The sessions reader (plan --replay's) says of such a kernel what the
+// interval reader says (no agent's, from the moment it was first seen,
+// over the whole record), there and over a span that begins after its
+// recovery.json was read (the stay rebased there) and one that ends
+// before (followed past the span's end), walking every segment and
+// taking the sealed ones from their folds.
+func TestSessionsLearntAgentIsTheIntervals(t *testing.T) {
+	for _, tc := range learntAgentCases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, kid, _, before, after := learntAgentRecord(t, tc.agent, tc.every)
+			rd, err := OpenReader(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, span := range []struct {
+				name         string
+				since, until time.Time
+			}{
+				{"the whole record", time.Time{}, time.Time{}},
+				{"from after the record was read", after.Time.Add(time.Millisecond), time.Time{}},
+				{"to before the record was read", time.Time{}, before.Time.Add(after.Time.Sub(before.Time) / 2)},
+			} {
+				res, err := rd.History(Filter{Since: span.since, Until: span.until, Host: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var want string
+				var from, to time.Time
+				open := false
+				for _, iv := range res.Intervals {
+					if string(iv.Kernel) != kid {
+						continue
+					}
+					if from.IsZero() || iv.From.Before(from) {
+						from, want = iv.From, string(iv.Agent)
+					}
+					if iv.To.After(to) {
+						to = iv.To
+					}
+					open = open || iv.Open
+				}
+				if from.IsZero() {
+					t.Fatalf("%s: History has no interval of %s", span.name, kid)
+				}
+				// Cut spans read what the segments they touch say (the
+				// record may be read in one History does not read): there
+				// the two readers are only to agree.
+				if span.since.IsZero() && span.until.IsZero() && (want != "" || !from.Equal(before.Time)) {
+					t.Errorf("%s: History has %s from %s under agent %q, want from %s under none", span.name, kid, from, want, before.Time)
+				}
+				for _, folds := range []bool{false, true} {
+					rd.noFolds = !folds
+					ss, err := rd.Sessions(span.since, span.until)
+					rd.noFolds = false
+					if err != nil {
+						t.Fatal(err)
+					}
+					var got []string
+					for _, s := range ss.Sessions {
+						if string(s.Kernel) == kid {
+							got = append(got, fmt.Sprintf("agent %q from %s to %s open=%v", s.Agent, s.From.Format(time.RFC3339Nano), s.To.Format(time.RFC3339Nano), s.Open))
+						}
+					}
+					w := fmt.Sprintf("agent %q from %s to %s open=%v", want, from.Format(time.RFC3339Nano), to.Format(time.RFC3339Nano), open)
+					if len(got) != 1 || got[0] != w {
+						t.Errorf("%s (folds %v, %d taken): Sessions has %s as\n%s\nHistory's intervals as\n%s", span.name, folds, ss.Folded, kid, strings.Join(got, "\n"), w)
+					}
+				}
 			}
 		})
 	}

@@ -17,7 +17,10 @@ import (
 type KernelSession struct {
 	Kernel model.KernelID
 	// Agent is the agent it held its arrival's allocation under, or, when
-	// the record did not know it yet then, the one learnt later.
+	// its recovery record was not read yet then, the one that record
+	// names, learnt later, over the scratch root's the engine gave it
+	// until then: none where it names an agent that cannot be its there
+	// (as History's intervals have it: identity.fill).
 	Agent model.AgentID
 	// Session, User and Project are the last it was known by while it
 	// held anything (learnt later where the record lacked them then).
@@ -67,6 +70,10 @@ type ksum struct {
 	holding bool
 	// who: the last identity seen while it held something.
 	who identity
+	// bare: its arrival's head lacked its recovery record (no session),
+	// so s.Agent is the scratch root's, and the record's agent, once
+	// learnt, is its session's.
+	bare bool
 	// before: since when it has held what it holds on each device, kept
 	// while the walk is before the asked span (rebase); asked: what it
 	// requested from when, there, each change of it once.
@@ -287,7 +294,7 @@ func (r *Reader) SessionsFollow(since, until time.Time, follow chan<- SessionBat
 		}
 		learnt := sw.h.ident[id]
 		s.Session, s.User, s.Project = k.who.Session, k.who.User, k.who.Project
-		if s.Agent == "" {
+		if s.Agent == "" || k.bare && learnt.Session != "" {
 			s.Agent = learnt.Agent
 		}
 		if s.Session == "" {
@@ -481,6 +488,7 @@ func (k *ksum) rebase(head *sessHead) {
 	k.s.From, k.s.Changed = start, false
 	k.lazy = false
 	k.s.Agent, k.s.Slots = head.Agent, k.askedWhen(start)
+	k.bare = head.Session == ""
 	k.asked = nil
 	k.who = identity{Session: head.Session, User: head.User, Project: head.Project}
 	k.s.Alloc = model.Allocations{}
@@ -508,7 +516,7 @@ func (k *ksum) track(prev, kh kernelHead, t time.Time) {
 	if k.before == nil {
 		k.before = map[model.DeviceKey]time.Time{}
 	}
-	who := prev.Agent != kh.Agent && prev.Agent != "" || prev.Session != kh.Session && prev.Session != "" ||
+	who := prev.Agent != kh.Agent && prev.Agent != "" && !learns(prev, kh) || prev.Session != kh.Session && prev.Session != "" ||
 		prev.User != kh.User && prev.User != "" || prev.Project != kh.Project && prev.Project != ""
 	held := map[model.DeviceKey]bool{}
 	for slot, devs := range kh.Alloc {
@@ -602,6 +610,7 @@ func (sw *sessWalk) put(kh sessHead, t time.Time, since bool) {
 	if !k.started {
 		k.started = true
 		k.s = KernelSession{Kernel: kh.ID, Agent: kh.Agent, From: t, Since: since, Slots: kh.slots}
+		k.bare = kh.Session == ""
 		if sw.inSpan {
 			sw.note(SessionNote{Kind: NoteArrive, Kernel: kh.ID, At: t, Since: since, Agent: kh.Agent, Slots: kh.slots, Seq: k.seq})
 		}
@@ -653,7 +662,7 @@ func (k *ksum) afterSpan(prevAlloc, khAlloc model.Allocations, prev, kh kernelHe
 	}
 	// Who it is learnt (from nothing) does not end them: History joins
 	// the pieces learning splits.
-	whoChanged := prev.Agent != kh.Agent && prev.Agent != "" || prev.User != kh.User && prev.User != "" ||
+	whoChanged := prev.Agent != kh.Agent && prev.Agent != "" && !learns(prev, kh) || prev.User != kh.User && prev.User != "" ||
 		prev.Session != kh.Session && prev.Session != ""
 	for key := range k.after {
 		if whoChanged || !sameOn(prevAlloc, khAlloc, key) {
@@ -665,6 +674,12 @@ func (k *ksum) afterSpan(prevAlloc, khAlloc model.Allocations, prev, kh kernelHe
 		k.s.To, k.s.Gone = t, false
 	}
 }
+
+// learns: kh is where its kernel's recovery record is first read after
+// prev. The agent it names then replaces the scratch root's the engine
+// gave it before, from its first moment (identity.fill), so History joins
+// the pieces the change split: it is not a change of who it is.
+func learns(prev, kh kernelHead) bool { return prev.Session == "" && kh.Session != "" }
 
 // sameOn: a and b hold the same amounts of every slot on device key.
 func sameOn(a, b model.Allocations, key model.DeviceKey) bool {
