@@ -219,7 +219,7 @@ func TestAgentlessNote(t *testing.T) {
 	two := []Epoch{{Agents: []model.Agent{{ID: "a"}, {ID: "b"}}}}
 	one := []Epoch{{Agents: []model.Agent{{ID: "a"}}}}
 	ss := []Session{{Kernel: "k1", Agent: "a"}, {Kernel: "k2"}, {Kernel: "k3"}}
-	if n := agentlessNote(&Record{Epochs: two, Sessions: ss}); !strings.HasPrefix(n, "2 session(s) of the record name no agent (nothing told whose they were; the first: k2)") {
+	if n := agentlessNote(&Record{Epochs: two, Sessions: ss}); !strings.HasPrefix(n, "2 session(s) of the record name no agent (no recovery.json said whose they were, or theirs named an agent agent.toml does not give their scratch root; the first: k2)") {
 		t.Errorf("two agents: %q", n)
 	}
 	if n := agentlessNote(&Record{Epochs: one, Sessions: ss}); n != "" {

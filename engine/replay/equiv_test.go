@@ -444,3 +444,91 @@ func TestTextListsTheFirstRefusals(t *testing.T) {
 		t.Errorf("a's verdict does not count all %d:\n%s", n, text)
 	}
 }
+
+// TestRecordAgentNotTheRootsIsNoAgents: a kernel first recorded under its
+// scratch root's agent whose recovery.json, read later, names an agent
+// agent.toml does not list there is no agent's in the replay, as in
+// History (recovery.json, not the directory, says whose a kernel is):
+// its session names none, and the report's notes say so, naming it,
+// rather than replaying it as the root's agent's.
+func TestRecordAgentNotTheRootsIsNoAgents(t *testing.T) {
+	for _, named := range []string{"i-stranger", "i-else"} {
+		t.Run(named, func(t *testing.T) {
+			dir, root, elsewhere := t.TempDir(), t.TempDir(), t.TempDir()
+			files := enginetest.NewFiles(t)
+			const user = "11111111-aaaa-4000-8000-000000000001"
+			kid := enginetest.KernelID(7)
+			lv := enginetest.Start(t, engine.Options{
+				Roots:     []scratch.Root{{Path: root, Agent: "i-root"}, {Path: elsewhere, Agent: "i-else"}},
+				Agents:    []model.Agent{{ID: "i-root", ScratchRoot: root}, {ID: "i-else", ScratchRoot: elsewhere}},
+				Inventory: enginetest.MockSource(t), Node: "node-id", PollEvery: 20 * time.Millisecond})
+			rec, err := history.Open(history.Options{Dir: dir})
+			if err != nil {
+				t.Fatal(err)
+			}
+			observe := func(what string, cond func(k *model.Kernel) error) {
+				s := lv.Wait(t, what, 10*time.Second, func(s *model.Snapshot) error {
+					for _, k := range s.Kernels() {
+						if string(k.ID) == kid {
+							return cond(k)
+						}
+					}
+					return fmt.Errorf("kernel %s not seen", kid)
+				})
+				rec.Observe(s)
+				if err := rec.Flush(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			enginetest.MustWriteKernel(t, root, kid, files.Resource(root, kid, []enginetest.Share{{Dev: "1", Amount: model.MustDec("0.3")}}))
+			observe("the kernel under its root's agent", func(k *model.Kernel) error {
+				if k.Agent != "i-root" || k.Record != nil {
+					return fmt.Errorf("agent %q, record %v", k.Agent, k.Record)
+				}
+				return nil
+			})
+			time.Sleep(30 * time.Millisecond)
+			writeRecovery(t, root, kid, user, named)
+			observe("the kernel's recovery.json read", func(k *model.Kernel) error {
+				if k.Record == nil || k.Agent != "" {
+					return fmt.Errorf("agent %q, record %v", k.Agent, k.Record)
+				}
+				return nil
+			})
+			time.Sleep(30 * time.Millisecond)
+			observe("the kernel still there", func(*model.Kernel) error { return nil })
+			rec.Close()
+			rd, err := history.OpenReader(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			from, to, err := rd.Span()
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameSessions(t, rd, from, to)
+			// The run fed as the record is read, whose arrival note has
+			// the root's agent, ends as the run after the read.
+			for _, every := range []int{1, 0} {
+				followedAgrees(t, "the kernel whose agent recovery.json took back", rd, from, to, Options{}, every)
+			}
+			r, err := Load(rd, from, to)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var agents []string
+			for _, s := range r.Sessions {
+				if string(s.Kernel) == kid {
+					agents = append(agents, fmt.Sprintf("%q", s.Agent))
+				}
+			}
+			if len(agents) != 1 || agents[0] != `""` {
+				t.Errorf("the replay's sessions of %s name the agents %v, want one naming none", kid, agents)
+			}
+			want := "1 session(s) of the record name no agent (no recovery.json said whose they were, or theirs named an agent agent.toml does not give their scratch root; the first: " + kid + ")"
+			if !slices.ContainsFunc(r.Notes, func(n string) bool { return strings.HasPrefix(n, want) }) {
+				t.Errorf("the replay's notes\n%s\nsay nothing of %s: want one beginning %q", strings.Join(r.Notes, "\n"), kid, want)
+			}
+		})
+	}
+}

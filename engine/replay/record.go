@@ -305,7 +305,10 @@ func (rec *Record) loadEnd(rd *history.Reader, res *history.SessionsResult) {
 }
 
 // agentlessNote says that sessions of the record name no agent on a node
-// of several, and so are routed by a guess (pick); "" when none do.
+// of several, and so are routed by a guess (pick); "" when none do. A
+// kernel has none where its recovery.json was never read and its scratch
+// root is shared, and where it names an agent that cannot be its there
+// (history's identity): both are said, the record keeps no more.
 func agentlessNote(rec *Record) string {
 	if !slices.ContainsFunc(rec.Epochs, func(e Epoch) bool { return len(e.Agents) > 1 }) {
 		return ""
@@ -323,7 +326,7 @@ func agentlessNote(rec *Record) string {
 	if n == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%d session(s) of the record name no agent (nothing told whose they were; the first: %s): each goes to the first agent that takes it then, a guess that may move under a proposal and change that agent's answer", n, first)
+	return fmt.Sprintf("%d session(s) of the record name no agent (no recovery.json said whose they were, or theirs named an agent agent.toml does not give their scratch root; the first: %s): each goes to the first agent that takes it then, a guess that may move under a proposal and change that agent's answer", n, first)
 }
 
 // stamp is a moment as the replay prints it.
