@@ -48,30 +48,45 @@ func CheckSlot(slot SlotName, known []SlotName) error {
 	return &UnknownSlotError{Slot: slot, Known: ks, Suggest: closestSlot(slot, ks)}
 }
 
-// closestSlot is the known slot at the smallest edit distance from s, when
-// that distance is small for the name's length (a typo, not another slot);
-// a case difference alone always counts as close.
+// closestSlot is Closest over slot names.
 func closestSlot(s SlotName, known []SlotName) SlotName {
-	best, bestD := SlotName(""), -1
+	ks := make([]string, len(known))
+	for i, k := range known {
+		ks[i] = string(k)
+	}
+	return SlotName(Closest(string(s), ks))
+}
+
+// Closest is the known name that s most likely misspells, "" if none is
+// close: the one at the smallest edit distance, when that distance is small
+// for the name's length (a typo, not another name); a case difference
+// alone always counts as close. fgtop's "did you mean" (slots, agent.toml
+// keys, the console's commands) all ask it, so that they agree on what a
+// typo is. known may be in any order; ties go to the first in sorted order.
+func Closest(s string, known []string) string {
+	known = slices.Clone(known)
+	slices.Sort(known)
+	best, bestD := "", -1
 	for _, k := range known {
-		if strings.EqualFold(string(k), string(s)) {
+		if strings.EqualFold(k, s) {
 			return k
 		}
-		d := EditDistance(strings.ToLower(string(s)), strings.ToLower(string(k)))
+		d := EditDistance(strings.ToLower(s), strings.ToLower(k))
 		if bestD < 0 || d < bestD {
 			best, bestD = k, d
 		}
 	}
+	// A name all of whose letters are wrong (:x for :q) is not a typo of it.
 	limit := max(1, min(3, len(s)/4))
-	if bestD >= 0 && bestD <= limit {
+	if bestD >= 0 && bestD <= limit && bestD < len(s) {
 		return best
 	}
 	// One name beginning the other ("memory" for mem, "cuda" for
-	// cuda.shares) is the slot meant, where the shorter has 3 letters or
+	// cuda.shares) is the name meant, where the shorter has 3 letters or
 	// more; known is sorted, so the first such is the answer.
-	ls := strings.ToLower(string(s))
+	ls := strings.ToLower(s)
 	for _, k := range known {
-		lk := strings.ToLower(string(k))
+		lk := strings.ToLower(k)
 		if min(len(ls), len(lk)) >= 3 && (strings.HasPrefix(ls, lk) || strings.HasPrefix(lk, ls)) {
 			return k
 		}

@@ -61,3 +61,36 @@ func FuzzCheckSlot(f *testing.F) {
 		}
 	})
 }
+
+// TestClosest: the one "did you mean" of slots, agent.toml keys and the
+// console's commands suggests a name only for a typo of it.
+func TestClosest(t *testing.T) {
+	keys := []string{"reserved-cpu", "reserved-mem", "allocation-mode", "allocation_mode", "allocations", "affinity-policy"}
+	cmds := []string{"sort", "filter", "dev", "fit", "at", "live", "span", "help", "q", "quit"}
+	for _, c := range []struct {
+		s     string
+		known []string
+		want  string
+	}{
+		{"allocaton-mode", keys, "allocation-mode"},
+		{"allocaton_mode", keys, "allocation_mode"},
+		{"ALLOCATION-MODE", keys, "allocation-mode"},
+		{"reserved-gpu", keys, "reserved-cpu"},
+		{"devises", []string{"cpu", "mem", "devices"}, "devices"},
+		{"gpu-count", keys, ""},
+		{"fitt", cmds, "fit"},
+		{"flter", cmds, "filter"},
+		{"helpp", cmds, "help"},
+		{"qq", cmds, "q"},
+		// A one-letter word all of whose letters are wrong is not a typo.
+		{"x", cmds, ""},
+		{"w", cmds, ""},
+		{"nosuch", cmds, ""},
+		{"", cmds, ""},
+		{"fit", nil, ""},
+	} {
+		if got := Closest(c.s, c.known); got != c.want {
+			t.Errorf("Closest(%q) = %q, want %q", c.s, got, c.want)
+		}
+	}
+}
