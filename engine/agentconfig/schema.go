@@ -133,6 +133,35 @@ type judge struct {
 	mode   string
 	// ids are the [[agents]] entries' own ids ("" when unset), for messages.
 	ids []string
+	// misspelt are the unknown keys that most likely misspell a key their
+	// table lacks (main only), by misspeltAt of that key: an error that
+	// the key is missing names the typo, which only warned.
+	misspelt map[string]typo
+}
+
+// typo is an unknown key close to a key its table lacks.
+type typo struct {
+	key, meant string
+	line       int
+}
+
+// misspeltAt keys judge.misspelt: the table's path and the field's name.
+func misspeltAt(path []string, field string) string {
+	return pathString(path) + "\x00" + field
+}
+
+// misspelling is what an error about the field missing from the table at
+// path adds when an unknown key there is close to it:
+// " (line 61 has devises: did you mean devices?)", or "".
+func (j *judge) misspelling(path []string, field string) string {
+	t, ok := j.misspelt[misspeltAt(path, field)]
+	if !ok {
+		return ""
+	}
+	if t.line > 0 {
+		return fmt.Sprintf(" (line %d has %s: did you mean %s?)", t.line, t.key, t.meant)
+	}
+	return fmt.Sprintf(" (the file has %s: did you mean %s?)", t.key, t.meant)
 }
 
 func (j *judge) main() bool { return j.schema == SchemaMain }
@@ -255,10 +284,15 @@ func (j *judge) fieldsQuiet(m *schemaModel, path []string, t map[string]any) map
 }
 
 // fields validates t against fs and returns the values found by field
-// name. Unknown keys warn (main only).
+// name. Unknown keys warn (main only), with the key each most likely
+// misspells.
 func (j *judge) fields(m *schemaModel, path []string, t map[string]any) map[string]any {
 	got := map[string]any{}
-	used := map[string]bool{}
+	var extra []string
+	var meant map[string]string
+	if j.main() {
+		extra, meant = j.unknownKeys(m, path, t)
+	}
 	for i := range m.fields {
 		f := &m.fields[i]
 		found := false
@@ -267,7 +301,6 @@ func (j *judge) fields(m *schemaModel, path []string, t map[string]any) map[stri
 			if !ok {
 				continue
 			}
-			used[k] = true
 			got[f.name] = v
 			j.value(f, append(slices.Clone(path), k), v)
 			found = true
@@ -275,33 +308,83 @@ func (j *judge) fields(m *schemaModel, path []string, t map[string]any) map[stri
 		}
 		if !found && f.req {
 			at := append(slices.Clone(path), f.spellings()[0])
+			hint := j.misspelling(path, f.name)
 			switch {
 			case f.kind == kModel && len(path) == 0:
-				j.failMissing(at, "the [%s] table is missing, and the agent requires it", f.spellings()[0])
+				j.failMissing(at, "the [%s] table is missing, and the agent requires it%s", f.spellings()[0], hint)
 			case f.kind == kModel:
-				j.failMissing(at, "the [%s] table is missing, and the agent requires it", pathString(at))
+				j.failMissing(at, "the [%s] table is missing, and the agent requires it%s", pathString(at), hint)
 			default:
-				j.failMissing(at, "%s is missing, and the agent requires it", f.spellings()[0])
+				j.failMissing(at, "%s is missing, and the agent requires it%s", f.spellings()[0], hint)
 			}
 		}
 	}
-	if j.main() {
-		var extra []string
-		for k := range t {
-			if !used[k] {
-				extra = append(extra, k)
+	if len(extra) > 0 {
+		where := "the top level"
+		if len(path) > 0 {
+			where = "[" + pathString(path) + "]"
+		}
+		words := slices.Clone(extra)
+		for i, k := range words {
+			if s := meant[k]; s != "" {
+				words[i] += " (did you mean " + s + "?)"
 			}
 		}
-		if len(extra) > 0 {
-			slices.Sort(extra)
-			where := "the top level"
-			if len(path) > 0 {
-				where = "[" + pathString(path) + "]"
-			}
-			j.warn(append(slices.Clone(path), extra[0]), "unknown key(s) in %s, ignored by the agent: %s", where, strings.Join(extra, ", "))
-		}
+		j.warn(append(slices.Clone(path), extra[0]), "unknown key(s) in %s, ignored by the agent: %s", where, strings.Join(words, ", "))
 	}
 	return got
+}
+
+// unknownKeys are t's keys that no field of m reads (the first spelling
+// present of each field is read), sorted, and for each one close to a
+// field's spelling (model.Closest: allocaton-mode) that spelling. A typo
+// of a field t lacks is kept in j.misspelt for the error about it missing.
+func (j *judge) unknownKeys(m *schemaModel, path []string, t map[string]any) ([]string, map[string]string) {
+	used := map[string]bool{}
+	present := map[string]bool{}
+	var known []string
+	owner := map[string]*field{}
+	for i := range m.fields {
+		f := &m.fields[i]
+		for _, k := range f.spellings() {
+			known = append(known, k)
+			owner[k] = f
+			if _, ok := t[k]; ok && !present[f.name] {
+				used[k], present[f.name] = true, true
+			}
+		}
+	}
+	var extra []string
+	for k := range t {
+		if !used[k] {
+			extra = append(extra, k)
+		}
+	}
+	slices.Sort(extra)
+	meant := map[string]string{}
+	for _, k := range extra {
+		s := model.Closest(k, known)
+		if s == "" || s == k {
+			// A second spelling of a field read under its first is
+			// not a typo.
+			continue
+		}
+		meant[k] = s
+		f := owner[s]
+		at := misspeltAt(path, f.name)
+		if _, seen := j.misspelt[at]; present[f.name] || seen {
+			continue
+		}
+		if j.misspelt == nil {
+			j.misspelt = map[string]typo{}
+		}
+		tp := typo{key: k, meant: s}
+		if j.doc != nil {
+			tp.line = j.doc.lineOfPath(append(slices.Clone(path), k))
+		}
+		j.misspelt[at] = tp
+	}
+	return extra, meant
 }
 
 // value checks one field's value.

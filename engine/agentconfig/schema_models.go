@@ -1,6 +1,7 @@
 package agentconfig
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"runtime"
@@ -756,7 +757,7 @@ func (j *judge) wholeFile(doc map[string]any, agents []map[string]any) {
 	case ModeShared, ModeAutoSplit:
 		for _, e := range eff {
 			if e.alloc != nil {
-				j.fail(e.path, "allocation tables are only allowed in manual mode, and allocation-mode is %q: remove this table or set [resource] allocation-mode = \"manual\"", j.mode)
+				j.fail(e.path, "allocation tables are only allowed in manual mode, and allocation-mode is %q: remove this table or set [resource] allocation-mode = \"manual\"%s", j.mode, j.misspelling([]string{"resource"}, "allocation_mode"))
 				return
 			}
 		}
@@ -764,11 +765,12 @@ func (j *judge) wholeFile(doc map[string]any, agents []map[string]any) {
 		var first []string
 		for i, e := range eff {
 			if e.alloc == nil {
-				where := "[resource.allocations]"
+				where, hint := "[resource.allocations]", j.misspelling([]string{"resource"}, "allocations")
 				if e.agentPath != nil {
 					where = "[agents.resource] for " + agentName(agents, i)
+					hint = cmp.Or(j.misspelling(e.agentPath, "resource"), hint)
 				}
-				j.fail(e.agentPath, "manual mode needs cpu and mem for every agent, and %s is missing", where)
+				j.fail(e.agentPath, "manual mode needs cpu and mem for every agent, and %s is missing%s", where, hint)
 				return
 			}
 			if !j.main() {
@@ -786,8 +788,15 @@ func (j *judge) wholeFile(doc map[string]any, agents []map[string]any) {
 			if i == 0 {
 				first = keys
 			} else if !slices.Equal(first, keys) {
-				j.fail(append(slices.Clone(e.path), "devices"), "every agent must list the same devices slots: %s has %s, %s has %s",
-					agentName(agents, 0), keyList(first), agentName(agents, i), keyList(keys))
+				// One with none may have misspelt the key (devises).
+				var hint string
+				for _, n := range []int{0, i} {
+					if len(table(eff[n].alloc, "devices")) == 0 {
+						hint = cmp.Or(hint, j.misspelling(eff[n].path, "devices"), j.misspelling([]string{"resource", "allocations"}, "devices"))
+					}
+				}
+				j.fail(append(slices.Clone(e.path), "devices"), "every agent must list the same devices slots: %s has %s, %s has %s%s",
+					agentName(agents, 0), keyList(first), agentName(agents, i), keyList(keys), hint)
 				return
 			}
 		}
