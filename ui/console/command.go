@@ -336,10 +336,17 @@ func (a *App) runCommand(line string) tea.Cmd {
 		}
 	}
 	examples := make([]string, len(cmds))
+	var known []string
 	for i, c := range cmds {
 		examples[i] = c.example
+		known = append(known, c.names...)
 	}
-	a.Flashf(kit.LvlWarn, "unknown command :"+f[0]+" (try "+strings.Join(examples, ", ")+")")
+	msg := "unknown command :" + f[0]
+	if near := model.Closest(f[0], known); near != "" {
+		// Before the list: a long footer cuts its end.
+		msg += "; did you mean :" + near + "?"
+	}
+	a.Flashf(kit.LvlWarn, msg+" (try "+strings.Join(examples, ", ")+")")
 	return nil
 }
 

@@ -49,3 +49,23 @@ func TestHelpSaysTheRecordsCommandsNeedOne(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownCommandDidYouMean: a typo of a command (:fitt) names the
+// command meant, as fgtop's other unknown names do; a word close to no
+// command only lists them.
+func TestUnknownCommandDidYouMean(t *testing.T) {
+	a := testApp(t, 160, 40, nil, Options{})
+	for _, c := range []struct{ line, want string }{
+		{"fitt cuda.shares=0.5", "unknown command :fitt; did you mean :fit? (try "},
+		{"flter idle", "unknown command :flter; did you mean :filter? ("},
+		{"Sort id", "unknown command :Sort; did you mean :sort? ("},
+		{"quti", "unknown command :quti; did you mean :quit? ("},
+		{"nosuch", "unknown command :nosuch (try "},
+		{"x", "unknown command :x (try "},
+	} {
+		a.runCommand(c.line)
+		if !strings.Contains(a.Flash.Text, c.want) {
+			t.Errorf(":%s: flash %q, want %q", c.line, a.Flash.Text, c.want)
+		}
+	}
+}
