@@ -36,6 +36,9 @@ func LoadStarted(rd *history.Reader, from, to time.Time, opts Options) (*Record,
 		if err != nil {
 			return nil, nil, err
 		}
+		if opts.AfterRead != nil {
+			opts.AfterRead()
+		}
 		opts.Fidelity = true
 		return rec, Start(rec, rec.AsItWas(), opts), nil
 	}

@@ -203,6 +203,10 @@ type Options struct {
 	// after it (an experiment for machines with more than two cores,
 	// where it is not measured yet).
 	Fed bool
+	// AfterRead, where set, is called between the read and the run
+	// LoadStarted starts (not fed): a one-shot query collects there
+	// (gcpolicy.ReadDone), the read's scaffolding being garbage.
+	AfterRead func()
 }
 
 // Printed is how many disagreements, and refusals of each agent, the

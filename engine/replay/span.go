@@ -66,7 +66,8 @@ func (e *SpanError) Empty() bool {
 }
 
 // LoadSpan reads the record's sessions of [from, to) from the history
-// directory dir (Load, the heap readied for it). A record that cannot be opened is the reader's
+// directory dir (Load, the heap readied for it and collected once after
+// it: gcpolicy.ReadDone). A record that cannot be opened is the reader's
 // error; one that cannot be replayed over the span, a *SpanError.
 func LoadSpan(dir string, from, to time.Time) (*Record, error) {
 	rd, err := openDir(dir)
@@ -77,6 +78,7 @@ func LoadSpan(dir string, from, to time.Time) (*Record, error) {
 	if err != nil {
 		return nil, &SpanError{Dir: dir, Err: err}
 	}
+	gcpolicy.ReadDone()
 	return rec, nil
 }
 
@@ -86,6 +88,9 @@ func LoadSpanStarted(dir string, from, to time.Time, opts Options) (*Record, *Pe
 	rd, err := openDir(dir)
 	if err != nil {
 		return nil, nil, err
+	}
+	if opts.AfterRead == nil {
+		opts.AfterRead = gcpolicy.ReadDone
 	}
 	rec, p, err := LoadStarted(rd, from, to, opts)
 	if err != nil {
