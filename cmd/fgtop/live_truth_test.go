@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
@@ -283,13 +284,53 @@ func TestSnapshotBlindRoot(t *testing.T) {
 func TestScratchRootNamesAConfigAgent(t *testing.T) {
 	n := newNode(t)
 	code, stdout, stderr := runFgtop(t, n.args("snapshot", "--alloc-map", "--scratch-root", "i-zz="+n.roots[agentB])...)
-	if code != exitBadUsage || stdout != "" || !strings.Contains(stderr, `names no agent "i-zz"; its agents are `+agentA+", "+agentB) {
+	if code != exitBadUsage || stdout != "" || !strings.Contains(stderr, `unknown agent 'i-zz'; the config's agents are: `+agentA+", "+agentB) {
 		t.Errorf("an unknown agent: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	for _, root := range []string{agentB + "=" + n.roots[agentB], n.roots[agentB]} {
 		if code, stdout, _ := runFgtop(t, n.args("snapshot", "--alloc-map", "--scratch-root", root)...); code != 0 || !strings.HasPrefix(stdout, "{") {
 			t.Errorf("--scratch-root %s: exit %d", root, code)
 		}
+	}
+}
+
+// TestScratchRootNamesAConfigAgentPartition: the partition commands scan
+// the node their own way (nodeopen.Scan), and took an unknown AGENT as a
+// new agent: its kernels were judged against no partition, so check said
+// ok and apply and rollback wrote past the live-kernel guard, exit 0.
+// Each must refuse it as snapshot does (exit 2), leaving the file as it
+// was; the config's own agent, or a bare DIR, is still taken.
+func TestScratchRootNamesAConfigAgentPartition(t *testing.T) {
+	n := newNode(t)
+	// A rollback needs an apply to undo.
+	code, out := runCLI(t, n.args("apply", "--move", "cuda:"+gpu3+"="+agentB, "--yes")...)
+	wantCode(t, code, exitOK, out)
+	applied := n.current(t)
+	bad := []string{"--scratch-root", "i-zz=" + n.roots[agentB]}
+	want := "--scratch-root i-zz=" + n.roots[agentB] + ": unknown agent 'i-zz'; the config's agents are: " + agentA + ", " + agentB + " (" + n.config + ")"
+	move := []string{"--move", "cuda:" + gpu3 + "=" + agentA}
+	for _, tt := range []struct {
+		name string
+		args []string
+	}{
+		{"check", n.draftCheck(bad...)},
+		{"plan", n.args("plan", append(move, bad...)...)},
+		{"apply", n.args("apply", append(append(move, "--yes"), bad...)...)},
+		{"apply --force", n.args("apply", append(append(move, "--yes", "--force"), bad...)...)},
+		{"rollback", n.args("rollback", append([]string{"--yes"}, bad...)...)},
+		{"rollback --force", n.args("rollback", append([]string{"--yes", "--force"}, bad...)...)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out := runCLI(t, tt.args...)
+			wantCode(t, code, exitBadUsage, out, want)
+			if !bytes.Equal(n.current(t), applied) {
+				t.Fatalf("%s wrote the file", tt.name)
+			}
+		})
+	}
+	for _, root := range []string{agentB + "=" + n.roots[agentB], n.roots[agentB]} {
+		code, out := runCLI(t, n.draftCheck("--scratch-root", root)...)
+		wantCode(t, code, exitOK, out)
 	}
 }
 

@@ -504,7 +504,13 @@ Exit status: 0 restored, 1 refused or failed (nothing written), 2 bad usage, 3 r
 			ctx, stop := signalContext(cmd)
 			defer stop()
 			var j partition.RestoreJudgement
-			if cfg, snap, roots, err := nodeState(ctx, &src, "rollback"); err != nil {
+			var bad *nodeopen.InputError
+			if cfg, snap, roots, err := nodeState(ctx, &src, "rollback"); errors.As(err, &bad) {
+				// A flag's bad value (an unknown agent in --scratch-root
+				// AGENT=DIR) is the caller's mistake, not a node that
+				// cannot be judged: --force does not pass it.
+				return err
+			} else if err != nil {
 				j = partition.JudgeRestoreUnscanned(config, err, force)
 			} else {
 				j = partition.JudgeRestore(top, cfg, snap, len(roots.Blind), force)

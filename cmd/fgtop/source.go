@@ -102,7 +102,8 @@ func (f *sourceFlags) sourceErr(err error) error {
 	case errors.As(err, &de):
 		return f.deviceErr(de.Err)
 	case errors.As(err, &ie):
-		return usageErr("%v", err)
+		// %w: rollback tells a flag's bad value from a node it cannot scan.
+		return usageErr("%w", err)
 	}
 	return err
 }

@@ -71,7 +71,7 @@ func TestCheckRootAgents(t *testing.T) {
 	}{
 		{"a0=/x", ""},
 		{"/x/zz", ""},
-		{"a9=/x", `agent.toml names no agent "a9"; its agents are a0, a1`},
+		{"a9=/x", `--scratch-root a9=/x: unknown agent 'a9'; the config's agents are: a0, a1 (agent.toml)`},
 	} {
 		roots, err := ParseRoots([]string{tt.val})
 		if err != nil {

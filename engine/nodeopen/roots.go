@@ -52,7 +52,9 @@ func CheckRootAgents(vals []string, roots []scratch.Root, agents []model.Agent, 
 		if !strings.Contains(v, "=") || slices.Contains(ids, string(roots[i].Agent)) {
 			continue
 		}
-		return inputErr("--scratch-root %s: %s names no agent %q; its agents are %s", v, config, roots[i].Agent, strings.Join(ids, ", "))
+		// In --slot's words (partition.Draft), naming the file the
+		// agents come from.
+		return inputErr("--scratch-root %s: unknown agent '%s'; the config's agents are: %s (%s)", v, roots[i].Agent, strings.Join(ids, ", "), config)
 	}
 	return nil
 }

@@ -15,13 +15,20 @@ import (
 // config's when given and its device source. The roots that cannot be
 // read or do not exist are returned, each said on s.Warn: the kernels
 // under them are unseen, so what the snapshot says they hold is not the
-// node's truth. The device source is closed before Scan returns.
+// node's truth. A --scratch-root AGENT=DIR whose AGENT cfg does not have
+// is an *InputError (CheckRootAgents). The device source is closed before
+// Scan returns.
 func Scan(ctx context.Context, s Settings, cfg *agentconfig.Config) (*model.Snapshot, Unseen, error) {
 	opts := engine.ScanOptions(cfg)
 	opts.Node, _ = os.Hostname()
 	if len(s.ScratchRoots) > 0 {
 		parsed, err := ParseRoots(s.ScratchRoots)
 		if err != nil {
+			return nil, Unseen{}, err
+		}
+		// As Open does: a typo in AGENT made a new agent of DIR's
+		// kernels, leaving the agent that runs them none to be judged by.
+		if err := CheckRootAgents(s.ScratchRoots, parsed, opts.Agents, cfg.Path); err != nil {
 			return nil, Unseen{}, err
 		}
 		opts.Roots = parsed

@@ -16,7 +16,8 @@ import (
 // TestScan: one snapshot of a real scratch tree on the mock's devices,
 // the config's roots replaced by --scratch-root's; a root that does not
 // exist is said and returned; a bad root or device file is the caller's
-// (an *InputError, a *DeviceError), with nothing scanned.
+// (an *InputError, a *DeviceError), with nothing scanned; so is a root
+// named for an agent the config does not have.
 func TestScan(t *testing.T) {
 	dir := t.TempDir()
 	root := filepath.Join(dir, "i-a")
@@ -39,7 +40,13 @@ func TestScan(t *testing.T) {
 		err     func(error) bool
 	}{
 		{"the root given", []string{"i-a=" + root}, mockFile, 1, 0, nil},
-		{"the root given and one gone", []string{"i-a=" + root, "i-b=" + filepath.Join(dir, "gone")}, mockFile, 1, 1, nil},
+		{"the root given and one gone", []string{"i-a=" + root, filepath.Join(dir, "gone")}, mockFile, 1, 1, nil},
+		// The kernels under root were the made-up agent's, judged
+		// against no partition: check said ok, apply skipped its guard.
+		{"a root of an agent the config lacks", []string{"i-zz=" + root}, mockFile, 0, 0, func(err error) bool {
+			var e *InputError
+			return errors.As(err, &e) && strings.Contains(err.Error(), "unknown agent 'i-zz'; the config's agents are: i-a")
+		}},
 		{"a bad root", []string{"=" + root}, mockFile, 0, 0, func(err error) bool { var e *InputError; return errors.As(err, &e) }},
 		{"a device file gone", []string{root}, filepath.Join(dir, "none.toml"), 0, 0, func(err error) bool { var e *DeviceError; return errors.As(err, &e) }},
 	} {
