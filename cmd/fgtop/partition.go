@@ -290,12 +290,13 @@ func stdinIsTerminal(in io.Reader) bool {
 }
 
 // confirm asks on the terminal (prompt.Confirm); without one, --yes is
-// required (exit 2); an answer other than yes is exit 1.
-func confirm(cmd *cobra.Command, yes bool, question string) error {
+// required (exit 2); an answer other than yes is exit 1, and so is ctx
+// ending (signalContext's Ctrl-C or SIGTERM) while it asks.
+func confirm(ctx context.Context, cmd *cobra.Command, yes bool, question string) error {
 	if yes {
 		return nil
 	}
-	err := prompt.Confirm(cmd.InOrStdin(), cmd.OutOrStdout(), stdinIsTerminal(cmd.InOrStdin()), question)
+	err := prompt.Confirm(ctx, cmd.InOrStdin(), cmd.OutOrStdout(), stdinIsTerminal(cmd.InOrStdin()), question)
 	switch {
 	case errors.Is(err, prompt.ErrNoTerminal):
 		return usageErr("%w", err)
@@ -424,7 +425,7 @@ written), 2 an invalid plan or bad usage, 3 applied but --restart-cmd failed.
 			if h, held := partition.DraftHolder(p.Config); held {
 				fmt.Fprintln(cmd.ErrOrStderr(), partition.DraftStaleNote(h))
 			}
-			if err := confirm(cmd, yes, fmt.Sprintf("apply %d change(s) to %s?", len(p.Edits), p.Config)); err != nil {
+			if err := confirm(ctx, cmd, yes, fmt.Sprintf("apply %d change(s) to %s?", len(p.Edits), p.Config)); err != nil {
 				return err
 			}
 			res, err := partition.Apply(p, partition.ApplyOptions{Actor: agentconfig.LocalOperator(), Force: force})
@@ -522,7 +523,7 @@ Exit status: 0 restored, 1 refused or failed (nothing written), 2 bad usage, 3 r
 			if j.Refusal != "" {
 				return &exitError{code: exitProblem, err: errors.New(j.Refusal)}
 			}
-			if err := confirm(cmd, yes, fmt.Sprintf("restore %s?", config)); err != nil {
+			if err := confirm(ctx, cmd, yes, fmt.Sprintf("restore %s?", config)); err != nil {
 				return err
 			}
 			res, err := agentconfig.Rollback(agentconfig.RollbackRequest{Path: config, Actor: agentconfig.LocalOperator(), Force: force})

@@ -5,6 +5,7 @@ package prompt
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -22,12 +23,33 @@ var ErrNotConfirmed = errors.New("not confirmed: nothing written")
 // tty says whether in is a terminal; without one it asks nothing and is
 // ErrNoTerminal (cron's /dev/null read an empty answer as no, a pipe's
 // "y" would confirm what nobody saw).
-func Confirm(in io.Reader, out io.Writer, tty bool, question string) error {
+//
+// ctx ending is a no, at once: the commands end ctx on Ctrl-C and
+// SIGTERM, which they catch, so a prompt that only read in kept waiting
+// and took the next line typed as the answer. The read is left behind;
+// the caller is on its way out.
+func Confirm(ctx context.Context, in io.Reader, out io.Writer, tty bool, question string) error {
 	if !tty {
 		return ErrNoTerminal
 	}
+	if ctx.Err() != nil {
+		return ErrNotConfirmed
+	}
 	fmt.Fprintf(out, "%s [y/N] ", question)
-	line, _ := bufio.NewReader(in).ReadString('\n')
+	answer := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(in).ReadString('\n')
+		answer <- line
+	}()
+	var line string
+	select {
+	case line = <-answer:
+	case <-ctx.Done():
+		// The terminal echoed ^C after the question: what follows
+		// starts a line of its own.
+		fmt.Fprintln(out)
+		return ErrNotConfirmed
+	}
 	switch strings.ToLower(strings.TrimSpace(line)) {
 	case "y", "yes":
 		return nil

@@ -1,9 +1,12 @@
 package prompt
 
 import (
+	"context"
 	"errors"
+	"io"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestConfirm(t *testing.T) {
@@ -25,7 +28,7 @@ func TestConfirm(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var out strings.Builder
-			err := Confirm(strings.NewReader(tt.answer), &out, tt.tty, "apply 2 change(s) to agent.toml?")
+			err := Confirm(context.Background(), strings.NewReader(tt.answer), &out, tt.tty, "apply 2 change(s) to agent.toml?")
 			if !errors.Is(err, tt.want) || (err == nil) != (tt.want == nil) {
 				t.Errorf("error %v, want %v", err, tt.want)
 			}
@@ -33,5 +36,36 @@ func TestConfirm(t *testing.T) {
 				t.Errorf("asked %q", out.String())
 			}
 		})
+	}
+}
+
+// TestConfirmEndsWithContext: Ctrl-C and SIGTERM end the commands'
+// context while the prompt waits for a line that does not come (a
+// terminal nobody types on): the answer is no, at once, and what follows
+// starts a line of its own. The prompt read on and took the next line
+// typed as the answer.
+func TestConfirmEndsWithContext(t *testing.T) {
+	in, w := io.Pipe()
+	defer w.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	var out strings.Builder
+	done := make(chan error, 1)
+	go func() { done <- Confirm(ctx, in, &out, true, "restore agent.toml?") }()
+	time.Sleep(20 * time.Millisecond)
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrNotConfirmed) {
+			t.Errorf("error %v, want %v", err, ErrNotConfirmed)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the prompt still waits after its context ended")
+	}
+	if got := out.String(); got != "restore agent.toml? [y/N] \n" {
+		t.Errorf("wrote %q", got)
+	}
+	// Ended before it asks: nothing asked, nothing read.
+	if err := Confirm(ctx, strings.NewReader("y\n"), &out, true, "again?"); !errors.Is(err, ErrNotConfirmed) || strings.Contains(out.String(), "again?") {
+		t.Errorf("an ended context: error %v, wrote %q", err, out.String())
 	}
 }
