@@ -42,7 +42,7 @@ func TestErrorsNameWhatToDo(t *testing.T) {
 		{"devices file not found", []string{"snapshot", "--devices", missing, "--scratch-root", t.TempDir()}, exitBadUsage,
 			[]string{"--devices " + missing + ": no such file", "mock-accelerator.toml"}, []string{"stat "}},
 		{"unknown agent", []string{"plan", "--config", cfg, "--cpu", "nobody=0-3"}, exitBadUsage,
-			[]string{"unknown agent 'nobody'", "the plan is invalid"}, nil},
+			[]string{`unknown agent "nobody"`, "the plan is invalid"}, nil},
 		{"a command typed as a flag", []string{"--demo"}, exitBadUsage,
 			[]string{"unknown flag: --demo; did you mean the command `fgtop demo`?"}, nil},
 		{"flag value not a number", []string{"demo", "--seed", "abc"}, exitBadUsage,

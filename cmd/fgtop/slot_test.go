@@ -109,7 +109,7 @@ func TestApplySlot(t *testing.T) {
 		{[]string{"--slot", "i-gpu-node01-a=cuda.shres=abc"}, exitBadUsage, `unknown slot "cuda.shres": did you mean cuda.shares?`},
 		{[]string{"--slot", "i-gpu-node01-a"}, exitBadUsage, "want AGENT=SLOT=AMOUNT"},
 		{[]string{"--slot", "i-gpu-node01-a=cpu=1.5"}, exitBadUsage, "whole core count"},
-		{[]string{"--slot", "nobody=cuda.shares=1"}, exitBadUsage, "unknown agent 'nobody'"},
+		{[]string{"--slot", "nobody=cuda.shares=1"}, exitBadUsage, `unknown agent "nobody"`},
 		{[]string{"--slot", "i-gpu-node01-a=cuda.shares=3"}, exitBadUsage, "Resource slot 'cuda.shares' is over-allocated: with the other agents' amounts as they are, i-gpu-node01-a can have at most 1.50 (it is given 3), i-gpu-node01-b at most 1.00 (it is given 2.5); the agents are given 5.5 in total (i-gpu-node01-a 3 + i-gpu-node01-b 2.5)"},
 	} {
 		code, out = runCLI(t, args("apply", append(bad.args, "--yes")...)...)

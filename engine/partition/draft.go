@@ -82,7 +82,7 @@ func Draft(cur *agentconfig.Config, inv Inventory, req Request) (*agentconfig.Co
 				return i
 			}
 		}
-		fail("unknown agent '%s'; the config's agents are: %s", id, joinAgents(d.AgentIDs()))
+		fail("unknown agent %q; the config's agents are: %s", id, joinAgents(d.AgentIDs()))
 		return -1
 	}
 
@@ -99,7 +99,7 @@ func Draft(cur *agentconfig.Config, inv Inventory, req Request) (*agentconfig.Co
 		}
 		for _, a := range d.Agents {
 			if !seen[a.ID] && len(d.Agents) > 1 {
-				fail("the draft %s does not mention agent '%s'; fgtop does not remove agents", f.Path, a.ID)
+				fail("the draft %s does not mention agent %q; fgtop does not remove agents", f.Path, a.ID)
 			}
 		}
 		d.Mode = f.Mode

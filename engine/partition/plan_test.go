@@ -130,7 +130,7 @@ func TestPlan(t *testing.T) {
 			name:    "unknown agent",
 			fixture: "agent.multi-agent.device-based.toml",
 			req:     Request{Moves: []Move{{Device: "cuda:" + gpu1, Agent: "ghost"}}},
-			errors:  []string{"unknown agent 'ghost'; the config's agents are: i-gpu-node01-numa0, i-gpu-node01-numa1"},
+			errors:  []string{`unknown agent "ghost"; the config's agents are: i-gpu-node01-numa0, i-gpu-node01-numa1`},
 		},
 		{
 			name:    "cores given to two agents",
