@@ -6,6 +6,6 @@ import "os"
 
 // lockJournal is a no-op where flock does not exist; fgtop runs on Linux
 // GPU nodes.
-func lockJournal(string) (func(), error) { return func() {}, nil }
+func lockJournal(string, string) (func(), error) { return func() {}, nil }
 
 func copyOwner(string, os.FileInfo) {}

@@ -5,6 +5,7 @@ package agentconfig
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -14,15 +15,13 @@ import (
 
 // lockJournal takes an exclusive flock on the journal file (creating it),
 // so that two fgtop processes never check-and-write the config at once.
-func lockJournal(path string) (func(), error) {
+// config is the file the journal is of, for the error.
+func lockJournal(path, config string) (func(), error) {
 	// Never through a symlink: whoever may write the config's directory
 	// could otherwise make root create or lock any file.
 	f, err := safefile.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600, true)
 	if err != nil {
-		if errors.Is(err, syscall.EROFS) {
-			return nil, fmt.Errorf("cannot write beside the config: %s is on a read-only file system (the journal %s cannot be made): %w", filepath.Dir(path), filepath.Base(path), err)
-		}
-		return nil, fmt.Errorf("open journal: %w", err)
+		return nil, journalOpenError(path, config, err)
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
 		f.Close()
@@ -32,6 +31,21 @@ func lockJournal(path string) (func(), error) {
 		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 		f.Close()
 	}, nil
+}
+
+// journalOpenError says why the journal at path cannot be opened, before
+// anything is written: the operator reading it must learn that the config
+// is untouched and, for the common causes, what to do (a write without
+// sudo is the usual one; README's Permissions paragraph).
+func journalOpenError(path, config string, err error) error {
+	dir, name := filepath.Dir(path), filepath.Base(path)
+	switch {
+	case errors.Is(err, syscall.EROFS):
+		return fmt.Errorf("cannot write beside the config: %s is on a read-only file system (the journal %s cannot be made); nothing was written, %s is untouched: %w", dir, name, config, err)
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Errorf("cannot write beside the config: no permission to write in %s (the journal %s cannot be made or opened); nothing was written, %s is untouched: run fgtop as the config's owner or as root (sudo): %w", dir, name, config, err)
+	}
+	return fmt.Errorf("cannot open the journal %s; nothing was written, %s is untouched: %w", path, config, err)
 }
 
 // copyOwner gives path the owner of st when we are allowed to (root);

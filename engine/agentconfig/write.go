@@ -238,7 +238,7 @@ func begin(actor Actor, reqPath string, journal *string, hooks *Hooks) (path str
 		// Beside the real file, like the backups, whichever link names it.
 		*journal = JournalPath(path)
 	}
-	if unlock, err = lockJournal(*journal); err != nil {
+	if unlock, err = lockJournal(*journal, path); err != nil {
 		return "", nil, nil, err
 	}
 	if err = hooks.at(StepLocked); err == nil {
@@ -532,6 +532,10 @@ func readJournal(path string) (recs []JournalRecord, bad int, err error) {
 	f, err := safefile.Open(path, true)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, 0, nil
+	}
+	if errors.Is(err, fs.ErrPermission) {
+		// Root's journal is root's alone (0600): rollback without sudo.
+		return nil, 0, fmt.Errorf("read journal: %w (run fgtop as the config's owner or as root: sudo)", err)
 	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("read journal: %w", err)

@@ -1,0 +1,162 @@
+//go:build linux
+
+package agentconfig
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestJournalOpenErrorWords: whatever stops the journal from being made,
+// the operator reads that nothing was written and the config is
+// untouched; a permission error (apply without sudo) also says where it
+// needs to write and what to run it as.
+func TestJournalOpenErrorWords(t *testing.T) {
+	const config = "/etc/backend.ai/agent.toml"
+	journal := JournalPath(config)
+	open := func(errno syscall.Errno) error { return &fs.PathError{Op: "open", Path: journal, Err: errno} }
+	untouched := "nothing was written, " + config + " is untouched"
+	for _, tc := range []struct {
+		name string
+		err  error
+		want []string
+		not  []string
+	}{
+		{"no permission", open(syscall.EACCES), []string{
+			"cannot write beside the config: no permission to write in /etc/backend.ai",
+			"the journal agent.toml.fgtop-journal.jsonl cannot be made",
+			untouched, "run fgtop as the config's owner or as root (sudo)", "permission denied",
+		}, []string{"read-only"}},
+		{"not permitted", open(syscall.EPERM), []string{"no permission to write in /etc/backend.ai", untouched, "as root (sudo)"}, nil},
+		{"read-only file system", open(syscall.EROFS), []string{
+			"cannot write beside the config: /etc/backend.ai is on a read-only file system (the journal agent.toml.fgtop-journal.jsonl cannot be made)",
+			untouched,
+		}, []string{"sudo"}},
+		{"anything else", open(syscall.EIO), []string{"cannot open the journal " + journal, untouched, "input/output error"}, []string{"sudo", "read-only"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := journalOpenError(journal, config, tc.err)
+			if !errors.Is(err, tc.err.(*fs.PathError).Err) {
+				t.Errorf("%v does not wrap %v", err, tc.err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("%q\nwants %q", err, w)
+				}
+			}
+			for _, n := range tc.not {
+				if strings.Contains(err.Error(), n) {
+					t.Errorf("%q\nsays %q, which is not the cause", err, n)
+				}
+			}
+		})
+	}
+}
+
+// TestCommitWithoutWriteAccess applies as a user who may read the config
+// but not write its directory (fgtop run without sudo), then rolls back
+// with a journal it may not read: real permission
+// bits, so run as root, where they stop nothing, it re-runs itself as user
+// nobody (65534), and is skipped where that is not possible.
+func TestCommitWithoutWriteAccess(t *testing.T) {
+	if os.Geteuid() == 0 {
+		runAsNobody(t, "TestCommitWithoutWriteAccess")
+		return
+	}
+	c, next := setup(t)
+	dir := filepath.Dir(c.Path)
+	if err := os.Chmod(dir, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(dir, 0o755) })
+	_, err := Commit(CommitRequest{Path: c.Path, BaseHash: c.Hash, Data: next, Actor: operator, Now: clock()})
+	if err == nil {
+		t.Skip("permission bits do not stop this user")
+	}
+	for _, w := range []string{"no permission to write in " + dir, "nothing was written, " + c.Path + " is untouched", "as root (sudo)"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("%q\nwants %q", err, w)
+		}
+	}
+	if !errors.Is(err, fs.ErrPermission) {
+		t.Errorf("%v does not wrap the permission error", err)
+	}
+	if b, err := os.ReadFile(c.Path); err != nil || !bytes.Equal(b, c.Raw) {
+		t.Errorf("the config changed (err %v)", err)
+	}
+
+	// A journal this user may not read (root's, 0600): rollback says
+	// what to run it as.
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(JournalPath(c.Path), nil, 0); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Undoable(c.Path, "")
+	if !errors.Is(err, fs.ErrPermission) || !strings.Contains(err.Error(), "run fgtop as the config's owner or as root") {
+		t.Errorf("rollback of an unreadable journal: %v; want the permission error and what to run fgtop as", err)
+	}
+}
+
+// runAsNobody re-runs one test of this binary as uid/gid 65534, from a
+// copy in a world-readable directory (go test keeps it in a private one).
+func runAsNobody(t *testing.T, test string) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skipf("cannot find the test binary: %v", err)
+	}
+	data, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp("", "agentconfig-nobody-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	bin := filepath.Join(dir, "agentconfig.test")
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// setup reads its fixture from testdata/, which nobody may not be
+	// able to read where it is: a copy goes beside the binary.
+	const fixture = "agent.multi-agent.device-based.toml"
+	raw, err := os.ReadFile(filepath.Join("testdata", fixture))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "testdata"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "testdata", fixture), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-test.run=^"+test+"$", "-test.v", "-test.count=1")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "TMPDIR=/tmp", "HOME=/tmp")
+	outb, err := cmd.CombinedOutput()
+	out := string(outb)
+	switch {
+	case err != nil && (strings.Contains(out, "--- FAIL") || strings.Contains(out, "panic")):
+		t.Fatalf("as nobody: %v\n%s", err, out)
+	case err != nil:
+		t.Skipf("cannot run as nobody: %v\n%s", err, out)
+	case strings.Contains(out, "--- SKIP: "+test):
+		t.Skipf("skipped as nobody:\n%s", out)
+	case !strings.Contains(out, "--- PASS: "+test):
+		t.Fatalf("as nobody, the test did not pass:\n%s", out)
+	}
+	t.Logf("ran as nobody:\n%s", out)
+}
