@@ -18,6 +18,13 @@ func TestErrorsNameWhatToDo(t *testing.T) {
 	t.Setenv("BACKEND_CONFIG_FILE", "")
 	missing := filepath.Join(t.TempDir(), "nope.toml")
 	cfg := filepath.Join("..", "..", "engine", "partition", "testdata", "agent.multi-agent.device-based.toml")
+	// A node never applied to: no journal beside its config.
+	fresh := filepath.Join(t.TempDir(), "agent.toml")
+	if raw, err := os.ReadFile(cfg); err != nil {
+		t.Fatal(err)
+	} else if err := os.WriteFile(fresh, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tt := range []struct {
 		name    string
 		args    []string
@@ -39,6 +46,9 @@ func TestErrorsNameWhatToDo(t *testing.T) {
 			[]string{`--mem "a=0.3K"`, "whole number of bytes", "write e.g. 120G"}, nil},
 		{"rollback, config not found", []string{"rollback", "--config", missing, "--yes"}, exitBadUsage,
 			[]string{"no agent config at " + missing}, []string{"lstat"}},
+		{"rollback, nothing ever applied", []string{"rollback", "--config", fresh, "--yes"}, exitProblem,
+			[]string{"nothing to roll back: nothing was applied to " + fresh + " with fgtop here: there is no journal beside it (" + fresh + ".fgtop-journal.jsonl)"},
+			[]string{"records no apply"}},
 		{"devices file not found", []string{"snapshot", "--devices", missing, "--scratch-root", t.TempDir()}, exitBadUsage,
 			[]string{"--devices " + missing + ": no such file", "mock-accelerator.toml"}, []string{"stat "}},
 		{"unknown agent", []string{"plan", "--config", cfg, "--cpu", "nobody=0-3"}, exitBadUsage,

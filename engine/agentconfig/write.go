@@ -638,6 +638,15 @@ func Undoable(path, journal string) (*JournalRecord, error) {
 		}
 	}
 	if len(stack) == 0 {
+		if len(recs) == 0 && bad == 0 {
+			// No record at all: say so, rather than speak of a journal
+			// that may not even exist.
+			what := "its journal " + journal + " is empty"
+			if _, err := os.Lstat(journal); errors.Is(err, fs.ErrNotExist) {
+				what = "there is no journal beside it (" + journal + ")"
+			}
+			return nil, fmt.Errorf("%w: nothing was applied to %s with fgtop here: %s", ErrNothingToRollBack, real, what)
+		}
 		if bad > 0 {
 			return nil, fmt.Errorf("%w: the journal %s records no apply of %s still in effect that fgtop can read; %d of its line(s) cannot be read (a write torn by a crash or a full disk?), and an apply they recorded is not known: its backups (%s.fgtop-*.bak) are beside the file",
 				ErrNothingToRollBack, journal, real, bad, filepath.Base(real))

@@ -333,3 +333,36 @@ func statOf(t *testing.T, path string) os.FileInfo {
 	}
 	return st
 }
+
+// TestUndoableNothingApplied: on a config never applied to, rollback says
+// there is nothing recorded (no journal, or an empty one a refused write
+// left as its lock), not that a journal records no apply.
+func TestUndoableNothingApplied(t *testing.T) {
+	c, _ := setup(t)
+	journal := JournalPath(c.Path)
+	for _, tc := range []struct {
+		name string
+		make func()
+		want string
+	}{
+		{"no journal", func() {}, "there is no journal beside it (" + journal + ")"},
+		{"an empty journal", func() {
+			if err := os.WriteFile(journal, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}, "its journal " + journal + " is empty"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.make()
+			_, err := Undoable(c.Path, "")
+			if !errors.Is(err, ErrNothingToRollBack) {
+				t.Fatalf("%v: want ErrNothingToRollBack", err)
+			}
+			for _, w := range []string{"nothing was applied to " + c.Path + " with fgtop here", tc.want} {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("%q\nwants %q", err, w)
+				}
+			}
+		})
+	}
+}
