@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -81,12 +82,12 @@ func diskFullChild(t *testing.T, dir string) {
 	}
 	d := c.Clone()
 	d.Agents[0].Alloc.Devices["cuda"] = []model.DeviceID{"c59395cd-ac91-4cd3-a1b0-3d2568aa2d01"}
-	next, _, err := Render(c, d)
+	small, _, err := Render(c, d)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// A long comment makes the new file larger than the room left.
-	next = append(next, "\n# "+strings.Repeat("x", 64<<10)+"\n"...)
+	next := append(slices.Clip(small), "\n# "+strings.Repeat("x", 64<<10)+"\n"...)
 
 	// Fill the file system, then free two pages: enough for the journal
 	// lock and the backup of the old file, not for the new one.
@@ -104,23 +105,47 @@ func diskFullChild(t *testing.T, dir string) {
 	if !errors.Is(err, syscall.ENOSPC) || !strings.Contains(err.Error(), "write agent config") || !strings.Contains(err.Error(), "no space left on device") {
 		t.Errorf("error %q: want one that says the config write failed for lack of space (and wraps ENOSPC)", err)
 	}
-	if b, err := os.ReadFile(path); err != nil || !bytes.Equal(b, raw) {
-		t.Errorf("the config changed (err %v)", err)
-	}
-	ents, err := os.ReadDir(dir)
-	if err != nil {
+	wantUntouched(t, err, path, raw, 0,
+		"(the temp file and the backup this attempt made are removed); the journal beside it, agent.toml.fgtop-journal.jsonl, is empty: it records nothing and is harmless")
+
+	// Room for the backup and the new file, not for the journal's intent
+	// record: nothing is replaced, and the words are an operator's.
+	if err := os.Remove(filler); err != nil {
 		t.Fatal(err)
 	}
-	var names []string
-	for _, e := range ents {
-		names = append(names, e.Name())
-		if strings.Contains(e.Name(), "fgtop-tmp") {
-			t.Errorf("temp file left behind: %s", e.Name())
-		}
+	free = fill(t, filler)
+	if err := os.Truncate(filler, free-2*4096); err != nil {
+		t.Fatal(err)
 	}
-	t.Logf("directory after the failed apply: %v", names)
-	if recs, _, err := ReadJournal(JournalPath(path)); err == nil && len(recs) > 0 {
-		t.Errorf("the journal records the failed apply: %+v", recs)
+	_, err = Commit(CommitRequest{Path: c.Path, BaseHash: c.Hash, Data: small, Actor: operator, Now: clock()})
+	t.Logf("error: %v", err)
+	if !errors.Is(err, syscall.ENOSPC) || !strings.Contains(err.Error(), "cannot record the change in the journal "+JournalPath(path)+" before making it") || strings.Contains(err.Error(), "intent") {
+		t.Errorf("error %q: want one that says the change could not be journaled, in an operator's words (and wraps ENOSPC)", err)
+	}
+	wantUntouched(t, err, path, raw, 0, "(the temp file and the backup this attempt made are removed); the journal beside it")
+
+	// The same with room in the journal's last page for part of the
+	// record: the torn part is taken back, not left as a line that every
+	// later rollback cannot read.
+	pad := bytes.Repeat([]byte("\n"), 4000)
+	if err := os.WriteFile(JournalPath(path), pad, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	free = fill(t, filler)
+	if err := os.Truncate(filler, free-2*4096); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Commit(CommitRequest{Path: c.Path, BaseHash: c.Hash, Data: small, Actor: operator, Now: clock()})
+	t.Logf("error: %v", err)
+	if !errors.Is(err, syscall.ENOSPC) || !strings.Contains(err.Error(), "cannot record the change in the journal") {
+		t.Errorf("error %q: want one that says the change could not be journaled (and wraps ENOSPC)", err)
+	}
+	wantUntouched(t, err, path, raw, 0, "(the temp file and the backup this attempt made are removed)")
+	if b, err := os.ReadFile(JournalPath(path)); err != nil || !bytes.Equal(b, pad) {
+		t.Errorf("the journal is not as it was: %d bytes, %q at its end (err %v)", len(b), b[min(len(b), len(pad)):], err)
 	}
 
 	// Room again: the same apply goes through and is journaled once.
@@ -137,6 +162,63 @@ func diskFullChild(t *testing.T, dir string) {
 	recs, bad, err := ReadJournal(res.Journal)
 	if err != nil || bad != 0 || len(recs) != 1 || recs[0].Result != "ok" {
 		t.Errorf("journal after the apply: %+v (bad %d, err %v)", recs, bad, err)
+	}
+
+	// A rollback on a full disk, with room for its backup of the applied
+	// file but not for the file it restores: it says the applied file
+	// stands.
+	free = fill(t, filler)
+	if err := os.Truncate(filler, free-int64(len(next)+4095)/4096*4096); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Rollback(RollbackRequest{Path: c.Path, Actor: operator, Now: clock()})
+	t.Logf("rollback error: %v", err)
+	if !errors.Is(err, syscall.ENOSPC) {
+		t.Errorf("rollback error %q: want ENOSPC", err)
+	}
+	wantUntouched(t, err, path, next, 1, "(the temp file and the backup this attempt made are removed)")
+	if strings.Contains(err.Error(), "is empty") {
+		t.Errorf("rollback error %q: the journal is not empty", err)
+	}
+}
+
+// wantUntouched checks a write that failed for lack of room: the error
+// says the config is untouched and what was cleaned up (say), the file is
+// still want, no temp file is left, backups are the wantBak there were,
+// and the journal records nothing more.
+func wantUntouched(t *testing.T, err error, path string, want []byte, wantBak int, say string) {
+	t.Helper()
+	if err == nil {
+		t.Fatal("the write succeeded on a full disk")
+	}
+	if w := "; nothing was written: " + path + " is untouched " + say; !strings.Contains(err.Error(), w) {
+		t.Errorf("error %q\nwants %q", err, w)
+	}
+	if b, err := os.ReadFile(path); err != nil || !bytes.Equal(b, want) {
+		t.Errorf("the config changed (err %v)", err)
+	}
+	ents, err := os.ReadDir(filepath.Dir(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	baks := 0
+	for _, e := range ents {
+		names = append(names, e.Name())
+		if strings.Contains(e.Name(), "fgtop-tmp") {
+			t.Errorf("temp file left behind: %s", e.Name())
+		}
+		if strings.HasSuffix(e.Name(), ".bak") {
+			baks++
+		}
+	}
+	t.Logf("directory after the failed write: %v", names)
+	if baks != wantBak {
+		t.Errorf("%d backup(s) beside the config, want %d: a failed write leaves none of its own", baks, wantBak)
+	}
+	recs, bad, err := ReadJournal(JournalPath(path))
+	if err != nil || bad != 0 || len(recs) != wantBak {
+		t.Errorf("the journal after the failed write: %+v (%d unreadable line(s), err %v); want %d record(s)", recs, bad, err, wantBak)
 	}
 }
 

@@ -272,7 +272,7 @@ func commitLocked(path string, old []byte, req CommitRequest, action string, und
 	RemoveStaleTemps(path, time.Now())
 	res.Backup, err = writeBackup(path, old, st, t)
 	if err != nil {
-		return nil, err
+		return nil, untouched(path, req.Journal, "", err)
 	}
 	if err := req.Hooks.at(StepBackup); err != nil {
 		return nil, err
@@ -284,12 +284,20 @@ func commitLocked(path string, old []byte, req CommitRequest, action string, und
 	}
 	announce := func() error {
 		if err := appendJournal(req.Journal, intent); err != nil {
-			return fmt.Errorf("journal the intent (nothing changed; backup %s): %w", res.Backup, err)
+			return fmt.Errorf("cannot record the change in the journal %s before making it: %w", req.Journal, err)
 		}
 		return nil
 	}
 	if err := replaceFile(path, req.Data, st, req.Hooks, announce); err != nil {
-		return nil, err
+		var nr *notReplaced
+		if !errors.As(err, &nr) {
+			return nil, err
+		}
+		if nr.announced {
+			// The intent is journaled and names the backup: it stays.
+			return nil, fmt.Errorf("%w; nothing was written: %s is untouched (the temp file is removed; the backup %s is a copy of it)", nr.err, path, res.Backup)
+		}
+		return nil, untouched(path, req.Journal, res.Backup, nr.err)
 	}
 
 	// Read back what is on disk now: that, not what we meant to write, is
@@ -334,6 +342,38 @@ func commitLocked(path string, old []byte, req CommitRequest, action string, und
 	}
 	return res, nil
 }
+
+// untouched is the error of a write that failed before it replaced the
+// config at path, the journal recording nothing of it. What the attempt
+// made is removed: its backup, a copy of a file that did not change, and
+// (replaceFile's part) its temp file. The journal is not: it is the lock
+// that writers wait on, and a writer that removed it could let two in at
+// once; empty, it records nothing, which the operator is told.
+func untouched(path, journal, backup string, err error) error {
+	gone := ""
+	if backup != "" {
+		gone = " (the temp file and the backup this attempt made are removed)"
+		if rerr := os.Remove(backup); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+			gone = fmt.Sprintf(" (the temp file is removed; the backup %s, a copy of it, could not be: %v)", backup, rerr)
+		}
+	}
+	empty := ""
+	if st, serr := os.Lstat(journal); serr == nil && st.Mode().IsRegular() && st.Size() == 0 {
+		empty = fmt.Sprintf("; the journal beside it, %s, is empty: it records nothing and is harmless", filepath.Base(journal))
+	}
+	return fmt.Errorf("%w; nothing was written: %s is untouched%s%s", err, path, gone, empty)
+}
+
+// notReplaced is replaceFile's failure before its rename, not a Hooks
+// stop: the config is as it was and the temp file is removed. announced
+// says whether the journal's intent record was written.
+type notReplaced struct {
+	err       error
+	announced bool
+}
+
+func (e *notReplaced) Error() string { return e.err.Error() }
+func (e *notReplaced) Unwrap() error { return e.err }
 
 // writeBackup keeps old beside path as <name>.fgtop-<UTC time>.bak, synced.
 func writeBackup(path string, old []byte, st os.FileInfo, t time.Time) (string, error) {
@@ -405,12 +445,12 @@ func writeSync(f *os.File, data []byte) error {
 // directory, synced, renamed over path, directory synced. The file keeps
 // path's permissions (and owner, when we may set it). announce runs just
 // before the rename (the journal's intent record): when it fails nothing
-// is replaced.
+// is replaced. A failure before the rename is a *notReplaced.
 func replaceFile(path string, data []byte, st os.FileInfo, hooks *Hooks, announce func() error) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".fgtop-tmp-*")
 	if err != nil {
-		return fmt.Errorf("write agent config: %w", err)
+		return &notReplaced{err: fmt.Errorf("write agent config: %w", err)}
 	}
 	tmp := f.Name()
 	crashed := false
@@ -421,12 +461,12 @@ func replaceFile(path string, data []byte, st os.FileInfo, hooks *Hooks, announc
 	}()
 	if err := f.Chmod(st.Mode().Perm()); err != nil {
 		f.Close()
-		return fmt.Errorf("write agent config: %w", err)
+		return &notReplaced{err: fmt.Errorf("write agent config: %w", err)}
 	}
 	n := len(data) / 2
 	if _, err := f.Write(data[:n]); err != nil {
 		f.Close()
-		return fmt.Errorf("write agent config: %w", err)
+		return &notReplaced{err: fmt.Errorf("write agent config: %w", err)}
 	}
 	if err := hooks.at(StepTempPartial); err != nil {
 		crashed = true // a torn temp file, left as a crash would leave it
@@ -434,7 +474,7 @@ func replaceFile(path string, data []byte, st os.FileInfo, hooks *Hooks, announc
 	}
 	if _, err := f.Write(data[n:]); err != nil {
 		f.Close()
-		return fmt.Errorf("write agent config: %w", err)
+		return &notReplaced{err: fmt.Errorf("write agent config: %w", err)}
 	}
 	if err := hooks.at(StepTempWritten); err != nil {
 		crashed = true
@@ -442,10 +482,10 @@ func replaceFile(path string, data []byte, st os.FileInfo, hooks *Hooks, announc
 	}
 	if err := f.Sync(); err != nil {
 		f.Close()
-		return fmt.Errorf("sync agent config: %w", err)
+		return &notReplaced{err: fmt.Errorf("sync agent config: %w", err)}
 	}
 	if err := f.Close(); err != nil {
-		return fmt.Errorf("write agent config: %w", err)
+		return &notReplaced{err: fmt.Errorf("write agent config: %w", err)}
 	}
 	copyOwner(tmp, st)
 	if err := hooks.at(StepTempSynced); err != nil {
@@ -454,7 +494,7 @@ func replaceFile(path string, data []byte, st os.FileInfo, hooks *Hooks, announc
 	}
 	if announce != nil {
 		if err := announce(); err != nil {
-			return err
+			return &notReplaced{err: err}
 		}
 	}
 	if err := hooks.at(StepIntent); err != nil {
@@ -462,7 +502,7 @@ func replaceFile(path string, data []byte, st os.FileInfo, hooks *Hooks, announc
 		return err
 	}
 	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("replace agent config: %w", err)
+		return &notReplaced{err: fmt.Errorf("replace agent config: %w", err), announced: announce != nil}
 	}
 	if err := hooks.at(StepRenamed); err != nil {
 		crashed = true
@@ -497,22 +537,33 @@ func appendJournal(path string, rec JournalRecord) error {
 		return err
 	}
 	line := append(b, '\n')
+	size := int64(-1)
 	// A write torn before its newline (power lost, a full disk) would
 	// otherwise take this record into its line, and both would be lost
 	// to the reader: this one starts a line of its own.
-	if st, err := f.Stat(); err == nil && st.Size() > 0 {
+	if st, err := f.Stat(); err == nil {
+		size = st.Size()
 		last := make([]byte, 1)
-		if _, err := f.ReadAt(last, st.Size()-1); err == nil && last[0] != '\n' {
-			line = append([]byte{'\n'}, line...)
+		if size > 0 {
+			if _, err := f.ReadAt(last, size-1); err == nil && last[0] != '\n' {
+				line = append([]byte{'\n'}, line...)
+			}
 		}
 	}
-	if _, err := f.Write(line); err != nil {
+	// A record that failed (a full disk) is taken back, so that it does
+	// not stay as a torn line every later rollback warns of.
+	fail := func(err error) error {
+		if size >= 0 {
+			_ = f.Truncate(size)
+		}
 		f.Close()
 		return err
 	}
+	if _, err := f.Write(line); err != nil {
+		return fail(err)
+	}
 	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
+		return fail(err)
 	}
 	return f.Close()
 }
