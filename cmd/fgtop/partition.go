@@ -493,6 +493,11 @@ Exit status: 0 restored, 1 refused or failed (nothing written), 2 bad usage, 3 r
 			}
 			out := cmd.OutOrStdout()
 			top, err := agentconfig.Undoable(config, "")
+			// Said whatever Undoable found: a skipped line may be the
+			// record of an apply or a rollback.
+			if w := agentconfig.JournalWarning(config, ""); w != "" {
+				fmt.Fprintln(cmd.ErrOrStderr(), "fgtop: warning: "+w)
+			}
 			if err != nil {
 				return &exitError{code: exitProblem, err: err}
 			}

@@ -448,6 +448,36 @@ func TestRollbackAcrossPathSpellings(t *testing.T) {
 	}
 }
 
+// TestRollbackWarnsOfAnUnreadableJournalLine: a torn line in the journal
+// does not stop the rollback, which is right, but is said, with the file
+// and the line, rather than skipped in silence.
+func TestRollbackWarnsOfAnUnreadableJournalLine(t *testing.T) {
+	n := newNode(t)
+	code, out := runCLI(t, n.args("apply", "--move", "cuda:"+gpu3+"="+agentB, "--yes")...)
+	wantCode(t, code, exitOK, out, "verified")
+	journal := n.config + ".fgtop-journal.jsonl"
+	before, err := os.ReadFile(journal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.Count(before, []byte("\n"))
+	f, err := os.OpenFile(journal, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(`{"time":"garbage`); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	code, out = runCLI(t, n.args("rollback", "--yes")...)
+	wantCode(t, code, exitOK, out, "restored: ",
+		fmt.Sprintf("fgtop: warning: the journal %s: line %d is not a record fgtop can read", journal, lines+1),
+		"it is skipped, and the apply to undo is found from the other lines")
+	if !bytes.Equal(n.current(t), n.original) {
+		t.Fatal("rollback did not restore the original bytes")
+	}
+}
+
 // TestPartitionFindsTheConfig: without --config, check, plan, apply and
 // rollback use the agent.toml Backend.AI's agent would (here through
 // $BACKEND_CONFIG_FILE, the first place it looks).

@@ -580,28 +580,35 @@ func ReadJournal(path string) (recs []JournalRecord, bad int, err error) {
 
 // readJournal returns every record, intents included.
 func readJournal(path string) (recs []JournalRecord, bad int, err error) {
+	recs, unread, err := readJournalLines(path)
+	return recs, len(unread), err
+}
+
+// readJournalLines is readJournal, with the numbers (from 1) of the lines
+// that do not parse.
+func readJournalLines(path string) (recs []JournalRecord, unread []int, err error) {
 	f, err := safefile.Open(path, true)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, 0, nil
+		return nil, nil, nil
 	}
 	if errors.Is(err, fs.ErrPermission) {
 		// Root's journal is root's alone (0600): rollback without sudo.
-		return nil, 0, fmt.Errorf("read journal: %w (run fgtop as the config's owner or as root: sudo)", err)
+		return nil, nil, fmt.Errorf("read journal: %w (run fgtop as the config's owner or as root: sudo)", err)
 	}
 	if err != nil {
-		return nil, 0, fmt.Errorf("read journal: %w", err)
+		return nil, nil, fmt.Errorf("read journal: %w", err)
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
-	for sc.Scan() {
+	for n := 1; sc.Scan(); n++ {
 		line := bytes.TrimSpace(sc.Bytes())
 		if len(line) == 0 {
 			continue
 		}
 		var r JournalRecord
 		if json.Unmarshal(line, &r) != nil {
-			bad++
+			unread = append(unread, n)
 			continue
 		}
 		// Whoever could write the journal could put anything in a name.
@@ -609,9 +616,43 @@ func readJournal(path string) (recs []JournalRecord, bad int, err error) {
 		recs = append(recs, r)
 	}
 	if err := sc.Err(); err != nil && !errors.Is(err, io.EOF) {
-		return recs, bad, fmt.Errorf("read journal: %w", err)
+		return recs, unread, fmt.Errorf("read journal: %w", err)
 	}
-	return recs, bad, nil
+	return recs, unread, nil
+}
+
+// JournalWarning is rollback's warning of the lines of the journal of
+// config (journal: "" = JournalPath of the resolved config) that fgtop
+// cannot read, and so skips:
+// a record torn by a crash or a full disk, or a hand edit. "" when every
+// line reads, or when the journal cannot be read at all (Undoable says
+// why then).
+func JournalWarning(config, journal string) string {
+	if journal == "" {
+		real, err := ResolvePath(config)
+		if err != nil {
+			return ""
+		}
+		journal = JournalPath(real)
+	}
+	_, unread, err := readJournalLines(journal)
+	if err != nil || len(unread) == 0 {
+		return ""
+	}
+	const most = 10
+	nums := make([]string, 0, most)
+	for _, n := range unread[:min(len(unread), most)] {
+		nums = append(nums, fmt.Sprint(n))
+	}
+	which, it := "line "+nums[0]+" is not a record", "it is"
+	if len(unread) > 1 {
+		which, it = "lines "+strings.Join(nums, ", "), "they are"
+		if len(unread) > most {
+			which += fmt.Sprintf(" (and %d more)", len(unread)-most)
+		}
+		which += " are not records"
+	}
+	return fmt.Sprintf("the journal %s: %s fgtop can read (a write torn by a crash or a full disk, or an edit?); %s skipped, and the apply to undo is found from the other lines", journal, which, it)
 }
 
 // RollbackRequest undoes the last apply still in effect.

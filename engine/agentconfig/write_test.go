@@ -366,3 +366,35 @@ func TestUndoableNothingApplied(t *testing.T) {
 		})
 	}
 }
+
+// TestJournalWarning names the journal and each line it cannot read,
+// counted as an editor counts them (blank lines too), and at most ten.
+func TestJournalWarning(t *testing.T) {
+	c, _ := setup(t)
+	journal := JournalPath(c.Path)
+	rec := `{"time":"2026-11-21T10:15:01Z","action":"apply","config":"` + c.Path + `"}`
+	for _, tc := range []struct {
+		name, text, want string
+	}{
+		{"every line reads", rec + "\n\n" + rec + "\n", ""},
+		{"one torn", rec + "\n" + `{"time":"garbage`, "the journal " + journal + ": line 2 is not a record fgtop can read (a write torn by a crash or a full disk, or an edit?); it is skipped"},
+		{"two, after a blank line", "x\n\n" + rec + "\ny\n", ": lines 1, 4 are not records fgtop can read (a write torn by a crash or a full disk, or an edit?); they are skipped"},
+		{"many", strings.Repeat("x\n", 12), ": lines 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 (and 2 more) are not records"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := os.WriteFile(journal, []byte(tc.text), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			got := JournalWarning(c.Path, "")
+			if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
+				t.Errorf("%q\nwants %q", got, tc.want)
+			}
+		})
+	}
+	if err := os.Remove(journal); err != nil {
+		t.Fatal(err)
+	}
+	if got := JournalWarning(c.Path, ""); got != "" {
+		t.Errorf("no journal: %q, want no warning", got)
+	}
+}
