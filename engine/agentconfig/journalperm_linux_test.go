@@ -22,7 +22,7 @@ func TestJournalOpenErrorWords(t *testing.T) {
 	const config = "/etc/backend.ai/agent.toml"
 	journal := JournalPath(config)
 	open := func(errno syscall.Errno) error { return &fs.PathError{Op: "open", Path: journal, Err: errno} }
-	untouched := "nothing was written, " + config + " is untouched"
+	untouched := "nothing was written: " + config + " is untouched"
 	for _, tc := range []struct {
 		name string
 		err  error
@@ -80,7 +80,7 @@ func TestCommitWithoutWriteAccess(t *testing.T) {
 	if err == nil {
 		t.Skip("permission bits do not stop this user")
 	}
-	for _, w := range []string{"no permission to write in " + dir, "nothing was written, " + c.Path + " is untouched", "as root (sudo)"} {
+	for _, w := range []string{"no permission to write in " + dir, "nothing was written: " + c.Path + " is untouched", "as root (sudo)"} {
 		if !strings.Contains(err.Error(), w) {
 			t.Errorf("%q\nwants %q", err, w)
 		}

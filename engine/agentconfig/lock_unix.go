@@ -41,11 +41,11 @@ func journalOpenError(path, config string, err error) error {
 	dir, name := filepath.Dir(path), filepath.Base(path)
 	switch {
 	case errors.Is(err, syscall.EROFS):
-		return fmt.Errorf("cannot write beside the config: %s is on a read-only file system (the journal %s cannot be made); nothing was written, %s is untouched: %w", dir, name, config, err)
+		return fmt.Errorf("cannot write beside the config: %s is on a read-only file system (the journal %s cannot be made); nothing was written: %s is untouched: %w", dir, name, config, err)
 	case errors.Is(err, fs.ErrPermission):
-		return fmt.Errorf("cannot write beside the config: no permission to write in %s (the journal %s cannot be made or opened); nothing was written, %s is untouched: run fgtop as the config's owner or as root (sudo): %w", dir, name, config, err)
+		return fmt.Errorf("cannot write beside the config: no permission to write in %s (the journal %s cannot be made or opened); nothing was written: %s is untouched; run fgtop as the config's owner or as root (sudo): %w", dir, name, config, err)
 	}
-	return fmt.Errorf("cannot open the journal %s; nothing was written, %s is untouched: %w", path, config, err)
+	return fmt.Errorf("cannot open the journal %s; nothing was written: %s is untouched: %w", path, config, err)
 }
 
 // copyOwner gives path the owner of st when we are allowed to (root);
