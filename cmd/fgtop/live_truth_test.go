@@ -284,7 +284,7 @@ func TestSnapshotBlindRoot(t *testing.T) {
 func TestScratchRootNamesAConfigAgent(t *testing.T) {
 	n := newNode(t)
 	code, stdout, stderr := runFgtop(t, n.args("snapshot", "--alloc-map", "--scratch-root", "i-zz="+n.roots[agentB])...)
-	if code != exitBadUsage || stdout != "" || !strings.Contains(stderr, `unknown agent 'i-zz'; the config's agents are: `+agentA+", "+agentB) {
+	if code != exitBadUsage || stdout != "" || !strings.Contains(stderr, `unknown agent "i-zz"; the config's agents are: `+agentA+", "+agentB) {
 		t.Errorf("an unknown agent: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	for _, root := range []string{agentB + "=" + n.roots[agentB], n.roots[agentB]} {
@@ -307,7 +307,7 @@ func TestScratchRootNamesAConfigAgentPartition(t *testing.T) {
 	wantCode(t, code, exitOK, out)
 	applied := n.current(t)
 	bad := []string{"--scratch-root", "i-zz=" + n.roots[agentB]}
-	want := "--scratch-root i-zz=" + n.roots[agentB] + ": unknown agent 'i-zz'; the config's agents are: " + agentA + ", " + agentB + " (" + n.config + ")"
+	want := "--scratch-root i-zz=" + n.roots[agentB] + ": unknown agent \"i-zz\"; the config's agents are: " + agentA + ", " + agentB + " (" + n.config + ")"
 	move := []string{"--move", "cuda:" + gpu3 + "=" + agentA}
 	for _, tt := range []struct {
 		name string

@@ -71,7 +71,7 @@ func TestCheckRootAgents(t *testing.T) {
 	}{
 		{"a0=/x", ""},
 		{"/x/zz", ""},
-		{"a9=/x", `--scratch-root a9=/x: unknown agent 'a9'; the config's agents are: a0, a1 (agent.toml)`},
+		{"a9=/x", `--scratch-root a9=/x: unknown agent "a9"; the config's agents are: a0, a1 (agent.toml)`},
 	} {
 		roots, err := ParseRoots([]string{tt.val})
 		if err != nil {

@@ -54,7 +54,7 @@ func CheckRootAgents(vals []string, roots []scratch.Root, agents []model.Agent, 
 		}
 		// In --slot's words (partition.Draft), naming the file the
 		// agents come from.
-		return inputErr("--scratch-root %s: unknown agent '%s'; the config's agents are: %s (%s)", v, roots[i].Agent, strings.Join(ids, ", "), config)
+		return inputErr("--scratch-root %s: unknown agent %q; the config's agents are: %s (%s)", v, roots[i].Agent, strings.Join(ids, ", "), config)
 	}
 	return nil
 }

@@ -45,7 +45,7 @@ func TestScan(t *testing.T) {
 		// against no partition: check said ok, apply skipped its guard.
 		{"a root of an agent the config lacks", []string{"i-zz=" + root}, mockFile, 0, 0, func(err error) bool {
 			var e *InputError
-			return errors.As(err, &e) && strings.Contains(err.Error(), "unknown agent 'i-zz'; the config's agents are: i-a")
+			return errors.As(err, &e) && strings.Contains(err.Error(), "unknown agent \"i-zz\"; the config's agents are: i-a")
 		}},
 		{"a bad root", []string{"=" + root}, mockFile, 0, 0, func(err error) bool { var e *InputError; return errors.As(err, &e) }},
 		{"a device file gone", []string{root}, filepath.Join(dir, "none.toml"), 0, 0, func(err error) bool { var e *DeviceError; return errors.As(err, &e) }},
