@@ -252,7 +252,9 @@ func (s *state) addAgent(a model.Agent) {
 func (s *state) setInventory(inv *inventory.Inventory) {
 	old := s.inv
 	s.inv = inv
-	changed := old == nil || len(old.Devices) != len(inv.Devices)
+	// A source's health changes what is judged on the same devices: the
+	// mock's guessed mode confirmed once its settings are read.
+	changed := old == nil || len(old.Devices) != len(inv.Devices) || old.Source.Health != inv.Source.Health
 	if !changed {
 		for i := range inv.Devices {
 			if old.Devices[i].Key() != inv.Devices[i].Key() || !old.Devices[i].Capacity.Equal(inv.Devices[i].Capacity) ||
@@ -948,7 +950,7 @@ func (s *state) checkDevice(a *devAcc) {
 			out = append(out, iss)
 		default:
 			d := &s.inv.Devices[i]
-			if total := sumHeld(a.held); !d.CapacityUnknown && d.Capacity.Less(total) {
+			if total := sumHeld(a.held); !d.CapacityUnknown && !partition.GuessedHeld(s.inv.Source, d, a.held) && d.Capacity.Less(total) {
 				if sev := a.overSeverity(d.Capacity); sev == model.SevWarning {
 					shared = &sharedCore{held: total, capacity: d.Capacity, agents: a.agentList()}
 				} else {
@@ -1169,7 +1171,9 @@ func (s *state) checkKernel(id model.KernelID, ks *kstate) {
 	k := ks.pub
 	if s.inv != nil && s.inv.SlotTypes != nil && !knownSlots(ks.contrib, s.inv.SlotTypes) {
 		for _, slot := range sortedSlots(ks.contrib) {
-			if _, ok := s.inv.SlotTypes[slot]; ok {
+			if _, ok := s.inv.SlotTypes[slot]; ok || partition.Guessed(s.inv.Source, slot) {
+				// A slot of the mode fgtop only guessed may well be
+				// the one the agent's plugin registers.
 				continue
 			}
 			for _, v := range ks.contrib[slot] {

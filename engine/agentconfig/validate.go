@@ -287,6 +287,11 @@ func (c *Config) UnknownSlots(devices []model.Device) []string {
 func (c *Config) SlotTyposBlind() []string {
 	common := []model.SlotName{model.SlotCUDAShares, model.SlotCUDADevice}
 	return c.slotWarnings(func(a *AgentConfig, s model.SlotName) string {
+		if base, _, minor := strings.Cut(string(s), ":"); minor && slices.Contains(common, model.SlotName(base)) {
+			// A MIG slice's slot (cuda.device:10g-mig): its name begins
+			// with cuda.device, which is no typo of it.
+			return ""
+		}
 		var ue *model.UnknownSlotError
 		if err := model.CheckSlot(s, common); errors.As(err, &ue) && ue.Suggest != "" {
 			return fmt.Sprintf("agent %s: devices names %q, not a slot of the CUDA plugins (did you mean %s?); the node's accelerators are unknown here, so which slots its plugins register is not checked", a.ID, s, ue.Suggest)

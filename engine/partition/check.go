@@ -72,8 +72,10 @@ type CheckReport struct {
 	Problems     []string `json:"problems,omitempty"`
 	Warnings     []string `json:"warnings,omitempty"`
 	// LiveChecked is false when a scratch root is missing or unreadable
-	// (the kernels under it were not seen), or a kernel's file could not
-	// be read or parsed (UnreadFiles).
+	// (the kernels under it were not seen), a kernel's file could not be
+	// read or parsed (UnreadFiles), or kernels hold a slot whose capacity
+	// depends on the mock plugin's settings, which were not read (nothing
+	// is judged against the guessed ones).
 	LiveChecked bool `json:"live_state_checked"`
 	// StartupChecked is false when a manual partition's accelerator
 	// amounts could not be judged: the node's accelerators or their
@@ -201,6 +203,9 @@ func Check(cfg *agentconfig.Config, snap *model.Snapshot, unseen int, schema Sch
 			res.Failing++
 		}
 	}
+	// The mock's unread settings are said once, in UnknownNote's words
+	// with the reason, not also as the source's own warning.
+	mockWhy := MockUnread(snap)
 	for _, iss := range snap.Issues {
 		if holdingUnknown(snap, iss) {
 			rep.UnreadFiles = append(rep.UnreadFiles, iss)
@@ -227,10 +232,15 @@ func Check(cfg *agentconfig.Config, snap *model.Snapshot, unseen int, schema Sch
 		case model.IssueDriftNotOwner, model.IssueDriftUnowned, model.IssueDriftMemBeyond, model.IssueDriftCPUBeyond:
 			// Drift computes these from the config itself.
 		default:
-			if iss.Severity >= model.SevWarning {
+			if iss.Severity >= model.SevWarning && !(mockWhy != "" && isMockUnread(iss)) {
 				rep.Notes = append(rep.Notes, iss)
 			}
 		}
+	}
+	if heldGuessed(snap) {
+		// The engine left these holdings unjudged (no over-capacity, no
+		// unsupported slot): not a live state that matches.
+		rep.LiveChecked = false
 	}
 	if inv.AcceleratorsUnknown {
 		rep.Notes = append(rep.Notes, model.Issue{Severity: model.SevWarning, Code: model.IssueDeviceSource,
@@ -255,14 +265,51 @@ func Check(cfg *agentconfig.Config, snap *model.Snapshot, unseen int, schema Sch
 	case res.AccelUnchecked:
 		rep.Status = "unchecked"
 		why := "the node's accelerators or their capacities are unknown"
-		if inv.Plugin != nil && inv.Plugin.SettingsDiffer {
+		switch {
+		case inv.Plugin != nil && inv.Plugin.SettingsDiffer:
 			why = "the agents' CUDA plugin settings differ, so each registers the GPUs its own way"
+		case mockGuessed(inv.Source):
+			why = mockUnreadWords
 		}
 		res.Class, res.Reason = CheckFinding, "the agent's start-up checks on accelerator amounts were not run: "+why
+	case !rep.LiveChecked:
+		// Only heldGuessed leaves LiveChecked false here.
+		rep.Status = "unchecked"
+		res.Class, res.Reason = CheckFinding, "what the live kernels hold of the mock plugin's accelerators was not judged: "+mockUnreadWords
 	case v.DraftOnly():
 		rep.Status = "draft-only"
 	}
 	return res
+}
+
+// mockUnreadWords is check's reason when the mock plugin's settings were
+// not read; its note says why and what to pass.
+const mockUnreadWords = "the mock plugin's settings were not read from the agent's etcd"
+
+// isMockUnread reports whether iss is the mock plugin's warning that its
+// settings were not read (MockUnread's).
+func isMockUnread(iss model.Issue) bool {
+	return iss.Code == model.IssueDeviceSource && iss.Severity == model.SevWarning && iss.File == ""
+}
+
+// heldGuessed reports whether the live kernels hold something the engine
+// could not judge: a slot of the mode fgtop only guessed (Guessed) on a
+// device registered in the other one.
+func heldGuessed(snap *model.Snapshot) bool {
+	if snap == nil || !mockGuessed(snap.Source) {
+		return false
+	}
+	for i := range snap.Devices {
+		d := &snap.Devices[i]
+		u := snap.Usage[d.Key()]
+		if u == nil {
+			continue
+		}
+		if GuessedHeld(snap.Source, d, u.Held) {
+			return true
+		}
+	}
+	return false
 }
 
 // givesAccelerators reports whether some agent's allocation names an

@@ -28,6 +28,9 @@ type Inventory struct {
 	// Plugin is how the CUDA plugin was decided and where its settings
 	// came from (nil without one), for messages.
 	Plugin *model.PluginInfo
+	// mockUnread is why the mock plugin's settings were not read, as its
+	// warning says it ("" when they were, or not known).
+	mockUnread string
 }
 
 // InventoryOf takes the inventory from a snapshot.
@@ -40,7 +43,24 @@ func InventoryOf(s *model.Snapshot) Inventory {
 		// A capacity not known (plugin settings never read) is treated as
 		// an unknown accelerator set: nothing is judged against a zero;
 		// so are GPUs each agent registers with settings of its own.
-		AcceleratorsUnknown: AcceleratorsUnknown(s.Source, s.Devices, s.Plugin)}
+		AcceleratorsUnknown: AcceleratorsUnknown(s.Source, s.Devices, s.Plugin), mockUnread: MockUnread(s)}
+}
+
+// MockUnread is why the mock plugin's settings were not read, from its
+// warning in s ("the mock plugin's settings could not be read from the
+// agent's etcd (etcd at ...: connection refused ...)"); "" when they were
+// read or the warning is not in s.
+func MockUnread(s *model.Snapshot) string {
+	if s == nil || !mockGuessed(s.Source) {
+		return ""
+	}
+	for _, iss := range s.Issues {
+		if isMockUnread(iss) {
+			why, _, _ := strings.Cut(iss.Message, ": fgtop assumes")
+			return why
+		}
+	}
+	return ""
 }
 
 // AcceleratorsUnknown is Inventory.AcceleratorsUnknown of a device set:
@@ -58,6 +78,37 @@ func mockGuessed(src model.SourceInfo) bool {
 	return src.Kind == "mock" && src.Health == "degraded"
 }
 
+// Guessed reports whether what a kernel or an agent holds of slot on a
+// node whose devices come from src cannot be judged: the mock plugin's
+// settings were not read, and slot is one of those its allocation mode
+// decides (cuda.device or cuda.shares, and the GPUs' capacities in it),
+// which fgtop only guessed. A MIG slice's slot is the same in either mode.
+func Guessed(src model.SourceInfo, slot model.SlotName) bool {
+	if !mockGuessed(src) || slot.MinorType() != "" {
+		return false
+	}
+	m := slot.MajorType()
+	return m == "device" || m == "shares"
+}
+
+// GuessedHeld reports whether some of held, what kernels hold on d, cannot
+// be judged against d's capacity: d's capacity is the guessed mode's, and
+// held has an amount in the other mode's slot (cuda.shares on a GPU
+// guessed whole).
+func GuessedHeld(src model.SourceInfo, d *model.Device, held model.ResourceSlot) bool {
+	for slot, v := range held {
+		if slot != d.Slot && !v.IsZero() && Guessed(src, slot) {
+			return true
+		}
+	}
+	return false
+}
+
+// MockSettingsHint says what gives fgtop the mock plugin's settings when
+// they could not be read from the agent's etcd (the reason, said before
+// it, tells what would let them be read there).
+const MockSettingsHint = "give them with --mock-etcd FILE"
+
 // UnknownNote says why AcceleratorsUnknown is set and what would tell: no
 // accelerator source (pass --devices), or GPUs listed whose capacity is
 // unknown (the CUDA plugin settings were not read: --fgpu-capacity or
@@ -68,7 +119,11 @@ func (inv Inventory) UnknownNote() string {
 		return "the agents' CUDA plugin settings differ (node scopes in etcd), so each agent registers the GPUs with its own units or mode and the devices shown are the first agent's: accelerator amounts in the config were not checked against each agent's registration; give the agents the same settings"
 	}
 	if mockGuessed(inv.Source) {
-		return "the mock plugin's settings were not read (see its warning): the accelerators shown are its defaults' (discrete mode), so accelerator amounts in the config were not checked; give the settings with --mock-etcd FILE"
+		why := inv.mockUnread
+		if why == "" {
+			why = "the mock plugin's settings were not read from the agent's etcd"
+		}
+		return why + ": the accelerators shown are its defaults' (discrete mode), a guess, so nothing is judged against them: the config's accelerator amounts and what the kernels hold in the slots its mode decides (cuda.device, cuda.shares) were not checked; " + MockSettingsHint
 	}
 	if inv.Source.Kind != "none" && inv.Source.Health != "unavailable" {
 		var ids []string
@@ -262,7 +317,7 @@ func Effective(cfg *agentconfig.Config, inv Inventory) *Partition {
 		p.Notes = append(p.Notes, "the host's memory is unknown: memory shares cannot be computed")
 	}
 	if cfg.AllocFormat == agentconfig.FormatSlotBased {
-		slotBased(p, cfg, inv.AcceleratorsUnknown)
+		slotBased(p, cfg, inv.AcceleratorsUnknown, inv.Source)
 		return p
 	}
 	deviceBased(p, cfg, inv)
@@ -402,8 +457,9 @@ func sortedIDs(ids []model.DeviceID) []model.DeviceID {
 // slotBased is §5.1: every agent keeps every device; only the capacity it
 // reports (agent_slot) is partitioned. Where the node's accelerators are
 // unknown (accelUnknown), a manual file's device slots are what each agent
-// is given all the same, without a node total to hold them against.
-func slotBased(p *Partition, cfg *agentconfig.Config, accelUnknown bool) {
+// is given all the same, without a node total to hold them against; so
+// are the slots of a mode src only guessed (Guessed).
+func slotBased(p *Partition, cfg *agentconfig.Config, accelUnknown bool, src model.SourceInfo) {
 	n := len(cfg.Agents)
 	p.Notes = append(p.Notes, NoteNotExclusive)
 	p.Agents = make([]AgentPart, n)
@@ -411,6 +467,11 @@ func slotBased(p *Partition, cfg *agentconfig.Config, accelUnknown bool) {
 		p.Agents[i] = AgentPart{ID: a.ID, Capacity: model.ResourceSlot{}, Reserved: model.ResourceSlot{}, Scaling: model.ResourceSlot{}}
 	}
 	for s, total := range p.Totals {
+		if cfg.Mode == agentconfig.ModeManual && Guessed(src, s) {
+			// The guessed mode's slot: each agent's is the file's amount
+			// (below), not a 0 for a slot the file may rightly not name.
+			continue
+		}
 		avail := p.Available[s]
 		var per []model.Dec
 		switch cfg.Mode {
@@ -455,7 +516,7 @@ func slotBased(p *Partition, cfg *agentconfig.Config, accelUnknown bool) {
 				continue
 			}
 			for s, v := range a.Alloc.Slots {
-				if _, known := p.Totals[s]; !known {
+				if _, known := p.Totals[s]; !known || Guessed(src, s) {
 					p.Agents[i].Capacity[s] = v
 				}
 			}

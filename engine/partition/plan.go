@@ -57,6 +57,9 @@ type Plan struct {
 	// settings register the GPUs differently, not because the
 	// accelerators are unknown.
 	settingsDiffer bool
+	// mockGuessed: AccelUnchecked because the mock plugin's settings
+	// were not read from the agent's etcd.
+	mockGuessed bool
 	// Unread are the kernel files that could not be read or parsed (the
 	// file and why): what those kernels hold is not known.
 	Unread []string `json:"unread,omitempty"`
@@ -297,6 +300,7 @@ func Build(cur, draft *agentconfig.Config, snap *model.Snapshot, extra ...string
 	// whose files were not read hold what cannot be seen.
 	p.AccelUnchecked = inv.AcceleratorsUnknown && next.Mode == agentconfig.ModeManual && givesAccelerators(next) && p.accelChanged()
 	p.settingsDiffer = inv.Plugin != nil && inv.Plugin.SettingsDiffer && len(inv.Devices) > 0
+	p.mockGuessed = mockGuessed(inv.Source)
 	p.Unread = unreadKernels(snap)
 	if p.Changed() {
 		p.Notes = append(p.Notes, "the agent reads agent.toml only at start-up: restart it after applying (apply --restart-cmd CMD runs a command for that)")
@@ -377,6 +381,8 @@ func (p *Plan) Unchecked() []string {
 	switch {
 	case p.AccelUnchecked && p.settingsDiffer:
 		out = append(out, "the agent's start-up checks on the accelerator amounts were not run: the agents' CUDA plugin settings differ (node scopes in etcd), so each registers the GPUs its own way (give the agents the same settings)")
+	case p.AccelUnchecked && p.mockGuessed:
+		out = append(out, "the agent's start-up checks on the accelerator amounts were not run: "+mockUnreadWords+" ("+MockSettingsHint+")")
 	case p.AccelUnchecked:
 		out = append(out, "the agent's start-up checks on the accelerator amounts were not run: the node's accelerators or their capacities are unknown (pass --devices, --fgpu-capacity or --plugin-config)")
 	}

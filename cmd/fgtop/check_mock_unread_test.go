@@ -1,0 +1,120 @@
+package main
+
+import (
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/fgtop/fgtop/internal/testfix"
+)
+
+// TestCheckMockSettingsUnread: with the agent's etcd unreachable and no
+// --mock-etcd, the mock plugin's mode (cuda.device or cuda.shares) and its
+// GPUs' capacities are a guess, and nothing that depends on them is judged.
+// The tour found check judging against the guess: kernels' cuda.shares
+// held "1.60 of 1" (over-capacity, exit 1 as drift), cuda.shares "a slot
+// no device provides", "did you mean cuda.device?" for a MIG slice's slot,
+// each agent given a "cuda.device 0" the file does not have; plan pointing
+// at a warning it never printed, and apply's refusal naming --devices,
+// which was passed.
+func TestCheckMockSettingsUnread(t *testing.T) {
+	fix := testfix.Dir(t, "backendai")
+	dir := t.TempDir()
+	root := filepath.Join(dir, "scratches")
+
+	// A port nothing listens on: etcd cannot be read.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	l.Close()
+
+	raw, err := os.ReadFile(filepath.Join(fix, "agent.multi-agent.slot-based.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.NewReplacer(
+		`port = 2379 }`, `port = `+port+` }`,
+		"/var/lib/backend.ai/scratches", root,
+	).Replace(string(raw))
+	// Each agent gives an amount of the MIG slice's slot too.
+	shares := `devices = { "cuda.shares" = "2.0" }`
+	text = strings.Replace(text, shares, `devices = { "cuda.shares" = "2.0", "cuda.device:10g-mig" = "1" }`, 1)
+	text = strings.Replace(text, shares, `devices = { "cuda.shares" = "2.0", "cuda.device:10g-mig" = "0" }`, 1)
+	if !strings.Contains(text, "port = "+port) || !strings.Contains(text, root) || strings.Count(text, "10g-mig") != 2 {
+		t.Fatal("fixture changed: its [etcd], scratch root or devices were not rewritten")
+	}
+	config := filepath.Join(dir, "agent.toml")
+	if err := os.WriteFile(config, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mraw, err := os.ReadFile(filepath.Join(fix, "mock-accelerator.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mtext := strings.Replace(string(mraw), "\ndevices = [\n", "\ndevices = [\n"+
+		`  { mother_uuid = "c59395cd-ac91-4cd3-a1b0-3d2568aa2d05", model_name = "MIG-10g", numa_node = 0, subproc_count = 14, memory_size = "10G", is_mig_device = true },`+"\n", 1)
+	if mtext == string(mraw) {
+		t.Fatal("fixture changed: no devices list in mock-accelerator.toml")
+	}
+	mock := filepath.Join(dir, "mock-accelerator.toml")
+	if err := os.WriteFile(mock, []byte(mtext), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Two kernels hold 0.8 cuda.shares each of one GPU: within its
+	// capacity in fractional mode, beyond the 1 of the discrete guess.
+	for i, id := range []string{"11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222"} {
+		kdir := filepath.Join(root, id, "config")
+		if err := os.MkdirAll(kdir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		res := "SCRATCH_SIZE=0m\nMOUNTS=\n" + `SLOTS={"cpu":"1","mem":"1073741824","cuda.shares":"0.8"}` +
+			"\nUNIFIED_DEVICES=[]\nCUDA.SHARES_SHARES=c59395cd-ac91-4cd3-a1b0-3d2568aa2d01:0.80\nCPU_SHARES=" + strconv.Itoa(i) + ":1\nMEM_SHARES=root:1g\n"
+		if err := os.WriteFile(filepath.Join(kdir, "resource.txt"), []byte(res), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	args := []string{"--config", config, "--devices", mock, "--host-cpus", "0-63", "--host-mem", "512g"}
+	guessed := []string{"over-capacity: cuda", "1.60 of 1", "unsupported-resource", "did you mean", "cuda.device 0", "see its warning", "drift"}
+	notJudged := func(what, out string) {
+		t.Helper()
+		for _, w := range guessed {
+			if strings.Contains(out, w) {
+				t.Errorf("%s judges against the guessed settings (%q):\n%s", what, w, out)
+			}
+		}
+		// Said once, with etcd's answer and what to pass.
+		if n := strings.Count(out, "settings could not be read from the agent's etcd"); n != 1 {
+			t.Errorf("%s says %d times that the settings were not read, want once:\n%s", what, n, out)
+		}
+	}
+
+	code, out := runCLI(t, append([]string{"check"}, args...)...)
+	wantCode(t, code, exitProblem, out, "connection refused", "--mock-etcd FILE", "not run: the mock plugin's settings were not read")
+	notJudged("check", out)
+	code, out = runCLI(t, append([]string{"check", "--json"}, args...)...)
+	wantCode(t, code, exitProblem, out, `"status": "unchecked"`, `"live_state_checked": false`, `"startup_checked": false`)
+
+	change := []string{"--slot", "i-gpu-node01-a=cuda.shares=1.5"}
+	code, out = runCLI(t, append(append([]string{"plan"}, args...), change...)...)
+	wantCode(t, code, exitOK, out, "connection refused", "--mock-etcd FILE")
+	notJudged("plan", out)
+
+	orig, err := os.ReadFile(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out = runCLI(t, append(append([]string{"apply"}, args...), append(change, "--yes")...)...)
+	wantCode(t, code, exitProblem, out, "refusing to apply", "the mock plugin's settings were not read", "--mock-etcd FILE")
+	if strings.Contains(out, "pass --devices") {
+		t.Errorf("apply's refusal asks for --devices, which was passed:\n%s", out)
+	}
+	if now, _ := os.ReadFile(config); string(now) != string(orig) {
+		t.Fatal("a refused apply changed the file")
+	}
+}
