@@ -100,6 +100,17 @@ func TestCheckMockSettingsUnread(t *testing.T) {
 	code, out = runCLI(t, append([]string{"check", "--json"}, args...)...)
 	wantCode(t, code, exitProblem, out, `"status": "unchecked"`, `"live_state_checked": false`, `"startup_checked": false`)
 
+	// The snapshot the console, serve and the exporter show: its issues
+	// (the console's Issues pane) judge nothing against the guess either,
+	// and its source says the guess first, where a narrow header keeps it.
+	code, out = runCLIQuiet(t, append([]string{"snapshot", "--compact"}, args...)...)
+	wantCode(t, code, exitOK, out, `"detail":"assumed (the plugin's settings in etcd not read): `)
+	for _, w := range []string{`"over-capacity"`, `"unsupported-resource"`} {
+		if strings.Contains(out, w) {
+			t.Errorf("the snapshot's issues judge against the guessed settings (%s):\n%s", w, out)
+		}
+	}
+
 	change := []string{"--slot", "i-gpu-node01-a=cuda.shares=1.5"}
 	code, out = runCLI(t, append(append([]string{"plan"}, args...), change...)...)
 	wantCode(t, code, exitOK, out, "connection refused", "--mock-etcd FILE")

@@ -291,7 +291,8 @@ func mockDevices(cfg *MockConfig, s *MockSettings) *accel {
 	}
 	a.source.Detail = fmt.Sprintf("%s: %d %s device(s), %s mode, %s %s", file, len(cfg.Devices), cfg.SlotName, mode, total, mainSlot)
 	if s.Unread != "" {
-		a.source.Detail += " (assumed: the plugin's settings in etcd not read)"
+		// First, so that a header cut to its width still says it.
+		a.source.Detail = "assumed (the plugin's settings in etcd not read): " + a.source.Detail
 	}
 	return a
 }

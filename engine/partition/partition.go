@@ -303,6 +303,14 @@ func Effective(cfg *agentconfig.Config, inv Inventory) *Partition {
 		MemTotal: inv.MemTotal(),
 	}
 	p.Totals = agentconfig.Totals(inv.Devices)
+	for s := range p.Totals {
+		if Guessed(inv.Source, s) {
+			// The node's total of a slot only guessed is no total: a
+			// manual file's amounts of it are each agent's all the same,
+			// and a slot the file does not name is not made up as 0.
+			delete(p.Totals, s)
+		}
+	}
 	if _, ok := p.Totals[model.SlotMem]; !ok && !p.MemTotal.IsZero() {
 		p.Totals[model.SlotMem] = p.MemTotal
 	}
@@ -317,7 +325,7 @@ func Effective(cfg *agentconfig.Config, inv Inventory) *Partition {
 		p.Notes = append(p.Notes, "the host's memory is unknown: memory shares cannot be computed")
 	}
 	if cfg.AllocFormat == agentconfig.FormatSlotBased {
-		slotBased(p, cfg, inv.AcceleratorsUnknown, inv.Source)
+		slotBased(p, cfg, inv.AcceleratorsUnknown)
 		return p
 	}
 	deviceBased(p, cfg, inv)
@@ -457,9 +465,8 @@ func sortedIDs(ids []model.DeviceID) []model.DeviceID {
 // slotBased is §5.1: every agent keeps every device; only the capacity it
 // reports (agent_slot) is partitioned. Where the node's accelerators are
 // unknown (accelUnknown), a manual file's device slots are what each agent
-// is given all the same, without a node total to hold them against; so
-// are the slots of a mode src only guessed (Guessed).
-func slotBased(p *Partition, cfg *agentconfig.Config, accelUnknown bool, src model.SourceInfo) {
+// is given all the same, without a node total to hold them against.
+func slotBased(p *Partition, cfg *agentconfig.Config, accelUnknown bool) {
 	n := len(cfg.Agents)
 	p.Notes = append(p.Notes, NoteNotExclusive)
 	p.Agents = make([]AgentPart, n)
@@ -467,11 +474,6 @@ func slotBased(p *Partition, cfg *agentconfig.Config, accelUnknown bool, src mod
 		p.Agents[i] = AgentPart{ID: a.ID, Capacity: model.ResourceSlot{}, Reserved: model.ResourceSlot{}, Scaling: model.ResourceSlot{}}
 	}
 	for s, total := range p.Totals {
-		if cfg.Mode == agentconfig.ModeManual && Guessed(src, s) {
-			// The guessed mode's slot: each agent's is the file's amount
-			// (below), not a 0 for a slot the file may rightly not name.
-			continue
-		}
 		avail := p.Available[s]
 		var per []model.Dec
 		switch cfg.Mode {
@@ -516,7 +518,7 @@ func slotBased(p *Partition, cfg *agentconfig.Config, accelUnknown bool, src mod
 				continue
 			}
 			for s, v := range a.Alloc.Slots {
-				if _, known := p.Totals[s]; !known || Guessed(src, s) {
+				if _, known := p.Totals[s]; !known {
 					p.Agents[i].Capacity[s] = v
 				}
 			}
