@@ -950,7 +950,7 @@ func (s *state) checkDevice(a *devAcc) {
 			out = append(out, iss)
 		default:
 			d := &s.inv.Devices[i]
-			if total := sumHeld(a.held); !d.CapacityUnknown && !partition.GuessedHeld(s.inv.Source, d, a.held) && d.Capacity.Less(total) {
+			if total := sumHeld(a.held); !d.CapacityUnknown && !partition.GuessedHeld(s.inv.Source, a.held) && d.Capacity.Less(total) {
 				if sev := a.overSeverity(d.Capacity); sev == model.SevWarning {
 					shared = &sharedCore{held: total, capacity: d.Capacity, agents: a.agentList()}
 				} else {

@@ -293,19 +293,13 @@ func isMockUnread(iss model.Issue) bool {
 }
 
 // heldGuessed reports whether the live kernels hold something the engine
-// could not judge: a slot of the mode fgtop only guessed (Guessed) on a
-// device registered in the other one.
+// could not judge: a slot of the mode fgtop only guessed (GuessedHeld).
 func heldGuessed(snap *model.Snapshot) bool {
 	if snap == nil || !mockGuessed(snap.Source) {
 		return false
 	}
-	for i := range snap.Devices {
-		d := &snap.Devices[i]
-		u := snap.Usage[d.Key()]
-		if u == nil {
-			continue
-		}
-		if GuessedHeld(snap.Source, d, u.Held) {
+	for _, u := range snap.Usage {
+		if u != nil && GuessedHeld(snap.Source, u.Held) {
 			return true
 		}
 	}

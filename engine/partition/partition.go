@@ -91,13 +91,12 @@ func Guessed(src model.SourceInfo, slot model.SlotName) bool {
 	return m == "device" || m == "shares"
 }
 
-// GuessedHeld reports whether some of held, what kernels hold on d, cannot
-// be judged against d's capacity: d's capacity is the guessed mode's, and
-// held has an amount in the other mode's slot (cuda.shares on a GPU
-// guessed whole).
-func GuessedHeld(src model.SourceInfo, d *model.Device, held model.ResourceSlot) bool {
+// GuessedHeld reports whether held, what kernels hold on a device, cannot be
+// judged against its capacity: it has an amount of a slot whose capacity
+// there is the guessed mode's (cuda.shares on a GPU guessed whole).
+func GuessedHeld(src model.SourceInfo, held model.ResourceSlot) bool {
 	for slot, v := range held {
-		if slot != d.Slot && !v.IsZero() && Guessed(src, slot) {
+		if !v.IsZero() && Guessed(src, slot) {
 			return true
 		}
 	}
