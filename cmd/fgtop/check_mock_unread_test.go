@@ -4,6 +4,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -128,4 +129,23 @@ func TestCheckMockSettingsUnread(t *testing.T) {
 	if now, _ := os.ReadFile(config); string(now) != string(orig) {
 		t.Fatal("a refused apply changed the file")
 	}
+
+	// Shared mode gives no accelerator amounts to judge, but the kernels'
+	// cuda.shares were held against the guess all the same: not "ok".
+	shared := regexp.MustCompile(`(?m)^  \[agents\.resource\]\n(  [a-z].*\n)+`).ReplaceAllString(
+		strings.Replace(text, `allocation-mode = "manual"`, `allocation-mode = "shared"`, 1), "")
+	if strings.Contains(shared, "agents.resource") || !strings.Contains(shared, `"shared"`) {
+		t.Fatal("fixture changed: the shared-mode config was not made")
+	}
+	if err := os.WriteFile(config, []byte(shared), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out = runCLI(t, append([]string{"check"}, args...)...)
+	wantCode(t, code, exitProblem, out, "slot-based, shared", "was not judged: its settings were not read")
+	notJudged("check (shared)", out)
+	if strings.Contains(out, "\nok:") || strings.Contains(out, "matches") {
+		t.Errorf("check calls holdings judged against nothing ok:\n%s", out)
+	}
+	code, out = runCLI(t, append([]string{"check", "--json"}, args...)...)
+	wantCode(t, code, exitProblem, out, `"status": "unchecked"`, `"live_state_checked": false`, `"startup_checked": true`)
 }

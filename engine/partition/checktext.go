@@ -87,6 +87,8 @@ func (res *CheckResult) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "not ok: %s and the agent starts on this node, but the live state was not fully read: %d kernel file(s) could not be read or parsed (unread: above), so what those kernels hold is not known\n", loader, len(rep.UnreadFiles))
 	case res.AccelUnchecked:
 		fmt.Fprintf(w, "not ok: %s, but whether the agent starts on this node was not checked: its start-up checks on the accelerator amounts need the node's accelerators and their capacities (see the note above)\n", loader)
+	case !rep.LiveChecked:
+		fmt.Fprintf(w, "not ok: %s and the agent starts on this node, but what the live kernels hold of the mock plugin's accelerators was not judged: its settings were not read (see the note above)\n", loader)
 	case v.DraftOnly():
 		fmt.Fprintf(w, "the live state matches the config, and %s, but Backend.AI main cannot load it\n", loader)
 	default:
