@@ -212,6 +212,47 @@ func TestEditorMoveFreeDeviceAndApply(t *testing.T) {
 	}
 }
 
+// TestEditorAppliedSaysHowToUndo: the console has no rollback key, so
+// after an apply the result under the grid, the flash, the journal view
+// and the help name the command that undoes it, with the file it edits
+// (the CLI's search for agent.toml would not find a --config elsewhere
+// or the demo's): the tour found no word of `fgtop rollback` anywhere.
+func TestEditorAppliedSaysHowToUndo(t *testing.T) {
+	path := fixtureConfig(t)
+	real, err := agentconfig.ResolvePath(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	undo := "undo: fgtop rollback --config " + real
+	snap := freeNode()
+	a := editing(t, testDesk(path, snap), snap, alice)
+	if strings.Contains(screen(a), "fgtop rollback") {
+		t.Fatalf("an undo is offered before any apply:\n%s", screen(a))
+	}
+	typeKeys(a, "jjj")
+	press(a, agentNum(1))
+	typeKeys(a, "A")
+	press(a, tab, enter)
+	if !strings.Contains(a.Flash.Text, "applied and verified") {
+		t.Fatalf("not applied: %q", a.Flash.Text)
+	}
+	if !strings.Contains(screen(a), " "+undo+" · backup ") {
+		t.Errorf("the result does not say how to undo (%q):\n%s", undo, screen(a))
+	}
+	if !strings.HasSuffix(a.Flash.Text, undo) {
+		t.Errorf("flash %q does not end in %q", a.Flash.Text, undo)
+	}
+	typeKeys(a, "J")
+	if lines := strings.Split(screen(a), "\n"); !slices.ContainsFunc(lines, func(l string) bool { return strings.TrimSpace(l) == undo }) {
+		t.Errorf("the journal view does not say how to undo:\n%s", screen(a))
+	}
+	press(a, esc)
+	typeKeys(a, "?")
+	if !strings.Contains(screen(a), "fgtop rollback --config "+real+" undoes the last apply") {
+		t.Errorf("the help does not say how to undo:\n%s", screen(a))
+	}
+}
+
 func TestEditorHeldDeviceNeedsTypedAgentID(t *testing.T) {
 	path := fixtureConfig(t)
 	before := mustRead(t, path)

@@ -161,7 +161,7 @@ func (e *Editor) DoApply(p *partition.Plan, force bool) {
 		return
 	}
 	e.Applying = true
-	e.result = []kit.Span{{Lvl: kit.LvlWarn, Text: "applying: writing " + filepath.Base(e.Desk.Path()) + ", then reading it back…"}}
+	e.result = [][]kit.Span{{{Lvl: kit.LvlWarn, Text: "applying: writing " + filepath.Base(e.Desk.Path()) + ", then reading it back…"}}}
 	e.Invalidate()
 	sess := e.Sess
 	e.Do(func() tea.Msg {
@@ -177,14 +177,14 @@ func (e *Editor) applied(m DeskAppliedMsg) {
 	switch {
 	case res == nil:
 		e.sessionError(err)
-		e.result = []kit.Span{{Lvl: kit.LvlCrit, Text: "not applied: " + FirstLine(err.Error())}}
+		e.result = [][]kit.Span{{{Lvl: kit.LvlCrit, Text: "not applied: " + FirstLine(err.Error())}}}
 	case err != nil:
-		e.result = []kit.Span{{Lvl: kit.LvlCrit, Text: "written, but the file read back does not give the planned partition: " + strings.Join(res.Mismatch, "; ")},
-			{Lvl: kit.LvlPlain, Text: " · previous version in " + res.Backup + " (J: journal)"}}
+		e.result = [][]kit.Span{{{Lvl: kit.LvlCrit, Text: "written, but the file read back does not give the planned partition: " + strings.Join(res.Mismatch, "; ")},
+			{Lvl: kit.LvlPlain, Text: " · previous version in " + res.Backup + " (J: journal)"}}, undoSpans(res.Path)}
 	default:
-		e.result = []kit.Span{{Lvl: kit.LvlOK, Text: "applied " + e.Now().Format("15:04:05") + ": " + kit.Plural(len(p.Edits), "change") + " written and verified"},
-			{Lvl: kit.LvlWarn, Text: " · restart the agents: they read agent.toml only at start-up"},
-			{Lvl: kit.LvlDim, Text: " · backup " + res.Backup}}
+		e.result = [][]kit.Span{{{Lvl: kit.LvlOK, Text: "applied " + e.Now().Format("15:04:05") + ": " + kit.Plural(len(p.Edits), "change") + " written and verified"},
+			{Lvl: kit.LvlWarn, Text: " · restart the agents: they read agent.toml only at start-up"}},
+			append(undoSpans(res.Path), kit.Span{Lvl: kit.LvlDim, Text: " · backup " + res.Backup})}
 	}
 	FlashApplied(e.Common, m)
 	if res == nil {
@@ -206,8 +206,31 @@ func FlashApplied(c *kit.Common, m DeskAppliedMsg) {
 	case err != nil:
 		c.Flashf(kit.LvlCrit, "written but verification mismatch: "+FirstLine(strings.Join(res.Mismatch, "; ")))
 	default:
-		c.Flashf(kit.LvlOK, "applied and verified ("+kit.Plural(len(p.Edits), "change")+"); restart the agents to take effect")
+		c.Flashf(kit.LvlOK, "applied and verified ("+kit.Plural(len(p.Edits), "change")+"); restart the agents to take effect; undo: "+RollbackCommand(res.Path))
 	}
+}
+
+// RollbackCommand is the shell command that undoes the last apply to the
+// config at path: the console has no rollback key, and an operator who
+// was never told of `fgtop rollback` had no way back (the tour). The
+// path is always given, as the console may edit a file the CLI's own
+// search would not find (the demo's, a --config elsewhere).
+func RollbackCommand(path string) string {
+	return "fgtop rollback --config " + shellWord(path)
+}
+
+// undoSpans says how to undo an apply to the config at path.
+func undoSpans(path string) []kit.Span {
+	return []kit.Span{{Lvl: kit.LvlDim, Text: "undo: "}, {Lvl: kit.LvlAccent, Text: RollbackCommand(path)}}
+}
+
+// shellWord is s as one shell word: as it is when no shell would read it
+// otherwise, else single-quoted, so the command pastes as shown.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+:@,%=") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // review rebases a stale draft on the file as it is now (in a command: it

@@ -534,10 +534,14 @@ func (e *Editor) editorStatus(w int) []string {
 	if rl := e.replayLine(); rl != nil {
 		lines = [][]kit.Span{first, rl, second, legend}
 	}
-	if e.result != nil {
+	if len(e.result) > 0 {
 		// The result (with the backup's path) may take the legend's row too
-		// rather than be cut.
-		rows := kit.WrapWords(e.result, w-1)
+		// rather than be cut; with a second line (the undo command), each
+		// has a row.
+		rows := e.result
+		if len(rows) == 1 {
+			rows = kit.WrapWords(rows[0], w-1)
+		}
 		n := len(lines)
 		lines[n-2] = rows[0]
 		if len(rows) > 1 {
@@ -693,10 +697,17 @@ func (e *Editor) viewJournal(w, h int) []string {
 		body = append(body, "")
 		row(kit.Span{Lvl: kit.LvlWarn, Text: "The agents read agent.toml only at start-up: a change takes effect when they restart."})
 	}
-	visible := max(h-1, 0)
+	// How to undo stays under the title however far the list scrolls:
+	// the console has no rollback key, and the CLI's was never named.
+	var head []string
+	if len(e.journal) > 0 {
+		head = append(head, kit.SpansRow(st, append([]kit.Span{{Lvl: kit.LvlPlain, Text: " "}}, undoSpans(e.Desk.Path())...), w))
+	}
+	visible := max(h-1-len(head), 0)
 	e.jourOff = min(e.jourOff, max(len(body)-visible, 0))
 	out := []string{kit.TitleRowOf(e.St, w, []kit.Span{{Lvl: kit.LvlFocus, Text: " Journal "}, {Lvl: kit.LvlDim, Text: " " + e.Desk.JournalPath() + " "}},
 		[]kit.Span{{Lvl: kit.LvlDim, Text: "newest first · esc back"}}, len(body), visible, e.jourOff)}
+	out = append(out, head...)
 	for i := e.jourOff; i < len(body) && len(out) < h; i++ {
 		out = append(out, body[i])
 	}

@@ -72,6 +72,9 @@ func (e *Editor) HelpNotes() []kit.Span {
 	note(kit.LvlPlain, "the plan is judged by Backend.AI main's loader, or by the BEP-1044 draft's when you chose its device-based format; the verdict says which")
 	note(kit.LvlPlain, "one operator edits at a time; another apply makes your draft STALE until you review it (p)")
 	note(kit.LvlPlain, "q is a letter here; esc leaves, ctrl+c quits (with a draft it asks first)")
+	if e.Desk != nil {
+		note(kit.LvlPlain, RollbackCommand(e.Desk.Path())+" undoes the last apply, from a shell (J lists what was applied)")
+	}
 	note(kit.LvlDim, "the agents read agent.toml only at start-up: restart them after an apply")
 	return out
 }
