@@ -75,9 +75,10 @@ type Desk struct {
 	vmu    sync.Mutex
 	holder *Session
 	// gen counts writes made through the desk; last says who made the
-	// latest and when.
-	gen  uint64
-	last Hold
+	// latest and when, lastHash what file it left ("" unreadable).
+	gen      uint64
+	last     Hold
+	lastHash string
 	// version changes whenever anything a viewer sees changes (holder,
 	// writes), so a UI can poll it cheaply; it is read without d.mu, which
 	// an apply holds across its write.
@@ -91,6 +92,9 @@ type Desk struct {
 	extMu   sync.Mutex
 	ext     *draftRecord
 	extRead time.Time
+
+	// watch is what LatestWrite last read of the files.
+	watch fileWatch
 }
 
 // recordTTL bounds how often the consoles sharing a desk read the draft
@@ -122,7 +126,9 @@ func NewDesk(opts DeskOptions) *Desk {
 	if opts.Snapshot == nil {
 		opts.Snapshot = func() *model.Snapshot { return nil }
 	}
-	return &Desk{opts: opts}
+	d := &Desk{opts: opts}
+	d.watch.born, _ = os.Stat(d.JournalPath())
+	return d
 }
 
 // Path is the config the desk edits.
@@ -543,10 +549,11 @@ func (d *Desk) wrote(s *Session) {
 	d.vmu.Lock()
 	defer d.vmu.Unlock()
 	d.gen++
-	d.last = Hold{Actor: s.actor, Since: d.opts.Now()}
+	d.last, d.lastHash = Hold{Actor: s.actor, Since: d.opts.Now()}, ""
 	d.version.Add(1)
 	if base != nil {
 		s.base = base
+		d.lastHash = base.Hash
 	}
 	s.gen, s.lagHash = d.gen, lag
 }

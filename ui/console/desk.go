@@ -66,7 +66,9 @@ func (a *App) pollDesk() {
 		d.Version() // re-reads the record when the cached copy is old
 		m := editor.DeskPolledMsg{Sess: sess}
 		m.Hold, m.Held = d.Holder()
-		m.Write, m.Written = d.LastWrite()
+		// Any hand's write, not only this desk's: a CLI apply or rollback
+		// meanwhile left the header naming an older one (the tour).
+		m.Write, m.Written = d.LatestWrite()
 		if sess != nil {
 			m.Lost = sess.Lost()
 			m.Mine = m.Lost == nil && sess.Holds()
@@ -103,7 +105,11 @@ func (a *App) deskPolled(m editor.DeskPolledMsg) {
 		hold = []kit.Span{{Lvl: lvl, Text: "draft: " + who + " since " + m.Hold.Since.Local().Format("15:04")}}
 	}
 	if m.Written && !a.agentsRestarted() {
-		write = []kit.Span{{Lvl: kit.LvlWarn, Text: "agent.toml written " + m.Write.Since.Local().Format("15:04") + " by " + actorWho(m.Write.Actor) + ": restart agents"}}
+		by := " by " + actorWho(m.Write.Actor)
+		if m.Write.Actor.Name == "" {
+			by = " outside fgtop"
+		}
+		write = []kit.Span{{Lvl: kit.LvlWarn, Text: "agent.toml written " + m.Write.Since.Local().Format("15:04") + by + ": restart agents"}}
 	}
 	if !slices.Equal(hold, a.deskHold) || !slices.Equal(write, a.deskWrite) {
 		a.deskHold, a.deskWrite = hold, write

@@ -1,9 +1,15 @@
 package console
 
 import (
+	"os"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/engine/partition"
+	"github.com/fgtop/fgtop/ui/internal/fake"
+	"github.com/fgtop/fgtop/ui/kit"
 )
 
 // TestActorWhoNamesTheKey: over SSH the user name is the client's choice,
@@ -21,5 +27,58 @@ func TestActorWhoNamesTheKey(t *testing.T) {
 		if got := actorWho(tc.a); got != tc.want {
 			t.Errorf("actorWho(%+v) = %q, want %q", tc.a, got, tc.want)
 		}
+	}
+}
+
+// TestHeaderFollowsTheLatestWrite: the header kept "agent.toml written
+// 10:34 by root: restart agents" after a CLI rollback at 10:35 and a CLI
+// apply at 10:37 (the tour): it names the latest write by any hand, and
+// one fgtop did not make.
+func TestHeaderFollowsTheLatestWrite(t *testing.T) {
+	path := fixtureConfig(t)
+	snap := freeNode()
+	a := testApp(t, 120, 40, snap, Options{Actor: alice, Desk: testDesk(path, snap)})
+	header := func() string { return strings.Join(strings.Split(screen(a), "\n")[:2], "\n") }
+	if strings.Contains(header(), "agent.toml written") {
+		t.Fatalf("a write before any:\n%s", header())
+	}
+	at := func(hm string) time.Time {
+		v, err := time.ParseInLocation("2006-01-02 15:04", "2026-11-21 "+hm, time.Local)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	root := agentconfig.Actor{Name: "root", Origin: "cli", Role: agentconfig.RoleOperator}
+	for _, hm := range []string{"10:35", "10:37"} {
+		cur, err := agentconfig.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A device moved back and forth: each a write of its own.
+		owner := fake.Agent0
+		if hm == "10:37" {
+			owner = fake.Agent1
+		}
+		draft, errs := partition.Draft(cur, partition.InventoryOf(snap), partition.Request{Moves: []partition.Move{{Device: "cuda:" + string(fake.GPU(4)), Agent: owner}}})
+		p := partition.Build(cur, draft, snap, errs...)
+		if _, err := partition.Apply(p, partition.ApplyOptions{Actor: root, Now: func() time.Time { return at(hm) }}); err != nil {
+			t.Fatalf("%s: %v", hm, err)
+		}
+		a.Update(kit.TickMsg{})
+		if want := "agent.toml written " + hm + " by root: restart agents"; !strings.Contains(header(), want) {
+			t.Errorf("after the CLI's apply at %s, the header lacks %q:\n%s", hm, want, header())
+		}
+	}
+	raw := mustRead(t, path)
+	if err := os.WriteFile(path, []byte(raw+"\n# by hand\n"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(path, at("10:40"), at("10:40")); err != nil {
+		t.Fatal(err)
+	}
+	a.Update(kit.TickMsg{})
+	if want := "agent.toml written 10:40 outside fgtop: restart agents"; !strings.Contains(header(), want) {
+		t.Errorf("after a change outside fgtop, the header lacks %q:\n%s", want, header())
 	}
 }

@@ -1,0 +1,87 @@
+package partition
+
+import (
+	"os"
+	"testing"
+	"time"
+
+	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/model"
+)
+
+// TestDeskLatestWriteFollowsTheFile: a console's header said "agent.toml
+// written 10:34 by root" after a CLI rollback at 10:35 and a CLI apply at
+// 10:37 (the tour): the desk knew only its own writes. LatestWrite
+// follows the journal, whoever wrote it, then a change fgtop did not
+// make; and tells nothing of writes from before the desk was made.
+func TestDeskLatestWriteFollowsTheFile(t *testing.T) {
+	c := loadFixture(t, "agent.multi-agent.device-based.toml")
+	snap := snapshot(fixtureDevices())
+	at := func(hm string) time.Time {
+		t.Helper()
+		v, err := time.ParseInLocation("2006-01-02 15:04", "2026-11-21 "+hm, time.Local)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	// A write from before the desk was made is not news.
+	root := agentconfig.Actor{Name: "root", Origin: "cli", Role: agentconfig.RoleOperator}
+	cliApply := func(hm string, req Request) {
+		t.Helper()
+		cur, err := agentconfig.Load(c.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Apply(plan(t, cur, snap, req), ApplyOptions{Actor: root, Now: func() time.Time { return at(hm) }}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cliApply("14:00", Request{Mem: []MemSet{{Agent: agentA, Bytes: model.NewDec(64<<30, 0)}}})
+	d := newTestDesk(t, c.Path, snap) // its clock: 14:02:04 on
+	if w, ok := d.LatestWrite(); ok {
+		t.Fatalf("an apply from before the desk: %v", w)
+	}
+
+	alice, err := d.Open(operator, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := alice.Apply(alice.Plan(Request{Moves: []Move{{Device: "cuda:" + gpu3, Agent: agentB}}}), false); err != nil {
+		t.Fatal(err)
+	}
+	alice.Close()
+	mine, _ := d.LastWrite()
+	if w, ok := d.LatestWrite(); !ok || w != mine {
+		t.Fatalf("after the desk's own apply: %v %v, want %v", w, ok, mine)
+	}
+
+	cliApply("14:35", Request{Mem: []MemSet{{Agent: agentA, Bytes: model.NewDec(32<<30, 0)}}})
+	if w, ok := d.LatestWrite(); !ok || w.Actor.Name != "root" || !w.Since.Equal(at("14:35")) {
+		t.Errorf("after a CLI apply: %v %v, want root at 14:35", w, ok)
+	}
+	if _, err := agentconfig.Rollback(agentconfig.RollbackRequest{Path: c.Path, Actor: root, Now: func() time.Time { return at("14:37") }}); err != nil {
+		t.Fatal(err)
+	}
+	if w, ok := d.LatestWrite(); !ok || w.Actor.Name != "root" || !w.Since.Equal(at("14:37")) {
+		t.Errorf("after a CLI rollback: %v %v, want root at 14:37", w, ok)
+	}
+	if w, _ := d.LastWrite(); w != mine {
+		t.Errorf("LastWrite, the desk's own, is %v", w)
+	}
+
+	// An editor's save: no journal line, a file fgtop did not leave.
+	raw, err := os.ReadFile(c.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(c.Path, append(raw, "\n# by hand\n"...), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(c.Path, at("14:40"), at("14:40")); err != nil {
+		t.Fatal(err)
+	}
+	if w, ok := d.LatestWrite(); !ok || w.Actor.Name != "" || !w.Since.Equal(at("14:40")) {
+		t.Errorf("after a change outside fgtop: %v %v, want no name at 14:40", w, ok)
+	}
+}
