@@ -40,9 +40,8 @@ func sameStat(a, b os.FileInfo) bool {
 // It stats the config and the journal and re-reads one only when it
 // changed: call it off the UI loop.
 func (d *Desk) LatestWrite() (Hold, bool) {
-	own, ok := d.LastWrite()
 	d.vmu.Lock()
-	ownHash := d.lastHash
+	own, ok, ownHash := d.last, d.gen > 0, d.lastHash
 	d.vmu.Unlock()
 
 	w := &d.watch
