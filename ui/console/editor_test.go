@@ -1003,6 +1003,29 @@ func TestEditorHelpKeepsTheEditorsFooter(t *testing.T) {
 	}
 }
 
+// TestEditorSaysWhyMainKeysDoNothing: / and : did nothing and said
+// nothing in the editor, where q says why it does not quit (the tour):
+// each says what it is for and how to get there, and the editor stays.
+func TestEditorSaysWhyMainKeysDoNothing(t *testing.T) {
+	path := fixtureConfig(t)
+	snap := fake.Node(fake.Options{})
+	a := editing(t, testDesk(path, snap), snap, alice)
+	for _, c := range []struct{ key, want string }{
+		{"/", "/ filters on the main screen: esc leaves the editor"},
+		{":", ": commands are on the main screen: esc leaves the editor"},
+		{"q", "q does not quit in the editor: esc leaves it, ctrl+c quits"},
+	} {
+		a.Flash = kit.Flash{}
+		typeKeys(a, c.key)
+		if a.ed() == nil || a.top() != kit.Layer(a.ed()) {
+			t.Fatalf("%s left the editor", c.key)
+		}
+		if a.Flash.Text != c.want {
+			t.Errorf("%s: flash %q, want %q", c.key, a.Flash.Text, c.want)
+		}
+	}
+}
+
 // TestEditorFooterAndQuit: the footer keeps apply, plan, undo, leaving
 // and quit at 120 and 80 columns; q says it is not quit; ctrl+c with a
 // draft asks (default Cancel) and a second ctrl+c quits.

@@ -940,6 +940,15 @@ func (e *Editor) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
+// notHere says, for a main-screen key that the editor does not take,
+// why it does nothing here and what to do instead: a key that did nothing
+// and said nothing left the tour guessing.
+var notHere = map[string]string{
+	"q": "q does not quit in the editor: esc leaves it, ctrl+c quits",
+	"/": "/ filters on the main screen: esc leaves the editor",
+	":": ": commands are on the main screen: esc leaves the editor",
+}
+
 // Key handles a key while the editor is on top.
 func (e *Editor) Key(msg tea.KeyPressMsg) tea.Cmd {
 	if e.Input != nil {
@@ -950,8 +959,8 @@ func (e *Editor) Key(msg tea.KeyPressMsg) tea.Cmd {
 		return e.Quit()
 	}
 	e.Invalidate()
-	if act == kit.ActNone && msg.String() == "q" {
-		e.Flashf(kit.LvlInfo, "q does not quit in the editor: esc leaves it, ctrl+c quits")
+	if why, ok := notHere[msg.String()]; ok && act == kit.ActNone {
+		e.Flashf(kit.LvlInfo, why)
 		return nil
 	}
 	if e.Showing != EdGrid {
