@@ -156,7 +156,7 @@ func TestEditorSlotHelpAndLegend(t *testing.T) {
 	lines := screen(a)
 	legend := ""
 	for _, ln := range strings.Split(lines, "\n") {
-		if strings.Contains(ln, "slot-based: amounts per agent and slot") {
+		if strings.HasPrefix(strings.TrimSpace(ln), "enter edit amount · ") {
 			legend = ln
 		}
 	}
@@ -201,6 +201,23 @@ func TestEditorSlotHelpAndLegend(t *testing.T) {
 	dnotes := ansi.Strip(strings.Join(helpLines(dev, 120), "\n"))
 	if !strings.Contains(dnotes, "owns the device") || strings.Contains(dnotes, "each agent is given an amount of every slot") {
 		t.Errorf("the device-based help:\n%s", dnotes)
+	}
+}
+
+// TestEditorSlotLegendAt80: at 80x24 the legend was cut to "... · m
+// mode · e…", so how to edit the selected amount showed only under ?
+// (the tour): the keys an operator needs first (edit, apply, back,
+// help) lead it, whole, in the key map's words.
+func TestEditorSlotLegendAt80(t *testing.T) {
+	path := slotConfig(t)
+	snap := freeNode()
+	a := editing(t, testDesk(path, snap), snap, alice)
+	a.Update(teaSize(80, 24))
+	lines := strings.Split(screen(a), "\n")
+	legend := lines[len(lines)-2]
+	want := "enter edit amount · A apply… · esc back · ? help · "
+	if !strings.HasPrefix(strings.TrimSpace(legend), want) {
+		t.Errorf("the legend at 80 columns does not begin with %q:\n%s", want, strings.Join(lines, "\n"))
 	}
 }
 

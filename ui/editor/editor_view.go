@@ -528,7 +528,9 @@ func (e *Editor) editorStatus(w int) []string {
 	}
 	legend := []kit.Span{{Lvl: kit.LvlDim, Text: g.Owned + " owner  " + g.Gained + g.Owned + " gains  " + g.Lost + " loses  " + g.Dot + " not its device  ! another agent's kernels on it · 1-9 or ←/→ move the selected device · m mode · enter edits cpu/mem"}}
 	if e.slotGrid() {
-		legend = []kit.Span{{Lvl: kit.LvlDim, Text: "slot-based: amounts per agent and slot; devices are not exclusive · " + keysText(e.gridKeys(), " · ")}}
+		// The keys first: the words after them are in the title and the
+		// help too.
+		legend = []kit.Span{{Lvl: kit.LvlDim, Text: keysText(e.legendKeys(), " · ") + " · slot-based: amounts per agent and slot; devices are not exclusive"}}
 	}
 	lines := [][]kit.Span{first, second, legend}
 	if rl := e.replayLine(); rl != nil {

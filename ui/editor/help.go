@@ -1,6 +1,7 @@
 package editor
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/fgtop/fgtop/ui/kit"
@@ -16,6 +17,30 @@ func (e *Editor) gridKeys() []kit.FootItem {
 	for _, it := range e.Keys.ItemsIn(GrpEdit, sc) {
 		if it.Scope&ScPlan == 0 {
 			out = append(out, it.FootItem)
+		}
+	}
+	return out
+}
+
+// legendFirst are the actions the grid's legend says first, in this
+// order: at 80 columns the legend was cut after "m mode", so how to edit
+// the selected row was not on the screen without ? (the tour).
+var legendFirst = []kit.Action{ActEdEdit, ActEdApply, kit.ActBack, kit.ActHelp}
+
+// legendKeys are the keys the grid's legend says, in the key map's words:
+// legendFirst's, then the grid's other keys (gridKeys) in the map's order.
+func (e *Editor) legendKeys() []kit.FootItem {
+	sc := e.gridScope()
+	items := append(e.Keys.ItemsIn(GrpEdit, sc), e.Keys.ItemsIn(kit.GrpGeneral, sc)...)
+	var out []kit.FootItem
+	for _, act := range legendFirst {
+		if i := slices.IndexFunc(items, func(it kit.ScopedItem) bool { return it.Act == act }); i >= 0 {
+			out = append(out, items[i].FootItem)
+		}
+	}
+	for _, it := range e.gridKeys() {
+		if !slices.Contains(out, it) {
+			out = append(out, it)
 		}
 	}
 	return out

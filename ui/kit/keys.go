@@ -273,10 +273,12 @@ func (k KeyMap) FooterIn(sc Scope) []FootItem {
 	return append(eds, rest...)
 }
 
-// ScopedItem is a binding's footer words with the scopes it works in.
+// ScopedItem is a binding's footer words with the scopes it works in and
+// the action it does.
 type ScopedItem struct {
 	FootItem
 	Scope Scope
+	Act   Action
 }
 
 // ItemsIn is every binding of group that works in scope sc, in the map's
@@ -296,7 +298,7 @@ func (k KeyMap) ItemsIn(group string, sc Scope) []ScopedItem {
 		if b.footDesc != "" {
 			it.Desc = b.footDesc
 		}
-		out = append(out, ScopedItem{FootItem: it, Scope: b.Scope})
+		out = append(out, ScopedItem{FootItem: it, Scope: b.Scope, Act: b.Act})
 	}
 	return out
 }
