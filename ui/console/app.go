@@ -302,6 +302,9 @@ func newApp(snapshots <-chan *model.Snapshot, opts Options) *App {
 	if opts.QuitIs != "" {
 		a.Keys = withQuitAs(a.Keys, opts.QuitIs)
 	}
+	if opts.ASCII {
+		a.Keys = a.Keys.WordsOf(kit.ASCIIGlyphs())
+	}
 	if opts.History != "" {
 		a.Keys.BindingList = append(a.Keys.BindingList, pastBindings()...)
 		if role.CanWrite() {

@@ -217,3 +217,21 @@ func FuzzASCIIOnly(f *testing.F) {
 		}
 	})
 }
+
+// TestASCIIApplyReadsNaturally: with --ascii the editor offered "A
+// apply~" even at 200 columns (the tour): the key map's words are the
+// 7-bit terminal's, "A apply...", in the legend and the footer.
+func TestASCIIApplyReadsNaturally(t *testing.T) {
+	path := slotConfig(t)
+	snap := freeNode()
+	a := testApp(t, 200, 40, snap, Options{Actor: alice, Desk: testDesk(path, snap), ASCII: true})
+	typeKeys(a, "e")
+	if a.ed() == nil {
+		t.Fatalf("e did not open the editor:\n%s", screen(a))
+	}
+	a.Flash = kit.Flash{}
+	v := screen(a)
+	if strings.Contains(v, "apply~") || strings.Count(v, "A apply...") < 2 {
+		t.Errorf("the legend and footer do not both say %q:\n%s", "A apply...", v)
+	}
+}

@@ -101,7 +101,7 @@ func (e *Editor) footerLine(items []kit.FootItem, w int) string {
 	for {
 		need := total
 		if dropped {
-			need += 2 // " …"
+			need += 1 + kit.Width(st.G.More) // " …"
 		}
 		if need <= w {
 			break
@@ -139,9 +139,9 @@ func (e *Editor) footerLine(items []kit.FootItem, w int) string {
 		l.Gap(1)
 		l.Put(st.HelpDesc, it.Desc)
 	}
-	if dropped && l.W+2 <= w {
+	if dropped && l.W+1+kit.Width(st.G.More) <= w {
 		l.Gap(1)
-		l.Put(st.Border, st.G.Ellipsis)
+		l.Put(st.Border, st.G.More)
 	}
 	return kit.ClampLine(l.Finish(w), w)
 }

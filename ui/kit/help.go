@@ -76,7 +76,7 @@ func ShortHelpOf(st *Styles, bs []key.Binding, w int) string {
 			}
 		}
 		if dropped {
-			n += 4 // " • …" before help and quit
+			n += 3 + Width(st.G.More) // " • …" before help and quit
 		}
 		return n + 3*max(k-1, 0)
 	}
@@ -99,6 +99,11 @@ func ShortHelpOf(st *Styles, bs []key.Binding, w int) string {
 			break
 		}
 		keep[last], dropped = false, true
+	}
+	if dropped && lineW(keep, short, true) > w {
+		// Help and quit alone fill the line: they matter more than the
+		// mark of what went ("..." is wider than "~" was).
+		dropped = false
 	}
 	l := NewLine(Paint{})
 	first := true
@@ -124,7 +129,7 @@ func ShortHelpOf(st *Styles, bs []key.Binding, w int) string {
 		if !first {
 			l.PutW(st.Border, sepG, 3)
 		}
-		l.Put(st.Border, st.G.Ellipsis)
+		l.Put(st.Border, st.G.More)
 		first = false
 	}
 	for i, it := range items {

@@ -2,6 +2,7 @@ package kit
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/fgtop/fgtop/engine/agentconfig"
 
@@ -108,6 +109,24 @@ type KeyMap struct {
 	// and FullHelp read it.
 	home        Scope
 	BindingList []Binding
+}
+
+// WordsOf is the key map with its help and footer words as a terminal
+// of glyphs g reads them: the "…" of a key that opens a dialog ("apply…")
+// becomes g.More ("apply..." with --ascii, not "apply~").
+func (k KeyMap) WordsOf(g Glyphs) KeyMap {
+	if g.More == "…" {
+		return k
+	}
+	fix := func(s string) string { return strings.ReplaceAll(s, "…", g.More) }
+	k.BindingList = slices.Clone(k.BindingList)
+	for i := range k.BindingList {
+		b := &k.BindingList[i]
+		h := b.Key.Help()
+		b.Key.SetHelp(fix(h.Key), fix(h.Desc))
+		b.footKey, b.footDesc = fix(b.footKey), fix(b.footDesc)
+	}
+	return k
 }
 
 // KeyMapOf is the key map of a screen whose scope is home, for a role.

@@ -1,5 +1,10 @@
 package kit
 
+import (
+	"slices"
+	"strings"
+)
+
 // Span is a piece of plain text with a colour level: the unit pure
 // presentation functions return, so they stay testable without styles.
 type Span struct {
@@ -15,6 +20,7 @@ func PutSpans(l *Line, st *Styles, spans []Span, w int) int {
 	if w <= 0 {
 		return 0
 	}
+	spans = st.Words(spans)
 	budget, ell := w, ""
 	if total := SpansWidth(spans); total > w {
 		ell = st.G.Ellipsis
@@ -40,6 +46,20 @@ func PutSpans(l *Line, st *Styles, spans []Span, w int) int {
 		used += Width(ell)
 	}
 	return used
+}
+
+// Words is spans as st's terminal reads them: with --ascii, the "…" of
+// words ("reading it back…") is three dots, as More is, not the cut
+// mark's "~" that the frame's stand-in would make of it.
+func (st *Styles) Words(spans []Span) []Span {
+	if !st.ASCII || !slices.ContainsFunc(spans, func(sp Span) bool { return strings.Contains(sp.Text, "…") }) {
+		return spans
+	}
+	out := make([]Span, len(spans))
+	for i, sp := range spans {
+		out[i] = Span{Lvl: sp.Lvl, Text: strings.ReplaceAll(sp.Text, "…", st.G.More)}
+	}
+	return out
 }
 
 // SpansWidth is the cells spans take.

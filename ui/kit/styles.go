@@ -83,12 +83,17 @@ type Glyphs struct {
 	Spark     []string
 	Branch    string // MIG instance under its GPU (2 cells)
 	Sep, Rule string // vertical and horizontal rules
-	Ellipsis  string
-	Cursor    string
-	Lock      string // the read-only mark
-	Up, Down  string // sort direction
-	Degree    string
-	Dot       string // separates items in a line
+	// Ellipsis marks text cut to fit a cell (one cell); More marks what
+	// is left out as words read it: keys a footer dropped, the "…" of a
+	// key that opens a dialog ("A apply…"). In 7-bit text a lone "~" for
+	// those read as an item of its own (the tour's "| ~ |").
+	Ellipsis string
+	More     string
+	Cursor   string
+	Lock     string // the read-only mark
+	Up, Down string // sort direction
+	Degree   string
+	Dot      string // separates items in a line
 	// Corners of a dialog box.
 	CornerTL, CornerTR, CornerBL, CornerBR string
 	// Owned marks a device's owner in the partition editor; Gained and
@@ -107,7 +112,7 @@ func UnicodeGlyphs(patterned bool) Glyphs {
 	g := Glyphs{
 		Held: "█", HeldAlt: "█", Free: "░", Over: "█",
 		Spark:  []string{" ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"},
-		Branch: "└ ", Sep: "│", Rule: "─", Ellipsis: "…", Cursor: "▶",
+		Branch: "└ ", Sep: "│", Rule: "─", Ellipsis: "…", More: "…", Cursor: "▶",
 		Lock: "🔒 read-only", Up: "▲", Down: "▼", Degree: "°C", Dot: "·",
 		CornerTL: "┌", CornerTR: "┐", CornerBL: "└", CornerBR: "┘",
 		Owned: "■", Gained: "+", Lost: "×",
@@ -127,7 +132,7 @@ func ASCIIGlyphs() Glyphs {
 	return Glyphs{
 		Held: "#", HeldAlt: "=", Free: ".", Over: "!",
 		Spark:  []string{" ", ".", ":", "-", "=", "+", "*", "#"},
-		Branch: "`-", Sep: "|", Rule: "-", Ellipsis: "~", Cursor: ">",
+		Branch: "`-", Sep: "|", Rule: "-", Ellipsis: "~", More: "...", Cursor: ">",
 		Lock: "[read-only]", Up: "^", Down: "v", Degree: "C", Dot: "-",
 		CornerTL: "+", CornerTR: "+", CornerBL: "+", CornerBR: "+",
 		Owned: "#", Gained: "+", Lost: "x",

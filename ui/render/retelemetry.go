@@ -78,7 +78,7 @@ func sameGlyphs(a, b *kit.Glyphs) bool {
 	return a.Held == b.Held && a.HeldAlt == b.HeldAlt && a.Free == b.Free && a.Over == b.Over &&
 		slices.Equal(a.Patterns, b.Patterns) && a.Mark == b.Mark && a.Drift == b.Drift && a.DriftAlt == b.DriftAlt &&
 		slices.Equal(a.Spark, b.Spark) && a.Branch == b.Branch && a.Sep == b.Sep && a.Rule == b.Rule &&
-		a.Ellipsis == b.Ellipsis && a.Cursor == b.Cursor && a.Lock == b.Lock && a.Up == b.Up &&
+		a.Ellipsis == b.Ellipsis && a.More == b.More && a.Cursor == b.Cursor && a.Lock == b.Lock && a.Up == b.Up &&
 		a.Down == b.Down && a.Degree == b.Degree && a.Dot == b.Dot &&
 		a.CornerTL == b.CornerTL && a.CornerTR == b.CornerTR && a.CornerBL == b.CornerBL && a.CornerBR == b.CornerBR &&
 		a.Owned == b.Owned && a.Gained == b.Gained && a.Lost == b.Lost && a.Hit == b.Hit && a.To == b.To
