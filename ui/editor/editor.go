@@ -118,9 +118,9 @@ type Editor struct {
 	// says why the session is gone (taken over, closed).
 	Stale string
 	Lost  string
-	// result is what the last apply did, shown under the grid: one line
-	// wraps over two rows; a second line (how to undo it) keeps a row of
-	// its own, so the command is never split or cut.
+	// result is what the last apply did, shown under the grid: its first
+	// line wraps over two rows; a further line (how to undo it) leads the
+	// verdict's row, so the command is not split between rows.
 	result [][]kit.Span
 	// applying is set while an apply runs (in a tea.Cmd): a second one
 	// is refused until the first one's result is in.

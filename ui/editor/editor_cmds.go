@@ -183,8 +183,8 @@ func (e *Editor) applied(m DeskAppliedMsg) {
 			{Lvl: kit.LvlPlain, Text: " · previous version in " + res.Backup + " (J: journal)"}}, undoSpans(res.Path)}
 	default:
 		e.result = [][]kit.Span{{{Lvl: kit.LvlOK, Text: "applied " + e.Now().Format("15:04:05") + ": " + kit.Plural(len(p.Edits), "change") + " written and verified"},
-			{Lvl: kit.LvlWarn, Text: " · restart the agents: they read agent.toml only at start-up"}},
-			append(undoSpans(res.Path), kit.Span{Lvl: kit.LvlDim, Text: " · backup " + res.Backup})}
+			{Lvl: kit.LvlWarn, Text: " · restart the agents: they read agent.toml only at start-up"},
+			{Lvl: kit.LvlDim, Text: " · backup " + res.Backup}}, undoSpans(res.Path)}
 	}
 	FlashApplied(e.Common, m)
 	if res == nil {

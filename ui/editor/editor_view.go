@@ -2,6 +2,7 @@ package editor
 
 import (
 	"bytes"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -538,16 +539,19 @@ func (e *Editor) editorStatus(w int) []string {
 	}
 	if len(e.result) > 0 {
 		// The result (with the backup's path) may take the legend's row too
-		// rather than be cut; with a second line (the undo command), each
-		// has a row.
-		rows := e.result
-		if len(rows) == 1 {
-			rows = kit.WrapWords(rows[0], w-1)
-		}
+		// rather than be cut.
+		rows := kit.WrapWords(e.result[0], w-1)
 		n := len(lines)
 		lines[n-2] = rows[0]
 		if len(rows) > 1 {
 			lines[n-1] = rows[1]
+		}
+		// A further line (how to undo it) leads the verdict's row while
+		// that only says nothing changed, as it does after an apply.
+		if e.Lost == "" && e.Stale == "" && p.Valid() && !p.Changed() {
+			for _, more := range slices.Backward(e.result[1:]) {
+				lines[0] = append(append(slices.Clone(more), kit.Span{Lvl: kit.LvlDim, Text: " · "}), lines[0]...)
+			}
 		}
 	}
 	out := make([]string, len(lines))
