@@ -115,6 +115,10 @@ type HistoryGap struct {
 type HistoryProblem struct {
 	Node  string `json:"node"`
 	Error string `json:"error"`
+
+	// partial: the node answered, with words beside its rows, so it is
+	// not one that gave nothing.
+	partial bool
 }
 
 // FleetHistory is the fleet's answer, merged by time.
@@ -127,6 +131,10 @@ type FleetHistory struct {
 	// (a kernel, user or device of another node), in their words: not a
 	// part of the span unknown.
 	NotFound []HistoryProblem `json:"not_found"`
+
+	// asked is how many nodes were asked (0: not known), so that an
+	// empty answer is not read as "nothing held" when no node answered.
+	asked int
 }
 
 // NowhereError is a name no node's record knows: every node said so.
@@ -169,14 +177,33 @@ func (e *notHereError) Error() string { return e.msg }
 // did not answer, or its record lacks part of it.
 func (h *FleetHistory) Incomplete() bool { return len(h.Missing) > 0 || len(h.Problems) > 0 }
 
+// silent counts the nodes that gave nothing: a node that answered with
+// words beside its rows is not one of them.
+func (h *FleetHistory) silent() int {
+	n := 0
+	for _, p := range h.Problems {
+		if !p.partial {
+			n++
+		}
+	}
+	return n
+}
+
 // Shortfall says what of the asked span is not known, after the listing
 // that names it; nil when the answer is complete.
 func (h *FleetHistory) Shortfall() error {
 	if !h.Incomplete() {
 		return nil
 	}
-	return fmt.Errorf("part of the asked span is not known: %d node(s) did not answer fully, %d gap(s) (listed above)",
-		len(h.Problems), len(h.Missing))
+	var parts []string
+	if n := h.silent(); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d node(s) did not answer", n))
+	}
+	if n := len(h.Problems) - h.silent(); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d node(s) did not answer fully", n))
+	}
+	parts = append(parts, fmt.Sprintf("%d gap(s)", len(h.Missing)))
+	return fmt.Errorf("part of the asked span is not known: %s (listed above)", strings.Join(parts, ", "))
 }
 
 // WriteHistory writes the fleet's answer as `fgtop fleet history` prints
@@ -217,7 +244,17 @@ func WriteHistory(w io.Writer, h *FleetHistory, asJSON bool) error {
 	}
 	var b strings.Builder
 	if len(h.Intervals) == 0 {
-		b.WriteString("(nothing held in the asked span)\n")
+		// "Nothing held" is a claim only the nodes that answered make.
+		switch silent := h.silent(); {
+		case silent == 0:
+			b.WriteString("(nothing held in the asked span)\n")
+		case h.asked > 0 && silent >= h.asked:
+			b.WriteString("(no node answered: what was held is not known)\n")
+		case h.asked > 0:
+			fmt.Fprintf(&b, "(nothing held in the asked span on the nodes that answered (%d of %d))\n", h.asked-silent, h.asked)
+		default:
+			fmt.Fprintf(&b, "(nothing held in the asked span on the nodes that answered; %d node(s) did not answer)\n", silent)
+		}
 	}
 	for _, m := range h.Missing {
 		if m.OpenEnded {
@@ -297,6 +334,7 @@ func HistoryHosts(ctx context.Context, hosts []string, cfg *gossh.ClientConfig, 
 		ivs     []HistoryInterval
 		gaps    []HistoryGap
 		prob    string
+		partial bool
 		notHere string
 	}
 	answers := make([]answer, len(hosts))
@@ -327,16 +365,18 @@ func HistoryHosts(ctx context.Context, hosts []string, cfg *gossh.ClientConfig, 
 				// outside its record) is a problem; words beside its
 				// gaps are about them, and they are in Missing.
 				a.prob = untrusted.Text(problem)
+				a.partial = true
 			}
 		}()
 	}
 	wg.Wait()
-	fh := &FleetHistory{Schema: FleetHistorySchema, Intervals: []HistoryInterval{}, Missing: []HistoryGap{}, Problems: []HistoryProblem{}, NotFound: []HistoryProblem{}}
+	fh := &FleetHistory{Schema: FleetHistorySchema, Intervals: []HistoryInterval{}, Missing: []HistoryGap{}, Problems: []HistoryProblem{}, NotFound: []HistoryProblem{},
+		asked: len(hosts)}
 	for i, a := range answers {
 		fh.Intervals = append(fh.Intervals, a.ivs...)
 		fh.Missing = append(fh.Missing, a.gaps...)
 		if a.prob != "" {
-			fh.Problems = append(fh.Problems, HistoryProblem{Node: hosts[i], Error: a.prob})
+			fh.Problems = append(fh.Problems, HistoryProblem{Node: hosts[i], Error: a.prob, partial: a.partial})
 		}
 		if a.notHere != "" {
 			fh.NotFound = append(fh.NotFound, HistoryProblem{Node: hosts[i], Error: a.notHere})

@@ -87,7 +87,7 @@ no answer: n4:2222: dial: connection refused
 	if b.String() != want {
 		t.Errorf("table:\n%s\nwant:\n%s", b.String(), want)
 	}
-	if err := fh.Shortfall(); err == nil || err.Error() != "part of the asked span is not known: 1 node(s) did not answer fully, 1 gap(s) (listed above)" {
+	if err := fh.Shortfall(); err == nil || err.Error() != "part of the asked span is not known: 1 node(s) did not answer, 1 gap(s) (listed above)" {
 		t.Errorf("shortfall: %v", err)
 	}
 
@@ -116,6 +116,50 @@ no answer: n4:2222: dial: connection refused
 	}
 	if !strings.HasSuffix(b.String(), "\n(nothing held in the asked span)\n") || empty.Shortfall() != nil {
 		t.Errorf("empty: %q, shortfall %v", b.String(), empty.Shortfall())
+	}
+}
+
+// TestWriteHistoryNoAnswer: an empty answer says "nothing held" only of
+// the nodes that answered: none answering is said as such, some not
+// answering qualifies it, and Shortfall tells a node that gave nothing
+// ("did not answer") from one that answered in part ("fully").
+func TestWriteHistoryNoAnswer(t *testing.T) {
+	refused := HistoryProblem{Node: "n1:2222", Error: "not listening (connection refused)"}
+	begins := HistoryProblem{Node: "n2:2222", Error: "the record begins at 14:00", partial: true}
+	cases := []struct {
+		name      string
+		asked     int
+		problems  []HistoryProblem
+		line, not string
+		short     string
+	}{
+		{name: "none answered", asked: 1, problems: []HistoryProblem{refused},
+			line: "(no node answered: what was held is not known)\n", not: "nothing held",
+			short: "part of the asked span is not known: 1 node(s) did not answer, 0 gap(s) (listed above)"},
+		{name: "one of two answered", asked: 2, problems: []HistoryProblem{refused},
+			line:  "(nothing held in the asked span on the nodes that answered (1 of 2))\n",
+			short: "1 node(s) did not answer, 0 gap(s)"},
+		{name: "answered in part", asked: 2, problems: []HistoryProblem{begins},
+			line: "(nothing held in the asked span)\n", not: "answered (",
+			short: "1 node(s) did not answer fully, 0 gap(s)"},
+		{name: "both kinds", asked: 3, problems: []HistoryProblem{refused, begins},
+			line:  "(nothing held in the asked span on the nodes that answered (2 of 3))\n",
+			short: "1 node(s) did not answer, 1 node(s) did not answer fully, 0 gap(s)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			fh := &FleetHistory{Schema: FleetHistorySchema, Intervals: []HistoryInterval{}, Missing: []HistoryGap{}, Problems: c.problems, asked: c.asked}
+			var b bytes.Buffer
+			if err := WriteHistory(&b, fh, false); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(b.String(), "\n"+c.line) || (c.not != "" && strings.Contains(b.String(), c.not)) {
+				t.Errorf("got:\n%s\nwant the line %q", b.String(), c.line)
+			}
+			if err := fh.Shortfall(); err == nil || !strings.Contains(err.Error(), c.short) {
+				t.Errorf("shortfall %v, want %q", err, c.short)
+			}
+		})
 	}
 }
 
