@@ -156,7 +156,9 @@ func nodeJSON(n *Node) JSONNode {
 			// nor is what is free of it or the largest fit in it.
 			j.Capacity, j.Free, j.Largest = nil, nil, nil
 		}
-		if s.QuantumUnknown {
+		if s.QuantumUnknown || n.State != Live {
+			// Nor is a node's that is not live: what fits on it now is
+			// not known, as --fit says of it.
 			j.Largest = nil
 		}
 	}

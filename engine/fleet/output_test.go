@@ -68,3 +68,41 @@ func TestParseRequestNamesTypoFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestLargestFitOnlyOfLiveNodes: a node that is not live has no
+// largest_fit in --once --json (null, left out) and "-" in the table:
+// its last figure is not what fits on it now, as --fit says of it.
+func TestLargestFitOnlyOfLiveNodes(t *testing.T) {
+	s := shortNode()
+	sum := Summarize(s, Settings{})
+	now := time.Unix(1000, 0)
+	f := &Fleet{Time: now, Nodes: []Node{
+		{Addr: "live", Name: "live", State: Live, LastSeen: now, Snap: s, Sum: sum},
+		{Addr: "stale", Name: "stale", State: Stale, LastSeen: now.Add(-4 * time.Second), Snap: s, Sum: sum},
+		{Addr: "dead", Name: "dead", State: Unreachable, Reason: "no answer for 22s", LastSeen: now.Add(-22 * time.Second), Snap: s, Sum: sum},
+	}}
+	j := ToJSON(f)
+	if j.Nodes[0].Largest == nil || !j.Nodes[0].Largest.Equal(sum.Largest) {
+		t.Errorf("live: largest_fit %v, want %s", j.Nodes[0].Largest, sum.Largest)
+	}
+	for _, n := range j.Nodes[1:] {
+		if n.Largest != nil {
+			t.Errorf("%s (%s): largest_fit %s, want none", n.Node, n.State, n.Largest)
+		}
+	}
+	var b strings.Builder
+	WriteTable(&b, j)
+	for _, l := range strings.Split(b.String(), "\n")[1:] {
+		f := strings.Fields(l)
+		if len(f) < 6 {
+			continue
+		}
+		want := "-"
+		if f[0] == "live" {
+			want = sum.Largest.String()
+		}
+		if f[5] != want {
+			t.Errorf("LARGEST of %s: %q, want %q:\n%s", f[0], f[5], want, b.String())
+		}
+	}
+}

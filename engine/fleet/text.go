@@ -70,8 +70,14 @@ func WriteTable(w io.Writer, j JSONFleet) {
 			fmt.Fprintf(w, "%-20s %-12s %4s %15s %8s %8s %6s %7s %6s  %s  %s\n", n.Node, n.State, gpus, "-", "-", "-", "-", kernels, issues, n.Address, n.Error)
 			continue
 		}
+		largest := orUnknown(n.Largest)
+		if n.State != Live {
+			// Not "?" (a figure the node cannot know): what fits on a
+			// node that is not live is not known now.
+			largest = "-"
+		}
 		fmt.Fprintf(w, "%-20s %-12s %4s %15s %8s %8s %6s %7s %6s  %s  %s\n", n.Node, n.State, orDash(n.GPUs), n.Held.String()+"/"+orUnknown(n.Capacity),
-			orUnknown(n.Free), orUnknown(n.Largest), orDash(n.Pieces), orDash(n.Kernels), orDash(n.Issues), n.Address, n.Error)
+			orUnknown(n.Free), largest, orDash(n.Pieces), orDash(n.Kernels), orDash(n.Issues), n.Address, n.Error)
 	}
 }
 

@@ -361,3 +361,33 @@ func TestFleetSourceFailing(t *testing.T) {
 		t.Errorf("filtered screen:\n%s", scr)
 	}
 }
+
+// TestFleetLargestUnknownWhenNotLive: what fits on a node that is not
+// live is not known now, as :fit says of it: the stale node's FITS<= is
+// "-" (its last figure is no answer), and its detail says unknown, with
+// the last figure labelled as what it was.
+func TestFleetLargestUnknownWhenNotLive(t *testing.T) {
+	m := newTestFleet(t, 120, 40)
+	last := fleet.Summarize(fake.Node(fake.Options{}), fleet.Settings{}).Largest
+	s := stripANSI(fleetScreen(m))
+	col := -1
+	cells := map[string]string{}
+	for _, l := range strings.Split(s, "\n") {
+		f := strings.Fields(strings.TrimPrefix(l, ">"))
+		if i := slices.Index(f, "FITS<="); i >= 0 {
+			col = i
+		}
+		if col >= 0 && len(f) > col && (f[0] == "gpu-node01" || f[0] == "gpu-node02") {
+			cells[f[0]] = f[col]
+		}
+	}
+	if cells["gpu-node01"] != last.String() || cells["gpu-node02"] != "-" {
+		t.Fatalf("FITS<= cells %v, want the live node's %s and - for the stale one:\n%s", cells, last, s)
+	}
+	fleetPress(m, "G")
+	s = stripANSI(fleetScreen(m))
+	want := fmt.Sprintf("the largest cuda.shares request that fits: unknown, the node is stale (it was %s;", last)
+	if !strings.Contains(s, "gpu-node02 10.0.0.2:2222") || !strings.Contains(s, want) || strings.Contains(s, "that fits: "+last.String()) {
+		t.Errorf("the stale node's detail does not say its largest fit is unknown (%q):\n%s", want, s)
+	}
+}

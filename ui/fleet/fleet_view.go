@@ -442,7 +442,11 @@ func (m *Model) viewRow(n *fleet.Node, sel bool, cols []fleetCol, nameW, w int, 
 				v = s.FreeText()
 			}
 		case "largest":
-			if has {
+			// What fits on a node that is not live is not known now
+			// (as :fit says of it): its last figure is no answer.
+			if has && dimmed {
+				v = "-"
+			} else if has {
 				v = s.LargestText()
 				if s.Unknown == 0 && !s.QuantumUnknown && s.Largest.IsZero() && !dimmed {
 					p = st.Warn
@@ -635,6 +639,10 @@ func (m *Model) viewDetail(w int, now time.Time) []string {
 				line = fmt.Sprintf("  %s free and the largest fit unknown: the capacity of %d device(s) is not known", n.Sum.Slot, n.Sum.Unknown)
 			case n.Sum.QuantumUnknown:
 				line = fmt.Sprintf("  %s free %s in %s; the largest fit unknown: the node's quantum_size is not known (give --quantum)", n.Sum.Slot, n.Sum.Free, fleet.Pieces(n.Sum.Pieces))
+			case n.State != fleet.Live:
+				// "Unknown" first: at 80 columns the end of the line is cut.
+				line = fmt.Sprintf("  the largest %s request that fits: unknown, the node is %s (it was %s; %s free %s in %s)",
+					n.Sum.Slot, n.State, n.Sum.Largest, n.Sum.Slot, n.Sum.Free, fleet.Pieces(n.Sum.Pieces))
 			}
 			out = append(out, kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlDim, Text: line}}, w))
 		}
