@@ -415,6 +415,9 @@ func (m *Model) command(line string) tea.Cmd {
 	if len(f) == 0 {
 		return nil
 	}
+	// A command's answer is its own: the last one's error would read as
+	// this one's, as the node console's runCommand has it.
+	m.Flash = kit.Flash{}
 	switch f[0] {
 	case "q", "q!", "quit", "exit":
 		return tea.Quit
@@ -434,10 +437,6 @@ func (m *Model) command(line string) tea.Cmd {
 			return nil
 		}
 		m.fitText, m.fitReq, m.fits, m.fitAt = text, req, nil, nil
-		if strings.HasPrefix(m.Flash.Text, ":fit ") {
-			// The last :fit's refusal, answered by this one.
-			m.Flash = kit.Flash{}
-		}
 		return m.refit(true)
 	case "sort":
 		if len(f) < 2 || !slices.Contains(fleetSortCols, f[1]) {

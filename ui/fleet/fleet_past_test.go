@@ -360,3 +360,25 @@ func TestFleetAtLandsOnAnOpenedNode(t *testing.T) {
 		})
 	}
 }
+
+// TestFleetCommandClearsLastError: a command's answer is its own: after
+// :at refused a time, an :at that works leaves no trace of the refusal
+// on the bottom line (the clock stands still here, so it never expires).
+func TestFleetCommandClearsLastError(t *testing.T) {
+	src := &pastSource{}
+	m := New(nil, Options{ASCII: true, Now: func() time.Time { return fake.T0 }, At: src.at})
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 30})
+	m.Update(fleetMsg{fleetOf(t)})
+	footer := func() string {
+		l := strings.Split(stripANSI(fleetScreen(m)), "\n")
+		return l[len(l)-1]
+	}
+	runPast(m, command(m, "at yesterdy 14:02"))
+	if f := footer(); !strings.Contains(f, ":at ") || !strings.Contains(f, "yesterdy") {
+		t.Fatalf("no refusal of :at yesterdy 14:02 on the bottom line: %q", f)
+	}
+	runPast(m, command(m, "at -3h"))
+	if f := footer(); strings.Contains(f, "yesterdy") || !strings.Contains(stripANSI(fleetScreen(m)), "PAST") {
+		t.Fatalf(":at -3h worked, and the bottom line still says the last one's error: %q", f)
+	}
+}
