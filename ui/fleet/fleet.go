@@ -3,6 +3,7 @@ package fleet
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -248,6 +249,34 @@ func (m *Model) rebuild(sel string) {
 		}
 	}
 	m.clamp()
+}
+
+// maxNamesListed is how many node names a filter that matches nothing
+// lists: a large fleet's names would fill the screen.
+const maxNamesListed = 24
+
+// noMatchText says that the filter matches no node, naming the nodes
+// there are (a name that matches nothing lists what exists), with the
+// one it most likely misspells first.
+func (m *Model) noMatchText() string {
+	var names []string
+	for i := range m.fl.Nodes {
+		names = append(names, m.fl.Nodes[i].Name)
+	}
+	slices.Sort(names)
+	names = slices.Compact(names)
+	out := "no node matches the filter " + m.Filter
+	if pat, inverted := strings.CutPrefix(m.Filter, "!"); !inverted {
+		if c := model.Closest(pat, names); c != "" {
+			out += " (did you mean " + c + "?)"
+		}
+	}
+	listed := names[:min(len(names), maxNamesListed)]
+	out += "; the nodes: " + strings.Join(listed, " ")
+	if more := len(names) - len(listed); more > 0 {
+		out += fmt.Sprintf(" and %d more", more)
+	}
+	return out + " (/ to change it)"
 }
 
 func fleetStateRank(s fleet.State) int {

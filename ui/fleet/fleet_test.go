@@ -357,7 +357,7 @@ func TestFleetSourceFailing(t *testing.T) {
 	}
 	m.Filter = "nothing-like-this"
 	m.resort()
-	if scr := fleetScreen(m); !strings.Contains(scr, "no node matches the filter nothing-like-this") {
+	if scr := stripANSI(fleetScreen(m)); !strings.Contains(scr, "no node matches the filter nothing-like-this") {
 		t.Errorf("filtered screen:\n%s", scr)
 	}
 }
@@ -389,5 +389,30 @@ func TestFleetLargestUnknownWhenNotLive(t *testing.T) {
 	want := fmt.Sprintf("the largest cuda.shares request that fits: unknown, the node is stale (it was %s;", last)
 	if !strings.Contains(s, "gpu-node02 10.0.0.2:2222") || !strings.Contains(s, want) || strings.Contains(s, "that fits: "+last.String()) {
 		t.Errorf("the stale node's detail does not say its largest fit is unknown (%q):\n%s", want, s)
+	}
+}
+
+// TestFleetFilterMatchesNothingListsNodes: a filter that matches no node
+// names the nodes there are (the project's rule for a name that matches
+// nothing), with the likely misspelt one; an inverted filter gets no
+// did-you-mean.
+func TestFleetFilterMatchesNothingListsNodes(t *testing.T) {
+	for _, c := range []struct{ filter, want, not string }{
+		{"gpu-nod02", "no node matches the filter gpu-nod02 (did you mean gpu-node02?); the nodes: 10.0.0.3:2222 gpu-node01 gpu-node02", ""},
+		{"zzz", "no node matches the filter zzz; the nodes: 10.0.0.3:2222 gpu-node01 gpu-node02", "did you mean"},
+		{"!2222", "no node matches the filter !2222; the nodes: 10.0.0.3:2222 gpu-node01 gpu-node02", "did you mean"},
+	} {
+		t.Run(c.filter, func(t *testing.T) {
+			m := newTestFleet(t, 160, 30)
+			keys := []string{"/"}
+			for _, r := range c.filter {
+				keys = append(keys, string(r))
+			}
+			fleetPress(m, append(keys, "enter")...)
+			s := stripANSI(fleetScreen(m))
+			if !strings.Contains(s, c.want) || (c.not != "" && strings.Contains(s, c.not)) {
+				t.Errorf("/%s: want %q:\n%s", c.filter, c.want, s)
+			}
+		})
 	}
 }

@@ -335,9 +335,15 @@ func (m *Model) viewTable(w, h int) []string {
 		case len(m.fl.Nodes) == 0:
 			msg = "  no nodes yet: the source has named none"
 		case m.Filter != "":
-			msg = "  no node matches the filter " + m.Filter + " (/ to change it)"
+			msg = "  " + m.noMatchText()
 		}
-		rows = append(rows, kit.SpansRow(st, []kit.Span{{Lvl: lvl, Text: msg}}, w))
+		// The names wrap into the rows' room: one cut line lost them.
+		for i, l := range kit.WrapWords([]kit.Span{{Lvl: lvl, Text: msg}}, w) {
+			if i >= max(vis, 1) {
+				break
+			}
+			rows = append(rows, kit.SpansRow(st, l, w))
+		}
 	}
 	now := m.shownNow()
 	for i := m.offset; i < len(m.Rows) && i < m.offset+vis; i++ {
