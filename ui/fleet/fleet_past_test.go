@@ -229,7 +229,8 @@ func headerOf(m *Model) string {
 // TestFleetAtHeaderKeepsCounts: at 80 columns the PAST marker with a date
 // (yesterday's moment, the widest) leaves the live/stale/unreachable
 // counts whole, while reading and once read; the live clock and the
-// source give way first, and come back where there is room.
+// source give way first, and come back where there is room. The totals
+// are the moment's: "then:", never "live:".
 func TestFleetAtHeaderKeepsCounts(t *testing.T) {
 	y, mo, d := fake.T0.Date()
 	then := time.Date(y, mo, d-1, 14, 2, 0, 0, fake.T0.Location())
@@ -241,8 +242,8 @@ func TestFleetAtHeaderKeepsCounts(t *testing.T) {
 		want, gone []string
 	}{
 		{80, 24, []string{"fgtop fleet", "PAST " + clock, counts}, []string{"live is"}},
-		{110, 24, []string{"PAST " + clock, counts, "live: 5 GPUs, held 3.30/4.00"}, []string{"live is"}},
-		{160, 30, []string{"PAST " + clock, "live is 10:00:00", "ssh: 3 hosts", counts, "held 3.30/4.00"}, nil},
+		{110, 24, []string{"PAST " + clock, counts, "then: 5 GPUs, held 3.30/4.00"}, []string{"live is", "live:"}},
+		{160, 30, []string{"PAST " + clock, "live is 10:00:00", "ssh: 3 hosts", counts, "then: 5 GPUs, held 3.30/4.00"}, []string{"live:"}},
 	}
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("%dx%d", c.w, c.h), func(t *testing.T) {

@@ -214,8 +214,15 @@ func (m *Model) viewHeader(w int) string {
 		// Before the counts: "0 live" alone reads as a fleet at rest.
 		counts = append([]kit.Span{{Lvl: kit.LvlDim, Text: " │ "}, {Lvl: kit.LvlCrit, Text: "SOURCE FAILING"}}, counts...)
 	}
+	// In the past the totals are the moment's, not what is live: "then",
+	// the PAST marker beside it naming the moment (its clock again would
+	// push the totals off at 110 columns).
+	label := "live"
+	if !m.pastShown().IsZero() {
+		label = "then"
+	}
 	ps = append(ps, headerPiece{spans: counts},
-		headerPiece{spans: []kit.Span{{Lvl: kit.LvlDim, Text: fmt.Sprintf(" │ live: %d GPUs, held %s", gpus, heldText)}}, drop: 2})
+		headerPiece{spans: []kit.Span{{Lvl: kit.LvlDim, Text: fmt.Sprintf(" │ %s: %d GPUs, held %s", label, gpus, heldText)}}, drop: 2})
 	var sp []kit.Span
 	for _, p := range fitPieces(ps, w) {
 		sp = append(sp, p...)
