@@ -447,44 +447,76 @@ func (m *Model) command(line string) tea.Cmd {
 	// A command's answer is its own: the last one's error would read as
 	// this one's, as the node console's runCommand has it.
 	m.Flash = kit.Flash{}
-	switch f[0] {
-	case "q", "q!", "quit", "exit":
-		return tea.Quit
-	case "fit":
-		if len(f) == 1 {
-			m.fitText, m.fitReq, m.fits = "", nil, nil
-			m.flashf(kit.LvlInfo, "fit cleared")
-			return nil
+	cmds := fleetCommands()
+	for _, c := range cmds {
+		if slices.Contains(c.names, f[0]) {
+			return c.run(m, f)
 		}
-		text := strings.Join(f[1:], "")
-		req, err := fleet.ParseRequest(text)
-		if err == nil && m.fl != nil {
-			err = m.fl.CheckSlots(req)
-		}
-		if err != nil {
-			m.flashf(kit.LvlCrit, ":fit "+err.Error())
-			return nil
-		}
-		m.fitText, m.fitReq, m.fits, m.fitAt = text, req, nil, nil
-		return m.refit(true)
-	case "sort":
-		if len(f) < 2 || !slices.Contains(fleetSortCols, f[1]) {
-			m.flashf(kit.LvlWarn, ":sort COL [asc|desc]: "+strings.Join(fleetSortCols, " "))
-			return nil
-		}
-		m.sortCol = f[1]
-		m.sortDesc = len(f) > 2 && f[2] == "desc"
-		m.resort()
-		return nil
-	case "filter":
-		m.Filter = strings.Join(f[1:], " ")
-		m.resort()
-		return nil
-	case "at", "live":
-		return m.pastCommand(f)
 	}
-	m.flashf(kit.LvlWarn, "unknown command :"+f[0]+" (:fit SLOTS, :at TIME, :live, :sort COL, :filter TEXT, :q)")
+	hints := make([]string, len(cmds))
+	for i, c := range cmds {
+		hints[i] = c.hint
+	}
+	m.flashf(kit.LvlWarn, "unknown command :"+f[0]+" ("+strings.Join(hints, ", ")+")")
 	return nil
+}
+
+// fleetCommand is one ':' command of the fleet console: the names it
+// answers to, its usage as the unknown-command hint gives it, its usage
+// and words in help, and what it does with the line's fields (f[0] is
+// the name).
+type fleetCommand struct {
+	names             []string
+	hint, usage, desc string
+	run               func(m *Model, f []string) tea.Cmd
+}
+
+// fleetCommands is every ':' command, in the order help lists them: the
+// one table command dispatches by and help and the hint are made from,
+// so a command cannot work without being listed.
+func fleetCommands() []fleetCommand {
+	return []fleetCommand{
+		{[]string{"fit"}, ":fit SLOTS", ":fit SLOTS", "where would cuda.shares=2.5,cpu=8,mem=64g fit? (esc or :fit clears)", (*Model).fitCommand},
+		{[]string{"at"}, ":at TIME", ":at TIME", "the fleet as it was then: 14:02, yesterday 14:02, -2h, RFC 3339; [ ] step",
+			(*Model).pastCommand},
+		{[]string{"live"}, ":live", ":live", "back to the live fleet from :at", (*Model).pastCommand},
+		{[]string{"sort"}, ":sort COL", ":sort COL [desc]", strings.Join(fleetSortCols, " "), func(m *Model, f []string) tea.Cmd {
+			if len(f) < 2 || !slices.Contains(fleetSortCols, f[1]) {
+				m.flashf(kit.LvlWarn, ":sort COL [asc|desc]: "+strings.Join(fleetSortCols, " "))
+				return nil
+			}
+			m.sortCol = f[1]
+			m.sortDesc = len(f) > 2 && f[2] == "desc"
+			m.resort()
+			return nil
+		}},
+		{[]string{"filter"}, ":filter TEXT", ":filter TEXT", "like /TEXT; !TEXT keeps what does not match", func(m *Model, f []string) tea.Cmd {
+			m.Filter = strings.Join(f[1:], " ")
+			m.resort()
+			return nil
+		}},
+		{[]string{"q", "q!", "quit", "exit"}, ":q", ":q", "quit", func(*Model, []string) tea.Cmd { return tea.Quit }},
+	}
+}
+
+// fitCommand runs :fit SLOTS; :fit alone clears it.
+func (m *Model) fitCommand(f []string) tea.Cmd {
+	if len(f) == 1 {
+		m.fitText, m.fitReq, m.fits = "", nil, nil
+		m.flashf(kit.LvlInfo, "fit cleared")
+		return nil
+	}
+	text := strings.Join(f[1:], "")
+	req, err := fleet.ParseRequest(text)
+	if err == nil && m.fl != nil {
+		err = m.fl.CheckSlots(req)
+	}
+	if err != nil {
+		m.flashf(kit.LvlCrit, ":fit "+err.Error())
+		return nil
+	}
+	m.fitText, m.fitReq, m.fits, m.fitAt = text, req, nil, nil
+	return m.refit(true)
 }
 
 // refit runs the :fit request on every node's latest snapshot in a Cmd:

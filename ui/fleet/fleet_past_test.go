@@ -383,3 +383,31 @@ func TestFleetCommandClearsLastError(t *testing.T) {
 		t.Fatalf(":at -3h worked, and the bottom line still says the last one's error: %q", f)
 	}
 }
+
+// TestFleetHelpListsEveryCommand: every ':' command the console handles
+// (it does not answer "unknown command") is in help's Commands section,
+// :at and :live among them, not only on the ':' key's line.
+func TestFleetHelpListsEveryCommand(t *testing.T) {
+	m := newTestFleet(t, 160, 80)
+	typeKeys(m, "?")
+	s := stripANSI(fleetScreen(m))
+	_, section, ok := strings.Cut(s, "\n Commands ")
+	if !ok {
+		t.Fatalf("no Commands section in help:\n%s", s)
+	}
+	// Each command clears the last one's message: one console asks all.
+	c := newTestFleet(t, 160, 30)
+	for _, name := range []string{"fit", "at", "live", "sort", "filter", "q", "nosuch"} {
+		command(c, name)
+		handled := !strings.Contains(stripANSI(fleetScreen(c)), "unknown command :"+name)
+		listed := false
+		for _, l := range strings.Split(section, "\n") {
+			if f := strings.Fields(l); len(f) > 0 && f[0] == ":"+name {
+				listed = true
+			}
+		}
+		if handled != listed {
+			t.Errorf(":%s handled %v, listed in help's Commands %v:\n%s", name, handled, listed, section)
+		}
+	}
+}

@@ -746,13 +746,9 @@ func (m *Model) viewFleetHelp(w, h int) []string {
 		rows = append(rows, kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlAccent, Text: "   " + kit.PadRight(c[0], 10)}, {Lvl: kit.LvlPlain, Text: c[1]}}, w))
 	}
 	rows = append(rows, "", kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlTitle, Text: " Commands"}}, w))
-	for _, c := range [][2]string{
-		{":fit SLOTS", "where would cuda.shares=2.5,cpu=8,mem=64g fit? (esc or :fit clears)"},
-		{":sort COL [desc]", strings.Join(fleetSortCols, " ")},
-		{":filter TEXT", "like /TEXT; !TEXT keeps what does not match"},
-		{":q", "quit"},
-	} {
-		rows = append(rows, kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlAccent, Text: "   " + kit.PadRight(c[0], 18)}, {Lvl: kit.LvlPlain, Text: c[1]}}, w))
+	// From the table command dispatches by: every command it handles.
+	for _, c := range fleetCommands() {
+		rows = append(rows, kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlAccent, Text: "   " + kit.PadRight(c.usage, 18)}, {Lvl: kit.LvlPlain, Text: c.desc}}, w))
 	}
 	// Below the header and the title, above the footer: what does not
 	// fit scrolls (j/k, pgup/pgdn, g/G), as the console's help does.
