@@ -130,7 +130,7 @@ func newFleetCmd() *cobra.Command {
 	fl.DurationVar(&f.lookback, "lookback", fleet.DefaultLookback, "with --prometheus: a node scraped within this long is listed, its target down or not")
 	fl.StringArrayVar(&f.identities, "identity", nil, "private key file to log in with (repeatable; default: ~/.ssh/id_* as ssh; ssh-agent is used too)")
 	fl.StringArrayVar(&f.knownHosts, "known-hosts", nil, "known_hosts file(s) to check host keys against (default ~/.ssh/known_hosts and /etc/ssh/ssh_known_hosts)")
-	fl.StringVar(&f.user, "user", "", "login name (default: $USER)")
+	fl.StringVar(&f.user, "user", "", "login name (default: $USER, else the OS user name)")
 	fl.BoolVar(&f.once, "once", false, "wait for every node's first snapshot, print and exit")
 	fl.BoolVar(&f.asJSON, "json", false, "print JSON (with --once or --fit)")
 	fl.BoolVar(&f.compact, "compact", false, "with --json: one-line JSON")

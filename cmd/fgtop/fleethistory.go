@@ -27,7 +27,7 @@ node's, and merge the answers by time, each row naming its node (host:port).
   --kernel ID    a kernel id or a unique prefix
   --user ID      an owner user id (recovery.json owner_user_id)
   --since/--until TIME   RFC 3339, 14:02, 2026-11-27 14:02, or -2h (sent to the nodes as RFC 3339)
-  --login NAME   the SSH login (default: $USER); --identity and --known-hosts as fgtop fleet
+  --login NAME   the SSH login (default: $USER, else the OS user name); --identity and --known-hosts as fgtop fleet
 
 Nodes that did not answer, and the stretches of the span a node's record lacks, are listed
 after the table (and in --json's "problems" and "missing").
@@ -70,7 +70,7 @@ Exit status: 0; 1 when a node did not answer or its record lacks part of the ask
 	fl.StringVar(&f.hosts, "hosts", "", "nodes: H:P,H:P or @FILE (one per line, # comments)")
 	fl.StringArrayVar(&f.identities, "identity", nil, "private key file to log in with (repeatable; default: ~/.ssh/id_* as ssh; ssh-agent is used too)")
 	fl.StringArrayVar(&f.knownHosts, "known-hosts", nil, "known_hosts file(s) to check host keys against (default ~/.ssh/known_hosts and /etc/ssh/ssh_known_hosts)")
-	fl.StringVar(&f.user, "login", "", "SSH login name (default: $USER)")
+	fl.StringVar(&f.user, "login", "", "SSH login name (default: $USER, else the OS user name)")
 	fl.DurationVar(&f.timeout, "timeout", 30*time.Second, "the longest to wait for the nodes")
 	fl.StringVar(&q.device, "device", "", "a device: cuda:0, or a bare accelerator id")
 	fl.StringVar(&q.kernel, "kernel", "", "a kernel id or a unique prefix")

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"os/user"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -208,12 +209,13 @@ func DefaultKnownHostsFiles() []string {
 }
 
 // LoginDefaults fills in what ssh takes from the environment where o
-// leaves it empty: the login ($USER), ssh-agent (SSH_AUTH_SOCK), and,
+// leaves it empty: the login ($USER, else the OS user name, as ssh logs
+// in), ssh-agent (SSH_AUTH_SOCK), and,
 // when no key is named, ~/.ssh/id_* and ~/.ssh (for the words when none
 // of them is a key).
 func (o *SSHOptions) LoginDefaults() {
 	if o.User == "" {
-		o.User = os.Getenv("USER")
+		o.User = loginName()
 	}
 	if o.AgentSocket == "" {
 		o.AgentSocket = os.Getenv("SSH_AUTH_SOCK")
@@ -225,6 +227,19 @@ func (o *SSHOptions) LoginDefaults() {
 			o.SSHDir = filepath.Join(home, ".ssh")
 		}
 	}
+}
+
+// loginName is $USER, else the OS user name: $USER is unset under cron,
+// systemd units and env -i, and ssh logs in as the OS user there ("" only
+// when the OS has no name for the process either).
+func loginName() string {
+	if u := os.Getenv("USER"); u != "" {
+		return u
+	}
+	if u, err := user.Current(); err == nil {
+		return u.Username
+	}
+	return ""
 }
 
 // HTTPURL reports whether s is an http or https URL with a host, as

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/user"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -96,6 +97,16 @@ func TestLoginDefaults(t *testing.T) {
 				t.Errorf("default identities %q", o.DefaultIdentities)
 			}
 		})
+	}
+	// Without $USER (cron, systemd, env -i) the login is the OS user's,
+	// as ssh's, not a name of fgtop's.
+	t.Setenv("USER", "")
+	if me, err := user.Current(); err == nil {
+		var o SSHOptions
+		o.LoginDefaults()
+		if o.User != me.Username {
+			t.Errorf("without $USER: login %q, want the OS user %q", o.User, me.Username)
+		}
 	}
 	if got := DefaultKnownHostsFiles(); len(got) != 2 || got[0] != filepath.Join(sshDir, "known_hosts") || got[1] != "/etc/ssh/ssh_known_hosts" {
 		t.Errorf("DefaultKnownHostsFiles() = %q", got)
