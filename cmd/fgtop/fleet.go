@@ -175,6 +175,9 @@ func (f *fleetFlags) hostList() ([]string, error) {
 	hosts, err := fleet.LoadHosts(f.hosts)
 	if fe, ok := errors.AsType[*fleet.HostsFileError](err); ok {
 		return nil, usageErr("--hosts @%s: %v", fe.Path, fe.Err)
+	} else if _, ok := errors.AsType[*fleet.ItemsError](err); ok {
+		// The error names and quotes the bad items.
+		return nil, usageErr("--hosts %v", err)
 	} else if err != nil {
 		return nil, usageErr("--hosts %s: %v", f.hosts, err)
 	}

@@ -32,22 +32,41 @@ const maxBadLines = 5
 // before its first ':' or other character no host name has): `--hosts
 // @/etc/shadow` printed each line, password hash and all, as a node name.
 func ParseHosts(text string) ([]string, error) {
+	return parseHosts(text, false)
+}
+
+// ItemsError is an inline --hosts list's bad items, named by their place
+// in the list and quoted whole (the operator typed them; line numbers and
+// the host part alone are a file's).
+type ItemsError struct{ msg string }
+
+func (e *ItemsError) Error() string { return e.msg }
+
+// parseHosts is ParseHosts; inline: text is the command line's list, whose
+// bad items are an *ItemsError.
+func parseHosts(text string, inline bool) ([]string, error) {
 	var out []string
 	seen := map[string]bool{}
 	var bad []int
 	var first string
+	item := 0
 	for ln, line := range strings.Split(text, "\n") {
 		if i := strings.IndexByte(line, '#'); i >= 0 {
 			line = line[:i]
 		}
 		for _, f := range strings.FieldsFunc(line, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\r' }) {
+			item++
 			addr, err := normalizeHost(f)
 			if err != nil {
-				if len(bad) == 0 {
-					first = fmt.Sprintf("line %d: %v", ln+1, err)
+				at := ln + 1
+				if inline {
+					at = item
 				}
-				if len(bad) == 0 || bad[len(bad)-1] != ln+1 {
-					bad = append(bad, ln+1)
+				if len(bad) == 0 {
+					first = badHost(f, err, at, inline)
+				}
+				if len(bad) == 0 || bad[len(bad)-1] != at {
+					bad = append(bad, at)
 				}
 				continue
 			}
@@ -62,6 +81,8 @@ func ParseHosts(text string) ([]string, error) {
 		}
 	}
 	switch {
+	case len(bad) == 1 && inline:
+		return nil, &ItemsError{first}
 	case len(bad) == 1:
 		return nil, fmt.Errorf("%s", first)
 	case len(bad) > 1:
@@ -73,12 +94,35 @@ func ParseHosts(text string) ([]string, error) {
 		if len(bad) > maxBadLines {
 			more = fmt.Sprintf(" and %d more", len(bad)-maxBadLines)
 		}
+		if inline {
+			return nil, &ItemsError{fmt.Sprintf("items %s%s are not hosts (want HOST or HOST:PORT, comma-separated); %s", strings.Join(nums, ", "), more, first)}
+		}
 		return nil, fmt.Errorf("%d lines are not hosts (want HOST or HOST:PORT, one per line, # comments): lines %s%s; %s",
 			len(bad), strings.Join(nums, ", "), more, first)
 	case len(out) == 0:
 		return nil, fmt.Errorf("no hosts")
 	}
 	return out, nil
+}
+
+// badHost words a bad host at line or item at: a file's line quotes at
+// most its host part (hostPart), an inline item is quoted whole.
+func badHost(h string, err error, at int, inline bool) string {
+	if inline {
+		return fmt.Sprintf("item %d %s: %v", at, quoteItem(h), err)
+	}
+	if errors.Is(err, errLoginName) {
+		return fmt.Sprintf("line %d: %v", at, err)
+	}
+	return fmt.Sprintf("line %d: %s: %v", at, hostPart(h), err)
+}
+
+// quoteItem quotes an item of an inline list, at most 80 bytes of it.
+func quoteItem(h string) string {
+	if len(h) > 80 {
+		return strconv.Quote(h[:80]) + "…"
+	}
+	return strconv.Quote(h)
 }
 
 // hostPart is what an error may quote of a bad host: the leading
@@ -133,35 +177,40 @@ func validHost(host string) bool {
 	return true
 }
 
+// errLoginName is a host given as ssh's USER@HOST.
+var errLoginName = errors.New("a login name before '@' is not taken in --hosts: give it once for every node with --user NAME")
+
+// normalizeHost is h as HOST:PORT; its error says what is wrong, without
+// h (its caller says how much of h to quote).
 func normalizeHost(h string) (string, error) {
 	if len(h) > 270 {
-		return "", fmt.Errorf("%s: not a host (longer than a host name and port can be)", hostPart(h))
+		return "", errors.New("not a host (longer than a host name and port can be)")
 	}
 	host, port, err := net.SplitHostPort(h)
 	if err != nil {
 		// No port: a name, an IPv4 address, or a bare IPv6 address.
 		host, port = strings.Trim(h, "[]"), DefaultPort
 		if strings.ContainsAny(host, "[]") {
-			return "", fmt.Errorf("%s: want HOST or HOST:PORT", hostPart(h))
+			return "", errors.New("want HOST or HOST:PORT")
 		}
 	}
 	if host == "" {
-		return "", fmt.Errorf("%s: no host name", hostPart(h))
+		return "", errors.New("no host name")
 	}
 	if len(host) > 253 { // DNS's limit
-		return "", fmt.Errorf("%s: a host name is at most 253 bytes", hostPart(h))
+		return "", errors.New("a host name is at most 253 bytes")
 	}
 	if !validHost(host) {
 		if strings.Contains(host, "@") {
 			// ssh's USER@HOST: the login name is one for the whole
 			// fleet, and the part before '@' is not quoted (it may be
 			// anything the file holds).
-			return "", errors.New("a login name before '@' is not taken in --hosts: give it once for every node with --user NAME")
+			return "", errLoginName
 		}
-		return "", fmt.Errorf("%s: not a host name or address", hostPart(h))
+		return "", errors.New("not a host name or address")
 	}
 	if p, err := strconv.Atoi(port); err != nil || p < 1 || p > 65535 {
-		return "", fmt.Errorf("%s: the port after ':' is not a number from 1 to 65535", hostPart(h))
+		return "", errors.New("the port after ':' is not a number from 1 to 65535")
 	}
 	return net.JoinHostPort(host, port), nil
 }

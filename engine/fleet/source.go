@@ -189,7 +189,8 @@ func (e *HostsFileError) Unwrap() error { return e.Err }
 
 // LoadHosts reads the nodes of --hosts: H:P,H:P, or @FILE with one host a
 // line (at most 1 MiB, a regular file). A file that cannot be read is a
-// *HostsFileError; a list that does not parse is ParseHosts's error.
+// *HostsFileError; a file that does not parse is ParseHosts's error, and an
+// inline list's bad items an *ItemsError.
 func LoadHosts(spec string) ([]string, error) {
 	text := spec
 	if path, ok := strings.CutPrefix(text, "@"); ok {
@@ -197,9 +198,9 @@ func LoadHosts(spec string) ([]string, error) {
 		if err != nil {
 			return nil, &HostsFileError{Path: path, Err: err}
 		}
-		text = string(data)
+		return ParseHosts(string(data))
 	}
-	return ParseHosts(text)
+	return parseHosts(text, true)
 }
 
 // DefaultKnownHostsFiles are the known_hosts files ssh reads when none is

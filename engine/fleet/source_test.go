@@ -64,6 +64,24 @@ func TestHTTPURL(t *testing.T) {
 	}
 }
 
+// TestLoadHostsInlineItems: a bad host on the command line is named by its
+// place in the list and quoted whole; line numbers and a host part alone
+// are for an @FILE.
+func TestLoadHostsInlineItems(t *testing.T) {
+	for _, c := range []struct{ spec, want string }{
+		{"127.0.0.1:abc", `item 1 "127.0.0.1:abc": the port after ':' is not a number from 1 to 65535`},
+		{"node01,node02:0", `item 2 "node02:0": the port after ':' is not a number`},
+		{"a!,node02,b!", `items 1, 3 are not hosts (want HOST or HOST:PORT, comma-separated); item 1 "a!": not a host name or address`},
+		{"op@node01", `item 1 "op@node01": a login name before '@'`},
+	} {
+		_, err := LoadHosts(c.spec)
+		var ie *ItemsError
+		if !errors.As(err, &ie) || !strings.HasPrefix(err.Error(), c.want) || strings.Contains(err.Error(), "line") {
+			t.Errorf("%s: %v, want an ItemsError %q", c.spec, err, c.want)
+		}
+	}
+}
+
 func TestLoginDefaults(t *testing.T) {
 	home := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(home, ".ssh"), 0o700); err != nil {
