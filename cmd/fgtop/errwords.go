@@ -112,6 +112,9 @@ func flagErr(cmd *cobra.Command, err error) error {
 			if sub, _, err := cmd.Find([]string{name}); err == nil && sub != cmd && sub.Name() == name {
 				return usageErr("%s; did you mean the command `%s`?\n%s", msg, sub.CommandPath(), help)
 			}
+			if same, ok := flagSynonyms[name]; ok && cmd.Flags().Lookup(same.name) != nil {
+				return usageErr("%s; did you mean --%s? (%s)\n%s", msg, same.name, same.where, help)
+			}
 			if near := closestFlags(cmd, name); len(near) > 0 {
 				msg += "; did you mean --" + strings.Join(near, " or --") + "?"
 			}
@@ -142,6 +145,13 @@ func flagSpelled(name, shorts string) string {
 		return fmt.Sprintf("-%s (in -%s)", name[:1], shorts)
 	}
 	return "--" + name
+}
+
+// flagSynonyms are flags one command takes under a name the others give
+// another: an operator who learned it there types it here (record --dir is
+// every other command's --history). where says which command takes it.
+var flagSynonyms = map[string]struct{ name, where string }{
+	"dir": {"history", "--dir is fgtop record's name for the history directory"},
 }
 
 // closestFlags are the command's flags (its own and inherited) within two

@@ -63,6 +63,8 @@ func TestErrorsNameWhatToDo(t *testing.T) {
 			[]string{`--heartbeat "5": want a duration such as 30s`}, []string{"time: missing unit"}},
 		{"unknown flag, the closest", []string{"exporter", "--listn", "x"}, exitBadUsage,
 			[]string{"unknown flag: --listn; did you mean --listen?", "fgtop exporter --help"}, nil},
+		{"a sibling's name for the same flag", []string{"snapshot", "--dir", "x"}, exitBadUsage,
+			[]string{"unknown flag: --dir; did you mean --history? (--dir is fgtop record's name for the history directory)", "fgtop snapshot --help"}, nil},
 		{"flag without its value", []string{"fleet", "--hosts"}, exitBadUsage,
 			[]string{"--hosts needs a value", "fgtop fleet --help"}, nil},
 		{"a word a command does not take", []string{"man", "extra"}, exitBadUsage,
