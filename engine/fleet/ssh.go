@@ -119,6 +119,10 @@ func ClientConfig(o SSHOptions) (cfg *gossh.ClientConfig, closeFn func(), err er
 		if errors.As(err, &pp) {
 			return nil, closeFn, fmt.Errorf("--identity %s: the key has a passphrase: add it to ssh-agent (ssh-add %s) and leave --identity out", path, path)
 		}
+		if _, _, _, _, perr := gossh.ParseAuthorizedKey(data); err != nil && perr == nil {
+			// The .pub beside the key: ssh -i takes only the private one too.
+			return nil, closeFn, fmt.Errorf("--identity %s is a public key; give the private key (%s)", path, privateKeyName(path))
+		}
 		if err != nil {
 			return nil, closeFn, fmt.Errorf("--identity %s: %w", path, err)
 		}
@@ -180,6 +184,15 @@ func ClientConfig(o SSHOptions) (cfg *gossh.ClientConfig, closeFn func(), err er
 		user = "fgtop"
 	}
 	return &gossh.ClientConfig{User: user, Auth: auth, HostKeyCallback: hostKeyCheck(hk, files), Timeout: o.DialTimeout}, closeFn, nil
+}
+
+// privateKeyName is the private key beside a public key file: its name
+// without .pub (ssh-keygen's pair), or what to look for.
+func privateKeyName(pub string) string {
+	if p, ok := strings.CutSuffix(pub, ".pub"); ok {
+		return p
+	}
+	return "the file whose .pub this is"
 }
 
 // HostKeyError is a host key that known_hosts does not vouch for.

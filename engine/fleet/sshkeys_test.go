@@ -5,6 +5,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/fgtop/fgtop/internal/sshtest"
 )
 
 // TestNoKeyNamesEveryDefault: without --identity, keys or ssh-agent, the
@@ -29,5 +33,20 @@ func TestNoKeyNamesEveryDefault(t *testing.T) {
 		if !strings.Contains(err.Error(), n) {
 			t.Errorf("error does not name %s, which fgtop looks for: %q", n, err)
 		}
+	}
+}
+
+// TestIdentityPublicKey: a .pub given as --identity is named as the public
+// key it is, with the private key to give instead, not "ssh: no key found".
+func TestIdentityPublicKey(t *testing.T) {
+	pub := filepath.Join(t.TempDir(), "viewer.pub")
+	if err := os.WriteFile(pub, gossh.MarshalAuthorizedKey(sshtest.NewKey(t).Signer.PublicKey()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, closeFn, err := ClientConfig(SSHOptions{Identities: []string{pub}})
+	closeFn()
+	want := "--identity " + pub + " is a public key; give the private key (" + strings.TrimSuffix(pub, ".pub") + ")"
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v\nwant %s", err, want)
 	}
 }
