@@ -231,3 +231,35 @@ func skippedWords(file string, skipped []skippedLine) string {
 	return fmt.Sprintf("known_hosts %s: left out %d %s no host key (ssh skips them too): %s; host keys are checked against the file's other lines",
 		file, len(skipped), lines, strings.Join(named, ", "))
 }
+
+// knownHostNames are the host names (not addresses, hashes or patterns)
+// the known_hosts files list, each once, for a name that does not
+// resolve to be told the closest; files that cannot be read give none.
+func knownHostNames(files []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, f := range files {
+		data, err := safefile.ReadFile(f, maxKnownHostsFile)
+		if err != nil {
+			continue
+		}
+		for _, line := range bytes.Split(data, []byte("\n")) {
+			line = bytes.TrimSpace(line)
+			if len(line) == 0 || line[0] == '#' || line[0] == '@' || line[0] == '|' {
+				continue
+			}
+			hosts, _ := khNextWord(line)
+			for _, h := range strings.Split(hosts, ",") {
+				if host, _, err := net.SplitHostPort(h); err == nil && strings.HasPrefix(h, "[") {
+					h = host
+				}
+				if h == "" || strings.ContainsAny(h, "*?![]") || net.ParseIP(h) != nil || seen[h] {
+					continue
+				}
+				seen[h] = true
+				out = append(out, h)
+			}
+		}
+	}
+	return out
+}

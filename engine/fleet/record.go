@@ -269,7 +269,7 @@ func dialNode(ctx context.Context, addr string, cfg *gossh.ClientConfig, o SSHOp
 	d := net.Dialer{Timeout: o.DialTimeout}
 	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
-		return nil, dialErr(err)
+		return nil, dialErr(err, o.KnownHosts)
 	}
 	_ = conn.SetDeadline(time.Now().Add(o.DialTimeout))
 	// A node that stalls the handshake does not hold the fleet past ctx.

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"io"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -104,6 +106,33 @@ func TestHandshakeStalled(t *testing.T) {
 				t.Errorf("%q does not wrap the context's deadline, or says it in Go's words", err)
 			}
 		})
+	}
+}
+
+// TestDialNoSuchHost: a host name that does not resolve is said in
+// fgtop's words, with the known_hosts name it likely misspells, or the
+// names known_hosts has (not its addresses or hashes).
+func TestDialNoSuchHost(t *testing.T) {
+	kh := filepath.Join(t.TempDir(), "known_hosts")
+	const key = " ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIMU7sY\n"
+	if err := os.WriteFile(kh, []byte("node01,10.0.0.1"+key+"[node02]:2222"+key+"|1|abc=|def="+key+"[127.0.0.1]:2122"+key), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	notFound := &net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Err: "no such host", Name: "nodee02", IsNotFound: true}}
+	for _, c := range []struct {
+		name  string
+		files []string
+		err   error
+		want  string
+	}{
+		{"a typo", []string{kh}, notFound, "no such host nodee02 (the name does not resolve); did you mean node02? (a host in known_hosts)"},
+		{"nothing close", []string{kh}, &net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Err: "no such host", Name: "gpu-rack-7", IsNotFound: true}},
+			"no such host gpu-rack-7 (the name does not resolve): check the name in --hosts (known_hosts has node01, node02)"},
+		{"no known_hosts names", nil, notFound, "no such host nodee02 (the name does not resolve): check the name in --hosts"},
+	} {
+		if got := dialErr(c.err, c.files).Error(); got != c.want {
+			t.Errorf("%s: %q\nwant %q", c.name, got, c.want)
+		}
 	}
 }
 

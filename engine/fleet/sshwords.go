@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/fgtop/fgtop/internal/untrusted"
+	"github.com/fgtop/fgtop/model"
 )
 
 // defaultIdentityNames are ssh's IdentityFile defaults, in its order: the
@@ -34,11 +35,15 @@ func DefaultIdentityFiles(home string) []string {
 	return out
 }
 
-// dialErr words a failed TCP connect to a node: nothing listening, or
-// no answer at all, and what to check. The node's address is said beside
-// it wherever it is shown.
-func dialErr(err error) error {
+// dialErr words a failed TCP connect to a node: nothing listening, no
+// answer at all, a name that does not resolve (with the known_hosts
+// files' host names, where one is close), and what to check. The node's
+// address is said beside it wherever it is shown.
+func dialErr(err error, knownHosts []string) error {
+	var dns *net.DNSError
 	switch {
+	case errors.As(err, &dns) && dns.IsNotFound:
+		return fmt.Errorf("no such host %s (the name does not resolve)%s", untrusted.Text(dns.Name), knownNames(dns.Name, knownHostNames(knownHosts)))
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return errors.New("not listening (connection refused): is fgtop serve running there, on this port? (systemctl status fgtop-serve on the node)")
 	case errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
@@ -47,6 +52,23 @@ func dialErr(err error) error {
 		return errors.New("no answer (connect timed out): check the address, and that a firewall lets the port through")
 	}
 	return fmt.Errorf("cannot connect: %w", err)
+}
+
+// maxNamesListed is how many known_hosts names a name that matches none
+// lists.
+const maxNamesListed = 8
+
+// knownNames is what a host name that does not resolve is told of the
+// names known_hosts has: the closest, or the list of a few, or what to
+// check.
+func knownNames(name string, known []string) string {
+	if c := model.Closest(name, known); c != "" {
+		return "; did you mean " + c + "? (a host in known_hosts)"
+	}
+	if len(known) == 0 || len(known) > maxNamesListed {
+		return ": check the name in --hosts"
+	}
+	return ": check the name in --hosts (known_hosts has " + strings.Join(known, ", ") + ")"
 }
 
 func isTimeout(err error) bool {
