@@ -290,20 +290,39 @@ func dialNode(ctx context.Context, addr string, cfg *gossh.ClientConfig, o SSHOp
 			// library only saw a closed connection.
 			return nil, handshakeCut(cerr, heard.n.Load() > 0)
 		}
-		return nil, handshakeErr(err, o, heard.n.Load() > 0)
+		return nil, handshakeErr(err, o, heard.n.Load() > 0, heard.first())
 	}
 	_ = conn.SetDeadline(time.Time{})
 	return gossh.NewClient(cc, chans, reqs), nil
 }
 
-// heardConn counts what the node sent during the handshake.
+// heardConn counts what the node sent during the handshake, and keeps its
+// first bytes (what a service that is not SSH said).
 type heardConn struct {
 	net.Conn
-	n atomic.Int64
+	n  atomic.Int64
+	mu sync.Mutex
+	// start is the first maxHeardKept bytes read.
+	start []byte
 }
+
+// maxHeardKept is how much of what a node sent first is kept: a line.
+const maxHeardKept = 80
 
 func (c *heardConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
 	c.n.Add(int64(n))
+	c.mu.Lock()
+	if k := min(n, maxHeardKept-len(c.start)); k > 0 {
+		c.start = append(c.start, p[:k]...)
+	}
+	c.mu.Unlock()
 	return n, err
+}
+
+// first is what the node sent first (at most maxHeardKept bytes).
+func (c *heardConn) first() []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.start)
 }

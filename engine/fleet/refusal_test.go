@@ -109,6 +109,43 @@ func TestHandshakeStalled(t *testing.T) {
 	}
 }
 
+// TestHandshakeNotSSH: a port that hangs up on the SSH greeting (an HTTP
+// server's 400, a service that closes at once) is said to be no SSH
+// server, with what it sent, not "ssh handshake failed: ssh: handshake
+// failed: EOF".
+func TestHandshakeNotSSH(t *testing.T) {
+	for _, c := range []struct{ name, answer, want string }{
+		{"http", "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\n\r\n400 Bad Request",
+			`closed the connection during the SSH handshake, having sent "HTTP/1.1 400 Bad Request", not an SSH greeting: is it an SSH server (fgtop serve)?`},
+		{"closes at once", "", "closed the connection during the SSH handshake, having sent nothing: is it an SSH server (fgtop serve)?"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ln.Close()
+			go func() {
+				conn, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				if c.answer != "" {
+					_, _ = conn.Read(make([]byte, 256)) // the client's greeting
+					_, _ = io.WriteString(conn, c.answer)
+				}
+				conn.Close()
+			}()
+			cfg := &gossh.ClientConfig{User: "t", Auth: []gossh.AuthMethod{gossh.PublicKeys(sshtest.NewKey(t).Signer)},
+				HostKeyCallback: gossh.InsecureIgnoreHostKey()} //nolint:gosec // a test node on loopback
+			_, err = SnapshotAtSSH(context.Background(), ln.Addr().String(), cfg, SSHOptions{DialTimeout: 5 * time.Second}, time.Now())
+			if err == nil || err.Error() != c.want {
+				t.Errorf("got %v\nwant %s", err, c.want)
+			}
+		})
+	}
+}
+
 // TestDialNoSuchHost: a host name that does not resolve is said in
 // fgtop's words, with the known_hosts name it likely misspells, or the
 // names known_hosts has (not its addresses or hashes).

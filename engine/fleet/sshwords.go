@@ -1,13 +1,16 @@
 package fleet
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -79,8 +82,8 @@ func isTimeout(err error) bool {
 // handshakeErr words a failed SSH handshake: the node refused every key
 // offered (naming where they came from), or another failure, with the
 // library's text kept at the end for whoever debugs it. heard: the node
-// sent something before it failed.
-func handshakeErr(err error, o SSHOptions, heard bool) error {
+// sent something before it failed; sent: the first bytes of it.
+func handshakeErr(err error, o SSHOptions, heard bool, sent []byte) error {
 	msg := err.Error()
 	if strings.Contains(msg, "unable to authenticate") {
 		var from []string
@@ -100,7 +103,26 @@ func handshakeErr(err error, o SSHOptions, heard bool) error {
 		// silent port tells it from a service that waits to be spoken to.
 		return fmt.Errorf("the connection was accepted but nothing answered within %s: the process on this port is stalled (stopped by Ctrl-Z or a debugger, swapping, out of CPU), or it is not fgtop serve but a service that waits for its client to speak first", o.DialTimeout)
 	}
-	return fmt.Errorf("ssh handshake failed: %w", err)
+	if errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) {
+		return closedErr(sent)
+	}
+	// The library says "ssh: handshake failed: ..." itself.
+	return fmt.Errorf("SSH handshake failed: %s", strings.TrimPrefix(err.Error(), "ssh: handshake failed: "))
+}
+
+// closedErr words a node that hung up during the handshake, by what it had
+// sent (its first bytes): a service of another protocol hangs up on an
+// SSH greeting (an HTTP server answers "HTTP/1.1 400 Bad Request" first).
+func closedErr(sent []byte) error {
+	line, _, _ := bytes.Cut(sent, []byte("\n"))
+	first := strconv.Quote(untrusted.Text(strings.TrimSpace(string(line))))
+	switch {
+	case len(sent) == 0:
+		return errors.New("closed the connection during the SSH handshake, having sent nothing: is it an SSH server (fgtop serve)?")
+	case bytes.HasPrefix(sent, []byte("SSH-")):
+		return fmt.Errorf("the SSH server there (%s) closed the connection during the handshake", first)
+	}
+	return fmt.Errorf("closed the connection during the SSH handshake, having sent %s, not an SSH greeting: is it an SSH server (fgtop serve)?", first)
 }
 
 // handshakeCut words a handshake that the caller's context ended (the
