@@ -173,6 +173,21 @@ type Tracker struct {
 	mu     sync.Mutex
 	latest *Fleet
 	subs   map[chan *Fleet]struct{}
+
+	// handshakes are the SSH handshakes under way or cut short, by
+	// address (*heardConn): what a one-shot run whose time ran out says
+	// of a node that never answered (WaitAnswered).
+	handshakes sync.Map
+}
+
+// handshaking notes the SSH handshake with addr under way (h), or done
+// (nil).
+func (t *Tracker) handshaking(addr string, h *heardConn) {
+	if h == nil {
+		t.handshakes.Delete(addr)
+		return
+	}
+	t.handshakes.Store(addr, h)
 }
 
 // NewTracker returns a tracker of the nodes addrs (in that order), each

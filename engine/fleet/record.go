@@ -277,6 +277,9 @@ func dialNode(ctx context.Context, addr string, cfg *gossh.ClientConfig, o SSHOp
 	// Whether the node said anything tells a stopped process (the
 	// kernel accepts for it, nothing answers) from one that stalls later.
 	heard := &heardConn{Conn: conn}
+	if o.handshake != nil {
+		o.handshake(addr, heard)
+	}
 	cc, chans, reqs, err := gossh.NewClientConn(heard, addr, cfg)
 	stopHandshake()
 	if err != nil {
@@ -293,6 +296,11 @@ func dialNode(ctx context.Context, addr string, cfg *gossh.ClientConfig, o SSHOp
 		return nil, handshakeErr(err, o, heard.n.Load() > 0, heard.first())
 	}
 	_ = conn.SetDeadline(time.Time{})
+	if o.handshake != nil {
+		// A failed one stays: its error marks the node, unless the
+		// run's end cut it short, and then it says how far it got.
+		o.handshake(addr, nil)
+	}
 	return gossh.NewClient(cc, chans, reqs), nil
 }
 

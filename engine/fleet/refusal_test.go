@@ -109,6 +109,47 @@ func TestHandshakeStalled(t *testing.T) {
 	}
 }
 
+// TestOnceStalledHandshake: a one-shot fleet (--once) whose --timeout
+// ends while a node stalls its handshake says so, as the console and
+// fleet history do, not only "no snapshot within --timeout".
+func TestOnceStalledHandshake(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	held := make(chan net.Conn, 1)
+	go func() {
+		if conn, err := ln.Accept(); err == nil {
+			held <- conn // accepted by the kernel, never answered: a stopped process
+		}
+	}()
+	defer func() {
+		select {
+		case conn := <-held:
+			conn.Close()
+		default:
+		}
+	}()
+	addr := ln.Addr().String()
+	cfg := &gossh.ClientConfig{User: "t", Auth: []gossh.AuthMethod{gossh.PublicKeys(sshtest.NewKey(t).Signer)},
+		HostKeyCallback: gossh.InsecureIgnoreHostKey()} //nolint:gosec // a test node on loopback
+	ctx, cancel := context.WithCancel(context.Background())
+	tr := NewTracker([]string{addr}, "ssh", Options{})
+	done := make(chan struct{})
+	go func() { _ = tr.Run(ctx) }()
+	go func() { defer close(done); FollowSSH(ctx, tr, addr, cfg, SSHOptions{DialTimeout: 10 * time.Second}) }()
+	fl := WaitAnswered(ctx, tr, 300*time.Millisecond)
+	cancel()
+	<-done
+	got := fl.Nodes[0].Reason
+	for _, w := range []string{"ran out during the SSH handshake", "the node had sent nothing", "stalled (stopped by Ctrl-Z"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("%q lacks %q", got, w)
+		}
+	}
+}
+
 // TestHandshakeNotSSH: a port that hangs up on the SSH greeting (an HTTP
 // server's 400, a service that closes at once) is said to be no SSH
 // server, with what it sent, not "ssh handshake failed: ssh: handshake

@@ -61,6 +61,11 @@ type SSHOptions struct {
 	// MaxLines is the most lines a second read from one node (default
 	// DefaultMaxLines); a burst of twice as many passes.
 	MaxLines int
+
+	// handshake, when not nil, is told of each SSH handshake as it
+	// starts (h) and once it is done (nil): FollowSSH tells its tracker,
+	// so that a run whose time ends in one says how far the node got.
+	handshake func(addr string, h *heardConn)
 }
 
 // MaxStreamLine is the longest line read from a node's stream: a
@@ -243,6 +248,7 @@ func DefaultKnownHosts() string {
 // reconnecting with backoff, and reports to t.
 func FollowSSH(ctx context.Context, t *Tracker, addr string, cfg *gossh.ClientConfig, o SSHOptions) {
 	o = o.withDefaults()
+	o.handshake = t.handshaking
 	wait := o.MinBackoff
 	for ctx.Err() == nil {
 		got, err := streamOnce(ctx, t, addr, cfg, o)

@@ -27,10 +27,10 @@ func WaitAnswered(ctx context.Context, t *Tracker, timeout time.Duration) *Fleet
 			if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 				return markUnanswered(t.Latest(), "stopped before it answered")
 			}
-			return markTimedOut(t.Latest(), timeout)
+			return markTimedOut(t, t.Latest(), timeout)
 		case fl, ok := <-sub:
 			if !ok {
-				return markTimedOut(last, timeout)
+				return markTimedOut(t, last, timeout)
 			}
 			last = fl
 			if fl.Answered() {
@@ -40,9 +40,21 @@ func WaitAnswered(ctx context.Context, t *Tracker, timeout time.Duration) *Fleet
 	}
 }
 
-// markTimedOut says why a node that never answered has no figures.
-func markTimedOut(fl *Fleet, timeout time.Duration) *Fleet {
-	return markUnanswered(fl, fmt.Sprintf("no snapshot within --timeout %s", timeout))
+// markTimedOut says why a node that never answered has no figures: the
+// time ran out in its SSH handshake (as a stalled node's is worded where
+// the handshake's own time runs out), or after it.
+func markTimedOut(t *Tracker, fl *Fleet, timeout time.Duration) *Fleet {
+	out := markUnanswered(fl, fmt.Sprintf("no snapshot within --timeout %s", timeout))
+	for i := range out.Nodes {
+		n := &out.Nodes[i]
+		if n.Snap != nil || n.State != Unreachable || fl.Nodes[i].State != Connecting {
+			continue
+		}
+		if h, ok := t.handshakes.Load(n.Addr); ok {
+			n.Reason = handshakeCut(context.DeadlineExceeded, h.(*heardConn).n.Load() > 0).Error()
+		}
+	}
+	return out
 }
 
 // markUnanswered marks the nodes that never answered unreachable, for why.
