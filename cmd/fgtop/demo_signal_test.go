@@ -212,6 +212,28 @@ func TestDemoClosedStdout(t *testing.T) {
 	}
 }
 
+// TestDemoHeadlessSaysFlags: the headless demo's line on stderr gives the
+// flags that point other commands at its node (its files, and the host it
+// simulates), where "node files in DIR" alone left watch reading this
+// machine's cores and memory.
+func TestDemoHeadlessSaysFlags(t *testing.T) {
+	c := startDemoChild(t, "--headless", "--speed", "50")
+	c.next(t)
+	_ = c.stdout.Close()
+	c.wait(t)
+	out := c.stderr.String()
+	_, flags, ok := strings.Cut(out, "point commands at it with: ")
+	flags, _, _ = strings.Cut(flags, ";")
+	if !ok || !strings.HasPrefix(flags, "--config "+c.tmp) {
+		t.Fatalf("stderr gives no flags for the node:\n%s", out)
+	}
+	for _, w := range []string{"/agent.toml --devices ", "/mock-accelerator.toml --mock-etcd ", "/mock-accelerator.etcd.json --host-cpus ", " --host-mem "} {
+		if !strings.Contains(flags, w) {
+			t.Errorf("flags %q lack %q", flags, w)
+		}
+	}
+}
+
 // TestDemoHeadlessStream checks the NDJSON stream: one snapshot per line,
 // in order, describing the demo node; its GPU processes carry the ids of
 // live kernels (whose container they run in), and its kernels their owner

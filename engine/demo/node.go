@@ -246,6 +246,16 @@ func setup(ctx context.Context, dir string, opts Options) (*Node, error) {
 	return n, nil
 }
 
+// CommandFlags are the flags that point another fgtop command (watch,
+// check, plan, snapshot) at the node: its agent.toml and mock plugin
+// files, and the simulated host's cores and memory, which are not the
+// machine's it runs on (without them the node's agents look down and its
+// CPU overcommitted).
+func (n *Node) CommandFlags() []string {
+	return []string{"--config", n.ConfigPath, "--devices", n.MockTOML, "--mock-etcd", n.MockEtcd,
+		"--host-cpus", fmt.Sprintf("0-%d", hostCores-1), "--host-mem", fmt.Sprintf("%dg", hostMemKiB>>20)}
+}
+
 // Source returns the node's device inventory: the mock GPUs, with the
 // processes running on them, and the simulated host's 32 cores and 256 GiB.
 func (n *Node) Source() inventory.Source { return n.gsrc }

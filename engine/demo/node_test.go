@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"math"
 	"os"
@@ -616,4 +617,50 @@ func lineDiff(a, b string) string {
 		prev = ""
 	}
 	return out.String()
+}
+
+// TestCommandFlags: the flags the headless demo prints point a command at
+// the node's own files and at the host its files simulate (the cores and
+// memory of its sys and proc trees), not at the machine it runs on.
+func TestCommandFlags(t *testing.T) {
+	n := startNode(t, Options{Seed: 1, Speed: 1e-6})
+	flags := n.CommandFlags()
+	if len(flags)%2 != 0 {
+		t.Fatalf("flags %q are not pairs", flags)
+	}
+	got := map[string]string{}
+	for i := 0; i < len(flags); i += 2 {
+		got[flags[i]] = flags[i+1]
+	}
+	for flag, want := range map[string]string{"--config": n.ConfigPath, "--devices": n.MockTOML, "--mock-etcd": n.MockEtcd} {
+		if got[flag] != want {
+			t.Errorf("%s %q, want %q", flag, got[flag], want)
+		}
+	}
+	online, err := os.ReadFile(filepath.Join(n.Dir, "host", "sys", "devices", "system", "cpu", "online"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCPUs, err := inventory.ParseCPUList(strings.TrimSpace(string(online)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cpus, err := inventory.ParseCPUList(got["--host-cpus"]); err != nil || !slices.Equal(cpus, wantCPUs) {
+		t.Errorf("--host-cpus %q (%v), want the node's %s", got["--host-cpus"], err, online)
+	}
+	meminfo, err := os.ReadFile(filepath.Join(n.Dir, "host", "proc", "meminfo"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kib int64
+	if _, err := fmt.Sscanf(string(meminfo), "MemTotal: %d kB", &kib); err != nil {
+		t.Fatal(err)
+	}
+	mem, err := model.ParseFiniteBinarySize(got["--host-mem"])
+	if err != nil {
+		t.Fatalf("--host-mem %q: %v", got["--host-mem"], err)
+	}
+	if b, err := mem.Int64(); err != nil || b != kib<<10 {
+		t.Errorf("--host-mem %q is %d bytes, want the node's MemTotal %d kB", got["--host-mem"], b, kib)
+	}
 }
