@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/engine/demo"
+	"github.com/fgtop/fgtop/internal/shword"
 	"github.com/spf13/cobra"
 )
 
@@ -143,7 +143,7 @@ func runDemo(ctx context.Context, r demoRun) error {
 		o.Say = func(text string) { fmt.Fprintf(r.stderr, "fgtop demo: %s\n", text) }
 		o.Show = func(ctx context.Context, node *demo.Node) error {
 			fmt.Fprintf(r.stderr, "fgtop demo: node files in %s (seed %d, speed %g); point commands at it with: %s; stop with Ctrl-C\n",
-				node.Dir, r.seed, r.speed, shellWords(node.CommandFlags()))
+				node.Dir, r.seed, r.speed, shword.Join(node.CommandFlags()))
 			return node.WriteSnapshots(ctx, r.idleAfter, r.stdout)
 		}
 	}
@@ -162,19 +162,4 @@ func runDemoConsole(ctx context.Context, node *demo.Node, idleAfter time.Duratio
 	// The demo records beside its node, so :at works after a minute.
 	uopts.History = demoHistoryDir(cf.history, node)
 	return runConsoleUI(ctx, opts, uopts, true)
-}
-
-// shellWords joins words for a shell, each quoted only where it needs it
-// (a $TMPDIR with a space in it), so the line can be pasted as it is.
-func shellWords(words []string) string {
-	out := make([]string, len(words))
-	for i, w := range words {
-		out[i] = w
-		if w == "" || strings.ContainsFunc(w, func(r rune) bool {
-			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=,@%+", r))
-		}) {
-			out[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
-		}
-	}
-	return strings.Join(out, " ")
 }

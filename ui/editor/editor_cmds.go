@@ -12,6 +12,7 @@ import (
 
 	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/engine/partition"
+	"github.com/fgtop/fgtop/internal/shword"
 
 	"github.com/fgtop/fgtop/ui/kit"
 )
@@ -216,21 +217,12 @@ func FlashApplied(c *kit.Common, m DeskAppliedMsg) {
 // path is always given, as the console may edit a file the CLI's own
 // search would not find (the demo's, a --config elsewhere).
 func RollbackCommand(path string) string {
-	return "fgtop rollback --config " + shellWord(path)
+	return "fgtop rollback --config " + shword.Word(path)
 }
 
 // undoSpans says how to undo an apply to the config at path.
 func undoSpans(path string) []kit.Span {
 	return []kit.Span{{Lvl: kit.LvlDim, Text: "undo: "}, {Lvl: kit.LvlAccent, Text: RollbackCommand(path)}}
-}
-
-// shellWord is s as one shell word: as it is when no shell would read it
-// otherwise, else single-quoted, so the command pastes as shown.
-func shellWord(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+:@,%=") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // review rebases a stale draft on the file as it is now (in a command: it
