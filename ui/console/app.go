@@ -206,6 +206,7 @@ type App struct {
 	pastCache  *render.DeriveCache
 	hist       history
 	past       pastState
+	verdict    verdictState // ShowVerdict
 	graph      graphSpan
 	seenIssues map[string]bool
 	// fitSeq numbers the :fit requests: only the last one's answer shows.

@@ -149,7 +149,7 @@ func (a *App) listStates() (st [numPanes]listState, ok bool) {
 func (a *App) shareKey() (k frameKey, ok bool) {
 	f := a.opts.Frames
 	if f == nil || a.shareOff || !a.opts.ReadOnly || a.d == nil || a.Snap == nil ||
-		len(a.layers) > 0 || a.past.on || !a.past.outside.IsZero() || a.dFor != (derivedFor{a.St, a.Th}) {
+		len(a.layers) > 0 || a.past.on || !a.past.outside.IsZero() || a.verdict.word != "" || a.dFor != (derivedFor{a.St, a.Th}) {
 		return k, false
 	}
 	lists, ok := a.listStates()

@@ -205,6 +205,7 @@ func (a *App) headerPieces() []headerPiece {
 	// their own each time (viewHeader keeps a deep copy when it draws).
 	a.hdrSpans = a.hdrSpans[:0]
 	ps := append(a.hdrPieces[:0], a.pastBanner()...)
+	ps = append(ps, a.verdictBanner()...)
 	ps = append(ps,
 		headerPiece{spans: a.hdrSpan(kit.Span{Lvl: kit.LvlAccent, Text: "fgtop"}, kit.Span{Lvl: kit.LvlPlain, Text: " "}, kit.Span{Lvl: kit.LvlTitle, Text: a.NodeName()})},
 		headerPiece{spans: a.hdrSpan(sourceBadge(s))},

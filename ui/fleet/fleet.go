@@ -201,7 +201,12 @@ func (m *Model) adopt(f *fleet.Fleet) {
 	m.fl = f
 	m.rebuild(sel)
 	if m.drill != nil {
-		if n := f.Node(m.drillAddr); n != nil && n.Snap != nil && n.Snap != m.drillLast {
+		n := f.Node(m.drillAddr)
+		if n != nil {
+			// The node may go stale, or come back, while it is open.
+			m.drill.ShowVerdict(drillVerdict(n))
+		}
+		if n != nil && n.Snap != nil && n.Snap != m.drillLast {
 			// The node says PAST while it shows the fleet's past moment; a
 			// node the past fleet lacks keeps what it showed, and its
 			// header with it.
@@ -575,8 +580,19 @@ func (m *Model) Open() tea.Cmd {
 		NoRecordWhy: "the node's record is on the node; :at TIME in the fleet (esc back) shows every node then, fgtop fleet history asks their records"})
 	w, h := m.size()
 	m.drill.ShowPast(m.pastShown())
+	m.drill.ShowVerdict(drillVerdict(n))
 	m.drill.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	return m.drill.Init()
+}
+
+// drillVerdict is what the opened node's header says of a node whose
+// figures are not current: its state as the table shows it, and why.
+func drillVerdict(n *fleet.Node) (word, reason string) {
+	if n.State != fleet.Stale && n.State != fleet.Unreachable {
+		return "", ""
+	}
+	_, word = stateCell(n)
+	return word, n.Reason
 }
 
 // drillKey passes a key to the opened node's console; q, or esc with
