@@ -51,6 +51,11 @@ type Node struct {
 	// Name is the node's own name (its snapshot's), Addr until known.
 	Name   string
 	Source string // "ssh" or "prometheus"
+	// Target is, through Prometheus, the scrape target its series come
+	// from (their instance label; several, comma-separated, for a name
+	// two targets export): what to fix when it is down. "" over SSH, and
+	// while Prometheus has not said.
+	Target string
 	State  State
 	// Reason says why a node is stale or unreachable ("" when live).
 	Reason string
@@ -82,6 +87,11 @@ type Fleet struct {
 	// "" when it works.
 	Err string
 }
+
+// Address is where the node is reached, as the operator sees it: the
+// host:port dialled over SSH, the scrape target through Prometheus
+// (Addr, the node's name, until Prometheus says which).
+func (n *Node) Address() string { return cmp.Or(n.Target, n.Addr) }
 
 // Node returns the node with addr, or nil.
 func (f *Fleet) Node(addr string) *Node {
@@ -132,6 +142,8 @@ type Event struct {
 	// had before, with this reason, and last seen now (Seen): it does not
 	// age while it keeps answering.
 	Waiting string
+	// Target, when set, is the node's scrape target (Node.Target).
+	Target string
 
 	setErr *string // SetError's event
 }
@@ -305,6 +317,9 @@ func (t *Tracker) apply(e Event) bool {
 	noted := false
 	if e.Note != "" && n.Note != e.Note {
 		n.Note, noted = e.Note, true
+	}
+	if e.Target != "" && n.Target != e.Target {
+		n.Target, noted = e.Target, true
 	}
 	if e.Snap != nil {
 		n.Snap, n.Sum, n.Updated = e.Snap, e.Sum, seen

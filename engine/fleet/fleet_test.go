@@ -186,6 +186,35 @@ func TestTrackerPrometheusSeen(t *testing.T) {
 	}
 }
 
+// TestTrackerPrometheusTarget: the console's node through Prometheus is
+// at its scrape target (Event.Target), kept while it is down, and at its
+// new one once it moves; over SSH the address is the one dialled.
+func TestTrackerPrometheusTarget(t *testing.T) {
+	now := time.Unix(1000, 0)
+	tr := NewTracker(nil, "prometheus", Options{Dynamic: true, Now: func() time.Time { return now }})
+	steps := []struct {
+		ev   Event
+		want string
+	}{
+		{Event{Addr: "demo-1", Snap: &model.Snapshot{Node: "demo-1", Seq: 1}, Seen: now, Target: "127.0.0.1:9471"}, "127.0.0.1:9471"},
+		{Event{Addr: "demo-1", Seen: now, Err: errors.New("target down")}, "127.0.0.1:9471"},
+		{Event{Addr: "demo-1", Alive: true, Seen: now, Target: "10.0.0.5:9471"}, "10.0.0.5:9471"},
+	}
+	for i, s := range steps {
+		tr.apply(s.ev)
+		tr.publish()
+		if n := tr.Latest().Node("demo-1"); n == nil || n.Address() != s.want || n.Name != "demo-1" {
+			t.Fatalf("step %d: %+v; want demo-1 at %s", i, n, s.want)
+		}
+	}
+	ssh := NewTracker([]string{"10.0.0.1:2222"}, "ssh", Options{Now: func() time.Time { return now }})
+	ssh.apply(Event{Addr: "10.0.0.1:2222", Snap: &model.Snapshot{Node: "gpu1", Seq: 1}})
+	ssh.publish()
+	if n := ssh.Latest().Node("10.0.0.1:2222"); n.Address() != "10.0.0.1:2222" || n.Name != "gpu1" {
+		t.Fatalf("over SSH: %s at %s", n.Name, n.Address())
+	}
+}
+
 // TestTrackerPrometheusWaiting: a node whose exporter is up but has
 // published no snapshot yet (Alive with Waiting, each refresh) is added,
 // connecting with that reason, last seen at its current scrape, and never

@@ -140,7 +140,7 @@ func ToJSON(f *Fleet) JSONFleet {
 }
 
 func nodeJSON(n *Node) JSONNode {
-	j := JSONNode{Node: n.Name, Address: n.Addr, Source: n.Source, State: n.State, Error: n.Reason, Note: n.Note, Devices: []JSONDevice{}}
+	j := JSONNode{Node: n.Name, Address: n.Address(), Source: n.Source, State: n.State, Error: n.Reason, Note: n.Note, Devices: []JSONDevice{}}
 	if !n.LastSeen.IsZero() {
 		j.LastSeen = n.LastSeen.UTC().Format(time.RFC3339Nano)
 	}

@@ -119,6 +119,9 @@ func NewPromClient(o PromOptions) (*PromClient, error) {
 // series, the summary, and when it was last scraped.
 type PromNode struct {
 	Name string
+	// Target is the scrape target its series come from (Node.Target),
+	// "" when Prometheus did not say.
+	Target string
 	// Snap is nil for a node that is down and whose last scrape could not
 	// be read back.
 	Snap *model.Snapshot
@@ -227,10 +230,13 @@ func (c *PromClient) refreshAt(ctx context.Context, now time.Time) ([]PromNode, 
 		}
 	}
 	out := append(append(current, waiting...), down...)
-	shared := sharedNames(res[n+3])
+	shared, targets := sharedNames(res[n+3]), targetsByNode(res[n+3])
 	for i := range out {
 		if why := shared[out[i].Name]; why != "" {
 			out[i] = PromNode{Name: out[i].Name, Scraped: out[i].Scraped, Conflict: why}
+		}
+		if t := targets[out[i].Name]; t != "" {
+			out[i].Target = t
 		}
 	}
 	slices.SortFunc(out, func(a, b PromNode) int { return cmp.Compare(a.Name, b.Name) })
@@ -251,6 +257,26 @@ func sharedNames(vec pmodel.Vector) map[string]string {
 			slices.Sort(ts)
 			out[name] = fmt.Sprintf("%d Prometheus targets export this node name (%s): two nodes share it, and their series cannot be told apart; give each exporter its own --node", len(ts), untrusted.Text(strings.Join(ts, ", ")))
 		}
+	}
+	return out
+}
+
+// targetsByNode says, of each node name in vec, the scrape targets
+// (instance labels) that export it, comma-separated.
+func targetsByNode(vec pmodel.Vector) map[string]string {
+	insts := map[string][]string{}
+	for _, smp := range vec {
+		name := string(smp.Metric["node"])
+		is := insts[name] // listed even with no instance label
+		if inst := string(smp.Metric["instance"]); inst != "" && !slices.Contains(is, inst) {
+			is = append(is, inst)
+		}
+		insts[name] = is
+	}
+	out := make(map[string]string, len(insts))
+	for name, is := range insts {
+		slices.Sort(is)
+		out[name] = untrusted.Text(strings.Join(is, ", "))
 	}
 	return out
 }
@@ -408,11 +434,12 @@ func (c *PromClient) downNodes(ctx context.Context, names []string, now time.Tim
 			out = append(out, pn)
 			continue
 		}
-		at, ok := last[name]
+		ls, ok := last[name]
 		if !ok {
 			delete(c.down, name)
 			continue // out of the lookback since the first query
 		}
+		at := ls.at
 		if pn, ok := c.down[name]; ok && pn.Scraped.Equal(at.Time()) {
 			out = append(out, pn)
 			continue
@@ -420,18 +447,26 @@ func (c *PromClient) downNodes(ctx context.Context, names []string, now time.Tim
 		delete(c.down, name)
 		pn, err := c.readAt(ctx, name, at.Time())
 		if err != nil {
-			out = append(out, PromNode{Name: name, Scraped: at.Time(), unread: "its figures could not be read: " + err.Error()})
+			out = append(out, PromNode{Name: name, Target: ls.target, Scraped: at.Time(), unread: "its figures could not be read: " + err.Error()})
 			continue
 		}
+		pn.Target = ls.target
 		c.down[name] = pn
 		out = append(out, pn)
 	}
 	return out
 }
 
+// lastScrape is a node's newest raw sample of fgtop_build_info: when, and
+// the scrape target (instance label) it came from.
+type lastScrape struct {
+	at     pmodel.Time
+	target string
+}
+
 // lastScrapes returns each node's newest raw sample of fgtop_build_info
 // within the lookback.
-func (c *PromClient) lastScrapes(ctx context.Context, names []string, now time.Time) (map[string]pmodel.Time, error) {
+func (c *PromClient) lastScrapes(ctx context.Context, names []string, now time.Time) (map[string]lastScrape, error) {
 	quoted := make([]string, len(names))
 	for i, n := range names {
 		quoted[i] = regexp.QuoteMeta(n)
@@ -453,7 +488,7 @@ func (c *PromClient) lastScrapes(ctx context.Context, names []string, now time.T
 	for _, ss := range m {
 		cleanLabels(ss.Metric)
 	}
-	last := map[string]pmodel.Time{}
+	last := map[string]lastScrape{}
 	for _, ss := range m {
 		// VictoriaMetrics returns the staleness marker (a NaN) that ended
 		// the series as a sample: the last scrape is the sample before it.
@@ -462,7 +497,9 @@ func (c *PromClient) lastScrapes(ctx context.Context, names []string, now time.T
 				continue
 			}
 			name := string(ss.Metric["node"])
-			last[name] = max(last[name], ss.Values[k].Timestamp)
+			if at := ss.Values[k].Timestamp; at > last[name].at {
+				last[name] = lastScrape{at: at, target: untrusted.Text(string(ss.Metric["instance"]))}
+			}
 			break
 		}
 	}
@@ -927,6 +964,7 @@ func FollowPrometheus(ctx context.Context, t *Tracker, c *PromClient) {
 				case n.Down != "":
 					ev = Event{Addr: n.Name, Seen: n.Scraped, Err: errors.New(downReason(n, time.Now()))}
 				}
+				ev.Target = n.Target
 				if seq, ok := last[n.Name]; n.Snap != nil && (!ok || seq != n.Snap.Seq) {
 					last[n.Name] = n.Snap.Seq
 					ev.Snap, ev.Sum, ev.Alive = n.Snap, n.Sum, false
@@ -976,7 +1014,7 @@ func PromFleet(nodes []PromNode, now time.Time, unreachableAfter time.Duration) 
 		case n.Waiting != "":
 			st, why = Connecting, n.Waiting
 		}
-		f.Nodes = append(f.Nodes, Node{Addr: n.Name, Name: n.Name, Source: "prometheus", State: st, Reason: why, Note: n.Note(),
+		f.Nodes = append(f.Nodes, Node{Addr: n.Name, Name: n.Name, Source: "prometheus", Target: n.Target, State: st, Reason: why, Note: n.Note(),
 			LastSeen: n.Scraped, Updated: n.Scraped, Snap: n.Snap, Sum: n.Sum})
 	}
 	return f

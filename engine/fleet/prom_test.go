@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	neturl "net/url"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -125,6 +126,42 @@ func TestPromClient(t *testing.T) {
 		}
 		if n := fl.Node("ready"); n.State != Live || n.Snap == nil {
 			t.Fatalf("--once: ready %s %q", n.State, n.Reason)
+		}
+	})
+	// ADDRESS through Prometheus is the scrape target, what an operator
+	// fixes (it was the node's name again: "demo-1 ... demo-1"): in the
+	// node, the fleet and --json, for a node with figures, one waiting
+	// for its first, and a name two targets export (both).
+	t.Run("Target", func(t *testing.T) {
+		c := newTestPromClient(t, srv.URL)
+		nodes, err := c.Refresh(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fl := PromFleet(nodes, time.Now(), time.Minute)
+		js := map[string]string{}
+		for _, n := range ToJSON(fl).Nodes {
+			js[n.Node] = n.Address
+		}
+		for _, tc := range []struct {
+			node string
+			want []string
+		}{
+			{"ready", []string{ready.Addr}},
+			{"fresh", []string{fresh.Addr}},
+			{"twin", []string{twin1.Addr, twin2.Addr}},
+		} {
+			slices.Sort(tc.want)
+			want := strings.Join(tc.want, ", ")
+			if got := promNode(t, nodes, tc.node).Target; got != want {
+				t.Errorf("%s: target %q, want %q", tc.node, got, want)
+			}
+			if got := fl.Node(tc.node).Address(); got != want {
+				t.Errorf("%s: address %q in the fleet, want %q", tc.node, got, want)
+			}
+			if got := js[tc.node]; got != want {
+				t.Errorf("%s: --json address %q, want %q", tc.node, got, want)
+			}
 		}
 	})
 	// goDown takes a target down and waits until Prometheus saw it.
@@ -242,6 +279,10 @@ func TestPromClient(t *testing.T) {
 		first := promNode(t, nodes, "b")
 		if first.Down != "target down" || first.Snap == nil || first.Snap.Seq != 5 {
 			t.Fatalf("b: down %q snap %+v; want target down, seq 5", first.Down, first.Snap)
+		}
+		// The target to fix is said of a node that is down too.
+		if first.Target != b.Addr {
+			t.Errorf("b, down: target %q, want %s", first.Target, b.Addr)
 		}
 		// Back for a scrape with snapshot 6, then down again, between two
 		// refreshes.

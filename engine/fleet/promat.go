@@ -13,8 +13,8 @@ import (
 // qKnownAfter (with the lookback, evaluated lookback after the asked
 // moment): every node scraped between the moment and then, to list the
 // nodes that had no data at the moment but were part of the fleet soon
-// after, rather than leave them out.
-const qKnownAfter = "group by (node) (last_over_time(fgtop_build_info[%s]))"
+// after, rather than leave them out, with their scrape targets.
+const qKnownAfter = "group by (node, instance) (last_over_time(fgtop_build_info[%s]))"
 
 // AtStamp is how a past moment is written in the fleet's words.
 func AtStamp(at time.Time) string { return at.UTC().Format(time.RFC3339) }
@@ -45,8 +45,9 @@ func (c *PromClient) At(ctx context.Context, at time.Time, unreachableAfter time
 	return atFleet(nodes, later, at, unreachableAfter), nil
 }
 
-// nodesAfter returns the nodes scraped within the lookback after at.
-func (c *PromClient) nodesAfter(ctx context.Context, at time.Time) ([]string, error) {
+// nodesAfter returns the nodes scraped within the lookback after at, each
+// with its scrape targets.
+func (c *PromClient) nodesAfter(ctx context.Context, at time.Time) (map[string]string, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.o.Timeout)
 	defer cancel()
 	q := fmt.Sprintf(qKnownAfter, pmodel.Duration(c.o.Lookback))
@@ -54,22 +55,18 @@ func (c *PromClient) nodesAfter(ctx context.Context, at time.Time) ([]string, er
 	if err != nil {
 		return nil, err
 	}
-	var out []string
-	for _, smp := range res[0] {
-		out = append(out, string(smp.Metric["node"]))
-	}
-	return out, nil
+	return targetsByNode(res[0]), nil
 }
 
 // atFleet is the fleet at a past moment from what was read at it (nodes)
-// and the names of the nodes scraped soon after it (later).
-func atFleet(nodes []PromNode, later []string, at time.Time, unreachableAfter time.Duration) *Fleet {
+// and the nodes scraped soon after it (later: their names and targets).
+func atFleet(nodes []PromNode, later map[string]string, at time.Time, unreachableAfter time.Duration) *Fleet {
 	f := &Fleet{Seq: 1, Time: at}
 	stamp := AtStamp(at)
 	known := map[string]bool{}
 	for _, n := range nodes {
 		known[n.Name] = true
-		node := Node{Addr: n.Name, Name: n.Name, Source: "prometheus", State: Live, Note: n.Note(),
+		node := Node{Addr: n.Name, Name: n.Name, Source: "prometheus", Target: n.Target, State: Live, Note: n.Note(),
 			LastSeen: n.Scraped, Updated: n.Scraped, Snap: n.Snap, Sum: n.Sum}
 		age := at.Sub(n.Scraped).Round(time.Second)
 		switch {
@@ -86,12 +83,12 @@ func atFleet(nodes []PromNode, later []string, at time.Time, unreachableAfter ti
 		}
 		f.Nodes = append(f.Nodes, node)
 	}
-	for _, name := range later {
+	for name, target := range later {
 		if known[name] {
 			continue
 		}
 		known[name] = true
-		f.Nodes = append(f.Nodes, Node{Addr: name, Name: name, Source: "prometheus", State: Unreachable,
+		f.Nodes = append(f.Nodes, Node{Addr: name, Name: name, Source: "prometheus", Target: target, State: Unreachable,
 			Reason: NoDataAt(at) + ": first scraped after it"})
 	}
 	slices.SortFunc(f.Nodes, func(a, b Node) int { return cmp.Compare(a.Name, b.Name) })

@@ -485,7 +485,7 @@ func (m *Model) viewRow(n *fleet.Node, sel bool, cols []fleetCol, nameW, w int, 
 				v = kit.FmtAge(now.Sub(n.LastSeen))
 			}
 		case "address":
-			v = n.Addr
+			v = n.Address()
 		case "fit":
 			lv, t := m.fitCell(n)
 			p, v = st.Level(lv), t
@@ -588,7 +588,12 @@ func (m *Model) viewDetail(w int, now time.Time) []string {
 	}
 	n := &m.fl.Nodes[m.Rows[m.Cursor]]
 	lv, state := stateCell(n)
-	title := []kit.Span{{Lvl: kit.LvlTitle, Text: " " + n.Name + " "}, {Lvl: kit.LvlDim, Text: n.Addr + " "}, {Lvl: lv, Text: state + " "}}
+	title := []kit.Span{{Lvl: kit.LvlTitle, Text: " " + n.Name + " "}}
+	if a := n.Address(); a != n.Name {
+		// A node that has not said its name goes by its address: once.
+		title = append(title, kit.Span{Lvl: kit.LvlDim, Text: a + " "})
+	}
+	title = append(title, kit.Span{Lvl: lv, Text: state + " "})
 	var info []kit.Span
 	if !n.LastSeen.IsZero() {
 		info = append(info, kit.Span{Lvl: kit.LvlDim, Text: "seen " + kit.FmtAge(now.Sub(n.LastSeen)) + " ago"})
