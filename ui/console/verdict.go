@@ -26,28 +26,33 @@ func (a *App) ShowVerdict(word, reason string) {
 }
 
 // verdictBanner is the header's piece for ShowVerdict's state: at 80
-// columns it shortens to the state word, the reason and the age of the
-// figures going to the second line.
+// columns it shortens to the state word, the age of the figures and the
+// reason going to the second line.
 func (a *App) verdictBanner() []headerPiece {
 	v := a.verdict
 	if v.word == "" {
 		return nil
 	}
-	rest := v.reason
+	reason, age := v.reason, ""
 	if s := a.Snap; s != nil && !s.Time.IsZero() {
-		age := "last figures from " + kit.FmtAge(max(a.Now().Sub(s.Time), 0)) + " ago"
-		if rest != "" {
-			rest += " " + a.St.G.Dot + " "
-		}
-		rest += age
+		age = "last figures from " + kit.FmtAge(max(a.Now().Sub(s.Time), 0)) + " ago"
 	}
 	if a.St.ASCII {
-		rest = kit.ASCIIOnly(rest)
+		reason = kit.ASCIIOnly(reason)
+	}
+	join := func(x, y string) string {
+		if x == "" || y == "" {
+			return x + y
+		}
+		return x + " " + a.St.G.Dot + " " + y
 	}
 	spans := []kit.Span{{Lvl: kit.LvlCrit, Text: v.word}}
-	if rest == "" {
+	if reason == "" && age == "" {
 		return []headerPiece{{spans: spans}}
 	}
-	full := append(spans, kit.Span{Lvl: kit.LvlCrit, Text: ": " + rest})
-	return []headerPiece{{spans: full, short: spans, spill: []kit.Span{{Lvl: kit.LvlCrit, Text: rest}}}}
+	full := append(spans, kit.Span{Lvl: kit.LvlCrit, Text: ": " + join(reason, age)})
+	// On the second line the age leads: a long reason ("...: is fgtop
+	// serve running there, on this port? ...") is cut at 80 columns, and
+	// the fleet's pane has it whole.
+	return []headerPiece{{spans: full, short: spans, spill: []kit.Span{{Lvl: kit.LvlCrit, Text: join(age, reason)}}}}
 }

@@ -31,13 +31,15 @@ func TestDrillSaysItsVerdict(t *testing.T) {
 		}
 		return &f
 	}
+	// The reason as the fleet gives it: longer than 80 columns leave.
 	const refused = "not listening (connection refused)"
+	const why = refused + ": is fgtop serve running there, on this port? (systemctl status fgtop-serve on the node)"
 	now := fake.T0.Add(4 * time.Minute)
 	for _, size := range [][2]int{{80, 24}, {200, 50}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
 			m := New(nil, Options{ASCII: true, Now: func() time.Time { return now }, Source: "ssh: 3 hosts"})
 			m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
-			m.Update(fleetMsg{with(fleet.Unreachable, refused)})
+			m.Update(fleetMsg{with(fleet.Unreachable, why)})
 			i := slices.IndexFunc(m.Rows, func(r int) bool { return m.fl.Nodes[r].Name == "gpu-node02" })
 			if i < 0 {
 				t.Fatal("no gpu-node02 row")
