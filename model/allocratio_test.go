@@ -46,6 +46,9 @@ func TestAllocRatio(t *testing.T) {
 		{"fractional capacity unknown (settings never read): left out, not a ratio over 1",
 			[]Device{{ID: "GPU-a", Name: "cuda", Slot: SlotCUDAShares, CapacityUnknown: true}, dev("GPU-b", SlotCUDAShares, "3.98")},
 			[]*Kernel{k("a", Allocations{SlotCUDAShares: {"GPU-a": d("1.5"), "GPU-b": d("1.99")}})}, "map[GPU-b:0.5000]"},
+		{"mock plugin's settings unread: shares on a GPU whose slot and capacity are a guess: left out",
+			[]Device{{ID: "u0", Name: "cuda", Slot: SlotCUDADevice, CapacityUnknown: true}, dev("u1", SlotCUDAShares, "1")},
+			[]*Kernel{k("a", Allocations{SlotCUDAShares: {"u0": d("1.6"), "u1": d("0.5")}})}, "map[u1:0.5000]"},
 		{"over-committed above 1", []Device{dev("0", SlotCUDAShares, "1")},
 			[]*Kernel{k("a", Allocations{SlotCUDAShares: {"0": d("0.8")}}), k("b", Allocations{SlotCUDAShares: {"0": d("0.4")}})}, "map[0:1.2000]"},
 	}

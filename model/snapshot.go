@@ -262,21 +262,20 @@ func (s *Snapshot) DeviceAllocRatio(id DeviceID) Dec {
 	return total
 }
 
-// AllocRatioUnknown reports whether a slot held on cuda device id is
-// registered with an unknown capacity (Device.CapacityUnknown: the
-// fractional plugin's settings were never read), so the device's
-// AllocRatio cannot be told.
+// AllocRatioUnknown reports whether something is held on cuda device id
+// and the device's capacity is unknown (Device.CapacityUnknown: the
+// fractional plugin's settings were never read, or the mock plugin's, so
+// that even its slot is a guess and shares held on a GPU guessed whole
+// are no ratio over its 1), so the device's AllocRatio cannot be told.
 func (s *Snapshot) AllocRatioUnknown(id DeviceID) bool {
 	u := s.Usage[DeviceKey{Name: "cuda", ID: id}]
-	if u == nil {
+	if u == nil || len(u.Held) == 0 {
 		return false
 	}
 	for i := range s.Devices {
 		d := &s.Devices[i]
 		if d.Name == "cuda" && d.ID == id && d.CapacityUnknown {
-			if _, held := u.Held[d.Slot]; held {
-				return true
-			}
+			return true
 		}
 	}
 	return false

@@ -263,6 +263,12 @@ func mockDevices(cfg *MockConfig, s *MockSettings) *accel {
 			// The mother GPU, in the mock's id form; it need not be listed.
 			dev.Parent = model.DeviceID(d.MotherUUID)
 			a.slotTypes[dev.Slot] = model.SlotTypeUnique
+		case s.Unread != "":
+			// The mode decides this GPU's slot and capacity, and the mode
+			// is a guess: its capacity is unknown, as a CUDA plugin's whose
+			// settings were never read, so no surface shows kernels' shares
+			// over a guessed 1 as an over-committed GPU.
+			dev.Capacity, dev.CapacityUnknown = model.Zero, true
 		case fractional:
 			dev.Capacity = s.Shares(d.MemoryBytes, d.SubprocCount)
 			total = total.Add(dev.Capacity)
@@ -289,7 +295,12 @@ func mockDevices(cfg *MockConfig, s *MockSettings) *accel {
 			})
 		}
 	}
-	a.source.Detail = fmt.Sprintf("%s: %d %s device(s), %s mode, %s %s", file, len(cfg.Devices), cfg.SlotName, mode, total, mainSlot)
+	totalText := total.String()
+	if s.Unread != "" {
+		// Not the guessed mode's total: the GPUs' capacities are unknown.
+		totalText = "?"
+	}
+	a.source.Detail = fmt.Sprintf("%s: %d %s device(s), %s mode, %s %s", file, len(cfg.Devices), cfg.SlotName, mode, totalText, mainSlot)
 	if s.Unread != "" {
 		// First, so that a header cut to its width still says it.
 		a.source.Detail = "assumed (the plugin's settings in etcd not read): " + a.source.Detail

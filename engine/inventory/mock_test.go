@@ -257,6 +257,43 @@ func TestMockMIG(t *testing.T) {
 	}
 }
 
+// TestMockUnreadCapacityUnknown: with the plugin's settings in etcd not
+// read, the mode decides each GPU's slot and capacity and the mode is a
+// guess: the GPUs' capacities are unknown (never the discrete guess's 1,
+// which kernels' cuda.shares read as an over-committed GPU against), and
+// the source detail gives no total of them. A MIG slice is a unique slot
+// of capacity 1 in either mode: known. Settings read: known again.
+func TestMockUnreadCapacityUnknown(t *testing.T) {
+	dir := t.TempDir()
+	mig := `{ mother_uuid = "u0", model_name = "MIG-10g", numa_node = 0, subproc_count = 14, memory_size = "10g", is_mig_device = true }`
+	cfg, err := LoadMockConfig(writeFile(t, dir, "mock-accelerator.toml", mockTOML(a100("u0", 0), a100("u1", 1), mig)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv := poll(t, NewMockFromConfig(cfg, UnreadMockSettings("etcd at 127.0.0.1:1: connection refused"), nil))
+	type row struct {
+		id, cap string
+		unknown bool
+	}
+	want := []row{{"u0", "0", true}, {"MIG-u0/2/0", "1", false}, {"u1", "0", true}}
+	if len(inv.Devices) != len(want) {
+		t.Fatalf("%d devices, want %d", len(inv.Devices), len(want))
+	}
+	for i, w := range want {
+		d := inv.Devices[i]
+		if got := (row{string(d.ID), d.Capacity.String(), d.CapacityUnknown}); got != w {
+			t.Errorf("device %d = %+v, want %+v", i, got, w)
+		}
+	}
+	if !strings.HasSuffix(inv.Source.Detail, "discrete mode, ? cuda.device") {
+		t.Errorf("source detail %q: want no total of the guessed GPUs", inv.Source.Detail)
+	}
+	inv = poll(t, NewMockFromConfig(cfg, DefaultMockSettings(), nil))
+	if model.AnyCapacityUnknown(inv.Devices) || !strings.HasSuffix(inv.Source.Detail, "discrete mode, 2 cuda.device") {
+		t.Errorf("settings read (none set): capacities unknown %v, detail %q", model.AnyCapacityUnknown(inv.Devices), inv.Source.Detail)
+	}
+}
+
 func TestMockGenericPlugin(t *testing.T) {
 	// A non-cuda slot name: is_mig_device is not required and not read.
 	dir := t.TempDir()

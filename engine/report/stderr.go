@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/fgtop/fgtop/engine/partition"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -41,6 +42,11 @@ func RatioLeftOut(s *model.Snapshot) string {
 		return ""
 	}
 	sort.Strings(ids)
+	if partition.Guessed(s.Source, model.SlotCUDAShares) {
+		// Not the CUDA plugin: its flags would not help.
+		return "--alloc-map leaves out " + strings.Join(ids, ", ") + ", which kernels hold: the capacity is unknown (the mock plugin's settings were not read from the agent's etcd, so its mode is a guess); " +
+			partition.MockSettingsHint + ", or use --alloc-map=absolute"
+	}
 	return "--alloc-map leaves out " + strings.Join(ids, ", ") + ", which kernels hold: the capacity is unknown (" + CapacityWhy(s) +
 		"); give it with --fgpu-capacity, the settings with --plugin-config, or use --alloc-map=absolute"
 }
