@@ -149,7 +149,10 @@ func (d *Derived) partitionLines(a *model.Agent) [][]kit.Span {
 		// Owned capacity per slot, against held.
 		capBySlot := map[model.SlotName]model.Dec{}
 		// A slot with an owned device of unknown capacity has no total:
-		// "held/?", never held against the others' sum.
+		// "held/?", never held against the others' sum. So has a slot
+		// held on such a device: a mock GPU whose settings were not read
+		// is registered in a guessed mode, and shares held on it are no
+		// "1.40/0" against the guessed whole device.
 		unknown := map[model.SlotName]bool{}
 		for i := range s.Devices {
 			dv := &s.Devices[i]
@@ -157,6 +160,13 @@ func (d *Derived) partitionLines(a *model.Agent) [][]kit.Span {
 				unknown[dv.Slot] = true
 				if _, ok := capBySlot[dv.Slot]; !ok {
 					capBySlot[dv.Slot] = model.Zero
+				}
+				if u := s.Usage[dv.Key()]; u != nil {
+					for slot, v := range u.Held {
+						if !v.IsZero() {
+							unknown[slot] = true
+						}
+					}
 				}
 			}
 			if dv.Name == n && a.OwnsDevice(dv.Key()) && dv.Capacity.Sign() > 0 {

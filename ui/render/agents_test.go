@@ -49,3 +49,32 @@ func TestAgentPartitionUnknownCapacity(t *testing.T) {
 		}
 	}
 }
+
+// TestAgentPartitionMockUnread: the mock plugin's settings unread, its
+// GPUs are registered in the guessed (discrete) mode with unknown
+// capacities while kernels hold cuda.shares on them. The agent's line read
+// "shares 1.40/0", marked over capacity, and "devices 0/?": the shares
+// held against the guessed mode's none. Both are unknown.
+func TestAgentPartitionMockUnread(t *testing.T) {
+	gpu := model.Device{Name: "cuda", ID: "u0", Slot: model.SlotCUDADevice, CapacityUnknown: true}
+	s := &model.Snapshot{
+		Devices: []model.Device{gpu},
+		Usage: map[model.DeviceKey]*model.DeviceUsage{gpu.Key(): {Key: gpu.Key(),
+			Held: model.ResourceSlot{model.SlotCUDAShares: model.MustDec("1.40")}, Kernels: 2}},
+		Agents: []model.Agent{{ID: "a1", Owns: map[model.DeviceName][]model.DeviceID{"cuda": {"u0"}},
+			Held: model.ResourceSlot{model.SlotCUDAShares: model.MustDec("1.40")}}},
+	}
+	d := Derive(s, DeriveOptions{Th: kit.DefaultThresholds(), G: kit.UnicodeGlyphs(false)}, nil)
+	var text string
+	for _, l := range d.partitionLines(&s.Agents[0]) {
+		text += spansText(l)
+		for _, sp := range l {
+			if sp.Lvl == kit.LvlCrit {
+				t.Errorf("%q marked over capacity", sp.Text)
+			}
+		}
+	}
+	if !strings.Contains(text, "shares 1.40/?") || !strings.Contains(text, "devices 0/?") {
+		t.Errorf("%q: want shares 1.40/? and devices 0/?", text)
+	}
+}
