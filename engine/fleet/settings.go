@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/fgtop/fgtop/engine/alloc"
+	"github.com/fgtop/fgtop/engine/partition"
 	"github.com/fgtop/fgtop/engine/placement"
 	"github.com/fgtop/fgtop/model"
 )
@@ -40,6 +41,21 @@ func QuantumKnown(s *model.Snapshot, req alloc.Request, fleet Settings) error {
 	for _, a := range req {
 		if a.Slot.MajorType() == "shares" && a.Amount.Sign() > 0 {
 			return fmt.Errorf("where %s lands is not known: the quantum_size of the node's fractional maps is unknown (its CUDA plugin settings were not read, or their quantum_size is not a positive decimal)", a.Slot)
+		}
+	}
+	return nil
+}
+
+// ModeKnown is nil unless req asks for a slot whose allocation mode the
+// node only guessed (partition.Guessed): the mock plugin's settings were
+// not read from its agents' etcd, so whether its GPUs are registered as
+// cuda.device or cuda.shares, and with what capacities, is not known,
+// nor where req lands. Against the guess a request of shares is "a slot
+// the node lacks" and one of whole GPUs is refused for a made-up 0 free.
+func ModeKnown(s *model.Snapshot, req alloc.Request) error {
+	for _, a := range req {
+		if a.Amount.Sign() > 0 && partition.Guessed(s.Source, a.Slot) {
+			return fmt.Errorf("where %s lands is not known: the mock plugin's settings in etcd were not read, so its mode and its GPUs' capacities are a guess; %s", a.Slot, partition.MockSettingsHint)
 		}
 	}
 	return nil

@@ -392,6 +392,9 @@ type Fit struct {
 // agent of the node (placement.Planner, as `fgtop simulate` does on a live
 // node), each agent on its own partition and kernels.
 func FitRequest(s *model.Snapshot, req alloc.Request, base Settings) Fit {
+	if err := ModeKnown(s, req); err != nil {
+		return Fit{Unknown: true, Reason: err.Error()}
+	}
 	if f, ok := lacksSlot(s, req); ok {
 		return f
 	}

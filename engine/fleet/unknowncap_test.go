@@ -104,3 +104,35 @@ func TestSummaryUnknownQuantum(t *testing.T) {
 		t.Errorf("summary with --quantum: %+v", sum)
 	}
 }
+
+// TestFitMockUnread: a node whose mock plugin settings were not read
+// registers its GPUs in a guessed mode (discrete) with unknown capacities.
+// --fit answered against the guess: a request of shares "no device of this
+// node has cuda.shares", one of whole GPUs refused for 0 free. Neither is
+// known; a request of what the guess does not decide (cpu) is answered.
+func TestFitMockUnread(t *testing.T) {
+	s := shortNode()
+	s.Source = model.SourceInfo{Kind: "mock", Health: "degraded"}
+	for i := range s.Devices {
+		if s.Devices[i].Name == "cuda" {
+			s.Devices[i].Slot, s.Devices[i].Capacity, s.Devices[i].CapacityUnknown = model.SlotCUDADevice, model.Zero, true
+		}
+	}
+	sum := Summarize(s, Settings{})
+	now := time.Unix(1000, 0)
+	fl := &Fleet{Nodes: []Node{{Addr: "n", Name: "n", State: Live, LastSeen: now, Snap: s, Sum: sum}}}
+	for _, text := range []string{"cuda.shares=0.5", "cuda.device=1,cpu=1"} {
+		req, err := ParseRequest(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := FitJSON(fl, req, Settings{}).Nodes[0].Fit
+		if f == nil || f.Fits || !f.Unknown || !strings.Contains(f.Reason, "the mock plugin's settings in etcd were not read") || !strings.Contains(f.Reason, "--mock-etcd FILE") {
+			t.Errorf("%s: fit %+v, want unknown, saying why", text, f)
+		}
+	}
+	req, _ := ParseRequest("cpu=1")
+	if f := FitJSON(fl, req, Settings{}).Nodes[0].Fit; f == nil || !f.Fits {
+		t.Errorf("cpu=1: fit %+v", f)
+	}
+}

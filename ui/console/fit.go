@@ -44,6 +44,12 @@ type fitMsg struct {
 // its snapshot says them). A request the node cannot take at all (a slot
 // it does not register, a bad amount) is an error naming its slots.
 func answerFit(s *model.Snapshot, text string) (fitAnswer, error) {
+	if req, err := fleet.ParseRequest(text); err == nil {
+		// Before the node's slots: a mode only guessed lacks cuda.shares.
+		if err := fleet.ModeKnown(s, req); err != nil {
+			return fitAnswer{}, err //nolint:wrapcheck // says what is unknown and why
+		}
+	}
 	known := append([]model.SlotName{model.SlotCPU, model.SlotMem}, placement.DeviceSlots(s.Devices)...)
 	if err := placement.UnknownSlotIn(text, known); err != nil {
 		return fitAnswer{}, err //nolint:wrapcheck // names the slot and the node's slots
