@@ -10,6 +10,7 @@ import (
 	"github.com/fgtop/fgtop/engine/fleet"
 	"github.com/fgtop/fgtop/engine/report"
 	"github.com/fgtop/fgtop/internal/testfix"
+	"github.com/fgtop/fgtop/model"
 )
 
 // driftedNode is the two-agent node after GPU0 (…2d01) moved from numa0
@@ -212,8 +213,15 @@ func TestSlotBasedDriftOvercommit(t *testing.T) {
 	if !fit.OK || fit.Agent != "i-gpu-node01-b" || !fit.Overcommit {
 		t.Errorf("fleet fit: %+v; want agent b, marked overcommit", fit)
 	}
-	if sum := fleet.Summarize(snap, fleet.Settings{}); sum.Free.Less(sum.Largest) {
-		t.Errorf("largest fit %s above the %s physically free", sum.Largest, sum.Free)
+	// The fleet's largest fit follows --fit: agent b places 3.2, so it
+	// counts, marked; the largest that overcommits nothing stays within
+	// what is physically free.
+	sum := fleet.Summarize(snap, fleet.Settings{})
+	if sum.Largest.Less(model.MustDec("3.2")) || !sum.LargestOvercommits {
+		t.Errorf("largest fit %s (overcommits %v); want at least the 3.2 --fit places, marked", sum.Largest, sum.LargestOvercommits)
+	}
+	if sum.Free.Less(sum.LargestClear) {
+		t.Errorf("largest clear fit %s above the %s physically free", sum.LargestClear, sum.Free)
 	}
 }
 

@@ -31,13 +31,14 @@ func demoSnapshot(t *testing.T, seed int64) *model.Snapshot {
 
 // TestLargestIsTheAllocatorsAnswer: the largest request Summarize reports
 // is the one a linear scan over every quantum multiple finds with the
-// allocator among the placements that overcommit no device across every
-// agent (bisection assumes a smaller request fits wherever a larger one
-// does; this checks it), for both strategies and with fragmentation
-// forbidden. The demo node is slot-based, as main is: each agent's
-// allocator sees every device but only its own kernels, so many sizes it
-// would take overcommit a GPU the other agent fills, and the manager sends
-// an agent no more than it is given less what its kernels hold.
+// allocator (bisection assumes a smaller request fits wherever a larger
+// one does; this checks it), for both strategies and with fragmentation
+// forbidden; LargestClear is the largest of them that overcommits no
+// device across every agent. The demo node is slot-based, as main is:
+// each agent's allocator sees every device but only its own kernels, so
+// many sizes it takes overcommit a GPU the other agent fills, and the
+// manager sends an agent no more than it is given less what its kernels
+// hold.
 func TestLargestIsTheAllocatorsAnswer(t *testing.T) {
 	for _, seed := range []int64{1, 2, 3, 5, 8} {
 		s := demoSnapshot(t, seed)
@@ -56,7 +57,7 @@ func TestLargestIsTheAllocatorsAnswer(t *testing.T) {
 			if step.IsZero() {
 				step = placement.DefaultQuantum
 			}
-			want := model.Zero
+			want, wantClear, wantOver := model.Zero, model.Zero, false
 			planner := placement.NewPlanner(s, SettingsFor(s, set))
 			for _, st := range planner.Agents() {
 				for k := int64(1); ; k++ {
@@ -71,24 +72,31 @@ func TestLargestIsTheAllocatorsAnswer(t *testing.T) {
 					if err != nil {
 						continue
 					}
-					if _, over := planner.Physical().After(placement.FlattenAllocation(got)); !over && want.Less(amt) {
-						want = amt
+					_, over := planner.Physical().After(placement.FlattenAllocation(got))
+					if want.Less(amt) || (want.Equal(amt) && wantOver && !over) {
+						want, wantOver = amt, over
+					}
+					if !over && wantClear.Less(amt) {
+						wantClear = amt
 					}
 				}
 			}
-			if !sum.Largest.Equal(want) {
-				t.Errorf("seed %d %+v: largest %s, a linear scan finds %s", seed, set, sum.Largest, want)
+			if !sum.Largest.Equal(want) || sum.LargestOvercommits != wantOver {
+				t.Errorf("seed %d %+v: largest %s (overcommits %v), a linear scan finds %s (%v)", seed, set, sum.Largest, sum.LargestOvercommits, want, wantOver)
 			}
-			if sum.Free.Less(sum.Largest) {
-				t.Errorf("seed %d: largest %s beyond free %s", seed, sum.Largest, sum.Free)
+			if !sum.LargestClear.Equal(wantClear) {
+				t.Errorf("seed %d %+v: largest clear %s, a linear scan finds %s", seed, set, sum.LargestClear, wantClear)
+			}
+			if sum.Free.Less(sum.LargestClear) {
+				t.Errorf("seed %d: largest clear %s beyond free %s", seed, sum.LargestClear, sum.Free)
 			}
 			fit := FitRequest(s, alloc.Request{{Slot: sum.Slot, Amount: sum.Largest}}, set)
 			if sum.Largest.Sign() > 0 && !fit.OK {
 				t.Errorf("seed %d: the largest (%s) does not fit: %s", seed, sum.Largest, fit.Reason)
 			}
-			if more := FitRequest(s, alloc.Request{{Slot: sum.Slot, Amount: sum.Largest.Add(step)}}, set); more.OK && !more.Overcommit {
-				t.Errorf("seed %d: one quantum more fits the first agent without overcommitting: %+v", seed, more)
-			} else if !more.OK && more.Reason == "" {
+			if more := FitRequest(s, alloc.Request{{Slot: sum.Slot, Amount: sum.Largest.Add(step)}}, set); more.OK {
+				t.Errorf("seed %d: one quantum more than the largest %s fits: %+v", seed, sum.Largest, more)
+			} else if more.Reason == "" {
 				t.Errorf("seed %d: one quantum more does not fit, and no reason: %+v", seed, more)
 			}
 		}

@@ -70,15 +70,20 @@ type JSONNode struct {
 	Slot     string `json:"slot,omitempty"`
 	// GPUs, Pieces, Kernels and Issues are null for a node that gave
 	// no figures (unreachable, connecting): not zeros it never said.
-	GPUs     *int         `json:"gpus"`
-	Held     *model.Dec   `json:"held,omitempty"`
-	Capacity *model.Dec   `json:"capacity,omitempty"`
-	Free     *model.Dec   `json:"free,omitempty"`
-	Largest  *model.Dec   `json:"largest_fit,omitempty"`
-	Pieces   *int         `json:"free_pieces"`
-	Kernels  *int         `json:"kernels"`
-	Issues   *int         `json:"issues"`
-	Devices  []JSONDevice `json:"devices"`
+	GPUs     *int       `json:"gpus"`
+	Held     *model.Dec `json:"held,omitempty"`
+	Capacity *model.Dec `json:"capacity,omitempty"`
+	Free     *model.Dec `json:"free,omitempty"`
+	Largest  *model.Dec `json:"largest_fit,omitempty"`
+	// LargestOvercommits: placing largest_fit would put a device over its
+	// capacity across every agent (the agent's allocator places it all
+	// the same); LargestClear is then the largest that overcommits none.
+	LargestOvercommits bool         `json:"largest_fit_overcommits,omitempty"`
+	LargestClear       *model.Dec   `json:"largest_fit_clear,omitempty"`
+	Pieces             *int         `json:"free_pieces"`
+	Kernels            *int         `json:"kernels"`
+	Issues             *int         `json:"issues"`
+	Devices            []JSONDevice `json:"devices"`
 	// Fit is the outcome of --fit on this node.
 	Fit *JSONFit `json:"fit,omitempty"`
 }
@@ -160,6 +165,9 @@ func nodeJSON(n *Node) JSONNode {
 			// Nor is a node's that is not live: what fits on it now is
 			// not known, as --fit says of it.
 			j.Largest = nil
+		}
+		if j.Largest != nil && s.LargestOvercommits {
+			j.LargestOvercommits, j.LargestClear = true, ptr(s.LargestClear)
 		}
 	}
 	for _, d := range s.Devices {

@@ -47,8 +47,17 @@ type Summary struct {
 	Unknown int
 	// Largest is the largest request of Slot alone that one of the node's
 	// agents would take now, by Backend.AI's allocator (a multiple of the
-	// quantum); zero when none fits.
+	// quantum) and within what the manager would send it; zero when none
+	// fits. It is what `--fit` calls a fit, overcommit or not: each agent's
+	// allocator sees only its own kernels and places the request all the
+	// same, so an operator must count on it being placed.
 	Largest model.Dec
+	// LargestOvercommits says that placing Largest puts a device over its
+	// capacity across every agent (a warning, as --fit marks it);
+	// LargestClear is then the largest request that overcommits nothing
+	// (what is physically free bounds it), else equal to Largest.
+	LargestOvercommits bool
+	LargestClear       model.Dec
 	// Pieces is the number of devices with some of Slot free: the free
 	// capacity's fragmentation ("2.4 free, in 6 pieces").
 	Pieces  int
@@ -96,7 +105,7 @@ func SettingsFor(s *model.Snapshot, base Settings) placement.Settings {
 
 // Summarize computes a node's summary from its snapshot.
 func Summarize(s *model.Snapshot, base Settings) Summary {
-	sum := Summary{Held: model.Zero, Capacity: model.Zero, Free: model.Zero, Largest: model.Zero, Kernels: s.NumKernels()}
+	sum := Summary{Held: model.Zero, Capacity: model.Zero, Free: model.Zero, Largest: model.Zero, LargestClear: model.Zero, Kernels: s.NumKernels()}
 	for _, i := range s.Issues {
 		if i.Severity >= model.SevWarning {
 			sum.Issues++
@@ -139,7 +148,8 @@ func Summarize(s *model.Snapshot, base Settings) Summary {
 	sum.TooLarge = len(s.Devices) > MaxNodeDevices
 	sum.QuantumUnknown = sum.Slot.MajorType() == "shares" && s.Allocator.QuantumUnknown() && base.Quantum.IsZero()
 	if sum.Slot != "" && !sum.TooLarge && !sum.QuantumUnknown {
-		sum.Largest = largest(s, sum.Slot, SettingsFor(s, base))
+		l := searchLargest(s, sum.Slot, SettingsFor(s, base), true)
+		sum.Largest, sum.LargestOvercommits, sum.LargestClear = l.largest, l.overcommits, l.clear
 	}
 	return sum
 }
@@ -163,12 +173,27 @@ func largest(s *model.Snapshot, slot model.SlotName, settings placement.Settings
 // guard's bound (guardBound) caps the search, which the tests turn off to
 // check that the bound changes no answer.
 func largestSearch(s *model.Snapshot, slot model.SlotName, settings placement.Settings, bounded bool) model.Dec {
-	best := model.Zero
+	return searchLargest(s, slot, settings, bounded).largest
+}
+
+// largestFit is what searchLargest finds: the allocator's largest fit,
+// whether placing it overcommits a device, and the largest fit that
+// overcommits none.
+type largestFit struct {
+	largest, clear model.Dec
+	overcommits    bool
+}
+
+// searchLargest is largest with the overcommit judged: per agent, the
+// largest size its allocator takes (what --fit calls a fit), then the
+// largest that overcommits no device across every agent.
+func searchLargest(s *model.Snapshot, slot model.SlotName, settings placement.Settings, bounded bool) largestFit {
+	best := largestFit{largest: model.Zero, clear: model.Zero}
 	step := searchStep(slot, settings)
 	planner := placement.NewPlanner(s, settings)
 	phys := planner.Physical()
 	for _, st := range planner.Agents() {
-		n, ok := agentCeiling(st, phys, slot, step)
+		n, ok := agentCeiling(st, slot, step)
 		if !ok {
 			continue
 		}
@@ -198,23 +223,40 @@ func largestSearch(s *model.Snapshot, slot model.SlotName, settings placement.Se
 			}
 		}
 		lo := topFit(n, fits)
+		over := false
+		if lo > 0 {
+			got, _ := try(lo)
+			_, over = phys.After(placement.FlattenAllocation(got))
+		}
 		// Every size up to lo fits the agent's allocator; the largest of
 		// them that overcommits no device (across every agent) is the
-		// answer.
-		lo = clearFit(lo, func(k int64) bool {
-			got, ok := try(k)
-			if !ok {
-				return false
-			}
-			_, over := phys.After(placement.FlattenAllocation(got))
-			return !over
-		})
-		if v := step.Mul(model.DecFromInt64(lo)); best.Less(v) {
-			best = v
+		// clear one.
+		clear := lo
+		if over {
+			clear = clearFit(lo-1, func(k int64) bool {
+				got, ok := try(k)
+				if !ok {
+					return false
+				}
+				_, over := phys.After(placement.FlattenAllocation(got))
+				return !over
+			})
+		}
+		v, c := step.Mul(model.DecFromInt64(lo)), step.Mul(model.DecFromInt64(clear))
+		// Of two agents that take the same largest size, the one that
+		// overcommits nothing says it.
+		if best.largest.Less(v) || (best.overcommits && !over && best.largest.Equal(v)) {
+			best.largest, best.overcommits = v, over
+		}
+		if best.clear.Less(c) {
+			best.clear = c
 		}
 	}
-	if best.IsZero() {
-		return model.Zero
+	if best.largest.IsZero() {
+		best.largest, best.overcommits = model.Zero, false
+	}
+	if best.clear.IsZero() {
+		best.clear = model.Zero
 	}
 	return best
 }
@@ -232,20 +274,13 @@ func searchStep(slot model.SlotName, settings placement.Settings) model.Dec {
 }
 
 // agentCeiling is, in steps, the most of slot the agent could take: what
-// its allocator has free, but never more than is physically free (it does
-// not see the other agents' kernels, and a fit that only places by
-// overcommitting a device is no fit), nor more than the manager would
-// send it (in the slot-based form, the amount it is given less what its
-// kernels hold). ok is false when that is not a whole step.
-func agentCeiling(st *placement.AgentState, phys *placement.Physical, slot model.SlotName, step model.Dec) (n int64, ok bool) {
+// its allocator has free (it does not see the other agents' kernels, so
+// what they hold does not bound it: a placement past what is physically
+// free is still made, and overcommits), but never more than the manager
+// would send it (in the slot-based form, the amount it is given less what
+// its kernels hold). ok is false when that is not a whole step.
+func agentCeiling(st *placement.AgentState, slot model.SlotName, step model.Dec) (n int64, ok bool) {
 	free := st.Node.FreeOf(slot)
-	var owns func(model.DeviceKey) bool
-	if st.Agent.Owns != nil {
-		owns = placement.Owner(&st.Agent)
-	}
-	if pf := phys.FreeOf(slot, owns); pf.Less(free) {
-		free = pf
-	}
 	if g, ok := st.Agent.Given[slot]; ok {
 		if left := model.Max(g.Sub(st.Agent.Held[slot]), model.Zero); left.Less(free) {
 			free = left

@@ -82,7 +82,7 @@ func WriteTable(w io.Writer, j JSONFleet) {
 			fmt.Fprintf(w, "%-20s %-12s %4s %15s %8s %8s %6s %7s %6s  %s  %s\n", n.Node, n.State, gpus, "-", "-", "-", "-", kernels, issues, n.Address, n.Error)
 			continue
 		}
-		largest := orUnknown(n.Largest)
+		largest := largestText(n)
 		if n.State != Live {
 			// Not "?" (a figure the node cannot know): what fits on a
 			// node that is not live is not known now.
@@ -91,6 +91,15 @@ func WriteTable(w io.Writer, j JSONFleet) {
 		fmt.Fprintf(w, "%-20s %-12s %4s %15s %8s %8s %6s %7s %6s  %s  %s\n", n.Node, n.State, orDash(n.GPUs), n.Held.String()+"/"+orUnknown(n.Capacity),
 			orUnknown(n.Free), largest, orDash(n.Pieces), orDash(n.Kernels), orDash(n.Issues), n.Address, n.Error)
 	}
+}
+
+// largestText is the table's LARGEST: "!" marks a size that is placed
+// only by overcommitting a device (the JSON's largest_fit_overcommits).
+func largestText(n JSONNode) string {
+	if n.LargestOvercommits {
+		return orUnknown(n.Largest) + "!"
+	}
+	return orUnknown(n.Largest)
 }
 
 // orDash is a count of the table, "-" where the node gave none.

@@ -464,6 +464,14 @@ func (m *Model) viewRow(n *fleet.Node, sel bool, cols []fleetCol, nameW, w int, 
 				if s.Unknown == 0 && !s.QuantumUnknown && s.Largest.IsZero() && !dimmed {
 					p = st.Warn
 				}
+				// Placed, but only by overcommitting a device: marked as
+				// --fit marks it (its detail gives the size that is not).
+				if s.Unknown == 0 && !s.QuantumUnknown && s.LargestOvercommits {
+					v += "!"
+					if !dimmed {
+						p = st.Crit
+					}
+				}
 			}
 		case "pieces":
 			if has {
@@ -652,6 +660,9 @@ func (m *Model) viewDetail(w int, now time.Time) []string {
 			freeLine = len(out)
 			line := fmt.Sprintf("  %s free %s in %s; the largest %s request that fits: %s",
 				n.Sum.Slot, n.Sum.Free, fleet.Pieces(n.Sum.Pieces), n.Sum.Slot, n.Sum.Largest)
+			if n.Sum.LargestOvercommits {
+				line += fmt.Sprintf(" (overcommits; %s does not)", n.Sum.LargestClear)
+			}
 			switch {
 			case n.Sum.Unknown > 0:
 				line = fmt.Sprintf("  %s free and the largest fit unknown: the capacity of %d device(s) is not known", n.Sum.Slot, n.Sum.Unknown)

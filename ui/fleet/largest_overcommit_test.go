@@ -1,0 +1,36 @@
+package fleet
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestLargestMarkedWhenItOvercommits: a node whose largest fit is placed
+// only by overcommitting a device (its agents share a GPU that one
+// agent's allocator sees free) shows FITS≤ marked with "!", and its
+// detail says so with the largest that overcommits nothing: the figure
+// --fit agrees with, never a bare number that reads as room.
+func TestLargestMarkedWhenItOvercommits(t *testing.T) {
+	m := newTestFleet(t, 120, 40)
+	marked := 0
+	for _, i := range m.Rows {
+		n := &m.fl.Nodes[i]
+		if n.Snap == nil || !n.Sum.LargestOvercommits {
+			fleetPress(m, "j")
+			continue
+		}
+		marked++
+		s := stripANSI(fleetScreen(m))
+		fleetPress(m, "j")
+		if !strings.Contains(s, " "+n.Sum.Largest.String()+"! ") {
+			t.Errorf("%s: FITS≤ %s not marked:\n%s", n.Name, n.Sum.Largest, s)
+		}
+		want := "fits: " + n.Sum.Largest.String() + " (overcommits; " + n.Sum.LargestClear.String() + " does not)"
+		if !strings.Contains(s, want) {
+			t.Errorf("%s: detail lacks %q:\n%s", n.Name, want, s)
+		}
+	}
+	if marked == 0 {
+		t.Fatal("no node of the fixture fleet has a largest fit that overcommits: nothing tested")
+	}
+}
