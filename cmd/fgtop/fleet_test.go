@@ -143,7 +143,8 @@ func hostsOf(nodes []*fleetNode) string {
 }
 
 // devicesOf is what the fleet JSON lists for a node, computed from the
-// node's own `snapshot --json` document.
+// node's own `snapshot --json` document: held, capacity and free in one
+// form (fleet.OneForm), as the fleet lists them.
 func devicesOf(t *testing.T, doc []byte) string {
 	t.Helper()
 	var s report.Snapshot
@@ -155,7 +156,12 @@ func devicesOf(t *testing.T, doc []byte) string {
 		if d.Plugin == "cpu" || d.Plugin == "mem" {
 			continue
 		}
-		out = append(out, fmt.Sprintf("%s %s %s/%s free %s", d.ID, d.Slot, d.Total, d.Capacity, d.Free))
+		if d.Capacity == nil {
+			out = append(out, fmt.Sprintf("%s %s %s/%s free %s", d.ID, d.Slot, d.Total, d.Capacity, d.Free))
+			continue
+		}
+		held, capacity, free := fleet.OneForm(d.Total, *d.Capacity)
+		out = append(out, fmt.Sprintf("%s %s %s/%s free %s", d.ID, d.Slot, held, capacity, free))
 	}
 	return strings.Join(out, "; ")
 }

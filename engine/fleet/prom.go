@@ -49,7 +49,7 @@ var promQueries = []string{
 	units("fgtop_agent_device_held"), "fgtop_kernels", "fgtop_issues_by_severity", "fgtop_node_info",
 	"fgtop_device_source_info", "fgtop_host_memory_bytes", "fgtop_snapshot_sequence",
 	"fgtop_device_capacity_exponent", "fgtop_device_held_exponent", units("fgtop_agent_given"),
-	"fgtop_agent_kernels",
+	"fgtop_agent_kernels", "fgtop_agent_given_exponent",
 }
 
 // units selects every unit's metric of an amount the exporter splits by
@@ -166,7 +166,7 @@ const WaitingFirstSnapshot = "exporter up, no snapshot yet"
 // (Waiting), and every node scraped within the lookback whose series are
 // no longer current, as its last scrape had it (Down says why). Amounts come
 // back exactly: the exporter's values are decimals with few digits, and a
-// float64 printed shortest ('g', -1) parses back to the decimal it was
+// float64 printed shortest ('f', -1) parses back to the decimal it was
 // made from.
 func (c *PromClient) Refresh(ctx context.Context) ([]PromNode, error) {
 	return c.refreshAt(ctx, time.Now())
@@ -559,7 +559,10 @@ func byNode(vec pmodel.Vector) (map[string][]series, error) {
 	out := map[string][]series{}
 	for _, smp := range vec {
 		f := float64(smp.Value)
-		d, err := model.ParseDec(strconv.FormatFloat(f, 'g', -1, 64))
+		// 'f', not 'g': the shortest digits without an exponent, so a
+		// byte size such as 128849018880 reads as the node prints it,
+		// not as 1.2884901888E+11.
+		d, err := model.ParseDec(strconv.FormatFloat(f, 'f', -1, 64))
 		if err != nil {
 			return nil, fmt.Errorf("%s: value %v: %w", smp.Metric, f, err)
 		}
@@ -621,11 +624,15 @@ func deviceWords(x series) string {
 
 // exponents maps (device, slot) to the decimal exponent an exponent
 // series gives.
-func exponents(xs []series) map[[2]string]int32 {
+func exponents(xs []series) map[[2]string]int32 { return exponentsBy(xs, "device") }
+
+// exponentsBy maps (the label by, slot) to the decimal exponent an
+// exponent series gives.
+func exponentsBy(xs []series, by string) map[[2]string]int32 {
 	out := make(map[[2]string]int32, len(xs))
 	for _, x := range xs {
 		if e, err := x.v.Int64(); err == nil && e >= -30 && e <= 30 {
-			out[[2]string{x.get("device"), x.get("slot")}] = int32(e)
+			out[[2]string{x.get(by), x.get("slot")}] = int32(e)
 		}
 	}
 	return out
@@ -676,6 +683,7 @@ func buildPromNodes(res []pmodel.Vector, scraped map[string]time.Time, settings 
 		qHeldExp
 		qAgentGiven
 		qAgentKernels
+		qGivenExp
 	)
 	var names []string
 	for n := range g[qSeq] {
@@ -687,7 +695,7 @@ func buildPromNodes(res []pmodel.Vector, scraped map[string]time.Time, settings 
 		}
 	}
 	slices.Sort(names)
-	bad := badValues(g, qCapExp, qHeldExp)
+	bad := badValues(g, qCapExp, qHeldExp, qGivenExp)
 	var out []PromNode
 	for _, name := range names {
 		if why := bad[name]; why != "" {
@@ -826,12 +834,13 @@ func buildPromNodes(res []pmodel.Vector, scraped map[string]time.Time, settings 
 		// (an exporter before it sends none, and --fit then judges by
 		// the allocators alone).
 		given := map[model.AgentID]model.ResourceSlot{}
+		givenExp := exponentsBy(g[qGivenExp][name], "agent")
 		for _, x := range g[qAgentGiven][name] {
 			a := model.AgentID(x.get("agent"))
 			if given[a] == nil {
 				given[a] = model.ResourceSlot{}
 			}
-			given[a][model.SlotName(x.get("slot"))] = x.v
+			given[a][model.SlotName(x.get("slot"))] = withExponent(x.v, givenExp, [2]string{x.get("agent"), x.get("slot")})
 		}
 		alloc := map[model.AgentID]model.Allocations{}
 		for _, x := range g[qAgentHeld][name] {
@@ -843,7 +852,10 @@ func buildPromNodes(res []pmodel.Vector, scraped map[string]time.Time, settings 
 			if alloc[a][slot] == nil {
 				alloc[a][slot] = map[model.DeviceID]model.Dec{}
 			}
-			alloc[a][slot][model.DeviceID(x.get("device"))] = x.v
+			// An agent's holding on a device is part of the device's held
+			// amount: it reads at that amount's exponent (what the node
+			// prints as 0.80 reads 0.80, not the float's 0.8).
+			alloc[a][slot][model.DeviceID(x.get("device"))] = withExponent(x.v, heldExp, [2]string{x.get("device"), x.get("slot")})
 		}
 		agentKernels := map[model.AgentID]int{}
 		for _, x := range g[qAgentKernels][name] {

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cockroachdb/apd/v3"
+
 	"github.com/fgtop/fgtop/engine/alloc"
 	"github.com/fgtop/fgtop/engine/placement"
 	"github.com/fgtop/fgtop/model"
@@ -117,10 +119,12 @@ func Summarize(s *model.Snapshot, base Settings) Summary {
 			continue
 		}
 		held := s.Usage[d.Key()].Total()
-		dev := Device{Device: d.ID, Plugin: d.Name, Parent: d.Parent, Slot: d.Slot, Held: held, Capacity: d.Capacity, Free: d.Capacity.Sub(held)}
+		dev := Device{Device: d.ID, Plugin: d.Name, Parent: d.Parent, Slot: d.Slot, CapacityUnknown: d.CapacityUnknown}
+		dev.Held, dev.Capacity, dev.Free = OneForm(held, d.Capacity)
 		if d.CapacityUnknown {
-			dev.Capacity, dev.Free, dev.CapacityUnknown = model.Zero, model.Zero, true
+			dev.Held, dev.Capacity, dev.Free = held, model.Zero, model.Zero
 		}
+		held = dev.Held
 		sum.Devices = append(sum.Devices, dev)
 		if !d.IsMIG() {
 			sum.GPUs++
@@ -139,8 +143,8 @@ func Summarize(s *model.Snapshot, base Settings) Summary {
 			sum.Unknown++
 			continue
 		}
-		sum.Capacity = sum.Capacity.Add(d.Capacity)
-		if f := d.Capacity.Sub(held); f.Sign() > 0 {
+		sum.Capacity = sum.Capacity.Add(dev.Capacity)
+		if f := dev.Free; f.Sign() > 0 {
 			sum.Free = sum.Free.Add(f)
 			sum.Pieces++
 		}
@@ -152,6 +156,41 @@ func Summarize(s *model.Snapshot, base Settings) Summary {
 		sum.Largest, sum.LargestOvercommits, sum.LargestClear = l.largest, l.overcommits, l.clear
 	}
 	return sum
+}
+
+// OneForm gives a device's held amount, capacity and free amount one
+// form, so that they read alike whatever path they came by (a kernel's
+// "1.00" on a MIG slice of capacity "1", a held "0" on a GPU of "1.00",
+// a float through Prometheus): the capacity's exponent (the node's unit:
+// 1.00 for a GPU of shares, 1 for a slice), or where held or free needs
+// more digits, the finest exponent of the three. Only trailing zeros are
+// added or dropped, never a digit, so the amounts stay exact.
+func OneForm(held, capacity model.Dec) (h, c, free model.Dec) {
+	free = capacity.Sub(held)
+	e := capacity.Exponent()
+	h, okH := atExponent(held, e)
+	f, okF := atExponent(free, e)
+	if okH && okF {
+		return h, capacity, f
+	}
+	e = min(held.Exponent(), capacity.Exponent(), free.Exponent())
+	h, _ = atExponent(held, e)
+	c, _ = atExponent(capacity, e)
+	f, _ = atExponent(free, e)
+	return h, c, f
+}
+
+// atExponent is v with exponent e, when that changes no digit (false,
+// and v as it is, otherwise).
+func atExponent(v model.Dec, e int32) (model.Dec, bool) {
+	if !v.IsFinite() {
+		return v, false
+	}
+	q, err := v.Quantize(e, apd.RoundHalfEven)
+	if err != nil || !q.Equal(v) {
+		return v, false
+	}
+	return q, true
 }
 
 // largest finds the largest request of slot alone that some agent of the

@@ -116,6 +116,7 @@ var (
 	descDeviceInfo   = desc("fgtop_device_info", "One device of the inventory (accelerator, MIG slice, CPU core, memory): slot, slot type, position in the inventory order, plugin index, NUMA node, model, UUID, parent GPU (always 1).", "node", "plugin", "device", "slot", "slot_type", "position", "index", "numa_node", "model", "uuid", "parent")
 	descCapacity     = unitDesc("fgtop_device_capacity", "Device capacity, per slot", "node", "device", "slot")
 	descCapExp       = desc("fgtop_device_capacity_exponent", "The decimal exponent of fgtop_device_capacity_* as Backend.AI prints it (str(Decimal): -2 for 1.00, 0 for 1): with it a reader restores the exact decimal from the float sample.", "node", "device", "slot")
+	descGivenExp     = desc("fgtop_agent_given_exponent", "The decimal exponent of fgtop_agent_given_* as the agent's config prints it (-1 for 2.0): with it a reader restores the exact decimal from the float sample.", "node", "agent", "slot")
 	descHeldExp      = desc("fgtop_device_held_exponent", "The decimal exponent of fgtop_device_held_* as Backend.AI prints it (-2 for 0.60), for the amounts held (not the 0 listed for an unheld capacity slot).", "node", "device", "slot")
 	descHeld         = unitDesc("fgtop_device_held", "Amount held on the device by all kernels, per slot held (the capacity slot always present)", "node", "device", "slot")
 	descFree         = unitDesc("fgtop_device_free", "Device capacity minus everything held on it (all slots; negative when over capacity), per capacity slot", "node", "device", "slot")
@@ -145,7 +146,7 @@ var (
 
 var allDescs = slices.Concat([]*prometheus.Desc{
 	descBuildInfo, descSeq, descTimestamp, descAge, descNodeInfo, descSourceInfo, descAllocator, descPlugin, descHostMem,
-	descKernels, descIdle, descIdleAfter, descIssues, descIssuesBySev, descDeviceInfo, descCapExp, descHeldExp, descDevKernels,
+	descKernels, descIdle, descIdleAfter, descIssues, descIssuesBySev, descDeviceInfo, descCapExp, descHeldExp, descGivenExp, descDevKernels,
 	descAllocRatio, descOwner, descAgentInfo, descAgentKernels, descAgentMem,
 	descRestart, descAgentUp, descUtil, descMemUtil, descMemUsed, descMemTotal, descTemp,
 	descPower, descPowerCap, descLost, descProcs,
@@ -403,6 +404,7 @@ func (c *Collector) collectAgents(ch chan<- prometheus.Metric, s *model.Snapshot
 		}
 		for _, sl := range a.Given.Names() {
 			gauge(ch, descAgentGiven.of(sl), f(a.Given[sl]), node, id, string(sl))
+			gauge(ch, descGivenExp, float64(a.Given[sl].Exponent()), node, id, string(sl))
 		}
 		if a.Restart.State != "" {
 			gauge(ch, descRestart, 1, node, id, string(a.Restart.State))
