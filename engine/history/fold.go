@@ -217,7 +217,8 @@ func foldSegment(sr *segRead, in *interner) (*segFold, map[model.KernelID]*sessH
 	}}
 	w.onJournal = func(body []byte) { b.f.journal = append(b.f.journal, append([]byte(nil), body...)) }
 	w.scan(sr, nil, time.Time{})
-	if sr.data.Damage != "" {
+	if sr.data.Damage != "" || len(w.stalls) > 0 {
+		// A stall's changes are joined as after a gap: walked.
 		return nil, nil, false
 	}
 	b.f.end, b.f.clean, b.f.rotated, b.f.rotateAt = sr.end, sr.clean, w.rotated, w.rotateAt

@@ -110,14 +110,16 @@ func (q *histRun) walkSeg(rd *Reader, in *interner, i int) *segWalk {
 		}
 		sw.init = append(sw.init, it)
 	}
-	w := walker{onGroup: func(tm time.Time, grp []rawRec, ckpt bool) {
+	var w walker
+	w.onGroup = func(tm time.Time, grp []rawRec, ckpt bool) {
 		if !ckpt {
+			h.stallAt = w.stallAt
 			h.deltas(tm, grp)
 		}
-	}}
+	}
 	w.onJournal = func(body []byte) { sw.parts = q.f.journal(sw.parts, body) }
 	w.scan(sr, nil, time.Time{})
-	sw.end = segEnd{end: sr.end, clean: sr.clean, rotated: w.rotated, rotateAt: w.rotateAt}
+	sw.end = segEnd{end: sr.end, clean: sr.clean, rotated: w.rotated, rotateAt: w.rotateAt, stalls: w.stalls}
 	for _, tr := range h.cur {
 		for _, iv := range tr.open {
 			if iv.Since {

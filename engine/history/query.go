@@ -139,6 +139,11 @@ type histWalk struct {
 	// record turned out to be, by kernel: done gives it to their
 	// intervals from before.
 	ident map[model.KernelID]identity
+	// stallAt, while deltas applies a group that follows a silence of the
+	// recorder (walker.stallAt), is when the silence began: what the
+	// group ends or changes ended somewhere in it ("?"), as in a gap
+	// between recorders.
+	stallAt time.Time
 }
 
 // match reports whether a walk keeps iv: its device or kernel is the
@@ -512,6 +517,8 @@ type segEnd struct {
 	end            time.Time
 	clean, rotated bool
 	rotateAt       time.Time
+	// stalls are the silences inside it (walker.stalls).
+	stalls []Missing
 }
 
 func (e segEnd) continues(next time.Time) bool { return e.rotated && e.rotateAt.Equal(next) }
@@ -526,6 +533,7 @@ func (q *histRun) finish(i int, data *segData, se segEnd) {
 	}
 	q.prevEnd, q.prevSE = end, se
 	q.res.To = end
+	q.res.Missing = append(q.res.Missing, se.stalls...)
 	// A torn end of the last segment is a chunk being written only while
 	// a recorder holds the directory; with none, the rest is lost, as
 	// snapshot --at says of a time after it.
@@ -721,7 +729,7 @@ func (h *histWalk) deltas(tm time.Time, grp []rawRec) {
 			}
 			kh := decodeHeadRest(&d, id, h.want())
 			if d.err == nil {
-				h.put(kh, tm, false)
+				h.putDelta(kh, tm)
 			}
 		case recKernelPatch:
 			d := dec{b: rr.body, in: h.in}
@@ -743,13 +751,27 @@ func (h *histWalk) deltas(tm time.Time, grp []rawRec) {
 			if r := k.Record; r != nil {
 				kh.Session, kh.User, kh.Project = r.SessionID, r.OwnerUserID, r.OwnerProjectID
 			}
-			h.put(kh, tm, false)
+			h.putDelta(kh, tm)
 		case recKernelGone:
 			d := dec{b: rr.body, in: h.in}
 			h.idb = d.appendID(h.idb[:0])
 			if tr := h.cur[model.KernelID(h.idb)]; d.err == nil && tr != nil {
-				h.gone(tr.head.ID, tm, false)
+				if h.stallAt.IsZero() {
+					h.gone(tr.head.ID, tm, false)
+				} else {
+					h.gone(tr.head.ID, h.stallAt, true)
+				}
 			}
 		}
 	}
+}
+
+// putDelta is put of a delta's head at tm, or, after a silence of the
+// recorder, putAfter its start.
+func (h *histWalk) putDelta(kh kernelHead, tm time.Time) {
+	if h.stallAt.IsZero() {
+		h.put(kh, tm, false)
+		return
+	}
+	h.putAfter(kh, tm, false, h.stallAt, true)
 }

@@ -477,6 +477,12 @@ func (r *Reader) AtContext(ctx context.Context, t time.Time) (*Result, error) {
 			}
 			r.learnAhead(snap, i, t)
 			res.Snap, res.Exact = snap, true
+			if m, ok := w.stallHolding(t); ok {
+				// A change after t, but after a silence t falls in: the
+				// node is as last recorded before it.
+				res.Missing = append(res.Missing, m)
+				res.Exact = false
+			}
 			return res, nil
 		}
 		if i == len(r.segs)-1 {
@@ -511,6 +517,9 @@ func (r *Reader) AtContext(ctx context.Context, t time.Time) (*Result, error) {
 				res.Missing = append(res.Missing, Missing{From: end, To: t,
 					Why: "nothing recorded since: the recorder holding the directory is not writing (a full disk?)"})
 			}
+		}
+		if m, ok := w.stallHolding(t); ok {
+			res.Missing = append(res.Missing, m)
 		}
 		if sr.data.Damage != "" && !sr.data.Torn || sr.data.Damage != "" && i < len(r.segs)-1 {
 			// Bad bytes, or a torn tail of a segment the recorder
@@ -578,6 +587,55 @@ type walker struct {
 	// halt, set by onGroup, ends the scan after that group (the caller
 	// has what it reads for).
 	halt bool
+	// last is the latest moment a record of the segment vouched for;
+	// stalls are the silences longer than stallAfter between two of them
+	// (nil while none: most segments have none). stallAt, while a group
+	// is handed to onGroup, is when the last silence since the group
+	// before began (zero when none): its changes happened somewhere in
+	// it, whatever beat ended it.
+	last    time.Time
+	stalls  []Missing
+	stallAt time.Time
+}
+
+// stallAfter is the longest silence a running recorder leaves between
+// two records: its beat ticker looks every BeatEvery and beats when it
+// has written nothing for one, so two beats are less than two BeatEvery
+// apart; a change's tick is its snapshot's time, written up to a flush
+// later; and a margin for a slow poll. A longer silence inside one
+// recorder's segment is time nobody watched (the recorder stopped with
+// SIGSTOP, starved, the machine suspended): a gap, as between recorders.
+// A segment does not say its recorder's BeatEvery; fgtop records with
+// the default.
+const stallAfter = 2*DefaultBeatEvery + DefaultFlushEvery + 5*time.Second
+
+// stallWhy says what a stall gap lacks.
+const stallWhy = "not recorded: the recorder wrote nothing, not even its heartbeat (stopped, starved or suspended); what changed meanwhile is seen only after it"
+
+// saw notes a record's moment: a silence too long before it is a stall.
+func (w *walker) saw(tm time.Time) {
+	if w.last.IsZero() {
+		w.last = tm
+		return
+	}
+	if tm.Sub(w.last) > stallAfter {
+		w.stalls = append(w.stalls, Missing{From: w.last, To: tm, Why: stallWhy})
+		w.stallAt = w.last
+	}
+	if tm.After(w.last) {
+		w.last = tm
+	}
+}
+
+// stallHolding is the stall t falls in (after its start, before the
+// record that ends it), if any.
+func (w *walker) stallHolding(t time.Time) (Missing, bool) {
+	for _, m := range w.stalls {
+		if t.After(m.From) && t.Before(m.To) {
+			return m, true
+		}
+	}
+	return Missing{}, false
 }
 
 // ctxEvery is how many ticks a scan replays between looks at its context.
@@ -614,6 +672,7 @@ func (w *walker) scan(sr *segRead, st *state, until time.Time) {
 					w.grp = w.grp[:0]
 					continue
 				}
+				w.saw(tm)
 				if st != nil && !until.IsZero() && tm.After(until) {
 					// Past the asked time: only where the segment ends
 					// matters from here, and not even that when the
@@ -642,6 +701,7 @@ func (w *walker) scan(sr *segRead, st *state, until time.Time) {
 					w.onGroup(tm, w.grp, ckpt)
 				}
 				w.grp = w.grp[:0]
+				w.stallAt = time.Time{}
 				sr.end = tm
 			case recJournal:
 				// Stands alone.
@@ -667,6 +727,7 @@ func (w *walker) scan(sr *segRead, st *state, until time.Time) {
 					if d.err != nil {
 						continue
 					}
+					w.saw(tm)
 				}
 				if typ != recMinute && tm.After(sr.end) {
 					sr.end = tm

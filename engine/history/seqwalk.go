@@ -151,12 +151,17 @@ func (q *histRun) stepWith(sr *segRead, fo segFolder) {
 // walkRestWith is stepWith after the checkpoint: the deltas folded, the
 // journal kept, the segment's end noted.
 func (q *histRun) walkRestWith(i int, sr *segRead, fo segFolder) {
-	w := walker{onGroup: func(tm time.Time, grp []rawRec, ckpt bool) {
+	var w walker
+	h, _ := fo.(*histWalk)
+	w.onGroup = func(tm time.Time, grp []rawRec, ckpt bool) {
 		if !ckpt {
+			if h != nil {
+				h.stallAt = w.stallAt
+			}
 			fo.deltas(tm, grp)
 		}
-	}}
+	}
 	w.onJournal = func(body []byte) { q.res.Partitions = q.f.journal(q.res.Partitions, body) }
 	w.scan(sr, nil, time.Time{})
-	q.finish(i, sr.data, segEnd{end: sr.end, clean: sr.clean, rotated: w.rotated, rotateAt: w.rotateAt})
+	q.finish(i, sr.data, segEnd{end: sr.end, clean: sr.clean, rotated: w.rotated, rotateAt: w.rotateAt, stalls: w.stalls})
 }

@@ -1,0 +1,122 @@
+package history
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fgtop/fgtop/model"
+)
+
+// TestStallIsAGap: one recorder, silent for a minute (stopped with
+// SIGSTOP, then continued), wrote nothing, not even its heartbeat: that
+// minute is a gap of its own segment, as one between recorders. At a
+// moment inside it the node is the one last recorded before it, not
+// exact, the stall missing; history lists it, a kernel that left during
+// it ends at its start with "?" (Gone), one that stayed across it keeps
+// one interval; the sequential and the parallel walks and the sessions
+// walk agree. A silence a running recorder leaves (its beats) is none.
+func TestStallIsAGap(t *testing.T) {
+	dir := t.TempDir()
+	node := newSynth(5, 0)
+	stays := sharesKernel(node, "aaaaaaaa-0000-4000-8000-000000000001", "1", "0.30")
+	leaves := sharesKernel(node, "bbbbbbbb-0000-4000-8000-000000000002", "1", "0.50")
+	node.ks[stays.ID], node.ks[leaves.ID] = stays, leaves
+	rec, err := Open(Options{Dir: dir, Clock: func() time.Time { return node.t }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 5 {
+		rec.Observe(node.tick())
+		if err := rec.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Quiet, but beating: not a stall.
+	for range 3 {
+		node.t = node.t.Add(DefaultBeatEvery)
+		if err := rec.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec.Observe(node.tick())
+	if err := rec.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	quietAt := node.t.Add(-DefaultBeatEvery - 2*time.Second)
+	lastSeen := node.t
+	node.t = node.t.Add(60 * time.Second) // stopped: nothing written
+	delete(node.ks, leaves.ID)
+	rec.Observe(node.tick())
+	if err := rec.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	back := node.t
+	for range 3 {
+		rec.Observe(node.tick())
+		if err := rec.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	rd, err := OpenReader(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inside := lastSeen.Add(30 * time.Second)
+	res, err := rd.At(inside)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Exact || len(res.Missing) != 1 || !res.Missing[0].From.Equal(lastSeen) || !res.Missing[0].To.Equal(back) {
+		t.Fatalf("At inside the stall: exact %v, missing %v; want not exact, %s to %s missing", res.Exact, res.Missing,
+			lastSeen.Format(time.TimeOnly), back.Format(time.TimeOnly))
+	}
+	if !res.Snap.Time.Equal(lastSeen) || len(res.Snap.Kernels()) != 2 {
+		t.Errorf("At inside the stall: the node at %s with %d kernels, want as last recorded (%s, 2)",
+			res.Snap.Time.Format(time.TimeOnly), len(res.Snap.Kernels()), lastSeen.Format(time.TimeOnly))
+	}
+	for _, at := range []time.Time{quietAt, lastSeen, back, back.Add(time.Second)} {
+		res, err := rd.At(at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Exact || len(res.Missing) > 0 {
+			t.Errorf("At %s, outside the stall: exact %v, missing %v", at.Format(time.TimeOnly), res.Exact, res.Missing)
+		}
+	}
+
+	seq, err := rd.historySeq(Filter{Device: "cuda:1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	par := rd.historyPar(Filter{Device: "cuda:1"}, 2)
+	sess, err := rd.Sessions(time.Time{}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		fmt.Sprintf("aaaaaaaa 0.30 to %s gone false open true", node.t.Format(time.TimeOnly)),
+		fmt.Sprintf("bbbbbbbb 0.50 to %s gone true open false", lastSeen.Format(time.TimeOnly)),
+	}
+	for name, res := range map[string]*HistoryResult{"sequential": seq, "parallel": par} {
+		var got []string
+		for _, iv := range res.Intervals {
+			got = append(got, fmt.Sprintf("%s %s to %s gone %v open %v", iv.Kernel[:8], iv.Amounts[model.SlotCUDAShares],
+				iv.To.Format(time.TimeOnly), iv.Gone, iv.Open))
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s:\n got %q\nwant %q", name, got, want)
+		}
+		if len(res.Missing) != 1 || !res.Missing[0].From.Equal(lastSeen) || !res.Missing[0].To.Equal(back) || !strings.Contains(res.Missing[0].Why, "heartbeat") {
+			t.Errorf("%s: missing %v, want the stall", name, res.Missing)
+		}
+	}
+	if len(sess.Missing) != 1 || !sess.Missing[0].From.Equal(lastSeen) {
+		t.Errorf("sessions: missing %v, want the stall", sess.Missing)
+	}
+}
