@@ -39,7 +39,10 @@ const (
 	// holdings. FGHFOLD3: a kernel is known (not pending) once its
 	// recovery record is, whatever agent that leaves it, and a first
 	// holding says whether the record was read then (firstBare).
-	foldMagic = "FGHFOLD3"
+	// FGHFOLD4: a segment holding a stall of its recorder (stallAfter)
+	// is not folded: its stalls are gaps the walk lists, which a fold
+	// does not carry.
+	foldMagic = "FGHFOLD4"
 	// foldHead: magic, segment size (uint64 LE), segment CRC-32C, body
 	// length, body CRC-32C (uint32 LE each).
 	foldHead = len(foldMagic) + 8 + 4 + 4 + 4
