@@ -39,7 +39,7 @@ const (
 	// holdings. FGHFOLD3: a kernel is known (not pending) once its
 	// recovery record is, whatever agent that leaves it, and a first
 	// holding says whether the record was read then (firstBare).
-	// FGHFOLD4: a segment holding a stall of its recorder (stallAfter)
+	// FGHFOLD4: a segment holding a stall of its recorder (recStall)
 	// is not folded: its stalls are gaps the walk lists, which a fold
 	// does not carry.
 	foldMagic = "FGHFOLD4"

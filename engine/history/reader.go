@@ -587,44 +587,27 @@ type walker struct {
 	// halt, set by onGroup, ends the scan after that group (the caller
 	// has what it reads for).
 	halt bool
-	// last is the latest moment a record of the segment vouched for;
-	// stalls are the silences longer than stallAfter between two of them
-	// (nil while none: most segments have none). stallAt, while a group
-	// is handed to onGroup, is when the last silence since the group
-	// before began (zero when none): its changes happened somewhere in
-	// it, whatever beat ended it.
-	last    time.Time
+	// stalls are the stretches the recorder said it was not running
+	// (its stall records; nil while none: most segments have none).
+	// stallAt, while a group is handed to onGroup, is when the last stall
+	// since the group before began (zero when none): its changes happened
+	// somewhere in it.
 	stalls  []Missing
 	stallAt time.Time
 }
 
-// stallAfter is the longest silence a running recorder leaves between
-// two records: its beat ticker looks every BeatEvery and beats when it
-// has written nothing for one, so two beats are less than two BeatEvery
-// apart; a change's tick is its snapshot's time, written up to a flush
-// later; and a margin for a slow poll. A longer silence inside one
-// recorder's segment is time nobody watched (the recorder stopped with
-// SIGSTOP, starved, the machine suspended): a gap, as between recorders.
-// A segment does not say its recorder's BeatEvery; fgtop records with
-// the default.
-const stallAfter = 2*DefaultBeatEvery + DefaultFlushEvery + 5*time.Second
-
 // stallWhy says what a stall gap lacks.
-const stallWhy = "not recorded: the recorder wrote nothing, not even its heartbeat (stopped, starved or suspended); what changed meanwhile is seen only after it"
+const stallWhy = "not recorded: the recorder was not running (stopped, starved or suspended); what changed meanwhile is seen only after it"
 
-// saw notes a record's moment: a silence too long before it is a stall.
-func (w *walker) saw(tm time.Time) {
-	if w.last.IsZero() {
-		w.last = tm
+// stalled notes a stall record's stretch.
+func (w *walker) stalled(body []byte) {
+	d := dec{b: body}
+	from, to := time.Unix(0, d.varint()), time.Unix(0, d.varint())
+	if d.err != nil || !to.After(from) {
 		return
 	}
-	if tm.Sub(w.last) > stallAfter {
-		w.stalls = append(w.stalls, Missing{From: w.last, To: tm, Why: stallWhy})
-		w.stallAt = w.last
-	}
-	if tm.After(w.last) {
-		w.last = tm
-	}
+	w.stalls = append(w.stalls, Missing{From: from, To: to, Why: stallWhy})
+	w.stallAt = from
 }
 
 // stallHolding is the stall t falls in (after its start, before the
@@ -672,7 +655,6 @@ func (w *walker) scan(sr *segRead, st *state, until time.Time) {
 					w.grp = w.grp[:0]
 					continue
 				}
-				w.saw(tm)
 				if st != nil && !until.IsZero() && tm.After(until) {
 					// Past the asked time: only where the segment ends
 					// matters from here, and not even that when the
@@ -703,6 +685,10 @@ func (w *walker) scan(sr *segRead, st *state, until time.Time) {
 				w.grp = w.grp[:0]
 				w.stallAt = time.Time{}
 				sr.end = tm
+			case recStall:
+				// Stands alone; its end is no moment the recorder vouches
+				// for (the record after it is).
+				w.stalled(body)
 			case recJournal:
 				// Stands alone.
 				if w.onJournal != nil {
@@ -727,7 +713,6 @@ func (w *walker) scan(sr *segRead, st *state, until time.Time) {
 					if d.err != nil {
 						continue
 					}
-					w.saw(tm)
 				}
 				if typ != recMinute && tm.After(sr.end) {
 					sr.end = tm

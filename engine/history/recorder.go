@@ -122,6 +122,12 @@ func quoteAll(names []string) string {
 // methods are for one goroutine (Run's, or a test's).
 type Recorder struct {
 	opts Options
+	// wokeAt is when Run's loop last woke, by the machine's clock (now;
+	// nil: time.Now), and wokeRec the same moment by the recorder's
+	// (woke).
+	wokeAt, wokeRec time.Time
+	now             func() time.Time
+
 	lock *os.File
 	// folding are the sealed segments' folds being written, off the
 	// recorder's loop (a busy segment folds in a second); Close waits.
@@ -531,8 +537,10 @@ func (r *Recorder) Run(ctx context.Context, snaps <-chan *model.Snapshot) error 
 	for {
 		select {
 		case <-ctx.Done():
+			r.woke()
 			return nil
 		case s, ok := <-snaps:
+			r.woke()
 			if !ok {
 				return nil
 			}
@@ -543,14 +551,44 @@ func (r *Recorder) Run(ctx context.Context, snaps <-chan *model.Snapshot) error 
 				armed = true
 			}
 		case <-flush.C:
+			r.woke()
 			armed = false
 			r.Flush()
 		case <-beat.C:
+			r.woke()
 			if !armed {
 				r.Flush()
 			}
 		}
 	}
+}
+
+// woke notes a wake of Run's loop. The loop
+// wakes at least every BeatEvery, for its beat: a wake later than that,
+// and a flush or two, after the one before means the process did not run
+// meanwhile (stopped with SIGSTOP, starved, the machine suspended), and
+// nothing was watched. Its record says so (a stall record), or a reader
+// would answer for that time with the node as it was before it. The
+// monotonic clock says how long the process waited; the wall clock too,
+// as a suspended machine's monotonic clock stands still.
+func (r *Recorder) woke() {
+	// The recorder's clock first: a wait inside it is a wait before
+	// this wake.
+	at := r.opts.Clock()
+	now := time.Now()
+	if r.now != nil {
+		now = r.now()
+	}
+	if !r.wokeAt.IsZero() {
+		gap := max(now.Sub(r.wokeAt), now.Round(0).Sub(r.wokeAt.Round(0)))
+		if gap > r.opts.BeatEvery+2*r.opts.FlushEvery && at.After(r.wokeRec) {
+			var e enc
+			e.varint(r.wokeRec.UnixNano())
+			e.varint(at.UnixNano())
+			r.pending = appendRecord(r.pending, recStall, e.b)
+		}
+	}
+	r.wokeAt, r.wokeRec = now, at
 }
 
 // Observe adds what changed since the last snapshot to the pending

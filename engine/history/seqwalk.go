@@ -153,6 +153,9 @@ func (q *histRun) stepWith(sr *segRead, fo segFolder) {
 func (q *histRun) walkRestWith(i int, sr *segRead, fo segFolder) {
 	var w walker
 	h, _ := fo.(*histWalk)
+	if sw, ok := fo.(*sessWalk); ok {
+		h = sw.h
+	}
 	w.onGroup = func(tm time.Time, grp []rawRec, ckpt bool) {
 		if !ckpt {
 			if h != nil {

@@ -765,8 +765,14 @@ func cloneHeld(a model.Allocations) model.Allocations {
 
 // deltas is histWalk.deltas for sessions.
 func (sw *sessWalk) deltas(tm time.Time, grp []rawRec) {
-	sw.flush(tm)
 	h := sw.h
+	// After a stall of the recorder, what left left somewhere in it, as
+	// in a gap between recorders (histWalk.stallAt).
+	goneAt, inGap := tm, false
+	if !h.stallAt.IsZero() {
+		goneAt, inGap = h.stallAt, true
+	}
+	sw.flush(goneAt)
 	for _, rr := range grp {
 		switch rr.typ {
 		case recKernel:
@@ -798,7 +804,7 @@ func (sw *sessWalk) deltas(tm time.Time, grp []rawRec) {
 			d := dec{b: rr.body, in: h.in}
 			h.idb = d.appendID(h.idb[:0])
 			if tr := sw.heads[model.KernelID(h.idb)]; d.err == nil && tr != nil {
-				sw.gone(tr.head.ID, tm, false)
+				sw.gone(tr.head.ID, goneAt, inGap)
 			}
 		}
 	}

@@ -9,14 +9,15 @@ import (
 	"github.com/fgtop/fgtop/model"
 )
 
-// TestStallIsAGap: one recorder, silent for a minute (stopped with
-// SIGSTOP, then continued), wrote nothing, not even its heartbeat: that
-// minute is a gap of its own segment, as one between recorders. At a
-// moment inside it the node is the one last recorded before it, not
-// exact, the stall missing; history lists it, a kernel that left during
-// it ends at its start with "?" (Gone), one that stayed across it keeps
-// one interval; the sequential and the parallel walks and the sessions
-// walk agree. A silence a running recorder leaves (its beats) is none.
+// TestStallIsAGap: one recorder, stopped for a minute (SIGSTOP, then
+// SIGCONT), wrote nothing meanwhile, not even its heartbeat; its loop,
+// woken a minute after it last woke, says so in the record (a stall
+// record), and that minute is a gap of its own segment, as one between
+// recorders. At a moment inside it the node is the one last recorded
+// before it, not exact, the stall missing; history lists it, a kernel that
+// left during it ends at its start with "?" (Gone), one that stayed
+// across it keeps one interval; the sequential and the parallel walks and
+// the sessions walk agree. A quiet node whose recorder beats has none.
 func TestStallIsAGap(t *testing.T) {
 	dir := t.TempDir()
 	node := newSynth(5, 0)
@@ -27,37 +28,39 @@ func TestStallIsAGap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for range 5 {
-		rec.Observe(node.tick())
+	// As Run does: each wake of its loop noted (the machine's clock is
+	// the node's here), then what woke it.
+	rec.now = func() time.Time { return node.t }
+	observe := func() {
+		rec.woke()
+		rec.Observe(node.snap())
 		if err := rec.Flush(); err != nil {
 			t.Fatal(err)
 		}
+	}
+	for range 5 {
+		node.t = node.t.Add(time.Second)
+		observe()
 	}
 	// Quiet, but beating: not a stall.
 	for range 3 {
 		node.t = node.t.Add(DefaultBeatEvery)
+		rec.woke()
 		if err := rec.Flush(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	rec.Observe(node.tick())
-	if err := rec.Flush(); err != nil {
-		t.Fatal(err)
-	}
+	node.t = node.t.Add(time.Second)
+	observe()
 	quietAt := node.t.Add(-DefaultBeatEvery - 2*time.Second)
 	lastSeen := node.t
 	node.t = node.t.Add(60 * time.Second) // stopped: nothing written
 	delete(node.ks, leaves.ID)
-	rec.Observe(node.tick())
-	if err := rec.Flush(); err != nil {
-		t.Fatal(err)
-	}
 	back := node.t
+	observe()
 	for range 3 {
-		rec.Observe(node.tick())
-		if err := rec.Flush(); err != nil {
-			t.Fatal(err)
-		}
+		node.t = node.t.Add(time.Second)
+		observe()
 	}
 	if err := rec.Close(); err != nil {
 		t.Fatal(err)
@@ -112,11 +115,22 @@ func TestStallIsAGap(t *testing.T) {
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("%s:\n got %q\nwant %q", name, got, want)
 		}
-		if len(res.Missing) != 1 || !res.Missing[0].From.Equal(lastSeen) || !res.Missing[0].To.Equal(back) || !strings.Contains(res.Missing[0].Why, "heartbeat") {
+		if len(res.Missing) != 1 || !res.Missing[0].From.Equal(lastSeen) || !res.Missing[0].To.Equal(back) || !strings.Contains(res.Missing[0].Why, "recorder was not running") {
 			t.Errorf("%s: missing %v, want the stall", name, res.Missing)
 		}
 	}
 	if len(sess.Missing) != 1 || !sess.Missing[0].From.Equal(lastSeen) {
 		t.Errorf("sessions: missing %v, want the stall", sess.Missing)
+	}
+	var got []string
+	for _, ks := range sess.Sessions {
+		got = append(got, fmt.Sprintf("%s to %s gone %v", ks.Kernel[:8], ks.To.Format(time.TimeOnly), ks.Gone))
+	}
+	wantSess := []string{
+		fmt.Sprintf("aaaaaaaa to %s gone false", node.t.Format(time.TimeOnly)),
+		fmt.Sprintf("bbbbbbbb to %s gone true", lastSeen.Format(time.TimeOnly)),
+	}
+	if fmt.Sprint(got) != fmt.Sprint(wantSess) {
+		t.Errorf("sessions:\n got %q\nwant %q", got, wantSess)
 	}
 }
