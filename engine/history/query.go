@@ -273,6 +273,10 @@ func (h *histWalk) putAfter(kh kernelHead, t time.Time, since bool, endAt time.T
 			}
 			whoOnly[k] = true
 			h.close(iv, t, false)
+		} else if gone && iv.From.After(endAt) {
+			// Begun after the gap did (after a stall, by a poll that
+			// followed it): it ended where it was seen to.
+			h.close(iv, t, false)
 		} else {
 			h.close(iv, endAt, gone)
 		}
@@ -758,12 +762,26 @@ func (h *histWalk) deltas(tm time.Time, grp []rawRec) {
 			if tr := h.cur[model.KernelID(h.idb)]; d.err == nil && tr != nil {
 				if h.stallAt.IsZero() {
 					h.gone(tr.head.ID, tm, false)
-				} else {
-					h.gone(tr.head.ID, h.stallAt, true)
+					continue
 				}
+				for _, iv := range tr.open {
+					h.closeAfterStall(iv, tm)
+				}
+				delete(h.cur, tr.head.ID)
 			}
 		}
 	}
+}
+
+// closeAfterStall closes iv, ended by a group at tm that follows a stall
+// of the recorder: in the stall ("?" at its start), or, where iv began
+// after the stall did (seen first by a poll after it), at tm.
+func (h *histWalk) closeAfterStall(iv *Interval, tm time.Time) {
+	if iv.From.After(h.stallAt) {
+		h.close(iv, tm, false)
+		return
+	}
+	h.close(iv, h.stallAt, true)
 }
 
 // putDelta is put of a delta's head at tm, or, after a silence of the

@@ -589,12 +589,19 @@ type walker struct {
 	halt bool
 	// stalls are the stretches the recorder said it was not running
 	// (its stall records; nil while none: most segments have none).
-	// stallAt, while a group is handed to onGroup, is when the last stall
-	// since the group before began (zero when none): its changes happened
-	// somewhere in it.
-	stalls  []Missing
-	stallAt time.Time
+	// stallAt, while a group is handed to onGroup, is when the stall its
+	// changes may have happened in began (zero when none): a group
+	// stamped at most stallSlack after the last stall's end (stallEnd)
+	// is the first poll after it, or one taken just before it and handed
+	// over late; later ones the recorder watched.
+	stalls            []Missing
+	stallAt, stallEnd time.Time
+	stallFrom         time.Time
 }
+
+// stallSlack is how long after a stall the first poll of the node may be
+// stamped: the engine polls every second.
+const stallSlack = 2 * time.Second
 
 // stallWhy says what a stall gap lacks.
 const stallWhy = "not recorded: the recorder was not running (stopped, starved or suspended); what changed meanwhile is seen only after it"
@@ -607,7 +614,7 @@ func (w *walker) stalled(body []byte) {
 		return
 	}
 	w.stalls = append(w.stalls, Missing{From: from, To: to, Why: stallWhy})
-	w.stallAt = from
+	w.stallFrom, w.stallEnd = from, to.Add(stallSlack)
 }
 
 // stallHolding is the stall t falls in (after its start, before the
@@ -679,11 +686,14 @@ func (w *walker) scan(sr *segRead, st *state, until time.Time) {
 					}
 					st.seq, st.time = seq, tm
 				}
+				w.stallAt = time.Time{}
+				if !w.stallFrom.IsZero() && !tm.After(w.stallEnd) {
+					w.stallAt = w.stallFrom
+				}
 				if w.onGroup != nil && (until.IsZero() || !tm.After(until)) {
 					w.onGroup(tm, w.grp, ckpt)
 				}
 				w.grp = w.grp[:0]
-				w.stallAt = time.Time{}
 				sr.end = tm
 			case recStall:
 				// Stands alone; its end is no moment the recorder vouches

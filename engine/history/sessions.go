@@ -804,6 +804,12 @@ func (sw *sessWalk) deltas(tm time.Time, grp []rawRec) {
 			d := dec{b: rr.body, in: h.in}
 			h.idb = d.appendID(h.idb[:0])
 			if tr := sw.heads[model.KernelID(h.idb)]; d.err == nil && tr != nil {
+				if inGap && tr.sum != nil && tr.sum.holding && tr.sum.s.From.After(goneAt) {
+					// Begun after the stall did: it left where it was
+					// seen to (closeAfterStall).
+					sw.gone(tr.head.ID, tm, false)
+					continue
+				}
 				sw.gone(tr.head.ID, goneAt, inGap)
 			}
 		}

@@ -16,8 +16,9 @@ import (
 // recorders. At a moment inside it the node is the one last recorded
 // before it, not exact, the stall missing; history lists it, a kernel that
 // left during it ends at its start with "?" (Gone), one that stayed
-// across it keeps one interval; the sequential and the parallel walks and
-// the sessions walk agree. A quiet node whose recorder beats has none.
+// across it keeps one interval, one first seen after it ends where it was
+// seen to; the sequential and the parallel walks and the sessions walk
+// agree. A quiet node whose recorder beats has no stall.
 func TestStallIsAGap(t *testing.T) {
 	dir := t.TempDir()
 	node := newSynth(5, 0)
@@ -55,8 +56,17 @@ func TestStallIsAGap(t *testing.T) {
 	quietAt := node.t.Add(-DefaultBeatEvery - 2*time.Second)
 	lastSeen := node.t
 	node.t = node.t.Add(60 * time.Second) // stopped: nothing written
-	delete(node.ks, leaves.ID)
 	back := node.t
+	// The first snapshot handed over after it can be one polled before
+	// it; what changed in it shows a poll later. A kernel first seen
+	// after it, gone a poll later, is seen to go.
+	brief := sharesKernel(node, "cccccccc-0000-4000-8000-000000000003", "1", "0.10")
+	node.ks[brief.ID] = brief
+	observe()
+	delete(node.ks, leaves.ID)
+	delete(node.ks, brief.ID)
+	node.t = node.t.Add(time.Second)
+	briefGone := node.t
 	observe()
 	for range 3 {
 		node.t = node.t.Add(time.Second)
@@ -105,6 +115,7 @@ func TestStallIsAGap(t *testing.T) {
 	want := []string{
 		fmt.Sprintf("aaaaaaaa 0.30 to %s gone false open true", node.t.Format(time.TimeOnly)),
 		fmt.Sprintf("bbbbbbbb 0.50 to %s gone true open false", lastSeen.Format(time.TimeOnly)),
+		fmt.Sprintf("cccccccc 0.10 to %s gone false open false", briefGone.Format(time.TimeOnly)),
 	}
 	for name, res := range map[string]*HistoryResult{"sequential": seq, "parallel": par} {
 		var got []string
@@ -129,6 +140,7 @@ func TestStallIsAGap(t *testing.T) {
 	wantSess := []string{
 		fmt.Sprintf("aaaaaaaa to %s gone false", node.t.Format(time.TimeOnly)),
 		fmt.Sprintf("bbbbbbbb to %s gone true", lastSeen.Format(time.TimeOnly)),
+		fmt.Sprintf("cccccccc to %s gone false", briefGone.Format(time.TimeOnly)),
 	}
 	if fmt.Sprint(got) != fmt.Sprint(wantSess) {
 		t.Errorf("sessions:\n got %q\nwant %q", got, wantSess)
