@@ -2,11 +2,10 @@ package main
 
 import (
 	"context"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"strings"
 
 	"github.com/fgtop/fgtop/engine/history"
 	"github.com/fgtop/fgtop/model"
