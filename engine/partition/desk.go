@@ -128,6 +128,11 @@ func NewDesk(opts DeskOptions) *Desk {
 	}
 	d := &Desk{opts: opts}
 	d.watch.born, _ = os.Stat(d.JournalPath())
+	if d.watch.born != nil {
+		if recs, _, err := agentconfig.ReadJournal(d.JournalPath()); err == nil {
+			d.watch.bornRecs = len(recs)
+		}
+	}
 	return d
 }
 

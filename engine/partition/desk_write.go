@@ -17,10 +17,13 @@ type fileWatch struct {
 	// born is the journal's stat when the desk was made (nil: none): its
 	// records then are what the console found, not news.
 	born os.FileInfo
+	// bornRecs is how many records the journal held then.
+	bornRecs int
 	// jInfo is the journal's stat when newest was read; newest is its
-	// newest record (nil when it has none or cannot be read).
-	jInfo  os.FileInfo
-	newest *agentconfig.JournalRecord
+	// newest record (nil when it has none or cannot be read), done its
+	// newest that is not an intent and came after bornRecs.
+	jInfo        os.FileInfo
+	newest, done *agentconfig.JournalRecord
 	// cInfo is the config's stat when hash was taken ("" unreadable).
 	cInfo os.FileInfo
 	hash  string
@@ -48,36 +51,52 @@ func (d *Desk) LatestWrite() (Hold, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if fi, err := os.Stat(d.JournalPath()); err != nil {
-		w.jInfo, w.newest = nil, nil
+		w.jInfo, w.newest, w.done = nil, nil, nil
 	} else if !sameStat(fi, w.jInfo) {
-		w.jInfo, w.newest = fi, nil
+		w.jInfo, w.newest, w.done = fi, nil, nil
 		if recs, _, err := agentconfig.ReadJournal(d.JournalPath()); err == nil && len(recs) > 0 {
-			// An intent left last is a write stopped after it announced
-			// itself; the file may be the one it meant to leave.
 			r := recs[len(recs)-1]
 			w.newest = &r
+			for i := len(recs) - 1; i >= w.bornRecs; i-- {
+				if recs[i].Action != agentconfig.ActionIntent {
+					w.done = &recs[i]
+					break
+				}
+			}
 		}
+	}
+	// The config's hash first: whether an intent left last was carried
+	// out is the file's to say.
+	fi, err := os.Stat(d.opts.Config)
+	if err != nil {
+		fi = nil
+	} else if !sameStat(fi, w.cInfo) {
+		w.cInfo, w.hash = fi, ""
+		if raw, err := safefile.ReadFile(d.opts.Config, agentconfig.MaxConfigSize); err == nil {
+			sum := sha256.Sum256(raw)
+			w.hash = hex.EncodeToString(sum[:])
+		}
+	}
+	r := w.newest
+	if r != nil && r.Action == agentconfig.ActionIntent && (w.hash == "" || w.hash != r.NewHash) {
+		// An intent left last is a write that announced itself and then
+		// failed or was killed: it wrote nothing unless the file is the
+		// one it meant to leave (its record then lost). A write under
+		// way elsewhere is one too, until its record comes.
+		r = w.done
 	}
 	hash := ownHash
 	// A write from before the desk was made is what the console found: it
 	// never told of those (the agents' restart state does).
-	if r := w.newest; r != nil && !sameStat(w.jInfo, w.born) && (!ok || !r.Time.Before(own.Since)) {
+	if r != nil && !sameStat(w.jInfo, w.born) && (!ok || !r.Time.Before(own.Since)) {
 		own = Hold{Actor: agentconfig.Actor{Name: r.Actor, Origin: r.Origin, Role: r.Role, Key: r.Key}, Since: r.Time}
 		hash, ok = r.NewHash, true
 	}
 	if !ok {
 		return Hold{}, false
 	}
-	fi, err := os.Stat(d.opts.Config)
-	if err != nil {
+	if fi == nil {
 		return own, true
-	}
-	if !sameStat(fi, w.cInfo) {
-		w.cInfo, w.hash = fi, ""
-		if raw, err := safefile.ReadFile(d.opts.Config, agentconfig.MaxConfigSize); err == nil {
-			sum := sha256.Sum256(raw)
-			w.hash = hex.EncodeToString(sum[:])
-		}
 	}
 	if w.hash != "" && hash != "" && w.hash != hash {
 		return Hold{Since: fi.ModTime()}, true

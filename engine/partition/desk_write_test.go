@@ -1,7 +1,11 @@
 package partition
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,7 +17,8 @@ import (
 // written 10:34 by root" after a CLI rollback at 10:35 and a CLI apply at
 // 10:37 (the tour): the desk knew only its own writes. LatestWrite
 // follows the journal, whoever wrote it, then a change fgtop did not
-// make; and tells nothing of writes from before the desk was made.
+// make; and tells nothing of writes from before the desk was made, nor
+// of an intent that wrote nothing.
 func TestDeskLatestWriteFollowsTheFile(t *testing.T) {
 	c := loadFixture(t, "agent.multi-agent.device-based.toml")
 	snap := snapshot(fixtureDevices())
@@ -70,11 +75,32 @@ func TestDeskLatestWriteFollowsTheFile(t *testing.T) {
 		t.Errorf("LastWrite, the desk's own, is %v", w)
 	}
 
-	// An editor's save: no journal line, a file fgtop did not leave.
+	// An apply that journaled its intent and then failed (or was killed)
+	// before the rename wrote nothing: the latest write is still the
+	// rollback, not a change outside fgtop.
 	raw, err := os.ReadFile(c.Path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	sum := sha256.Sum256(raw)
+	intent, err := json.Marshal(agentconfig.JournalRecord{Time: at("14:38"), Action: agentconfig.ActionIntent, Intends: "apply",
+		Actor: "bob", Origin: "cli", Role: agentconfig.RoleOperator, Config: c.Path, OldHash: hex.EncodeToString(sum[:]), NewHash: strings.Repeat("f", 64)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := os.OpenFile(d.JournalPath(), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.Write(append(intent, '\n')); err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+	if w, ok := d.LatestWrite(); !ok || w.Actor.Name != "root" || !w.Since.Equal(at("14:37")) {
+		t.Errorf("after an intent that wrote nothing: %v %v, want root at 14:37", w, ok)
+	}
+
+	// An editor's save: no journal line, a file fgtop did not leave.
 	if err := os.WriteFile(c.Path, append(raw, "\n# by hand\n"...), 0o640); err != nil {
 		t.Fatal(err)
 	}
