@@ -186,11 +186,15 @@ func (r *Reader) historyPar(f Filter, workers int) *HistoryResult {
 
 // join takes segment i's own walk into the query, as if it had been
 // walked from the state before it; false (and nothing changed) when the
-// segment or its checkpoint could not be read. Where the state after the
+// segment or its checkpoint could not be read, or it begins right after
+// a stall (histRun.stallBefore). Where the state after the
 // checkpoint is not the one the walk began with, the segment is walked
 // again on the state.
 func (q *histRun) join(i int, sw *segWalk) bool {
-	if !sw.good() {
+	if _, ok := q.stallBefore(i); !sw.good() || ok {
+		// Right after a stall, the segment's first polls carry its
+		// changes, which its own walk (begun with no stall) cannot know:
+		// walked on the state.
 		return false
 	}
 	h := q.h

@@ -527,6 +527,22 @@ type segEnd struct {
 
 func (e segEnd) continues(next time.Time) bool { return e.rotated && e.rotateAt.Equal(next) }
 
+// stallBefore is the stall the segment before segment i ended in, where
+// segment i continues it and begins within stallSlack of the stall's end:
+// the recorder rotated at the first snapshot after the stall, so the
+// checkpoint and the first polls of segment i carry the stall's changes,
+// as polls after a stall inside one segment do (walker.stallAt).
+func (q *histRun) stallBefore(i int) (Missing, bool) {
+	if !q.carry || i >= len(q.segs) || len(q.prevSE.stalls) == 0 {
+		return Missing{}, false
+	}
+	st := q.prevSE.stalls[len(q.prevSE.stalls)-1]
+	if q.segs[i].Start.After(st.To.Add(stallSlack)) {
+		return Missing{}, false
+	}
+	return st, true
+}
+
 // finish notes where walked segment i ends, and what the record lacks
 // after it.
 func (q *histRun) finish(i int, data *segData, se segEnd) {
@@ -702,17 +718,26 @@ func (h *histWalk) restart(inCk ckHeads, start, gapAt time.Time) {
 // (start): the recorder writes the snapshot it rotates at only as the
 // next segment's checkpoint, so its changes are found by comparing: what
 // the checkpoint lacks went then, what it has is each kernel as of then.
+// Right after a stall (h.stallAt set), the checkpoint is the first poll
+// after it and is read as deltas after it are.
 func (h *histWalk) advance(inCk ckHeads, start time.Time) {
-	for id := range h.cur {
+	for id, tr := range h.cur {
 		if _, ok := inCk[id]; !ok {
-			h.gone(id, start, false)
+			if h.stallAt.IsZero() {
+				h.gone(id, start, false)
+				continue
+			}
+			for _, iv := range tr.open {
+				h.closeAfterStall(iv, start)
+			}
+			delete(h.cur, id)
 		}
 	}
 	for _, kh := range inCk {
 		if tr := h.cur[kh.ID]; tr != nil && sameHead(tr.head, *kh) {
 			continue
 		}
-		h.put(*kh, start, false)
+		h.putDelta(*kh, start)
 	}
 }
 

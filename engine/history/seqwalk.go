@@ -31,7 +31,9 @@ func (sw *sessWalk) checkpoint(sr *segRead, start, gapAt time.Time, carry bool) 
 		inCk = sw.h.sessCkptHeads(sr)
 	}
 	sr.sessCk = nil
-	if carry {
+	if carry && !sw.h.stallAt.IsZero() {
+		sw.flush(sw.h.stallAt)
+	} else if carry {
 		sw.flush(start)
 	} else {
 		sw.flush(gapAt)
@@ -115,9 +117,12 @@ func (r *Reader) walkSeq(q *histRun, fo segFolder) error {
 			// A segment the read-ahead stopped in is not a damaged one.
 			return err
 		}
-		if sr.fold != nil && sr.fold.rel && !q.carry {
+		_, afterStall := q.stallBefore(q.i)
+		if sr.fold != nil && (sr.fold.rel && !q.carry || afterStall) {
 			// Relative to a segment that did not continue into it (that
-			// one was damaged): walked.
+			// one was damaged), or begun right after a stall, whose
+			// changes its first polls carry (a fold reads them as
+			// changes at their own times): walked.
 			sr = (&Reader{dir: r.dir, segs: segs, ctx: r.ctx}).read(q.i, false)
 		}
 		// Segments wholly before Since matter only for what is open when
@@ -144,7 +149,14 @@ func (q *histRun) stepWith(sr *segRead, fo segFolder) {
 	if i == 0 {
 		gapAt = start
 	}
+	h := walkOf(fo)
+	if st, ok := q.stallBefore(i); ok && h != nil {
+		h.stallAt = st.From
+	}
 	fo.checkpoint(sr, start, gapAt, q.carry)
+	if h != nil {
+		h.stallAt = time.Time{}
+	}
 	q.walkRestWith(i, sr, fo)
 }
 
@@ -152,9 +164,11 @@ func (q *histRun) stepWith(sr *segRead, fo segFolder) {
 // journal kept, the segment's end noted.
 func (q *histRun) walkRestWith(i int, sr *segRead, fo segFolder) {
 	var w walker
-	h, _ := fo.(*histWalk)
-	if sw, ok := fo.(*sessWalk); ok {
-		h = sw.h
+	h := walkOf(fo)
+	if st, ok := q.stallBefore(i); ok {
+		// The segment before ended in a stall: its first polls carry
+		// the stall's changes.
+		w.stallFrom, w.stallEnd = st.From, st.To.Add(stallSlack)
 	}
 	w.onGroup = func(tm time.Time, grp []rawRec, ckpt bool) {
 		if !ckpt {
@@ -167,4 +181,13 @@ func (q *histRun) walkRestWith(i int, sr *segRead, fo segFolder) {
 	w.onJournal = func(body []byte) { q.res.Partitions = q.f.journal(q.res.Partitions, body) }
 	w.scan(sr, nil, time.Time{})
 	q.finish(i, sr.data, segEnd{end: sr.end, clean: sr.clean, rotated: w.rotated, rotateAt: w.rotateAt, stalls: w.stalls})
+}
+
+// walkOf is the histWalk fo folds with (that of the sessions walk).
+func walkOf(fo segFolder) *histWalk {
+	if sw, ok := fo.(*sessWalk); ok {
+		return sw.h
+	}
+	h, _ := fo.(*histWalk)
+	return h
 }

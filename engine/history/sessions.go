@@ -422,9 +422,16 @@ func (sw *sessWalk) restart(inCk sessCkHeads, start, gapAt time.Time) {
 
 // advance is histWalk.advance for sessions.
 func (sw *sessWalk) advance(inCk sessCkHeads, start time.Time) {
-	for id := range sw.heads {
+	stallAt := sw.h.stallAt
+	for id, tr := range sw.heads {
 		if _, ok := inCk[id]; !ok {
-			sw.gone(id, start, false)
+			if stallAt.IsZero() || tr.sum != nil && tr.sum.holding && tr.sum.s.From.After(stallAt) {
+				// Begun after the stall did, if there was one: it left
+				// where it was seen to (sessWalk.deltas).
+				sw.gone(id, start, false)
+				continue
+			}
+			sw.gone(id, stallAt, true)
 		}
 	}
 	for _, kh := range inCk {

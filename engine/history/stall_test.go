@@ -18,14 +18,28 @@ import (
 // left during it ends at its start with "?" (Gone), one that stayed
 // across it keeps one interval, one first seen after it ends where it was
 // seen to; the sequential and the parallel walks and the sessions walk
-// agree. A quiet node whose recorder beats has no stall.
+// agree. A quiet node whose recorder beats has no stall. So too where
+// the first snapshot after the stall opens a new segment (a node suspended
+// across the checkpoint's time): the stall ends the old segment, and the
+// new one's checkpoint and first polls carry its changes.
 func TestStallIsAGap(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		every time.Duration
+	}{{"one segment", 0}, {"rotated after it", 40 * time.Second}} {
+		t.Run(tc.name, func(t *testing.T) { testStallIsAGap(t, tc.every) })
+	}
+}
+
+func testStallIsAGap(t *testing.T, ckptEvery time.Duration) {
 	dir := t.TempDir()
 	node := newSynth(5, 0)
 	stays := sharesKernel(node, "aaaaaaaa-0000-4000-8000-000000000001", "1", "0.30")
 	leaves := sharesKernel(node, "bbbbbbbb-0000-4000-8000-000000000002", "1", "0.50")
-	node.ks[stays.ID], node.ks[leaves.ID] = stays, leaves
-	rec, err := Open(Options{Dir: dir, Clock: func() time.Time { return node.t }})
+	// Gone by the first poll after the stall.
+	goesIn := sharesKernel(node, "dddddddd-0000-4000-8000-000000000004", "1", "0.05")
+	node.ks[stays.ID], node.ks[leaves.ID], node.ks[goesIn.ID] = stays, leaves, goesIn
+	rec, err := Open(Options{Dir: dir, CheckpointEvery: ckptEvery, Clock: func() time.Time { return node.t }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,6 +70,7 @@ func TestStallIsAGap(t *testing.T) {
 	quietAt := node.t.Add(-DefaultBeatEvery - 2*time.Second)
 	lastSeen := node.t
 	node.t = node.t.Add(60 * time.Second) // stopped: nothing written
+	delete(node.ks, goesIn.ID)
 	back := node.t
 	// The first snapshot handed over after it can be one polled before
 	// it; what changed in it shows a poll later. A kernel first seen
@@ -80,6 +95,9 @@ func TestStallIsAGap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if wantSegs := map[bool]int{false: 1, true: 2}[ckptEvery > 0]; len(rd.segs) != wantSegs || wantSegs == 2 && !rd.segs[1].Start.Equal(back) {
+		t.Fatalf("%d segments, want %d (the second from %s)", len(rd.segs), wantSegs, back.Format(time.TimeOnly))
+	}
 	inside := lastSeen.Add(30 * time.Second)
 	res, err := rd.At(inside)
 	if err != nil {
@@ -89,8 +107,8 @@ func TestStallIsAGap(t *testing.T) {
 		t.Fatalf("At inside the stall: exact %v, missing %v; want not exact, %s to %s missing", res.Exact, res.Missing,
 			lastSeen.Format(time.TimeOnly), back.Format(time.TimeOnly))
 	}
-	if !res.Snap.Time.Equal(lastSeen) || len(res.Snap.Kernels()) != 2 {
-		t.Errorf("At inside the stall: the node at %s with %d kernels, want as last recorded (%s, 2)",
+	if !res.Snap.Time.Equal(lastSeen) || len(res.Snap.Kernels()) != 3 {
+		t.Errorf("At inside the stall: the node at %s with %d kernels, want as last recorded (%s, 3)",
 			res.Snap.Time.Format(time.TimeOnly), len(res.Snap.Kernels()), lastSeen.Format(time.TimeOnly))
 	}
 	for _, at := range []time.Time{quietAt, lastSeen, back, back.Add(time.Second)} {
@@ -115,6 +133,7 @@ func TestStallIsAGap(t *testing.T) {
 	want := []string{
 		fmt.Sprintf("aaaaaaaa 0.30 to %s gone false open true", node.t.Format(time.TimeOnly)),
 		fmt.Sprintf("bbbbbbbb 0.50 to %s gone true open false", lastSeen.Format(time.TimeOnly)),
+		fmt.Sprintf("dddddddd 0.05 to %s gone true open false", lastSeen.Format(time.TimeOnly)),
 		fmt.Sprintf("cccccccc 0.10 to %s gone false open false", briefGone.Format(time.TimeOnly)),
 	}
 	for name, res := range map[string]*HistoryResult{"sequential": seq, "parallel": par} {
@@ -140,6 +159,7 @@ func TestStallIsAGap(t *testing.T) {
 	wantSess := []string{
 		fmt.Sprintf("aaaaaaaa to %s gone false", node.t.Format(time.TimeOnly)),
 		fmt.Sprintf("bbbbbbbb to %s gone true", lastSeen.Format(time.TimeOnly)),
+		fmt.Sprintf("dddddddd to %s gone true", lastSeen.Format(time.TimeOnly)),
 		fmt.Sprintf("cccccccc to %s gone false", briefGone.Format(time.TimeOnly)),
 	}
 	if fmt.Sprint(got) != fmt.Sprint(wantSess) {
