@@ -87,7 +87,7 @@ const (
 	recBeat        byte = 'H' // the recorder was alive at this time (stands alone)
 	recEnd         byte = 'Z' // the recorder stopped cleanly (stands alone)
 	recRotate      byte = 'R' // the next segment continues this one (stands alone)
-	recStall       byte = 'W' // from, to: the recorder was not running between (stands alone)
+	recStall       byte = 'W' // from, to: the recorder was not running, or was held up, between (stands alone)
 	recJournal     byte = 'P' // JSON: an agent.toml journal record, a partition as applied (stands alone)
 )
 

@@ -604,7 +604,7 @@ type walker struct {
 const stallSlack = 2 * time.Second
 
 // stallWhy says what a stall gap lacks.
-const stallWhy = "not recorded: the recorder was not running (stopped, starved or suspended); what changed meanwhile is seen only after it"
+const stallWhy = "not recorded: the recorder was not running or was held up (stopped, starved, suspended, or a write blocked); what changed meanwhile is seen only after it"
 
 // stalled notes a stall record's stretch.
 func (w *walker) stalled(body []byte) {
