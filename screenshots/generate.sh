@@ -15,7 +15,10 @@
 # screen but not the same figures: the seed fixes the workload, not the
 # moment of the capture.
 #
-# Needs: go, tmux, perl (Debian's perl-base). Output: screenshots/*.png, and
+# Needs: go, tmux, perl (Debian's perl-base); with RASTER=rsvg also
+# rsvg-convert and the font freeze embeds, installed (Debian's
+# librsvg2-bin and fonts-jetbrains-mono: librsvg does not read the font
+# the SVG embeds). Output: screenshots/*.png, and
 # the captured ANSI text next to each PNG under $KEEP_ANSI if that is set.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -146,9 +149,15 @@ shot() {
 	local w h
 	w=$(awk -v c="$cols" -v f=$fs -v p=$pad 'BEGIN { printf "%d", c * f * 0.6 + 2 * p + 4 }')
 	h=$(awk -v r="$rows" -v f=$fs -v p=$pad -v l=$lh 'BEGIN { printf "%d", (r + 0.5) * f * l + 2 * p }')
+	# With RASTER=rsvg, freeze writes SVG and librsvg draws the PNG:
+	# freeze's own rasterizer faulted on one machine (a SIGSEGV inside it
+	# on any input).
+	local out="screenshots/$name.png"
+	[[ "${RASTER:-}" == rsvg ]] && out="$work/$name.svg"
 	"$work/freeze" --language ansi --font.ligatures=false --font.size "$fs" \
 		--line-height "$lh" --padding "$pad" --background "#$(printf '%02x%02x%02x' ${bg//;/ })" \
-		--width "$w" --height "$h" -o "screenshots/$name.png" <"$work/$name.norm" >/dev/null
+		--width "$w" --height "$h" -o "$out" <"$work/$name.norm" >/dev/null
+	[[ "${RASTER:-}" == rsvg ]] && rsvg-convert "$out" -o "screenshots/$name.png"
 	chmod 644 "screenshots/$name.png"
 	tm kill-server 2>/dev/null || true
 }
@@ -179,7 +188,7 @@ shot help 120 36 dark "" '?' 'wait:Share bars'
 # The demo records from its start; after a few seconds of record the line
 # under the verdict replays them under the draft (issue 27).
 shot editor 160 32 dark "" 'hold:4' e 'wait:^─ Partition' Down Down Down Down Down Down Enter C-u 1.5 Enter \
-	'wait:draft: cuda.shares of 1 agent' 'wait:under this draft: [0-9a]' 'wait:^ slot-based: amounts'
+	'wait:draft: cuda.shares of 1 agent' 'wait:under this draft: [0-9a]' 'wait:^ enter edit amount'
 # The light theme, for light terminals.
 shot light 120 36 light "--theme light" f 'wait:^─ Kernels \([0-9]'
 
