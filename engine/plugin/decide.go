@@ -4,11 +4,11 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 
+	"github.com/fgtop/fgtop/internal/safefile"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -95,7 +95,10 @@ func ScanEvidence(roots []string) Evidence {
 			if e.Files >= MaxEvidenceFiles {
 				return e
 			}
-			f, err := os.Open(p)
+			// Non-blocking and regular files only, as the scanner reads
+			// them: a FIFO planted as a resource.txt must not hang the
+			// decision (and with it snapshot, check and the console).
+			f, err := safefile.Open(p, true)
 			if err != nil {
 				continue
 			}
