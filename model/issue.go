@@ -64,6 +64,11 @@ const (
 	// IssueRestartPending: an agent runs an older agent.toml than the one
 	// on disk.
 	IssueRestartPending = "restart-pending"
+	// IssueFlagUnmatched: a device flag (--fgpu-capacity) names a device
+	// the plugin does not register, or is not used by the plugin in force:
+	// the operator's figure reaches no bar. One-shot reports say it on
+	// stderr too.
+	IssueFlagUnmatched = "flag-unmatched"
 	// IssuePluginSettings: the CUDA plugin's settings cannot be read (etcd
 	// unreachable) or hold a value that cannot be used.
 	IssuePluginSettings = "plugin-settings"

@@ -392,6 +392,25 @@ func TestRealNodePluginRegistration(t *testing.T) {
 		}
 	})
 
+	t.Run("fgpu-capacity naming no GPU", func(t *testing.T) {
+		// A mistyped key reaches no bar: snapshot says so on stderr with
+		// the GPUs that are registered, not only in the JSON's issues.
+		n.settings(t, map[string]string{"allocation_mode": "fractional", "unit_mem": "20g"}, nil)
+		n.kernels(t, fractionalKernels)
+		cmd := exec.Command(n.bin, "snapshot", "--json", "--config", n.agentToml, "--devices", "nvml", "--fgpu-capacity", "9=2")
+		cmd.Env = n.env()
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if _, err := cmd.Output(); err != nil {
+			t.Fatalf("snapshot: %v\n%s", err, stderr.String())
+		}
+		for _, w := range []string{"flag-unmatched: --fgpu-capacity names 9,", "registered: " + gpu(0) + " (index 0), " + gpu(1) + " (index 1)"} {
+			if !strings.Contains(stderr.String(), w) {
+				t.Errorf("stderr lacks %q:\n%s", w, stderr.String())
+			}
+		}
+	})
+
 	t.Run("follow and etcd stopped mid-run", func(t *testing.T) {
 		n.settings(t, map[string]string{"allocation_mode": "fractional", "unit_mem": "20g"}, nil)
 		n.kernels(t, fractionalKernels)

@@ -279,7 +279,8 @@ func TestParseEscapesUntrusted(t *testing.T) {
 }
 
 // TestRegisterCapacityKeysNamed: a --fgpu-capacity key that names no
-// registered GPU (a typo, a masked GPU) is a warning naming it, as is the
+// registered GPU (a typo, a masked GPU) is a warning naming it and the
+// GPUs that are registered, as is the
 // flag on a node registered as cuda_open, where it changes nothing.
 func TestRegisterCapacityKeysNamed(t *testing.T) {
 	mask := Parse(map[string]string{"device_mask": "cccccccc-0000-0000-0000-000000000000", "unit_mem": "20g"})
@@ -289,7 +290,8 @@ func TestRegisterCapacityKeysNamed(t *testing.T) {
 	}{
 		{"every key used", model.PluginCUDAFractional, "0=2,GPU-bbbbbbbb-0000-0000-0000-000000000000=3,dddddddd-0000-0000-0000-000000000000=4", nil},
 		{"a typo and a masked GPU", model.PluginCUDAFractional, "0=2,9=3,GPU-cccccccc-0000-0000-0000-000000000000=4",
-			[]string{"--fgpu-capacity names 9, GPU-cccccccc-0000-0000-0000-000000000000,", "no GPU registered"}},
+			[]string{"--fgpu-capacity names 9, GPU-cccccccc-0000-0000-0000-000000000000,", "no GPU registered",
+				"registered: GPU-aaaaaaaa-0000-0000-0000-000000000000 (index 0), GPU-bbbbbbbb-0000-0000-0000-000000000000 (index 1), GPU-dddddddd-0000-0000-0000-000000000000 (index 3)"}},
 		{"one value for all", model.PluginCUDAFractional, "8", nil},
 		{"cuda_open", model.PluginCUDAOpen, "8", []string{"--fgpu-capacity is not used", "cuda_open"}},
 	} {
@@ -303,6 +305,9 @@ func TestRegisterCapacityKeysNamed(t *testing.T) {
 			for _, is := range r.Issues {
 				if strings.Contains(is.Message, "--fgpu-capacity") {
 					got = append(got, is.Message)
+					if is.Code != model.IssueFlagUnmatched {
+						t.Errorf("code %s, want %s (one-shot reports print it)", is.Code, model.IssueFlagUnmatched)
+					}
 				}
 			}
 			if len(tc.want) == 0 {

@@ -122,7 +122,7 @@ func Register(devs []model.Device, kind string, s *Settings, c Capacities) Regis
 	capUsed := map[string]bool{}
 	newID := map[model.DeviceID]model.DeviceID{}
 	dropped := map[model.DeviceID]bool{}
-	var unknownWhy, migOn []string
+	var unknownWhy, migOn, registered []string
 	// A GPU in MIG mode runs CUDA work only in its MIG slices: the
 	// fractional plugin registers those (as the mock does, whose shares
 	// are the sum over non-MIG devices), and no share on the GPU itself
@@ -170,6 +170,7 @@ func Register(devs []model.Device, kind string, s *Settings, c Capacities) Regis
 				continue
 			}
 			d.Slot, d.SlotType = model.SlotCUDAShares, model.SlotTypeCount
+			registered = append(registered, fmt.Sprintf("%s (index %d)", d.ID, d.Index))
 			v, k, ok := c.of(&d)
 			mig := hasMIG[d.ID] || (d.Telemetry != nil && d.Telemetry.MIGMode.Valid && d.Telemetry.MIGMode.V)
 			if ok && k != "" {
@@ -224,11 +225,15 @@ func Register(devs []model.Device, kind string, s *Settings, c Capacities) Regis
 		}
 		if len(stray) > 0 {
 			sort.Strings(stray)
-			r.Issues = append(r.Issues, model.Issue{Severity: model.SevWarning, Code: model.IssuePluginSettings,
-				Message: fmt.Sprintf("--fgpu-capacity names %s, which is no GPU registered on this node (give GPU-<uuid>, the bare UUID or the index of a GPU that is not masked)", strings.Join(stray, ", "))})
+			there := "none is"
+			if len(registered) > 0 {
+				there = "registered: " + strings.Join(registered, ", ")
+			}
+			r.Issues = append(r.Issues, model.Issue{Severity: model.SevWarning, Code: model.IssueFlagUnmatched,
+				Message: fmt.Sprintf("--fgpu-capacity names %s, which is no GPU registered on this node (give GPU-<uuid>, the bare UUID or the index of a GPU that is not masked; %s)", strings.Join(stray, ", "), there)})
 		}
 	case !c.Empty():
-		r.Issues = append(r.Issues, model.Issue{Severity: model.SevWarning, Code: model.IssuePluginSettings,
+		r.Issues = append(r.Issues, model.Issue{Severity: model.SevWarning, Code: model.IssueFlagUnmatched,
 			Message: "--fgpu-capacity is not used: the GPUs are registered as cuda_open registers them (cuda.device, capacity 1 each), which has no shares"})
 	}
 	if len(migOn) > 0 {

@@ -8,13 +8,20 @@ import (
 	"github.com/fgtop/fgtop/model"
 )
 
-// Problems are what a one-shot report says about the kernels' files
-// beside its document (fgtop writes them to stderr): "skipped PROBLEM" for
+// Problems are what a one-shot report says about the operator's device
+// flags that match no device and the kernels' files beside its document (fgtop writes them to stderr): "skipped PROBLEM" for
 // a file that is not counted (broken, or stale: its last good reading is
 // not current), the problem alone for one counted with a warning. Kernels
 // come in the snapshot's order.
 func Problems(s *model.Snapshot) []string {
 	var out []string
+	// A flag the operator typed that reaches no device comes first: its
+	// figure is in no bar, and the JSON's issues are easy to miss.
+	for _, i := range s.Issues {
+		if i.Code == model.IssueFlagUnmatched {
+			out = append(out, i.String())
+		}
+	}
 	for _, k := range s.Kernels() {
 		switch {
 		case k.Problem == nil:

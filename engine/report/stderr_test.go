@@ -30,6 +30,15 @@ func TestProblems(t *testing.T) {
 	if got := Problems(&model.Snapshot{}); got != nil {
 		t.Errorf("no kernels: %q", got)
 	}
+	// A device flag that reaches no device is said first; other node
+	// issues stay in the document only.
+	s.Issues = []model.Issue{
+		{Severity: model.SevWarning, Code: model.IssuePluginSettings, Message: "cuda.shares capacity unknown"},
+		{Severity: model.SevWarning, Code: model.IssueFlagUnmatched, Message: "--fgpu-capacity names 9"},
+	}
+	if got := Problems(s); len(got) != 4 || got[0] != "warning flag-unmatched: --fgpu-capacity names 9" || !slices.Equal(got[1:], want) {
+		t.Errorf("with a flag that matches nothing: %q", got)
+	}
 }
 
 func TestRatioLeftOut(t *testing.T) {
