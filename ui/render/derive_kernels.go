@@ -255,9 +255,11 @@ func (d *Derived) deriveIssues() {
 			msg, short = names.Replace(msg), labels.Replace(short)
 		}
 		if id := string(is.Kernel); len(id) > kernelShort {
-			// The kernels pane's short id: the detail keeps the whole.
-			msg = strings.ReplaceAll(msg, id, id[:kernelShort])
-			short = strings.ReplaceAll(short, id, id[:kernelShort])
+			// The kernels pane's short id; inside a path it is marked as
+			// cut, where a bare prefix read as a path that does not
+			// exist. The detail and the WHERE column keep the whole.
+			r := strings.NewReplacer(id+"/", id[:kernelShort]+d.G.Ellipsis+"/", id, id[:kernelShort])
+			msg, short = r.Replace(msg), r.Replace(short)
 		}
 		r := IssueRow{Is: is, Text: is.Code + ": " + msg, Short: shortIssue(short)}
 		switch is.Severity {
