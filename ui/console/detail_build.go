@@ -114,7 +114,7 @@ func deviceDetail(d *render.Derived, di int) []detailLine {
 				path = d.Kernels[ki].K.Path
 			}
 			out = append(out, detailLine{spans: []kit.Span{
-				{Lvl: kit.LvlPlain, Text: "  " + kit.ShortKernel(h.Kernel)}, {Lvl: kit.LvlDim, Text: "  " + kit.PadRight(string(h.Slot), 14)},
+				{Lvl: kit.LvlPlain, Text: "  " + d.ShortID(h.Kernel)}, {Lvl: kit.LvlDim, Text: "  " + kit.PadRight(string(h.Slot), 14)},
 				{Lvl: kit.LvlAccent, Text: padLeft(kit.FmtSlot(h.Slot, h.Amount), 6)}, {Lvl: kit.LvlDim, Text: "  " + agentOrUnknown(h.Agent)},
 			}})
 			if path != "" {
@@ -123,7 +123,7 @@ func deviceDetail(d *render.Derived, di int) []detailLine {
 		}
 	}
 	out = append(out, blank, section("Telemetry"))
-	out = append(out, telemetryLines(dv.Telemetry, &r.Tele)...)
+	out = append(out, telemetryLines(d, dv.Telemetry, &r.Tele)...)
 	if len(r.Children) > 0 {
 		out = append(out, blank, section("MIG instances"))
 		for _, ci := range r.Children {
@@ -174,7 +174,7 @@ func agentOrUnknown(a model.AgentID) string {
 	return string(a)
 }
 
-func telemetryLines(t *model.Telemetry, c *kit.TeleCells) []detailLine {
+func telemetryLines(d *render.Derived, t *model.Telemetry, c *kit.TeleCells) []detailLine {
 	if t == nil {
 		return []detailLine{text(kit.LvlNA, "  N/A: this device source reports no telemetry")}
 	}
@@ -203,7 +203,7 @@ func telemetryLines(t *model.Telemetry, c *kit.TeleCells) []detailLine {
 		}
 		out = append(out, detailLine{spans: []kit.Span{
 			{Lvl: kit.LvlPlain, Text: "  " + padLeft(strconv.Itoa(int(p.PID)), 7)}, {Lvl: kit.LvlPlain, Text: "  " + kit.PadRight(p.Name, 16)},
-			{Lvl: mem.Lvl, Text: padLeft(mem.Text, 7)}, optU32Pad(p.SMUtil, "%", 5), {Lvl: kit.LvlDim, Text: "  "}, processOwner(p),
+			{Lvl: mem.Lvl, Text: padLeft(mem.Text, 7)}, optU32Pad(p.SMUtil, "%", 5), {Lvl: kit.LvlDim, Text: "  "}, processOwner(d, p),
 		}})
 	}
 	if len(t.Processes) > 0 && t.ProcUtil.Valid && !t.ProcUtil.V {
@@ -213,10 +213,10 @@ func telemetryLines(t *model.Telemetry, c *kit.TeleCells) []detailLine {
 }
 
 // processOwner says whose a GPU process is.
-func processOwner(p model.Process) kit.Span {
+func processOwner(d *render.Derived, p model.Process) kit.Span {
 	switch p.Owner {
 	case model.ProcKernel:
-		return kit.Span{Lvl: kit.LvlPlain, Text: "kernel " + kit.ShortKernel(p.Kernel)}
+		return kit.Span{Lvl: kit.LvlPlain, Text: "kernel " + d.ShortID(p.Kernel)}
 	case model.ProcForeign:
 		if p.Container != "" {
 			return kit.Span{Lvl: kit.LvlWarn, Text: "not Backend.AI's: container " + cut12(p.Container) + " no kernel names"}
@@ -230,7 +230,7 @@ func processOwner(p model.Process) kit.Span {
 		return kit.Span{Lvl: kit.LvlNA, Text: "cannot tell: " + orDash(p.Detail)}
 	}
 	if p.Kernel != "" {
-		return kit.Span{Lvl: kit.LvlPlain, Text: "kernel " + kit.ShortKernel(p.Kernel)}
+		return kit.Span{Lvl: kit.LvlPlain, Text: "kernel " + d.ShortID(p.Kernel)}
 	}
 	return kit.Span{Lvl: kit.LvlWarn, Text: "not mapped to a kernel"}
 }

@@ -105,6 +105,17 @@ func TellShortIDsApart(rows []KernRow) {
 	}
 }
 
+// ShortID is a kernel's id as the kernels pane prints it (lengthened
+// where 8 characters would read as another kernel's, TellShortIDsApart),
+// for every other place that names a kernel shortly; a kernel the
+// snapshot does not list gets the plain 8 characters.
+func (d *Derived) ShortID(id model.KernelID) string {
+	if i, ok := d.KernelIndex(id); ok && i < len(d.Kernels) {
+		return d.Kernels[i].Short
+	}
+	return kit.ShortKernel(id)
+}
+
 // KernelIndex finds a kernel in the snapshot's id-sorted list.
 func (d *Derived) KernelIndex(id model.KernelID) (int, bool) {
 	return slices.BinarySearchFunc(d.Snap.Kernels(), id, func(k *model.Kernel, id model.KernelID) int {
@@ -258,7 +269,8 @@ func (d *Derived) deriveIssues() {
 			// The kernels pane's short id; inside a path it is marked as
 			// cut, where a bare prefix read as a path that does not
 			// exist. The detail and the WHERE column keep the whole.
-			r := strings.NewReplacer(id+"/", id[:kernelShort]+d.G.Ellipsis+"/", id, id[:kernelShort])
+			sh := d.ShortID(is.Kernel)
+			r := strings.NewReplacer(id+"/", sh+d.G.Ellipsis+"/", id, sh)
 			msg, short = r.Replace(msg), r.Replace(short)
 		}
 		r := IssueRow{Is: is, Text: is.Code + ": " + msg, Short: shortIssue(short)}

@@ -29,3 +29,27 @@ func TestIssueKernelIDInPath(t *testing.T) {
 		}
 	}
 }
+
+// TestIssueKernelIDTellsApart: where two listed kernels share their first
+// 8 characters, an issue names its kernel as the kernels pane does, long
+// enough to tell the two apart, and so do the device's holdings
+// (ShortID).
+func TestIssueKernelIDTellsApart(t *testing.T) {
+	const a, b = "abcdef12-3456-4111-8111-111111111111", "abcdef12-3457-4222-8222-222222222222"
+	s := &model.Snapshot{Issues: []model.Issue{{Severity: model.SevWarning, Code: model.IssueParse, Kernel: b,
+		Message: "kernel " + b + " lists an unknown line"}}}
+	s.SetKernels([]*model.Kernel{{ID: a, State: model.KernelOK}, {ID: b, State: model.KernelOK}})
+	d := Derive(s, DeriveOptions{Th: kit.DefaultThresholds(), G: kit.UnicodeGlyphs(false)}, nil)
+	if got := d.ShortID(b); got != "abcdef12-3457" {
+		t.Fatalf("ShortID(%s) = %q, want the pane's abcdef12-3457", b, got)
+	}
+	if got := d.ShortID(a); got != "abcdef12-3456" {
+		t.Fatalf("ShortID(%s) = %q", a, got)
+	}
+	if len(d.Issues) != 1 || !strings.HasSuffix(d.Issues[0].Text, "kernel abcdef12-3457 lists an unknown line") {
+		t.Fatalf("issue rows %+v", d.Issues)
+	}
+	if got := d.ShortID("99999999-0000-4000-8000-000000000000"); got != "99999999" {
+		t.Errorf("a kernel not listed: %q", got)
+	}
+}
