@@ -225,7 +225,7 @@ func Register(devs []model.Device, kind string, s *Settings, c Capacities) Regis
 		}
 		if len(stray) > 0 {
 			sort.Strings(stray)
-			there := "none is"
+			there := "no GPU is registered"
 			if len(registered) > 0 {
 				there = "registered: " + strings.Join(registered, ", ")
 			}

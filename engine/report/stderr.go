@@ -8,11 +8,12 @@ import (
 	"github.com/fgtop/fgtop/model"
 )
 
-// Problems are what a one-shot report says about the operator's device
-// flags that match no device and the kernels' files beside its document (fgtop writes them to stderr): "skipped PROBLEM" for
-// a file that is not counted (broken, or stale: its last good reading is
-// not current), the problem alone for one counted with a warning. Kernels
-// come in the snapshot's order.
+// Problems are what a one-shot report says beside its document (fgtop
+// writes them to stderr): first the device flags that match no device
+// (model.IssueFlagUnmatched), then the kernels' files: "skipped PROBLEM"
+// for a file that is not counted (broken, or stale: its last good reading
+// is not current), the problem alone for one counted with a warning.
+// Kernels come in the snapshot's order.
 func Problems(s *model.Snapshot) []string {
 	var out []string
 	// A flag the operator typed that reaches no device comes first: its
