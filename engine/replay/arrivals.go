@@ -15,10 +15,15 @@ import (
 	"github.com/fgtop/fgtop/model"
 )
 
-// Bounds on an arrivals file: it is outside input.
+// Bounds on an arrivals file: it is outside input. MaxArrivalLine
+// bounds a row, far above any session's (a few hundred bytes): an amount
+// of millions of digits fits the file's bound, and reading it as a
+// decimal costs time quadratic in its length (a 50 MiB one ran for
+// minutes), and its error said it whole.
 const (
 	MaxArrivalsBytes = 64 << 20
 	MaxArrivals      = 1 << 20
+	MaxArrivalLine   = 16 << 10
 )
 
 // ParseArrivals reads sessions exported from elsewhere (the manager, a
@@ -58,6 +63,8 @@ func ParseArrivals(data []byte, types model.SlotTypes) ([]Session, error) {
 		var s Session
 		var err error
 		switch {
+		case len(line) > MaxArrivalLine:
+			err = fmt.Errorf("%d bytes, more than the %d a session's line may hold", len(line), MaxArrivalLine)
 		case strings.HasPrefix(line, "{"):
 			s, err = arrivalJSON(line, types)
 		case len(out) == 0 && len(errs) == 0 && looksLikeHeader(line):

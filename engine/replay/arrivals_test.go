@@ -2,6 +2,7 @@ package replay
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -71,6 +72,41 @@ func TestParseArrivals(t *testing.T) {
 			}
 			if g := strings.Join(got, "|"); g != c.want {
 				t.Errorf("got %s\nwant %s", g, c.want)
+			}
+		})
+	}
+}
+
+// TestArrivalsLongLineBounded: a row far longer than any session's (an
+// amount of a million digits, within the file's 64 MiB) is refused by its
+// line number without being read as a decimal, whose parse is quadratic
+// in its length (a 50 MiB one ran for minutes, deaf to Ctrl-C), and the
+// error does not say the row back; the rows around it are still judged.
+func TestArrivalsLongLineBounded(t *testing.T) {
+	for _, form := range []struct{ name, row string }{
+		{"csv", "2026-11-23T03:00:00Z,,,cuda.shares=0.5" + strings.Repeat("0", 1<<20)},
+		{"json", `{"start": "2026-11-23T03:00:00Z", "slots": {"cuda.shares": "0.5` + strings.Repeat("0", 1<<20) + `"}}`},
+	} {
+		t.Run(form.name, func(t *testing.T) {
+			in := "2026-11-23T01:00:00Z,,,cpu=1\n" + form.row + "\nx,,,cpu=1\n"
+			start := time.Now()
+			_, err := ParseArrivals([]byte(in), nil)
+			took := time.Since(start)
+			if err == nil {
+				t.Fatal("a row of a million digits was read")
+			}
+			msg := err.Error()
+			if want := fmt.Sprintf("line 2: %d bytes, more than the %d a session's line may hold", len(form.row), MaxArrivalLine); !strings.Contains(msg, want) {
+				t.Errorf("error %.300q, want %q", msg, want)
+			}
+			if !strings.Contains(msg, `line 3: start "x"`) {
+				t.Errorf("the row after the long one was not judged: %.300q", msg)
+			}
+			if len(msg) > 1000 {
+				t.Errorf("the error says %d bytes: the row back", len(msg))
+			}
+			if took > time.Second {
+				t.Errorf("refusing the row took %s", took)
 			}
 		})
 	}
