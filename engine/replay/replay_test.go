@@ -518,6 +518,15 @@ func TestSuggestWithoutNodeDevices(t *testing.T) {
 			t.Errorf("suggested --slot %s for a slot the node does not size", f)
 		}
 	}
+	// a's 1.0 is below its peak, and kept: why sessions are still
+	// refused is that slot, not "every agent's amounts cover its peaks".
+	if sg.AllServed {
+		t.Fatal("every session served under a's 1.0 cuda.shares: the scripted week asks more")
+	}
+	got := sg.Wanting()
+	if want := "some agent's peak of cuda.shares passes today's amount, kept (above)"; !strings.Contains(got, want) || strings.Contains(got, "cover its peaks") {
+		t.Errorf("wanting %q, want %q and not that the amounts cover the peaks", got, want)
+	}
 }
 
 // TestSuggestWantingWords: when the amounts cover every peak and the
