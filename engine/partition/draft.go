@@ -82,7 +82,7 @@ func Draft(cur *agentconfig.Config, inv Inventory, req Request) (*agentconfig.Co
 				return i
 			}
 		}
-		fail("unknown agent %q; the config's agents are: %s", id, joinAgents(d.AgentIDs()))
+		fail("unknown agent %q%s; the config's agents are: %s", id, didYouMean(id, d.AgentIDs()), joinAgents(d.AgentIDs()))
 		return -1
 	}
 

@@ -301,6 +301,21 @@ func agentOverCapacity(p *Partition, s *model.Snapshot) []model.Issue {
 	return out
 }
 
+// didYouMean is " (did you mean X?)" for the agent id that id most
+// likely misspells (model.Closest, as a slot's typo is told), "" when
+// none is close: a list of long ids alike (i-gpu-node01-numa0, -numa1)
+// hides the one letter that differs.
+func didYouMean(id model.AgentID, ids []model.AgentID) string {
+	s := make([]string, len(ids))
+	for i, a := range ids {
+		s[i] = string(a)
+	}
+	if c := model.Closest(string(id), s); c != "" {
+		return " (did you mean " + c + "?)"
+	}
+	return ""
+}
+
 func joinAgents(ids []model.AgentID) string {
 	s := make([]string, len(ids))
 	for i, id := range ids {

@@ -133,6 +133,13 @@ func TestPlan(t *testing.T) {
 			errors:  []string{`unknown agent "ghost"; the config's agents are: i-gpu-node01-numa0, i-gpu-node01-numa1`},
 		},
 		{
+			// Ids alike but for a letter: the list alone hides which.
+			name:    "unknown agent, a typo of one",
+			fixture: "agent.multi-agent.slot-based.toml",
+			req:     Request{Slots: []SlotSet{{Agent: "i-gpu-nod01-b", Slot: model.SlotCUDAShares, Amount: model.MustDec("1.0")}}},
+			errors:  []string{`unknown agent "i-gpu-nod01-b" (did you mean i-gpu-node01-b?); the config's agents are: i-gpu-node01-a, i-gpu-node01-b`},
+		},
+		{
 			name:    "cores given to two agents",
 			fixture: "agent.multi-agent.device-based.toml",
 			req:     Request{CPU: []CPUSet{{Agent: agentA, Spec: "0-16"}}},

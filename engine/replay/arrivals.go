@@ -255,7 +255,11 @@ func CheckArrivals(sessions []Session, known []model.SlotName, agents []model.Ag
 			for k, a := range agents {
 				names[k] = string(a)
 			}
-			errs = append(errs, fmt.Errorf("line %s: agent %q is not one of this node's (%s)", line, s.Agent, strings.Join(names, ", ")))
+			mean := ""
+			if c := model.Closest(string(s.Agent), names); c != "" {
+				mean = ": did you mean " + c + "?"
+			}
+			errs = append(errs, fmt.Errorf("line %s: agent %q is not one of this node's%s (%s)", line, s.Agent, mean, strings.Join(names, ", ")))
 		}
 		if len(errs) >= 20 {
 			errs = append(errs, errors.New("(stopped at 20 errors)"))

@@ -323,3 +323,21 @@ func TestSuggestQuantum(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckArrivalsAgentTypo: an agent the node lacks is told as the typo
+// it most likely is, as a misspelt slot is ("did you mean"), with the
+// node's agents; a name like none of them gets the list alone.
+func TestCheckArrivalsAgentTypo(t *testing.T) {
+	agents := []model.AgentID{"i-gpu-node01-numa0", "i-gpu-node01-numa1"}
+	ss := []Session{{Kernel: "line-2", Agent: "i-gpu-node01-nmua1", Requested: model.ResourceSlot{model.SlotCPU: model.MustDec("1")}},
+		{Kernel: "line-3", Agent: "i-other", Requested: model.ResourceSlot{model.SlotCPU: model.MustDec("1")}}}
+	err := CheckArrivals(ss, []model.SlotName{model.SlotCPU}, agents)
+	for _, want := range []string{
+		`line 2: agent "i-gpu-node01-nmua1" is not one of this node's: did you mean i-gpu-node01-numa1? (i-gpu-node01-numa0, i-gpu-node01-numa1)`,
+		`line 3: agent "i-other" is not one of this node's (i-gpu-node01-numa0, i-gpu-node01-numa1)`,
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v, want %q", err, want)
+		}
+	}
+}
