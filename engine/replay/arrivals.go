@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -63,6 +64,9 @@ func ParseArrivals(data []byte, types model.SlotTypes) ([]Session, error) {
 		var s Session
 		var err error
 		switch {
+		case strings.HasPrefix(line, "["):
+			// Read as CSV, a JSON array said "bare \" in non-quoted-field".
+			err = errors.New(`a JSON array: want one session object a line, such as {"start": "2026-11-23T03:00:00Z", "slots": {"cuda.shares": "0.5"}}`)
 		case len(line) > MaxArrivalLine:
 			err = fmt.Errorf("%d bytes, more than the %d a session's line may hold", len(line), MaxArrivalLine)
 		case strings.HasPrefix(line, "{"):
@@ -147,18 +151,54 @@ func arrivalCSV(line string, types model.SlotTypes) (Session, error) {
 	return arrival(f[0], f[1], f[2], strings.ReplaceAll(f[3], ";", ","), types)
 }
 
+// sessionFields are a JSON line's keys, as written: encoding/json's
+// struct fields also take "Start" and "START", and of "start" and
+// "Start" in one object kept the last, a guess duplicateKey cannot see.
+var sessionFields = []string{"start", "end", "agent", "slots"}
+
 func arrivalJSON(line string, types model.SlotTypes) (Session, error) {
-	var v struct {
-		Start *string         `json:"start"`
-		End   *string         `json:"end"`
-		Agent string          `json:"agent"`
-		Slots json.RawMessage `json:"slots"`
-	}
+	var m map[string]json.RawMessage
 	dec := json.NewDecoder(strings.NewReader(line))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&v); err != nil {
+	if err := dec.Decode(&m); err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return Session{}, errors.New("not a session object: it is not closed (one object a line)")
+		}
 		return Session{}, fmt.Errorf("not a session object: %v", err)
 	}
+	keys := slices.Sorted(maps.Keys(m))
+	for _, k := range keys {
+		if !slices.Contains(sessionFields, k) {
+			mean := ""
+			if c := model.Closest(k, sessionFields); c != "" {
+				mean = " (did you mean " + c + "?)"
+			}
+			return Session{}, fmt.Errorf("not a session object: unknown field %q%s; a session's fields are %s", k, mean, strings.Join(sessionFields, ", "))
+		}
+	}
+	var v struct {
+		Start, End *string
+		Agent      string
+		Slots      json.RawMessage
+	}
+	for _, f := range []struct {
+		key string
+		to  **string
+	}{{"start", &v.Start}, {"end", &v.End}, {"agent", nil}} {
+		raw, ok := m[f.key]
+		if !ok || string(raw) == "null" {
+			continue
+		}
+		var str string
+		if err := json.Unmarshal(raw, &str); err != nil {
+			return Session{}, fmt.Errorf("%s: %s is not a string", f.key, truncRaw(raw))
+		}
+		if f.to == nil {
+			v.Agent = str
+		} else {
+			*f.to = &str
+		}
+	}
+	v.Slots = m["slots"]
 	// encoding/json keeps the last of a key given twice: which one was
 	// meant is a guess.
 	if k, ok := duplicateKey(line); ok {
@@ -180,6 +220,9 @@ func arrivalJSON(line string, types model.SlotTypes) (Session, error) {
 		end = *v.End
 	}
 	slots := strings.TrimSpace(string(v.Slots))
+	if strings.HasPrefix(slots, "[") {
+		return Session{}, fmt.Errorf(`slots: a list, %s; want an object such as {"cuda.shares": "0.5", "cpu": "2"} or a string such as "cuda.shares=0.5,cpu=2"`, truncRaw(v.Slots))
+	}
 	if strings.HasPrefix(slots, "\"") {
 		if err := json.Unmarshal(v.Slots, &slots); err != nil {
 			return Session{}, fmt.Errorf("slots: %v", err)
@@ -298,6 +341,14 @@ func ArrivalsRecord(sessions []Session, snap *model.Snapshot, settings placement
 		rec.Notes = append(rec.Notes, QuantumNote)
 	}
 	return rec
+}
+
+// truncRaw is a JSON value for an error's words, cut at 40 bytes.
+func truncRaw(raw json.RawMessage) string {
+	if len(raw) > 40 {
+		return string(raw[:40]) + "..."
+	}
+	return string(raw)
 }
 
 // duplicateKey finds a key given twice in one object of a JSON value

@@ -37,7 +37,17 @@ func TestParseArrivals(t *testing.T) {
 		{"unquoted commas", "2026-11-23T03:00:00Z,,i-a,cpu=1,mem=2g\n", "line 1: 5 field(s); want start,end,agent,slots (quote slots that hold commas)", true},
 		{"negative", "2026-11-23T03:00:00Z,,i-a,cpu=-1\n", "line 1: slots:", true},
 		{"nothing asked", "2026-11-23T03:00:00Z,,i-a,cpu=0\n", "line 1: slots \"cpu=0\" ask for nothing", true},
-		{"json unknown field", `{"start": "2026-11-23T03:00:00Z", "slot": "cpu=1"}` + "\n", "line 1: not a session object", true},
+		{"json unknown field", `{"start": "2026-11-23T03:00:00Z", "slot": "cpu=1"}` + "\n",
+			`line 1: not a session object: unknown field "slot" (did you mean slots?); a session's fields are start, end, agent, slots`, true},
+		// encoding/json's fields took "Start" too, and of two in one
+		// object kept the last: a guess.
+		{"json, a key in another case", `{"start": "2026-11-23T03:00:00Z", "Start": "2026-11-23T05:00:00Z", "slots": "cpu=1"}` + "\n",
+			`line 1: not a session object: unknown field "Start" (did you mean start?)`, true},
+		{"json, a time not a string", `{"start": 5, "slots": "cpu=1"}` + "\n", "line 1: start: 5 is not a string", true},
+		{"json, slots a list", `{"start": "2026-11-23T03:00:00Z", "slots": ["cpu=1"]}` + "\n", `line 1: slots: a list, ["cpu=1"]; want an object`, true},
+		{"json, an object not closed", `{"start": "2026-11-23T03:00:00Z", "slots": "cpu=1"` + "\n", "line 1: not a session object: it is not closed", true},
+		// Read as CSV, it said "bare \" in non-quoted-field".
+		{"a JSON array", `[{"start": "2026-11-23T03:00:00Z", "slots": "cpu=1"}]` + "\n", "line 1: a JSON array: want one session object a line", true},
 		{"json lines, two objects on one", `{"start": "2026-11-23T03:00:00Z", "slots": "cpu=1"}{"start": "2026-11-23T04:00:00Z", "slots": "cpu=1"}` + "\n",
 			"line 1: more after the session object, \"{\\\"start\\\": \\\"2026-11-23T04:00:00Z", true},
 		{"json lines, trailing words", `{"start": "2026-11-23T03:00:00Z", "slots": "cpu=1"} garbage` + "\n", "line 1: more after the session object, \"garbage\"", true},
