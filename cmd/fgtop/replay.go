@@ -24,6 +24,10 @@ type replayFlags struct {
 	suggest                 bool
 	// arrivals replays sessions from a file instead of the record.
 	arrivals string
+	// changed reports whether a flag was given, empty or not (nil: none
+	// was): --replay "$SPAN" with SPAN unset planned without replaying,
+	// exit 0 whatever the record would have refused.
+	changed func(name string) bool
 }
 
 func (f *replayFlags) register(cmd *cobra.Command) {
@@ -34,11 +38,20 @@ func (f *replayFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.dir, "history", "", "with --replay: the history directory (default "+defaultHistoryDir+")")
 	fl.StringVar(&f.arrivals, "arrivals", "", "replay the sessions of FILE instead of the record: CSV start,end,agent,slots or JSON lines (docs/replay.md), under today's partition and the change")
 	fl.BoolVar(&f.suggest, "suggest", false, "with --replay: find the slot amounts per agent under which every recorded session starts (else the fewest refused), nearest today's file, and plan them")
+	f.changed = fl.Changed
 }
 
 // on says whether the flags ask for a replay; the span flags without it
 // are a usage error.
 func (f *replayFlags) on() (bool, error) {
+	if f.changed != nil {
+		switch {
+		case f.arrivals == "" && f.changed("arrivals"):
+			return false, usageErr(`--arrivals "": want a file of sessions (CSV start,end,agent,slots or JSON lines)`)
+		case f.span == "" && f.changed("replay"):
+			return false, usageErr(`--replay "": want a span such as 7d, 36h or 1d12h`)
+		}
+	}
 	if f.arrivals != "" {
 		if f.span != "" || f.since != "" || f.until != "" || f.dir != "" || f.suggest {
 			return false, usageErr("--arrivals replays the sessions of a file, not the record: drop --replay, --since, --until, --history and --suggest")

@@ -17,6 +17,7 @@ import (
 	"github.com/fgtop/fgtop/engine/demo"
 	"github.com/fgtop/fgtop/engine/replay"
 	"github.com/fgtop/fgtop/model"
+	"github.com/spf13/cobra"
 )
 
 // recordDemo runs the demo for d with a recorder beside it, as the demo
@@ -174,6 +175,23 @@ func TestReplayFlagsUsage(t *testing.T) {
 		var ee *exitError
 		if !errors.As(err, &ee) || ee.code != exitBadUsage {
 			t.Errorf("%+v: %v, want a usage error", rf, err)
+		}
+	}
+	// An empty --replay or --arrivals ("$SPAN" unset in a script) is not
+	// their absence: the plan ran without replaying, exit 0.
+	for _, args := range [][]string{{"--replay", ""}, {"--replay="}, {"--arrivals", ""}, {"--replay", "", "--slot", "a=cpu=1"}} {
+		cmd := &cobra.Command{}
+		var rf replayFlags
+		var ch changeFlags
+		rf.register(cmd)
+		ch.register(cmd)
+		if err := cmd.Flags().Parse(args); err != nil {
+			t.Fatal(err)
+		}
+		_, err := rf.on()
+		var ee *exitError
+		if !errors.As(err, &ee) || ee.code != exitBadUsage || !strings.Contains(err.Error(), `"": want a`) {
+			t.Errorf("%q: %v, want a usage error naming the empty value", args, err)
 		}
 	}
 	// A --since after now names what was given.
