@@ -389,6 +389,11 @@ written), 2 an invalid plan or bad usage, 3 applied but --restart-cmd failed.
 			}
 			ctx, stop := signalContext(cmd)
 			defer stop()
+			if rf.arrivals != "" {
+				// rf.on() takes it for a replay, which asked for
+				// --suggest, which --arrivals then refused: a loop.
+				return usageErr("apply does not take --arrivals: a file's sessions are replayed with plan --arrivals FILE and the change flags; apply those change flags without it")
+			}
 			if on, err := rf.on(); err != nil {
 				return err
 			} else if on {
@@ -443,6 +448,8 @@ written), 2 an invalid plan or bad usage, 3 applied but --restart-cmd failed.
 	ch.register(cmd)
 	rf.register(cmd)
 	fl := cmd.Flags()
+	// plan's flag, refused here: not offered in apply's help.
+	_ = fl.MarkHidden("arrivals")
 	fl.BoolVar(&yes, "yes", false, "do not ask for confirmation (required when stdin is not a terminal)")
 	fl.BoolVar(&force, "force", false, "apply even when live kernels hold devices that move or more than their agent's planned amount, or what the change affects could not all be checked")
 	rs.register(cmd, "applying")

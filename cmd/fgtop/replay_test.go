@@ -254,6 +254,31 @@ func TestReadHistoryDirUsage(t *testing.T) {
 	}
 }
 
+// TestApplyRefusesArrivals: apply --arrivals asked for --suggest, and
+// with it was told to drop --suggest: a loop. It is refused as such, with
+// or without --suggest, and apply's help does not offer the flag.
+func TestApplyRefusesArrivals(t *testing.T) {
+	for _, extra := range [][]string{{"--slot", "i-a=cpu=1"}, {"--suggest"}} {
+		cmd := newApplyCmd()
+		var out bytes.Buffer
+		cmd.SetOut(&out)
+		cmd.SetErr(&out)
+		cmd.SetArgs(append([]string{"--arrivals", "sessions.csv", "--yes"}, extra...))
+		err := cmd.Execute()
+		var ee *exitError
+		if !errors.As(err, &ee) || ee.code != exitBadUsage || !strings.Contains(err.Error(), "apply does not take --arrivals: a file's sessions are replayed with plan --arrivals FILE") {
+			t.Errorf("apply --arrivals %q: %v, want the usage error that says where --arrivals goes", extra, err)
+		}
+	}
+	var help bytes.Buffer
+	cmd := newApplyCmd()
+	cmd.SetOut(&help)
+	cmd.SetArgs([]string{"--help"})
+	if err := cmd.Execute(); err != nil || strings.Contains(help.String(), "--arrivals") {
+		t.Errorf("apply --help offers --arrivals (%v):\n%s", err, help.String())
+	}
+}
+
 // TestApplySuggestReplay: today's file gives i-demo-numa0 too little for
 // the sessions it ran; apply --suggest --replay writes the amounts that
 // start them all, after the usual confirmation (--yes), and the file
