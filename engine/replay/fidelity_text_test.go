@@ -167,3 +167,20 @@ func TestAgentWithoutSessions(t *testing.T) {
 		t.Errorf("i-node-b's verdict missing:\n%s", out)
 	}
 }
+
+// TestEmptySpanVerdict: a span of the record that holds no session says
+// so, as each agent's line does, not "all 0 session(s) start".
+func TestEmptySpanVerdict(t *testing.T) {
+	rec := loadWhole(t, scriptedWeek(t).reader())
+	empty := *rec
+	empty.Sessions = nil
+	doc := NewDoc(&empty, Run(&empty, empty.AsItWas(), Options{Fidelity: true, Word: Printed}), nil)
+	var sb strings.Builder
+	if err := doc.WriteText(&sb); err != nil {
+		t.Fatal(err)
+	}
+	out := sb.String()
+	if want := "verdict: no session in the span: nothing to judge the partition by\n"; !strings.HasSuffix(out, want) || strings.Contains(out, "all 0 session(s)") {
+		t.Errorf("the text does not end with %q:\n%s", want, out)
+	}
+}

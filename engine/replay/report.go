@@ -329,6 +329,10 @@ func (d *Doc) WriteText(w io.Writer) error {
 	}
 	refused := d.RefusedCount()
 	switch {
+	case d.Sessions == 0:
+		// "all 0 session(s) start" read as a partition that serves the
+		// span, as each agent's line did.
+		fmt.Fprintln(ew, "verdict: no session in the span: nothing to judge the partition by")
 	case refused == 0:
 		fmt.Fprintf(ew, "verdict: all %d session(s) start\n", d.Sessions)
 	case !d.Proposal && !d.Arrivals:
