@@ -251,7 +251,9 @@ change flag: when the rules would have refused some the record saw run).
   fgtop plan --config agent.toml --from draft.toml --devices mock-accelerator.toml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, stop := signalContext(cmd)
+			// plan writes nothing: a signal ends it within forceAfter
+			// even mid-replay, which does not stop on ctx.
+			ctx, stop := notifyStop(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			if on, err := rf.on(); err != nil || on {
 				if err != nil {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/fgtop/fgtop/internal/safefile"
 	"io"
 	"os"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/fgtop/fgtop/engine/partition"
 	"github.com/fgtop/fgtop/engine/replay"
 	"github.com/fgtop/fgtop/internal/jsonout"
+	"github.com/fgtop/fgtop/internal/safefile"
 	"github.com/fgtop/fgtop/model"
 	"github.com/spf13/cobra"
 )
@@ -24,9 +24,7 @@ type replayFlags struct {
 	suggest                 bool
 	// arrivals replays sessions from a file instead of the record.
 	arrivals string
-	// changed reports whether a flag was given, empty or not (nil: none
-	// was): --replay "$SPAN" with SPAN unset planned without replaying,
-	// exit 0 whatever the record would have refused.
+	// changed is replay.Ask's Given.
 	changed func(name string) bool
 }
 
@@ -41,35 +39,14 @@ func (f *replayFlags) register(cmd *cobra.Command) {
 	f.changed = fl.Changed
 }
 
-// on says whether the flags ask for a replay; the span flags without it
-// are a usage error.
+// on says whether the flags ask for a replay (replay.Ask); its errors
+// are usage errors.
 func (f *replayFlags) on() (bool, error) {
-	if f.changed != nil {
-		switch {
-		case f.arrivals == "" && f.changed("arrivals"):
-			return false, usageErr(`--arrivals "": want a file of sessions (CSV start,end,agent,slots or JSON lines)`)
-		case f.span == "" && f.changed("replay"):
-			return false, usageErr(`--replay "": want a span such as 7d, 36h or 1d12h`)
-		}
+	on, err := replay.Ask{Span: f.span, Since: f.since, Until: f.until, Dir: f.dir, Arrivals: f.arrivals, Suggest: f.suggest, Given: f.changed}.On()
+	if err != nil {
+		return false, usageErr("%w", err)
 	}
-	if f.arrivals != "" {
-		if f.span != "" || f.since != "" || f.until != "" || f.dir != "" || f.suggest {
-			return false, usageErr("--arrivals replays the sessions of a file, not the record: drop --replay, --since, --until, --history and --suggest")
-		}
-		return true, nil
-	}
-	if f.span == "" {
-		if f.suggest {
-			return false, usageErr("--suggest needs --replay: the amounts are found from the recorded sessions (--replay 7d)")
-		}
-		for name, v := range map[string]string{"--since": f.since, "--until": f.until, "--history": f.dir} {
-			if v != "" {
-				return false, usageErr("%s is for --replay: add --replay 7d (or another span) to replay the recorded sessions", name)
-			}
-		}
-		return false, nil
-	}
-	return true, nil
+	return on, nil
 }
 
 // window is the span the flags name, relative to now (replay.Window);

@@ -1,0 +1,50 @@
+package replay
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Ask is what plan's replay flags ask for: a span of the record (Span,
+// or Since and Until, from the history in Dir), or the sessions of a
+// file (Arrivals), and with Suggest the amounts that serve them.
+type Ask struct {
+	Span, Since, Until, Dir, Arrivals string
+	Suggest                           bool
+	// Given reports whether a flag (replay, arrivals) was given, empty
+	// or not; nil: none was. --replay "$SPAN" with SPAN unset planned
+	// without replaying, exit 0 whatever the record would have refused.
+	Given func(name string) bool
+}
+
+// On says whether a asks for a replay. Its error is bad usage: an empty
+// span or file, a span flag without a span, --arrivals with the
+// record's flags.
+func (a Ask) On() (bool, error) {
+	if a.Given != nil {
+		switch {
+		case a.Arrivals == "" && a.Given("arrivals"):
+			return false, errors.New(`--arrivals "": want a file of sessions (CSV start,end,agent,slots or JSON lines)`)
+		case a.Span == "" && a.Given("replay"):
+			return false, errors.New(`--replay "": want a span such as 7d, 36h or 1d12h`)
+		}
+	}
+	if a.Arrivals != "" {
+		if a.Span != "" || a.Since != "" || a.Until != "" || a.Dir != "" || a.Suggest {
+			return false, errors.New("--arrivals replays the sessions of a file, not the record: drop --replay, --since, --until, --history and --suggest")
+		}
+		return true, nil
+	}
+	if a.Span != "" {
+		return true, nil
+	}
+	if a.Suggest {
+		return false, errors.New("--suggest needs --replay: the amounts are found from the recorded sessions (--replay 7d)")
+	}
+	for _, f := range []struct{ name, v string }{{"--since", a.Since}, {"--until", a.Until}, {"--history", a.Dir}} {
+		if f.v != "" {
+			return false, fmt.Errorf("%s is for --replay: add --replay 7d (or another span) to replay the recorded sessions", f.name)
+		}
+	}
+	return false, nil
+}
