@@ -73,7 +73,7 @@ type RefusalDoc struct {
 	Reason     string             `json:"reason"`
 	CouldRunOn []model.AgentID    `json:"could_run_on"`
 	// Before: it was already running when the span began.
-	Before bool `json:"running_at_start,omitempty"`
+	Before bool `json:"running_at_start"`
 }
 
 // AgentDoc is one agent's lines.
@@ -84,9 +84,9 @@ type AgentDoc struct {
 	// RefusedRan counts, in the fidelity run (no proposal), the agent's
 	// sessions the rules would have refused though they ran: Refused is
 	// 0 there, since every session runs where it really ran.
-	RefusedRan int `json:"refused_though_ran,omitempty"`
+	RefusedRan int `json:"refused_though_ran"`
 	// Absent: the partition has no such agent; its sessions are refused.
-	Absent  bool      `json:"absent,omitempty"`
+	Absent  bool      `json:"absent"`
 	Slots   []SlotDoc `json:"slots"`
 	Verdict string    `json:"verdict"`
 }
