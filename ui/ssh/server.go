@@ -415,7 +415,9 @@ func (s *Server) Close() error {
 	}
 	s.mu.Unlock()
 	for _, ls := range live {
-		s.cut(ls, "fgtop serve is shutting down")
+		// The client is told "fgtop serve: " before the reason: the
+		// server's name again read "fgtop serve: fgtop serve is ...".
+		s.cut(ls, "the server is shutting down")
 	}
 	deadline := time.Now().Add(cutGrace)
 	for s.SessionCount() > 0 && time.Now().Before(deadline) {

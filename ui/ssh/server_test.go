@@ -754,3 +754,23 @@ func TestCloseRightAfterServe(t *testing.T) {
 		ln.Close()
 	}
 }
+
+// TestShutdownTellsSessions: Close ends every open session with the
+// reason, said once in fgtop's words, and exit status 1.
+func TestShutdownTellsSessions(t *testing.T) {
+	f := startServer(t, nil)
+	v := f.open(t, "victor", f.viewer, nil)
+	v.waitScreen(t, "[read-only]")
+	if err := f.srv.Close(); err != nil {
+		t.Fatal(err)
+	}
+	err := v.waitEnd(t)
+	var exit *gossh.ExitError
+	if !errors.As(err, &exit) || exit.ExitStatus() != 1 {
+		t.Fatalf("session ended with %v, want exit status 1", err)
+	}
+	got := v.stderr.raw()
+	if !strings.Contains(got, "fgtop serve: the server is shutting down") || strings.Count(got, "fgtop serve") != 1 {
+		t.Fatalf("the session was told %q, want \"fgtop serve: the server is shutting down\" once", got)
+	}
+}
