@@ -211,6 +211,19 @@ func (s *Server) sessionChannel(srv *ssh.Server, conn *gossh.ServerConn, nc goss
 	ssh.DefaultSessionHandler(srv, conn, filteredChannel{NewChannel: nc}, ctx)
 }
 
+// NoForwarding is what a client opening any channel but a session (ssh
+// -L, -D, -W: forwarding) is told.
+const NoForwarding = "fgtop serve forwards nothing: it serves the console (ssh -t) and read-only commands"
+
+// otherChannel refuses every channel type but "session", naming why.
+func (s *Server) otherChannel(_ *ssh.Server, conn *gossh.ServerConn, nc gossh.NewChannel, _ ssh.Context) {
+	if s.refused.allow() {
+		s.log.Info("refused channel", "user", agentconfig.CleanName(conn.User()), "remote", addrString(conn.RemoteAddr()),
+			"type", agentconfig.CleanName(nc.ChannelType()), "why", "forwarding")
+	}
+	_ = nc.Reject(gossh.Prohibited, NoForwarding)
+}
+
 // filteredChannel hands the session handler its channel's requests
 // through limitRequests.
 type filteredChannel struct{ gossh.NewChannel }

@@ -333,8 +333,11 @@ func New(cfg Config) (*Server, error) {
 			srv.ConnectionFailedCallback = s.connFailed
 			srv.ServerConfigCallback = s.serverConfig
 			// Only sessions, behind the limits; every other channel type
-			// (forwarding) is refused by having no handler.
-			srv.ChannelHandlers = map[string]ssh.ChannelHandler{"session": s.sessionChannel}
+			// (forwarding) is refused, saying so: the library's own
+			// refusal read "unknown channel type: unsupported channel
+			// type" on the client, which does not say that fgtop forwards
+			// nothing at all.
+			srv.ChannelHandlers = map[string]ssh.ChannelHandler{"session": s.sessionChannel, "default": s.otherChannel}
 			return nil
 		},
 	)
