@@ -306,6 +306,7 @@ func runServe(ctx context.Context, r serveRun) (err error) {
 		},
 		Listening: func(addr net.Addr) {
 			fmt.Fprintf(r.stderr, "fgtop serve: listening on %s (node %s); stop with Ctrl-C\n", addr, node)
+			warnNoKeys(r.stderr, r.serve.authorizedKeys)
 			if r.ready != nil {
 				r.ready(addr.String())
 			}
@@ -350,4 +351,29 @@ func idleConfig(d time.Duration) time.Duration {
 		return -1
 	}
 	return d
+}
+
+// warnNoKeys says on stderr when the authorized_keys file holds no key
+// fgtop accepts (empty, or every line skipped): the server then refuses
+// every login, and with --log the lines saying why went into the log
+// file, so the terminal showed "listening" and nothing else while every
+// client read "Permission denied". It is a warning, not an error: the
+// file is re-read when it changes, so keys may be added later.
+func warnNoKeys(w io.Writer, path string) {
+	ks, warns, err := sshserve.LoadAuthorizedKeys(path)
+	if err != nil {
+		return // the server read it a moment ago; its log says what changed
+	}
+	if ops, viewers := ks.Counts(); ops+viewers > 0 {
+		return
+	}
+	why := "it is empty"
+	if len(warns) > 0 {
+		why = warns[0]
+		if len(warns) > 1 {
+			why += fmt.Sprintf("; %d more in the log", len(warns)-1)
+		}
+	}
+	fmt.Fprintf(w, "fgtop serve: warning: --authorized-keys %s holds no key fgtop accepts (%s): every login is refused until one is added\n",
+		path, why)
 }

@@ -145,7 +145,10 @@ type demoServer struct {
 // A test that ends without stopping it has it stopped.
 func startDemoServe(t *testing.T, sf *serveFlags, r serveRun) *demoServer {
 	t.Helper()
-	r.src, r.console, r.serve, r.stderr = &sourceFlags{}, &consoleFlags{ascii: true, theme: "dark"}, sf, io.Discard
+	r.src, r.console, r.serve = &sourceFlags{}, &consoleFlags{ascii: true, theme: "dark"}, sf
+	if r.stderr == nil {
+		r.stderr = io.Discard
+	}
 	addrc := make(chan string, 1)
 	r.ready = func(a string) { addrc <- a }
 	ctx, cancel := context.WithCancel(context.Background())
