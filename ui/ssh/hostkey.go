@@ -84,7 +84,14 @@ func readHostKey(path string) ([]byte, error) {
 		return nil, fmt.Errorf("host key: %w", err)
 	}
 	if _, err := gossh.ParsePrivateKey(data); err != nil {
-		return nil, fmt.Errorf("host key %s: %w", path, err)
+		// The library's words ("ssh: no key found") did not say what was
+		// wrong with the file, nor what to do: a .pub named by mistake
+		// is the likely slip.
+		var pm *gossh.PassphraseMissingError
+		if errors.As(err, &pm) {
+			return nil, fmt.Errorf("host key %s: protected by a passphrase, which fgtop serve cannot ask for: remove it (ssh-keygen -p -N '' -f %s), or name a path where no file is to have a key made", path, path)
+		}
+		return nil, fmt.Errorf("host key %s: not an SSH private key (%w): name a private key file, not its .pub, or a path where no file is to have a key made", path, err)
 	}
 	return data, nil
 }

@@ -1,0 +1,58 @@
+package sshserve
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestHostKeyThatIsNotOneSaysWhat: a host key file that holds no private
+// key (a .pub named by mistake, junk) or one behind a passphrase is
+// refused in words that say which and what to do, not the library's "ssh:
+// no key found".
+func TestHostKeyThatIsNotOneSaysWhat(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name string
+		data func(t *testing.T) []byte
+		want string
+	}{
+		{"junk", func(*testing.T) []byte { return []byte("junk\n") }, "not an SSH private key"},
+		{"public key", func(t *testing.T) []byte {
+			pub := filepath.Join(dir, "k")
+			if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", pub).CombinedOutput(); err != nil {
+				t.Skipf("ssh-keygen: %v %s", err, out)
+			}
+			b, err := os.ReadFile(pub + ".pub")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return b
+		}, "not its .pub"},
+		{"passphrase", func(t *testing.T) []byte {
+			k := filepath.Join(dir, "locked")
+			if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "secret", "-f", k).CombinedOutput(); err != nil {
+				t.Skipf("ssh-keygen: %v %s", err, out)
+			}
+			b, err := os.ReadFile(k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return b
+		}, "protected by a passphrase"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(dir, "hk-"+strings.ReplaceAll(tt.name, " ", "-"))
+			if err := os.WriteFile(path, tt.data(t), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			_, created, err := LoadOrCreateHostKey(path)
+			if err == nil || created || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), path) {
+				t.Fatalf("err %v (created %v), want one naming %s and saying %q", err, created, path, tt.want)
+			}
+		})
+	}
+}
