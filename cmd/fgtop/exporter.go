@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"strconv"
 	"syscall"
 
 	"github.com/fgtop/fgtop/engine"
@@ -80,7 +81,7 @@ func (f *exporterFlags) check(cmd *cobra.Command) error {
 	if f.listen == "" {
 		return usageErr("exporter: --listen HOST:PORT is required (e.g. --listen 127.0.0.1:9477)")
 	}
-	if err := checkListen("--listen", f.listen); err != nil {
+	if err := checkListen("--listen", f.listen, "127.0.0.1:9477"); err != nil {
 		return err
 	}
 	if cmd.Flags().Changed("node") && !metrics.ValidNode(f.node) {
@@ -106,14 +107,20 @@ func checkDemoFlags(cmd *cobra.Command, command string, demo bool, source ...str
 	return nil
 }
 
-// checkListen validates a HOST:PORT flag value.
-func checkListen(flag, v string) error {
+// checkListen validates a HOST:PORT flag value; eg is an example of one.
+// An empty port made the server listen on one the kernel picked, and a
+// port past 65535 was refused in Go's words ("address 99999: invalid
+// port"); a service name (127.0.0.1:ssh) is left to the listener.
+func checkListen(flag, v, eg string) error {
 	_, port, err := net.SplitHostPort(v)
 	if err != nil {
-		return usageErr("%s %q: want HOST:PORT (e.g. 127.0.0.1:9477)", flag, v)
+		return usageErr("%s %q: want HOST:PORT (e.g. %s)", flag, v, eg)
 	}
 	if port == "" {
-		return usageErr("%s %q: the port is missing (e.g. 127.0.0.1:9477)", flag, v)
+		return usageErr("%s %q: the port is missing (e.g. %s)", flag, v, eg)
+	}
+	if n, err := strconv.Atoi(port); err == nil && (n < 0 || n > 65535) {
+		return usageErr("%s %q: port %d is out of range (0 to 65535; e.g. %s)", flag, v, n, eg)
 	}
 	return nil
 }

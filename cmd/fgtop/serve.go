@@ -189,11 +189,11 @@ func (f *serveFlags) check(cmd *cobra.Command) error {
 			return usageErr("serve: --theme-dir %s: not a directory", f.themeDir)
 		}
 	}
-	if _, _, err := net.SplitHostPort(f.listen); err != nil {
-		return usageErr("serve: --listen %q: want HOST:PORT", f.listen)
+	if err := checkListen("serve: --listen", f.listen, "127.0.0.1:2222"); err != nil {
+		return err
 	}
 	if f.metricsListen != "" {
-		if err := checkListen("serve: --metrics-listen", f.metricsListen); err != nil {
+		if err := checkListen("serve: --metrics-listen", f.metricsListen, "127.0.0.1:9477"); err != nil {
 			return err
 		}
 	}
