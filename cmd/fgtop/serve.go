@@ -305,7 +305,14 @@ func runServe(ctx context.Context, r serveRun) (err error) {
 			}
 		},
 		Listening: func(addr net.Addr) {
-			fmt.Fprintf(r.stderr, "fgtop serve: listening on %s (node %s); stop with Ctrl-C\n", addr, node)
+			// --readonly overrides every key's role: said here, since an
+			// operator who started it so at night otherwise finds out only
+			// when the console refuses to edit.
+			ro := ""
+			if r.console.readOnly {
+				ro = "; read-only: every key is a viewer"
+			}
+			fmt.Fprintf(r.stderr, "fgtop serve: listening on %s (node %s%s); stop with Ctrl-C\n", addr, node, ro)
 			warnNoKeys(r.stderr, r.serve.authorizedKeys)
 			if r.ready != nil {
 				r.ready(addr.String())

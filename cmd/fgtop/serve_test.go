@@ -145,7 +145,8 @@ type demoServer struct {
 // A test that ends without stopping it has it stopped.
 func startDemoServe(t *testing.T, sf *serveFlags, r serveRun) *demoServer {
 	t.Helper()
-	r.src, r.console, r.serve = &sourceFlags{}, &consoleFlags{ascii: true, theme: "dark"}, sf
+	ro := r.console != nil && r.console.readOnly
+	r.src, r.console, r.serve = &sourceFlags{}, &consoleFlags{ascii: true, theme: "dark", readOnly: ro}, sf
 	if r.stderr == nil {
 		r.stderr = io.Discard
 	}
