@@ -84,7 +84,12 @@ func newWatchCmd() *cobra.Command {
 	}
 	src.register(cmd)
 	src.registerLive(cmd)
-	cf.register(cmd, false)
+	// --readonly is taken and changes nothing: the README names watch and
+	// --readonly together, and `fgtop watch --readonly` was refused as an
+	// unknown flag. Hidden, so help does not offer a flag that does
+	// nothing.
+	cf.register(cmd, true)
+	_ = cmd.Flags().MarkHidden("readonly")
 	return cmd
 }
 
