@@ -76,9 +76,6 @@ func readHostKey(path string) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("host key %s: not a regular file", path)
 	}
-	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
-		return nil, fmt.Errorf("host key %s: mode %04o lets others read it: chmod 600 %s", path, perm, path)
-	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("host key: %w", err)
@@ -92,6 +89,12 @@ func readHostKey(path string) ([]byte, error) {
 			return nil, fmt.Errorf("host key %s: protected by a passphrase, which fgtop serve cannot ask for: remove it (ssh-keygen -p -N '' -f %s), or name a path where no file is to have a key made", path, path)
 		}
 		return nil, fmt.Errorf("host key %s: not an SSH private key (%w): name a private key file, not its .pub, or a path where no file is to have a key made", path, err)
+	}
+	// After the parse: a .pub named by mistake (mode 0644, as public keys
+	// are) was told to chmod 600 itself, and only then that it is no
+	// private key.
+	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+		return nil, fmt.Errorf("host key %s: mode %04o lets others read it: chmod 600 %s", path, perm, path)
 	}
 	return data, nil
 }
