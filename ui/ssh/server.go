@@ -495,7 +495,15 @@ func (s *Server) connFailed(conn net.Conn, err error) {
 	if !s.refused.allow() {
 		return
 	}
-	s.log.Info("refused connection", "remote", addrString(conn.RemoteAddr()), "err", err.Error())
+	args := []any{"remote", addrString(conn.RemoteAddr())}
+	// The handshake's deadline reads "read tcp A->B: i/o timeout" in
+	// Go's words: say what it means (a client that never logged in, such
+	// as nc or a port scan), keeping the error beside it.
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		args = append(args, "why", "not logged in within "+handshakeTimeout.String())
+	}
+	s.log.Info("refused connection", append(args, "err", err.Error())...)
 }
 
 // refuse ends a session before any console starts, telling the client
