@@ -84,10 +84,8 @@ func newWatchCmd() *cobra.Command {
 	}
 	src.register(cmd)
 	src.registerLive(cmd)
-	// --readonly is taken and changes nothing: the README names watch and
-	// --readonly together, and `fgtop watch --readonly` was refused as an
-	// unknown flag. Hidden, so help does not offer a flag that does
-	// nothing.
+	// Taken, hidden, changing nothing: the README names watch and
+	// --readonly together, and `watch --readonly` was an unknown flag.
 	cf.register(cmd, true)
 	_ = cmd.Flags().MarkHidden("readonly")
 	return cmd

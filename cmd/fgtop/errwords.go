@@ -8,12 +8,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/internal/listenaddr"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -197,17 +197,7 @@ func missingFile(err error) string {
 	return ""
 }
 
-// listenErr words a failure to listen on addr (flag names it): the port
-// taken, a port that needs root, an address this machine does not have,
-// each with what to do. Always a usage error (exit 2).
+// listenErr is listenaddr.Failed, bad usage (exit 2).
 func listenErr(flag, addr string, err error) error {
-	switch {
-	case errors.Is(err, syscall.EADDRINUSE):
-		return usageErr("%s %s: the address is in use (another program listens there): pick another port, or stop that program (ss -ltnp shows which)", flag, addr)
-	case errors.Is(err, syscall.EACCES):
-		return usageErr("%s %s: permission denied: ports below 1024 need root; pick a port above 1024", flag, addr)
-	case errors.Is(err, syscall.EADDRNOTAVAIL):
-		return usageErr("%s %s: this machine has no such address: use 127.0.0.1, 0.0.0.0 (every interface) or one of its own addresses", flag, addr)
-	}
-	return usageErr("%s %s: %v", flag, addr, err)
+	return usageErr("%s %w", flag, listenaddr.Failed(addr, err))
 }

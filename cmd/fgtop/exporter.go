@@ -5,14 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
-	"strconv"
 	"syscall"
 
 	"github.com/fgtop/fgtop/engine"
 	"github.com/fgtop/fgtop/engine/metrics"
 	"github.com/fgtop/fgtop/internal/buildinfo"
+	"github.com/fgtop/fgtop/internal/listenaddr"
 	"github.com/spf13/cobra"
 )
 
@@ -107,20 +106,10 @@ func checkDemoFlags(cmd *cobra.Command, command string, demo bool, source ...str
 	return nil
 }
 
-// checkListen validates a HOST:PORT flag value; eg is an example of one.
-// An empty port made the server listen on one the kernel picked, and a
-// port past 65535 was refused in Go's words ("address 99999: invalid
-// port"); a service name (127.0.0.1:ssh) is left to the listener.
+// checkListen is listenaddr.Check of a flag's value, bad usage.
 func checkListen(flag, v, eg string) error {
-	_, port, err := net.SplitHostPort(v)
-	if err != nil {
-		return usageErr("%s %q: want HOST:PORT (e.g. %s)", flag, v, eg)
-	}
-	if port == "" {
-		return usageErr("%s %q: the port is missing (e.g. %s)", flag, v, eg)
-	}
-	if n, err := strconv.Atoi(port); err == nil && (n < 0 || n > 65535) {
-		return usageErr("%s %q: port %d is out of range (0 to 65535; e.g. %s)", flag, v, n, eg)
+	if err := listenaddr.Check(v, eg); err != nil {
+		return usageErr("%s %w", flag, err)
 	}
 	return nil
 }

@@ -305,15 +305,15 @@ func runServe(ctx context.Context, r serveRun) (err error) {
 			}
 		},
 		Listening: func(addr net.Addr) {
-			// --readonly overrides every key's role: said here, since an
-			// operator who started it so at night otherwise finds out only
-			// when the console refuses to edit.
+			// Else an operator learns it only when the console will not edit.
 			ro := ""
 			if r.console.readOnly {
 				ro = "; read-only: every key is a viewer"
 			}
 			fmt.Fprintf(r.stderr, "fgtop serve: listening on %s (node %s%s); stop with Ctrl-C\n", addr, node, ro)
-			warnNoKeys(r.stderr, r.serve.authorizedKeys)
+			if w := sshserve.NoKeysWarning(r.serve.authorizedKeys); w != "" {
+				fmt.Fprintln(r.stderr, "fgtop serve: warning: "+w)
+			}
 			if r.ready != nil {
 				r.ready(addr.String())
 			}
@@ -358,29 +358,4 @@ func idleConfig(d time.Duration) time.Duration {
 		return -1
 	}
 	return d
-}
-
-// warnNoKeys says on stderr when the authorized_keys file holds no key
-// fgtop accepts (empty, or every line skipped): the server then refuses
-// every login, and with --log the lines saying why went into the log
-// file, so the terminal showed "listening" and nothing else while every
-// client read "Permission denied". It is a warning, not an error: the
-// file is re-read when it changes, so keys may be added later.
-func warnNoKeys(w io.Writer, path string) {
-	ks, warns, err := sshserve.LoadAuthorizedKeys(path)
-	if err != nil {
-		return // the server read it a moment ago; its log says what changed
-	}
-	if ops, viewers := ks.Counts(); ops+viewers > 0 {
-		return
-	}
-	why := "it is empty"
-	if len(warns) > 0 {
-		why = warns[0]
-		if len(warns) > 1 {
-			why += fmt.Sprintf("; %d more in the log", len(warns)-1)
-		}
-	}
-	fmt.Fprintf(w, "fgtop serve: warning: --authorized-keys %s holds no key fgtop accepts (%s): every login is refused until one is added\n",
-		path, why)
 }

@@ -255,3 +255,29 @@ func (ks *KeySet) Counts() (operators, viewers int) {
 	}
 	return operators, viewers
 }
+
+// NoKeysWarning is what to say when the authorized_keys file at path
+// holds no key fgtop accepts (empty, or every line skipped), "" when it
+// holds one or cannot be read now (the server read it a moment ago; its
+// log says what changed). The server then refuses every login, and with
+// --log the lines saying why went into the log file, so the terminal
+// showed "listening" and nothing else while every client read
+// "Permission denied". A warning, not an error: the file is re-read when
+// it changes, so keys may be added later.
+func NoKeysWarning(path string) string {
+	ks, warns, err := LoadAuthorizedKeys(path)
+	if err != nil {
+		return ""
+	}
+	if ops, viewers := ks.Counts(); ops+viewers > 0 {
+		return ""
+	}
+	why := "it is empty"
+	if len(warns) > 0 {
+		why = warns[0]
+		if len(warns) > 1 {
+			why += fmt.Sprintf("; %d more in the log", len(warns)-1)
+		}
+	}
+	return fmt.Sprintf("--authorized-keys %s holds no key fgtop accepts (%s): every login is refused until one is added", path, why)
+}
