@@ -549,7 +549,8 @@ func (s *Server) gate(next ssh.Handler) ssh.Handler {
 			s.refuse(sess, id, streamUsage, true)
 			return
 		}
-		if cmdline := sess.Command(); len(cmdline) > 0 && cmdline[0] == HistoryCommand {
+		cmdline := commandOf(sess.Command())
+		if len(cmdline) > 0 && cmdline[0] == HistoryCommand {
 			q, err := parseHistory(cmdline)
 			if err != nil {
 				s.refuse(sess, id, err.Error(), true)
@@ -565,7 +566,7 @@ func (s *Server) gate(next ssh.Handler) ssh.Handler {
 			s.history(ls, q)
 			return
 		}
-		if cmdline := sess.Command(); len(cmdline) > 0 {
+		if len(cmdline) > 0 {
 			// The read-only snapshot stream: any authorized key, no
 			// terminal needed, the same limits as a console.
 			sp, err := parseStream(cmdline)

@@ -442,6 +442,10 @@ func TestExecExitStatus(t *testing.T) {
 		{"an unknown command", "cat /etc/passwd", 2, "runs read-only commands"},
 		{"a console without a terminal", "", 2, "the console needs a terminal"},
 		{"a history query on a node with no record", "history --json --device GPU1", 1, "this node keeps no record"},
+		// The local command's words: a leading fgtop is the command's name.
+		{"fgtop before the command", "fgtop history --json --device GPU1", 1, "this node keeps no record"},
+		{"fgtop by its path", "/usr/local/bin/fgtop snapshot --at -1h --json", 2, `--at "-1h": want an RFC 3339 time`},
+		{"fgtop alone without a terminal", "fgtop", 2, "the console needs a terminal"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package sshserve
 
 import (
 	"fmt"
+	"path"
 	"strings"
 	"time"
 
@@ -45,6 +46,17 @@ type streamSpec struct {
 
 // parseStream parses the exec command of a snapshot stream. Only the
 // full-snapshot form exists here: it is what a fleet reads.
+// commandOf is an exec request's command without a leading fgtop (a
+// word whose last path element is fgtop): `ssh node fgtop snapshot
+// --json` is how an operator who knows the local command types it, and
+// `ssh -t node fgtop` asks for the console.
+func commandOf(args []string) []string {
+	if len(args) > 0 && path.Base(args[0]) == "fgtop" {
+		return args[1:]
+	}
+	return args
+}
+
 func parseStream(args []string) (streamSpec, error) {
 	sp := streamSpec{heartbeat: DefaultStreamHeartbeat}
 	if len(args) == 0 || args[0] != StreamCommand || len(args) > maxStreamArgs {
