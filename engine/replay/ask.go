@@ -3,6 +3,7 @@ package replay
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Ask is what plan's replay flags ask for: a span of the record (Span,
@@ -30,8 +31,18 @@ func (a Ask) On() (bool, error) {
 		}
 	}
 	if a.Arrivals != "" {
-		if a.Span != "" || a.Since != "" || a.Until != "" || a.Dir != "" || a.Suggest {
-			return false, errors.New("--arrivals replays the sessions of a file, not the record: drop --replay, --since, --until, --history and --suggest")
+		// The record's flags given beside it, named as given.
+		var drop []string
+		for _, f := range []struct {
+			name string
+			on   bool
+		}{{"--replay", a.Span != ""}, {"--since", a.Since != ""}, {"--until", a.Until != ""}, {"--history", a.Dir != ""}, {"--suggest", a.Suggest}} {
+			if f.on {
+				drop = append(drop, f.name)
+			}
+		}
+		if len(drop) > 0 {
+			return false, fmt.Errorf("--arrivals replays the sessions of a file, not the record: drop %s", strings.Join(drop, " and "))
 		}
 		return true, nil
 	}
