@@ -3,6 +3,7 @@ package history
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -115,14 +116,25 @@ func parseDayWord(s string, now time.Time) (t time.Time, ok bool, err error) {
 	return t, true, nil
 }
 
+// ErrTooLong is ParseDays' error for a duration written well past what
+// a time.Duration holds (about 106,000 days): "99999999h" was told to
+// want a form it has.
+var ErrTooLong = errors.New("too long: at most 100000d")
+
 // ParseDays is a duration that may also count days ("7d", "1d12h").
 func ParseDays(s string) (time.Duration, error) {
 	d, err := parseDays(s)
 	if err != nil {
+		if s != "" && durationShape.MatchString(s) {
+			return 0, fmt.Errorf("duration %q: %w", s, ErrTooLong)
+		}
 		return 0, fmt.Errorf("duration %q: want for example 7d, 36h or 90m", s)
 	}
 	return d, nil
 }
+
+// durationShape is the form ParseDays reads, whatever the numbers.
+var durationShape = regexp.MustCompile(`^(\d+d)?(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))*$`)
 
 func parseDays(s string) (time.Duration, error) {
 	var days int64

@@ -16,6 +16,9 @@ import (
 // the flag it came from (--replay, --since, --until).
 func Window(span, since, until string, now time.Time) (from, to time.Time, err error) {
 	d, err := history.ParseDays(span)
+	if errors.Is(err, history.ErrTooLong) {
+		return from, to, fmt.Errorf("--replay %q: %w", span, history.ErrTooLong)
+	}
 	if err != nil || d <= 0 {
 		return from, to, fmt.Errorf("--replay %q: want a span such as 7d, 36h or 1d12h", span)
 	}
