@@ -62,36 +62,48 @@ func closestSlot(s SlotName, known []SlotName) SlotName {
 // for the name's length (a typo, not another name); a case difference
 // alone always counts as close. fgtop's "did you mean" (slots, agent.toml
 // keys, the console's commands) all ask it, so that they agree on what a
-// typo is. known may be in any order; ties go to the first in sorted order.
+// typo is. known may be in any order; where two names are as near, or
+// two begin alike, there is no answer: naming one would be a guess.
 func Closest(s string, known []string) string {
 	known = slices.Clone(known)
 	slices.Sort(known)
-	best, bestD := "", -1
+	best, bestD, ties := "", -1, 0
 	for _, k := range known {
 		if strings.EqualFold(k, s) {
 			return k
 		}
 		d := EditDistance(strings.ToLower(s), strings.ToLower(k))
-		if bestD < 0 || d < bestD {
-			best, bestD = k, d
+		switch {
+		case bestD < 0 || d < bestD:
+			best, bestD, ties = k, d, 1
+		case d == bestD && k != best:
+			ties++
 		}
 	}
-	// A name all of whose letters are wrong (:x for :q) is not a typo of it.
+	// A name all of whose letters are wrong (:x for :q) is not a typo of
+	// it; two names as near are no answer (i-node-numa2 is as much numa0
+	// as numa1: naming one would be a guess).
 	limit := max(1, min(3, len(s)/4))
 	if bestD >= 0 && bestD <= limit && bestD < len(s) {
+		if ties > 1 {
+			return ""
+		}
 		return best
 	}
-	// One name beginning the other ("memory" for mem, "cuda" for
-	// cuda.shares) is the name meant, where the shorter has 3 letters or
-	// more; known is sorted, so the first such is the answer.
+	// One name beginning the other ("memory" for mem) is the name meant,
+	// where the shorter has 3 letters or more, and only one name does.
 	ls := strings.ToLower(s)
+	match := ""
 	for _, k := range known {
 		lk := strings.ToLower(k)
 		if min(len(ls), len(lk)) >= 3 && (strings.HasPrefix(ls, lk) || strings.HasPrefix(lk, ls)) {
-			return k
+			if match != "" && match != k {
+				return ""
+			}
+			match = k
 		}
 	}
-	return ""
+	return match
 }
 
 // EditDistance is the Damerau (optimal string alignment) distance between

@@ -88,6 +88,14 @@ func TestClosest(t *testing.T) {
 		{"nosuch", cmds, ""},
 		{"", cmds, ""},
 		{"fit", nil, ""},
+		// Two names as near, or two that begin alike: no answer, not the
+		// first in sorted order.
+		{"i-gpu-node01-numa2", []string{"i-gpu-node01-numa0", "i-gpu-node01-numa1"}, ""},
+		{"i-gpu-node01", []string{"i-gpu-node01-numa0", "i-gpu-node01-numa1"}, ""},
+		{"i-gpu-node01-numa", []string{"i-gpu-node01-numa0", "i-gpu-node01-numa1"}, ""},
+		{"i-gpu-node01-numo1", []string{"i-gpu-node01-numa0", "i-gpu-node01-numa1"}, "i-gpu-node01-numa1"},
+		{"cuda", []string{"cuda.device", "cuda.shares"}, ""},
+		{"memory", []string{"cpu", "mem"}, "mem"},
 	} {
 		if got := Closest(c.s, c.known); got != c.want {
 			t.Errorf("Closest(%q) = %q, want %q", c.s, got, c.want)
