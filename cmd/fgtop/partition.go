@@ -391,7 +391,7 @@ written), 2 an invalid plan or bad usage, 3 applied but --restart-cmd failed.
 			}
 			ctx, stop := signalContext(cmd)
 			defer stop()
-			if rf.arrivals != "" {
+			if rf.arrivals != "" || cmd.Flags().Changed("arrivals") {
 				// rf.on() takes it for a replay, which asked for
 				// --suggest, which --arrivals then refused: a loop.
 				return usageErr("apply does not take --arrivals: a file's sessions are replayed with plan --arrivals FILE and the change flags; apply those change flags without it")

@@ -258,12 +258,15 @@ func TestReadHistoryDirUsage(t *testing.T) {
 // with it was told to drop --suggest: a loop. It is refused as such, with
 // or without --suggest, and apply's help does not offer the flag.
 func TestApplyRefusesArrivals(t *testing.T) {
-	for _, extra := range [][]string{{"--slot", "i-a=cpu=1"}, {"--suggest"}} {
+	// An empty --arrivals too: told it wants a file, then that apply
+	// takes none, was a loop.
+	for _, args := range [][]string{{"--arrivals", "sessions.csv", "--slot", "i-a=cpu=1"}, {"--arrivals", "sessions.csv", "--suggest"}, {"--arrivals", "", "--slot", "i-a=cpu=1"}} {
+		extra := args
 		cmd := newApplyCmd()
 		var out bytes.Buffer
 		cmd.SetOut(&out)
 		cmd.SetErr(&out)
-		cmd.SetArgs(append([]string{"--arrivals", "sessions.csv", "--yes"}, extra...))
+		cmd.SetArgs(append([]string{"--yes"}, args...))
 		err := cmd.Execute()
 		var ee *exitError
 		if !errors.As(err, &ee) || ee.code != exitBadUsage || !strings.Contains(err.Error(), "apply does not take --arrivals: a file's sessions are replayed with plan --arrivals FILE") {

@@ -22,21 +22,18 @@ type Ask struct {
 // span or file, a span flag without a span, --arrivals with the
 // record's flags.
 func (a Ask) On() (bool, error) {
-	if a.Given != nil {
-		switch {
-		case a.Arrivals == "" && a.Given("arrivals"):
-			return false, errors.New(`--arrivals "": want a file of sessions (CSV start,end,agent,slots or JSON lines)`)
-		case a.Span == "" && a.Given("replay"):
-			return false, errors.New(`--replay "": want a span such as 7d, 36h or 1d12h`)
-		}
+	given := func(name string) bool { return a.Given != nil && a.Given(name) }
+	if a.Arrivals == "" && given("arrivals") {
+		return false, errors.New(`--arrivals "": want a file of sessions (CSV start,end,agent,slots or JSON lines)`)
 	}
 	if a.Arrivals != "" {
-		// The record's flags given beside it, named as given.
+		// The record's flags given beside it, named as given (an empty
+		// --replay too: told it wants a span, then to drop it, was a loop).
 		var drop []string
 		for _, f := range []struct {
 			name string
 			on   bool
-		}{{"--replay", a.Span != ""}, {"--since", a.Since != ""}, {"--until", a.Until != ""}, {"--history", a.Dir != ""}, {"--suggest", a.Suggest}} {
+		}{{"--replay", a.Span != "" || given("replay")}, {"--since", a.Since != ""}, {"--until", a.Until != ""}, {"--history", a.Dir != ""}, {"--suggest", a.Suggest}} {
 			if f.on {
 				drop = append(drop, f.name)
 			}
@@ -48,6 +45,9 @@ func (a Ask) On() (bool, error) {
 	}
 	if a.Span != "" {
 		return true, nil
+	}
+	if given("replay") {
+		return false, errors.New(`--replay "": want a span such as 7d, 36h or 1d12h`)
 	}
 	if a.Suggest {
 		return false, errors.New("--suggest needs --replay: the amounts are found from the recorded sessions (--replay 7d)")

@@ -29,6 +29,8 @@ func TestAskOn(t *testing.T) {
 		{"empty file given", Ask{Given: given("arrivals")}, false, `--arrivals "": want a file`},
 		{"file and span", Ask{Arrivals: "f.csv", Span: "1d"}, false, "not the record: drop --replay"},
 		{"file and suggest", Ask{Arrivals: "f.csv", Suggest: true}, false, "not the record: drop --suggest"},
+		{"file and an empty span", Ask{Arrivals: "f.csv", Given: given("replay", "arrivals")}, false, "not the record: drop --replay"},
+		{"an empty span and suggest", Ask{Suggest: true, Given: given("replay")}, false, `--replay "": want a span`},
 		{"file, history and suggest", Ask{Arrivals: "f.csv", Dir: "/h", Suggest: true}, false, "drop --history and --suggest"},
 		{"suggest alone", Ask{Suggest: true}, false, "--suggest needs --replay"},
 		{"until alone", Ask{Until: "-1h"}, false, "--until is for --replay"},
