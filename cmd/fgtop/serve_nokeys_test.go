@@ -17,7 +17,8 @@ func TestServeWarnsWhenNoKeyIsAccepted(t *testing.T) {
 		name, keys string
 		want       []string // on stderr; none: no warning
 	}{
-		{"empty", "", []string{"holds no key fgtop accepts (it is empty)", "every login is refused"}},
+		{"empty", "", []string{"holds no key fgtop accepts (it holds no key line)", "every login is refused"}},
+		{"comments only", "# add keys here\n", []string{"holds no key fgtop accepts (it holds no key line)"}},
 		{"garbage", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk\n", []string{"holds no key fgtop accepts (line 1: not an OpenSSH public key: skipped; 1 more in the log)"}},
 		{"usable", "", nil},
 	} {

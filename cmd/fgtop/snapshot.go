@@ -148,8 +148,9 @@ const (
 	allocAbsolute = report.FormAllocAbsolute
 )
 
-// reportProblems lists on stderr the files that were skipped and those
-// counted with a warning (report.Problems).
+// reportProblems lists on stderr the device flags that match no device,
+// the files that were skipped and those counted with a warning
+// (report.Problems).
 func reportProblems(stderr io.Writer, s *model.Snapshot) {
 	for _, p := range report.Problems(s) {
 		fmt.Fprintf(stderr, "fgtop: %s\n", p)

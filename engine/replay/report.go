@@ -40,7 +40,7 @@ type Doc struct {
 	Agents  []AgentDoc   `json:"agents"`
 	AsItWas AsItWasDoc   `json:"as_it_was"`
 	Missing []MissingDoc `json:"missing"`
-	Notes   []string     `json:"notes,omitempty"`
+	Notes   []string     `json:"notes"`
 	// ServesAll: every session the record saw run would have started.
 	ServesAll bool `json:"serves_all"`
 	// Suggested are the amounts --suggest found, per agent and slot.
@@ -147,7 +147,9 @@ func NewDoc(rec *Record, asWas, prop *Result) *Doc { return newDoc(rec, asWas, p
 // nothing is said of a record.
 func newDoc(rec *Record, asWas, prop *Result, arrivals bool) *Doc {
 	d := &Doc{Schema: Schema, Node: rec.Node, From: rec.From, To: rec.To, Routing: Routing, Sessions: len(rec.Sessions), Proposal: prop != nil,
-		Arrivals: arrivals, Notes: rec.Notes, Refused: []RefusalDoc{}, Agents: []AgentDoc{}, Missing: []MissingDoc{}}
+		// A copy, never nil: the record is shared (the editor's cache),
+		// and appending to its notes could write into its array.
+		Arrivals: arrivals, Notes: append([]string{}, rec.Notes...), Refused: []RefusalDoc{}, Agents: []AgentDoc{}, Missing: []MissingDoc{}}
 	for i := range rec.Sessions {
 		if rec.Sessions[i].Before {
 			d.Before++

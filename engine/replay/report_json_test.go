@@ -16,6 +16,7 @@ func TestDocFieldsAlwaysPresent(t *testing.T) {
 	}{
 		{AgentDoc{}, []string{`"refused_though_ran":0`, `"absent":false`}},
 		{RefusalDoc{}, []string{`"running_at_start":false`}},
+		{newDoc(&Record{}, &Result{}, nil, false), []string{`"notes":[]`}},
 	} {
 		b, err := json.Marshal(c.v)
 		if err != nil {

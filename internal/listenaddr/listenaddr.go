@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"strings"
 	"syscall"
 )
 
@@ -24,8 +25,11 @@ func Check(v, eg string) error {
 	case port == "":
 		return fmt.Errorf("%q: the port is missing (e.g. %s)", v, eg)
 	}
-	if n, err := strconv.Atoi(port); err == nil && (n < 0 || n > 65535) {
-		return fmt.Errorf("%q: port %d is out of range (0 to 65535; e.g. %s)", v, n, eg)
+	// Digits only: a service name (ssh) is the listener's to look up.
+	if strings.Trim(port, "0123456789") == "" {
+		if n, err := strconv.Atoi(port); err != nil || n > 65535 {
+			return fmt.Errorf("%q: port %s is out of range (0 to 65535; e.g. %s)", v, port, eg)
+		}
 	}
 	return nil
 }

@@ -269,9 +269,10 @@ func (d *Derived) deriveIssues() {
 			// The kernels pane's short id; inside a path it is marked as
 			// cut, where a bare prefix read as a path that does not
 			// exist. The detail and the WHERE column keep the whole.
-			sh := d.ShortID(is.Kernel)
-			r := strings.NewReplacer(id+"/", sh+d.G.Ellipsis+"/", id, sh)
-			msg, short = r.Replace(msg), r.Replace(short)
+			if sh := d.ShortID(is.Kernel); sh != id {
+				r := strings.NewReplacer(id+"/", sh+d.G.Ellipsis+"/", id, sh)
+				msg, short = r.Replace(msg), r.Replace(short)
+			}
 		}
 		r := IssueRow{Is: is, Text: is.Code + ": " + msg, Short: shortIssue(short)}
 		switch is.Severity {

@@ -53,3 +53,18 @@ func TestIssueKernelIDTellsApart(t *testing.T) {
 		t.Errorf("a kernel not listed: %q", got)
 	}
 }
+
+// TestIssueKernelIDWholeIsNotMarked: where the pane's id is the whole id
+// (two ids alike but for their last character), a path keeps it whole,
+// with no mark of a cut that was not made.
+func TestIssueKernelIDWholeIsNotMarked(t *testing.T) {
+	const a, b = "abcdef12-3456-4111-8111-111111111111", "abcdef12-3456-4111-8111-111111111112"
+	path := "/s/" + b + "/config/resource.txt"
+	s := &model.Snapshot{Issues: []model.Issue{{Severity: model.SevError, Code: model.IssueParse, File: path, Kernel: b,
+		Message: "read " + path + ": not a regular file"}}}
+	s.SetKernels([]*model.Kernel{{ID: a, State: model.KernelOK}, {ID: b, State: model.KernelOK}})
+	d := Derive(s, DeriveOptions{Th: kit.DefaultThresholds(), G: kit.UnicodeGlyphs(false)}, nil)
+	if len(d.Issues) != 1 || !strings.HasSuffix(d.Issues[0].Text, "read "+path+": not a regular file") {
+		t.Fatalf("issue rows %+v", d.Issues)
+	}
+}

@@ -272,7 +272,7 @@ func NoKeysWarning(path string) string {
 	if ops, viewers := ks.Counts(); ops+viewers > 0 {
 		return ""
 	}
-	why := "it is empty"
+	why := "it holds no key line"
 	if len(warns) > 0 {
 		why = warns[0]
 		if len(warns) > 1 {

@@ -44,8 +44,6 @@ type streamSpec struct {
 	at time.Time
 }
 
-// parseStream parses the exec command of a snapshot stream. Only the
-// full-snapshot form exists here: it is what a fleet reads.
 // commandOf is an exec request's command without a leading fgtop (a
 // word whose last path element is fgtop): `ssh node fgtop snapshot
 // --json` is how an operator who knows the local command types it, and
@@ -57,6 +55,8 @@ func commandOf(args []string) []string {
 	return args
 }
 
+// parseStream parses the exec command of a snapshot stream. Only the
+// full-snapshot form exists here: it is what a fleet reads.
 func parseStream(args []string) (streamSpec, error) {
 	sp := streamSpec{heartbeat: DefaultStreamHeartbeat}
 	if len(args) == 0 || args[0] != StreamCommand || len(args) > maxStreamArgs {
