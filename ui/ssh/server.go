@@ -761,9 +761,15 @@ func (s *Server) drop(ls *session, reason string) {
 // release unregisters a session that ended and says why it ended, on the
 // client's terminal (after the console restored it) and in the log.
 func (s *Server) release(sess ssh.Session, ls *session) {
-	s.mu.Lock()
-	delete(s.sessions, sess)
-	s.mu.Unlock()
+	// Counted until the client has its reason and exit status: Close
+	// waits for the count to reach 0 before it closes the connections,
+	// and a session deleted first was closed before its exit status
+	// went out ("exited without exit status" under load).
+	defer func() {
+		s.mu.Lock()
+		delete(s.sessions, sess)
+		s.mu.Unlock()
+	}()
 	if ls.idle != nil {
 		ls.idle.Stop()
 	}
