@@ -106,6 +106,16 @@ func Closest(s string, known []string) string {
 	return match
 }
 
+// DidYouMean is " (did you mean X?)" for the known name s most likely
+// misspells (Closest), "" when none is close: the words every error
+// about an unknown name adds after the name.
+func DidYouMean(s string, known []string) string {
+	if c := Closest(s, known); c != "" {
+		return " (did you mean " + c + "?)"
+	}
+	return ""
+}
+
 // EditDistance is the Damerau (optimal string alignment) distance between
 // a and b, in bytes: an omitted, extra, wrong or swapped letter costs 1.
 func EditDistance(a, b string) int {

@@ -310,10 +310,7 @@ func didYouMean(id model.AgentID, ids []model.AgentID) string {
 	for i, a := range ids {
 		s[i] = string(a)
 	}
-	if c := model.Closest(string(id), s); c != "" {
-		return " (did you mean " + c + "?)"
-	}
-	return ""
+	return model.DidYouMean(string(id), s)
 }
 
 func joinAgents(ids []model.AgentID) string {

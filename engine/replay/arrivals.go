@@ -168,11 +168,7 @@ func arrivalJSON(line string, types model.SlotTypes) (Session, error) {
 	keys := slices.Sorted(maps.Keys(m))
 	for _, k := range keys {
 		if !slices.Contains(sessionFields, k) {
-			mean := ""
-			if c := model.Closest(k, sessionFields); c != "" {
-				mean = " (did you mean " + c + "?)"
-			}
-			return Session{}, fmt.Errorf("not a session object: unknown field %q%s; a session's fields are %s", k, mean, strings.Join(sessionFields, ", "))
+			return Session{}, fmt.Errorf("not a session object: unknown field %q%s; a session's fields are %s", k, model.DidYouMean(k, sessionFields), strings.Join(sessionFields, ", "))
 		}
 	}
 	var v struct {

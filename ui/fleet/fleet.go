@@ -272,9 +272,7 @@ func (m *Model) noMatchText() string {
 	names = slices.Compact(names)
 	out := "no node matches the filter " + m.Filter
 	if pat, inverted := strings.CutPrefix(m.Filter, "!"); !inverted {
-		if c := model.Closest(pat, names); c != "" {
-			out += " (did you mean " + c + "?)"
-		}
+		out += model.DidYouMean(pat, names)
 	}
 	listed := names[:min(len(names), maxNamesListed)]
 	out += "; the nodes: " + strings.Join(listed, " ")
