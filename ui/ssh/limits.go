@@ -2,8 +2,11 @@ package sshserve
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"net"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -69,6 +72,11 @@ type connState struct {
 	// minute later the log said a connection long gone was closed for
 	// want of a console.
 	ended bool
+	// offered are the fingerprints of the keys the client offered that
+	// were refused (at most maxOffered), and told whether the client was
+	// shown why (refusalBanner): once a connection.
+	offered []string
+	told    bool
 }
 
 // onConn registers a new connection (before its handshake), or drops it
@@ -134,14 +142,72 @@ func (s *Server) keepAlive(ctx ssh.Context, cs *connState) {
 // serverConfig is a connection's SSH configuration, before the library
 // adds its own: a connection that authenticates stops counting against
 // the limits on unauthenticated ones.
+//
+// It offers keyboard-interactive after publickey, and refuses it always:
+// OpenSSH's client tries it only once every key it has was refused, so
+// that refusal is where the client is told why, in a banner it prints
+// (refusalBanner). A banner sent with a key's refusal would be printed
+// for every key the client tries before the one that works.
 func (s *Server) serverConfig(ctx ssh.Context) *gossh.ServerConfig {
-	return &gossh.ServerConfig{AuthLogCallback: func(_ gossh.ConnMetadata, _ string, err error) {
-		// Called after each attempt; nil only for the one that succeeded
-		// (a key's query, "would this key do", does not come here).
-		if cs := connStateOf(ctx); err == nil && cs != nil && cs.authed != nil {
-			cs.authed()
+	return &gossh.ServerConfig{
+		AuthLogCallback: func(_ gossh.ConnMetadata, _ string, err error) {
+			// Called after each attempt; nil only for the one that succeeded
+			// (a key's query, "would this key do", does not come here).
+			if cs := connStateOf(ctx); err == nil && cs != nil && cs.authed != nil {
+				cs.authed()
+			}
+		},
+		KeyboardInteractiveCallback: func(gossh.ConnMetadata, gossh.KeyboardInteractiveChallenge) (*gossh.Permissions, error) {
+			refused := errors.New("fgtop serve: no password or keyboard login, keys only")
+			cs := connStateOf(ctx)
+			if cs == nil {
+				return nil, refused
+			}
+			cs.mu.Lock()
+			defer cs.mu.Unlock()
+			if cs.told {
+				return nil, refused
+			}
+			cs.told = true
+			return nil, &gossh.BannerError{Err: refused, Message: refusalBanner(cs.offered)}
+		},
+	}
+}
+
+// maxOffered is how many refused keys' fingerprints a connection keeps for
+// its banner: a client that offers more is told the first ones.
+const maxOffered = 8
+
+// noteOffered keeps a refused key's fingerprint for the connection's
+// banner, once.
+func (cs *connState) noteOffered(fp string) {
+	if cs == nil {
+		return
+	}
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if len(cs.offered) < maxOffered && !slices.Contains(cs.offered, fp) {
+		cs.offered = append(cs.offered, fp)
+	}
+}
+
+// refusalBanner is what a client none of whose keys was let in is told:
+// which keys it offered (their SHA256 fingerprints, as ssh-keygen -l and
+// the server's log print them) and what to ask for. It names no file or
+// key of the server's: the client is not authenticated.
+func refusalBanner(offered []string) string {
+	var b strings.Builder
+	b.WriteString("fgtop serve: none of your keys is authorized on this node.\r\n")
+	if len(offered) == 0 {
+		b.WriteString("Your client offered no key: give one with ssh -i KEY.\r\n")
+	} else {
+		b.WriteString("Keys offered and refused:\r\n")
+		for _, fp := range offered {
+			b.WriteString("  " + fp + "\r\n")
 		}
-	}}
+	}
+	b.WriteString("Ask the node's operator to add your public key (KEY.pub) to the authorized keys file fgtop serve reads.\r\n")
+	return b.String()
 }
 
 func connStateOf(ctx ssh.Context) *connState {

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	gossh "golang.org/x/crypto/ssh"
+
 	"github.com/fgtop/fgtop/internal/sshtest"
 )
 
@@ -65,5 +67,56 @@ func TestOpenSSHClientInTmux(t *testing.T) {
 	}
 	if help := pane("role: viewer"); strings.Contains(help, "edit partition") {
 		t.Fatalf("the viewer's help offers editing:\n%s", help)
+	}
+}
+
+// TestOpenSSHUnknownKeyToldWhy logs in with the real OpenSSH client and a
+// key the server does not know: besides OpenSSH's own "Permission denied",
+// an interactive client prints fgtop's banner, once, naming the key it
+// offered and what to ask for. A client in BatchMode never tries
+// keyboard-interactive, so it gets OpenSSH's words alone; a known key's
+// login prints no banner.
+func TestOpenSSHUnknownKeyToldWhy(t *testing.T) {
+	if _, err := exec.LookPath("ssh"); err != nil {
+		t.Skip("ssh not installed")
+	}
+	f := startServer(t, nil)
+	dir := t.TempDir()
+	known := filepath.Join(dir, "known_hosts")
+	if err := os.WriteFile(known, []byte(sshtest.KnownHosts(f.addr, f.hostKey)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	host, port, _ := strings.Cut(f.addr, ":")
+	const banner = "none of your keys is authorized"
+	for _, tc := range []struct {
+		name, user, batch string
+		key               sshtest.Key
+		refused, told     bool
+	}{
+		{"unknown key", "mallory", "no", f.stranger, true, true},
+		{"unknown key in BatchMode", "mallory", "yes", f.stranger, true, false},
+		{"known key", "victor", "no", f.viewer, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			keyFile := filepath.Join(dir, "id_"+tc.user+tc.batch)
+			tc.key.WritePrivate(t, keyFile)
+			out, err := exec.Command("ssh", "-F", "none", "-T", "-i", keyFile, "-p", port, "-o", "IdentitiesOnly=yes",
+				"-o", "BatchMode="+tc.batch, "-o", "UserKnownHostsFile="+known, "-o", "StrictHostKeyChecking=yes",
+				tc.user+"@"+host, "snapshot").CombinedOutput()
+			got := string(out)
+			if refused := strings.Contains(got, "Permission denied"); refused != tc.refused || (err == nil) == tc.refused {
+				t.Fatalf("refused %v (%v), want %v:\n%s", refused, err, tc.refused, got)
+			}
+			if n := strings.Count(got, banner); n != map[bool]int{true: 1, false: 0}[tc.told] {
+				t.Fatalf("the banner printed %d times, want it told %v:\n%s", n, tc.told, got)
+			}
+			if tc.told {
+				for _, want := range []string{gossh.FingerprintSHA256(tc.key.PublicKey()), "KEY.pub"} {
+					if !strings.Contains(got, want) {
+						t.Fatalf("the banner says no %q:\n%s", want, got)
+					}
+				}
+			}
+		})
 	}
 }

@@ -477,14 +477,19 @@ func (s *Server) authorize(ctx ssh.Context, pub ssh.PublicKey) bool {
 	if keysErr != nil {
 		// The file cannot be read now: whether this key is still in it is
 		// unknown, so it gets no new login.
+		connStateOf(ctx).noteOffered(gossh.FingerprintSHA256(pub))
 		if s.refused.allow() {
 			s.log.Info("refused key", "user", user, "remote", addrString(ctx.RemoteAddr()), "key", gossh.FingerprintSHA256(pub),
 				"why", "authorized keys cannot be read now")
 		}
 		return false
 	}
-	if !ok && s.refused.allow() {
-		s.log.Info("refused key", "user", user, "remote", addrString(ctx.RemoteAddr()), "key", gossh.FingerprintSHA256(pub))
+	if !ok {
+		fp := gossh.FingerprintSHA256(pub)
+		connStateOf(ctx).noteOffered(fp)
+		if s.refused.allow() {
+			s.log.Info("refused key", "user", user, "remote", addrString(ctx.RemoteAddr()), "key", fp)
+		}
 	}
 	return ok
 }
