@@ -35,10 +35,17 @@ func (a *App) deskMsg(msg tea.Msg) bool {
 			editor.FlashApplied(a.Common, msg)
 		}
 		a.pollDesk()
-	case editor.DeskReviewedMsg, editor.DeskJournalMsg, editor.ReplayMsg:
+	case editor.DeskReviewedMsg, editor.DeskJournalMsg, editor.ReplayMsg, editor.DeskUndoPreviewMsg:
 		if ed != nil {
 			ed.Update(msg)
 		}
+	case editor.DeskUndoneMsg:
+		if ed != nil && ed.Owns(msg.Sess) {
+			ed.Update(msg)
+		} else {
+			editor.FlashUndone(a.Common, msg)
+		}
+		a.pollDesk()
 	case editor.DeskClosedMsg:
 		a.pollDesk()
 	default:

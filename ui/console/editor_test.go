@@ -212,18 +212,19 @@ func TestEditorMoveFreeDeviceAndApply(t *testing.T) {
 	}
 }
 
-// TestEditorAppliedSaysHowToUndo: the console has no rollback key, so
-// after an apply the result under the grid, the flash, the journal view
-// and the help name the command that undoes it, with the file it edits
-// (the CLI's search for agent.toml would not find a --config elsewhere
-// or the demo's): the tour found no word of `fgtop rollback` anywhere.
+// TestEditorAppliedSaysHowToUndo: after an apply the result under the
+// grid, the flash, the journal view and the help say how to undo it: U in
+// the journal (an operator on SSH has no shell), and the command that
+// does it from a shell, with the file it edits (the CLI's search for
+// agent.toml would not find a --config elsewhere or the demo's): the tour
+// found no word of `fgtop rollback` anywhere.
 func TestEditorAppliedSaysHowToUndo(t *testing.T) {
 	path := fixtureConfig(t)
 	real, err := agentconfig.ResolvePath(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	undo := "undo: fgtop rollback --config " + real
+	undo := "undo: J, then U"
 	snap := freeNode()
 	a := editing(t, testDesk(path, snap), snap, alice)
 	if strings.Contains(screen(a), "fgtop rollback") {
@@ -239,16 +240,18 @@ func TestEditorAppliedSaysHowToUndo(t *testing.T) {
 	if lines := strings.Split(screen(a), "\n"); !slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(strings.TrimSpace(l), undo+" · no change") }) {
 		t.Errorf("the status under the grid does not say how to undo (%q):\n%s", undo, screen(a))
 	}
-	if !strings.HasSuffix(a.Flash.Text, undo) {
-		t.Errorf("flash %q does not end in %q", a.Flash.Text, undo)
+	if !strings.HasSuffix(a.Flash.Text, "undo: J, then U") {
+		t.Errorf("flash %q does not end in the undo keys", a.Flash.Text)
 	}
 	typeKeys(a, "J")
-	if lines := strings.Split(screen(a), "\n"); !slices.ContainsFunc(lines, func(l string) bool { return strings.TrimSpace(l) == undo }) {
+	if lines := strings.Split(screen(a), "\n"); !slices.ContainsFunc(lines, func(l string) bool {
+		return strings.HasPrefix(strings.TrimSpace(l), "U undoes the last apply · or on the node: fgtop rollback --config /")
+	}) {
 		t.Errorf("the journal view does not say how to undo:\n%s", screen(a))
 	}
 	press(a, esc)
 	typeKeys(a, "?")
-	if !strings.Contains(screen(a), "fgtop rollback --config "+real+" undoes the last apply") {
+	if v := screen(a); !strings.Contains(v, "U in the journal (J) undoes the last apply") || !strings.Contains(v, "from a shell: fgtop rollback --config") || !strings.Contains(v, real) {
 		t.Errorf("the help does not say how to undo:\n%s", screen(a))
 	}
 }

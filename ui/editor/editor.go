@@ -46,6 +46,7 @@ const (
 	DlgDiscard               // leave the editor, losing the draft
 	DlgTakeOver              // take the draft from another operator
 	DlgFormat                // which format manual mode writes tables in
+	DlgRollback              // undo the last apply
 )
 
 // EdRowKind is what an editor row edits.
@@ -127,6 +128,9 @@ type Editor struct {
 	Applying bool
 
 	journal []agentconfig.JournalRecord
+	// undoNote is what the last U said (a refusal and the kernels it
+	// names, a rollback's outcome), at the head of the journal view.
+	undoNote [][]kit.Span
 	// journalWhat is what each journal record changed (journalChanges).
 	journalWhat []string
 	journalBad  int
@@ -976,6 +980,8 @@ func (e *Editor) Key(msg tea.KeyPressMsg) tea.Cmd {
 			e.loadJournal()
 		case ActEdPlan:
 			e.review()
+		case ActEdRollback:
+			e.askRollback()
 		default:
 			off := &e.planOff
 			switch e.Showing {

@@ -60,6 +60,18 @@ type (
 	}
 	// DeskClosedMsg says a session was given back.
 	DeskClosedMsg struct{}
+	// DeskUndoPreviewMsg is what undoing the last apply would do (U).
+	DeskUndoPreviewMsg struct {
+		Sess    *partition.Session
+		Preview *partition.RollbackPreview
+		Err     error
+	}
+	// DeskUndoneMsg is the outcome of a rollback the dialog confirmed.
+	DeskUndoneMsg struct {
+		Sess *partition.Session
+		res  *agentconfig.CommitResult
+		Err  error
+	}
 )
 
 // DeskWork is the desk work a console has under way.
@@ -130,6 +142,14 @@ func (e *Editor) deskMsg(msg tea.Msg) {
 		}
 	case DeskReviewedMsg:
 		e.reviewed(msg)
+	case DeskUndoPreviewMsg:
+		if e.Owns(msg.Sess) {
+			e.undoPreviewed(msg)
+		}
+	case DeskUndoneMsg:
+		if e.Owns(msg.Sess) {
+			e.undone(msg)
+		}
 	case DeskJournalMsg:
 		e.journal, e.journalWhat, e.journalBad, e.journalErr = msg.recs, msg.what, msg.bad, ""
 		if msg.Err != nil {
@@ -181,11 +201,11 @@ func (e *Editor) applied(m DeskAppliedMsg) {
 		e.result = [][]kit.Span{{{Lvl: kit.LvlCrit, Text: "not applied: " + FirstLine(err.Error())}}}
 	case err != nil:
 		e.result = [][]kit.Span{{{Lvl: kit.LvlCrit, Text: "written, but the file read back does not give the planned partition: " + strings.Join(res.Mismatch, "; ")},
-			{Lvl: kit.LvlPlain, Text: " · previous version in " + res.Backup + " (J: journal)"}}, undoSpans(res.Path)}
+			{Lvl: kit.LvlPlain, Text: " · previous version in " + res.Backup + " (J: journal)"}}, undoSpans()}
 	default:
 		e.result = [][]kit.Span{{{Lvl: kit.LvlOK, Text: "applied " + e.Now().Format("15:04:05") + ": " + kit.Plural(len(p.Edits), "change") + " written and verified"},
 			{Lvl: kit.LvlWarn, Text: " · restart the agents: they read agent.toml only at start-up"},
-			{Lvl: kit.LvlDim, Text: " · backup " + res.Backup}}, undoSpans(res.Path)}
+			{Lvl: kit.LvlDim, Text: " · backup " + res.Backup}}, undoSpans()}
 	}
 	FlashApplied(e.Common, m)
 	if res == nil {
@@ -207,22 +227,23 @@ func FlashApplied(c *kit.Common, m DeskAppliedMsg) {
 	case err != nil:
 		c.Flashf(kit.LvlCrit, "written but verification mismatch: "+FirstLine(strings.Join(res.Mismatch, "; ")))
 	default:
-		c.Flashf(kit.LvlOK, "applied and verified ("+kit.Plural(len(p.Edits), "change")+"); restart the agents to take effect; undo: "+RollbackCommand(res.Path))
+		c.Flashf(kit.LvlOK, "applied and verified ("+kit.Plural(len(p.Edits), "change")+"); restart the agents to take effect; undo: J, then U")
 	}
 }
 
 // RollbackCommand is the shell command that undoes the last apply to the
-// config at path: the console has no rollback key, and an operator who
-// was never told of `fgtop rollback` had no way back (the tour). The
-// path is always given, as the console may edit a file the CLI's own
-// search would not find (the demo's, a --config elsewhere).
+// config at path, for whoever has a shell on the node. The path is always
+// given, as the console may edit a file the CLI's own search would not
+// find (the demo's, a --config elsewhere).
 func RollbackCommand(path string) string {
 	return "fgtop rollback --config " + shword.Word(path)
 }
 
-// undoSpans says how to undo an apply to the config at path.
-func undoSpans(path string) []kit.Span {
-	return []kit.Span{{Lvl: kit.LvlDim, Text: "undo: "}, {Lvl: kit.LvlAccent, Text: RollbackCommand(path)}}
+// undoSpans says how to undo an apply: U in the journal, which an
+// operator on SSH, with no shell on the node, has too; the journal's view
+// and the help give the command line's way.
+func undoSpans() []kit.Span {
+	return []kit.Span{{Lvl: kit.LvlDim, Text: "undo: "}, {Lvl: kit.LvlAccent, Text: "J, then U"}}
 }
 
 // review rebases a stale draft on the file as it is now (in a command: it

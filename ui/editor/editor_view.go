@@ -703,16 +703,20 @@ func (e *Editor) viewJournal(w, h int) []string {
 		body = append(body, "")
 		row(kit.Span{Lvl: kit.LvlWarn, Text: "The agents read agent.toml only at start-up: a change takes effect when they restart."})
 	}
-	// How to undo stays under the title however far the list scrolls:
-	// the console has no rollback key, and the CLI's was never named.
+	// How to undo, and what the last U said, stay under the title however
+	// far the list scrolls.
 	var head []string
+	for _, n := range e.undoNote {
+		head = append(head, kit.SpansRow(st, append([]kit.Span{{Lvl: kit.LvlPlain, Text: " "}}, n...), w))
+	}
 	if len(e.journal) > 0 {
-		head = append(head, kit.SpansRow(st, append([]kit.Span{{Lvl: kit.LvlPlain, Text: " "}}, undoSpans(e.Desk.Path())...), w))
+		head = append(head, kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlPlain, Text: " "}, {Lvl: kit.LvlAccent, Text: "U"}, {Lvl: kit.LvlDim, Text: " undoes the last apply · or on the node: "},
+			{Lvl: kit.LvlAccent, Text: RollbackCommand(e.Desk.Path())}}, w))
 	}
 	visible := max(h-1-len(head), 0)
 	e.jourOff = min(e.jourOff, max(len(body)-visible, 0))
 	out := []string{kit.TitleRowOf(e.St, w, []kit.Span{{Lvl: kit.LvlFocus, Text: " Journal "}, {Lvl: kit.LvlDim, Text: " " + e.Desk.JournalPath() + " "}},
-		[]kit.Span{{Lvl: kit.LvlDim, Text: "newest first · esc back"}}, len(body), visible, e.jourOff)}
+		[]kit.Span{{Lvl: kit.LvlDim, Text: "newest first · U undo · esc back"}}, len(body), visible, e.jourOff)}
 	out = append(out, head...)
 	for i := e.jourOff; i < len(body) && len(out) < h; i++ {
 		out = append(out, body[i])

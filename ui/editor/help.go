@@ -98,7 +98,7 @@ func (e *Editor) HelpNotes() []kit.Span {
 	note(kit.LvlPlain, "one operator edits at a time; another apply makes your draft STALE until you review it (p)")
 	note(kit.LvlPlain, "q is a letter here; esc leaves, ctrl+c quits (with a draft it asks first)")
 	if e.Desk != nil {
-		note(kit.LvlPlain, RollbackCommand(e.Desk.Path())+" undoes the last apply, from a shell (J lists what was applied)")
+		note(kit.LvlPlain, "U in the journal (J) undoes the last apply, after a dialog whose default is Cancel (refused where the restored partition would strand live kernels); from a shell: "+RollbackCommand(e.Desk.Path()))
 	}
 	note(kit.LvlDim, "the agents read agent.toml only at start-up: restart them after an apply")
 	return out

@@ -20,6 +20,9 @@ const (
 	// a console with a history record has them.
 	ActEdRefused
 	ActEdSuggest
+	// ActEdRollback undoes the last apply (the journal's view): what
+	// `fgtop rollback` does, for an operator with no shell on the node.
+	ActEdRollback
 )
 
 // The editor's scopes: its grid (device-based), its plan view, its
@@ -64,6 +67,7 @@ func Bindings() []kit.Binding {
 		ed(ActEdPlan, Scopes, scGrids|ScPlan, []string{"p"}, "p", "plan / review").Foot("", "plan", 0),
 		ed(ActEdApply, scGrids|ScPlan, scGrids|ScPlan, []string{"A"}, "A", "apply…").Foot("", "", 0),
 		ed(ActEdJournal, scGrids|ScPlan, 0, []string{"J"}, "J", "journal"),
+		ed(ActEdRollback, ScJournal, ScJournal, []string{"U"}, "U", "undo the last apply (roll back)…").Foot("", "undo apply", 0),
 	}
 	for i := range bs {
 		bs[i].Mutating = true

@@ -18,7 +18,7 @@ func TestBindingsAreTheEditors(t *testing.T) {
 		if b.Scope == 0 || b.Scope&^Scopes != 0 || b.Short&^b.Scope != 0 {
 			t.Errorf("%v: scope %b, short %b, the editor's %b", b.Key.Keys(), b.Scope, b.Short, Scopes)
 		}
-		if b.Act < ActEdPrevAgent || b.Act > ActEdJournal {
+		if b.Act < ActEdPrevAgent || b.Act > ActEdRollback {
 			t.Errorf("%v: action %d is not the editor's", b.Key.Keys(), b.Act)
 		}
 		for sc := ScEditor; sc <= ScSlotGrid; sc <<= 1 {

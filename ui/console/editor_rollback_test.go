@@ -1,0 +1,131 @@
+package console
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/engine/partition"
+	"github.com/fgtop/fgtop/model"
+	"github.com/fgtop/fgtop/ui/internal/fake"
+)
+
+// appliedOnce is an operator's console whose editor applied one move
+// (GPU3 to the first agent) on the fixture; node is what the desk judges
+// by from then on.
+func appliedOnce(t *testing.T, node **model.Snapshot) (a *App, path, before, after string) {
+	t.Helper()
+	path = fixtureConfig(t)
+	before = mustRead(t, path)
+	*node = freeNode()
+	desk := partition.NewDesk(partition.DeskOptions{Config: path, Snapshot: func() *model.Snapshot { return *node },
+		Now: func() time.Time { return fake.T0.Add(3 * time.Second) }})
+	a = editing(t, desk, *node, alice)
+	typeKeys(a, "jjj")
+	press(a, agentNum(1))
+	typeKeys(a, "A")
+	press(a, tab, enter)
+	after = mustRead(t, path)
+	if after == before || !strings.Contains(a.Flash.Text, "applied and verified") {
+		t.Fatalf("not applied: %q", a.Flash.Text)
+	}
+	return a, path, before, after
+}
+
+// TestEditorRollbackKey: U in the journal undoes the last apply, as
+// `fgtop rollback` does, for an operator with no shell on the node (one
+// on SSH): a dialog whose default is Cancel says what it restores, Enter
+// on it writes nothing, confirming restores the file byte for byte and
+// journals the rollback for the console's actor; with nothing left to
+// undo it says so and writes nothing.
+func TestEditorRollbackKey(t *testing.T) {
+	var node *model.Snapshot
+	a, path, before, after := appliedOnce(t, &node)
+	typeKeys(a, "J")
+	typeKeys(a, "U")
+	d := a.dlg()
+	if d == nil || d.FocusOK {
+		t.Fatalf("U opened no dialog on Cancel (%+v): %q\n%s", d, a.Flash.Text, screen(a))
+	}
+	v := screen(a)
+	for _, want := range []string{"Undo the last apply", "Restore agent.toml as it was before the apply of 2026-11-21", "by alice?", "that apply changed: agents[0].resource.devices", "▶ Cancel", "restart them afterwards"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("the dialog lacks %q:\n%s", want, v)
+		}
+	}
+	press(a, enter)
+	if a.dlg() != nil || mustRead(t, path) != after {
+		t.Fatalf("Enter on the fresh dialog rolled back or kept it open")
+	}
+	typeKeys(a, "U")
+	press(a, tab, enter)
+	if got := mustRead(t, path); got != before {
+		t.Fatalf("not restored (flash %q):\n%s", a.Flash.Text, screen(a))
+	}
+	if !strings.Contains(a.Flash.Text, "rolled back: agent.toml restored") {
+		t.Errorf("flash %q", a.Flash.Text)
+	}
+	recs, _, err := agentconfig.ReadJournal(agentconfig.JournalPath(path))
+	if err != nil || len(recs) != 2 {
+		t.Fatalf("journal %+v %v", recs, err)
+	}
+	if r := recs[1]; r.Action != "rollback" || r.Actor != "alice" || r.Origin != "console" || r.Result != "ok" || r.Forced {
+		t.Errorf("the rollback's record %+v", r)
+	}
+	if v := screen(a); !strings.Contains(v, "rolled back 10:00") || !strings.Contains(v, "rollback") {
+		t.Errorf("the journal view does not show the rollback:\n%s", v)
+	}
+	// The draft is on the restored file: nothing to apply, nothing stale.
+	if ed := a.ed(); ed.Dirty() || ed.Stale != "" || ed.Lost != "" {
+		t.Errorf("after the rollback: dirty %v, stale %q, lost %q", ed.Dirty(), ed.Stale, ed.Lost)
+	}
+	typeKeys(a, "U")
+	if a.dlg() != nil || mustRead(t, path) != before || !strings.HasPrefix(a.Flash.Text, "nothing rolled back: ") {
+		t.Errorf("U with nothing to undo: dialog %v, flash %q", a.dlg() != nil, a.Flash.Text)
+	}
+}
+
+// TestEditorRollbackRefusedOverLiveKernels: a rollback whose restored
+// partition would take a device from the agent whose kernel now holds it
+// (GPU3, given to the first agent by the apply) is refused, naming the kernel, as `fgtop rollback` refuses it without
+// --force; the console has no force. A kernel that starts between the
+// dialog and its confirmation is caught too (the desk judges again).
+func TestEditorRollbackRefusedOverLiveKernels(t *testing.T) {
+	var node *model.Snapshot
+	a, path, _, after := appliedOnce(t, &node)
+	typeKeys(a, "J")
+	// Now a kernel of the agent the apply gave GPU3 to holds it.
+	held := fake.Node(fake.Options{})
+	for _, k := range held.Kernels() {
+		if k.ID == "3f2a6c1e-5b7d-4e8a-9f0c-1d2e3a4b5c6d" {
+			k.Agent = fake.Agent0
+		}
+	}
+	fake.Finish(held)
+	node = held
+	typeKeys(a, "U")
+	if a.dlg() != nil || mustRead(t, path) != after {
+		t.Fatalf("a rollback over a live kernel asked or wrote:\n%s", screen(a))
+	}
+	v := screen(a)
+	for _, want := range []string{"not rolled back: refusing to roll back", "3f2a6c1e", "or on the node: fgtop rollback --config"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("the journal view lacks %q:\n%s", want, v)
+		}
+	}
+	if strings.Contains(v, "(--force rolls back anyway)") {
+		t.Errorf("the console offers the command line's --force as its own:\n%s", v)
+	}
+
+	node = freeNode()
+	typeKeys(a, "U")
+	if a.dlg() == nil {
+		t.Fatalf("no dialog on a free node: %q", a.Flash.Text)
+	}
+	node = held
+	press(a, tab, enter)
+	if mustRead(t, path) != after || !strings.HasPrefix(a.Flash.Text, "not rolled back: ") {
+		t.Errorf("a kernel started after the dialog: flash %q, file changed %v", a.Flash.Text, mustRead(t, path) != after)
+	}
+}
