@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cockroachdb/apd/v3"
+
 	"github.com/fgtop/fgtop/engine/placement"
 	"github.com/fgtop/fgtop/model"
 )
@@ -264,6 +266,9 @@ func arrival(start, end, agent, slots string, types model.SlotTypes) (Session, e
 	}
 	for _, e := range st.Request {
 		if e.Amount.Sign() > 0 {
+			if types.TypeOf(e.Slot) != model.SlotTypeBytes {
+				e.Amount = asSent(e.Amount)
+			}
 			s.Requested[e.Slot] = e.Amount
 		}
 	}
@@ -394,4 +399,26 @@ func duplicateKey(data string) (string, bool) {
 			stack[len(stack)-1].key = true
 		}
 	}
+}
+
+// asSent is a request's count amount as the manager sends it to an agent:
+// ResourceSlot.from_user_input quantizes it to 0.001 (CheckAmounts has
+// refused a finer one) and normalises it, so "0.5000" arrives as 0.5 and
+// the replay says 0.5, as a recorded kernel's SLOTS would. The fraction's
+// trailing zeros are dropped, never a digit of value, and never into an
+// exponent: Python's normalize() makes 10 "1E+1", where the SLOTS line
+// (to_json) and an operator both write 10.
+func asSent(v model.Dec) model.Dec {
+	if v.Exponent() >= 0 {
+		return v
+	}
+	n := v.Normalize()
+	if n.Exponent() > 0 {
+		q, err := n.Quantize(0, apd.RoundDown)
+		if err != nil || !q.Equal(v) {
+			return v
+		}
+		return q
+	}
+	return n
 }

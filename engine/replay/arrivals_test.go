@@ -25,7 +25,12 @@ func TestParseArrivals(t *testing.T) {
 			"05:00>open - cpu=2 cuda.shares=0.5", false},
 		{"json lines, sorted by start", `{"start": "2026-11-23T06:00:00Z", "end": "2026-11-23T07:00:00Z", "agent": "i-b", "slots": {"cuda.shares": "1.0"}}
 {"start": "2026-11-23T01:00:00Z", "slots": "cpu=1"}
-`, "01:00>open - cpu=1|06:00>07:00 i-b cuda.shares=1.0", false},
+`, "01:00>open - cpu=1|06:00>07:00 i-b cuda.shares=1", false},
+		// As the manager sends a request (from_user_input: quantized to
+		// 0.001, normalised): the fraction's trailing zeros go, never
+		// into an exponent (Python's normalize() says 10 as 1E+1).
+		{"amounts as the manager sends them", "2026-11-23T03:00:00Z,,,\"cuda.shares=0.5000000,cpu=10.000,cuda.device=2\"\n",
+			"03:00>open - cpu=10 cuda.device=2 cuda.shares=0.5", false},
 		// A header of the same names in another order: said, and the
 		// rows (read by place) not read at all.
 		{"a header in another order", "end,start,agent,slots\n2026-11-23T04:00:00Z,2026-11-23T03:00:00Z,i-a,cpu=1\n",
