@@ -207,6 +207,17 @@ func (r *Reader) empty() error {
 }
 
 // ErrEmpty: the directory holds no record.
+// NotWriting is why the record lacks the time after the last write of a
+// recorder that holds the directory and has not written for longer than
+// its heartbeat allows: snapshot --at of a moment there and history of a
+// span running there say it alike.
+const NotWriting = "nothing recorded since: the recorder holding the directory is not writing (stopped, or a full disk?)"
+
+// SilentAfter is how long a recorder that holds the directory may go
+// without writing: its heartbeat and two flushes. Longer, it is not
+// writing.
+const SilentAfter = DefaultBeatEvery + 2*DefaultFlushEvery
+
 var ErrEmpty = errors.New("the history directory holds no record yet")
 
 // OutsideError says the asked time is before or after what is recorded.
@@ -428,7 +439,7 @@ func (r *Reader) AtContext(ctx context.Context, t time.Time) (*Result, error) {
 		}
 		return nil, &OutsideError{At: t, From: res.From, To: to, Unread: r.Unreadable()}
 	}
-	slack := DefaultBeatEvery + 2*DefaultFlushEvery
+	slack := SilentAfter
 	// unread are the files named after the segment that answers, whose
 	// checkpoint could not be read (each a stretch of res.Missing).
 	var unread []Skipped
@@ -515,7 +526,7 @@ func (r *Reader) AtContext(ctx context.Context, t time.Time) (*Result, error) {
 				// disk, a directory gone read-only). Past damage, what it
 				// wrote is there but unreadable: the damage says so below.
 				res.Missing = append(res.Missing, Missing{From: end, To: t,
-					Why: "nothing recorded since: the recorder holding the directory is not writing (a full disk?)"})
+					Why: NotWriting})
 			}
 		}
 		if m, ok := w.stallHolding(t); ok {

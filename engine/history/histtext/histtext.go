@@ -159,6 +159,18 @@ func Write(w io.Writer, res *history.HistoryResult, f history.Filter, o Options)
 	if !end.IsZero() && !active && !res.To.IsZero() && end.After(recTo) && !f.Since.After(recTo) && !res.More {
 		missing = append(missing, history.Missing{From: res.To, To: end, Why: "not recorded: the record ends here and no recorder has written since"})
 	}
+	// A recorder that holds the directory writes at least every beat: one
+	// silent for longer is not writing (stopped, a full disk), so what was
+	// held after its last write is not known, as snapshot --at says of a
+	// moment there; an "open" row would read as held up to now.
+	stale := active && !o.Now.IsZero() && !res.To.IsZero() && o.Now.After(recTo.Add(history.SilentAfter)) && !res.More
+	if stale && !end.IsZero() && end.After(recTo.Add(history.SilentAfter)) {
+		from := recTo
+		if f.Since.After(from) {
+			from = f.Since
+		}
+		missing = append(missing, history.Missing{From: from, To: end, Why: history.NotWriting})
+	}
 	if asJSON {
 		doc := historyDoc{Schema: Schema, From: rfc(res.From), To: rfc(recTo), Intervals: []Interval{}, Missing: []missingDoc{},
 			Partitions: []partitionDoc{}}
@@ -216,6 +228,9 @@ func Write(w io.Writer, res *history.HistoryResult, f history.Filter, o Options)
 			// The whole record asked: nothing of it is missing, but at
 			// 3 a.m. "open" reads as "holds it now".
 			fmt.Fprintf(w, "note: the record ends at %s and no recorder writes to it now: a TO of \"open\" was held then; since then is not known\n", stamp(recTo))
+		}
+		if f.Since.IsZero() && f.Until.IsZero() && stale && slices.ContainsFunc(ivs, func(iv history.Interval) bool { return iv.Open }) {
+			fmt.Fprintf(w, "note: the record ends at %s: %s; a TO of \"open\" was held then; since then is not known\n", stamp(recTo), history.NotWriting)
 		}
 		for _, sk := range res.Skipped {
 			fmt.Fprintf(w, "skipped: %s\n", sk)

@@ -187,3 +187,44 @@ func TestSpanPastTheRecordsEnd(t *testing.T) {
 		})
 	}
 }
+
+// TestSilentRecorder: a recorder that holds the directory but has written
+// nothing for longer than its heartbeat allows (SIGSTOP, a full disk) is
+// not writing: a span running past its last write lacks that stretch and
+// the whole record's "open" rows are said to be of its end, as snapshot
+// --at says of a moment there; one that wrote within the beat is not.
+func TestSilentRecorder(t *testing.T) {
+	t0 := time.Date(2026, 12, 6, 19, 10, 0, 0, time.UTC)
+	end := t0.Add(3 * time.Minute)
+	res := func() *history.HistoryResult {
+		return &history.HistoryResult{From: t0, To: end, Intervals: []history.Interval{{Device: model.DeviceKey{Name: "cuda", ID: "1"},
+			Kernel: "k1", Amounts: model.ResourceSlot{model.SlotCUDAShares: model.MustDec("0.5")}, From: t0, To: end, Open: true}}}
+	}
+	for _, tt := range []struct {
+		name       string
+		f          history.Filter
+		now        time.Time
+		lack, note bool
+	}{
+		{"--since alone, silent a minute", history.Filter{Since: t0}, end.Add(time.Minute), true, false},
+		{"--until past the last write, silent", history.Filter{Since: t0, Until: end.Add(30 * time.Second)}, end.Add(time.Minute), true, false},
+		{"the whole record, silent", history.Filter{}, end.Add(time.Minute), false, true},
+		{"--since alone, written within the beat", history.Filter{Since: t0}, end.Add(5 * time.Second), false, false},
+		{"the whole record, written within the beat", history.Filter{}, end.Add(5 * time.Second), false, false},
+		{"--until before the last write", history.Filter{Since: t0, Until: end.Add(-time.Minute)}, end.Add(time.Minute), false, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, asJSON := range []bool{false, true} {
+				var b bytes.Buffer
+				problems, err := Write(&b, res(), tt.f, Options{Active: true, Now: tt.now, JSON: asJSON})
+				if err != nil {
+					t.Fatal(err)
+				}
+				says := strings.Contains(b.String(), history.NotWriting)
+				if (len(problems) > 0) != tt.lack || says != (tt.lack || tt.note && !asJSON) {
+					t.Errorf("json %v: problems %q (want some: %v), says the recorder is not writing: %v\n%s", asJSON, problems, tt.lack, says, b.String())
+				}
+			}
+		})
+	}
+}
