@@ -215,7 +215,7 @@ func Write(w io.Writer, res *history.HistoryResult, f history.Filter, o Options)
 			writeTabs(w, ivs)
 		}
 		if len(ivs) == 0 {
-			fmt.Fprintln(w, "(nothing held in the asked span)")
+			fmt.Fprintln(w, nothingHeld(f, missing))
 		}
 		for _, jr := range parts {
 			fmt.Fprintf(w, "partition: %s %s by %s (%s): %s\n", jr.Time.Local().Format("2006-01-02 15:04:05"), jr.Action, jr.Actor, jr.Result, jr.Config)
@@ -240,6 +240,22 @@ func Write(w io.Writer, res *history.HistoryResult, f history.Filter, o Options)
 		problems = append(problems, fmt.Sprintf("the record lacks %d stretch(es) of the asked span (listed above)", n))
 	}
 	return problems, nil
+}
+
+// nothingHeld says an empty table in words: nothing held, unless the
+// record lacks some of the asked span, where what was held is not known.
+// An operator asking who held a device at a moment a recorder was killed
+// read "nothing held" above the gap's line.
+func nothingHeld(f history.Filter, missing []history.Missing) string {
+	if len(missing) == 0 {
+		return "(nothing held in the asked span)"
+	}
+	for _, m := range missing {
+		if !f.Since.IsZero() && !f.Until.IsZero() && !m.From.After(f.Since) && !m.To.Before(f.Until) {
+			return "(the record lacks all of the asked span, listed below: what was held then is not known)"
+		}
+	}
+	return "(nothing held in what the record has of the asked span; what was held in the stretches it lacks, listed below, is not known)"
 }
 
 func dash(s string) string {

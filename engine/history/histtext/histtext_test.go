@@ -77,10 +77,19 @@ func TestWrite(t *testing.T) {
 		f        history.Filter
 		o        Options
 		out      []string
+		not      string
 		problems []string
 	}{
 		{name: "table", res: res([]history.Interval{iv}), out: []string{"FROM", "cuda:1", "cuda.shares=0.5", "k1", "u1", "i-a"}},
 		{name: "nothing", res: res(nil), out: []string{"(nothing held in the asked span)"}},
+		// Who held it at a moment the recorder was killed: not known, not
+		// "nothing held".
+		{name: "nothing, the span inside a gap", res: res(nil, gap), f: history.Filter{Since: t0.Add(22 * time.Minute), Until: t0.Add(25 * time.Minute)},
+			out: []string{"(the record lacks all of the asked span, listed below: what was held then is not known)", "missing: "}, not: "nothing held",
+			problems: []string{"the record lacks 1 stretch(es)"}},
+		{name: "nothing, a gap in the span", res: res(nil, gap), f: history.Filter{Since: t0.Add(10 * time.Minute), Until: t0.Add(25 * time.Minute)},
+			out:      []string{"(nothing held in what the record has of the asked span; what was held in the stretches it lacks, listed below, is not known)"},
+			problems: []string{"the record lacks 1 stretch(es)"}},
 		{name: "a gap in the span", res: res([]history.Interval{iv}, gap), out: []string{"missing: "},
 			problems: []string{"the record lacks 1 stretch(es) of the asked span (listed above)"}},
 		{name: "a gap outside the span", res: res([]history.Interval{iv}, gap), f: history.Filter{Since: t0.Add(time.Hour)}},
@@ -117,6 +126,9 @@ func TestWrite(t *testing.T) {
 			if !strings.Contains(b.String(), w) {
 				t.Errorf("%s: no %q in\n%s", c.name, w, b.String())
 			}
+		}
+		if c.not != "" && strings.Contains(b.String(), c.not) {
+			t.Errorf("%s: %q in\n%s", c.name, c.not, b.String())
 		}
 		if len(problems) != len(c.problems) {
 			t.Errorf("%s: problems %q, want %q", c.name, problems, c.problems)
