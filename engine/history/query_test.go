@@ -90,6 +90,10 @@ func TestParseWhen(t *testing.T) {
 		{in: "14:02", want: time.Date(2026, 11, 27, 14, 2, 0, 0, loc)},
 		{in: "14:02:17", want: time.Date(2026, 11, 27, 14, 2, 17, 0, loc)},
 		{in: "17:00", want: time.Date(2026, 11, 26, 17, 0, 0, 0, loc)},
+		// A fraction is kept: read as its whole second, a moment after a
+		// record's end within that second was read as the end (exit 0).
+		{in: "14:02:17.5", want: time.Date(2026, 11, 27, 14, 2, 17, 5e8, loc)},
+		{in: "yesterday 14:02:17.25", want: time.Date(2026, 11, 26, 14, 2, 17, 25e7, loc)},
 		{in: "-2h", want: now.Add(-2 * time.Hour)},
 		{in: "-1d12h", want: now.Add(-36 * time.Hour)},
 		{in: "now", want: now},

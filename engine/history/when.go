@@ -48,7 +48,10 @@ func ParseWhen(s string, now time.Time) (time.Time, error) {
 	for _, layout := range []string{"15:04:05", "15:04"} {
 		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
 			y, m, d := now.Date()
-			at := time.Date(y, m, d, t.Hour(), t.Minute(), t.Second(), 0, loc)
+			// The fraction too ("14:02:17.5", which Go's layout takes):
+			// dropped, the time read as its whole second, which stands
+			// for that second (AtStart, AtEnd).
+			at := time.Date(y, m, d, t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), loc)
 			if at.After(now) {
 				at = at.AddDate(0, 0, -1)
 			}
@@ -87,7 +90,7 @@ func parseDayWord(s string, now time.Time) (t time.Time, ok bool, err error) {
 		return t, false, nil
 	}
 	loc := now.Location()
-	var hh, mm, ss int
+	var hh, mm, ss, ns int
 	if len(f) == 2 {
 		var tod time.Time
 		var perr error
@@ -99,10 +102,10 @@ func parseDayWord(s string, now time.Time) (t time.Time, ok bool, err error) {
 		if perr != nil {
 			return t, true, fmt.Errorf("time %q: after %s want a time of day such as 14:02", s, f[0])
 		}
-		hh, mm, ss = tod.Hour(), tod.Minute(), tod.Second()
+		hh, mm, ss, ns = tod.Hour(), tod.Minute(), tod.Second(), tod.Nanosecond()
 	}
 	y, m, d := now.Date()
-	at := func(back int) time.Time { return time.Date(y, m, d-back, hh, mm, ss, 0, loc) }
+	at := func(back int) time.Time { return time.Date(y, m, d-back, hh, mm, ss, ns, loc) }
 	switch day {
 	case -1:
 		return at(0), true, nil
