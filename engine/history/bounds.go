@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"slices"
 	"strings"
@@ -144,6 +145,12 @@ func openRegular(path string) (*os.File, os.FileInfo, error) {
 func readSegmentFile(path string, buf []byte) ([]byte, error) {
 	f, st, err := openRegular(path)
 	if err != nil {
+		if errors.Is(err, fs.ErrPermission) {
+			// Said of the segment, which the answer names: Go's "open
+			// DIR/seg-…: permission denied" named it twice and said not
+			// what to do.
+			return nil, fmt.Errorf("this user may not read it (%w): run fgtop as the recorder's user, or as root", fs.ErrPermission)
+		}
 		return nil, err
 	}
 	defer f.Close()

@@ -6,6 +6,7 @@ package histdir
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,12 +80,27 @@ func ForReading(flag, def string) (string, error) {
 		v = def
 	}
 	fi, err := os.Stat(v)
-	if err != nil {
-		return "", fmt.Errorf("no history at %s (%v): name the directory a recorder writes with --history DIR", v, err)
-	}
-	if !fi.IsDir() {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", fmt.Errorf("no history at %s: no such directory: name the directory a recorder writes with --history DIR", v)
+	case errors.Is(err, fs.ErrPermission):
+		return "", fmt.Errorf("cannot read the history at %s: this user may not reach it (permission denied): run fgtop as the recorder's user, or as root", v)
+	case err != nil:
+		return "", fmt.Errorf("no history at %s (%w): name the directory a recorder writes with --history DIR", v, err)
+	case !fi.IsDir():
 		return "", fmt.Errorf("no history at %s: it is a file, not a directory: name the directory a recorder writes with --history DIR", v)
 	}
+	// A record is personal data, its directory its recorder's (mode
+	// 0700): another user reached Go's "history DIR: open DIR:
+	// permission denied" only once the read began.
+	d, err := os.Open(v)
+	if errors.Is(err, fs.ErrPermission) {
+		return "", fmt.Errorf("cannot read the history at %s: this user may not read the directory (permission denied; a recorder makes it mode 0700): run fgtop as the recorder's user, or as root", v)
+	}
+	if err != nil {
+		return "", fmt.Errorf("cannot read the history at %s: %w", v, err)
+	}
+	d.Close()
 	return v, nil
 }
 

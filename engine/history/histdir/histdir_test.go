@@ -82,7 +82,7 @@ func TestForReading(t *testing.T) {
 		want, err            string
 	}{
 		{name: "a directory", flag: dir, want: dir},
-		{name: "missing", flag: filepath.Join(dir, "none"), err: "no history at " + filepath.Join(dir, "none") + " ("},
+		{name: "missing", flag: filepath.Join(dir, "none"), err: "no history at " + filepath.Join(dir, "none") + ": no such directory: name the directory"},
 		{name: "a file", flag: file, err: "it is a file, not a directory"},
 		{name: "off", flag: "off", err: "--history off: there is no record to read"},
 		{name: "off in the environment", env: "off", def: dir, err: "--history off"},

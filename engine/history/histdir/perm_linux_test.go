@@ -1,0 +1,96 @@
+package histdir
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/fgtop/fgtop/engine/history"
+)
+
+// TestUnreadableRecord: a record another user may not read (its
+// directory, or a segment, mode 0700/0600 and root's) is said in fgtop's
+// words, naming what to run fgtop as, where Go's "history DIR: open DIR:
+// permission denied" (and "segment seg-…: open DIR/seg-…: permission
+// denied") said neither. Real permission bits: run as root, where they
+// stop nothing, it re-runs itself as user nobody (65534), and is skipped
+// where that is not possible.
+func TestUnreadableRecord(t *testing.T) {
+	if os.Geteuid() == 0 {
+		runAsNobody(t, "TestUnreadableRecord")
+		return
+	}
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(dir, 0o700) })
+	if _, err := os.ReadDir(dir); err == nil {
+		t.Skip("permission bits do not stop this user")
+	}
+	_, err := ForReading(dir, "")
+	if err == nil || !strings.Contains(err.Error(), "this user may not read the directory") || !strings.Contains(err.Error(), "run fgtop as the recorder's user, or as root") {
+		t.Errorf("ForReading of a directory this user may not read: %v; want it said, and what to run fgtop as", err)
+	}
+
+	// A readable directory whose segment this user may not read.
+	dir = t.TempDir()
+	seg := filepath.Join(dir, fmt.Sprintf("seg-%020d.fgh", time.Now().Add(-time.Hour).UnixNano()))
+	if err := os.WriteFile(seg, []byte(strings.Repeat("x", 64)), 0); err != nil {
+		t.Fatal(err)
+	}
+	rd, err := history.OpenReader(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = rd.At(time.Now().Add(-time.Minute))
+	if err == nil || !strings.Contains(err.Error(), "this user may not read it") || strings.Contains(err.Error(), "open "+seg) {
+		t.Errorf("a segment this user may not read: %v; want it said in fgtop's words", err)
+	}
+}
+
+// runAsNobody re-runs one test of this binary as uid/gid 65534, from a
+// copy in a world-readable directory (go test keeps it in a private one).
+func runAsNobody(t *testing.T, test string) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skipf("cannot find the test binary: %v", err)
+	}
+	data, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp("", "histdir-nobody-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "histdir.test")
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-test.run=^"+test+"$", "-test.v", "-test.count=1")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "TMPDIR=/tmp", "HOME=/tmp")
+	outb, err := cmd.CombinedOutput()
+	out := string(outb)
+	switch {
+	case err != nil && (strings.Contains(out, "--- FAIL") || strings.Contains(out, "panic")):
+		t.Fatalf("as nobody: %v\n%s", err, out)
+	case err != nil:
+		t.Skipf("cannot run as nobody: %v\n%s", err, out)
+	case strings.Contains(out, "--- SKIP: "+test):
+		t.Skipf("skipped as nobody:\n%s", out)
+	case !strings.Contains(out, "--- PASS: "+test):
+		t.Fatalf("as nobody, the test did not pass:\n%s", out)
+	}
+}
