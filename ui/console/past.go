@@ -2,6 +2,7 @@ package console
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -130,6 +131,9 @@ func (a *App) pastUpdate(msg tea.Msg) (tea.Cmd, bool) {
 		}
 		if msg.err != nil {
 			a.Flashf(kit.LvlWarn, msg.err.Error())
+			if oe := (*record.OutsideError)(nil); errors.As(msg.err, &oe) {
+				a.Flash.Short = outsideShort(oe)
+			}
 			return nil, true
 		}
 		if !a.past.on {
@@ -303,4 +307,21 @@ func pastClock(t, live time.Time) string {
 		return t.Format("15:04:05")
 	}
 	return t.Format("2006-01-02 15:04:05")
+}
+
+// outsideShort is a refused :at's words where the whole refusal does not
+// fit the footer: the span the record covers, which the operator needs
+// to pick a time it has, by the clock. At 80 columns the whole refusal
+// was cut before the span ("… is before the record begins; the recor…").
+func outsideShort(e *record.OutsideError) string {
+	span := pastClock(e.From, e.To) + " to " + pastClock(e.To, e.To)
+	switch {
+	case !e.Now.IsZero():
+		return "still to come; the record covers " + span
+	case e.At.Before(e.From):
+		return "before the record, which covers " + span
+	case e.Damage != "":
+		return "after the record's last intact change; it covers " + span
+	}
+	return "after the record's end, which covers " + span
 }

@@ -351,3 +351,24 @@ func TestPastOffersNoEditing(t *testing.T) {
 		}
 	}
 }
+
+// TestAtOutsideTheRecordAt80: a refused :at says, at 80 columns, the span
+// the record covers (what the operator needs to pick a time it has); the
+// whole refusal was cut before it ("… is before the record begins; the
+// recor…").
+func TestAtOutsideTheRecordAt80(t *testing.T) {
+	dir, past := pastRecord(t)
+	a := testApp(t, 80, 24, fake.Node(fake.Options{}), Options{History: dir})
+	// The recorder stopped at the console's clock (fake.T0).
+	span := past[0].Time.Local().Format("15:04:05") + " to " + fake.T0.Local().Format("15:04:05")
+	for _, c := range []struct{ at, want string }{
+		{past[0].Time.Add(-time.Hour).Format(time.RFC3339), "before the record, which covers " + span},
+		{fake.T0.Add(time.Hour).Format(time.RFC3339), "still to come; the record covers " + span},
+	} {
+		command(a, "at "+c.at)
+		lines := strings.Split(screen(a), "\n")
+		if foot := lines[len(lines)-1]; a.past.on || !strings.Contains(foot, c.want) {
+			t.Errorf(":at %s: past %v, footer %q; want %q", c.at, a.past.on, foot, c.want)
+		}
+	}
+}
