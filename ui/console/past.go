@@ -57,7 +57,10 @@ type pastMsg struct {
 	id   int // the read's (recordReads)
 	snap *model.Snapshot
 	note string
-	err  error
+	// short is the note where it does not fit the footer: the stretch
+	// the record lacks, by the clock, so the operator can ask after it.
+	short string
+	err   error
 }
 
 // pastCommand runs :at and :live.
@@ -112,12 +115,16 @@ func (a *App) loadPast(pick func(context.Context, *record.Reader) (time.Time, bo
 			return pastMsg{id: id, err: err}
 		}
 		var lacks []string
+		short := ""
 		for _, m := range res.Missing {
 			if !res.Exact {
 				lacks = append(lacks, m.Why)
+				if short == "" && m.To.After(m.From) {
+					short = "the record lacks " + pastClock(m.From, m.To) + " to " + pastClock(m.To, m.To) + "; shown as last recorded"
+				}
 			}
 		}
-		return pastMsg{id: id, snap: res.Snap, note: strings.Join(lacks, "; ")}
+		return pastMsg{id: id, snap: res.Snap, note: strings.Join(lacks, "; "), short: short}
 	}, func(id int) tea.Msg { return pastMsg{id: id, err: context.Canceled} })
 }
 
@@ -150,6 +157,7 @@ func (a *App) pastUpdate(msg tea.Msg) (tea.Cmd, bool) {
 		a.adopt(msg.snap)
 		if msg.note != "" {
 			a.Flashf(kit.LvlWarn, "the record lacks this moment: "+msg.note)
+			a.Flash.Short = msg.short
 		}
 		return nil, true
 	case SnapshotMsg:

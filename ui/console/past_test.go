@@ -372,3 +372,32 @@ func TestAtOutsideTheRecordAt80(t *testing.T) {
 		}
 	}
 }
+
+// TestAtInAGapAt80: :at a moment the record lacks (no recorder ran) says,
+// at 80 columns, which stretch it lacks, so the operator can ask after
+// it; the whole note was cut before it ("… not recorded: the recorder
+// stopp…").
+func TestAtInAGapAt80(t *testing.T) {
+	dir := t.TempDir()
+	var now time.Time
+	for i, at := range []time.Time{fake.T0.Add(-time.Hour), fake.T0.Add(-30 * time.Minute)} {
+		now = at
+		rec, err := record.Open(record.Options{Dir: dir, Clock: func() time.Time { return now }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cp := *fake.Node(fake.Options{})
+		cp.Seq, cp.Time = uint64(10+i), at
+		rec.Observe(&cp)
+		rec.Flush()
+		rec.Close()
+	}
+	a := testApp(t, 80, 24, fake.Node(fake.Options{}), Options{History: dir})
+	command(a, "at "+fake.T0.Add(-45*time.Minute).Format(time.RFC3339))
+	want := "the record lacks " + fake.T0.Add(-time.Hour).Local().Format("15:04:05") + " to " +
+		fake.T0.Add(-30*time.Minute).Local().Format("15:04:05") + "; shown as last recorded"
+	lines := strings.Split(screen(a), "\n")
+	if foot := lines[len(lines)-1]; !a.past.on || !strings.Contains(foot, want) {
+		t.Errorf("past %v, footer %q; want %q", a.past.on, foot, want)
+	}
+}
