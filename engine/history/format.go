@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -150,6 +151,11 @@ func listSegments(dir string) ([]segFile, error) {
 // link, a directory): a reader says so rather than skip them silently.
 func listSegmentsNoted(dir string) ([]segFile, []Skipped, error) {
 	ents, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrPermission) {
+		// The console's :at and :span reach this where the commands
+		// check first (histdir.ForReading): the same words.
+		return nil, nil, fmt.Errorf("cannot read the history at %s: this user may not read the directory (%w; a recorder makes it mode 0700): run fgtop as the recorder's user, or as root", dir, fs.ErrPermission)
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("history %s: %w", dir, err)
 	}

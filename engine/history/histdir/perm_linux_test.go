@@ -37,6 +37,11 @@ func TestUnreadableRecord(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "this user may not read the directory") || !strings.Contains(err.Error(), "run fgtop as the recorder's user, or as root") {
 		t.Errorf("ForReading of a directory this user may not read: %v; want it said, and what to run fgtop as", err)
 	}
+	// The console's :at opens the reader without ForReading.
+	_, err = history.OpenReader(dir)
+	if err == nil || !strings.Contains(err.Error(), "this user may not read the directory") || strings.Contains(err.Error(), "open "+dir) {
+		t.Errorf("OpenReader of a directory this user may not read: %v; want it said in fgtop's words", err)
+	}
 
 	// A readable directory whose segment this user may not read.
 	dir = t.TempDir()
