@@ -206,7 +206,6 @@ func (r *Reader) empty() error {
 	return fmt.Errorf("%w (%s)", ErrEmpty, b.String())
 }
 
-// ErrEmpty: the directory holds no record.
 // NotWriting is why the record lacks the time after the last write of a
 // recorder that holds the directory and has not written for longer than
 // its heartbeat allows: snapshot --at of a moment there and history of a
@@ -218,6 +217,7 @@ const NotWriting = "nothing recorded since: the recorder holding the directory i
 // writing.
 const SilentAfter = DefaultBeatEvery + 2*DefaultFlushEvery
 
+// ErrEmpty: the directory holds no record.
 var ErrEmpty = errors.New("the history directory holds no record yet")
 
 // OutsideError says the asked time is before or after what is recorded.
