@@ -240,7 +240,7 @@ func TestReadHistoryDirUsage(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct{ path, want string }{
-		{filepath.Join(dir, "none"), "no such file"},
+		{filepath.Join(dir, "none"), "no such directory"},
 		{file, "it is a file, not a directory"},
 	} {
 		_, err := readHistoryDir(c.path)
