@@ -83,6 +83,33 @@ func unknownCommand(root *cobra.Command, err error) error {
 	return errors.New(msg + "\nrun '" + cmd.CommandPath() + " --help' for the list of commands")
 }
 
+// strictHelp makes `fgtop help TOPIC` answer a topic that is no command
+// as `fgtop TOPIC` does (the closest commands, exit 2): cobra's own help
+// command printed the root's help and exited 0 for `fgtop help chek`, so
+// a typo looked like an answer.
+func strictHelp(root *cobra.Command) {
+	root.InitDefaultHelpCmd()
+	help, _, err := root.Find([]string{"help"})
+	if err != nil || help == root || help.Run == nil {
+		return
+	}
+	show := help.Run
+	help.Run = nil
+	help.RunE = func(c *cobra.Command, args []string) error {
+		cmd, rest, err := c.Root().Find(args)
+		if err == nil && len(rest) > 0 {
+			// Find stops at the deepest command it knows and leaves the
+			// rest: a command whose Args accept words reports none.
+			err = fmt.Errorf("unknown command %q for %q", rest[0], cmd.CommandPath())
+		}
+		if err != nil {
+			return usageErr("help: %v", unknownCommand(c.Root(), err))
+		}
+		show(c, args)
+		return nil
+	}
+}
+
 // flagErr words pflag's errors (cobra's FlagErrorFunc) for an operator: a
 // value said as the user wrote it with what the flag wants (not
 // strconv's "parsing ...: invalid syntax"), an unknown flag with the

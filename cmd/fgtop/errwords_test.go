@@ -71,6 +71,12 @@ func TestErrorsNameWhatToDo(t *testing.T) {
 			[]string{`fgtop man takes no arguments (got "extra")`, "fgtop man --help"}, []string{"unknown command"}},
 		{"an unknown subcommand below the root", []string{"completion", "tcsh"}, exitBadUsage,
 			[]string{`fgtop completion: unknown command "tcsh"`, "fgtop completion --help"}, []string{"'fgtop --help'"}},
+		{"help on a mistyped command", []string{"help", "chek"}, exitBadUsage,
+			[]string{`help: unknown command "chek"; did you mean check?`, "fgtop --help"}, []string{"Available Commands"}},
+		{"help on a mistyped subcommand", []string{"help", "completion", "tcsh"}, exitBadUsage,
+			[]string{`unknown command "tcsh"; did you mean bash`}, []string{"Usage:"}},
+		{"help on a command still helps", []string{"help", "completion", "bash"}, exitOK,
+			[]string{"fgtop completion bash"}, []string{"unknown command"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			code, out := runCLIQuiet(t, tt.args...)

@@ -137,5 +137,6 @@ the kernels are named with --scratch-root. Try it without a node: fgtop demo.
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(newCompletionCmd())
 	registerCompletions(root)
+	strictHelp(root)
 	return root
 }
