@@ -159,6 +159,9 @@ func ReadEtcd(ctx context.Context, o EtcdOptions) (map[model.AgentID]*Settings, 
 
 // readOnce reads every scope of o (defaults set) on a client of its own.
 func readOnce(ctx context.Context, o EtcdOptions) ([]*scope, error) {
+	if err := refusedErr(o); err != nil {
+		return nil, err
+	}
 	cli, err := newClient(o)
 	if err != nil {
 		return nil, etcdErr(o, err)
@@ -181,16 +184,50 @@ func etcdErr(o EtcdOptions, err error) error {
 	return fmt.Errorf("etcd at %s: %w", o.Addr(), err)
 }
 
+// refusedErr is the error of a read none of whose endpoints takes a TCP
+// connection because nothing listens there, said at once: the client
+// retries a refused connection until its deadline, so every command of a
+// node whose etcd is down waited that long (1.5 s) to say "connection
+// refused". Nil when an endpoint takes the connection or does not answer
+// at all (the client's deadline then says so).
+func refusedErr(o EtcdOptions) error {
+	if len(o.Endpoints) == 0 {
+		return nil
+	}
+	timeout := min(o.Timeout, 500*time.Millisecond)
+	refused := make(chan bool, len(o.Endpoints))
+	for _, ep := range o.Endpoints {
+		go func() {
+			c, err := net.DialTimeout("tcp", endpointHostPort(ep), timeout)
+			if err == nil {
+				c.Close()
+			}
+			refused <- errors.Is(err, syscall.ECONNREFUSED)
+		}()
+	}
+	for range o.Endpoints {
+		if !<-refused {
+			return nil
+		}
+	}
+	return fmt.Errorf("etcd at %s: connection refused: is etcd running there?", o.Addr())
+}
+
+// endpointHostPort is the host:port of an endpoint, given as host:port or
+// as a URL.
+func endpointHostPort(ep string) string {
+	if u, err := url.Parse(ep); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return ep
+}
+
 // unreachable says why no endpoint takes a TCP connection ("connection
 // refused"), or "" when one does (or none can be tried).
 func unreachable(endpoints []string, timeout time.Duration) string {
 	why := ""
 	for _, ep := range endpoints {
-		hostPort := ep
-		if u, err := url.Parse(ep); err == nil && u.Host != "" {
-			hostPort = u.Host
-		}
-		c, err := net.DialTimeout("tcp", hostPort, timeout)
+		c, err := net.DialTimeout("tcp", endpointHostPort(ep), timeout)
 		if err == nil {
 			c.Close()
 			return ""
@@ -462,6 +499,9 @@ type watchResp struct {
 
 // watchSession runs one connection until it fails.
 func watchSession(ctx context.Context, o EtcdOptions, report func(EtcdReading)) error {
+	if err := refusedErr(o); err != nil {
+		return err
+	}
 	cli, err := newClient(o)
 	if err != nil {
 		return etcdErr(o, err)
