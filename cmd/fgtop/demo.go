@@ -142,12 +142,20 @@ func runDemo(ctx context.Context, r demoRun) error {
 	if r.headless {
 		o.Say = func(text string) { fmt.Fprintf(r.stderr, "fgtop demo: %s\n", text) }
 		o.Show = func(ctx context.Context, node *demo.Node) error {
-			fmt.Fprintf(r.stderr, "fgtop demo: node files in %s (seed %d, speed %g); point commands at it with: %s; stop with Ctrl-C\n",
-				node.Dir, r.seed, r.speed, shword.Join(node.CommandFlags()))
+			fmt.Fprintf(r.stderr, "fgtop demo: node files in %s (seed %d, speed %g); %s; stop with Ctrl-C\n",
+				node.Dir, r.seed, r.speed, demoPointers(node))
 			return node.WriteSnapshots(ctx, r.idleAfter, r.stdout)
 		}
 	}
 	return demo.Run(ctx, o) //nolint:wrapcheck // demo.Run's words are the command's
+}
+
+// demoPointers says how to point other commands at the demo node: the
+// flags most of them take, and simulate's, which names its host another
+// way.
+func demoPointers(node *demo.Node) string {
+	return fmt.Sprintf("point commands at it with: %s (fgtop simulate: %s)",
+		shword.Join(node.CommandFlags()), shword.Join(node.SimulateFlags()))
 }
 
 // runDemoConsole runs the interactive console on the demo node.

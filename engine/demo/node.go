@@ -256,6 +256,16 @@ func (n *Node) CommandFlags() []string {
 		"--host-cpus", fmt.Sprintf("0-%d", hostCores-1), "--host-mem", fmt.Sprintf("%dg", hostMemKiB>>20)}
 }
 
+// SimulateFlags are CommandFlags for fgtop simulate, whose virtual host
+// is a core count spread over NUMA nodes in equal blocks (--cpus,
+// --cpu-numa) and --mem: it refuses --host-cpus and --host-mem, so the
+// flags CommandFlags gives left an operator who tried them on simulate
+// with a refusal. The simulated host's two NUMA nodes are such blocks.
+func (n *Node) SimulateFlags() []string {
+	return []string{"--config", n.ConfigPath, "--devices", n.MockTOML, "--mock-etcd", n.MockEtcd,
+		"--cpus", fmt.Sprint(hostCores), "--cpu-numa", fmt.Sprint(hostNUMANodes), "--mem", fmt.Sprintf("%dg", hostMemKiB>>20)}
+}
+
 // Source returns the node's device inventory: the mock GPUs, with the
 // processes running on them, and the simulated host's 32 cores and 256 GiB.
 func (n *Node) Source() inventory.Source { return n.gsrc }

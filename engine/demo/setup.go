@@ -35,6 +35,8 @@ const (
 	hostCores   = 32
 	hostMemKiB  = 256 << 20 // 256 GiB, as /proc/meminfo counts it
 	hostNodeCPU = "0-15"    // NUMA node 0; node 1 has the rest
+	// hostNUMANodes: hostNodeCPU's half of the cores, and the rest.
+	hostNUMANodes = 2
 )
 
 // exclusiveCUDA are the mock CUDA plugin's exclusive slot types.
