@@ -139,6 +139,13 @@ func flagErr(cmd *cobra.Command, err error) error {
 			if sub, _, err := cmd.Find([]string{name}); err == nil && sub != cmd && sub.Name() == name {
 				return usageErr("%s; did you mean the command `%s`?\n%s", msg, sub.CommandPath(), help)
 			}
+			// fgtop check --demo: snapshot, serve and exporter take --demo,
+			// the others read the demo node through the files fgtop demo
+			// names; "did you mean --mem?" sent the operator nowhere.
+			if name == "demo" && cmd != cmd.Root() {
+				return usageErr("%s: %s has no demo node of its own; start one with `fgtop demo --headless` in another terminal, which prints the flags that point %s at it\n%s",
+					msg, cmd.CommandPath(), cmd.CommandPath(), help)
+			}
 			if same, ok := flagSynonyms[name]; ok && cmd.Flags().Lookup(same.name) != nil {
 				return usageErr("%s; did you mean --%s? (%s)\n%s", msg, same.name, same.where, help)
 			}
