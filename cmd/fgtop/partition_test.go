@@ -646,6 +646,47 @@ func TestApplyBlindRoot(t *testing.T) {
 	wantCode(t, code, exitProblem, out, "refusing to apply: 1 scratch root(s) cannot be read")
 }
 
+// TestApplyBareRootIsItsAgents: a bare --scratch-root DIR that is an
+// agent's root in the config holds that agent's kernels, so moving a
+// device they hold is refused without --force. Named for its directory
+// ("scratch-<agent>"), the root's kernels were a made-up agent's, the
+// config's agent held nothing, and the apply went through.
+func TestApplyBareRootIsItsAgents(t *testing.T) {
+	n := newNode(t)
+	n.addKernel(t, agentB, "5a1c9e3f-0b7d-4e2a-9c6f-1d8b3e5a7c90", gpu2, "0.30")
+	roots := []string{"--scratch-root", n.roots[agentA], "--scratch-root", n.roots[agentB]}
+	code, out := runCLI(t, n.args("apply", append(roots, "--move", "cuda:"+gpu2+"="+agentA, "--yes")...)...)
+	wantCode(t, code, exitProblem, out, "refusing to apply: live kernels hold devices that move", "(agent "+agentB+")")
+	if !bytes.Equal(n.current(t), n.original) {
+		t.Fatal("a refused apply changed the file")
+	}
+}
+
+// TestApplyBareRootOfOneAgent: with a single-agent config, a bare
+// --scratch-root DIR (here the config's own root) holds its agent's
+// kernels, so a slot amount below what they hold needs --force. Named for
+// its directory, the root made a new agent of them, the config's agent
+// held nothing, and apply wrote the lower amount with exit 0.
+func TestApplyBareRootOfOneAgent(t *testing.T) {
+	fix := testfix.Dir(t, "backendai")
+	dir := t.TempDir()
+	root := filepath.Join(dir, "scratches")
+	kernel, err := os.ReadFile(filepath.Join(fix, "resource.cuda-shares-single.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	testfix.WriteFile(t, root, filepath.Join("2e9b6d43-8c1f-4a7e-b5d2-91c0e7f3a6b8", "config", "resource.txt"), string(kernel))
+	config := testfix.WriteFile(t, dir, "agent.toml", testfix.AgentTOML("[agent]\nid = \"i-one\"\n[container]\nscratch-root = \""+root+"\"\n"))
+	orig, _ := os.ReadFile(config)
+	code, out := runCLI(t, "apply", "--config", config, "--devices", filepath.Join(fix, "mock-accelerator.toml"),
+		"--mock-etcd", filepath.Join(fix, "mock-accelerator.etcd.json"), "--host-cpus", "0-63", "--host-mem", "512g",
+		"--scratch-root", root, "--mode", "manual", "--slot", "i-one=cuda.shares=0.2", "--yes")
+	wantCode(t, code, exitProblem, out, "refusing to apply: the live kernels of i-one hold more than the planned amount")
+	if now, _ := os.ReadFile(config); !bytes.Equal(now, orig) {
+		t.Fatal("a refused apply changed the file")
+	}
+}
+
 // liveInGroup lists the processes of group pgid that are not zombies
 // (a killed process waits for whoever adopted it to reap it), from /proc.
 func liveInGroup(t *testing.T, pgid int) []string {

@@ -128,6 +128,9 @@ func Open(s Settings) (engine.Options, error) {
 		if err != nil {
 			return opts, err
 		}
+		if path != "" {
+			OwnBareRoots(s.ScratchRoots, roots, opts.Roots, opts.Agents)
+		}
 		opts.Roots = roots
 		opts.RootsOverridden = true
 		if path == "" {

@@ -1,6 +1,7 @@
 package nodeopen
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -36,6 +37,47 @@ func ParseRoots(vals []string) ([]scratch.Root, error) {
 		out = append(out, scratch.Root{Path: abs, Agent: model.AgentID(agent)})
 	}
 	return out, nil
+}
+
+// OwnBareRoots gives each bare --scratch-root DIR (vals, parsed into
+// roots) the agent the config gives it: that of the config's root that
+// DIR is (configRoots), else a single-agent config's agent. Named for its
+// directory alone, it made a new agent of the kernels under it that have
+// no recovery.json, and left the config's agent holding none: `apply
+// --scratch-root DIR` then wrote a partition below what the agent's live
+// kernels hold, without --force, even with DIR the config's own root. A
+// bare DIR of a several-agent config that is none of their roots keeps
+// its directory's name: each kernel's recovery.json says whose it is.
+func OwnBareRoots(vals []string, roots, configRoots []scratch.Root, agents []model.Agent) {
+	for i, v := range vals {
+		if strings.Contains(v, "=") {
+			continue
+		}
+		owned := false
+		for _, r := range configRoots {
+			if sameDir(r.Path, roots[i].Path) {
+				roots[i].Agent, owned = r.Agent, true
+				break
+			}
+		}
+		if !owned && len(agents) == 1 {
+			roots[i].Agent = agents[0].ID
+		}
+	}
+}
+
+// sameDir reports whether two absolute paths name one directory, through
+// symbolic links too (/var/cache/scratches and the path it links to).
+func sameDir(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	sa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	sb, err := os.Stat(b)
+	return err == nil && os.SameFile(sa, sb)
 }
 
 // CheckRootAgents refuses a --scratch-root AGENT=DIR (vals, parsed into

@@ -31,6 +31,7 @@ func Scan(ctx context.Context, s Settings, cfg *agentconfig.Config) (*model.Snap
 		if err := CheckRootAgents(s.ScratchRoots, parsed, opts.Agents, cfg.Path); err != nil {
 			return nil, Unseen{}, err
 		}
+		OwnBareRoots(s.ScratchRoots, parsed, opts.Roots, opts.Agents)
 		opts.Roots = parsed
 		opts.RootsOverridden = true
 	}

@@ -75,3 +75,54 @@ func TestScan(t *testing.T) {
 		t.Error("the config's root was made")
 	}
 }
+
+// TestBareRootIsTheConfigsAgent: a bare --scratch-root DIR given with a
+// config is the root of the config's agent (the one whose root DIR is, or
+// its only one), not a new agent named for the directory: the kernels
+// under it were that made-up agent's, the config's agent held none, and
+// apply let a partition below what they hold through without --force.
+func TestBareRootIsTheConfigsAgent(t *testing.T) {
+	dir := t.TempDir()
+	own := filepath.Join(dir, "scratches")
+	elsewhere := filepath.Join(dir, "copy")
+	link := filepath.Join(dir, "link")
+	id := "2e9b6d43-8c1f-4a7e-b5d2-91c0e7f3a6b8"
+	for _, root := range []string{own, elsewhere} {
+		testfix.WriteFile(t, root, filepath.Join(id, "config", "resource.txt"),
+			"SLOTS={\"cuda.shares\":\"0.5\"}\nCUDA.SHARES_SHARES=c59395cd-ac91-4cd3-a1b0-3d2568aa2d04:0.50\n")
+	}
+	if err := os.Symlink(own, link); err != nil {
+		t.Fatal(err)
+	}
+	cfgPath := testfix.WriteFile(t, dir, "agent.toml", testfix.AgentTOML("[agent]\nid = \"i-a\"\n"+
+		"[container]\nscratch-root = \""+own+"\"\n"))
+	cfg, err := agentconfig.Load(cfgPath)
+	if cfg == nil {
+		t.Fatal(err)
+	}
+	etcd := filepath.Join("..", "inventory", "testdata", "mock-accelerator.etcd.json")
+	for _, root := range []string{own, link, elsewhere} {
+		t.Run(filepath.Base(root), func(t *testing.T) {
+			s := Settings{ScratchRoots: []string{root}, Devices: mockFile, MockEtcd: etcd}
+			snap, _, err := Scan(context.Background(), s, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ks := snap.Kernels()
+			if len(ks) != 1 || ks[0].Agent != "i-a" {
+				for _, k := range ks {
+					t.Logf("kernel %s: agent %q", k.ID, k.Agent)
+				}
+				t.Errorf("Scan: %d kernels, want 1 of agent i-a", len(ks))
+			}
+			s.Config = cfgPath
+			opts, err := Open(s)
+			if opts.Inventory != nil {
+				defer opts.Inventory.Close()
+			}
+			if err != nil || len(opts.Roots) != 1 || opts.Roots[0].Agent != "i-a" {
+				t.Errorf("Open: roots %+v, %v; want one of agent i-a", opts.Roots, err)
+			}
+		})
+	}
+}
