@@ -46,5 +46,15 @@ func Failed(addr string, err error) error {
 	case errors.Is(err, syscall.EADDRNOTAVAIL):
 		return fmt.Errorf("%s: this machine has no such address: use 127.0.0.1, 0.0.0.0 (every interface) or one of its own addresses", addr)
 	}
+	// A host or service name that does not resolve was said in the
+	// resolver's words ("listen tcp: lookup nohost on 10.0.0.53:53: no
+	// such host"), naming a DNS server the operator did not ask about.
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		if _, service, ok := strings.Cut(dns.Name, "/"); ok && strings.HasPrefix(dns.Name, "tcp") {
+			return fmt.Errorf("%s: no port is named %q on this machine (/etc/services): give the port as a number", addr, service)
+		}
+		return fmt.Errorf("%s: the host name %q does not resolve here (%s): use 127.0.0.1, 0.0.0.0 (every interface) or one of this machine's own addresses", addr, dns.Name, dns.Err)
+	}
 	return fmt.Errorf("%s: %w", addr, err)
 }

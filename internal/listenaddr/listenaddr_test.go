@@ -43,3 +43,22 @@ func TestFailed(t *testing.T) {
 		t.Errorf("no such address: %q", got)
 	}
 }
+
+// TestFailedNames: a host or port name that does not resolve is said in
+// fgtop's words, not the resolver's ("lookup nohost on 10.0.0.53:53").
+func TestFailedNames(t *testing.T) {
+	for _, c := range []struct{ addr, want string }{
+		{"no-such-host.invalid:9477", `the host name "no-such-host.invalid" does not resolve here`},
+		{"127.0.0.1:no-such-port", `no port is named "no-such-port" on this machine`},
+	} {
+		l, err := net.Listen("tcp", c.addr)
+		if err == nil {
+			l.Close()
+			t.Skipf("%s resolves here", c.addr)
+		}
+		got := Failed(c.addr, err).Error()
+		if !strings.Contains(got, c.want) || strings.Contains(got, "lookup ") {
+			t.Errorf("%s: %q, want %q", c.addr, got, c.want)
+		}
+	}
+}
