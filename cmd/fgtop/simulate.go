@@ -101,8 +101,10 @@ Output: a table, or with --json:
                    "released": {slot: {device: "amount"}}}   (or "error" + "message")],
    "alloc_map": {device: "cumulative amount"},
    "state": {slot: {device: "cumulative amount"}}}
-alloc_map means what "fgtop snapshot --alloc-map" means (Backend.AI's scan_gpu_alloc_map:
-cuda.shares + cuda.device; for a devices.json of another plugin, its slots): the devices
+alloc_map is the absolute map, as "fgtop snapshot --alloc-map=absolute" and snapshot --json's
+alloc_map give it, not the per-device ratio agents report since 2026-09 (snapshot
+--alloc-map; 0.90 of a 4.00 GPU is 0.2250 there): Backend.AI's scan_gpu_alloc_map,
+cuda.shares + cuda.device (for a devices.json of another plugin, its slots): the devices
 some live allocation names, each with the alloc map's cumulative value (Backend.AI's
 alloc_map.allocations, after quantum rounding); a device whose allocations were all freed
 is absent. "state" is the whole cumulative map of every plugin, every device, untouched

@@ -679,3 +679,14 @@ func TestSimulateHostFlagsNameTheirOwn(t *testing.T) {
 		wantCode(t, code, exitBadUsage, out, c.want)
 	}
 }
+
+// TestSimulateHelpSaysWhichAllocMap: simulate's alloc_map is the absolute
+// map; its help said it meant what snapshot --alloc-map means, which
+// since 2026-09 prints the per-device ratio (0.2250 where simulate says
+// 0.90 of a 4.00 GPU), so the two seemed to disagree on one node.
+func TestSimulateHelpSaysWhichAllocMap(t *testing.T) {
+	code, out := runCLIQuiet(t, "simulate", "--help")
+	if code != exitOK || !strings.Contains(out, `"fgtop snapshot --alloc-map=absolute"`) || strings.Contains(out, `means what "fgtop snapshot --alloc-map" means`) {
+		t.Errorf("exit %d; simulate --help does not say its alloc_map is snapshot --alloc-map=absolute's:\n%s", code, out)
+	}
+}
