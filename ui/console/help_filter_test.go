@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/fgtop/fgtop/ui/internal/fake"
+	"github.com/fgtop/fgtop/ui/kit"
 )
 
 // TestHelpFilter types after ? and checks the help keeps only the rows
@@ -99,4 +100,24 @@ func TestHelpGivesCommandSyntax(t *testing.T) {
 		mustContain(t, filter, helpBody(a), want...)
 		a.Update(keyCode(tea.KeyEscape))
 	}
+}
+
+// TestHelpWrapsAtEightyColumns: at 80 columns the help's rows wrap under
+// their meaning instead of being cut, so :at's syntax (which the help
+// alone gives) reads whole, and a filter on a word of a continuation line
+// shows the row it belongs to.
+func TestHelpWrapsAtEightyColumns(t *testing.T) {
+	a := testApp(t, 80, 24, fake.Node(fake.Options{}), Options{})
+	var help string
+	for _, l := range helpLines(a, 80) {
+		l = stripANSI(l)
+		if kit.Width(l) > 80 {
+			t.Errorf("a help line wider than 80: %q", l)
+		}
+		help += strings.TrimSpace(l) + " "
+	}
+	mustContain(t, "help at 80 columns", help, "yesterday 14:02", "-2h", "[ ] step, :live returns", "(as history --device)")
+	typeKeys(a, "?")
+	typeKeys(a, "returns")
+	mustContain(t, "filter on a continuation line", helpBody(a), ":at TIME", "returns")
 }

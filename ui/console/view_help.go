@@ -212,6 +212,25 @@ func (hs *helpScreen) notes(w int) []string {
 		l.Cell(st.Text, "  "+rest, w-l.W, false, g.Ellipsis)
 		return l.Finish(w)
 	}
+	// entry is a row of a name and what it means, wrapped under the
+	// meaning's column where the screen is narrower than it: at 80
+	// columns :at's syntax was cut after "...--history DIR): the n…",
+	// and the help was the only place that said it.
+	entry := func(name, text string) []string {
+		const col = 3 + 22
+		lead := kit.Span{Lvl: kit.LvlAccent, Text: "   " + kit.PadRight(name, 22)}
+		if w-col < 24 {
+			return []string{kit.SpansRow(st, []kit.Span{lead, {Lvl: kit.LvlPlain, Text: text}}, w)}
+		}
+		var rows []string
+		for i, r := range kit.WrapWords([]kit.Span{{Lvl: kit.LvlPlain, Text: text}}, w-col) {
+			if i > 0 {
+				lead = kit.Span{Lvl: kit.LvlPlain, Text: kit.Spaces(col)}
+			}
+			rows = append(rows, kit.SpansRow(st, append([]kit.Span{lead}, r...), w))
+		}
+		return rows
+	}
 	look0, shape0 := st.Look(0)
 	look1, shape1 := st.Look(1)
 	out = append(out, "", kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlTitle, Text: " Share bars"}}, w),
@@ -253,12 +272,12 @@ func (hs *helpScreen) notes(w int) []string {
 		}
 	}
 	for _, c := range cmds {
-		out = append(out, kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlAccent, Text: "   " + kit.PadRight(c[0], 22)}, {Lvl: kit.LvlPlain, Text: c[1]}}, w))
+		out = append(out, entry(c[0], c[1])...)
 	}
 	out = append(out, "", kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlTitle, Text: " Filter"}}, w),
 		kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlDim, Text: "   words must all match (id, agent, state, devices, owner, session, image); !word inverts one"}}, w))
 	for _, f := range render.FilterHelp() {
-		out = append(out, kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlAccent, Text: "   " + kit.PadRight(f[0], 22)}, {Lvl: kit.LvlPlain, Text: f[1]}}, w))
+		out = append(out, entry(f[0], f[1])...)
 	}
 	var shown map[string]bool
 	if hs.shown != nil {
@@ -277,7 +296,7 @@ func (hs *helpScreen) notes(w int) []string {
 	}
 	row := func(name, text string) {
 		if name != "" {
-			out = append(out, kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlAccent, Text: "   " + kit.PadRight(name, 22)}, {Lvl: kit.LvlPlain, Text: text}}, w))
+			out = append(out, entry(name, text)...)
 		}
 	}
 	out = append(out, "", kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlTitle, Text: " Device columns"}}, w))
@@ -289,6 +308,9 @@ func (hs *helpScreen) notes(w int) []string {
 		row(hist, "history, one sample a second: share held")
 	}
 	var kern []string
+	// The kernel columns' title goes above their rows, which wrap: where
+	// they start, not how many there are.
+	kstart := len(out)
 	if st := has("STATE"); st != "" {
 		kern = append(kern, st)
 		row(st, "ok: its resource.txt read; stale: the file no longer reads, its last good allocation counts; broken: it never read, it counts nothing; pending: no resource.txt yet")
@@ -316,7 +338,7 @@ func (hs *helpScreen) notes(w int) []string {
 		row(g, "GPU memory of its processes (mapped by container: /proc/PID/cgroup against the CID= line)")
 	}
 	if len(kern) > 0 {
-		out = append(out[:len(out)-len(kern)], append([]string{"", kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlTitle, Text: " Kernel columns"}}, w)}, out[len(out)-len(kern):]...)...)
+		out = append(out[:kstart], append([]string{"", kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlTitle, Text: " Kernel columns"}}, w)}, out[kstart:]...)...)
 	}
 	return out
 }
@@ -371,16 +393,35 @@ func (hs *helpScreen) filtered(w int) []string {
 			}
 		}
 	}
-	for _, ln := range hs.notes(w) {
-		if t := ansi.Strip(ln); strings.TrimSpace(t) != "" && strings.Contains(strings.ToLower(t), f) {
-			out = append(out, ln)
+	// A wrapped row's continuation lines (indented to its meaning's
+	// column) match and show with the row they continue.
+	notes := hs.notes(w)
+	for i := 0; i < len(notes); {
+		j := i + 1
+		for j < len(notes) && isContinuation(ansi.Strip(notes[j])) {
+			j++
+		}
+		var text strings.Builder
+		for _, ln := range notes[i:j] {
+			text.WriteString(strings.TrimSpace(ansi.Strip(ln)) + " ")
+		}
+		if t := text.String(); strings.TrimSpace(t) != "" && strings.Contains(strings.ToLower(t), f) {
+			out = append(out, notes[i:j]...)
 			n++
 		}
+		i = j
 	}
 	if n == 0 {
 		out = append(out, kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlDim, Text: "   nothing in the help matches"}}, w))
 	}
 	return out
+}
+
+// isContinuation reports whether a help line (without its styles) goes
+// on with the row above it: blank up to the meaning's column, text after.
+func isContinuation(t string) bool {
+	const col = 3 + 22
+	return len(t) > col && strings.TrimSpace(t[:col]) == "" && strings.TrimSpace(t) != ""
 }
 
 // filterKey takes a key typed on the help screen into its filter and
