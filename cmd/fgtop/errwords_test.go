@@ -75,6 +75,8 @@ func TestErrorsNameWhatToDo(t *testing.T) {
 			[]string{"unknown flag: --demo", "fgtop check has no demo node of its own", "fgtop demo --headless"}, []string{"did you mean --"}},
 		{"--demo on simulate", []string{"simulate", "--demo", "--request", "cuda.shares=0.5"}, exitBadUsage,
 			[]string{"fgtop simulate has no demo node of its own"}, []string{"did you mean --mem"}},
+		{"a hosts file not there", []string{"fleet", "--hosts", "@" + missing, "--once"}, exitBadUsage,
+			[]string{"--hosts @" + missing + ": no such file (looked for " + missing + ")"}, []string{"open "}},
 		{"help on a mistyped command", []string{"help", "chek"}, exitBadUsage,
 			[]string{`help: unknown command "chek"; did you mean check?`, "fgtop --help"}, []string{"Available Commands"}},
 		{"help on a mistyped subcommand", []string{"help", "completion", "tcsh"}, exitBadUsage,

@@ -174,6 +174,11 @@ func (f *fleetFlags) check() error {
 func (f *fleetFlags) hostList() ([]string, error) {
 	hosts, err := fleet.LoadHosts(f.hosts)
 	if fe, ok := errors.AsType[*fleet.HostsFileError](err); ok {
+		// A file not there is said as --identity's is, not as open(2)'s
+		// "open fleet.txt: no such file or directory".
+		if why := missingFile(fe.Err); why != "" {
+			return nil, usageErr("--hosts @%s: %s", fe.Path, why)
+		}
 		return nil, usageErr("--hosts @%s: %v", fe.Path, fe.Err)
 	} else if _, ok := errors.AsType[*fleet.ItemsError](err); ok {
 		// The error names and quotes the bad items.
