@@ -172,7 +172,7 @@ func TestParsePlugin(t *testing.T) {
 		{"open on nvml", PluginSettings{CUDAPlugin: model.PluginCUDAOpen}, "auto", ""},
 		{"unknown kind", PluginSettings{CUDAPlugin: "cuda9"}, "auto", "--cuda-plugin "},
 		{"bad capacity", PluginSettings{FGPUCapacity: "GPU-x=abc"}, "nvml", "--fgpu-capacity "},
-		{"missing file", PluginSettings{Config: filepath.Join(dir, "none.json")}, "nvml", "--plugin-config: "},
+		{"missing file", PluginSettings{Config: filepath.Join(dir, "none.json")}, "nvml", "--plugin-config " + filepath.Join(dir, "none.json") + ": no such file (looked for "},
 		{"a file", PluginSettings{Config: good}, "", ""},
 		{"on a mock", PluginSettings{Config: good}, "mock.toml", "--plugin-config applies to NVML's GPUs (--devices auto or nvml), not to --devices mock.toml"},
 	} {

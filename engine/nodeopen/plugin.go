@@ -1,6 +1,9 @@
 package nodeopen
 
 import (
+	"errors"
+	"io/fs"
+	"path/filepath"
 	"time"
 
 	"github.com/fgtop/fgtop/engine"
@@ -69,7 +72,10 @@ func ParsePlugin(p PluginSettings, devices string) (Plugin, error) {
 	}
 	if p.Config != "" {
 		b, err := safefile.ReadFile(p.Config, plugin.MaxSettingsBytes)
-		if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			// As --devices and --mock-etcd say it, not as open(2) does.
+			return out, inputErr("--plugin-config %s: no such file (looked for %s)", p.Config, absPath(p.Config))
+		} else if err != nil {
 			return out, inputErr("--plugin-config: %v", err)
 		}
 		st, err := plugin.ParseFile(p.Config, b)
@@ -148,4 +154,12 @@ func WrapPlugin(inner inventory.Source, p Plugin, pc ConfigPlugins, roots []stri
 	src := plugin.NewSource(inner, opts)
 	src.Start(StartWait)
 	return src
+}
+
+// absPath is path made absolute for a message, or path where it cannot be.
+func absPath(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
 }

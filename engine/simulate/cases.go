@@ -3,6 +3,8 @@ package simulate
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"path/filepath"
 	"slices"
 
 	"github.com/fgtop/fgtop/engine/inventory"
@@ -15,7 +17,14 @@ import (
 // not "" (--case-id).
 func loadCases(path, id string) ([]placement.Case, error) {
 	data, err := safefile.ReadFile(path, inventory.MaxMockFileSize)
-	if err != nil {
+	if errors.Is(err, fs.ErrNotExist) {
+		// As --devices says it, not as open(2) does.
+		abs, aerr := filepath.Abs(path)
+		if aerr != nil {
+			abs = path
+		}
+		return nil, usage("--case %s: no such file (looked for %s)", path, abs)
+	} else if err != nil {
 		return nil, usage("--case: %v", err)
 	}
 	cases, err := placement.ParseCases(data)

@@ -181,6 +181,7 @@ func TestLoadCases(t *testing.T) {
 	cases := writeFile(t, "cases.json", twoCases)
 	empty := writeFile(t, "empty.json", "[]")
 	bad := writeFile(t, "bad.json", "{")
+	missing := filepath.Join(t.TempDir(), "missing.json")
 	for _, c := range []struct {
 		path, id string
 		ids      []string
@@ -191,7 +192,7 @@ func TestLoadCases(t *testing.T) {
 		{cases, "c", nil, "--case-id c: no such case in " + cases},
 		{empty, "", nil, "--case " + empty + ": no cases"},
 		{bad, "", nil, "--case " + bad + ": "},
-		{filepath.Join(t.TempDir(), "missing.json"), "", nil, "--case: "},
+		{missing, "", nil, "--case " + missing + ": no such file (looked for " + missing + ")"},
 	} {
 		got, err := loadCases(c.path, c.id)
 		if msg := usageMsg(t, err); c.want == "" && msg != "" || !strings.HasPrefix(msg, c.want) {
