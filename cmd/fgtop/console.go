@@ -93,15 +93,19 @@ func newWatchCmd() *cobra.Command {
 
 // consoleOn opens the console on the node the source flags describe.
 func consoleOn(ctx context.Context, src *sourceFlags, cf *consoleFlags) error {
+	// The console's own flags first: a --theme typo was said only once
+	// the node opened, after "no agent.toml found" had sent the operator
+	// to fix that.
+	uopts, err := cf.uiOptions("")
+	if err != nil {
+		return err
+	}
 	eopts, err := src.options()
 	if err != nil {
 		return err
 	}
 	defer closeSource(eopts)
-	uopts, err := cf.uiOptions(eopts.Node)
-	if err != nil {
-		return err
-	}
+	uopts.NodeName = eopts.Node
 	if ctx == nil {
 		ctx = context.Background()
 	}

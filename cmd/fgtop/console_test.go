@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -18,5 +20,16 @@ func TestConsoleThemeIsUsage(t *testing.T) {
 	}
 	if o, err := (&consoleFlags{theme: "dark", readOnly: true}).uiOptions("node"); err != nil || o.Background != "dark" || !o.ReadOnly || o.Records == nil {
 		t.Errorf("--theme dark --readonly: %+v, %v", o, err)
+	}
+}
+
+// TestConsoleThemeBeforeNode: a --theme typo is said before the node is
+// opened: it was hidden behind "no agent.toml found" (or any other
+// trouble with the node), and said only once that was fixed.
+func TestConsoleThemeBeforeNode(t *testing.T) {
+	src := &sourceFlags{config: filepath.Join(t.TempDir(), "none.toml"), devices: "auto"}
+	err := consoleOn(context.Background(), src, &consoleFlags{theme: "no-such-theme"})
+	if err == nil || !strings.HasPrefix(err.Error(), "--theme no-such-theme: ") {
+		t.Errorf("consoleOn = %v; want the --theme error first", err)
 	}
 }
