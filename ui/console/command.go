@@ -269,6 +269,12 @@ func commands() []consoleCommand {
 				return nil
 			}
 			desc := len(f) > 2 && (f[2] == "desc" || f[2] == "d")
+			// An order that is neither sorted ascending without a word:
+			// ":sort id sideways" looked taken.
+			if len(f) > 3 || len(f) == 3 && !desc && f[2] != "asc" && f[2] != "a" {
+				a.Flashf(kit.LvlWarn, fmt.Sprintf("usage: :sort COLUMN [asc|desc]; %q is no order", strings.Join(f[2:], " ")))
+				return nil
+			}
 			if strings.HasPrefix(f[1], "-") {
 				f[1], desc = f[1][1:], true
 			}

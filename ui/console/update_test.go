@@ -117,6 +117,16 @@ func TestSort(t *testing.T) {
 	if !strings.Contains(a.Flash.Text, "no column nosuch") {
 		t.Errorf("flash = %q", a.Flash.Text)
 	}
+	// An order that is none is said, and the sort kept.
+	col, desc := a.Kernels.sortCol, a.Kernels.sortDesc
+	run("sort id sideways")
+	if !strings.Contains(a.Flash.Text, `usage: :sort COLUMN [asc|desc]; "sideways" is no order`) || a.Kernels.sortCol != col || a.Kernels.sortDesc != desc {
+		t.Errorf("sort id sideways: flash %q, sort %s desc=%v", a.Flash.Text, a.Kernels.sortCol, a.Kernels.sortDesc)
+	}
+	run("sort id asc")
+	if a.Kernels.sortCol != "id" || a.Kernels.sortDesc {
+		t.Errorf("sort id asc: sort %s desc=%v", a.Kernels.sortCol, a.Kernels.sortDesc)
+	}
 	before := a.Kernels.sortCol
 	typeKeys(a, "s")
 	if a.Kernels.sortCol == before {
