@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/fgtop/fgtop/internal/cliwords"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -103,7 +104,7 @@ func TestErrorsNameWhatToDo(t *testing.T) {
 		if err == nil {
 			t.Fatalf("%s: no error", typo)
 		}
-		if msg := unknownCommand(root, err).Error(); !strings.Contains(msg, `unknown command "`+typo+`"`) || !strings.Contains(msg, want) {
+		if msg := cliwords.UnknownCommand(root, err).Error(); !strings.Contains(msg, `unknown command "`+typo+`"`) || !strings.Contains(msg, want) {
 			t.Errorf("%s: %q, want %q", typo, msg, want)
 		}
 	}

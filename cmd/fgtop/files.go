@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 
+	"github.com/fgtop/fgtop/internal/cliwords"
 	"github.com/fgtop/fgtop/internal/safefile"
 )
 
@@ -15,7 +16,7 @@ import (
 func checkRegular(flag, path string) error {
 	st, err := os.Stat(path)
 	if err != nil {
-		if m := missingFile(err); m != "" {
+		if m := cliwords.MissingFile(err); m != "" {
 			return usageErr("%s %s: %s", flag, path, m)
 		}
 		return usageErr("%s %s: %v", flag, path, unwrapPath(err))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fgtop/fgtop/engine/alloc"
 	"github.com/fgtop/fgtop/engine/fleet"
+	"github.com/fgtop/fgtop/internal/cliwords"
 	fleetui "github.com/fgtop/fgtop/ui/fleet"
 	"github.com/fgtop/fgtop/ui/local"
 	"github.com/spf13/cobra"
@@ -176,7 +177,7 @@ func (f *fleetFlags) hostList() ([]string, error) {
 	if fe, ok := errors.AsType[*fleet.HostsFileError](err); ok {
 		// A file not there is said as --identity's is, not as open(2)'s
 		// "open fleet.txt: no such file or directory".
-		if why := missingFile(fe.Err); why != "" {
+		if why := cliwords.MissingFile(fe.Err); why != "" {
 			return nil, usageErr("--hosts @%s: %s", fe.Path, why)
 		}
 		return nil, usageErr("--hosts @%s: %v", fe.Path, fe.Err)

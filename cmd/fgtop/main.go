@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fgtop/fgtop/internal/buildinfo"
+	"github.com/fgtop/fgtop/internal/cliwords"
 	"github.com/fgtop/fgtop/internal/profiling"
 	"github.com/fgtop/fgtop/internal/untrusted"
 	"github.com/fgtop/fgtop/ui/local"
@@ -87,7 +88,7 @@ func run(args []string) int {
 		return ee.code
 	}
 	// Cobra's own errors are flag and argument problems.
-	fmt.Fprintln(stderr, "fgtop:", unknownCommand(root, err))
+	fmt.Fprintln(stderr, "fgtop:", cliwords.UnknownCommand(root, err))
 	return exitBadUsage
 }
 
@@ -117,7 +118,9 @@ the kernels are named with --scratch-root. Try it without a node: fgtop demo.
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
 	// Every subcommand inherits it: flag errors in fgtop's words.
-	root.SetFlagErrorFunc(flagErr)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &exitError{code: exitBadUsage, err: cliwords.FlagError(c, err)}
+	})
 	src.register(root)
 	src.registerLive(root)
 	cf.register(root, true)
@@ -137,6 +140,6 @@ the kernels are named with --scratch-root. Try it without a node: fgtop demo.
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(newCompletionCmd())
 	registerCompletions(root)
-	strictHelp(root)
+	cliwords.StrictHelp(root, func(err error) error { return &exitError{code: exitBadUsage, err: err} })
 	return root
 }

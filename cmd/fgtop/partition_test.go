@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/fgtop/fgtop/internal/cliwords"
 	"github.com/fgtop/fgtop/internal/testfix"
 	"os"
 	"os/exec"
@@ -196,7 +197,7 @@ func runCLIQuiet(t *testing.T, args ...string) (int, string) {
 		if errors.As(err, &ee) {
 			code = ee.code
 		} else {
-			err = unknownCommand(root, err) // as run words cobra's own errors
+			err = cliwords.UnknownCommand(root, err) // as run words cobra's own errors
 		}
 		fmt.Fprintln(&out, "fgtop:", err)
 	}

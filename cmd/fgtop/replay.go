@@ -12,6 +12,7 @@ import (
 	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/engine/partition"
 	"github.com/fgtop/fgtop/engine/replay"
+	"github.com/fgtop/fgtop/internal/cliwords"
 	"github.com/fgtop/fgtop/internal/jsonout"
 	"github.com/fgtop/fgtop/internal/safefile"
 	"github.com/fgtop/fgtop/model"
@@ -222,7 +223,7 @@ func runArrivals(ctx context.Context, out io.Writer, src *sourceFlags, ch *chang
 	}
 	data, err := safefile.ReadFile(rf.arrivals, replay.MaxArrivalsBytes)
 	if err != nil {
-		if w := missingFile(err); w != "" {
+		if w := cliwords.MissingFile(err); w != "" {
 			return usageErr("--arrivals %s: %s", rf.arrivals, w)
 		}
 		return usageErr("--arrivals: %v", err)

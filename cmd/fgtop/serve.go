@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/fgtop/fgtop/internal/cliwords"
 	"github.com/fgtop/fgtop/internal/gcpolicy"
 	"io"
 	"io/fs"
@@ -207,7 +208,7 @@ func (f *serveFlags) check(cmd *cobra.Command) error {
 	}
 	if _, err := os.Stat(f.authorizedKeys); errors.Is(err, fs.ErrNotExist) {
 		return usageErr("serve: --authorized-keys %s: %s; create it with the public keys that may connect, one per line as in ~/.ssh/authorized_keys (environment=\"FGTOP_ROLE=operator\" before a key makes it an operator)",
-			f.authorizedKeys, missingFile(err))
+			f.authorizedKeys, cliwords.MissingFile(err))
 	}
 	return checkRegular("serve: --authorized-keys", f.authorizedKeys)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/fgtop/fgtop/engine/placement"
 	"github.com/fgtop/fgtop/engine/report"
 	"github.com/fgtop/fgtop/engine/simulate"
+	"github.com/fgtop/fgtop/internal/cliwords"
 	"github.com/fgtop/fgtop/model"
 	"github.com/spf13/cobra"
 )
@@ -296,7 +297,7 @@ func (f *simulateFlags) openAccelerators() (inventory.Source, error) {
 		return nodeopen.WrapPlugin(src, f.src.plugin.parsed, nodeopen.ConfigPlugins{}, nil), nil
 	}
 	if _, err := os.Stat(f.src.devices); errors.Is(err, fs.ErrNotExist) {
-		if w := missingFile(err); w != "" {
+		if w := cliwords.MissingFile(err); w != "" {
 			return nil, usageErr("--devices %s: %s; want auto, nvml, a mock-accelerator.toml or a devices.json", f.src.devices, w)
 		}
 		return nil, usageErr("--devices %s: want auto, nvml, a mock-accelerator.toml or a devices.json: %v", f.src.devices, err)

@@ -10,6 +10,7 @@ import (
 	"github.com/fgtop/fgtop/engine"
 	"github.com/fgtop/fgtop/engine/inventory"
 	"github.com/fgtop/fgtop/engine/nodeopen"
+	"github.com/fgtop/fgtop/internal/cliwords"
 	"github.com/fgtop/fgtop/internal/untrusted"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -125,12 +126,12 @@ func (f *sourceFlags) checkMockEtcd() error {
 func (f *sourceFlags) deviceErr(err error) error {
 	var se *inventory.MockSettingsError
 	if errors.As(err, &se) {
-		if w := missingFile(se.Err); w != "" {
+		if w := cliwords.MissingFile(se.Err); w != "" {
 			return usageErr("--mock-etcd %s: %s", f.mockEtcd, w)
 		}
 		return usageErr("--mock-etcd: %v", se.Err)
 	}
-	if w := missingFile(err); w != "" {
+	if w := cliwords.MissingFile(err); w != "" {
 		return usageErr("--devices %s: %s; want auto, nvml or the path of a mock-accelerator.toml", f.devices, w)
 	}
 	return usageErr("--devices %s: %v", f.devices, err)
