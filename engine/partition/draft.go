@@ -172,7 +172,10 @@ func Draft(cur *agentconfig.Config, inv Inventory, req Request) (*agentconfig.Co
 			fail("--move %s=%s: devices are not exclusive in the slot-based format; only the device-based format (BEP-1044) assigns devices to agents", mv.Device, mv.Agent)
 			continue
 		}
-		if !needManual(fmt.Sprintf("--move %s=%s", mv.Device, mv.Agent)) {
+		// An agent the config does not have is said first: "add --mode
+		// manual" sent the operator round to be told that only then.
+		to := agentIdx(mv.Agent)
+		if to < 0 || !needManual(fmt.Sprintf("--move %s=%s", mv.Device, mv.Agent)) {
 			continue
 		}
 		key, ok := resolveDevice(mv.Device, d, inv, fail)
@@ -181,10 +184,6 @@ func Draft(cur *agentconfig.Config, inv Inventory, req Request) (*agentconfig.Co
 		}
 		if key.Name == "mem" {
 			fail("--move %s: memory is split by amount, not moved; use --mem AGENT=SIZE", mv.Device)
-			continue
-		}
-		to := agentIdx(mv.Agent)
-		if to < 0 {
 			continue
 		}
 		for i := range d.Agents {
@@ -219,11 +218,8 @@ func Draft(cur *agentconfig.Config, inv Inventory, req Request) (*agentconfig.Co
 	}
 
 	for _, cs := range req.CPU {
-		if !needManual("--cpu " + string(cs.Agent) + "=" + cs.Spec) {
-			continue
-		}
 		i := agentIdx(cs.Agent)
-		if i < 0 {
+		if i < 0 || !needManual("--cpu "+string(cs.Agent)+"="+cs.Spec) {
 			continue
 		}
 		if d.AllocFormat == agentconfig.FormatSlotBased {
@@ -247,11 +243,8 @@ func Draft(cur *agentconfig.Config, inv Inventory, req Request) (*agentconfig.Co
 	}
 
 	for _, ms := range req.Mem {
-		if !needManual("--mem " + string(ms.Agent)) {
-			continue
-		}
 		i := agentIdx(ms.Agent)
-		if i < 0 {
+		if i < 0 || !needManual("--mem "+string(ms.Agent)) {
 			continue
 		}
 		// The console's mem field refuses the same (partition.CheckMem).
@@ -272,11 +265,8 @@ func Draft(cur *agentconfig.Config, inv Inventory, req Request) (*agentconfig.Co
 			fail("%s: the file's allocation tables are in the BEP-1044 device-based format, which assigns devices (--move, --cpu IDS), not amounts", what)
 			continue
 		}
-		if !needManual(what) {
-			continue
-		}
 		i := agentIdx(ss.Agent)
-		if i < 0 {
+		if i < 0 || !needManual(what) {
 			continue
 		}
 		a := alloc(i)

@@ -140,6 +140,15 @@ func TestPlan(t *testing.T) {
 			errors:  []string{`unknown agent "i-gpu-nod01-b" (did you mean i-gpu-node01-b?); the config's agents are: i-gpu-node01-a, i-gpu-node01-b`},
 		},
 		{
+			// Named at once, not after "add --mode manual" (the tour: the
+			// README's --slot example on a shared-mode node).
+			name:    "unknown agent on a node not in manual mode",
+			fixture: "agent.multi-agent.slot-based.toml",
+			req:     Request{Mode: agentconfig.ModeShared, Slots: []SlotSet{{Agent: "i-node-a", Slot: model.SlotCUDAShares, Amount: model.MustDec("1.0")}}},
+			errors:  []string{`unknown agent "i-node-a"; the config's agents are: i-gpu-node01-a, i-gpu-node01-b`},
+			edits:   3, // the mode and the two agents' tables it drops
+		},
+		{
 			name:    "cores given to two agents",
 			fixture: "agent.multi-agent.device-based.toml",
 			req:     Request{CPU: []CPUSet{{Agent: agentA, Spec: "0-16"}}},
