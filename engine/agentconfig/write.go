@@ -80,6 +80,10 @@ var (
 	// ErrBadBackup: the journal names as the backup to restore a file
 	// that is not one fgtop made of this config.
 	ErrBadBackup = errors.New("not fgtop's backup")
+	// ErrUndoMoved: the apply a rollback would undo is not the one its
+	// caller showed (RollbackRequest.Undoes): another apply or rollback
+	// was made since.
+	ErrUndoMoved = errors.New("the last apply changed since it was shown")
 )
 
 // Step names a point in the writer's sequence, for fault injection.
@@ -663,8 +667,13 @@ type RollbackRequest struct {
 	// Force rolls back even when the file changed since that apply (the
 	// change is kept in the backup Rollback makes).
 	Force bool
-	Now   func() time.Time
-	Hooks *Hooks
+	// Undoes, when set, is the apply the caller showed and judged (the
+	// console's rollback dialog): compared under the journal's lock, so
+	// that an apply another process made after the caller looked is not
+	// the one undone, unseen and unjudged (ErrUndoMoved).
+	Undoes *JournalRecord
+	Now    func() time.Time
+	Hooks  *Hooks
 }
 
 // Undoable returns the apply that rollback would undo: the journal is
@@ -763,6 +772,10 @@ func Rollback(req RollbackRequest) (*CommitResult, error) {
 	top, err := Undoable(req.Path, req.Journal)
 	if err != nil {
 		return nil, err
+	}
+	if u := req.Undoes; u != nil && (!top.Time.Equal(u.Time) || top.NewHash != u.NewHash) {
+		return nil, fmt.Errorf("%w: the apply of %s by %s is the last now, not the one of %s: look at the journal again",
+			ErrUndoMoved, top.Time.Format(time.RFC3339), top.Actor, u.Time.Format(time.RFC3339))
 	}
 	if h := hashOf(cur); h != top.NewHash && !req.Force {
 		// A journal line that cannot be read may be the record that

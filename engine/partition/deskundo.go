@@ -1,7 +1,6 @@
 package partition
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/fgtop/fgtop/engine/agentconfig"
@@ -25,8 +24,9 @@ type RollbackPreview struct {
 }
 
 // ErrUndoMoved is a rollback refused because the apply it would undo is
-// not the one its preview showed (another apply or rollback since).
-var ErrUndoMoved = errors.New("the last apply changed since it was shown")
+// not the one its preview showed (another apply or rollback since, here
+// or by another process).
+var ErrUndoMoved = agentconfig.ErrUndoMoved
 
 // PreviewRollback says what undoing the last apply would do now, judged as
 // `fgtop rollback` judges it, against the desk's latest snapshot. It reads
@@ -86,8 +86,11 @@ func (s *Session) UndoApply(seen *agentconfig.JournalRecord) (*agentconfig.Commi
 	if pv.Judgement.Refusal != "" {
 		return nil, fmt.Errorf("%w: %s", ErrLiveKernels, pv.Judgement.Refusal)
 	}
+	// The writer compares again under the journal's lock: another
+	// process (fgtop apply from a shell) may apply between this check
+	// and that lock, and its apply was neither shown nor judged.
 	res, err := agentconfig.Rollback(agentconfig.RollbackRequest{Path: d.opts.Config, Actor: s.actor, Journal: d.opts.Journal,
-		Now: d.opts.Now, Hooks: d.opts.Hooks})
+		Undoes: seen, Now: d.opts.Now, Hooks: d.opts.Hooks})
 	if res != nil {
 		d.wrote(s)
 	}

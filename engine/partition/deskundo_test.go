@@ -60,3 +60,58 @@ func TestDeskUndoApplyIsTheOneShown(t *testing.T) {
 		t.Error("the undo did not restore the file as root's apply found it")
 	}
 }
+
+// TestDeskUndoApplyAnotherProcessInBetween: an apply by another process
+// (`fgtop apply` from a shell) that lands after the desk judged the
+// rollback but before the writer takes the journal's lock is not undone
+// in its stead: the rollback is refused (ErrUndoMoved) and the file is as
+// that apply left it. The writer undid whatever apply was last by then,
+// one nobody was shown and the live kernels were not judged against.
+func TestDeskUndoApplyAnotherProcessInBetween(t *testing.T) {
+	c := loadFixture(t, "agent.multi-agent.device-based.toml")
+	snap := snapshot(fixtureDevices())
+	var meanwhile func()
+	clock := time.Date(2026, 11, 21, 14, 2, 3, 0, time.Local)
+	d := NewDesk(DeskOptions{Config: c.Path, Snapshot: func() *model.Snapshot {
+		if f := meanwhile; f != nil {
+			meanwhile = nil
+			f()
+		}
+		return snap
+	}, Now: func() time.Time { clock = clock.Add(time.Second); return clock }})
+	alice, err := d.Open(operator, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := alice.Apply(alice.Plan(Request{Moves: []Move{{Device: "cuda:" + gpu3, Agent: agentB}}}), false); err != nil {
+		t.Fatal(err)
+	}
+	pv, err := alice.PreviewRollback()
+	if err != nil || pv.Undoes == nil || pv.Judgement.Refusal != "" {
+		t.Fatalf("preview %+v, %v", pv, err)
+	}
+	var afterRoot []byte
+	// The desk judges the rollback against the snapshot last, before the
+	// write: the other process's apply lands then.
+	meanwhile = func() {
+		cur, err := agentconfig.Load(c.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		root := agentconfig.Actor{Name: "root", Origin: "cli", Role: agentconfig.RoleOperator}
+		if _, err := Apply(plan(t, cur, snap, Request{Mem: []MemSet{{Agent: agentA, Bytes: model.NewDec(64<<30, 0)}}}),
+			ApplyOptions{Actor: root, Now: func() time.Time { return clock.Add(time.Hour) }}); err != nil {
+			t.Fatal(err)
+		}
+		afterRoot, _ = os.ReadFile(c.Path)
+	}
+	if _, err := alice.UndoApply(pv.Undoes); !errors.Is(err, ErrUndoMoved) {
+		t.Errorf("undo with another apply landed before the write: %v, want ErrUndoMoved", err)
+	}
+	if afterRoot == nil {
+		t.Fatal("the other apply was not made")
+	}
+	if b, _ := os.ReadFile(c.Path); string(b) != string(afterRoot) {
+		t.Error("the rollback undid an apply it was not shown")
+	}
+}
