@@ -94,7 +94,7 @@ func (a *App) pastCommand(f []string) tea.Cmd {
 // loadPast reads, in a Cmd, the record at the time pick chooses; it
 // replaces any read of the record in flight.
 func (a *App) loadPast(pick func(context.Context, *record.Reader) (time.Time, bool)) tea.Cmd {
-	dir := a.opts.History
+	dir, live := a.opts.History, a.Now()
 	return a.reads.run(readPast, func(ctx context.Context, id int) tea.Msg {
 		rd, err := record.OpenReader(dir)
 		if err != nil {
@@ -120,7 +120,7 @@ func (a *App) loadPast(pick func(context.Context, *record.Reader) (time.Time, bo
 			if !res.Exact {
 				lacks = append(lacks, m.Why)
 				if short == "" && m.To.After(m.From) {
-					short = "the record lacks " + pastClock(m.From, m.To) + " to " + pastClock(m.To, m.To) + "; shown as last recorded"
+					short = "the record lacks " + pastStretch(m.From, m.To, live) + "; shown as last recorded"
 				}
 			}
 		}
@@ -139,7 +139,7 @@ func (a *App) pastUpdate(msg tea.Msg) (tea.Cmd, bool) {
 		if msg.err != nil {
 			a.Flashf(kit.LvlWarn, msg.err.Error())
 			if oe := (*record.OutsideError)(nil); errors.As(msg.err, &oe) {
-				a.Flash.Short = outsideShort(oe)
+				a.Flash.Short = outsideShort(oe, a.Now())
 			}
 			return nil, true
 		}
@@ -317,12 +317,22 @@ func pastClock(t, live time.Time) string {
 	return t.Format("2006-01-02 15:04:05")
 }
 
+// pastStretch is from to to by the clock: from with its date where it is
+// not the live day, to with its date where it is not from's. Dated by
+// the stretch alone, a record of two days ago read "08:00:00 to
+// 09:00:00", as if it were today's, and one ending today read "2026-11-21
+// 23:00:00 to 00:00:00".
+func pastStretch(from, to, live time.Time) string {
+	return pastClock(from, live) + " to " + pastClock(to, from)
+}
+
 // outsideShort is a refused :at's words where the whole refusal does not
 // fit the footer: the span the record covers, which the operator needs
-// to pick a time it has, by the clock. At 80 columns the whole refusal
-// was cut before the span ("… is before the record begins; the recor…").
-func outsideShort(e *record.OutsideError) string {
-	span := pastClock(e.From, e.To) + " to " + pastClock(e.To, e.To)
+// to pick a time it has, by the clock (dated against live, the console's
+// now). At 80 columns the whole refusal was cut before the span ("… is
+// before the record begins; the recor…").
+func outsideShort(e *record.OutsideError, live time.Time) string {
+	span := pastStretch(e.From, e.To, live)
 	switch {
 	case !e.Now.IsZero():
 		return "still to come; the record covers " + span

@@ -352,35 +352,27 @@ func TestPastOffersNoEditing(t *testing.T) {
 	}
 }
 
-// TestAtOutsideTheRecordAt80: a refused :at says, at 80 columns, the span
-// the record covers (what the operator needs to pick a time it has); the
-// whole refusal was cut before it ("… is before the record begins; the
-// recor…").
-func TestAtOutsideTheRecordAt80(t *testing.T) {
-	dir, past := pastRecord(t)
-	a := testApp(t, 80, 24, fake.Node(fake.Options{}), Options{History: dir})
-	// The recorder stopped at the console's clock (fake.T0).
-	span := past[0].Time.Local().Format("15:04:05") + " to " + fake.T0.Local().Format("15:04:05")
-	for _, c := range []struct{ at, want string }{
-		{past[0].Time.Add(-time.Hour).Format(time.RFC3339), "before the record, which covers " + span},
-		{fake.T0.Add(time.Hour).Format(time.RFC3339), "still to come; the record covers " + span},
-	} {
-		command(a, "at "+c.at)
-		lines := strings.Split(screen(a), "\n")
-		if foot := lines[len(lines)-1]; a.past.on || !strings.Contains(foot, c.want) {
-			t.Errorf(":at %s: past %v, footer %q; want %q", c.at, a.past.on, foot, c.want)
+// stretchOf is a stretch as the footer says it: each end its time of day,
+// from with its date where it is not the console's live day (fixedNow),
+// to with its date where it is not from's, in any zone.
+func stretchOf(from, to time.Time) string {
+	clock := func(t, ref time.Time) string {
+		y, m, d := t.Local().Date()
+		if ry, rm, rd := ref.Local().Date(); y == ry && m == rm && d == rd {
+			return t.Local().Format("15:04:05")
 		}
+		return t.Local().Format("2006-01-02 15:04:05")
 	}
+	return clock(from, fixedNow()) + " to " + clock(to, from)
 }
 
-// TestAtInAGapAt80: :at a moment the record lacks (no recorder ran) says,
-// at 80 columns, which stretch it lacks, so the operator can ask after
-// it; the whole note was cut before it ("… not recorded: the recorder
-// stopp…").
-func TestAtInAGapAt80(t *testing.T) {
+// recordAt is a record of the fixture node observed at each of at, one
+// recorder each (a gap between them), in a new directory.
+func recordAt(t *testing.T, at ...time.Time) string {
+	t.Helper()
 	dir := t.TempDir()
 	var now time.Time
-	for i, at := range []time.Time{fake.T0.Add(-time.Hour), fake.T0.Add(-30 * time.Minute)} {
+	for i, at := range at {
 		now = at
 		rec, err := record.Open(record.Options{Dir: dir, Clock: func() time.Time { return now }})
 		if err != nil {
@@ -392,12 +384,54 @@ func TestAtInAGapAt80(t *testing.T) {
 		rec.Flush()
 		rec.Close()
 	}
-	a := testApp(t, 80, 24, fake.Node(fake.Options{}), Options{History: dir})
-	command(a, "at "+fake.T0.Add(-45*time.Minute).Format(time.RFC3339))
-	want := "the record lacks " + fake.T0.Add(-time.Hour).Local().Format("15:04:05") + " to " +
-		fake.T0.Add(-30*time.Minute).Local().Format("15:04:05") + "; shown as last recorded"
-	lines := strings.Split(screen(a), "\n")
-	if foot := lines[len(lines)-1]; !a.past.on || !strings.Contains(foot, want) {
-		t.Errorf("past %v, footer %q; want %q", a.past.on, foot, want)
+	return dir
+}
+
+// TestAtOutsideTheRecordAt80: a refused :at says, at 80 columns, the span
+// the record covers (what the operator needs to pick a time it has); the
+// whole refusal was cut before it ("… is before the record begins; the
+// recor…"). A record of two days ago is dated: it read "covers 08:00:00
+// to 09:00:00", as if it were today's.
+func TestAtOutsideTheRecordAt80(t *testing.T) {
+	dir, past := pastRecord(t)
+	// The recorder stopped at the console's clock (fake.T0).
+	span := stretchOf(past[0].Time, fake.T0)
+	old := []time.Time{fake.T0.Add(-50 * time.Hour), fake.T0.Add(-49 * time.Hour)}
+	oldDir := recordAt(t, old...)
+	for _, c := range []struct {
+		dir  string
+		at   time.Time
+		want string
+	}{
+		{dir, past[0].Time.Add(-time.Hour), "before the record, which covers " + span},
+		{dir, fake.T0.Add(time.Hour), "still to come; the record covers " + span},
+		{oldDir, old[0].Add(-time.Hour), "before the record, which covers " + stretchOf(old[0], old[1])},
+	} {
+		a := testApp(t, 80, 24, fake.Node(fake.Options{}), Options{History: c.dir})
+		command(a, "at "+c.at.Format(time.RFC3339))
+		lines := strings.Split(screen(a), "\n")
+		if foot := lines[len(lines)-1]; a.past.on || !strings.Contains(foot, c.want) {
+			t.Errorf(":at %s: past %v, footer %q; want %q", c.at, a.past.on, foot, c.want)
+		}
+	}
+}
+
+// TestAtInAGapAt80: :at a moment the record lacks (no recorder ran) says,
+// at 80 columns, which stretch it lacks, so the operator can ask after
+// it; the whole note was cut before it ("… not recorded: the recorder
+// stopp…"). A gap of two days ago is dated.
+func TestAtInAGapAt80(t *testing.T) {
+	for _, back := range []time.Duration{0, 48 * time.Hour} {
+		from, to := fake.T0.Add(-back-time.Hour), fake.T0.Add(-back-30*time.Minute)
+		dir := recordAt(t, from, to)
+		a := testApp(t, 80, 24, fake.Node(fake.Options{}), Options{History: dir})
+		command(a, "at "+from.Add(15*time.Minute).Format(time.RFC3339))
+		// Dated, the tail ("; shown as last recorded") is cut at 80
+		// columns; the stretch is whole.
+		want := "the record lacks " + stretchOf(from, to) + ";"
+		lines := strings.Split(screen(a), "\n")
+		if foot := lines[len(lines)-1]; !a.past.on || !strings.Contains(foot, want) {
+			t.Errorf("%v back: past %v, footer %q; want %q", back, a.past.on, foot, want)
+		}
 	}
 }
