@@ -52,6 +52,12 @@ func (d *Desk) previewRollback() (*RollbackPreview, error) {
 	if cur == nil {
 		return pv, fmt.Errorf("read %s: %w", d.opts.Config, err)
 	}
+	if cur.Hash != top.NewHash {
+		// The writer refuses it unforced (ErrChangedOnDisk), and the desk
+		// never forces: said before a dialog is confirmed in vain.
+		return pv, fmt.Errorf("%w: %s is not the file the apply of %s by %s wrote (it was changed since, by hand or by another tool)",
+			agentconfig.ErrChangedOnDisk, d.opts.Config, top.Time.Local().Format("2006-01-02 15:04:05"), top.Actor)
+	}
 	pv.Verdict = RestoreVerdict(top)
 	// The desk plans from the snapshot alone, as its applies do: a root
 	// the engine cannot read is an issue of that snapshot, not counted

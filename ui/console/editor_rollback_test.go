@@ -1,6 +1,7 @@
 package console
 
 import (
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -127,5 +128,35 @@ func TestEditorRollbackRefusedOverLiveKernels(t *testing.T) {
 	press(a, tab, enter)
 	if mustRead(t, path) != after || !strings.HasPrefix(a.Flash.Text, "not rolled back: ") {
 		t.Errorf("a kernel started after the dialog: flash %q, file changed %v", a.Flash.Text, mustRead(t, path) != after)
+	}
+}
+
+// TestEditorRollbackFileChangedSince: U after the file was changed on
+// disk since the apply (a hand edit) is refused before any dialog, as
+// `fgtop rollback` refuses it without --force, and says so in the
+// console's words: the command line's "--force rolls back anyway" was
+// offered as if the console had it, and only after the operator had
+// confirmed a dialog that could not succeed.
+func TestEditorRollbackFileChangedSince(t *testing.T) {
+	var node *model.Snapshot
+	a, path, _, after := appliedOnce(t, &node)
+	edited := after + "\n# a hand edit\n"
+	if err := os.WriteFile(path, []byte(edited), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	typeKeys(a, "J")
+	typeKeys(a, "U")
+	opened := a.dlg() != nil
+	if opened {
+		press(a, tab, enter)
+	}
+	if mustRead(t, path) != edited {
+		t.Fatal("the rollback wrote over a file changed since the apply")
+	}
+	if opened || !strings.HasPrefix(a.Flash.Text, "not rolled back: ") || !strings.Contains(a.Flash.Text, "changed") {
+		t.Errorf("U over a file changed since the apply: dialog %v, flash %q", opened, a.Flash.Text)
+	}
+	if v := screen(a) + a.Flash.Text; strings.Contains(v, "--force rolls back anyway") || !strings.Contains(v, "--force") {
+		t.Errorf("the console offers the command line's --force as its own:\n%s", v)
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/engine/partition"
 	"github.com/fgtop/fgtop/ui/kit"
 )
@@ -42,6 +43,15 @@ func (e *Editor) undoPreviewed(m DeskUndoPreviewMsg) {
 	pv := m.Preview
 	if m.Err != nil {
 		e.sessionError(m.Err)
+		if errors.Is(m.Err, agentconfig.ErrChangedOnDisk) {
+			// The desk does not force; the command line's --force does,
+			// keeping the changed file in a backup.
+			e.undoNote = [][]kit.Span{{{Lvl: kit.LvlCrit, Text: "not rolled back: " + FirstLine(m.Err.Error())}},
+				{{Lvl: kit.LvlDim, Text: "on the node, " + RollbackCommand(e.Desk.Path()) + " --force restores it anyway (the current file is backed up first)"}}}
+			e.Flashf(kit.LvlCrit, "not rolled back: "+FirstLine(m.Err.Error()))
+			e.Invalidate()
+			return
+		}
 		e.Flashf(kit.LvlCrit, "nothing rolled back: "+FirstLine(m.Err.Error()))
 		return
 	}
@@ -96,7 +106,8 @@ func (e *Editor) undoPreviewed(m DeskUndoPreviewMsg) {
 // consoleRefusal is a rollback refusal in the console's words: the
 // command line's --force is not the console's.
 func consoleRefusal(r string) string {
-	return strings.Replace(r, " (--force rolls back anyway)", "", 1)
+	r = strings.Replace(r, " (--force rolls back anyway)", "", 1)
+	return strings.Replace(r, "; --force rolls back anyway (the current file is backed up first)", "", 1)
 }
 
 // doRollback makes the rollback the dialog confirmed, off the UI loop;
