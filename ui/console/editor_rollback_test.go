@@ -82,7 +82,7 @@ func TestEditorRollbackKey(t *testing.T) {
 		t.Errorf("after the rollback: dirty %v, stale %q, lost %q", ed.Dirty(), ed.Stale, ed.Lost)
 	}
 	typeKeys(a, "U")
-	if a.dlg() != nil || mustRead(t, path) != before || !strings.HasPrefix(a.Flash.Text, "nothing rolled back: ") {
+	if a.dlg() != nil || mustRead(t, path) != before || !strings.HasPrefix(a.Flash.Text, "nothing to roll back: ") {
 		t.Errorf("U with nothing to undo: dialog %v, flash %q", a.dlg() != nil, a.Flash.Text)
 	}
 }

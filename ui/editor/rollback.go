@@ -52,6 +52,11 @@ func (e *Editor) undoPreviewed(m DeskUndoPreviewMsg) {
 			e.Invalidate()
 			return
 		}
+		if errors.Is(m.Err, agentconfig.ErrNothingToRollBack) {
+			// Its words begin "nothing to roll back": not said twice.
+			e.Flashf(kit.LvlWarn, FirstLine(m.Err.Error()))
+			return
+		}
 		e.Flashf(kit.LvlCrit, "nothing rolled back: "+FirstLine(m.Err.Error()))
 		return
 	}
