@@ -77,6 +77,9 @@ type connState struct {
 	// shown why (refusalBanner): once a connection.
 	offered []string
 	told    bool
+	// unchecked says a key was refused because the authorized keys file
+	// could not be read then: whether it is in it is not known.
+	unchecked bool
 }
 
 // onConn registers a new connection (before its handshake), or drops it
@@ -169,7 +172,7 @@ func (s *Server) serverConfig(ctx ssh.Context) *gossh.ServerConfig {
 				return nil, refused
 			}
 			cs.told = true
-			return nil, &gossh.BannerError{Err: refused, Message: refusalBanner(cs.offered)}
+			return nil, &gossh.BannerError{Err: refused, Message: refusalBanner(cs.offered, cs.unchecked)}
 		},
 	}
 }
@@ -179,13 +182,14 @@ func (s *Server) serverConfig(ctx ssh.Context) *gossh.ServerConfig {
 const maxOffered = 8
 
 // noteOffered keeps a refused key's fingerprint for the connection's
-// banner, once.
-func (cs *connState) noteOffered(fp string) {
+// banner, once; unchecked when the authorized keys could not be read.
+func (cs *connState) noteOffered(fp string, unchecked bool) {
 	if cs == nil {
 		return
 	}
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
+	cs.unchecked = cs.unchecked || unchecked
 	if len(cs.offered) < maxOffered && !slices.Contains(cs.offered, fp) {
 		cs.offered = append(cs.offered, fp)
 	}
@@ -194,9 +198,17 @@ func (cs *connState) noteOffered(fp string) {
 // refusalBanner is what a client none of whose keys was let in is told:
 // which keys it offered (their SHA256 fingerprints, as ssh-keygen -l and
 // the server's log print them) and what to ask for. It names no file or
-// key of the server's: the client is not authenticated.
-func refusalBanner(offered []string) string {
+// key of the server's: the client is not authenticated. unchecked: a key
+// was refused only because the authorized keys could not be read; told
+// its keys are not authorized and to have them added, an operator whose
+// key is in the file would ask for the wrong fix.
+func refusalBanner(offered []string, unchecked bool) string {
 	var b strings.Builder
+	if unchecked {
+		b.WriteString("fgtop serve cannot check keys now: its authorized keys cannot be read, so every key is refused until they can.\r\n")
+		b.WriteString("Try again later, or tell the node's operator (fgtop serve's log says why).\r\n")
+		return b.String()
+	}
 	b.WriteString("fgtop serve: none of your keys is authorized on this node.\r\n")
 	if len(offered) == 0 {
 		b.WriteString("Your client offered no key: give one with ssh -i KEY.\r\n")

@@ -477,7 +477,7 @@ func (s *Server) authorize(ctx ssh.Context, pub ssh.PublicKey) bool {
 	if keysErr != nil {
 		// The file cannot be read now: whether this key is still in it is
 		// unknown, so it gets no new login.
-		connStateOf(ctx).noteOffered(gossh.FingerprintSHA256(pub))
+		connStateOf(ctx).noteOffered(gossh.FingerprintSHA256(pub), true)
 		if s.refused.allow() {
 			s.log.Info("refused key", "user", user, "remote", addrString(ctx.RemoteAddr()), "key", gossh.FingerprintSHA256(pub),
 				"why", "authorized keys cannot be read now")
@@ -486,7 +486,7 @@ func (s *Server) authorize(ctx ssh.Context, pub ssh.PublicKey) bool {
 	}
 	if !ok {
 		fp := gossh.FingerprintSHA256(pub)
-		connStateOf(ctx).noteOffered(fp)
+		connStateOf(ctx).noteOffered(fp, false)
 		if s.refused.allow() {
 			s.log.Info("refused key", "user", user, "remote", addrString(ctx.RemoteAddr()), "key", fp)
 		}
