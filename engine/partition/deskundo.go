@@ -1,6 +1,7 @@
 package partition
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/fgtop/fgtop/engine/agentconfig"
@@ -62,7 +63,15 @@ func (d *Desk) previewRollback() (*RollbackPreview, error) {
 	// The desk plans from the snapshot alone, as its applies do: a root
 	// the engine cannot read is an issue of that snapshot, not counted
 	// here.
-	pv.Judgement = JudgeRestore(top, cur, d.opts.Snapshot(), 0, false)
+	snap := d.opts.Snapshot()
+	if snap == nil {
+		// Before the engine's first scan no kernel is known: judging none
+		// would pass kernels it has not seen, as `fgtop rollback` refuses
+		// a node it could not scan.
+		pv.Judgement = JudgeRestoreUnscanned(d.opts.Config, errors.New("the node has not been scanned yet"), false)
+		return pv, nil
+	}
+	pv.Judgement = JudgeRestore(top, cur, snap, 0, false)
 	return pv, nil
 }
 

@@ -115,3 +115,31 @@ func TestDeskUndoApplyAnotherProcessInBetween(t *testing.T) {
 		t.Error("the rollback undid an apply it was not shown")
 	}
 }
+
+// TestDeskUndoBeforeTheFirstScan: with no snapshot yet no live kernel is
+// known, so the rollback is refused as `fgtop rollback` refuses a node it
+// could not scan, not let through over kernels nobody has seen.
+func TestDeskUndoBeforeTheFirstScan(t *testing.T) {
+	c := loadFixture(t, "agent.multi-agent.device-based.toml")
+	snap := snapshot(fixtureDevices())
+	d := NewDesk(DeskOptions{Config: c.Path, Snapshot: func() *model.Snapshot { return snap }})
+	alice, err := d.Open(operator, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := alice.Apply(alice.Plan(Request{Moves: []Move{{Device: "cuda:" + gpu3, Agent: agentB}}}), false); err != nil {
+		t.Fatal(err)
+	}
+	applied, _ := os.ReadFile(c.Path)
+	snap = nil
+	pv, err := alice.PreviewRollback()
+	if err != nil || pv.Judgement.Refusal == "" {
+		t.Fatalf("preview before a scan: %+v, %v; want a refusal", pv, err)
+	}
+	if _, err := alice.UndoApply(pv.Undoes); !errors.Is(err, ErrLiveKernels) {
+		t.Errorf("undo before a scan: %v, want ErrLiveKernels", err)
+	}
+	if b, _ := os.ReadFile(c.Path); string(b) != string(applied) {
+		t.Error("a refused undo wrote the file")
+	}
+}

@@ -42,6 +42,9 @@ func (e *Editor) askRollback() {
 func (e *Editor) undoPreviewed(m DeskUndoPreviewMsg) {
 	pv := m.Preview
 	if m.Err != nil {
+		// What the last U said is over: this answer replaces it.
+		e.undoNote = nil
+		e.Invalidate()
 		e.sessionError(m.Err)
 		if errors.Is(m.Err, agentconfig.ErrChangedOnDisk) {
 			// The desk does not force; the command line's --force does,
