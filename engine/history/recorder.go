@@ -15,12 +15,14 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
@@ -415,7 +417,7 @@ func Open(opts Options) (*Recorder, error) {
 	// Records are personal data (owners, sessions, images): the
 	// directory is the recorder's alone, and fgtop says so when it is not.
 	if err := os.MkdirAll(opts.Dir, 0o700); err != nil {
-		return nil, fmt.Errorf("history: %w", err)
+		return nil, fmt.Errorf("history: %w", mkdirWords(opts.Dir, err))
 	}
 	if w := dirWarning(opts.Dir); w != "" {
 		opts.Logf("history: %s", w)
@@ -1048,5 +1050,19 @@ func (r *Recorder) Close() error {
 	r.folding.Wait()
 	r.lock.Close()
 	r.lock = nil
+	return err
+}
+
+// mkdirWords says why the history directory cannot be made in fgtop's
+// words: a file in its place ("mkdir DIR: not a directory" named neither
+// which file nor what to do) or a directory this user may not write.
+func mkdirWords(dir string, err error) error {
+	var pe *fs.PathError
+	switch {
+	case errors.Is(err, syscall.ENOTDIR) && errors.As(err, &pe):
+		return fmt.Errorf("cannot make the history directory %s: %s is a file, not a directory: name another directory for the record", dir, pe.Path)
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Errorf("cannot make the history directory %s: this user may not write there; run fgtop as a user that may, or name another directory (%w)", dir, err)
+	}
 	return err
 }
