@@ -243,3 +243,37 @@ func TestRecordHistory(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordHistorySilentRecorder: a node whose recorder holds the
+// directory but stopped writing long ago (SIGSTOP, a full disk) answers
+// fleet history as its own `fgtop history` does: the stretch since its
+// last write is missing, said beside the document, not held "open" up to
+// now.
+func TestRecordHistorySilentRecorder(t *testing.T) {
+	dir := t.TempDir()
+	rec, err := history.Open(history.Options{Dir: dir, FlushEvery: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Close()
+	// Written an hour ago, and nothing since: the recorder still holds
+	// the directory.
+	t0 := time.Now().Add(-time.Hour).Truncate(time.Second)
+	held := model.MustDec("0.40")
+	s := &model.Snapshot{Seq: 1, Time: t0, Node: "n1",
+		Devices: []model.Device{{ID: "0", Name: "cuda", Slot: model.SlotCUDAShares, SlotType: model.SlotTypeCount, Capacity: model.MustDec("1.00")}},
+		Agents:  []model.Agent{{ID: "a1", Owns: map[model.DeviceName][]model.DeviceID{"cuda": {"0"}}}}}
+	s.SetKernels([]*model.Kernel{{ID: "k0001", Agent: "a1", Slots: model.ResourceSlot{model.SlotCUDAShares: held},
+		Alloc: model.Allocations{model.SlotCUDAShares: {"0": held}}}})
+	rec.Observe(s)
+	if err := rec.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := RecordHistory(dir, []string{"n1"}, history.Filter{Device: "cuda:0", Since: t0})
+	if err == nil || !strings.Contains(err.Error(), history.NotWriting) && !strings.Contains(err.Error(), "lacks") {
+		t.Fatalf("a silent recorder's record: %v:\n%s", err, doc)
+	}
+	if !bytes.Contains(doc, []byte("not writing")) {
+		t.Errorf("the document names no missing stretch:\n%s", doc)
+	}
+}

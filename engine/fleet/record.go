@@ -119,7 +119,9 @@ func RecordHistory(dir string, self []string, f history.Filter) ([]byte, error) 
 		return nil, fmt.Errorf("the node's record: %w", err)
 	}
 	var buf bytes.Buffer
-	problems, err := histtext.Write(&buf, res, f, histtext.Options{JSON: true, Active: rd.Active})
+	// The node's own clock, as its `fgtop history` reads it: a recorder
+	// that holds the directory but has stopped writing is said here too.
+	problems, err := histtext.Write(&buf, res, f, histtext.Options{JSON: true, Active: rd.Active, Now: time.Now()})
 	if err != nil {
 		return nil, err
 	}
