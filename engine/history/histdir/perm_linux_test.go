@@ -3,13 +3,12 @@ package histdir
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/fgtop/fgtop/engine/enginetest"
 	"github.com/fgtop/fgtop/engine/history"
 )
 
@@ -21,8 +20,7 @@ import (
 // stop nothing, it re-runs itself as user nobody (65534), and is skipped
 // where that is not possible.
 func TestUnreadableRecord(t *testing.T) {
-	if os.Geteuid() == 0 {
-		runAsNobody(t, "TestUnreadableRecord")
+	if enginetest.ReexecAsNobody(t) {
 		return
 	}
 	dir := t.TempDir()
@@ -56,46 +54,5 @@ func TestUnreadableRecord(t *testing.T) {
 	_, err = rd.At(time.Now().Add(-time.Minute))
 	if err == nil || !strings.Contains(err.Error(), "this user may not read it") || strings.Contains(err.Error(), "open "+seg) {
 		t.Errorf("a segment this user may not read: %v; want it said in fgtop's words", err)
-	}
-}
-
-// runAsNobody re-runs one test of this binary as uid/gid 65534, from a
-// copy in a world-readable directory (go test keeps it in a private one).
-func runAsNobody(t *testing.T, test string) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Skipf("cannot find the test binary: %v", err)
-	}
-	data, err := os.ReadFile(exe)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, err := os.MkdirTemp("", "histdir-nobody-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "histdir.test")
-	if err := os.WriteFile(bin, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, "-test.run=^"+test+"$", "-test.v", "-test.count=1")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "TMPDIR=/tmp", "HOME=/tmp")
-	outb, err := cmd.CombinedOutput()
-	out := string(outb)
-	switch {
-	case err != nil && (strings.Contains(out, "--- FAIL") || strings.Contains(out, "panic")):
-		t.Fatalf("as nobody: %v\n%s", err, out)
-	case err != nil:
-		t.Skipf("cannot run as nobody: %v\n%s", err, out)
-	case strings.Contains(out, "--- SKIP: "+test):
-		t.Skipf("skipped as nobody:\n%s", out)
-	case !strings.Contains(out, "--- PASS: "+test):
-		t.Fatalf("as nobody, the test did not pass:\n%s", out)
 	}
 }
