@@ -522,26 +522,6 @@ func (s *Session) mayApply(p *Plan, force bool) error {
 	return nil
 }
 
-// Rollback restores the config as it was before the last apply still in
-// effect (agentconfig.Rollback), for the session's actor.
-func (s *Session) Rollback(force bool) (*agentconfig.CommitResult, error) {
-	d := s.desk
-	d.wmu.Lock()
-	defer d.wmu.Unlock()
-	d.mu.Lock()
-	err := s.gone()
-	d.mu.Unlock()
-	if err != nil {
-		return nil, err
-	}
-	res, err := agentconfig.Rollback(agentconfig.RollbackRequest{Path: d.opts.Config, Actor: s.actor, Journal: d.opts.Journal,
-		Force: force, Now: d.opts.Now, Hooks: d.opts.Hooks})
-	if res != nil {
-		d.wrote(s)
-	}
-	return res, err
-}
-
 // wrote records a write by s: other sessions go stale, s is rebased on the
 // new file. Called with d.wmu held, not d.mu (it reads the file).
 func (d *Desk) wrote(s *Session) {

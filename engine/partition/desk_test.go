@@ -147,7 +147,11 @@ func TestDeskStaleAfterAnotherApply(t *testing.T) {
 	if err := alice.Check(); err != nil {
 		t.Errorf("after own apply: %v", err)
 	}
-	if _, err := alice.Rollback(false); err != nil {
+	pv, err := alice.PreviewRollback()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := alice.UndoApply(pv.Undoes); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(c.Path); string(b) != string(afterBob) {
