@@ -751,12 +751,18 @@ func decodeAlloc(d *dec) model.Allocations {
 	for i := 0; i < n && d.err == nil; i++ {
 		slot := model.SlotName(d.istr())
 		m := d.count()
-		devs := make(map[model.DeviceID]model.Dec, m)
+		// The writer never repeats a slot, but a damaged or hand-made
+		// record may: merge as decodeAllocOf does, so a query by device
+		// and the whole record read the same entries.
+		devs := al[slot]
+		if devs == nil {
+			devs = make(map[model.DeviceID]model.Dec, m)
+			al[slot] = devs
+		}
 		for j := 0; j < m && d.err == nil; j++ {
 			id := model.DeviceID(d.istr())
 			devs[id] = d.dec()
 		}
-		al[slot] = devs
 	}
 	return al
 }

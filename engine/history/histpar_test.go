@@ -211,6 +211,17 @@ func FuzzAppendID(f *testing.F) {
 	encodeAlloc(e, model.Allocations{model.SlotCUDAShares: {"0": model.NewDec(5, -1), "1": model.NewDec(1, 0)},
 		"cuda.mem": {"0": model.NewDec(1<<30, 0)}, "cpu": {"0": model.NewDec(4, 0)}})
 	f.Add(e.b)
+	// A slot written twice (the writer never does; CI's fuzzer found the
+	// two readers disagreeing on it).
+	e = &enc{}
+	e.uvarint(2)
+	for _, id := range []string{"0", "1"} {
+		e.str("cuda.shares")
+		e.uvarint(1)
+		e.str(id)
+		e.dec(model.NewDec(1, 0))
+	}
+	f.Add(e.b)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if len(b) > 1<<16 {
 			return
