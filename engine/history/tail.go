@@ -6,8 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
+	"io/fs"
 	"os"
 	"strings"
+
+	"github.com/fgtop/fgtop/internal/safefile"
 )
 
 // A segment's tail file holds the records written since the segment's
@@ -80,6 +84,9 @@ type tailData struct {
 	Damage string
 	Offset int64
 	Torn   bool
+	// Unusable, when set, says why the file is no tail that can be read
+	// at all (readTail); nothing else is then set.
+	Unusable string
 }
 
 // parseTail reads a tail file's bytes. An error means the file is no
@@ -131,24 +138,36 @@ func parseTail(b []byte) (*tailData, error) {
 
 // readTail reads the tail file of the segment at segPath; nil when there
 // is none (the segment was closed, or written before version 3) or it
-// cannot be used. As a segment is (bounds.go): a regular file only, its
-// head checked before anything else is read, its size against maxTail,
-// each frame's length before its records.
+// holds no more than a recorder leaves while starting one (nothing, or a
+// head cut short: Truncate and the head's write, or a crash between). A
+// tail that is there but cannot be used (its head damaged or of another
+// version, too large, not a regular file, not readable by this user) is
+// a tailData with only Unusable set: whatever records it held are lost,
+// and the reader says so rather than blame the gap on a killed recorder.
+// As a segment is (bounds.go): a regular file only, its head checked
+// before anything else is read, its size against maxTail, each frame's
+// length before its records.
 func readTail(segPath string) *tailData {
 	f, st, err := openRegular(tailPath(segPath))
 	if err != nil {
-		return nil
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return unusableTail(err)
 	}
 	defer f.Close()
 	if st.Size() > maxTail {
-		return nil
+		return &tailData{Unusable: fmt.Sprintf("a tail of %s, more than a tail holds (%s)", sizeWords(st.Size()), sizeWords(maxTail))}
 	}
 	b, err := readMore(f, make([]byte, 0, min(st.Size()+1, 2*tailMax)), tailHeadSize)
 	if err != nil {
-		return nil
+		if startingTail(b) {
+			return nil
+		}
+		return unusableTail(err)
 	}
 	if _, err := parseTail(b); err != nil {
-		return nil
+		return &tailData{Unusable: err.Error()}
 	}
 	// Buffered: a tail holds a frame for each second's writes.
 	r := bufio.NewReaderSize(f, 64<<10)
@@ -164,14 +183,41 @@ func readTail(segPath string) *tailData {
 			break
 		}
 	}
-	if err := endOK(err); err != nil || len(b) > maxTail {
-		return nil
+	if err := endOK(err); err != nil {
+		return unusableTail(err)
+	}
+	if len(b) > maxTail {
+		return &tailData{Unusable: fmt.Sprintf("a tail that grew past what a tail holds (%s) while read", sizeWords(maxTail))}
 	}
 	td, err := parseTail(b)
 	if err != nil {
-		return nil
+		return &tailData{Unusable: err.Error()}
 	}
 	return td
+}
+
+// startingTail reports whether b, all a tail file holds, is what a
+// recorder leaves while it starts a tail: nothing, or the first bytes of
+// a head (its magic so far).
+func startingTail(b []byte) bool {
+	if len(b) >= tailHeadSize {
+		return false
+	}
+	n := min(len(b), len(tailMagic))
+	return string(b[:n]) == tailMagic[:n]
+}
+
+// unusableTail words why a tail file could not be read.
+func unusableTail(err error) *tailData {
+	switch {
+	case errors.Is(err, fs.ErrPermission):
+		return &tailData{Unusable: "a tail this user may not read"}
+	case errors.Is(err, safefile.ErrNotRegular):
+		return &tailData{Unusable: "a tail that is not a regular file"}
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return &tailData{Unusable: "not an fgtop history tail"}
+	}
+	return &tailData{Unusable: fmt.Sprintf("a tail that cannot be read (%v)", err)}
 }
 
 // attachTail adds a tail's records to a segment's, when the tail
@@ -179,7 +225,19 @@ func readTail(segPath string) *tailData {
 // at once gets the records appended; one left compressed (lazy) gets them
 // in Tail, for the walker to read after the stream.
 func attachTail(sd *segData, td *tailData, segPath string) {
-	if sd == nil || td == nil || sd.Checkpoint == nil || sd.deltaBad || td.SegOffset != sd.End {
+	if sd == nil || td == nil || sd.Checkpoint == nil || sd.deltaBad {
+		return
+	}
+	if td.Unusable != "" {
+		// Which byte of the segment it continued is not known: said
+		// whether or not its records were compressed into the segment
+		// before (the segment's own damage, if any, is said first).
+		if sd.Damage == "" {
+			sd.Damage, sd.Offset, sd.Torn = fmt.Sprintf("tail %s: %s", tailName(segPath), td.Unusable), sd.End, false
+		}
+		return
+	}
+	if td.SegOffset != sd.End {
 		return
 	}
 	if sd.Damage != "" {

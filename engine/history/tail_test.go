@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"slices"
@@ -366,5 +367,71 @@ func TestAtAfterACleanStop(t *testing.T) {
 		if clean != errors.As(err, &out) {
 			t.Errorf("clean=%v: 2 s after the last moment: %v", clean, err)
 		}
+	}
+}
+
+// A tail that is there but cannot be used loses the changes written
+// after the segment's last chunk, and the record says so, naming the
+// tail; one a recorder leaves while starting a tail (empty, or its head
+// cut short) loses nothing and is not damage.
+func TestUnusableTailIsSaid(t *testing.T) {
+	versioned := func(v uint32) []byte {
+		h := tailHeader(0)
+		binary.LittleEndian.PutUint32(h[8:], v)
+		binary.LittleEndian.PutUint32(h[24:], crc32.Checksum(h[:24], castagnoli))
+		return h
+	}
+	for _, c := range []struct {
+		name string
+		edit func(full []byte) []byte
+		want string // "" : no damage said
+	}{
+		{"empty", func([]byte) []byte { return nil }, ""},
+		{"magic cut short", func([]byte) []byte { return []byte(tailMagic[:5]) }, ""},
+		{"head cut short", func(full []byte) []byte { return full[:tailHeadSize-3] }, ""},
+		{"checksum", func(full []byte) []byte { full[20] ^= 0xff; return full }, "a tail whose head does not match its checksum"},
+		{"magic", func(full []byte) []byte { full[0] = 'X'; return full }, "not an fgtop history tail"},
+		{"short garbage", func([]byte) []byte { return []byte("garbage") }, "not an fgtop history tail"},
+		{"version", func(full []byte) []byte { return append(versioned(Version+1), full[tailHeadSize:]...) }, "a tail of format version"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			got, rec := recordKilled(t, dir, newSynth(13, 20), 60, 600)
+			path := tailPath(rec.f.Name())
+			full, err := os.ReadFile(path)
+			if err != nil || len(full) <= tailHeadSize {
+				t.Fatalf("tail: %d bytes, %v", len(full), err)
+			}
+			if err := os.WriteFile(path, c.edit(full), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			rd, err := OpenReader(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := rd.History(Filter{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var said []string
+			for _, m := range res.Missing {
+				if strings.Contains(m.Why, tailName(rec.f.Name())) {
+					said = append(said, m.Why)
+				}
+			}
+			if c.want == "" {
+				if len(said) > 0 {
+					t.Fatalf("a tail being started read as damage: %q", said)
+				}
+				return
+			}
+			if len(said) != 1 || !strings.Contains(said[0], c.want) {
+				t.Fatalf("missing %v; want one naming the tail: %q", res.Missing, c.want)
+			}
+			// What the segment's chunks hold still stands.
+			if n := checkPrefix(t, dir, got, c.name); n < 0 || n == len(got)-1 {
+				t.Fatalf("%d of %d changes exact: want the chunks' and not the tail's", n+1, len(got))
+			}
+		})
 	}
 }
