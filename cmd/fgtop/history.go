@@ -204,7 +204,7 @@ func readErr(err error) error {
 
 func newHistoryCmd() *cobra.Command {
 	var dir, device, kernel, user, session, project, since, until string
-	var asJSON bool
+	var asJSON, noTrunc bool
 	cmd := &cobra.Command{
 		Use:   "history",
 		Short: "Who held which device, how much, from when to when (from the record of `fgtop record`)",
@@ -219,7 +219,9 @@ same amounts, owner and session, from when to when.
   --project ID   an owner project id or a unique prefix
   --since/--until TIME   RFC 3339, 14:02, 2026-11-27 14:02, or -2h
 
-The rows are cut to the asked span. A "<" before FROM: it held the device already at --since, or
+The rows are cut to the asked span. Kernel, session and user UUIDs are cut to their first 8
+characters (more where two in a column share them), which --kernel, --session and --user take;
+--no-trunc prints them whole (--json always does). A "<" before FROM: it held the device already at --since, or
 when the record (or the record after a gap) began. TO "open": it still held it at --until, or at
 the end of the record (a note says when that end is not now). A "?" after TO: it ended somewhere
 in a gap of the record (or held it last then, before a gap that --until falls in). From when to when a kernel held it: --kernel ID
@@ -257,7 +259,7 @@ or a prefix that names several (the error lists them).`,
 			} else if err != nil {
 				return readErr(err)
 			}
-			problems, err := histtext.WriteBuffered(cmd.OutOrStdout(), res, f, histtext.Options{JSON: asJSON, Active: active, Now: now})
+			problems, err := histtext.WriteBuffered(cmd.OutOrStdout(), res, f, histtext.Options{JSON: asJSON, Active: active, Now: now, Full: noTrunc})
 			if err != nil {
 				return err
 			}
@@ -278,6 +280,7 @@ or a prefix that names several (the error lists them).`,
 	fl.StringVar(&since, "since", "", "from this time (RFC 3339, 2026-11-27 14:02, 14:02, yesterday, -2h, -1d)")
 	fl.StringVar(&until, "until", "", "up to this time")
 	fl.BoolVar(&asJSON, "json", false, "print JSON (schema "+histtext.Schema+")")
+	fl.BoolVar(&noTrunc, "no-trunc", false, "print kernel, session and user ids whole in the table")
 	return cmd
 }
 

@@ -39,8 +39,11 @@ func TestHistoryNamesAsShown(t *testing.T) {
 		t.Fatalf("%s has no label among %v", key, nd.Known())
 	}
 	want, _, code := runChild(t, "history", "--history", dir, "--device", key.String())
-	if code != 0 || !strings.Contains(want, string(iv.Kernel)) {
-		t.Fatalf("--device %s: exit %d\n%s", key, code, want)
+	if code != 0 || !strings.Contains(want, string(iv.Kernel[:8])+" ") || strings.Contains(want, string(iv.Kernel)) {
+		t.Fatalf("--device %s: exit %d, want %s cut to 8\n%s", key, code, iv.Kernel, want)
+	}
+	if whole, _, code := runChild(t, "history", "--history", dir, "--device", key.String(), "--no-trunc"); code != 0 || !strings.Contains(whole, string(iv.Kernel)) {
+		t.Fatalf("--device %s --no-trunc: exit %d, want %s whole\n%s", key, code, iv.Kernel, whole)
 	}
 	// The label, and the id as the console abbreviates it.
 	asked := []string{label, strings.ToLower(label)}
@@ -86,7 +89,7 @@ func TestHistoryNamesAsShown(t *testing.T) {
 	}
 	full, _, code := runChild(t, "history", "--history", dir, "--user", user)
 	short, errOut, code8 := runChild(t, "history", "--history", dir, "--user", user[:8])
-	if code != 0 || code8 != 0 || short != full || !strings.Contains(full, user) {
+	if code != 0 || code8 != 0 || short != full || !strings.Contains(full, user[:8]+" ") {
 		t.Errorf("--user %s: exit %d, %s\n%s\nwant (exit %d)\n%s", user[:8], code8, errOut, short, code, full)
 	}
 	out, errOut, code = runChild(t, "history", "--history", dir, "--user", "nosuch")

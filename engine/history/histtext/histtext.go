@@ -96,6 +96,11 @@ type Options struct {
 	// Now is the end of a span asked with --since alone (zero: the span
 	// ends with the record).
 	Now time.Time
+	// Full: the table's kernel, session and user ids whole (--no-trunc);
+	// else a UUID is cut to the fewest of its first characters, 8 at
+	// least, that tell apart the column's UUIDs (Abbrev). The JSON is
+	// always whole.
+	Full bool
 }
 
 // Write lists res, the answer to f, as `fgtop history` prints it: the
@@ -211,8 +216,12 @@ func Write(w io.Writer, res *history.HistoryResult, f history.Filter, o Options)
 			return nil, err
 		}
 	} else {
-		if !writeTable(w, ivs) {
-			writeTabs(w, ivs)
+		var cut [3]int
+		if !o.Full {
+			cut = Abbrev(ivs)
+		}
+		if !writeTable(w, ivs, cut) {
+			writeTabs(w, ivs, cut)
 		}
 		if len(ivs) == 0 {
 			fmt.Fprintln(w, nothingHeld(f, missing))
@@ -268,13 +277,17 @@ func dash(s string) string {
 // header is the table's first line's cells.
 var header = [...]string{"FROM", "TO", "DEVICE", "AMOUNT", "KERNEL", "SESSION", "USER", "AGENT"}
 
-// writeTabs writes the table through a tabwriter.
-func writeTabs(w io.Writer, ivs []history.Interval) {
+// writeTabs writes the table through a tabwriter, the UUIDs of the
+// kernel, session and user columns cut as Abbrev says.
+func writeTabs(w io.Writer, ivs []history.Interval, cut [3]int) {
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
 	fmt.Fprintln(tw, strings.Join(header[:], "\t"))
 	for _, iv := range ivs {
 		var c [len(header)]string
 		cells(&c, iv)
+		for j := range 3 {
+			c[4+j] = cutUUID(c[4+j], cut[j])
+		}
 		fmt.Fprintln(tw, strings.Join(c[:], "\t"))
 	}
 	tw.Flush()
@@ -306,13 +319,16 @@ func cells(c *[len(header)]string, iv history.Interval) {
 // thousands of lines through fmt and a tabwriter were a sixth of the
 // command's time. It writes nothing and returns false when a cell holds a
 // byte the tabwriter treats specially.
-func writeTable(w io.Writer, ivs []history.Interval) bool {
-	return writeParts(w, ivs, parallel.Parts(len(ivs), 8192, 4))
+func writeTable(w io.Writer, ivs []history.Interval, cut [3]int) bool {
+	return writeParts(w, ivs, parallel.Parts(len(ivs), 8192, 4), cut)
 }
 
 // writeParts is writeTable in parts parts.
-func writeParts(w io.Writer, ivs []history.Interval, parts int) bool {
+func writeParts(w io.Writer, ivs []history.Interval, parts int, cut [3]int) bool {
 	tps := make([]tablePart, parts)
+	for i := range tps {
+		tps[i].cut = cut
+	}
 	part := func(p int) {
 		if p == 0 {
 			tps[p].writeHeader()
@@ -357,6 +373,9 @@ type tablePart struct {
 	widths [len(header)]int
 	ok     bool
 	out    []byte
+	// cut: the kernel, session and user columns' UUIDs cut to so many
+	// characters (0: whole).
+	cut [3]int
 }
 
 // add ends the cell of column col that arena's end closes.
@@ -419,6 +438,9 @@ func (tp *tablePart) addCells(ivs []history.Interval) {
 		}
 		ok = tp.add(3) && ok
 		for j, v := range [...]string{string(iv.Kernel), dash(iv.Session), dash(iv.User), dash(string(iv.Agent))} {
+			if j < 3 {
+				v = cutUUID(v, tp.cut[j])
+			}
 			tp.arena = append(tp.arena, v...)
 			ok = tp.add(4+j) && ok
 		}
@@ -448,4 +470,83 @@ func (tp *tablePart) pad(widths *[len(header)]int) {
 			tp.out = append(tp.out, ' ')
 		}
 	}
+}
+
+// minCut is the fewest characters of a UUID the table shows: what
+// `docker ps` and git show of an id, and what --kernel, --session and
+// --user take as a prefix.
+const minCut = 8
+
+// Abbrev says to how many characters the history table cuts the UUIDs of
+// its kernel, session and user columns: per column, the fewest of their
+// first characters, minCut at least, that tell apart every UUID in it
+// (ids that are not UUIDs are shown whole; so are devices: a mock
+// node's UUIDs share all but their last characters, and a prefix that
+// tells apart the table's devices may name all of the record's). Two
+// kernels in the table never read as one; a prefix shown may still name
+// several in the whole record, and --kernel then lists them.
+func Abbrev(ivs []history.Interval) [3]int {
+	var cut [3]int
+	ids := make([][]string, 3)
+	seen := make([]map[string]struct{}, 3)
+	for j := range seen {
+		seen[j] = map[string]struct{}{}
+	}
+	for _, iv := range ivs {
+		for j, v := range [...]string{string(iv.Kernel), iv.Session, iv.User} {
+			if !isUUID(v) {
+				continue
+			}
+			if _, ok := seen[j][v]; !ok {
+				seen[j][v] = struct{}{}
+				ids[j] = append(ids[j], v)
+			}
+		}
+	}
+	for j, l := range ids {
+		slices.Sort(l)
+		n := minCut
+		for i := 1; i < len(l); i++ {
+			n = max(n, commonPrefix(l[i-1], l[i])+1)
+		}
+		cut[j] = n
+	}
+	return cut
+}
+
+func commonPrefix(a, b string) int {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	return i
+}
+
+// cutUUID is v's first n characters where v is a UUID and n cuts it.
+func cutUUID(v string, n int) string {
+	if n <= 0 || n >= len(v) || !isUUID(v) {
+		return v
+	}
+	return v[:n]
+}
+
+// isUUID reports whether v is a UUID in its canonical text form (what
+// Backend.AI's kernel, session and user ids are).
+func isUUID(v string) bool {
+	if len(v) != 36 {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case i == 8 || i == 13 || i == 18 || i == 23:
+			if c != '-' {
+				return false
+			}
+		case '0' <= c && c <= '9', 'a' <= c && c <= 'f', 'A' <= c && c <= 'F':
+		default:
+			return false
+		}
+	}
+	return true
 }

@@ -36,15 +36,17 @@ func TestHistoryTableMatchesTabwriter(t *testing.T) {
 		ivs = append(ivs, iv)
 	}
 	for _, n := range []int{0, 1, 2, len(ivs)} {
-		var tabs bytes.Buffer
-		writeTabs(&tabs, ivs[:n])
-		for _, parts := range []int{1, 2, 3} {
-			var fast bytes.Buffer
-			if !writeParts(&fast, ivs[:n], parts) {
-				t.Fatalf("%d intervals: the table gave way", n)
-			}
-			if fast.String() != tabs.String() {
-				t.Fatalf("%d intervals in %d parts:\n%s\ntabwriter:\n%s", n, parts, fast.String(), tabs.String())
+		for _, cut := range [][3]int{{}, Abbrev(ivs[:n])} {
+			var tabs bytes.Buffer
+			writeTabs(&tabs, ivs[:n], cut)
+			for _, parts := range []int{1, 2, 3} {
+				var fast bytes.Buffer
+				if !writeParts(&fast, ivs[:n], parts, cut) {
+					t.Fatalf("%d intervals: the table gave way", n)
+				}
+				if fast.String() != tabs.String() {
+					t.Fatalf("%d intervals in %d parts, cut %v:\n%s\ntabwriter:\n%s", n, parts, cut, fast.String(), tabs.String())
+				}
 			}
 		}
 	}
@@ -53,7 +55,7 @@ func TestHistoryTableMatchesTabwriter(t *testing.T) {
 		odd[at].Agent = "a\tb"
 		for _, parts := range []int{1, 3} {
 			var fast bytes.Buffer
-			if writeParts(&fast, odd, parts) || fast.Len() != 0 {
+			if writeParts(&fast, odd, parts, Abbrev(odd)) || fast.Len() != 0 {
 				t.Fatalf("a tab in a cell of line %d (%d parts) did not give way to the tabwriter", at, parts)
 			}
 		}
@@ -239,4 +241,71 @@ func TestSilentRecorder(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The table cuts a column's UUIDs to the fewest first characters (8 at
+// least) that tell them apart; ids that are not UUIDs, and --no-trunc's
+// table and the JSON, are whole.
+func TestAbbrev(t *testing.T) {
+	t0 := time.Date(2026, 11, 20, 3, 0, 0, 0, time.UTC)
+	iv := func(kernel, session, user string) history.Interval {
+		return history.Interval{Device: model.DeviceKey{Name: "cuda", ID: "0"}, Kernel: model.KernelID(kernel), Session: session, User: user,
+			Agent: "i-a", Amounts: model.ResourceSlot{model.SlotCUDAShares: model.NewDec(5, -1)}, From: t0, To: t0.Add(time.Hour)}
+	}
+	const (
+		k1 = "0ed801dc-6641-4599-b0ae-c15bbd8c2f16"
+		k2 = "0ed801dc-6699-4599-b0ae-c15bbd8c2f16" // the same first 11 characters as k1
+		k3 = "89a181c6-262a-46db-acc0-d42d596abbe7"
+		s1 = "8e8c61d7-2ee2-42d0-8119-4dfd9113fe78"
+		u1 = "E4D8B849-C240-49DA-8BE2-180C49EBD54E"
+	)
+	for _, c := range []struct {
+		name string
+		ivs  []history.Interval
+		want [3]int
+	}{
+		{"none", nil, [3]int{8, 8, 8}},
+		{"distinct at 8", []history.Interval{iv(k1, s1, u1), iv(k3, s1, u1)}, [3]int{8, 8, 8}},
+		{"a shared prefix", []history.Interval{iv(k1, s1, u1), iv(k2, s1, u1), iv(k3, "", "")}, [3]int{12, 8, 8}},
+		{"the same id twice", []history.Interval{iv(k1, s1, u1), iv(k1, s1, u1)}, [3]int{8, 8, 8}},
+		{"not UUIDs", []history.Interval{iv("k-0ed801dc-6641-4599", "s-0ed801dc-6641", "u1"), iv("k-0ed801dc-6641-4598", "s-0ed801dc-6642", "u2")}, [3]int{8, 8, 8}},
+	} {
+		if got := Abbrev(c.ivs); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+	ivs := []history.Interval{iv(k1, s1, u1), iv(k2, s1, u1), iv("k-not-a-uuid", "-", "")}
+	const d1 = "5e3d9a41-02c7-4f1b-9d86-0c1a2b3ca104"
+	ivs[1].Device.ID = d1
+	for _, o := range []Options{{}, {Full: true}, {JSON: true}} {
+		var b bytes.Buffer
+		if _, err := Write(&b, &history.HistoryResult{From: t0, To: t0.Add(time.Hour), Intervals: ivs}, history.Filter{}, o); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		whole := o.Full || o.JSON
+		for _, id := range []string{k1, k2, s1, u1} {
+			if strings.Contains(out, id) != whole {
+				t.Errorf("%+v: %s whole in the output: %v, want %v\n%s", o, id, !whole, whole, out)
+			}
+		}
+		if !whole {
+			for _, short := range []string{k1[:12] + " ", k2[:12] + " ", s1[:8] + " ", u1[:8] + " ", "k-not-a-uuid", "cuda:" + d1 + " ", "cuda:0 "} {
+				if !strings.Contains(out, short) {
+					t.Errorf("%q not in the table:\n%s", short, out)
+				}
+			}
+			if w := maxWidth(out); w > 150 {
+				t.Errorf("the table is %d columns wide:\n%s", w, out)
+			}
+		}
+	}
+}
+
+func maxWidth(s string) int {
+	w := 0
+	for _, l := range strings.Split(s, "\n") {
+		w = max(w, len(l))
+	}
+	return w
 }
