@@ -751,18 +751,12 @@ func decodeAlloc(d *dec) model.Allocations {
 	for i := 0; i < n && d.err == nil; i++ {
 		slot := model.SlotName(d.istr())
 		m := d.count()
-		// The writer never repeats a slot, but a damaged or hand-made
-		// record may: merge as decodeAllocOf does, so a query by device
-		// and the whole record read the same entries.
-		devs := al[slot]
-		if devs == nil {
-			devs = make(map[model.DeviceID]model.Dec, m)
-			al[slot] = devs
-		}
+		devs := make(map[model.DeviceID]model.Dec, m)
 		for j := 0; j < m && d.err == nil; j++ {
 			id := model.DeviceID(d.istr())
 			devs[id] = d.dec()
 		}
+		al[slot] = devs
 	}
 	return al
 }
@@ -818,6 +812,12 @@ func decodeAllocOf(d *dec, want *devWant) model.Allocations {
 		slotB := d.strBytes()
 		var slot model.SlotName
 		named := false
+		if _, again := al[model.SlotName(slotB)]; again {
+			// The writer never repeats a slot; a damaged or hand-made
+			// record may, and the second replaces the first, as
+			// decodeAlloc and the flat reader read it.
+			delete(al, model.SlotName(slotB))
+		}
 		m := d.count()
 		for j := 0; j < m && d.err == nil; j++ {
 			idB := d.strBytes()

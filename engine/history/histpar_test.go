@@ -212,7 +212,7 @@ func FuzzAppendID(f *testing.F) {
 		"cuda.mem": {"0": model.NewDec(1<<30, 0)}, "cpu": {"0": model.NewDec(4, 0)}})
 	f.Add(e.b)
 	// A slot written twice (the writer never does; CI's fuzzer found the
-	// two readers disagreeing on it).
+	// two readers disagreeing on it): the second replaces the first.
 	e = &enc{}
 	e.uvarint(2)
 	for _, id := range []string{"0", "1"} {
