@@ -259,7 +259,7 @@ change flag: when the rules would have refused some the record saw run).
 				if err != nil {
 					return err
 				}
-				return runPlanReplay(ctx, cmd.OutOrStdout(), &src, &ch, &rf, asJSON)
+				return runPlanReplay(ctx, cmd.OutOrStdout(), cmd.ErrOrStderr(), &src, &ch, &rf, asJSON)
 			}
 			p, _, err := buildPlan(ctx, &src, &ch, "plan")
 			if err != nil {

@@ -63,7 +63,7 @@ func (f *replayFlags) window(now time.Time) (from, to time.Time, err error) {
 // partition in force (the fidelity check) and, when the change flags make
 // one, under the proposal. Exit 0 when every session starts, 1 when some
 // would not have, 2 on bad usage or an invalid plan.
-func runPlanReplay(ctx context.Context, out io.Writer, src *sourceFlags, ch *changeFlags, rf *replayFlags, asJSON bool) error {
+func runPlanReplay(ctx context.Context, out, errw io.Writer, src *sourceFlags, ch *changeFlags, rf *replayFlags, asJSON bool) error {
 	var rec *replay.Record
 	var sg *replay.Suggestion
 	// The run under the partitions in force, started beside the
@@ -108,7 +108,7 @@ func runPlanReplay(ctx context.Context, out io.Writer, src *sourceFlags, ch *cha
 			return configErr(src.config, false, err)
 		}
 		cfgAgents = cfg.NamedAgentIDs()
-		fmt.Fprintf(os.Stderr, "note: with no change flag the replay judges the partitions the record holds; %s is read only to check it loads\n", src.config)
+		fmt.Fprintf(errw, "fgtop plan: note: with no change flag the replay judges the partitions the record holds; %s is read only to check it loads\n", src.config)
 	}
 	var plan *partition.Plan
 	if !req.Empty() {
@@ -141,7 +141,7 @@ func runPlanReplay(ctx context.Context, out io.Writer, src *sourceFlags, ch *cha
 		if plan != nil {
 			return usageErr("the record in %s %s: replay a node's record with that node's agent.toml", dir, why)
 		}
-		fmt.Fprintf(os.Stderr, "note: the record in %s %s; what follows judges the record by its own partitions\n", dir, why)
+		fmt.Fprintf(errw, "fgtop plan: note: the record in %s %s; what follows judges the record by its own partitions\n", dir, why)
 	}
 	doc := replay.Judge(rec, asWas, plan, replay.WordFor(asJSON))
 	if sg != nil {

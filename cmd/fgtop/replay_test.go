@@ -63,7 +63,7 @@ func TestReplayDemoFidelity(t *testing.T) {
 	// when they straddled one, and so did the notes saying the span.
 	until := time.Now().UTC().Format(time.RFC3339Nano)
 	rf := replayFlags{span: "1h", dir: dir, until: until}
-	err := runPlanReplay(context.Background(), &out, &sourceFlags{}, &changeFlags{}, &rf, true)
+	err := runPlanReplay(context.Background(), &out, io.Discard, &sourceFlags{}, &changeFlags{}, &rf, true)
 	var doc replay.Doc
 	if jerr := json.Unmarshal(out.Bytes(), &doc); jerr != nil {
 		t.Fatalf("%v\n%s", jerr, out.String())
@@ -97,7 +97,7 @@ func TestReplayDemoFidelity(t *testing.T) {
 	// The run fed as the record is read (FGTOP_REPLAY_FED=1) answers the same.
 	t.Setenv("FGTOP_REPLAY_FED", "1")
 	var fed bytes.Buffer
-	if err := runPlanReplay(context.Background(), &fed, &sourceFlags{}, &changeFlags{}, &rf, true); err != nil {
+	if err := runPlanReplay(context.Background(), &fed, io.Discard, &sourceFlags{}, &changeFlags{}, &rf, true); err != nil {
 		t.Fatalf("fed: exit %v\n%s", err, fed.String())
 	}
 	if fed.String() != out.String() {
@@ -131,7 +131,7 @@ func TestPlanReplayProposalAndSuggest(t *testing.T) {
 	dir, nodeDir := recordDemoNode(t, 20, 5*time.Second)
 	var out bytes.Buffer
 	ch := changeFlags{slots: []string{"i-demo-numa0=cuda.shares=0.1", "i-demo-numa1=cuda.shares=3.9"}}
-	err := runPlanReplay(context.Background(), &out, demoSource(nodeDir), &ch, &replayFlags{span: "1h", dir: dir}, true)
+	err := runPlanReplay(context.Background(), &out, io.Discard, demoSource(nodeDir), &ch, &replayFlags{span: "1h", dir: dir}, true)
 	var doc replay.Doc
 	if jerr := json.Unmarshal(out.Bytes(), &doc); jerr != nil {
 		t.Fatalf("%v: %v\n%s", err, jerr, out.String())
@@ -150,7 +150,7 @@ func TestPlanReplayProposalAndSuggest(t *testing.T) {
 	}
 
 	out.Reset()
-	err = runPlanReplay(context.Background(), &out, demoSource(nodeDir), &changeFlags{}, &replayFlags{span: "1h", dir: dir, suggest: true}, false)
+	err = runPlanReplay(context.Background(), &out, io.Discard, demoSource(nodeDir), &changeFlags{}, &replayFlags{span: "1h", dir: dir, suggest: true}, false)
 	text := out.String()
 	// The demo's own amounts serve its own record: the nearest change is
 	// none, unless the demo's early release let an agent's kernels hold
@@ -316,7 +316,7 @@ func TestApplySuggestReplay(t *testing.T) {
 		t.Fatalf("apply said:\n%s", out.String())
 	}
 	var again bytes.Buffer
-	err = runPlanReplay(context.Background(), &again, demoSource(nodeDir), &changeFlags{}, &replayFlags{span: "1h", dir: dir, suggest: true}, false)
+	err = runPlanReplay(context.Background(), &again, io.Discard, demoSource(nodeDir), &changeFlags{}, &replayFlags{span: "1h", dir: dir, suggest: true}, false)
 	if err != nil || !strings.Contains(again.String(), "suggested: no change") {
 		t.Fatalf("after the apply: %v\n%s", err, again.String())
 	}
@@ -343,7 +343,7 @@ func TestPlanArrivals(t *testing.T) {
 	write("start,end,agent,slots\n2026-11-23T01:00:00Z,2026-11-23T03:00:00Z,i-demo-numa0,\"cuda.shares=1.5,cpu=2,mem=8g\"\n" +
 		"2026-11-23T02:00:00Z,2026-11-23T04:00:00Z,i-demo-numa0,\"cuda.shares=1.5,cpu=2,mem=8g\"\n")
 	var out bytes.Buffer
-	err = runPlanReplay(ctx, &out, demoSource(node.Dir), &changeFlags{}, &replayFlags{arrivals: file}, true)
+	err = runPlanReplay(ctx, &out, io.Discard, demoSource(node.Dir), &changeFlags{}, &replayFlags{arrivals: file}, true)
 	var doc replay.Doc
 	if jerr := json.Unmarshal(out.Bytes(), &doc); jerr != nil {
 		t.Fatalf("%v: %v\n%s", err, jerr, out.String())
@@ -358,7 +358,7 @@ func TestPlanArrivals(t *testing.T) {
 	}
 	// The text says nothing of a record the file is not.
 	out.Reset()
-	err = runPlanReplay(ctx, &out, demoSource(node.Dir), &changeFlags{}, &replayFlags{arrivals: file}, false)
+	err = runPlanReplay(ctx, &out, io.Discard, demoSource(node.Dir), &changeFlags{}, &replayFlags{arrivals: file}, false)
 	text := out.String()
 	if !errors.As(err, &ee) || ee.code != exitProblem || !strings.Contains(text, "as it was: sessions from an arrivals file, not a record") ||
 		!strings.HasSuffix(text, "verdict: 1 of 2 session(s) would not have started\n") || strings.Contains(text, "record saw") || strings.Contains(text, "stopping container") {
@@ -367,7 +367,7 @@ func TestPlanArrivals(t *testing.T) {
 	// An invalid plan is printed as plan prints it: with --json, its
 	// JSON (a script's jq must not meet text), and nothing replayed.
 	out.Reset()
-	err = runPlanReplay(ctx, &out, demoSource(node.Dir), &changeFlags{slots: []string{"i-demo-numa0=cuda.shares=3.9"}}, &replayFlags{arrivals: file}, true)
+	err = runPlanReplay(ctx, &out, io.Discard, demoSource(node.Dir), &changeFlags{slots: []string{"i-demo-numa0=cuda.shares=3.9"}}, &replayFlags{arrivals: file}, true)
 	var plan struct {
 		Errors []json.RawMessage `json:"errors"`
 	}
@@ -375,14 +375,14 @@ func TestPlanArrivals(t *testing.T) {
 		t.Fatalf("invalid plan with --json: %v, %v\n%s", err, jerr, out.String())
 	}
 	write("start,end,agent,slots\n2026-11-23T01:00:00Z,soon,i-demo-numa0,cpu=1\n")
-	err = runPlanReplay(ctx, &out, demoSource(node.Dir), &changeFlags{}, &replayFlags{arrivals: file}, false)
+	err = runPlanReplay(ctx, &out, io.Discard, demoSource(node.Dir), &changeFlags{}, &replayFlags{arrivals: file}, false)
 	if !errors.As(err, &ee) || ee.code != exitBadUsage || !strings.Contains(err.Error(), "line 2: end \"soon\"") {
 		t.Fatalf("bad row: %v", err)
 	}
 	// A misspelt slot and an agent the node lacks are refused by line, as
 	// typos, not replayed as refusals.
 	write("start,end,agent,slots\n2026-11-23T01:00:00Z,,i-demo-numa0,cuda.shrs=0.5\n# a comment\n2026-11-23T01:00:00Z,,i-nope,cpu=1\n2026-11-23T01:00:00Z,,,cpu=1\n")
-	err = runPlanReplay(ctx, &out, demoSource(node.Dir), &changeFlags{}, &replayFlags{arrivals: file}, false)
+	err = runPlanReplay(ctx, &out, io.Discard, demoSource(node.Dir), &changeFlags{}, &replayFlags{arrivals: file}, false)
 	if !errors.As(err, &ee) || ee.code != exitBadUsage || !strings.Contains(err.Error(), "line 2: unknown slot \"cuda.shrs\": did you mean cuda.shares?") ||
 		!strings.Contains(err.Error(), "line 4: agent \"i-nope\" is not one of this node's (i-demo-numa0, i-demo-numa1)") || strings.Contains(err.Error(), "line 5") {
 		t.Fatalf("typos: %v", err)
@@ -400,7 +400,7 @@ func TestPlanArrivals(t *testing.T) {
 	} {
 		done := make(chan error, 1)
 		go func() {
-			done <- runPlanReplay(ctx, io.Discard, demoSource(node.Dir), &changeFlags{}, &replayFlags{arrivals: path}, false)
+			done <- runPlanReplay(ctx, io.Discard, io.Discard, demoSource(node.Dir), &changeFlags{}, &replayFlags{arrivals: path}, false)
 		}()
 		select {
 		case err = <-done:
@@ -419,13 +419,13 @@ func TestPlanArrivals(t *testing.T) {
 func TestReplayNothingToReplay(t *testing.T) {
 	empty := t.TempDir()
 	var out bytes.Buffer
-	err := runPlanReplay(context.Background(), &out, &sourceFlags{}, &changeFlags{}, &replayFlags{span: "7d", dir: empty}, false)
+	err := runPlanReplay(context.Background(), &out, io.Discard, &sourceFlags{}, &changeFlags{}, &replayFlags{span: "7d", dir: empty}, false)
 	var ee *exitError
 	if !errors.As(err, &ee) || ee.code != exitBadUsage || !strings.Contains(err.Error(), "the history directory holds no record yet") {
 		t.Errorf("an empty directory: %v", err)
 	}
 	dir := recordDemo(t, 20, 3*time.Second)
-	err = runPlanReplay(context.Background(), &out, &sourceFlags{}, &changeFlags{}, &replayFlags{span: "1h", until: "2026-11-01T00:00:00Z", dir: dir}, false)
+	err = runPlanReplay(context.Background(), &out, io.Discard, &sourceFlags{}, &changeFlags{}, &replayFlags{span: "1h", until: "2026-11-01T00:00:00Z", dir: dir}, false)
 	until := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	from, to := until.Add(-time.Hour).Local().Format("2006-01-02 15:04:05"), until.Local().Format("2006-01-02 15:04:05")
 	if !errors.As(err, &ee) || ee.code != exitBadUsage || !strings.Contains(err.Error(), "the span "+from+" ") || !strings.Contains(err.Error(), " to "+to+" ") {
@@ -446,7 +446,7 @@ func TestReplayFidelityRefusesABadConfig(t *testing.T) {
 	}
 	for _, path := range []string{broken, filepath.Join(dir, "missing.toml")} {
 		var out bytes.Buffer
-		err := runPlanReplay(context.Background(), &out, &sourceFlags{config: path}, &changeFlags{}, &replayFlags{span: "7d", dir: dir}, false)
+		err := runPlanReplay(context.Background(), &out, io.Discard, &sourceFlags{config: path}, &changeFlags{}, &replayFlags{span: "7d", dir: dir}, false)
 		var ee *exitError
 		if !errors.As(err, &ee) || ee.code != exitBadUsage || !strings.Contains(err.Error(), path) || out.Len() > 0 {
 			t.Errorf("%s: %v, wrote %q; want bad usage naming it, nothing replayed", path, err, out.String())
@@ -494,14 +494,26 @@ func TestReplayRefusesAnotherNodesConfig(t *testing.T) {
 	src := demoSource(nodeDir)
 	src.config = other
 	var out bytes.Buffer
-	err = runPlanReplay(context.Background(), &out, src, &changeFlags{slots: []string{"i-other-numa0=cuda.shares=1.5"}}, &replayFlags{span: "1h", dir: dir}, false)
+	err = runPlanReplay(context.Background(), &out, io.Discard, src, &changeFlags{slots: []string{"i-other-numa0=cuda.shares=1.5"}}, &replayFlags{span: "1h", dir: dir}, false)
 	var ee *exitError
 	if !errors.As(err, &ee) || ee.code != exitBadUsage || !strings.Contains(err.Error(), "i-demo-numa0, i-demo-numa1; the config's are i-other-numa0, i-other-numa1: none in common") {
 		t.Fatalf("a proposal for agents the record never saw: %v\n%s", err, out.String())
 	}
+	// With no change flag the record is judged by its own partitions,
+	// and the command's stderr (the sanitising writer main gives it,
+	// not the process's) says so in fgtop's words.
+	var errw bytes.Buffer
+	out.Reset()
+	runPlanReplay(context.Background(), &out, &errw, src, &changeFlags{}, &replayFlags{span: "1h", dir: dir}, false)
+	for _, want := range []string{"fgtop plan: note: with no change flag the replay judges the partitions the record holds; " + other,
+		"fgtop plan: note: the record in " + dir + " is of agents i-demo-numa0, i-demo-numa1"} {
+		if !strings.Contains(errw.String(), want) {
+			t.Errorf("stderr %q, want %q", errw.String(), want)
+		}
+	}
 	// The node's own file: no such refusal.
 	out.Reset()
-	err = runPlanReplay(context.Background(), &out, demoSource(nodeDir), &changeFlags{slots: []string{"i-demo-numa0=cuda.shares=1.5"}}, &replayFlags{span: "1h", dir: dir}, false)
+	err = runPlanReplay(context.Background(), &out, io.Discard, demoSource(nodeDir), &changeFlags{slots: []string{"i-demo-numa0=cuda.shares=1.5"}}, &replayFlags{span: "1h", dir: dir}, false)
 	if err != nil && strings.Contains(err.Error(), "none in common") {
 		t.Fatalf("the node's own agent.toml refused: %v", err)
 	}
@@ -525,7 +537,7 @@ func TestSuggestRefusesAnotherNodesRecord(t *testing.T) {
 	src := demoSource(nodeDir)
 	src.config = other
 	var out bytes.Buffer
-	err = runPlanReplay(context.Background(), &out, src, &changeFlags{}, &replayFlags{span: "1h", dir: dir, suggest: true}, false)
+	err = runPlanReplay(context.Background(), &out, io.Discard, src, &changeFlags{}, &replayFlags{span: "1h", dir: dir, suggest: true}, false)
 	var ee *exitError
 	if !errors.As(err, &ee) || ee.code != exitBadUsage || !strings.Contains(err.Error(), "--suggest: the record in") || !strings.Contains(err.Error(), "none in common") {
 		t.Fatalf("--suggest from another node's record: %v\n%s", err, out.String())
