@@ -20,6 +20,7 @@ import (
 	"github.com/fgtop/fgtop/engine/metrics"
 	"github.com/fgtop/fgtop/engine/recording"
 	"github.com/fgtop/fgtop/engine/report"
+	"github.com/fgtop/fgtop/internal/untrusted"
 	"github.com/fgtop/fgtop/model/names"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -141,7 +142,11 @@ holds another node's record.`,
 			}
 			ctx, stop := notifyStop(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			hopts.Logf = func(format string, a ...any) { fmt.Fprintf(os.Stderr, "fgtop record: "+format+"\n", a...) }
+			// Straight to the process's stderr (main's writer is flushed at
+			// exit; a recorder runs for days), made safe for a terminal.
+			hopts.Logf = func(format string, a ...any) {
+				fmt.Fprintln(os.Stderr, untrusted.Lines(fmt.Sprintf("fgtop record: "+format, a...)))
+			}
 			hopts.Names, hopts.KernelsVouch = fleet.RecordNames(opts.Node, false), true
 			err = recording.Record(ctx, opts, hopts, func() {
 				fmt.Fprintf(os.Stderr, "fgtop record: recording into %s (keep %s, at most %s); stop with Ctrl-C\n",
