@@ -50,7 +50,7 @@ func TestEditorRollbackKey(t *testing.T) {
 		t.Fatalf("U opened no dialog on Cancel (%+v): %q\n%s", d, a.Flash.Text, screen(a))
 	}
 	v := screen(a)
-	for _, want := range []string{"Undo the last apply", "Restore agent.toml as it was before the apply of 2026-11-21", "by alice?", "that apply changed: agents[0].resource.devices", "▶ Cancel", "restart them afterwards"} {
+	for _, want := range []string{"Undo the last apply", "Restore agent.toml as it was before the apply of " + fixedNow().Local().Format("2006-01-02"), "by alice?", "that apply changed: agents[0].resource.devices", "▶ Cancel", "restart them afterwards"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("the dialog lacks %q:\n%s", want, v)
 		}

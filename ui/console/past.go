@@ -120,7 +120,7 @@ func (a *App) loadPast(pick func(context.Context, *record.Reader) (time.Time, bo
 			if !res.Exact {
 				lacks = append(lacks, m.Why)
 				if short == "" && m.To.After(m.From) {
-					short = "the record lacks " + pastStretch(m.From, m.To, live) + "; shown as last recorded"
+					short = "the record lacks " + shortStretch(m.From, m.To, live) + "; shown as last recorded"
 				}
 			}
 		}
@@ -332,14 +332,31 @@ func pastStretch(from, to, live time.Time) string {
 // now). At 80 columns the whole refusal was cut before the span ("… is
 // before the record begins; the recor…").
 func outsideShort(e *record.OutsideError, live time.Time) string {
-	span := pastStretch(e.From, e.To, live)
+	span := shortStretch(e.From, e.To, live)
 	switch {
 	case !e.Now.IsZero():
-		return "still to come; the record covers " + span
+		return "still to come; the record: " + span
 	case e.At.Before(e.From):
-		return "before the record, which covers " + span
+		return "before the record: " + span
 	case e.Damage != "":
-		return "after the record's last intact change; it covers " + span
+		return "after the last intact change: " + span
 	}
-	return "after the record's end, which covers " + span
+	return "after the record: " + span
+}
+
+// shortStretch is pastStretch for the footer's short words, a date
+// without its year where that is the year before it: at 80 columns the
+// flash has 63 cells beside help and quit, and a stretch across midnight
+// is two dates ("2026-11-21 23:00:00 to 2026-11-22 00:30:00" cut the
+// second one short).
+func shortStretch(from, to, live time.Time) string {
+	return shortClock(from, live) + " to " + shortClock(to, from)
+}
+
+func shortClock(t, ref time.Time) string {
+	c := pastClock(t, ref)
+	if len(c) > len("15:04:05") && t.Local().Year() == ref.Local().Year() {
+		return t.Local().Format("01-02 15:04:05")
+	}
+	return c
 }

@@ -78,7 +78,7 @@ func TestAtShowsThePastAndLiveComesBack(t *testing.T) {
 	if !a.past.on || a.Snap.NumKernels() != 2 {
 		t.Fatalf("after :at: past %v, %d kernels (want the past's 2)", a.past.on, a.Snap.NumKernels())
 	}
-	want := "PAST " + past[0].Time.Local().Format("15:04:05") + ", live is " + live.Time.Local().Format("15:04:05")
+	want := "PAST " + clockOf(past[0].Time, live.Time) + ", live is " + live.Time.Local().Format("15:04:05")
 	if !strings.Contains(screen(a), want) {
 		t.Fatalf("no banner %q:\n%s", want, screen(a))
 	}
@@ -154,7 +154,7 @@ func TestPastHeaderKeepsNameAndHealth(t *testing.T) {
 	}
 	h := a.viewHeader(80)
 	first := stripANSI(h[0])
-	mustContain(t, "past header", first, "PAST "+past[0].Time.Local().Format("15:04:05"), "fgtop fgtop-demo", "demo (synthetic telemetry)")
+	mustContain(t, "past header", first, "PAST "+clockOf(past[0].Time, live.Time), "fgtop fgtop-demo", "demo (synthetic telemetry)")
 	if strings.Contains(first, "…") || strings.Contains(first, "~") {
 		t.Errorf("first header line cut: %q", first)
 	}
@@ -358,12 +358,39 @@ func TestPastOffersNoEditing(t *testing.T) {
 func stretchOf(from, to time.Time) string {
 	clock := func(t, ref time.Time) string {
 		y, m, d := t.Local().Date()
-		if ry, rm, rd := ref.Local().Date(); y == ry && m == rm && d == rd {
+		ry, rm, rd := ref.Local().Date()
+		switch {
+		case y == ry && m == rm && d == rd:
 			return t.Local().Format("15:04:05")
+		case y == ry:
+			return t.Local().Format("01-02 15:04:05")
 		}
 		return t.Local().Format("2006-01-02 15:04:05")
 	}
 	return clock(from, fixedNow()) + " to " + clock(to, from)
+}
+
+// clockOf is t by the local clock, dated where it is not ref's day, as
+// the header's PAST marker says a past moment.
+func clockOf(t, ref time.Time) string {
+	y, m, d := t.Local().Date()
+	if ry, rm, rd := ref.Local().Date(); y == ry && m == rm && d == rd {
+		return t.Local().Format("15:04:05")
+	}
+	return t.Local().Format("2006-01-02 15:04:05")
+}
+
+// inZones runs f with the console's local time in zones where the
+// fixtures' hours fall on either side of midnight: UTC, UTC+14 and UTC-10
+// (fake.T0 is midnight there) and UTC+14:45 (an hour before it is 23:45).
+func inZones(t *testing.T, f func(t *testing.T)) {
+	loc := time.Local
+	t.Cleanup(func() { time.Local = loc })
+	for _, z := range []*time.Location{time.UTC, time.FixedZone("UTC+14", 14*3600), time.FixedZone("UTC-10", -10*3600),
+		time.FixedZone("UTC+14:45", 14*3600+45*60)} {
+		time.Local = z
+		t.Run(z.String(), f)
+	}
 }
 
 // recordAt is a record of the fixture node observed at each of at, one
@@ -394,26 +421,28 @@ func recordAt(t *testing.T, at ...time.Time) string {
 // to 09:00:00", as if it were today's.
 func TestAtOutsideTheRecordAt80(t *testing.T) {
 	dir, past := pastRecord(t)
-	// The recorder stopped at the console's clock (fake.T0).
-	span := stretchOf(past[0].Time, fake.T0)
 	old := []time.Time{fake.T0.Add(-50 * time.Hour), fake.T0.Add(-49 * time.Hour)}
 	oldDir := recordAt(t, old...)
-	for _, c := range []struct {
-		dir  string
-		at   time.Time
-		want string
-	}{
-		{dir, past[0].Time.Add(-time.Hour), "before the record, which covers " + span},
-		{dir, fake.T0.Add(time.Hour), "still to come; the record covers " + span},
-		{oldDir, old[0].Add(-time.Hour), "before the record, which covers " + stretchOf(old[0], old[1])},
-	} {
-		a := testApp(t, 80, 24, fake.Node(fake.Options{}), Options{History: c.dir})
-		command(a, "at "+c.at.Format(time.RFC3339))
-		lines := strings.Split(screen(a), "\n")
-		if foot := lines[len(lines)-1]; a.past.on || !strings.Contains(foot, c.want) {
-			t.Errorf(":at %s: past %v, footer %q; want %q", c.at, a.past.on, foot, c.want)
+	inZones(t, func(t *testing.T) {
+		// The recorder stopped at the console's clock (fake.T0).
+		span := stretchOf(past[0].Time, fake.T0)
+		for _, c := range []struct {
+			dir  string
+			at   time.Time
+			want string
+		}{
+			{dir, past[0].Time.Add(-time.Hour), "before the record: " + span},
+			{dir, fake.T0.Add(time.Hour), "still to come; the record: " + span},
+			{oldDir, old[0].Add(-time.Hour), "before the record: " + stretchOf(old[0], old[1])},
+		} {
+			a := testApp(t, 80, 24, fake.Node(fake.Options{}), Options{History: c.dir})
+			command(a, "at "+c.at.Format(time.RFC3339))
+			lines := strings.Split(screen(a), "\n")
+			if foot := lines[len(lines)-1]; a.past.on || !strings.Contains(foot, c.want) {
+				t.Errorf(":at %s: past %v, footer %q; want %q", c.at, a.past.on, foot, c.want)
+			}
 		}
-	}
+	})
 }
 
 // TestAtInAGapAt80: :at a moment the record lacks (no recorder ran) says,
@@ -421,17 +450,23 @@ func TestAtOutsideTheRecordAt80(t *testing.T) {
 // it; the whole note was cut before it ("… not recorded: the recorder
 // stopp…"). A gap of two days ago is dated.
 func TestAtInAGapAt80(t *testing.T) {
-	for _, back := range []time.Duration{0, 48 * time.Hour} {
-		from, to := fake.T0.Add(-back-time.Hour), fake.T0.Add(-back-30*time.Minute)
-		dir := recordAt(t, from, to)
-		a := testApp(t, 80, 24, fake.Node(fake.Options{}), Options{History: dir})
-		command(a, "at "+from.Add(15*time.Minute).Format(time.RFC3339))
-		// Dated, the tail ("; shown as last recorded") is cut at 80
-		// columns; the stretch is whole.
-		want := "the record lacks " + stretchOf(from, to) + ";"
-		lines := strings.Split(screen(a), "\n")
-		if foot := lines[len(lines)-1]; !a.past.on || !strings.Contains(foot, want) {
-			t.Errorf("%v back: past %v, footer %q; want %q", back, a.past.on, foot, want)
-		}
+	var dirs []string
+	backs := []time.Duration{0, 48 * time.Hour}
+	for _, back := range backs {
+		dirs = append(dirs, recordAt(t, fake.T0.Add(-back-time.Hour), fake.T0.Add(-back-30*time.Minute)))
 	}
+	inZones(t, func(t *testing.T) {
+		for i, back := range backs {
+			from, to := fake.T0.Add(-back-time.Hour), fake.T0.Add(-back-30*time.Minute)
+			a := testApp(t, 80, 24, fake.Node(fake.Options{}), Options{History: dirs[i]})
+			command(a, "at "+from.Add(15*time.Minute).Format(time.RFC3339))
+			// Dated, the tail ("; shown as last recorded") is cut at 80
+			// columns; the stretch is whole.
+			want := "the record lacks " + stretchOf(from, to) + ";"
+			lines := strings.Split(screen(a), "\n")
+			if foot := lines[len(lines)-1]; !a.past.on || !strings.Contains(foot, want) {
+				t.Errorf("%v back: past %v, footer %q; want %q", back, a.past.on, foot, want)
+			}
+		}
+	})
 }
