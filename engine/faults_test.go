@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/fgtop/fgtop/engine/enginetest"
+	"github.com/fgtop/fgtop/internal/testfix"
 )
 
 // TestFaults injects each fault of issue 7 into a live engine on real
@@ -15,7 +16,7 @@ import (
 func TestFaults(t *testing.T) {
 	for _, sc := range enginetest.Scenarios() {
 		t.Run(sc.Name, func(t *testing.T) {
-			if sc.AsNobody && enginetest.ReexecAsNobody(t) {
+			if sc.AsNobody && testfix.ReexecAsNobody(t) {
 				return
 			}
 			phases := sc.Run(t)

@@ -7,11 +7,12 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/fgtop/fgtop/internal/testfix"
 )
 
 // TestJournalOpenErrorWords: whatever stops the journal from being made,
@@ -66,8 +67,9 @@ func TestJournalOpenErrorWords(t *testing.T) {
 // bits, so run as root, where they stop nothing, it re-runs itself as user
 // nobody (65534), and is skipped where that is not possible.
 func TestCommitWithoutWriteAccess(t *testing.T) {
-	if os.Geteuid() == 0 {
-		runAsNobody(t, "TestCommitWithoutWriteAccess")
+	// setup reads its fixture from testdata/, which nobody may not be
+	// able to read where it is: a copy goes beside the binary.
+	if testfix.ReexecAsNobody(t, filepath.Join("testdata", "agent.multi-agent.device-based.toml")) {
 		return
 	}
 	c, next := setup(t)
@@ -104,59 +106,4 @@ func TestCommitWithoutWriteAccess(t *testing.T) {
 	if !errors.Is(err, fs.ErrPermission) || !strings.Contains(err.Error(), "run fgtop as the config's owner or as root") {
 		t.Errorf("rollback of an unreadable journal: %v; want the permission error and what to run fgtop as", err)
 	}
-}
-
-// runAsNobody re-runs one test of this binary as uid/gid 65534, from a
-// copy in a world-readable directory (go test keeps it in a private one).
-func runAsNobody(t *testing.T, test string) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Skipf("cannot find the test binary: %v", err)
-	}
-	data, err := os.ReadFile(exe)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, err := os.MkdirTemp("", "agentconfig-nobody-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	bin := filepath.Join(dir, "agentconfig.test")
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(bin, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	// setup reads its fixture from testdata/, which nobody may not be
-	// able to read where it is: a copy goes beside the binary.
-	const fixture = "agent.multi-agent.device-based.toml"
-	raw, err := os.ReadFile(filepath.Join("testdata", fixture))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Mkdir(filepath.Join(dir, "testdata"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "testdata", fixture), raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, "-test.run=^"+test+"$", "-test.v", "-test.count=1")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "TMPDIR=/tmp", "HOME=/tmp")
-	outb, err := cmd.CombinedOutput()
-	out := string(outb)
-	switch {
-	case err != nil && (strings.Contains(out, "--- FAIL") || strings.Contains(out, "panic")):
-		t.Fatalf("as nobody: %v\n%s", err, out)
-	case err != nil:
-		t.Skipf("cannot run as nobody: %v\n%s", err, out)
-	case strings.Contains(out, "--- SKIP: "+test):
-		t.Skipf("skipped as nobody:\n%s", out)
-	case !strings.Contains(out, "--- PASS: "+test):
-		t.Fatalf("as nobody, the test did not pass:\n%s", out)
-	}
-	t.Logf("ran as nobody:\n%s", out)
 }

@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -36,7 +34,7 @@ type Phase struct {
 type Scenario struct {
 	Name string
 	// AsNobody: the scenario needs a user that permission bits stop; run
-	// as root, ReexecAsNobody re-runs the test as user nobody.
+	// as root, testfix.ReexecAsNobody re-runs the test as user nobody.
 	AsNobody bool
 	Run      func(t *testing.T) []Phase
 }
@@ -553,59 +551,4 @@ func PermissionDenied(t *testing.T) []Phase {
 		{Name: "denied-dir", Snap: denied, Path: d2, Kernel: model.KernelID(k2)},
 		{Name: "fixed", Snap: after},
 	}
-}
-
-// ReexecAsNobody re-runs the current test as user nobody (65534) when the
-// process runs as root, where permission bits stop nothing; it returns
-// true when it did (the child's result is the test's), false when the test
-// should go on here. It skips the test when the re-run is impossible. The
-// test binary is copied to a world-readable directory first: go test keeps
-// it in a private one.
-func ReexecAsNobody(t *testing.T) bool {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		return false
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Skipf("running as root and cannot find the test binary to re-run as nobody: %v", err)
-	}
-	dir, err := os.MkdirTemp("", "fgtop-nobody-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, filepath.Base(exe))
-	data, err := os.ReadFile(exe)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(bin, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	wd, _ := os.Getwd()
-	run := "^" + strings.ReplaceAll(t.Name(), "/", "$/^") + "$"
-	cmd := exec.Command(bin, "-test.run="+run, "-test.v", "-test.count=1")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-	cmd.Dir = wd
-	cmd.Env = append(os.Environ(), "TMPDIR=/tmp", "HOME=/tmp", "GOCOVERDIR=")
-	outb, err := cmd.CombinedOutput()
-	out := string(outb)
-	if err != nil {
-		if strings.Contains(out, "--- FAIL") || strings.Contains(out, "panic") {
-			t.Fatalf("as nobody: %v\n%s", err, out)
-		}
-		t.Skipf("running as root and cannot re-run as nobody: %v\n%s", err, out)
-	}
-	if !strings.Contains(out, "--- PASS: "+t.Name()) {
-		if strings.Contains(out, "--- SKIP: "+t.Name()) {
-			t.Skipf("skipped as nobody:\n%s", out)
-		}
-		t.Fatalf("as nobody, the test did not pass:\n%s", out)
-	}
-	t.Logf("ran as nobody (uid 65534):\n%s", out)
-	return true
 }

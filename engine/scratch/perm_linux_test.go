@@ -5,13 +5,13 @@ package scratch
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/fgtop/fgtop/internal/testfix"
 )
 
 // TestPermissionReal checks real permission bits: an unreadable file, an
@@ -20,58 +20,10 @@ import (
 // blocks nothing, it re-runs itself as user nobody (65534); it is skipped if
 // that is not possible.
 func TestPermissionReal(t *testing.T) {
-	if os.Geteuid() == 0 {
-		runAsNobody(t, "TestPermissionReal")
+	if testfix.ReexecAsNobody(t) {
 		return
 	}
 	permissionScenario(t)
-}
-
-// runAsNobody re-runs one test of this binary as uid/gid 65534. The binary
-// is copied to a world-readable directory first: go test keeps it in a
-// private one.
-func runAsNobody(t *testing.T, test string) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Skipf("cannot find the test binary: %v", err)
-	}
-	dir, err := os.MkdirTemp("", "scratch-nobody-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "scratch.test")
-	data, err := os.ReadFile(exe)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(bin, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	cmd := execAsNobody(bin, "-test.run=^"+test+"$", "-test.v", "-test.count=1")
-	outb, err := cmd.CombinedOutput()
-	out := string(outb)
-	if err != nil {
-		if strings.Contains(out, "--- FAIL") || strings.Contains(out, "panic") {
-			t.Fatalf("as nobody: %v\n%s", err, out)
-		}
-		t.Skipf("cannot run as nobody: %v\n%s", err, out)
-	}
-	if !strings.Contains(out, "--- PASS: "+test) {
-		t.Fatalf("as nobody, the test did not pass:\n%s", out)
-	}
-	t.Logf("ran as nobody:\n%s", out)
-}
-
-func execAsNobody(bin string, args ...string) *exec.Cmd {
-	cmd := exec.Command(bin, args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-	cmd.Dir = "/"
-	cmd.Env = append(os.Environ(), "TMPDIR=/tmp", "HOME=/tmp")
-	return cmd
 }
 
 func chmod(t *testing.T, p string, mode os.FileMode) {
@@ -139,8 +91,7 @@ func permissionScenario(t *testing.T) {
 // by agent.toml: no kernel under it is seen. Run as root it re-runs itself
 // as nobody (chmod blocks root nothing).
 func TestUnseenUnlistableRoot(t *testing.T) {
-	if os.Geteuid() == 0 {
-		runAsNobody(t, "TestUnseenUnlistableRoot")
+	if testfix.ReexecAsNobody(t) {
 		return
 	}
 	base := t.TempDir()

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/fgtop/fgtop/engine/enginetest"
+	"github.com/fgtop/fgtop/internal/testfix"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -99,7 +100,7 @@ func TestFaultsRendered(t *testing.T) {
 	scenarios := append(enginetest.Scenarios(), enginetest.NVMLScenarios()...)
 	for _, sc := range scenarios {
 		t.Run(sc.Name, func(t *testing.T) {
-			if sc.AsNobody && enginetest.ReexecAsNobody(t) {
+			if sc.AsNobody && testfix.ReexecAsNobody(t) {
 				return
 			}
 			phases := sc.Run(t)

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fgtop/fgtop/engine/enginetest"
 	"github.com/fgtop/fgtop/engine/history"
+	"github.com/fgtop/fgtop/internal/testfix"
 )
 
 // TestUnreadableRecord: a record another user may not read (its
@@ -20,7 +20,7 @@ import (
 // stop nothing, it re-runs itself as user nobody (65534), and is skipped
 // where that is not possible.
 func TestUnreadableRecord(t *testing.T) {
-	if enginetest.ReexecAsNobody(t) {
+	if testfix.ReexecAsNobody(t) {
 		return
 	}
 	dir := t.TempDir()
