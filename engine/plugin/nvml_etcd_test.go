@@ -350,7 +350,9 @@ func TestAgentsMaskDifferentGPUs(t *testing.T) {
 	etcd := etcdtest.Start(t)
 	inner, uuids := nvmlSource(t, 4)
 	etcd.Put(plugin.NodePrefix("local", "i-a")+"device_mask", uuids[1]+","+uuids[3])
-	etcd.Put(plugin.NodePrefix("local", "i-b")+"device_mask", strings.ToUpper(uuids[3])+", "+uuids[2])
+	// As cuda_open reads a mask: bare UUIDs, exactly, no space after the
+	// comma (TestAgentsOpenMasksAsWritten has the items it does not take).
+	etcd.Put(plugin.NodePrefix("local", "i-b")+"device_mask", uuids[3]+","+uuids[2])
 	src := plugin.NewSource(inner, plugin.Options{Etcd: plugin.EtcdOptions{Endpoints: []string{etcd.Endpoint},
 		Agents: []model.AgentID{"i-a", "i-b"}, Timeout: time.Second, Recheck: time.Second}})
 	src.Start(3 * time.Second)

@@ -113,10 +113,8 @@ type Registration struct {
 func Register(devs []model.Device, kind string, s *Settings, c Capacities) Registration {
 	var r Registration
 	mask := map[string]bool{}
-	if s != nil {
-		for _, m := range s.DeviceMask {
-			mask[m] = true
-		}
+	for _, m := range maskItems(s, kind) {
+		mask[m] = true
 	}
 	used := map[string]bool{}
 	capUsed := map[string]bool{}
@@ -250,19 +248,47 @@ func Register(devs []model.Device, kind string, s *Settings, c Capacities) Regis
 	}
 	if s != nil {
 		var stray []string
-		for _, m := range s.DeviceMask {
+		for _, m := range maskItems(s, kind) {
 			if !used[m] {
+				if strings.TrimSpace(m) != m {
+					// The space is why it masks nothing: show it.
+					m = `"` + m + `"`
+				}
 				stray = append(stray, m)
 			}
 		}
 		if len(stray) > 0 {
 			hint := ""
 			if kind == model.PluginCUDAOpen {
-				hint = " (cuda_open compares bare UUIDs, without GPU-, exactly)"
+				hint = " (cuda_open compares each item, as written between the commas, with a GPU's bare UUID exactly: lower-case, without GPU- or spaces)"
 			}
 			r.Issues = append(r.Issues, model.Issue{Severity: model.SevWarning, Code: model.IssuePluginSettings,
 				Message: fmt.Sprintf("device_mask names %s, which masks no GPU on this node%s", strings.Join(stray, ", "), hint)})
 		}
 	}
 	return r
+}
+
+// maskItems are s's device_mask items as the plugin of kind compares them
+// with a GPU's UUID: cuda_open's as written between the commas, the
+// fractional plugin's trimmed (assumed). Nil settings mask nothing.
+func maskItems(s *Settings, kind string) []string {
+	switch {
+	case s == nil:
+		return nil
+	case kind == model.PluginCUDAOpen:
+		return s.OpenMask
+	default:
+		return s.DeviceMask
+	}
+}
+
+// maskKey is the GPU an item of maskItems names, as the plugin of kind
+// matches it: cuda_open only the exact bare UUID, the fractional plugin
+// the bare UUID with or without GPU- (assumed).
+func maskKey(kind, item string) string {
+	if kind == model.PluginCUDAOpen {
+		return item
+	}
+	return strings.TrimPrefix(item, "GPU-")
 }

@@ -72,8 +72,13 @@ type Settings struct {
 	// Quantum is quantum_size (DefaultQuantum when unset).
 	Quantum model.Dec
 	// DeviceMask is device_mask split at commas, spaces trimmed, empty
-	// items dropped.
+	// items dropped: the fractional plugin's items (assumed).
 	DeviceMask []string
+	// OpenMask is device_mask as cuda_open reads it: split at commas and
+	// nothing else (raw_device_mask.split(",")), each item compared with
+	// a GPU's bare UUID exactly, so " <uuid>" or "GPU-<uuid>" masks no
+	// GPU there.
+	OpenMask []string
 	// Problems are values that cannot be used; a problem with unit_mem or
 	// unit_proc makes fractional capacities unknown (BadUnits).
 	Problems []string
@@ -173,6 +178,9 @@ func Parse(kv map[string]string) *Settings {
 	}
 	if v, ok := kv["device_mask"]; ok {
 		for _, item := range strings.Split(v, ",") {
+			if item != "" && len(s.OpenMask) < MaxMaskItems {
+				s.OpenMask = append(s.OpenMask, item)
+			}
 			if item = strings.TrimSpace(item); item != "" && len(s.DeviceMask) < MaxMaskItems {
 				s.DeviceMask = append(s.DeviceMask, item)
 			}

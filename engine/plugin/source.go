@@ -264,11 +264,16 @@ func (s *Source) decide(gen uint64, settings map[model.AgentID]*Settings, etcdEr
 	if s.decOK && s.decGen == gen {
 		return s.dec
 	}
-	st, agentIssues, differ := s.pick(settings)
+	// Which plugin runs does not depend on device_mask, and how the
+	// agents' masks merge depends on which plugin runs (cuda_open compares
+	// items as written, the fractional plugin trimmed, with or without
+	// GPU-): decide first, then merge under the plugin decided.
 	in := s.opts.Inputs
-	in.Settings = st
+	in.Settings, _, _ = s.pick(settings, model.PluginCUDAFractional)
 	in.Evidence = evidence
 	info, issues := Decide(in)
+	st, agentIssues, differ := s.pick(settings, info.Kind)
+	in.Settings = st
 	issues = append(issues, agentIssues...)
 	// Settings that differ register differently only where the plugin
 	// reads what differs: the plugin itself (each agent's allocation_mode
@@ -384,7 +389,7 @@ func (s *Source) Poll(ctx context.Context) (*inventory.Inventory, error) {
 // registers (each agent's devices are its own, and the node's are all of
 // them), with an issue; the first agent's otherwise, with an issue (its
 // capacities are in its own units, which cannot be summed with another's).
-func (s *Source) pick(m map[model.AgentID]*Settings) (*Settings, []model.Issue, bool) {
+func (s *Source) pick(m map[model.AgentID]*Settings, kind string) (*Settings, []model.Issue, bool) {
 	if len(m) == 0 {
 		return nil, nil, false
 	}
@@ -410,14 +415,14 @@ func (s *Source) pick(m map[model.AgentID]*Settings) (*Settings, []model.Issue, 
 	if len(differ) == 0 {
 		return first, nil, false
 	}
-	if merged, ok := maskUnion(first, order, m); ok {
+	if merged, ok := maskUnion(first, order, m, kind); ok {
 		var masks []string
 		for _, id := range order {
-			masks = append(masks, fmt.Sprintf("%s masks %s", id, maskWords(m[id].DeviceMask)))
+			masks = append(masks, fmt.Sprintf("%s masks %s", id, maskWords(maskItems(m[id], kind))))
 		}
 		return merged, []model.Issue{{Severity: model.SevWarning, Code: model.IssuePluginSettings,
 			Message: fmt.Sprintf("the agents' CUDA plugins mask different GPUs (device_mask, node scopes in etcd): %s; fgtop shows every GPU some agent registers (left out: %s), and each agent places work only on the GPUs it registers",
-				strings.Join(masks, "; "), maskWords(merged.DeviceMask))}}, false
+				strings.Join(masks, "; "), maskWords(maskItems(merged, kind)))}}, false
 	}
 	return first, []model.Issue{{Severity: model.SevWarning, Code: model.IssuePluginSettings,
 		Message: fmt.Sprintf("the agents' CUDA plugin settings differ (node scopes in etcd): %s has %s, but %s; fgtop shows the GPUs as agent %s registers them",
@@ -439,7 +444,7 @@ func registersDiffer(in Inputs, kind string, shown *Settings, m map[model.AgentI
 		}
 	}
 	for _, st := range m {
-		if !sameMask(st, shown) {
+		if !sameMask(st, shown, kind) {
 			return true
 		}
 		if kind == model.PluginCUDAFractional && !sameUnits(st, shown) {
@@ -449,15 +454,13 @@ func registersDiffer(in Inputs, kind string, shown *Settings, m map[model.AgentI
 	return false
 }
 
-// sameMask: a and b mask the same GPUs (items compared as the bare UUIDs
-// they name, as maskUnion does).
-func sameMask(a, b *Settings) bool {
+// sameMask: a and b mask the same GPUs under the plugin of kind (items
+// compared as that plugin matches them, as maskUnion does).
+func sameMask(a, b *Settings, kind string) bool {
 	set := func(s *Settings) map[string]bool {
 		out := map[string]bool{}
-		if s != nil {
-			for _, item := range s.DeviceMask {
-				out[strings.TrimPrefix(strings.ToLower(item), "gpu-")] = true
-			}
+		for _, item := range maskItems(s, kind) {
+			out[maskKey(kind, item)] = true
 		}
 		return out
 	}
@@ -475,13 +478,10 @@ func sameUnits(a, b *Settings) bool {
 
 // maskUnion is first with a device_mask that leaves out only the GPUs every
 // agent masks, when the agents' settings differ in device_mask alone. A
-// mask item is compared as the bare UUID it names ("GPU-" and case aside),
-// since the two plugins spell them differently.
-func maskUnion(first *Settings, order []model.AgentID, m map[model.AgentID]*Settings) (*Settings, bool) {
-	bare := func(item string) string {
-		item = strings.ToLower(item)
-		return strings.TrimPrefix(item, "gpu-")
-	}
+// mask item is compared as the plugin of kind matches it (maskKey):
+// "GPU-<uuid>" masks a GPU for one agent of the fractional plugin but
+// none for an agent of cuda_open.
+func maskUnion(first *Settings, order []model.AgentID, m map[model.AgentID]*Settings, kind string) (*Settings, bool) {
 	count := map[string]int{}
 	for _, id := range order {
 		st := m[id]
@@ -489,23 +489,27 @@ func maskUnion(first *Settings, order []model.AgentID, m map[model.AgentID]*Sett
 			return nil, false
 		}
 		seen := map[string]bool{}
-		for _, item := range st.DeviceMask {
-			if b := bare(item); !seen[b] {
+		for _, item := range maskItems(st, kind) {
+			if b := maskKey(kind, item); !seen[b] {
 				seen[b] = true
 				count[b]++
 			}
 		}
 	}
 	merged := *first
-	merged.DeviceMask = nil
-	for _, item := range first.DeviceMask {
-		if count[bare(item)] == len(order) {
-			merged.DeviceMask = append(merged.DeviceMask, item)
+	keep := func(items []string) []string {
+		var out []string
+		for _, item := range items {
+			if count[maskKey(kind, item)] == len(order) {
+				out = append(out, item)
+			}
 		}
+		return out
 	}
+	merged.DeviceMask, merged.OpenMask = keep(first.DeviceMask), keep(first.OpenMask)
 	merged.Raw = maps.Clone(first.Raw)
-	if len(merged.DeviceMask) > 0 {
-		merged.Raw["device_mask"] = strings.Join(merged.DeviceMask, ",")
+	if items := maskItems(&merged, kind); len(items) > 0 {
+		merged.Raw["device_mask"] = strings.Join(items, ",")
 	} else {
 		delete(merged.Raw, "device_mask")
 	}
