@@ -455,7 +455,9 @@ func TestGPUCheckScriptDryRun(t *testing.T) {
 }
 
 // TestFakeNVMLMIG: a GPU with MIG on lists its MIG devices (NVML's MIG
-// handles) as child devices with their own slot, memory and processes.
+// handles) as child devices with their own slot, memory and processes,
+// under the fractional plugin; cuda_open (whose one slot is cuda.device)
+// registers none of them, and says so.
 func TestFakeNVMLMIG(t *testing.T) {
 	c := fourH100s()
 	c.GPUs[0].MIG = true
@@ -466,7 +468,27 @@ func TestFakeNVMLMIG(t *testing.T) {
 	one := 1
 	c.Processes = append(c.Processes, fakenvml.Process{GPU: 0, MIG: &one, PID: 5150, UsedMemory: 1 << 30})
 	n := newFakeNode(t, c)
-	s := n.snapshot(t)
+	open := n.snapshot(t)
+	var said bool
+	for _, d := range open.Devices {
+		if strings.HasPrefix(d.ID, "MIG-") {
+			t.Errorf("cuda_open registered MIG slice %s (%s)", d.ID, d.Slot)
+		}
+	}
+	for _, is := range open.Issues {
+		said = said || strings.Contains(is.Message, "MIG slices of GPU 0 (2) not registered")
+	}
+	if !said {
+		t.Errorf("cuda_open: no issue says GPU 0's MIG slices are not registered: %+v", open.Issues)
+	}
+	out, err := n.run(t, nil, "snapshot", "--json", "--devices", "nvml", "--scratch-root", n.scratch, "--cuda-plugin", "fractional")
+	if err != nil {
+		t.Fatalf("fgtop snapshot --cuda-plugin fractional: %v", err)
+	}
+	var s fakeSnap
+	if err := json.Unmarshal(out, &s); err != nil {
+		t.Fatalf("snapshot JSON: %v\n%s", err, out)
+	}
 	type row struct {
 		id, slot string
 		mem      int64

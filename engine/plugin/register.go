@@ -106,10 +106,11 @@ type Registration struct {
 //     made-up 1) when the settings were never read or the SM count is
 //     unknown.
 //
-// MIG slices keep their own ids and slots (cuda.device:<profile>-mig,
-// capacity 1) under their GPU's new id, and go with a masked GPU. Under
-// the fractional plugin a GPU in MIG mode has no shares (capacity 0,
-// unless --fgpu-capacity names it): its work runs in its slices.
+// Under the fractional plugin MIG slices keep their own ids and slots
+// (cuda.device:<profile>-mig, capacity 1) under their GPU's new id, and
+// go with a masked GPU; a GPU in MIG mode has no shares (capacity 0,
+// unless --fgpu-capacity names it): its work runs in its slices. cuda_open
+// registers no slice (its one slot is cuda.device), with an info issue.
 func Register(devs []model.Device, kind string, s *Settings, c Capacities) Registration {
 	var r Registration
 	mask := map[string]bool{}
@@ -121,6 +122,7 @@ func Register(devs []model.Device, kind string, s *Settings, c Capacities) Regis
 	newID := map[model.DeviceID]model.DeviceID{}
 	dropped := map[model.DeviceID]bool{}
 	var unknownWhy, migOn, registered []string
+	migUnregistered := map[model.DeviceID]int{}
 	// A GPU in MIG mode runs CUDA work only in its MIG slices: the
 	// fractional plugin registers those (as the mock does, whose shares
 	// are the sum over non-MIG devices), and no share on the GPU itself
@@ -139,6 +141,16 @@ func Register(devs []model.Device, kind string, s *Settings, c Capacities) Regis
 		}
 		if d.IsMIG() {
 			if dropped[d.Parent] {
+				continue
+			}
+			if kind == model.PluginCUDAOpen {
+				// cuda_open has one slot, cuda.device, one device per CUDA
+				// index: a MIG slice is no device of its.
+				p := d.Parent
+				if id, ok := newID[p]; ok {
+					p = id
+				}
+				migUnregistered[p]++
 				continue
 			}
 			if id, ok := newID[d.Parent]; ok {
@@ -233,6 +245,16 @@ func Register(devs []model.Device, kind string, s *Settings, c Capacities) Regis
 	case !c.Empty():
 		r.Issues = append(r.Issues, model.Issue{Severity: model.SevWarning, Code: model.IssueFlagUnmatched,
 			Message: "--fgpu-capacity is not used: the GPUs are registered as cuda_open registers them (cuda.device, capacity 1 each), which has no shares"})
+	}
+	if len(migUnregistered) > 0 {
+		var gpus []string
+		for _, d := range r.Devices {
+			if n := migUnregistered[d.ID]; n > 0 && d.Name == "cuda" {
+				gpus = append(gpus, fmt.Sprintf("GPU %s (%d)", d.ID, n))
+			}
+		}
+		r.Issues = append(r.Issues, model.Issue{Severity: model.SevInfo, Code: model.IssuePluginSettings,
+			Message: fmt.Sprintf("MIG slices of %s not registered: cuda_open registers only cuda.device, one per GPU, and no cuda.device:*-mig slot", strings.Join(gpus, ", "))})
 	}
 	if len(migOn) > 0 {
 		r.Issues = append(r.Issues, model.Issue{Severity: model.SevInfo, Code: model.IssuePluginSettings,
