@@ -254,7 +254,8 @@ func (s *state) setInventory(inv *inventory.Inventory) {
 	s.inv = inv
 	// A source's health changes what is judged on the same devices: the
 	// mock's guessed mode confirmed once its settings are read.
-	changed := old == nil || len(old.Devices) != len(inv.Devices) || old.Source.Health != inv.Source.Health
+	changed := old == nil || len(old.Devices) != len(inv.Devices) || old.Source.Health != inv.Source.Health ||
+		!maps.EqualFunc(old.AgentUnregistered, inv.AgentUnregistered, maps.Equal)
 	if !changed {
 		for i := range inv.Devices {
 			if old.Devices[i].Key() != inv.Devices[i].Key() || !old.Devices[i].Capacity.Equal(inv.Devices[i].Capacity) ||
@@ -868,6 +869,44 @@ func joinKernels(ids []model.KernelID) string {
 	return strings.Join(s, ", ")
 }
 
+// unregisteredBy is the issue for kernels holding the device whose agent's
+// own plugin does not register it (un: inventory.AgentUnregistered): the
+// node shows the GPU because another agent registers it, but that agent's
+// allocator has no such device, so what they hold there is counted
+// nowhere by it.
+func (a *devAcc) unregisteredBy(un map[model.AgentID]map[model.DeviceID]bool) (model.Issue, bool) {
+	if len(un) == 0 {
+		return model.Issue{}, false
+	}
+	var agents []string
+	for ag, sa := range a.byAgent {
+		if un[ag][a.key.ID] && len(sa.held) > 0 {
+			agents = append(agents, string(ag))
+		}
+	}
+	if len(agents) == 0 {
+		return model.Issue{}, false
+	}
+	slices.Sort(agents)
+	iss := model.Issue{Severity: model.SevError, Code: model.IssueUnknownDevice, Device: a.key,
+		Message: fmt.Sprintf("%s is held by kernels of %s, whose CUDA plugin does not register it (its device_mask leaves it out; another agent registers it)",
+			a.key, strings.Join(agents, ", "))}
+	var ks []model.KernelID
+	for _, h := range append(a.holdings.Seq().Slice(), a.bulkHold...) {
+		if un[h.Agent][a.key.ID] && !slices.Contains(ks, h.Kernel) && len(ks) < 8 {
+			ks = append(ks, h.Kernel)
+		}
+	}
+	slices.Sort(ks)
+	if len(ks) == 1 {
+		iss.Kernel = ks[0]
+		iss.Message += fmt.Sprintf("; kernel %s", ks[0])
+	} else if len(ks) > 1 {
+		iss.Message += fmt.Sprintf("; kernels %s", joinKernels(ks))
+	}
+	return iss, true
+}
+
 // entries is the number of (kernel, slot) entries held on the device.
 func (a *devAcc) entries() int {
 	n := 0
@@ -957,6 +996,9 @@ func (s *state) checkDevice(a *devAcc) {
 					out = append(out, model.Issue{Severity: sev, Code: model.IssueOverCapacity, Device: a.key,
 						Message: fmt.Sprintf("%s is held beyond its capacity: %s of %s%s", a.key, total, d.Capacity, a.agentTerms())})
 				}
+			}
+			if iss, ok := a.unregisteredBy(s.inv.AgentUnregistered); ok {
+				out = append(out, iss)
 			}
 		}
 	}

@@ -9,7 +9,8 @@ import (
 
 // Equal reports whether two readings say the same in everything a
 // snapshot shows: devices with their telemetry and processes, slot
-// types, source, issues, host memory, allocator settings and plugin. The
+// types, source, issues, host memory, allocator settings, plugin and the
+// GPUs an agent does not register. The
 // engine publishes a poll that reads the same as the one before as the
 // same content at a new time, which its subscribers adopt without
 // deriving anything again; a field left out here would be one a
@@ -24,7 +25,7 @@ func Equal(a, b *Inventory) bool {
 	return a.Source == b.Source && a.HostMemBytes == b.HostMemBytes && a.Fractional == b.Fractional &&
 		a.Quantum.Identical(b.Quantum) && samePlugin(a.Plugin, b.Plugin) &&
 		maps.Equal(a.SlotTypes, b.SlotTypes) && slices.Equal(a.Issues, b.Issues) &&
-		sameDevices(a.Devices, b.Devices)
+		sameDevices(a.Devices, b.Devices) && maps.EqualFunc(a.AgentUnregistered, b.AgentUnregistered, maps.Equal)
 }
 
 // sameDevices compares the devices in place, without copying each (a

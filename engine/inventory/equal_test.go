@@ -24,13 +24,14 @@ func equalBase() *Inventory {
 		Devices: []model.Device{{ID: "GPU-1", Name: "cuda", Slot: model.SlotCUDAShares, SlotType: model.SlotTypeCount,
 			Capacity: model.NewDec(1, 0), Index: 0, Model: "H100", UUID: "1", NUMANode: 0, Parent: "p",
 			MemoryBytes: 80 << 30, Processors: 132, Telemetry: tel()}},
-		SlotTypes:    model.SlotTypes{model.SlotCUDAShares: model.SlotTypeCount},
-		Source:       model.SourceInfo{Kind: KindNVML, Health: HealthOK, Detail: "NVML"},
-		Issues:       []model.Issue{{Severity: model.SevWarning, Code: "c", Message: "m", File: "f", Line: 1, Device: model.DeviceKey{Name: "cuda", ID: "GPU-1"}, Kernel: "k", Agent: "a"}},
-		HostMemBytes: 1 << 40,
-		Fractional:   true,
-		Quantum:      model.NewDec(1, -2),
-		Plugin:       &model.PluginInfo{Kind: model.PluginCUDAFractional, Source: "flag", Detail: "d", Settings: "none", SettingsOK: true},
+		SlotTypes:         model.SlotTypes{model.SlotCUDAShares: model.SlotTypeCount},
+		Source:            model.SourceInfo{Kind: KindNVML, Health: HealthOK, Detail: "NVML"},
+		Issues:            []model.Issue{{Severity: model.SevWarning, Code: "c", Message: "m", File: "f", Line: 1, Device: model.DeviceKey{Name: "cuda", ID: "GPU-1"}, Kernel: "k", Agent: "a"}},
+		HostMemBytes:      1 << 40,
+		Fractional:        true,
+		Quantum:           model.NewDec(1, -2),
+		Plugin:            &model.PluginInfo{Kind: model.PluginCUDAFractional, Source: "flag", Detail: "d", Settings: "none", SettingsOK: true},
+		AgentUnregistered: map[model.AgentID]map[model.DeviceID]bool{"i-a": {"GPU-x": true}},
 	}
 }
 

@@ -65,6 +65,11 @@ type Inventory struct {
 	// Plugin says which CUDA plugin the devices are registered as (set by
 	// a plugin-aware source, nil otherwise).
 	Plugin *model.PluginInfo
+	// AgentUnregistered are, where the agents' device_masks differ, the
+	// listed GPUs each agent's own plugin does not register (its mask
+	// leaves them out): its kernels holding one are not on a device of
+	// its. Nil when every agent registers every GPU listed.
+	AgentUnregistered map[model.AgentID]map[model.DeviceID]bool
 }
 
 // Notifier is implemented by a Source whose reading can change between

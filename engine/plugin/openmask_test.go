@@ -2,6 +2,7 @@ package plugin
 
 import (
 	"context"
+	"maps"
 	"strings"
 	"testing"
 
@@ -50,16 +51,19 @@ func TestOpenMaskAsWritten(t *testing.T) {
 // TestAgentsOpenMasksAsWritten: two agents of a cuda_open node, one
 // masking GPU 3 by its bare UUID and one with "GPU-<uuid>", which masks
 // nothing under cuda_open: the second agent registers GPU 3, so the node
-// shows it (and its kernels there are on a registered GPU). Masks alike
-// are no issue.
+// shows it (and its kernels there are on a registered GPU), and says it
+// is not i-a's. Masks alike are no issue.
 func TestAgentsOpenMasksAsWritten(t *testing.T) {
 	const d = "dddddddd-0000-0000-0000-000000000000"
 	for _, tc := range []struct {
 		name, maskB, want, leftOut string
+		unregistered               map[model.AgentID]map[model.DeviceID]bool
 	}{
-		{"both bare", d, "0=1/cuda.device 1=1/cuda.device 2=1/cuda.device", ""},
-		{"GPU- on one", "GPU-" + d, "0=1/cuda.device 1=1/cuda.device 2=1/cuda.device 3=1/cuda.device", "left out: none"},
-		{"upper case on one", strings.ToUpper(d), "0=1/cuda.device 1=1/cuda.device 2=1/cuda.device 3=1/cuda.device", "left out: none"},
+		{"both bare", d, "0=1/cuda.device 1=1/cuda.device 2=1/cuda.device", "", nil},
+		{"GPU- on one", "GPU-" + d, "0=1/cuda.device 1=1/cuda.device 2=1/cuda.device 3=1/cuda.device", "left out: none",
+			map[model.AgentID]map[model.DeviceID]bool{"i-a": {"3": true}}},
+		{"upper case on one", strings.ToUpper(d), "0=1/cuda.device 1=1/cuda.device 2=1/cuda.device 3=1/cuda.device", "left out: none",
+			map[model.AgentID]map[model.DeviceID]bool{"i-a": {"3": true}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			inner := &swapInner{inv: inventory.Inventory{Devices: fourGPUs(),
@@ -85,6 +89,10 @@ func TestAgentsOpenMasksAsWritten(t *testing.T) {
 			}
 			if (msg == "") != (tc.leftOut == "") || !strings.Contains(msg, tc.leftOut) {
 				t.Errorf("issue %q, want one saying %q", msg, tc.leftOut)
+			}
+			// GPU 3 is shown for i-b; i-a's own mask leaves it out.
+			if !maps.EqualFunc(inv.AgentUnregistered, tc.unregistered, maps.Equal) {
+				t.Errorf("AgentUnregistered %v, want %v", inv.AgentUnregistered, tc.unregistered)
 			}
 		})
 	}

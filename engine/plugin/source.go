@@ -256,6 +256,9 @@ type decision struct {
 	info   model.PluginInfo
 	issues []model.Issue
 	st     *Settings
+	// masks are the agents' settings where they differ in device_mask
+	// alone (st then masks only what all of them mask), nil otherwise.
+	masks map[model.AgentID]*Settings
 }
 
 // decide weighs the inputs read at gen, or returns the decision made
@@ -314,7 +317,12 @@ func (s *Source) decide(gen uint64, settings map[model.AgentID]*Settings, etcdEr
 				Message: "CUDA plugin setting " + p})
 		}
 	}
-	s.dec, s.decGen, s.decOK = decision{info: info, issues: issues, st: st}, gen, true
+	var masks map[model.AgentID]*Settings
+	if !differ && len(agentIssues) > 0 {
+		// pick's issue without differ: the masks were merged.
+		masks = settings
+	}
+	s.dec, s.decGen, s.decOK = decision{info: info, issues: issues, st: st, masks: masks}, gen, true
 	return s.dec
 }
 
@@ -380,8 +388,37 @@ func (s *Source) Poll(ctx context.Context) (*inventory.Inventory, error) {
 		out.Source.Detail += fmt.Sprintf(", %d masked by device_mask", len(reg.Masked))
 	}
 	out.Plugin = &info
+	out.AgentUnregistered = agentUnregistered(inv.Devices, reg.Devices, info.Kind, d.masks, s.opts.Capacities)
 	s.lastInner, s.lastGen, s.lastOut = inv, gen, &out
 	return &out, nil
+}
+
+// agentUnregistered is, for each agent whose own device_mask leaves out
+// GPUs that shown (the node's registration, masks merged) lists, those
+// GPUs: that agent's kernels cannot hold them. Nil when the masks were not
+// merged.
+func agentUnregistered(devs, shown []model.Device, kind string, masks map[model.AgentID]*Settings, c Capacities) map[model.AgentID]map[model.DeviceID]bool {
+	var out map[model.AgentID]map[model.DeviceID]bool
+	for ag, st := range masks {
+		own := map[model.DeviceID]bool{}
+		for _, d := range Register(devs, kind, st, c).Devices {
+			if d.Name == "cuda" {
+				own[d.ID] = true
+			}
+		}
+		for _, d := range shown {
+			if d.Name == "cuda" && !own[d.ID] {
+				if out == nil {
+					out = map[model.AgentID]map[model.DeviceID]bool{}
+				}
+				if out[ag] == nil {
+					out[ag] = map[model.DeviceID]bool{}
+				}
+				out[ag][d.ID] = true
+			}
+		}
+	}
+	return out
 }
 
 // pick chooses the settings to register with: every agent's, when they
