@@ -97,3 +97,36 @@ func TestAgentsOpenMasksAsWritten(t *testing.T) {
 		})
 	}
 }
+
+// TestRegisterOpenMixedModels: cuda_open's ids are the CUDA runtime's
+// order, which is NVML's PCI bus order only for identical GPUs (or with
+// CUDA_DEVICE_ORDER=PCI_BUS_ID, which fgtop cannot see): on a node of
+// several models fgtop says its numbering may not be the agent's, and
+// says nothing where the GPUs are alike or under the fractional plugin
+// (ids by UUID).
+func TestRegisterOpenMixedModels(t *testing.T) {
+	for _, tc := range []struct {
+		name, kind string
+		models     []string
+		warn       bool
+	}{
+		{"alike", model.PluginCUDAOpen, []string{"H100", "H100", "H100", "H100"}, false},
+		{"mixed", model.PluginCUDAOpen, []string{"Tesla T4", "H100", "H100", "H100"}, true},
+		{"mixed, fractional", model.PluginCUDAFractional, []string{"Tesla T4", "H100", "H100", "H100"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			devs := fourGPUs()
+			for i, m := range tc.models {
+				devs[i].Model = m
+			}
+			r := Register(devs, tc.kind, Parse(map[string]string{}), Capacities{})
+			var warned bool
+			for _, is := range r.Issues {
+				warned = warned || (is.Severity == model.SevWarning && strings.Contains(is.Message, "GPUs of different models (Tesla T4, H100)"))
+			}
+			if warned != tc.warn {
+				t.Errorf("models %v under %s: warned %v, want %v (%v)", tc.models, tc.kind, warned, tc.warn, r.Issues)
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package plugin
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -246,6 +247,15 @@ func Register(devs []model.Device, kind string, s *Settings, c Capacities) Regis
 		r.Issues = append(r.Issues, model.Issue{Severity: model.SevWarning, Code: model.IssueFlagUnmatched,
 			Message: "--fgpu-capacity is not used: the GPUs are registered as cuda_open registers them (cuda.device, capacity 1 each), which has no shares"})
 	}
+	if kind == model.PluginCUDAOpen {
+		if models := gpuModels(devs); len(models) > 1 {
+			// CUDA's default order is FASTEST_FIRST ("the rest
+			// unspecified"); only identical GPUs or PCI_BUS_ID make it
+			// NVML's.
+			r.Issues = append(r.Issues, model.Issue{Severity: model.SevWarning, Code: model.IssuePluginSettings,
+				Message: fmt.Sprintf("GPUs of different models (%s): cuda_open's ids are the CUDA runtime's order, fastest first unless the agent runs with CUDA_DEVICE_ORDER=PCI_BUS_ID, and fgtop numbers the GPUs in PCI bus order (NVML's), so an id may be another GPU than the one shown under it", strings.Join(models, ", "))})
+		}
+	}
 	if len(migUnregistered) > 0 {
 		var gpus []string
 		for _, d := range r.Devices {
@@ -313,4 +323,16 @@ func maskKey(kind, item string) string {
 		return item
 	}
 	return strings.TrimPrefix(item, "GPU-")
+}
+
+// gpuModels are the distinct model names of the whole GPUs in devs, in
+// first-seen order.
+func gpuModels(devs []model.Device) []string {
+	var out []string
+	for i := range devs {
+		if d := &devs[i]; d.Name == "cuda" && !d.IsMIG() && d.Model != "" && !slices.Contains(out, d.Model) {
+			out = append(out, d.Model)
+		}
+	}
+	return out
 }
