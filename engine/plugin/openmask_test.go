@@ -130,3 +130,26 @@ func TestRegisterOpenMixedModels(t *testing.T) {
 		})
 	}
 }
+
+// TestAgentUnregisteredWhenSettingsDiffer: agents whose settings differ
+// beyond device_mask are shown as the first registers the GPUs; a GPU the
+// other's own mask leaves out is still named as not that agent's.
+func TestAgentUnregisteredWhenSettingsDiffer(t *testing.T) {
+	const d = "dddddddd-0000-0000-0000-000000000000"
+	inner := &swapInner{inv: inventory.Inventory{Devices: fourGPUs(),
+		SlotTypes: model.SlotTypes{model.SlotCUDADevice: model.SlotTypeCount, model.SlotCPU: model.SlotTypeCount},
+		Source:    model.SourceInfo{Kind: inventory.KindNVML, Health: "ok"}}}
+	src := NewSource(inner, Options{Etcd: EtcdOptions{Endpoints: []string{"127.0.0.1:1"}, Agents: []model.AgentID{"i-a", "i-b"}}})
+	defer src.Close()
+	src.take(EtcdReading{Settings: map[model.AgentID]*Settings{
+		"i-a": Parse(map[string]string{"allocation_mode": "fractional", "unit_mem": "20g"}),
+		"i-b": Parse(map[string]string{"allocation_mode": "fractional", "unit_mem": "10g", "device_mask": d})}})
+	inv, err := src.Poll(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[model.AgentID]map[model.DeviceID]bool{"i-b": {"GPU-" + d: true}}
+	if inv.Plugin == nil || !inv.Plugin.SettingsDiffer || !maps.EqualFunc(inv.AgentUnregistered, want, maps.Equal) {
+		t.Errorf("plugin %+v, AgentUnregistered %v; want settings differing and %v", inv.Plugin, inv.AgentUnregistered, want)
+	}
+}

@@ -256,8 +256,8 @@ type decision struct {
 	info   model.PluginInfo
 	issues []model.Issue
 	st     *Settings
-	// masks are the agents' settings where they differ in device_mask
-	// alone (st then masks only what all of them mask), nil otherwise.
+	// masks are the agents' settings where some agent's device_mask is
+	// not st's (merged, or another agent's shown), nil otherwise.
 	masks map[model.AgentID]*Settings
 }
 
@@ -318,9 +318,13 @@ func (s *Source) decide(gen uint64, settings map[model.AgentID]*Settings, etcdEr
 		}
 	}
 	var masks map[model.AgentID]*Settings
-	if !differ && len(agentIssues) > 0 {
-		// pick's issue without differ: the masks were merged.
-		masks = settings
+	for _, a := range settings {
+		if !sameMask(a, st, info.Kind) {
+			// Merged, or shown as another agent registers them: some
+			// agent leaves out GPUs that are shown.
+			masks = settings
+			break
+		}
 	}
 	s.dec, s.decGen, s.decOK = decision{info: info, issues: issues, st: st, masks: masks}, gen, true
 	return s.dec
@@ -394,9 +398,9 @@ func (s *Source) Poll(ctx context.Context) (*inventory.Inventory, error) {
 }
 
 // agentUnregistered is, for each agent whose own device_mask leaves out
-// GPUs that shown (the node's registration, masks merged) lists, those
-// GPUs: that agent's kernels cannot hold them. Nil when the masks were not
-// merged.
+// GPUs that shown (the node's registration) lists, those GPUs: that
+// agent's kernels cannot hold them. Nil when masks is (every agent masks
+// what is shown).
 func agentUnregistered(devs, shown []model.Device, kind string, masks map[model.AgentID]*Settings, c Capacities) map[model.AgentID]map[model.DeviceID]bool {
 	var out map[model.AgentID]map[model.DeviceID]bool
 	for ag, st := range masks {
