@@ -223,6 +223,19 @@ func Check(cfg *agentconfig.Config, snap *model.Snapshot, unseen int, schema Sch
 			}
 			rep.Drift = append(rep.Drift, iss)
 			res.Failing++
+		case model.IssueUnknownDevice:
+			if iss.Severity < model.SevError {
+				// The device source is unavailable, or lists no such
+				// devices at all: not known to differ.
+				rep.Notes = append(rep.Notes, iss)
+				continue
+			}
+			// Live kernels hold a device their agent's plugin does not
+			// register (its device_mask, or another node's kernel): the
+			// node's settings and its kernels disagree, and "the live
+			// state matches" would be false.
+			rep.Drift = append(rep.Drift, iss)
+			res.Failing++
 		case model.IssueAgentConflict:
 			// A kernel's own record names an agent the file does not
 			// list, or one whose scratch root is elsewhere: the file and

@@ -20,6 +20,12 @@ func TestCheckVerdict(t *testing.T) {
 	parseErr := model.Issue{Severity: model.SevError, Code: model.IssueParse, File: "/scratches/k1/config/resource.txt", Line: 3, Message: "bad line"}
 	denied := model.Issue{Severity: model.SevError, Code: model.IssuePermission, File: "/scratches/k2/config", Message: "permission denied"}
 	timeShared := model.Issue{Severity: model.SevWarning, Code: model.IssueOverCapacity, Message: "2 CPU core(s) time-shared across agents"}
+	// A kernel on a GPU its agent's plugin does not register (a
+	// device_mask that leaves it out): the node's settings and its live
+	// kernels disagree; where the device source is unavailable, a warning
+	// that cannot be judged.
+	unregistered := model.Issue{Severity: model.SevError, Code: model.IssueUnknownDevice, Message: "cuda:2 is held by kernels of i-b, whose CUDA plugin does not register it"}
+	unjudged := model.Issue{Severity: model.SevWarning, Code: model.IssueUnknownDevice, Message: "1 kernel allocation(s) on cuda:2 (the device source is unavailable)"}
 	cpuOnly := func(t *testing.T) *agentconfig.Config {
 		// The slot-based fixture with its device amounts taken out: a
 		// manual partition of cores and memory only.
@@ -66,6 +72,10 @@ func TestCheckVerdict(t *testing.T) {
 			issues: []model.Issue{parseErr, denied}, unread: 2, status: "unchecked", class: CheckFinding, startupChecked: true},
 		{name: "drift wins over an unread kernel file", cfg: slotBased, schema: SchemaMain, devices: fixtureDevices(),
 			issues: []model.Issue{overCap, parseErr}, unread: 1, status: "drift", class: CheckFinding, failing: 1, drift: 1, startupChecked: true},
+		{name: "a kernel on a device its plugin does not register is drift", cfg: slotBased, schema: SchemaMain, devices: fixtureDevices(),
+			issues: []model.Issue{unregistered}, status: "drift", class: CheckFinding, failing: 1, drift: 1, startupChecked: true},
+		{name: "an unknown device the source cannot see is a note", cfg: slotBased, schema: SchemaMain, devices: fixtureDevices(),
+			issues: []model.Issue{unjudged}, status: "ok", class: CheckOK, notes: 1, startupChecked: true},
 		{name: "cores time-shared across agents are a note, not drift", cfg: slotBased, schema: SchemaMain, devices: fixtureDevices(),
 			issues: []model.Issue{timeShared}, status: "ok", class: CheckOK, notes: 1, startupChecked: true},
 		{name: "manual cores and memory only, no NVML: checked", cfg: cpuOnly, schema: SchemaMain, devices: hostDevices(32, nil, 256),
