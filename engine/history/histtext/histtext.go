@@ -286,7 +286,7 @@ func writeTabs(w io.Writer, ivs []history.Interval, cut [3]int) {
 		var c [len(header)]string
 		cells(&c, iv)
 		for j := range 3 {
-			c[4+j] = cutUUID(c[4+j], cut[j])
+			c[4+j] = CutUUID(c[4+j], cut[j])
 		}
 		fmt.Fprintln(tw, strings.Join(c[:], "\t"))
 	}
@@ -439,7 +439,7 @@ func (tp *tablePart) addCells(ivs []history.Interval) {
 		ok = tp.add(3) && ok
 		for j, v := range [...]string{string(iv.Kernel), dash(iv.Session), dash(iv.User), dash(string(iv.Agent))} {
 			if j < 3 {
-				v = cutUUID(v, tp.cut[j])
+				v = CutUUID(v, tp.cut[j])
 			}
 			tp.arena = append(tp.arena, v...)
 			ok = tp.add(4+j) && ok
@@ -486,14 +486,23 @@ const minCut = 8
 // kernels in the table never read as one; a prefix shown may still name
 // several in the whole record, and --kernel then lists them.
 func Abbrev(ivs []history.Interval) [3]int {
+	return AbbrevRows(len(ivs), func(i int) [3]string {
+		iv := &ivs[i]
+		return [3]string{string(iv.Kernel), iv.Session, iv.User}
+	})
+}
+
+// AbbrevRows is Abbrev over n rows whose kernel, session and user ids
+// row(i) gives (fleet history's rows are the nodes' documents').
+func AbbrevRows(n int, row func(i int) [3]string) [3]int {
 	var cut [3]int
 	ids := make([][]string, 3)
 	seen := make([]map[string]struct{}, 3)
 	for j := range seen {
 		seen[j] = map[string]struct{}{}
 	}
-	for _, iv := range ivs {
-		for j, v := range [...]string{string(iv.Kernel), iv.Session, iv.User} {
+	for i := range n {
+		for j, v := range row(i) {
 			if !isUUID(v) {
 				continue
 			}
@@ -522,8 +531,9 @@ func commonPrefix(a, b string) int {
 	return i
 }
 
-// cutUUID is v's first n characters where v is a UUID and n cuts it.
-func cutUUID(v string, n int) string {
+// CutUUID is v's first n characters where v is a UUID and n cuts it
+// (Abbrev's cut), else v.
+func CutUUID(v string, n int) string {
 	if n <= 0 || n >= len(v) || !isUUID(v) {
 		return v
 	}
