@@ -16,7 +16,7 @@ func newFleetHistoryCmd() *cobra.Command {
 	f := &fleetFlags{staleAfter: fleet.DefaultStaleAfter, unreachable: fleet.DefaultUnreachableAfter, heartbeat: 2 * time.Second, noFollow: true,
 		alloc: allocFlags{strategy: "evenly"}}
 	var q struct{ device, kernel, user, since, until string }
-	var asJSON bool
+	var asJSON, noTrunc bool
 	cmd := &cobra.Command{
 		Use:   "history --hosts H:P,H:P|@FILE (--device ID|--kernel ID|--user ID) [--since T] [--until T] [--json]",
 		Short: "Who held what across the fleet: each node's own record, merged by time",
@@ -63,7 +63,7 @@ Exit status: 0; 1 when a node did not answer or its record lacks part of the ask
 			if err != nil {
 				return usageErr("fleet history: %v", err)
 			}
-			return printFleetHistory(cmd.OutOrStdout(), cmd.ErrOrStderr(), fh, asJSON)
+			return printFleetHistory(cmd.OutOrStdout(), cmd.ErrOrStderr(), fh, asJSON, noTrunc)
 		},
 	}
 	fl := cmd.Flags()
@@ -78,13 +78,14 @@ Exit status: 0; 1 when a node did not answer or its record lacks part of the ask
 	fl.StringVar(&q.since, "since", "", "from this time (RFC 3339, 2026-11-27 14:02, 14:02, yesterday, -2h, -1d)")
 	fl.StringVar(&q.until, "until", "", "up to this time")
 	fl.BoolVar(&asJSON, "json", false, "print JSON (schema "+fleet.FleetHistorySchema+")")
+	fl.BoolVar(&noTrunc, "no-trunc", false, "print kernel, session and user ids whole in the table")
 	return cmd
 }
 
 // printFleetHistory prints the fleet's answer, names the nodes that did
 // not answer on stderr, and exits 1 when part of the span is not known.
-func printFleetHistory(w, stderr io.Writer, fh *fleet.FleetHistory, asJSON bool) error {
-	if err := fleet.WriteHistory(w, fh, asJSON); err != nil {
+func printFleetHistory(w, stderr io.Writer, fh *fleet.FleetHistory, asJSON, full bool) error {
+	if err := fleet.WriteHistory(w, fh, asJSON, full); err != nil {
 		return err
 	}
 	for _, p := range fh.Problems {

@@ -209,8 +209,9 @@ func (h *FleetHistory) Shortfall() error {
 // WriteHistory writes the fleet's answer as `fgtop fleet history` prints
 // it: the JSON document (FleetHistorySchema), or a table of the rows in
 // time order, each naming its node, then the stretches the records lack
-// and the nodes that did not answer.
-func WriteHistory(w io.Writer, h *FleetHistory, asJSON bool) error {
+// and the nodes that did not answer. The table cuts UUIDs as `history`
+// does (histtext.Abbrev) unless full (--no-trunc).
+func WriteHistory(w io.Writer, h *FleetHistory, asJSON, full bool) error {
 	if asJSON {
 		b, err := report.Marshal(h, true)
 		if err != nil {
@@ -218,6 +219,15 @@ func WriteHistory(w io.Writer, h *FleetHistory, asJSON bool) error {
 		}
 		_, err = w.Write(b)
 		return err
+	}
+	// Ids cut as each node's own history table cuts them, over the
+	// fleet's rows: two kernels of two nodes never read as one.
+	var cut [3]int
+	if !full {
+		cut = histtext.AbbrevRows(len(h.Intervals), func(i int) [3]string {
+			iv := &h.Intervals[i]
+			return [3]string{iv.Kernel, iv.Session, iv.User}
+		})
 	}
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
 	fmt.Fprintln(tw, "FROM\tTO\tNODE\tDEVICE\tAMOUNT\tKERNEL\tSESSION\tUSER\tAGENT")
@@ -236,8 +246,8 @@ func WriteHistory(w io.Writer, h *FleetHistory, asJSON bool) error {
 			am = append(am, s+"="+v)
 		}
 		slices.Sort(am)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", from, to, iv.Node, iv.Device, strings.Join(am, ","), iv.Kernel,
-			cmp.Or(iv.Session, "-"), cmp.Or(iv.User, "-"), cmp.Or(iv.Agent, "-"))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", from, to, iv.Node, iv.Device, strings.Join(am, ","), histtext.CutUUID(iv.Kernel, cut[0]),
+			cmp.Or(histtext.CutUUID(iv.Session, cut[1]), "-"), cmp.Or(histtext.CutUUID(iv.User, cut[2]), "-"), cmp.Or(iv.Agent, "-"))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

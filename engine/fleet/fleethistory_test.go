@@ -72,7 +72,7 @@ func TestWriteHistoryOpenEnded(t *testing.T) {
 		{Node: "n1:22", From: "2026-12-05T09:05:12Z", To: "2026-12-05T09:12:00Z", Why: "segment x: checksum at byte 5; the rest of it is lost", OpenEnded: true},
 		{Node: "n2:22", From: "2026-12-05T09:00:00Z", To: "2026-12-05T09:01:00Z", Why: "not recorded"},
 	}}
-	if err := WriteHistory(&b, h, false); err != nil {
+	if err := WriteHistory(&b, h, false, true); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "missing: n1:22 from 2026-12-05T09:05:12Z on: segment x") ||

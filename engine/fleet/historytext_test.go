@@ -74,7 +74,7 @@ func TestWriteHistory(t *testing.T) {
 		Problems: []HistoryProblem{{Node: "n4:2222", Error: "dial: connection refused"}}}
 	fh.Intervals[0].Agent = ""
 	var b bytes.Buffer
-	if err := WriteHistory(&b, fh, false); err != nil {
+	if err := WriteHistory(&b, fh, false, true); err != nil {
 		t.Fatal(err)
 	}
 	want := `FROM                   TO                     NODE     DEVICE  AMOUNT                 KERNEL     SESSION  USER  AGENT
@@ -92,7 +92,7 @@ no answer: n4:2222: dial: connection refused
 	}
 
 	b.Reset()
-	if err := WriteHistory(&b, fh, true); err != nil {
+	if err := WriteHistory(&b, fh, true, false); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {
@@ -111,7 +111,7 @@ no answer: n4:2222: dial: connection refused
 
 	b.Reset()
 	empty := &FleetHistory{Schema: FleetHistorySchema, Intervals: []HistoryInterval{}, Missing: []HistoryGap{}, Problems: []HistoryProblem{}}
-	if err := WriteHistory(&b, empty, false); err != nil {
+	if err := WriteHistory(&b, empty, false, true); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasSuffix(b.String(), "\n(nothing held in the asked span)\n") || empty.Shortfall() != nil {
@@ -150,7 +150,7 @@ func TestWriteHistoryNoAnswer(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			fh := &FleetHistory{Schema: FleetHistorySchema, Intervals: []HistoryInterval{}, Missing: []HistoryGap{}, Problems: c.problems, asked: c.asked}
 			var b bytes.Buffer
-			if err := WriteHistory(&b, fh, false); err != nil {
+			if err := WriteHistory(&b, fh, false, true); err != nil {
 				t.Fatal(err)
 			}
 			if !strings.Contains(b.String(), "\n"+c.line) || (c.not != "" && strings.Contains(b.String(), c.not)) {
@@ -275,5 +275,45 @@ func TestRecordHistorySilentRecorder(t *testing.T) {
 	}
 	if !bytes.Contains(doc, []byte("not writing")) {
 		t.Errorf("the document names no missing stretch:\n%s", doc)
+	}
+}
+
+// TestWriteHistoryCutsUUIDs: the fleet's table cuts kernel, session and
+// user UUIDs as each node's own history table does, over all the nodes'
+// rows (two kernels sharing their first 8 characters on two nodes keep
+// more); --no-trunc (full) and the JSON keep them whole.
+func TestWriteHistoryCutsUUIDs(t *testing.T) {
+	const (
+		k1 = "0ed801dc-6641-4599-b0ae-c15bbd8c2f16"
+		k2 = "0ed801dc-7777-4599-b0ae-c15bbd8c2f16"
+		u1 = "e4d8b849-c240-49da-8be2-180c49ebd54e"
+	)
+	row := func(node, kernel string) HistoryInterval {
+		return HistoryInterval{Node: node, Interval: histtext.Interval{Device: "cuda:0", Kernel: kernel, Agent: "a0", User: u1,
+			Amounts: map[string]string{"cuda.shares": "0.5"}, From: "2026-11-27T14:00:00Z", To: "2026-11-27T14:30:00Z"}}
+	}
+	fh := &FleetHistory{Schema: FleetHistorySchema, Intervals: []HistoryInterval{row("n1:2222", k1), row("n2:2222", k2)}}
+	for _, c := range []struct {
+		json, full bool
+		want, gone []string
+	}{
+		{false, false, []string{k1[:10] + " ", k2[:10] + " ", u1[:8] + " "}, []string{k1, k2, u1}},
+		{false, true, []string{k1, k2, u1}, nil},
+		{true, false, []string{k1, k2, u1}, nil},
+	} {
+		var b bytes.Buffer
+		if err := WriteHistory(&b, fh, c.json, c.full); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(b.String(), w) {
+				t.Errorf("json %v full %v: %q not in\n%s", c.json, c.full, w, b.String())
+			}
+		}
+		for _, g := range c.gone {
+			if strings.Contains(b.String(), g) {
+				t.Errorf("json %v full %v: %q whole in\n%s", c.json, c.full, g, b.String())
+			}
+		}
 	}
 }
