@@ -311,8 +311,17 @@ func FuzzTail(f *testing.F) {
 		if n := allocated(func() { td = readTail(strings.TrimSuffix(tp, tailSuffix) + segSuffix) }); n > uint64(4*len(b)+4*tailMax) {
 			t.Fatalf("reading a %d-byte tail allocated %d bytes", len(b), n)
 		}
-		if pd, err := parseTail(b); (err == nil) != (td != nil) || td != nil && (!bytes.Equal(td.Recs, pd.Recs) || td.Damage != pd.Damage || td.Offset != pd.Offset) {
+		// Read from its file, a tail is what its bytes parse to; bytes
+		// that do not parse are no tail at all where a recorder starting
+		// one leaves them (nothing, the head's first bytes), else a tail
+		// that cannot be used, which the reader says.
+		switch pd, err := parseTail(b); {
+		case err == nil && (td == nil || td.Unusable != "" || !bytes.Equal(td.Recs, pd.Recs) || td.Damage != pd.Damage || td.Offset != pd.Offset):
 			t.Fatalf("read from its file the tail differs from its bytes")
+		case err != nil && startingTail(b) != (td == nil):
+			t.Fatalf("a tail of %d bytes (%v) read as %+v", len(b), err, td)
+		case err != nil && td != nil && (td.Unusable == "" || len(td.Recs) > 0):
+			t.Fatalf("bytes that are no tail (%v) read as %+v", err, td)
 		}
 		d := t.TempDir()
 		sp := filepath.Join(d, filepath.Base(segPath))
