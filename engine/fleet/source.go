@@ -128,6 +128,9 @@ func (s *Source) AtFunc(ctx context.Context, po PromOptions, unreachableAfter ti
 		defer context.AfterFunc(ctx, cancel)()
 		if prom != nil {
 			fl, err := prom.At(rctx, at, unreachableAfter)
+			if err != nil && errors.Is(rctx.Err(), context.DeadlineExceeded) {
+				return nil, fmt.Errorf("%s did not answer within %s", po.URL, po.Timeout)
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -150,7 +153,14 @@ func (s *Source) Read(ctx context.Context, po PromOptions, at time.Time, unreach
 	switch {
 	case s.Prom != nil && !at.IsZero():
 		fl, err := s.Prom.At(ctx, at, unreachableAfter)
-		if err != nil {
+		switch {
+		// As a read now says it: "context deadline exceeded" names
+		// neither the store nor the flag that bounds it.
+		case err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
+			return nil, fmt.Errorf("fleet --at %s: %s did not answer within --timeout %s", AtStamp(at), po.URL, po.Timeout)
+		case err != nil && ctx.Err() != nil:
+			return nil, fmt.Errorf("fleet --at %s: stopped before %s answered", AtStamp(at), po.URL)
+		case err != nil:
 			return nil, fmt.Errorf("fleet --at %s: %w", AtStamp(at), err)
 		}
 		if len(fl.Nodes) == 0 {

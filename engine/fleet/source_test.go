@@ -185,6 +185,7 @@ func TestReadPrometheusFindings(t *testing.T) {
 		{name: "no series now", want: "fleet: URL has no fgtop series (does it scrape fgtop exporter or serve --metrics-listen?)"},
 		{name: "no series then", at: at, want: "fleet: URL has no fgtop series near " + AtStamp(at) + " (within --lookback 15m0s before it, or after it)"},
 		{name: "too slow", delay: 2 * time.Second, want: "fleet: URL did not answer within --timeout 300ms"},
+		{name: "too slow then", delay: 2 * time.Second, at: at, want: "fleet --at " + AtStamp(at) + ": URL did not answer within --timeout 300ms"},
 		{name: "fails", status: http.StatusInternalServerError, want: "fleet: "},
 		{name: "fails then", status: http.StatusInternalServerError, at: at, want: "fleet --at " + AtStamp(at) + ": "},
 	} {
@@ -217,6 +218,18 @@ func TestReadPrometheusFindings(t *testing.T) {
 	_, err = src.AtFunc(t.Context(), po, time.Minute)(t.Context(), at)
 	if want := url + " has no fgtop series near " + AtStamp(at) + " (within --lookback 1m0s"; err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("AtFunc: %v, want %q", err, want)
+	}
+	// The console's :at against a store that does not answer in time
+	// says which and how long, not "context deadline exceeded".
+	slow := fakeProm(t, 2*time.Second, 0)
+	spo := PromOptions{URL: slow, Interval: time.Second, Timeout: 300 * time.Millisecond, Lookback: time.Minute}
+	ssrc, err := StartPrometheus(t.Context(), spo, Options{StaleAfter: time.Second, UnreachableAfter: 2 * time.Second}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = ssrc.AtFunc(t.Context(), spo, time.Minute)(t.Context(), at)
+	if want := slow + " did not answer within 300ms"; err == nil || err.Error() != want {
+		t.Errorf("AtFunc, slow store: %v, want %q", err, want)
 	}
 	if _, err := StartPrometheus(t.Context(), PromOptions{URL: "::bad"}, Options{}, false); err == nil {
 		t.Error("StartPrometheus took a bad URL")
