@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fgtop/fgtop/internal/hostile"
 	"github.com/fgtop/fgtop/internal/untrusted"
@@ -71,5 +72,39 @@ func TestPromAnswerWithoutData(t *testing.T) {
 		if !strings.Contains(err.Error(), "without data") && !strings.Contains(err.Error(), "want a vector") {
 			t.Errorf("%s: error %q", body, err)
 		}
+	}
+}
+
+// TestPromNotTheQueryAPI: a --prometheus that answers garbage, a proxy's
+// HTML error page or JSON of another shape is named, with what it
+// answered and what to check, not in the client library's words
+// ("bad_response: invalid character", "server_error: server error: 502").
+func TestPromNotTheQueryAPI(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		status int
+		body   string
+		want   string
+	}{
+		{"garbage", http.StatusOK, "\x00\xffnot json {{{",
+			"answered query fgtop_build_info with what Prometheus's query API does not send (invalid character"},
+		{"proxy page", http.StatusBadGateway, "<html><body>502 Bad Gateway</body></html>\n<p>nginx</p>",
+			`answered query fgtop_build_info with HTTP 502 ("<html><body>502 Bad Gateway</body></html>"), not Prometheus's answer: is Prometheus (or VictoriaMetrics) there healthy`},
+		{"another shape", http.StatusOK, `{"status":"success","data":{"resultType":"matrix","result":"oops"}}`,
+			"answered query fgtop_build_info with what Prometheus's query API does not send ("},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(c.status)
+				_, _ = w.Write([]byte(c.body))
+			}))
+			defer srv.Close()
+			c2 := newTestPromClient(t, srv.URL)
+			_, err := c2.queryAll(context.Background(), []string{"fgtop_build_info"}, time.Time{})
+			if err == nil || !strings.HasPrefix(err.Error(), srv.URL+" "+c.want) || !untrusted.Safe(err.Error()) {
+				t.Errorf("got %v\nwant %s %s...", err, srv.URL, c.want)
+			}
+		})
 	}
 }

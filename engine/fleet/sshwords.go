@@ -169,5 +169,32 @@ func promErr(url, query string, err error) error {
 		// fgtop's exporter, or any server without the query API.
 		return fmt.Errorf("%s has no Prometheus query API (/api/v1/query answers 404 Not Found): is it an exporter (fgtop exporter, serve --metrics-listen)? point --prometheus at the Prometheus (or VictoriaMetrics) that scrapes it", url)
 	}
+	// A server that is not Prometheus's query API, or a proxy in front of
+	// one that failed: the client library's "bad_response: invalid
+	// character '\x00' ..." or "server_error: server error: 502" names
+	// neither the server nor what to check.
+	if errors.As(err, &api) {
+		switch {
+		case api.Type == v1.ErrServer, api.Type == v1.ErrClient:
+			return fmt.Errorf("%s answered query %s with HTTP %s%s, not Prometheus's answer: is Prometheus (or VictoriaMetrics) there healthy, and --prometheus its address (not a proxy's error page)?",
+				url, query, strings.TrimPrefix(strings.TrimPrefix(api.Msg, "server error: "), "client error: "), bodyStart(api.Detail))
+		case api.Type == v1.ErrBadResponse:
+			return fmt.Errorf("%s answered query %s with what Prometheus's query API does not send (%s): is --prometheus a Prometheus or VictoriaMetrics (e.g. http://prometheus:9090)?",
+				url, query, untrusted.Text(api.Msg))
+		}
+	}
 	return fmt.Errorf("query %s: %w", query, untrusted.Err(err))
+}
+
+// bodyStart quotes the first line of an error answer's body, escaped and
+// cut to 80 bytes, for the error that names the answer: " (\"<html>...\")".
+func bodyStart(body string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(body), "\n")
+	if line == "" {
+		return ""
+	}
+	if len(line) > 80 {
+		line = line[:80] + "..."
+	}
+	return " (" + strconv.Quote(untrusted.Text(line)) + ")"
 }
