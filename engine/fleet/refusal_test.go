@@ -155,10 +155,19 @@ func TestOnceStalledHandshake(t *testing.T) {
 // server, with what it sent, not "ssh handshake failed: ssh: handshake
 // failed: EOF".
 func TestHandshakeNotSSH(t *testing.T) {
-	for _, c := range []struct{ name, answer, want string }{
+	for _, c := range []struct {
+		name, answer, want string
+		// hold: the peer stays after its answer, as a junk service
+		// does, until the client hangs up.
+		hold bool
+	}{
 		{"http", "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\n\r\n400 Bad Request",
-			`closed the connection during the SSH handshake, having sent "HTTP/1.1 400 Bad Request", not an SSH greeting: is it an SSH server (fgtop serve)?`},
-		{"closes at once", "", "closed the connection during the SSH handshake, having sent nothing: is it an SSH server (fgtop serve)?"},
+			`closed the connection during the SSH handshake, having sent "HTTP/1.1 400 Bad Request", not an SSH greeting: is it an SSH server (fgtop serve)?`, false},
+		{"closes at once", "", "closed the connection during the SSH handshake, having sent nothing: is it an SSH server (fgtop serve)?", false},
+		{"no greeting, a long line", strings.Repeat("x", 300),
+			`sent "` + strings.Repeat("x", 80) + `", not an SSH greeting (ssh: overflow reading version string): is it an SSH server (fgtop serve)?`, true},
+		{"junk after the greeting", "SSH-2.0-OpenSSH_9.6\r\n" + strings.Repeat("\xff", 5000),
+			`the SSH server there ("SSH-2.0-OpenSSH_9.6") broke the SSH protocol during the handshake (ssh: invalid packet length, packet too large): is it fgtop serve, with nothing between that alters the connection?`, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -174,6 +183,9 @@ func TestHandshakeNotSSH(t *testing.T) {
 				if c.answer != "" {
 					_, _ = conn.Read(make([]byte, 256)) // the client's greeting
 					_, _ = io.WriteString(conn, c.answer)
+				}
+				if c.hold {
+					_, _ = io.Copy(io.Discard, conn)
 				}
 				conn.Close()
 			}()

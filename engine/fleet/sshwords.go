@@ -107,7 +107,22 @@ func handshakeErr(err error, o SSHOptions, heard bool, sent []byte) error {
 		return closedErr(sent)
 	}
 	// The library says "ssh: handshake failed: ..." itself.
-	return fmt.Errorf("SSH handshake failed: %s", strings.TrimPrefix(err.Error(), "ssh: handshake failed: "))
+	lib := strings.TrimPrefix(err.Error(), "ssh: handshake failed: ")
+	// A peer that speaks something else, or garbles SSH after its
+	// greeting, is named by what it sent: "ssh: overflow reading version
+	// string" alone does not say the port is not an SSH server. Other
+	// failures (no common algorithm, ...) keep the library's words.
+	if len(sent) > 0 {
+		line, _, _ := bytes.Cut(sent, []byte("\n"))
+		first := strconv.Quote(untrusted.Text(strings.TrimSpace(string(line))))
+		switch {
+		case strings.Contains(lib, "overflow reading version string"):
+			return fmt.Errorf("sent %s, not an SSH greeting (%s): is it an SSH server (fgtop serve)?", first, lib)
+		case bytes.HasPrefix(sent, []byte("SSH-")) && strings.Contains(lib, "invalid packet length"):
+			return fmt.Errorf("the SSH server there (%s) broke the SSH protocol during the handshake (%s): is it fgtop serve, with nothing between that alters the connection?", first, lib)
+		}
+	}
+	return fmt.Errorf("SSH handshake failed: %s", lib)
 }
 
 // closedErr words a node that hung up during the handshake, by what it had
