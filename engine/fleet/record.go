@@ -293,7 +293,7 @@ func dialNode(ctx context.Context, addr string, cfg *gossh.ClientConfig, o SSHOp
 		if cerr := ctx.Err(); cerr != nil {
 			// ctx closed the connection under the handshake: the
 			// library only saw a closed connection.
-			return nil, handshakeCut(cerr, heard.n.Load() > 0)
+			return nil, handshakeCut(cerr, heard.n.Load() > 0, heard.first())
 		}
 		return nil, handshakeErr(err, o, heard.n.Load() > 0, heard.first())
 	}

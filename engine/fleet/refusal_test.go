@@ -199,6 +199,53 @@ func TestHandshakeNotSSH(t *testing.T) {
 	}
 }
 
+// TestHandshakeStalledNotSSH: a peer that sends a line that is no SSH
+// greeting and then waits is named by that line, when the handshake's
+// own time runs out and when the caller's does, not as a stalled or
+// overloaded fgtop serve.
+func TestHandshakeStalledNotSSH(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				_, _ = io.WriteString(conn, "220 mail.example ESMTP\r\n")
+				_, _ = io.Copy(io.Discard, conn)
+				conn.Close()
+			}()
+		}
+	}()
+	cfg := &gossh.ClientConfig{User: "t", Auth: []gossh.AuthMethod{gossh.PublicKeys(sshtest.NewKey(t).Signer)},
+		HostKeyCallback: gossh.InsecureIgnoreHostKey()} //nolint:gosec // a test node on loopback
+	for _, c := range []struct {
+		name string
+		dial time.Duration // the handshake's own time
+		ctx  time.Duration // the caller's
+		want string
+	}{
+		{"its own time", 300 * time.Millisecond, time.Minute,
+			`sent "220 mail.example ESMTP", not an SSH greeting, then nothing more within 300ms of the connection: is it an SSH server (fgtop serve)?`},
+		{"the caller's time", time.Minute, 300 * time.Millisecond,
+			`the time given (--timeout) ran out during the SSH handshake (the node had sent "220 mail.example ESMTP", not an SSH greeting: is it an SSH server (fgtop serve)?)`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), c.ctx)
+			defer cancel()
+			_, err := SnapshotAtSSH(ctx, ln.Addr().String(), cfg, SSHOptions{DialTimeout: c.dial}, time.Now())
+			if err == nil || err.Error() != c.want {
+				t.Errorf("got %v\nwant %s", err, c.want)
+			}
+		})
+	}
+}
+
 // TestDialNoSuchHost: a host name that does not resolve is said in
 // fgtop's words, with the known_hosts name it likely misspells, or the
 // names known_hosts has (not its addresses or hashes).

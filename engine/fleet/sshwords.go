@@ -96,6 +96,9 @@ func handshakeErr(err error, o SSHOptions, heard bool, sent []byte) error {
 			strings.Join(from, ", "))
 	}
 	if isTimeout(err) {
+		if first, ok := notGreeting(sent); ok {
+			return fmt.Errorf("sent %s, not an SSH greeting, then nothing more within %s of the connection: is it an SSH server (fgtop serve)?", first, o.DialTimeout)
+		}
 		if heard {
 			return fmt.Errorf("the node began the SSH handshake but did not finish it within %s of the connection: fgtop serve there is stalled or overloaded (stopped by Ctrl-Z or a debugger, swapping, out of CPU)", o.DialTimeout)
 		}
@@ -143,9 +146,11 @@ func closedErr(sent []byte) error {
 // handshakeCut words a handshake that the caller's context ended (the
 // run's --timeout, or a stop): what the node had done by then tells a
 // stopped process from an overloaded one, as handshakeErr does.
-func handshakeCut(cerr error, heard bool) error {
+func handshakeCut(cerr error, heard bool, sent []byte) error {
 	node := "the node had sent nothing: the process on this port is stalled (stopped by Ctrl-Z or a debugger, swapping, out of CPU), or it is not fgtop serve"
-	if heard {
+	if first, ok := notGreeting(sent); ok {
+		node = "the node had sent " + first + ", not an SSH greeting: is it an SSH server (fgtop serve)?"
+	} else if heard {
 		node = "the node began it but did not finish: fgtop serve there is stalled or overloaded"
 	}
 	if errors.Is(cerr, context.DeadlineExceeded) {
@@ -212,4 +217,15 @@ func bodyStart(body string) string {
 		line = line[:80] + "..."
 	}
 	return " (" + strconv.Quote(untrusted.Text(line)) + ")"
+}
+
+// notGreeting quotes the first line a node sent (escaped) when it cannot
+// begin an SSH greeting ("SSH-..."): a service of another protocol that
+// then waits is not a stalled fgtop serve.
+func notGreeting(sent []byte) (string, bool) {
+	if len(sent) == 0 || bytes.HasPrefix(sent, []byte("SSH-")) || bytes.HasPrefix([]byte("SSH-"), sent) {
+		return "", false
+	}
+	line, _, _ := bytes.Cut(sent, []byte("\n"))
+	return strconv.Quote(untrusted.Text(strings.TrimSpace(string(line)))), true
 }

@@ -51,7 +51,7 @@ func markTimedOut(t *Tracker, fl *Fleet, timeout time.Duration) *Fleet {
 			continue
 		}
 		if h, ok := t.handshakes.Load(n.Addr); ok {
-			n.Reason = handshakeCut(context.DeadlineExceeded, h.(*heardConn).n.Load() > 0).Error()
+			n.Reason = handshakeCut(context.DeadlineExceeded, h.(*heardConn).n.Load() > 0, h.(*heardConn).first()).Error()
 		}
 	}
 	return out
