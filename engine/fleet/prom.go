@@ -174,12 +174,17 @@ func (c *PromClient) Refresh(ctx context.Context) ([]PromNode, error) {
 
 // refreshAt is Refresh with every query made at now: the present, or a
 // past moment for `fleet --at`.
-func (c *PromClient) refreshAt(ctx context.Context, now time.Time) ([]PromNode, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.o.Timeout)
+func (c *PromClient) refreshAt(parent context.Context, now time.Time) ([]PromNode, error) {
+	ctx, cancel := context.WithTimeout(parent, c.o.Timeout)
 	defer cancel()
 	lb := pmodel.Duration(c.o.Lookback).String()
 	qs := append(slices.Clone(promQueries), qScrapedAt, fmt.Sprintf(qKnownOver, lb), fmt.Sprintf(qUpOver, lb), qTargets)
 	res, err := c.queryAll(ctx, qs, now)
+	if err != nil && parent.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		// The live console shows this beside every node: the store and
+		// its bound, not "context deadline exceeded".
+		return nil, fmt.Errorf("%s did not answer within %s", c.o.URL, c.o.Timeout)
+	}
 	if err != nil {
 		return nil, err
 	}

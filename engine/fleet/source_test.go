@@ -231,6 +231,11 @@ func TestReadPrometheusFindings(t *testing.T) {
 	if want := slow + " did not answer within 300ms"; err == nil || err.Error() != want {
 		t.Errorf("AtFunc, slow store: %v, want %q", err, want)
 	}
+	// The live console's refresh against a store that does not answer in
+	// time, as every node's reason: the store and the bound.
+	if _, err := ssrc.Prom.Refresh(t.Context()); err == nil || err.Error() != slow+" did not answer within 300ms" {
+		t.Errorf("Refresh, slow store: %v", err)
+	}
 	if _, err := StartPrometheus(t.Context(), PromOptions{URL: "::bad"}, Options{}, false); err == nil {
 		t.Error("StartPrometheus took a bad URL")
 	}
