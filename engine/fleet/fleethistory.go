@@ -427,7 +427,7 @@ func execAll(ctx context.Context, addr string, cfg *gossh.ClientConfig, o SSHOpt
 	// only once its output ended within the limit.
 	switch {
 	case ctx.Err() != nil:
-		return nil, "", fmt.Errorf("no answer: %w", ctx.Err())
+		return nil, "", unanswered(ctx, len(out))
 	case int64(len(out)) > limit:
 		return nil, "", fmt.Errorf("an answer longer than %d MiB", limit>>20)
 	case rerr != nil:
@@ -437,7 +437,7 @@ func execAll(ctx context.Context, addr string, cfg *gossh.ClientConfig, o SSHOpt
 	msg := strings.TrimSpace(rc.stderr.String())
 	switch {
 	case ctx.Err() != nil:
-		return nil, "", fmt.Errorf("no answer: %w", ctx.Err())
+		return nil, "", unanswered(ctx, len(out))
 	case len(out) == 0 && exitStatus(werr) == 2 && names.IsRefusal(msg):
 		return nil, "", &notHereError{msg: msg}
 	case len(out) == 0 && msg != "":

@@ -215,7 +215,7 @@ func execLine(ctx context.Context, addr string, cfg *gossh.ClientConfig, o SSHOp
 		_ = rc.sess.Wait()
 		switch {
 		case ctx.Err() != nil:
-			return nil, fmt.Errorf("no answer: %w", ctx.Err())
+			return nil, unanswered(ctx, -1)
 		case rc.stderr.String() != "":
 			return nil, errors.New(strings.TrimSpace(rc.stderr.String()))
 		case errors.Is(err, io.EOF):

@@ -5,6 +5,7 @@ package fleet
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -243,6 +244,31 @@ func TestHandshakeStalledNotSSH(t *testing.T) {
 				t.Errorf("got %v\nwant %s", err, c.want)
 			}
 		})
+	}
+}
+
+// TestAnswerCutByTimeout: a node that begins its answer to `history` or
+// `snapshot --at` and then sends nothing more is said to have run out the
+// time given, with how far it got, not "no answer: context deadline
+// exceeded".
+func TestAnswerCutByTimeout(t *testing.T) {
+	const begun = `{"schema":"fgtop.history/v1","intervals":[`
+	addr, _ := sshtest.ExecPeer(t, func(ch gossh.Channel) {
+		_, _ = io.WriteString(ch, begun)
+		_, _ = io.Copy(io.Discard, ch) // until the client goes
+	})
+	cfg := &gossh.ClientConfig{User: "t", Auth: []gossh.AuthMethod{gossh.PublicKeys(sshtest.NewKey(t).Signer)},
+		HostKeyCallback: gossh.InsecureIgnoreHostKey()} //nolint:gosec // a test node on loopback
+	q, err := NewHistoryQuery("cuda:0", "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	fh, err := HistoryHosts(ctx, []string{addr}, cfg, SSHOptions{DialTimeout: 5 * time.Second}, q)
+	want := fmt.Sprintf("no answer: the time given (--timeout) ran out before the answer ended (the node had sent %d bytes of it, then nothing more)", len(begun))
+	if err != nil || len(fh.Problems) != 1 || fh.Problems[0].Error != want {
+		t.Errorf("history: %+v %v\nwant the problem %s", fh, err, want)
 	}
 }
 

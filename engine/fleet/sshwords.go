@@ -229,3 +229,22 @@ func notGreeting(sent []byte) (string, bool) {
 	line, _, _ := bytes.Cut(sent, []byte("\n"))
 	return strconv.Quote(untrusted.Text(strings.TrimSpace(string(line)))), true
 }
+
+// unanswered words a command the caller's context ended before the node's
+// answer did (sent: the bytes of it read by then, -1 when not counted),
+// wrapping the context's error for errors.Is: "no answer: context
+// deadline exceeded" said neither which bound ran out nor how far the
+// node got.
+func unanswered(ctx context.Context, sent int) error {
+	got := ""
+	switch {
+	case sent == 0:
+		got = " (the node had sent nothing of it)"
+	case sent > 0:
+		got = fmt.Sprintf(" (the node had sent %d bytes of it, then nothing more)", sent)
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return &cutErr{msg: "no answer: the time given (--timeout) ran out before the answer ended" + got, cause: ctx.Err()}
+	}
+	return &cutErr{msg: "no answer: stopped before the answer ended" + got, cause: ctx.Err()}
+}
