@@ -266,7 +266,7 @@ func TestAnswerCutByTimeout(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
 	fh, err := HistoryHosts(ctx, []string{addr}, cfg, SSHOptions{DialTimeout: 5 * time.Second}, q)
-	want := fmt.Sprintf("no answer: the time given (--timeout) ran out before the answer ended (the node had sent %d bytes of it, then nothing more)", len(begun))
+	want := fmt.Sprintf("the time given (--timeout) ran out before the answer ended (the node had sent %d bytes of it, then nothing more)", len(begun))
 	if err != nil || len(fh.Problems) != 1 || fh.Problems[0].Error != want {
 		t.Errorf("history: %+v %v\nwant the problem %s", fh, err, want)
 	}

@@ -244,7 +244,7 @@ func unanswered(ctx context.Context, sent int) error {
 		got = fmt.Sprintf(" (the node had sent %d bytes of it, then nothing more)", sent)
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return &cutErr{msg: "no answer: the time given (--timeout) ran out before the answer ended" + got, cause: ctx.Err()}
+		return &cutErr{msg: "the time given (--timeout) ran out before the answer ended" + got, cause: ctx.Err()}
 	}
-	return &cutErr{msg: "no answer: stopped before the answer ended" + got, cause: ctx.Err()}
+	return &cutErr{msg: "stopped before the answer ended" + got, cause: ctx.Err()}
 }
