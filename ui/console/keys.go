@@ -2,6 +2,9 @@ package console
 
 import (
 	"slices"
+	"sync"
+
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/fgtop/fgtop/ui/editor"
 	"github.com/fgtop/fgtop/ui/kit"
@@ -109,4 +112,24 @@ func withDemoRestart(k kit.KeyMap) kit.KeyMap {
 	bd.Mutating = true
 	k.BindingList = append(slices.Clone(k.BindingList), bd)
 	return k
+}
+
+// operatorMain is an operator's main-screen key map, demo restart
+// included: what a viewer's key would have done there (viewerRefusal).
+var operatorMain = sync.OnceValue(func() kit.KeyMap { return withDemoRestart(NewKeyMap(kit.RoleOperator)) })
+
+// viewerRefusal is what a viewer is told of a key press that is an
+// operator's key on this screen, or "" when it is not one. The key stays
+// out of the viewer's map, footer and help; this only answers the press,
+// so that it is not taken for a key that did nothing for no reason.
+func viewerRefusal(msg tea.KeyPressMsg, demo bool) string {
+	for _, b := range operatorMain().BindingList {
+		if !b.Mutating || b.Scope&ScMain == 0 || (b.Act == ActDemoRestart && !demo) ||
+			!slices.Contains(b.Key.Keys(), msg.String()) {
+			continue
+		}
+		h := b.Key.Help()
+		return "read-only: " + h.Key + " (" + h.Desc + ") is an operator's key; nothing was changed"
+	}
+	return ""
 }

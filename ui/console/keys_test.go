@@ -92,6 +92,9 @@ func TestReadOnlyApp(t *testing.T) {
 		if edit == ro {
 			t.Errorf("ro=%v: e opened the edit notice = %v", ro, edit)
 		}
+		// esc drops a viewer's "read-only: e (edit partition) ..." flash,
+		// which the help's footer would show: only the help's list counts.
+		a.Update(keyCode(tea.KeyEscape))
 		typeKeys(a, "?")
 		help := ansi.Strip(a.View().Content)
 		if !strings.Contains(help, "quit") {
@@ -146,4 +149,38 @@ func keyMsg(k string) tea.KeyPressMsg {
 		return tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift}
 	}
 	return keyRune([]rune(k)[0])
+}
+
+// TestViewerIsToldOfOperatorKeys: a viewer's map has no operator key, but
+// pressing one says why nothing happened (the tour: e did nothing, with no
+// word), and runs nothing; any other unbound key stays silent.
+func TestViewerIsToldOfOperatorKeys(t *testing.T) {
+	calls := 0
+	hook := func() (string, error) { calls++; return "", nil }
+	tests := []struct {
+		name, key string
+		opts      Options
+		says      string
+	}{
+		{"edit", "e", Options{ReadOnly: true}, "read-only: e (edit partition) is an operator's key; nothing was changed"},
+		{"demo restart", "R", Options{ReadOnly: true, DemoRestart: hook}, "read-only: R (demo: restart"},
+		{"R on a real node", "R", Options{ReadOnly: true}, ""},
+		{"unbound key", "x", Options{ReadOnly: true, DemoRestart: hook}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := testApp(t, 160, 40, fake.Node(fake.Options{}), tt.opts)
+			typeKeys(a, tt.key)
+			got := a.Flash.Text
+			if (tt.says == "") != (got == "") || !strings.HasPrefix(got, tt.says) {
+				t.Errorf("%s: flash %q, want %q", tt.key, got, tt.says)
+			}
+			if len(a.layers) > 0 {
+				t.Errorf("%s opened a layer for a viewer", tt.key)
+			}
+		})
+	}
+	if calls != 0 {
+		t.Errorf("a viewer's R ran the restart %d times", calls)
+	}
 }

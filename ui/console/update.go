@@ -138,6 +138,12 @@ func (a *App) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return a, a.Quit()
 	}
 	a.Invalidate()
+	if act == kit.ActNone && !a.Keys.Role().CanWrite() {
+		if why := viewerRefusal(msg, a.opts.DemoRestart != nil); why != "" {
+			a.Flashf(kit.LvlInfo, why)
+			return a, nil
+		}
+	}
 	if cmd, ok := a.pastKey(act, msg); ok {
 		return a, cmd
 	}
