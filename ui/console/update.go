@@ -2,6 +2,7 @@ package console
 
 import (
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 
 	"github.com/fgtop/fgtop/themes"
 
@@ -106,6 +107,15 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		a.tickWork(a.Now())
 	case tea.EnvMsg:
 		if !a.theme.explicit && themes.NoColor(msg.Getenv) {
+			a.theme.noColor = true
+			_ = a.setTheme(themes.MustBuiltin(themes.Mono))
+		}
+	case tea.ColorProfileMsg:
+		// A terminal the frames reach without colour (TERM=dumb: no
+		// attributes either) gets the mono theme, as NO_COLOR does: its
+		// kernels differ in shape and over-capacity shows as ×, which
+		// colours alone would have lost.
+		if !a.theme.explicit && !a.theme.noColor && (msg.Profile == colorprofile.NoTTY || msg.Profile == colorprofile.ASCII) {
 			a.theme.noColor = true
 			_ = a.setTheme(themes.MustBuiltin(themes.Mono))
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/fgtop/fgtop/model"
@@ -597,6 +598,40 @@ func TestKernelsAlikeAtEightReadApart(t *testing.T) {
 	for _, want := range []string{string(ks[0].ID)[:10], string(twin.ID)[:10]} {
 		if !strings.Contains(scr, want+" ") {
 			t.Errorf("kernel %s does not read %q in the table:\n%s", want[:8], want, scr)
+		}
+	}
+}
+
+// TestNoColourProfileGetsMono: a terminal whose colour profile has no
+// colour (TERM=dumb over SSH is NoTTY) gets the mono theme, as NO_COLOR
+// does, so kernels differ in shape and over-capacity in its ×; in the tour
+// a TERM=dumb session drew every bar as plain █, over capacity unmarked.
+func TestNoColourProfileGetsMono(t *testing.T) {
+	tests := []struct {
+		profile  colorprofile.Profile
+		explicit bool
+		want     string
+	}{
+		{colorprofile.NoTTY, false, themes.Mono},
+		{colorprofile.ASCII, false, themes.Mono},
+		{colorprofile.ANSI, false, themes.Dark},
+		{colorprofile.TrueColor, false, themes.Dark},
+		{colorprofile.NoTTY, true, themes.Colorblind},
+	}
+	for _, tt := range tests {
+		var th *themes.Theme
+		if tt.explicit {
+			th = themes.MustBuiltin(themes.Colorblind)
+		}
+		a := testApp(t, 80, 24, nil, Options{Theme: th})
+		if !tt.explicit {
+			a.opts.Theme = nil
+			a.theme = themeChoice{dark: true}
+			_ = a.setTheme(themes.Auto(true))
+		}
+		a.Update(tea.ColorProfileMsg{Profile: tt.profile})
+		if a.St.Theme.Name != tt.want {
+			t.Errorf("profile %v (explicit %v): theme %s, want %s", tt.profile, tt.explicit, a.St.Theme.Name, tt.want)
 		}
 	}
 }
