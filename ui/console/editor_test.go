@@ -723,6 +723,12 @@ func TestEditorKeysAndHelp(t *testing.T) {
 	if _, held := desk.Holder(); held {
 		t.Fatal("a viewer holds the draft")
 	}
+	if !strings.Contains(viewer.Flash.Text, "is an operator's key") {
+		t.Errorf("a viewer's e is not answered: flash %q", viewer.Flash.Text)
+	}
+	// esc drops that flash, which the help's footer would show: only the
+	// help's list counts here.
+	viewer.Update(keyCode(tea.KeyEscape))
 	typeKeys(viewer, "?")
 	for _, desc := range []string{"edit partition", "device to next agent", "apply", "undo"} {
 		if strings.Contains(screen(viewer), desc) {
