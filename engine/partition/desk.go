@@ -106,6 +106,9 @@ const recordTTL = 500 * time.Millisecond
 type Hold struct {
 	Actor agentconfig.Actor
 	Since time.Time
+	// Rollback says a write was a rollback: it may leave the file the
+	// agents run, and the operator whose apply it undid is told so.
+	Rollback bool
 }
 
 // String reads "alice (ssh:203.0.113.7:51234) since 14:02:03".
@@ -495,7 +498,7 @@ func (s *Session) Apply(p *Plan, force bool) (*ApplyResult, error) {
 	}
 	res, err := Apply(p, ApplyOptions{Actor: s.actor, Force: force, Journal: d.opts.Journal, Now: d.opts.Now, Hooks: d.opts.Hooks})
 	if res != nil {
-		d.wrote(s)
+		d.wrote(s, false)
 	}
 	return res, err
 }
@@ -524,7 +527,7 @@ func (s *Session) mayApply(p *Plan, force bool) error {
 
 // wrote records a write by s: other sessions go stale, s is rebased on the
 // new file. Called with d.wmu held, not d.mu (it reads the file).
-func (d *Desk) wrote(s *Session) {
+func (d *Desk) wrote(s *Session, rollback bool) {
 	// An unreadable result keeps the old base: the next check then reports
 	// the file as changed, which is the truth.
 	base, _ := agentconfig.Load(d.opts.Config)
@@ -534,7 +537,7 @@ func (d *Desk) wrote(s *Session) {
 	d.vmu.Lock()
 	defer d.vmu.Unlock()
 	d.gen++
-	d.last, d.lastHash = Hold{Actor: s.actor, Since: d.opts.Now()}, ""
+	d.last, d.lastHash = Hold{Actor: s.actor, Since: d.opts.Now(), Rollback: rollback}, ""
 	d.version.Add(1)
 	if base != nil {
 		s.base = base

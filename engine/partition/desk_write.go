@@ -89,7 +89,8 @@ func (d *Desk) LatestWrite() (Hold, bool) {
 	// A write from before the desk was made is what the console found: it
 	// never told of those (the agents' restart state does).
 	if r != nil && !sameStat(w.jInfo, w.born) && (!ok || !r.Time.Before(own.Since)) {
-		own = Hold{Actor: agentconfig.Actor{Name: r.Actor, Origin: r.Origin, Role: r.Role, Key: r.Key}, Since: r.Time}
+		own = Hold{Actor: agentconfig.Actor{Name: r.Actor, Origin: r.Origin, Role: r.Role, Key: r.Key}, Since: r.Time,
+			Rollback: r.Action == agentconfig.ActionRollback}
 		hash, ok = r.NewHash, true
 	}
 	if !ok {

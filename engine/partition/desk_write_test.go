@@ -62,14 +62,14 @@ func TestDeskLatestWriteFollowsTheFile(t *testing.T) {
 	}
 
 	cliApply("14:35", Request{Mem: []MemSet{{Agent: agentA, Bytes: model.NewDec(32<<30, 0)}}})
-	if w, ok := d.LatestWrite(); !ok || w.Actor.Name != "root" || !w.Since.Equal(at("14:35")) {
+	if w, ok := d.LatestWrite(); !ok || w.Actor.Name != "root" || !w.Since.Equal(at("14:35")) || w.Rollback {
 		t.Errorf("after a CLI apply: %v %v, want root at 14:35", w, ok)
 	}
 	if _, err := agentconfig.Rollback(agentconfig.RollbackRequest{Path: c.Path, Actor: root, Now: func() time.Time { return at("14:37") }}); err != nil {
 		t.Fatal(err)
 	}
-	if w, ok := d.LatestWrite(); !ok || w.Actor.Name != "root" || !w.Since.Equal(at("14:37")) {
-		t.Errorf("after a CLI rollback: %v %v, want root at 14:37", w, ok)
+	if w, ok := d.LatestWrite(); !ok || w.Actor.Name != "root" || !w.Since.Equal(at("14:37")) || !w.Rollback {
+		t.Errorf("after a CLI rollback: %+v %v, want root's rollback at 14:37", w, ok)
 	}
 	if w, _ := d.LastWrite(); w != mine {
 		t.Errorf("LastWrite, the desk's own, is %v", w)

@@ -107,7 +107,7 @@ func (s *Session) UndoApply(seen *agentconfig.JournalRecord) (*agentconfig.Commi
 	res, err := agentconfig.Rollback(agentconfig.RollbackRequest{Path: d.opts.Config, Actor: s.actor, Journal: d.opts.Journal,
 		Undoes: seen, Now: d.opts.Now, Hooks: d.opts.Hooks})
 	if res != nil {
-		d.wrote(s)
+		d.wrote(s, true)
 	}
 	return res, err
 }

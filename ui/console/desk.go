@@ -111,12 +111,22 @@ func (a *App) deskPolled(m editor.DeskPolledMsg) {
 		}
 		hold = []kit.Span{{Lvl: lvl, Text: "draft: " + who + " since " + m.Hold.Since.Local().Format("15:04")}}
 	}
-	if m.Written && !a.agentsRestarted() {
+	// A rollback is named as one even where it left the file the agents
+	// run (nothing to restart): else the operator whose apply it undid saw
+	// nothing change on their screen (the tour).
+	if restarted := a.agentsRestarted(); m.Written && (!restarted || m.Write.Rollback) {
 		by := " by " + actorWho(m.Write.Actor)
 		if m.Write.Actor.Name == "" {
 			by = " outside fgtop"
 		}
-		write = []kit.Span{{Lvl: kit.LvlWarn, Text: "agent.toml written " + m.Write.Since.Local().Format("15:04") + by + ": restart agents"}}
+		did, then, lvl := "written", ": restart agents", kit.LvlWarn
+		if m.Write.Rollback {
+			did = "rolled back"
+		}
+		if restarted {
+			then, lvl = "", kit.LvlInfo
+		}
+		write = []kit.Span{{Lvl: lvl, Text: "agent.toml " + did + " " + m.Write.Since.Local().Format("15:04") + by + then}}
 	}
 	if !slices.Equal(hold, a.deskHold) || !slices.Equal(write, a.deskWrite) {
 		a.deskHold, a.deskWrite = hold, write

@@ -8,6 +8,7 @@ import (
 
 	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/engine/partition"
+	"github.com/fgtop/fgtop/model"
 	"github.com/fgtop/fgtop/ui/internal/fake"
 	"github.com/fgtop/fgtop/ui/kit"
 )
@@ -80,5 +81,56 @@ func TestHeaderFollowsTheLatestWrite(t *testing.T) {
 	a.Update(kit.TickMsg{})
 	if want := "agent.toml written 10:40 outside fgtop: restart agents"; !strings.Contains(header(), want) {
 		t.Errorf("after a change outside fgtop, the header lacks %q:\n%s", want, header())
+	}
+}
+
+// TestHeaderNamesARollback: a rollback that gives the agents back the
+// file they run leaves nothing to restart, and the header then said
+// nothing at all: the operator whose apply another undid saw no change on
+// their screen (the tour). It names the rollback, and asks for a restart
+// only where one is due.
+func TestHeaderNamesARollback(t *testing.T) {
+	for _, restarted := range []bool{true, false} {
+		path := fixtureConfig(t)
+		snap := freeNode()
+		state := model.RestartPending
+		if restarted {
+			state = model.RestartCurrent
+		}
+		for i := range snap.Agents {
+			snap.Agents[i].Restart.State = state
+		}
+		a := testApp(t, 160, 40, snap, Options{Actor: alice, Desk: testDesk(path, snap)})
+		header := func() string { return strings.Join(strings.Split(screen(a), "\n")[:2], "\n") }
+		at := func(hm string) func() time.Time {
+			return func() time.Time {
+				v, err := time.ParseInLocation("2006-01-02 15:04", "2026-11-21 "+hm, time.Local)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return v
+			}
+		}
+		cur, err := agentconfig.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		draft, errs := partition.Draft(cur, partition.InventoryOf(snap), partition.Request{Moves: []partition.Move{{Device: "cuda:" + string(fake.GPU(4)), Agent: fake.Agent0}}})
+		p := partition.Build(cur, draft, snap, errs...)
+		if _, err := partition.Apply(p, partition.ApplyOptions{Actor: alice, Now: at("10:35")}); err != nil {
+			t.Fatal(err)
+		}
+		carol := agentconfig.Actor{Name: "carol", Origin: "cli", Role: agentconfig.RoleOperator}
+		if _, err := agentconfig.Rollback(agentconfig.RollbackRequest{Path: path, Actor: carol, Now: at("10:36")}); err != nil {
+			t.Fatal(err)
+		}
+		a.Update(kit.TickMsg{})
+		want := "agent.toml rolled back 10:36 by carol"
+		if !restarted {
+			want += ": restart agents"
+		}
+		if h := header(); !strings.Contains(h, want) || (restarted && strings.Contains(h, "restart agents")) {
+			t.Errorf("agents restarted %v: the header lacks %q (or asks for a restart):\n%s", restarted, want, h)
+		}
 	}
 }
