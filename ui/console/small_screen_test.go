@@ -310,3 +310,33 @@ func TestFlashKeepsEssentialsEverywhere(t *testing.T) {
 	f = stripANSI(a.viewFooter(50))
 	mustContain(t, "narrow search footer with a flash", f, "? help", "q quit")
 }
+
+// TestFlashUnderADialogKeepsItsKeys: under a dialog only the dialog's keys
+// act (? and q do nothing there), yet a flash beside the take-over dialog
+// kept "? help • q quit" (the tour): it keeps the dialog's way out and
+// ctrl+c, which quits from there.
+func TestFlashUnderADialogKeepsItsKeys(t *testing.T) {
+	path := fixtureConfig(t)
+	snap := freeNode()
+	desk := testDesk(path, snap)
+	editing(t, desk, snap, bob)
+	a := testApp(t, 120, 40, snap, Options{Actor: alice, Desk: desk})
+	typeKeys(a, "e")
+	if a.topDialog() == nil {
+		t.Fatalf("no take-over dialog:\n%s", screen(a))
+	}
+	a.Flashf(kit.LvlWarn, "3 new issues; over-capacity: cpu:16 is held beyond its capacity: 2 of 1")
+	for _, w := range []int{80, 120} {
+		f := stripANSI(a.viewFooter(w))
+		mustContain(t, "a dialog's footer with a flash", f, "3 new issues", "esc cancel", "ctrl+c quit")
+		for _, not := range []string{"? help", "q quit"} {
+			if strings.Contains(strings.ReplaceAll(f, "ctrl+c quit", ""), not) {
+				t.Errorf("w=%d: under a dialog the footer offers %q: %q", w, not, f)
+			}
+		}
+	}
+	typeKeys(a, "?q")
+	if a.topDialog() == nil {
+		t.Error("? or q closed the dialog")
+	}
+}

@@ -121,10 +121,19 @@ func (a *App) viewFooter(w int) string {
 }
 
 // flashFooter is a flash with the footer's essentials kept at its right
-// (kit.FlashFooter): on the main screen help and quit, and while a search
+// (kit.FlashFooter): under a dialog its way out and quit; on the main
+// screen help and quit, and while a search
 // shows every GPU's kernels the way back to the selected one; on a screen
 // with its own footer (the editor) what that screen keeps.
 func (a *App) flashFooter(w int) string {
+	if a.topDialog() != nil {
+		// Under a dialog only its keys act: ? and q do nothing there, yet
+		// a flash beside one kept "? help • q quit" (the tour).
+		return kit.FlashFooter(a.St, a.Flash, []key.Binding{
+			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+			key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
+		}, w)
+	}
 	if f := a.footedScreen(); f != nil {
 		return kit.FlashFooter(a.St, a.Flash, f.FooterKeep(), w)
 	}
