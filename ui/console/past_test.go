@@ -470,3 +470,39 @@ func TestAtInAGapAt80(t *testing.T) {
 		}
 	})
 }
+
+// TestEscLeavesThePast: esc in the past did nothing and the footer never
+// said how to come back (the tour: only :live did). The footer offers
+// "esc back to live", a flash first goes with the same esc, and a search
+// in the past is cleared before the past is left.
+func TestEscLeavesThePast(t *testing.T) {
+	dir, past := pastRecord(t)
+	live := fake.Node(fake.Options{})
+	a := testApp(t, 80, 24, live, Options{History: dir, ReadOnly: true})
+	enter := func() {
+		t.Helper()
+		command(a, "at "+past[0].Time.Add(time.Minute).Format(time.RFC3339))
+		if !a.past.on {
+			t.Fatalf("not in the past: flash %q", a.Flash.Text)
+		}
+		a.Flash = kit.Flash{}
+	}
+	enter()
+	if foot := stripANSI(a.viewFooter(80)); !strings.Contains(foot, "esc back to live") {
+		t.Errorf("the past's footer does not offer the way back: %q", foot)
+	}
+	a.Update(keyCode(tea.KeyEscape))
+	if a.past.on || strings.Contains(screen(a), "PAST") {
+		t.Fatal("esc left the console in the past")
+	}
+	enter()
+	command(a, "filter numa0")
+	a.Update(keyCode(tea.KeyEscape))
+	if !a.past.on || a.Kernels.Filter != "" {
+		t.Fatalf("esc over a search in the past: past %v, filter %q (want the search cleared first)", a.past.on, a.Kernels.Filter)
+	}
+	a.Update(keyCode(tea.KeyEscape))
+	if a.past.on {
+		t.Fatal("the second esc left the console in the past")
+	}
+}

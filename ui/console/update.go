@@ -177,6 +177,11 @@ func (a *App) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		switch {
 		case a.Kernels.Filter != "":
 			a.Kernels.setFilter("")
+		case a.past.on:
+			// The past is left as a search is (the tour: esc did nothing
+			// there, and only :live, which the footer never named, came
+			// back).
+			a.goLive()
 		case a.Flash.Text != "":
 			a.Flash = kit.Flash{}
 		}

@@ -108,9 +108,9 @@ func (a *App) viewFooter(w int) string {
 	if f := a.footerHelp(w); f != "" {
 		return f
 	}
-	if back := a.Kernels.backTo(); back != "" {
-		// While a search shows every GPU's kernels, the first thing the
-		// footer offers is the way back to the selected one.
+	if back := a.escBackTo(); back != "" {
+		// While a search shows every GPU's kernels, or the screen shows
+		// the past, the first thing the footer offers is the way back.
 		esc := key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back to "+back))
 		return a.shortHelpFor(append([]key.Binding{esc}, a.Keys.ShortHelp()...), w)
 	}
@@ -118,6 +118,19 @@ func (a *App) viewFooter(w int) string {
 		a.shortHelp, a.helpW = a.shortHelpLine(w), w
 	}
 	return a.shortHelp
+}
+
+// escBackTo is where esc on the main screen goes back to, as the footer
+// names it: the selected device's kernels during a search, else the live
+// node from the past; "" when esc has no such way back.
+func (a *App) escBackTo() string {
+	if back := a.Kernels.backTo(); back != "" {
+		return back
+	}
+	if a.past.on && a.Kernels.Filter == "" {
+		return "live"
+	}
+	return ""
 }
 
 // flashFooter is a flash with the footer's essentials kept at its right
@@ -138,6 +151,8 @@ func (a *App) flashFooter(w int) string {
 		return kit.FlashFooter(a.St, a.Flash, f.FooterKeep(), w)
 	}
 	var keep []key.Binding
+	// The past's way back stays out of a flash's footer: the header says
+	// PAST, and the flash (a gap in the record) needs the cells.
 	if back := a.Kernels.backTo(); back != "" {
 		keep = append(keep, key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back to "+back)))
 	}
