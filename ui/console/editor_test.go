@@ -620,6 +620,16 @@ func TestEditorTakeOver(t *testing.T) {
 	if al.ed().Lost == "" || !strings.Contains(screen(al), "no longer hold the draft") {
 		t.Fatalf("alice was not told:\n%s", screen(al))
 	}
+	// Her footer offers only what still acts: it offered apply, undo and
+	// reset, each answered "you no longer hold the draft" (the tour).
+	al.Flash = kit.Flash{}
+	foot := stripANSI(al.viewFooter(200))
+	mustContain(t, "a lost draft's footer", foot, "esc", "? help", "ctrl+c quit")
+	for _, gone := range []string{"apply", "undo", "reset", "mode"} {
+		if strings.Contains(foot, gone) {
+			t.Errorf("a lost draft's footer offers %q: %q", gone, foot)
+		}
+	}
 	typeKeys(al, "jj")
 	typeKeys(al, "A")
 	if al.dlg() != nil {

@@ -995,7 +995,7 @@ func (e *Editor) Key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	}
-	if e.Lost != "" && act != kit.ActBack && act != kit.ActHelp && act != ActEdJournal {
+	if !e.acts(act) {
 		e.Flashf(kit.LvlCrit, "you no longer hold the draft ("+e.Lost+"): esc leaves")
 		return nil
 	}

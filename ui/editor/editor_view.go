@@ -62,7 +62,15 @@ func (e *Editor) Footer(w int) string {
 			return kit.SpansRow(e.St, []kit.Span{{Lvl: kit.LvlAccent, Text: "enter"}, {Lvl: kit.LvlDim, Text: " set · "}, {Lvl: kit.LvlAccent, Text: "esc"}, {Lvl: kit.LvlDim, Text: " cancel · the field is checked as you type"}}, w)
 		}, fieldQuit(), w)
 	}
-	return e.footerLine(e.Keys.FooterIn(e.Scope()), w)
+	return e.footerLine(e.Keys.FooterOf(e.Scope(), e.acts), w)
+}
+
+// acts says whether act does what its key says now: once the draft is
+// lost only leaving, the help, the journal and quitting do (Update
+// answers the rest with "you no longer hold the draft"), so the footer
+// offers only those; it offered apply, undo and the rest (the tour).
+func (e *Editor) acts(act kit.Action) bool {
+	return e.Lost == "" || act == kit.ActBack || act == kit.ActHelp || act == ActEdJournal || act == kit.ActQuit
 }
 
 // FooterKeep is what the footer keeps beside a flash: help and quit

@@ -269,10 +269,15 @@ type FootItem struct {
 // FooterIn is the footer of an editing scope: the keys of the screen's own
 // groups (the editor's) first, then leaving, help and quit, each with its
 // footer words.
-func (k KeyMap) FooterIn(sc Scope) []FootItem {
+func (k KeyMap) FooterIn(sc Scope) []FootItem { return k.FooterOf(sc, nil) }
+
+// FooterOf is FooterIn with only the bindings whose action keep accepts
+// (all where keep is nil): a screen where most keys are refused for now
+// offers only those that still act.
+func (k KeyMap) FooterOf(sc Scope, keep func(Action) bool) []FootItem {
 	var eds, rest []FootItem
 	for _, b := range k.BindingList {
-		if b.Short&sc == 0 || !b.Key.Enabled() {
+		if b.Short&sc == 0 || !b.Key.Enabled() || (keep != nil && !keep(b.Act)) {
 			continue
 		}
 		h := b.Key.Help()
