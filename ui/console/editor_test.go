@@ -630,6 +630,10 @@ func TestEditorTakeOver(t *testing.T) {
 			t.Errorf("a lost draft's footer offers %q: %q", gone, foot)
 		}
 	}
+	// So does the grid's legend above it.
+	if v := screen(al); strings.Contains(v, "move the selected device") || strings.Contains(v, "m mode") {
+		t.Errorf("a lost draft's legend offers the grid's keys:\n%s", v)
+	}
 	typeKeys(al, "jj")
 	typeKeys(al, "A")
 	if al.dlg() != nil {

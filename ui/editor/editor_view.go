@@ -535,11 +535,21 @@ func (e *Editor) editorStatus(w int) []string {
 		}
 		second = append(second, kit.Span{Lvl: kit.LvlDim, Text: keys})
 	}
-	legend := []kit.Span{{Lvl: kit.LvlDim, Text: g.Owned + " owner  " + g.Gained + g.Owned + " gains  " + g.Lost + " loses  " + g.Dot + " not its device  ! another agent's kernels on it · 1-9 or ←/→ move the selected device · m mode · enter edits cpu/mem"}}
+	// A lost draft takes none of the grid's keys (acts): the legend names
+	// none then, as the footer does not.
+	gridKeys := " · 1-9 or ←/→ move the selected device · m mode · enter edits cpu/mem"
+	if e.Lost != "" {
+		gridKeys = ""
+	}
+	legend := []kit.Span{{Lvl: kit.LvlDim, Text: g.Owned + " owner  " + g.Gained + g.Owned + " gains  " + g.Lost + " loses  " + g.Dot + " not its device  ! another agent's kernels on it" + gridKeys}}
 	if e.slotGrid() {
 		// The keys first: the words after them are in the title and the
 		// help too.
-		legend = []kit.Span{{Lvl: kit.LvlDim, Text: keysText(e.legendKeys(), " · ") + " · slot-based: amounts per agent and slot; devices are not exclusive"}}
+		words := "slot-based: amounts per agent and slot; devices are not exclusive"
+		if e.Lost == "" {
+			words = keysText(e.legendKeys(), " · ") + " · " + words
+		}
+		legend = []kit.Span{{Lvl: kit.LvlDim, Text: words}}
 	}
 	lines := [][]kit.Span{first, second, legend}
 	if rl := e.replayLine(); rl != nil {
