@@ -119,17 +119,19 @@ func withDemoRestart(k kit.KeyMap) kit.KeyMap {
 var operatorMain = sync.OnceValue(func() kit.KeyMap { return withDemoRestart(NewKeyMap(kit.RoleOperator)) })
 
 // viewerRefusal is what a viewer is told of a key press that is an
-// operator's key on this screen, or "" when it is not one. The key stays
-// out of the viewer's map, footer and help; this only answers the press,
-// so that it is not taken for a key that did nothing for no reason.
-func viewerRefusal(msg tea.KeyPressMsg, demo bool) string {
+// operator's key on this screen, in full and in short (for a narrow
+// footer), or "" when it is not one. The key stays out of the viewer's
+// map, footer and help; this only answers the press, so that it is not
+// taken for a key that did nothing for no reason.
+func viewerRefusal(msg tea.KeyPressMsg, demo bool) (text, short string) {
 	for _, b := range operatorMain().BindingList {
 		if !b.Mutating || b.Scope&ScMain == 0 || (b.Act == ActDemoRestart && !demo) ||
 			!slices.Contains(b.Key.Keys(), msg.String()) {
 			continue
 		}
 		h := b.Key.Help()
-		return "read-only: " + h.Key + " (" + h.Desc + ") is an operator's key; nothing was changed"
+		return "read-only: " + h.Key + " (" + h.Desc + ") is an operator's key, in a console on the node that is not read-only; nothing was changed",
+			"read-only: " + h.Key + " is an operator's key; nothing was changed"
 	}
-	return ""
+	return "", ""
 }

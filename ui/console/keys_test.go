@@ -162,7 +162,7 @@ func TestViewerIsToldOfOperatorKeys(t *testing.T) {
 		opts      Options
 		says      string
 	}{
-		{"edit", "e", Options{ReadOnly: true}, "read-only: e (edit partition) is an operator's key; nothing was changed"},
+		{"edit", "e", Options{ReadOnly: true}, "read-only: e (edit partition) is an operator's key, in a console on the node that is not read-only; nothing was changed"},
 		{"demo restart", "R", Options{ReadOnly: true, DemoRestart: hook}, "read-only: R (demo: restart"},
 		{"R on a real node", "R", Options{ReadOnly: true}, ""},
 		{"unbound key", "x", Options{ReadOnly: true, DemoRestart: hook}, ""},
@@ -177,6 +177,10 @@ func TestViewerIsToldOfOperatorKeys(t *testing.T) {
 			}
 			if len(a.layers) > 0 {
 				t.Errorf("%s opened a layer for a viewer", tt.key)
+			}
+			// At 80 columns the footer keeps the answer whole, in short.
+			if foot := stripANSI(a.viewFooter(80)); tt.says != "" && !strings.Contains(foot, "is an operator's key") {
+				t.Errorf("%s: the 80-column footer cuts the answer: %q", tt.key, foot)
 			}
 		})
 	}

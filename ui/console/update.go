@@ -149,8 +149,9 @@ func (a *App) handleKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	}
 	a.Invalidate()
 	if act == kit.ActNone && !a.Keys.Role().CanWrite() {
-		if why := viewerRefusal(msg, a.opts.DemoRestart != nil); why != "" {
+		if why, short := viewerRefusal(msg, a.opts.DemoRestart != nil); why != "" {
 			a.Flashf(kit.LvlInfo, why)
+			a.Flash.Short = short
 			return a, nil
 		}
 	}
