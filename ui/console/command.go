@@ -323,6 +323,10 @@ func commands() []consoleCommand {
 	}
 }
 
+// editorWords are the commands people type for what the partition
+// editor's keys do.
+var editorWords = []string{"edit", "editor", "e", "apply", "rollback", "undo", "journal", "plan", "partition"}
+
 // runCommand runs a ':' command.
 func (a *App) runCommand(line string) tea.Cmd {
 	f := strings.Fields(line)
@@ -348,6 +352,17 @@ func (a *App) runCommand(line string) tea.Cmd {
 		known = append(known, c.names...)
 	}
 	msg := "unknown command :" + f[0]
+	if slices.Contains(editorWords, f[0]) {
+		// The partition is edited through keys, not commands: a typo's
+		// nearest command named instead was :exit for :edit, which quits
+		// (the tour).
+		how := "the partition editor is e (A applies, J then U undoes)"
+		if !a.Keys.Role().CanWrite() {
+			how = "read-only: the partition editor (e) is an operator's, in a console on the node that is not read-only"
+		}
+		a.Flashf(kit.LvlWarn, msg+"; "+how)
+		return nil
+	}
 	if near := model.Closest(f[0], known); near != "" {
 		// Before the list: a long footer cuts its end.
 		msg += "; did you mean :" + near + "?"

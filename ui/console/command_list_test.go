@@ -69,3 +69,19 @@ func TestUnknownCommandDidYouMean(t *testing.T) {
 		}
 	}
 }
+
+// TestEditorWordsNameTheKeys: :edit was answered "did you mean :exit?",
+// a command that quits (the tour); the editor's words name its keys, and
+// to a viewer that they are an operator's.
+func TestEditorWordsNameTheKeys(t *testing.T) {
+	for _, ro := range []bool{false, true} {
+		a := testApp(t, 160, 40, nil, Options{ReadOnly: ro})
+		for _, line := range []string{"edit", "apply", "rollback"} {
+			a.runCommand(line)
+			f := a.Flash.Text
+			if strings.Contains(f, "did you mean") || !strings.Contains(f, "editor") || strings.Contains(f, "read-only") != ro {
+				t.Errorf("read-only %v, :%s: flash %q", ro, line, f)
+			}
+		}
+	}
+}
