@@ -134,3 +134,29 @@ func TestHeaderNamesARollback(t *testing.T) {
 		}
 	}
 }
+
+// TestJournalViewFollowsOtherWrites: an open journal view kept saying
+// "nothing applied yet" after another hand's apply, while the header
+// named it (the tour): a new write reloads it.
+func TestJournalViewFollowsOtherWrites(t *testing.T) {
+	path := fixtureConfig(t)
+	snap := freeNode()
+	a := editing(t, testDesk(path, snap), snap, alice)
+	typeKeys(a, "J")
+	if v := screen(a); !strings.Contains(v, "nothing applied yet") {
+		t.Fatalf("a fresh journal view:\n%s", v)
+	}
+	cur, err := agentconfig.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	draft, errs := partition.Draft(cur, partition.InventoryOf(snap), partition.Request{Moves: []partition.Move{{Device: "cuda:" + string(fake.GPU(4)), Agent: fake.Agent0}}})
+	root := agentconfig.Actor{Name: "root", Origin: "cli", Role: agentconfig.RoleOperator}
+	if _, err := partition.Apply(partition.Build(cur, draft, snap, errs...), partition.ApplyOptions{Actor: root}); err != nil {
+		t.Fatal(err)
+	}
+	a.Update(kit.TickMsg{})
+	if v := screen(a); strings.Contains(v, "nothing applied yet") || !strings.Contains(v, "root") {
+		t.Errorf("the journal view after root's apply:\n%s", v)
+	}
+}

@@ -107,6 +107,10 @@ type Editor struct {
 	// planOff and jourOff scroll the plan and journal views.
 	planOff int
 	jourOff int
+	// jourWrite is the desk's latest write when last polled: a new one
+	// reloads the journal view, which kept saying "nothing applied yet"
+	// after another hand's apply (the tour).
+	jourWrite partition.Hold
 
 	// input is the cpu or mem field being typed, on row inputRow;
 	// inputCheck is what its text means, re-checked on every key.

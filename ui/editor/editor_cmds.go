@@ -135,6 +135,12 @@ func (e *Editor) deskMsg(msg tea.Msg) {
 		if e.Owns(msg.Sess) && msg.Lost != nil && e.Lost == "" {
 			e.lostDraft(msg.Lost)
 		}
+		if msg.Written && msg.Write != e.jourWrite {
+			e.jourWrite = msg.Write
+			if e.Showing == edJournal {
+				e.loadJournal()
+			}
+		}
 		e.check()
 	case DeskAppliedMsg:
 		if e.Owns(msg.Sess) {
