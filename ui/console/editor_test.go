@@ -489,6 +489,11 @@ func TestEditorStaleAfterAnotherApply(t *testing.T) {
 	if a.ed().Stale != "" || a.ed().Showing != editor.EdPlan {
 		t.Fatalf("after p: stale %q view %d", a.ed().Stale, a.ed().Showing)
 	}
+	// It says whose write the plan is now made on (the tour: only that it
+	// was recomputed).
+	if f := a.Flash.Text; !strings.Contains(f, "reviewed") || !strings.Contains(f, "by bob; J lists it") {
+		t.Errorf("the review does not name bob's write: %q", f)
+	}
 	if v := screen(a); !strings.Contains(v, "2d04") {
 		t.Errorf("the recomputed plan lacks the move:\n%s", v)
 	}

@@ -275,7 +275,21 @@ func (e *Editor) reviewed(m DeskReviewedMsg) {
 	}
 	e.Stale = ""
 	e.Replan()
-	e.Flashf(kit.LvlInfo, "reviewed: the plan is recomputed on agent.toml as it is now")
+	// Whose change the plan is now made on: the review said only that it
+	// was recomputed, and what changed under the draft was left to find
+	// (the tour).
+	what := "reviewed: the plan is recomputed on agent.toml as it is now"
+	if w := e.jourWrite; !w.Since.IsZero() {
+		did, by := "written", "outside fgtop"
+		if w.Rollback {
+			did = "rolled back"
+		}
+		if n := w.Actor.Clean().Name; n != "" {
+			by = "by " + n + "; J lists it"
+		}
+		what += ", " + did + " " + w.Since.Local().Format("15:04:05") + " " + by
+	}
+	e.Flashf(kit.LvlInfo, what)
 	e.Showing, e.planOff = EdPlan, 0
 }
 
