@@ -2,7 +2,6 @@ package console
 
 import (
 	"slices"
-	"sync"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -114,17 +113,17 @@ func withDemoRestart(k kit.KeyMap) kit.KeyMap {
 	return k
 }
 
-// operatorMain is an operator's main-screen key map, demo restart
-// included: what a viewer's key would have done there (viewerRefusal).
-var operatorMain = sync.OnceValue(func() kit.KeyMap { return withDemoRestart(NewKeyMap(kit.RoleOperator)) })
-
 // viewerRefusal is what a viewer is told of a key press that is an
 // operator's key on this screen, in full and in short (for a narrow
 // footer), or "" when it is not one. The key stays out of the viewer's
 // map, footer and help; this only answers the press, so that it is not
 // taken for a key that did nothing for no reason.
 func viewerRefusal(msg tea.KeyPressMsg, demo bool) (text, short string) {
-	for _, b := range operatorMain().BindingList {
+	// An operator's main-screen key map, demo restart included: what the
+	// key would have done there. Made per press (a viewer's press of an
+	// operator's key is rare), not kept in a package variable shared by
+	// every SSH session.
+	for _, b := range withDemoRestart(NewKeyMap(kit.RoleOperator)).BindingList {
 		if !b.Mutating || b.Scope&ScMain == 0 || (b.Act == ActDemoRestart && !demo) ||
 			!slices.Contains(b.Key.Keys(), msg.String()) {
 			continue
