@@ -312,6 +312,7 @@ func commands() []consoleCommand {
 			}
 		}},
 		{[]string{"fit"}, ":fit cuda.shares=0.5", func(a *App, f []string, _ string) tea.Cmd { return a.fitCommand(f) }},
+		{[]string{"journal"}, ":journal", func(a *App, _ []string, _ string) tea.Cmd { return a.journalCommand() }},
 		{[]string{"at"}, ":at TIME", func(a *App, f []string, _ string) tea.Cmd { return a.pastCommand(f) }},
 		{[]string{"live"}, ":live", func(a *App, f []string, _ string) tea.Cmd { return a.pastCommand(f) }},
 		{[]string{"span"}, ":span 1d", func(a *App, f []string, _ string) tea.Cmd { return a.spanCommand(f) }},
@@ -325,7 +326,7 @@ func commands() []consoleCommand {
 
 // editorWords are the commands people type for what the partition
 // editor's keys do.
-var editorWords = []string{"edit", "editor", "e", "apply", "rollback", "undo", "journal", "plan", "partition"}
+var editorWords = []string{"edit", "editor", "e", "apply", "rollback", "undo", "plan", "partition"}
 
 // runCommand runs a ':' command.
 func (a *App) runCommand(line string) tea.Cmd {

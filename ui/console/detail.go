@@ -25,6 +25,8 @@ const (
 	// detFit is a :fit answer: of the snapshot it was asked on, so it is
 	// not rebuilt from newer ones.
 	detFit
+	// detJournal is :journal's list: as read when asked.
+	detJournal
 )
 
 // detailLine is one line of a detail screen: spans, or a device's share
@@ -102,7 +104,7 @@ func (ds *detail) rebuild() {
 	now := ds.AgeNow()
 	ds.staleAt = time.Time{}
 	switch ds.Kind {
-	case detFit:
+	case detFit, detJournal:
 	case detDevice:
 		di, ok := d.DevIndex[ds.Dev]
 		if !ok {

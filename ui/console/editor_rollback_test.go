@@ -160,3 +160,36 @@ func TestEditorRollbackFileChangedSince(t *testing.T) {
 		t.Errorf("the console offers the command line's --force as its own:\n%s", v)
 	}
 }
+
+// TestJournalCommand: :journal lists the partition's applies and
+// rollbacks for anyone, a viewer included (the editor's J is behind the
+// draft an operator must hold, and a viewer has no editor): who applied
+// what, when, and what it changed; esc goes back. Without an agent.toml
+// it says there is no journal.
+func TestJournalCommand(t *testing.T) {
+	var node *model.Snapshot
+	op, _, _, _ := appliedOnce(t, &node)
+	for _, ro := range []bool{true, false} {
+		a := testApp(t, 160, 40, node, Options{ReadOnly: ro, Desk: op.opts.Desk})
+		command(a, "journal")
+		ds := detailOf(a)
+		if ds == nil || ds.Kind != detJournal {
+			t.Fatalf("read-only %v: :journal opened no journal: %q\n%s", ro, a.Flash.Text, screen(a))
+		}
+		v := screen(a)
+		for _, want := range []string{"journal " + op.opts.Desk.JournalPath(), "ACTION", "apply", "alice", "agents[0].resource.devices", "backup "} {
+			if !strings.Contains(v, want) {
+				t.Errorf("read-only %v: the journal lacks %q:\n%s", ro, want, v)
+			}
+		}
+		press(a, esc)
+		if detailOf(a) != nil {
+			t.Errorf("read-only %v: esc left the journal open", ro)
+		}
+	}
+	a := testApp(t, 160, 40, node, Options{})
+	command(a, "journal")
+	if detailOf(a) != nil || !strings.Contains(a.Flash.Text, "no journal") {
+		t.Errorf("no agent.toml: detail %v, flash %q", detailOf(a) != nil, a.Flash.Text)
+	}
+}

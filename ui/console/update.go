@@ -85,6 +85,9 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case themeLoadedMsg:
 		a.themeLoaded(msg)
 		a.Invalidate()
+	case journalMsg:
+		a.journalRead(msg)
+		a.Invalidate()
 	case fitMsg:
 		a.fitAnswered(msg)
 		a.Invalidate()

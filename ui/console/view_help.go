@@ -254,6 +254,7 @@ func (hs *helpScreen) notes(w int) []string {
 		{":dev NAME", "select a device: GPU1, MIG 4/0, an id, …2d01 or a unique prefix"},
 		{":follow", "kernels follow the selected device (f toggles)"},
 		{":fit SLOTS", "where a new session lands: cuda.shares=0.5,cpu=2,mem=4g"},
+		{":journal", "who applied or rolled back agent.toml, when, and what it changed (read-only)"},
 		// The record's commands with their syntax: the key row lists
 		// their names only.
 		{":at TIME", "the node as recorded then: 14:02, yesterday 14:02, mon 09:30, -2h, 2026-11-27 14:02; [ ] step, :live returns"},

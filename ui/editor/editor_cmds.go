@@ -325,13 +325,24 @@ func journalChanges(plan json.RawMessage) string {
 func (e *Editor) loadJournal() {
 	d := e.Desk
 	e.Do(func() tea.Msg {
-		recs, bad, err := d.Journal(journalRows)
-		what := make([]string, len(recs))
-		for i := range recs {
-			what[i] = journalChanges(recs[i].Plan)
-		}
-		return DeskJournalMsg{recs: recs, what: what, bad: bad, Err: err}
+		v, err := ReadJournal(d)
+		return DeskJournalMsg{recs: v.Recs, what: v.What, bad: v.Bad, Err: err}
 	})
+}
+
+// ReadJournal reads the desk's last journal records (as many as the
+// journal view shows) and what each changed: file I/O, for a tea.Cmd.
+// The view carries the error's words too.
+func ReadJournal(d *partition.Desk) (JournalView, error) {
+	recs, bad, err := d.Journal(journalRows)
+	v := JournalView{Recs: recs, Bad: bad, Path: d.JournalPath(), What: make([]string, len(recs))}
+	for i := range recs {
+		v.What[i] = journalChanges(recs[i].Plan)
+	}
+	if err != nil {
+		v.Err = err.Error()
+	}
+	return v, err
 }
 
 // check runs on the clock tick and on the desk's news, and reads

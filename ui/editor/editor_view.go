@@ -684,38 +684,8 @@ func (e *Editor) viewJournal(w, h int) []string {
 	row := func(sp ...kit.Span) {
 		body = append(body, kit.SpansRow(st, append([]kit.Span{{Lvl: kit.LvlPlain, Text: " "}}, sp...), w))
 	}
-	switch {
-	case e.journalErr != "":
-		row(kit.Span{Lvl: kit.LvlCrit, Text: e.journalErr})
-	case len(e.journal) == 0:
-		row(kit.Span{Lvl: kit.LvlDim, Text: "nothing applied yet: the journal " + e.Desk.JournalPath() + " is empty"})
-	default:
-		row(kit.Span{Lvl: kit.LvlDim, Text: kit.PadRight("TIME", 20) + kit.PadRight("ACTION", 9) + kit.PadRight("RESULT", 9) + kit.PadRight("ACTOR", 14) + kit.PadRight("ORIGIN", 22) + "OLD " + e.St.G.To + " NEW"})
-	}
-	for i, r := range e.journal {
-		res := kit.Span{Lvl: kit.LvlOK, Text: kit.PadRight(r.Result, 9)}
-		if r.Result != "ok" {
-			res.Lvl = kit.LvlCrit
-		}
-		extra := ""
-		if r.Forced {
-			extra = "  forced"
-		}
-		row(kit.Span{Lvl: kit.LvlPlain, Text: kit.PadRight(r.Time.Local().Format("2006-01-02 15:04:05"), 20)}, kit.Span{Lvl: kit.LvlAccent, Text: kit.PadRight(r.Action, 9)}, res,
-			kit.Span{Lvl: kit.LvlPlain, Text: kit.PadRight(r.Actor, 14)}, kit.Span{Lvl: kit.LvlDim, Text: kit.PadRight(r.Origin, 22)},
-			kit.Span{Lvl: kit.LvlPlain, Text: ShortHash(r.OldHash) + " " + e.St.G.To + " " + ShortHash(r.NewHash)}, kit.Span{Lvl: kit.LvlWarn, Text: extra})
-		if i < len(e.journalWhat) && e.journalWhat[i] != "" {
-			row(kit.Span{Lvl: kit.LvlDim, Text: "    " + strings.ReplaceAll(e.journalWhat[i], " -> ", " "+e.St.G.To+" ")})
-		}
-		if r.Backup != "" {
-			row(kit.Span{Lvl: kit.LvlDim, Text: "    backup " + r.Backup})
-		}
-		for _, m := range r.Mismatch {
-			row(kit.Span{Lvl: kit.LvlCrit, Text: "    mismatch: " + m})
-		}
-	}
-	if e.journalBad > 0 {
-		row(kit.Span{Lvl: kit.LvlWarn, Text: kit.Plural(e.journalBad, "journal line") + " could not be read (torn writes)"})
+	for _, sp := range JournalRows(e.St, JournalView{Recs: e.journal, What: e.journalWhat, Bad: e.journalBad, Err: e.journalErr, Path: e.Desk.JournalPath()}) {
+		row(sp...)
 	}
 	if _, ok := e.Desk.LastWrite(); ok || len(e.journal) > 0 {
 		body = append(body, "")
@@ -751,4 +721,58 @@ func ShortHash(h string) string {
 		return "-"
 	}
 	return h
+}
+
+// JournalView is what JournalRows lists: the journal's last records,
+// newest first, what each changed (journalChanges), how many lines could
+// not be read, or why the journal could not be.
+type JournalView struct {
+	Recs []agentconfig.JournalRecord
+	What []string
+	Bad  int
+	Err  string
+	Path string
+}
+
+// JournalRows are the journal's rows as the editor's journal view and the
+// console's read-only :journal list them: a header, then per record its
+// time, action, result, actor, origin and hashes, what it changed, its
+// backup and any mismatch.
+func JournalRows(st *kit.Styles, v JournalView) [][]kit.Span {
+	var out [][]kit.Span
+	row := func(sp ...kit.Span) { out = append(out, sp) }
+	switch {
+	case v.Err != "":
+		row(kit.Span{Lvl: kit.LvlCrit, Text: v.Err})
+	case len(v.Recs) == 0:
+		row(kit.Span{Lvl: kit.LvlDim, Text: "nothing applied yet: the journal " + v.Path + " is empty"})
+	default:
+		row(kit.Span{Lvl: kit.LvlDim, Text: kit.PadRight("TIME", 20) + kit.PadRight("ACTION", 9) + kit.PadRight("RESULT", 9) + kit.PadRight("ACTOR", 14) + kit.PadRight("ORIGIN", 22) + "OLD " + st.G.To + " NEW"})
+	}
+	for i, r := range v.Recs {
+		res := kit.Span{Lvl: kit.LvlOK, Text: kit.PadRight(r.Result, 9)}
+		if r.Result != "ok" {
+			res.Lvl = kit.LvlCrit
+		}
+		extra := ""
+		if r.Forced {
+			extra = "  forced"
+		}
+		row(kit.Span{Lvl: kit.LvlPlain, Text: kit.PadRight(r.Time.Local().Format("2006-01-02 15:04:05"), 20)}, kit.Span{Lvl: kit.LvlAccent, Text: kit.PadRight(r.Action, 9)}, res,
+			kit.Span{Lvl: kit.LvlPlain, Text: kit.PadRight(r.Actor, 14)}, kit.Span{Lvl: kit.LvlDim, Text: kit.PadRight(r.Origin, 22)},
+			kit.Span{Lvl: kit.LvlPlain, Text: ShortHash(r.OldHash) + " " + st.G.To + " " + ShortHash(r.NewHash)}, kit.Span{Lvl: kit.LvlWarn, Text: extra})
+		if i < len(v.What) && v.What[i] != "" {
+			row(kit.Span{Lvl: kit.LvlDim, Text: "    " + strings.ReplaceAll(v.What[i], " -> ", " "+st.G.To+" ")})
+		}
+		if r.Backup != "" {
+			row(kit.Span{Lvl: kit.LvlDim, Text: "    backup " + r.Backup})
+		}
+		for _, m := range r.Mismatch {
+			row(kit.Span{Lvl: kit.LvlCrit, Text: "    mismatch: " + m})
+		}
+	}
+	if v.Bad > 0 {
+		row(kit.Span{Lvl: kit.LvlWarn, Text: kit.Plural(v.Bad, "journal line") + " could not be read (torn writes)"})
+	}
+	return out
 }

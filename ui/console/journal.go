@@ -1,0 +1,45 @@
+package console
+
+import (
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/fgtop/fgtop/ui/editor"
+	"github.com/fgtop/fgtop/ui/kit"
+)
+
+// journalMsg is the agent.toml journal read for :journal.
+type journalMsg struct{ v editor.JournalView }
+
+// journalCommand runs :journal: the partition's applies and rollbacks,
+// newest first, read off the UI loop. It writes nothing, so a viewer has
+// it too: at 3 a.m. who changed the partition is a viewer's question as
+// much as an operator's, and the editor's journal view (J) is behind the
+// draft an operator must hold.
+func (a *App) journalCommand() tea.Cmd {
+	d := a.opts.Desk
+	if d == nil {
+		a.Flashf(kit.LvlInfo, "no journal: this console has no agent.toml (start fgtop with --config FILE)")
+		return nil
+	}
+	return func() tea.Msg {
+		v, _ := editor.ReadJournal(d)
+		return journalMsg{v: v}
+	}
+}
+
+// journalRead shows the journal in a detail screen (esc back), in place
+// of one already open.
+func (a *App) journalRead(msg journalMsg) {
+	rows := editor.JournalRows(a.St, msg.v)
+	lines := make([]detailLine, len(rows))
+	for i, r := range rows {
+		lines[i] = detailLine{spans: r}
+	}
+	for _, l := range a.layers {
+		if ds, ok := l.(*detail); ok && ds.Kind == detJournal {
+			ds.Close()
+		}
+	}
+	a.prune()
+	a.push(&detail{common: a.common, Kind: detJournal, Title: "journal " + msg.v.Path, Lines: lines})
+}
