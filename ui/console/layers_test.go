@@ -212,7 +212,7 @@ func TestDialogHintsFromKeyMap(t *testing.T) {
 		Input *textinput.Model
 		want  string
 	}{
-		{"buttons only", nil, "tab/←/→: switch button · enter: press it · esc: cancel"},
+		{"buttons only", nil, "tab/←/h/→/l: switch button · enter: press it · esc: cancel"},
 		{"with a field", &ti, "tab: switch button · enter: press it · esc: cancel"},
 	} {
 		d := &kit.Dialog{Common: a.Common, Input: tt.Input}

@@ -162,8 +162,8 @@ func DialogBindings() []Binding {
 	}
 	return []Binding{
 		dlg(actDlgSwitch, []string{"tab", "shift+tab"}, "tab", "switch button", true),
-		dlg(actDlgLeft, []string{"left", "h"}, "←", "switch button", true),
-		dlg(actDlgRight, []string{"right", "l"}, "→", "switch button", true),
+		dlg(actDlgLeft, []string{"left", "h"}, "←/h", "switch button", true),
+		dlg(actDlgRight, []string{"right", "l"}, "→/l", "switch button", true),
 		dlg(actDlgPress, []string{"enter"}, "enter", "press it", true),
 		dlg(ActBack, []string{"esc"}, "esc", "cancel", true),
 		dlg(ActQuit, []string{"ctrl+c"}, "ctrl+c", "quit (with a draft, a second ctrl+c)", false),
