@@ -523,7 +523,7 @@ func TestFleetHostilePeersBinary(t *testing.T) {
 		{"20000 devices", []string{"fleet", "--hosts", huge.addr, "--identity", idPath, "--known-hosts", huge.knownHosts, "--once", "--json", "--timeout", "10s"},
 			"too large: 20000 devices"},
 		{"40 MB line", []string{"fleet", "--hosts", long.addr, "--identity", idPath, "--known-hosts", long.knownHosts, "--once", "--json", "--timeout", "10s"},
-			"a line longer than 16777216 bytes"},
+			"the node sent a line longer than 16 MiB"},
 		{"endless prometheus", []string{"fleet", "--prometheus", endlessPrometheus(t), "--once", "--json", "--timeout", "10s"},
 			"more than 8 MiB"},
 	} {

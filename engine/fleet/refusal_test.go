@@ -334,3 +334,33 @@ func TestHistoryNodeUsageErrorIsAProblem(t *testing.T) {
 		t.Errorf("problems %+v, want %s with its words", fh.Problems, older)
 	}
 }
+
+// TestStreamNotSnapshots: a node whose stream is not fgtop's snapshot
+// lines (another program answering the exec, a broken node) is named by
+// what it sent, in fgtop's words, not "bad line from the node: not JSON:
+// invalid character"; one past the line limit says it in MiB.
+func TestStreamNotSnapshots(t *testing.T) {
+	for _, c := range []struct {
+		name, sent, want string
+	}{
+		{"not JSON", "Welcome to node01! Last login: yesterday from 10.0.0.1\n", `the node sent a line that is not an fgtop snapshot ("Welcome to node01! Last login: yesterday"…)`},
+		{"an escape", "\x1b]52;c;aGk=\x07\n", `not an fgtop snapshot ("\x1b]52;c;aGk=\a")`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			addr, _ := sshtest.ExecPeer(t, func(ch gossh.Channel) {
+				_, _ = ch.Write([]byte(c.sent))
+				time.Sleep(100 * time.Millisecond)
+				_ = ch.Close()
+			})
+			cfg := &gossh.ClientConfig{User: "t", Auth: []gossh.AuthMethod{gossh.PublicKeys(sshtest.NewKey(t).Signer)},
+				HostKeyCallback: gossh.InsecureIgnoreHostKey()} //nolint:gosec // a test node on loopback
+			tr := NewTracker([]string{addr}, "ssh", Options{})
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			_, err := streamOnce(ctx, tr, addr, cfg, SSHOptions{}.withDefaults())
+			if err == nil || !strings.Contains(err.Error(), c.want) || strings.ContainsRune(err.Error(), 0x1b) {
+				t.Fatalf("%v\nwant %q", err, c.want)
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -19,6 +21,7 @@ import (
 
 	"github.com/fgtop/fgtop/engine/report"
 	"github.com/fgtop/fgtop/internal/safefile"
+	"github.com/fgtop/fgtop/internal/untrusted"
 )
 
 // SSHOptions configure the SSH source: how to log in to each node's
@@ -358,12 +361,16 @@ func streamOnce(ctx context.Context, t *Tracker, addr string, cfg *gossh.ClientC
 			case errors.Is(err, io.EOF):
 				return got, errors.New("the node closed the stream")
 			}
+			var long *longLineError
+			if errors.As(err, &long) {
+				return got, fmt.Errorf("the node sent a line longer than %d MiB: no fgtop serve sends one (a snapshot of %d devices fits well within it)", long.limit>>20, MaxNodeDevices)
+			}
 			return got, fmt.Errorf("read: %w", err)
 		}
 		watchdog.Reset(o.Silence)
 		doc, hb, err := report.ParseLine(line)
 		if err != nil {
-			return got, fmt.Errorf("bad line from the node: %w", err)
+			return got, fmt.Errorf("the node sent a line that is not an fgtop snapshot (%s): %w", untrusted.Text(lineStart(line, 40)), err)
 		}
 		if hb != nil {
 			if !t.Send(ctx, Event{Addr: addr, Alive: true}) {
@@ -412,7 +419,7 @@ func readLine(r *bufio.Reader, limit int) ([]byte, error) {
 		chunk, err := r.ReadSlice('\n')
 		buf = append(buf, chunk...)
 		if len(buf) > limit {
-			return nil, fmt.Errorf("a line longer than %d bytes", limit)
+			return nil, &longLineError{limit: limit}
 		}
 		if err == nil {
 			return buf, nil
@@ -460,4 +467,19 @@ func waitSession(sess *gossh.Session, d time.Duration) {
 	case <-done:
 	case <-time.After(d):
 	}
+}
+
+// longLineError is a line past readLine's limit.
+type longLineError struct{ limit int }
+
+func (e *longLineError) Error() string { return fmt.Sprintf("a line longer than %d bytes", e.limit) }
+
+// lineStart is a line's first n bytes, quoted, "…" where it goes on: what
+// a peer sent, to name it by.
+func lineStart(b []byte, n int) string {
+	b = bytes.TrimRight(b, "\r\n")
+	if len(b) > n {
+		return strconv.Quote(string(b[:n])) + "…"
+	}
+	return strconv.Quote(string(b))
 }
