@@ -306,8 +306,8 @@ func (f *fleetFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 		}
 	}
 	a := fleet.NewAnswer(fl, f.fit != "", req, f.fit, src.Settings)
-	if a.Fit != nil && f.at != "" {
-		a.Fit.At = fleet.AtStamp(at)
+	if f.at != "" {
+		a.AsAt(fleet.AtStamp(at))
 	}
 	if err := a.Write(stdout, f.asJSON, !f.compact, func(s string) string { return paintRed(stdout, s) }); err != nil {
 		return err

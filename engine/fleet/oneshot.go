@@ -23,6 +23,21 @@ type Answer struct {
 	// fits on no live node, or without one, a node did not answer, is
 	// stale, has no figures, or is marked.
 	Failure string
+	// fitText is the request as written, where it fits nowhere.
+	fitText string
+}
+
+// AsAt marks a fit answer as asked of the fleet as it was at stamp
+// (--at): the report says so, and a request that fits nowhere is said of
+// then, not of the nodes live now.
+func (a *Answer) AsAt(stamp string) {
+	if a.Fit == nil {
+		return
+	}
+	a.Fit.At = stamp
+	if a.fitText != "" {
+		a.Failure = fmt.Sprintf("%s fitted on no node as the fleet was at %s", a.fitText, stamp)
+	}
 }
 
 // NewAnswer judges fl: with fit, where req fits under settings (fitText is
@@ -35,6 +50,7 @@ func NewAnswer(fl *Fleet, fit bool, req alloc.Request, fitText string, settings 
 		a.Fit = &r
 		if len(r.Fits) == 0 {
 			a.Failure = fmt.Sprintf("%s fits on no live node", fitText)
+			a.fitText = fitText
 		}
 	} else {
 		j := ToJSON(fl)

@@ -65,6 +65,15 @@ func TestNewAnswer(t *testing.T) {
 				doc = j
 				WriteTable(&text, j)
 			}
+			if tt.fit != "" && tt.failure != "" {
+				// Asked of the past, the same answer is said of then.
+				past := a
+				past.Fit = &JSONFitReport{}
+				past.AsAt("2026-11-27T14:02:00Z")
+				if want := tt.fit + " fitted on no node as the fleet was at 2026-11-27T14:02:00Z"; past.Failure != want || past.Fit.At == "" {
+					t.Errorf("--at: failure %q, want %q", past.Failure, want)
+				}
+			}
 			if fmt.Sprint(a.NodeLines) != fmt.Sprint(tt.lines) || a.Failure != tt.failure {
 				t.Errorf("lines %q failure %q\nwant  %q failure %q", a.NodeLines, a.Failure, tt.lines, tt.failure)
 			}
