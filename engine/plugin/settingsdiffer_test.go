@@ -2,6 +2,7 @@ package plugin
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/fgtop/fgtop/engine/inventory"
@@ -55,6 +56,61 @@ func TestSettingsDifferByRegistration(t *testing.T) {
 			}
 			if inv.Plugin == nil || inv.Plugin.SettingsDiffer != tc.differ {
 				t.Errorf("plugin %+v: want SettingsDiffer %v", inv.Plugin, tc.differ)
+			}
+		})
+	}
+}
+
+// TestSettingsMovedWhileWatched: the plugins read their settings only at
+// an agent's start, so a device_mask (or, for fractional GPUs, units or
+// quantum) changed in etcd while fgtop watches is said: an agent started
+// before then still registers the GPUs as before. A change the plugin does
+// not read is not, and settings put back say nothing again.
+func TestSettingsMovedWhileWatched(t *testing.T) {
+	const u1 = "aaaaaaaa-0000-0000-0000-000000000000"
+	frac := func(kv map[string]string) map[string]string {
+		kv["allocation_mode"] = "fractional"
+		return kv
+	}
+	for _, tc := range []struct {
+		name        string
+		first, then map[string]string
+		want        string // "" : no issue
+	}{
+		{"a mask put", map[string]string{}, map[string]string{"device_mask": u1}, "device_mask in etcd changed at"},
+		{"a unit cuda_open does not read", map[string]string{}, map[string]string{"unit_proc": "4"}, ""},
+		{"fractional units", frac(map[string]string{"unit_mem": "20g"}), frac(map[string]string{"unit_mem": "80g"}), "unit_mem, unit_proc or quantum_size in etcd changed"},
+		{"the same units spelled otherwise", frac(map[string]string{"unit_mem": "20g"}), frac(map[string]string{"unit_mem": "20480m"}), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			inner := &swapInner{inv: inventory.Inventory{Devices: fourGPUs(),
+				SlotTypes: model.SlotTypes{model.SlotCUDADevice: model.SlotTypeCount, model.SlotCPU: model.SlotTypeCount},
+				Source:    model.SourceInfo{Kind: inventory.KindNVML, Health: "ok"}}}
+			src := NewSource(inner, Options{Etcd: EtcdOptions{Endpoints: []string{"127.0.0.1:1"}, Agents: []model.AgentID{"i-a"}}})
+			defer src.Close()
+			said := func(kv map[string]string) string {
+				t.Helper()
+				src.take(EtcdReading{Settings: map[model.AgentID]*Settings{"i-a": Parse(kv)}})
+				inv, err := src.Poll(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, iss := range inv.Issues {
+					if strings.Contains(iss.Message, "while fgtop watched") {
+						return iss.Message
+					}
+				}
+				return ""
+			}
+			if m := said(tc.first); m != "" {
+				t.Fatalf("the first reading: %q", m)
+			}
+			m := said(tc.then)
+			if (tc.want == "") != (m == "") || !strings.Contains(m, tc.want) {
+				t.Fatalf("after the change: %q, want %q", m, tc.want)
+			}
+			if m := said(tc.first); m != "" {
+				t.Errorf("settings put back: %q", m)
 			}
 		})
 	}

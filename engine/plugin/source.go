@@ -79,6 +79,13 @@ type Source struct {
 	lastInner *inventory.Inventory
 	lastGen   uint64
 	lastOut   *inventory.Inventory
+	// firstSt is the merged settings of the first reading from etcd,
+	// for the plugin firstKind; movedAt is when a reading first
+	// registered the GPUs otherwise (zero while they register alike):
+	// the plugins read their settings only at an agent's start.
+	firstSt   *Settings
+	firstKind string
+	movedAt   time.Time
 
 	// ctx ends the etcd watch; Close cancels it.
 	ctx     context.Context
@@ -283,6 +290,9 @@ func (s *Source) decide(gen uint64, settings map[model.AgentID]*Settings, etcdEr
 	// weighed as the node's would be), the GPUs a device_mask that pick
 	// could not merge leaves, and the units and quantum of fractional GPUs.
 	info.SettingsDiffer = differ && registersDiffer(in, info.Kind, st, settings)
+	if iss, ok := s.moved(info.Kind, st, settings != nil && etcdErr == ""); ok {
+		issues = append(issues, iss)
+	}
 	switch {
 	case s.opts.File != nil:
 		info.Settings, info.SettingsOK = "file "+s.opts.FilePath, true
@@ -328,6 +338,46 @@ func (s *Source) decide(gen uint64, settings map[model.AgentID]*Settings, etcdEr
 	}
 	s.dec, s.decGen, s.decOK = decision{info: info, issues: issues, st: st, masks: masks}, gen, true
 	return s.dec
+}
+
+// moved says, once the settings followed in etcd register the GPUs
+// otherwise than the first ones fgtop read (another device_mask, or other
+// units or quantum for fractional GPUs), that the agents may not: cuda_open
+// and the mock plugin read their settings only at start
+// (config_watch_enabled False), so an agent that started before the change
+// registers what the old settings gave until it restarts. What fgtop shows
+// is what the agents register from their next start. It cannot tell which
+// settings an agent started with when the change came before fgtop did.
+// Called under pollMu (decide); read is whether settings were read now.
+func (s *Source) moved(kind string, st *Settings, read bool) (model.Issue, bool) {
+	if len(s.opts.Etcd.Endpoints) == 0 || !read {
+		return model.Issue{}, false
+	}
+	if s.firstSt == nil || s.firstKind != kind {
+		s.firstSt, s.firstKind, s.movedAt = st, kind, time.Time{}
+		return model.Issue{}, false
+	}
+	var what []string
+	if !sameMask(s.firstSt, st, kind) {
+		what = append(what, "device_mask")
+	}
+	if kind == model.PluginCUDAFractional && !sameUnits(s.firstSt, st) {
+		what = append(what, "unit_mem, unit_proc or quantum_size")
+	}
+	if len(what) == 0 {
+		s.movedAt = time.Time{}
+		return model.Issue{}, false
+	}
+	if s.movedAt.IsZero() {
+		s.movedAt = time.Now()
+	}
+	name := map[string]string{model.PluginCUDAOpen: "cuda_open", model.PluginCUDAFractional: "the fractional plugin"}[kind]
+	if name == "" {
+		name = "the " + kind + " plugin"
+	}
+	return model.Issue{Severity: model.SevWarning, Code: model.IssuePluginSettings,
+		Message: fmt.Sprintf("the CUDA plugin's %s in etcd changed at %s while fgtop watched: %s reads its settings only when an agent starts, so an agent started before then still registers the GPUs as the old settings gave; they are shown as the agents register them from their next start",
+			strings.Join(what, " and "), s.movedAt.Local().Format("15:04:05"), name)}, true
 }
 
 // Poll reads the wrapped source and registers its GPUs. A reading equal
