@@ -482,8 +482,9 @@ const minCut = 8
 // first characters, minCut at least, that tell apart every UUID in it
 // (ids that are not UUIDs are shown whole; so are devices: a mock
 // node's UUIDs share all but their last characters, and a prefix that
-// tells apart the table's devices may name all of the record's). Two
-// kernels in the table never read as one; a prefix shown may still name
+// tells apart the table's devices may name all of the record's), and a
+// UUID is cut no shorter than such an id of its column it would read
+// as. Two kernels in the table never read as one; a prefix shown may still name
 // several in the whole record, and --kernel then lists them.
 func Abbrev(ivs []history.Interval) [3]int {
 	return AbbrevRows(len(ivs), func(i int) [3]string {
@@ -498,12 +499,18 @@ func AbbrevRows(n int, row func(i int) [3]string) [3]int {
 	var cut [3]int
 	ids := make([][]string, 3)
 	seen := make([]map[string]struct{}, 3)
+	// whole are the ids shown whole (no UUID) that a UUID cut short
+	// could read as, by column.
+	whole := make([]map[string]bool, 3)
 	for j := range seen {
-		seen[j] = map[string]struct{}{}
+		seen[j], whole[j] = map[string]struct{}{}, map[string]bool{}
 	}
 	for i := range n {
 		for j, v := range row(i) {
 			if !isUUID(v) {
+				if len(v) >= minCut && len(v) < 36 {
+					whole[j][v] = true
+				}
 				continue
 			}
 			if _, ok := seen[j][v]; !ok {
@@ -517,6 +524,13 @@ func AbbrevRows(n int, row func(i int) [3]string) [3]int {
 		n := minCut
 		for i := 1; i < len(l); i++ {
 			n = max(n, commonPrefix(l[i-1], l[i])+1)
+		}
+		// Nor may a UUID cut short read as an id shown whole beside it.
+		for i := 0; i < len(l) && len(whole[j]) > 0; i++ {
+			if whole[j][l[i][:n]] {
+				n++
+				i = -1
+			}
 		}
 		cut[j] = n
 	}

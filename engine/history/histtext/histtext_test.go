@@ -269,6 +269,11 @@ func TestAbbrev(t *testing.T) {
 		{"a shared prefix", []history.Interval{iv(k1, s1, u1), iv(k2, s1, u1), iv(k3, "", "")}, [3]int{12, 8, 8}},
 		{"the same id twice", []history.Interval{iv(k1, s1, u1), iv(k1, s1, u1)}, [3]int{8, 8, 8}},
 		{"not UUIDs", []history.Interval{iv("k-0ed801dc-6641-4599", "s-0ed801dc-6641", "u1"), iv("k-0ed801dc-6641-4598", "s-0ed801dc-6642", "u2")}, [3]int{8, 8, 8}},
+		// An id that is no UUID is shown whole: where it is what a UUID
+		// of its column would be cut to, the UUID is cut longer, or the
+		// two read as one kernel.
+		{"an id that is a UUID's prefix", []history.Interval{iv(k1, s1, u1), iv(k1[:8], s1[:11], u1[:8]), iv(k3, "", "")}, [3]int{9, 8, 9}},
+		{"an id that is a UUID's prefix past the cut", []history.Interval{iv(k1, s1, u1), iv(k2, s1, u1), iv(k1[:12], "", "")}, [3]int{13, 8, 8}},
 	} {
 		if got := Abbrev(c.ivs); got != c.want {
 			t.Errorf("%s: %v, want %v", c.name, got, c.want)
