@@ -201,6 +201,10 @@ type segData struct {
 	// stream did not decompress (a tail cannot continue it then).
 	End      int64
 	deltaBad bool
+	// tailLost: Damage is a tail file that cannot be used (attachTail),
+	// which a segment that ends with its end or rotate record does not
+	// need (walker.scan).
+	tailLost bool
 	// Tail holds the records of the segment's tail file when the delta
 	// stream is left compressed (lazy): they follow the stream.
 	Tail []byte

@@ -766,9 +766,22 @@ func (w *walker) scan(sr *segRead, st *state, until time.Time) {
 		if si.err == nil {
 			run(&recIter{b: sr.data.Tail}, false)
 		}
+		sealedTail(sr)
 		return
 	}
 	run(&recIter{b: sr.data.Deltas}, false)
+	sealedTail(sr)
+}
+
+// sealedTail drops the damage of a tail that cannot be used from a
+// segment that ends with its end or rotate record: the recorder writes
+// that record last and compresses its tail into the segment before it
+// removes the tail, so one left beside it (a crash between, or bytes gone
+// bad since) held nothing the segment lacks.
+func sealedTail(sr *segRead) {
+	if sr.clean && sr.data.tailLost {
+		sr.data.Damage, sr.data.Offset, sr.data.Torn, sr.data.tailLost = "", 0, false, false
+	}
 }
 
 // gapBetween says whether the time between a segment's last record and

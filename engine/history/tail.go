@@ -234,6 +234,7 @@ func attachTail(sd *segData, td *tailData, segPath string) {
 		// before (the segment's own damage, if any, is said first).
 		if sd.Damage == "" {
 			sd.Damage, sd.Offset, sd.Torn = fmt.Sprintf("tail %s: %s", tailName(segPath), td.Unusable), sd.End, false
+			sd.tailLost = true
 		}
 		return
 	}

@@ -444,3 +444,50 @@ func TestUnusableTailIsSaid(t *testing.T) {
 		})
 	}
 }
+
+// A segment that ends with its end or rotate record holds every record
+// its recorder wrote (the tail is compressed into it before it is
+// removed): a tail beside it that cannot be used loses nothing, and the
+// record reads as it did without it, continued across the rotation.
+func TestUnusableTailBesideASealedSegment(t *testing.T) {
+	dir := t.TempDir()
+	recordSynth(t, dir, newSynth(13, 20), 300, 1, Options{NoFolds: true, CheckpointEvery: time.Minute})
+	segs, err := listSegments(dir)
+	if err != nil || len(segs) < 3 {
+		t.Fatalf("%d segments, %v", len(segs), err)
+	}
+	read := func() *HistoryResult {
+		rd, err := OpenReader(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := rd.History(Filter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	want := read()
+	for _, s := range []segFile{segs[1], segs[len(segs)-1]} {
+		if err := os.WriteFile(tailPath(s.Path), []byte("not a tail, and longer than a tail's head"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := read()
+	if len(got.Missing) != len(want.Missing) {
+		t.Fatalf("missing %v; want %v", got.Missing, want.Missing)
+	}
+	if !slices.EqualFunc(got.Intervals, want.Intervals, func(a, b Interval) bool {
+		return a.Kernel == b.Kernel && a.Device == b.Device && a.From.Equal(b.From) && a.To.Equal(b.To) && a.Gone == b.Gone && a.Open == b.Open
+	}) {
+		t.Fatalf("%d intervals differ from the %d read without the tails", len(got.Intervals), len(want.Intervals))
+	}
+	end := want.To
+	rd, err := OpenReader(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rd.At(end); err != nil {
+		t.Fatalf("At the record's end: %v", err)
+	}
+}
