@@ -211,6 +211,9 @@ type App struct {
 	seenIssues map[string]bool
 	// fitSeq numbers the :fit requests: only the last one's answer shows.
 	fitSeq int
+	// jourWrite is the desk's latest write when last polled: a new one
+	// reloads an open :journal.
+	jourWrite partition.Hold
 	// reads is the one read of the history record this console may have
 	// running (recordread.go).
 	reads recordReads

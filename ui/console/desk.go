@@ -103,6 +103,10 @@ func actorWho(a agentconfig.Actor) string {
 // lost draft.
 func (a *App) deskPolled(m editor.DeskPolledMsg) {
 	ed := a.ed()
+	if m.Written && m.Write != a.jourWrite {
+		a.jourWrite = m.Write
+		a.reloadJournal()
+	}
 	var hold, write []kit.Span
 	if m.Held {
 		lvl, who := kit.LvlWarn, actorWho(m.Hold.Actor)

@@ -160,3 +160,35 @@ func TestJournalViewFollowsOtherWrites(t *testing.T) {
 		t.Errorf("the journal view after root's apply:\n%s", v)
 	}
 }
+
+// TestJournalCommandFollowsOtherWrites: an open :journal (a viewer's, who
+// has no editor) reads the journal anew when another hand writes
+// agent.toml, as the editor's journal view does; one closed stays closed.
+func TestJournalCommandFollowsOtherWrites(t *testing.T) {
+	path := fixtureConfig(t)
+	snap := freeNode()
+	a := testApp(t, 160, 40, snap, Options{ReadOnly: true, Desk: testDesk(path, snap)})
+	command(a, "journal")
+	if v := screen(a); !strings.Contains(v, "nothing applied yet") {
+		t.Fatalf("a fresh :journal:\n%s", v)
+	}
+	cur, err := agentconfig.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	draft, errs := partition.Draft(cur, partition.InventoryOf(snap), partition.Request{Moves: []partition.Move{{Device: "cuda:" + string(fake.GPU(4)), Agent: fake.Agent0}}})
+	root := agentconfig.Actor{Name: "root", Origin: "cli", Role: agentconfig.RoleOperator}
+	if _, err := partition.Apply(partition.Build(cur, draft, snap, errs...), partition.ApplyOptions{Actor: root}); err != nil {
+		t.Fatal(err)
+	}
+	a.Update(kit.TickMsg{})
+	if v := screen(a); strings.Contains(v, "nothing applied yet") || !strings.Contains(v, "root") {
+		t.Errorf(":journal after root's apply:\n%s", v)
+	}
+	press(a, esc)
+	a.jourWrite = partition.Hold{}
+	a.Update(kit.TickMsg{})
+	if detailOf(a) != nil {
+		t.Errorf("a closed :journal came back on a write")
+	}
+}
