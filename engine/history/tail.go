@@ -161,7 +161,9 @@ func readTail(segPath string) *tailData {
 	}
 	b, err := readMore(f, make([]byte, 0, min(st.Size()+1, 2*tailMax)), tailHeadSize)
 	if err != nil {
-		if startingTail(b) {
+		// Only the file's end may be a tail being started; a read that
+		// failed (EIO) is a tail that cannot be used, whatever it gave.
+		if endOK(err) == nil && startingTail(b) {
 			return nil
 		}
 		return unusableTail(err)
