@@ -123,13 +123,20 @@ func (s *Source) AtFunc(ctx context.Context, po PromOptions, unreachableAfter ti
 		}
 	}
 	return func(rctx context.Context, at time.Time) (*Fleet, error) {
+		start := time.Now()
 		rctx, cancel := context.WithTimeout(rctx, po.Timeout)
 		defer cancel()
 		defer context.AfterFunc(ctx, cancel)()
 		if prom != nil {
 			fl, err := prom.At(rctx, at, unreachableAfter)
 			if err != nil && errors.Is(rctx.Err(), context.DeadlineExceeded) {
-				return nil, fmt.Errorf("%s did not answer within %s", po.URL, po.Timeout)
+				// The time it was given: the caller's own deadline may
+				// have come before po.Timeout.
+				given := po.Timeout
+				if dl, ok := rctx.Deadline(); ok && dl.Sub(start) < given {
+					given = dl.Sub(start).Round(10 * time.Millisecond)
+				}
+				return nil, fmt.Errorf("%s did not answer within %s", po.URL, given)
 			}
 			if err != nil {
 				return nil, err

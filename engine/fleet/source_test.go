@@ -231,6 +231,14 @@ func TestReadPrometheusFindings(t *testing.T) {
 	if want := slow + " did not answer within 300ms"; err == nil || err.Error() != want {
 		t.Errorf("AtFunc, slow store: %v, want %q", err, want)
 	}
+	// The caller's deadline before the store's bound: the time it gave.
+	atFn := ssrc.AtFunc(t.Context(), spo, time.Minute)
+	short, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+	_, err = atFn(short, at)
+	cancel()
+	if want := slow + " did not answer within 100ms"; err == nil || err.Error() != want {
+		t.Errorf("AtFunc, the caller's deadline first: %v, want %q", err, want)
+	}
 	// The live console's refresh against a store that does not answer in
 	// time, as every node's reason: the store and the bound.
 	if _, err := ssrc.Prom.Refresh(t.Context()); err == nil || err.Error() != slow+" did not answer within 300ms" {
