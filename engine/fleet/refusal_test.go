@@ -34,13 +34,7 @@ func TestStreamRefusalAfterStdout(t *testing.T) {
 		_, _ = ch.SendRequest("exit-status", false, gossh.Marshal(struct{ Status uint32 }{1}))
 		_ = ch.Close()
 	})
-	cfg := &gossh.ClientConfig{User: "t", Auth: []gossh.AuthMethod{gossh.PublicKeys(sshtest.NewKey(t).Signer)},
-		HostKeyCallback: gossh.InsecureIgnoreHostKey()} //nolint:gosec // a test node on loopback
-	tr := NewTracker([]string{addr}, "ssh", Options{})
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	_, err := streamOnce(ctx, tr, addr, cfg, SSHOptions{}.withDefaults())
-	if err == nil || !strings.Contains(err.Error(), "too many snapshot streams and queries") {
+	if err := streamFrom(t, addr); err == nil || !strings.Contains(err.Error(), "too many snapshot streams and queries") {
 		t.Fatalf("stream refused: %v, want the node's words", err)
 	}
 }
@@ -352,15 +346,22 @@ func TestStreamNotSnapshots(t *testing.T) {
 				time.Sleep(100 * time.Millisecond)
 				_ = ch.Close()
 			})
-			cfg := &gossh.ClientConfig{User: "t", Auth: []gossh.AuthMethod{gossh.PublicKeys(sshtest.NewKey(t).Signer)},
-				HostKeyCallback: gossh.InsecureIgnoreHostKey()} //nolint:gosec // a test node on loopback
-			tr := NewTracker([]string{addr}, "ssh", Options{})
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			_, err := streamOnce(ctx, tr, addr, cfg, SSHOptions{}.withDefaults())
-			if err == nil || !strings.Contains(err.Error(), c.want) || strings.ContainsRune(err.Error(), 0x1b) {
+			if err := streamFrom(t, addr); err == nil || !strings.Contains(err.Error(), c.want) || strings.ContainsRune(err.Error(), 0x1b) {
 				t.Fatalf("%v\nwant %q", err, c.want)
 			}
 		})
 	}
+}
+
+// streamFrom reads the snapshot stream of the test node at addr once, as
+// the fleet does, and returns how it ended.
+func streamFrom(t *testing.T, addr string) error {
+	t.Helper()
+	cfg := &gossh.ClientConfig{User: "t", Auth: []gossh.AuthMethod{gossh.PublicKeys(sshtest.NewKey(t).Signer)},
+		HostKeyCallback: gossh.InsecureIgnoreHostKey()} //nolint:gosec // a test node on loopback
+	tr := NewTracker([]string{addr}, "ssh", Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err := streamOnce(ctx, tr, addr, cfg, SSHOptions{}.withDefaults())
+	return err
 }

@@ -460,3 +460,17 @@ func TestHeldAndDamaged(t *testing.T) {
 		t.Errorf("missing %v: want the damaged segment named first", res.Missing)
 	}
 }
+
+// mustHistory is the record in dir's History(f), failing t on an error.
+func mustHistory(t *testing.T, dir string, f Filter) *HistoryResult {
+	t.Helper()
+	rd, err := OpenReader(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := rd.History(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}

@@ -414,14 +414,7 @@ func TestUnusableTailIsSaid(t *testing.T) {
 			if err := os.WriteFile(path, c.edit(full), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			rd, err := OpenReader(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := rd.History(Filter{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := mustHistory(t, dir, Filter{})
 			var said []string
 			for _, m := range res.Missing {
 				if strings.Contains(m.Why, tailName(rec.f.Name())) {
@@ -456,17 +449,7 @@ func TestUnusableTailBesideASealedSegment(t *testing.T) {
 	if err != nil || len(segs) < 3 {
 		t.Fatalf("%d segments, %v", len(segs), err)
 	}
-	read := func() *HistoryResult {
-		rd, err := OpenReader(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := rd.History(Filter{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res
-	}
+	read := func() *HistoryResult { return mustHistory(t, dir, Filter{}) }
 	want := read()
 	for _, s := range []segFile{segs[1], segs[len(segs)-1]} {
 		if err := os.WriteFile(tailPath(s.Path), []byte("not a tail, and longer than a tail's head"), 0o600); err != nil {

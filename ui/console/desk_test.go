@@ -50,22 +50,13 @@ func TestHeaderFollowsTheLatestWrite(t *testing.T) {
 		}
 		return v
 	}
-	root := agentconfig.Actor{Name: "root", Origin: "cli", Role: agentconfig.RoleOperator}
 	for _, hm := range []string{"10:35", "10:37"} {
-		cur, err := agentconfig.Load(path)
-		if err != nil {
-			t.Fatal(err)
-		}
 		// A device moved back and forth: each a write of its own.
 		owner := fake.Agent0
 		if hm == "10:37" {
 			owner = fake.Agent1
 		}
-		draft, errs := partition.Draft(cur, partition.InventoryOf(snap), partition.Request{Moves: []partition.Move{{Device: "cuda:" + string(fake.GPU(4)), Agent: owner}}})
-		p := partition.Build(cur, draft, snap, errs...)
-		if _, err := partition.Apply(p, partition.ApplyOptions{Actor: root, Now: func() time.Time { return at(hm) }}); err != nil {
-			t.Fatalf("%s: %v", hm, err)
-		}
+		rootMoves(t, path, snap, owner, func() time.Time { return at(hm) })
 		a.Update(kit.TickMsg{})
 		if want := "agent.toml written " + hm + " by root: restart agents"; !strings.Contains(header(), want) {
 			t.Errorf("after the CLI's apply at %s, the header lacks %q:\n%s", hm, want, header())
@@ -146,15 +137,7 @@ func TestJournalViewFollowsOtherWrites(t *testing.T) {
 	if v := screen(a); !strings.Contains(v, "nothing applied yet") {
 		t.Fatalf("a fresh journal view:\n%s", v)
 	}
-	cur, err := agentconfig.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	draft, errs := partition.Draft(cur, partition.InventoryOf(snap), partition.Request{Moves: []partition.Move{{Device: "cuda:" + string(fake.GPU(4)), Agent: fake.Agent0}}})
-	root := agentconfig.Actor{Name: "root", Origin: "cli", Role: agentconfig.RoleOperator}
-	if _, err := partition.Apply(partition.Build(cur, draft, snap, errs...), partition.ApplyOptions{Actor: root}); err != nil {
-		t.Fatal(err)
-	}
+	rootMoves(t, path, snap, fake.Agent0, nil)
 	a.Update(kit.TickMsg{})
 	if v := screen(a); strings.Contains(v, "nothing applied yet") || !strings.Contains(v, "root") {
 		t.Errorf("the journal view after root's apply:\n%s", v)
@@ -172,15 +155,7 @@ func TestJournalCommandFollowsOtherWrites(t *testing.T) {
 	if v := screen(a); !strings.Contains(v, "nothing applied yet") {
 		t.Fatalf("a fresh :journal:\n%s", v)
 	}
-	cur, err := agentconfig.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	draft, errs := partition.Draft(cur, partition.InventoryOf(snap), partition.Request{Moves: []partition.Move{{Device: "cuda:" + string(fake.GPU(4)), Agent: fake.Agent0}}})
-	root := agentconfig.Actor{Name: "root", Origin: "cli", Role: agentconfig.RoleOperator}
-	if _, err := partition.Apply(partition.Build(cur, draft, snap, errs...), partition.ApplyOptions{Actor: root}); err != nil {
-		t.Fatal(err)
-	}
+	rootMoves(t, path, snap, fake.Agent0, nil)
 	a.Update(kit.TickMsg{})
 	if v := screen(a); strings.Contains(v, "nothing applied yet") || !strings.Contains(v, "root") {
 		t.Errorf(":journal after root's apply:\n%s", v)
@@ -190,5 +165,21 @@ func TestJournalCommandFollowsOtherWrites(t *testing.T) {
 	a.Update(kit.TickMsg{})
 	if detailOf(a) != nil {
 		t.Errorf("a closed :journal came back on a write")
+	}
+}
+
+// rootMoves applies, as root from the command line (another hand than the
+// console's), agent.toml at path with GPU4 moved to owner; now stamps the
+// write (nil: the clock).
+func rootMoves(t *testing.T, path string, snap *model.Snapshot, owner model.AgentID, now func() time.Time) {
+	t.Helper()
+	cur, err := agentconfig.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	draft, errs := partition.Draft(cur, partition.InventoryOf(snap), partition.Request{Moves: []partition.Move{{Device: "cuda:" + string(fake.GPU(4)), Agent: owner}}})
+	root := agentconfig.Actor{Name: "root", Origin: "cli", Role: agentconfig.RoleOperator}
+	if _, err := partition.Apply(partition.Build(cur, draft, snap, errs...), partition.ApplyOptions{Actor: root, Now: now}); err != nil {
+		t.Fatal(err)
 	}
 }
