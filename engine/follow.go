@@ -150,15 +150,7 @@ func (e *Engine) restartStatus() model.Restart {
 		search = agentconfig.SearchPaths()
 	}
 	f := &agentproc.Finder{ProcRoot: e.opts.ProcRoot, SearchPaths: search}
-	path := filepath.Clean(e.opts.ConfigPath)
-	if abs, err := filepath.Abs(path); err == nil {
-		path = abs
-	}
-	fi, err := os.Stat(path)
-	if err != nil {
-		return model.Restart{State: model.RestartUnknown, Detail: "cannot tell: " + err.Error()}
-	}
-	return f.Status(path, fi.ModTime())
+	return f.FileStatus(e.opts.ConfigPath)
 }
 
 // watchRestart looks for the agent processes every RestartEvery and after

@@ -275,6 +275,9 @@ type Restart struct {
 	Detail string
 	// PIDs of the agent processes found for the config file.
 	PIDs []int
+	// ConfigHash is the sha256 of the config file as it was judged ("" when
+	// it was not read): a state is about that version, not a later one.
+	ConfigHash string `json:",omitempty"`
 }
 
 // OwnsDevice reports whether the agent's partition includes the device.

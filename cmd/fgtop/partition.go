@@ -335,13 +335,13 @@ func (f *restartFlags) validate() error {
 // restart says a restart is needed, or runs --restart-cmd within
 // --restart-timeout (engine/restart); ctx is the command's, ended by
 // SIGINT and SIGTERM: they stop it too. Its failure is exit 3.
-func restart(ctx context.Context, cmd *cobra.Command, f restartFlags) error {
+func restart(ctx context.Context, cmd *cobra.Command, f restartFlags, config string) error {
 	if f.cmd != "" {
 		if err := f.validate(); err != nil {
 			return err
 		}
 	}
-	err := agentrestart.Run(ctx, agentrestart.Options{Cmd: f.cmd, Timeout: f.timeout,
+	err := agentrestart.Run(ctx, agentrestart.Options{Cmd: f.cmd, Timeout: f.timeout, Config: config,
 		Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()})
 	if err != nil {
 		return &exitError{code: exitRestartFailed, err: err}
@@ -443,7 +443,7 @@ written), 2 an invalid plan or bad usage, 3 applied but --restart-cmd failed.
 				return &exitError{code: exitProblem, err: err}
 			}
 			fmt.Fprintln(out, partition.Verified)
-			return restart(ctx, cmd, rs)
+			return restart(ctx, cmd, rs, res.Path)
 		},
 	}
 	src.register(cmd)
@@ -548,7 +548,7 @@ Exit status: 0 restored, 1 refused or failed (nothing written), 2 bad usage, 3 r
 			if len(res.Mismatch) > 0 {
 				return &exitError{code: exitProblem, err: fmt.Errorf("restored, but: %s", strings.Join(res.Mismatch, "; "))}
 			}
-			return restart(ctx, cmd, rs)
+			return restart(ctx, cmd, rs, res.Path)
 		},
 	}
 	src.register(cmd)

@@ -143,7 +143,11 @@ type JournalRecord struct {
 	NewHash string `json:"new_hash"`
 	// Backup is the copy of the previous version (OldHash).
 	Backup string `json:"backup"`
-	Forced bool   `json:"forced,omitempty"`
+	// OldChanged is the previous version's last status change (ctime),
+	// read under the journal's lock before the write: no hand touched the
+	// file between it and Time. RanAtStart reads it; older records lack it.
+	OldChanged *time.Time `json:"old_changed,omitempty"`
+	Forced     bool       `json:"forced,omitempty"`
 	// Result is "ok", or "mismatch" when the file read back did not give
 	// what was planned (Mismatch says how).
 	Result   string          `json:"result"`
@@ -273,6 +277,7 @@ func commitLocked(path string, old []byte, req CommitRequest, action string, und
 		return nil, fmt.Errorf("stat agent config: %w", err)
 	}
 	res := &CommitResult{Path: path, OldHash: hashOf(old), NewHash: hashOf(req.Data), Journal: req.Journal}
+	oldChanged := statusChanged(st)
 	RemoveStaleTemps(path, time.Now())
 	res.Backup, err = writeBackup(path, old, st, t)
 	if err != nil {
@@ -283,8 +288,8 @@ func commitLocked(path string, old []byte, req CommitRequest, action string, und
 	}
 	intent := JournalRecord{
 		Time: t, Action: ActionIntent, Intends: action, Actor: req.Actor.Name, Origin: req.Actor.Origin, Role: req.Actor.Role,
-		Key: req.Actor.Key, Config: path, OldHash: res.OldHash, NewHash: res.NewHash, Backup: res.Backup, Forced: req.Forced, Undoes: undoes,
-		Result: "pending",
+		Key: req.Actor.Key, Config: path, OldHash: res.OldHash, NewHash: res.NewHash, Backup: res.Backup, OldChanged: oldChanged,
+		Forced: req.Forced, Undoes: undoes, Result: "pending",
 	}
 	announce := func() error {
 		if err := appendJournal(req.Journal, intent); err != nil {
@@ -324,7 +329,7 @@ func commitLocked(path string, old []byte, req CommitRequest, action string, und
 
 	rec := JournalRecord{
 		Time: t, Action: action, Actor: req.Actor.Name, Origin: req.Actor.Origin, Role: req.Actor.Role, Key: req.Actor.Key,
-		Config: path, OldHash: res.OldHash, NewHash: res.NewHash, Backup: res.Backup, Forced: req.Forced,
+		Config: path, OldHash: res.OldHash, NewHash: res.NewHash, Backup: res.Backup, OldChanged: oldChanged, Forced: req.Forced,
 		Result: "ok", Mismatch: res.Mismatch, Undoes: undoes,
 	}
 	if len(res.Mismatch) > 0 {

@@ -22,7 +22,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/engine/procmap"
+	"github.com/fgtop/fgtop/internal/safefile"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -43,6 +45,10 @@ type Finder struct {
 	// SearchPaths are where an agent started without -f looks for
 	// agent.toml, besides its working directory.
 	SearchPaths []string
+	// RanAtStart, when set, tells whether the file held at start what it
+	// holds now, and why (JournalProof): a process that started before
+	// the file last changed then runs it as it is, not an older partition.
+	RanAtStart func(start time.Time) (why string, ok bool)
 }
 
 func (f *Finder) root() string {
@@ -239,7 +245,9 @@ func startTicks(raw []byte) (uint64, error) {
 }
 
 // Status tells whether the agents of config run the file as it is now:
-// changed is when the file last changed (its modification time).
+// changed is when the file last changed (its modification time). A
+// process that started before it still runs the file as it is when
+// RanAtStart proves it held the same bytes then.
 func (f *Finder) Status(config string, changed time.Time) model.Restart {
 	procs, hidden, err := f.Find(config)
 	if err != nil {
@@ -261,6 +269,13 @@ func (f *Finder) Status(config string, changed time.Time) model.Restart {
 		r.PIDs = append(r.PIDs, p.PID)
 	}
 	first := procs[0]
+	if first.Start.Before(changed) && f.RanAtStart != nil {
+		if why, ok := f.allRanAtStart(procs, changed); ok {
+			r.Detail = fmt.Sprintf("agent process %d started %s, before agent.toml changed (%s), but the file holds again what it read then: %s",
+				first.PID, first.Start.Format(time.DateTime), changed.Format(time.DateTime), why)
+			return r
+		}
+	}
 	if first.Start.Before(changed) {
 		r.State = model.RestartPending
 		r.Detail = fmt.Sprintf("agent process %d started %s, before agent.toml changed (%s): it runs the partition it read then; restart it to apply the file",
@@ -272,9 +287,93 @@ func (f *Finder) Status(config string, changed time.Time) model.Restart {
 	return r
 }
 
+// allRanAtStart asks RanAtStart of every process started before the file
+// changed; why is the first one's answer.
+func (f *Finder) allRanAtStart(procs []Process, changed time.Time) (why string, ok bool) {
+	for i, p := range procs {
+		if !p.Start.Before(changed) {
+			continue
+		}
+		w, ok := f.RanAtStart(p.Start)
+		if !ok {
+			return "", false
+		}
+		if i == 0 {
+			why = w
+		}
+	}
+	return why, true
+}
+
 // seesOthers reports whether this process can see processes of other
 // users: pid 1 is always there unless /proc hides them.
 func (f *Finder) seesOthers() bool {
 	_, err := os.Stat(filepath.Join(f.root(), "1", "stat"))
 	return err == nil
+}
+
+// FileStatus is Status for the config file at config, found by an
+// absolute path: when it last changed (its modification time) and, for a
+// process started before that, the proof of its journal (JournalProof).
+func (f *Finder) FileStatus(config string) model.Restart {
+	path := filepath.Clean(config)
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return model.Restart{State: model.RestartUnknown, Detail: "cannot tell: " + err.Error()}
+	}
+	g := *f
+	if g.RanAtStart == nil {
+		g.RanAtStart = JournalProof(path)
+	}
+	r := g.Status(path, fi.ModTime())
+	// Read after the judgement: a write in between makes the hash the
+	// newer version's, which the console then does not take for judged
+	// as current (a state of the older one is never read as the newer's).
+	if data, err := safefile.ReadFile(path, agentconfig.MaxConfigSize); err == nil {
+		if fi2, err := os.Stat(path); err == nil && fi2.ModTime().Equal(fi.ModTime()) && fi2.Size() == int64(len(data)) {
+			r.ConfigHash = agentconfig.HashOf(data)
+		}
+	}
+	return r
+}
+
+// JournalProof is a Finder's RanAtStart for the config file at path (its
+// symlinks resolved, as fgtop's writes resolve them): the file's bytes now
+// and its journal, read at each ask, with agentconfig.RanAtStart's proof.
+// Where either cannot be read it proves nothing.
+func JournalProof(path string) func(start time.Time) (string, bool) {
+	return func(start time.Time) (string, bool) {
+		real, err := agentconfig.ResolvePath(path)
+		if err != nil {
+			return "", false
+		}
+		data, err := safefile.ReadFile(real, agentconfig.MaxConfigSize)
+		if err != nil {
+			return "", false
+		}
+		recs, _, err := agentconfig.ReadJournal(agentconfig.JournalPath(real))
+		if err != nil {
+			return "", false
+		}
+		w, ok := agentconfig.RanAtStart(recs, start, agentconfig.HashOf(data))
+		if !ok {
+			return "", false
+		}
+		action := w.Action
+		if action == agentconfig.ActionIntent {
+			action = "interrupted " + w.Intends
+		}
+		return fmt.Sprintf("the %s of %s replaced that version (sha256 %s, unchanged since %s), and it is back",
+			action, w.Time.Local().Format(time.DateTime), shortHash(w.OldHash), w.OldChanged.Local().Format(time.DateTime)), true
+	}
+}
+
+func shortHash(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
 }

@@ -12,8 +12,11 @@ import (
 	"io"
 	"time"
 
+	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/engine/agentproc"
 	"github.com/fgtop/fgtop/engine/partition"
 	"github.com/fgtop/fgtop/internal/shjob"
+	"github.com/fgtop/fgtop/model"
 )
 
 // Grace is how long a restart command stopped at its timeout may take to
@@ -30,6 +33,13 @@ type Options struct {
 	// Stdout gets fgtop's words and the command's output; Stderr the
 	// command's errors.
 	Stdout, Stderr io.Writer
+	// Config is the file written: with no Cmd, agents that run it as it
+	// is (a rollback to the version they started with: agentproc's
+	// FileStatus) need no restart, and are not told to.
+	Config string
+	// Status is what the agents of Config run now (nil: agentproc's
+	// FileStatus with the agent's own search paths).
+	Status func() model.Restart
 }
 
 // Run says a restart is needed when o.Cmd is "", or runs it with its
@@ -38,6 +48,16 @@ type Options struct {
 // written, in words that say so and what the operator is to do.
 func Run(ctx context.Context, o Options) error {
 	if o.Cmd == "" {
+		if o.Status == nil && o.Config != "" {
+			f := &agentproc.Finder{SearchPaths: agentconfig.SearchPaths()}
+			o.Status = func() model.Restart { return f.FileStatus(o.Config) }
+		}
+		if o.Status != nil {
+			if st := o.Status(); st.State == model.RestartCurrent {
+				fmt.Fprintln(o.Stdout, "no restart needed: "+st.Detail)
+				return nil
+			}
+		}
 		fmt.Fprintln(o.Stdout, partition.RestartNeeded)
 		return nil
 	}

@@ -193,3 +193,54 @@ func TestJournalCommand(t *testing.T) {
 		t.Errorf("no agent.toml: detail %v, flash %q", detailOf(a) != nil, a.Flash.Text)
 	}
 }
+
+// TestRollbackRestartAdvice: after a rollback the editor says whether the
+// agents must restart from what the engine judged of the version written,
+// live: a rollback to the version the agents started with needs none. A
+// judgement of another version (the one before, a later one) or of some
+// agents only is no proof, and the advice stays a restart.
+func TestRollbackRestartAdvice(t *testing.T) {
+	var node *model.Snapshot
+	a, path, before, _ := appliedOnce(t, &node)
+	typeKeys(a, "JU")
+	press(a, tab, enter)
+	if got := mustRead(t, path); got != before {
+		t.Fatalf("not restored (flash %q)", a.Flash.Text)
+	}
+	if !strings.Contains(a.Flash.Text, "restart the agents where the header says restart pending") {
+		t.Errorf("flash %q", a.Flash.Text)
+	}
+	restored := agentconfig.HashOf([]byte(before))
+	judged := func(states ...model.Restart) {
+		s := freeNode()
+		s.ConfigHash = restored
+		for i := range s.Agents {
+			s.Agents[i].Restart = states[min(i, len(states)-1)]
+		}
+		s.Seq = node.Seq + 1
+		s.Gen++
+		feed(a, s)
+	}
+	const restart, none = "restart the agents: they read agent.toml only at start-up", "the agents run this version already: no restart needed"
+	for _, c := range []struct {
+		name   string
+		states []model.Restart
+		want   string
+	}{
+		{"not judged yet", []model.Restart{{}}, restart},
+		{"pending", []model.Restart{{State: model.RestartPending, ConfigHash: restored}}, restart},
+		{"current, judged on the version before", []model.Restart{{State: model.RestartCurrent, ConfigHash: agentconfig.HashOf([]byte(mustRead(t, path) + "x"))}}, restart},
+		{"one current, one pending", []model.Restart{{State: model.RestartCurrent, ConfigHash: restored}, {State: model.RestartPending, ConfigHash: restored}}, restart},
+		{"every agent runs it", []model.Restart{{State: model.RestartCurrent, ConfigHash: restored}}, none},
+	} {
+		judged(c.states...)
+		v := screen(a)
+		other := none
+		if c.want == none {
+			other = restart
+		}
+		if !strings.Contains(v, c.want) || strings.Contains(v, other) {
+			t.Errorf("%s: want %q, not %q:\n%s", c.name, c.want, other, v)
+		}
+	}
+}

@@ -135,6 +135,10 @@ type Editor struct {
 	// undoNote is what the last U said (a refusal and the kernels it
 	// names, a rollback's outcome), at the head of the journal view.
 	undoNote [][]kit.Span
+	// wrote is the sha256 of the version this editor's last apply or
+	// rollback wrote: whether the agents run it is drawn live
+	// (restartAdvice).
+	wrote string
 	// journalWhat is what each journal record changed (journalChanges).
 	journalWhat []string
 	journalBad  int

@@ -209,9 +209,9 @@ func (e *Editor) applied(m DeskAppliedMsg) {
 		e.result = [][]kit.Span{{{Lvl: kit.LvlCrit, Text: "written, but the file read back does not give the planned partition: " + strings.Join(res.Mismatch, "; ")},
 			{Lvl: kit.LvlPlain, Text: " · previous version in " + res.Backup + " (J: journal)"}}, undoSpans()}
 	default:
+		e.wrote = res.NewHash
 		e.result = [][]kit.Span{{{Lvl: kit.LvlOK, Text: "applied " + e.Now().Format("15:04:05") + ": " + kit.Plural(len(p.Edits), "change") + " written and verified"},
-			{Lvl: kit.LvlWarn, Text: " · restart the agents: they read agent.toml only at start-up"},
-			{Lvl: kit.LvlDim, Text: " · backup " + res.Backup}}, undoSpans()}
+			restartMark, {Lvl: kit.LvlDim, Text: " · backup " + res.Backup}}, undoSpans()}
 	}
 	FlashApplied(e.Common, m)
 	if res == nil {

@@ -558,7 +558,7 @@ func (e *Editor) editorStatus(w int) []string {
 	if len(e.result) > 0 {
 		// The result (with the backup's path) may take the legend's row too
 		// rather than be cut.
-		rows := kit.WrapWords(e.result[0], w-1)
+		rows := kit.WrapWords(e.withAdvice(e.result[0]), w-1)
 		n := len(lines)
 		lines[n-2] = rows[0]
 		if len(rows) > 1 {
@@ -695,7 +695,7 @@ func (e *Editor) viewJournal(w, h int) []string {
 	// far the list scrolls.
 	var head []string
 	for _, n := range e.undoNote {
-		head = append(head, kit.SpansRow(st, append([]kit.Span{{Lvl: kit.LvlPlain, Text: " "}}, n...), w))
+		head = append(head, kit.SpansRow(st, append([]kit.Span{{Lvl: kit.LvlPlain, Text: " "}}, e.withAdvice(n)...), w))
 	}
 	if len(e.journal) > 0 {
 		head = append(head, kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlPlain, Text: " "}, {Lvl: kit.LvlAccent, Text: "U"}, {Lvl: kit.LvlDim, Text: " undoes the last apply · or on the node: "},

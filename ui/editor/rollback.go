@@ -149,9 +149,9 @@ func (e *Editor) undone(m DeskUndoneMsg) {
 	case m.Err != nil || len(m.res.Mismatch) > 0:
 		e.undoNote = [][]kit.Span{{{Lvl: kit.LvlCrit, Text: "restored, but: " + undoProblem(m)}}}
 	default:
+		e.wrote = m.res.NewHash
 		e.undoNote = [][]kit.Span{{{Lvl: kit.LvlOK, Text: "rolled back " + e.Now().Format("15:04:05") + ": " + filepath.Base(m.res.Path) + " restored"},
-			{Lvl: kit.LvlWarn, Text: " · restart the agents: they read agent.toml only at start-up"},
-			{Lvl: kit.LvlDim, Text: " · the version replaced: " + m.res.Backup}}}
+			restartMark, {Lvl: kit.LvlDim, Text: " · the version replaced: " + m.res.Backup}}}
 	}
 	FlashUndone(e.Common, m)
 	e.loadJournal()
@@ -172,7 +172,7 @@ func FlashUndone(c *kit.Common, m DeskUndoneMsg) {
 	case m.Err != nil || len(m.res.Mismatch) > 0:
 		c.Flashf(kit.LvlCrit, "restored, but: "+undoProblem(m))
 	default:
-		c.Flashf(kit.LvlOK, "rolled back: "+filepath.Base(m.res.Path)+" restored; restart the agents to take effect")
+		c.Flashf(kit.LvlOK, "rolled back: "+filepath.Base(m.res.Path)+" restored; restart the agents where the header says restart pending")
 	}
 }
 

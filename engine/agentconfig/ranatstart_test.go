@@ -1,0 +1,63 @@
+package agentconfig
+
+import (
+	"testing"
+	"time"
+)
+
+func TestRanAtStart(t *testing.T) {
+	start := time.Date(2026, 12, 7, 10, 0, 0, 0, time.UTC)
+	at := func(d time.Duration) *time.Time { v := start.Add(d); return &v }
+	rec := func(d time.Duration, old, new string, oldChanged *time.Time) JournalRecord {
+		return JournalRecord{Time: start.Add(d), Action: ActionApply, OldHash: old, NewHash: new, OldChanged: oldChanged}
+	}
+	cases := []struct {
+		name string
+		recs []JournalRecord
+		cur  string
+		want bool
+	}{
+		{"applied after start, rolled back", []JournalRecord{
+			rec(-time.Hour, "z", "a", at(-2*time.Hour)),
+			rec(time.Hour, "a", "b", at(-time.Hour)),
+			rec(2*time.Hour, "b", "a", at(time.Hour)),
+		}, "a", true},
+		{"the apply not undone", []JournalRecord{
+			rec(time.Hour, "a", "b", at(-time.Hour)),
+		}, "b", false},
+		{"a hand edit after start, before the apply", []JournalRecord{
+			rec(time.Hour, "a", "b", at(10*time.Minute)),
+			rec(2*time.Hour, "b", "a", at(time.Hour)),
+		}, "a", false},
+		{"the version read at start was touched the second after", []JournalRecord{
+			rec(time.Hour, "a", "b", at(time.Second)),
+		}, "a", false},
+		{"the first write after start within the read grace", []JournalRecord{
+			rec(30*time.Second, "a", "b", at(-time.Hour)),
+			rec(2*time.Hour, "b", "a", at(time.Hour)),
+		}, "a", false},
+		{"no write after start: changed by hand", []JournalRecord{
+			rec(-time.Hour, "z", "a", at(-2*time.Hour)),
+		}, "a", false},
+		{"a record before start after one past it: a clock set back", []JournalRecord{
+			rec(time.Hour, "a", "b", at(-time.Hour)),
+			rec(-time.Minute, "b", "a", at(time.Hour)),
+		}, "a", false},
+		{"a record of an older fgtop, without the status change", []JournalRecord{
+			rec(time.Hour, "a", "b", nil),
+			rec(2*time.Hour, "b", "a", at(time.Hour)),
+		}, "a", false},
+		{"no journal", nil, "a", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			w, ok := RanAtStart(c.recs, start, c.cur)
+			if ok != c.want {
+				t.Fatalf("RanAtStart = %v, want %v", ok, c.want)
+			}
+			if ok && !w.Time.After(start) {
+				t.Fatalf("w %+v is not the first write after start", w)
+			}
+		})
+	}
+}

@@ -1,0 +1,71 @@
+package agentproc
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/model"
+)
+
+// An agent that started before an apply runs an older partition; once the
+// apply is rolled back it runs the file as it is again, and nothing asks
+// for a restart. Real writes (Commit, Rollback) and their journal.
+func TestRolledBackIsNoRestart(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "agentconfig", "testdata", "agent.multi-agent.slot-based.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(t.TempDir(), "agent.toml")
+	if err := os.WriteFile(config, raw, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	created := st.ModTime()
+	f := newFakeProc(t)
+	// The agent started a second after the file was written: it read it.
+	f.boot = created.Add(-time.Hour).Truncate(time.Second)
+	f.write("stat", fmt.Sprintf("cpu  1 2 3 4\nbtime %d\n", f.boot.Unix()))
+	f.proc(1, 0, "/")
+	start := created.Add(time.Second).Sub(f.boot)
+	f.proc(400, start, "/", "python", "-m", "ai.backend.agent.server", "-f", config)
+	fd := &Finder{ProcRoot: f.root, RanAtStart: JournalProof(config)}
+	op := agentconfig.Actor{Name: "alice", Origin: "cli", Role: agentconfig.RoleOperator}
+
+	applied := created.Add(5 * time.Minute)
+	if _, err := agentconfig.Commit(agentconfig.CommitRequest{Path: config, BaseHash: agentconfig.HashOf(raw),
+		Data: append(append([]byte{}, raw...), "\n# moved\n"...), Actor: op, Now: func() time.Time { return applied }}); err != nil {
+		t.Fatal(err)
+	}
+	if got := fd.Status(config, applied); got.State != model.RestartPending {
+		t.Fatalf("after the apply: %+v, want restart pending", got)
+	}
+
+	undone := created.Add(10 * time.Minute)
+	if _, err := agentconfig.Rollback(agentconfig.RollbackRequest{Path: config, Actor: op, Now: func() time.Time { return undone }}); err != nil {
+		t.Fatal(err)
+	}
+	got := fd.Status(config, undone)
+	if got.State != model.RestartCurrent || !strings.Contains(got.Detail, "holds again what it read then") || !strings.Contains(got.Detail, "the apply of") {
+		t.Fatalf("after the rollback: %+v, want current, proved by the apply", got)
+	}
+	// Without the journal's proof, the file's time alone says pending.
+	if got := (&Finder{ProcRoot: f.root}).Status(config, undone); got.State != model.RestartPending {
+		t.Fatalf("without the proof: %+v, want pending", got)
+	}
+
+	// A hand edit since: the bytes are not what the agent read.
+	if err := os.WriteFile(config, append(append([]byte{}, raw...), "\n# by hand\n"...), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if got := fd.Status(config, created.Add(20*time.Minute)); got.State != model.RestartPending {
+		t.Fatalf("after a hand edit: %+v, want pending", got)
+	}
+}
