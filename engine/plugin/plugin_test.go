@@ -167,29 +167,43 @@ func TestRegister(t *testing.T) {
 // TestRegisterMIGFollowsParent: cuda_open registers one cuda.device per
 // GPU and no MIG slot, so a GPU's MIG slices are not its devices (an info
 // issue names the GPU by its index id); under the fractional plugin a
-// slice stays, and goes with its GPU when that GPU is masked.
+// slice stays, and goes with its GPU when that GPU is masked. The same
+// whether NVML lists the slices after their GPU or before it.
 func TestRegisterMIGFollowsParent(t *testing.T) {
-	devs := fourGPUs()[:2]
-	devs = append(devs, model.Device{ID: "MIG-x", Name: "cuda", Slot: "cuda.device:1g.10gb-mig", Capacity: model.One, Parent: devs[1].ID})
-	r := Register(devs, model.PluginCUDAOpen, nil, Capacities{})
-	if got := ids(r.Devices); got != "0=1/cuda.device 1=1/cuda.device" {
-		t.Fatalf("cuda_open registered %s, want GPUs 0 and 1 and no MIG slot", got)
-	}
-	var said bool
-	for _, is := range r.Issues {
-		said = said || strings.Contains(is.Message, "MIG slices of GPU 1 (1) not registered")
-	}
-	if !said {
-		t.Errorf("no issue names GPU 1's unregistered MIG slice: %v", r.Issues)
-	}
-	r = Register(devs, model.PluginCUDAFractional, nil, Capacities{})
-	if len(r.Devices) != 3 || r.Devices[2].Parent != devs[1].ID {
-		t.Fatalf("fractional: %s, want the MIG slice under its GPU", ids(r.Devices))
-	}
-	masked := Parse(map[string]string{"device_mask": devs[1].UUID})
-	r = Register(devs, model.PluginCUDAFractional, masked, Capacities{})
-	if len(r.Devices) != 1 {
-		t.Fatalf("a masked GPU's MIG slice stayed: %s", ids(r.Devices))
+	gpus := fourGPUs()[:2]
+	mig := model.Device{ID: "MIG-x", Name: "cuda", Slot: "cuda.device:1g.10gb-mig", Capacity: model.One, Parent: gpus[1].ID}
+	for name, devs := range map[string][]model.Device{
+		"slices after their GPU": {gpus[0], gpus[1], mig},
+		"slices first":           {mig, gpus[0], gpus[1]},
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := Register(devs, model.PluginCUDAOpen, nil, Capacities{})
+			if got := ids(r.Devices); got != "0=1/cuda.device 1=1/cuda.device" {
+				t.Fatalf("cuda_open registered %s, want GPUs 0 and 1 and no MIG slot", got)
+			}
+			var said bool
+			for _, is := range r.Issues {
+				said = said || strings.Contains(is.Message, "MIG slices of GPU 1 (1) not registered")
+			}
+			if !said {
+				t.Errorf("no issue names GPU 1's unregistered MIG slice: %v", r.Issues)
+			}
+			r = Register(devs, model.PluginCUDAFractional, nil, Capacities{})
+			var parents []model.DeviceID
+			for _, d := range r.Devices {
+				if d.IsMIG() {
+					parents = append(parents, d.Parent)
+				}
+			}
+			if len(r.Devices) != 3 || len(parents) != 1 || parents[0] != gpus[1].ID {
+				t.Fatalf("fractional: %s (parents %v), want the MIG slice under its GPU", ids(r.Devices), parents)
+			}
+			masked := Parse(map[string]string{"device_mask": gpus[1].UUID})
+			r = Register(devs, model.PluginCUDAFractional, masked, Capacities{})
+			if len(r.Devices) != 1 {
+				t.Fatalf("a masked GPU's MIG slice stayed: %s", ids(r.Devices))
+			}
+		})
 	}
 }
 

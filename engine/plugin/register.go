@@ -94,9 +94,10 @@ type Registration struct {
 }
 
 // Register turns NVML's GPUs (ids "GPU-<uuid>", slot cuda.device, each
-// with Index, UUID, MemoryBytes and Processors; MIG slices after their
-// GPU) into what the plugin of kind registers with settings s (nil: never
-// read) and capacity overrides c. Devices that are not cuda pass through.
+// with Index, UUID, MemoryBytes and Processors; MIG slices, before or
+// after their GPU, with Parent its id) into what the plugin of kind
+// registers with settings s (nil: never read) and capacity overrides c.
+// Devices that are not cuda pass through.
 //
 //   - open (cuda_open): ids are the index ("0", "1", …, NVML's order, which
 //     is PCI bus order); device_mask holds bare UUIDs, and a masked GPU is
@@ -141,22 +142,7 @@ func Register(devs []model.Device, kind string, s *Settings, c Capacities) Regis
 			continue
 		}
 		if d.IsMIG() {
-			if dropped[d.Parent] {
-				continue
-			}
-			if kind == model.PluginCUDAOpen {
-				// cuda_open has one slot, cuda.device, one device per CUDA
-				// index: a MIG slice is no device of its.
-				p := d.Parent
-				if id, ok := newID[p]; ok {
-					p = id
-				}
-				migUnregistered[p]++
-				continue
-			}
-			if id, ok := newID[d.Parent]; ok {
-				d.Parent = id
-			}
+			// Its GPU may come after it: judged once every GPU is.
 			r.Devices = append(r.Devices, d)
 			continue
 		}
@@ -211,6 +197,25 @@ func Register(devs []model.Device, kind string, s *Settings, c Capacities) Regis
 		}
 		r.Devices = append(r.Devices, d)
 	}
+	kept := r.Devices[:0]
+	for _, d := range r.Devices {
+		if d.Name == "cuda" && d.IsMIG() {
+			if dropped[d.Parent] {
+				continue
+			}
+			if id, ok := newID[d.Parent]; ok {
+				d.Parent = id
+			}
+			if kind == model.PluginCUDAOpen {
+				// cuda_open has one slot, cuda.device, one device per CUDA
+				// index: a MIG slice is no device of its.
+				migUnregistered[d.Parent]++
+				continue
+			}
+		}
+		kept = append(kept, d)
+	}
+	r.Devices = kept
 	if kind == model.PluginCUDAFractional {
 		// Unknown stays zero: the plugin's default is the default only
 		// where the key is unset, which settings never read cannot say.
@@ -258,11 +263,23 @@ func Register(devs []model.Device, kind string, s *Settings, c Capacities) Regis
 	}
 	if len(migUnregistered) > 0 {
 		var gpus []string
+		named := map[model.DeviceID]bool{}
 		for _, d := range r.Devices {
-			if n := migUnregistered[d.ID]; n > 0 && d.Name == "cuda" {
+			if n := migUnregistered[d.ID]; n > 0 && d.Name == "cuda" && !d.IsMIG() {
 				gpus = append(gpus, fmt.Sprintf("GPU %s (%d)", d.ID, n))
+				named[d.ID] = true
 			}
 		}
+		// A slice whose GPU NVML does not list is still named, by the
+		// id it gives.
+		var orphans []string
+		for p, n := range migUnregistered {
+			if !named[p] {
+				orphans = append(orphans, fmt.Sprintf("GPU %s (%d)", p, n))
+			}
+		}
+		sort.Strings(orphans)
+		gpus = append(gpus, orphans...)
 		r.Issues = append(r.Issues, model.Issue{Severity: model.SevInfo, Code: model.IssuePluginSettings,
 			Message: fmt.Sprintf("MIG slices of %s not registered: cuda_open registers only cuda.device, one per GPU, and no cuda.device:*-mig slot", strings.Join(gpus, ", "))})
 	}
