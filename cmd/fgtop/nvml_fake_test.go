@@ -261,25 +261,51 @@ func TestFakeNVMLInitErrors(t *testing.T) {
 }
 
 // TestFakeNVMLGPULostAndCountError: a GPU that is lost when fgtop starts
-// has no readable UUID, its device id, so it is named by index and left
-// out while the others are listed; a driver that cannot count its GPUs
-// leaves the source unavailable.
+// has no readable UUID. cuda_open (the plugin here, nothing else saying)
+// registers GPUs by index, which NVML knows: the GPU is listed, lost, as
+// "2", with one issue. The fractional plugin's id is the UUID: there it
+// is named by index and left out while the others are listed. A driver
+// that cannot count its GPUs leaves the source unavailable.
 func TestFakeNVMLGPULostAndCountError(t *testing.T) {
 	c := fourH100s()
 	c.GPUs[2].Error = "GPU_IS_LOST"
 	n := newFakeNode(t, c)
+	lostIssues := func(s fakeSnap, sub string) int {
+		k := 0
+		for _, is := range s.Issues {
+			if strings.Contains(is.Message, sub) {
+				k++
+			}
+		}
+		return k
+	}
 	s := n.snapshot(t)
 	if s.Source.Health != "degraded" {
 		t.Errorf("health %q with a lost GPU, want degraded", s.Source.Health)
 	}
-	lost := 0
-	for _, is := range s.Issues {
-		if strings.Contains(is.Message, "NVML index 2") && strings.Contains(is.Message, "GPU is lost") {
-			lost++
+	var open []string
+	for _, d := range s.Devices {
+		if strings.HasPrefix(d.Key, "cuda:") {
+			open = append(open, fmt.Sprintf("%s lost=%v", d.ID, d.Telemetry != nil && d.Telemetry.Lost))
 		}
 	}
-	if lost != 1 {
-		t.Errorf("%d lost-GPU issues, want 1: %+v", lost, s.Issues)
+	if want := "[0 lost=false 1 lost=false 2 lost=true 3 lost=false]"; fmt.Sprint(open) != want {
+		t.Errorf("cuda_open: GPUs %v, want %s", open, want)
+	}
+	if k := lostIssues(s, "index 2"); k != 1 || lostIssues(s, "GPU 2 (index 2) is lost") != 1 {
+		t.Errorf("cuda_open: %d issues about GPU 2, want 1 saying it is lost: %+v", k, s.Issues)
+	}
+
+	out, err := n.run(t, nil, "snapshot", "--json", "--devices", "nvml", "--scratch-root", n.scratch, "--cuda-plugin", "fractional")
+	if err != nil {
+		t.Fatalf("fgtop snapshot --cuda-plugin fractional: %v", err)
+	}
+	s = fakeSnap{}
+	if err := json.Unmarshal(out, &s); err != nil {
+		t.Fatalf("snapshot JSON: %v\n%s", err, out)
+	}
+	if k := lostIssues(s, "index 2"); k != 1 || lostIssues(s, "NVML index 2: cannot read its UUID (GPU is lost)") != 1 {
+		t.Errorf("fractional: %d issues about GPU 2, want 1 saying it is not listed: %+v", k, s.Issues)
 	}
 	var ids []string
 	for _, d := range s.Devices {
@@ -288,7 +314,7 @@ func TestFakeNVMLGPULostAndCountError(t *testing.T) {
 		}
 	}
 	if want := []string{c.GPUs[0].UUID, c.GPUs[1].UUID, c.GPUs[3].UUID}; fmt.Sprint(ids) != fmt.Sprint(want) {
-		t.Errorf("GPUs %v, want %v", ids, want)
+		t.Errorf("fractional: GPUs %v, want %v", ids, want)
 	}
 
 	c = fourH100s()

@@ -25,7 +25,14 @@ func Equal(a, b *Inventory) bool {
 	return a.Source == b.Source && a.HostMemBytes == b.HostMemBytes && a.Fractional == b.Fractional &&
 		a.Quantum.Identical(b.Quantum) && samePlugin(a.Plugin, b.Plugin) &&
 		maps.Equal(a.SlotTypes, b.SlotTypes) && slices.Equal(a.Issues, b.Issues) &&
-		sameDevices(a.Devices, b.Devices) && maps.EqualFunc(a.AgentUnregistered, b.AgentUnregistered, maps.Equal)
+		sameDevices(a.Devices, b.Devices) && maps.EqualFunc(a.AgentUnregistered, b.AgentUnregistered, maps.Equal) &&
+		sameUnidentified(a.Unidentified, b.Unidentified)
+}
+
+func sameUnidentified(a, b []UnidentifiedGPU) bool {
+	return slices.EqualFunc(a, b, func(x, y UnidentifiedGPU) bool {
+		return x.NotListed == y.NotListed && slices.Equal(x.Issues, y.Issues) && sameDevices(x.Devices, y.Devices)
+	})
 }
 
 // sameDevices compares the devices in place, without copying each (a
@@ -78,5 +85,6 @@ func samePlugin(a, b *model.PluginInfo) bool {
 // everything assemble carries into an Inventory.
 func sameAccel(a, b *accel) bool {
 	return a.source == b.source && a.fractional == b.fractional && a.quantum.Identical(b.quantum) &&
-		maps.Equal(a.slotTypes, b.slotTypes) && slices.Equal(a.issues, b.issues) && sameDevices(a.devices, b.devices)
+		maps.Equal(a.slotTypes, b.slotTypes) && slices.Equal(a.issues, b.issues) && sameDevices(a.devices, b.devices) &&
+		sameUnidentified(a.unidentified, b.unidentified)
 }

@@ -32,6 +32,11 @@ func equalBase() *Inventory {
 		Quantum:           model.NewDec(1, -2),
 		Plugin:            &model.PluginInfo{Kind: model.PluginCUDAFractional, Source: "flag", Detail: "d", Settings: "none", SettingsOK: true},
 		AgentUnregistered: map[model.AgentID]map[model.DeviceID]bool{"i-a": {"GPU-x": true}},
+		Unidentified: []UnidentifiedGPU{{
+			Devices:   []model.Device{{ID: "1", Name: "cuda", Index: 1, Telemetry: tel()}},
+			NotListed: model.Issue{Severity: model.SevError, Code: "c", Message: "not listed"},
+			Issues:    []model.Issue{{Severity: model.SevError, Code: "c", Message: "lost", Device: model.DeviceKey{Name: "cuda", ID: "1"}}},
+		}},
 	}
 }
 
@@ -148,6 +153,9 @@ func TestSameAccelSeesEveryField(t *testing.T) {
 		"issues":     func(a *accel) { a.issues = nil },
 		"fractional": func(a *accel) { a.fractional = true },
 		"quantum":    func(a *accel) { a.quantum = model.NewDec(5, -2) },
+		"unidentified": func(a *accel) {
+			a.unidentified = []UnidentifiedGPU{{Devices: []model.Device{{ID: "1", Name: "cuda", Index: 1}}}}
+		},
 	}
 	if n := reflect.TypeOf(accel{}).NumField(); n != len(cases) {
 		t.Fatalf("accel has %d fields, this test changes %d", n, len(cases))

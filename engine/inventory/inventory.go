@@ -70,6 +70,23 @@ type Inventory struct {
 	// leaves them out): its kernels holding one are not on a device of
 	// its. Nil when every agent registers every GPU listed.
 	AgentUnregistered map[model.AgentID]map[model.DeviceID]bool
+	// Unidentified are the GPUs an NVML source with UUID ids cannot list:
+	// NVML has them but cannot read their UUID, their id there (a GPU lost
+	// before fgtop started). A plugin that registers GPUs by index
+	// (cuda_open) knows them by it and lists them (plugin.Source).
+	Unidentified []UnidentifiedGPU
+}
+
+// UnidentifiedGPU is a GPU NVML lists whose UUID cannot be read.
+type UnidentifiedGPU struct {
+	// Devices are the GPU and its MIG slices as an NVML source with index
+	// ids lists them.
+	Devices []model.Device
+	// NotListed is the issue in Inventory.Issues that says the GPU is left
+	// out; Issues are what a source with index ids says of it instead
+	// (that it is lost).
+	NotListed model.Issue
+	Issues    []model.Issue
 }
 
 // Notifier is implemented by a Source whose reading can change between
@@ -99,6 +116,8 @@ type accel struct {
 	issues     []model.Issue
 	fractional bool
 	quantum    model.Dec
+	// unidentified: Inventory.Unidentified.
+	unidentified []UnidentifiedGPU
 }
 
 // assemble joins an accelerator reading and a host reading into one
@@ -108,6 +127,8 @@ func assemble(a *accel, host *HostInfo) *Inventory {
 		Source:     a.source,
 		Fractional: a.fractional,
 		Quantum:    a.quantum,
+		// Made anew each poll that has any: shared, never changed.
+		Unidentified: a.unidentified,
 	}
 	n := len(a.devices)
 	if host != nil {

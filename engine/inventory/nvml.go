@@ -91,6 +91,11 @@ type nvmlGPU struct {
 	dev  model.Device // static fields; Telemetry set per poll
 	uuid string       // NVML's, with "GPU-"
 	lost bool
+	// noID marks a GPU whose UUID, its id under UUID ids, cannot be read:
+	// dev has its index id, and a poll lists it in Unidentified, with
+	// notListed, the issue saying it is left out.
+	noID      bool
+	notListed model.Issue
 	// lastSample is the newest per-process utilisation sample seen (the
 	// driver's microsecond timestamp): the next poll asks for newer ones.
 	lastSample uint64
@@ -264,11 +269,14 @@ func (s *NVMLSource) enumerate() {
 			lost = true
 		}
 		if ret != nvml.SUCCESS && s.opts.IDStyle == IDStyleUUID {
-			s.static = append(s.static, model.Issue{
+			// Not listed under UUID ids, but read as under index ids: a
+			// plugin that registers GPUs by index (cuda_open) lists it.
+			g.noID = true
+			g.notListed = model.Issue{
 				Severity: model.SevError, Code: model.IssueDeviceSource,
 				Message: fmt.Sprintf("GPU at NVML index %d: cannot read its UUID (%s), which is its device id; it is not listed", i, errText(ret)),
-			})
-			continue
+			}
+			s.static = append(s.static, g.notListed)
 		}
 		g.uuid = uuid
 		idx := i
@@ -306,7 +314,7 @@ func (s *NVMLSource) enumerate() {
 			sms = smc.count(h)
 		}
 		id := model.DeviceID(uuid)
-		if s.opts.IDStyle == IDStyleIndex {
+		if s.opts.IDStyle == IDStyleIndex || g.noID {
 			id = model.DeviceID(strconv.Itoa(idx))
 		}
 		g.dev = model.Device{
@@ -400,15 +408,21 @@ func (s *NVMLSource) Poll(ctx context.Context) (*Inventory, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		if g.noID {
+			u := UnidentifiedGPU{Devices: s.readGPU(g, nil), NotListed: g.notListed}
+			if g.lost {
+				nLost++
+				u.Issues = append(u.Issues, lostIssue(g))
+			}
+			a.unidentified = append(a.unidentified, u)
+			continue
+		}
 		from := len(a.devices)
 		a.devices = s.readGPU(g, a.devices)
 		devs := a.devices[from:]
 		if g.lost {
 			nLost++
-			a.issues = append(a.issues, model.Issue{
-				Severity: model.SevError, Code: model.IssueDeviceSource, Device: g.dev.Key(),
-				Message: fmt.Sprintf("GPU %s (index %d) is lost (ERROR_GPU_IS_LOST): it fell off the bus or stopped responding; its kernels cannot use it and it needs a GPU reset or a reboot", g.dev.ID, g.dev.Index),
-			})
+			a.issues = append(a.issues, lostIssue(g))
 		}
 		for i := range devs {
 			if devs[i].IsMIG() {
@@ -438,6 +452,14 @@ func (s *NVMLSource) Poll(ctx context.Context) (*Inventory, error) {
 	inv := assemble(a, hi)
 	s.spare, s.prev, s.prevHost, s.prevInv = s.prev, a, hi, inv
 	return inv, nil
+}
+
+// lostIssue is the issue of a lost GPU.
+func lostIssue(g *nvmlGPU) model.Issue {
+	return model.Issue{
+		Severity: model.SevError, Code: model.IssueDeviceSource, Device: g.dev.Key(),
+		Message: fmt.Sprintf("GPU %s (index %d) is lost (ERROR_GPU_IS_LOST): it fell off the bus or stopped responding; its kernels cannot use it and it needs a GPU reset or a reboot", g.dev.ID, g.dev.Index),
+	}
 }
 
 // probe collects the outcome of a GPU's calls into its Telemetry.

@@ -613,12 +613,25 @@ func TestNVMLLostAtStart(t *testing.T) {
 			if len(inv.Devices) != 6 || len(inv.Issues) != 2 || !strings.Contains(inv.Issues[0].Message, "index 6: cannot read its UUID") {
 				t.Errorf("uuid style: %d devices, issues %v", len(inv.Devices), inv.Issues)
 			}
+			// Each is kept as index ids would list it, for a plugin that
+			// registers GPUs by index: 6 lost (said by index), 7 read.
+			u := inv.Unidentified
+			if len(u) != 2 || len(u[0].Devices) != 1 || len(u[1].Devices) != 1 {
+				t.Fatalf("uuid style: unidentified %+v, want GPUs 6 and 7", u)
+			}
+			if d := u[0].Devices[0]; d.ID != "6" || d.Index != 6 || !d.Telemetry.Lost || u[0].NotListed != inv.Issues[0] ||
+				len(u[0].Issues) != 1 || u[0].Issues[0].Device != (model.DeviceKey{Name: "cuda", ID: "6"}) || !strings.Contains(u[0].Issues[0].Message, "GPU 6 (index 6) is lost") {
+				t.Errorf("uuid style: lost GPU kept as %+v, issues %v", d, u[0].Issues)
+			}
+			if d := u[1].Devices[0]; d.ID != "7" || d.Telemetry.Lost || !d.Telemetry.MemTotal.Valid || u[1].NotListed != inv.Issues[1] || len(u[1].Issues) != 0 {
+				t.Errorf("uuid style: GPU without UUID kept as %+v, issues %v", d, u[1].Issues)
+			}
 		case IDStyleIndex:
 			if len(inv.Devices) != 8 || !inv.Devices[6].Telemetry.Lost || inv.Devices[6].ID != "6" || inv.Devices[7].Telemetry.Lost {
 				t.Errorf("index style: %+v", inv.Devices)
 			}
-			if len(inv.Issues) != 1 || inv.Issues[0].Device != (model.DeviceKey{Name: "cuda", ID: "6"}) {
-				t.Errorf("index style issues: %v", inv.Issues)
+			if len(inv.Issues) != 1 || inv.Issues[0].Device != (model.DeviceKey{Name: "cuda", ID: "6"}) || len(inv.Unidentified) != 0 {
+				t.Errorf("index style issues: %v, unidentified %v", inv.Issues, inv.Unidentified)
 			}
 		}
 	}

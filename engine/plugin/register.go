@@ -86,6 +86,10 @@ type Registration struct {
 	// Masked are the GPUs device_mask leaves out (their NVML UUIDs).
 	Masked []string
 	Issues []model.Issue
+	// IDs maps a GPU's id as given to the id it is registered by, where
+	// they differ (cuda_open's index): an issue the device source made
+	// names the GPU by the former.
+	IDs map[model.DeviceID]model.DeviceID
 	// Fractional and Quantum: the fractional plugin's alloc maps; Quantum
 	// is zero, QuantumWhy saying why, where the settings do not give it.
 	Fractional bool
@@ -260,6 +264,9 @@ func Register(devs []model.Device, kind string, s *Settings, c Capacities) Regis
 			r.Issues = append(r.Issues, model.Issue{Severity: model.SevWarning, Code: model.IssuePluginSettings,
 				Message: fmt.Sprintf("GPUs of different models (%s): cuda_open's ids are the CUDA runtime's order, fastest first unless the agent runs with CUDA_DEVICE_ORDER=PCI_BUS_ID, and fgtop numbers the GPUs in PCI bus order (NVML's), so an id may be another GPU than the one shown under it", strings.Join(models, ", "))})
 		}
+	}
+	if len(newID) > 0 {
+		r.IDs = newID
 	}
 	if len(migUnregistered) > 0 {
 		var gpus []string

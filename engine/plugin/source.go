@@ -420,11 +420,18 @@ func (s *Source) Poll(ctx context.Context) (*inventory.Inventory, error) {
 	}
 	info, st := d.info, d.st
 	issues := slices.Clone(d.issues)
-	reg := Register(inv.Devices, info.Kind, st, s.opts.Capacities)
+	devs, innerIssues := inv.Devices, inv.Issues
+	if info.Kind == model.PluginCUDAOpen {
+		devs, innerIssues = listUnidentified(inv)
+	}
+	reg := Register(devs, info.Kind, st, s.opts.Capacities)
 	issues = append(issues, reg.Issues...)
 
 	out := *inv
 	out.Devices = reg.Devices
+	if info.Kind == model.PluginCUDAOpen {
+		out.Unidentified = nil
+	}
 	out.SlotTypes = make(model.SlotTypes, len(inv.SlotTypes))
 	for k, v := range inv.SlotTypes {
 		if k != model.SlotCUDADevice && k != model.SlotCUDAShares {
@@ -437,14 +444,60 @@ func (s *Source) Poll(ctx context.Context) (*inventory.Inventory, error) {
 		out.SlotTypes[model.SlotCUDADevice] = model.SlotTypeCount
 	}
 	out.Fractional, out.Quantum = reg.Fractional, reg.Quantum
-	out.Issues = append(slices.Clone(inv.Issues), issues...)
+	out.Issues = slices.Clone(innerIssues)
+	for i := range out.Issues {
+		// The source's issue about a GPU (it is lost) belongs on the row
+		// of the id the GPU is registered by.
+		if id, ok := reg.IDs[out.Issues[i].Device.ID]; ok && out.Issues[i].Device.Name == "cuda" {
+			out.Issues[i].Device.ID = id
+		}
+	}
+	out.Issues = append(out.Issues, issues...)
 	if len(reg.Masked) > 0 {
 		out.Source.Detail += fmt.Sprintf(", %d masked by device_mask", len(reg.Masked))
 	}
 	out.Plugin = &info
-	out.AgentUnregistered = agentUnregistered(inv.Devices, reg.Devices, info.Kind, d.masks, s.opts.Capacities)
+	out.AgentUnregistered = agentUnregistered(devs, reg.Devices, info.Kind, d.masks, s.opts.Capacities)
 	s.lastInner, s.lastGen, s.lastOut = inv, gen, &out
 	return &out, nil
+}
+
+// listUnidentified is inv's devices with the GPUs it could not list for
+// want of a UUID put in among them (each before the first GPU of a higher
+// index, or the first device that is no GPU), and its issues with the one
+// saying each is not listed replaced by what is said of it by index (that
+// it is lost): cuda_open registers a GPU by its index, which NVML knows.
+func listUnidentified(inv *inventory.Inventory) ([]model.Device, []model.Issue) {
+	if len(inv.Unidentified) == 0 {
+		return inv.Devices, inv.Issues
+	}
+	notListed := map[model.Issue]bool{}
+	var said []model.Issue
+	n := len(inv.Devices)
+	for _, u := range inv.Unidentified {
+		notListed[u.NotListed] = true
+		said = append(said, u.Issues...)
+		n += len(u.Devices)
+	}
+	devs := make([]model.Device, 0, n)
+	rest := inv.Unidentified
+	for _, d := range inv.Devices {
+		for len(rest) > 0 && (d.Name != "cuda" || (!d.IsMIG() && d.Index > rest[0].Devices[0].Index)) {
+			devs = append(devs, rest[0].Devices...)
+			rest = rest[1:]
+		}
+		devs = append(devs, d)
+	}
+	for _, u := range rest {
+		devs = append(devs, u.Devices...)
+	}
+	issues := make([]model.Issue, 0, len(inv.Issues)+len(said))
+	for _, is := range inv.Issues {
+		if !notListed[is] {
+			issues = append(issues, is)
+		}
+	}
+	return devs, append(issues, said...)
 }
 
 // agentUnregistered is, for each agent whose own device_mask leaves out
