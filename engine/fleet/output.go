@@ -10,6 +10,7 @@ import (
 	"github.com/fgtop/fgtop/engine/alloc"
 	"github.com/fgtop/fgtop/engine/placement"
 	"github.com/fgtop/fgtop/model"
+	"github.com/fgtop/fgtop/model/names"
 )
 
 // commonSlots are the slots most nodes register, for judging a request's
@@ -90,7 +91,10 @@ type JSONNode struct {
 
 // JSONDevice is one accelerator of a node.
 type JSONDevice struct {
-	Device string    `json:"device"`
+	Device string `json:"device"`
+	// Name is how the node's console and `fgtop simulate` name the device
+	// (GPU0, MIG 4/0); absent where they name it by its id.
+	Name   string    `json:"name,omitempty"`
 	Plugin string    `json:"plugin"`
 	Parent string    `json:"parent,omitempty"`
 	Slot   string    `json:"slot"`
@@ -170,8 +174,9 @@ func nodeJSON(n *Node) JSONNode {
 			j.LargestOvercommits, j.LargestClear = true, ptr(s.LargestClear)
 		}
 	}
+	labels := names.Labels(n.Snap.Devices)
 	for _, d := range s.Devices {
-		jd := JSONDevice{Device: string(d.Device), Plugin: string(d.Plugin), Parent: string(d.Parent), Slot: string(d.Slot), Held: d.Held}
+		jd := JSONDevice{Device: string(d.Device), Name: labels[model.DeviceKey{Name: d.Plugin, ID: d.Device}], Plugin: string(d.Plugin), Parent: string(d.Parent), Slot: string(d.Slot), Held: d.Held}
 		if !d.CapacityUnknown {
 			jd.Capacity, jd.Free = ptr(d.Capacity), ptr(d.Free)
 		}

@@ -142,7 +142,7 @@ func WriteFit(w io.Writer, r JSONFitReport, red func(string) string) {
 			var parts []string
 			for slot, devs := range n.Fit.Placement {
 				for d, a := range devs {
-					parts = append(parts, fmt.Sprintf("%s %s on %s", fitAmount(slot, a), slot, d))
+					parts = append(parts, fmt.Sprintf("%s %s on %s", fitAmount(slot, a), slot, n.deviceName(model.SlotName(slot), d)))
 				}
 			}
 			slices.Sort(parts)
@@ -159,7 +159,7 @@ func WriteFit(w io.Writer, r JSONFitReport, red func(string) string) {
 						when = "then"
 					}
 					fmt.Fprintf(w, "        %s: %s would hold %s of %s %s across all agents (%s held %s + %s)\n",
-						red("! OVERCOMMIT"), d.Device, amt(d.TotalAfter), amt(d.Capacity), d.Slot, amt(d.HeldNow), when, amt(d.Adds))
+						red("! OVERCOMMIT"), n.deviceName(d.Slot, string(d.Device)), amt(d.TotalAfter), amt(d.Capacity), d.Slot, amt(d.HeldNow), when, amt(d.Adds))
 				}
 			}
 		case n.Fit.Unknown:
@@ -168,6 +168,19 @@ func WriteFit(w io.Writer, r JSONFitReport, red func(string) string) {
 			fmt.Fprintf(w, "  no    %-20s %s\n", n.Node, n.Fit.Reason)
 		}
 	}
+}
+
+// deviceName is how the node's console and `fgtop simulate` name the
+// device id of slot (GPU0), from the node's devices; the id itself where
+// they name it so too or the node said nothing of it.
+func (n JSONNode) deviceName(slot model.SlotName, id string) string {
+	plugin := string(slot.DeviceName())
+	for _, d := range n.Devices {
+		if d.Device == id && d.Plugin == plugin && d.Name != "" {
+			return d.Name
+		}
+	}
+	return id
 }
 
 // fitAmount is an amount of slot as the JSON has it (memory in bytes),

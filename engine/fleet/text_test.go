@@ -64,3 +64,52 @@ func TestWriteFit(t *testing.T) {
 		t.Errorf("--fit --at:\n%s", got)
 	}
 }
+
+// TestWriteFitNamesDevices: --fit names a node's GPUs as its console and
+// `fgtop simulate` do, by their index (GPU1), not their ids, and keeps
+// the id for what has no such name (memory's "root"); the JSON adds the
+// name beside each device, its placement still keyed by id.
+func TestWriteFitNamesDevices(t *testing.T) {
+	// Listed out of index order, so a name by position would be wrong.
+	devs := []model.Device{
+		{ID: "GPU-7f3a", Name: "cuda", Slot: model.SlotCUDAShares, SlotType: model.SlotTypeCount, Capacity: model.MustDec("1.00"), Index: 1},
+		{ID: "GPU-0c1d", Name: "cuda", Slot: model.SlotCUDAShares, SlotType: model.SlotTypeCount, Capacity: model.MustDec("1.00"), Index: 0},
+		{ID: "root", Name: "mem", Slot: model.SlotMem, SlotType: model.SlotTypeBytes, Capacity: model.NewDec(64<<30, 0), NUMANode: -1},
+	}
+	s := &model.Snapshot{Node: "gpu-a", Devices: devs, Agents: []model.Agent{
+		{ID: "a1", Owns: map[model.DeviceName][]model.DeviceID{"cuda": {"GPU-7f3a", "GPU-0c1d"}}, Mem: model.NewDec(64<<30, 0)},
+	}}
+	// GPU0 nearly full: the request lands on GPU1 alone.
+	held := model.MustDec("0.90")
+	s.SetKernels([]*model.Kernel{{ID: "k1", Agent: "a1", Slots: model.ResourceSlot{model.SlotCUDAShares: held},
+		Alloc: model.Allocations{model.SlotCUDAShares: {"GPU-0c1d": held}}}})
+	req, err := ParseRequest("cuda.shares=0.5,mem=1g")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fl := &Fleet{Nodes: []Node{{Addr: "a:1", Name: "gpu-a", State: Live, Snap: s, Sum: Summarize(s, Settings{})}}}
+	r := FitJSON(fl, req, Settings{})
+	if len(r.Fits) != 1 {
+		t.Fatalf("fits %v: %+v", r.Fits, r.Nodes[0].Fit)
+	}
+	if got := r.Nodes[0].Fit.Placement["cuda.shares"]; got["GPU-7f3a"] != "0.50" || len(got) != 1 {
+		t.Fatalf("placement %v, want 0.50 on GPU-7f3a alone (keyed by id)", got)
+	}
+	names := map[string]string{}
+	for _, d := range r.Nodes[0].Devices {
+		names[d.Device] = d.Name
+	}
+	if names["GPU-7f3a"] != "GPU1" || names["GPU-0c1d"] != "GPU0" {
+		t.Errorf("JSON devices' names %v", names)
+	}
+	var b strings.Builder
+	WriteFit(&b, r, func(s string) string { return s })
+	for _, want := range []string{"0.50 cuda.shares on GPU1", "1g mem on root"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("lacks %q:\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(b.String(), "GPU-7f3a") {
+		t.Errorf("names the GPU by its id:\n%s", b.String())
+	}
+}
