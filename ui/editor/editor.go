@@ -111,6 +111,12 @@ type Editor struct {
 	// reloads the journal view, which kept saying "nothing applied yet"
 	// after another hand's apply (the tour).
 	jourWrite partition.Hold
+	// applyWrite is jourWrite when the apply dialog opened; staleShut: a
+	// draft gone stale closed that dialog, and until p its notice names
+	// the first write after applyWrite once a poll brings it (the engine
+	// sees the file change before the desk's poll names the hand).
+	applyWrite partition.Hold
+	staleShut  bool
 
 	// input is the cpu or mem field being typed, on row inputRow;
 	// inputCheck is what its text means, re-checked on every key.
@@ -772,6 +778,7 @@ func (e *Editor) askApply() {
 		return
 	}
 	d := &kit.Dialog{Kind: DlgApply, Title: "Apply the draft", OKLabel: "Apply"}
+	e.applyWrite, e.staleShut = e.jourWrite, false
 	d.OK = func() tea.Cmd {
 		if !e.Closed() {
 			e.DoApply(p, d.Expect != "")

@@ -140,6 +140,9 @@ func (e *Editor) deskMsg(msg tea.Msg) {
 			if e.Showing == edJournal {
 				e.loadJournal()
 			}
+			if e.staleShut && e.Stale != "" && e.Lost == "" {
+				e.staleShutNotice()
+			}
 		}
 		e.check()
 	case DeskAppliedMsg:
@@ -273,24 +276,58 @@ func (e *Editor) reviewed(m DeskReviewedMsg) {
 		e.sessionError(m.Err)
 		return
 	}
-	e.Stale = ""
+	e.Stale, e.staleShut = "", false
 	e.Replan()
 	// Whose change the plan is now made on: the review said only that it
 	// was recomputed, and what changed under the draft was left to find
 	// (the tour).
 	what := "reviewed: the plan is recomputed on agent.toml as it is now"
 	if w := e.jourWrite; !w.Since.IsZero() {
-		did, by := "written", "outside fgtop"
-		if w.Rollback {
-			did = "rolled back"
-		}
-		if n := w.Actor.Clean().Name; n != "" {
-			by = "by " + n + "; J lists it"
-		}
-		what += ", " + did + " " + w.Since.Local().Format("15:04:05") + " " + by
+		what += ", " + writeWords(w)
 	}
 	e.Flashf(kit.LvlInfo, what)
 	e.Showing, e.planOff = EdPlan, 0
+}
+
+// writeWords says whose write of agent.toml w is, as the review and a
+// stale apply dialog's notice say it: "written 14:05:09 by bob; J lists
+// it", or "outside fgtop" for a hand fgtop did not see.
+func writeWords(w partition.Hold) string {
+	did, by := "written", "outside fgtop"
+	if w.Rollback {
+		did = "rolled back"
+	}
+	if n := w.Actor.Clean().Name; n != "" {
+		by = "by " + n + "; J lists it"
+	}
+	return did + " " + w.Since.Local().Format("15:04:05") + " " + by
+}
+
+// shutStaleApply closes an open apply dialog once the draft goes stale
+// under it: the plan it asked to write is no longer what Apply would be
+// judged on, and leaving it open until Apply was refused hid that from
+// an operator reading it. The draft stays; nothing is written.
+func (e *Editor) shutStaleApply() bool {
+	if e.dlg == nil || e.dlg.Kind != DlgApply || e.dlg.Closed() {
+		return false
+	}
+	e.dlg.Close()
+	e.staleShut = true
+	e.staleShutNotice()
+	return true
+}
+
+// staleShutNotice says why the apply dialog closed: once the desk has
+// reported it, the write made since the dialog opened (an earlier one is
+// not named: it is not what made the plan stale), else the stale reason.
+// Whose write comes first: the footer cuts the rest on a narrow screen,
+// and the STALE line above it says how to go on.
+func (e *Editor) staleShutNotice() {
+	why := e.Stale
+	if w := e.jourWrite; !w.Since.IsZero() && w != e.applyWrite {
+		why = "agent.toml " + writeWords(w)
+	}
+	e.Flashf(kit.LvlCrit, "apply dialog closed, nothing written: "+why+" · draft kept, p reviews")
 }
 
 // journalChanges is what a journal record's plan changed in the file, in
@@ -370,10 +407,11 @@ func (e *Editor) check() {
 		}
 	case errors.Is(err, partition.ErrStale):
 		reason := e.staleReason(err)
-		if e.Stale == "" {
+		was := e.Stale
+		e.Stale = reason
+		if was == "" && !e.shutStaleApply() {
 			e.Flashf(kit.LvlWarn, "the draft is STALE: "+reason+"; p reviews the recomputed plan")
 		}
-		e.Stale = reason
 		e.Invalidate()
 	default:
 		e.lostDraft(err)
