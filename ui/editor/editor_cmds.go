@@ -325,7 +325,8 @@ func (e *Editor) shutStaleApply() bool {
 func (e *Editor) staleShutNotice() {
 	why := e.Stale
 	if w := e.jourWrite; !w.Since.IsZero() && w != e.applyWrite {
-		why = "agent.toml " + writeWords(w)
+		// Named once: a later write is not news of the closed dialog.
+		why, e.staleShut = "agent.toml "+writeWords(w), false
 	}
 	e.Flashf(kit.LvlCrit, "apply dialog closed, nothing written: "+why+" · draft kept, p reviews")
 }
