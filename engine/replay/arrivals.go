@@ -329,14 +329,29 @@ func ArrivalsRecord(sessions []Session, snap *model.Snapshot, settings placement
 			rec.To = s.Start
 		}
 	}
+	open, none := 0, 0
 	for i := range rec.Sessions {
 		s := &rec.Sessions[i]
 		if s.Open {
 			s.End = rec.To
+			open++
+			if !s.Start.Before(rec.To) {
+				none++
+			}
 		}
 	}
 	rec.Epochs = []Epoch{{At: rec.From, Agents: partitionOf(agents), Hash: snap.ConfigHash}}
 	rec.Notes = append(rec.Notes, "sessions from an arrivals file: where each really ran is not known, so placements are not compared")
+	if open > 0 {
+		// The file does not say when it was exported: what ran after its
+		// last time is not known, and is not made up.
+		n := fmt.Sprintf("%d session(s) with no end run to the file's last start or end (%s) and no later: the file does not say when it was made, so their time after it is not counted",
+			open, rec.To.UTC().Format("2006-01-02 15:04:05 UTC"))
+		if none > 0 {
+			n += fmt.Sprintf(" (%d of them start at that time and count for none)", none)
+		}
+		rec.Notes = append(rec.Notes, n)
+	}
 	rec.Notes = append(rec.Notes, unlisted(rec, true)...)
 	if snap.Allocator.QuantumUnknown() {
 		rec.Notes = append(rec.Notes, QuantumNote)

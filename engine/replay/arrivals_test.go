@@ -247,6 +247,20 @@ func TestArrivalsReplay(t *testing.T) {
 			t.Errorf("the node lists its GPUs, yet: %q", n)
 		}
 	}
+	// The session with no end runs to 10:00 and no later, and the note
+	// says so; one starting at the file's last time counts for none.
+	const openNote = "1 session(s) with no end run to the file's last start or end (2026-11-23 10:00:00 UTC) and no later"
+	if !slices.ContainsFunc(ar.Notes, func(n string) bool { return strings.HasPrefix(n, openNote) && !strings.Contains(n, "count for none") }) {
+		t.Errorf("notes %q: want %q", ar.Notes, openNote)
+	}
+	late, err := ParseArrivals([]byte("2026-11-23T01:00:00Z,2026-11-23T02:00:00Z,,cuda.shares=0.5\n2026-11-23T02:00:00Z,,,cuda.shares=0.5\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lr := ArrivalsRecord(late, &model.Snapshot{Node: rec.Node, Devices: rec.Devices}, rec.Settings, given(rec, nil))
+	if !slices.ContainsFunc(lr.Notes, func(n string) bool { return strings.HasSuffix(n, "(1 of them start at that time and count for none)") }) {
+		t.Errorf("notes %q: want the session counting for no time said", lr.Notes)
+	}
 	// A node given without its GPUs (plan with no --devices) judges
 	// their shares by the amounts alone, and says so.
 	var host []model.Device
