@@ -340,6 +340,10 @@ func (f *Finder) FileStatus(config string) model.Restart {
 	return r
 }
 
+// maxProofJournal is the largest journal JournalProof reads: some ten
+// thousand writes, each with its plan.
+const maxProofJournal = 32 << 20
+
 // JournalProof is a Finder's RanAtStart for the config file at path (its
 // symlinks resolved, as fgtop's writes resolve them): the file's bytes now
 // and its journal, read at each ask, with agentconfig.RanAtStart's proof.
@@ -354,7 +358,14 @@ func JournalProof(path string) func(start time.Time) (string, bool) {
 		if err != nil {
 			return "", false
 		}
-		recs, _, err := agentconfig.ReadJournal(agentconfig.JournalPath(real))
+		// Asked every poll while a restart is pending: a journal past any
+		// a node's writes make is not read whole each time, and proves
+		// nothing.
+		journal := agentconfig.JournalPath(real)
+		if st, err := os.Stat(journal); err != nil || st.Size() > maxProofJournal {
+			return "", false
+		}
+		recs, _, err := agentconfig.ReadJournal(journal)
 		if err != nil {
 			return "", false
 		}
