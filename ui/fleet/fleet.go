@@ -18,6 +18,7 @@ import (
 
 	"github.com/fgtop/fgtop/ui/console"
 	"github.com/fgtop/fgtop/ui/kit"
+	"github.com/fgtop/fgtop/ui/render"
 )
 
 // Options configure the fleet console.
@@ -227,15 +228,14 @@ func (m *Model) rebuild(sel string) {
 	if m.fl == nil {
 		return
 	}
-	pat, invert := m.Filter, false
-	if rest, ok := strings.CutPrefix(pat, "!"); ok {
-		pat, invert = rest, true
-	}
-	pat = strings.ToLower(pat)
+	// The node console's filter, term by term: / reopens a kept filter
+	// with a space after it, and the whole line matched as one string
+	// then narrowed "gpu-node1" to gpu-node1 alone, and a second term
+	// ("gpu-node1 !stale") to nothing.
+	filter := render.CompileFilter(m.Filter)
 	for i := range m.fl.Nodes {
 		n := &m.fl.Nodes[i]
-		hit := pat == "" || strings.Contains(strings.ToLower(n.Name+" "+n.Addr+" "+string(n.State)+" "+n.Reason), pat)
-		if hit != invert || pat == "" {
+		if filter.MatchText(n.Name + " " + n.Address() + " " + n.Addr + " " + string(n.State) + " " + n.Reason) {
 			m.Rows = append(m.Rows, i)
 		}
 	}
@@ -271,7 +271,7 @@ func (m *Model) noMatchText() string {
 	slices.Sort(names)
 	names = slices.Compact(names)
 	out := "no node matches the filter " + m.Filter
-	if pat, inverted := strings.CutPrefix(m.Filter, "!"); !inverted {
+	if pat, inverted := strings.CutPrefix(strings.TrimSpace(m.Filter), "!"); !inverted {
 		out += model.DidYouMean(pat, names)
 	}
 	listed := names[:min(len(names), maxNamesListed)]

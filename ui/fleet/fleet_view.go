@@ -288,8 +288,11 @@ func (m *Model) viewTable(w, h int) []string {
 		arrow = st.G.Up
 	}
 	title := []kit.Span{{Lvl: kit.LvlFocus, Text: " Nodes "}, {Lvl: kit.LvlDim, Text: "by " + m.sortCol + " " + arrow + " "}}
-	if m.Filter != "" {
-		title = append(title, kit.Span{Lvl: kit.LvlAccent, Text: "/" + m.Filter + " "})
+	if m.Filter != "" && m.fl != nil {
+		// As the kernels table says its filter: what it matches, and how
+		// many (the scroll position shows only once they overflow).
+		title = append(title, kit.Span{Lvl: kit.LvlDim, Text: "matching "}, kit.Span{Lvl: kit.LvlAccent, Text: "/" + strings.TrimSpace(m.Filter)},
+			kit.Span{Lvl: kit.LvlDim, Text: fmt.Sprintf(" (%d) ", len(m.Rows))})
 	}
 	var info []kit.Span
 	if m.fitReq != nil {

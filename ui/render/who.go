@@ -173,6 +173,25 @@ func (f kernelFilter) Match(r *KernRow) bool {
 	return true
 }
 
+// MatchText reports whether a row of another table (the fleet's nodes),
+// said as hay, passes the filter by the kernels filter's own terms: every
+// term must occur in hay, a '!' term must not, case ignored. A field has
+// no meaning there: FIELD:VALUE is plain text like any other term.
+func (f kernelFilter) MatchText(hay string) bool {
+	hay = strings.ToLower(hay)
+	for i := range f {
+		t := &f[i]
+		v := t.val
+		if t.field != nil {
+			v = t.field.Name + ":" + t.val
+		}
+		if strings.Contains(hay, v) == t.not {
+			return false
+		}
+	}
+	return true
+}
+
 // BindDevices resolves each dev: term's name, with resolve (the name as
 // typed to what holds something on the device it names), so that /dev:
 // takes a name as :dev and history --device do. The first name resolve
