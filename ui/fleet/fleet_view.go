@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -546,13 +547,13 @@ func (m *Model) fitCell(n *fleet.Node) (kit.Level, string) {
 
 // overcommitSpans says which devices a fit would put over capacity
 // across every agent: " GPU0 would hold 1.70/1.00 across all agents".
-func overcommitSpans(f fleet.Fit, labels map[model.DeviceID]string) []kit.Span {
+func overcommitSpans(f fleet.Fit, labels deviceNames) []kit.Span {
 	var out []kit.Span
 	for _, d := range f.Devices {
 		if !d.Overcommit {
 			continue
 		}
-		name := labels[d.Device]
+		name := labels.of(d.Slot, d.Device)
 		switch {
 		case name != "":
 		case d.Slot == model.SlotCPU:
@@ -569,17 +570,14 @@ func overcommitSpans(f fleet.Fit, labels map[model.DeviceID]string) []kit.Span {
 
 // placementText is "agent: GPU0=1.5 GPU1=1.0": the accelerator slots,
 // devices named as the node's console names them.
-func placementText(f fleet.Fit, labels map[model.DeviceID]string) string {
+func placementText(f fleet.Fit, labels deviceNames) string {
 	var parts []string
 	for _, s := range f.Placement {
 		if !s.Slot.IsAccelerator() {
 			continue
 		}
 		for _, sh := range s.Shares {
-			name := labels[sh.Device]
-			if name == "" {
-				name = string(sh.Device)
-			}
+			name := cmp.Or(labels.of(s.Slot, sh.Device), string(sh.Device))
 			parts = append(parts, fmt.Sprintf("%s=%s", name, sh.Amount))
 		}
 	}
@@ -632,7 +630,7 @@ func (m *Model) viewDetail(w int, now time.Time) []string {
 		}
 		out = append(out, kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlWarn, Text: note}}, w))
 	}
-	var labels map[model.DeviceID]string
+	var labels deviceNames
 	freeLine, devLine := -1, -1
 	if n.Snap != nil {
 		labels = deviceLabels(n.Snap)
@@ -652,7 +650,7 @@ func (m *Model) viewDetail(w int, now time.Time) []string {
 			if d.CapacityUnknown {
 				l = kit.LvlPlain
 			}
-			sp = append(sp, kit.Span{Lvl: kit.LvlAccent, Text: labels[d.Device] + " "}, kit.Span{Lvl: l, Text: d.Held.String() + "/" + d.CapacityText()})
+			sp = append(sp, kit.Span{Lvl: kit.LvlAccent, Text: cmp.Or(labels[model.DeviceKey{Name: d.Plugin, ID: d.Device}], string(d.Device)) + " "}, kit.Span{Lvl: l, Text: d.Held.String() + "/" + d.CapacityText()})
 		}
 		if len(n.Sum.Devices) == 0 {
 			sp = append(sp, kit.Span{Lvl: kit.LvlDim, Text: "no accelerators"})
@@ -727,11 +725,19 @@ func (m *Model) viewDetail(w int, now time.Time) []string {
 	return out[:detailLines]
 }
 
-// deviceLabels names a node's accelerators as its own console does
-// (GPU0, MIG 4/0), as simulate does too.
-func deviceLabels(s *model.Snapshot) map[model.DeviceID]string {
-	return names.LabelsByID(s.Devices)
+// deviceNames are a node's accelerators named as its own console, simulate
+// and fleet --fit name them (GPU0, MIG 4/0), by plugin and id: a CPU core
+// and a GPU may share an id (cuda_open lists a GPU it cannot identify by
+// its index), and by id alone the core was named as the GPU.
+type deviceNames map[model.DeviceKey]string
+
+// of is the name of the device id that slot is allocated on, "" where the
+// console names it by its id.
+func (l deviceNames) of(slot model.SlotName, id model.DeviceID) string {
+	return l[model.DeviceKey{Name: slot.DeviceName(), ID: id}]
 }
+
+func deviceLabels(s *model.Snapshot) deviceNames { return names.Labels(s.Devices) }
 
 func (m *Model) viewFooter(w int) string {
 	st := m.St
