@@ -88,10 +88,15 @@ type Options struct {
 	// (default 5s; also after every config change).
 	RestartEvery time.Duration
 	// NoProcs: the agents are not processes on this host (the demo's
-	// simulated agents); their restart state and health are not looked for.
+	// simulated agents); their restart state and (unless SimulatedHealth)
+	// health are not looked for.
 	NoProcs bool
 	// NoHealth: the agents' GET /health is not asked.
 	NoHealth bool
+	// SimulatedHealth: the agents are not processes here (NoProcs) but
+	// answer GET /health on their service-addr all the same (the demo's
+	// simulated agents): it is asked as on a real node.
+	SimulatedHealth bool
 	// HealthEvery is how often each agent's GET /health is asked (default
 	// 5s; also at once after a config change). HealthTimeout bounds one
 	// check (default agenthealth.DefaultTimeout).

@@ -20,9 +20,10 @@ type healthTarget struct {
 }
 
 // healthOn says whether the agents' /health is checked: they come from an
-// agent.toml, run on this host, and the caller did not turn it off.
+// agent.toml, run on this host (or answer as if: SimulatedHealth), and the
+// caller did not turn it off.
 func (o *Options) healthOn() bool {
-	return o.ConfigPath != "" && !o.NoProcs && !o.NoHealth
+	return o.ConfigPath != "" && (!o.NoProcs || o.SimulatedHealth) && !o.NoHealth
 }
 
 // healthTargets lists the agents with a service address.

@@ -119,6 +119,9 @@ type Node struct {
 	procs    *procTable
 	owners   owners
 	gsrc     *gpuSource
+
+	// health answers the agents' GET /health (health.go).
+	health *healthService
 }
 
 // Start creates the demo node in a new temporary directory, simulates the
@@ -147,11 +150,13 @@ func Start(ctx context.Context, opts Options) (*Node, error) {
 	var acts []Action
 	for warm := int64(max(opts.WarmUp, 0) / Step); n.sim.step < warm; {
 		if err := ctx.Err(); err != nil {
+			n.health.close()
 			_ = os.RemoveAll(dir)
 			return nil, fmt.Errorf("demo: warm-up: %w", err)
 		}
 		for _, a := range n.sim.advance() {
 			if err := n.exec(a); err != nil {
+				n.health.close()
 				_ = os.RemoveAll(dir)
 				return nil, err
 			}
@@ -169,7 +174,7 @@ func Start(ctx context.Context, opts Options) (*Node, error) {
 }
 
 // setup writes the node's files and builds its agents.
-func setup(ctx context.Context, dir string, opts Options) (*Node, error) {
+func setup(ctx context.Context, dir string, opts Options) (_ *Node, err error) {
 	n := &Node{
 		Dir:        dir,
 		ConfigPath: filepath.Join(dir, "agent.toml"),
@@ -180,7 +185,15 @@ func setup(ctx context.Context, dir string, opts Options) (*Node, error) {
 		done:       make(chan struct{}),
 		wake:       make(chan struct{}, 1),
 	}
-	cfgText, err := renderAgentTOML(filepath.Join(dir, "scratches"), opts.Partition)
+	if n.health, err = startHealth(); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			n.health.close()
+		}
+	}()
+	cfgText, err := renderAgentTOML(filepath.Join(dir, "scratches"), opts.Partition, n.health.port)
 	if err != nil {
 		return nil, err
 	}
@@ -249,8 +262,9 @@ func setup(ctx context.Context, dir string, opts Options) (*Node, error) {
 // CommandFlags are the flags that point another fgtop command (watch,
 // check, plan, snapshot) at the node: its agent.toml and mock plugin
 // files, and the simulated host's cores and memory, which are not the
-// machine's it runs on (without them the node's agents look down and its
-// CPU overcommitted).
+// machine's it runs on (without them its CPU looks overcommitted). The
+// agents answer GET /health at the service-addr agent.toml gives
+// (health.go), so such a command finds them up.
 func (n *Node) CommandFlags() []string {
 	return []string{"--config", n.ConfigPath, "--devices", n.MockTOML, "--mock-etcd", n.MockEtcd,
 		"--host-cpus", fmt.Sprintf("0-%d", hostCores-1), "--host-mem", fmt.Sprintf("%dg", hostMemKiB>>20)}
@@ -283,6 +297,9 @@ func (n *Node) EngineOptions() engine.Options {
 		Mode:       modeManual,
 		ConfigPath: n.ConfigPath,
 		NoProcs:    true,
+		// They answer GET /health on their service-addr, as healthy
+		// agents do (health.go).
+		SimulatedHealth: true,
 		// Each simulated agent says whether it runs the file's partition.
 		RestartStates: n.RestartStates,
 		RestartEvery:  time.Second,
@@ -347,6 +364,7 @@ func (n *Node) Close() error {
 			n.cancel()
 			<-n.done
 		}
+		n.health.close()
 		err := os.RemoveAll(n.Dir)
 		if cerr := n.src.Close(); err == nil {
 			err = cerr

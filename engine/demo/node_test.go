@@ -563,7 +563,7 @@ func TestTOMLString(t *testing.T) {
 		}
 	}
 	// And such a path really loads.
-	raw, err := renderAgentTOML(`/tmp/a "b"\c`, "")
+	raw, err := renderAgentTOML(`/tmp/a "b"\c`, "", 0)
 	if err != nil {
 		t.Fatal(err)
 	}

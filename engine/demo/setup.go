@@ -42,16 +42,19 @@ const (
 // exclusiveCUDA are the mock CUDA plugin's exclusive slot types.
 var exclusiveCUDA = []string{"cuda.device:*-mig", "cuda.device", "cuda.shares"}
 
-// agentTOMLData fills the agent.toml template; values are TOML strings,
-// quoted.
+// agentTOMLData fills the agent.toml template; the strings are TOML
+// strings, quoted; HealthPort is the agents' service-addr port on
+// loopback (0: left to Backend.AI's default).
 type agentTOMLData struct {
 	ScratchBase, Root0, Root1 string
+	HealthPort                int
 }
 
 // renderAgentTOML returns the demo's agent.toml in format f (slot-based,
 // Backend.AI main's, unless device-based is asked for) with its scratch
-// roots under scratchBase ("<base>/i-demo-numa0", ...).
-func renderAgentTOML(scratchBase string, f agentconfig.Format) ([]byte, error) {
+// roots under scratchBase ("<base>/i-demo-numa0", ...) and the agents'
+// service-addr on 127.0.0.1 at healthPort (0: Backend.AI's default).
+func renderAgentTOML(scratchBase string, f agentconfig.Format, healthPort int) ([]byte, error) {
 	text := agentSlotTOMLTemplate
 	if f == agentconfig.FormatDeviceBased {
 		text = agentTOMLTemplate
@@ -65,6 +68,7 @@ func renderAgentTOML(scratchBase string, f agentconfig.Format) ([]byte, error) {
 		ScratchBase: tomlString(scratchBase),
 		Root0:       tomlString(filepath.Join(scratchBase, "i-demo-numa0")),
 		Root1:       tomlString(filepath.Join(scratchBase, "i-demo-numa1")),
+		HealthPort:  healthPort,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("demo: agent.toml template: %w", err)

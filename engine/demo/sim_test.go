@@ -26,7 +26,7 @@ func testSim(t *testing.T, seed int64) (*sim, []agentPart, *inventory.Inventory)
 func testSimForm(t *testing.T, seed int64, f agentconfig.Format) (*sim, []agentPart, *inventory.Inventory) {
 	t.Helper()
 	dir := t.TempDir()
-	raw, err := renderAgentTOML(filepath.Join(dir, "scratches"), f)
+	raw, err := renderAgentTOML(filepath.Join(dir, "scratches"), f, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
