@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
+
 	"github.com/fgtop/fgtop/internal/testfix"
 )
 
@@ -61,4 +63,130 @@ func TestDocsCiteOnlyTheRepository(t *testing.T) {
 	if links < 10 {
 		t.Errorf("only %d relative links checked: the pattern no longer finds them", links)
 	}
+}
+
+// TestDocsCommandLinesUseRealFlags: every command line the README and
+// docs/ show (code blocks, and `fgtop ...` in inline code) names only
+// flags its command has, so an operator who copies one never meets
+// "unknown flag". A flag renamed or removed in the binary fails here until
+// the docs follow.
+func TestDocsCommandLinesUseRealFlags(t *testing.T) {
+	mod, err := testfix.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, err := filepath.Glob(filepath.Join(mod, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := append([]string{filepath.Join(mod, "README.md")}, docs...)
+	root := newRootCmd()
+	checked := 0
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name, _ := filepath.Rel(mod, f)
+		for _, l := range docCommandLines(string(raw)) {
+			bad, n := undefinedFlags(root, l.text)
+			for _, flag := range bad {
+				t.Errorf("%s:%d: %s: no such flag: %s", name, l.line, flag, l.text)
+			}
+			checked += n
+		}
+	}
+	if checked < 100 {
+		t.Errorf("only %d fgtop command lines checked: the patterns no longer find them", checked)
+	}
+}
+
+// docLine is a piece of a document that may hold a command line.
+type docLine struct {
+	line int
+	text string
+}
+
+// docCommandLines returns the lines of fenced and indented code blocks
+// (a line ending in a backslash joined with the next, a shell comment cut
+// off) and every inline code span of the prose.
+func docCommandLines(doc string) []docLine {
+	var out []docLine
+	span := regexp.MustCompile("`([^`]+)`")
+	lines := strings.Split(doc, "\n")
+	fenced := false
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		if strings.HasPrefix(strings.TrimSpace(l), "```") {
+			fenced = !fenced
+			continue
+		}
+		if !fenced && !strings.HasPrefix(l, "    ") {
+			for _, m := range span.FindAllStringSubmatch(l, -1) {
+				out = append(out, docLine{i + 1, m[1]})
+			}
+			continue
+		}
+		start := i
+		for strings.HasSuffix(l, `\`) && i+1 < len(lines) {
+			i++
+			l = strings.TrimSuffix(l, `\`) + " " + strings.TrimSpace(lines[i])
+		}
+		if c := strings.Index(l, " #"); c >= 0 {
+			l = l[:c]
+		}
+		out = append(out, docLine{start + 1, strings.TrimSpace(l)})
+	}
+	return out
+}
+
+// undefinedFlags returns the --flags of each `fgtop [command...]` in text
+// that the command does not define, and how many commands it checked. A
+// word after fgtop that is no command (`fgtop chek`, prose) leaves that
+// one unchecked.
+func undefinedFlags(root *cobra.Command, text string) (bad []string, checked int) {
+	flagName := regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
+	words := strings.Fields(text)
+	for i, w := range words {
+		if w != "fgtop" {
+			continue
+		}
+		cmd := root
+		j := i + 1
+		for ; j < len(words); j++ {
+			sub, _, err := cmd.Find([]string{words[j]})
+			if err != nil || sub == cmd || strings.HasPrefix(words[j], "-") {
+				break
+			}
+			cmd = sub
+		}
+		if j < len(words) && cmd == root && !strings.HasPrefix(words[j], "-") {
+			continue
+		}
+		checked++
+		cmd.InitDefaultHelpFlag()
+		cmd.InitDefaultVersionFlag()
+		quoted := false
+		for _, a := range words[j:] {
+			if a == "|" || a == ";" || a == "&&" || a == "fgtop" {
+				break
+			}
+			if strings.Count(a, `"`)%2 == 1 || strings.Count(a, `'`)%2 == 1 {
+				quoted = !quoted
+				continue
+			}
+			if quoted || !strings.HasPrefix(a, "--") || len(a) < 3 {
+				continue
+			}
+			name, _, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+			name = strings.TrimRight(name, ".,:)`")
+			if !flagName.MatchString(name) {
+				continue
+			}
+			if cmd.Flags().Lookup(name) == nil && cmd.InheritedFlags().Lookup(name) == nil {
+				bad = append(bad, cmd.CommandPath()+" --"+name)
+			}
+		}
+	}
+	return bad, checked
 }
