@@ -136,3 +136,32 @@ func TestDemoHistoryFlagHelp(t *testing.T) {
 		}
 	}
 }
+
+// TestHistoryFlagHelpNamesEnv: every --history that falls back on
+// FGTOP_HISTORY says so in its help before the default directory (the help
+// named only /var/lib/fgtop/history, while docs/history.md and the manual
+// put FGTOP_HISTORY first); the demo's, which never follows it, does not.
+func TestHistoryFlagHelpNamesEnv(t *testing.T) {
+	for _, c := range []struct {
+		cmd  *cobra.Command
+		want bool
+	}{
+		{newRootCmd(), true},
+		{newWatchCmd(), true},
+		{newSnapshotCmd(), true},
+		{newHistoryCmd(), true},
+		{newPlanCmd(), true},
+		{newApplyCmd(), true},
+		{newServeCmd(), true},
+		{newExporterCmd(), true},
+		{newDemoCmd(), false},
+	} {
+		f := c.cmd.Flags().Lookup("history")
+		if f == nil {
+			t.Fatalf("%s: no --history", c.cmd.Name())
+		}
+		if got := strings.Contains(f.Usage, "$FGTOP_HISTORY, else "+defaultHistoryDir); got != c.want {
+			t.Errorf("%s --history: %q names FGTOP_HISTORY before %s: %v, want %v", c.cmd.Name(), f.Usage, defaultHistoryDir, got, c.want)
+		}
+	}
+}

@@ -32,12 +32,19 @@ import (
 // at a directory of its own (the demo must never touch it).
 var defaultHistoryDir = "/var/lib/fgtop/history"
 
+// historyDefaultUsage is how a --history flag's help names the directory
+// used without it: FGTOP_HISTORY comes first (histdir), so naming only
+// the default directory sent an operator who set it to the wrong place.
+func historyDefaultUsage() string {
+	return "default $" + histdir.Env + ", else " + defaultHistoryDir
+}
+
 // historyOff is the --history value that records nothing.
 const historyOff = histdir.Off
 
 // registerHistoryFlag adds --history DIR.
 func registerHistoryFlag(fl *pflag.FlagSet, dir *string, what string) {
-	fl.StringVar(dir, "history", "", what+" (default "+defaultHistoryDir+" where writable; \"off\" for none)")
+	fl.StringVar(dir, "history", "", what+" ("+historyDefaultUsage()+" where writable; \"off\" for none)")
 }
 
 // demoHistoryUsage is --history's description where the demo node is
@@ -276,7 +283,7 @@ or a prefix that names several (the error lists them).`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&dir, "history", "", "the history directory (default "+defaultHistoryDir+")")
+	fl.StringVar(&dir, "history", "", "the history directory ("+historyDefaultUsage()+")")
 	fl.StringVar(&device, "device", "", "a device: cuda:1, GPU1, MIG 4/0, an id, UUID or unique prefix; cpu:3 or mem:root for the host's")
 	fl.StringVar(&kernel, "kernel", "", "a kernel id or a unique prefix")
 	fl.StringVar(&user, "user", "", "an owner user id or a unique prefix")

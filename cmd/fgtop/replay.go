@@ -34,7 +34,7 @@ func (f *replayFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.span, "replay", "", "replay the sessions the history recorded over SPAN (such as 7d, the record's usual week; 36h; 1d12h) under the partition in force, and under the change when the flags make one")
 	fl.StringVar(&f.since, "since", "", "with --replay: the span starts at this time (RFC 3339, 2026-11-27 14:02, 14:02, yesterday, -2h, -1d), as history takes it")
 	fl.StringVar(&f.until, "until", "", "with --replay: the span ends at this time (default now); not with --since")
-	fl.StringVar(&f.dir, "history", "", "with --replay: the history directory (default "+defaultHistoryDir+")")
+	fl.StringVar(&f.dir, "history", "", "with --replay: the history directory ("+historyDefaultUsage()+")")
 	fl.StringVar(&f.arrivals, "arrivals", "", "replay the sessions of FILE instead of the record: CSV start,end,agent,slots or JSON lines (docs/replay.md), under today's partition and the change")
 	fl.BoolVar(&f.suggest, "suggest", false, "with --replay: find the slot amounts per agent under which every recorded session starts (else the fewest refused), nearest today's file, and plan them")
 	f.changed = fl.Changed

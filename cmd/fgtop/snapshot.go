@@ -48,9 +48,9 @@ func newSnapshotCmd() *cobra.Command {
                          which also counts changes that printed no line
   --at TIME              the snapshot as the history recorded it at TIME (RFC 3339, 14:02,
                          2026-11-27 14:02, yesterday 14:02, mon 09:30, -2h); --history DIR names the record
-                         (default /var/lib/fgtop/history). Exit 1, with the reason on stderr,
-                         when TIME is outside the record or where it lacks data (the node
-                         as last recorded before that is printed then)
+                         (default $FGTOP_HISTORY, else /var/lib/fgtop/history). Exit 1, with the
+                         reason on stderr, when TIME is outside the record or where it lacks data
+                         (the node as last recorded before that is printed then)
 
   --demo [--seed N]      the embedded demo node (synthetic telemetry, source kind
                          "demo") instead of this node: try the formats without a node
@@ -138,7 +138,7 @@ the moment; 2 on bad usage, and when a --scratch-root does not exist or a root c
 	fl.BoolVar(&useDemo, "demo", false, "the embedded demo node instead of this node (as fgtop demo, exporter --demo and serve --demo)")
 	fl.Int64Var(&seed, "seed", 1, "with --demo: seed of the simulated workload")
 	fl.StringVar(&at, "at", "", "the snapshot as recorded at this time (RFC 3339, 14:02, -2h)")
-	fl.StringVar(&histDir, "history", "", "with --at: the history directory (default "+defaultHistoryDir+")")
+	fl.StringVar(&histDir, "history", "", "with --at: the history directory ("+historyDefaultUsage()+")")
 	return cmd
 }
 
