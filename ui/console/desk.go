@@ -208,7 +208,7 @@ func (a *App) editorOpened(m editor.DeskOpenedMsg) {
 	ed.SetHistory(a.opts.History, a.opts.Records)
 	a.push(ed)
 	ed.Replan()
-	a.Flashf(kit.LvlInfo, "editing "+a.opts.Desk.Path()+": the draft is yours until you leave (esc)")
+	a.Flashf(kit.LvlInfo, editor.OpenedFlash(a.opts.Desk.Path()))
 }
 
 // Close releases what the console holds outside itself: the partition

@@ -1441,3 +1441,22 @@ func TestEditorStaleReasonFollowsTheFile(t *testing.T) {
 		t.Errorf("the editor still says the file cannot be used:\n%s", v)
 	}
 }
+
+// TestLeavingEditorDropsItsFlash: the footer's "editing FILE: the draft is
+// yours until you leave (esc)" goes with the editor; it stayed its time on
+// the main screen after esc, saying the draft was still the operator's.
+func TestLeavingEditorDropsItsFlash(t *testing.T) {
+	path := fixtureConfig(t)
+	snap := freeNode()
+	a := editing(t, testDesk(path, snap), snap, alice)
+	if !strings.Contains(screen(a), "the draft is yours") {
+		t.Fatalf("the editor opened without its note:\n%s", screen(a))
+	}
+	press(a, esc)
+	if a.ed() != nil {
+		t.Fatalf("esc did not leave the editor:\n%s", screen(a))
+	}
+	if s := screen(a); strings.Contains(s, "the draft is yours") {
+		t.Errorf("the main screen still says the draft is yours:\n%s", s)
+	}
+}

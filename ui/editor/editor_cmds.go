@@ -168,6 +168,13 @@ func (e *Editor) deskMsg(msg tea.Msg) {
 	}
 }
 
+// OpenedFlash is the footer's note while the editor is open. Leaving drops
+// it: on the main screen it said, its time out, that the draft was still
+// the operator's.
+func OpenedFlash(path string) string {
+	return "editing " + path + ": the draft is yours until you leave (esc)"
+}
+
 // leave closes the editor and gives the draft back (in a command: it
 // rewrites the draft record).
 func (e *Editor) leave() {
@@ -176,6 +183,7 @@ func (e *Editor) leave() {
 	}
 	sess, w := e.Sess, e.Work
 	e.Close()
+	e.DropFlash(OpenedFlash(e.Desk.Path()))
 	e.Do(func() tea.Msg {
 		w.Release(sess)
 		return DeskClosedMsg{}
