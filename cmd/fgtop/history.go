@@ -191,6 +191,11 @@ func snapshotAt(at, dirFlag, allocMap string, compact bool, stdout, stderr io.Wr
 	}
 	res, err := histread.At(dir, t, now)
 	if err != nil {
+		if re, ok := errors.AsType[*histread.ReadError](err); ok {
+			for _, sk := range re.Skipped {
+				fmt.Fprintf(stderr, "fgtop: skipped %s\n", sk)
+			}
+		}
 		return readErr(err)
 	}
 	if err := report.WriteForm(stdout, res.Snap, allocMap, !compact); err != nil {

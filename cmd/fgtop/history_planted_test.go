@@ -15,7 +15,8 @@ import (
 )
 
 // TestHistoryAndSnapshotSayPlantedSegments: a FIFO and a file named for
-// 2030 planted as segments are named by `history` and `snapshot --at`,
+// 2030 planted as segments are named by `history` and `snapshot --at`
+// (an --at refused as outside the record too, which said nothing of them),
 // and the 2030 one stretches no gap: before, the FIFO was skipped without
 // a word and `history` listed "2030-01-01 to ..." backwards.
 func TestHistoryAndSnapshotSayPlantedSegments(t *testing.T) {
@@ -44,13 +45,20 @@ func TestHistoryAndSnapshotSayPlantedSegments(t *testing.T) {
 	if err := os.WriteFile(future, []byte("not a segment"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	for _, args := range [][]string{
-		{"history", "--kernel", "k1", "--history", hist},
-		{"snapshot", "--at", at.Format(time.RFC3339), "--history", hist},
+	for _, c := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"history", "--kernel", "k1", "--history", hist}, 0},
+		{[]string{"snapshot", "--at", at.Format(time.RFC3339), "--history", hist}, 0},
+		// Refused as before the record: the planted files are said all
+		// the same (they were not, while history said them).
+		{[]string{"snapshot", "--at", at.Add(-time.Hour).Format(time.RFC3339), "--history", hist}, 1},
 	} {
+		args := c.args
 		code, out := runCLI(t, args...)
-		if code != 0 {
-			t.Errorf("%s: exit %d", args[0], code)
+		if code != c.code {
+			t.Errorf("%s: exit %d, want %d", args, code, c.code)
 		}
 		for _, want := range []string{fifo + ": a FIFO", future + ": named for 2030-01-01"} {
 			if !strings.Contains(out, want) {

@@ -22,7 +22,13 @@ import (
 // asked time is outside it, a segment cannot be read. The directory was
 // named right; the answer is that the record cannot give one (exit 1 to
 // the commands, not bad usage).
-type ReadError struct{ Err error }
+type ReadError struct {
+	Err error
+	// Skipped are the files named like segments the reader left out, said
+	// beside a refusal as beside an answer (Notes): a planted file named
+	// for 2030 must not read as part of the record whose span is refused.
+	Skipped []history.Skipped
+}
 
 func (e *ReadError) Error() string { return e.Err.Error() }
 func (e *ReadError) Unwrap() error { return e.Err }
@@ -43,11 +49,11 @@ func At(dir string, t, now time.Time) (*history.Result, error) {
 	var out *history.OutsideError
 	switch {
 	case errors.As(err, &out):
-		return nil, &ReadError{err}
+		return nil, &ReadError{Err: err, Skipped: rd.Skipped()}
 	case errors.Is(err, history.ErrEmpty):
-		return nil, &ReadError{fmt.Errorf("%s: %w", dir, err)}
+		return nil, &ReadError{Err: fmt.Errorf("%s: %w", dir, err)}
 	case err != nil:
-		return nil, &ReadError{err}
+		return nil, &ReadError{Err: err, Skipped: rd.Skipped()}
 	}
 	return res, nil
 }
@@ -104,11 +110,11 @@ func Query(dir string, f history.Filter) (res *history.HistoryResult, active boo
 	var ambiguous *names.AmbiguousError
 	switch {
 	case errors.As(err, &notFound) && histdir.Empty(rd):
-		return nil, false, &ReadError{histdir.EmptyError(dir, rd)}
+		return nil, false, &ReadError{Err: histdir.EmptyError(dir, rd)}
 	case errors.As(err, &notFound) || errors.As(err, &ambiguous):
 		return nil, false, err
 	case err != nil:
-		return nil, false, &ReadError{fmt.Errorf("%s: %w", dir, err)}
+		return nil, false, &ReadError{Err: fmt.Errorf("%s: %w", dir, err)}
 	}
 	return res, rd.Active, nil
 }
