@@ -1,6 +1,9 @@
 package agentconfig
 
-import "time"
+import (
+	"os"
+	"time"
+)
 
 // ReadGrace is how long after its process starts an agent may still be
 // reading agent.toml: a write within it may be what the agent read, or
@@ -35,4 +38,17 @@ func RanAtStart(recs []JournalRecord, start time.Time, cur string) (w JournalRec
 		return JournalRecord{}, false
 	}
 	return w, true
+}
+
+// ChangedAt is when the file whose status is st last changed: the later
+// of its modification time and its status change time (ctime). The
+// modification time alone can be older than the bytes (cp -p, rsync -a
+// and tar keep the source's), and an agent started after it but before
+// the copy would be taken for running the copy.
+func ChangedAt(st os.FileInfo) time.Time {
+	t := st.ModTime()
+	if c := statusChanged(st); c != nil && c.After(t) {
+		return *c
+	}
+	return t
 }

@@ -313,7 +313,8 @@ func (f *Finder) seesOthers() bool {
 }
 
 // FileStatus is Status for the config file at config, found by an
-// absolute path: when it last changed (its modification time) and, for a
+// absolute path: when it last changed (agentconfig.ChangedAt: a copy that
+// kept an older modification time changed it all the same) and, for a
 // process started before that, the proof of its journal (JournalProof).
 func (f *Finder) FileStatus(config string) model.Restart {
 	path := filepath.Clean(config)
@@ -328,12 +329,13 @@ func (f *Finder) FileStatus(config string) model.Restart {
 	if g.RanAtStart == nil {
 		g.RanAtStart = JournalProof(path)
 	}
-	r := g.Status(path, fi.ModTime())
+	changed := agentconfig.ChangedAt(fi)
+	r := g.Status(path, changed)
 	// Read after the judgement: a write in between makes the hash the
 	// newer version's, which the console then does not take for judged
 	// as current (a state of the older one is never read as the newer's).
 	if data, err := safefile.ReadFile(path, agentconfig.MaxConfigSize); err == nil {
-		if fi2, err := os.Stat(path); err == nil && fi2.ModTime().Equal(fi.ModTime()) && fi2.Size() == int64(len(data)) {
+		if fi2, err := os.Stat(path); err == nil && os.SameFile(fi, fi2) && agentconfig.ChangedAt(fi2).Equal(changed) && fi2.Size() == int64(len(data)) {
 			r.ConfigHash = agentconfig.HashOf(data)
 		}
 	}

@@ -69,3 +69,30 @@ func TestRolledBackIsNoRestart(t *testing.T) {
 		t.Fatalf("after a hand edit: %+v, want pending", got)
 	}
 }
+
+// A copy that keeps its source's older modification time (cp -p, rsync
+// -a) over the file an agent read at start is still a change after that
+// start: the agent runs the bytes it read, not the copy's.
+func TestFileStatusCopyKeepingOldTime(t *testing.T) {
+	config := filepath.Join(t.TempDir(), "agent.toml")
+	if err := os.WriteFile(config, []byte("# copied in\n"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	if err := os.Chtimes(config, now.Add(-2*time.Hour), now.Add(-2*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	f := newFakeProc(t)
+	f.boot = now.Add(-3 * time.Hour).Truncate(time.Second)
+	f.write("stat", fmt.Sprintf("cpu  1 2 3 4\nbtime %d\n", f.boot.Unix()))
+	f.proc(1, 0, "/")
+	// Started an hour ago, after the copy's kept time, before the copy.
+	f.proc(400, now.Add(-time.Hour).Sub(f.boot), "/", "python", "-m", "ai.backend.agent.server", "-f", config)
+	got := (&Finder{ProcRoot: f.root}).FileStatus(config)
+	if got.State != model.RestartPending {
+		t.Fatalf("FileStatus = %+v, want restart pending", got)
+	}
+	if got.ConfigHash != agentconfig.HashOf([]byte("# copied in\n")) {
+		t.Errorf("ConfigHash = %q, want the file's", got.ConfigHash)
+	}
+}
