@@ -2,6 +2,7 @@ package agentconfig
 
 import (
 	"os"
+	"strings"
 	"time"
 )
 
@@ -19,8 +20,12 @@ const ReadGrace = time.Minute
 // change time, OldChanged), and came at least ReadGrace after start. It is
 // false where the journal cannot say: no write after start (the file was
 // changed by hand), a later record stamped at or before start (a clock
-// set back), or a record written before fgtop kept OldChanged.
-func RanAtStart(recs []JournalRecord, start time.Time, cur string) (w JournalRecord, ok bool) {
+// set back), a record written before fgtop kept OldChanged, or a first
+// write after start not made in boot, this host's boot now (BootID): a
+// write after the start of an agent still running is of this boot, so
+// another's is of a journal copied in with the file or written by another
+// host on a shared file system, by other clocks.
+func RanAtStart(recs []JournalRecord, start time.Time, cur, boot string) (w JournalRecord, ok bool) {
 	i := 0
 	for i < len(recs) && !recs[i].Time.After(start) {
 		i++
@@ -34,7 +39,7 @@ func RanAtStart(recs []JournalRecord, start time.Time, cur string) (w JournalRec
 		}
 	}
 	w = recs[i]
-	if w.OldChanged == nil || w.OldChanged.After(start) || w.Time.Before(start.Add(ReadGrace)) || w.OldHash != cur {
+	if boot == "" || w.Boot != boot || w.OldChanged == nil || w.OldChanged.After(start) || w.Time.Before(start.Add(ReadGrace)) || w.OldHash != cur {
 		return JournalRecord{}, false
 	}
 	return w, true
@@ -51,4 +56,17 @@ func ChangedAt(st os.FileInfo) time.Time {
 		return *c
 	}
 	return t
+}
+
+// bootIDPath is where Linux says which boot this is.
+const bootIDPath = "/proc/sys/kernel/random/boot_id"
+
+// BootID is this host's boot, as Linux names it (a random UUID made at
+// each boot): "" where it cannot be read.
+func BootID() string {
+	b, err := os.ReadFile(bootIDPath)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
 }

@@ -9,8 +9,9 @@ func TestRanAtStart(t *testing.T) {
 	start := time.Date(2026, 12, 7, 10, 0, 0, 0, time.UTC)
 	at := func(d time.Duration) *time.Time { v := start.Add(d); return &v }
 	rec := func(d time.Duration, old, new string, oldChanged *time.Time) JournalRecord {
-		return JournalRecord{Time: start.Add(d), Action: ActionApply, OldHash: old, NewHash: new, OldChanged: oldChanged}
+		return JournalRecord{Time: start.Add(d), Action: ActionApply, OldHash: old, NewHash: new, OldChanged: oldChanged, Boot: "boot-1"}
 	}
+	other := func(r JournalRecord, boot string) JournalRecord { r.Boot = boot; return r }
 	cases := []struct {
 		name string
 		recs []JournalRecord
@@ -48,10 +49,21 @@ func TestRanAtStart(t *testing.T) {
 			rec(2*time.Hour, "b", "a", at(time.Hour)),
 		}, "a", false},
 		{"no journal", nil, "a", false},
+		// A journal copied in with the file (cp -a of another host's
+		// /etc/backend.ai), or a write by another host on a shared file
+		// system: its times and status changes are not this boot's.
+		{"the first write after start of another host or boot", []JournalRecord{
+			other(rec(time.Hour, "a", "b", at(-time.Hour)), "boot-of-another-host"),
+			rec(2*time.Hour, "b", "a", at(time.Hour)),
+		}, "a", false},
+		{"a record of an fgtop that kept no boot", []JournalRecord{
+			other(rec(time.Hour, "a", "b", at(-time.Hour)), ""),
+			rec(2*time.Hour, "b", "a", at(time.Hour)),
+		}, "a", false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			w, ok := RanAtStart(c.recs, start, c.cur)
+			w, ok := RanAtStart(c.recs, start, c.cur, "boot-1")
 			if ok != c.want {
 				t.Fatalf("RanAtStart = %v, want %v", ok, c.want)
 			}
@@ -59,5 +71,15 @@ func TestRanAtStart(t *testing.T) {
 				t.Fatalf("w %+v is not the first write after start", w)
 			}
 		})
+	}
+}
+
+// This host's boot unknown, nothing is proved.
+func TestRanAtStartBootUnknown(t *testing.T) {
+	start := time.Date(2026, 12, 7, 10, 0, 0, 0, time.UTC)
+	before := start.Add(-time.Hour)
+	recs := []JournalRecord{{Time: start.Add(time.Hour), Action: ActionApply, OldHash: "a", NewHash: "b", OldChanged: &before}}
+	if _, ok := RanAtStart(recs, start, "a", ""); ok {
+		t.Fatal("proved with no boot known")
 	}
 }

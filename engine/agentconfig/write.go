@@ -147,7 +147,10 @@ type JournalRecord struct {
 	// read under the journal's lock before the write: no hand touched the
 	// file between it and Time. RanAtStart reads it; older records lack it.
 	OldChanged *time.Time `json:"old_changed,omitempty"`
-	Forced     bool       `json:"forced,omitempty"`
+	// Boot is the boot of the host that wrote it (BootID): RanAtStart
+	// believes only a write of the boot an agent runs in.
+	Boot   string `json:"boot,omitempty"`
+	Forced bool   `json:"forced,omitempty"`
 	// Result is "ok", or "mismatch" when the file read back did not give
 	// what was planned (Mismatch says how).
 	Result   string          `json:"result"`
@@ -277,7 +280,7 @@ func commitLocked(path string, old []byte, req CommitRequest, action string, und
 		return nil, fmt.Errorf("stat agent config: %w", err)
 	}
 	res := &CommitResult{Path: path, OldHash: hashOf(old), NewHash: hashOf(req.Data), Journal: req.Journal}
-	oldChanged := statusChanged(st)
+	oldChanged, boot := statusChanged(st), BootID()
 	RemoveStaleTemps(path, time.Now())
 	res.Backup, err = writeBackup(path, old, st, t)
 	if err != nil {
@@ -289,7 +292,7 @@ func commitLocked(path string, old []byte, req CommitRequest, action string, und
 	intent := JournalRecord{
 		Time: t, Action: ActionIntent, Intends: action, Actor: req.Actor.Name, Origin: req.Actor.Origin, Role: req.Actor.Role,
 		Key: req.Actor.Key, Config: path, OldHash: res.OldHash, NewHash: res.NewHash, Backup: res.Backup, OldChanged: oldChanged,
-		Forced: req.Forced, Undoes: undoes, Result: "pending",
+		Boot: boot, Forced: req.Forced, Undoes: undoes, Result: "pending",
 	}
 	announce := func() error {
 		if err := appendJournal(req.Journal, intent); err != nil {
@@ -329,8 +332,8 @@ func commitLocked(path string, old []byte, req CommitRequest, action string, und
 
 	rec := JournalRecord{
 		Time: t, Action: action, Actor: req.Actor.Name, Origin: req.Actor.Origin, Role: req.Actor.Role, Key: req.Actor.Key,
-		Config: path, OldHash: res.OldHash, NewHash: res.NewHash, Backup: res.Backup, OldChanged: oldChanged, Forced: req.Forced,
-		Result: "ok", Mismatch: res.Mismatch, Undoes: undoes,
+		Config: path, OldHash: res.OldHash, NewHash: res.NewHash, Backup: res.Backup, OldChanged: oldChanged, Boot: boot,
+		Forced: req.Forced, Result: "ok", Mismatch: res.Mismatch, Undoes: undoes,
 	}
 	if len(res.Mismatch) > 0 {
 		rec.Result = "mismatch"

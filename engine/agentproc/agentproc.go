@@ -371,7 +371,7 @@ func JournalProof(path string) func(start time.Time) (string, bool) {
 		if err != nil {
 			return "", false
 		}
-		w, ok := agentconfig.RanAtStart(recs, start, agentconfig.HashOf(data))
+		w, ok := agentconfig.RanAtStart(recs, start, agentconfig.HashOf(data), agentconfig.BootID())
 		if !ok {
 			return "", false
 		}
