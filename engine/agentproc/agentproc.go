@@ -269,7 +269,9 @@ func (f *Finder) Status(config string, changed time.Time) model.Restart {
 		r.PIDs = append(r.PIDs, p.PID)
 	}
 	first := procs[0]
-	if first.Start.Before(changed) && f.RanAtStart != nil {
+	// An agent process that could not be inspected may run the file and
+	// have started before any write: the proof is of every agent or none.
+	if first.Start.Before(changed) && f.RanAtStart != nil && hidden == 0 {
 		if why, ok := f.allRanAtStart(procs, changed); ok {
 			r.Detail = fmt.Sprintf("agent process %d started %s, before agent.toml changed (%s), but the file holds again what it read then: %s",
 				first.PID, first.Start.Format(time.DateTime), changed.Format(time.DateTime), why)

@@ -96,3 +96,29 @@ func TestFileStatusCopyKeepingOldTime(t *testing.T) {
 		t.Errorf("ConfigHash = %q, want the file's", got.ConfigHash)
 	}
 }
+
+// An agent process that cannot be inspected (its working directory
+// unreadable, its -f relative) may run the file: the journal's proof
+// speaks for the processes found, not for it, and no restart is waived.
+func TestRanAtStartNotForHiddenAgents(t *testing.T) {
+	config := filepath.Join(t.TempDir(), "agent.toml")
+	if err := os.WriteFile(config, []byte("# x\n"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	f := newFakeProc(t)
+	f.proc(1, 0, "/")
+	f.proc(400, time.Hour, "/", "python", "-m", "ai.backend.agent.server", "-f", config)
+	f.proc(401, time.Hour, "", "python", "-m", "ai.backend.agent.server", "-f", "agent.toml")
+	proved := func(time.Time) (string, bool) { return "proved", true }
+	changed := f.boot.Add(2 * time.Hour)
+	if got := (&Finder{ProcRoot: f.root, RanAtStart: proved}).Status(config, changed); got.State != model.RestartPending {
+		t.Fatalf("with an agent process hidden: %+v, want restart pending", got)
+	}
+	// Without it, the proof stands.
+	if err := os.RemoveAll(filepath.Join(f.root, "401")); err != nil {
+		t.Fatal(err)
+	}
+	if got := (&Finder{ProcRoot: f.root, RanAtStart: proved}).Status(config, changed); got.State != model.RestartCurrent {
+		t.Fatalf("every agent process seen: %+v, want current", got)
+	}
+}
