@@ -332,6 +332,9 @@ func (f *Finder) FileStatus(config string) model.Restart {
 		g.RanAtStart = JournalProof(path)
 	}
 	changed := agentconfig.ChangedAt(fi)
+	if l, ok := linksChanged(path); ok && l.After(changed) {
+		changed = l
+	}
 	r := g.Status(path, changed)
 	// Read after the judgement: a write in between makes the hash the
 	// newer version's, which the console then does not take for judged
@@ -356,6 +359,11 @@ func JournalProof(path string) func(start time.Time) (string, bool) {
 	return func(start time.Time) (string, bool) {
 		real, err := agentconfig.ResolvePath(path)
 		if err != nil {
+			return "", false
+		}
+		// A link retargeted since the start: the agent read another
+		// file, which this file's journal says nothing of.
+		if l, ok := linksChanged(path); !ok || l.After(start) {
 			return "", false
 		}
 		data, err := safefile.ReadFile(real, agentconfig.MaxConfigSize)
@@ -391,4 +399,55 @@ func shortHash(h string) string {
 		return h[:12]
 	}
 	return h
+}
+
+// maxLinks bounds the symlinks linksChanged follows (a loop ends there).
+const maxLinks = 40
+
+// linksChanged is the latest change of the symlinks met resolving path
+// (zero where there are none; ok false where it cannot be said): a
+// link retargeted (ln -sfn, a deploy switching releases) changes the
+// file read through it, while the file's own times are its own.
+func linksChanged(path string) (latest time.Time, ok bool) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return time.Time{}, false
+	}
+	rest := strings.Split(strings.TrimPrefix(abs, "/"), "/")
+	cur := "/"
+	for hops := 0; len(rest) > 0; {
+		c := rest[0]
+		rest = rest[1:]
+		if c == "" || c == "." {
+			continue
+		}
+		if c == ".." {
+			cur = filepath.Dir(cur)
+			continue
+		}
+		next := filepath.Join(cur, c)
+		st, err := os.Lstat(next)
+		if err != nil {
+			return time.Time{}, false
+		}
+		if st.Mode()&os.ModeSymlink == 0 {
+			cur = next
+			continue
+		}
+		if hops++; hops > maxLinks {
+			return time.Time{}, false
+		}
+		if t := agentconfig.ChangedAt(st); t.After(latest) {
+			latest = t
+		}
+		target, err := os.Readlink(next)
+		if err != nil {
+			return time.Time{}, false
+		}
+		if filepath.IsAbs(target) {
+			cur = "/"
+		}
+		rest = append(strings.Split(strings.TrimPrefix(target, "/"), "/"), rest...)
+	}
+	return latest, true
 }

@@ -122,3 +122,73 @@ func TestRanAtStartNotForHiddenAgents(t *testing.T) {
 		t.Fatalf("every agent process seen: %+v, want current", got)
 	}
 }
+
+// A deploy that switches agent.toml's link to another file (ln -sfn)
+// after the agent started: the agent runs the file the link named then,
+// whatever the new file's own times and journal say of it.
+func TestLinkRetargetedAfterStart(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "agentconfig", "testdata", "agent.multi-agent.slot-based.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	older, newer := filepath.Join(dir, "release-1.toml"), filepath.Join(dir, "release-2.toml")
+	if err := os.WriteFile(older, append([]byte("# release 1\n"), raw...), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(newer, raw, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	third := filepath.Join(dir, "release-3.toml")
+	if err := os.WriteFile(third, append([]byte("# release 3\n"), raw...), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(dir, "agent.toml")
+	if err := os.Symlink("release-1.toml", config); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(newer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFakeProc(t)
+	f.boot = st.ModTime().Add(-time.Hour).Truncate(time.Second)
+	f.write("stat", fmt.Sprintf("cpu  1 2 3 4\nbtime %d\n", f.boot.Unix()))
+	f.proc(1, 0, "/")
+	start := st.ModTime().Add(500 * time.Millisecond)
+	f.proc(400, start.Sub(f.boot), "/", "python", "-m", "ai.backend.agent.server", "-f", config)
+	time.Sleep(time.Until(start.Add(100 * time.Millisecond)))
+
+	// release-2 applied and rolled back after the start: its journal
+	// proves it held these bytes then, but the agent read release-1.
+	op := agentconfig.Actor{Name: "alice", Origin: "cli", Role: agentconfig.RoleOperator}
+	if _, err := agentconfig.Commit(agentconfig.CommitRequest{Path: newer, BaseHash: agentconfig.HashOf(raw),
+		Data: append(append([]byte{}, raw...), "\n# moved\n"...), Actor: op, Now: func() time.Time { return start.Add(5 * time.Minute) }}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := agentconfig.Rollback(agentconfig.RollbackRequest{Path: newer, Actor: op, Now: func() time.Time { return start.Add(10 * time.Minute) }}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(config); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("release-2.toml", config); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := JournalProof(config)(start); ok {
+		t.Error("JournalProof proved the new link target's bytes were read at start")
+	}
+	if got := (&Finder{ProcRoot: f.root}).FileStatus(config); got.State != model.RestartPending {
+		t.Errorf("FileStatus = %+v, want restart pending", got)
+	}
+	// A file untouched since before the start, linked after it.
+	if err := os.Remove(config); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("release-3.toml", config); err != nil {
+		t.Fatal(err)
+	}
+	if got := (&Finder{ProcRoot: f.root}).FileStatus(config); got.State != model.RestartPending {
+		t.Errorf("linked to an older file: FileStatus = %+v, want restart pending", got)
+	}
+}
