@@ -157,9 +157,15 @@ func (e *Engine) restartStatus() model.Restart {
 // every kick (a config change), and sends what it finds when it differs
 // from last (what the engine started with).
 func (e *Engine) watchRestart(ctx context.Context, out chan model.Restart, kick <-chan struct{}, last model.Restart) {
-	pollChanged(ctx, e.opts.RestartEvery, kick, out, last, e.restartStatus, func(a, b model.Restart) bool {
-		return a.State == b.State && a.Detail == b.Detail && slices.Equal(a.PIDs, b.PIDs)
-	})
+	pollChanged(ctx, e.opts.RestartEvery, kick, out, last, e.restartStatus, sameRestart)
+}
+
+// sameRestart reports whether two restart states say the same, of the
+// same version of the file: a state kept for a newer version's hash, its
+// words alike (a write in the same second), left the console reading the
+// older version's judgement as the newer's.
+func sameRestart(a, b model.Restart) bool {
+	return a.State == b.State && a.Detail == b.Detail && slices.Equal(a.PIDs, b.PIDs) && a.ConfigHash == b.ConfigHash
 }
 
 // setRestart records the agents' restart state; every agent of the config
@@ -170,7 +176,7 @@ func (s *state) setRestart(r model.Restart) bool {
 	}
 	changed := false
 	for _, a := range s.agents {
-		if old, ok := s.restart[a.base.ID]; !ok || old.State != r.State || old.Detail != r.Detail {
+		if old, ok := s.restart[a.base.ID]; !ok || old.State != r.State || old.Detail != r.Detail || old.ConfigHash != r.ConfigHash {
 			changed = true
 		}
 		s.restart[a.base.ID] = r
