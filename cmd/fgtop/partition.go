@@ -443,7 +443,8 @@ written), 2 an invalid plan or bad usage, 3 applied but --restart-cmd failed.
 				return &exitError{code: exitProblem, err: err}
 			}
 			fmt.Fprintln(out, partition.Verified)
-			return restart(ctx, cmd, rs, res.Path)
+			// The path as given, as rollback's (a link on it counts).
+			return restart(ctx, cmd, rs, p.Config)
 		},
 	}
 	src.register(cmd)
@@ -548,7 +549,9 @@ Exit status: 0 restored, 1 refused or failed (nothing written), 2 bad usage, 3 r
 			if len(res.Mismatch) > 0 {
 				return &exitError{code: exitProblem, err: fmt.Errorf("restored, but: %s", strings.Join(res.Mismatch, "; "))}
 			}
-			return restart(ctx, cmd, rs, res.Path)
+			// As given, not res.Path (its links resolved): a link on it
+			// retargeted since the agent started says it read another file.
+			return restart(ctx, cmd, rs, config)
 		},
 	}
 	src.register(cmd)
