@@ -245,7 +245,8 @@ func startTicks(raw []byte) (uint64, error) {
 }
 
 // Status tells whether the agents of config run the file as it is now:
-// changed is when the file last changed (its modification time). A
+// changed is when the file last changed (FileStatus: agentconfig.ChangedAt
+// and the links on its path). A
 // process that started before it still runs the file as it is when
 // RanAtStart proves it held the same bytes then.
 func (f *Finder) Status(config string, changed time.Time) model.Restart {
