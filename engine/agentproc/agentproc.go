@@ -36,6 +36,10 @@ type Process struct {
 	PID   int
 	Start time.Time
 	Args  []string
+	// Config is the file's path as the process names it (its -f from its
+	// working directory, or where its search found it): its links may not
+	// be those of the path fgtop was given.
+	Config string
 }
 
 // Finder looks for agent processes under a /proc tree.
@@ -88,7 +92,7 @@ func (f *Finder) Find(config string) (procs []Process, hidden int, err error) {
 			// An editor or a pager with agent.toml open is no agent.
 			continue
 		}
-		runs, ok := f.runs(dir, args, config)
+		runs, named, ok := f.runs(dir, args, config)
 		if !ok {
 			hidden++
 			continue
@@ -101,7 +105,7 @@ func (f *Finder) Find(config string) (procs []Process, hidden int, err error) {
 			hidden++
 			continue
 		}
-		procs = append(procs, Process{PID: pid, Start: start, Args: args})
+		procs = append(procs, Process{PID: pid, Start: start, Args: args, Config: named})
 	}
 	slices.SortFunc(procs, func(a, b Process) int { return a.Start.Compare(b.Start) })
 	return procs, hidden, nil
@@ -156,33 +160,36 @@ func configArg(args []string) (string, bool) {
 	return "", false
 }
 
-// runs reports whether the process runs config; ok is false when it cannot
-// be told (its working directory is unreadable and the path is relative).
-func (f *Finder) runs(dir string, args []string, config string) (runs, ok bool) {
+// runs reports whether the process runs config, and named, the path it
+// names it by; ok is false when it cannot be told (its working directory
+// is unreadable and the path is relative).
+func (f *Finder) runs(dir string, args []string, config string) (runs bool, named string, ok bool) {
 	arg, has := configArg(args)
 	if has && filepath.IsAbs(arg) {
-		return same(filepath.Clean(arg), config), true
+		p := filepath.Clean(arg)
+		return same(p, config), p, true
 	}
 	cwd, err := os.Readlink(filepath.Join(dir, "cwd"))
 	if err != nil {
 		if has || slices.Contains(args, config) {
-			return slices.Contains(args, config), !has
+			return slices.Contains(args, config), config, !has
 		}
-		return false, false
+		return false, "", false
 	}
 	if has {
-		return same(filepath.Join(cwd, arg), config), true
+		p := filepath.Join(cwd, arg)
+		return same(p, config), p, true
 	}
 	if slices.Contains(args, config) {
-		return true, true
+		return true, config, true
 	}
 	// No -f: the agent takes the first agent.toml its search finds.
 	for _, p := range append([]string{filepath.Join(cwd, "agent.toml")}, f.SearchPaths...) {
 		if _, err := os.Stat(p); err == nil {
-			return same(p, config), true
+			return same(p, config), p, true
 		}
 	}
-	return false, true
+	return false, "", true
 }
 
 // same compares two paths, through symlinks where both exist.
@@ -268,6 +275,16 @@ func (f *Finder) Status(config string, changed time.Time) model.Restart {
 	r := model.Restart{State: model.RestartCurrent}
 	for _, p := range procs {
 		r.PIDs = append(r.PIDs, p.PID)
+	}
+	for _, p := range procs {
+		// The process's own path to the file: a link on it retargeted
+		// since it started, and it read another file than this one.
+		if l, ok := linksChanged(p.Config); ok && l.After(p.Start) {
+			r.State = model.RestartPending
+			r.Detail = fmt.Sprintf("agent process %d started %s, before a link on its path to agent.toml, %s, changed (%s): it runs the file the link named then; restart it to apply the file",
+				p.PID, p.Start.Format(time.DateTime), p.Config, l.Format(time.DateTime))
+			return r
+		}
 	}
 	first := procs[0]
 	// An agent process that could not be inspected may run the file and

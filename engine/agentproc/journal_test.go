@@ -192,3 +192,41 @@ func TestLinkRetargetedAfterStart(t *testing.T) {
 		t.Errorf("linked to an older file: FileStatus = %+v, want restart pending", got)
 	}
 }
+
+// The agent names agent.toml by a link fgtop was not given (fgtop points
+// at the release itself): the link switched after the agent started is
+// seen on the agent's own path.
+func TestAgentsOwnLinkRetargeted(t *testing.T) {
+	dir := t.TempDir()
+	older, newer := filepath.Join(dir, "release-1.toml"), filepath.Join(dir, "release-2.toml")
+	for _, p := range []string{older, newer} {
+		if err := os.WriteFile(p, []byte("# "+filepath.Base(p)+"\n"), 0o640); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := filepath.Join(dir, "agent.toml")
+	if err := os.Symlink("release-1.toml", link); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(newer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFakeProc(t)
+	f.boot = st.ModTime().Add(-time.Hour).Truncate(time.Second)
+	f.write("stat", fmt.Sprintf("cpu  1 2 3 4\nbtime %d\n", f.boot.Unix()))
+	f.proc(1, 0, "/")
+	start := st.ModTime().Add(200 * time.Millisecond)
+	f.proc(400, start.Sub(f.boot), "/", "python", "-m", "ai.backend.agent.server", "-f", link)
+	time.Sleep(time.Until(start.Add(100 * time.Millisecond)))
+	if err := os.Remove(link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("release-2.toml", link); err != nil {
+		t.Fatal(err)
+	}
+	got := (&Finder{ProcRoot: f.root}).FileStatus(newer)
+	if got.State != model.RestartPending || !strings.Contains(got.Detail, link) {
+		t.Fatalf("FileStatus(%s) = %+v, want restart pending, naming the agent's link", newer, got)
+	}
+}
