@@ -289,17 +289,23 @@ func (f *Finder) Status(config string, changed time.Time) model.Restart {
 	first := procs[0]
 	// An agent process that could not be inspected may run the file and
 	// have started before any write: the proof is of every agent or none.
+	// The process named when a restart is pending is one the journal
+	// cannot clear: naming an older one that it does clear would send the
+	// operator to restart the wrong process.
+	stale := first
 	if first.Start.Before(changed) && f.RanAtStart != nil && hidden == 0 {
-		if why, ok := f.allRanAtStart(procs, changed); ok {
+		why, p, ok := f.allRanAtStart(procs, changed)
+		if ok {
 			r.Detail = fmt.Sprintf("agent process %d started %s, before agent.toml changed (%s), but the file holds again what it read then: %s",
 				first.PID, first.Start.Format(time.DateTime), changed.Format(time.DateTime), why)
 			return r
 		}
+		stale = p
 	}
 	if first.Start.Before(changed) {
 		r.State = model.RestartPending
 		r.Detail = fmt.Sprintf("agent process %d started %s, before agent.toml changed (%s): it runs the partition it read then; restart it to apply the file",
-			first.PID, first.Start.Format(time.DateTime), changed.Format(time.DateTime))
+			stale.PID, stale.Start.Format(time.DateTime), changed.Format(time.DateTime))
 	} else {
 		r.Detail = fmt.Sprintf("agent process %d started %s, after agent.toml last changed (%s)",
 			first.PID, first.Start.Format(time.DateTime), changed.Format(time.DateTime))
@@ -308,21 +314,22 @@ func (f *Finder) Status(config string, changed time.Time) model.Restart {
 }
 
 // allRanAtStart asks RanAtStart of every process started before the file
-// changed; why is the first one's answer.
-func (f *Finder) allRanAtStart(procs []Process, changed time.Time) (why string, ok bool) {
+// changed; why is the first one's answer, and where one is not proved,
+// stale is that process.
+func (f *Finder) allRanAtStart(procs []Process, changed time.Time) (why string, stale Process, ok bool) {
 	for i, p := range procs {
 		if !p.Start.Before(changed) {
 			continue
 		}
 		w, ok := f.RanAtStart(p.Start)
 		if !ok {
-			return "", false
+			return "", p, false
 		}
 		if i == 0 {
 			why = w
 		}
 	}
-	return why, true
+	return why, Process{}, true
 }
 
 // seesOthers reports whether this process can see processes of other

@@ -138,3 +138,26 @@ func TestStartTimeOfThisProcess(t *testing.T) {
 		t.Fatalf("start %v, boot %v, now %v", start, boot, time.Now())
 	}
 }
+
+// Two agent processes started at different times, both before the file
+// changed: where the journal clears the older one but not the younger (an
+// apply in its first minute, say), the restart pending names the younger,
+// the one to restart, not the one that runs the file as it is.
+func TestStatusNamesTheProcessNotProved(t *testing.T) {
+	config := filepath.Join(t.TempDir(), "agent.toml")
+	if err := os.WriteFile(config, []byte("[agent]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := newFakeProc(t)
+	f.proc(1, 0, "/")
+	f.proc(400, time.Hour, "/", "python", "-m", "ai.backend.agent.server", "-f", config)
+	f.proc(401, 90*time.Minute, "/", "python", "-m", "ai.backend.agent.server", "-f", config)
+	proved := f.boot.Add(75 * time.Minute)
+	fd := &Finder{ProcRoot: f.root, RanAtStart: func(start time.Time) (string, bool) {
+		return "proved", start.Before(proved)
+	}}
+	got := fd.Status(config, f.boot.Add(2*time.Hour))
+	if got.State != model.RestartPending || !strings.Contains(got.Detail, "agent process 401 ") || strings.Contains(got.Detail, "process 400") {
+		t.Fatalf("got %+v, want restart pending naming process 401", got)
+	}
+}
