@@ -6,6 +6,9 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/engine/partition"
 	"github.com/fgtop/fgtop/model"
@@ -241,6 +244,41 @@ func TestRollbackRestartAdvice(t *testing.T) {
 		}
 		if !strings.Contains(v, c.want) || strings.Contains(v, other) {
 			t.Errorf("%s: want %q, not %q:\n%s", c.name, c.want, other, v)
+		}
+	}
+}
+
+// TestRollbackRestartAdviceAt80: on an 80-column terminal the journal's
+// outcome line of a rollback wraps rather than being cut, so "no restart
+// needed" (or the restart it asks for) is on the screen.
+func TestRollbackRestartAdviceAt80(t *testing.T) {
+	var node *model.Snapshot
+	a, path, before, _ := appliedOnce(t, &node)
+	a.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	typeKeys(a, "JU")
+	press(a, tab, enter)
+	if got := mustRead(t, path); got != before {
+		t.Fatalf("not restored (flash %q)", a.Flash.Text)
+	}
+	restored := agentconfig.HashOf([]byte(before))
+	s := freeNode()
+	s.ConfigHash = restored
+	for i := range s.Agents {
+		s.Agents[i].Restart = model.Restart{State: model.RestartCurrent, ConfigHash: restored}
+	}
+	s.Seq = node.Seq + 1
+	s.Gen++
+	feed(a, s)
+	v := screen(a)
+	for _, ln := range strings.Split(v, "\n") {
+		if w := ansi.StringWidth(ln); w > 80 {
+			t.Fatalf("a line %d wide:\n%s", w, v)
+		}
+	}
+	flat := strings.Join(strings.Fields(v), " ")
+	for _, want := range []string{"the agents run this version already: no restart needed", "a change takes effect when they restart."} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("the journal lacks %q at 80 columns:\n%s", want, v)
 		}
 	}
 }

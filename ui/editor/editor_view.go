@@ -689,13 +689,24 @@ func (e *Editor) viewJournal(w, h int) []string {
 	}
 	if _, ok := e.Desk.LastWrite(); ok || len(e.journal) > 0 {
 		body = append(body, "")
-		row(kit.Span{Lvl: kit.LvlWarn, Text: "The agents read agent.toml only at start-up: a change takes effect when they restart."})
+		for _, r := range kit.WrapWords([]kit.Span{{Lvl: kit.LvlWarn, Text: "The agents read agent.toml only at start-up: a change takes effect when they restart."}}, w-1) {
+			row(r...)
+		}
 	}
 	// How to undo, and what the last U said, stay under the title however
 	// far the list scrolls.
 	var head []string
 	for _, n := range e.undoNote {
-		head = append(head, kit.SpansRow(st, append([]kit.Span{{Lvl: kit.LvlPlain, Text: " "}}, e.withAdvice(n)...), w))
+		if !slices.Contains(n, restartMark) {
+			head = append(head, kit.SpansRow(st, append([]kit.Span{{Lvl: kit.LvlPlain, Text: " "}}, n...), w))
+			continue
+		}
+		// The outcome is wrapped, not cut: at 80 columns the cut fell
+		// before "no restart needed", the answer the operator rolled
+		// back for.
+		for _, r := range kit.WrapWords(e.withAdvice(n), w-1) {
+			head = append(head, kit.SpansRow(st, append([]kit.Span{{Lvl: kit.LvlPlain, Text: " "}}, r...), w))
+		}
 	}
 	if len(e.journal) > 0 {
 		head = append(head, kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlPlain, Text: " "}, {Lvl: kit.LvlAccent, Text: "U"}, {Lvl: kit.LvlDim, Text: " undoes the last apply · or on the node: "},
