@@ -26,23 +26,45 @@ const ReadGrace = time.Minute
 // another's is of a journal copied in with the file or written by another
 // host on a shared file system, by other clocks.
 func RanAtStart(recs []JournalRecord, start time.Time, cur, boot string) (w JournalRecord, ok bool) {
+	w, _, ok = RanAtStartWhy(recs, start, cur, boot)
+	return w, ok
+}
+
+// RanAtStartWhy is RanAtStart, and where the first write after start did
+// replace the bytes the file holds now (a rollback, most often) but the
+// proof fails, why not: an operator who rolled back is told why a restart
+// is still asked for. why is empty otherwise.
+func RanAtStartWhy(recs []JournalRecord, start time.Time, cur, boot string) (w JournalRecord, why string, ok bool) {
 	i := 0
 	for i < len(recs) && !recs[i].Time.After(start) {
 		i++
 	}
 	if i == len(recs) {
-		return JournalRecord{}, false
+		return JournalRecord{}, "", false
 	}
 	for _, r := range recs[i+1:] {
 		if !r.Time.After(start) {
-			return JournalRecord{}, false
+			return JournalRecord{}, "", false
 		}
 	}
 	w = recs[i]
-	if boot == "" || w.Boot != boot || w.OldChanged == nil || w.OldChanged.After(start) || w.Time.Before(start.Add(ReadGrace)) || w.OldHash != cur {
-		return JournalRecord{}, false
+	switch {
+	case w.OldHash != cur:
+		return JournalRecord{}, "", false
+	case boot == "":
+		return w, "this host's boot cannot be read (" + bootIDPath + "), so the journal's times cannot be trusted to be this boot's", false
+	case w.Boot == "":
+		return w, "that write's journal record, an older fgtop's, does not say which boot made it", false
+	case w.Boot != boot:
+		return w, "that write's journal record is of another boot or host (a journal copied in with the file, or another host's write on a shared file system)", false
+	case w.OldChanged == nil:
+		return w, "that write's journal record, an older fgtop's, lacks when the version it replaced last changed", false
+	case w.OldChanged.After(start):
+		return w, "the version that write replaced had changed after the agent started, outside fgtop", false
+	case w.Time.Before(start.Add(ReadGrace)):
+		return w, "that write came within the agent's first minute, when the agent may still have been reading the file", false
 	}
-	return w, true
+	return w, "", true
 }
 
 // ChangedAt is when the file whose status is st last changed: the later

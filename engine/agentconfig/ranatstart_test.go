@@ -1,6 +1,7 @@
 package agentconfig
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -61,11 +62,25 @@ func TestRanAtStart(t *testing.T) {
 			rec(2*time.Hour, "b", "a", at(time.Hour)),
 		}, "a", false},
 	}
+	// Where the file holds again what the first write after start
+	// replaced, the proof's failure says why (the operator rolled back and
+	// is still asked to restart); elsewhere there is nothing to explain.
+	whys := map[string]string{
+		"a hand edit after start, before the apply":              "had changed after the agent started, outside fgtop",
+		"the version read at start was touched the second after": "had changed after the agent started",
+		"the first write after start within the read grace":      "within the agent's first minute",
+		"a record of an older fgtop, without the status change":  "an older fgtop's",
+		"the first write after start of another host or boot":    "of another boot or host",
+		"a record of an fgtop that kept no boot":                 "does not say which boot",
+	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			w, ok := RanAtStart(c.recs, start, c.cur, "boot-1")
+			w, why, ok := RanAtStartWhy(c.recs, start, c.cur, "boot-1")
 			if ok != c.want {
 				t.Fatalf("RanAtStart = %v, want %v", ok, c.want)
+			}
+			if want := whys[c.name]; want == "" && why != "" || !strings.Contains(why, want) {
+				t.Fatalf("why %q, want %q", why, want)
 			}
 			if ok && !w.Time.After(start) {
 				t.Fatalf("w %+v is not the first write after start", w)

@@ -52,6 +52,7 @@ type Finder struct {
 	// RanAtStart, when set, tells whether the file held at start what it
 	// holds now, and why (JournalProof): a process that started before
 	// the file last changed then runs it as it is, not an older partition.
+	// Where it does not, why is empty or says why it cannot be proved.
 	RanAtStart func(start time.Time) (why string, ok bool)
 }
 
@@ -292,9 +293,10 @@ func (f *Finder) Status(config string, changed time.Time) model.Restart {
 	// The process named when a restart is pending is one the journal
 	// cannot clear: naming an older one that it does clear would send the
 	// operator to restart the wrong process.
-	stale := first
+	stale, whyNot := first, ""
 	if first.Start.Before(changed) && f.RanAtStart != nil && hidden == 0 {
 		why, p, ok := f.allRanAtStart(procs, changed)
+		whyNot = why
 		if ok {
 			r.Detail = fmt.Sprintf("agent process %d started %s, before agent.toml changed (%s), but the file holds again what it read then: %s",
 				first.PID, first.Start.Format(time.DateTime), changed.Format(time.DateTime), why)
@@ -306,6 +308,9 @@ func (f *Finder) Status(config string, changed time.Time) model.Restart {
 		r.State = model.RestartPending
 		r.Detail = fmt.Sprintf("agent process %d started %s, before agent.toml changed (%s): it runs the partition it read then; restart it to apply the file",
 			stale.PID, stale.Start.Format(time.DateTime), changed.Format(time.DateTime))
+		if whyNot != "" {
+			r.Detail += " (" + whyNot + ")"
+		}
 	} else {
 		r.Detail = fmt.Sprintf("agent process %d started %s, after agent.toml last changed (%s)",
 			first.PID, first.Start.Format(time.DateTime), changed.Format(time.DateTime))
@@ -315,7 +320,7 @@ func (f *Finder) Status(config string, changed time.Time) model.Restart {
 
 // allRanAtStart asks RanAtStart of every process started before the file
 // changed; why is the first one's answer, and where one is not proved,
-// stale is that process.
+// stale is that process and why what RanAtStart said of it.
 func (f *Finder) allRanAtStart(procs []Process, changed time.Time) (why string, stale Process, ok bool) {
 	for i, p := range procs {
 		if !p.Start.Before(changed) {
@@ -323,7 +328,7 @@ func (f *Finder) allRanAtStart(procs []Process, changed time.Time) (why string, 
 		}
 		w, ok := f.RanAtStart(p.Start)
 		if !ok {
-			return "", p, false
+			return w, p, false
 		}
 		if i == 0 {
 			why = w
@@ -379,7 +384,9 @@ const maxProofJournal = 32 << 20
 // JournalProof is a Finder's RanAtStart for the config file at path (its
 // symlinks resolved, as fgtop's writes resolve them): the file's bytes now
 // and its journal, read at each ask, with agentconfig.RanAtStart's proof.
-// Where either cannot be read it proves nothing.
+// Where either cannot be read it proves nothing. Where the file holds
+// again the version fgtop's first write since start replaced but the proof
+// fails, its why says why.
 func JournalProof(path string) func(start time.Time) (string, bool) {
 	return func(start time.Time) (string, bool) {
 		real, err := agentconfig.ResolvePath(path)
@@ -406,13 +413,17 @@ func JournalProof(path string) func(start time.Time) (string, bool) {
 		if err != nil {
 			return "", false
 		}
-		w, ok := agentconfig.RanAtStart(recs, start, agentconfig.HashOf(data), agentconfig.BootID())
-		if !ok {
-			return "", false
-		}
+		w, whyNot, ok := agentconfig.RanAtStartWhy(recs, start, agentconfig.HashOf(data), agentconfig.BootID())
 		action := w.Action
 		if action == agentconfig.ActionIntent {
 			action = "interrupted " + w.Intends
+		}
+		if !ok {
+			if whyNot == "" {
+				return "", false
+			}
+			return fmt.Sprintf("the file holds again the version the %s of %s replaced, but %s: whether the agent runs it cannot be proved",
+				action, w.Time.Local().Format(time.DateTime), whyNot), false
 		}
 		return fmt.Sprintf("the %s of %s replaced that version (sha256 %s, unchanged since %s), and it is back",
 			action, w.Time.Local().Format(time.DateTime), shortHash(w.OldHash), w.OldChanged.Local().Format(time.DateTime)), true

@@ -230,3 +230,45 @@ func TestAgentsOwnLinkRetargeted(t *testing.T) {
 		t.Fatalf("FileStatus(%s) = %+v, want restart pending, naming the agent's link", newer, got)
 	}
 }
+
+// An apply in the agent's first minute, rolled back: the agent may have
+// read either version, so a restart stays pending, and its detail says
+// why, for the operator who rolled back and is still asked to restart.
+func TestRolledBackInFirstMinuteSaysWhy(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "agentconfig", "testdata", "agent.multi-agent.slot-based.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(t.TempDir(), "agent.toml")
+	if err := os.WriteFile(config, raw, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	created := st.ModTime()
+	f := newFakeProc(t)
+	f.boot = created.Add(-time.Hour).Truncate(time.Second)
+	f.write("stat", fmt.Sprintf("cpu  1 2 3 4\nbtime %d\n", f.boot.Unix()))
+	f.proc(1, 0, "/")
+	f.proc(400, created.Add(time.Second).Sub(f.boot), "/", "python", "-m", "ai.backend.agent.server", "-f", config)
+	fd := &Finder{ProcRoot: f.root, RanAtStart: JournalProof(config)}
+	op := agentconfig.Actor{Name: "alice", Origin: "cli", Role: agentconfig.RoleOperator}
+	applied := created.Add(30 * time.Second)
+	if _, err := agentconfig.Commit(agentconfig.CommitRequest{Path: config, BaseHash: agentconfig.HashOf(raw),
+		Data: append(append([]byte{}, raw...), "\n# moved\n"...), Actor: op, Now: func() time.Time { return applied }}); err != nil {
+		t.Fatal(err)
+	}
+	if got := fd.Status(config, applied); got.State != model.RestartPending || strings.Contains(got.Detail, "first minute") {
+		t.Fatalf("after the apply: %+v, want pending, with no rollback to explain", got)
+	}
+	undone := created.Add(5 * time.Minute)
+	if _, err := agentconfig.Rollback(agentconfig.RollbackRequest{Path: config, Actor: op, Now: func() time.Time { return undone }}); err != nil {
+		t.Fatal(err)
+	}
+	got := fd.Status(config, undone)
+	if got.State != model.RestartPending || !strings.Contains(got.Detail, "agent process 400 ") || !strings.Contains(got.Detail, "the apply of") || !strings.Contains(got.Detail, "within the agent's first minute") {
+		t.Fatalf("after the rollback: %+v, want pending, saying the apply came in the agent's first minute", got)
+	}
+}
