@@ -107,7 +107,9 @@ func (e *Editor) undoPreviewed(m DeskUndoPreviewMsg) {
 			d.Body = append(d.Body, []kit.Span{{Lvl: kit.LvlWarn, Text: "  " + FirstLine(w)}})
 		}
 	}
-	d.Foot = append(d.Foot, []kit.Span{}, []kit.Span{{Lvl: kit.LvlDim, Text: "The agents read agent.toml only at start-up: restart them afterwards."}})
+	// Not a bare "restart them afterwards": a rollback to the version the
+	// agents started with needs none, and the outcome then says so.
+	d.Foot = append(d.Foot, []kit.Span{}, []kit.Span{{Lvl: kit.LvlDim, Text: "The agents read agent.toml only at start-up: restart them afterwards, unless the outcome says they run the restored version already."}})
 	e.openDialog(d)
 }
 
