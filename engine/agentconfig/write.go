@@ -793,8 +793,14 @@ func Rollback(req RollbackRequest) (*CommitResult, error) {
 		if _, bad, _ := readJournal(req.Journal); bad > 0 {
 			unread = fmt.Sprintf(" (the journal has %d line(s) fgtop cannot read, which may be a later apply or rollback: check the backups beside the file before forcing)", bad)
 		}
-		return nil, fmt.Errorf("%w: %s is sha256 %s, not the %s the apply of %s wrote; --force rolls back anyway (the current file is backed up first)%s",
-			ErrChangedOnDisk, req.Path, short(h), short(top.NewHash), top.Time.Format(time.RFC3339), unread)
+		// Put back by hand (cp -p from the backup, at 3 a.m.): saying only
+		// that it changed would hide that nothing is left to undo.
+		back := ""
+		if h == top.OldHash {
+			back = ": it already holds the version from before that apply (put back outside fgtop?), so there is nothing to restore"
+		}
+		return nil, fmt.Errorf("%w: %s is sha256 %s, not the %s the apply of %s wrote%s; --force rolls back anyway (the current file is backed up first)%s",
+			ErrChangedOnDisk, req.Path, short(h), short(top.NewHash), top.Time.Format(time.RFC3339), back, unread)
 	}
 	// The backup's path comes from the journal: it must be one fgtop
 	// made (beside the config, named as writeBackup names them), a

@@ -173,6 +173,26 @@ func TestRollbackRefusesChangedFile(t *testing.T) {
 	}
 }
 
+// A file put back by hand to the version before the apply (cp -p from the
+// backup): the refusal says it already holds that version, not only that
+// it changed.
+func TestRollbackRefusalSaysPutBack(t *testing.T) {
+	c, next := setup(t)
+	if _, err := Commit(CommitRequest{Path: c.Path, BaseHash: c.Hash, Data: next, Actor: operator}); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(c.Path, c.Raw, 0o640)
+	_, err := Rollback(RollbackRequest{Path: c.Path, Actor: operator})
+	if !errors.Is(err, ErrChangedOnDisk) || !strings.Contains(err.Error(), "already holds the version from before that apply") {
+		t.Fatalf("err = %v, want ErrChangedOnDisk saying it already holds the version before", err)
+	}
+	// Another edit is only a change.
+	os.WriteFile(c.Path, append(bytes.Clone(next), "# later edit\n"...), 0o640)
+	if _, err := Rollback(RollbackRequest{Path: c.Path, Actor: operator}); err == nil || strings.Contains(err.Error(), "already holds") {
+		t.Fatalf("err = %v, want a change that is not the version before", err)
+	}
+}
+
 func TestRollbackRefusesBadBackup(t *testing.T) {
 	c, next := setup(t)
 	res, err := Commit(CommitRequest{Path: c.Path, BaseHash: c.Hash, Data: next, Actor: operator})
