@@ -300,6 +300,13 @@ func (f *Finder) Status(config string, changed time.Time) model.Restart {
 		if ok {
 			r.Detail = fmt.Sprintf("agent process %d started %s, before agent.toml changed (%s), but the file holds again what it read then: %s",
 				first.PID, first.Start.Format(time.DateTime), changed.Format(time.DateTime), why)
+			// Every process cleared is named: with two agents, one named
+			// alone leaves the operator asking about the other.
+			for _, p := range procs[1:] {
+				if p.Start.Before(changed) {
+					r.Detail += fmt.Sprintf("; so does agent process %d, started %s", p.PID, p.Start.Format(time.DateTime))
+				}
+			}
 			return r
 		}
 		stale = p

@@ -161,3 +161,22 @@ func TestStatusNamesTheProcessNotProved(t *testing.T) {
 		t.Fatalf("got %+v, want restart pending naming process 401", got)
 	}
 }
+
+// Two agent processes both cleared by the journal: the detail names both,
+// not the older alone.
+func TestStatusNamesEveryProcessCleared(t *testing.T) {
+	config := filepath.Join(t.TempDir(), "agent.toml")
+	if err := os.WriteFile(config, []byte("[agent]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := newFakeProc(t)
+	f.proc(1, 0, "/")
+	f.proc(400, time.Hour, "/", "python", "-m", "ai.backend.agent.server", "-f", config)
+	f.proc(401, 90*time.Minute, "/", "python", "-m", "ai.backend.agent.server", "-f", config)
+	f.proc(402, 3*time.Hour, "/", "python", "-m", "ai.backend.agent.server", "-f", config)
+	fd := &Finder{ProcRoot: f.root, RanAtStart: func(time.Time) (string, bool) { return "proved", true }}
+	got := fd.Status(config, f.boot.Add(2*time.Hour))
+	if got.State != model.RestartCurrent || !strings.Contains(got.Detail, "agent process 400 ") || !strings.Contains(got.Detail, "so does agent process 401") || strings.Contains(got.Detail, "402") {
+		t.Fatalf("got %+v, want current naming 400 and 401 (402 started after the change)", got)
+	}
+}
