@@ -52,13 +52,20 @@ func Run(ctx context.Context, o Options) error {
 			f := &agentproc.Finder{SearchPaths: agentconfig.SearchPaths()}
 			o.Status = func() model.Restart { return f.FileStatus(o.Config) }
 		}
+		var st model.Restart
 		if o.Status != nil {
-			if st := o.Status(); st.State == model.RestartCurrent {
+			if st = o.Status(); st.State == model.RestartCurrent {
 				fmt.Fprintln(o.Stdout, "no restart needed: "+st.Detail)
 				return nil
 			}
 		}
 		fmt.Fprintln(o.Stdout, partition.RestartNeeded)
+		// Which process runs what, and after a rollback why the journal
+		// did not clear it: the operator who rolled back is otherwise
+		// told to restart with no reason.
+		if st.State == model.RestartPending && st.Detail != "" {
+			fmt.Fprintln(o.Stdout, "  "+st.Detail)
+		}
 		return nil
 	}
 	fmt.Fprintf(o.Stdout, "running restart command: %s\n", o.Cmd)

@@ -22,7 +22,7 @@ func TestRun(t *testing.T) {
 		out, err string
 	}{
 		{name: "no command", out: partition.RestartNeeded + "\n"},
-		{name: "no command, the agents run another version", status: model.RestartPending, out: partition.RestartNeeded + "\n"},
+		{name: "no command, the agents run another version", status: model.RestartPending, out: partition.RestartNeeded + "\n  as proved\n"},
 		{name: "no command, no agent found", status: model.RestartNotRunning, out: partition.RestartNeeded + "\n"},
 		{name: "no command, the agents run this version", status: model.RestartCurrent, out: "no restart needed: as proved\n"},
 		{name: "a command runs even where the agents run this version", cmd: "echo agent restarted", timeout: time.Minute, status: model.RestartCurrent,
