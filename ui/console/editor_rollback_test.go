@@ -12,6 +12,7 @@ import (
 	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/engine/partition"
 	"github.com/fgtop/fgtop/model"
+	"github.com/fgtop/fgtop/ui/editor"
 	"github.com/fgtop/fgtop/ui/internal/fake"
 )
 
@@ -113,7 +114,7 @@ func TestEditorRollbackRefusedOverLiveKernels(t *testing.T) {
 		t.Fatalf("a rollback over a live kernel asked or wrote:\n%s", screen(a))
 	}
 	v := screen(a)
-	for _, want := range []string{"not rolled back: refusing to roll back", "3f2a6c1e", "or on the node: fgtop rollback --config"} {
+	for _, want := range []string{"not rolled back: refusing to roll back", "3f2a6c1e", "or on the node:", editor.RollbackCommand(path)} {
 		if !strings.Contains(v, want) {
 			t.Errorf("the journal view lacks %q:\n%s", want, v)
 		}

@@ -245,10 +245,18 @@ func TestEditorAppliedSaysHowToUndo(t *testing.T) {
 	}
 	typeKeys(a, "J")
 	if lines := strings.Split(screen(a), "\n"); !slices.ContainsFunc(lines, func(l string) bool {
-		return strings.HasPrefix(strings.TrimSpace(l), "U undoes the last apply · or on the node: fgtop rollback --config /")
-	}) {
-		t.Errorf("the journal view does not say how to undo:\n%s", screen(a))
+		return strings.HasPrefix(strings.TrimSpace(l), "U undoes the last apply · or on the node:")
+	}) || !strings.Contains(screen(a), editor.RollbackCommand(path)) {
+		t.Errorf("the journal view does not say how to undo, with the whole command %q:\n%s", editor.RollbackCommand(path), screen(a))
 	}
+	// At 80 columns too the command is whole, on a row of its own.
+	a.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	if lines := strings.Split(screen(a), "\n"); !slices.ContainsFunc(lines, func(l string) bool {
+		return strings.HasPrefix(strings.TrimSpace(l), "fgtop rollback --config /")
+	}) {
+		t.Errorf("at 80 columns the undo command is not on a row of its own:\n%s", screen(a))
+	}
+	a.Update(tea.WindowSizeMsg{Width: 120, Height: 36})
 	press(a, esc)
 	typeKeys(a, "?")
 	if v := screen(a); !strings.Contains(v, "U in the journal (J) undoes the last apply") || !strings.Contains(v, "from a shell: fgtop rollback --config") || !strings.Contains(v, real) {

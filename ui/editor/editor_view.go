@@ -709,8 +709,16 @@ func (e *Editor) viewJournal(w, h int) []string {
 		}
 	}
 	if len(e.journal) > 0 {
-		head = append(head, kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlPlain, Text: " "}, {Lvl: kit.LvlAccent, Text: "U"}, {Lvl: kit.LvlDim, Text: " undoes the last apply · or on the node: "},
-			{Lvl: kit.LvlAccent, Text: RollbackCommand(e.Desk.Path())}}, w))
+		undo := []kit.Span{{Lvl: kit.LvlPlain, Text: " "}, {Lvl: kit.LvlAccent, Text: "U"}, {Lvl: kit.LvlDim, Text: " undoes the last apply · or on the node: "}}
+		cmd := kit.Span{Lvl: kit.LvlAccent, Text: RollbackCommand(e.Desk.Path())}
+		if kit.SpansWidth(undo)+kit.SpansWidth([]kit.Span{cmd}) <= w {
+			head = append(head, kit.SpansRow(st, append(undo, cmd), w))
+		} else {
+			// The command on a row of its own, so that it is whole, to
+			// paste in a shell, where both do not fit (at 80 columns even
+			// /etc/backend.ai/agent.toml's was cut).
+			head = append(head, kit.SpansRow(st, undo, w), kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlPlain, Text: "   "}, cmd}, w))
+		}
 	}
 	visible := max(h-1-len(head), 0)
 	e.jourOff = min(e.jourOff, max(len(body)-visible, 0))
