@@ -216,7 +216,9 @@ func TestRollbackRestartAdvice(t *testing.T) {
 	if got := mustRead(t, path); got != before {
 		t.Fatalf("not restored (flash %q)", a.Flash.Text)
 	}
-	if !strings.Contains(a.Flash.Text, "restart the agents where the header says restart pending") {
+	// The condition before the restart, so that a cut line (80 columns)
+	// does not read as an order to restart.
+	if !strings.Contains(a.Flash.Text, "restored; if the header says restart pending, restart the agents") {
 		t.Errorf("flash %q", a.Flash.Text)
 	}
 	restored := agentconfig.HashOf([]byte(before))

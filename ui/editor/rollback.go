@@ -174,7 +174,10 @@ func FlashUndone(c *kit.Common, m DeskUndoneMsg) {
 	case m.Err != nil || len(m.res.Mismatch) > 0:
 		c.Flashf(kit.LvlCrit, "restored, but: "+undoProblem(m))
 	default:
-		c.Flashf(kit.LvlOK, "rolled back: "+filepath.Base(m.res.Path)+" restored; restart the agents where the header says restart pending")
+		// The condition first: an 80-column flash line is cut after some
+		// 55 characters, and "restart the agents wher…" read as an order
+		// beside an outcome saying no restart is needed.
+		c.Flashf(kit.LvlOK, "rolled back: "+filepath.Base(m.res.Path)+" restored; if the header says restart pending, restart the agents")
 	}
 }
 
