@@ -16,26 +16,7 @@ import (
 // apply is rolled back it runs the file as it is again, and nothing asks
 // for a restart. Real writes (Commit, Rollback) and their journal.
 func TestRolledBackIsNoRestart(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("..", "agentconfig", "testdata", "agent.multi-agent.slot-based.toml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	config := filepath.Join(t.TempDir(), "agent.toml")
-	if err := os.WriteFile(config, raw, 0o640); err != nil {
-		t.Fatal(err)
-	}
-	st, err := os.Stat(config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	created := st.ModTime()
-	f := newFakeProc(t)
-	// The agent started a second after the file was written: it read it.
-	f.boot = created.Add(-time.Hour).Truncate(time.Second)
-	f.write("stat", fmt.Sprintf("cpu  1 2 3 4\nbtime %d\n", f.boot.Unix()))
-	f.proc(1, 0, "/")
-	start := created.Add(time.Second).Sub(f.boot)
-	f.proc(400, start, "/", "python", "-m", "ai.backend.agent.server", "-f", config)
+	raw, config, created, f := agentOnConfig(t)
 	fd := &Finder{ProcRoot: f.root, RanAtStart: JournalProof(config)}
 	op := agentconfig.Actor{Name: "alice", Origin: "cli", Role: agentconfig.RoleOperator}
 
@@ -235,24 +216,7 @@ func TestAgentsOwnLinkRetargeted(t *testing.T) {
 // read either version, so a restart stays pending, and its detail says
 // why, for the operator who rolled back and is still asked to restart.
 func TestRolledBackInFirstMinuteSaysWhy(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("..", "agentconfig", "testdata", "agent.multi-agent.slot-based.toml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	config := filepath.Join(t.TempDir(), "agent.toml")
-	if err := os.WriteFile(config, raw, 0o640); err != nil {
-		t.Fatal(err)
-	}
-	st, err := os.Stat(config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	created := st.ModTime()
-	f := newFakeProc(t)
-	f.boot = created.Add(-time.Hour).Truncate(time.Second)
-	f.write("stat", fmt.Sprintf("cpu  1 2 3 4\nbtime %d\n", f.boot.Unix()))
-	f.proc(1, 0, "/")
-	f.proc(400, created.Add(time.Second).Sub(f.boot), "/", "python", "-m", "ai.backend.agent.server", "-f", config)
+	raw, config, created, f := agentOnConfig(t)
 	fd := &Finder{ProcRoot: f.root, RanAtStart: JournalProof(config)}
 	op := agentconfig.Actor{Name: "alice", Origin: "cli", Role: agentconfig.RoleOperator}
 	applied := created.Add(30 * time.Second)
@@ -271,4 +235,30 @@ func TestRolledBackInFirstMinuteSaysWhy(t *testing.T) {
 	if got.State != model.RestartPending || !strings.Contains(got.Detail, "agent process 400 ") || !strings.Contains(got.Detail, "the apply of") || !strings.Contains(got.Detail, "within the agent's first minute") {
 		t.Fatalf("after the rollback: %+v, want pending, saying the apply came in the agent's first minute", got)
 	}
+}
+
+// agentOnConfig is the fixture's agent.toml written in a temp dir at
+// created, and a /proc where agent process 400 started a second after,
+// running it: it read that version.
+func agentOnConfig(t *testing.T) (raw []byte, config string, created time.Time, f *fakeProc) {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "agentconfig", "testdata", "agent.multi-agent.slot-based.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	config = filepath.Join(t.TempDir(), "agent.toml")
+	if err := os.WriteFile(config, raw, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	created = st.ModTime()
+	f = newFakeProc(t)
+	f.boot = created.Add(-time.Hour).Truncate(time.Second)
+	f.write("stat", fmt.Sprintf("cpu  1 2 3 4\nbtime %d\n", f.boot.Unix()))
+	f.proc(1, 0, "/")
+	f.proc(400, created.Add(time.Second).Sub(f.boot), "/", "python", "-m", "ai.backend.agent.server", "-f", config)
+	return raw, config, created, f
 }
