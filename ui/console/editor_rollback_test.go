@@ -290,3 +290,34 @@ func TestRollbackRestartAdviceAt80(t *testing.T) {
 		}
 	}
 }
+
+// TestRollbackRefusedAt80: a refused rollback's way on, the command line
+// with --force, is whole at 80 columns (wrapped, never cut), to paste.
+func TestRollbackRefusedAt80(t *testing.T) {
+	var node *model.Snapshot
+	a, path, _, after := appliedOnce(t, &node)
+	a.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	typeKeys(a, "J")
+	held := fake.Node(fake.Options{})
+	for _, k := range held.Kernels() {
+		if k.ID == "3f2a6c1e-5b7d-4e8a-9f0c-1d2e3a4b5c6d" {
+			k.Agent = fake.Agent0
+		}
+	}
+	fake.Finish(held)
+	node = held
+	typeKeys(a, "U")
+	if mustRead(t, path) != after {
+		t.Fatal("a refused rollback wrote")
+	}
+	v := screen(a)
+	for _, ln := range strings.Split(v, "\n") {
+		if w := ansi.StringWidth(ln); w > 80 {
+			t.Fatalf("a line %d wide:\n%s", w, v)
+		}
+	}
+	want := editor.RollbackCommand(path) + " --force"
+	if flat := strings.Join(strings.Fields(v), " "); !strings.Contains(flat, want) {
+		t.Errorf("the refusal lacks %q whole at 80 columns:\n%s", want, v)
+	}
+}

@@ -697,13 +697,9 @@ func (e *Editor) viewJournal(w, h int) []string {
 	// far the list scrolls.
 	var head []string
 	for _, n := range e.undoNote {
-		if !slices.Contains(n, restartMark) {
-			head = append(head, kit.SpansRow(st, append([]kit.Span{{Lvl: kit.LvlPlain, Text: " "}}, n...), w))
-			continue
-		}
-		// The outcome is wrapped, not cut: at 80 columns the cut fell
-		// before "no restart needed", the answer the operator rolled
-		// back for.
+		// Wrapped, not cut: at 80 columns the cut fell before "no restart
+		// needed", the answer the operator rolled back for, and in the
+		// middle of the command that rolls back with --force.
 		for _, r := range kit.WrapWords(e.withAdvice(n), w-1) {
 			head = append(head, kit.SpansRow(st, append([]kit.Span{{Lvl: kit.LvlPlain, Text: " "}}, r...), w))
 		}

@@ -71,7 +71,9 @@ func (e *Editor) undoPreviewed(m DeskUndoPreviewMsg) {
 		for _, a := range pv.Judgement.Affected {
 			e.undoNote = append(e.undoNote, []kit.Span{{Lvl: kit.LvlWarn, Text: "  " + a}})
 		}
-		e.undoNote = append(e.undoNote, []kit.Span{{Lvl: kit.LvlDim, Text: "edit the amounts back in the editor (its apply asks you to confirm such kernels), or on the node: " + RollbackCommand(e.Desk.Path()) + " --force"}})
+		// The command on a row of its own: whole, to paste in a shell.
+		e.undoNote = append(e.undoNote, []kit.Span{{Lvl: kit.LvlDim, Text: "edit the amounts back in the editor (its apply asks you to confirm such kernels), or on the node:"}},
+			[]kit.Span{{Lvl: kit.LvlAccent, Text: "  " + RollbackCommand(e.Desk.Path()) + " --force"}})
 		e.Flashf(kit.LvlCrit, "not rolled back: "+FirstLine(consoleRefusal(r)))
 		e.Invalidate()
 		return
