@@ -62,7 +62,7 @@ func (d *Derived) sharedLine(a *model.Agent) []kit.Span {
 		if a.Held[slot].IsZero() {
 			continue
 		}
-		parts = append(parts, slotShort(slot)+" "+kit.FmtSlot(slot, a.Held[slot]))
+		parts = append(parts, slotShort(slot)+" "+agentAmount(slot, a.Held[slot]))
 	}
 	if len(parts) == 0 {
 		parts = append(parts, "nothing")
@@ -100,12 +100,7 @@ func (d *Derived) givenLines(a *model.Agent) [][]kit.Span {
 	}
 	for _, slot := range slots {
 		given, held := a.Given[slot], a.Held[slot]
-		amt := func(v model.Dec) string {
-			if slot == model.SlotMem {
-				return kit.FmtBytesDec(v)
-			}
-			return v.String()
-		}
+		amt := func(v model.Dec) string { return agentAmount(slot, v) }
 		lvl := kit.LvlPlain
 		if given.Less(held) {
 			lvl = kit.LvlCrit
@@ -192,7 +187,7 @@ func (d *Derived) partitionLines(a *model.Agent) [][]kit.Span {
 		})
 		for _, slot := range slots {
 			held, capacity := a.Held[slot], capBySlot[slot]
-			lvl, capText := kit.LvlPlain, kit.FmtSlot(slot, capacity)
+			lvl, capText := kit.LvlPlain, agentAmount(slot, capacity)
 			if unknown[slot] {
 				capText = "?"
 			} else if capacity.Less(held) {
@@ -203,7 +198,7 @@ func (d *Derived) partitionLines(a *model.Agent) [][]kit.Span {
 				label = "held" // "cpu ... cpu 7/16" says cpu twice
 			}
 			line = append(line, kit.Span{Lvl: kit.LvlDim, Text: "  " + label + " "},
-				kit.Span{Lvl: lvl, Text: kit.FmtSlot(slot, held) + "/" + capText})
+				kit.Span{Lvl: lvl, Text: agentAmount(slot, held) + "/" + capText})
 		}
 		out = append(out, line)
 	}
@@ -287,4 +282,15 @@ func HealthSpan(h model.AgentHealth) (kit.Span, bool) {
 		return kit.Span{Lvl: kit.LvlWarn, Text: "unreachable"}, true
 	}
 	return kit.Span{}, false
+}
+
+// agentAmount is an agent's sum of a slot as the devices pane prints a
+// device's: bytes in binary units, a whole-unit slot's whole amount
+// without fraction digits (kernels' resource.txt may write a MIG slice
+// held as "1.00": the agent then held "1.00" beside a given "1").
+func agentAmount(slot model.SlotName, v model.Dec) string {
+	if slot == model.SlotMem || model.DefaultSlotTypes().TypeOf(slot) == model.SlotTypeBytes {
+		return kit.FmtBytesDec(v)
+	}
+	return kit.FmtWhole(slot, v)
 }

@@ -78,3 +78,30 @@ func TestAgentPartitionMockUnread(t *testing.T) {
 		t.Errorf("%q: want shares 1.40/? and devices 0/?", text)
 	}
 }
+
+// TestAgentGivenWholeUnits: on a slot-based partition an agent's held MIG
+// slices read as the devices pane reads them, "1" beside a given "1",
+// not the "1.00" a kernel's resource.txt may write; shares keep their
+// decimals and memory its units.
+func TestAgentGivenWholeUnits(t *testing.T) {
+	const mig = model.SlotName("cuda.device:5g-mig")
+	s := &model.Snapshot{
+		Devices: []model.Device{
+			{Name: "cuda", ID: "GPU-a", Slot: model.SlotCUDAShares, Capacity: model.MustDec("1.00")},
+			{Name: "cuda", ID: "GPU-a/mig", Slot: mig, Capacity: model.MustDec("1")},
+		},
+		Agents: []model.Agent{{ID: "a1",
+			Given: model.ResourceSlot{mig: model.MustDec("1"), model.SlotCUDAShares: model.MustDec("1.0"), model.SlotMem: model.MustDec("1073741824")},
+			Held:  model.ResourceSlot{mig: model.MustDec("1.00"), model.SlotCUDAShares: model.MustDec("0.50"), model.SlotMem: model.MustDec("536870912")}}},
+	}
+	d := Derive(s, DeriveOptions{Th: kit.DefaultThresholds(), G: kit.UnicodeGlyphs(false)}, nil)
+	var text string
+	for _, l := range d.givenLines(&s.Agents[0]) {
+		text += spansText(l) + "\n"
+	}
+	for _, want := range []string{"cuda.device:5g-mig 1 of 1  held 1\n", "held 0.50\n", "held 512m"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("%q lacks %q", text, want)
+		}
+	}
+}
