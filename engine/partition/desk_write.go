@@ -43,6 +43,13 @@ func sameStat(a, b os.FileInfo) bool {
 // It stats the config and the journal and re-reads one only when it
 // changed: call it off the UI loop.
 func (d *Desk) LatestWrite() (Hold, bool) {
+	h, _, ok := d.LatestWriteHash()
+	return h, ok
+}
+
+// LatestWriteHash is LatestWrite with the sha256 of the config as read
+// for it ("" where it could not be read).
+func (d *Desk) LatestWriteHash() (Hold, string, bool) {
 	d.vmu.Lock()
 	own, ok, ownHash := d.last, d.gen > 0, d.lastHash
 	d.vmu.Unlock()
@@ -94,13 +101,13 @@ func (d *Desk) LatestWrite() (Hold, bool) {
 		hash, ok = r.NewHash, true
 	}
 	if !ok {
-		return Hold{}, false
+		return Hold{}, w.hash, false
 	}
 	if fi == nil {
-		return own, true
+		return own, "", true
 	}
 	if w.hash != "" && hash != "" && w.hash != hash {
-		return Hold{Since: fi.ModTime()}, true
+		return Hold{Since: fi.ModTime()}, w.hash, true
 	}
-	return own, true
+	return own, w.hash, true
 }

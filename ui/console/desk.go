@@ -75,7 +75,7 @@ func (a *App) pollDesk() {
 		m.Hold, m.Held = d.Holder()
 		// Any hand's write, not only this desk's: a CLI apply or rollback
 		// meanwhile left the header naming an older one (the tour).
-		m.Write, m.Written = d.LatestWrite()
+		m.Write, m.FileHash, m.Written = d.LatestWriteHash()
 		if sess != nil {
 			m.Lost = sess.Lost()
 			m.Mine = m.Lost == nil && sess.Holds()
@@ -118,7 +118,7 @@ func (a *App) deskPolled(m editor.DeskPolledMsg) {
 	// A rollback is named as one even where it left the file the agents
 	// run (nothing to restart): else the operator whose apply it undid saw
 	// nothing change on their screen (the tour).
-	if restarted := a.agentsRestarted(); m.Written && (!restarted || m.Write.Rollback) {
+	if restarted := a.agentsRestarted(m.FileHash); m.Written && (!restarted || m.Write.Rollback) {
 		by := " by " + actorWho(m.Write.Actor)
 		if m.Write.Actor.Name == "" {
 			by = " outside fgtop"
@@ -142,14 +142,16 @@ func (a *App) deskPolled(m editor.DeskPolledMsg) {
 }
 
 // agentsRestarted reports whether every agent is known to run agent.toml
-// as it is (restarted since the last write): "restart agents" is then
-// old news.
-func (a *App) agentsRestarted() bool {
+// as it is, hash (restarted since the last write): "restart agents" is
+// then old news.
+func (a *App) agentsRestarted(hash string) bool {
 	if a.Snap == nil || len(a.Snap.Agents) == 0 {
 		return false
 	}
 	for _, ag := range a.Snap.Agents {
-		if ag.Restart.State != model.RestartCurrent {
+		// A state judged on another version (the one before a write the
+		// engine has not seen yet) is no news of this one.
+		if ag.Restart.State != model.RestartCurrent || hash != "" && ag.Restart.ConfigHash != "" && ag.Restart.ConfigHash != hash {
 			return false
 		}
 	}

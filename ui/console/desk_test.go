@@ -80,16 +80,26 @@ func TestHeaderFollowsTheLatestWrite(t *testing.T) {
 // nothing at all: the operator whose apply another undid saw no change on
 // their screen (the tour). It names the rollback, and asks for a restart
 // only where one is due.
+//
+// A "current" judged on another version of the file (the one the write
+// replaced, before the engine saw the write) is no news of this one.
 func TestHeaderNamesARollback(t *testing.T) {
-	for _, restarted := range []bool{true, false} {
+	for _, c := range []struct {
+		restarted bool
+		// judged: the version the agents' state was judged on ("" none
+		// said, "file" the file as it is, "other" another).
+		judged string
+	}{{true, ""}, {false, ""}, {true, "file"}, {false, "other"}} {
+		restarted := c.restarted
 		path := fixtureConfig(t)
 		snap := freeNode()
 		state := model.RestartPending
-		if restarted {
+		if restarted || c.judged == "other" {
 			state = model.RestartCurrent
 		}
+		judged := map[string]string{"file": agentconfig.HashOf([]byte(mustRead(t, path))), "other": agentconfig.HashOf([]byte("# another version\n"))}[c.judged]
 		for i := range snap.Agents {
-			snap.Agents[i].Restart.State = state
+			snap.Agents[i].Restart = model.Restart{State: state, ConfigHash: judged}
 		}
 		a := testApp(t, 160, 40, snap, Options{Actor: alice, Desk: testDesk(path, snap)})
 		header := func() string { return strings.Join(strings.Split(screen(a), "\n")[:2], "\n") }
@@ -121,7 +131,7 @@ func TestHeaderNamesARollback(t *testing.T) {
 			want += ": restart agents"
 		}
 		if h := header(); !strings.Contains(h, want) || (restarted && strings.Contains(h, "restart agents")) {
-			t.Errorf("agents restarted %v: the header lacks %q (or asks for a restart):\n%s", restarted, want, h)
+			t.Errorf("agents restarted %v (judged on %q): the header lacks %q (or asks for a restart):\n%s", restarted, c.judged, want, h)
 		}
 	}
 }

@@ -28,9 +28,13 @@ type (
 	DeskPolledMsg struct {
 		Hold, Write   partition.Hold
 		Held, Written bool
-		Sess          *partition.Session
-		Mine          bool
-		Lost          error
+		// FileHash is the sha256 of agent.toml as the desk read it last
+		// ("" unknown): the agents' restart state is news of that version
+		// only where it was judged on it.
+		FileHash string
+		Sess     *partition.Session
+		Mine     bool
+		Lost     error
 	}
 	// DeskOpenedMsg is the outcome of opening the draft (e).
 	DeskOpenedMsg struct {
