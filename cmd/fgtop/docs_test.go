@@ -18,15 +18,7 @@ import (
 // DESIGN.md the repository did not have, and ../shared/oracle, which only
 // the CI machine has).
 func TestDocsCiteOnlyTheRepository(t *testing.T) {
-	mod, err := testfix.ModuleRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	docs, err := filepath.Glob(filepath.Join(mod, "docs", "*.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	files := append([]string{filepath.Join(mod, "README.md")}, docs...)
+	mod, files := userDocs(t)
 	if len(files) < 5 {
 		t.Fatalf("only %d documents found", len(files))
 	}
@@ -71,15 +63,7 @@ func TestDocsCiteOnlyTheRepository(t *testing.T) {
 // "unknown flag". A flag renamed or removed in the binary fails here until
 // the docs follow.
 func TestDocsCommandLinesUseRealFlags(t *testing.T) {
-	mod, err := testfix.ModuleRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	docs, err := filepath.Glob(filepath.Join(mod, "docs", "*.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	files := append([]string{filepath.Join(mod, "README.md")}, docs...)
+	mod, files := userDocs(t)
 	root := newRootCmd()
 	checked := 0
 	for _, f := range files {
@@ -189,4 +173,19 @@ func undefinedFlags(root *cobra.Command, text string) (bad []string, checked int
 		}
 	}
 	return bad, checked
+}
+
+// userDocs is the module's root and its documents for users: README.md
+// and docs/*.md.
+func userDocs(t *testing.T) (mod string, files []string) {
+	t.Helper()
+	mod, err := testfix.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, err := filepath.Glob(filepath.Join(mod, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mod, append([]string{filepath.Join(mod, "README.md")}, docs...)
 }

@@ -63,10 +63,7 @@ func TestFileStatusCopyKeepingOldTime(t *testing.T) {
 	if err := os.Chtimes(config, now.Add(-2*time.Hour), now.Add(-2*time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	f := newFakeProc(t)
-	f.boot = now.Add(-3 * time.Hour).Truncate(time.Second)
-	f.write("stat", fmt.Sprintf("cpu  1 2 3 4\nbtime %d\n", f.boot.Unix()))
-	f.proc(1, 0, "/")
+	f := bootedAt(t, now.Add(-3*time.Hour))
 	// Started an hour ago, after the copy's kept time, before the copy.
 	f.proc(400, now.Add(-time.Hour).Sub(f.boot), "/", "python", "-m", "ai.backend.agent.server", "-f", config)
 	got := (&Finder{ProcRoot: f.root}).FileStatus(config)
@@ -132,10 +129,7 @@ func TestLinkRetargetedAfterStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := newFakeProc(t)
-	f.boot = st.ModTime().Add(-time.Hour).Truncate(time.Second)
-	f.write("stat", fmt.Sprintf("cpu  1 2 3 4\nbtime %d\n", f.boot.Unix()))
-	f.proc(1, 0, "/")
+	f := bootedAt(t, st.ModTime().Add(-time.Hour))
 	start := st.ModTime().Add(500 * time.Millisecond)
 	f.proc(400, start.Sub(f.boot), "/", "python", "-m", "ai.backend.agent.server", "-f", config)
 	time.Sleep(time.Until(start.Add(100 * time.Millisecond)))
@@ -193,10 +187,7 @@ func TestAgentsOwnLinkRetargeted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := newFakeProc(t)
-	f.boot = st.ModTime().Add(-time.Hour).Truncate(time.Second)
-	f.write("stat", fmt.Sprintf("cpu  1 2 3 4\nbtime %d\n", f.boot.Unix()))
-	f.proc(1, 0, "/")
+	f := bootedAt(t, st.ModTime().Add(-time.Hour))
 	start := st.ModTime().Add(200 * time.Millisecond)
 	f.proc(400, start.Sub(f.boot), "/", "python", "-m", "ai.backend.agent.server", "-f", link)
 	time.Sleep(time.Until(start.Add(100 * time.Millisecond)))
@@ -255,10 +246,18 @@ func agentOnConfig(t *testing.T) (raw []byte, config string, created time.Time, 
 		t.Fatal(err)
 	}
 	created = st.ModTime()
-	f = newFakeProc(t)
-	f.boot = created.Add(-time.Hour).Truncate(time.Second)
-	f.write("stat", fmt.Sprintf("cpu  1 2 3 4\nbtime %d\n", f.boot.Unix()))
-	f.proc(1, 0, "/")
+	f = bootedAt(t, created.Add(-time.Hour))
 	f.proc(400, created.Add(time.Second).Sub(f.boot), "/", "python", "-m", "ai.backend.agent.server", "-f", config)
 	return raw, config, created, f
+}
+
+// bootedAt is a fake /proc of a host booted at boot (to the second), with
+// pid 1.
+func bootedAt(t *testing.T, boot time.Time) *fakeProc {
+	t.Helper()
+	f := newFakeProc(t)
+	f.boot = boot.Truncate(time.Second)
+	f.write("stat", fmt.Sprintf("cpu  1 2 3 4\nbtime %d\n", f.boot.Unix()))
+	f.proc(1, 0, "/")
+	return f
 }

@@ -101,14 +101,7 @@ func TestEditorRollbackRefusedOverLiveKernels(t *testing.T) {
 	a, path, _, after := appliedOnce(t, &node)
 	typeKeys(a, "J")
 	// Now a kernel of the agent the apply gave GPU3 to holds it.
-	held := fake.Node(fake.Options{})
-	for _, k := range held.Kernels() {
-		if k.ID == "3f2a6c1e-5b7d-4e8a-9f0c-1d2e3a4b5c6d" {
-			k.Agent = fake.Agent0
-		}
-	}
-	fake.Finish(held)
-	node = held
+	node = heldByAgent0()
 	typeKeys(a, "U")
 	if a.dlg() != nil || mustRead(t, path) != after {
 		t.Fatalf("a rollback over a live kernel asked or wrote:\n%s", screen(a))
@@ -128,7 +121,7 @@ func TestEditorRollbackRefusedOverLiveKernels(t *testing.T) {
 	if a.dlg() == nil {
 		t.Fatalf("no dialog on a free node: %q", a.Flash.Text)
 	}
-	node = held
+	node = heldByAgent0()
 	press(a, tab, enter)
 	if mustRead(t, path) != after || !strings.HasPrefix(a.Flash.Text, "not rolled back: ") {
 		t.Errorf("a kernel started after the dialog: flash %q, file changed %v", a.Flash.Text, mustRead(t, path) != after)
@@ -298,14 +291,7 @@ func TestRollbackRefusedAt80(t *testing.T) {
 	a, path, _, after := appliedOnce(t, &node)
 	a.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	typeKeys(a, "J")
-	held := fake.Node(fake.Options{})
-	for _, k := range held.Kernels() {
-		if k.ID == "3f2a6c1e-5b7d-4e8a-9f0c-1d2e3a4b5c6d" {
-			k.Agent = fake.Agent0
-		}
-	}
-	fake.Finish(held)
-	node = held
+	node = heldByAgent0()
 	typeKeys(a, "U")
 	if mustRead(t, path) != after {
 		t.Fatal("a refused rollback wrote")
@@ -320,4 +306,18 @@ func TestRollbackRefusedAt80(t *testing.T) {
 	if flat := strings.Join(strings.Fields(v), " "); !strings.Contains(flat, want) {
 		t.Errorf("the refusal lacks %q whole at 80 columns:\n%s", want, v)
 	}
+}
+
+// heldByAgent0 is the fake node with GPU3's kernel run by the first
+// agent, the one appliedOnce's apply gave GPU3 to: undoing it would take
+// the device from under the kernel.
+func heldByAgent0() *model.Snapshot {
+	held := fake.Node(fake.Options{})
+	for _, k := range held.Kernels() {
+		if k.ID == "3f2a6c1e-5b7d-4e8a-9f0c-1d2e3a4b5c6d" {
+			k.Agent = fake.Agent0
+		}
+	}
+	fake.Finish(held)
+	return held
 }
