@@ -105,7 +105,8 @@ func TestHelpGivesCommandSyntax(t *testing.T) {
 // TestHelpWrapsAtEightyColumns: at 80 columns the help's rows wrap under
 // their meaning instead of being cut, so :at's syntax (which the help
 // alone gives) reads whole, and a filter on a word of a continuation line
-// shows the row it belongs to.
+// shows the row it belongs to. The filter's first row too: it was cut
+// "!wo…", losing how a search is inverted.
 func TestHelpWrapsAtEightyColumns(t *testing.T) {
 	a := testApp(t, 80, 24, fake.Node(fake.Options{}), Options{})
 	var help string
@@ -116,7 +117,7 @@ func TestHelpWrapsAtEightyColumns(t *testing.T) {
 		}
 		help += strings.TrimSpace(l) + " "
 	}
-	mustContain(t, "help at 80 columns", help, "yesterday 14:02", "-2h", "[ ] step, :live returns", "(as history --device)")
+	mustContain(t, "help at 80 columns", help, "yesterday 14:02", "-2h", "[ ] step, :live returns", "(as history --device)", "!word inverts one")
 	typeKeys(a, "?")
 	typeKeys(a, "returns")
 	mustContain(t, "filter on a continuation line", helpBody(a), ":at TIME", "returns")

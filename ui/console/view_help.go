@@ -275,8 +275,12 @@ func (hs *helpScreen) notes(w int) []string {
 	for _, c := range cmds {
 		out = append(out, entry(c[0], c[1])...)
 	}
-	out = append(out, "", kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlTitle, Text: " Filter"}}, w),
-		kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlDim, Text: "   words must all match (id, agent, state, devices, owner, session, image); !word inverts one"}}, w))
+	out = append(out, "", kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlTitle, Text: " Filter"}}, w))
+	// Wrapped, not cut: at 80 columns the row ended "!wo…", and with it
+	// the only word on how to invert a search.
+	for _, r := range kit.WrapWords([]kit.Span{{Lvl: kit.LvlDim, Text: "words must all match (id, agent, state, devices, owner, session, image); !word inverts one"}}, w-3) {
+		out = append(out, kit.SpansRow(st, append([]kit.Span{{Lvl: kit.LvlDim, Text: "   "}}, r...), w))
+	}
 	for _, f := range render.FilterHelp() {
 		out = append(out, entry(f[0], f[1])...)
 	}
