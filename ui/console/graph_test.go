@@ -3,6 +3,7 @@ package console
 import (
 	"math"
 	"math/rand/v2"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -333,6 +334,38 @@ func TestMiniGraph(t *testing.T) {
 			}
 			if !strings.HasPrefix(ansi.Strip(rows[0]), st.G.Cursor) {
 				t.Errorf("marked cell's label %q", ansi.Strip(rows[0]))
+			}
+		}
+	}
+}
+
+// TestMiniGraphKeepsTheFigure: where a small graph's title does not fit,
+// the device's name is cut, never its share held: "MIG 3/0 100%" in 11
+// cells read "MIG 3/0 10…", as if 10 % were held.
+func TestMiniGraphKeepsTheFigure(t *testing.T) {
+	for _, ascii := range []bool{false, true} {
+		a := historyApp(t, 200, 60, Options{ASCII: ascii})
+		var devs []int
+		want := map[string]int{}
+		for i := range a.d.Devs {
+			if dh, ok := a.hist[a.d.Devs[i].Key]; ok {
+				devs = append(devs, i)
+				want[pct(dh.alloc.last())]++
+			}
+		}
+		if want["100%"] == 0 {
+			t.Fatalf("no device of the fixture is wholly held: %v", want)
+		}
+		for w := 50; w <= 130; w++ {
+			p := newHistoryPane(a.common, a.hist, nil)
+			p.SetSize(w, 60)
+			text := ansi.Strip(strings.Join(p.viewSmall(devs, 0, w, 60), "\n"))
+			for fig, n := range want {
+				// A left half's title ends in its figure, then the divider.
+				re := regexp.MustCompile(" " + regexp.QuoteMeta(fig) + " *" + regexp.QuoteMeta(a.St.G.Sep))
+				if got := len(re.FindAllString(text, -1)); got != n {
+					t.Errorf("ascii=%v width %d: %d titles end in %s, want %d:\n%s", ascii, w, got, fig, n, text)
+				}
 			}
 		}
 	}

@@ -249,7 +249,13 @@ func (p *historyPane) viewSmall(devs []int, sel, w, h int) []string {
 			dh.Util.columns(util, dh.sec, perCol)
 			p.drawn(len(alloc), perCol)
 		}
-		left := []kit.Span{{Lvl: kit.LvlPlain, Text: r.Label}, {Lvl: kit.LvlDim, Text: word}, {Lvl: kit.LvlAlloc, Text: pct(dh.alloc.last())}}
+		// The label gives way, never the figure: "MIG 7/0 100%" in 11
+		// cells was "MIG 7/0 10…", which reads as 10 %.
+		label, figure := r.Label, pct(dh.alloc.last())
+		if room := pw - 1 - kit.Width(word) - kit.Width(figure); kit.Width(label) > room {
+			label = kit.Truncate(label, room, st.G.Ellipsis)
+		}
+		left := []kit.Span{{Lvl: kit.LvlPlain, Text: label}, {Lvl: kit.LvlDim, Text: word}, {Lvl: kit.LvlAlloc, Text: figure}}
 		right := []kit.Span{{Lvl: kit.LvlDim, Text: " busy "}, {Lvl: kit.LvlUtil, Text: pct(dh.Util.last())}}
 		if devs[k] == sel {
 			left[0].Lvl = kit.LvlAccent
