@@ -3,6 +3,8 @@ package console
 import (
 	"strings"
 	"testing"
+
+	tea "charm.land/bubbletea/v2"
 )
 
 // TestHelpListsEveryCommand: every ':' command the console runs is in the
@@ -46,6 +48,24 @@ func TestHelpSaysTheRecordsCommandsNeedOne(t *testing.T) {
 		marked := strings.Count(help, "no record here (start fgtop with --history DIR)")
 		if want := map[bool]int{true: 3, false: 0}[hist == ""]; marked != want {
 			t.Errorf("history %q: %d commands marked, want %d:\n%s", hist, marked, want, help)
+		}
+	}
+}
+
+// TestNoRecordSaidWholeAt80: at 80 columns :at and :span on a console
+// without a record say what to do whole in the footer; the long form was
+// cut "(or run fgtop …".
+func TestNoRecordSaidWholeAt80(t *testing.T) {
+	for _, cmd := range []string{"at -1h", "span 1h"} {
+		a := testApp(t, 80, 24, nil, Options{})
+		a.View()
+		a.Update(keyRune(':'))
+		typeKeys(a, cmd)
+		a.Update(keyCode(tea.KeyEnter))
+		lines := strings.Split(screen(a), "\n")
+		if last := lines[len(lines)-1]; !strings.Contains(last, "start fgtop with --history DIR") ||
+			strings.Contains(last, "(or run") && !strings.Contains(last, "(or run fgtop record)") {
+			t.Errorf(":%s at 80 columns: footer %q", cmd, last)
 		}
 	}
 }

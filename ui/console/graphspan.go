@@ -70,6 +70,7 @@ func (a *App) spanCommand(f []string) tea.Cmd {
 		}
 		if a.opts.History == "" {
 			a.Flashf(kit.LvlWarn, "no history here to graph more than 5m: "+a.noRecordWhy(false))
+			a.Flash.Short = "no history here: " + a.noRecordWhy(true)
 			return nil
 		}
 		a.graph = graphSpan{name: s.name, d: s.d, gen: a.graph.gen + 1}

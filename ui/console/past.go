@@ -71,6 +71,7 @@ func (a *App) pastCommand(f []string) tea.Cmd {
 	}
 	if a.opts.History == "" {
 		a.Flashf(kit.LvlWarn, "no history here: "+a.noRecordWhy(false))
+		a.Flash.Short = "no history here: " + a.noRecordWhy(true)
 		return nil
 	}
 	if len(f) < 2 {
