@@ -299,11 +299,29 @@ func decodePatched(body []byte, patches [][]byte, in *interner) (*model.Kernel, 
 	}
 }
 
-// overlayMinute puts the last minute's summary over telemetry the device
-// records keep from when they last changed otherwise.
+// overlayMinute puts the last minute's summary where the devices record
+// in force was written before this moment. That record keeps the readings
+// that move with every poll (utilisation, memory in use, temperature,
+// power, processes) from when the devices last changed otherwise, minutes
+// or hours before: shown as of this moment they named the processes of a
+// kernel long gone from the device. They are dropped (not known), and the
+// minute's means given where there is one.
 func (st *state) overlayMinute(s *model.Snapshot) {
+	if !st.devTime.Before(st.time) {
+		return
+	}
+	for i := range s.Devices {
+		d := &s.Devices[i]
+		if d.Telemetry == nil {
+			continue
+		}
+		t := *d.Telemetry
+		t.MemUsed, t.UtilGPU, t.UtilMem, t.TempC, t.PowerMW = model.Opt[uint64]{}, model.Opt[uint32]{}, model.Opt[uint32]{}, model.Opt[uint32]{}, model.Opt[uint32]{}
+		t.Processes, t.ProcUtil = nil, model.Opt[bool]{}
+		d.Telemetry = &t
+	}
 	mr := st.minute
-	if mr == nil || mr.Start.Add(2*time.Minute).Before(st.time) || !mr.Start.Add(time.Minute).After(st.devTime) {
+	if mr == nil || mr.Start.Add(2*time.Minute).Before(st.time) {
 		return
 	}
 	by := map[model.DeviceKey]*devMinute{}
