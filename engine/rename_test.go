@@ -161,7 +161,7 @@ func TestRootListedAgainEndsItsProblem(t *testing.T) {
 	// As the watcher words a root whose listing is refused.
 	st.applyEvent(scratch.Event[*kread]{Kind: scratch.Problem, Root: r.Path, Agent: r.Agent, Path: r.Path,
 		Issue: &model.Issue{Severity: model.SevError, Code: model.IssuePermission, File: r.Path, Agent: r.Agent,
-			Message: "cannot list the scratch root: open " + r.Path + ": permission denied; its kernels keep their last known figures"}})
+			Message: "cannot list the scratch root: open " + r.Path + ": permission denied; fgtop cannot see its kernels"}})
 	denied := func(s *model.Snapshot) bool {
 		return slices.ContainsFunc(s.Issues, func(i model.Issue) bool { return i.Code == model.IssuePermission && i.File == r.Path })
 	}

@@ -419,6 +419,12 @@ func (t *scanTarget[T]) finish() {
 	slices.SortFunc(t.entries, func(a, b entry[T]) int { return strings.Compare(a.kid, b.kid) })
 }
 
+// unlistedKernels says what a root that cannot be listed leaves of its
+// kernels. The scanner does not know whether any were seen before: "its
+// kernels keep their last known figures" read, on a root unreadable from
+// the start, as if the figures counted them.
+const unlistedKernels = "fgtop cannot see its kernels: those it saw before keep their last known figures, any others are not counted (run fgtop as root or as the agent's user)"
+
 // rootListEvent is the event for a root that cannot be listed.
 func rootListEvent[T any](r Root, path string, err error) *Event[T] {
 	ev := &Event[T]{Root: r.Path, Agent: r.Agent, Path: path}
@@ -430,7 +436,7 @@ func rootListEvent[T any](r Root, path string, err error) *Event[T] {
 	case isPermission(err):
 		ev.Kind = Problem
 		ev.Issue = &model.Issue{Severity: model.SevError, Code: model.IssuePermission, File: path, Agent: r.Agent,
-			Message: fmt.Sprintf("cannot list the scratch root: %v; its kernels keep their last known figures", err)}
+			Message: fmt.Sprintf("cannot list the scratch root: %v; %s", err, unlistedKernels)}
 	default:
 		ev.Kind = Problem
 		ev.Issue = &model.Issue{Severity: model.SevError, Code: model.IssueRootMissing, File: path, Agent: r.Agent,

@@ -3,6 +3,7 @@ package scratch
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -297,6 +298,22 @@ func TestPermissionIssueNamesPath(t *testing.T) {
 	}
 	if !strings.Contains(is.Message, "permission denied") {
 		t.Errorf("message %q does not say why", is.Message)
+	}
+}
+
+// TestUnlistableRootSaysWhatCounts: a root that cannot be listed says
+// that kernels fgtop never saw under it are not counted. It said only that
+// its kernels kept their last known figures, which, on a root unreadable
+// from the start, read as if the device figures counted them.
+func TestUnlistableRootSaysWhatCounts(t *testing.T) {
+	ev := rootListEvent[string](Root{Path: "/r", Agent: "ag"}, "/r", &fs.PathError{Op: "open", Path: "/r", Err: syscall.EACCES})
+	if ev.Issue == nil || ev.Issue.Code != model.IssuePermission {
+		t.Fatalf("event %+v", ev)
+	}
+	for _, want := range []string{"permission denied", "others are not counted", "as root"} {
+		if !strings.Contains(ev.Issue.Message, want) {
+			t.Errorf("message %q lacks %q", ev.Issue.Message, want)
+		}
 	}
 }
 
