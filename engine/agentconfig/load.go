@@ -141,6 +141,10 @@ type Allocation struct {
 	Devices map[model.DeviceName][]model.DeviceID
 	// Slots is the slot-based slot name -> absolute amount.
 	Slots map[model.SlotName]model.Dec
+	// Unread are the slot-based slots declared with a value that does not
+	// read (cpu = "fifteen"): their amount above is 0, which the file does
+	// not say, so what shows the amounts leaves them out.
+	Unread []model.SlotName
 }
 
 // Clone returns a deep copy.
@@ -150,6 +154,7 @@ func (a *Allocation) Clone() *Allocation {
 	}
 	b := *a
 	b.CPU = slices.Clone(a.CPU)
+	b.Unread = slices.Clone(a.Unread)
 	if a.Devices != nil {
 		b.Devices = make(map[model.DeviceName][]model.DeviceID, len(a.Devices))
 		for k, v := range a.Devices {
@@ -760,6 +765,7 @@ func (l *loader) slotAlloc(t map[string]any, at []string, agent model.AgentID, w
 		n, err := intValue(v)
 		switch {
 		case err != nil:
+			a.Unread = append(a.Unread, model.SlotCPU)
 			l.problem(sub(at, "cpu"), agent, "%s: cpu must be an integer core count: %v", who, err)
 		case n.Sign() < 0:
 			l.problem(sub(at, "cpu"), agent, "%s: cpu must not be negative", who)
@@ -793,6 +799,7 @@ func (l *loader) slotAlloc(t map[string]any, at []string, agent model.AgentID, w
 			n, err := decValue(flat[k])
 			switch {
 			case err != nil:
+				a.Unread = append(a.Unread, model.SlotName(k))
 				l.problem(sub(at, "devices", k), agent, "%s: devices[%q]: %v", who, k, err)
 			case n.Sign() < 0:
 				l.problem(sub(at, "devices", k), agent, "%s: devices[%q] must not be negative", who, k)
@@ -813,6 +820,7 @@ func (l *loader) mem(t map[string]any, a *Allocation, at []string, agent model.A
 	n, err := sizeValue(v)
 	switch {
 	case err != nil:
+		a.Unread = append(a.Unread, model.SlotMem)
 		l.problem(sub(at, "mem"), agent, "%s: mem: %v", who, err)
 	case n.Sign() < 0:
 		l.problem(sub(at, "mem"), agent, "%s: mem must not be negative", who)

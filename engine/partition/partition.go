@@ -211,6 +211,12 @@ type AgentPart struct {
 	Reserved model.ResourceSlot `json:"reserved"`
 	// Scaling is the stats scaling factor per slot.
 	Scaling model.ResourceSlot `json:"scaling"`
+	// ungiven are the slots a manual slot-based file gives the agent no
+	// readable amount of (left out, or cpu = "fifteen"): Capacity counts
+	// them 0, as the allocator's arithmetic does, but the agent is not
+	// given 0 (the agent refuses the file), so Fill leaves them out of
+	// Given.
+	ungiven []model.SlotName
 }
 
 // OwnsDevice reports whether the agent's partition includes the device;
@@ -257,6 +263,9 @@ func (p *Partition) Fill(agents []model.Agent) {
 		agents[i].Given = nil
 		if p.Format == agentconfig.FormatSlotBased && p.Effective != agentconfig.ModeShared && len(p.Agents) > 1 {
 			agents[i].Given = maps.Clone(ap.Capacity)
+			for _, s := range ap.ungiven {
+				delete(agents[i].Given, s)
+			}
 		}
 		if ap.Owns != nil {
 			agents[i].Owns = make(map[model.DeviceName][]model.DeviceID, len(ap.Owns))
@@ -490,7 +499,10 @@ func slotBased(p *Partition, cfg *agentconfig.Config, accelUnknown bool) {
 		case agentconfig.ModeManual:
 			per = make([]model.Dec, n)
 			for i, a := range cfg.Agents {
-				per[i], _ = agentconfig.SlotAmount(a.Alloc, s)
+				var given bool
+				if per[i], given = agentconfig.SlotAmount(a.Alloc, s); !given || slices.Contains(a.Alloc.Unread, s) {
+					p.Agents[i].ungiven = append(p.Agents[i].ungiven, s)
+				}
 			}
 		default:
 			per = slices.Repeat([]model.Dec{avail}, n)

@@ -236,6 +236,33 @@ func TestFill(t *testing.T) {
 	}
 }
 
+// TestFillLeavesOutWhatTheFileDoesNotGive: a manual slot-based agent
+// whose file gives no readable amount of a slot (cpu = "fifteen") is not
+// given 0 of it: the console's agents pane and the snapshot's "given" said
+// "cpu 0 of 32", a figure the file never held.
+func TestFillLeavesOutWhatTheFileDoesNotGive(t *testing.T) {
+	text := twoAgents("manual", "[agents.resource]\ncpu = \"fifteen\"\nmem = \"120G\"\ndevices = { \"cuda.shares\" = \"2.0\" }",
+		"[agents.resource]\ncpu = 10\nmem = \"100G\"\ndevices = { \"cuda.shares\" = \"1.5\" }")
+	// The file the agent refuses still loads, its problems listed: the
+	// console watches the node with it.
+	c, err := agentconfig.ParseAssuming("agent.toml", []byte(testfix.AgentTOML(text)), agentconfig.FormatSlotBased)
+	if c == nil {
+		t.Fatal(err)
+	}
+	p := Effective(c, Inventory{Devices: fixtureDevices()})
+	agents := []model.Agent{{ID: p.Agents[0].ID}, {ID: p.Agents[1].ID}}
+	p.Fill(agents)
+	if v, ok := agents[0].Given[model.SlotCPU]; ok {
+		t.Errorf("%s: given cpu %s, which its file does not give", agents[0].ID, v)
+	}
+	if got := agents[0].Given[model.SlotCUDAShares].String(); got != "2.0" {
+		t.Errorf("%s: given cuda.shares %s, want 2.0", agents[0].ID, got)
+	}
+	if got := agents[1].Given[model.SlotCPU].String(); got != "10" {
+		t.Errorf("%s: given cpu %s, want 10", agents[1].ID, got)
+	}
+}
+
 func TestIDRanges(t *testing.T) {
 	tests := map[string][]model.DeviceID{
 		"0-7,16":  ids("0", "1", "2", "3", "4", "5", "6", "7", "16"),
