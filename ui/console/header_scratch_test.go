@@ -67,3 +67,24 @@ func TestHeaderSaysConfigErrorsBeforeTheSource(t *testing.T) {
 		t.Fatalf("at 80 columns the header hides the config's errors:\n%s", got)
 	}
 }
+
+// TestHeaderSaysAMissingRootWhole: at 80 columns the second line says what
+// a missing scratch root costs, uncut; its message, path and all, was cut
+// "… of agent i-demo-numa1 is mis…". Where it fits, the message stands.
+func TestHeaderSaysAMissingRootWhole(t *testing.T) {
+	for _, w := range []int{80, 200} {
+		s := fake.Node(fake.Options{})
+		s.Issues = append(s.Issues, model.Issue{Severity: model.SevError, Code: model.IssueRootMissing, Agent: "i-demo-numa1",
+			File:    "/var/lib/backend.ai/scratches/i-demo-numa1",
+			Message: "scratch root /var/lib/backend.ai/scratches/i-demo-numa1 of agent i-demo-numa1 is missing; waiting for it to come back"})
+		a := testApp(t, w, 24, s, Options{ReadOnly: true})
+		got := ansi.Strip(strings.Join(a.viewHeader(w), "\n"))
+		want := "agent i-demo-numa1's kernels are not counted: its scratch root is missing"
+		if w == 200 {
+			want = "is missing; waiting for it to come back"
+		}
+		if !strings.Contains(got, want) {
+			t.Errorf("at %d columns the header does not say %q:\n%s", w, want, got)
+		}
+	}
+}

@@ -19,7 +19,7 @@ func TestSourceWarningsAndRestart(t *testing.T) {
 		},
 		Agents: []model.Agent{{ID: "a", Restart: model.Restart{State: model.RestartPending}}},
 	}
-	got := spansText(sourceWarnings(s))
+	got := spansText(sourceWarnings(s, 200))
 	for _, want := range []string{"/nope", "cannot be used"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("warnings %q lack %q", got, want)

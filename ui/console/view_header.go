@@ -103,17 +103,17 @@ func sourceProblem(s *model.Snapshot) kit.Span {
 // issue list: a scratch root that is missing or not a directory (its
 // kernels are not counted at all), an agent.toml on disk that cannot be
 // used (the partition shown is the last good one).
-func sourceWarnings(s *model.Snapshot) []kit.Span {
+func sourceWarnings(s *model.Snapshot, w int) []kit.Span {
 	if s == nil {
 		return nil
 	}
 	var out []kit.Span
-	var roots []string
+	var roots []model.Issue
 	cfgErrs := 0
 	for _, iss := range s.Issues {
 		switch {
 		case iss.Code == model.IssueRootMissing:
-			roots = append(roots, iss.Message)
+			roots = append(roots, iss)
 		case iss.Code == model.IssueConfig && iss.Severity == model.SevError && strings.Contains(iss.Message, "cannot be used"):
 			out = append(out, kit.Span{Lvl: kit.LvlCrit, Text: iss.Message})
 		case iss.Code == model.IssueConfig && iss.Severity == model.SevError:
@@ -132,7 +132,17 @@ func sourceWarnings(s *model.Snapshot) []kit.Span {
 	switch len(roots) {
 	case 0:
 	case 1:
-		out = append(out, kit.Span{Lvl: kit.LvlCrit, Text: roots[0]})
+		text := roots[0].Message
+		if kit.Width(text)+2 > w {
+			// What it means first, the path left to the issue list: at 80
+			// columns "scratch root /var/…/scratches of agent i-node-b is
+			// missing" was cut "is mis…", and never said what it costs.
+			text = "the kernels under " + roots[0].File + " are not counted: the scratch root is missing"
+			if roots[0].Agent != "" {
+				text = "agent " + string(roots[0].Agent) + "'s kernels are not counted: its scratch root is missing"
+			}
+		}
+		out = append(out, kit.Span{Lvl: kit.LvlCrit, Text: text})
 	default:
 		out = append(out, kit.Span{Lvl: kit.LvlCrit, Text: strconv.Itoa(len(roots)) + " scratch roots missing or not directories: their kernels are not counted"})
 	}
@@ -311,7 +321,7 @@ func (a *App) viewHeader(w int) []string {
 		return a.viewHeaderOf(ps, w)
 	}
 	in := headerIn{st: a.St, w: w, pieces: ps, draft: a.Snap != nil && a.Snap.DraftFormat,
-		prob: sourceProblem(a.Snap), warn: sourceWarnings(a.Snap)}
+		prob: sourceProblem(a.Snap), warn: sourceWarnings(a.Snap, w)}
 	if m.header != nil && m.headerIn.same(&in) {
 		return m.header
 	}
@@ -443,7 +453,7 @@ func (a *App) viewHeaderOf(ps []headerPiece, w int) []string {
 	// device source's state: at 80 columns the source's "no GPU source:
 	// NVML library not found" pushed "agent.toml has 3 error(s)" off the
 	// line (the tour).
-	for _, wsp := range sourceWarnings(a.Snap) {
+	for _, wsp := range sourceWarnings(a.Snap, w) {
 		if len(second) > 0 {
 			second = append(second, kit.Span{Lvl: kit.LvlBorder, Text: a.sepGlyph(" │ ")})
 		} else {
