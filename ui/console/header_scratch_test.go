@@ -88,3 +88,18 @@ func TestHeaderSaysAMissingRootWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestHeaderSaysAnUnusableConfigWhole: at 80 columns an agent.toml changed
+// on disk into one that cannot be used is said with what fgtop does about
+// it; the message, led by the loader's error, was cut before "still
+// showing the partition last read".
+func TestHeaderSaysAnUnusableConfigWhole(t *testing.T) {
+	s := fake.Node(fake.Options{})
+	s.Issues = append(s.Issues, model.Issue{Severity: model.SevError, Code: model.IssueConfig, File: "/etc/backend.ai/agent.toml",
+		Message: "agent.toml changed on disk and cannot be used (/etc/backend.ai/agent.toml:77:7: not valid TOML: array is incomplete; Backend.AI's agent cannot load it either: fix line 77); still showing the partition last read"})
+	a := testApp(t, 80, 24, s, Options{ReadOnly: true})
+	got := ansi.Strip(strings.Join(a.viewHeader(80), "\n"))
+	if want := "agent.toml on disk cannot be used: showing the partition last read"; !strings.Contains(got, want) {
+		t.Errorf("at 80 columns the header does not say %q:\n%s", want, got)
+	}
+}

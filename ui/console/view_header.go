@@ -115,7 +115,13 @@ func sourceWarnings(s *model.Snapshot, w int) []kit.Span {
 		case iss.Code == model.IssueRootMissing:
 			roots = append(roots, iss)
 		case iss.Code == model.IssueConfig && iss.Severity == model.SevError && strings.Contains(iss.Message, "cannot be used"):
-			out = append(out, kit.Span{Lvl: kit.LvlCrit, Text: iss.Message})
+			text := iss.Message
+			if kit.Width(text)+2 > w {
+				// At 80 columns the message, led by the loader's error, was
+				// cut before "still showing the partition last read".
+				text = "agent.toml on disk cannot be used: showing the partition last read"
+			}
+			out = append(out, kit.Span{Lvl: kit.LvlCrit, Text: text})
 		case iss.Code == model.IssueConfig && iss.Severity == model.SevError:
 			cfgErrs++
 		case iss.Code == model.IssuePluginSettings && iss.Severity == model.SevError:
