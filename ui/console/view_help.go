@@ -223,7 +223,10 @@ func (hs *helpScreen) notes(w int) []string {
 			return []string{kit.SpansRow(st, []kit.Span{lead, {Lvl: kit.LvlPlain, Text: text}}, w)}
 		}
 		var rows []string
-		for i, r := range kit.WrapWords([]kit.Span{{Lvl: kit.LvlPlain, Text: text}}, w-col) {
+		// Wrapped as drawn: with --ascii "…a104" is "...a104", two cells
+		// wider than the wrap counted, and "(as history --device)" was cut
+		// "--devic~".
+		for i, r := range kit.WrapWords(st.Words([]kit.Span{{Lvl: kit.LvlPlain, Text: text}}), w-col) {
 			if i > 0 {
 				lead = kit.Span{Lvl: kit.LvlPlain, Text: kit.Spaces(col)}
 			}
