@@ -4,6 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/fgtop/fgtop/model"
 	"github.com/fgtop/fgtop/ui/internal/fake"
 	"github.com/fgtop/fgtop/ui/kit"
@@ -53,5 +56,27 @@ func TestAgentsPaneSlotBased(t *testing.T) {
 	}
 	if strings.Contains(all, "shared") {
 		t.Errorf("a slot-based agent reads as shared:\n%s", all)
+	}
+}
+
+// TestSlotBasedAgentDetailOwnsNothing: the detail of an agent that owns no
+// device of its own (slot-based) does not list every device under
+// "Devices it owns" with every agent's figures, as if they were its.
+func TestSlotBasedAgentDetailOwnsNothing(t *testing.T) {
+	s := fake.Node(fake.Options{})
+	for i := range s.Agents {
+		s.Agents[i].Owns = nil
+		s.Agents[i].Given = model.ResourceSlot{model.SlotCUDAShares: model.MustDec("2.0")}
+	}
+	a := testApp(t, 120, 60, s, Options{})
+	a.Update(keyCode(tea.KeyTab))
+	a.Update(keyCode(tea.KeyTab)) // agents
+	a.Update(keyCode(tea.KeyEnter))
+	if ds := detailOf(a); ds == nil || ds.Title != "agent "+string(s.Agents[0].ID) {
+		t.Fatalf("Enter on the agents pane: %T", a.top())
+	}
+	out := ansi.Strip(a.View().Content)
+	if strings.Contains(out, "Devices it owns") || !strings.Contains(out, "all agents' holdings") {
+		t.Errorf("a slot-based agent's detail:\n%s", out)
 	}
 }

@@ -571,7 +571,14 @@ func agentDetail(d *render.Derived, ai int) []detailLine {
 	for _, slot := range ag.Held.Names() {
 		out = append(out, detailLine{spans: []kit.Span{{Lvl: kit.LvlDim, Text: "  " + kit.PadRight(string(slot), 22)}, {Lvl: kit.LvlPlain, Text: kit.FmtSlot(slot, ag.Held[slot])}}})
 	}
-	out = append(out, blank, section("Devices it owns"))
+	devTitle := "Devices it owns"
+	if ag.Owns == nil {
+		// Not its own: a slot-based or shared agent allocates from every
+		// device, and the figures below are every agent's kernels. Under
+		// "Devices it owns" GPU2's 1.60 of two agents read as this one's.
+		devTitle = "Devices it allocates from: every one, not exclusive (all agents' holdings)"
+	}
+	out = append(out, blank, section(devTitle))
 	owned := 0
 	for i := range d.Devs {
 		dr := &d.Devs[i]
