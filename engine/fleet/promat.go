@@ -22,17 +22,24 @@ func AtStamp(at time.Time) string { return at.UTC().Format(time.RFC3339) }
 // NoDataAt is the reason a node had no figures at the moment asked.
 func NoDataAt(at time.Time) string { return "no data at " + AtStamp(at) }
 
+// notScrapedThen is why a node whose series were still current at a past
+// moment had no data then: no scrape of it for --unreachable-after before
+// the moment, and none failed (a failed one says "target down").
+const notScrapedThen = "Prometheus scraped nothing of it then (itself down or restarting)"
+
 // At reads the fleet as Prometheus (or any store that serves its query
 // API) had it at the moment at: every query is evaluated at that time.
 // A node whose series were current then is live, last seen at its scrape
-// before at; one whose target was down then is stale while its last
+// before at, where that scrape is less than unreachableAfter before it
+// (Prometheus answers with a series' last sample for minutes when it
+// scraped nothing since: itself down); one whose target was down then is stale while its last
 // scrape is less than unreachableAfter before at, with that scrape's
 // figures, as the live fleet shows a node that went down. A node with no
 // sample near at (its last scrape unreachableAfter or more before it, or
 // scraped only after it, within the lookback) is unreachable, "no data
 // at TIME", without figures: its free shares at that moment are not
-// known, so they are neither free nor zero. Ages are counted from at,
-// never from now.
+// known, so they are neither free nor zero. So is a name several targets
+// export (PromNode.Conflict). Ages are counted from at, never from now.
 func (c *PromClient) At(ctx context.Context, at time.Time, unreachableAfter time.Duration) (*Fleet, error) {
 	nodes, err := c.refreshAt(ctx, at)
 	if err != nil {
@@ -70,6 +77,18 @@ func atFleet(nodes []PromNode, later map[string]string, at time.Time, unreachabl
 			LastSeen: n.Scraped, Updated: n.Scraped, Snap: n.Snap, Sum: n.Sum}
 		age := at.Sub(n.Scraped).Round(time.Second)
 		switch {
+		case n.Conflict != "":
+			// Several targets export its name: their series cannot be told
+			// apart then either (it was listed live, without figures or a
+			// reason, and the exit status was 0).
+			node.State, node.Reason, node.Snap, node.Sum = Unreachable, n.Conflict, nil, Summary{}
+		case n.Down == "" && !n.Scraped.IsZero() && age >= unreachableAfter:
+			// Series Prometheus still answers with are not a scrape near
+			// the moment: it marks them stale when a scrape fails, not when
+			// it scrapes nothing at all (itself down or restarting), and
+			// answers with the last sample for minutes.
+			node.State, node.Reason, node.Snap, node.Sum = Unreachable,
+				fmt.Sprintf("%s: %s; last scraped %s before it", NoDataAt(at), notScrapedThen, age), nil, Summary{}
 		case n.Down != "" && n.Scraped.IsZero():
 			// Its last scrape could not be read: nothing either way.
 			node.State, node.Reason, node.Snap, node.Sum = Unreachable, NoDataAt(at)+": "+n.Down, nil, Summary{}
