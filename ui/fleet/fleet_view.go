@@ -659,11 +659,13 @@ func (m *Model) viewDetail(w int, now time.Time) []string {
 		out = append(out, kit.SpansRow(st, sp, w))
 		if n.Sum.Slot != "" {
 			freeLine = len(out)
-			line := fmt.Sprintf("  %s free %s in %s; the largest %s request that fits: %s",
-				n.Sum.Slot, n.Sum.Free, fleet.Pieces(n.Sum.Pieces), n.Sum.Slot, n.Sum.Largest)
+			// The answer first: at 80 columns the line's end is cut, and it
+			// cut the figure itself ("request that fits:…").
+			line := fmt.Sprintf("  the largest %s request that fits: %s", n.Sum.Slot, n.Sum.Largest)
 			if n.Sum.LargestOvercommits {
 				line += fmt.Sprintf(" (overcommits; %s does not)", n.Sum.LargestClear)
 			}
+			line += fmt.Sprintf("; %s free %s in %s", n.Sum.Slot, n.Sum.Free, fleet.Pieces(n.Sum.Pieces))
 			switch {
 			case n.Sum.Unknown > 0:
 				line = fmt.Sprintf("  %s free and the largest fit unknown: the capacity of %d device(s) is not known", n.Sum.Slot, n.Sum.Unknown)
