@@ -662,7 +662,11 @@ func (m *Model) viewDetail(w int, now time.Time) []string {
 			// The answer first: at 80 columns the line's end is cut, and it
 			// cut the figure itself ("request that fits:…").
 			line := fmt.Sprintf("  the largest %s request that fits: %s", n.Sum.Slot, n.Sum.Largest)
-			if n.Sum.LargestOvercommits {
+			switch {
+			case n.Sum.LargestOvercommits && n.Sum.LargestClear.IsZero():
+				// "0 does not" read as a request of 0 that fits clear.
+				line += " (overcommits, as any would)"
+			case n.Sum.LargestOvercommits:
 				line += fmt.Sprintf(" (overcommits; %s does not)", n.Sum.LargestClear)
 			}
 			line += fmt.Sprintf("; %s free %s in %s", n.Sum.Slot, n.Sum.Free, fleet.Pieces(n.Sum.Pieces))

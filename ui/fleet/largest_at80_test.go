@@ -24,7 +24,10 @@ func TestLargestFitReadsAt80(t *testing.T) {
 		s := stripANSI(fleetScreen(m))
 		fleetPress(m, "j")
 		want := "the largest " + string(n.Sum.Slot) + " request that fits: " + n.Sum.Largest.String()
-		if n.Sum.LargestOvercommits {
+		switch {
+		case n.Sum.LargestOvercommits && n.Sum.LargestClear.IsZero():
+			want += " (overcommits, as any would)"
+		case n.Sum.LargestOvercommits:
 			want += " (overcommits; " + n.Sum.LargestClear.String() + " does not)"
 		}
 		if !strings.Contains(s, want) {

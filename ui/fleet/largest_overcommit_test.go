@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/fgtop/fgtop/engine/fleet"
+	"github.com/fgtop/fgtop/model"
 )
 
 // TestLargestMarkedWhenItOvercommits: a node whose largest fit is placed
@@ -35,5 +36,30 @@ func TestLargestMarkedWhenItOvercommits(t *testing.T) {
 	}
 	if marked == 0 {
 		t.Fatal("no node of the fixture fleet has a largest fit that overcommits: nothing tested")
+	}
+}
+
+// TestNoClearFitSaysAnyWould: where every request overcommits (the agent
+// the manager sends it to sees free only a GPU other agents fill), the
+// detail says so, not "(overcommits; 0 does not)", which read as a
+// request of 0 that fits clear.
+func TestNoClearFitSaysAnyWould(t *testing.T) {
+	m := newTestFleet(t, 80, 24)
+	var n *fleet.Node
+	for range m.Rows {
+		if c := &m.fl.Nodes[m.Rows[m.Cursor]]; c.Snap != nil && c.State == fleet.Live && c.Sum.Slot != "" {
+			n = c
+			break
+		}
+		fleetPress(m, "j")
+	}
+	if n == nil {
+		t.Fatal("no live node with GPUs in the fixture fleet: nothing tested")
+	}
+	n.Sum.LargestOvercommits, n.Sum.LargestClear = true, model.Zero
+	s := stripANSI(fleetScreen(m))
+	want := "the largest " + string(n.Sum.Slot) + " request that fits: " + n.Sum.Largest.String() + " (overcommits, as any would)"
+	if !strings.Contains(s, want) || strings.Contains(s, "0 does not") {
+		t.Errorf("the detail does not say %q:\n%s", want, s)
 	}
 }
