@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -147,9 +148,31 @@ func (m *Model) takePast(msg pastMsg) tea.Cmd {
 	if msg.fl == nil {
 		msg.fl = &fleet.Fleet{Time: msg.at}
 	}
+	namesFromLive(msg.fl, m.past.live)
 	m.past.fl, m.past.at = msg.fl, msg.at
 	m.adopt(msg.fl)
 	return m.refit(true)
+}
+
+// namesFromLive names each node of a past fleet that gave no snapshot
+// then (no data at the moment, over SSH) as the live fleet names the node
+// at its address: it went by its address alone, so the name the operator
+// knows it by was missing from the table, and filtering by it said no
+// node matches.
+func namesFromLive(past, live *fleet.Fleet) {
+	if live == nil {
+		return
+	}
+	past.Nodes = slices.Clone(past.Nodes) // the source's answer is not ours to change
+	for i := range past.Nodes {
+		n := &past.Nodes[i]
+		if n.Snap != nil || n.Name != n.Addr {
+			continue
+		}
+		if l := live.Node(n.Addr); l != nil && l.Name != "" {
+			n.Name = l.Name
+		}
+	}
 }
 
 // goLive leaves the past and shows the newest live state.

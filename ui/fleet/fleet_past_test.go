@@ -411,3 +411,26 @@ func TestFleetHelpListsEveryCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestFleetAtKeepsLiveNames: over SSH a node with no data at the moment
+// (its record lacks it) has no snapshot then to say its name: the past
+// table listed it by address alone, and filtering by the name the live
+// fleet shows (/gpu-node02) said no node matches. It keeps the live name.
+func TestFleetAtKeepsLiveNames(t *testing.T) {
+	y, mo, d := fake.T0.Date()
+	then := time.Date(y, mo, d-1, 14, 2, 0, 0, fake.T0.Location())
+	src := &pastSource{same: &fleet.Fleet{Nodes: []fleet.Node{{Addr: "10.0.0.2:2222", Name: "10.0.0.2:2222", Source: "ssh",
+		State: fleet.Unreachable, Reason: fleet.NoDataAt(then) + ": the node's record lacks it"}}}}
+	m := New(nil, Options{ASCII: true, Now: func() time.Time { return fake.T0 }, Source: "ssh: 3 hosts", At: src.at})
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	m.Update(fleetMsg{fleetOf(t)})
+	runPast(m, command(m, "at yesterday 14:02"))
+	typeKeys(m, append(append([]string{"/"}, strings.Split("gpu-node02", "")...), "enter")...)
+	s := stripANSI(fleetScreen(m))
+	if strings.Contains(s, "no node matches") || !strings.Contains(s, "gpu-node02") || !strings.Contains(s, "no data at") {
+		t.Fatalf("the node with no data then, filtered by its live name:\n%s", s)
+	}
+	if src.same.Nodes[0].Name != "10.0.0.2:2222" {
+		t.Errorf("the source's answer was changed: %+v", src.same.Nodes[0])
+	}
+}
