@@ -422,7 +422,7 @@ func TestLimits(t *testing.T) {
 		f := startServer(t, nil)
 		_, sess := f.ptySession(t, "victor", f.viewer)
 		out, err := sess.CombinedOutput("cat /etc/passwd")
-		if err == nil || !strings.Contains(string(out), "runs read-only commands: the snapshot stream") || !strings.Contains(string(out), "history --json (--device ID") {
+		if err == nil || !strings.Contains(string(out), "fgtop serve: \"cat\" is not a command here; read-only commands only: the snapshot stream") || !strings.Contains(string(out), "history --json (--device ID") {
 			t.Fatalf("a command: err %v, output %q", err, out)
 		}
 	})
@@ -439,7 +439,7 @@ func TestExecExitStatus(t *testing.T) {
 	}{
 		{"a relative --since", "history --json --device GPU1 --since -5s", 2, `--since "-5s": want an RFC 3339 time`},
 		{"a relative --at", "snapshot --at -1h --json", 2, `--at "-1h": want an RFC 3339 time`},
-		{"an unknown command", "cat /etc/passwd", 2, "runs read-only commands"},
+		{"an unknown command", "cat /etc/passwd", 2, "read-only commands only"},
 		{"a console without a terminal", "", 2, "the console needs a terminal"},
 		{"a history query on a node with no record", "history --json --device GPU1", 1, "this node keeps no record"},
 		// The local command's words: a leading fgtop is the command's name.

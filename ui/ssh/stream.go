@@ -30,8 +30,10 @@ const (
 	maxStreamArgs = 8
 )
 
-// streamUsage is what a client that asks for anything else is told.
-const streamUsage = "fgtop serve runs read-only commands: the snapshot stream " +
+// streamUsage is what a client that asks for anything else is told, after
+// the "fgtop serve: " every refusal begins with (it said "fgtop serve:
+// fgtop serve runs ...").
+const streamUsage = "read-only commands only: the snapshot stream " +
 	"`snapshot --follow --json [--heartbeat DUR]` (or `snapshot --json` for one document, `snapshot --at RFC3339 --json` for one from the node's record), " +
 	"and `" + historyForm + "` from the node's record; for the console connect with `ssh -t` and no command"
 
@@ -59,7 +61,11 @@ func commandOf(args []string) []string {
 // full-snapshot form exists here: it is what a fleet reads.
 func parseStream(args []string) (streamSpec, error) {
 	sp := streamSpec{heartbeat: DefaultStreamHeartbeat}
-	if len(args) == 0 || args[0] != StreamCommand || len(args) > maxStreamArgs {
+	switch {
+	case len(args) > 0 && args[0] != StreamCommand:
+		// Named, so that a typo is seen for what it is.
+		return sp, fmt.Errorf("%q is not a command here; %s", truncate(args[0], 32), streamUsage)
+	case len(args) == 0 || len(args) > maxStreamArgs:
 		return sp, fmt.Errorf("%s", streamUsage)
 	}
 	for i := 1; i < len(args); i++ {
@@ -98,7 +104,7 @@ func parseStream(args []string) (streamSpec, error) {
 			}
 			sp.heartbeat = d
 		default:
-			return sp, fmt.Errorf("%q: %s", truncate(a, 32), streamUsage)
+			return sp, fmt.Errorf("%q is not a flag here; %s", truncate(a, 32), streamUsage)
 		}
 	}
 	if sp.follow && !sp.at.IsZero() {
