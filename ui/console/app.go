@@ -70,6 +70,10 @@ type Options struct {
 	// History is "" ("" for the local words: start fgtop with --history
 	// DIR): a node opened from the fleet has its record on the node.
 	NoRecordWhy string
+	// NoJournalWhy is what :journal says where Desk is nil ("" for the
+	// local words: start fgtop with --config FILE): a node opened from the
+	// fleet has its agent.toml, and the journal beside it, on the node.
+	NoJournalWhy string
 	// Deriver derives the live snapshots; consoles that are fed the same
 	// snapshots (serve's sessions) share one, so each snapshot is derived
 	// once for all of them. Nil gives the console one of its own.

@@ -1,6 +1,8 @@
 package console
 
 import (
+	"cmp"
+
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/fgtop/fgtop/ui/editor"
@@ -22,7 +24,8 @@ type journalMsg struct {
 func (a *App) journalCommand() tea.Cmd {
 	d := a.opts.Desk
 	if d == nil {
-		a.Flashf(kit.LvlInfo, "no journal: this console has no agent.toml (start fgtop with --config FILE)")
+		why := cmp.Or(a.opts.NoJournalWhy, "this console has no agent.toml (start fgtop with --config FILE)")
+		a.Flashf(kit.LvlInfo, "no journal: "+why)
 		return nil
 	}
 	return func() tea.Msg {

@@ -89,3 +89,28 @@ func TestDrillAtSaysWhereTheRecordIs(t *testing.T) {
 		t.Errorf(":at in a node's console opened from the fleet:\n%s", s)
 	}
 }
+
+// TestDrillJournalSaysWhereItIs: :journal in a node's console opened from
+// the fleet said "this console has no agent.toml (start fgtop with
+// --config FILE)" of a node that has one: its journal is on the node,
+// beside it, and the node's own console shows it.
+func TestDrillJournalSaysWhereItIs(t *testing.T) {
+	m := newTestFleet(t, 200, 40)
+	for i, r := range m.Rows {
+		if m.fl.Nodes[r].Snap != nil {
+			m.Cursor = i
+			break
+		}
+	}
+	if m.Open(); m.drill == nil {
+		t.Fatal("enter opened nothing")
+	}
+	for _, k := range ":journal" {
+		fleetPress(m, string(k))
+	}
+	m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+	s := stripANSI(m.View().Content)
+	if !strings.Contains(s, "no journal: it is beside agent.toml on the node") || strings.Contains(s, "--config FILE") {
+		t.Errorf(":journal in a node's console opened from the fleet:\n%s", s)
+	}
+}

@@ -575,7 +575,8 @@ func (m *Model) Open() tea.Cmd {
 	m.drillCh <- n.Snap
 	m.drill = console.New(m.drillCh, console.Options{ReadOnly: true, Theme: m.St.Theme, ASCII: m.opts.ASCII, Now: m.opts.Now, NodeName: n.Name,
 		Background: m.opts.Background, QuitIs: "back to the fleet",
-		NoRecordWhy: "the node's record is on the node; :at TIME in the fleet (esc back) shows every node then, fgtop fleet history asks their records"})
+		NoRecordWhy:  "the node's record is on the node; :at TIME in the fleet (esc back) shows every node then, fgtop fleet history asks their records",
+		NoJournalWhy: "it is beside agent.toml on the node; open the node's own console (ssh -t to its fgtop serve) and :journal there"})
 	w, h := m.size()
 	m.drill.ShowPast(m.pastShown())
 	m.drill.ShowVerdict(drillVerdict(n))
