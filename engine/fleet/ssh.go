@@ -3,6 +3,7 @@ package fleet
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -210,13 +211,31 @@ type HostKeyError struct {
 	// Where is the known_hosts line of the key it has on file (Changed).
 	Where string
 	Key   string // the fingerprint the host offered
+	// File is the known_hosts file the host's key is added to (the first
+	// checked), for the command an unknown host is told to run.
+	File string
 }
 
 func (e *HostKeyError) Error() string {
 	if e.Changed {
 		return fmt.Sprintf("REMOTE HOST IDENTIFICATION HAS CHANGED for %s: it offered %s, which differs from the key in %s; refusing (someone may be intercepting; if the node's key really changed, remove that line)", e.Host, e.Key, e.Where)
 	}
-	return fmt.Sprintf("host key verification failed: %s is not in known_hosts (it offered %s); add it after checking it, e.g. ssh-keyscan -p PORT HOST >> ~/.ssh/known_hosts", e.Host, e.Key)
+	return fmt.Sprintf("host key verification failed: %s is not in known_hosts (it offered %s); add it after checking it: %s", e.Host, e.Key, keyscanLine(e.Host, e.File))
+}
+
+// keyscanLine is the command that adds host's key to file: the host and
+// port dialled, the file checked, ready to paste (it said "ssh-keyscan -p
+// PORT HOST >> ~/.ssh/known_hosts" of a fleet given --known-hosts).
+func keyscanLine(hostport, file string) string {
+	file = cmp.Or(file, "~/.ssh/known_hosts")
+	host, port, err := net.SplitHostPort(hostport)
+	switch {
+	case err != nil:
+		return "ssh-keyscan " + hostport + " >> " + file
+	case port == "22":
+		return "ssh-keyscan " + host + " >> " + file
+	}
+	return "ssh-keyscan -p " + port + " " + host + " >> " + file
 }
 
 // hostKeyCheck words knownhosts' refusals the way ssh does.
@@ -225,7 +244,7 @@ func hostKeyCheck(hk gossh.HostKeyCallback, files []string) gossh.HostKeyCallbac
 		err := hk(host, remote, key)
 		var ke *knownhosts.KeyError
 		if errors.As(err, &ke) {
-			he := &HostKeyError{Host: host, Changed: len(ke.Want) > 0, Key: gossh.FingerprintSHA256(key)}
+			he := &HostKeyError{Host: host, Changed: len(ke.Want) > 0, Key: gossh.FingerprintSHA256(key), File: files[0]}
 			if he.Changed {
 				he.Where = fmt.Sprintf("%s:%d", ke.Want[0].Filename, ke.Want[0].Line)
 			}
