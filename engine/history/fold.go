@@ -448,7 +448,7 @@ func (sw *sessWalk) joinDeltas(f *segFold, e *foldEnt) {
 		}
 		if !k.started {
 			k.started = true
-			k.s = KernelSession{Kernel: e.id, Agent: e.firstAgent, From: e.firstAt, Slots: e.firstSlots}
+			k.s = ksess{Kernel: e.id, Agent: e.firstAgent, From: e.firstAt, Slots: e.firstSlots}
 			k.s.Changed, k.bare = e.changed, e.firstBare
 			if e.firstFA.irregular {
 				k.lazy = false
@@ -510,8 +510,8 @@ func (k *ksum) arrivalHolds(held []allocEnt) bool {
 		e := &held[i]
 		if k.lazy {
 			found := false
-			for j := range k.fa.ents {
-				if b := &k.fa.ents[j]; b.dev == e.dev && b.slot == e.slot {
+			for j := range k.ents {
+				if b := &k.ents[j]; b.dev == e.dev && b.slot == e.slot {
 					found = b.amt.Equal(e.amt)
 					break
 				}

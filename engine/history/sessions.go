@@ -63,17 +63,64 @@ type SessionsResult struct {
 // ksum is a kernel's session as the walk folds it. The sealed segments'
 // folds (fold.go) keep this walk's decisions: changing its rules changes
 // foldMagic (foldfile.go), or old folds answer by the old rules.
+//
+// A busy week has 200,000 of them, all kept to the walk's end beside the
+// folds being read: each byte of it is 0.2 MB of the read's heap, so what
+// few sums use (the span's edges) is kept aside, and who it is only once.
 type ksum struct {
-	s       KernelSession
+	s ksess
+	// who: the last identity seen while it held something (its agent is
+	// s.Agent's concern, never this).
+	who known
+	// aside is what only the sums at the span's edges need (nil: none).
+	aside *ksumAside
+	// ents: with lazy, s.Alloc is these entries' maps (a regular
+	// allocation of nslots slots: each slot and device once), made off
+	// the walk (built) and put in at its end.
+	ents   []allocEnt
+	nslots int32
+	// seq is its kernel's place in the walk's order (SessionNote.Seq).
+	seq int32
+	// built is written by the maps' goroutine only, read after it ends.
+	built   model.Allocations
 	started bool
 	// holding: its current head holds something.
 	holding bool
-	// who: the last identity seen while it held something.
-	who identity
 	// bare: its arrival's head lacked its recovery record (no session),
 	// so s.Agent is the scratch root's, and the record's agent, once
 	// learnt, is its session's.
 	bare bool
+	lazy bool
+}
+
+// ksess is what a KernelSession says, less who it is (ksum.who).
+type ksess struct {
+	Kernel                     model.KernelID
+	Agent                      model.AgentID
+	From, To                   time.Time
+	Alloc                      model.Allocations
+	Slots                      model.ResourceSlot
+	Since, Open, Gone, Changed bool
+}
+
+// known is the part of an identity a session takes as it runs.
+type known struct{ Session, User, Project string }
+
+// take is identity.take of o's session, user and project.
+func (w *known) take(o identity) {
+	if o.Session != "" {
+		w.Session = o.Session
+	}
+	if o.User != "" {
+		w.User = o.User
+	}
+	if o.Project != "" {
+		w.Project = o.Project
+	}
+}
+
+// ksumAside is what a sum needs before and after the asked span.
+type ksumAside struct {
 	// before: since when it has held what it holds on each device, kept
 	// while the walk is before the asked span (rebase); asked: what it
 	// requested from when, there, each change of it once.
@@ -82,15 +129,18 @@ type ksum struct {
 	// after: after the asked span, the devices it still holds as it did
 	// in it (afterSpan).
 	after map[model.DeviceKey]bool
-	// lazy: s.Alloc is fa's maps, made off the walk (built) and put in
-	// at its end; fa is regular (each slot and device once).
-	lazy bool
-	fa   flatAlloc
-	// built is written by the maps' goroutine only, read after it ends.
-	built model.Allocations
-	// seq is its kernel's place in the walk's order (SessionNote.Seq).
-	seq int
 }
+
+// side is k's aside, made when first needed.
+func (k *ksum) side() *ksumAside {
+	if k.aside == nil {
+		k.aside = &ksumAside{}
+	}
+	return k.aside
+}
+
+// fa is k's arrival allocation as flat entries (lazy only).
+func (k *ksum) fa() flatAlloc { return flatAlloc{ents: k.ents, n: int(k.nslots)} }
 
 // askedAt is a kernel's request (SLOTS) from a moment on.
 type askedAt struct {
@@ -101,16 +151,20 @@ type askedAt struct {
 // noteAsked notes, before the asked span, that the kernel asks slots at
 // t (a change only).
 func (k *ksum) noteAsked(slots model.ResourceSlot, t time.Time) {
-	if n := len(k.asked); n > 0 && slotsIdentical(k.asked[n-1].slots, slots) {
+	a := k.side()
+	if n := len(a.asked); n > 0 && slotsIdentical(a.asked[n-1].slots, slots) {
 		return
 	}
-	k.asked = append(k.asked, askedAt{at: t, slots: slots})
+	a.asked = append(a.asked, askedAt{at: t, slots: slots})
 }
 
 // askedWhen is what the kernel asked at t, of what noteAsked noted.
 func (k *ksum) askedWhen(t time.Time) model.ResourceSlot {
 	var r model.ResourceSlot
-	for _, a := range k.asked {
+	if k.aside == nil {
+		return r
+	}
+	for _, a := range k.aside.asked {
 		if a.at.After(t) {
 			break
 		}
@@ -288,12 +342,12 @@ func (r *Reader) SessionsFollow(since, until time.Time, follow chan<- SessionBat
 		if !k.started {
 			continue
 		}
-		s := k.s
+		s := KernelSession{Kernel: k.s.Kernel, Agent: k.s.Agent, Session: k.who.Session, User: k.who.User, Project: k.who.Project,
+			From: k.s.From, To: k.s.To, Since: k.s.Since, Open: k.s.Open, Gone: k.s.Gone, Alloc: k.s.Alloc, Slots: k.s.Slots, Changed: k.s.Changed}
 		if k.lazy {
 			s.Alloc = k.built
 		}
 		learnt := sw.h.ident[id]
-		s.Session, s.User, s.Project = k.who.Session, k.who.User, k.who.Project
 		if s.Agent == "" || k.bare && learnt.Session != "" {
 			s.Agent = learnt.Agent
 		}
@@ -348,7 +402,7 @@ func (sw *sessWalk) startMaps() {
 
 // mapLater has k's arrival allocation fa made into maps off the walk.
 func (sw *sessWalk) mapLater(k *ksum, fa flatAlloc) {
-	k.lazy, k.fa = true, fa
+	k.lazy, k.ents, k.nslots = true, fa.ents, int32(fa.n)
 	if sw.jobs == nil {
 		sw.jobs = make([]allocJob, 0, 512)
 	}
@@ -463,12 +517,12 @@ func (sw *sessWalk) reach(t time.Time) {
 		if k := tr.sum; k != nil && k.started && k.holding {
 			k.rebase(&tr.head)
 			if sw.follow != nil {
-				n := SessionNote{Kind: NoteArrive, Kernel: k.s.Kernel, At: k.s.From, Since: k.s.Since, Agent: k.s.Agent, Alloc: k.s.Alloc, Slots: k.s.Slots, Seq: k.seq}
+				n := SessionNote{Kind: NoteArrive, Kernel: k.s.Kernel, At: k.s.From, Since: k.s.Since, Agent: k.s.Agent, Alloc: k.s.Alloc, Slots: k.s.Slots, Seq: int(k.seq)}
 				if k.lazy {
 					// Not rebased (began before the walk knew since
 					// when): its maps are being made.
 					sw.note(n)
-					sw.jobs = append(sw.jobs, allocJob{k: k, fa: k.fa, note: len(sw.notes) - 1})
+					sw.jobs = append(sw.jobs, allocJob{k: k, fa: k.fa(), note: len(sw.notes) - 1})
 					continue
 				}
 				sw.note(n)
@@ -483,27 +537,28 @@ func (sw *sessWalk) reach(t time.Time) {
 // began, with what it held on the devices it has held the same since
 // then; what it holds elsewhere (began later) is a change.
 func (k *ksum) rebase(head *sessHead) {
-	if k.before == nil {
+	if k.aside == nil || k.aside.before == nil {
 		return
 	}
+	before := k.aside.before
 	var start time.Time
-	for _, at := range k.before {
+	for _, at := range before {
 		if start.IsZero() || at.Before(start) {
 			start = at
 		}
 	}
 	k.s.From, k.s.Changed = start, false
-	k.lazy = false
+	k.lazy, k.ents = false, nil
 	k.s.Agent, k.s.Slots = head.Agent, k.askedWhen(start)
 	k.bare = head.Session == ""
-	k.asked = nil
-	k.who = identity{Session: head.Session, User: head.User, Project: head.Project}
+	k.aside.asked = nil
+	k.who = known{Session: head.Session, User: head.User, Project: head.Project}
 	k.s.Alloc = model.Allocations{}
 	for slot, devs := range head.alloc() {
 		key := model.DeviceKey{Name: slot.DeviceName()}
 		for dev, amt := range devs {
 			key.ID = dev
-			if !k.before[key].Equal(start) {
+			if !before[key].Equal(start) {
 				k.s.Changed = true
 				continue
 			}
@@ -513,16 +568,18 @@ func (k *ksum) rebase(head *sessHead) {
 			k.s.Alloc[slot][dev] = amt
 		}
 	}
-	k.before = nil
+	k.aside.before = nil
 }
 
 // track notes, before the asked span, since when kh holds what it holds
 // on each device: a device whose amounts (or the kernel's identity)
 // change starts again at t, as History's interval there does.
 func (k *ksum) track(prev, kh kernelHead, t time.Time) {
-	if k.before == nil {
-		k.before = map[model.DeviceKey]time.Time{}
+	a := k.side()
+	if a.before == nil {
+		a.before = map[model.DeviceKey]time.Time{}
 	}
+	before := a.before
 	who := prev.Agent != kh.Agent && prev.Agent != "" && !learns(prev, kh) || prev.Session != kh.Session && prev.Session != "" ||
 		prev.User != kh.User && prev.User != "" || prev.Project != kh.Project && prev.Project != ""
 	held := map[model.DeviceKey]bool{}
@@ -531,19 +588,19 @@ func (k *ksum) track(prev, kh kernelHead, t time.Time) {
 		for dev, amt := range devs {
 			key.ID = dev
 			held[key] = true
-			_, ok := k.before[key]
+			_, ok := before[key]
 			if !ok || who || !k.holding {
-				k.before[key] = t
+				before[key] = t
 				continue
 			}
 			if had, ok := prev.Alloc[slot][dev]; !ok || !same(had, amt) {
-				k.before[key] = t
+				before[key] = t
 			}
 		}
 	}
-	for key := range k.before {
+	for key := range before {
 		if !held[key] {
-			delete(k.before, key)
+			delete(before, key)
 		}
 	}
 	// A device that kept its amounts of one slot but changed another's
@@ -556,7 +613,7 @@ func (k *ksum) track(prev, kh kernelHead, t time.Time) {
 				continue
 			}
 			if now, ok := kh.Alloc[slot][dev]; !ok || !same(now, amt) {
-				k.before[key] = t
+				before[key] = t
 			}
 		}
 	}
@@ -610,16 +667,16 @@ func (sw *sessWalk) put(kh sessHead, t time.Time, since bool) {
 		k.noteAsked(kh.slots, t)
 	}
 	if k.started && !k.holding && sw.inSpan {
-		sw.note(SessionNote{Kind: NoteResume, Kernel: k.s.Kernel, At: t, Seq: k.seq})
+		sw.note(SessionNote{Kind: NoteResume, Kernel: k.s.Kernel, At: t, Seq: int(k.seq)})
 	}
 	k.holding = true
 	k.who.take(identity{Session: kh.Session, User: kh.User, Project: kh.Project})
 	if !k.started {
 		k.started = true
-		k.s = KernelSession{Kernel: kh.ID, Agent: kh.Agent, From: t, Since: since, Slots: kh.slots}
+		k.s = ksess{Kernel: kh.ID, Agent: kh.Agent, From: t, Since: since, Slots: kh.slots}
 		k.bare = kh.Session == ""
 		if sw.inSpan {
-			sw.note(SessionNote{Kind: NoteArrive, Kernel: kh.ID, At: t, Since: since, Agent: kh.Agent, Slots: kh.slots, Seq: k.seq})
+			sw.note(SessionNote{Kind: NoteArrive, Kernel: kh.ID, At: t, Since: since, Agent: kh.Agent, Slots: kh.slots, Seq: int(k.seq)})
 		}
 		if kh.fa.irregular {
 			k.lazy = false
@@ -635,7 +692,11 @@ func (sw *sessWalk) put(kh sessHead, t time.Time, since bool) {
 	if k.s.Changed {
 		return
 	}
-	if k.lazy && !kh.fa.withinFlat(&k.fa) || !k.lazy && !kh.fa.within(k.s.Alloc) {
+	if k.lazy {
+		if base := k.fa(); !kh.fa.withinFlat(&base) {
+			k.s.Changed = true
+		}
+	} else if !kh.fa.within(k.s.Alloc) {
 		k.s.Changed = true
 	}
 }
@@ -648,7 +709,7 @@ func (sw *sessWalk) newSum(id model.KernelID) *ksum {
 	}
 	k := &sw.slab[0]
 	sw.slab = sw.slab[1:]
-	k.seq = len(sw.order)
+	k.seq = int32(len(sw.order))
 	sw.sums[id] = k
 	sw.order = append(sw.order, id)
 	return k
@@ -659,11 +720,12 @@ func (sw *sessWalk) newSum(id model.KernelID) *ksum {
 // change (one of what it holds there or of who it is), and the session
 // with the last of them.
 func (k *ksum) afterSpan(prevAlloc, khAlloc model.Allocations, prev, kh kernelHead, t time.Time) {
-	if k.after == nil {
-		k.after = map[model.DeviceKey]bool{}
+	a := k.side()
+	if a.after == nil {
+		a.after = map[model.DeviceKey]bool{}
 		for slot, devs := range prevAlloc {
 			for dev := range devs {
-				k.after[model.DeviceKey{Name: slot.DeviceName(), ID: dev}] = true
+				a.after[model.DeviceKey{Name: slot.DeviceName(), ID: dev}] = true
 			}
 		}
 	}
@@ -671,12 +733,12 @@ func (k *ksum) afterSpan(prevAlloc, khAlloc model.Allocations, prev, kh kernelHe
 	// the pieces learning splits.
 	whoChanged := prev.Agent != kh.Agent && prev.Agent != "" && !learns(prev, kh) || prev.User != kh.User && prev.User != "" ||
 		prev.Session != kh.Session && prev.Session != ""
-	for key := range k.after {
+	for key := range a.after {
 		if whoChanged || !sameOn(prevAlloc, khAlloc, key) {
-			delete(k.after, key)
+			delete(a.after, key)
 		}
 	}
-	if len(k.after) == 0 {
+	if len(a.after) == 0 {
 		k.holding = false
 		k.s.To, k.s.Gone = t, false
 	}
@@ -722,12 +784,12 @@ func (sw *sessWalk) release(k *ksum, t time.Time, gone bool) {
 	k.holding = false
 	k.s.To, k.s.Gone = t, gone
 	if sw.inSpan {
-		sw.note(SessionNote{Kind: NoteLeave, Kernel: k.s.Kernel, At: t, Gone: gone, Seq: k.seq})
+		sw.note(SessionNote{Kind: NoteLeave, Kernel: k.s.Kernel, At: t, Gone: gone, Seq: int(k.seq)})
 	}
 	if !sw.inSpan && t.Before(sw.since) {
 		k.started = false
-		k.who = identity{}
-		k.before, k.asked = nil, nil
+		k.who = known{}
+		k.aside = nil
 	}
 }
 
