@@ -75,9 +75,10 @@ type ksum struct {
 	// aside is what only the sums at the span's edges need (nil: none).
 	aside *ksumAside
 	// ents: with lazy, s.Alloc is these entries' maps (a regular
-	// allocation of nslots slots: each slot and device once), made off
-	// the walk (built) and put in at its end.
-	ents   []allocEnt
+	// allocation of nslots slots: each slot and device once; the
+	// entries as keepEnts keeps them), made off the walk (built) and put
+	// in at its end.
+	ents   []uint32
 	nslots int32
 	// seq is its kernel's place in the walk's order (SessionNote.Seq).
 	seq int32
@@ -138,9 +139,6 @@ func (k *ksum) side() *ksumAside {
 	}
 	return k.aside
 }
-
-// fa is k's arrival allocation as flat entries (lazy only).
-func (k *ksum) fa() flatAlloc { return flatAlloc{ents: k.ents, n: int(k.nslots)} }
 
 // askedAt is a kernel's request (SLOTS) from a moment on.
 type askedAt struct {
@@ -258,10 +256,13 @@ type sessWalk struct {
 	notes  []SessionNote
 	upto   time.Time
 	every  int
-	// slab is where the next kernels' sums are taken from; ents where
-	// the folded arrivals' entries are copied to (keepEnts).
-	slab []ksum
-	ents []allocEnt
+	// slab is where the next kernels' sums are taken from; idx where
+	// the arrivals' entries are kept, as their places in tab (keepEnts),
+	// tabAt each distinct entry's place there.
+	slab  []ksum
+	idx   []uint32
+	tab   []allocEnt
+	tabAt map[allocEnt]uint32
 }
 
 type sessTrack struct {
@@ -402,7 +403,7 @@ func (sw *sessWalk) startMaps() {
 
 // mapLater has k's arrival allocation fa made into maps off the walk.
 func (sw *sessWalk) mapLater(k *ksum, fa flatAlloc) {
-	k.lazy, k.ents, k.nslots = true, fa.ents, int32(fa.n)
+	k.lazy, k.ents, k.nslots = true, sw.keepEnts(fa.ents), int32(fa.n)
 	if sw.jobs == nil {
 		sw.jobs = make([]allocJob, 0, 512)
 	}
@@ -522,7 +523,7 @@ func (sw *sessWalk) reach(t time.Time) {
 					// Not rebased (began before the walk knew since
 					// when): its maps are being made.
 					sw.note(n)
-					sw.jobs = append(sw.jobs, allocJob{k: k, fa: k.fa(), note: len(sw.notes) - 1})
+					sw.jobs = append(sw.jobs, allocJob{k: k, fa: sw.keptFA(k), note: len(sw.notes) - 1})
 					continue
 				}
 				sw.note(n)
@@ -693,7 +694,7 @@ func (sw *sessWalk) put(kh sessHead, t time.Time, since bool) {
 		return
 	}
 	if k.lazy {
-		if base := k.fa(); !kh.fa.withinFlat(&base) {
+		if !sw.keptWithin(k, &kh.fa) {
 			k.s.Changed = true
 		}
 	} else if !kh.fa.within(k.s.Alloc) {
@@ -883,4 +884,18 @@ func (sw *sessWalk) deltas(tm time.Time, grp []rawRec) {
 			}
 		}
 	}
+}
+
+// keptWithin is fa.withinFlat(k's arrival) of the entries keepEnts kept.
+func (sw *sessWalk) keptWithin(k *ksum, fa *flatAlloc) bool {
+	if fa.irregular {
+		base := sw.keptFA(k)
+		return fa.within(base.toMap())
+	}
+	for i := range fa.ents {
+		if !sw.keptHolds(k, &fa.ents[i]) {
+			return false
+		}
+	}
+	return true
 }
