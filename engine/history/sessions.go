@@ -305,12 +305,13 @@ func (r *Reader) SessionsFollow(since, until time.Time, follow chan<- SessionBat
 	if sw.every <= 0 {
 		sw.every = 256
 	}
+	var bufs chan []foldEnt
 	if follow == nil && !r.noFolds {
 		q.foldOf = r.foldOf
 		if q.foldOf == nil {
 			// The folds' entries in a few buffers in turn: one being
 			// joined, one waiting, one being decoded.
-			bufs := make(chan []foldEnt, 3)
+			bufs = make(chan []foldEnt, 3)
 			reqs := newReqCache()
 			q.foldOf = func(sf segFile, prev *segFile) *segFold { return r.loadFoldBuf(sf, prev, bufs, reqs) }
 		}
@@ -319,6 +320,13 @@ func (r *Reader) SessionsFollow(since, until time.Time, follow chan<- SessionBat
 	defer sw.endMaps()
 	if err := r.walkSeq(q, sw); err != nil {
 		return nil, err
+	}
+	// The folds' buffers are dead once the walk ends (its read-ahead
+	// with it), and were a tenth of the heap the sessions are then
+	// copied out beside.
+	q.foldOf = nil
+	for bufs != nil && len(bufs) > 0 {
+		<-bufs
 	}
 	sw.reach(q.res.To)
 	sw.endMaps()
