@@ -292,11 +292,30 @@ func (r *Reader) Sessions(since, until time.Time) (*SessionsResult, error) {
 // every is how many notes a batch gathers at least before it is sent (0:
 // 256; a small one hands them over sooner, in more batches: the tests').
 func (r *Reader) SessionsFollow(since, until time.Time, follow chan<- SessionBatch, every int) (*SessionsResult, error) {
+	res, list, err := r.sessionsWalk(since, until, follow, every)
+	if err != nil {
+		return nil, err
+	}
+	res.Sessions = make([]KernelSession, list.Len())
+	for i := range res.Sessions {
+		list.At(i, &res.Sessions[i])
+	}
+	return res, nil
+}
+
+// SessionsList is Sessions with the sessions left to make one at a time
+// (SessionList.At): Sessions' result has them all made at once.
+func (r *Reader) SessionsList(since, until time.Time) (*SessionsResult, *SessionList, error) {
+	return r.sessionsWalk(since, until, nil, 0)
+}
+
+// sessionsWalk is SessionsFollow with the sessions not made yet.
+func (r *Reader) sessionsWalk(since, until time.Time, follow chan<- SessionBatch, every int) (*SessionsResult, *SessionList, error) {
 	if len(r.segs) == 0 {
 		if follow != nil {
 			close(follow)
 		}
-		return nil, r.empty()
+		return nil, nil, r.empty()
 	}
 	f := Filter{Since: since, Until: until, Host: true}
 	q := r.newHistRun(f)
@@ -319,7 +338,7 @@ func (r *Reader) SessionsFollow(since, until time.Time, follow chan<- SessionBat
 	sw.startMaps()
 	defer sw.endMaps()
 	if err := r.walkSeq(q, sw); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// The folds' buffers are dead once the walk ends (its read-ahead
 	// with it), and were a tenth of the heap the sessions are then
@@ -336,7 +355,7 @@ func (r *Reader) SessionsFollow(since, until time.Time, follow chan<- SessionBat
 		// record's end from its last segment, as History gives it.
 		_, to, err := r.Span()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		res.To = to
 	}
@@ -345,42 +364,56 @@ func (r *Reader) SessionsFollow(since, until time.Time, follow chan<- SessionBat
 			tr.sum.s.To, tr.sum.s.Open, tr.sum.s.Gone = res.To, true, false
 		}
 	}
-	res.Sessions = make([]KernelSession, 0, len(sw.order))
+	list := &SessionList{ident: sw.h.ident, sums: make([]*ksum, 0, len(sw.order))}
 	for _, id := range sw.order {
 		k := sw.sums[id]
-		if !k.started {
+		if !k.started || !until.IsZero() && k.s.From.After(until) {
 			continue
 		}
-		s := KernelSession{Kernel: k.s.Kernel, Agent: k.s.Agent, Session: k.who.Session, User: k.who.User, Project: k.who.Project,
-			From: k.s.From, To: k.s.To, Since: k.s.Since, Open: k.s.Open, Gone: k.s.Gone, Alloc: k.s.Alloc, Slots: k.s.Slots, Changed: k.s.Changed}
-		if k.lazy {
-			s.Alloc = k.built
-		}
-		learnt := sw.h.ident[id]
-		if s.Agent == "" || k.bare && learnt.Session != "" {
-			s.Agent = learnt.Agent
-		}
-		if s.Session == "" {
-			s.Session = learnt.Session
-		}
-		if s.User == "" {
-			s.User = learnt.User
-		}
-		if s.Project == "" {
-			s.Project = learnt.Project
-		}
-		if !until.IsZero() && s.From.After(until) {
-			continue
-		}
-		res.Sessions = append(res.Sessions, s)
+		list.sums = append(list.sums, k)
 	}
-	slices.SortFunc(res.Sessions, func(a, b KernelSession) int {
-		if c := a.From.Compare(b.From); c != 0 {
+	slices.SortFunc(list.sums, func(a, b *ksum) int {
+		if c := a.s.From.Compare(b.s.From); c != 0 {
 			return c
 		}
-		return strings.Compare(string(a.Kernel), string(b.Kernel))
+		return strings.Compare(string(a.s.Kernel), string(b.s.Kernel))
 	})
-	return res, nil
+	return res, list, nil
+}
+
+// SessionList is the sessions Sessions gives, in its order, each made
+// when asked (At) from what the walk kept of it: Sessions' copy of them
+// all at once, beside what the walk kept, was a sixth of the heap a busy
+// week's read grew to, each page of it fresh.
+type SessionList struct {
+	sums  []*ksum
+	ident map[model.KernelID]identity
+}
+
+// Len is how many sessions there are.
+func (l *SessionList) Len() int { return len(l.sums) }
+
+// At puts the i-th session in s. It is safe for concurrent use.
+func (l *SessionList) At(i int, s *KernelSession) {
+	k := l.sums[i]
+	*s = KernelSession{Kernel: k.s.Kernel, Agent: k.s.Agent, Session: k.who.Session, User: k.who.User, Project: k.who.Project,
+		From: k.s.From, To: k.s.To, Since: k.s.Since, Open: k.s.Open, Gone: k.s.Gone, Alloc: k.s.Alloc, Slots: k.s.Slots, Changed: k.s.Changed}
+	if k.lazy {
+		s.Alloc = k.built
+	}
+	learnt := l.ident[k.s.Kernel]
+	if s.Agent == "" || k.bare && learnt.Session != "" {
+		s.Agent = learnt.Agent
+	}
+	if s.Session == "" {
+		s.Session = learnt.Session
+	}
+	if s.User == "" {
+		s.User = learnt.User
+	}
+	if s.Project == "" {
+		s.Project = learnt.Project
+	}
 }
 
 // startMaps starts the goroutine that makes the arrivals' maps.

@@ -171,7 +171,7 @@ func TestSessionsOfInHalvesAgrees(t *testing.T) {
 	})
 	got := sessionsOf(ks, from, to, nil)
 	want := make([]Session, len(ks))
-	want = want[:sessionsOfPart(want, ks, from, to, nil)]
+	want = want[:sessionsOfPart(want, 0, len(ks), func(i int, _ *history.KernelSession) *history.KernelSession { return &ks[i] }, from, to, nil)]
 	slices.SortFunc(want, cmpSessions)
 	if len(got) != len(want) || len(got) < 1000 {
 		t.Fatalf("seed %d: %d sessions in halves, %d in one pass", seed, len(got), len(want))

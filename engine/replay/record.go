@@ -122,7 +122,7 @@ func Load(rd *history.Reader, from, to time.Time) (*Record, error) {
 	ec := make(chan probe, 1)
 	endFork := rd.Fork()
 	go func() { ec <- probeAt(endFork, to) }()
-	res, err := rd.Sessions(from, to)
+	res, list, err := rd.SessionsList(from, to)
 	h := <-hc
 	end := <-ec
 	if h.err != nil {
@@ -133,7 +133,9 @@ func Load(rd *history.Reader, from, to time.Time) (*Record, error) {
 	}
 	h.rec.end = &end
 	h.rec.Notes = append(cutNotes, h.rec.Notes...)
-	h.rec.loadRest(rd, res)
+	h.rec.Missing = inSpan(res.Missing, h.rec.From, h.rec.To)
+	h.rec.Sessions = sessionsOfList(list, h.rec.From, h.rec.To, h.rec.Devices)
+	h.rec.loadEnd(rd, res)
 	return h.rec, nil
 }
 
@@ -421,38 +423,53 @@ func (rec *Record) bisect(t time.Time, prevHash string, hashAt func(time.Time) (
 // even late. Where what it held changed while it ran, the replay keeps
 // what it asked on arrival (Changed says so).
 func sessionsOf(ks []history.KernelSession, from, to time.Time, devs []model.Device) []Session {
+	return sessionsOfFunc(len(ks), func(i int, _ *history.KernelSession) *history.KernelSession { return &ks[i] }, from, to, devs)
+}
+
+// sessionsOfList is sessionsOf of the sessions of list, each made as it
+// is taken (history.SessionList): not all of them at once beside the
+// walk's own.
+func sessionsOfList(list *history.SessionList, from, to time.Time, devs []model.Device) []Session {
+	return sessionsOfFunc(list.Len(), func(i int, k *history.KernelSession) *history.KernelSession { list.At(i, k); return k }, from, to, devs)
+}
+
+// sessionsOfFunc is sessionsOf of the n kernels' sessions at gives: the
+// i-th, made into buf where it needs room (at is called on two
+// goroutines at once, each with its own buf).
+func sessionsOfFunc(n int, at func(i int, buf *history.KernelSession) *history.KernelSession, from, to time.Time, devs []model.Device) []Session {
 	// Each kernel's session is its own: on a busy week (200,000 kernels)
 	// the two halves are made on two cores, each into its part of one
 	// slice, and joined in order by moving the second down (a slice for
 	// each, joined by append, was 0.05 s of copying onto fresh pages).
-	out := make([]Session, len(ks))
-	n := 0
-	if half := len(ks) / 2; half >= 4096 && runtime.GOMAXPROCS(0) > 1 {
+	out := make([]Session, n)
+	made := 0
+	if half := n / 2; half >= 4096 && runtime.GOMAXPROCS(0) > 1 {
 		var m int
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			m = sessionsOfPart(out[half:], ks[half:], from, to, devs)
+			m = sessionsOfPart(out[half:], half, n, at, from, to, devs)
 		}()
-		n = sessionsOfPart(out[:half], ks[:half], from, to, devs)
+		made = sessionsOfPart(out[:half], 0, half, at, from, to, devs)
 		<-done
-		n += copy(out[n:], out[half:half+m])
+		made += copy(out[made:], out[half:half+m])
 	} else {
-		n = sessionsOfPart(out, ks, from, to, devs)
+		made = sessionsOfPart(out, 0, n, at, from, to, devs)
 	}
-	clear(out[n:])
-	out = out[:n:n]
+	clear(out[made:])
+	out = out[:made:made]
 	sortSessions(out)
 	return out
 }
 
-// sessionsOfPart makes the sessions of part of the kernels into out, in
-// their order, and says how many it made.
-func sessionsOfPart(out []Session, ks []history.KernelSession, from, to time.Time, devs []model.Device) int {
+// sessionsOfPart makes the sessions of kernels [lo, hi) of at into out,
+// in their order, and says how many it made.
+func sessionsOfPart(out []Session, lo, hi int, at func(int, *history.KernelSession) *history.KernelSession, from, to time.Time, devs []model.Device) int {
 	m := newAskMemo(devs)
 	n := 0
-	for i := range ks {
-		k := &ks[i]
+	var buf history.KernelSession
+	for i := lo; i < hi; i++ {
+		k := at(i, &buf)
 		if !keeps(k, from, to) {
 			continue
 		}
