@@ -329,11 +329,23 @@ func (r *runner) cut() {
 // (chunksOf), routes every one (Unrouted): those stay the last chunk's.
 func joinChunks(runs []*runner, opts Options) *Result {
 	last := runs[len(runs)-1]
+	nd, nw := 0, 0
+	for _, r := range runs {
+		nd += len(r.res.Disagreements)
+		nw += len(r.allocWhy)
+	}
+	// Made once at their full size: appended chunk by chunk, a busy
+	// week's 200,000 were copied onto fresh pages as the slice grew.
 	var dis []Disagreement
-	var allocWhy []bool
+	if nd > 0 {
+		dis = make([]Disagreement, 0, nd)
+		for _, r := range runs {
+			dis = append(dis, r.res.Disagreements...)
+		}
+	}
+	allocWhy := make([]bool, 0, nw)
 	var sessions, compared, sameMoment, skipped, short, memo int
 	for _, r := range runs {
-		dis = append(dis, r.res.Disagreements...)
 		allocWhy = append(allocWhy, r.allocWhy...)
 		sessions += r.res.Sessions
 		compared += r.res.Compared
