@@ -242,6 +242,7 @@ func (hs *helpScreen) notes(w int) []string {
 		legend(look0, g.Drift, "drift: a kernel on a device its agent does not own"),
 		legend(st.Free, g.Free, "free capacity"),
 		legend(st.Over, g.Over, "held beyond capacity (the figures turn red)"),
+		kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlDim, Text: "   +N: N more kernels than a narrow bar has cells for"}}, w),
 		kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlDim, Text: "   figures are exact decimals: held/capacity in the device's slot units"}}, w),
 		kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlDim, Text: "   N/A: the device source could not read a value (never shown as 0)"}}, w),
 		"", kit.SpansRow(st, []kit.Span{{Lvl: kit.LvlTitle, Text: " Commands"}}, w))

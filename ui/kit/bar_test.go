@@ -39,7 +39,12 @@ func TestBarLayout(t *testing.T) {
 		{"almost full keeps a free cell", []float64{0.99}, 1, 20, 19, 0, 1, true},
 		{"tiny holder still visible", []float64{0.98, 0.001}, 1, 20, 19, 0, 1, true},
 		{"over with nothing to spare", []float64{1.0, 0.001}, 1, 10, 9, 1, 0, true},
-		{"held on zero capacity is all overflow", []float64{1}, 0, 8, 0, 8, 0, true},
+		{"held on zero capacity is overflow but for the holder's own cell", []float64{1}, 0, 8, 1, 7, 0, true},
+		// The demo's GPU3: 1.00 + 0.60 on 1.00, the 0.60 wholly past
+		// the capacity mark, was drawn all overflow, its look nowhere.
+		{"a holder wholly past capacity keeps its look", []float64{1, 0.6}, 1, 40, 25, 15, 0, true},
+		{"several holders past capacity", []float64{1, 0.3, 0.3, 0.3}, 1, 20, 11, 9, 0, true},
+		{"tiny holders under capacity take from the free part", []float64{0.001, 0.001, 0.001}, 1, 10, 3, 0, 7, true},
 		{"double capacity", []float64{1, 1}, 1, 10, 5, 5, 0, true},
 		{"width one", []float64{0.3}, 1, 1, 1, 0, 0, true},
 	}
@@ -61,12 +66,12 @@ func TestBarLayout(t *testing.T) {
 					}
 					found := false
 					for _, s := range segs {
-						if s.index == i && s.cells > 0 {
+						if s.Kind == segHeld && s.index == i && s.cells > 0 {
 							found = true
 						}
 					}
 					if !found {
-						t.Errorf("holder %d (%v) has no cell: %+v", i, a, segs)
+						t.Errorf("holder %d (%v) has no cell in its look: %+v", i, a, segs)
 					}
 				}
 			}
@@ -108,17 +113,60 @@ func TestBarLayoutProperties(t *testing.T) {
 		if total < capacity && w > 1 && free == 0 {
 			t.Fatalf("amounts %v cap %v w %d: free capacity but no free cell: %+v", amounts, capacity, w, segs)
 		}
-		last := -1
+		last := map[segKind]int{segHeld: -1, segOver: -1}
+		drawn, more := 0, 0
 		for _, s := range segs {
 			if s.cells <= 0 {
 				t.Fatalf("empty segment: %+v", segs)
 			}
-			if s.Kind != segFree {
-				if s.index < last {
+			switch s.Kind {
+			case segHeld, segOver:
+				if s.index < last[s.Kind] {
 					t.Fatalf("segments out of holder order: %+v", segs)
 				}
-				last = s.index
+				if s.Kind == segHeld && s.index > last[s.Kind] {
+					drawn++
+				}
+				last[s.Kind] = s.index
+			case segMore:
+				more += s.index
 			}
+		}
+		holders := 0
+		for _, a := range amounts {
+			if a > 0 {
+				holders++
+			}
+		}
+		// Every holder is drawn in its look or counted in "+N" (bars
+		// of three cells and more: narrower ones cannot say "+N").
+		if w >= 3 && drawn+more != holders {
+			t.Fatalf("amounts %v cap %v w %d: %d holders drawn, %d counted, want %d: %+v", amounts, capacity, w, drawn, more, holders, segs)
+		}
+	}
+}
+
+// TestCrowdedBar: a bar with fewer cells than holders draws a cell for
+// each it has room for and says how many it left out, keeping the
+// overflow or free mark.
+func TestCrowdedBar(t *testing.T) {
+	for _, c := range []struct {
+		amounts  []float64
+		capacity float64
+		w        int
+		want     string
+	}{
+		{[]float64{0.3, 0.3, 0.3, 0.3, 0.3}, 1, 5, "#=+3!"},
+		{[]float64{0.1, 0.1, 0.1, 0.1, 0.1}, 1, 5, "#=+3."},
+		{[]float64{0.2, 0.2, 0.2, 0.2, 0.2}, 1, 4, "#=+3"},
+		{[]float64{0.3, 0.3, 0.3, 0.3, 0.3, 0.3}, 1, 6, "#=%+3!"},
+		{[]float64{0.3, 0.3, 0.3, 0.3, 0.3}, 1, 2, "#!"},
+	} {
+		st := testStyles(t, "mono", true)
+		l := NewLine(Paint{})
+		st.RenderBar(l, BarLayout(c.amounts, c.capacity, c.w), func(i int) int { return i }, nil)
+		if got := stripANSI(l.Finish(c.w)); got != c.want {
+			t.Errorf("%v on %v in %d cells: %q, want %q", c.amounts, c.capacity, c.w, got, c.want)
 		}
 	}
 }
