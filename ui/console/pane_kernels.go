@@ -202,7 +202,7 @@ func (p *kernelsPane) Title() []kit.Span {
 	count := strconv.Itoa(len(p.Showing.Rows))
 	if p.d != nil && p.Filter != "" {
 		return append(paneTitle(p.ID, p.focused, ""), kit.Span{Lvl: kit.LvlDim, Text: "matching "},
-			kit.Span{Lvl: kit.LvlAccent, Text: "/" + p.Filter}, kit.Span{Lvl: kit.LvlDim, Text: " on all GPUs (" + count + ") "})
+			kit.Span{Lvl: kit.LvlAccent, Text: "/" + p.Filter}, kit.Span{Lvl: kit.LvlDim, Text: " on the node (" + count + ") "})
 	}
 	if p.d != nil && p.Showing.Dev >= 0 {
 		return append(paneTitle(p.ID, p.focused, ""), kit.Span{Lvl: kit.LvlDim, Text: "on "},

@@ -191,10 +191,10 @@ func TestFilterSearchesAllGPUs(t *testing.T) {
 		}
 	}
 	if want < 2 || len(a.Kernels.Showing.Rows) != want {
-		t.Fatalf("filter shows %d kernels, %d match on all GPUs", len(a.Kernels.Showing.Rows), want)
+		t.Fatalf("filter shows %d kernels, %d match on the node", len(a.Kernels.Showing.Rows), want)
 	}
 	frame := stripANSI(a.View().Content)
-	mustContain(t, "filtered", frame, "matching /type:bat on all GPUs (3)", "esc back to "+sel)
+	mustContain(t, "filtered", frame, "matching /type:bat on the node (3)", "esc back to "+sel)
 	marked := 0
 	for i := range a.d.Devs {
 		holds := false
@@ -217,7 +217,7 @@ func TestFilterSearchesAllGPUs(t *testing.T) {
 	a.Update(keyCode(tea.KeyEscape))
 	frame = stripANSI(a.View().Content)
 	mustContain(t, "after esc", frame, "Kernels on "+sel)
-	mustNotContain(t, "after esc", frame, "•GPU", "all GPUs")
+	mustNotContain(t, "after esc", frame, "•GPU", "on the node")
 	typeKeys(a, "/zzzz")
 	a.Update(keyCode(tea.KeyEnter))
 	mustContain(t, "no match", stripANSI(a.View().Content), "no kernel on any GPU matches /zzzz")

@@ -254,7 +254,7 @@ func (hs *helpScreen) notes(w int) []string {
 		{":q", "quit"},
 		{":sort COL [asc|desc]", "sort kernels: " + strings.Join(hs.sortColumns(), " ")},
 		{themeCmd, "switch theme: " + strings.Join(themes.Names(), " ")},
-		{":filter TEXT", "search kernels on all GPUs, like /TEXT; !TEXT keeps what does not match"},
+		{":filter TEXT", "search the node's kernels, like /TEXT; !TEXT keeps what does not match"},
 		{":dev NAME", "select a device: GPU1, MIG 4/0, an id, …2d01 or a unique prefix"},
 		{":follow", "kernels follow the selected device (f toggles)"},
 		{":fit SLOTS", "where a new session lands: cuda.shares=0.5,cpu=2,mem=4g"},
