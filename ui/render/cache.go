@@ -112,10 +112,21 @@ func (c *DeriveCache) kernel(k *model.Kernel) *kernCached {
 		for _, v := range m {
 			sum = sum.Add(v)
 		}
-		kc.Slots = append(kc.Slots, slotVal{slot: slot, Text: kit.FmtSlot(slot, sum), f: sum.Float64()})
+		kc.Slots = append(kc.Slots, slotVal{slot: slot, Text: listAmount(slot, sum), f: sum.Float64()})
 	}
 	c.kern[k] = kc
 	return kc
+}
+
+// listAmount is an amount as the kernel list prints it: a whole-unit
+// slot's whole amount (a MIG slice a resource.txt writes "1.00") as the
+// devices pane prints it, "1"; bytes in binary units; shares with their
+// digits. Only the text: the record's amount stays as written.
+func listAmount(slot model.SlotName, v model.Dec) string {
+	if model.DefaultSlotTypes().TypeOf(slot) == model.SlotTypeBytes {
+		return kit.FmtSlot(slot, v)
+	}
+	return kit.FmtWhole(slot, v)
 }
 
 func (c *DeriveCache) usage(u *model.DeviceUsage) *usageCached {
@@ -125,16 +136,21 @@ func (c *DeriveCache) usage(u *model.DeviceUsage) *usageCached {
 	}
 	uc := &usageCached{gen: c.gen}
 	var sums []model.Dec
+	var slots []model.SlotName // each sum's slot; "" for a sum over several
 	agentPos := map[model.AgentID]int{}
 	for _, h := range u.Holdings() {
 		v := h.Amount.Float64()
 		if n := len(uc.kernOf); n > 0 && uc.kernOf[n-1] == h.Kernel {
 			uc.KernAmts[n-1] += v
 			sums[n-1] = sums[n-1].Add(h.Amount)
+			if slots[n-1] != h.Slot {
+				slots[n-1] = ""
+			}
 		} else {
 			uc.kernOf = append(uc.kernOf, h.Kernel)
 			uc.KernAmts = append(uc.KernAmts, v)
 			sums = append(sums, h.Amount)
+			slots = append(slots, h.Slot)
 		}
 		if p, ok := agentPos[h.Agent]; ok {
 			uc.agentAmts[p] += v
@@ -146,7 +162,7 @@ func (c *DeriveCache) usage(u *model.DeviceUsage) *usageCached {
 	}
 	uc.sums = make([]string, len(sums))
 	for i, d := range sums {
-		uc.sums[i] = d.String()
+		uc.sums[i] = listAmount(slots[i], d)
 	}
 	c.usages[u] = uc
 	return uc
