@@ -278,7 +278,7 @@ func (p *kernelsPane) viewTitled(title []kit.Span) []string {
 					hint = " (" + miss + ")"
 				}
 				if back := p.backTo(); back != "" {
-					return "no kernel on any GPU matches /" + p.Filter + hint + " (esc: back to " + back + ")"
+					return "no kernel on the node matches /" + p.Filter + hint + " (esc: back to " + back + ")"
 				}
 				return "no kernel matches /" + p.Filter + hint
 			case kv.Dev >= 0:

@@ -220,7 +220,7 @@ func TestFilterSearchesAllGPUs(t *testing.T) {
 	mustNotContain(t, "after esc", frame, "•GPU", "on the node")
 	typeKeys(a, "/zzzz")
 	a.Update(keyCode(tea.KeyEnter))
-	mustContain(t, "no match", stripANSI(a.View().Content), "no kernel on any GPU matches /zzzz")
+	mustContain(t, "no match", stripANSI(a.View().Content), "no kernel on the node matches /zzzz")
 	// A mistyped field matches nothing too: it says which was meant.
 	a.Update(keyCode(tea.KeyEscape))
 	typeKeys(a, "/usr:bb31")
