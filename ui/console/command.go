@@ -357,18 +357,25 @@ func (a *App) runCommand(line string) tea.Cmd {
 		// The partition is edited through keys, not commands: a typo's
 		// nearest command named instead was :exit for :edit, which quits
 		// (the tour).
-		how := "the partition editor is e (A applies, J then U undoes)"
+		how, short := "the partition editor is e (A applies, J then U undoes)", "the partition editor is e"
 		if !a.Keys.Role().CanWrite() {
 			how = "read-only: the partition editor (e) is an operator's, in a console on the node that is not read-only"
+			short = "read-only: no partition editor here"
 		}
 		a.Flashf(kit.LvlWarn, msg+"; "+how)
+		a.Flash.Short = msg + "; " + short
 		return nil
 	}
+	// The short forms, for a footer the list would cut (":…" at 80
+	// columns): the command meant, or where the list is whole.
+	short := msg + " (? lists every command)"
 	if near := model.Closest(f[0], known); near != "" {
 		// Before the list: a long footer cuts its end.
 		msg += "; did you mean :" + near + "?"
+		short = msg
 	}
 	a.Flashf(kit.LvlWarn, msg+" (try "+strings.Join(examples, ", ")+")")
+	a.Flash.Short = short
 	return nil
 }
 

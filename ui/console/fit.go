@@ -12,6 +12,7 @@ import (
 	"github.com/fgtop/fgtop/model"
 
 	"github.com/fgtop/fgtop/ui/kit"
+	"github.com/fgtop/fgtop/ui/render"
 )
 
 // fitLine is one line of a :fit answer.
@@ -25,6 +26,10 @@ type fitLine struct {
 // would do with it, in `fgtop simulate`'s words.
 type fitAnswer struct {
 	Short string
+	// Brief is Short for a footer too narrow for it (the agent's short
+	// name, the first slot's placement, the reason's head): at 80
+	// columns Short was cut "GPU0=…".
+	Brief string
 	Lvl   kit.Level
 	Lines []fitLine
 }
@@ -72,6 +77,13 @@ func answerFit(s *model.Snapshot, text string) (fitAnswer, error) {
 	pv := placement.NewPlanner(s, fleet.SettingsFor(s, fleet.Settings{})).Preview(req)
 
 	var ans fitAnswer
+	short := render.AgentShortNames(s.Agents)
+	brief := func(id model.AgentID) string {
+		if id == "" {
+			return "the node"
+		}
+		return short[id]
+	}
 	node := s.Node
 	if node == "" {
 		node = "this node"
@@ -106,23 +118,32 @@ func answerFit(s *model.Snapshot, text string) (fitAnswer, error) {
 	case len(clean) > 0:
 		ag := &pv.Agents[clean[0]]
 		ans.Lvl = kit.LvlOK
-		ans.Short = fmt.Sprintf("fit: %s takes it: %s", shortAgent(ag.Agent), placement.AllocationText(ag.Alloc, types, name))
+		where := placement.AllocationText(ag.Alloc, types, name)
+		ans.Short = fmt.Sprintf("fit: %s takes it: %s", shortAgent(ag.Agent), where)
+		ans.Brief = fmt.Sprintf("fit: %s takes it: %s", brief(ag.Agent), firstPart(where))
 		verdict = fitLine{kit.LvlOK, fmt.Sprintf("it fits: %d of %d agent(s) would take it", len(takes), len(pv.Agents))}
 	case pv.OnlyByOvercommit():
 		ag := &pv.Agents[takes[0]]
 		ans.Lvl = kit.LvlCrit
-		ans.Short = fmt.Sprintf("fit: only by OVERCOMMIT: %s takes it: %s", shortAgent(ag.Agent), placement.AllocationText(ag.Alloc, types, name))
+		where := placement.AllocationText(ag.Alloc, types, name)
+		ans.Short = fmt.Sprintf("fit: only by OVERCOMMIT: %s takes it: %s", shortAgent(ag.Agent), where)
+		ans.Brief = fmt.Sprintf("fit: only by OVERCOMMIT: %s takes it: %s", brief(ag.Agent), firstPart(where))
 		verdict = fitLine{kit.LvlCrit, "only by OVERCOMMIT: every agent that would take it puts a device over its capacity"}
 	default:
 		ans.Lvl = kit.LvlWarn
-		why := "no agent"
+		why, whyBrief := "no agent", "no agent"
 		if len(pv.Agents) > 0 {
 			why = pv.Agents[0].Reason
+			// "insufficient cuda.shares: 0.20 free, 3 requested": the
+			// head says what is short, the detail the amounts.
+			whyBrief, _, _ = strings.Cut(why, ": ")
 			if len(pv.Agents) > 1 {
 				why = shortAgent(pv.Agents[0].Agent) + ": " + why
+				whyBrief = brief(pv.Agents[0].Agent) + ": " + whyBrief
 			}
 		}
 		ans.Short = fmt.Sprintf("fit: refused: %s", why)
+		ans.Brief = fmt.Sprintf("fit: refused: %s", whyBrief)
 		verdict = fitLine{kit.LvlWarn, "refused: no agent would take it"}
 	}
 	ans.Lines = append([]fitLine{verdict, {kit.LvlDim, fmt.Sprintf("%s as of %s, each agent placing with its own allocator on its own partition and kernels, as fgtop simulate does:",
@@ -200,4 +221,13 @@ func (a *App) fitAnswered(msg fitMsg) {
 	a.prune()
 	a.push(&detail{common: a.common, Kind: detFit, Title: "fit " + msg.req, Lines: lines})
 	a.Flashf(msg.ans.Lvl, msg.ans.Short)
+	a.Flash.Short = msg.ans.Brief
+}
+
+// firstPart is an allocation text's first slot ("cuda.shares GPU3=0.50"
+// of "cuda.shares GPU3=0.50; cpu 29=1 30=1; mem root=4g"): the devices
+// the request lands on, the detail screen saying the rest.
+func firstPart(alloc string) string {
+	first, _, _ := strings.Cut(alloc, "; ")
+	return first
 }

@@ -102,7 +102,13 @@ func (hs *helpScreen) Update(msg tea.Msg) tea.Cmd {
 // the main screen's "q quit".
 func (hs *helpScreen) Footer(w int) string {
 	return kit.FooterBeside(hs.St, func(w int) string {
-		return kit.SpansRow(hs.St, []kit.Span{{Lvl: kit.LvlAccent, Text: "type"}, {Lvl: kit.LvlDim, Text: " to filter (q and j too) · "},
+		// The short form where the long one would be cut ("pgdn scr…"
+		// beside "esc clear filter" at 80 columns).
+		how := " to filter (q and j too) · "
+		if kit.Width("type"+how+"↑↓ pgup pgdn scroll") > w {
+			how = " to filter · "
+		}
+		return kit.SpansRow(hs.St, []kit.Span{{Lvl: kit.LvlAccent, Text: "type"}, {Lvl: kit.LvlDim, Text: how},
 			{Lvl: kit.LvlAccent, Text: "↑↓ pgup pgdn"}, {Lvl: kit.LvlDim, Text: " scroll"}}, w)
 	}, hs.FooterKeep(), w)
 }

@@ -1,0 +1,73 @@
+package console
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/fgtop/fgtop/ui/internal/fake"
+)
+
+// TestFootersWholeAt80: at 80 columns the help's footer while filtering,
+// the unknown-command hint and :fit's answer each say what they mean whole
+// in a short form beside the keys kept at the right; the long forms were
+// cut "pgdn scr…", ":…" and "GPU0=…" (the long ones stay where they fit).
+func TestFootersWholeAt80(t *testing.T) {
+	last := func(a *App) string {
+		lines := strings.Split(screen(a), "\n")
+		return lines[len(lines)-1]
+	}
+	for _, c := range []struct {
+		name string
+		ro   bool
+		do   func(a *App)
+		want []string
+	}{
+		{"help while filtering", false, func(a *App) {
+			a.Update(keyRune('?'))
+			typeKeys(a, "fil")
+		}, []string{"type to filter", "pgup pgdn scroll", "esc clear filter"}},
+		{"typo", false, func(a *App) {
+			typeKeys(a, ":fitt")
+			a.Update(enter)
+		}, []string{"unknown command :fitt; did you mean :fit?", "? help"}},
+		{"unknown", false, func(a *App) {
+			typeKeys(a, ":zzz")
+			a.Update(enter)
+		}, []string{"unknown command :zzz", "? lists every command", "? help"}},
+		{"an editor word", false, func(a *App) {
+			typeKeys(a, ":edit")
+			a.Update(enter)
+		}, []string{"unknown command :edit; the partition editor is e"}},
+		{"an editor word, read-only", true, func(a *App) {
+			typeKeys(a, ":edit")
+			a.Update(enter)
+		}, []string{"unknown command :edit; read-only: no partition editor here"}},
+		{"fit taken", false, func(a *App) {
+			typeKeys(a, ":fit cuda.shares=0.5,cpu=2,mem=4g")
+			if _, cmd := a.Update(enter); cmd != nil {
+				a.Update(cmd())
+			}
+		}, []string{"fit: numa1 takes it: cuda.shares GPU3=0.50", "esc back"}},
+		{"fit refused", false, func(a *App) {
+			typeKeys(a, ":fit cuda.shares=3")
+			if _, cmd := a.Update(enter); cmd != nil {
+				a.Update(cmd())
+			}
+		}, []string{"fit: refused: numa0: insufficient cuda.shares", "esc back"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			a := testApp(t, 80, 24, fake.Node(fake.Options{}), Options{ReadOnly: c.ro})
+			a.View()
+			c.do(a)
+			got := last(a)
+			if strings.Contains(got, "…") {
+				t.Errorf("footer cut: %q", got)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("footer %q lacks %q", got, w)
+				}
+			}
+		})
+	}
+}
