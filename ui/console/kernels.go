@@ -3,7 +3,6 @@ package console
 import (
 	"cmp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/fgtop/fgtop/model"
@@ -75,8 +74,10 @@ func (p *kernelsPane) refresh() {
 			r := &d.Devs[di]
 			for p, ki := range r.Kernels {
 				if q, ok := on[ki]; ok {
+					// Printed as the exact sum of what it holds on each
+					// instance; the float only orders the rows.
 					onF[q] += r.OnDevF[p]
-					onStr[q] = strconv.FormatFloat(onF[q], 'f', -1, 64)
+					onStr[q] = addDecStrings(onStr[q], r.OnDev[p])
 					continue
 				}
 				on[ki] = len(onStr)
@@ -269,4 +270,16 @@ func (p *kernelsPane) indexOf(id model.KernelID) int {
 		}
 	}
 	return -1
+}
+
+// addDecStrings is the exact decimal sum of two amounts as the kernel
+// list prints them; where either is not a decimal (never, from a
+// derivation), the two side by side, not a guess.
+func addDecStrings(a, b string) string {
+	x, errA := model.ParseDec(a)
+	y, errB := model.ParseDec(b)
+	if errA != nil || errB != nil {
+		return a + "+" + b
+	}
+	return x.Add(y).String()
 }
