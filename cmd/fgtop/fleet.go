@@ -254,7 +254,7 @@ func (f *fleetFlags) start(ctx context.Context, stderr io.Writer) (*fleet.Source
 
 // promOptions are the Prometheus client's options from the flags.
 func (f *fleetFlags) promOptions(settings fleet.Settings) fleet.PromOptions {
-	return fleet.PromOptions{URL: f.prometheus, Interval: f.refresh, Timeout: f.timeout, Lookback: f.lookback, Settings: settings}
+	return fleet.PromOptions{URL: f.prometheus, Interval: f.refresh, Timeout: f.timeout, Lookback: f.lookback, UnreachableAfter: f.unreachable, Settings: settings}
 }
 
 func (f *fleetFlags) run(ctx context.Context, stdout, stderr io.Writer) error {

@@ -75,6 +75,9 @@ type Node struct {
 	// found its series current through Prometheus (whose LastSeen is the
 	// node's last scrape, up to a scrape interval older).
 	heard time.Time
+	// grace is the last Err event's Event.Grace: added to
+	// UnreachableAfter while the node stays so.
+	grace time.Duration
 }
 
 // Fleet is every node at one moment, in the order they were given.
@@ -142,6 +145,11 @@ type Event struct {
 	// had before, with this reason, and last seen now (Seen): it does not
 	// age while it keeps answering.
 	Waiting string
+	// Grace, with Err and Seen, is the silence it took the source to tell
+	// the node is not heard from (through Prometheus: a few of its scrape
+	// intervals): stale until Seen + Grace + UnreachableAfter, aged from
+	// Seen (the refreshes that listed it current vouched for nothing).
+	Grace time.Duration
 	// Target, when set, is the node's scrape target (Node.Target).
 	Target string
 
@@ -336,6 +344,10 @@ func (t *Tracker) apply(e Event) bool {
 			n.Note = tl.Error()
 		}
 		since := n.heard
+		n.grace = e.Grace
+		if e.Grace > 0 {
+			n.heard = time.Time{} // age from its last scrape
+		}
 		switch {
 		case !e.Seen.IsZero():
 			since = e.Seen
@@ -345,16 +357,16 @@ func (t *Tracker) apply(e Event) bool {
 		case since.IsZero():
 			since = n.LastSeen // a node only ever listed as down
 		}
-		if since.IsZero() || at.Sub(since) >= t.opts.UnreachableAfter {
+		if since.IsZero() || at.Sub(since) >= t.opts.UnreachableAfter+n.grace {
 			n.State = Unreachable
 		} else {
 			n.State = Stale
 		}
 	case e.Snap != nil:
-		n.LastSeen, n.heard = seen, at
+		n.LastSeen, n.heard, n.grace = seen, at, 0
 		n.State, n.Reason = Live, ""
 	case e.Alive && e.Waiting != "":
-		n.LastSeen, n.heard = seen, at
+		n.LastSeen, n.heard, n.grace = seen, at, 0
 		st := Connecting
 		if n.Snap != nil {
 			st = Stale // figures from before, not the node's now
@@ -365,7 +377,7 @@ func (t *Tracker) apply(e Event) bool {
 		}
 		n.State, n.Reason = st, e.Waiting
 	case e.Alive:
-		n.LastSeen, n.heard = seen, at
+		n.LastSeen, n.heard, n.grace = seen, at, 0
 		if n.Snap != nil && n.State != Live {
 			n.State, n.Reason = Live, ""
 			return true
@@ -395,7 +407,7 @@ func (t *Tracker) age() bool {
 		}
 		quiet := now.Sub(since)
 		switch {
-		case quiet >= t.opts.UnreachableAfter && n.State != Unreachable:
+		case quiet >= t.opts.UnreachableAfter+n.grace && n.State != Unreachable:
 			n.State = Unreachable
 			if n.Reason == "" {
 				n.Reason = "no answer for " + quiet.Round(time.Second).String()

@@ -37,6 +37,10 @@ type PromOptions struct {
 	// no longer current (its target is down): stale, then unreachable,
 	// with the figures of its last scrape (default DefaultLookback).
 	Lookback time.Duration
+	// UnreachableAfter is --unreachable-after (default
+	// DefaultUnreachableAfter): the least silence after which a node whose
+	// series are still current is called silent (PromNode.Silent).
+	UnreachableAfter time.Duration
 	// Settings are the fleet-wide allocator settings for summaries.
 	Settings Settings
 }
@@ -82,7 +86,37 @@ const (
 	// one is two nodes given one name (a cloned config, a repeated
 	// --node), whose series would be read as one node's.
 	qTargets = "group by (node, job, instance) (fgtop_build_info)"
+	// qCount (with each of intervalWindows): how many scrapes of each
+	// node the window holds, whence its scrape interval
+	// (scrapeIntervals): neither store's query API says a target's
+	// interval.
+	qCount = "sum by (node) (count_over_time(fgtop_build_info[%s]))"
 )
+
+// Judging a node whose series are current but whose last scrape is old:
+// the store answers with a series' last sample for minutes once nothing
+// scrapes it any more (Prometheus itself down or restarting, or a
+// VictoriaMetrics no longer fed by it), and writes no staleness marker
+// then.
+const (
+	// minScrapes is the fewest scrapes in the window that say an interval
+	// (two spacings at least).
+	minScrapes = 3
+	// DefaultScrapeInterval is a node's interval while it is not known
+	// (fewer than minScrapes in the window): Prometheus's default, so a
+	// node scraped that seldom never flips, while SilentScrapes of it stay
+	// under Prometheus's 5 min lookback.
+	DefaultScrapeInterval = time.Minute
+	// SilentScrapes is how many of its intervals a node's last scrape may
+	// be old before the node is silent: one late or failed scrape is not.
+	SilentScrapes = 3
+)
+
+// intervalWindows are the spans each node's scrapes are counted over:
+// short ones give the interval of a node scraped for a little while
+// (since it started, or since Prometheus did), long ones that of a node
+// scraped seldom.
+var intervalWindows = []time.Duration{15 * time.Second, time.Minute, 4 * time.Minute, 10 * time.Minute}
 
 // PromClient queries Prometheus's HTTP API (client_golang's
 // api/prometheus/v1).
@@ -108,7 +142,10 @@ func NewPromClient(o PromOptions) (*PromClient, error) {
 	if o.Lookback <= 0 {
 		o.Lookback = DefaultLookback
 	}
-	c, err := api.NewClient(api.Config{Address: o.URL, RoundTripper: cappedTransport{rt: api.DefaultRoundTripper, limit: MaxPromBody}})
+	if o.UnreachableAfter <= 0 {
+		o.UnreachableAfter = DefaultUnreachableAfter
+	}
+	c, err := api.NewClient(api.Config{Address: o.URL, RoundTripper: cappedTransport{rt: freshTransport{api.DefaultRoundTripper}, limit: MaxPromBody}})
 	if err != nil {
 		return nil, fmt.Errorf("--prometheus %s: %w", o.URL, err)
 	}
@@ -141,6 +178,15 @@ type PromNode struct {
 	// several targets export its name (sharedNames), or it exports values
 	// no node has (badValues). Snap is then nil.
 	Conflict string
+	// Silent says why a node whose series are still current is not heard
+	// from ("" when its last scrape is recent): nothing scraped it for
+	// Overdue or longer. It is then stale, and unreachable once its last
+	// scrape is Overdue + --unreachable-after old.
+	Silent string
+	// Overdue is how old a node's last scrape may be before it is silent:
+	// SilentScrapes of its own scrape interval, and at least
+	// --unreachable-after.
+	Overdue time.Duration
 
 	// unread says why a down node's last scrape or figures could not be
 	// read this refresh ("" when they were).
@@ -179,6 +225,9 @@ func (c *PromClient) refreshAt(parent context.Context, now time.Time) ([]PromNod
 	defer cancel()
 	lb := pmodel.Duration(c.o.Lookback).String()
 	qs := append(slices.Clone(promQueries), qScrapedAt, fmt.Sprintf(qKnownOver, lb), fmt.Sprintf(qUpOver, lb), qTargets)
+	for _, w := range intervalWindows {
+		qs = append(qs, fmt.Sprintf(qCount, pmodel.Duration(w)))
+	}
 	res, err := c.queryAll(ctx, qs, now)
 	if err != nil && parent.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		// The live console shows this beside every node: the store and
@@ -244,8 +293,67 @@ func (c *PromClient) refreshAt(parent context.Context, now time.Time) ([]PromNod
 			out[i].Target = t
 		}
 	}
+	intervals := scrapeIntervals(res[n+4:], scraped, now)
+	for i := range out {
+		p := &out[i]
+		if p.Down != "" || p.Conflict != "" || p.Scraped.IsZero() {
+			continue
+		}
+		p.Overdue = overdue(intervals[p.Name], c.o.UnreachableAfter)
+		if age := now.Sub(p.Scraped); age >= p.Overdue {
+			p.Silent = silentWhy(intervals[p.Name], age)
+		}
+	}
 	slices.SortFunc(out, func(a, b PromNode) int { return cmp.Compare(a.Name, b.Name) })
 	return out, nil
+}
+
+// scrapeIntervals reads qCount over each of intervalWindows (counts, in
+// that order), evaluated at now: each current node's scrape interval.
+// A window holding c scrapes, the last at `last`, holds c-1 spacings
+// within (window start, last]: their length over c-1 is never shorter
+// than the node's interval, and close to it when the node was scraped
+// all through the window; the shortest of the windows' is taken. A node
+// scraped for part of a window only, or with a gap in it, reads as
+// scraped less often than it is there: judged more patiently, never too
+// early. A node with fewer than minScrapes in every window, or whose
+// answers are no counts, is left out (not known).
+func scrapeIntervals(counts []pmodel.Vector, scraped map[string]time.Time, now time.Time) map[string]time.Duration {
+	out := make(map[string]time.Duration)
+	for wi, vec := range counts {
+		if wi >= len(intervalWindows) {
+			break
+		}
+		start := now.Add(-intervalWindows[wi])
+		for _, smp := range vec {
+			name := string(smp.Metric["node"])
+			last, ok := scraped[name]
+			c := float64(smp.Value)
+			if !ok || math.IsNaN(c) || c < minScrapes || c > 1e9 || !last.After(start) || last.After(now) {
+				continue
+			}
+			iv := time.Duration(float64(last.Sub(start)) / (math.Floor(c) - 1)).Round(time.Millisecond)
+			if old, seen := out[name]; iv > 0 && (!seen || iv < old) {
+				out[name] = iv
+			}
+		}
+	}
+	return out
+}
+
+// overdue is how old a node's last scrape may be before it is silent,
+// of its scrape interval (0: not known).
+func overdue(interval, unreachableAfter time.Duration) time.Duration {
+	return max(SilentScrapes*cmp.Or(interval, DefaultScrapeInterval), unreachableAfter)
+}
+
+// silentWhy says why a node whose series are current is silent.
+func silentWhy(interval, age time.Duration) string {
+	every := "its scrape interval not known yet"
+	if interval > 0 {
+		every = "scraped every " + interval.Round(100*time.Millisecond).String() + " before"
+	}
+	return fmt.Sprintf("no scrape of it for %s (%s): the store is no longer fed (Prometheus itself down or restarting?)", age.Round(time.Second), every)
 }
 
 // sharedNames says, of each node name that more than one target exports
@@ -293,7 +401,9 @@ func (c *PromClient) RefreshAnswered(ctx context.Context, wait time.Duration) ([
 	deadline := time.Now().Add(wait)
 	for {
 		nodes, err := c.Refresh(ctx)
-		waiting := slices.ContainsFunc(nodes, func(n PromNode) bool { return n.Waiting != "" })
+		// A silent node's exporter will publish nothing while nobody
+		// scrapes it: not waited for.
+		waiting := slices.ContainsFunc(nodes, func(n PromNode) bool { return n.Waiting != "" && n.Silent == "" })
 		if err != nil || !waiting || time.Now().Add(c.o.Interval).After(deadline) {
 			return nodes, err
 		}
@@ -318,6 +428,21 @@ const (
 
 // ErrPromTooLarge is an answer longer than MaxPromBody.
 var ErrPromTooLarge = fmt.Errorf("Prometheus answered more than %d MiB to one query", MaxPromBody>>20)
+
+// freshTransport asks every query with nocache=1, which VictoriaMetrics
+// reads as "hide no recent data" (by default it hides the newest 30 s
+// from queries, -search.latencyOffset, so that every node's last scrape
+// would read 30 s old and a silent one be judged 30 s late); Prometheus
+// ignores it.
+type freshTransport struct{ rt http.RoundTripper }
+
+func (f freshTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	q := r.URL.Query()
+	q.Set("nocache", "1")
+	r.URL.RawQuery = q.Encode()
+	return f.rt.RoundTrip(r) //nolint:wrapcheck // the transport's own error, for the client
+}
 
 // cappedTransport cuts every answer's body at limit bytes.
 type cappedTransport struct {
@@ -980,6 +1105,10 @@ func FollowPrometheus(ctx context.Context, t *Tracker, c *PromClient) {
 					ev = Event{Addr: n.Name, Seen: n.Scraped, Err: errors.New(n.Conflict)}
 				case n.Down != "":
 					ev = Event{Addr: n.Name, Seen: n.Scraped, Err: errors.New(downReason(n, time.Now()))}
+				case n.Silent != "":
+					// Stale, not unreachable, until --unreachable-after past
+					// the silence it took to tell.
+					ev = Event{Addr: n.Name, Seen: n.Scraped, Err: errors.New(silentReason(n, time.Now())), Grace: n.Overdue}
 				}
 				ev.Target = n.Target
 				if seq, ok := last[n.Name]; n.Snap != nil && (!ok || seq != n.Snap.Seq) {
@@ -998,6 +1127,12 @@ func FollowPrometheus(ctx context.Context, t *Tracker, c *PromClient) {
 	}
 }
 
+// silentReason says why a node whose series are current is not heard
+// from, and since when.
+func silentReason(n PromNode, now time.Time) string {
+	return fmt.Sprintf("%s; last scraped %s ago", n.Silent, now.Sub(n.Scraped).Round(time.Second))
+}
+
 // downReason says why a node is not current, and since when.
 func downReason(n PromNode, now time.Time) string {
 	if n.Scraped.IsZero() {
@@ -1007,9 +1142,12 @@ func downReason(n PromNode, now time.Time) string {
 }
 
 // PromFleet is the fleet of one refresh, for `fleet --prometheus --once`:
-// a node whose series are current is live (Prometheus's own staleness
-// handling says so); one that is down is stale, or unreachable when its
-// last scrape is unreachableAfter old or older. One whose exporter is up
+// a node whose series are current is live while its last scrape is
+// recent (PromNode.Overdue), stale once it is not (Silent: the store
+// answers with series nothing scrapes any more), unreachable once its
+// last scrape is Overdue + unreachableAfter old; one that is down is
+// stale, or unreachable when its last scrape is unreachableAfter old or
+// older. One whose exporter is up
 // but has published no snapshot yet is connecting, with that reason: it
 // answers (last seen at its current scrape, never aging while Prometheus
 // scrapes it), it just has no figures to give yet, as a node over SSH
@@ -1026,6 +1164,11 @@ func PromFleet(nodes []PromNode, now time.Time, unreachableAfter time.Duration) 
 			// Unreachable only on a known last scrape that old: one that
 			// could not be read this time says nothing either way.
 			if !n.Scraped.IsZero() && now.Sub(n.Scraped) >= unreachableAfter {
+				st = Unreachable
+			}
+		case n.Silent != "":
+			st, why = Stale, silentReason(n, now)
+			if now.Sub(n.Scraped) >= n.Overdue+unreachableAfter {
 				st = Unreachable
 			}
 		case n.Waiting != "":

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -40,7 +41,12 @@ func tool(t testing.TB, name, pkg, requireEnv string) string {
 // runs: their base URL and their log.
 type server struct {
 	url, logPath string
+	stop         func()
 }
+
+// Stop kills the server now (a store that goes away mid-test), and waits
+// for it to exit.
+func (s server) Stop() { s.stop() }
 
 // startServer runs bin with the arguments args gives for a port, on a
 // free port of 127.0.0.1, logging into dir, until readyPath answers 200.
@@ -69,9 +75,15 @@ func startServer(t testing.TB, name, bin, dir string, args func(port int) []stri
 		}
 		exited := make(chan error, 1)
 		go func() { exited <- cmd.Wait() }()
+		var once sync.Once
+		s.stop = func() {
+			once.Do(func() {
+				_ = cmd.Process.Kill()
+				<-exited
+			})
+		}
 		t.Cleanup(func() {
-			_ = cmd.Process.Kill()
-			<-exited
+			s.stop()
 			if t.Failed() {
 				t.Logf("%s log:\n%s", name, s.Logs())
 			}

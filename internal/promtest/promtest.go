@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -56,6 +57,9 @@ type Target struct {
 	// Addr is HOST:PORT of a /metrics endpoint.
 	Addr   string
 	Labels map[string]string
+	// Interval is how often it is scraped (0: ScrapeInterval); a target
+	// with its own is in a job of its own ("fgtop_every_3s").
+	Interval time.Duration
 }
 
 // Server is a running prometheus.
@@ -131,16 +135,36 @@ func config(targets []Target) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "global:\n  scrape_interval: %s\n  scrape_timeout: %s\n  evaluation_interval: %s\n", ScrapeInterval, ScrapeInterval, ScrapeInterval)
 	b.WriteString("scrape_configs:\n  - job_name: fgtop\n    static_configs:\n")
+	var others []time.Duration
 	for _, tg := range targets {
-		fmt.Fprintf(&b, "      - targets: [%q]\n", tg.Addr)
-		if len(tg.Labels) > 0 {
-			b.WriteString("        labels:\n")
-			for k, v := range tg.Labels {
-				fmt.Fprintf(&b, "          %s: %q\n", k, v)
+		if tg.Interval > 0 && tg.Interval != ScrapeInterval {
+			if !slices.Contains(others, tg.Interval) {
+				others = append(others, tg.Interval)
+			}
+			continue
+		}
+		staticConfig(&b, tg)
+	}
+	for _, iv := range others {
+		fmt.Fprintf(&b, "  - job_name: fgtop_every_%s\n    scrape_interval: %s\n    scrape_timeout: %s\n    static_configs:\n", iv, iv, ScrapeInterval)
+		for _, tg := range targets {
+			if tg.Interval == iv {
+				staticConfig(&b, tg)
 			}
 		}
 	}
 	return b.String()
+}
+
+// staticConfig writes one target of a job's static_configs.
+func staticConfig(b *strings.Builder, tg Target) {
+	fmt.Fprintf(b, "      - targets: [%q]\n", tg.Addr)
+	if len(tg.Labels) > 0 {
+		b.WriteString("        labels:\n")
+		for k, v := range tg.Labels {
+			fmt.Fprintf(b, "          %s: %q\n", k, v)
+		}
+	}
 }
 
 // API returns a client of the server's HTTP API.
@@ -150,7 +174,7 @@ func (s *Server) API() v1.API { return s.api }
 // 1), or fails the test when ctx ends first.
 func (s *Server) WaitUp(t testing.TB, ctx context.Context) {
 	t.Helper()
-	s.WaitQuery(t, ctx, `sum(up{job="fgtop"})`, func(v pmodel.Vector) bool {
+	s.WaitQuery(t, ctx, `sum(up{job=~"fgtop.*"})`, func(v pmodel.Vector) bool {
 		return len(v) == 1 && int(v[0].Value) == len(s.targets)
 	})
 }
