@@ -27,7 +27,10 @@ Sources:
                             target went down (its series are no longer current) stays listed while
                             it was scraped within --lookback (default 15m), with its last scrape's
                             figures and time: stale, then unreachable once that scrape is
-                            --unreachable-after old. Kernels are not per-kernel
+                            --unreachable-after old. One still current but scraped no more
+                            (Prometheus down) is stale once its last scrape is 3 of its own
+                            intervals (learnt from the store) and --unreachable-after old, then
+                            unreachable (docs/fleet.md). Kernels are not per-kernel
                             series: a node opened from Prometheus shows each agent's holdings as one
                             row. Amounts come back exact, with trailing zeros dropped ("1" for "1.00").
   --hosts H:P,H:P | @FILE   each node's fgtop serve (FILE: one host per line, # comments; a host

@@ -129,6 +129,20 @@ type PromClient struct {
 	// last scrape and the figures of that scrape: they cannot change while
 	// it stays down), so a refresh reads them once.
 	down map[string]PromNode
+	// spacing is, of each current node, its last scrape as a refresh read
+	// it and the step from the one read before (scrapeIntervals).
+	spacing map[string]scrapeStep
+}
+
+// scrapeStep is what the refreshes saw of a node's scrapes: its last,
+// and the step to it from the one before, a direct measure of its scrape
+// interval (a multiple of it where a refresh missed scrapes), which
+// follows a change of the interval at once and is stretched by a gap in
+// the store's data only until the next scrape, where a count over a
+// window is for as long as the window holds the gap.
+type scrapeStep struct {
+	last time.Time
+	step time.Duration
 }
 
 // NewPromClient checks the URL and returns a client.
@@ -149,7 +163,7 @@ func NewPromClient(o PromOptions) (*PromClient, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--prometheus %s: %w", o.URL, err)
 	}
-	return &PromClient{api: v1.NewAPI(c), o: o, down: map[string]PromNode{}}, nil
+	return &PromClient{api: v1.NewAPI(c), o: o, down: map[string]PromNode{}, spacing: map[string]scrapeStep{}}, nil
 }
 
 // PromNode is one node as Prometheus has it: a snapshot rebuilt from its
@@ -293,7 +307,7 @@ func (c *PromClient) refreshAt(parent context.Context, now time.Time) ([]PromNod
 			out[i].Target = t
 		}
 	}
-	intervals := scrapeIntervals(res[n+4:], scraped, now)
+	intervals := c.learnSpacing(scrapeIntervals(res[n+4:], scraped, now), scraped)
 	for i := range out {
 		p := &out[i]
 		if p.Down != "" || p.Conflict != "" || p.Scraped.IsZero() {
@@ -301,7 +315,7 @@ func (c *PromClient) refreshAt(parent context.Context, now time.Time) ([]PromNod
 		}
 		p.Overdue = overdue(intervals[p.Name], c.o.UnreachableAfter)
 		if age := now.Sub(p.Scraped); age >= p.Overdue {
-			p.Silent = silentWhy(intervals[p.Name], age)
+			p.Silent = silentWhy(intervals[p.Name])
 		}
 	}
 	slices.SortFunc(out, func(a, b PromNode) int { return cmp.Compare(a.Name, b.Name) })
@@ -341,19 +355,49 @@ func scrapeIntervals(counts []pmodel.Vector, scraped map[string]time.Time, now t
 	return out
 }
 
+// learnSpacing records each current node's last scrape (scraped) and
+// returns intervals where, for each node whose step between two scrapes
+// the refreshes read is known, that step is the interval. Nodes no
+// longer current are forgotten: what is kept is bounded by the store's
+// answer.
+func (c *PromClient) learnSpacing(intervals map[string]time.Duration, scraped map[string]time.Time) map[string]time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for name := range c.spacing {
+		if _, ok := scraped[name]; !ok {
+			delete(c.spacing, name)
+		}
+	}
+	for name, at := range scraped {
+		st := c.spacing[name]
+		if at.After(st.last) {
+			if !st.last.IsZero() {
+				st.step = at.Sub(st.last)
+			}
+			st.last = at
+		}
+		c.spacing[name] = st
+		if st.step > 0 {
+			intervals[name] = st.step
+		}
+	}
+	return intervals
+}
+
 // overdue is how old a node's last scrape may be before it is silent,
 // of its scrape interval (0: not known).
 func overdue(interval, unreachableAfter time.Duration) time.Duration {
 	return max(SilentScrapes*cmp.Or(interval, DefaultScrapeInterval), unreachableAfter)
 }
 
-// silentWhy says why a node whose series are current is silent.
-func silentWhy(interval, age time.Duration) string {
+// silentWhy says why a node whose series are current is silent (its
+// reason then says since when).
+func silentWhy(interval time.Duration) string {
 	every := "its scrape interval not known yet"
 	if interval > 0 {
-		every = "scraped every " + interval.Round(100*time.Millisecond).String() + " before"
+		every = "scraped about every " + interval.Round(100*time.Millisecond).String() + " before"
 	}
-	return fmt.Sprintf("no scrape of it for %s (%s): the store is no longer fed (Prometheus itself down or restarting?)", age.Round(time.Second), every)
+	return "no longer scraped (" + every + "): the store is no longer fed (Prometheus itself down or restarting?)"
 }
 
 // sharedNames says, of each node name that more than one target exports

@@ -114,7 +114,7 @@ func TestPromSilentNodes(t *testing.T) {
 			}
 			if _, ok := staleAt[name]; !ok && n.State != Live {
 				staleAt[name] = time.Since(stopped)
-				if !strings.Contains(n.Reason, "last scraped") || !strings.Contains(n.Reason, "no scrape of it for") {
+				if !strings.Contains(n.Reason, "last scraped") || !strings.Contains(n.Reason, "no longer scraped") {
 					t.Errorf("%s: reason %q, want since when it was last scraped", name, n.Reason)
 				}
 				t.Logf("%s %s %.1fs after Prometheus stopped: %s", name, n.State, staleAt[name].Seconds(), n.Reason)
@@ -183,5 +183,51 @@ func TestScrapeIntervals(t *testing.T) {
 				t.Errorf("interval %s, want %s", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestLearnSpacing: the step between two scrapes the refreshes read is
+// the node's interval, over a count's estimate stretched by a gap in the
+// store's data (Prometheus down a while within the window): read from
+// the count alone, a node scraped every 15 s was still live 57 s after
+// its last scrape, right after Prometheus came back. A step follows a
+// longer interval at once; a node no longer current is forgotten.
+func TestLearnSpacing(t *testing.T) {
+	c, err := NewPromClient(PromOptions{URL: "http://127.0.0.1:1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Unix(1_800_000_000, 0)
+	steps := []struct {
+		scraped  map[string]time.Time
+		counted  map[string]time.Duration
+		want     map[string]time.Duration
+		remember int
+	}{
+		{map[string]time.Time{"a": t0, "b": t0}, map[string]time.Duration{"a": 23 * time.Second}, map[string]time.Duration{"a": 23 * time.Second}, 2},
+		// The same scrape read again: no step yet.
+		{map[string]time.Time{"a": t0, "b": t0}, map[string]time.Duration{"a": 23 * time.Second}, map[string]time.Duration{"a": 23 * time.Second}, 2},
+		{map[string]time.Time{"a": t0.Add(15 * time.Second), "b": t0.Add(time.Second)}, map[string]time.Duration{"a": 23 * time.Second},
+			map[string]time.Duration{"a": 15 * time.Second, "b": time.Second}, 2},
+		// A scrape older than the last read (a lagging replica) is no step.
+		{map[string]time.Time{"a": t0.Add(10 * time.Second), "b": t0.Add(time.Minute + time.Second)}, map[string]time.Duration{},
+			map[string]time.Duration{"a": 15 * time.Second, "b": time.Minute}, 2},
+		// a is no longer current: forgotten.
+		{map[string]time.Time{"b": t0.Add(2*time.Minute + time.Second)}, map[string]time.Duration{}, map[string]time.Duration{"b": time.Minute}, 1},
+		{map[string]time.Time{"a": t0.Add(time.Hour)}, map[string]time.Duration{"a": 40 * time.Second}, map[string]time.Duration{"a": 40 * time.Second}, 1},
+	}
+	for i, st := range steps {
+		got := c.learnSpacing(st.counted, st.scraped)
+		if len(got) != len(st.want) {
+			t.Errorf("refresh %d: intervals %v, want %v", i, got, st.want)
+		}
+		for name, w := range st.want {
+			if got[name] != w {
+				t.Errorf("refresh %d: %s every %s, want %s", i, name, got[name], w)
+			}
+		}
+		if len(c.spacing) != st.remember {
+			t.Errorf("refresh %d: %d nodes remembered, want %d", i, len(c.spacing), st.remember)
+		}
 	}
 }
