@@ -86,11 +86,12 @@ const (
 	// one is two nodes given one name (a cloned config, a repeated
 	// --node), whose series would be read as one node's.
 	qTargets = "group by (node, job, instance) (fgtop_build_info)"
-	// qCount (with each of intervalWindows): how many scrapes of each
-	// node the window holds, whence its scrape interval
+	// qCount (with a window, and its index in intervalWindows): how many
+	// scrapes of each node the window holds, whence its scrape interval
 	// (scrapeIntervals): neither store's query API says a target's
-	// interval.
-	qCount = "sum by (node) (count_over_time(fgtop_build_info[%s]))"
+	// interval. Every window's are asked in one query (qCounts), each
+	// labelled with its window.
+	qCount = `label_replace(sum by (node) (count_over_time(fgtop_build_info[%s])), "window", "%d", "", "")`
 )
 
 // Judging a node whose series are current but whose last scrape is old:
@@ -238,10 +239,7 @@ func (c *PromClient) refreshAt(parent context.Context, now time.Time) ([]PromNod
 	ctx, cancel := context.WithTimeout(parent, c.o.Timeout)
 	defer cancel()
 	lb := pmodel.Duration(c.o.Lookback).String()
-	qs := append(slices.Clone(promQueries), qScrapedAt, fmt.Sprintf(qKnownOver, lb), fmt.Sprintf(qUpOver, lb), qTargets)
-	for _, w := range intervalWindows {
-		qs = append(qs, fmt.Sprintf(qCount, pmodel.Duration(w)))
-	}
+	qs := append(slices.Clone(promQueries), qScrapedAt, fmt.Sprintf(qKnownOver, lb), fmt.Sprintf(qUpOver, lb), qTargets, qCounts())
 	res, err := c.queryAll(ctx, qs, now)
 	if err != nil && parent.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		// The live console shows this beside every node: the store and
@@ -307,7 +305,7 @@ func (c *PromClient) refreshAt(parent context.Context, now time.Time) ([]PromNod
 			out[i].Target = t
 		}
 	}
-	intervals := c.learnSpacing(scrapeIntervals(res[n+4:], scraped, now), scraped)
+	intervals := c.learnSpacing(scrapeIntervals(byWindow(res[n+4]), scraped, now), scraped)
 	for i := range out {
 		p := &out[i]
 		if p.Down != "" || p.Conflict != "" || p.Scraped.IsZero() {
@@ -320,6 +318,29 @@ func (c *PromClient) refreshAt(parent context.Context, now time.Time) ([]PromNod
 	}
 	slices.SortFunc(out, func(a, b PromNode) int { return cmp.Compare(a.Name, b.Name) })
 	return out, nil
+}
+
+// qCounts is qCount over every one of intervalWindows, in one query.
+func qCounts() string {
+	qs := make([]string, len(intervalWindows))
+	for i, w := range intervalWindows {
+		qs[i] = fmt.Sprintf(qCount, pmodel.Duration(w), i)
+	}
+	return strings.Join(qs, " or ")
+}
+
+// byWindow splits qCounts' answer by window, in intervalWindows' order;
+// a sample of no window asked is dropped.
+func byWindow(vec pmodel.Vector) []pmodel.Vector {
+	out := make([]pmodel.Vector, len(intervalWindows))
+	for _, smp := range vec {
+		i, err := strconv.Atoi(string(smp.Metric["window"]))
+		if err != nil || i < 0 || i >= len(out) || strconv.Itoa(i) != string(smp.Metric["window"]) {
+			continue
+		}
+		out[i] = append(out[i], smp)
+	}
+	return out
 }
 
 // scrapeIntervals reads qCount over each of intervalWindows (counts, in

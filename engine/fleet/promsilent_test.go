@@ -231,3 +231,30 @@ func TestLearnSpacing(t *testing.T) {
 		}
 	}
 }
+
+// TestByWindow: qCounts' answer is outside input: a sample is put in the
+// window its label names, or dropped.
+func TestByWindow(t *testing.T) {
+	smp := func(node, window string) *pmodel.Sample {
+		m := pmodel.Metric{"node": pmodel.LabelValue(node)}
+		if window != "-" {
+			m["window"] = pmodel.LabelValue(window)
+		}
+		return &pmodel.Sample{Metric: m, Value: 5}
+	}
+	got := byWindow(pmodel.Vector{smp("a", "0"), smp("b", "3"), smp("c", "1"), smp("d", "01"), smp("e", "-1"),
+		smp("f", "4"), smp("g", "x"), smp("h", "-"), smp("i", " 2"), smp("j", "1")})
+	want := [][]string{{"a"}, {"c", "j"}, nil, {"b"}}
+	if len(got) != len(intervalWindows) {
+		t.Fatalf("%d windows, want %d", len(got), len(intervalWindows))
+	}
+	for i, w := range want {
+		var names []string
+		for _, s := range got[i] {
+			names = append(names, string(s.Metric["node"]))
+		}
+		if strings.Join(names, ",") != strings.Join(w, ",") {
+			t.Errorf("window %d: %v, want %v", i, names, w)
+		}
+	}
+}
