@@ -309,6 +309,7 @@ func (r *runner) quietTo(evs []event) {
 // before is another chunk's.
 func (r *runner) cut() {
 	*r.res = Result{From: r.rec.From, To: r.rec.To}
+	r.disagreed, r.disBlocks = 0, nil
 	for _, a := range r.agents {
 		a.res.Sessions = 0
 		a.limitChanged()
@@ -331,7 +332,7 @@ func joinChunks(runs []*runner, opts Options) *Result {
 	last := runs[len(runs)-1]
 	nd, nw := 0, 0
 	for _, r := range runs {
-		nd += len(r.res.Disagreements)
+		nd += r.disagreed
 		nw += len(r.allocWhy)
 	}
 	// Made once at their full size: appended chunk by chunk, a busy
@@ -340,7 +341,10 @@ func joinChunks(runs []*runner, opts Options) *Result {
 	if nd > 0 {
 		dis = make([]Disagreement, 0, nd)
 		for _, r := range runs {
-			dis = append(dis, r.res.Disagreements...)
+			for _, b := range r.disBlocks {
+				dis = append(dis, b...)
+			}
+			r.disBlocks = nil
 		}
 	}
 	allocWhy := make([]bool, 0, nw)
