@@ -63,9 +63,12 @@ type segFold struct {
 	prevSize int64
 	prevCRC  uint32
 	left     []model.KernelID
-	// give, when not nil, takes ents back once the walk has joined the
-	// fold (foldStep): nothing keeps an entry past its join.
-	give chan []foldEnt
+	// give, when not nil, takes ents and slabs back once the walk has
+	// joined the fold (foldStep): nothing keeps an entry or an
+	// allocation's entries past its join (the walk keeps its own:
+	// keepEnts).
+	give  chan foldBuf
+	slabs [][]allocEnt
 	// tab, decs and seen are the file's strings and amounts, for heldOf.
 	tab  []string
 	decs []model.Dec
@@ -381,11 +384,14 @@ func (q *histRun) foldStep(i int, f *segFold, sw *sessWalk) {
 		// Cleared, so that the buffer keeps none of this fold's strings
 		// and allocations alive while it waits.
 		clear(f.ents)
+		for _, s := range f.slabs {
+			clear(s[:cap(s)])
+		}
 		select {
-		case f.give <- f.ents[:0]:
+		case f.give <- foldBuf{ents: f.ents[:0], slabs: f.slabs}:
 		default:
 		}
-		f.ents = nil
+		f.ents, f.slabs = nil, nil
 	}
 	q.finish(i, &segData{}, segEnd{end: f.end, clean: f.clean, rotated: f.rotated, rotateAt: f.rotateAt})
 }
@@ -522,12 +528,18 @@ func (sw *sessWalk) keepEnts(ents []allocEnt) []uint32 {
 // keepEnts kept, each slot's first marked again (a regular allocation
 // lists each slot's devices together).
 func (sw *sessWalk) keptFA(k *ksum) flatAlloc {
-	fa := flatAlloc{ents: make([]allocEnt, len(k.ents)), n: int(k.nslots)}
-	for i, at := range k.ents {
-		fa.ents[i] = sw.tab[at]
-		fa.ents[i].first = i == 0 || fa.ents[i].slot != fa.ents[i-1].slot
+	return keptAlloc(make([]allocEnt, 0, len(k.ents)), sw.tab, k.ents, k.nslots)
+}
+
+// keptAlloc is the regular allocation of n slots whose entries keepEnts
+// kept as ents, their places in tab, its entries appended to buf.
+func keptAlloc(buf, tab []allocEnt, ents []uint32, n int32) flatAlloc {
+	for i, at := range ents {
+		e := tab[at]
+		e.first = i == 0 || e.slot != buf[len(buf)-1].slot
+		buf = append(buf, e)
 	}
-	return fa
+	return flatAlloc{ents: buf, n: int(n)}
 }
 
 // arrivalHolds reports whether every amount of held is held, Equal, in

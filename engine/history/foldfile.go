@@ -283,8 +283,10 @@ type foldDec struct {
 	decs []model.Dec
 	seen []bool
 	// slab: room for the entries' allocations (a segment's fold holds
-	// tens of thousands).
-	slab []allocEnt
+	// tens of thousands); slabs every slab used, spare those of a fold
+	// joined already, to use again (foldBuf).
+	slab         []allocEnt
+	slabs, spare [][]allocEnt
 	// made counts the entries given room so far (maxFoldEnts).
 	made int
 	// reqs: the requests read so far by their bytes (slots): a fold's
@@ -313,7 +315,17 @@ func (d *foldDec) ents(m int) []allocEnt {
 		return nil
 	}
 	if cap(d.slab)-len(d.slab) < m {
-		d.slab = make([]allocEnt, 0, max(m, 4096))
+		d.slab = nil
+		for len(d.spare) > 0 && d.slab == nil {
+			if s := d.spare[len(d.spare)-1]; cap(s) >= m {
+				d.slab = s[:0]
+			}
+			d.spare = d.spare[:len(d.spare)-1]
+		}
+		if d.slab == nil {
+			d.slab = make([]allocEnt, 0, max(m, 4096))
+		}
+		d.slabs = append(d.slabs, d.slab)
 	}
 	k := len(d.slab)
 	d.slab = d.slab[:k+m]
@@ -585,12 +597,20 @@ func irregularEnts(ents []allocEnt) bool {
 // parseFold reads a fold file made of a segment of segSize bytes whose
 // CRC-32C is segCRC, starting at start.
 func parseFold(b []byte, segSize int64, segCRC uint32, start time.Time) (*segFold, error) {
-	return parseFoldInto(b, segSize, segCRC, start, nil, nil)
+	return parseFoldInto(b, segSize, segCRC, start, foldBuf{}, nil)
+}
+
+// foldBuf is the room a fold's entries were decoded into, handed back
+// by the walk once joined for the next fold: a week's folds decoded
+// 74 MB of allocations' entries, each fold's garbage once joined.
+type foldBuf struct {
+	ents  []foldEnt
+	slabs [][]allocEnt
 }
 
 // parseFoldInto is parseFold decoding the entries into spare's room
 // where it has enough (a walk's buffer, handed back once joined).
-func parseFoldInto(b []byte, segSize int64, segCRC uint32, start time.Time, spare []foldEnt, reqs *reqCache) (*segFold, error) {
+func parseFoldInto(b []byte, segSize int64, segCRC uint32, start time.Time, spare foldBuf, reqs *reqCache) (*segFold, error) {
 	if len(b) < foldHead || string(b[:len(foldMagic)]) != foldMagic {
 		return nil, fmt.Errorf("%w: not a fold fgtop wrote", errFold)
 	}
@@ -611,12 +631,12 @@ func parseFoldInto(b []byte, segSize int64, segCRC uint32, start time.Time, spar
 
 // parseFoldBody reads a fold's decompressed body.
 func parseFoldBody(body []byte, start time.Time) (*segFold, error) {
-	return parseFoldBodyInto(body, start, nil, nil)
+	return parseFoldBodyInto(body, start, foldBuf{}, nil)
 }
 
 // parseFoldBodyInto is parseFoldBody into spare's room (parseFoldInto).
-func parseFoldBodyInto(body []byte, start time.Time, spare []foldEnt, reqs *reqCache) (*segFold, error) {
-	d := &foldDec{b: body, shared: reqs}
+func parseFoldBodyInto(body []byte, start time.Time, spare foldBuf, reqs *reqCache) (*segFold, error) {
+	d := &foldDec{b: body, shared: reqs, spare: spare.slabs}
 	// A string is a tag and a length at least.
 	nt := d.countOf(2)
 	if nt > maxFoldStrings {
@@ -666,8 +686,8 @@ func parseFoldBodyInto(body []byte, start time.Time, spare []foldEnt, reqs *reqC
 	ne := d.countOf(2)
 	// The room made ahead is bounded whatever the count says.
 	if d.err == nil && ne > 0 {
-		if n := min(ne, 1<<16); cap(spare) >= n {
-			f.ents = spare[:0]
+		if n := min(ne, 1<<16); cap(spare.ents) >= n {
+			f.ents = spare.ents[:0]
 		} else {
 			f.ents = make([]foldEnt, 0, n)
 		}
@@ -761,7 +781,7 @@ func parseFoldBodyInto(body []byte, start time.Time, spare []foldEnt, reqs *reqC
 	if d.err != nil {
 		return nil, d.err
 	}
-	f.tab, f.decs, f.seen = d.tab, d.decs, d.seen
+	f.tab, f.decs, f.seen, f.slabs = d.tab, d.decs, d.seen, d.slabs
 	return f, nil
 }
 
@@ -838,7 +858,7 @@ func (r *Reader) loadFold(sf segFile, prev *segFile) *segFold {
 // the fold's entries go once the walk has joined it (foldStep): a week's
 // folds are 150 MB of entries, each fold's dead once joined, and fresh
 // memory for each was a fifth of the read.
-func (r *Reader) loadFoldBuf(sf segFile, prev *segFile, bufs chan []foldEnt, reqs *reqCache) *segFold {
+func (r *Reader) loadFoldBuf(sf segFile, prev *segFile, bufs chan foldBuf, reqs *reqCache) *segFold {
 	b, err := readBounded(foldPath(sf.Path), maxFold)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -854,7 +874,7 @@ func (r *Reader) loadFoldBuf(sf segFile, prev *segFile, bufs chan []foldEnt, req
 	if err != nil {
 		return refuse()
 	}
-	var spare []foldEnt
+	var spare foldBuf
 	select {
 	case spare = <-bufs:
 	default:
@@ -864,7 +884,7 @@ func (r *Reader) loadFoldBuf(sf segFile, prev *segFile, bufs chan []foldEnt, req
 		return refuse()
 	}
 	f.give = bufs
-	if spare != nil {
+	if spare.ents != nil {
 		r.Folds.Reused.Add(1)
 	}
 	if f.rel {

@@ -171,12 +171,15 @@ func (k *ksum) askedWhen(t time.Time) model.ResourceSlot {
 	return r
 }
 
-// allocJob is a session's arrival allocation to make maps of; note,
-// when not negative, is the arrival's SessionNote in the batch, given
-// the maps too.
+// allocJob is a session's arrival allocation to make maps of: its
+// entries as keepEnts kept them (ents, their places in the batch's tab,
+// of n slots), not the fold's or record's own, whose room is used again
+// once the walk is past them (foldBuf). note, when not negative, is the
+// arrival's SessionNote in the batch, given the maps too.
 type allocJob struct {
 	k    *ksum
-	fa   flatAlloc
+	ents []uint32
+	n    int32
 	note int
 }
 
@@ -184,7 +187,11 @@ type allocJob struct {
 // maps of and, when a follower is fed (SessionsFollow), the notes to
 // pass on once their maps are made.
 type mapBatch struct {
-	jobs  []allocJob
+	jobs []allocJob
+	// tab is the walk's table of entries as it was when the batch was
+	// sent: it is only appended to, so the jobs' places in it read the
+	// same on the maps' goroutine whatever the walk adds.
+	tab   []allocEnt
 	notes []SessionNote
 	upto  time.Time
 }
@@ -324,13 +331,13 @@ func (r *Reader) sessionsWalk(since, until time.Time, follow chan<- SessionBatch
 	if sw.every <= 0 {
 		sw.every = 256
 	}
-	var bufs chan []foldEnt
+	var bufs chan foldBuf
 	if follow == nil && !r.noFolds {
 		q.foldOf = r.foldOf
 		if q.foldOf == nil {
 			// The folds' entries in a few buffers in turn: one being
 			// joined, one waiting, one being decoded.
-			bufs = make(chan []foldEnt, 3)
+			bufs = make(chan foldBuf, 3)
 			reqs := newReqCache()
 			q.foldOf = func(sf segFile, prev *segFile) *segFold { return r.loadFoldBuf(sf, prev, bufs, reqs) }
 		}
@@ -427,10 +434,12 @@ func (sw *sessWalk) startMaps() {
 			defer close(follow)
 		}
 		sh := newSharedMaps()
+		var fa flatAlloc
 		for batch := range sw.jobsC {
 			for _, j := range batch.jobs {
 				// cloneHeld of a regular allocation's maps is them.
-				j.k.built = j.fa.toMapShared(sh)
+				fa = keptAlloc(fa.ents[:0], batch.tab, j.ents, j.n)
+				j.k.built = fa.toMapShared(sh)
 				if j.note >= 0 {
 					batch.notes[j.note].Alloc = j.k.built
 				}
@@ -452,9 +461,9 @@ func (sw *sessWalk) mapLater(k *ksum, fa flatAlloc) {
 	if sw.follow != nil && sw.inSpan {
 		note = len(sw.notes) - 1 // the arrival's, noted just before
 	}
-	sw.jobs = append(sw.jobs, allocJob{k: k, fa: fa, note: note})
+	sw.jobs = append(sw.jobs, allocJob{k: k, ents: k.ents, n: k.nslots, note: note})
 	if sw.follow == nil && len(sw.jobs) == cap(sw.jobs) {
-		sw.jobsC <- mapBatch{jobs: sw.jobs}
+		sw.jobsC <- mapBatch{jobs: sw.jobs, tab: sw.tab}
 		sw.jobs = nil
 	}
 }
@@ -482,7 +491,7 @@ func (sw *sessWalk) flush(upto time.Time) {
 	if len(sw.notes) < sw.every && len(sw.jobs) < 512 {
 		return
 	}
-	sw.jobsC <- mapBatch{jobs: sw.jobs, notes: sw.notes, upto: sw.upto}
+	sw.jobsC <- mapBatch{jobs: sw.jobs, tab: sw.tab, notes: sw.notes, upto: sw.upto}
 	sw.jobs, sw.notes = nil, nil
 }
 
@@ -492,7 +501,7 @@ func (sw *sessWalk) endMaps() {
 		return
 	}
 	if len(sw.jobs) > 0 || len(sw.notes) > 0 {
-		sw.jobsC <- mapBatch{jobs: sw.jobs, notes: sw.notes, upto: sw.upto}
+		sw.jobsC <- mapBatch{jobs: sw.jobs, tab: sw.tab, notes: sw.notes, upto: sw.upto}
 		sw.jobs, sw.notes = nil, nil
 	}
 	close(sw.jobsC)
@@ -564,7 +573,7 @@ func (sw *sessWalk) reach(t time.Time) {
 					// Not rebased (began before the walk knew since
 					// when): its maps are being made.
 					sw.note(n)
-					sw.jobs = append(sw.jobs, allocJob{k: k, fa: sw.keptFA(k), note: len(sw.notes) - 1})
+					sw.jobs = append(sw.jobs, allocJob{k: k, ents: k.ents, n: k.nslots, note: len(sw.notes) - 1})
 					continue
 				}
 				sw.note(n)
