@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"syscall"
@@ -885,5 +886,60 @@ func TestRefoldPassesAFIFOBy(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the recorder did not start with a FIFO where a fold goes")
+	}
+}
+
+// TestFoldSlabsUsedAgain: a fold decoded with the room of one the walk
+// joined before (foldBuf, cleared as foldStep hands it back) takes its
+// allocations' entries from that fold's slabs, and reads the same as one
+// decoded into fresh room.
+func TestFoldSlabsUsedAgain(t *testing.T) {
+	dir := t.TempDir()
+	recordFolds(t, dir, newFoldNode(100))
+	rd, err := OpenReader(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tried := 0
+	for _, s := range rd.segs {
+		b, err := os.ReadFile(foldPath(s.Path))
+		if err != nil {
+			continue
+		}
+		seg, _ := os.ReadFile(s.Path)
+		size, crc := int64(len(seg)), crc32.Checksum(seg, castagnoli)
+		joined, err := parseFold(b, size, crc, s.Start)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(joined.slabs) == 0 {
+			continue
+		}
+		tried++
+		clear(joined.ents)
+		for _, sl := range joined.slabs {
+			clear(sl[:cap(sl)])
+		}
+		first := &joined.slabs[0][:1][0]
+		again, err := parseFoldInto(b, size, crc, s.Start, foldBuf{ents: joined.ents[:0], slabs: joined.slabs}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fresh, _ := parseFold(b, size, crc, s.Start)
+		if !reflect.DeepEqual(again.ents, fresh.ents) {
+			t.Errorf("%s: the fold decoded into the room handed back reads otherwise than into fresh room", filepath.Base(s.Path))
+		}
+		used := false
+		for _, sl := range again.slabs {
+			if cap(sl) > 0 && &sl[:1][0] == first {
+				used = true
+			}
+		}
+		if !used {
+			t.Errorf("%s: the allocations' entries were decoded into fresh slabs, not the %d handed back", filepath.Base(s.Path), len(joined.slabs))
+		}
+	}
+	if tried == 0 {
+		t.Fatal("no fold with allocations' entries")
 	}
 }

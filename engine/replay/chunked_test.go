@@ -290,3 +290,35 @@ func TestChunksHostMemoryRunsWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestChunkDisagreementsInBlocks: a chunk's disagreements go into blocks
+// of disBlock that are never grown (nothing copied before joinChunks),
+// in the order they came, and each is counted; a whole run's are its
+// result's.
+func TestChunkDisagreementsInBlocks(t *testing.T) {
+	n := 2*disBlock + 5
+	r := &runner{chunk: true, res: &Result{}}
+	whole := &runner{res: &Result{}}
+	for i := range n {
+		g := Disagreement{Kernel: model.KernelID(fmt.Sprint("k", i))}
+		r.disagree(g)
+		whole.disagree(g)
+	}
+	if r.disagreed != n || len(r.res.Disagreements) != 0 || len(r.disBlocks) != 3 {
+		t.Fatalf("%d disagreements: %d counted, %d in the result, %d blocks; want %d, 0, 3", n, r.disagreed, len(r.res.Disagreements), len(r.disBlocks), n)
+	}
+	var got []Disagreement
+	for _, b := range r.disBlocks {
+		if cap(b) != disBlock {
+			t.Errorf("a block of room for %d, want %d", cap(b), disBlock)
+		}
+		got = append(got, b...)
+	}
+	same := len(got) == len(whole.res.Disagreements)
+	for i := 0; same && i < len(got); i++ {
+		same = got[i].Kernel == whole.res.Disagreements[i].Kernel
+	}
+	if !same || whole.disagreed != n {
+		t.Errorf("the blocks hold %d disagreements, not the whole run's %d in its order", len(got), len(whole.res.Disagreements))
+	}
+}
