@@ -283,14 +283,7 @@ func (c *PromClient) refreshAt(parent context.Context, now time.Time) ([]PromNod
 	down := c.downNodes(ctx, gone, now)
 	for i := range down {
 		isUp, isTarget := up[down[i].Name]
-		switch {
-		case !isTarget:
-			down[i].Down = "no longer a Prometheus target"
-		case isUp:
-			down[i].Down = "its target is up but no longer exports this node"
-		default:
-			down[i].Down = "target down"
-		}
+		down[i].Down = goneReason(isTarget, isUp, len(current) > 0)
 		if down[i].unread != "" {
 			down[i].Down += " (" + down[i].unread + ")"
 		}
@@ -1243,4 +1236,23 @@ func PromFleet(nodes []PromNode, now time.Time, unreachableAfter time.Duration) 
 			LastSeen: n.Scraped, Updated: n.Scraped, Snap: n.Snap, Sum: n.Sum})
 	}
 	return f
+}
+
+// goneReason is why a node the store knew within its lookback has no
+// current series: isTarget and isUp say what its target's up series
+// says now, anyCurrent whether any node is scraped now. A node whose
+// target has no up series is no longer a target, unless no node at all
+// is scraped now: then the store is more likely no longer fed
+// (Prometheus down, or writing elsewhere), and the reason says both.
+func goneReason(isTarget, isUp, anyCurrent bool) string {
+	switch {
+	case !isTarget && !anyCurrent:
+		return "no node is scraped now: Prometheus down or no longer feeding the store, or this node no longer a target"
+	case !isTarget:
+		return "no longer a Prometheus target"
+	case isUp:
+		return "its target is up but no longer exports this node"
+	default:
+		return "target down"
+	}
 }

@@ -404,3 +404,23 @@ func exporterText(t *testing.T, s *model.Snapshot) string {
 	t.Helper()
 	return string(promtest.Exposition(t, metrics.New(metrics.Options{Latest: func() *model.Snapshot { return s }})))
 }
+
+// A node gone from the store's current series while no node at all is
+// scraped is not said to be "no longer a target" alone: with Prometheus
+// down, every target's up series leaves the store's lookback too.
+func TestGoneReason(t *testing.T) {
+	for _, tt := range []struct {
+		isTarget, isUp, anyCurrent bool
+		want                       string
+	}{
+		{false, false, true, "no longer a Prometheus target"},
+		{false, false, false, "no node is scraped now: Prometheus down or no longer feeding the store, or this node no longer a target"},
+		{true, true, true, "its target is up but no longer exports this node"},
+		{true, false, true, "target down"},
+		{true, false, false, "target down"},
+	} {
+		if got := goneReason(tt.isTarget, tt.isUp, tt.anyCurrent); got != tt.want {
+			t.Errorf("goneReason(%v, %v, %v) = %q, want %q", tt.isTarget, tt.isUp, tt.anyCurrent, got, tt.want)
+		}
+	}
+}
