@@ -93,7 +93,7 @@ func sweep[K comparable, V any, P memoEntry[V]](m map[K]P, gen uint64) {
 type graphMemo struct {
 	used
 	st          *kit.Styles
-	name        string
+	name, end   string
 	lvl         kit.Level
 	left, right []kit.Span
 	a, b        []float32
@@ -138,7 +138,7 @@ func sameFloats(a, b []float32) bool {
 // from what want is.
 func (m *viewMemo) graph(key graphKey, want *graphMemo, draw func() []string) []string {
 	g := lookup(m.graphs, key, m.gen)
-	same := g.out != nil && g.st == want.st && g.name == want.name && g.lvl == want.lvl &&
+	same := g.out != nil && g.st == want.st && g.name == want.name && g.end == want.end && g.lvl == want.lvl &&
 		g.w == want.w && g.h == want.h && g.n == want.n && g.marked == want.marked &&
 		slices.Equal(g.left, want.left) && slices.Equal(g.right, want.right) &&
 		sameFloats(g.a, want.a) && sameFloats(g.b, want.b)
@@ -168,7 +168,7 @@ func (m *viewMemo) graphPanel(key graphKey, st *kit.Styles, s kit.GraphSeries, w
 	if m == nil {
 		return kit.GraphPanel(st, s, w, h, perCol)
 	}
-	want := graphMemo{st: st, name: s.Name, lvl: s.Lvl, left: s.Now, a: s.Vals, w: w, h: h, n: perCol}
+	want := graphMemo{st: st, name: s.Name, end: s.End, lvl: s.Lvl, left: s.Now, a: s.Vals, w: w, h: h, n: perCol}
 	return m.graph(key, &want, func() []string { return kit.GraphPanel(st, s, w, h, perCol) })
 }
 

@@ -27,6 +27,9 @@ type historyPane struct {
 	// geoms, when set, collects the shapes of the graphs drawn from the
 	// live rings (App.geoms).
 	geoms *[]graphGeom
+	// end labels the newest column of the big graph's time axis: the
+	// moment the console shows when it is in the past ("": now).
+	end string
 }
 
 // drawn notes a graph drawn from the live rings.
@@ -161,6 +164,9 @@ func (p *historyPane) viewBig(i, w, h int) []string {
 		{Name: "ALLOC", Lvl: kit.LvlAlloc, Now: []kit.Span{{Lvl: figLvl, Text: r.Held + "/" + r.Capacity}, {Lvl: kit.LvlDim, Text: " held "}, {Lvl: figLvl, Text: pct(dh.alloc.last())}}},
 		{Name: "UTIL", Lvl: kit.LvlUtil, Now: []kit.Span{{Lvl: r.Tele.Util.Lvl, Text: pct(dh.Util.last())}, {Lvl: kit.LvlDim, Text: " GPU busy"}}},
 		{Name: "MEM", Lvl: kit.LvlMem, Now: []kit.Span{{Lvl: r.Tele.Mem.Lvl, Text: r.Tele.Mem.Text}, {Lvl: kit.LvlDim, Text: " used " + pct(dh.Mem.last())}}},
+	}
+	for k := range series {
+		series[k].End = p.end
 	}
 	rings := []*ring{&dh.alloc, &dh.Util, &dh.Mem}
 	panels := make([][]string, n)

@@ -361,3 +361,20 @@ func shortClock(t, ref time.Time) string {
 	}
 	return c
 }
+
+// graphEnd is what the history graphs' time axis says under its newest
+// column: the moment shown while the console is in the past (its clock,
+// as the PAST banner gives it), "" (now) while it is live.
+func (a *App) graphEnd() string {
+	switch {
+	case a.past.on && a.past.snap != nil:
+		live := a.Now()
+		if a.past.live != nil {
+			live = a.past.live.Time
+		}
+		return pastClock(a.past.snap.Time, live)
+	case !a.past.outside.IsZero():
+		return pastClock(a.past.outside, a.Now())
+	}
+	return ""
+}

@@ -83,6 +83,7 @@ func (a *App) viewMain(w, h int) []string {
 	if lay.graphOn {
 		g := newHistoryPane(a.common, a.hist, a.recSpan())
 		g.geoms = &a.geoms
+		g.end = a.graphEnd()
 		g.SetSize(lay.graph.W, lay.graph.H)
 		g.Select(a.devices.Cursor)
 		rows = append(rows, g.View()...)

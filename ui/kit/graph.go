@@ -129,12 +129,20 @@ var tickSteps = []int{10, 15, 30, 60, 120, 300, 600, 1800, 3600, 7200, 4 * 3600,
 // perCol seconds each: "now" under the newest column and a tick label
 // ("-1m", "-30s") starting at the column of each whole interval ago, as
 // many as fit without touching. Exactly cols cells, 7-bit.
-func TimeAxis(cols, perCol int) string {
+func TimeAxis(cols, perCol int) string { return TimeAxisEnding(cols, perCol, "") }
+
+// TimeAxisEnding is TimeAxis with end ("" is "now") under the newest
+// column: a console shown at a past moment labels it with that moment,
+// the ticks counting back from it.
+func TimeAxisEnding(cols, perCol int, end string) string {
 	if cols <= 0 {
 		return ""
 	}
 	b := []byte(Spaces(cols))
 	now := "now"
+	if end != "" {
+		now = end
+	}
 	limit := cols // labels end before this column
 	if cols >= len(now) {
 		copy(b[cols-len(now):], now)
@@ -182,6 +190,7 @@ type GraphSeries struct {
 	Now  []Span    // the current reading, after the name
 	Lvl  Level     // the series' colour
 	Vals []float32 // one per plot column, oldest first
+	End  string    // the newest column's label on the time axis ("": now)
 }
 
 // PanelPlotW is the plot width of a graph panel w cells wide: what the y
@@ -224,7 +233,7 @@ func GraphPanel(st *Styles, s GraphSeries, w, h, perCol int) []string {
 	}
 	l = NewLine(Paint{})
 	l.Gap(YLabelW + 1)
-	l.PutW(st.Dim, TimeAxis(pw, perCol), pw)
+	l.PutW(st.Dim, TimeAxisEnding(pw, perCol, s.End), pw)
 	return append(out, l.Finish(w))
 }
 
