@@ -9,8 +9,12 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"os/signal"
 	"strings"
+	"sync"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -49,6 +53,7 @@ func main() {
 }
 
 func run(args []string) int {
+	catchSIGPIPE()
 	// Everything printed as plain text (reports, JSON, errors) passes
 	// through the one rule for outside text: a node name, an HTTP body or
 	// a file's bytes quoted in it cannot drive the terminal.
@@ -81,6 +86,15 @@ func run(args []string) int {
 		return exitOK
 	}
 	var ee *exitError
+	if stdoutGone(err) {
+		// The reader of stdout went away (`| head -1`): what was asked
+		// was printed until it stopped reading, a normal end (as for
+		// demo --headless), and a finding keeps its status.
+		if errors.As(err, &ee) {
+			return ee.code
+		}
+		return exitOK
+	}
 	if errors.As(err, &ee) {
 		if ee.err != nil && ee.err.Error() != "" {
 			fmt.Fprintln(stderr, "fgtop:", ee.err)
@@ -90,6 +104,30 @@ func run(args []string) int {
 	// Cobra's own errors are flag and argument problems.
 	fmt.Fprintln(stderr, "fgtop:", cliwords.UnknownCommand(root, err))
 	return exitBadUsage
+}
+
+var sigpipeOnce sync.Once
+
+// stdoutGone reports whether err is a write to stdout that failed because
+// its reader closed the pipe. Only stdout's: a broken pipe to a peer (an SSH
+// session, etcd) is a failure to report.
+func stdoutGone(err error) bool {
+	var pe *fs.PathError
+	return errors.As(err, &pe) && pe.Path == os.Stdout.Name() && errors.Is(pe.Err, syscall.EPIPE)
+}
+
+// catchSIGPIPE makes a write to a closed stdout or stderr fail with EPIPE
+// instead of killing fgtop, so that `fgtop check | head -1` exits with
+// check's status (1 for drift), not the signal's 141 that a script reads as
+// a crash. The signal is caught, not ignored: an ignored signal would stay
+// ignored in the commands fgtop starts (--restart-cmd, ssh). A command
+// that follows (demo --headless) catches it too, and stops on it.
+func catchSIGPIPE() {
+	sigpipeOnce.Do(func() {
+		// Nobody reads ch: being notified is what turns the signal
+		// into EPIPE; a full buffer only drops the notice.
+		signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	})
 }
 
 func newRootCmd() *cobra.Command {
