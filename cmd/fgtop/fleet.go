@@ -312,7 +312,7 @@ func (f *fleetFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if f.at != "" {
 		a.AsAt(fleet.AtStamp(at))
 	}
-	if err := a.Write(stdout, f.asJSON, !f.compact, func(s string) string { return paintRed(stdout, s) }); err != nil {
+	if err := written(a.Write(stdout, f.asJSON, !f.compact, func(s string) string { return paintRed(stdout, s) })); err != nil {
 		return err
 	}
 	for _, l := range a.NodeLines {

@@ -108,6 +108,17 @@ func run(args []string) int {
 
 var sigpipeOnce sync.Once
 
+// written is the error of printing a command's result, nil where stdout's
+// reader went away: the command goes on to its verdict, whose exit status
+// a script reads whether or not it read all the output (`simulate ... |
+// head -1` exited 0 on a request that could not be placed).
+func written(err error) error {
+	if stdoutGone(err) {
+		return nil
+	}
+	return err
+}
+
 // stdoutGone reports whether err is a write to stdout that failed because
 // its reader closed the pipe. Only stdout's: a broken pipe to a peer (an SSH
 // session, etcd) is a failure to report.

@@ -147,7 +147,7 @@ func runPlanReplay(ctx context.Context, out, errw io.Writer, src *sourceFlags, c
 	if sg != nil {
 		doc.SetSuggestion(sg)
 	}
-	if err := writeReplay(out, asJSON, sg, ch.slots, plan, doc); err != nil {
+	if err := written(writeReplay(out, asJSON, sg, ch.slots, plan, doc)); err != nil {
 		return err
 	}
 	if why := doc.Shortfall(); why != "" {
@@ -250,7 +250,7 @@ func runArrivals(ctx context.Context, out io.Writer, src *sourceFlags, ch *chang
 		}
 	}
 	doc := replay.Compare(rec, replay.ProposalOf(rec, plan), false, replay.WordFor(asJSON))
-	if err := writeReplay(out, asJSON, nil, nil, plan, doc); err != nil {
+	if err := written(writeReplay(out, asJSON, nil, nil, plan, doc)); err != nil {
 		return err
 	}
 	if !doc.ServesAll {

@@ -224,7 +224,7 @@ func (f *simulateFlags) run(ctx context.Context) error {
 	} else {
 		err = set.Sim.WriteTable(f.stdout, out.Result, "", f.red)
 	}
-	if err != nil {
+	if err := written(err); err != nil {
 		return err
 	}
 	if err := out.Err(); err != nil {
@@ -337,7 +337,7 @@ func (f *simulateFlags) runCases() error {
 func (f *simulateFlags) reportCheck(runs []placement.CaseRun) error {
 	chk := placement.CheckCases(runs)
 	if f.asJSON {
-		if err := f.writeJSON(chk.Document()); err != nil {
+		if err := written(f.writeJSON(chk.Document())); err != nil {
 			return err
 		}
 	} else {
