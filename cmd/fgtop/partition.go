@@ -173,6 +173,18 @@ bad usage.
 	return cmd
 }
 
+// planSchema names plan --json's document, as fgtop.snapshot/v1 and
+// fgtop.replay/v1 name theirs: a script that reads several of fgtop's
+// documents tells them apart by it.
+const planSchema = "fgtop.plan/v1"
+
+// planDoc is plan --json's document: the schema's name, then the plan's
+// own members.
+type planDoc struct {
+	Schema string `json:"schema"`
+	*partition.Plan
+}
+
 // runCheck prints partition.Check's verdict on cfg under schema and maps
 // its class to the exit status. unseen counts the scratch roots that are
 // missing or could not be read.
@@ -266,7 +278,7 @@ change flag: when the rules would have refused some the record saw run).
 				return err
 			}
 			if asJSON {
-				jsonout.Write(cmd.OutOrStdout(), p)
+				jsonout.Write(cmd.OutOrStdout(), planDoc{planSchema, p})
 			} else {
 				p.WriteText(cmd.OutOrStdout())
 			}

@@ -264,7 +264,7 @@ func runArrivals(ctx context.Context, out io.Writer, src *sourceFlags, ch *chang
 // the refusal.
 func invalidPlan(out io.Writer, plan *partition.Plan, asJSON bool) error {
 	if asJSON {
-		jsonout.Write(out, plan)
+		jsonout.Write(out, planDoc{planSchema, plan})
 	} else {
 		plan.WriteText(out)
 	}

@@ -229,3 +229,28 @@ func TestApplyUnchecked(t *testing.T) {
 	code, out = runCLI(t, args("apply", "--slot", "i-gpu-node01-b=cuda.shares=0.1", "--yes", "--force")...)
 	wantCode(t, code, exitOK, out, "verified")
 }
+
+// TestPlanJSONNamesItsSchema: plan --json, valid or not, is a document a
+// script can tell from the others fgtop prints by its first key, as
+// snapshot's and the replay's are ("schema": "fgtop.plan/v1").
+func TestPlanJSONNamesItsSchema(t *testing.T) {
+	_, args := slotNode(t)
+	for _, slot := range []string{"i-gpu-node01-a=cuda.shares=1.5", "i-gpu-node01-a=cuda.shares=30"} {
+		root := newRootCmd()
+		var out, errw bytes.Buffer
+		root.SetArgs(args("plan", "--slot", slot, "--json"))
+		root.SetOut(&out)
+		root.SetErr(&errw)
+		_ = root.Execute()
+		var doc map[string]any
+		if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+			t.Fatalf("--slot %s: not JSON: %v\n%s", slot, err, out.String())
+		}
+		if doc["schema"] != planSchema || !strings.HasPrefix(out.String(), "{\n  \"schema\": ") {
+			t.Errorf("--slot %s: schema %v, want %q first\n%s", slot, doc["schema"], planSchema, out.String())
+		}
+		if _, ok := doc["judged_by"]; !ok {
+			t.Errorf("--slot %s: the plan's own keys are gone:\n%s", slot, out.String())
+		}
+	}
+}
