@@ -308,14 +308,35 @@ func resolveDevice(spec string, d *agentconfig.Config, inv Inventory, fail func(
 		byName = names.NewDevices(inv.Devices, "this node")
 	}
 	unknown := func() {
+		has := accelerators(byName, inv.Devices)
+		if k, ok := ParseKey(spec); ok {
+			// cpu:99 is refused with the cores the node has, not its GPUs.
+			var ids []model.DeviceID
+			for _, dev := range inv.Devices {
+				if dev.Name == k.Name && !dev.IsAccelerator() {
+					ids = append(ids, dev.ID)
+				}
+			}
+			if len(ids) > 0 {
+				has = []string{string(k.Name) + ":" + IDRanges(ids)}
+			}
+		}
 		fail("Unknown device '%s': no device on this node has that ID or name; name it as PLUGIN:ID, its label (GPU0) or a unique prefix of its id. This node has %s",
-			spec, strings.Join(accelerators(byName, inv.Devices), ", "))
+			spec, strings.Join(has, ", "))
 	}
 	if k, ok := ParseKey(spec); ok {
 		if byName != nil && !slices.ContainsFunc(inv.Devices, func(d model.Device) bool { return d.Key() == k }) {
 			// A unique prefix of a key (cuda:c593…) is that device.
 			r, err := byName.Resolve(spec)
 			var amb *names.AmbiguousError
+			if err != nil && !errors.As(err, &amb) {
+				// PLUGIN:LABEL (cuda:GPU2, cuda:MIG 4/0): the label the
+				// refusal below offers, with its plugin named; a device of
+				// another plugin is not meant.
+				if byLabel, lerr := byName.Resolve(string(k.ID)); lerr == nil && byLabel.Name == k.Name {
+					r, err = byLabel, nil
+				}
+			}
 			switch {
 			case err == nil:
 				return r, true

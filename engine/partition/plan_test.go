@@ -101,6 +101,29 @@ func TestPlan(t *testing.T) {
 			edits:   2,
 		},
 		{
+			// The refusal of an unknown PLUGIN:ID says a label names a
+			// device: with its plugin, as PLUGIN:LABEL, it does too.
+			name:    "move by plugin and label",
+			fixture: "agent.multi-agent.device-based.toml",
+			req:     Request{Moves: []Move{{Device: "cuda:GPU2", Agent: agentB}}},
+			kernels: []*model.Kernel{held},
+			moves:   []move{{"cuda:" + gpu3, []model.AgentID{agentA}, []model.AgentID{agentB}, 0}},
+			edits:   2,
+		},
+		{
+			name:    "a label under another plugin's name",
+			fixture: "agent.multi-agent.device-based.toml",
+			req:     Request{Moves: []Move{{Device: "cpu:GPU2", Agent: agentB}}},
+			errors:  []string{"Unknown device 'cpu:GPU2'"},
+		},
+		{
+			// Not the accelerators: the cores a cpu:ID can name.
+			name:    "a core the node does not have lists its cores",
+			fixture: "agent.multi-agent.device-based.toml",
+			req:     Request{Moves: []Move{{Device: "cpu:99", Agent: agentB}}},
+			errors:  []string{"Unknown device 'cpu:99': no device on this node has that ID or name; name it as PLUGIN:ID, its label (GPU0) or a unique prefix of its id. This node has cpu:0-31"},
+		},
+		{
 			name:    "move by the console's abbreviation",
 			fixture: "agent.multi-agent.device-based.toml",
 			req:     Request{Moves: []Move{{Device: "…2d03", Agent: agentB}}},
