@@ -86,7 +86,12 @@ func Draft(cur *agentconfig.Config, inv Inventory, req Request) (*agentconfig.Co
 		return -1
 	}
 
-	if f := req.From; f != nil {
+	if f := req.From; f != nil && !f.FormatGuessed && f.AllocFormat != d.AllocFormat && !cur.FormatGuessed && f.Mode == agentconfig.ModeManual {
+		// Refused before any of the draft is taken: its tables judged as
+		// the file's read as errors of the file (a slot "missing" on a
+		// line of it, an "internal" overlap of edits).
+		fail("%s", convertRefusal("the draft "+f.Path, f.AllocFormat, cur.AllocFormat))
+	} else if f != nil {
 		seen := map[model.AgentID]bool{}
 		for _, fa := range f.Agents {
 			i := agentIdx(fa.ID)
@@ -104,11 +109,7 @@ func Draft(cur *agentconfig.Config, inv Inventory, req Request) (*agentconfig.Co
 		}
 		d.Mode = f.Mode
 		if !f.FormatGuessed && f.AllocFormat != d.AllocFormat {
-			if !cur.FormatGuessed && f.Mode == agentconfig.ModeManual {
-				fail("%s", convertRefusal("the draft "+f.Path, f.AllocFormat, cur.AllocFormat))
-			} else {
-				d.AllocFormat = f.AllocFormat
-			}
+			d.AllocFormat = f.AllocFormat
 		}
 		if d.Format != agentconfig.FormatSingle {
 			d.GlobalAlloc = f.GlobalAlloc.Clone()

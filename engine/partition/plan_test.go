@@ -427,6 +427,12 @@ func TestFormatIsKept(t *testing.T) {
 			if !slices.ContainsFunc(p.Errors, func(e string) bool { return strings.Contains(e, tt.want) }) {
 				t.Errorf("errors %q, want one saying %q", p.Errors, tt.want)
 			}
+			// The refusal alone: tables of the other format judged as if
+			// they had been taken read as the file's own errors ("slot
+			// 'cuda.shares' ... is missing", "internal: edits ... overlap").
+			if len(p.Errors) != 1 {
+				t.Errorf("errors %q, want the refusal alone", p.Errors)
+			}
 			if _, err := Apply(p, ApplyOptions{Actor: operator}); !errors.Is(err, ErrInvalidPlan) {
 				t.Errorf("apply: %v", err)
 			}
