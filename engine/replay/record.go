@@ -278,14 +278,7 @@ func loadHeadAt(rd *history.Reader, from, to time.Time) (*Record, error) {
 	return rec, nil
 }
 
-// loadRest is Load after the sessions are read.
-func (rec *Record) loadRest(rd *history.Reader, res *history.SessionsResult) {
-	rec.Missing = inSpan(res.Missing, rec.From, rec.To)
-	rec.Sessions = sessionsOf(res.Sessions, rec.From, rec.To, rec.Devices)
-	rec.loadEnd(rd, res)
-}
-
-// loadEnd is loadRest after the sessions are made.
+// loadEnd is Load after the sessions are made.
 func (rec *Record) loadEnd(rd *history.Reader, res *history.SessionsResult) {
 	rec.epochs(rd, res.Partitions)
 	// The node at the end is the probe's only: a record is kept (the
