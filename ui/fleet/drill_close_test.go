@@ -70,21 +70,7 @@ func TestDrillClosedEndsItsCommands(t *testing.T) {
 // (that console keeps no record): the node's record is on the node, and
 // the fleet's own :at looks at every node then.
 func TestDrillAtSaysWhereTheRecordIs(t *testing.T) {
-	m := newTestFleet(t, 120, 40)
-	for i, r := range m.Rows {
-		if m.fl.Nodes[r].Snap != nil {
-			m.Cursor = i
-			break
-		}
-	}
-	if m.Open(); m.drill == nil {
-		t.Fatal("enter opened nothing")
-	}
-	for _, k := range ":at -1h" {
-		fleetPress(m, string(k))
-	}
-	m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
-	s := stripANSI(m.View().Content)
+	s := drillCommand(t, newTestFleet(t, 120, 40), ":at -1h")
 	if !strings.Contains(s, "the node's record is on the node") || strings.Contains(s, "--history DIR") {
 		t.Errorf(":at in a node's console opened from the fleet:\n%s", s)
 	}
@@ -95,7 +81,17 @@ func TestDrillAtSaysWhereTheRecordIs(t *testing.T) {
 // --config FILE)" of a node that has one: its journal is on the node,
 // beside it, and the node's own console shows it.
 func TestDrillJournalSaysWhereItIs(t *testing.T) {
-	m := newTestFleet(t, 200, 40)
+	s := drillCommand(t, newTestFleet(t, 200, 40), ":journal")
+	if !strings.Contains(s, "no journal: it is beside agent.toml on the node") || strings.Contains(s, "--config FILE") {
+		t.Errorf(":journal in a node's console opened from the fleet:\n%s", s)
+	}
+}
+
+// drillCommand opens the first node with a snapshot in its own console,
+// runs the command line cmd there and gives the screen, its styles
+// stripped.
+func drillCommand(t *testing.T, m *Model, cmd string) string {
+	t.Helper()
 	for i, r := range m.Rows {
 		if m.fl.Nodes[r].Snap != nil {
 			m.Cursor = i
@@ -105,12 +101,9 @@ func TestDrillJournalSaysWhereItIs(t *testing.T) {
 	if m.Open(); m.drill == nil {
 		t.Fatal("enter opened nothing")
 	}
-	for _, k := range ":journal" {
+	for _, k := range cmd {
 		fleetPress(m, string(k))
 	}
 	m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
-	s := stripANSI(m.View().Content)
-	if !strings.Contains(s, "no journal: it is beside agent.toml on the node") || strings.Contains(s, "--config FILE") {
-		t.Errorf(":journal in a node's console opened from the fleet:\n%s", s)
-	}
+	return stripANSI(m.View().Content)
 }
