@@ -41,6 +41,9 @@ type KernelSession struct {
 	// From: nil where the record has none. Shared between sessions:
 	// never changed.
 	Slots model.ResourceSlot
+	// Held, with a list made by SessionsListHeld, is Alloc kept
+	// compactly; Alloc is then nil wherever Held is not zero.
+	Held Held
 	// Changed: at some later moment it held an amount of a slot on a
 	// device that Alloc does not say (a grown or moved allocation; one
 	// that only gives part back is not a change).
@@ -263,6 +266,8 @@ type sessWalk struct {
 	notes  []SessionNote
 	upto   time.Time
 	every  int
+	// held: the arrivals' maps are not made (SessionsListHeld).
+	held bool
 	// slab is where the next kernels' sums are taken from; idx where
 	// the arrivals' entries are kept, as their places in tab (keepEnts),
 	// tabAt each distinct entry's place there.
@@ -299,7 +304,7 @@ func (r *Reader) Sessions(since, until time.Time) (*SessionsResult, error) {
 // every is how many notes a batch gathers at least before it is sent (0:
 // 256; a small one hands them over sooner, in more batches: the tests').
 func (r *Reader) SessionsFollow(since, until time.Time, follow chan<- SessionBatch, every int) (*SessionsResult, error) {
-	res, list, err := r.sessionsWalk(since, until, follow, every)
+	res, list, err := r.sessionsWalk(since, until, follow, every, false)
 	if err != nil {
 		return nil, err
 	}
@@ -313,11 +318,19 @@ func (r *Reader) SessionsFollow(since, until time.Time, follow chan<- SessionBat
 // SessionsList is Sessions with the sessions left to make one at a time
 // (SessionList.At): Sessions' result has them all made at once.
 func (r *Reader) SessionsList(since, until time.Time) (*SessionsResult, *SessionList, error) {
-	return r.sessionsWalk(since, until, nil, 0)
+	return r.sessionsWalk(since, until, nil, 0, false)
+}
+
+// SessionsListHeld is SessionsList with the arrivals' allocations left
+// as the walk keeps them (KernelSession.Held) rather than made into maps:
+// for a reader that walks each once.
+func (r *Reader) SessionsListHeld(since, until time.Time) (*SessionsResult, *SessionList, error) {
+	return r.sessionsWalk(since, until, nil, 0, true)
 }
 
 // sessionsWalk is SessionsFollow with the sessions not made yet.
-func (r *Reader) sessionsWalk(since, until time.Time, follow chan<- SessionBatch, every int) (*SessionsResult, *SessionList, error) {
+// held (never with follow): the arrivals' maps are not made (Held).
+func (r *Reader) sessionsWalk(since, until time.Time, follow chan<- SessionBatch, every int, held bool) (*SessionsResult, *SessionList, error) {
 	if len(r.segs) == 0 {
 		if follow != nil {
 			close(follow)
@@ -327,7 +340,7 @@ func (r *Reader) sessionsWalk(since, until time.Time, follow chan<- SessionBatch
 	f := Filter{Since: since, Until: until, Host: true}
 	q := r.newHistRun(f)
 	sw := &sessWalk{h: q.h, since: since, until: until, heads: map[model.KernelID]*sessTrack{}, sums: map[model.KernelID]*ksum{},
-		follow: follow, every: every}
+		follow: follow, every: every, held: held && follow == nil}
 	if sw.every <= 0 {
 		sw.every = 256
 	}
@@ -342,8 +355,10 @@ func (r *Reader) sessionsWalk(since, until time.Time, follow chan<- SessionBatch
 			q.foldOf = func(sf segFile, prev *segFile) *segFold { return r.loadFoldBuf(sf, prev, bufs, reqs) }
 		}
 	}
-	sw.startMaps()
-	defer sw.endMaps()
+	if !sw.held {
+		sw.startMaps()
+		defer sw.endMaps()
+	}
 	if err := r.walkSeq(q, sw); err != nil {
 		return nil, nil, err
 	}
@@ -372,6 +387,9 @@ func (r *Reader) sessionsWalk(since, until time.Time, follow chan<- SessionBatch
 		}
 	}
 	list := &SessionList{ident: sw.h.ident, sums: make([]*ksum, 0, len(sw.order))}
+	if sw.held {
+		list.tab = &heldTab{ents: sw.tab}
+	}
 	for _, id := range sw.order {
 		k := sw.sums[id]
 		if !k.started || !until.IsZero() && k.s.From.After(until) {
@@ -393,7 +411,9 @@ func (r *Reader) sessionsWalk(since, until time.Time, follow chan<- SessionBatch
 // all at once, beside what the walk kept, was a sixth of the heap a busy
 // week's read grew to, each page of it fresh.
 type SessionList struct {
-	sums  []*ksum
+	sums []*ksum
+	// tab: made by SessionsListHeld, the walk's table of entries.
+	tab   *heldTab
 	ident map[model.KernelID]identity
 }
 
@@ -407,6 +427,9 @@ func (l *SessionList) At(i int, s *KernelSession) {
 		From: k.s.From, To: k.s.To, Since: k.s.Since, Open: k.s.Open, Gone: k.s.Gone, Alloc: k.s.Alloc, Slots: k.s.Slots, Changed: k.s.Changed}
 	if k.lazy {
 		s.Alloc = k.built
+		if l.tab != nil {
+			s.Held = Held{ents: k.ents, tab: l.tab, n: k.nslots}
+		}
 	}
 	learnt := l.ident[k.s.Kernel]
 	if s.Agent == "" || k.bare && learnt.Session != "" {
@@ -460,6 +483,9 @@ func (sw *sessWalk) mapLater(k *ksum, fa flatAlloc) {
 	note := -1
 	if sw.follow != nil && sw.inSpan {
 		note = len(sw.notes) - 1 // the arrival's, noted just before
+	}
+	if sw.held {
+		return
 	}
 	sw.jobs = append(sw.jobs, allocJob{k: k, ents: k.ents, n: k.nslots, note: note})
 	if sw.follow == nil && len(sw.jobs) == cap(sw.jobs) {

@@ -2,7 +2,9 @@ package placement
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/fgtop/fgtop/engine/alloc"
@@ -167,4 +169,70 @@ func TestLoadOfIsLoadOfThePart(t *testing.T) {
 		return func(n *Node) (alloc.KernelAllocation, []Skip) { return n.LoadOf(a, keep) },
 			func(n *Node) (alloc.KernelAllocation, []Skip) { return n.Load(part) }
 	})
+}
+
+// listedAlloc is an allocation as Entries lists it, its slots and each
+// slot's devices in the order the generator shuffled them.
+type listedAlloc []struct {
+	slot model.SlotName
+	dev  model.DeviceID
+	amt  model.Dec
+}
+
+func (l listedAlloc) Len() int { return len(l) }
+func (l listedAlloc) At(i int) (model.SlotName, model.DeviceID, model.Dec) {
+	return l[i].slot, l[i].dev, l[i].amt
+}
+
+// TestLoadEntriesIsLoadOf: an allocation loaded from its entries, in
+// any order of its slots and of their devices (what a replay loads of a
+// record's arrival, history.Held), is LoadOf of its maps: the same
+// allocation loaded, the same skips, the same maps after, freeing
+// included; an allocation the maps cannot hold whole goes the maps' way.
+func TestLoadEntriesIsLoadOf(t *testing.T) {
+	cuda := slotPick{model.SlotCUDAShares, []model.DeviceID{"A", "B", "C"}}
+	gen := randomAllocs{
+		picks: []slotPick{cuda, cuda, {model.SlotCUDADevice, []model.DeviceID{"E", "F"}}, {model.SlotCPU, []model.DeviceID{"0", "1", "2"}},
+			{model.SlotMem, []model.DeviceID{"root", "A"}}},
+		amts: []string{"0.1", "0.25", "0.5", "1", "0.01", "4294967296"}, infinite: 7,
+	}
+	keeps := []func(model.DeviceName) bool{
+		func(n model.DeviceName) bool { return n != model.DeviceName("cpu") && n != model.DeviceName("mem") },
+		func(n model.DeviceName) bool { return n != model.DeviceName("cpu") },
+		func(model.DeviceName) bool { return true },
+		func(model.DeviceName) bool { return false },
+	}
+	devs := []model.Device{gpu("A", 0, "1.0"), gpu("B", 1, "1.0"), wholeGPU("E", 0), wholeGPU("F", 1), core(0, 0), core(1, 0), memDev("68719476736")}
+	whole := 0
+	sameLoads(t, 33, devs, gen, [2]string{"LoadEntries", "LoadOf"}, func(rng *rand.Rand, a model.Allocations) (loadFunc, loadFunc) {
+		keep := keeps[rng.IntN(len(keeps))]
+		var l listedAlloc
+		slots := slices.Collect(maps.Keys(a))
+		rng.Shuffle(len(slots), func(i, j int) { slots[i], slots[j] = slots[j], slots[i] })
+		for _, slot := range slots {
+			ids := slices.Collect(maps.Keys(a[slot]))
+			rng.Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
+			for _, id := range ids {
+				l = append(l, struct {
+					slot model.SlotName
+					dev  model.DeviceID
+					amt  model.Dec
+				}{slot, id, a[slot][id]})
+			}
+		}
+		return func(n *Node) (alloc.KernelAllocation, []Skip) {
+				if _, ok := n.loadEntries(listedAlloc{}, keep); !ok {
+					t.Fatal("no entries are not loaded whole")
+				}
+				loaded, skipped := n.LoadEntries(l, keep, func() model.Allocations { return a })
+				if skipped == nil {
+					whole++
+				}
+				return loaded, skipped
+			},
+			func(n *Node) (alloc.KernelAllocation, []Skip) { return n.LoadOf(a, keep) }
+	})
+	if whole == 0 {
+		t.Fatal("no allocation was loaded from its entries whole")
+	}
 }

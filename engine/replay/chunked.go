@@ -270,7 +270,7 @@ func (r *runner) quietTo(evs []event) {
 			fa = model.Allocations{}
 			finest[a] = fa
 		}
-		for slot, devs := range s.Got {
+		for slot, devs := range s.Alloc() {
 			if !r.plugins[slot.DeviceName()] {
 				continue
 			}
@@ -292,7 +292,7 @@ func (r *runner) quietTo(evs []event) {
 		}
 		s := &r.rec.Sessions[i]
 		a := r.route(s)
-		got, _ := a.st.Node.LoadOf(s.Got, r.listedPlugin)
+		got, _ := r.load(a, s)
 		r.live[i] = &running{s: s, agent: a, got: got}
 	}
 	for a, fa := range finest {

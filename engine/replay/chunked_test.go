@@ -82,7 +82,7 @@ func TestChunksAreTheRun(t *testing.T) {
 			// The same amounts in another form.
 			got := map[model.DeviceID]model.Dec{}
 			total := model.Zero
-			for id, v := range s.Got[model.SlotCUDAShares] {
+			for id, v := range s.Alloc()[model.SlotCUDAShares] {
 				if w, err := v.Quantize(int32(-1-rng.IntN(4)), apd.RoundHalfEven); err == nil && w.Equal(v) {
 					v = w
 				}
@@ -113,7 +113,7 @@ func TestChunksAreTheRun(t *testing.T) {
 			}
 			got := map[model.DeviceID]model.Dec{}
 			total := model.Zero
-			for id := range s.Got[model.SlotCUDAShares] {
+			for id := range s.Alloc()[model.SlotCUDAShares] {
 				v := model.NewDec(int64(4+rng.IntN(6)), -1)
 				if fine {
 					v = model.NewDec(v.Apd().Coeff.Int64()*100, -3)
@@ -233,7 +233,7 @@ func TestChunksHostMemoryRunsWhole(t *testing.T) {
 			s := &r.Sessions[i]
 			got := model.Allocations{}
 			req := model.ResourceSlot{}
-			for slot, devs := range s.Got {
+			for slot, devs := range s.Alloc() {
 				got[slot], req[slot] = devs, s.Requested[slot]
 			}
 			if devs, ok := got[model.SlotMem]; ok {

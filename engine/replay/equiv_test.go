@@ -23,7 +23,7 @@ import (
 // field the replay reads.
 func sessionLine(s *Session) string {
 	var got []string
-	for slot, devs := range s.Got {
+	for slot, devs := range s.Alloc() {
 		for dev, amt := range devs {
 			got = append(got, fmt.Sprintf("%s/%s=%s", slot, dev, amt))
 		}
@@ -67,7 +67,7 @@ func sameSessions(t *testing.T, rd *history.Reader, from, to time.Time) int {
 		// History's intervals know what a kernel held, not what it asked
 		// (SLOTS): compared is what the two know.
 		s := now[i]
-		s.Requested = requestOf(s.Got, map[fixed]model.Dec{})
+		s.Requested = requestOf(s.Alloc(), map[fixed]model.Dec{})
 		b = append(b, sessionLine(&s))
 	}
 	if strings.Join(a, "\n") != strings.Join(b, "\n") {

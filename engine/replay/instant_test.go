@@ -76,7 +76,7 @@ func TestFollowerLeftBeforeArrival(t *testing.T) {
 		stood++
 		fw.runTo(time.Time{}, true)
 		got := fw.r.end()
-		if fmt.Sprint(want.Disagreements) != fmt.Sprint(got.Disagreements) || want.SameMoment != got.SameMoment ||
+		if disagreementsText(want.Disagreements) != disagreementsText(got.Disagreements) || want.SameMoment != got.SameMoment ||
 			want.Compared != got.Compared || want.Sessions != got.Sessions {
 			t.Fatalf("seed %d, round %d: the runs differ\nRun %+v\nfed %+v", seed, round, want, got)
 		}

@@ -55,11 +55,22 @@ type Session struct {
 	// Requested is what it asked (askedOf): its SLOTS as the record has
 	// them at its arrival, else what it held of each slot then.
 	Requested model.ResourceSlot
-	// Got is where it really ran when it arrived.
-	Got model.Allocations
+	// Got is where it really ran when it arrived; where it is nil, Held
+	// (a record's, as its reader keeps it: Alloc gives both as maps).
+	Got  model.Allocations
+	Held history.Held
 	// Changed: what it held changed while it ran (the replay keeps what
 	// it asked on arrival).
 	Changed bool
+}
+
+// Alloc is where it really ran when it arrived (Got, else Held's maps,
+// made anew).
+func (s *Session) Alloc() model.Allocations {
+	if s.Got != nil || s.Held.IsZero() {
+		return s.Got
+	}
+	return s.Held.Map()
 }
 
 // Request is the session's request as the allocator takes it.
@@ -122,7 +133,7 @@ func Load(rd *history.Reader, from, to time.Time) (*Record, error) {
 	ec := make(chan probe, 1)
 	endFork := rd.Fork()
 	go func() { ec <- probeAt(endFork, to) }()
-	res, list, err := rd.SessionsList(from, to)
+	res, list, err := rd.SessionsListHeld(from, to)
 	h := <-hc
 	end := <-ec
 	if h.err != nil {
@@ -467,7 +478,11 @@ func sessionsOfPart(out []Session, lo, hi int, at func(int, *history.KernelSessi
 			continue
 		}
 		s := &out[n]
-		*s = Session{Kernel: k.Kernel, Agent: k.Agent, Start: k.From, Got: k.Alloc, Requested: m.askedOf(k.Slots, k.Alloc)}
+		if k.Held.IsZero() {
+			*s = Session{Kernel: k.Kernel, Agent: k.Agent, Start: k.From, Got: k.Alloc, Requested: m.askedOf(k.Slots, k.Alloc)}
+		} else {
+			*s = Session{Kernel: k.Kernel, Agent: k.Agent, Start: k.From, Held: k.Held, Requested: m.askedOfHeld(k.Slots, k.Held)}
+		}
 		s.finish(k, from, to)
 		n++
 	}
@@ -477,7 +492,7 @@ func sessionsOfPart(out []Session, lo, hi int, at func(int, *history.KernelSessi
 // keeps: k is a session of the replay of [from, to): it held something
 // in it.
 func keeps(k *history.KernelSession, from, to time.Time) bool {
-	return (k.Open || k.To.After(from)) && !k.From.After(to) && holdsAny(k.Alloc)
+	return (k.Open || k.To.After(from)) && !k.From.After(to) && (holdsAny(k.Alloc) || k.Held.Len() > 0)
 }
 
 // holdsAny: a has some device of some slot (its request is not empty).
@@ -543,7 +558,16 @@ func (m *askMemo) unregistered(slot model.SlotName) bool {
 // before SLOTS were kept, or SLOTS torn) is what it held. The result is
 // shared: never changed.
 func (m *askMemo) askedOf(slots model.ResourceSlot, a model.Allocations) model.ResourceSlot {
-	held := requestOfMemo(a, m.decs, m.fx, m.same)
+	return m.askedWith(slots, requestOfMemo(a, m.decs, m.fx, m.same))
+}
+
+// askedOfHeld is askedOf of an allocation kept as h.
+func (m *askMemo) askedOfHeld(slots model.ResourceSlot, h history.Held) model.ResourceSlot {
+	return m.askedWith(slots, requestOfHeld(h, m.decs, m.fx, m.same))
+}
+
+// askedWith is askedOf of what the session held of each slot (held).
+func (m *askMemo) askedWith(slots model.ResourceSlot, held model.ResourceSlot) model.ResourceSlot {
 	if len(slots) == 0 {
 		return held
 	}
@@ -630,12 +654,8 @@ type reqKey struct {
 // made before is that one's map: requests are never changed once made,
 // and a week's 200,000 sessions ask a few thousand.
 func requestOfMemo(a model.Allocations, decs map[fixed]model.Dec, fx map[model.Dec]fixed, same map[reqKey]model.ResourceSlot) model.ResourceSlot {
-	var k reqKey
-	shared := same != nil && len(a) <= len(k.slot)
-	var req model.ResourceSlot
-	if !shared {
-		req = make(model.ResourceSlot, len(a))
-	}
+	var room [8]slotFixed
+	sums := room[:0]
 	for slot, devs := range a {
 		if len(devs) == 0 {
 			continue
@@ -644,6 +664,45 @@ func requestOfMemo(a model.Allocations, decs map[fixed]model.Dec, fx map[model.D
 		for _, amt := range devs {
 			f = f.add(fixedOfMemo(amt, fx), false)
 		}
+		sums = append(sums, slotFixed{slot: slot, f: f})
+	}
+	return requestOfSums(sums, decs, same)
+}
+
+// requestOfHeld is requestOfMemo of an allocation kept as h (each
+// slot's entries together).
+func requestOfHeld(h history.Held, decs map[fixed]model.Dec, fx map[model.Dec]fixed, same map[reqKey]model.ResourceSlot) model.ResourceSlot {
+	var room [8]slotFixed
+	sums := room[:0]
+	for i := range h.Len() {
+		slot, _, amt := h.At(i)
+		if len(sums) == 0 || sums[len(sums)-1].slot != slot {
+			sums = append(sums, slotFixed{slot: slot})
+		}
+		last := &sums[len(sums)-1]
+		last.f = last.f.add(fixedOfMemo(amt, fx), false)
+	}
+	return requestOfSums(sums, decs, same)
+}
+
+// slotFixed is what a session held of one slot, summed.
+type slotFixed struct {
+	slot model.SlotName
+	f    fixed
+}
+
+// requestOfSums is the request of a session that held sums (each slot
+// once), each amount the Dec decs gives every equal sum, shared through
+// same as requestOfMemo says.
+func requestOfSums(sums []slotFixed, decs map[fixed]model.Dec, same map[reqKey]model.ResourceSlot) model.ResourceSlot {
+	var k reqKey
+	shared := same != nil && len(sums) <= len(k.slot)
+	var req model.ResourceSlot
+	if !shared {
+		req = make(model.ResourceSlot, len(sums))
+	}
+	for _, sf := range sums {
+		f := sf.f
 		d := f.d
 		if !f.dec {
 			var ok bool
@@ -653,10 +712,10 @@ func requestOfMemo(a model.Allocations, decs map[fixed]model.Dec, fx map[model.D
 			}
 		}
 		if shared {
-			k.slot[k.n], k.amt[k.n] = slot, d
+			k.slot[k.n], k.amt[k.n] = sf.slot, d
 			k.n++
 		} else {
-			req[slot] = d
+			req[sf.slot] = d
 		}
 	}
 	if !shared {

@@ -739,9 +739,9 @@ func TestRequestIsSLOTS(t *testing.T) {
 	}
 	s := rec.Sessions[0]
 	if got := fmt.Sprint(s.Requested); got != "map[cpu:8 cuda.shares:1.5 mem:4294967295]" {
-		t.Fatalf("requested %s, want what SLOTS says (held %s)", got, allocText(s.Got))
+		t.Fatalf("requested %s, want what SLOTS says (held %s)", got, allocText(s.Alloc()))
 	}
-	if mem := s.Got[model.SlotMem]["root"].String(); mem != "4294967296" {
+	if mem := s.Alloc()[model.SlotMem]["root"].String(); mem != "4294967296" {
 		t.Fatalf("the record holds mem %s, want 4g as MEM_SHARES wrote it", mem)
 	}
 
@@ -756,12 +756,12 @@ func TestRequestIsSLOTS(t *testing.T) {
 		if d.Refused != "" {
 			t.Fatalf("as it was, the rules refuse it: %s", d.Refused)
 		}
-		placed, got := maps.Clone(d.Placed), maps.Clone(d.Got)
+		placed, got := maps.Clone(d.Placed), maps.Clone(d.GotAlloc())
 		delete(placed, model.SlotCPU)
 		delete(got, model.SlotCPU)
 		bytes := map[model.SlotName]bool{model.SlotMem: true}
 		if !sameAlloc(placed, got, bytes) {
-			t.Fatalf("placed %s, ran on %s", allocText(d.Placed), allocText(d.Got))
+			t.Fatalf("placed %s, ran on %s", allocText(d.Placed), allocText(d.GotAlloc()))
 		}
 		if sameAlloc(placed, got, nil) {
 			t.Fatalf("placed %s equals %s exactly: the lossy memory is not exercised", allocText(placed), allocText(got))

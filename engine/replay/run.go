@@ -11,6 +11,7 @@ import (
 
 	"github.com/cockroachdb/apd/v3"
 	"github.com/fgtop/fgtop/engine/alloc"
+	"github.com/fgtop/fgtop/engine/history"
 	"github.com/fgtop/fgtop/engine/placement"
 	"github.com/fgtop/fgtop/model"
 )
@@ -112,8 +113,20 @@ type Disagreement struct {
 	Agent  model.AgentID
 	// Refused is the rules' reason ("" when they place it elsewhere).
 	Refused string
-	// Got is where it ran, Placed where the allocator would put it.
+	// Got is where it ran (where it is nil, held: GotAlloc gives both),
+	// Placed where the allocator would put it.
 	Got, Placed model.Allocations
+	held        history.Held
+}
+
+// GotAlloc is where it ran: Got, else its record's as maps, made anew.
+// A busy week's 200,000 disagreements keep what the record keeps of
+// each, not maps only the report's first lines and --json read.
+func (g *Disagreement) GotAlloc() model.Allocations {
+	if g.Got != nil || g.held.IsZero() {
+		return g.Got
+	}
+	return g.held.Map()
 }
 
 // Result is one run of the sessions under one partition.
@@ -1151,7 +1164,7 @@ func (r *runner) follow(a *agentRun, i int, kind, why string, placed alloc.Kerne
 	// others, so the rest would be skipped, and not counted, at the cost
 	// of wording why for every session of a record made without the
 	// host's devices.
-	got, skipped := a.st.Node.LoadOf(s.Got, r.listedPlugin)
+	got, skipped := r.load(a, s)
 	r.res.Skipped += len(skipped)
 	// The order of the sessions running when the record began is not
 	// known, nor that of sessions its agent started within one recorded
@@ -1164,12 +1177,12 @@ func (r *runner) follow(a *agentRun, i int, kind, why string, placed alloc.Kerne
 		r.res.Compared++
 		switch {
 		case why != "":
-			r.disagree(Disagreement{At: r.now, Kernel: s.Kernel, Agent: a.id, Refused: why, Got: s.Got})
+			r.disagree(Disagreement{At: r.now, Kernel: s.Kernel, Agent: a.id, Refused: why, Got: s.Got, held: s.Held})
 			if r.chunk {
 				r.allocWhy = append(r.allocWhy, allocKind(kind))
 			}
-		case !sameAlloc(placed.ToModel(), r.listed(s.Got), r.bytes):
-			r.disagree(Disagreement{At: r.now, Kernel: s.Kernel, Agent: a.id, Got: s.Got, Placed: placed.ToModel()})
+		case !sameAlloc(placed.ToModel(), r.listed(s.Alloc()), r.bytes):
+			r.disagree(Disagreement{At: r.now, Kernel: s.Kernel, Agent: a.id, Got: s.Got, held: s.Held, Placed: placed.ToModel()})
 			if r.chunk {
 				r.allocWhy = append(r.allocWhy, false)
 			}
@@ -1177,6 +1190,14 @@ func (r *runner) follow(a *agentRun, i int, kind, why string, placed alloc.Kerne
 	}
 	r.take(a, i, false)
 	return &running{s: s, agent: a, got: got}
+}
+
+// load loads the listed plugins' part of where s ran into a's maps.
+func (r *runner) load(a *agentRun, s *Session) (alloc.KernelAllocation, []placement.Skip) {
+	if s.Got != nil || s.Held.IsZero() {
+		return a.st.Node.LoadOf(s.Got, r.listedPlugin)
+	}
+	return a.st.Node.LoadEntries(s.Held, r.listedPlugin, s.Alloc)
 }
 
 // OrderSlack is how close two of an agent's recorded changes may be and

@@ -27,7 +27,7 @@ func oneAgentWeek(t *testing.T, hostMem, mem string, long bool) (*Record, Partit
 		s := &r.Sessions[i]
 		s.Agent = agentA
 		got, req := model.Allocations{}, model.ResourceSlot{}
-		for slot, devs := range s.Got {
+		for slot, devs := range s.Alloc() {
 			got[slot], req[slot] = devs, s.Requested[slot]
 		}
 		if devs, ok := got[model.SlotMem]; ok {
@@ -125,6 +125,7 @@ func TestSumsFitDamagedAmount(t *testing.T) {
 		s := &r.Sessions[len(r.Sessions)/2]
 		v := model.MustDec(amt)
 		got := map[model.DeviceID]model.Dec{}
+		s.Got = s.Alloc()
 		for id := range s.Got[model.SlotMem] {
 			got[id] = v
 		}
