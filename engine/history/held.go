@@ -32,6 +32,11 @@ func (h Held) At(i int) (model.SlotName, model.DeviceID, model.Dec) {
 	return e.slot, e.dev, e.amt
 }
 
+// Place is entry i's place in the table of the entries of h's list
+// (SessionList): two entries of one list at one place are equal, their
+// amounts one Dec.
+func (h Held) Place(i int) int { return int(h.ents[i]) }
+
 // Map is h as the maps KernelSession.Alloc gives (nil for the zero
 // Held), made anew at each call.
 func (h Held) Map() model.Allocations {

@@ -270,21 +270,19 @@ func (r *runner) quietTo(evs []event) {
 			fa = model.Allocations{}
 			finest[a] = fa
 		}
-		for slot, devs := range s.Alloc() {
+		s.eachHeld(func(slot model.SlotName, id model.DeviceID, v model.Dec) {
 			if !r.plugins[slot.DeviceName()] {
-				continue
+				return
 			}
 			f := fa[slot]
 			if f == nil {
 				f = map[model.DeviceID]model.Dec{}
 				fa[slot] = f
 			}
-			for id, v := range devs {
-				if w, ok := f[id]; !ok || v.Apd().Exponent < w.Apd().Exponent {
-					f[id] = v
-				}
+			if w, ok := f[id]; !ok || v.Apd().Exponent < w.Apd().Exponent {
+				f[id] = v
 			}
-		}
+		})
 	}
 	for _, i := range order {
 		if !live[i] {
