@@ -2,6 +2,7 @@ package plugin
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -113,5 +114,46 @@ func TestSettingsMovedWhileWatched(t *testing.T) {
 				t.Errorf("settings put back: %q", m)
 			}
 		})
+	}
+}
+
+// TestSettingsMovedKeptWhileEtcdDown: the warning that the settings changed
+// while fgtop watched stays while etcd is down. The last settings read (the
+// changed ones) are kept and shown, and agents started before the change
+// still register the old ones: seen in the console, where the warning left
+// the issues pane when etcd stopped and came back with etcd.
+func TestSettingsMovedKeptWhileEtcdDown(t *testing.T) {
+	inner := &swapInner{inv: inventory.Inventory{Devices: fourGPUs(),
+		SlotTypes: model.SlotTypes{model.SlotCUDADevice: model.SlotTypeCount, model.SlotCPU: model.SlotTypeCount},
+		Source:    model.SourceInfo{Kind: inventory.KindNVML, Health: "ok"}}}
+	src := NewSource(inner, Options{Etcd: EtcdOptions{Endpoints: []string{"127.0.0.1:1"}, Agents: []model.AgentID{"i-a"}}})
+	defer src.Close()
+	said := func(r EtcdReading) (moved, down bool) {
+		t.Helper()
+		src.take(r)
+		inv, err := src.Poll(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, iss := range inv.Issues {
+			moved = moved || strings.Contains(iss.Message, "while fgtop watched")
+			down = down || strings.Contains(iss.Message, "cannot read the CUDA plugin settings")
+		}
+		return moved, down
+	}
+	kv := func(mem string) EtcdReading {
+		return EtcdReading{Settings: map[model.AgentID]*Settings{"i-a": Parse(map[string]string{"allocation_mode": "fractional", "unit_mem": mem})}}
+	}
+	if moved, _ := said(kv("10g")); moved {
+		t.Fatal("the first reading said the settings moved")
+	}
+	if moved, _ := said(kv("20g")); !moved {
+		t.Fatal("a change of unit_mem was not said")
+	}
+	if moved, down := said(EtcdReading{Err: errors.New("connection refused")}); !down || !moved {
+		t.Fatalf("etcd down after the change: etcd error said %v, change still said %v; want both", down, moved)
+	}
+	if moved, _ := said(kv("10g")); moved {
+		t.Error("settings put back after etcd came back: the change is still said")
 	}
 }

@@ -290,7 +290,9 @@ func (s *Source) decide(gen uint64, settings map[model.AgentID]*Settings, etcdEr
 	// weighed as the node's would be), the GPUs a device_mask that pick
 	// could not merge leaves, and the units and quantum of fractional GPUs.
 	info.SettingsDiffer = differ && registersDiffer(in, info.Kind, st, settings)
-	if iss, ok := s.moved(info.Kind, st, settings != nil && etcdErr == ""); ok {
+	// While etcd is down the last settings read are kept and shown, and a
+	// change seen before still holds: moved weighs them too.
+	if iss, ok := s.moved(info.Kind, st, settings != nil); ok {
 		issues = append(issues, iss)
 	}
 	switch {
@@ -348,7 +350,8 @@ func (s *Source) decide(gen uint64, settings map[model.AgentID]*Settings, etcdEr
 // registers what the old settings gave until it restarts. What fgtop shows
 // is what the agents register from their next start. It cannot tell which
 // settings an agent started with when the change came before fgtop did.
-// Called under pollMu (decide); read is whether settings were read now.
+// Called under pollMu (decide); read is whether settings were ever read
+// (while etcd is down, st is the last ones read, kept).
 func (s *Source) moved(kind string, st *Settings, read bool) (model.Issue, bool) {
 	if len(s.opts.Etcd.Endpoints) == 0 || !read {
 		return model.Issue{}, false
