@@ -3,6 +3,7 @@ package plugin
 import (
 	"context"
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -78,9 +79,9 @@ func TestSettingsMovedWhileWatched(t *testing.T) {
 		first, then map[string]string
 		want        string // "" : no issue
 	}{
-		{"a mask put", map[string]string{}, map[string]string{"device_mask": u1}, "device_mask in etcd changed at"},
+		{"a mask put", map[string]string{}, map[string]string{"device_mask": u1}, "while fgtop watched (device_mask)"},
 		{"a unit cuda_open does not read", map[string]string{}, map[string]string{"unit_proc": "4"}, ""},
-		{"fractional units", frac(map[string]string{"unit_mem": "20g"}), frac(map[string]string{"unit_mem": "80g"}), "unit_mem, unit_proc or quantum_size in etcd changed"},
+		{"fractional units", frac(map[string]string{"unit_mem": "20g"}), frac(map[string]string{"unit_mem": "80g"}), "(unit_mem, unit_proc or quantum_size)"},
 		{"the same units spelled otherwise", frac(map[string]string{"unit_mem": "20g"}), frac(map[string]string{"unit_mem": "20480m"}), ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -155,5 +156,44 @@ func TestSettingsMovedKeptWhileEtcdDown(t *testing.T) {
 	}
 	if moved, _ := said(kv("10g")); moved {
 		t.Error("settings put back after etcd came back: the change is still said")
+	}
+}
+
+// TestSettingsMovedSaysWhenFirst: the console shows an issue cut to one line
+// (the footer's "new issue: " and the issues pane's "WRN plugin-settings: "
+// leave about 50 columns at 80), so the change and its time lead the
+// message. Seen at 80x24: the footer read "new issue: the CUDA plugin's
+// unit_mem, unit_proc or quantum_si~" (neither "changed" nor when) and the
+// issues pane "device_mask in etcd changed at 08:24:3~".
+func TestSettingsMovedSaysWhenFirst(t *testing.T) {
+	for _, tc := range []struct{ first, then map[string]string }{
+		{map[string]string{}, map[string]string{"device_mask": "aaaaaaaa-0000-0000-0000-000000000000"}},
+		{map[string]string{"allocation_mode": "fractional", "unit_mem": "20g"}, map[string]string{"allocation_mode": "fractional", "unit_mem": "10g"}},
+	} {
+		inner := &swapInner{inv: inventory.Inventory{Devices: fourGPUs(),
+			SlotTypes: model.SlotTypes{model.SlotCUDADevice: model.SlotTypeCount, model.SlotCPU: model.SlotTypeCount},
+			Source:    model.SourceInfo{Kind: inventory.KindNVML, Health: "ok"}}}
+		src := NewSource(inner, Options{Etcd: EtcdOptions{Endpoints: []string{"127.0.0.1:1"}, Agents: []model.AgentID{"i-a"}}})
+		var msg string
+		for _, kv := range []map[string]string{tc.first, tc.then} {
+			src.take(EtcdReading{Settings: map[model.AgentID]*Settings{"i-a": Parse(kv)}})
+			inv, err := src.Poll(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, iss := range inv.Issues {
+				if strings.Contains(iss.Message, "while fgtop watched") {
+					msg = iss.Message
+				}
+			}
+		}
+		src.Close()
+		lead := msg
+		if len(lead) > 50 {
+			lead = lead[:50]
+		}
+		if !regexp.MustCompile(`changed in etcd at \d\d:\d\d:\d\d`).MatchString(lead) {
+			t.Errorf("the first 50 columns %q do not say what changed and when (message %q)", lead, msg)
+		}
 	}
 }

@@ -379,8 +379,10 @@ func (s *Source) moved(kind string, st *Settings, read bool) (model.Issue, bool)
 		name = "the " + kind + " plugin"
 	}
 	return model.Issue{Severity: model.SevWarning, Code: model.IssuePluginSettings,
-		Message: fmt.Sprintf("the CUDA plugin's %s in etcd changed at %s while fgtop watched: %s reads its settings only when an agent starts, so an agent started before then still registers the GPUs as the old settings gave; they are shown as the agents register them from their next start",
-			strings.Join(what, " and "), s.movedAt.Local().Format("15:04:05"), name)}, true
+		// What changed and when first: the console cuts an issue to one
+		// line, about 50 columns of it at 80.
+		Message: fmt.Sprintf("CUDA plugin settings changed in etcd at %s while fgtop watched (%s): %s reads its settings only when an agent starts, so an agent started before then still registers the GPUs as the old settings gave; they are shown as the agents register them from their next start",
+			s.movedAt.Local().Format("15:04:05"), strings.Join(what, " and "), name)}, true
 }
 
 // Poll reads the wrapped source and registers its GPUs. A reading equal
