@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
+	"strings"
 
 	"github.com/fgtop/fgtop/engine/agentconfig"
 	"github.com/fgtop/fgtop/engine/inventory"
@@ -113,7 +114,55 @@ func (v *ConfigView) Apply(o *Options) {
 	o.ConfigIssues = slices.Clone(v.Issues)
 	o.Partition = v.Partition
 	o.MadeUpIDs = slices.Clone(v.MadeUpIDs)
+	o.PluginInputs = v.PluginInputs()
 	o.FollowConfig = true
+}
+
+// PluginInputs is what of an agent.toml the plugins' settings and choice
+// are read from once, when the device source starts (engine/nodeopen): the
+// etcd the settings are in, the compute-plugin lists and the agent ids
+// whose node scope is read. Set is false when nothing was read.
+type PluginInputs struct {
+	Set                   bool
+	Etcd, Lists, AgentIDs string
+}
+
+// PluginInputs is v's PluginInputs.
+func (v *ConfigView) PluginInputs() PluginInputs {
+	e := v.Etcd
+	return PluginInputs{Set: true,
+		Etcd:     fmt.Sprintf("%q %q %q %q", e.Addrs, e.Namespace, e.User, e.Password),
+		Lists:    fmt.Sprintf("%v %q %q", v.AllowSet, v.AllowComputePlugins, v.BlockComputePlugins),
+		AgentIDs: fmt.Sprintf("%q", v.EtcdAgents)}
+}
+
+// pluginInputsChanged notes a config whose [etcd], compute-plugin lists or
+// agent ids differ from the ones the device source read at start: it reads
+// them once, so following them needs a restart of fgtop (as the agents
+// need one to follow them).
+func (s *state) pluginInputsChanged(v *ConfigView) {
+	const key = "cfgplugins"
+	delete(s.srcIssues, key)
+	if !s.pluginInputs.Set {
+		return
+	}
+	now := v.PluginInputs()
+	var what []string
+	if now.Etcd != s.pluginInputs.Etcd {
+		what = append(what, "[etcd]")
+	}
+	if now.Lists != s.pluginInputs.Lists {
+		what = append(what, "compute-plugin lists")
+	}
+	if now.AgentIDs != s.pluginInputs.AgentIDs {
+		what = append(what, "the agent ids")
+	}
+	if len(what) > 0 {
+		s.srcIssues[key] = model.Issue{Severity: model.SevWarning, Code: model.IssueConfig, File: v.Path,
+			// The change and the remedy first: the console cuts an issue
+			// to one line.
+			Message: fmt.Sprintf("agent.toml's %s changed; restart fgtop to follow: it reads the plugins' settings and choice ([etcd], [agent] allow/block-compute-plugins, agent ids) once, at start, and shows them as the file said then", strings.Join(what, " and "))}
+	}
 }
 
 // partitionHook computes the agents' effective partitions for each new
@@ -224,6 +273,7 @@ func (s *state) setConfig(v *ConfigView) {
 	s.rootAgents = rootAgentsOf(s.roots, v.Agents)
 	s.madeUp = idSet(v.MadeUpIDs)
 	s.rootsChanged(v)
+	s.pluginInputsChanged(v)
 
 	// Move kernels whose agent changes off their old agent while its
 	// account still exists, then rebuild every agent's account.

@@ -66,6 +66,10 @@ type Options struct {
 	ConfigIssues []model.Issue
 	// MadeUpIDs are agents the config gives no id (ConfigView.MadeUpIDs).
 	MadeUpIDs []model.AgentID
+	// PluginInputs is what of the config the device source read its
+	// plugins' settings and choice from at start (ConfigView.Apply): a
+	// config read again with other ones is an issue (restart fgtop).
+	PluginInputs PluginInputs
 	// FollowConfig watches ConfigPath: a change on disk (editors and fgtop
 	// replace it by rename) is read again and replaces the mode, the
 	// agents' partitions and the config issues for every subscriber. A

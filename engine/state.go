@@ -151,6 +151,8 @@ type state struct {
 	// --scratch-root names).
 	configured      bool
 	rootsFromConfig bool
+	// pluginInputs: Options.PluginInputs, what the device source read.
+	pluginInputs PluginInputs
 	// settle is how long a file without a final newline must stay
 	// unchanged before it counts (0: at once, for one-shot snapshots).
 	settle      time.Duration
@@ -215,6 +217,7 @@ func newState(o *Options) *state {
 		roots:           o.Roots,
 		settle:          o.TornSettle,
 		rootsFromConfig: o.FollowConfig && !o.RootsOverridden,
+		pluginInputs:    o.PluginInputs,
 		cids:            map[string]model.KernelID{},
 		useDirty:        map[model.KernelID]bool{},
 		idleAfter:       o.IdleAfter,
