@@ -14,6 +14,8 @@ import (
 type devCols struct {
 	Label, bar, Figs, Owner, Util, Mem, Temp, Power, sparkA, sparkU, Abbrev, Model int
 	memLong                                                                        bool
+	// figsTitle: DevMeasures.FigsTitle ("SHARES" when not measured).
+	figsTitle string
 }
 
 const (
@@ -29,7 +31,7 @@ const (
 // identity), and gives what is left to the bar and then the sparklines.
 // Pure, so it is tested at every width.
 func deviceColumns(w int, m render.DevMeasures) devCols {
-	c := devCols{Label: m.Label, Figs: m.Figs, bar: barMin}
+	c := devCols{Label: m.Label, Figs: m.Figs, bar: barMin, figsTitle: m.FigsTitle}
 	used := 2 + c.Label + 1 + c.bar + 1 + c.Figs
 	if used > w {
 		c.bar = max(w-(used-c.bar), 4)

@@ -24,7 +24,11 @@ func deviceHeaderRow(st *kit.Styles, c devCols, byAgent bool, w int) string {
 	}
 	l.Cell(p, held, c.bar, false, st.G.Ellipsis)
 	l.Gap(1)
-	l.Cell(p, "SHARES", c.Figs, true, st.G.Ellipsis)
+	figs := c.figsTitle
+	if figs == "" {
+		figs = "SHARES"
+	}
+	l.Cell(p, figs, c.Figs, true, st.G.Ellipsis)
 	opt := func(cw int, s string, right bool) {
 		if cw > 0 {
 			l.Gap(1)

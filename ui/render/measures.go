@@ -1,18 +1,29 @@
 package render
 
 import (
+	"github.com/fgtop/fgtop/model"
 	"github.com/fgtop/fgtop/ui/kit"
 )
 
 // DevMeasures are the widths of a snapshot's device cells, measured once
 // per snapshot.
-type DevMeasures struct{ Label, Abbrev, Model, Figs, Owner int }
+type DevMeasures struct {
+	Label, Abbrev, Model, Figs, Owner int
+	// FigsTitle titles the figures' column: "SHARES" where a GPU is
+	// counted in fGPU shares, "GPUS" where the GPUs are whole devices
+	// (cuda_open, the mock plugin's discrete mode), as the kernels pane
+	// titles their amounts (SlotHeader).
+	FigsTitle string
+}
 
 // DevMeasures measures the device cells of the snapshot.
 func (d *Derived) DevMeasures() DevMeasures {
 	m := DevMeasures{Label: len("DEVICE"), Figs: len("SHARES")}
+	shares, whole := false, false
 	for i := range d.Devs {
 		r := &d.Devs[i]
+		shares = shares || r.Dev.Slot == model.SlotCUDAShares
+		whole = whole || r.Dev.Slot == model.SlotCUDADevice
 		lw := kit.Width(r.Label)
 		if r.Child {
 			lw += 2
@@ -26,6 +37,10 @@ func (d *Derived) DevMeasures() DevMeasures {
 			ow++
 		}
 		m.Owner = max(m.Owner, ow)
+	}
+	m.FigsTitle = SlotHeader(model.SlotCUDAShares)
+	if whole && !shares {
+		m.FigsTitle = SlotHeader(model.SlotCUDADevice)
 	}
 	m.Label = min(m.Label, 12)
 	m.Model = min(m.Model, 20)
