@@ -127,7 +127,8 @@ func Register(devs []model.Device, kind string, s *Settings, c Capacities) Regis
 	capUsed := map[string]bool{}
 	newID := map[model.DeviceID]model.DeviceID{}
 	dropped := map[model.DeviceID]bool{}
-	var unknownWhy, migOn, registered []string
+	var migOn, registered []string
+	var unknownWhy byWhy
 	migUnregistered := map[model.DeviceID]int{}
 	// A GPU in MIG mode runs CUDA work only in its MIG slices: the
 	// fractional plugin registers those (as the mock does, whose shares
@@ -189,13 +190,13 @@ func Register(devs []model.Device, kind string, s *Settings, c Capacities) Regis
 				d.Capacity, d.CapacityUnknown = model.Zero, true
 				switch {
 				case s == nil:
-					unknownWhy = append(unknownWhy, string(d.ID)+" (the plugin settings were never read)")
+					unknownWhy = unknownWhy.add("the plugin settings were never read", string(d.ID))
 				case s.BadUnits:
-					unknownWhy = append(unknownWhy, string(d.ID)+" (unit_mem or unit_proc cannot be used)")
+					unknownWhy = unknownWhy.add("unit_mem or unit_proc cannot be used", string(d.ID))
 				case d.Processors <= 0:
-					unknownWhy = append(unknownWhy, string(d.ID)+" (NVML does not tell its SM count)")
+					unknownWhy = unknownWhy.add("NVML does not tell its SM count", string(d.ID))
 				default:
-					unknownWhy = append(unknownWhy, string(d.ID)+" (NVML does not tell its memory size)")
+					unknownWhy = unknownWhy.add("NVML does not tell its memory size", string(d.ID))
 				}
 			}
 		}
@@ -296,7 +297,7 @@ func Register(devs []model.Device, kind string, s *Settings, c Capacities) Regis
 	}
 	if len(unknownWhy) > 0 {
 		r.Issues = append(r.Issues, model.Issue{Severity: model.SevWarning, Code: model.IssuePluginSettings,
-			Message: fmt.Sprintf("cuda.shares capacity unknown for %s: shown as ?, not as 1; give it with --fgpu-capacity N or DEVICE=N,...", strings.Join(unknownWhy, ", "))})
+			Message: fmt.Sprintf("cuda.shares capacity unknown for %s: shown as ?, not as 1; give it with --fgpu-capacity N or DEVICE=N,...", unknownWhy)})
 	}
 	if r.QuantumWhy != "" {
 		r.Issues = append(r.Issues, model.Issue{Severity: model.SevWarning, Code: model.IssuePluginSettings,
@@ -359,4 +360,34 @@ func gpuModels(devs []model.Device) []string {
 		}
 	}
 	return out
+}
+
+// byWhy lists GPUs under the reason each is named for, in the order the
+// reasons first came: one reason is said once, not once per GPU (an
+// 8-GPU node whose settings were never read repeated it 8 times).
+type byWhy []struct {
+	why string
+	ids []string
+}
+
+func (b byWhy) add(why, id string) byWhy {
+	for i := range b {
+		if b[i].why == why {
+			b[i].ids = append(b[i].ids, id)
+			return b
+		}
+	}
+	return append(b, struct {
+		why string
+		ids []string
+	}{why, []string{id}})
+}
+
+// String is "GPU-a, GPU-b (why); GPU-c (why2)".
+func (b byWhy) String() string {
+	parts := make([]string, len(b))
+	for i, g := range b {
+		parts[i] = strings.Join(g.ids, ", ") + " (" + g.why + ")"
+	}
+	return strings.Join(parts, "; ")
 }
