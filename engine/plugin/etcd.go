@@ -171,6 +171,20 @@ func readOnce(ctx context.Context, o EtcdOptions) ([]*scope, error) {
 }
 
 func etcdErr(o EtcdOptions, err error) error {
+	// etcd's own words for credentials name no file; the agent takes its
+	// credentials from agent.toml's [etcd] user and password.
+	for _, a := range []struct {
+		err  error
+		says string
+	}{
+		{rpctypes.ErrUserEmpty, "etcd asks for a user and password, and agent.toml's [etcd] sets no user"},
+		{rpctypes.ErrAuthFailed, "etcd refused the user and password of agent.toml's [etcd]"},
+		{rpctypes.ErrPermissionDenied, "the etcd user of agent.toml's [etcd] may not read the plugin settings"},
+	} {
+		if strings.Contains(err.Error(), a.err.Error()) {
+			return fmt.Errorf("etcd at %s: %s (%w)", o.Addr(), a.says, err)
+		}
+	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		// The client retries a refused connection until its deadline;
 		// "nothing listens there" and "it listens but does not answer"
