@@ -98,7 +98,8 @@ func checkDemoFlags(cmd *cobra.Command, command string, demo bool, source ...str
 		}
 		return nil
 	}
-	for _, name := range source {
+	// The CUDA plugin flags apply to NVML's GPUs only (docs/plugins.md).
+	for _, name := range append(source, "cuda-plugin", "plugin-config", "fgpu-capacity") {
 		if cmd.Flags().Changed(name) {
 			return usageErr("%s: --demo serves the embedded node: --%s does not apply", command, name)
 		}
