@@ -353,11 +353,52 @@ func (r *Reader) Unreadable() string {
 		if idx < 0 || i == 1 && idx == 0 {
 			continue
 		}
-		if why, bad := r.readOf(idx, false, true).unreadable(); bad {
-			out = append(out, filepath.Base(r.segs[idx].Path)+": "+why)
+		if u := r.unreadableSeg(idx); u != "" {
+			out = append(out, u)
 		}
 	}
 	return strings.Join(out, "; ")
+}
+
+// unreadableSeg names segment idx and why, where it holds nothing to
+// read; "" where it can be read.
+func (r *Reader) unreadableSeg(idx int) string {
+	if why, bad := r.readOf(idx, false, true).unreadable(); bad {
+		return filepath.Base(r.segs[idx].Path) + ": " + why
+	}
+	return ""
+}
+
+// SkippedBefore names the files named like segments, of earlier names
+// than the record's first segment, that the reader skipped ("skipped
+// DIR/seg-….fgh: why", joined by "; "): what may have held the time
+// before the record begins; "" where there is none. A span before the
+// record holds nothing of it because of these, not because of damage at
+// the record's end.
+func (r *Reader) SkippedBefore() string {
+	var out []string
+	for _, sk := range r.skipped {
+		if len(r.segs) == 0 || filepath.Base(sk.Path) < filepath.Base(r.segs[0].Path) {
+			out = append(out, "skipped "+sk.String())
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
+// UnreadableFirst is Unreadable of the record's first segment alone.
+func (r *Reader) UnreadableFirst() string {
+	if len(r.segs) == 0 {
+		return ""
+	}
+	return r.unreadableSeg(0)
+}
+
+// UnreadableLast is Unreadable of the record's last segment alone.
+func (r *Reader) UnreadableLast() string {
+	if len(r.segs) == 0 {
+		return ""
+	}
+	return r.unreadableSeg(len(r.segs) - 1)
 }
 
 // Result is the answer to At.

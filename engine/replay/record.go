@@ -217,7 +217,18 @@ func spanCut(rd *history.Reader, from, to time.Time) (time.Time, time.Time, []st
 		to = history.AtEnd(to, rTo)
 	}
 	asked := OutsideError{From: from, To: to, RecordFrom: rFrom, RecordTo: rTo}
+	// A span that ends before the record begins lies on the side of its
+	// first segment: damage there, not at the record's end, is what to
+	// say (the tour: a skipped first segment read as "the last chunk
+	// cut short" of the last one).
+	before := !to.IsZero() && !to.After(rFrom)
 	var notes []string
+	// A file named like a segment that the reader left out is said, as
+	// history says it: its stretch reads as a segment "deleted or lost"
+	// while it lies there, damaged.
+	for _, sk := range rd.Skipped() {
+		notes = append(notes, "skipped "+sk.String())
+	}
 	if from.Before(rFrom) {
 		if !from.IsZero() {
 			st := history.Stamps(from, rFrom)
@@ -234,6 +245,17 @@ func spanCut(rd *history.Reader, from, to time.Time) (time.Time, time.Time, []st
 		to = rTo
 	}
 	if !from.Before(to) {
+		if before {
+			var why []string
+			if u := rd.SkippedBefore(); u != "" {
+				why = append(why, "before it, "+u)
+			}
+			if u := rd.UnreadableFirst(); u != "" {
+				why = append(why, "the record is damaged ("+u+")")
+			}
+			asked.Damage = strings.Join(why, "; ")
+			return from, to, nil, &asked
+		}
 		// A record cut short by damage ends where the damage begins:
 		// that, not the span asked, is what to say (the reader names it
 		// for a moment after the end).
@@ -242,11 +264,11 @@ func spanCut(rd *history.Reader, from, to time.Time) (time.Time, time.Time, []st
 			asked.Damage = oe.Damage
 		}
 		if asked.Damage == "" {
-			// A first or last segment that holds nothing to read (one
-			// garbage file) leaves a span of file names: say why, as
-			// history and snapshot --at do, not "covers 08:25:39 to
-			// 08:25:39" as if intact.
-			if u := rd.Unreadable(); u != "" {
+			// A last segment that holds nothing to read (one garbage
+			// file) leaves a span of file names: say why, as history
+			// and snapshot --at do, not "covers 08:25:39 to 08:25:39"
+			// as if intact.
+			if u := rd.UnreadableLast(); u != "" {
 				asked.Damage = "the record is damaged (" + u + ")"
 			}
 		}
@@ -261,7 +283,8 @@ type OutsideError struct {
 	From, To             time.Time
 	RecordFrom, RecordTo time.Time
 	// Damage: the record ends early because its last segment is damaged
-	// there (the reader's words), "" otherwise.
+	// there, or, for a span before the record, what the reader could
+	// not read of its beginning (the reader's words); "" otherwise.
 	Damage string
 }
 

@@ -654,6 +654,69 @@ func TestOutsideSaysTheDamage(t *testing.T) {
 	}
 }
 
+// TestOutsideBeforeSaysTheFirstSegment: a span before a record whose
+// first segment the reader skipped (a file that does not begin with a
+// segment's header) names that file, not the damage at the record's end
+// (the tour: "holds nothing of the record, which covers 12:00 to ...:
+// the record is damaged (seg-<last>.fgh: the last chunk cut short)" for
+// a span at the record's start); a span over the record says the skipped
+// file, as history does, where the gap read "a segment is missing here
+// (deleted or lost)" alone.
+func TestOutsideBeforeSaysTheFirstSegment(t *testing.T) {
+	w := newWeek(t, "2.5", "1.5")
+	w.start(1*h, agentA, 1, share(0, "0.5"))
+	w.stop(2*h, agentA, 1)
+	for i := 2; i < 6; i++ {
+		w.start(time.Duration(30*i)*h, agentA, i, share(0, "0.5"))
+		w.stop(time.Duration(30*i+1)*h, agentA, i)
+	}
+	w.reader()
+	segs, err := filepath.Glob(filepath.Join(w.dir, "seg-*.fgh"))
+	if err != nil || len(segs) < 4 {
+		t.Fatalf("segments %v: %v", segs, err)
+	}
+	first, mid, last := segs[0], segs[2], segs[len(segs)-1]
+	for _, f := range []string{first, mid} {
+		fh, err := os.OpenFile(f, os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := fh.WriteAt([]byte("ZZZZZZZZ"), 0); err != nil {
+			t.Fatal(err)
+		}
+		fh.Close()
+	}
+	st, err := os.Stat(last)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(last, st.Size()-3); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(strings.TrimSuffix(last, ".fgh") + ".fgf")
+	rd, err := history.OpenReader(w.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Load(rd, w.base.Add(-2*h), w.base.Add(-1*h))
+	var oe *OutsideError
+	if !errors.As(err, &oe) || !strings.Contains(err.Error(), filepath.Base(first)+": not an fgtop history segment") ||
+		strings.Contains(err.Error(), filepath.Base(last)) || strings.Contains(err.Error(), filepath.Base(mid)) {
+		t.Fatalf("a span before the record: %v", err)
+	}
+	_, err = Load(rd, w.base.Add(100*24*h), w.base.Add(101*24*h))
+	if !errors.As(err, &oe) || !strings.Contains(err.Error(), filepath.Base(last)+" is damaged") || strings.Contains(err.Error(), filepath.Base(first)) {
+		t.Fatalf("a span after the record: %v", err)
+	}
+	rec := loadWhole(t, rd)
+	notes := strings.Join(rec.Notes, "\n")
+	for _, f := range []string{first, mid} {
+		if !strings.Contains(notes, "skipped "+f+": not an fgtop history segment") {
+			t.Errorf("the notes do not say %s was skipped:\n%s", f, notes)
+		}
+	}
+}
+
 // TestProposalWithoutARecordedAgent: a proposal that splits the node
 // between agents the record's agent b is not among refuses b's sessions
 // (the manager would not send them to an agent that is gone), saying
