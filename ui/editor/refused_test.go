@@ -69,7 +69,7 @@ func TestRefusedListScrolls(t *testing.T) {
 	e := refusedEditor(t, n, w, h)
 	v := plain(e.viewRefused(w, h))
 	// 12 rows: the title, the header, then 5 refusals of two rows each.
-	for _, want := range []string{"Refused under the draft", "1-5/1000", "TIME", "k000000", "why 000000", "k000004", "why 000004"} {
+	for _, want := range []string{"Refused under agent.toml as it is", "1-5/1000", "TIME", "k000000", "why 000000", "k000004", "why 000004"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("first screen lacks %q:\n%s", want, v)
 		}
@@ -288,6 +288,24 @@ func TestReplayLineLeadsWithTheTotal(t *testing.T) {
 	}
 }
 
+// TestRefusedTitleSaysWhatItIsUnder: with no change the list's title
+// says the file as it is, as the line does ("ran that these amounts
+// refuse"), not "Refused under the draft" (the tour: R on a draft of no
+// change titled sessions the record saw run as the draft's refusals);
+// after an edit, the draft.
+func TestRefusedTitleSaysWhatItIsUnder(t *testing.T) {
+	const w, h = 140, 12
+	e := refusedEditor(t, 3, w, h)
+	title := func() string { return plain(e.viewRefused(w, h)[:1]) }
+	if got := title(); !strings.Contains(got, "Refused under agent.toml as it is") || strings.Contains(got, "draft") {
+		t.Errorf("no change: title %q", got)
+	}
+	e.Req.Slots = []partition.SlotSet{{Agent: "i-node-a", Slot: model.SlotCPU, Amount: model.MustDec("14")}}
+	if got := title(); !strings.Contains(got, "Refused under the draft") {
+		t.Errorf("a draft: title %q", got)
+	}
+}
+
 // TestRefusedListRunningAtStart: a refusal of a session already running
 // when the span began says so in the list, as plan --replay's text does:
 // its TIME is the span's start, not when it arrived (the tour).
@@ -346,7 +364,7 @@ func TestRefusedPositionAt80Columns(t *testing.T) {
 	e.rp.res.To = e.rp.res.From.Add(37 * time.Second)
 	e.Now = time.Now
 	title := func() string { return plain(e.viewRefused(w, h)[:1]) }
-	if got := title(); !strings.Contains(got, "Refused under the draft") || !strings.Contains(got, "1-6/11") || !strings.Contains(got, "esc back") {
+	if got := title(); !strings.Contains(got, "Refused under agent.toml as it is") || !strings.Contains(got, "1-6/11") || !strings.Contains(got, "esc back") {
 		t.Errorf("first screen's title: %q", got)
 	}
 	press(e, "G")

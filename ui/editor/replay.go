@@ -359,7 +359,14 @@ func (e *Editor) viewRefused(w, h int) []string {
 	row := func(sp ...kit.Span) string {
 		return kit.SpansRow(st, append([]kit.Span{{Lvl: kit.LvlPlain, Text: " "}}, sp...), w)
 	}
-	title := []kit.Span{{Lvl: kit.LvlFocus, Text: " Refused under the draft "}, {Lvl: kit.LvlDim, Text: " " + e.spanWords() + " of the record "}}
+	// With no change the list is of sessions the record saw run that
+	// the file's amounts refuse, as the line says: not "under the
+	// draft" (the tour: R on a draft of no change).
+	under := " Refused under the draft "
+	if !e.Dirty() {
+		under = " Refused under agent.toml as it is "
+	}
+	title := []kit.Span{{Lvl: kit.LvlFocus, Text: under}, {Lvl: kit.LvlDim, Text: " " + e.spanWords() + " of the record "}}
 	back := []kit.Span{{Lvl: kit.LvlDim, Text: "esc back"}}
 	res := e.rp.res
 	var msg []kit.Span
