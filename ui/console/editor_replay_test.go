@@ -254,6 +254,19 @@ func TestEditorReplaySuggest(t *testing.T) {
 	if !strings.Contains(a.Flash.Text, "weigh the raise before applying it: i-node-a's kernels asked 1.8 cuda.shares") || a.Flash.Lvl != kit.LvlWarn {
 		t.Errorf("flash %q (level %v): no word of the raise over what the record saw held", a.Flash.Text, a.Flash.Lvl)
 	}
+	// At 80 columns the footer cut the flash after "every recorded
+	// session starts under --slot i-node-a=cuda.shares=1.…": the warning
+	// and u were never seen (the tour, at any width below 250).
+	a.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	if v := screen(a); !strings.Contains(v, "suggestion: weigh the raise before applying it (u undoes)") {
+		t.Errorf("at 80 columns the flash of S loses the warning:\n%s", v)
+	}
+	step(a, msgs, keyRune('S'))
+	deliverUntil(t, a, msgs, "the second suggestion", func() bool { return strings.Contains(a.Flash.Text, "the draft has them already") })
+	if v := screen(a); !strings.Contains(v, "suggestion: all sessions start; the draft has them ") {
+		t.Errorf("at 80 columns the flash of S again is cut:\n%s", v)
+	}
+	a.Update(tea.WindowSizeMsg{Width: 140, Height: 40})
 	lineUntil(t, a, msgs, "(all the record holds) under this draft: all 3 sessions start")
 	step(a, msgs, keyRune('u'))
 	if len(e.Req.Slots) != 0 {

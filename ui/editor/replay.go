@@ -682,17 +682,26 @@ func (e *Editor) suggested(m ReplayMsg) {
 		}
 	}
 	flags := sg.Flags(m.in.Today)
-	var msg string
+	// short is the flash where msg does not fit the footer (at 80
+	// columns the footer cut the flash after "start every record…": the
+	// count, u and the warning to weigh a raise were never seen).
+	var msg, short string
 	switch {
 	case sg.AllServed && len(flags) == 0:
 		msg = "suggestion: the file's amounts already start every recorded session"
+		short = "suggestion: no change: every recorded session starts"
 	case sg.AllServed:
 		msg = "suggestion: every recorded session starts under " + strings.Join(flags, " ")
+		short = "suggestion: all sessions start"
 	default:
 		msg = fmt.Sprintf("suggestion: no amounts within the node start every recorded session (%s); these refuse the fewest, %d", sg.Wanting(), len(sg.Result.Refused))
+		short = fmt.Sprintf("suggestion: %d refused at the fewest", len(sg.Result.Refused))
 	}
 	if fmt.Sprint(next) == fmt.Sprint(e.Req) {
-		e.Flashf(kit.LvlInfo, msg+"; the draft has them already")
+		if !sg.AllServed || len(flags) > 0 {
+			short += "; the draft has them"
+		}
+		e.flashShort(kit.LvlInfo, msg+"; the draft has them already", short)
 		return
 	}
 	e.edit(next)
@@ -700,10 +709,17 @@ func (e *Editor) suggested(m ReplayMsg) {
 		// As plan --suggest says it: the raise may serve sessions the
 		// manager sent only because it counted a stopping container as
 		// gone.
-		e.Flashf(kit.LvlWarn, msg+" (u undoes); weigh the raise before applying it: "+why)
+		e.flashShort(kit.LvlWarn, msg+" (u undoes); weigh the raise before applying it: "+why,
+			"suggestion: weigh the raise before applying it (u undoes)")
 		return
 	}
-	e.Flashf(kit.LvlInfo, msg+" (u undoes)")
+	e.flashShort(kit.LvlInfo, msg+" (u undoes)", short+" (u undoes)")
+}
+
+// flashShort is Flashf with short shown where text does not fit.
+func (e *Editor) flashShort(l kit.Level, text, short string) {
+	e.Flashf(l, text)
+	e.Flash.Short = short
 }
 
 // hasAct reports whether the console's key map binds act.
