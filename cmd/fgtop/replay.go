@@ -166,6 +166,9 @@ func loadErr(err error) error {
 	}
 	var span *replay.SpanError
 	if errors.As(err, &span) && span.Empty() {
+		if h := span.Hint(); h != "" {
+			err = fmt.Errorf("%w (%s)", err, h)
+		}
 		return &exitError{code: exitBadUsage, err: err}
 	}
 	return &exitError{code: exitProblem, err: err}

@@ -431,6 +431,11 @@ func TestReplayNothingToReplay(t *testing.T) {
 	if !errors.As(err, &ee) || ee.code != exitBadUsage || !strings.Contains(err.Error(), "the span "+from+" ") || !strings.Contains(err.Error(), " to "+to+" ") {
 		t.Errorf("a span before the record: %v", err)
 	}
+	// It says how to ask for the record's own span (the tour: --replay 7d
+	// of a record that ended days ago, exit 2 and no way shown).
+	if !strings.Contains(err.Error(), "(to replay the span from the record's start: --since ") {
+		t.Errorf("a span before the record does not say --since: %v", err)
+	}
 }
 
 // TestReplayFidelityRefusesABadConfig: with no change flag the replay

@@ -68,6 +68,25 @@ func (e *SpanError) Empty() bool {
 	return errors.Is(e.Err, history.ErrEmpty) || errors.As(e.Err, &outside)
 }
 
+// Hint is what to ask instead of a span that lies wholly after or
+// before the record ("" otherwise): --replay SPAN counts back from now,
+// so a record that stopped growing days ago (a dead node's, a copy)
+// holds nothing of "the last 7d" (the tour: plan --replay 7d on the bench
+// week exited 2, the way to replay its last week left to be guessed).
+func (e *SpanError) Hint() string {
+	var o *OutsideError
+	if !errors.As(e.Err, &o) || o.RecordTo.IsZero() {
+		return ""
+	}
+	switch {
+	case !o.From.Before(o.RecordTo):
+		return "to replay the span up to the record's end: --until " + o.RecordTo.UTC().Format(time.RFC3339)
+	case !o.To.IsZero() && !o.To.After(o.RecordFrom):
+		return "to replay the span from the record's start: --since " + o.RecordFrom.UTC().Format(time.RFC3339)
+	}
+	return ""
+}
+
 // LoadSpan reads the record's sessions of [from, to) from the history
 // directory dir (Load, the heap readied for it and collected once after
 // it: gcpolicy.ReadDone). A record that cannot be opened is the reader's

@@ -72,6 +72,31 @@ func TestSpanErrorEmpty(t *testing.T) {
 	}
 }
 
+// TestSpanErrorHint: a span wholly after the record says --until its
+// end, one wholly before it --since its start (--replay 7d of a record
+// that ended days ago exited 2 with no word of how to replay its last
+// week: the tour); one the record covers, or no record, nothing.
+func TestSpanErrorHint(t *testing.T) {
+	rFrom := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+	rTo := time.Date(2026, 11, 27, 0, 0, 0, 500, time.UTC)
+	at := func(d int) time.Time { return rFrom.AddDate(0, 0, d) }
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{&OutsideError{From: at(10), To: at(17), RecordFrom: rFrom, RecordTo: rTo}, "to replay the span up to the record's end: --until 2026-11-27T00:00:00Z"},
+		{&OutsideError{From: at(-3), To: at(-2), RecordFrom: rFrom, RecordTo: rTo}, "to replay the span from the record's start: --since 2026-11-20T00:00:00Z"},
+		{&OutsideError{From: at(-3), To: rFrom, RecordFrom: rFrom, RecordTo: rTo}, "to replay the span from the record's start: --since 2026-11-20T00:00:00Z"},
+		{&OutsideError{From: at(1), To: at(1), RecordFrom: rFrom, RecordTo: rTo}, ""},
+		{history.ErrEmpty, ""},
+	} {
+		e := &SpanError{Dir: "/h", Err: c.err}
+		if got := e.Hint(); got != c.want {
+			t.Errorf("%v: hint %q, want %q", c.err, got, c.want)
+		}
+	}
+}
+
 // TestLoadSpanNoRecord: a history directory with no record yet is a
 // span with nothing to replay, said with the directory.
 func TestLoadSpanNoRecord(t *testing.T) {
