@@ -329,7 +329,7 @@ func (d *Doc) WriteText(w io.Writer) error {
 			if s.MeanUse != nil {
 				use = s.MeanUse.String()
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", s.Slot, amt, Amount(s.Slot, s.Peak), Days(time.Duration(s.OverSeconds*float64(time.Second))), use)
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", s.Slot, amt, Amount(s.Slot, s.Peak), OverText(time.Duration(s.OverSeconds*float64(time.Second)), span), use)
 		}
 		tw.Flush()
 		fmt.Fprintf(ew, "  %s\n", a.Verdict)
@@ -429,6 +429,30 @@ func Days(d time.Duration) string {
 		s = "0"
 	}
 	return s
+}
+
+// OverText is how long a demand was over its amount, in a span this
+// long, as the replay table prints it: Days, unless that reads as the
+// whole span though it was less (100.6 s of 1m49s both read "2m"); then
+// to the second, cut down, so that "most of it" never reads as "all the
+// time".
+func OverText(over, span time.Duration) string {
+	s := Days(over)
+	if over >= span || over < time.Minute || s != Days(span) {
+		return s
+	}
+	d := over.Truncate(time.Second)
+	day := d / (24 * time.Hour)
+	d -= day * 24 * time.Hour
+	hr, min, sec := d/time.Hour, (d%time.Hour)/time.Minute, (d%time.Minute)/time.Second
+	s = ""
+	if day > 0 {
+		s += fmt.Sprintf("%dd", day)
+	}
+	if day > 0 || hr > 0 {
+		s += fmt.Sprintf("%dh", hr)
+	}
+	return s + fmt.Sprintf("%dm%ds", min, sec)
 }
 
 // allocText is an allocation as one line: slot device=amount ...
