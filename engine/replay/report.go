@@ -339,10 +339,24 @@ func (d *Doc) WriteText(w io.Writer) error {
 		for _, m := range d.Missing {
 			if m.To.Equal(m.From) {
 				// A damaged end: how far the record went is lost with it.
+				if m.From.Before(d.From) {
+					fmt.Fprintf(ew, "  from %s on: %s; the damage began before the span, at %s\n", stamp(d.From), m.Why, stamp(m.From))
+					continue
+				}
 				fmt.Fprintf(ew, "  from %s on: %s\n", stamp(m.From), m.Why)
 				continue
 			}
-			fmt.Fprintf(ew, "  %s to %s: %s\n", stamp(m.From), stamp(m.To), m.Why)
+			// Said within the span, as its header says: a gap that began
+			// before it (or went on after it) says so, not a stretch that
+			// reads as part of the span.
+			from, to, past := m.From, m.To, ""
+			if from.Before(d.From) {
+				from, past = d.From, fmt.Sprintf("; the gap began before the span, at %s", stamp(m.From))
+			}
+			if to.After(d.To) {
+				to, past = d.To, past+fmt.Sprintf("; the gap went on after the span, to %s", stamp(m.To))
+			}
+			fmt.Fprintf(ew, "  %s to %s: %s%s\n", stamp(from), stamp(to), m.Why, past)
 		}
 	}
 	for _, n := range d.Notes {
