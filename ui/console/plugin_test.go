@@ -72,3 +72,26 @@ func TestPluginShownNarrow(t *testing.T) {
 		}
 	}
 }
+
+// TestEtcdErrorShortAtEighty: at 80 columns the header's second line cut
+// the plugin settings' etcd error at "cannot read the CUDA plugin~",
+// before it said whether etcd was unreachable or refused its user.
+func TestEtcdErrorShortAtEighty(t *testing.T) {
+	for _, c := range []struct{ why, want string }{
+		{"no answer within 1.5s", "etcd at 192.168.100.200:2379 unreachable"},
+		{"etcd refused the user and password of agent.toml's [etcd] (etcdserver: authentication failed, invalid user ID or password)",
+			"etcd at 192.168.100.200:2379 refused [etcd] user/password"},
+		{"etcd asks for a user and password, and agent.toml's [etcd] sets no user (etcdserver: user name is empty)",
+			"etcd at 192.168.100.200:2379 wants a user: [etcd] sets none"},
+	} {
+		snap := fake.Node(fake.Options{})
+		snap.Plugin = &model.PluginInfo{Kind: model.PluginCUDAFractional, Source: "scratch", Settings: "etcd 192.168.100.200:2379"}
+		snap.Issues = append([]model.Issue{{Severity: model.SevError, Code: model.IssuePluginSettings,
+			Message: "etcd at 192.168.100.200:2379: cannot read the CUDA plugin settings (" + c.why + "): none were ever read, so fractional capacities are unknown"}}, snap.Issues...)
+		a := testApp(t, 80, 24, snap, Options{})
+		lines := strings.SplitN(screen(a), "\n", 3)
+		if len(lines) < 3 || !strings.Contains(lines[1], c.want) {
+			t.Errorf("%s: the header's second line lacks %q:\n%s", c.why, c.want, strings.Join(lines[:min(2, len(lines))], "\n"))
+		}
+	}
+}

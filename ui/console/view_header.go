@@ -126,7 +126,14 @@ func sourceWarnings(s *model.Snapshot, w int) []kit.Span {
 			cfgErrs++
 		case iss.Code == model.IssuePluginSettings && iss.Severity == model.SevError:
 			// etcd unreachable: the capacities shown may be stale or unknown.
-			out = append(out, kit.Span{Lvl: kit.LvlCrit, Text: iss.Message})
+			text := iss.Message
+			if kit.Width(text)+2 > w {
+				// At 80 columns the line was cut at "cannot read the CUDA
+				// plugin~": what failed first (unreachable, or its user),
+				// the rest left to the issue list.
+				text = etcdShort(text)
+			}
+			out = append(out, kit.Span{Lvl: kit.LvlCrit, Text: text})
 		}
 	}
 	if cfgErrs > 0 {
@@ -153,6 +160,23 @@ func sourceWarnings(s *model.Snapshot, w int) []kit.Span {
 		out = append(out, kit.Span{Lvl: kit.LvlCrit, Text: strconv.Itoa(len(roots)) + " scratch roots missing or not directories: their kernels are not counted"})
 	}
 	return out
+}
+
+// etcdShort is the plugin settings' etcd error (engine/plugin's "etcd at
+// ADDR: cannot read the CUDA plugin settings (WHY): KEPT") said short,
+// the essential first: etcd unreachable, or which of its credentials it
+// refused; the rest is in the issue list.
+func etcdShort(msg string) string {
+	at, _, _ := strings.Cut(msg, ": ")
+	switch {
+	case strings.Contains(msg, "sets no user"):
+		return at + " wants a user: [etcd] sets none"
+	case strings.Contains(msg, "refused the user and password"):
+		return at + " refused [etcd] user/password"
+	case strings.Contains(msg, "may not read the plugin settings"):
+		return at + " denies [etcd] user the settings"
+	}
+	return at + " unreachable"
 }
 
 // restartPending is the header's "restart pending" when the agent.toml on
