@@ -144,6 +144,8 @@ func WrapPlugin(inner inventory.Source, p Plugin, pc ConfigPlugins, roots []stri
 		opts.File, opts.FilePath = p.File, p.FilePath
 	case pc.hasEtcd():
 		opts.Etcd = pc.etcdOptions()
+	case pc.Etcd != nil && pc.Etcd.AddrErr != nil:
+		opts.EtcdUnread = pc.Etcd.AddrErr.Error()
 	}
 	if p.Kind == "" {
 		// The kernels' own lines are the last rule; read them only when

@@ -37,6 +37,10 @@ type Options struct {
 	// changes); none: only Inputs.Evidence, as given.
 	EvidenceRoots []string
 	EvidenceEvery time.Duration
+	// EtcdUnread says why agent.toml's [etcd] addr cannot be read (a
+	// wrong type: "[etcd] addr: want ..."): there is an etcd, but no one can tell where, so its
+	// settings are not read; "" when it can be (or none is set).
+	EtcdUnread string
 }
 
 // Source wraps an NVML device source (UUID ids, cuda.device) and
@@ -300,6 +304,19 @@ func (s *Source) decide(gen uint64, settings map[model.AgentID]*Settings, etcdEr
 		info.Settings, info.SettingsOK = "file "+s.opts.FilePath, true
 	case len(s.opts.Etcd.Endpoints) > 0:
 		info.Settings, info.SettingsOK = "etcd "+s.opts.Etcd.Addr(), etcdErr == ""
+	case s.opts.EtcdUnread != "":
+		// Not "none" as if the agents had no settings: they are in an
+		// etcd agent.toml does not say where to find.
+		info.Settings = "none: agent.toml's [etcd] addr cannot be read"
+		unread := "a device_mask is unknown: GPUs the agents do not register may be shown (--plugin-config settles it)"
+		switch {
+		case info.Source == RuleDefault:
+			unread = "the GPUs are shown as cuda_open registers them only because nothing else tells (the settings may say fractional, or mask GPUs; --cuda-plugin or --plugin-config settles it)"
+		case info.Kind != model.PluginCUDAOpen:
+			unread = "fractional capacities are unknown"
+		}
+		issues = append(issues, model.Issue{Severity: model.SevWarning, Code: model.IssuePluginSettings,
+			Message: fmt.Sprintf("the CUDA plugin settings in etcd are not read (agent.toml's %s): %s", s.opts.EtcdUnread, unread)})
 	default:
 		info.Settings = "none"
 	}
