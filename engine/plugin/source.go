@@ -575,7 +575,7 @@ func (s *Source) pick(m map[model.AgentID]*Settings, kind string) (*Settings, []
 	var differ []string
 	for _, id := range order[1:] {
 		if !m[id].Equal(first) {
-			differ = append(differ, fmt.Sprintf("%s (%s)", id, m[id]))
+			differ = append(differ, fmt.Sprintf("agent %s has %s", id, m[id]))
 		}
 	}
 	if len(differ) == 0 {
@@ -591,7 +591,9 @@ func (s *Source) pick(m map[model.AgentID]*Settings, kind string) (*Settings, []
 				strings.Join(masks, "; "), maskWords(maskItems(merged, kind)))}}, false
 	}
 	return first, []model.Issue{{Severity: model.SevWarning, Code: model.IssuePluginSettings,
-		Message: fmt.Sprintf("the agents' CUDA plugin settings differ (node scopes in etcd): %s has %s, but %s; fgtop shows the GPUs as agent %s registers them",
+		// One clause per agent: "X has …, but Y (…)" left the other
+		// agents' settings without a verb.
+		Message: fmt.Sprintf("the agents' CUDA plugin settings differ (node scopes in etcd): agent %s has %s; %s. fgtop shows the GPUs as agent %s registers them",
 			order[0], first, strings.Join(differ, "; "), order[0])}}, true
 }
 
