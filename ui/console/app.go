@@ -158,6 +158,8 @@ type (
 	themeLoadedMsg struct {
 		t   *themes.Theme
 		Err error
+		// name is what was typed after :theme.
+		name string
 	}
 	closedMsg struct{}
 	frameMsg  struct{}

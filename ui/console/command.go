@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -231,10 +232,39 @@ func (a *App) themeLoaded(msg themeLoadedMsg) {
 	}
 	if err != nil {
 		a.Flashf(kit.LvlCrit, err.Error())
+		if name := msg.name; errors.Is(err, themes.ErrUnknown) && themeName(name) {
+			// The list of names is cut at 80 columns (the tour): the
+			// name meant, and where the list is whole, before it.
+			short := "unknown theme " + strconv.Quote(name)
+			if near := model.Closest(name, themes.Names()); near != "" {
+				short += "; did you mean " + near + "?"
+			}
+			a.Flash.Short = short + " (:theme lists them)"
+		}
 		return
 	}
 	a.theme.explicit = true
 	a.Flashf(kit.LvlInfo, "theme "+msg.t.Name)
+}
+
+// themeName reports whether s is a theme's name as :theme takes one
+// (letters, digits, '-' and '_'), not a path nor a refused name, whose
+// errors say why in their first words.
+func themeName(s string) bool {
+	return s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_')
+	}) < 0
+}
+
+// unknownValue says that what was typed names nothing: the name meant
+// (a typo's nearest) first, then what exists; where that is cut (at 80
+// columns a list is), the footer says where the whole list is instead.
+func (a *App) unknownValue(msg, typed string, known []string, listLead, where string) {
+	if near := model.Closest(typed, known); near != "" {
+		msg += "; did you mean " + near + "?"
+	}
+	a.Flashf(kit.LvlWarn, msg+"; "+listLead+strings.Join(known, " "))
+	a.Flash.Short = msg + " (" + where + ")"
 }
 
 func dropLastGrapheme(s string) string {
@@ -266,6 +296,7 @@ func commands() []consoleCommand {
 		{[]string{"sort"}, ":sort COLUMN", func(a *App, f []string, _ string) tea.Cmd {
 			if len(f) < 2 {
 				a.Flashf(kit.LvlWarn, "usage: :sort COLUMN [asc|desc]; columns: "+strings.Join(a.Kernels.sortColumns(), " "))
+				a.Flash.Short = "usage: :sort COLUMN [asc|desc] (? lists the columns)"
 				return nil
 			}
 			desc := len(f) > 2 && (f[2] == "desc" || f[2] == "d")
@@ -279,7 +310,7 @@ func commands() []consoleCommand {
 				f[1], desc = f[1][1:], true
 			}
 			if !a.Kernels.setSort(f[1], desc) {
-				a.Flashf(kit.LvlWarn, "no column "+f[1]+"; columns: "+strings.Join(a.Kernels.sortColumns(), " "))
+				a.unknownValue("no column "+f[1], f[1], a.Kernels.sortColumns(), "columns: ", "? lists the columns")
 			}
 			return nil
 		}},
@@ -308,7 +339,7 @@ func commands() []consoleCommand {
 			}
 			return func() tea.Msg {
 				t, err := load(arg)
-				return themeLoadedMsg{t: t, Err: err}
+				return themeLoadedMsg{t: t, Err: err, name: arg}
 			}
 		}},
 		{[]string{"fit"}, ":fit cuda.shares=0.5", func(a *App, f []string, _ string) tea.Cmd { return a.fitCommand(f) }},

@@ -42,6 +42,35 @@ func TestFootersWholeAt80(t *testing.T) {
 			typeKeys(a, ":edit")
 			a.Update(enter)
 		}, []string{"unknown command :edit; read-only: no partition editor here"}},
+		// A sort column or theme that names nothing listed what exists,
+		// cut at 80 columns ("10g-mig 20g-mig 5…", "high-contra…") with
+		// no word of the one meant.
+		{"sort typo", false, func(a *App) {
+			typeKeys(a, ":sort agnet")
+			a.Update(enter)
+		}, []string{"no column agnet; did you mean agent? (? lists the columns)", "? help"}},
+		{"sort unknown", false, func(a *App) {
+			typeKeys(a, ":sort zzz")
+			a.Update(enter)
+		}, []string{"no column zzz (? lists the columns)", "? help"}},
+		{"sort alone", false, func(a *App) {
+			typeKeys(a, ":sort")
+			a.Update(enter)
+		}, []string{"usage: :sort COLUMN [asc|desc] (? lists the columns)", "? help"}},
+		{"theme typo", false, func(a *App) {
+			t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+			typeKeys(a, ":theme ligth")
+			if _, cmd := a.Update(enter); cmd != nil {
+				a.Update(cmd())
+			}
+		}, []string{`unknown theme "ligth"; did you mean light? (:theme lists them)`, "? help"}},
+		{"theme unknown", false, func(a *App) {
+			t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+			typeKeys(a, ":theme solarized")
+			if _, cmd := a.Update(enter); cmd != nil {
+				a.Update(cmd())
+			}
+		}, []string{`unknown theme "solarized" (:theme lists them)`, "? help"}},
 		{"fit taken", false, func(a *App) {
 			typeKeys(a, ":fit cuda.shares=0.5,cpu=2,mem=4g")
 			if _, cmd := a.Update(enter); cmd != nil {
