@@ -211,6 +211,7 @@ func (a *App) editorOpened(m editor.DeskOpenedMsg) {
 	a.push(ed)
 	ed.Replan()
 	a.Flashf(kit.LvlInfo, editor.OpenedFlash(a.opts.Desk.Path()))
+	a.Flash.Short = editor.OpenedFlashShort
 }
 
 // Close releases what the console holds outside itself: the partition

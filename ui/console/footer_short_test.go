@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fgtop/fgtop/ui/editor"
 	"github.com/fgtop/fgtop/ui/internal/fake"
 )
 
@@ -98,5 +99,30 @@ func TestFootersWholeAt80(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestEditorOpenedAt80: the note that the draft is the operator's was cut
+// at 80 columns, "editing /tmp/…/agent.toml: the draft …", before it said
+// whose and until when; the short form keeps that (the pane's title names
+// the file), and a wide terminal still shows the path.
+func TestEditorOpenedAt80(t *testing.T) {
+	snap := fake.Node(fake.Options{})
+	for _, w := range []int{80, 200} {
+		path := fixtureConfig(t)
+		a := testApp(t, w, 24, snap, Options{Actor: alice, Desk: testDesk(path, snap)})
+		typeKeys(a, "e")
+		if a.ed() == nil {
+			t.Fatalf("e did not open the editor:\n%s", screen(a))
+		}
+		lines := strings.Split(screen(a), "\n")
+		got := lines[len(lines)-1]
+		want := editor.OpenedFlashShort
+		if w == 200 {
+			want = editor.OpenedFlash(path)
+		}
+		if !strings.Contains(got, want) || strings.Contains(got, "…") {
+			t.Errorf("%d columns: footer %q, want %q whole", w, got, want)
+		}
 	}
 }

@@ -179,6 +179,11 @@ func OpenedFlash(path string) string {
 	return "editing " + path + ": the draft is yours until you leave (esc)"
 }
 
+// OpenedFlashShort is OpenedFlash where it does not fit beside the keys
+// (at 80 columns even /etc/backend.ai/agent.toml cut it before "yours"):
+// the pane's title names the file.
+const OpenedFlashShort = "editing: the draft is yours until you leave (esc)"
+
 // leave closes the editor and gives the draft back (in a command: it
 // rewrites the draft record).
 func (e *Editor) leave() {
