@@ -268,6 +268,15 @@ func TestEditorReplaySuggest(t *testing.T) {
 	}
 	a.Update(tea.WindowSizeMsg{Width: 140, Height: 40})
 	lineUntil(t, a, msgs, "(all the record holds) under this draft: all 3 sessions start")
+	// Where the line is cut, it was cut before its verdict ("as it is:
+	// all 8 s…" at 80 columns in the tour, a young record's span being
+	// "last 7s (all the record held, read 48s ago)"; here at 64): the
+	// verdict goes first there, as a refusal's count does.
+	a.Update(tea.WindowSizeMsg{Width: 64, Height: 24})
+	if v := screen(a); !strings.Contains(v, " all 3 sessions start · last 1d") {
+		t.Errorf("at 64 columns the replay line loses its verdict:\n%s", v)
+	}
+	a.Update(tea.WindowSizeMsg{Width: 140, Height: 40})
 	step(a, msgs, keyRune('u'))
 	if len(e.Req.Slots) != 0 {
 		t.Errorf("u after S: draft %+v", e.Req.Slots)

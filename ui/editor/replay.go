@@ -244,7 +244,14 @@ func (e *Editor) replayLine() []kit.Span {
 	}
 	res := e.rp.res
 	if len(res.Refused) == 0 {
-		return []kit.Span{{Lvl: kit.LvlDim, Text: span + under}, {Lvl: kit.LvlOK, Text: "all " + kit.Plural(res.Sessions, "session") + " start"}}
+		line := []kit.Span{{Lvl: kit.LvlDim, Text: span + under}, {Lvl: kit.LvlOK, Text: "all " + kit.Plural(res.Sessions, "session") + " start"}}
+		if e.W > 0 && kit.SpansWidth(line) > e.W-1 {
+			// Cut at the screen's edge, the verdict was lost ("… as it
+			// is: all 8 s…" at 80 columns, a young record's span being
+			// long in words): the verdict first, as a refusal's count.
+			line = []kit.Span{line[1], {Lvl: kit.LvlDim, Text: " · " + span + strings.TrimSuffix(under, ": ")}}
+		}
+		return line
 	}
 	// Under the file as it is, the refused sessions are ones the record
 	// saw run (over the amounts: the manager counted a stopping container
