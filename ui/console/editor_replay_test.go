@@ -398,3 +398,32 @@ func TestEditorReplayNothingRecordedYet(t *testing.T) {
 		t.Errorf("the line:\n%s", v)
 	}
 }
+
+// TestEditorLegendWholeKeys: the slot grid's legend lists its keys; at 80
+// columns the edge cut one in the middle ("u undo · r reset d…", the
+// tour). Keys that do not fit are left out whole, marked "…" as the
+// footer marks them, and each one shown is as it reads at full width.
+func TestEditorLegendWholeKeys(t *testing.T) {
+	a, _ := replayConsole(t)
+	legend := func() string {
+		for _, ln := range strings.Split(screen(a), "\n") {
+			if strings.Contains(ln, "enter edit amount") {
+				return strings.TrimSpace(ln)
+			}
+		}
+		t.Fatalf("no legend:\n%s", screen(a))
+		return ""
+	}
+	wide := legend()
+	a.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	narrow := legend()
+	parts := strings.Split(narrow, " · ")
+	if len(parts) < 3 || parts[len(parts)-1] != "…" {
+		t.Fatalf("at 80 columns the legend %q does not end in a left-out mark", narrow)
+	}
+	for _, p := range parts[:len(parts)-1] {
+		if !strings.Contains(wide, p+" · ") {
+			t.Errorf("at 80 columns the legend %q shows %q, not a key as the full legend %q has it", narrow, p, wide)
+		}
+	}
+}

@@ -547,7 +547,7 @@ func (e *Editor) editorStatus(w int) []string {
 		// help too.
 		words := "slot-based: amounts per agent and slot; devices are not exclusive"
 		if e.Lost == "" {
-			words = keysText(e.legendKeys(), " · ") + " · " + words
+			words = legendWords(e.legendKeys(), words, w-1, e.St.G.More)
 		}
 		legend = []kit.Span{{Lvl: kit.LvlDim, Text: words}}
 	}
@@ -790,4 +790,29 @@ func JournalRows(st *kit.Styles, v JournalView) [][]kit.Span {
 		row(kit.Span{Lvl: kit.LvlWarn, Text: kit.Plural(v.Bad, "journal line") + " could not be read (torn writes)"})
 	}
 	return out
+}
+
+// legendWords is the slot grid's legend in w cells: its keys, then words
+// (which the edge may cut: the title and the help say them too). Keys
+// that do not fit whole are left out, marked more, as a footer leaves
+// them: the edge cut one in the middle at 80 columns ("r reset d…").
+func legendWords(keys []kit.FootItem, words string, w int, more string) string {
+	if all := keysText(keys, " · ") + " · " + words; kit.Width(keysText(keys, " · ")) <= w {
+		return all
+	}
+	out := ""
+	for _, it := range keys {
+		next := it.Key + " " + it.Desc
+		if out != "" {
+			next = out + " · " + next
+		}
+		if kit.Width(next+" · "+more) > w {
+			break
+		}
+		out = next
+	}
+	if out == "" {
+		return more
+	}
+	return out + " · " + more
 }
