@@ -12,9 +12,9 @@ import (
 var exitStatus = []struct{ code, what string }{
 	{"0", "ok: the command did what it was asked (snapshot, the console, serve and exporter until stopped; " +
 		"check: the agent loads the file and the live state matches it; plan: the change is valid or there is none; " +
-		"apply and rollback: written and read back; simulate: every request was placed and every free freed; fleet --once: every node answered)"},
+		"apply and rollback: written and read back; simulate: every request was placed and every free freed; fleet --once, --at and history: every node answered)"},
 	{"1", "a finding: check found drift, could not read the live state it compares with, or could not judge a manual partition's accelerator amounts (the node's GPUs or their capacities unknown); " +
-		"plan --replay and --arrivals: some session would not have started (with no change flag: the rules would have refused some the record saw run); simulate: a request cannot be placed, a free fails, or --check found a difference; fleet --once: a node is unreachable, stale or marked; fleet --fit: no live node takes the request; " +
+		"plan --replay and --arrivals: some session would not have started (with no change flag: the rules would have refused some the record saw run); simulate: a request cannot be placed, a free fails, or --check found a difference; fleet --once and --at: a node is unreachable, stale or marked (--at: without data then); fleet history: a node did not answer or lacks part of the span; fleet --fit: no live node takes the request; " +
 		"apply and rollback: not confirmed, refused (live kernels hold devices that move or more than their agent's new amount, or would if kernels whose agent cannot be told are its; a scratch root or a kernel file cannot be read; a manual partition's accelerator amounts change on a node whose GPUs or their capacities are unknown; --force overrides) or failed, nothing to roll back; " +
 		"snapshot --at and history: the record lacks the moment or part of the span asked, or holds nothing"},
 	{"2", "bad usage or bad input: an unknown command or flag, a value fgtop cannot read (--cpu a=abc, --mem a=0.3K, --mem a=-10g), " +

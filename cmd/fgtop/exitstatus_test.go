@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/fgtop/fgtop/internal/testfix"
+	"github.com/spf13/cobra"
 )
 
 // TestExitStatusTable: the one exit-status table is what --help prints,
@@ -113,5 +114,37 @@ func TestCommandsSayTheirExitStatus(t *testing.T) {
 		if got != want {
 			t.Errorf("%s: its Exit status paragraph names %q, the command exits with %q:%s", name, got, want, m[1])
 		}
+	}
+}
+
+// TestExitStatusTableNamesEveryFinding: every command whose own help says
+// it exits 1 is named in the table's row for 1, which says it is the same
+// for every command (fleet history exits 1 where a node did not answer,
+// and fleet --at where a node had no data then: the table named neither).
+func TestExitStatusTableNamesEveryFinding(t *testing.T) {
+	var one string
+	for _, r := range exitStatus {
+		if r.code == "1" {
+			one = r.what
+		}
+	}
+	para := regexp.MustCompile(`(?s)Exit status:?(.*?)(\n\n|$)`)
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+		name := strings.TrimPrefix(c.CommandPath(), "fgtop ")
+		m := para.FindStringSubmatch(c.Long)
+		if c.Parent() == nil || m == nil || !regexp.MustCompile(`\b1\b`).MatchString(m[1]) {
+			return
+		}
+		if !regexp.MustCompile(`(^|[ ;:(])` + regexp.QuoteMeta(name) + `\b`).MatchString(one) {
+			t.Errorf("%s says it exits 1 (%s), but the exit-status table's row for 1 does not name it:\n%s", name, strings.TrimSpace(m[1]), one)
+		}
+	}
+	walk(newRootCmd())
+	if !strings.Contains(one, "--at") || !strings.Contains(one, "fleet --once and --at") {
+		t.Errorf("the row for 1 does not say fleet --at exits 1 without data then:\n%s", one)
 	}
 }
