@@ -23,9 +23,9 @@ func newFleetHistoryCmd() *cobra.Command {
 		Long: `Ask every node's own record (fgtop serve --history DIR) over SSH, as ` + "`fgtop history`" + ` asks one
 node's, and merge the answers by time, each row naming its node (host:port).
 
-  --device ID    a device: cuda:0, or a bare id for any accelerator with it
+  --device ID    a device as fgtop history names it: GPU0, MIG 4/0, cuda:0, an id or a unique prefix
   --kernel ID    a kernel id or a unique prefix
-  --user ID      an owner user id (recovery.json owner_user_id)
+  --user ID      an owner user id (recovery.json owner_user_id) or a unique prefix
   --since/--until TIME   RFC 3339, 14:02, 2026-11-27 14:02, or -2h (sent to the nodes as RFC 3339)
   --login NAME   the SSH login (default: $USER, else the OS user name); --identity and --known-hosts as fgtop fleet
 
@@ -72,9 +72,9 @@ Exit status: 0; 1 when a node did not answer or its record lacks part of the ask
 	fl.StringArrayVar(&f.knownHosts, "known-hosts", nil, "known_hosts file(s) to check host keys against (default ~/.ssh/known_hosts and /etc/ssh/ssh_known_hosts)")
 	fl.StringVar(&f.user, "login", "", "SSH login name (default: $USER, else the OS user name)")
 	fl.DurationVar(&f.timeout, "timeout", 30*time.Second, "the longest to wait for the nodes")
-	fl.StringVar(&q.device, "device", "", "a device: cuda:0, or a bare accelerator id")
+	fl.StringVar(&q.device, "device", "", "a device: GPU0, MIG 4/0, cuda:0, an id or a unique prefix (as fgtop history)")
 	fl.StringVar(&q.kernel, "kernel", "", "a kernel id or a unique prefix")
-	fl.StringVar(&q.user, "user", "", "an owner user id")
+	fl.StringVar(&q.user, "user", "", "an owner user id or a unique prefix")
 	fl.StringVar(&q.since, "since", "", "from this time (RFC 3339, 2026-11-27 14:02, 14:02, yesterday, -2h, -1d)")
 	fl.StringVar(&q.until, "until", "", "up to this time")
 	fl.BoolVar(&asJSON, "json", false, "print JSON (schema "+fleet.FleetHistorySchema+")")

@@ -72,7 +72,11 @@ func (q *HistoryQuery) SetSpan(since, until string, now time.Time) error {
 // words: one with a space or a quote cannot be asked that way.
 func (q HistoryQuery) command() (string, error) {
 	parts := []string{"history", "--json"}
-	for _, f := range [...]struct{ flag, v string }{{"--device", q.Device}, {"--kernel", q.Kernel}, {"--user", q.User}} {
+	// A device's label is read with its spaces ignored (names.Resolve:
+	// "MIG4/0" is "MIG 4/0"), so the console's name goes without them;
+	// it was refused as an id with blanks.
+	dev := strings.ReplaceAll(q.Device, " ", "")
+	for _, f := range [...]struct{ flag, v string }{{"--device", dev}, {"--kernel", q.Kernel}, {"--user", q.User}} {
 		if f.v == "" {
 			continue
 		}

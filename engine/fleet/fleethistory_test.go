@@ -50,6 +50,10 @@ func TestHistoryQueryCommand(t *testing.T) {
 	}{
 		{HistoryQuery{Device: "cuda:0"}, "history --json --device cuda:0", ""},
 		{HistoryQuery{User: "u1"}, "history --json --user u1", ""},
+		// The console's name of a MIG slice, as history takes it (spaces
+		// ignored): it was refused as an id with blanks.
+		{HistoryQuery{Device: "MIG 4/0"}, "history --json --device MIG4/0", ""},
+		{HistoryQuery{Device: "MIG\t4/0"}, "", "blanks or quotes"},
 		{HistoryQuery{Kernel: "a b"}, "", "blanks or quotes"},
 		{HistoryQuery{Kernel: "x'; rm -rf /"}, "", "blanks or quotes"},
 	}
