@@ -94,6 +94,10 @@ func TestCompleteCommand(t *testing.T) {
 		{"the amount is the user's", []string{"plan", "--config", f.config, "--slot", "a=cpu="}, nil},
 		{"modes", []string{"plan", "--mode", ""}, []string{"shared", "auto-split", "manual"}},
 		{"schemas", []string{"check", "--schema", ""}, []string{"main", "bep-1044"}},
+		// Enum flags the tour found completing nothing: --format offered
+		// files, --alloc-map= nothing.
+		{"formats", []string{"apply", "--format", ""}, []string{"slot-based", "device-based"}},
+		{"alloc maps", []string{"snapshot", "--alloc-map="}, []string{"ratio", "absolute"}},
 		{"simulate --mem is a size: no agents", []string{"simulate", "--config", f.config, "--mem", ""}, nil},
 		{"shells", []string{"completion", ""}, []string{"bash", "fish", "zsh"}},
 	}

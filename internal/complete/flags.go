@@ -27,6 +27,8 @@ func Static() map[string]Value {
 		"affinity":     words("interleaved", "prefer-single-node"),
 		"schema":       words("main", "bep-1044"),
 		"partition":    words("slot-based", "device-based"),
+		"format":       words("slot-based", "device-based"),
+		"alloc-map":    words("ratio", "absolute"),
 		// The history's flags.
 		"history":  dirs,
 		"dir":      dirs,
