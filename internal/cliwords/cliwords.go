@@ -47,8 +47,24 @@ func UnknownCommand(root *cobra.Command, err error) error {
 	}
 	if sugg := cmd.SuggestionsFor(name); len(sugg) > 0 {
 		msg += "; did you mean " + strings.Join(sugg, " or ") + "?"
+	} else if names := commandNames(cmd); len(names) > 0 {
+		// None is close (fgtop completion xyz, fgtop stats): what there
+		// is, not only where it is listed.
+		msg += "; commands: " + strings.Join(names, ", ")
 	}
 	return errors.New(msg + "\nrun '" + cmd.CommandPath() + " --help' for the list of commands")
+}
+
+// commandNames are cmd's subcommands an operator may run (not help, nor
+// hidden ones), as --help lists them.
+func commandNames(cmd *cobra.Command) []string {
+	var out []string
+	for _, c := range cmd.Commands() {
+		if c.IsAvailableCommand() {
+			out = append(out, c.Name())
+		}
+	}
+	return out
 }
 
 // StrictHelp makes `fgtop help TOPIC` answer a topic that is no command

@@ -31,6 +31,10 @@ func TestWords(t *testing.T) {
 	}{
 		{[]string{"chek"}, []string{`unknown command "chek"`, "did you mean check?", "fgtop --help"}},
 		{[]string{"help", "chek"}, []string{`help: unknown command "chek"`, "did you mean check?"}},
+		// Nothing close: the commands there are, not only where they are
+		// listed (the tour's fgtop completion xyz).
+		{[]string{"xyz"}, []string{`unknown command "xyz"; commands: check, completion, snapshot`, "fgtop --help"}},
+		{[]string{"help", "xyz"}, []string{`help: unknown command "xyz"; commands: check, completion, snapshot`}},
 		{[]string{"check", "--rounds", "many"}, []string{`--rounds "many": want a whole number`, "fgtop check --help"}},
 		{[]string{"check", "--rounds", "99999999999999999999"}, []string{"out of range"}},
 		{[]string{"check", "--histroy", "x"}, []string{"did you mean --history?"}},
