@@ -126,3 +126,23 @@ func TestEditorOpenedAt80(t *testing.T) {
 		}
 	}
 }
+
+// TestAtFootersAt80: :at with no time, or one it cannot read, listed the
+// forms it takes, cut at 80 columns after the first ("want RFC 3339
+// (2026-11-27T14:02:00Z), a local~"): the short form gives the two a
+// person types and where the rest are.
+func TestAtFootersAt80(t *testing.T) {
+	for _, c := range []struct{ typed, want string }{
+		{"at", "usage: :at TIME (e.g. 14:02 or -2h; more in ?)"},
+		{"at yesterdy", `:at "yesterdy": not a time (e.g. 14:02 or -2h; more in ?)`},
+	} {
+		a := testApp(t, 80, 24, fake.Node(fake.Options{}), Options{History: t.TempDir()})
+		a.View()
+		typeKeys(a, ":"+c.typed)
+		a.Update(enter)
+		lines := strings.Split(screen(a), "\n")
+		if got := lines[len(lines)-1]; !strings.Contains(got, c.want) || strings.Contains(got, "…") {
+			t.Errorf(":%s: footer %q, want %q whole", c.typed, got, c.want)
+		}
+	}
+}

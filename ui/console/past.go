@@ -76,12 +76,14 @@ func (a *App) pastCommand(f []string) tea.Cmd {
 	}
 	if len(f) < 2 {
 		a.Flashf(kit.LvlWarn, "usage: :at TIME (14:02, 14:02:17, -2h, 2026-11-27 14:02, RFC 3339); :live to come back")
+		a.Flash.Short = AtShort("")
 		return nil
 	}
 	now := a.Now()
 	t, err := record.ParseWhen(strings.Join(f[1:], " "), now)
 	if err != nil {
 		a.Flashf(kit.LvlWarn, err.Error())
+		a.Flash.Short = AtShort(strings.Join(f[1:], " "))
 		return nil
 	}
 	return a.loadPast(func(_ context.Context, rd *record.Reader) (time.Time, bool) {
@@ -377,4 +379,15 @@ func (a *App) graphEnd() string {
 		return pastClock(a.past.outside, a.Now())
 	}
 	return ""
+}
+
+// atShort is what :at says where its forms do not fit beside the keys:
+// at 80 columns the list was cut after its first, RFC 3339 ("a local~").
+// typed is what followed :at ("" for nothing).
+func AtShort(typed string) string {
+	lead := "usage: :at TIME"
+	if typed != "" {
+		lead = fmt.Sprintf(":at %q: not a time", typed)
+	}
+	return lead + " (e.g. 14:02 or -2h; more in ?)"
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/fgtop/fgtop/engine/fleet"
 	record "github.com/fgtop/fgtop/engine/history"
+	"github.com/fgtop/fgtop/ui/console"
 	"github.com/fgtop/fgtop/ui/kit"
 )
 
@@ -69,12 +70,14 @@ func (m *Model) pastCommand(f []string) tea.Cmd {
 	}
 	if len(f) < 2 {
 		m.flashf(kit.LvlWarn, ":at TIME (14:02, yesterday 14:02, -2h, RFC 3339); :live comes back")
+		m.Flash.Short = console.AtShort("")
 		return nil
 	}
 	now := m.Now()
 	at, err := record.ParseWhen(strings.Join(f[1:], " "), now)
 	if err != nil {
 		m.flashf(kit.LvlCrit, ":at "+err.Error())
+		m.Flash.Short = console.AtShort(strings.Join(f[1:], " "))
 		return nil
 	}
 	if at.After(now) {

@@ -183,7 +183,9 @@ func TestFleetAtRefused(t *testing.T) {
 		name, line, want string
 		noAt             bool
 	}{
-		{"typo", "at 25:99", "want RFC 3339", false},
+		// The forms it takes, cut beside the keys even at 160 columns,
+		// give way to two and where the rest are.
+		{"typo", "at 25:99", `:at "25:99": not a time (e.g. 14:02 or -2h; more in ?)`, false},
 		{"future", "at " + fake.T0.Add(time.Hour).Format(time.RFC3339), "in the future", false},
 		{"no time", "at", ":at TIME", false},
 		{"no past", "at -1h", "cannot read the past", true},
@@ -432,5 +434,25 @@ func TestFleetAtKeepsLiveNames(t *testing.T) {
 	}
 	if src.same.Nodes[0].Name != "10.0.0.2:2222" {
 		t.Errorf("the source's answer was changed: %+v", src.same.Nodes[0])
+	}
+}
+
+// TestFleetAtFootersAt80: :at with no time, or one it cannot read, listed
+// the forms, cut at 80 columns after the first ("want RFC 3339
+// (2026-11-27T14:02:00Z), a…"): the short form gives two and where the
+// rest are, as the node's console does.
+func TestFleetAtFootersAt80(t *testing.T) {
+	for _, c := range []struct{ typed, want string }{
+		{"at", "usage: :at TIME (e.g. 14:02 or -2h; more in ?)"},
+		{"at yesterdy", `:at "yesterdy": not a time (e.g. 14:02 or -2h; more in ?)`},
+	} {
+		m := New(nil, Options{Now: func() time.Time { return fake.T0 }, Source: "ssh: 3 hosts", At: (&pastSource{}).at, Step: time.Minute})
+		m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+		m.Update(fleetMsg{fleetOf(t)})
+		command(m, c.typed)
+		lines := strings.Split(stripANSI(fleetScreen(m)), "\n")
+		if got := lines[len(lines)-1]; !strings.Contains(got, c.want) || strings.Contains(got, "…") {
+			t.Errorf(":%s: footer %q, want %q whole", c.typed, got, c.want)
+		}
 	}
 }
