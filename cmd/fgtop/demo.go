@@ -70,6 +70,13 @@ func newDemoCmd() *cobra.Command {
 				if err := requireTerminal("fgtop demo", "fgtop demo --headless (snapshots as NDJSON)"); err != nil {
 					return err
 				}
+			} else {
+				// A typo'd --theme went unread, and the demo ran (the tour).
+				for _, n := range []string{"theme", "ascii"} {
+					if cmd.Flags().Changed(n) {
+						return usageErr("demo: --headless draws no console: --%s does not apply", n)
+					}
+				}
 			}
 			idle, err := idleAfterOption(idleAfter)
 			if err != nil {

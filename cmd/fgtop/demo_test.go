@@ -17,6 +17,9 @@ func TestDemoUsageErrors(t *testing.T) {
 		{"idle-after on plan", []string{"plan", "--idle-after", "1m"}},
 		{"unknown partition", []string{"demo", "--partition", "bep", "--headless"}},
 		{"negative restart-after", []string{"demo", "--restart-after", "-1s", "--headless"}},
+		// No console to draw: a theme typo went unread and the demo ran.
+		{"theme without a console", []string{"demo", "--headless", "--theme", "lite"}},
+		{"ascii without a console", []string{"demo", "--headless", "--ascii"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
