@@ -348,42 +348,15 @@ func (n *Node) loadEntries(e Entries, keep func(model.DeviceName) bool) (alloc.K
 		i = j
 	}
 	slices.SortFunc(runs, func(x, y entRun) int { return strings.Compare(string(x.slot), string(y.slot)) })
-	n.free = nil
-	var loaded alloc.KernelAllocation
-	for _, p := range n.plugins {
-		if keep != nil && !keep(p.Name) {
-			continue
+	return n.applySlots(keep, len(runs), func(i int) model.DeviceName { return runs[i].name }, func(i int) alloc.SlotShares {
+		r := &runs[i]
+		ss := alloc.SlotShares{Slot: r.slot, Shares: make([]alloc.Share, 0, r.hi-r.lo)}
+		for k := r.lo; k < r.hi; k++ {
+			_, id, amt := e.At(k)
+			ss.Shares = append(ss.Shares, alloc.Share{Device: id, Amount: amt})
 		}
-		count := 0
-		for i := range runs {
-			if runs[i].name == p.Name {
-				count++
-			}
-		}
-		if count == 0 {
-			continue
-		}
-		al := make(alloc.Allocation, 0, count)
-		for i := range runs {
-			r := &runs[i]
-			if r.name != p.Name {
-				continue
-			}
-			ss := alloc.SlotShares{Slot: r.slot, Shares: make([]alloc.Share, 0, r.hi-r.lo)}
-			for k := r.lo; k < r.hi; k++ {
-				_, id, amt := e.At(k)
-				ss.Shares = append(ss.Shares, alloc.Share{Device: id, Amount: amt})
-			}
-			slices.SortFunc(ss.Shares, func(x, y alloc.Share) int { return strings.Compare(string(x.Device), string(y.Device)) })
-			al = append(al, ss)
-		}
-		if err := p.m.Apply(al); err != nil {
-			// Every entry was checked above; this is a bug, not input.
-			panic(fmt.Sprintf("placement: applying a checked allocation: %v", err))
-		}
-		loaded = append(loaded, alloc.DeviceAllocation{Device: p.Name, Alloc: al})
-	}
-	return loaded, true
+		return ss
+	}), true
 }
 
 // loadOne is Load of an allocation the maps hold whole (no entry
@@ -414,33 +387,38 @@ func (n *Node) loadOne(a model.Allocations, keep func(model.DeviceName) bool) (a
 		}
 	}
 	slices.SortFunc(held, func(x, y heldSlot) int { return strings.Compare(string(x.slot), string(y.slot)) })
+	return n.applySlots(keep, len(held), func(i int) model.DeviceName { return held[i].name }, func(i int) alloc.SlotShares {
+		h := &held[i]
+		ss := alloc.SlotShares{Slot: h.slot, Shares: make([]alloc.Share, 0, len(h.devs))}
+		for id, amt := range h.devs {
+			ss.Shares = append(ss.Shares, alloc.Share{Device: id, Amount: amt})
+		}
+		return ss
+	}), true
+}
+
+// applySlots applies one checked allocation of count slots (in slot
+// order; slot i of plugin name(i), its shares(i)) to the maps, plugin by
+// plugin as LoadAll does, each slot's shares in device order, and
+// returns what it loaded.
+func (n *Node) applySlots(keep func(model.DeviceName) bool, count int, name func(int) model.DeviceName, shares func(int) alloc.SlotShares) alloc.KernelAllocation {
 	n.free = nil
 	var loaded alloc.KernelAllocation
 	for _, p := range n.plugins {
 		if keep != nil && !keep(p.Name) {
 			continue
 		}
-		count := 0
-		for i := range held {
-			if held[i].name == p.Name {
-				count++
-			}
-		}
-		if count == 0 {
-			continue
-		}
-		al := make(alloc.Allocation, 0, count)
-		for i := range held {
-			h := &held[i]
-			if h.name != p.Name {
+		var al alloc.Allocation
+		for i := range count {
+			if name(i) != p.Name {
 				continue
 			}
-			ss := alloc.SlotShares{Slot: h.slot, Shares: make([]alloc.Share, 0, len(h.devs))}
-			for id, amt := range h.devs {
-				ss.Shares = append(ss.Shares, alloc.Share{Device: id, Amount: amt})
-			}
+			ss := shares(i)
 			slices.SortFunc(ss.Shares, func(x, y alloc.Share) int { return strings.Compare(string(x.Device), string(y.Device)) })
 			al = append(al, ss)
+		}
+		if al == nil {
+			continue
 		}
 		if err := p.m.Apply(al); err != nil {
 			// Every entry was checked above; this is a bug, not input.
@@ -448,7 +426,7 @@ func (n *Node) loadOne(a model.Allocations, keep func(model.DeviceName) bool) (a
 		}
 		loaded = append(loaded, alloc.DeviceAllocation{Device: p.Name, Alloc: al})
 	}
-	return loaded, true
+	return loaded
 }
 
 // heldSlot is one slot of an allocation loadOne loads: its plugin and
