@@ -248,7 +248,8 @@ more are listed after the table.
 A kernel's owner, session, project and agent are the whole kernel's, even when its recovery.json
 was written after it appeared (the agent's usual order).
 
-Exit status: 0; 1 when the record lacks part of the asked span or it lies outside the record;
+Exit status: 0; 1 when the record lacks part of the asked span (with --kernel, of the kernel's stay
+in it: a gap before it appeared or after it ended is left out) or the span lies outside the record;
 2 on bad usage, and for a name that names nothing in the record (the error lists what it knows)
 or a prefix that names several (the error lists them).`,
 		Args: cobra.NoArgs,

@@ -122,6 +122,7 @@ func Write(w io.Writer, res *history.HistoryResult, f history.Filter, o Options)
 		f.Until = history.AtEnd(f.Until, recTo)
 	}
 	ivs := history.CutToSpan(res.Intervals, f)
+	stay := kernelStay(res.Intervals, f)
 	// A --since written to the second that the record begins in is its
 	// beginning (history.AtStart), as snapshot --at reads it.
 	since := f.Since
@@ -133,12 +134,12 @@ func Write(w io.Writer, res *history.HistoryResult, f history.Filter, o Options)
 		// ends fall in their seconds.
 		st := history.Stamps(f.Until, since, res.From, recTo)
 		problems = append(problems, fmt.Sprintf("the asked span is outside the record, which covers %s to %s", st[2], st[3]))
-	} else if !since.IsZero() && since.Before(res.From) {
+	} else if !since.IsZero() && since.Before(res.From) && stay.touches(since, res.From) {
 		problems = append(problems, fmt.Sprintf("the record begins at %s, after --since", history.Stamps(since, res.From)[1]))
 	}
 	var missing []history.Missing
 	before := 0 // the stretch before the record, said in problems already
-	if !since.IsZero() && since.Before(res.From) && !res.From.IsZero() {
+	if !since.IsZero() && since.Before(res.From) && !res.From.IsZero() && stay.touches(since, res.From) {
 		// Listed too, as a stretch the answer lacks: what was held then
 		// is not known, and a reader of the document (fleet history)
 		// has it with the node's other gaps.
@@ -176,6 +177,9 @@ func Write(w io.Writer, res *history.HistoryResult, f history.Filter, o Options)
 		}
 		missing = append(missing, history.Missing{From: from, To: end, Why: history.NotWriting})
 	}
+	// Asked of a kernel, a stretch the record lacks outside its stay
+	// hides nothing of it: the answer is whole without it.
+	missing = slices.DeleteFunc(missing, func(m history.Missing) bool { return !stay.touches(m.From, m.To) })
 	if asJSON {
 		doc := historyDoc{Schema: Schema, From: rfc(res.From), To: rfc(recTo), Intervals: []Interval{}, Missing: []missingDoc{},
 			Partitions: []partitionDoc{}}
@@ -249,6 +253,46 @@ func Write(w io.Writer, res *history.HistoryResult, f history.Filter, o Options)
 		problems = append(problems, fmt.Sprintf("the record lacks %d stretch(es) of the asked span (listed above)", n))
 	}
 	return problems, nil
+}
+
+// span is a stretch of the clock; a zero end is unbounded on its side.
+type span struct {
+	from, to time.Time
+	whole    bool // every stretch touches it
+}
+
+// touches reports whether the stretch from..to meets s, its ends
+// included: a kernel held since a gap's end ("<") may have begun in it,
+// one that ended at a gap's start ("?") ended somewhere in it.
+func (s span) touches(from, to time.Time) bool {
+	return s.whole || (s.to.IsZero() || !from.After(s.to)) && (s.from.IsZero() || !to.Before(s.from))
+}
+
+// kernelStay is, for a question about a kernel (f.Kernel), the stretch
+// the record shows it in: from its first interval's start to its last
+// one's end, unbounded after where it is still held at the record's end.
+// A kernel lives once, so what the record lacks outside that stretch
+// cannot hide a hold of it. Asked of anything else, or of a kernel with
+// no interval, the stay is the whole record.
+func kernelStay(ivs []history.Interval, f history.Filter) span {
+	if f.Kernel == "" || len(ivs) == 0 {
+		return span{whole: true}
+	}
+	s := span{from: ivs[0].From, to: ivs[0].To}
+	open := false
+	for _, iv := range ivs {
+		if iv.From.Before(s.from) {
+			s.from = iv.From
+		}
+		if iv.To.After(s.to) {
+			s.to = iv.To
+		}
+		open = open || iv.Open
+	}
+	if open {
+		s.to = time.Time{}
+	}
+	return s
 }
 
 // nothingHeld says an empty table in words: nothing held, unless the

@@ -314,3 +314,45 @@ func maxWidth(s string) int {
 	}
 	return w
 }
+
+// TestKernelStayAndGaps: asked of a kernel (--kernel, no span), a
+// stretch the record lacks outside the kernel's stay hides nothing of it:
+// not listed, not a problem (exit 0). One inside its stay, one it ended
+// in ("?") or one it may have begun in ("<" after it) still is, and so is
+// one after the record's end when the kernel was held then ("open").
+func TestKernelStayAndGaps(t *testing.T) {
+	t0 := time.Date(2026, 12, 6, 10, 0, 0, 0, time.UTC)
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	dev := model.DeviceKey{Name: "cuda", ID: "1"}
+	am := model.ResourceSlot{model.SlotCUDAShares: model.MustDec("0.5")}
+	gap := history.Missing{From: at(6), To: at(37), Why: "not recorded: no recorder was running"}
+	tests := []struct {
+		name string
+		iv   history.Interval
+		f    history.Filter
+		lack bool
+	}{
+		{"ended before the gap", history.Interval{From: at(1), To: at(4), Since: true}, history.Filter{Kernel: "k"}, false},
+		{"began after the gap", history.Interval{From: at(39), To: at(43)}, history.Filter{Kernel: "k"}, false},
+		{"held across the gap", history.Interval{From: at(1), To: at(44), Open: true}, history.Filter{Kernel: "k"}, true},
+		{"ended in the gap", history.Interval{From: at(1), To: at(6), Gone: true}, history.Filter{Kernel: "k"}, true},
+		{"held when the record began again", history.Interval{From: at(37), To: at(43), Since: true}, history.Filter{Kernel: "k"}, true},
+		{"after the gap, asked of the device", history.Interval{From: at(39), To: at(43)}, history.Filter{Device: "cuda:1"}, true},
+	}
+	for _, tt := range tests {
+		for _, js := range []bool{false, true} {
+			iv := tt.iv
+			iv.Device, iv.Kernel, iv.Amounts = dev, "k", am
+			res := &history.HistoryResult{From: at(1), To: at(44), Intervals: []history.Interval{iv}, Missing: []history.Missing{gap}}
+			var b bytes.Buffer
+			problems, err := Write(&b, res, tt.f, Options{JSON: js, Now: at(44)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			listed := strings.Contains(b.String(), "no recorder was running")
+			if lacks := len(problems) > 0; lacks != tt.lack || listed != tt.lack {
+				t.Errorf("%s (json %v): problems %q, gap listed %v; want both %v\n%s", tt.name, js, problems, listed, tt.lack, b.String())
+			}
+		}
+	}
+}
