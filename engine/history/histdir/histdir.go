@@ -74,6 +74,11 @@ func ForDemo(flag, nodeDir string) string {
 func ForReading(flag, def string) (string, error) {
 	v := given(flag)
 	if v == Off {
+		// Said as the operator set it: FGTOP_HISTORY=off in a profile
+		// reads nothing like a flag they never typed.
+		if flag == "" {
+			return "", errors.New(Env + "=off: there is no record to read (name the directory a recorder writes with --history DIR)")
+		}
 		return "", errors.New("--history off: there is no record to read")
 	}
 	if v == "" {

@@ -85,7 +85,8 @@ func TestForReading(t *testing.T) {
 		{name: "missing", flag: filepath.Join(dir, "none"), err: "no history at " + filepath.Join(dir, "none") + ": no such directory: name the directory"},
 		{name: "a file", flag: file, err: "it is a file, not a directory"},
 		{name: "off", flag: "off", err: "--history off: there is no record to read"},
-		{name: "off in the environment", env: "off", def: dir, err: "--history off"},
+		{name: "off in the environment", env: "off", def: dir, err: "FGTOP_HISTORY=off: there is no record to read (name the directory a recorder writes with --history DIR)"},
+		{name: "off in the flag and the environment", flag: "off", env: "off", def: dir, err: "--history off: there is no record to read"},
 		{name: "the environment", env: dir, def: file, want: dir},
 		{name: "the default", def: dir, want: dir},
 	} {
