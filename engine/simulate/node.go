@@ -88,7 +88,36 @@ func (n *Node) EmptyNode(ctx context.Context, open func() (inventory.Source, err
 		return nil, usage("--devices %s: no devices to simulate on", n.Devices)
 	}
 	sim.SetDevices(devs, settings)
+	if err := n.checkOrder(sim); err != nil {
+		return nil, err
+	}
 	return &Setup{Sim: sim}, nil
+}
+
+// checkOrder refuses an --allocation-order naming a device plugin that
+// neither the simulated node has nor Backend.AI's default order lists:
+// a typo ("cpux") left every request of that plugin unplaced, exit 1, as
+// if the node could not take it. The error lists the names it takes.
+func (n *Node) checkOrder(sim *placement.Simulation) error {
+	if !n.OrderSet {
+		return nil
+	}
+	var known []string
+	for _, d := range placement.DefaultOrder {
+		known = append(known, string(d))
+	}
+	for _, p := range sim.Node.Plugins() {
+		if !slices.Contains(known, string(p.Name)) {
+			known = append(known, string(p.Name))
+		}
+	}
+	for _, d := range n.Settings.Order {
+		if !slices.Contains(known, string(d)) {
+			return usage("--allocation-order: unknown device plugin %q%s; want a comma-separated list of %s",
+				string(d), model.DidYouMean(string(d), known), strings.Join(known, ", "))
+		}
+	}
+	return nil
 }
 
 // deviceList reads --devices as a device list: every plugin it lists
@@ -255,6 +284,9 @@ func (n *Node) LiveNode(ctx context.Context, opts engine.Options, problems func(
 			n := k.Slot.DeviceName()
 			return n == "cpu" || n == "mem"
 		})
+	}
+	if err := n.checkOrder(sim); err != nil {
+		return nil, err
 	}
 	for _, l := range placement.SkipLines(skipped) {
 		n.Warn(l)

@@ -299,6 +299,11 @@ func TestEmptyNode(t *testing.T) {
 			err: "simulate: the quantum_size of the fractional maps is unknown"},
 		{name: "source of no quantum, flag gives it", n: Node{Devices: "auto", QuantumSet: true}, src: &fakeSource{inv: &inventory.Inventory{Devices: []model.Device{gpu("0")}, Fractional: true}}, devs: 1},
 		{name: "source fails", n: Node{Devices: "auto"}, src: &fakeSource{err: errors.New("nvml gone")}, plain: errors.New("simulate: device inventory: nvml gone")},
+		// A misspelt plugin left every request of it unplaced (exit 1):
+		// refused, with the names the flag takes.
+		{name: "allocation order misspelt", n: Node{Devices: list, OrderSet: true, Settings: placement.Settings{Order: []model.DeviceName{"cuda", "cpux"}}},
+			err: `--allocation-order: unknown device plugin "cpux" (did you mean cpu?); want a comma-separated list of cuda, rocm, tpu, cpu, mem`},
+		{name: "allocation order of plugins the node lacks", n: Node{Devices: list, OrderSet: true, Settings: placement.Settings{Order: placement.DefaultOrder}}, devs: 1},
 		{name: "bad etcd file", n: Node{Devices: "mock.toml", MockEtcd: "etcd.json"}, src: &fakeSource{inv: &inventory.Inventory{
 			Issues: []model.Issue{{Severity: model.SevError, File: "etcd.json", Message: "allocation_mode \"x\""}}}},
 			err: "--mock-etcd etcd.json: allocation_mode \"x\""},
