@@ -226,12 +226,12 @@ func TestPartitionScenarios(t *testing.T) {
 	code, out := runCLI(t, n.args("check")...)
 	wantCode(t, code, exitBadUsage, out, agentconfig.DraftFormatWarning+": an agent running Backend.AI main does not start with it", "--schema bep-1044")
 	code, out = runCLI(t, n.args("check", "--json")...)
-	wantCode(t, code, exitBadUsage, out, `"schema": "main"`, `"status": "invalid"`, `"loads_on_main": false`, `"loads_on_bep1044_draft": true`, `"main_errors": [`)
+	wantCode(t, code, exitBadUsage, out, `"schema": "fgtop.check/v1"`, `"judged_by": "main"`, `"status": "invalid"`, `"loads_on_main": false`, `"loads_on_bep1044_draft": true`, `"main_errors": [`)
 	code, out = runCLI(t, n.draftCheck()...)
 	wantCode(t, code, exitProblem, out, "drift-not-owner",
 		"kernel 2e9b6d43-8c1f-4a7e-b5d2-91c0e7f3a6b8 of agent "+agentA+" holds 0.50 cuda.shares on cuda:"+gpu4+", which agent "+agentA+" does not own (it belongs to "+agentB+")")
 	code, out = runCLI(t, n.draftCheck("--json")...)
-	wantCode(t, code, exitProblem, out, `"status": "drift"`)
+	wantCode(t, code, exitProblem, out, `"schema": "fgtop.check/v1"`, `"judged_by": "bep-1044"`, `"status": "drift"`)
 
 	// ... and clean once it is gone.
 	if err := os.RemoveAll(stray); err != nil {

@@ -92,8 +92,8 @@ Corpus cases (--case FILE): one case or a list in alloc-cases.json's format; its
 settings and operations are used (flags given explicitly override the settings). --check
 compares every operation with the recorded result (exit 1 on a difference).
 
-Output: a table, or with --json:
-  {"settings": {...},
+Output: a table, or with --json (fgtop.simulate/v1; several --case cases: fgtop.simulate-cases/v1):
+  {"schema": "fgtop.simulate/v1", "settings": {...},
    "placements": [{"step": 1, "request": "<as given>", "kernel": "k1",
                    "allocations": {slot: {device: "amount"}}}
                | {"step": 2, "request": ..., "kernel": "k2", "error": "InsufficientResource",

@@ -47,14 +47,22 @@ const (
 	CheckRefused
 )
 
+// CheckSchema names check --json's document, as fgtop.plan/v1 and
+// fgtop.snapshot/v1 name theirs: a script that reads several of fgtop's
+// documents tells them apart by it.
+const CheckSchema = "fgtop.check/v1"
+
 // CheckReport is a check's verdict as scripts read it (fgtop check --json):
 // its field names and order are a contract.
 type CheckReport struct {
-	Config string `json:"config"`
-	// Schema is whose verdict the status and exit code follow: main or
-	// bep-1044.
+	// Schema is CheckSchema. (Before it was named, "schema" held what
+	// JudgedBy now does.)
 	Schema string `json:"schema"`
-	// Status: ok, drift, invalid (the loader of Schema refuses the file),
+	Config string `json:"config"`
+	// JudgedBy is whose verdict the status and exit code follow (--schema):
+	// main or bep-1044, as plan --json's judged_by.
+	JudgedBy string `json:"judged_by"`
+	// Status: ok, drift, invalid (the loader of JudgedBy refuses the file),
 	// wont-start (it loads, but the agent would stop at start-up on this
 	// node), unchecked (the file is fine, but scratch roots are missing or
 	// unreadable, so the live state was not checked, or a manual
@@ -63,7 +71,7 @@ type CheckReport struct {
 	// but main does not load it).
 	Status string `json:"status"`
 	// LoadsOnMain and LoadsOnDraft are the verdicts of Backend.AI main's
-	// config loader and of PR #8463's, whatever Schema is; MainErrors and
+	// config loader and of PR #8463's, whatever JudgedBy is; MainErrors and
 	// DraftErrors are each one's reasons.
 	LoadsOnMain  bool     `json:"loads_on_main"`
 	LoadsOnDraft bool     `json:"loads_on_bep1044_draft"`
@@ -133,7 +141,7 @@ func Check(cfg *agentconfig.Config, snap *model.Snapshot, unseen int, schema Sch
 	}
 	v := res.Verdict
 	rep := &res.Report
-	*rep = CheckReport{Config: cfg.Path, Schema: string(schema), Status: "ok", Warnings: slices.Clone(cfg.Warnings), UnreadRoots: unseen, LiveChecked: unseen == 0}
+	*rep = CheckReport{Schema: CheckSchema, Config: cfg.Path, JudgedBy: string(schema), Status: "ok", Warnings: slices.Clone(cfg.Warnings), UnreadRoots: unseen, LiveChecked: unseen == 0}
 	if snap != nil && cfg.Mode == agentconfig.ModeManual {
 		if InventoryOf(snap).AcceleratorsUnknown {
 			rep.Warnings = append(rep.Warnings, cfg.SlotTyposBlind()...)

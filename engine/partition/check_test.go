@@ -1,6 +1,7 @@
 package partition
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -133,8 +134,15 @@ func TestCheckVerdict(t *testing.T) {
 			if tt.unread > 0 && tt.failing == 0 && !strings.Contains(res.Reason, parseErr.File+":3") {
 				t.Errorf("reason %q does not name the unread file", res.Reason)
 			}
-			if rep.Schema != string(tt.schema) || rep.Config != cfg.Path {
-				t.Errorf("schema %q config %q", rep.Schema, rep.Config)
+			// check --json names its document as plan --json does; the
+			// loader that judged is judged_by (it was "schema").
+			b, err := json.Marshal(rep)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := `{"schema":"fgtop.check/v1","config":`; !strings.HasPrefix(string(b), want) ||
+				!strings.Contains(string(b), `"judged_by":"`+string(tt.schema)+`"`) || rep.Config != cfg.Path {
+				t.Errorf("check --json %s, want it to begin %s and judged_by %q", b, want, tt.schema)
 			}
 			if tt.accelUnchecked && !strings.Contains(res.Reason, "accelerator") {
 				t.Errorf("reason %q does not name the accelerators", res.Reason)

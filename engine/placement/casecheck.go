@@ -11,14 +11,14 @@ import (
 )
 
 // Document is the check as fgtop simulate --check --json prints it:
-// cases, operations, mismatched_operations and every mismatch's case, op
-// and what differs, in that order.
+// schema (SimulateCheckSchema), cases, operations, mismatched_operations
+// and every mismatch's case, op and what differs, in that order.
 func (c CasesCheck) Document() OrderedObject {
 	mism := []OrderedObject{}
 	for _, m := range c.Mismatches {
 		mism = append(mism, OrderedObject{{K: "case", V: m.Case}, {K: "op", V: m.Step}, {K: "what", V: m.What}})
 	}
-	return OrderedObject{{K: "cases", V: c.Cases}, {K: "operations", V: c.Operations},
+	return OrderedObject{{K: "schema", V: SimulateCheckSchema}, {K: "cases", V: c.Cases}, {K: "operations", V: c.Operations},
 		{K: "mismatched_operations", V: c.Mismatched}, {K: "mismatches", V: mism}}
 }
 
@@ -37,7 +37,8 @@ func (c CasesCheck) WriteText(w io.Writer) {
 
 // RunsDocument is case runs as fgtop simulate --case --json prints them:
 // one run's own document (Simulation.Document), or for several
-// {"cases": [...]}, each its document, in the file's order.
+// {"schema": SimulateCasesSchema, "cases": [...]}, each its document, in
+// the file's order.
 func RunsDocument(runs []CaseRun) any {
 	if len(runs) == 1 {
 		return runs[0].Sim.Document(runs[0].Result, runs[0].Case.ID)
@@ -46,7 +47,7 @@ func RunsDocument(runs []CaseRun) any {
 	for i, r := range runs {
 		docs[i] = r.Sim.Document(r.Result, r.Case.ID)
 	}
-	return OrderedObject{{K: "cases", V: docs}}
+	return OrderedObject{{K: "schema", V: SimulateCasesSchema}, {K: "cases", V: docs}}
 }
 
 // WriteRunTables writes every case run's table (Simulation.WriteTable),

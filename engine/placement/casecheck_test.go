@@ -51,13 +51,13 @@ func TestCasesCheckOutput(t *testing.T) {
 		text string
 	}{
 		{name: "all match", chk: CasesCheck{Cases: 2, Operations: 7},
-			json: `{"cases":2,"operations":7,"mismatched_operations":0,"mismatches":[]}`,
+			json: `{"schema":"fgtop.simulate-check/v1","cases":2,"operations":7,"mismatched_operations":0,"mismatches":[]}`,
 			text: "2 case(s), 7 operation(s): all match the recorded results\n"},
 		{name: "two mismatches on one op",
 			chk: CasesCheck{Cases: 1, Operations: 3, Mismatched: 1, Mismatches: []CaseMismatch{
 				{Case: "seed-doc", Mismatch: Mismatch{Step: 2, What: "allocation differs"}},
 				{Case: "seed-doc", Mismatch: Mismatch{Step: 2, What: "error kind differs"}}}},
-			json: `{"cases":1,"operations":3,"mismatched_operations":1,"mismatches":[{"case":"seed-doc","op":2,"what":"allocation differs"},{"case":"seed-doc","op":2,"what":"error kind differs"}]}`,
+			json: `{"schema":"fgtop.simulate-check/v1","cases":1,"operations":3,"mismatched_operations":1,"mismatches":[{"case":"seed-doc","op":2,"what":"allocation differs"},{"case":"seed-doc","op":2,"what":"error kind differs"}]}`,
 			text: "seed-doc op #2: allocation differs\nseed-doc op #2: error kind differs\n1 case(s), 3 operation(s): 1 differ from the recorded results\n"},
 	}
 	for _, tt := range tests {

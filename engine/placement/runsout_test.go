@@ -39,7 +39,7 @@ func TestRunsOutput(t *testing.T) {
 	}{
 		{name: "one case is its own document", runs: runs[:1], json: docOf(runs[0]), table: tableOf(runs[0])},
 		{name: "several are a list", runs: runs,
-			json:  `{"cases":[` + docOf(runs[0]) + "," + docOf(runs[1]) + "," + docOf(runs[2]) + "]}",
+			json:  `{"schema":"fgtop.simulate-cases/v1","cases":[` + docOf(runs[0]) + "," + docOf(runs[1]) + "," + docOf(runs[2]) + "]}",
 			table: tableOf(runs[0]) + "\n" + tableOf(runs[1]) + "\n" + tableOf(runs[2])},
 	}
 	for _, tt := range tests {

@@ -176,8 +176,20 @@ func CountRequests(steps []StepResult) int {
 	return n
 }
 
+// The names of simulate --json's documents, as fgtop.snapshot/v1 and
+// fgtop.plan/v1 name theirs: a script that reads several of fgtop's
+// documents tells them apart by their "schema", always the first member.
+const (
+	// SimulateSchema: one simulation (Document).
+	SimulateSchema = "fgtop.simulate/v1"
+	// SimulateCasesSchema: several corpus cases' simulations (RunsDocument).
+	SimulateCasesSchema = "fgtop.simulate-cases/v1"
+	// SimulateCheckSchema: the corpus check (--case --check, CasesCheck).
+	SimulateCheckSchema = "fgtop.simulate-check/v1"
+)
+
 // Document is the JSON form of a simulation's result (simulate --json),
-// its members in a fixed order.
+// its members in a fixed order, SimulateSchema first.
 func (sim *Simulation) Document(res *Result, caseID string) json.Marshaler {
 	s := sim.Node.Settings()
 	var maps jsonObj
@@ -241,7 +253,7 @@ func (sim *Simulation) Document(res *Result, caseID string) json.Marshaler {
 	for _, sh := range res.AllocMap {
 		am = append(am, jsonKV{string(sh.Device), sh.Amount.String()})
 	}
-	doc := jsonObj{}
+	doc := jsonObj{{"schema", SimulateSchema}}
 	if caseID != "" {
 		doc = append(doc, jsonKV{"case", caseID})
 	}

@@ -39,7 +39,7 @@ func TestSimulationOutput(t *testing.T) {
 	if err := json.Unmarshal(b, &doc); err != nil {
 		t.Fatalf("%v: %s", err, b)
 	}
-	if doc.Case != "c1" || len(doc.Placements) != 3 || !strings.HasPrefix(string(b), `{"case":"c1","settings":`) {
+	if doc.Case != "c1" || len(doc.Placements) != 3 || !strings.HasPrefix(string(b), `{"schema":"fgtop.simulate/v1","case":"c1","settings":`) {
 		t.Fatalf("document: %s", b)
 	}
 	if got := doc.Placements[0].Allocations["cuda.shares"]; len(got) != 1 {
