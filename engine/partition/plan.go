@@ -13,6 +13,11 @@ import (
 // Plan is what applying a draft would do: the file edits, who gains and
 // loses what, which devices change owner and which live kernels still hold
 // them, what stays as it is, and every reason the draft is invalid.
+//
+// In its JSON (plan --json) a list the plan always computes is present,
+// [] when empty, so that a script tells "none" from "not computed"; a
+// member is absent only where it was not computed: new_hash and edits
+// when the draft could not be rendered, unread when the node was not read.
 type Plan struct {
 	Config string `json:"config"`
 	// BaseHash is the hash of the file the plan was made on.
@@ -22,7 +27,7 @@ type Plan struct {
 	// DraftFormat says the file is, or would be, in the BEP-1044
 	// device-based form, which Backend.AI main cannot load
 	// (agentconfig.DraftFormatWarning is among the Warnings then).
-	DraftFormat bool `json:"draft_format,omitempty"`
+	DraftFormat bool `json:"draft_format"`
 	// JudgedBy is whose loader's verdict makes the plan valid or not:
 	// "main" (Backend.AI main's, what an agent started today runs) unless
 	// the draft is written in the BEP-1044 device-based form the operator
@@ -37,22 +42,23 @@ type Plan struct {
 	// Agents says per agent what it gains and loses.
 	Agents []AgentDelta `json:"agents"`
 	// Moves are the devices whose owners change.
-	Moves []DeviceMove `json:"moves,omitempty"`
+	Moves []DeviceMove `json:"moves"`
 	// Strained are slot-based agents whose kernels hold more than their new
 	// capacity.
-	Strained []Strain `json:"strained,omitempty"`
+	Strained []Strain `json:"strained"`
 	// Unchanged says, in words, what stays as it is.
-	Unchanged []string `json:"unchanged,omitempty"`
-	// Edits are the file changes.
-	Edits []agentconfig.Change `json:"edits,omitempty"`
+	Unchanged []string `json:"unchanged"`
+	// Edits are the file changes; nil when the draft could not be
+	// rendered.
+	Edits []agentconfig.Change `json:"edits,omitzero"`
 	// Errors make the plan invalid; Warnings and Notes do not.
-	Errors   []string `json:"errors,omitempty"`
-	Warnings []string `json:"warnings,omitempty"`
-	Notes    []string `json:"notes,omitempty"`
+	Errors   []string `json:"errors"`
+	Warnings []string `json:"warnings"`
+	Notes    []string `json:"notes"`
 	// AccelUnchecked: the node's accelerators or their capacities are
 	// unknown, so the agent's start-up checks on a manual partition's
 	// accelerator amounts (check's "not ok") were not run.
-	AccelUnchecked bool `json:"accel_unchecked,omitempty"`
+	AccelUnchecked bool `json:"accel_unchecked"`
 	// settingsDiffer: AccelUnchecked because the agents' CUDA plugin
 	// settings register the GPUs differently, not because the
 	// accelerators are unknown.
@@ -61,8 +67,9 @@ type Plan struct {
 	// were not read from the agent's etcd.
 	mockGuessed bool
 	// Unread are the kernel files that could not be read or parsed (the
-	// file and why): what those kernels hold is not known.
-	Unread []string `json:"unread,omitempty"`
+	// file and why): what those kernels hold is not known. nil when the
+	// node was not read.
+	Unread []string `json:"unread,omitzero"`
 
 	// Current and Next are the effective partitions before and after.
 	Current *Partition `json:"-"`
@@ -77,13 +84,13 @@ type Plan struct {
 // AgentDelta is one agent's change.
 type AgentDelta struct {
 	Agent  model.AgentID `json:"agent"`
-	Gains  []string      `json:"gains,omitempty"`
-	Losses []string      `json:"losses,omitempty"`
+	Gains  []string      `json:"gains"`
+	Losses []string      `json:"losses"`
 	// MemFrom and MemTo are its memory before and after (bytes).
 	MemFrom model.Dec `json:"mem_from"`
 	MemTo   model.Dec `json:"mem_to"`
 	// Capacity lists the slots whose capacity changes.
-	Capacity []SlotChange `json:"capacity,omitempty"`
+	Capacity []SlotChange `json:"capacity"`
 }
 
 // SlotChange is a capacity before and after.
@@ -101,7 +108,7 @@ type DeviceMove struct {
 	To     []model.AgentID `json:"to"`
 	// Holders are the live kernels holding the device; Stranded says which
 	// of them belong to an agent that will not own it.
-	Holders []Holder `json:"holders,omitempty"`
+	Holders []Holder `json:"holders"`
 }
 
 // Holder is one kernel's hold on a device.
@@ -123,7 +130,7 @@ type Strain struct {
 	// (no usable recovery.json in a scratch root several agents share, or
 	// one that names an agent the file does not list): Held counts them,
 	// and the strain is real if they are this agent's.
-	Unattributed []model.KernelID `json:"unattributed,omitempty"`
+	Unattributed []model.KernelID `json:"unattributed"`
 }
 
 // words is the strain as Affected says it.
@@ -248,6 +255,7 @@ func Build(cur, draft *agentconfig.Config, snap *model.Snapshot, extra ...string
 	p.Current = Effective(cur, inv)
 
 	raw, edits, err := agentconfig.Render(cur, draft)
+	rendered := err == nil
 	next := draft
 	if err != nil {
 		p.Errors = append(p.Errors, err.Error())
@@ -305,7 +313,41 @@ func Build(cur, draft *agentconfig.Config, snap *model.Snapshot, extra ...string
 	if p.Changed() {
 		p.Notes = append(p.Notes, "the agent reads agent.toml only at start-up: restart it after applying (apply --restart-cmd CMD runs a command for that)")
 	}
+	p.present(rendered, snap != nil)
 	return p
+}
+
+// present makes the lists Build always computes empty rather than nil, so
+// that plan --json says none ([]) where there are none; rendered says the
+// edits were computed, read that the node's kernels were.
+func (p *Plan) present(rendered, read bool) {
+	p.Agents, p.Moves, p.Strained, p.Unchanged = orEmpty(p.Agents), orEmpty(p.Moves), orEmpty(p.Strained), orEmpty(p.Unchanged)
+	p.Errors, p.Warnings, p.Notes = orEmpty(p.Errors), orEmpty(p.Warnings), orEmpty(p.Notes)
+	if rendered {
+		p.Edits = orEmpty(p.Edits)
+	}
+	if read {
+		p.Unread = orEmpty(p.Unread)
+	}
+	for i := range p.Agents {
+		a := &p.Agents[i]
+		a.Gains, a.Losses, a.Capacity = orEmpty(a.Gains), orEmpty(a.Losses), orEmpty(a.Capacity)
+	}
+	for i := range p.Moves {
+		m := &p.Moves[i]
+		m.From, m.To, m.Holders = orEmpty(m.From), orEmpty(m.To), orEmpty(m.Holders)
+	}
+	for i := range p.Strained {
+		p.Strained[i].Unattributed = orEmpty(p.Strained[i].Unattributed)
+	}
+}
+
+// orEmpty is s, or an empty slice where s is nil.
+func orEmpty[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }
 
 // unreadKernels are the kernel files snap could not read or parse, one

@@ -1,6 +1,7 @@
 package partition
 
 import (
+	"encoding/json"
 	"errors"
 	"github.com/fgtop/fgtop/internal/testfix"
 	"slices"
@@ -522,5 +523,67 @@ func TestPlanWarnsCPUBeyondHost(t *testing.T) {
 	iss := CPUBeyondHost(Effective(c, InventoryOf(snapshot(hostDevices(24, []string{gpu1}, 512)))))
 	if iss == nil || iss.Code != model.IssueDriftCPUBeyond || !strings.Contains(iss.Message, "30 in all) is more than the host's 24 cores") {
 		t.Errorf("15 + 15 on 24 cores: %+v", iss)
+	}
+}
+
+// TestPlanJSONKeys: plan --json's lists that Build always computes are
+// present, [] when empty, and its flags false rather than absent, so that
+// a script tells "none" from "not computed"; only what was not computed
+// (edits of a draft that could not be rendered, unread kernels of a node
+// not read) is absent.
+func TestPlanJSONKeys(t *testing.T) {
+	c := loadFixture(t, "agent.multi-agent.device-based.toml")
+	snap := snapshot(fixtureDevices())
+	always := []string{"agents", "moves", "strained", "unchanged", "edits", "errors", "warnings", "notes", "unread"}
+	for _, tc := range []struct {
+		name string
+		req  Request
+	}{
+		{"no change", Request{}},
+		{"a free device moves", Request{Moves: []Move{{Device: "cuda:" + gpu3, Agent: agentB}}}},
+	} {
+		d, errs := Draft(c, InventoryOf(snap), tc.req)
+		p := Build(c, d, snap, errs...)
+		b, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc map[string]any
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range always {
+			if _, ok := doc[k].([]any); !ok {
+				t.Errorf("%s: %q is %v, want a list ([] for none)\n%s", tc.name, k, doc[k], b)
+			}
+		}
+		for _, k := range []string{"draft_format", "accel_unchecked"} {
+			if _, ok := doc[k].(bool); !ok {
+				t.Errorf("%s: %q is %v, want true or false\n%s", tc.name, k, doc[k], b)
+			}
+		}
+		for _, a := range doc["agents"].([]any) {
+			for _, k := range []string{"gains", "losses", "capacity"} {
+				if _, ok := a.(map[string]any)[k].([]any); !ok {
+					t.Errorf("%s: agent's %q is %v, want a list\n%s", tc.name, k, a.(map[string]any)[k], b)
+				}
+			}
+		}
+		for _, m := range doc["moves"].([]any) {
+			for _, k := range []string{"from", "to", "holders"} {
+				if _, ok := m.(map[string]any)[k].([]any); !ok {
+					t.Errorf("%s: move's %q is %v, want a list\n%s", tc.name, k, m.(map[string]any)[k], b)
+				}
+			}
+		}
+	}
+	// Not computed: absent, not [].
+	d, errs := Draft(c, InventoryOf(snap), Request{})
+	b, err := json.Marshal(Build(c, d, nil, errs...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := string(b); strings.Contains(s, `"unread"`) || !strings.Contains(s, `"edits":[]`) {
+		t.Errorf("a plan on a node not read: %s", s)
 	}
 }
