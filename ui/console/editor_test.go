@@ -1020,8 +1020,8 @@ func TestEditorPlanViewReviews(t *testing.T) {
 
 // TestEditorHelpKeepsTheEditorsFooter: ? inside the editor lists the
 // editor's keys; its footer offers neither the main screen's keys nor the
-// editor's (A and q type into the help's filter): the help's own, with
-// esc back and ctrl+c quit.
+// editor's: the help's own (/ filter, j/k scroll), with q/esc back and
+// ctrl+c quit.
 func TestEditorHelpKeepsTheEditorsFooter(t *testing.T) {
 	path := fixtureConfig(t)
 	snap := fake.Node(fake.Options{})
@@ -1030,8 +1030,8 @@ func TestEditorHelpKeepsTheEditorsFooter(t *testing.T) {
 	typeKeys(a, "?")
 	lines := strings.Split(screen(a), "\n")
 	foot := lines[len(lines)-1]
-	if strings.Contains(foot, "/ filter") || strings.Contains(foot, "detail") || strings.Contains(foot, "A apply") || strings.Contains(foot, "q quit") ||
-		!strings.Contains(foot, "esc back") || !strings.Contains(foot, "ctrl+c quit") {
+	if strings.Contains(foot, "detail") || strings.Contains(foot, "A apply") || strings.Contains(foot, "q quit") ||
+		!strings.Contains(foot, "q/esc back") || !strings.Contains(foot, "ctrl+c quit") {
 		t.Errorf("help footer over the editor: %q", foot)
 	}
 	if v := screen(a); !strings.Contains(v, "apply") {

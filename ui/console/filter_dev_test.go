@@ -113,7 +113,7 @@ func TestDevCommand(t *testing.T) {
 }
 
 // TestHelpFooterAt40Columns: at 40 columns the help's footer keeps its
-// ways out, esc back and ctrl+c quit (q types into its filter): esc went
+// ways out, q/esc back and ctrl+c quit: esc went
 // first, and with it the only way back.
 func TestHelpFooterAt40Columns(t *testing.T) {
 	a := testApp(t, 40, 20, fake.Node(fake.Options{}), Options{})

@@ -25,8 +25,13 @@ func TestFootersWholeAt80(t *testing.T) {
 	}{
 		{"help while filtering", false, func(a *App) {
 			a.Update(keyRune('?'))
-			typeKeys(a, "fil")
-		}, []string{"type to filter", "pgup pgdn scroll", "esc clear filter"}},
+			typeKeys(a, "/fil")
+		}, []string{"/fil_", "enter keep filter", "esc cancel", "ctrl+c quit"}},
+		{"help with a kept filter", false, func(a *App) {
+			a.Update(keyRune('?'))
+			typeKeys(a, "/fil")
+			a.Update(enter)
+		}, []string{"/ filter", "j/k scroll", "esc clear filter", "q back", "ctrl+c quit"}},
 		{"typo", false, func(a *App) {
 			typeKeys(a, ":fitt")
 			a.Update(enter)

@@ -75,11 +75,12 @@ func TestKeyRouting(t *testing.T) {
 				t.Errorf("flash %q", a.Flash.Text)
 			}
 		}},
-		{"the help over the editor takes q as a filter letter", func(t *testing.T, a *App) {
+		{"the help over the editor takes q as a filter letter after /", func(t *testing.T, a *App) {
 			typeKeys(a, "?")
 			if helpOf(a) == nil || a.top() != kit.Layer(helpOf(a)) {
 				t.Fatalf("? in the editor: top %T", a.top())
 			}
+			typeKeys(a, "/")
 			_, cmd := a.Update(keyRune('q'))
 			if cmd != nil || helpOf(a) == nil || helpOf(a).Filter != "q" || a.ed() == nil {
 				t.Fatalf("q over the editor: cmd %v, help %+v, editor %v", cmd != nil, helpOf(a), a.ed() != nil)
@@ -92,6 +93,11 @@ func TestKeyRouting(t *testing.T) {
 			press(a, esc, esc)
 			if a.top() != kit.Layer(a.ed()) {
 				t.Fatalf("esc, esc: top %T, want the editor", a.top())
+			}
+			// Not typing, q closes the help and the editor stays.
+			typeKeys(a, "?")
+			if _, cmd := a.Update(keyRune('q')); cmd != nil || a.top() != kit.Layer(a.ed()) {
+				t.Fatalf("q on the help over the editor: cmd %v, top %T", cmd != nil, a.top())
 			}
 		}},
 		{"a dialog opens over the help and is drawn there", func(t *testing.T, a *App) {

@@ -5,8 +5,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -23,7 +21,7 @@ import (
 
 // helpScreen is the help: the key map's full help for what is on screen
 // (the very bindings that handle keys), then what the marks, commands and
-// columns mean. Typing filters it.
+// columns mean. / filters it.
 type helpScreen struct {
 	*common
 	kit.Closer
@@ -44,9 +42,13 @@ type helpScreen struct {
 	// (nil: all): the help explains only those.
 	shown func() map[string]bool
 	hm    help.Model
-	// filter is what was typed: only the rows that contain it (any case)
+	// Filter is what was typed: only the rows that contain it (any case)
 	// show.
 	Filter string
+	// typing: / opened the filter, which takes the letters until enter
+	// or esc; prev is the filter from before (esc gives it back).
+	typing bool
+	prev   string
 	off    int
 }
 
@@ -75,20 +77,42 @@ func (a *App) shownColumns() map[string]bool {
 // Rank stacks the help with the screens.
 func (hs *helpScreen) Rank() kit.LayerRank { return kit.RankScreen }
 
-// Update filters on typed letters and scrolls on the rest; esc clears the
-// filter, then closes the help, as ? does while nothing is typed.
+// Update keeps the console's habits: j/k, the arrows, pgup/pgdn and g/G
+// scroll; q, esc and ? close the help (esc clears a kept filter first);
+// ctrl+c quits. / opens the filter in the footer, as on the main screen,
+// and only then do letters type: enter keeps the filter, esc gives back
+// the one from before, backspace on an empty line closes it.
 func (hs *helpScreen) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.MouseWheelMsg:
 		hs.off = max(hs.off+kit.WheelDelta(tea.Mouse(msg)), 0)
 	case tea.KeyPressMsg:
-		if hs.filterKey(msg) {
+		if hs.typing && hs.filterKey(msg) {
 			return nil
+		}
+		if !hs.typing {
+			switch msg.String() {
+			case "/":
+				hs.typing, hs.prev = true, hs.Filter
+				return nil
+			case "q":
+				// q leaves the help, not the console: over the editor q
+				// is no key, and on the main screen it quits; here it
+				// is the way back, as esc is.
+				hs.Close()
+				return nil
+			}
 		}
 		switch act := hs.Keys.LookupIn(hs.Scope(), msg); act {
 		case kit.ActQuit:
 			hs.Send(kit.QuitMsg{})
-		case kit.ActHelp, kit.ActBack:
+		case kit.ActBack:
+			if hs.Filter != "" {
+				hs.Filter, hs.off = "", 0
+				return nil
+			}
+			hs.Close()
+		case kit.ActHelp:
 			hs.Close()
 		default:
 			hs.Scroll(&hs.off, act)
@@ -97,31 +121,41 @@ func (hs *helpScreen) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-// Footer is the help's own key line: every letter (q and j too) types
-// into the filter here, so the way out it offers is esc and ctrl+c, not
-// the main screen's "q quit".
-func (hs *helpScreen) Footer(w int) string {
-	return kit.FooterBeside(hs.St, func(w int) string {
-		// The short form where the long one would be cut ("pgdn scr…"
-		// beside "esc clear filter" at 80 columns).
-		how := " to filter (q and j too) · "
-		if kit.Width("type"+how+"↑↓ pgup pgdn scroll") > w {
-			how = " to filter · "
-		}
-		return kit.SpansRow(hs.St, []kit.Span{{Lvl: kit.LvlAccent, Text: "type"}, {Lvl: kit.LvlDim, Text: how},
-			{Lvl: kit.LvlAccent, Text: "↑↓ pgup pgdn"}, {Lvl: kit.LvlDim, Text: " scroll"}}, w)
-	}, hs.FooterKeep(), w)
+// footerKeys are the keys that work on the help while no filter is
+// typed (Update): the filter, scrolling, the way back, quit.
+func (hs *helpScreen) footerKeys() []key.Binding {
+	bs := []key.Binding{
+		key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
+		key.NewBinding(key.WithKeys("j", "k"), key.WithHelp("j/k", "scroll")),
+	}
+	if hs.Filter != "" {
+		bs = append(bs, key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter")),
+			key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "back")))
+	} else {
+		bs = append(bs, key.NewBinding(key.WithKeys("q", "esc"), key.WithHelp("q/esc", "back")))
+	}
+	return append(bs, key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")))
 }
 
-// FooterKeep is what the footer keeps beside a flash: esc (clear the
-// filter, then back) and ctrl+c quit.
-func (hs *helpScreen) FooterKeep() []key.Binding {
-	esc := "back"
-	if hs.Filter != "" {
-		esc = "clear filter"
+// Footer is the help's own key line; while the filter is typed, the
+// filter line the main screen's / opens (PromptLine), with its keys.
+func (hs *helpScreen) Footer(w int) string {
+	if hs.typing {
+		return PromptLine(hs.St, PromptFilter, hs.Filter, w)
 	}
-	return []key.Binding{key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", esc)),
-		key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit"))}
+	// The ways out stay at the right at any width (kit.FooterBeside);
+	// the filter and scroll keys take the room left.
+	return kit.FooterBeside(hs.St, func(w int) string { return kit.ShortHelpOf(hs.St, hs.footerKeys()[:2], w) }, hs.FooterKeep(), w)
+}
+
+// FooterKeep is what the footer keeps beside a flash: while typing esc
+// (cancel) and ctrl+c, else the way back and quit.
+func (hs *helpScreen) FooterKeep() []key.Binding {
+	if hs.typing {
+		return []key.Binding{key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+			key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit"))}
+	}
+	return hs.footerKeys()[2:]
 }
 
 // Lines is the help screen's body, made again only when what it shows
@@ -362,8 +396,11 @@ func (hs *helpScreen) notes(w int) []string {
 // is what is under it: over the editor the editor's, whose keys work
 // here.)
 func (hs *helpScreen) View() []string {
-	hint := "type to filter, esc/? back"
-	if hs.Filter != "" {
+	hint := "/ filter, q/esc back"
+	switch {
+	case hs.typing:
+		hint = "type to filter"
+	case hs.Filter != "":
 		hint = "esc clears filter"
 	}
 	return scrolled(hs.St, hs.W, hs.H, []kit.Span{{Lvl: kit.LvlFocus, Text: " Help "}}, []kit.Span{{Lvl: kit.LvlDim, Text: hint}}, hs.Lines(hs.W), &hs.off)
@@ -439,37 +476,25 @@ func isContinuation(t string) bool {
 	return len(t) > col && strings.TrimSpace(t[:col]) == "" && strings.TrimSpace(t) != ""
 }
 
-// filterKey takes a key typed on the help screen into its filter and
-// reports whether it did. Letters filter (j, k and q are letters here;
-// the arrows, pgup/pgdn, home/end still scroll and ctrl+c quits);
-// backspace removes the last rune; esc clears a filter before it closes
-// the help, and ? closes it only while no filter is typed.
+// filterKey edits the filter while it is typed (editPrompt, the main
+// screen's line editing and limit) and reports whether it took the key:
+// keys it does not take (the arrows, pgup/pgdn) scroll.
 func (hs *helpScreen) filterKey(msg tea.KeyPressMsg) bool {
-	switch {
-	case msg.Code == tea.KeyEscape:
-		if hs.Filter == "" {
-			return false
-		}
-		hs.Filter, hs.off = "", 0
-		return true
-	case msg.Code == tea.KeyBackspace:
-		if r := []rune(hs.Filter); len(r) > 0 {
-			hs.Filter = string(r[:len(r)-1])
-		}
-		hs.off = 0
-		return true
-	case msg.Text == "" || msg.Mod&(tea.ModCtrl|tea.ModAlt|tea.ModSuper) != 0,
-		strings.ContainsFunc(msg.Text, unicode.IsControl):
+	in, what := editPrompt(hs.Filter, msg)
+	switch what {
+	case promptIgnored:
 		return false
-	case msg.Text == "?" && hs.Filter == "":
-		return false
-	}
-	room := maxPromptRunes - utf8.RuneCountInString(hs.Filter)
-	if r := []rune(msg.Text); len(r) > room {
+	case promptQuit:
+		hs.Send(kit.QuitMsg{})
+	case promptAccepted, promptClosed:
+		hs.typing = false
+	case promptCancelled:
+		hs.Filter, hs.typing, hs.off = hs.prev, false, 0
+	case promptFull:
 		hs.Flashf(kit.LvlWarn, PromptFullText())
-		msg.Text = string(r[:max(room, 0)])
+		fallthrough
+	default:
+		hs.Filter, hs.off = in, 0
 	}
-	hs.Filter += msg.Text
-	hs.off = 0
 	return true
 }

@@ -103,6 +103,11 @@ func (a *App) viewFooter(w int) string {
 		p.SetSize(w, 1)
 		return p.View()[0]
 	}
+	if hs, ok := a.top().(*helpScreen); ok && hs.typing {
+		// The help's filter line is a prompt too: a flash does not
+		// hide what is typed.
+		return hs.Footer(w)
+	}
 	if a.Flash.Text != "" {
 		return a.flashFooter(w)
 	}
