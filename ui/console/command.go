@@ -60,6 +60,7 @@ func (a *App) startPrompt(m PromptMode, initial string, cancelled func()) {
 func (a *App) filterKept() {
 	if e := a.Kernels.Showing.FilterErr; e != "" {
 		a.Flashf(kit.LvlWarn, e)
+		a.Flash.Short = a.Kernels.Showing.FilterShort
 		a.filterFlash = e
 		return
 	}
@@ -421,11 +422,63 @@ func (a *App) devCommand(name string) {
 	i, err := resolveDevice(a.d, name)
 	if err != nil {
 		a.Flashf(kit.LvlWarn, err.Error())
+		a.Flash.Short = shortOf(err)
 		return
 	}
 	a.setFocusPane(paneDevices)
 	a.sizePanes()
 	a.devices.selectRow(i)
+}
+
+// deviceNotFound is resolveDevice's error for a name that names no
+// device: it lists the node's devices by the names the screen shows, after
+// the one meant where the name is a typo of one.
+type deviceNotFound struct {
+	name   string
+	labels []string
+}
+
+func (e *deviceNotFound) Error() string {
+	msg := fmt.Sprintf("no device %q on this node", e.name)
+	if len(e.labels) == 0 {
+		return msg
+	}
+	if near := model.Closest(e.name, e.labels); near != "" {
+		msg += "; did you mean " + near + "?"
+	}
+	return msg + "; it has " + strings.Join(e.labels, ", ")
+}
+
+// Short is the error for a footer that would cut its list (at 80 columns
+// "it has GPU0, GPU1, GPU2, GPU3, …" lost the rest, MIG instances and
+// all): the name meant, else how many devices there are and the first
+// and last of them, as the Devices pane lists them whole.
+func (e *deviceNotFound) Short() string {
+	msg := fmt.Sprintf("no device %q", e.name)
+	if near := model.Closest(e.name, e.labels); near != "" {
+		return msg + "; did you mean " + near + "?"
+	}
+	switch n := len(e.labels); n {
+	case 0:
+		return msg + " on this node"
+	case 1:
+		return msg + "; only " + e.labels[0]
+	case 2:
+		return msg + " among " + e.labels[0] + " and " + e.labels[1]
+	default:
+		// Short enough beside /dev:'s "esc back to GPU0" too.
+		return fmt.Sprintf("%s among %d, %s to %s", msg, n, e.labels[0], e.labels[n-1])
+	}
+}
+
+// shortOf is an error's short form for the footer (Flash.Short), "" if
+// it has none.
+func shortOf(err error) string {
+	var nf *deviceNotFound
+	if errors.As(err, &nf) {
+		return nf.Short()
+	}
+	return ""
 }
 
 // resolveDevice is the row in d.Devs that name names, as history
@@ -470,7 +523,7 @@ func resolveDevice(d *render.Derived, name string) (int, error) {
 				shown = append(shown, l)
 			}
 		}
-		return -1, fmt.Errorf("no device %q on this node; it has %s", name, strings.Join(shown, ", "))
+		return -1, &deviceNotFound{name: name, labels: shown}
 	case err != nil:
 		return -1, err
 	}

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -107,8 +108,57 @@ func TestDevCommand(t *testing.T) {
 	typeKeys(small, "dev GPU99")
 	small.Update(keyCode(tea.KeyEnter))
 	lines := strings.Split(screen(small), "\n")
-	if last := lines[len(lines)-1]; !strings.Contains(last, `no device "GPU99" on this node; it has GPU0, GPU1`) {
+	if last := lines[len(lines)-1]; !strings.Contains(last, `no device "GPU99" among 7, GPU0 to MIG`) {
 		t.Errorf(":dev GPU99 at 80 columns: footer %q", last)
+	}
+}
+
+// TestDevNotFoundAtEightyColumns: on a node whose list of devices the
+// footer cuts at 80 columns (the demo's "it has GPU0, GPU1, GPU2, GPU3,
+// …", its MIG instances lost), :dev and /dev: with a name that names none
+// say how many devices there are and the first and last, whole; a typo
+// of one names it instead. The full list stays where it fits.
+func TestDevNotFoundAtEightyColumns(t *testing.T) {
+	node := fake.Node(fake.Options{})
+	a := testApp(t, 80, 24, node, Options{})
+	a.View()
+	var labels []string
+	for i := range a.d.Devs {
+		if l := a.d.Devs[i].Label; l != "" {
+			labels = append(labels, l)
+		}
+	}
+	first, last := labels[0], labels[len(labels)-1]
+	if len(labels) < 5 || !strings.HasPrefix(last, "MIG ") || !strings.HasSuffix(last, "0") {
+		t.Fatalf("the fake node's devices: %q", labels)
+	}
+	typo := strings.TrimSuffix(last, "0") + "1"
+	count := fmt.Sprintf(`no device "GPU9" among %d, %s to %s`, len(labels), first, last)
+	for _, c := range []struct{ do, want string }{
+		{":dev GPU9", count},
+		{":dev " + typo, fmt.Sprintf(`no device %q; did you mean %s?`, typo, last)},
+		{"/dev:GPU9", count},
+	} {
+		a := testApp(t, 80, 24, node, Options{})
+		a.View()
+		typeKeys(a, c.do)
+		a.Update(keyCode(tea.KeyEnter))
+		lines := strings.Split(screen(a), "\n")
+		if foot := lines[len(lines)-1]; !strings.Contains(foot, c.want) || !strings.Contains(foot, "? help") {
+			t.Errorf("%s at 80 columns: footer %q, want %q", c.do, foot, c.want)
+		}
+		if !strings.Contains(a.Flash.Text, strings.Join(labels, ", ")) {
+			t.Errorf("%s: the flash lost the full list: %q", c.do, a.Flash.Text)
+		}
+	}
+	// Where the whole list fits, the footer shows it.
+	wide := testApp(t, 200, 40, node, Options{})
+	wide.View()
+	typeKeys(wide, ":dev GPU9")
+	wide.Update(keyCode(tea.KeyEnter))
+	lines := strings.Split(screen(wide), "\n")
+	if foot := lines[len(lines)-1]; !strings.Contains(foot, "it has "+strings.Join(labels, ", ")) {
+		t.Errorf(":dev GPU9 at 200 columns: footer %q", foot)
 	}
 }
 

@@ -21,6 +21,8 @@ type kernelView struct {
 	// FilterErr is why the filter matches nothing whatever the kernels
 	// hold: a /dev: name that names no device or several.
 	FilterErr string
+	// FilterShort is FilterErr's short form for the footer ("": none).
+	FilterShort string
 }
 
 // sortColumns are the kernel table's sortable columns, in display order.
@@ -110,7 +112,7 @@ func (p *kernelsPane) refresh() {
 	})
 	rows := base[:0:0]
 	if err != nil {
-		kv.FilterErr = err.Error()
+		kv.FilterErr, kv.FilterShort = err.Error(), shortOf(err)
 	} else {
 		for _, ki := range base {
 			if filter.Match(&d.Kernels[ki]) {
