@@ -506,3 +506,47 @@ func TestRingColumnsMatchDefinition(t *testing.T) {
 		}
 	}
 }
+
+// TestMiniGraphNamesWholeAt200: at 200 columns the small multiples beside
+// the wide layout were three to a row, 25 cells each, and the wholly held
+// MIG instance read "MIG 4… 100%"; they are fewer and wider where that
+// shows every name whole and all their rows still fit. Where the rows
+// would not fit (a short pane at 80 columns) the names still give way,
+// with the ellipsis, and the figure stays.
+func TestMiniGraphNamesWholeAt200(t *testing.T) {
+	a := historyApp(t, 200, 50, Options{})
+	type title struct{ label, fig string }
+	var titles []title
+	var devs []int
+	for i := range a.d.Devs {
+		if dh, ok := a.hist[a.d.Devs[i].Key]; ok {
+			devs = append(devs, i)
+			titles = append(titles, title{a.d.Devs[i].Label, pct(dh.alloc.last())})
+		}
+	}
+	held := false
+	for _, tt := range titles {
+		held = held || strings.HasPrefix(tt.label, "MIG ") && tt.fig == "100%"
+	}
+	if !held {
+		t.Fatalf("no MIG instance of the fixture is wholly held: %v", titles)
+	}
+	text := screen(a)
+	if !strings.Contains(text, "All devices (") {
+		t.Fatalf("no small multiples at 200x50:\n%s", text)
+	}
+	for _, tt := range titles {
+		if !strings.Contains(text, tt.label+" "+tt.fig+" ") {
+			t.Errorf("at 200x50 the title %q is not whole:\n%s", tt.label+" "+tt.fig, text)
+		}
+	}
+	p := newHistoryPane(a.common, a.hist, nil)
+	p.SetSize(80, 10)
+	small := ansi.Strip(strings.Join(p.viewSmall(devs, 0, 80, 10), "\n"))
+	if !regexp.MustCompile(`MIG ?\d?` + regexp.QuoteMeta(a.St.G.Ellipsis)).MatchString(small) {
+		t.Errorf("80x10: no MIG name cut where three to a row must stay:\n%s", small)
+	}
+	if !strings.Contains(small, " 100%"+a.St.G.Sep) {
+		t.Errorf("80x10: the figure is gone:\n%s", small)
+	}
+}

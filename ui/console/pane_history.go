@@ -211,13 +211,34 @@ func miniCols(n, w int) int {
 	return max(1, min(n, (w+miniGap)/(miniMinW+miniGap)))
 }
 
+// miniColsIn is how many small multiples of devs sit side by side in w
+// by h cells: as many as fit (miniCols), or fewer, wider ones where those
+// show every label whole beside its figure ("MIG 7/0 100%": three cells 25
+// wide cut it "MIG 7… 100%" at 200 columns) and all their rows still fit
+// in h. Where they would not, the labels give way (80 columns).
+func (p *historyPane) miniColsIn(devs []int, w, h int) int {
+	n := len(devs)
+	cols := miniCols(n, w)
+	label := 0
+	for _, i := range devs {
+		label = max(label, kit.Width(p.d.Devs[i].Label))
+	}
+	// The left half's title: the mark, the label, a space, "100%".
+	need := 2*(1+label+1+len("100%")) + 1
+	whole := max(1, min(n, (w+miniGap)/(max(miniMinW, need)+miniGap)))
+	if whole < cols && (n+whole-1)/whole*miniMinH <= h-1 {
+		return whole
+	}
+	return cols
+}
+
 // viewSmall is every device's small graph in a grid under a title row,
 // the selected one marked; when not all fit, the rows around the selected
 // one.
 func (p *historyPane) viewSmall(devs []int, sel, w, h int) []string {
 	st := p.St
-	cols := miniCols(len(devs), w)
-	rows := miniRows(len(devs), w)
+	cols := p.miniColsIn(devs, w, h)
+	rows := (len(devs) + cols - 1) / cols
 	ch := miniMinH
 	if rows > 0 {
 		ch = max(miniMinH, (h-1)/rows)
