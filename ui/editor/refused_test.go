@@ -355,8 +355,8 @@ func TestRecordForYoungRecord(t *testing.T) {
 }
 
 // TestRefusedPositionAt80Columns: at 80 columns the title keeps which of
-// how many refusals are shown and esc back, its span description cut
-// instead: a record of 37s made the title too long for both, and the
+// how many refusals are shown and esc back, its span description in a
+// short form instead: a record of 37s made the title too long for both, and the
 // whole right-hand part went (the tour: 11 refusals, G).
 func TestRefusedPositionAt80Columns(t *testing.T) {
 	const n, w, h = 11, 80, 14
@@ -364,11 +364,58 @@ func TestRefusedPositionAt80Columns(t *testing.T) {
 	e.rp.res.To = e.rp.res.From.Add(37 * time.Second)
 	e.Now = time.Now
 	title := func() string { return plain(e.viewRefused(w, h)[:1]) }
-	if got := title(); !strings.Contains(got, "Refused under agent.toml as it is") || !strings.Contains(got, "1-6/11") || !strings.Contains(got, "esc back") {
+	if got := title(); !strings.Contains(got, "Refused by agent.toml  last 37s (whole record)") || !strings.Contains(got, "1-6/11") || !strings.Contains(got, "esc back") {
 		t.Errorf("first screen's title: %q", got)
 	}
 	press(e, "G")
 	if got := title(); !strings.Contains(got, "6-11/11") || !strings.Contains(got, "esc back") {
 		t.Errorf("title after G: %q", got)
+	}
+}
+
+// TestRefusedTitleShortAt80: at 80 columns the refused list's title lost
+// its end, "of the record" and "read 1m ago" cut; it now takes the
+// longest of its forms that fits whole: the file or the draft, the span,
+// whether that is all the record holds and how long ago it was read,
+// beside esc back and the position. The long form stays where it fits,
+// and the line of a list with no refusal is not cut either.
+func TestRefusedTitleShortAt80(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		n, w     int
+		readAgo  bool
+		want     []string
+		wantNot  []string
+		position string
+	}{
+		{"a young record", 3, 80, false, []string{"Refused under agent.toml as it is  last 2m (whole record) "}, nil, ""},
+		{"read a minute ago", 3, 80, true, []string{"Refused by agent.toml  last 2m (whole record, read 1m ago) "}, nil, ""},
+		{"read a minute ago, scrolled", 11, 80, true, []string{"Refused by agent.toml  last 2m, read 1m ago "}, nil, "1-6/11"},
+		{"wide", 11, 200, true, []string{"Refused under agent.toml as it is  last 2m (all the record held, read 1m ago) of the record "}, nil, "1-6/11"},
+		{"nothing refused", 0, 80, true, []string{"Refused by agent.toml  last 2m (whole record, read 1m ago) ", "none refused in the last 2m (whole record, read 1m ago)"}, nil, ""},
+	} {
+		e := refusedEditor(t, c.n, c.w, 14)
+		res := e.rp.res
+		res.To = res.From.Add(2 * time.Minute)
+		e.rp.recAt = res.To
+		e.Now = func() time.Time { return res.To.Add(time.Second) }
+		if c.readAgo {
+			e.Now = func() time.Time { return res.To.Add(time.Minute) }
+		}
+		rows := e.viewRefused(c.w, 14)
+		shown := plain(rows[:2])
+		for _, want := range c.want {
+			if !strings.Contains(shown, want) {
+				t.Errorf("%s: want %q in\n%s", c.name, want, shown)
+			}
+		}
+		if !strings.Contains(shown, "esc back") || !strings.Contains(shown, c.position) || strings.Contains(shown, "…") {
+			t.Errorf("%s: the title lost esc back or the position %q, or was cut:\n%s", c.name, c.position, shown)
+		}
+		for _, r := range rows {
+			if kit.Width(ansi.Strip(r)) > c.w {
+				t.Errorf("%s: a row wider than %d: %q", c.name, c.w, ansi.Strip(r))
+			}
+		}
 	}
 }

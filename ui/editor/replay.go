@@ -325,15 +325,45 @@ func overSlots(a *replay.AgentResult) string {
 // two minutes said "last 7d"), and how long ago it was read when that is
 // a noticeable part of it (the record grew since).
 func (e *Editor) spanWords() string {
+	span, partial, ago := e.spanParts()
+	switch {
+	case ago != "":
+		return span + " (all the record held, read " + ago + " ago)"
+	case partial:
+		return span + " (all the record holds)"
+	}
+	return span
+}
+
+// spanShort is spanWords in fewer words, for a title at 80 columns:
+// "last 2m (whole record, read 1m ago)"; with short set, without the
+// record's words: "last 2m, read 1m ago".
+func (e *Editor) spanShort(short bool) string {
+	span, partial, ago := e.spanParts()
+	switch {
+	case short && ago != "":
+		return span + ", read " + ago + " ago"
+	case short || !partial:
+		return span
+	case ago != "":
+		return span + " (whole record, read " + ago + " ago)"
+	}
+	return span + " (whole record)"
+}
+
+// spanParts are spanWords' parts: "last 7d" or "last 2m"; whether that
+// is all the record holds, less than ReplaySpan; how long ago the record
+// was read ("" where that is no noticeable part of it).
+func (e *Editor) spanParts() (span string, partial bool, ago string) {
 	if res := e.rp.res; res != nil && !res.From.IsZero() {
 		if held := res.To.Sub(res.From); held < ReplaySpan-time.Minute {
-			if ago := e.Now().Sub(e.rp.recAt); !e.rp.recAt.IsZero() && ago >= minReadAgo && ago >= held/10 {
-				return "last " + replay.Days(held) + " (all the record held, read " + kit.FmtAge(ago) + " ago)"
+			if d := e.Now().Sub(e.rp.recAt); !e.rp.recAt.IsZero() && d >= minReadAgo && d >= held/10 {
+				ago = kit.FmtAge(d)
 			}
-			return "last " + replay.Days(held) + " (all the record holds)"
+			return "last " + replay.Days(held), true, ago
 		}
 	}
-	return "last " + spanText(ReplaySpan)
+	return "last " + spanText(ReplaySpan), false, ""
 }
 
 // spanText is a span as --replay takes it: 7d, 36h.
@@ -369,11 +399,19 @@ func (e *Editor) viewRefused(w, h int) []string {
 	// With no change the list is of sessions the record saw run that
 	// the file's amounts refuse, as the line says: not "under the
 	// draft" (the tour: R on a draft of no change).
-	under := " Refused under the draft "
+	under, by := " Refused under the draft ", " Refused by the draft "
 	if !e.Dirty() {
-		under = " Refused under agent.toml as it is "
+		under, by = " Refused under agent.toml as it is ", " Refused by agent.toml "
 	}
-	title := []kit.Span{{Lvl: kit.LvlFocus, Text: under}, {Lvl: kit.LvlDim, Text: " " + e.spanWords() + " of the record "}}
+	// Longest first: at 80 columns "of the record" and "read 1m ago" were
+	// cut off the end; the short forms keep which file, the span, whether
+	// it is all the record and how old it is.
+	titles := [][]kit.Span{
+		{{Lvl: kit.LvlFocus, Text: under}, {Lvl: kit.LvlDim, Text: " " + e.spanWords() + " of the record "}},
+		{{Lvl: kit.LvlFocus, Text: under}, {Lvl: kit.LvlDim, Text: " " + e.spanShort(false) + " "}},
+		{{Lvl: kit.LvlFocus, Text: by}, {Lvl: kit.LvlDim, Text: " " + e.spanShort(false) + " "}},
+		{{Lvl: kit.LvlFocus, Text: by}, {Lvl: kit.LvlDim, Text: " " + e.spanShort(true) + " "}},
+	}
 	back := []kit.Span{{Lvl: kit.LvlDim, Text: "esc back"}}
 	res := e.rp.res
 	var msg []kit.Span
@@ -383,12 +421,20 @@ func (e *Editor) viewRefused(w, h int) []string {
 		msg = e.replayLine()
 	case len(res.Refused) == 0:
 		msg = []kit.Span{{Lvl: kit.LvlOK, Text: "every recorded session of the " + e.spanWords() + " starts under this draft"}}
+		// Shorter where the row would cut it (80 columns).
+		for _, t := range []string{"every recorded session of the " + e.spanShort(false) + " starts under this draft",
+			"none refused in the " + e.spanShort(false)} {
+			if kit.SpansWidth(msg)+1 <= w {
+				break
+			}
+			msg[0].Text = t
+		}
 	default:
 		listed = true
 	}
 	if !listed {
 		e.rp.refOff, e.rp.refRow = 0, 0
-		out := []string{kit.TitleRowOf(st, w, title, back, 0, 0, 0)}
+		out := []string{kit.TitleRowFirst(st, w, titles, back, 0, 0, 0)}
 		if msg != nil && h > 1 {
 			out = append(out, row(msg...))
 		}
@@ -429,7 +475,7 @@ func (e *Editor) viewRefused(w, h int) []string {
 		last = i
 	}
 	// The position names the refusals any row of which is on the screen.
-	out := []string{kit.TitleRowOf(st, w, title, back, len(refs), last-e.rp.refOff+1, e.rp.refOff)}
+	out := []string{kit.TitleRowFirst(st, w, titles, back, len(refs), last-e.rp.refOff+1, e.rp.refOff)}
 	if h > 1 {
 		head := kit.PadRight("TIME", cols.timeW) + kit.PadRight("KERNEL", 14)
 		if cols.session {

@@ -13,11 +13,7 @@ const titleKeep = 12
 // titleKeep cells; then the info goes, and the position, which says
 // which of how many rows are shown, last.
 func TitleRowOf(st *Styles, w int, title, info []Span, total, visible, offset int) string {
-	var pos []Span
-	if total > visible && visible > 0 {
-		from, to := offset+1, min(offset+visible, total)
-		pos = []Span{{LvlDim, strconv.Itoa(from) + "-" + strconv.Itoa(to) + "/" + strconv.Itoa(total)}}
-	}
+	pos := position(total, visible, offset)
 	keep := min(SpansWidth(title), titleKeep)
 	right := titleRight(info, pos)
 	// A leading rule, the title, at least one rule before the right-hand
@@ -43,6 +39,32 @@ func TitleRowOf(st *Styles, w int, title, info []Span, total, visible, offset in
 		l.PutW(st.Border, st.G.Rule, 1)
 	}
 	return l.Finish(w)
+}
+
+// TitleRowFirst is TitleRowOf with the first of titles (longest first)
+// that fits whole beside the right-hand part, else the last (cut as
+// TitleRowOf cuts): a title with short forms keeps what matters at 80
+// columns instead of losing its end.
+func TitleRowFirst(st *Styles, w int, titles [][]Span, info []Span, total, visible, offset int) string {
+	rw := SpansWidth(titleRight(info, position(total, visible, offset)))
+	pick := titles[len(titles)-1]
+	for _, t := range titles {
+		if SpansWidth(t) <= w-3-rw {
+			pick = t
+			break
+		}
+	}
+	return TitleRowOf(st, w, pick, info, total, visible, offset)
+}
+
+// position is a title's scroll position, "from-to/total", when not every
+// row shows.
+func position(total, visible, offset int) []Span {
+	if total > visible && visible > 0 {
+		from, to := offset+1, min(offset+visible, total)
+		return []Span{{LvlDim, strconv.Itoa(from) + "-" + strconv.Itoa(to) + "/" + strconv.Itoa(total)}}
+	}
+	return nil
 }
 
 // titleRight is a title's right-hand part: the info, then the position,

@@ -54,3 +54,20 @@ func TestTitleRowKeepsPosition(t *testing.T) {
 		t.Errorf("no right-hand part: %q", got)
 	}
 }
+
+// TestTitleRowFirst: the first title that fits whole beside the right-hand
+// part (info and position) is drawn, else the last, cut.
+func TestTitleRowFirst(t *testing.T) {
+	st := testStyles(t, themes.Mono, true)
+	titles := [][]Span{{{LvlFocus, " a long title, all of it "}}, {{LvlFocus, " shorter "}}, {{LvlFocus, " s "}}}
+	info := []Span{{LvlDim, "esc back"}}
+	for _, c := range []struct {
+		w, total int
+		want     string
+	}{{80, 0, " a long title, all of it "}, {40, 0, " a long title, all of it "}, {37, 0, " shorter "}, {40, 11, " shorter "}, {20, 11, " s"}} {
+		got := stripANSI(TitleRowFirst(st, c.w, titles, info, c.total, 6, 0))
+		if !strings.Contains(got, c.want) || Width(got) != c.w {
+			t.Errorf("w %d total %d: %q, want %q in it", c.w, c.total, got, c.want)
+		}
+	}
+}
