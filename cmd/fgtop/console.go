@@ -76,10 +76,7 @@ func newWatchCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cf.readOnly = true
-			if err := requireTerminal("fgtop watch", "fgtop snapshot --json (add --follow for a stream)"); err != nil {
-				return err
-			}
-			return consoleOn(cmd.Context(), &src, &cf)
+			return consoleOn(cmd.Context(), "fgtop watch", &src, &cf)
 		},
 	}
 	src.register(cmd)
@@ -92,12 +89,15 @@ func newWatchCmd() *cobra.Command {
 }
 
 // consoleOn opens the console on the node the source flags describe.
-func consoleOn(ctx context.Context, src *sourceFlags, cf *consoleFlags) error {
+func consoleOn(ctx context.Context, name string, src *sourceFlags, cf *consoleFlags) error {
 	// The console's own flags first: a --theme typo was said only once
 	// the node opened, after "no agent.toml found" had sent the operator
-	// to fix that.
+	// to fix that, or the lack of a terminal.
 	uopts, err := cf.uiOptions("")
 	if err != nil {
+		return err
+	}
+	if err := requireTerminal(name, "fgtop snapshot --json (add --follow for a stream)"); err != nil {
 		return err
 	}
 	eopts, err := src.options()

@@ -28,7 +28,7 @@ func TestConsoleThemeIsUsage(t *testing.T) {
 // trouble with the node), and said only once that was fixed.
 func TestConsoleThemeBeforeNode(t *testing.T) {
 	src := &sourceFlags{config: filepath.Join(t.TempDir(), "none.toml"), devices: "auto"}
-	err := consoleOn(context.Background(), src, &consoleFlags{theme: "no-such-theme"})
+	err := consoleOn(context.Background(), "fgtop", src, &consoleFlags{theme: "no-such-theme"})
 	if err == nil || !strings.HasPrefix(err.Error(), "--theme no-such-theme: ") {
 		t.Errorf("consoleOn = %v; want the --theme error first", err)
 	}

@@ -63,35 +63,38 @@ func newDemoCmd() *cobra.Command {
 		Long:  demoLong,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// Every argument's error first: without a terminal one was
+			// told of the terminal, fixed that, and only then of a typo.
 			if speed <= 0 || speed > maxDemoSpeed {
 				return usageErr("--speed %v: want a number above 0 and at most %d", speed, maxDemoSpeed)
 			}
-			if !headless {
-				if err := requireTerminal("fgtop demo", "fgtop demo --headless (snapshots as NDJSON)"); err != nil {
-					return err
-				}
-			} else {
-				// A typo'd --theme went unread, and the demo ran (the tour).
-				for _, n := range []string{"theme", "ascii"} {
-					if cmd.Flags().Changed(n) {
-						return usageErr("demo: --headless draws no console: --%s does not apply", n)
-					}
+			// A typo'd --theme went unread, and the demo ran (the tour).
+			for _, n := range []string{"theme", "ascii"} {
+				if headless && cmd.Flags().Changed(n) {
+					return usageErr("demo: --headless draws no console: --%s does not apply", n)
 				}
 			}
 			idle, err := idleAfterOption(idleAfter)
 			if err != nil {
 				return err
 			}
-			format := agentconfig.FormatSlotBased
-			switch part {
-			case "slot-based", "":
-			case "device-based":
-				format = agentconfig.FormatDeviceBased
-			default:
-				return usageErr("--partition %q: want slot-based (Backend.AI main's form) or device-based (the BEP-1044 draft)", part)
+			format, err := agentconfig.ParseFormat(part)
+			if err != nil {
+				return usageErr("--partition %v", err)
+			}
+			if format == "" {
+				format = agentconfig.FormatSlotBased
 			}
 			if restartAfter < 0 {
 				return usageErr("--restart-after %v: want a duration of 0 or more", restartAfter)
+			}
+			if !headless {
+				if _, err := cf.uiOptions(demo.NodeName); err != nil {
+					return err
+				}
+				if err := requireTerminal("fgtop demo", "fgtop demo --headless (snapshots as NDJSON)"); err != nil {
+					return err
+				}
 			}
 			ctx := cmd.Context()
 			if ctx == nil {

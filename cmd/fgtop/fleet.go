@@ -326,11 +326,11 @@ func (f *fleetFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 
 // runFleetConsole runs the fleet console until the user quits.
 func runFleetConsole(ctx context.Context, src *fleet.Source, f *fleetFlags) error {
-	if err := requireTerminal("fgtop fleet", "fgtop fleet --once --json"); err != nil {
-		return err
-	}
 	uo, err := f.console.uiOptions("")
 	if err != nil {
+		return err
+	}
+	if err := requireTerminal("fgtop fleet", "fgtop fleet --once --json"); err != nil {
 		return err
 	}
 	m := fleetui.New(src.Tracker.Subscribe(ctx), fleetui.Options{Theme: uo.Theme, Background: uo.Background, ASCII: uo.ASCII,

@@ -157,10 +157,7 @@ the kernels are named with --scratch-root. Try it without a node: fgtop demo.
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := requireTerminal("fgtop", "fgtop snapshot --json (add --follow for a stream)"); err != nil {
-				return err
-			}
-			return consoleOn(cmd.Context(), &src, &cf)
+			return consoleOn(cmd.Context(), "fgtop", &src, &cf)
 		},
 		// --version prints what `fgtop version` prints.
 		Version: strings.TrimSuffix(buildinfo.Read().Text(), "\n"),

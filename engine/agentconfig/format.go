@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strings"
+
+	"github.com/fgtop/fgtop/model"
 )
 
 // DraftFormatWarning is what fgtop says wherever a file in the BEP-1044
@@ -21,8 +23,11 @@ func (c *Config) IsDraftFormat() bool {
 	return c != nil && c.AllocFormat == FormatDeviceBased && !c.FormatGuessed
 }
 
-// ParseFormat reads a --format value: "slot-based" (Backend.AI main's
-// form) or "device-based" (the BEP-1044 draft); "" is no preference.
+// ParseFormat reads a --format (or demo --partition) value: "slot-based"
+// (Backend.AI main's form) or "device-based" (the BEP-1044 draft); "" is
+// no preference. Its error begins with the value, for the flag's name to
+// go before it, and names the one meant where the value is a typo of one
+// ("slotbased").
 func ParseFormat(s string) (Format, error) {
 	switch Format(s) {
 	case "":
@@ -30,7 +35,11 @@ func ParseFormat(s string) (Format, error) {
 	case FormatSlotBased, FormatDeviceBased:
 		return Format(s), nil
 	}
-	return "", fmt.Errorf("format %q: want slot-based (Backend.AI main) or device-based (the BEP-1044 draft, which main cannot load)", s)
+	near := ""
+	if n := model.Closest(s, []string{string(FormatSlotBased), string(FormatDeviceBased)}); n != "" {
+		near = "did you mean " + n + "? "
+	}
+	return "", fmt.Errorf("%q: %swant slot-based (Backend.AI main's form) or device-based (the BEP-1044 draft, which main cannot load)", s, near)
 }
 
 // ErrWouldNotLoad is wrapped when fgtop refuses to write a file that would

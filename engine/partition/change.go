@@ -29,7 +29,7 @@ func ParseChange(c Change) (Request, error) {
 	var req Request
 	format, err := agentconfig.ParseFormat(c.Format)
 	if err != nil {
-		return req, fmt.Errorf("--format: %w", err)
+		return req, fmt.Errorf("--format %w", err)
 	}
 	req.Format = format
 	switch c.Mode {

@@ -21,7 +21,8 @@ func TestParseChange(t *testing.T) {
 		{name: "nothing", want: Request.Empty},
 		{name: "mode", in: Change{Mode: "manual"}, want: func(r Request) bool { return r.Mode == "manual" }},
 		{name: "bad mode", in: Change{Mode: "split"}, err: `--mode "split": want shared, auto-split or manual`},
-		{name: "bad format", in: Change{Format: "toml"}, err: "--format: "},
+		{name: "bad format", in: Change{Format: "toml"}, err: `--format "toml": want slot-based`},
+		{name: "format typo", in: Change{Format: "devicebased"}, err: `--format "devicebased": did you mean device-based? want slot-based`},
 		{name: "move", in: Change{Moves: []string{"cuda:G1=a"}}, want: func(r Request) bool {
 			return len(r.Moves) == 1 && r.Moves[0].Device == "cuda:G1" && r.Moves[0].Agent == "a"
 		}},
