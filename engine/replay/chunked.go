@@ -251,8 +251,8 @@ func (r *runner) quietTo(evs []event) {
 		// tallies of time (use, peaks, time over) are cut's to start.
 		if ev.leave {
 			for _, q := range r.reqOf(ev.i) {
-				a.demand[q.slot] = a.demand[q.slot].add(q.amt, true)
-				a.held[q.slot] = a.held[q.slot].add(q.amt, true)
+				a.ask(q, true)
+				a.hold(q, true)
 			}
 			a.lastLeave = r.now
 			live[ev.i] = false
@@ -260,8 +260,8 @@ func (r *runner) quietTo(evs []event) {
 		}
 		for _, q := range r.reqOf(ev.i) {
 			a.track(q.slot, r.now, len(r.part) == 1)
-			a.demand[q.slot] = a.demand[q.slot].add(q.amt, false)
-			a.held[q.slot] = a.held[q.slot].add(q.amt, false)
+			a.ask(q, false)
+			a.hold(q, false)
 		}
 		live[ev.i] = true
 		order = append(order, ev.i)

@@ -239,7 +239,12 @@ type agentRun struct {
 	// demand is what its recorded sessions running now ask, refused ones
 	// included (held is what those that started hold).
 	demand map[model.SlotName]fixed
-	stats  map[model.SlotName]*slotAcc
+	// heldExps and demandExps count held's and demand's terms by
+	// exponent: each total is kept by adding and taking back, and said in
+	// the form the manager's fresh sum of the sessions left has
+	// (termExps).
+	heldExps, demandExps map[model.SlotName]*termExps
+	stats                map[model.SlotName]*slotAcc
 	// absent: the partition has no such agent.
 	absent bool
 	// lastLeave is when one of its sessions last left.
@@ -771,6 +776,7 @@ func (r *runner) setPartition(agents []model.Agent) {
 		ar := r.byID[a.ID]
 		if ar == nil {
 			ar = &agentRun{id: a.ID, held: map[model.SlotName]fixed{}, demand: map[model.SlotName]fixed{},
+				heldExps: map[model.SlotName]*termExps{}, demandExps: map[model.SlotName]*termExps{},
 				stats: map[model.SlotName]*slotAcc{}, res: &AgentResult{Agent: a.ID}}
 			r.byID[a.ID] = ar
 			r.agents = append(r.agents, ar)
@@ -870,7 +876,7 @@ func (a *agentRun) refresh(now time.Time) {
 		}
 		acc.amount, acc.amountF, acc.given = amt, fixedOf(amt), given
 		// A smaller amount puts what runs over it from now.
-		acc.noteOver(a.demand[slot], now)
+		acc.noteOver(a.asked(slot), now)
 	}
 }
 
@@ -927,8 +933,8 @@ func (r *runner) arrive(i int) *running {
 func (r *runner) demandOf(a *agentRun, i int) {
 	for _, q := range r.reqOf(i) {
 		acc := a.track(q.slot, r.now, len(r.part) == 1)
-		d := a.demand[q.slot].add(q.amt, false)
-		a.demand[q.slot] = d
+		a.ask(q, false)
+		d := a.asked(q.slot)
 		if acc.peak.cmp(d) < 0 {
 			acc.peak, acc.peakAt = d, r.now
 		}
@@ -1020,12 +1026,23 @@ func (a *agentRun) managerLimit() *placement.ManagerLimit {
 		return nil
 	}
 	held := make(model.ResourceSlot, len(a.held))
-	for slot, v := range a.held {
-		held[slot] = v.Dec()
+	for slot := range a.held {
+		held[slot] = totalOf(a.held, a.heldExps, slot).Dec()
 	}
 	a.lim = placement.ManagerLimitOf(&model.Agent{ID: a.id, Given: a.agent.Given, Held: held})
 	return a.lim
 }
+
+// hold adds q to what a's sessions that started hold (takes it back
+// with back).
+func (a *agentRun) hold(q slotReq, back bool) { sum(a.held, a.heldExps, q.slot, q.amt, back) }
+
+// ask adds q to what a's recorded sessions ask (takes it back with back).
+func (a *agentRun) ask(q slotReq, back bool) { sum(a.demand, a.demandExps, q.slot, q.amt, back) }
+
+// asked is what a's recorded sessions running now ask of slot, in the
+// form a fresh sum of their requests has.
+func (a *agentRun) asked(slot model.SlotName) fixed { return totalOf(a.demand, a.demandExps, slot) }
 
 // limitChanged drops the manager's limit kept on a: what its sessions
 // hold or what it is given changed.
@@ -1255,7 +1272,7 @@ func (r *runner) take(a *agentRun, i int, back bool) {
 		}
 		// What the sessions that started hold is what the manager
 		// counts as held, and what the mean use counts as used: one sum.
-		a.held[q.slot] = a.held[q.slot].add(q.amt, back)
+		a.hold(q, back)
 	}
 	a.limitChanged()
 }
@@ -1271,7 +1288,7 @@ func (r *runner) leave(i int, l *running) {
 	}
 	if !r.noTaker[i] {
 		for _, q := range r.reqOf(i) {
-			a.demand[q.slot] = a.demand[q.slot].add(q.amt, true)
+			a.ask(q, true)
 		}
 	}
 	a.lastLeave = r.now
@@ -1297,7 +1314,8 @@ func (r *runner) route(s *Session) *agentRun {
 		// An agent the partition does not have: it gets an empty part,
 		// so every request it would have made is refused in its words.
 		ar := &agentRun{id: s.Agent, absent: true, agent: model.Agent{ID: s.Agent, Given: model.ResourceSlot{}}, held: map[model.SlotName]fixed{},
-			demand: map[model.SlotName]fixed{}, stats: map[model.SlotName]*slotAcc{}, res: &AgentResult{Agent: s.Agent, Absent: true}}
+			demand: map[model.SlotName]fixed{}, heldExps: map[model.SlotName]*termExps{}, demandExps: map[model.SlotName]*termExps{},
+			stats: map[model.SlotName]*slotAcc{}, res: &AgentResult{Agent: s.Agent, Absent: true}}
 		ar.st = placement.ForAgent(&model.Snapshot{Devices: r.rec.Devices}, &ar.agent, r.rec.Settings)
 		r.byID[s.Agent] = ar
 		r.agents = append(r.agents, ar)
