@@ -379,7 +379,8 @@ move or more than their agent's new amount (or would, if kernels whose agent
 cannot be told are its), when a scratch root or a kernel file cannot be read,
 or when a manual partition's accelerator amounts change while the node's GPUs
 or their capacities are unknown (the agent's start-up checks on them cannot
-be run: check says "not ok").
+be run: check says "not ok"), or when agent.toml is read-only (its owner may
+not write it: --force writes it and keeps the mode).
 Otherwise: only the values that change are rewritten; the file is written to
 a temp file in the same directory, synced and renamed over agent.toml; the
 previous version is kept beside it (agent.toml.fgtop-<time>.bak); the result
@@ -447,7 +448,7 @@ written), 2 an invalid plan or bad usage, 3 applied but --restart-cmd failed.
 			if err := confirm(ctx, cmd, yes, fmt.Sprintf("apply %d change(s) to %s?", len(p.Edits), p.Config)); err != nil {
 				return err
 			}
-			res, err := partition.Apply(p, partition.ApplyOptions{Actor: agentconfig.LocalOperator(), Force: force})
+			res, err := partition.Apply(p, partition.ApplyOptions{Actor: agentconfig.LocalOperator(), Force: force, ReadOnlyOK: force})
 			if res != nil {
 				partition.WriteApplied(out, &res.CommitResult)
 			}
@@ -466,7 +467,7 @@ written), 2 an invalid plan or bad usage, 3 applied but --restart-cmd failed.
 	// plan's flag, refused here: not offered in apply's help.
 	_ = fl.MarkHidden("arrivals")
 	fl.BoolVar(&yes, "yes", false, "do not ask for confirmation (required when stdin is not a terminal)")
-	fl.BoolVar(&force, "force", false, "apply even when live kernels hold devices that move or more than their agent's planned amount, or what the change affects could not all be checked")
+	fl.BoolVar(&force, "force", false, "apply even when live kernels hold devices that move or more than their agent's planned amount, what the change affects could not all be checked, or agent.toml is read-only (its mode is kept)")
 	rs.register(cmd, "applying")
 	return cmd
 }
@@ -489,7 +490,7 @@ version, a journal line. Refuses when the file changed since that apply
 backup does not match the hash recorded; and, unless --force, as apply
 does, when live kernels hold a device that would move or more than their
 agent's restored amount, or when a scratch root or a kernel file cannot be
-read. A restored version that fails the agent's start-up checks on this
+read, or when agent.toml is read-only (--force writes it, keeping the mode). A restored version that fails the agent's start-up checks on this
 node (a slot given more than the node has), or that cannot be checked
 against its GPUs, is said on stderr before it asks: an agent restarted
 with a failing one will not start.
@@ -569,7 +570,7 @@ Exit status: 0 restored, 1 refused or failed (nothing written), 2 bad usage, 3 r
 	src.register(cmd)
 	fl := cmd.Flags()
 	fl.BoolVar(&yes, "yes", false, "do not ask for confirmation (required when stdin is not a terminal)")
-	fl.BoolVar(&force, "force", false, "roll back even when the file changed since the apply, or live kernels hold devices that move or more than their agent's restored amount")
+	fl.BoolVar(&force, "force", false, "roll back even when the file changed since the apply, live kernels hold devices that move or more than their agent's restored amount, or agent.toml is read-only (its mode is kept)")
 	rs.register(cmd, "restoring")
 	return cmd
 }

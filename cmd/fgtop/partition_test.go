@@ -716,3 +716,31 @@ func liveInGroup(t *testing.T, pgid int) []string {
 	}
 	return live
 }
+
+// TestApplyReadOnlyConfig: fgtop apply, run as root on an agent.toml
+// chmod'ed 444, replaced it (the rename needs only the directory): it
+// now refuses, exit 1, naming the mode and the way on; --force writes it
+// and keeps the mode, and rollback refuses and forces the same way.
+func TestApplyReadOnlyConfig(t *testing.T) {
+	n := newNode(t)
+	if err := os.Chmod(n.config, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	code, out := runCLI(t, n.args("apply", "--move", "cuda:"+gpu3+"="+agentB, "--yes")...)
+	wantCode(t, code, exitProblem, out, "refusing to apply: "+n.config+" is read-only (mode 0444", "chmod u+w "+n.config, "(--force applies anyway)")
+	if !bytes.Equal(n.current(t), n.original) {
+		t.Fatal("the read-only config was changed")
+	}
+	code, out = runCLI(t, n.args("apply", "--move", "cuda:"+gpu3+"="+agentB, "--yes", "--force")...)
+	wantCode(t, code, exitOK, out, "written: ")
+	if st, err := os.Stat(n.config); err != nil || st.Mode().Perm() != 0o444 {
+		t.Fatalf("after apply --force: %v %v, want mode 0444 kept", st.Mode(), err)
+	}
+	code, out = runCLI(t, n.args("rollback", "--yes")...)
+	wantCode(t, code, exitProblem, out, "is read-only (mode 0444")
+	code, out = runCLI(t, n.args("rollback", "--yes", "--force")...)
+	wantCode(t, code, exitOK, out)
+	if !bytes.Equal(n.current(t), n.original) {
+		t.Fatal("rollback --force did not restore the config")
+	}
+}

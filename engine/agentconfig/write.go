@@ -84,7 +84,36 @@ var (
 	// caller showed (RollbackRequest.Undoes): another apply or rollback
 	// was made since.
 	ErrUndoMoved = errors.New("the last apply changed since it was shown")
+	// ErrReadOnly: the config's mode lets its owner not write it (a
+	// chmod 444 to protect it), and the write was not forced
+	// (CommitRequest.ReadOnlyOK).
+	ErrReadOnly = errors.New("the config is read-only")
 )
+
+// ReadOnlyWhy says why the config at path is taken as protected from
+// changes ("" when it is not): its mode gives its owner no write
+// permission (chmod 444, chmod a-w). The rename that replaces it needs
+// only the directory's permission, and root writes any file, so the
+// mode bits, not a failed write, are what tell.
+func ReadOnlyWhy(path string) string {
+	st, err := os.Stat(path)
+	if err != nil || !readOnly(st) {
+		return ""
+	}
+	return readOnlyWords(path, st)
+}
+
+// readOnlyError is ErrReadOnly in words of its own.
+type readOnlyError struct{ msg string }
+
+func (e *readOnlyError) Error() string        { return e.msg }
+func (e *readOnlyError) Is(target error) bool { return target == ErrReadOnly }
+
+func readOnly(st os.FileInfo) bool { return st.Mode().IsRegular() && st.Mode().Perm()&0o200 == 0 }
+
+func readOnlyWords(path string, st os.FileInfo) string {
+	return fmt.Sprintf("%s is read-only (mode %04o: its owner may not write it, so someone protected it from changes): make it writable first (chmod u+w %s), or force the write (fgtop apply or rollback --force), which keeps the mode", path, st.Mode().Perm(), path)
+}
 
 // Step names a point in the writer's sequence, for fault injection.
 type Step string
@@ -175,6 +204,10 @@ type CommitRequest struct {
 	// Plan is recorded in the journal as JSON.
 	Plan   any
 	Forced bool
+	// ReadOnlyOK replaces a config whose mode gives its owner no write
+	// permission (ReadOnlyWhy), keeping that mode; without it such a
+	// file is refused (ErrReadOnly). Its use is journaled as forced.
+	ReadOnlyOK bool
 	// Verify checks the file as read back; it returns what does not match
 	// the plan (nil when it all does).
 	Verify func(*Config) []string
@@ -278,6 +311,16 @@ func commitLocked(path string, old []byte, req CommitRequest, action string, und
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("stat agent config: %w", err)
+	}
+	if readOnly(st) {
+		if !req.ReadOnlyOK {
+			verb := action
+			if action == ActionRollback {
+				verb = "roll back"
+			}
+			return nil, &readOnlyError{fmt.Sprintf("refusing to %s: %s; nothing was written", verb, readOnlyWords(path, st))}
+		}
+		req.Forced = true
 	}
 	res := &CommitResult{Path: path, OldHash: hashOf(old), NewHash: hashOf(req.Data), Journal: req.Journal}
 	oldChanged, boot := statusChanged(st), BootID()
@@ -673,7 +716,8 @@ type RollbackRequest struct {
 	Actor   Actor
 	Journal string // "" = JournalPath(Path)
 	// Force rolls back even when the file changed since that apply (the
-	// change is kept in the backup Rollback makes).
+	// change is kept in the backup Rollback makes), and when the file is
+	// read-only (CommitRequest.ReadOnlyOK).
 	Force bool
 	// Undoes, when set, is the apply the caller showed and judged (the
 	// console's rollback dialog): compared under the journal's lock, so
@@ -820,7 +864,7 @@ func Rollback(req RollbackRequest) (*CommitResult, error) {
 	if h := hashOf(prev); h != top.OldHash {
 		return nil, fmt.Errorf("backup %s is sha256 %s, not the %s recorded: refusing to restore it", top.Backup, short(h), short(top.OldHash))
 	}
-	creq := CommitRequest{Path: req.Path, Data: prev, Actor: req.Actor, Forced: req.Force, Journal: req.Journal, Now: req.Now, Hooks: req.Hooks,
+	creq := CommitRequest{Path: req.Path, Data: prev, Actor: req.Actor, Forced: req.Force, ReadOnlyOK: req.Force, Journal: req.Journal, Now: req.Now, Hooks: req.Hooks,
 		Plan: map[string]any{"restores": top.OldHash, "backup": top.Backup, "undoes_apply_of": top.Time}}
 	t := top.Time
 	return commitLocked(path, cur, creq, "rollback", &t)

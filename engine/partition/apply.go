@@ -23,6 +23,10 @@ type ApplyOptions struct {
 	// Force applies even when live kernels hold devices that move (the
 	// CLI's --force; a typed confirmation in the console).
 	Force bool
+	// ReadOnlyOK writes a config whose mode gives its owner no write
+	// permission, keeping the mode (the CLI's --force; the console has
+	// none: such a file is refused there).
+	ReadOnlyOK bool
 	// Journal is the journal path ("" = beside the config).
 	Journal string
 	Now     func() time.Time
@@ -63,7 +67,7 @@ func Apply(p *Plan, opts ApplyOptions) (*ApplyResult, error) {
 	}
 	res, err := agentconfig.Commit(agentconfig.CommitRequest{
 		Path: p.Config, BaseHash: p.BaseHash, Data: p.NewRaw, Actor: opts.Actor,
-		Plan: p, Forced: opts.Force && len(affected) > 0, Verify: p.Verify, Assume: p.assume,
+		Plan: p, Forced: opts.Force && len(affected) > 0, ReadOnlyOK: opts.ReadOnlyOK, Verify: p.Verify, Assume: p.assume,
 		Journal: opts.Journal, Now: opts.Now, Hooks: opts.Hooks,
 	})
 	if res == nil {

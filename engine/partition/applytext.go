@@ -55,6 +55,9 @@ func JudgeApply(p *Plan, blind int, force bool) (ApplyVerdict, string) {
 		why = append(why, fmt.Sprintf("%d scratch root(s) cannot be read, so the live kernels this change may affect cannot be seen", blind))
 	}
 	why = append(why, p.Unchecked()...)
+	if ro := agentconfig.ReadOnlyWhy(p.Config); ro != "" {
+		why = append(why, ro)
+	}
 	if len(why) > 0 {
 		return ApplyRefused, fmt.Sprintf("refusing to apply: %s (--force applies anyway); %s is untouched", strings.Join(why, "; and "), p.Config)
 	}

@@ -2,6 +2,8 @@ package partition
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -95,5 +97,30 @@ func TestApplyText(t *testing.T) {
 				t.Errorf("got  %q\nwant %q", b.String(), tt.want)
 			}
 		})
+	}
+}
+
+// TestJudgeApplyReadOnly: a config its owner may not write (chmod 444)
+// is refused before the confirmation, with the mode and what to do;
+// --force applies it (the writer keeps the mode).
+func TestJudgeApplyReadOnly(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "agent.toml")
+	if err := os.WriteFile(path, []byte("[agent]\n"), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	p := &Plan{Config: path, Edits: []agentconfig.Change{{}}}
+	v, why := JudgeApply(p, 0, false)
+	want := "refusing to apply: " + path + " is read-only (mode 0444: its owner may not write it, so someone protected it from changes): make it writable first (chmod u+w " + path + "), or force the write (fgtop apply or rollback --force), which keeps the mode (--force applies anyway); " + path + " is untouched"
+	if v != ApplyRefused || why != want {
+		t.Errorf("JudgeApply = %d %q\nwant %q", v, why, want)
+	}
+	if v, _ := JudgeApply(p, 0, true); v != ApplyGo {
+		t.Errorf("forced: %d, want ApplyGo", v)
+	}
+	if err := os.Chmod(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if v, why := JudgeApply(p, 0, false); v != ApplyGo {
+		t.Errorf("a 0644 config: %d %q", v, why)
 	}
 }

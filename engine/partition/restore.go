@@ -68,6 +68,9 @@ func JudgeRestore(top *agentconfig.JournalRecord, cur *agentconfig.Config, snap 
 		// As apply refuses: what those kernels hold is not known.
 		why = append(why, fmt.Sprintf("%d kernel file(s) could not be read or parsed, so what those kernels hold is not known", n))
 	}
+	if ro := agentconfig.ReadOnlyWhy(cur.Path); ro != "" {
+		why = append(why, ro)
+	}
 	if len(why) > 0 {
 		j.Refusal = fmt.Sprintf("refusing to roll back: %s (--force rolls back anyway); %s is untouched", strings.Join(why, "; and "), cur.Path)
 	}
@@ -80,7 +83,11 @@ func JudgeRestore(top *agentconfig.JournalRecord, cur *agentconfig.Config, snap 
 // force said as a warning.
 func JudgeRestoreUnscanned(config string, err error, force bool) RestoreJudgement {
 	if !force {
-		return RestoreJudgement{Refusal: fmt.Sprintf("refusing to roll back: the live kernels cannot be judged (%v) (--force rolls back anyway); %s is untouched", err, config)}
+		why := fmt.Sprintf("the live kernels cannot be judged (%v)", err)
+		if ro := agentconfig.ReadOnlyWhy(config); ro != "" {
+			why += "; and " + ro
+		}
+		return RestoreJudgement{Refusal: fmt.Sprintf("refusing to roll back: %s (--force rolls back anyway); %s is untouched", why, config)}
 	}
 	return RestoreJudgement{Warnings: []string{fmt.Sprintf("the live kernels were not judged: %v", err)}}
 }
