@@ -84,26 +84,33 @@ func ForReading(flag, def string) (string, error) {
 	if v == "" {
 		v = def
 	}
+	// where is the directory as the words name it: one that came from
+	// the environment says so, or an operator who never passed
+	// --history cannot tell where it came from; name is what to correct.
+	where, name := v, "name the directory a recorder writes with --history DIR"
+	if flag == "" && os.Getenv(Env) != "" {
+		where, name = fmt.Sprintf("%s (%s=%s in the environment)", v, Env, v), "correct "+Env+", or name the directory a recorder writes with --history DIR"
+	}
 	fi, err := os.Stat(v)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return "", fmt.Errorf("no history at %s: no such directory: name the directory a recorder writes with --history DIR", v)
+		return "", fmt.Errorf("no history at %s: no such directory: %s", where, name)
 	case errors.Is(err, fs.ErrPermission):
-		return "", fmt.Errorf("cannot read the history at %s: this user may not reach it (permission denied): run fgtop as the recorder's user, or as root", v)
+		return "", fmt.Errorf("cannot read the history at %s: this user may not reach it (permission denied): run fgtop as the recorder's user, or as root", where)
 	case err != nil:
-		return "", fmt.Errorf("no history at %s (%w): name the directory a recorder writes with --history DIR", v, err)
+		return "", fmt.Errorf("no history at %s (%w): %s", where, err, name)
 	case !fi.IsDir():
-		return "", fmt.Errorf("no history at %s: it is a file, not a directory: name the directory a recorder writes with --history DIR", v)
+		return "", fmt.Errorf("no history at %s: it is a file, not a directory: %s", where, name)
 	}
 	// A record is personal data, its directory its recorder's (mode
 	// 0700): another user reached Go's "history DIR: open DIR:
 	// permission denied" only once the read began.
 	d, err := os.Open(v)
 	if errors.Is(err, fs.ErrPermission) {
-		return "", fmt.Errorf("cannot read the history at %s: this user may not read the directory (permission denied; a recorder makes it mode 0700): run fgtop as the recorder's user, or as root", v)
+		return "", fmt.Errorf("cannot read the history at %s: this user may not read the directory (permission denied; a recorder makes it mode 0700): run fgtop as the recorder's user, or as root", where)
 	}
 	if err != nil {
-		return "", fmt.Errorf("cannot read the history at %s: %w", v, err)
+		return "", fmt.Errorf("cannot read the history at %s: %w", where, err)
 	}
 	d.Close()
 	return v, nil

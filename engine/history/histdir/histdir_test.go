@@ -88,6 +88,13 @@ func TestForReading(t *testing.T) {
 		{name: "off in the environment", env: "off", def: dir, err: "FGTOP_HISTORY=off: there is no record to read (name the directory a recorder writes with --history DIR)"},
 		{name: "off in the flag and the environment", flag: "off", env: "off", def: dir, err: "--history off: there is no record to read"},
 		{name: "the environment", env: dir, def: file, want: dir},
+		// Named as the operator set it: one who never passed --history
+		// could not tell where the directory came from.
+		{name: "missing, from the environment", env: filepath.Join(dir, "none"), def: dir,
+			err: "no history at " + filepath.Join(dir, "none") + " (FGTOP_HISTORY=" + filepath.Join(dir, "none") + " in the environment): no such directory: correct FGTOP_HISTORY, or name the directory"},
+		{name: "a file, from the environment", env: file, def: dir, err: "no history at " + file + " (FGTOP_HISTORY=" + file + " in the environment): it is a file"},
+		{name: "missing, the flag over the environment", flag: filepath.Join(dir, "none"), env: dir,
+			err: "no history at " + filepath.Join(dir, "none") + ": no such directory: name the directory"},
 		{name: "the default", def: dir, want: dir},
 	} {
 		t.Run(c.name, func(t *testing.T) {
