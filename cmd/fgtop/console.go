@@ -12,6 +12,7 @@ import (
 
 	"github.com/fgtop/fgtop/engine"
 	"github.com/fgtop/fgtop/engine/agentconfig"
+	"github.com/fgtop/fgtop/engine/history/histdir"
 	"github.com/fgtop/fgtop/themes"
 	"github.com/fgtop/fgtop/ui/console"
 	"github.com/fgtop/fgtop/ui/local"
@@ -109,16 +110,16 @@ func consoleOn(ctx context.Context, name string, src *sourceFlags, cf *consoleFl
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	uopts.History = cf.historyDir(os.Stderr)
+	uopts.History, uopts.HistoryOffByEnv = cf.historyDir(os.Stderr)
 	return runConsoleUI(ctx, eopts, uopts, false)
 }
 
 // historyDir resolves --history for a console, with the note on w when
-// nothing is recorded.
-func (f *consoleFlags) historyDir(w io.Writer) string {
+// nothing is recorded; offByEnv: FGTOP_HISTORY=off turned it off.
+func (f *consoleFlags) historyDir(w io.Writer) (dir string, offByEnv bool) {
 	dir, note := historyDir(f.history)
 	if note != "" {
 		fmt.Fprintln(w, "fgtop:", note)
 	}
-	return dir
+	return dir, histdir.OffByEnv(f.history)
 }

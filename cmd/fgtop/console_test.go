@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -31,5 +32,29 @@ func TestConsoleThemeBeforeNode(t *testing.T) {
 	err := consoleOn(context.Background(), "fgtop", src, &consoleFlags{theme: "no-such-theme"})
 	if err == nil || !strings.HasPrefix(err.Error(), "--theme no-such-theme: ") {
 		t.Errorf("consoleOn = %v; want the --theme error first", err)
+	}
+}
+
+// TestConsoleHistoryOffByEnv: the console is told that FGTOP_HISTORY=off,
+// not a flag, turned its record off (its :at then names the variable);
+// --history off, or a directory, is not that.
+func TestConsoleHistoryOffByEnv(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		env, flag string
+		dir       string
+		off       bool
+	}{
+		{env: "off", off: true},
+		{env: "off", flag: "off"},
+		{flag: "off"},
+		{env: "off", flag: dir, dir: dir},
+		{env: dir, dir: dir},
+	} {
+		t.Setenv("FGTOP_HISTORY", c.env)
+		f := &consoleFlags{history: c.flag}
+		if got, off := f.historyDir(io.Discard); got != c.dir || off != c.off {
+			t.Errorf("FGTOP_HISTORY=%q --history %q: %q %v, want %q %v", c.env, c.flag, got, off, c.dir, c.off)
+		}
 	}
 }

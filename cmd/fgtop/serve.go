@@ -291,7 +291,7 @@ func runServe(ctx context.Context, r serveRun) (err error) {
 	if sn.Demo != nil {
 		uopts.History = demoHistoryDir(r.console.history, sn.Demo)
 	} else {
-		uopts.History = r.console.historyDir(r.stderr)
+		uopts.History, uopts.HistoryOffByEnv = r.console.historyDir(r.stderr)
 	}
 	err = sshserve.ServeNode(ctx, sshserve.NodeOptions{Engine: sn.Options, Demo: sn.Demo, Config: r.serve.config(uopts), Log: logOut,
 		Listen: r.serve.listen, Self: fleet.RecordNames(node, sn.Demo != nil), Configured: r.configured,

@@ -70,6 +70,9 @@ type Options struct {
 	// History is "" ("" for the local words: start fgtop with --history
 	// DIR): a node opened from the fleet has its record on the node.
 	NoRecordWhy string
+	// HistoryOffByEnv: History is "" because FGTOP_HISTORY=off is set
+	// (no --history flag), which the local words then name.
+	HistoryOffByEnv bool
 	// NoJournalWhy is what :journal says where Desk is nil ("" for the
 	// local words: start fgtop with --config FILE): a node opened from the
 	// fleet has its agent.toml, and the journal beside it, on the node.
@@ -867,6 +870,10 @@ func (a *App) noRecordWhy(short bool) string {
 	switch {
 	case a.opts.NoRecordWhy != "":
 		return a.opts.NoRecordWhy
+	case a.opts.HistoryOffByEnv && short:
+		return "FGTOP_HISTORY=off is set"
+	case a.opts.HistoryOffByEnv:
+		return "FGTOP_HISTORY=off is set: unset it, or start fgtop with --history DIR"
 	case short:
 		return "start fgtop with --history DIR"
 	}

@@ -105,3 +105,26 @@ func TestEditorWordsNameTheKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestNoRecordNamesFGTOP_HISTORYOff: a console whose record is off
+// because FGTOP_HISTORY=off is set said "start fgtop with --history DIR",
+// a flag that was never the cause; it now names the variable, whole at
+// 80 columns, and keeps the flag's words otherwise.
+func TestNoRecordNamesFGTOP_HISTORYOff(t *testing.T) {
+	for _, cmd := range []string{"at -1h", "span 1h"} {
+		a := testApp(t, 80, 24, nil, Options{HistoryOffByEnv: true})
+		a.View()
+		a.Update(keyRune(':'))
+		typeKeys(a, cmd)
+		a.Update(keyCode(tea.KeyEnter))
+		lines := strings.Split(screen(a), "\n")
+		if last := lines[len(lines)-1]; !strings.Contains(last, "no history here: FGTOP_HISTORY=off is set") {
+			t.Errorf(":%s at 80 columns: footer %q", cmd, last)
+		}
+	}
+	a := testApp(t, 160, 40, nil, Options{HistoryOffByEnv: true})
+	a.runCommand("at -1h")
+	if want := "no history here: FGTOP_HISTORY=off is set: unset it, or start fgtop with --history DIR"; !strings.Contains(a.Flash.Text, want) {
+		t.Errorf(":at: flash %q, want %q", a.Flash.Text, want)
+	}
+}

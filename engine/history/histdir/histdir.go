@@ -53,6 +53,10 @@ func ForRecording(flag, def string) (dir, note string) {
 	return def, ""
 }
 
+// OffByEnv reports whether FGTOP_HISTORY=off, not the flag, is what
+// turns the record off: what to change is then the environment.
+func OffByEnv(flag string) bool { return flag == "" && os.Getenv(Env) == Off }
+
 // ForDemo resolves --history for a command on the demo node, whose files
 // are in nodeDir: an explicit --history DIR (or off) is honoured;
 // otherwise the demo records beside its node. FGTOP_HISTORY and the
