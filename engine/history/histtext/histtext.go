@@ -17,6 +17,7 @@ import (
 
 	"github.com/fgtop/fgtop/engine/history"
 	"github.com/fgtop/fgtop/internal/parallel"
+	"github.com/fgtop/fgtop/model"
 )
 
 // Schema names the JSON layout of `fgtop history --json`.
@@ -352,9 +353,19 @@ func cells(c *[len(header)]string, iv history.Interval) {
 	}
 	var am []string
 	for _, s := range iv.Amounts.Names() {
-		am = append(am, string(s)+"="+iv.Amounts[s].String())
+		am = append(am, string(s)+"="+amountText(s, iv.Amounts[s]))
 	}
 	*c = [...]string{from, to, iv.Device.String(), strings.Join(am, ","), string(iv.Kernel), dash(iv.Session), dash(iv.User), dash(string(iv.Agent))}
+}
+
+// amountText is an amount of slot as the console prints it: memory (and
+// any slot of bytes) in binary units, as resource.txt's MEM_SHARES writes
+// it (16g, not 17179869184); --json keeps the bytes.
+func amountText(slot model.SlotName, v model.Dec) string {
+	if slot == model.SlotMem || model.DefaultSlotTypes().TypeOf(slot) == model.SlotTypeBytes {
+		return model.FormatBinarySize(v)
+	}
+	return v.String()
 }
 
 // writeTable writes the table as writeTabs does (columns as
@@ -478,7 +489,7 @@ func (tp *tablePart) addCells(ivs []history.Interval) {
 			}
 			tp.arena = append(tp.arena, s...)
 			tp.arena = append(tp.arena, '=')
-			tp.arena = append(tp.arena, iv.Amounts[s].String()...)
+			tp.arena = append(tp.arena, amountText(s, iv.Amounts[s])...)
 		}
 		ok = tp.add(3) && ok
 		for j, v := range [...]string{string(iv.Kernel), dash(iv.Session), dash(iv.User), dash(string(iv.Agent))} {

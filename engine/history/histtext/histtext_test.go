@@ -70,6 +70,8 @@ func TestWrite(t *testing.T) {
 	iv := history.Interval{Device: model.DeviceKey{Name: "cuda", ID: "1"}, Kernel: "k1", Agent: "i-a", User: "u1",
 		Amounts: model.ResourceSlot{model.SlotCUDAShares: model.NewDec(5, -1)}, From: t0, To: t0.Add(time.Hour)}
 	gap := history.Missing{From: t0.Add(20 * time.Minute), To: t0.Add(30 * time.Minute), Why: "nothing recorded"}
+	mem := history.Interval{Device: model.DeviceKey{Name: "mem", ID: "root"}, Kernel: "k2", Agent: "i-a",
+		Amounts: model.ResourceSlot{model.SlotMem: model.NewDec(16<<30, 0)}, From: t0, To: t0.Add(time.Hour)}
 	res := func(ivs []history.Interval, ms ...history.Missing) *history.HistoryResult {
 		return &history.HistoryResult{Intervals: ivs, Missing: ms, From: t0, To: t0.Add(2 * time.Hour)}
 	}
@@ -115,6 +117,10 @@ func TestWrite(t *testing.T) {
 			f: history.Filter{Until: t0.Add(90 * time.Minute)}, o: Options{JSON: true, Active: true},
 			out:      []string{`"from": "2026-11-20T03:40:00Z",` + "\n" + `      "to": "2026-11-20T04:30:00Z",`, `"open_ended": true`},
 			problems: []string{"the record lacks 1 stretch(es)"}},
+		// Memory as the console prints it (as MEM_SHARES writes it), not
+		// 17179869184; --json keeps the bytes.
+		{name: "memory in binary units", res: res([]history.Interval{mem}), out: []string{"mem:root", "mem=16g  k2"}, not: "17179869184"},
+		{name: "memory in bytes, json", res: res([]history.Interval{mem}), o: Options{JSON: true}, out: []string{`"mem": "17179869184"`}, not: `"16g"`},
 		{name: "json", res: res([]history.Interval{iv}, gap), o: Options{JSON: true},
 			out:      []string{`"schema": "fgtop.history/v1"`, `"owner_user_id": "u1"`, `"cuda.shares": "0.5"`, `"why": "nothing recorded"`},
 			problems: []string{"the record lacks 1 stretch(es)"}},
