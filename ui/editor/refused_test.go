@@ -306,6 +306,24 @@ func TestRefusedTitleSaysWhatItIsUnder(t *testing.T) {
 	}
 }
 
+// TestNoneRefusedSaysWhatItIsUnder: with nothing refused, the line under
+// the title says what starts every session as the title does: the file
+// as it is with no change (it said "under this draft" there too), the
+// draft after an edit; at 80 columns as well.
+func TestNoneRefusedSaysWhatItIsUnder(t *testing.T) {
+	for _, w := range []int{140, 80} {
+		e := refusedEditor(t, 0, w, 12)
+		line := func() string { return plain(e.viewRefused(w, 12)[1:2]) }
+		if got := line(); !strings.Contains(got, "starts under agent.toml as it is") && !strings.Contains(got, "none refused") || strings.Contains(got, "draft") {
+			t.Errorf("%d columns, no change: %q", w, got)
+		}
+		e.Req.Slots = []partition.SlotSet{{Agent: "i-node-a", Slot: model.SlotCPU, Amount: model.MustDec("14")}}
+		if got := line(); !strings.Contains(got, "starts under this draft") && !strings.Contains(got, "none refused") {
+			t.Errorf("%d columns, a draft: %q", w, got)
+		}
+	}
+}
+
 // TestRefusedListRunningAtStart: a refusal of a session already running
 // when the span began says so in the list, as plan --replay's text does:
 // its TIME is the span's start, not when it arrived (the tour).

@@ -420,9 +420,14 @@ func (e *Editor) viewRefused(w, h int) []string {
 	case e.rp.resGen != e.rp.gen || res == nil:
 		msg = e.replayLine()
 	case len(res.Refused) == 0:
-		msg = []kit.Span{{Lvl: kit.LvlOK, Text: "every recorded session of the " + e.spanWords() + " starts under this draft"}}
+		// As the title: with no change it is the file that starts them.
+		what := " starts under this draft"
+		if !e.Dirty() {
+			what = " starts under agent.toml as it is"
+		}
+		msg = []kit.Span{{Lvl: kit.LvlOK, Text: "every recorded session of the " + e.spanWords() + what}}
 		// Shorter where the row would cut it (80 columns).
-		for _, t := range []string{"every recorded session of the " + e.spanShort(false) + " starts under this draft",
+		for _, t := range []string{"every recorded session of the " + e.spanShort(false) + what,
 			"none refused in the " + e.spanShort(false)} {
 			if kit.SpansWidth(msg)+1 <= w {
 				break
