@@ -97,6 +97,16 @@ func cutFlag(a string) (name, val string, hasVal bool) {
 	return a, "", false
 }
 
+// noRecord says why this node answers from no record, and the way on:
+// FGTOP_HISTORY=off in the server's environment is named as such, not as
+// a flag nobody gave.
+func (s *Server) noRecord() string {
+	if s.cfg.UI.HistoryOffByEnv {
+		return "this node keeps no record: FGTOP_HISTORY=off is set in fgtop serve's environment; unset it, or run fgtop serve with --history DIR"
+	}
+	return "this node keeps no record: run fgtop serve with --history DIR, or fgtop record beside it"
+}
+
 // history answers a history query from the node's own record: the
 // document on stdout, and what the record lacks of the span on stderr
 // (exit 1), as `fgtop history --json` does.
@@ -107,7 +117,7 @@ func (s *Server) history(ls *session, q HistoryQuery) {
 		ls.mu.Unlock()
 	}
 	if s.cfg.History == nil {
-		fail("this node keeps no record: run fgtop serve with --history DIR, or fgtop record beside it")
+		fail(s.noRecord())
 		return
 	}
 	b, problem := s.cfg.History(ls.ctx, q)

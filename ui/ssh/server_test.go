@@ -461,6 +461,24 @@ func TestExecExitStatus(t *testing.T) {
 	}
 }
 
+// TestNoRecordNamesFGTOP_HISTORYOff: a node whose record is off because
+// FGTOP_HISTORY=off is set in fgtop serve's environment says so to the
+// asker (a fleet at a past moment), not "run fgtop serve with --history
+// DIR" as if a flag were missing; exit 1 either way.
+func TestNoRecordNamesFGTOP_HISTORYOff(t *testing.T) {
+	f := startServer(t, func(c *Config) { c.UI.HistoryOffByEnv = true })
+	for _, cmd := range []string{"history --json --device GPU1", "snapshot --at 2026-11-20T10:00:00Z --json"} {
+		_, sess := f.session(t, "victor", f.viewer)
+		var stderr bytes.Buffer
+		sess.Stderr = &stderr
+		err := sess.Run(cmd)
+		var exit *gossh.ExitError
+		if !errors.As(err, &exit) || exit.ExitStatus() != 1 || !strings.Contains(stderr.String(), "FGTOP_HISTORY=off is set in fgtop serve's environment") {
+			t.Errorf("%q: err %v, stderr %q", cmd, err, stderr.String())
+		}
+	}
+}
+
 func TestNoColorFromTheClient(t *testing.T) {
 	f := startServer(t, nil)
 	plain := f.open(t, "victor", f.viewer, map[string]string{"NO_COLOR": "1"})

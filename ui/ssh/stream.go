@@ -197,7 +197,7 @@ func (s *Server) recordAt(sess ssh.Session, ls *session, at time.Time) {
 		ls.mu.Unlock()
 	}
 	if s.cfg.SnapshotAt == nil {
-		fail("this node keeps no record: run fgtop serve with --history DIR, or fgtop record beside it")
+		fail(s.noRecord())
 		return
 	}
 	b, err := s.cfg.SnapshotAt(ls.ctx, at)
