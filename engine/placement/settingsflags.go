@@ -32,11 +32,11 @@ func ParseSettings(t SettingsText) (Settings, error) {
 	var s Settings
 	var err error
 	if s.Strategy, err = alloc.ParseStrategy(t.Strategy); err != nil {
-		return s, fmt.Errorf("--strategy %q: want evenly or fill", t.Strategy)
+		return s, fmt.Errorf("--strategy %q%s: want evenly or fill", t.Strategy, model.DidYouMean(t.Strategy, []string{"evenly", "fill"}))
 	}
 	if t.Affinity != "" {
 		if s.Policy, err = alloc.ParseAffinityPolicy(strings.ReplaceAll(t.Affinity, "-", "_")); err != nil {
-			return s, fmt.Errorf("--affinity %q: want interleaved or prefer-single-node", t.Affinity)
+			return s, fmt.Errorf("--affinity %q%s: want interleaved or prefer-single-node", t.Affinity, model.DidYouMean(t.Affinity, []string{"interleaved", "prefer-single-node"}))
 		}
 	}
 	if t.Quantum != "" {

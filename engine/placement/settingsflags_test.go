@@ -25,6 +25,9 @@ func TestParseSettings(t *testing.T) {
 			return s.Policy == alloc.PreferSingleNode
 		}},
 		{name: "bad affinity", in: SettingsText{Strategy: "evenly", Affinity: "near"}, err: `--affinity "near": want interleaved or prefer-single-node`},
+		// A typo names the value meant.
+		{name: "strategy typo", in: SettingsText{Strategy: "evnely"}, err: `--strategy "evnely" (did you mean evenly?): want evenly or fill`},
+		{name: "affinity typo", in: SettingsText{Strategy: "evenly", Affinity: "interleave"}, err: `--affinity "interleave" (did you mean interleaved?): want interleaved or prefer-single-node`},
 		{name: "quantum", in: SettingsText{Strategy: "evenly", Quantum: "0.1"}, want: func(s Settings) bool { return s.Quantum.String() == "0.1" }},
 		{name: "quantum zero", in: SettingsText{Strategy: "evenly", Quantum: "0"}, err: `--quantum "0": want a decimal > 0 such as 0.01`},
 		{name: "quantum not finite", in: SettingsText{Strategy: "evenly", Quantum: "Infinity"}, err: `--quantum "Infinity"`},
