@@ -57,20 +57,3 @@ func copyOwner(path string, st os.FileInfo) {
 	}
 	_ = os.Lchown(path, int(sys.Uid), int(sys.Gid))
 }
-
-// notYoursWhy says why a process that is not root may not replace the
-// config at path ("" when it may): the file's permissions refuse it a
-// write. The rename that replaces the file needs only the directory's
-// permission, so a write the file itself refuses would still go through,
-// and the new file would be the caller's (copyOwner can give it back
-// only as root).
-func notYoursWhy(path string, st os.FileInfo) string {
-	sys, ok := st.Sys().(*syscall.Stat_t)
-	if !ok || os.Geteuid() == 0 {
-		return ""
-	}
-	if err := syscall.Access(path, 2 /* W_OK */); !errors.Is(err, syscall.EACCES) {
-		return ""
-	}
-	return fmt.Sprintf("%s is not writable by you (owner uid %d, mode %04o; you are uid %d): its directory would let fgtop replace it, and the file would then be yours; run as its owner or as root", path, sys.Uid, st.Mode().Perm(), os.Geteuid())
-}

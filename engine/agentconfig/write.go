@@ -88,9 +88,6 @@ var (
 	// chmod 444 to protect it), and the write was not forced
 	// (CommitRequest.ReadOnlyOK).
 	ErrReadOnly = errors.New("the config is read-only")
-	// ErrNotYours: a process that is not root may not write the config
-	// file itself; --force does not change that.
-	ErrNotYours = errors.New("the config is not writable by this user")
 )
 
 // ReadOnlyWhy says why the config at path is taken as protected from
@@ -315,18 +312,15 @@ func commitLocked(path string, old []byte, req CommitRequest, action string, und
 	if err != nil {
 		return nil, fmt.Errorf("stat agent config: %w", err)
 	}
-	verb := action
-	if action == ActionRollback {
-		verb = "roll back"
-	}
 	if readOnly(st) {
 		if !req.ReadOnlyOK {
+			verb := action
+			if action == ActionRollback {
+				verb = "roll back"
+			}
 			return nil, &readOnlyError{fmt.Sprintf("refusing to %s: %s; nothing was written", verb, readOnlyWords(path, st))}
 		}
 		req.Forced = true
-	}
-	if why := notYoursWhy(path, st); why != "" {
-		return nil, fmt.Errorf("refusing to %s: %s; nothing was written: %w", verb, why, ErrNotYours)
 	}
 	res := &CommitResult{Path: path, OldHash: hashOf(old), NewHash: hashOf(req.Data), Journal: req.Journal}
 	oldChanged, boot := statusChanged(st), BootID()
