@@ -107,3 +107,40 @@ func TestCommitWithoutWriteAccess(t *testing.T) {
 		t.Errorf("rollback of an unreadable journal: %v; want the permission error and what to run fgtop as", err)
 	}
 }
+
+// TestCommitRefusesConfigItCannotWrite: a user who may write the config's
+// directory but not the file (its owner made it read-only) is refused
+// before anything is made beside it. The write is a rename, which the
+// directory alone allows: it used to replace the file, and a root-owned
+// config became that user's.
+func TestCommitRefusesConfigItCannotWrite(t *testing.T) {
+	if testfix.ReexecAsNobody(t, filepath.Join("testdata", "agent.multi-agent.device-based.toml")) {
+		return
+	}
+	c, next := setup(t)
+	if err := os.Chmod(c.Path, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Commit(CommitRequest{Path: c.Path, BaseHash: c.Hash, Data: next, Actor: operator, Now: clock()})
+	if err == nil {
+		if os.Geteuid() == 0 {
+			t.Skip("permission bits do not stop this user")
+		}
+		t.Fatal("a config this user may not write was replaced")
+	}
+	for _, w := range []string{"no permission to write " + c.Path + " (mode 0444", "nothing was written", "as root (sudo)"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("%q\nwants %q", err, w)
+		}
+	}
+	if !errors.Is(err, fs.ErrPermission) {
+		t.Errorf("%v does not wrap the permission error", err)
+	}
+	if b, err := os.ReadFile(c.Path); err != nil || !bytes.Equal(b, c.Raw) {
+		t.Errorf("the config changed (err %v)", err)
+	}
+	left, _ := filepath.Glob(filepath.Join(filepath.Dir(c.Path), "agent.toml.*"))
+	if len(left) > 0 {
+		t.Errorf("the refusal left %v beside the config", left)
+	}
+}

@@ -48,6 +48,32 @@ func journalOpenError(path, config string, err error) error {
 	return fmt.Errorf("cannot open the journal %s; nothing was written: %s is untouched: %w", path, config, err)
 }
 
+// mayReplace refuses a config this process could not write itself. The
+// write is a rename, which needs only the directory: without this, a user
+// who may write the directory but not the file (one its owner made
+// read-only, or root's) would replace it, and the file would become that
+// user's. A config that does not exist is left to the read that follows.
+func mayReplace(path string) error {
+	err := syscall.Access(path, 2) // W_OK
+	switch {
+	case err == nil, errors.Is(err, fs.ErrNotExist):
+		return nil
+	case errors.Is(err, syscall.EROFS):
+		return fmt.Errorf("cannot write the config: %s is on a read-only file system; nothing was written: it is untouched: %w", path, err)
+	case errors.Is(err, fs.ErrPermission):
+		who := ""
+		if st, serr := os.Stat(path); serr == nil {
+			who = fmt.Sprintf(" (mode %04o", st.Mode().Perm())
+			if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+				who += fmt.Sprintf(", owner uid %d", sys.Uid)
+			}
+			who += ")"
+		}
+		return fmt.Errorf("no permission to write %s%s: fgtop replaces the config only where it could write the file itself; nothing was written: it is untouched; run fgtop as the config's owner or as root (sudo), or make it writable if read-only was not meant: %w", path, who, err)
+	}
+	return nil
+}
+
 // copyOwner gives path the owner of st when we are allowed to (root);
 // otherwise the file stays ours, which is the only owner we can give it.
 func copyOwner(path string, st os.FileInfo) {

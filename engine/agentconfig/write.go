@@ -278,6 +278,10 @@ func begin(actor Actor, reqPath string, journal *string, hooks *Hooks) (path str
 	if path, err = ResolvePath(reqPath); err != nil {
 		return "", nil, nil, err
 	}
+	// Before the journal is made: a refusal leaves nothing beside it.
+	if err = mayReplace(path); err != nil {
+		return "", nil, nil, err
+	}
 	if *journal == "" {
 		// Beside the real file, like the backups, whichever link names it.
 		*journal = JournalPath(path)
