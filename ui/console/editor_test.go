@@ -1450,6 +1450,36 @@ func TestEditorStaleReasonFollowsTheFile(t *testing.T) {
 	}
 }
 
+// TestEditorReviewOfUnusableFileSaysWhy: agent.toml broken on disk under a
+// draft makes it stale, and the editor offers p; p on a file that does not
+// load used to do nothing and say nothing. It now says why it cannot
+// review, and the draft stays stale.
+func TestEditorReviewOfUnusableFileSaysWhy(t *testing.T) {
+	path := fixtureConfig(t)
+	snap := freeNode()
+	raw := sha256.Sum256([]byte(mustRead(t, path)))
+	snap.ConfigHash = hex.EncodeToString(raw[:])
+	a := editing(t, testDesk(path, snap), snap, alice)
+	if err := os.WriteFile(path, []byte(mustRead(t, path)+"\ngarbage = [\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bad := *a.Snap
+	bad.Seq++
+	bad.ConfigHash = model.ConfigUnusable
+	a.adoptNow(&bad)
+	a.Update(kit.TickMsg{})
+	if !strings.Contains(a.ed().Stale, "cannot be used") {
+		t.Fatalf("stale %q, want the file that cannot be used", a.ed().Stale)
+	}
+	press(a, keyRune('p'))
+	if !strings.Contains(a.Flash.Text, "cannot review") || !strings.Contains(a.Flash.Text, "not valid TOML") {
+		t.Errorf("p on a file that does not load: flash %q, want why it cannot review\n%s", a.Flash.Text, screen(a))
+	}
+	if a.ed().Stale == "" {
+		t.Error("the draft is no longer stale, on a file that does not load")
+	}
+}
+
 // TestLeavingEditorDropsItsFlash: the footer's "editing FILE: the draft is
 // yours until you leave (esc)" goes with the editor; it stayed its time on
 // the main screen after esc, saying the draft was still the operator's.

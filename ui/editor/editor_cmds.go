@@ -291,6 +291,12 @@ func (e *Editor) reviewed(m DeskReviewedMsg) {
 	}
 	if m.Err != nil {
 		e.sessionError(m.Err)
+		if e.Lost == "" && !errors.Is(m.Err, partition.ErrStale) {
+			// agent.toml does not load (the usual cause: an edit by hand
+			// gone wrong): p, which the stale line offers, did nothing
+			// and said nothing.
+			e.Flashf(kit.LvlCrit, "cannot review: "+e.staleReason(m.Err)+"; the draft stays stale until agent.toml loads again")
+		}
 		return
 	}
 	e.Stale, e.staleShut = "", false
