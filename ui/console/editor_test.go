@@ -592,6 +592,29 @@ func TestEditorConfigReplaced(t *testing.T) {
 	}
 }
 
+// TestSmallDialogCutSaysWhereToReadIt: at 40x10 (an SSH session from a
+// small pane) dialog bodies are cut. Every dialog's cut said "esc, then
+// p: the whole plan", the take-over's too, where esc cancels it and p on
+// the main screen shows no plan. Only the apply dialog points at the plan.
+func TestSmallDialogCutSaysWhereToReadIt(t *testing.T) {
+	path := fixtureConfig(t)
+	snap := fake.Node(fake.Options{})
+	desk := testDesk(path, snap)
+	editing(t, desk, snap, alice)
+	b := testApp(t, 40, 10, snap, Options{Actor: bob, Desk: desk})
+	typeKeys(b, "e")
+	if b.dlg() == nil || b.dlg().Kind != editor.DlgTakeOver {
+		t.Fatalf("bob's e: dialog %+v", b.dlg())
+	}
+	v := screen(b)
+	if !strings.Contains(v, "more line") {
+		t.Fatalf("the take-over dialog is not cut at 40x10:\n%s", v)
+	}
+	if strings.Contains(v, "whole plan") {
+		t.Errorf("the take-over dialog points at a plan it does not have:\n%s", v)
+	}
+}
+
 func TestEditorTakeOver(t *testing.T) {
 	path := fixtureConfig(t)
 	snap := fake.Node(fake.Options{})

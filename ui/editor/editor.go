@@ -777,7 +777,7 @@ func (e *Editor) askApply() {
 		e.Flashf(kit.LvlInfo, "the draft changes nothing: there is nothing to apply")
 		return
 	}
-	d := &kit.Dialog{Kind: DlgApply, Title: "Apply the draft", OKLabel: "Apply"}
+	d := &kit.Dialog{Kind: DlgApply, Title: "Apply the draft", OKLabel: "Apply", More: "esc, then p: the whole plan"}
 	e.applyWrite, e.staleShut = e.jourWrite, false
 	d.OK = func() tea.Cmd {
 		if !e.Closed() {

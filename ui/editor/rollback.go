@@ -81,7 +81,8 @@ func (e *Editor) undoPreviewed(m DeskUndoPreviewMsg) {
 	e.undoNote = nil
 	top := pv.Undoes
 	to := " " + e.St.G.To + " "
-	d := &kit.Dialog{Kind: DlgRollback, Title: "Undo the last apply", OKLabel: "Roll back", Cancelled: "cancelled: nothing written"}
+	d := &kit.Dialog{Kind: DlgRollback, Title: "Undo the last apply", OKLabel: "Roll back", Cancelled: "cancelled: nothing written",
+		More: "esc: the journal lists that apply"}
 	d.OK = func() tea.Cmd {
 		if !e.Closed() {
 			e.doRollback(pv)

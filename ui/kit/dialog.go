@@ -45,6 +45,10 @@ type Dialog struct {
 	// form, the default), and only esc cancels.
 	CancelLabel string
 	Left        func()
+	// More says where the lines a small screen cuts from the body can be
+	// read whole ("esc, then p: the whole plan"); without it the cut
+	// says only that a larger window shows them.
+	More string
 	// Cancelled is the flash when the dialog is cancelled ("cancelled:
 	// nothing written" when empty): a dialog that just vanishes leaves
 	// the operator unsure whether Enter applied.
@@ -237,7 +241,14 @@ func (d *Dialog) box(w, h int) []string {
 	if over := len(body) + len(tail) + len(buttons) - room; over > 0 {
 		keep := max(len(body)-over-1, 0)
 		more := len(body) - keep
-		body = wrap(body[:keep], []Span{{LvlDim, st.G.Ellipsis + " " + Plural(more, "more line") + " (esc, then p: the whole plan)"}})
+		// Where to read them is the opener's to say: the plan was named
+		// for every dialog, the take-over's and the undo's included,
+		// where esc then p shows something else or nothing.
+		where := d.More
+		if where == "" {
+			where = "a larger window shows them"
+		}
+		body = wrap(body[:keep], []Span{{LvlDim, st.G.Ellipsis + " " + Plural(more, "more line") + " (" + where + ")"}})
 	}
 	lines := append(append(append(body, tail...), foot...), buttons...)
 
