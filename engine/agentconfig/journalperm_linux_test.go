@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -142,5 +143,29 @@ func TestCommitRefusesConfigItCannotWrite(t *testing.T) {
 	left, _ := filepath.Glob(filepath.Join(filepath.Dir(c.Path), "agent.toml.*"))
 	if len(left) > 0 {
 		t.Errorf("the refusal left %v beside the config", left)
+	}
+}
+
+// TestCommitRefusesImmutableConfig: an immutable agent.toml (chattr +i)
+// stops even root's rename. The write used to journal its intent first,
+// fail at the rename, and leave the intent "pending" for good (read as an
+// interrupted write); it is now refused before anything is made beside
+// it, and says why root could not write it.
+func TestCommitRefusesImmutableConfig(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("chattr +i needs root")
+	}
+	c, next := setup(t)
+	if out, err := exec.Command("chattr", "+i", c.Path).CombinedOutput(); err != nil {
+		t.Skipf("chattr +i: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("chattr", "-i", c.Path).Run() })
+	_, err := Commit(CommitRequest{Path: c.Path, BaseHash: c.Hash, Data: next, Actor: operator, Now: clock()})
+	if err == nil || !strings.Contains(err.Error(), "immutable") || !strings.Contains(err.Error(), "nothing was written") {
+		t.Fatalf("commit on an immutable config: %v", err)
+	}
+	left, _ := filepath.Glob(filepath.Join(filepath.Dir(c.Path), "agent.toml.*"))
+	if len(left) > 0 {
+		t.Errorf("the refusal left %v beside the config (a pending intent in a journal?)", left)
 	}
 }

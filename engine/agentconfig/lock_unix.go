@@ -60,6 +60,10 @@ func mayReplace(path string) error {
 		return nil
 	case errors.Is(err, syscall.EROFS):
 		return fmt.Errorf("cannot write the config: %s is on a read-only file system; nothing was written: it is untouched: %w", path, err)
+	case errors.Is(err, syscall.EPERM):
+		// Not the mode: an attribute no user may write through, root
+		// included.
+		return fmt.Errorf("cannot write the config: %s is immutable or append-only (lsattr shows it; chattr -i or -a lifts it); nothing was written: it is untouched: %w", path, err)
 	case errors.Is(err, fs.ErrPermission):
 		who := ""
 		if st, serr := os.Stat(path); serr == nil {
