@@ -762,7 +762,7 @@ func JournalRows(st *kit.Styles, v JournalView) [][]kit.Span {
 	case len(v.Recs) == 0:
 		row(kit.Span{Lvl: kit.LvlDim, Text: "nothing applied yet: the journal " + v.Path + " is empty"})
 	default:
-		row(kit.Span{Lvl: kit.LvlDim, Text: kit.PadRight("TIME", 20) + kit.PadRight("ACTION", 9) + kit.PadRight("RESULT", 9) + kit.PadRight("ACTOR", 14) + kit.PadRight("OLD "+st.G.To+" NEW", 30) + "ORIGIN"})
+		row(kit.Span{Lvl: kit.LvlDim, Text: kit.PadRight("TIME", 20) + kit.PadRight("ACTION", 9) + kit.PadRight("RESULT", 9) + kit.PadRight("ACTOR", 12) + kit.PadRight("OLD "+st.G.To+" NEW", 28) + "ORIGIN"})
 	}
 	for i, r := range v.Recs {
 		res := kit.Span{Lvl: kit.LvlOK, Text: kit.PadRight(r.Result, 9)}
@@ -778,8 +778,9 @@ func JournalRows(st *kit.Styles, v JournalView) [][]kit.Span {
 			// and key fingerprint, ~70 cells) ran into the hashes after it
 			// ("…T/yc64687688c6ca"), and the editor's narrower view cut the
 			// hashes off. The origin, of no fixed width, comes last.
-			kit.Span{Lvl: kit.LvlPlain, Text: kit.PadRight(r.Actor, 13) + " "},
-			kit.Span{Lvl: kit.LvlPlain, Text: kit.PadRight(ShortHash(r.OldHash)+" "+st.G.To+" "+ShortHash(r.NewHash), 29) + " "},
+			// (Up to the hashes a row fits 80 columns.)
+			kit.Span{Lvl: kit.LvlPlain, Text: kit.PadRight(r.Actor, 11) + " "},
+			kit.Span{Lvl: kit.LvlPlain, Text: kit.PadRight(ShortHash(r.OldHash)+" "+st.G.To+" "+ShortHash(r.NewHash), 27) + " "},
 			kit.Span{Lvl: kit.LvlDim, Text: r.Origin}, kit.Span{Lvl: kit.LvlWarn, Text: extra})
 		if i < len(v.What) && v.What[i] != "" {
 			row(kit.Span{Lvl: kit.LvlDim, Text: "    " + strings.ReplaceAll(v.What[i], " -> ", " "+st.G.To+" ")})

@@ -44,6 +44,16 @@ func TestJournalRowsKeepHashesApartFromOrigin(t *testing.T) {
 	if end := at + len(hashes); kit.Width(line[:end]) > 118 {
 		t.Errorf("the hashes end at cell %d, past a 120-column view: %q", kit.Width(line[:end]), line)
 	}
+	// An actor of ordinary length: up to the hashes the row fits an 80-column
+	// screen (the console's :journal wraps there; "OLD →" was split from NEW).
+	short := JournalRows(st, JournalView{Recs: []agentconfig.JournalRecord{{Action: "rollback", Result: "ok", Actor: "root", Origin: origin, OldHash: old, NewHash: next}}})
+	var sb strings.Builder
+	for _, sp := range short[1] {
+		sb.WriteString(sp.Text)
+	}
+	if s := sb.String(); kit.Width(s[:strings.Index(s, hashes)+len(hashes)]) > 78 {
+		t.Errorf("the hashes end past 78 cells: %q", s)
+	}
 	if !strings.Contains(line, origin) {
 		t.Errorf("the origin is not whole: %q", line)
 	}
