@@ -103,3 +103,35 @@ func TestHeaderSaysAnUnusableConfigWhole(t *testing.T) {
 		t.Errorf("at 80 columns the header does not say %q:\n%s", want, got)
 	}
 }
+
+// TestHeaderSaysAGoneConfigIsGone: agent.toml removed (or made unreadable)
+// under a running console was counted as a file with errors, and the
+// header said "agent.toml has 1 error(s): the agent will not start with
+// it" of a file that is not there. It now says the file is gone (or
+// cannot be read) and that the partition shown is the last read.
+func TestHeaderSaysAGoneConfigIsGone(t *testing.T) {
+	const path = "/etc/backend.ai/agent.toml"
+	for _, c := range []struct{ msg, short string }{
+		{"agent.toml " + path + " is gone (removed or renamed, or its directory): still showing the partition last read; put it back, or start fgtop with --config naming where it is now",
+			"agent.toml is gone: showing the partition last read"},
+		{"agent.toml " + path + " can no longer be read (permission denied): still showing the partition last read; give fgtop's user read access again, or run fgtop as root or as the user the agent runs as",
+			"agent.toml cannot be read: showing the partition last read"},
+	} {
+		s := fake.Node(fake.Options{})
+		s.Issues = append(s.Issues, model.Issue{Severity: model.SevError, Code: model.IssueConfig, File: path, Message: c.msg})
+		for _, w := range []int{80, 300} {
+			a := testApp(t, w, 24, s, Options{ReadOnly: true})
+			got := ansi.Strip(strings.Join(a.viewHeader(w), "\n"))
+			if strings.Contains(got, "will not start with it") {
+				t.Errorf("at %d columns the header says the agent will not start with a file that is not there:\n%s", w, got)
+			}
+			want := c.short
+			if w > 200 {
+				want = c.msg
+			}
+			if !strings.Contains(got, want) {
+				t.Errorf("at %d columns the header does not say %q:\n%s", w, want, got)
+			}
+		}
+	}
+}

@@ -114,12 +114,23 @@ func sourceWarnings(s *model.Snapshot, w int) []kit.Span {
 		switch {
 		case iss.Code == model.IssueRootMissing:
 			roots = append(roots, iss)
-		case iss.Code == model.IssueConfig && iss.Severity == model.SevError && strings.Contains(iss.Message, "cannot be used"):
+		case iss.Code == model.IssueConfig && iss.Severity == model.SevError && strings.Contains(iss.Message, "still showing the partition last read"):
+			// Every way the file on disk stops being usable says this: one
+			// that does not load, and one gone or unreadable, which used
+			// to be counted below as an agent.toml with errors ("the agent
+			// will not start with it", of a file that is not there).
 			text := iss.Message
 			if kit.Width(text)+2 > w {
 				// At 80 columns the message, led by the loader's error, was
 				// cut before "still showing the partition last read".
-				text = "agent.toml on disk cannot be used: showing the partition last read"
+				switch {
+				case strings.Contains(text, " is gone ("):
+					text = "agent.toml is gone: showing the partition last read"
+				case strings.Contains(text, " can no longer be read "):
+					text = "agent.toml cannot be read: showing the partition last read"
+				default:
+					text = "agent.toml on disk cannot be used: showing the partition last read"
+				}
 			}
 			out = append(out, kit.Span{Lvl: kit.LvlCrit, Text: text})
 		case iss.Code == model.IssueConfig && iss.Severity == model.SevError:
