@@ -25,8 +25,10 @@
 # replaces those flags). Both screens are checked before and after the
 # windows: fgtop must show GPU3's row, nvtop "Device 3 [NVIDIA H100".
 #
-# After SETTLE seconds, ROUNDS windows of WINDOW seconds follow one
-# another; each window reads every process at its start and at its end,
+# After SETTLE seconds (8 by default: the console's history graphs still
+# fill then, a column every few seconds, each composed; SETTLE=370 waits
+# past their 360 s and measures the console as it is left open),
+# ROUNDS windows of WINDOW seconds follow one another; each window reads every process at its start and at its end,
 # so all see the same load. Per window and program it prints:
 #   - utime+stime from /proc/PID/stat (1/CLK_TCK resolution) as % of a core,
 #   - the same from /proc/PID/task/*/schedstat (nanoseconds, live threads
