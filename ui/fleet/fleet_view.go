@@ -436,7 +436,7 @@ func (m *Model) viewRow(n *fleet.Node, sel bool, cols []fleetCol, nameW, w int, 
 	if dimmed {
 		text = st.Dim
 	}
-	l.Cell(text, n.Name, nameW, false, st.G.Ellipsis)
+	l.Cell(text, nameCell(n, nameW, st.G.Ellipsis), nameW, false, st.G.Ellipsis)
 	s := n.Sum
 	has := n.Snap != nil && s.Slot != ""
 	for _, c := range cols {
@@ -798,4 +798,24 @@ func (m *Model) viewFleetHelp(w, h int) []string {
 		out = append(out, "")
 	}
 	return append(out[:h-1], m.viewFooter(w))
+}
+
+// nameCell is a node's NODE cell, w cells wide. A node that has not said its
+// name is named by its address; cut at the end, every port of one host read
+// alike ("10.0.0.3:222…" for :2222 and :2223, the wrong port the one thing to
+// tell apart), so such a name is cut before its port: "10.0.…:2223".
+func nameCell(n *fleet.Node, w int, ell string) string {
+	if n.Name != n.Addr || kit.Width(n.Name) <= w {
+		return n.Name
+	}
+	i := strings.LastIndexByte(n.Name, ':')
+	if i <= 0 || strings.Trim(n.Name[i+1:], "0123456789") != "" {
+		return n.Name
+	}
+	port := n.Name[i:]
+	hostW := w - kit.Width(port)
+	if hostW < kit.Width(ell)+1 {
+		return n.Name
+	}
+	return kit.Truncate(n.Name[:i], hostW, ell) + port
 }
