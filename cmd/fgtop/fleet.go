@@ -12,6 +12,7 @@ import (
 	"github.com/fgtop/fgtop/engine/alloc"
 	"github.com/fgtop/fgtop/engine/fleet"
 	"github.com/fgtop/fgtop/internal/cliwords"
+	"github.com/fgtop/fgtop/ui/console"
 	fleetui "github.com/fgtop/fgtop/ui/fleet"
 	"github.com/fgtop/fgtop/ui/local"
 	"github.com/spf13/cobra"
@@ -261,16 +262,18 @@ func (f *fleetFlags) promOptions(settings fleet.Settings) fleet.PromOptions {
 }
 
 func (f *fleetFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
+	uo, err := f.console.uiOptions("") // --theme, whatever the run: --once took a typo and exited 0
+	if err != nil {
+		return err
+	}
 	var req alloc.Request
 	if f.fit != "" {
-		var err error
 		if req, err = fleet.ParseRequest(f.fit); err != nil {
 			return usageErr("--fit %q: %v", f.fit, err)
 		}
 	}
 	var at time.Time
 	if f.at != "" {
-		var err error
 		if at, err = fleet.ParseAt(f.at, time.Now()); err != nil {
 			return usageErr("%v", err)
 		}
@@ -297,7 +300,7 @@ func (f *fleetFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 	defer src.WaitAtMost(fleet.SourceGrace)
 	defer cancel()
 	if !oneShot {
-		return runFleetConsole(ctx, src, f)
+		return runFleetConsole(ctx, src, f, uo)
 	}
 	fl, err := src.Read(ctx, f.promOptions(src.Settings), at, f.unreachable)
 	if err != nil {
@@ -325,11 +328,7 @@ func (f *fleetFlags) run(ctx context.Context, stdout, stderr io.Writer) error {
 }
 
 // runFleetConsole runs the fleet console until the user quits.
-func runFleetConsole(ctx context.Context, src *fleet.Source, f *fleetFlags) error {
-	uo, err := f.console.uiOptions("")
-	if err != nil {
-		return err
-	}
+func runFleetConsole(ctx context.Context, src *fleet.Source, f *fleetFlags, uo console.Options) error {
 	if err := requireTerminal("fgtop fleet", "fgtop fleet --once --json"); err != nil {
 		return err
 	}

@@ -15,3 +15,17 @@ func TestFleetHasNoHistoryFlag(t *testing.T) {
 		t.Fatalf("fleet --help lists --history:\n%s", out)
 	}
 }
+
+// TestFleetOnceChecksTheme: --theme is the console's, but a name that is no
+// theme is bad usage whatever the run: with --once, --fit or --at it was
+// never read, and a typo printed the table and exited 0.
+func TestFleetOnceChecksTheme(t *testing.T) {
+	for _, mode := range [][]string{{"--once"}, {"--fit", "cuda.shares=1"}, {"--at", "-1m"}} {
+		args := append([]string{"fleet", "--prometheus", "http://127.0.0.1:1", "--timeout", "1s", "--theme", "nosuch"}, mode...)
+		code, out := runCLI(t, args...)
+		wantCode(t, code, exitBadUsage, out, `unknown theme "nosuch"`)
+		if !strings.Contains(out, "mono") {
+			t.Errorf("%v: the error does not list the themes:\n%s", mode, out)
+		}
+	}
+}
