@@ -106,3 +106,27 @@ func TestLargestFitOnlyOfLiveNodes(t *testing.T) {
 		}
 	}
 }
+
+// TestTableSaysTheMark: a node's mark (two addresses giving one name, a node
+// that floods lines) is on its row of the --once table, after its address,
+// as in the JSON's note: the table showed two live rows, exit status 1 and
+// nothing to say why, the reason on stderr alone.
+func TestTableSaysTheMark(t *testing.T) {
+	s := shortNode()
+	sum := Summarize(s, Settings{})
+	now := time.Unix(1000, 0)
+	note := "shares its name (gpu-a) with 10.0.0.2:2222: one node reached twice, or two nodes with one name; the totals count each"
+	f := &Fleet{Time: now, Nodes: []Node{
+		{Addr: "10.0.0.1:2222", Name: "gpu-a", State: Live, LastSeen: now, Snap: s, Sum: sum, Note: note},
+		{Addr: "10.0.0.3:2222", Name: "10.0.0.3:2222", State: Unreachable, Reason: "not listening", Note: "floods lines"},
+	}}
+	var b strings.Builder
+	WriteTable(&b, ToJSON(f))
+	lines := strings.Split(b.String(), "\n")
+	if !strings.HasSuffix(lines[1], "10.0.0.1:2222  "+note) {
+		t.Errorf("the live row lacks its mark:\n%s", b.String())
+	}
+	if !strings.HasSuffix(lines[2], "10.0.0.3:2222  not listening; floods lines") {
+		t.Errorf("the unreachable row lacks its mark after its error:\n%s", b.String())
+	}
+}

@@ -79,7 +79,7 @@ func WriteTable(w io.Writer, j JSONFleet) {
 			// A node without accelerators has counts; one that gave no
 			// figures has none.
 			gpus, kernels, issues := orDash(n.GPUs), orDash(n.Kernels), orDash(n.Issues)
-			fmt.Fprintf(w, "%-20s %-12s %4s %15s %8s %8s %6s %7s %6s  %s  %s\n", n.Node, n.State, gpus, "-", "-", "-", "-", kernels, issues, n.Address, n.Error)
+			fmt.Fprintf(w, "%-20s %-12s %4s %15s %8s %8s %6s %7s %6s  %s  %s\n", n.Node, n.State, gpus, "-", "-", "-", "-", kernels, issues, n.Address, n.why())
 			continue
 		}
 		largest := largestText(n)
@@ -89,8 +89,22 @@ func WriteTable(w io.Writer, j JSONFleet) {
 			largest = "-"
 		}
 		fmt.Fprintf(w, "%-20s %-12s %4s %15s %8s %8s %6s %7s %6s  %s  %s\n", n.Node, n.State, orDash(n.GPUs), n.Held.String()+"/"+orUnknown(n.Capacity),
-			orUnknown(n.Free), largest, orDash(n.Pieces), orDash(n.Kernels), orDash(n.Issues), n.Address, n.Error)
+			orUnknown(n.Free), largest, orDash(n.Pieces), orDash(n.Kernels), orDash(n.Issues), n.Address, n.why())
 	}
+}
+
+// why is what the table says after a node's address: its error and its
+// mark (Note: a name two addresses share, a node that floods lines). The
+// mark was in the JSON and on stderr only, so a table of live rows came
+// with exit status 1 and nothing on it to say why.
+func (n JSONNode) why() string {
+	switch {
+	case n.Note == "":
+		return n.Error
+	case n.Error == "":
+		return n.Note
+	}
+	return n.Error + "; " + n.Note
 }
 
 // largestText is the table's LARGEST: "!" marks a size that is placed
