@@ -23,7 +23,7 @@ func (f *allocFlags) register(cmd *cobra.Command, maps, quantumFrom, configFrom 
 	fl := cmd.Flags()
 	fl.StringVar(&f.strategy, "strategy", "evenly", "allocation strategy of "+maps+": evenly or fill")
 	fl.StringVar(&f.affinity, "affinity", "", "affinity policy: interleaved or prefer-single-node (default: "+configFrom+", else interleaved)")
-	fl.StringVar(&f.quantum, "quantum", "", "quantum_size of fractional maps (default: "+quantumFrom+", else 0.01)")
+	fl.StringVar(&f.quantum, "quantum", "", "quantum_size of fractional maps (default: "+quantumFrom+")")
 	fl.BoolVar(&f.noFrag, "no-fragmentation", false, "disallow fractional resource fragmentation (allow_fractional_resource_fragmentation = false)")
 	fl.StringVar(&f.order, "allocation-order", "", "comma-separated device plugins (default: "+configFrom+", else cuda,rocm,tpu,cpu,mem)")
 }

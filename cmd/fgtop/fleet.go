@@ -145,7 +145,7 @@ func newFleetCmd() *cobra.Command {
 	fl.DurationVar(&f.staleAfter, "stale-after", fleet.DefaultStaleAfter, "a node that sent nothing for this long is stale")
 	fl.DurationVar(&f.unreachable, "unreachable-after", fleet.DefaultUnreachableAfter, "a node that sent nothing for this long is unreachable")
 	fl.DurationVar(&f.heartbeat, "heartbeat", 2*time.Second, "the heartbeat each node's stream is asked for")
-	f.alloc.register(cmd, "the accelerator maps", "the node's", "the node's agent config")
+	f.alloc.register(cmd, "the accelerator maps", "the node's; where it is unknown, shares are placed nowhere", "the node's agent config")
 	f.console.registerLook(cmd)
 	cmd.AddCommand(newFleetHistoryCmd())
 	return cmd

@@ -29,3 +29,19 @@ func TestFleetOnceChecksTheme(t *testing.T) {
 		}
 	}
 }
+
+// TestFleetQuantumHelpSaysNoDefault: a node whose quantum_size is unknown
+// is placed nothing of shares unless --quantum gives one (fleet.QuantumKnown,
+// docs/fleet.md); fleet --help said "default: the node's, else 0.01", a
+// default the fleet never uses.
+func TestFleetQuantumHelpSaysNoDefault(t *testing.T) {
+	_, out := runCLI(t, "fleet", "--help")
+	i := strings.Index(out, "--quantum ")
+	if i < 0 {
+		t.Fatalf("fleet --help lists no --quantum:\n%s", out)
+	}
+	line, _, _ := strings.Cut(out[i:], "\n")
+	if strings.Contains(line, "0.01") || !strings.Contains(line, "unknown") {
+		t.Errorf("fleet --help: %q, want no made-up default, and what an unknown quantum does", line)
+	}
+}

@@ -176,7 +176,7 @@ func newSimulateCmd() *cobra.Command {
 	_ = fl.MarkHidden("host-mem")
 	fl.Lookup("devices").Usage = "device source: a mock-accelerator.toml, a devices.json list, auto or nvml"
 	fl.StringArrayVar(&f.requests, "request", nil, "an allocation request (cuda.shares=1.2,cpu=2,mem=4g) or free=N; repeatable, run in order")
-	f.allocFlags.register(cmd, "the device source's maps", "the mock's etcd setting", "the agent config's")
+	f.allocFlags.register(cmd, "the device source's maps", "the mock's etcd setting, else 0.01", "the agent config's")
 	fl.IntVar(&f.cpus, "cpus", 0, "simulate a host with this many CPU cores (ids 0..N-1) instead of this machine's")
 	fl.IntVar(&f.cpuNUMA, "cpu-numa", 0, "with --cpus: spread the cores over this many NUMA nodes, in equal blocks (default: all on node 0)")
 	fl.StringVar(&f.mem, "mem", "", "simulate a host with this much memory (binary size, e.g. 256g) instead of this machine's")
