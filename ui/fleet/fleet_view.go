@@ -3,6 +3,7 @@ package fleet
 import (
 	"cmp"
 	"fmt"
+	"net"
 	"slices"
 	"strconv"
 	"strings"
@@ -802,8 +803,9 @@ func (m *Model) viewFleetHelp(w, h int) []string {
 
 // nameCell is a node's NODE cell, w cells wide. A node that has not said its
 // name is named by its address; cut at the end, every port of one host read
-// alike ("10.0.0.3:222…" for :2222 and :2223, the wrong port the one thing to
-// tell apart), so such a name is cut before its port: "10.0.…:2223".
+// alike ("gpu-node-0…" for gpu-node-01:2222 and :2223, the wrong port the
+// one thing to tell apart), so such a name is cut before its port
+// ("gpu-nod…:2223"), an IP address at its start ("…0.12.31:2222").
 func nameCell(n *fleet.Node, w int, ell string) string {
 	if n.Name != n.Addr || kit.Width(n.Name) <= w {
 		return n.Name
@@ -811,6 +813,10 @@ func nameCell(n *fleet.Node, w int, ell string) string {
 	i := strings.LastIndexByte(n.Name, ':')
 	if i <= 0 || strings.Trim(n.Name[i+1:], "0123456789") != "" {
 		return n.Name
+	}
+	if ip := net.ParseIP(strings.Trim(n.Name[:i], "[]")); ip != nil {
+		// 10.0.12.31:2222 and 10.0.12.32:2222: the end tells them apart.
+		return ell + kit.TruncateLeft(n.Name, w-kit.Width(ell))
 	}
 	port := n.Name[i:]
 	hostW := w - kit.Width(port)
