@@ -183,6 +183,10 @@ func promErr(url, query string, err error) error {
 		return fmt.Errorf("%s cannot be reached (no route to the host): check --prometheus and the network", url)
 	case errors.As(err, &dns) && dns.IsNotFound:
 		return fmt.Errorf("%s: no such host %q: check --prometheus", url, dns.Name)
+	case strings.HasPrefix(url, "https://") && strings.Contains(err.Error(), "server gave HTTP response to HTTPS client"):
+		// net/http's words, after the whole PromQL query: no hint of
+		// what to change.
+		return fmt.Errorf("%s answers plain HTTP, not HTTPS: give --prometheus http://%s", url, strings.TrimPrefix(url, "https://"))
 	}
 	var api *v1.Error
 	if errors.As(err, &api) && api.Type == v1.ErrClient && strings.Contains(api.Msg, "404") {

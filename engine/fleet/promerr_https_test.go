@@ -1,0 +1,39 @@
+package fleet
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestPromHTTPSToPlainHTTP: --prometheus https:// on a Prometheus that
+// speaks plain HTTP failed with net/http's "server gave HTTP response to
+// HTTPS client" after the whole PromQL query; it says the URL answers plain
+// HTTP and gives the http:// URL to use.
+func TestPromHTTPSToPlainHTTP(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"status":"success","data":{"resultType":"vector","result":[]}}`))
+	}))
+	defer srv.Close()
+	url := "https://" + strings.TrimPrefix(srv.URL, "http://")
+	c, err := NewPromClient(PromOptions{URL: url, Interval: time.Second, Timeout: 5 * time.Second, Lookback: time.Minute, UnreachableAfter: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for name, read := range map[string]func() error{
+		"now": func() error { _, err := c.Refresh(ctx); return err },
+		"at":  func() error { _, err := c.At(ctx, time.Now().Add(-time.Minute), 20*time.Second); return err },
+	} {
+		err := read()
+		want := url + " answers plain HTTP, not HTTPS: give --prometheus " + srv.URL
+		if err == nil || err.Error() != want {
+			t.Errorf("%s: %v, want %q", name, err, want)
+		}
+	}
+}
