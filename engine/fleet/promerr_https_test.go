@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -35,5 +36,41 @@ func TestPromHTTPSToPlainHTTP(t *testing.T) {
 		if err == nil || err.Error() != want {
 			t.Errorf("%s: %v, want %q", name, err, want)
 		}
+	}
+}
+
+// TestPromOnAnSSHPort: --prometheus http:// on fgtop serve's SSH port (or any
+// port of another protocol) said net/http's "transport connection broken:
+// malformed HTTP response \"SSH-2.0-Go\"" after the query's name; it says
+// the address is no HTTP server, what it sent, and for SSH that --hosts
+// reads serve.
+func TestPromOnAnSSHPort(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			_, _ = c.Write([]byte("SSH-2.0-Go\r\n"))
+			time.Sleep(100 * time.Millisecond)
+			c.Close()
+		}
+	}()
+	url := "http://" + ln.Addr().String()
+	c, err := NewPromClient(PromOptions{URL: url, Interval: time.Second, Timeout: 5 * time.Second, Lookback: time.Minute, UnreachableAfter: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err = c.Refresh(ctx)
+	want := url + ` is not an HTTP server: it sent "SSH-2.0-Go" (an SSH server, as fgtop serve: the fleet reads those with --hosts H:P); give Prometheus's URL, e.g. http://prometheus:9090`
+	if err == nil || err.Error() != want {
+		t.Errorf("%v, want %q", err, want)
 	}
 }

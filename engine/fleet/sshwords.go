@@ -188,6 +188,15 @@ func promErr(url, query string, err error) error {
 		// what to change.
 		return fmt.Errorf("%s answers plain HTTP, not HTTPS: give --prometheus http://%s", url, strings.TrimPrefix(url, "https://"))
 	}
+	if _, sent, ok := strings.Cut(err.Error(), "malformed HTTP response "); ok {
+		// Another protocol's port (fgtop serve's SSH port, said as
+		// net/http's "connection broken: malformed HTTP response").
+		why := ""
+		if strings.HasPrefix(sent, `"SSH-`) {
+			why = " (an SSH server, as fgtop serve: the fleet reads those with --hosts H:P)"
+		}
+		return fmt.Errorf("%s is not an HTTP server: it sent %s%s; give Prometheus's URL, e.g. http://prometheus:9090", url, untrusted.Text(sent), why)
+	}
 	var api *v1.Error
 	if errors.As(err, &api) && api.Type == v1.ErrClient && strings.Contains(api.Msg, "404") {
 		// fgtop's exporter, or any server without the query API.
