@@ -32,7 +32,9 @@ const maxBadLines = 5
 // before its first ':' or other character no host name has): `--hosts
 // @/etc/shadow` printed each line, password hash and all, as a node name.
 func ParseHosts(text string) ([]string, error) {
-	return parseHosts(text, false)
+	// A file saved with a byte-order mark (Windows editors): its first
+	// line was "not a host name or address", quoted as `""…`.
+	return parseHosts(strings.TrimPrefix(text, "\uFEFF"), false)
 }
 
 // ItemsError is an inline --hosts list's bad items, named by their place
@@ -208,6 +210,11 @@ func normalizeHost(h string) (string, error) {
 			return "", errLoginName
 		}
 		return "", errors.New("not a host name or address")
+	}
+	if strings.Trim(host, "0123456789") == "" {
+		// "node01 2222" (a port after a space) read as a second host
+		// "2222", dialled at 2222:2222, and node01 at port 2222.
+		return "", errors.New("a number, not a host name: a port follows its host after ':' (node01:2222), not a space")
 	}
 	if p, err := strconv.Atoi(port); err != nil || p < 1 || p > 65535 {
 		return "", errors.New("the port after ':' is not a number from 1 to 65535")

@@ -109,3 +109,24 @@ func FuzzParseHosts(f *testing.F) {
 		}
 	})
 }
+
+// TestHostsFileTypos: a fleet file saved with a byte-order mark read its
+// first host as "not a host name or address", quoted `""…`; it is read as
+// without one. A port after a space ("node01 2222", ssh-keyscan's and
+// ssh_config's habit) was a second host "2222": node01 was dialled at 2222
+// and 2222:2222 failed to resolve at run time; the file is refused, saying
+// how a port is written.
+func TestHostsFileTypos(t *testing.T) {
+	if got, err := ParseHosts("\uFEFFnode01:2200\nnode02\n"); err != nil || strings.Join(got, " ") != "node01:2200 node02:2222" {
+		t.Errorf("a file with a byte-order mark: %q, %v", got, err)
+	}
+	for _, in := range []string{"node01\n10.0.0.2 2200\n", "node01 2200"} {
+		_, err := ParseHosts(in)
+		if err == nil || !strings.Contains(err.Error(), `"2200": a number, not a host name: a port follows its host after ':' (node01:2222), not a space`) {
+			t.Errorf("%q: %v, want the port after a space refused", in, err)
+		}
+	}
+	if _, err := LoadHosts("node01 2200"); err == nil || !strings.Contains(err.Error(), `item 2 "2200": a number`) {
+		t.Errorf("inline: %v", err)
+	}
+}
