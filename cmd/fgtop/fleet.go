@@ -125,6 +125,9 @@ func newFleetCmd() *cobra.Command {
 			if ctx == nil {
 				ctx = context.Background()
 			}
+			if fl := cmd.Flags(); (fl.Changed("fit") && f.fit == "") || (fl.Changed("at") && f.at == "") { // "$EMPTY": not the live fleet
+				return usageErr("fleet: --fit and --at need a value (--fit cuda.shares=2.5, --at -2h), not an empty one")
+			}
 			return f.run(ctx, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}

@@ -45,3 +45,14 @@ func TestFleetQuantumHelpSaysNoDefault(t *testing.T) {
 		t.Errorf("fleet --help: %q, want no made-up default, and what an unknown quantum does", line)
 	}
 }
+
+// TestFleetEmptyFitOrAt: --at "$WHEN" or --fit "$REQ" with the variable
+// empty was taken as no flag: the live fleet (or, without a terminal,
+// "--json needs --once, --fit or --at" for a --fit that was given); an
+// empty value is bad usage.
+func TestFleetEmptyFitOrAt(t *testing.T) {
+	for _, flag := range []string{"--fit", "--at"} {
+		code, out := runCLI(t, "fleet", "--prometheus", "http://127.0.0.1:1", "--timeout", "1s", "--json", flag, "")
+		wantCode(t, code, exitBadUsage, out, "--fit and --at need a value")
+	}
+}
