@@ -19,6 +19,8 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/fgtop/fgtop/internal/holdread"
+	"github.com/fgtop/fgtop/internal/untrusted"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -120,8 +122,10 @@ func NewChecker(timeout time.Duration) *Checker {
 	tr := &http.Transport{
 		// The agent is on this host: an HTTP_PROXY in the environment must
 		// not capture the check.
-		Proxy:                  nil,
-		DialContext:            (&net.Dialer{Timeout: timeout}).DialContext,
+		Proxy: nil,
+		// A port that speaks first is read as the answer, not logged
+		// over the console (package holdread).
+		DialContext:            holdread.Dial((&net.Dialer{Timeout: timeout}).DialContext),
 		MaxIdleConnsPerHost:    1,
 		IdleConnTimeout:        30 * time.Second,
 		ResponseHeaderTimeout:  timeout,
@@ -190,6 +194,11 @@ func classify(err error, timeout time.Duration) (model.AgentHealthState, string)
 		return model.AgentDown, "connection refused: no agent listens there"
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
 		return model.AgentUnreachable, fmt.Sprintf("no answer within %s", timeout)
+	}
+	if _, sent, ok := strings.Cut(err.Error(), "malformed HTTP response "); ok {
+		// Another protocol's port, as net/http's "transport connection
+		// broken" after the URL.
+		return model.AgentUnreachable, "not an HTTP server, so not the agent's health: it sent " + untrusted.Text(sent)
 	}
 	return model.AgentUnreachable, err.Error()
 }

@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httptrace"
 	"strings"
 	"testing"
 	"time"
@@ -149,4 +150,37 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestCheckOnAPortThatSpeaksFirst: the agent's health address given as an
+// SSH port (fgtop serve's, sshd's). net/http read the greeting before the
+// request was written, in 1 run of a few, logged "Unsolicited response
+// received on idle HTTP channel" over the console and said a bare
+// "readLoopPeekFailLocked"; it says what the port sent, every time (the
+// request here waits 100 ms between its connection and its write).
+func TestCheckOnAPortThatSpeaksFirst(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			_, _ = c.Write([]byte("SSH-2.0-OpenSSH_9.2\r\n"))
+			time.Sleep(time.Second)
+			c.Close()
+		}
+	}()
+	c := NewChecker(5 * time.Second)
+	defer c.Close()
+	trace := &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { time.Sleep(100 * time.Millisecond) }}
+	h := c.Check(httptrace.WithClientTrace(context.Background(), trace), ln.Addr().String())
+	want := `not an HTTP server, so not the agent's health: it sent "SSH-2.0-OpenSSH_9.2"`
+	if h.State != model.AgentUnreachable || h.Detail != want {
+		t.Errorf("%s %q, want unreachable %q", h.State, h.Detail, want)
+	}
 }

@@ -160,7 +160,7 @@ func NewPromClient(o PromOptions) (*PromClient, error) {
 	if o.UnreachableAfter <= 0 {
 		o.UnreachableAfter = DefaultUnreachableAfter
 	}
-	c, err := api.NewClient(api.Config{Address: o.URL, RoundTripper: cappedTransport{rt: freshTransport{api.DefaultRoundTripper}, limit: MaxPromBody}})
+	c, err := api.NewClient(api.Config{Address: o.URL, RoundTripper: cappedTransport{rt: freshTransport{promTransport()}, limit: MaxPromBody}})
 	if err != nil {
 		return nil, fmt.Errorf("--prometheus %s: %w", o.URL, err)
 	}

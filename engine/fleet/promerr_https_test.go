@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httptrace"
 	"strings"
 	"testing"
 	"time"
@@ -66,7 +67,12 @@ func TestPromOnAnSSHPort(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	// The greeting is there before the query is written, every time (in
+	// 1 CI run of a few it was, and net/http failed with a bare
+	// "readLoopPeekFailLocked"): each query waits 100 ms between getting
+	// its connection and writing on it.
+	trace := &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { time.Sleep(100 * time.Millisecond) }}
+	ctx, cancel := context.WithTimeout(httptrace.WithClientTrace(context.Background(), trace), 10*time.Second)
 	defer cancel()
 	_, err = c.Refresh(ctx)
 	want := url + ` is not an HTTP server: it sent "SSH-2.0-Go" (an SSH server, as fgtop serve: the fleet reads those with --hosts H:P); give Prometheus's URL, e.g. http://prometheus:9090`
