@@ -168,6 +168,8 @@ func (f *fleetFlags) check() error {
 		return usageErr("fleet: --lookback %s: want at least 1s", f.lookback)
 	case f.asJSON && !f.once && f.fit == "" && f.at == "":
 		return usageErr("fleet: --json needs --once, --fit or --at")
+	case f.compact && !f.asJSON:
+		return usageErr("fleet: --compact needs --json")
 	case f.timeout <= 0:
 		return usageErr("fleet: --timeout %s: want a positive duration", f.timeout)
 	case f.staleAfter <= 0 || f.unreachable < f.staleAfter:

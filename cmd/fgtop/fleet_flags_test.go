@@ -56,3 +56,21 @@ func TestFleetEmptyFitOrAt(t *testing.T) {
 		wantCode(t, code, exitBadUsage, out, "--fit and --at need a value")
 	}
 }
+
+// TestWithJSONFlagsNeedJSON: flags whose help says "with --json" were
+// ignored without it: fleet --once --compact printed the table and exit 0,
+// as did simulate --trace, so a script that meant --json got a table.
+func TestWithJSONFlagsNeedJSON(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"fleet", "--prometheus", "http://127.0.0.1:1", "--timeout", "1s", "--once", "--compact"}, "--compact needs --json"},
+		{[]string{"simulate", "--devices", "auto", "--request", "cuda.shares=1", "--trace"}, "--trace needs --json"},
+		{[]string{"simulate", "--devices", "auto", "--request", "cuda.shares=1", "--compact"}, "--compact needs --json"},
+		{[]string{"simulate", "--case", "cases.json", "--trace"}, "--trace needs --json"},
+	} {
+		code, out := runCLI(t, tc.args...)
+		wantCode(t, code, exitBadUsage, out, tc.want)
+	}
+}

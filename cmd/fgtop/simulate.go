@@ -191,6 +191,11 @@ func newSimulateCmd() *cobra.Command {
 }
 
 func (f *simulateFlags) run(ctx context.Context) error {
+	for _, name := range []string{"trace", "compact"} {
+		if f.changed(name) && !f.asJSON {
+			return usageErr("--%s needs --json", name)
+		}
+	}
 	if f.caseFile != "" {
 		return f.runCases()
 	}
