@@ -147,6 +147,12 @@ func (e *editor) set(path, alts []string, value string) {
 		}
 		t := e.doc.table(path[:j])
 		if t == nil {
+			if j > 0 && e.doc.table(append(slices.Clone(path[:j-1]), arrElem(path[j-1], 0))) != nil {
+				// [[resource]]: a new [resource] beside it would define
+				// the key twice, and the file would not load.
+				e.fail("%w: %s is an array of tables ([[%s]]), not a table; fix it by hand", ErrUneditable, pathString(path[:j]), pathString(path[:j]))
+				return
+			}
 			if kv := e.doc.kv(path[:j]); kv != nil && j > 0 {
 				e.fail("%w: %s is %s, not a table", ErrUneditable, pathString(path[:j]), kv.kind)
 				return

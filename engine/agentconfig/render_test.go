@@ -2,6 +2,7 @@ package agentconfig
 
 import (
 	"bytes"
+	"errors"
 	"github.com/fgtop/fgtop/internal/testfix"
 	"slices"
 	"strings"
@@ -402,6 +403,28 @@ func TestSizeText(t *testing.T) {
 		back, err := model.ParseFiniteBinarySize(SizeText(model.NewDec(in, 0)))
 		if err != nil || !back.Equal(model.NewDec(in, 0)) {
 			t.Errorf("SizeText(%d) reads back as %s, %v", in, back, err)
+		}
+	}
+}
+
+// TestRenderRefusesArrayOfTables: a file whose resource is [[resource]]
+// (an array of tables, fuzz-found in CI) got a new [resource] written
+// beside it, which defines the key twice: the rendered file did not
+// load. Render refuses, naming the key, before anything is written.
+func TestRenderRefusesArrayOfTables(t *testing.T) {
+	for _, raw := range []string{"[[resource]]\n", "[[resource]]\nx = 1\n[[resource]]\n"} {
+		c, _ := Parse("agent.toml", []byte(raw))
+		if c == nil {
+			t.Fatalf("%q: no config to edit", raw)
+		}
+		d := c.Clone()
+		d.Mode = ModeAutoSplit
+		if d.Mode == c.Mode {
+			d.Mode = ModeManual
+		}
+		out, _, err := Render(c, d)
+		if !errors.Is(err, ErrUneditable) || !strings.Contains(err.Error(), "resource is an array of tables ([[resource]])") {
+			t.Errorf("%q: %v, want it refused as an array of tables\n%s", raw, err, out)
 		}
 	}
 }
