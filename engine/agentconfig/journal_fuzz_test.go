@@ -10,12 +10,16 @@ import (
 
 // FuzzJournal: whoever may write the config's directory writes the
 // journal's content. Reading it, and replaying it for a rollback, never
-// panics, and every name read is fit to print.
+// panics, every name read is fit to print, and what rollback would undo
+// is an apply.
 func FuzzJournal(f *testing.F) {
 	f.Add([]byte(`{"time":"2026-11-21T10:15:01Z","action":"intent","intends":"apply","actor":"a","config":"CONFIG","old_hash":"x","new_hash":"y"}` + "\n" +
 		`{"time":"2026-11-21T10:15:01Z","action":"apply","actor":"a\u001b[2J","config":"CONFIG","old_hash":"x","new_hash":"y","result":"ok"}` + "\n"))
 	f.Add([]byte(`{"action":"rollback","config":"CONFIG"}` + "\n" + `{"action":"intent","intends":"rollback","config":"CONFIG"}`))
 	f.Add([]byte("not json\n{\"action\":\n"))
+	f.Add([]byte(`{"time":"2026-11-21T10:15:01Z","action":"apply","config":"CONFIG","old_hash":"w","new_hash":"x","result":"ok"}` + "\n" +
+		`{"time":"2026-11-21T10:15:02Z","action":"intent","intends":"apply","config":"CONFIG","old_hash":"x","new_hash":"y","result":"pending"}` + "\n" +
+		`{"time":"2026-11-21T10:15:02Z","action":"failed","intends":"apply","config":"CONFIG","old_hash":"x","new_hash":"y","result":"failed","failure":"rename"}` + "\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		dir := t.TempDir()
 		config := filepath.Join(dir, "agent.toml")
@@ -34,7 +38,11 @@ func FuzzJournal(f *testing.F) {
 				}
 			}
 		}
-		_, _ = Undoable(config, journal)
+		// Only an apply is undone: never a failed write, nor anything
+		// else a planted line names.
+		if top, err := Undoable(config, journal); err == nil && top.Action != ActionApply {
+			t.Fatalf("Undoable returned a %q record", top.Action)
+		}
 	})
 }
 

@@ -15,7 +15,10 @@ const ReadGrace = time.Minute
 // oldest first) held at start the bytes it holds now (sha256 cur), so that
 // an agent process started then runs the file as it is, whatever was
 // written and undone since (an apply rolled back). It is proved, never
-// assumed: the first write after start (w, returned) replaced a version
+// assumed: the first write after start (w, returned; an intent left, or a
+// write that failed before the rename, counts: each read the file under
+// the journal's lock as a completed write does) replaced (or, failing,
+// left in place) a version
 // with hash cur that nobody had touched since before start (its status
 // change time, OldChanged), and came at least ReadGrace after start. It is
 // false where the journal cannot say: no write after start (the file was

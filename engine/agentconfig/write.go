@@ -25,6 +25,12 @@ const (
 	ActionApply    = "apply"
 	ActionRollback = "rollback"
 	ActionIntent   = "intent"
+	// ActionFailed completes an intent whose write failed before the
+	// config was replaced: nothing was written. An action of its own, not
+	// an "apply" with another result, so that a reader that knows only
+	// applies and rollbacks (an older fgtop, a script) never takes it for
+	// a write.
+	ActionFailed = "failed"
 )
 
 // MaxConfigSize is the largest agent.toml read: real ones are a few kB.
@@ -157,9 +163,12 @@ type JournalRecord struct {
 	// Action is "apply" or "rollback"; or "intent", written (and synced)
 	// before the config is replaced, so that a write killed between the
 	// rename and its record still leaves a trace. The record that
-	// completes an intent has the same Time, Config and hashes.
+	// completes an intent has the same Time, Config and hashes: the
+	// apply or rollback, or "failed" when the write failed before the
+	// config was replaced (nothing was written).
 	Action string `json:"action"`
-	// Intends is, for an intent, the action it announces.
+	// Intends is, for an intent or a failed record, the action it
+	// announced.
 	Intends string `json:"intends,omitempty"`
 	Actor   string `json:"actor"`
 	Origin  string `json:"origin"`
@@ -181,8 +190,11 @@ type JournalRecord struct {
 	Boot   string `json:"boot,omitempty"`
 	Forced bool   `json:"forced,omitempty"`
 	// Result is "ok", or "mismatch" when the file read back did not give
-	// what was planned (Mismatch says how).
-	Result   string          `json:"result"`
+	// what was planned (Mismatch says how); "pending" for an intent,
+	// "failed" for a failed record.
+	Result string `json:"result"`
+	// Failure is, for a failed record, why the write failed.
+	Failure  string          `json:"failure,omitempty"`
 	Mismatch []string        `json:"mismatch,omitempty"`
 	Plan     json.RawMessage `json:"plan,omitempty"`
 	// Undoes is, for a rollback, the time of the apply it undid.
@@ -353,8 +365,7 @@ func commitLocked(path string, old []byte, req CommitRequest, action string, und
 			return nil, err
 		}
 		if nr.announced {
-			// The intent is journaled and names the backup: it stays.
-			return nil, fmt.Errorf("%w; nothing was written: %s is untouched (the temp file is removed; the backup %s is a copy of it)", nr.err, path, res.Backup)
+			return nil, failedAfterIntent(path, req.Journal, intent, nr.err)
 		}
 		return nil, untouched(path, req.Journal, res.Backup, nr.err)
 	}
@@ -421,6 +432,27 @@ func untouched(path, journal, backup string, err error) error {
 		empty = fmt.Sprintf("; the journal beside it, %s, is empty: it records nothing and is harmless", filepath.Base(journal))
 	}
 	return fmt.Errorf("%w; nothing was written: %s is untouched%s%s", err, path, gone, empty)
+}
+
+// failedAfterIntent is the error of a write that failed after its intent
+// was journaled but before the config was replaced. Left alone, the
+// intent would read for good as a write killed half-way, which a reader
+// must take for done wherever the file later holds its bytes: a record
+// completing it says the write failed, and the backup, a copy of a file
+// that did not change, is removed. When that record cannot be appended
+// the intent, which names the backup, stays, and so does the backup.
+func failedAfterIntent(path, journal string, intent JournalRecord, err error) error {
+	failed := intent
+	failed.Action, failed.Result, failed.Failure, failed.Backup = ActionFailed, "failed", err.Error(), ""
+	if jerr := appendJournal(journal, failed); jerr != nil {
+		return fmt.Errorf("%w; nothing was written: %s is untouched (the temp file is removed; the backup %s is a copy of it); the journal %s could not record that the %s failed either (%v), so it shows the %s as interrupted",
+			err, path, intent.Backup, journal, intent.Intends, jerr, intent.Intends)
+	}
+	gone := "the temp file and the backup this attempt made are removed"
+	if rerr := os.Remove(intent.Backup); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+		gone = fmt.Sprintf("the temp file is removed; the backup %s, a copy of it, could not be: %v", intent.Backup, rerr)
+	}
+	return fmt.Errorf("%w; nothing was written: %s is untouched (%s; the journal records the %s as failed)", err, path, gone, intent.Intends)
 }
 
 // notReplaced is replaceFile's failure before its rename, not a Hooks
@@ -628,10 +660,11 @@ func appendJournal(path string, rec JournalRecord) error {
 }
 
 // ReadJournal returns the journal's records, oldest first, without the
-// intents that their apply or rollback completed: an intent left is a
-// write that was interrupted between announcing itself and recording its
-// end. A missing journal is empty; a line that does not parse (a torn last
-// write) is skipped and counted in bad.
+// intents that their apply, rollback or failed record completed: an
+// intent left is a write that was interrupted between announcing itself
+// and recording its end; a failed record (ActionFailed) is a write that
+// wrote nothing. A missing journal is empty; a line that does not parse
+// (a torn last write) is skipped and counted in bad.
 func ReadJournal(path string) (recs []JournalRecord, bad int, err error) {
 	recs, bad, err = readJournal(path)
 	return dropCompletedIntents(recs), bad, err
@@ -733,7 +766,8 @@ type RollbackRequest struct {
 }
 
 // Undoable returns the apply that rollback would undo: the journal is
-// replayed as a stack (an apply pushes, a rollback pops).
+// replayed as a stack (an apply pushes, a rollback pops; a failed write
+// does neither).
 func Undoable(path, journal string) (*JournalRecord, error) {
 	real, err := ResolvePath(path)
 	if err != nil {
@@ -782,11 +816,15 @@ func Undoable(path, journal string) (*JournalRecord, error) {
 			unrecorded(r.OldHash)
 			p := r
 			pending = &p
-		case ActionApply, ActionRollback:
-			if pending != nil && keyOf(*pending, pending.Intends) == keyOf(r, r.Action) {
+		case ActionApply, ActionRollback, ActionFailed:
+			if k, ok := completes(r); ok && pending != nil && keyOf(*pending, pending.Intends) == k {
 				pending = nil
 			}
-			settle(r)
+			// A failed write changed nothing: there is nothing of it
+			// to undo, and it hides no apply before it.
+			if r.Action != ActionFailed {
+				settle(r)
+			}
 		}
 	}
 	if pending != nil {
@@ -901,8 +939,8 @@ func RemoveStaleTemps(path string, before time.Time) {
 func dropCompletedIntents(recs []JournalRecord) []JournalRecord {
 	done := map[intentKey]bool{}
 	for _, r := range recs {
-		if r.Action != ActionIntent {
-			done[keyOf(r, r.Action)] = true
+		if k, ok := completes(r); ok {
+			done[k] = true
 		}
 	}
 	out := make([]JournalRecord, 0, len(recs))
@@ -923,6 +961,19 @@ type intentKey struct {
 
 func keyOf(r JournalRecord, action string) intentKey {
 	return intentKey{r.Time.UTC(), action, r.Config, r.OldHash, r.NewHash}
+}
+
+// completes returns the key of the intent r completes: an apply or
+// rollback completes the intent of its own action, a failed record that
+// of the action it intended. An intent completes none.
+func completes(r JournalRecord) (intentKey, bool) {
+	switch r.Action {
+	case ActionIntent:
+		return intentKey{}, false
+	case ActionFailed:
+		return keyOf(r, r.Intends), true
+	}
+	return keyOf(r, r.Action), true
 }
 
 func hashOf(b []byte) string {

@@ -425,6 +425,19 @@ func JournalProof(path string) func(start time.Time) (string, bool) {
 		if action == agentconfig.ActionIntent {
 			action = "interrupted " + w.Intends
 		}
+		if w.Action == agentconfig.ActionFailed {
+			// It read the file under the journal's lock as the others do,
+			// so it proves as much, but it replaced nothing.
+			if !ok {
+				if whyNot == "" {
+					return "", false
+				}
+				return fmt.Sprintf("the file holds the version the failed %s of %s left in place, but %s: whether the agent runs it cannot be proved",
+					w.Intends, w.Time.Local().Format(time.DateTime), whyNot), false
+			}
+			return fmt.Sprintf("the failed %s of %s found that version (sha256 %s, unchanged since %s), wrote nothing, and the file holds it now",
+				w.Intends, w.Time.Local().Format(time.DateTime), shortHash(w.OldHash), w.OldChanged.Local().Format(time.DateTime)), true
+		}
 		if !ok {
 			if whyNot == "" {
 				return "", false

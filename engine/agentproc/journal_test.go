@@ -261,3 +261,45 @@ func bootedAt(t *testing.T, boot time.Time) *fakeProc {
 	f.proc(1, 0, "/")
 	return f
 }
+
+// A write that failed after journaling its intent now leaves a failed
+// record, not an intent left "pending". It read the file under the
+// journal's lock as any write does, so it proves what the agent read as
+// well; but it replaced nothing, and the detail must not say it did (it
+// read "the failed of ... replaced that version").
+func TestFailedWriteProvesWithoutClaimingAWrite(t *testing.T) {
+	raw, config, created, f := agentOnConfig(t)
+	fd := &Finder{ProcRoot: f.root, RanAtStart: JournalProof(config)}
+	op := agentconfig.Actor{Name: "alice", Origin: "cli", Role: agentconfig.RoleOperator}
+	moved := append(append([]byte{}, raw...), "\n# moved\n"...)
+
+	failed := created.Add(5 * time.Minute)
+	_, err := agentconfig.Commit(agentconfig.CommitRequest{Path: config, BaseHash: agentconfig.HashOf(raw), Data: moved, Actor: op,
+		Now: func() time.Time { return failed }, Hooks: &agentconfig.Hooks{Fault: func(s agentconfig.Step) error {
+			if s == agentconfig.StepIntent {
+				// The temp file taken away: the rename fails.
+				tmps, _ := filepath.Glob(filepath.Join(filepath.Dir(config), ".agent.toml.fgtop-tmp-*"))
+				for _, p := range tmps {
+					os.Remove(p)
+				}
+			}
+			return nil
+		}}})
+	if err == nil || !strings.Contains(err.Error(), "the journal records the apply as failed") {
+		t.Fatalf("the failing apply: %v", err)
+	}
+	applied := created.Add(7 * time.Minute)
+	if _, err := agentconfig.Commit(agentconfig.CommitRequest{Path: config, BaseHash: agentconfig.HashOf(raw), Data: moved, Actor: op,
+		Now: func() time.Time { return applied }}); err != nil {
+		t.Fatal(err)
+	}
+	undone := created.Add(10 * time.Minute)
+	if _, err := agentconfig.Rollback(agentconfig.RollbackRequest{Path: config, Actor: op, Now: func() time.Time { return undone }}); err != nil {
+		t.Fatal(err)
+	}
+	got := fd.Status(config, undone)
+	if got.State != model.RestartCurrent || !strings.Contains(got.Detail, "the failed apply of") || !strings.Contains(got.Detail, "wrote nothing") ||
+		strings.Contains(got.Detail, "replaced") {
+		t.Fatalf("after a failed apply, an apply and its rollback: %+v, want current, proved by the failed apply without claiming it wrote", got)
+	}
+}

@@ -222,7 +222,8 @@ func (r *Recorder) followJournal(s *model.Snapshot) {
 		return
 	}
 	for _, jr := range recs {
-		if !jr.Time.After(r.journalSeen) {
+		if !jr.Time.After(r.journalSeen) || jr.Action == agentconfig.ActionFailed {
+			// A failed write put no partition in force.
 			continue
 		}
 		b, err := json.Marshal(jr)

@@ -21,7 +21,8 @@ type fileWatch struct {
 	bornRecs int
 	// jInfo is the journal's stat when newest was read; newest is its
 	// newest record (nil when it has none or cannot be read), done its
-	// newest that is not an intent and came after bornRecs.
+	// newest that is not an intent nor a failed write and came after
+	// bornRecs.
 	jInfo        os.FileInfo
 	newest, done *agentconfig.JournalRecord
 	// cInfo is the config's stat when hash was taken ("" unreadable).
@@ -65,7 +66,7 @@ func (d *Desk) LatestWriteHash() (Hold, string, bool) {
 			r := recs[len(recs)-1]
 			w.newest = &r
 			for i := len(recs) - 1; i >= w.bornRecs; i-- {
-				if recs[i].Action != agentconfig.ActionIntent {
+				if a := recs[i].Action; a != agentconfig.ActionIntent && a != agentconfig.ActionFailed {
 					w.done = &recs[i]
 					break
 				}
@@ -90,6 +91,11 @@ func (d *Desk) LatestWriteHash() (Hold, string, bool) {
 		// failed or was killed: it wrote nothing unless the file is the
 		// one it meant to leave (its record then lost). A write under
 		// way elsewhere is one too, until its record comes.
+		r = w.done
+	}
+	if r != nil && r.Action == agentconfig.ActionFailed {
+		// A write that failed before the rename, and said so, wrote
+		// nothing: the latest write is the one before it.
 		r = w.done
 	}
 	hash := ownHash

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -109,5 +110,90 @@ func TestDeskLatestWriteFollowsTheFile(t *testing.T) {
 	}
 	if w, ok := d.LatestWrite(); !ok || w.Actor.Name != "" || !w.Since.Equal(at("14:40")) {
 		t.Errorf("after a change outside fgtop: %v %v, want no name at 14:40", w, ok)
+	}
+}
+
+// TestDeskIgnoresAWriteThatFailedAfterItsIntent: a CLI apply whose rename
+// failed after its intent was journaled now completes the intent with a
+// failed record. That record is no write: the console's header and the
+// editor (whose draft goes stale on a write by another hand) still name
+// the write before it, or none; a draft held meanwhile stays fresh; the
+// journal view lists it, and no intent is left pending.
+func TestDeskIgnoresAWriteThatFailedAfterItsIntent(t *testing.T) {
+	at := func(hm string) time.Time {
+		v, _ := time.ParseInLocation("2006-01-02 15:04", "2026-11-21 "+hm, time.Local)
+		return v
+	}
+	root := agentconfig.Actor{Name: "root", Origin: "cli", Role: agentconfig.RoleOperator}
+	for _, tc := range []struct {
+		name  string
+		apply bool // a real CLI apply at 14:35 comes first
+	}{
+		{"nothing written since the desk", false},
+		{"after a CLI apply", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := loadFixture(t, "agent.multi-agent.device-based.toml")
+			snap := snapshot(fixtureDevices())
+			d := newTestDesk(t, c.Path, snap)
+			commit := func(hm string, hooks *agentconfig.Hooks) error {
+				t.Helper()
+				raw, err := os.ReadFile(c.Path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, err = agentconfig.Commit(agentconfig.CommitRequest{Path: c.Path, BaseHash: agentconfig.HashOf(raw), Data: append(raw, "\n# "+hm+"\n"...),
+					Actor: root, Now: func() time.Time { return at(hm) }, Hooks: hooks})
+				return err
+			}
+			if tc.apply {
+				if err := commit("14:35", nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			sess, err := d.Open(operator, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sess.Close()
+			before, bok := d.LatestWrite()
+
+			// The temp file taken away at the intent: the rename fails.
+			err = commit("14:38", &agentconfig.Hooks{Fault: func(s agentconfig.Step) error {
+				if s == agentconfig.StepIntent {
+					tmps, _ := filepath.Glob(filepath.Join(filepath.Dir(c.Path), ".agent.toml.fgtop-tmp-*"))
+					for _, p := range tmps {
+						os.Remove(p)
+					}
+				}
+				return nil
+			}})
+			if err == nil || !strings.Contains(err.Error(), "nothing was written") {
+				t.Fatalf("the failing apply: %v", err)
+			}
+			w, ok := d.LatestWrite()
+			if ok != tc.apply || ok != bok || w != before {
+				t.Errorf("LatestWrite after a failed apply: %+v %v, want %+v %v (the write before it)", w, ok, before, bok)
+			}
+			if tc.apply && (w.Actor.Name != "root" || !w.Since.Equal(at("14:35"))) {
+				t.Errorf("LatestWrite %+v, want root's apply at 14:35", w)
+			}
+			raw, _ := os.ReadFile(c.Path)
+			if err := sess.Stale(agentconfig.HashOf(raw)); err != nil {
+				t.Errorf("the draft went stale on a write that wrote nothing: %v", err)
+			}
+			recs, _, err := d.Journal(0)
+			if err != nil || len(recs) == 0 {
+				t.Fatalf("journal %v, %v", recs, err)
+			}
+			if recs[0].Action != agentconfig.ActionFailed || recs[0].Intends != agentconfig.ActionApply || !recs[0].Time.Equal(at("14:38")) {
+				t.Errorf("the journal's newest record is %+v, want the failed apply", recs[0])
+			}
+			for _, r := range recs {
+				if r.Action == agentconfig.ActionIntent {
+					t.Errorf("an intent is left pending: %+v", r)
+				}
+			}
+		})
 	}
 }

@@ -2,6 +2,7 @@ package editor
 
 import (
 	"bytes"
+	"cmp"
 	"slices"
 	"strconv"
 	"strings"
@@ -773,7 +774,12 @@ func JournalRows(st *kit.Styles, v JournalView) [][]kit.Span {
 		if r.Forced {
 			extra = "  forced"
 		}
-		row(kit.Span{Lvl: kit.LvlPlain, Text: kit.PadRight(r.Time.Local().Format("2006-01-02 15:04:05"), 20)}, kit.Span{Lvl: kit.LvlAccent, Text: kit.PadRight(r.Action, 9)}, res,
+		action := r.Action
+		if r.Action == agentconfig.ActionFailed && r.Intends != "" {
+			// "apply  failed": what was tried, and that it did not happen.
+			action = r.Intends
+		}
+		row(kit.Span{Lvl: kit.LvlPlain, Text: kit.PadRight(r.Time.Local().Format("2006-01-02 15:04:05"), 20)}, kit.Span{Lvl: kit.LvlAccent, Text: kit.PadRight(action, 9)}, res,
 			// Columns end in a space even when full: an SSH origin (address
 			// and key fingerprint, ~70 cells) ran into the hashes after it
 			// ("…T/yc64687688c6ca"), and the editor's narrower view cut the
@@ -784,6 +790,9 @@ func JournalRows(st *kit.Styles, v JournalView) [][]kit.Span {
 			kit.Span{Lvl: kit.LvlDim, Text: r.Origin}, kit.Span{Lvl: kit.LvlWarn, Text: extra})
 		if i < len(v.What) && v.What[i] != "" {
 			row(kit.Span{Lvl: kit.LvlDim, Text: "    " + strings.ReplaceAll(v.What[i], " -> ", " "+st.G.To+" ")})
+		}
+		if r.Action == agentconfig.ActionFailed {
+			row(kit.Span{Lvl: kit.LvlCrit, Text: "    nothing written: " + cmp.Or(r.Failure, "the write failed before it replaced the file")})
 		}
 		if r.Backup != "" {
 			row(kit.Span{Lvl: kit.LvlDim, Text: "    backup " + r.Backup})

@@ -58,3 +58,46 @@ func TestJournalRowsKeepHashesApartFromOrigin(t *testing.T) {
 		t.Errorf("the origin is not whole: %q", line)
 	}
 }
+
+// TestJournalRowsShowAFailedWrite: a write whose rename failed after its
+// intent was journaled is completed by a failed record (it used to leave
+// the intent "pending" for good). The journal view and :journal list it as
+// the action it tried, failed, with nothing written and why.
+func TestJournalRowsShowAFailedWrite(t *testing.T) {
+	st, err := kit.NewStyles(themes.MustBuiltin(themes.Mono), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		rec  agentconfig.JournalRecord
+		want []string
+	}{
+		{"with its reason", agentconfig.JournalRecord{Action: agentconfig.ActionFailed, Intends: agentconfig.ActionRollback, Result: "failed", Failure: "replace agent config: rename: device or resource busy"},
+			[]string{"nothing written: replace agent config: rename: device or resource busy"}},
+		{"without one", agentconfig.JournalRecord{Action: agentconfig.ActionFailed, Intends: agentconfig.ActionApply, Result: "failed"},
+			[]string{"nothing written: the write failed before it replaced the file"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.rec.Time, tc.rec.Actor = time.Date(2026, 12, 7, 11, 8, 7, 0, time.UTC), "root"
+			var lines []string
+			for _, r := range JournalRows(st, JournalView{Recs: []agentconfig.JournalRecord{tc.rec}}) {
+				var b strings.Builder
+				for _, sp := range r {
+					b.WriteString(sp.Text)
+				}
+				lines = append(lines, b.String())
+			}
+			all := strings.Join(lines, "\n")
+			for _, w := range tc.want {
+				if !strings.Contains(all, w) {
+					t.Errorf("rows\n%s\nwant %q", all, w)
+				}
+			}
+			// ACTION is what was tried, RESULT that it failed.
+			if cols := lines[1][20:]; !strings.HasPrefix(cols, kit.PadRight(tc.rec.Intends, 9)+kit.PadRight("failed", 9)) {
+				t.Errorf("row %q: want ACTION %s, RESULT failed", lines[1], tc.rec.Intends)
+			}
+		})
+	}
+}
