@@ -110,16 +110,21 @@ func consoleOn(ctx context.Context, name string, src *sourceFlags, cf *consoleFl
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	uopts.History, uopts.HistoryOffByEnv = cf.historyDir(os.Stderr)
-	return runConsoleUI(ctx, eopts, uopts, false)
+	return runConsoleUI(ctx, eopts, uopts, cf.historyDir(&uopts, eopts, os.Stderr))
 }
 
-// historyDir resolves --history for a console, with the note on w when
-// nothing is recorded; offByEnv: FGTOP_HISTORY=off turned it off.
-func (f *consoleFlags) historyDir(w io.Writer) (dir string, offByEnv bool) {
-	dir, note := historyDir(f.history)
+// historyDir resolves --history into uopts for a console on the node o
+// describes, with the note on w when nothing is recorded; onDemo: the
+// node's files are the demo's, which the console then says it does not
+// record (histdir.DemoFilesWhy).
+func (f *consoleFlags) historyDir(uopts *console.Options, o engine.Options, w io.Writer) (onDemo bool) {
+	dir, note, onDemo := historyDir(f.history, o)
 	if note != "" {
 		fmt.Fprintln(w, "fgtop:", note)
 	}
-	return dir, histdir.OffByEnv(f.history)
+	uopts.History, uopts.HistoryOffByEnv = dir, histdir.OffByEnv(f.history)
+	if onDemo && note != "" {
+		uopts.NoRecordWhy, uopts.Unrecorded = histdir.DemoFilesWhy, histdir.DemoFilesBadge
+	}
+	return onDemo
 }

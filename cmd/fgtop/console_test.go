@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fgtop/fgtop/engine"
+	"github.com/fgtop/fgtop/ui/console"
 )
 
 // TestConsoleThemeIsUsage: a --theme that cannot be loaded is a usage
@@ -53,7 +56,9 @@ func TestConsoleHistoryOffByEnv(t *testing.T) {
 	} {
 		t.Setenv("FGTOP_HISTORY", c.env)
 		f := &consoleFlags{history: c.flag}
-		if got, off := f.historyDir(io.Discard); got != c.dir || off != c.off {
+		var uopts console.Options
+		f.historyDir(&uopts, engine.Options{}, io.Discard)
+		if got, off := uopts.History, uopts.HistoryOffByEnv; got != c.dir || off != c.off {
 			t.Errorf("FGTOP_HISTORY=%q --history %q: %q %v, want %q %v", c.env, c.flag, got, off, c.dir, c.off)
 		}
 	}

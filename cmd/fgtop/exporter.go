@@ -140,18 +140,18 @@ func runExporter(ctx context.Context, r exporterRun) (err error) {
 	}
 	defer closeInto(&err, closeServed(sn))
 	node := sn.Options.Node
-	var hdir string
-	if sn.Demo != nil {
+	hdir, onDemo := "", sn.Demo != nil
+	if onDemo {
 		hdir = demoHistoryDir(r.flags.history, sn.Demo)
 	} else {
 		var note string
-		if hdir, note = historyDir(r.flags.history); note != "" {
+		if hdir, note, onDemo = historyDir(r.flags.history, sn.Options); note != "" {
 			fmt.Fprintln(r.stderr, "fgtop exporter:", note)
 		}
 	}
 	err = metrics.RunExporter(ctx, metrics.ExporterOptions{Engine: sn.Options, Addr: r.flags.listen, Name: "--listen", Build: metricsBuild(),
 		Record: func(ctx context.Context, eng *engine.Engine) func() {
-			return startRecording(ctx, eng, hdir, node, sn.Demo != nil, r.stderr)
+			return startRecording(ctx, eng, hdir, node, onDemo, r.stderr)
 		},
 		Listening: func(addr string) {
 			fmt.Fprintf(r.stderr, "fgtop exporter: serving http://%s/metrics (node %s); stop with Ctrl-C\n", addr, node)

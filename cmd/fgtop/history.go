@@ -64,10 +64,14 @@ func demoHistoryUsage(fl *pflag.FlagSet, whenDemo string) {
 	f.Usage = strings.TrimSuffix(f.Usage, ")") + "; with " + whenDemo + ": beside the demo node, removed on exit)"
 }
 
-// historyDir resolves --history for a command that records
-// (histdir.ForRecording with the default directory).
-func historyDir(flag string) (dir, note string) {
-	return histdir.ForRecording(flag, defaultHistoryDir)
+// historyDir resolves --history for a command that records the node o
+// describes (histdir.ForRecording with the default directory); onDemo:
+// the node's files are the demo's (demo.FilesOf), recorded as the demo's
+// only where histdir.ForDemoFiles says.
+func historyDir(flag string, o engine.Options) (dir, note string, onDemo bool) {
+	d := demo.FilesOf(o)
+	dir, note = histdir.ForDemoFiles(flag, defaultHistoryDir, d)
+	return dir, note, d != ""
 }
 
 // demoHistoryDir resolves --history for a command on the demo node

@@ -288,15 +288,16 @@ func runServe(ctx context.Context, r serveRun) (err error) {
 	if err != nil {
 		return err
 	}
-	if sn.Demo != nil {
+	onDemo := sn.Demo != nil
+	if onDemo {
 		uopts.History = demoHistoryDir(r.console.history, sn.Demo)
 	} else {
-		uopts.History, uopts.HistoryOffByEnv = r.console.historyDir(r.stderr)
+		onDemo = r.console.historyDir(&uopts, sn.Options, r.stderr)
 	}
 	err = sshserve.ServeNode(ctx, sshserve.NodeOptions{Engine: sn.Options, Demo: sn.Demo, Config: r.serve.config(uopts), Log: logOut,
 		Listen: r.serve.listen, Self: fleet.RecordNames(node, sn.Demo != nil), Configured: r.configured,
 		Record: func(ctx context.Context, eng *engine.Engine) func() {
-			return startRecording(ctx, eng, uopts.History, node, sn.Demo != nil, r.stderr)
+			return startRecording(ctx, eng, uopts.History, node, onDemo, r.stderr)
 		},
 		MetricsListen: r.serve.metricsListen, MetricsName: "serve: --metrics-listen", MetricsBuild: metricsBuild(),
 		MetricsListening: func(addr string) {

@@ -193,6 +193,9 @@ func setup(ctx context.Context, dir string, opts Options) (_ *Node, err error) {
 			n.health.close()
 		}
 	}()
+	if err := writeMarker(dir); err != nil {
+		return nil, err
+	}
 	cfgText, err := renderAgentTOML(filepath.Join(dir, "scratches"), opts.Partition, n.health.port)
 	if err != nil {
 		return nil, err

@@ -73,6 +73,10 @@ type Options struct {
 	// HistoryOffByEnv: History is "" because FGTOP_HISTORY=off is set
 	// (no --history flag), which the local words then name.
 	HistoryOffByEnv bool
+	// Unrecorded, when set, is the header's mark that the node is not
+	// recorded although the operator would expect it to be (its files
+	// are the demo's): a line on stderr is hidden by the console.
+	Unrecorded string
 	// NoJournalWhy is what :journal says where Desk is nil ("" for the
 	// local words: start fgtop with --config FILE): a node opened from the
 	// fleet has its agent.toml, and the journal beside it, on the node.

@@ -325,6 +325,9 @@ func (a *App) headerPieces() []headerPiece {
 	if a.deskWrite != nil {
 		ps = append(ps, headerPiece{spans: a.deskWrite, drop: 5})
 	}
+	if a.opts.Unrecorded != "" && a.opts.History == "" {
+		ps = append(ps, headerPiece{spans: a.hdrSpan(kit.Span{Lvl: kit.LvlWarn, Text: a.opts.Unrecorded}), drop: 2})
+	}
 	if a.Closed {
 		ps = append(ps, headerPiece{spans: a.hdrSpan(kit.Span{Lvl: kit.LvlCrit, Text: "engine stopped"}), right: true})
 	}

@@ -177,3 +177,37 @@ func RecordOptions(dir, hist, keep, maxSize string) (history.Options, error) {
 	o.MaxSize = size
 	return o, nil
 }
+
+// DemoFilesWhy is what a console says of its record where ForDemoFiles
+// kept it off, and DemoFilesBadge its header's mark.
+const (
+	DemoFilesWhy   = "the node's files are fgtop demo's: start fgtop with --history DIR to record them"
+	DemoFilesBadge = "demo's files: not recorded"
+)
+
+// ForDemoFiles is ForRecording for a node whose files are a demo node's,
+// in demoDir (what fgtop demo prints, handed to another command): only a
+// directory --history names, or one inside demoDir, takes the record.
+// FGTOP_HISTORY and def are the host's own record, where the demo's
+// made-up kernels would be read as having run on this node. note says
+// why nothing is recorded and how to record anyway. demoDir "" is a real
+// node's: ForRecording.
+func ForDemoFiles(flag, def, demoDir string) (dir, note string) {
+	if demoDir == "" {
+		return ForRecording(flag, def)
+	}
+	v := given(flag)
+	switch {
+	case v == Off:
+		return "", ""
+	case flag != "":
+		return flag, ""
+	case v != "" && strings.HasPrefix(filepath.Clean(v)+string(filepath.Separator), filepath.Clean(demoDir)+string(filepath.Separator)):
+		return v, ""
+	}
+	where := def
+	if v != "" {
+		where = fmt.Sprintf("%s (%s)", v, Env)
+	}
+	return "", fmt.Sprintf("not recording: the node's files are fgtop demo's (%s), whose made-up kernels %s would take for this node's; record them anyway with --history DIR, a directory of their own", demoDir, where)
+}

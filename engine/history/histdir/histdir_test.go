@@ -182,3 +182,38 @@ func TestRecordOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestForDemoFiles: a node whose files are the demo's records only where
+// --history names, or inside the demo's own directory; FGTOP_HISTORY and
+// the default are the host's record, and the note says how to record
+// anyway. A real node's (no demo directory) is ForRecording's.
+func TestForDemoFiles(t *testing.T) {
+	base := t.TempDir()
+	demoDir, env, def := filepath.Join(base, "fgtop-demo-1"), filepath.Join(base, "env"), filepath.Join(base, "default")
+	for _, c := range []struct {
+		env, flag, demo string
+		want            string
+		noted           bool
+	}{
+		{demo: demoDir, noted: true},
+		{env: env, demo: demoDir, noted: true},
+		{env: env, flag: "/srv/named", demo: demoDir, want: "/srv/named"},
+		{flag: "off", demo: demoDir},
+		{env: "off", demo: demoDir},
+		{env: filepath.Join(demoDir, "history"), demo: demoDir, want: filepath.Join(demoDir, "history")},
+		{env: demoDir + "-other", demo: demoDir, noted: true},
+		{env: env, want: env},
+	} {
+		t.Setenv(Env, c.env)
+		dir, note := ForDemoFiles(c.flag, def, c.demo)
+		if dir != c.want || (note != "") != c.noted {
+			t.Errorf("%s=%q --history %q on %q: %q, %q; want %q, noted %v", Env, c.env, c.flag, c.demo, dir, note, c.want, c.noted)
+		}
+		if c.noted && !strings.Contains(note, "--history DIR") {
+			t.Errorf("%s=%q: %q does not say how to record anyway", Env, c.env, note)
+		}
+	}
+	if _, err := os.Stat(def); err == nil {
+		t.Errorf("the default directory %s was made for the demo's files", def)
+	}
+}
