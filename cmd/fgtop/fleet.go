@@ -128,6 +128,9 @@ func newFleetCmd() *cobra.Command {
 			if fl := cmd.Flags(); (fl.Changed("fit") && f.fit == "") || (fl.Changed("at") && f.at == "") { // "$EMPTY": not the live fleet
 				return usageErr("fleet: --fit and --at need a value (--fit cuda.shares=2.5, --at -2h), not an empty one")
 			}
+			if n, src := fleet.ForeignFlag(cmd.Flags().Changed, f.prometheus != ""); n != "" && (f.hosts == "") != (f.prometheus == "") {
+				return usageErr("fleet: --%s applies only with %s: drop it", n, src)
+			}
 			return f.run(ctx, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}

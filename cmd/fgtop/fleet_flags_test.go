@@ -74,3 +74,27 @@ func TestWithJSONFlagsNeedJSON(t *testing.T) {
 		wantCode(t, code, exitBadUsage, out, tc.want)
 	}
 }
+
+// TestFleetSourceFlags: a flag that only the other source reads was
+// dropped without a word (--hosts with --refresh streamed every
+// --heartbeat, exit 0 or 1 as if it applied); now exit 2, naming the
+// source that reads it.
+func TestFleetSourceFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"fleet", "--hosts", "127.0.0.1:1", "--once", "--timeout", "1s", "--refresh", "5s"}, "--refresh applies only with --prometheus"},
+		{[]string{"fleet", "--hosts", "127.0.0.1:1", "--once", "--timeout", "1s", "--lookback", "1h"}, "--lookback applies only with --prometheus"},
+		{[]string{"fleet", "--prometheus", "http://127.0.0.1:1", "--once", "--timeout", "1s", "--heartbeat", "5s"}, "--heartbeat applies only with --hosts"},
+		{[]string{"fleet", "--prometheus", "http://127.0.0.1:1", "--once", "--timeout", "1s", "--identity", "id"}, "--identity applies only with --hosts"},
+		{[]string{"fleet", "--prometheus", "http://127.0.0.1:1", "--once", "--timeout", "1s", "--user", "ops"}, "--user applies only with --hosts"},
+	} {
+		code, out := runCLI(t, tc.args...)
+		wantCode(t, code, exitBadUsage, out, tc.want)
+	}
+	// The source's own flags still run: the check can pass.
+	if code, out := runCLI(t, "fleet", "--prometheus", "http://127.0.0.1:1", "--once", "--timeout", "1s", "--refresh", "5s", "--lookback", "1h"); code == exitBadUsage {
+		t.Errorf("--prometheus with --refresh and --lookback: exit %d\n%s", code, out)
+	}
+}
