@@ -99,8 +99,12 @@ func cutFlag(a string) (name, val string, hasVal bool) {
 
 // noRecord says why this node answers from no record, and the way on:
 // FGTOP_HISTORY=off in the server's environment is named as such, not as
-// a flag nobody gave.
+// a flag nobody gave; a node whose files are the demo's (UI.Unrecorded)
+// as that, or the operator would look for a missing --history.
 func (s *Server) noRecord() string {
+	if s.cfg.UI.Unrecorded != "" {
+		return "this node keeps no record: its files are fgtop demo's, whose made-up kernels are kept out of this host's history; run fgtop serve with --history DIR to record them"
+	}
 	if s.cfg.UI.HistoryOffByEnv {
 		return "this node keeps no record: FGTOP_HISTORY=off is set in fgtop serve's environment; unset it, or run fgtop serve with --history DIR"
 	}

@@ -481,6 +481,21 @@ func TestNoRecordNamesFGTOP_HISTORYOff(t *testing.T) {
 	}
 }
 
+// TestNoRecordNamesTheDemosFiles: serve on fgtop demo's files keeps no
+// record (the console's Unrecorded mark); a fleet asking its past is told
+// that, and how to record anyway, not sent to look for a missing flag.
+func TestNoRecordNamesTheDemosFiles(t *testing.T) {
+	f := startServer(t, func(c *Config) { c.UI.Unrecorded = "demo's files: not recorded" })
+	_, sess := f.session(t, "victor", f.viewer)
+	var stderr bytes.Buffer
+	sess.Stderr = &stderr
+	err := sess.Run("history --json --device GPU1")
+	var exit *gossh.ExitError
+	if !errors.As(err, &exit) || exit.ExitStatus() != 1 || !strings.Contains(stderr.String(), "its files are fgtop demo's") {
+		t.Errorf("err %v, stderr %q", err, stderr.String())
+	}
+}
+
 func TestNoColorFromTheClient(t *testing.T) {
 	f := startServer(t, nil)
 	plain := f.open(t, "victor", f.viewer, map[string]string{"NO_COLOR": "1"})
