@@ -98,3 +98,16 @@ func TestFleetSourceFlags(t *testing.T) {
 		t.Errorf("--prometheus with --refresh and --lookback: exit %d\n%s", code, out)
 	}
 }
+
+// TestFleetAtFlagHelp: --at prints JSON with --json and is bounded by
+// --timeout like --once and --fit (fleet.check, the run's one shot), but
+// the two flags' help named only --once and --fit, so an operator read
+// --json --at as refused and --at as unbounded.
+func TestFleetAtFlagHelp(t *testing.T) {
+	fl := newFleetCmd().Flags()
+	for _, name := range []string{"json", "timeout"} {
+		if u := fl.Lookup(name).Usage; !strings.Contains(u, "--at") {
+			t.Errorf("--%s: %q does not name --at", name, u)
+		}
+	}
+}
