@@ -110,13 +110,13 @@ func consoleOn(ctx context.Context, name string, src *sourceFlags, cf *consoleFl
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	return runConsoleUI(ctx, eopts, uopts, cf.historyDir(&uopts, eopts, os.Stderr))
+	onDemo := cf.historyDir(&uopts, eopts, os.Stderr) // before uopts is copied
+	return runConsoleUI(ctx, eopts, uopts, onDemo)
 }
 
 // historyDir resolves --history into uopts for a console on the node o
-// describes, with the note on w when nothing is recorded; onDemo: the
-// node's files are the demo's, which the console then says it does not
-// record (histdir.DemoFilesWhy).
+// describes, saying on w why nothing is recorded; onDemo: the node's
+// files are the demo's (histdir.ForDemoFiles, histdir.DemoFilesWhy).
 func (f *consoleFlags) historyDir(uopts *console.Options, o engine.Options, w io.Writer) (onDemo bool) {
 	dir, note, onDemo := historyDir(f.history, o)
 	if note != "" {
