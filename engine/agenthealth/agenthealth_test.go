@@ -5,12 +5,12 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httptrace"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
 
+	"github.com/fgtop/fgtop/internal/hostile"
 	"github.com/fgtop/fgtop/model"
 )
 
@@ -159,26 +159,10 @@ func FuzzParse(f *testing.F) {
 // "readLoopPeekFailLocked"; it says what the port sent, every time (the
 // request here waits 100 ms between its connection and its write).
 func TestCheckOnAPortThatSpeaksFirst(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			_, _ = c.Write([]byte("SSH-2.0-OpenSSH_9.2\r\n"))
-			time.Sleep(time.Second)
-			c.Close()
-		}
-	}()
+	addr := hostile.Greeter(t, "SSH-2.0-OpenSSH_9.2\r\n", time.Second)
 	c := NewChecker(5 * time.Second)
 	defer c.Close()
-	trace := &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { time.Sleep(100 * time.Millisecond) }}
-	h := c.Check(httptrace.WithClientTrace(context.Background(), trace), ln.Addr().String())
+	h := c.Check(hostile.LateWrite(context.Background(), 100*time.Millisecond), addr)
 	want := `not an HTTP server, so not the agent's health: it sent "SSH-2.0-OpenSSH_9.2"`
 	if h.State != model.AgentUnreachable || h.Detail != want {
 		t.Errorf("%s %q, want unreachable %q", h.State, h.Detail, want)

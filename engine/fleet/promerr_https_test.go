@@ -2,13 +2,13 @@ package fleet
 
 import (
 	"context"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httptrace"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fgtop/fgtop/internal/hostile"
 )
 
 // TestPromHTTPSToPlainHTTP: --prometheus https:// on a Prometheus that
@@ -46,23 +46,7 @@ func TestPromHTTPSToPlainHTTP(t *testing.T) {
 // the address is no HTTP server, what it sent, and for SSH that --hosts
 // reads serve.
 func TestPromOnAnSSHPort(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			_, _ = c.Write([]byte("SSH-2.0-Go\r\n"))
-			time.Sleep(100 * time.Millisecond)
-			c.Close()
-		}
-	}()
-	url := "http://" + ln.Addr().String()
+	url := "http://" + hostile.Greeter(t, "SSH-2.0-Go\r\n", 100*time.Millisecond)
 	c, err := NewPromClient(PromOptions{URL: url, Interval: time.Second, Timeout: 5 * time.Second, Lookback: time.Minute, UnreachableAfter: 20 * time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -71,8 +55,7 @@ func TestPromOnAnSSHPort(t *testing.T) {
 	// 1 CI run of a few it was, and net/http failed with a bare
 	// "readLoopPeekFailLocked"): each query waits 100 ms between getting
 	// its connection and writing on it.
-	trace := &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { time.Sleep(100 * time.Millisecond) }}
-	ctx, cancel := context.WithTimeout(httptrace.WithClientTrace(context.Background(), trace), 10*time.Second)
+	ctx, cancel := context.WithTimeout(hostile.LateWrite(context.Background(), 100*time.Millisecond), 10*time.Second)
 	defer cancel()
 	_, err = c.Refresh(ctx)
 	want := url + ` is not an HTTP server: it sent "SSH-2.0-Go" (an SSH server, as fgtop serve: the fleet reads those with --hosts H:P); give Prometheus's URL, e.g. http://prometheus:9090`

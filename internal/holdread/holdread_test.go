@@ -4,10 +4,11 @@ import (
 	"context"
 	"net"
 	"net/http"
-	"net/http/httptrace"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fgtop/fgtop/internal/hostile"
 )
 
 // TestHoldsAGreeting: a port that speaks first (an SSH server's greeting)
@@ -16,31 +17,15 @@ import (
 // connection: "readLoopPeekFailLocked", a line on stderr, and no word of
 // what the port sent.
 func TestHoldsAGreeting(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			_, _ = c.Write([]byte("SSH-2.0-Go\r\n"))
-			time.Sleep(time.Second)
-			c.Close()
-		}
-	}()
+	addr := hostile.Greeter(t, "SSH-2.0-Go\r\n", time.Second)
 	tr := &http.Transport{DialContext: Dial((&net.Dialer{}).DialContext)}
 	defer tr.CloseIdleConnections()
 	// The greeting is read before net/http has the request in hand,
 	// every time, not in 1 run of a few: the request waits 100 ms between
 	// getting its connection and writing on it, while the connection's
 	// reader runs.
-	trace := &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { time.Sleep(100 * time.Millisecond) }}
 	for round := range 3 {
-		req, err := http.NewRequestWithContext(httptrace.WithClientTrace(context.Background(), trace), http.MethodGet, "http://"+ln.Addr().String()+"/api/v1/query", nil)
+		req, err := http.NewRequestWithContext(hostile.LateWrite(context.Background(), 100*time.Millisecond), http.MethodGet, "http://"+addr+"/api/v1/query", nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,12 +5,16 @@
 package hostile
 
 import (
+	stdcontext "context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
+	"net/http/httptrace"
 	"regexp"
 	"strconv"
 	"strings"
+	"testing"
 	"time"
 	"unicode/utf8"
 
@@ -137,4 +141,38 @@ func Prometheus(node string, fail bool) http.Handler {
 		b, _ := json.Marshal(out)
 		_, _ = w.Write(b)
 	})
+}
+
+// Greeter listens on 127.0.0.1 as a server of another protocol that
+// speaks first (an SSH server's "SSH-2.0-..."): every connection gets
+// greeting at once, then is closed after hold, whatever it sent. It
+// returns the address; the listener closes when the test ends.
+func Greeter(t testing.TB, greeting string, hold time.Duration) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				_, _ = c.Write([]byte(greeting))
+				time.Sleep(hold)
+				c.Close()
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// LateWrite is ctx with every HTTP request made under it waiting pause
+// between getting its connection and writing on it, so that a Greeter's
+// greeting is there before the request, every run.
+func LateWrite(ctx stdcontext.Context, pause time.Duration) stdcontext.Context {
+	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { time.Sleep(pause) }})
 }
