@@ -209,5 +209,5 @@ func ForDemoFiles(flag, def, demoDir string) (dir, note string) {
 	if v != "" {
 		where = fmt.Sprintf("%s (%s)", v, Env)
 	}
-	return "", fmt.Sprintf("not recording: the node's files are fgtop demo's (%s), whose made-up kernels %s would take for this node's; record them anyway with --history DIR, a directory of their own", demoDir, where)
+	return "", fmt.Sprintf("not recording: the node's files are fgtop demo's (%s), whose made-up kernels the record in %s would take for this node's; record them anyway with --history DIR, a directory of their own", demoDir, where)
 }
